@@ -1,0 +1,196 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ERROR_CONTENT_TYPES, errorFormat } from "./error-format.js";
+import { HttpError } from "./http-error.js";
+import { buildErrorRecord, buildProblemDetails } from "./record.js";
+import { toHttpError } from "./to-http-error.js";
+import { appendVary } from "./vary.js";
+import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
+
+/** A pino-compatible logger: only `error(obj, msg)` is used. */
+export interface ErrorLogger {
+  error(obj: object, msg?: string): void;
+}
+
+/** The parts of an Express (or plain `node:http`) request the handler reads. */
+export interface ErrorRequest extends IncomingMessage {
+  originalUrl?: string;
+  /** pino-http's per-request logger, used when no `logger` option is given. */
+  log?: ErrorLogger;
+}
+
+/** Express's `next`. */
+export type NextFunction = (err?: unknown) => void;
+
+/** Options of {@link errorHandler}. */
+export interface ErrorHandlerOptions {
+  /**
+   * Where 5xx exceptions are logged, once per failed request, with the correlation id.
+   * @default the request's pino-http logger (`req.log`) when present, else one JSON line on stderr
+   */
+  logger?: ErrorLogger;
+  /**
+   * Reads the request's correlation id for the log line.
+   * @default `res.locals.correlationId`, else the `X-Correlation-ID` request header
+   */
+  correlationId?: (req: ErrorRequest, res: ServerResponse) => string | undefined;
+  /**
+   * Base URI for problem `type`s: an error with `code: "out_of_stock"` gets
+   * `type: <base>out_of_stock`. Without it every problem is `about:blank` (RFC 9457 §4.2.1).
+   * @default undefined
+   */
+  problemTypeBase?: string;
+  /**
+   * The clock, for tests.
+   * @default () => new Date()
+   */
+  now?: () => Date;
+}
+
+/** Headers that describe a representation the failed handler may have started to build. */
+const STALE_REPRESENTATION_HEADERS = [
+  "content-type",
+  "content-length",
+  "content-language",
+  "content-range",
+  "content-disposition",
+  "content-location",
+  "etag",
+  "last-modified",
+] as const;
+
+const stderrLogger: ErrorLogger = {
+  error(obj, msg) {
+    const line: Record<string, unknown> = { level: 50, time: Date.now(), msg };
+    for (const [k, v] of Object.entries(obj)) {
+      line[k] = v instanceof Error ? { type: v.name, message: v.message, stack: v.stack } : v;
+    }
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  },
+};
+
+function defaultCorrelationId(req: ErrorRequest, res: ServerResponse): string | undefined {
+  const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
+  const fromLocals = locals?.correlationId;
+  if (typeof fromLocals === "string") return fromLocals;
+  const header = req.headers["x-correlation-id"];
+  return typeof header === "string" ? header : undefined;
+}
+
+/**
+ * Express error middleware that renders every error as the service's error record
+ * `{ timestamp, status, error, message, path }` (spec part 2 and part 7).
+ *
+ * - Follows `Accept` where it can: RFC 9457 `application/problem+json` or `+xml` when the client
+ *   prefers it, the record as XML for XML clients, JSON otherwise; never a 406.
+ * - A 5xx never reveals the exception: the body says only that something went wrong, and the
+ *   exception is logged once with the correlation id. 4xx are not logged.
+ * - Sets the error's own headers (`Retry-After`, `WWW-Authenticate`, `Allow`, ...), `Vary: Accept`
+ *   and `Cache-Control: no-store`, and drops representation headers a handler had set.
+ * - When the response has already started, hands the error to Express's default handler, which
+ *   closes the connection instead of writing a second response.
+ *
+ * @example
+ * app.use(notFound());
+ * app.use(errorHandler({ logger: pino() }));
+ * @see https://www.rfc-editor.org/rfc/rfc9457
+ */
+export function errorHandler(options: ErrorHandlerOptions = {}) {
+  if (options.logger !== undefined && typeof options.logger?.error !== "function") {
+    throw new TypeError("errorHandler: options.logger must have an error(obj, msg) method");
+  }
+  if (options.problemTypeBase !== undefined) {
+    try {
+      new URL(options.problemTypeBase);
+    } catch {
+      throw new TypeError(
+        `errorHandler: problemTypeBase must be an absolute URI, got "${options.problemTypeBase}"`,
+      );
+    }
+  }
+  const readCorrelationId = options.correlationId ?? defaultCorrelationId;
+  const now = options.now ?? (() => new Date());
+  const typeBase = options.problemTypeBase;
+
+  return function svcErrorHandler(
+    err: unknown,
+    req: ErrorRequest,
+    res: ServerResponse,
+    next: NextFunction,
+  ): void {
+    const httpError = toHttpError(err);
+    if (httpError.status >= 500) {
+      const logger = options.logger ?? req.log ?? stderrLogger;
+      logger.error(
+        {
+          err: httpError.cause ?? httpError,
+          status: httpError.status,
+          method: req.method,
+          path: req.originalUrl ?? req.url,
+          correlationId: readCorrelationId(req, res),
+        },
+        "request failed",
+      );
+    }
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const record = buildErrorRecord(httpError, req.originalUrl ?? req.url ?? "/", now());
+    const format = errorFormat(req.headers.accept);
+    let body: string;
+    switch (format) {
+      case "problem+json":
+        body = JSON.stringify(buildProblemDetails(record, httpError.code, typeBase));
+        break;
+      case "problem+xml":
+        body = problemDetailsToXml(buildProblemDetails(record, httpError.code, typeBase));
+        break;
+      case "xml":
+        body = errorRecordToXml(record);
+        break;
+      default:
+        body = JSON.stringify(record);
+    }
+    for (const name of STALE_REPRESENTATION_HEADERS) res.removeHeader(name);
+    res.statusCode = httpError.status;
+    res.setHeader("Cache-Control", "no-store");
+    for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
+    appendVary(res, "Accept");
+    res.setHeader("Content-Type", ERROR_CONTENT_TYPES[format]);
+    res.setHeader("Content-Length", Buffer.byteLength(body));
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+}
+
+/**
+ * Terminal middleware for requests no route matched: a 404 record.
+ *
+ * @example app.use(notFound());
+ */
+export function notFound() {
+  return function svcNotFound(req: ErrorRequest, _res: ServerResponse, next: NextFunction): void {
+    next(HttpError.notFound(`No resource matches ${req.method ?? "GET"} ${pathOf(req)}`));
+  };
+}
+
+/**
+ * A handler for the methods a route does not support: 405 with `Allow` (RFC 9110 §15.5.6).
+ *
+ * @example router.route("/employees").get(list).post(create).all(methodNotAllowed(["GET", "HEAD", "POST"]));
+ */
+export function methodNotAllowed(allowed: readonly string[]) {
+  if (!Array.isArray(allowed) || allowed.length === 0 || allowed.some((m) => typeof m !== "string" || !m)) {
+    throw new TypeError("methodNotAllowed: allowed must be a non-empty array of method names");
+  }
+  const methods = allowed.map((m) => m.toUpperCase());
+  return function svcMethodNotAllowed(req: ErrorRequest, _res: ServerResponse, next: NextFunction): void {
+    next(HttpError.methodNotAllowed(methods, `Method ${req.method ?? ""} is not allowed on ${pathOf(req)}`));
+  };
+}
+
+function pathOf(req: ErrorRequest): string {
+  const url = req.originalUrl ?? req.url ?? "/";
+  const cut = url.search(/[?#]/);
+  const path = cut === -1 ? url : url.slice(0, cut);
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}

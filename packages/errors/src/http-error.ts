@@ -1,0 +1,161 @@
+import { isErrorStatus, reasonPhrase } from "./status.js";
+
+/** One field-level problem of a request that failed validation. */
+export interface FieldError {
+  /** The field's path in the request, dot separated (`address.city`, `items.0.quantity`). */
+  field: string;
+  /** What is wrong with it, for the client. */
+  message: string;
+}
+
+/** Options of {@link HttpError}. */
+export interface HttpErrorOptions {
+  /**
+   * Whether `message` may be shown to the client.
+   * @default true for 4xx, false for 5xx (a 5xx body always carries a generic message)
+   */
+  expose?: boolean;
+  /** Response headers that belong to this error (`Retry-After`, `WWW-Authenticate`, `Allow`, ...). */
+  headers?: Readonly<Record<string, string>>;
+  /** A stable, machine-readable code (`rate_limited`, `employee_not_found`); also the problem `type` suffix. */
+  code?: string;
+  /** The underlying exception; logged for 5xx, never sent to the client. */
+  cause?: unknown;
+  /** Field-level validation failures; rendered as `errors: [{ field, message }]`. */
+  errors?: readonly FieldError[];
+}
+
+const ERROR_BRAND = Symbol.for("@svc/errors.HttpError");
+
+/**
+ * An error that knows the HTTP status it should produce. Every @svc package signals failure
+ * with one of these through `next(err)`; {@link errorHandler} renders it as the error record.
+ *
+ * @example
+ * throw HttpError.notFound("Employee 42 does not exist");
+ * throw new HttpError(429, "Too many requests", { headers: { "Retry-After": "30" } });
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5
+ */
+export class HttpError extends Error {
+  /** The HTTP status, 400..599. */
+  readonly status: number;
+  /** Whether `message` may reach the client. */
+  readonly expose: boolean;
+  /** Headers to set on the error response. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Optional machine-readable code. */
+  readonly code: string | undefined;
+  /** Optional field-level validation failures. */
+  readonly errors: readonly FieldError[] | undefined;
+
+  constructor(status: number, message?: string, options: HttpErrorOptions = {}) {
+    if (!isErrorStatus(status)) {
+      throw new TypeError(`HttpError status must be an integer from 400 to 599, got ${String(status)}`);
+    }
+    super(
+      message ?? reasonPhrase(status),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = "HttpError";
+    this.status = status;
+    this.expose = options.expose ?? status < 500;
+    this.headers = Object.freeze({ ...options.headers });
+    this.code = options.code;
+    this.errors = options.errors ? Object.freeze([...options.errors]) : undefined;
+    Object.defineProperty(this, ERROR_BRAND, { value: true });
+  }
+
+  /** The status's reason phrase (`"Not Found"`). */
+  get reason(): string {
+    return reasonPhrase(this.status);
+  }
+
+  /** 400: malformed syntax, a wrong parameter, or a validation failure (with `errors`). */
+  static badRequest(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(400, message, options);
+  }
+  /** 401: no or bad credentials; pass the `WWW-Authenticate` challenge in `headers`. */
+  static unauthorized(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(401, message, options);
+  }
+  /** 403: authenticated, but not permitted. */
+  static forbidden(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(403, message, options);
+  }
+  /** 404: the resource does not exist. */
+  static notFound(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(404, message, options);
+  }
+  /** 405 with `Allow` listing `allowed` (RFC 9110 §15.5.6: the origin server MUST send Allow). */
+  static methodNotAllowed(
+    allowed: readonly string[],
+    message?: string,
+    options?: HttpErrorOptions,
+  ): HttpError {
+    return new HttpError(405, message, {
+      ...options,
+      headers: { ...options?.headers, Allow: allowed.join(", ") },
+    });
+  }
+  /** 406: no representation the client accepts. */
+  static notAcceptable(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(406, message, options);
+  }
+  /** 409: conflict with the current state (a duplicate unique value). */
+  static conflict(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(409, message, options);
+  }
+  /** 412: a precondition (`If-Match`, `If-Unmodified-Since`) failed. */
+  static preconditionFailed(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(412, message, options);
+  }
+  /** 413: the request body is larger than the server accepts. */
+  static contentTooLarge(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(413, message, options);
+  }
+  /** 415: the request body's media type or content coding is not supported. */
+  static unsupportedMediaType(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(415, message, options);
+  }
+  /** 422: well-formed, but breaks a business rule. */
+  static unprocessable(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(422, message, options);
+  }
+  /** 428: the route requires a conditional request (RFC 6585 §3). */
+  static preconditionRequired(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(428, message, options);
+  }
+  /** 429 with `Retry-After` in whole seconds (RFC 6585 §4, RFC 9110 §10.2.3). */
+  static tooManyRequests(retryAfterSeconds: number, message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(429, message, {
+      ...options,
+      headers: { ...options?.headers, "Retry-After": String(Math.max(0, Math.ceil(retryAfterSeconds))) },
+    });
+  }
+  /** 500: something really broke on the server; the message never reaches the client. */
+  static internal(message?: string, options?: HttpErrorOptions): HttpError {
+    return new HttpError(500, message, options);
+  }
+  /** 503, with `Retry-After` when `retryAfterSeconds` is given. */
+  static serviceUnavailable(
+    retryAfterSeconds?: number,
+    message?: string,
+    options?: HttpErrorOptions,
+  ): HttpError {
+    const headers: Record<string, string> = { ...options?.headers };
+    if (retryAfterSeconds !== undefined)
+      headers["Retry-After"] = String(Math.max(0, Math.ceil(retryAfterSeconds)));
+    return new HttpError(503, message, { ...options, headers });
+  }
+}
+
+/**
+ * True for an {@link HttpError}, also one created by another copy of this package
+ * (two versions installed side by side still recognise each other's errors).
+ */
+export function isHttpError(value: unknown): value is HttpError {
+  return (
+    value instanceof HttpError ||
+    (typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[ERROR_BRAND] === true)
+  );
+}

@@ -1,0 +1,23 @@
+export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat } from "./error-format.js";
+export {
+  type ErrorHandlerOptions,
+  type ErrorLogger,
+  type ErrorRequest,
+  errorHandler,
+  methodNotAllowed,
+  type NextFunction,
+  notFound,
+} from "./error-handler.js";
+export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
+export {
+  buildErrorRecord,
+  buildProblemDetails,
+  clientMessage,
+  type ErrorRecord,
+  type ProblemDetails,
+  stripQuery,
+} from "./record.js";
+export { isErrorStatus, reasonPhrase } from "./status.js";
+export { toHttpError } from "./to-http-error.js";
+export { appendVary } from "./vary.js";
+export { errorRecordToXml, escapeXml, problemDetailsToXml } from "./xml.js";

@@ -1,0 +1,88 @@
+import type { FieldError, HttpError } from "./http-error.js";
+import { reasonPhrase } from "./status.js";
+
+/**
+ * The service's error record (spec part 2, "Error record"). Every error response of the
+ * resource API carries exactly these fields, plus `errors` for validation failures.
+ */
+export interface ErrorRecord {
+  /** ISO 8601 UTC date-time with `Z`. */
+  timestamp: string;
+  /** The HTTP status code. */
+  status: number;
+  /** The reason phrase of the status. */
+  error: string;
+  /** Human-readable; never an exception's text for a 5xx. */
+  message: string;
+  /** The request path, without the query string. */
+  path: string;
+  /** Field-level validation failures, when there are any. */
+  errors?: FieldError[];
+}
+
+/**
+ * The same error as an RFC 9457 problem details object, plus the record's `timestamp`.
+ * @see https://www.rfc-editor.org/rfc/rfc9457#section-3.1
+ */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  timestamp: string;
+  code?: string;
+  errors?: FieldError[];
+}
+
+/** The message a client may see: the error's own for exposable errors, else the reason phrase. */
+export function clientMessage(err: HttpError): string {
+  return err.expose && err.status < 500 ? err.message : genericMessage(err.status);
+}
+
+function genericMessage(status: number): string {
+  if (status === 503) return "The service is temporarily unavailable; try again later";
+  if (status >= 500) return "An unexpected error occurred";
+  return reasonPhrase(status);
+}
+
+/** Builds the error record for `err` at `path` (query string stripped) and time `now`. */
+export function buildErrorRecord(err: HttpError, path: string, now: Date = new Date()): ErrorRecord {
+  const record: ErrorRecord = {
+    timestamp: now.toISOString(),
+    status: err.status,
+    error: reasonPhrase(err.status),
+    message: clientMessage(err),
+    path: stripQuery(path),
+  };
+  if (err.errors && err.errors.length > 0 && err.status < 500) record.errors = [...err.errors];
+  return record;
+}
+
+/**
+ * Builds RFC 9457 problem details. `type` is `about:blank` (§4.2.1: the title is then the
+ * status's reason phrase) unless a `typeBase` is given and the error has a `code`.
+ */
+export function buildProblemDetails(
+  record: ErrorRecord,
+  code: string | undefined,
+  typeBase?: string,
+): ProblemDetails {
+  const problem: ProblemDetails = {
+    type: typeBase && code ? new URL(encodeURIComponent(code), typeBase).href : "about:blank",
+    title: record.error,
+    status: record.status,
+    detail: record.message,
+    instance: record.path,
+    timestamp: record.timestamp,
+  };
+  if (code && record.status < 500) problem.code = code;
+  if (record.errors) problem.errors = record.errors;
+  return problem;
+}
+
+/** `/a/b?x=1` → `/a/b`; also drops a fragment a broken client may send. */
+export function stripQuery(url: string): string {
+  const cut = url.search(/[?#]/);
+  return cut === -1 ? url : url.slice(0, cut);
+}

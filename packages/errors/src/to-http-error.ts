@@ -1,0 +1,78 @@
+import { HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
+import { isErrorStatus } from "./status.js";
+
+/**
+ * What body-parser (Express 5's `express.json()`, `express.text()`, `express.raw()`,
+ * `express.urlencoded()`) raises, by its `type`, mapped to the status and the client message of
+ * the record. body-parser's own messages quote the parser's internals, so they are replaced.
+ */
+const BODY_PARSER_ERRORS: Readonly<Record<string, { status: number; message: string }>> = {
+  "entity.parse.failed": { status: 400, message: "The request body is malformed" },
+  "entity.verify.failed": { status: 400, message: "The request body failed verification" },
+  "request.aborted": { status: 400, message: "The request body was not received completely" },
+  "request.size.invalid": { status: 400, message: "The request body's length does not match Content-Length" },
+  "entity.too.large": { status: 413, message: "The request body is too large" },
+  "parameters.too.many": { status: 413, message: "The request body has too many parameters" },
+  "charset.unsupported": { status: 415, message: "The request body's charset is not supported" },
+  "encoding.unsupported": { status: 415, message: "The request body's Content-Encoding is not supported" },
+};
+
+interface ErrorLike {
+  status?: unknown;
+  statusCode?: unknown;
+  expose?: unknown;
+  type?: unknown;
+  headers?: unknown;
+  message?: unknown;
+  charset?: unknown;
+  encoding?: unknown;
+  limit?: unknown;
+}
+
+function stringHeaders(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(value)) {
+    if (typeof v === "string" || typeof v === "number") out[name] = String(v);
+  }
+  return out;
+}
+
+/**
+ * Turns anything thrown or passed to `next(err)` into an {@link HttpError}:
+ * - an `HttpError` is returned as is;
+ * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
+ *   charset or content coding → 415);
+ * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, and their
+ *   message when they say it may be exposed;
+ * - everything else is a 500 whose `cause` is the original (logged, never shown).
+ *
+ * @example
+ * toHttpError(new SyntaxError("Unexpected token")).status // 500
+ */
+export function toHttpError(err: unknown): HttpError {
+  if (isHttpError(err)) return err;
+  if (typeof err !== "object" || err === null) {
+    return HttpError.internal(undefined, { cause: err });
+  }
+  const e = err as ErrorLike;
+  const known = typeof e.type === "string" ? BODY_PARSER_ERRORS[e.type] : undefined;
+  if (known) {
+    let message = known.message;
+    if (e.type === "charset.unsupported" && typeof e.charset === "string") {
+      message = `The request body's charset "${e.charset.slice(0, 40)}" is not supported`;
+    } else if (e.type === "encoding.unsupported" && typeof e.encoding === "string") {
+      message = `The request body's Content-Encoding "${e.encoding.slice(0, 40)}" is not supported`;
+    } else if (e.type === "entity.too.large" && typeof e.limit === "number") {
+      message = `The request body is larger than the limit of ${e.limit} bytes`;
+    }
+    return new HttpError(known.status, message, { cause: err, code: e.type as string });
+  }
+  const status = isErrorStatus(e.status) ? e.status : isErrorStatus(e.statusCode) ? e.statusCode : undefined;
+  if (status === undefined) return HttpError.internal(undefined, { cause: err });
+  const exposable = status < 500 && e.expose !== false && typeof e.message === "string" && e.message !== "";
+  const options: HttpErrorOptions = { cause: err };
+  const headers = stringHeaders(e.headers);
+  if (headers) options.headers = headers;
+  return new HttpError(status, exposable ? (e.message as string) : undefined, options);
+}

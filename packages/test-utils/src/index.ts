@@ -1,0 +1,2 @@
+export { type Listening, listen } from "./listen.js";
+export { freePort, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "./services.js";

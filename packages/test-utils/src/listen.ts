@@ -1,0 +1,32 @@
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A server listening on an ephemeral loopback port. */
+export interface Listening {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  server: Server;
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts an Express app (or any request listener) on 127.0.0.1 with an ephemeral port, so tests
+ * talk to a real listening server through a real client (`fetch`).
+ */
+export async function listen(handler: RequestListener): Promise<Listening> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Consumer smoke test: packs every published package with `npm pack`, installs the tarballs into
+// a throw-away project outside the workspace, and loads each one through ESM `import` and CJS
+// `require`, handing the module to the package's own `smoke.mjs`. A broken `exports` map, a
+// missing file in `files`, or a dependency that only resolves inside the workspace fails here.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const root = resolve(import.meta.dirname, "..");
+const only = process.argv.slice(2);
+const packages = readdirSync(join(root, "packages"))
+  .map((name) => join(root, "packages", name))
+  .filter((dir) => existsSync(join(dir, "package.json")))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => !manifest.private && (only.length === 0 || only.includes(manifest.name)));
+
+if (packages.length === 0) {
+  console.error("smoke: no published package found");
+  process.exit(1);
+}
+
+const work = mkdtempSync(join(tmpdir(), "svc-smoke-"));
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+let failed = 0;
+try {
+  const tarballs = [];
+  for (const { dir, manifest } of packages) {
+    if (!existsSync(join(dir, "dist")))
+      throw new Error(`${manifest.name} is not built: run npm run build first`);
+    const out = run("npm", ["pack", "--silent", "--pack-destination", work], dir).trim().split("\n").pop();
+    tarballs.push(join(work, out));
+  }
+  // Peer dependencies a consumer would install next to the packages (Express apps).
+  const peers = new Set();
+  for (const { manifest } of packages) {
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
+      if (!peer.startsWith("@svc/") && !manifest.peerDependenciesMeta?.[peer]?.optional) peers.add(peer);
+    }
+  }
+  const consumer = join(work, "consumer");
+  run("mkdir", ["-p", consumer], work);
+  writeFileSync(
+    join(consumer, "package.json"),
+    JSON.stringify({ name: "svc-smoke-consumer", private: true }),
+  );
+  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...peers], consumer);
+
+  for (const { dir, manifest } of packages) {
+    const check = join(dir, "smoke.mjs");
+    if (!existsSync(check)) {
+      console.error(`smoke: ${manifest.name} has no smoke.mjs`);
+      failed++;
+      continue;
+    }
+    for (const kind of ["esm", "cjs"]) {
+      const file = join(
+        consumer,
+        `check-${manifest.name.replace("/", "-")}.${kind === "esm" ? "mjs" : "cjs"}`,
+      );
+      const load =
+        kind === "esm"
+          ? `await import(${JSON.stringify(manifest.name)})`
+          : `require(${JSON.stringify(manifest.name)})`;
+      const body =
+        kind === "esm"
+          ? `const smoke = (await import(${JSON.stringify(pathToFileURL(check).href)})).default;\nawait smoke(${load}, "esm");\n`
+          : `(async () => {\n  const smoke = (await import(${JSON.stringify(pathToFileURL(check).href)})).default;\n  await smoke(${load}, "cjs");\n})().catch((e) => { console.error(e); process.exit(1); });\n`;
+      writeFileSync(file, body);
+      try {
+        run("node", [file], consumer);
+        console.log(`smoke: ${manifest.name} (${kind}) ok`);
+      } catch {
+        console.error(`smoke: ${manifest.name} (${kind}) FAILED`);
+        failed++;
+      }
+    }
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`smoke: ${packages.length * 2 - failed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
