@@ -1,0 +1,470 @@
+import { listen } from "@svc/test-utils";
+import express, { type Express } from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ErrorLogger, errorHandler, HttpError, methodNotAllowed, notFound } from "./index.js";
+
+interface LogCall {
+  obj: Record<string, unknown>;
+  msg: string | undefined;
+}
+
+function recordingLogger(): ErrorLogger & { calls: LogCall[] } {
+  const calls: LogCall[] = [];
+  return {
+    calls,
+    error(obj, msg) {
+      calls.push({ obj: obj as Record<string, unknown>, msg });
+    },
+  };
+}
+
+const FIXED_NOW = new Date("2026-01-02T03:04:05.678Z");
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.map((c) => c()));
+  closers = [];
+});
+
+async function serve(setup: (app: Express) => void, logger = recordingLogger()) {
+  const app = express();
+  setup(app);
+  app.use(notFound());
+  app.use(errorHandler({ logger, now: () => FIXED_NOW }));
+  const server = await listen(app);
+  closers.push(server.close);
+  return { url: server.url, logger };
+}
+
+const SECRET = "SELECT * FROM users WHERE password = 'hunter2'";
+
+describe("error record shape", () => {
+  it("HttpError.notFound on GET /employees/7?x=1 → 404 { timestamp, status, error, message, path }", async () => {
+    const { url } = await serve((app) =>
+      app.get("/employees/:id", () => {
+        throw HttpError.notFound("Employee 7 does not exist");
+      }),
+    );
+    const res = await fetch(`${url}/employees/7?x=1&y=2`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await res.json()).toEqual({
+      timestamp: "2026-01-02T03:04:05.678Z",
+      status: 404,
+      error: "Not Found",
+      message: "Employee 7 does not exist",
+      path: "/employees/7",
+    });
+  });
+
+  it("unmatched route → 404 record naming the method and path", async () => {
+    const { url } = await serve(() => {});
+    const res = await fetch(`${url}/nothing/here?q=1`, { method: "DELETE" });
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: 404, error: "Not Found", path: "/nothing/here" });
+    expect(body.message).toBe("No resource matches DELETE /nothing/here");
+  });
+
+  it.each([
+    [400, "Bad Request"],
+    [401, "Unauthorized"],
+    [403, "Forbidden"],
+    [406, "Not Acceptable"],
+    [409, "Conflict"],
+    [413, "Content Too Large"],
+    [415, "Unsupported Media Type"],
+    [422, "Unprocessable Content"],
+    [429, "Too Many Requests"],
+    [500, "Internal Server Error"],
+    [503, "Service Unavailable"],
+  ])("status %i → error %j (RFC 9110 reason phrase)", async (status, phrase) => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw new HttpError(status, "m");
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.status).toBe(status);
+    expect((await res.json()).error).toBe(phrase);
+  });
+
+  it("validation failure → 400 with errors [{ field, message }]", async () => {
+    const { url } = await serve((app) =>
+      app.post("/employees", () => {
+        throw HttpError.badRequest("The employee is invalid", {
+          errors: [
+            { field: "name", message: "is required" },
+            { field: "salary", message: "must be a number" },
+          ],
+        });
+      }),
+    );
+    const res = await fetch(`${url}/employees`, { method: "POST" });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.errors).toEqual([
+      { field: "name", message: "is required" },
+      { field: "salary", message: "must be a number" },
+    ]);
+    expect(Object.keys(body)).toEqual(["timestamp", "status", "error", "message", "path", "errors"]);
+  });
+
+  it("business rule → 422 with the rule's message", async () => {
+    const { url } = await serve((app) =>
+      app.post("/employees", () => {
+        throw HttpError.unprocessable("salary must be positive");
+      }),
+    );
+    const res = await fetch(`${url}/employees`, { method: "POST" });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ error: "Unprocessable Content", message: "salary must be positive" });
+  });
+
+  it("HEAD → status and headers, no body", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw HttpError.notFound();
+      }),
+    );
+    const res = await fetch(`${url}/x`, { method: "HEAD" });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await res.text()).toBe("");
+  });
+});
+
+describe("5xx: nothing of the exception reaches the client", () => {
+  it("thrown Error with SQL in its message → 500 generic, logged once with correlation id", async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/boom", () => {
+        throw new Error(SECRET);
+      }),
+    );
+    const res = await fetch(`${url}/boom`, { headers: { "X-Correlation-ID": "corr-123" } });
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain("hunter2");
+    expect(text).not.toContain("SELECT");
+    expect(text).not.toContain("Error:");
+    expect(text).not.toContain("at ");
+    expect(JSON.parse(text)).toMatchObject({ status: 500, error: "Internal Server Error", message: "An unexpected error occurred" });
+    expect(logger.calls).toHaveLength(1);
+    const call = logger.calls[0];
+    expect(call?.obj.correlationId).toBe("corr-123");
+    expect((call?.obj.err as Error).message).toBe(SECRET);
+    expect(call?.obj.status).toBe(500);
+  });
+
+  it("async handler rejecting with a TypeError → 500, class name not shown", async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/boom", async () => {
+        await Promise.resolve();
+        throw new TypeError("Cannot read properties of undefined (reading 'salary')");
+      }),
+    );
+    const res = await fetch(`${url}/boom`);
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(text).not.toMatch(/TypeError|salary|undefined/);
+    expect(logger.calls).toHaveLength(1);
+  });
+
+  it("HttpError 503 with a secret message → generic message, Retry-After kept", async () => {
+    const { url } = await serve((app) =>
+      app.get("/db", () => {
+        throw HttpError.serviceUnavailable(30, "connect ECONNREFUSED 10.0.0.5:5432");
+      }),
+    );
+    const res = await fetch(`${url}/db`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("30");
+    const text = await res.text();
+    expect(text).not.toContain("ECONNREFUSED");
+    expect(JSON.parse(text).message).toBe("The service is temporarily unavailable; try again later");
+  });
+
+  it("throwing a non-Error (a string) → 500, logged", async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/s", () => {
+        throw "plain string";
+      }),
+    );
+    const res = await fetch(`${url}/s`);
+    expect(res.status).toBe(500);
+    expect(await res.text()).not.toContain("plain string");
+    expect(logger.calls).toHaveLength(1);
+  });
+
+  it("4xx are not logged as errors", async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/x", () => {
+        throw HttpError.forbidden();
+      }),
+    );
+    await fetch(`${url}/x`);
+    await fetch(`${url}/missing`);
+    expect(logger.calls).toHaveLength(0);
+  });
+
+  it("correlation id from res.locals wins over the request header", async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/boom", (_req, res) => {
+        res.locals.correlationId = "from-locals";
+        throw new Error("x");
+      }),
+    );
+    await fetch(`${url}/boom`, { headers: { "X-Correlation-ID": "from-header" } });
+    expect(logger.calls[0]?.obj.correlationId).toBe("from-locals");
+  });
+});
+
+describe("what Express 5 and its body parsers raise", () => {
+  const jsonApp = (app: Express) => {
+    app.use(express.json({ limit: 64 }));
+    app.post("/echo", (req, res) => {
+      res.json(req.body);
+    });
+  };
+
+  it("malformed JSON body → 400, parser text not shown", async () => {
+    const { url, logger } = await serve(jsonApp);
+    const res = await fetch(`${url}/echo`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"name": ',
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: 400, error: "Bad Request", message: "The request body is malformed", path: "/echo" });
+    expect(JSON.stringify(body)).not.toMatch(/Unexpected|JSON\.parse|position/);
+    expect(logger.calls).toHaveLength(0);
+  });
+
+  it("body over the limit → 413", async () => {
+    const { url } = await serve(jsonApp);
+    const res = await fetch(`${url}/echo`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ padding: "x".repeat(500) }),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: "Content Too Large", message: "The request body is larger than the limit of 64 bytes" });
+  });
+
+  it("unsupported charset → 415", async () => {
+    const { url } = await serve(jsonApp);
+    const res = await fetch(`${url}/echo`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json; charset=klingon" },
+      body: "{}",
+    });
+    expect(res.status).toBe(415);
+    expect((await res.json()).message).toContain("klingon");
+  });
+
+  it("unsupported Content-Encoding → 415", async () => {
+    const { url } = await serve(jsonApp);
+    const res = await fetch(`${url}/echo`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Content-Encoding": "x-compress-9000" },
+      body: "{}",
+    });
+    expect(res.status).toBe(415);
+  });
+
+  it("http-errors-style error (status 409, expose) keeps status and message", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw Object.assign(new Error("Email already taken"), { status: 409, expose: true });
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.status).toBe(409);
+    expect((await res.json()).message).toBe("Email already taken");
+  });
+
+  it("http-errors-style error with statusCode 502 → 502, message hidden, logged", async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/x", () => {
+        throw Object.assign(new Error("upstream 10.1.2.3 said no"), { statusCode: 502 });
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.status).toBe(502);
+    expect(await res.text()).not.toContain("10.1.2.3");
+    expect(logger.calls).toHaveLength(1);
+  });
+
+  it("error with an out-of-range status (302) → 500", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw Object.assign(new Error("weird"), { status: 302 });
+      }),
+    );
+    expect((await fetch(`${url}/x`)).status).toBe(500);
+  });
+});
+
+describe("negotiated error bodies (never a 406)", () => {
+  const throwing = (app: Express) =>
+    app.get("/orders/:id", () => {
+      throw HttpError.notFound("Order <5> & co", { code: "order_not_found" });
+    });
+
+  it("Accept: application/problem+json → RFC 9457 problem details plus timestamp", async () => {
+    const { url } = await serve(throwing);
+    const res = await fetch(`${url}/orders/5?expand=1`, { headers: { Accept: "application/problem+json" } });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
+    expect(await res.json()).toEqual({
+      type: "about:blank",
+      title: "Not Found",
+      status: 404,
+      detail: "Order <5> & co",
+      instance: "/orders/5",
+      timestamp: "2026-01-02T03:04:05.678Z",
+      code: "order_not_found",
+    });
+  });
+
+  it("problemTypeBase + code → type URI under the base", async () => {
+    const app = express();
+    throwing(app);
+    app.use(errorHandler({ problemTypeBase: "https://api.example.com/problems/", now: () => FIXED_NOW }));
+    const server = await listen(app);
+    closers.push(server.close);
+    const res = await fetch(`${server.url}/orders/5`, { headers: { Accept: "application/problem+json" } });
+    expect((await res.json()).type).toBe("https://api.example.com/problems/order_not_found");
+  });
+
+  it("Accept: application/xml → the record as escaped, well-formed XML", async () => {
+    const { url } = await serve(throwing);
+    const res = await fetch(`${url}/orders/5`, { headers: { Accept: "application/xml" } });
+    expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    expect(await res.text()).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<error><timestamp>2026-01-02T03:04:05.678Z</timestamp>' +
+        "<status>404</status><error>Not Found</error><message>Order &lt;5&gt; &amp; co</message>" +
+        "<path>/orders/5</path></error>",
+    );
+  });
+
+  it("Accept: application/problem+xml → RFC 9457 Appendix B form", async () => {
+    const { url } = await serve(throwing);
+    const res = await fetch(`${url}/orders/5`, { headers: { Accept: "application/problem+xml" } });
+    expect(res.headers.get("content-type")).toBe("application/problem+xml; charset=utf-8");
+    const text = await res.text();
+    expect(text).toContain('<problem xmlns="urn:ietf:rfc:7807">');
+    expect(text).toContain("<title>Not Found</title>");
+  });
+
+  it.each([
+    ["image/png", "application/json; charset=utf-8"],
+    ["*/*", "application/json; charset=utf-8"],
+    ["application/json;q=0, */*;q=0", "application/json; charset=utf-8"],
+    ["text/html;q=2, @@@", "application/json; charset=utf-8"],
+    ["text/xml", "application/xml; charset=utf-8"],
+    ["application/json;q=0.5, application/problem+json", "application/problem+json; charset=utf-8"],
+  ])("Accept: %j → %s, never 406", async (accept, type) => {
+    const { url } = await serve(throwing);
+    const res = await fetch(`${url}/orders/5`, { headers: { Accept: accept } });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe(type);
+  });
+
+  it("adds Vary: Accept to what is there", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", (_req, res) => {
+        res.setHeader("Vary", "Origin, accept");
+        throw HttpError.notFound();
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.headers.get("vary")).toBe("Origin, accept");
+  });
+});
+
+describe("error headers", () => {
+  it("429 keeps Retry-After and headers set before the error (rate-limit headers)", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", (_req, res) => {
+        res.setHeader("X-RateLimit-Limit", "10");
+        throw HttpError.tooManyRequests(7.2);
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("8");
+    expect(res.headers.get("x-ratelimit-limit")).toBe("10");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("401 carries WWW-Authenticate", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw HttpError.unauthorized("Credentials are required", {
+          headers: { "WWW-Authenticate": 'Bearer realm="svc"' },
+        });
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="svc"');
+  });
+
+  it("methodNotAllowed(['GET','post']) → 405 with Allow: GET, POST", async () => {
+    const { url } = await serve((app) => {
+      app
+        .route("/employees")
+        .get((_req, res) => {
+          res.json([]);
+        })
+        .all(methodNotAllowed(["GET", "post"]));
+    });
+    const res = await fetch(`${url}/employees`, { method: "PUT" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, POST");
+    expect((await res.json()).message).toBe("Method PUT is not allowed on /employees");
+  });
+
+  it("drops representation headers a handler set before failing (ETag, Content-Disposition)", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", (_req, res) => {
+        res.setHeader("ETag", '"abc"');
+        res.setHeader("Content-Disposition", 'inline; filename="x.pdf"');
+        res.setHeader("Content-Type", "application/pdf");
+        throw HttpError.notFound();
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.headers.get("etag")).toBeNull();
+    expect(res.headers.get("content-disposition")).toBeNull();
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  });
+});
+
+describe("headers already sent", () => {
+  it("error after the response started → connection closed, no second response, logged once", async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/stream", (_req, res, next) => {
+        res.writeHead(200, { "Content-Type": "text/plain" });
+        res.write("partial ");
+        setTimeout(() => next(new Error("stream broke")), 10);
+      }),
+    );
+    const res = await fetch(`${url}/stream`);
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
+    expect(logger.calls).toHaveLength(1);
+  });
+});
+
+describe("construction-time validation", () => {
+  it("logger without error() → TypeError", () => {
+    expect(() => errorHandler({ logger: {} as ErrorLogger })).toThrow(TypeError);
+  });
+  it("relative problemTypeBase → TypeError", () => {
+    expect(() => errorHandler({ problemTypeBase: "/problems/" })).toThrow(/absolute URI/);
+  });
+  it("methodNotAllowed([]) → TypeError", () => {
+    expect(() => methodNotAllowed([])).toThrow(TypeError);
+  });
+});
