@@ -18,6 +18,17 @@ function recordingLogger(): ErrorLogger & { calls: LogCall[] } {
   };
 }
 
+interface Json {
+  [key: string]: unknown;
+  message?: string;
+  error?: string;
+  type?: string;
+}
+
+async function readJson(res: Response): Promise<Json> {
+  return (await res.json()) as Json;
+}
+
 const FIXED_NOW = new Date("2026-01-02T03:04:05.678Z");
 let closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -47,7 +58,7 @@ describe("error record shape", () => {
     const res = await fetch(`${url}/employees/7?x=1&y=2`);
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(await res.json()).toEqual({
+    expect(await readJson(res)).toEqual({
       timestamp: "2026-01-02T03:04:05.678Z",
       status: 404,
       error: "Not Found",
@@ -60,7 +71,7 @@ describe("error record shape", () => {
     const { url } = await serve(() => {});
     const res = await fetch(`${url}/nothing/here?q=1`, { method: "DELETE" });
     expect(res.status).toBe(404);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body).toMatchObject({ status: 404, error: "Not Found", path: "/nothing/here" });
     expect(body.message).toBe("No resource matches DELETE /nothing/here");
   });
@@ -85,7 +96,7 @@ describe("error record shape", () => {
     );
     const res = await fetch(`${url}/x`);
     expect(res.status).toBe(status);
-    expect((await res.json()).error).toBe(phrase);
+    expect((await readJson(res)).error).toBe(phrase);
   });
 
   it("validation failure → 400 with errors [{ field, message }]", async () => {
@@ -101,7 +112,7 @@ describe("error record shape", () => {
     );
     const res = await fetch(`${url}/employees`, { method: "POST" });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body.errors).toEqual([
       { field: "name", message: "is required" },
       { field: "salary", message: "must be a number" },
@@ -117,7 +128,10 @@ describe("error record shape", () => {
     );
     const res = await fetch(`${url}/employees`, { method: "POST" });
     expect(res.status).toBe(422);
-    expect(await res.json()).toMatchObject({ error: "Unprocessable Content", message: "salary must be positive" });
+    expect(await readJson(res)).toMatchObject({
+      error: "Unprocessable Content",
+      message: "salary must be positive",
+    });
   });
 
   it("HEAD → status and headers, no body", async () => {
@@ -147,11 +161,15 @@ describe("5xx: nothing of the exception reaches the client", () => {
     expect(text).not.toContain("SELECT");
     expect(text).not.toContain("Error:");
     expect(text).not.toContain("at ");
-    expect(JSON.parse(text)).toMatchObject({ status: 500, error: "Internal Server Error", message: "An unexpected error occurred" });
+    expect(JSON.parse(text)).toMatchObject({
+      status: 500,
+      error: "Internal Server Error",
+      message: "An unexpected error occurred",
+    });
     expect(logger.calls).toHaveLength(1);
     const call = logger.calls[0];
     expect(call?.obj.correlationId).toBe("corr-123");
-    expect((call?.obj.err as Error).message).toBe(SECRET);
+    expect((call?.obj.err as Error | undefined)?.message).toBe(SECRET);
     expect(call?.obj.status).toBe(500);
   });
 
@@ -234,8 +252,13 @@ describe("what Express 5 and its body parsers raise", () => {
       body: '{"name": ',
     });
     expect(res.status).toBe(400);
-    const body = await res.json();
-    expect(body).toMatchObject({ status: 400, error: "Bad Request", message: "The request body is malformed", path: "/echo" });
+    const body = await readJson(res);
+    expect(body).toMatchObject({
+      status: 400,
+      error: "Bad Request",
+      message: "The request body is malformed",
+      path: "/echo",
+    });
     expect(JSON.stringify(body)).not.toMatch(/Unexpected|JSON\.parse|position/);
     expect(logger.calls).toHaveLength(0);
   });
@@ -248,7 +271,10 @@ describe("what Express 5 and its body parsers raise", () => {
       body: JSON.stringify({ padding: "x".repeat(500) }),
     });
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ error: "Content Too Large", message: "The request body is larger than the limit of 64 bytes" });
+    expect(await readJson(res)).toMatchObject({
+      error: "Content Too Large",
+      message: "The request body is larger than the limit of 64 bytes",
+    });
   });
 
   it("unsupported charset → 415", async () => {
@@ -259,7 +285,7 @@ describe("what Express 5 and its body parsers raise", () => {
       body: "{}",
     });
     expect(res.status).toBe(415);
-    expect((await res.json()).message).toContain("klingon");
+    expect((await readJson(res)).message).toContain("klingon");
   });
 
   it("unsupported Content-Encoding → 415", async () => {
@@ -280,7 +306,7 @@ describe("what Express 5 and its body parsers raise", () => {
     );
     const res = await fetch(`${url}/x`);
     expect(res.status).toBe(409);
-    expect((await res.json()).message).toBe("Email already taken");
+    expect((await readJson(res)).message).toBe("Email already taken");
   });
 
   it("http-errors-style error with statusCode 502 → 502, message hidden, logged", async () => {
@@ -316,7 +342,7 @@ describe("negotiated error bodies (never a 406)", () => {
     const res = await fetch(`${url}/orders/5?expand=1`, { headers: { Accept: "application/problem+json" } });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
-    expect(await res.json()).toEqual({
+    expect(await readJson(res)).toEqual({
       type: "about:blank",
       title: "Not Found",
       status: 404,
@@ -334,7 +360,7 @@ describe("negotiated error bodies (never a 406)", () => {
     const server = await listen(app);
     closers.push(server.close);
     const res = await fetch(`${server.url}/orders/5`, { headers: { Accept: "application/problem+json" } });
-    expect((await res.json()).type).toBe("https://api.example.com/problems/order_not_found");
+    expect((await readJson(res)).type).toBe("https://api.example.com/problems/order_not_found");
   });
 
   it("Accept: application/xml → the record as escaped, well-formed XML", async () => {
@@ -422,7 +448,7 @@ describe("error headers", () => {
     const res = await fetch(`${url}/employees`, { method: "PUT" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, POST");
-    expect((await res.json()).message).toBe("Method PUT is not allowed on /employees");
+    expect((await readJson(res)).message).toBe("Method PUT is not allowed on /employees");
   });
 
   it("drops representation headers a handler set before failing (ETag, Content-Disposition)", async () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { buildErrorRecord, escapeXml, HttpError, isHttpError, reasonPhrase, stripQuery, toHttpError } from "./index.js";
+import {
+  buildErrorRecord,
+  escapeXml,
+  HttpError,
+  isHttpError,
+  reasonPhrase,
+  stripQuery,
+  toHttpError,
+} from "./index.js";
 
 describe("HttpError", () => {
   it("expose defaults to true below 500 and false from 500", () => {
@@ -18,7 +26,11 @@ describe("HttpError", () => {
 
   it("keeps cause, code and errors", () => {
     const cause = new Error("root");
-    const err = HttpError.badRequest("bad", { cause, code: "invalid", errors: [{ field: "a", message: "b" }] });
+    const err = HttpError.badRequest("bad", {
+      cause,
+      code: "invalid",
+      errors: [{ field: "a", message: "b" }],
+    });
     expect(err.cause).toBe(cause);
     expect(err.code).toBe("invalid");
     expect(err.errors).toEqual([{ field: "a", message: "b" }]);
@@ -30,7 +42,9 @@ describe("HttpError", () => {
   });
 
   it("isHttpError recognises a look-alike from another copy of the package", () => {
-    const foreign = Object.assign(Object.create(Error.prototype), { [Symbol.for("@svc/errors.HttpError")]: true });
+    const foreign = Object.assign(Object.create(Error.prototype), {
+      [Symbol.for("@svc/errors.HttpError")]: true,
+    });
     expect(isHttpError(foreign)).toBe(true);
     expect(isHttpError(new Error("x"))).toBe(false);
     expect(isHttpError(null)).toBe(false);
@@ -60,7 +74,9 @@ describe("toHttpError", () => {
   });
 
   it("an http-errors style error with expose false keeps a generic message", () => {
-    expect(toHttpError({ status: 400, message: "internal detail", expose: false }).message).toBe("Bad Request");
+    expect(toHttpError({ status: 400, message: "internal detail", expose: false }).message).toBe(
+      "Bad Request",
+    );
   });
 });
 
