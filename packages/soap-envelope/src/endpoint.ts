@@ -1,0 +1,180 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HttpError, toHttpError } from "@svc/errors";
+import { faultToXml } from "./fault.js";
+import {
+  createSoapService,
+  httpErrorToFault,
+  type SoapLogger,
+  type SoapResponse,
+  type SoapService,
+  type SoapServiceOptions,
+} from "./service.js";
+
+/** The parts of an Express (or plain `node:http`) request the endpoint reads. */
+export interface SoapHttpRequest extends IncomingMessage {
+  /** Express: `http` or `https`, honouring `trust proxy`. */
+  protocol?: string;
+  /** Express 5: host (with port), honouring `trust proxy`. */
+  host?: string;
+  /** Express: the URL before mount-path stripping. */
+  originalUrl?: string;
+  /** pino-http's per-request logger. */
+  log?: SoapLogger;
+}
+
+/** Express's `next`. */
+export type SoapNextFunction = (err?: unknown) => void;
+
+/** Options of {@link soapEndpoint}: those of the service. */
+export type SoapEndpointOptions = SoapServiceOptions;
+
+/** The Express handler {@link soapEndpoint} returns, with the compiled service attached. */
+export interface SoapEndpointHandler {
+  (req: SoapHttpRequest, res: ServerResponse, next: SoapNextFunction): void;
+  /** The compiled service (contract and transport-neutral processor). */
+  service: SoapService;
+}
+
+/**
+ * A SOAP 1.2 endpoint for Express 5 (or `node:http`): POSTed `application/soap+xml` messages go
+ * to the contract's handlers; `GET ?wsdl` serves the WSDL with its `soap12:address` rewritten to
+ * the externally visible URL (`req.protocol` / `req.host`, so `trust proxy` applies) and
+ * `GET ?xsd=<path>` the schemas it imports. Other methods get 405 with `Allow`, other media types
+ * 415, oversized bodies 413, each as a SOAP 1.2 fault.
+ *
+ * @example
+ * app.use("/ws/customer", soapEndpoint({
+ *   wsdl: "contracts/customer.wsdl",
+ *   handlers: { getCustomer: async ({ customerId }) => ({ customer: await repo.get(customerId) }), ... },
+ * }));
+ * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
+ */
+export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler {
+  const service = createSoapService(options);
+  const handler = function svcSoapEndpoint(
+    req: SoapHttpRequest,
+    res: ServerResponse,
+    next: SoapNextFunction,
+  ): void {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const path = q === -1 ? url : url.slice(0, q);
+    // Mounted with app.use(path, ...): only the mount point itself is the endpoint.
+    if (path !== "/" && path !== "") {
+      next();
+      return;
+    }
+    const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1));
+    const method = req.method ?? "GET";
+    if (method === "GET" || method === "HEAD") {
+      if (query.has("wsdl") || query.has("WSDL") || query.has("xsd")) {
+        const xsd = query.get("xsd") ?? undefined;
+        const doc = service.contract.render(externalUrl(req), xsd);
+        if (doc === undefined) {
+          next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
+          return;
+        }
+        res.statusCode = 200;
+        res.setHeader(
+          "Content-Type",
+          xsd === undefined ? "application/wsdl+xml; charset=utf-8" : "application/xml; charset=utf-8",
+        );
+        res.setHeader("Content-Length", Buffer.byteLength(doc));
+        res.setHeader("Cache-Control", "no-cache");
+        res.end(method === "HEAD" ? undefined : doc);
+        return;
+      }
+    }
+    if (method !== "POST") {
+      send(
+        res,
+        service.faultResponse(httpErrorToFault(HttpError.methodNotAllowed(["POST"])), 405, { Allow: "POST" }),
+        req,
+      );
+      return;
+    }
+    const correlationId = readCorrelationId(req, res);
+    service
+      .handle({
+        method,
+        contentType: req.headers["content-type"],
+        contentLength: req.headers["content-length"],
+        body: req,
+        correlationId,
+        logger: req.log,
+      })
+      .then((response) => send(res, response, req), next);
+  } as SoapEndpointHandler;
+  handler.service = service;
+  return handler;
+}
+
+function send(res: ServerResponse, response: SoapResponse, req: IncomingMessage): void {
+  if (res.headersSent) return;
+  res.statusCode = response.status;
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  res.setHeader("Cache-Control", "no-store");
+  if (response.unreadBody && !req.complete) {
+    // The body was refused before it was read: close instead of draining it.
+    res.setHeader("Connection", "close");
+  }
+  if (response.body) res.setHeader("Content-Length", Buffer.byteLength(response.body));
+  res.end(response.body || undefined);
+}
+
+function readCorrelationId(req: IncomingMessage, res: ServerResponse): string {
+  const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
+  if (typeof locals?.correlationId === "string") return locals.correlationId;
+  const header = req.headers["x-correlation-id"];
+  return typeof header === "string" && header.length <= 200 ? header : randomUUID();
+}
+
+/** The URL clients use to reach this endpoint (behind proxies: Express `trust proxy`). */
+function externalUrl(req: SoapHttpRequest): string {
+  const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
+  const host = req.host ?? req.headers.host ?? "localhost";
+  const original = req.originalUrl ?? req.url ?? "/";
+  const q = original.indexOf("?");
+  let path = q === -1 ? original : original.slice(0, q);
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  return `${protocol}://${host}${path}`;
+}
+
+/**
+ * Express error middleware that renders an error (an `HttpError` from rate limiting, auth or
+ * body parsing middleware in front of the endpoint) as a SOAP 1.2 fault with the same HTTP status
+ * and headers (`Retry-After`, `WWW-Authenticate`, ...): 4xx as `env:Sender`, 5xx as
+ * `env:Receiver` without internal detail.
+ *
+ * @example
+ * app.use("/ws/customer", rateLimit(...), soapEndpoint(...), soapErrorHandler());
+ * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
+ */
+export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
+  return function svcSoapErrorHandler(
+    err: unknown,
+    req: SoapHttpRequest,
+    res: ServerResponse,
+    next: SoapNextFunction,
+  ): void {
+    const httpError = toHttpError(err);
+    if (httpError.status >= 500) {
+      (options.logger ?? req.log ?? { error: () => {} }).error(
+        { err: (httpError as { cause?: unknown }).cause ?? httpError, status: httpError.status },
+        "SOAP request failed",
+      );
+    }
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const body = faultToXml(httpErrorToFault(httpError));
+    res.statusCode = httpError.status;
+    for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Content-Type", "application/soap+xml; charset=utf-8");
+    res.setHeader("Content-Length", Buffer.byteLength(body));
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+}

@@ -1,0 +1,175 @@
+import { SOAP11_NS, SOAP12_NS, SoapFault, senderFault, UPGRADE_HEADER } from "./fault.js";
+import {
+  type ParsedElement,
+  parseXml,
+  type ResolvedXmlLimits,
+  resolveLimits,
+  XmlError,
+  type XmlLimits,
+  type XmlSource,
+} from "./xml.js";
+
+/** SOAP 1.2 Part 1 §5.2.2: the roles every SOAP node acts in, plus `none`, which it never acts in. */
+export const ROLE_NEXT = "http://www.w3.org/2003/05/soap-envelope/role/next";
+export const ROLE_NONE = "http://www.w3.org/2003/05/soap-envelope/role/none";
+export const ROLE_ULTIMATE_RECEIVER = "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver";
+
+/** One header block of a received envelope. */
+export interface HeaderBlock {
+  /** The block's element. */
+  element: ParsedElement;
+  /** `env:role`, `ultimateReceiver` when absent (Part 1 §5.2.2). */
+  role: string;
+  /** `env:mustUnderstand` as a boolean. */
+  mustUnderstand: boolean;
+  /** `env:relay` as a boolean. */
+  relay: boolean;
+}
+
+/** A received SOAP 1.2 envelope that passed the structural checks of Part 1 §5. */
+export interface ParsedEnvelope {
+  /** Every header block, in document order. */
+  headers: HeaderBlock[];
+  /** The element children of `env:Body`. */
+  body: ParsedElement[];
+}
+
+/** Options of {@link parseEnvelope}. */
+export interface ParseEnvelopeOptions {
+  /** Size and shape limits. */
+  limits?: XmlLimits | ResolvedXmlLimits;
+  /** The `charset` parameter of the transport's media type, when there was one. */
+  charset?: string;
+}
+
+const ATTR_MUST_UNDERSTAND = `{${SOAP12_NS}}mustUnderstand`;
+const ATTR_ROLE = `{${SOAP12_NS}}role`;
+const ATTR_RELAY = `{${SOAP12_NS}}relay`;
+const ATTR_ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;
+
+/**
+ * Thrown for a SOAP/1.1 envelope: Part 2 Appendix A requires the answer to be a SOAP/1.1
+ * VersionMismatch fault, which only the transport layer can render.
+ */
+export class Soap11EnvelopeError extends Error {
+  constructor() {
+    super("SOAP 1.1 envelope");
+    this.name = "Soap11EnvelopeError";
+  }
+}
+
+/**
+ * Parses a SOAP 1.2 envelope (streaming, limited) and applies the structural rules of Part 1 §5.
+ * Every violation becomes a {@link SoapFault}; a SOAP/1.1 envelope throws
+ * {@link Soap11EnvelopeError}; a size limit throws an `XmlError` of kind `"too-large"`.
+ *
+ * @example
+ * const { headers, body } = await parseEnvelope(req, { limits: { maxBytes: 65536 } });
+ * @see https://www.w3.org/TR/soap12-part1/#soapenvelope
+ */
+export async function parseEnvelope(
+  source: XmlSource,
+  options: ParseEnvelopeOptions = {},
+): Promise<ParsedEnvelope> {
+  const limits = resolveLimits(options.limits);
+  let root: ParsedElement;
+  try {
+    root = await parseXml(source, limits, options.charset);
+  } catch (err) {
+    if (err instanceof XmlError && err.kind !== "too-large") {
+      throw new SoapFault({ code: "Sender", reason: err.message, cause: err });
+    }
+    throw err;
+  }
+  return checkEnvelope(root);
+}
+
+/** Part 1 §5 structure checks over an already parsed document. */
+export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
+  if (root.localName === "Envelope" && root.namespace === SOAP11_NS) throw new Soap11EnvelopeError();
+  // Part 1 §5.4.7: an envelope in an unknown namespace is a version this node does not support.
+  if (root.namespace !== SOAP12_NS) {
+    throw new SoapFault({
+      code: "VersionMismatch",
+      reason: "The message is not a SOAP 1.2 envelope",
+      headerXml: UPGRADE_HEADER,
+    });
+  }
+  if (root.localName !== "Envelope") throw senderFault("The document element must be env:Envelope");
+  for (const key of Object.keys(root.attributes)) {
+    if (!key.startsWith("{")) throw senderFault(`Unqualified attribute "${key}" on env:Envelope`);
+  }
+  // Part 1 §5.1.1: encodingStyle MUST NOT appear on Envelope, Header or Body.
+  if (ATTR_ENCODING_STYLE in root.attributes)
+    throw senderFault("env:encodingStyle is not allowed on env:Envelope");
+  if (/\S/.test(root.text)) throw senderFault("env:Envelope must not contain character data");
+
+  let index = 0;
+  let header: ParsedElement | undefined;
+  const first = root.children[0];
+  if (first && first.namespace === SOAP12_NS && first.localName === "Header") {
+    header = first;
+    index = 1;
+  }
+  const body = root.children[index];
+  if (!body || body.namespace !== SOAP12_NS || body.localName !== "Body") {
+    throw senderFault("env:Body is missing or not where Part 1 §5 puts it");
+  }
+  // Part 1 §5: "The Envelope element information item has ... one or two element children"
+  if (root.children.length > index + 1) throw senderFault("Elements after env:Body are not allowed");
+  if (ATTR_ENCODING_STYLE in body.attributes)
+    throw senderFault("env:encodingStyle is not allowed on env:Body");
+  if (/\S/.test(body.text)) throw senderFault("env:Body must not contain character data");
+
+  const headers: HeaderBlock[] = [];
+  if (header) {
+    if (ATTR_ENCODING_STYLE in header.attributes) {
+      throw senderFault("env:encodingStyle is not allowed on env:Header");
+    }
+    if (/\S/.test(header.text)) throw senderFault("env:Header must not contain character data");
+    for (const element of header.children) {
+      // Part 1 §5.2.1: "Each SOAP header block element information item MUST be namespace qualified."
+      if (!element.namespace)
+        throw senderFault(`Header block "${element.localName}" is not namespace qualified`);
+      headers.push({
+        element,
+        role: (element.attributes[ATTR_ROLE] ?? ROLE_ULTIMATE_RECEIVER).trim() || ROLE_ULTIMATE_RECEIVER,
+        mustUnderstand: xsBoolean(element.attributes[ATTR_MUST_UNDERSTAND], "mustUnderstand"),
+        relay: xsBoolean(element.attributes[ATTR_RELAY], "relay"),
+      });
+    }
+  }
+  for (const child of body.children) {
+    if (!child.namespace) throw senderFault(`Body element "${child.localName}" is not namespace qualified`);
+  }
+  return { headers, body: body.children };
+}
+
+/** Part 1 §5.2.3: mustUnderstand and relay are xs:boolean ("true", "1", "false", "0"). */
+function xsBoolean(value: string | undefined, name: string): boolean {
+  if (value === undefined) return false;
+  const v = value.trim();
+  if (v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  throw senderFault(`env:${name}="${value.slice(0, 40)}" is not an xs:boolean`);
+}
+
+/**
+ * Whether this node must process a header block (Part 1 §2.2, §5.2.2): blocks without a role,
+ * for `next` or `ultimateReceiver`, or for one of the node's own roles; never `role/none`.
+ */
+export function isTargeted(block: HeaderBlock, roles: ReadonlySet<string>): boolean {
+  if (block.role === ROLE_NONE) return false;
+  return block.role === ROLE_ULTIMATE_RECEIVER || block.role === ROLE_NEXT || roles.has(block.role);
+}
+
+/**
+ * Serializes a SOAP 1.2 response envelope around already-serialized body content.
+ *
+ * @example serializeEnvelope('<r xmlns="urn:x">ok</r>')
+ * @see https://www.w3.org/TR/soap12-part1/#soapenvelope
+ */
+export function serializeEnvelope(bodyXml: string, headerXml = ""): string {
+  const header = headerXml ? `<env:Header>${headerXml}</env:Header>` : "";
+  return `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${SOAP12_NS}">${header}<env:Body>${bodyXml}</env:Body></env:Envelope>`;
+}

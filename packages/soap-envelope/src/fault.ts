@@ -1,0 +1,215 @@
+import { escapeText } from "./xml.js";
+
+/** The SOAP 1.2 envelope namespace. */
+export const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
+/** The SOAP 1.1 envelope namespace (only ever answered with a VersionMismatch fault). */
+export const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
+/** WS-Security 1.0 secext namespace, for the `wsse:FailedAuthentication` subcode. */
+export const WSSE_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
+
+/** SOAP 1.2 Part 1 §5.4.6: the fault code values. */
+export type FaultCode = "VersionMismatch" | "MustUnderstand" | "DataEncodingUnknown" | "Sender" | "Receiver";
+
+const FAULT_CODES: ReadonlySet<string> = new Set([
+  "VersionMismatch",
+  "MustUnderstand",
+  "DataEncodingUnknown",
+  "Sender",
+  "Receiver",
+]);
+
+/** A namespace-qualified name. */
+export interface QName {
+  namespace: string;
+  localName: string;
+}
+
+/** One `env:Reason/env:Text`, in a language. */
+export interface FaultReasonText {
+  /** `xml:lang` of the text. */
+  lang: string;
+  text: string;
+}
+
+/** Options of {@link SoapFault}. */
+export interface SoapFaultInit {
+  /** `env:Code/env:Value` (Part 1 §5.4.6). */
+  code: FaultCode;
+  /**
+   * `env:Subcode/env:Value`s, outermost first: a {@link QName}, a Clark name `{ns}local`, or a
+   * bare local name (qualified with the service's target namespace when rendered by an endpoint).
+   * @default []
+   */
+  subcode?: string | QName | ReadonlyArray<string | QName>;
+  /** `env:Reason`: one text (`xml:lang="en"`) or several languages. */
+  reason: string | readonly FaultReasonText[];
+  /**
+   * `env:Node`: the URI of the node that faulted.
+   * @default omitted
+   */
+  node?: string;
+  /**
+   * `env:Role`: the role the node was acting in.
+   * @default omitted
+   */
+  role?: string;
+  /**
+   * `env:Detail` content: element name → value. Names of global elements of the service's schema
+   * (`"CustomerNotFound"` or `"{ns}CustomerNotFound"`) are serialized and validated by it; other
+   * plain values are written as unqualified elements.
+   * @default omitted
+   */
+  detail?: Readonly<Record<string, unknown>>;
+  /** Extra header blocks as already-serialized XML (NotUnderstood, Upgrade). Internal use. */
+  headerXml?: string;
+  /** The cause, logged, never sent. */
+  cause?: unknown;
+}
+
+/**
+ * A SOAP 1.2 fault (Part 1 §5.4). Throw one from a handler to answer with a declared business
+ * fault; the endpoint renders it with HTTP 400 for `Sender` and 500 otherwise (Part 2 §7.5.2.2).
+ *
+ * @example
+ * throw new SoapFault({
+ *   code: "Sender",
+ *   subcode: "CustomerNotFound",
+ *   reason: "Customer 42 does not exist",
+ *   detail: { CustomerNotFound: { customerId: 42n } },
+ * });
+ * @see https://www.w3.org/TR/soap12-part1/#soapfault
+ */
+export class SoapFault extends Error {
+  readonly code: FaultCode;
+  readonly subcodes: readonly (string | QName)[];
+  readonly reasons: readonly FaultReasonText[];
+  readonly node: string | undefined;
+  readonly role: string | undefined;
+  readonly detail: Readonly<Record<string, unknown>> | undefined;
+  readonly headerXml: string | undefined;
+
+  constructor(init: SoapFaultInit) {
+    const reasons: FaultReasonText[] =
+      typeof init.reason === "string" ? [{ lang: "en", text: init.reason }] : [...init.reason];
+    if (!FAULT_CODES.has(init.code)) {
+      throw new TypeError(`SoapFault: code must be one of ${[...FAULT_CODES].join(", ")}`);
+    }
+    if (reasons.length === 0) throw new TypeError("SoapFault: reason must not be empty");
+    super(reasons[0]?.text, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "SoapFault";
+    this.code = init.code;
+    const sub = init.subcode;
+    this.subcodes = sub === undefined ? [] : Array.isArray(sub) ? [...sub] : [sub as string | QName];
+    this.reasons = reasons;
+    this.node = init.node;
+    this.role = init.role;
+    this.detail = init.detail;
+    this.headerXml = init.headerXml;
+  }
+
+  /** Part 2 §7.5.2.2: env:Sender → 400 Bad Request, every other code → 500. */
+  get httpStatus(): number {
+    return this.code === "Sender" ? 400 : 500;
+  }
+}
+
+/** True for a {@link SoapFault}. */
+export function isSoapFault(value: unknown): value is SoapFault {
+  return value instanceof SoapFault;
+}
+
+/** Turns a subcode into a QName; bare names take `defaultNamespace`. */
+export function toQName(value: string | QName, defaultNamespace: string): QName {
+  if (typeof value !== "string") return value;
+  const m = /^\{([^}]*)\}(.+)$/.exec(value);
+  if (m) return { namespace: m[1] ?? "", localName: m[2] ?? "" };
+  if (value.startsWith("wsse:")) return { namespace: WSSE_NS, localName: value.slice(5) };
+  return { namespace: defaultNamespace, localName: value };
+}
+
+/** Serializes the fault's `env:Detail` children; supplied by the endpoint that knows the schema. */
+export type DetailWriter = (detail: Readonly<Record<string, unknown>>) => string;
+
+/**
+ * Serializes a fault as a SOAP 1.2 envelope, children in the order Part 1 §5.4 requires:
+ * Code, Reason, Node, Role, Detail.
+ *
+ * @example res.end(faultToXml(new SoapFault({ code: "Receiver", reason: "Try later" })));
+ * @see https://www.w3.org/TR/soap12-part1/#faultcodeelement
+ */
+export function faultToXml(fault: SoapFault, defaultNamespace = "", writeDetail?: DetailWriter): string {
+  let code = `<env:Code><env:Value>env:${fault.code}</env:Value>`;
+  let close = "";
+  fault.subcodes.forEach((s, i) => {
+    const q = toQName(s, defaultNamespace);
+    const value = q.namespace
+      ? `<env:Value xmlns:s${i}="${escapeText(q.namespace)}">s${i}:${escapeText(q.localName)}</env:Value>`
+      : `<env:Value>${escapeText(q.localName)}</env:Value>`;
+    code += `<env:Subcode>${value}`;
+    close = `</env:Subcode>${close}`;
+  });
+  code += `${close}</env:Code>`;
+  const reason = `<env:Reason>${fault.reasons
+    .map((r) => `<env:Text xml:lang="${escapeText(r.lang)}">${escapeText(r.text)}</env:Text>`)
+    .join("")}</env:Reason>`;
+  const node = fault.node === undefined ? "" : `<env:Node>${escapeText(fault.node)}</env:Node>`;
+  const role = fault.role === undefined ? "" : `<env:Role>${escapeText(fault.role)}</env:Role>`;
+  let detail = "";
+  if (fault.detail !== undefined) {
+    detail = `<env:Detail>${(writeDetail ?? writePlainDetail)(fault.detail)}</env:Detail>`;
+  }
+  const header = fault.headerXml ? `<env:Header>${fault.headerXml}</env:Header>` : "";
+  return `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${SOAP12_NS}">${header}<env:Body><env:Fault>${code}${reason}${node}${role}${detail}</env:Fault></env:Body></env:Envelope>`;
+}
+
+/** Writes detail values as unqualified elements (objects nest, arrays repeat). */
+export function writePlainDetail(detail: Readonly<Record<string, unknown>>): string {
+  let out = "";
+  for (const [name, value] of Object.entries(detail)) out += plainElement(name, value, 0);
+  return out;
+}
+
+function plainElement(name: string, value: unknown, depth: number): string {
+  if (depth > 32) return "";
+  const m = /^\{([^}]*)\}(.+)$/.exec(name);
+  const local = m ? (m[2] ?? name) : name;
+  if (!/^[A-Za-z_][\w.-]*$/.test(local)) return "";
+  const ns = m ? ` xmlns="${escapeText(m[1] ?? "")}"` : "";
+  if (Array.isArray(value)) return value.map((v) => plainElement(name, v, depth + 1)).join("");
+  if (value === null || value === undefined) return `<${local}${ns}/>`;
+  if (typeof value === "object" && !(value instanceof Date)) {
+    let inner = "";
+    for (const [k, v] of Object.entries(value)) inner += plainElement(k, v, depth + 1);
+    return `<${local}${ns}>${inner}</${local}>`;
+  }
+  const text = value instanceof Date ? value.toISOString() : String(value);
+  return `<${local}${ns}>${escapeText(text)}</${local}>`;
+}
+
+/** Part 1 §5.4.8: one `env:NotUnderstood` header block per mandatory block nobody understood. */
+export function notUnderstoodHeaders(blocks: readonly QName[]): string {
+  return blocks
+    .map(
+      (b, i) =>
+        `<env:NotUnderstood qname="n${i}:${escapeText(b.localName)}" xmlns:n${i}="${escapeText(b.namespace)}"/>`,
+    )
+    .join("");
+}
+
+/** Part 1 §5.4.7: the `env:Upgrade` header block listing the envelope versions this node supports. */
+export const UPGRADE_HEADER = `<env:Upgrade xmlns:env="${SOAP12_NS}"><env:SupportedEnvelope qname="env:Envelope"/></env:Upgrade>`;
+
+/**
+ * Part 2 Appendix A: a SOAP 1.2 node answers a SOAP/1.1 message with a SOAP/1.1 VersionMismatch
+ * fault that carries the SOAP 1.2 `env:Upgrade` header block.
+ */
+export function soap11VersionMismatchXml(): string {
+  return `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}"><SOAP-ENV:Header>${UPGRADE_HEADER}</SOAP-ENV:Header><SOAP-ENV:Body><SOAP-ENV:Fault><faultcode>SOAP-ENV:VersionMismatch</faultcode><faultstring>Version Mismatch: this node supports SOAP 1.2 only</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
+}
+
+/** Shorthand for a Sender fault. */
+export function senderFault(reason: string, subcode?: string | QName): SoapFault {
+  return new SoapFault(
+    subcode === undefined ? { code: "Sender", reason } : { code: "Sender", reason, subcode },
+  );
+}

@@ -1,0 +1,290 @@
+import { HttpError } from "@svc/errors";
+import { listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { WSSE_NS } from "./fault.js";
+import {
+  CUSTOMER_WSDL,
+  customerHandlers,
+  ENV,
+  envelope,
+  getCustomer,
+  post,
+  readFault,
+  received,
+  SOAP,
+  silentLogger,
+  startCustomerService,
+  TNS,
+} from "./test-utils.js";
+import type { XmlElement } from "./xml.js";
+
+let svc: Awaited<ReturnType<typeof startCustomerService>>;
+beforeAll(async () => {
+  svc = await startCustomerService({ limits: { maxBytes: 64 * 1024 } });
+});
+afterAll(() => svc.close());
+
+describe("HTTP binding (Part 2 §7)", () => {
+  it("POST application/soap+xml → 200 with application/soap+xml; charset=utf-8", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe(SOAP);
+    expect(res.text).toBe(
+      `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${ENV}"><env:Body><GetCustomerResponse xmlns="${TNS}"><customer><id>42</id><name>Ada Lovelace</name><email>ada@example.com</email></customer></GetCustomerResponse></env:Body></env:Envelope>`,
+    );
+  });
+  it("Content-Type without charset → 200", async () => {
+    expect((await post(svc.endpoint, envelope(getCustomer("42")), "application/soap+xml")).status).toBe(200);
+  });
+  it("Content-Type: text/plain → 415 with a SOAP fault", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), "text/plain");
+    expect(res.status).toBe(415);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+  });
+  it("Content-Type: application/xml → 415", async () => {
+    expect((await post(svc.endpoint, envelope(getCustomer("42")), "application/xml")).status).toBe(415);
+  });
+  it("text/xml carrying a SOAP 1.2 envelope → 415", async () => {
+    expect((await post(svc.endpoint, envelope(getCustomer("42")), "text/xml")).status).toBe(415);
+  });
+  it("Content-Type: application/soap+xml; charset=iso-8859-1 → 415", async () => {
+    expect(
+      (await post(svc.endpoint, envelope(getCustomer("42")), "application/soap+xml; charset=iso-8859-1"))
+        .status,
+    ).toBe(415);
+  });
+  it("Content-Type: garbage → 415", async () => {
+    expect((await post(svc.endpoint, envelope(getCustomer("42")), "soap")).status).toBe(415);
+  });
+  it("GET without ?wsdl → 405 with Allow: POST", async () => {
+    const res = await fetch(svc.endpoint);
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(readFault(await res.text()).code).toBe(`{${ENV}}Sender`);
+  });
+  it("PUT → 405 with Allow: POST", async () => {
+    const res = await fetch(svc.endpoint, { method: "PUT", body: "x" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+  });
+  it("a path below the endpoint is not the endpoint → 404 from the app", async () => {
+    expect((await post(`${svc.endpoint}/other`, envelope(getCustomer("42")))).status).toBe(404);
+  });
+  it('action="getCustomer" routes to getCustomer → 200', async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), `${SOAP}; action="getCustomer"`);
+    expect(res.status).toBe(200);
+  });
+  it('action="createCustomer" with a GetCustomerRequest body → Sender', async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), `${SOAP}; action="createCustomer"`);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("does not take");
+  });
+  it('unknown action="urn:nothing" falls back to the body element → 200', async () => {
+    expect(
+      (await post(svc.endpoint, envelope(getCustomer("42")), `${SOAP}; action="urn:nothing"`)).status,
+    ).toBe(200);
+  });
+  it("one-way logEvent → 202 with an empty body, handler called", async () => {
+    const before = received.length;
+    const res = await post(
+      svc.endpoint,
+      envelope(
+        `<LogEventRequest xmlns="${TNS}"><event><type>login</type><severity>INFO</severity><message>m</message><customerId>9007199254740993</customerId></event></LogEventRequest>`,
+      ),
+      `${SOAP}; action=logEvent`,
+    );
+    expect(res.status).toBe(202);
+    expect(res.text).toBe("");
+    expect(received[before]).toEqual({
+      event: { type: "login", severity: "INFO", message: "m", customerId: 9007199254740993n },
+    });
+  });
+  it("one-way sendNotification with an empty message → 400 (minLength 1)", async () => {
+    const res = await post(
+      svc.endpoint,
+      envelope(`<SendNotificationRequest xmlns="${TNS}"><message></message></SendNotificationRequest>`),
+    );
+    expect(res.status).toBe(400);
+  });
+  it("Content-Length above the limit → 413 fault before the body is read", async () => {
+    const big = envelope(getCustomer("42")).replace(
+      "<env:Body>",
+      `<env:Body><!--${"x".repeat(70 * 1024)}-->`,
+    );
+    const res = await post(svc.endpoint, big);
+    expect(res.status).toBe(413);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+  });
+  it("chunked body above the limit → 413", async () => {
+    const chunk = new TextEncoder().encode(`<!--${"x".repeat(16 * 1024)}-->`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0)
+          controller.enqueue(new TextEncoder().encode(`<env:Envelope xmlns:env="${ENV}"><env:Body>`));
+        if (sent++ > 10) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(svc.endpoint, {
+      method: "POST",
+      headers: { "content-type": SOAP },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(413);
+  });
+});
+
+describe("faults (Part 1 §5.4, Part 2 §7.5.2.2)", () => {
+  it("xs:long 'notanumber' → 400 Sender naming the field, never NaN", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("notanumber")));
+    expect(res.status).toBe(400);
+    const fault = readFault(res.text);
+    expect(fault.reason).toBe(
+      'Invalid request: GetCustomerRequest/customerId: "notanumber" is not a valid xs:long',
+    );
+  });
+  it("declared business fault → 400 with subcode and the schema-serialized Detail", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("9223372036854775807")));
+    expect(res.status).toBe(400);
+    const fault = readFault(res.text);
+    expect(fault.subcodes).toEqual([`{${TNS}}CustomerNotFound`]);
+    expect(fault.order).toEqual(["Code", "Reason", "Detail"]);
+    expect(fault.detail?.namespace).toBe(TNS);
+    expect(fault.detail?.children[0]?.text).toBe("9223372036854775807");
+  });
+  it("handler exception → 500 Receiver without internal detail, logged", async () => {
+    const before = silentLogger.errors.length;
+    const res = await post(svc.endpoint, envelope(getCustomer("500")), SOAP, {
+      "x-correlation-id": "corr-1",
+    });
+    expect(res.status).toBe(500);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
+    expect(res.text).not.toContain("hunter2");
+    expect(silentLogger.errors.length).toBe(before + 1);
+    expect(silentLogger.errors[before]).toMatchObject({ correlationId: "corr-1", operation: "getCustomer" });
+  });
+  it("handler result that breaks the schema → 500 Receiver, logged", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("501")));
+    expect(res.status).toBe(500);
+    expect(res.text).not.toContain("broken");
+  });
+});
+
+describe("WSDL publication", () => {
+  it("GET ?wsdl behind a proxy → address rewritten to the external URL (trust proxy)", async () => {
+    const res = await fetch(`${svc.endpoint}?wsdl`, {
+      headers: { "x-forwarded-proto": "https", "x-forwarded-host": "api.example.com" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/wsdl+xml; charset=utf-8");
+    const text = await res.text();
+    expect(text).toContain('<soap12:address location="https://api.example.com/ws/customer"/>');
+    expect(text).toContain('schemaLocation="https://api.example.com/ws/customer?xsd=customer.xsd"');
+  });
+  it("GET ?xsd=customer.xsd → the imported schema", async () => {
+    const res = await fetch(`${svc.endpoint}?xsd=customer.xsd`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<xs:complexType name="Customer">');
+  });
+  it("GET ?xsd=../../package.json → 404", async () => {
+    expect((await fetch(`${svc.endpoint}?xsd=../../package.json`)).status).toBe(404);
+  });
+});
+
+describe("authenticate hook (spec part 5 rule 5)", () => {
+  const security = (user: string, mu = "1") =>
+    `<wsse:Security xmlns:wsse="${WSSE_NS}" env:mustUnderstand="${mu}"><wsse:UsernameToken><wsse:Username>${user}</wsse:Username><wsse:Password>secret</wsse:Password></wsse:UsernameToken></wsse:Security>`;
+  let auth: Awaited<ReturnType<typeof startCustomerService>>;
+  const seen: { blocks: readonly XmlElement[]; principal?: unknown }[] = [];
+  beforeAll(async () => {
+    const handlers = customerHandlers();
+    auth = await startCustomerService({
+      handlers: {
+        ...handlers,
+        getCustomer: async (payload: never, ctx) => {
+          seen.push({ blocks: ctx.headers, principal: ctx.principal });
+          return (handlers.getCustomer as (p: never, c: typeof ctx) => unknown)(payload, ctx);
+        },
+      },
+      authenticate: async (blocks) => {
+        const token = blocks.find((b) => b.localName === "Security")?.children[0];
+        const user = token?.children.find((c) => c.localName === "Username")?.text;
+        if (user !== "ada")
+          throw Object.assign(new Error("bad credentials"), { code: "FailedAuthentication" });
+        return { user };
+      },
+    });
+  });
+  afterAll(() => auth.close());
+
+  it("valid wsse:Security with mustUnderstand=1 → 200, principal reaches the handler", async () => {
+    const res = await post(auth.endpoint, envelope(getCustomer("42"), security("ada")));
+    expect(res.status).toBe(200);
+    const last = seen[seen.length - 1];
+    expect(last?.principal).toEqual({ user: "ada" });
+    expect(last?.blocks[0]).toMatchObject({
+      namespace: WSSE_NS,
+      localName: "Security",
+      attributes: { [`{${ENV}}mustUnderstand`]: "1" },
+    });
+  });
+  it("wrong user → 400 Sender with subcode wsse:FailedAuthentication", async () => {
+    const res = await post(auth.endpoint, envelope(getCustomer("42"), security("eve")));
+    expect(res.status).toBe(400);
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}Sender`);
+    expect(fault.subcodes).toEqual([`{${WSSE_NS}}FailedAuthentication`]);
+    expect(res.text).not.toContain("bad credentials");
+  });
+  it("no header at all → 400 FailedAuthentication", async () => {
+    const res = await post(auth.endpoint, envelope(getCustomer("42")));
+    expect(readFault(res.text).subcodes).toEqual([`{${WSSE_NS}}FailedAuthentication`]);
+  });
+  it("bad credentials plus an unknown mandatory block → MustUnderstand first", async () => {
+    const res = await post(
+      auth.endpoint,
+      envelope(getCustomer("42"), `${security("eve")}<x:Y xmlns:x="urn:x" env:mustUnderstand="1"/>`),
+    );
+    expect(res.status).toBe(500);
+    expect(readFault(res.text).notUnderstood).toEqual(["{urn:x}Y"]);
+  });
+});
+
+describe("soapErrorHandler", () => {
+  it("429 from middleware in front of the endpoint → 429 SOAP fault with Retry-After", async () => {
+    const app = express();
+    app.use(
+      "/ws/customer",
+      (_req: unknown, _res: unknown, next: (err?: unknown) => void) => next(HttpError.tooManyRequests(30)),
+      soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers() }),
+      soapErrorHandler(),
+    );
+    const server = await listen(app);
+    try {
+      const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
+      expect(res.status).toBe(429);
+      expect(res.headers.get("retry-after")).toBe("30");
+      expect(res.headers.get("content-type")).toBe(SOAP);
+      expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("configuration errors at construction", () => {
+  it("missing handler → TypeError", () => {
+    expect(() => soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: {} })).toThrow(
+      /no handler for operation "getCustomer"/,
+    );
+  });
+  it("handler for an unknown operation → TypeError", () => {
+    expect(() =>
+      soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: { ...customerHandlers(), nope: async () => 1 } }),
+    ).toThrow(/"nope" matches no operation/);
+  });
+});

@@ -1,0 +1,70 @@
+export {
+  type SoapEndpointHandler,
+  type SoapEndpointOptions,
+  type SoapHttpRequest,
+  type SoapNextFunction,
+  soapEndpoint,
+  soapErrorHandler,
+} from "./endpoint.js";
+export {
+  checkEnvelope,
+  type HeaderBlock,
+  isTargeted,
+  type ParsedEnvelope,
+  type ParseEnvelopeOptions,
+  parseEnvelope,
+  ROLE_NEXT,
+  ROLE_NONE,
+  ROLE_ULTIMATE_RECEIVER,
+  Soap11EnvelopeError,
+  serializeEnvelope,
+} from "./envelope.js";
+export {
+  type FaultCode,
+  type FaultReasonText,
+  faultToXml,
+  isSoapFault,
+  type QName,
+  SOAP11_NS,
+  SOAP12_NS,
+  SoapFault,
+  type SoapFaultInit,
+  WSSE_NS,
+} from "./fault.js";
+export { type MediaType, parseMediaType } from "./media-type.js";
+export {
+  type BuiltinType,
+  CompiledSchema,
+  type CompileOptions,
+  compareDecimal,
+  compileSchemas,
+  type LongRepresentation,
+  SchemaCompileError,
+  type SchemaSource,
+  SchemaValidationError,
+} from "./schema.js";
+export {
+  createSoapService,
+  httpErrorToFault,
+  SOAP12_MEDIA_TYPE,
+  type SoapAuthContext,
+  type SoapContext,
+  type SoapHandler,
+  type SoapLogger,
+  type SoapRequest,
+  type SoapResponse,
+  type SoapService,
+  type SoapServiceOptions,
+} from "./service.js";
+export { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
+export {
+  type ParsedElement,
+  parseXml,
+  parseXmlString,
+  type ResolvedXmlLimits,
+  resolveLimits,
+  type XmlElement,
+  XmlError,
+  type XmlLimits,
+  type XmlSource,
+} from "./xml.js";

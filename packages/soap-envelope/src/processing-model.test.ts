@@ -1,0 +1,404 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ENV,
+  envelope,
+  getCustomer,
+  post,
+  readFault,
+  SOAP,
+  startCustomerService,
+  TNS,
+} from "./test-utils.js";
+
+/**
+ * Request/expected-response tables after the W3C SOAP Version 1.2 Specification Assertions and
+ * Test Collection, for the cases that apply to a single HTTP SOAP node acting as ultimate
+ * receiver (no intermediaries).
+ */
+const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
+const ROLE = "http://www.w3.org/2003/05/soap-envelope/role/";
+const LONG_ROLE = `http://example.org/ts-tests/${"r".repeat(2048 - "http://example.org/ts-tests/".length)}`;
+const ok = getCustomer("42");
+const block = (attrs: string, name = "Unknown") =>
+  `<t:${name} xmlns:t="http://example.org/ts-tests" ${attrs}>x</t:${name}>`;
+
+interface Row {
+  name: string;
+  body: string | Uint8Array;
+  contentType?: string;
+  status: number;
+  code?: string;
+  notUnderstood?: string[];
+  upgrade?: boolean;
+}
+
+const mustUnderstandRows: Row[] = [
+  {
+    name: 'unknown block, mustUnderstand="1", no role → MustUnderstand',
+    body: envelope(ok, block('env:mustUnderstand="1"')),
+    status: 500,
+    code: "MustUnderstand",
+    notUnderstood: ["{http://example.org/ts-tests}Unknown"],
+  },
+  {
+    name: 'unknown block, mustUnderstand="true", role next → MustUnderstand',
+    body: envelope(ok, block(`env:mustUnderstand="true" env:role="${ROLE}next"`)),
+    status: 500,
+    code: "MustUnderstand",
+    notUnderstood: ["{http://example.org/ts-tests}Unknown"],
+  },
+  {
+    name: 'unknown block, mustUnderstand="true", role ultimateReceiver → MustUnderstand',
+    body: envelope(ok, block(`env:mustUnderstand="true" env:role="${ROLE}ultimateReceiver"`)),
+    status: 500,
+    code: "MustUnderstand",
+  },
+  {
+    name: 'unknown block, mustUnderstand=" 1 " (xs:boolean whitespace) → MustUnderstand',
+    body: envelope(ok, block('env:mustUnderstand=" 1 "')),
+    status: 500,
+    code: "MustUnderstand",
+  },
+  {
+    name: 'unknown block, mustUnderstand="1", role none → ignored, 200',
+    body: envelope(ok, block(`env:mustUnderstand="1" env:role="${ROLE}none"`)),
+    status: 200,
+  },
+  {
+    name: 'unknown block, mustUnderstand="1", another node\'s role → ignored, 200',
+    body: envelope(ok, block('env:mustUnderstand="1" env:role="http://example.org/ts-tests/C"')),
+    status: 200,
+  },
+  {
+    name: 'unknown block, mustUnderstand="1", 2,048-character role of another node → ignored, 200',
+    body: envelope(ok, block(`env:mustUnderstand="1" env:role="${LONG_ROLE}x"`)),
+    status: 200,
+  },
+  {
+    name: 'unknown block, mustUnderstand="0" → ignored, 200',
+    body: envelope(ok, block('env:mustUnderstand="0"')),
+    status: 200,
+  },
+  {
+    name: 'unknown block, mustUnderstand="false" → ignored, 200',
+    body: envelope(ok, block('env:mustUnderstand="false"')),
+    status: 200,
+  },
+  { name: "unknown block without mustUnderstand → ignored, 200", body: envelope(ok, block("")), status: 200 },
+  {
+    name: 'mustUnderstand="yes" (not an xs:boolean) → Sender',
+    body: envelope(ok, block('env:mustUnderstand="yes"')),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: 'unqualified mustUnderstand="1" is not the SOAP attribute → 200',
+    body: envelope(ok, block('mustUnderstand="1"')),
+    status: 200,
+  },
+  {
+    name: "two mandatory unknown blocks → one fault, two NotUnderstood",
+    body: envelope(ok, block('env:mustUnderstand="1"', "A") + block('env:mustUnderstand="1"', "B")),
+    status: 500,
+    code: "MustUnderstand",
+    notUnderstood: ["{http://example.org/ts-tests}A", "{http://example.org/ts-tests}B"],
+  },
+  {
+    name: "understood block (understoodHeaders) with mustUnderstand → 200",
+    body: envelope(ok, block('env:mustUnderstand="1"', "Understood")),
+    status: 200,
+  },
+  {
+    name: "mandatory unknown block and an invalid body → MustUnderstand wins (Part 1 §2.6)",
+    body: envelope(getCustomer("bad"), block('env:mustUnderstand="1"')),
+    status: 500,
+    code: "MustUnderstand",
+  },
+  {
+    name: "header block without namespace → Sender",
+    body: envelope(ok, "<Plain>x</Plain>"),
+    status: 400,
+    code: "Sender",
+  },
+];
+
+const versionRows: Row[] = [
+  {
+    name: "SOAP 1.1 envelope as text/xml → SOAP/1.1 VersionMismatch with Upgrade (Part 2 Appendix A)",
+    body: envelope(ok, undefined, SOAP11).replace(/env:/g, "s:").replace("xmlns:env", "xmlns:s"),
+    contentType: "text/xml; charset=utf-8",
+    status: 500,
+    code: `{${SOAP11}}VersionMismatch`,
+    upgrade: true,
+  },
+  {
+    name: "SOAP 1.1 envelope as application/soap+xml → SOAP/1.1 VersionMismatch",
+    body: envelope(ok, undefined, SOAP11),
+    status: 500,
+    code: `{${SOAP11}}VersionMismatch`,
+    upgrade: true,
+  },
+  {
+    name: "Envelope in an unknown namespace → VersionMismatch with env:Upgrade",
+    body: envelope(ok, undefined, "http://example.org/not-soap"),
+    status: 500,
+    code: "VersionMismatch",
+    upgrade: true,
+  },
+  {
+    name: "document element not Envelope → Sender",
+    body: `<env:Body xmlns:env="${ENV}">${ok}</env:Body>`,
+    status: 400,
+    code: "Sender",
+  },
+];
+
+const structureRows: Row[] = [
+  {
+    name: "DOCTYPE → Sender (Part 1 §5: no DTD)",
+    body: `<?xml version="1.0"?><!DOCTYPE env:Envelope [<!ELEMENT x ANY>]>${envelope(ok).replace(/^<\?xml[^>]*\?>/, "")}`,
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "processing instruction in Body → Sender",
+    body: envelope(`<?app do-something?>${ok}`),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "processing instruction before Envelope → Sender",
+    body: `<?xml version="1.0"?><?app x?>${envelope(ok).replace(/^<\?xml[^>]*\?>/, "")}`,
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "encodingStyle on Envelope → Sender",
+    body: envelope(ok).replace(
+      `xmlns:env="${ENV}"`,
+      `xmlns:env="${ENV}" env:encodingStyle="http://www.w3.org/2003/05/soap-encoding"`,
+    ),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "encodingStyle on Body → Sender",
+    body: envelope(ok).replace(
+      "<env:Body>",
+      '<env:Body env:encodingStyle="http://www.w3.org/2003/05/soap-encoding">',
+    ),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "encodingStyle on Header → Sender",
+    body: envelope(ok, "").replace(
+      "<env:Header>",
+      '<env:Header env:encodingStyle="http://www.w3.org/2003/05/soap-encoding">',
+    ),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "SOAP encoding on the body element → DataEncodingUnknown",
+    body: envelope(
+      ok.replace(
+        "<c:GetCustomerRequest ",
+        '<c:GetCustomerRequest xmlns:e="http://www.w3.org/2003/05/soap-envelope" e:encodingStyle="http://www.w3.org/2003/05/soap-encoding" ',
+      ),
+    ),
+    status: 500,
+    code: "DataEncodingUnknown",
+  },
+  {
+    name: "encoding/none on the body element → 200",
+    body: envelope(
+      ok.replace(
+        "<c:GetCustomerRequest ",
+        '<c:GetCustomerRequest xmlns:e="http://www.w3.org/2003/05/soap-envelope" e:encodingStyle="http://www.w3.org/2003/05/soap-envelope/encoding/none" ',
+      ),
+    ),
+    status: 200,
+  },
+  {
+    name: "missing Body → Sender",
+    body: `<env:Envelope xmlns:env="${ENV}"><env:Header/></env:Envelope>`,
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "empty Envelope → Sender",
+    body: `<env:Envelope xmlns:env="${ENV}"/>`,
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "element after Body → Sender",
+    body: envelope(ok).replace("</env:Body>", '</env:Body><t:Trailer xmlns:t="urn:t"/>'),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "Header after Body → Sender",
+    body: envelope(ok).replace("</env:Body>", "</env:Body><env:Header/>"),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "two Bodies → Sender",
+    body: envelope(ok).replace("</env:Body>", "</env:Body><env:Body/>"),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "unqualified attribute on Envelope → Sender",
+    body: envelope(ok).replace(`xmlns:env="${ENV}"`, `xmlns:env="${ENV}" version="1.2"`),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "foreign qualified attribute on Envelope → 200",
+    body: envelope(ok).replace(`xmlns:env="${ENV}"`, `xmlns:env="${ENV}" xmlns:x="urn:x" x:trace="1"`),
+    status: 200,
+  },
+  {
+    name: "text directly in Envelope → Sender",
+    body: envelope(ok).replace("<env:Body>", "stray<env:Body>"),
+    status: 400,
+    code: "Sender",
+  },
+  { name: "empty Body → Sender", body: envelope(""), status: 400, code: "Sender" },
+  { name: "two body elements → Sender", body: envelope(ok + ok), status: 400, code: "Sender" },
+  {
+    name: "unknown body element → Sender",
+    body: envelope('<x:Unknown xmlns:x="urn:x"/>'),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "unqualified body element → Sender",
+    body: envelope("<GetCustomerRequest><customerId>42</customerId></GetCustomerRequest>"),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "not well-formed → Sender",
+    body: envelope(ok).replace("</env:Body>", "</env:Bodyy>"),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "undeclared prefix → Sender",
+    body: envelope("<u:GetCustomerRequest/>"),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "undefined entity reference → Sender",
+    body: envelope(getCustomer("&custom;")),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "comments everywhere → 200",
+    body: `<?xml version="1.0"?><!--a--><env:Envelope xmlns:env="${ENV}"><!--b--><env:Body><!--c-->${ok}</env:Body></env:Envelope><!--d-->`,
+    status: 200,
+  },
+];
+
+const encodingRows: Row[] = [
+  { name: "no XML declaration → 200", body: envelope(ok).replace(/^<\?xml[^>]*\?>/, ""), status: 200 },
+  { name: 'encoding="UTF-8" declaration → 200', body: envelope(ok).replace("utf-8", "UTF-8"), status: 200 },
+  {
+    name: "UTF-8 byte order mark → 200",
+    body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(envelope(ok))]),
+    status: 200,
+  },
+  {
+    name: "UTF-16LE with BOM, charset=utf-16 → 200",
+    body: Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(envelope(ok).replace("utf-8", "UTF-16"), "utf16le"),
+    ]),
+    contentType: "application/soap+xml; charset=utf-16",
+    status: 200,
+  },
+  {
+    name: "pretty-printed with CRLF and tabs → 200",
+    body: `<?xml version="1.0"?>\r\n<env:Envelope xmlns:env="${ENV}">\r\n\t<env:Body>\r\n\t\t<c:GetCustomerRequest xmlns:c="${TNS}">\r\n\t\t\t<c:customerId> 42 </c:customerId>\r\n\t\t</c:GetCustomerRequest>\r\n\t</env:Body>\r\n</env:Envelope>\r\n`,
+    status: 200,
+  },
+  {
+    name: "whitespace before the XML declaration → Sender",
+    body: `  ${envelope(ok)}`,
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "invalid UTF-8 → Sender",
+    body: Buffer.concat([
+      Buffer.from(envelope(getCustomer("4")).split("4</c:")[0] ?? ""),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from("</c:customerId></c:GetCustomerRequest></env:Body></env:Envelope>"),
+    ]),
+    status: 400,
+    code: "Sender",
+  },
+  { name: "empty request body → Sender", body: "", status: 400, code: "Sender" },
+];
+
+let svc: Awaited<ReturnType<typeof startCustomerService>>;
+beforeAll(async () => {
+  svc = await startCustomerService({ understoodHeaders: ["{http://example.org/ts-tests}Understood"] });
+});
+afterAll(() => svc.close());
+
+describe.each([
+  ["mustUnderstand and roles (Part 1 §2.4, §2.6, §5.2.3)", mustUnderstandRows],
+  ["VersionMismatch (Part 1 §5.4.7, Part 2 Appendix A)", versionRows],
+  ["envelope structure (Part 1 §5)", structureRows],
+  ["encoding declarations and whitespace", encodingRows],
+])("%s", (_title, rows) => {
+  it.each(rows.map((r) => [r.name, r] as const))("%s", async (_name, row) => {
+    const res = await post(svc.endpoint, row.body, row.contentType ?? SOAP);
+    expect(res.status).toBe(row.status);
+    if (row.status === 200) {
+      expect(res.headers.get("content-type")).toBe(SOAP);
+      expect(res.text).toContain("<name>Ada Lovelace</name>");
+      return;
+    }
+    const fault = readFault(res.text);
+    const expected = row.code?.startsWith("{") ? row.code : `{${ENV}}${row.code}`;
+    expect(fault.code).toBe(expected);
+    if (row.notUnderstood) expect(fault.notUnderstood).toEqual(row.notUnderstood);
+    if (row.upgrade) expect(fault.upgrade).toEqual([`{${ENV}}Envelope`]);
+    if (fault.envelopeNs === ENV) {
+      expect(res.headers.get("content-type")).toBe(SOAP);
+      expect(fault.order).toEqual(["Code", "Reason"]);
+      expect(fault.lang).toBe("en");
+    } else {
+      expect(res.headers.get("content-type")).toBe("text/xml; charset=utf-8");
+    }
+  });
+});
+
+describe("roles this node plays", () => {
+  it("2,048-character role URI configured on the node, mustUnderstand unknown block → MustUnderstand", async () => {
+    const own = await startCustomerService({ roles: [LONG_ROLE] });
+    try {
+      const res = await post(
+        own.endpoint,
+        envelope(ok, block(`env:mustUnderstand="1" env:role="${LONG_ROLE}"`)),
+      );
+      expect(res.status).toBe(500);
+      expect(readFault(res.text).notUnderstood).toEqual(["{http://example.org/ts-tests}Unknown"]);
+      const other = await post(
+        own.endpoint,
+        envelope(ok, block(`env:mustUnderstand="1" env:role="${LONG_ROLE}x"`)),
+      );
+      expect(other.status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -1,0 +1,475 @@
+import { type HttpError, isHttpError } from "@svc/errors";
+import {
+  checkEnvelope,
+  type HeaderBlock,
+  isTargeted,
+  Soap11EnvelopeError,
+  serializeEnvelope,
+} from "./envelope.js";
+import {
+  faultToXml,
+  notUnderstoodHeaders,
+  type QName,
+  SOAP12_NS,
+  SoapFault,
+  senderFault,
+  soap11VersionMismatchXml,
+  WSSE_NS,
+  writePlainDetail,
+} from "./fault.js";
+import { parseMediaType } from "./media-type.js";
+import { SchemaValidationError } from "./schema.js";
+import { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
+import {
+  clark,
+  type ParsedElement,
+  parseXml,
+  type ResolvedXmlLimits,
+  resolveLimits,
+  SUPPORTED_CHARSETS,
+  type XmlElement,
+  XmlError,
+  type XmlLimits,
+  type XmlSource,
+} from "./xml.js";
+
+/** SOAP 1.2 Part 2 §7.1.4: the media type of SOAP 1.2 messages over HTTP (RFC 3902). */
+export const SOAP12_MEDIA_TYPE = "application/soap+xml";
+const RESPONSE_CONTENT_TYPE = "application/soap+xml; charset=utf-8";
+
+/** A pino-compatible logger; only `error(obj, msg)` is called. */
+export interface SoapLogger {
+  error(obj: object, msg?: string): void;
+}
+
+/** What a handler (and the `authenticate` hook) learns about the request. */
+export interface SoapContext {
+  /** The operation being invoked. */
+  operation: string;
+  /** The `action` parameter of the request's media type, when sent. */
+  action: string | undefined;
+  /** Every header block of the envelope, in document order. */
+  headers: readonly XmlElement[];
+  /** What `authenticate` returned; undefined without the hook. */
+  principal: unknown;
+  /** The request's correlation id. */
+  correlationId: string | undefined;
+  /** The logger. */
+  logger: SoapLogger;
+}
+
+/** Context of the `authenticate` hook: a {@link SoapContext} before the principal is known. */
+export type SoapAuthContext = Omit<SoapContext, "principal">;
+
+/** An operation handler: the decoded input element in, the output element's value out. */
+export type SoapHandler = (payload: never, context: SoapContext) => Promise<unknown> | unknown;
+
+/** Options of {@link createSoapService}. */
+export interface SoapServiceOptions {
+  /** The WSDL 1.1 contract: a file path or the document's text. */
+  wsdl: string;
+  /** One handler per operation of the contract's SOAP 1.2 binding, by operation name. */
+  handlers: Readonly<Record<string, SoapHandler>>;
+  /**
+   * Checks the credentials in the header blocks and returns the principal; a thrown error
+   * becomes a Sender fault with subcode `wsse:FailedAuthentication` (or `wsse:<err.code>`).
+   * @default undefined (no authentication)
+   */
+  authenticate?: (headerBlocks: readonly XmlElement[], context: SoapAuthContext) => Promise<unknown>;
+  /**
+   * Header blocks this node understands (Part 1 §2.4), as Clark names `{ns}local`; `{*}local`
+   * matches any namespace. With `authenticate`, the WS-Security `Security` block and any
+   * `Authentication` block count as understood.
+   * @default []
+   */
+  understoodHeaders?: readonly string[];
+  /**
+   * Header blocks the `authenticate` hook consumes (counted as understood when it is set).
+   * @default ["{<wsse>}Security", "{*}Authentication"]
+   */
+  authenticateHeaders?: readonly string[];
+  /**
+   * Extra roles (URIs) this node acts in besides `next` and `ultimateReceiver` (Part 1 §2.2).
+   * @default []
+   */
+  roles?: readonly string[];
+  /**
+   * Size and shape limits of request messages.
+   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000 }
+   */
+  limits?: XmlLimits;
+  /**
+   * Where handler exceptions are logged (with the correlation id).
+   * @default one JSON line on stderr
+   */
+  logger?: SoapLogger;
+  /**
+   * Validate handler results against the schema before sending them (a failure is a Receiver
+   * fault, logged).
+   * @default true
+   */
+  validateResponses?: boolean;
+  /** Options of the contract loader (`baseDir`, `longAs`). */
+  contract?: LoadContractOptions;
+}
+
+/** A transport-neutral request. */
+export interface SoapRequest {
+  /** HTTP method. */
+  method: string;
+  /** `Content-Type` header. */
+  contentType: string | undefined;
+  /** `Content-Length` header. */
+  contentLength: string | undefined;
+  /** The body. */
+  body: XmlSource;
+  /** Correlation id for logs and handlers. */
+  correlationId?: string | undefined;
+  /** A request-scoped logger (pino-http's `req.log`). */
+  logger?: SoapLogger | undefined;
+}
+
+/** A transport-neutral response. */
+export interface SoapResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Whether the request body was left unread (the connection should close). */
+  unreadBody?: boolean;
+}
+
+/** A compiled SOAP 1.2 service: the contract plus a request processor. */
+export interface SoapService {
+  contract: Contract;
+  /** Processes one POSTed message (SOAP 1.2 Part 2 §7, the request-response and one-way MEPs). */
+  handle(request: SoapRequest): Promise<SoapResponse>;
+  /** Renders a fault as a response with the Part 2 §7.5.2.2 status. */
+  faultResponse(fault: SoapFault, status?: number, headers?: Record<string, string>): SoapResponse;
+}
+
+const stderrLogger: SoapLogger = {
+  error(obj, msg) {
+    const line: Record<string, unknown> = { level: 50, time: Date.now(), msg };
+    for (const [k, v] of Object.entries(obj)) {
+      line[k] = v instanceof Error ? { type: v.name, message: v.message, stack: v.stack } : v;
+    }
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  },
+};
+
+/**
+ * Compiles a contract and its handlers into a transport-neutral SOAP 1.2 node. Misconfiguration
+ * (a handler for an unknown operation, a missing handler, an unsupported schema construct) throws
+ * at construction.
+ *
+ * @example
+ * const service = createSoapService({ wsdl: "contracts/customer.wsdl", handlers: { getCustomer } });
+ * const res = await service.handle({ method: "POST", contentType, contentLength, body: req });
+ * @see https://www.w3.org/TR/soap12-part1/#msgexchngmdl
+ */
+export function createSoapService(options: SoapServiceOptions): SoapService {
+  if (typeof options?.wsdl !== "string")
+    throw new TypeError("soap: options.wsdl must be a path or the WSDL text");
+  const contract = loadContract(options.wsdl, options.contract ?? {});
+  const handlers = options.handlers ?? {};
+  for (const name of Object.keys(handlers)) {
+    if (!contract.operations.some((o) => o.name === name)) {
+      throw new TypeError(`soap: handler "${name}" matches no operation of the contract`);
+    }
+    if (typeof handlers[name] !== "function")
+      throw new TypeError(`soap: handler "${name}" is not a function`);
+  }
+  for (const op of contract.operations) {
+    if (!handlers[op.name]) throw new TypeError(`soap: no handler for operation "${op.name}"`);
+  }
+  if (options.authenticate !== undefined && typeof options.authenticate !== "function") {
+    throw new TypeError("soap: options.authenticate must be a function");
+  }
+  if (options.logger !== undefined && typeof options.logger?.error !== "function") {
+    throw new TypeError("soap: options.logger must have an error(obj, msg) method");
+  }
+  const limits: ResolvedXmlLimits = resolveLimits(options.limits);
+  const roles = new Set(options.roles ?? []);
+  const understood = compileNameSet([
+    ...(options.understoodHeaders ?? []),
+    ...(options.authenticate
+      ? (options.authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"])
+      : []),
+  ]);
+  const validateResponses = options.validateResponses ?? true;
+  const byAction = new Map<string, ContractOperation>();
+  const byElement = new Map<string, ContractOperation>();
+  for (const op of contract.operations) {
+    if (op.soapAction && !byAction.has(op.soapAction)) byAction.set(op.soapAction, op);
+    byElement.set(op.input, op);
+  }
+  const tns = contract.targetNamespace;
+  const schema = contract.schema;
+
+  const writeDetail = (op: ContractOperation | undefined) => (detail: Readonly<Record<string, unknown>>) => {
+    let out = "";
+    for (const [key, value] of Object.entries(detail)) {
+      const name = key.startsWith("{")
+        ? key
+        : (Object.values(op?.faults ?? {}).find((f) => f.endsWith(`}${key}`)) ??
+          schema.elementNames.find((n) => n.endsWith(`}${key}`)));
+      if (name && schema.hasElement(name)) out += schema.encode(name, value);
+      else out += plainDetail(key, value);
+    }
+    return out;
+  };
+
+  const faultResponse = (
+    fault: SoapFault,
+    status = fault.httpStatus,
+    headers: Record<string, string> = {},
+    op?: ContractOperation,
+  ): SoapResponse => ({
+    status,
+    headers: { ...headers, "Content-Type": RESPONSE_CONTENT_TYPE },
+    body: faultToXml(fault, tns, writeDetail(op)),
+  });
+
+  async function handle(request: SoapRequest): Promise<SoapResponse> {
+    const logger = options.logger ?? request.logger ?? stderrLogger;
+    const media = parseMediaType(request.contentType);
+    if (!media) {
+      return faultResponse(senderFault(`Content-Type must be ${SOAP12_MEDIA_TYPE}`), 415, {}, undefined);
+    }
+    const charset = media.parameters.charset?.toLowerCase();
+    if (media.type === "text/xml") {
+      // text/xml is SOAP 1.1's media type (SOAP 1.1 §6.1.1): answer a SOAP 1.1 envelope with the
+      // SOAP/1.1 VersionMismatch fault of Part 2 Appendix A, anything else with 415.
+      const root = await safeParse(request.body, limits, charset);
+      if (
+        root &&
+        root.localName === "Envelope" &&
+        root.namespace === "http://schemas.xmlsoap.org/soap/envelope/"
+      ) {
+        return soap11Fault();
+      }
+      return faultResponse(senderFault(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`), 415);
+    }
+    if (media.type !== SOAP12_MEDIA_TYPE) {
+      return {
+        ...faultResponse(senderFault(`Content-Type must be ${SOAP12_MEDIA_TYPE}`), 415),
+        unreadBody: true,
+      };
+    }
+    if (charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
+      return {
+        ...faultResponse(senderFault(`charset "${charset.slice(0, 40)}" is not supported`), 415),
+        unreadBody: true,
+      };
+    }
+    const declared = request.contentLength === undefined ? undefined : Number(request.contentLength);
+    if (declared !== undefined && declared > limits.maxBytes) {
+      return {
+        ...faultResponse(senderFault(`The message is larger than ${limits.maxBytes} bytes`), 413),
+        unreadBody: true,
+      };
+    }
+    let root: ParsedElement;
+    try {
+      root = await parseXml(request.body, limits, charset);
+    } catch (err) {
+      if (err instanceof XmlError && err.kind === "too-large") {
+        return { ...faultResponse(senderFault(err.message), 413), unreadBody: true };
+      }
+      if (err instanceof XmlError) return faultResponse(senderFault(err.message));
+      throw err;
+    }
+    const action = media.parameters.action;
+    let op: ContractOperation | undefined;
+    try {
+      const envelope = checkEnvelope(root);
+      const headerElements = envelope.headers.map((h) => h.element);
+      const targeted = envelope.headers.filter((h) => isTargeted(h, roles));
+      const marked = new Set<XmlElement>();
+
+      // Routing (Part 2 §7.1.4 action parameter, then the body element's qualified name).
+      const bodyElement = envelope.body[0];
+      op = action !== undefined ? byAction.get(action) : undefined;
+      if (op === undefined && bodyElement)
+        op = byElement.get(clark(bodyElement.namespace, bodyElement.localName));
+
+      const baseContext: SoapAuthContext = {
+        operation: op?.name ?? "",
+        action,
+        headers: headerElements,
+        correlationId: request.correlationId,
+        logger,
+      };
+      let principal: unknown;
+      let authError: unknown;
+      let authFailed = false;
+      if (options.authenticate) {
+        try {
+          principal = await options.authenticate(headerElements, baseContext);
+          for (const h of targeted) if (understood(h.element)) marked.add(h.element);
+        } catch (err) {
+          authFailed = true;
+          authError = err;
+        }
+      }
+      // Part 1 §2.6 step 3: a mandatory targeted block nobody understands stops processing.
+      const notUnderstood = targeted.filter(
+        (h) => h.mustUnderstand && !understood(h.element) && !marked.has(h.element),
+      );
+      if (notUnderstood.length > 0) throw mustUnderstandFault(notUnderstood);
+      if (authFailed) throw authenticationFault(authError);
+
+      if (envelope.body.length !== 1 || !bodyElement) {
+        throw senderFault("env:Body must contain exactly one element (document/literal)");
+      }
+      const bodyName = clark(bodyElement.namespace, bodyElement.localName);
+      if (!op) throw senderFault(`No operation takes ${bodyName}`);
+      if (op.input !== bodyName) {
+        throw senderFault(`The action "${action ?? ""}" does not take ${bodyName}`);
+      }
+      // Part 1 §5.1.1, §5.4.6: a body child scoped to a data encoding this node does not
+      // support (anything but literal, that is `encoding/none`) is a DataEncodingUnknown fault.
+      const style = bodyElement.attributes[ENCODING_STYLE];
+      if (style !== undefined && style.trim() !== ENCODING_NONE && style.trim() !== "") {
+        throw new SoapFault({
+          code: "DataEncodingUnknown",
+          reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
+        });
+      }
+      const literal = stripSoapAttributes(bodyElement);
+      let payload: unknown;
+      try {
+        payload = schema.decode(literal);
+      } catch (err) {
+        if (err instanceof SchemaValidationError) throw senderFault(`Invalid request: ${err.message}`);
+        throw err;
+      }
+      const handler = handlers[op.name] as (payload: unknown, context: SoapContext) => unknown;
+      const result = await handler(payload, { ...baseContext, principal });
+      if (op.output === undefined) {
+        // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope.
+        return { status: 202, headers: {}, body: "" };
+      }
+      let bodyXml: string;
+      try {
+        bodyXml = schema.encode(op.output, result);
+      } catch (err) {
+        if (validateResponses || !(err instanceof SchemaValidationError)) {
+          throw new Error(`The result of ${op.name} does not match the schema`, { cause: err });
+        }
+        throw err;
+      }
+      return {
+        status: 200,
+        headers: { "Content-Type": RESPONSE_CONTENT_TYPE },
+        body: serializeEnvelope(bodyXml),
+      };
+    } catch (err) {
+      if (err instanceof Soap11EnvelopeError) return soap11Fault();
+      if (err instanceof SoapFault) {
+        try {
+          return faultResponse(err, err.httpStatus, {}, op);
+        } catch (detailError) {
+          return internalFault(detailError);
+        }
+      }
+      if (isHttpError(err)) {
+        if (err.status < 500) {
+          return faultResponse(senderFault(err.expose ? err.message : err.reason), err.status, {
+            ...err.headers,
+          });
+        }
+        return internalFault(err, err.status, { ...err.headers });
+      }
+      return internalFault(err);
+    }
+
+    function internalFault(err: unknown, status = 500, headers: Record<string, string> = {}): SoapResponse {
+      logger.error(
+        { err, operation: op?.name, correlationId: request.correlationId },
+        "SOAP operation failed",
+      );
+      return faultResponse(
+        new SoapFault({ code: "Receiver", reason: "The service could not process the request" }),
+        status,
+        headers,
+      );
+    }
+  }
+
+  return { contract, handle, faultResponse: (f, s, h) => faultResponse(f, s, h) };
+}
+
+function soap11Fault(): SoapResponse {
+  // SOAP 1.1 §6.2: faults travel with 500 and text/xml.
+  return {
+    status: 500,
+    headers: { "Content-Type": "text/xml; charset=utf-8" },
+    body: soap11VersionMismatchXml(),
+  };
+}
+
+async function safeParse(body: XmlSource, limits: ResolvedXmlLimits, charset: string | undefined) {
+  try {
+    return await parseXml(body, limits, charset);
+  } catch {
+    return undefined;
+  }
+}
+
+function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
+  const names: QName[] = blocks.map((b) => ({
+    namespace: b.element.namespace,
+    localName: b.element.localName,
+  }));
+  return new SoapFault({
+    code: "MustUnderstand",
+    reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${names.map((n) => `{${n.namespace}}${n.localName}`).join(", ")}`,
+    headerXml: notUnderstoodHeaders(names),
+  });
+}
+
+function authenticationFault(err: unknown): SoapFault {
+  if (err instanceof SoapFault) return err;
+  const code = typeof (err as { code?: unknown })?.code === "string" ? (err as { code: string }).code : "";
+  const local = /^[A-Za-z_][\w.-]*$/.test(code) ? code : "FailedAuthentication";
+  // WS-Security 1.0 §12: "FailedAuthentication: The security token could not be authenticated or authorized".
+  return new SoapFault({
+    code: "Sender",
+    subcode: { namespace: WSSE_NS, localName: local },
+    reason: "The security token could not be authenticated or authorized",
+    cause: err,
+  });
+}
+
+const ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;
+const ENCODING_NONE = "http://www.w3.org/2003/05/soap-envelope/encoding/none";
+
+/** env:* attributes belong to the SOAP layer, not to the payload's schema. */
+function stripSoapAttributes(element: ParsedElement): ParsedElement {
+  const keys = Object.keys(element.attributes);
+  if (!keys.some((k) => k.startsWith(`{${SOAP12_NS}}`))) return element;
+  const attributes: Record<string, string> = {};
+  for (const k of keys) if (!k.startsWith(`{${SOAP12_NS}}`)) attributes[k] = element.attributes[k] ?? "";
+  return { ...element, attributes };
+}
+
+function compileNameSet(names: readonly string[]): (element: XmlElement) => boolean {
+  const exact = new Set<string>();
+  const anyNs = new Set<string>();
+  for (const n of names) {
+    if (n.startsWith("{*}")) anyNs.add(n.slice(3));
+    else exact.add(n);
+  }
+  return (element) => anyNs.has(element.localName) || exact.has(clark(element.namespace, element.localName));
+}
+
+function plainDetail(key: string, value: unknown): string {
+  return writePlainDetail({ [key]: value });
+}
+
+/** The HTTP status of a {@link HttpError} turned into a SOAP fault (used by the error middleware). */
+export function httpErrorToFault(err: HttpError): SoapFault {
+  const code = err.status < 500 ? "Sender" : "Receiver";
+  return new SoapFault({ code, reason: err.expose ? err.message : err.reason });
+}

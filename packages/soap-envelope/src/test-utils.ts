@@ -1,0 +1,148 @@
+import { join } from "node:path";
+import { listen } from "@svc/test-utils";
+import express from "express";
+import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { SoapFault } from "./fault.js";
+import type { SoapServiceOptions } from "./service.js";
+import { type ParsedElement, parseXmlString, resolveLimits, resolveQName, type XmlElement } from "./xml.js";
+
+export const FIXTURES = join(import.meta.dirname, "__fixtures__");
+export const CUSTOMER_WSDL = join(FIXTURES, "customer.wsdl");
+export const PRICE_WSDL = join(FIXTURES, "price.wsdl");
+export const TNS = "http://svc.example.com/ws/customer/v1";
+export const ENV = "http://www.w3.org/2003/05/soap-envelope";
+export const SOAP = "application/soap+xml; charset=utf-8";
+
+export interface Customer {
+  id: bigint;
+  name: string;
+  email: string;
+}
+
+/** Received one-way messages, for assertions. */
+export const received: unknown[] = [];
+
+export function customerHandlers(): SoapServiceOptions["handlers"] {
+  const customers = new Map<bigint, Customer>([
+    [42n, { id: 42n, name: "Ada Lovelace", email: "ada@example.com" }],
+  ]);
+  return {
+    getCustomer: async (payload: { customerId: bigint }) => {
+      const customer = customers.get(payload.customerId);
+      if (payload.customerId === 500n) throw new Error("database password=hunter2 unreachable");
+      if (payload.customerId === 501n) return { customer: { id: 501n, name: "", email: "broken" } };
+      if (!customer) {
+        throw new SoapFault({
+          code: "Sender",
+          subcode: "CustomerNotFound",
+          reason: `Customer ${payload.customerId} does not exist`,
+          detail: { CustomerNotFound: { customerId: payload.customerId } },
+        });
+      }
+      return { customer };
+    },
+    createCustomer: async (payload: { customer: Customer }) => {
+      customers.set(payload.customer.id, payload.customer);
+      return { customerId: payload.customer.id };
+    },
+    logEvent: async (payload: unknown) => {
+      received.push(payload);
+    },
+    sendNotification: async (payload: unknown) => {
+      received.push(payload);
+    },
+  } as SoapServiceOptions["handlers"];
+}
+
+export const silentLogger = {
+  errors: [] as unknown[],
+  error(obj: object) {
+    this.errors.push(obj);
+  },
+};
+
+/** The customer service on a real listening Express app. */
+export async function startCustomerService(extra: Partial<SoapServiceOptions> = {}) {
+  const app = express();
+  app.set("trust proxy", true);
+  app.use(
+    "/ws/customer",
+    soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), logger: silentLogger, ...extra }),
+    soapErrorHandler(),
+  );
+  const server = await listen(app);
+  return { ...server, endpoint: `${server.url}/ws/customer` };
+}
+
+export function envelope(body: string, header?: string, ns = ENV): string {
+  return `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${ns}">${header === undefined ? "" : `<env:Header>${header}</env:Header>`}<env:Body>${body}</env:Body></env:Envelope>`;
+}
+
+export const getCustomer = (id: string) =>
+  `<c:GetCustomerRequest xmlns:c="${TNS}"><c:customerId>${id}</c:customerId></c:GetCustomerRequest>`;
+
+export async function post(
+  url: string,
+  body: string | Uint8Array,
+  contentType = SOAP,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": contentType, ...headers },
+    body,
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** The parts of a fault response the tables assert on. */
+export interface FaultView {
+  envelopeNs: string;
+  code: string | undefined;
+  subcodes: string[];
+  reason: string | undefined;
+  lang: string | undefined;
+  notUnderstood: string[];
+  upgrade: string[];
+  detail: XmlElement | undefined;
+  order: string[];
+}
+
+export function readFault(text: string): FaultView {
+  const root = parseXmlString(text, resolveLimits());
+  const find = (el: ParsedElement | undefined, name: string) =>
+    el?.children.find((c) => c.localName === name);
+  const header = find(root, "Header");
+  const body = find(root, "Body");
+  const fault = find(body, "Fault");
+  const qn = (el: ParsedElement, value: string) => {
+    const q = resolveQName(value, el.scope);
+    return q ? `{${q.namespace}}${q.localName}` : `?${value}`;
+  };
+  const code = find(fault, "Code");
+  const subcodes: string[] = [];
+  let sub = find(code, "Subcode");
+  while (sub) {
+    const v = find(sub, "Value");
+    if (v) subcodes.push(qn(v, v.text));
+    sub = find(sub, "Subcode");
+  }
+  const value = find(code, "Value");
+  const faultcode = find(fault, "faultcode");
+  const reasonText = find(find(fault, "Reason"), "Text");
+  return {
+    envelopeNs: root.namespace,
+    code: value ? qn(value, value.text) : faultcode ? qn(faultcode, faultcode.text) : undefined,
+    subcodes,
+    reason: reasonText?.text,
+    lang: reasonText?.attributes["{http://www.w3.org/XML/1998/namespace}lang"],
+    notUnderstood: (header?.children ?? [])
+      .filter((h) => h.localName === "NotUnderstood")
+      .map((h) => qn(h, h.attributes.qname ?? "")),
+    upgrade: (header?.children ?? [])
+      .filter((h) => h.localName === "Upgrade")
+      .flatMap((h) => h.children.map((s) => qn(s, s.attributes.qname ?? ""))),
+    detail: find(fault, "Detail")?.children[0],
+    order: (fault?.children ?? []).map((c) => c.localName),
+  };
+}

@@ -1,0 +1,315 @@
+import { TextDecoder } from "node:util";
+import { SaxesParser, type SaxesTagNS } from "saxes";
+
+/**
+ * An element of a parsed XML document, in the plain structural shape header blocks are handed
+ * to the `authenticate` hook in.
+ *
+ * @example
+ * // <wsse:Security xmlns:wsse="…"><wsse:UsernameToken>…</wsse:UsernameToken></wsse:Security>
+ * const token = block.children.find((c) => c.localName === "UsernameToken");
+ * @see https://www.w3.org/TR/xml-infoset/#infoitem.element
+ */
+export interface XmlElement {
+  /** Namespace URI, `""` when none. */
+  namespace: string;
+  /** Local name, without prefix. */
+  localName: string;
+  /** `"{nsURI}local"` for qualified attributes, `"local"` for unqualified; namespace declarations excluded. */
+  attributes: Record<string, string>;
+  /** Child elements in document order. */
+  children: XmlElement[];
+  /** Concatenated direct text content (CDATA included). */
+  text: string;
+}
+
+/** An element as the parser builds it: the public shape plus what schema processing needs. */
+export interface ParsedElement extends XmlElement {
+  children: ParsedElement[];
+  /** In-scope namespace bindings (prefix → URI; `""` is the default namespace), for QName values. */
+  readonly scope: Readonly<Record<string, string>>;
+  /** Whether non-whitespace text appeared between child elements (mixed content). */
+  mixed: boolean;
+}
+
+/**
+ * Limits applied while parsing a document, before any of it is trusted.
+ *
+ * @example parseEnvelope(buffer, { maxBytes: 64 * 1024, maxDepth: 32 })
+ */
+export interface XmlLimits {
+  /**
+   * Largest document accepted, in bytes.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxBytes?: number;
+  /**
+   * Deepest element nesting accepted.
+   * @default 64
+   */
+  maxDepth?: number;
+  /**
+   * Most attributes (namespace declarations included) on one element.
+   * @default 64
+   */
+  maxAttributes?: number;
+  /**
+   * Most elements in one document.
+   * @default 100_000
+   */
+  maxElements?: number;
+}
+
+/** Limits with every default applied. */
+export type ResolvedXmlLimits = Required<XmlLimits>;
+
+/** Resolves and validates limits once. */
+export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
+  const out: ResolvedXmlLimits = {
+    maxBytes: limits.maxBytes ?? 1_048_576,
+    maxDepth: limits.maxDepth ?? 64,
+    maxAttributes: limits.maxAttributes ?? 64,
+    maxElements: limits.maxElements ?? 100_000,
+  };
+  for (const [key, value] of Object.entries(out)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`limits.${key} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  return out;
+}
+
+/** Why a document was refused; `kind` decides the fault or status it becomes. */
+export class XmlError extends Error {
+  readonly kind: "malformed" | "too-large" | "limit" | "dtd" | "pi" | "encoding";
+  constructor(kind: XmlError["kind"], message: string) {
+    super(message);
+    this.name = "XmlError";
+    this.kind = kind;
+  }
+}
+
+const XMLNS_URI = "http://www.w3.org/2000/xmlns/";
+
+/** Source of a document: one buffer or string, or a stream of buffers (an `IncomingMessage`). */
+export type XmlSource = string | Uint8Array | AsyncIterable<Uint8Array | string>;
+
+/**
+ * Parses a document with `saxes` (streaming, namespace-aware) into {@link ParsedElement}s,
+ * enforcing the byte, depth, attribute-count and element-count limits as data arrives.
+ *
+ * XML 1.0 §2.8: a document type declaration is refused outright (SOAP 1.2 Part 1 §5: "The XML
+ * infoset of a SOAP message MUST NOT contain a document type declaration information item"), so
+ * no entity is ever declared and entity expansion or external entities cannot happen.
+ * Processing instructions are refused too (Part 1 §5: a receiver "SHOULD generate a SOAP fault
+ * with the Value of Code set to env:Sender").
+ */
+export async function parseXml(
+  source: XmlSource,
+  limits: ResolvedXmlLimits,
+  charset?: string,
+): Promise<ParsedElement> {
+  if (typeof source === "string") return parseXmlString(source, limits);
+  const builder = new TreeBuilder(limits);
+  let decoder: TextDecoder | undefined;
+  let bytes = 0;
+  const chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> =
+    source instanceof Uint8Array ? [source] : source;
+  for await (const raw of chunks) {
+    const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
+    bytes += chunk.byteLength;
+    if (bytes > limits.maxBytes) throw tooLarge(limits);
+    if (decoder === undefined) decoder = pickDecoder(chunk, charset);
+    builder.write(decode(decoder, chunk, true));
+  }
+  if (decoder !== undefined) builder.write(decode(decoder, new Uint8Array(0), false));
+  return builder.close();
+}
+
+/** Synchronous {@link parseXml} of a whole string (contracts loaded at start-up). */
+export function parseXmlString(source: string, limits: ResolvedXmlLimits): ParsedElement {
+  if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
+  const builder = new TreeBuilder(limits);
+  builder.write(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
+  return builder.close();
+}
+
+function tooLarge(limits: ResolvedXmlLimits): XmlError {
+  return new XmlError("too-large", `The message is larger than ${limits.maxBytes} bytes`);
+}
+
+function decode(decoder: TextDecoder, chunk: Uint8Array, stream: boolean): string {
+  try {
+    return decoder.decode(chunk, { stream });
+  } catch {
+    throw new XmlError("encoding", `The message is not valid ${decoder.encoding.toUpperCase()}`);
+  }
+}
+
+/**
+ * XML 1.0 Appendix F: the byte order mark decides UTF-16; otherwise the transport's charset
+ * (SOAP 1.2 Part 2 §7.1.4 lets the `charset` parameter name it), else UTF-8.
+ */
+function pickDecoder(first: Uint8Array, charset: string | undefined): TextDecoder {
+  if (first[0] === 0xfe && first[1] === 0xff) return new TextDecoder("utf-16be", { fatal: true });
+  if (first[0] === 0xff && first[1] === 0xfe) return new TextDecoder("utf-16le", { fatal: true });
+  const cs = charset?.toLowerCase();
+  if (cs === "utf-16" || cs === "utf-16be") return new TextDecoder("utf-16be", { fatal: true });
+  if (cs === "utf-16le") return new TextDecoder("utf-16le", { fatal: true });
+  return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+}
+
+/** Encoding names a receiver accepts in `charset` (anything else is a 415). */
+export const SUPPORTED_CHARSETS: ReadonlySet<string> = new Set([
+  "utf-8",
+  "utf8",
+  "utf-16",
+  "utf-16le",
+  "utf-16be",
+]);
+
+class TreeBuilder {
+  private readonly parser: SaxesParser<{ xmlns: true }>;
+  private readonly stack: ParsedElement[] = [];
+  private root: ParsedElement | undefined;
+  private elements = 0;
+
+  constructor(limits: ResolvedXmlLimits) {
+    this.parser = new SaxesParser({ xmlns: true });
+    this.parser.on("doctype", () => {
+      throw new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
+    });
+    this.parser.on("processinginstruction", () => {
+      throw new XmlError("pi", "A processing instruction is not allowed in a SOAP message");
+    });
+    this.parser.on("opentagstart", () => {
+      this.elements++;
+      if (this.elements > limits.maxElements) {
+        throw new XmlError("limit", `The message has more than ${limits.maxElements} elements`);
+      }
+      if (this.stack.length >= limits.maxDepth) {
+        throw new XmlError("limit", `The message nests elements deeper than ${limits.maxDepth}`);
+      }
+    });
+    let attributeCount = 0;
+    this.parser.on("attribute", () => {
+      attributeCount++;
+      if (attributeCount > limits.maxAttributes) {
+        throw new XmlError("limit", `An element has more than ${limits.maxAttributes} attributes`);
+      }
+    });
+    this.parser.on("opentag", (tag) => {
+      attributeCount = 0;
+      this.open(tag);
+    });
+    this.parser.on("closetag", () => {
+      this.stack.pop();
+    });
+    const onText = (text: string) => {
+      const top = this.stack[this.stack.length - 1];
+      if (top === undefined) return;
+      top.text += text;
+      if (top.children.length > 0 && /\S/.test(text)) top.mixed = true;
+    };
+    this.parser.on("text", onText);
+    this.parser.on("cdata", onText);
+  }
+
+  private open(tag: SaxesTagNS): void {
+    const parent = this.stack[this.stack.length - 1];
+    const parentScope = parent?.scope ?? BASE_SCOPE;
+    const declared = Object.keys(tag.ns);
+    let scope = parentScope;
+    if (declared.length > 0) {
+      const own: Record<string, string> = Object.create(parentScope);
+      for (const prefix of declared) own[prefix] = tag.ns[prefix] ?? "";
+      scope = own;
+    }
+    const attributes: Record<string, string> = {};
+    for (const attr of Object.values(tag.attributes)) {
+      if (attr.uri === XMLNS_URI || attr.name === "xmlns") continue;
+      attributes[attr.uri ? `{${attr.uri}}${attr.local}` : attr.local] = attr.value;
+    }
+    const element: ParsedElement = {
+      namespace: tag.uri,
+      localName: tag.local,
+      attributes,
+      children: [],
+      text: "",
+      scope,
+      mixed: false,
+    };
+    if (parent) {
+      if (/\S/.test(parent.text)) parent.mixed = true;
+      parent.children.push(element);
+    } else {
+      this.root = element;
+    }
+    this.stack.push(element); // saxes emits closetag for self-closing tags too
+  }
+
+  write(text: string): void {
+    if (text.length === 0) return;
+    try {
+      this.parser.write(text);
+    } catch (err) {
+      throw asXmlError(err);
+    }
+  }
+
+  close(): ParsedElement {
+    try {
+      this.parser.close();
+    } catch (err) {
+      throw asXmlError(err);
+    }
+    if (!this.root) throw new XmlError("malformed", "The message is not an XML document");
+    return this.root;
+  }
+}
+
+const BASE_SCOPE: Readonly<Record<string, string>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, string>, {
+    xml: "http://www.w3.org/XML/1998/namespace",
+  }),
+);
+
+function asXmlError(err: unknown): XmlError {
+  if (err instanceof XmlError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  // saxes reports "line:column: message"; the text is safe to echo (no document content).
+  return new XmlError("malformed", `The message is not well-formed XML: ${message.slice(0, 200)}`);
+}
+
+/** Escapes text for element content and attribute values. */
+export function escapeText(value: string): string {
+  return value.replace(/[&<>"'\r]/g, (c) => ESCAPES[c] ?? c);
+}
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&apos;",
+  "\r": "&#13;",
+};
+
+/** `{ns}local`: the Clark notation used for qualified names throughout this package. */
+export function clark(namespace: string, localName: string): string {
+  return namespace ? `{${namespace}}${localName}` : localName;
+}
+
+/** Resolves a `prefix:local` QName value against an element's in-scope namespaces. */
+export function resolveQName(
+  value: string,
+  scope: Readonly<Record<string, string>>,
+): { namespace: string; localName: string } | undefined {
+  const trimmed = value.trim();
+  const colon = trimmed.indexOf(":");
+  const prefix = colon === -1 ? "" : trimmed.slice(0, colon);
+  const localName = colon === -1 ? trimmed : trimmed.slice(colon + 1);
+  const namespace = scope[prefix];
+  if (namespace === undefined && prefix !== "") return undefined;
+  return { namespace: namespace ?? "", localName };
+}
