@@ -1,0 +1,167 @@
+import { errorHandler } from "@svc/errors";
+import { listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
+import { at, simulatedProxy } from "./test-utils.js";
+
+function appWith(trust: boolean | string | undefined, absolute = true) {
+  const app = express();
+  if (trust !== undefined) app.set("trust proxy", trust);
+  app.post("/employees", (req, res) => {
+    res
+      .location(hrefFor(req, "/employees/7", { absolute }))
+      .status(201)
+      .json({ id: 7 });
+  });
+  app.get("/origin", (req, res) => {
+    res.json({ origin: externalOrigin(req), href: hrefFor(req, "/employees/7", { absolute }) });
+  });
+  app.use(errorHandler({ logger: { error() {} } }));
+  return app;
+}
+
+describe("external base URL through a real server", () => {
+  const servers: { close: () => Promise<void> }[] = [];
+  let trusted: string;
+  let untrusted: string;
+  let relative: string;
+  beforeAll(async () => {
+    const a = await listen(appWith("loopback"));
+    const b = await listen(appWith(undefined));
+    const c = await listen(appWith("loopback", false));
+    servers.push(a, b, c);
+    trusted = a.url;
+    untrusted = b.url;
+    relative = c.url;
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  });
+
+  it("no proxy → links use the Host the client used", async () => {
+    const body = await (await fetch(`${untrusted}/origin`)).json();
+    expect(at(body, "origin")).toBe(untrusted);
+    expect(at(body, "href")).toBe(`${untrusted}/employees/7`);
+  });
+
+  it("trusted proxy with X-Forwarded-Proto/Host → links and Location use the public URL", async () => {
+    const proxy = await simulatedProxy(trusted, {
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "api.example.com",
+    });
+    try {
+      const body = await (await fetch(`${proxy.url}/origin`)).json();
+      expect(at(body, "origin")).toBe("https://api.example.com");
+      const created = await fetch(`${proxy.url}/employees`, { method: "POST" });
+      expect(created.status).toBe(201);
+      expect(created.headers.get("location")).toBe("https://api.example.com/employees/7");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("trusted proxy with Forwarded: proto=https;host=… → Forwarded wins over X-Forwarded-*", async () => {
+    const proxy = await simulatedProxy(trusted, {
+      forwarded: 'for=192.0.2.60;proto=https;host="gw.example.com:8443", for=10.0.0.1;host=inner',
+      "x-forwarded-host": "other.example.com",
+    });
+    try {
+      const body = await (await fetch(`${proxy.url}/origin`)).json();
+      expect(at(body, "origin")).toBe("https://gw.example.com:8443");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("untrusted proxy with X-Forwarded-Host: evil.example → forwarded headers ignored", async () => {
+    const proxy = await simulatedProxy(untrusted, {
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "evil.example",
+      forwarded: "proto=https;host=evil.example",
+    });
+    try {
+      const body = await (await fetch(`${proxy.url}/origin`)).json();
+      // the proxy passes the client's Host through unchanged
+      expect(at(body, "origin")).toBe(proxy.url);
+      const created = await fetch(`${proxy.url}/employees`, { method: "POST" });
+      expect(created.headers.get("location")).toBe(`${proxy.url}/employees/7`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("trusted X-Forwarded-Host: bad host<script> → 400, not a link to it", async () => {
+    const proxy = await simulatedProxy(trusted, { "x-forwarded-host": "bad host<script>" });
+    try {
+      const res = await fetch(`${proxy.url}/origin`);
+      expect(res.status).toBe(400);
+      expect(at(await res.json(), "status")).toBe(400);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("absolute: false → Location is a path, whatever the proxy says", async () => {
+    const proxy = await simulatedProxy(relative, { "x-forwarded-host": "api.example.com" });
+    try {
+      const created = await fetch(`${proxy.url}/employees`, { method: "POST" });
+      expect(created.headers.get("location")).toBe("/employees/7");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("resolveOrigin (pure core)", () => {
+  it("X-Forwarded-Proto: ftp → ignored, connection scheme kept", () => {
+    expect(
+      resolveOrigin({
+        headers: { host: "a.example", "x-forwarded-proto": "ftp" },
+        encrypted: false,
+        trusted: true,
+      }),
+    ).toBe("http://a.example");
+  });
+  it("X-Forwarded-Proto: https, http (two proxies) → first value", () => {
+    expect(
+      resolveOrigin({
+        headers: { host: "a.example", "x-forwarded-proto": "https, http" },
+        encrypted: false,
+        trusted: true,
+      }),
+    ).toBe("https://a.example");
+  });
+  it("https with Host a.example:443 → default port dropped", () => {
+    expect(resolveOrigin({ headers: { host: "A.Example:443" }, encrypted: true, trusted: false })).toBe(
+      "https://a.example",
+    );
+  });
+  it("Host: [::1]:8080 → IPv6 literal kept", () => {
+    expect(resolveOrigin({ headers: { host: "[::1]:8080" }, encrypted: false, trusted: false })).toBe(
+      "http://[::1]:8080",
+    );
+  });
+  it("no Host → 400 HttpError", () => {
+    expect(() => resolveOrigin({ headers: {}, encrypted: false, trusted: false })).toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
+  });
+  it("Host: a.example/evil → 400", () => {
+    expect(() =>
+      resolveOrigin({ headers: { host: "a.example/evil" }, encrypted: false, trusted: false }),
+    ).toThrow(expect.objectContaining({ status: 400 }));
+  });
+  it('Forwarded with quoted host and IPv6 for="[2001:db8::1]:4711" → host read', () => {
+    expect(parseForwarded('for="[2001:db8::1]:4711";proto=HTTPS;host="api.example.com"')).toEqual({
+      proto: "https",
+      host: "api.example.com",
+    });
+  });
+  it("Forwarded: garbage → nothing read", () => {
+    expect(parseForwarded(";;;===")).toEqual({});
+  });
+  it("hrefFor with //evil.example → TypeError (a programming error)", () => {
+    expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(TypeError);
+  });
+});

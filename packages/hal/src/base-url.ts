@@ -1,0 +1,154 @@
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "@svc/errors";
+
+/** The parts of an Express (or plain `node:http`) request the base URL is built from. */
+export interface BaseUrlRequest extends IncomingMessage {
+  /** Express's app, read for its `trust proxy fn` setting. */
+  app?: { get(setting: string): unknown };
+}
+
+/** Decides whether the peer at `address`, `hop` proxies away from the server, may be believed. */
+export type TrustProxy = (address: string, hop: number) => boolean;
+
+/** Options of {@link externalOrigin} and {@link hrefFor}. */
+export interface BaseUrlOptions {
+  /**
+   * Whether forwarded headers from the peer may be believed. `true` trusts every peer, which is
+   * right only when the server cannot be reached except through the proxy.
+   * @default the Express app's `trust proxy` setting (`req.app.get("trust proxy fn")`), else false
+   */
+  trustProxy?: boolean | TrustProxy;
+}
+
+/** Options of {@link hrefFor}. */
+export interface HrefOptions extends BaseUrlOptions {
+  /**
+   * Render absolute links (`https://api.example.com/employees/7`) rather than paths.
+   * @default true
+   */
+  absolute?: boolean;
+}
+
+/** Input of {@link resolveOrigin}: header values and connection facts, no request object. */
+export interface OriginInput {
+  /** Request headers (lower-case names, as node:http gives them). */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The connection is TLS. */
+  encrypted: boolean;
+  /** The forwarded headers come from a trusted proxy. */
+  trusted: boolean;
+}
+
+// RFC 9110 §7.2 / RFC 3986 §3.2.2: a reg-name or IPv4 host, or an IP-literal, and an optional port.
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+function header(headers: OriginInput["headers"], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(",") : value;
+}
+
+function firstListValue(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const first = value.split(",")[0]?.trim();
+  return first ? first : undefined;
+}
+
+/**
+ * Reads `proto` and `host` from the first element of an RFC 7239 `Forwarded` header: the one the
+ * proxy nearest the client added, which saw the URL the client used.
+ */
+export function parseForwarded(value: string | undefined): { proto?: string; host?: string } {
+  if (!value) return {};
+  const out: { proto?: string; host?: string } = {};
+  // RFC 7239 §4: forwarded-element = [ forwarded-pair ] *( ";" [ forwarded-pair ] ), elements comma separated;
+  // values are tokens or quoted-strings, which may themselves hold ";" or "," (IPv6 with port).
+  const re = /\s*([A-Za-z]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;,\s]*)\s*([;,]?)/y;
+  let match: RegExpExecArray | null = re.exec(value);
+  while (match !== null) {
+    const key = (match[1] ?? "").toLowerCase();
+    let v = match[2] ?? "";
+    if (v.startsWith('"')) v = v.slice(1, -1).replace(/\\(.)/g, "$1");
+    if (key === "proto" && out.proto === undefined) out.proto = v.toLowerCase();
+    if (key === "host" && out.host === undefined) out.host = v;
+    if (match[3] === ",") break;
+    if (re.lastIndex >= value.length) break;
+    match = re.exec(value);
+  }
+  return out;
+}
+
+/**
+ * The origin (`scheme://host[:port]`) the client used, as a pure function of the request's
+ * headers. When the proxy is trusted, RFC 7239 `Forwarded` wins over `X-Forwarded-Proto` /
+ * `X-Forwarded-Host` (the de facto headers Express reads), which win over the connection itself;
+ * untrusted forwarded headers are ignored, so a client cannot make the service emit links to a host
+ * of its choosing (spec part 1, rule 3: intermediaries do not change the contract).
+ *
+ * A `Host` that is not a valid host name is a 400, never a link to it.
+ *
+ * @example resolveOrigin({ headers: { host: "api.example.com" }, encrypted: true, trusted: false }) // "https://api.example.com"
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-5.3
+ */
+export function resolveOrigin(input: OriginInput): string {
+  let proto = input.encrypted ? "https" : "http";
+  let host = header(input.headers, "host");
+  if (input.trusted) {
+    const forwarded = parseForwarded(header(input.headers, "forwarded"));
+    const xProto = firstListValue(header(input.headers, "x-forwarded-proto"))?.toLowerCase();
+    const xHost = firstListValue(header(input.headers, "x-forwarded-host"));
+    const fProto = forwarded.proto ?? xProto;
+    if (fProto === "http" || fProto === "https") proto = fProto;
+    host = forwarded.host ?? xHost ?? host;
+  }
+  if (host === undefined || host === "") throw HttpError.badRequest("The request has no Host header");
+  if (!HOST.test(host)) throw HttpError.badRequest("The request's Host header is not a valid host");
+  const lower = host.toLowerCase();
+  // RFC 3986 §6.2.3: the default port is left out of the normal form.
+  const normal =
+    (proto === "http" && lower.endsWith(":80")) || (proto === "https" && lower.endsWith(":443"))
+      ? lower.slice(0, lower.lastIndexOf(":"))
+      : lower;
+  return `${proto}://${normal}`;
+}
+
+function isTrusted(req: BaseUrlRequest, option: BaseUrlOptions["trustProxy"]): boolean {
+  const address = req.socket?.remoteAddress ?? "";
+  if (typeof option === "boolean") return option;
+  if (typeof option === "function") return option(address, 0);
+  const fromApp = req.app?.get("trust proxy fn");
+  return typeof fromApp === "function" ? Boolean((fromApp as TrustProxy)(address, 0)) : false;
+}
+
+/**
+ * The externally visible origin of the service for this request: what clients behind a gateway,
+ * load balancer or proxy must use in links and `Location` headers. Honours Express's
+ * `app.set("trust proxy", ...)` unless `trustProxy` is given.
+ *
+ * @example
+ * app.set("trust proxy", "loopback");
+ * externalOrigin(req) // "https://api.example.com" behind the proxy
+ * @see https://expressjs.com/en/guide/behind-proxies.html
+ */
+export function externalOrigin(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
+  return resolveOrigin({
+    headers: req.headers,
+    encrypted: Boolean((req.socket as { encrypted?: boolean } | undefined)?.encrypted),
+    trusted: isTrusted(req, options.trustProxy),
+  });
+}
+
+/**
+ * The href for a path of this service: absolute from the external origin (the default), or the
+ * path itself with `absolute: false`. Use it for `_links` and for `Location`.
+ *
+ * @example res.location(hrefFor(req, `/employees/${id}`)).status(201).json(employee);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
+ */
+export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions = {}): string {
+  if (typeof path !== "string" || !path.startsWith("/") || path.startsWith("//")) {
+    throw new TypeError(`hrefFor: path must start with a single "/", got ${String(path)}`);
+  }
+  if (options.absolute === false) return path;
+  return `${externalOrigin(req, options)}${path}`;
+}

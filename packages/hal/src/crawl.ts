@@ -1,0 +1,228 @@
+import { expandTemplate, type TemplateVariables } from "./link.js";
+
+/** Options of {@link crawlLinks}. */
+export interface CrawlOptions {
+  /**
+   * Request headers of every request (`Accept: application/hal+json`, `Authorization`, a version).
+   * @default {}
+   */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * The declared routes, as Express-style (`/employees/:id`) or URI Template-style
+   * (`/employees/{id}`) path patterns, or regular expressions over the path. A link whose path
+   * matches none is reported as undeclared and not followed. Without it every same-origin path counts
+   * as declared.
+   * @default undefined
+   */
+  allowedRoutes?: readonly (string | RegExp)[];
+  /**
+   * Values for the variables of templated links; a variable not listed gets `"1"`.
+   * @default {}
+   */
+  sampleValues?: TemplateVariables;
+  /**
+   * Relations not followed: CURIE documentation is usually hosted elsewhere.
+   * @default ["curies"]
+   */
+  skipRelations?: readonly string[];
+  /**
+   * Upper bound of requests, so a link generator that invents ever new URLs cannot loop forever.
+   * @default 500
+   */
+  maxRequests?: number;
+  /**
+   * The fetch implementation.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof fetch;
+}
+
+/** One link the crawl found wanting. */
+export interface CrawlProblem {
+  /** The link as resolved (templates expanded). */
+  href: string;
+  /** The URL of the document that carried it. */
+  from: string;
+  /** Its relation. */
+  rel: string;
+  /** `status` (4xx/5xx), `network` (no response), `external` (other origin) or `undeclared` (no declared route). */
+  reason: "status" | "network" | "external" | "undeclared" | "invalid";
+  /** The response status, for `status`. */
+  status?: number;
+}
+
+/** What {@link crawlLinks} found. */
+export interface CrawlReport {
+  /** Every URL fetched, in order. */
+  visited: string[];
+  /** Links that did not resolve to a 2xx/3xx response. */
+  broken: CrawlProblem[];
+  /** Links outside the service's origin or its declared routes. */
+  undeclared: CrawlProblem[];
+  /** True when nothing is broken or undeclared and the crawl was not cut short. */
+  ok: boolean;
+  /** True when `maxRequests` stopped the crawl. */
+  truncated: boolean;
+}
+
+function routeMatcher(route: string | RegExp): (path: string) => boolean {
+  if (route instanceof RegExp) return (path) => route.test(path);
+  const pattern = route
+    .split("/")
+    .map((segment) => {
+      if (segment === "*") return ".*";
+      if (/^:[A-Za-z_]\w*$/.test(segment) || /^\{[A-Za-z_]\w*\}$/.test(segment)) return "[^/]+";
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
+    .join("/");
+  const re = new RegExp(`^${pattern}/?$`);
+  return (path) => re.test(path);
+}
+
+/** The variable names of an RFC 6570 template (§2.2 / §2.4: operators, explode, prefix). */
+export function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const match of template.matchAll(/\{([+#./;?&=,!@|]?)([^}]*)\}/g)) {
+    for (const spec of (match[2] ?? "").split(",")) {
+      const name = spec.replace(/\*$/, "").replace(/:\d+$/, "").trim();
+      if (name && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
+interface FoundLink {
+  rel: string;
+  href: string;
+  templated: boolean;
+}
+
+function collectLinks(doc: unknown, out: FoundLink[], skip: ReadonlySet<string>, depth = 0): void {
+  if (depth > 32 || doc === null || typeof doc !== "object") return;
+  if (Array.isArray(doc)) {
+    for (const item of doc) collectLinks(item, out, skip, depth + 1);
+    return;
+  }
+  const record = doc as Record<string, unknown>;
+  const links = record._links;
+  if (links !== null && typeof links === "object" && !Array.isArray(links)) {
+    for (const [rel, value] of Object.entries(links as Record<string, unknown>)) {
+      if (skip.has(rel)) continue;
+      for (const link of Array.isArray(value) ? value : [value]) {
+        // spec part 2: a link is a URI string, or an object with href (the HAL form)
+        if (typeof link === "string") out.push({ rel, href: link, templated: false });
+        else if (
+          link !== null &&
+          typeof link === "object" &&
+          typeof (link as { href?: unknown }).href === "string"
+        ) {
+          const l = link as { href: string; templated?: unknown };
+          out.push({ rel, href: l.href, templated: l.templated === true });
+        }
+      }
+    }
+  }
+  for (const [key, value] of Object.entries(record)) {
+    if (key !== "_links" && value !== null && typeof value === "object")
+      collectLinks(value, out, skip, depth + 1);
+  }
+}
+
+/**
+ * A test helper: crawls a running service from `startPath`, follows every `href` in `_links`
+ * (top level and embedded, templates expanded with sample values) and reports every link that does
+ * not resolve and every one that leaves the service's origin or its declared routes. The spec
+ * requires links to point to valid, existing resources and never to internal endpoints (spec part 2,
+ * Links rule 2); run it in an integration test against a seeded app.
+ *
+ * @example
+ * const report = await crawlLinks(url, "/employees", {
+ *   headers: { Accept: "application/hal+json" },
+ *   allowedRoutes: ["/employees", "/employees/:id", "/departments/:id"],
+ * });
+ * expect(report.broken).toEqual([]);
+ * expect(report.undeclared).toEqual([]);
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-5.1
+ */
+export async function crawlLinks(
+  baseUrl: string,
+  startPath: string,
+  options: CrawlOptions = {},
+): Promise<CrawlReport> {
+  const base = new URL(baseUrl);
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const matchers = options.allowedRoutes?.map(routeMatcher);
+  const skip = new Set(options.skipRelations ?? ["curies"]);
+  const maxRequests = options.maxRequests ?? 500;
+  const samples = options.sampleValues ?? {};
+  const start = new URL(startPath, base).href;
+  const queue: { url: string; from: string; rel: string }[] = [{ url: start, from: start, rel: "start" }];
+  const seen = new Set([start]);
+  const report: CrawlReport = { visited: [], broken: [], undeclared: [], ok: false, truncated: false };
+
+  while (queue.length > 0) {
+    if (report.visited.length >= maxRequests) {
+      report.truncated = true;
+      break;
+    }
+    const { url, from, rel } = queue.shift() as { url: string; from: string; rel: string };
+    report.visited.push(url);
+    let response: Response;
+    try {
+      response = await doFetch(url, { headers: { ...options.headers } });
+    } catch {
+      report.broken.push({ href: url, from, rel, reason: "network" });
+      continue;
+    }
+    if (response.status >= 400) {
+      report.broken.push({ href: url, from, rel, reason: "status", status: response.status });
+      await response.body?.cancel();
+      continue;
+    }
+    const type = response.headers.get("content-type") ?? "";
+    if (!/^application\/(?:[\w.-]+\+)?json\b/i.test(type)) {
+      await response.body?.cancel();
+      continue;
+    }
+    let doc: unknown;
+    try {
+      doc = await response.json();
+    } catch {
+      continue;
+    }
+    const found: FoundLink[] = [];
+    collectLinks(doc, found, skip);
+    const docUrl = response.url || url;
+    for (const link of found) {
+      let target: URL;
+      let href = link.href;
+      try {
+        if (link.templated) {
+          const vars: Record<string, TemplateVariables[string]> = {};
+          for (const name of templateVariables(link.href)) vars[name] = samples[name] ?? "1";
+          href = expandTemplate(link.href, vars);
+        }
+        // RFC 3986 §5: relative references resolve against the document's URL.
+        target = new URL(href, docUrl);
+      } catch {
+        report.broken.push({ href, from: url, rel: link.rel, reason: "invalid" });
+        continue;
+      }
+      target.hash = "";
+      const key = target.href;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (target.origin !== base.origin) {
+        report.undeclared.push({ href: key, from: url, rel: link.rel, reason: "external" });
+        continue;
+      }
+      if (matchers && !matchers.some((m) => m(target.pathname))) {
+        report.undeclared.push({ href: key, from: url, rel: link.rel, reason: "undeclared" });
+        continue;
+      }
+      queue.push({ url: key, from: url, rel: link.rel });
+    }
+  }
+  report.ok = report.broken.length === 0 && report.undeclared.length === 0 && !report.truncated;
+  return report;
+}

@@ -1,0 +1,28 @@
+/**
+ * A representation in the structural shape @svc/negotiate accepts: a media type and a serializer.
+ */
+export interface Representation {
+  /** The media type this representation produces. */
+  readonly mediaType: string;
+  /** Renders the handler's data. */
+  serialize(data: unknown, context?: unknown): string | Uint8Array;
+}
+
+/** The HAL media type (draft-kelly-json-hal-11 §3). */
+export const HAL_JSON = "application/hal+json";
+
+/**
+ * `application/hal+json` as a representation for @svc/negotiate. A HAL document is JSON, so the
+ * body is the one plain `application/json` clients get; only the Content-Type differs.
+ * `HalResource`s render through their `toJSON()`.
+ *
+ * @example
+ * app.get("/employees/:id", negotiate({ representations: [json, halJson, xml] }), handler);
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-3
+ */
+export const halJson: Representation = Object.freeze({
+  mediaType: HAL_JSON,
+  serialize(data: unknown): string {
+    return JSON.stringify(data) ?? "null";
+  },
+});

@@ -1,0 +1,46 @@
+export {
+  type BaseUrlOptions,
+  type BaseUrlRequest,
+  externalOrigin,
+  type HrefOptions,
+  hrefFor,
+  type OriginInput,
+  parseForwarded,
+  resolveOrigin,
+  type TrustProxy,
+} from "./base-url.js";
+export {
+  type CrawlOptions,
+  type CrawlProblem,
+  type CrawlReport,
+  crawlLinks,
+  templateVariables,
+} from "./crawl.js";
+export { HAL_JSON, halJson, type Representation } from "./hal-json.js";
+export {
+  expandLink,
+  expandTemplate,
+  type HalLink,
+  type TemplateValue,
+  type TemplateVariables,
+  toHalLink,
+} from "./link.js";
+export {
+  type PageLinks,
+  type PageMetadata,
+  type PageModel,
+  type PageModelInput,
+  type PageRequest,
+  type PageRequestOptions,
+  pageModel,
+  parsePageRequest,
+  type QueryInput,
+} from "./page.js";
+export { RELATIONS, Rel, type Relation } from "./relations.js";
+export {
+  type HalDocument,
+  HalResource,
+  type HalResourceOptions,
+  hal,
+  type RelationOptions,
+} from "./resource.js";

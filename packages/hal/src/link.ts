@@ -1,0 +1,123 @@
+import { parseTemplate } from "url-template";
+
+/**
+ * A HAL Link Object: every attribute of draft-kelly-json-hal-11 §5.
+ *
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-5
+ */
+export interface HalLink {
+  /** §5.1: a URI, or a URI Template (RFC 6570) when `templated` is true. */
+  href: string;
+  /** §5.2: `href` is a URI Template. Omitted (not `false`) when it is not. */
+  templated?: boolean;
+  /** §5.3: a hint of the target's media type. */
+  type?: string;
+  /** §5.4: a URL that explains why the link is deprecated; its presence marks the link deprecated. */
+  deprecation?: string;
+  /** §5.5: a secondary key among links of the same relation (also the curie prefix). */
+  name?: string;
+  /** §5.6: a profile URI (RFC 6906) of the target. */
+  profile?: string;
+  /** §5.7: a human-readable label. */
+  title?: string;
+  /** §5.8: the language of the target (RFC 5646 tag). */
+  hreflang?: string;
+}
+
+/** Values a URI Template variable may take (RFC 6570 §2.3: strings, lists and associative arrays). */
+export type TemplateValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly (string | number | boolean | null)[]
+  | Readonly<
+      Record<string, string | number | boolean | null | readonly (string | number | boolean | null)[]>
+    >;
+
+/** Variables for {@link expandTemplate}. Undefined variables are left out, as RFC 6570 §2.3 says. */
+export type TemplateVariables = Readonly<Record<string, TemplateValue | undefined>>;
+
+const LINK_KEYS = [
+  "href",
+  "templated",
+  "type",
+  "deprecation",
+  "name",
+  "profile",
+  "title",
+  "hreflang",
+] as const;
+
+/**
+ * Expands an RFC 6570 URI Template (all four levels: `{var}`, `{+path}`, `{#frag}`, `{.ext}`,
+ * `{/seg}`, `{;param}`, `{?query}`, `{&more}`, explode and prefix modifiers) with the
+ * `url-template` library.
+ *
+ * @example expandTemplate("/employees{?page,size,sort}", { page: 2, size: 20 }) // "/employees?page=2&size=20"
+ * @see https://www.rfc-editor.org/rfc/rfc6570
+ */
+export function expandTemplate(template: string, variables: TemplateVariables = {}): string {
+  if (typeof template !== "string") throw new TypeError("expandTemplate: template must be a string");
+  const context: Record<
+    string,
+    | string
+    | number
+    | boolean
+    | null
+    | (string | number | boolean | null)[]
+    | Record<string, string | number | boolean | null | (string | number | boolean | null)[]>
+  > = {};
+  for (const [key, value] of Object.entries(variables)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) context[key] = [...value];
+    else if (value !== null && typeof value === "object") {
+      const map: Record<string, string | number | boolean | null | (string | number | boolean | null)[]> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        map[k] = Array.isArray(v) ? [...v] : (v as string | number | boolean | null);
+      }
+      context[key] = map;
+    } else context[key] = value as string | number | boolean | null;
+  }
+  return parseTemplate(template).expand(context);
+}
+
+/**
+ * Expands a templated link into a plain one (keeping every other attribute); a link that is not
+ * templated is returned unchanged.
+ *
+ * @example expandLink({ href: "/employees/{id}", templated: true }, { id: 7 }) // { href: "/employees/7" }
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-5.2
+ */
+export function expandLink(link: HalLink, variables: TemplateVariables = {}): HalLink {
+  if (link.templated !== true) return link;
+  const { templated: _templated, ...rest } = link;
+  return { ...rest, href: expandTemplate(link.href, variables) };
+}
+
+/**
+ * Validates and normalises a link given as a string or a Link Object: drops `templated: false`
+ * and unknown keys, rejects a missing `href` or a non-string attribute with a `TypeError`.
+ *
+ * @example toHalLink("/employees/7") // { href: "/employees/7" }
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-5
+ */
+export function toHalLink(link: string | HalLink): HalLink {
+  if (typeof link === "string") return { href: link };
+  if (link === null || typeof link !== "object" || typeof link.href !== "string") {
+    throw new TypeError("HAL link must be a string or an object with a string href");
+  }
+  const out: Record<string, string | boolean> = {};
+  for (const key of LINK_KEYS) {
+    const value = link[key];
+    if (value === undefined) continue;
+    if (key === "templated") {
+      if (typeof value !== "boolean") throw new TypeError("HAL link attribute templated must be a boolean");
+      if (value) out.templated = true;
+      continue;
+    }
+    if (typeof value !== "string") throw new TypeError(`HAL link attribute ${key} must be a string`);
+    out[key] = value;
+  }
+  return out as unknown as HalLink;
+}

@@ -1,0 +1,150 @@
+import { errorHandler } from "@svc/errors";
+import { listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { externalOrigin } from "./base-url.js";
+import { pageModel, parsePageRequest } from "./page.js";
+import { at, simulatedProxy } from "./test-utils.js";
+
+const employees = Array.from({ length: 45 }, (_, i) => ({
+  id: i + 1,
+  name: `E${i + 1}`,
+  department: i % 2 ? "IT" : "HR",
+}));
+
+function app() {
+  const a = express();
+  a.set("trust proxy", "loopback");
+  a.get("/employees", (req, res) => {
+    const { page, size } = parsePageRequest(req.query, { defaultSize: 20, maxSize: 50 });
+    const dept = typeof req.query.department === "string" ? req.query.department : undefined;
+    const all = dept ? employees.filter((e) => e.department === dept) : employees;
+    const items = all.slice((page - 1) * size, page * size);
+    res.json(
+      pageModel({
+        collection: "employees",
+        items,
+        page,
+        size,
+        totalElements: all.length,
+        url: req.originalUrl,
+        origin: externalOrigin(req),
+      }),
+    );
+  });
+  a.use(errorHandler({ logger: { error() {} } }));
+  return a;
+}
+
+describe("page model through a real server", () => {
+  let url: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ url, close } = await listen(app()));
+  });
+  afterAll(async () => close());
+  const get = async (q: string) => fetch(`${url}/employees${q}`);
+
+  it("no query → page 1 of 3, default size, first/next/last, no previous", async () => {
+    const body = await (await get("")).json();
+    expect(Object.keys(body as object)).toEqual(["_embedded", "page", "_links"]);
+    expect(at(body, "page")).toEqual({ number: 1, size: 20, totalElements: 45, totalPages: 3 });
+    expect(at(body, "_embedded", "employees")).toHaveLength(20);
+    expect(at(body, "_embedded", "employees", 0, "id")).toBe(1);
+    expect(at(body, "_links")).toEqual({
+      self: { href: `${url}/employees?page=1&size=20` },
+      first: { href: `${url}/employees?page=1&size=20` },
+      next: { href: `${url}/employees?page=2&size=20` },
+      last: { href: `${url}/employees?page=3&size=20` },
+    });
+  });
+
+  it("?sort=name,desc&page=2&size=10&department=IT → filter, sort and size kept in every link", async () => {
+    const body = await (await get("?sort=name,desc&page=2&size=10&department=IT")).json();
+    expect(at(body, "page")).toEqual({ number: 2, size: 10, totalElements: 22, totalPages: 3 });
+    const q = (n: number) => `${url}/employees?sort=name,desc&page=${n}&size=10&department=IT`;
+    expect(at(body, "_links")).toEqual({
+      self: { href: q(2) },
+      first: { href: q(1) },
+      previous: { href: q(1) },
+      next: { href: q(3) },
+      last: { href: q(3) },
+    });
+  });
+
+  it("last page ?page=3 → previous, no next", async () => {
+    const body = await (await get("?page=3")).json();
+    expect((at(body, "_embedded", "employees") as { id: number }[]).map((e) => e.id)).toEqual([
+      41, 42, 43, 44, 45,
+    ]);
+    expect(at(body, "_links", "previous", "href")).toBe(`${url}/employees?page=2&size=20`);
+    expect(at(body, "_links", "next")).toBeUndefined();
+  });
+
+  it("?department=none (empty) → totalPages 0, first and last are page 1, no next/previous", async () => {
+    const body = await (await get("?department=none")).json();
+    expect(at(body, "page")).toEqual({ number: 1, size: 20, totalElements: 0, totalPages: 0 });
+    expect(at(body, "_embedded", "employees")).toEqual([]);
+    expect(Object.keys(at(body, "_links") as object)).toEqual(["self", "first", "last"]);
+    expect(at(body, "_links", "last", "href")).toBe(`${url}/employees?department=none&page=1&size=20`);
+  });
+
+  it("?page=9 (past the end) → empty page whose previous is the last page", async () => {
+    const body = await (await get("?page=9")).json();
+    expect(at(body, "_embedded", "employees")).toEqual([]);
+    expect(at(body, "_links", "previous", "href")).toBe(`${url}/employees?page=3&size=20`);
+    expect(at(body, "_links", "next")).toBeUndefined();
+  });
+
+  it.each([
+    ["?page=0", "page"],
+    ["?page=-1", "page"],
+    ["?page=abc", "page"],
+    ["?page=1.5", "page"],
+    ["?page=1&page=2", "page"],
+    ["?size=0", "size"],
+    ["?size=51", "size"],
+    ["?size=1e3", "size"],
+    ["?page=99999999999999999999", "page"],
+  ])("%s → 400 with a field error on %s", async (q, field) => {
+    const res = await get(q);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(at(body, "errors", 0, "field")).toBe(field);
+  });
+
+  it("behind a trusted proxy → paging links carry the public origin", async () => {
+    const proxy = await simulatedProxy(url, {
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "api.example.com",
+    });
+    try {
+      const body = await (await fetch(`${proxy.url}/employees?page=2&size=20`)).json();
+      expect(at(body, "_links", "next", "href")).toBe("https://api.example.com/employees?page=3&size=20");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("pageModel (pure)", () => {
+  it("origin omitted → relative links", () => {
+    const m = pageModel({
+      collection: "x",
+      items: [],
+      page: 1,
+      size: 5,
+      totalElements: 6,
+      url: "/x?q=a%20b",
+    });
+    expect(m._links.next?.href).toBe("/x?q=a%20b&page=2&size=5");
+  });
+  it("page 0 → TypeError", () => {
+    expect(() =>
+      pageModel({ collection: "x", items: [], page: 0, size: 5, totalElements: 0, url: "/x" }),
+    ).toThrow(TypeError);
+  });
+  it("parsePageRequest from a query string", () => {
+    expect(parsePageRequest("?page=3&size=7")).toEqual({ page: 3, size: 7 });
+  });
+});

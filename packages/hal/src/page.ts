@@ -1,0 +1,209 @@
+import { HttpError } from "@svc/errors";
+import type { HalLink } from "./link.js";
+import { Rel } from "./relations.js";
+
+/** A validated page request: 1-based `page` and `size`. */
+export interface PageRequest {
+  /** 1-based page number. */
+  page: number;
+  /** Items per page. */
+  size: number;
+}
+
+/** Options of {@link parsePageRequest}. */
+export interface PageRequestOptions {
+  /**
+   * Items per page when the request names none.
+   * @default 20
+   */
+  defaultSize?: number;
+  /**
+   * The largest `size` accepted; larger values are a 400, not silently capped, so the links the
+   * client follows always say what it got.
+   * @default 100
+   */
+  maxSize?: number;
+}
+
+/** Query values as Express (`req.query`), `URLSearchParams` or a raw query string give them. */
+export type QueryInput = string | URLSearchParams | Readonly<Record<string, unknown>>;
+
+function readParam(query: QueryInput, name: string): unknown {
+  if (typeof query === "string") {
+    const all = new URLSearchParams(query.startsWith("?") ? query.slice(1) : query).getAll(name);
+    return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
+  }
+  if (query instanceof URLSearchParams) {
+    const all = query.getAll(name);
+    return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
+  }
+  return query[name];
+}
+
+function positiveInt(value: unknown, field: string, max: number): number {
+  if (typeof value !== "string" || !/^[1-9]\d{0,8}$/.test(value)) {
+    throw HttpError.badRequest(`Query parameter ${field} must be a positive integer`, {
+      errors: [{ field, message: "must be a positive integer" }],
+    });
+  }
+  const n = Number(value);
+  if (n > max) {
+    throw HttpError.badRequest(`Query parameter ${field} must not exceed ${max}`, {
+      errors: [{ field, message: `must not exceed ${max}` }],
+    });
+  }
+  return n;
+}
+
+/**
+ * Reads `page` (1-based) and `size` from the query (spec part 4.1, rule 9). Anything but one
+ * positive integer is a 400 `HttpError` with a field error; a size above `maxSize` too.
+ *
+ * @example const { page, size } = parsePageRequest(req.query, { defaultSize: 20, maxSize: 100 });
+ * @see /work/shared/spec/service-spec.md part 4.1 rule 9
+ */
+export function parsePageRequest(query: QueryInput, options: PageRequestOptions = {}): PageRequest {
+  const defaultSize = options.defaultSize ?? 20;
+  const maxSize = options.maxSize ?? 100;
+  if (!Number.isInteger(maxSize) || maxSize < 1)
+    throw new TypeError("parsePageRequest: maxSize must be a positive integer");
+  if (!Number.isInteger(defaultSize) || defaultSize < 1 || defaultSize > maxSize) {
+    throw new TypeError("parsePageRequest: defaultSize must be a positive integer not above maxSize");
+  }
+  const rawPage = readParam(query, "page");
+  const rawSize = readParam(query, "size");
+  return {
+    page: rawPage === undefined ? 1 : positiveInt(rawPage, "page", 999_999_999),
+    size: rawSize === undefined ? defaultSize : positiveInt(rawSize, "size", maxSize),
+  };
+}
+
+/** Totals of a page (the `page` member of {@link PageModel}). */
+export interface PageMetadata {
+  /** 1-based number of this page. */
+  number: number;
+  /** Requested items per page. */
+  size: number;
+  /** Items in the whole collection (after filtering). */
+  totalElements: number;
+  /** Pages in the whole collection; 0 when it is empty. */
+  totalPages: number;
+}
+
+/** The paging links: `first`/`last`/`self` always, `previous`/`next` where they exist. */
+export interface PageLinks {
+  self: HalLink;
+  first: HalLink;
+  previous?: HalLink;
+  next?: HalLink;
+  last: HalLink;
+  [rel: string]: HalLink | HalLink[] | undefined;
+}
+
+/** A page of a collection as HAL. */
+export interface PageModel<Item> {
+  _embedded: Record<string, Item[]>;
+  page: PageMetadata;
+  _links: PageLinks;
+}
+
+/** Input of {@link pageModel}. */
+export interface PageModelInput<Item> {
+  /** The `_embedded` key of the items (`employees`). */
+  collection: string;
+  /** The items of this page. */
+  items: readonly Item[];
+  /** This page's request. */
+  page: number;
+  size: number;
+  /** Items in the whole (filtered) collection. */
+  totalElements: number;
+  /** The request's path and query (`req.originalUrl`): every parameter but `page` is kept in the links. */
+  url: string;
+  /**
+   * Prefix of every link, such as the external origin (`https://api.example.com`); see `externalOrigin`.
+   * @default "" (links are paths)
+   */
+  origin?: string;
+}
+
+/**
+ * Rewrites `page` and `size` in a query string, keeping every other parameter (`sort`, filters)
+ * byte for byte and in order, so the links say exactly what the client asked for.
+ */
+function withPage(path: string, rawQuery: string, page: number, size: number): string {
+  const out: string[] = [];
+  let pageDone = false;
+  let sizeDone = false;
+  for (const pair of rawQuery.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+    let key: string;
+    try {
+      key = decodeURIComponent(rawKey.replace(/\+/g, " "));
+    } catch {
+      key = rawKey;
+    }
+    if (key === "page") {
+      if (!pageDone) out.push(`page=${page}`);
+      pageDone = true;
+    } else if (key === "size") {
+      if (!sizeDone) out.push(`size=${size}`);
+      sizeDone = true;
+    } else out.push(pair);
+  }
+  if (!pageDone) out.push(`page=${page}`);
+  if (!sizeDone) out.push(`size=${size}`);
+  return `${path}?${out.join("&")}`;
+}
+
+/**
+ * Builds the page wrapper the service uses for collections (spec part 4.1, rules 9-10):
+ * `{ _embedded: { <collection>: [...] }, page: { number, size, totalElements, totalPages }, _links }`
+ * with 1-based numbers. `first` and `last` are always there (`last` is page 1 of an empty
+ * collection), `previous` and `next` only where such a page exists, and every link keeps the
+ * request's `size`, `sort` and filters.
+ *
+ * @example
+ * const { page, size } = parsePageRequest(req.query);
+ * const { rows, total } = await repo.list({ page, size, sort: req.query.sort });
+ * res.json(pageModel({ collection: "employees", items: rows, page, size, totalElements: total,
+ *   url: req.originalUrl, origin: externalOrigin(req) }));
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-4.1.2
+ */
+export function pageModel<Item>(input: PageModelInput<Item>): PageModel<Item> {
+  const { collection, page, size, totalElements } = input;
+  if (typeof collection !== "string" || collection === "")
+    throw new TypeError("pageModel: collection must be a non-empty string");
+  if (!Array.isArray(input.items)) throw new TypeError("pageModel: items must be an array");
+  if (!Number.isInteger(page) || page < 1) throw new TypeError("pageModel: page must be a 1-based integer");
+  if (!Number.isInteger(size) || size < 1) throw new TypeError("pageModel: size must be a positive integer");
+  if (!Number.isInteger(totalElements) || totalElements < 0) {
+    throw new TypeError("pageModel: totalElements must be a non-negative integer");
+  }
+  if (typeof input.url !== "string" || !input.url.startsWith("/"))
+    throw new TypeError("pageModel: url must be a path");
+  const origin = input.origin ?? "";
+  const cut = input.url.indexOf("?");
+  const path = cut === -1 ? input.url : input.url.slice(0, cut);
+  const query = cut === -1 ? "" : (input.url.slice(cut + 1).split("#")[0] ?? "");
+  const totalPages = Math.ceil(totalElements / size);
+  const lastPage = Math.max(totalPages, 1);
+  const link = (n: number): HalLink => ({ href: `${origin}${withPage(path, query, n, size)}` });
+  const links: PageLinks = { self: link(page), first: link(1), last: link(lastPage) };
+  // A page past the end still points back into the collection, at its last page.
+  if (page > 1) links[Rel.PREVIOUS] = link(Math.min(page - 1, lastPage));
+  if (page < totalPages) links[Rel.NEXT] = link(page + 1);
+  return {
+    _embedded: { [collection]: [...input.items] },
+    page: { number: page, size, totalElements, totalPages },
+    _links: {
+      self: links.self,
+      first: links.first,
+      ...(links.previous ? { previous: links.previous } : {}),
+      ...(links.next ? { next: links.next } : {}),
+      last: links.last,
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { halJson } from "./hal-json.js";
+import { expandLink, expandTemplate, toHalLink } from "./link.js";
+import { RELATIONS, Rel } from "./relations.js";
+import { HalResource, hal } from "./resource.js";
+import { at } from "./test-utils.js";
+
+describe("HAL resources through a real server", () => {
+  let url: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const app = express();
+    app.get("/orders/1", (_req, res) => {
+      const order = hal({ id: 1, status: "PAID" }, { arrayRelations: ["item"] })
+        .curie("acme", "https://docs.example.com/rels/{rel}")
+        .link(Rel.SELF, "/orders/1")
+        .link("item", { href: "/orders/1/items/1", title: "Widget" })
+        .link("acme:search", { href: "/orders{?q}", templated: true })
+        .link(Rel.INVOICE, {
+          href: "/orders/1/invoice",
+          type: "application/pdf",
+          deprecation: "https://docs.example.com/deprecations/invoice",
+          name: "pdf",
+          profile: "https://example.com/profiles/invoice",
+          title: "Invoice",
+          hreflang: "en",
+        })
+        .embed("items", [hal({ id: 1 }).link(Rel.SELF, "/orders/1/items/1")])
+        .embed("customer", { id: 9, name: "Ada" });
+      res.type(halJson.mediaType).send(halJson.serialize(order));
+    });
+    ({ url, close } = await listen(app));
+  });
+  afterAll(async () => close());
+
+  it("GET /orders/1 → every link attribute, curies, arrays and embedded rendered", async () => {
+    const res = await fetch(`${url}/orders/1`);
+    expect(res.headers.get("content-type")).toMatch(/^application\/hal\+json/);
+    const body = await res.json();
+    expect(Object.keys(body as object)).toEqual(["_links", "id", "status", "_embedded"]);
+    expect(at(body, "_links", "self")).toEqual({ href: "/orders/1" });
+    expect(at(body, "_links", "item")).toEqual([{ href: "/orders/1/items/1", title: "Widget" }]);
+    expect(at(body, "_links", "acme:search")).toEqual({ href: "/orders{?q}", templated: true });
+    expect(at(body, "_links", "invoice")).toEqual({
+      href: "/orders/1/invoice",
+      type: "application/pdf",
+      deprecation: "https://docs.example.com/deprecations/invoice",
+      name: "pdf",
+      profile: "https://example.com/profiles/invoice",
+      title: "Invoice",
+      hreflang: "en",
+    });
+    expect(at(body, "_links", "curies")).toEqual([
+      { href: "https://docs.example.com/rels/{rel}", templated: true, name: "acme" },
+    ]);
+    expect(at(body, "_embedded", "items")).toEqual([
+      { _links: { self: { href: "/orders/1/items/1" } }, id: 1 },
+    ]);
+    expect(at(body, "_embedded", "customer")).toEqual({ id: 9, name: "Ada" });
+  });
+});
+
+describe("HalResource", () => {
+  it("array relation with one link → still an array", () => {
+    expect(hal().link("item", "/a", { array: true }).toJSON()._links?.item).toEqual([{ href: "/a" }]);
+  });
+  it("array relation given twice → both links, in order", () => {
+    const doc = hal().link("item", ["/a"]).link("item", "/b").toJSON();
+    expect(doc._links?.item).toEqual([{ href: "/a" }, { href: "/b" }]);
+  });
+  it("single relation given twice → TypeError instead of switching to an array", () => {
+    expect(() => hal().link("self", "/a").link("self", "/b")).toThrow(/already has a link/);
+  });
+  it("templated: false → attribute omitted", () => {
+    expect(toHalLink({ href: "/a", templated: false })).toEqual({ href: "/a" });
+  });
+  it("link without href → TypeError", () => {
+    expect(() => hal().link("self", {} as never)).toThrow(TypeError);
+  });
+  it("link title: 5 → TypeError", () => {
+    expect(() => hal().link("self", { href: "/a", title: 5 as never })).toThrow(/title/);
+  });
+  it("relation with a space → TypeError", () => {
+    expect(() => hal().link("my rel", "/a")).toThrow(TypeError);
+  });
+  it("state with _links → TypeError", () => {
+    expect(() => new HalResource({ _links: {} })).toThrow(/reserved/);
+  });
+  it("curie href without {rel} → TypeError", () => {
+    expect(() => hal().curie("acme", "https://docs.example.com/rels")).toThrow(/\{rel\}/);
+  });
+  it("emptyEmbedded: true with nothing embedded → _embedded: {}", () => {
+    expect(hal({ id: 1 }, { emptyEmbedded: true }).toJSON()._embedded).toEqual({});
+  });
+  it("embed(rel, []) → empty array kept", () => {
+    expect(hal().embed("items", []).toJSON()._embedded).toEqual({ items: [] });
+  });
+  it("nothing linked or embedded → neither key", () => {
+    expect(hal({ id: 1 }).toJSON()).toEqual({ id: 1 });
+  });
+  it("halJson.serialize of a resource equals the plain JSON body", () => {
+    const r = hal({ id: 1 }).link("self", "/x");
+    expect(halJson.serialize(r)).toBe(JSON.stringify(r));
+    expect(JSON.parse(halJson.serialize(r) as string)).toEqual({ _links: { self: { href: "/x" } }, id: 1 });
+  });
+});
+
+describe("RFC 6570 expansion", () => {
+  it("level 4: {/path*}{?q,tags*}{#frag} → expanded and encoded", () => {
+    expect(
+      expandTemplate("/s{/path*}{?q,tags*}{#frag}", {
+        path: ["a", "b c"],
+        q: "x&y",
+        tags: ["t1", "t2"],
+        frag: "top",
+      }),
+    ).toBe("/s/a/b%20c?q=x%26y&tags=t1&tags=t2#top");
+  });
+  it("{?page,size} with size undefined → variable left out", () => {
+    expect(expandTemplate("/employees{?page,size}", { page: 2, size: undefined })).toBe("/employees?page=2");
+  });
+  it("{+base}/x reserved expansion keeps slashes", () => {
+    expect(expandTemplate("{+base}/x", { base: "https://a.example/api" })).toBe("https://a.example/api/x");
+  });
+  it("{var:3} prefix and {;keys*} associative array", () => {
+    expect(expandTemplate("/{var:3}{;keys*}", { var: "value", keys: { a: "1", b: "2" } })).toBe(
+      "/val;a=1;b=2",
+    );
+  });
+  it("expandLink of a templated link → templated dropped, other attributes kept", () => {
+    expect(expandLink({ href: "/employees/{id}", templated: true, title: "E" }, { id: 7 })).toEqual({
+      href: "/employees/7",
+      title: "E",
+    });
+  });
+});
+
+describe("relation constants", () => {
+  it("spec part 2 names, previous not prev", () => {
+    expect(RELATIONS).toEqual([
+      "self",
+      "next",
+      "previous",
+      "first",
+      "last",
+      "update",
+      "delete",
+      "manager",
+      "department",
+      "tracking",
+      "invoice",
+      "cancel",
+      "payment",
+    ]);
+    expect(Rel.PREVIOUS).toBe("previous");
+  });
+});
