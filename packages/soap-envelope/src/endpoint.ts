@@ -115,9 +115,17 @@ function send(res: ServerResponse, response: SoapResponse, req: IncomingMessage)
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.setHeader("Cache-Control", "no-store");
-  if (response.unreadBody && !req.complete) {
-    // The body was refused before it was read: close instead of draining it.
-    res.setHeader("Connection", "close");
+  if (!req.complete) {
+    // The body was refused before all of it arrived (RFC 9112 §9.3: a server may answer before
+    // the request is complete). Discard the rest rather than close at once: closing a socket
+    // with unread data resets the connection and the client loses the response. A client that
+    // keeps sending is cut off a few seconds later.
+    req.resume();
+    res.once("finish", () => {
+      setTimeout(() => {
+        if (!req.complete) req.socket.destroy();
+      }, 5000).unref();
+    });
   }
   if (response.body) res.setHeader("Content-Length", Buffer.byteLength(response.body));
   res.end(response.body || undefined);

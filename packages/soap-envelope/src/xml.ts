@@ -113,15 +113,16 @@ export async function parseXml(
   const builder = new TreeBuilder(limits);
   let decoder: TextDecoder | undefined;
   let bytes = 0;
-  const chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> =
-    source instanceof Uint8Array ? [source] : source;
-  for await (const raw of chunks) {
+  const onChunk = (raw: Uint8Array | string) => {
     const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
     bytes += chunk.byteLength;
     if (bytes > limits.maxBytes) throw tooLarge(limits);
     if (decoder === undefined) decoder = pickDecoder(chunk, charset);
     builder.write(decode(decoder, chunk, true));
-  }
+  };
+  if (source instanceof Uint8Array) onChunk(source);
+  else if (isEmitterStream(source)) await readEmitter(source, onChunk);
+  else for await (const raw of source) onChunk(raw);
   if (decoder !== undefined) builder.write(decode(decoder, new Uint8Array(0), false));
   return builder.close();
 }
@@ -132,6 +133,54 @@ export function parseXmlString(source: string, limits: ResolvedXmlLimits): Parse
   const builder = new TreeBuilder(limits);
   builder.write(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
   return builder.close();
+}
+
+interface EmitterStream {
+  on(event: string, listener: (arg: never) => void): unknown;
+  off(event: string, listener: (arg: never) => void): unknown;
+  resume(): unknown;
+}
+
+function isEmitterStream(value: unknown): value is EmitterStream {
+  const v = value as Partial<EmitterStream> | null;
+  return typeof v?.on === "function" && typeof v.off === "function" && typeof v.resume === "function";
+}
+
+/**
+ * Reads a Node stream through 'data' events. On a failure the listeners go and the stream stays
+ * flowing, so the rest of the body is discarded rather than left in the socket, where closing
+ * it would reset the connection before the client reads the fault.
+ */
+function readEmitter(stream: EmitterStream, onChunk: (chunk: Uint8Array | string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+    };
+    const onData = (chunk: Uint8Array | string) => {
+      try {
+        onChunk(chunk);
+      } catch (err) {
+        cleanup();
+        reject(err);
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (err: unknown) => {
+      cleanup();
+      reject(
+        new XmlError("malformed", `The message could not be read: ${(err as Error)?.message ?? "aborted"}`),
+      );
+    };
+    stream.on("data", onData);
+    stream.on("end", onEnd);
+    stream.on("error", onError);
+    stream.resume();
+  });
 }
 
 function tooLarge(limits: ResolvedXmlLimits): XmlError {

@@ -1,0 +1,105 @@
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENV, envelope, getCustomer, post, readFault, SOAP, startCustomerService } from "./test-utils.js";
+
+let svc: Awaited<ReturnType<typeof startCustomerService>>;
+beforeAll(async () => {
+  svc = await startCustomerService();
+});
+afterAll(() => svc.close());
+
+/** Streams `total` bytes of an envelope that never ends; resolves with the status the server answered. */
+function stream(url: string, total: number, declareLength: boolean): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: "POST",
+      headers: { "content-type": SOAP, ...(declareLength ? { "content-length": String(total) } : {}) },
+    });
+    let answered = false;
+    req.on("response", (res) => {
+      answered = true;
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", (err) => {
+      if (!answered) reject(err);
+    });
+    const chunk = Buffer.alloc(1024 * 1024, "x");
+    let sent = 0;
+    req.write(`<env:Envelope xmlns:env="${ENV}"><env:Body>`);
+    const pump = () => {
+      while (!answered && sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) {
+          req.once("drain", pump);
+          return;
+        }
+      }
+      if (!answered) req.end();
+    };
+    pump();
+  });
+}
+
+describe("limits and hostile input: a fault or 413, never a crash or a hang", () => {
+  it("billion laughs (nested internal entities) → 400 Sender, no expansion", async () => {
+    const lol = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ""};`.repeat(10)}">`).join("")}]><env:Envelope xmlns:env="${ENV}"><env:Body><x xmlns="urn:x">&lol9;</x></env:Body></env:Envelope>`;
+    const res = await post(svc.endpoint, lol);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("document type declaration");
+  });
+  it("external entity (XXE, file:///etc/passwd) → 400 Sender, file never read", async () => {
+    const xxe = `<?xml version="1.0"?><!DOCTYPE e [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${envelope(getCustomer("&xxe;")).replace(/^<\?xml[^>]*\?>/, "")}`;
+    const res = await post(svc.endpoint, xxe);
+    expect(res.status).toBe(400);
+    expect(res.text).not.toContain("root:");
+  });
+  it("entity reference without a DTD → 400 Sender", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("&xxe;")));
+    expect(res.status).toBe(400);
+  });
+  it("100 MB body with Content-Length → 413 before reading it", async () => {
+    expect(await stream(svc.endpoint, 100 * 1024 * 1024, true)).toBe(413);
+  });
+  it("100 MB chunked body → 413 once the limit is passed", async () => {
+    expect(await stream(svc.endpoint, 100 * 1024 * 1024, false)).toBe(413);
+  });
+  it("10,000 nested elements → 400 Sender (depth limit)", async () => {
+    const deep = envelope(`${"<a xmlns='urn:x'>".repeat(10_000)}${"</a>".repeat(10_000)}`);
+    const res = await post(svc.endpoint, deep);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("deeper than 64");
+  });
+  it("1,000 attributes on one element → 400 Sender (attribute limit)", async () => {
+    const attrs = Array.from({ length: 1000 }, (_, i) => `a${i}="1"`).join(" ");
+    const res = await post(svc.endpoint, envelope(`<x:Op xmlns:x="urn:x" ${attrs}/>`));
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("more than 64 attributes");
+  });
+  it("200,000 sibling elements (under 1 MiB) → 400 Sender (element limit)", async () => {
+    const res = await post(svc.endpoint, envelope(`<x:Op xmlns:x="urn:x">${"<b/>".repeat(200_000)}</x:Op>`));
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("more than 100000 elements");
+  });
+  it("truncated UTF-8 sequence at the end → 400 Sender", async () => {
+    const res = await post(
+      svc.endpoint,
+      Buffer.concat([Buffer.from(envelope(getCustomer("42"))), Buffer.from([0xe2, 0x82])]),
+    );
+    expect(res.status).toBe(400);
+  });
+  it("overlong UTF-8 encoding of '<' → 400 Sender", async () => {
+    const res = await post(
+      svc.endpoint,
+      Buffer.concat([Buffer.from(envelope("")), Buffer.from([0xc0, 0xbc])]),
+    );
+    expect(res.status).toBe(400);
+  });
+  it("NUL character reference → 400 Sender", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("&#0;")));
+    expect(res.status).toBe(400);
+  });
+  it("the server still answers normally afterwards", async () => {
+    expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
+  });
+});

@@ -1,0 +1,300 @@
+import { describe, expect, it } from "vitest";
+import { compareDecimal, compileSchemas, SchemaCompileError } from "./schema.js";
+import { parseXmlString, resolveLimits } from "./xml.js";
+
+const NS = "urn:test";
+const xsd = (body: string, attrs = 'elementFormDefault="qualified"') =>
+  `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="${NS}" targetNamespace="${NS}" ${attrs}>${body}</xs:schema>`;
+const compile = (body: string, attrs?: string, longAs?: "bigint" | "string") =>
+  compileSchemas(
+    [{ root: parseXmlString(xsd(body, attrs), resolveLimits()), location: "test.xsd" }],
+    longAs ? { longAs } : {},
+  );
+const doc = (xml: string) => parseXmlString(xml, resolveLimits());
+
+const ALL = `
+  <xs:simpleType name="Code"><xs:restriction base="xs:string"><xs:pattern value="[A-Z]{3}"/><xs:pattern value="X\\d"/></xs:restriction></xs:simpleType>
+  <xs:simpleType name="Short"><xs:restriction base="t:Code"><xs:length value="3"/></xs:restriction></xs:simpleType>
+  <xs:simpleType name="Color"><xs:restriction base="xs:string"><xs:enumeration value="red"/><xs:enumeration value="green"/></xs:restriction></xs:simpleType>
+  <xs:simpleType name="Percent"><xs:restriction base="xs:decimal"><xs:minInclusive value="0"/><xs:maxInclusive value="100"/><xs:fractionDigits value="2"/></xs:restriction></xs:simpleType>
+  <xs:simpleType name="Small"><xs:restriction base="xs:int"><xs:minExclusive value="-1"/><xs:maxExclusive value="10"/></xs:restriction></xs:simpleType>
+  <xs:complexType name="Money"><xs:simpleContent><xs:extension base="xs:decimal"><xs:attribute name="currency" type="t:Code" use="required"/></xs:extension></xs:simpleContent></xs:complexType>
+  <xs:element name="Ref" type="xs:string"/>
+  <xs:element name="Item">
+    <xs:complexType>
+      <xs:sequence>
+        <xs:element name="id" type="xs:long"/>
+        <xs:element name="code" type="t:Short"/>
+        <xs:element name="color" type="t:Color" minOccurs="0"/>
+        <xs:element name="tag" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>
+        <xs:choice>
+          <xs:element name="byEmail" type="xs:string"/>
+          <xs:element name="byPhone" type="xs:string"/>
+        </xs:choice>
+        <xs:element name="price" type="t:Money"/>
+        <xs:element name="pct" type="t:Percent" minOccurs="0"/>
+        <xs:element name="small" type="t:Small" minOccurs="0"/>
+        <xs:element name="active" type="xs:boolean" minOccurs="0"/>
+        <xs:element name="born" type="xs:date" minOccurs="0"/>
+        <xs:element name="seen" type="xs:dateTime" minOccurs="0"/>
+        <xs:element name="note" type="xs:string" nillable="true" minOccurs="0"/>
+        <xs:element ref="t:Ref" minOccurs="0"/>
+        <xs:element name="opts" minOccurs="0">
+          <xs:complexType><xs:all><xs:element name="a" type="xs:int"/><xs:element name="b" type="xs:int" minOccurs="0"/></xs:all></xs:complexType>
+        </xs:element>
+      </xs:sequence>
+      <xs:attribute name="version" type="xs:int"/>
+    </xs:complexType>
+  </xs:element>`;
+
+const schema = compile(ALL);
+const item = (inner: string, attrs = "") => doc(`<Item xmlns="${NS}"${attrs}>${inner}</Item>`);
+const base = `<id>1</id><code>ABC</code><byEmail>a@b</byEmail><price currency="EUR">1.10</price>`;
+const withBase = (before: string, after = "") =>
+  item(`<id>1</id><code>ABC</code>${before}<byEmail>a@b</byEmail><price currency="EUR">1.10</price>${after}`);
+
+describe("decode: good instances", () => {
+  it("minimal instance → object with required fields", () => {
+    expect(schema.decode(item(base))).toEqual({
+      id: 1n,
+      code: "ABC",
+      byEmail: "a@b",
+      tag: [],
+      price: { currency: "EUR", $value: "1.10" },
+    });
+  });
+  it("every optional construct present → typed values", () => {
+    const value = schema.decode(
+      withBase(
+        "<color>green</color><tag>x</tag><tag>y</tag>",
+        `<pct>99.50</pct><small>0</small><active>1</active><born>2024-02-29</born><seen>2024-01-01T10:00:00.123+02:00</seen><note xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"/><Ref>r</Ref><opts><b>2</b><a>1</a></opts>`,
+      ),
+    );
+    expect(value).toMatchObject({
+      color: "green",
+      tag: ["x", "y"],
+      pct: "99.50",
+      small: 0,
+      active: true,
+      born: "2024-02-29",
+      seen: "2024-01-01T10:00:00.123+02:00",
+      note: null,
+      Ref: "r",
+      opts: { a: 1, b: 2 },
+    });
+  });
+  it("choice second branch byPhone → byPhone", () => {
+    expect(schema.decode(item(base.replace("<byEmail>a@b</byEmail>", "<byPhone>1</byPhone>")))).toMatchObject(
+      { byPhone: "1" },
+    );
+  });
+  it('attribute version="3" → number', () => {
+    expect(schema.decode(item(base, ' version="3"'))).toMatchObject({ version: 3 });
+  });
+  it("pattern alternatives: X9 matches the second pattern but fails length 3 → error", () => {
+    expect(() => schema.decode(item(base.replace("ABC", "X9")))).toThrow(/length must be 3/);
+  });
+});
+
+describe("decode: xs:long and xs:decimal precision", () => {
+  it("xs:long 9223372036854775807 → bigint, exact", () => {
+    expect(
+      (schema.decode(item(base.replace("<id>1</id>", "<id>9223372036854775807</id>"))) as { id: bigint }).id,
+    ).toBe(9223372036854775807n);
+  });
+  it("xs:long -9223372036854775808 → bigint, exact", () => {
+    expect(
+      (schema.decode(item(base.replace("<id>1</id>", "<id>-9223372036854775808</id>"))) as { id: bigint }).id,
+    ).toBe(-9223372036854775808n);
+  });
+  it("xs:long 9223372036854775808 (one past max) → error", () => {
+    expect(() => schema.decode(item(base.replace("<id>1</id>", "<id>9223372036854775808</id>")))).toThrow(
+      /out of the xs:long range/,
+    );
+  });
+  it('longAs "string" → decimal string', () => {
+    const s = compile(ALL, undefined, "string");
+    expect((s.decode(item(base.replace("<id>1</id>", "<id>+0012</id>"))) as { id: string }).id).toBe("12");
+  });
+  it("xs:decimal 0.1000000000000000055511151231257827 stays exact", () => {
+    const v = schema.decode(item(base.replace("1.10", "0.1000000000000000055511151231257827"))) as {
+      price: { $value: string };
+    };
+    expect(v.price.$value).toBe("0.1000000000000000055511151231257827");
+  });
+  it("xs:decimal encode of a string keeps every digit", () => {
+    const out = schema.encode(`{${NS}}Item`, {
+      id: 1n,
+      code: "ABC",
+      byEmail: "a",
+      price: { currency: "EUR", $value: "12345678901234567890.123456789" },
+    });
+    expect(out).toContain(">12345678901234567890.123456789</price>");
+  });
+  it("compareDecimal orders without floating point", () => {
+    expect(compareDecimal("0.30000000000000000001", "0.3")).toBe(1);
+    expect(compareDecimal("-1.0", "-1")).toBe(0);
+    expect(compareDecimal("-2", "1")).toBe(-1);
+    expect(compareDecimal("100.00", "99.999")).toBe(1);
+  });
+});
+
+describe("decode: bad instances", () => {
+  const cases: [string, string, RegExp][] = [
+    ["<id>abc</id>", base.replace("<id>1</id>", "<id>abc</id>"), /"abc" is not a valid xs:long/],
+    ["<id>1.5</id>", base.replace("<id>1</id>", "<id>1.5</id>"), /xs:long/],
+    ["missing required code", base.replace("<code>ABC</code>", ""), /expected element code/],
+    ["code abc (pattern)", base.replace("ABC", "abc"), /does not match the pattern/],
+    [
+      "color purple (enumeration)",
+      base.replace("<byEmail>", "<color>purple</color><byEmail>"),
+      /not one of red, green/,
+    ],
+    ["neither choice branch", base.replace("<byEmail>a@b</byEmail>", ""), /expected one of byEmail, byPhone/],
+    [
+      "both choice branches",
+      base.replace("<byEmail>a@b</byEmail>", "<byEmail>a</byEmail><byPhone>1</byPhone>"),
+      /expected element price/,
+    ],
+    ["price without currency", base.replace(' currency="EUR"', ""), /@currency: is required/],
+    ["price 1,10", base.replace("1.10", "1,10"), /xs:decimal/],
+    [
+      "elements out of order",
+      `<code>ABC</code><id>1</id><byEmail>a</byEmail><price currency="EUR">1</price>`,
+      /expected element id/,
+    ],
+    ["unknown trailing element", `${base}<extra/>`, /unexpected element extra/],
+    ["pct 100.01 (maxInclusive)", `${base}<pct>100.01</pct>`, /must be ≤ 100/],
+    ["pct 1.234 (fractionDigits)", `${base}<pct>1.234</pct>`, /fraction digits/],
+    ["small 10 (maxExclusive)", `${base}<small>10</small>`, /must be < 10/],
+    ["small 2147483648 (xs:int range)", `${base}<small>2147483648</small>`, /xs:int range/],
+    ["active yes", `${base}<active>yes</active>`, /xs:boolean/],
+    ["born 2023-02-29", `${base}<born>2023-02-29</born>`, /xs:date/],
+    ["seen without time", `${base}<seen>2024-01-01</seen>`, /xs:dateTime/],
+    [
+      "nil on non-nillable",
+      base.replace(
+        "<code>ABC</code>",
+        '<code xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"/>',
+      ),
+      /not nillable/,
+    ],
+    ["all with a missing required member", `${base}<opts><b>1</b></opts>`, /expected element a/],
+    [
+      "unqualified child (elementFormDefault qualified)",
+      base.replace("<id>1</id>", '<id xmlns="">1</id>'),
+      /expected element id/,
+    ],
+    ["text in element-only content", base.replace("<id>", "stray<id>"), /must not contain text/],
+    ["undeclared attribute", base.replace("<id>1</id>", '<id x="1">1</id>'), /not allowed/],
+  ];
+  it.each(cases)("%s → validation error", (_name, inner, message) => {
+    expect(() => schema.decode(item(inner))).toThrow(message);
+  });
+});
+
+describe("encode: schema order, namespaces, validation", () => {
+  it("object keys in any order → elements in schema order", () => {
+    const out = schema.encode(`{${NS}}Item`, {
+      price: { $value: "2", currency: "USD" },
+      byPhone: "5",
+      tag: ["a", "b"],
+      code: "XYZ",
+      id: 9007199254740993n,
+      version: 2,
+      active: false,
+      born: new Date("2024-03-01T00:00:00Z"),
+      note: null,
+      Ref: "r",
+    });
+    expect(out).toBe(
+      `<Item xmlns="${NS}" version="2"><id>9007199254740993</id><code>XYZ</code><tag>a</tag><tag>b</tag><byPhone>5</byPhone><price currency="USD">2</price><active>false</active><born>2024-03-01</born><note xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"/><Ref>r</Ref></Item>`,
+    );
+  });
+  it("round trip: encode(decode(x)) is stable", () => {
+    const once = schema.encode(`{${NS}}Item`, schema.decode(item(base)));
+    expect(schema.encode(`{${NS}}Item`, schema.decode(doc(once)))).toBe(once);
+  });
+  it('unqualified locals (elementFormDefault unqualified) → xmlns="" on children', () => {
+    const s = compile(
+      '<xs:element name="R"><xs:complexType><xs:sequence><xs:element name="v" type="xs:string"/></xs:sequence></xs:complexType></xs:element>',
+      "",
+    );
+    expect(s.encode(`{${NS}}R`, { v: "<&>" })).toBe(`<R xmlns="${NS}"><v xmlns="">&lt;&amp;&gt;</v></R>`);
+    expect(s.decode(doc(`<t:R xmlns:t="${NS}"><v>x</v></t:R>`))).toEqual({ v: "x" });
+  });
+  const bad: [string, Record<string, unknown>, RegExp][] = [
+    ["missing id", { code: "ABC", byEmail: "a", price: { currency: "EUR", $value: "1" } }, /id: is required/],
+    [
+      "id as float 1.5",
+      { id: 1.5, code: "ABC", byEmail: "a", price: { currency: "EUR", $value: "1" } },
+      /xs:long/,
+    ],
+    [
+      "id as unsafe number 2**60",
+      { id: 2 ** 60, code: "ABC", byEmail: "a", price: { currency: "EUR", $value: "1" } },
+      /xs:long/,
+    ],
+    [
+      "decimal as 1e21",
+      { id: 1n, code: "ABC", byEmail: "a", price: { currency: "EUR", $value: 1e21 } },
+      /xs:decimal/,
+    ],
+    [
+      "unknown key",
+      { id: 1n, code: "ABC", byEmail: "a", price: { currency: "EUR", $value: "1" }, oops: 1 },
+      /"oops" is not in the schema/,
+    ],
+    [
+      "no choice branch",
+      { id: 1n, code: "ABC", price: { currency: "EUR", $value: "1" } },
+      /needs one of byEmail, byPhone/,
+    ],
+    [
+      "tag not an array",
+      { id: 1n, code: "ABC", tag: "x", byEmail: "a", price: { currency: "EUR", $value: "1" } },
+      /must be an array/,
+    ],
+  ];
+  it.each(bad)("%s → validation error", (_name, value, message) => {
+    expect(() => schema.encode(`{${NS}}Item`, value)).toThrow(message);
+  });
+});
+
+describe("unsupported constructs are rejected at start-up", () => {
+  const cases: [string, string][] = [
+    [
+      "xs:any",
+      '<xs:element name="A"><xs:complexType><xs:sequence><xs:any/></xs:sequence></xs:complexType></xs:element>',
+    ],
+    [
+      "xs:complexContent",
+      '<xs:complexType name="B"><xs:complexContent><xs:extension base="t:B"/></xs:complexContent></xs:complexType>',
+    ],
+    ["xs:list", '<xs:simpleType name="L"><xs:list itemType="xs:int"/></xs:simpleType>'],
+    ["xs:union", '<xs:simpleType name="U"><xs:union memberTypes="xs:int"/></xs:simpleType>'],
+    ["xs:group", '<xs:group name="G"><xs:sequence/></xs:group>'],
+    ["xs:double", '<xs:element name="D" type="xs:double"/>'],
+    ["element without type", '<xs:element name="E"/>'],
+    [
+      "whiteSpace facet",
+      '<xs:simpleType name="W"><xs:restriction base="xs:string"><xs:whiteSpace value="collapse"/></xs:restriction></xs:simpleType>',
+    ],
+    ["fixed value", '<xs:element name="F" type="xs:string" fixed="x"/>'],
+    ["abstract element", '<xs:element name="F" type="xs:string" abstract="true"/>'],
+    ["mixed content", '<xs:complexType name="M" mixed="true"><xs:sequence/></xs:complexType>'],
+    ["undeclared type", '<xs:element name="X" type="t:Nope"/>'],
+    [
+      "\\i in a pattern",
+      '<xs:simpleType name="P"><xs:restriction base="xs:string"><xs:pattern value="\\i\\c*"/></xs:restriction></xs:simpleType>',
+    ],
+    [
+      "minInclusive on xs:date",
+      '<xs:simpleType name="Dt"><xs:restriction base="xs:date"><xs:minInclusive value="2000-01-01"/></xs:restriction></xs:simpleType>',
+    ],
+  ];
+  it.each(cases)("%s → SchemaCompileError naming it", (_name, body) => {
+    expect(() => compile(body)).toThrow(SchemaCompileError);
+    expect(() => compile(body)).toThrow(/test\.xsd/);
+  });
+});
