@@ -1,0 +1,223 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HttpError } from "@svc/errors";
+import { challenge, isToken68, parseAuthorization } from "./authorization-header.js";
+import { decodeBasicCredentials } from "./basic.js";
+import { type BearerOptions, type BearerVerifier, createBearerVerifier } from "./bearer.js";
+import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
+
+/**
+ * Checks a user name and password. Resolve to the principal for good credentials, and to
+ * `null`/`undefined`/`false` for bad ones (a throw is a server failure, not a 401).
+ * Compare passwords in constant time: {@link verifyPassword} does.
+ */
+export type VerifyPassword = (
+  username: string,
+  password: string,
+) => Promise<PrincipalInit | null | undefined | false> | PrincipalInit | null | undefined | false;
+
+/** Options of Basic authentication (RFC 7617). */
+export interface BasicOptions {
+  /** Checks the credentials; the same callback can serve SOAP `Authentication` headers. */
+  verify: VerifyPassword;
+}
+
+/** Options of {@link authenticate}. */
+export interface AuthenticateOptions {
+  /** Accept `Authorization: Bearer <JWT>` (RFC 6750): options, or a verifier built once and shared. */
+  bearer?: BearerOptions | BearerVerifier;
+  /** Accept `Authorization: Basic <base64(user:password)>` (RFC 7617). */
+  basic?: BasicOptions;
+  /** The protection space named in every challenge (RFC 9110 §11.5). */
+  realm: string;
+  /**
+   * Let requests without any credentials through without `req.principal` (bad credentials are
+   * still a 401); {@link requireScopes} and friends then answer 401 with the challenge.
+   * @default false
+   */
+  optional?: boolean;
+}
+
+/** The parts of a request {@link authenticate} reads and writes (Express's `Request` fits). */
+export interface AuthRequest extends IncomingMessage {
+  principal?: Principal;
+  originalUrl?: string;
+  body?: unknown;
+}
+
+/** Express's `next`. */
+export type AuthNext = (err?: unknown) => void;
+
+interface AuthContext {
+  realm: string;
+  bearer: boolean;
+  /** The challenge(s) sent with a 401 for missing credentials. */
+  challenges: string;
+}
+
+const contexts = new WeakMap<object, AuthContext>();
+
+/** The context {@link authenticate} left on a request, for the authorization guards. */
+export function authContextOf(req: object): AuthContext | undefined {
+  return contexts.get(req);
+}
+
+function isVerifier(value: BearerOptions | BearerVerifier): value is BearerVerifier {
+  return typeof (value as BearerVerifier).verify === "function";
+}
+
+/** True when the URL's query carries `access_token` (RFC 6750 §2.3). */
+function queryHasAccessToken(url: string | undefined): boolean {
+  if (!url) return false;
+  const q = url.indexOf("?");
+  if (q === -1) return false;
+  const hash = url.indexOf("#", q);
+  const query = url.slice(q + 1, hash === -1 ? undefined : hash);
+  if (!/access_token/i.test(query)) return false;
+  try {
+    return new URLSearchParams(query).has("access_token");
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Express middleware that authenticates every request from its `Authorization` header and sets
+ * `req.principal = { id, roles, scopes, scheme }`.
+ *
+ * - No credentials (or an unsupported scheme): 401 with one `WWW-Authenticate` challenge per
+ *   enabled scheme (`Bearer realm="..."`, `Basic realm="...", charset="UTF-8"`).
+ * - A Bearer token that fails verification: 401 with `error="invalid_token"` and nothing that
+ *   says why (RFC 6750 §3.1); a malformed Bearer header: 400 with `error="invalid_request"`.
+ * - Bad Basic credentials: 401 with the Basic challenge.
+ * - `access_token` in the query string or a parsed form body: 400, never accepted (spec part 5:
+ *   tokens are never sent in query parameters; RFC 6750 §2.3, §5.3).
+ * - Scheme names are case-insensitive (RFC 9110 §11.1). No sessions, no cookies.
+ *
+ * @example
+ * app.use(authenticate({
+ *   realm: "employees",
+ *   bearer: { jwksUri: "https://issuer.example/jwks.json", algorithms: ["ES256"], issuer, audience },
+ *   basic: { verify: async (user, password) => ((await checkUser(user, password)) ? { id: user } : null) },
+ * }));
+ * @see https://www.rfc-editor.org/rfc/rfc6750
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export function authenticate(options: AuthenticateOptions) {
+  if (typeof options !== "object" || options === null)
+    throw new TypeError("authenticate: options are required");
+  if (typeof options.realm !== "string" || options.realm === "") {
+    throw new TypeError("authenticate: options.realm must be a non-empty string");
+  }
+  if (options.bearer === undefined && options.basic === undefined) {
+    throw new TypeError("authenticate: enable at least one scheme (bearer or basic)");
+  }
+  if (options.basic !== undefined && typeof options.basic?.verify !== "function") {
+    throw new TypeError("authenticate: basic.verify must be a function (username, password) => principal");
+  }
+  const realm = options.realm;
+  const bearer =
+    options.bearer === undefined
+      ? undefined
+      : isVerifier(options.bearer)
+        ? options.bearer
+        : createBearerVerifier(options.bearer);
+  const basic = options.basic;
+  const optional = options.optional ?? false;
+
+  const bearerChallenge = challenge("Bearer", { realm });
+  // RFC 7617 §2.1: charset="UTF-8" tells the client to encode user-id and password as UTF-8.
+  const basicChallenge = challenge("Basic", { realm, charset: "UTF-8" });
+  const all = [bearer ? bearerChallenge : undefined, basic ? basicChallenge : undefined]
+    .filter((c): c is string => c !== undefined)
+    .join(", ");
+  const context: AuthContext = { realm, bearer: bearer !== undefined, challenges: all };
+
+  const missing = () =>
+    HttpError.unauthorized("Authentication is required", { headers: { "WWW-Authenticate": all } });
+  const invalidToken = () =>
+    HttpError.unauthorized("The access token is invalid", {
+      code: "invalid_token",
+      headers: { "WWW-Authenticate": challenge("Bearer", { realm, error: "invalid_token" }) },
+    });
+  const invalidRequest = (message: string) =>
+    HttpError.badRequest(message, {
+      code: "invalid_request",
+      headers: { "WWW-Authenticate": challenge("Bearer", { realm, error: "invalid_request" }) },
+    });
+  const badBasic = () =>
+    HttpError.unauthorized("The user name or password is wrong", {
+      code: "invalid_credentials",
+      headers: { "WWW-Authenticate": basicChallenge },
+    });
+
+  return async function svcAuthenticate(
+    req: AuthRequest,
+    _res: ServerResponse,
+    next: AuthNext,
+  ): Promise<void> {
+    contexts.set(req, context);
+    delete req.principal;
+    // RFC 6750 §2.3/§5.3 and spec part 5: query (and form) tokens leak into logs and history;
+    // refuse them outright, even next to a valid header ("more than one method", §3.1).
+    const body = req.body;
+    if (
+      queryHasAccessToken(req.originalUrl ?? req.url) ||
+      (typeof body === "object" && body !== null && Object.hasOwn(body, "access_token"))
+    ) {
+      next(invalidRequest("Access tokens are accepted only in the Authorization header"));
+      return;
+    }
+    const header = req.headers.authorization;
+    const parsed = parseAuthorization(header);
+    if (parsed === undefined || (parsed.scheme !== "bearer" && parsed.scheme !== "basic")) {
+      if (optional && (header === undefined || header.trim() === "")) {
+        next();
+        return;
+      }
+      next(missing());
+      return;
+    }
+    try {
+      if (parsed.scheme === "bearer") {
+        if (!bearer) {
+          next(missing());
+          return;
+        }
+        // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token
+        if (!isToken68(parsed.credentials)) {
+          next(invalidRequest("The Authorization header is malformed"));
+          return;
+        }
+        try {
+          req.principal = await bearer.verify(parsed.credentials);
+        } catch (err) {
+          if (err instanceof Error && err.name === "InvalidTokenError") {
+            next(invalidToken());
+            return;
+          }
+          throw err;
+        }
+        next();
+        return;
+      }
+      if (!basic) {
+        next(missing());
+        return;
+      }
+      const credentials = decodeBasicCredentials(parsed.credentials);
+      if (!credentials) {
+        next(badBasic());
+        return;
+      }
+      const result = await basic.verify(credentials.username, credentials.password);
+      if (!result) {
+        next(badBasic());
+        return;
+      }
+      req.principal = toPrincipal(result, "basic");
+      next();
+    } catch (err) {
+      next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
+    }
+  };
+}

@@ -1,0 +1,101 @@
+import type { ServerResponse } from "node:http";
+import { HttpError } from "@svc/errors";
+import { type AuthNext, type AuthRequest, authContextOf } from "./authenticate.js";
+import { challenge } from "./authorization-header.js";
+import type { Principal } from "./principal.js";
+
+/** Decides whether a principal may go on; may be async. */
+export type AuthorizePredicate = (principal: Principal, req: AuthRequest) => boolean | Promise<boolean>;
+
+function unauthenticated(req: AuthRequest): HttpError {
+  const context = authContextOf(req);
+  if (!context) {
+    // A route guarded without authenticate() in front is a wiring bug, not the client's fault.
+    return HttpError.internal("Authorization guard used without authenticate()");
+  }
+  return HttpError.unauthorized("Authentication is required", {
+    headers: { "WWW-Authenticate": context.challenges },
+  });
+}
+
+function forbidden(req: AuthRequest, principal: Principal, scope?: readonly string[]): HttpError {
+  const context = authContextOf(req);
+  const headers: Record<string, string> = {};
+  if (principal.scheme === "bearer" && context) {
+    // RFC 6750 §3.1: insufficient_scope → 403, and the scope attribute MAY name what is needed.
+    headers["WWW-Authenticate"] = challenge("Bearer", {
+      realm: context.realm,
+      error: "insufficient_scope",
+      scope: scope && scope.length > 0 ? scope.join(" ") : undefined,
+    });
+  }
+  return HttpError.forbidden("You are not permitted to do this", { code: "insufficient_scope", headers });
+}
+
+function checkNames(kind: string, names: readonly string[]): string[] {
+  if (names.length === 0 || names.some((n) => typeof n !== "string" || n === "" || /\s|["\\]/.test(n))) {
+    throw new TypeError(`${kind}: give one or more names without spaces, quotes or backslashes`);
+  }
+  return [...names];
+}
+
+/**
+ * Lets a request through only when its principal holds every listed OAuth scope; otherwise 403
+ * with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` for Bearer tokens.
+ * Without a principal: 401.
+ *
+ * @example
+ * router.post("/employees", requireScopes("employees:write"), createEmployee);
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
+export function requireScopes(...scopes: string[]) {
+  const needed = checkNames("requireScopes", scopes);
+  return function svcRequireScopes(req: AuthRequest, _res: ServerResponse, next: AuthNext): void {
+    const principal = req.principal;
+    if (!principal) next(unauthenticated(req));
+    else if (needed.every((s) => principal.scopes.includes(s))) next();
+    else next(forbidden(req, principal, needed));
+  };
+}
+
+/**
+ * Lets a request through only when its principal holds at least one of the listed roles;
+ * otherwise 403. Without a principal: 401.
+ *
+ * @example
+ * router.delete("/employees/:id", requireRoles("admin"), deleteEmployee);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function requireRoles(...roles: string[]) {
+  const allowed = checkNames("requireRoles", roles);
+  return function svcRequireRoles(req: AuthRequest, _res: ServerResponse, next: AuthNext): void {
+    const principal = req.principal;
+    if (!principal) next(unauthenticated(req));
+    else if (allowed.some((r) => principal.roles.includes(r))) next();
+    else next(forbidden(req, principal));
+  };
+}
+
+/**
+ * Lets a request through when `predicate(principal, req)` is true; otherwise 403. Without a
+ * principal: 401. A predicate that throws is a 500, never a silent pass.
+ *
+ * @example
+ * router.put("/employees/:id", authorize((p, req) => p.roles.includes("admin") || p.id === req.params.id), update);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function authorize(predicate: AuthorizePredicate) {
+  if (typeof predicate !== "function") throw new TypeError("authorize: predicate must be a function");
+  return async function svcAuthorize(req: AuthRequest, _res: ServerResponse, next: AuthNext): Promise<void> {
+    const principal = req.principal;
+    if (!principal) return next(unauthenticated(req));
+    let allowed: boolean;
+    try {
+      allowed = (await predicate(principal, req)) === true;
+    } catch (err) {
+      return next(HttpError.internal("Authorization check failed", { cause: err }));
+    }
+    if (allowed) return next();
+    next(forbidden(req, principal));
+  };
+}

@@ -1,0 +1,527 @@
+import { createHmac, createSign, generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:http";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { exportJWK, type JSONWebKeySet, SignJWT } from "jose";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { authenticate } from "./authenticate.js";
+import { createBearerVerifier } from "./bearer.js";
+import { app, b64url, rsaPair } from "./test-utils.js";
+import { createTokenIssuer } from "./token-issuer.js";
+
+const ISS = "https://issuer.test/";
+const AUD = "https://api.test/";
+const realm = "api";
+
+const issuer = createTokenIssuer({ issuer: ISS, audience: AUD, ttl: 600, kid: "k1" });
+const stranger = createTokenIssuer({ issuer: ISS, audience: AUD, ttl: 600, kid: "k1" });
+let jwks: JSONWebKeySet;
+let server: Listening;
+
+const opened: Listening[] = [];
+async function serve(...mw: Parameters<typeof app>): Promise<string> {
+  const l = await listen(app(...mw));
+  opened.push(l);
+  return l.url;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((l) => l.close()));
+});
+
+function get(url: string, authorization?: string): Promise<Response> {
+  return fetch(`${url}/me`, { headers: authorization === undefined ? {} : { authorization } });
+}
+
+beforeAll(async () => {
+  jwks = await issuer.jwks();
+  server = await listen(
+    app(authenticate({ realm, bearer: { jwks, algorithms: ["ES256"], issuer: ISS, audience: AUD } })),
+  );
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function token(claims: Record<string, unknown> = {}): Promise<string> {
+  return (await issuer.issue({ id: "alice", scopes: ["read", "write"], roles: ["admin"] }, claims))
+    .access_token;
+}
+
+describe("Bearer: good tokens", () => {
+  it("a token from the issuer → 200 with the principal", async () => {
+    const res = await get(server.url, `Bearer ${await token()}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      id: "alice",
+      roles: ["admin"],
+      scopes: ["read", "write"],
+      scheme: "bearer",
+    });
+  });
+
+  it("scheme in any case (bEARER) → 200 (RFC 9110 §11.1)", async () => {
+    const t = await token();
+    expect((await get(server.url, `bEARER ${t}`)).status).toBe(200);
+    expect((await get(server.url, `BEARER ${t}`)).status).toBe(200);
+  });
+});
+
+describe("Bearer: challenges", () => {
+  it("no Authorization → 401 with a challenge per scheme", async () => {
+    const url = await serve(
+      authenticate({ realm, bearer: { jwks, algorithms: ["ES256"] }, basic: { verify: () => null } }),
+    );
+    const res = await get(url);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe(
+      'Bearer realm="api", Basic realm="api", charset="UTF-8"',
+    );
+  });
+
+  it("an unsupported scheme (Digest ...) → 401 with the challenges", async () => {
+    const res = await get(server.url, 'Digest username="alice"');
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+  });
+
+  it("a bad token → 401 invalid_token, and the body says nothing about why", async () => {
+    const t = await token({ exp: Math.floor(Date.now() / 1000) - 3600 });
+    const res = await get(server.url, `Bearer ${t}`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    const body = await res.text();
+    expect(body).not.toMatch(/exp|signature|claim|kid|alg/i);
+    expect(body).not.toContain(t);
+  });
+});
+
+describe("Bearer: malformed Authorization values", () => {
+  it("`Bearer` with no token → 400 invalid_request", async () => {
+    const res = await get(server.url, "Bearer");
+    expect(res.status).toBe(400);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_request"');
+  });
+
+  it("`Bearer  x` (two spaces, not a JWT) → 401 invalid_token", async () => {
+    const res = await get(server.url, "Bearer  x");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("`Bearer a b` (two tokens) → 400", async () => {
+    expect((await get(server.url, "Bearer a b")).status).toBe(400);
+  });
+
+  it("`Bearer` with non-ASCII (Latin-1 é) → 400", async () => {
+    expect((await get(server.url, "Bearer abc\u00e9def")).status).toBe(400);
+  });
+
+  it("`Bearer` with bytes that are not UTF-8 (raw 0xff) → 400, not 500", async () => {
+    const { request } = await import("node:http");
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        `${server.url}/me`,
+        {
+          headers: {
+            authorization: Buffer.from([0x42, 0x65, 0x61, 0x72, 0x65, 0x72, 0x20, 0xff, 0xfe]).toString(
+              "latin1",
+            ),
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+  });
+
+  it("`Bearer x.y` (not three parts) → 401", async () => {
+    expect((await get(server.url, "Bearer x.y")).status).toBe(401);
+  });
+});
+
+describe("Bearer: attacks", () => {
+  it('alg "none" with an empty signature → 401', async () => {
+    const header = b64url({ alg: "none", typ: "JWT" });
+    const payload = b64url({ sub: "admin", iss: ISS, aud: AUD, exp: Math.floor(Date.now() / 1000) + 600 });
+    for (const t of [`${header}.${payload}.`, `${header}.${payload}`]) {
+      const res = await get(server.url, `Bearer ${t}`);
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it('alg "none" cannot even be configured', () => {
+    expect(() => createBearerVerifier({ jwks, algorithms: ["none"] })).toThrow(TypeError);
+    expect(() => createBearerVerifier({ jwks, algorithms: ["None"] })).toThrow(TypeError);
+  });
+
+  it("no algorithms allow-list → TypeError at construction", () => {
+    // @ts-expect-error algorithms is required
+    expect(() => createBearerVerifier({ jwks })).toThrow(/algorithms is required/);
+    expect(() => createBearerVerifier({ jwks, algorithms: [] })).toThrow(/algorithms is required/);
+  });
+
+  it("HS256 signed with the server's RSA public key as the HMAC secret → 401", async () => {
+    const { publicKey, privateKey } = rsaPair();
+    const pem = publicKey.export({ type: "spki", format: "pem" }) as string;
+    const url = await serve(authenticate({ realm, bearer: { key: pem, algorithms: ["RS256"] } }));
+    const header = b64url({ alg: "HS256", typ: "JWT" });
+    const payload = b64url({ sub: "admin", exp: Math.floor(Date.now() / 1000) + 600 });
+    const forged = `${header}.${payload}.${createHmac("sha256", pem).update(`${header}.${payload}`).digest("base64url")}`;
+    expect((await get(url, `Bearer ${forged}`)).status).toBe(401);
+    // The genuine RS256 token passes, so the 401 above is the confusion being refused.
+    const signer = createSign("RSA-SHA256");
+    const h = b64url({ alg: "RS256" });
+    signer.update(`${h}.${payload}`);
+    const genuine = `${h}.${payload}.${signer.sign(privateKey).toString("base64url")}`;
+    expect((await get(url, `Bearer ${genuine}`)).status).toBe(200);
+  });
+
+  it("HS* mixed with RS*, or HS* with a public key → TypeError at construction", () => {
+    const { publicKey } = rsaPair();
+    expect(() => createBearerVerifier({ key: publicKey, algorithms: ["RS256", "HS256"] })).toThrow(/mix/);
+    expect(() => createBearerVerifier({ key: publicKey, algorithms: ["HS256"] })).toThrow(/secret/);
+    expect(() => createBearerVerifier({ secret: "x".repeat(32), algorithms: ["RS256"] })).toThrow(TypeError);
+    expect(() => createBearerVerifier({ secret: "short", algorithms: ["HS256"] })).toThrow(/32 bytes/);
+  });
+
+  it("a token with an algorithm outside the allow-list (ES384 when only ES256) → 401", async () => {
+    const es384 = createTokenIssuer({ issuer: ISS, audience: AUD, algorithm: "ES384", kid: "k384" });
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: { jwks: { keys: [...jwks.keys, ...(await es384.jwks()).keys] }, algorithms: ["ES256"] },
+      }),
+    );
+    expect((await get(url, `Bearer ${(await es384.issue({ id: "a" })).access_token}`)).status).toBe(401);
+    expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
+  });
+
+  it("kid injection (path traversal, SQL, a header-embedded jwk, a jku URL) → 401, nothing fetched", async () => {
+    let contacted = 0;
+    const evil = createServer((_req, res) => {
+      contacted++;
+      res.end("{}");
+    });
+    await new Promise<void>((r) => evil.listen(0, "127.0.0.1", () => r()));
+    const port = (evil.address() as { port: number }).port;
+    try {
+      const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+      const attackerJwk = await exportJWK(publicKey);
+      const headers = [
+        { alg: "ES256", kid: "../../../../../../dev/null" },
+        { alg: "ES256", kid: "' OR '1'='1" },
+        { alg: "ES256", kid: "k1", jwk: attackerJwk },
+        { alg: "ES256", kid: "k1", jku: `http://127.0.0.1:${port}/jwks.json` },
+        { alg: "ES256", kid: `http://127.0.0.1:${port}/jwks.json` },
+      ];
+      for (const header of headers) {
+        const t = await new SignJWT({ sub: "admin" })
+          .setProtectedHeader(header)
+          .setIssuer(ISS)
+          .setAudience(AUD)
+          .setExpirationTime("10m")
+          .sign(privateKey);
+        const res = await get(server.url, `Bearer ${t}`);
+        expect(res.status, JSON.stringify(header)).toBe(401);
+      }
+      expect(contacted).toBe(0);
+    } finally {
+      await new Promise((r) => evil.close(r));
+    }
+  });
+
+  it("a token signed by another key with the same kid → 401", async () => {
+    const t = (await stranger.issue({ id: "alice" })).access_token;
+    expect((await get(server.url, `Bearer ${t}`)).status).toBe(401);
+  });
+
+  it("an unknown kid → 401", async () => {
+    const other = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "unknown" });
+    expect((await get(server.url, `Bearer ${(await other.issue({ id: "a" })).access_token}`)).status).toBe(
+      401,
+    );
+  });
+
+  it("a tampered payload (sub changed, signature kept) → 401", async () => {
+    const [h, p, s] = (await token()).split(".");
+    const payload = JSON.parse(Buffer.from(p as string, "base64url").toString());
+    payload.sub = "root";
+    expect((await get(server.url, `Bearer ${h}.${b64url(payload)}.${s}`)).status).toBe(401);
+  });
+});
+
+describe("Bearer: claims", () => {
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it("exp in the past (beyond the 5 s tolerance) → 401", async () => {
+    expect((await get(server.url, `Bearer ${await token({ exp: now() - 30 })}`)).status).toBe(401);
+  });
+
+  it("exp 2 s ago, inside the clock tolerance → 200", async () => {
+    expect((await get(server.url, `Bearer ${await token({ exp: now() - 2 })}`)).status).toBe(200);
+  });
+
+  it("nbf in the future → 401", async () => {
+    expect((await get(server.url, `Bearer ${await token({ nbf: now() + 120 })}`)).status).toBe(401);
+  });
+
+  it("no exp at all → 401 (exp is always required)", async () => {
+    const t = await new SignJWT({ sub: "alice" })
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .sign(await signingKeyOf());
+    expect((await get(hand.url, `Bearer ${t}`)).status).toBe(401);
+  });
+
+  it("wrong iss → 401", async () => {
+    expect((await get(server.url, `Bearer ${await token({ iss: "https://evil.test/" })}`)).status).toBe(401);
+  });
+
+  it("wrong aud → 401", async () => {
+    expect((await get(server.url, `Bearer ${await token({ aud: "https://other-api.test/" })}`)).status).toBe(
+      401,
+    );
+  });
+
+  it("no sub → 401", async () => {
+    const t = await new SignJWT({})
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setExpirationTime("5m")
+      .sign(await signingKeyOf());
+    expect((await get(hand.url, `Bearer ${t}`)).status).toBe(401);
+  });
+
+  it("maxTokenAge 60 s and iat 10 minutes ago → 401", async () => {
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: { jwks, algorithms: ["ES256"], maxTokenAge: 60, requiredClaims: ["iat"] },
+      }),
+    );
+    expect((await get(url, `Bearer ${await token({ iat: now() - 600 })}`)).status).toBe(401);
+    expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
+  });
+});
+
+// The issuer's key is not exported; a second issuer with a known key signs claim-less tokens.
+const known = generateKeyPairSync("ec", { namedCurve: "P-256" });
+async function signingKeyOf() {
+  return known.privateKey;
+}
+beforeAll(async () => {
+  // A server trusting the hand-signing key, for the claim tests that need a token the issuer cannot make.
+  const pub = { ...(await exportJWK(known.publicKey)), kid: "k1", alg: "ES256" };
+  hand = await listen(
+    app(
+      authenticate({
+        realm,
+        bearer: { jwks: { keys: [pub] }, algorithms: ["ES256"], issuer: ISS, audience: AUD },
+      }),
+    ),
+  );
+});
+let hand: Listening;
+afterAll(async () => {
+  await hand.close();
+});
+
+describe("Bearer: a remote JWKS", () => {
+  it("key rotation: a token with a new kid makes the verifier fetch the JWKS again → 200", async () => {
+    const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });
+    const b = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "b" });
+    let keys = (await a.jwks()).keys;
+    let fetches = 0;
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", (_req, res) => {
+      fetches++;
+      res.json({ keys });
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: {
+          jwksUri: `${j.url}/jwks.json`,
+          jwksOptions: { cooldownDuration: 0 },
+          algorithms: ["ES256"],
+          issuer: ISS,
+          audience: AUD,
+        },
+      }),
+    );
+    expect((await get(url, `Bearer ${(await a.issue({ id: "u" })).access_token}`)).status).toBe(200);
+    expect(fetches).toBe(1);
+    // Before rotation, b's kid is unknown.
+    expect((await get(url, `Bearer ${(await b.issue({ id: "u" })).access_token}`)).status).toBe(401);
+    keys = [...keys, ...(await b.jwks()).keys];
+    const before = fetches;
+    expect((await get(url, `Bearer ${(await b.issue({ id: "u2" })).access_token}`)).status).toBe(200);
+    expect(fetches).toBe(before + 1);
+    // Key a is still served; its tokens still pass without another fetch.
+    const again = fetches;
+    expect((await get(url, `Bearer ${(await a.issue({ id: "u3" })).access_token}`)).status).toBe(200);
+    expect(fetches).toBe(again);
+  });
+
+  it("unknown kids inside the cooldown do not trigger a fetch each", async () => {
+    const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });
+    let fetches = 0;
+    const keys = (await a.jwks()).keys;
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", (_req, res) => {
+      fetches++;
+      res.json({ keys });
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const url = await serve(
+      authenticate({ realm, bearer: { jwksUri: `${j.url}/jwks.json`, algorithms: ["ES256"] } }),
+    );
+    expect((await get(url, `Bearer ${(await a.issue({ id: "u" })).access_token}`)).status).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      const x = createTokenIssuer({ issuer: ISS, audience: AUD, kid: `made-up-${i}` });
+      expect((await get(url, `Bearer ${(await x.issue({ id: "u" })).access_token}`)).status).toBe(401);
+    }
+    expect(fetches).toBe(1);
+  });
+
+  it("the JWKS endpoint down → 401, not 500", async () => {
+    const url = await serve(
+      authenticate({ realm, bearer: { jwksUri: "http://127.0.0.1:9/jwks.json", algorithms: ["ES256"] } }),
+    );
+    expect((await get(url, `Bearer ${await token()}`)).status).toBe(401);
+  });
+});
+
+describe("Bearer: tokens outside the Authorization header", () => {
+  it("?access_token=... → 400, even with a valid header", async () => {
+    const t = await token();
+    const res = await fetch(`${server.url}/me?access_token=${t}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_request"');
+    expect(await res.text()).not.toContain(t);
+    const both = await fetch(`${server.url}/me?a=1&access_token=${t}`, {
+      headers: { authorization: `Bearer ${t}` },
+    });
+    expect(both.status).toBe(400);
+  });
+
+  it("access_token in a form body → 400", async () => {
+    const t = await token();
+    const res = await fetch(`${server.url}/me`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `access_token=${t}`,
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it("?not_access_token=1 is not mistaken for a token → 200", async () => {
+    const res = await fetch(`${server.url}/me?x_access_token_y=1`, {
+      headers: { authorization: `Bearer ${await token()}` },
+    });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("Bearer: verified-token cache", () => {
+  it("a hot token is verified once, then served from the cache", async () => {
+    let verifications = 0;
+    const verifier = createBearerVerifier({
+      jwks,
+      algorithms: ["ES256"],
+      principal: (p) => {
+        verifications++;
+        return { id: String(p.sub) };
+      },
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const t = await token();
+    for (let i = 0; i < 3; i++) expect((await get(url, `Bearer ${t}`)).status).toBe(200);
+    expect(verifications).toBe(1);
+  });
+
+  it("cache: false verifies every request", async () => {
+    let verifications = 0;
+    const verifier = createBearerVerifier({
+      jwks,
+      algorithms: ["ES256"],
+      cache: false,
+      principal: (p) => {
+        verifications++;
+        return { id: String(p.sub) };
+      },
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const t = await token();
+    for (let i = 0; i < 3; i++) expect((await get(url, `Bearer ${t}`)).status).toBe(200);
+    expect(verifications).toBe(3);
+  });
+
+  it("a cached token stops working at its exp → 401", async () => {
+    let clock = Date.now();
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], now: () => clock });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const t = await token({ exp: Math.floor(clock / 1000) + 60 });
+    expect((await get(url, `Bearer ${t}`)).status).toBe(200);
+    clock += 120_000;
+    expect((await get(url, `Bearer ${t}`)).status).toBe(401);
+  });
+
+  it("a principal taken from the cache is a copy: mutating it does not leak to the next request", async () => {
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"] });
+    const t = await token();
+    const first = await verifier.verify(t);
+    first.roles.push("superuser");
+    expect((await verifier.verify(t)).roles).toEqual(["admin"]);
+  });
+});
+
+describe("Bearer: keys", () => {
+  it("a symmetric secret with HS256 → 200, and a wrong secret → 401", async () => {
+    const secret = "a-very-long-shared-secret-of-32-bytes!";
+    const url = await serve(authenticate({ realm, bearer: { secret, algorithms: ["HS256"] } }));
+    const sign = (s: string) =>
+      new SignJWT({ sub: "svc" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setExpirationTime("5m")
+        .sign(Buffer.from(s));
+    expect((await get(url, `Bearer ${await sign(secret)}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${await sign(`${secret}x`)}`)).status).toBe(401);
+  });
+
+  it("a single public JWK → 200", async () => {
+    const url = await serve(
+      authenticate({ realm, bearer: { key: jwks.keys[0] as never, algorithms: ["ES256"] } }),
+    );
+    expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
+  });
+
+  it("two key sources at once → TypeError", () => {
+    expect(() => createBearerVerifier({ jwks, key: "x", algorithms: ["ES256"] })).toThrow(/exactly one/);
+    expect(() => createBearerVerifier({ jwksUri: "not a url", algorithms: ["ES256"] })).toThrow(
+      /absolute URL/,
+    );
+  });
+});
+
+describe("Bearer: hand-signed tokens", () => {
+  it("the hand-signing key works (so the claim tests above fail for the claim, not the key)", async () => {
+    const t = await new SignJWT({ sub: "alice" })
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setExpirationTime("5m")
+      .sign(known.privateKey);
+    expect((await get(hand.url, `Bearer ${t}`)).status).toBe(200);
+  });
+});

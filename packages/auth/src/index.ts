@@ -1,0 +1,54 @@
+export {
+  type AuthenticateOptions,
+  type AuthNext,
+  type AuthRequest,
+  authenticate,
+  type BasicOptions,
+  type VerifyPassword,
+} from "./authenticate.js";
+export {
+  type AuthorizationCredentials,
+  challenge,
+  isToken68,
+  parseAuthorization,
+} from "./authorization-header.js";
+export { type AuthorizePredicate, authorize, requireRoles, requireScopes } from "./authorize.js";
+export { type BasicCredentials, decodeBasicCredentials } from "./basic.js";
+export {
+  type BearerCacheOptions,
+  type BearerOptions,
+  type BearerVerifier,
+  createBearerVerifier,
+  InvalidTokenError,
+  type RemoteJwksOptions,
+} from "./bearer.js";
+export {
+  type MemoryNonceStoreOptions,
+  memoryNonceStore,
+  type NonceStore,
+  type RedisNonceClient,
+  type RedisNonceStoreOptions,
+  redisNonceStore,
+} from "./nonce-store.js";
+export { hashPassword, type PasswordHashOptions, verifyPassword } from "./password-hash.js";
+export type { Principal, PrincipalInit } from "./principal.js";
+export { pinoRedaction, REDACTED, redactUrl } from "./redaction.js";
+export {
+  PASSWORD_DIGEST,
+  PASSWORD_TEXT,
+  SoapAuthError,
+  type SoapAuthErrorCode,
+  type SoapCredentialsOptions,
+  type StoredPassword,
+  verifySoapCredentials,
+  WSSE_NS,
+  WSU_NS,
+  type XmlElement,
+} from "./soap.js";
+export {
+  createTokenIssuer,
+  type SigningAlgorithm,
+  type TokenIssuer,
+  type TokenIssuerOptions,
+  type TokenResponse,
+} from "./token-issuer.js";

@@ -1,0 +1,63 @@
+/**
+ * Who made the request, as established by {@link authenticate} or {@link verifySoapCredentials}.
+ * It is derived from verified credentials only, never from anything the client merely claims.
+ *
+ * @example
+ * app.get("/me", authenticate({ bearer }), (req, res) => res.json(req.principal));
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
+ */
+export interface Principal {
+  /** The subject: the JWT `sub`, or the user name Basic or SOAP credentials were checked for. */
+  id: string;
+  /** Roles, for {@link requireRoles}. */
+  roles: string[];
+  /** OAuth 2.0 scopes, for {@link requireScopes} (RFC 6749 §3.3). */
+  scopes: string[];
+  /** How the credentials arrived. */
+  scheme: "bearer" | "basic" | "soap";
+}
+
+/**
+ * What a `verify` callback (Basic, SOAP) returns for good credentials: the principal without
+ * its `scheme`, which the caller fills in. `roles` and `scopes` default to empty lists.
+ */
+export interface PrincipalInit {
+  /** The subject's stable identifier. */
+  id: string;
+  /** @default [] */
+  roles?: readonly string[];
+  /** @default [] */
+  scopes?: readonly string[];
+}
+
+declare global {
+  // Express's own augmentation point: `req.principal` is typed in every Express handler
+  // without this package depending on @types/express.
+  namespace Express {
+    interface Request {
+      /** Set by `@svc/auth`'s `authenticate` once the credentials are verified. */
+      principal?: Principal;
+    }
+  }
+}
+
+/** Freezes nothing, copies everything: a principal handed out never aliases caller arrays. */
+export function toPrincipal(init: PrincipalInit, scheme: Principal["scheme"]): Principal {
+  if (typeof init !== "object" || init === null || typeof init.id !== "string" || init.id === "") {
+    throw new TypeError("A principal needs a non-empty string id");
+  }
+  return {
+    id: init.id,
+    roles: stringList(init.roles, "roles"),
+    scopes: stringList(init.scopes, "scopes"),
+    scheme,
+  };
+}
+
+function stringList(value: readonly string[] | undefined, name: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) {
+    throw new TypeError(`A principal's ${name} must be an array of strings`);
+  }
+  return [...value];
+}

@@ -1,0 +1,165 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from "node:crypto";
+import { calculateJwkThumbprint, exportJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
+import type { Principal } from "./principal.js";
+
+const SIGNING_ALGORITHMS = [
+  "ES256",
+  "ES384",
+  "ES512",
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "EdDSA",
+] as const;
+
+/** A JWS algorithm {@link createTokenIssuer} can sign with. */
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+
+/** Options of {@link createTokenIssuer}. */
+export interface TokenIssuerOptions {
+  /**
+   * The signing key: a private JWK, a PKCS#8 PEM, or a private `KeyObject`.
+   * @default a fresh key pair generated in memory (demos and tests: tokens die with the process)
+   */
+  privateKey?: JWK | string | KeyObject;
+  /** The `iss` claim (RFC 7519 §4.1.1). */
+  issuer: string;
+  /** The `aud` claim (RFC 7519 §4.1.3). */
+  audience: string | readonly string[];
+  /**
+   * Token lifetime in seconds (`exp - iat`, and `expires_in`).
+   * @default 900
+   */
+  ttl?: number;
+  /**
+   * The signing algorithm.
+   * @default "ES256"
+   */
+  algorithm?: SigningAlgorithm;
+  /**
+   * The key id in the token header and the JWKS.
+   * @default the key's RFC 7638 thumbprint
+   */
+  kid?: string;
+  /**
+   * The clock in milliseconds, for tests.
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+/** An OAuth 2.0 access token response (RFC 6749 §5.1). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  /** Lifetime in seconds. */
+  expires_in: number;
+}
+
+/** What {@link createTokenIssuer} returns. */
+export interface TokenIssuer {
+  /** The algorithm tokens are signed with: list it in the verifier's `algorithms`. */
+  readonly algorithm: SigningAlgorithm;
+  /** Signs an access token for `principal`; `claims` adds or overrides claims. */
+  issue(
+    principal: Pick<Principal, "id"> & Partial<Pick<Principal, "roles" | "scopes">>,
+    claims?: Readonly<Record<string, unknown>>,
+  ): Promise<TokenResponse>;
+  /** The JWKS document (public key only) to serve at the `jwks_uri`. */
+  jwks(): Promise<JSONWebKeySet>;
+}
+
+const CURVE: Partial<Record<SigningAlgorithm, string>> = { ES256: "P-256", ES384: "P-384", ES512: "P-521" };
+
+function generate(algorithm: SigningAlgorithm): KeyObject {
+  if (algorithm.startsWith("ES")) {
+    return generateKeyPairSync("ec", { namedCurve: CURVE[algorithm] ?? "P-256" }).privateKey;
+  }
+  if (algorithm === "EdDSA") return generateKeyPairSync("ed25519").privateKey;
+  return generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
+}
+
+function toPrivateKey(key: JWK | string | KeyObject): KeyObject {
+  if (key instanceof KeyObject) {
+    if (key.type !== "private") throw new TypeError("createTokenIssuer: privateKey must be a private key");
+    return key;
+  }
+  if (typeof key === "string") return createPrivateKey(key);
+  if (typeof key === "object" && key !== null && typeof key.d === "string") {
+    return createPrivateKey({ key: key as import("node:crypto").JsonWebKey, format: "jwk" });
+  }
+  throw new TypeError("createTokenIssuer: privateKey must be a private JWK, a PKCS#8 PEM or a KeyObject");
+}
+
+/**
+ * Signs access tokens (ES256 by default) and publishes the matching JWKS, for demos, tests and
+ * the reference server's token endpoint. Not an authorization server: it checks nothing about
+ * who asks; the caller decides what principal gets a token.
+ *
+ * @example
+ * const issuer = createTokenIssuer({ issuer: "https://api.example/", audience: "https://api.example/" });
+ * app.get("/.well-known/jwks.json", async (_req, res) => res.json(await issuer.jwks()));
+ * app.post("/token", async (req, res) => res.json(await issuer.issue({ id: "alice", scopes: ["read"] })));
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.1
+ * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
+ */
+export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
+  if (typeof options !== "object" || options === null)
+    throw new TypeError("createTokenIssuer: options are required");
+  const algorithm = options.algorithm ?? "ES256";
+  if (!SIGNING_ALGORITHMS.includes(algorithm)) {
+    throw new TypeError(`createTokenIssuer: unsupported algorithm "${String(algorithm)}"`);
+  }
+  if (typeof options.issuer !== "string" || options.issuer === "") {
+    throw new TypeError("createTokenIssuer: issuer must be a non-empty string");
+  }
+  const audience = typeof options.audience === "string" ? options.audience : [...(options.audience ?? [])];
+  if (audience.length === 0) throw new TypeError("createTokenIssuer: audience is required");
+  const ttl = options.ttl ?? 900;
+  if (!Number.isInteger(ttl) || ttl <= 0)
+    throw new TypeError("createTokenIssuer: ttl must be a positive integer of seconds");
+  const privateKey =
+    options.privateKey === undefined ? generate(algorithm) : toPrivateKey(options.privateKey);
+  const now = options.now ?? Date.now;
+
+  const publicJwk: Promise<JWK> = (async () => {
+    const jwk = await exportJWK(createPublicKey(privateKey));
+    const kid = options.kid ?? (await calculateJwkThumbprint(jwk));
+    return { ...jwk, kid, alg: algorithm, use: "sig" };
+  })();
+  // Surface a key/algorithm mismatch on first use, not as an unhandled rejection.
+  publicJwk.catch(() => {});
+
+  return {
+    algorithm,
+    async issue(principal, claims = {}) {
+      if (typeof principal?.id !== "string" || principal.id === "") {
+        throw new TypeError("issue: principal.id must be a non-empty string");
+      }
+      const { kid } = await publicJwk;
+      const iat = Math.floor(now() / 1000);
+      const payload: Record<string, unknown> = {
+        iss: options.issuer,
+        sub: principal.id,
+        aud: audience,
+        iat,
+        exp: iat + ttl,
+        jti: randomUUID(),
+      };
+      if (principal.scopes && principal.scopes.length > 0) payload.scope = principal.scopes.join(" ");
+      if (principal.roles && principal.roles.length > 0) payload.roles = [...principal.roles];
+      // Extra claims last: tests and demos may override any registered claim (an expired `exp`).
+      Object.assign(payload, claims);
+      const jwt = await new SignJWT(payload)
+        .setProtectedHeader({ alg: algorithm, typ: "at+jwt", ...(kid ? { kid } : {}) })
+        .sign(privateKey);
+      return { access_token: jwt, token_type: "Bearer", expires_in: ttl };
+    },
+    async jwks() {
+      return { keys: [{ ...(await publicJwk) }] };
+    },
+  };
+}
