@@ -1,0 +1,46 @@
+// Data and credentials shared by the harness and the baseline servers, so every server answers
+// the same request with the same representation.
+import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
+
+/** The employee every `GET /employees/{id}` scenario asks for. */
+export const EMPLOYEE_ID = 42;
+
+/** The same record the baselines serve; the reference server serves its own seeded row. */
+export const EMPLOYEES = new Map([
+  [EMPLOYEE_ID, { id: EMPLOYEE_ID, name: "Ada Lovelace", department: "Engineering", salary: 125000 }],
+  [7, { id: 7, name: "Grace Hopper", department: "Research", salary: 131000 }],
+]);
+
+export const JWT_ISSUER = "urn:svc:bench";
+export const JWT_AUDIENCE = "urn:svc:api";
+
+/**
+ * A fresh ES256 key pair and a token signed with it. The public key travels to the peer stack
+ * through the `BENCH_JWK` environment variable, the token goes in every client request.
+ */
+export async function issueBenchToken() {
+  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+  const token = await new SignJWT({ scope: "employees:read" })
+    .setProtectedHeader({ alg: "ES256", kid: "bench" })
+    .setIssuer(JWT_ISSUER)
+    .setAudience(JWT_AUDIENCE)
+    .setSubject("bench-user")
+    .setIssuedAt()
+    .setExpirationTime("2h")
+    .sign(privateKey);
+  return { token, publicJwk: JSON.stringify(await exportJWK(publicKey)) };
+}
+
+/** The verification key a server reads from `BENCH_JWK`. */
+export async function benchVerificationKey() {
+  const raw = process.env.BENCH_JWK;
+  if (!raw) throw new Error("BENCH_JWK is not set: start this server through the bench harness");
+  return importJWK(JSON.parse(raw), "ES256");
+}
+
+/** The port the harness chose for this server. */
+export function benchPort() {
+  const port = Number(process.env.PORT);
+  if (!Number.isInteger(port) || port <= 0) throw new Error("PORT must be set to the port to listen on");
+  return port;
+}

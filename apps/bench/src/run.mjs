@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// node apps/bench/src/run.mjs [--quick] [--only <id>[,<id>...]] [--micro | --no-micro]
+//                             [--duration <s>] [--connections <n>] [--out <dir>]
+//
+// Starts each scenario's server in its own process, warms it up, loads it with autocannon (the
+// same connections, pipelining and duration everywhere), and writes load.md / load.json (and
+// micro.md / micro.json for the packages' micro-benchmarks) into apps/bench/results/.
+// Exits non-zero when a server does not start or a scenario gets no expected response at all;
+// scenarios whose code is not in the repository yet are skipped with the reason.
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { issueBenchToken } from "./fixtures.mjs";
+import { load, rawRequest, sampleRss, startServer, summarise } from "./harness.mjs";
+import { runMicro } from "./micro.mjs";
+import { addRatios, writeReport } from "./report.mjs";
+import { groups, scenarios, Unavailable } from "./scenarios.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, "../../..");
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    micro: { type: "boolean" },
+    "no-micro": { type: "boolean", default: false },
+    duration: { type: "string" },
+    connections: { type: "string" },
+    out: { type: "string" },
+    list: { type: "boolean", default: false },
+  },
+});
+
+if (args.list) {
+  for (const s of scenarios) console.log(`${s.id.padEnd(22)} ${s.group.padEnd(11)} ${s.label}`);
+  process.exit(0);
+}
+
+const outDir = resolve(args.out ?? join(here, "../results"));
+const settings = {
+  quick: args.quick,
+  connections: Number(args.connections ?? 50),
+  pipelining: 1,
+  durationSeconds: Number(args.duration ?? (args.quick ? 1.5 : 10)),
+  warmupSeconds: args.quick ? 0.5 : 3,
+};
+const only = args.only?.split(",").map((s) => s.trim());
+const unknown = only?.filter((id) => !scenarios.some((s) => s.id === id)) ?? [];
+if (unknown.length > 0) {
+  console.error(`unknown scenario(s): ${unknown.join(", ")} (see --list)`);
+  process.exit(2);
+}
+
+// --micro alone runs only the micro-benchmarks; a full run (not --quick) includes them.
+const microOnly = args.micro === true && !only && !args.quick;
+const withMicro = args.micro === true || (!args.quick && !only && !args["no-micro"]);
+
+let failed = false;
+
+if (!microOnly) {
+  const selected = scenarios.filter((s) => !only || only.includes(s.id));
+  const { token, publicJwk } = await issueBenchToken();
+  const ctx = { token };
+  const run = {
+    startedAt: new Date().toISOString(),
+    settings,
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      loadAverage: loadavg().map((l) => l.toFixed(2)),
+    },
+    results: [],
+  };
+
+  for (const scenario of selected) {
+    const base = { id: scenario.id, group: scenario.group, label: scenario.label };
+    const definition = scenario.server();
+    if (definition.unavailable) {
+      console.log(`skip ${scenario.id}: not available yet (${definition.unavailable})`);
+      run.results.push({
+        ...base,
+        status: "skipped",
+        reason: `not available yet: ${definition.unavailable}`,
+      });
+      continue;
+    }
+    let server;
+    try {
+      server = await startServer({ ...definition, env: { ...definition.env, BENCH_JWK: publicJwk } });
+      const request = await scenario.prepare(server.url, ctx);
+      await preflight(server.url, request);
+      const loadSettings = { connections: settings.connections, pipelining: settings.pipelining };
+      await load(server.url, request, { ...loadSettings, duration: settings.warmupSeconds });
+      const stopSampling = sampleRss(server.pid);
+      const result = await load(server.url, request, { ...loadSettings, duration: settings.durationSeconds });
+      const peakRssBytes = await stopSampling();
+      const summary = summarise(result, request.expectStatus);
+      const expected = summary.requests - summary.unexpectedStatus;
+      if (expected === 0) {
+        throw new Error(
+          `no ${request.expectStatus} response in ${summary.requests} requests ` +
+            `(errors ${summary.errors}, status codes ${JSON.stringify(summary.statusCodes)})`,
+        );
+      }
+      run.results.push({ ...base, status: "ok", summary, peakRssBytes });
+      console.log(
+        `${scenario.id}: ${summary.requestsPerSecond} req/s, p50 ${summary.latencyMs.p50} ms, ` +
+          `p99 ${summary.latencyMs.p99} ms, errors ${summary.errors}, unexpected status ${summary.unexpectedStatus}`,
+      );
+    } catch (error) {
+      if (error instanceof Unavailable) {
+        console.log(`skip ${scenario.id}: not available yet (${error.message})`);
+        run.results.push({ ...base, status: "skipped", reason: `not available yet: ${error.message}` });
+      } else {
+        failed = true;
+        const reason = error instanceof Error ? error.message : String(error);
+        console.error(`FAIL ${scenario.id}: ${reason}`);
+        run.results.push({ ...base, status: "failed", reason });
+      }
+    } finally {
+      await server?.stop();
+    }
+  }
+
+  addRatios(run.results, groups);
+  const md = await writeReport(outDir, settings.quick ? "quick" : "load", run, groups);
+  console.log(`\n${md}`);
+  console.log(`written: ${join(outDir, settings.quick ? "quick" : "load")}.{md,json}`);
+}
+
+if (withMicro) {
+  const results = await runMicro({ repoRoot, outDir });
+  if (results.some((r) => r.exitCode !== 0)) failed = true;
+  console.log(`written: ${join(outDir, "micro")}.{md,json} (${results.length} package(s))`);
+}
+
+process.exit(failed ? 1 : 0);
+
+/** One request before the load, so a wrong status or body fails loudly instead of being measured. */
+async function preflight(url, request) {
+  const shaped = request.setupRequest
+    ? request.setupRequest({
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+        body: request.body,
+      })
+    : request;
+  const method = shaped.method ?? "GET";
+  const response = await rawRequest(url, { ...shaped, method });
+  if (response.status !== request.expectStatus) {
+    throw new Error(
+      `${method} ${shaped.path} → ${response.status}, expected ${request.expectStatus}: ${response.text.slice(0, 300)}`,
+    );
+  }
+  if (request.expectBody && !request.expectBody.test(response.text)) {
+    throw new Error(`${method} ${shaped.path}: unexpected body ${response.text.slice(0, 300)}`);
+  }
+}

@@ -1,0 +1,360 @@
+// Every load scenario: which server to start, and the one request autocannon repeats against it.
+// Scenarios that need code from the reference server say "not available yet" until it is there.
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { EMPLOYEE_ID } from "./fixtures.mjs";
+import { rawRequest } from "./harness.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, "../../..");
+const referenceDir = join(repoRoot, "apps/reference-server");
+const referenceMain = join(referenceDir, "src/main.ts");
+const customerWsdl = join(referenceDir, "contracts/customer.wsdl");
+const tsLoader = join(here, "ts-loader.mjs");
+
+/** Thrown by `prepare` when the server runs but lacks the route a scenario needs. */
+export class Unavailable extends Error {}
+
+/** Tables of the report: scenarios of a group share one request shape; ratios are to the baselines. */
+export const groups = [
+  {
+    id: "get",
+    title: "GET /employees/{id} with Bearer JWT, Accept: application/json → 200",
+    baselines: ["raw-node", "express-bare", "peer-stack"],
+  },
+  {
+    id: "revalidate",
+    title: "GET /employees/{id} with If-None-Match: <current ETag> → 304",
+    baselines: ["express-bare-304", "peer-stack-304"],
+  },
+  {
+    id: "post",
+    title: "POST /employees → 201 (same route, with and without Idempotency-Key)",
+    baselines: ["svc-post-plain"],
+  },
+  {
+    id: "soap",
+    title: "SOAP 1.2 getCustomer on /ws/customer (same WSDL)",
+    baselines: ["node-soap"],
+  },
+];
+
+const script = (name) => join(here, "servers", name);
+const bearer = (ctx) => ({ authorization: `Bearer ${ctx.token}`, accept: "application/json" });
+
+// ---------------------------------------------------------------------------------------------
+// The @svc reference server: started from its own entry point with every middleware on,
+// SQLite in memory, in-memory stores, a rate limit high enough never to trigger.
+
+function referenceServer() {
+  if (!existsSync(referenceMain))
+    return { unavailable: "apps/reference-server/src/main.ts is not there yet" };
+  return {
+    script: referenceMain,
+    nodeArgs: ["--import", tsLoader],
+    cwd: referenceDir,
+    readyPath: "/health",
+    readyStatus: 200,
+    env: {
+      NODE_ENV: "production",
+      DEMO_USERS: "admin:admin,reader:reader",
+      DATABASE_URL: "sqlite::memory:",
+      REDIS_URL: null,
+      RATE_LIMIT_MAX: "1000000000",
+      RATE_LIMIT_WINDOW_SECONDS: "60",
+      LOG_LEVEL: "info",
+    },
+  };
+}
+
+/** A Bearer token from the reference server's `POST /auth/token` with Basic admin:admin. */
+async function referenceToken(url) {
+  const basic = `Basic ${Buffer.from("admin:admin").toString("base64")}`;
+  const attempts = [
+    {},
+    {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials",
+    },
+    { headers: { "content-type": "application/json" }, body: "{}" },
+  ];
+  let last = "";
+  for (const attempt of attempts) {
+    const response = await fetch(`${url}/auth/token`, {
+      method: "POST",
+      ...attempt,
+      headers: { authorization: basic, accept: "application/json", ...attempt.headers },
+    });
+    const text = await response.text();
+    if (response.status === 404) throw new Unavailable("POST /auth/token is not there yet");
+    if (response.ok) {
+      const token = JSON.parse(text).access_token;
+      if (typeof token === "string") return token;
+    }
+    last = `${response.status} ${text.slice(0, 300)}`;
+  }
+  throw new Error(`POST /auth/token with Basic admin:admin did not give a token: ${last}`);
+}
+
+/** The first numeric `id` found in a collection response, whatever its wrapper. */
+function firstId(value) {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (item && typeof item === "object" && typeof item.id === "number") return item.id;
+      const nested = firstId(item);
+      if (nested !== undefined) return nested;
+    }
+  } else if (value && typeof value === "object") {
+    for (const [key, nestedValue] of Object.entries(value)) {
+      if (key === "_links") continue;
+      const nested = firstId(nestedValue);
+      if (nested !== undefined) return nested;
+    }
+  }
+  return undefined;
+}
+
+async function referenceSession(url) {
+  const token = await referenceToken(url);
+  const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
+  const list = await fetch(`${url}/employees?size=1`, { headers });
+  if (list.status === 404) throw new Unavailable("GET /employees is not there yet");
+  const id = list.ok ? firstId(await list.json()) : undefined;
+  if (id === undefined) throw new Error(`GET /employees?size=1 gave no employee id (${list.status})`);
+  const path = `/employees/${id}`;
+  // node:http with the exact headers of the load, so the ETag is the one the load will meet.
+  const item = await rawRequest(url, { path, headers });
+  if (item.status !== 200) throw new Error(`GET ${path} → ${item.status} ${item.text.slice(0, 300)}`);
+  return { token, headers, path, etag: item.headers.etag, employee: JSON.parse(item.text) };
+}
+
+/** A POST body built from an existing employee, unique on every call so no constraint trips. */
+function employeeFactory(employee) {
+  const template = {};
+  for (const [key, value] of Object.entries(employee)) {
+    if (key === "id" || key.startsWith("_") || /^(created|updated)(At|_at)$/.test(key)) continue;
+    template[key] = value;
+  }
+  let n = 0;
+  return () => {
+    n += 1;
+    const body = { ...template };
+    const suffix = `${process.pid}-${n}`;
+    for (const field of ["name", "lastName"]) {
+      if (typeof body[field] === "string") body[field] = `${body[field]} ${suffix}`;
+    }
+    if (typeof body.email === "string") body.email = `bench-${suffix}@example.com`;
+    return JSON.stringify(body);
+  };
+}
+
+function soapEnvelope(customerId) {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>' +
+    '<soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope" ' +
+    'xmlns:c="http://svc.example.com/ws/customer/v1">' +
+    `<soap:Body><c:GetCustomerRequest><c:customerId>${customerId}</c:customerId></c:GetCustomerRequest>` +
+    "</soap:Body></soap:Envelope>"
+  );
+}
+
+const soapContentType = 'application/soap+xml; charset=utf-8; action="getCustomer"';
+
+async function etagOf(url, path, headers) {
+  const response = await rawRequest(url, { path, headers });
+  const etag = response.headers.etag;
+  if (!etag) throw new Error(`GET ${path} → ${response.status} without an ETag`);
+  return etag;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export const scenarios = [
+  {
+    id: "raw-node",
+    group: "get",
+    label: "raw node:http, precomputed bytes",
+    server: () => ({ script: script("raw-http.mjs") }),
+    prepare: async (_url, ctx) => ({
+      path: `/employees/${EMPLOYEE_ID}`,
+      headers: bearer(ctx),
+      expectStatus: 200,
+    }),
+  },
+  {
+    id: "express-bare",
+    group: "get",
+    label: "bare Express 5 route",
+    server: () => ({ script: script("express-bare.mjs") }),
+    prepare: async (_url, ctx) => ({
+      path: `/employees/${EMPLOYEE_ID}`,
+      headers: bearer(ctx),
+      expectStatus: 200,
+    }),
+  },
+  {
+    id: "peer-stack",
+    group: "get",
+    label: "peer stack: helmet, cors, compression, express-rate-limit, pino-http, jose, accepts",
+    server: () => ({ script: script("peer-stack.mjs") }),
+    prepare: async (_url, ctx) => ({
+      path: `/employees/${EMPLOYEE_ID}`,
+      headers: bearer(ctx),
+      expectStatus: 200,
+    }),
+  },
+  {
+    id: "svc-stack",
+    group: "get",
+    label: "@svc reference server, every middleware on, SQLite",
+    server: referenceServer,
+    prepare: async (url) => {
+      const session = await referenceSession(url);
+      return { path: session.path, headers: session.headers, expectStatus: 200 };
+    },
+  },
+  {
+    id: "express-bare-304",
+    group: "revalidate",
+    label: "bare Express 5 (default weak ETag, fresh)",
+    server: () => ({ script: script("express-bare.mjs") }),
+    prepare: async (url, ctx) => {
+      const path = `/employees/${EMPLOYEE_ID}`;
+      const etag = await etagOf(url, path, bearer(ctx));
+      return { path, headers: { ...bearer(ctx), "if-none-match": etag }, expectStatus: 304 };
+    },
+  },
+  {
+    id: "peer-stack-304",
+    group: "revalidate",
+    label: "peer stack",
+    server: () => ({ script: script("peer-stack.mjs") }),
+    prepare: async (url, ctx) => {
+      const path = `/employees/${EMPLOYEE_ID}`;
+      const etag = await etagOf(url, path, bearer(ctx));
+      return { path, headers: { ...bearer(ctx), "if-none-match": etag }, expectStatus: 304 };
+    },
+  },
+  {
+    id: "svc-stack-304",
+    group: "revalidate",
+    label: "@svc reference server",
+    server: referenceServer,
+    prepare: async (url) => {
+      const session = await referenceSession(url);
+      if (!session.etag) throw new Error(`GET ${session.path} gave no ETag`);
+      return {
+        path: session.path,
+        headers: { ...session.headers, "if-none-match": session.etag },
+        expectStatus: 304,
+      };
+    },
+  },
+  {
+    id: "svc-post-plain",
+    group: "post",
+    label: "@svc reference server, no Idempotency-Key",
+    server: referenceServer,
+    prepare: async (url) => {
+      const session = await referenceSession(url);
+      const nextBody = employeeFactory(session.employee);
+      return {
+        method: "POST",
+        path: "/employees",
+        headers: { ...session.headers, "content-type": "application/json" },
+        body: nextBody(),
+        setupRequest: (req) => ({ ...req, body: nextBody() }),
+        expectStatus: 201,
+      };
+    },
+  },
+  {
+    id: "svc-post-idempotent",
+    group: "post",
+    label: "@svc reference server, fresh Idempotency-Key per request",
+    server: referenceServer,
+    prepare: async (url) => {
+      const session = await referenceSession(url);
+      const nextBody = employeeFactory(session.employee);
+      let n = 0;
+      const prefix = `bench-${process.pid}-${Date.now()}`;
+      return {
+        method: "POST",
+        path: "/employees",
+        headers: { ...session.headers, "content-type": "application/json" },
+        body: nextBody(),
+        setupRequest: (req) => {
+          n += 1;
+          return {
+            ...req,
+            body: nextBody(),
+            headers: { ...req.headers, "idempotency-key": `${prefix}-${n}` },
+          };
+        },
+        expectStatus: 201,
+      };
+    },
+  },
+  {
+    id: "svc-post-replay",
+    group: "post",
+    label: "@svc reference server, the same Idempotency-Key replayed",
+    server: referenceServer,
+    prepare: async (url) => {
+      const session = await referenceSession(url);
+      const body = employeeFactory(session.employee)();
+      const headers = {
+        ...session.headers,
+        "content-type": "application/json",
+        "idempotency-key": `bench-replay-${process.pid}-${Date.now()}`,
+      };
+      const first = await fetch(`${url}/employees`, { method: "POST", headers, body });
+      const text = await first.text();
+      if (first.status !== 201)
+        throw new Error(`first POST /employees → ${first.status} ${text.slice(0, 300)}`);
+      return { method: "POST", path: "/employees", headers, body, expectStatus: 201 };
+    },
+  },
+  {
+    id: "node-soap",
+    group: "soap",
+    label: "node-soap on Express 5 (+ jose Bearer check), customers in memory",
+    server: () =>
+      existsSync(customerWsdl)
+        ? { script: script("node-soap.mjs"), readyPath: "/ws/customer?wsdl", readyStatus: 200 }
+        : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
+    prepare: async (_url, ctx) => ({
+      method: "POST",
+      path: "/ws/customer",
+      headers: { authorization: `Bearer ${ctx.token}`, "content-type": soapContentType },
+      body: soapEnvelope(1),
+      expectStatus: 200,
+      expectBody: /GetCustomerResponse/,
+    }),
+  },
+  {
+    id: "svc-soap",
+    group: "soap",
+    label: "@svc reference server /ws/customer (@svc/soap-envelope), SQLite",
+    server: referenceServer,
+    prepare: async (url) => {
+      const token = await referenceToken(url);
+      const wsdl = await fetch(`${url}/ws/customer?wsdl`);
+      await wsdl.arrayBuffer();
+      if (wsdl.status === 404) throw new Unavailable("/ws/customer is not there yet");
+      const list = await fetch(`${url}/customers?size=1`, {
+        headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      });
+      const customerId = (list.ok ? firstId(await list.json()) : undefined) ?? 1;
+      return {
+        method: "POST",
+        path: "/ws/customer",
+        headers: { authorization: `Bearer ${token}`, "content-type": soapContentType },
+        body: soapEnvelope(customerId),
+        expectStatus: 200,
+        expectBody: /GetCustomerResponse/,
+      };
+    },
+  },
+];

@@ -1,0 +1,75 @@
+// Scenario 3: the stack a team assembles from the well-known middlewares instead of @svc:
+// helmet, cors, compression, express-rate-limit (a limit that never triggers), pino-http,
+// a jose jwtVerify of the Bearer token on every request, `accepts`, and Express's default ETag.
+import accepts from "accepts";
+import compression from "compression";
+import cors from "cors";
+import express from "express";
+import { rateLimit } from "express-rate-limit";
+import helmet from "helmet";
+import { jwtVerify } from "jose";
+import { pino } from "pino";
+import { pinoHttp } from "pino-http";
+import { benchPort, benchVerificationKey, EMPLOYEES, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+
+const key = await benchVerificationKey();
+
+// The harness points this process's stdout at /dev/null: the log lines are formatted and
+// written like in production, they are just not kept.
+const logger = pino({
+  level: "info",
+  redact: ["req.headers.authorization"],
+});
+
+const app = express();
+app.use(helmet());
+app.use(cors({ origin: ["https://app.example.com"] }));
+app.use(compression());
+app.use(pinoHttp({ logger }));
+app.use(
+  rateLimit({
+    windowMs: 60_000,
+    limit: 1_000_000_000,
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+  }),
+);
+app.use(async (req, res, next) => {
+  const header = req.headers.authorization ?? "";
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) {
+    res
+      .set("WWW-Authenticate", 'Bearer realm="api"')
+      .status(401)
+      .json({ status: 401, error: "Unauthorized" });
+    return;
+  }
+  try {
+    const { payload } = await jwtVerify(match[1], key, {
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+      algorithms: ["ES256"],
+    });
+    res.locals.principal = payload.sub;
+    next();
+  } catch {
+    res
+      .set("WWW-Authenticate", 'Bearer realm="api", error="invalid_token"')
+      .status(401)
+      .json({ status: 401, error: "Unauthorized" });
+  }
+});
+
+app.get("/employees/:id", (req, res) => {
+  if (!accepts(req).type(["application/json"])) {
+    res.status(406).json({ status: 406, error: "Not Acceptable" });
+    return;
+  }
+  const employee = EMPLOYEES.get(Number(req.params.id));
+  if (!employee) {
+    res.status(404).json({ status: 404, error: "Not Found" });
+    return;
+  }
+  res.json(employee);
+});
+app.listen(benchPort(), "127.0.0.1");
