@@ -1,0 +1,26 @@
+export { type IpMatcher, ipBucket, ipMatcher } from "./client-key.js";
+export { type HeaderSettings, type ResetFormat, setRateLimitHeaders } from "./headers.js";
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+export { MemoryStore, type MemoryStoreOptions, StoreFullError } from "./memory-store.js";
+export {
+  type RateLimitLogger,
+  type RateLimitNext,
+  type RateLimitOptions,
+  type RateLimitPrincipal,
+  type RateLimitRequest,
+  rateLimit,
+} from "./middleware.js";
+export {
+  type IoRedisLike,
+  type NodeRedisLike,
+  RedisStore,
+  type RedisStoreOptions,
+  StoreTimeoutError,
+} from "./redis-store.js";
+export {
+  ALGORITHMS,
+  type Algorithm,
+  type Decision,
+  type RateLimitPolicy,
+  type RateLimitStore,
+} from "./types.js";

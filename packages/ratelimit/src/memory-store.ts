@@ -1,0 +1,343 @@
+import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * The most keys held at once; memory grows with live keys up to this bound and never past it.
+   * @default 1_000_000
+   */
+  maxKeys?: number;
+  /**
+   * How many least-recently-used keys eviction looks at (from the cold end) when the store is full.
+   * @default 32
+   */
+  evictionScan?: number;
+}
+
+/**
+ * Thrown (and handled by the limiter's `failMode`) when the store is full and every key eviction
+ * looked at is still limited in its current window: evicting one would hand a limited client a
+ * fresh quota.
+ */
+export class StoreFullError extends Error {
+  constructor(maxKeys: number) {
+    super(`MemoryStore is full (${maxKeys} keys) of clients that are limited in their current window`);
+    this.name = "StoreFullError";
+  }
+}
+
+const NONE = -1;
+/** Floating point slack for the sliding window and GCRA arithmetic (milliseconds or units). */
+const EPS = 1e-6;
+const INITIAL_SLOTS = 1024;
+
+/**
+ * The embedded store: one process, O(1) per decision, no timer per key (no timer at all), a hard
+ * bound on keys.
+ *
+ * State lives in typed arrays indexed by a slot number (one `Map<string, slot>` lookup per
+ * decision), about 70 bytes per key plus the key string. Slots are kept in least-recently-used
+ * order through an intrusive list. When the store is full and a new key arrives, eviction looks at
+ * up to `evictionScan` keys from the cold end and
+ * 1. drops the first key whose state has expired (nothing is lost), else
+ * 2. drops the coldest key that still has quota left in its window (that client's count starts
+ *    over: it may get up to its remaining quota again), else
+ * 3. evicts nothing and fails the decision with {@link StoreFullError}, which the middleware's
+ *    `failMode` turns into a pass (`open`) or a 503 (`closed`).
+ * A key that is limited in its current window is never evicted, so eviction cannot reset it.
+ *
+ * @example
+ * const store = new MemoryStore({ maxKeys: 200_000 });
+ * app.use(rateLimit({ limit: 100, windowMs: 60_000, store }));
+ * @see https://blog.cloudflare.com/counting-things-a-lot-of-different-things/
+ */
+export class MemoryStore implements RateLimitStore {
+  readonly maxKeys: number;
+  readonly #scan: number;
+  readonly #index = new Map<string, number>();
+  #keys: (string | undefined)[] = [];
+  /** Window start (window algorithms) or theoretical arrival time (GCRA), epoch ms. */
+  #t: Float64Array;
+  /** Count in the current window. */
+  #c: Uint32Array;
+  /** Count in the previous window (sliding window only). */
+  #p: Uint32Array;
+  /** Index into #policies of the policy that last touched the slot. */
+  #pol: Uint8Array;
+  #prev: Int32Array;
+  #next: Int32Array;
+  #head = NONE;
+  #tail = NONE;
+  #allocated = 0;
+  #free: number[] = [];
+  readonly #policies: RateLimitPolicy[] = [];
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const maxKeys = options.maxKeys ?? 1_000_000;
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
+      throw new TypeError(`MemoryStore maxKeys must be a positive integer, got ${String(maxKeys)}`);
+    const scan = options.evictionScan ?? 32;
+    if (!Number.isSafeInteger(scan) || scan < 1)
+      throw new TypeError(`MemoryStore evictionScan must be a positive integer, got ${String(scan)}`);
+    this.maxKeys = maxKeys;
+    this.#scan = scan;
+    const size = Math.min(maxKeys, INITIAL_SLOTS);
+    this.#t = new Float64Array(size);
+    this.#c = new Uint32Array(size);
+    this.#p = new Uint32Array(size);
+    this.#pol = new Uint8Array(size);
+    this.#prev = new Int32Array(size);
+    this.#next = new Int32Array(size);
+  }
+
+  /** Keys currently held (live or expired but not yet reused). */
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** @inheritdoc */
+  consume(key: string, cost: number, policy: RateLimitPolicy, now: number): Decision {
+    let slot = this.#index.get(key);
+    const pol = this.#policyId(policy);
+    if (slot === undefined) {
+      slot = this.#take(now);
+      this.#index.set(key, slot);
+      this.#keys[slot] = key;
+      this.#t[slot] = Number.NEGATIVE_INFINITY;
+      this.#c[slot] = 0;
+      this.#p[slot] = 0;
+      this.#linkHead(slot);
+    } else if (slot !== this.#head) {
+      this.#unlink(slot);
+      this.#linkHead(slot);
+    }
+    this.#pol[slot] = pol;
+    switch (policy.algorithm) {
+      case "fixed-window":
+        return this.#fixed(slot, cost, policy, now);
+      case "sliding-window":
+        return this.#sliding(slot, cost, policy, now);
+      default:
+        return this.#gcra(slot, cost, policy, now);
+    }
+  }
+
+  /** @inheritdoc */
+  reset(key: string): void {
+    const slot = this.#index.get(key);
+    if (slot === undefined) return;
+    this.#index.delete(key);
+    this.#keys[slot] = undefined;
+    this.#unlink(slot);
+    this.#free.push(slot);
+  }
+
+  /** Forgets every key. */
+  clear(): void {
+    this.#index.clear();
+    this.#keys = [];
+    this.#free = [];
+    this.#allocated = 0;
+    this.#head = NONE;
+    this.#tail = NONE;
+  }
+
+  // RFC 6585 §4: 429 "indicates that the user has sent too many requests in a given amount of
+  // time"; the window algorithms count per clock-aligned window so every process (and Redis)
+  // agrees on where a window starts.
+  #fixed(slot: number, cost: number, policy: RateLimitPolicy, now: number): Decision {
+    const { limit, windowMs } = policy;
+    const start = Math.floor(now / windowMs) * windowMs;
+    if (this.#t[slot] !== start) {
+      this.#t[slot] = start;
+      this.#c[slot] = 0;
+    }
+    const used = this.#c[slot] as number;
+    const resetAt = start + windowMs;
+    const allowed = used + cost <= limit;
+    const count = allowed ? used + cost : used;
+    this.#c[slot] = count;
+    return {
+      allowed,
+      limit,
+      remaining: limit - count,
+      resetAt,
+      retryAfterMs: allowed ? 0 : resetAt - now,
+      now,
+    };
+  }
+
+  #sliding(slot: number, cost: number, policy: RateLimitPolicy, now: number): Decision {
+    const { limit, windowMs } = policy;
+    const start = Math.floor(now / windowMs) * windowMs;
+    const t = this.#t[slot] as number;
+    if (t !== start) {
+      this.#p[slot] = t === start - windowMs ? (this.#c[slot] as number) : 0;
+      this.#c[slot] = 0;
+      this.#t[slot] = start;
+    }
+    const prev = this.#p[slot] as number;
+    let count = this.#c[slot] as number;
+    const estimate = (prev * (windowMs - (now - start))) / windowMs + count;
+    const allowed = estimate + cost <= limit + EPS;
+    if (allowed) {
+      count += cost;
+      this.#c[slot] = count;
+    }
+    const used = allowed ? estimate + cost : estimate;
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, Math.floor(limit - used + EPS)),
+      resetAt: count > 0 ? start + 2 * windowMs : prev > 0 ? start + windowMs : now,
+      retryAfterMs: allowed ? 0 : slidingRetry(limit, windowMs, start, prev, count, cost, now),
+      now,
+    };
+  }
+
+  #gcra(slot: number, cost: number, policy: RateLimitPolicy, now: number): Decision {
+    const { limit, windowMs, burst } = policy;
+    const interval = windowMs / limit;
+    const tolerance = interval * burst;
+    const stored = this.#t[slot] as number;
+    const tat = Math.max(stored, now);
+    const next = tat + cost * interval;
+    const allowed = next - now <= tolerance + EPS;
+    const kept = allowed ? next : tat;
+    if (allowed) this.#t[slot] = next;
+    return {
+      allowed,
+      limit: burst,
+      remaining: Math.max(0, Math.floor((tolerance - (kept - now)) / interval + EPS)),
+      resetAt: Math.ceil(kept),
+      retryAfterMs: allowed ? 0 : Math.ceil(next - tolerance - now),
+      now,
+    };
+  }
+
+  #policyId(policy: RateLimitPolicy): number {
+    const policies = this.#policies;
+    for (let i = 0; i < policies.length; i++) if (policies[i] === policy) return i;
+    if (policies.length >= 255) {
+      // More than 255 distinct policy objects on one store: fall back to slot 255 for the rest;
+      // eviction then judges those keys by the last of them, which only affects eviction order.
+      policies[255] = policy;
+      return 255;
+    }
+    policies.push(policy);
+    return policies.length - 1;
+  }
+
+  /** Whether the slot's state no longer matters at `now`. */
+  #expired(slot: number, now: number): boolean {
+    const policy = this.#policies[this.#pol[slot] as number];
+    if (!policy) return true;
+    const t = this.#t[slot] as number;
+    if (policy.algorithm === "gcra") return t <= now;
+    const span = policy.algorithm === "sliding-window" ? 2 * policy.windowMs : policy.windowMs;
+    return t + span <= now;
+  }
+
+  /** Whether the slot has no quota left in its current window at `now`. */
+  #limited(slot: number, now: number): boolean {
+    const policy = this.#policies[this.#pol[slot] as number];
+    if (!policy) return false;
+    const t = this.#t[slot] as number;
+    const { limit, windowMs } = policy;
+    if (policy.algorithm === "gcra") {
+      const interval = windowMs / limit;
+      return t - now > interval * (policy.burst - 1) + EPS;
+    }
+    if (policy.algorithm === "fixed-window") return (this.#c[slot] as number) >= limit;
+    const start = Math.floor(now / windowMs) * windowMs;
+    // The slot may still describe the previous window: its count then weighs as `prev`.
+    const [prev, count] =
+      t === start ? [this.#p[slot] as number, this.#c[slot] as number] : [this.#c[slot] as number, 0];
+    return (prev * (windowMs - (now - start))) / windowMs + count > limit - 1 + EPS;
+  }
+
+  /** A free slot for a new key: a released one, a fresh one, or one freed by eviction. */
+  #take(now: number): number {
+    const released = this.#free.pop();
+    if (released !== undefined) return released;
+    if (this.#allocated < this.maxKeys) {
+      if (this.#allocated === this.#t.length) this.#grow();
+      return this.#allocated++;
+    }
+    let victim = NONE;
+    let slot = this.#tail;
+    for (let seen = 0; slot !== NONE && seen < this.#scan; seen++) {
+      if (this.#expired(slot, now)) {
+        victim = slot;
+        break;
+      }
+      if (victim === NONE && !this.#limited(slot, now)) victim = slot;
+      slot = this.#prev[slot] as number;
+    }
+    if (victim === NONE) throw new StoreFullError(this.maxKeys);
+    const key = this.#keys[victim];
+    if (key !== undefined) this.#index.delete(key);
+    this.#unlink(victim);
+    return victim;
+  }
+
+  #grow(): void {
+    const size = Math.min(this.maxKeys, this.#t.length * 2);
+    const grow = <T extends Float64Array | Uint32Array | Uint8Array | Int32Array>(
+      old: T,
+      make: (n: number) => T,
+    ): T => {
+      const next = make(size);
+      next.set(old);
+      return next;
+    };
+    this.#t = grow(this.#t, (n) => new Float64Array(n));
+    this.#c = grow(this.#c, (n) => new Uint32Array(n));
+    this.#p = grow(this.#p, (n) => new Uint32Array(n));
+    this.#pol = grow(this.#pol, (n) => new Uint8Array(n));
+    this.#prev = grow(this.#prev, (n) => new Int32Array(n));
+    this.#next = grow(this.#next, (n) => new Int32Array(n));
+  }
+
+  #linkHead(slot: number): void {
+    this.#prev[slot] = NONE;
+    this.#next[slot] = this.#head;
+    if (this.#head !== NONE) this.#prev[this.#head] = slot;
+    this.#head = slot;
+    if (this.#tail === NONE) this.#tail = slot;
+  }
+
+  #unlink(slot: number): void {
+    const prev = this.#prev[slot] as number;
+    const next = this.#next[slot] as number;
+    if (prev !== NONE) this.#next[prev] = next;
+    else this.#head = next;
+    if (next !== NONE) this.#prev[next] = prev;
+    else this.#tail = prev;
+  }
+}
+
+/**
+ * Milliseconds until the weighted estimate leaves room for `cost` more units. Before the window
+ * rolls, only the previous window's weight decays; after it rolls, the current count becomes the
+ * previous one and decays over the next window.
+ */
+export function slidingRetry(
+  limit: number,
+  windowMs: number,
+  start: number,
+  prev: number,
+  count: number,
+  cost: number,
+  now: number,
+): number {
+  if (cost > limit) return start + 2 * windowMs - now;
+  let at: number;
+  if (count + cost <= limit && prev > 0) {
+    at = start + windowMs * (1 - (limit - count - cost) / prev);
+  } else {
+    const decay = count > 0 ? windowMs * (1 - (limit - cost) / count) : 0;
+    at = start + windowMs + Math.max(0, decay);
+  }
+  return Math.max(1, Math.ceil(at - now));
+}

@@ -1,0 +1,266 @@
+import { errorHandler } from "@svc/errors";
+import { listen } from "@svc/test-utils";
+import express from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRateLimiter } from "./limiter.js";
+import { MemoryStore } from "./memory-store.js";
+import { type RateLimitOptions, type RateLimitRequest, rateLimit } from "./middleware.js";
+import type { RateLimitStore } from "./types.js";
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+async function serve(options: RateLimitOptions, setup?: (app: express.Express) => void): Promise<string> {
+  const app = express();
+  setup?.(app);
+  app.use(rateLimit({ logger: { warn() {} }, ...options }));
+  app.get("/", (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.use(errorHandler({ logger: { error() {} } }));
+  const server = await listen(app);
+  closers.push(server.close);
+  return server.url;
+}
+
+const silent = { error() {} };
+
+describe("headers", () => {
+  it("limit 2: X-RateLimit-* and RateLimit-Policy/RateLimit on 200s, then 429 keeps them", async () => {
+    const url = await serve({ limit: 2, windowMs: 60_000, algorithm: "fixed-window", now: () => 90_000 });
+    const first = await fetch(url);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-ratelimit-limit")).toBe("2");
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("1");
+    // window [60 s, 120 s): epoch seconds of the reset
+    expect(first.headers.get("x-ratelimit-reset")).toBe("120");
+    expect(first.headers.get("ratelimit-policy")).toBe('"default";q=2;w=60');
+    expect(first.headers.get("ratelimit")).toBe('"default";r=1;t=30');
+    await fetch(url);
+    const limited = await fetch(url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("30");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(limited.headers.get("ratelimit")).toBe('"default";r=0;t=30');
+    const body = (await limited.json()) as { status: number; code?: string };
+    expect(body).toMatchObject({ status: 429 });
+  });
+
+  it('resetFormat "delta-seconds" → X-RateLimit-Reset is seconds from now', async () => {
+    const url = await serve({
+      limit: 5,
+      windowMs: 10_000,
+      algorithm: "fixed-window",
+      resetFormat: "delta-seconds",
+      now: () => 12_500,
+    });
+    const res = await fetch(url);
+    expect(res.headers.get("x-ratelimit-reset")).toBe("8");
+  });
+
+  it("legacyHeaders false, standardHeaders false → neither set, 429 still has Retry-After", async () => {
+    const url = await serve({ limit: 1, legacyHeaders: false, standardHeaders: false, policyName: "x" });
+    const ok = await fetch(url);
+    expect(ok.headers.get("x-ratelimit-limit")).toBeNull();
+    expect(ok.headers.get("ratelimit")).toBeNull();
+    const limited = await fetch(url);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('policyName with a quote → escaped sf-string "a\\"b"', async () => {
+    const url = await serve({ limit: 3, policyName: 'a"b' });
+    const res = await fetch(url);
+    expect(res.headers.get("ratelimit-policy")).toMatch(/^"a\\"b";q=3;w=60$/);
+  });
+
+  it("gcra: Retry-After is rounded up (200 ms to wait → 1 s)", async () => {
+    const url = await serve({ limit: 5, windowMs: 1000, algorithm: "gcra", now: () => 0 });
+    for (let i = 0; i < 5; i++) expect((await fetch(url)).status).toBe(200);
+    const limited = await fetch(url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("1");
+  });
+});
+
+describe("client key", () => {
+  it("spoofed X-Forwarded-For without trust proxy → every request in the socket's bucket", async () => {
+    const url = await serve({ limit: 2 });
+    const statuses = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await fetch(url, { headers: { "X-Forwarded-For": `203.0.113.${i}` } })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it("trust proxy loopback: X-Forwarded-For decides, different clients get their own bucket", async () => {
+    const url = await serve({ limit: 1 }, (app) => app.set("trust proxy", "loopback"));
+    expect((await fetch(url, { headers: { "X-Forwarded-For": "203.0.113.1" } })).status).toBe(200);
+    expect((await fetch(url, { headers: { "X-Forwarded-For": "203.0.113.2" } })).status).toBe(200);
+    expect((await fetch(url, { headers: { "X-Forwarded-For": "203.0.113.1" } })).status).toBe(429);
+  });
+
+  it("IPv6 2001:db8:1:2::1 and 2001:db8:1:2:ffff::9 share a /64; 2001:db8:1:3::1 does not", async () => {
+    const url = await serve({ limit: 1 }, (app) => app.set("trust proxy", "loopback"));
+    const from = (ip: string) => fetch(url, { headers: { "X-Forwarded-For": ip } }).then((r) => r.status);
+    expect(await from("2001:db8:1:2::1")).toBe(200);
+    expect(await from("2001:db8:1:2:ffff::9")).toBe(429);
+    expect(await from("2001:db8:1:3::1")).toBe(200);
+  });
+
+  it("ipv6Subnet 48 groups 2001:db8:1:2::1 with 2001:db8:1:3::1", async () => {
+    const url = await serve({ limit: 1, ipv6Subnet: 48 }, (app) => app.set("trust proxy", "loopback"));
+    const from = (ip: string) => fetch(url, { headers: { "X-Forwarded-For": ip } }).then((r) => r.status);
+    expect(await from("2001:db8:1:2::1")).toBe(200);
+    expect(await from("2001:db8:1:3::1")).toBe(429);
+  });
+
+  it("::ffff:198.51.100.7 and 198.51.100.7 are one client", async () => {
+    const url = await serve({ limit: 1 }, (app) => app.set("trust proxy", "loopback"));
+    const from = (ip: string) => fetch(url, { headers: { "X-Forwarded-For": ip } }).then((r) => r.status);
+    expect(await from("::ffff:198.51.100.7")).toBe(200);
+    expect(await from("198.51.100.7")).toBe(429);
+  });
+
+  it("authenticated principal: counted per principal, not per IP", async () => {
+    const url = await serve({ limit: 1 }, (app) =>
+      app.use((req, _res, next) => {
+        const user = req.headers["x-user"];
+        if (typeof user === "string") (req as RateLimitRequest).principal = { id: user };
+        next();
+      }),
+    );
+    const as = (user?: string) =>
+      fetch(url, user ? { headers: { "X-User": user } } : {}).then((r) => r.status);
+    expect(await as("alice")).toBe(200);
+    expect(await as("bob")).toBe(200);
+    expect(await as("alice")).toBe(429);
+    expect(await as()).toBe(200); // anonymous: the IP bucket, untouched so far
+    expect(await as()).toBe(429);
+  });
+
+  it("custom key(req) → the header's value is the bucket", async () => {
+    const url = await serve({ limit: 1, key: (req) => String(req.headers["x-tenant"] ?? "none") });
+    expect((await fetch(url, { headers: { "X-Tenant": "a" } })).status).toBe(200);
+    expect((await fetch(url, { headers: { "X-Tenant": "b" } })).status).toBe(200);
+    expect((await fetch(url, { headers: { "X-Tenant": "a" } })).status).toBe(429);
+  });
+});
+
+describe("skip, allowlist, cost", () => {
+  it("allowlist 127.0.0.0/8 → never limited, no headers", async () => {
+    const url = await serve({ limit: 1, allowlist: ["127.0.0.0/8"] });
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+    }
+  });
+
+  it("skip(req) true for /health-like requests → not counted", async () => {
+    const url = await serve({ limit: 1, skip: (req) => req.headers["x-probe"] === "1" });
+    for (let i = 0; i < 3; i++) expect((await fetch(url, { headers: { "X-Probe": "1" } })).status).toBe(200);
+    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(url)).status).toBe(429);
+  });
+
+  it("per-route cost: limit 10, cost 4 → 2 pass, the 3rd is 429", async () => {
+    const app = express();
+    app.get("/search", rateLimit({ limit: 10, cost: (req) => (req.headers["x-heavy"] ? 4 : 1) }), (_q, r) => {
+      r.end("ok");
+    });
+    app.use(errorHandler({ logger: silent }));
+    const server = await listen(app);
+    closers.push(server.close);
+    const heavy = () => fetch(`${server.url}/search`, { headers: { "X-Heavy": "1" } });
+    expect((await heavy()).headers.get("x-ratelimit-remaining")).toBe("6");
+    expect((await heavy()).status).toBe(200);
+    expect((await heavy()).status).toBe(429);
+    expect((await fetch(`${server.url}/search`)).status).toBe(200);
+  });
+
+  it("allowlist entry 'not-an-ip' → TypeError at construction", () => {
+    expect(() => rateLimit({ limit: 1, allowlist: ["not-an-ip"] })).toThrow(/not an IP address/);
+  });
+
+  it("limiter and limit together → TypeError; no limit → TypeError", () => {
+    expect(() => rateLimit({})).toThrow(/limit is required/);
+    const limiter = createRateLimiter({ limit: 1 });
+    expect(() => rateLimit({ limiter, limit: 5 })).toThrow(/either limiter or limit/);
+    expect(() => rateLimit({ limit: 0 })).toThrow(/positive integer/);
+  });
+});
+
+describe("concurrency", () => {
+  it("200 concurrent requests against limit 50 (memory) → exactly 50 × 200", async () => {
+    const url = await serve({ limit: 50, windowMs: 60_000 });
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => fetch(url).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(150);
+  });
+});
+
+describe("store failure", () => {
+  function flakyStore(): RateLimitStore & { down: boolean } {
+    const inner = new MemoryStore();
+    return {
+      down: true,
+      consume(key, cost, policy, now) {
+        if (this.down) throw new Error("connection refused");
+        return inner.consume(key, cost, policy, now);
+      },
+      reset: (key) => inner.reset(key),
+    };
+  }
+
+  it('failMode "closed", store down → 503 with Retry-After 5; store back → limits again', async () => {
+    const store = flakyStore();
+    const url = await serve({ limit: 1, store, failMode: "closed" });
+    const down = await fetch(url);
+    expect(down.status).toBe(503);
+    expect(down.headers.get("retry-after")).toBe("5");
+    expect(((await down.json()) as { status: number }).status).toBe(503);
+    store.down = false;
+    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(url)).status).toBe(429);
+  });
+
+  it('failMode "open", store down for 5 requests → all pass, one log line; store back → limits', async () => {
+    const store = flakyStore();
+    const lines: object[] = [];
+    const url = await serve({ limit: 1, store, logger: { warn: (obj) => lines.push(obj) } });
+    for (let i = 0; i < 5; i++) expect((await fetch(url)).status).toBe(200);
+    expect(lines).toHaveLength(1);
+    store.down = false;
+    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(url)).status).toBe(429);
+  });
+
+  it('failMode "open", logIntervalMs 0 → a line per failure', async () => {
+    const store = flakyStore();
+    const lines: object[] = [];
+    const url = await serve({
+      limit: 1,
+      store,
+      logIntervalMs: 0,
+      logger: { warn: (obj) => lines.push(obj) },
+    });
+    await fetch(url);
+    await fetch(url);
+    expect(lines).toHaveLength(2);
+  });
+
+  it('failMode "closed" with a full MemoryStore of limited clients → 503 for a new client', async () => {
+    const store = new MemoryStore({ maxKeys: 1 });
+    const url = await serve({
+      limit: 1,
+      store,
+      failMode: "closed",
+      key: (req) => String(req.headers["x-k"]),
+    });
+    await fetch(url, { headers: { "X-K": "a" } });
+    expect((await fetch(url, { headers: { "X-K": "b" } })).status).toBe(503);
+    expect((await fetch(url, { headers: { "X-K": "a" } })).status).toBe(429);
+  });
+});

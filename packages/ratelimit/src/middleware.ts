@@ -1,0 +1,257 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HttpError } from "@svc/errors";
+import { ipBucket, ipMatcher } from "./client-key.js";
+import { ceilSeconds, type ResetFormat, setRateLimitHeaders } from "./headers.js";
+import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+
+/** The authenticated principal an authentication middleware leaves on the request. */
+export interface RateLimitPrincipal {
+  id: string;
+}
+
+/** The parts of an Express (or plain `node:http`) request the middleware reads. */
+export interface RateLimitRequest extends IncomingMessage {
+  /** Express's client address, which honours the app's `trust proxy` setting. */
+  ip?: string | undefined;
+  /** Set by `@svc/auth` for authenticated requests. */
+  principal?: RateLimitPrincipal | undefined;
+}
+
+/** Express's `next`. */
+export type RateLimitNext = (err?: unknown) => void;
+
+/** Where store failures are reported under `failMode: "open"` (pino-compatible). */
+export interface RateLimitLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+/** Options of {@link rateLimit}: the limiter's own options (or a ready limiter) plus the HTTP side. */
+export interface RateLimitOptions extends Partial<RateLimiterOptions> {
+  /**
+   * A limiter built with `createRateLimiter`; when given, the limiter options are not allowed.
+   * @default a limiter built from this object's `limit`, `windowMs`, `algorithm`, `burst`, `store`, `prefix`
+   */
+  limiter?: RateLimiter;
+  /**
+   * The bucket a request counts in; return `undefined` to fall back to the default.
+   * @default `u:<principal.id>` when `req.principal` is set, else `ip:<client IP bucket>`
+   */
+  key?: (req: RateLimitRequest) => string | undefined;
+  /**
+   * Units a request spends (per-route costs: a search costs 5, a read 1).
+   * @default 1
+   */
+  cost?: number | ((req: RateLimitRequest) => number);
+  /**
+   * Requests for which the limiter is not consulted at all (no headers either).
+   * @default () => false
+   */
+  skip?: (req: RateLimitRequest) => boolean;
+  /**
+   * Client IPs or CIDR ranges that are never limited (health checks, internal callers).
+   * @default []
+   */
+  allowlist?: readonly string[];
+  /**
+   * IPv6 clients are grouped by this prefix length; `false` keys each address on its own.
+   * @default 64
+   */
+  ipv6Subnet?: number | false;
+  /**
+   * Send `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (service spec part 8).
+   * @default true
+   */
+  legacyHeaders?: boolean;
+  /**
+   * `X-RateLimit-Reset` as the epoch second of the reset (`"epoch-seconds"`, as GitHub and the
+   * spec's readers expect) or as seconds from now (`"delta-seconds"`).
+   * @default "epoch-seconds"
+   */
+  resetFormat?: ResetFormat;
+  /**
+   * Send the IETF draft's `RateLimit-Policy` and `RateLimit` headers (revision 10 syntax).
+   * @default true
+   */
+  standardHeaders?: boolean;
+  /**
+   * The policy name in `RateLimit-Policy` / `RateLimit`.
+   * @default "default"
+   */
+  policyName?: string;
+  /**
+   * What happens when the store fails (Redis down or slow, memory store full of limited clients):
+   * `"open"` lets the request pass and logs the failure at most once per `logIntervalMs`;
+   * `"closed"` answers 503 with `Retry-After`. Either way the next request tries the store again,
+   * so service resumes by itself once the store is back.
+   * @default "open"
+   */
+  failMode?: "open" | "closed";
+  /**
+   * `Retry-After` seconds on the 503 of `failMode: "closed"`.
+   * @default 5
+   */
+  failRetryAfterSeconds?: number;
+  /**
+   * Where `failMode: "open"` reports store failures.
+   * @default one JSON line on stderr
+   */
+  logger?: RateLimitLogger;
+  /**
+   * Shortest time between two failure log lines.
+   * @default 60_000
+   */
+  logIntervalMs?: number;
+}
+
+const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"] as const;
+
+const stderrLogger: RateLimitLogger = {
+  warn(obj, msg) {
+    const line: Record<string, unknown> = { level: 40, time: Date.now(), msg };
+    for (const [k, v] of Object.entries(obj)) {
+      line[k] = v instanceof Error ? { type: v.name, message: v.message } : v;
+    }
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  },
+};
+
+/** The client's IP address: Express's `req.ip` (trust proxy applied), else the socket peer. */
+function clientIp(req: RateLimitRequest): string | undefined {
+  return req.ip ?? req.socket?.remoteAddress;
+}
+
+/**
+ * Express middleware that limits each client (the authenticated principal, else its IP bucket)
+ * and reports usage on every response. Over the limit it calls `next(HttpError 429)` with
+ * `Retry-After`; the rate limit headers are already set, so the error response keeps them.
+ *
+ * It never reads `X-Forwarded-For` itself: the client IP is Express's `req.ip`, so set
+ * `app.set("trust proxy", ...)` to exactly the proxies in front of the app. Trusting too much lets
+ * clients spoof their address; trusting too little puts every client in the proxy's bucket.
+ *
+ * @example
+ * app.set("trust proxy", 1); // one load balancer in front
+ * app.use(rateLimit({ limit: 100, windowMs: 60_000 }));
+ * app.post("/search", rateLimit({ limit: 10, windowMs: 60_000, cost: 2 }), search);
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
+ */
+export function rateLimit(options: RateLimitOptions) {
+  let limiter: RateLimiter;
+  if (options.limiter) {
+    const clash = LIMITER_OPTIONS.filter((name) => options[name] !== undefined);
+    if (clash.length > 0)
+      throw new TypeError(`rate limit: pass either limiter or ${clash.join(", ")}, not both`);
+    limiter = options.limiter;
+  } else {
+    const { limit } = options;
+    if (limit === undefined) throw new TypeError("rate limit: limit is required");
+    const limiterOptions: RateLimiterOptions = { limit };
+    if (options.windowMs !== undefined) limiterOptions.windowMs = options.windowMs;
+    if (options.algorithm !== undefined) limiterOptions.algorithm = options.algorithm;
+    if (options.burst !== undefined) limiterOptions.burst = options.burst;
+    if (options.store !== undefined) limiterOptions.store = options.store;
+    if (options.prefix !== undefined) limiterOptions.prefix = options.prefix;
+    if (options.now !== undefined) limiterOptions.now = options.now;
+    limiter = createRateLimiter(limiterOptions);
+  }
+  const ipv6Subnet = options.ipv6Subnet ?? 64;
+  if (ipv6Subnet !== false && (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128))
+    throw new TypeError(`rate limit: ipv6Subnet must be 1..128 or false, got ${String(ipv6Subnet)}`);
+  const cost = options.cost ?? 1;
+  if (typeof cost === "number" && (!Number.isSafeInteger(cost) || cost < 0))
+    throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
+  const failMode = options.failMode ?? "open";
+  if (failMode !== "open" && failMode !== "closed")
+    throw new TypeError(`rate limit: failMode must be "open" or "closed", got ${String(failMode)}`);
+  const resetFormat = options.resetFormat ?? "epoch-seconds";
+  if (resetFormat !== "epoch-seconds" && resetFormat !== "delta-seconds")
+    throw new TypeError(`rate limit: resetFormat must be "epoch-seconds" or "delta-seconds"`);
+  const failRetryAfter = options.failRetryAfterSeconds ?? 5;
+  if (!Number.isFinite(failRetryAfter) || failRetryAfter < 0)
+    throw new TypeError("rate limit: failRetryAfterSeconds must be a non-negative number");
+  const allowed = options.allowlist?.length ? ipMatcher(options.allowlist) : undefined;
+  const skip = options.skip;
+  const keyOf = options.key;
+  const logger = options.logger ?? stderrLogger;
+  const logIntervalMs = options.logIntervalMs ?? 60_000;
+  const headers = {
+    legacy: options.legacyHeaders ?? true,
+    standard: options.standardHeaders ?? true,
+    resetFormat,
+    policyName: options.policyName ?? "default",
+  };
+  let lastLog = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+
+  function defaultKey(req: RateLimitRequest): string | undefined {
+    const id = req.principal?.id;
+    if (typeof id === "string" && id !== "") return `u:${id}`;
+    const ip = clientIp(req);
+    const bucket = ip === undefined ? undefined : ipBucket(ip, ipv6Subnet);
+    return bucket === undefined ? undefined : `ip:${bucket}`;
+  }
+
+  function storeFailed(err: unknown, next: RateLimitNext): void {
+    if (failMode === "closed") {
+      next(
+        HttpError.serviceUnavailable(failRetryAfter, "Rate limiting is temporarily unavailable", {
+          code: "rate_limit_unavailable",
+          cause: err,
+        }),
+      );
+      return;
+    }
+    const now = Date.now();
+    if (now - lastLog >= logIntervalMs) {
+      logger.warn(
+        { err, suppressed },
+        "rate limit store failed; requests pass unlimited until it answers again",
+      );
+      lastLog = now;
+      suppressed = 0;
+    } else {
+      suppressed++;
+    }
+    next();
+  }
+
+  return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: RateLimitNext): void {
+    if (skip?.(req)) {
+      next();
+      return;
+    }
+    if (allowed) {
+      const ip = clientIp(req);
+      if (ip !== undefined && allowed(ip)) {
+        next();
+        return;
+      }
+    }
+    const key = keyOf?.(req) ?? defaultKey(req);
+    if (key === undefined) {
+      // No principal and no IP (a socket already gone): nothing to count against.
+      storeFailed(new Error("rate limit: request has neither a principal nor a client IP"), next);
+      return;
+    }
+    const units = typeof cost === "number" ? cost : cost(req);
+    if (!Number.isSafeInteger(units) || units < 0) {
+      next(new TypeError(`rate limit: cost(req) must be a non-negative integer, got ${String(units)}`));
+      return;
+    }
+    limiter.consume(key, units).then(
+      (decision) => {
+        setRateLimitHeaders(res, decision, limiter.policy, headers);
+        if (decision.allowed) {
+          next();
+          return;
+        }
+        // RFC 6585 §4: the 429 "MAY include a Retry-After header indicating how long to wait";
+        // rounded up so a client that obeys it never arrives before its quota is back.
+        const retryAfter = Math.max(1, ceilSeconds(decision.retryAfterMs));
+        next(HttpError.tooManyRequests(retryAfter, "Too many requests", { code: "rate_limited" }));
+      },
+      (err: unknown) => storeFailed(err, next),
+    );
+  };
+}

@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The whole decision in one script, so it is atomic and costs one round trip. Time comes from
+ * Redis (`TIME`), so the clocks of the application instances do not matter. State is one hash per
+ * key: `t` (window start or GCRA theoretical arrival time, ms), `c` (current count), `p` (previous
+ * window's count). Returns `{allowed, remaining, resetAt, retryAfterMs, now}` as integers.
+ *
+ * Redis 5+ replicates scripts by their effects, which is what makes `TIME` before a write legal.
+ * @see https://redis.io/docs/latest/develop/interact/programmability/eval-intro/
+ */
+export const DECIDE_SCRIPT = `
+local key = KEYS[1]
+local alg = ARGV[1]
+local limit = tonumber(ARGV[2])
+local w = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
+local burst = tonumber(ARGV[5])
+local eps = 1e-6
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local st = redis.call('HMGET', key, 't', 'c', 'p')
+local t = tonumber(st[1])
+local c = tonumber(st[2]) or 0
+local p = tonumber(st[3]) or 0
+local allowed, remaining, resetAt, retry, ttl
+if alg == 'fixed-window' then
+  local ws = math.floor(now / w) * w
+  if t ~= ws then c = 0; t = ws end
+  resetAt = ws + w
+  if c + cost <= limit then allowed = 1; c = c + cost; retry = 0 else allowed = 0; retry = resetAt - now end
+  remaining = limit - c
+  ttl = resetAt - now
+elseif alg == 'sliding-window' then
+  local ws = math.floor(now / w) * w
+  if t ~= ws then
+    if t == ws - w then p = c else p = 0 end
+    c = 0; t = ws
+  end
+  local est = p * (w - (now - ws)) / w + c
+  if est + cost <= limit + eps then
+    allowed = 1; c = c + cost; est = est + cost; retry = 0
+  else
+    allowed = 0
+    local at
+    if cost > limit then at = ws + 2 * w
+    elseif c + cost <= limit and p > 0 then at = ws + w * (1 - (limit - c - cost) / p)
+    else
+      local decay = 0
+      if c > 0 then decay = w * (1 - (limit - cost) / c) end
+      if decay < 0 then decay = 0 end
+      at = ws + w + decay
+    end
+    retry = math.ceil(at - now)
+    if retry < 1 then retry = 1 end
+  end
+  remaining = math.floor(limit - est + eps)
+  if remaining < 0 then remaining = 0 end
+  if c > 0 then resetAt = ws + 2 * w elseif p > 0 then resetAt = ws + w else resetAt = now end
+  ttl = ws + 2 * w - now
+else
+  local interval = w / limit
+  local tol = interval * burst
+  local tat = t or now
+  if tat < now then tat = now end
+  local nxt = tat + cost * interval
+  if nxt - now <= tol + eps then allowed = 1; tat = nxt; retry = 0
+  else allowed = 0; retry = math.ceil(nxt - tol - now) end
+  t = tat
+  remaining = math.floor((tol - (tat - now)) / interval + eps)
+  if remaining < 0 then remaining = 0 end
+  resetAt = math.ceil(tat)
+  ttl = tat - now
+end
+if ttl > 0 then
+  redis.call('HSET', key, 't', string.format('%.17g', t), 'c', c, 'p', p)
+  redis.call('PEXPIRE', key, math.ceil(ttl) + 1000)
+end
+return {allowed, remaining, resetAt, retry, now}
+`;
+
+/** SHA1 of {@link DECIDE_SCRIPT}, for `EVALSHA`. */
+export const DECIDE_SHA = createHash("sha1").update(DECIDE_SCRIPT).digest("hex");
