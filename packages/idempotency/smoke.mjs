@@ -1,0 +1,12 @@
+// Consumer smoke check: called with the module as loaded from the packed tarball, once through
+// `import` and once through `require`. It throws when the public surface is broken.
+export default async function smoke(mod) {
+  if (typeof mod.idempotency() !== "function") throw new Error("idempotency() is not a function");
+  const key = mod.parseIdempotencyKey('"abc"');
+  if (key.kind !== "valid" || key.key !== "abc") throw new Error("parseIdempotencyKey is broken");
+  if (mod.canonicalJson({ b: 1, a: 2 }) !== '{"a":2,"b":1}') throw new Error("canonicalJson is broken");
+  const store = new mod.MemoryStore();
+  const claim = await store.claim("k", "fp", 1000);
+  if (claim.outcome !== "claimed") throw new Error("MemoryStore.claim is broken");
+  if (typeof mod.RedisStore !== "function") throw new Error("RedisStore is missing");
+}

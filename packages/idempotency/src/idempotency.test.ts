@@ -1,0 +1,440 @@
+import { createHash } from "node:crypto";
+import { type Listening, listen } from "@svc/test-utils";
+import { afterEach, describe, expect, it } from "vitest";
+import { IDEMPOTENCY_ERROR_CODES, type IdempotencyOptions, idempotency } from "./idempotency.js";
+import { MemoryStore } from "./memory-store.js";
+import type { IdempotencyStore } from "./store.js";
+import { buildApp, gate, PROBLEM_BASE, post, sleep } from "./test-utils.js";
+
+let server: Listening | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(options: IdempotencyOptions = {}, hooks: Parameters<typeof buildApp>[1] = {}) {
+  const built = buildApp(options, hooks);
+  server = await listen(built.app);
+  return { url: server.url, calls: built.calls };
+}
+
+const problem = { accept: "application/problem+json" };
+
+describe("idempotency (memory store)", () => {
+  it("same key and payload twice → one execution, faithful replay with Idempotent-Replayed: true", async () => {
+    const { url, calls } = await start();
+    const first = await post(`${url}/orders`, '"k-1"', { item: "book", qty: 1 });
+    const firstBody = await first.text();
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(first.headers.get("set-cookie")).toContain("session=s1");
+
+    const again = await post(`${url}/orders`, '"k-1"', { item: "book", qty: 1 });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("location")).toBe("/orders/1");
+    expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"));
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(await again.text()).toBe(firstBody);
+    expect(again.headers.get("set-cookie")).toBeNull();
+    expect(again.headers.get("x-ratelimit-remaining")).toBeNull();
+    expect(calls.orders).toBe(1);
+  });
+
+  it("bare key (Stripe style) and the quoted form are the same key", async () => {
+    const { url, calls } = await start();
+    await post(`${url}/orders`, "8e03978e-40d5-43e8-bc93-6894a57f9324", { a: 1 });
+    const again = await post(`${url}/orders`, '"8e03978e-40d5-43e8-bc93-6894a57f9324"', { a: 1 });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.orders).toBe(1);
+  });
+
+  it("JSON key order and whitespace → still a replay, not a 422", async () => {
+    const { url, calls } = await start();
+    await post(`${url}/orders`, "k", '{"a":1,"b":{"c":[1,2],"d":"x"}}');
+    const again = await post(`${url}/orders`, "k", '{ "b" : { "d" : "x", "c" : [ 1, 2 ] },\n "a" : 1 }');
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.orders).toBe(1);
+  });
+
+  it("same key, different payload → 422 idempotency_key_reused, nothing stored", async () => {
+    const { url, calls } = await start();
+    await post(`${url}/orders`, "k", { qty: 1 });
+    const res = await post(`${url}/orders`, "k", { qty: 2 }, problem);
+    expect(res.status).toBe(422);
+    expect(res.headers.get("content-type")).toContain("application/problem+json");
+    const body = (await res.json()) as { type: string };
+    expect(body.type).toBe(`${PROBLEM_BASE}${IDEMPOTENCY_ERROR_CODES.mismatch}`);
+    const original = await post(`${url}/orders`, "k", { qty: 1 });
+    expect(original.status).toBe(201);
+    expect(original.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.orders).toBe(1);
+  });
+
+  it("no Idempotency-Key on an optional route → runs every time", async () => {
+    const { url, calls } = await start();
+    await post(`${url}/orders`, undefined, { a: 1 });
+    const second = await post(`${url}/orders`, undefined, { a: 1 });
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.orders).toBe(2);
+  });
+
+  it("no Idempotency-Key on a required route → 400 with Link rel=describedby", async () => {
+    const { url, calls } = await start({
+      required: true,
+      documentationUrl: "https://docs.example/idempotency",
+    });
+    const res = await post(`${url}/orders`, undefined, { a: 1 }, problem);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("link")).toBe(
+      '<https://docs.example/idempotency>; rel="describedby"; type="text/html"',
+    );
+    expect(((await res.json()) as { type: string }).type).toBe(
+      `${PROBLEM_BASE}${IDEMPOTENCY_ERROR_CODES.missing}`,
+    );
+    expect(calls.orders).toBeUndefined();
+  });
+
+  it.each([
+    ['""', "empty string"],
+    ["two words", "space"],
+    ['"a", "b"', "list"],
+    ["x".repeat(256), "256 characters"],
+    ['"unterminated', "broken quoting"],
+  ])("Idempotency-Key: %s (%s) → 400 idempotency_key_invalid, handler not run", async (key) => {
+    const { url, calls } = await start();
+    const res = await post(`${url}/orders`, key, { a: 1 }, problem);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { type: string }).type).toBe(
+      `${PROBLEM_BASE}${IDEMPOTENCY_ERROR_CODES.invalid}`,
+    );
+    expect(calls.orders).toBeUndefined();
+  });
+
+  it("duplicate while the first is in flight → 409 with Retry-After; the 409 is never stored", async () => {
+    const hold = gate();
+    const entered = gate();
+    const { url, calls } = await start(
+      {},
+      {
+        before: async () => {
+          entered.open();
+          await hold.promise;
+        },
+      },
+    );
+    const first = post(`${url}/orders`, "k", { a: 1 });
+    await entered.promise;
+    const dup = await post(`${url}/orders`, "k", { a: 1 }, problem);
+    expect(dup.status).toBe(409);
+    expect(dup.headers.get("retry-after")).toBe("1");
+    expect(((await dup.json()) as { type: string }).type).toBe(
+      `${PROBLEM_BASE}${IDEMPOTENCY_ERROR_CODES.inFlight}`,
+    );
+    hold.open();
+    expect((await first).status).toBe(201);
+    const after = await post(`${url}/orders`, "k", { a: 1 });
+    expect(after.status).toBe(201);
+    expect(after.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.orders).toBe(1);
+  });
+
+  it("in flight with a different payload → 422, not 409", async () => {
+    const hold = gate();
+    const entered = gate();
+    const { url } = await start(
+      {},
+      {
+        before: async () => {
+          entered.open();
+          await hold.promise;
+        },
+      },
+    );
+    const first = post(`${url}/orders`, "k", { a: 1 });
+    await entered.promise;
+    expect((await post(`${url}/orders`, "k", { a: 2 })).status).toBe(422);
+    hold.open();
+    await first;
+  });
+
+  it("waitMs: a duplicate waits for the first result and replays it", async () => {
+    const { url, calls } = await start({ waitMs: 5000 }, { before: () => sleep(100) });
+    const [a, b] = await Promise.all([
+      post(`${url}/orders`, "k", { a: 1 }),
+      post(`${url}/orders`, "k", { a: 1 }),
+    ]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    const replayed = [a, b].filter((r) => r.headers.get("idempotent-replayed") === "true");
+    expect(replayed).toHaveLength(1);
+    expect(await a.text()).toBe(await b.text());
+    expect(calls.orders).toBe(1);
+  });
+
+  it("two principals sending the same key → two executions, each replays its own", async () => {
+    const { url, calls } = await start();
+    const alice = await post(`${url}/orders`, "k", { a: 1 }, { "x-user": "alice" });
+    const bob = await post(`${url}/orders`, "k", { a: 1 }, { "x-user": "bob" });
+    const anon = await post(`${url}/orders`, "k", { a: 1 });
+    expect([
+      alice.headers.get("location"),
+      bob.headers.get("location"),
+      anon.headers.get("location"),
+    ]).toEqual(["/orders/1", "/orders/2", "/orders/3"]);
+    const aliceAgain = await post(`${url}/orders`, "k", { a: 1 }, { "x-user": "alice" });
+    expect(aliceAgain.headers.get("location")).toBe("/orders/1");
+    expect(aliceAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.orders).toBe(3);
+  });
+
+  it("same key on another path → a separate record", async () => {
+    const { url, calls } = await start();
+    await post(`${url}/orders`, "k", {});
+    const other = await post(`${url}/write`, "k", {});
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls).toMatchObject({ orders: 1, write: 1 });
+  });
+
+  it("lease expired (crashed worker) → the retry re-executes; the stale worker cannot overwrite", async () => {
+    let clock = 1_000_000;
+    const store = new MemoryStore({ now: () => clock });
+    const hold = gate();
+    const entered = gate();
+    const warnings: string[] = [];
+    const logger = { warn: (_o: object, m?: string) => warnings.push(m ?? "") };
+    const { url, calls } = await start(
+      { store, leaseMs: 60_000, logger },
+      {
+        before: async (n) => {
+          if (n !== 1) return;
+          entered.open();
+          await hold.promise;
+        },
+      },
+    );
+    const stale = post(`${url}/orders`, "k", { a: 1 });
+    await entered.promise;
+    clock += 60_001;
+    const fresh = await post(`${url}/orders`, "k", { a: 1 });
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get("location")).toBe("/orders/2");
+    hold.open();
+    expect((await stale).headers.get("location")).toBe("/orders/1");
+    const replay = await post(`${url}/orders`, "k", { a: 1 });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("location")).toBe("/orders/2");
+    expect(calls.orders).toBe(2);
+    expect(warnings.some((w) => w.includes("lease lost"))).toBe(true);
+  });
+
+  it("retention over → the key is free again", async () => {
+    let clock = 0;
+    const { url, calls } = await start({ store: new MemoryStore({ now: () => clock }), retentionMs: 1000 });
+    await post(`${url}/orders`, "k", { a: 1 });
+    clock += 999;
+    expect((await post(`${url}/orders`, "k", { a: 1 })).headers.get("idempotent-replayed")).toBe("true");
+    clock += 2;
+    expect((await post(`${url}/orders`, "k", { a: 1 })).headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.orders).toBe(2);
+  });
+
+  it("writeHead(headers) + write + end → replayed byte for byte with Location", async () => {
+    const { url, calls } = await start();
+    const first = await post(`${url}/write`, "k", {});
+    expect(await first.text()).toBe("alpha-beta-gamma-1");
+    const again = await post(`${url}/write`, "k", {});
+    expect(again.status).toBe(201);
+    expect(again.headers.get("location")).toBe("/w/1");
+    expect(again.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await again.text()).toBe("alpha-beta-gamma-1");
+    expect(calls.write).toBe(1);
+  });
+
+  it("piped stream of 256 KiB → live response intact, replay identical", async () => {
+    const { url, calls } = await start();
+    const digest = async (r: Response) =>
+      createHash("sha256")
+        .update(Buffer.from(await r.arrayBuffer()))
+        .digest("hex");
+    const first = await post(`${url}/stream`, "k", {});
+    const firstDigest = await digest(first);
+    const again = await post(`${url}/stream`, "k", {});
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("content-length")).toBe(String(64 * 4096));
+    expect(await digest(again)).toBe(firstDigest);
+    expect(calls.stream).toBe(1);
+  });
+
+  it("response larger than maxStoredBytes → sent whole, not stored, warning logged, retry re-executes", async () => {
+    const warnings: string[] = [];
+    const { url, calls } = await start({
+      maxStoredBytes: 1000,
+      logger: { warn: (_obj, msg) => warnings.push(msg ?? "") },
+    });
+    const first = await post(`${url}/big`, "k", { size: 1001 });
+    expect((await first.text()).length).toBe(1001);
+    const again = await post(`${url}/big`, "k", { size: 1001 });
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.big).toBe(2);
+    expect(warnings.some((w) => w.includes("maxStoredBytes"))).toBe(true);
+  });
+
+  it("response of exactly maxStoredBytes → stored", async () => {
+    const { url, calls } = await start({ maxStoredBytes: 1000 });
+    await post(`${url}/big`, "k", { size: 1000 });
+    const again = await post(`${url}/big`, "k", { size: 1000 });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect((await again.text()).length).toBe(1000);
+    expect(calls.big).toBe(1);
+  });
+
+  it("handler 500 → not stored, the retry runs and succeeds", async () => {
+    const { url, calls } = await start();
+    expect((await post(`${url}/flaky`, "k", {})).status).toBe(500);
+    const retry = await post(`${url}/flaky`, "k", {});
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.flaky).toBe(2);
+  });
+
+  it("storeStatus: () => true → a 500 is stored and replayed", async () => {
+    const { url, calls } = await start({ storeStatus: () => true });
+    await post(`${url}/flaky`, "k", {});
+    const retry = await post(`${url}/flaky`, "k", {});
+    expect(retry.status).toBe(500);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.flaky).toBe(1);
+  });
+
+  it("handler 400 → stored and replayed", async () => {
+    const { url, calls } = await start();
+    await post(`${url}/reject`, "k", {});
+    const again = await post(`${url}/reject`, "k", {});
+    expect(again.status).toBe(400);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.reject).toBe(1);
+  });
+
+  it("raw body: same bytes replay, other bytes → 422", async () => {
+    const { url, calls } = await start();
+    const send = (body: string) =>
+      fetch(`${url}/raw`, {
+        method: "POST",
+        headers: { "idempotency-key": "k", "content-type": "text/csv" },
+        body,
+      });
+    expect((await send("a,b\n1,2\n")).status).toBe(201);
+    expect((await send("a,b\n1,2\n")).headers.get("idempotent-replayed")).toBe("true");
+    expect((await send("a,b\n1,3\n")).status).toBe(422);
+    expect(calls.raw).toBe(1);
+  });
+
+  it("no body and 204 → replayed as 204 without a body", async () => {
+    const { url, calls } = await start();
+    const send = () => fetch(`${url}/nobody`, { method: "POST", headers: { "idempotency-key": "k" } });
+    expect((await send()).status).toBe(204);
+    const again = await send();
+    expect(again.status).toBe(204);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.nobody).toBe(1);
+  });
+
+  it("PATCH is left alone by default and guarded with methods: ['POST', 'PATCH']", async () => {
+    const patch = (url: string) =>
+      fetch(`${url}/orders/7`, {
+        method: "PATCH",
+        headers: { "idempotency-key": "k", "content-type": "application/json" },
+        body: "{}",
+      });
+    const plain = await start();
+    await patch(plain.url);
+    await patch(plain.url);
+    expect(plain.calls.patch).toBe(2);
+    await server?.close();
+    const guarded = await start({ methods: ["POST", "PATCH"] });
+    await patch(guarded.url);
+    expect((await patch(guarded.url)).headers.get("idempotent-replayed")).toBe("true");
+    expect(guarded.calls.patch).toBe(1);
+  });
+
+  it("GET with an Idempotency-Key, even a malformed one → passes through", async () => {
+    const { url, calls } = await start({ required: true });
+    const res = await fetch(`${url}/orders`, { headers: { "idempotency-key": "two words" } });
+    expect(res.status).toBe(200);
+    expect(calls.get).toBe(1);
+  });
+
+  it("store failing on claim → 503 with Retry-After; pass-through runs the handler", async () => {
+    const broken: IdempotencyStore = {
+      claim: () => Promise.reject(new Error("connection refused")),
+      complete: () => Promise.reject(new Error("connection refused")),
+      release: () => Promise.reject(new Error("connection refused")),
+    };
+    const failing = await start({ store: broken, retryAfterSeconds: 3 });
+    const res = await post(`${failing.url}/orders`, "k", {}, problem);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("3");
+    expect(((await res.json()) as { type: string }).type).toBe(
+      `${PROBLEM_BASE}${IDEMPOTENCY_ERROR_CODES.unavailable}`,
+    );
+    expect(failing.calls.orders).toBeUndefined();
+    await server?.close();
+
+    const warnings: string[] = [];
+    const open = await start({
+      store: broken,
+      onStoreError: "pass-through",
+      logger: { warn: (_o, m) => warnings.push(m ?? "") },
+    });
+    expect((await post(`${open.url}/orders`, "k", {})).status).toBe(201);
+    expect(open.calls.orders).toBe(1);
+    expect(warnings.length).toBeGreaterThan(0);
+  });
+});
+
+describe("idempotency options", () => {
+  it.each([
+    [{ leaseMs: 0 }, /leaseMs/],
+    [{ retentionMs: -1 }, /retentionMs/],
+    [{ maxStoredBytes: Number.NaN }, /maxStoredBytes/],
+    [{ methods: [] }, /methods/],
+    [{ methods: ["GET"] }, /GET/],
+    [{ replayHeaders: ["Set-Cookie"] }, /set-cookie/],
+    [{ replayHeaders: ["X-RateLimit-Remaining"] }, /x-ratelimit-remaining/],
+    [{ documentationUrl: "not a url" }, /documentationUrl/],
+    [{ onStoreError: "ignore" as "fail" }, /onStoreError/],
+    [{ store: {} as IdempotencyStore }, /store/],
+  ])("%o → TypeError at construction", (options, message) => {
+    expect(() => idempotency(options)).toThrow(message);
+  });
+});
+
+describe("MemoryStore", () => {
+  it("bounded: past maxEntries completed records are evicted before in-flight ones", async () => {
+    const store = new MemoryStore({ maxEntries: 2 });
+    const a = await store.claim("a", "fp", 60_000);
+    const b = await store.claim("b", "fp", 60_000);
+    if (a.outcome !== "claimed" || b.outcome !== "claimed") throw new Error("claim failed");
+    await store.complete("b", b.token, { status: 201, headers: {}, body: new Uint8Array() }, 60_000);
+    await store.claim("c", "fp", 60_000);
+    expect(store.size).toBe(2);
+    expect((await store.claim("a", "fp", 60_000)).outcome).toBe("in-flight");
+    expect((await store.claim("b", "other", 60_000)).outcome).toBe("claimed");
+  });
+
+  it("complete and release with a foreign token → false", async () => {
+    const store = new MemoryStore();
+    const claim = await store.claim("k", "fp", 60_000);
+    if (claim.outcome !== "claimed") throw new Error("claim failed");
+    expect(await store.complete("k", "999", { status: 200, headers: {}, body: new Uint8Array() }, 1000)).toBe(
+      false,
+    );
+    expect(await store.release("k", "999")).toBe(false);
+    expect(await store.release("k", claim.token)).toBe(true);
+  });
+
+  it("maxEntries: 0 → TypeError", () => {
+    expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(TypeError);
+  });
+});

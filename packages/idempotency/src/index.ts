@@ -1,0 +1,22 @@
+export { type CapturedResponse, captureResponse } from "./capture.js";
+export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
+export {
+  IDEMPOTENCY_ERROR_CODES,
+  type IdempotencyLocals,
+  type IdempotencyLogger,
+  type IdempotencyNext,
+  type IdempotencyOptions,
+  type IdempotencyPrincipal,
+  type IdempotencyRequest,
+  idempotency,
+} from "./idempotency.js";
+export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
+export { MAX_KEY_LENGTH, type ParsedIdempotencyKey, parseIdempotencyKey } from "./parse-key.js";
+export {
+  type IoRedisLike,
+  type NodeRedisLike,
+  RedisStore,
+  type RedisStoreOptions,
+  StoreUnavailableError,
+} from "./redis-store.js";
+export type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";

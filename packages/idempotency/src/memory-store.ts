@@ -1,0 +1,121 @@
+import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * Most records kept; past it the oldest completed records go first, then the oldest of all.
+   * @default 10000
+   */
+  maxEntries?: number;
+  /**
+   * The clock in milliseconds, for tests.
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+type Entry =
+  | { state: "in-flight"; fingerprint: string; token: string; expiresAt: number }
+  | { state: "completed"; fingerprint: string; token: string; expiresAt: number; response: StoredResponse };
+
+/**
+ * An in-process {@link IdempotencyStore}: bounded, with per-record expiry, no timers. Right for
+ * one process; a fleet behind a load balancer needs a shared store such as {@link RedisStore}.
+ *
+ * @example app.post("/orders", idempotency({ store: new MemoryStore({ maxEntries: 50_000 }) }), create);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export class MemoryStore implements IdempotencyStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #max: number;
+  readonly #now: () => number;
+  #fence = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const max = options.maxEntries ?? 10_000;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new TypeError(`MemoryStore: maxEntries must be a positive integer, got ${String(max)}`);
+    }
+    this.#max = max;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Live records (expired ones are dropped lazily). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
+    const now = this.#now();
+    const entry = this.#live(key, now);
+    if (entry?.state === "completed") {
+      return { outcome: "completed", fingerprint: entry.fingerprint, response: entry.response };
+    }
+    if (entry) {
+      return {
+        outcome: "in-flight",
+        fingerprint: entry.fingerprint,
+        leaseRemainingMs: entry.expiresAt - now,
+      };
+    }
+    this.#makeRoom(now);
+    this.#fence += 1;
+    const token = String(this.#fence);
+    this.#entries.set(key, { state: "in-flight", fingerprint, token, expiresAt: now + leaseMs });
+    return { outcome: "claimed", token };
+  }
+
+  async complete(
+    key: string,
+    token: string,
+    response: StoredResponse,
+    retentionMs: number,
+  ): Promise<boolean> {
+    const now = this.#now();
+    const entry = this.#live(key, now);
+    if (entry?.state !== "in-flight" || entry.token !== token) return false;
+    // Re-insert so Map order stays oldest-first for eviction.
+    this.#entries.delete(key);
+    this.#entries.set(key, {
+      state: "completed",
+      fingerprint: entry.fingerprint,
+      token,
+      expiresAt: now + retentionMs,
+      response: { ...response, body: Uint8Array.from(response.body) },
+    });
+    return true;
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    const entry = this.#live(key, this.#now());
+    if (entry?.state !== "in-flight" || entry.token !== token) return false;
+    this.#entries.delete(key);
+    return true;
+  }
+
+  #live(key: string, now: number): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry && entry.expiresAt <= now) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #makeRoom(now: number): void {
+    if (this.#entries.size < this.#max) return;
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) this.#entries.delete(key);
+    }
+    if (this.#entries.size < this.#max) return;
+    // An evicted in-flight record would let a duplicate run, so completed records go first.
+    for (const [key, entry] of this.#entries) {
+      if (entry.state === "completed") {
+        this.#entries.delete(key);
+        return;
+      }
+    }
+    const oldest = this.#entries.keys().next();
+    if (!oldest.done) this.#entries.delete(oldest.value);
+  }
+}

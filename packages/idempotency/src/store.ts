@@ -1,0 +1,37 @@
+/** A response as stored for replay. */
+export interface StoredResponse {
+  /** The status code the handler sent. */
+  status: number;
+  /** The replayable headers (lower-case names), see `replayHeaders`. */
+  headers: Record<string, string | string[]>;
+  /** The body bytes, exactly as the handler wrote them. */
+  body: Uint8Array;
+}
+
+/** The answer of {@link IdempotencyStore.claim}. */
+export type ClaimResult =
+  /** No live record: the caller owns the key until the lease ends, and must present `token`. */
+  | { readonly outcome: "claimed"; readonly token: string }
+  /** Another request holds the lease. */
+  | { readonly outcome: "in-flight"; readonly fingerprint: string; readonly leaseRemainingMs: number }
+  /** The request ran before: replay `response`. */
+  | { readonly outcome: "completed"; readonly fingerprint: string; readonly response: StoredResponse };
+
+/**
+ * Where idempotency records live. Every method is one atomic step: a claim is never
+ * read-then-write, and `complete`/`release` only act while the caller's fencing token is still
+ * the record's token, so a worker whose lease expired cannot overwrite a newer result.
+ *
+ * @example
+ * const r = await store.claim("user:1:POST:/orders:k1", fp, 60_000);
+ * if (r.outcome === "claimed") await store.complete(key, r.token, response, 86_400_000);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export interface IdempotencyStore {
+  /** Claims `key` for `leaseMs` unless a live record exists, which is returned instead. */
+  claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult>;
+  /** Stores the response for `retentionMs`; false when `token` no longer owns the key. */
+  complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean>;
+  /** Drops the in-flight record so a retry may run; false when `token` no longer owns the key. */
+  release(key: string, token: string): Promise<boolean>;
+}

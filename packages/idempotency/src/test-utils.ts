@@ -1,0 +1,115 @@
+import { Readable } from "node:stream";
+import { errorHandler } from "@svc/errors";
+import express from "express";
+import { type IdempotencyOptions, idempotency } from "./idempotency.js";
+
+export const PROBLEM_BASE = "https://errors.example/";
+
+export interface TestApp {
+  app: express.Express;
+  /** Handler executions, by route. */
+  calls: Record<string, number>;
+}
+
+/**
+ * An Express app with the middleware in front of routes that answer in every way a handler
+ * can: res.json, writeHead + write + end, a piped stream, raw bodies, failures.
+ */
+export function buildApp(
+  options: IdempotencyOptions,
+  hooks: { before?: (n: number) => Promise<void> } = {},
+): TestApp {
+  const calls: Record<string, number> = {};
+  const count = (route: string) => {
+    calls[route] = (calls[route] ?? 0) + 1;
+    return calls[route];
+  };
+  const app = express();
+  // Stands in for the auth layer: the principal it would leave on the request.
+  app.use((req, _res, next) => {
+    const user = req.get("x-user");
+    if (user) Object.assign(req, { principal: { id: user, roles: [], scopes: [], scheme: "test" } });
+    next();
+  });
+  const guard = idempotency(options);
+
+  app.post("/orders", express.json(), guard, async (req, res) => {
+    const n = count("orders");
+    await hooks.before?.(n);
+    res.cookie("session", `s${n}`);
+    res.set("X-RateLimit-Remaining", String(100 - n));
+    res.location(`/orders/${n}`).status(201).json({ id: n, echo: req.body });
+  });
+  app.patch("/orders/:id", express.json(), guard, (req, res) => {
+    const n = count("patch");
+    res.json({ id: req.params.id, n, echo: req.body });
+  });
+  app.post("/write", express.json(), guard, (_req, res) => {
+    const n = count("write");
+    res.writeHead(201, { "Content-Type": "text/plain; charset=utf-8", Location: `/w/${n}` });
+    res.write("alpha-");
+    res.write(Buffer.from("beta-"));
+    res.end(`gamma-${n}`);
+  });
+  app.post("/stream", express.json(), guard, (_req, res) => {
+    const n = count("stream");
+    res.status(201).type("application/octet-stream");
+    const parts = Array.from({ length: 64 }, (_, i) => Buffer.alloc(4096, (i + n) % 256));
+    Readable.from(parts).pipe(res);
+  });
+  app.post("/big", express.json(), guard, (req, res) => {
+    count("big");
+    res.type("text/plain").send("x".repeat(Number((req.body as { size?: number }).size ?? 0)));
+  });
+  app.post("/raw", express.raw({ type: "*/*" }), guard, (req, res) => {
+    count("raw");
+    res.status(201).json({ bytes: (req.body as Buffer).length });
+  });
+  app.post("/flaky", express.json(), guard, (_req, res, next) => {
+    const n = count("flaky");
+    if (n === 1) return next(new Error("database timeout"));
+    res.status(201).json({ n });
+  });
+  app.post("/reject", express.json(), guard, (_req, res) => {
+    const n = count("reject");
+    res.status(400).json({ n, problem: "quantity must be positive" });
+  });
+  app.post("/nobody", guard, (_req, res) => {
+    count("nobody");
+    res.status(204).end();
+  });
+  app.get("/orders", guard, (_req, res) => {
+    count("get");
+    res.json([]);
+  });
+  app.use(errorHandler({ problemTypeBase: PROBLEM_BASE, logger: { error() {} } }));
+  return { app, calls };
+}
+
+export function post(
+  url: string,
+  key: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(key === undefined ? {} : { "idempotency-key": key }),
+      ...headers,
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A promise with its resolve function outside, to hold a handler at a known point. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open = () => {};
+  const promise = new Promise<void>((r) => {
+    open = r;
+  });
+  return { promise, open };
+}
