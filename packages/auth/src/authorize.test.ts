@@ -1,0 +1,153 @@
+import { errorHandler } from "@svc/errors";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authenticate } from "./authenticate.js";
+import { authorize, requireRoles, requireScopes } from "./authorize.js";
+import { createTokenIssuer } from "./token-issuer.js";
+
+const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api" });
+let server: Listening;
+
+function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+}
+async function bearer(scopes: string[], roles: string[] = []): Promise<string> {
+  return `Bearer ${(await issuer.issue({ id: "alice", scopes, roles })).access_token}`;
+}
+function get(path: string, authorization?: string): Promise<Response> {
+  return fetch(`${server.url}${path}`, { headers: authorization === undefined ? {} : { authorization } });
+}
+
+beforeAll(async () => {
+  const a = express();
+  const auth = authenticate({
+    realm: "api",
+    bearer: { jwks: await issuer.jwks(), algorithms: ["ES256"], audience: "api" },
+    basic: { verify: (u, p) => (p === "pw" ? { id: u, roles: u === "root" ? ["admin"] : [] } : null) },
+  });
+  const optional = authenticate({
+    realm: "api",
+    optional: true,
+    bearer: { jwks: await issuer.jwks(), algorithms: ["ES256"], audience: "api" },
+  });
+  const ok = (_req: express.Request, res: express.Response) => {
+    res.json({ ok: true });
+  };
+  a.get("/read", auth, requireScopes("employees:read"), ok);
+  a.get("/write", auth, requireScopes("employees:read", "employees:write"), ok);
+  a.get("/admin", auth, requireRoles("admin", "owner"), ok);
+  a.get(
+    "/self/:id",
+    auth,
+    authorize((p, req) => p.id === (req as express.Request).params.id),
+    ok,
+  );
+  a.get(
+    "/throws",
+    auth,
+    authorize(() => {
+      throw new Error("policy engine down");
+    }),
+    ok,
+  );
+  a.get("/optional", optional, (req, res) => {
+    res.json(req.principal ?? null);
+  });
+  a.get("/optional/read", optional, requireScopes("employees:read"), ok);
+  a.get("/unwired", requireScopes("x"), ok);
+  a.use(errorHandler({ logger: { error() {} } }));
+  server = await listen(a);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe("requireScopes", () => {
+  it("a token with the scope → 200", async () => {
+    expect((await get("/read", await bearer(["employees:read"]))).status).toBe(200);
+  });
+
+  it("a token without the scope → 403 with error=insufficient_scope and the needed scope", async () => {
+    const res = await get("/write", await bearer(["employees:read"]));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toBe(
+      'Bearer realm="api", error="insufficient_scope", scope="employees:read employees:write"',
+    );
+  });
+
+  it("no credentials → 401 (not 403) with both challenges", async () => {
+    const res = await get("/read");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe(
+      'Bearer realm="api", Basic realm="api", charset="UTF-8"',
+    );
+  });
+
+  it("Basic credentials (no scopes) → 403 without a Bearer challenge", async () => {
+    const res = await get("/read", basic("bob", "pw"));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toBeNull();
+  });
+
+  it("a guard without authenticate() in front → 500 (a wiring bug, never a pass)", async () => {
+    expect((await get("/unwired")).status).toBe(500);
+  });
+
+  it("scope names with spaces or quotes → TypeError at construction", () => {
+    expect(() => requireScopes("a b")).toThrow(TypeError);
+    expect(() => requireScopes('a"')).toThrow(TypeError);
+    expect(() => requireScopes()).toThrow(TypeError);
+  });
+});
+
+describe("requireRoles", () => {
+  it("one of the roles → 200", async () => {
+    expect((await get("/admin", basic("root", "pw"))).status).toBe(200);
+    expect((await get("/admin", await bearer([], ["owner"]))).status).toBe(200);
+  });
+
+  it("none of the roles → 403", async () => {
+    expect((await get("/admin", basic("bob", "pw"))).status).toBe(403);
+    const res = await get("/admin", await bearer(["employees:read"], ["user"]));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="insufficient_scope"');
+  });
+});
+
+describe("authorize", () => {
+  it("predicate true → 200, false → 403", async () => {
+    expect((await get("/self/bob", basic("bob", "pw"))).status).toBe(200);
+    expect((await get("/self/alice", basic("bob", "pw"))).status).toBe(403);
+  });
+
+  it("predicate throws → 500, never a pass", async () => {
+    expect((await get("/throws", basic("bob", "pw"))).status).toBe(500);
+  });
+});
+
+describe("authenticate({ optional: true })", () => {
+  it("no credentials → passes without a principal", async () => {
+    const res = await get("/optional");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toBeNull();
+  });
+
+  it("bad credentials are still a 401", async () => {
+    expect((await get("/optional", "Bearer a.b.c")).status).toBe(401);
+  });
+
+  it("a guard after it without credentials → 401 with the challenge", async () => {
+    const res = await get("/optional/read");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+  });
+});
+
+describe("authenticate: construction", () => {
+  it("no realm, or no scheme → TypeError", () => {
+    // @ts-expect-error realm is required
+    expect(() => authenticate({ basic: { verify: () => null } })).toThrow(/realm/);
+    expect(() => authenticate({ realm: "x" })).toThrow(/at least one scheme/);
+  });
+});

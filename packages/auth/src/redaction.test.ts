@@ -1,0 +1,115 @@
+import { Writable } from "node:stream";
+import { errorHandler } from "@svc/errors";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { pino } from "pino";
+import { pinoHttp } from "pino-http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authenticate } from "./authenticate.js";
+import { pinoRedaction, redactUrl } from "./redaction.js";
+import { createTokenIssuer } from "./token-issuer.js";
+
+const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api" });
+const lines: string[] = [];
+let server: Listening;
+
+beforeAll(async () => {
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = pino({ redact: pinoRedaction }, sink);
+  const a = express();
+  a.use(pinoHttp({ logger }));
+  a.use(
+    authenticate({
+      realm: "api",
+      bearer: { jwks: await issuer.jwks(), algorithms: ["ES256"], audience: "api" },
+      basic: { verify: () => ({ id: "bob" }) },
+    }),
+  );
+  a.get("/me", (req, res) => {
+    res.setHeader("Set-Cookie", "sid=SESSIONSECRET; HttpOnly");
+    res.json(req.principal);
+  });
+  a.use(errorHandler({ logger }));
+  server = await listen(a);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe("pinoRedaction through pino-http", () => {
+  it("Authorization, Cookie and Set-Cookie never reach the log; the rest does", async () => {
+    lines.length = 0;
+    const token = (await issuer.issue({ id: "alice" })).access_token;
+    const res = await fetch(`${server.url}/me?page=2`, {
+      headers: { authorization: `Bearer ${token}`, cookie: "sid=COOKIESECRET", "x-trace": "visible" },
+    });
+    expect(res.status).toBe(200);
+    const log = lines.join("");
+    expect(log).toContain("visible");
+    expect(log).toContain("/me?page=2");
+    expect(log).toContain("[Redacted]");
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(token.split(".")[2]);
+    expect(log).not.toContain("COOKIESECRET");
+    expect(log).not.toContain("SESSIONSECRET");
+  });
+
+  it("Basic credentials never reach the log", async () => {
+    lines.length = 0;
+    const creds = Buffer.from("bob:Sup3rSecret").toString("base64");
+    expect((await fetch(`${server.url}/me`, { headers: { authorization: `Basic ${creds}` } })).status).toBe(
+      200,
+    );
+    expect(lines.join("")).not.toContain(creds);
+  });
+
+  it("?access_token=... → 400, and the token is not in the logged URL", async () => {
+    lines.length = 0;
+    const token = (await issuer.issue({ id: "alice" })).access_token;
+    const res = await fetch(`${server.url}/me?access_token=${token}&page=3`);
+    expect(res.status).toBe(400);
+    const log = lines.join("");
+    expect(log).toContain("access_token=[Redacted]&page=3");
+    expect(log).not.toContain(token);
+  });
+});
+
+describe("pinoRedaction with a plain pino logger", () => {
+  it("bare headers objects and access_token fields are censored", () => {
+    const out: string[] = [];
+    const logger = pino(
+      { redact: pinoRedaction },
+      new Writable({
+        write(chunk, _enc, cb) {
+          out.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+    logger.info(
+      { headers: { authorization: "Bearer SECRET1", cookie: "a=SECRET2" }, access_token: "SECRET3" },
+      "x",
+    );
+    logger.info({ body: { access_token: "SECRET4" }, url: "/x?access_token=SECRET5" }, "y");
+    const log = out.join("");
+    for (const s of ["SECRET1", "SECRET2", "SECRET3", "SECRET4", "SECRET5"]) expect(log).not.toContain(s);
+    expect(log).toContain("/x?access_token=[Redacted]");
+  });
+});
+
+describe("redactUrl", () => {
+  it.each([
+    ["/a?access_token=abc", "/a?access_token=[Redacted]"],
+    ["/a?x=1&ACCESS_TOKEN=abc&y=2", "/a?x=1&ACCESS_TOKEN=[Redacted]&y=2"],
+    ["/a?my_access_token=abc", "/a?my_access_token=abc"],
+    ["/a", "/a"],
+    ["/a?access_token%3Dabc", "/a?access_token%3D[Redacted]"],
+  ])("%s → %s", (input, expected) => {
+    expect(redactUrl(input)).toBe(expected);
+  });
+});

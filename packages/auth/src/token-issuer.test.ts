@@ -1,0 +1,93 @@
+import { generateKeyPairSync } from "node:crypto";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { decodeJwt, decodeProtectedHeader } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authenticate } from "./authenticate.js";
+import { app } from "./test-utils.js";
+import { createTokenIssuer } from "./token-issuer.js";
+
+const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api", ttl: 120 });
+let jwksServer: Listening;
+let api: Listening;
+
+beforeAll(async () => {
+  const j = express();
+  j.get("/.well-known/jwks.json", async (_req, res) => {
+    res.json(await issuer.jwks());
+  });
+  jwksServer = await listen(j);
+  api = await listen(
+    app(
+      authenticate({
+        realm: "api",
+        bearer: {
+          jwksUri: `${jwksServer.url}/.well-known/jwks.json`,
+          algorithms: [issuer.algorithm],
+          issuer: "https://issuer.test/",
+          audience: "api",
+        },
+      }),
+    ),
+  );
+});
+afterAll(async () => {
+  await api.close();
+  await jwksServer.close();
+});
+
+describe("createTokenIssuer", () => {
+  it("an ephemeral ES256 key: the token verifies through a served JWKS → 200", async () => {
+    const response = await issuer.issue({ id: "alice", scopes: ["a", "b"], roles: ["r"] });
+    expect(response.token_type).toBe("Bearer");
+    expect(response.expires_in).toBe(120);
+    const res = await fetch(`${api.url}/me`, {
+      headers: { authorization: `Bearer ${response.access_token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: "alice", scopes: ["a", "b"], roles: ["r"], scheme: "bearer" });
+  });
+
+  it("the token's header and claims", async () => {
+    const { access_token } = await issuer.issue({ id: "alice" });
+    const header = decodeProtectedHeader(access_token);
+    const claims = decodeJwt(access_token);
+    const [jwk] = (await issuer.jwks()).keys;
+    expect(header).toEqual({ alg: "ES256", typ: "at+jwt", kid: jwk?.kid });
+    expect(claims.exp).toBe((claims.iat as number) + 120);
+    expect(claims).toMatchObject({ iss: "https://issuer.test/", aud: "api", sub: "alice" });
+    expect(typeof claims.jti).toBe("string");
+  });
+
+  it("the JWKS holds the public key only", async () => {
+    const { keys } = await issuer.jwks();
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
+    expect(keys[0]).not.toHaveProperty("d");
+  });
+
+  it("a given PKCS#8 PEM key with RS256 and a fixed kid", async () => {
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const rs = createTokenIssuer({
+      issuer: "i",
+      audience: ["a1", "a2"],
+      algorithm: "RS256",
+      kid: "rsa-1",
+      privateKey: privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+    });
+    const { access_token } = await rs.issue({ id: "x" });
+    expect(decodeProtectedHeader(access_token)).toMatchObject({ alg: "RS256", kid: "rsa-1" });
+    expect(decodeJwt(access_token).aud).toEqual(["a1", "a2"]);
+    expect((await rs.jwks()).keys[0]).toMatchObject({ kty: "RSA", kid: "rsa-1" });
+  });
+
+  it("misconfiguration → TypeError", () => {
+    expect(() => createTokenIssuer({ issuer: "", audience: "a" })).toThrow(TypeError);
+    expect(() => createTokenIssuer({ issuer: "i", audience: [] })).toThrow(TypeError);
+    expect(() => createTokenIssuer({ issuer: "i", audience: "a", ttl: 0 })).toThrow(TypeError);
+    // @ts-expect-error not a supported algorithm
+    expect(() => createTokenIssuer({ issuer: "i", audience: "a", algorithm: "HS256" })).toThrow(TypeError);
+    const { publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    expect(() => createTokenIssuer({ issuer: "i", audience: "a", privateKey: publicKey })).toThrow(TypeError);
+  });
+});
