@@ -44,3 +44,8 @@ export function benchPort() {
   if (!Number.isInteger(port) || port <= 0) throw new Error("PORT must be set to the port to listen on");
   return port;
 }
+
+/** Exit normally on SIGTERM, so `--cpu-prof` gets to write its profile. */
+export function exitOnSigterm() {
+  process.once("SIGTERM", () => process.exit(0));
+}

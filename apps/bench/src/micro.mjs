@@ -56,7 +56,13 @@ export async function runMicro({ repoRoot, outDir, only }) {
       json = JSON.parse(await readFile(jsonFile, "utf8"));
       await rm(jsonFile);
     }
-    results.push({ package: pkg.name, files: pkg.files, exitCode: code, output: output.trim(), json });
+    // npm's own configuration warnings are noise in a benchmark report.
+    const text = output
+      .split("\n")
+      .filter((line) => !line.startsWith("npm warn"))
+      .join("\n")
+      .trim();
+    results.push({ package: pkg.name, files: pkg.files, exitCode: code, output: text, json });
     if (code !== 0) console.error(`micro: ${pkg.name} exited with ${code}`);
   }
   const md = [

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // node apps/bench/src/run.mjs [--quick] [--only <id>[,<id>...]] [--micro | --no-micro]
-//                             [--duration <s>] [--connections <n>] [--out <dir>]
+//                             [--duration <s>] [--connections <n>] [--out <dir>] [--profile]
 //
 // Starts each scenario's server in its own process, warms it up, loads it with autocannon (the
 // same connections, pipelining and duration everywhere), and writes load.md / load.json (and
 // micro.md / micro.json for the packages' micro-benchmarks) into apps/bench/results/.
+// --profile runs every server under `node --cpu-prof` and adds profiles.md: self time by
+// package and by function, to show where the time goes.
 // Exits non-zero when a server does not start or a scenario gets no expected response at all;
 // scenarios whose code is not in the repository yet are skipped with the reason.
+import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +17,7 @@ import { parseArgs } from "node:util";
 import { issueBenchToken } from "./fixtures.mjs";
 import { load, rawRequest, sampleRss, startServer, summarise } from "./harness.mjs";
 import { runMicro } from "./micro.mjs";
+import { profileReport } from "./profile.mjs";
 import { addRatios, writeReport } from "./report.mjs";
 import { groups, scenarios, Unavailable } from "./scenarios.mjs";
 
@@ -30,6 +34,7 @@ const { values: args } = parseArgs({
     connections: { type: "string" },
     out: { type: "string" },
     list: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
   },
 });
 
@@ -75,6 +80,7 @@ if (!microOnly) {
     },
     results: [],
   };
+  const profiles = [];
 
   for (const scenario of selected) {
     const base = { id: scenario.id, group: scenario.group, label: scenario.label };
@@ -89,8 +95,16 @@ if (!microOnly) {
       continue;
     }
     let server;
+    const profileDir = join(outDir, "profiles", scenario.id);
     try {
-      server = await startServer({ ...definition, env: { ...definition.env, BENCH_JWK: publicJwk } });
+      const nodeArgs = args.profile
+        ? ["--cpu-prof", "--cpu-prof-dir", profileDir, ...(definition.nodeArgs ?? [])]
+        : definition.nodeArgs;
+      server = await startServer({
+        ...definition,
+        nodeArgs,
+        env: { ...definition.env, BENCH_JWK: publicJwk },
+      });
       const request = await scenario.prepare(server.url, ctx);
       await preflight(server.url, request);
       const loadSettings = { connections: settings.connections, pipelining: settings.pipelining };
@@ -124,6 +138,18 @@ if (!microOnly) {
     } finally {
       await server?.stop();
     }
+    if (args.profile && server) {
+      const report = await profileReport(profileDir, `${scenario.id}: ${scenario.label}`).catch(
+        () => undefined,
+      );
+      if (report) profiles.push(report.markdown);
+      else console.error(`no CPU profile was written for ${scenario.id} (did the server exit on SIGTERM?)`);
+    }
+  }
+  if (args.profile) {
+    await mkdir(outDir, { recursive: true });
+    await writeFile(join(outDir, "profiles.md"), `# CPU profiles\n\n${profiles.join("\n")}`);
+    console.log(`written: ${join(outDir, "profiles.md")}`);
   }
 
   addRatios(run.results, groups);

@@ -58,11 +58,13 @@ function referenceServer() {
     readyStatus: 200,
     env: {
       NODE_ENV: "production",
-      DEMO_USERS: "admin:admin,reader:reader",
+      DEMO_USERS: "admin:admin:admin",
       DATABASE_URL: "sqlite::memory:",
       REDIS_URL: null,
-      RATE_LIMIT_MAX: "1000000000",
-      RATE_LIMIT_WINDOW_SECONDS: "60",
+      // The largest limit the server accepts, per second: counted on every request, never hit.
+      RATE_LIMIT_MAX: "1000000",
+      RATE_LIMIT_WINDOW_SECONDS: "1",
+      CORS_ORIGINS: "https://app.example.com",
       LOG_LEVEL: "info",
     },
   };

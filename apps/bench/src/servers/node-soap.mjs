@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import express from "express";
 import { jwtVerify } from "jose";
 import soap from "soap";
-import { benchPort, benchVerificationKey, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+import { benchPort, benchVerificationKey, exitOnSigterm, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
 
 const wsdlPath = fileURLToPath(new URL("../../../reference-server/contracts/customer.wsdl", import.meta.url));
 const key = await benchVerificationKey();
@@ -62,3 +62,4 @@ server.on("error", (error) => {
   console.error(error);
   process.exit(1);
 });
+exitOnSigterm();

@@ -1,7 +1,7 @@
 // Scenario 1, the practical limit: node:http answering with bytes computed once at start-up.
 // No routing library, no middleware, no per-request serialisation.
 import { createServer } from "node:http";
-import { benchPort, EMPLOYEES } from "../fixtures.mjs";
+import { benchPort, EMPLOYEES, exitOnSigterm } from "../fixtures.mjs";
 
 const bodies = new Map();
 for (const [id, employee] of EMPLOYEES) {
@@ -18,3 +18,4 @@ const server = createServer((req, res) => {
   res.end(body ?? notFound);
 });
 server.listen(benchPort(), "127.0.0.1");
+exitOnSigterm();
