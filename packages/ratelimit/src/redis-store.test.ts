@@ -1,0 +1,273 @@
+import { errorHandler } from "@svc/errors";
+import { listen, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "@svc/test-utils";
+import express from "express";
+import { Redis } from "ioredis";
+import { createClient } from "redis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createRateLimiter } from "./limiter.js";
+import { type RateLimitOptions, rateLimit } from "./middleware.js";
+import { RedisStore, StoreTimeoutError } from "./redis-store.js";
+import type { Algorithm } from "./types.js";
+
+const url = serviceUrl("REDIS_URL");
+
+const SAFE_IOREDIS = {
+  enableOfflineQueue: false,
+  autoResendUnfulfilledCommands: false,
+  commandTimeout: 1000,
+  maxRetriesPerRequest: 0,
+  lazyConnect: true,
+} as const;
+
+async function ioredis(at: string): Promise<Redis> {
+  const client = new Redis(at, { ...SAFE_IOREDIS, retryStrategy: () => 50 });
+  client.on("error", () => {});
+  await client.connect();
+  return client;
+}
+
+async function nodeRedis(at: string) {
+  const client = createClient({
+    url: at,
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy: () => 50 },
+  });
+  client.on("error", () => {});
+  await client.connect();
+  return client;
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+async function serve(options: RateLimitOptions): Promise<string> {
+  const app = express();
+  app.use(rateLimit({ logger: { warn() {} }, ...options }));
+  app.get("/", (_req, res) => {
+    res.end("ok");
+  });
+  app.use(errorHandler({ logger: { error() {} } }));
+  const server = await listen(app);
+  closers.push(server.close);
+  return server.url;
+}
+
+async function waitUntil(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** `cmdstat_<name>` fields from `INFO commandstats`. */
+async function commandStats(client: Redis): Promise<Record<string, Record<string, number>>> {
+  const info = await client.info("commandstats");
+  const stats: Record<string, Record<string, number>> = {};
+  for (const line of info.split("\r\n")) {
+    const m = /^cmdstat_([^:]+):(.*)$/.exec(line);
+    if (!m) continue;
+    const fields: Record<string, number> = {};
+    for (const pair of (m[2] as string).split(",")) {
+      const [k, v] = pair.split("=");
+      fields[k as string] = Number(v);
+    }
+    stats[m[1] as string] = fields;
+  }
+  return stats;
+}
+
+describe.skipIf(!url)("RedisStore on the shared Redis", () => {
+  const prefix = uniquePrefix("ratelimit");
+  let io: Redis;
+  let nr: Awaited<ReturnType<typeof nodeRedis>>;
+
+  beforeAll(async () => {
+    io = await ioredis(url as string);
+    nr = await nodeRedis(url as string);
+  });
+  afterAll(async () => {
+    const keys = await io.keys(`${prefix}*`);
+    if (keys.length > 0) await io.del(...keys);
+    io.disconnect();
+    await nr.quit();
+  });
+
+  for (const algorithm of ["fixed-window", "sliding-window", "gcra"] as Algorithm[]) {
+    for (const kind of ["ioredis", "redis"] as const) {
+      it(`${algorithm} via ${kind}: limit 3 → 3 allowed, the 4th denied with a wait`, async () => {
+        const client = kind === "ioredis" ? io : nr;
+        const store = new RedisStore({ client, prefix: `${prefix}${algorithm}:${kind}:` });
+        const limiter = createRateLimiter({ algorithm, limit: 3, windowMs: 60_000, store });
+        const decisions = [];
+        for (let i = 0; i < 4; i++) decisions.push(await limiter.consume("k"));
+        expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+        expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+        const denied = decisions[3];
+        expect(denied?.retryAfterMs).toBeGreaterThan(0);
+        expect(denied?.retryAfterMs).toBeLessThanOrEqual(120_000);
+        // the decision's clock is Redis's TIME, not this process's
+        const [seconds] = (await io.time()) as [number, number];
+        expect(Math.abs((denied?.now ?? 0) - seconds * 1000)).toBeLessThan(5000);
+        expect(denied?.resetAt).toBeGreaterThan(denied?.now ?? 0);
+      });
+    }
+  }
+
+  it("keys are hash-tagged and expire: <prefix>{ip:1.2.3.4} with a PTTL", async () => {
+    const store = new RedisStore({ client: io, prefix: `${prefix}tag:` });
+    const limiter = createRateLimiter({ algorithm: "fixed-window", limit: 5, windowMs: 10_000, store });
+    await limiter.consume("ip:1.2.3.4");
+    const key = `${prefix}tag:{ip:1.2.3.4}`;
+    expect(store.redisKey("ip:1.2.3.4")).toBe(key);
+    const ttl = await io.pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(11_000);
+  });
+
+  it("200 concurrent requests against limit 50 (Redis) → exactly 50 × 200", async () => {
+    const store = new RedisStore({ client: io, prefix: `${prefix}c200:` });
+    const target = await serve({ limit: 50, windowMs: 60_000, store });
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, () => fetch(target).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(150);
+  });
+
+  it("two apps (ioredis and redis clients) sharing one Redis, 200 requests across both → exactly 50", async () => {
+    const shared = `${prefix}fleet:`;
+    const a = await serve({ limit: 50, store: new RedisStore({ client: io, prefix: shared }) });
+    const b = await serve({ limit: 50, store: new RedisStore({ client: nr, prefix: shared }) });
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => fetch(i % 2 ? a : b).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+  });
+
+  it("ioredis client with the offline queue on → TypeError at construction", () => {
+    const lazy = new Redis(url as string, { lazyConnect: true });
+    expect(() => new RedisStore({ client: lazy })).toThrow(/enableOfflineQueue: false/);
+    const resend = new Redis(url as string, { lazyConnect: true, enableOfflineQueue: false });
+    expect(() => new RedisStore({ client: resend })).toThrow(/autoResendUnfulfilledCommands: false/);
+  });
+
+  it("redis client without disableOfflineQueue → TypeError at construction", () => {
+    const client = createClient({ url: url as string });
+    expect(() => new RedisStore({ client })).toThrow(/disableOfflineQueue: true/);
+  });
+});
+
+describe.skipIf(!url)("RedisStore against a throw-away redis-server", () => {
+  let server: ThrowawayRedis;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    server = await throwawayRedis();
+    admin = await ioredis(server.url);
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  for (const kind of ["ioredis", "redis"] as const) {
+    it(`${kind}: 20 decisions → 20 EVALSHA calls and no other command (one round trip each)`, async () => {
+      const client = kind === "ioredis" ? await ioredis(server.url) : await nodeRedis(server.url);
+      const limiter = createRateLimiter({
+        limit: 100,
+        store: new RedisStore({ client, prefix: `rt:${kind}:` }),
+      });
+      await limiter.consume("warm"); // loads the script (NOSCRIPT, then EVAL) on a fresh server
+      await admin.config("RESETSTAT");
+      for (let i = 0; i < 20; i++) await limiter.consume(`k${i % 3}`);
+      const stats = await commandStats(admin);
+      if (kind === "ioredis") (client as Redis).disconnect();
+      else await (client as Awaited<ReturnType<typeof nodeRedis>>).quit();
+      expect(stats.evalsha?.calls).toBe(20);
+      expect(stats.evalsha?.failed_calls ?? 0).toBe(0);
+      // TIME, HMGET, HSET, PEXPIRE run inside the script (once per decision), not over the wire;
+      // INFO and CONFIG are the admin connection's own.
+      expect(stats.time?.calls).toBe(20);
+      const inScript = ["time", "hmget", "hset", "pexpire"];
+      const sent = Object.keys(stats).filter((name) => !inScript.includes(name));
+      expect(sent.sort()).toEqual(["config|resetstat", "evalsha", "info"].filter((n) => n in stats).sort());
+      expect(sent).not.toContain("eval");
+    });
+  }
+
+  it("SCRIPT FLUSH between requests → NOSCRIPT, one EVAL, counted exactly once", async () => {
+    const client = await ioredis(server.url);
+    const limiter = createRateLimiter({
+      algorithm: "fixed-window",
+      limit: 10,
+      store: new RedisStore({ client, prefix: "flush:" }),
+    });
+    expect((await limiter.consume("k")).remaining).toBe(9);
+    await admin.script("FLUSH");
+    await admin.config("RESETSTAT");
+    expect((await limiter.consume("k")).remaining).toBe(8);
+    expect((await limiter.consume("k")).remaining).toBe(7);
+    const stats = await commandStats(admin);
+    client.disconnect();
+    // request 1: EVALSHA → NOSCRIPT (nothing ran), then EVAL; request 2: EVALSHA
+    expect(stats.evalsha?.calls).toBe(2);
+    expect(stats.evalsha?.failed_calls).toBe(1);
+    expect(stats.eval?.calls).toBe(1);
+    // the script body ran twice for two requests: no double count
+    expect(stats.time?.calls).toBe(2);
+  });
+
+  it('redis-server stopped → "closed" answers 503 + Retry-After, "open" passes; restarted → both limit again', async () => {
+    const closedClient = await ioredis(server.url);
+    const openClient = await nodeRedis(server.url);
+    const warnings: object[] = [];
+    const closed = await serve({
+      limit: 2,
+      failMode: "closed",
+      failRetryAfterSeconds: 3,
+      store: new RedisStore({ client: closedClient, prefix: "fail:closed:", timeoutMs: 300 }),
+    });
+    const open = await serve({
+      limit: 2,
+      logger: { warn: (o) => warnings.push(o) },
+      store: new RedisStore({ client: openClient, prefix: "fail:open:", timeoutMs: 300 }),
+    });
+    expect((await fetch(closed)).status).toBe(200);
+    expect((await fetch(open)).status).toBe(200);
+
+    await server.stop();
+    const down = await fetch(closed);
+    expect(down.status).toBe(503);
+    expect(down.headers.get("retry-after")).toBe("3");
+    for (let i = 0; i < 4; i++) expect((await fetch(open)).status).toBe(200);
+    expect(warnings).toHaveLength(1);
+
+    await server.start(); // empty: no keys, no cached script
+    await waitUntil(() => closedClient.status === "ready" && openClient.isReady);
+    const again = [];
+    for (let i = 0; i < 3; i++) again.push((await fetch(closed)).status);
+    expect(again).toEqual([200, 200, 429]);
+    const openAgain = [];
+    for (let i = 0; i < 3; i++) openAgain.push((await fetch(open)).status);
+    expect(openAgain).toEqual([200, 200, 429]);
+    closedClient.disconnect();
+    await openClient.quit();
+    admin.disconnect();
+    admin = await ioredis(server.url);
+  });
+
+  it("Redis paused (CLIENT PAUSE) → the decision fails after timeoutMs, not when Redis answers", async () => {
+    const client = await ioredis(server.url);
+    const store = new RedisStore({ client, prefix: "slow:", timeoutMs: 150 });
+    const limiter = createRateLimiter({ limit: 5, store });
+    await limiter.consume("k");
+    await admin.call("CLIENT", "PAUSE", "600", "ALL");
+    // our own timer rejects; had the call waited for Redis it would have succeeded after the pause
+    await expect(limiter.consume("k")).rejects.toBeInstanceOf(StoreTimeoutError);
+    await new Promise((r) => setTimeout(r, 700));
+    client.disconnect();
+  });
+});
