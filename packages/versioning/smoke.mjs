@@ -1,0 +1,20 @@
+// Consumer smoke check: called with the module as loaded from the packed tarball, once through
+// `import` and once through `require`. It throws when the public surface is broken.
+export default function smoke(mod) {
+  if (typeof mod.apiVersioning({ versions: [1, 2] }) !== "function")
+    throw new Error("apiVersioning() is broken");
+  const r = mod.resolveApiVersion({ versions: [1, 2] }, "/v2/employees", {});
+  if (r.version !== 2 || r.url !== "/employees") throw new Error("resolveApiVersion is broken");
+  if (mod.formatDeprecation(new Date(0)) !== "@0") throw new Error("formatDeprecation is broken");
+  if (typeof mod.versioned({ 1: () => {} }) !== "function") throw new Error("versioned() is broken");
+  let threw = false;
+  try {
+    mod.apiVersioning({
+      versions: [1],
+      deprecated: { 1: { deprecation: "2026-07-01", sunset: "2026-01-01" } },
+    });
+  } catch (e) {
+    threw = e instanceof TypeError;
+  }
+  if (!threw) throw new Error("a sunset before the deprecation must be rejected");
+}

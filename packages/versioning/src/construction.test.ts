@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { formatDeprecation, formatSunset } from "./deprecation.js";
+import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes } from "./parse.js";
+import { versioned } from "./versioned.js";
+import { apiVersioning, resolveApiVersion } from "./versioning.js";
+
+describe("apiVersioning construction", () => {
+  it.each([
+    ["versions: []", { versions: [] }],
+    ["versions: [1.5]", { versions: [1.5] }],
+    ["versions: [0]", { versions: [0] }],
+    ["defaultVersion not supported", { versions: [1], defaultVersion: 2 }],
+    ["every strategy off", { versions: [1], uri: false, header: false }],
+    ["unknownVersionStatus: 200", { versions: [1], header: { unknownVersionStatus: 200 } }],
+    ["uri.prefix: 'v/'", { versions: [1], uri: { prefix: "v/" } }],
+    ["header name with a space", { versions: [1], header: { names: ["API Version"] } }],
+    ["vendor 'my vendor'", { versions: [1], mediaType: { vendor: "my vendor" } }],
+    [
+      "deprecated version not supported",
+      { versions: [1], deprecated: { 2: { deprecation: "2026-01-01T00:00:00Z" } } },
+    ],
+    ["deprecation: 'soon'", { versions: [1], deprecated: { 1: { deprecation: "soon" } } }],
+    [
+      "sunset earlier than deprecation",
+      {
+        versions: [1],
+        deprecated: { 1: { deprecation: "2026-07-01T00:00:00Z", sunset: "2026-01-01T00:00:00Z" } },
+      },
+    ],
+    [
+      "link with a space",
+      { versions: [1], deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", link: "a b" } } },
+    ],
+    ["neutral path without /", { versions: [1], neutral: ["health"] }],
+  ])("%s → TypeError", (_name, options) => {
+    expect(() => apiVersioning(options as never)).toThrow(TypeError);
+  });
+  it("sunset equal to deprecation → accepted", () => {
+    expect(() =>
+      apiVersioning({
+        versions: [1],
+        deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: new Date("2026-01-01T00:00:00Z") } },
+      }),
+    ).not.toThrow();
+  });
+});
+
+describe("formats", () => {
+  it("Deprecation is an RFC 9651 Date: @ and integer seconds", () => {
+    expect(formatDeprecation(new Date("2026-01-01T00:00:00.999Z"))).toBe("@1767225600");
+  });
+  it("Sunset is an IMF-fixdate", () => {
+    expect(formatSunset(new Date("2026-07-01T12:30:00Z"))).toBe("Wed, 01 Jul 2026 12:30:00 GMT");
+  });
+});
+
+describe("pure parsers", () => {
+  it.each([
+    ["/v2/employees", { version: 2, rest: "/employees" }],
+    ["/v2", { version: 2, rest: "/" }],
+    ["/v2?x=1", { version: 2, rest: "/?x=1" }],
+    ["/v2x", undefined],
+    ["/employees", undefined],
+    ["/v", undefined],
+  ])("parseUriVersion(%j)", (input, expected) => {
+    expect(parseUriVersion(input)).toEqual(expected);
+  });
+  it("parseHeaderVersion(['1', '1']) → 1; (['1', '2']) → malformed", () => {
+    expect(parseHeaderVersion(["1", "1"])).toBe(1);
+    expect(parseHeaderVersion(["1", "2"])).toBe("malformed");
+  });
+  it("parseVendorMediaTypes: case-insensitive type, q=abc treated as 0", () => {
+    expect(
+      parseVendorMediaTypes("Application/VND.SVC.V3+JSON, application/vnd.svc.v4+json;q=abc", "svc"),
+    ).toEqual([{ version: 3, suffix: "json", mediaType: "application/vnd.svc.v3+json", q: 1 }]);
+  });
+  it("resolveApiVersion without Express", () => {
+    expect(resolveApiVersion({ versions: [1, 2] }, "/v2/x", {})).toMatchObject({
+      version: 2,
+      source: "uri",
+      url: "/x",
+    });
+  });
+});
+
+describe("versioned construction", () => {
+  it("{ one: fn } → TypeError", () => {
+    expect(() => versioned({ one: () => {} } as never)).toThrow(TypeError);
+  });
+  it("{} → TypeError", () => {
+    expect(() => versioned({})).toThrow(TypeError);
+  });
+  it("inherit: true → version 3 uses version 2's handler", () => {
+    const seen: string[] = [];
+    const h = versioned({ 1: () => seen.push("1"), 2: () => seen.push("2") }, { inherit: true });
+    h({ apiVersion: 3 }, {}, () => seen.push("next"));
+    h({ apiVersion: 1 }, {}, () => seen.push("next"));
+    expect(seen).toEqual(["2", "1"]);
+  });
+  it("no apiVersion with a default handler → default", () => {
+    const seen: string[] = [];
+    versioned({ 1: () => seen.push("1"), default: () => seen.push("d") })({}, {}, () => {});
+    expect(seen).toEqual(["d"]);
+  });
+});

@@ -1,0 +1,105 @@
+/** When a version is (or will be) deprecated and sunset, and where that is explained. */
+export interface DeprecationPolicy {
+  /** RFC 9745: the moment the version is (or becomes) deprecated. A `Date`, or an ISO 8601 string. */
+  deprecation: Date | string;
+  /**
+   * RFC 8594: the moment the version stops answering. Must not be earlier than `deprecation`.
+   * @default undefined (no `Sunset` header)
+   */
+  sunset?: Date | string;
+  /**
+   * Documentation of the deprecation, sent as `Link: <...>; rel="deprecation"` (RFC 9745 §4).
+   * @default undefined
+   */
+  link?: string;
+  /**
+   * Documentation of the sunset, sent as `Link: <...>; rel="sunset"` (RFC 8594 §6).
+   * @default undefined
+   */
+  sunsetLink?: string;
+}
+
+/** A policy resolved once, at construction, into the exact header values. */
+export interface DeprecationHeaders {
+  deprecation: string;
+  sunset: string | undefined;
+  links: string[];
+}
+
+function toDate(value: Date | string, what: string): Date {
+  const date =
+    value instanceof Date
+      ? new Date(value.getTime())
+      : typeof value === "string"
+        ? new Date(value)
+        : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new TypeError(`${what} must be a valid Date or ISO 8601 string, got ${String(value)}`);
+  }
+  return date;
+}
+
+function checkLink(value: string, what: string): string {
+  // A Link target is a URI-Reference inside <...> (RFC 8288 §3): no angle brackets, quotes or whitespace.
+  if (typeof value !== "string" || value === "" || /[\s<>"]/.test(value)) {
+    throw new TypeError(`${what} must be a URI, got ${String(value)}`);
+  }
+  try {
+    new URL(value, "http://base.invalid/");
+  } catch {
+    throw new TypeError(`${what} must be a URI, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * RFC 9745 §2: the Deprecation field is an Item Structured Header whose value is a Date
+ * (RFC 9651 §3.3.7): `@` followed by integer seconds since the epoch.
+ *
+ * @example formatDeprecation(new Date("2026-01-01T00:00:00Z")) // "@1767225600"
+ * @see https://www.rfc-editor.org/rfc/rfc9745#section-2
+ */
+export function formatDeprecation(date: Date): string {
+  return `@${Math.floor(date.getTime() / 1000)}`;
+}
+
+/**
+ * RFC 8594 §3: `Sunset = HTTP-date` (the IMF-fixdate of RFC 9110 §5.6.7).
+ *
+ * @example formatSunset(new Date("2026-07-01T00:00:00Z")) // "Wed, 01 Jul 2026 00:00:00 GMT"
+ * @see https://www.rfc-editor.org/rfc/rfc8594#section-3
+ */
+export function formatSunset(date: Date): string {
+  return date.toUTCString();
+}
+
+/**
+ * Validates a deprecation policy and turns it into header values; a sunset earlier than the
+ * deprecation, an invalid date or a malformed link is a `TypeError` at construction.
+ *
+ * @example deprecationHeaders({ deprecation: "2026-01-01T00:00:00Z", sunset: "2026-07-01T00:00:00Z" }, "version 1")
+ * @see https://www.rfc-editor.org/rfc/rfc9745#section-3
+ */
+export function deprecationHeaders(policy: DeprecationPolicy, label: string): DeprecationHeaders {
+  if (policy === null || typeof policy !== "object")
+    throw new TypeError(`${label}: the deprecation policy must be an object`);
+  const deprecation = toDate(policy.deprecation, `${label}: deprecation`);
+  const sunset = policy.sunset === undefined ? undefined : toDate(policy.sunset, `${label}: sunset`);
+  // RFC 9745 §3: "the value of Sunset [...] SHOULD NOT be earlier than the value of Deprecation"
+  if (sunset !== undefined && sunset.getTime() < deprecation.getTime()) {
+    throw new TypeError(
+      `${label}: sunset (${sunset.toISOString()}) is earlier than deprecation (${deprecation.toISOString()})`,
+    );
+  }
+  const links: string[] = [];
+  if (policy.link !== undefined)
+    links.push(`<${checkLink(policy.link, `${label}: link`)}>; rel="deprecation"`);
+  if (policy.sunsetLink !== undefined) {
+    links.push(`<${checkLink(policy.sunsetLink, `${label}: sunsetLink`)}>; rel="sunset"`);
+  }
+  return {
+    deprecation: formatDeprecation(deprecation),
+    sunset: sunset === undefined ? undefined : formatSunset(sunset),
+    links,
+  };
+}

@@ -1,0 +1,68 @@
+import { HttpError } from "@svc/errors";
+import type { NextFunction } from "./versioning.js";
+
+/** Options of {@link versioned}. */
+export interface VersionedOptions {
+  /**
+   * When a version has no handler of its own, use the nearest lower version's: a route unchanged
+   * since version 1 then needs one handler for every later version.
+   * @default false (such a version is a 404 for this route)
+   */
+  inherit?: boolean;
+}
+
+type Handler<Req, Res> = (req: Req, res: Res, next: NextFunction) => unknown;
+
+/**
+ * A per-route dispatcher on `req.apiVersion` (set by `apiVersioning`): `{ 1: h1, 2: h2 }` calls
+ * the handler of the request's version. A version without a handler is a 404 `HttpError` (or, with
+ * `inherit`, the nearest lower version's handler). A request without a version (a version-neutral
+ * path without a default) uses the `default` handler when given, else 404. Promises returned by
+ * handlers are passed through, so Express 5 sees their rejections.
+ *
+ * @example app.get("/employees/:id", versioned({ 1: getV1, 2: getV2 }));
+ * @see /work/shared/spec/service-spec.md part 9, rule 1
+ */
+export function versioned<Req extends { apiVersion?: number | undefined }, Res>(
+  handlers: Readonly<Record<number, Handler<Req, Res>>> & { default?: Handler<Req, Res> },
+  options: VersionedOptions = {},
+): Handler<Req, Res> {
+  if (handlers === null || typeof handlers !== "object")
+    throw new TypeError("versioned: handlers must be an object");
+  const table = new Map<number, Handler<Req, Res>>();
+  for (const [key, handler] of Object.entries(handlers)) {
+    if (key === "default") continue;
+    if (!/^[1-9]\d{0,8}$/.test(key)) throw new TypeError(`versioned: ${key} is not a version number`);
+    if (typeof handler !== "function")
+      throw new TypeError(`versioned: the handler of version ${key} must be a function`);
+    table.set(Number(key), handler);
+  }
+  const fallback = handlers.default;
+  if (fallback !== undefined && typeof fallback !== "function")
+    throw new TypeError("versioned: default must be a function");
+  if (table.size === 0 && fallback === undefined)
+    throw new TypeError("versioned: at least one handler is required");
+  const ascending = [...table.keys()].sort((a, b) => a - b);
+  const inherit = options.inherit ?? false;
+
+  return function svcVersioned(req: Req, res: Res, next: NextFunction): unknown {
+    const version = req.apiVersion;
+    let handler = version === undefined ? fallback : table.get(version);
+    if (handler === undefined && version !== undefined && inherit) {
+      const lower = ascending.filter((v) => v < version).pop();
+      if (lower !== undefined) handler = table.get(lower);
+    }
+    handler ??= version === undefined ? undefined : fallback;
+    if (handler === undefined) {
+      next(
+        HttpError.notFound(
+          version === undefined
+            ? "This resource needs an API version"
+            : `This resource is not available in API version ${version}`,
+        ),
+      );
+      return undefined;
+    }
+    return handler(req, res, next);
+  };
+}

@@ -1,0 +1,322 @@
+import { errorHandler, HttpError, notFound } from "@svc/errors";
+import { listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { at, simulatedProxy } from "./test-utils.js";
+import { versioned } from "./versioned.js";
+import { type ApiVersioningOptions, apiVersioning } from "./versioning.js";
+
+const quiet = { error() {} };
+
+function service(options: ApiVersioningOptions) {
+  const app = express();
+  app.use((_req, res, next) => {
+    res.setHeader("Link", '</openapi.json>; rel="service-desc"');
+    next();
+  });
+  app.use(apiVersioning(options));
+  app.get(
+    "/employees",
+    versioned<express.Request, express.Response>({
+      1: (_req, res) => void res.json({ v: 1 }),
+      2: (req, res) => void res.json({ v: 2, apiVersion: req.apiVersion }),
+    }),
+  );
+  app.get("/version", (req, res) => {
+    res.json({ v: req.apiVersion ?? null, url: req.url, originalUrl: req.originalUrl });
+  });
+  app.get("/xml", (_req, res) => {
+    res.send("<v>2</v>");
+  });
+  app.get("/health", (req, res) => {
+    res.json({ ok: true, v: req.apiVersion ?? null });
+  });
+  app.get("/boom", () => {
+    throw HttpError.conflict("boom");
+  });
+  app.get(
+    "/async",
+    versioned({
+      1: async () => {
+        await Promise.resolve();
+        throw HttpError.conflict("async boom");
+      },
+    }),
+  );
+  app.use(notFound());
+  app.use(errorHandler({ logger: quiet }));
+  return app;
+}
+
+const base: ApiVersioningOptions = {
+  versions: [1, 2],
+  mediaType: { vendor: "svc" },
+  deprecated: {
+    1: {
+      deprecation: "2026-01-01T00:00:00Z",
+      sunset: "2026-07-01T00:00:00Z",
+      link: "https://docs.example.com/deprecations/v1",
+      sunsetLink: "https://docs.example.com/sunset/v1",
+    },
+  },
+  neutral: ["/health"],
+};
+
+const servers: { close: () => Promise<void> }[] = [];
+async function start(options: ApiVersioningOptions): Promise<string> {
+  const s = await listen(service(options));
+  servers.push(s);
+  return s.url;
+}
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+let url: string;
+beforeAll(async () => {
+  url = await start(base);
+});
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
+
+describe("URI strategy", () => {
+  it("GET /v2/employees → version 2, prefix stripped before routing, no Vary", async () => {
+    const res = await get("/v2/employees");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ v: 2, apiVersion: 2 });
+    expect(res.headers.get("vary")).toBeNull();
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("GET /v2/version?x=1 → req.url /version?x=1, originalUrl keeps the prefix", async () => {
+    expect(await (await get("/v2/version?x=1")).json()).toEqual({
+      v: 2,
+      url: "/version?x=1",
+      originalUrl: "/v2/version?x=1",
+    });
+  });
+  it("GET /v9/employees → 404 error record with API-Supported-Versions", async () => {
+    const res = await get("/v9/employees");
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(at(body, "status")).toBe(404);
+    expect(at(body, "message")).toContain("supported versions: 1, 2");
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    expect(res.headers.get("api-deprecated-versions")).toBe("1");
+  });
+  it("GET /v0/employees → 404 (0 is not a version)", async () => {
+    expect((await get("/v0/employees")).status).toBe(404);
+  });
+  it("GET /vx/employees and /v2x/employees → not a prefix, path unchanged, route 404", async () => {
+    expect((await get("/vx/employees")).status).toBe(404);
+    expect(at(await (await get("/v2x/employees")).json(), "path")).toBe("/v2x/employees");
+  });
+  it("GET /v99999999999999999999/employees → 404 path, not a 500", async () => {
+    expect((await get("/v99999999999999999999/employees")).status).toBe(404);
+  });
+});
+
+describe("header strategy", () => {
+  it("API-Version: 2 → version 2, Vary on the version headers only", async () => {
+    const res = await get("/employees", { "API-Version": "2" });
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version");
+  });
+  it("Accept-Version: 1 → version 1", async () => {
+    expect(at(await (await get("/employees", { "Accept-Version": "1" })).json(), "v")).toBe(1);
+  });
+  it("API-Version: 9 → 400 with API-Supported-Versions and Vary", async () => {
+    const res = await get("/employees", { "API-Version": "9" });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    expect(res.headers.get("vary")).toContain("API-Version");
+    expect(at(await res.json(), "message")).toContain("API version 9 (header API-Version) is not supported");
+  });
+  it.each(["abc", "1.5", "-1", "v2", "", "1, 2"])("API-Version: %j → 400", async (value) => {
+    const res = await get("/employees", { "API-Version": value });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("API-Version: 2, 2 (same value twice) → version 2", async () => {
+    expect(at(await (await get("/employees", { "API-Version": "2, 2" })).json(), "v")).toBe(2);
+  });
+  it("API-Version: 1 with Accept-Version: 2 → 400 conflict", async () => {
+    const res = await get("/employees", { "API-Version": "1", "Accept-Version": "2" });
+    expect(res.status).toBe(400);
+    expect(at(await res.json(), "message")).toMatch(/names API version 1 .* and 2/);
+  });
+  it("names: [X-Api-Version], unknownVersionStatus: 422 → only that header counts", async () => {
+    const custom = await start({
+      versions: [1, 2],
+      header: { names: ["X-Api-Version"], unknownVersionStatus: 422 },
+    });
+    const ok = await fetch(`${custom}/employees`, { headers: { "X-Api-Version": "2", "API-Version": "1" } });
+    expect(at(await ok.json(), "v")).toBe(2);
+    expect(ok.headers.get("vary")).toBe("X-Api-Version");
+    expect((await fetch(`${custom}/employees`, { headers: { "X-Api-Version": "3" } })).status).toBe(422);
+  });
+});
+
+describe("media type strategy", () => {
+  it("Accept: application/vnd.svc.v2+json → version 2, Content-Type echoed, Vary: Accept", async () => {
+    const res = await get("/employees", { Accept: "application/vnd.svc.v2+json" });
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
+    expect(res.headers.get("vary")).toBe("Accept");
+  });
+  it("Accept: application/vnd.svc.v2+xml → Content-Type application/vnd.svc.v2+xml", async () => {
+    const res = await get("/xml", { Accept: "application/vnd.svc.v2+xml" });
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+xml; charset=utf-8");
+    expect(await res.text()).toBe("<v>2</v>");
+  });
+  it("Accept: application/vnd.svc.v9+json → 406 with API-Supported-Versions", async () => {
+    const res = await get("/employees", { Accept: "application/vnd.svc.v9+json" });
+    expect(res.status).toBe(406);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    expect(res.headers.get("vary")).toContain("Accept");
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+  it("Accept: v1;q=0.5, v2 → the higher q wins: version 2", async () => {
+    const res = await get("/employees", {
+      Accept: "application/vnd.svc.v1+json;q=0.5, application/vnd.svc.v2+json",
+    });
+    expect(at(await res.json(), "v")).toBe(2);
+  });
+  it("Accept: application/vnd.svc.v2+json;q=0 → not acceptable, so not a version: default 1", async () => {
+    expect(
+      at(await (await get("/employees", { Accept: "application/vnd.svc.v2+json;q=0" })).json(), "v"),
+    ).toBe(1);
+  });
+  it("Accept: application/vnd.other.v2+json → another vendor, default 1", async () => {
+    expect(at(await (await get("/employees", { Accept: "application/vnd.other.v2+json" })).json(), "v")).toBe(
+      1,
+    );
+  });
+  it("unknownVersionStatus: 400 → 400 instead of 406", async () => {
+    const u = await start({ versions: [1], mediaType: { vendor: "acme", unknownVersionStatus: 400 } });
+    expect(
+      (await fetch(`${u}/version`, { headers: { Accept: "application/vnd.acme.v3+json" } })).status,
+    ).toBe(400);
+  });
+});
+
+describe("resolution", () => {
+  it("no version named → the lowest version, Vary on every header that could have named one", async () => {
+    const res = await get("/employees");
+    expect(at(await res.json(), "v")).toBe(1);
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
+  });
+  it("defaultVersion: 2 → version 2", async () => {
+    const u = await start({ versions: [1, 2], defaultVersion: 2 });
+    expect(at(await (await fetch(`${u}/version`)).json(), "v")).toBe(2);
+  });
+  it("required: true, no version → 400 with API-Supported-Versions", async () => {
+    const u = await start({ ...base, required: true });
+    const res = await fetch(`${u}/employees`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    expect(at(await res.json(), "message")).toContain("An API version is required");
+  });
+  it("/v1/employees with API-Version: 2 → 400 conflict", async () => {
+    expect((await get("/v1/employees", { "API-Version": "2" })).status).toBe(400);
+  });
+  it("/v2/employees with Accept: application/vnd.svc.v1+json → 400 conflict", async () => {
+    expect((await get("/v2/employees", { Accept: "application/vnd.svc.v1+json" })).status).toBe(400);
+  });
+  it("/v2/employees with API-Version: 2 and Accept vnd v2 → version 2 (they agree)", async () => {
+    const res = await get("/v2/employees", { "API-Version": "2", Accept: "application/vnd.svc.v2+json" });
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
+  });
+  it("uri: false → /v2/employees is just a path (404)", async () => {
+    const u = await start({ versions: [1, 2], uri: false });
+    expect((await fetch(`${u}/v2/employees`)).status).toBe(404);
+  });
+  it("header: false → API-Version ignored, no Vary on it", async () => {
+    const u = await start({ versions: [1, 2], header: false });
+    const res = await fetch(`${u}/employees`, { headers: { "API-Version": "2" } });
+    expect(at(await res.json(), "v")).toBe(1);
+    expect(res.headers.get("vary")).toBeNull();
+  });
+});
+
+describe("version-neutral routes", () => {
+  it("required: true, GET /health without a version → 200", async () => {
+    const u = await start({ ...base, required: true });
+    const res = await fetch(`${u}/health`);
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBeNull();
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("GET /health with API-Version: 9 → 200, not an error", async () => {
+    expect((await get("/health", { "API-Version": "9" })).status).toBe(200);
+  });
+  it("GET /v2/health → 200 at version 2", async () => {
+    expect(at(await (await get("/v2/health")).json(), "v")).toBe(2);
+  });
+});
+
+describe("deprecation and sunset", () => {
+  it("version 1 → Deprecation @epoch, Sunset HTTP-date, Link rel=deprecation and rel=sunset", async () => {
+    const res = await get("/employees", { "API-Version": "1" });
+    expect(res.headers.get("deprecation")).toBe("@1767225600");
+    expect(res.headers.get("sunset")).toBe("Wed, 01 Jul 2026 00:00:00 GMT");
+    expect(res.headers.get("link")).toBe(
+      '</openapi.json>; rel="service-desc", <https://docs.example.com/deprecations/v1>; rel="deprecation", <https://docs.example.com/sunset/v1>; rel="sunset"',
+    );
+    expect(res.headers.get("api-deprecated-versions")).toBe("1");
+  });
+  it("version 2 → no Deprecation, no Sunset, Link untouched", async () => {
+    const res = await get("/employees", { "API-Version": "2" });
+    expect(res.headers.get("deprecation")).toBeNull();
+    expect(res.headers.get("sunset")).toBeNull();
+    expect(res.headers.get("link")).toBe('</openapi.json>; rel="service-desc"');
+    expect(res.headers.get("api-deprecated-versions")).toBe("1");
+  });
+  it("an error in a version 1 handler → the error response keeps every version header", async () => {
+    const res = await get("/v1/boom");
+    expect(res.status).toBe(409);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    expect(res.headers.get("api-deprecated-versions")).toBe("1");
+    expect(res.headers.get("deprecation")).toBe("@1767225600");
+  });
+  it("no deprecated versions → no API-Deprecated-Versions header", async () => {
+    const u = await start({ versions: [3, 1] });
+    const res = await fetch(`${u}/version`);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 3");
+    expect(res.headers.has("api-deprecated-versions")).toBe(false);
+  });
+});
+
+describe("versioned()", () => {
+  it("a version without a handler → 404", async () => {
+    const u = await start({ versions: [1, 2, 3] });
+    const res = await fetch(`${u}/employees`, { headers: { "API-Version": "3" } });
+    expect(res.status).toBe(404);
+    expect(at(await res.json(), "message")).toBe("This resource is not available in API version 3");
+  });
+  it("an async handler that rejects → its HttpError reaches the error handler", async () => {
+    expect((await get("/async")).status).toBe(409);
+  });
+});
+
+describe("behind a proxy", () => {
+  it("a gateway that adds API-Version: 2 → version 2; Vary and version headers pass through", async () => {
+    const proxy = await simulatedProxy(url, { "api-version": "2" });
+    servers.push(proxy);
+    const res = await fetch(`${proxy.url}/employees`);
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version");
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("a proxy in front of /v2 paths → prefix still stripped, Content-Type echoed for vnd", async () => {
+    const proxy = await simulatedProxy(url, {
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "api.example.com",
+    });
+    servers.push(proxy);
+    const res = await fetch(`${proxy.url}/v2/employees`, {
+      headers: { Accept: "application/vnd.svc.v2+json" },
+    });
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
+  });
+});
