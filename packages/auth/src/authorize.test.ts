@@ -40,7 +40,7 @@ beforeAll(async () => {
   a.get(
     "/self/:id",
     auth,
-    authorize((p, req) => p.id === (req as express.Request).params.id),
+    authorize<express.Request>((p, req) => p.id === req.params.id),
     ok,
   );
   a.get(

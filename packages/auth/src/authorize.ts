@@ -4,8 +4,11 @@ import { type AuthNext, type AuthRequest, authContextOf } from "./authenticate.j
 import { challenge } from "./authorization-header.js";
 import type { Principal } from "./principal.js";
 
-/** Decides whether a principal may go on; may be async. */
-export type AuthorizePredicate = (principal: Principal, req: AuthRequest) => boolean | Promise<boolean>;
+/** Decides whether a principal may go on; may be async. `R` is the request type (Express's `Request`). */
+export type AuthorizePredicate<R extends AuthRequest = AuthRequest> = (
+  principal: Principal,
+  req: R,
+) => boolean | Promise<boolean>;
 
 function unauthenticated(req: AuthRequest): HttpError {
   const context = authContextOf(req);
@@ -81,12 +84,16 @@ export function requireRoles(...roles: string[]) {
  * principal: 401. A predicate that throws is a 500, never a silent pass.
  *
  * @example
- * router.put("/employees/:id", authorize((p, req) => p.roles.includes("admin") || p.id === req.params.id), update);
+ * router.put(
+ *   "/employees/:id",
+ *   authorize<Request>((p, req) => p.roles.includes("admin") || p.id === req.params.id),
+ *   update,
+ * );
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
-export function authorize(predicate: AuthorizePredicate) {
+export function authorize<R extends AuthRequest = AuthRequest>(predicate: AuthorizePredicate<R>) {
   if (typeof predicate !== "function") throw new TypeError("authorize: predicate must be a function");
-  return async function svcAuthorize(req: AuthRequest, _res: ServerResponse, next: AuthNext): Promise<void> {
+  return async function svcAuthorize(req: R, _res: ServerResponse, next: AuthNext): Promise<void> {
     const principal = req.principal;
     if (!principal) return next(unauthenticated(req));
     let allowed: boolean;
