@@ -1,0 +1,67 @@
+// Added latency per POST: the same route with no middleware, with the memory store and with the
+// Redis store, each behind a real listening server and called with fetch (keep-alive).
+// Run: REDIS_URL=redis://127.0.0.1:6379 npx vitest bench --run --project @svc/idempotency
+import { listen, uniquePrefix } from "@svc/test-utils";
+import express from "express";
+import { Redis } from "ioredis";
+import { afterAll, bench, describe } from "vitest";
+import { idempotency, MemoryStore, RedisStore } from "../src/index.js";
+
+const redisUrl = process.env.REDIS_URL;
+const prefix = uniquePrefix("idempotency-bench");
+const redis = redisUrl ? new Redis(redisUrl) : undefined;
+
+function app(guard?: express.RequestHandler) {
+  const a = express();
+  const handlers: express.RequestHandler[] = [express.json()];
+  if (guard) handlers.push(guard);
+  a.post("/orders", ...handlers, (req, res) => {
+    res.location("/orders/1").status(201).json({ id: 1, echo: req.body });
+  });
+  return a;
+}
+
+const plain = await listen(app());
+const memory = await listen(app(idempotency({ store: new MemoryStore({ maxEntries: 1_000_000 }) })));
+const viaRedis = redis
+  ? await listen(app(idempotency({ store: new RedisStore({ client: redis, prefix }), retentionMs: 600_000 })))
+  : undefined;
+
+const payload = JSON.stringify({ item: "book", qty: 2, address: { city: "Berlin", zip: "10115" } });
+let n = 0;
+async function send(url: string, key?: string): Promise<void> {
+  const res = await fetch(`${url}/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) },
+    body: payload,
+  });
+  await res.arrayBuffer();
+  if (res.status !== 201) throw new Error(`unexpected ${res.status}`);
+}
+
+afterAll(async () => {
+  await Promise.all([plain.close(), memory.close(), viaRedis?.close()]);
+  if (redis) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== "0");
+    redis.disconnect();
+  }
+});
+
+const options = { time: 3000, warmupTime: 500 };
+
+describe("POST, first request with a key (claim + handler + complete)", () => {
+  bench("no middleware", () => send(plain.url), options);
+  bench("MemoryStore", () => send(memory.url, `k-${++n}`), options);
+  bench.skipIf(!viaRedis)("RedisStore (ioredis)", () => send(viaRedis?.url ?? "", `k-${++n}`), options);
+});
+
+describe("POST, retry of a completed key (replay)", () => {
+  bench("no middleware", () => send(plain.url), options);
+  bench("MemoryStore", () => send(memory.url, "replayed"), options);
+  bench.skipIf(!viaRedis)("RedisStore (ioredis)", () => send(viaRedis?.url ?? "", "replayed"), options);
+});

@@ -1,0 +1,241 @@
+import { createHash } from "node:crypto";
+import { type Listening, listen, serviceUrl, throwawayRedis, uniquePrefix } from "@svc/test-utils";
+import { Redis } from "ioredis";
+import { createClient } from "redis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { IdempotencyOptions } from "./idempotency.js";
+import { RedisStore } from "./redis-store.js";
+import { buildApp, gate, post, sleep } from "./test-utils.js";
+
+const redisUrl = serviceUrl("REDIS_URL");
+
+type NodeRedis = ReturnType<typeof createClient>;
+
+const servers: Listening[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function start(options: IdempotencyOptions, hooks: Parameters<typeof buildApp>[1] = {}) {
+  const built = buildApp(options, hooks);
+  const server = await listen(built.app);
+  servers.push(server);
+  return { url: server.url, calls: built.calls };
+}
+
+describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
+  const prefix = uniquePrefix("idempotency");
+  let io: Redis;
+  let node: NodeRedis;
+
+  beforeAll(async () => {
+    io = new Redis(redisUrl ?? "");
+    node = createClient({ url: redisUrl ?? "" });
+    node.on("error", () => {});
+    await node.connect();
+  });
+
+  afterAll(async () => {
+    let cursor = "0";
+    do {
+      const [next, keys] = await io.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) await io.del(...keys);
+    } while (cursor !== "0");
+    io.disconnect();
+    await node.quit();
+  });
+
+  const clients = [
+    ["ioredis", () => io],
+    ["redis", () => node],
+  ] as const;
+
+  describe.each(clients)("with the %s client", (name, client) => {
+    const store = (label: string, extra: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
+      new RedisStore({ client: client(), prefix: `${prefix}${name}:${label}:`, ...extra });
+
+    it("50 concurrent identical POSTs with one key → the handler runs once; the rest are 409 or faithful replays", async () => {
+      const { url, calls } = await start({ store: store("burst") }, { before: () => sleep(50) });
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => post(`${url}/orders`, '"burst-1"', { item: "book", qty: 1 })),
+      );
+      const bodies = await Promise.all(responses.map((r) => r.text()));
+      expect(calls.orders).toBe(1);
+      const originals = responses.filter((r) => r.status === 201 && !r.headers.get("idempotent-replayed"));
+      expect(originals).toHaveLength(1);
+      const original = bodies[responses.indexOf(originals[0] as Response)];
+      responses.forEach((r, i) => {
+        if (r.status === 409) {
+          expect(r.headers.get("retry-after")).toBe("1");
+          return;
+        }
+        expect(r.status).toBe(201);
+        expect(r.headers.get("location")).toBe("/orders/1");
+        expect(bodies[i]).toBe(original);
+      });
+    });
+
+    it("the same burst across two app instances sharing one Redis → the handler runs once in total", async () => {
+      const shared = `${prefix}${name}:fleet:`;
+      const a = await start(
+        { store: new RedisStore({ client: io, prefix: shared }) },
+        { before: () => sleep(50) },
+      );
+      const b = await start(
+        { store: new RedisStore({ client: node, prefix: shared }) },
+        { before: () => sleep(50) },
+      );
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => post(`${i % 2 ? a.url : b.url}/orders`, "fleet-1", { qty: 1 })),
+      );
+      await Promise.all(responses.map((r) => r.arrayBuffer()));
+      expect((a.calls.orders ?? 0) + (b.calls.orders ?? 0)).toBe(1);
+      expect(responses.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+      const later = await post(`${a.url}/orders`, "fleet-1", { qty: 1 });
+      expect(later.headers.get("idempotent-replayed")).toBe("true");
+      const fromB = await post(`${b.url}/orders`, "fleet-1", { qty: 1 });
+      expect(await fromB.text()).toBe(await later.text());
+    });
+
+    it("replay fidelity: 201, Location, same body, Idempotent-Replayed: true; different payload → 422", async () => {
+      const { url, calls } = await start({ store: store("fidelity") });
+      const first = await post(`${url}/orders`, "k", { a: 1, b: [1, 2] });
+      const body = await first.text();
+      const again = await post(`${url}/orders`, "k", '{ "b": [1, 2], "a": 1 }');
+      expect(again.status).toBe(201);
+      expect(again.headers.get("location")).toBe("/orders/1");
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.headers.get("set-cookie")).toBeNull();
+      expect(await again.text()).toBe(body);
+      expect((await post(`${url}/orders`, "k", { a: 2 })).status).toBe(422);
+      expect(calls.orders).toBe(1);
+    });
+
+    it("user scoping: two principals with one key → two records", async () => {
+      const { url, calls } = await start({ store: store("scope") });
+      await post(`${url}/orders`, "k", {}, { "x-user": "alice" });
+      const bob = await post(`${url}/orders`, "k", {}, { "x-user": "bob" });
+      expect(bob.headers.get("idempotent-replayed")).toBeNull();
+      expect(calls.orders).toBe(2);
+    });
+
+    it("streamed binary body of 256 KiB → replayed byte for byte", async () => {
+      const { url, calls } = await start({ store: store("stream") });
+      const digest = async (r: Response) =>
+        createHash("sha256")
+          .update(Buffer.from(await r.arrayBuffer()))
+          .digest("hex");
+      const first = await digest(await post(`${url}/stream`, "k", {}));
+      const again = await post(`${url}/stream`, "k", {});
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(await digest(again)).toBe(first);
+      expect(calls.stream).toBe(1);
+    });
+
+    it("response over maxStoredBytes → not stored, the retry re-executes", async () => {
+      const { url, calls } = await start({ store: store("big"), maxStoredBytes: 100, logger: { warn() {} } });
+      await post(`${url}/big`, "k", { size: 101 });
+      const again = await post(`${url}/big`, "k", { size: 101 });
+      expect(again.headers.get("idempotent-replayed")).toBeNull();
+      expect(calls.big).toBe(2);
+    });
+
+    it("handler 500 → not stored, the retry runs", async () => {
+      const { url, calls } = await start({ store: store("flaky") });
+      expect((await post(`${url}/flaky`, "k", {})).status).toBe(500);
+      expect((await post(`${url}/flaky`, "k", {})).status).toBe(201);
+      expect(calls.flaky).toBe(2);
+    });
+
+    it("lease expired → the retry re-executes, and the stale worker cannot overwrite its result", async () => {
+      const hold = gate();
+      const entered = gate();
+      const warnings: string[] = [];
+      const { url, calls } = await start(
+        { store: store("lease"), leaseMs: 200, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
+        {
+          before: async (n) => {
+            if (n !== 1) return;
+            entered.open();
+            await hold.promise;
+          },
+        },
+      );
+      const stale = post(`${url}/orders`, "k", { a: 1 });
+      await entered.promise;
+      expect((await post(`${url}/orders`, "k", { a: 1 })).status).toBe(409);
+      await sleep(300);
+      const fresh = await post(`${url}/orders`, "k", { a: 1 });
+      expect(fresh.headers.get("location")).toBe("/orders/2");
+      hold.open();
+      expect((await stale).headers.get("location")).toBe("/orders/1");
+      for (let i = 0; i < 50 && warnings.length === 0; i++) await sleep(10);
+      const replay = await post(`${url}/orders`, "k", { a: 1 });
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.headers.get("location")).toBe("/orders/2");
+      expect(calls.orders).toBe(2);
+      expect(warnings.some((w) => w.includes("lease lost"))).toBe(true);
+    });
+
+    it("store calls: fencing tokens grow; a foreign token can neither complete nor release", async () => {
+      const s = store("tokens");
+      const a = await s.claim("a", "fp", 60_000);
+      const b = await s.claim("b", "fp", 60_000);
+      if (a.outcome !== "claimed" || b.outcome !== "claimed") throw new Error("claim failed");
+      expect(Number(b.token)).toBeGreaterThan(Number(a.token));
+      const response = { status: 201, headers: { location: "/x" }, body: new Uint8Array([0, 255, 10]) };
+      expect(await s.complete("a", b.token, response, 60_000)).toBe(false);
+      expect(await s.release("a", b.token)).toBe(false);
+      expect(await s.complete("a", a.token, response, 60_000)).toBe(true);
+      expect(await s.release("a", a.token)).toBe(false);
+      const replay = await s.claim("a", "fp", 60_000);
+      expect(replay).toEqual({ outcome: "completed", fingerprint: "fp", response });
+      const inFlight = await s.claim("b", "fp", 60_000);
+      expect(inFlight.outcome).toBe("in-flight");
+      if (inFlight.outcome === "in-flight") expect(inFlight.leaseRemainingMs).toBeGreaterThan(50_000);
+    });
+  });
+});
+
+describe("RedisStore with Redis down", () => {
+  it.each(["ioredis", "redis"] as const)(
+    "%s: Redis stopped → 503 with Retry-After, handler not run; Redis back → requests succeed again",
+    async (kind) => {
+      const redis = await throwawayRedis();
+      let client: Redis | NodeRedis;
+      if (kind === "ioredis") {
+        client = new Redis(redis.url);
+        client.on("error", () => {});
+      } else {
+        client = createClient({ url: redis.url });
+        client.on("error", () => {});
+        await client.connect();
+      }
+      try {
+        const store = new RedisStore({ client, timeoutMs: 300 });
+        const { url, calls } = await start({ store, retryAfterSeconds: 2, logger: { warn() {} } });
+        expect((await post(`${url}/orders`, "before", {})).status).toBe(201);
+
+        await redis.stop();
+        const down = await post(`${url}/orders`, "during", {}, { accept: "application/problem+json" });
+        expect(down.status).toBe(503);
+        expect(down.headers.get("retry-after")).toBe("2");
+        expect(calls.orders).toBe(1);
+
+        await redis.start();
+        // The client reconnects with backoff; the empty script cache exercises the EVAL fallback.
+        let status = 0;
+        for (let i = 0; i < 60 && status !== 201; i++) {
+          status = (await post(`${url}/orders`, `after-${i}`, {})).status;
+          if (status !== 201) await sleep(100);
+        }
+        expect(status).toBe(201);
+      } finally {
+        if (kind === "ioredis") (client as Redis).disconnect();
+        else await (client as NodeRedis).disconnect().catch(() => {});
+        await redis.stop();
+      }
+    },
+  );
+});
