@@ -1,6 +1,6 @@
 // Data and credentials shared by the harness and the baseline servers, so every server answers
 // the same request with the same representation.
-import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
+import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT } from "jose";
 
 /** The employee every `GET /employees/{id}` scenario asks for. */
 export const EMPLOYEE_ID = 42;
@@ -9,6 +9,12 @@ export const EMPLOYEE_ID = 42;
 export const EMPLOYEES = new Map([
   [EMPLOYEE_ID, { id: EMPLOYEE_ID, name: "Ada Lovelace", department: "Engineering", salary: 125000 }],
   [7, { id: 7, name: "Grace Hopper", department: "Research", salary: 131000 }],
+]);
+
+/** The customers the SOAP servers without a database serve (getCustomer with customerId 1). */
+export const CUSTOMERS = new Map([
+  [1, { id: 1, name: "Acme Corporation", email: "orders@acme.example" }],
+  [2, { id: 2, name: "Globex", email: "buying@globex.example" }],
 ]);
 
 export const JWT_ISSUER = "urn:svc:bench";
@@ -48,4 +54,30 @@ export function benchPort() {
 /** Exit normally on SIGTERM, so `--cpu-prof` gets to write its profile. */
 export function exitOnSigterm() {
   process.once("SIGTERM", () => process.exit(0));
+}
+
+/**
+ * Express middleware checking `Authorization: Bearer <JWT>` with jose's `jwtVerify` (ES256,
+ * issuer and audience), as a team would write it; `onFailure(res)` writes the 401.
+ */
+export function requireBearer(key, onFailure) {
+  return async function requireBearer(req, res, next) {
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
+    if (!match) {
+      onFailure(res);
+      return;
+    }
+    try {
+      const { payload } = await jwtVerify(match[1], key, {
+        issuer: JWT_ISSUER,
+        audience: JWT_AUDIENCE,
+        algorithms: ["ES256"],
+      });
+      res.locals.principal = payload.sub;
+    } catch {
+      onFailure(res);
+      return;
+    }
+    next();
+  };
 }

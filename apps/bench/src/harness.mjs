@@ -23,7 +23,11 @@ export function freePort() {
 
 /**
  * Starts `node [nodeArgs] script` with PORT set, and resolves once `readyPath` answers with
- * `readyStatus` (any status when unset). Rejects with the tail of the server's stderr if it exits or never answers.
+ * `readyStatus` (any status when unset). Rejects with the tail of the server's stderr if it
+ * exits or never answers.
+ *
+ * @param {{ script: string, nodeArgs?: string[], env?: Record<string, string | null | undefined>,
+ *   readyPath?: string, readyStatus?: number, timeoutMs?: number, cwd?: string }} options
  */
 export async function startServer({
   script,

@@ -12,6 +12,7 @@ const referenceDir = join(repoRoot, "apps/reference-server");
 const referenceMain = join(referenceDir, "src/main.ts");
 const customerWsdl = join(referenceDir, "contracts/customer.wsdl");
 const tsLoader = join(here, "ts-loader.mjs");
+const soapEnvelopeSource = join(repoRoot, "packages/soap-envelope/src/index.ts");
 
 /** Thrown by `prepare` when the server runs but lacks the route a scenario needs. */
 export class Unavailable extends Error {}
@@ -326,6 +327,28 @@ export const scenarios = [
       existsSync(customerWsdl)
         ? { script: script("node-soap.mjs"), readyPath: "/ws/customer?wsdl", readyStatus: 200 }
         : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
+    prepare: async (_url, ctx) => ({
+      method: "POST",
+      path: "/ws/customer",
+      headers: { authorization: `Bearer ${ctx.token}`, "content-type": soapContentType },
+      body: soapEnvelope(1),
+      expectStatus: 200,
+      expectBody: /GetCustomerResponse/,
+    }),
+  },
+  {
+    id: "soap-envelope-bare",
+    group: "soap",
+    label: "@svc/soap-envelope on Express 5 (+ jose Bearer check), customers in memory",
+    server: () =>
+      existsSync(customerWsdl) && existsSync(soapEnvelopeSource)
+        ? {
+            script: script("soap-envelope-bare.mjs"),
+            nodeArgs: ["--import", tsLoader],
+            readyPath: "/ws/customer?wsdl",
+            readyStatus: 200,
+          }
+        : { unavailable: "packages/soap-envelope or the customer WSDL is not there yet" },
     prepare: async (_url, ctx) => ({
       method: "POST",
       path: "/ws/customer",

@@ -1,39 +1,28 @@
 // The SOAP peer: node-soap serving getCustomer from the reference server's own WSDL (SOAP 1.2
-// binding) on an Express 5 app, with the Bearer token checked by jose like the peer stack does.
-// Customers come from memory, not a database: that favours node-soap.
+// binding) on an Express 5 app, the Bearer token checked by jose as the peer stack does, the
+// customers in memory.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import express from "express";
-import { jwtVerify } from "jose";
 import soap from "soap";
-import { benchPort, benchVerificationKey, exitOnSigterm, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+import { benchPort, benchVerificationKey, CUSTOMERS, exitOnSigterm, requireBearer } from "../fixtures.mjs";
 
 const wsdlPath = fileURLToPath(new URL("../../../reference-server/contracts/customer.wsdl", import.meta.url));
 const key = await benchVerificationKey();
 
-const customers = new Map([
-  ["1", { id: 1, name: "Acme Corporation", email: "orders@acme.example" }],
-  ["2", { id: 2, name: "Globex", email: "buying@globex.example" }],
-]);
-
 const app = express();
-app.use("/ws/customer", async (req, res, next) => {
-  if (req.method === "GET") return next();
-  const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
-  try {
-    if (!match) throw new Error("no bearer token");
-    await jwtVerify(match[1], key, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, algorithms: ["ES256"] });
-    next();
-  } catch {
+app.post(
+  "/ws/customer",
+  requireBearer(key, (res) => {
     res.status(401).type("application/soap+xml").end();
-  }
-});
+  }),
+);
 
 const service = {
   CustomerService: {
     CustomerPort: {
       getCustomer(args) {
-        const customer = customers.get(String(args.customerId));
+        const customer = CUSTOMERS.get(Number(args.customerId));
         if (!customer) {
           throw {
             Fault: {
@@ -45,6 +34,9 @@ const service = {
         }
         return { customer };
       },
+      createCustomer: () => ({ customerId: 0 }),
+      logEvent: () => ({}),
+      sendNotification: () => ({}),
     },
   },
 };

@@ -7,17 +7,9 @@ import cors from "cors";
 import express from "express";
 import { rateLimit } from "express-rate-limit";
 import helmet from "helmet";
-import { jwtVerify } from "jose";
 import { pino } from "pino";
 import { pinoHttp } from "pino-http";
-import {
-  benchPort,
-  benchVerificationKey,
-  EMPLOYEES,
-  exitOnSigterm,
-  JWT_AUDIENCE,
-  JWT_ISSUER,
-} from "../fixtures.mjs";
+import { benchPort, benchVerificationKey, EMPLOYEES, exitOnSigterm, requireBearer } from "../fixtures.mjs";
 
 const key = await benchVerificationKey();
 
@@ -42,31 +34,14 @@ app.use(
     legacyHeaders: false,
   }),
 );
-app.use(async (req, res, next) => {
-  const header = req.headers.authorization ?? "";
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!match) {
+app.use(
+  requireBearer(key, (res) => {
     res
       .set("WWW-Authenticate", 'Bearer realm="api"')
       .status(401)
       .json({ status: 401, error: "Unauthorized" });
-    return;
-  }
-  try {
-    const { payload } = await jwtVerify(match[1], key, {
-      issuer: JWT_ISSUER,
-      audience: JWT_AUDIENCE,
-      algorithms: ["ES256"],
-    });
-    res.locals.principal = payload.sub;
-    next();
-  } catch {
-    res
-      .set("WWW-Authenticate", 'Bearer realm="api", error="invalid_token"')
-      .status(401)
-      .json({ status: 401, error: "Unauthorized" });
-  }
-});
+  }),
+);
 
 app.get("/employees/:id", (req, res) => {
   if (!accepts(req).type(["application/json"])) {
