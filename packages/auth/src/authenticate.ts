@@ -89,6 +89,7 @@ function queryHasAccessToken(url: string | undefined): boolean {
  * - A Bearer token that fails verification: 401 with `error="invalid_token"` and nothing that
  *   says why (RFC 6750 §3.1); a malformed Bearer header: 400 with `error="invalid_request"`.
  * - Bad Basic credentials: 401 with the Basic challenge.
+ * - A remote JWKS that cannot be fetched: 503 with `Retry-After` (the server's fault, not the token's).
  * - `access_token` in the query string or a parsed form body: 400, never accepted (spec part 5:
  *   tokens are never sent in query parameters; RFC 6750 §2.3, §5.3).
  * - Scheme names are case-insensitive (RFC 9110 §11.1). No sessions, no cookies.
@@ -193,6 +194,12 @@ export function authenticate(options: AuthenticateOptions) {
         } catch (err) {
           if (err instanceof Error && err.name === "InvalidTokenError") {
             next(invalidToken());
+            return;
+          }
+          if (err instanceof Error && err.name === "KeySourceUnavailableError") {
+            // The issuer's keys are unreachable: the token may be fine, so no 401 (which would
+            // send clients to re-authenticate); a 503 they can retry, with the cause logged.
+            next(HttpError.serviceUnavailable(5, "Credentials cannot be verified right now", { cause: err }));
             return;
           }
           throw err;

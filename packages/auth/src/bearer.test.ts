@@ -394,9 +394,48 @@ describe("Bearer: a remote JWKS", () => {
     expect(fetches).toBe(1);
   });
 
-  it("the JWKS endpoint down → 401, not 500", async () => {
+  it("the JWKS endpoint refusing connections → 503 with Retry-After, not 401 or 500", async () => {
     const url = await serve(
       authenticate({ realm, bearer: { jwksUri: "http://127.0.0.1:9/jwks.json", algorithms: ["ES256"] } }),
+    );
+    const res = await get(url, `Bearer ${await token()}`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+  });
+
+  it("the JWKS endpoint answering 500 or non-JSON → 503", async () => {
+    let mode: "500" | "html" = "500";
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", (_req, res) => {
+      if (mode === "500") res.status(500).send("oops");
+      else res.type("html").send("<html></html>");
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: {
+          jwksUri: `${j.url}/jwks.json`,
+          jwksOptions: { cooldownDuration: 0 },
+          algorithms: ["ES256"],
+        },
+      }),
+    );
+    expect((await get(url, `Bearer ${await token()}`)).status).toBe(503);
+    mode = "html";
+    expect((await get(url, `Bearer ${await token()}`)).status).toBe(503);
+  });
+
+  it("a token whose kid the reachable JWKS lacks is still a 401 (not a 503)", async () => {
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", (_req, res) => {
+      res.json({ keys: [] });
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const url = await serve(
+      authenticate({ realm, bearer: { jwksUri: `${j.url}/jwks.json`, algorithms: ["ES256"] } }),
     );
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(401);
   });

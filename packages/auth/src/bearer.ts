@@ -129,9 +129,41 @@ export class InvalidTokenError extends Error {
   }
 }
 
+/**
+ * The remote JWKS could not be fetched or read (timeout, connection refused, not 200, not a
+ * JWKS): the server's problem, not the token's, so it becomes a 503 rather than a 401.
+ */
+export class KeySourceUnavailableError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super("The JSON Web Key Set could not be fetched", options);
+    this.name = "KeySourceUnavailableError";
+  }
+}
+
+// jose's codes for a JWKS that could not be obtained or parsed; token-caused failures
+// (no matching key, unsupported key type) keep their own codes and stay a 401.
+const UNAVAILABLE_CODES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
+
+function wrapRemote(remote: JWTVerifyGetKey): JWTVerifyGetKey {
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (err) {
+      const code = typeof err === "object" && err !== null && "code" in err ? String(err.code) : undefined;
+      if (code === undefined || !code.startsWith("ERR_") || UNAVAILABLE_CODES.has(code)) {
+        throw new KeySourceUnavailableError({ cause: err });
+      }
+      throw err;
+    }
+  };
+}
+
 /** What {@link createBearerVerifier} returns. */
 export interface BearerVerifier {
-  /** Verifies a compact JWS and returns its principal, or throws {@link InvalidTokenError}. */
+  /**
+   * Verifies a compact JWS and returns its principal, or throws {@link InvalidTokenError}
+   * (or {@link KeySourceUnavailableError} when a remote JWKS cannot be fetched).
+   */
   verify(token: string): Promise<Principal>;
   /** Empties the verified-token cache (after a key revocation, for instance). */
   clearCache(): void;
@@ -247,7 +279,7 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
     if (jwksOptions.cacheMaxAge !== undefined) remote.cacheMaxAge = jwksOptions.cacheMaxAge;
     if (jwksOptions.cooldownDuration !== undefined) remote.cooldownDuration = jwksOptions.cooldownDuration;
     if (jwksOptions.timeoutDuration !== undefined) remote.timeoutDuration = jwksOptions.timeoutDuration;
-    keySource = createRemoteJWKSet(url, remote);
+    keySource = wrapRemote(createRemoteJWKSet(url, remote));
   }
 
   const clockTolerance = options.clockTolerance ?? 5;
@@ -289,6 +321,7 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
             : await jwtVerify(token, keySource, { ...verifyOptions, currentDate: new Date(nowMs) });
         payload = result.payload;
       } catch (cause) {
+        if (cause instanceof KeySourceUnavailableError) throw cause;
         const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
         throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });
       }

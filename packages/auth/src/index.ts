@@ -20,6 +20,7 @@ export {
   type BearerVerifier,
   createBearerVerifier,
   InvalidTokenError,
+  KeySourceUnavailableError,
   type RemoteJwksOptions,
 } from "./bearer.js";
 export {
