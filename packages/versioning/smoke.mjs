@@ -3,8 +3,8 @@
 export default function smoke(mod) {
   if (typeof mod.apiVersioning({ versions: [1, 2] }) !== "function")
     throw new Error("apiVersioning() is broken");
-  const r = mod.resolveApiVersion({ versions: [1, 2] }, "/v2/employees", {});
-  if (r.version !== 2 || r.url !== "/employees") throw new Error("resolveApiVersion is broken");
+  const r = mod.versionResolver({ versions: [1, 2] })("/v2/employees", {});
+  if (r.version !== 2 || r.url !== "/employees") throw new Error("versionResolver is broken");
   if (mod.formatDeprecation(new Date(0)) !== "@0") throw new Error("formatDeprecation is broken");
   if (typeof mod.versioned({ 1: () => {} }) !== "function") throw new Error("versioned() is broken");
   let threw = false;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatDeprecation, formatSunset } from "./deprecation.js";
 import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes } from "./parse.js";
 import { versioned } from "./versioned.js";
-import { apiVersioning, resolveApiVersion } from "./versioning.js";
+import { apiVersioning, versionResolver } from "./versioning.js";
 
 describe("apiVersioning construction", () => {
   it.each([
@@ -74,8 +74,8 @@ describe("pure parsers", () => {
       parseVendorMediaTypes("Application/VND.SVC.V3+JSON, application/vnd.svc.v4+json;q=abc", "svc"),
     ).toEqual([{ version: 3, suffix: "json", mediaType: "application/vnd.svc.v3+json", q: 1 }]);
   });
-  it("resolveApiVersion without Express", () => {
-    expect(resolveApiVersion({ versions: [1, 2] }, "/v2/x", {})).toMatchObject({
+  it("versionResolver without Express", () => {
+    expect(versionResolver({ versions: [1, 2] })("/v2/x", {})).toMatchObject({
       version: 2,
       source: "uri",
       url: "/x",

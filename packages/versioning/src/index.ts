@@ -13,9 +13,9 @@ export {
   type HeaderStrategyOptions,
   type MediaTypeStrategyOptions,
   type NextFunction,
-  resolveApiVersion,
   type UriStrategyOptions,
   type VersioningRequest,
   type VersionResolution,
   type VersionSource,
+  versionResolver,
 } from "./versioning.js";

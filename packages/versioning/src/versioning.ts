@@ -438,15 +438,17 @@ function appendLink(res: ServerResponse, links: readonly string[]): void {
 
 /**
  * The decision {@link apiVersioning} makes, as a pure function of the request target and headers,
- * for frameworks other than Express. Throws the `HttpError` to answer with.
+ * for frameworks other than Express: options are validated once, the returned function throws the
+ * `HttpError` to answer with.
  *
- * @example resolveApiVersion({ versions: [1, 2] }, "/v2/employees", {}) // { version: 2, source: "uri", url: "/employees", ... }
+ * @example
+ * const resolveVersion = versionResolver({ versions: [1, 2] });
+ * resolveVersion("/v2/employees", {}) // { version: 2, source: "uri", url: "/employees", vary: [], mediaType: undefined }
  * @see apiVersioning
  */
-export function resolveApiVersion(
+export function versionResolver(
   options: ApiVersioningOptions,
-  url: string,
-  headers: IncomingMessage["headers"],
-): VersionResolution {
-  return resolve(resolveConfig(options), url, headers);
+): (url: string, headers: IncomingMessage["headers"]) => VersionResolution {
+  const config = resolveConfig(options);
+  return (url, headers) => resolve(config, url, headers);
 }
