@@ -1,0 +1,55 @@
+import { parseQList, type QItem } from "./qlist.js";
+
+const CODING = /^(?:\*|[!#$%&'*+.^_`|~0-9a-z-]+)$/;
+const cache = new Map<string, readonly QItem[]>();
+
+/**
+ * Picks a content coding according to `Accept-Encoding` (RFC 9110 §12.5.3), or `undefined` when
+ * nothing the server offers is acceptable, `identity` included (→ 406).
+ *
+ * - No header: `identity` (any coding would be acceptable, but an uncoded response is always safe).
+ * - An empty header: "the user agent does not want any content coding" → `identity`.
+ * - `identity` stays acceptable unless `identity;q=0` or `*;q=0` excludes it; when the client lists
+ *   codings but not `identity`, identity gets the lowest listed weight, as `negotiator` does, so a
+ *   listed coding wins ties.
+ * - Ties on q go to the server's order of `offers`.
+ *
+ * @param offers codings the server can produce, in order of preference (`identity` is implied)
+ * @example
+ * selectEncoding("gzip, br", ["br", "gzip", "deflate"]); // → "br"
+ * selectEncoding("identity;q=0", ["br", "gzip"]); // → undefined
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.3
+ */
+export function selectEncoding(
+  acceptEncoding: string | undefined,
+  offers: readonly string[],
+): string | undefined {
+  if (acceptEncoding === undefined || acceptEncoding.trim() === "") return "identity";
+  const items = parseQList(acceptEncoding, CODING, cache);
+  if (items.length === 0) return "identity";
+  let star: number | undefined;
+  let identity: number | undefined;
+  let minQ = 1;
+  for (const item of items) {
+    if (item.value === "*") star = item.q;
+    else if (item.value === "identity") identity = item.q;
+    if (item.q > 0 && item.q < minQ) minQ = item.q;
+  }
+  const candidates = offers.includes("identity") ? offers : [...offers, "identity"];
+  let best: string | undefined;
+  let bestQ = 0;
+  for (const offer of candidates) {
+    const coding = offer.toLowerCase();
+    let q: number | undefined;
+    for (const item of items) if (item.value === coding) q = item.q;
+    if (q === undefined) {
+      if (coding === "identity") q = identity ?? (star === 0 ? 0 : (star ?? minQ));
+      else q = star ?? 0;
+    }
+    if (q > bestQ) {
+      best = offer;
+      bestQ = q;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,27 @@
+export { type ParseBodyOptions, type ParsedBodyRequest, parseBody, parseXml, type XmlValue } from "./body.js";
+export { selectEncoding } from "./encoding.js";
+export { selectLanguage } from "./language.js";
+export { type MediaTypeMatch, matchMediaType, selectMediaType } from "./media-type.js";
+export {
+  type CompressionOptions,
+  type NegotiatedResponse,
+  type NegotiateOptions,
+  type Negotiation,
+  negotiate,
+  type RepresentOptions,
+  weakenEtag,
+} from "./negotiate.js";
+export {
+  csv,
+  defaultRepresentations,
+  html,
+  isTextual,
+  json,
+  type Representation,
+  type RepresentationBody,
+  type RepresentContext,
+  text,
+  type XmlRepresentationOptions,
+  xml,
+  xmlRepresentation,
+} from "./representation.js";

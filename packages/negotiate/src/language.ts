@@ -1,0 +1,57 @@
+import { parseQList, type QItem } from "./qlist.js";
+
+const LANGUAGE_RANGE = /^(?:\*|[a-z]{1,8}(?:-[a-z0-9]{1,8})*)$/;
+const cache = new Map<string, readonly QItem[]>();
+
+/** How well `range` names `tag`: 3 exact, 2 range is a prefix of the tag, 1 tag is a prefix of the range, 0 `*`. */
+function languageSpecificity(range: string, tag: string): number {
+  if (range === "*") return 0;
+  if (range === tag) return 3;
+  if (tag.startsWith(`${range}-`)) return 2;
+  // A client asking for `de-CH` is better served by `de` than by nothing (RFC 4647 §3.4 lookup).
+  if (range.startsWith(`${tag}-`)) return 1;
+  return -1;
+}
+
+/**
+ * Picks the language the client prefers according to `Accept-Language` (RFC 9110 §12.5.4, basic
+ * filtering of RFC 4647 §3.3.1 with a lookup fallback from `de-CH` to `de`). An absent, empty or
+ * wholly invalid header selects the first offer; `undefined` means the client excluded every offer.
+ * Ties on q go to the more specific match, then to the server's order.
+ *
+ * @example
+ * selectLanguage("fr-CH, fr;q=0.9, en;q=0.8", ["en", "fr"]); // → "fr"
+ * selectLanguage("de-AT", ["en", "de"]); // → "de"
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.4
+ */
+export function selectLanguage(
+  acceptLanguage: string | undefined,
+  offers: readonly string[],
+): string | undefined {
+  const first = offers[0];
+  if (first === undefined) return undefined;
+  const items = acceptLanguage === undefined ? [] : parseQList(acceptLanguage, LANGUAGE_RANGE, cache);
+  if (items.length === 0) return first;
+  let best: string | undefined;
+  let bestQ = 0;
+  let bestS = -1;
+  for (const offer of offers) {
+    const tag = offer.toLowerCase();
+    let q = 0;
+    let s = -1;
+    for (const item of items) {
+      const is = languageSpecificity(item.value, tag);
+      if (is > s) {
+        s = is;
+        q = item.q;
+      }
+    }
+    if (s < 0 || q <= 0) continue;
+    if (best === undefined || q > bestQ || (q === bestQ && s > bestS)) {
+      best = offer;
+      bestQ = q;
+      bestS = s;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,355 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { errorHandler, HttpError } from "@svc/errors";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseBody } from "./body.js";
+import { negotiate } from "./negotiate.js";
+import type { Representation } from "./representation.js";
+
+const employee = { id: 42, name: "Ada <Lovelace> & co", department: "R&D", salary: 1000 };
+const employees = [employee, { id: 43, name: 'Grace, "Amazing"', department: "Navy", salary: 2000 }];
+const pdf: Representation = {
+  mediaType: "application/pdf",
+  serialize: () => new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff]),
+};
+
+let server: Listening;
+beforeAll(async () => {
+  const app = express();
+  app.use(negotiate({ languages: ["en", "de"], compression: { threshold: 200 } }));
+  app.get("/employees/42", (_req, res) => res.represent(employee));
+  app.get("/employees", (_req, res) => res.represent(employees));
+  app.get("/big", (_req, res) =>
+    res.represent(Array.from({ length: 50 }, (_, i) => ({ ...employee, id: i }))),
+  );
+  app.get("/report", (_req, res) => res.represent(employee, { only: ["application/json"], add: [pdf] }));
+  app.get("/decision", (_req, res) => {
+    res.json({
+      mediaType: res.negotiation.mediaType ?? null,
+      language: res.negotiation.language,
+      encoding: res.negotiation.encoding,
+    });
+  });
+  app.get("/no-transform", (_req, res) => {
+    res.setHeader("Cache-Control", "no-transform");
+    return res.represent(Array.from({ length: 50 }, () => employee));
+  });
+  app.get("/failing", (_req, res) =>
+    res.represent(employee, {
+      representations: [
+        {
+          mediaType: "application/json",
+          serialize: () => {
+            throw HttpError.unprocessable("nope");
+          },
+        },
+      ],
+    }),
+  );
+  app.post("/employees", parseBody({ limit: 1000, depth: 5 }), (req, res) => {
+    res.status(201).json({ received: req.body ?? null });
+  });
+  app.patch("/employees/42", parseBody({ types: ["json"] }), (req, res) => {
+    res.json({ received: req.body ?? null });
+  });
+  app.use(errorHandler({ logger: { error: () => {} } }));
+  server = await listen(app);
+});
+afterAll(() => server.close());
+
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}${path}`, { headers: { "accept-encoding": "identity", ...headers } });
+
+describe("res.represent: media types", () => {
+  it("no Accept → JSON with charset", async () => {
+    const res = await get("/employees/42");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await res.json()).toEqual(employee);
+    expect(res.headers.get("vary")).toMatch(/Accept(?!-)/);
+  });
+
+  it("Accept: application/xml → escaped, well-formed XML", async () => {
+    const res = await get("/employees/42", { accept: "application/xml" });
+    expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    const body = await res.text();
+    expect(body).toContain("<name>Ada &lt;Lovelace&gt; &amp; co</name>");
+    expect(body).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<resource>/);
+  });
+
+  it("Accept: application/vnd.svc.v2+json → JSON, Content-Type echoes the vendor type", async () => {
+    const res = await get("/employees/42", { accept: "application/vnd.svc.v2+json" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
+    expect(await res.json()).toEqual(employee);
+  });
+
+  it("Accept: application/vnd.svc.v2+xml → XML under the vendor type", async () => {
+    const res = await get("/employees/42", { accept: "application/vnd.svc.v2+xml" });
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+xml; charset=utf-8");
+    expect(await res.text()).toContain("<resource>");
+  });
+
+  it("Accept: text/csv on a collection → RFC 4180 CSV with quoting", async () => {
+    const res = await get("/employees", { accept: "text/csv" });
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    const body = await res.text();
+    expect(body.split("\r\n")[0]).toBe("id,name,department,salary");
+    expect(body).toContain('43,"Grace, ""Amazing""",Navy,2000');
+  });
+
+  it("Accept: text/csv on a single resource → 406 listing what is available", async () => {
+    const res = await get("/employees/42", { accept: "text/csv" });
+    expect(res.status).toBe(406);
+    const body = (await res.json()) as { message: string };
+    expect(body.message).toContain("application/json, application/xml, text/plain, text/html");
+    expect(body.message).not.toContain("text/csv");
+  });
+
+  it("Accept: text/html → accessible page with a table for collections", async () => {
+    const res = await get("/employees", { accept: "text/html", "accept-language": "de" });
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const body = await res.text();
+    expect(body).toContain('<html lang="de">');
+    expect(body).toContain('<th scope="col">name</th>');
+    expect(body).toContain("Ada &#60;Lovelace&#62; &#38; co");
+  });
+
+  it("Accept: text/plain → key: value lines", async () => {
+    const res = await get("/employees/42", { accept: "text/plain" });
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await res.text()).toContain("department: R&D");
+  });
+
+  it.each(["image/png", "*/*;q=0", "application/json;q=0, */*;q=0"])("Accept: %s → 406", async (accept) => {
+    const res = await get("/employees/42", { accept });
+    expect(res.status).toBe(406);
+    expect(((await res.json()) as { message: string }).message).toContain("application/json");
+  });
+
+  it.each(["garbage", "application/json;q=2", ";;;", "", "*/*;q=abc"])(
+    "Accept: %j (malformed) → 200 JSON, never 500",
+    async (accept) => {
+      const res = await get("/employees/42", { accept });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    },
+  );
+
+  it("per-response representations: JSON and PDF bytes", async () => {
+    const res = await get("/report", { accept: "application/pdf" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(
+      new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff]),
+    );
+    const xml = await get("/report", { accept: "application/xml" });
+    expect(xml.status).toBe(406);
+    expect(await xml.text()).toContain("application/json, application/pdf");
+  });
+
+  it("a serializer's HttpError reaches the error handler", async () => {
+    const res = await get("/failing");
+    expect(res.status).toBe(422);
+  });
+
+  it("exposes the decision to handlers", async () => {
+    const res = await get("/decision", {
+      accept: "application/xml;q=0.5, text/plain",
+      "accept-language": "de-CH",
+    });
+    expect(await res.json()).toEqual({
+      mediaType: { offer: "text/plain", mediaType: "text/plain", q: 1 },
+      language: "de",
+      encoding: "identity",
+    });
+  });
+});
+
+describe("Accept-Language", () => {
+  it.each([
+    ["de-DE, en;q=0.5", "de"],
+    ["fr", "en"],
+    ["en;q=5", "en"],
+    ["", "en"],
+  ])("Accept-Language: %j → Content-Language %s", async (header, lang) => {
+    const res = await get("/employees/42", { "accept-language": header });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-language")).toBe(lang);
+    expect(res.headers.get("vary")).toBe("Accept, Accept-Language, Accept-Encoding");
+  });
+});
+
+describe("Accept-Encoding", () => {
+  it("gzip above the threshold → gzip, Vary: Accept-Encoding once", async () => {
+    const res = await get("/big", { "accept-encoding": "gzip" });
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(res.headers.get("vary")).toBe("Accept, Accept-Language, Accept-Encoding");
+    expect(res.headers.get("content-length")).toBeNull();
+  });
+
+  it("br preferred by the client → br; body decodes to the JSON", async () => {
+    const raw = await new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+      import("node:http").then(({ get: httpGet }) => {
+        httpGet(`${server.url}/big`, { headers: { "accept-encoding": "br;q=1, gzip;q=0.5" } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        }).on("error", reject);
+      });
+    });
+    expect(raw.headers["content-encoding"]).toBe("br");
+    expect(JSON.parse(brotliDecompressSync(raw.body).toString())).toHaveLength(50);
+  });
+
+  it("below the threshold → identity", async () => {
+    const res = await get("/employees/42", { "accept-encoding": "gzip" });
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("content-length")).not.toBeNull();
+  });
+
+  it("identity;q=0 with gzip → compressed even below the threshold", async () => {
+    const raw = await new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+      import("node:http").then(({ get: httpGet }) => {
+        httpGet(
+          `${server.url}/employees/42`,
+          { headers: { "accept-encoding": "identity;q=0, gzip" } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          },
+        ).on("error", reject);
+      });
+    });
+    expect(raw.headers["content-encoding"]).toBe("gzip");
+    expect(JSON.parse(gunzipSync(raw.body).toString())).toEqual(employee);
+  });
+
+  it.each(["identity;q=0", "*;q=0", "zstd, identity;q=0"])("Accept-Encoding: %s → 406", async (ae) => {
+    const res = await get("/employees/42", { "accept-encoding": ae });
+    expect(res.status).toBe(406);
+    expect(((await res.json()) as { message: string }).message).toContain("br, gzip, deflate, identity");
+    expect(res.headers.get("vary")).toContain("Accept-Encoding");
+  });
+
+  it("Cache-Control: no-transform → not compressed", async () => {
+    const res = await get("/no-transform", { "accept-encoding": "gzip" });
+    expect(res.headers.get("content-encoding")).toBeNull();
+  });
+
+  it.each(["gzip;q=2", ",,,", "gzip;q=x"])("Accept-Encoding: %j (malformed) → 200", async (ae) => {
+    const res = await get("/big", { "accept-encoding": ae });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("parseBody", () => {
+  const post = (body: string, headers: Record<string, string>, method = "POST", path = "/employees") =>
+    fetch(`${server.url}${path}`, { method, body, headers });
+
+  it("JSON body → parsed", async () => {
+    const res = await post('{"name":"Ada"}', { "content-type": "application/json; charset=utf-8" });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { name: "Ada" } });
+  });
+
+  it("application/merge-patch+json body → parsed", async () => {
+    const res = await post(
+      '{"salary":5}',
+      { "content-type": "application/merge-patch+json" },
+      "PATCH",
+      "/employees/42",
+    );
+    expect(await res.json()).toEqual({ received: { salary: 5 } });
+  });
+
+  it("XML body → plain object", async () => {
+    const res = await post(
+      '<employee id="7"><name>Ada &amp; co</name><skill>x</skill><skill>y</skill></employee>',
+      {
+        "content-type": "application/xml",
+      },
+    );
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({
+      received: { employee: { "@id": "7", name: "Ada & co", skill: ["x", "y"] } },
+    });
+  });
+
+  it("XML with DOCTYPE → 400", async () => {
+    const res = await post('<!DOCTYPE a [<!ENTITY x "boom">]><a>&x;</a>', {
+      "content-type": "application/xml",
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toContain("DOCTYPE");
+  });
+
+  it("malformed XML → 400", async () => {
+    expect((await post("<a><b></a>", { "content-type": "text/xml" })).status).toBe(400);
+  });
+
+  it("malformed JSON → 400", async () => {
+    expect((await post('{"name":', { "content-type": "application/json" })).status).toBe(400);
+  });
+
+  it("JSON nested deeper than the limit → 400", async () => {
+    expect((await post("[[[[[[[1]]]]]]]", { "content-type": "application/json" })).status).toBe(400);
+  });
+
+  it("XML nested deeper than the limit → 400", async () => {
+    expect(
+      (await post("<a><a><a><a><a><a>1</a></a></a></a></a></a>", { "content-type": "application/xml" }))
+        .status,
+    ).toBe(400);
+  });
+
+  it("body over the limit → 413", async () => {
+    const res = await post(JSON.stringify({ name: "x".repeat(2000) }), {
+      "content-type": "application/json",
+    });
+    expect(res.status).toBe(413);
+  });
+
+  it("Content-Type: text/plain body → 415 with Accept-Post", async () => {
+    const res = await post("hello", { "content-type": "text/plain" });
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-post")).toBe("application/json, application/xml");
+    expect(((await res.json()) as { message: string }).message).toContain(
+      "application/json, application/xml",
+    );
+  });
+
+  it("body without Content-Type → 415", async () => {
+    const res = await fetch(`${server.url}/employees`, { method: "POST", body: new Uint8Array([1, 2, 3]) });
+    expect(res.status).toBe(415);
+  });
+
+  it("PATCH with XML where only JSON is accepted → 415 with Accept-Patch", async () => {
+    const res = await post("<a/>", { "content-type": "application/xml" }, "PATCH", "/employees/42");
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-patch")).toBe("application/json");
+  });
+
+  it("Content-Encoding: gzip request body → 415", async () => {
+    const res = await post("{}", { "content-type": "application/json", "content-encoding": "gzip" });
+    expect(res.status).toBe(415);
+  });
+
+  it("no body → passes with body undefined", async () => {
+    const res = await fetch(`${server.url}/employees`, { method: "POST" });
+    expect(await res.json()).toEqual({ received: null });
+  });
+});
+
+describe("negotiate options", () => {
+  it.each([
+    [{ representations: [] }],
+    [{ representations: [{ mediaType: "*/*", serialize: () => "" }] }],
+    [{ languages: ["not a tag"] }],
+    [{ compression: { threshold: -1 } }],
+  ])("rejects %j at construction", (options) => {
+    expect(() => negotiate(options as never)).toThrow(TypeError);
+  });
+});

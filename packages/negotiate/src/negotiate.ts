@@ -1,0 +1,324 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { appendVary, HttpError } from "@svc/errors";
+import compression from "compression";
+import { selectEncoding } from "./encoding.js";
+import { selectLanguage } from "./language.js";
+import { type MediaTypeMatch, matchMediaType } from "./media-type.js";
+import {
+  defaultRepresentations,
+  isTextual,
+  type Representation,
+  type RepresentationBody,
+  type RepresentContext,
+} from "./representation.js";
+
+/** Options of {@link negotiate}'s compression. */
+export interface CompressionOptions {
+  /**
+   * Responses smaller than this many bytes are sent uncoded (unless the client refused `identity`).
+   * @default 1024
+   */
+  threshold?: number;
+  /**
+   * zlib / brotli level; see the `compression` package.
+   * @default the `compression` package's defaults (zlib default level, brotli quality 4)
+   */
+  level?: number;
+}
+
+/** Options of {@link negotiate}. */
+export interface NegotiateOptions {
+  /**
+   * Representations offered by `res.represent`, in order of server preference (the first one is
+   * sent when `Accept` is absent or `*\/*`).
+   * @default [json, xml, csv, text, html]
+   */
+  representations?: readonly Representation[];
+  /**
+   * Language tags the app can answer in, first is the default. Empty: no language negotiation,
+   * no `Content-Language`.
+   * @default []
+   */
+  languages?: readonly string[];
+  /**
+   * Response compression through the `compression` package (br, gzip, deflate), or `false`.
+   * zstd is not offered: Node 20 has no zstd in `zlib`, and `compression` does not produce it.
+   * @default { threshold: 1024 }
+   */
+  compression?: CompressionOptions | false;
+}
+
+/** Options of `res.represent` for one response. */
+export interface RepresentOptions {
+  /**
+   * Replaces the app's representations for this response (`[json, pdf]`).
+   * @default the middleware's `representations`
+   */
+  representations?: readonly Representation[];
+  /**
+   * Extra representations for this response, after the others in server preference.
+   * @default []
+   */
+  add?: readonly Representation[];
+  /**
+   * Keeps only these media types of the app's (or `representations`') set, before `add` applies.
+   * @default all
+   */
+  only?: readonly string[];
+  /**
+   * The status to send.
+   * @default the response's current status (200)
+   */
+  status?: number;
+}
+
+/** The negotiation outcome, on `res.negotiation`. */
+export interface Negotiation {
+  /** The `Accept` decision among the middleware's representations, `undefined` when none fits. */
+  readonly mediaType: MediaTypeMatch | undefined;
+  /** The chosen language (`undefined` when the app offers none). */
+  readonly language: string | undefined;
+  /** The chosen content coding (`identity` when the response is sent uncoded). */
+  readonly encoding: string;
+  /** Whether compression would touch a response of this media type. */
+  compressible(contentType: string | undefined): boolean;
+  /**
+   * The content coding a response of this type and size gets: what conditional requests need to
+   * give a 304 or a HEAD the same validators as the full response.
+   */
+  codingFor(contentType: string | undefined, length: number | undefined): string;
+}
+
+/** What the middleware adds to a response. */
+export interface NegotiatedResponse {
+  negotiation: Negotiation;
+  /**
+   * Serializes `data` in the representation the client prefers and sends it, with `Content-Type`,
+   * `Content-Language`, `Content-Length` and `Vary`. Failures (406, a serializer error) go to
+   * Express's error handlers; the promise itself does not reject inside an Express app.
+   */
+  represent(data: unknown, options?: RepresentOptions): Promise<void>;
+}
+
+declare global {
+  namespace Express {
+    interface Response {
+      /** Set by `@svc/negotiate`'s `negotiate()`. */
+      negotiation: import("./negotiate.js").Negotiation;
+      /** Set by `@svc/negotiate`'s `negotiate()`: sends `data` in the negotiated representation. */
+      represent(data: unknown, options?: import("./negotiate.js").RepresentOptions): Promise<void>;
+    }
+  }
+}
+
+type Next = (err?: unknown) => void;
+
+const CODINGS = ["br", "gzip", "deflate"] as const;
+const COMPRESSIBLE =
+  /^(?:text\/|application\/(?:[a-z0-9.!#$&^_-]+\+)?(?:json|xml)$|application\/(?:javascript|csv|x-www-form-urlencoded)$|image\/svg\+xml$)/;
+
+function essence(contentType: string): string {
+  return (contentType.split(";")[0] ?? "").trim().toLowerCase();
+}
+
+function isCompressible(contentType: string | undefined): boolean {
+  return contentType !== undefined && COMPRESSIBLE.test(essence(contentType));
+}
+
+function noTransform(res: ServerResponse): boolean {
+  const cc = res.getHeader("Cache-Control");
+  // RFC 9111 §5.2.2.6: no-transform forbids changing the content coding.
+  return typeof cc === "string" && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
+}
+
+function headerString(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
+  return typeof (body as NodeJS.ReadableStream).pipe === "function";
+}
+
+/** An identity representation's strong tag no longer identifies coded bytes (RFC 9110 §8.8.3). */
+export function weakenEtag(res: ServerResponse): void {
+  const tag = res.getHeader("ETag");
+  if (typeof tag === "string" && tag.startsWith('"')) res.setHeader("ETag", `W/${tag}`);
+}
+
+function validateRepresentations(list: readonly Representation[], where: string): void {
+  for (const r of list) {
+    if (!r || typeof r.mediaType !== "string" || typeof r.serialize !== "function") {
+      throw new TypeError(`${where}: every representation needs a mediaType string and a serialize function`);
+    }
+    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(?:\s*;.*)?$/i.test(r.mediaType)) {
+      throw new TypeError(`${where}: "${r.mediaType}" is not a concrete media type`);
+    }
+  }
+}
+
+/**
+ * Content negotiation middleware (RFC 9110 §12): reads `Accept`, `Accept-Language` and
+ * `Accept-Encoding` once per request, exposes the outcome as `res.negotiation`, adds
+ * `res.represent(data)`, and compresses responses with the `compression` package.
+ *
+ * - `Accept-Encoding` refusing everything we can send (`identity;q=0` and no br/gzip/deflate)
+ *   → 406 at once (RFC 9110 §12.5.3); when only `identity` is refused, small responses are
+ *   compressed too.
+ * - A coded response never keeps a strong `ETag` of the identity bytes: it is made weak.
+ * - Mount it before `conditional()` from `@svc/conditional` and before the routes.
+ *
+ * @example
+ * app.use(negotiate({ languages: ["en", "de"] }));
+ * app.get("/employees/:id", async (req, res) => res.represent(await load(req.params.id)));
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12
+ */
+export function negotiate(options: NegotiateOptions = {}) {
+  const representations = options.representations ?? defaultRepresentations;
+  validateRepresentations(representations, "negotiate");
+  if (representations.length === 0) throw new TypeError("negotiate: representations must not be empty");
+  const languages = options.languages ?? [];
+  for (const l of languages) {
+    if (typeof l !== "string" || !/^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/i.test(l)) {
+      throw new TypeError(`negotiate: "${String(l)}" is not a language tag`);
+    }
+  }
+  const compressOptions = options.compression === false ? undefined : (options.compression ?? {});
+  const threshold = compressOptions?.threshold ?? 1024;
+  if (!Number.isInteger(threshold) || threshold < 0) {
+    throw new TypeError("negotiate: compression.threshold must be a non-negative integer");
+  }
+  const offeredMediaTypes = representations.map((r) => r.mediaType);
+  const offeredCodings: readonly string[] = compressOptions ? CODINGS : [];
+  const filter = (_req: IncomingMessage, res: ServerResponse) =>
+    isCompressible(headerString(res.getHeader("Content-Type") as string | string[] | undefined));
+  const level = compressOptions?.level === undefined ? {} : { level: compressOptions.level };
+  const compress = compressOptions ? compression({ threshold, filter, ...level }) : undefined;
+  // For clients that refuse identity, any size is compressed rather than refused.
+  const compressAll = compressOptions ? compression({ threshold: 0, filter, ...level }) : undefined;
+
+  return function negotiateMiddleware(req: IncomingMessage, res: ServerResponse, next: Next): void {
+    const acceptEncoding = headerString(req.headers["accept-encoding"]);
+    const encoding = selectEncoding(acceptEncoding, offeredCodings);
+    if (encoding === undefined) {
+      appendVary(res, "Accept-Encoding");
+      next(
+        HttpError.notAcceptable(
+          `No acceptable content coding; available: ${[...offeredCodings, "identity"].join(", ")}`,
+          { code: "not_acceptable" },
+        ),
+      );
+      return;
+    }
+    const identityRefused = encoding !== "identity" && selectEncoding(acceptEncoding, []) === undefined;
+    const language =
+      languages.length > 0
+        ? (selectLanguage(headerString(req.headers["accept-language"]), languages) ?? languages[0])
+        : undefined;
+    const accept = headerString(req.headers.accept);
+    const effectiveThreshold = identityRefused ? 0 : threshold;
+
+    const negotiation: Negotiation = {
+      mediaType: matchMediaType(accept, offeredMediaTypes),
+      language,
+      encoding,
+      compressible: (contentType) => compress !== undefined && isCompressible(contentType),
+      codingFor: (contentType, length) =>
+        compress !== undefined &&
+        encoding !== "identity" &&
+        isCompressible(contentType) &&
+        (length === undefined || length >= effectiveThreshold) &&
+        !noTransform(res)
+          ? encoding
+          : "identity",
+    };
+    const target = res as ServerResponse & NegotiatedResponse;
+    target.negotiation = negotiation;
+    target.represent = (data, representOptions) =>
+      represent(req, target, data, representOptions ?? {}, representations, languages.length > 1);
+
+    if (!compress || !compressAll) {
+      next();
+      return;
+    }
+    const setHeader = res.setHeader;
+    res.setHeader = function setHeaderWatchingCoding(name, value) {
+      if (name.toLowerCase() === "content-encoding" && String(value).toLowerCase() !== "identity") {
+        weakenEtag(this);
+      }
+      return setHeader.call(this, name, value);
+    };
+    (identityRefused ? compressAll : compress)(req as never, res as never, next);
+  };
+}
+
+async function represent(
+  req: IncomingMessage,
+  res: ServerResponse & NegotiatedResponse,
+  data: unknown,
+  options: RepresentOptions,
+  base: readonly Representation[],
+  varyLanguage: boolean,
+): Promise<void> {
+  try {
+    let set = options.representations ?? base;
+    if (options.representations) validateRepresentations(set, "res.represent");
+    if (options.only) {
+      const only = new Set(options.only.map(essence));
+      set = set.filter((r) => only.has(essence(r.mediaType)));
+    }
+    if (options.add) {
+      validateRepresentations(options.add, "res.represent");
+      set = [...set, ...options.add];
+    }
+    const candidates = set.filter((r) => r.canRepresent?.(data) ?? true);
+    appendVary(res, "Accept");
+    if (varyLanguage) appendVary(res, "Accept-Language");
+    const offers = candidates.map((r) => r.mediaType);
+    const match = matchMediaType(headerString(req.headers.accept), offers);
+    const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
+    if (match === undefined || chosen === undefined) {
+      const available = [...new Set(offers.map(essence))];
+      throw HttpError.notAcceptable(
+        available.length > 0
+          ? `None of the available representations is acceptable: ${available.join(", ")}`
+          : "This resource has no representation for this data",
+        { code: "not_acceptable" },
+      );
+    }
+    const language = res.negotiation?.language;
+    const context: RepresentContext = { mediaType: match.mediaType, language, req, res };
+    const body = await chosen.serialize(data, context);
+    if (res.headersSent) throw new Error("res.represent: the response has already started");
+
+    const offerHasParams = match.mediaType === essence(match.offer) && match.offer.includes(";");
+    let contentType = offerHasParams ? match.offer : match.mediaType;
+    if (isTextual(match.mediaType) && !/;\s*charset=/i.test(contentType)) contentType += "; charset=utf-8";
+    res.setHeader("Content-Type", contentType);
+    if (language !== undefined) res.setHeader("Content-Language", language);
+    if (options.status !== undefined) res.statusCode = options.status;
+
+    if (isStream(body)) {
+      res.removeHeader("Content-Length");
+      const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
+      await new Promise<void>((resolve, reject) => {
+        stream.once("error", reject);
+        res.once("finish", resolve);
+        res.once("close", resolve);
+        stream.pipe(res);
+      });
+      return;
+    }
+    const bytes =
+      typeof body === "string"
+        ? Buffer.from(body, "utf8")
+        : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    res.setHeader("Content-Length", bytes.length);
+    // The bytes go to end() on HEAD too: Node drops them, and ETag code later in the chain sees them.
+    res.end(bytes);
+  } catch (err) {
+    const forward = (req as IncomingMessage & { next?: Next }).next;
+    if (typeof forward === "function" && !res.headersSent) forward(err);
+    else throw err;
+  }
+}

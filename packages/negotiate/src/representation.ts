@@ -1,0 +1,252 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { escapeXml } from "@svc/errors";
+import { stringify } from "csv-stringify/sync";
+
+/** What a serializer learns about the response it is producing. */
+export interface RepresentContext {
+  /** The `Content-Type` media type being sent, without parameters (may be a vendor `+json` type). */
+  mediaType: string;
+  /** The language chosen from `Accept-Language`, when the app offers languages. */
+  language?: string | undefined;
+  req?: IncomingMessage | undefined;
+  res?: ServerResponse | undefined;
+}
+
+/** What a serializer may return: text (sent as UTF-8), bytes, a stream, or a promise of one. */
+export type RepresentationBody = string | Uint8Array | NodeJS.ReadableStream;
+
+/**
+ * A media type and how to turn data into it. A plain object literal is enough, so other packages
+ * can register representations without importing this one.
+ *
+ * @example
+ * const hal: Representation = { mediaType: "application/hal+json", serialize: (d) => JSON.stringify(d) };
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-3.2
+ */
+export interface Representation {
+  /** The media type offered, e.g. `application/json` (parameters allowed, `charset` added for text). */
+  mediaType: string;
+  /** Produces the body. */
+  serialize(data: unknown, context?: RepresentContext): RepresentationBody | Promise<RepresentationBody>;
+  /**
+   * Whether this representation can express `data` at all (CSV needs a collection); a
+   * representation that cannot is left out of the negotiation for that response.
+   * @default () => true
+   */
+  canRepresent?(data: unknown): boolean;
+}
+
+/**
+ * JSON (RFC 8259), the default representation.
+ * @example negotiate({ representations: [json, xml] })
+ * @see https://www.rfc-editor.org/rfc/rfc8259
+ */
+export const json: Representation = {
+  mediaType: "application/json",
+  serialize: (data) => JSON.stringify(data === undefined ? null : data),
+};
+
+const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
+
+function xmlName(name: string): string {
+  // Keys that are not XML names (`2fa`, `a b`) still need a well-formed element.
+  return XML_NAME.test(name) && !/^xml/i.test(name) ? name : `_${name.replace(/[^A-Za-z0-9._-]/g, "_")}`;
+}
+
+function toXml(name: string, value: unknown, depth: number): string {
+  const tag = xmlName(name);
+  if (depth > 100) throw new TypeError("xml: data is nested too deeply");
+  if (value === null || value === undefined) return `<${tag}/>`;
+  if (Array.isArray(value)) {
+    return `<${tag}>${value.map((v) => toXml("item", v, depth + 1)).join("")}</${tag}>`;
+  }
+  if (value instanceof Date) return `<${tag}>${escapeXml(value.toISOString())}</${tag}>`;
+  if (typeof value === "object") {
+    const inner = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined && typeof v !== "function")
+      .map(([k, v]) => toXml(k, v, depth + 1))
+      .join("");
+    return `<${tag}>${inner}</${tag}>`;
+  }
+  return `<${tag}>${escapeXml(String(value))}</${tag}>`;
+}
+
+/**
+ * Options of {@link xmlRepresentation}.
+ */
+export interface XmlRepresentationOptions {
+  /**
+   * Root element name for objects.
+   * @default "resource"
+   */
+  root?: string;
+  /**
+   * Root element name for arrays (each entry becomes `<item>`).
+   * @default "items"
+   */
+  collectionRoot?: string;
+}
+
+/**
+ * An XML representation of plain objects and arrays: keys become elements, arrays become `<item>`
+ * lists, text is escaped, names that are not XML names are prefixed with `_`.
+ *
+ * @example xmlRepresentation({ root: "employee" })
+ * @see https://www.w3.org/TR/xml/
+ */
+export function xmlRepresentation(options: XmlRepresentationOptions = {}): Representation {
+  const root = options.root ?? "resource";
+  const collectionRoot = options.collectionRoot ?? "items";
+  return {
+    mediaType: "application/xml",
+    serialize: (data) =>
+      `<?xml version="1.0" encoding="UTF-8"?>\n${toXml(Array.isArray(data) ? collectionRoot : root, data, 0)}`,
+  };
+}
+
+/** XML with `<resource>` / `<items>` roots. @example negotiate({ representations: [json, xml] }) @see https://www.w3.org/TR/xml/ */
+export const xml: Representation = xmlRepresentation();
+
+function isCollection(data: unknown): data is readonly unknown[] {
+  return Array.isArray(data);
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * CSV (RFC 4180) for collections, through `csv-stringify`: one header row with the union of the
+ * items' keys, nested values as JSON. Offered only when the data is an array.
+ *
+ * @example res.represent(employees) // with Accept: text/csv
+ * @see https://www.rfc-editor.org/rfc/rfc4180
+ */
+export const csv: Representation = {
+  mediaType: "text/csv",
+  canRepresent: isCollection,
+  serialize: (data) => {
+    const rows = isCollection(data) ? data : [data];
+    const columns: string[] = [];
+    const seen = new Set<string>();
+    for (const row of rows) {
+      if (row !== null && typeof row === "object") {
+        for (const key of Object.keys(row)) {
+          if (!seen.has(key)) {
+            seen.add(key);
+            columns.push(key);
+          }
+        }
+      }
+    }
+    if (columns.length === 0) {
+      return stringify(
+        rows.map((r) => [cell(r)]),
+        { header: true, columns: ["value"] },
+      );
+    }
+    return stringify(
+      rows.map((r) =>
+        columns.map((c) =>
+          cell(r !== null && typeof r === "object" ? (r as Record<string, unknown>)[c] : undefined),
+        ),
+      ),
+      { header: true, columns, record_delimiter: "windows" },
+    );
+  },
+};
+
+function plainLines(value: unknown, indent: string): string {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) {
+    return value
+      .map(
+        (v) =>
+          `${indent}-${typeof v === "object" && v !== null ? `\n${plainLines(v, `${indent}  `)}` : ` ${cell(v)}`}`,
+      )
+      .join("\n");
+  }
+  if (typeof value === "object" && !(value instanceof Date)) {
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) =>
+        typeof v === "object" && v !== null && !(v instanceof Date)
+          ? `${indent}${k}:\n${plainLines(v, `${indent}  `)}`
+          : `${indent}${k}: ${cell(v)}`,
+      )
+      .join("\n");
+  }
+  return `${indent}${cell(value)}`;
+}
+
+/**
+ * `text/plain`: strings as they are, objects as indented `key: value` lines.
+ * @example res.represent("pong")
+ * @see https://www.rfc-editor.org/rfc/rfc2046#section-4.1.3
+ */
+export const text: Representation = {
+  mediaType: "text/plain",
+  serialize: (data) => `${typeof data === "string" ? data : plainLines(data, "")}\n`,
+};
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function htmlValue(value: unknown, depth: number): string {
+  if (value === null || value === undefined) return "";
+  if (depth > 50) return escapeHtml(JSON.stringify(value));
+  if (Array.isArray(value)) {
+    const rows = value as unknown[];
+    const objects = rows.every((r) => r !== null && typeof r === "object" && !Array.isArray(r));
+    if (objects && rows.length > 0) {
+      const columns = [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
+      const head = columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join("");
+      const body = rows
+        .map(
+          (r) =>
+            `<tr>${columns.map((c) => `<td>${htmlValue((r as Record<string, unknown>)[c], depth + 1)}</td>`).join("")}</tr>`,
+        )
+        .join("\n");
+      return `<table>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
+    }
+    return `<ul>${rows.map((r) => `<li>${htmlValue(r, depth + 1)}</li>`).join("")}</ul>`;
+  }
+  if (value instanceof Date) return `<time datetime="${value.toISOString()}">${value.toISOString()}</time>`;
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${htmlValue(v, depth + 1)}</dd>`)
+      .join("\n");
+    return `<dl>\n${entries}\n</dl>`;
+  }
+  return escapeHtml(String(value));
+}
+
+/**
+ * `text/html`: a small, accessible page (language attribute, title, a `<table>` with column
+ * headers for collections, a description list for objects), everything escaped.
+ *
+ * @example res.represent(employees) // with Accept: text/html
+ * @see https://html.spec.whatwg.org/
+ */
+export const html: Representation = {
+  mediaType: "text/html",
+  serialize: (data, context) => {
+    const lang = escapeHtml(context?.language ?? "en");
+    const title = Array.isArray(data) ? `${data.length} items` : "Resource";
+    return `<!doctype html>\n<html lang="${lang}">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n<main>\n<h1>${title}</h1>\n${htmlValue(data, 0)}\n</main>\n</body>\n</html>\n`;
+  },
+};
+
+/** The built-in representations in default order of server preference: JSON first. */
+export const defaultRepresentations: readonly Representation[] = Object.freeze([json, xml, csv, text, html]);
+
+const TEXTUAL =
+  /^(?:text\/|application\/(?:[a-z0-9.!#$&^_-]+\+)?(?:json|xml)$|application\/(?:javascript|x-www-form-urlencoded)$)/;
+
+/** True for media types whose bytes are text and so carry `charset=utf-8`. */
+export function isTextual(mediaType: string): boolean {
+  return TEXTUAL.test(mediaType.toLowerCase());
+}
