@@ -340,6 +340,21 @@ describe("idempotency (memory store)", () => {
     expect(calls.nobody).toBe(1);
   });
 
+  it("a body with no body parser in front → one warning, body left out of the fingerprint", async () => {
+    const warnings: string[] = [];
+    const { url, calls } = await start({ logger: { warn: (_o, m) => warnings.push(m ?? "") } });
+    const send = (body: string) =>
+      fetch(`${url}/nobody`, {
+        method: "POST",
+        headers: { "idempotency-key": "k", "content-type": "text/plain" },
+        body,
+      });
+    expect((await send("one")).status).toBe(204);
+    expect((await send("two")).headers.get("idempotent-replayed")).toBe("true");
+    expect(warnings.filter((w) => w.includes("no body parser"))).toHaveLength(1);
+    expect(calls.nobody).toBe(1);
+  });
+
   it("PATCH is left alone by default and guarded with methods: ['POST', 'PATCH']", async () => {
     const patch = (url: string) =>
       fetch(`${url}/orders/7`, {

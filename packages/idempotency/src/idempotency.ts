@@ -217,6 +217,8 @@ export function idempotency(options: IdempotencyOptions = {}) {
       ...(cause === undefined ? {} : { cause }),
     });
 
+  let warnedUnparsedBody = false;
+
   async function handle(req: IdempotencyRequest, res: ServerResponse, next: IdempotencyNext): Promise<void> {
     if (!methods.has((req.method ?? "").toUpperCase())) return next();
     const logger = options.logger ?? req.log ?? stderrLogger;
@@ -235,6 +237,13 @@ export function idempotency(options: IdempotencyOptions = {}) {
     const path = target.replace(/[?#].*$/s, "");
     const scope = scopeOf(req);
     const key = [scope, method, path, parsed.key].map(encodeURIComponent).join(":");
+    if (req.body === undefined && !warnedUnparsedBody && hasBody(req)) {
+      warnedUnparsedBody = true;
+      logger.warn(
+        { path },
+        "idempotency: a request body arrived but no body parser ran before the middleware; the body is not fingerprinted",
+      );
+    }
     const fingerprint = requestFingerprint({ method, url: target, body: req.body });
 
     const deadline = Date.now() + waitMs;
@@ -348,6 +357,13 @@ function replay(res: ServerResponse, stored: StoredResponse): void {
   }
   res.setHeader("Content-Length", stored.body.byteLength);
   res.end(stored.body);
+}
+
+/** RFC 9112 §6.3: a request has content when it carries Transfer-Encoding or a non-zero Content-Length. */
+function hasBody(req: IncomingMessage): boolean {
+  if (req.headers["transfer-encoding"] !== undefined) return true;
+  const length = req.headers["content-length"];
+  return length !== undefined && length !== "0";
 }
 
 function errInfo(err: unknown): object {
