@@ -10,6 +10,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../../..");
 const referenceDir = join(repoRoot, "apps/reference-server");
 const referenceMain = join(referenceDir, "src/main.ts");
+const referenceServerModule = join(referenceDir, "src/server.ts");
 const customerWsdl = join(referenceDir, "contracts/customer.wsdl");
 const tsLoader = join(here, "ts-loader.mjs");
 const soapEnvelopeSource = join(repoRoot, "packages/soap-envelope/src/index.ts");
@@ -37,7 +38,7 @@ export const groups = [
   {
     id: "soap",
     title: "SOAP 1.2 getCustomer on /ws/customer (same WSDL)",
-    baselines: ["node-soap"],
+    baselines: ["node-soap", "node-soap-reference"],
   },
 ];
 
@@ -130,6 +131,14 @@ async function referenceSession(url) {
   const item = await rawRequest(url, { path, headers });
   if (item.status !== 200) throw new Error(`GET ${path} → ${item.status} ${item.text.slice(0, 300)}`);
   return { token, headers, path, etag: item.headers.etag, employee: JSON.parse(item.text) };
+}
+
+/** The id of a seeded customer, read through the REST API. */
+async function referenceCustomerId(url, token) {
+  const list = await fetch(`${url}/customers?size=1`, {
+    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+  });
+  return (list.ok ? firstId(await list.json()) : undefined) ?? 1;
 }
 
 /** A POST body built from an existing employee, unique on every call so no constraint trips. */
@@ -359,6 +368,35 @@ export const scenarios = [
     }),
   },
   {
+    id: "node-soap-reference",
+    group: "soap",
+    label: "node-soap mounted on the reference server (same SQLite, jose check, no app middleware)",
+    server: () => {
+      const base = referenceServer();
+      if (base.unavailable) return base;
+      if (!existsSync(referenceServerModule) || !existsSync(customerWsdl)) {
+        return { unavailable: "apps/reference-server/src/server.ts or the customer WSDL is not there yet" };
+      }
+      return {
+        ...base,
+        script: script("reference-node-soap.mjs"),
+        readyPath: "/ws/node-soap/customer?wsdl",
+      };
+    },
+    prepare: async (url) => {
+      const token = await referenceToken(url);
+      const customerId = await referenceCustomerId(url, token);
+      return {
+        method: "POST",
+        path: "/ws/node-soap/customer",
+        headers: { authorization: `Bearer ${token}`, "content-type": soapContentType },
+        body: soapEnvelope(customerId),
+        expectStatus: 200,
+        expectBody: /GetCustomerResponse/,
+      };
+    },
+  },
+  {
     id: "svc-soap",
     group: "soap",
     label: "@svc reference server /ws/customer (@svc/soap-envelope), SQLite",
@@ -368,10 +406,7 @@ export const scenarios = [
       const wsdl = await fetch(`${url}/ws/customer?wsdl`);
       await wsdl.arrayBuffer();
       if (wsdl.status === 404) throw new Unavailable("/ws/customer is not there yet");
-      const list = await fetch(`${url}/customers?size=1`, {
-        headers: { authorization: `Bearer ${token}`, accept: "application/json" },
-      });
-      const customerId = (list.ok ? firstId(await list.json()) : undefined) ?? 1;
+      const customerId = await referenceCustomerId(url, token);
       return {
         method: "POST",
         path: "/ws/customer",
