@@ -36,7 +36,14 @@ export function parseAuthorization(header: string | undefined): AuthorizationCre
   return { scheme: scheme.toLowerCase(), credentials };
 }
 
-/** True when `value` matches RFC 9110's `token68`, the syntax of Bearer and Basic credentials. */
+/**
+ * True when `value` matches RFC 9110's `token68`, the syntax of Bearer and Basic credentials.
+ *
+ * @example
+ * isToken68("eyJhbGciOi.eyJzdWIi.c2ln") // true
+ * isToken68("a b") // false
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-11.2
+ */
 export function isToken68(value: string): boolean {
   return TOKEN68.test(value);
 }

@@ -118,7 +118,13 @@ export interface BearerOptions {
   now?: () => number;
 }
 
-/** A token that failed verification; `reason` is for logs, never for the client. */
+/**
+ * A token that failed verification; `reason` (jose's error code) is for logs, never for the client.
+ *
+ * @example
+ * try { await verifier.verify(token) } catch (err) { if (err instanceof InvalidTokenError) log.info(err.reason) }
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
 export class InvalidTokenError extends Error {
   /** jose's error code, or this package's reason for refusing the token. */
   readonly reason: string;
@@ -292,8 +298,15 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
   const mapPrincipal = options.principal ?? defaultPrincipal;
   const now = options.now ?? Date.now;
   const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
-  const cache = cacheOptions ? new VerifiedTokenCache<Principal>(cacheOptions.max ?? 1000) : undefined;
-  const maxTtlMs = (cacheOptions?.maxTtl ?? 300) * 1000;
+  const cacheMax = cacheOptions?.max ?? 1000;
+  const cacheMaxTtl = cacheOptions?.maxTtl ?? 300;
+  if (!Number.isInteger(cacheMax) || cacheMax < 1 || !Number.isFinite(cacheMaxTtl) || cacheMaxTtl <= 0) {
+    throw new TypeError(
+      "bearer.cache: max must be a positive integer and maxTtl a positive number of seconds",
+    );
+  }
+  const cache = cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined;
+  const maxTtlMs = cacheMaxTtl * 1000;
   const maxTokenAgeSeconds = maxTokenAgeInSeconds(options.maxTokenAge);
 
   const verifyOptions = {

@@ -1,4 +1,10 @@
-/** What log lines show instead of a secret. */
+/**
+ * What log lines show instead of a secret (pino's own default censor text).
+ *
+ * @example
+ * expect(line).toContain(REDACTED);
+ * @see https://getpino.io/#/docs/redaction
+ */
 export const REDACTED = "[Redacted]";
 
 /**

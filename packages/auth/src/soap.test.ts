@@ -221,6 +221,16 @@ describe("WS-Security UsernameToken PasswordDigest", () => {
     expect((await post(header)).body.code).toBe("FailedAuthentication");
   });
 
+  it("a replay is caught even when each call builds a fresh options object (shared default store)", async () => {
+    const blocks = headerBlocks(
+      envelope(usernameToken({ password: PASSWORDS.alice as string, digest: true })),
+    );
+    await expect(verifySoapCredentials(blocks, { getPassword })).resolves.toMatchObject({ id: "alice" });
+    await expect(verifySoapCredentials(blocks, { getPassword })).rejects.toMatchObject({
+      code: "FailedAuthentication",
+    });
+  });
+
   it("a wrong digest does not burn the nonce for the real client", async () => {
     const nonce = randomBytes(16);
     const created = new Date().toISOString();

@@ -56,6 +56,12 @@ const FAULT_STRINGS: Record<SoapAuthErrorCode, string> = {
  * `code` and `namespace` name the fault subcode (`wsse:FailedAuthentication`); `reason` says what
  * exactly failed, for the server log only. `status` is 401 so that, passed to `next(err)` outside
  * a SOAP handler, it still renders as a 401.
+ *
+ * @example
+ * catch (err) {
+ *   if (err instanceof SoapAuthError) return sendFault({ subcode: { ns: err.namespace, local: err.code }, reason: err.message });
+ * }
+ * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf (§12)
  */
 export class SoapAuthError extends Error {
   readonly code: SoapAuthErrorCode;
@@ -122,7 +128,7 @@ export interface SoapCredentialsOptions {
   requireNonceForText?: boolean;
   /**
    * Where used nonces are remembered; use `redisNonceStore` across several instances.
-   * @default one memoryNonceStore() per options object
+   * @default one memoryNonceStore() shared by the whole process
    */
   nonceStore?: NonceStore;
   /**
@@ -132,7 +138,9 @@ export interface SoapCredentialsOptions {
   now?: () => number;
 }
 
-const defaultStores = new WeakMap<SoapCredentialsOptions, NonceStore>();
+// One process-wide default: callers that build a fresh options object per message must still
+// share one replay cache (nonces are random, so sharing across configurations is harmless).
+let defaultStore: NonceStore | undefined;
 
 function child(el: XmlElement, ns: string | null, name: string): XmlElement[] {
   return el.children.filter((c) => c.localName === name && (ns === null || c.namespace === ns));
@@ -312,11 +320,8 @@ async function usernameToken(security: XmlElement, options: SoapCredentialsOptio
   // Claimed only after the credentials check out, so an attacker without the password cannot
   // burn nonces a legitimate client is about to use.
   if (nonceBytes) {
-    let store = options.nonceStore ?? defaultStores.get(options);
-    if (!store) {
-      store = memoryNonceStore();
-      defaultStores.set(options, store);
-    }
+    defaultStore ??= memoryNonceStore();
+    const store = options.nonceStore ?? defaultStore;
     const fresh = await store.claim(nonceBytes.toString("base64"), maxAgeMs + skewMs);
     if (!fresh) throw new SoapAuthError("FailedAuthentication", "replayed nonce");
   }
