@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { errorHandler, HttpError, notFound } from "@svc/errors";
+import cors from "cors";
+import express, { type NextFunction, type Request, type Response } from "express";
+import helmet from "helmet";
+import type { Logger } from "pino";
+import { pinoHttp } from "pino-http";
+import type { Config } from "./config.js";
+import type { Db } from "./db/database.js";
+import { fromDatabaseError } from "./errors.js";
+import { openApiDocument } from "./openapi.js";
+import {
+  accounts,
+  categories,
+  customers,
+  departments,
+  products,
+  projects,
+  reviews,
+  users,
+} from "./routes/catalogue.js";
+import { type CrudResource, mountCrud } from "./routes/crud.js";
+import { employees } from "./routes/employees.js";
+import { type Background, employeeProjects, mountCart, transfers } from "./routes/money.js";
+import {
+  customerOrders,
+  mountOrderDocuments,
+  orderItems,
+  orders,
+  payments,
+  userOrders,
+} from "./routes/orders.js";
+
+/** What the app needs besides its configuration: opened once by the server, closed on shutdown. */
+export interface AppDeps {
+  db: Db;
+  logger: Logger;
+  background: Background;
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PUBLIC_DIR = join(HERE, "..", "public");
+const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+
+/** A correlation id from the client is kept when it is a sane token, else one is generated. */
+const CORRELATION_ID = /^[\w.:@-]{1,128}$/;
+
+/** Every collection of the resource API (spec 4.1), in the order they are mounted. */
+export function resources(background: Background): CrudResource[] {
+  return [
+    employees,
+    employeeProjects,
+    departments,
+    projects,
+    categories,
+    products,
+    reviews,
+    customers,
+    customerOrders,
+    users,
+    userOrders,
+    orders,
+    orderItems,
+    payments,
+    accounts,
+    transfers(background),
+  ];
+}
+
+/**
+ * The Express application: the cross-cutting middleware, the resource API and the error record.
+ * It owns no protocol logic; that lives in the @svc packages it composes.
+ *
+ * @example
+ * const app = createApp(loadConfig(), { db, logger, background });
+ */
+export function createApp(config: Config, deps: AppDeps): express.Express {
+  const { db, logger, background } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxy);
+  app.set("etag", false);
+  app.set("query parser", "simple");
+
+  // Security headers first, so errors and 304s carry them too.
+  app.use(helmet());
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = req.get("x-correlation-id");
+    const id = given && CORRELATION_ID.test(given) ? given : randomUUID();
+    res.locals.correlationId = id;
+    res.setHeader("X-Correlation-ID", id);
+    next();
+  });
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => (res as Response).locals.correlationId as string,
+      customProps: (_req, res) => ({ correlationId: (res as Response).locals.correlationId }),
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+    }),
+  );
+  app.use(
+    cors({
+      origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
+      exposedHeaders: [
+        "Location",
+        "ETag",
+        "Link",
+        "Retry-After",
+        "X-Correlation-ID",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "API-Supported-Versions",
+        "Idempotent-Replayed",
+      ],
+      maxAge: 600,
+    }),
+  );
+
+  // Operational endpoints: public, never cached, outside the rate limit.
+  app.get("/health", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ status: "UP" });
+  });
+  app.get("/ready", async (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    try {
+      await db.ping();
+    } catch (err) {
+      throw HttpError.serviceUnavailable(5, "The database is not reachable", { cause: err });
+    }
+    res.json({ status: "UP", checks: { database: "UP" } });
+  });
+  const all = resources(background);
+  const document = openApiDocument(all);
+  app.get("/openapi.json", (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(document);
+  });
+  app.get("/docs", (_req, res) => res.sendFile(join(PUBLIC_DIR, "index.html")));
+  app.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
+  app.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
+
+  const api = express.Router();
+  api.use(express.json({ limit: "100kb", type: ["application/json", "application/*+json"] }));
+  const owner = (req: Request) => {
+    const principal = (req as Request & { principal?: { id?: unknown } }).principal;
+    return typeof principal?.id === "string" ? principal.id : "anonymous";
+  };
+  for (const resource of all) mountCrud(api, db, resource);
+  mountOrderDocuments(api, db);
+  mountCart(api, db, owner);
+  app.use(api);
+
+  app.use(notFound());
+  app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromDatabaseError(err)));
+  app.use(errorHandler());
+  return app;
+}

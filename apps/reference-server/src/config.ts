@@ -1,0 +1,246 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+/** A demo account, usable with Basic or to get a token from `POST /auth/token`. */
+export interface DemoUser {
+  username: string;
+  password: string;
+  /** `admin` may read and write every resource; `reader` may only read. */
+  role: "admin" | "reader";
+}
+
+/** Where the data lives: an embedded SQLite file (or memory), or a PostgreSQL server. */
+export type DatabaseConfig =
+  | { kind: "sqlite"; filename: string; url: string }
+  | { kind: "postgres"; url: string; schema?: string };
+
+/** The resolved, validated configuration of the server. */
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  redisUrl: string | undefined;
+  rateLimit: { max: number; windowSeconds: number };
+  /** Express's `trust proxy` value. */
+  trustProxy: boolean | number | string;
+  corsOrigins: string[];
+  tls: { cert: string; key: string } | undefined;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  demoUsers: DemoUser[];
+  production: boolean;
+}
+
+/** The default SQLite file, under the app's own `data/` folder whatever the working directory. */
+export const DEFAULT_SQLITE_FILE = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "data",
+  "reference-server.sqlite",
+);
+
+/** A bad environment: every problem found, one per line, so it can be fixed in one go. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const optional = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value.trim();
+
+function intIn(name: string, min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `${name} must be a whole number from ${min} to ${max}`)
+        .max(max, `${name} must be a whole number from ${min} to ${max}`),
+    );
+}
+
+function parseDatabase(raw: string | undefined, problems: string[]): DatabaseConfig {
+  if (raw === undefined) return { kind: "sqlite", filename: DEFAULT_SQLITE_FILE, url: "sqlite:default" };
+  if (raw === "sqlite::memory:") return { kind: "sqlite", filename: ":memory:", url: raw };
+  if (raw.startsWith("sqlite:")) {
+    const path = raw.slice("sqlite:".length).replace(/^\/\//, "");
+    if (path === "")
+      problems.push('DATABASE_URL "sqlite:" needs a file path, such as sqlite:./data/app.sqlite');
+    return { kind: "sqlite", filename: resolve(path), url: raw };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      const url = new URL(raw);
+      if (!url.hostname) problems.push("DATABASE_URL must name a PostgreSQL host");
+    } catch {
+      problems.push("DATABASE_URL is not a valid postgres:// URL");
+    }
+    return { kind: "postgres", url: raw };
+  }
+  problems.push('DATABASE_URL must be "sqlite::memory:", "sqlite:<path>" or "postgres://user@host:port/db"');
+  return { kind: "sqlite", filename: ":memory:", url: "sqlite::memory:" };
+}
+
+function parseDemoUsers(raw: string | undefined, production: boolean, problems: string[]): DemoUser[] {
+  if (raw === undefined) {
+    // Well-known passwords must never guard a production deployment by accident.
+    return production
+      ? []
+      : [
+          { username: "admin", password: "admin", role: "admin" },
+          { username: "reader", password: "reader", role: "reader" },
+        ];
+  }
+  if (raw === "none") return [];
+  const users: DemoUser[] = [];
+  for (const entry of raw.split(",")) {
+    const parts = entry.trim().split(":");
+    const [username, password, role = "reader"] = parts;
+    if (parts.length < 2 || parts.length > 3 || !username || !password) {
+      problems.push(
+        `DEMO_USERS entry "${entry.trim()}" must be "username:password" or "username:password:admin|reader"`,
+      );
+      continue;
+    }
+    if (role !== "admin" && role !== "reader") {
+      problems.push(`DEMO_USERS entry for "${username}" has role "${role}"; use admin or reader`);
+      continue;
+    }
+    if (users.some((u) => u.username === username)) {
+      problems.push(`DEMO_USERS names "${username}" twice`);
+      continue;
+    }
+    users.push({ username, password, role });
+  }
+  return users;
+}
+
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string {
+  if (raw === undefined || raw === "false") return false;
+  if (raw === "true") return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const ok = raw
+    .split(",")
+    .map((s) => s.trim())
+    .every((s) => /^(loopback|linklocal|uniquelocal)$/.test(s) || /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s));
+  if (!ok) {
+    problems.push(
+      "TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses/CIDRs (loopback, linklocal and uniquelocal allowed)",
+    );
+    return false;
+  }
+  return raw;
+}
+
+function parseOrigins(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return [];
+  const origins: string[] = [];
+  for (const item of raw.split(",")) {
+    const value = item.trim();
+    if (!value) continue;
+    try {
+      const url = new URL(value);
+      if (
+        (url.protocol !== "http:" && url.protocol !== "https:") ||
+        url.origin !== value.replace(/\/$/, "")
+      ) {
+        throw new Error("not an origin");
+      }
+      origins.push(url.origin);
+    } catch {
+      problems.push(`CORS_ORIGINS entry "${value}" is not an origin such as https://app.example.com`);
+    }
+  }
+  return origins;
+}
+
+/**
+ * Reads and validates the configuration from the environment. Every problem is collected and
+ * thrown at once as a {@link ConfigError}, so start-up fails with one clear message.
+ *
+ * @example
+ * const config = loadConfig(process.env);
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const problems: string[] = [];
+  const read = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
+    const value = optional(env[name]);
+    if (value === undefined) return fallback;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    problems.push(`${parsed.error.issues[0]?.message ?? `${name} is invalid`} (got "${value.slice(0, 80)}")`);
+    return fallback;
+  };
+  const production = env.NODE_ENV === "production";
+  const port = read("PORT", intIn("PORT", 0, 65535), 3000);
+  const host = read(
+    "HOST",
+    z.string().regex(/^[\w.:-]+$/, "HOST must be a host name or address"),
+    "127.0.0.1",
+  );
+  const database = parseDatabase(optional(env.DATABASE_URL), problems);
+  const schema = optional(env.DATABASE_SCHEMA);
+  if (schema !== undefined) {
+    if (database.kind !== "postgres")
+      problems.push("DATABASE_SCHEMA only applies to a postgres:// DATABASE_URL");
+    else if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+      problems.push("DATABASE_SCHEMA must be a lowercase SQL identifier");
+    else database.schema = schema;
+  }
+  const redisUrl = read(
+    "REDIS_URL",
+    z.string().regex(/^rediss?:\/\/\S+$/, "REDIS_URL must be a redis:// or rediss:// URL"),
+    undefined as string | undefined,
+  );
+  const max = read("RATE_LIMIT_MAX", intIn("RATE_LIMIT_MAX", 1, 1_000_000), 100);
+  const windowSeconds = read("RATE_LIMIT_WINDOW_SECONDS", intIn("RATE_LIMIT_WINDOW_SECONDS", 1, 86_400), 60);
+  const trustProxy = parseTrustProxy(optional(env.TRUST_PROXY), problems);
+  const corsOrigins = parseOrigins(optional(env.CORS_ORIGINS), problems);
+  const logLevel = read(
+    "LOG_LEVEL",
+    z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}` }),
+    production ? "info" : "info",
+  );
+  const certPath = optional(env.TLS_CERT);
+  const keyPath = optional(env.TLS_KEY);
+  let tls: Config["tls"];
+  if ((certPath === undefined) !== (keyPath === undefined)) {
+    problems.push("TLS_CERT and TLS_KEY must be set together (paths to PEM files)");
+  } else if (certPath !== undefined && keyPath !== undefined) {
+    const files: Array<[string, string]> = [
+      ["TLS_CERT", certPath],
+      ["TLS_KEY", keyPath],
+    ];
+    const contents: string[] = [];
+    for (const [name, path] of files) {
+      if (!existsSync(path)) problems.push(`${name} file "${path}" does not exist`);
+      else contents.push(readFileSync(path, "utf8"));
+    }
+    if (contents.length === 2) tls = { cert: contents[0] as string, key: contents[1] as string };
+  }
+  const demoUsers = parseDemoUsers(optional(env.DEMO_USERS), production, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    database,
+    redisUrl,
+    rateLimit: { max, windowSeconds },
+    trustProxy,
+    corsOrigins,
+    tls,
+    logLevel,
+    demoUsers,
+    production,
+  };
+}

@@ -1,0 +1,49 @@
+import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
+import type { ListQuery } from "../request.js";
+import type { Db } from "./database.js";
+
+/** A schema-agnostic view of the database, for the few queries built from a column allow-list. */
+export type LooseDb = Record<string, Record<string, unknown>>;
+export type LooseQuery = SelectQueryBuilder<LooseDb, string, Record<string, unknown>>;
+
+/** The same Kysely instance, typed for queries whose columns come from an allow-list. */
+export function loose(db: Db): Kysely<LooseDb> {
+  return db.kysely as unknown as Kysely<LooseDb>;
+}
+
+/**
+ * Runs a page of a collection read: filters, sort (then id, so pages are stable) and the total.
+ * Column names only ever come from the resource's allow-list, never from the request.
+ */
+export async function listPage(
+  base: LooseQuery,
+  q: ListQuery,
+  idColumn: string,
+): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+  let filtered = base;
+  for (const f of q.filters) {
+    if (f.match === "contains") {
+      const pattern = `%${String(f.value)
+        .toLowerCase()
+        .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const columns = typeof f.column === "string" ? [f.column] : f.column;
+      filtered = filtered.where((eb) =>
+        eb.or(columns.map((c) => eb(sql`lower(${sql.ref(c)})`, "like", sql`${pattern} escape '\\'`))),
+      );
+    } else {
+      filtered = filtered.where(sql.ref(String(f.column)), "=", f.value);
+    }
+  }
+  const counted = await filtered
+    .clearSelect()
+    .select(sql<number>`cast(count(*) as integer)`.as("n"))
+    .executeTakeFirst();
+  let ordered = filtered;
+  if (q.sort) ordered = ordered.orderBy(sql.ref(q.sort.column), q.sort.direction);
+  const rows = await ordered
+    .orderBy(sql.ref(idColumn), "asc")
+    .limit(q.size)
+    .offset((q.page - 1) * q.size)
+    .execute();
+  return { rows, total: Number(counted?.n ?? 0) };
+}

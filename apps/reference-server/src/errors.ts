@@ -1,0 +1,41 @@
+import { HttpError, isHttpError } from "@svc/errors";
+
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "EPIPE",
+  "57P01", // admin_shutdown
+  "57P03", // cannot_connect_now
+  "53300", // too_many_connections
+  "SQLITE_BUSY",
+  "SQLITE_CANTOPEN",
+]);
+
+/**
+ * Maps what the database drivers raise to the service's statuses: a unique value taken → 409,
+ * a database that cannot be reached → 503 with Retry-After (spec part 7: never a 500 for that).
+ */
+export function fromDatabaseError(err: unknown): unknown {
+  if (isHttpError(err) || typeof err !== "object" || err === null) return err;
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e.code === "string" ? e.code : "";
+  const message = typeof e.message === "string" ? e.message : "";
+  if (code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    return HttpError.conflict("A resource with the same unique value already exists", { cause: err });
+  }
+  if (code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    return HttpError.conflict("The resource is still referenced by other resources", { cause: err });
+  }
+  if (
+    UNREACHABLE.has(code) ||
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|database connection is not open|pool.*(ended|destroyed)/i.test(
+      message,
+    )
+  ) {
+    return HttpError.serviceUnavailable(5, "The database is unavailable; retry shortly", { cause: err });
+  }
+  return err;
+}

@@ -1,0 +1,109 @@
+import { HttpError } from "@svc/errors";
+import { parsePageRequest } from "@svc/hal";
+import type { z } from "zod";
+
+/**
+ * Validates a body against its schema: a missing, mistyped or unknown field is a 400 carrying
+ * one `{ field, message }` per problem.
+ */
+export function validate<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw HttpError.badRequest("The request body must be a JSON object", {
+      errors: [{ field: "(body)", message: "must be an object" }],
+    });
+  }
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const errors = result.error.issues.flatMap((issue) => {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        field: base ? `${base}.${key}` : key,
+        message: "is not a known field",
+      }));
+    }
+    const message =
+      issue.code === "invalid_type" && issue.input === undefined ? "is required" : issue.message;
+    return [{ field: base || "(body)", message }];
+  });
+  throw HttpError.badRequest("The request body is invalid", { errors });
+}
+
+/** A path id: a positive integer, else 404 (no such resource can exist). */
+export function parseId(raw: string | string[] | undefined, what = "resource"): number {
+  if (typeof raw !== "string" || !/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) {
+    throw HttpError.notFound(`No ${what} has the id "${String(raw).slice(0, 40)}"`);
+  }
+  return Number(raw);
+}
+
+/** How a query parameter filters a collection. */
+export interface FilterSpec {
+  /** The column, or for `contains` several columns any of which may match. */
+  column: string | readonly string[];
+  /** `eq` exact match, `contains` case-insensitive substring, `int` exact integer. */
+  match: "eq" | "contains" | "int";
+}
+
+/** The parsed query of a collection read. */
+export interface ListQuery {
+  page: number;
+  size: number;
+  sort: { column: string; direction: "asc" | "desc" } | undefined;
+  filters: Array<{ column: string | readonly string[]; match: FilterSpec["match"]; value: string | number }>;
+}
+
+/** What a collection accepts: its filters and its sort fields (public name → column). */
+export interface ListSpec {
+  filters: Readonly<Record<string, FilterSpec>>;
+  sort: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reads `page`, `size`, `sort=<field>[,asc|desc]` and the filters of a collection (spec 4.1 rule 9).
+ * Anything else, a repeated parameter, an unknown sort field or an out-of-range value is a 400.
+ */
+export function parseListQuery(query: Readonly<Record<string, unknown>>, spec: ListSpec): ListQuery {
+  const errors: Array<{ field: string; message: string }> = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (name !== "page" && name !== "size" && name !== "sort" && !(name in spec.filters)) {
+      const known = ["page", "size", "sort", ...Object.keys(spec.filters)].join(", ");
+      errors.push({ field: name, message: `is not a known parameter (known: ${known})` });
+    } else if (typeof value !== "string") {
+      errors.push({ field: name, message: "must be given once" });
+    }
+  }
+  if (errors.length) throw HttpError.badRequest("The query is invalid", { errors });
+  const { page, size } = parsePageRequest(query, { defaultSize: 20, maxSize: 100 });
+  let sort: ListQuery["sort"];
+  if (typeof query.sort === "string") {
+    const [field = "", direction = "asc", ...rest] = query.sort.split(",");
+    const column = spec.sort[field];
+    if (!column || rest.length > 0 || (direction !== "asc" && direction !== "desc")) {
+      throw HttpError.badRequest("The query is invalid", {
+        errors: [
+          {
+            field: "sort",
+            message: `must be <field> or <field>,desc with a field among ${Object.keys(spec.sort).join(", ")}`,
+          },
+        ],
+      });
+    }
+    sort = { column, direction };
+  }
+  const filters: ListQuery["filters"] = [];
+  for (const [name, filter] of Object.entries(spec.filters)) {
+    const value = query[name];
+    if (typeof value !== "string") continue;
+    if (value === "" || value.length > 200) {
+      errors.push({ field: name, message: "must be 1 to 200 characters" });
+    } else if (filter.match === "int") {
+      if (!/^\d{1,9}$/.test(value)) errors.push({ field: name, message: "must be a non-negative integer" });
+      else filters.push({ column: filter.column, match: "int", value: Number(value) });
+    } else {
+      filters.push({ column: filter.column, match: filter.match, value });
+    }
+  }
+  if (errors.length) throw HttpError.badRequest("The query is invalid", { errors });
+  return { page, size, sort, filters };
+}

@@ -1,0 +1,210 @@
+import { HttpError, methodNotAllowed } from "@svc/errors";
+import { hal, pageModel, Rel } from "@svc/hal";
+import type { Request, Response, Router } from "express";
+import type { z } from "zod";
+import type { Db } from "../db/database.js";
+import { type LooseQuery, listPage, loose } from "../db/query.js";
+import { type Href, hrefs } from "../links.js";
+import { type ListSpec, parseId, parseListQuery, validate } from "../request.js";
+import { send } from "../respond.js";
+
+/** Per-request context handed to a resource's callbacks. */
+export interface Ctx {
+  req: Request;
+  href: Href;
+  db: Db;
+  /** The parent id of a nested collection (`/products/{id}/reviews`). */
+  parentId: number | undefined;
+  /** The current representation of an item of this collection (404 when absent). */
+  show(id: number): Promise<Record<string, unknown>>;
+}
+
+/** How one collection maps onto its table and its representation. */
+export interface CrudResource {
+  /** Collection path with Express parameters: `/departments`, `/products/:parentId/reviews`. */
+  path: string;
+  /** `_embedded` key of pages. */
+  collection: string;
+  /** Singular noun for messages. */
+  noun: string;
+  table: string;
+  /** The select, aliased `t` for the table itself. */
+  base(db: Db, ctx: Ctx): LooseQuery;
+  list: ListSpec;
+  view(row: Record<string, unknown>, ctx: Ctx): Record<string, unknown>;
+  /** The write schema; absent for read-only collections. */
+  input?: (ctx: Ctx) => z.ZodObject;
+  /** Input → column values; business rules throw 422 here. */
+  toRow?: (input: Record<string, unknown>, ctx: Ctx) => Promise<Record<string, unknown>>;
+  /** Parent existence check for nested collections. */
+  parent?: { table: string; noun: string };
+  /** Which writes exist. */
+  writes?: ReadonlyArray<"POST" | "PUT" | "PATCH" | "DELETE">;
+  /** `Cache-Control` of reads. */
+  cacheControl?: string;
+  /** Writes whose rules go beyond a row update (state transitions, several tables). */
+  handlers?: Partial<
+    Record<"POST" | "PUT" | "PATCH" | "DELETE", (req: Request, res: Response, ctx: Ctx) => Promise<void>>
+  >;
+}
+
+/** Turns each path segment `:x` of a collection path into the concrete path of a request. */
+function collectionPath(resource: CrudResource, parentId: number | undefined): string {
+  return resource.path.replace(":parentId", String(parentId));
+}
+
+/**
+ * Mounts the list, item and write routes of a collection: paging, sorting and filtering, 201 +
+ * Location, PUT needing the whole object, PATCH changing only what is sent, DELETE → 204, OPTIONS →
+ * Allow, 405 for the rest. Representations, ETags and caching come from the packages.
+ */
+export function mountCrud(router: Router, db: Db, resource: CrudResource): void {
+  const writes = resource.writes ?? (resource.input ? ["POST", "PUT", "PATCH", "DELETE"] : []);
+  const itemPath = `${resource.path}/:id`;
+  const collectionAllow = ["GET", "HEAD", "OPTIONS", ...(writes.includes("POST") ? ["POST"] : [])];
+  const itemAllow = ["GET", "HEAD", "OPTIONS", ...writes.filter((w) => w !== "POST")];
+
+  async function ctxOf(req: Request): Promise<Ctx> {
+    const ctx: Ctx = {
+      req,
+      href: hrefs(req),
+      db,
+      parentId: undefined,
+      show: async (id) => resource.view(await load(ctx, id), ctx),
+    };
+    if (resource.parent) {
+      const parentId = parseId(req.params.parentId, resource.parent.noun);
+      const found = await loose(db)
+        .selectFrom(resource.parent.table)
+        .select("id")
+        .where("id", "=", parentId)
+        .executeTakeFirst();
+      if (!found) throw HttpError.notFound(`${resource.parent.noun} ${parentId} does not exist`);
+      ctx.parentId = parentId;
+    }
+    return ctx;
+  }
+
+  async function load(ctx: Ctx, id: number): Promise<Record<string, unknown>> {
+    const row = await resource.base(db, ctx).where("t.id", "=", id).executeTakeFirst();
+    if (!row) throw HttpError.notFound(`${resource.noun} ${id} does not exist`);
+    return row;
+  }
+
+  function cache(res: Response): void {
+    if (resource.cacheControl) res.setHeader("Cache-Control", resource.cacheControl);
+  }
+
+  async function write(req: Request, res: Response, mode: "POST" | "PUT" | "PATCH") {
+    const ctx = await ctxOf(req);
+    const custom = resource.handlers?.[mode];
+    if (custom) return custom(req, res, ctx);
+    const schema = (resource.input as (c: Ctx) => z.ZodObject)(ctx);
+    const id = mode === "POST" ? undefined : parseId(req.params.id, resource.noun);
+    const existing = id === undefined ? undefined : await load(ctx, id);
+    const body =
+      mode === "PATCH"
+        ? validate(schema.partial(), req.body)
+        : (validate(schema, req.body) as Record<string, unknown>);
+    if (mode === "PATCH" && Object.keys(body).length === 0) {
+      throw HttpError.badRequest("A PATCH must change at least one field", {
+        errors: [{ field: "(body)", message: "names no field" }],
+      });
+    }
+    if ("id" in body && body.id !== undefined && body.id !== id) {
+      throw HttpError.badRequest("The body's id differs from the resource's", {
+        errors: [{ field: "id", message: "must be absent or equal the id in the path" }],
+      });
+    }
+    const row = await (resource.toRow as NonNullable<CrudResource["toRow"]>)(body, ctx);
+    if (existing === undefined || id === undefined) {
+      if (resource.parent) row[parentColumn(resource)] = ctx.parentId;
+      const inserted = await loose(db)
+        .insertInto(resource.table)
+        .values(row)
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      const created = await load(ctx, Number(inserted.id));
+      const location = ctx.href(`${collectionPath(resource, ctx.parentId)}/${String(inserted.id)}`);
+      res.setHeader("Location", location);
+      send(req, res, resource.view(created, ctx), 201);
+      return;
+    }
+    await loose(db).updateTable(resource.table).set(row).where("id", "=", id).execute();
+    send(req, res, resource.view(await load(ctx, id), ctx));
+  }
+
+  router
+    .route(resource.path)
+    .get(async (req, res) => {
+      const ctx = await ctxOf(req);
+      const q = parseListQuery(req.query as Record<string, unknown>, resource.list);
+      const { rows, total } = await listPage(resource.base(db, ctx), q, "t.id");
+      cache(res);
+      send(
+        req,
+        res,
+        pageModel({
+          collection: resource.collection,
+          items: rows.map((row) => resource.view(row, ctx)),
+          page: q.page,
+          size: q.size,
+          totalElements: total,
+          url: req.originalUrl,
+          origin: ctx.href(""),
+        }),
+      );
+    })
+    .post(async (req, res, next) => {
+      if (!writes.includes("POST")) return next(HttpError.methodNotAllowed(collectionAllow));
+      await write(req, res, "POST");
+    })
+    .options((_req, res) => {
+      res.setHeader("Allow", collectionAllow.join(", "));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(collectionAllow));
+
+  const item = router.route(itemPath);
+  item.get(async (req, res) => {
+    const ctx = await ctxOf(req);
+    const row = await load(ctx, parseId(req.params.id, resource.noun));
+    cache(res);
+    send(req, res, resource.view(row, ctx));
+  });
+  if (writes.includes("PUT")) item.put((req, res) => write(req, res, "PUT"));
+  if (writes.includes("PATCH")) item.patch((req, res) => write(req, res, "PATCH"));
+  if (writes.includes("DELETE")) {
+    item.delete(async (req, res) => {
+      const ctx = await ctxOf(req);
+      const id = parseId(req.params.id, resource.noun);
+      await load(ctx, id);
+      const custom = resource.handlers?.DELETE;
+      if (custom) return custom(req, res, ctx);
+      await loose(db).deleteFrom(resource.table).where("id", "=", id).execute();
+      res.status(204).end();
+    });
+  }
+  item
+    .options((_req, res) => {
+      res.setHeader("Allow", itemAllow.join(", "));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(itemAllow));
+}
+
+function parentColumn(resource: CrudResource): string {
+  // Nested collections name their parent column after the parent noun: product → product_id.
+  return `${(resource.parent as { noun: string }).noun.toLowerCase()}_id`;
+}
+
+/** A HAL resource with its self link and the given relations, as plain JSON. */
+export function resourceView(
+  state: Record<string, unknown>,
+  self: string,
+  links: Record<string, string | undefined> = {},
+): Record<string, unknown> {
+  const r = hal(state).link(Rel.SELF, self);
+  for (const [rel, href] of Object.entries(links)) if (href !== undefined) r.link(rel, href);
+  return r.toJSON() as unknown as Record<string, unknown>;
+}

@@ -1,0 +1,102 @@
+import { Rel } from "@svc/hal";
+import type { Request } from "express";
+import { loose } from "../db/query.js";
+import { EmployeeV1Input, EmployeeV2Input } from "../schemas.js";
+import { departmentId, mustExist, rule } from "./catalogue.js";
+import { type CrudResource, resourceView } from "./crud.js";
+
+/** The employee representation version the request selected (spec part 9); 1 by default. */
+export function apiVersion(req: Request): number {
+  const v = (req as Request & { apiVersion?: unknown }).apiVersion;
+  const n = typeof v === "string" ? Number(v) : v;
+  return typeof n === "number" && Number.isInteger(n) ? n : 1;
+}
+
+/** Version 1 has one `name`; writing it splits at the first space into first and last name. */
+function splitName(name: string): { first_name: string; last_name: string } {
+  const at = name.search(/\s/);
+  return at === -1
+    ? { first_name: name, last_name: "" }
+    : { first_name: name.slice(0, at), last_name: name.slice(at).trim() };
+}
+
+export const employees: CrudResource = {
+  path: "/employees",
+  collection: "employees",
+  noun: "Employee",
+  table: "employees",
+  base: (db) =>
+    loose(db)
+      .selectFrom("employees as t")
+      .innerJoin("departments as d", "d.id", "t.department_id")
+      .selectAll("t")
+      .select("d.name as department"),
+  list: {
+    filters: {
+      department: { column: "d.name", match: "eq" },
+      city: { column: "t.city", match: "eq" },
+      name: { column: ["t.first_name", "t.last_name"], match: "contains" },
+      firstName: { column: "t.first_name", match: "contains" },
+      lastName: { column: "t.last_name", match: "contains" },
+      email: { column: "t.email", match: "eq" },
+      managerId: { column: "t.manager_id", match: "int" },
+    },
+    sort: {
+      id: "t.id",
+      name: "t.first_name",
+      firstName: "t.first_name",
+      lastName: "t.last_name",
+      department: "d.name",
+      city: "t.city",
+      salary: "t.salary",
+      email: "t.email",
+    },
+  },
+  view: (r, { href, req }) => {
+    const self = href(`/employees/${r.id}`);
+    const common = {
+      email: r.email,
+      department: r.department,
+      city: r.city,
+      salary: Number(r.salary),
+      managerId: r.manager_id === null ? null : Number(r.manager_id),
+    };
+    const state =
+      apiVersion(req) >= 2
+        ? { id: Number(r.id), firstName: r.first_name, lastName: r.last_name, ...common }
+        : { id: Number(r.id), name: `${r.first_name} ${r.last_name}`.trim(), ...common };
+    return resourceView(state, self, {
+      [Rel.UPDATE]: self,
+      [Rel.DELETE]: self,
+      [Rel.DEPARTMENT]: href(`/departments/${r.department_id}`),
+      [Rel.MANAGER]: r.manager_id === null ? undefined : href(`/employees/${r.manager_id}`),
+      projects: href(`/employees/${r.id}/projects`),
+    });
+  },
+  input: ({ req }) => (apiVersion(req) >= 2 ? EmployeeV2Input : EmployeeV1Input),
+  toRow: async (input, { db, req }) => {
+    const row: Record<string, unknown> = { updated_at: new Date().toISOString() };
+    if (typeof input.name === "string") Object.assign(row, splitName(input.name));
+    if (typeof input.firstName === "string") row.first_name = input.firstName;
+    if (typeof input.lastName === "string") row.last_name = input.lastName;
+    if (typeof input.salary === "number") {
+      if (!(input.salary > 0)) throw rule("salary", "must be positive");
+      row.salary = input.salary;
+    }
+    if (typeof input.department === "string") row.department_id = await departmentId(db, input.department);
+    for (const field of ["email", "city"] as const)
+      if (typeof input[field] === "string") row[field] = input[field];
+    if (input.managerId !== undefined) {
+      if (typeof input.managerId === "number") {
+        if (String(input.managerId) === req.params.id)
+          throw rule("managerId", "must not be the employee itself");
+        await mustExist(db, "employees", input.managerId, "managerId");
+      }
+      row.manager_id = input.managerId;
+    } else if (req.method === "PUT") {
+      // PUT replaces the whole resource: an omitted manager is no manager.
+      row.manager_id = null;
+    }
+    return row;
+  },
+};

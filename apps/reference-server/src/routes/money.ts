@@ -1,0 +1,233 @@
+import { methodNotAllowed } from "@svc/errors";
+import type { Request, Response, Router } from "express";
+import type { Db } from "../db/database.js";
+import { loose } from "../db/query.js";
+import { hrefs } from "../links.js";
+import { validate } from "../request.js";
+import { send } from "../respond.js";
+import { CartInput, TransferInput } from "../schemas.js";
+import { NO_STORE, rule } from "./catalogue.js";
+import { type CrudResource, type Ctx, resourceView } from "./crud.js";
+
+/** Background work the server must finish (or hand over) before it exits. */
+export class Background {
+  readonly #running = new Set<Promise<unknown>>();
+  run(task: () => Promise<unknown>): void {
+    const p = task()
+      .catch(() => {})
+      .finally(() => this.#running.delete(p));
+    this.#running.add(p);
+  }
+  async drain(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+}
+
+/**
+ * Executes one transfer: claims it (PENDING → PROCESSING, so two instances never both run it),
+ * then moves the money in one transaction, or records why it failed.
+ */
+export async function processTransfer(db: Db, id: number): Promise<void> {
+  const claimed = await db.kysely
+    .updateTable("transfers")
+    .set({ status: "PROCESSING" })
+    .where("id", "=", id)
+    .where("status", "=", "PENDING")
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1) return;
+  await db.kysely.transaction().execute(async (trx) => {
+    const t = await trx.selectFrom("transfers").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    const at = new Date().toISOString();
+    // The debit is conditional on the balance, so two concurrent transfers cannot overdraw.
+    const debited = await trx
+      .updateTable("accounts")
+      .set((eb) => ({ balance: eb("balance", "-", t.amount), updated_at: at }))
+      .where("id", "=", t.from_account_id)
+      .where("balance", ">=", t.amount)
+      .executeTakeFirst();
+    if (Number(debited.numUpdatedRows) !== 1) {
+      await trx
+        .updateTable("transfers")
+        .set({ status: "FAILED", failure_reason: "insufficient funds", completed_at: at })
+        .where("id", "=", id)
+        .execute();
+      return;
+    }
+    await trx
+      .updateTable("accounts")
+      .set((eb) => ({ balance: eb("balance", "+", t.amount), updated_at: at }))
+      .where("id", "=", t.to_account_id)
+      .execute();
+    await trx
+      .updateTable("transfers")
+      .set({ status: "COMPLETED", completed_at: at })
+      .where("id", "=", id)
+      .execute();
+  });
+}
+
+/** Transfers left PENDING by a previous run are executed at start-up. */
+export async function resumeTransfers(db: Db, background: Background): Promise<void> {
+  const pending = await db.kysely
+    .selectFrom("transfers")
+    .select("id")
+    .where("status", "=", "PENDING")
+    .execute();
+  for (const t of pending) background.run(() => processTransfer(db, t.id));
+}
+
+export function transfers(background: Background): CrudResource {
+  async function create(req: Request, res: Response, ctx: Ctx): Promise<void> {
+    const input = validate(TransferInput, req.body);
+    if (!(input.amount > 0)) throw rule("amount", "must be positive");
+    if (input.fromAccountId === input.toAccountId)
+      throw rule("toAccountId", "must differ from fromAccountId");
+    const accounts = await ctx.db.kysely
+      .selectFrom("accounts")
+      .select(["id", "currency"])
+      .where("id", "in", [input.fromAccountId, input.toAccountId])
+      .execute();
+    const from = accounts.find((a) => a.id === input.fromAccountId);
+    const to = accounts.find((a) => a.id === input.toAccountId);
+    if (!from) throw rule("fromAccountId", `${input.fromAccountId} does not exist`);
+    if (!to) throw rule("toAccountId", `${input.toAccountId} does not exist`);
+    if (from.currency !== to.currency)
+      throw rule("toAccountId", `holds ${to.currency}, not ${from.currency}`);
+    const created = await ctx.db.kysely
+      .insertInto("transfers")
+      .values({
+        from_account_id: from.id,
+        to_account_id: to.id,
+        amount: input.amount,
+        status: "PENDING",
+        failure_reason: null,
+        created_at: new Date().toISOString(),
+        completed_at: null,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    // Spec 4.1 rule 8: accepted now, executed later; the status resource shows the outcome.
+    background.run(() =>
+      new Promise((r) => setTimeout(r, 20)).then(() => processTransfer(ctx.db, created.id)),
+    );
+    res.setHeader("Location", ctx.href(`/transfers/${created.id}`));
+    send(req, res, await ctx.show(created.id), 202);
+  }
+  return {
+    path: "/transfers",
+    collection: "transfers",
+    noun: "Transfer",
+    table: "transfers",
+    base: (db) => loose(db).selectFrom("transfers as t").selectAll("t"),
+    list: {
+      filters: {
+        status: { column: "t.status", match: "eq" },
+        fromAccountId: { column: "t.from_account_id", match: "int" },
+        toAccountId: { column: "t.to_account_id", match: "int" },
+      },
+      sort: { id: "t.id", amount: "t.amount", createdAt: "t.created_at" },
+    },
+    view: (r, { href }) =>
+      resourceView(
+        {
+          id: Number(r.id),
+          fromAccountId: Number(r.from_account_id),
+          toAccountId: Number(r.to_account_id),
+          amount: Number(r.amount),
+          status: r.status,
+          failureReason: r.failure_reason,
+          createdAt: r.created_at,
+          completedAt: r.completed_at,
+        },
+        href(`/transfers/${r.id}`),
+        { from: href(`/accounts/${r.from_account_id}`), to: href(`/accounts/${r.to_account_id}`) },
+      ),
+    writes: ["POST"],
+    handlers: { POST: create },
+    cacheControl: NO_STORE,
+  };
+}
+
+/** The cart of the caller (the authenticated principal): one per user, no server session. */
+export function mountCart(router: Router, db: Db, owner: (req: Request) => string): void {
+  const allow = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"];
+  async function view(req: Request) {
+    const href = hrefs(req);
+    const rows = await db.kysely
+      .selectFrom("cart_items as c")
+      .innerJoin("products as p", "p.id", "c.product_id")
+      .select(["c.product_id", "c.quantity", "p.name", "p.price"])
+      .where("c.owner", "=", owner(req))
+      .orderBy("c.id")
+      .execute();
+    const items = rows.map((r) => ({
+      productId: r.product_id,
+      name: r.name,
+      quantity: r.quantity,
+      unitPrice: Number(r.price),
+      _links: { product: { href: href(`/products/${r.product_id}`) } },
+    }));
+    const total = Math.round(items.reduce((s, i) => s + i.quantity * i.unitPrice, 0) * 100) / 100;
+    return resourceView({ owner: owner(req), items, total, currency: "EUR" }, href("/cart"));
+  }
+  router
+    .route("/cart")
+    .get(async (req, res) => {
+      res.setHeader("Cache-Control", "private, no-cache");
+      send(req, res, await view(req));
+    })
+    .put(async (req, res) => {
+      const input = validate(CartInput, req.body);
+      const ids = [...new Set(input.items.map((i) => i.productId))];
+      if (ids.length !== input.items.length) throw rule("items", "must name each product once");
+      const found = ids.length
+        ? await db.kysely.selectFrom("products").select("id").where("id", "in", ids).execute()
+        : [];
+      const missing = ids.filter((id) => !found.some((f) => f.id === id));
+      if (missing.length) throw rule("items", `name products that do not exist: ${missing.join(", ")}`);
+      await db.kysely.transaction().execute(async (trx) => {
+        await trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
+        if (input.items.length) {
+          await trx
+            .insertInto("cart_items")
+            .values(
+              input.items.map((i) => ({ owner: owner(req), product_id: i.productId, quantity: i.quantity })),
+            )
+            .execute();
+        }
+      });
+      send(req, res, await view(req));
+    })
+    .delete(async (req, res) => {
+      await db.kysely.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
+      res.status(204).end();
+    })
+    .options((_req, res) => {
+      res.setHeader("Allow", allow.join(", "));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(allow));
+}
+
+export const employeeProjects: CrudResource = {
+  path: "/employees/:parentId/projects",
+  collection: "projects",
+  noun: "Project",
+  table: "projects",
+  parent: { table: "employees", noun: "Employee" },
+  base: (db, ctx) =>
+    loose(db)
+      .selectFrom("projects as t")
+      .innerJoin("employee_projects as ep", "ep.project_id", "t.id")
+      .innerJoin("departments as d", "d.id", "t.department_id")
+      .selectAll("t")
+      .select(["ep.role as role", "d.name as department"])
+      .where("ep.employee_id", "=", ctx.parentId),
+  list: { filters: { status: { column: "t.status", match: "eq" } }, sort: { id: "t.id", name: "t.name" } },
+  view: (r, { href }) =>
+    resourceView(
+      { id: Number(r.id), name: r.name, department: r.department, status: r.status, role: r.role },
+      href(`/projects/${r.id}`),
+      { department: href(`/departments/${r.department_id}`) },
+    ),
+};

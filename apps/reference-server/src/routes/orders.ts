@@ -1,0 +1,357 @@
+import { HttpError, methodNotAllowed } from "@svc/errors";
+import { Rel } from "@svc/hal";
+import type { Request, Response, Router } from "express";
+import type { Db } from "../db/database.js";
+import { type LooseQuery, loose } from "../db/query.js";
+import { hrefs } from "../links.js";
+import { parseId, validate } from "../request.js";
+import { send } from "../respond.js";
+import { OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
+import { mustExist, rule } from "./catalogue.js";
+import { type CrudResource, type Ctx, resourceView } from "./crud.js";
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+function orderBase(db: Db): LooseQuery {
+  return loose(db)
+    .selectFrom("orders as t")
+    .leftJoin("payments as p", "p.order_id", "t.id")
+    .selectAll("t")
+    .select("p.id as payment_id");
+}
+
+/**
+ * An order with the links its state allows: PAID → payment, invoice, cancel; SHIPPED → tracking,
+ * invoice. `cancel` points at the order itself: cancelling is `PATCH {"status":"CANCELLED"}`.
+ */
+function orderView(r: Record<string, unknown>, { href }: Ctx): Record<string, unknown> {
+  const self = href(`/orders/${r.id}`);
+  const links: Record<string, string | undefined> = {
+    customer: href(`/customers/${r.customer_id}`),
+    items: href(`/orders/${r.id}/items`),
+  };
+  if (r.status === "PAID") {
+    links[Rel.PAYMENT] = r.payment_id == null ? undefined : href(`/payments/${r.payment_id}`);
+    links[Rel.INVOICE] = href(`/orders/${r.id}/invoice`);
+    links[Rel.CANCEL] = self;
+  } else if (r.status === "SHIPPED") {
+    links[Rel.TRACKING] = href(`/orders/${r.id}/tracking`);
+    links[Rel.INVOICE] = href(`/orders/${r.id}/invoice`);
+  } else if (r.status === "PENDING") {
+    links[Rel.CANCEL] = self;
+  }
+  return resourceView(
+    {
+      id: Number(r.id),
+      status: r.status,
+      customerId: Number(r.customer_id),
+      total: Number(r.total),
+      currency: r.currency,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    },
+    self,
+    links,
+  );
+}
+
+const orderList = {
+  filters: {
+    status: { column: "t.status", match: "eq" as const },
+    customerId: { column: "t.customer_id", match: "int" as const },
+  },
+  sort: { id: "t.id", total: "t.total", status: "t.status", createdAt: "t.created_at" },
+};
+
+async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void> {
+  const input = validate(OrderInput, req.body);
+  const db = ctx.db;
+  await mustExist(db, "customers", input.customerId, "customerId");
+  const ids = [...new Set(input.items.map((i) => i.productId))];
+  const found = await db.kysely
+    .selectFrom("products")
+    .select(["id", "price", "stock"])
+    .where("id", "in", ids)
+    .execute();
+  const byId = new Map(found.map((p) => [p.id, p]));
+  const lines = input.items.map((item, n) => {
+    const product = byId.get(item.productId);
+    if (!product) throw rule(`items.${n}.productId`, `${item.productId} does not exist`);
+    if (item.quantity > product.stock)
+      throw rule(`items.${n}.quantity`, `exceeds the stock of ${product.stock}`);
+    return { product_id: item.productId, quantity: item.quantity, unit_price: Number(product.price) };
+  });
+  const total = round(lines.reduce((s, l) => s + l.quantity * l.unit_price, 0));
+  const at = new Date().toISOString();
+  const id = await db.kysely.transaction().execute(async (trx) => {
+    const order = await trx
+      .insertInto("orders")
+      .values({
+        customer_id: input.customerId,
+        status: "PENDING",
+        total,
+        currency: "EUR",
+        carrier: null,
+        tracking_number: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("order_items")
+      .values(lines.map((l) => ({ ...l, order_id: order.id })))
+      .execute();
+    return order.id;
+  });
+  res.setHeader("Location", ctx.href(`/orders/${id}`));
+  send(req, res, await ctx.show(id), 201);
+}
+
+/** The order life cycle: PENDING → PAID (by a payment) → SHIPPED; PENDING or PAID → CANCELLED. */
+const TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
+  PENDING: ["CANCELLED"],
+  PAID: ["SHIPPED", "CANCELLED"],
+  SHIPPED: [],
+  CANCELLED: [],
+};
+
+async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> {
+  const input = validate(OrderPatch, req.body);
+  const id = parseId(req.params.id, "order");
+  const order = await ctx.db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!order) throw HttpError.notFound(`Order ${id} does not exist`);
+  if (!TRANSITIONS[order.status]?.includes(input.status)) {
+    throw rule("status", `cannot change from ${order.status} to ${input.status}`);
+  }
+  if (input.status === "SHIPPED" && (!input.carrier || !input.trackingNumber)) {
+    throw rule("trackingNumber", "and carrier are required to ship an order");
+  }
+  const updated = await ctx.db.kysely
+    .updateTable("orders")
+    .set({
+      status: input.status,
+      carrier: input.carrier ?? order.carrier,
+      tracking_number: input.trackingNumber ?? order.tracking_number,
+      updated_at: new Date().toISOString(),
+    })
+    .where("id", "=", id)
+    .where("status", "=", order.status)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1)
+    throw HttpError.conflict("The order changed meanwhile; read it again");
+  send(req, res, await ctx.show(id));
+}
+
+export const orders: CrudResource = {
+  path: "/orders",
+  collection: "orders",
+  noun: "Order",
+  table: "orders",
+  base: orderBase,
+  list: orderList,
+  view: orderView,
+  writes: ["POST", "PATCH"],
+  handlers: { POST: createOrder, PATCH: patchOrder },
+};
+
+export const customerOrders: CrudResource = {
+  path: "/customers/:parentId/orders",
+  collection: "orders",
+  noun: "Order",
+  table: "orders",
+  parent: { table: "customers", noun: "Customer" },
+  base: (db, ctx) => orderBase(db).where("t.customer_id", "=", ctx.parentId),
+  list: { filters: { status: orderList.filters.status }, sort: orderList.sort },
+  view: orderView,
+};
+
+export const userOrders: CrudResource = {
+  path: "/users/:parentId/orders",
+  collection: "orders",
+  noun: "Order",
+  table: "orders",
+  parent: { table: "users", noun: "User" },
+  base: (db, ctx) =>
+    orderBase(db).where(
+      "t.customer_id",
+      "in",
+      loose(db).selectFrom("users").select("customer_id").where("id", "=", ctx.parentId),
+    ),
+  list: { filters: { status: orderList.filters.status }, sort: orderList.sort },
+  view: orderView,
+};
+
+export const orderItems: CrudResource = {
+  path: "/orders/:parentId/items",
+  collection: "items",
+  noun: "Item",
+  table: "order_items",
+  parent: { table: "orders", noun: "Order" },
+  base: (db, ctx) =>
+    loose(db)
+      .selectFrom("order_items as t")
+      .innerJoin("products as pr", "pr.id", "t.product_id")
+      .selectAll("t")
+      .select(["pr.name as product_name", "pr.sku as sku"])
+      .where("t.order_id", "=", ctx.parentId),
+  list: {
+    filters: { productId: { column: "t.product_id", match: "int" } },
+    sort: { id: "t.id", quantity: "t.quantity" },
+  },
+  view: (r, { href }) =>
+    resourceView(
+      {
+        id: Number(r.id),
+        orderId: Number(r.order_id),
+        productId: Number(r.product_id),
+        productName: r.product_name,
+        sku: r.sku,
+        quantity: Number(r.quantity),
+        unitPrice: Number(r.unit_price),
+      },
+      href(`/orders/${r.order_id}/items/${r.id}`),
+      { order: href(`/orders/${r.order_id}`), product: href(`/products/${r.product_id}`) },
+    ),
+};
+
+async function createPayment(req: Request, res: Response, ctx: Ctx): Promise<void> {
+  const input = validate(PaymentInput, req.body);
+  const order = await ctx.db.kysely
+    .selectFrom("orders")
+    .selectAll()
+    .where("id", "=", input.orderId)
+    .executeTakeFirst();
+  if (!order) throw rule("orderId", `${input.orderId} does not exist`);
+  if (order.status !== "PENDING")
+    throw HttpError.conflict(`Order ${order.id} is ${order.status}, not awaiting payment`);
+  if (round(input.amount) !== round(Number(order.total))) {
+    throw rule("amount", `must equal the order total of ${order.total} ${order.currency}`);
+  }
+  const at = new Date().toISOString();
+  const id = await ctx.db.kysely.transaction().execute(async (trx) => {
+    const moved = await trx
+      .updateTable("orders")
+      .set({ status: "PAID", updated_at: at })
+      .where("id", "=", order.id)
+      .where("status", "=", "PENDING")
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw HttpError.conflict(`Order ${order.id} was paid meanwhile`);
+    const payment = await trx
+      .insertInto("payments")
+      .values({ order_id: order.id, amount: input.amount, method: input.method, created_at: at })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return payment.id;
+  });
+  res.setHeader("Location", ctx.href(`/payments/${id}`));
+  send(req, res, await ctx.show(id), 201);
+}
+
+export const payments: CrudResource = {
+  path: "/payments",
+  collection: "payments",
+  noun: "Payment",
+  table: "payments",
+  base: (db) => loose(db).selectFrom("payments as t").selectAll("t"),
+  list: {
+    filters: { orderId: { column: "t.order_id", match: "int" }, method: { column: "t.method", match: "eq" } },
+    sort: { id: "t.id", amount: "t.amount", createdAt: "t.created_at" },
+  },
+  view: (r, { href }) =>
+    resourceView(
+      {
+        id: Number(r.id),
+        orderId: Number(r.order_id),
+        amount: Number(r.amount),
+        method: r.method,
+        createdAt: r.created_at,
+      },
+      href(`/payments/${r.id}`),
+      { order: href(`/orders/${r.order_id}`) },
+    ),
+  writes: ["POST"],
+  handlers: { POST: createPayment },
+  cacheControl: "no-store",
+};
+
+/** `/orders/{id}/tracking` (SHIPPED orders) and `/orders/{id}/invoice` (PAID or SHIPPED orders). */
+export function mountOrderDocuments(router: Router, db: Db): void {
+  const allow = ["GET", "HEAD", "OPTIONS"];
+  async function load(req: Request, states: readonly string[], what: string) {
+    const id = parseId(req.params.id, "order");
+    const order = await db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!order) throw HttpError.notFound(`Order ${id} does not exist`);
+    if (!states.includes(order.status))
+      throw HttpError.notFound(`Order ${id} is ${order.status} and has no ${what}`);
+    return order;
+  }
+  const options = (_req: Request, res: Response) => {
+    res.setHeader("Allow", allow.join(", "));
+    res.status(204).end();
+  };
+  router
+    .route("/orders/:id/tracking")
+    .get(async (req, res) => {
+      const order = await load(req, ["SHIPPED"], "tracking");
+      const href = hrefs(req);
+      send(
+        req,
+        res,
+        resourceView(
+          {
+            orderId: order.id,
+            carrier: order.carrier,
+            trackingNumber: order.tracking_number,
+            shippedAt: order.updated_at,
+          },
+          href(`/orders/${order.id}/tracking`),
+          { order: href(`/orders/${order.id}`) },
+        ),
+      );
+    })
+    .options(options)
+    .all(methodNotAllowed(allow));
+  router
+    .route("/orders/:id/invoice")
+    .get(async (req, res) => {
+      const order = await load(req, ["PAID", "SHIPPED"], "invoice");
+      const href = hrefs(req);
+      const [customer, lines] = await Promise.all([
+        db.kysely.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirst(),
+        db.kysely
+          .selectFrom("order_items as i")
+          .innerJoin("products as p", "p.id", "i.product_id")
+          .select(["p.name", "p.sku", "i.quantity", "i.unit_price"])
+          .where("i.order_id", "=", order.id)
+          .orderBy("i.id")
+          .execute(),
+      ]);
+      res.setHeader("Cache-Control", "private, max-age=3600");
+      send(
+        req,
+        res,
+        resourceView(
+          {
+            invoiceNumber: `INV-${String(order.id).padStart(6, "0")}`,
+            orderId: order.id,
+            customer: customer ? { id: customer.id, name: customer.name, email: customer.email } : null,
+            lines: lines.map((l) => ({
+              product: l.name,
+              sku: l.sku,
+              quantity: l.quantity,
+              unitPrice: Number(l.unit_price),
+              amount: round(l.quantity * Number(l.unit_price)),
+            })),
+            total: Number(order.total),
+            currency: order.currency,
+            issuedAt: order.created_at,
+          },
+          href(`/orders/${order.id}/invoice`),
+          { order: href(`/orders/${order.id}`) },
+        ),
+      );
+    })
+    .options(options)
+    .all(methodNotAllowed(allow));
+}

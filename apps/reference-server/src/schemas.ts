@@ -1,0 +1,159 @@
+import { z } from "zod";
+
+/**
+ * Every request payload, validated with zod and turned into the OpenAPI document, so the
+ * document cannot drift from what the server accepts. Type and shape errors are 400s with field
+ * errors; business rules (a positive salary, an existing department) are checked afterwards and
+ * answered with 422.
+ */
+const text = (max = 200) =>
+  z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+const id = z.number().int("must be an integer").positive("must be a positive integer");
+const email = z.email("must be an e-mail address").max(254);
+
+export const EmployeeV1Input = z
+  .strictObject({
+    id: id.optional().describe("Ignored when equal to the path id; any other value is a 400"),
+    name: text().describe("Full name; version 2 splits it into firstName and lastName"),
+    email,
+    department: text(100).describe("Name of an existing department"),
+    city: text(100),
+    salary: z.number().describe("Yearly salary; must be positive (422 otherwise)"),
+    managerId: id.nullable().optional().describe("Id of another employee"),
+  })
+  .meta({ id: "EmployeeInput" });
+
+export const EmployeeV2Input = z
+  .strictObject({
+    id: id.optional(),
+    firstName: text(100),
+    lastName: text(100),
+    email,
+    department: text(100),
+    city: text(100),
+    salary: z.number(),
+    managerId: id.nullable().optional(),
+  })
+  .meta({ id: "EmployeeV2Input" });
+
+export const DepartmentInput = z
+  .strictObject({ name: text(100), city: text(100) })
+  .meta({ id: "DepartmentInput" });
+
+export const ProjectInput = z
+  .strictObject({
+    name: text(),
+    department: text(100).describe("Name of an existing department"),
+    budget: z.number().describe("Must not be negative (422 otherwise)"),
+    status: z.enum(["ACTIVE", "DONE"]),
+  })
+  .meta({ id: "ProjectInput" });
+
+export const CategoryInput = z
+  .strictObject({ name: text(100), description: z.string().max(1000) })
+  .meta({ id: "CategoryInput" });
+
+export const ProductInput = z
+  .strictObject({
+    name: text(),
+    sku: z.string().regex(/^[A-Z0-9-]{3,32}$/, "must be 3 to 32 of A-Z, 0-9 and -"),
+    categoryId: id,
+    price: z.number().describe("Must be positive (422 otherwise)"),
+    stock: z.number().int("must be an integer"),
+  })
+  .meta({ id: "ProductInput" });
+
+export const ReviewInput = z
+  .strictObject({
+    author: text(100),
+    rating: z.number().int("must be an integer").min(1, "must be from 1 to 5").max(5, "must be from 1 to 5"),
+    comment: z.string().max(2000),
+  })
+  .meta({ id: "ReviewInput" });
+
+export const CustomerInput = z
+  .strictObject({ name: text(), email, city: text(100) })
+  .meta({ id: "CustomerInput" });
+
+export const UserInput = z
+  .strictObject({
+    username: z
+      .string()
+      .regex(/^[a-z][a-z0-9_.-]{2,31}$/, "must be 3 to 32 lowercase letters, digits, _ . -"),
+    email,
+    role: z.enum(["admin", "customer"]),
+    customerId: id.nullable().optional(),
+  })
+  .meta({ id: "UserInput" });
+
+const OrderLine = z.strictObject({
+  productId: id,
+  quantity: z
+    .number()
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(1000, "must be at most 1000"),
+});
+
+export const OrderInput = z
+  .strictObject({
+    customerId: id,
+    items: z.array(OrderLine).min(1, "must contain at least one item").max(100),
+  })
+  .meta({ id: "OrderInput" });
+
+export const OrderPatch = z
+  .strictObject({
+    status: z.enum(["SHIPPED", "CANCELLED"]).describe("PENDING → PAID happens by POST /payments"),
+    carrier: text(50).optional(),
+    trackingNumber: text(50).optional(),
+  })
+  .meta({ id: "OrderPatch" });
+
+export const PaymentInput = z
+  .strictObject({
+    orderId: id,
+    amount: z.number().describe("Must equal the order's total (422 otherwise)"),
+    method: z.enum(["card", "sepa", "paypal"]),
+  })
+  .meta({ id: "PaymentInput" });
+
+export const CartItemInput = OrderLine.meta({ id: "CartItemInput" });
+export const CartInput = z.strictObject({ items: z.array(OrderLine).max(100) }).meta({ id: "CartInput" });
+
+export const AccountInput = z
+  .strictObject({
+    number: text(40),
+    owner: text(100),
+    currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as EUR"),
+    balance: z.number().describe("Opening balance; must not be negative (422 otherwise)").optional(),
+  })
+  .meta({ id: "AccountInput" });
+
+export const TransferInput = z
+  .strictObject({
+    fromAccountId: id,
+    toAccountId: id,
+    amount: z.number().describe("Must be positive (422 otherwise)"),
+  })
+  .meta({ id: "TransferInput" });
+
+/** Every request schema, by the name it has in the OpenAPI document. */
+export const REQUEST_SCHEMAS = {
+  EmployeeInput: EmployeeV1Input,
+  EmployeeV2Input,
+  DepartmentInput,
+  ProjectInput,
+  CategoryInput,
+  ProductInput,
+  ReviewInput,
+  CustomerInput,
+  UserInput,
+  OrderInput,
+  OrderPatch,
+  PaymentInput,
+  CartItemInput,
+  CartInput,
+  AccountInput,
+  TransferInput,
+} as const;

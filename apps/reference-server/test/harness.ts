@@ -1,0 +1,84 @@
+import { randomBytes } from "node:crypto";
+import { serviceUrl } from "@svc/test-utils";
+import pg from "pg";
+import { type Config, loadConfig } from "../src/config.js";
+import { createLogger, type Service, startService } from "../src/server.js";
+
+/** The databases every black-box suite runs against: SQLite always, PostgreSQL when configured. */
+export interface Backend {
+  name: string;
+  start(env?: Record<string, string>): Promise<Started>;
+}
+
+export interface Started {
+  url: string;
+  service: Service;
+  config: Config;
+  stop(): Promise<void>;
+}
+
+const postgresUrl = (() => {
+  const url = serviceUrl("DATABASE_URL");
+  return url && /^postgres(ql)?:\/\//.test(url) ? url : undefined;
+})();
+
+async function boot(env: Record<string, string>, after?: () => Promise<void>): Promise<Started> {
+  const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", ...env });
+  const service = await startService(config, { logger: createLogger({ logLevel: "silent" }) });
+  return {
+    url: service.url,
+    service,
+    config,
+    async stop() {
+      service.server.closeAllConnections();
+      await service.close();
+      await after?.();
+    },
+  };
+}
+
+export const sqlite: Backend = {
+  name: "SQLite",
+  start: (env = {}) => boot({ DATABASE_URL: "sqlite::memory:", ...env }),
+};
+
+/** PostgreSQL in a fresh schema per run, dropped afterwards. */
+export const postgres: Backend | undefined = postgresUrl
+  ? {
+      name: "PostgreSQL",
+      async start(env = {}) {
+        const schema = `svc_test_${process.pid}_${randomBytes(4).toString("hex")}`;
+        const admin = new pg.Client({ connectionString: postgresUrl });
+        await admin.connect();
+        await admin.query(`create schema ${schema}`);
+        await admin.end();
+        return boot({ DATABASE_URL: postgresUrl, DATABASE_SCHEMA: schema, ...env }, async () => {
+          const dropper = new pg.Client({ connectionString: postgresUrl });
+          await dropper.connect();
+          await dropper.query(`drop schema if exists ${schema} cascade`);
+          await dropper.end();
+        });
+      },
+    }
+  : undefined;
+
+export const backends: Backend[] = postgres ? [sqlite, postgres] : [sqlite];
+
+/** Demo credentials as an Authorization header value. */
+export const ADMIN = `Basic ${Buffer.from("admin:admin").toString("base64")}`;
+export const READER = `Basic ${Buffer.from("reader:reader").toString("base64")}`;
+
+/** A client bound to one server, sending the admin's credentials unless told otherwise. */
+export function client(base: string) {
+  return async (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has("authorization")) headers.set("authorization", ADMIN);
+    let body = init.body;
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json);
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    }
+    const { json: _json, ...rest } = init;
+    return fetch(`${base}${path}`, { ...rest, headers, body: body ?? null });
+  };
+}
