@@ -102,6 +102,52 @@ describe("external base URL through a real server", () => {
     }
   });
 
+  it("trusted X-Forwarded-Prefix: /api/ → links and Location under https://api.example.com/api", async () => {
+    const proxy = await simulatedProxy(trusted, {
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "api.example.com",
+      "x-forwarded-prefix": "/api/",
+    });
+    try {
+      const created = await fetch(`${proxy.url}/employees`, { method: "POST" });
+      expect(created.headers.get("location")).toBe("https://api.example.com/api/employees/7");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("untrusted X-Forwarded-Prefix: /api → ignored", async () => {
+    const proxy = await simulatedProxy(untrusted, { "x-forwarded-prefix": "/api" });
+    try {
+      const created = await fetch(`${proxy.url}/employees`, { method: "POST" });
+      expect(created.headers.get("location")).toBe(`${proxy.url}/employees/7`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each(["//evil.example", "/api/../admin", "api", "/a b", "/x?y"])(
+    "trusted X-Forwarded-Prefix: %j → 400",
+    async (prefix) => {
+      const proxy = await simulatedProxy(trusted, { "x-forwarded-prefix": prefix });
+      try {
+        expect((await fetch(`${proxy.url}/origin`)).status).toBe(400);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
+
+  it("absolute: false with trusted X-Forwarded-Prefix: /api → Location /api/employees/7", async () => {
+    const proxy = await simulatedProxy(relative, { "x-forwarded-prefix": "/api" });
+    try {
+      const created = await fetch(`${proxy.url}/employees`, { method: "POST" });
+      expect(created.headers.get("location")).toBe("/api/employees/7");
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("absolute: false → Location is a path, whatever the proxy says", async () => {
     const proxy = await simulatedProxy(relative, { "x-forwarded-host": "api.example.com" });
     try {

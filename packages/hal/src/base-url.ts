@@ -18,6 +18,12 @@ export interface BaseUrlOptions {
    * @default the Express app's `trust proxy` setting (`req.app.get("trust proxy fn")`), else false
    */
   trustProxy?: boolean | TrustProxy;
+  /**
+   * Read `X-Forwarded-Prefix` (the path a gateway strips before forwarding, such as `/api`) from a
+   * trusted proxy into {@link externalBaseUrl} and {@link hrefFor}.
+   * @default true
+   */
+  forwardedPrefix?: boolean;
 }
 
 /** Options of {@link hrefFor}. */
@@ -112,6 +118,28 @@ export function resolveOrigin(input: OriginInput): string {
   return `${proto}://${normal}`;
 }
 
+// RFC 3986 §3.3: path segments of pchar; no empty segment, so no "//" that would change the authority.
+const PREFIX = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@%]+)+$/;
+
+/**
+ * The path prefix a trusted gateway announces in `X-Forwarded-Prefix` (`/api`), normalised
+ * without a trailing slash; `""` when absent or not trusted. A prefix that is not a clean absolute
+ * path is a 400, never part of a link.
+ *
+ * @example resolvePrefix({ headers: { "x-forwarded-prefix": "/api/" }, encrypted: false, trusted: true }) // "/api"
+ * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
+ */
+export function resolvePrefix(input: OriginInput): string {
+  if (!input.trusted) return "";
+  const raw = firstListValue(header(input.headers, "x-forwarded-prefix"));
+  if (raw === undefined || raw === "/") return "";
+  const prefix = raw.endsWith("/") ? raw.slice(0, -1) : raw;
+  if (!PREFIX.test(prefix) || /(?:^|\/)\.{1,2}(?:\/|$)/.test(prefix)) {
+    throw HttpError.badRequest("The X-Forwarded-Prefix header is not a valid path");
+  }
+  return prefix;
+}
+
 function isTrusted(req: BaseUrlRequest, option: BaseUrlOptions["trustProxy"]): boolean {
   const address = req.socket?.remoteAddress ?? "";
   if (typeof option === "boolean") return option;
@@ -131,16 +159,34 @@ function isTrusted(req: BaseUrlRequest, option: BaseUrlOptions["trustProxy"]): b
  * @see https://expressjs.com/en/guide/behind-proxies.html
  */
 export function externalOrigin(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
-  return resolveOrigin({
+  return resolveOrigin(originInput(req, options));
+}
+
+function originInput(req: BaseUrlRequest, options: BaseUrlOptions): OriginInput {
+  return {
     headers: req.headers,
     encrypted: Boolean((req.socket as { encrypted?: boolean } | undefined)?.encrypted),
     trusted: isTrusted(req, options.trustProxy),
-  });
+  };
 }
 
 /**
- * The href for a path of this service: absolute from the external origin (the default), or the
- * path itself with `absolute: false`. Use it for `_links` and for `Location`.
+ * The externally visible base URL: {@link externalOrigin} plus the path prefix a trusted gateway
+ * strips (`X-Forwarded-Prefix`), so `https://example.com/api` when the gateway maps `/api/*` to
+ * the service. Pass it as `origin` to `pageModel`.
+ *
+ * @example externalBaseUrl(req) // "https://example.com/api"
+ * @see https://www.rfc-editor.org/rfc/rfc7239
+ */
+export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
+  const input = originInput(req, options);
+  return `${resolveOrigin(input)}${options.forwardedPrefix === false ? "" : resolvePrefix(input)}`;
+}
+
+/**
+ * The href for a path of this service: absolute from the external base URL (the default), or the
+ * path (behind any trusted `X-Forwarded-Prefix`) with `absolute: false`. Use it for `_links` and
+ * for `Location`.
  *
  * @example res.location(hrefFor(req, `/employees/${id}`)).status(201).json(employee);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
@@ -149,6 +195,8 @@ export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions 
   if (typeof path !== "string" || !path.startsWith("/") || path.startsWith("//")) {
     throw new TypeError(`hrefFor: path must start with a single "/", got ${String(path)}`);
   }
-  if (options.absolute === false) return path;
-  return `${externalOrigin(req, options)}${path}`;
+  const input = originInput(req, options);
+  const prefix = options.forwardedPrefix === false ? "" : resolvePrefix(input);
+  if (options.absolute === false) return `${prefix}${path}`;
+  return `${resolveOrigin(input)}${prefix}${path}`;
 }

@@ -1,12 +1,14 @@
 export {
   type BaseUrlOptions,
   type BaseUrlRequest,
+  externalBaseUrl,
   externalOrigin,
   type HrefOptions,
   hrefFor,
   type OriginInput,
   parseForwarded,
   resolveOrigin,
+  resolvePrefix,
   type TrustProxy,
 } from "./base-url.js";
 export {

@@ -2,7 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { externalOrigin } from "./base-url.js";
+import { externalBaseUrl } from "./base-url.js";
 import { pageModel, parsePageRequest } from "./page.js";
 import { at, simulatedProxy } from "./test-utils.js";
 
@@ -28,7 +28,7 @@ function app() {
         size,
         totalElements: all.length,
         url: req.originalUrl,
-        origin: externalOrigin(req),
+        origin: externalBaseUrl(req),
       }),
     );
   });
@@ -121,6 +121,21 @@ describe("page model through a real server", () => {
     try {
       const body = await (await fetch(`${proxy.url}/employees?page=2&size=20`)).json();
       expect(at(body, "_links", "next", "href")).toBe("https://api.example.com/employees?page=3&size=20");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("behind a trusted gateway mapping /api → paging links carry /api", async () => {
+    const proxy = await simulatedProxy(url, {
+      "x-forwarded-host": "gw.example.com",
+      "x-forwarded-prefix": "/api",
+    });
+    try {
+      const body = await (await fetch(`${proxy.url}/employees?size=20&department=IT`)).json();
+      expect(at(body, "_links", "last", "href")).toBe(
+        "http://gw.example.com/api/employees?size=20&department=IT&page=2",
+      );
     } finally {
       await proxy.close();
     }
