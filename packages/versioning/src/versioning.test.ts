@@ -249,6 +249,23 @@ describe("version-neutral routes", () => {
   it("GET /health with API-Version: 9 → 200, not an error", async () => {
     expect((await get("/health", { "API-Version": "9" })).status).toBe(200);
   });
+  it("required: true, CORS preflight OPTIONS /employees without a version → not a 400", async () => {
+    const u = await start({ ...base, required: true });
+    const res = await fetch(`${u}/employees`, {
+      method: "OPTIONS",
+      headers: {
+        Origin: "https://app.example",
+        "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "api-version",
+      },
+    });
+    expect(res.status).not.toBe(400);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("required: true, plain OPTIONS /employees without a version → 400", async () => {
+    const u = await start({ ...base, required: true });
+    expect((await fetch(`${u}/employees`, { method: "OPTIONS" })).status).toBe(400);
+  });
   it("GET /v2/health → 200 at version 2", async () => {
     expect(at(await (await get("/v2/health")).json(), "v")).toBe(2);
   });

@@ -264,7 +264,12 @@ function pathOf(url: string): string {
  * The pure core: decides the version of a request from its target and headers, or throws the
  * `HttpError` to answer with. Exposed for frameworks other than Express.
  */
-function resolve(config: Config, url: string, headers: IncomingMessage["headers"]): VersionResolution {
+function resolve(
+  config: Config,
+  url: string,
+  headers: IncomingMessage["headers"],
+  preflight = false,
+): VersionResolution {
   const named: Named[] = [];
   let rest = url;
   const unknown = (status: number, version: number, what: string) =>
@@ -287,7 +292,9 @@ function resolve(config: Config, url: string, headers: IncomingMessage["headers"
     }
   }
   const path = pathOf(rest);
-  const neutral = config.neutral.some((match) => match(path));
+  // A CORS preflight cannot carry the client's version headers (Fetch standard, CORS-preflight
+  // request), so it must not fail for a missing or unknown one.
+  const neutral = preflight || config.neutral.some((match) => match(path));
 
   if (config.header) {
     for (const name of config.header.names) {
@@ -404,7 +411,9 @@ export function apiVersioning(options: ApiVersioningOptions) {
     for (const [name, value] of Object.entries(supported)) res.setHeader(name, value);
     let resolution: VersionResolution;
     try {
-      resolution = resolve(config, req.url ?? "/", req.headers);
+      const preflight =
+        req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+      resolution = resolve(config, req.url ?? "/", req.headers, preflight);
     } catch (err) {
       if (config.header || config.mediaType) {
         const fields = [...(config.header?.names ?? []), ...(config.mediaType ? ["Accept"] : [])];
