@@ -111,10 +111,18 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     policy,
     store,
     prefix,
-    async consume(key, cost = 1) {
+    consume(key, cost = 1) {
       if (!Number.isSafeInteger(cost) || cost < 0)
-        throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
-      return store.consume(prefix + key, cost, policy, now());
+        return Promise.reject(
+          new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`),
+        );
+      try {
+        // A plain function, not `async`: a synchronous store (memory) then costs one resolved
+        // promise per decision instead of an async frame plus its promise.
+        return Promise.resolve(store.consume(prefix === "" ? key : prefix + key, cost, policy, now()));
+      } catch (err) {
+        return Promise.reject(err);
+      }
     },
     async reset(key) {
       await store.reset(prefix + key);
