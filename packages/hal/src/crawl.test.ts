@@ -38,6 +38,13 @@ function service(options: { broken?: boolean; internal?: boolean } = {}) {
     const doc = employee(req, e);
     if (options.broken && e.id === 3) doc.link("manager", "/employees/99");
     if (options.internal && e.id === 2) doc.link("update", "/internal/admin");
+    if (options.broken && e.id === 1) {
+      return void res.json({
+        id: 1,
+        _links: { manager: { href: "/employees/2" } },
+        _embedded: { "a/b": [{ _links: { next: "/employees/3" } }] },
+      });
+    }
     res.json(doc);
   });
   app.get("/departments/:id", (req, res) => {
@@ -67,6 +74,7 @@ describe("crawlLinks against a real server", () => {
     const report = await crawlLinks(good, "/employees", { allowedRoutes: routes });
     expect(report.broken).toEqual([]);
     expect(report.undeclared).toEqual([]);
+    expect(report.missingSelf).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.visited).toContain(`${good}/employees/3`);
     expect(report.visited).toContain(`${good}/departments/1`);
@@ -88,6 +96,10 @@ describe("crawlLinks against a real server", () => {
     ]);
     expect(report.undeclared).toEqual([
       { href: `${bad}/internal/admin`, from: `${bad}/employees/2`, rel: "update", reason: "undeclared" },
+    ]);
+    expect(report.missingSelf).toEqual([
+      { url: `${bad}/employees/1`, pointer: "" },
+      { url: `${bad}/employees/1`, pointer: "/_embedded/a~1b/0" },
     ]);
   });
 

@@ -59,7 +59,12 @@ export interface CrawlReport {
   broken: CrawlProblem[];
   /** Links outside the service's origin or its declared routes. */
   undeclared: CrawlProblem[];
-  /** True when nothing is broken or undeclared and the crawl was not cut short. */
+  /**
+   * Representations with `_links` but no `self` link (spec part 2, Links rule 1), as the document
+   * URL and a JSON Pointer (RFC 6901) to the representation (`""` for the document itself).
+   */
+  missingSelf: { url: string; pointer: string }[];
+  /** True when nothing is broken, undeclared or missing `self`, and the crawl was not cut short. */
   ok: boolean;
   /** True when `maxRequests` stopped the crawl. */
   truncated: boolean;
@@ -97,15 +102,25 @@ interface FoundLink {
   templated: boolean;
 }
 
-function collectLinks(doc: unknown, out: FoundLink[], skip: ReadonlySet<string>, depth = 0): void {
+function collectLinks(
+  doc: unknown,
+  out: FoundLink[],
+  skip: ReadonlySet<string>,
+  noSelf: string[],
+  pointer = "",
+  depth = 0,
+): void {
   if (depth > 32 || doc === null || typeof doc !== "object") return;
   if (Array.isArray(doc)) {
-    for (const item of doc) collectLinks(item, out, skip, depth + 1);
+    doc.forEach((item, i) => {
+      collectLinks(item, out, skip, noSelf, `${pointer}/${i}`, depth + 1);
+    });
     return;
   }
   const record = doc as Record<string, unknown>;
   const links = record._links;
   if (links !== null && typeof links === "object" && !Array.isArray(links)) {
+    if (!("self" in links)) noSelf.push(pointer);
     for (const [rel, value] of Object.entries(links as Record<string, unknown>)) {
       if (skip.has(rel)) continue;
       for (const link of Array.isArray(value) ? value : [value]) {
@@ -123,17 +138,21 @@ function collectLinks(doc: unknown, out: FoundLink[], skip: ReadonlySet<string>,
     }
   }
   for (const [key, value] of Object.entries(record)) {
-    if (key !== "_links" && value !== null && typeof value === "object")
-      collectLinks(value, out, skip, depth + 1);
+    if (key !== "_links" && value !== null && typeof value === "object") {
+      // RFC 6901 §3: "~" and "/" in a member name are escaped as "~0" and "~1"
+      const token = key.replace(/~/g, "~0").replace(/\//g, "~1");
+      collectLinks(value, out, skip, noSelf, `${pointer}/${token}`, depth + 1);
+    }
   }
 }
 
 /**
  * A test helper: crawls a running service from `startPath`, follows every `href` in `_links`
  * (top level and embedded, templates expanded with sample values) and reports every link that does
- * not resolve and every one that leaves the service's origin or its declared routes. The spec
- * requires links to point to valid, existing resources and never to internal endpoints (spec part 2,
- * Links rule 2); run it in an integration test against a seeded app.
+ * not resolve, every one that leaves the service's origin or its declared routes, and every
+ * representation with links but no `self`. The spec requires links to point to valid, existing
+ * resources and never to internal endpoints, and a `self` link wherever there are links (spec
+ * part 2, Links rules 1-2); run it in an integration test against a seeded app.
  *
  * @example
  * const report = await crawlLinks(url, "/employees", {
@@ -158,7 +177,14 @@ export async function crawlLinks(
   const start = new URL(startPath, base).href;
   const queue: { url: string; from: string; rel: string }[] = [{ url: start, from: start, rel: "start" }];
   const seen = new Set([start]);
-  const report: CrawlReport = { visited: [], broken: [], undeclared: [], ok: false, truncated: false };
+  const report: CrawlReport = {
+    visited: [],
+    broken: [],
+    undeclared: [],
+    missingSelf: [],
+    ok: false,
+    truncated: false,
+  };
 
   while (queue.length > 0) {
     if (report.visited.length >= maxRequests) {
@@ -191,7 +217,9 @@ export async function crawlLinks(
       continue;
     }
     const found: FoundLink[] = [];
-    collectLinks(doc, found, skip);
+    const noSelf: string[] = [];
+    collectLinks(doc, found, skip, noSelf);
+    for (const pointer of noSelf) report.missingSelf.push({ url, pointer });
     const docUrl = response.url || url;
     for (const link of found) {
       let target: URL;
@@ -223,6 +251,10 @@ export async function crawlLinks(
       queue.push({ url: key, from: url, rel: link.rel });
     }
   }
-  report.ok = report.broken.length === 0 && report.undeclared.length === 0 && !report.truncated;
+  report.ok =
+    report.broken.length === 0 &&
+    report.undeclared.length === 0 &&
+    report.missingSelf.length === 0 &&
+    !report.truncated;
   return report;
 }
