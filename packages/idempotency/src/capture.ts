@@ -1,6 +1,11 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 
-/** What a handler sent, as seen by {@link captureResponse}. */
+/**
+ * What a handler sent, as seen by {@link captureResponse}.
+ *
+ * @example const { status, body } = captured; // body is undefined when it outgrew the cap
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15
+ */
 export interface CapturedResponse {
   status: number;
   /** Every response header, lower-case names. */
@@ -24,6 +29,10 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
  * headers given straight to `res.writeHead`. Every call still goes through to the real response
  * unchanged; the copy stops (and `body` becomes `undefined`) past `maxBytes`. `onEnd` runs once,
  * when the handler ends the response, even if the client has gone away by then.
+ *
+ * @example
+ * captureResponse(res, 1_048_576, ({ status, headers, body }) => save(status, headers, body));
+ * @see https://nodejs.org/api/http.html#class-httpserverresponse
  */
 export function captureResponse(
   res: ServerResponse,

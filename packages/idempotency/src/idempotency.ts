@@ -38,7 +38,12 @@ export interface IdempotencyLocals {
   token: string;
 }
 
-/** Options of {@link idempotency}. */
+/**
+ * Options of {@link idempotency}.
+ *
+ * @example idempotency({ store, required: true, leaseMs: 30_000, documentationUrl: "https://api.example/docs/idempotency" })
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
+ */
 export interface IdempotencyOptions {
   /**
    * Where records live. One process: the default. Several instances: a shared {@link RedisStore}.
@@ -118,7 +123,12 @@ export interface IdempotencyOptions {
   logger?: IdempotencyLogger;
 }
 
-/** The `code` of each error the middleware raises (also the problem `type` suffix). */
+/**
+ * The `code` of each error the middleware raises (also the problem `type` suffix).
+ *
+ * @example if (err.code === IDEMPOTENCY_ERROR_CODES.inFlight) retryLater(err.headers["Retry-After"]);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.7
+ */
 export const IDEMPOTENCY_ERROR_CODES = {
   missing: "idempotency_key_missing",
   invalid: "idempotency_key_invalid",

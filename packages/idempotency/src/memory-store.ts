@@ -1,6 +1,11 @@
 import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
 
-/** Options of {@link MemoryStore}. */
+/**
+ * Options of {@link MemoryStore}.
+ *
+ * @example new MemoryStore({ maxEntries: 50_000 })
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
 export interface MemoryStoreOptions {
   /**
    * Most records kept; past it the oldest completed records go first, then the oldest of all.

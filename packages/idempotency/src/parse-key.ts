@@ -6,7 +6,12 @@ export type ParsedIdempotencyKey =
   | { readonly kind: "invalid"; readonly reason: string }
   | { readonly kind: "valid"; readonly key: string };
 
-/** Longest key accepted, in characters (Stripe's limit, which clients already respect). */
+/**
+ * Longest key accepted, in characters (Stripe's limit, which clients already respect).
+ *
+ * @example if (key.length > MAX_KEY_LENGTH) reject();
+ * @see https://docs.stripe.com/api/idempotent_requests
+ */
 export const MAX_KEY_LENGTH = 255;
 
 /** Printable ASCII without space, DQUOTE and comma: what a bare (unquoted) key may contain. */

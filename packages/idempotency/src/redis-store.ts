@@ -11,7 +11,12 @@ export interface NodeRedisLike {
   sendCommand(args: string[]): Promise<unknown>;
 }
 
-/** Options of {@link RedisStore}. */
+/**
+ * Options of {@link RedisStore}.
+ *
+ * @example new RedisStore({ client: redis, prefix: "{orders-idem}:", timeoutMs: 500 })
+ * @see https://redis.io/docs/latest/develop/interact/programmability/eval-intro/
+ */
 export interface RedisStoreOptions {
   /** A connected `ioredis` or `redis` client; the store never connects or quits it. */
   client: IoRedisLike | NodeRedisLike;
@@ -71,7 +76,13 @@ const script = (source: string): Script => ({
 
 const SCRIPTS = { claim: script(CLAIM), complete: script(COMPLETE), release: script(RELEASE) };
 
-/** The store could not answer in time, or Redis answered with an error. */
+/**
+ * The store could not answer in time, or Redis answered with an error. The middleware turns it
+ * into a 503 (or passes through, per `onStoreError`).
+ *
+ * @example if (err instanceof StoreUnavailableError) metrics.increment("idempotency.store_down");
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.6.4
+ */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
