@@ -1,0 +1,15 @@
+// Consumer smoke check: called with the module as loaded from the packed tarball, once through
+// `import` and once through `require`. It throws when the public surface is broken.
+export default function smoke(mod) {
+  if (!mod.strongEtag("{}").startsWith('"')) throw new Error("strongEtag is broken");
+  if (!mod.weakMatch('W/"a"', '"a"') || mod.strongMatch('W/"a"', '"a"'))
+    throw new Error("comparison is broken");
+  if (mod.evaluatePreconditions("PUT", { "if-match": '"1"' }, { etag: '"2"' }) !== 412)
+    throw new Error("evaluatePreconditions is broken");
+  if (mod.formatCacheControl({ visibility: "public", maxAge: 60 }) !== "public, max-age=60")
+    throw new Error("formatCacheControl is broken");
+  if (typeof mod.conditional() !== "function") throw new Error("conditional() is not a function");
+  if (typeof mod.cacheControl({ noStore: true }) !== "function") throw new Error("cacheControl() is broken");
+  if (typeof mod.preconditions({ current: () => undefined }) !== "function")
+    throw new Error("preconditions() is broken");
+}

@@ -1,0 +1,123 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** Options of {@link cacheControl}: the directives of RFC 9111 §5.2.2 a route may want. */
+export interface CacheControlOptions {
+  /**
+   * `public` (shared caches may store it, even when authenticated) or `private` (only the client's own cache).
+   * @default neither
+   */
+  visibility?: "public" | "private";
+  /**
+   * `max-age` in seconds.
+   * @default none
+   */
+  maxAge?: number;
+  /**
+   * `s-maxage` in seconds, for shared caches.
+   * @default none
+   */
+  sMaxAge?: number;
+  /**
+   * `no-cache`: store, but revalidate (with the ETag) before every reuse.
+   * @default false
+   */
+  noCache?: boolean;
+  /**
+   * `no-store`: never store (balances, personal data).
+   * @default false
+   */
+  noStore?: boolean;
+  /**
+   * `must-revalidate`.
+   * @default false
+   */
+  mustRevalidate?: boolean;
+  /**
+   * `immutable` (RFC 8246).
+   * @default false
+   */
+  immutable?: boolean;
+  /**
+   * `stale-while-revalidate` in seconds (RFC 5861).
+   * @default none
+   */
+  staleWhileRevalidate?: number;
+  /**
+   * `no-transform`: intermediaries (and compression) must not change the content.
+   * @default false
+   */
+  noTransform?: boolean;
+}
+
+function seconds(name: string, value: number | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0)
+    throw new TypeError(`cacheControl: ${name} must be a non-negative integer`);
+  return `${name}=${value}`;
+}
+
+/**
+ * Builds a `Cache-Control` value, rejecting contradictions (`no-store` with `max-age`) and bad numbers.
+ *
+ * @example formatCacheControl({ visibility: "public", maxAge: 3600 }) // → "public, max-age=3600"
+ * @see https://www.rfc-editor.org/rfc/rfc9111#section-5.2.2
+ */
+export function formatCacheControl(options: CacheControlOptions): string {
+  if (
+    options.visibility !== undefined &&
+    options.visibility !== "public" &&
+    options.visibility !== "private"
+  ) {
+    throw new TypeError('cacheControl: visibility must be "public" or "private"');
+  }
+  if (
+    options.noStore &&
+    (options.maxAge !== undefined || options.sMaxAge !== undefined || options.immutable)
+  ) {
+    throw new TypeError("cacheControl: no-store cannot be combined with max-age, s-maxage or immutable");
+  }
+  const parts = [
+    options.visibility,
+    options.noStore ? "no-store" : undefined,
+    options.noCache ? "no-cache" : undefined,
+    seconds("max-age", options.maxAge),
+    seconds("s-maxage", options.sMaxAge),
+    seconds("stale-while-revalidate", options.staleWhileRevalidate),
+    options.mustRevalidate ? "must-revalidate" : undefined,
+    options.immutable ? "immutable" : undefined,
+    options.noTransform ? "no-transform" : undefined,
+  ].filter((p): p is string => p !== undefined);
+  if (parts.length === 0) throw new TypeError("cacheControl: at least one directive is needed");
+  return parts.join(", ");
+}
+
+type Next = (err?: unknown) => void;
+
+/**
+ * Per-route cache policy: sets `Cache-Control` on the route's responses (a handler's own value wins).
+ * Error responses are left to the error handler, which sends `no-store`.
+ *
+ * @example
+ * app.get("/countries", cacheControl({ visibility: "public", maxAge: 86400 }), listCountries);
+ * app.get("/accounts/:id/balance", cacheControl({ noStore: true }), balance);
+ * @see https://www.rfc-editor.org/rfc/rfc9111#section-5.2.2
+ */
+export function cacheControl(options: CacheControlOptions) {
+  const value = formatCacheControl(options);
+  return function cacheControlMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next): void {
+    if (!res.headersSent && !res.hasHeader("Cache-Control")) res.setHeader("Cache-Control", value);
+    next();
+  };
+}
+
+/**
+ * Sets `Last-Modified` (whole seconds, IMF-fixdate) unless the date is invalid or in the future
+ * (RFC 9110 §8.8.2.1: an origin server must not send a date later than its own `Date`).
+ *
+ * @example setLastModified(res, employee.updatedAt)
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.2
+ */
+export function setLastModified(res: ServerResponse, date: Date, now: Date = new Date()): void {
+  if (res.headersSent || Number.isNaN(date.getTime())) return;
+  res.setHeader("Last-Modified", (date.getTime() > now.getTime() ? now : date).toUTCString());
+}

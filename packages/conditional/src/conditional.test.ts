@@ -1,0 +1,248 @@
+import { request } from "node:http";
+import { gunzipSync } from "node:zlib";
+import { errorHandler, notFound } from "@svc/errors";
+import { negotiate } from "@svc/negotiate";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cacheControl, setLastModified } from "./cache-control.js";
+import { conditional } from "./conditional.js";
+import { strongEtag } from "./entity-tag.js";
+
+const employee = { id: 42, name: "Ada", department: "R&D", salary: 1000 };
+const big = Array.from({ length: 60 }, (_, i) => ({ ...employee, id: i }));
+const modified = new Date("2026-01-02T03:04:05Z");
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** A raw request: fetch would decode bodies and hide Content-Encoding details. */
+function raw(url: string, method: string, headers: Record<string, string>): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function app(withNegotiate: boolean) {
+  const a = express();
+  if (withNegotiate) a.use(negotiate({ compression: { threshold: 500 } }));
+  a.use(conditional());
+  a.get("/employees/42", (_req, res) => {
+    setLastModified(res, modified);
+    res.setHeader("Content-Location", "/employees/42");
+    if (withNegotiate) return res.represent(employee);
+    res.json(employee);
+  });
+  a.get("/employees", (_req, res) => (withNegotiate ? res.represent(big) : res.json(big)));
+  a.get("/countries", cacheControl({ visibility: "public", maxAge: 86400 }), (_req, res) => {
+    res.setHeader("Expires", "Thu, 01 Jan 2037 00:00:00 GMT");
+    res.json(["DE", "FR"]);
+  });
+  a.get("/balance", cacheControl({ noStore: true }), (_req, res) => res.json({ balance: 5 }));
+  a.get("/own-tag", (_req, res) => {
+    res.setHeader("ETag", '"v7"');
+    res.json(employee);
+  });
+  a.use(notFound());
+  a.use(errorHandler({ logger: { error: () => {} } }));
+  return a;
+}
+
+let plain: Listening;
+let full: Listening;
+beforeAll(async () => {
+  plain = await listen(app(false));
+  full = await listen(app(true));
+});
+afterAll(async () => {
+  await plain.close();
+  await full.close();
+});
+
+describe("ETag", () => {
+  it("res.json → strong tag of the bytes sent, replacing Express's weak default", async () => {
+    const res = await raw(`${plain.url}/employees/42`, "GET", {});
+    expect(res.headers.etag).toBe(strongEtag(JSON.stringify(employee)));
+    expect(res.headers.etag).not.toMatch(/^W\//);
+  });
+
+  it("JSON and XML of one resource get different strong tags", async () => {
+    const json = await raw(`${full.url}/employees/42`, "GET", { accept: "application/json" });
+    const xml = await raw(`${full.url}/employees/42`, "GET", { accept: "application/xml" });
+    expect(json.headers.etag).toBe(strongEtag(json.body));
+    expect(xml.headers.etag).toBe(strongEtag(xml.body));
+    expect(json.headers.etag).not.toBe(xml.headers.etag);
+  });
+
+  it("a handler's own ETag is kept", async () => {
+    const res = await raw(`${plain.url}/own-tag`, "GET", {});
+    expect(res.headers.etag).toBe('"v7"');
+  });
+
+  it("gzip-coded response → weak tag of the identity bytes, never the strong one", async () => {
+    const identity = await raw(`${full.url}/employees`, "GET", { "accept-encoding": "identity" });
+    const gz = await raw(`${full.url}/employees`, "GET", { "accept-encoding": "gzip" });
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gz.body).equals(identity.body)).toBe(true);
+    expect(identity.headers.etag).toMatch(/^"/);
+    expect(gz.headers.etag).toBe(`W/${identity.headers.etag}`);
+  });
+
+  it("HEAD carries the same validators as GET (coded and uncoded)", async () => {
+    for (const ae of ["gzip", "identity"]) {
+      const get = await raw(`${full.url}/employees`, "GET", { "accept-encoding": ae });
+      const head = await raw(`${full.url}/employees`, "HEAD", { "accept-encoding": ae });
+      expect(head.status).toBe(200);
+      expect(head.body.length).toBe(0);
+      expect(head.headers.etag).toBe(get.headers.etag);
+    }
+    const plainHead = await raw(`${plain.url}/employees/42`, "HEAD", {});
+    expect(plainHead.headers.etag).toBe(strongEtag(JSON.stringify(employee)));
+  });
+});
+
+describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3, §15.4.5)", () => {
+  for (const [name, server] of [
+    ["res.json", () => plain],
+    ["res.represent with compression", () => full],
+  ] as const) {
+    describe(name, () => {
+      const tag = async (headers: Record<string, string> = {}) =>
+        (await raw(`${server().url}/employees/42`, "GET", headers)).headers.etag as string;
+
+      it("If-None-Match: current tag → 304, no body, validators and cache headers kept", async () => {
+        const etag = await tag();
+        const res = await raw(`${server().url}/employees/42`, "GET", { "if-none-match": etag });
+        expect(res.status).toBe(304);
+        expect(res.body.length).toBe(0);
+        expect(res.headers.etag).toBe(etag);
+        expect(res.headers["cache-control"]).toBe("no-cache");
+        expect(res.headers["content-location"]).toBe("/employees/42");
+        expect(res.headers.date).toBeDefined();
+        expect(res.headers["content-type"]).toBeUndefined();
+        expect(res.headers["content-length"]).toBeUndefined();
+      });
+
+      it("If-None-Match: list containing the tag → 304", async () => {
+        const etag = await tag();
+        const res = await raw(`${server().url}/employees/42`, "GET", { "if-none-match": `"nope", ${etag}` });
+        expect(res.status).toBe(304);
+      });
+
+      it("If-None-Match: W/ form of the strong tag → 304 (weak comparison)", async () => {
+        const etag = await tag();
+        const res = await raw(`${server().url}/employees/42`, "GET", { "if-none-match": `W/${etag}` });
+        expect(res.status).toBe(304);
+      });
+
+      it("If-None-Match: * → 304", async () => {
+        expect((await raw(`${server().url}/employees/42`, "GET", { "if-none-match": "*" })).status).toBe(304);
+      });
+
+      it("If-None-Match: other tag → 200 with body", async () => {
+        const res = await raw(`${server().url}/employees/42`, "GET", { "if-none-match": '"other"' });
+        expect(res.status).toBe(200);
+        expect(JSON.parse(res.body.toString())).toEqual(employee);
+      });
+
+      it("If-None-Match: garbage → 200, never 500", async () => {
+        for (const v of ["garbage", "", 'W/"', ",,,"]) {
+          expect((await raw(`${server().url}/employees/42`, "GET", { "if-none-match": v })).status).toBe(200);
+        }
+      });
+
+      it("If-Modified-Since: at Last-Modified → 304", async () => {
+        const res = await raw(`${server().url}/employees/42`, "GET", {
+          "if-modified-since": modified.toUTCString(),
+        });
+        expect(res.status).toBe(304);
+        expect(res.headers.etag).toBeDefined();
+      });
+
+      it("If-Modified-Since: before Last-Modified → 200", async () => {
+        const res = await raw(`${server().url}/employees/42`, "GET", {
+          "if-modified-since": new Date(modified.getTime() - 1000).toUTCString(),
+        });
+        expect(res.status).toBe(200);
+      });
+
+      it("If-Modified-Since is ignored when If-None-Match is present and does not match", async () => {
+        const res = await raw(`${server().url}/employees/42`, "GET", {
+          "if-none-match": '"other"',
+          "if-modified-since": modified.toUTCString(),
+        });
+        expect(res.status).toBe(200);
+      });
+
+      it("If-Modified-Since: not a date → 200", async () => {
+        expect(
+          (await raw(`${server().url}/employees/42`, "GET", { "if-modified-since": "yesterday" })).status,
+        ).toBe(200);
+      });
+
+      it("HEAD with If-None-Match: current tag → 304", async () => {
+        const etag = await tag();
+        expect((await raw(`${server().url}/employees/42`, "HEAD", { "if-none-match": etag })).status).toBe(
+          304,
+        );
+      });
+    });
+  }
+
+  it("negotiate + compression: 304 for a gzip client keeps the coded response's weak tag and Vary", async () => {
+    const gz = await raw(`${full.url}/employees`, "GET", { "accept-encoding": "gzip" });
+    expect(gz.headers.etag).toMatch(/^W\//);
+    const res = await raw(`${full.url}/employees`, "GET", {
+      "accept-encoding": "gzip",
+      "if-none-match": gz.headers.etag as string,
+    });
+    expect(res.status).toBe(304);
+    expect(res.headers.etag).toBe(gz.headers.etag);
+    expect(res.headers.vary).toBe(gz.headers.vary);
+    expect(res.headers["content-encoding"]).toBeUndefined();
+    expect(res.body.length).toBe(0);
+  });
+
+  it("the XML tag does not revalidate the JSON representation", async () => {
+    const xml = await raw(`${full.url}/employees/42`, "GET", { accept: "application/xml" });
+    const res = await raw(`${full.url}/employees/42`, "GET", { "if-none-match": xml.headers.etag as string });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("cache policy", () => {
+  it("cacheControl({ visibility: public, maxAge }) → header kept on the 304 with Expires", async () => {
+    const first = await raw(`${plain.url}/countries`, "GET", {});
+    expect(first.headers["cache-control"]).toBe("public, max-age=86400");
+    const res = await raw(`${plain.url}/countries`, "GET", { "if-none-match": first.headers.etag as string });
+    expect(res.status).toBe(304);
+    expect(res.headers["cache-control"]).toBe("public, max-age=86400");
+    expect(res.headers.expires).toBe("Thu, 01 Jan 2037 00:00:00 GMT");
+  });
+
+  it("cacheControl({ noStore }) → no-store", async () => {
+    expect((await raw(`${plain.url}/balance`, "GET", {})).headers["cache-control"]).toBe("no-store");
+  });
+
+  it("a response that sets nothing → the documented default, no-cache", async () => {
+    expect((await raw(`${plain.url}/employees/42`, "GET", {})).headers["cache-control"]).toBe("no-cache");
+  });
+
+  it("errors get no-store from the error handler, not the default", async () => {
+    const res = await raw(`${plain.url}/missing`, "GET", {});
+    expect(res.status).toBe(404);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.headers.etag).toBeUndefined();
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { formatCacheControl } from "./cache-control.js";
+import { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
+
+describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
+  it.each([
+    ['W/"1"', 'W/"1"', false, true],
+    ['W/"1"', 'W/"2"', false, false],
+    ['W/"1"', '"1"', false, true],
+    ['"1"', '"1"', true, true],
+    ["1", "1", false, false],
+  ])("%s vs %s → strong %s, weak %s", (a, b, strong, weak) => {
+    expect(strongMatch(a, b)).toBe(strong);
+    expect(weakMatch(a, b)).toBe(weak);
+  });
+
+  it("parses lists and *, dropping malformed members", () => {
+    expect(parseEtagList("*")).toBe("*");
+    expect(parseEtagList('"a", W/"b" ,"c"')).toEqual([
+      { weak: false, opaque: '"a"' },
+      { weak: true, opaque: '"b"' },
+      { weak: false, opaque: '"c"' },
+    ]);
+    expect(parseEtagList("garbage")).toEqual([]);
+  });
+
+  it("strongEtag is strong and depends on the bytes", () => {
+    expect(strongEtag("{}")).toMatch(/^"/);
+    expect(strongEtag("{}")).toBe(strongEtag(Buffer.from("{}")));
+    expect(strongEtag("{}")).not.toBe(strongEtag("<a/>"));
+  });
+});
+
+describe("formatCacheControl (RFC 9111 §5.2.2)", () => {
+  it.each([
+    [{ visibility: "public", maxAge: 60 }, "public, max-age=60"],
+    [{ visibility: "private", noCache: true }, "private, no-cache"],
+    [{ noStore: true }, "no-store"],
+    [{ maxAge: 0, mustRevalidate: true, sMaxAge: 10 }, "max-age=0, s-maxage=10, must-revalidate"],
+  ] as const)("%j → %s", (options, expected) => {
+    expect(formatCacheControl(options)).toBe(expected);
+  });
+
+  it.each([
+    [{}],
+    [{ maxAge: -1 }],
+    [{ maxAge: 1.5 }],
+    [{ noStore: true, maxAge: 5 }],
+    [{ visibility: "shared" }],
+  ])("rejects %j", (options) => {
+    expect(() => formatCacheControl(options as never)).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,75 @@
+import computeEtag from "etag";
+
+/**
+ * A strong entity tag for the exact bytes of one representation, through the `etag` package
+ * (length and SHA-1 digest). JSON and XML of one resource get different tags because their bytes differ.
+ *
+ * @example strongEtag(Buffer.from('{"id":42}')) // → "\"9-...\""
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
+ */
+export function strongEtag(body: string | Uint8Array): string {
+  return computeEtag(
+    typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    {
+      weak: false,
+    },
+  );
+}
+
+/** One entity tag of a header: its opaque part (with quotes) and whether it was weak. */
+interface ParsedTag {
+  weak: boolean;
+  opaque: string;
+}
+
+const ENTITY_TAG = /^(W\/)?("[\x21\x23-\x7e\x80-\xff]*")$/;
+
+function parseTag(tag: string): ParsedTag | undefined {
+  const m = ENTITY_TAG.exec(tag.trim());
+  return m?.[2] === undefined ? undefined : { weak: m[1] !== undefined, opaque: m[2] };
+}
+
+/**
+ * Parses an `If-Match` / `If-None-Match` value: `"*"` or a list of entity tags. Malformed members are
+ * dropped (and never match).
+ */
+export function parseEtagList(value: string): "*" | ParsedTag[] {
+  if (value.trim() === "*") return "*";
+  const out: ParsedTag[] = [];
+  // Entity tags cannot contain '"' inside, so a comma split outside quotes is simple.
+  for (const m of value.matchAll(/\s*((?:W\/)?"[^"]*")\s*(?:,|$)/g)) {
+    const parsed = m[1] === undefined ? undefined : parseTag(m[1]);
+    if (parsed) out.push(parsed);
+  }
+  return out;
+}
+
+/**
+ * RFC 9110 §8.8.3.2 strong comparison: both tags strong and identical.
+ * @example strongMatch('"a"', '"a"') // → true; strongMatch('W/"a"', '"a"') // → false
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3.2
+ */
+export function strongMatch(a: string, b: string): boolean {
+  const x = parseTag(a);
+  const y = parseTag(b);
+  return x !== undefined && y !== undefined && !x.weak && !y.weak && x.opaque === y.opaque;
+}
+
+/**
+ * RFC 9110 §8.8.3.2 weak comparison: opaque parts identical, weakness ignored.
+ * @example weakMatch('W/"a"', '"a"') // → true
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3.2
+ */
+export function weakMatch(a: string, b: string): boolean {
+  const x = parseTag(a);
+  const y = parseTag(b);
+  return x !== undefined && y !== undefined && x.opaque === y.opaque;
+}
+
+/** True when `list` (an If-Match / If-None-Match value) contains a tag matching `current`. */
+export function listMatches(list: "*" | ParsedTag[], current: string, strong: boolean): boolean {
+  if (list === "*") return true;
+  const cur = parseTag(current);
+  if (!cur) return false;
+  return list.some((t) => t.opaque === cur.opaque && (!strong || (!t.weak && !cur.weak)));
+}

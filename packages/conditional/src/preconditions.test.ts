@@ -1,0 +1,222 @@
+import { errorHandler } from "@svc/errors";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CurrentValidators, evaluatePreconditions, preconditions } from "./preconditions.js";
+
+const CURRENT = '"v2"';
+const MODIFIED = new Date("2026-03-01T12:00:00Z");
+const BEFORE = "Sat, 28 Feb 2026 12:00:00 GMT";
+const AT = "Sun, 01 Mar 2026 12:00:00 GMT";
+const AFTER = "Mon, 02 Mar 2026 12:00:00 GMT";
+
+interface Doc {
+  etag: string;
+  lastModified: Date;
+  body: unknown;
+}
+const store = new Map<string, Doc>();
+
+let server: Listening;
+beforeAll(async () => {
+  const app = express();
+  app.use(express.json());
+  const current = (req: express.Request): CurrentValidators | undefined => store.get(String(req.params.id));
+  app.put("/docs/:id", preconditions({ current }), (req, res) => {
+    const existed = store.has(String(req.params.id));
+    store.set(String(req.params.id), { etag: CURRENT, lastModified: MODIFIED, body: req.body });
+    res.status(existed ? 200 : 201).json({ ok: true });
+  });
+  app.patch("/strict/:id", preconditions({ current, required: true }), (_req, res) => {
+    res.json({ ok: true, current: res.locals.current ?? null });
+  });
+  app.delete("/strict/:id", preconditions({ current, required: true }), (_req, res) => {
+    res.status(204).end();
+  });
+  app.get("/docs/:id", preconditions({ current }), (_req, res) => res.json({ ok: true }));
+  app.put(
+    "/broken/:id",
+    preconditions({ current: () => Promise.reject(new Error("db down")) }),
+    (_req, res) => res.json({}),
+  );
+  app.use(errorHandler({ logger: { error: () => {} } }));
+  server = await listen(app);
+});
+afterAll(() => server.close());
+
+function reset() {
+  store.clear();
+  store.set("a", { etag: CURRENT, lastModified: MODIFIED, body: {} });
+}
+
+const send = (method: string, path: string, headers: Record<string, string>) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    ...(method === "GET" || method === "HEAD" || method === "DELETE" ? {} : { body: "{}" }),
+  });
+
+// RFC 9110 §13.2.2 evaluation order, as a table: [case, method, path, headers, expected status].
+const table: Array<[string, string, string, Record<string, string>, number]> = [
+  ["If-Match: current tag → proceeds", "PUT", "/docs/a", { "if-match": CURRENT }, 200],
+  [
+    "If-Match: list with the current tag → proceeds",
+    "PUT",
+    "/docs/a",
+    { "if-match": `"v1", ${CURRENT}` },
+    200,
+  ],
+  ["If-Match: stale tag → 412", "PUT", "/docs/a", { "if-match": '"v1"' }, 412],
+  [
+    "If-Match: weak form of the current tag → 412 (strong comparison)",
+    "PUT",
+    "/docs/a",
+    { "if-match": `W/${CURRENT}` },
+    412,
+  ],
+  ["If-Match: * on an existing resource → proceeds", "PUT", "/docs/a", { "if-match": "*" }, 200],
+  ["If-Match: * on a missing resource → 412", "PUT", "/docs/new", { "if-match": "*" }, 412],
+  ["If-Match: garbage → 412", "PUT", "/docs/a", { "if-match": "v2" }, 412],
+  ["If-Match: empty → 412", "PUT", "/docs/a", { "if-match": "" }, 412],
+  [
+    "step 1 before step 2: If-Match matches, If-Unmodified-Since too old → proceeds",
+    "PUT",
+    "/docs/a",
+    { "if-match": CURRENT, "if-unmodified-since": BEFORE },
+    200,
+  ],
+  [
+    "step 1 decides: If-Match stale, If-Unmodified-Since fine → 412",
+    "PUT",
+    "/docs/a",
+    { "if-match": '"v1"', "if-unmodified-since": AFTER },
+    412,
+  ],
+  [
+    "If-Unmodified-Since: before Last-Modified → 412",
+    "PUT",
+    "/docs/a",
+    { "if-unmodified-since": BEFORE },
+    412,
+  ],
+  ["If-Unmodified-Since: at Last-Modified → proceeds", "PUT", "/docs/a", { "if-unmodified-since": AT }, 200],
+  [
+    "If-Unmodified-Since: not a date → ignored",
+    "PUT",
+    "/docs/a",
+    { "if-unmodified-since": "last week" },
+    200,
+  ],
+  [
+    "If-None-Match: * on a missing resource (create-only PUT) → 201",
+    "PUT",
+    "/docs/new",
+    { "if-none-match": "*" },
+    201,
+  ],
+  ["If-None-Match: * on an existing resource → 412", "PUT", "/docs/a", { "if-none-match": "*" }, 412],
+  ["If-None-Match: current tag on PUT → 412", "PUT", "/docs/a", { "if-none-match": CURRENT }, 412],
+  [
+    "If-None-Match: weak form matches on PUT (weak comparison) → 412",
+    "PUT",
+    "/docs/a",
+    { "if-none-match": `W/${CURRENT}` },
+    412,
+  ],
+  ["If-None-Match: other tag → proceeds", "PUT", "/docs/a", { "if-none-match": '"v1"' }, 200],
+  [
+    "step 2 before step 3: If-Unmodified-Since too old, If-None-Match other → 412",
+    "PUT",
+    "/docs/a",
+    { "if-unmodified-since": BEFORE, "if-none-match": '"v1"' },
+    412,
+  ],
+  [
+    "step 1 then step 3: If-Match ok, If-None-Match: * → 412",
+    "PUT",
+    "/docs/a",
+    { "if-match": CURRENT, "if-none-match": "*" },
+    412,
+  ],
+  ["GET If-None-Match: current → 304", "GET", "/docs/a", { "if-none-match": CURRENT }, 304],
+  ["GET If-Modified-Since: at Last-Modified → 304", "GET", "/docs/a", { "if-modified-since": AT }, 304],
+  [
+    "GET If-Modified-Since ignored when If-None-Match present → 200",
+    "GET",
+    "/docs/a",
+    { "if-none-match": '"v1"', "if-modified-since": AT },
+    200,
+  ],
+  [
+    "PUT If-Modified-Since is not evaluated → proceeds",
+    "PUT",
+    "/docs/a",
+    { "if-modified-since": AFTER },
+    200,
+  ],
+  ["required: PATCH without precondition → 428", "PATCH", "/strict/a", {}, 428],
+  ["required: DELETE without precondition → 428", "DELETE", "/strict/a", {}, 428],
+  ["required: PATCH with If-Match → proceeds", "PATCH", "/strict/a", { "if-match": CURRENT }, 200],
+  [
+    "required: PATCH with If-Unmodified-Since → proceeds",
+    "PATCH",
+    "/strict/a",
+    { "if-unmodified-since": AT },
+    200,
+  ],
+  [
+    "required: PATCH with only If-Modified-Since → 428",
+    "PATCH",
+    "/strict/a",
+    { "if-modified-since": AT },
+    428,
+  ],
+  ["current() fails → 500 through the error handler", "PUT", "/broken/a", { "if-match": CURRENT }, 500],
+];
+
+describe("preconditions (RFC 9110 §13.2.2, RFC 6585 §3)", () => {
+  it.each(table)("%s", async (_name, method, path, headers, status) => {
+    reset();
+    const res = await send(method, path, headers);
+    expect(res.status).toBe(status);
+  });
+
+  it("412 goes through the error record and carries the current validators", async () => {
+    reset();
+    const res = await send("PUT", "/docs/a", { "if-match": '"v1"' });
+    expect(res.status).toBe(412);
+    expect(res.headers.get("etag")).toBe(CURRENT);
+    expect(res.headers.get("last-modified")).toBe(AT);
+    const body = (await res.json()) as { status: number; error: string };
+    expect(body.status).toBe(412);
+    expect(body.error).toBe("Precondition Failed");
+  });
+
+  it("428 names the missing precondition", async () => {
+    reset();
+    const res = await send("PATCH", "/strict/a", {});
+    expect(((await res.json()) as { message: string }).message).toContain("If-Match");
+  });
+
+  it("the handler sees the current validators on res.locals.current", async () => {
+    reset();
+    const res = await send("PATCH", "/strict/a", { "if-match": CURRENT });
+    expect(((await res.json()) as { current: { etag: string } }).current.etag).toBe(CURRENT);
+  });
+
+  it("rejects a missing current() at construction", () => {
+    expect(() => preconditions({} as never)).toThrow(TypeError);
+  });
+});
+
+describe("evaluatePreconditions (pure)", () => {
+  it("no conditional headers → proceed", () => {
+    expect(evaluatePreconditions("PUT", {}, { etag: CURRENT })).toBe("proceed");
+  });
+  it("If-Match on a resource without an ETag → 412", () => {
+    expect(evaluatePreconditions("PUT", { "if-match": CURRENT }, { lastModified: MODIFIED })).toBe(412);
+  });
+  it("If-Match: * on an existing resource without validators → proceed", () => {
+    expect(evaluatePreconditions("DELETE", { "if-match": "*" }, {})).toBe("proceed");
+  });
+});
