@@ -135,6 +135,9 @@ describe("header strategy", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
   });
+  it("API-Version: 99999999999 → 400, not a 500", async () => {
+    expect((await get("/employees", { "API-Version": "99999999999" })).status).toBe(400);
+  });
   it("API-Version: 2, 2 (same value twice) → version 2", async () => {
     expect(at(await (await get("/employees", { "API-Version": "2, 2" })).json(), "v")).toBe(2);
   });
@@ -187,6 +190,16 @@ describe("media type strategy", () => {
   });
   it("Accept: application/vnd.other.v2+json → another vendor, default 1", async () => {
     expect(at(await (await get("/employees", { Accept: "application/vnd.other.v2+json" })).json(), "v")).toBe(
+      1,
+    );
+  });
+  it("Accept: application/vnd.svc.v99999999999+json (too long) → not a version: default 1", async () => {
+    const res = await get("/employees", { Accept: "application/vnd.svc.v99999999999+json" });
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBe(1);
+  });
+  it("Accept: application/vnd.svc.v2+yaml → not a versioned JSON/XML type: default 1", async () => {
+    expect(at(await (await get("/employees", { Accept: "application/vnd.svc.v2+yaml" })).json(), "v")).toBe(
       1,
     );
   });

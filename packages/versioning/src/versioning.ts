@@ -342,7 +342,9 @@ function resolve(
   }
 
   const sources = new Set(named.map((n) => n.source));
-  // RFC 9110 §12.5.5: Vary lists the request fields that selected the representation.
+  // RFC 9110 §12.5.5: Vary lists the request fields that selected the representation. All the
+  // version header names, not only the one sent: a request naming another version through the
+  // other name must not be answered from this cache entry.
   if (sources.has("header") && config.header) vary.push(...config.header.names);
   if (sources.has("media-type")) vary.push("Accept");
 
