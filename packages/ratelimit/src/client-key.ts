@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 
 /**
@@ -18,7 +19,8 @@ import ipaddr from "ipaddr.js";
 export function ipBucket(ip: string, ipv6Subnet: number | false = 64): string | undefined {
   // Zone ids (`fe80::1%eth0`) name the same host whatever the interface.
   const bare = ip.includes("%") ? ip.slice(0, ip.indexOf("%")) : ip;
-  if (!ipaddr.isValid(bare)) return undefined;
+  // node:net's strict syntax: ipaddr.js alone also takes inet_aton shorthands such as "1.2.3".
+  if (isIP(bare) === 0) return undefined;
   // RFC 4291 §2.5.5.2: an IPv4-mapped IPv6 address is the IPv4 host itself.
   const addr = ipaddr.process(bare);
   if (addr.kind() === "ipv4") return addr.toString();
@@ -45,8 +47,10 @@ export type IpMatcher = (ip: string) => boolean;
  */
 export function ipMatcher(entries: readonly string[]): IpMatcher {
   const ranges = entries.map((entry) => {
-    if (ipaddr.isValidCIDR(entry)) return ipaddr.parseCIDR(entry);
-    if (ipaddr.isValid(entry)) {
+    const slash = entry.indexOf("/");
+    if (slash > 0 && isIP(entry.slice(0, slash)) !== 0 && ipaddr.isValidCIDR(entry))
+      return ipaddr.parseCIDR(entry);
+    if (isIP(entry) !== 0) {
       const addr = ipaddr.process(entry);
       return [addr, addr.kind() === "ipv4" ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
     }
@@ -54,7 +58,7 @@ export function ipMatcher(entries: readonly string[]): IpMatcher {
   });
   return (ip) => {
     const bare = ip.includes("%") ? ip.slice(0, ip.indexOf("%")) : ip;
-    if (!ipaddr.isValid(bare)) return false;
+    if (isIP(bare) === 0) return false;
     const addr = ipaddr.process(bare);
     return ranges.some(
       ([range, bits]) => range.kind() === addr.kind() && addr.match(range as typeof addr, bits),

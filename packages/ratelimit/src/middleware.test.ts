@@ -148,6 +148,39 @@ describe("client key", () => {
   });
 });
 
+describe("trust proxy mistakes are reported once", () => {
+  it('"trust proxy" off and X-Forwarded-For arriving → one warning about the shared bucket', async () => {
+    const lines: string[] = [];
+    const url = await serve({ limit: 10, logger: { warn: (_o, msg) => lines.push(String(msg)) } });
+    await fetch(url);
+    expect(lines).toEqual([]);
+    await fetch(url, { headers: { "X-Forwarded-For": "203.0.113.9" } });
+    await fetch(url, { headers: { "X-Forwarded-For": "203.0.113.9" } });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/"trust proxy" is off/);
+  });
+
+  it('"trust proxy" true → one warning that clients can choose their IP', async () => {
+    const lines: string[] = [];
+    const url = await serve({ limit: 10, logger: { warn: (_o, msg) => lines.push(String(msg)) } }, (app) =>
+      app.set("trust proxy", true),
+    );
+    await fetch(url);
+    await fetch(url);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/any client can choose its IP/);
+  });
+
+  it('"trust proxy" loopback with X-Forwarded-For → no warning', async () => {
+    const lines: string[] = [];
+    const url = await serve({ limit: 10, logger: { warn: (_o, msg) => lines.push(String(msg)) } }, (app) =>
+      app.set("trust proxy", "loopback"),
+    );
+    await fetch(url, { headers: { "X-Forwarded-For": "203.0.113.9" } });
+    expect(lines).toEqual([]);
+  });
+});
+
 describe("skip, allowlist, cost", () => {
   it("allowlist 127.0.0.0/8 → never limited, no headers", async () => {
     const url = await serve({ limit: 1, allowlist: ["127.0.0.0/8"] });
@@ -178,6 +211,23 @@ describe("skip, allowlist, cost", () => {
     expect((await heavy()).status).toBe(200);
     expect((await heavy()).status).toBe(429);
     expect((await fetch(`${server.url}/search`)).status).toBe(200);
+  });
+
+  it.each([
+    [{ limit: 1, ipv6Subnet: 0 }, /ipv6Subnet/],
+    [{ limit: 1, ipv6Subnet: 129 }, /ipv6Subnet/],
+    [{ limit: 1, cost: -1 }, /cost/],
+    [{ limit: 1, failMode: "maybe" as "open" }, /failMode/],
+    [{ limit: 1, resetFormat: "http-date" as "delta-seconds" }, /resetFormat/],
+    [{ limit: 1, failRetryAfterSeconds: -1 }, /failRetryAfterSeconds/],
+  ] as const)("%o → TypeError", (options, message) => {
+    expect(() => rateLimit(options)).toThrow(message);
+  });
+
+  it("cost(req) returning 2.5 → 500 through the error handler, nothing counted", async () => {
+    const url = await serve({ limit: 1, cost: (req) => (req.headers["x-bad"] ? 2.5 : 1) });
+    expect((await fetch(url, { headers: { "X-Bad": "1" } })).status).toBe(500);
+    expect((await fetch(url)).status).toBe(200);
   });
 
   it("allowlist entry 'not-an-ip' → TypeError at construction", () => {

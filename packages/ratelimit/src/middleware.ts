@@ -11,6 +11,8 @@ export interface RateLimitPrincipal {
 
 /** The parts of an Express (or plain `node:http`) request the middleware reads. */
 export interface RateLimitRequest extends IncomingMessage {
+  /** The Express application, read for its `trust proxy` setting. */
+  app?: { get(setting: string): unknown } | undefined;
   /** Express's client address, which honours the app's `trust proxy` setting. */
   ip?: string | undefined;
   /** Set by `@svc/auth` for authenticated requests. */
@@ -181,12 +183,36 @@ export function rateLimit(options: RateLimitOptions) {
     resetFormat,
     policyName: options.policyName ?? "default",
   };
+  let proxyWarned = false;
   let lastLog = Number.NEGATIVE_INFINITY;
   let suppressed = 0;
+
+  /**
+   * The two `trust proxy` mistakes that break IP keying, reported once: a forwarded request while
+   * nothing is trusted (every client shares the proxy's bucket), and trusting every hop (any client
+   * picks its own address, and bucket, with a forged `X-Forwarded-For`).
+   */
+  function checkProxy(req: RateLimitRequest): void {
+    const trust = typeof req.app?.get === "function" ? req.app.get("trust proxy") : undefined;
+    if (trust === true) {
+      logger.warn(
+        { trustProxy: true },
+        'rate limit: "trust proxy" is true, so any client can choose its IP with X-Forwarded-For; trust only your proxies (a hop count or their addresses)',
+      );
+      proxyWarned = true;
+    } else if (trust === false && req.headers["x-forwarded-for"] !== undefined) {
+      logger.warn(
+        { trustProxy: false },
+        'rate limit: X-Forwarded-For arrived but "trust proxy" is off, so every client behind that proxy shares one bucket; set "trust proxy" to your proxies',
+      );
+      proxyWarned = true;
+    }
+  }
 
   function defaultKey(req: RateLimitRequest): string | undefined {
     const id = req.principal?.id;
     if (typeof id === "string" && id !== "") return `u:${id}`;
+    if (!proxyWarned) checkProxy(req);
     const ip = clientIp(req);
     const bucket = ip === undefined ? undefined : ipBucket(ip, ipv6Subnet);
     return bucket === undefined ? undefined : `ip:${bucket}`;

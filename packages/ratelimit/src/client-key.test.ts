@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { ipBucket, ipMatcher } from "./client-key.js";
+
+describe("ipBucket", () => {
+  it.each([
+    ["192.0.2.1", 64, "192.0.2.1"],
+    ["::ffff:192.0.2.1", 64, "192.0.2.1"],
+    ["::FFFF:c000:0201", 64, "192.0.2.1"],
+    ["2001:db8:1:2:3:4:5:6", 64, "2001:db8:1:2::/64"],
+    ["2001:DB8:1:2::", 64, "2001:db8:1:2::/64"],
+    ["2001:db8:1:2:3:4:5:6", 48, "2001:db8:1::/48"],
+    ["2001:db8:1:2:3:4:5:6", 56, "2001:db8:1::/56"],
+    ["2001:db8:1:2ff:3:4:5:6", 56, "2001:db8:1:200::/56"],
+    ["2001:db8::1", 128, "2001:db8::1"],
+    ["2001:db8::1", false, "2001:db8::1"],
+    ["fe80::1%eth0", 64, "fe80::/64"],
+    ["::1", 64, "::/64"],
+  ] as const)("%s with /%s → %s", (ip, subnet, expected) => {
+    expect(ipBucket(ip, subnet)).toBe(expected);
+  });
+
+  it.each(["", "not-an-ip", "999.1.1.1", "1.2.3", "2001:db8:::1", "::ffff:999.0.0.1"])(
+    "%j → undefined",
+    (ip) => {
+      expect(ipBucket(ip)).toBeUndefined();
+    },
+  );
+});
+
+describe("ipMatcher", () => {
+  const match = ipMatcher(["10.0.0.0/8", "192.0.2.7", "2001:db8::/32", "::1"]);
+  it.each([
+    ["10.200.1.1", true],
+    ["11.0.0.1", false],
+    ["192.0.2.7", true],
+    ["192.0.2.8", false],
+    ["::ffff:10.1.1.1", true],
+    ["2001:db8:ffff::1", true],
+    ["2001:db9::1", false],
+    ["::1", true],
+    ["garbage", false],
+  ] as const)("%s → %s", (ip, expected) => {
+    expect(match(ip)).toBe(expected);
+  });
+
+  it.each(["10.0.0.0/33", "host.example", "10.0.0.0/-1", "10.0/8", ""])("entry %j → TypeError", (entry) => {
+    expect(() => ipMatcher([entry])).toThrow(TypeError);
+  });
+});
