@@ -71,8 +71,8 @@ afterAll(async () => {
   for (const [label, values] of Object.entries(samples)) {
     if (values.length === 0) continue;
     const p50 = quantile(values, 0.5);
-    console.log(
-      `interleaved ${label.padEnd(14)} n=${values.length} p50=${p50.toFixed(3)} ms p90=${quantile(values, 0.9).toFixed(3)} ms added p50=${(p50 - base).toFixed(3)} ms`,
+    process.stdout.write(
+      `interleaved ${label.padEnd(14)} n=${values.length} p50=${p50.toFixed(3)} ms p90=${quantile(values, 0.9).toFixed(3)} ms added p50=${(p50 - base).toFixed(3)} ms\n`,
     );
   }
   await Promise.all([plain.close(), memory.close(), viaRedis?.close()]);
