@@ -3,6 +3,11 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorHandler, HttpError, notFound } from "@svc/errors";
+import { halJson } from "@svc/hal";
+import { idempotency } from "@svc/idempotency";
+import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
+import { rateLimit } from "@svc/ratelimit";
+import { apiVersioning } from "@svc/versioning";
 import cors from "cors";
 import express, { type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
@@ -33,13 +38,42 @@ import {
   payments,
   userOrders,
 } from "./routes/orders.js";
+import { authentication, basicOnly, permission, type Security } from "./security.js";
+import type { Stores } from "./stores.js";
 
 /** What the app needs besides its configuration: opened once by the server, closed on shutdown. */
 export interface AppDeps {
   db: Db;
   logger: Logger;
   background: Background;
+  security: Security;
+  stores: Stores;
 }
+
+/** A page model as CSV: one row per embedded item, without its links. */
+const pageCsv: Representation = {
+  mediaType: "text/csv",
+  canRepresent: (data) => itemsOf(data) !== undefined,
+  serialize: (data, context) =>
+    csv.serialize(
+      (itemsOf(data) ?? []).map(({ _links, ...item }) => item),
+      context,
+    ),
+};
+
+function itemsOf(data: unknown): Array<Record<string, unknown>> | undefined {
+  const embedded = (data as { _embedded?: Record<string, unknown> } | null)?._embedded;
+  if (!embedded || typeof embedded !== "object" || !("page" in (data as object))) return undefined;
+  const lists = Object.values(embedded);
+  return lists.length === 1 && Array.isArray(lists[0])
+    ? (lists[0] as Array<Record<string, unknown>>)
+    : undefined;
+}
+
+/** Requests and routes outside the resource API: no version, no authentication. */
+const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
+/** POSTs that move money must carry an Idempotency-Key. */
+const KEY_REQUIRED = new Set(["/payments", "/transfers"]);
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PUBLIC_DIR = join(HERE, "..", "public");
@@ -78,7 +112,7 @@ export function resources(background: Background): CrudResource[] {
  * const app = createApp(loadConfig(), { db, logger, background });
  */
 export function createApp(config: Config, deps: AppDeps): express.Express {
-  const { db, logger, background } = deps;
+  const { db, logger, background, security, stores } = deps;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
@@ -121,6 +155,16 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     }),
   );
 
+  app.use(
+    apiVersioning({
+      versions: [1, 2],
+      defaultVersion: 1,
+      mediaType: { vendor: "svc" },
+      neutral: NEUTRAL,
+    }),
+  );
+  app.use(negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }));
+
   // Operational endpoints: public, never cached, outside the rate limit.
   app.get("/health", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
@@ -133,7 +177,12 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     } catch (err) {
       throw HttpError.serviceUnavailable(5, "The database is not reachable", { cause: err });
     }
-    res.json({ status: "UP", checks: { database: "UP" } });
+    try {
+      await stores.ping();
+    } catch (err) {
+      throw HttpError.serviceUnavailable(5, "Redis is not reachable", { cause: err });
+    }
+    res.json({ status: "UP", checks: { database: "UP", redis: stores.redis ? "UP" : "not used" } });
   });
   const all = resources(background);
   const document = openApiDocument(all);
@@ -145,12 +194,40 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   app.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
   app.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
 
+  const body = parseBody({ limit: 100 * 1024, types: ["json"] });
+  // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).
+  const limiter = rateLimit({
+    limit: config.rateLimit.max,
+    windowMs: config.rateLimit.windowSeconds * 1000,
+    store: stores.rateLimit,
+    failMode: "open",
+    logger,
+  });
+  app.get("/.well-known/jwks.json", (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(security.jwks);
+  });
+  app.post("/auth/token", body, basicOnly(security), limiter, async (req, res) => {
+    const principal = req.principal;
+    if (!principal) throw HttpError.unauthorized();
+    const token = await security.issuer.issue(principal);
+    // RFC 6749 §5.1: token responses are never cached.
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Pragma", "no-cache");
+    res.json(token);
+  });
+
+  const lenientKeys = idempotency({ store: stores.idempotency, logger });
+  const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
   const api = express.Router();
-  api.use(express.json({ limit: "100kb", type: ["application/json", "application/*+json"] }));
-  const owner = (req: Request) => {
-    const principal = (req as Request & { principal?: { id?: unknown } }).principal;
-    return typeof principal?.id === "string" ? principal.id : "anonymous";
-  };
+  api.use(body);
+  api.use(authentication(security));
+  api.use(limiter);
+  api.use(permission());
+  api.use((req: Request, res: Response, next: NextFunction) =>
+    (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
+  );
+  const owner = (req: Request) => req.principal?.id ?? "anonymous";
   for (const resource of all) mountCrud(api, db, resource);
   mountOrderDocuments(api, db);
   mountCart(api, db, owner);

@@ -29,6 +29,8 @@ export interface Config {
   tls: { cert: string; key: string } | undefined;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   demoUsers: DemoUser[];
+  /** PEM of the token signing key (`JWT_PRIVATE_KEY`, a file path); generated at start-up when absent. */
+  jwtPrivateKey: string | undefined;
   production: boolean;
 }
 
@@ -209,7 +211,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const logLevel = read(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}` }),
-    production ? "info" : "info",
+    "info",
   );
   const certPath = optional(env.TLS_CERT);
   const keyPath = optional(env.TLS_KEY);
@@ -228,6 +230,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     }
     if (contents.length === 2) tls = { cert: contents[0] as string, key: contents[1] as string };
   }
+  let jwtPrivateKey: string | undefined;
+  const jwtPath = optional(env.JWT_PRIVATE_KEY);
+  if (jwtPath !== undefined) {
+    if (!existsSync(jwtPath)) problems.push(`JWT_PRIVATE_KEY file "${jwtPath}" does not exist`);
+    else jwtPrivateKey = readFileSync(jwtPath, "utf8");
+  }
   const demoUsers = parseDemoUsers(optional(env.DEMO_USERS), production, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -241,6 +249,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     tls,
     logLevel,
     demoUsers,
+    jwtPrivateKey,
     production,
   };
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { dirname } from "node:path";
+import { pinoRedaction } from "@svc/auth";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
@@ -9,6 +10,8 @@ import { createDatabase, type Db } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { seed } from "./db/seed.js";
 import { Background, resumeTransfers } from "./routes/money.js";
+import { createSecurity } from "./security.js";
+import { createStores } from "./stores.js";
 
 /** A started service. */
 export interface Service {
@@ -21,36 +24,13 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Credentials and tokens never reach the logs (spec part 5 rule 2). */
-export const LOG_REDACT = [
-  "req.headers.authorization",
-  "req.headers.cookie",
-  "req.headers['proxy-authorization']",
-  "res.headers['set-cookie']",
-  "password",
-  "access_token",
-];
-
-/** Strips query-string credentials from logged URLs, whatever parameter carried them. */
-function safeUrl(url: string): string {
-  return url.replace(/([?&](?:access_token|token|password|api_key)=)[^&#]*/gi, "$1[Redacted]");
-}
-
-/** A pino logger with redaction of credentials. */
+/**
+ * A pino logger that never writes credentials: @svc/auth's redaction preset censors
+ * `Authorization`, cookies and `access_token` wherever they appear (spec part 5 rule 2).
+ */
 export function createLogger(config: Pick<Config, "logLevel">, destination?: pino.DestinationStream): Logger {
   return pino(
-    {
-      level: config.logLevel,
-      redact: { paths: LOG_REDACT, censor: "[Redacted]" },
-      serializers: {
-        req: (req: { method?: string; url?: string; headers?: Record<string, unknown>; id?: unknown }) => ({
-          id: req.id,
-          method: req.method,
-          url: safeUrl(req.url ?? ""),
-          headers: req.headers,
-        }),
-      },
-    },
+    { level: config.logLevel, redact: { ...pinoRedaction, paths: [...pinoRedaction.paths] } },
     destination,
   );
 }
@@ -60,7 +40,10 @@ export function createLogger(config: Pick<Config, "logLevel">, destination?: pin
  *
  * @example const service = await startService(loadConfig());
  */
-export async function startService(config: Config, options: { logger?: Logger } = {}): Promise<Service> {
+export async function startService(
+  config: Config,
+  options: { logger?: Logger; redisPrefix?: string } = {},
+): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   if (config.database.kind === "sqlite" && config.database.filename !== ":memory:") {
     mkdirSync(dirname(config.database.filename), { recursive: true });
@@ -75,7 +58,9 @@ export async function startService(config: Config, options: { logger?: Logger } 
   }
   const background = new Background();
   await resumeTransfers(db, background);
-  const app = createApp(config, { db, logger, background });
+  const security = await createSecurity(config);
+  const stores = createStores(config.redisUrl, options.redisPrefix);
+  const app = createApp(config, { db, logger, background, security, stores });
   const server = config.tls
     ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app)
     : createHttpServer(app);
@@ -103,6 +88,7 @@ export async function startService(config: Config, options: { logger?: Logger } 
         });
         await background.drain();
         await db.close();
+        await stores.close();
       })();
       return closing;
     },

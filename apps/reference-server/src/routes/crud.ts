@@ -127,11 +127,11 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
       const created = await load(ctx, Number(inserted.id));
       const location = ctx.href(`${collectionPath(resource, ctx.parentId)}/${String(inserted.id)}`);
       res.setHeader("Location", location);
-      send(req, res, resource.view(created, ctx), 201);
+      await send(req, res, resource.view(created, ctx), 201);
       return;
     }
     await loose(db).updateTable(resource.table).set(row).where("id", "=", id).execute();
-    send(req, res, resource.view(await load(ctx, id), ctx));
+    await send(req, res, resource.view(await load(ctx, id), ctx));
   }
 
   router
@@ -170,7 +170,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     const ctx = await ctxOf(req);
     const row = await load(ctx, parseId(req.params.id, resource.noun));
     cache(res);
-    send(req, res, resource.view(row, ctx));
+    await send(req, res, resource.view(row, ctx));
   });
   if (writes.includes("PUT")) item.put((req, res) => write(req, res, "PUT"));
   if (writes.includes("PATCH")) item.patch((req, res) => write(req, res, "PATCH"));

@@ -111,7 +111,7 @@ export function transfers(background: Background): CrudResource {
       new Promise((r) => setTimeout(r, 20)).then(() => processTransfer(ctx.db, created.id)),
     );
     res.setHeader("Location", ctx.href(`/transfers/${created.id}`));
-    send(req, res, await ctx.show(created.id), 202);
+    await send(req, res, await ctx.show(created.id), 202);
   }
   return {
     path: "/transfers",
@@ -174,7 +174,7 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
     .route("/cart")
     .get(async (req, res) => {
       res.setHeader("Cache-Control", "private, no-cache");
-      send(req, res, await view(req));
+      await send(req, res, await view(req));
     })
     .put(async (req, res) => {
       const input = validate(CartInput, req.body);
@@ -196,7 +196,7 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
             .execute();
         }
       });
-      send(req, res, await view(req));
+      await send(req, res, await view(req));
     })
     .delete(async (req, res) => {
       await db.kysely.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();

@@ -105,7 +105,7 @@ async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void>
     return order.id;
   });
   res.setHeader("Location", ctx.href(`/orders/${id}`));
-  send(req, res, await ctx.show(id), 201);
+  await send(req, res, await ctx.show(id), 201);
 }
 
 /** The order life cycle: PENDING → PAID (by a payment) → SHIPPED; PENDING or PAID → CANCELLED. */
@@ -140,7 +140,7 @@ async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> 
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1)
     throw HttpError.conflict("The order changed meanwhile; read it again");
-  send(req, res, await ctx.show(id));
+  await send(req, res, await ctx.show(id));
 }
 
 export const orders: CrudResource = {
@@ -245,7 +245,7 @@ async function createPayment(req: Request, res: Response, ctx: Ctx): Promise<voi
     return payment.id;
   });
   res.setHeader("Location", ctx.href(`/payments/${id}`));
-  send(req, res, await ctx.show(id), 201);
+  await send(req, res, await ctx.show(id), 201);
 }
 
 export const payments: CrudResource = {
