@@ -17,5 +17,6 @@ export {
   type VersioningRequest,
   type VersionResolution,
   type VersionSource,
+  versionedPath,
   versionResolver,
 } from "./versioning.js";

@@ -4,7 +4,7 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at, simulatedProxy } from "./test-utils.js";
 import { versioned } from "./versioned.js";
-import { type ApiVersioningOptions, apiVersioning } from "./versioning.js";
+import { type ApiVersioningOptions, apiVersioning, versionedPath } from "./versioning.js";
 
 const quiet = { error() {} };
 
@@ -24,6 +24,9 @@ function service(options: ApiVersioningOptions) {
   );
   app.get("/version", (req, res) => {
     res.json({ v: req.apiVersion ?? null, url: req.url, originalUrl: req.originalUrl });
+  });
+  app.get("/employees/7", (req, res) => {
+    res.json({ self: versionedPath(req, "/employees/7") });
   });
   app.get("/xml", (_req, res) => {
     res.send("<v>2</v>");
@@ -248,6 +251,15 @@ describe("resolution", () => {
     const res = await fetch(`${u}/employees`, { headers: { "API-Version": "2" } });
     expect(at(await res.json(), "v")).toBe(1);
     expect(res.headers.get("vary")).toBeNull();
+  });
+});
+
+describe("versionedPath", () => {
+  it("GET /v2/employees/7 → links keep /v2", async () => {
+    expect(at(await (await get("/v2/employees/7")).json(), "self")).toBe("/v2/employees/7");
+  });
+  it("GET /employees/7 with API-Version: 2 → links without a prefix", async () => {
+    expect(at(await (await get("/employees/7", { "API-Version": "2" })).json(), "self")).toBe("/employees/7");
   });
 });
 

@@ -9,6 +9,8 @@ declare global {
     interface Request {
       /** The API version @svc/versioning resolved for this request. */
       apiVersion?: number | undefined;
+      /** The `/v<N>` prefix stripped from the path, or `""`; see `versionedPath`. */
+      apiVersionPrefix?: string | undefined;
     }
   }
 }
@@ -17,6 +19,8 @@ declare global {
 export interface VersioningRequest extends IncomingMessage {
   /** The resolved version; undefined on a version-neutral path that named none and has no default. */
   apiVersion?: number | undefined;
+  /** The `/v<N>` prefix stripped from the path, or `""`. */
+  apiVersionPrefix?: string | undefined;
   originalUrl?: string;
 }
 
@@ -115,6 +119,8 @@ export interface VersionResolution {
   source: VersionSource | undefined;
   /** The request target with the `/v<N>` prefix stripped. */
   url: string;
+  /** The stripped `/v<N>` prefix, or `""`: links put it back so clients stay in their version. */
+  pathPrefix: string;
   /** Request headers the decision depended on, for `Vary`. */
   vary: string[];
   /** The vendor media type to echo as Content-Type, when the media type chose. */
@@ -272,6 +278,7 @@ function resolve(
 ): VersionResolution {
   const named: Named[] = [];
   let rest = url;
+  let pathPrefix = "";
   const unknown = (status: number, version: number, what: string) =>
     new HttpError(
       status,
@@ -289,6 +296,7 @@ function resolve(
     if (m) {
       named.push({ version: m.version, source: "uri", what: `path /${config.uri.prefix}${m.version}` });
       rest = m.rest;
+      pathPrefix = `/${config.uri.prefix}${m.version}`;
     }
   }
   const path = pathOf(rest);
@@ -336,6 +344,7 @@ function resolve(
       version: config.defaultVersion,
       source: config.defaultVersion === undefined ? undefined : "default",
       url: rest,
+      pathPrefix,
       vary,
       mediaType: undefined,
     };
@@ -354,6 +363,7 @@ function resolve(
         version: config.defaultVersion,
         source: config.defaultVersion === undefined ? undefined : "default",
         url: rest,
+        pathPrefix,
         vary,
         mediaType: undefined,
       };
@@ -368,7 +378,7 @@ function resolve(
     throw unknown(status, reported.version, reported.what);
   }
   const source: VersionSource = sources.has("uri") ? "uri" : sources.has("header") ? "header" : "media-type";
-  return { version: first.version, source, url: rest, vary, mediaType };
+  return { version: first.version, source, url: rest, pathPrefix, vary, mediaType };
 }
 
 function supportedHeaders(config: Config): Record<string, string> {
@@ -427,6 +437,7 @@ export function apiVersioning(options: ApiVersioningOptions) {
     if (resolution.vary.length > 0) appendVary(res, ...resolution.vary);
     req.url = resolution.url;
     req.apiVersion = resolution.version;
+    req.apiVersionPrefix = resolution.pathPrefix;
     const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
     if (locals) locals.apiVersion = resolution.version;
     if (resolution.mediaType !== undefined) res.setHeader("Content-Type", resolution.mediaType);
@@ -439,6 +450,22 @@ export function apiVersioning(options: ApiVersioningOptions) {
     }
     next();
   };
+}
+
+/**
+ * Puts the request's `/v<N>` prefix back in front of a path, so links in a response to
+ * `/v2/employees` point at `/v2/...` and the client stays in its version; with the header or media
+ * type strategy the path is returned unchanged (the version lives outside the URL). Compose it with
+ * `hrefFor` of @svc/hal.
+ *
+ * @example hrefFor(req, versionedPath(req, `/employees/${id}`)) // ".../v2/employees/7" for /v2 requests
+ * @see /work/shared/spec/service-spec.md part 9 (URI strategy)
+ */
+export function versionedPath(req: { apiVersionPrefix?: string | undefined }, path: string): string {
+  if (typeof path !== "string" || !path.startsWith("/")) {
+    throw new TypeError(`versionedPath: path must start with "/", got ${String(path)}`);
+  }
+  return `${req.apiVersionPrefix ?? ""}${path}`;
 }
 
 function appendLink(res: ServerResponse, links: readonly string[]): void {
