@@ -159,6 +159,10 @@ describe("pageModel (pure)", () => {
       pageModel({ collection: "x", items: [], page: 0, size: 5, totalElements: 0, url: "/x" }),
     ).toThrow(TypeError);
   });
+  it("parsePageRequest({ page: 2, size: 5 }) with numbers → accepted; { page: 2.5 } → 400", () => {
+    expect(parsePageRequest({ page: 2, size: 5 })).toEqual({ page: 2, size: 5 });
+    expect(() => parsePageRequest({ page: 2.5 })).toThrow(expect.objectContaining({ status: 400 }));
+  });
   it("parsePageRequest from a query string", () => {
     expect(parsePageRequest("?page=3&size=7")).toEqual({ page: 3, size: 7 });
   });

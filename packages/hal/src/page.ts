@@ -40,7 +40,9 @@ function readParam(query: QueryInput, name: string): unknown {
   return query[name];
 }
 
-function positiveInt(value: unknown, field: string, max: number): number {
+function positiveInt(input: unknown, field: string, max: number): number {
+  // Programmatic callers may pass numbers; query strings always give strings.
+  const value = typeof input === "number" && Number.isSafeInteger(input) ? String(input) : input;
   if (typeof value !== "string" || !/^[1-9]\d{0,8}$/.test(value)) {
     throw HttpError.badRequest(`Query parameter ${field} must be a positive integer`, {
       errors: [{ field, message: "must be a positive integer" }],
