@@ -1,9 +1,15 @@
 // Consumer smoke check: called with the module as loaded from the packed tarball, once through
 // `import` and once through `require`. It throws when the public surface is broken.
 export default function smoke(mod) {
-  if (mod.selectMediaType("application/xml;q=0.5, */*", ["application/json", "application/xml"]) !== "application/json")
+  if (
+    mod.selectMediaType("application/xml;q=0.5, */*", ["application/json", "application/xml"]) !==
+    "application/json"
+  )
     throw new Error("selectMediaType is broken");
-  if (mod.matchMediaType("application/vnd.svc.v2+json", ["application/json"])?.mediaType !== "application/vnd.svc.v2+json")
+  if (
+    mod.matchMediaType("application/vnd.svc.v2+json", ["application/json"])?.mediaType !==
+    "application/vnd.svc.v2+json"
+  )
     throw new Error("matchMediaType is broken");
   if (mod.selectEncoding("identity;q=0", ["gzip"]) !== undefined) throw new Error("selectEncoding is broken");
   if (mod.selectLanguage("de-AT", ["en", "de"]) !== "de") throw new Error("selectLanguage is broken");

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cacheControl, setLastModified } from "./cache-control.js";
 import { conditional } from "./conditional.js";
 import { strongEtag } from "./entity-tag.js";
+import { preconditions } from "./preconditions.js";
 
 const employee = { id: 42, name: "Ada", department: "R&D", salary: 1000 };
 const big = Array.from({ length: 60 }, (_, i) => ({ ...employee, id: i }));
@@ -244,5 +245,46 @@ describe("cache policy", () => {
     expect(res.status).toBe(404);
     expect(res.headers["cache-control"]).toBe("no-store");
     expect(res.headers.etag).toBeUndefined();
+  });
+});
+
+describe("negotiate + conditional + preconditions: a lost-update round trip", () => {
+  let server: Listening;
+  let doc = { id: 1, name: "Ada" };
+  beforeAll(async () => {
+    const a = express();
+    a.use(negotiate());
+    a.use(conditional());
+    a.use(express.json());
+    const current = () => ({ etag: strongEtag(JSON.stringify(doc)) });
+    a.get("/doc", (_req, res) => res.represent(doc));
+    a.put("/doc", preconditions({ current, required: true }), (req, res) => {
+      doc = req.body as typeof doc;
+      res.represent(doc);
+    });
+    a.use(errorHandler({ logger: { error: () => {} } }));
+    server = await listen(a);
+  });
+  afterAll(() => server.close());
+
+  it("GET tag → PUT If-Match succeeds once, the second writer with the same tag gets 412", async () => {
+    const get = await fetch(`${server.url}/doc`);
+    const etag = get.headers.get("etag") as string;
+    expect(etag).toMatch(/^"/);
+    const put = (name: string) =>
+      fetch(`${server.url}/doc`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", "if-match": etag },
+        body: JSON.stringify({ id: 1, name }),
+      });
+    expect((await put("Grace")).status).toBe(200);
+    expect((await put("Linus")).status).toBe(412);
+    expect(doc.name).toBe("Grace");
+    const unconditional = await fetch(`${server.url}/doc`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(unconditional.status).toBe(428);
   });
 });
