@@ -159,6 +159,31 @@ describe("idempotency (memory store)", () => {
     await first;
   });
 
+  it("documentationUrl → Link rel=describedby on the 409 and the 422 too", async () => {
+    const hold = gate();
+    const entered = gate();
+    const docs = "https://docs.example/idempotency";
+    const { url } = await start(
+      { documentationUrl: docs },
+      {
+        before: async () => {
+          entered.open();
+          await hold.promise;
+        },
+      },
+    );
+    const first = post(`${url}/orders`, "k", { a: 1 });
+    await entered.promise;
+    const conflict = await post(`${url}/orders`, "k", { a: 1 });
+    const mismatch = await post(`${url}/orders`, "k", { a: 2 });
+    hold.open();
+    await first;
+    expect(conflict.status).toBe(409);
+    expect(mismatch.status).toBe(422);
+    for (const r of [conflict, mismatch])
+      expect(r.headers.get("link")).toContain(`<${docs}>; rel="describedby"`);
+  });
+
   it("waitMs: a duplicate waits for the first result and replays it", async () => {
     const { url, calls } = await start({ waitMs: 5000 }, { before: () => sleep(100) });
     const [a, b] = await Promise.all([
