@@ -58,6 +58,13 @@ describe(`MemoryStore decisions (${BATCH} per iteration, ${KEYS} clients)`, () =
     opts,
   );
   bench(
+    "@svc/ratelimit limiter.decide fixed-window (synchronous with MemoryStore)",
+    () => {
+      for (let n = 0; n < BATCH; n++) limiter.decide(nextKey());
+    },
+    opts,
+  );
+  bench(
     "@svc/ratelimit limiter.consume fixed-window (awaited)",
     async () => {
       for (let n = 0; n < BATCH; n++) await limiter.consume(nextKey());

@@ -33,7 +33,12 @@ export function ipBucket(ip: string, ipv6Subnet: number | false = 64): string | 
   return `${ipaddr.fromByteArray(bytes).toString()}/${ipv6Subnet}`;
 }
 
-/** A parsed allowlist: single addresses and CIDR ranges, IPv4 and IPv6. */
+/**
+ * A parsed allowlist: single addresses and CIDR ranges, IPv4 and IPv6.
+ * @example
+ * const internal: IpMatcher = ipMatcher(["10.0.0.0/8"]);
+ * @see https://www.rfc-editor.org/rfc/rfc4632#section-3.1
+ */
 export type IpMatcher = (ip: string) => boolean;
 
 /**

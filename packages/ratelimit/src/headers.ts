@@ -1,10 +1,20 @@
 import type { ServerResponse } from "node:http";
 import type { Decision, RateLimitPolicy } from "./types.js";
 
-/** How `X-RateLimit-Reset` is written. */
+/**
+ * How `X-RateLimit-Reset` is written.
+ * @example
+ * rateLimit({ limit: 100, resetFormat: "delta-seconds" });
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3
+ */
 export type ResetFormat = "epoch-seconds" | "delta-seconds";
 
-/** Which headers {@link setRateLimitHeaders} writes. */
+/**
+ * Which headers {@link setRateLimitHeaders} writes.
+ * @example
+ * const settings: HeaderSettings = { legacy: true, standard: false, resetFormat: "epoch-seconds", policyName: "api" };
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
+ */
 export interface HeaderSettings {
   /** `X-RateLimit-Limit` / `-Remaining` / `-Reset` (the service spec, part 8). */
   legacy: boolean;

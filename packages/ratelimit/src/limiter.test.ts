@@ -135,6 +135,16 @@ describe("each algorithm keeps keys apart and honours reset()", () => {
   }
 });
 
+describe("decide", () => {
+  it("MemoryStore → the decision itself, no promise; cost -1 → throws", () => {
+    const limiter = createRateLimiter({ limit: 2, now: () => 0 });
+    const d = limiter.decide("k");
+    expect("then" in d).toBe(false);
+    expect(d).toMatchObject({ allowed: true, remaining: 1 });
+    expect(() => limiter.decide("k", -1)).toThrow(/cost/);
+  });
+});
+
 describe("misconfiguration is rejected at construction", () => {
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])("limit %s → TypeError", (limit) => {
     expect(() => createRateLimiter({ limit })).toThrow(/limit must be a positive integer/);

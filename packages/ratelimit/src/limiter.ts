@@ -7,7 +7,12 @@ import {
   type RateLimitStore,
 } from "./types.js";
 
-/** Options of {@link createRateLimiter}. */
+/**
+ * Options of {@link createRateLimiter}.
+ * @example
+ * const options: RateLimiterOptions = { limit: 100, windowMs: 60_000, algorithm: "sliding-window" };
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
 export interface RateLimiterOptions {
   /**
    * Units (requests, by default) allowed per window. Must be a positive integer.
@@ -45,7 +50,12 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
-/** A limiter bound to one policy and one store. Create it with {@link createRateLimiter}. */
+/**
+ * A limiter bound to one policy and one store. Create it with {@link createRateLimiter}.
+ * @example
+ * const { allowed } = await limiter.consume(`user:${id}`, 5);
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
 export interface RateLimiter {
   /** The resolved policy. */
   readonly policy: RateLimitPolicy;
@@ -58,6 +68,12 @@ export interface RateLimiter {
    * request spends nothing. Rejects when the store fails (Redis down, memory store full).
    */
   consume(key: string, cost?: number): Promise<Decision>;
+  /**
+   * {@link RateLimiter.consume} without the promise when the store answers synchronously
+   * (`MemoryStore`): the decision itself, or a promise for stores that do I/O. Throws (or rejects)
+   * when the store fails.
+   */
+  decide(key: string, cost?: number): Decision | Promise<Decision>;
   /** Gives `key` its full quota back. */
   reset(key: string): Promise<void>;
 }
@@ -107,19 +123,22 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const now = options.now ?? Date.now;
   const policy: RateLimitPolicy = Object.freeze({ algorithm, limit, windowMs, burst });
 
+  function decide(key: string, cost = 1): Decision | Promise<Decision> {
+    if (!Number.isSafeInteger(cost) || cost < 0)
+      throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
+    return store.consume(prefix === "" ? key : prefix + key, cost, policy, now());
+  }
+
   return {
     policy,
     store,
     prefix,
+    decide,
     consume(key, cost = 1) {
-      if (!Number.isSafeInteger(cost) || cost < 0)
-        return Promise.reject(
-          new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`),
-        );
       try {
         // A plain function, not `async`: a synchronous store (memory) then costs one resolved
         // promise per decision instead of an async frame plus its promise.
-        return Promise.resolve(store.consume(prefix === "" ? key : prefix + key, cost, policy, now()));
+        return Promise.resolve(decide(key, cost));
       } catch (err) {
         return Promise.reject(err);
       }

@@ -1,6 +1,11 @@
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
-/** Options of {@link MemoryStore}. */
+/**
+ * Options of {@link MemoryStore}.
+ * @example
+ * new MemoryStore({ maxKeys: 200_000 });
+ * @see https://blog.cloudflare.com/counting-things-a-lot-of-different-things/
+ */
 export interface MemoryStoreOptions {
   /**
    * The most keys held at once; memory grows with live keys up to this bound and never past it.
@@ -18,6 +23,9 @@ export interface MemoryStoreOptions {
  * Thrown (and handled by the limiter's `failMode`) when the store is full and every key eviction
  * looked at is still limited in its current window: evicting one would hand a limited client a
  * fresh quota.
+ * @example
+ * try { store.consume(key, 1, policy, Date.now()); } catch (err) { if (err instanceof StoreFullError) shed(); }
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.6.4
  */
 export class StoreFullError extends Error {
   constructor(maxKeys: number) {

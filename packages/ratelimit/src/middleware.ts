@@ -3,13 +3,24 @@ import { HttpError } from "@svc/errors";
 import { ipBucket, ipMatcher } from "./client-key.js";
 import { ceilSeconds, type ResetFormat, setRateLimitHeaders } from "./headers.js";
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+import type { Decision } from "./types.js";
 
-/** The authenticated principal an authentication middleware leaves on the request. */
+/**
+ * The authenticated principal an authentication middleware leaves on the request.
+ * @example
+ * req.principal = { id: "user-42" };
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
+ */
 export interface RateLimitPrincipal {
   id: string;
 }
 
-/** The parts of an Express (or plain `node:http`) request the middleware reads. */
+/**
+ * The parts of an Express (or plain `node:http`) request the middleware reads.
+ * @example
+ * rateLimit({ limit: 10, key: (req: RateLimitRequest) => req.principal?.id });
+ * @see https://expressjs.com/en/guide/behind-proxies.html
+ */
 export interface RateLimitRequest extends IncomingMessage {
   /** The Express application, read for its `trust proxy` setting. */
   app?: { get(setting: string): unknown } | undefined;
@@ -19,15 +30,30 @@ export interface RateLimitRequest extends IncomingMessage {
   principal?: RateLimitPrincipal | undefined;
 }
 
-/** Express's `next`. */
+/**
+ * Express's `next`.
+ * @example
+ * const next: RateLimitNext = (err) => { if (err) throw err; };
+ * @see https://expressjs.com/en/guide/error-handling.html
+ */
 export type RateLimitNext = (err?: unknown) => void;
 
-/** Where store failures are reported under `failMode: "open"` (pino-compatible). */
+/**
+ * Where store failures are reported under `failMode: "open"` (pino-compatible).
+ * @example
+ * rateLimit({ limit: 100, logger: pino() });
+ * @see https://getpino.io/#/docs/api?id=logger
+ */
 export interface RateLimitLogger {
   warn(obj: object, msg?: string): void;
 }
 
-/** Options of {@link rateLimit}: the limiter's own options (or a ready limiter) plus the HTTP side. */
+/**
+ * Options of {@link rateLimit}: the limiter's own options (or a ready limiter) plus the HTTP side.
+ * @example
+ * const options: RateLimitOptions = { limit: 100, windowMs: 60_000, failMode: "closed" };
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
+ */
 export interface RateLimitOptions extends Partial<RateLimiterOptions> {
   /**
    * A limiter built with `createRateLimiter`; when given, the limiter options are not allowed.
@@ -265,19 +291,27 @@ export function rateLimit(options: RateLimitOptions) {
       next(new TypeError(`rate limit: cost(req) must be a non-negative integer, got ${String(units)}`));
       return;
     }
-    limiter.consume(key, units).then(
-      (decision) => {
-        setRateLimitHeaders(res, decision, limiter.policy, headers);
-        if (decision.allowed) {
-          next();
-          return;
-        }
-        // RFC 6585 §4: the 429 "MAY include a Retry-After header indicating how long to wait";
-        // rounded up so a client that obeys it never arrives before its quota is back.
-        const retryAfter = Math.max(1, ceilSeconds(decision.retryAfterMs));
-        next(HttpError.tooManyRequests(retryAfter, "Too many requests", { code: "rate_limited" }));
-      },
-      (err: unknown) => storeFailed(err, next),
-    );
+    const settle = (decision: Decision): void => {
+      setRateLimitHeaders(res, decision, limiter.policy, headers);
+      if (decision.allowed) {
+        next();
+        return;
+      }
+      // RFC 6585 §4: the 429 "MAY include a Retry-After header indicating how long to wait";
+      // rounded up so a client that obeys it never arrives before its quota is back.
+      const retryAfter = Math.max(1, ceilSeconds(decision.retryAfterMs));
+      next(HttpError.tooManyRequests(retryAfter, "Too many requests", { code: "rate_limited" }));
+    };
+    let outcome: Decision | Promise<Decision>;
+    try {
+      outcome = limiter.decide(key, units);
+    } catch (err) {
+      storeFailed(err, next);
+      return;
+    }
+    // A synchronous store (memory) answers without a promise or a microtask.
+    if ("then" in outcome && typeof outcome.then === "function")
+      outcome.then(settle, (err: unknown) => storeFailed(err, next));
+    else settle(outcome as Decision);
   };
 }

@@ -5,6 +5,9 @@ import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
  * An `ioredis` client (`Redis` or `Cluster`), structurally: only `call` and `options` are used.
  * Create it with `enableOfflineQueue: false`, `autoResendUnfulfilledCommands: false` and a
  * `commandTimeout`.
+ * @example
+ * const client: IoRedisLike = new Redis(url, { enableOfflineQueue: false, autoResendUnfulfilledCommands: false });
+ * @see https://github.com/redis/ioredis/blob/main/API.md
  */
 export interface IoRedisLike {
   call(command: string, ...args: (string | number)[]): Promise<unknown>;
@@ -17,13 +20,21 @@ export interface IoRedisLike {
 /**
  * A `redis` (node-redis v4/v5) client, structurally: only `sendCommand` and `options` are used.
  * Create it with `disableOfflineQueue: true`.
+ * @example
+ * const client: NodeRedisLike = createClient({ url, disableOfflineQueue: true });
+ * @see https://github.com/redis/node-redis/blob/master/docs/client-configuration.md
  */
 export interface NodeRedisLike {
   sendCommand(args: string[]): Promise<unknown>;
   options?: { disableOfflineQueue?: boolean | undefined } | undefined;
 }
 
-/** Options of {@link RedisStore}. */
+/**
+ * Options of {@link RedisStore}.
+ * @example
+ * new RedisStore({ client, prefix: "api:rl:", timeoutMs: 200 });
+ * @see https://redis.io/docs/latest/commands/evalsha/
+ */
 export interface RedisStoreOptions {
   /** A connected `ioredis` or `redis` client, configured as described in the README. */
   client: IoRedisLike | NodeRedisLike;
@@ -41,7 +52,12 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
 }
 
-/** Thrown when Redis does not answer within `timeoutMs`. */
+/**
+ * Thrown when Redis does not answer within `timeoutMs`.
+ * @example
+ * limiter.consume(key).catch((err) => { if (err instanceof StoreTimeoutError) metrics.redisSlow(); });
+ * @see https://redis.io/docs/latest/develop/clients/nodejs/produsage/
+ */
 export class StoreTimeoutError extends Error {
   constructor(ms: number) {
     super(`Redis did not answer the rate limit script within ${ms} ms`);

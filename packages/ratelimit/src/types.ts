@@ -11,15 +11,27 @@
  *   every `windowMs / limit` on average with bursts of up to `burst`. Exact: never more than
  *   `burst + elapsed / (windowMs / limit)` in any interval.
  *
+ * @example
+ * createRateLimiter({ algorithm: "gcra", limit: 10, windowMs: 1000, burst: 20 });
  * @see https://blog.cloudflare.com/counting-things-a-lot-of-different-things/
  * @see https://en.wikipedia.org/wiki/Generic_cell_rate_algorithm
  */
 export type Algorithm = "fixed-window" | "sliding-window" | "gcra";
 
-/** The list of {@link Algorithm} names, for validation. */
+/**
+ * The list of {@link Algorithm} names, for validation.
+ * @example
+ * ALGORITHMS.includes(process.env.RATE_ALGORITHM as Algorithm);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
+ */
 export const ALGORITHMS: readonly Algorithm[] = ["fixed-window", "sliding-window", "gcra"];
 
-/** A limiter's resolved, validated policy; stores receive it with every decision. */
+/**
+ * A limiter's resolved, validated policy; stores receive it with every decision.
+ * @example
+ * const { algorithm, limit, windowMs } = limiter.policy;
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10#section-2
+ */
 export interface RateLimitPolicy {
   readonly algorithm: Algorithm;
   /** Requests (cost units) per window. */
@@ -36,6 +48,7 @@ export interface RateLimitPolicy {
  * @example
  * const d = await limiter.consume("user:42");
  * if (!d.allowed) console.warn(`retry in ${d.retryAfterMs} ms`);
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
  */
 export interface Decision {
   /** Whether the request may proceed; a denied request consumes nothing. */
