@@ -16,6 +16,7 @@ import { pinoHttp } from "pino-http";
 import type { Config } from "./config.js";
 import type { Db } from "./db/database.js";
 import { fromDatabaseError } from "./errors.js";
+import { hrefs } from "./links.js";
 import { openApiDocument } from "./openapi.js";
 import {
   accounts,
@@ -27,7 +28,7 @@ import {
   reviews,
   users,
 } from "./routes/catalogue.js";
-import { type CrudResource, mountCrud } from "./routes/crud.js";
+import { type CrudResource, mountCrud, resourceView } from "./routes/crud.js";
 import { employees } from "./routes/employees.js";
 import { type Background, employeeProjects, mountCart, transfers } from "./routes/money.js";
 import {
@@ -228,6 +229,16 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
+  // The entry point: a link to every top-level collection, so a client (or a crawler) can start here.
+  api.get("/", async (req, res) => {
+    const href = hrefs(req);
+    const links: Record<string, string> = {};
+    for (const r of all) if (!r.parent) links[r.collection] = href(r.path);
+    links.cart = href("/cart");
+    await res.represent(
+      resourceView({ name: "@svc reference service", docs: href("/docs") }, href("/"), links),
+    );
+  });
   for (const resource of all) mountCrud(api, db, resource);
   mountOrderDocuments(api, db);
   mountCart(api, db, owner);

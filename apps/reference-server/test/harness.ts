@@ -23,7 +23,7 @@ const postgresUrl = (() => {
 })();
 
 async function boot(env: Record<string, string>, after?: () => Promise<void>): Promise<Started> {
-  const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", ...env });
+  const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", RATE_LIMIT_MAX: "100000", ...env });
   const service = await startService(config, { logger: createLogger({ logLevel: "silent" }) });
   return {
     url: service.url,

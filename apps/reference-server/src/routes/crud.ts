@@ -124,10 +124,14 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
         .values(row)
         .returning("id")
         .executeTakeFirstOrThrow();
-      const created = await load(ctx, Number(inserted.id));
-      const location = ctx.href(`${collectionPath(resource, ctx.parentId)}/${String(inserted.id)}`);
-      res.setHeader("Location", location);
-      await send(req, res, resource.view(created, ctx), 201);
+      const created = resource.view(await load(ctx, Number(inserted.id)), ctx);
+      // The new resource's URI is its self link, so it keeps the version prefix the client used.
+      const self = (created._links as { self?: { href?: string } } | undefined)?.self?.href;
+      res.setHeader(
+        "Location",
+        self ?? ctx.href(`${collectionPath(resource, ctx.parentId)}/${String(inserted.id)}`),
+      );
+      await send(req, res, created, 201);
       return;
     }
     await loose(db).updateTable(resource.table).set(row).where("id", "=", id).execute();

@@ -12,6 +12,11 @@ export function apiVersion(req: Request): number {
   return typeof n === "number" && Number.isInteger(n) ? n : 1;
 }
 
+/** `/v2` when the client named the version in the path, so links keep using that strategy. */
+function versionPrefix(req: Request): string {
+  return /^\/v\d+(?=\/)/.exec(req.originalUrl ?? "")?.[0] ?? "";
+}
+
 /** Version 1 has one `name`; writing it splits at the first space into first and last name. */
 function splitName(name: string): { first_name: string; last_name: string } {
   const at = name.search(/\s/);
@@ -53,7 +58,8 @@ export const employees: CrudResource = {
     },
   },
   view: (r, { href, req }) => {
-    const self = href(`/employees/${r.id}`);
+    const prefix = versionPrefix(req);
+    const self = href(`${prefix}/employees/${r.id}`);
     const common = {
       email: r.email,
       department: r.department,
@@ -69,8 +75,8 @@ export const employees: CrudResource = {
       [Rel.UPDATE]: self,
       [Rel.DELETE]: self,
       [Rel.DEPARTMENT]: href(`/departments/${r.department_id}`),
-      [Rel.MANAGER]: r.manager_id === null ? undefined : href(`/employees/${r.manager_id}`),
-      projects: href(`/employees/${r.id}/projects`),
+      [Rel.MANAGER]: r.manager_id === null ? undefined : href(`${prefix}/employees/${r.manager_id}`),
+      projects: href(`${prefix}/employees/${r.id}/projects`),
     });
   },
   input: ({ req }) => (apiVersion(req) >= 2 ? EmployeeV2Input : EmployeeV1Input),
