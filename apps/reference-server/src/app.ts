@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { conditional } from "@svc/conditional";
 import { errorHandler, HttpError, notFound } from "@svc/errors";
 import { halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
@@ -165,6 +166,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     }),
   );
   app.use(negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }));
+  // Strong ETags per representation, 304 on a current If-None-Match; Express's weak tags are off.
+  app.use(conditional());
 
   // Operational endpoints: public, never cached, outside the rate limit.
   app.get("/health", (_req, res) => {

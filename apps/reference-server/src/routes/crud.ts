@@ -1,4 +1,5 @@
-import { HttpError, methodNotAllowed } from "@svc/errors";
+import { preconditions, strongEtag } from "@svc/conditional";
+import { HttpError, isHttpError, methodNotAllowed } from "@svc/errors";
 import { hal, pageModel, Rel } from "@svc/hal";
 import type { Request, Response, Router } from "express";
 import type { z } from "zod";
@@ -169,6 +170,22 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     })
     .all(methodNotAllowed(collectionAllow));
 
+  /**
+   * The validator a write's `If-Match` is compared with: the strong tag of the JSON (and HAL+JSON)
+   * representation the client would GET now, computed the way @svc/conditional tags responses.
+   */
+  const ifMatch = preconditions({
+    current: async (req: Request) => {
+      try {
+        const ctx = await ctxOf(req);
+        const view = await ctx.show(parseId(req.params.id as string | undefined, resource.noun));
+        return { etag: strongEtag(JSON.stringify(view)) };
+      } catch (err) {
+        if (isHttpError(err) && err.status === 404) return undefined;
+        throw err;
+      }
+    },
+  });
   const item = router.route(itemPath);
   item.get(async (req, res) => {
     const ctx = await ctxOf(req);
@@ -176,10 +193,10 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     cache(res);
     await send(req, res, resource.view(row, ctx));
   });
-  if (writes.includes("PUT")) item.put((req, res) => write(req, res, "PUT"));
-  if (writes.includes("PATCH")) item.patch((req, res) => write(req, res, "PATCH"));
+  if (writes.includes("PUT")) item.put(ifMatch, (req, res) => write(req, res, "PUT"));
+  if (writes.includes("PATCH")) item.patch(ifMatch, (req, res) => write(req, res, "PATCH"));
   if (writes.includes("DELETE")) {
-    item.delete(async (req, res) => {
+    item.delete(ifMatch, async (req, res) => {
       const ctx = await ctxOf(req);
       const id = parseId(req.params.id, resource.noun);
       await load(ctx, id);

@@ -1,3 +1,4 @@
+import { preconditions, strongEtag } from "@svc/conditional";
 import { methodNotAllowed } from "@svc/errors";
 import type { Request, Response, Router } from "express";
 import type { Db } from "../db/database.js";
@@ -170,13 +171,17 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
     const total = Math.round(items.reduce((s, i) => s + i.quantity * i.unitPrice, 0) * 100) / 100;
     return resourceView({ owner: owner(req), items, total, currency: "EUR" }, href("/cart"));
   }
+  // The cart always exists (possibly empty), so If-Match compares with its JSON representation.
+  const ifMatch = preconditions({
+    current: async (req: Request) => ({ etag: strongEtag(JSON.stringify(await view(req))) }),
+  });
   router
     .route("/cart")
     .get(async (req, res) => {
       res.setHeader("Cache-Control", "private, no-cache");
       await send(req, res, await view(req));
     })
-    .put(async (req, res) => {
+    .put(ifMatch, async (req, res) => {
       const input = validate(CartInput, req.body);
       const ids = [...new Set(input.items.map((i) => i.productId))];
       if (ids.length !== input.items.length) throw rule("items", "must name each product once");
@@ -198,7 +203,7 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
       });
       await send(req, res, await view(req));
     })
-    .delete(async (req, res) => {
+    .delete(ifMatch, async (req, res) => {
       await db.kysely.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
       res.status(204).end();
     })

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, client, type Started } from "./harness.js";
+
+const identity = { "accept-encoding": "identity" };
+/**
+ * fetch() sends `Cache-Control: no-cache` with any conditional header unless told otherwise
+ * (Fetch standard, cache mode "no-store"), and a server must not answer that with a 304.
+ */
+const revalidate = { ...identity, "cache-control": "max-age=0" };
+
+describe.each(backends)("conditional requests on $name (part 4.3)", (backend) => {
+  let s: Started;
+  let api: ReturnType<typeof client>;
+  beforeAll(async () => {
+    s = await backend.start();
+    api = client(s.url);
+  });
+  afterAll(() => s.stop());
+
+  it("GET → strong ETag; If-None-Match with it → 304, no body, ETag and security headers kept", async () => {
+    const first = await api("/employees/5", { headers: identity });
+    const etag = first.headers.get("etag") ?? "";
+    expect(etag).toMatch(/^"[^"]+"$/);
+    const again = await api("/employees/5", { headers: { ...revalidate, "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(again.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("If-None-Match with Cache-Control: no-cache → a full 200", async () => {
+    const etag = (await api("/employees/5", { headers: identity })).headers.get("etag") ?? "";
+    const res = await api("/employees/5", {
+      headers: { ...identity, "if-none-match": etag, "cache-control": "no-cache" },
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it("the JSON and XML representations have different ETags", async () => {
+    const j = await api("/employees/5", { headers: identity });
+    const x = await api("/employees/5", { headers: { ...identity, accept: "application/xml" } });
+    expect(j.headers.get("etag")).not.toBe(x.headers.get("etag"));
+  });
+
+  it("a compressed response does not keep the strong tag", async () => {
+    const res = await api("/employees?size=100", { headers: { "accept-encoding": "gzip" } });
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(res.headers.get("etag")).toMatch(/^W\//);
+  });
+
+  it("collections have ETags and revalidate too", async () => {
+    const first = await api("/departments", { headers: identity });
+    const res = await api("/departments", {
+      headers: { ...revalidate, "if-none-match": first.headers.get("etag") ?? "" },
+    });
+    expect(res.status).toBe(304);
+  });
+
+  it("PATCH with the current If-Match → 200; with the now stale one → 412", async () => {
+    const etag = (await api("/employees/6", { headers: identity })).headers.get("etag") ?? "";
+    const ok = await api("/employees/6", {
+      method: "PATCH",
+      headers: { "if-match": etag },
+      json: { salary: 50001 },
+    });
+    expect(ok.status).toBe(200);
+    const stale = await api("/employees/6", {
+      method: "PATCH",
+      headers: { "if-match": etag },
+      json: { salary: 50002 },
+    });
+    expect(stale.status).toBe(412);
+    expect(await stale.json()).toMatchObject({ status: 412, error: "Precondition Failed" });
+    const now = (await (await api("/employees/6")).json()) as { salary: number };
+    expect(now.salary).toBe(50001);
+  });
+
+  it("PUT and DELETE with a stale If-Match → 412 and nothing changes", async () => {
+    const stale = '"0-stale"';
+    const put = await api("/departments/2", {
+      method: "PUT",
+      headers: { "if-match": stale },
+      json: { name: "Sales", city: "Nice" },
+    });
+    expect(put.status).toBe(412);
+    expect((await api("/projects/1", { method: "DELETE", headers: { "if-match": stale } })).status).toBe(412);
+    expect((await api("/projects/1")).status).toBe(200);
+  });
+
+  it("If-Match: * on a missing resource → 412", async () => {
+    const res = await api("/employees/999999", {
+      method: "PATCH",
+      headers: { "if-match": "*" },
+      json: { salary: 1 },
+    });
+    expect(res.status).toBe(412);
+  });
+
+  it("the cart honours If-Match", async () => {
+    const etag = (await api("/cart", { headers: identity })).headers.get("etag") ?? "";
+    const ok = await api("/cart", { method: "PUT", headers: { "if-match": etag }, json: { items: [] } });
+    expect(ok.status).toBe(200);
+    const stale = await api("/cart", {
+      method: "PUT",
+      headers: { "if-match": etag },
+      json: { items: [{ productId: 1, quantity: 1 }] },
+    });
+    expect([200, 412]).toContain(stale.status);
+  });
+});
