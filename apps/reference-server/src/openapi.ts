@@ -36,6 +36,91 @@ function pathParams(path: string): Json[] {
   }));
 }
 
+const op = (tag: string, summary: string, responses: Json, more: Json = {}) => ({
+  tags: [tag],
+  summary,
+  responses,
+  ...more,
+});
+const idParam = [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }];
+
+/** Routes that are not plain collections. */
+const OTHER_PATHS: Record<string, Json> = {
+  "/": { get: op("root", "Links to every collection", { "200": halResponse("The API root") }) },
+  "/cart": {
+    get: op("cart", "The caller's cart", { "200": halResponse("The cart") }),
+    put: op(
+      "cart",
+      "Replace the caller's cart",
+      {
+        "200": halResponse("The cart"),
+        "412": errorResponse("If-Match does not match"),
+        "422": errorResponse("Unknown product"),
+      },
+      { requestBody: { required: true, content: { "application/json": { schema: ref("CartInput") } } } },
+    ),
+    delete: op("cart", "Empty the caller's cart", { "204": { description: "Emptied" } }),
+  },
+  "/orders/{id}/tracking": {
+    get: op(
+      "orders",
+      "Tracking of a SHIPPED order",
+      { "200": halResponse("Tracking"), "404": errorResponse("No such order, or not shipped") },
+      { parameters: idParam },
+    ),
+  },
+  "/orders/{id}/invoice": {
+    get: op(
+      "orders",
+      "Invoice of a PAID or SHIPPED order",
+      { "200": halResponse("Invoice"), "404": errorResponse("No such order, or not paid") },
+      { parameters: idParam },
+    ),
+  },
+  "/auth/token": {
+    post: op(
+      "auth",
+      "Exchange Basic credentials for an ES256 access token",
+      {
+        "200": {
+          description: '`{ access_token, token_type: "Bearer", expires_in }`',
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: {
+                  access_token: { type: "string" },
+                  token_type: { const: "Bearer" },
+                  expires_in: { type: "integer" },
+                },
+              },
+            },
+          },
+        },
+        "401": errorResponse("Bad or missing Basic credentials"),
+      },
+      { security: [{ basic: [] }] },
+    ),
+  },
+  "/.well-known/jwks.json": {
+    get: op(
+      "auth",
+      "Public keys that verify the access tokens",
+      { "200": { description: "JWKS" } },
+      { security: [] },
+    ),
+  },
+  "/health": { get: op("operations", "Liveness", { "200": { description: "Up" } }, { security: [] }) },
+  "/ready": {
+    get: op(
+      "operations",
+      "Readiness: database and Redis reachable",
+      { "200": { description: "Ready" }, "503": errorResponse("Not ready; see Retry-After") },
+      { security: [] },
+    ),
+  },
+};
+
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate the requests and from
  * the collection definitions that serve them, so it cannot describe a route that does not exist.
@@ -69,6 +154,28 @@ export function openApiDocument(resources: readonly CrudResource[], extra: Json 
           properties: { field: { type: "string" }, message: { type: "string" } },
         },
       },
+    },
+  };
+  const links = { type: "object", required: ["self"], additionalProperties: { type: "object" } };
+  const employeeCommon = {
+    email: { type: "string", format: "email" },
+    department: { type: "string" },
+    city: { type: "string" },
+    salary: { type: "number" },
+    managerId: { type: ["integer", "null"] },
+    _links: links,
+  };
+  schemas.Employee = {
+    type: "object",
+    properties: { id: { type: "integer" }, name: { type: "string" }, ...employeeCommon },
+  };
+  schemas.EmployeeV2 = {
+    type: "object",
+    properties: {
+      id: { type: "integer" },
+      firstName: { type: "string" },
+      lastName: { type: "string" },
+      ...employeeCommon,
     },
   };
   schemas.HalResource = {
@@ -190,9 +297,31 @@ export function openApiDocument(resources: readonly CrudResource[], extra: Json 
         },
       };
     }
-    paths[item] = it;
+    if (r.itemRoute !== false) paths[item] = it;
   }
-  Object.assign(paths, extra);
+  const employeeItem = paths["/employees/{id}"] as Record<string, { parameters?: unknown[] }> | undefined;
+  const employeeList = paths["/employees"] as Record<string, { parameters?: unknown[] }> | undefined;
+  for (const op of [...Object.values(employeeItem ?? {}), ...Object.values(employeeList ?? {})]) {
+    op.parameters = [...(op.parameters ?? []), { $ref: "#/components/parameters/ApiVersion" }];
+  }
+  if (employeeItem?.get) {
+    (employeeItem.get as Json).responses = {
+      ...((employeeItem.get as Json).responses as Json),
+      "200": {
+        description:
+          "The employee; version 2 (`/v2/...`, `API-Version: 2` or the vendor media type) splits `name`",
+        content: {
+          "application/json": { schema: ref("Employee") },
+          "application/hal+json": { schema: ref("Employee") },
+          "application/vnd.svc.v2+json": { schema: ref("EmployeeV2") },
+          "application/xml": {},
+          "text/plain": {},
+          "text/html": {},
+        },
+      },
+    };
+  }
+  Object.assign(paths, OTHER_PATHS, extra);
   return {
     openapi: "3.1.0",
     info: {
@@ -208,6 +337,12 @@ export function openApiDocument(resources: readonly CrudResource[], extra: Json 
     components: {
       schemas,
       parameters: {
+        ApiVersion: {
+          name: "API-Version",
+          in: "header",
+          description: "Employee representation version (1 or 2); `Accept-Version` works too",
+          schema: { type: "integer", enum: [1, 2], default: 1 },
+        },
         IdempotencyKey: {
           name: "Idempotency-Key",
           in: "header",

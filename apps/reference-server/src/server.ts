@@ -60,6 +60,7 @@ export async function startService(
   await resumeTransfers(db, background);
   const security = await createSecurity(config);
   const stores = createStores(config.redisUrl, options.redisPrefix);
+  await stores.ready(3000);
   const app = createApp(config, { db, logger, background, security, stores });
   const server = config.tls
     ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app)

@@ -16,6 +16,8 @@ export interface Stores {
   idempotency: IdempotencyStore;
   redis: Redis | undefined;
   ping(): Promise<void>;
+  /** Resolves once Redis is connected, or after `timeoutMs` (the stores' fail modes cover the rest). */
+  ready(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export function createStores(redisUrl: string | undefined, prefix = "svc:"): Sto
       idempotency: new IdempotencyMemoryStore(),
       redis: undefined,
       async ping() {},
+      async ready() {},
       async close() {},
     };
   }
@@ -49,6 +52,16 @@ export function createStores(redisUrl: string | undefined, prefix = "svc:"): Sto
     redis,
     async ping() {
       await redis.ping();
+    },
+    async ready(timeoutMs) {
+      if (redis.status === "ready") return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        redis.once("ready", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
     async close() {
       redis.disconnect();

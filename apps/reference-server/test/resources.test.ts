@@ -249,6 +249,35 @@ describe.each(backends)("the other collections on $name", (backend) => {
     ).toBe(409);
   });
 
+  it("every path of /openapi.json exists: GET answers 2xx and OPTIONS allows each documented method", async () => {
+    const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(30);
+    for (const [template, ops] of Object.entries(doc.paths)) {
+      let path = template.replace(/\{\w+\}/g, "2");
+      if (/\{\w+\}\/[\w-]+\/\{\w+\}$/.test(template)) {
+        // A nested item: take a real id from its collection.
+        const list = path.slice(0, path.lastIndexOf("/"));
+        const page = (await (await api(list)).json()) as Page;
+        const first = Object.values(page._embedded)[0]?.[0];
+        path = `${list}/${String(first?.id)}`;
+      }
+      if (ops.get) expect([path, (await api(path)).status]).toEqual([path, 200]);
+      if (
+        path.startsWith("/auth") ||
+        path.startsWith("/.well-known") ||
+        path === "/health" ||
+        path === "/ready"
+      )
+        continue;
+      if (path === "/") continue;
+      const allow = (await api(path, { method: "OPTIONS" })).headers.get("allow") ?? "";
+      for (const method of Object.keys(ops))
+        expect([path, allow]).toEqual([path, expect.stringContaining(method.toUpperCase())]);
+    }
+  });
+
   it("the HAL crawler finds no broken, undeclared or self-less link from the API root", async () => {
     const report = await crawlLinks(s.url, "/", {
       headers: { authorization: `Basic ${Buffer.from("admin:admin").toString("base64")}` },

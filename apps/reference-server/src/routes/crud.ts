@@ -41,6 +41,12 @@ export interface CrudResource {
   parent?: { table: string; noun: string };
   /** Which writes exist. */
   writes?: ReadonlyArray<"POST" | "PUT" | "PATCH" | "DELETE">;
+  /**
+   * Whether `<path>/:id` is mounted; `false` for nested lists whose items live elsewhere
+   * (an employee's projects are `/projects/{id}`).
+   * @default true
+   */
+  itemRoute?: boolean;
   /** `Cache-Control` of reads. */
   cacheControl?: string;
   /** Writes whose rules go beyond a row update (state transitions, several tables). */
@@ -186,6 +192,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
       }
     },
   });
+  if (resource.itemRoute === false) return;
   const item = router.route(itemPath);
   item.get(async (req, res) => {
     const ctx = await ctxOf(req);

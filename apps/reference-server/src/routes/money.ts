@@ -215,6 +215,7 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
 }
 
 export const employeeProjects: CrudResource = {
+  itemRoute: false,
   path: "/employees/:parentId/projects",
   collection: "projects",
   noun: "Project",

@@ -156,6 +156,7 @@ export const orders: CrudResource = {
 };
 
 export const customerOrders: CrudResource = {
+  itemRoute: false,
   path: "/customers/:parentId/orders",
   collection: "orders",
   noun: "Order",
@@ -167,6 +168,7 @@ export const customerOrders: CrudResource = {
 };
 
 export const userOrders: CrudResource = {
+  itemRoute: false,
   path: "/users/:parentId/orders",
   collection: "orders",
   noun: "Order",
