@@ -1,4 +1,12 @@
+import { freePort, listen } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.js";
+import { loadConfig } from "../src/config.js";
+import { createDatabase } from "../src/db/database.js";
+import { Background } from "../src/routes/money.js";
+import { createSecurity } from "../src/security.js";
+import { createLogger } from "../src/server.js";
+import { createStores } from "../src/stores.js";
 import { client, READER, type Started, sqlite } from "./harness.js";
 
 /** Parts 4.3, 5, 8 and 9 of the spec: the packages composed in front of the resource API. */
@@ -340,6 +348,34 @@ describe("limits and failures (parts 7 and 8)", () => {
     } finally {
       s.service.server.closeAllConnections();
       await new Promise((r) => s.service.server.close(r));
+    }
+  });
+
+  it("PostgreSQL that refuses connections → 503 with Retry-After, never a 500", async () => {
+    const config = loadConfig({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/none`,
+      LOG_LEVEL: "silent",
+    });
+    if (config.database.kind !== "postgres") throw new Error("expected a postgres configuration");
+    const db = createDatabase(config.database);
+    const stores = createStores(undefined);
+    const app = createApp(config, {
+      db,
+      logger: createLogger({ logLevel: "silent" }),
+      background: new Background(),
+      security: await createSecurity(config),
+      stores,
+    });
+    const server = await listen(app);
+    try {
+      const res = await client(server.url)("/employees");
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect(await res.json()).toMatchObject({ status: 503, error: "Service Unavailable" });
+      expect((await fetch(`${server.url}/ready`)).status).toBe(503);
+    } finally {
+      await server.close();
+      await db.close();
     }
   });
 });
