@@ -41,6 +41,7 @@ import {
   userOrders,
 } from "./routes/orders.js";
 import { authentication, basicOnly, permission, type Security } from "./security.js";
+import { soapServices } from "./soap/index.js";
 import type { Stores } from "./stores.js";
 
 /** What the app needs besides its configuration: opened once by the server, closed on shutdown. */
@@ -220,6 +221,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.setHeader("Pragma", "no-cache");
     res.json(token);
   });
+
+  app.use(soapServices(config, { db, logger, security, limiter }));
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });

@@ -6,6 +6,7 @@ import {
   type MigrationProvider,
   Migrator,
 } from "kysely";
+import { soapTablesMigration } from "../soap/migration.js";
 import type { Db } from "./database.js";
 
 type Kind = Db["kind"];
@@ -145,7 +146,11 @@ function initial(kind: Kind): Migration {
 export async function migrate(db: Db): Promise<void> {
   const provider: MigrationProvider = {
     async getMigrations() {
-      return { "0001_initial": initial(db.kind) };
+      return {
+        "0001_initial": initial(db.kind),
+        // Events and notifications of the SOAP one-way operations.
+        "0002_soap_events_notifications": soapTablesMigration(db.kind),
+      };
     },
   };
   const migrator = new Migrator({ db: db.kysely, provider });

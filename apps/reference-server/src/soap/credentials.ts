@@ -1,0 +1,94 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Principal, SoapAuthError, verifySoapCredentials } from "@svc/auth";
+import {
+  type SoapAuthContext,
+  type SoapContext,
+  SoapFault,
+  WSSE_NS,
+  type XmlElement,
+} from "@svc/soap-envelope";
+import type { Config } from "../config.js";
+import type { Security } from "../security.js";
+
+/**
+ * The principal of the HTTP `Authorization` header (Basic or Bearer, verified by @svc/auth's
+ * `authenticate` in front of the endpoint), carried to the endpoint's `authenticate` hook, which
+ * sees the envelope but not the HTTP request.
+ */
+export const httpPrincipal = new AsyncLocalStorage<Principal | undefined>();
+
+function hasHeaderCredentials(blocks: readonly XmlElement[]): boolean {
+  return blocks.some(
+    (b) => (b.namespace === WSSE_NS && b.localName === "Security") || b.localName === "Authentication",
+  );
+}
+
+/** WS-Security 1.0 §12 fault, with the subcode namespace @svc/auth names (wsse, or wsu for MessageExpired). */
+function securityFault(code: string, namespace: string, reason: string, cause?: unknown): SoapFault {
+  return new SoapFault({
+    code: "Sender",
+    subcode: { namespace, localName: code },
+    reason,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/**
+ * The endpoints' `authenticate` hook (spec part 5 rule 5): credentials in the SOAP Header
+ * (`Authentication/Username/Password` or WS-Security `UsernameToken`), else those of the HTTP
+ * `Authorization` header, checked against the same users as the resource API. None, or wrong
+ * ones, are a Sender fault with a `wsse` subcode.
+ */
+export function soapAuthenticator(config: Config, security: Security) {
+  const getPassword = async (username: string) => {
+    // PasswordDigest needs the clear password: only the demo users' are known.
+    const user = config.demoUsers.find((u) => u.username === username);
+    if (!user) return undefined;
+    const principal = await security.verify(user.username, user.password);
+    return principal ? { ...principal, password: user.password } : undefined;
+  };
+  return async function authenticateSoap(
+    headerBlocks: readonly XmlElement[],
+    _context: SoapAuthContext,
+  ): Promise<Principal> {
+    const fromHttp = httpPrincipal.getStore();
+    if (hasHeaderCredentials(headerBlocks)) {
+      let principal: Principal;
+      try {
+        principal = await verifySoapCredentials(headerBlocks, { verify: security.verify, getPassword });
+      } catch (err) {
+        if (err instanceof SoapAuthError) {
+          throw securityFault(err.code, err.namespace, err.message, err);
+        }
+        throw err;
+      }
+      // Two different users in one request: whose request it is would be a guess.
+      if (fromHttp && fromHttp.id !== principal.id) {
+        throw securityFault(
+          "InvalidSecurity",
+          WSSE_NS,
+          "The SOAP header and the Authorization header name different users",
+        );
+      }
+      return principal;
+    }
+    if (fromHttp) return fromHttp;
+    throw securityFault(
+      "FailedAuthentication",
+      WSSE_NS,
+      "Credentials are required: a SOAP Authentication or wsse:Security header, or HTTP Authorization",
+    );
+  };
+}
+
+/** Writes need the `write` scope, as on the resource API (a reader only reads). */
+export function requireWrite(context: SoapContext): void {
+  const principal = context.principal as Principal | undefined;
+  if (!principal?.scopes.includes("write")) {
+    throw new SoapFault({
+      code: "Sender",
+      subcode: "NotPermitted",
+      reason: `${principal?.id ?? "This user"} may not call ${context.operation}: it needs write permission`,
+    });
+  }
+}

@@ -1,0 +1,157 @@
+import { join } from "node:path";
+import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope";
+import express, {
+  type ErrorRequestHandler,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from "express";
+import type { Logger } from "pino";
+import type { Config } from "../config.js";
+import type { Db } from "../db/database.js";
+import { loose } from "../db/query.js";
+import { NO_STORE } from "../routes/catalogue.js";
+import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
+import { authentication, permission, type Security } from "../security.js";
+import { httpPrincipal, soapAuthenticator } from "./credentials.js";
+import { CONTRACTS_DIR, customerHandlers, priceHandlers } from "./services.js";
+
+export { soapTablesMigration } from "./migration.js";
+
+/** What the SOAP services need from the app: the same database, users, logger and rate limit. */
+export interface SoapDeps {
+  db: Db;
+  logger: Logger;
+  security: Security;
+  /** The resource API's rate limiter: SOAP calls spend the same budget. */
+  limiter: RequestHandler;
+}
+
+/** SOAP endpoints (spec part 4.2): the customer service and the price service. */
+const ENDPOINTS = ["/ws/customer", "/ws/PriceService"];
+
+/** Events stored by logEvent, listed through the resource API. */
+export const events: CrudResource = {
+  path: "/events",
+  collection: "events",
+  noun: "Event",
+  table: "events",
+  base: (db) => loose(db).selectFrom("events as t").selectAll("t"),
+  list: {
+    filters: {
+      type: { column: "t.type", match: "eq" },
+      severity: { column: "t.severity", match: "eq" },
+      customerId: { column: "t.customer_id", match: "eq" },
+    },
+    sort: { id: "t.id", receivedAt: "t.received_at" },
+  },
+  view: (r, { href }) =>
+    resourceView(
+      {
+        id: Number(r.id),
+        type: r.type,
+        severity: r.severity,
+        message: r.message,
+        occurredAt: r.occurred_at ?? null,
+        // An xs:long the client chose: a string, so no digit is lost past 2^53.
+        customerId: r.customer_id ?? null,
+        receivedAt: r.received_at,
+        submittedBy: r.submitted_by,
+      },
+      href(`/events/${r.id}`),
+    ),
+  writes: [],
+  cacheControl: NO_STORE,
+};
+
+/** Notifications queued by sendNotification, listed through the resource API. */
+export const notifications: CrudResource = {
+  path: "/notifications",
+  collection: "notifications",
+  noun: "Notification",
+  table: "notifications",
+  base: (db) => loose(db).selectFrom("notifications as t").selectAll("t"),
+  list: {
+    filters: { status: { column: "t.status", match: "eq" } },
+    sort: { id: "t.id", queuedAt: "t.queued_at" },
+  },
+  view: (r, { href }) =>
+    resourceView(
+      {
+        id: Number(r.id),
+        message: r.message,
+        status: r.status,
+        queuedAt: r.queued_at,
+        submittedBy: r.submitted_by,
+      },
+      href(`/notifications/${r.id}`),
+    ),
+  writes: [],
+  cacheControl: NO_STORE,
+};
+
+/**
+ * The SOAP customer and price services (served by @svc/soap-envelope from the contracts in
+ * `contracts/`) and the read-only `/events` and `/notifications` collections that show the
+ * effect of the one-way operations. Mounted after the app's security headers, correlation id,
+ * logging and content negotiation, before the resource API (whose authentication would answer a
+ * SOAP call with a JSON 401).
+ *
+ * @example app.use(soapServices(config, { db, logger, security, limiter }));
+ * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
+ */
+export function soapServices(config: Config, deps: SoapDeps): [express.Router, ErrorRequestHandler] {
+  const { db, logger, security, limiter } = deps;
+  const authenticate = soapAuthenticator(config, security);
+  const httpAuth = authentication(security);
+  // Basic or Bearer when sent; a SOAP call may instead carry its credentials in the envelope.
+  const optionalHttpAuth: RequestHandler = (req, res, next) => {
+    if (req.principal || req.headers.authorization === undefined) return next();
+    return httpAuth(req, res, next);
+  };
+  const withHttpPrincipal =
+    (endpoint: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      httpPrincipal.run(req.principal, () => endpoint(req, res, next));
+
+  const customer = soapEndpoint({
+    wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
+    handlers: customerHandlers(db),
+    authenticate,
+    logger,
+  });
+  const price = soapEndpoint({
+    wsdl: join(CONTRACTS_DIR, "price.wsdl"),
+    handlers: priceHandlers(db),
+    authenticate,
+    logger,
+  });
+
+  const router = express.Router();
+  router.use(
+    ENDPOINTS[0] as string,
+    optionalHttpAuth,
+    limiter,
+    withHttpPrincipal(customer as RequestHandler),
+  );
+  router.use(ENDPOINTS[1] as string, optionalHttpAuth, limiter, withHttpPrincipal(price as RequestHandler));
+
+  // The collections get the resource API's authentication, rate limit and permissions.
+  router.use(["/events", "/notifications"], httpAuth, limiter, permission());
+  mountCrud(router, db, events);
+  mountCrud(router, db, notifications);
+
+  const faults = soapErrorHandler({ logger });
+  // Errors of the middleware in front (429, 401 for a bad Authorization) as SOAP faults.
+  const soapErrors: ErrorRequestHandler = (err, req: Request, res: Response, next: NextFunction) => {
+    const path = req.originalUrl.split("?")[0] ?? "";
+    const lower = path.toLowerCase();
+    if (ENDPOINTS.some((e) => lower === e.toLowerCase() || lower === `${e.toLowerCase()}/`)) {
+      faults(err, req, res, next);
+      return;
+    }
+    next(err);
+  };
+  return [router, soapErrors];
+}

@@ -1,0 +1,173 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type SoapContext, SoapFault } from "@svc/soap-envelope";
+import type { Db } from "../db/database.js";
+import { fromDatabaseError } from "../errors.js";
+import { CustomerInput } from "../schemas.js";
+import { requireWrite } from "./credentials.js";
+import {
+  findCustomer,
+  findPrice,
+  insertCustomerWithId,
+  insertEvent,
+  MAX_CUSTOMER_ID,
+  queueNotification,
+} from "./store.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** The contracts folder: next to src/ when run from source, next to dist/ when bundled. */
+export const CONTRACTS_DIR = [join(HERE, "..", "..", "contracts"), join(HERE, "..", "contracts")].find((d) =>
+  existsSync(join(d, "customer.wsdl")),
+) as string;
+
+/** Database failures keep the resource API's meaning: unreachable → 503 with Retry-After. */
+async function data<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw fromDatabaseError(err);
+  }
+}
+
+/** The SOAP contract has no city; customers it creates have an empty one until REST sets it. */
+const NO_CITY = "";
+
+/** The same rules as REST's `POST /customers` for the fields both protocols share. */
+const SharedCustomerFields = CustomerInput.pick({ name: true, email: true });
+
+interface Customer {
+  id: bigint;
+  name: string;
+  email: string;
+}
+
+/** Handlers of contracts/customer.wsdl (spec part 4.2). */
+export function customerHandlers(db: Db) {
+  return {
+    async getCustomer({ customerId }: { customerId: bigint }) {
+      const customer = await data(() => findCustomer(db, customerId));
+      if (!customer) {
+        // The declared fault of getCustomer, its Detail validated against customer.xsd.
+        throw new SoapFault({
+          code: "Sender",
+          subcode: "CustomerNotFound",
+          reason: `Customer ${customerId} does not exist`,
+          detail: { CustomerNotFound: { customerId } },
+        });
+      }
+      return { customer: { id: BigInt(customer.id), name: customer.name, email: customer.email } };
+    },
+
+    async createCustomer({ customer }: { customer: Customer }, context: SoapContext) {
+      requireWrite(context);
+      if (customer.id < 1n || customer.id > MAX_CUSTOMER_ID) {
+        throw new SoapFault({
+          code: "Sender",
+          subcode: "InvalidCustomer",
+          reason: `A customer id must be between 1 and ${MAX_CUSTOMER_ID}`,
+        });
+      }
+      const parsed = SharedCustomerFields.safeParse({ name: customer.name, email: customer.email });
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ");
+        throw new SoapFault({
+          code: "Sender",
+          subcode: "InvalidCustomer",
+          reason: `Invalid customer: ${problems}`,
+        });
+      }
+      const outcome = await data(() =>
+        insertCustomerWithId(db, { id: Number(customer.id), ...parsed.data, city: NO_CITY }),
+      );
+      if (outcome === "id-taken") {
+        throw new SoapFault({
+          code: "Sender",
+          subcode: "DuplicateCustomerId",
+          reason: `Customer ${customer.id} already exists`,
+        });
+      }
+      if (outcome === "email-taken") {
+        throw new SoapFault({
+          code: "Sender",
+          subcode: "DuplicateEmail",
+          reason: "Another customer already has this email",
+        });
+      }
+      return { customerId: customer.id };
+    },
+
+    async logEvent(
+      {
+        event,
+      }: {
+        event: { type: string; severity: string; message: string; occurredAt?: string; customerId?: bigint };
+      },
+      context: SoapContext,
+    ) {
+      requireWrite(context);
+      await data(() =>
+        insertEvent(db, {
+          type: event.type,
+          severity: event.severity,
+          message: event.message,
+          occurredAt: event.occurredAt,
+          customerId: event.customerId,
+          submittedBy: principalId(context),
+        }),
+      );
+    },
+
+    async sendNotification({ message }: { message: string }, context: SoapContext) {
+      requireWrite(context);
+      await data(() => queueNotification(db, { message, submittedBy: principalId(context) }));
+    },
+  };
+}
+
+function principalId(context: SoapContext): string {
+  return (context.principal as { id?: string } | undefined)?.id ?? "anonymous";
+}
+
+/** Products carry no currency; the service prices in one (the seed's orders use it too). */
+export const PRICE_CURRENCY = "EUR";
+
+/**
+ * A money amount (stored in the major unit, as the resource API stores it) as an `xs:decimal`
+ * lexical form with two fraction digits, built from integer cents so no binary floating-point
+ * digits reach the wire.
+ */
+export function toDecimal(amount: number): string {
+  const cents = Math.round(amount * 100);
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`Amount ${amount} is out of range`);
+  const sign = cents < 0 ? "-" : "";
+  const abs = Math.abs(cents);
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+}
+
+function availability(stock: number): "IN_STOCK" | "LOW_STOCK" | "OUT_OF_STOCK" {
+  if (stock <= 0) return "OUT_OF_STOCK";
+  return stock < 5 ? "LOW_STOCK" : "IN_STOCK";
+}
+
+/** Handlers of contracts/price.wsdl: prices of the products of the resource API. */
+export function priceHandlers(db: Db) {
+  return {
+    async GetPrice({ Item, Category }: { Item: string; Category: string }) {
+      const found = await data(() => findPrice(db, Item, Category));
+      if (!found) {
+        throw new SoapFault({
+          code: "Sender",
+          subcode: "PriceNotFound",
+          reason: `No price for item "${Item}" in category "${Category}"`,
+          detail: { PriceNotFound: { Item, Category } },
+        });
+      }
+      return {
+        Price: { $value: toDecimal(found.price), currency: PRICE_CURRENCY },
+        Availability: availability(found.stock),
+      };
+    },
+  };
+}
