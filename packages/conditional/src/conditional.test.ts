@@ -51,6 +51,11 @@ function app(withNegotiate: boolean) {
     res.json(["DE", "FR"]);
   });
   a.get("/balance", cacheControl({ noStore: true }), (_req, res) => res.json({ balance: 5 }));
+  a.get("/own-tag-represented", (_req, res) => {
+    res.setHeader("ETag", '"v7"');
+    if (withNegotiate) return res.represent(employee);
+    res.end(JSON.stringify(employee));
+  });
   a.get("/own-tag", (_req, res) => {
     res.setHeader("ETag", '"v7"');
     res.json(employee);
@@ -84,6 +89,15 @@ describe("ETag", () => {
     expect(json.headers.etag).toBe(strongEtag(json.body));
     expect(xml.headers.etag).toBe(strongEtag(xml.body));
     expect(json.headers.etag).not.toBe(xml.headers.etag);
+  });
+
+  it("a handler's own ETag with res.represent → kept, and If-None-Match on it → 304", async () => {
+    for (const server of [plain, full]) {
+      const res = await raw(`${server.url}/own-tag-represented`, "GET", {});
+      expect(res.headers.etag).toBe('"v7"');
+      const again = await raw(`${server.url}/own-tag-represented`, "GET", { "if-none-match": '"v7"' });
+      expect(again.status).toBe(304);
+    }
   });
 
   it("a handler's own ETag is kept", async () => {
@@ -266,6 +280,18 @@ describe("negotiate + conditional + preconditions: a lost-update round trip", ()
     server = await listen(a);
   });
   afterAll(() => server.close());
+
+  it("PUT 200 carries the strong tag of the new representation, usable for the next If-Match", async () => {
+    const first = await fetch(`${server.url}/doc`);
+    const put = await fetch(`${server.url}/doc`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", "if-match": first.headers.get("etag") as string },
+      body: JSON.stringify({ id: 1, name: "Barbara" }),
+    });
+    expect(put.status).toBe(200);
+    expect(put.headers.get("etag")).toBe(strongEtag(JSON.stringify({ id: 1, name: "Barbara" })));
+    expect(put.headers.get("cache-control")).toBeNull();
+  });
 
   it("GET tag → PUT If-Match succeeds once, the second writer with the same tag gets 412", async () => {
     const get = await fetch(`${server.url}/doc`);

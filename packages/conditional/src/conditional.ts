@@ -82,10 +82,9 @@ export function conditional(options: ConditionalOptions = {}) {
   }
 
   return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: Next): void {
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      next();
-      return;
-    }
+    // Every 2xx body gets a strong tag (Express would add its weak one); only GET and HEAD can
+    // be answered with a 304 or get the default cache policy.
+    const safe = req.method === "GET" || req.method === "HEAD";
     const successful = () => res.statusCode >= 200 && res.statusCode < 300;
     // What the full response would have looked like, for a 304 or HEAD made from it.
     let contentType: string | undefined;
@@ -95,7 +94,7 @@ export function conditional(options: ConditionalOptions = {}) {
       contentType = headerText(res, "Content-Type") ?? fallbackType;
       length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
       if (!successful()) return;
-      if (defaultCacheControl !== false && !res.hasHeader("Cache-Control"))
+      if (safe && defaultCacheControl !== false && !res.hasHeader("Cache-Control"))
         res.setHeader("Cache-Control", defaultCacheControl);
       if (res.hasHeader("ETag")) return;
       const tag = strongEtag(body);
@@ -122,10 +121,12 @@ export function conditional(options: ConditionalOptions = {}) {
     res.end = function endWithEtag(this: ServerResponse, ...args: unknown[]): ServerResponse {
       const chunk = args[0];
       if (!this.headersSent) {
-        if (isBody(chunk) && chunk.length > 0 && successful() && !this.hasHeader("ETag")) {
+        if (isBody(chunk) && chunk.length > 0 && contentType === undefined) {
           label(chunk, "application/octet-stream");
         }
-        if (this.statusCode === 304) {
+        if (!safe) {
+          // Nothing to revalidate on unsafe methods: preconditions() answers those.
+        } else if (this.statusCode === 304) {
           for (const name of NOT_MODIFIED_DROP) this.removeHeader(name);
           keepVary();
         } else if (successful() && contentType !== undefined) {
