@@ -222,7 +222,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json(token);
   });
 
-  app.use(soapServices(config, { db, logger, security, limiter }));
+  app.use(soapServices(config, { db, security, limiter }));
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });

@@ -123,6 +123,27 @@ describe("SOAP faults through /ws/customer", () => {
   });
 });
 
+describe("SOAP with the database gone", () => {
+  it("getCustomer → 503 with Retry-After and an env:Receiver fault without internal detail", async () => {
+    const s = await sqlite.start();
+    try {
+      await s.service.db.close();
+      const res = await fetch(`${s.url}/ws/customer`, {
+        method: "POST",
+        headers: { "content-type": SOAP_XML, authorization: ADMIN },
+        body: `<env:Envelope xmlns:env="${SOAP12}"><env:Body>${get1}</env:Body></env:Envelope>`,
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      const text = await res.text();
+      expect(text).toContain("env:Receiver");
+      expect(text).not.toMatch(/sqlite|connection is not open/i);
+    } finally {
+      await s.stop().catch(() => {});
+    }
+  });
+});
+
 describe("SOAP rate limit", () => {
   let s: Started;
   beforeAll(async () => {

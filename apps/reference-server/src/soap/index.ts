@@ -7,7 +7,6 @@ import express, {
   type RequestHandler,
   type Response,
 } from "express";
-import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { loose } from "../db/query.js";
@@ -19,10 +18,9 @@ import { CONTRACTS_DIR, customerHandlers, priceHandlers } from "./services.js";
 
 export { soapTablesMigration } from "./migration.js";
 
-/** What the SOAP services need from the app: the same database, users, logger and rate limit. */
+/** What the SOAP services need from the app: the same database, users and rate limit. */
 export interface SoapDeps {
   db: Db;
-  logger: Logger;
   security: Security;
   /** The resource API's rate limiter: SOAP calls spend the same budget. */
   limiter: RequestHandler;
@@ -98,11 +96,11 @@ export const notifications: CrudResource = {
  * logging and content negotiation, before the resource API (whose authentication would answer a
  * SOAP call with a JSON 401).
  *
- * @example app.use(soapServices(config, { db, logger, security, limiter }));
+ * @example app.use(soapServices(config, { db, security, limiter }));
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
 export function soapServices(config: Config, deps: SoapDeps): [express.Router, ErrorRequestHandler] {
-  const { db, logger, security, limiter } = deps;
+  const { db, security, limiter } = deps;
   const authenticate = soapAuthenticator(config, security);
   const httpAuth = authentication(security);
   // Basic or Bearer when sent; a SOAP call may instead carry its credentials in the envelope.
@@ -119,13 +117,11 @@ export function soapServices(config: Config, deps: SoapDeps): [express.Router, E
     wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
     handlers: customerHandlers(db),
     authenticate,
-    logger,
   });
   const price = soapEndpoint({
     wsdl: join(CONTRACTS_DIR, "price.wsdl"),
     handlers: priceHandlers(db),
     authenticate,
-    logger,
   });
 
   const router = express.Router();
@@ -142,7 +138,8 @@ export function soapServices(config: Config, deps: SoapDeps): [express.Router, E
   mountCrud(router, db, events);
   mountCrud(router, db, notifications);
 
-  const faults = soapErrorHandler({ logger });
+  // Failures are logged through pino-http's per-request logger, which carries the correlation id.
+  const faults = soapErrorHandler();
   // Errors of the middleware in front (429, 401 for a bad Authorization) as SOAP faults.
   const soapErrors: ErrorRequestHandler = (err, req: Request, res: Response, next: NextFunction) => {
     const path = req.originalUrl.split("?")[0] ?? "";
