@@ -174,6 +174,40 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
     expect(await res.text()).toBe("");
   });
 
+  it("10 concurrent createCustomer with one email → exactly one created, the rest DuplicateEmail", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        post(
+          envelope(
+            `<c:CreateCustomerRequest><c:customer><c:id>${960000 + i}</c:id><c:name>Race ${i}</c:name><c:email>race@example.com</c:email></c:customer></c:CreateCustomerRequest>`,
+            adminHeader,
+          ),
+        ).then(async (r) => ({ status: r.status, text: await r.text() })),
+      ),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    const refused = results.filter((r) => r.status === 400);
+    expect(refused).toHaveLength(9);
+    for (const r of refused) expect(r.text).toContain("DuplicateEmail");
+    const page = (await (await api("/customers?email=race@example.com")).json()) as {
+      page: { totalElements: number };
+    };
+    expect(page.page.totalElements).toBe(1);
+  });
+
+  it("logEvent with severity LOUD (not in the enumeration) → 400 Sender, nothing stored", async () => {
+    const res = await post(
+      envelope(
+        "<c:LogEventRequest><c:event><c:type>bad</c:type><c:severity>LOUD</c:severity><c:message>m</c:message></c:event></c:LogEventRequest>",
+        adminHeader,
+      ),
+    );
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("env:Sender");
+    const page = (await (await api("/events?type=bad")).json()) as { page: { totalElements: number } };
+    expect(page.page.totalElements).toBe(0);
+  });
+
   it("GET /events without credentials → 401 (the resource API's rule)", async () => {
     expect((await fetch(`${s.url}/events`)).status).toBe(401);
   });
@@ -237,6 +271,25 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
       digest.setSecurity(new soap.WSSecurity("reader", "reader", { passwordType: "PasswordDigest" }));
       const [result] = await digest.getCustomerAsync({ customerId: "1" });
       expect(result.customer.id).toBe(1);
+    });
+
+    it("Basic admin over HTTP and a reader Authentication header → 400 wsse:InvalidSecurity", async () => {
+      const res = await post(
+        envelope(
+          "<c:GetCustomerRequest><c:customerId>1</c:customerId></c:GetCustomerRequest>",
+          "<c:Authentication><c:Username>reader</c:Username><c:Password>reader</c:Password></c:Authentication>",
+        ),
+        { headers: { authorization: ADMIN } },
+      );
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("InvalidSecurity");
+    });
+
+    it("soap client with BasicAuthSecurity (HTTP Authorization) → 200", async () => {
+      const basic = await soap.createClientAsync(`${endpoint}?wsdl`, { forceSoap12Headers: true });
+      basic.setSecurity(new soap.BasicAuthSecurity("reader", "reader"));
+      const [result] = await basic.getCustomerAsync({ customerId: "2" });
+      expect(result.customer.id).toBe(2);
     });
 
     it("reader calling createCustomer → 400 Sender fault NotPermitted, nothing created", async () => {
