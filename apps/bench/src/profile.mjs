@@ -52,12 +52,26 @@ export function summariseProfile(profile, top = 15) {
   return { totalMs: Math.round(total / 1000), functions: rank(functions), owners: rank(owners) };
 }
 
-/** Reads the newest `.cpuprofile` in `dir` and summarises it, as Markdown and as data. */
+/**
+ * Summarises the busiest `.cpuprofile` in `dir`, as Markdown and as data. A server started with
+ * module hooks writes one profile per thread (the hooks run in their own); the main thread is
+ * the one with the most non-idle time.
+ */
 export async function profileReport(dir, title) {
-  const files = (await readdir(dir)).filter((f) => f.endsWith(".cpuprofile")).sort();
-  const file = files.at(-1);
-  if (!file) return undefined;
-  const summary = summariseProfile(JSON.parse(await readFile(join(dir, file), "utf8")));
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".cpuprofile"));
+  let file;
+  let summary;
+  let busiest = -1;
+  for (const candidate of files) {
+    const candidateSummary = summariseProfile(JSON.parse(await readFile(join(dir, candidate), "utf8")));
+    const idle = candidateSummary.owners.find((o) => o.name === "(idle)")?.ms ?? 0;
+    if (candidateSummary.totalMs - idle > busiest) {
+      busiest = candidateSummary.totalMs - idle;
+      file = candidate;
+      summary = candidateSummary;
+    }
+  }
+  if (!file || !summary) return undefined;
   const pct = (share) => `${(share * 100).toFixed(1)}%`;
   const lines = [
     `### ${title}`,
