@@ -11,11 +11,27 @@ import { pathToFileURL } from "node:url";
 
 const root = resolve(import.meta.dirname, "..");
 const only = process.argv.slice(2);
-const packages = readdirSync(join(root, "packages"))
+const published = readdirSync(join(root, "packages"))
   .map((name) => join(root, "packages", name))
   .filter((dir) => existsSync(join(dir, "package.json")))
   .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
-  .filter(({ manifest }) => !manifest.private && (only.length === 0 || only.includes(manifest.name)));
+  .filter(({ manifest }) => !manifest.private);
+// Naming packages checks just those, plus the @svc packages they depend on (packed too, since
+// they are not on the registry until released).
+const wanted = new Set(only);
+for (let grew = true; grew && only.length > 0; ) {
+  grew = false;
+  for (const { manifest } of published) {
+    if (!wanted.has(manifest.name)) continue;
+    for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })) {
+      if (dep.startsWith("@svc/") && !wanted.has(dep)) {
+        wanted.add(dep);
+        grew = true;
+      }
+    }
+  }
+}
+const packages = published.filter(({ manifest }) => only.length === 0 || wanted.has(manifest.name));
 
 if (packages.length === 0) {
   console.error("smoke: no published package found");
