@@ -17,6 +17,12 @@ const halResponse = (description: string) => ({
   },
 });
 
+/** Adds binary media types to a response; OpenAPI 3.1 lets binary content go without a schema. */
+const withBinary = (response: ReturnType<typeof halResponse>, types: Record<string, Json>) => ({
+  ...response,
+  content: { ...response.content, ...types },
+});
+
 /** `/employees/:id` → `/employees/{id}` */
 const oas = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
@@ -65,7 +71,13 @@ const OTHER_PATHS: Record<string, Json> = {
     get: op(
       "orders",
       "Tracking of a SHIPPED order",
-      { "200": halResponse("Tracking"), "404": errorResponse("No such order, or not shipped") },
+      {
+        "200": withBinary(halResponse("Tracking, or a QR code of this resource's URL"), {
+          "image/png": {},
+          "image/svg+xml": {},
+        }),
+        "404": errorResponse("No such order, or not shipped"),
+      },
       { parameters: idParam },
     ),
   },
@@ -73,7 +85,10 @@ const OTHER_PATHS: Record<string, Json> = {
     get: op(
       "orders",
       "Invoice of a PAID or SHIPPED order",
-      { "200": halResponse("Invoice"), "404": errorResponse("No such order, or not paid") },
+      {
+        "200": withBinary(halResponse("Invoice, also as a printable PDF"), { "application/pdf": {} }),
+        "404": errorResponse("No such order, or not paid"),
+      },
       { parameters: idParam },
     ),
   },

@@ -3,6 +3,8 @@ import { Rel } from "@svc/hal";
 import type { Request, Response, Router } from "express";
 import type { Db } from "../db/database.js";
 import { type LooseQuery, loose } from "../db/query.js";
+import { invoicePdf } from "../documents/invoice-pdf.js";
+import { qrCodes } from "../documents/qr.js";
 import { hrefs } from "../links.js";
 import { parseId, validate } from "../request.js";
 import { send } from "../respond.js";
@@ -297,9 +299,9 @@ export function mountOrderDocuments(router: Router, db: Db): void {
     .get(async (req, res) => {
       const order = await load(req, ["SHIPPED"], "tracking");
       const href = hrefs(req);
-      send(
-        req,
-        res,
+      const self = href(`/orders/${order.id}/tracking`);
+      res.status(200);
+      await res.represent(
         resourceView(
           {
             orderId: order.id,
@@ -307,9 +309,10 @@ export function mountOrderDocuments(router: Router, db: Db): void {
             trackingNumber: order.tracking_number,
             shippedAt: order.updated_at,
           },
-          href(`/orders/${order.id}/tracking`),
+          self,
           { order: href(`/orders/${order.id}`) },
         ),
+        { add: qrCodes(self) },
       );
     })
     .options(options)
@@ -330,14 +333,16 @@ export function mountOrderDocuments(router: Router, db: Db): void {
           .execute(),
       ]);
       res.setHeader("Cache-Control", "private, max-age=3600");
-      send(
-        req,
-        res,
+      res.status(200);
+      await res.represent(
         resourceView(
           {
             invoiceNumber: `INV-${String(order.id).padStart(6, "0")}`,
             orderId: order.id,
-            customer: customer ? { id: customer.id, name: customer.name, email: customer.email } : null,
+            status: order.status,
+            customer: customer
+              ? { id: customer.id, name: customer.name, email: customer.email, city: customer.city }
+              : null,
             lines: lines.map((l) => ({
               product: l.name,
               sku: l.sku,
@@ -352,6 +357,7 @@ export function mountOrderDocuments(router: Router, db: Db): void {
           href(`/orders/${order.id}/invoice`),
           { order: href(`/orders/${order.id}`) },
         ),
+        { add: [invoicePdf] },
       );
     })
     .options(options)

@@ -1,0 +1,145 @@
+import type { Representation } from "@svc/negotiate";
+import PDFDocument from "pdfkit";
+
+/** Who issues the invoices: the service's own trading name and address. */
+export const SELLER = {
+  name: "SVC Reference Store GmbH",
+  address: ["Musterstraße 1", "10115 Berlin", "Germany"],
+  vatId: "DE123456789",
+} as const;
+
+interface InvoiceLine {
+  product?: unknown;
+  sku?: unknown;
+  quantity?: unknown;
+  unitPrice?: unknown;
+  amount?: unknown;
+}
+
+interface InvoiceData {
+  invoiceNumber?: unknown;
+  orderId?: unknown;
+  status?: unknown;
+  customer?: { id?: unknown; name?: unknown; email?: unknown; city?: unknown } | null;
+  lines?: InvoiceLine[];
+  total?: unknown;
+  currency?: unknown;
+  issuedAt?: unknown;
+}
+
+const text = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+const money = (v: unknown) => Number(v ?? 0).toFixed(2);
+
+function isInvoice(data: unknown): data is InvoiceData {
+  return (
+    typeof data === "object" &&
+    data !== null &&
+    "orderId" in data &&
+    Array.isArray((data as InvoiceData).lines)
+  );
+}
+
+/**
+ * Renders an invoice as a PDF with pdfkit. The document's dates come from the invoice itself, not
+ * the clock, so the same invoice always gives the same bytes and its strong ETag stays valid.
+ */
+export function renderInvoicePdf(invoice: InvoiceData): Promise<Buffer> {
+  const issued = new Date(text(invoice.issuedAt));
+  const date = Number.isNaN(issued.getTime()) ? new Date(0) : issued;
+  const currency = text(invoice.currency);
+  const doc = new PDFDocument({
+    size: "A4",
+    margin: 50,
+    info: {
+      Title: `Invoice ${text(invoice.invoiceNumber)}`,
+      Author: SELLER.name,
+      Subject: `Order ${text(invoice.orderId)}`,
+      Creator: "@svc/reference-server",
+      Producer: "pdfkit",
+      CreationDate: date,
+      ModDate: date,
+    },
+  });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on("data", (c: Buffer) => chunks.push(c));
+    doc.on("end", () => resolve(Buffer.concat(chunks)));
+    doc.on("error", reject);
+  });
+
+  doc.font("Helvetica-Bold").fontSize(20).text("Invoice", { align: "right" });
+  doc.font("Helvetica").fontSize(10);
+  doc.text(`Invoice number: ${text(invoice.invoiceNumber)}`, { align: "right" });
+  doc.text(`Invoice date: ${date.toISOString().slice(0, 10)}`, { align: "right" });
+  doc.text(`Order: ${text(invoice.orderId)}`, { align: "right" });
+  doc.text(`Status: ${text(invoice.status)}`, { align: "right" });
+  doc.moveDown();
+
+  const top = doc.y;
+  doc.font("Helvetica-Bold").text("Seller", 50, top);
+  doc.font("Helvetica").text(SELLER.name).text(SELLER.address.join("\n")).text(`VAT ID: ${SELLER.vatId}`);
+  const afterSeller = doc.y;
+  const c = invoice.customer;
+  doc.font("Helvetica-Bold").text("Customer", 320, top);
+  doc.font("Helvetica");
+  if (c) {
+    doc.text(text(c.name), 320).text(text(c.city), 320).text(text(c.email), 320);
+    doc.text(`Customer number: ${text(c.id)}`, 320);
+  } else {
+    doc.text("(customer record deleted)", 320);
+  }
+  doc.y = Math.max(afterSeller, doc.y) + 20;
+
+  // Columns: product (with SKU), quantity, unit price, amount.
+  const cols = [
+    { x: 50, w: 250, align: "left" as const },
+    { x: 300, w: 50, align: "right" as const },
+    { x: 360, w: 85, align: "right" as const },
+    { x: 455, w: 90, align: "right" as const },
+  ];
+  const row = (cells: string[], bold = false) => {
+    const y = doc.y;
+    doc.font(bold ? "Helvetica-Bold" : "Helvetica");
+    let bottom = y;
+    cells.forEach((cell, i) => {
+      const col = cols[i];
+      if (!col) return;
+      doc.text(cell, col.x, y, { width: col.w, align: col.align });
+      bottom = Math.max(bottom, doc.y);
+    });
+    doc.y = bottom + 4;
+    doc.x = 50;
+  };
+  row(["Item", "Qty", `Unit price (${currency})`, `Amount (${currency})`], true);
+  doc.moveTo(50, doc.y).lineTo(545, doc.y).stroke();
+  doc.y += 4;
+  for (const line of invoice.lines ?? []) {
+    const name = line.sku ? `${text(line.product)} (${text(line.sku)})` : text(line.product);
+    row([name, text(line.quantity), money(line.unitPrice), money(line.amount)]);
+  }
+  doc.moveTo(50, doc.y).lineTo(545, doc.y).stroke();
+  doc.y += 4;
+  row(["Total", "", "", `${money(invoice.total)} ${currency}`], true);
+  doc.end();
+  return done;
+}
+
+/**
+ * `application/pdf` for an order's invoice (spec part 1: "Other representations such as … PDF …
+ * may be offered through content negotiation"). Shown inline with a file name for saving, as
+ * RFC 6266 §4.2 describes.
+ *
+ * @example res.represent(invoice, { add: [invoicePdf] })
+ * @see https://www.rfc-editor.org/rfc/rfc8118
+ */
+export const invoicePdf: Representation = {
+  mediaType: "application/pdf",
+  canRepresent: isInvoice,
+  async serialize(data, context) {
+    const invoice = data as InvoiceData;
+    const bytes = await renderInvoicePdf(invoice);
+    const id = text(invoice.orderId).replace(/[^A-Za-z0-9_-]/g, "");
+    context?.res?.setHeader("Content-Disposition", `inline; filename="invoice-${id}.pdf"`);
+    return bytes;
+  },
+};
