@@ -7,6 +7,8 @@ import type { Database } from "./schema.js";
 /** A connected database: the query builder plus what start-up, /ready and shutdown need. */
 export interface Db {
   kind: DatabaseConfig["kind"];
+  /** The PostgreSQL schema the tables live in, when not the connection's default. */
+  schema: string | undefined;
   kysely: Kysely<Database>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
@@ -41,6 +43,7 @@ export function createDatabase(config: DatabaseConfig): Db {
   }
   return {
     kind: config.kind,
+    schema: config.kind === "postgres" ? config.schema : undefined,
     kysely,
     async ping() {
       await sql`select 1`.execute(kysely);

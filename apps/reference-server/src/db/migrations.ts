@@ -153,7 +153,13 @@ export async function migrate(db: Db): Promise<void> {
       };
     },
   };
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // Kysely finds its bookkeeping tables by introspecting every schema; with a non-default schema
+  // it would see another schema's kysely_migration_lock and skip creating its own, so name it.
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider,
+    ...(db.schema ? { migrationTableSchema: db.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
