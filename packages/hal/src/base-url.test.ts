@@ -1,9 +1,8 @@
 import { errorHandler } from "@svc/errors";
-import { listen } from "@svc/test-utils";
+import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
-import { at, simulatedProxy } from "./test-utils.js";
 
 function appWith(trust: boolean | string | undefined, absolute = true) {
   const app = express();

@@ -1,11 +1,10 @@
-import { listen } from "@svc/test-utils";
+import { listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { externalOrigin, hrefFor } from "./base-url.js";
 import { crawlLinks, templateVariables } from "./crawl.js";
 import { pageModel, parsePageRequest } from "./page.js";
 import { hal } from "./resource.js";
-import { simulatedProxy } from "./test-utils.js";
 
 const employees = [1, 2, 3].map((id) => ({ id, name: `E${id}` }));
 const routes = ["/employees", "/employees/:id", "/departments/{id}"];

@@ -1,10 +1,9 @@
 import { errorHandler } from "@svc/errors";
-import { listen } from "@svc/test-utils";
+import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { externalBaseUrl } from "./base-url.js";
 import { pageModel, parsePageRequest } from "./page.js";
-import { at, simulatedProxy } from "./test-utils.js";
 
 const employees = Array.from({ length: 45 }, (_, i) => ({
   id: i + 1,

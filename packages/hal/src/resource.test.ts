@@ -1,11 +1,10 @@
-import { listen } from "@svc/test-utils";
+import { at, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { halJson } from "./hal-json.js";
 import { expandLink, expandTemplate, toHalLink } from "./link.js";
 import { RELATIONS, Rel } from "./relations.js";
 import { HalResource, hal } from "./resource.js";
-import { at } from "./test-utils.js";
 
 describe("HAL resources through a real server", () => {
   let url: string;

@@ -1,2 +1,3 @@
 export { type Listening, listen } from "./listen.js";
+export { at, simulatedProxy } from "./proxy.js";
 export { freePort, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "./services.js";

@@ -1,8 +1,7 @@
 import { errorHandler, HttpError, notFound } from "@svc/errors";
-import { listen } from "@svc/test-utils";
+import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { at, simulatedProxy } from "./test-utils.js";
 import { versioned } from "./versioned.js";
 import { type ApiVersioningOptions, apiVersioning, versionedPath } from "./versioning.js";
 
