@@ -182,39 +182,53 @@ async function etagOf(url, path, headers) {
 
 // ---------------------------------------------------------------------------------------------
 
+// Request plans shared by the scenarios that differ only in the server they run against.
+
+/** GET /employees/{id} with the Bearer token. */
+const getEmployee = async (_url, ctx) => ({
+  path: `/employees/${EMPLOYEE_ID}`,
+  headers: bearer(ctx),
+  expectStatus: 200,
+});
+
+/** The same GET with If-None-Match set to the server's current ETag → 304. */
+const revalidateEmployee = async (url, ctx) => {
+  const path = `/employees/${EMPLOYEE_ID}`;
+  const etag = await etagOf(url, path, bearer(ctx));
+  return { path, headers: { ...bearer(ctx), "if-none-match": etag }, expectStatus: 304 };
+};
+
+/** SOAP getCustomer for customer 1 of the in-memory SOAP servers. */
+const getCustomerInMemory = async (_url, ctx) => ({
+  method: "POST",
+  path: "/ws/customer",
+  headers: { authorization: `Bearer ${ctx.token}`, "content-type": soapContentType },
+  body: soapEnvelope(1),
+  expectStatus: 200,
+  expectBody: /GetCustomerResponse/,
+});
+
 export const scenarios = [
   {
     id: "raw-node",
     group: "get",
     label: "raw node:http, precomputed bytes",
     server: () => ({ script: script("raw-http.mjs") }),
-    prepare: async (_url, ctx) => ({
-      path: `/employees/${EMPLOYEE_ID}`,
-      headers: bearer(ctx),
-      expectStatus: 200,
-    }),
+    prepare: getEmployee,
   },
   {
     id: "express-bare",
     group: "get",
     label: "bare Express 5 route",
     server: () => ({ script: script("express-bare.mjs") }),
-    prepare: async (_url, ctx) => ({
-      path: `/employees/${EMPLOYEE_ID}`,
-      headers: bearer(ctx),
-      expectStatus: 200,
-    }),
+    prepare: getEmployee,
   },
   {
     id: "peer-stack",
     group: "get",
     label: "peer stack: helmet, cors, compression, express-rate-limit, pino-http, jose, accepts",
     server: () => ({ script: script("peer-stack.mjs") }),
-    prepare: async (_url, ctx) => ({
-      path: `/employees/${EMPLOYEE_ID}`,
-      headers: bearer(ctx),
-      expectStatus: 200,
-    }),
+    prepare: getEmployee,
   },
   {
     id: "svc-stack",
@@ -231,22 +245,14 @@ export const scenarios = [
     group: "revalidate",
     label: "bare Express 5 (default weak ETag, fresh)",
     server: () => ({ script: script("express-bare.mjs") }),
-    prepare: async (url, ctx) => {
-      const path = `/employees/${EMPLOYEE_ID}`;
-      const etag = await etagOf(url, path, bearer(ctx));
-      return { path, headers: { ...bearer(ctx), "if-none-match": etag }, expectStatus: 304 };
-    },
+    prepare: revalidateEmployee,
   },
   {
     id: "peer-stack-304",
     group: "revalidate",
     label: "peer stack",
     server: () => ({ script: script("peer-stack.mjs") }),
-    prepare: async (url, ctx) => {
-      const path = `/employees/${EMPLOYEE_ID}`;
-      const etag = await etagOf(url, path, bearer(ctx));
-      return { path, headers: { ...bearer(ctx), "if-none-match": etag }, expectStatus: 304 };
-    },
+    prepare: revalidateEmployee,
   },
   {
     id: "svc-stack-304",
@@ -336,14 +342,7 @@ export const scenarios = [
       existsSync(customerWsdl)
         ? { script: script("node-soap.mjs"), readyPath: "/ws/customer?wsdl", readyStatus: 200 }
         : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
-    prepare: async (_url, ctx) => ({
-      method: "POST",
-      path: "/ws/customer",
-      headers: { authorization: `Bearer ${ctx.token}`, "content-type": soapContentType },
-      body: soapEnvelope(1),
-      expectStatus: 200,
-      expectBody: /GetCustomerResponse/,
-    }),
+    prepare: getCustomerInMemory,
   },
   {
     id: "soap-envelope-bare",
@@ -358,14 +357,7 @@ export const scenarios = [
             readyStatus: 200,
           }
         : { unavailable: "packages/soap-envelope or the customer WSDL is not there yet" },
-    prepare: async (_url, ctx) => ({
-      method: "POST",
-      path: "/ws/customer",
-      headers: { authorization: `Bearer ${ctx.token}`, "content-type": soapContentType },
-      body: soapEnvelope(1),
-      expectStatus: 200,
-      expectBody: /GetCustomerResponse/,
-    }),
+    prepare: getCustomerInMemory,
   },
   {
     id: "node-soap-reference",
