@@ -22,7 +22,14 @@ export interface Config {
   host: string;
   database: DatabaseConfig;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key the instance writes (`REDIS_KEY_PREFIX`); instances of one fleet share it. */
+  redisKeyPrefix: string;
   rateLimit: { max: number; windowSeconds: number };
+  /**
+   * What the rate limiter does while its store (Redis) fails (`RATE_LIMIT_FAIL_MODE`): `open` lets
+   * requests through unlimited, `closed` answers 503 with `Retry-After` (spec part 8 rule 2).
+   */
+  rateLimitFailMode: "open" | "closed";
   /** Express's `trust proxy` value. */
   trustProxy: boolean | number | string;
   corsOrigins: string[];
@@ -31,6 +38,12 @@ export interface Config {
   demoUsers: DemoUser[];
   /** PEM of the token signing key (`JWT_PRIVATE_KEY`, a file path); generated at start-up when absent. */
   jwtPrivateKey: string | undefined;
+  /**
+   * How long a SIGTERM/SIGINT shutdown may take to finish in-flight requests and background work
+   * before the process gives up and exits 1 (`SHUTDOWN_GRACE_SECONDS`). Keep it below the
+   * orchestrator's kill timeout (Kubernetes' `terminationGracePeriodSeconds`, 30 s by default).
+   */
+  shutdownGraceSeconds: number;
   production: boolean;
 }
 
@@ -204,8 +217,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     z.string().regex(/^rediss?:\/\/\S+$/, "REDIS_URL must be a redis:// or rediss:// URL"),
     undefined as string | undefined,
   );
+  const redisKeyPrefix = read(
+    "REDIS_KEY_PREFIX",
+    z.string().regex(/^[\w:.-]{1,100}$/, "REDIS_KEY_PREFIX must be 1 to 100 letters, digits, _ - . or :"),
+    "svc:",
+  );
   const max = read("RATE_LIMIT_MAX", intIn("RATE_LIMIT_MAX", 1, 1_000_000), 100);
   const windowSeconds = read("RATE_LIMIT_WINDOW_SECONDS", intIn("RATE_LIMIT_WINDOW_SECONDS", 1, 86_400), 60);
+  const rateLimitFailMode = read(
+    "RATE_LIMIT_FAIL_MODE",
+    z.enum(["open", "closed"], { error: "RATE_LIMIT_FAIL_MODE must be open or closed" }),
+    "open",
+  );
+  const shutdownGraceSeconds = read("SHUTDOWN_GRACE_SECONDS", intIn("SHUTDOWN_GRACE_SECONDS", 1, 3600), 10);
   const trustProxy = parseTrustProxy(optional(env.TRUST_PROXY), problems);
   const corsOrigins = parseOrigins(optional(env.CORS_ORIGINS), problems);
   const logLevel = read(
@@ -243,13 +267,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     host,
     database,
     redisUrl,
+    redisKeyPrefix,
     rateLimit: { max, windowSeconds },
+    rateLimitFailMode,
     trustProxy,
     corsOrigins,
     tls,
     logLevel,
     demoUsers,
     jwtPrivateKey,
+    shutdownGraceSeconds,
     production,
   };
 }

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const service = await startService(config);
+  const service = await startService(config, { redisPrefix: config.redisKeyPrefix });
   const lines = [
     "",
     `  @svc reference service listening on ${service.url}`,
@@ -30,12 +30,17 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    service.logger.info({ signal }, "shutting down: finishing in-flight requests");
-    // A request that never ends must not keep the process alive for ever.
+    const grace = config.shutdownGraceSeconds;
+    service.logger.info(
+      { signal, graceSeconds: grace },
+      "shutting down: refusing new connections, finishing in-flight requests",
+    );
+    // A request that never ends must not keep the process alive for ever: past the grace period
+    // the exit code says the shutdown was not clean.
     setTimeout(() => {
-      service.logger.error("shutdown took longer than 10 s; exiting");
+      service.logger.error({ graceSeconds: grace }, "shutdown took longer than the grace period; exiting");
       process.exit(1);
-    }, 10_000).unref();
+    }, grace * 1000).unref();
     service.close().then(
       () => process.exit(0),
       (err: unknown) => {
