@@ -1,0 +1,157 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { uniquePrefix } from "@svc/test-utils";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { createInstance, type Instance } from "./instance.js";
+import { type Nginx, PROXY_ADDRESS, startProxy } from "./nginx.js";
+
+export interface FleetOptions {
+  /** How many reference-server processes. @default 3 */
+  instances?: number;
+  /** The PostgreSQL to share (`postgres://...`); each fleet gets a fresh schema in it, dropped on close. */
+  databaseUrl: string;
+  /** Point the instances at this address instead (a {@link tcpProxy} in front of `databaseUrl`). */
+  databaseUrlForInstances?: string;
+  /** The Redis to share; the fleet's keys get a unique prefix and are deleted on close. */
+  redisUrl: string;
+  /** More environment for every instance (`RATE_LIMIT_MAX`, `DEMO_USERS`, `LOG_LEVEL`, ...). */
+  env?: Record<string, string>;
+  /** Put nginx in front. @default true */
+  proxy?: boolean;
+  label?: string;
+}
+
+/** Several reference-server processes sharing PostgreSQL and Redis, behind nginx. */
+export interface Fleet {
+  instances: Instance[];
+  /** nginx (undefined with `proxy: false`). */
+  proxy: Nginx | undefined;
+  /** The PostgreSQL schema the instances share. */
+  schema: string;
+  /** The Redis key prefix the instances share. */
+  redisPrefix: string;
+  /** A query on the fleet's database (in its schema), to check what the service stored. */
+  query<T extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+  ): Promise<T[]>;
+  /** The fleet's Redis keys. */
+  redisKeys(): Promise<string[]>;
+  /** Every instance's output, labelled, for a failing test's message. */
+  diagnostics(): string;
+  /** Stops nginx and every instance, drops the schema, deletes the keys, removes the temp dir. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a fleet: a fresh PostgreSQL schema, one instance first (it migrates and seeds), then the
+ * others, then nginx round-robin in front of them all. Each instance trusts only the proxy's
+ * address, so behind nginx the client address is the real one, and a client talking to an
+ * instance directly cannot choose its address with `X-Forwarded-For`. If anything fails on the
+ * way, what was started is stopped and removed again.
+ *
+ * @example
+ * const fleet = await startFleet({ databaseUrl, redisUrl });
+ * await call(`${fleet.proxy?.url}/employees`, { headers: { authorization: basic("admin") } });
+ * await fleet.close();
+ */
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const count = options.instances ?? 3;
+  const label = options.label ?? "fleet";
+  const schema = `svc_${label.replace(/\W/g, "_")}_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const redisPrefix = uniquePrefix(label);
+  const dir = mkdtempSync(join(tmpdir(), `svc-${label}-`));
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
+  pool.on("error", () => {});
+  const redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on("error", () => {});
+  const instances: Instance[] = [];
+  let proxy: Nginx | undefined;
+  let schemaCreated = false;
+
+  const redisKeys = async () => {
+    const keys: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, batch] = await redis.scan(cursor, "MATCH", `${redisPrefix}*`, "COUNT", 1000);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== "0");
+    return keys;
+  };
+
+  const close = async () => {
+    const problems: unknown[] = [];
+    const attempt = async (step: () => Promise<unknown>) => {
+      try {
+        await step();
+      } catch (err) {
+        problems.push(err);
+      }
+    };
+    await attempt(async () => proxy?.stop());
+    await Promise.all(instances.map((i) => attempt(() => i.kill("SIGKILL"))));
+    if (schemaCreated) await attempt(() => pool.query(`drop schema if exists ${schema} cascade`));
+    await attempt(async () => {
+      const keys = await redisKeys();
+      if (keys.length > 0) await redis.del(...keys);
+    });
+    await attempt(() => pool.end());
+    redis.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+    if (problems.length > 0) throw new AggregateError(problems, "the fleet did not close cleanly");
+  };
+
+  try {
+    await redis.connect();
+    await pool.query(`create schema ${schema}`);
+    schemaCreated = true;
+    const env: Record<string, string> = {
+      DATABASE_URL: options.databaseUrlForInstances ?? options.databaseUrl,
+      DATABASE_SCHEMA: schema,
+      REDIS_URL: options.redisUrl,
+      REDIS_KEY_PREFIX: redisPrefix,
+      TRUST_PROXY: PROXY_ADDRESS,
+      LOG_LEVEL: "info",
+      ...options.env,
+    };
+    for (let i = 0; i < count; i++) instances.push(await createInstance(`${label}-${i + 1}`, env));
+    // The first instance migrates and seeds the empty schema; the others then find it ready.
+    await instances[0]?.start();
+    await Promise.all(instances.slice(1).map((i) => i.start()));
+    if (options.proxy !== false)
+      proxy = await startProxy(
+        dir,
+        instances.map((i) => i.port),
+      );
+  } catch (err) {
+    await close().catch(() => {});
+    throw err;
+  }
+
+  return {
+    instances,
+    proxy,
+    schema,
+    redisPrefix,
+    async query(text, values) {
+      const client = await pool.connect();
+      try {
+        await client.query(`set search_path to ${schema}`);
+        return (await client.query(text, values)).rows;
+      } finally {
+        client.release();
+      }
+    },
+    redisKeys,
+    diagnostics: () =>
+      [
+        ...instances.map((i) => `--- ${i.name} (${i.url})\n${i.output().slice(-3000)}`),
+        ...(proxy ? [`--- nginx\n${proxy.errorLog().slice(-2000)}`] : []),
+      ].join("\n"),
+    close,
+  };
+}
