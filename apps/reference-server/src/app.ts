@@ -13,7 +13,7 @@ import cors from "cors";
 import express, { type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
-import { pinoHttp } from "pino-http";
+import { accessLog } from "./access-log.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/database.js";
 import { fromDatabaseError } from "./errors.js";
@@ -131,14 +131,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.setHeader("X-Correlation-ID", id);
     next();
   });
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (_req, res) => (res as Response).locals.correlationId as string,
-      customProps: (_req, res) => ({ correlationId: (res as Response).locals.correlationId }),
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
-    }),
-  );
+  app.use(accessLog(app, logger, (res) => res.locals.correlationId as string));
   app.use(
     cors({
       origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,

@@ -1,5 +1,5 @@
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import type { Database } from "./schema.js";
@@ -27,7 +27,7 @@ export function createDatabase(config: DatabaseConfig): Db {
     const native = new SQLite(config.filename);
     native.pragma("journal_mode = WAL");
     native.pragma("foreign_keys = ON");
-    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: native }) });
+    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   } else {
     const pool = new pg.Pool({
       connectionString: config.url,
@@ -39,6 +39,9 @@ export function createDatabase(config: DatabaseConfig): Db {
     });
     // An idle client that loses its connection emits on the pool; without a listener that is a crash.
     pool.on("error", () => {});
+    // So does a checked-out client whose socket dies mid-query (ECONNRESET): the query itself
+    // rejects (→ 503), but the client also emits "error", and the pool listens only while idle.
+    pool.on("connect", (client) => client.on("error", () => {}));
     kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   return {
@@ -50,6 +53,45 @@ export function createDatabase(config: DatabaseConfig): Db {
     },
     async close() {
       await kysely.destroy();
+    },
+  };
+}
+
+/** How many distinct SQL texts keep their prepared statement. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * better-sqlite3 behind a bounded cache of prepared statements. Kysely's SQLite driver calls
+ * `prepare(sql)` for every query, and preparing (parsing and planning the SQL) costs more than
+ * running a primary-key read; the same SQL text gets the same statement back, with fresh
+ * parameters bound on each run. The least recently used statement leaves when the cache is full
+ * (list queries vary with their filters and sort). A statement still being iterated is not
+ * shared: the caller gets a fresh one.
+ */
+export function withStatementCache(native: SQLite.Database, max = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(text: string) {
+      const cached = statements.get(text);
+      if (cached !== undefined && !cached.busy) {
+        // Re-insert to mark it as the most recently used (a Map keeps insertion order).
+        statements.delete(text);
+        statements.set(text, cached);
+        return cached;
+      }
+      const statement = native.prepare(text);
+      if (cached === undefined) {
+        if (statements.size >= max) {
+          const oldest = statements.keys().next();
+          if (!oldest.done) statements.delete(oldest.value);
+        }
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+    close() {
+      statements.clear();
+      native.close();
     },
   };
 }

@@ -4,7 +4,7 @@ import { hal, pageModel, Rel } from "@svc/hal";
 import type { Request, Response, Router } from "express";
 import type { z } from "zod";
 import type { Db } from "../db/database.js";
-import { type LooseQuery, listPage, loose } from "../db/query.js";
+import { compiledTemplate, type LooseQuery, listPage, loose } from "../db/query.js";
 import { type Href, hrefs } from "../links.js";
 import { type ListSpec, parseId, parseListQuery, validate } from "../request.js";
 import { send } from "../respond.js";
@@ -92,8 +92,19 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     return ctx;
   }
 
+  // A base that does not take the request context is the same query on every request: it is
+  // compiled once and only the id is bound per read (the hot path of every item GET).
+  const byId =
+    resource.base.length < 2
+      ? compiledTemplate((id) =>
+          resource.base(db, undefined as unknown as Ctx).where("t.id", "=", id as number),
+        )
+      : undefined;
+
   async function load(ctx: Ctx, id: number): Promise<Record<string, unknown>> {
-    const row = await resource.base(db, ctx).where("t.id", "=", id).executeTakeFirst();
+    const row = byId
+      ? (await db.kysely.executeQuery(byId(id))).rows[0]
+      : await resource.base(db, ctx).where("t.id", "=", id).executeTakeFirst();
     if (!row) throw HttpError.notFound(`${resource.noun} ${id} does not exist`);
     return row;
   }

@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Express, NextFunction, Request, Response } from "express";
+import type { Logger } from "pino";
+
+const CHILD = Symbol("request logger");
+const START = Symbol("request start");
+
+type Tracked = IncomingMessage & { [CHILD]?: Logger; [START]?: number; originalUrl?: string };
+
+/** What a log line says about the request. `url` and the headers pass through the logger's redaction. */
+function requestSummary(req: Tracked) {
+  return {
+    method: req.method,
+    url: req.originalUrl ?? req.url,
+    headers: req.headers,
+    remoteAddress: req.socket?.remoteAddress,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
+/**
+ * The access log: one JSON line per request when its response is finished (or the client went
+ * away), at `info`, or `error` for a 5xx, with the correlation id, the method, the URL, the
+ * request headers, the status and the response time in milliseconds. Credentials in them are
+ * censored by the logger's redaction (`pinoRedaction` from @svc/auth).
+ *
+ * `req.log` / `res.log` are the request's own logger (for handlers and error handlers), a child
+ * carrying the correlation id and the request; it is only made when a handler asks for it, so a
+ * request that logs nothing else costs one line and no child logger.
+ *
+ * @example
+ * app.use(accessLog(app, logger, (res) => res.locals.correlationId));
+ */
+export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: Response) => string) {
+  const childOf = (req: Tracked, res: Response): Logger => {
+    let child = req[CHILD];
+    if (child === undefined) {
+      const id = correlationIdOf(res);
+      child = logger.child({ reqId: id, correlationId: id, req: requestSummary(req) });
+      req[CHILD] = child;
+    }
+    return child;
+  };
+  // On the app's request and response prototypes: nothing to set per request.
+  Object.defineProperty(app.request, "log", {
+    configurable: true,
+    get(this: Request) {
+      return childOf(this as Tracked, this.res as Response);
+    },
+  });
+  Object.defineProperty(app.response, "log", {
+    configurable: true,
+    get(this: Response) {
+      return childOf(this.req as Tracked, this);
+    },
+  });
+
+  return function accessLogMiddleware(req: Request, res: Response, next: NextFunction): void {
+    (req as Tracked)[START] = performance.now();
+    // ServerResponse emits "close" once, after "finish" or when the connection went away first.
+    res.once("close", onClose);
+    next();
+  };
+
+  function onClose(this: ServerResponse): void {
+    const res = this as Response;
+    const req = res.req as Tracked;
+    const id = correlationIdOf(res);
+    const failed = res.statusCode >= 500;
+    const completed = res.writableFinished && !req.readableAborted;
+    logger[failed ? "error" : "info"](
+      {
+        reqId: id,
+        correlationId: id,
+        req: requestSummary(req),
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(performance.now() - (req[START] ?? 0)),
+      },
+      failed ? "request errored" : completed ? "request completed" : "request aborted",
+    );
+  }
+}
