@@ -65,31 +65,34 @@ export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler 
       next();
       return;
     }
-    const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1));
     const method = req.method ?? "GET";
-    if (method === "GET" || method === "HEAD") {
-      if (query.has("wsdl") || query.has("WSDL") || query.has("xsd")) {
-        const xsd = query.get("xsd") ?? undefined;
-        const doc = service.contract.render(externalUrl(req), xsd);
-        if (doc === undefined) {
-          next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
-          return;
-        }
-        res.statusCode = 200;
-        res.setHeader(
-          "Content-Type",
-          xsd === undefined ? "application/wsdl+xml; charset=utf-8" : "application/xml; charset=utf-8",
-        );
-        res.setHeader("Content-Length", Buffer.byteLength(doc));
-        res.setHeader("Cache-Control", "no-cache");
-        res.end(method === "HEAD" ? undefined : doc);
+    // Only the WSDL and XSD URIs carry a query this endpoint reads.
+    const query = q === -1 ? undefined : new URLSearchParams(url.slice(q + 1));
+    const describes = query !== undefined && (query.has("wsdl") || query.has("WSDL") || query.has("xsd"));
+    if (describes && (method === "GET" || method === "HEAD")) {
+      const xsd = query.get("xsd") ?? undefined;
+      const doc = service.contract.render(externalUrl(req), xsd);
+      if (doc === undefined) {
+        next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
         return;
       }
+      res.statusCode = 200;
+      res.setHeader(
+        "Content-Type",
+        xsd === undefined ? "application/wsdl+xml; charset=utf-8" : "application/xml; charset=utf-8",
+      );
+      res.setHeader("Content-Length", Buffer.byteLength(doc));
+      res.setHeader("Cache-Control", "no-cache");
+      res.end(method === "HEAD" ? undefined : doc);
+      return;
     }
     if (method !== "POST") {
+      // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
+      // endpoint URI takes POST only; its ?wsdl / ?xsd URIs also GET and HEAD.
+      const allowed = describes ? ["GET", "HEAD", "POST"] : ["POST"];
       send(
         res,
-        service.faultResponse(httpErrorToFault(HttpError.methodNotAllowed(["POST"])), 405, { Allow: "POST" }),
+        service.errorResponse(HttpError.methodNotAllowed(allowed, `${method} is not allowed here`)),
         req,
       );
       return;
@@ -100,7 +103,9 @@ export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler 
         method,
         contentType: req.headers["content-type"],
         contentLength: req.headers["content-length"],
+        contentEncoding: req.headers["content-encoding"],
         body: req,
+        http: req,
         correlationId,
         logger: req.log,
       })

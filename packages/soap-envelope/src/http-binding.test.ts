@@ -4,6 +4,7 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 import { WSSE_NS } from "./fault.js";
+import { SoapAuthenticationError } from "./service.js";
 import {
   CUSTOMER_WSDL,
   customerHandlers,
@@ -38,16 +39,39 @@ describe("HTTP binding (Part 2 §7)", () => {
   it("Content-Type without charset → 200", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")), "application/soap+xml")).status).toBe(200);
   });
-  it("Content-Type: text/plain → 415 with a SOAP fault", async () => {
+  it("Content-Type: text/plain → 415 with a SOAP fault and Accept-Post (RFC 9110 §15.5.16)", async () => {
     const res = await post(svc.endpoint, envelope(getCustomer("42")), "text/plain");
     expect(res.status).toBe(415);
+    expect(res.headers.get("content-type")).toBe(SOAP);
+    expect(res.headers.get("accept-post")).toBe("application/soap+xml");
+    expect(res.headers.get("cache-control")).toBe("no-store");
     expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+  });
+  it("no Content-Type → 415 with Accept-Post", async () => {
+    const res = await fetch(svc.endpoint, { method: "POST", body: new Uint8Array([0x3c]) });
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-post")).toBe("application/soap+xml");
+    expect(readFault(await res.text()).code).toBe(`{${ENV}}Sender`);
+  });
+  it("Content-Encoding: gzip → 415 with Accept-Encoding: identity, a Sender fault", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), SOAP, { "content-encoding": "gzip" });
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-encoding")).toBe("identity");
+    expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+  });
+  it("Content-Encoding: identity → 200", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), SOAP, {
+      "content-encoding": "identity",
+    });
+    expect(res.status).toBe(200);
   });
   it("Content-Type: application/xml → 415", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")), "application/xml")).status).toBe(415);
   });
-  it("text/xml carrying a SOAP 1.2 envelope → 415", async () => {
-    expect((await post(svc.endpoint, envelope(getCustomer("42")), "text/xml")).status).toBe(415);
+  it("text/xml carrying a SOAP 1.2 envelope → 415 with Accept-Post", async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), "text/xml");
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-post")).toBe("application/soap+xml");
   });
   it("Content-Type: application/soap+xml; charset=iso-8859-1 → 415", async () => {
     expect(
@@ -64,10 +88,25 @@ describe("HTTP binding (Part 2 §7)", () => {
     expect(res.headers.get("allow")).toBe("POST");
     expect(readFault(await res.text()).code).toBe(`{${ENV}}Sender`);
   });
-  it("PUT → 405 with Allow: POST", async () => {
+  it("PUT → 405 with Allow: POST, a Sender fault", async () => {
     const res = await fetch(svc.endpoint, { method: "PUT", body: "x" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
+    expect(res.headers.get("content-type")).toBe(SOAP);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(readFault(await res.text()).code).toBe(`{${ENV}}Sender`);
+  });
+  it("DELETE ?wsdl → 405 with Allow: GET, HEAD, POST (the WSDL URI also answers GET)", async () => {
+    const res = await fetch(`${svc.endpoint}?wsdl`, { method: "DELETE" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(readFault(await res.text()).code).toBe(`{${ENV}}Sender`);
+  });
+  it("HEAD without ?wsdl → 405 with Allow and no body", async () => {
+    const res = await fetch(svc.endpoint, { method: "HEAD" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(await res.text()).toBe("");
   });
   it("a path below the endpoint is not the endpoint → 404 from the app", async () => {
     expect((await post(`${svc.endpoint}/other`, envelope(getCustomer("42")))).status).toBe(404);
@@ -115,7 +154,10 @@ describe("HTTP binding (Part 2 §7)", () => {
     );
     const res = await post(svc.endpoint, big);
     expect(res.status).toBe(413);
+    expect(res.headers.get("content-type")).toBe(SOAP);
+    expect(res.headers.get("cache-control")).toBe("no-store");
     expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+    expect(readFault(res.text).reason).toBe("The message is larger than 65536 bytes");
   });
   it("chunked body above the limit → 413", async () => {
     const chunk = new TextEncoder().encode(`<!--${"x".repeat(16 * 1024)}-->`);
@@ -251,6 +293,95 @@ describe("authenticate hook (spec part 5 rule 5)", () => {
     );
     expect(res.status).toBe(500);
     expect(readFault(res.text).notUnderstood).toEqual(["{urn:x}Y"]);
+  });
+});
+
+describe("authenticate hook: refused credentials vs a broken hook", () => {
+  let hooked: Awaited<ReturnType<typeof startCustomerService>>;
+  const seenHttp: unknown[] = [];
+  const user = (name: string) =>
+    `<wsse:Security xmlns:wsse="${WSSE_NS}"><wsse:UsernameToken><wsse:Username>${name}</wsse:Username></wsse:UsernameToken></wsse:Security>`;
+  beforeAll(async () => {
+    hooked = await startCustomerService({
+      authenticate: async (blocks, context) => {
+        seenHttp.push(context.http?.headers["x-tenant"]);
+        const name = blocks[0]?.children[0]?.children[0]?.text;
+        switch (name) {
+          case "ada":
+            return { user: name };
+          case "eve":
+            throw new SoapAuthenticationError("unknown user");
+          case "old":
+            throw new SoapAuthenticationError("token too old", "MessageExpired");
+          case "http401":
+            throw HttpError.unauthorized("no", { headers: { "WWW-Authenticate": "Basic" } });
+          case "busy":
+            throw HttpError.serviceUnavailable(7, "user store is restarting");
+          case "syscall":
+            throw Object.assign(new Error("connect ECONNREFUSED 10.0.0.9:389"), { code: "ECONNREFUSED" });
+          default:
+            throw new TypeError("Cannot read properties of undefined (reading 'secret')");
+        }
+      },
+    });
+  });
+  afterAll(() => hooked.close());
+
+  it("the hook sees the HTTP request (context.http)", async () => {
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("ada")), SOAP, {
+      "x-tenant": "acme",
+    });
+    expect(res.status).toBe(200);
+    expect(seenHttp[seenHttp.length - 1]).toBe("acme");
+  });
+  it("SoapAuthenticationError → 400 Sender, wsse:FailedAuthentication", async () => {
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("eve")));
+    expect(res.status).toBe(400);
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}Sender`);
+    expect(fault.subcodes).toEqual([`{${WSSE_NS}}FailedAuthentication`]);
+    expect(res.text).not.toContain("unknown user");
+  });
+  it("SoapAuthenticationError MessageExpired → 400 Sender, wsu:MessageExpired", async () => {
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("old")));
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).subcodes).toEqual([
+      "{http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd}MessageExpired",
+    ]);
+  });
+  it("HttpError 401 from the hook → 400 Sender, wsse:FailedAuthentication", async () => {
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("http401")));
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).subcodes).toEqual([`{${WSSE_NS}}FailedAuthentication`]);
+  });
+  it("HttpError 503 from the hook → 503 Receiver with Retry-After, logged, no detail", async () => {
+    const before = silentLogger.errors.length;
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("busy")));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("7");
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}Receiver`);
+    expect(fault.subcodes).toEqual([]);
+    expect(res.text).not.toContain("restarting");
+    expect(silentLogger.errors.length).toBe(before + 1);
+  });
+  it("a system error with a non-WS-Security code → 500 Receiver, not wsse:ECONNREFUSED", async () => {
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("syscall")));
+    expect(res.status).toBe(500);
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}Receiver`);
+    expect(fault.subcodes).toEqual([]);
+    expect(res.text).not.toContain("ECONNREFUSED");
+  });
+  it("a bug in the hook (TypeError) → 500 Receiver, logged with the correlation id", async () => {
+    const before = silentLogger.errors.length;
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("bug")), SOAP, {
+      "x-correlation-id": "corr-auth",
+    });
+    expect(res.status).toBe(500);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
+    expect(res.text).not.toContain("secret");
+    expect(silentLogger.errors[before]).toMatchObject({ correlationId: "corr-auth" });
   });
 });
 

@@ -48,6 +48,7 @@ export {
   httpErrorToFault,
   SOAP12_MEDIA_TYPE,
   type SoapAuthContext,
+  SoapAuthenticationError,
   type SoapContext,
   type SoapHandler,
   type SoapLogger,

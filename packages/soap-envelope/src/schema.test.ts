@@ -261,6 +261,40 @@ describe("encode: schema order, namespaces, validation", () => {
   });
 });
 
+describe("qualified attributes (form / attributeFormDefault qualified)", () => {
+  const QA = `
+    <xs:element name="Tagged">
+      <xs:complexType>
+        <xs:sequence><xs:element name="v" type="xs:string"/></xs:sequence>
+        <xs:attribute name="lang" type="xs:string" form="qualified"/>
+        <xs:attribute name="region" type="xs:string" form="qualified"/>
+        <xs:attribute name="plain" type="xs:string"/>
+      </xs:complexType>
+    </xs:element>`;
+  it("two on one element → one namespace declaration, a well-formed element that decodes back", () => {
+    const s = compile(QA);
+    const out = s.encode(`{${NS}}Tagged`, { lang: "en", region: "EU", plain: "p", v: "x" });
+    expect(out).toBe(
+      `<Tagged xmlns="${NS}" xmlns:a="${NS}" a:lang="en" a:region="EU" plain="p"><v>x</v></Tagged>`,
+    );
+    // Parsed by saxes, namespace-aware: a second xmlns:a or a duplicate attribute would throw.
+    const parsed = doc(out);
+    expect(parsed.attributes).toEqual({ [`{${NS}}lang`]: "en", [`{${NS}}region`]: "EU", plain: "p" });
+    expect(s.decode(parsed)).toEqual({ lang: "en", region: "EU", plain: "p", v: "x" });
+  });
+  it("every qualified attribute through attributeFormDefault, on nested elements too", () => {
+    const s = compile(
+      `<xs:complexType name="Inner"><xs:sequence/><xs:attribute name="x" type="xs:int"/><xs:attribute name="y" type="xs:int"/></xs:complexType>
+       <xs:element name="Outer"><xs:complexType><xs:sequence><xs:element name="in" type="t:Inner" maxOccurs="2"/></xs:sequence><xs:attribute name="x" type="xs:int"/><xs:attribute name="y" type="xs:int"/></xs:complexType></xs:element>`,
+      'elementFormDefault="qualified" attributeFormDefault="qualified"',
+    );
+    const value = { x: 1, y: 2, in: [{ x: 3, y: 4 }, { x: 5 }] };
+    const out = s.encode(`{${NS}}Outer`, value);
+    expect(out.match(/xmlns:a=/g)).toHaveLength(3);
+    expect(s.decode(doc(out))).toEqual(value);
+  });
+});
+
 describe("unsupported constructs are rejected at start-up", () => {
   const cases: [string, string][] = [
     [

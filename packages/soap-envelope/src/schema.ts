@@ -706,28 +706,37 @@ export class CompiledSchema {
       throw new SchemaValidationError(path, "must be an object");
     }
     const obj = value as Record<string, unknown>;
-    const allowed = new Set<string>();
     let attrs = "";
+    // Namespaces in XML 1.0 §3 and XML 1.0 §3.1 (unique attribute names): each namespace of a
+    // qualified attribute is declared once per element, with its own prefix.
+    let prefixes: Map<string, string> | undefined;
     for (const a of type.attributes) {
-      allowed.add(a.name);
       const v = obj[a.name];
       if (v === undefined) {
         if (a.required) throw new SchemaValidationError(`${path}/@${a.name}`, "is required");
         continue;
       }
       const text = escapeText(encodeSimple(a.type, v, `${path}/@${a.name}`));
-      attrs += a.qualifiedNs
-        ? ` xmlns:a="${escapeText(a.qualifiedNs)}" a:${a.name}="${text}"`
-        : ` ${a.name}="${text}"`;
+      if (!a.qualifiedNs) {
+        attrs += ` ${a.name}="${text}"`;
+        continue;
+      }
+      let prefix = prefixes?.get(a.qualifiedNs);
+      if (prefix === undefined) {
+        prefixes ??= new Map();
+        prefix = `a${prefixes.size === 0 ? "" : prefixes.size}`;
+        prefixes.set(a.qualifiedNs, prefix);
+        attrs += ` xmlns:${prefix}="${escapeText(a.qualifiedNs)}"`;
+      }
+      attrs += ` ${prefix}:${a.name}="${text}"`;
     }
     let inner = "";
     if (type.simpleContent) {
-      allowed.add("$value");
       inner = escapeText(encodeSimple(type.simpleContent, obj.$value, `${path}/$value`));
     } else if (type.content) {
-      for (const p of elementParticles(type.content)) allowed.add(p.decl.localName);
       inner = this.encodeGroup(type.content, obj, decl.namespace, path);
     }
+    const allowed = allowedKeys(type);
     for (const key of Object.keys(obj)) {
       if (!allowed.has(key) && obj[key] !== undefined)
         throw new SchemaValidationError(path, `"${key}" is not in the schema`);
@@ -748,7 +757,7 @@ export class CompiledSchema {
       return this.encodeParticle(alt, obj, ns, path);
     }
     if (g.max > 1) throw new SchemaValidationError(path, "repeated groups cannot be encoded from an object");
-    if (g.min === 0 && !elementParticles(g).some((p) => obj[p.decl.localName] !== undefined)) return "";
+    if (g.min === 0 && !cachedElementParticles(g).some((p) => obj[p.decl.localName] !== undefined)) return "";
     let out = "";
     for (const item of g.items) out += this.encodeParticle(item, obj, ns, path);
     return out;
@@ -831,6 +840,32 @@ function occurs(node: ParsedElement, doc: SchemaDoc): { min: number; max: number
   return { min, max };
 }
 
+const ALLOWED_KEYS = new WeakMap<ComplexType, ReadonlySet<string>>();
+
+/** The object keys a complex type's value may carry (attributes, elements, `$value`), computed once. */
+function allowedKeys(type: ComplexType): ReadonlySet<string> {
+  let keys = ALLOWED_KEYS.get(type);
+  if (keys === undefined) {
+    const set = new Set<string>(type.attributes.map((a) => a.name));
+    if (type.simpleContent) set.add("$value");
+    else if (type.content) for (const p of elementParticles(type.content)) set.add(p.decl.localName);
+    keys = set;
+    ALLOWED_KEYS.set(type, keys);
+  }
+  return keys;
+}
+
+const ELEMENT_PARTICLES = new WeakMap<GroupParticle, ElementParticle[]>();
+
+function cachedElementParticles(g: GroupParticle): ElementParticle[] {
+  let list = ELEMENT_PARTICLES.get(g);
+  if (list === undefined) {
+    list = elementParticles(g);
+    ELEMENT_PARTICLES.set(g, list);
+  }
+  return list;
+}
+
 function elementParticles(g: GroupParticle): ElementParticle[] {
   return g.items.flatMap((i) => (i.kind === "element" ? [i] : elementParticles(i)));
 }
@@ -885,6 +920,10 @@ const DATETIME_RE =
   /^(-?\d{4,})-(\d{2})-(\d{2})T(?:([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?|24:00:00(?:\.0+)?)(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
+const INT_MIN_BIG = -(2n ** 31n);
+const INT_MAX_BIG = 2n ** 31n - 1n;
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
 
 function validDate(y: string, m: string, d: string): boolean {
   const year = Number(y);
@@ -901,13 +940,24 @@ function checkLexical(type: SimpleType, v: string, path: string): void {
   const fail = (msg: string): never => {
     throw new SchemaValidationError(path, msg);
   };
-  const shown = JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v);
+  // Only built when a check fails: valid values are the hot path.
+  const shown = {
+    toString: () => JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v),
+  };
   switch (type.base) {
     case "long":
     case "int": {
       if (!INTEGER_RE.test(v)) fail(`${shown} is not a valid xs:${type.base}`);
+      // At most 15 characters: exact as a double, and always inside the xs:long range.
+      if (v.length <= 15) {
+        if (type.base === "int") {
+          const n = Number(v);
+          if (n < INT_MIN || n > INT_MAX) fail(`${shown} is out of the xs:int range`);
+        }
+        break;
+      }
       const n = BigInt(v);
-      const [lo, hi] = type.base === "long" ? [LONG_MIN, LONG_MAX] : [-(2n ** 31n), 2n ** 31n - 1n];
+      const [lo, hi] = type.base === "long" ? [LONG_MIN, LONG_MAX] : [INT_MIN_BIG, INT_MAX_BIG];
       if (n < lo || n > hi) fail(`${shown} is out of the xs:${type.base} range`);
       break;
     }

@@ -1,4 +1,5 @@
-import { type HttpError, isHttpError } from "@svc/errors";
+import type { IncomingMessage } from "node:http";
+import { HttpError, isHttpError } from "@svc/errors";
 import {
   checkEnvelope,
   type HeaderBlock,
@@ -17,7 +18,7 @@ import {
   WSSE_NS,
   writePlainDetail,
 } from "./fault.js";
-import { parseMediaType } from "./media-type.js";
+import { type MediaType, parseMediaType } from "./media-type.js";
 import { SchemaValidationError } from "./schema.js";
 import { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
 import {
@@ -56,6 +57,13 @@ export interface SoapContext {
   correlationId: string | undefined;
   /** The logger. */
   logger: SoapLogger;
+  /**
+   * The HTTP request the message arrived in: with {@link soapEndpoint} under Express, Express's
+   * `req`, so what middleware in front of the endpoint attached (a principal from the
+   * `Authorization` header, `req.ip`, `res.locals` through `req.res`) is at hand. Undefined when
+   * the service is driven without HTTP. Read it; the body has already been consumed.
+   */
+  http: IncomingMessage | undefined;
 }
 
 /** Context of the `authenticate` hook: a {@link SoapContext} before the principal is known. */
@@ -71,8 +79,17 @@ export interface SoapServiceOptions {
   /** One handler per operation of the contract's SOAP 1.2 binding, by operation name. */
   handlers: Readonly<Record<string, SoapHandler>>;
   /**
-   * Checks the credentials in the header blocks and returns the principal; a thrown error
-   * becomes a Sender fault with subcode `wsse:FailedAuthentication` (or `wsse:<err.code>`).
+   * Checks the credentials in the header blocks (and, through `context.http`, the HTTP request)
+   * and returns the principal. What it throws decides the fault:
+   * - a {@link SoapFault}: sent as it is;
+   * - an {@link SoapAuthenticationError}, an error whose `code` is a WS-Security 1.0 §12 fault
+   *   code (`FailedAuthentication`, `InvalidSecurityToken`, ...), or an `HttpError` 401/403: the
+   *   credentials were refused, a Sender fault (400) with subcode `wsse:<code>`
+   *   (`wsse:FailedAuthentication` by default);
+   * - any other `HttpError`: its status and headers (a 503 with `Retry-After` stays a 503 with
+   *   `Retry-After`), 4xx as Sender, 5xx as Receiver;
+   * - anything else: the hook itself broke (a user store down): a Receiver fault (500), logged,
+   *   without detail.
    * @default undefined (no authentication)
    */
   authenticate?: (headerBlocks: readonly XmlElement[], context: SoapAuthContext) => Promise<unknown>;
@@ -127,6 +144,10 @@ export interface SoapRequest {
   correlationId?: string | undefined;
   /** A request-scoped logger (pino-http's `req.log`). */
   logger?: SoapLogger | undefined;
+  /** `Content-Encoding` header; anything but `identity` is refused with 415. */
+  contentEncoding?: string | undefined;
+  /** The HTTP request, handed to the `authenticate` hook and the handlers as `context.http`. */
+  http?: IncomingMessage | undefined;
 }
 
 /** A transport-neutral response. */
@@ -145,6 +166,12 @@ export interface SoapService {
   handle(request: SoapRequest): Promise<SoapResponse>;
   /** Renders a fault as a response with the Part 2 §7.5.2.2 status. */
   faultResponse(fault: SoapFault, status?: number, headers?: Record<string, string>): SoapResponse;
+  /**
+   * Renders an `HttpError` (405, 413, 415, 429, 503, ...) as a SOAP fault with the error's status
+   * and headers (`Allow`, `Accept-Post`, `Retry-After`): 4xx as Sender, 5xx as Receiver without
+   * internal detail. The one path every transport-level refusal takes.
+   */
+  errorResponse(err: HttpError): SoapResponse;
 }
 
 const stderrLogger: SoapLogger = {
@@ -230,12 +257,27 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
     body: faultToXml(fault, tns, writeDetail(op)),
   });
 
+  const errorResponse = (err: HttpError): SoapResponse =>
+    faultResponse(httpErrorToFault(err), err.status, { ...err.headers });
+  /** A refusal before (all of) the body was read: the transport discards the rest. */
+  const refuse = (err: HttpError): SoapResponse => ({ ...errorResponse(err), unreadBody: true });
+
   async function handle(request: SoapRequest): Promise<SoapResponse> {
     const logger = options.logger ?? request.logger ?? stderrLogger;
-    const media = parseMediaType(request.contentType);
-    if (!media) {
-      return faultResponse(senderFault(`Content-Type must be ${SOAP12_MEDIA_TYPE}`), 415, {}, undefined);
+    // SOAP 1.2 Part 2 §7.5.2.2 leaves these to HTTP: 415 (RFC 9110 §15.5.16) names what is
+    // accepted in Accept-Post, or in Accept-Encoding for a content coding; 413 (§15.5.14) is
+    // decided on Content-Length before any of the body is read.
+    const coding = request.contentEncoding?.trim().toLowerCase();
+    if (coding !== undefined && coding !== "" && coding !== "identity") {
+      return refuse(
+        HttpError.unsupportedMediaType(
+          `Content-Encoding "${coding.slice(0, 40)}" is not supported; send the message uncoded`,
+          { headers: { "Accept-Encoding": "identity" } },
+        ),
+      );
     }
+    const media = cachedMediaType(request.contentType);
+    if (!media) return refuse(unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`));
     const charset = media.parameters.charset?.toLowerCase();
     if (media.type === "text/xml") {
       // text/xml is SOAP 1.1's media type (SOAP 1.1 §6.1.1): answer a SOAP 1.1 envelope with the
@@ -248,33 +290,24 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
       ) {
         return soap11Fault();
       }
-      return faultResponse(senderFault(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`), 415);
+      return errorResponse(unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`));
     }
     if (media.type !== SOAP12_MEDIA_TYPE) {
-      return {
-        ...faultResponse(senderFault(`Content-Type must be ${SOAP12_MEDIA_TYPE}`), 415),
-        unreadBody: true,
-      };
+      return refuse(unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`));
     }
     if (charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
-      return {
-        ...faultResponse(senderFault(`charset "${charset.slice(0, 40)}" is not supported`), 415),
-        unreadBody: true,
-      };
+      return refuse(unsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported`));
     }
     const declared = request.contentLength === undefined ? undefined : Number(request.contentLength);
     if (declared !== undefined && declared > limits.maxBytes) {
-      return {
-        ...faultResponse(senderFault(`The message is larger than ${limits.maxBytes} bytes`), 413),
-        unreadBody: true,
-      };
+      return refuse(HttpError.contentTooLarge(`The message is larger than ${limits.maxBytes} bytes`));
     }
     let root: ParsedElement;
     try {
       root = await parseXml(request.body, limits, charset);
     } catch (err) {
       if (err instanceof XmlError && err.kind === "too-large") {
-        return { ...faultResponse(senderFault(err.message), 413), unreadBody: true };
+        return refuse(HttpError.contentTooLarge(err.message));
       }
       if (err instanceof XmlError) return faultResponse(senderFault(err.message));
       throw err;
@@ -299,6 +332,7 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
         headers: headerElements,
         correlationId: request.correlationId,
         logger,
+        http: request.http,
       };
       let principal: unknown;
       let authError: unknown;
@@ -317,6 +351,7 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
         (h) => h.mustUnderstand && !understood(h.element) && !marked.has(h.element),
       );
       if (notUnderstood.length > 0) throw mustUnderstandFault(notUnderstood);
+      // Refused credentials are the sender's fault; a hook that broke is this node's (below).
       if (authFailed) throw authenticationFault(authError);
 
       if (envelope.body.length !== 1 || !bodyElement) {
@@ -397,7 +432,7 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
     }
   }
 
-  return { contract, handle, faultResponse: (f, s, h) => faultResponse(f, s, h) };
+  return { contract, handle, faultResponse: (f, s, h) => faultResponse(f, s, h), errorResponse };
 }
 
 function soap11Fault(): SoapResponse {
@@ -429,14 +464,66 @@ function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
   });
 }
 
-function authenticationFault(err: unknown): SoapFault {
+const WSU_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
+
+/** WS-Security 1.0 §12 fault codes (plus wsu:MessageExpired's local name, §10). */
+const WSSE_FAULT_CODES: ReadonlySet<string> = new Set([
+  "UnsupportedSecurityToken",
+  "UnsupportedAlgorithm",
+  "InvalidSecurity",
+  "InvalidSecurityToken",
+  "FailedAuthentication",
+  "FailedCheck",
+  "SecurityTokenUnavailable",
+  "MessageExpired",
+]);
+
+/**
+ * Thrown by an `authenticate` hook when the credentials are refused: a Sender fault with subcode
+ * `wsse:<code>` (WS-Security 1.0 §12), `wsse:FailedAuthentication` by default.
+ *
+ * @example throw new SoapAuthenticationError("Unknown user");
+ * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf
+ */
+export class SoapAuthenticationError extends Error {
+  /** The WS-Security fault code. */
+  readonly code: string;
+  constructor(
+    message = "The security token could not be authenticated or authorized",
+    code = "FailedAuthentication",
+  ) {
+    super(message);
+    this.name = "SoapAuthenticationError";
+    this.code = WSSE_FAULT_CODES.has(code) ? code : "FailedAuthentication";
+  }
+}
+
+/**
+ * What the `authenticate` hook's exception means: refused credentials → Sender (400) with a
+ * `wsse` subcode; an HttpError → its status and headers; anything else → rethrown, so it ends as
+ * a logged Receiver fault (500) like any other failure of this node.
+ */
+function authenticationFault(err: unknown): unknown {
   if (err instanceof SoapFault) return err;
-  const code = typeof (err as { code?: unknown })?.code === "string" ? (err as { code: string }).code : "";
-  const local = /^[A-Za-z_][\w.-]*$/.test(code) ? code : "FailedAuthentication";
+  const code = (err as { code?: unknown } | null)?.code;
+  const refused =
+    err instanceof SoapAuthenticationError ||
+    (typeof code === "string" && WSSE_FAULT_CODES.has(code)) ||
+    (isHttpError(err) && (err.status === 401 || err.status === 403));
+  if (!refused) return err;
+  const local = typeof code === "string" && WSSE_FAULT_CODES.has(code) ? code : "FailedAuthentication";
+  // WS-Security 1.0 §10: MessageExpired is a wsu fault; an error may name its namespace itself.
+  const named = (err as { namespace?: unknown }).namespace;
+  const namespace =
+    typeof named === "string" && /^[a-z][a-z0-9+.-]*:\S+$/i.test(named)
+      ? named
+      : local === "MessageExpired"
+        ? WSU_NS
+        : WSSE_NS;
   // WS-Security 1.0 §12: "FailedAuthentication: The security token could not be authenticated or authorized".
   return new SoapFault({
     code: "Sender",
-    subcode: { namespace: WSSE_NS, localName: local },
+    subcode: { namespace, localName: local },
     reason: "The security token could not be authenticated or authorized",
     cause: err,
   });
@@ -454,6 +541,26 @@ function stripSoapAttributes(element: ParsedElement): ParsedElement {
   return { ...element, attributes };
 }
 
+const MEDIA_TYPES = new Map<string, MediaType | undefined>();
+const MEDIA_TYPE_CACHE_SIZE = 256;
+
+/**
+ * {@link parseMediaType} remembered per header value: clients repeat the same `Content-Type`
+ * on every call. The cache is bounded (cleared when full) and its entries are frozen.
+ */
+function cachedMediaType(value: string | undefined): MediaType | undefined {
+  if (value === undefined || value.length > 512) return parseMediaType(value);
+  if (MEDIA_TYPES.has(value)) return MEDIA_TYPES.get(value);
+  const media = parseMediaType(value);
+  if (media) {
+    Object.freeze(media.parameters);
+    Object.freeze(media);
+  }
+  if (MEDIA_TYPES.size >= MEDIA_TYPE_CACHE_SIZE) MEDIA_TYPES.clear();
+  MEDIA_TYPES.set(value, media);
+  return media;
+}
+
 function compileNameSet(names: readonly string[]): (element: XmlElement) => boolean {
   const exact = new Set<string>();
   const anyNs = new Set<string>();
@@ -466,6 +573,11 @@ function compileNameSet(names: readonly string[]): (element: XmlElement) => bool
 
 function plainDetail(key: string, value: unknown): string {
   return writePlainDetail({ [key]: value });
+}
+
+/** 415 naming the one media type this endpoint accepts (RFC 9110 §15.5.16, `Accept-Post`). */
+function unsupportedMediaType(message: string): HttpError {
+  return HttpError.unsupportedMediaType(message, { headers: { "Accept-Post": SOAP12_MEDIA_TYPE } });
 }
 
 /** The HTTP status of a {@link HttpError} turned into a SOAP fault (used by the error middleware). */

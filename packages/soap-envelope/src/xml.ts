@@ -110,7 +110,7 @@ export async function parseXml(
   charset?: string,
 ): Promise<ParsedElement> {
   if (typeof source === "string") return parseXmlString(source, limits);
-  const builder = new TreeBuilder(limits);
+  const builder = TreeBuilder.acquire(limits);
   let decoder: TextDecoder | undefined;
   let bytes = 0;
   const onChunk = (raw: Uint8Array | string) => {
@@ -130,7 +130,7 @@ export async function parseXml(
 /** Synchronous {@link parseXml} of a whole string (contracts loaded at start-up). */
 export function parseXmlString(source: string, limits: ResolvedXmlLimits): ParsedElement {
   if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
-  const builder = new TreeBuilder(limits);
+  const builder = TreeBuilder.acquire(limits);
   builder.write(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
   return builder.close();
 }
@@ -217,13 +217,21 @@ export const SUPPORTED_CHARSETS: ReadonlySet<string> = new Set([
   "utf-16be",
 ]);
 
+/**
+ * Builds the element tree from saxes events. Creating a saxes parser and attaching its handlers
+ * costs more than parsing a small envelope, so builders are pooled: a builder goes back to the
+ * pool only after a document parsed to the end (saxes resets itself in `close()`); one that
+ * failed midway is dropped with whatever state it was in.
+ */
 class TreeBuilder {
   private readonly parser: SaxesParser<{ xmlns: true }>;
   private readonly stack: ParsedElement[] = [];
   private root: ParsedElement | undefined;
   private elements = 0;
+  private attributeCount = 0;
+  private limits: ResolvedXmlLimits = DEFAULT_LIMITS;
 
-  constructor(limits: ResolvedXmlLimits) {
+  constructor() {
     this.parser = new SaxesParser({ xmlns: true });
     this.parser.on("doctype", () => {
       throw new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
@@ -233,22 +241,21 @@ class TreeBuilder {
     });
     this.parser.on("opentagstart", () => {
       this.elements++;
-      if (this.elements > limits.maxElements) {
-        throw new XmlError("limit", `The message has more than ${limits.maxElements} elements`);
+      if (this.elements > this.limits.maxElements) {
+        throw new XmlError("limit", `The message has more than ${this.limits.maxElements} elements`);
       }
-      if (this.stack.length >= limits.maxDepth) {
-        throw new XmlError("limit", `The message nests elements deeper than ${limits.maxDepth}`);
+      if (this.stack.length >= this.limits.maxDepth) {
+        throw new XmlError("limit", `The message nests elements deeper than ${this.limits.maxDepth}`);
       }
     });
-    let attributeCount = 0;
     this.parser.on("attribute", () => {
-      attributeCount++;
-      if (attributeCount > limits.maxAttributes) {
-        throw new XmlError("limit", `An element has more than ${limits.maxAttributes} attributes`);
+      this.attributeCount++;
+      if (this.attributeCount > this.limits.maxAttributes) {
+        throw new XmlError("limit", `An element has more than ${this.limits.maxAttributes} attributes`);
       }
     });
     this.parser.on("opentag", (tag) => {
-      attributeCount = 0;
+      this.attributeCount = 0;
       this.open(tag);
     });
     this.parser.on("closetag", () => {
@@ -258,25 +265,34 @@ class TreeBuilder {
       const top = this.stack[this.stack.length - 1];
       if (top === undefined) return;
       top.text += text;
-      if (top.children.length > 0 && /\S/.test(text)) top.mixed = true;
+      if (top.children.length > 0 && NON_WHITESPACE.test(text)) top.mixed = true;
     };
     this.parser.on("text", onText);
     this.parser.on("cdata", onText);
   }
 
+  /** A builder ready for a new document under `limits`, from the pool when one is free. */
+  static acquire(limits: ResolvedXmlLimits): TreeBuilder {
+    const builder = BUILDER_POOL.pop() ?? new TreeBuilder();
+    builder.limits = limits;
+    return builder;
+  }
+
   private open(tag: SaxesTagNS): void {
     const parent = this.stack[this.stack.length - 1];
     const parentScope = parent?.scope ?? BASE_SCOPE;
-    const declared = Object.keys(tag.ns);
     let scope = parentScope;
-    if (declared.length > 0) {
-      const own: Record<string, string> = Object.create(parentScope);
-      for (const prefix of declared) own[prefix] = tag.ns[prefix] ?? "";
-      scope = own;
+    let own: Record<string, string> | undefined;
+    for (const prefix in tag.ns) {
+      own ??= Object.create(parentScope) as Record<string, string>;
+      own[prefix] = tag.ns[prefix] ?? "";
     }
+    if (own) scope = own;
     const attributes: Record<string, string> = {};
-    for (const attr of Object.values(tag.attributes)) {
-      if (attr.uri === XMLNS_URI || attr.name === "xmlns") continue;
+    const tagAttributes = tag.attributes;
+    for (const key in tagAttributes) {
+      const attr = tagAttributes[key];
+      if (attr === undefined || attr.uri === XMLNS_URI || attr.name === "xmlns") continue;
       attributes[attr.uri ? `{${attr.uri}}${attr.local}` : attr.local] = attr.value;
     }
     const element: ParsedElement = {
@@ -289,7 +305,7 @@ class TreeBuilder {
       mixed: false,
     };
     if (parent) {
-      if (/\S/.test(parent.text)) parent.mixed = true;
+      if (parent.text.length > 0 && NON_WHITESPACE.test(parent.text)) parent.mixed = true;
       parent.children.push(element);
     } else {
       this.root = element;
@@ -306,16 +322,31 @@ class TreeBuilder {
     }
   }
 
+  /** Ends the document and returns its root; the builder goes back to the pool. */
   close(): ParsedElement {
     try {
       this.parser.close();
     } catch (err) {
       throw asXmlError(err);
     }
-    if (!this.root) throw new XmlError("malformed", "The message is not an XML document");
-    return this.root;
+    const root = this.root;
+    if (!root) throw new XmlError("malformed", "The message is not an XML document");
+    // saxes has reset itself (close() ends with its own init); reset what is ours.
+    this.root = undefined;
+    this.elements = 0;
+    this.attributeCount = 0;
+    this.stack.length = 0;
+    this.limits = DEFAULT_LIMITS;
+    if (BUILDER_POOL.length < BUILDER_POOL_SIZE) BUILDER_POOL.push(this);
+    return root;
   }
 }
+
+const NON_WHITESPACE = /\S/;
+const DEFAULT_LIMITS: ResolvedXmlLimits = resolveLimits();
+/** Idle builders kept for reuse; more than this many concurrent parses create fresh ones. */
+const BUILDER_POOL_SIZE = 64;
+const BUILDER_POOL: TreeBuilder[] = [];
 
 const BASE_SCOPE: Readonly<Record<string, string>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, string>, {

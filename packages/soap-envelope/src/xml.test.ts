@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { parseXml, parseXmlString, resolveLimits, XmlError } from "./xml.js";
+
+const limits = resolveLimits({ maxDepth: 8, maxAttributes: 4, maxElements: 50 });
+
+/** An async stream of chunks that waits a turn between chunks, so two parses interleave. */
+async function* chunks(parts: string[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) {
+    await new Promise((resolve) => setImmediate(resolve));
+    yield new TextEncoder().encode(part);
+  }
+}
+
+describe("parser reuse (pooled saxes parsers)", () => {
+  it("a parse that failed midway leaves nothing behind for the next document", async () => {
+    const failures = [
+      "<a><b></a>", // malformed
+      "<!DOCTYPE a><a/>", // DTD
+      `<a>${"<d>".repeat(9)}`, // depth limit
+      '<a w="1" x="2" y="3" z="4" v="5"/>', // attribute limit
+      `<a>${"<e/>".repeat(60)}</a>`, // element limit
+      "<a><b>", // unexpected end
+    ];
+    for (const bad of failures) {
+      await expect(parseXml(Buffer.from(bad), limits)).rejects.toBeInstanceOf(XmlError);
+      const root = await parseXml(Buffer.from('<r xmlns="urn:r" k="v"><c>t</c></r>'), limits);
+      expect(root).toMatchObject({
+        namespace: "urn:r",
+        localName: "r",
+        attributes: { k: "v" },
+        text: "",
+        children: [{ localName: "c", namespace: "urn:r", text: "t", children: [] }],
+      });
+    }
+  });
+  it("limits are those of each parse, not of the parser's previous use", async () => {
+    const deep = `<a>${"<d>".repeat(9)}${"</d>".repeat(9)}</a>`;
+    await expect(parseXml(Buffer.from(deep), limits)).rejects.toThrow(/deeper than 8/);
+    expect((await parseXml(Buffer.from(deep), resolveLimits())).localName).toBe("a");
+    await expect(parseXml(Buffer.from(deep), limits)).rejects.toThrow(/deeper than 8/);
+  });
+  it("counts (elements, attributes) start from zero on every document", async () => {
+    const doc = `<a>${"<e/>".repeat(40)}</a>`; // 41 elements: twice would pass 50
+    for (let i = 0; i < 3; i++) expect((await parseXml(Buffer.from(doc), limits)).children).toHaveLength(40);
+  });
+  it("interleaved streamed documents each get their own parser and namespace scope", async () => {
+    const one = parseXml(chunks(['<x:a xmlns:x="urn:one">', "<x:b>1</x:b>", "</x:a>"]), limits);
+    const two = parseXml(chunks(['<x:a xmlns:x="urn:two">', "<x:b>2</x:b>", "<x:c/></x:a>"]), limits);
+    const [a, b] = await Promise.all([one, two]);
+    expect(a.namespace).toBe("urn:one");
+    expect(a.children.map((c) => [c.namespace, c.text])).toEqual([["urn:one", "1"]]);
+    expect(b.namespace).toBe("urn:two");
+    expect(b.children.map((c) => [c.namespace, c.localName])).toEqual([
+      ["urn:two", "b"],
+      ["urn:two", "c"],
+    ]);
+  });
+  it("a string parse after a failed streamed one", async () => {
+    await expect(parseXml(chunks(["<a>", "<b>"]), limits)).rejects.toThrow(XmlError);
+    expect(parseXmlString("<ok/>", limits).localName).toBe("ok");
+  });
+});
