@@ -3,13 +3,17 @@ import Negotiator from "negotiator";
 /** The renderings an error can take. */
 export type ErrorFormat = "json" | "problem+json" | "xml" | "problem+xml";
 
-/** Media types in server preference: the plain record first, so `*\/*` and no `Accept` get JSON. */
+/**
+ * Media types in server preference: the plain record first, so `*\/*` and no `Accept` get JSON.
+ * Each carries its charset, so `Accept: application/json; charset=utf-8` matches it (RFC 9110
+ * §12.5.1: a range with parameters only matches a type with those parameters).
+ */
 const OFFERS: readonly [string, ErrorFormat][] = [
-  ["application/json", "json"],
-  ["application/problem+json", "problem+json"],
-  ["application/xml", "xml"],
-  ["text/xml", "xml"],
-  ["application/problem+xml", "problem+xml"],
+  ["application/json; charset=utf-8", "json"],
+  ["application/problem+json; charset=utf-8", "problem+json"],
+  ["application/xml; charset=utf-8", "xml"],
+  ["text/xml; charset=utf-8", "xml"],
+  ["application/problem+xml; charset=utf-8", "problem+xml"],
 ];
 const OFFER_TYPES = OFFERS.map(([type]) => type);
 const FORMAT_BY_TYPE = new Map(OFFERS);
@@ -22,12 +26,26 @@ const FORMAT_BY_TYPE = new Map(OFFERS);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.1
  */
 export function errorFormat(accept: string | undefined): ErrorFormat {
-  if (!accept) return "json";
+  return errorRendering(accept).format;
+}
+
+/**
+ * Picks the error rendering and the `Content-Type` to label it with: the media type the client
+ * accepted, so `Accept: text/xml` gets `text/xml` rather than an `application/xml` it did not list
+ * (RFC 9110 §12.5.1). Never a 406: unmatched or malformed `Accept` gets the JSON record.
+ *
+ * @example errorRendering("text/xml") // { format: "xml", contentType: "text/xml; charset=utf-8" }
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.1
+ */
+export function errorRendering(accept: string | undefined): { format: ErrorFormat; contentType: string } {
+  const fallback = { format: "json" as const, contentType: ERROR_CONTENT_TYPES.json };
+  if (!accept) return fallback;
   try {
     const best = new Negotiator({ headers: { accept } }).mediaType(OFFER_TYPES);
-    return (best && FORMAT_BY_TYPE.get(best)) || "json";
+    const format = best === undefined ? undefined : FORMAT_BY_TYPE.get(best);
+    return format && best ? { format, contentType: best } : fallback;
   } catch {
-    return "json";
+    return fallback;
   }
 }
 

@@ -388,7 +388,12 @@ describe("negotiated error bodies (never a 406)", () => {
     ["*/*", "application/json; charset=utf-8"],
     ["application/json;q=0, */*;q=0", "application/json; charset=utf-8"],
     ["text/html;q=2, @@@", "application/json; charset=utf-8"],
-    ["text/xml", "application/xml; charset=utf-8"],
+    // RFC 9110 §12.5.1: labelled with the XML type the client listed, not another one.
+    ["text/xml", "text/xml; charset=utf-8"],
+    ["text/xml, application/json", "text/xml; charset=utf-8"],
+    ["application/xml, text/xml", "application/xml; charset=utf-8"],
+    ['application/json; charset="utf-8", application/xml;q=0.1', "application/json; charset=utf-8"],
+    ["application/json; charset=latin1, application/xml;q=0.1", "application/xml; charset=utf-8"],
     ["application/json;q=0.5, application/problem+json", "application/problem+json; charset=utf-8"],
   ])("Accept: %j → %s, never 406", async (accept, type) => {
     const { url } = await serve(throwing);

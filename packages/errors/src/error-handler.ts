@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ERROR_CONTENT_TYPES, errorFormat } from "./error-format.js";
+import { errorRendering } from "./error-format.js";
 import { HttpError } from "./http-error.js";
 import { buildErrorRecord, buildProblemDetails } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
@@ -136,7 +136,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
       return;
     }
     const record = buildErrorRecord(httpError, req.originalUrl ?? req.url ?? "/", now());
-    const format = errorFormat(req.headers.accept);
+    const { format, contentType } = errorRendering(req.headers.accept);
     let body: string;
     switch (format) {
       case "problem+json":
@@ -156,7 +156,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     res.setHeader("Cache-Control", "no-store");
     for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
     appendVary(res, "Accept");
-    res.setHeader("Content-Type", ERROR_CONTENT_TYPES[format]);
+    res.setHeader("Content-Type", contentType);
     res.setHeader("Content-Length", Buffer.byteLength(body));
     res.end(req.method === "HEAD" ? undefined : body);
   };

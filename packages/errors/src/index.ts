@@ -1,4 +1,4 @@
-export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat } from "./error-format.js";
+export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
 export {
   type ErrorHandlerOptions,
   type ErrorLogger,
