@@ -71,6 +71,7 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       mode = how;
       resetAll();
       if (how === "refuse") await stopListening();
+      else if (!server) await listen();
     },
     async restore() {
       resetAll();
