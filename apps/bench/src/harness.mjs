@@ -106,6 +106,25 @@ async function rssOf(pid) {
   }
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in milliseconds, from `/proc/<pid>/stat`
+ * (fields 14 and 15, in clock ticks of 10 ms on Linux), or undefined when it cannot be read.
+ * The difference over the measured run divided by the requests served is the server's CPU cost
+ * per request: unlike requests/s it does not depend on how much CPU the load generator and
+ * other processes on the same cores leave to the server.
+ */
+export async function cpuTimeMs(pid) {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may contain spaces: split after it.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Samples a process's RSS every `intervalMs` until stopped; returns the peak seen. */
 export function sampleRss(pid, intervalMs = 100) {
   let peak = 0;

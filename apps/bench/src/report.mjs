@@ -43,14 +43,24 @@ export function markdown(run, groups) {
   lines.push(
     `autocannon: ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
       `${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured per scenario; ` +
-      "each server in its own process; peak RSS sampled every 100 ms during the measured run.",
+      "each server in its own process; peak RSS sampled every 100 ms during the measured run; " +
+      "CPU µs/req: the server process's user + system CPU time over the measured run divided by its requests.",
   );
   for (const group of groups) {
     const rows = run.results.filter((r) => r.group === group.id);
     if (rows.length === 0) continue;
     const baselines = group.baselines.filter((b) => rows.some((r) => r.id === b && r.status === "ok"));
     lines.push("", `## ${group.title}`, "");
-    const header = ["Scenario", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "peak RSS MB"];
+    const header = [
+      "Scenario",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "CPU µs/req",
+      "errors",
+      "non-2xx",
+      "peak RSS MB",
+    ];
     for (const b of baselines) header.push(`× ${b}`);
     lines.push(
       `| ${header.join(" | ")} |`,
@@ -69,6 +79,7 @@ export function markdown(run, groups) {
         s.requestsPerSecond.toLocaleString("en-US"),
         ms(s.latencyMs.p50),
         ms(s.latencyMs.p99),
+        s.cpuMicrosPerRequest === undefined ? "–" : String(s.cpuMicrosPerRequest),
         String(s.errors),
         s.expectStatus === 304 ? `${s.non2xx} (304 expected)` : String(s.non2xx),
         mb(r.peakRssBytes),

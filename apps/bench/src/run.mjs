@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { issueBenchToken } from "./fixtures.mjs";
-import { load, rawRequest, sampleRss, startServer, summarise } from "./harness.mjs";
+import { cpuTimeMs, load, rawRequest, sampleRss, startServer, summarise } from "./harness.mjs";
 import { runMicro } from "./micro.mjs";
 import { profileReport } from "./profile.mjs";
 import { addRatios, writeReport } from "./report.mjs";
@@ -110,9 +110,15 @@ if (!microOnly) {
       const loadSettings = { connections: settings.connections, pipelining: settings.pipelining };
       await load(server.url, request, { ...loadSettings, duration: settings.warmupSeconds });
       const stopSampling = sampleRss(server.pid);
+      const cpuBefore = await cpuTimeMs(server.pid);
       const result = await load(server.url, request, { ...loadSettings, duration: settings.durationSeconds });
+      const cpuAfter = await cpuTimeMs(server.pid);
       const peakRssBytes = await stopSampling();
       const summary = summarise(result, request.expectStatus);
+      // Server CPU per request (µs): robust to the CPU the load generator takes from the server.
+      if (cpuBefore !== undefined && cpuAfter !== undefined && summary.requests > 0) {
+        summary.cpuMicrosPerRequest = Math.round(((cpuAfter - cpuBefore) * 1000) / summary.requests);
+      }
       const expected = summary.requests - summary.unexpectedStatus;
       if (expected === 0) {
         throw new Error(
