@@ -161,7 +161,10 @@ async function main(): Promise<void> {
             reply = await call(`${base}/employees/${(i % 60) + 1}`, { agent, headers });
             break;
           case "list":
-            reply = await call(`${base}/employees?page=${(i % 3) + 1}&size=20&sort=lastName`, { agent, headers });
+            reply = await call(`${base}/employees?page=${(i % 3) + 1}&size=20&sort=lastName`, {
+              agent,
+              headers,
+            });
             break;
           case "list reviews":
             reply = await call(`${base}/products/${(i % 16) + 1}/reviews?size=10`, { agent, headers });
