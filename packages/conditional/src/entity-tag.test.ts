@@ -1,3 +1,4 @@
+import etag from "etag";
 import { describe, expect, it } from "vitest";
 import { formatCacheControl } from "./cache-control.js";
 import { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
@@ -22,6 +23,22 @@ describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
       { weak: false, opaque: '"c"' },
     ]);
     expect(parseEtagList("garbage")).toEqual([]);
+  });
+
+  const viewOf = (text: string, offset: number, length: number) => {
+    const whole = Buffer.from(text);
+    return new Uint8Array(whole.buffer, whole.byteOffset + offset, length);
+  };
+  it.each([
+    ["empty", ""],
+    ["ASCII JSON", '{"id":42,"name":"Ada"}'],
+    ["multi-byte UTF-8", '{"name":"Zoë 🚀 Ünïcödé"}'],
+    ["a Buffer", Buffer.from('<employee id="1"/>')],
+    ["a Uint8Array view into a larger buffer", viewOf('xx{"a":1}yy', 2, 7)],
+    ["a Uint8Array slice with an offset", Buffer.from("prefix-body-suffix").subarray(7, 11)],
+    ["64 KiB", "x".repeat(65536)],
+  ])("strongEtag of %s is the etag package's strong tag of the same bytes", (_what, body) => {
+    expect(strongEtag(body)).toBe(etag(typeof body === "string" ? body : Buffer.from(body), { weak: false }));
   });
 
   it("strongEtag is strong and depends on the bytes", () => {

@@ -35,6 +35,9 @@ beforeAll(async () => {
     res.setHeader("Cache-Control", "no-transform");
     return res.represent(Array.from({ length: 50 }, () => employee));
   });
+  app.get("/write-head", (_req, res) => {
+    res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+  });
   app.get("/failing", (_req, res) =>
     res.represent(employee, {
       representations: [
@@ -237,6 +240,24 @@ describe("Accept-Encoding", () => {
   it("Cache-Control: no-transform → not compressed", async () => {
     const res = await get("/no-transform", { "accept-encoding": "gzip" });
     expect(res.headers.get("content-encoding")).toBeNull();
+  });
+
+  it.each([
+    ["identity", "/employees/42", "Accept, Accept-Language, Accept-Encoding"],
+    ["identity", "/write-head", "Accept-Encoding"],
+    ["identity", "/no-transform", "Accept, Accept-Language"],
+    ["gzip;q=0", "/big", "Accept, Accept-Language, Accept-Encoding"],
+  ])("Accept-Encoding: %s on %s → uncoded, Vary: %s", async (ae, path, vary) => {
+    const res = await get(path, { "accept-encoding": ae });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("vary")).toBe(vary);
+  });
+
+  it("a type compression leaves alone (application/pdf) → no Vary: Accept-Encoding", async () => {
+    const res = await get("/report", { accept: "application/pdf" });
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    expect(res.headers.get("vary")).toBe("Accept, Accept-Language");
   });
 
   it.each(["gzip;q=2", ",,,", "gzip;q=x"])("Accept-Encoding: %j (malformed) → 200", async (ae) => {

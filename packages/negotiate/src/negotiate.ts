@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { appendVary, HttpError } from "@svc/errors";
 import compression from "compression";
+import onHeaders from "on-headers";
 import { selectEncoding } from "./encoding.js";
 import { selectLanguage } from "./language.js";
 import { type MediaTypeMatch, matchMediaType } from "./media-type.js";
@@ -140,6 +141,16 @@ function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
 }
 
+/** `Vary: Accept-Encoding` on a response `compression` would consider (compressible, transformable). */
+function varyOnCoding(this: ServerResponse): void {
+  if (
+    isCompressible(headerString(this.getHeader("Content-Type") as string | string[] | undefined)) &&
+    !noTransform(this)
+  ) {
+    appendVary(this, "Accept-Encoding");
+  }
+}
+
 /** An identity representation's strong tag no longer identifies coded bytes (RFC 9110 §8.8.3). */
 export function weakenEtag(res: ServerResponse): void {
   const tag = res.getHeader("ETag");
@@ -243,11 +254,23 @@ export function negotiate(options: NegotiateOptions = {}) {
     }
     const setHeader = res.setHeader;
     res.setHeader = function setHeaderWatchingCoding(name, value) {
-      if (name.toLowerCase() === "content-encoding" && String(value).toLowerCase() !== "identity") {
+      if (
+        name.length === 16 &&
+        name.toLowerCase() === "content-encoding" &&
+        String(value).toLowerCase() !== "identity"
+      ) {
         weakenEtag(this);
       }
       return setHeader.call(this, name, value);
     };
+    if (encoding === "identity") {
+      // Nothing will be coded, so the compression machinery is skipped; the response still varies
+      // on Accept-Encoding where a client accepting a coding would have got one (RFC 9110
+      // §12.5.5), as `compression` says for the responses it looks at.
+      onHeaders(res, varyOnCoding);
+      next();
+      return;
+    }
     (identityRefused ? compressAll : compress)(req as never, res as never, next);
   };
 }
