@@ -87,6 +87,38 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
     expect((await api("/projects/1")).status).toBe(200);
   });
 
+  it("12 concurrent PATCHes with the same current If-Match → exactly one 200, the rest 412, no lost update", async () => {
+    const etag = (await api("/employees/7", { headers: identity })).headers.get("etag") ?? "";
+    const results = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const res = await api("/employees/7", {
+          method: "PATCH",
+          headers: { "if-match": etag },
+          json: { salary: 60_000 + i },
+        });
+        return { status: res.status, body: (await res.json()) as { salary?: number } };
+      }),
+    );
+    const winners = results.filter((r) => r.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r.status === 412)).toHaveLength(11);
+    const now = (await (await api("/employees/7")).json()) as { salary: number };
+    expect(now.salary).toBe(winners[0]?.body.salary);
+  });
+
+  it("concurrent DELETEs with the same If-Match → one 204, the rest 412", async () => {
+    const created = await api("/categories", { method: "POST", json: { name: "Race", description: "x" } });
+    const path = new URL(created.headers.get("location") ?? "").pathname;
+    const etag = (await api(path, { headers: identity })).headers.get("etag") ?? "";
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 6 },
+        async () => (await api(path, { method: "DELETE", headers: { "if-match": etag } })).status,
+      ),
+    );
+    expect(statuses.sort()).toEqual([204, 412, 412, 412, 412, 412]);
+  });
+
   it("If-Match: * on a missing resource → 412", async () => {
     const res = await api("/employees/999999", {
       method: "PATCH",

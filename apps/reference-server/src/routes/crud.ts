@@ -2,9 +2,10 @@ import { preconditions, strongEtag } from "@svc/conditional";
 import { HttpError, isHttpError, methodNotAllowed } from "@svc/errors";
 import { hal, pageModel, Rel } from "@svc/hal";
 import type { Request, Response, Router } from "express";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { z } from "zod";
 import type { Db } from "../db/database.js";
-import { compiledTemplate, type LooseQuery, listPage, loose } from "../db/query.js";
+import { compiledTemplate, type LooseDb, type LooseQuery, listPage, loose } from "../db/query.js";
 import { type Href, hrefs } from "../links.js";
 import { type ListSpec, parseId, parseListQuery, validate } from "../request.js";
 import { send } from "../respond.js";
@@ -109,6 +110,40 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     return row;
   }
 
+  /**
+   * The table row an `If-Match` was evaluated against, per request. RFC 9110 §13.1.1: the
+   * precondition must hold when the method is applied, not only when it was checked; the write
+   * below only succeeds while the row still equals this snapshot, so two writes racing with the
+   * same tag (on one instance or across a fleet) cannot both win: one gets 412.
+   */
+  const snapshots = new WeakMap<Request, Record<string, unknown>>();
+
+  /** A resource that passed If-Match and vanished before the write failed the precondition: 412. */
+  async function loadGuarded(req: Request, ctx: Ctx, id: number): Promise<Record<string, unknown>> {
+    try {
+      return await load(ctx, id);
+    } catch (err) {
+      if (snapshots.has(req) && isHttpError(err) && err.status === 404) throw changedMeanwhile();
+      throw err;
+    }
+  }
+
+  async function guardedUpdate(req: Request, id: number, row: Record<string, unknown>): Promise<void> {
+    let query = loose(db).updateTable(resource.table).set(row).where("id", "=", id);
+    const snapshot = snapshots.get(req);
+    if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
+    const result = await query.executeTakeFirst();
+    if (snapshot && Number(result.numUpdatedRows) === 0) throw changedMeanwhile();
+  }
+
+  async function guardedDelete(req: Request, id: number): Promise<void> {
+    let query = loose(db).deleteFrom(resource.table).where("id", "=", id);
+    const snapshot = snapshots.get(req);
+    if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
+    const result = await query.executeTakeFirst();
+    if (snapshot && Number(result.numDeletedRows) === 0) throw changedMeanwhile();
+  }
+
   function cache(res: Response): void {
     if (resource.cacheControl) res.setHeader("Cache-Control", resource.cacheControl);
   }
@@ -119,7 +154,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     if (custom) return custom(req, res, ctx);
     const schema = (resource.input as (c: Ctx) => z.ZodObject)(ctx);
     const id = mode === "POST" ? undefined : parseId(req.params.id, resource.noun);
-    const existing = id === undefined ? undefined : await load(ctx, id);
+    const existing = id === undefined ? undefined : await loadGuarded(req, ctx, id);
     const body =
       mode === "PATCH"
         ? validate(schema.partial(), req.body)
@@ -152,7 +187,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
       await send(req, res, created, 201);
       return;
     }
-    await loose(db).updateTable(resource.table).set(row).where("id", "=", id).execute();
+    await guardedUpdate(req, id, row);
     await send(req, res, resource.view(await load(ctx, id), ctx));
   }
 
@@ -195,7 +230,18 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     current: async (req: Request) => {
       try {
         const ctx = await ctxOf(req);
-        const view = await ctx.show(parseId(req.params.id as string | undefined, resource.noun));
+        const id = parseId(req.params.id as string | undefined, resource.noun);
+        // The raw row first, then the representation: if a write lands in between, the row no
+        // longer equals the snapshot and the guarded write answers 412 (never a lost update).
+        if (req.headers["if-match"] !== undefined || req.headers["if-unmodified-since"] !== undefined) {
+          const raw = await loose(db)
+            .selectFrom(resource.table)
+            .selectAll()
+            .where("id", "=", id)
+            .executeTakeFirst();
+          if (raw) snapshots.set(req, raw);
+        }
+        const view = await ctx.show(id);
         return { etag: strongEtag(JSON.stringify(view)) };
       } catch (err) {
         if (isHttpError(err) && err.status === 404) return undefined;
@@ -217,10 +263,10 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     item.delete(ifMatch, async (req, res) => {
       const ctx = await ctxOf(req);
       const id = parseId(req.params.id, resource.noun);
-      await load(ctx, id);
+      await loadGuarded(req, ctx, id);
       const custom = resource.handlers?.DELETE;
       if (custom) return custom(req, res, ctx);
-      await loose(db).deleteFrom(resource.table).where("id", "=", id).execute();
+      await guardedDelete(req, id);
       res.status(204).end();
     });
   }
@@ -230,6 +276,19 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
       res.status(204).end();
     })
     .all(methodNotAllowed(itemAllow));
+}
+
+function changedMeanwhile(): HttpError {
+  return HttpError.preconditionFailed("The resource has changed since the precondition was computed", {
+    code: "precondition_failed",
+  });
+}
+
+/** `col = value` for every column of a row read earlier (`is null` for nulls): a compare-and-swap. */
+function sameRow(eb: ExpressionBuilder<LooseDb, string>, row: Record<string, unknown>) {
+  return Object.entries(row).map(([column, value]) =>
+    value === null ? eb(sql.ref(column), "is", null) : eb(sql.ref(column), "=", value),
+  );
 }
 
 function parentColumn(resource: CrudResource): string {
