@@ -125,6 +125,9 @@ export function parseXml(source: string, maxDepth = 32): Record<string, XmlValue
   return result;
 }
 
+/** Strict: a malformed sequence throws; a BOM is kept, as `Buffer#toString` kept it. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
@@ -136,7 +139,7 @@ function hasBody(req: IncomingMessage): boolean {
  * - a body with a missing or unsupported `Content-Type` → 415 naming the accepted types, with
  *   `Accept-Post` (POST) or `Accept-Patch` (PATCH) listing them (RFC 9110 §15.5.16, RFC 5789 §3.1);
  * - a body in a content coding other than identity → 415 (RFC 9110 §15.5.16);
- * - longer than `limit` → 413; malformed, too deep, or an XML DOCTYPE → 400.
+ * - longer than `limit` → 413; not UTF-8, malformed, too deep, or an XML DOCTYPE → 400.
  *
  * Requests without a body pass untouched, with `req.body` undefined.
  *
@@ -231,7 +234,19 @@ export function parseBody(options: ParseBodyOptions = {}) {
     );
     req.on("end", () => {
       if (done) return;
-      const source = Buffer.concat(chunks).toString("utf8");
+      let source: string;
+      try {
+        source = utf8.decode(Buffer.concat(chunks));
+      } catch {
+        // RFC 8259 §8.1: JSON text exchanged between systems MUST be UTF-8 (and XML declared or
+        // defaulted to it here); invalid bytes are refused rather than replaced by U+FFFD.
+        finish(
+          HttpError.badRequest(`Malformed ${kind === "json" ? "JSON" : "XML"} body: not valid UTF-8`, {
+            code: "malformed_body",
+          }),
+        );
+        return;
+      }
       try {
         if (kind === "json") {
           const value: unknown = JSON.parse(source);
