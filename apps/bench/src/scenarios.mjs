@@ -38,7 +38,7 @@ export const groups = [
   {
     id: "soap",
     title: "SOAP 1.2 getCustomer on /ws/customer (same WSDL)",
-    baselines: ["node-soap", "node-soap-reference"],
+    baselines: ["node-soap", "node-soap-noauth", "node-soap-reference"],
   },
 ];
 
@@ -353,6 +353,37 @@ export const scenarios = [
         ? {
             script: script("soap-envelope-bare.mjs"),
             nodeArgs: ["--import", tsLoader],
+            readyPath: "/ws/customer?wsdl",
+            readyStatus: 200,
+          }
+        : { unavailable: "packages/soap-envelope or the customer WSDL is not there yet" },
+    prepare: getCustomerInMemory,
+  },
+  {
+    id: "node-soap-noauth",
+    group: "soap",
+    label: "node-soap on Express 5, no Bearer check, customers in memory",
+    server: () =>
+      existsSync(customerWsdl)
+        ? {
+            script: script("node-soap.mjs"),
+            env: { BENCH_AUTH: "none" },
+            readyPath: "/ws/customer?wsdl",
+            readyStatus: 200,
+          }
+        : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
+    prepare: getCustomerInMemory,
+  },
+  {
+    id: "soap-envelope-noauth",
+    group: "soap",
+    label: "@svc/soap-envelope on Express 5, no Bearer check, customers in memory",
+    server: () =>
+      existsSync(customerWsdl) && existsSync(soapEnvelopeSource)
+        ? {
+            script: script("soap-envelope-bare.mjs"),
+            nodeArgs: ["--import", tsLoader],
+            env: { BENCH_AUTH: "none" },
             readyPath: "/ws/customer?wsdl",
             readyStatus: 200,
           }

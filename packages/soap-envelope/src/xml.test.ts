@@ -59,4 +59,25 @@ describe("parser reuse (pooled saxes parsers)", () => {
     await expect(parseXml(chunks(["<a>", "<b>"]), limits)).rejects.toThrow(XmlError);
     expect(parseXmlString("<ok/>", limits).localName).toBe("ok");
   });
+  it("decoders are reused cleanly: a split multi-byte character, a BOM, invalid UTF-8, then UTF-16", async () => {
+    const euro = Buffer.from("<a>€</a>");
+    // The three bytes of € split across chunks, left pending in the decoder's state.
+    await expect(parseXml(chunks2([euro.subarray(0, 4)]), limits)).rejects.toThrow(XmlError);
+    expect((await parseXml(Buffer.from("<b>x</b>"), limits)).text).toBe("x");
+    expect((await parseXml(chunks2([euro.subarray(0, 4), euro.subarray(4)]), limits)).text).toBe("€");
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("<c>y</c>")]);
+    expect((await parseXml(bom, limits)).text).toBe("y");
+    expect((await parseXml(bom, limits)).text).toBe("y");
+    await expect(
+      parseXml(Buffer.from([0x3c, 0x61, 0x3e, 0xff, 0x3c, 0x2f, 0x61, 0x3e]), limits),
+    ).rejects.toThrow(/not valid UTF-8/);
+    expect((await parseXml(Buffer.from("<d>z</d>"), limits)).text).toBe("z");
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("<e>ü</e>", "utf16le")]);
+    expect((await parseXml(utf16, limits)).text).toBe("ü");
+    expect((await parseXml(Buffer.from("<f>ü</f>"), limits)).text).toBe("ü");
+  });
 });
+
+async function* chunks2(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) yield part;
+}

@@ -123,7 +123,12 @@ export async function parseXml(
   if (source instanceof Uint8Array) onChunk(source);
   else if (isEmitterStream(source)) await readEmitter(source, onChunk);
   else for await (const raw of source) onChunk(raw);
-  if (decoder !== undefined) builder.write(decode(decoder, new Uint8Array(0), false));
+  if (decoder !== undefined) {
+    builder.write(decode(decoder, new Uint8Array(0), false));
+    // A decoder that completed a document has reset itself (WHATWG Encoding §7.2 decode():
+    // without `stream` the state is flushed); one that failed midway is dropped.
+    releaseDecoder(decoder);
+  }
   return builder.close();
 }
 
@@ -200,12 +205,30 @@ function decode(decoder: TextDecoder, chunk: Uint8Array, stream: boolean): strin
  * (SOAP 1.2 Part 2 §7.1.4 lets the `charset` parameter name it), else UTF-8.
  */
 function pickDecoder(first: Uint8Array, charset: string | undefined): TextDecoder {
-  if (first[0] === 0xfe && first[1] === 0xff) return new TextDecoder("utf-16be", { fatal: true });
-  if (first[0] === 0xff && first[1] === 0xfe) return new TextDecoder("utf-16le", { fatal: true });
+  if (first[0] === 0xfe && first[1] === 0xff) return takeDecoder("utf-16be");
+  if (first[0] === 0xff && first[1] === 0xfe) return takeDecoder("utf-16le");
   const cs = charset?.toLowerCase();
-  if (cs === "utf-16" || cs === "utf-16be") return new TextDecoder("utf-16be", { fatal: true });
-  if (cs === "utf-16le") return new TextDecoder("utf-16le", { fatal: true });
-  return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  if (cs === "utf-16" || cs === "utf-16be") return takeDecoder("utf-16be");
+  if (cs === "utf-16le") return takeDecoder("utf-16le");
+  return takeDecoder("utf-8");
+}
+
+/** Idle fatal decoders by encoding: building one per message costs more than decoding it. */
+const DECODER_POOL = new Map<string, TextDecoder[]>();
+const DECODER_POOL_SIZE = 64;
+
+function takeDecoder(encoding: "utf-8" | "utf-16be" | "utf-16le"): TextDecoder {
+  // ignoreBOM false: a byte order mark is consumed, not passed to the parser.
+  return DECODER_POOL.get(encoding)?.pop() ?? new TextDecoder(encoding, { fatal: true, ignoreBOM: false });
+}
+
+function releaseDecoder(decoder: TextDecoder): void {
+  let pool = DECODER_POOL.get(decoder.encoding);
+  if (pool === undefined) {
+    pool = [];
+    DECODER_POOL.set(decoder.encoding, pool);
+  }
+  if (pool.length < DECODER_POOL_SIZE) pool.push(decoder);
 }
 
 /** Encoding names a receiver accepts in `charset` (anything else is a 415). */
