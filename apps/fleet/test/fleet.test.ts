@@ -152,12 +152,7 @@ describe.skipIf(!services)("a fleet of three instances behind nginx", () => {
     expect(original.header("location")).toBe(`${proxyUrl}/products/1/reviews/${rows[0]?.id}`);
   });
 
-  // Known defect: @svc/reference-server evaluates If-Match, then updates without a condition, so
-  // concurrent PUTs that all passed the check each get a 200 and all but the last are lost updates
-  // (seen: 3 × 200 of 12 on the fleet). Enable this test with the conditional update in
-  // src/routes/crud.ts (`update ... where id = ? and version = ?`, or the check and the update in one
-  // transaction with `select ... for update`).
-  it.skip("concurrent PUTs with the same If-Match on different instances → exactly one 200, the rest 412", async () => {
+  it("concurrent PUTs with the same If-Match on different instances → exactly one 200, the rest 412", async () => {
     const name = `occ-${randomUUID()}`;
     const auth = { authorization: basic("occ") };
     const created = await call(`${proxyUrl}/departments`, {
