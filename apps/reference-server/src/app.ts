@@ -3,14 +3,14 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import { errorHandler, HttpError, notFound } from "@svc/errors";
+import { appendVary, errorHandler, HttpError, notFound } from "@svc/errors";
 import { halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
 import { apiVersioning } from "@svc/versioning";
 import cors from "cors";
-import express, { type NextFunction, type Request, type Response } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
@@ -75,6 +75,22 @@ function itemsOf(data: unknown): Array<Record<string, unknown>> | undefined {
 
 /** Requests and routes outside the resource API: no version, no authentication. */
 const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
+/** Path prefixes (lower case) of the operational endpoints and of the SOAP router's routes. */
+const OPS_PATHS = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known/", "/auth/"];
+const SOAP_PATHS = ["/ws/", "/events", "/notifications"];
+
+/**
+ * Runs `router` only for request paths starting with one of `prefixes`, compared in lower case
+ * (Express matches routes case-insensitively): requests for other paths skip its layers.
+ */
+function only(prefixes: readonly string[], router: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const path = req.path.toLowerCase();
+    for (const prefix of prefixes) if (path.startsWith(prefix)) return router(req, res, next);
+    next();
+  };
+}
+
 /** POSTs that move money must carry an Idempotency-Key. */
 const KEY_REQUIRED = new Set(["/payments", "/transfers"]);
 
@@ -124,17 +140,18 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
 
   // Security headers first, so errors and 304s carry them too.
   app.use(helmet());
+  // The correlation id, then the access log that carries it (one layer for both).
+  const log = accessLog(app, logger, (res) => res.locals.correlationId as string);
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const given = req.get("x-correlation-id");
-    const id = given && CORRELATION_ID.test(given) ? given : randomUUID();
+    const given = req.headers["x-correlation-id"];
+    const id = typeof given === "string" && CORRELATION_ID.test(given) ? given : randomUUID();
     res.locals.correlationId = id;
     res.setHeader("X-Correlation-ID", id);
-    next();
+    log(req, res, next);
   });
-  app.use(accessLog(app, logger, (res) => res.locals.correlationId as string));
-  app.use(
-    cors({
-      origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
+  if (config.corsOrigins.length > 0) {
+    const corsHeaders = cors({
+      origin: config.corsOrigins,
       exposedHeaders: [
         "Location",
         "ETag",
@@ -148,8 +165,15 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
         "Idempotent-Replayed",
       ],
       maxAge: 600,
-    }),
-  );
+    });
+    // A request without Origin is not a CORS request (Fetch standard §3.2): it only needs
+    // `Vary: Origin`, as the answer would differ with one. Preflights always go to `cors`.
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      if (req.headers.origin !== undefined || req.method === "OPTIONS") return corsHeaders(req, res, next);
+      appendVary(res, "Origin");
+      next();
+    });
+  }
 
   app.use(
     apiVersioning({
@@ -163,12 +187,14 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   // Strong ETags per representation, 304 on a current If-None-Match; Express's weak tags are off.
   app.use(conditional());
 
-  // Operational endpoints: public, never cached, outside the rate limit.
-  app.get("/health", (_req, res) => {
+  // Operational endpoints: public, never cached, outside the rate limit. They live in their own
+  // router, only entered for their paths, so resource requests do not try each of their routes.
+  const ops = express.Router();
+  ops.get("/health", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "UP" });
   });
-  app.get("/ready", async (_req, res) => {
+  ops.get("/ready", async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     try {
       await db.ping();
@@ -184,13 +210,13 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   });
   const all = resources(background);
   const document = openApiDocument(all);
-  app.get("/openapi.json", (_req, res) => {
+  ops.get("/openapi.json", (_req, res) => {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(document);
   });
-  app.get("/docs", (_req, res) => res.sendFile(join(PUBLIC_DIR, "index.html")));
-  app.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
-  app.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
+  ops.get("/docs", (_req, res) => res.sendFile(join(PUBLIC_DIR, "index.html")));
+  ops.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
+  ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
 
   const body = parseBody({ limit: 100 * 1024, types: ["json"] });
   // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).
@@ -201,11 +227,11 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     failMode: "open",
     logger,
   });
-  app.get("/.well-known/jwks.json", (_req, res) => {
+  ops.get("/.well-known/jwks.json", (_req, res) => {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(security.jwks);
   });
-  app.post("/auth/token", body, basicOnly(security), limiter, async (req, res) => {
+  ops.post("/auth/token", body, basicOnly(security), limiter, async (req, res) => {
     const principal = req.principal;
     if (!principal) throw HttpError.unauthorized();
     const token = await security.issuer.issue(principal);
@@ -215,7 +241,10 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json(token);
   });
 
-  app.use(soapServices(config, { db, security, limiter }));
+  app.use(only(OPS_PATHS, ops));
+
+  const [soapRouter, soapErrors] = soapServices(config, { db, security, limiter });
+  app.use(only(SOAP_PATHS, soapRouter), soapErrors);
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
