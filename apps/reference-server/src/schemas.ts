@@ -6,9 +6,31 @@ import { z } from "zod";
  * errors; business rules (a positive salary, an existing department) are checked afterwards and
  * answered with 422.
  */
+/** NUL cannot be stored in a PostgreSQL text column, and has no place in these fields anyway. */
+const NO_NUL = /^[^\u0000]*$/;
+const plain = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).regex(NO_NUL, "must not contain NUL characters");
 const text = (max = 200) =>
-  z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
-const id = z.number().int("must be an integer").positive("must be a positive integer");
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`)
+    .regex(NO_NUL, "must not contain NUL characters");
+/** Ids and counts are 32-bit `integer` columns: a larger number is no id, not a database error. */
+const INT_MAX = 2_147_483_647;
+const id = z
+  .number()
+  .int("must be an integer")
+  .positive("must be a positive integer")
+  .max(INT_MAX, `must be at most ${INT_MAX}`);
+/**
+ * Amounts are `double precision`: beyond 10^12 they are no longer exact to the cent, and sums of
+ * them could overflow to Infinity (which JSON cannot carry).
+ */
+const MONEY_MAX = 1e12;
+const money = () =>
+  z.number().min(-MONEY_MAX, "must be at least -10^12").max(MONEY_MAX, "must be at most 10^12");
 const email = z.email("must be an e-mail address").max(254);
 
 export const EmployeeV1Input = z
@@ -18,7 +40,7 @@ export const EmployeeV1Input = z
     email,
     department: text(100).describe("Name of an existing department"),
     city: text(100),
-    salary: z.number().describe("Yearly salary; must be positive (422 otherwise)"),
+    salary: money().describe("Yearly salary; must be positive (422 otherwise)"),
     managerId: id.nullable().optional().describe("Id of another employee"),
   })
   .meta({ id: "EmployeeInput" });
@@ -31,7 +53,7 @@ export const EmployeeV2Input = z
     email,
     department: text(100),
     city: text(100),
-    salary: z.number(),
+    salary: money(),
     managerId: id.nullable().optional(),
   })
   .meta({ id: "EmployeeV2Input" });
@@ -44,13 +66,13 @@ export const ProjectInput = z
   .strictObject({
     name: text(),
     department: text(100).describe("Name of an existing department"),
-    budget: z.number().describe("Must not be negative (422 otherwise)"),
+    budget: money().describe("Must not be negative (422 otherwise)"),
     status: z.enum(["ACTIVE", "DONE"]),
   })
   .meta({ id: "ProjectInput" });
 
 export const CategoryInput = z
-  .strictObject({ name: text(100), description: z.string().max(1000) })
+  .strictObject({ name: text(100), description: plain(1000) })
   .meta({ id: "CategoryInput" });
 
 export const ProductInput = z
@@ -58,8 +80,12 @@ export const ProductInput = z
     name: text(),
     sku: z.string().regex(/^[A-Z0-9-]{3,32}$/, "must be 3 to 32 of A-Z, 0-9 and -"),
     categoryId: id,
-    price: z.number().describe("Must be positive (422 otherwise)"),
-    stock: z.number().int("must be an integer"),
+    price: money().describe("Must be positive (422 otherwise)"),
+    stock: z
+      .number()
+      .int("must be an integer")
+      .min(-INT_MAX, `must be at least -${INT_MAX}`)
+      .max(INT_MAX, `must be at most ${INT_MAX}`),
   })
   .meta({ id: "ProductInput" });
 
@@ -67,7 +93,7 @@ export const ReviewInput = z
   .strictObject({
     author: text(100),
     rating: z.number().int("must be an integer").min(1, "must be from 1 to 5").max(5, "must be from 1 to 5"),
-    comment: z.string().max(2000),
+    comment: plain(2000),
   })
   .meta({ id: "ReviewInput" });
 
@@ -113,7 +139,7 @@ export const OrderPatch = z
 export const PaymentInput = z
   .strictObject({
     orderId: id,
-    amount: z.number().describe("Must equal the order's total (422 otherwise)"),
+    amount: money().describe("Must equal the order's total (422 otherwise)"),
     method: z.enum(["card", "sepa", "paypal"]),
   })
   .meta({ id: "PaymentInput" });
@@ -126,7 +152,7 @@ export const AccountInput = z
     number: text(40),
     owner: text(100),
     currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as EUR"),
-    balance: z.number().describe("Opening balance; must not be negative (422 otherwise)").optional(),
+    balance: money().describe("Opening balance; must not be negative (422 otherwise)").optional(),
   })
   .meta({ id: "AccountInput" });
 
@@ -134,7 +160,7 @@ export const TransferInput = z
   .strictObject({
     fromAccountId: id,
     toAccountId: id,
-    amount: z.number().describe("Must be positive (422 otherwise)"),
+    amount: money().describe("Must be positive (422 otherwise)"),
   })
   .meta({ id: "TransferInput" });
 
