@@ -14,6 +14,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import helmet from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
+import { chain } from "./chain.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/database.js";
 import { fromDatabaseError } from "./errors.js";
@@ -138,54 +139,61 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   app.set("etag", false);
   app.set("query parser", "simple");
 
-  // Security headers first, so errors and 304s carry them too.
-  app.use(helmet());
-  // The correlation id, then the access log that carries it (one layer for both).
+  // The correlation id, then the access log that carries it.
   const log = accessLog(app, logger, (res) => res.locals.correlationId as string);
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  const correlate = (req: Request, res: Response, next: NextFunction) => {
     const given = req.headers["x-correlation-id"];
     const id = typeof given === "string" && CORRELATION_ID.test(given) ? given : randomUUID();
     res.locals.correlationId = id;
     res.setHeader("X-Correlation-ID", id);
     log(req, res, next);
-  });
-  if (config.corsOrigins.length > 0) {
-    const corsHeaders = cors({
-      origin: config.corsOrigins,
-      exposedHeaders: [
-        "Location",
-        "ETag",
-        "Link",
-        "Retry-After",
-        "X-Correlation-ID",
-        "X-RateLimit-Limit",
-        "X-RateLimit-Remaining",
-        "X-RateLimit-Reset",
-        "API-Supported-Versions",
-        "Idempotent-Replayed",
-      ],
-      maxAge: 600,
-    });
-    // A request without Origin is not a CORS request (Fetch standard §3.2): it only needs
-    // `Vary: Origin`, as the answer would differ with one. Preflights always go to `cors`.
-    app.use((req: Request, res: Response, next: NextFunction) => {
-      if (req.headers.origin !== undefined || req.method === "OPTIONS") return corsHeaders(req, res, next);
-      appendVary(res, "Origin");
-      next();
-    });
-  }
+  };
+  const corsHeaders =
+    config.corsOrigins.length > 0
+      ? cors({
+          origin: config.corsOrigins,
+          exposedHeaders: [
+            "Location",
+            "ETag",
+            "Link",
+            "Retry-After",
+            "X-Correlation-ID",
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Reset",
+            "API-Supported-Versions",
+            "Idempotent-Replayed",
+          ],
+          maxAge: 600,
+        })
+      : undefined;
+  // A request without Origin is not a CORS request (Fetch standard §3.2): it only needs
+  // `Vary: Origin`, as the answer would differ with one. Preflights always go to `cors`.
+  const crossOrigin = (req: Request, res: Response, next: NextFunction) => {
+    if (corsHeaders === undefined) return next();
+    if (req.headers.origin !== undefined || req.method === "OPTIONS") return corsHeaders(req, res, next);
+    appendVary(res, "Origin");
+    next();
+  };
 
+  // What every request goes through, in order, as one router layer: security headers first, so
+  // errors and 304s carry them too; strong ETags per representation and 304 on a current
+  // If-None-Match last (Express's weak tags are off).
   app.use(
-    apiVersioning({
-      versions: [1, 2],
-      defaultVersion: 1,
-      mediaType: { vendor: "svc" },
-      neutral: NEUTRAL,
-    }),
+    chain(
+      helmet(),
+      correlate,
+      crossOrigin,
+      apiVersioning({
+        versions: [1, 2],
+        defaultVersion: 1,
+        mediaType: { vendor: "svc" },
+        neutral: NEUTRAL,
+      }),
+      negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }) as RequestHandler,
+      conditional() as RequestHandler,
+    ),
   );
-  app.use(negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }));
-  // Strong ETags per representation, 304 on a current If-None-Match; Express's weak tags are off.
-  app.use(conditional());
 
   // Operational endpoints: public, never cached, outside the rate limit. They live in their own
   // router, only entered for their paths, so resource requests do not try each of their routes.
@@ -249,12 +257,15 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
   const api = express.Router();
-  api.use(body);
-  api.use(authentication(security));
-  api.use(limiter);
-  api.use(permission());
-  api.use((req: Request, res: Response, next: NextFunction) =>
-    (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
+  api.use(
+    chain(
+      body,
+      authentication(security) as RequestHandler,
+      limiter as RequestHandler,
+      permission() as RequestHandler,
+      (req: Request, res: Response, next: NextFunction) =>
+        (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
+    ),
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start here.
