@@ -4,6 +4,7 @@ import { challenge, isToken68, parseAuthorization } from "./authorization-header
 import { decodeBasicCredentials } from "./basic.js";
 import { type BearerOptions, type BearerVerifier, createBearerVerifier } from "./bearer.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
+import { queryNamesAccessToken } from "./redaction.js";
 
 /**
  * Checks a user name and password. Resolve to the principal for good credentials, and to
@@ -65,19 +66,13 @@ function isVerifier(value: BearerOptions | BearerVerifier): value is BearerVerif
   return typeof (value as BearerVerifier).verify === "function";
 }
 
-/** True when the URL's query carries `access_token` (RFC 6750 §2.3). */
+/** True when the URL's query carries `access_token`, however its name is spelled or encoded (RFC 6750 §2.3). */
 function queryHasAccessToken(url: string | undefined): boolean {
   if (!url) return false;
   const q = url.indexOf("?");
   if (q === -1) return false;
   const hash = url.indexOf("#", q);
-  const query = url.slice(q + 1, hash === -1 ? undefined : hash);
-  if (!/access_token/i.test(query)) return false;
-  try {
-    return new URLSearchParams(query).has("access_token");
-  } catch {
-    return true;
-  }
+  return queryNamesAccessToken(url.slice(q + 1, hash === -1 ? undefined : hash));
 }
 
 /**

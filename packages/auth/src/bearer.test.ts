@@ -454,6 +454,17 @@ describe("Bearer: tokens outside the Authorization header", () => {
     expect(both.status).toBe(400);
   });
 
+  it.each(["access%5Ftoken", "ACCESS_TOKEN", "Access_Token", "access_token[]", "access%5ftoken%3D"])(
+    "?%s... next to a valid header → 400 (the name as a query parser decodes it)",
+    async (name) => {
+      const t = await token();
+      const res = await fetch(`${server.url}/me?${name}${name.endsWith("%3D") ? "" : "="}${t}`, {
+        headers: { authorization: `Bearer ${t}` },
+      });
+      expect(res.status).toBe(400);
+    },
+  );
+
   it("access_token in a form body → 400", async () => {
     const t = await token();
     const res = await fetch(`${server.url}/me`, {

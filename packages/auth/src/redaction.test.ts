@@ -109,6 +109,13 @@ describe("redactUrl", () => {
     ["/a?my_access_token=abc", "/a?my_access_token=abc"],
     ["/a", "/a"],
     ["/a?access_token%3Dabc", "/a?access_token%3D[Redacted]"],
+    // Names as a server decodes them (query parsers percent-decode names as well as values).
+    ["/a?access%5Ftoken=abc", "/a?access%5Ftoken=[Redacted]"],
+    ["/a?Access%5FToken%3Dabc", "/a?Access%5FToken%3D[Redacted]"],
+    ["/a?access_token[]=abc&b=1", "/a?access_token[]=[Redacted]&b=1"],
+    ["/a?x=%E0%A4%A&password=abc", "/a?x=%E0%A4%A&password=[Redacted]"],
+    ["/a?x=1;token=abc", "/a?x=1;token=[Redacted]"],
+    ["/a?access_token", "/a?access_token"],
   ])("%s → %s", (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
   });

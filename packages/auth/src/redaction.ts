@@ -7,9 +7,56 @@
  */
 export const REDACTED = "[Redacted]";
 
+/** Query parameters whose values are credentials, compared after percent-decoding and lower-casing. */
+const SECRET_PARAMS = new Set([
+  "access_token",
+  "id_token",
+  "refresh_token",
+  "token",
+  "code",
+  "password",
+  "client_secret",
+  "api_key",
+  "apikey",
+]);
+
+function decodeComponent(raw: string): string {
+  const spaced = raw.replace(/\+/g, " ");
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    // Malformed elsewhere in the component: decode what can be decoded, byte by byte.
+    return spaced.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+  }
+}
+
+/**
+ * The name of a query parameter as a server would read it: percent-decoded (`access%5Ftoken` is
+ * `access_token`), lower-cased, without a `[]` suffix, and cut at an encoded `=` (`%3D`).
+ */
+function parameterName(part: string): string {
+  const decoded = decodeComponent(part);
+  const eq = decoded.indexOf("=");
+  return (eq === -1 ? decoded : decoded.slice(0, eq)).trim().toLowerCase().replace(/\[.*$/, "");
+}
+
+/** Where the value of a raw `name=value` (or `name%3Dvalue`) part starts, or -1. */
+function valueStart(part: string): number {
+  const m = /=|%3d/i.exec(part);
+  return m === null ? -1 : m.index + m[0].length;
+}
+
+/** True when a raw query (without `?`) names `access_token` in any spelling a server would decode (RFC 6750 §2.3). */
+export function queryNamesAccessToken(query: string): boolean {
+  return query.split(/[&;]/).some((part) => part !== "" && parameterName(part) === "access_token");
+}
+
 /**
  * Removes the values of `access_token` (and other credential-looking parameters) from a URL's
- * query, keeping the rest readable for the log.
+ * query, keeping the rest readable for the log. Names are matched as a server decodes them, so
+ * `access%5Ftoken=` or `ACCESS_TOKEN=` are censored too.
  *
  * @example
  * redactUrl("/employees?access_token=eyJ...&page=2") // "/employees?access_token=[Redacted]&page=2"
@@ -19,15 +66,16 @@ export function redactUrl(url: string): string {
   if (typeof url !== "string") return url;
   const q = url.indexOf("?");
   if (q === -1) return url;
-  return (
-    url.slice(0, q + 1) +
-    url
-      .slice(q + 1)
-      .replace(
-        /(^|[&;])((?:access_token|id_token|refresh_token|token|code|password|client_secret|api_key|apikey)(?:=|%3D))[^&;#]*/gi,
-        `$1$2${REDACTED}`,
-      )
-  );
+  const query = url
+    .slice(q + 1)
+    .split(/([&;])/)
+    .map((part) => {
+      if (part === "&" || part === ";" || !SECRET_PARAMS.has(parameterName(part))) return part;
+      const at = valueStart(part);
+      return at === -1 ? part : `${part.slice(0, at)}${REDACTED}`;
+    })
+    .join("");
+  return url.slice(0, q + 1) + query;
 }
 
 const URL_PATHS = new Set(["url", "originalUrl"]);
