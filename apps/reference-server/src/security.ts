@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import {
   authenticate,
   authorize,
@@ -8,6 +11,8 @@ import {
   type TokenIssuer,
   verifyPassword,
 } from "@svc/auth";
+import { buildErrorRecord, HttpError, reasonPhrase } from "@svc/errors";
+import helmet from "helmet";
 import type { Config, DemoUser } from "./config.js";
 
 /** What each demo role may do: readers only read (spec part 5 rule 4: others get 403). */
@@ -85,4 +90,59 @@ export function permission() {
 /** `POST /auth/token` accepts Basic only: a token is not traded for a token. */
 export function basicOnly(security: Security) {
   return authenticate({ realm: security.realm, basic: { verify: security.verify } });
+}
+
+/** The headers `helmet()` (as the app mounts it) sets on every response, read once. */
+function helmetHeaders(): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  const res = {
+    setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
+    removeHeader: () => {},
+  };
+  helmet()({} as IncomingMessage, res as unknown as ServerResponse, () => {});
+  return headers;
+}
+
+/**
+ * A `clientError` listener for the HTTP server: a request the parser refuses (a malformed header
+ * line, a bare CR, headers over the size limit) never reaches Express, and Node's default answer
+ * is a bare status line. This one answers with the same status (400, 431 for oversized headers,
+ * 408 for a request timeout), helmet's security headers and the JSON error record, then closes.
+ *
+ * @example server.on("clientError", clientErrorHandler());
+ * @see https://nodejs.org/api/http.html#event-clienterror
+ */
+export function clientErrorHandler(): (err: Error & { code?: string }, socket: Duplex) => void {
+  const security = helmetHeaders()
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  return function onClientError(err, socket) {
+    // A reset connection, or one that already carries a response, gets nothing more.
+    if (
+      err.code === "ECONNRESET" ||
+      !socket.writable ||
+      (socket as { _httpMessage?: unknown })._httpMessage
+    ) {
+      socket.destroy();
+      return;
+    }
+    const error =
+      err.code === "HPE_HEADER_OVERFLOW"
+        ? new HttpError(431, "The request header fields are too large")
+        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? new HttpError(408, "The request was not received in time")
+          : HttpError.badRequest("The request is not valid HTTP/1.1");
+    // The parser gave up before the request target was known.
+    const body = JSON.stringify(buildErrorRecord(error, "/"));
+    socket.end(
+      `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n` +
+        security +
+        `X-Correlation-ID: ${randomUUID()}\r\n` +
+        "Cache-Control: no-store\r\n" +
+        "Content-Type: application/json; charset=utf-8\r\n" +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        "Connection: close\r\n\r\n" +
+        body,
+    );
+  };
 }

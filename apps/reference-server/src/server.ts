@@ -10,7 +10,7 @@ import { createDatabase, type Db } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { seed } from "./db/seed.js";
 import { Background, resumeTransfers } from "./routes/money.js";
-import { createSecurity } from "./security.js";
+import { clientErrorHandler, createSecurity } from "./security.js";
 import { createStores } from "./stores.js";
 
 /** A started service. */
@@ -65,6 +65,8 @@ export async function startService(
   const server = config.tls
     ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app)
     : createHttpServer(app);
+  // Requests the HTTP parser refuses still get security headers and the error record.
+  server.on("clientError", clientErrorHandler());
   // Keep-alive sockets must not outlive a shutdown by more than a few seconds.
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
