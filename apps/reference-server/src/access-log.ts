@@ -57,8 +57,9 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
 
   return function accessLogMiddleware(req: Request, res: Response, next: NextFunction): void {
     (req as Tracked)[START] = performance.now();
-    // ServerResponse emits "close" once, after "finish" or when the connection went away first.
-    res.once("close", onClose);
+    // ServerResponse emits "close" once, after "finish" or when the connection went away first
+    // (so `on`, which needs no wrapper per request, is enough).
+    res.on("close", onClose);
     next();
   };
 

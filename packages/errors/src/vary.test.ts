@@ -1,0 +1,52 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendVary } from "./vary.js";
+
+// Each request says, in query parameters, the Vary already set (`has`, repeatable for several
+// field lines) and the fields to append (`add`, repeatable); the response shows the result.
+let server: Server;
+let url: string;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const query = new URL(req.url ?? "/", "http://x").searchParams;
+    const has = query.getAll("has");
+    if (has.length === 1) res.setHeader("Vary", has[0] as string);
+    else if (has.length > 1) res.setHeader("Vary", has);
+    appendVary(res, ...query.getAll("add"));
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+async function varyAfter(has: string[], add: string[]): Promise<string | null> {
+  const query = new URLSearchParams([
+    ...has.map((h): [string, string] => ["has", h]),
+    ...add.map((a): [string, string] => ["add", a]),
+  ]);
+  return (await fetch(`${url}/?${query}`)).headers.get("vary");
+}
+
+describe("appendVary", () => {
+  it.each([
+    [[], ["Accept"], "Accept"],
+    [[], ["Accept", "Accept-Encoding"], "Accept, Accept-Encoding"],
+    [[], ["Accept", "accept"], "Accept"],
+    [["Origin"], ["Accept"], "Origin, Accept"],
+    [["Origin, accept"], ["Accept"], "Origin, accept"],
+    [["Origin ,\tACCEPT "], ["Accept", "Origin"], "Origin ,\tACCEPT "],
+    [["Accept-Encoding"], ["Accept"], "Accept-Encoding, Accept"],
+    [["Accept"], ["Accept-Encoding"], "Accept, Accept-Encoding"],
+    [["Origin", "Accept"], ["accept", "Accept-Language"], "Origin, Accept, Accept-Language"],
+    [["*"], ["Accept"], "*"],
+    [["Origin, *"], ["Accept"], "Origin, *"],
+    [["Origin"], ["Accept", "*"], "*"],
+    [[""], ["Accept"], "Accept"],
+    [["Origin"], [], "Origin"],
+    [[], [], null],
+  ])("Vary %j + %j → %j", async (has, add, expected) => {
+    expect(await varyAfter(has, add)).toBe(expected);
+  });
+});
