@@ -149,6 +149,21 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
         expect(res.headers["content-length"]).toBeUndefined();
       });
 
+      it.each(["no-cache", "max-age=0", "no-cache, no-store"])(
+        "If-None-Match: current tag with Cache-Control: %s (as fetch sends it) → 304",
+        async (cacheControl) => {
+          // RFC 9110 §13.1.2: an origin server MUST evaluate If-None-Match; RFC 9111 §5.2.1.4: a
+          // request's no-cache asks for validation at the origin, which a 304 is.
+          const etag = await tag();
+          const res = await raw(`${server().url}/employees/42`, "GET", {
+            "if-none-match": etag,
+            "cache-control": cacheControl,
+            pragma: "no-cache",
+          });
+          expect(res.status).toBe(304);
+        },
+      );
+
       it("If-None-Match: list containing the tag → 304", async () => {
         const etag = await tag();
         const res = await raw(`${server().url}/employees/42`, "GET", { "if-none-match": `"nope", ${etag}` });

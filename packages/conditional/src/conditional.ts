@@ -44,6 +44,18 @@ function headerText(res: ServerResponse, name: string): string | undefined {
   return v === undefined ? undefined : Array.isArray(v) ? v.join(", ") : String(v);
 }
 
+/**
+ * The request headers `fresh` should weigh at an origin server: without `Cache-Control`, which
+ * `fresh` (written for Express's cache semantics) reads as "never 304" on `no-cache`. RFC 9110
+ * §13.1.2 says an origin server MUST evaluate `If-None-Match`, and a request's `no-cache` asks
+ * for exactly that validation (RFC 9111 §5.2.1.4); fetch() adds it to every conditional request.
+ */
+function conditionalHeaders(req: IncomingMessage): IncomingMessage["headers"] {
+  if (req.headers["cache-control"] === undefined) return req.headers;
+  const { "cache-control": _directives, ...rest } = req.headers;
+  return rest;
+}
+
 function oracle(res: ServerResponse): CodingOracle | undefined {
   const n = (res as ServerResponse & { negotiation?: Partial<CodingOracle> }).negotiation;
   return typeof n?.codingFor === "function" && typeof n.compressible === "function"
@@ -135,7 +147,7 @@ export function conditional(options: ConditionalOptions = {}) {
           const validators: Record<string, string> = {};
           if (etag !== undefined) validators.etag = etag;
           if (lastModified !== undefined) validators["last-modified"] = lastModified;
-          if (Object.keys(validators).length > 0 && fresh(req.headers, validators)) {
+          if (Object.keys(validators).length > 0 && fresh(conditionalHeaders(req), validators)) {
             for (const name of NOT_MODIFIED_DROP) this.removeHeader(name);
             this.statusCode = 304;
             keepVary();
