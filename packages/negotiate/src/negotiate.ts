@@ -141,6 +141,44 @@ function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
 }
 
+/**
+ * One request's {@link Negotiation}: the `Accept` decision is only made when asked for (handlers
+ * that call `res.represent` negotiate against their own candidates), the coding questions are
+ * methods rather than closures per request.
+ */
+class RequestNegotiation implements Negotiation {
+  #mediaType: MediaTypeMatch | undefined | null = null;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly accept: string | undefined,
+    private readonly offered: readonly string[],
+    readonly language: string | undefined,
+    readonly encoding: string,
+    private readonly compressing: boolean,
+    private readonly threshold: number,
+  ) {}
+
+  get mediaType(): MediaTypeMatch | undefined {
+    if (this.#mediaType === null) this.#mediaType = matchMediaType(this.accept, this.offered);
+    return this.#mediaType;
+  }
+
+  compressible(contentType: string | undefined): boolean {
+    return this.compressing && isCompressible(contentType);
+  }
+
+  codingFor(contentType: string | undefined, length: number | undefined): string {
+    return this.compressing &&
+      this.encoding !== "identity" &&
+      isCompressible(contentType) &&
+      (length === undefined || length >= this.threshold) &&
+      !noTransform(this.res)
+      ? this.encoding
+      : "identity";
+  }
+}
+
 /** `Vary: Accept-Encoding` on a response `compression` would consider (compressible, transformable). */
 function varyOnCoding(this: ServerResponse): void {
   if (
@@ -229,20 +267,15 @@ export function negotiate(options: NegotiateOptions = {}) {
     const accept = headerString(req.headers.accept);
     const effectiveThreshold = identityRefused ? 0 : threshold;
 
-    const negotiation: Negotiation = {
-      mediaType: matchMediaType(accept, offeredMediaTypes),
+    const negotiation = new RequestNegotiation(
+      res,
+      accept,
+      offeredMediaTypes,
       language,
       encoding,
-      compressible: (contentType) => compress !== undefined && isCompressible(contentType),
-      codingFor: (contentType, length) =>
-        compress !== undefined &&
-        encoding !== "identity" &&
-        isCompressible(contentType) &&
-        (length === undefined || length >= effectiveThreshold) &&
-        !noTransform(res)
-          ? encoding
-          : "identity",
-    };
+      compress !== undefined,
+      effectiveThreshold,
+    );
     const target = res as ServerResponse & NegotiatedResponse;
     target.negotiation = negotiation;
     target.represent = (data, representOptions) =>

@@ -74,6 +74,15 @@ describe("pure parsers", () => {
       parseVendorMediaTypes("Application/VND.SVC.V3+JSON, application/vnd.svc.v4+json;q=abc", "svc"),
     ).toEqual([{ version: 3, suffix: "json", mediaType: "application/vnd.svc.v3+json", q: 1 }]);
   });
+  it("the same Accept asked of two vendors, again and again, gives each vendor its own answer", () => {
+    const svc = versionResolver({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } });
+    const other = versionResolver({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "other" } });
+    const accept = { accept: "application/vnd.svc.v2+json" };
+    for (let i = 0; i < 3; i++) {
+      expect(svc("/x", accept)).toMatchObject({ version: 2, source: "media-type" });
+      expect(other("/x", accept)).toMatchObject({ version: 1, source: "default" });
+    }
+  });
   it("versionResolver without Express", () => {
     expect(versionResolver({ versions: [1, 2] })("/v2/x", {})).toMatchObject({
       version: 2,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { appendVary, HttpError } from "@svc/errors";
 import { type DeprecationHeaders, type DeprecationPolicy, deprecationHeaders } from "./deprecation.js";
-import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes } from "./parse.js";
+import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 
 declare global {
   // Express declares its request type in this global namespace; this adds req.apiVersion to it.
@@ -261,6 +261,23 @@ interface Named {
   what: string;
 }
 
+/** Parsed vendor ranges by vendor and `Accept` value: clients send the same few values again and again. */
+const rangeCache = new Map<string, readonly VendorMediaType[]>();
+const RANGE_CACHE_LIMIT = 500;
+
+function vendorRanges(accept: string | undefined, vendor: string): readonly VendorMediaType[] {
+  if (!accept) return [];
+  const key = `${vendor}\n${accept}`;
+  let ranges = rangeCache.get(key);
+  if (ranges === undefined) {
+    ranges = Object.freeze(parseVendorMediaTypes(accept, vendor));
+    // Bounded: a client sending a new Accept on every request only ever costs a clear().
+    if (rangeCache.size >= RANGE_CACHE_LIMIT) rangeCache.clear();
+    rangeCache.set(key, ranges);
+  }
+  return ranges;
+}
+
 function pathOf(url: string): string {
   const cut = url.indexOf("?");
   return cut === -1 ? url : url.slice(0, cut);
@@ -314,7 +331,7 @@ function resolve(
   }
   let mediaType: string | undefined;
   if (config.mediaType) {
-    const ranges = parseVendorMediaTypes(headers.accept, config.mediaType.vendor);
+    const ranges = vendorRanges(headers.accept, config.mediaType.vendor);
     const known = ranges.find((r) => config.versions.has(r.version));
     const chosen = known ?? ranges[0];
     if (chosen) {
@@ -416,11 +433,11 @@ function supportedHeaders(config: Config): Record<string, string> {
  */
 export function apiVersioning(options: ApiVersioningOptions) {
   const config = resolveConfig(options);
-  const supported = supportedHeaders(config);
+  const supported = Object.entries(supportedHeaders(config));
 
   return function svcApiVersioning(req: VersioningRequest, res: ServerResponse, next: NextFunction): void {
     // Set before anything can fail, so the error handler's response keeps them.
-    for (const [name, value] of Object.entries(supported)) res.setHeader(name, value);
+    for (const [name, value] of supported) res.setHeader(name, value);
     let resolution: VersionResolution;
     try {
       const preflight =
