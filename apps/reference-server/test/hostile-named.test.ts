@@ -311,6 +311,57 @@ describe("named hostile cases (SQLite)", () => {
     });
   });
 
+  describe("HEAD answers with GET's header fields (RFC 9110 §9.3.2)", () => {
+    function heads(method: string, path: string, acceptEncoding: string): Promise<Record<string, unknown>> {
+      const { hostname, port } = new URL(s.url);
+      return new Promise((resolve, reject) => {
+        const req = request({
+          host: hostname,
+          port,
+          method,
+          path,
+          headers: { authorization: ADMIN, "accept-encoding": acceptEncoding },
+        });
+        req.on("response", (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.headers));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    }
+
+    it.each([
+      ["/employees?size=100", "gzip"],
+      ["/employees?size=100", "br"],
+      ["/employees?size=100", "deflate, gzip;q=0.5"],
+      ["/employees?size=100", "identity"],
+      ["/employees?size=100", "identity;q=0, gzip"],
+      ["/employees/1", "gzip"],
+      ["/employees/1", "identity;q=0, gzip"],
+      ["/openapi.json", "gzip"],
+      ["/products?size=50", "br"],
+    ])("%s with Accept-Encoding: %s → same Content-Encoding, Vary and ETag", async (path, ae) => {
+      const get = await heads("GET", path, ae);
+      const head = await heads("HEAD", path, ae);
+      expect(head["content-encoding"], "Content-Encoding").toBe(get["content-encoding"]);
+      expect(head.vary, "Vary").toBe(get.vary);
+      expect(head.etag, "ETag").toBe(get.etag);
+      expect(head["cache-control"]).toBe(get["cache-control"]);
+      if (head["content-length"] !== undefined) expect(head["content-length"]).toBe(get["content-length"]);
+    });
+
+    it("a HEAD revalidated with the coded response's tag → 304", async () => {
+      const head = await heads("HEAD", "/employees?size=100", "gzip");
+      expect(head.etag).toMatch(/^W\//);
+      const res = await fetch(`${s.url}/employees?size=100`, {
+        method: "HEAD",
+        headers: { authorization: ADMIN, "accept-encoding": "gzip", "if-none-match": String(head.etag) },
+      });
+      expect(res.status).toBe(304);
+    });
+  });
+
   describe("path traversal", () => {
     it.each([
       "/docs/assets/../../package.json",

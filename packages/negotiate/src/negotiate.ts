@@ -189,6 +189,27 @@ function varyOnCoding(this: ServerResponse): void {
   }
 }
 
+/**
+ * RFC 9110 §9.3.2: the server SHOULD send the same header fields in response to HEAD as it would
+ * for GET. `compression` leaves HEAD alone, so a HEAD whose GET would be gzipped otherwise goes out
+ * with the identity Content-Length and no Content-Encoding. This gives it the GET's
+ * Content-Encoding (and weak ETag, through the setHeader watch) and Vary; Content-Length, which
+ * the coded GET does not send (it is chunked), is dropped (§8.6 lets HEAD omit it).
+ */
+function codeHeadLikeGet(res: ServerResponse, negotiation: Negotiation): void {
+  if (res.statusCode === 204 || res.statusCode === 304) return;
+  const existing = res.getHeader("Content-Encoding");
+  if (existing !== undefined && String(existing).toLowerCase() !== "identity") return;
+  const declared = res.getHeader("Content-Length");
+  const length = declared === undefined ? undefined : Number(declared);
+  const contentType = headerString(res.getHeader("Content-Type") as string | string[] | undefined);
+  const coding = negotiation.codingFor(contentType, Number.isFinite(length) ? length : undefined);
+  if (coding === "identity") return;
+  res.setHeader("Content-Encoding", coding);
+  res.removeHeader("Content-Length");
+  appendVary(res, "Accept-Encoding");
+}
+
 /** An identity representation's strong tag no longer identifies coded bytes (RFC 9110 §8.8.3). */
 export function weakenEtag(res: ServerResponse): void {
   const tag = res.getHeader("ETag");
@@ -303,6 +324,13 @@ export function negotiate(options: NegotiateOptions = {}) {
       onHeaders(res, varyOnCoding);
       next();
       return;
+    }
+    if (req.method === "HEAD") {
+      // Registered before compression's own listener, so it runs after it (on-headers calls
+      // listeners in reverse order) and sees the Vary that compression added.
+      onHeaders(res, function headAsGet(this: ServerResponse) {
+        codeHeadLikeGet(this, negotiation);
+      });
     }
     (identityRefused ? compressAll : compress)(req as never, res as never, next);
   };

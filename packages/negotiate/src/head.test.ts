@@ -1,0 +1,80 @@
+import { request } from "node:http";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { negotiate } from "./negotiate.js";
+
+const row = { id: 42, name: "Ada Lovelace", department: "Engineering", salary: 1000 };
+let server: Listening;
+
+beforeAll(async () => {
+  const app = express();
+  app.use(negotiate());
+  app.get("/big", (_req, res) => res.represent(Array.from({ length: 50 }, () => row)));
+  app.get("/small", (_req, res) => res.represent(row));
+  app.get("/no-transform", (_req, res) => {
+    res.setHeader("Cache-Control", "no-transform");
+    return res.represent(Array.from({ length: 50 }, () => row));
+  });
+  app.get("/json", (_req, res) => {
+    res.json(Array.from({ length: 50 }, () => row));
+  });
+  server = await listen(app);
+});
+afterAll(() => server.close());
+
+/** Headers only, with no client-side decoding or added Accept-Encoding. */
+function headers(method: string, path: string, acceptEncoding: string): Promise<Record<string, unknown>> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: hostname,
+      port,
+      method,
+      path,
+      headers: { "accept-encoding": acceptEncoding },
+    });
+    req.on("response", (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.headers));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** RFC 9110 §9.3.2: HEAD gets the header fields GET would get (Content-Length may be omitted). */
+describe("HEAD carries GET's content coding", () => {
+  for (const path of ["/big", "/small", "/no-transform", "/json"]) {
+    it.each([
+      "gzip",
+      "br",
+      "deflate",
+      "gzip, br",
+      "br;q=0.5, gzip",
+      "*",
+      "identity",
+      "gzip;q=0",
+      "",
+      "identity;q=0, gzip",
+    ])(
+      `${path} with Accept-Encoding: %j → same Content-Encoding, Vary and Content-Length rule`,
+      async (ae) => {
+        const get = await headers("GET", path, ae);
+        const head = await headers("HEAD", path, ae);
+        expect(head["content-encoding"], "Content-Encoding").toBe(get["content-encoding"]);
+        expect(head.vary, "Vary").toBe(get.vary);
+        expect(head["content-type"]).toBe(get["content-type"]);
+        // Content-Length only where it is GET's.
+        if (head["content-length"] !== undefined) expect(head["content-length"]).toBe(get["content-length"]);
+      },
+    );
+  }
+
+  it("a gzipped GET → the HEAD says gzip too, without the identity length", async () => {
+    const head = await headers("HEAD", "/big", "gzip");
+    expect(head["content-encoding"]).toBe("gzip");
+    expect(head["content-length"]).toBeUndefined();
+    expect(String(head.vary)).toMatch(/Accept-Encoding/);
+  });
+});
