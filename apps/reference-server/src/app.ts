@@ -256,7 +256,10 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
-  const api = express.Router();
+  // The resource API's routes sit on the app's own router (mounted at the root, a sub-router
+  // would only add a second dispatch per request); the operational and SOAP routes above answer
+  // their paths before the resource middleware runs.
+  const api = app as unknown as express.Router;
   api.use(
     chain(
       body,
@@ -281,7 +284,6 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   for (const resource of all) mountCrud(api, db, resource);
   mountOrderDocuments(api, db);
   mountCart(api, db, owner);
-  app.use(api);
 
   app.use(notFound());
   app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromDatabaseError(err)));
