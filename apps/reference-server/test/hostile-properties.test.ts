@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, type Started, sqlite } from "./harness.js";
+import { ADMIN, postgres, type Started, sqlite } from "./harness.js";
 import {
   expectAlive,
   expectApiResponse,
@@ -25,7 +25,10 @@ const RUNS = {
   json: 2600,
   xml: 800,
   soap: 1600,
+  head: 300,
 } as const;
+/** Cases of the PostgreSQL rerun (when DATABASE_URL is set), on top of the ones above. */
+const PG_RUNS = { query: 400, json: 600 } as const;
 const MINIMUM_CASES = 10_000;
 let ran = 0;
 /** Statuses seen per path kind: proof the generators reach the handlers, not only the front door. */
@@ -203,21 +206,25 @@ const COLLECTIONS = [
 
 // ---- properties -------------------------------------------------------------------------------
 
+const queryProperty = () =>
+  fc.asyncProperty(
+    fc.constantFrom(...COLLECTIONS),
+    fc.array(segment, { maxLength: 6 }),
+    fc.constantFrom("GET", "HEAD"),
+    async (path, segments, method) => {
+      const res = await send(method, `${path}?${segments.join("&")}`, { authorization: bearer });
+      // A collection read is a page or a 400/404, whatever the query.
+      expect([200, 400, 404]).toContain(res.status);
+    },
+  );
+
+let jsonProperty: () => fc.IAsyncPropertyWithHooks<
+  [{ path: string; body: string }, string, string, string | undefined]
+>;
+
 describe("hostile input: properties", () => {
   it(`query parameters on every collection (${RUNS.query} cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...COLLECTIONS),
-        fc.array(segment, { maxLength: 6 }),
-        fc.constantFrom("GET", "HEAD"),
-        async (path, segments, method) => {
-          const res = await send(method, `${path}?${segments.join("&")}`, { authorization: bearer });
-          // The data never changes on a read, and a collection read is a page or a 400/404.
-          expect([200, 400, 404]).toContain(res.status);
-        },
-      ),
-      params(RUNS.query),
-    );
+    await fc.assert(queryProperty(), params(RUNS.query));
     await expectAlive(s.url);
   }, 120_000);
 
@@ -487,31 +494,61 @@ describe("hostile input: properties", () => {
     ),
   );
 
+  jsonProperty = () =>
+    fc.asyncProperty(
+      fc.oneof(
+        mutated,
+        fc.tuple(fc.constantFrom(...Object.keys(valid)), rawJson).map(([path, body]) => ({ path, body })),
+      ),
+      fc.constantFrom("POST", "POST", "PUT", "PATCH"),
+      fc.constantFrom("application/json", "application/json; charset=utf-8", "application/problem+json"),
+      fc.option(fc.uuid(), { nil: undefined }),
+      async ({ path, body }, method, contentType, key) => {
+        let target = path;
+        if (method !== "POST") {
+          // Items of the collection: the seeded first ones, or a missing one.
+          target = path === "/cart" ? "/cart" : `${path}/${(body.length % 3) + 1}`;
+        }
+        const headers: Record<string, string> = { authorization: bearer, "content-type": contentType };
+        if (key) headers["idempotency-key"] = key;
+        await send(method, target, headers, body);
+      },
+    );
+
   it(`JSON bodies to POST, PUT and PATCH (${RUNS.json} cases)`, async () => {
+    await fc.assert(jsonProperty(), params(RUNS.json));
+    await expectAlive(s.url);
+  }, 120_000);
+
+  it(`HEAD carries the Content-Encoding, Vary and ETag of GET, whatever the Accept-Encoding (${RUNS.head} cases)`, async () => {
+    const coding = fc.constantFrom("gzip", "br", "deflate", "identity", "*", "zstd", "x-gzip", "compress");
+    const acceptEncoding = fc.oneof(
+      fc
+        .array(fc.tuple(coding, fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined })), {
+          maxLength: 4,
+        })
+        .map((items) =>
+          items.map(([c, q]) => (q === undefined ? c : `${c};q=${(q / 1000).toFixed(3)}`)).join(", "),
+        ),
+      fc.string({ maxLength: 20 }),
+    );
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(
-          mutated,
-          fc.tuple(fc.constantFrom(...Object.keys(valid)), rawJson).map(([path, body]) => ({ path, body })),
-        ),
-        fc.constantFrom("POST", "POST", "PUT", "PATCH"),
-        fc.constantFrom("application/json", "application/json; charset=utf-8", "application/problem+json"),
-        fc.option(fc.uuid(), { nil: undefined }),
-        async ({ path, body }, method, contentType, key) => {
-          let target = path;
-          if (method !== "POST") {
-            // Items of the collection: the seeded first ones, or a missing one.
-            target = path === "/cart" ? "/cart" : `${path}/${(body.length % 3) + 1}`;
-          }
-          const headers: Record<string, string> = { authorization: bearer, "content-type": contentType };
-          if (key) headers["idempotency-key"] = key;
-          const res = await send(method, target, headers, body);
-          expect(res.status).not.toBe(500);
+        fc.constantFrom("/employees?size=100", "/employees/1", "/products?size=50", "/openapi.json"),
+        acceptEncoding,
+        async (path, ae) => {
+          const headers = { authorization: bearer, "accept-encoding": ae };
+          const get = await send("GET", path, headers);
+          const head = await send("HEAD", path, headers);
+          expect(head.status).toBe(get.status);
+          for (const name of ["content-encoding", "vary", "etag", "content-type", "cache-control"])
+            expect(head.headers.get(name), `${name} for Accept-Encoding: ${ae}`).toBe(get.headers.get(name));
+          const length = head.headers.get("content-length");
+          if (length !== null) expect(length).toBe(get.headers.get("content-length"));
         },
       ),
-      params(RUNS.json),
+      params(RUNS.head),
     );
-    await expectAlive(s.url);
   }, 120_000);
 
   const xmlName = fc.stringMatching(/^[A-Za-z_][\w.-]{0,8}(:[A-Za-z_][\w-]{0,5})?$/);
@@ -693,4 +730,32 @@ describe("hostile input: properties", () => {
     expect([...(seen.get("POST") ?? [])]).toEqual(expect.arrayContaining([201, 400, 415, 422]));
     expect([...(seen.get("soap") ?? [])]).toEqual(expect.arrayContaining([200, 400, 415, 500]));
   });
+});
+
+/** The database-facing properties again on PostgreSQL, whose types refuse what SQLite stores. */
+describe.skipIf(!postgres)("hostile input: properties on PostgreSQL", () => {
+  let sqliteServer: Started;
+  let sqliteBearer: string;
+  beforeAll(async () => {
+    sqliteServer = s;
+    sqliteBearer = bearer;
+    s = await (postgres as NonNullable<typeof postgres>).start();
+    const token = await fetch(`${s.url}/auth/token`, { method: "POST", headers: { authorization: ADMIN } });
+    bearer = `Bearer ${((await token.json()) as { access_token: string }).access_token}`;
+  });
+  afterAll(async () => {
+    await s.stop();
+    s = sqliteServer;
+    bearer = sqliteBearer;
+  });
+
+  it(`query parameters (${PG_RUNS.query} cases)`, async () => {
+    await fc.assert(queryProperty(), params(PG_RUNS.query));
+    await expectAlive(s.url);
+  }, 120_000);
+
+  it(`JSON bodies (${PG_RUNS.json} cases)`, async () => {
+    await fc.assert(jsonProperty(), params(PG_RUNS.json));
+    await expectAlive(s.url);
+  }, 120_000);
 });
