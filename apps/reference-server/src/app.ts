@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import { appendVary, errorHandler, HttpError, notFound } from "@svc/errors";
+import { appendVary, buildErrorRecord, errorHandler, HttpError, notFound } from "@svc/errors";
 import { halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
@@ -202,19 +202,32 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "UP" });
   });
-  ops.get("/ready", async (_req, res) => {
+  // Readiness for a load balancer: every dependency is checked on each call. A 503 is the error
+  // record with Retry-After (spec parts 7 and 8) plus `checks`, the state of each dependency, which
+  // the record's generic 5xx message would hide; the drivers' errors go to the log only.
+  ops.get("/ready", async (req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    try {
-      await db.ping();
-    } catch (err) {
-      throw HttpError.serviceUnavailable(5, "The database is not reachable", { cause: err });
+    const failures: unknown[] = [];
+    const check = (ping: () => Promise<void>) =>
+      ping().then(
+        () => "UP",
+        (err: unknown) => {
+          failures.push(err);
+          return "DOWN";
+        },
+      );
+    const [database, redis] = await Promise.all([
+      check(() => db.ping()),
+      stores.redis ? check(() => stores.ping()) : Promise.resolve("not used"),
+    ]);
+    const checks = { database, redis };
+    if (failures.length === 0) {
+      res.json({ status: "UP", checks });
+      return;
     }
-    try {
-      await stores.ping();
-    } catch (err) {
-      throw HttpError.serviceUnavailable(5, "Redis is not reachable", { cause: err });
-    }
-    res.json({ status: "UP", checks: { database: "UP", redis: stores.redis ? "UP" : "not used" } });
+    logger.warn({ path: req.path, checks, err: failures[0] }, "not ready: a dependency is down");
+    res.status(503).setHeader("Retry-After", "5");
+    res.json({ ...buildErrorRecord(HttpError.serviceUnavailable(5), req.originalUrl), checks });
   });
   const all = resources(background);
   const document = openApiDocument(all);
@@ -232,7 +245,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     limit: config.rateLimit.max,
     windowMs: config.rateLimit.windowSeconds * 1000,
     store: stores.rateLimit,
-    failMode: "open",
+    failMode: config.rateLimitFailMode,
     logger,
   });
   ops.get("/.well-known/jwks.json", (_req, res) => {

@@ -345,6 +345,13 @@ describe("limits and failures (parts 7 and 8)", () => {
       expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
       const ready = await fetch(`${s.url}/ready`);
       expect(ready.status).toBe(503);
+      expect(ready.headers.get("retry-after")).toBe("5");
+      expect(await ready.json()).toMatchObject({
+        status: 503,
+        error: "Service Unavailable",
+        path: "/ready",
+        checks: { database: "DOWN", redis: "not used" },
+      });
     } finally {
       s.service.server.closeAllConnections();
       await new Promise((r) => s.service.server.close(r));
