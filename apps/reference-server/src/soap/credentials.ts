@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { type Principal, SoapAuthError, verifySoapCredentials } from "@svc/auth";
 import {
   type SoapAuthContext,
@@ -7,15 +6,9 @@ import {
   WSSE_NS,
   type XmlElement,
 } from "@svc/soap-envelope";
+import type { Request } from "express";
 import type { Config } from "../config.js";
 import type { Security } from "../security.js";
-
-/**
- * The principal of the HTTP `Authorization` header (Basic or Bearer, verified by @svc/auth's
- * `authenticate` in front of the endpoint), carried to the endpoint's `authenticate` hook, which
- * sees the envelope but not the HTTP request.
- */
-export const httpPrincipal = new AsyncLocalStorage<Principal | undefined>();
 
 function hasHeaderCredentials(blocks: readonly XmlElement[]): boolean {
   return blocks.some(
@@ -49,9 +42,11 @@ export function soapAuthenticator(config: Config, security: Security) {
   };
   return async function authenticateSoap(
     headerBlocks: readonly XmlElement[],
-    _context: SoapAuthContext,
+    context: SoapAuthContext,
   ): Promise<Principal> {
-    const fromHttp = httpPrincipal.getStore();
+    // The principal of the HTTP Authorization header (Basic or Bearer), verified by @svc/auth's
+    // `authenticate` in front of the endpoint; the endpoint hands the HTTP request over as `http`.
+    const fromHttp = (context.http as Request | undefined)?.principal;
     if (hasHeaderCredentials(headerBlocks)) {
       let principal: Principal;
       try {

@@ -13,7 +13,7 @@ import { loose } from "../db/query.js";
 import { NO_STORE } from "../routes/catalogue.js";
 import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
 import { authentication, permission, type Security } from "../security.js";
-import { httpPrincipal, soapAuthenticator } from "./credentials.js";
+import { soapAuthenticator } from "./credentials.js";
 import { CONTRACTS_DIR, customerHandlers, priceHandlers } from "./services.js";
 
 export { soapTablesMigration } from "./migration.js";
@@ -108,10 +108,6 @@ export function soapServices(config: Config, deps: SoapDeps): [express.Router, E
     if (req.principal || req.headers.authorization === undefined) return next();
     return httpAuth(req, res, next);
   };
-  const withHttpPrincipal =
-    (endpoint: RequestHandler): RequestHandler =>
-    (req, res, next) =>
-      httpPrincipal.run(req.principal, () => endpoint(req, res, next));
 
   const customer = soapEndpoint({
     wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
@@ -125,13 +121,8 @@ export function soapServices(config: Config, deps: SoapDeps): [express.Router, E
   });
 
   const router = express.Router();
-  router.use(
-    ENDPOINTS[0] as string,
-    optionalHttpAuth,
-    limiter,
-    withHttpPrincipal(customer as RequestHandler),
-  );
-  router.use(ENDPOINTS[1] as string, optionalHttpAuth, limiter, withHttpPrincipal(price as RequestHandler));
+  router.use(ENDPOINTS[0] as string, optionalHttpAuth, limiter, customer as RequestHandler);
+  router.use(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
 
   // The collections get the resource API's authentication, rate limit and permissions.
   router.use(["/events", "/notifications"], httpAuth, limiter, permission());
