@@ -26,6 +26,7 @@ const RUNS = {
   xml: 800,
   soap: 1600,
   head: 300,
+  paths: 600,
 } as const;
 /** Cases of the PostgreSQL rerun (when DATABASE_URL is set), on top of the ones above. */
 const PG_RUNS = { query: 400, json: 600 } as const;
@@ -39,6 +40,8 @@ function params(numRuns: number): fc.Parameters<unknown> {
 }
 
 let s: Started;
+/** The SOAP endpoints themselves; anything else under /ws is the resource API's 404. */
+const SOAP_ENDPOINT = /^\/ws\/(?:customer|PriceService)\/?$/i;
 let bearer: string;
 
 /** Sends one request and checks it against the contract of the resource API or the SOAP endpoint. */
@@ -49,12 +52,14 @@ async function send(
   body?: string | Uint8Array,
 ): Promise<Response> {
   ran++;
-  const url = new URL(target, s.url);
+  // Appended, not resolved: a target starting with "//" is a path here, not another host.
+  const url = new URL(`${s.url}${target}`);
   const res = await fetch(url, { method, headers, body: body ?? null });
   const sent: Sent = { method, target: `${url.pathname}${url.search}`, accept: headers.accept };
-  const kind = url.pathname.startsWith("/ws/") ? "soap" : method;
+  const soap = SOAP_ENDPOINT.test(url.pathname);
+  const kind = soap ? "soap" : method;
   seen.set(kind, (seen.get(kind) ?? new Set()).add(res.status));
-  if (url.pathname.startsWith("/ws/")) await expectSoapResponse(res, sent);
+  if (soap) await expectSoapResponse(res, sent);
   else await expectApiResponse(res, sent);
   return res;
 }
@@ -373,6 +378,62 @@ describe("hostile input: properties", () => {
     },
     { requiredKeys: [] },
   );
+
+  it(`request paths: odd segments, encodings, ids and prefixes (${RUNS.paths} cases)`, async () => {
+    const part = fc.oneof(
+      fc.constantFrom(
+        "employees",
+        "v1",
+        "v2",
+        "v99",
+        "orders",
+        "1",
+        "invoice",
+        "tracking",
+        "reviews",
+        "items",
+        "ws",
+        "customer",
+        "docs",
+        "assets",
+        "..",
+        ".",
+        "",
+        "%2e%2e",
+        "%2F",
+        "%5C",
+        "%00",
+        "%ZZ",
+        "%C3%28",
+        "-1",
+        "0",
+        "1.5",
+        "99999999999999999999",
+        "null",
+        "undefined",
+        "__proto__",
+        "constructor",
+        ";jsessionid=1",
+        "employees.json",
+        "EMPLOYEES",
+      ),
+      fc.string({ maxLength: 10 }).map(encodeURIComponent),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(part, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"),
+        async (parts, method) => {
+          const body = method === "POST" || method === "PUT" || method === "PATCH" ? "{}" : undefined;
+          const headers: Record<string, string> = { authorization: bearer };
+          if (body) headers["content-type"] = "application/json";
+          await send(method, `/${parts.join("/")}`, headers, body);
+        },
+      ),
+      params(RUNS.paths),
+    );
+    await expectAlive(s.url);
+  }, 120_000);
 
   it(`request headers on reads and writes (${RUNS.headers} cases)`, async () => {
     await fc.assert(
