@@ -382,15 +382,7 @@ describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
     ["two segments", async () => readerToken.split(".").slice(0, 2).join(".")],
     ["an empty signature", async () => `${readerToken.split(".").slice(0, 2).join(".")}.`],
     ["four segments", async () => `${readerToken}.AAAA`],
-    [
-      "oversized (12 KiB, another key)",
-      () =>
-        sign(
-          { ...claims, pad: "x".repeat(9 * 1024) },
-          {},
-          generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey,
-        ),
-    ],
+    ["oversized (12 KiB, signed with the real key)", () => sign({ ...claims, pad: "x".repeat(9 * 1024) })],
     [
       "a JSON array payload",
       async () => `${readerToken.split(".")[0]}.${b64([1, 2])}.${readerToken.split(".")[2]}`,

@@ -441,6 +441,31 @@ describe("Bearer: a remote JWKS", () => {
   });
 });
 
+describe("Bearer: oversized tokens", () => {
+  it("a validly signed token longer than maxTokenLength (default 8192) → 401, the short one → 200", async () => {
+    const long = (await issuer.issue({ id: "alice" }, { pad: "x".repeat(9000) })).access_token;
+    expect(long.length).toBeGreaterThan(8192);
+    const res = await get(server.url, `Bearer ${long}`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    const verifier = createBearerVerifier({
+      jwks,
+      algorithms: ["ES256"],
+      issuer: ISS,
+      audience: AUD,
+      maxTokenLength: 20_000,
+    });
+    expect((await verifier.verify(long)).id).toBe("alice");
+    await expect(
+      createBearerVerifier({ jwks, algorithms: ["ES256"], maxTokenLength: 100 }).verify(await token()),
+    ).rejects.toMatchObject({ name: "InvalidTokenError", reason: "ERR_TOKEN_TOO_LONG" });
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])("maxTokenLength %s → TypeError at construction", (n) => {
+    expect(() => createBearerVerifier({ jwks, algorithms: ["ES256"], maxTokenLength: n })).toThrow(TypeError);
+  });
+});
+
 describe("Bearer: tokens outside the Authorization header", () => {
   it("?access_token=... → 400, even with a valid header", async () => {
     const t = await token();

@@ -101,6 +101,12 @@ export interface BearerOptions {
    */
   requiredClaims?: readonly string[];
   /**
+   * Longest accepted token in characters; a longer one is an invalid token at once, before it is
+   * decoded, looked up in the cache or verified (the issuers this serves produce well under 2 KiB).
+   * @default 8192
+   */
+  maxTokenLength?: number;
+  /**
    * The verified-token cache: a hot token is verified once, then served from memory until its
    * `exp` (or `maxTtl`). `false` verifies every request.
    * @default { max: 1000, maxTtl: 300 }
@@ -308,6 +314,10 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
   const cache = cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined;
   const maxTtlMs = cacheMaxTtl * 1000;
   const maxTokenAgeSeconds = maxTokenAgeInSeconds(options.maxTokenAge);
+  const maxTokenLength = options.maxTokenLength ?? 8192;
+  if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
+    throw new TypeError("bearer.maxTokenLength must be a positive integer");
+  }
 
   const verifyOptions = {
     algorithms: [...algorithms],
@@ -320,6 +330,7 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
 
   return {
     async verify(token: string): Promise<Principal> {
+      if (token.length > maxTokenLength) throw new InvalidTokenError("ERR_TOKEN_TOO_LONG");
       const nowMs = now();
       const cacheKey = cache ? VerifiedTokenCache.keyOf(token) : "";
       if (cache) {
