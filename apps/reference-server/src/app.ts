@@ -176,24 +176,23 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     next();
   };
 
-  // What every request goes through, in order, as one router layer: security headers first, so
+  // What every request goes through, in order: security headers first, so
   // errors and 304s carry them too; strong ETags per representation and 304 on a current
-  // If-None-Match last (Express's weak tags are off).
-  app.use(
-    chain(
-      helmet(),
-      correlate,
-      crossOrigin,
-      apiVersioning({
-        versions: [1, 2],
-        defaultVersion: 1,
-        mediaType: { vendor: "svc" },
-        neutral: NEUTRAL,
-      }),
-      negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }) as RequestHandler,
-      conditional() as RequestHandler,
-    ),
-  );
+  // If-None-Match last (Express's weak tags are off). Mounted below, with the operational and
+  // SOAP routers and the resource API's middleware, as one router layer.
+  const everyRequest: RequestHandler[] = [
+    helmet(),
+    correlate,
+    crossOrigin,
+    apiVersioning({
+      versions: [1, 2],
+      defaultVersion: 1,
+      mediaType: { vendor: "svc" },
+      neutral: NEUTRAL,
+    }),
+    negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }) as RequestHandler,
+    conditional() as RequestHandler,
+  ];
 
   // Operational endpoints: public, never cached, outside the rate limit. They live in their own
   // router, only entered for their paths, so resource requests do not try each of their routes.
@@ -262,19 +261,21 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json(token);
   });
 
-  app.use(only(OPS_PATHS, ops));
-
   const [soapRouter, soapErrors] = soapServices(config, { db, security, limiter });
-  app.use(only(SOAP_PATHS, soapRouter), soapErrors);
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
-  // The resource API's routes sit on the app's own router (mounted at the root, a sub-router
-  // would only add a second dispatch per request); the operational and SOAP routes above answer
-  // their paths before the resource middleware runs.
+  // One layer in front of every route: the middleware every request goes through, then the
+  // operational and SOAP routers (entered only for their own paths, which they answer), then the
+  // resource API's body, authentication, rate limit, permission and idempotency. The SOAP error
+  // handler follows, for the SOAP router's errors. The resource routes sit on the app's own
+  // router (a sub-router mounted at the root would only add a second dispatch per request).
   const api = app as unknown as express.Router;
-  api.use(
+  app.use(
     chain(
+      ...everyRequest,
+      only(OPS_PATHS, ops),
+      only(SOAP_PATHS, soapRouter),
       body,
       authentication(security) as RequestHandler,
       limiter as RequestHandler,
@@ -282,6 +283,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
       (req: Request, res: Response, next: NextFunction) =>
         (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
     ),
+    soapErrors,
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start here.
