@@ -335,6 +335,25 @@ export const scenarios = [
     },
   },
   {
+    id: "soap-floor-node",
+    group: "soap",
+    label: "floor: node:http reading the body, answering precomputed getCustomer bytes",
+    server: () => ({
+      script: script("soap-floor.mjs"),
+      env: { BENCH_FLOOR: "node" },
+      readyPath: "/ws/customer?wsdl",
+      readyStatus: 200,
+    }),
+    prepare: getCustomerInMemory,
+  },
+  {
+    id: "soap-floor-express",
+    group: "soap",
+    label: "floor: an Express 5 route reading the body, answering precomputed getCustomer bytes",
+    server: () => ({ script: script("soap-floor.mjs"), readyPath: "/ws/customer?wsdl", readyStatus: 200 }),
+    prepare: getCustomerInMemory,
+  },
+  {
     id: "node-soap",
     group: "soap",
     label: "node-soap on Express 5 (+ jose Bearer check), customers in memory",
