@@ -19,14 +19,16 @@ function requestSummary(req: Tracked) {
 }
 
 /**
- * The access log: one JSON line per request when its response is finished (or the client went
- * away), at `info`, or `error` for a 5xx, with the correlation id, the method, the URL, the
- * request headers, the status and the response time in milliseconds. Credentials in them are
- * censored by the logger's redaction (`pinoRedaction` from @svc/auth).
+ * The access log: one flat JSON line per request when its response is finished (or the client
+ * went away), at `info`, or `error` for a 5xx: `correlationId`, `method`, `url`, `statusCode`,
+ * `responseTime` (ms), `remoteAddress`, `userAgent`. A credential in the URL (`access_token=`) is
+ * censored by the logger's redaction (`pinoRedaction` from @svc/auth); request headers are not
+ * part of the line.
  *
  * `req.log` / `res.log` are the request's own logger (for handlers and error handlers), a child
- * carrying the correlation id and the request; it is only made when a handler asks for it, so a
- * request that logs nothing else costs one line and no child logger.
+ * carrying the correlation id and the request with its headers (credentials censored by the same
+ * redaction); it is only made when a handler asks for it, so a request that logs nothing else
+ * costs one line and no child logger.
  *
  * @example
  * app.use(accessLog(app, logger, (res) => res.locals.correlationId));
@@ -66,16 +68,18 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
   function onClose(this: ServerResponse): void {
     const res = this as Response;
     const req = res.req as Tracked;
-    const id = correlationIdOf(res);
     const failed = res.statusCode >= 500;
     const completed = res.writableFinished && !req.readableAborted;
+    // Flat on purpose: every nested object costs a pass of the logger's redaction paths.
     logger[failed ? "error" : "info"](
       {
-        reqId: id,
-        correlationId: id,
-        req: requestSummary(req),
-        res: { statusCode: res.statusCode },
+        correlationId: correlationIdOf(res),
+        method: req.method,
+        url: req.originalUrl ?? req.url,
+        statusCode: res.statusCode,
         responseTime: Math.round(performance.now() - (req[START] ?? 0)),
+        remoteAddress: req.socket?.remoteAddress,
+        userAgent: req.headers["user-agent"],
       },
       failed ? "request errored" : completed ? "request completed" : "request aborted",
     );
