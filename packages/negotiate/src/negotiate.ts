@@ -332,7 +332,12 @@ export function negotiate(options: NegotiateOptions = {}) {
         codeHeadLikeGet(this, negotiation);
       });
     }
-    (identityRefused ? compressAll : compress)(req as never, res as never, next);
+    // `compression` negotiates again with its own rules, which break ties differently
+    // ("identity, deflate": identity there, deflate here). It is handed the coding chosen here,
+    // the one `codingFor` reports, so GET, HEAD, 304s and ETags agree. It reads nothing else of
+    // the request than the method and Accept-Encoding.
+    const decided = { method: req.method, headers: { "accept-encoding": encoding } };
+    (identityRefused ? compressAll : compress)(decided as never, res as never, next);
   };
 }
 
