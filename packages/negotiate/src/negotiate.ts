@@ -123,8 +123,19 @@ function essence(contentType: string): string {
   return (contentType.split(";")[0] ?? "").trim().toLowerCase();
 }
 
+/** Answers by Content-Type value: a server sends a handful of them, asked several times per response. */
+const compressibleCache = new Map<string, boolean>();
+
 function isCompressible(contentType: string | undefined): boolean {
-  return contentType !== undefined && COMPRESSIBLE.test(essence(contentType));
+  if (contentType === undefined) return false;
+  let answer = compressibleCache.get(contentType);
+  if (answer === undefined) {
+    answer = COMPRESSIBLE.test(essence(contentType));
+    // Bounded: handlers setting arbitrary types only ever cost a clear().
+    if (compressibleCache.size >= 200) compressibleCache.clear();
+    compressibleCache.set(contentType, answer);
+  }
+  return answer;
 }
 
 function noTransform(res: ServerResponse): boolean {

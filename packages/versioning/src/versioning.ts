@@ -159,7 +159,8 @@ function neutralMatcher(pattern: string | RegExp): (path: string) => boolean {
     throw new TypeError(`apiVersioning: neutral paths must start with "/", got ${String(pattern)}`);
   }
   const base = pattern.length > 1 && pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
-  return (path) => path === base || path.startsWith(base === "/" ? "/" : `${base}/`);
+  const below = base === "/" ? "/" : `${base}/`;
+  return (path) => path === base || path.startsWith(below);
 }
 
 function resolveConfig(options: ApiVersioningOptions): Config {
@@ -319,7 +320,8 @@ function resolve(
   const path = pathOf(rest);
   // A CORS preflight cannot carry the client's version headers (Fetch standard, CORS-preflight
   // request), so it must not fail for a missing or unknown one.
-  const neutral = preflight || config.neutral.some((match) => match(path));
+  // Only asked when no supported version was named (most requests never need it).
+  const isNeutral = () => preflight || config.neutral.some((match) => match(path));
 
   if (config.header) {
     for (const name of config.header.names) {
@@ -354,7 +356,7 @@ function resolve(
     // The absence of every version-bearing header chose the default, so caches must key on them too.
     if (config.header) vary.push(...config.header.names);
     if (config.mediaType) vary.push("Accept");
-    if (config.defaultVersion === undefined && !neutral) {
+    if (config.defaultVersion === undefined && !isNeutral()) {
       throw bad(`An API version is required; supported versions: ${config.list}`, "missing_api_version");
     }
     return {
@@ -375,7 +377,7 @@ function resolve(
   if (sources.has("media-type")) vary.push("Accept");
 
   if (!config.versions.has(first.version)) {
-    if (neutral)
+    if (isNeutral())
       return {
         version: config.defaultVersion,
         source: config.defaultVersion === undefined ? undefined : "default",
