@@ -20,6 +20,7 @@ import type { Db } from "./db/database.js";
 import { fromDatabaseError } from "./errors.js";
 import { hrefs } from "./links.js";
 import { openApiDocument } from "./openapi.js";
+import { parseQueryString } from "./request.js";
 import {
   accounts,
   categories,
@@ -137,7 +138,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
   app.set("etag", false);
-  app.set("query parser", "simple");
+  // node:querystring, with a malformed (non-UTF-8) query marked for a 400 on collection reads.
+  app.set("query parser", parseQueryString);
 
   // The correlation id, then the access log that carries it.
   const log = accessLog(app, logger, (res) => res.locals.correlationId as string);
@@ -167,11 +169,15 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
           maxAge: 600,
         })
       : undefined;
-  // A request without Origin is not a CORS request (Fetch standard §3.2): it only needs
-  // `Vary: Origin`, as the answer would differ with one. Preflights always go to `cors`.
+  // Only an allowed origin gets CORS headers (`cors` would send Allow-Methods, Allow-Headers and
+  // Expose-Headers to any origin). A request without Origin is not a CORS request (Fetch standard
+  // §3.2) and one from another origin gets none: both only need `Vary: Origin`, as the answer
+  // differs for an allowed one. A preflight from another origin reaches the route's OPTIONS.
+  const allowedOrigins = new Set(config.corsOrigins);
   const crossOrigin = (req: Request, res: Response, next: NextFunction) => {
     if (corsHeaders === undefined) return next();
-    if (req.headers.origin !== undefined || req.method === "OPTIONS") return corsHeaders(req, res, next);
+    const origin = req.headers.origin;
+    if (origin !== undefined && allowedOrigins.has(origin)) return corsHeaders(req, res, next);
     appendVary(res, "Origin");
     next();
   };

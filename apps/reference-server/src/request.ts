@@ -128,7 +128,9 @@ export const MALFORMED_QUERY: unique symbol = Symbol("malformed query");
  *
  * @example app.set("query parser", parseQueryString);
  */
-export function parseQueryString(raw: string): Record<string, string | string[]> {
+export function parseQueryString(raw: string | null | undefined): Record<string, string | string[]> {
+  // Express passes no string at all when the URL has no query.
+  if (typeof raw !== "string" || raw === "") return {};
   const query = parse(raw) as Record<string | symbol, unknown>;
   for (const part of raw.split("&")) {
     try {

@@ -558,8 +558,23 @@ describe("hostile input: properties", () => {
   jsonProperty = () =>
     fc.asyncProperty(
       fc.oneof(
-        mutated,
-        fc.tuple(fc.constantFrom(...Object.keys(valid)), rawJson).map(([path, body]) => ({ path, body })),
+        { weight: 4, arbitrary: mutated },
+        {
+          weight: 4,
+          arbitrary: fc
+            .tuple(fc.constantFrom(...Object.keys(valid)), rawJson)
+            .map(([path, body]) => ({ path, body })),
+        },
+        // Bodies that pass validation, and ones that only break a business rule (→ 201/200 or 422).
+        fc.constantFrom(...Object.keys(valid)).map((path) => ({ path, body: JSON.stringify(valid[path]) })),
+        fc
+          .constantFrom(
+            ["/employees", "salary"],
+            ["/products", "price"],
+            ["/projects", "budget"],
+            ["/accounts", "balance"],
+          )
+          .map(([path, field]) => ({ path, body: JSON.stringify({ ...valid[path], [field]: -1 }) })),
       ),
       fc.constantFrom("POST", "POST", "PUT", "PATCH"),
       fc.constantFrom("application/json", "application/json; charset=utf-8", "application/problem+json"),
