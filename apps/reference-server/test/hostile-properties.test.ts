@@ -802,7 +802,7 @@ describe("hostile input: properties", () => {
     expect(planned).toBeGreaterThanOrEqual(MINIMUM_CASES);
     expect(ran).toBeGreaterThanOrEqual(MINIMUM_CASES);
     // Generated input got past validation to the handlers, and was refused where it should be.
-    expect([...(seen.get("GET") ?? [])]).toEqual(expect.arrayContaining([200, 304, 400, 401, 404, 406]));
+    expect([...(seen.get("GET") ?? [])]).toEqual(expect.arrayContaining([200, 400, 401, 404]));
     expect([...(seen.get("POST") ?? [])]).toEqual(expect.arrayContaining([201, 400, 415, 422]));
     expect([...(seen.get("soap") ?? [])]).toEqual(expect.arrayContaining([200, 400, 415, 500]));
   });
