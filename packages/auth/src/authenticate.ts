@@ -55,11 +55,12 @@ interface AuthContext {
   challenges: string;
 }
 
-const contexts = new WeakMap<object, AuthContext>();
+/** Where {@link authenticate} leaves its context on a request (a property, not a WeakMap entry per request). */
+const CONTEXT = Symbol("@svc/auth context");
 
 /** The context {@link authenticate} left on a request, for the authorization guards. */
 export function authContextOf(req: object): AuthContext | undefined {
-  return contexts.get(req);
+  return (req as { [CONTEXT]?: AuthContext })[CONTEXT];
 }
 
 function isVerifier(value: BearerOptions | BearerVerifier): value is BearerVerifier {
@@ -151,7 +152,7 @@ export function authenticate(options: AuthenticateOptions) {
     _res: ServerResponse,
     next: AuthNext,
   ): Promise<void> {
-    contexts.set(req, context);
+    (req as AuthRequest & { [CONTEXT]?: AuthContext })[CONTEXT] = context;
     delete req.principal;
     // RFC 6750 §2.3/§5.3 and spec part 5: query (and form) tokens leak into logs and history;
     // refuse them outright, even next to a valid header ("more than one method", §3.1).

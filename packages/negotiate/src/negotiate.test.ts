@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { errorHandler, HttpError } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
@@ -34,6 +34,15 @@ beforeAll(async () => {
   app.get("/no-transform", (_req, res) => {
     res.setHeader("Cache-Control", "no-transform");
     return res.represent(Array.from({ length: 50 }, () => employee));
+  });
+  app.get("/precoded/:order", (req, res) => {
+    // A handler serving bytes it coded itself, setting ETag before or after Content-Encoding.
+    const bytes = gzipSync(Buffer.from('{"id":1}'));
+    if (req.params.order === "tag-first") res.setHeader("ETag", '"precoded"');
+    res.setHeader("Content-Type", "application/json");
+    res.setHeader("Content-Encoding", "gzip");
+    if (req.params.order === "tag-last") res.setHeader("ETag", '"precoded"');
+    res.end(bytes);
   });
   app.get("/write-head", (_req, res) => {
     res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
@@ -253,6 +262,17 @@ describe("Accept-Encoding", () => {
     expect(res.headers.get("content-encoding")).toBeNull();
     expect(res.headers.get("vary")).toBe(vary);
   });
+
+  it.each(["tag-first", "tag-last"])(
+    "a handler's own Content-Encoding (ETag set %s) → the strong tag is made weak",
+    async (order) => {
+      for (const ae of ["identity", "gzip"]) {
+        const res = await get(`/precoded/${order}`, { "accept-encoding": ae });
+        expect(res.headers.get("content-encoding")).toBe("gzip");
+        expect(res.headers.get("etag")).toBe('W/"precoded"');
+      }
+    },
+  );
 
   it("a type compression leaves alone (application/pdf) → no Vary: Accept-Encoding", async () => {
     const res = await get("/report", { accept: "application/pdf" });

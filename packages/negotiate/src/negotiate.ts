@@ -191,7 +191,17 @@ class RequestNegotiation implements Negotiation {
 }
 
 /** `Vary: Accept-Encoding` on a response `compression` would consider (compressible, transformable). */
+/**
+ * Once the headers are final: a coded response (by compression, or a handler that sent coded
+ * bytes itself) must not keep a strong tag of the identity bytes (RFC 9110 §8.8.3).
+ */
+function weakenIfCoded(this: ServerResponse): void {
+  const coding = this.getHeader("Content-Encoding");
+  if (coding !== undefined && String(coding).toLowerCase() !== "identity") weakenEtag(this);
+}
+
 function varyOnCoding(this: ServerResponse): void {
+  weakenIfCoded.call(this);
   if (
     isCompressible(headerString(this.getHeader("Content-Type") as string | string[] | undefined)) &&
     !noTransform(this)
@@ -317,25 +327,18 @@ export function negotiate(options: NegotiateOptions = {}) {
       next();
       return;
     }
-    const setHeader = res.setHeader;
-    res.setHeader = function setHeaderWatchingCoding(name, value) {
-      if (
-        name.length === 16 &&
-        name.toLowerCase() === "content-encoding" &&
-        String(value).toLowerCase() !== "identity"
-      ) {
-        weakenEtag(this);
-      }
-      return setHeader.call(this, name, value);
-    };
     if (encoding === "identity") {
       // Nothing will be coded, so the compression machinery is skipped; the response still varies
       // on Accept-Encoding where a client accepting a coding would have got one (RFC 9110
-      // §12.5.5), as `compression` says for the responses it looks at.
+      // §12.5.5), as `compression` says for the responses it looks at. A handler's own
+      // Content-Encoding is checked there too, once the headers are final.
       onHeaders(res, varyOnCoding);
       next();
       return;
     }
+    // Registered before compression's own listener, so it runs after it (on-headers calls
+    // listeners in reverse order) and sees the Content-Encoding compression or the handler set.
+    onHeaders(res, weakenIfCoded);
     if (req.method === "HEAD") {
       // Registered before compression's own listener, so it runs after it (on-headers calls
       // listeners in reverse order) and sees the Vary that compression added.
