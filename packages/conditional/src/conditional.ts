@@ -141,7 +141,12 @@ export function conditional(options: ConditionalOptions = {}) {
         } else if (this.statusCode === 304) {
           for (const name of NOT_MODIFIED_DROP) this.removeHeader(name);
           keepVary();
-        } else if (successful() && contentType !== undefined) {
+        } else if (
+          successful() &&
+          contentType !== undefined &&
+          // Without either precondition header `fresh` is false: nothing to compare.
+          (req.headers["if-none-match"] !== undefined || req.headers["if-modified-since"] !== undefined)
+        ) {
           const etag = headerText(this, "ETag");
           const lastModified = headerText(this, "Last-Modified");
           const validators: Record<string, string> = {};
