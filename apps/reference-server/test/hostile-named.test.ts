@@ -53,7 +53,7 @@ describe("named hostile cases (SQLite)", () => {
   describe("oversized bodies → 413", () => {
     it("Content-Length above the limit → 413 before the body is sent", async () => {
       const { hostname, port } = new URL(s.url);
-      const res = await new Promise<{ status: number; body: string; sentAll: boolean }>((resolve, reject) => {
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = request({
           host: hostname,
           port,
@@ -71,7 +71,7 @@ describe("named hostile cases (SQLite)", () => {
             body += c.toString();
           });
           r.on("end", () => {
-            resolve({ status: r.statusCode ?? 0, body, sentAll: false });
+            resolve({ status: r.statusCode ?? 0, body });
             req.destroy();
           });
         });
