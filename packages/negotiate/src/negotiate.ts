@@ -214,7 +214,7 @@ function varyOnCoding(this: ServerResponse): void {
  * RFC 9110 §9.3.2: the server SHOULD send the same header fields in response to HEAD as it would
  * for GET. `compression` leaves HEAD alone, so a HEAD whose GET would be gzipped otherwise goes out
  * with the identity Content-Length and no Content-Encoding. This gives it the GET's
- * Content-Encoding (and weak ETag, through the setHeader watch) and Vary; Content-Length, which
+ * Content-Encoding (so also the weak ETag, made once the headers are final) and Vary; Content-Length, which
  * the coded GET does not send (it is chunked), is dropped (§8.6 lets HEAD omit it).
  */
 function codeHeadLikeGet(res: ServerResponse, negotiation: Negotiation): void {
