@@ -79,7 +79,8 @@ function itemsOf(data: unknown): Array<Record<string, unknown>> | undefined {
 const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
 /** Path prefixes (lower case) of the operational endpoints and of the SOAP router's routes. */
 const OPS_PATHS = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known/", "/auth/"];
-const SOAP_PATHS = ["/ws/", "/events", "/notifications"];
+const SOAP_PATHS = ["/ws/"];
+const SOAP_COLLECTION_PATHS = ["/events", "/notifications"];
 
 /**
  * Runs `router` only for request paths starting with one of `prefixes`, compared in lower case
@@ -182,14 +183,13 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     next();
   };
 
-  // What every request goes through, in order: security headers first, so
-  // errors and 304s carry them too; strong ETags per representation and 304 on a current
-  // If-None-Match last (Express's weak tags are off). Mounted below, with the operational and
-  // SOAP routers and the resource API's middleware, as one router layer.
-  const everyRequest: RequestHandler[] = [
-    helmet(),
-    correlate,
-    crossOrigin,
+  // What every request goes through: security headers first, so errors and 304s carry them too,
+  // then the correlation id and CORS. What every request but a SOAP call goes through: versioning,
+  // negotiation, and strong ETags per representation with 304 on a current If-None-Match last
+  // (Express's weak tags are off). Mounted below, with the operational and SOAP routers and the
+  // resource API's middleware, as one router layer.
+  const everyRequest: RequestHandler[] = [helmet(), correlate, crossOrigin];
+  const restRequest: RequestHandler[] = [
     apiVersioning({
       versions: [1, 2],
       defaultVersion: 1,
@@ -267,21 +267,24 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json(token);
   });
 
-  const [soapRouter, soapErrors] = soapServices(config, { db, security, limiter });
+  const soap = soapServices(config, { db, security, limiter });
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
-  // One layer in front of every route: the middleware every request goes through, then the
-  // operational and SOAP routers (entered only for their own paths, which they answer), then the
-  // resource API's body, authentication, rate limit, permission and idempotency. The SOAP error
-  // handler follows, for the SOAP router's errors. The resource routes sit on the app's own
+  // One layer in front of every route: the middleware every request goes through, the SOAP
+  // endpoints, the rest of the REST middleware, the operational routes and the one-way operations'
+  // collections (each router entered only for its own paths, which it answers), then the resource
+  // API's body, authentication, rate limit, permission and idempotency. The SOAP error handler
+  // follows, for the errors of the middleware in front of an endpoint. The resource routes sit on the app's own
   // router (a sub-router mounted at the root would only add a second dispatch per request).
   const api = app as unknown as express.Router;
   app.use(
     chain(
       ...everyRequest,
+      only(SOAP_PATHS, soap.endpoints),
+      ...restRequest,
       only(OPS_PATHS, ops),
-      only(SOAP_PATHS, soapRouter),
+      only(SOAP_COLLECTION_PATHS, soap.collections),
       body,
       authentication(security) as RequestHandler,
       limiter as RequestHandler,
@@ -289,7 +292,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
       (req: Request, res: Response, next: NextFunction) =>
         (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
     ),
-    soapErrors,
+    soap.errors,
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start here.

@@ -92,14 +92,21 @@ export const notifications: CrudResource = {
 /**
  * The SOAP customer and price services (served by @svc/soap-envelope from the contracts in
  * `contracts/`) and the read-only `/events` and `/notifications` collections that show the
- * effect of the one-way operations. Mounted after the app's security headers, correlation id,
- * logging and content negotiation, before the resource API (whose authentication would answer a
- * SOAP call with a JSON 401).
+ * effect of the one-way operations. `endpoints` is mounted right after the app's security headers,
+ * correlation id and access log, ahead of versioning, content negotiation and conditional requests:
+ * SOAP has its own media type (415 otherwise), its version is the contract's namespace (spec part 9
+ * rule 3) and its POST answers are never conditional, so those layers would only cost time there.
+ * `collections` are resource API collections and come after them. Both precede the resource API,
+ * whose authentication would answer a SOAP call with a JSON 401; `errors` turns the failures of the
+ * middleware in front of an endpoint (429, a bad Authorization) into SOAP faults.
  *
- * @example app.use(soapServices(config, { db, security, limiter }));
+ * @example const soap = soapServices(config, { db, security, limiter });
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
-export function soapServices(config: Config, deps: SoapDeps): [express.Router, ErrorRequestHandler] {
+export function soapServices(
+  config: Config,
+  deps: SoapDeps,
+): { endpoints: express.Router; collections: express.Router; errors: ErrorRequestHandler } {
   const { db, security, limiter } = deps;
   const authenticate = soapAuthenticator(config, security);
   const httpAuth = authentication(security);
@@ -120,16 +127,17 @@ export function soapServices(config: Config, deps: SoapDeps): [express.Router, E
     authenticate,
   });
 
-  const router = express.Router();
-  router.use(ENDPOINTS[0] as string, optionalHttpAuth, limiter, customer as RequestHandler);
-  router.use(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
+  const endpoints = express.Router();
+  endpoints.use(ENDPOINTS[0] as string, optionalHttpAuth, limiter, customer as RequestHandler);
+  endpoints.use(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
 
   // The collections get the resource API's authentication, rate limit and permissions.
-  router.use(["/events", "/notifications"], httpAuth, limiter, permission());
-  mountCrud(router, db, events);
-  mountCrud(router, db, notifications);
+  const collections = express.Router();
+  collections.use(["/events", "/notifications"], httpAuth, limiter, permission());
+  mountCrud(collections, db, events);
+  mountCrud(collections, db, notifications);
 
-  // Failures are logged through pino-http's per-request logger, which carries the correlation id.
+  // Failures are logged through the request's logger, which carries the correlation id.
   const faults = soapErrorHandler();
   // Errors of the middleware in front (429, 401 for a bad Authorization) as SOAP faults.
   const soapErrors: ErrorRequestHandler = (err, req: Request, res: Response, next: NextFunction) => {
@@ -141,5 +149,5 @@ export function soapServices(config: Config, deps: SoapDeps): [express.Router, E
     }
     next(err);
   };
-  return [router, soapErrors];
+  return { endpoints, collections, errors: soapErrors };
 }
