@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
 import { appendVary, buildErrorRecord, errorHandler, HttpError, notFound } from "@svc/errors";
-import { halJson } from "@svc/hal";
+import { externalOrigin, halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
@@ -91,6 +91,38 @@ function only(prefixes: readonly string[], router: RequestHandler): RequestHandl
     const path = req.path.toLowerCase();
     for (const prefix of prefixes) if (path.startsWith(prefix)) return router(req, res, next);
     next();
+  };
+}
+
+/**
+ * Answers only for the configured host names. Links and `Location` are built from the request's
+ * host (@svc/hal `externalOrigin`: `Host`, or the forwarded host of a trusted proxy), so without
+ * this a request with `Host: evil.example` would get links, and cacheable pages, pointing there.
+ * A host the service is not configured for gets 421 (RFC 9110 §7.4: a server unwilling to answer
+ * authoritatively for the target URI's authority; §15.5.20).
+ */
+function allowedHost(allowed: readonly string[]): RequestHandler {
+  const exact = new Set(allowed.filter((h) => !h.startsWith(".")));
+  const domains = allowed.filter((h) => h.startsWith("."));
+  return function allowedHostGuard(req, _res, next) {
+    let hostname: string | undefined;
+    try {
+      hostname = new URL(externalOrigin(req)).hostname;
+    } catch {
+      hostname = undefined;
+    }
+    if (
+      hostname !== undefined &&
+      (exact.has(hostname) || domains.some((d) => hostname.endsWith(d) || hostname === d.slice(1)))
+    ) {
+      next();
+      return;
+    }
+    next(
+      new HttpError(421, "This service does not answer for the host the request names", {
+        code: "misdirected_request",
+      }),
+    );
   };
 }
 
@@ -184,11 +216,16 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   };
 
   // What every request goes through: security headers first, so errors and 304s carry them too,
-  // then the correlation id and CORS. What every request but a SOAP call goes through: versioning,
+  // then the correlation id, the allowed hosts and CORS. What every request but a SOAP call goes through: versioning,
   // negotiation, and strong ETags per representation with 304 on a current If-None-Match last
   // (Express's weak tags are off). Mounted below, with the operational and SOAP routers and the
   // resource API's middleware, as one router layer.
-  const everyRequest: RequestHandler[] = [helmet(), correlate, crossOrigin];
+  const everyRequest: RequestHandler[] = [
+    helmet(),
+    correlate,
+    ...(config.allowedHosts ? [allowedHost(config.allowedHosts)] : []),
+    crossOrigin,
+  ];
   const restRequest: RequestHandler[] = [
     apiVersioning({
       versions: [1, 2],

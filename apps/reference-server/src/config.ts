@@ -33,6 +33,13 @@ export interface Config {
   /** Express's `trust proxy` value. */
   trustProxy: boolean | number | string;
   corsOrigins: string[];
+  /**
+   * The host names the service answers for (`ALLOWED_HOSTS`): exact names, `.example.com` for a
+   * domain and its subdomains, IPv4 addresses or `[IPv6]` literals; `undefined` (unset or `*`)
+   * answers for any. Links and `Location` are built from the request's host, so set it wherever
+   * the `Host` header (or a trusted proxy's forwarded host) is not under the operator's control.
+   */
+  allowedHosts: readonly string[] | undefined;
   tls: { cert: string; key: string } | undefined;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   demoUsers: DemoUser[];
@@ -179,6 +186,28 @@ function parseOrigins(raw: string | undefined, problems: string[]): string[] {
   return origins;
 }
 
+const HOST_NAME =
+  /^\.?(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/;
+
+function parseAllowedHosts(raw: string | undefined, problems: string[]): string[] | undefined {
+  if (raw === undefined || raw === "*") return undefined;
+  const hosts: string[] = [];
+  const before = problems.length;
+  for (const item of raw.split(",")) {
+    const value = item.trim().toLowerCase();
+    if (!value) continue;
+    if (HOST_NAME.test(value) || IPV6_LITERAL.test(value)) hosts.push(value);
+    else
+      problems.push(
+        `ALLOWED_HOSTS entry "${item.trim()}" must be a host name (api.example.com), a domain with its subdomains (.example.com), an IPv4 address or an [IPv6] literal, without a port`,
+      );
+  }
+  if (hosts.length === 0 && problems.length === 0)
+    problems.push("ALLOWED_HOSTS names no host; leave it unset or * to answer for any");
+  return hosts;
+}
+
 /**
  * Reads and validates the configuration from the environment. Every problem is collected and
  * thrown at once as a {@link ConfigError}, so start-up fails with one clear message.
@@ -232,6 +261,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const shutdownGraceSeconds = read("SHUTDOWN_GRACE_SECONDS", intIn("SHUTDOWN_GRACE_SECONDS", 1, 3600), 10);
   const trustProxy = parseTrustProxy(optional(env.TRUST_PROXY), problems);
   const corsOrigins = parseOrigins(optional(env.CORS_ORIGINS), problems);
+  const allowedHosts = parseAllowedHosts(optional(env.ALLOWED_HOSTS), problems);
   const logLevel = read(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}` }),
@@ -272,6 +302,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     rateLimitFailMode,
     trustProxy,
     corsOrigins,
+    allowedHosts,
     tls,
     logLevel,
     demoUsers,

@@ -44,6 +44,10 @@ describe("configuration from the environment", () => {
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL must be one of/],
     [{ DEMO_USERS: "alice" }, /DEMO_USERS entry/],
     [{ DEMO_USERS: "alice:pw:root" }, /role "root"/],
+    [{ ALLOWED_HOSTS: "api.example.com:443" }, /ALLOWED_HOSTS entry "api.example.com:443"/],
+    [{ ALLOWED_HOSTS: "https://api.example.com" }, /ALLOWED_HOSTS entry/],
+    [{ ALLOWED_HOSTS: "a..b" }, /ALLOWED_HOSTS entry/],
+    [{ ALLOWED_HOSTS: " , " }, /ALLOWED_HOSTS names no host/],
   ])("%j → a clear problem", (env, message) => {
     const problems = problemsOf(env);
     expect(problems.join("\n")).toMatch(message);
@@ -69,6 +73,11 @@ describe("configuration from the environment", () => {
       { username: "bob", password: "pw", role: "reader" },
     ]);
     expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ ALLOWED_HOSTS: "API.example.com, .svc.test, 10.0.0.7, [::1]" }).allowedHosts).toEqual(
+      ["api.example.com", ".svc.test", "10.0.0.7", "[::1]"],
+    );
+    expect(loadConfig({ ALLOWED_HOSTS: "*" }).allowedHosts).toBeUndefined();
+    expect(loadConfig({}).allowedHosts).toBeUndefined();
     expect(loadConfig({ DATABASE_URL: "sqlite:./x.sqlite" }).database).toMatchObject({ kind: "sqlite" });
   });
 

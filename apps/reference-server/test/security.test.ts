@@ -304,6 +304,91 @@ describe("CORS only for the configured origins", () => {
   });
 });
 
+describe("ALLOWED_HOSTS: links never point at a host the client made up (RFC 9110 §7.4)", () => {
+  let guarded: Started;
+  let proxied: Started;
+  beforeAll(async () => {
+    // 127.0.0.1: the address fetch() names in Host, for the checks of the data.
+    guarded = await sqlite.start({ ALLOWED_HOSTS: "api.example.com,.svc.test,127.0.0.1" });
+    proxied = await sqlite.start({ ALLOWED_HOSTS: "api.example.com", TRUST_PROXY: "loopback" });
+  });
+  afterAll(async () => {
+    await guarded.stop();
+    await proxied.stop();
+  });
+  let n = 0;
+  const post = (host: string, extra = "") => {
+    n += 1;
+    const body = JSON.stringify({ name: `Hosted ${n}`, city: "Ghent" });
+    const head = [
+      "POST /departments HTTP/1.1",
+      `Host: ${host}`,
+      `Authorization: ${ADMIN}`,
+      "Content-Type: application/json",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      "Connection: close",
+      ...(extra ? [extra] : []),
+    ];
+    return `${head.join("\r\n")}\r\n\r\n${body}`;
+  };
+
+  it("Host: evil.example → 421 error record with security headers; nothing is created", async () => {
+    const before = (await (
+      await fetch(`${guarded.url}/departments?size=100`, { headers: { authorization: ADMIN } })
+    ).json()) as {
+      page: { totalElements: number };
+    };
+    const reply = await raw(guarded.url, post("evil.example"));
+    expect(reply).toMatch(/^HTTP\/1\.1 421 Misdirected Request\r\n/);
+    expect(reply).not.toMatch(/evil\.example/i);
+    expect(reply).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 421, error: "Misdirected Request", path: "/departments" });
+    const after = (await (
+      await fetch(`${guarded.url}/departments?size=100`, { headers: { authorization: ADMIN } })
+    ).json()) as {
+      page: { totalElements: number };
+    };
+    expect(after.page.totalElements).toBe(before.page.totalElements);
+  });
+
+  it.each([
+    ["api.example.com", "http://api.example.com/departments/"],
+    ["API.Example.com:8443", "http://api.example.com:8443/departments/"],
+    ["svc.test", "http://svc.test/departments/"],
+    ["eu.svc.test", "http://eu.svc.test/departments/"],
+  ])("Host: %s → 201 with Location under it", async (host, prefix) => {
+    const reply = await raw(guarded.url, post(host));
+    expect(reply).toMatch(/^HTTP\/1\.1 201 /);
+    const location = /\r\nlocation: ([^\r]+)\r\n/i.exec(reply)?.[1] ?? "";
+    expect(location.startsWith(prefix)).toBe(true);
+  });
+
+  it("a suffix that is not a domain boundary is refused: Host: evilsvc.test → 421", async () => {
+    expect(await raw(guarded.url, post("evilsvc.test"))).toMatch(/^HTTP\/1\.1 421 /);
+  });
+
+  it("behind a trusted proxy the forwarded host is what is checked", async () => {
+    const ok = await raw(
+      proxied.url,
+      post("127.0.0.1", "X-Forwarded-Host: api.example.com\r\nX-Forwarded-Proto: https"),
+    );
+    expect(ok).toMatch(/^HTTP\/1\.1 201 /);
+    expect(ok).toMatch(/\r\nlocation: https:\/\/api\.example\.com\/departments\/\d+\r\n/i);
+    expect(await raw(proxied.url, post("api.example.com", "X-Forwarded-Host: evil.example"))).toMatch(
+      /^HTTP\/1\.1 421 /,
+    );
+  });
+
+  it("/health answers 421 too for a foreign host (a load balancer must name an allowed one)", async () => {
+    const reply = await raw(
+      guarded.url,
+      "GET /health HTTP/1.1\r\nHost: 10.9.9.9\r\nConnection: close\r\n\r\n",
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 421 /);
+  });
+});
+
 describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
   const get = (token: string, path = "/employees/1") =>
     fetch(`${s.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
