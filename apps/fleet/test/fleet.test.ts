@@ -43,7 +43,7 @@ describe.skipIf(!services)("a fleet of three instances behind nginx", () => {
   });
 
   /**
-   * Which instance logged each correlation id (pino-http's request line). A line may reach the
+   * Which instance logged each correlation id (its access log line). A line may reach the
    * pipe a moment after its response, so this waits up to two seconds for all of them.
    */
   async function servedBy(ids: readonly string[]): Promise<Map<string, number>> {
