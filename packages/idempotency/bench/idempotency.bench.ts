@@ -104,3 +104,22 @@ describe("POST, retry of a completed key (replay)", () => {
 describe("POST, first request with a key, interleaved (medians printed at the end)", () => {
   bench("one request to each target per round", interleavedRound, options);
 });
+
+// A store at its bound (the default 10,000 records, all live): every fresh claim makes room. This
+// is where a busy server with fresh keys spends its time once the store has filled up.
+const full = new MemoryStore();
+const storedBody = new Uint8Array(400);
+let f = 0;
+async function claimAndComplete(store: MemoryStore): Promise<void> {
+  const key = `full-${++f}`;
+  const claim = await store.claim(key, "fp", 60_000);
+  if (claim.outcome !== "claimed") throw new Error(`claim of a fresh key: ${claim.outcome}`);
+  await store.complete(key, claim.token, { status: 201, headers: {}, body: storedBody }, 86_400_000);
+}
+for (let i = 0; i < 10_000; i++) await claimAndComplete(full);
+const roomy = new MemoryStore({ maxEntries: 10_000_000 });
+
+describe("MemoryStore claim + complete of a fresh key", () => {
+  bench("below maxEntries", () => claimAndComplete(roomy), options);
+  bench("at maxEntries (every claim evicts)", () => claimAndComplete(full), options);
+});

@@ -463,6 +463,59 @@ describe("MemoryStore", () => {
     expect((await store.claim("b", "other", 60_000)).outcome).toBe("claimed");
   });
 
+  it("full: expired records are dropped before a live completed record is evicted", async () => {
+    let now = 1_000;
+    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    const body = new Uint8Array([1]);
+    const a = await store.claim("a", "fp", 50); // lease ends at 1050
+    const b = await store.claim("b", "fp", 60_000);
+    if (a.outcome !== "claimed" || b.outcome !== "claimed") throw new Error("claim failed");
+    await store.complete("b", b.token, { status: 201, headers: {}, body }, 60_000);
+    now = 1_049;
+    // Full, nothing expired yet: the oldest completed record ("b") makes room.
+    expect((await store.claim("c", "fp", 60_000)).outcome).toBe("claimed");
+    expect((await store.claim("a", "fp", 60_000)).outcome).toBe("in-flight");
+    now = 1_050;
+    // a's lease has ended: the sweep drops it, c (in flight) stays.
+    expect((await store.claim("d", "fp", 60_000)).outcome).toBe("claimed");
+    expect((await store.claim("c", "fp", 60_000)).outcome).toBe("in-flight");
+    expect(store.size).toBe(2);
+  });
+
+  it("full: a record written after a sweep with a shorter life is still swept when it ends", async () => {
+    let now = 0;
+    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    const body = new Uint8Array([1]);
+    const x = await store.claim("x", "fp", 100);
+    if (x.outcome !== "claimed") throw new Error("claim failed");
+    await store.complete("x", x.token, { status: 201, headers: {}, body }, 10_000); // ends at 10000
+    const y = await store.claim("y", "fp", 100);
+    if (y.outcome !== "claimed") throw new Error("claim failed");
+    now = 200; // y's lease ended: this claim sweeps it, x stays; earliest expiry now 10000
+    expect((await store.claim("z", "fp", 100)).outcome).toBe("claimed");
+    expect((await store.claim("x", "fp", 100)).outcome).toBe("completed");
+    const z = await store.claim("z", "fp", 100);
+    expect(z.outcome).toBe("in-flight");
+    // z's lease (ends at 300) is shorter than the earliest expiry the sweep saw.
+    now = 300;
+    expect((await store.claim("w", "fp", 100)).outcome).toBe("claimed");
+    expect((await store.claim("x", "fp", 100)).outcome).toBe("completed");
+    expect(store.size).toBe(2);
+  });
+
+  it("complete stores a copy of the body", async () => {
+    const store = new MemoryStore();
+    const claim = await store.claim("k", "fp", 60_000);
+    if (claim.outcome !== "claimed") throw new Error("claim failed");
+    const body = Buffer.from("hello");
+    await store.complete("k", claim.token, { status: 201, headers: {}, body }, 60_000);
+    body.fill(0);
+    const again = await store.claim("k", "fp", 60_000);
+    if (again.outcome !== "completed") throw new Error("not completed");
+    expect(Buffer.from(again.response.body).toString()).toBe("hello");
+    expect(again.response.body).toBeInstanceOf(Uint8Array);
+  });
+
   it("complete and release with a foreign token → false", async () => {
     const store = new MemoryStore();
     const claim = await store.claim("k", "fp", 60_000);

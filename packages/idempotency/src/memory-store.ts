@@ -35,6 +35,13 @@ export class MemoryStore implements IdempotencyStore {
   readonly #max: number;
   readonly #now: () => number;
   #fence = 0;
+  /**
+   * No record expires before this instant: the exact earliest expiry after a sweep, lowered as
+   * records are written (records deleted since may leave it early, never late). A full store
+   * sweeps only once it has passed, so a store full of live records does not walk every record
+   * on each claim.
+   */
+  #noExpiryBefore = Number.POSITIVE_INFINITY;
 
   constructor(options: MemoryStoreOptions = {}) {
     const max = options.maxEntries ?? 10_000;
@@ -66,7 +73,9 @@ export class MemoryStore implements IdempotencyStore {
     this.#makeRoom(now);
     this.#fence += 1;
     const token = String(this.#fence);
-    this.#entries.set(key, { state: "in-flight", fingerprint, token, expiresAt: now + leaseMs });
+    const expiresAt = now + leaseMs;
+    this.#entries.set(key, { state: "in-flight", fingerprint, token, expiresAt });
+    if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
     return { outcome: "claimed", token };
   }
 
@@ -81,13 +90,16 @@ export class MemoryStore implements IdempotencyStore {
     if (entry?.state !== "in-flight" || entry.token !== token) return false;
     // Re-insert so Map order stays oldest-first for eviction.
     this.#entries.delete(key);
+    const expiresAt = now + retentionMs;
     this.#entries.set(key, {
       state: "completed",
       fingerprint: entry.fingerprint,
       token,
-      expiresAt: now + retentionMs,
-      response: { ...response, body: Uint8Array.from(response.body) },
+      expiresAt,
+      // A copy, so the caller's buffer can change afterwards; the typed-array copy is native.
+      response: { ...response, body: new Uint8Array(response.body) },
     });
+    if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
     return true;
   }
 
@@ -109,8 +121,13 @@ export class MemoryStore implements IdempotencyStore {
 
   #makeRoom(now: number): void {
     if (this.#entries.size < this.#max) return;
-    for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt <= now) this.#entries.delete(key);
+    if (this.#noExpiryBefore <= now) {
+      let earliest = Number.POSITIVE_INFINITY;
+      for (const [key, entry] of this.#entries) {
+        if (entry.expiresAt <= now) this.#entries.delete(key);
+        else if (entry.expiresAt < earliest) earliest = entry.expiresAt;
+      }
+      this.#noExpiryBefore = earliest;
     }
     if (this.#entries.size < this.#max) return;
     // An evicted in-flight record would let a duplicate run, so completed records go first.
