@@ -43,7 +43,7 @@ import {
   userOrders,
 } from "./routes/orders.js";
 import { authentication, basicOnly, permission, type Security } from "./security.js";
-import { soapServices } from "./soap/index.js";
+import { events, notifications, soapServices } from "./soap/index.js";
 import type { Stores } from "./stores.js";
 
 /** What the app needs besides its configuration: opened once by the server, closed on shutdown. */
@@ -272,7 +272,10 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json({ ...buildErrorRecord(HttpError.serviceUnavailable(5), req.originalUrl), checks });
   });
   const all = resources(background);
-  const document = openApiDocument(all);
+  // The one-way operations' collections are mounted with the SOAP services, but belong to the
+  // resource API's description and entry point like every other collection.
+  const listed = [...all, events, notifications];
+  const document = openApiDocument(listed);
   ops.get("/openapi.json", (_req, res) => {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(document);
@@ -336,7 +339,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   api.get("/", async (req, res) => {
     const href = hrefs(req);
     const links: Record<string, string> = {};
-    for (const r of all) if (!r.parent) links[r.collection] = href(r.path);
+    for (const r of listed) if (!r.parent) links[r.collection] = href(r.path);
     links.cart = href("/cart");
     await res.represent(
       resourceView({ name: "@svc reference service", docs: href("/docs") }, href("/"), links),

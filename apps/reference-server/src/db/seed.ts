@@ -1,4 +1,6 @@
+import type { Kysely } from "kysely";
 import type { Db } from "./database.js";
+import type { LooseDb } from "./query.js";
 
 const DEPARTMENTS = [
   { name: "Engineering", city: "Berlin" },
@@ -234,6 +236,45 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
       .values([
         { owner: "admin", product_id: products[0]?.id as number, quantity: 1 },
         { owner: "admin", product_id: products[3]?.id as number, quantity: 2 },
+      ])
+      .execute();
+    // What the SOAP one-way operations (logEvent, sendNotification) leave behind, so /events and
+    // /notifications show their shape before a first call. (Their tables belong to the SOAP
+    // services' migration, outside the typed schema.)
+    const soapTables = trx as unknown as Kysely<LooseDb>;
+    await soapTables
+      .insertInto("events")
+      .values([
+        {
+          type: "customer.sync",
+          severity: "INFO",
+          message: "Nightly customer import finished",
+          occurred_at: at,
+          customer_id: null,
+          received_at: at,
+          submitted_by: "admin",
+        },
+        {
+          type: "customer.sync",
+          severity: "WARN",
+          message: "Customer without a confirmed e-mail address",
+          occurred_at: at,
+          customer_id: "3",
+          received_at: at,
+          submitted_by: "admin",
+        },
+      ])
+      .execute();
+    await soapTables
+      .insertInto("notifications")
+      .values([
+        {
+          message: "Welcome to the reference service",
+          status: "QUEUED",
+          queued_at: at,
+          submitted_by: "admin",
+        },
+        { message: "Price list updated", status: "QUEUED", queued_at: at, submitted_by: "admin" },
       ])
       .execute();
   });
