@@ -3,9 +3,56 @@ import type { Express, NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 
 const CHILD = Symbol("request logger");
+const LAZY = Symbol("request logger stand-in");
 const START = Symbol("request start");
 
-type Tracked = IncomingMessage & { [CHILD]?: Logger; [START]?: number; originalUrl?: string };
+type Tracked = IncomingMessage & {
+  [CHILD]?: Logger;
+  [LAZY]?: Logger;
+  [START]?: number;
+  originalUrl?: string;
+};
+
+type LogArgs = Parameters<Logger["info"]>;
+
+/**
+ * The request's logger as handed out: every pino method a handler calls goes to the request's
+ * child logger, made on first use.
+ */
+class LazyRequestLogger {
+  readonly #make: () => Logger;
+  constructor(make: () => Logger) {
+    this.#make = make;
+  }
+  get level(): string {
+    return this.#make().level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return this.#make().isLevelEnabled(level);
+  }
+  child(bindings: Record<string, unknown>): Logger {
+    return this.#make().child(bindings) as Logger;
+  }
+  fatal(...args: LogArgs): void {
+    this.#make().fatal(...args);
+  }
+  error(...args: LogArgs): void {
+    this.#make().error(...args);
+  }
+  warn(...args: LogArgs): void {
+    this.#make().warn(...args);
+  }
+  info(...args: LogArgs): void {
+    this.#make().info(...args);
+  }
+  debug(...args: LogArgs): void {
+    this.#make().debug(...args);
+  }
+  trace(...args: LogArgs): void {
+    this.#make().trace(...args);
+  }
+  silent(): void {}
+}
 
 /** What a log line says about the request. `url` and the headers pass through the logger's redaction. */
 function requestSummary(req: Tracked) {
@@ -27,7 +74,7 @@ function requestSummary(req: Tracked) {
  *
  * `req.log` / `res.log` are the request's own logger (for handlers and error handlers), a child
  * carrying the correlation id and the request with its headers (credentials censored by the same
- * redaction); it is only made when a handler asks for it, so a request that logs nothing else
+ * redaction); it is only made when a handler writes to it, so a request that logs nothing else
  * costs one line and no child logger.
  *
  * @example
@@ -43,17 +90,28 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
     }
     return child;
   };
+  // Libraries take `req.log` on every request to have it at hand (the SOAP endpoint passes it to
+  // each call), mostly never to write to it: they get a stand-in that makes the child logger (the
+  // request's headers through the redaction) on its first line, not on the property read.
+  const lazyOf = (req: Tracked, res: Response): Logger => {
+    let lazy = req[LAZY];
+    if (lazy === undefined) {
+      lazy = new LazyRequestLogger(() => childOf(req, res)) as unknown as Logger;
+      req[LAZY] = lazy;
+    }
+    return lazy;
+  };
   // On the app's request and response prototypes: nothing to set per request.
   Object.defineProperty(app.request, "log", {
     configurable: true,
     get(this: Request) {
-      return childOf(this as Tracked, this.res as Response);
+      return lazyOf(this as Tracked, this.res as Response);
     },
   });
   Object.defineProperty(app.response, "log", {
     configurable: true,
     get(this: Response) {
-      return childOf(this.req as Tracked, this);
+      return lazyOf(this.req as Tracked, this);
     },
   });
 
