@@ -2,7 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
 import { challenge, isToken68, parseAuthorization } from "./authorization-header.js";
 import { decodeBasicCredentials } from "./basic.js";
-import { type BearerOptions, type BearerVerifier, createBearerVerifier } from "./bearer.js";
+import {
+  type BearerOptions,
+  type BearerVerifier,
+  CACHED,
+  type CachedLookup,
+  createBearerVerifier,
+} from "./bearer.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
 
@@ -147,11 +153,13 @@ export function authenticate(options: AuthenticateOptions) {
       headers: { "WWW-Authenticate": basicChallenge },
     });
 
-  return async function svcAuthenticate(
+  const cached = (bearer as (BearerVerifier & CachedLookup) | undefined)?.[CACHED]?.bind(bearer);
+
+  return function svcAuthenticate(
     req: AuthRequest,
     _res: ServerResponse,
     next: AuthNext,
-  ): Promise<void> {
+  ): void | Promise<void> {
     (req as AuthRequest & { [CONTEXT]?: AuthContext })[CONTEXT] = context;
     delete req.principal;
     // RFC 6750 §2.3/§5.3 and spec part 5: query (and form) tokens leak into logs and history;
@@ -174,6 +182,23 @@ export function authenticate(options: AuthenticateOptions) {
       next(missing());
       return;
     }
+    if (parsed.scheme === "bearer" && cached !== undefined && isToken68(parsed.credentials)) {
+      // A token verified before and still in the cache: no promise, no await.
+      const principal = cached(parsed.credentials);
+      if (principal !== undefined) {
+        req.principal = principal;
+        next();
+        return;
+      }
+    }
+    return verifyCredentials(req, parsed, next);
+  };
+
+  async function verifyCredentials(
+    req: AuthRequest,
+    parsed: NonNullable<ReturnType<typeof parseAuthorization>>,
+    next: AuthNext,
+  ): Promise<void> {
     try {
       if (parsed.scheme === "bearer") {
         if (!bearer) {
@@ -222,5 +247,5 @@ export function authenticate(options: AuthenticateOptions) {
     } catch (err) {
       next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
     }
-  };
+  }
 }

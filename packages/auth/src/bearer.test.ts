@@ -552,6 +552,63 @@ describe("Bearer: verified-token cache", () => {
     expect((await get(url, `Bearer ${t}`)).status).toBe(401);
   });
 
+  it("through authenticate: a handler mutating a cached principal does not change the next request's", async () => {
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"] });
+    const a = express();
+    a.get("/me", authenticate({ realm, bearer: verifier }), (req, res) => {
+      const principal = req.principal;
+      res.json(principal ?? null);
+      principal?.roles.push("superuser");
+    });
+    const l = await listen(a);
+    opened.push(l);
+    const t = await token();
+    for (let i = 0; i < 3; i++) {
+      const res = await get(l.url, `Bearer ${t}`);
+      expect(((await res.json()) as { roles: string[] }).roles).toEqual(["admin"]);
+    }
+  });
+
+  it("clearCache: the next request with a cached token is verified again", async () => {
+    let verifications = 0;
+    const verifier = createBearerVerifier({
+      jwks,
+      algorithms: ["ES256"],
+      principal: (p) => {
+        verifications++;
+        return { id: String(p.sub) };
+      },
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const t = await token();
+    expect((await get(url, `Bearer ${t}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${t}`)).status).toBe(200);
+    verifier.clearCache();
+    expect((await get(url, `Bearer ${t}`)).status).toBe(200);
+    expect(verifications).toBe(2);
+  });
+
+  it("a verifier of one's own (no cache of ours) is awaited on every request", async () => {
+    let calls = 0;
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: {
+          verify: async (t: string) => {
+            calls++;
+            if (t !== "good") throw Object.assign(new Error("bad"), { name: "InvalidTokenError" });
+            return { id: "own", roles: [], scopes: [], scheme: "bearer" };
+          },
+          clearCache() {},
+        },
+      }),
+    );
+    expect((await get(url, "Bearer good")).status).toBe(200);
+    expect((await get(url, "Bearer good")).status).toBe(200);
+    expect((await get(url, "Bearer bad")).status).toBe(401);
+    expect(calls).toBe(3);
+  });
+
   it("a principal taken from the cache is a copy: mutating it does not leak to the next request", async () => {
     const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"] });
     const t = await token();
