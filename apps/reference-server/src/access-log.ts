@@ -20,9 +20,16 @@ type LogArgs = Parameters<Logger["info"]>;
  * child logger, made on first use.
  */
 class LazyRequestLogger {
-  readonly #make: () => Logger;
-  constructor(make: () => Logger) {
-    this.#make = make;
+  readonly #childOf: (req: Tracked, res: Response) => Logger;
+  readonly #req: Tracked;
+  readonly #res: Response;
+  constructor(childOf: (req: Tracked, res: Response) => Logger, req: Tracked, res: Response) {
+    this.#childOf = childOf;
+    this.#req = req;
+    this.#res = res;
+  }
+  #make(): Logger {
+    return this.#childOf(this.#req, this.#res);
   }
   get level(): string {
     return this.#make().level;
@@ -96,7 +103,7 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
   const lazyOf = (req: Tracked, res: Response): Logger => {
     let lazy = req[LAZY];
     if (lazy === undefined) {
-      lazy = new LazyRequestLogger(() => childOf(req, res)) as unknown as Logger;
+      lazy = new LazyRequestLogger(childOf, req, res) as unknown as Logger;
       req[LAZY] = lazy;
     }
     return lazy;

@@ -38,3 +38,43 @@ export function chain(...handlers: RequestHandler[]): RequestHandler {
     step();
   };
 }
+
+/**
+ * `handlers` as a router's `use(prefix, ...handlers)` runs them, without a router: only for
+ * request paths equal to `prefix` or continuing with `/` after it (compared in lower case, as
+ * Express matches), with the prefix moved from `req.url` to `req.baseUrl` while they run (so
+ * `/ws/customer?wsdl` reaches them as `/?wsdl`) and put back when they pass the request on. A
+ * router would match each handler's layer against the path again and make a match object per
+ * layer; the SOAP endpoints take this path on every call.
+ *
+ * @example app.use(mountAt("/ws/customer", auth, limiter, endpoint));
+ */
+export function mountAt(prefix: string, ...handlers: RequestHandler[]): RequestHandler {
+  if (!prefix.startsWith("/") || prefix.endsWith("/") || /[?#]/.test(prefix)) {
+    throw new TypeError(`mountAt: "${prefix}" must be a path starting with / and not ending with one`);
+  }
+  const lower = prefix.toLowerCase();
+  const run = chain(...handlers);
+  return function mounted(req: Request, res: Response, next: NextFunction): void {
+    const url = req.url;
+    const query = url.indexOf("?");
+    const pathLength = query === -1 ? url.length : query;
+    if (
+      pathLength < prefix.length ||
+      (pathLength > prefix.length && url.charCodeAt(prefix.length) !== 47) || // "/"
+      url.slice(0, prefix.length).toLowerCase() !== lower
+    ) {
+      next();
+      return;
+    }
+    const baseUrl = req.baseUrl;
+    const rest = url.slice(prefix.length);
+    req.baseUrl = baseUrl + url.slice(0, prefix.length);
+    req.url = rest.startsWith("/") ? rest : `/${rest}`;
+    run(req, res, (err?: unknown) => {
+      req.url = url;
+      req.baseUrl = baseUrl;
+      next(err);
+    });
+  };
+}

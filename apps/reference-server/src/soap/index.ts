@@ -7,6 +7,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from "express";
+import { mountAt } from "../chain.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { loose } from "../db/query.js";
@@ -106,7 +107,7 @@ export const notifications: CrudResource = {
 export function soapServices(
   config: Config,
   deps: SoapDeps,
-): { endpoints: express.Router; collections: express.Router; errors: ErrorRequestHandler } {
+): { endpoints: RequestHandler; collections: express.Router; errors: ErrorRequestHandler } {
   const { db, security, limiter } = deps;
   const authenticate = soapAuthenticator(config, security);
   const httpAuth = authentication(security);
@@ -127,9 +128,11 @@ export function soapServices(
     authenticate,
   });
 
-  const endpoints = express.Router();
-  endpoints.use(ENDPOINTS[0] as string, optionalHttpAuth, limiter, customer as RequestHandler);
-  endpoints.use(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
+  // Each endpoint as `router.use(path, ...)` would mount it, without a router's layer matching.
+  const atCustomer = mountAt(ENDPOINTS[0] as string, optionalHttpAuth, limiter, customer as RequestHandler);
+  const atPrice = mountAt(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
+  const endpoints: RequestHandler = (req, res, next) =>
+    atCustomer(req, res, (err?: unknown) => (err === undefined ? atPrice(req, res, next) : next(err)));
 
   // The collections get the resource API's authentication, rate limit and permissions.
   const collections = express.Router();
