@@ -14,6 +14,41 @@ export interface CapturedResponse {
   body: Buffer | undefined;
 }
 
+/** One header of a captured response, lower-case name (used by the middleware: no copy of them all). */
+export const HEADER_OF = Symbol("@svc/idempotency header of");
+
+/**
+ * A {@link CapturedResponse} whose `headers` are copied from the response only when read: the
+ * middleware stores a handful of them and asks for those alone.
+ */
+class Captured implements CapturedResponse {
+  readonly status: number;
+  readonly body: Buffer | undefined;
+  readonly #res: ServerResponse;
+  readonly #extra: OutgoingHttpHeaders;
+  #headers: OutgoingHttpHeaders | undefined;
+
+  constructor(res: ServerResponse, extra: OutgoingHttpHeaders, body: Buffer | undefined) {
+    this.status = res.statusCode;
+    this.body = body;
+    this.#res = res;
+    this.#extra = extra;
+  }
+
+  get headers(): OutgoingHttpHeaders {
+    if (this.#headers === undefined) {
+      const all = this.#res.getHeaders(); // a fresh copy
+      for (const name of Object.keys(this.#extra)) all[name] = this.#extra[name];
+      this.#headers = all;
+    }
+    return this.#headers;
+  }
+
+  [HEADER_OF](name: string): OutgoingHttpHeaders[string] {
+    return Object.hasOwn(this.#extra, name) ? this.#extra[name] : this.#res.getHeader(name);
+  }
+}
+
 function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
   if (chunk === undefined || chunk === null || typeof chunk === "function") return undefined;
   if (typeof chunk === "string") {
@@ -94,11 +129,7 @@ export function captureResponse(
     }
     const result = (originalEnd as (...a: unknown[]) => ServerResponse).apply(this, args);
     if (first) {
-      onEnd({
-        status: res.statusCode,
-        headers: { ...res.getHeaders(), ...extraHeaders },
-        body: oversized ? undefined : Buffer.concat(chunks, size),
-      });
+      onEnd(new Captured(res, extraHeaders, oversized ? undefined : Buffer.concat(chunks, size)));
     }
     return result;
   } as ServerResponse["end"];

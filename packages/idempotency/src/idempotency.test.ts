@@ -503,6 +503,27 @@ describe("MemoryStore", () => {
     expect(store.size).toBe(2);
   });
 
+  it("full: eviction follows completion order, and a key completed again is not evicted for its old record", async () => {
+    let now = 0;
+    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    const body = new Uint8Array([1]);
+    const run = async (key: string, retentionMs: number) => {
+      const claim = await store.claim(key, "fp", 60_000);
+      if (claim.outcome !== "claimed") throw new Error(`claim of ${key}: ${claim.outcome}`);
+      expect(await store.complete(key, claim.token, { status: 201, headers: {}, body }, retentionMs)).toBe(
+        true,
+      );
+    };
+    await run("a", 100);
+    await run("b", 10_000);
+    now = 200; // a's record has expired: a runs again, its new record completes after b's
+    await run("a", 10_000);
+    await run("c", 10_000); // full: the oldest completed live record is b's
+    expect((await store.claim("a", "fp", 60_000)).outcome).toBe("completed");
+    expect((await store.claim("c", "fp", 60_000)).outcome).toBe("completed");
+    expect((await store.claim("b", "fp", 60_000)).outcome).toBe("claimed");
+  });
+
   it("complete stores a copy of the body", async () => {
     const store = new MemoryStore();
     const claim = await store.claim("k", "fp", 60_000);

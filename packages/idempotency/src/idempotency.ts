@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
-import { type CapturedResponse, captureResponse } from "./capture.js";
+import { type CapturedResponse, captureResponse, HEADER_OF } from "./capture.js";
 import { requestFingerprint } from "./fingerprint.js";
 import { MemoryStore } from "./memory-store.js";
 import { parseIdempotencyKey } from "./parse-key.js";
@@ -347,8 +347,9 @@ export function idempotency(options: IdempotencyOptions = {}) {
 
 function toStored(captured: CapturedResponse, names: readonly string[]): StoredResponse {
   const headers: Record<string, string | string[]> = {};
+  const headerOf = (captured as CapturedResponse & { [HEADER_OF]?: (name: string) => unknown })[HEADER_OF];
   for (const name of names) {
-    const value = captured.headers[name];
+    const value = headerOf ? headerOf.call(captured, name) : captured.headers[name];
     if (value === undefined) continue;
     headers[name] = Array.isArray(value) ? value.map(String) : String(value);
   }

@@ -42,6 +42,13 @@ export class MemoryStore implements IdempotencyStore {
    * on each claim.
    */
   #noExpiryBefore = Number.POSITIVE_INFINITY;
+  /**
+   * Completed records in the order they completed, oldest at `#head`: the eviction order, without
+   * walking the map from its start (past the slots its deletions left) on every eviction. A pair
+   * whose record was replaced or dropped since is skipped when reached.
+   */
+  #completed: Array<[string, Entry]> = [];
+  #head = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     const max = options.maxEntries ?? 10_000;
@@ -91,14 +98,17 @@ export class MemoryStore implements IdempotencyStore {
     // Re-insert so Map order stays oldest-first for eviction.
     this.#entries.delete(key);
     const expiresAt = now + retentionMs;
-    this.#entries.set(key, {
+    const completed: Entry = {
       state: "completed",
       fingerprint: entry.fingerprint,
       token,
       expiresAt,
       // A copy, so the caller's buffer can change afterwards; the typed-array copy is native.
       response: { ...response, body: new Uint8Array(response.body) },
-    });
+    };
+    this.#entries.set(key, completed);
+    this.#completed.push([key, completed]);
+    this.#compact();
     if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
     return true;
   }
@@ -119,6 +129,19 @@ export class MemoryStore implements IdempotencyStore {
     return entry;
   }
 
+  /** Drops the queue's consumed front, and its stale pairs when they outnumber the live records. */
+  #compact(): void {
+    const queue = this.#completed;
+    if (this.#head > 1024 && this.#head * 2 > queue.length) {
+      queue.splice(0, this.#head);
+      this.#head = 0;
+    }
+    if (queue.length - this.#head > 2 * this.#max + 1024) {
+      this.#completed = queue.slice(this.#head).filter(([key, entry]) => this.#entries.get(key) === entry);
+      this.#head = 0;
+    }
+  }
+
   #makeRoom(now: number): void {
     if (this.#entries.size < this.#max) return;
     if (this.#noExpiryBefore <= now) {
@@ -131,12 +154,18 @@ export class MemoryStore implements IdempotencyStore {
     }
     if (this.#entries.size < this.#max) return;
     // An evicted in-flight record would let a duplicate run, so completed records go first.
-    for (const [key, entry] of this.#entries) {
-      if (entry.state === "completed") {
+    const queue = this.#completed;
+    while (this.#head < queue.length) {
+      const [key, entry] = queue[this.#head] as [string, Entry];
+      queue[this.#head] = undefined as unknown as [string, Entry];
+      this.#head += 1;
+      if (this.#entries.get(key) === entry) {
         this.#entries.delete(key);
+        this.#compact();
         return;
       }
     }
+    this.#compact();
     const oldest = this.#entries.keys().next();
     if (!oldest.done) this.#entries.delete(oldest.value);
   }
