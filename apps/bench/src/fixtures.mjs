@@ -1,3 +1,4 @@
+import http from "node:http";
 // Data and credentials shared by the harness and the baseline servers, so every server answers
 // the same request with the same representation.
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT } from "jose";
@@ -49,6 +50,27 @@ export function benchPort() {
   const port = Number(process.env.PORT);
   if (!Number.isInteger(port) || port <= 0) throw new Error("PORT must be set to the port to listen on");
   return port;
+}
+
+/**
+ * Listens with `app` on the bench port. With `BENCH_PROTOTYPES=classes` the http server builds
+ * requests and responses whose prototypes are already the app's (as the reference server does),
+ * so Express's per-request `Object.setPrototypeOf` is a no-op: without it V8 gives every request
+ * and response a map of its own, and each property a middleware adds misses the inline caches.
+ */
+export function listenApp(app) {
+  const options = {};
+  if (process.env.BENCH_PROTOTYPES === "classes") {
+    class AppRequest extends http.IncomingMessage {}
+    class AppResponse extends http.ServerResponse {}
+    Object.setPrototypeOf(AppRequest.prototype, app.request);
+    Object.setPrototypeOf(AppResponse.prototype, app.response);
+    app.request = AppRequest.prototype;
+    app.response = AppResponse.prototype;
+    options.IncomingMessage = AppRequest;
+    options.ServerResponse = AppResponse;
+  }
+  return http.createServer(options, app).listen(benchPort(), "127.0.0.1");
 }
 
 /** Exit normally on SIGTERM, so `--cpu-prof` gets to write its profile. */

@@ -231,6 +231,20 @@ export const scenarios = [
     prepare: getEmployee,
   },
   {
+    id: "express-bare-classes",
+    group: "get",
+    label: "bare Express 5 route, requests built with the app's prototypes (as the reference server)",
+    server: () => ({ script: script("express-bare.mjs"), env: { BENCH_PROTOTYPES: "classes" } }),
+    prepare: getEmployee,
+  },
+  {
+    id: "peer-stack-classes",
+    group: "get",
+    label: "peer stack, requests built with the app's prototypes (as the reference server)",
+    server: () => ({ script: script("peer-stack.mjs"), env: { BENCH_PROTOTYPES: "classes" } }),
+    prepare: getEmployee,
+  },
+  {
     id: "svc-stack",
     group: "get",
     label: "@svc reference server, every middleware on, SQLite",

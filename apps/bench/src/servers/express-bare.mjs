@@ -1,7 +1,7 @@
 // Scenario 2: a bare Express 5 route serialising the same object on every request
 // (with Express's defaults, which include a weak ETag).
 import express from "express";
-import { benchPort, EMPLOYEES, exitOnSigterm } from "../fixtures.mjs";
+import { EMPLOYEES, exitOnSigterm, listenApp } from "../fixtures.mjs";
 
 const app = express();
 app.get("/employees/:id", (req, res) => {
@@ -12,5 +12,5 @@ app.get("/employees/:id", (req, res) => {
   }
   res.json(employee);
 });
-app.listen(benchPort(), "127.0.0.1");
+listenApp(app);
 exitOnSigterm();

@@ -9,7 +9,7 @@ import { rateLimit } from "express-rate-limit";
 import helmet from "helmet";
 import { pino } from "pino";
 import { pinoHttp } from "pino-http";
-import { benchPort, benchVerificationKey, EMPLOYEES, exitOnSigterm, requireBearer } from "../fixtures.mjs";
+import { benchVerificationKey, EMPLOYEES, exitOnSigterm, listenApp, requireBearer } from "../fixtures.mjs";
 
 const key = await benchVerificationKey();
 
@@ -55,5 +55,5 @@ app.get("/employees/:id", (req, res) => {
   }
   res.json(employee);
 });
-app.listen(benchPort(), "127.0.0.1");
+listenApp(app);
 exitOnSigterm();
