@@ -203,7 +203,7 @@ function parseAllowedHosts(raw: string | undefined, problems: string[]): string[
         `ALLOWED_HOSTS entry "${item.trim()}" must be a host name (api.example.com), a domain with its subdomains (.example.com), an IPv4 address or an [IPv6] literal, without a port`,
       );
   }
-  if (hosts.length === 0 && problems.length === 0)
+  if (hosts.length === 0 && problems.length === before)
     problems.push("ALLOWED_HOSTS names no host; leave it unset or * to answer for any");
   return hosts;
 }
