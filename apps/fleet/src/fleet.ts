@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uniquePrefix } from "@svc/test-utils";
@@ -109,7 +109,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     await redis.connect();
     await pool.query(`create schema ${schema}`);
     schemaCreated = true;
+    // One token signing key for the whole fleet (JWT_PRIVATE_KEY): a token one instance issued
+    // must verify on every other, whichever of them nginx picks for the next request.
+    const keyFile = join(dir, "jwt-signing-key.pem");
+    const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    writeFileSync(keyFile, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
     const env: Record<string, string> = {
+      JWT_PRIVATE_KEY: keyFile,
       DATABASE_URL: options.databaseUrlForInstances ?? options.databaseUrl,
       DATABASE_SCHEMA: schema,
       REDIS_URL: options.redisUrl,

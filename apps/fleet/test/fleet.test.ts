@@ -188,6 +188,23 @@ describe.skipIf(!services)("a fleet of three instances behind nginx", () => {
     expect(rows.map((r) => r.name)).toEqual([winner]);
   });
 
+  it("a Bearer token issued through nginx is accepted by every instance (one JWT_PRIVATE_KEY for the fleet)", async () => {
+    const issued = await call(`${proxyUrl}/auth/token`, {
+      method: "POST",
+      localAddress: "127.0.0.6",
+      headers: { authorization: basic("links") },
+    });
+    expect(issued.status).toBe(200);
+    const bearer = { authorization: `Bearer ${issued.json<{ access_token: string }>().access_token}` };
+    for (const instance of fleet.instances) {
+      const reply = await call(`${instance.url}/departments/1`, {
+        localAddress: "127.0.0.6",
+        headers: bearer,
+      });
+      expect([instance.name, reply.status]).toEqual([instance.name, 200]);
+    }
+  });
+
   describe("links carry the proxy's scheme and host", () => {
     it("through nginx's TLS listener: self links, Location and the WSDL address are https://localhost:<port>", async () => {
       const proxy = fleet.proxy;
