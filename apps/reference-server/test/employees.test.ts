@@ -198,6 +198,19 @@ describe.each(backends)("employees on $name", (backend) => {
     expect(head.headers.get("content-length")).toBe(get.headers.get("content-length"));
   });
 
+  it("OPTIONS names the write media types: Accept-Post on collections, Accept-Patch on items (RFC 5789 §3.1)", async () => {
+    const collection = await api("/employees", { method: "OPTIONS" });
+    expect(collection.headers.get("accept-post")).toBe("application/json");
+    expect(collection.headers.get("accept-patch")).toBeNull();
+    const item = await api("/employees/1", { method: "OPTIONS" });
+    expect(item.headers.get("accept-patch")).toBe("application/json");
+    expect(item.headers.get("accept-post")).toBeNull();
+    // Read-only collections accept no writes, so they name no media type for them.
+    const events = await api("/events", { method: "OPTIONS" });
+    expect(events.status).toBe(204);
+    expect(events.headers.get("accept-post")).toBeNull();
+  });
+
   it("OPTIONS /employees → Allow listing the methods", async () => {
     const res = await api("/employees", { method: "OPTIONS" });
     expect(res.status).toBe(204);

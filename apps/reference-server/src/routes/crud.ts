@@ -56,6 +56,9 @@ export interface CrudResource {
   >;
 }
 
+/** What write bodies may be: the app's body parser takes JSON only (a write in XML is a 415). */
+const WRITE_MEDIA_TYPES = "application/json";
+
 /** Turns each path segment `:x` of a collection path into the concrete path of a request. */
 function collectionPath(resource: CrudResource, parentId: number | undefined): string {
   return resource.path.replace(":parentId", String(parentId));
@@ -218,6 +221,8 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     })
     .options((_req, res) => {
       res.setHeader("Allow", collectionAllow.join(", "));
+      // The media types a POST may carry (W3C LDP 1.0 §7.1, registered with IANA).
+      if (writes.includes("POST")) res.setHeader("Accept-Post", WRITE_MEDIA_TYPES);
       res.status(204).end();
     })
     .all(methodNotAllowed(collectionAllow));
@@ -273,6 +278,9 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
   item
     .options((_req, res) => {
       res.setHeader("Allow", itemAllow.join(", "));
+      // RFC 5789 §3.1: Accept-Patch SHOULD appear in the OPTIONS response of a resource that
+      // supports PATCH.
+      if (writes.includes("PATCH")) res.setHeader("Accept-Patch", WRITE_MEDIA_TYPES);
       res.status(204).end();
     })
     .all(methodNotAllowed(itemAllow));
