@@ -78,6 +78,36 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
     expect(now.salary).toBe(50001);
   });
 
+  it("an XML client's If-Match (the tag of the XML it read) → 200; once stale → 412", async () => {
+    const xmlHeaders = { ...identity, accept: "application/xml" };
+    const etag = (await api("/employees/8", { headers: xmlHeaders })).headers.get("etag") ?? "";
+    expect(etag).toMatch(/^"/);
+    const ok = await api("/employees/8", {
+      method: "PATCH",
+      headers: { ...xmlHeaders, "if-match": etag },
+      json: { salary: 70001 },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("content-type")).toMatch(/^application\/xml/);
+    const stale = await api("/employees/8", {
+      method: "PATCH",
+      headers: { ...xmlHeaders, "if-match": etag },
+      json: { salary: 70002 },
+    });
+    expect(stale.status).toBe(412);
+    // The tag of the XML it now reads works again.
+    const fresh = (await api("/employees/8", { headers: xmlHeaders })).headers.get("etag") ?? "";
+    expect(
+      (
+        await api("/employees/8", {
+          method: "PATCH",
+          headers: { ...xmlHeaders, "if-match": fresh },
+          json: { salary: 70003 },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
   it("PUT and DELETE with a stale If-Match → 412 and nothing changes", async () => {
     const stale = '"0-stale"';
     const put = await api("/departments/2", {

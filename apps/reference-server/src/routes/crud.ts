@@ -1,6 +1,7 @@
-import { preconditions, strongEtag } from "@svc/conditional";
+import { parseEtagList, preconditions, strongEtag, strongMatch } from "@svc/conditional";
 import { HttpError, isHttpError, methodNotAllowed } from "@svc/errors";
 import { hal, pageModel, Rel } from "@svc/hal";
+import { xml } from "@svc/negotiate";
 import type { Request, Response, Router } from "express";
 import { type ExpressionBuilder, sql } from "kysely";
 import type { z } from "zod";
@@ -54,6 +55,29 @@ export interface CrudResource {
   handlers?: Partial<
     Record<"POST" | "PUT" | "PATCH" | "DELETE", (req: Request, res: Response, ctx: Ctx) => Promise<void>>
   >;
+}
+
+/**
+ * The strong tag of the representation the client holds, for `If-Match`. Each representation has
+ * its own tag (@svc/conditional hashes the bytes sent), and RFC 9110 §13.1.1 compares If-Match with
+ * the selected representation's: a client that read the XML sends the XML's tag. The JSON tag
+ * (HAL+JSON has the same bytes) is the default; the XML one is computed only when the JSON one is
+ * not among the tags sent, so JSON clients pay nothing more.
+ */
+async function heldTag(req: Request, view: Record<string, unknown>): Promise<string> {
+  const jsonTag = strongEtag(JSON.stringify(view));
+  const header = req.headers["if-match"];
+  if (header === undefined) return jsonTag;
+  const sent = parseEtagList(header);
+  if (sent === "*") return jsonTag;
+  const holds = (tag: string) => sent.some((t) => strongMatch(`${t.weak ? "W/" : ""}${t.opaque}`, tag));
+  if (holds(jsonTag)) return jsonTag;
+  const body = await xml.serialize(view, { mediaType: "application/xml", req });
+  if (typeof body === "string" || body instanceof Uint8Array) {
+    const xmlTag = strongEtag(body);
+    if (holds(xmlTag)) return xmlTag;
+  }
+  return jsonTag;
 }
 
 /** What write bodies may be: the app's body parser takes JSON only (a write in XML is a 415). */
@@ -247,7 +271,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
           if (raw) snapshots.set(req, raw);
         }
         const view = await ctx.show(id);
-        return { etag: strongEtag(JSON.stringify(view)) };
+        return { etag: await heldTag(req, view) };
       } catch (err) {
         if (isHttpError(err) && err.status === 404) return undefined;
         throw err;
