@@ -161,6 +161,13 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
     expect(res.status).toBe(412);
   });
 
+  it("the cart takes the If-Match of its XML representation too", async () => {
+    const etag =
+      (await api("/cart", { headers: { ...identity, accept: "application/xml" } })).headers.get("etag") ?? "";
+    const ok = await api("/cart", { method: "PUT", headers: { "if-match": etag }, json: { items: [] } });
+    expect(ok.status).toBe(200);
+  });
+
   it("the cart honours If-Match", async () => {
     const etag = (await api("/cart", { headers: identity })).headers.get("etag") ?? "";
     const ok = await api("/cart", { method: "PUT", headers: { "if-match": etag }, json: { items: [] } });

@@ -64,7 +64,7 @@ export interface CrudResource {
  * (HAL+JSON has the same bytes) is the default; the XML one is computed only when the JSON one is
  * not among the tags sent, so JSON clients pay nothing more.
  */
-async function heldTag(req: Request, view: Record<string, unknown>): Promise<string> {
+export async function heldTag(req: Request, view: Record<string, unknown>): Promise<string> {
   const jsonTag = strongEtag(JSON.stringify(view));
   const header = req.headers["if-match"];
   if (header === undefined) return jsonTag;

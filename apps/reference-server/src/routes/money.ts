@@ -1,4 +1,4 @@
-import { preconditions, strongEtag } from "@svc/conditional";
+import { preconditions } from "@svc/conditional";
 import { methodNotAllowed } from "@svc/errors";
 import type { Request, Response, Router } from "express";
 import type { Db } from "../db/database.js";
@@ -8,7 +8,7 @@ import { validate } from "../request.js";
 import { send } from "../respond.js";
 import { CartInput, TransferInput } from "../schemas.js";
 import { NO_STORE, rule } from "./catalogue.js";
-import { type CrudResource, type Ctx, resourceView } from "./crud.js";
+import { type CrudResource, type Ctx, heldTag, resourceView } from "./crud.js";
 
 /** Background work the server must finish (or hand over) before it exits. */
 export class Background {
@@ -171,9 +171,10 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
     const total = Math.round(items.reduce((s, i) => s + i.quantity * i.unitPrice, 0) * 100) / 100;
     return resourceView({ owner: owner(req), items, total, currency: "EUR" }, href("/cart"));
   }
-  // The cart always exists (possibly empty), so If-Match compares with its JSON representation.
+  // The cart always exists (possibly empty); If-Match compares with the tag of the
+  // representation the client read (JSON or XML).
   const ifMatch = preconditions({
-    current: async (req: Request) => ({ etag: strongEtag(JSON.stringify(await view(req))) }),
+    current: async (req: Request) => ({ etag: await heldTag(req, await view(req)) }),
   });
   router
     .route("/cart")
