@@ -8,5 +8,6 @@ export default async function smoke(mod) {
   const store = new mod.MemoryStore();
   const claim = await store.claim("k", "fp", 1000);
   if (claim.outcome !== "claimed") throw new Error("MemoryStore.claim is broken");
+  if ((await store.renew("k", claim.token, 1000)) !== true) throw new Error("MemoryStore.renew is broken");
   if (typeof mod.RedisStore !== "function") throw new Error("RedisStore is missing");
 }

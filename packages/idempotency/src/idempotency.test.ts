@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { type Listening, listen } from "@svc/test-utils";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { IDEMPOTENCY_ERROR_CODES, type IdempotencyOptions, idempotency } from "./idempotency.js";
 import { MemoryStore } from "./memory-store.js";
 import type { IdempotencyStore } from "./store.js";
-import { buildApp, gate, PROBLEM_BASE, post, sleep } from "./test-utils.js";
+import { buildApp, gate, PROBLEM_BASE, post, retriesDuringSlowHandler, SLOW, sleep } from "./test-utils.js";
 
 let server: Listening | undefined;
 afterEach(async () => {
@@ -433,6 +433,183 @@ describe("idempotency (memory store)", () => {
   });
 });
 
+/** A MemoryStore whose renew calls are counted, and optionally replaced. */
+function countingStore(renew?: IdempotencyStore["renew"]) {
+  const inner = new MemoryStore();
+  const counts = { renew: 0 };
+  const store: IdempotencyStore = {
+    claim: (...a) => inner.claim(...a),
+    complete: (...a) => inner.complete(...a),
+    release: (...a) => inner.release(...a),
+    renew: (...a) => {
+      counts.renew += 1;
+      return renew ? renew(...a) : inner.renew(...a);
+    },
+  };
+  return { store, counts };
+}
+
+const realSetInterval = globalThis.setInterval;
+const realClearInterval = globalThis.clearInterval;
+
+/** Every setInterval started with `everyMs` (the middleware's renewal timers), and which were cleared. */
+function watchIntervals(everyMs: number) {
+  const created = new Set<unknown>();
+  const cleared = new Set<unknown>();
+  const set = vi.spyOn(globalThis, "setInterval").mockImplementation(((fn: () => void, ms?: number) => {
+    const handle = realSetInterval(fn, ms);
+    if (ms === everyMs) created.add(handle);
+    return handle;
+  }) as typeof setInterval);
+  const clear = vi.spyOn(globalThis, "clearInterval").mockImplementation(((
+    handle?: Parameters<typeof clearInterval>[0],
+  ) => {
+    cleared.add(handle);
+    realClearInterval(handle);
+  }) as typeof clearInterval);
+  return {
+    created,
+    live: () => [...created].filter((h) => !cleared.has(h)).length,
+    restore: () => {
+      set.mockRestore();
+      clear.mockRestore();
+    },
+  };
+}
+
+describe("lease renewal (memory store)", () => {
+  const slowHooks = { before: (n: number) => (n === 1 ? sleep(SLOW.slowMs) : Promise.resolve()) };
+
+  it("handler slower than leaseMs, retries during it → runs once: 409, 409, then the replay", async () => {
+    const { url, calls } = await start({ leaseMs: SLOW.leaseMs }, slowHooks);
+    const run = await retriesDuringSlowHandler(url);
+    expect(run.first).toEqual({ status: 201, location: "/orders/1" });
+    expect(run.retries.map(([status]) => status)).toEqual([409, 409]);
+    expect(run.after).toEqual({ status: 201, location: "/orders/1", replayed: "true" });
+    expect(calls.orders).toBe(1);
+  });
+
+  it("renewLease: false → the lease ends under the slow handler and a retry runs it again", async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (_o: object, m?: string) => warnings.push(m ?? "") };
+    const { url, calls } = await start({ leaseMs: SLOW.leaseMs, renewLease: false, logger }, slowHooks);
+    const run = await retriesDuringSlowHandler(url);
+    expect(run.retries).toEqual([
+      [201, "/orders/2"],
+      [201, "/orders/2"],
+    ]);
+    expect(run.first).toEqual({ status: 201, location: "/orders/1" });
+    expect(run.after).toEqual({ status: 201, location: "/orders/2", replayed: "true" });
+    expect(calls.orders).toBe(2);
+    for (let i = 0; i < 50 && warnings.length === 0; i++) await sleep(10);
+    expect(warnings.some((w) => w.includes("lease lost"))).toBe(true);
+  });
+
+  it("a store without renew → still works, the claim simply lasts leaseMs", async () => {
+    const inner = new MemoryStore();
+    const store: IdempotencyStore = {
+      claim: (...a) => inner.claim(...a),
+      complete: (...a) => inner.complete(...a),
+      release: (...a) => inner.release(...a),
+    };
+    const { url, calls } = await start({ store, leaseMs: SLOW.leaseMs });
+    expect((await post(`${url}/orders`, "k", {})).status).toBe(201);
+    const again = await post(`${url}/orders`, "k", {});
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.orders).toBe(1);
+  });
+
+  it("completed, released (handler error, oversized) → every renewal timer is cleared, no renew after", async () => {
+    const watch = watchIntervals(20);
+    try {
+      const { store, counts } = countingStore();
+      const { url } = await start(
+        { store, leaseMs: 60, maxStoredBytes: 10, logger: { warn() {} } },
+        { before: () => sleep(70) },
+      );
+      expect((await post(`${url}/orders`, "done", {})).status).toBe(201);
+      expect((await post(`${url}/flaky`, "failed", {})).status).toBe(500);
+      expect((await post(`${url}/big`, "big", { size: 100 })).status).toBe(200);
+      expect(watch.created.size).toBe(3);
+      expect(counts.renew).toBeGreaterThan(0);
+      expect(watch.live()).toBe(0);
+      const seen = counts.renew;
+      await sleep(80);
+      expect(counts.renew).toBe(seen);
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it("client aborts while the handler runs, no response yet → renewal stops at the close", async () => {
+    const watch = watchIntervals(20);
+    try {
+      const hold = gate();
+      const entered = gate();
+      const { store, counts } = countingStore();
+      const { url, calls } = await start(
+        { store, leaseMs: 60, logger: { warn() {} } },
+        {
+          before: async () => {
+            entered.open();
+            await hold.promise;
+          },
+        },
+      );
+      const abort = new AbortController();
+      const request = fetch(`${url}/orders`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": "gone" },
+        body: "{}",
+        signal: abort.signal,
+      }).catch((err: unknown) => err);
+      await entered.promise;
+      await sleep(50);
+      expect(counts.renew).toBeGreaterThan(0);
+      expect(watch.live()).toBe(1);
+      abort.abort();
+      expect(await request).toBeInstanceOf(Error);
+      for (let i = 0; i < 50 && watch.live() > 0; i++) await sleep(10);
+      expect(watch.live()).toBe(0);
+      const seen = counts.renew;
+      await sleep(80);
+      expect(counts.renew).toBe(seen);
+      hold.open();
+      expect(calls.orders).toBe(1);
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it("renew answers false (lease lost) → one warning, renewal stops", async () => {
+    const warnings: string[] = [];
+    const { store, counts } = countingStore(async () => false);
+    const { url } = await start(
+      { store, leaseMs: 60, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
+      { before: () => sleep(200) },
+    );
+    expect((await post(`${url}/orders`, "k", {})).status).toBe(201);
+    expect(counts.renew).toBe(1);
+    expect(warnings.filter((w) => w.includes("lease lost while the handler ran"))).toHaveLength(1);
+  });
+
+  it("renew throws → a warning each time, renewal keeps trying until the response ends", async () => {
+    const warnings: string[] = [];
+    const { store, counts } = countingStore(() => Promise.reject(new Error("connection reset")));
+    const { url } = await start(
+      { store, leaseMs: 60, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
+      { before: () => sleep(200) },
+    );
+    expect((await post(`${url}/orders`, "k", {})).status).toBe(201);
+    expect(counts.renew).toBeGreaterThanOrEqual(3);
+    const failures = warnings.filter((w) => w.includes("failed to renew"));
+    expect(failures.length).toBeGreaterThanOrEqual(3);
+    const seen = counts.renew;
+    await sleep(80);
+    expect(counts.renew).toBe(seen);
+  });
+});
+
 describe("idempotency options", () => {
   it.each([
     [{ leaseMs: 0 }, /leaseMs/],
@@ -445,6 +622,7 @@ describe("idempotency options", () => {
     [{ documentationUrl: "not a url" }, /documentationUrl/],
     [{ onStoreError: "ignore" as "fail" }, /onStoreError/],
     [{ store: {} as IdempotencyStore }, /store/],
+    [{ renewLease: "yes" as unknown as boolean }, /renewLease/],
   ])("%o → TypeError at construction", (options, message) => {
     expect(() => idempotency(options)).toThrow(message);
   });
@@ -546,6 +724,44 @@ describe("MemoryStore", () => {
     );
     expect(await store.release("k", "999")).toBe(false);
     expect(await store.release("k", claim.token)).toBe(true);
+  });
+
+  it("renew: the owner gets a fresh lease; a foreign token, a completed or an expired record → false", async () => {
+    let now = 0;
+    const store = new MemoryStore({ now: () => now });
+    const a = await store.claim("a", "fp", 100);
+    if (a.outcome !== "claimed") throw new Error("claim failed");
+    now = 90;
+    expect(await store.renew("a", "999", 100)).toBe(false);
+    expect(await store.renew("a", a.token, 100)).toBe(true); // now ends at 190
+    now = 150;
+    expect(await store.claim("a", "fp", 100)).toEqual({
+      outcome: "in-flight",
+      fingerprint: "fp",
+      leaseRemainingMs: 40,
+    });
+    now = 190;
+    expect(await store.renew("a", a.token, 100)).toBe(false); // expired
+    const b = await store.claim("a", "fp", 100);
+    if (b.outcome !== "claimed") throw new Error("claim after expiry failed");
+    expect(await store.renew("a", a.token, 100)).toBe(false); // the old owner's token
+    await store.complete("a", b.token, { status: 201, headers: {}, body: new Uint8Array() }, 10_000);
+    expect(await store.renew("a", b.token, 100)).toBe(false); // completed
+    expect(await store.renew("missing", b.token, 100)).toBe(false);
+  });
+
+  it("full: a record renewed to a shorter lease is swept when it ends, not a live in-flight one evicted", async () => {
+    let now = 0;
+    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    await store.claim("a", "fp", 1000);
+    const b = await store.claim("b", "fp", 1000);
+    if (b.outcome !== "claimed") throw new Error("claim failed");
+    now = 100;
+    expect(await store.renew("b", b.token, 50)).toBe(true); // b now ends at 150, before a
+    now = 200;
+    expect((await store.claim("c", "fp", 1000)).outcome).toBe("claimed");
+    expect((await store.claim("a", "fp", 1000)).outcome).toBe("in-flight");
+    expect(store.size).toBe(2);
   });
 
   it("maxEntries: 0 → TypeError", () => {

@@ -67,6 +67,16 @@ export interface IdempotencyOptions {
    */
   leaseMs?: number;
   /**
+   * Renew the claim every `leaseMs / 3` while the handler runs, so a handler slower than
+   * `leaseMs` still runs once: retries get 409 until its response is stored, then the replay.
+   * Renewal stops when the response ends or the connection closes, so a crashed process (or a
+   * client that went away) frees the key one lease later. Needs a store with `renew`
+   * ({@link MemoryStore} and {@link RedisStore} have it); with a store without it the claim lasts
+   * `leaseMs`, as with `false`.
+   * @default true
+   */
+  renewLease?: boolean;
+  /**
    * How long a completed response is kept for replay (Stripe keeps 24 h).
    * @default 86400000
    */
@@ -187,6 +197,13 @@ export function idempotency(options: IdempotencyOptions = {}) {
     }
   }
   const leaseMs = positive("leaseMs", options.leaseMs ?? 60_000);
+  const renewLease = options.renewLease ?? true;
+  if (typeof renewLease !== "boolean") {
+    throw new TypeError(`idempotency: renewLease must be a boolean, got ${String(renewLease)}`);
+  }
+  const renew = renewLease && typeof store.renew === "function" ? store.renew.bind(store) : undefined;
+  // A third of the lease: two renewals can fail or run late before the lease ends.
+  const renewEveryMs = Math.max(1, Math.floor(leaseMs / 3));
   const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000);
   const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 1_048_576, true);
   const waitMs = positive("waitMs", options.waitMs ?? 0, true);
@@ -310,11 +327,69 @@ export function idempotency(options: IdempotencyOptions = {}) {
       const token = claim.token;
       const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
       if (locals) locals.idempotency = { key, token } satisfies IdempotencyLocals;
+      const stopRenewing = renew ? keepLease(renew, key, token, res, logger) : undefined;
       captureResponse(res, maxStoredBytes, (captured) => {
+        stopRenewing?.();
         void settle(key, token, captured, logger);
       });
       return next();
     }
+  }
+
+  /**
+   * Renews the claim until the response ends or the connection closes, whichever comes first;
+   * returns the function that stops it. draft §2.7: "If the request is retried, while the
+   * original request is still being processed, the resource server SHOULD reply with an HTTP 409
+   * status code": the record must stay in flight for as long as the handler runs, however long
+   * that is, not only for `leaseMs`.
+   */
+  function keepLease(
+    renewFn: NonNullable<IdempotencyStore["renew"]>,
+    key: string,
+    token: string,
+    res: ServerResponse,
+    logger: IdempotencyLogger,
+  ): (() => void) | undefined {
+    // Gone before the claim answered: 'close' has already fired and would never stop a timer.
+    if (res.destroyed || res.writableEnded) return undefined;
+    let stopped = false;
+    let pending = false;
+    const timer = setInterval(() => {
+      // A slow store: skip this tick rather than stack renewals up behind it.
+      if (pending) return;
+      pending = true;
+      Promise.resolve()
+        .then(() => renewFn(key, token, leaseMs))
+        .then(
+          (owned) => {
+            if (owned || stopped) return;
+            // Lost for good (expired and claimed again, or gone): a fencing token never comes back.
+            stop();
+            logger.warn(
+              { key, token },
+              "idempotency lease lost while the handler ran; a retry may run it again",
+            );
+          },
+          (err: unknown) => {
+            if (!stopped) {
+              logger.warn({ err: errInfo(err), key }, "idempotency store failed to renew a lease; retrying");
+            }
+          },
+        )
+        .finally(() => {
+          pending = false;
+        });
+    }, renewEveryMs);
+    timer.unref();
+    const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      res.off("close", stop);
+    };
+    // 'close' also fires after a normal finish; before one it means the client went away.
+    res.once("close", stop);
+    return stop;
   }
 
   async function settle(key: string, token: string, captured: CapturedResponse, logger: IdempotencyLogger) {

@@ -120,6 +120,18 @@ export class MemoryStore implements IdempotencyStore {
     return true;
   }
 
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const now = this.#now();
+    const entry = this.#live(key, now);
+    if (entry?.state !== "in-flight" || entry.token !== token) return false;
+    // In place: an in-flight record is not in the completion queue, and its Map position (claim
+    // order) is only the last-resort eviction order.
+    entry.expiresAt = now + leaseMs;
+    // A later expiry keeps #noExpiryBefore true; a shorter lease than before must lower it.
+    if (entry.expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = entry.expiresAt;
+    return true;
+  }
+
   #live(key: string, now: number): Entry | undefined {
     const entry = this.#entries.get(key);
     if (entry && entry.expiresAt <= now) {

@@ -5,7 +5,7 @@ import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
-import { buildApp, gate, post, sleep } from "./test-utils.js";
+import { buildApp, gate, post, retriesDuringSlowHandler, SLOW, sleep } from "./test-utils.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 
@@ -171,12 +171,17 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       expect(calls.flaky).toBe(2);
     });
 
-    it("lease expired → the retry re-executes, and the stale worker cannot overwrite its result", async () => {
+    it("lease expired (worker stalled, no renewal) → the retry re-executes, and the stale worker cannot overwrite its result", async () => {
       const hold = gate();
       const entered = gate();
       const warnings: string[] = [];
       const { url, calls } = await start(
-        { store: store("lease"), leaseMs: 200, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
+        {
+          store: store("lease"),
+          leaseMs: 200,
+          renewLease: false,
+          logger: { warn: (_o, m) => warnings.push(m ?? "") },
+        },
         {
           before: async (n) => {
             if (n !== 1) return;
@@ -199,6 +204,56 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       expect(replay.headers.get("location")).toBe("/orders/2");
       expect(calls.orders).toBe(2);
       expect(warnings.some((w) => w.includes("lease lost"))).toBe(true);
+    });
+
+    const slowHooks = { before: (n: number) => (n === 1 ? sleep(SLOW.slowMs) : Promise.resolve()) };
+
+    it("handler slower than leaseMs, retries during it → runs once: 409, 409, then the replay", async () => {
+      const { url, calls } = await start({ store: store("slow"), leaseMs: SLOW.leaseMs }, slowHooks);
+      const run = await retriesDuringSlowHandler(url);
+      expect(run.first).toEqual({ status: 201, location: "/orders/1" });
+      expect(run.retries.map(([status]) => status)).toEqual([409, 409]);
+      expect(run.after).toEqual({ status: 201, location: "/orders/1", replayed: "true" });
+      expect(calls.orders).toBe(1);
+    });
+
+    it("the same with renewLease: false → the lease ends under the handler and a retry runs it again", async () => {
+      const { url, calls } = await start(
+        { store: store("slow-off"), leaseMs: SLOW.leaseMs, renewLease: false, logger: { warn() {} } },
+        slowHooks,
+      );
+      const run = await retriesDuringSlowHandler(url);
+      expect(run.retries).toEqual([
+        [201, "/orders/2"],
+        [201, "/orders/2"],
+      ]);
+      expect(run.after).toEqual({ status: 201, location: "/orders/2", replayed: "true" });
+      expect(calls.orders).toBe(2);
+    });
+
+    it("renew: the owner gets a fresh lease; a foreign token, a completed or an expired record → false", async () => {
+      const s = store("renew");
+      const a = await s.claim("a", "fp", 200);
+      if (a.outcome !== "claimed") throw new Error("claim failed");
+      expect(await s.renew("a", `${a.token}0`, 60_000)).toBe(false);
+      expect(await s.renew("a", a.token, 60_000)).toBe(true);
+      const inFlight = await s.claim("a", "fp", 200);
+      if (inFlight.outcome !== "in-flight") throw new Error(`not in flight: ${inFlight.outcome}`);
+      expect(inFlight.leaseRemainingMs).toBeGreaterThan(50_000);
+      const response = { status: 201, headers: {}, body: new Uint8Array([1]) };
+      expect(await s.complete("a", a.token, response, 60_000)).toBe(true);
+      expect(await s.renew("a", a.token, 60_000)).toBe(false);
+      const completed = await s.claim("a", "fp", 200);
+      expect(completed.outcome).toBe("completed");
+
+      const b = await s.claim("b", "fp", 50);
+      if (b.outcome !== "claimed") throw new Error("claim failed");
+      await sleep(80);
+      expect(await s.renew("b", b.token, 60_000)).toBe(false);
+      // The failed renewal did not bring the record back: the key is free.
+      const again = await s.claim("b", "fp", 60_000);
+      expect(again.outcome).toBe("claimed");
+      if (again.outcome === "claimed") expect(await s.renew("b", b.token, 60_000)).toBe(false);
     });
 
     it("store calls: fencing tokens grow; a foreign token can neither complete nor release", async () => {

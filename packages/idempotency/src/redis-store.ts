@@ -64,6 +64,16 @@ redis.call('DEL', KEYS[1])
 return 1
 `;
 
+/**
+ * Renew: a fresh lease on an in-flight record the caller still owns (an expired record is gone,
+ * so HGET answers nil and the token test fails). ARGV: token, lease ms.
+ */
+const RENEW = `
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'state') ~= 'in-flight' then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
 interface Script {
   source: string;
   sha: string;
@@ -74,7 +84,12 @@ const script = (source: string): Script => ({
   sha: createHash("sha1").update(source).digest("hex"),
 });
 
-const SCRIPTS = { claim: script(CLAIM), complete: script(COMPLETE), release: script(RELEASE) };
+const SCRIPTS = {
+  claim: script(CLAIM),
+  complete: script(COMPLETE),
+  release: script(RELEASE),
+  renew: script(RENEW),
+};
 
 /**
  * The store could not answer in time, or Redis answered with an error. The middleware turns it
@@ -160,6 +175,11 @@ export class RedisStore implements IdempotencyStore {
 
   async release(key: string, token: string): Promise<boolean> {
     const reply = await this.#eval(SCRIPTS.release, [this.#prefix + key], [token]);
+    return Number(reply) === 1;
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const reply = await this.#eval(SCRIPTS.renew, [this.#prefix + key], [token, String(Math.ceil(leaseMs))]);
     return Number(reply) === 1;
   }
 

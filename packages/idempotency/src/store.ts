@@ -19,8 +19,8 @@ export type ClaimResult =
 
 /**
  * Where idempotency records live. Every method is one atomic step: a claim is never
- * read-then-write, and `complete`/`release` only act while the caller's fencing token is still
- * the record's token, so a worker whose lease expired cannot overwrite a newer result.
+ * read-then-write, and `complete`/`release`/`renew` only act while the caller's fencing token is
+ * still the record's token, so a worker whose lease expired cannot overwrite a newer result.
  *
  * @example
  * const r = await store.claim("user:1:POST:/orders:k1", fp, 60_000);
@@ -34,4 +34,10 @@ export interface IdempotencyStore {
   complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean>;
   /** Drops the in-flight record so a retry may run; false when `token` no longer owns the key. */
   release(key: string, token: string): Promise<boolean>;
+  /**
+   * Extends the lease of an in-flight record to `leaseMs` from now while `token` still owns it;
+   * false when the record is gone, completed, or owned by a newer token. Optional: with a store
+   * that lacks it, a claim simply lasts `leaseMs` (a handler running longer may run twice).
+   */
+  renew?(key: string, token: string, leaseMs: number): Promise<boolean>;
 }

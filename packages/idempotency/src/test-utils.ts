@@ -113,3 +113,43 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   });
   return { promise, open };
 }
+
+/** What {@link retriesDuringSlowHandler} saw. */
+export interface SlowRun {
+  first: { status: number; location: string | null };
+  /** Status and Location of each retry sent while the first still ran. */
+  retries: Array<[number, string | null]>;
+  after: { status: number; location: string | null; replayed: string | null };
+}
+
+/**
+ * For an app built with `before: (n) => (n === 1 ? sleep(slowMs) : undefined)`: one POST, retries
+ * at 200 and 400 ms after it (past a 150 ms lease), then one more once the first has answered.
+ */
+export async function retriesDuringSlowHandler(url: string): Promise<SlowRun> {
+  const started = Date.now();
+  const firstPromise = post(`${url}/orders`, "slow", { a: 1 });
+  const retries: Array<[number, string | null]> = [];
+  for (const at of [200, 400]) {
+    await sleep(Math.max(0, started + at - Date.now()));
+    const retry = await post(`${url}/orders`, "slow", { a: 1 });
+    await retry.arrayBuffer();
+    retries.push([retry.status, retry.headers.get("location")]);
+  }
+  const firstResponse = await firstPromise;
+  await firstResponse.arrayBuffer();
+  const after = await post(`${url}/orders`, "slow", { a: 1 });
+  await after.arrayBuffer();
+  return {
+    first: { status: firstResponse.status, location: firstResponse.headers.get("location") },
+    retries,
+    after: {
+      status: after.status,
+      location: after.headers.get("location"),
+      replayed: after.headers.get("idempotent-replayed"),
+    },
+  };
+}
+
+/** A slow first execution (600 ms, four 150 ms leases) with the renewal on or off. */
+export const SLOW = { leaseMs: 150, slowMs: 600 } as const;
