@@ -541,7 +541,7 @@ describe("lease renewal (memory store)", () => {
     }
   });
 
-  it("client aborts while the handler runs, no response yet → renewal stops at the close", async () => {
+  it("client aborts while the handler runs → renewal goes on until the handler ends; a retry gets 409, then the replay", async () => {
     const watch = watchIntervals(20);
     try {
       const hold = gate();
@@ -550,7 +550,8 @@ describe("lease renewal (memory store)", () => {
       const { url, calls } = await start(
         { store, leaseMs: 60, logger: { warn() {} } },
         {
-          before: async () => {
+          before: async (n: number) => {
+            if (n !== 1) return;
             entered.open();
             await hold.promise;
           },
@@ -564,18 +565,47 @@ describe("lease renewal (memory store)", () => {
         signal: abort.signal,
       }).catch((err: unknown) => err);
       await entered.promise;
-      await sleep(50);
-      expect(counts.renew).toBeGreaterThan(0);
-      expect(watch.live()).toBe(1);
       abort.abort();
       expect(await request).toBeInstanceOf(Error);
+      // Two leases later the first run still holds the key: the client left, the handler did not.
+      await sleep(130);
+      expect(watch.live()).toBe(1);
+      const seen = counts.renew;
+      expect(seen).toBeGreaterThan(2);
+      expect((await post(`${url}/orders`, "gone", {})).status).toBe(409);
+      hold.open();
       for (let i = 0; i < 50 && watch.live() > 0; i++) await sleep(10);
       expect(watch.live()).toBe(0);
-      const seen = counts.renew;
-      await sleep(80);
-      expect(counts.renew).toBe(seen);
-      hold.open();
+      let after = await post(`${url}/orders`, "gone", {});
+      for (let i = 0; i < 20 && after.status === 409; i++) {
+        await sleep(10);
+        after = await post(`${url}/orders`, "gone", {});
+      }
+      expect(after.status).toBe(201);
+      expect(after.headers.get("idempotent-replayed")).toBe("true");
       expect(calls.orders).toBe(1);
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it("a handler that runs past maxLeaseMs → renewal stops with a warning, the claim then ends", async () => {
+    const watch = watchIntervals(20);
+    try {
+      const warnings: string[] = [];
+      const { store, counts } = countingStore();
+      const { url } = await start(
+        { store, leaseMs: 60, maxLeaseMs: 100, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
+        { before: () => sleep(300) },
+      );
+      const first = post(`${url}/orders`, "hung", {});
+      await sleep(200);
+      expect(watch.live()).toBe(0);
+      expect(warnings.some((w) => w.includes("past maxLeaseMs"))).toBe(true);
+      const seen = counts.renew;
+      await sleep(60);
+      expect(counts.renew).toBe(seen);
+      expect((await first).status).toBe(201);
     } finally {
       watch.restore();
     }
@@ -623,6 +653,7 @@ describe("idempotency options", () => {
     [{ onStoreError: "ignore" as "fail" }, /onStoreError/],
     [{ store: {} as IdempotencyStore }, /store/],
     [{ renewLease: "yes" as unknown as boolean }, /renewLease/],
+    [{ maxLeaseMs: 0 }, /maxLeaseMs/],
   ])("%o → TypeError at construction", (options, message) => {
     expect(() => idempotency(options)).toThrow(message);
   });

@@ -69,13 +69,20 @@ export interface IdempotencyOptions {
   /**
    * Renew the claim every `leaseMs / 3` while the handler runs, so a handler slower than
    * `leaseMs` still runs once: retries get 409 until its response is stored, then the replay.
-   * Renewal stops when the response ends or the connection closes, so a crashed process (or a
-   * client that went away) frees the key one lease later. Needs a store with `renew`
-   * ({@link MemoryStore} and {@link RedisStore} have it); with a store without it the claim lasts
-   * `leaseMs`, as with `false`.
+   * Renewal goes on until the handler ends its response, also after the client went away (the
+   * usual retry: a client times out, disconnects and sends again while the first run goes on),
+   * but never past `maxLeaseMs`; a crashed process frees the key one lease later. Needs a store
+   * with `renew` ({@link MemoryStore} and {@link RedisStore} have it); with a store without it
+   * the claim lasts `leaseMs`, as with `false`.
    * @default true
    */
   renewLease?: boolean;
+  /**
+   * The longest renewal keeps a claim alive. A handler that has not ended its response by then
+   * (a hung handler) loses the claim one lease later, and a retry may run it again.
+   * @default 10 × leaseMs
+   */
+  maxLeaseMs?: number;
   /**
    * How long a completed response is kept for replay (Stripe keeps 24 h).
    * @default 86400000
@@ -202,6 +209,7 @@ export function idempotency(options: IdempotencyOptions = {}) {
     throw new TypeError(`idempotency: renewLease must be a boolean, got ${String(renewLease)}`);
   }
   const renew = renewLease && typeof store.renew === "function" ? store.renew.bind(store) : undefined;
+  const maxLeaseMs = positive("maxLeaseMs", options.maxLeaseMs ?? leaseMs * 10);
   // A third of the lease: two renewals can fail or run late before the lease ends.
   const renewEveryMs = Math.max(1, Math.floor(leaseMs / 3));
   const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000);
@@ -337,7 +345,8 @@ export function idempotency(options: IdempotencyOptions = {}) {
   }
 
   /**
-   * Renews the claim until the response ends or the connection closes, whichever comes first;
+   * Renews the claim until the handler ends the response (the client may have gone away before:
+   * the handler still runs, and a retry must not run it again), or `maxLeaseMs` has passed;
    * returns the function that stops it. draft §2.7: "If the request is retried, while the
    * original request is still being processed, the resource server SHOULD reply with an HTTP 409
    * status code": the record must stay in flight for as long as the handler runs, however long
@@ -350,11 +359,19 @@ export function idempotency(options: IdempotencyOptions = {}) {
     res: ServerResponse,
     logger: IdempotencyLogger,
   ): (() => void) | undefined {
-    // Gone before the claim answered: 'close' has already fired and would never stop a timer.
-    if (res.destroyed || res.writableEnded) return undefined;
+    if (res.writableEnded) return undefined;
+    const until = Date.now() + maxLeaseMs;
     let stopped = false;
     let pending = false;
     const timer = setInterval(() => {
+      if (Date.now() >= until) {
+        stop();
+        logger.warn(
+          { key, maxLeaseMs },
+          "idempotency lease no longer renewed: the handler ran past maxLeaseMs; a retry may run it again",
+        );
+        return;
+      }
       // A slow store: skip this tick rather than stack renewals up behind it.
       if (pending) return;
       pending = true;
@@ -385,10 +402,7 @@ export function idempotency(options: IdempotencyOptions = {}) {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
-      res.off("close", stop);
     };
-    // 'close' also fires after a normal finish; before one it means the client went away.
-    res.once("close", stop);
     return stop;
   }
 
