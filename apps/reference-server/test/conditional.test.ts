@@ -168,6 +168,24 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
     expect(ok.status).toBe(200);
   });
 
+  it("8 concurrent cart PUTs with the same If-Match → exactly one 200, the rest 412", async () => {
+    const etag = (await api("/cart", { headers: identity })).headers.get("etag") ?? "";
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async (_, i) =>
+          (
+            await api("/cart", {
+              method: "PUT",
+              headers: { "if-match": etag },
+              json: { items: [{ productId: 1 + (i % 4), quantity: i + 1 }] },
+            })
+          ).status,
+      ),
+    );
+    expect(statuses.sort()).toEqual([200, 412, 412, 412, 412, 412, 412, 412]);
+  });
+
   it("the cart honours If-Match", async () => {
     const etag = (await api("/cart", { headers: identity })).headers.get("etag") ?? "";
     const ok = await api("/cart", { method: "PUT", headers: { "if-match": etag }, json: { items: [] } });

@@ -1,8 +1,10 @@
-import { preconditions } from "@svc/conditional";
-import { methodNotAllowed } from "@svc/errors";
+import { evaluatePreconditions, preconditions } from "@svc/conditional";
+import { HttpError, methodNotAllowed } from "@svc/errors";
 import type { Request, Response, Router } from "express";
+import { type Kysely, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { loose } from "../db/query.js";
+import type { Database } from "../db/schema.js";
 import { hrefs } from "../links.js";
 import { validate } from "../request.js";
 import { send } from "../respond.js";
@@ -152,9 +154,9 @@ export function transfers(background: Background): CrudResource {
 /** The cart of the caller (the authenticated principal): one per user, no server session. */
 export function mountCart(router: Router, db: Db, owner: (req: Request) => string): void {
   const allow = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"];
-  async function view(req: Request) {
+  async function view(req: Request, k: Kysely<Database> = db.kysely) {
     const href = hrefs(req);
-    const rows = await db.kysely
+    const rows = await k
       .selectFrom("cart_items as c")
       .innerJoin("products as p", "p.id", "c.product_id")
       .select(["c.product_id", "c.quantity", "p.name", "p.price"])
@@ -176,6 +178,30 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
   const ifMatch = preconditions({
     current: async (req: Request) => ({ etag: await heldTag(req, await view(req)) }),
   });
+  /**
+   * A cart write as one transaction that re-evaluates the preconditions on the cart it is about to
+   * change (RFC 9110 §13.1.1: they must hold when the method is applied), so two writes carrying the
+   * same tag cannot both win. One owner's cart writes queue on a transaction-scoped advisory lock
+   * on PostgreSQL; SQLite runs one transaction at a time anyway.
+   */
+  async function guarded(req: Request, write: (trx: Kysely<Database>) => Promise<unknown>): Promise<void> {
+    await db.kysely.transaction().execute(async (trx) => {
+      if (db.kind === "postgres") {
+        await sql`select pg_advisory_xact_lock(hashtext(${`cart:${owner(req)}`}))`.execute(trx);
+      }
+      const conditional = req.headers["if-match"] !== undefined || req.headers["if-none-match"] !== undefined;
+      if (conditional) {
+        const current = { etag: await heldTag(req, await view(req, trx)) };
+        if (evaluatePreconditions(req.method, req.headers, current) !== "proceed") {
+          throw HttpError.preconditionFailed("The cart has changed since the precondition was computed", {
+            code: "precondition_failed",
+            headers: { ETag: current.etag },
+          });
+        }
+      }
+      await write(trx);
+    });
+  }
   router
     .route("/cart")
     .get(async (req, res) => {
@@ -191,7 +217,7 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
         : [];
       const missing = ids.filter((id) => !found.some((f) => f.id === id));
       if (missing.length) throw rule("items", `name products that do not exist: ${missing.join(", ")}`);
-      await db.kysely.transaction().execute(async (trx) => {
+      await guarded(req, async (trx) => {
         await trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
         if (input.items.length) {
           await trx
@@ -205,7 +231,7 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
       await send(req, res, await view(req));
     })
     .delete(ifMatch, async (req, res) => {
-      await db.kysely.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
+      await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
       res.status(204).end();
     })
     .options((_req, res) => {
