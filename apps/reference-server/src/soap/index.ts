@@ -7,7 +7,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from "express";
-import { mountAt } from "../chain.js";
+import { chain, mountAt } from "../chain.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { loose } from "../db/query.js";
@@ -131,8 +131,7 @@ export function soapServices(
   // Each endpoint as `router.use(path, ...)` would mount it, without a router's layer matching.
   const atCustomer = mountAt(ENDPOINTS[0] as string, optionalHttpAuth, limiter, customer as RequestHandler);
   const atPrice = mountAt(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
-  const endpoints: RequestHandler = (req, res, next) =>
-    atCustomer(req, res, (err?: unknown) => (err === undefined ? atPrice(req, res, next) : next(err)));
+  const endpoints = chain(atCustomer, atPrice);
 
   // The collections get the resource API's authentication, rate limit and permissions.
   const collections = express.Router();
