@@ -508,38 +508,36 @@ describe("Bearer: tokens outside the Authorization header", () => {
   });
 });
 
+/** A verifier that counts how often a token was really verified (its `principal` mapping runs). */
+function countingVerifier(options: { cache?: false } = {}) {
+  let count = 0;
+  const verifier = createBearerVerifier({
+    jwks,
+    algorithms: ["ES256"],
+    ...options,
+    principal: (p) => {
+      count++;
+      return { id: String(p.sub) };
+    },
+  });
+  return { verifier, verifications: () => count };
+}
+
 describe("Bearer: verified-token cache", () => {
   it("a hot token is verified once, then served from the cache", async () => {
-    let verifications = 0;
-    const verifier = createBearerVerifier({
-      jwks,
-      algorithms: ["ES256"],
-      principal: (p) => {
-        verifications++;
-        return { id: String(p.sub) };
-      },
-    });
+    const { verifier, verifications } = countingVerifier();
     const url = await serve(authenticate({ realm, bearer: verifier }));
     const t = await token();
     for (let i = 0; i < 3; i++) expect((await get(url, `Bearer ${t}`)).status).toBe(200);
-    expect(verifications).toBe(1);
+    expect(verifications()).toBe(1);
   });
 
   it("cache: false verifies every request", async () => {
-    let verifications = 0;
-    const verifier = createBearerVerifier({
-      jwks,
-      algorithms: ["ES256"],
-      cache: false,
-      principal: (p) => {
-        verifications++;
-        return { id: String(p.sub) };
-      },
-    });
+    const { verifier, verifications } = countingVerifier({ cache: false });
     const url = await serve(authenticate({ realm, bearer: verifier }));
     const t = await token();
     for (let i = 0; i < 3; i++) expect((await get(url, `Bearer ${t}`)).status).toBe(200);
-    expect(verifications).toBe(3);
+    expect(verifications()).toBe(3);
   });
 
   it("a cached token stops working at its exp → 401", async () => {
@@ -570,22 +568,14 @@ describe("Bearer: verified-token cache", () => {
   });
 
   it("clearCache: the next request with a cached token is verified again", async () => {
-    let verifications = 0;
-    const verifier = createBearerVerifier({
-      jwks,
-      algorithms: ["ES256"],
-      principal: (p) => {
-        verifications++;
-        return { id: String(p.sub) };
-      },
-    });
+    const { verifier, verifications } = countingVerifier();
     const url = await serve(authenticate({ realm, bearer: verifier }));
     const t = await token();
     expect((await get(url, `Bearer ${t}`)).status).toBe(200);
     expect((await get(url, `Bearer ${t}`)).status).toBe(200);
     verifier.clearCache();
     expect((await get(url, `Bearer ${t}`)).status).toBe(200);
-    expect(verifications).toBe(2);
+    expect(verifications()).toBe(2);
   });
 
   it("a verifier of one's own (no cache of ours) is awaited on every request", async () => {
