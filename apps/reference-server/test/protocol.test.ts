@@ -1,3 +1,4 @@
+import { get as httpGet } from "node:http";
 import { freePort, listen } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
@@ -317,6 +318,24 @@ describe("protocol rules through the reference server", () => {
         expect((await fetch(`${s.url}${ref}`)).status).toBe(200);
       }
     });
+
+    // RFC 9110 §15.4.5: a 304 carries the Vary its 200 would. res.sendFile and express.static
+    // (send) remove Content-Type before a 304, on which @svc/negotiate decided Vary.
+    for (const path of ["/docs", "/docs/init.js", "/docs/assets/swagger-ui.css"]) {
+      for (const coding of ["gzip", "identity"]) {
+        it(`${path} revalidated with Accept-Encoding: ${coding} → 304 with the Vary of its 200`, async () => {
+          const first = await rawGet(`${s.url}${path}`, { "accept-encoding": coding });
+          expect(first.status).toBe(200);
+          expect(first.vary).toContain("Accept-Encoding");
+          const validator: Record<string, string> = first.etag
+            ? { "if-none-match": first.etag }
+            : { "if-modified-since": first.lastModified ?? "" };
+          const second = await rawGet(`${s.url}${path}`, { "accept-encoding": coding, ...validator });
+          expect(second.status).toBe(304);
+          expect(second.vary).toBe(first.vary);
+        });
+      }
+    }
   });
 });
 
@@ -386,3 +405,22 @@ describe("limits and failures (parts 7 and 8)", () => {
     }
   });
 });
+
+/** A GET through node:http: fetch() sends `Cache-Control: no-cache`, to which send never answers 304. */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; vary: string; etag?: string; lastModified?: string }>(
+    (resolve, reject) => {
+      httpGet(url, { headers }, (res) => {
+        res.resume();
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            vary: String(res.headers.vary ?? ""),
+            ...(res.headers.etag ? { etag: res.headers.etag } : {}),
+            ...(res.headers["last-modified"] ? { lastModified: res.headers["last-modified"] } : {}),
+          }),
+        );
+      }).on("error", reject);
+    },
+  );
+}

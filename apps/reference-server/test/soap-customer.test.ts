@@ -292,6 +292,35 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
       expect(result.customer.id).toBe(2);
     });
 
+    it("soap client sending the Authentication header block the WSDL declares → 200; a wrong password → FailedAuthentication", async () => {
+      const declared = await soap.createClientAsync(`${endpoint}?wsdl`, { forceSoap12Headers: true });
+      // The binding's soap12:header names tns:Authentication (customer.xsd), in the contract's
+      // namespace; node-soap writes it into env:Header as given.
+      declared.addSoapHeader(
+        { Authentication: { Username: "reader", Password: "reader" } },
+        "Authentication",
+        "tns",
+        "http://svc.example.com/ws/customer/v1",
+      );
+      const [result] = await declared.getCustomerAsync({ customerId: "2" });
+      expect(result.customer.id).toBe(2);
+      expect(declared.lastRequest).toMatch(
+        /<(\w+:)?Authentication xmlns(:\w+)?="http:\/\/svc\.example\.com\/ws\/customer\/v1"><(\w+:)?Username>reader</,
+      );
+      declared.clearSoapHeaders();
+      declared.addSoapHeader(
+        { Authentication: { Username: "reader", Password: "wrong" } },
+        "Authentication",
+        "tns",
+        "http://svc.example.com/ws/customer/v1",
+      );
+      const err = (await declared
+        .getCustomerAsync({ customerId: "2" })
+        .catch((e: unknown) => e)) as SoapClientError;
+      expect(err.response?.status).toBe(400);
+      expect(String(err.body)).toContain("FailedAuthentication");
+    });
+
     it("reader calling createCustomer → 400 Sender fault NotPermitted, nothing created", async () => {
       const res = await post(
         envelope(

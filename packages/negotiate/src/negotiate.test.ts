@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { get as httpGet, type IncomingMessage } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { errorHandler, HttpError } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
@@ -392,5 +396,68 @@ describe("negotiate options", () => {
     [{ compression: { threshold: -1 } }],
   ])("rejects %j at construction", (options) => {
     expect(() => negotiate(options as never)).toThrow(TypeError);
+  });
+});
+
+describe("a 304 keeps the Vary of its 200 (RFC 9110 §15.4.5)", () => {
+  // send (res.sendFile, express.static) and Express's res.send remove Content-Type before they
+  // answer 304, and Vary: Accept-Encoding was decided on Content-Type.
+  let files: Listening;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "svc-negotiate-"));
+    writeFileSync(join(dir, "page.html"), `<!doctype html><title>x</title>${"<p>docs</p>".repeat(200)}`);
+    writeFileSync(join(dir, "image.png"), Buffer.alloc(2000, 7));
+    const app = express();
+    app.use(negotiate({ compression: { threshold: 200 } }));
+    app.get("/page", (_req, res) => res.sendFile(join(dir, "page.html")));
+    app.use("/static", express.static(dir));
+    app.get("/sent", (_req, res) => {
+      res.setHeader("ETag", '"sent"');
+      res.type("html").send("<p>docs</p>".repeat(200));
+    });
+    files = await listen(app);
+  });
+  afterAll(async () => {
+    await files.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // node:http rather than fetch: send and fresh refuse a 304 to `Cache-Control: no-cache`.
+  const request = (path: string, headers: Record<string, string>) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      httpGet(`${files.url}${path}`, { headers }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res));
+      }).on("error", reject);
+    });
+  const revalidate = async (path: string, ae: string) => {
+    const first = await request(path, { "accept-encoding": ae });
+    const validator: Record<string, string> = first.headers.etag
+      ? { "if-none-match": first.headers.etag }
+      : { "if-modified-since": String(first.headers["last-modified"]) };
+    return { first, second: await request(path, { "accept-encoding": ae, ...validator }) };
+  };
+
+  it.each([
+    ["/page (res.sendFile)", "gzip", "/page"],
+    ["/page (res.sendFile)", "identity", "/page"],
+    ["/static/page.html (express.static)", "gzip", "/static/page.html"],
+    ["/static/page.html (express.static)", "identity", "/static/page.html"],
+    ["/sent (res.send with a fresh ETag)", "gzip", "/sent"],
+    ["/sent (res.send with a fresh ETag)", "identity", "/sent"],
+  ])("%s revalidated with Accept-Encoding: %s → 304 with Vary: Accept-Encoding", async (_name, ae, path) => {
+    const { first, second } = await revalidate(path, ae);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers.vary).toMatch(/Accept-Encoding/);
+    expect(second.statusCode).toBe(304);
+    expect(second.headers.vary).toMatch(/Accept-Encoding/);
+    expect(second.headers["content-encoding"]).toBeUndefined();
+  });
+  it("/static/image.png (not compressible) revalidated → 304 without Vary: Accept-Encoding, as its 200", async () => {
+    const { first, second } = await revalidate("/static/image.png", "gzip");
+    expect(first.statusCode).toBe(200);
+    expect(first.headers.vary ?? "").not.toMatch(/Accept-Encoding/);
+    expect(second.statusCode).toBe(304);
+    expect(second.headers.vary ?? "").not.toMatch(/Accept-Encoding/);
   });
 });

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { appendVary, HttpError } from "@svc/errors";
 import compression from "compression";
@@ -159,6 +159,10 @@ function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
  */
 class RequestNegotiation implements Negotiation {
   #mediaType: MediaTypeMatch | undefined | null = null;
+  /** The response's `removeHeader` before {@link removeHeaderNotingType} took its place. */
+  removeHeader: ServerResponse["removeHeader"] | undefined;
+  /** The last `Content-Type` removed from the response (a 304 drops it, §15.4.5). */
+  removedType: string | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -190,7 +194,6 @@ class RequestNegotiation implements Negotiation {
   }
 }
 
-/** `Vary: Accept-Encoding` on a response `compression` would consider (compressible, transformable). */
 /**
  * Once the headers are final: a coded response (by compression, or a handler that sent coded
  * bytes itself) must not keep a strong tag of the identity bytes (RFC 9110 §8.8.3).
@@ -200,14 +203,35 @@ function weakenIfCoded(this: ServerResponse): void {
   if (coding !== undefined && String(coding).toLowerCase() !== "identity") weakenEtag(this);
 }
 
+/**
+ * `Vary: Accept-Encoding` on a response `compression` would consider (compressible, transformable),
+ * and on its 304: RFC 9110 §15.4.5 has a 304 carry the `Vary` the 200 would have sent, but the
+ * code that turns a response into a 304 (`send` behind `res.sendFile` and `express.static`,
+ * Express's `res.send`, `conditional()`) removes `Content-Type` first, so the type is taken from
+ * what was removed.
+ */
 function varyOnCoding(this: ServerResponse): void {
   weakenIfCoded.call(this);
-  if (
-    isCompressible(headerString(this.getHeader("Content-Type") as string | string[] | undefined)) &&
-    !noTransform(this)
-  ) {
-    appendVary(this, "Accept-Encoding");
+  let contentType = headerString(this.getHeader("Content-Type") as string | string[] | undefined);
+  if (contentType === undefined && this.statusCode === 304) {
+    const n = (this as ServerResponse & Partial<NegotiatedResponse>).negotiation;
+    if (n instanceof RequestNegotiation) contentType = n.removedType;
   }
+  if (isCompressible(contentType) && !noTransform(this)) appendVary(this, "Accept-Encoding");
+}
+
+/** The response's `removeHeader`, remembering a removed `Content-Type` for {@link varyOnCoding}. */
+function removeHeaderNotingType(this: ServerResponse, name: string): void {
+  const n = (this as ServerResponse & Partial<NegotiatedResponse>).negotiation;
+  if (!(n instanceof RequestNegotiation) || n.removeHeader === undefined) {
+    ServerResponse.prototype.removeHeader.call(this, name);
+    return;
+  }
+  if (name.length === 12 && name.toLowerCase() === "content-type") {
+    const type = headerString(this.getHeader(name) as string | string[] | undefined);
+    if (type !== undefined) n.removedType = type;
+  }
+  n.removeHeader.call(this, name);
 }
 
 /**
@@ -327,6 +351,8 @@ export function negotiate(options: NegotiateOptions = {}) {
       next();
       return;
     }
+    negotiation.removeHeader = res.removeHeader;
+    res.removeHeader = removeHeaderNotingType;
     if (encoding === "identity") {
       // Nothing will be coded, so the compression machinery is skipped; the response still varies
       // on Accept-Encoding where a client accepting a coding would have got one (RFC 9110
@@ -338,7 +364,9 @@ export function negotiate(options: NegotiateOptions = {}) {
     }
     // Registered before compression's own listener, so it runs after it (on-headers calls
     // listeners in reverse order) and sees the Content-Encoding compression or the handler set.
-    onHeaders(res, weakenIfCoded);
+    // `varyOnCoding` adds the Vary that `compression` adds too, and the one of a 304, which
+    // `compression`'s filter (by Content-Type) does not see.
+    onHeaders(res, varyOnCoding);
     if (req.method === "HEAD") {
       // Registered before compression's own listener, so it runs after it (on-headers calls
       // listeners in reverse order) and sees the Vary that compression added.

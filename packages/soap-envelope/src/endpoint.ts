@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { evaluatePreconditions, strongEtag } from "@svc/conditional";
 import { HttpError, toHttpError } from "@svc/errors";
 import { faultToXml } from "./fault.js";
 import {
@@ -40,7 +41,8 @@ export interface SoapEndpointHandler {
  * A SOAP 1.2 endpoint for Express 5 (or `node:http`): POSTed `application/soap+xml` messages go
  * to the contract's handlers; `GET ?wsdl` serves the WSDL with its `soap12:address` rewritten to
  * the externally visible URL (`req.protocol` / `req.host`, so `trust proxy` applies) and
- * `GET ?xsd=<path>` the schemas it imports. Other methods get 405 with `Allow`, other media types
+ * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` and conditional GET/HEAD
+ * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
  * 415, oversized bodies 413, each as a SOAP 1.2 fault.
  *
  * @example
@@ -76,13 +78,34 @@ export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler 
         next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
         return;
       }
+      // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
+      // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
+      // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once.
+      const etag = strongEtag(doc);
+      const validators = { ETag: etag, "Cache-Control": "no-cache" };
+      // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
+      // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
+      const outcome = evaluatePreconditions(method, req.headers, { etag });
+      if (outcome === 412) {
+        next(
+          HttpError.preconditionFailed("The document has changed since the precondition was computed", {
+            headers: { ETag: etag },
+          }),
+        );
+        return;
+      }
+      for (const [name, value] of Object.entries(validators)) res.setHeader(name, value);
+      if (outcome === 304) {
+        res.statusCode = 304;
+        res.end();
+        return;
+      }
       res.statusCode = 200;
       res.setHeader(
         "Content-Type",
         xsd === undefined ? "application/wsdl+xml; charset=utf-8" : "application/xml; charset=utf-8",
       );
       res.setHeader("Content-Length", Buffer.byteLength(doc));
-      res.setHeader("Cache-Control", "no-cache");
       res.end(method === "HEAD" ? undefined : doc);
       return;
     }

@@ -237,6 +237,80 @@ describe("WSDL publication", () => {
   });
 });
 
+describe("WSDL and XSD revalidation (RFC 9110 §13.1)", () => {
+  const wsdlUrl = () => `${svc.endpoint}?wsdl`;
+  const xsdUrl = () => `${svc.endpoint}?xsd=customer.xsd`;
+  const tagOf = async (url: string) => {
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    return res.headers.get("etag") ?? "";
+  };
+
+  it("GET ?wsdl → a strong ETag and Cache-Control: no-cache", async () => {
+    const res = await fetch(wsdlUrl());
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toMatch(/^"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    expect(res.headers.get("last-modified")).toBeNull();
+  });
+  it("?wsdl and ?xsd=customer.xsd → different tags; the same document twice → the same tag", async () => {
+    const wsdl = await tagOf(wsdlUrl());
+    expect(await tagOf(wsdlUrl())).toBe(wsdl);
+    expect(await tagOf(xsdUrl())).not.toBe(wsdl);
+  });
+  it("?wsdl through another host → another address in the bytes, another tag", async () => {
+    const res = await fetch(wsdlUrl(), { headers: { "x-forwarded-host": "api.example.com" } });
+    await res.arrayBuffer();
+    expect(res.headers.get("etag")).not.toBe(await tagOf(wsdlUrl()));
+  });
+  for (const [name, url] of [
+    ["?wsdl", wsdlUrl],
+    ["?xsd=customer.xsd", xsdUrl],
+  ] as const) {
+    it(`GET ${name} with If-None-Match: <current tag> → 304 with ETag and Cache-Control, no body`, async () => {
+      const etag = await tagOf(url());
+      const res = await fetch(url(), { headers: { "if-none-match": etag } });
+      expect(res.status).toBe(304);
+      expect(res.headers.get("etag")).toBe(etag);
+      expect(res.headers.get("cache-control")).toBe("no-cache");
+      expect(res.headers.get("content-type")).toBeNull();
+      expect(await res.text()).toBe("");
+    });
+    it(`GET ${name} with If-None-Match: * → 304`, async () => {
+      const res = await fetch(url(), { headers: { "if-none-match": "*" } });
+      expect(res.status).toBe(304);
+      expect(res.headers.get("etag")).toBe(await tagOf(url()));
+    });
+    it(`HEAD ${name} with If-None-Match: W/<current tag> (weak comparison) → 304`, async () => {
+      const etag = await tagOf(url());
+      const res = await fetch(url(), { method: "HEAD", headers: { "if-none-match": `"x", W/${etag}` } });
+      expect(res.status).toBe(304);
+    });
+    it(`GET ${name} with If-None-Match: "stale" → 200 with the document`, async () => {
+      const res = await fetch(url(), { headers: { "if-none-match": '"stale"' } });
+      expect(res.status).toBe(200);
+      expect((await res.text()).length).toBeGreaterThan(100);
+    });
+    it(`GET ${name} with If-Match: "stale" → 412 with the current ETag`, async () => {
+      const etag = await tagOf(url());
+      const res = await fetch(url(), { headers: { "if-match": '"stale"' } });
+      expect(res.status).toBe(412);
+      expect(res.headers.get("etag")).toBe(etag);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+    });
+    it(`GET ${name} with If-Match: <current tag> → 200`, async () => {
+      const res = await fetch(url(), { headers: { "if-match": await tagOf(url()) } });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    });
+  }
+  it("GET ?xsd=nope.xsd with If-None-Match: * → 404 (preconditions only apply to a 2xx, §13.2.1)", async () => {
+    expect((await fetch(`${svc.endpoint}?xsd=nope.xsd`, { headers: { "if-none-match": "*" } })).status).toBe(
+      404,
+    );
+  });
+});
+
 describe("authenticate hook (spec part 5 rule 5)", () => {
   const security = (user: string, mu = "1") =>
     `<wsse:Security xmlns:wsse="${WSSE_NS}" env:mustUnderstand="${mu}"><wsse:UsernameToken><wsse:Username>${user}</wsse:Username><wsse:Password>secret</wsse:Password></wsse:UsernameToken></wsse:Security>`;

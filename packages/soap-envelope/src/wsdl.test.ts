@@ -3,8 +3,20 @@ import { listen } from "@svc/test-utils";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { soapEndpoint } from "./endpoint.js";
+import { WSSE_NS } from "./fault.js";
 import { SchemaCompileError } from "./schema.js";
-import { CUSTOMER_WSDL, envelope, FIXTURES, PRICE_WSDL, post, readFault } from "./test-utils.js";
+import { SoapAuthenticationError } from "./service.js";
+import {
+  CUSTOMER_WSDL,
+  customerHandlers,
+  ENV,
+  envelope,
+  FIXTURES,
+  getCustomer,
+  PRICE_WSDL,
+  post,
+  readFault,
+} from "./test-utils.js";
 import { loadContract } from "./wsdl.js";
 
 const customerWsdl = readFileSync(CUSTOMER_WSDL, "utf8");
@@ -75,6 +87,124 @@ describe("loadContract", () => {
   it.each(rejects)("%s → SchemaCompileError", (_name, text, message) => {
     expect(() => load(text)).toThrow(SchemaCompileError);
     expect(() => load(text)).toThrow(message);
+  });
+});
+
+/** The fixture with credentials declared as clients need them: a header block and a WS-Policy. */
+const AUTH_NS = "urn:example:auth";
+const withHeader = customerWsdl
+  .replace(
+    'xmlns:tns="',
+    `xmlns:wsp="http://www.w3.org/ns/ws-policy" xmlns:sp="http://docs.oasis-open.org/ws-sx/ws-securitypolicy/200702" xmlns:a="${AUTH_NS}" xmlns:tns="`,
+  )
+  .replace(
+    "<wsdl:types>",
+    `<wsp:Policy Name="UT"><sp:SupportingTokens><wsp:Policy><sp:UsernameToken/></wsp:Policy></sp:SupportingTokens></wsp:Policy>
+  <wsdl:types>
+    <xs:schema targetNamespace="${AUTH_NS}" elementFormDefault="qualified">
+      <xs:element name="Authentication"><xs:complexType><xs:sequence>
+        <xs:element name="Username" type="xs:string"/><xs:element name="Password" type="xs:string"/>
+      </xs:sequence></xs:complexType></xs:element>
+    </xs:schema>`,
+  )
+  .replace(
+    '<wsdl:message name="GetCustomerRequest">',
+    '<wsdl:message name="AuthenticationHeader"><wsdl:part name="parameters" element="a:Authentication"/></wsdl:message><wsdl:message name="GetCustomerRequest">',
+  )
+  .replace(
+    '<soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>',
+    '<soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/><wsp:PolicyReference URI="UT"/>',
+  )
+  .replaceAll(
+    '<wsdl:input><soap12:body use="literal"/></wsdl:input>',
+    '<wsdl:input><soap12:body use="literal"/><soap12:header message="tns:AuthenticationHeader" part="parameters" use="literal"/></wsdl:input>',
+  );
+
+describe("loadContract: soap12:header and WS-Policy", () => {
+  it("soap12:header in every input, wsp:Policy and wsp:PolicyReference → compiled, headers listed per operation", () => {
+    expect(withHeader).toContain("soap12:header");
+    const c = load(withHeader);
+    expect(c.operations.map((o) => [o.name, o.headers])).toEqual([
+      ["getCustomer", [`{${AUTH_NS}}Authentication`]],
+      ["createCustomer", [`{${AUTH_NS}}Authentication`]],
+      ["logEvent", [`{${AUTH_NS}}Authentication`]],
+      ["sendNotification", [`{${AUTH_NS}}Authentication`]],
+    ]);
+  });
+  it("the fixture without soap12:header → no headers", () => {
+    expect(loadContract(CUSTOMER_WSDL).operations.every((o) => o.headers.length === 0)).toBe(true);
+  });
+  const header = '<soap12:header message="tns:AuthenticationHeader" part="parameters" use="literal"/>';
+  const rejects: [string, string, RegExp][] = [
+    [
+      "soap12:header naming a part the message lacks",
+      withHeader.replace(header, header.replace('part="parameters"', 'part="auth"')),
+      /names part "auth" of message \{[^}]+\}AuthenticationHeader, which is not declared/,
+    ],
+    [
+      "soap12:header without part",
+      withHeader.replace(header, header.replace(' part="parameters"', "")),
+      /names part "" of message/,
+    ],
+    [
+      "soap12:header naming an undeclared message",
+      withHeader.replace(header, header.replace("tns:AuthenticationHeader", "tns:Nope")),
+      /\{[^}]+\}Nope, which is not declared/,
+    ],
+    [
+      "soap12:header without message",
+      withHeader.replace(header, header.replace(' message="tns:AuthenticationHeader"', "")),
+      /message is missing or its prefix is undeclared/,
+    ],
+    [
+      "soap12:header use=encoded",
+      withHeader.replace(header, header.replace('use="literal"', 'use="encoded"')),
+      /use="encoded" is not supported/,
+    ],
+    [
+      "soap12:headerfault",
+      withHeader.replace(
+        header,
+        `${header}<soap12:headerfault message="tns:AuthenticationHeader" part="parameters" use="literal"/>`,
+      ),
+      /soap12:headerfault is not supported/,
+    ],
+  ];
+  it.each(rejects)("%s → SchemaCompileError", (_name, text, message) => {
+    expect(text).not.toBe(withHeader);
+    expect(() => load(text)).toThrow(SchemaCompileError);
+    expect(() => load(text)).toThrow(message);
+  });
+  it("a message with an Authentication header block the hook reads → 200 through the endpoint", async () => {
+    const app = express();
+    app.use(
+      "/ws/customer",
+      soapEndpoint({
+        wsdl: withHeader,
+        contract: { baseDir: FIXTURES },
+        handlers: customerHandlers(),
+        authenticate: async (blocks) => {
+          const auth = blocks.find((b) => b.namespace === AUTH_NS && b.localName === "Authentication");
+          if (auth?.children.find((c) => c.localName === "Password")?.text !== "pw")
+            throw new SoapAuthenticationError();
+          return { id: "u" };
+        },
+        logger: { error: () => {} },
+      }),
+    );
+    const server = await listen(app);
+    try {
+      const block = (pw: string) =>
+        `<a:Authentication xmlns:a="${AUTH_NS}" xmlns:env="${ENV}" env:mustUnderstand="true"><a:Username>u</a:Username><a:Password>${pw}</a:Password></a:Authentication>`;
+      expect((await post(`${server.url}/ws/customer`, envelope(getCustomer("42"), block("pw")))).status).toBe(
+        200,
+      );
+      const refused = await post(`${server.url}/ws/customer`, envelope(getCustomer("42"), block("nope")));
+      expect(refused.status).toBe(400);
+      expect(readFault(refused.text).subcodes).toEqual([`{${WSSE_NS}}FailedAuthentication`]);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -27,6 +27,13 @@ export interface ContractOperation {
   output: string | undefined;
   /** Clark names of the declared fault elements, by fault name. */
   faults: Readonly<Record<string, string>>;
+  /**
+   * Clark names of the header blocks the binding declares for the input (`soap12:header`,
+   * WSDL 1.1 SOAP 1.2 binding §3.6), in document order: what clients generated from the WSDL may
+   * send (credentials, say). Declaring a block does not make this node understand it (SOAP 1.2
+   * Part 1 §2.4): `understoodHeaders` or the `authenticate` hook do.
+   */
+  headers: readonly string[];
 }
 
 /** A compiled WSDL 1.1 contract. */
@@ -66,7 +73,10 @@ export interface LoadContractOptions {
 /**
  * Loads and compiles a WSDL 1.1 contract (SOAP 1.2 binding, document/literal) and the XSDs it
  * imports, synchronously, at start-up. Anything the compiler does not support throws a
- * {@link SchemaCompileError} naming the construct and the file.
+ * {@link SchemaCompileError} naming the construct and the file. `soap12:header` declarations are
+ * checked (their message part must name a declared element) and listed per operation; extension
+ * elements of other namespaces, such as a WS-Policy 1.5 `wsp:Policy` and its
+ * `wsp:PolicyReference` (WS-PolicyAttachment 1.5 §4.1), are left to the clients that read them.
  *
  * @example
  * const contract = loadContract("contracts/customer.wsdl");
@@ -147,7 +157,8 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     return clark(q.namespace, q.localName);
   };
 
-  const messages = new Map<string, string>();
+  /** Message name → its one part (document/literal): the part's name and element. */
+  const messages = new Map<string, { part: string; element: string }>();
   for (const m of wsdlChildren(root, "message")) {
     const parts = wsdlChildren(m, "part");
     const part = parts[0];
@@ -161,13 +172,13 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       throw new SchemaCompileError(
         `wsdl:message "${m.attributes.name ?? ""}": element ${element} is not declared`,
       );
-    messages.set(clark(tns, m.attributes.name ?? ""), element);
+    messages.set(clark(tns, m.attributes.name ?? ""), { part: part.attributes.name ?? "", element });
   }
   const message = (node: ParsedElement): string => {
     const name = qname(node, "message");
-    const element = messages.get(name);
-    if (!element) throw new SchemaCompileError(`message ${name} is not declared`);
-    return element;
+    const declared = messages.get(name);
+    if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
+    return declared.element;
   };
 
   const portTypes = new Map<string, ParsedElement>();
@@ -222,16 +233,28 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
         `operation "${name}": style="${soapOp.attributes.style}" is not supported`,
       );
     }
+    const headers: string[] = [];
     for (const io of bop.children) {
       for (const body of io.children) {
         if (
           body.namespace === SOAP12_BINDING_NS &&
-          (body.localName === "body" || body.localName === "fault")
+          (body.localName === "body" || body.localName === "fault" || body.localName === "header")
         ) {
           if ((body.attributes.use ?? "literal") !== "literal") {
             throw new SchemaCompileError(
               `operation "${name}": use="${body.attributes.use}" is not supported (literal only)`,
             );
+          }
+          if (body.localName === "header") {
+            // wsdl11soap12 §3.6: message and part name the element of the header block.
+            const messageName = qname(body, "message");
+            const declared = messages.get(messageName);
+            if (!declared || declared.part !== body.attributes.part) {
+              throw new SchemaCompileError(
+                `operation "${name}": soap12:header names part "${body.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
+              );
+            }
+            if (io.namespace === WSDL_NS && io.localName === "input") headers.push(declared.element);
           }
         } else if (body.namespace === SOAP12_BINDING_NS) {
           throw new SchemaCompileError(`operation "${name}": soap12:${body.localName} is not supported`);
@@ -253,6 +276,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       input: message(input),
       output: output ? message(output) : undefined,
       faults,
+      headers,
     });
   }
   const inputs = new Set<string>();
