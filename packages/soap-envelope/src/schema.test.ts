@@ -319,8 +319,8 @@ describe("unsupported constructs are rejected at start-up", () => {
     ["mixed content", '<xs:complexType name="M" mixed="true"><xs:sequence/></xs:complexType>'],
     ["undeclared type", '<xs:element name="X" type="t:Nope"/>'],
     [
-      "\\i in a pattern",
-      '<xs:simpleType name="P"><xs:restriction base="xs:string"><xs:pattern value="\\i\\c*"/></xs:restriction></xs:simpleType>',
+      "a Unicode block escape in a pattern",
+      '<xs:simpleType name="P"><xs:restriction base="xs:string"><xs:pattern value="\\p{IsBasicLatin}*"/></xs:restriction></xs:simpleType>',
     ],
     [
       "minInclusive on xs:date",
@@ -330,5 +330,44 @@ describe("unsupported constructs are rejected at start-up", () => {
   it.each(cases)("%s → SchemaCompileError naming it", (_name, body) => {
     expect(() => compile(body)).toThrow(SchemaCompileError);
     expect(() => compile(body)).toThrow(/test\.xsd/);
+  });
+});
+
+describe("pattern facets", () => {
+  const email = compile(`
+    <xs:simpleType name="Email"><xs:restriction base="xs:string">
+      <xs:maxLength value="254"/><xs:pattern value="[^@\\s]+@[^@\\s]+\\.[^@\\s]+"/>
+    </xs:restriction></xs:simpleType>
+    <xs:simpleType name="Name"><xs:restriction base="xs:string"><xs:pattern value="\\i\\c*"/></xs:restriction></xs:simpleType>
+    <xs:element name="E" type="t:Email"/>
+    <xs:element name="N" type="t:Name"/>`);
+  const e = (v: string) => email.decode(doc(`<E xmlns="${NS}">${v}</E>`));
+
+  it("jane@example.com → decoded", () => {
+    expect(e("jane@example.com")).toBe("jane@example.com");
+  });
+  it("jane@example → does not match the pattern", () => {
+    expect(() => e("jane@example")).toThrow(/does not match the pattern/);
+  });
+  it("a 300-character email → the maxLength error, not the pattern's", () => {
+    expect(() => e(`a@${"b".repeat(298)}`)).toThrow(/length must be at most 254/);
+  });
+  it("\\i\\c* (XML names): xs:name-1 → decoded, 1abc → error", () => {
+    expect(email.decode(doc(`<N xmlns="${NS}">xs:name-1</N>`))).toBe("xs:name-1");
+    expect(() => email.decode(doc(`<N xmlns="${NS}">1abc</N>`))).toThrow(/does not match the pattern/);
+  });
+  it("an astral character counts 1 character per code point against maxLength", () => {
+    const s = compile(
+      `<xs:element name="S"><xs:simpleType><xs:restriction base="xs:string"><xs:maxLength value="2"/></xs:restriction></xs:simpleType></xs:element>`,
+    );
+    expect(s.decode(doc(`<S xmlns="${NS}">😀😀</S>`))).toBe("😀😀");
+    expect(() => s.decode(doc(`<S xmlns="${NS}">😀😀😀</S>`))).toThrow(/at most 2/);
+  });
+  it("a(b pattern → SchemaCompileError naming the file, the type and the pattern", () => {
+    expect(() =>
+      compile(
+        '<xs:simpleType name="Bad"><xs:restriction base="xs:string"><xs:pattern value="a(b"/></xs:restriction></xs:simpleType>',
+      ),
+    ).toThrow(/test\.xsd: xs:pattern "a\(b" of type "Bad" cannot be used: "\(" is not closed/);
   });
 });

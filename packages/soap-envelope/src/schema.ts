@@ -1,4 +1,5 @@
 import { clark, escapeText, type ParsedElement, resolveQName, type XmlElement } from "./xml.js";
+import { compileXsdPattern, type XsdPattern, XsdPatternError } from "./xsd-regex.js";
 
 /** The XML Schema namespace. */
 export const XS_NS = "http://www.w3.org/2001/XMLSchema";
@@ -44,7 +45,7 @@ export type LongRepresentation = "bigint" | "string";
 
 interface Facets {
   enumeration?: string[];
-  patterns: RegExp[][]; // each inner list is one derivation step (ORed); steps are ANDed
+  patterns: XsdPattern[][]; // each inner list is one derivation step (ORed); steps are ANDed
   length?: number;
   minLength?: number;
   maxLength?: number;
@@ -348,7 +349,7 @@ export class CompiledSchema {
       throw new SchemaCompileError(`${where(node, doc)}: restriction of a complex type is not supported`);
     }
     const facets: Facets = { ...base.facets, patterns: [...base.facets.patterns] };
-    const patterns: RegExp[] = [];
+    const patterns: XsdPattern[] = [];
     const enumeration: string[] = [];
     for (const f of xsChildren(node, doc.location)) {
       if (f.localName === "annotation" || f.localName === "simpleType") continue;
@@ -359,7 +360,7 @@ export class CompiledSchema {
           enumeration.push(base.base === "string" ? value : collapse(value));
           break;
         case "pattern":
-          patterns.push(xsdPattern(value, f, doc));
+          patterns.push(xsdPattern(value, doc, name));
           break;
         case "length":
         case "minLength":
@@ -981,11 +982,10 @@ function checkLexical(type: SimpleType, v: string, path: string): void {
       break;
   }
   const f = type.facets;
-  if (f.enumeration && !f.enumeration.includes(v)) fail(`${shown} is not one of ${f.enumeration.join(", ")}`);
-  for (const step of f.patterns)
-    if (!step.some((re) => re.test(v))) fail(`${shown} does not match the pattern`);
+  // The cheap, bounded checks come first (length, range, digits, enumeration) and the pattern
+  // facets last, so a value that is too long is refused before any pattern reads it.
   if (type.base === "string") {
-    const len = [...v].length;
+    const len = codePointLength(v);
     if (f.length !== undefined && len !== f.length) fail(`length must be ${f.length}`);
     if (f.minLength !== undefined && len < f.minLength) fail(`length must be at least ${f.minLength}`);
     if (f.maxLength !== undefined && len > f.maxLength) fail(`length must be at most ${f.maxLength}`);
@@ -1009,6 +1009,27 @@ function checkLexical(type: SimpleType, v: string, path: string): void {
       }
     }
   }
+  if (f.enumeration && !f.enumeration.includes(v)) fail(`${shown} is not one of ${f.enumeration.join(", ")}`);
+  // Linear in the value's length whatever the pattern (see xsd-regex.ts); the value itself is
+  // bounded by the message size limit (`limits.maxBytes`).
+  for (const step of f.patterns)
+    if (!step.some((p) => p.test(v))) fail(`${shown} does not match the pattern`);
+}
+
+/** Length in characters (XML Schema Part 2 §4.3.1: code points, not UTF-16 units), without copying. */
+function codePointLength(v: string): number {
+  let pairs = 0;
+  for (let i = 0; i < v.length; i++) {
+    const unit = v.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = v.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return v.length - pairs;
 }
 
 function splitDecimal(v: string): { negative: boolean; int: string; frac: string } {
@@ -1092,25 +1113,16 @@ function describeValue(value: unknown): string {
 }
 
 /**
- * Translates an XML Schema regular expression (Part 2 Appendix F) to an anchored JS `RegExp`.
- * XSD patterns are implicitly anchored; `\i`, `\c` and character-class subtraction have no JS
- * equivalent and are rejected.
+ * Compiles a `pattern` facet (XML Schema Part 2 §4.3.4) for the linear-time engine; a pattern
+ * that is invalid or cannot be translated stops the contract from loading, naming the type.
  */
-function xsdPattern(pattern: string, node: ParsedElement, doc: SchemaDoc): RegExp {
-  if (/\\[iIcC]/.test(pattern) || /-\[/.test(pattern)) {
-    throw new SchemaCompileError(
-      `${where(node, doc)}: pattern "${pattern}" uses \\i, \\c or class subtraction, not supported`,
-    );
-  }
-  if (/[\^$]/.test(pattern.replace(/\\./g, "").replace(/\[\^/g, "["))) {
-    // ^ and $ are ordinary characters in XSD regular expressions.
-    pattern = pattern.replace(/(?<!\\)\$/g, "\\$").replace(/(?<![\\[])\^/g, "\\^");
-  }
+function xsdPattern(pattern: string, doc: SchemaDoc, typeName: string): XsdPattern {
   try {
-    return new RegExp(`^(?:${pattern})$`, "u");
+    return compileXsdPattern(pattern);
   } catch (err) {
+    if (!(err instanceof XsdPatternError)) throw err;
     throw new SchemaCompileError(
-      `${where(node, doc)}: pattern "${pattern}" is not valid: ${(err as Error).message}`,
+      `${doc.location}: xs:pattern "${pattern}" of type "${typeName}" cannot be used: ${err.message}`,
     );
   }
 }

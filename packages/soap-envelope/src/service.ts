@@ -43,7 +43,7 @@ export interface SoapLogger {
   error(obj: object, msg?: string): void;
 }
 
-/** What a handler (and the `authenticate` hook) learns about the request. */
+/** What a handler (and the `authenticate` and `authorize` hooks) learns about the request. */
 export interface SoapContext {
   /** The operation being invoked. */
   operation: string;
@@ -93,6 +93,27 @@ export interface SoapServiceOptions {
    * @default undefined (no authentication)
    */
   authenticate?: (headerBlocks: readonly XmlElement[], context: SoapAuthContext) => Promise<unknown>;
+  /**
+   * Decides whether `context.principal` may invoke `context.operation`. It runs after the
+   * header blocks were processed (`authenticate`, `mustUnderstand`) and the operation was
+   * routed, and **before the Body is decoded or validated against the schema**: a caller that may
+   * not invoke an operation never gets its payload parsed into values, checked against pattern
+   * facets or handed to a handler, whatever it holds.
+   *
+   * Resolve `true` to allow and `false` to refuse (a Sender fault, 400, subcode
+   * `wsse:FailedAuthentication`, WS-Security 1.0 §12: "could not be authenticated or
+   * authorized"). Anything else it resolves to is a bug of the hook: a Receiver fault (500),
+   * logged, so a hook that forgets to return never lets a call through. What it throws becomes a
+   * fault as for `authenticate`: a {@link SoapFault} as it is (your own subcode), a
+   * {@link SoapAuthenticationError} / WS-Security code / `HttpError` 401 or 403 a Sender fault
+   * with a `wsse` subcode, another `HttpError` its status, anything else a logged Receiver fault.
+   *
+   * @example
+   * authorize: ({ operation, principal }) =>
+   *   operation === "getCustomer" || (principal as User).scopes.includes("write"),
+   * @default undefined (every authenticated caller may invoke every operation)
+   */
+  authorize?: (context: SoapContext) => boolean | Promise<boolean>;
   /**
    * Header blocks this node understands (Part 1 §2.4), as Clark names `{ns}local`; `{*}local`
    * matches any namespace. With `authenticate`, the WS-Security `Security` block and any
@@ -212,6 +233,15 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
   if (options.authenticate !== undefined && typeof options.authenticate !== "function") {
     throw new TypeError("soap: options.authenticate must be a function");
   }
+  if (options.authorize !== undefined && typeof options.authorize !== "function") {
+    throw Object.assign(
+      new TypeError(
+        `soap: options.authorize must be a function (context) => boolean | Promise<boolean>, got ${describeOption(options.authorize)}`,
+      ),
+      { code: "ERR_SVC_SOAP_ENVELOPE_AUTHORIZE" },
+    );
+  }
+  const authorize = options.authorize;
   if (options.logger !== undefined && typeof options.logger?.error !== "function") {
     throw new TypeError("soap: options.logger must have an error(obj, msg) method");
   }
@@ -371,6 +401,22 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
           reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
         });
       }
+      const context: SoapContext = { ...baseContext, principal };
+      // Authorization before decoding: a caller refused here costs no schema validation.
+      if (authorize) {
+        let allowed: unknown;
+        try {
+          allowed = await authorize(context);
+        } catch (err) {
+          throw authenticationFault(err);
+        }
+        if (allowed === false) throw notAuthorizedFault(op.name);
+        if (allowed !== true) {
+          throw new TypeError(
+            `The authorize hook returned ${describeOption(allowed)} for ${op.name}, not a boolean`,
+          );
+        }
+      }
       const literal = stripSoapAttributes(bodyElement);
       let payload: unknown;
       try {
@@ -380,7 +426,7 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
         throw err;
       }
       const handler = handlers[op.name] as (payload: unknown, context: SoapContext) => unknown;
-      const result = await handler(payload, { ...baseContext, principal });
+      const result = await handler(payload, context);
       if (op.output === undefined) {
         // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope.
         return { status: 202, headers: {}, body: "" };
@@ -527,6 +573,21 @@ function authenticationFault(err: unknown): unknown {
     reason: "The security token could not be authenticated or authorized",
     cause: err,
   });
+}
+
+/** The `authorize` hook said no: WS-Security 1.0 §12 FailedAuthentication covers "authorized". */
+function notAuthorizedFault(operation: string): SoapFault {
+  return new SoapFault({
+    code: "Sender",
+    subcode: { namespace: WSSE_NS, localName: "FailedAuthentication" },
+    reason: `Not authorized to invoke ${operation}`,
+  });
+}
+
+function describeOption(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  return typeof value === "object" ? "an object" : String(value);
 }
 
 const ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;

@@ -76,14 +76,25 @@ export function soapAuthenticator(config: Config, security: Security) {
   };
 }
 
-/** Writes need the `write` scope, as on the resource API (a reader only reads). */
-export function requireWrite(context: SoapContext): void {
+/** Operations that only read; every other operation of the contracts writes. */
+const READ_OPERATIONS: ReadonlySet<string> = new Set(["getCustomer", "GetPrice"]);
+
+/**
+ * The endpoints' `authorize` hook (spec part 5 rule 4, "a known user without permission"):
+ * reads are open to every authenticated user, every other operation needs the `write` scope,
+ * as on the resource API. It runs before the Body is decoded, so a reader's createCustomer is
+ * refused whatever its payload holds, without a schema check of it. An operation added to a
+ * contract is a write until it is listed in READ_OPERATIONS.
+ *
+ * @example soapEndpoint({ wsdl, handlers, authenticate, authorize: authorizeSoap })
+ */
+export function authorizeSoap(context: SoapContext): boolean {
+  if (READ_OPERATIONS.has(context.operation)) return true;
   const principal = context.principal as Principal | undefined;
-  if (!principal?.scopes.includes("write")) {
-    throw new SoapFault({
-      code: "Sender",
-      subcode: "NotPermitted",
-      reason: `${principal?.id ?? "This user"} may not call ${context.operation}: it needs write permission`,
-    });
-  }
+  if (principal?.scopes.includes("write")) return true;
+  throw new SoapFault({
+    code: "Sender",
+    subcode: "NotPermitted",
+    reason: `${principal?.id ?? "This user"} may not call ${context.operation}: it needs write permission`,
+  });
 }

@@ -14,7 +14,7 @@ import { loose } from "../db/query.js";
 import { NO_STORE } from "../routes/catalogue.js";
 import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
 import { authentication, permission, type Security } from "../security.js";
-import { soapAuthenticator } from "./credentials.js";
+import { authorizeSoap, soapAuthenticator } from "./credentials.js";
 import { CONTRACTS_DIR, customerHandlers, priceHandlers } from "./services.js";
 
 export { soapTablesMigration } from "./migration.js";
@@ -121,11 +121,14 @@ export function soapServices(
     wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
     handlers: customerHandlers(db),
     authenticate,
+    // Who may call an operation is decided before its Body is decoded (writes need `write`).
+    authorize: authorizeSoap,
   });
   const price = soapEndpoint({
     wsdl: join(CONTRACTS_DIR, "price.wsdl"),
     handlers: priceHandlers(db),
     authenticate,
+    authorize: authorizeSoap,
   });
 
   // Each endpoint as `router.use(path, ...)` would mount it, without a router's layer matching.
