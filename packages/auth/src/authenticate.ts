@@ -3,37 +3,31 @@ import { HttpError } from "@svc/errors";
 import { challenge, isToken68, parseAuthorization } from "./authorization-header.js";
 import { decodeBasicCredentials } from "./basic.js";
 import {
+  type BasicOptions,
+  type BasicVerifier,
+  createBasicVerifier,
+  isBasicVerifier,
+} from "./basic-verifier.js";
+import {
   type BearerOptions,
   type BearerVerifier,
   CACHED,
   type CachedLookup,
   createBearerVerifier,
 } from "./bearer.js";
-import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
+import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
-
-/**
- * Checks a user name and password. Resolve to the principal for good credentials, and to
- * `null`/`undefined`/`false` for bad ones (a throw is a server failure, not a 401).
- * Compare passwords in constant time: {@link verifyPassword} does.
- */
-export type VerifyPassword = (
-  username: string,
-  password: string,
-) => Promise<PrincipalInit | null | undefined | false> | PrincipalInit | null | undefined | false;
-
-/** Options of Basic authentication (RFC 7617). */
-export interface BasicOptions {
-  /** Checks the credentials; the same callback can serve SOAP `Authentication` headers. */
-  verify: VerifyPassword;
-}
 
 /** Options of {@link authenticate}. */
 export interface AuthenticateOptions {
   /** Accept `Authorization: Bearer <JWT>` (RFC 6750): options, or a verifier built once and shared. */
   bearer?: BearerOptions | BearerVerifier;
-  /** Accept `Authorization: Basic <base64(user:password)>` (RFC 7617). */
-  basic?: BasicOptions;
+  /**
+   * Accept `Authorization: Basic <base64(user:password)>` (RFC 7617): options, or a verifier from
+   * {@link createBasicVerifier} built once and shared (its failure budgets, hashing slots and
+   * cache then serve every `authenticate()` it is given to).
+   */
+  basic?: BasicOptions | BasicVerifier;
   /** The protection space named in every challenge (RFC 9110 §11.5). */
   realm: string;
   /**
@@ -47,6 +41,8 @@ export interface AuthenticateOptions {
 /** The parts of a request {@link authenticate} reads and writes (Express's `Request` fits). */
 export interface AuthRequest extends IncomingMessage {
   principal?: Principal;
+  /** Express's client address (it honours `trust proxy`); the socket's peer is used without it. */
+  ip?: string | undefined;
   originalUrl?: string;
   body?: unknown;
 }
@@ -114,9 +110,6 @@ export function authenticate(options: AuthenticateOptions) {
   if (options.bearer === undefined && options.basic === undefined) {
     throw new TypeError("authenticate: enable at least one scheme (bearer or basic)");
   }
-  if (options.basic !== undefined && typeof options.basic?.verify !== "function") {
-    throw new TypeError("authenticate: basic.verify must be a function (username, password) => principal");
-  }
   const realm = options.realm;
   const bearer =
     options.bearer === undefined
@@ -124,7 +117,12 @@ export function authenticate(options: AuthenticateOptions) {
       : isVerifier(options.bearer)
         ? options.bearer
         : createBearerVerifier(options.bearer);
-  const basic = options.basic;
+  const basic =
+    options.basic === undefined
+      ? undefined
+      : isBasicVerifier(options.basic)
+        ? options.basic
+        : createBasicVerifier(options.basic);
   const optional = options.optional ?? false;
 
   const bearerChallenge = challenge("Bearer", { realm });
@@ -232,18 +230,36 @@ export function authenticate(options: AuthenticateOptions) {
         next(missing());
         return;
       }
-      const credentials = decodeBasicCredentials(parsed.credentials);
-      if (!credentials) {
-        next(badBasic());
-        return;
+      const outcome = await basic.check(decodeBasicCredentials(parsed.credentials), basic.clientAddress(req));
+      switch (outcome.result) {
+        case "authenticated":
+          req.principal = outcome.principal;
+          next();
+          return;
+        case "blocked":
+          // RFC 6585 §4: too many failed attempts; nothing was verified, whatever the password.
+          next(
+            HttpError.tooManyRequests(
+              Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+              "Too many failed authentication attempts",
+              { code: "too_many_failed_attempts" },
+            ),
+          );
+          return;
+        case "busy":
+          // RFC 9110 §15.6.4: overloaded for now; the credentials were not judged.
+          next(
+            HttpError.serviceUnavailable(
+              Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+              "Credentials cannot be verified right now",
+              { code: "authentication_busy", cause: outcome.cause },
+            ),
+          );
+          return;
+        default:
+          next(badBasic());
+          return;
       }
-      const result = await basic.verify(credentials.username, credentials.password);
-      if (!result) {
-        next(badBasic());
-        return;
-      }
-      req.principal = toPrincipal(result, "basic");
-      next();
     } catch (err) {
       next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
     }
