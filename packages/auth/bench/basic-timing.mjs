@@ -48,9 +48,9 @@ async function measure(name, check) {
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const k = median(known);
   const u = median(unknown);
-  console.log(
+  process.stdout.write(
     `${name}: known user, wrong password ${k.toFixed(1)} ms; unknown user ${u.toFixed(1)} ms; ` +
-      `difference ${(((u - k) / k) * 100).toFixed(1)} % (median of ${rounds})`,
+      `difference ${(((u - k) / k) * 100).toFixed(1)} % (median of ${rounds})\n`,
   );
 }
 
