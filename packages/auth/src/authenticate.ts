@@ -86,7 +86,9 @@ function queryHasAccessToken(url: string | undefined): boolean {
  *   enabled scheme (`Bearer realm="..."`, `Basic realm="...", charset="UTF-8"`).
  * - A Bearer token that fails verification: 401 with `error="invalid_token"` and nothing that
  *   says why (RFC 6750 §3.1); a malformed Bearer header: 400 with `error="invalid_request"`.
- * - Bad Basic credentials: 401 with the Basic challenge.
+ * - Bad Basic credentials: 401 with the Basic challenge. With `basic.failureLimit`, a client or
+ *   user name over its failure budget: 429 with `Retry-After`, checked before any hashing (RFC
+ *   6585 §4); all hashing slots and the queue taken: 503 with `Retry-After` (RFC 9110 §15.6.4).
  * - A remote JWKS that cannot be fetched: 503 with `Retry-After` (the server's fault, not the token's).
  * - `access_token` in the query string or a parsed form body: 400, never accepted (spec part 5:
  *   tokens are never sent in query parameters; RFC 6750 §2.3, §5.3).
@@ -96,7 +98,10 @@ function queryHasAccessToken(url: string | undefined): boolean {
  * app.use(authenticate({
  *   realm: "employees",
  *   bearer: { jwksUri: "https://issuer.example/jwks.json", algorithms: ["ES256"], issuer, audience },
- *   basic: { verify: async (user, password) => ((await checkUser(user, password)) ? { id: user } : null) },
+ *   basic: {
+ *     verify: async (user, password) => ((await checkUser(user, password)) ? { id: user } : null),
+ *     failureLimit: { perClient: failures, perUsername: failures }, // createRateLimiter from @svc/ratelimit
+ *   },
  * }));
  * @see https://www.rfc-editor.org/rfc/rfc6750
  * @see https://www.rfc-editor.org/rfc/rfc7617
