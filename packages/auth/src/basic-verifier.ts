@@ -194,7 +194,12 @@ export interface BasicVerifier {
   /** Forgets every verified credential (after a password change, for instance). */
   clearCache(): void;
   /** The verification slots: `limit` and `queue`, `active` and `waiting` now. */
-  readonly gate: Readonly<Pick<ConcurrencyGate, "limit" | "queue" | "active" | "waiting">>;
+  readonly gate: {
+    readonly limit: number;
+    readonly queue: number;
+    readonly active: number;
+    readonly waiting: number;
+  };
 }
 
 /** Marks objects made by {@link createBasicVerifier}. */
