@@ -125,6 +125,15 @@ describe("failure budgets (with @svc/ratelimit's createRateLimiter)", () => {
     expect((await get(url, basic("alice", "right"), "2001:db8:0:1::2")).status).toBe(200);
   });
 
+  it("a client key that is not an address (`tenant-7`) → its own budget, 429 once spent", async () => {
+    const v = counting();
+    const { limiter } = failures(1);
+    const url = await serve({ failureLimit: { perClient: limiter }, cache: false }, v.verify);
+    expect((await get(url, basic("alice", "x"), "tenant-7")).status).toBe(401);
+    expect((await get(url, basic("alice", "right"), "tenant-7")).status).toBe(429);
+    expect((await get(url, basic("alice", "right"), "tenant-8")).status).toBe(200);
+  });
+
   it("undecodable credentials (`Basic !!!!`) count against the client's budget", async () => {
     const v = counting();
     const { limiter } = failures(2);

@@ -78,8 +78,9 @@ export interface FailureLimitOptions {
    */
   perUsername?: FailureLimiter;
   /**
-   * The client's address. Express's `req.ip` honours `trust proxy`; set it to exactly your
-   * proxies, or every client shares the proxy's budget.
+   * The client's address (IPv6 grouped per /64), or any other key naming the client (longer than
+   * 64 characters: its SHA-256 is used); `undefined` skips the client budget. Express's `req.ip`
+   * honours `trust proxy`; set it to exactly your proxies, or every client shares their budget.
    * @default (req) => req.ip ?? req.socket.remoteAddress
    */
   clientAddress?: (req: IncomingMessage & { ip?: string | undefined }) => string | undefined;
@@ -330,6 +331,14 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
     return probe.allowed ? -1 : Math.max(1, probe.retryAfterMs);
   }
 
+  /** An IP address's bucket; any other client key as is, or its digest when long. */
+  const clientKey = (address: string | undefined): string | undefined => {
+    if (typeof address !== "string" || address === "") return undefined;
+    const bucket = clientBucket(address);
+    if (bucket !== undefined) return bucket;
+    return address.length <= 64 ? `k:${address}` : `h:${hash("sha256", address, "base64url")}`;
+  };
+
   const usernameKey = (username: string) =>
     `u:${hash("sha256", username.normalize("NFC").toLowerCase(), "base64url")}`;
 
@@ -337,7 +346,7 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
     credentials: BasicCredentials | undefined,
     address: string | undefined,
   ): Promise<BasicOutcome> {
-    const bucket = perClient ? clientBucket(address) : undefined;
+    const bucket = perClient ? clientKey(address) : undefined;
     const keys: Array<[FailureLimiter, string]> = [];
     if (perClient && bucket !== undefined) keys.push([perClient, `c:${bucket}`]);
     if (perUsername && credentials) keys.push([perUsername, usernameKey(credentials.username)]);
