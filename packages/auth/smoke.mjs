@@ -9,6 +9,8 @@ export default async function smoke(mod) {
     "createTokenIssuer",
     "verifySoapCredentials",
     "hashPassword",
+    "createPasswordHasher",
+    "createBasicVerifier",
     "verifyPassword",
     "memoryNonceStore",
     "redisNonceStore",

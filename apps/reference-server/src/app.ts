@@ -42,7 +42,7 @@ import {
   payments,
   userOrders,
 } from "./routes/orders.js";
-import { authentication, basicOnly, permission, type Security } from "./security.js";
+import { authentication, basicOnly, guardBasic, permission, type Security } from "./security.js";
 import { events, notifications, soapServices } from "./soap/index.js";
 import type { Stores } from "./stores.js";
 
@@ -166,7 +166,10 @@ export function resources(background: Background): CrudResource[] {
  * const app = createApp(loadConfig(), { db, logger, background });
  */
 export function createApp(config: Config, deps: AppDeps): express.Express {
-  const { db, logger, background, security, stores } = deps;
+  const { db, logger, background, stores } = deps;
+  // Every Basic check (resource API, POST /auth/token, SOAP over HTTP) shares one verifier:
+  // failure budgets in the rate-limit store, checked before hashing; bounded hashing.
+  const security = guardBasic(deps.security, config, stores.rateLimit, logger);
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);

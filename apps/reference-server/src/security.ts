@@ -4,14 +4,17 @@ import type { Duplex } from "node:stream";
 import {
   authenticate,
   authorize,
+  type BasicLogger,
+  type BasicVerifier,
+  createBasicVerifier,
+  createPasswordHasher,
   createTokenIssuer,
-  hashPassword,
   type Principal,
   type PrincipalInit,
   type TokenIssuer,
-  verifyPassword,
 } from "@svc/auth";
 import { buildErrorRecord, HttpError, reasonPhrase } from "@svc/errors";
+import { createRateLimiter, type RateLimitStore } from "@svc/ratelimit";
 import helmet from "helmet";
 import type { Config, DemoUser } from "./config.js";
 
@@ -30,6 +33,12 @@ export interface Security {
   verify(username: string, password: string): Promise<PrincipalInit | null>;
   realm: string;
   issuerUrl: string;
+  /**
+   * The Basic verifier every Basic (and SOAP-over-HTTP Basic) check goes through: failure budgets,
+   * bounded hashing, verified-credentials cache. Set by {@link guardBasic}; without it each
+   * middleware gets its own verifier with the package defaults and no failure budgets.
+   */
+  basic?: BasicVerifier;
 }
 
 /**
@@ -39,9 +48,11 @@ export interface Security {
  * at start-up.
  */
 export async function createSecurity(config: Config): Promise<Security> {
-  // The demo passwords are public anyway; a cheaper scrypt cost keeps Basic requests fast.
+  // The demo passwords are public anyway; a cheaper scrypt cost keeps Basic requests fast. One
+  // hasher for the stored hashes and the unknown-user stand-in, so both cost the same time.
+  const passwords = createPasswordHasher({ logN: 12 });
   const users = await Promise.all(
-    config.demoUsers.map(async (u) => ({ ...u, hash: await hashPassword(u.password, { logN: 12 }) })),
+    config.demoUsers.map(async (u) => ({ ...u, hash: await passwords.hash(u.password) })),
   );
   const issuerUrl = "urn:svc:reference-server";
   const issuer = createTokenIssuer({
@@ -57,12 +68,46 @@ export async function createSecurity(config: Config): Promise<Security> {
     issuerUrl,
     async verify(username, password) {
       const user = users.find((u) => u.username === username);
-      // An unknown user costs the same scrypt work as a known one.
-      if (!(await verifyPassword(password, user?.hash))) return null;
+      // An unknown user costs the same scrypt work as a known one (the hasher's cost).
+      if (!(await passwords.verify(password, user?.hash))) return null;
       if (!user) return null;
       return { id: user.username, roles: [user.role], scopes: [...ROLE_SCOPES[user.role]] };
     },
   };
+}
+
+/**
+ * `security` with a shared Basic verifier whose failed attempts count per client address and per
+ * user name in the rate-limit store (Redis for a fleet), before any password is hashed:
+ * `RATE_LIMIT_MAX` failures per `RATE_LIMIT_WINDOW_SECONDS`, then 429 with `Retry-After` for
+ * every Basic attempt of that client or name, right password or not. Hashing runs at most 2 at a
+ * time with 16 waiting (beyond: 503 with `Retry-After`), and good credentials are remembered for
+ * 60 s, so a flood of bad ones neither starves Bearer requests nor known clients (spec part 8).
+ *
+ * @example const guarded = guardBasic(security, config, stores.rateLimit, logger);
+ */
+export function guardBasic(
+  security: Security,
+  config: Config,
+  store: RateLimitStore,
+  logger: BasicLogger,
+): Security {
+  const failures = createRateLimiter({
+    limit: config.rateLimit.max,
+    windowMs: config.rateLimit.windowSeconds * 1000,
+    store,
+    prefix: "authfail:",
+  });
+  const basic = createBasicVerifier({
+    verify: security.verify,
+    failureLimit: {
+      perClient: failures,
+      perUsername: failures,
+      failMode: config.rateLimitFailMode,
+      logger,
+    },
+  });
+  return { ...security, basic };
 }
 
 /** Basic or Bearer on every resource request; no credentials pass on to the rate limit, then 401. */
@@ -70,7 +115,7 @@ export function authentication(security: Security) {
   return authenticate({
     realm: security.realm,
     optional: true,
-    basic: { verify: security.verify },
+    basic: security.basic ?? { verify: security.verify },
     bearer: {
       jwks: security.jwks,
       algorithms: [security.issuer.algorithm],
@@ -89,7 +134,7 @@ export function permission() {
 
 /** `POST /auth/token` accepts Basic only: a token is not traded for a token. */
 export function basicOnly(security: Security) {
-  return authenticate({ realm: security.realm, basic: { verify: security.verify } });
+  return authenticate({ realm: security.realm, basic: security.basic ?? { verify: security.verify } });
 }
 
 /** The headers `helmet()` (as the app mounts it) sets on every response, read once. */

@@ -3,37 +3,31 @@ import { HttpError } from "@svc/errors";
 import { challenge, isToken68, parseAuthorization } from "./authorization-header.js";
 import { decodeBasicCredentials } from "./basic.js";
 import {
+  type BasicOptions,
+  type BasicVerifier,
+  createBasicVerifier,
+  isBasicVerifier,
+} from "./basic-verifier.js";
+import {
   type BearerOptions,
   type BearerVerifier,
   CACHED,
   type CachedLookup,
   createBearerVerifier,
 } from "./bearer.js";
-import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
+import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
-
-/**
- * Checks a user name and password. Resolve to the principal for good credentials, and to
- * `null`/`undefined`/`false` for bad ones (a throw is a server failure, not a 401).
- * Compare passwords in constant time: {@link verifyPassword} does.
- */
-export type VerifyPassword = (
-  username: string,
-  password: string,
-) => Promise<PrincipalInit | null | undefined | false> | PrincipalInit | null | undefined | false;
-
-/** Options of Basic authentication (RFC 7617). */
-export interface BasicOptions {
-  /** Checks the credentials; the same callback can serve SOAP `Authentication` headers. */
-  verify: VerifyPassword;
-}
 
 /** Options of {@link authenticate}. */
 export interface AuthenticateOptions {
   /** Accept `Authorization: Bearer <JWT>` (RFC 6750): options, or a verifier built once and shared. */
   bearer?: BearerOptions | BearerVerifier;
-  /** Accept `Authorization: Basic <base64(user:password)>` (RFC 7617). */
-  basic?: BasicOptions;
+  /**
+   * Accept `Authorization: Basic <base64(user:password)>` (RFC 7617): options, or a verifier from
+   * {@link createBasicVerifier} built once and shared (its failure budgets, hashing slots and
+   * cache then serve every `authenticate()` it is given to).
+   */
+  basic?: BasicOptions | BasicVerifier;
   /** The protection space named in every challenge (RFC 9110 §11.5). */
   realm: string;
   /**
@@ -47,6 +41,8 @@ export interface AuthenticateOptions {
 /** The parts of a request {@link authenticate} reads and writes (Express's `Request` fits). */
 export interface AuthRequest extends IncomingMessage {
   principal?: Principal;
+  /** Express's client address (it honours `trust proxy`); the socket's peer is used without it. */
+  ip?: string | undefined;
   originalUrl?: string;
   body?: unknown;
 }
@@ -90,7 +86,9 @@ function queryHasAccessToken(url: string | undefined): boolean {
  *   enabled scheme (`Bearer realm="..."`, `Basic realm="...", charset="UTF-8"`).
  * - A Bearer token that fails verification: 401 with `error="invalid_token"` and nothing that
  *   says why (RFC 6750 §3.1); a malformed Bearer header: 400 with `error="invalid_request"`.
- * - Bad Basic credentials: 401 with the Basic challenge.
+ * - Bad Basic credentials: 401 with the Basic challenge. With `basic.failureLimit`, a client or
+ *   user name over its failure budget: 429 with `Retry-After`, checked before any hashing (RFC
+ *   6585 §4); all hashing slots and the queue taken: 503 with `Retry-After` (RFC 9110 §15.6.4).
  * - A remote JWKS that cannot be fetched: 503 with `Retry-After` (the server's fault, not the token's).
  * - `access_token` in the query string or a parsed form body: 400, never accepted (spec part 5:
  *   tokens are never sent in query parameters; RFC 6750 §2.3, §5.3).
@@ -100,7 +98,10 @@ function queryHasAccessToken(url: string | undefined): boolean {
  * app.use(authenticate({
  *   realm: "employees",
  *   bearer: { jwksUri: "https://issuer.example/jwks.json", algorithms: ["ES256"], issuer, audience },
- *   basic: { verify: async (user, password) => ((await checkUser(user, password)) ? { id: user } : null) },
+ *   basic: {
+ *     verify: async (user, password) => ((await checkUser(user, password)) ? { id: user } : null),
+ *     failureLimit: { perClient: failures, perUsername: failures }, // createRateLimiter from @svc/ratelimit
+ *   },
  * }));
  * @see https://www.rfc-editor.org/rfc/rfc6750
  * @see https://www.rfc-editor.org/rfc/rfc7617
@@ -114,9 +115,6 @@ export function authenticate(options: AuthenticateOptions) {
   if (options.bearer === undefined && options.basic === undefined) {
     throw new TypeError("authenticate: enable at least one scheme (bearer or basic)");
   }
-  if (options.basic !== undefined && typeof options.basic?.verify !== "function") {
-    throw new TypeError("authenticate: basic.verify must be a function (username, password) => principal");
-  }
   const realm = options.realm;
   const bearer =
     options.bearer === undefined
@@ -124,7 +122,12 @@ export function authenticate(options: AuthenticateOptions) {
       : isVerifier(options.bearer)
         ? options.bearer
         : createBearerVerifier(options.bearer);
-  const basic = options.basic;
+  const basic =
+    options.basic === undefined
+      ? undefined
+      : isBasicVerifier(options.basic)
+        ? options.basic
+        : createBasicVerifier(options.basic);
   const optional = options.optional ?? false;
 
   const bearerChallenge = challenge("Bearer", { realm });
@@ -232,18 +235,36 @@ export function authenticate(options: AuthenticateOptions) {
         next(missing());
         return;
       }
-      const credentials = decodeBasicCredentials(parsed.credentials);
-      if (!credentials) {
-        next(badBasic());
-        return;
+      const outcome = await basic.check(decodeBasicCredentials(parsed.credentials), basic.clientAddress(req));
+      switch (outcome.result) {
+        case "authenticated":
+          req.principal = outcome.principal;
+          next();
+          return;
+        case "blocked":
+          // RFC 6585 §4: too many failed attempts; nothing was verified, whatever the password.
+          next(
+            HttpError.tooManyRequests(
+              Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+              "Too many failed authentication attempts",
+              { code: "too_many_failed_attempts" },
+            ),
+          );
+          return;
+        case "busy":
+          // RFC 9110 §15.6.4: overloaded for now; the credentials were not judged.
+          next(
+            HttpError.serviceUnavailable(
+              Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+              "Credentials cannot be verified right now",
+              { code: "authentication_busy", cause: outcome.cause },
+            ),
+          );
+          return;
+        default:
+          next(badBasic());
+          return;
       }
-      const result = await basic.verify(credentials.username, credentials.password);
-      if (!result) {
-        next(badBasic());
-        return;
-      }
-      req.principal = toPrincipal(result, "basic");
-      next();
     } catch (err) {
       next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
     }

@@ -3,8 +3,6 @@ export {
   type AuthNext,
   type AuthRequest,
   authenticate,
-  type BasicOptions,
-  type VerifyPassword,
 } from "./authenticate.js";
 export {
   type AuthorizationCredentials,
@@ -14,6 +12,18 @@ export {
 } from "./authorization-header.js";
 export { type AuthorizePredicate, authorize, requireRoles, requireScopes } from "./authorize.js";
 export { type BasicCredentials, decodeBasicCredentials } from "./basic.js";
+export {
+  type BasicCacheOptions,
+  type BasicLogger,
+  type BasicOptions,
+  type BasicOutcome,
+  type BasicVerifier,
+  createBasicVerifier,
+  type FailureDecision,
+  type FailureLimiter,
+  type FailureLimitOptions,
+  type VerifyPassword,
+} from "./basic-verifier.js";
 export {
   type BearerCacheOptions,
   type BearerOptions,
@@ -31,7 +41,14 @@ export {
   type RedisNonceStoreOptions,
   redisNonceStore,
 } from "./nonce-store.js";
-export { hashPassword, type PasswordHashOptions, verifyPassword } from "./password-hash.js";
+export type { OptionError } from "./options.js";
+export {
+  createPasswordHasher,
+  hashPassword,
+  type PasswordHasher,
+  type PasswordHashOptions,
+  verifyPassword,
+} from "./password-hash.js";
 export type { Principal, PrincipalInit } from "./principal.js";
 export { pinoRedaction, REDACTED, redactUrl } from "./redaction.js";
 export {

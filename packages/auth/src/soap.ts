@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { VerifyPassword } from "./authenticate.js";
+import type { VerifyPassword } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 

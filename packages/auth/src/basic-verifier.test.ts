@@ -1,0 +1,396 @@
+import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
+import { type Listening, listen } from "@svc/test-utils";
+import type express from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import { authenticate } from "./authenticate.js";
+import { type BasicOptions, createBasicVerifier, type FailureLimiter } from "./basic-verifier.js";
+import { clientBucket } from "./client-address.js";
+import { ConcurrencyGate } from "./concurrency-gate.js";
+import { app } from "./test-utils.js";
+
+const SECRET = "an HMAC secret of at least thirty-two bytes!";
+const PASSWORDS = new Map([
+  ["alice", "right"],
+  ["bob", "builder"],
+]);
+
+function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
+}
+
+let server: Listening | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A verify callback that records its calls; `hold` makes every call wait for `release()`. */
+function counting() {
+  const calls: string[] = [];
+  let gate: Promise<void> | undefined;
+  let open: () => void = () => {};
+  return {
+    calls,
+    hold() {
+      gate = new Promise((resolve) => {
+        open = resolve;
+      });
+    },
+    release() {
+      gate = undefined;
+      open();
+    },
+    async verify(username: string, password: string) {
+      calls.push(username);
+      if (gate) await gate;
+      return PASSWORDS.get(username) === password ? { id: username } : null;
+    },
+  };
+}
+
+/** A server whose client address is the `x-client` header (so one test can be many clients). */
+async function serve(options: Omit<BasicOptions, "verify">, verify: BasicOptions["verify"]) {
+  const middleware = authenticate({
+    realm: "api",
+    bearer: { secret: SECRET, algorithms: ["HS256"] },
+    basic: {
+      verify,
+      ...options,
+      ...(options.failureLimit && {
+        failureLimit: {
+          clientAddress: (req) => String(req.headers["x-client"] ?? "192.0.2.1"),
+          ...options.failureLimit,
+        },
+      }),
+    },
+  });
+  server = await listen(app(middleware as express.RequestHandler));
+  return server.url;
+}
+
+function get(url: string, authorization: string, client = "192.0.2.1"): Promise<Response> {
+  return fetch(`${url}/me`, { headers: { authorization, "x-client": client } });
+}
+
+/** A fresh limiter of `limit` failures per window, on its own clock. */
+function failures(limit: number, windowMs = 60_000) {
+  const clock = { now: 1_000_000 };
+  const limiter = createRateLimiter({ limit, windowMs, store: new MemoryStore(), now: () => clock.now });
+  return { limiter, clock };
+}
+
+async function bearer(): Promise<string> {
+  const { SignJWT } = await import("jose");
+  return new SignJWT({ sub: "svc" })
+    .setProtectedHeader({ alg: "HS256" })
+    .setExpirationTime("5m")
+    .sign(new TextEncoder().encode(SECRET));
+}
+
+describe("failure budgets (with @svc/ratelimit's createRateLimiter)", () => {
+  it("5 wrong passwords with a budget of 5 → 401 × 5, then 429 with Retry-After and no verify call", async () => {
+    const v = counting();
+    const { limiter } = failures(5);
+    const url = await serve({ failureLimit: { perClient: limiter }, cache: false }, v.verify);
+    for (let i = 0; i < 5; i++) expect((await get(url, basic("alice", `wrong${i}`))).status).toBe(401);
+    expect(v.calls).toHaveLength(5);
+    const blocked = await get(url, basic("alice", "wrong5"));
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(blocked.headers.get("retry-after"))).toBeLessThanOrEqual(120);
+    expect(blocked.headers.get("content-type")).toMatch(/json/);
+    expect(await blocked.json()).toMatchObject({ status: 429 });
+    expect(v.calls).toHaveLength(5);
+  });
+
+  it("the right password from a client over its budget → 429, without verifying; another client → 200", async () => {
+    const v = counting();
+    const { limiter } = failures(3);
+    const url = await serve({ failureLimit: { perClient: limiter }, cache: false }, v.verify);
+    for (let i = 0; i < 3; i++) await get(url, basic("mallory", "guess"), "198.51.100.7");
+    v.calls.length = 0;
+    expect((await get(url, basic("alice", "right"), "198.51.100.7")).status).toBe(429);
+    expect((await get(url, basic("bob", "builder"), "198.51.100.7")).status).toBe(429);
+    expect(v.calls).toEqual([]);
+    expect((await get(url, basic("alice", "right"), "198.51.100.8")).status).toBe(200);
+  });
+
+  it("IPv6 clients in one /64 share a budget: 2001:db8::1 fails, 2001:db8::2 is blocked", async () => {
+    const v = counting();
+    const { limiter } = failures(2);
+    const url = await serve({ failureLimit: { perClient: limiter }, cache: false }, v.verify);
+    await get(url, basic("alice", "x"), "2001:db8::1");
+    await get(url, basic("alice", "y"), "2001:db8::1");
+    expect((await get(url, basic("alice", "right"), "2001:db8::2")).status).toBe(429);
+    expect((await get(url, basic("alice", "right"), "2001:db8:0:1::2")).status).toBe(200);
+  });
+
+  it("a client key that is not an address (`tenant-7`) → its own budget, 429 once spent", async () => {
+    const v = counting();
+    const { limiter } = failures(1);
+    const url = await serve({ failureLimit: { perClient: limiter }, cache: false }, v.verify);
+    expect((await get(url, basic("alice", "x"), "tenant-7")).status).toBe(401);
+    expect((await get(url, basic("alice", "right"), "tenant-7")).status).toBe(429);
+    expect((await get(url, basic("alice", "right"), "tenant-8")).status).toBe(200);
+  });
+
+  it("undecodable credentials (`Basic !!!!`) count against the client's budget", async () => {
+    const v = counting();
+    const { limiter } = failures(2);
+    const url = await serve({ failureLimit: { perClient: limiter }, cache: false }, v.verify);
+    expect((await get(url, "Basic !!!!")).status).toBe(401);
+    expect((await get(url, "Basic bm9jb2xvbg==")).status).toBe(401);
+    expect((await get(url, basic("alice", "right"))).status).toBe(429);
+    expect(v.calls).toEqual([]);
+  });
+
+  it("per user name: 3 failures for alice from 3 clients → alice from a 4th → 429; bob from it → 200", async () => {
+    const v = counting();
+    const { limiter } = failures(3);
+    const url = await serve({ failureLimit: { perUsername: limiter }, cache: false }, v.verify);
+    for (const client of ["192.0.2.10", "192.0.2.11", "192.0.2.12"])
+      expect((await get(url, basic("alice", "nope"), client)).status).toBe(401);
+    const calls = v.calls.length;
+    expect((await get(url, basic("alice", "right"), "192.0.2.13")).status).toBe(429);
+    // The user name's budget is case- and normalisation-blind: `ALICE` is the same budget.
+    expect((await get(url, basic("ALICE", "right"), "192.0.2.13")).status).toBe(429);
+    expect(v.calls.length).toBe(calls);
+    expect((await get(url, basic("bob", "builder"), "192.0.2.13")).status).toBe(200);
+  });
+
+  it("one limiter for both budgets (2): alice fails from .20 and .21 → alice from .22 → 429, bob from .20 → 200", async () => {
+    const v = counting();
+    const { limiter } = failures(2);
+    const url = await serve(
+      { failureLimit: { perClient: limiter, perUsername: limiter }, cache: false },
+      v.verify,
+    );
+    expect((await get(url, basic("alice", "a"), "192.0.2.20")).status).toBe(401);
+    expect((await get(url, basic("alice", "b"), "192.0.2.21")).status).toBe(401);
+    expect((await get(url, basic("alice", "right"), "192.0.2.22")).status).toBe(429);
+    expect((await get(url, basic("bob", "builder"), "192.0.2.20")).status).toBe(200);
+  });
+
+  it("the window passes → the right password → 200 again", async () => {
+    const v = counting();
+    const { limiter, clock } = failures(2, 10_000);
+    const url = await serve({ failureLimit: { perClient: limiter }, cache: false }, v.verify);
+    await get(url, basic("alice", "x"));
+    await get(url, basic("alice", "y"));
+    const blocked = await get(url, basic("alice", "right"));
+    expect(blocked.status).toBe(429);
+    clock.now += Number(blocked.headers.get("retry-after")) * 1000;
+    expect((await get(url, basic("alice", "right"))).status).toBe(200);
+  });
+
+  it("good credentials spend nothing: 10 right passwords with a budget of 1 → 200 × 10", async () => {
+    const v = counting();
+    const { limiter } = failures(1);
+    const url = await serve(
+      { failureLimit: { perClient: limiter, perUsername: limiter }, cache: false },
+      v.verify,
+    );
+    for (let i = 0; i < 10; i++) expect((await get(url, basic("alice", "right"))).status).toBe(200);
+  });
+
+  it("a limiter that throws, failMode open (default) → verified as usual; closed → 503 with Retry-After", async () => {
+    const broken: FailureLimiter = {
+      consume() {
+        throw new Error("redis down");
+      },
+    };
+    const warnings: string[] = [];
+    const v = counting();
+    let url = await serve(
+      { failureLimit: { perClient: broken, logger: { warn: (_o, m) => warnings.push(m ?? "") } } },
+      v.verify,
+    );
+    expect((await get(url, basic("alice", "right"))).status).toBe(200);
+    expect((await get(url, basic("alice", "wrong"))).status).toBe(401);
+    expect(warnings).toHaveLength(1);
+    await server?.close();
+    url = await serve({ failureLimit: { perClient: broken, failMode: "closed" } }, v.verify);
+    const res = await get(url, basic("alice", "right"));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+  });
+});
+
+describe("bounded hashing", () => {
+  it("concurrency 1, queue 1: a third attempt while two are in → 503 with Retry-After, without verifying", async () => {
+    const v = counting();
+    const url = await serve({ concurrency: 1, queue: 1, cache: false }, v.verify);
+    v.hold();
+    const first = get(url, basic("alice", "right"));
+    const second = get(url, basic("bob", "builder"));
+    await expect.poll(() => v.calls.length).toBe(1);
+    // The second is queued (not yet verifying); give it time to arrive.
+    await new Promise((r) => setTimeout(r, 50));
+    const third = await get(url, basic("alice", "right"));
+    expect(third.status).toBe(503);
+    expect(third.headers.get("retry-after")).toBe("1");
+    expect(await third.json()).toMatchObject({ status: 503 });
+    expect(v.calls).toEqual(["alice"]);
+    v.release();
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
+    expect(v.calls).toEqual(["alice", "bob"]);
+  });
+
+  it("hashing slots all taken → a Bearer request still → 200, and a cached Basic client → 200", async () => {
+    const v = counting();
+    const url = await serve({ concurrency: 1, queue: 0 }, v.verify);
+    expect((await get(url, basic("bob", "builder"))).status).toBe(200); // now cached
+    v.hold();
+    const pending = get(url, basic("alice", "right"));
+    await expect.poll(() => v.calls.length).toBe(2);
+    expect((await get(url, basic("alice", "wrong"))).status).toBe(503);
+    expect((await get(url, `Bearer ${await bearer()}`)).status).toBe(200);
+    expect((await get(url, basic("bob", "builder"))).status).toBe(200);
+    v.release();
+    expect((await pending).status).toBe(200);
+  });
+
+  it("a verify that throws frees its slot: → 500, then the next attempt → 200", async () => {
+    let fail = true;
+    const url = await serve({ concurrency: 1, queue: 0, cache: false }, async (u, p) => {
+      if (fail) throw new Error("user store down");
+      return PASSWORDS.get(u) === p ? { id: u } : null;
+    });
+    expect((await get(url, basic("alice", "right"))).status).toBe(500);
+    fail = false;
+    expect((await get(url, basic("alice", "right"))).status).toBe(200);
+  });
+});
+
+describe("verified-credentials cache", () => {
+  it("the same good credentials twice → verify runs once", async () => {
+    const v = counting();
+    const url = await serve({}, v.verify);
+    expect((await get(url, basic("alice", "right"))).status).toBe(200);
+    const again = await get(url, basic("alice", "right"));
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ id: "alice", roles: [], scopes: [], scheme: "basic" });
+    expect(v.calls).toEqual(["alice"]);
+  });
+
+  it("a wrong password is never cached, and a cached user name with another password is verified", async () => {
+    const v = counting();
+    const url = await serve({}, v.verify);
+    await get(url, basic("alice", "right"));
+    expect((await get(url, basic("alice", "wrong"))).status).toBe(401);
+    expect((await get(url, basic("alice", "wrong"))).status).toBe(401);
+    expect(v.calls).toEqual(["alice", "alice", "alice"]);
+  });
+
+  it("cache: false → verify runs on every request", async () => {
+    const v = counting();
+    const url = await serve({ cache: false }, v.verify);
+    await get(url, basic("alice", "right"));
+    await get(url, basic("alice", "right"));
+    expect(v.calls).toEqual(["alice", "alice"]);
+  });
+
+  it("ttl 0.05 s → verified again after 100 ms", async () => {
+    const v = counting();
+    const url = await serve({ cache: { ttl: 0.05 } }, v.verify);
+    await get(url, basic("alice", "right"));
+    await new Promise((r) => setTimeout(r, 100));
+    await get(url, basic("alice", "right"));
+    expect(v.calls).toEqual(["alice", "alice"]);
+  });
+
+  it("max 1 → a second user evicts the first", async () => {
+    const v = counting();
+    const url = await serve({ cache: { max: 1 } }, v.verify);
+    await get(url, basic("alice", "right"));
+    await get(url, basic("bob", "builder"));
+    await get(url, basic("alice", "right"));
+    expect(v.calls).toEqual(["alice", "bob", "alice"]);
+  });
+
+  it("user names with ':' do not alias: check({ 'a:b', 'c' }) is not check({ 'a', 'b:c' })", async () => {
+    const verifier = createBasicVerifier({
+      verify: (u, p) => (u === "a" && p === "b:c" ? { id: "a" } : null),
+    });
+    expect((await verifier.check({ username: "a", password: "b:c" }, undefined)).result).toBe(
+      "authenticated",
+    );
+    expect((await verifier.check({ username: "a:b", password: "c" }, undefined)).result).toBe("invalid");
+  });
+});
+
+describe("createBasicVerifier options", () => {
+  const verify = () => null;
+  it.each([
+    ["concurrency: 0", { concurrency: 0 }, "ERR_SVC_AUTH_BASIC_CONCURRENCY"],
+    ["concurrency: 1.5", { concurrency: 1.5 }, "ERR_SVC_AUTH_BASIC_CONCURRENCY"],
+    ["queue: -1", { queue: -1 }, "ERR_SVC_AUTH_BASIC_QUEUE"],
+    ["busyRetryAfter: NaN", { busyRetryAfter: Number.NaN }, "ERR_SVC_AUTH_BASIC_BUSY_RETRY_AFTER"],
+    ["cache.max: 0", { cache: { max: 0 } }, "ERR_SVC_AUTH_BASIC_CACHE_MAX"],
+    ["cache.ttl: -1", { cache: { ttl: -1 } }, "ERR_SVC_AUTH_BASIC_CACHE_TTL"],
+    ["failureLimit: {}", { failureLimit: {} }, "ERR_SVC_AUTH_BASIC_FAILURE_LIMIT"],
+    [
+      "failureLimit.perClient: {}",
+      { failureLimit: { perClient: {} } },
+      "ERR_SVC_AUTH_BASIC_FAILURE_LIMIT_PER_CLIENT",
+    ],
+    [
+      'failureLimit.failMode: "maybe"',
+      { failureLimit: { perClient: { consume: () => ({}) }, failMode: "maybe" } },
+      "ERR_SVC_AUTH_BASIC_FAILURE_LIMIT_FAIL_MODE",
+    ],
+  ])("%s → TypeError with its code", (_label, options, code) => {
+    expect(() => createBasicVerifier({ verify, ...(options as object) })).toThrow(
+      expect.objectContaining({ name: "TypeError", code }),
+    );
+  });
+
+  it("verify missing → TypeError ERR_SVC_AUTH_BASIC_VERIFY, naming what was given", () => {
+    expect(() => createBasicVerifier({} as BasicOptions)).toThrow(
+      expect.objectContaining({
+        code: "ERR_SVC_AUTH_BASIC_VERIFY",
+        message: expect.stringMatching(/undefined/),
+      }),
+    );
+  });
+
+  it("defaults: 2 concurrent verifications, 16 waiting", () => {
+    const { gate } = createBasicVerifier({ verify });
+    expect([gate.limit, gate.queue]).toEqual([2, 16]);
+  });
+});
+
+describe("clientBucket", () => {
+  it.each([
+    ["192.0.2.1", "192.0.2.1"],
+    ["::ffff:192.0.2.1", "192.0.2.1"],
+    ["2001:db8::1", "2001:db8:0:0::/64"],
+    ["2001:0db8:0000:0001:aaaa::1", "2001:db8:0:1::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["64:ff9b::192.0.2.1", "64:ff9b:0:0::/64"],
+    ["not an address", undefined],
+    ["1.2.3", undefined],
+    [undefined, undefined],
+  ])("%s → %s", (input, bucket) => {
+    expect(clientBucket(input)).toBe(bucket);
+  });
+});
+
+describe("ConcurrencyGate", () => {
+  it("limit 1, queue 1: enter → slot, enter → waits, enter → undefined; release passes the slot on", async () => {
+    const gate = new ConcurrencyGate(1, 1);
+    const first = gate.enter();
+    expect(typeof first).toBe("function");
+    const second = gate.enter();
+    expect(second).toBeInstanceOf(Promise);
+    expect(gate.enter()).toBeUndefined();
+    (first as () => void)();
+    (first as () => void)(); // a second release is a no-op
+    const release = await (second as Promise<() => void>);
+    expect([gate.active, gate.waiting]).toEqual([1, 0]);
+    release();
+    expect(gate.active).toBe(0);
+  });
+});

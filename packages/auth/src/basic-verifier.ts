@@ -1,0 +1,418 @@
+import { createHmac, hash, randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { BasicCredentials } from "./basic.js";
+import { clientBucket } from "./client-address.js";
+import { ConcurrencyGate } from "./concurrency-gate.js";
+import { optionError } from "./options.js";
+import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
+import { VerifiedTokenCache } from "./token-cache.js";
+
+/**
+ * Checks a user name and password. Resolve to the principal for good credentials, and to
+ * `null`/`undefined`/`false` for bad ones (a throw is a server failure, not a 401).
+ * Compare passwords in constant time: {@link verifyPassword} does.
+ *
+ * @example
+ * const verify: VerifyPassword = async (user, password) =>
+ *   (await passwords.verify(password, users.get(user)?.hash)) ? { id: user } : null;
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export type VerifyPassword = (
+  username: string,
+  password: string,
+) => Promise<PrincipalInit | null | undefined | false> | PrincipalInit | null | undefined | false;
+
+/**
+ * What a {@link FailureLimiter} answers. `@svc/ratelimit`'s `Decision` has these fields.
+ *
+ * @example
+ * const { allowed, remaining, retryAfterMs } = await limiter.consume("c:192.0.2.1", 0);
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export interface FailureDecision {
+  /** Whether the `cost` was spent (a denied call spends nothing). */
+  allowed: boolean;
+  /** Units left after this call. */
+  remaining: number;
+  /** Milliseconds until a call of the same cost would be allowed; `0` when allowed. */
+  retryAfterMs: number;
+}
+
+/**
+ * Counts failed authentications per key. `consume(key, 1)` records a failure (denied once the
+ * budget is spent); `consume(key, 0)` reports the budget without spending. `@svc/ratelimit`'s
+ * `createRateLimiter(...)` fits as it is, with a `MemoryStore` (one process) or a `RedisStore`
+ * (shared by a fleet).
+ *
+ * @example
+ * import { createRateLimiter } from "@svc/ratelimit";
+ * const failures: FailureLimiter = createRateLimiter({ limit: 5, windowMs: 15 * 60_000, prefix: "authfail:" });
+ * @see https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#protect-against-automated-attacks
+ */
+export interface FailureLimiter {
+  consume(key: string, cost: number): FailureDecision | Promise<FailureDecision>;
+}
+
+/** Where an open-mode limiter failure is reported (pino-compatible). */
+export interface BasicLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+/**
+ * Failed-authentication budgets, checked before any password is hashed.
+ *
+ * @example
+ * const failureLimit: FailureLimitOptions = { perClient: failures, perUsername: failures };
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export interface FailureLimitOptions {
+  /**
+   * Budget of failures per client (key `c:<address>`, IPv6 per /64). Spent: every Basic attempt
+   * from that client gets 429 with `Retry-After`, right password or not, until it replenishes.
+   */
+  perClient?: FailureLimiter;
+  /**
+   * Budget of failures per user name (key `u:<SHA-256 of the NFC, lower-cased name>`, so the key
+   * is small whatever the client sends). Spent: every attempt for that name gets 429, from any
+   * client. The same limiter object as `perClient` may serve both (the keys differ).
+   */
+  perUsername?: FailureLimiter;
+  /**
+   * The client's address (IPv6 grouped per /64), or any other key naming the client (longer than
+   * 64 characters: its SHA-256 is used); `undefined` skips the client budget. Express's `req.ip`
+   * honours `trust proxy`; set it to exactly your proxies, or every client shares their budget.
+   * @default (req) => req.ip ?? req.socket.remoteAddress
+   */
+  clientAddress?: (req: IncomingMessage & { ip?: string | undefined }) => string | undefined;
+  /**
+   * When a limiter fails (Redis down): `"open"` goes on without the budgets (the concurrency
+   * bound still holds) and logs at most once a minute; `"closed"` answers 503 with `Retry-After`.
+   * @default "open"
+   */
+  failMode?: "open" | "closed";
+  /**
+   * Where `failMode: "open"` reports a limiter failure.
+   * @default one JSON line on stderr
+   */
+  logger?: BasicLogger;
+}
+
+/**
+ * The verified-credentials cache: a client that sends the same good credentials again within
+ * `ttl` is not verified (nor hashed) again.
+ *
+ * @example
+ * const cache: BasicCacheOptions = { max: 500, ttl: 30 };
+ * @see https://www.rfc-editor.org/rfc/rfc7617#section-2
+ */
+export interface BasicCacheOptions {
+  /**
+   * Most entries held (least recently used leaves first); about 200 bytes each plus the principal.
+   * @default 1000
+   */
+  max?: number;
+  /**
+   * Seconds an entry is served. A changed password or a removed user keeps working for up to
+   * this long with the old credentials (or call `clearCache()`).
+   * @default 60
+   */
+  ttl?: number;
+}
+
+/**
+ * Options of Basic authentication (RFC 7617), for `authenticate({ basic })` or
+ * {@link createBasicVerifier}.
+ *
+ * @example
+ * const basic: BasicOptions = { verify, failureLimit: { perClient: failures, perUsername: failures } };
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export interface BasicOptions {
+  /** Checks the credentials; the same callback can serve SOAP `Authentication` headers. */
+  verify: VerifyPassword;
+  /**
+   * Budgets of failed attempts per client and per user name, checked before `verify` runs.
+   * @default off
+   */
+  failureLimit?: FailureLimitOptions;
+  /**
+   * Most `verify` calls (password hashing) running at once in this process. scrypt runs on
+   * libuv's thread pool (4 threads unless `UV_THREADPOOL_SIZE` says otherwise), which Bearer
+   * signature checks and file I/O share: keeping hashing below its size keeps them flowing.
+   * @default 2
+   */
+  concurrency?: number;
+  /**
+   * Most attempts waiting for a `concurrency` slot; beyond it an attempt is shed with 503 and
+   * `Retry-After` at once, without hashing.
+   * @default 16
+   */
+  queue?: number;
+  /**
+   * `Retry-After` seconds on that 503 (and on a `failMode: "closed"` limiter failure).
+   * @default 1
+   */
+  busyRetryAfter?: number;
+  /**
+   * The verified-credentials cache, or `false` to verify every request.
+   * @default { max: 1000, ttl: 60 }
+   */
+  cache?: BasicCacheOptions | false;
+}
+
+/**
+ * What {@link BasicVerifier.check} concluded.
+ * - `authenticated`: good credentials.
+ * - `invalid`: bad or undecodable credentials (counted against the budgets): 401.
+ * - `blocked`: a failure budget is spent; nothing was verified: 429 with `retryAfterMs`.
+ * - `busy`: too many verifications running and waiting, or a closed-mode limiter failure: 503.
+ *
+ * @example
+ * const outcome = await verifier.check(decodeBasicCredentials(token), "192.0.2.1");
+ * if (outcome.result === "blocked") res.setHeader("Retry-After", Math.ceil(outcome.retryAfterMs / 1000));
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export type BasicOutcome =
+  | { result: "authenticated"; principal: Principal }
+  | { result: "invalid" }
+  | { result: "blocked"; retryAfterMs: number }
+  | { result: "busy"; retryAfterMs: number; cause?: unknown };
+
+/**
+ * A Basic verifier built once (budgets, concurrency bound and cache shared by every
+ * `authenticate()` it is given to). Framework-agnostic: `check` takes decoded credentials and
+ * the client's address.
+ *
+ * @example
+ * const outcome = await verifier.check({ username: "alice", password: "s3cret" }, req.socket.remoteAddress);
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export interface BasicVerifier {
+  /** Checks credentials (`undefined`: undecodable) from the client at `address`. */
+  check(credentials: BasicCredentials | undefined, address: string | undefined): Promise<BasicOutcome>;
+  /** The client address of a request, as `failureLimit.clientAddress` reads it. */
+  clientAddress(req: IncomingMessage & { ip?: string | undefined }): string | undefined;
+  /** Forgets every verified credential (after a password change, for instance). */
+  clearCache(): void;
+  /** The verification slots: `limit` and `queue`, `active` and `waiting` now. */
+  readonly gate: {
+    readonly limit: number;
+    readonly queue: number;
+    readonly active: number;
+    readonly waiting: number;
+  };
+}
+
+/** Marks objects made by {@link createBasicVerifier}. */
+const VERIFIER = Symbol("@svc/auth basic verifier");
+
+/** Whether `value` is a verifier made by {@link createBasicVerifier}. */
+export function isBasicVerifier(value: unknown): value is BasicVerifier {
+  return typeof value === "object" && value !== null && VERIFIER in value;
+}
+
+const defaultAddress = (req: IncomingMessage & { ip?: string | undefined }) =>
+  req.ip ?? req.socket?.remoteAddress;
+
+const stderrLogger: BasicLogger = {
+  warn(obj, msg) {
+    const line: Record<string, unknown> = { level: 40, time: Date.now(), msg };
+    for (const [k, v] of Object.entries(obj))
+      line[k] = v instanceof Error ? { type: v.name, message: v.message } : v;
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  },
+};
+
+function isLimiter(value: unknown): value is FailureLimiter {
+  return (
+    typeof value === "object" && value !== null && typeof (value as FailureLimiter).consume === "function"
+  );
+}
+
+function positiveInteger(value: unknown, name: string, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min)
+    throw optionError(name, value, min === 0 ? "a non-negative integer" : "a positive integer");
+  return value;
+}
+
+/**
+ * Builds a Basic verifier: the failure budgets, the bounded hashing and the verified-credentials
+ * cache around `verify`. Order per attempt, so a client over its budget costs no hashing:
+ *
+ * 1. the failure budgets of the client and the user name (`consume(key, 0)`): spent → `blocked`;
+ * 2. the cache of verified credentials: a hit → `authenticated`;
+ * 3. a verification slot (`concurrency`, `queue`): none free → `busy`;
+ * 4. `verify(username, password)`; a failure spends one unit of each budget → `invalid`.
+ *
+ * Misconfiguration throws a `TypeError` with a `code` (`ERR_SVC_AUTH_BASIC_CONCURRENCY`, ...).
+ *
+ * @example
+ * import { createRateLimiter, RedisStore } from "@svc/ratelimit";
+ * const failures = createRateLimiter({ limit: 10, windowMs: 15 * 60_000, store: new RedisStore({ client }), prefix: "authfail:" });
+ * const basic = createBasicVerifier({ verify, failureLimit: { perClient: failures, perUsername: failures } });
+ * app.use(authenticate({ realm: "api", basic }));
+ * app.post("/token", authenticate({ realm: "api", basic }), issueToken); // the same budgets and slots
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.6.4
+ */
+export function createBasicVerifier(options: BasicOptions): BasicVerifier {
+  if (typeof options !== "object" || options === null)
+    throw optionError("basic", options, "an object { verify, ... }");
+  const verify = options.verify;
+  if (typeof verify !== "function")
+    throw optionError("basic.verify", verify, "a function (username, password) => principal");
+  const concurrency = positiveInteger(options.concurrency, "basic.concurrency", 2);
+  const queue = positiveInteger(options.queue, "basic.queue", 16, 0);
+  const busyRetryAfter = options.busyRetryAfter ?? 1;
+  if (typeof busyRetryAfter !== "number" || !Number.isFinite(busyRetryAfter) || busyRetryAfter < 0)
+    throw optionError("basic.busyRetryAfter", busyRetryAfter, "a non-negative number of seconds");
+  const busyMs = busyRetryAfter * 1000;
+
+  const limits = options.failureLimit;
+  if (limits !== undefined && (typeof limits !== "object" || limits === null))
+    throw optionError("basic.failureLimit", limits, "an object { perClient?, perUsername? }");
+  const perClient = limits?.perClient;
+  const perUsername = limits?.perUsername;
+  if (perClient !== undefined && !isLimiter(perClient))
+    throw optionError("basic.failureLimit.perClient", perClient, "a limiter with consume(key, cost)");
+  if (perUsername !== undefined && !isLimiter(perUsername))
+    throw optionError("basic.failureLimit.perUsername", perUsername, "a limiter with consume(key, cost)");
+  if (limits !== undefined && perClient === undefined && perUsername === undefined)
+    throw optionError("basic.failureLimit", limits, "an object with perClient, perUsername or both");
+  const clientAddress = limits?.clientAddress ?? defaultAddress;
+  if (typeof clientAddress !== "function")
+    throw optionError("basic.failureLimit.clientAddress", clientAddress, "a function (req) => string");
+  const failMode = limits?.failMode ?? "open";
+  if (failMode !== "open" && failMode !== "closed")
+    throw optionError("basic.failureLimit.failMode", failMode, '"open" or "closed"');
+  const logger = limits?.logger ?? stderrLogger;
+  if (typeof logger?.warn !== "function")
+    throw optionError("basic.failureLimit.logger", logger, "an object with warn(obj, msg)");
+
+  const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
+  if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
+    throw optionError("basic.cache", options.cache, "an object { max, ttl } or false");
+  const cacheMax = positiveInteger(cacheOptions?.max, "basic.cache.max", 1000);
+  const cacheTtl = cacheOptions?.ttl ?? 60;
+  if (typeof cacheTtl !== "number" || !Number.isFinite(cacheTtl) || cacheTtl <= 0)
+    throw optionError("basic.cache.ttl", cacheTtl, "a positive number of seconds");
+  const cache = cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined;
+  const cacheTtlMs = cacheTtl * 1000;
+  // Keyed by an HMAC under a key of this process: a heap dump holds no password, and no
+  // digest that could be checked offline against guesses.
+  const cacheSecret = randomBytes(32);
+
+  const gate = new ConcurrencyGate(concurrency, queue);
+  let lastLog = Number.NEGATIVE_INFINITY;
+
+  function limiterFailed(err: unknown): BasicOutcome | undefined {
+    if (failMode === "closed") return { result: "busy", retryAfterMs: busyMs, cause: err };
+    const now = Date.now();
+    if (now - lastLog >= 60_000) {
+      lastLog = now;
+      logger.warn({ err }, "auth failure limiter failed; Basic attempts go on without failure budgets");
+    }
+    return undefined;
+  }
+
+  /**
+   * The milliseconds to wait when `key`'s budget is spent, `0` when it is not, or `-1` when a
+   * unit was spent on the way (the budget came back between the two calls: that unit is this
+   * attempt's failure, recorded in advance).
+   */
+  async function spent(limiter: FailureLimiter, key: string): Promise<number> {
+    const report = await limiter.consume(key, 0);
+    if (report.allowed && report.remaining >= 1) return 0;
+    // A cost-0 report says "none left" but not when one comes back; a cost-1 call does, and a
+    // denied call spends nothing (RFC 6585 §4 and §7.2 of RFC 9110 for Retry-After).
+    const probe = await limiter.consume(key, 1);
+    return probe.allowed ? -1 : Math.max(1, probe.retryAfterMs);
+  }
+
+  /** An IP address's bucket; any other client key as is, or its digest when long. */
+  const clientKey = (address: string | undefined): string | undefined => {
+    if (typeof address !== "string" || address === "") return undefined;
+    const bucket = clientBucket(address);
+    if (bucket !== undefined) return bucket;
+    return address.length <= 64 ? `k:${address}` : `h:${hash("sha256", address, "base64url")}`;
+  };
+
+  const usernameKey = (username: string) =>
+    `u:${hash("sha256", username.normalize("NFC").toLowerCase(), "base64url")}`;
+
+  async function check(
+    credentials: BasicCredentials | undefined,
+    address: string | undefined,
+  ): Promise<BasicOutcome> {
+    const bucket = perClient ? clientKey(address) : undefined;
+    const keys: Array<[FailureLimiter, string]> = [];
+    if (perClient && bucket !== undefined) keys.push([perClient, `c:${bucket}`]);
+    if (perUsername && credentials) keys.push([perUsername, usernameKey(credentials.username)]);
+
+    // 1. The budgets, before any hashing: an attacker over budget costs a lookup, not scrypt.
+    let prespent: boolean[] = [];
+    if (keys.length > 0) {
+      let waits: number[] | undefined;
+      try {
+        waits = await Promise.all(keys.map(([limiter, key]) => spent(limiter, key)));
+      } catch (err) {
+        const outcome = limiterFailed(err);
+        if (outcome) return outcome;
+      }
+      if (waits) {
+        const wait = Math.max(...waits);
+        if (wait > 0) return { result: "blocked", retryAfterMs: wait };
+        prespent = waits.map((w) => w === -1);
+      }
+    }
+
+    const fail = async (): Promise<BasicOutcome> => {
+      try {
+        await Promise.all(
+          keys.map(([limiter, key], i) => (prespent[i] ? undefined : limiter.consume(key, 1))),
+        );
+      } catch (err) {
+        const outcome = limiterFailed(err);
+        if (outcome) return outcome;
+      }
+      return { result: "invalid" };
+    };
+    if (!credentials) return fail();
+
+    // 2. Credentials verified a moment ago.
+    let cacheKey = "";
+    if (cache) {
+      cacheKey = createHmac("sha256", cacheSecret)
+        // Length-prefixed: `check` is public, and a user name with ":" must not alias another pair.
+        .update(`${credentials.username.length}:${credentials.username}:${credentials.password}`)
+        .digest("base64url");
+      const hit = cache.get(cacheKey, Date.now());
+      if (hit) return { result: "authenticated", principal: toPrincipal(hit, "basic") };
+    }
+
+    // 3. A slot for the expensive part, or shed the attempt now.
+    const entry = gate.enter();
+    if (entry === undefined) return { result: "busy", retryAfterMs: busyMs };
+    const release = typeof entry === "function" ? entry : await entry;
+    let result: Awaited<ReturnType<VerifyPassword>>;
+    try {
+      result = await verify(credentials.username, credentials.password);
+    } finally {
+      release();
+    }
+    if (!result) return fail();
+    const principal = toPrincipal(result, "basic");
+    cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + cacheTtlMs);
+    return { result: "authenticated", principal };
+  }
+
+  return {
+    [VERIFIER]: true,
+    check,
+    clientAddress: (req) => clientAddress(req),
+    clearCache: () => cache?.clear(),
+    gate,
+  } as BasicVerifier;
+}
