@@ -374,11 +374,13 @@ describe("idempotency (memory store)", () => {
     expect(calls.validate).toBe(1);
   });
 
-  it("a 400 from the body parser (malformed JSON) → not stored, the key stays free", async () => {
+  it("a 400 from a validating middleware after the idempotency one (next(HttpError)) → not stored, the key stays free", async () => {
     const { url, calls } = await start();
-    expect((await post(`${url}/validate`, "k", "{not json")).status).toBe(400);
-    expect((await post(`${url}/validate`, "k", { qty: 1 })).status).toBe(201);
-    expect(calls.validate).toBe(1);
+    expect((await post(`${url}/checked`, "k", {})).status).toBe(400);
+    const valid = await post(`${url}/checked`, "k", { qty: 1 });
+    expect(valid.status).toBe(201);
+    expect(valid.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.checked).toBe(1);
   });
 
   it("storeStatus: (status) => status < 500 → a validation 400 is stored as before", async () => {
