@@ -5,7 +5,6 @@ import { createCluster } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
-import type { IdempotencyStore } from "./store.js";
 import { buildApp, post, sleep } from "./test-utils.js";
 
 const cluster = await redisCluster({ masters: 3 });
@@ -85,7 +84,12 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
       const responses = await Promise.all(
         Array.from({ length: 50 }, () => post(`${url}/orders`, "burst", { qty: 1 })),
       );
-      const statuses = await Promise.all(responses.map(async (r) => (await r.arrayBuffer(), r.status)));
+      const statuses = await Promise.all(
+        responses.map(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      );
       expect(calls.orders).toBe(1);
       expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
       expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
