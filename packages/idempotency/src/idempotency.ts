@@ -225,7 +225,7 @@ export const IDEMPOTENCY_ERROR_CODES = {
 } as const;
 
 const DEFAULT_REPLAY_HEADERS = ["content-type", "location", "etag", "content-location", "last-modified"];
-const NEVER_REPLAYED = /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed)$/;
+const NEVER_REPLAYED = /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted)$/;
 
 const stderrLogger: IdempotencyLogger = {
   warn(obj, msg) {
@@ -315,7 +315,10 @@ function resolveRouting(routing: Partial<RoutingRules> | undefined): Partial<Rou
  * and runs; its response (status, body, safe headers) is stored; a retry with the same key and
  * payload gets that response again with `Idempotent-Replayed: true`. A duplicate while the first
  * still runs gets 409 with `Retry-After`; the same key with another payload gets 422; a malformed
- * key (or none, when `required`) gets 400. Keys are scoped by principal, method and path.
+ * key (or none, when `required`) gets 400. Keys are scoped by principal, method and the route the
+ * router runs (in front of routing: the canonical path, see {@link canonicalPath}), so no other
+ * spelling of the URL reaches the handler under a fresh key. A 4xx is stored only after
+ * {@link markStarted}.
  *
  * Mount it after the body parser (the payload fingerprint reads `req.body`) and after
  * authentication (the scope reads `req.principal`).
