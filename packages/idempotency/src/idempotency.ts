@@ -225,7 +225,8 @@ export const IDEMPOTENCY_ERROR_CODES = {
 } as const;
 
 const DEFAULT_REPLAY_HEADERS = ["content-type", "location", "etag", "content-location", "last-modified"];
-const NEVER_REPLAYED = /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted)$/;
+const NEVER_REPLAYED =
+  /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted)$/;
 
 const stderrLogger: IdempotencyLogger = {
   warn(obj, msg) {
