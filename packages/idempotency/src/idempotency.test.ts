@@ -277,7 +277,7 @@ describe("idempotency (memory store)", () => {
   });
 
   it("piped stream of 256 KiB → live response intact, replay identical", async () => {
-    const { url, calls } = await start();
+    const { url, calls } = await start({ maxStoredBytes: 1_048_576 });
     const digest = async (r: Response) =>
       createHash("sha256")
         .update(Buffer.from(await r.arrayBuffer()))
@@ -291,7 +291,7 @@ describe("idempotency (memory store)", () => {
     expect(calls.stream).toBe(1);
   });
 
-  it("response larger than maxStoredBytes → sent whole, not stored, warning logged, retry re-executes", async () => {
+  it("response larger than maxStoredBytes → sent whole; the retry gets the status without the body and Idempotent-Body-Omitted: true, the handler ran once", async () => {
     const warnings: string[] = [];
     const { url, calls } = await start({
       maxStoredBytes: 1000,
@@ -299,10 +299,28 @@ describe("idempotency (memory store)", () => {
     });
     const first = await post(`${url}/big`, "k", { size: 1001 });
     expect((await first.text()).length).toBe(1001);
+    expect(first.headers.get("idempotent-body-omitted")).toBeNull();
     const again = await post(`${url}/big`, "k", { size: 1001 });
-    expect(again.headers.get("idempotent-replayed")).toBeNull();
-    expect(calls.big).toBe(2);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("idempotent-body-omitted")).toBe("true");
+    expect(again.headers.get("content-type")).toBeNull();
+    expect(again.headers.get("content-length")).toBe("0");
+    expect(await again.text()).toBe("");
+    expect(calls.big).toBe(1);
     expect(warnings.some((w) => w.includes("maxStoredBytes"))).toBe(true);
+  });
+
+  it("maxStoredBytes by default is 64 KiB: a 64 KiB + 1 response is replayed without its body", async () => {
+    const { url, calls } = await start({ logger: { warn() {} } });
+    await (await post(`${url}/big`, "k", { size: 65_537 })).arrayBuffer();
+    const again = await post(`${url}/big`, "k", { size: 65_537 });
+    expect(again.headers.get("idempotent-body-omitted")).toBe("true");
+    await (await post(`${url}/big`, "k2", { size: 65_536 })).arrayBuffer();
+    const whole = await post(`${url}/big`, "k2", { size: 65_536 });
+    expect(whole.headers.get("idempotent-body-omitted")).toBeNull();
+    expect((await whole.text()).length).toBe(65_536);
+    expect(calls.big).toBe(2);
   });
 
   it("response of exactly maxStoredBytes → stored", async () => {
@@ -332,13 +350,45 @@ describe("idempotency (memory store)", () => {
     expect(calls.flaky).toBe(1);
   });
 
-  it("handler 400 → stored and replayed", async () => {
+  it("handler 400 after markStarted(res) → stored and replayed", async () => {
     const { url, calls } = await start();
     await post(`${url}/reject`, "k", {});
     const again = await post(`${url}/reject`, "k", {});
     expect(again.status).toBe(400);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(calls.reject).toBe(1);
+  });
+
+  it("400 from validation before markStarted → not stored: a retry with the same key and a valid body runs", async () => {
+    const { url, calls } = await start();
+    const bad = await post(`${url}/validate`, "k", { qty: -1 });
+    expect(bad.status).toBe(400);
+    const again = await post(`${url}/validate`, "k", { qty: -1 });
+    expect(again.status).toBe(400);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    const good = await post(`${url}/validate`, "k", { qty: 2 });
+    expect(good.status).toBe(201);
+    expect(good.headers.get("idempotent-replayed")).toBeNull();
+    const replay = await post(`${url}/validate`, "k", { qty: 2 });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.validate).toBe(1);
+  });
+
+  it("a 400 from a validating middleware after the idempotency one (next(HttpError)) → not stored, the key stays free", async () => {
+    const { url, calls } = await start();
+    expect((await post(`${url}/checked`, "k", {})).status).toBe(400);
+    const valid = await post(`${url}/checked`, "k", { qty: 1 });
+    expect(valid.status).toBe(201);
+    expect(valid.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.checked).toBe(1);
+  });
+
+  it("storeStatus: (status) => status < 500 → a validation 400 is stored as before", async () => {
+    const { url, calls } = await start({ storeStatus: (status) => status < 500 });
+    await post(`${url}/validate`, "k", { qty: -1 });
+    const retry = await post(`${url}/validate`, "k", { qty: -1 });
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.validate).toBeUndefined();
   });
 
   it("raw body: same bytes replay, other bytes → 422", async () => {

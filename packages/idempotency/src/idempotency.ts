@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
+import { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 import { type CapturedResponse, captureResponse, HEADER_OF } from "./capture.js";
 import { requestFingerprint } from "./fingerprint.js";
 import { MemoryStore } from "./memory-store.js";
+import { optionError } from "./option-error.js";
 import { parseIdempotencyKey } from "./parse-key.js";
-import type { IdempotencyStore, StoredResponse } from "./store.js";
+import { type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
 
 /** A pino-compatible logger: only `warn(obj, msg)` is used. */
 export interface IdempotencyLogger {
@@ -25,6 +27,32 @@ export interface IdempotencyRequest extends IncomingMessage {
   originalUrl?: string;
   /** pino-http's per-request logger, used when no `logger` option is given. */
   log?: IdempotencyLogger;
+  /** Express: where the router that runs the route is mounted (the matched spelling). */
+  baseUrl?: string;
+  /** Express: the route being run, when the middleware is mounted on a route. */
+  route?: { path?: unknown } | undefined;
+  /** Express: the application, for its `case sensitive routing` and `strict routing` settings. */
+  app?: { get(setting: string): unknown } | undefined;
+}
+
+/**
+ * Says which requests must carry a key: every one (`true`), none (`false`), those whose
+ * canonical path is in a list, or those a predicate picks. Lists and predicates see the path the
+ * way the router matches it (see {@link canonicalPath}), so `/Transfers/` is `/transfers`.
+ */
+export type IdempotencyRequired =
+  | boolean
+  | readonly string[]
+  | ((path: string, req: IdempotencyRequest) => boolean);
+
+/** What {@link IdempotencyOptions.storeStatus} is told besides the status. */
+export interface StoreStatusContext {
+  /**
+   * The endpoint said it started executing ({@link markStarted}) before it answered. A 4xx
+   * without it came from validation in front of the work (body parser, auth, a handler's own
+   * input checks) and is not stored.
+   */
+  started: boolean;
 }
 
 /** Express's `next`. */
@@ -36,6 +64,29 @@ export interface IdempotencyLocals {
   key: string;
   /** The fencing token of this execution; pass it on to guard downstream writes. */
   token: string;
+  /** Same as {@link markStarted}`(res)`: the endpoint starts its work now. */
+  markStarted(): void;
+}
+
+const STARTED = new WeakSet<object>();
+
+/**
+ * Tells the idempotency middleware that the endpoint has started executing: call it after the
+ * request passed validation and before the first side effect. A 4xx answered after it is stored
+ * and replayed; one answered without it (a validation failure) is not, so a retry with a
+ * corrected body and the same key runs. A 2xx or 3xx is stored either way. This is Stripe's rule:
+ * "results are only saved if an API endpoint started executing".
+ *
+ * @example
+ * app.post("/transfers", express.json(), idempotency(), async (req, res) => {
+ *   const input = validate(req.body); // throws HttpError(400): not stored, the key stays free
+ *   markStarted(res);
+ *   res.status(201).json(await transfer(input)); // stored, whatever its status below 500
+ * });
+ * @see https://docs.stripe.com/api/idempotent_requests
+ */
+export function markStarted(res: object): void {
+  STARTED.add(res);
 }
 
 /**
@@ -51,10 +102,24 @@ export interface IdempotencyOptions {
    */
   store?: IdempotencyStore;
   /**
-   * Answer 400 when a request has no `Idempotency-Key` (draft §2.7).
+   * Answer 400 when a request has no `Idempotency-Key` (draft §2.7): `true` for every request
+   * the middleware sees, or only for some paths, given as a list or a predicate over the path as
+   * the router matches it (lower-cased unless `case sensitive routing`, one trailing slash
+   * dropped unless `strict routing`; see {@link canonicalPath}). So an app-level middleware in
+   * front of routing cannot be bypassed by spelling `/Transfers/`.
+   * @example idempotency({ required: ["/payments", "/transfers"] })
+   * @example idempotency({ required: (path) => path.startsWith("/payments") })
    * @default false
    */
-  required?: boolean;
+  required?: IdempotencyRequired;
+  /**
+   * How the router compares paths, when not read from the Express app (`req.app.get("case
+   * sensitive routing")`, `req.app.get("strict routing")`): for plain `node:http` or a router
+   * with settings of its own. Keys and `required` use the path in this canonical form.
+   * @example idempotency({ routing: { caseSensitive: true } })
+   * @default the app's settings; without an app, both false (Express's defaults)
+   */
+  routing?: Partial<RoutingRules>;
   /**
    * The methods the middleware acts on; every other method passes straight through.
    * @default ["POST"]
@@ -89,16 +154,21 @@ export interface IdempotencyOptions {
    */
   retentionMs?: number;
   /**
-   * Largest response body stored; a larger one is sent but not stored, its claim released and a
-   * warning logged.
-   * @default 1048576
+   * Largest response body stored. A larger one is sent whole, and stored without its body: a
+   * retry gets the status and the replayed headers (`Location`, `ETag`, …) with an empty body,
+   * `Idempotent-Replayed: true` and `Idempotent-Body-Omitted: true`, and the handler never runs
+   * twice (draft §2.6: a duplicate gets "the result of the previously completed operation").
+   * @example idempotency({ maxStoredBytes: 256 * 1024 })
+   * @default 65536
    */
   maxStoredBytes?: number;
   /**
    * Which handler statuses are stored for replay. Others release the claim so a retry can run.
-   * @default (status) => status < 500
+   * `started` is whether the endpoint called {@link markStarted}.
+   * @example idempotency({ storeStatus: (status) => status < 500 }) // also 4xx of validation
+   * @default (status, { started }) => status < 400 || (started && status < 500)
    */
-  storeStatus?: (status: number) => boolean;
+  storeStatus?: (status: number, context: StoreStatusContext) => boolean;
   /**
    * Response headers stored and replayed. `Set-Cookie`, `Date` and rate-limit headers are never
    * replayed and are refused here.
@@ -155,7 +225,8 @@ export const IDEMPOTENCY_ERROR_CODES = {
 } as const;
 
 const DEFAULT_REPLAY_HEADERS = ["content-type", "location", "etag", "content-location", "last-modified"];
-const NEVER_REPLAYED = /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed)$/;
+const NEVER_REPLAYED =
+  /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted)$/;
 
 const stderrLogger: IdempotencyLogger = {
   warn(obj, msg) {
@@ -164,12 +235,79 @@ const stderrLogger: IdempotencyLogger = {
 };
 
 function positive(name: string, value: number, allowZero = false): number {
-  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new TypeError(
-      `idempotency: ${name} must be a ${allowZero ? "non-negative" : "positive"} number, got ${String(value)}`,
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw optionError(
+      "idempotency",
+      name,
+      value,
+      `a ${allowZero ? "non-negative" : "positive"} finite number`,
     );
   }
   return value;
+}
+
+function booleanOption(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw optionError("idempotency", name, value, "a boolean");
+  return value;
+}
+
+const defaultStoreStatus = (status: number, { started }: StoreStatusContext): boolean =>
+  status < 400 || (started && status < 500);
+
+/** Resolves `required` once into a predicate over the canonical path. */
+function resolveRequired(
+  required: IdempotencyRequired | undefined,
+): (path: string, rules: RoutingRules, req: IdempotencyRequest) => boolean {
+  if (required === undefined || typeof required === "boolean") {
+    const all = required ?? false;
+    return () => all;
+  }
+  if (typeof required === "function") return (path, _rules, req) => required(path, req) === true;
+  if (!Array.isArray(required) || required.length === 0) {
+    throw optionError(
+      "idempotency",
+      "required",
+      required,
+      "a boolean, a non-empty array of paths or a function (path, req) => boolean",
+    );
+  }
+  for (const p of required) {
+    if (typeof p !== "string" || !p.startsWith("/") || /[?#\s]/.test(p)) {
+      throw optionError(
+        "idempotency",
+        "required",
+        p,
+        'paths that start with "/" without query, fragment or spaces',
+      );
+    }
+  }
+  // Each entry in the four canonical forms, so a request only looks up its own.
+  const sets = new Map<string, Set<string>>();
+  for (const caseSensitive of [false, true]) {
+    for (const strict of [false, true]) {
+      const rules = { caseSensitive, strict };
+      sets.set(`${caseSensitive}:${strict}`, new Set(required.map((p) => canonicalPath(p, rules))));
+    }
+  }
+  return (path, rules) => sets.get(`${rules.caseSensitive}:${rules.strict}`)?.has(path) === true;
+}
+
+function resolveRouting(routing: Partial<RoutingRules> | undefined): Partial<RoutingRules> {
+  if (routing === undefined) return {};
+  if (typeof routing !== "object" || routing === null) {
+    throw optionError("idempotency", "routing", routing, "an object { caseSensitive?, strict? }");
+  }
+  for (const name of Object.keys(routing)) {
+    if (name !== "caseSensitive" && name !== "strict") {
+      throw optionError("idempotency", "routing", name, "only the fields caseSensitive and strict");
+    }
+  }
+  const out: Partial<RoutingRules> = {};
+  if (routing.caseSensitive !== undefined)
+    out.caseSensitive = booleanOption("routing", routing.caseSensitive, false);
+  if (routing.strict !== undefined) out.strict = booleanOption("routing", routing.strict, false);
+  return out;
 }
 
 /**
@@ -178,7 +316,10 @@ function positive(name: string, value: number, allowZero = false): number {
  * and runs; its response (status, body, safe headers) is stored; a retry with the same key and
  * payload gets that response again with `Idempotent-Replayed: true`. A duplicate while the first
  * still runs gets 409 with `Retry-After`; the same key with another payload gets 422; a malformed
- * key (or none, when `required`) gets 400. Keys are scoped by principal, method and path.
+ * key (or none, when `required`) gets 400. Keys are scoped by principal, method and the route the
+ * router runs (in front of routing: the canonical path, see {@link canonicalPath}), so no other
+ * spelling of the URL reaches the handler under a fresh key. A 4xx is stored only after
+ * {@link markStarted}.
  *
  * Mount it after the body parser (the payload fingerprint reads `req.body`) and after
  * authentication (the scope reads `req.principal`).
@@ -190,54 +331,79 @@ function positive(name: string, value: number, allowZero = false): number {
 export function idempotency(options: IdempotencyOptions = {}) {
   const store = options.store ?? new MemoryStore();
   if (
+    typeof store !== "object" ||
+    store === null ||
     typeof store.claim !== "function" ||
     typeof store.complete !== "function" ||
     typeof store.release !== "function"
   ) {
-    throw new TypeError("idempotency: options.store must implement claim, complete and release");
+    throw optionError("idempotency", "store", store, "an object with claim, complete and release methods");
   }
-  const methods = new Set((options.methods ?? ["POST"]).map((m) => m.toUpperCase()));
-  if (methods.size === 0) throw new TypeError("idempotency: options.methods must not be empty");
+  const methodList = options.methods ?? ["POST"];
+  if (!Array.isArray(methodList) || methodList.some((m) => typeof m !== "string")) {
+    throw optionError("idempotency", "methods", methodList, "an array of method names");
+  }
+  const methods = new Set(methodList.map((m) => m.toUpperCase()));
+  if (methods.size === 0)
+    throw optionError("idempotency", "methods", "[]", "a non-empty array of method names");
   for (const m of methods) {
     if (m === "GET" || m === "HEAD" || m === "OPTIONS") {
-      throw new TypeError(`idempotency: ${m} is already idempotent; list unsafe methods only`);
+      throw optionError(
+        "idempotency",
+        "methods",
+        m,
+        "unsafe methods only (GET, HEAD, OPTIONS are already idempotent)",
+      );
     }
   }
+  const isRequired = resolveRequired(options.required);
+  const routing = resolveRouting(options.routing);
   const leaseMs = positive("leaseMs", options.leaseMs ?? 60_000);
-  const renewLease = options.renewLease ?? true;
-  if (typeof renewLease !== "boolean") {
-    throw new TypeError(`idempotency: renewLease must be a boolean, got ${String(renewLease)}`);
-  }
+  const renewLease = booleanOption("renewLease", options.renewLease, true);
   const renew = renewLease && typeof store.renew === "function" ? store.renew.bind(store) : undefined;
   const maxLeaseMs = positive("maxLeaseMs", options.maxLeaseMs ?? leaseMs * 10);
   // A third of the lease: two renewals can fail or run late before the lease ends.
   const renewEveryMs = Math.max(1, Math.floor(leaseMs / 3));
   const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000);
-  const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 1_048_576, true);
+  const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 65_536, true);
   const waitMs = positive("waitMs", options.waitMs ?? 0, true);
   const retryAfterSeconds = positive("retryAfterSeconds", options.retryAfterSeconds ?? 1, true);
-  const storeStatus = options.storeStatus ?? ((status: number) => status < 500);
+  const storeStatus = options.storeStatus ?? defaultStoreStatus;
+  if (typeof storeStatus !== "function") {
+    throw optionError(
+      "idempotency",
+      "storeStatus",
+      storeStatus,
+      "a function (status, { started }) => boolean",
+    );
+  }
   const replayHeaders = (options.replayHeaders ?? DEFAULT_REPLAY_HEADERS).map((h) => h.toLowerCase());
   for (const h of replayHeaders) {
-    if (NEVER_REPLAYED.test(h)) throw new TypeError(`idempotency: ${h} must never be replayed`);
+    if (NEVER_REPLAYED.test(h))
+      throw optionError("idempotency", "replayHeaders", h, "headers that are safe to replay");
+  }
+  if (options.scope !== undefined && typeof options.scope !== "function") {
+    throw optionError("idempotency", "scope", options.scope, "a function (req) => string");
   }
   const scopeOf = options.scope ?? ((req: IdempotencyRequest) => req.principal?.id ?? "anonymous");
   const onStoreError = options.onStoreError ?? "fail";
   if (onStoreError !== "fail" && onStoreError !== "pass-through") {
-    throw new TypeError(
-      `idempotency: onStoreError must be "fail" or "pass-through", got ${String(onStoreError)}`,
-    );
+    throw optionError("idempotency", "onStoreError", onStoreError, '"fail" or "pass-through"');
   }
   let link: string | undefined;
   if (options.documentationUrl !== undefined) {
     try {
       link = `<${new URL(options.documentationUrl).href}>; rel="describedby"; type="text/html"`;
     } catch {
-      throw new TypeError(
-        `idempotency: documentationUrl must be an absolute URL, got "${options.documentationUrl}"`,
-      );
+      throw optionError("idempotency", "documentationUrl", options.documentationUrl, "an absolute URL");
     }
   }
+
+  /** The app's routing rules unless the `routing` option overrides them. */
+  const rulesOf = (req: IdempotencyRequest): RoutingRules => ({
+    caseSensitive: routing.caseSensitive ?? req.app?.get("case sensitive routing") === true,
+    strict: routing.strict ?? req.app?.get("strict routing") === true,
+  });
 
   const error = (
     status: number,
@@ -258,8 +424,12 @@ export function idempotency(options: IdempotencyOptions = {}) {
     if (!methods.has((req.method ?? "").toUpperCase())) return next();
     const logger = options.logger ?? req.log ?? stderrLogger;
     const parsed = parseIdempotencyKey(req.headers["idempotency-key"]);
+    const target = req.originalUrl ?? req.url ?? "/";
+    const rules = rulesOf(req);
+    // The path as the router matches it: every spelling that reaches one handler is one key.
+    const path = canonicalPath(targetPath(target), rules);
     if (parsed.kind === "absent") {
-      if (!options.required) return next();
+      if (!isRequired(path, rules, req)) return next();
       return next(
         error(400, "This operation requires an Idempotency-Key header", IDEMPOTENCY_ERROR_CODES.missing),
       );
@@ -268,10 +438,8 @@ export function idempotency(options: IdempotencyOptions = {}) {
       return next(error(400, parsed.reason, IDEMPOTENCY_ERROR_CODES.invalid));
     }
     const method = (req.method ?? "POST").toUpperCase();
-    const target = req.originalUrl ?? req.url ?? "/";
-    const path = target.replace(/[?#].*$/s, "");
     const scope = scopeOf(req);
-    const key = [scope, method, path, parsed.key].map(encodeURIComponent).join(":");
+    const key = [scope, method, resourceOf(req, rules, path), parsed.key].map(encodeURIComponent).join(":");
     if (req.body === undefined && !warnedUnparsedBody && hasBody(req)) {
       warnedUnparsedBody = true;
       logger.warn(
@@ -279,7 +447,10 @@ export function idempotency(options: IdempotencyOptions = {}) {
         "idempotency: a request body arrived but no body parser ran before the middleware; the body is not fingerprinted",
       );
     }
-    const fingerprint = requestFingerprint({ method, url: target, body: req.body });
+    // The canonical path and the query as sent: another spelling of the same request replays.
+    const query =
+      target.search(/[?#]/) === -1 ? "" : target.slice(target.search(/[?#]/)).replace(/#.*$/s, "");
+    const fingerprint = requestFingerprint({ method, url: path + query, body: req.body });
 
     const deadline = Date.now() + waitMs;
     for (;;) {
@@ -334,11 +505,13 @@ export function idempotency(options: IdempotencyOptions = {}) {
       }
       const token = claim.token;
       const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
-      if (locals) locals.idempotency = { key, token } satisfies IdempotencyLocals;
+      if (locals) {
+        locals.idempotency = { key, token, markStarted: () => markStarted(res) } satisfies IdempotencyLocals;
+      }
       const stopRenewing = renew ? keepLease(renew, key, token, res, logger) : undefined;
       captureResponse(res, maxStoredBytes, (captured) => {
         stopRenewing?.();
-        void settle(key, token, captured, logger);
+        void settle(key, token, captured, STARTED.has(res), logger);
       });
       return next();
     }
@@ -406,16 +579,24 @@ export function idempotency(options: IdempotencyOptions = {}) {
     return stop;
   }
 
-  async function settle(key: string, token: string, captured: CapturedResponse, logger: IdempotencyLogger) {
+  async function settle(
+    key: string,
+    token: string,
+    captured: CapturedResponse,
+    started: boolean,
+    logger: IdempotencyLogger,
+  ) {
     try {
-      if (captured.body === undefined) {
-        logger.warn({ key, maxStoredBytes }, "idempotent response larger than maxStoredBytes; not stored");
+      if (storeStatus(captured.status, { started }) !== true) {
         await store.release(key, token);
         return;
       }
-      if (!storeStatus(captured.status)) {
-        await store.release(key, token);
-        return;
+      if (captured.body === undefined) {
+        // Releasing would let a retry run the handler again; the status and headers are kept.
+        logger.warn(
+          { key, maxStoredBytes },
+          "idempotent response larger than maxStoredBytes; stored without its body",
+        );
       }
       const stored = await store.complete(key, token, toStored(captured, replayHeaders), retentionMs);
       if (!stored) {
@@ -434,6 +615,20 @@ export function idempotency(options: IdempotencyOptions = {}) {
   };
 }
 
+/**
+ * What the key is scoped to. Mounted on a route, the route the router runs (its mount path in
+ * canonical form and its pattern, `/orders/:id`): no spelling of the URL reaches the handler
+ * under another key, and the fingerprint tells the targets apart. In front of routing, the
+ * canonical path.
+ */
+function resourceOf(req: IdempotencyRequest, rules: RoutingRules, path: string): string {
+  const route = req.route?.path;
+  if (route === undefined || typeof req.baseUrl !== "string") return path;
+  const pattern =
+    typeof route === "string" ? route : route instanceof RegExp ? route.toString() : JSON.stringify(route);
+  return `${canonicalPath(req.baseUrl, { ...rules, strict: true })}${pattern}`;
+}
+
 function toStored(captured: CapturedResponse, names: readonly string[]): StoredResponse {
   const headers: Record<string, string | string[]> = {};
   const headerOf = (captured as CapturedResponse & { [HEADER_OF]?: (name: string) => unknown })[HEADER_OF];
@@ -442,13 +637,15 @@ function toStored(captured: CapturedResponse, names: readonly string[]): StoredR
     if (value === undefined) continue;
     headers[name] = Array.isArray(value) ? value.map(String) : String(value);
   }
-  return { status: captured.status, headers, body: captured.body ?? new Uint8Array() };
+  const stored = { status: captured.status, headers, body: captured.body ?? new Uint8Array() };
+  return captured.body === undefined ? withoutBody(stored) : stored;
 }
 
 function replay(res: ServerResponse, stored: StoredResponse): void {
   res.statusCode = stored.status;
   for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
   res.setHeader("Idempotent-Replayed", "true");
+  if (stored.bodyOmitted === true) res.setHeader("Idempotent-Body-Omitted", "true");
   const bodyless =
     stored.status === 204 || stored.status === 304 || (stored.status >= 100 && stored.status < 200);
   if (bodyless) {

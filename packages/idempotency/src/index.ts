@@ -1,3 +1,4 @@
+export { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 export { type CapturedResponse, captureResponse } from "./capture.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
 export {
@@ -8,12 +9,17 @@ export {
   type IdempotencyOptions,
   type IdempotencyPrincipal,
   type IdempotencyRequest,
+  type IdempotencyRequired,
   idempotency,
+  markStarted,
+  type StoreStatusContext,
 } from "./idempotency.js";
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
+export type { OptionError } from "./option-error.js";
 export { MAX_KEY_LENGTH, type ParsedIdempotencyKey, parseIdempotencyKey } from "./parse-key.js";
 export {
   type IoRedisLike,
+  type NodeRedisClusterLike,
   type NodeRedisLike,
   RedisStore,
   type RedisStoreOptions,

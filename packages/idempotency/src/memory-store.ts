@@ -1,9 +1,13 @@
-import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
+import { optionError } from "./option-error.js";
+import { type ClaimResult, type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
+
+/** Bytes counted for a record besides its key, fingerprint, token, headers and body. */
+export const RECORD_OVERHEAD_BYTES = 256;
 
 /**
  * Options of {@link MemoryStore}.
  *
- * @example new MemoryStore({ maxEntries: 50_000 })
+ * @example new MemoryStore({ maxEntries: 50_000, maxBytes: 128 * 1024 * 1024 })
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
  */
 export interface MemoryStoreOptions {
@@ -13,6 +17,21 @@ export interface MemoryStoreOptions {
    */
   maxEntries?: number;
   /**
+   * Most bytes kept, over all records: each counts its key, fingerprint, token, replayed headers
+   * and body, plus 256 bytes. Past it the oldest completed records go first; a
+   * claim may then evict the oldest in-flight record, as with `maxEntries`.
+   * @example new MemoryStore({ maxBytes: 8 * 1024 * 1024 }) // 8 MiB
+   * @default 33554432 (32 MiB)
+   */
+  maxBytes?: number;
+  /**
+   * Largest record kept whole. A larger response is stored without its body (`bodyOmitted`):
+   * its replay sends the status and headers only, and the handler never runs twice.
+   * @example new MemoryStore({ maxRecordBytes: 256 * 1024 })
+   * @default 1048576 (1 MiB), at most `maxBytes`
+   */
+  maxRecordBytes?: number;
+  /**
    * The clock in milliseconds, for tests.
    * @default Date.now
    */
@@ -20,11 +39,28 @@ export interface MemoryStoreOptions {
 }
 
 type Entry =
-  | { state: "in-flight"; fingerprint: string; token: string; expiresAt: number }
-  | { state: "completed"; fingerprint: string; token: string; expiresAt: number; response: StoredResponse };
+  | { state: "in-flight"; fingerprint: string; token: string; expiresAt: number; bytes: number }
+  | {
+      state: "completed";
+      fingerprint: string;
+      token: string;
+      expiresAt: number;
+      bytes: number;
+      response: StoredResponse;
+    };
+
+function headerBytes(headers: StoredResponse["headers"]): number {
+  let n = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    n += name.length + 4;
+    for (const v of Array.isArray(value) ? value : [value]) n += Buffer.byteLength(v) + 4;
+  }
+  return n;
+}
 
 /**
- * An in-process {@link IdempotencyStore}: bounded, with per-record expiry, no timers. Right for
+ * An in-process {@link IdempotencyStore}: bounded in records (`maxEntries`, 10,000) and in bytes
+ * (`maxBytes`, 32 MiB; no record over `maxRecordBytes`, 1 MiB), with per-record expiry, no timers. Right for
  * one process; a fleet behind a load balancer needs a shared store such as {@link RedisStore}.
  *
  * @example app.post("/orders", idempotency({ store: new MemoryStore({ maxEntries: 50_000 }) }), create);
@@ -33,7 +69,10 @@ type Entry =
 export class MemoryStore implements IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
   readonly #max: number;
+  readonly #maxBytes: number;
+  readonly #maxRecordBytes: number;
   readonly #now: () => number;
+  #bytes = 0;
   #fence = 0;
   /**
    * No record expires before this instant: the exact earliest expiry after a sweep, lowered as
@@ -53,15 +92,37 @@ export class MemoryStore implements IdempotencyStore {
   constructor(options: MemoryStoreOptions = {}) {
     const max = options.maxEntries ?? 10_000;
     if (!Number.isInteger(max) || max < 1) {
-      throw new TypeError(`MemoryStore: maxEntries must be a positive integer, got ${String(max)}`);
+      throw optionError("MemoryStore", "maxEntries", max, "a positive integer");
     }
+    const maxBytes = options.maxBytes ?? 33_554_432;
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 4096) {
+      throw optionError("MemoryStore", "maxBytes", maxBytes, "an integer of at least 4096 (bytes)");
+    }
+    const maxRecordBytes = options.maxRecordBytes ?? Math.min(1_048_576, maxBytes);
+    if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1024 || maxRecordBytes > maxBytes) {
+      throw optionError(
+        "MemoryStore",
+        "maxRecordBytes",
+        maxRecordBytes,
+        `an integer from 1024 to maxBytes (${maxBytes})`,
+      );
+    }
+    const now = options.now ?? Date.now;
+    if (typeof now !== "function") throw optionError("MemoryStore", "now", now, "a function () => number");
     this.#max = max;
-    this.#now = options.now ?? Date.now;
+    this.#maxBytes = maxBytes;
+    this.#maxRecordBytes = maxRecordBytes;
+    this.#now = now;
   }
 
   /** Live records (expired ones are dropped lazily). */
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Bytes the records hold, as counted against `maxBytes`. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
@@ -77,11 +138,12 @@ export class MemoryStore implements IdempotencyStore {
         leaseRemainingMs: entry.expiresAt - now,
       };
     }
-    this.#makeRoom(now);
     this.#fence += 1;
     const token = String(this.#fence);
+    const bytes = RECORD_OVERHEAD_BYTES + key.length + fingerprint.length + token.length;
+    this.#makeRoom(now, bytes, true);
     const expiresAt = now + leaseMs;
-    this.#entries.set(key, { state: "in-flight", fingerprint, token, expiresAt });
+    this.#set(key, { state: "in-flight", fingerprint, token, expiresAt, bytes });
     if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
     return { outcome: "claimed", token };
   }
@@ -96,17 +158,30 @@ export class MemoryStore implements IdempotencyStore {
     const entry = this.#live(key, now);
     if (entry?.state !== "in-flight" || entry.token !== token) return false;
     // Re-insert so Map order stays oldest-first for eviction.
-    this.#entries.delete(key);
+    this.#delete(key, entry);
     const expiresAt = now + retentionMs;
+    const base = entry.bytes + headerBytes(response.headers);
+    let kept: StoredResponse =
+      base + response.body.byteLength > this.#maxRecordBytes ? withoutBody(response) : response;
+    // Completed records may make room for this one; never an in-flight one (a duplicate would run).
+    if (!this.#makeRoom(now, base + kept.body.byteLength, false) && kept.body.byteLength > 0) {
+      kept = {
+        status: response.status,
+        headers: response.headers,
+        body: new Uint8Array(),
+        bodyOmitted: true,
+      };
+    }
     const completed: Entry = {
       state: "completed",
       fingerprint: entry.fingerprint,
       token,
       expiresAt,
+      bytes: base + kept.body.byteLength,
       // A copy, so the caller's buffer can change afterwards; the typed-array copy is native.
-      response: { ...response, body: new Uint8Array(response.body) },
+      response: { ...kept, headers: { ...kept.headers }, body: new Uint8Array(kept.body) },
     };
-    this.#entries.set(key, completed);
+    this.#set(key, completed);
     this.#completed.push([key, completed]);
     this.#compact();
     if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
@@ -116,7 +191,7 @@ export class MemoryStore implements IdempotencyStore {
   async release(key: string, token: string): Promise<boolean> {
     const entry = this.#live(key, this.#now());
     if (entry?.state !== "in-flight" || entry.token !== token) return false;
-    this.#entries.delete(key);
+    this.#delete(key, entry);
     return true;
   }
 
@@ -135,10 +210,27 @@ export class MemoryStore implements IdempotencyStore {
   #live(key: string, now: number): Entry | undefined {
     const entry = this.#entries.get(key);
     if (entry && entry.expiresAt <= now) {
-      this.#entries.delete(key);
+      this.#delete(key, entry);
       return undefined;
     }
     return entry;
+  }
+
+  #set(key: string, entry: Entry): void {
+    const old = this.#entries.get(key);
+    if (old) this.#bytes -= old.bytes;
+    this.#entries.set(key, entry);
+    this.#bytes += entry.bytes;
+  }
+
+  #delete(key: string, entry: Entry): void {
+    if (this.#entries.get(key) !== entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+
+  #fits(bytes: number): boolean {
+    return this.#entries.size < this.#max && this.#bytes + bytes <= this.#maxBytes;
   }
 
   /** Drops the queue's consumed front, and its stale pairs when they outnumber the live records. */
@@ -154,31 +246,35 @@ export class MemoryStore implements IdempotencyStore {
     }
   }
 
-  #makeRoom(now: number): void {
-    if (this.#entries.size < this.#max) return;
+  /**
+   * Frees one record slot and `bytes` bytes: expired records first, then the oldest completed
+   * ones, and only with `evictInFlight` the oldest in-flight one (a duplicate could then run, so
+   * it is the last resort of a store too small for its load). False when it could not.
+   */
+  #makeRoom(now: number, bytes: number, evictInFlight: boolean): boolean {
+    if (this.#fits(bytes)) return true;
     if (this.#noExpiryBefore <= now) {
       let earliest = Number.POSITIVE_INFINITY;
       for (const [key, entry] of this.#entries) {
-        if (entry.expiresAt <= now) this.#entries.delete(key);
+        if (entry.expiresAt <= now) this.#delete(key, entry);
         else if (entry.expiresAt < earliest) earliest = entry.expiresAt;
       }
       this.#noExpiryBefore = earliest;
     }
-    if (this.#entries.size < this.#max) return;
-    // An evicted in-flight record would let a duplicate run, so completed records go first.
     const queue = this.#completed;
-    while (this.#head < queue.length) {
+    while (!this.#fits(bytes) && this.#head < queue.length) {
       const [key, entry] = queue[this.#head] as [string, Entry];
       queue[this.#head] = undefined as unknown as [string, Entry];
       this.#head += 1;
-      if (this.#entries.get(key) === entry) {
-        this.#entries.delete(key);
-        this.#compact();
-        return;
-      }
+      this.#delete(key, entry);
     }
     this.#compact();
-    const oldest = this.#entries.keys().next();
-    if (!oldest.done) this.#entries.delete(oldest.value);
+    if (!evictInFlight) return this.#fits(bytes);
+    while (!this.#fits(bytes)) {
+      const oldest = this.#entries.entries().next();
+      if (oldest.done) break;
+      this.#delete(oldest.value[0], oldest.value[1]);
+    }
+    return this.#fits(bytes);
   }
 }

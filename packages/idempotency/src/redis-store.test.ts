@@ -144,7 +144,7 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
     });
 
     it("streamed binary body of 256 KiB → replayed byte for byte", async () => {
-      const { url, calls } = await start({ store: store("stream") });
+      const { url, calls } = await start({ store: store("stream"), maxStoredBytes: 1_048_576 });
       const digest = async (r: Response) =>
         createHash("sha256")
           .update(Buffer.from(await r.arrayBuffer()))
@@ -156,12 +156,36 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       expect(calls.stream).toBe(1);
     });
 
-    it("response over maxStoredBytes → not stored, the retry re-executes", async () => {
+    it("response over maxStoredBytes → the retry gets the status without the body, Idempotent-Body-Omitted: true; ran once", async () => {
       const { url, calls } = await start({ store: store("big"), maxStoredBytes: 100, logger: { warn() {} } });
-      await post(`${url}/big`, "k", { size: 101 });
+      await (await post(`${url}/big`, "k", { size: 101 })).arrayBuffer();
       const again = await post(`${url}/big`, "k", { size: 101 });
-      expect(again.headers.get("idempotent-replayed")).toBeNull();
-      expect(calls.big).toBe(2);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.headers.get("idempotent-body-omitted")).toBe("true");
+      expect(await again.text()).toBe("");
+      expect(calls.big).toBe(1);
+    });
+
+    it("record over the store's maxRecordBytes → kept without its body, never released", async () => {
+      const s = store("record-cap", { maxRecordBytes: 2048 });
+      const claim = await s.claim("r", "fp", 60_000);
+      if (claim.outcome !== "claimed") throw new Error("claim failed");
+      const body = new Uint8Array(4096).fill(7);
+      const response = { status: 201, headers: { location: "/r/1", "content-type": "text/plain" }, body };
+      expect(await s.complete("r", claim.token, response, 60_000)).toBe(true);
+      const replay = await s.claim("r", "fp", 60_000);
+      expect(replay).toEqual({
+        outcome: "completed",
+        fingerprint: "fp",
+        response: { status: 201, headers: { location: "/r/1" }, body: new Uint8Array(), bodyOmitted: true },
+      });
+    });
+
+    it("a validation 400 (before markStarted) → not stored in Redis: a retry with a valid body runs", async () => {
+      const { url, calls } = await start({ store: store("validate") });
+      expect((await post(`${url}/validate`, "k", { qty: 0, pad: "y".repeat(80_000) })).status).toBe(400);
+      expect((await post(`${url}/validate`, "k", { qty: 1 })).status).toBe(201);
+      expect(calls.validate).toBe(1);
     });
 
     it("handler 500 → not stored, the retry runs", async () => {
@@ -256,12 +280,14 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       if (again.outcome === "claimed") expect(await s.renew("b", b.token, 60_000)).toBe(false);
     });
 
-    it("store calls: fencing tokens grow; a foreign token can neither complete nor release", async () => {
+    it("store calls: fencing tokens are 128 random bits, each new; a foreign token can neither complete nor release", async () => {
       const s = store("tokens");
       const a = await s.claim("a", "fp", 60_000);
       const b = await s.claim("b", "fp", 60_000);
       if (a.outcome !== "claimed" || b.outcome !== "claimed") throw new Error("claim failed");
-      expect(Number(b.token)).toBeGreaterThan(Number(a.token));
+      expect(a.token).toMatch(/^[0-9a-f]{32}$/);
+      expect(b.token).toMatch(/^[0-9a-f]{32}$/);
+      expect(b.token).not.toBe(a.token);
       const response = { status: 201, headers: { location: "/x" }, body: new Uint8Array([0, 255, 10]) };
       expect(await s.complete("a", b.token, response, 60_000)).toBe(false);
       expect(await s.release("a", b.token)).toBe(false);

@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto";
-import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
+import { createHash, randomBytes } from "node:crypto";
+import { optionError } from "./option-error.js";
+import { type ClaimResult, type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
 
 /** The one `ioredis` method the store uses (an `ioredis` `Redis` or `Cluster` fits). */
 export interface IoRedisLike {
@@ -12,20 +13,41 @@ export interface NodeRedisLike {
 }
 
 /**
+ * The `redis` (node-redis v4+) cluster client (`createCluster()`): its `sendCommand` takes the
+ * key that picks the node first. Told apart from a plain client by `getSlotMaster`.
+ */
+export interface NodeRedisClusterLike {
+  sendCommand(firstKey: string, isReadonly: boolean, args: string[]): Promise<unknown>;
+  getSlotMaster(slot: number): unknown;
+}
+
+/**
  * Options of {@link RedisStore}.
  *
  * @example new RedisStore({ client: redis, prefix: "{orders-idem}:", timeoutMs: 500 })
  * @see https://redis.io/docs/latest/develop/interact/programmability/eval-intro/
  */
 export interface RedisStoreOptions {
-  /** A connected `ioredis` or `redis` client; the store never connects or quits it. */
-  client: IoRedisLike | NodeRedisLike;
   /**
-   * Prefix of every key the store writes. Use a `{hash tag}` prefix on Redis Cluster, since each
-   * script touches the record and the fencing counter together.
+   * A connected client; the store never connects or quits it: an `ioredis` `Redis` or
+   * `Cluster`, or a `redis` (node-redis) `createClient()` or `createCluster()`.
+   */
+  client: IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
+  /**
+   * Prefix of every key the store writes. Each record is one key, `prefix + key`, so on Redis
+   * Cluster records spread over the masters by their own key; a `{hash tag}` in the prefix would
+   * put them all on one slot (one hot shard), and is refused.
    * @default "idempotency:"
    */
   prefix?: string;
+  /**
+   * Largest record kept whole, in bytes as sent to Redis (the body is base64 inside JSON, so
+   * about 4/3 of its size plus the headers). A larger response is stored without its body
+   * (`bodyOmitted`): a replay sends the status and headers only, and the handler never runs twice.
+   * @example new RedisStore({ client, maxRecordBytes: 256 * 1024 })
+   * @default 1048576 (1 MiB)
+   */
+  maxRecordBytes?: number;
   /**
    * Longest wait for one Redis round trip before the store gives up (the middleware then answers
    * 503, or passes through when configured). A command that timed out may still run later.
@@ -35,18 +57,19 @@ export interface RedisStoreOptions {
 }
 
 /**
- * Claim: one round trip. Returns the live record, or takes the next fencing token from the
- * counter and writes an in-flight record with the lease as its expiry, all in one atomic script.
- * KEYS[1] record, KEYS[2] fencing counter; ARGV[1] fingerprint, ARGV[2] lease ms.
+ * Claim: one round trip. Returns the live record, or writes an in-flight record holding the
+ * caller's fencing token with the lease as its expiry, all in one atomic script. The token is
+ * 128 random bits made by the client: tokens are only ever compared for equality, so no counter
+ * shared by every record is needed, and the script touches the record's key alone (one slot on
+ * Redis Cluster). KEYS[1] record; ARGV[1] fingerprint, ARGV[2] lease ms, ARGV[3] token.
  */
 const CLAIM = `
 local r = redis.call('HMGET', KEYS[1], 'state', 'fp', 'resp')
 if r[1] == 'completed' then return {'completed', r[2], r[3]} end
 if r[1] then return {'in-flight', r[2], tostring(redis.call('PTTL', KEYS[1]))} end
-local t = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'state', 'in-flight', 'fp', ARGV[1], 'token', t)
+redis.call('HSET', KEYS[1], 'state', 'in-flight', 'fp', ARGV[1], 'token', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return {'claimed', tostring(t)}
+return {'claimed', ARGV[3]}
 `;
 
 /** Complete: only while the caller's token is the record's (fencing). ARGV: token, resp, ms. */
@@ -106,9 +129,12 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * An {@link IdempotencyStore} on Redis, shared by every instance of the service. Each operation
- * is a single `EVALSHA` (one round trip to claim, one to complete), so two concurrent duplicates
- * can never both claim. Works with an injected `ioredis` or `redis` client.
+ * An {@link IdempotencyStore} on Redis or Redis Cluster, shared by every instance of the service.
+ * Each operation is a single `EVALSHA` on the record's one key (one round trip to claim, one to
+ * complete), so two concurrent duplicates can never both claim, and records spread over a
+ * cluster's masters. Works with an injected `ioredis` or `redis` client or cluster client.
+ * Bounds: no record over `maxRecordBytes`; every record expires (lease, then retention); the
+ * total is bounded by Redis's `maxmemory` (see the README).
  *
  * @example
  * import { Redis } from "ioredis";
@@ -117,36 +143,78 @@ export class StoreUnavailableError extends Error {
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
  */
 export class RedisStore implements IdempotencyStore {
-  readonly #send: (args: string[]) => Promise<unknown>;
+  /** Sends one command whose key (for cluster routing) is `key`. */
+  readonly #send: (key: string, args: string[]) => Promise<unknown>;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #maxRecordBytes: number;
 
   constructor(options: RedisStoreOptions) {
-    const client = options?.client as Partial<IoRedisLike & NodeRedisLike> | undefined;
-    if (client && typeof client.call === "function") {
-      const io = client as IoRedisLike;
-      this.#send = ([command, ...args]) => io.call(command ?? "", args);
-    } else if (client && typeof client.sendCommand === "function") {
-      const node = client as NodeRedisLike;
-      this.#send = (args) => node.sendCommand(args);
-    } else {
-      throw new TypeError("RedisStore: options.client must be an ioredis or redis (node-redis) client");
-    }
-    this.#prefix = options.prefix ?? "idempotency:";
-    this.#timeoutMs = options.timeoutMs ?? 1000;
-    if (!Number.isFinite(this.#timeoutMs) || this.#timeoutMs <= 0) {
-      throw new TypeError(
-        `RedisStore: timeoutMs must be a positive number, got ${String(options.timeoutMs)}`,
+    if (typeof options !== "object" || options === null) {
+      throw optionError(
+        "RedisStore",
+        "options",
+        options,
+        "an object { client, prefix?, timeoutMs?, maxRecordBytes? }",
       );
     }
+    const client = options.client as Partial<IoRedisLike & NodeRedisLike & NodeRedisClusterLike> | undefined;
+    if (client && typeof client.call === "function") {
+      // ioredis, Redis or Cluster: the Cluster reads the key of EVALSHA from its numkeys.
+      const io = client as IoRedisLike;
+      this.#send = (_key, [command, ...args]) => io.call(command ?? "", args);
+    } else if (
+      client &&
+      typeof client.sendCommand === "function" &&
+      typeof client.getSlotMaster === "function"
+    ) {
+      const cluster = client as NodeRedisClusterLike;
+      this.#send = (key, args) => cluster.sendCommand(key, false, args);
+    } else if (client && typeof client.sendCommand === "function") {
+      const node = client as NodeRedisLike;
+      this.#send = (_key, args) => node.sendCommand(args);
+    } else {
+      throw optionError(
+        "RedisStore",
+        "client",
+        client,
+        "an ioredis Redis or Cluster, or a redis (node-redis) client or cluster",
+      );
+    }
+    const prefix = options.prefix ?? "idempotency:";
+    if (typeof prefix !== "string" || /[{}]/.test(prefix)) {
+      throw optionError(
+        "RedisStore",
+        "prefix",
+        prefix,
+        "a string without { or } (a hash tag would put every record on one cluster slot)",
+      );
+    }
+    this.#prefix = prefix;
+    const timeoutMs = options.timeoutMs ?? 1000;
+    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw optionError("RedisStore", "timeoutMs", timeoutMs, "a positive number of milliseconds");
+    }
+    this.#timeoutMs = timeoutMs;
+    const maxRecordBytes = options.maxRecordBytes ?? 1_048_576;
+    if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1024) {
+      throw optionError(
+        "RedisStore",
+        "maxRecordBytes",
+        maxRecordBytes,
+        "an integer of at least 1024 (bytes)",
+      );
+    }
+    this.#maxRecordBytes = maxRecordBytes;
   }
 
   async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
-    const reply = await this.#eval(
-      SCRIPTS.claim,
-      [this.#prefix + key, `${this.#prefix}fence`],
-      [fingerprint, String(Math.ceil(leaseMs))],
-    );
+    const token = randomBytes(16).toString("hex");
+    const reply = await this.#eval(SCRIPTS.claim, this.#prefix + key, [
+      fingerprint,
+      String(Math.ceil(leaseMs)),
+      token,
+    ]);
     if (!Array.isArray(reply)) throw new StoreUnavailableError("RedisStore: unexpected claim reply");
     const [outcome, a, b] = reply.map((v) => (v === null || v === undefined ? "" : String(v)));
     if (outcome === "claimed") return { outcome, token: a ?? "" };
@@ -165,32 +233,38 @@ export class RedisStore implements IdempotencyStore {
     response: StoredResponse,
     retentionMs: number,
   ): Promise<boolean> {
-    const reply = await this.#eval(
-      SCRIPTS.complete,
-      [this.#prefix + key],
-      [token, encodeResponse(response), String(Math.ceil(retentionMs))],
-    );
+    let encoded = encodeResponse(response);
+    if (Buffer.byteLength(encoded) > this.#maxRecordBytes) {
+      encoded = encodeResponse(withoutBody(response));
+    }
+    const reply = await this.#eval(SCRIPTS.complete, this.#prefix + key, [
+      token,
+      encoded,
+      String(Math.ceil(retentionMs)),
+    ]);
     return Number(reply) === 1;
   }
 
   async release(key: string, token: string): Promise<boolean> {
-    const reply = await this.#eval(SCRIPTS.release, [this.#prefix + key], [token]);
+    const reply = await this.#eval(SCRIPTS.release, this.#prefix + key, [token]);
     return Number(reply) === 1;
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    const reply = await this.#eval(SCRIPTS.renew, [this.#prefix + key], [token, String(Math.ceil(leaseMs))]);
+    const reply = await this.#eval(SCRIPTS.renew, this.#prefix + key, [token, String(Math.ceil(leaseMs))]);
     return Number(reply) === 1;
   }
 
-  async #eval(s: Script, keys: string[], args: string[]): Promise<unknown> {
-    const tail = [String(keys.length), ...keys, ...args];
+  /** One script on the record's one key: on a cluster, the node that owns its slot runs it. */
+  async #eval(s: Script, key: string, args: string[]): Promise<unknown> {
+    const tail = ["1", key, ...args];
     try {
-      return await this.#bounded(this.#send(["EVALSHA", s.sha, ...tail]));
+      return await this.#bounded(this.#send(key, ["EVALSHA", s.sha, ...tail]));
     } catch (err) {
-      // The script cache is empty after a restart or failover: load it with the one EVAL.
+      // The script cache is empty after a restart, a failover, or on a node a slot moved to:
+      // load it with the one EVAL.
       if (err instanceof Error && err.message.startsWith("NOSCRIPT")) {
-        return this.#bounded(this.#send(["EVAL", s.source, ...tail]));
+        return this.#bounded(this.#send(key, ["EVAL", s.source, ...tail]));
       }
       throw err;
     }
@@ -224,6 +298,7 @@ function encodeResponse(response: StoredResponse): string {
   return JSON.stringify({
     s: response.status,
     h: response.headers,
+    ...(response.bodyOmitted === true ? { o: 1 } : {}),
     b: Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength).toString(
       "base64",
     ),
@@ -231,7 +306,7 @@ function encodeResponse(response: StoredResponse): string {
 }
 
 function decodeResponse(text: string): StoredResponse {
-  let parsed: { s?: unknown; h?: unknown; b?: unknown };
+  let parsed: { s?: unknown; h?: unknown; b?: unknown; o?: unknown };
   try {
     parsed = JSON.parse(text) as typeof parsed;
   } catch (err) {
@@ -245,9 +320,11 @@ function decodeResponse(text: string): StoredResponse {
   ) {
     throw new StoreUnavailableError("RedisStore: a stored response is not readable");
   }
-  return {
+  const response: StoredResponse = {
     status: parsed.s,
     headers: parsed.h as Record<string, string | string[]>,
     body: new Uint8Array(Buffer.from(parsed.b, "base64")),
   };
+  if (parsed.o === 1) response.bodyOmitted = true;
+  return response;
 }

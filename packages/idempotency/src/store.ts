@@ -4,8 +4,13 @@ export interface StoredResponse {
   status: number;
   /** The replayable headers (lower-case names), see `replayHeaders`. */
   headers: Record<string, string | string[]>;
-  /** The body bytes, exactly as the handler wrote them. */
+  /** The body bytes, exactly as the handler wrote them (empty when `bodyOmitted`). */
   body: Uint8Array;
+  /**
+   * The body was larger than the store keeps, and left out: a replay sends the status and the
+   * headers with no content and `Idempotent-Body-Omitted: true`.
+   */
+  bodyOmitted?: true;
 }
 
 /** The answer of {@link IdempotencyStore.claim}. */
@@ -40,4 +45,18 @@ export interface IdempotencyStore {
    * that lacks it, a claim simply lasts `leaseMs` (a handler running longer may run twice).
    */
   renew?(key: string, token: string, leaseMs: number): Promise<boolean>;
+}
+
+/**
+ * The record kept for a response too large to store whole: status and headers, no body, the
+ * `bodyOmitted` marker. `Content-Type` goes, since no content is left for it to describe
+ * (RFC 9110 §8.3).
+ *
+ * @example const small = withoutBody(response); // small.body.byteLength === 0
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export function withoutBody(response: StoredResponse): StoredResponse {
+  const headers = { ...response.headers };
+  delete headers["content-type"];
+  return { status: response.status, headers, body: new Uint8Array(), bodyOmitted: true };
 }

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
-import { errorHandler } from "@svc/errors";
+import { errorHandler, HttpError } from "@svc/errors";
 import express from "express";
-import { type IdempotencyOptions, idempotency } from "./idempotency.js";
+import { type IdempotencyOptions, idempotency, markStarted } from "./idempotency.js";
 
 export const PROBLEM_BASE = "https://errors.example/";
 
@@ -72,7 +72,35 @@ export function buildApp(
   });
   app.post("/reject", express.json(), guard, (_req, res) => {
     const n = count("reject");
+    markStarted(res);
     res.status(400).json({ n, problem: "quantity must be positive" });
+  });
+  // A validating middleware after the idempotency one: its 400 goes through next(err).
+  app.post(
+    "/checked",
+    express.json(),
+    guard,
+    (req, _res, next) => {
+      const qty = (req.body as { qty?: unknown }).qty;
+      next(
+        typeof qty === "number" ? undefined : new HttpError(400, "qty is required", { code: "invalid_body" }),
+      );
+    },
+    (_req, res) => {
+      const n = count("checked");
+      res.status(201).json({ n });
+    },
+  );
+  // Validates its input before it starts: a 400 here never reached the work.
+  app.post("/validate", express.json(), guard, (req, res) => {
+    const qty = (req.body as { qty?: unknown }).qty;
+    if (typeof qty !== "number" || qty <= 0) {
+      res.status(400).json({ problem: "qty must be a positive number", padding: "x".repeat(4096) });
+      return;
+    }
+    res.locals.idempotency?.markStarted();
+    const n = count("validate");
+    res.status(201).json({ n, qty });
   });
   app.post("/nobody", guard, (_req, res) => {
     count("nobody");

@@ -1,3 +1,11 @@
+export {
+  type ClusterNodeAddress,
+  keySlot,
+  type RedisCluster,
+  type RedisClusterOptions,
+  type ReshardOptions,
+  redisCluster,
+} from "./cluster.js";
 export { type Listening, listen } from "./listen.js";
 export { at, simulatedProxy } from "./proxy.js";
 export { freePort, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "./services.js";

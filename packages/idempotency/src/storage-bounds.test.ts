@@ -1,0 +1,140 @@
+import { errorHandler } from "@svc/errors";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import { idempotency, markStarted } from "./idempotency.js";
+import { MemoryStore } from "./memory-store.js";
+import { post } from "./test-utils.js";
+
+let server: Listening | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A route whose 400 echoes the unknown fields it got (as a strict validator would), ~100 KB. */
+async function echoingValidator(store: MemoryStore, options: { started: boolean }) {
+  let runs = 0;
+  const app = express();
+  app.post(
+    "/transfers",
+    express.json({ limit: "1mb" }),
+    idempotency({ store, maxStoredBytes: 1_048_576 }),
+    (req, res) => {
+      runs += 1;
+      if (options.started) markStarted(res);
+      res.status(400).json({ title: "unknown fields", fields: Object.keys(req.body as object) });
+    },
+  );
+  app.use(errorHandler({ logger: { error() {} } }));
+  server = await listen(app);
+  return { url: server.url, runs: () => runs };
+}
+
+const unknownFields = Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`unknown_field_${i}`, 1]));
+
+describe("storage bounds through a real server", () => {
+  it("200 keys, each a ~100 KB 400 from validation (no markStarted) → nothing stored", async () => {
+    const store = new MemoryStore();
+    const { url, runs } = await echoingValidator(store, { started: false });
+    for (let i = 0; i < 200; i += 1) {
+      const res = await post(`${url}/transfers`, `k-${i}`, unknownFields);
+      expect(res.status).toBe(400);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(80_000);
+    }
+    expect(runs()).toBe(200);
+    expect(store.size).toBe(0);
+    expect(store.bytes).toBe(0);
+  });
+
+  it("200 keys, each a ~100 KB stored 400 (after markStarted) → the store stays within maxBytes: 2 MiB", async () => {
+    const store = new MemoryStore({ maxBytes: 2 * 1_048_576 });
+    const { url } = await echoingValidator(store, { started: true });
+    let peak = 0;
+    for (let i = 0; i < 200; i += 1) {
+      await (await post(`${url}/transfers`, `k-${i}`, unknownFields)).arrayBuffer();
+      peak = Math.max(peak, store.bytes);
+    }
+    expect(peak).toBeLessThanOrEqual(2 * 1_048_576);
+    expect(store.size).toBeGreaterThan(5);
+    expect(store.size).toBeLessThan(200);
+    // The newest is still replayed; the oldest went first.
+    const newest = await post(`${url}/transfers`, "k-199", unknownFields);
+    expect(newest.headers.get("idempotent-replayed")).toBe("true");
+  });
+});
+
+describe("MemoryStore byte budget", () => {
+  const claimAndComplete = async (store: MemoryStore, key: string, bodyBytes: number) => {
+    const claim = await store.claim(key, "fp", 60_000);
+    if (claim.outcome !== "claimed") throw new Error(`${key}: ${claim.outcome}`);
+    const response = {
+      status: 201,
+      headers: { "content-type": "text/plain" },
+      body: new Uint8Array(bodyBytes),
+    };
+    return store.complete(key, claim.token, response, 60_000);
+  };
+
+  it("maxBytes: 64 KiB, twenty 10 KiB records → the oldest completed go, bytes never past 64 KiB", async () => {
+    const store = new MemoryStore({ maxBytes: 65_536 });
+    for (let i = 0; i < 20; i += 1) {
+      await claimAndComplete(store, `k${i}`, 10_240);
+      expect(store.bytes).toBeLessThanOrEqual(65_536);
+    }
+    expect(store.size).toBe(6);
+    expect((await store.claim("k0", "fp", 60_000)).outcome).toBe("claimed");
+    expect((await store.claim("k19", "fp", 60_000)).outcome).toBe("completed");
+  });
+
+  it("a record over maxRecordBytes → kept without its body (bodyOmitted), never dropped", async () => {
+    const store = new MemoryStore({ maxRecordBytes: 4096 });
+    expect(await claimAndComplete(store, "big", 8192)).toBe(true);
+    const replay = await store.claim("big", "fp", 60_000);
+    expect(replay).toEqual({
+      outcome: "completed",
+      fingerprint: "fp",
+      response: { status: 201, headers: {}, body: new Uint8Array(), bodyOmitted: true },
+    });
+    expect(store.bytes).toBeLessThan(4096);
+  });
+
+  it("in-flight claims are never evicted to make room for a completed body", async () => {
+    const store = new MemoryStore({ maxBytes: 8192, maxRecordBytes: 8192 });
+    const held = await store.claim("held", "fp", 60_000);
+    expect(held.outcome).toBe("claimed");
+    expect(await claimAndComplete(store, "fat", 7900)).toBe(true);
+    expect((await store.claim("held", "fp", 60_000)).outcome).toBe("in-flight");
+    const fat = await store.claim("fat", "fp", 60_000);
+    expect(fat.outcome === "completed" && fat.response.bodyOmitted).toBe(true);
+    expect(store.bytes).toBeLessThanOrEqual(8192);
+  });
+
+  it("release and expiry give their bytes back", async () => {
+    let now = 0;
+    const store = new MemoryStore({ now: () => now });
+    const claim = await store.claim("k", "fp", 1000);
+    if (claim.outcome !== "claimed") throw new Error("claim");
+    expect(store.bytes).toBeGreaterThan(0);
+    await store.release("k", claim.token);
+    expect(store.bytes).toBe(0);
+    await claimAndComplete(store, "k2", 100);
+    now = 86_400_000;
+    expect((await store.claim("k2", "fp", 1000)).outcome).toBe("claimed");
+    expect(store.size).toBe(1);
+    expect(store.bytes).toBeLessThan(1024);
+  });
+
+  it.each([
+    [{ maxBytes: 0 }, "ERR_SVC_IDEMPOTENCY_MAX_BYTES"],
+    [{ maxBytes: 1.5e6 + 0.5 }, "ERR_SVC_IDEMPOTENCY_MAX_BYTES"],
+    [{ maxRecordBytes: 100 }, "ERR_SVC_IDEMPOTENCY_MAX_RECORD_BYTES"],
+    [{ maxBytes: 65_536, maxRecordBytes: 65_537 }, "ERR_SVC_IDEMPOTENCY_MAX_RECORD_BYTES"],
+    [{ maxEntries: 0 }, "ERR_SVC_IDEMPOTENCY_MAX_ENTRIES"],
+    [{ now: 5 }, "ERR_SVC_IDEMPOTENCY_NOW"],
+  ])("%o → TypeError %s", (options, code) => {
+    expect(() => new MemoryStore(options as never)).toThrow(
+      expect.objectContaining({ code, name: "TypeError" }),
+    );
+  });
+});
