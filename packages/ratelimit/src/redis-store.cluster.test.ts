@@ -156,6 +156,21 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
       });
     }
 
+    it(`${kind} behind a listening server, failMode "open": limit 3, 5 requests → 200 200 200 429 429 (not fail-open)`, async () => {
+      // A client the store could not drive would fail every decision, and "open" would pass them all.
+      const warnings: unknown[] = [];
+      const url = await serve({
+        limit: 3,
+        windowMs: 3_600_000,
+        logger: { warn: (o) => warnings.push(o) },
+        store: storeOf(kind, `http:${kind}`),
+      });
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(url)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      expect(warnings).toEqual([]);
+    });
+
     it(`${kind}: 600 clients → keys on every master, each client counted on its own`, async () => {
       const label = `many:${kind}`;
       const store = storeOf(kind, label);
