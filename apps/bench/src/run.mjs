@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // node apps/bench/src/run.mjs [--quick] [--only <id>[,<id>...]] [--micro | --no-micro]
+//                             [--redis | --no-redis]
 //                             [--duration <s>] [--connections <n>] [--out <dir>] [--profile]
 //
 // Starts each scenario's server in its own process, warms it up, loads it with autocannon (the
 // same connections, pipelining and duration everywhere), and writes load.md / load.json (and
 // micro.md / micro.json for the packages' micro-benchmarks) into apps/bench/results/.
+// --redis: rate-limit decisions per second through RedisStore on one Redis node vs a 3-master
+// Redis Cluster (throw-away servers; redis.md / redis.json), also part of a full run.
 // --profile runs every server under `node --cpu-prof` and adds profiles.md: self time by
 // package and by function, to show where the time goes.
 // Exits non-zero when a server does not start or a scenario gets no expected response at all;
@@ -18,6 +21,7 @@ import { issueBenchToken } from "./fixtures.mjs";
 import { cpuTimeMs, load, rawRequest, sampleRss, startServer, summarise } from "./harness.mjs";
 import { runMicro } from "./micro.mjs";
 import { profileReport } from "./profile.mjs";
+import { runRedisDecisions } from "./redis.mjs";
 import { addRatios, writeReport } from "./report.mjs";
 import { groups, scenarios, Unavailable } from "./scenarios.mjs";
 
@@ -30,6 +34,8 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     micro: { type: "boolean" },
     "no-micro": { type: "boolean", default: false },
+    redis: { type: "boolean" },
+    "no-redis": { type: "boolean", default: false },
     duration: { type: "string" },
     connections: { type: "string" },
     out: { type: "string" },
@@ -58,9 +64,10 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-// --micro alone runs only the micro-benchmarks; a full run (not --quick) includes them.
-const microOnly = args.micro === true && !only && !args.quick;
-const withMicro = args.micro === true || (!args.quick && !only && !args["no-micro"]);
+// --micro / --redis alone run only those; a full run (not --quick) includes them.
+const microOnly = (args.micro === true || args.redis === true) && !only && !args.quick;
+const withMicro = args.micro === true || (!args.quick && !only && !args["no-micro"] && args.redis !== true);
+const withRedis = args.redis === true || (!args.quick && !only && !args["no-redis"] && args.micro !== true);
 
 let failed = false;
 
@@ -168,6 +175,17 @@ if (withMicro) {
   const results = await runMicro({ repoRoot, outDir });
   if (results.some((r) => r.exitCode !== 0)) failed = true;
   console.log(`written: ${join(outDir, "micro")}.{md,json} (${results.length} package(s))`);
+}
+
+if (withRedis) {
+  const redis = await runRedisDecisions({
+    outDir,
+    seconds: Number(args.duration ?? 5),
+    concurrency: Number(args.connections ?? 64),
+  });
+  if (redis.failed) failed = true;
+  if (redis.markdown) console.log(`\n${redis.markdown}`);
+  console.log(`written: ${join(outDir, "redis")}.{md,json}`);
 }
 
 process.exit(failed ? 1 : 0);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uniquePrefix } from "@svc/test-utils";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import pg from "pg";
 import { createInstance, type Instance } from "./instance.js";
 import { type Nginx, PROXY_ADDRESS, startProxy } from "./nginx.js";
@@ -15,8 +15,16 @@ export interface FleetOptions {
   databaseUrl: string;
   /** Point the instances at this address instead (a {@link tcpProxy} in front of `databaseUrl`). */
   databaseUrlForInstances?: string;
-  /** The Redis to share; the fleet's keys get a unique prefix and are deleted on close. */
-  redisUrl: string;
+  /**
+   * The Redis to share (`redis://...`); the fleet's keys get a unique prefix and are deleted on
+   * close. Give either this or `redisClusterNodes`.
+   */
+  redisUrl?: string;
+  /**
+   * A Redis Cluster to share instead, as seed nodes (`host:port`): the instances get
+   * `REDIS_CLUSTER_NODES`, and the fleet's keys are found and deleted on every master.
+   */
+  redisClusterNodes?: readonly string[];
   /** More environment for every instance (`RATE_LIMIT_MAX`, `DEMO_USERS`, `LOG_LEVEL`, ...). */
   env?: Record<string, string>;
   /** Put nginx in front. @default true */
@@ -66,21 +74,41 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const dir = mkdtempSync(join(tmpdir(), `svc-${label}-`));
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
   pool.on("error", () => {});
-  const redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const seeds = options.redisClusterNodes;
+  if ((options.redisUrl === undefined) === (seeds === undefined || seeds.length === 0))
+    throw new TypeError("startFleet: give redisUrl or redisClusterNodes, exactly one of them");
+  const redis: Redis | Cluster = seeds?.length
+    ? new Cluster(
+        seeds.map((seed) => {
+          const at = seed.lastIndexOf(":");
+          return { host: seed.slice(0, at).replace(/^\[(.*)\]$/, "$1"), port: Number(seed.slice(at + 1)) };
+        }),
+        { lazyConnect: true, redisOptions: { maxRetriesPerRequest: 1 } },
+      )
+    : new Redis(options.redisUrl as string, { lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on("error", () => {});
   const instances: Instance[] = [];
   let proxy: Nginx | undefined;
   let schemaCreated = false;
 
+  // On a cluster every master holds a part of the keys: scan each of them.
   const redisKeys = async () => {
     const keys: string[] = [];
-    let cursor = "0";
-    do {
-      const [next, batch] = await redis.scan(cursor, "MATCH", `${redisPrefix}*`, "COUNT", 1000);
-      cursor = next;
-      keys.push(...batch);
-    } while (cursor !== "0");
+    const nodes = redis instanceof Cluster ? redis.nodes("master") : [redis];
+    for (const node of nodes) {
+      let cursor = "0";
+      do {
+        const [next, batch] = await node.scan(cursor, "MATCH", `${redisPrefix}*`, "COUNT", 1000);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== "0");
+    }
     return keys;
+  };
+  // One DEL per key: on a cluster, keys of different slots cannot share a command.
+  const deleteKeys = async (keys: string[]) => {
+    if (redis instanceof Cluster) await Promise.all(keys.map((key) => redis.del(key)));
+    else if (keys.length > 0) await redis.del(...keys);
   };
 
   const close = async () => {
@@ -96,8 +124,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     await Promise.all(instances.map((i) => attempt(() => i.kill("SIGKILL"))));
     if (schemaCreated) await attempt(() => pool.query(`drop schema if exists ${schema} cascade`));
     await attempt(async () => {
-      const keys = await redisKeys();
-      if (keys.length > 0) await redis.del(...keys);
+      await deleteKeys(await redisKeys());
     });
     await attempt(() => pool.end());
     redis.disconnect();
@@ -107,6 +134,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   try {
     await redis.connect();
+    if (redis instanceof Cluster) await Promise.all(redis.nodes("master").map((node) => node.ping()));
     await pool.query(`create schema ${schema}`);
     schemaCreated = true;
     // One token signing key for the whole fleet (JWT_PRIVATE_KEY): a token one instance issued
@@ -118,7 +146,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       JWT_PRIVATE_KEY: keyFile,
       DATABASE_URL: options.databaseUrlForInstances ?? options.databaseUrl,
       DATABASE_SCHEMA: schema,
-      REDIS_URL: options.redisUrl,
+      ...(seeds?.length
+        ? { REDIS_CLUSTER_NODES: seeds.join(",") }
+        : { REDIS_URL: options.redisUrl as string }),
       REDIS_KEY_PREFIX: redisPrefix,
       TRUST_PROXY: PROXY_ADDRESS,
       LOG_LEVEL: "info",

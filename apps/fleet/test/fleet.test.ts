@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type RedisCluster, redisCluster } from "@svc/test-utils";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../src/build.js";
 import { type Fleet, startFleet } from "../src/fleet.js";
@@ -10,247 +11,271 @@ const services = fleetServices();
 /** The fleet-wide rate limit: per principal, else per client address. */
 const L = 60;
 
+/** The same suite on a throw-away 3-master Redis Cluster (only started when the fleet can run). */
+const cluster = services ? await redisCluster({ masters: 3 }) : undefined;
+
 /**
  * Three reference-server processes sharing PostgreSQL and Redis behind nginx (round-robin,
  * `X-Forwarded-*` set, connections from 127.0.0.2, the only address the instances trust).
- * Test clients connect from other 127.x addresses, so each is a distinct real client.
+ * Test clients connect from other 127.x addresses, so each is a distinct real client. It runs
+ * twice: on the shared Redis (`REDIS_URL`) and on a Redis Cluster (`REDIS_CLUSTER_NODES`).
  */
-describe.skipIf(!services)("a fleet of three instances behind nginx", () => {
-  let fleet: Fleet;
-  let proxyUrl: string;
+function fleetSuite(
+  title: string,
+  redis: { redisUrl: string } | { redisClusterNodes: readonly string[] } | undefined,
+  label: string,
+  after?: () => Promise<void>,
+) {
+  describe.skipIf(!services || !redis)(title, () => {
+    let fleet: Fleet;
+    let proxyUrl: string;
 
-  beforeAll(async () => {
-    ensureBuilt();
-    fleet = await startFleet({
-      databaseUrl: services?.databaseUrl ?? "",
-      redisUrl: services?.redisUrl ?? "",
-      label: "fleet",
-      env: {
-        RATE_LIMIT_MAX: String(L),
-        RATE_LIMIT_WINDOW_SECONDS: "600",
-        DEMO_USERS: "admin:admin:admin,idem:idem:admin,occ:occ:admin,links:links:admin",
-      },
-    });
-    proxyUrl = fleet.proxy?.url ?? "";
-  }, 180_000);
-
-  afterAll(async () => {
-    await fleet?.close();
-  }, 30_000);
-
-  afterEach((context) => {
-    if (context.task.result?.state === "fail") console.error(fleet?.diagnostics());
-  });
-
-  /**
-   * Which instance logged each correlation id (its access log line). A line may reach the
-   * pipe a moment after its response, so this waits up to two seconds for all of them.
-   */
-  async function servedBy(ids: readonly string[]): Promise<Map<string, number>> {
-    const deadline = Date.now() + 2000;
-    for (;;) {
-      const counts = new Map<string, number>();
-      for (const id of ids) {
-        const instance = fleet.instances.find((i) => i.output().includes(`"correlationId":"${id}"`));
-        const name = instance?.name ?? "nobody";
-        counts.set(name, (counts.get(name) ?? 0) + 1);
-      }
-      if (!counts.has("nobody") || Date.now() > deadline) return counts;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  describe("rate limit across the fleet", () => {
-    it(`${L + 6} concurrent anonymous requests from one client through nginx → exactly ${L} admitted, whichever instance serves`, async () => {
-      const ids = Array.from({ length: L + 6 }, () => randomUUID());
-      const replies = await Promise.all(
-        ids.map((id) =>
-          call(`${proxyUrl}/employees`, { localAddress: "127.0.0.3", headers: { "x-correlation-id": id } }),
-        ),
-      );
-      const limited = replies.filter((r) => r.status === 429);
-      // Anonymous reads are counted, then refused by the authorization check.
-      expect(replies.filter((r) => r.status === 401)).toHaveLength(L);
-      expect(limited).toHaveLength(6);
-      for (const r of limited) {
-        expect(Number(r.header("retry-after"))).toBeGreaterThan(0);
-        expect(r.json()).toMatchObject({ status: 429, path: "/employees" });
-      }
-      expect([...(await servedBy(ids)).keys()].sort()).toEqual(fleet.instances.map((i) => i.name).sort());
-      // The key is the real client address that nginx reported, not nginx's own.
-      const keys = await fleet.redisKeys();
-      expect(keys.some((k) => k.includes("127.0.0.3"))).toBe(true);
-      expect(keys.some((k) => k.includes("127.0.0.2"))).toBe(false);
-    });
-
-    it("another client address through nginx has its own budget; its X-Forwarded-For is not believed", async () => {
-      const first = await call(`${proxyUrl}/employees`, { localAddress: "127.0.0.4" });
-      expect(first.status).toBe(401);
-      expect(first.header("x-ratelimit-remaining")).toBe(String(L - 1));
-      // nginx appends the address it saw; the instance takes the last untrusted hop, not this claim.
-      const forged = await call(`${proxyUrl}/employees`, {
-        localAddress: "127.0.0.4",
-        headers: { "x-forwarded-for": "10.9.9.9" },
-      });
-      expect(forged.header("x-ratelimit-remaining")).toBe(String(L - 2));
-      const still = await call(`${proxyUrl}/employees`, { localAddress: "127.0.0.3" });
-      expect(still.status).toBe(429);
-      expect((await fleet.redisKeys()).some((k) => k.includes("10.9.9.9"))).toBe(false);
-    });
-
-    it("X-Forwarded-For sent straight to an instance is not trusted: the key is the connection's address", async () => {
-      const [a, b] = fleet.instances;
-      const one = await call(`${a?.url}/employees`, {
-        localAddress: "127.0.0.5",
-        headers: { "x-forwarded-for": "10.8.8.8" },
-      });
-      const two = await call(`${b?.url}/employees`, {
-        localAddress: "127.0.0.5",
-        headers: { "x-forwarded-for": "10.7.7.7" },
-      });
-      expect(one.header("x-ratelimit-remaining")).toBe(String(L - 1));
-      expect(two.header("x-ratelimit-remaining")).toBe(String(L - 2));
-      const keys = await fleet.redisKeys();
-      expect(keys.some((k) => k.includes("127.0.0.5"))).toBe(true);
-      expect(keys.some((k) => k.includes("10.8.8.8") || k.includes("10.7.7.7"))).toBe(false);
-    });
-  });
-
-  it("50 concurrent POSTs with one Idempotency-Key over the fleet → one review created; the rest 409 or a faithful replay", async () => {
-    const author = `idem-${randomUUID()}`;
-    const key = randomUUID();
-    const ids = Array.from({ length: 50 }, () => randomUUID());
-    const replies = await Promise.all(
-      ids.map((id) =>
-        call(`${proxyUrl}/products/1/reviews`, {
-          method: "POST",
-          localAddress: "127.0.0.6",
-          headers: { authorization: basic("idem"), "idempotency-key": key, "x-correlation-id": id },
-          body: { author, rating: 4, comment: "fleet" },
-        }),
-      ),
-    );
-    expect([...(await servedBy(ids)).keys()].sort()).toEqual(fleet.instances.map((i) => i.name).sort());
-    const fresh = replies.filter((r) => r.status === 201 && r.header("idempotent-replayed") === undefined);
-    expect(fresh).toHaveLength(1);
-    const original = fresh[0] as Reply;
-    const others = replies.filter((r) => r !== original);
-    for (const r of others) {
-      if (r.status === 409) {
-        expect(r.json()).toMatchObject({ status: 409 });
-        expect(r.header("retry-after")).toBeDefined();
-        continue;
-      }
-      expect(r.status).toBe(201);
-      expect(r.header("idempotent-replayed")).toBe("true");
-      expect(r.header("location")).toBe(original.header("location"));
-      expect(r.header("etag")).toBe(original.header("etag"));
-      expect(r.body).toBe(original.body);
-    }
-    const rows = await fleet.query("select id from reviews where author = $1", [author]);
-    expect(rows).toHaveLength(1);
-    expect(original.header("location")).toBe(`${proxyUrl}/products/1/reviews/${rows[0]?.id}`);
-  });
-
-  it("concurrent PUTs with the same If-Match on different instances → exactly one 200, the rest 412", async () => {
-    const name = `occ-${randomUUID()}`;
-    const auth = { authorization: basic("occ") };
-    const created = await call(`${proxyUrl}/departments`, {
-      method: "POST",
-      headers: auth,
-      body: { name, city: "Oslo" },
-    });
-    expect(created.status).toBe(201);
-    const path = new URL(created.header("location") ?? "").pathname;
-    const current = await call(`${proxyUrl}${path}`, { headers: auth });
-    const etag = current.header("etag") ?? "";
-    expect(etag).toMatch(/^"/);
-    // Through nginx: the tag belongs to the representation with the proxy's links, and round-robin
-    // hands the PUTs to every instance.
-    const ids = Array.from({ length: 12 }, () => randomUUID());
-    const replies = await Promise.all(
-      ids.map((id, i) =>
-        call(`${proxyUrl}${path}`, {
-          method: "PUT",
-          headers: { ...auth, "if-match": etag, "x-correlation-id": id },
-          body: { name: `${name}-${i}`, city: "Bergen" },
-        }),
-      ),
-    );
-    expect((await servedBy(ids)).size).toBe(fleet.instances.length);
-    const statuses = replies.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, ...Array(11).fill(412)]);
-    const winner = replies.find((r) => r.status === 200)?.json<{ name: string }>().name;
-    const rows = await fleet.query<{ name: string }>("select name from departments where name like $1", [
-      `${name}%`,
-    ]);
-    // No lost update: the stored row is the one the single 200 reported.
-    expect(rows.map((r) => r.name)).toEqual([winner]);
-  });
-
-  it("a Bearer token issued through nginx is accepted by every instance (one JWT_PRIVATE_KEY for the fleet)", async () => {
-    const issued = await call(`${proxyUrl}/auth/token`, {
-      method: "POST",
-      localAddress: "127.0.0.6",
-      headers: { authorization: basic("links") },
-    });
-    expect(issued.status).toBe(200);
-    const bearer = { authorization: `Bearer ${issued.json<{ access_token: string }>().access_token}` };
-    for (const instance of fleet.instances) {
-      const reply = await call(`${instance.url}/departments/1`, {
-        localAddress: "127.0.0.6",
-        headers: bearer,
-      });
-      expect([instance.name, reply.status]).toEqual([instance.name, 200]);
-    }
-  });
-
-  describe("links carry the proxy's scheme and host", () => {
-    it("through nginx's TLS listener: self links, Location and the WSDL address are https://localhost:<port>", async () => {
-      const proxy = fleet.proxy;
-      if (!proxy) throw new Error("no proxy");
-      const { httpsUrl, ca } = proxy;
-      const auth = { authorization: basic("links") };
-      const item = await call(`${httpsUrl}/departments/1`, { ca, headers: auth });
-      expect(item.status).toBe(200);
-      expect(item.json<{ _links: { self: { href: string } } }>()._links.self.href).toBe(
-        `${httpsUrl}/departments/1`,
-      );
-      const created = await call(`${httpsUrl}/departments`, {
-        ca,
-        method: "POST",
-        headers: auth,
-        body: { name: `links-${randomUUID()}`, city: "Oslo" },
-      });
-      expect(created.status).toBe(201);
-      expect(created.header("location")).toMatch(new RegExp(`^${httpsUrl}/departments/\\d+$`));
-      const wsdl = await call(`${httpsUrl}/ws/customer?wsdl`, { ca });
-      expect(wsdl.status).toBe(200);
-      expect(wsdl.body).toMatch(new RegExp(`<soap12:address location="${httpsUrl}/ws/customer"`));
-    });
-
-    it("through nginx's plain listener the links are http://127.0.0.1:<proxy port>, never an instance's", async () => {
-      const page = await call(`${proxyUrl}/departments?size=1`, {
-        headers: { authorization: basic("links") },
-      });
-      expect(page.status).toBe(200);
-      const self = page.json<{ _links: { self: { href: string } } }>()._links.self.href;
-      expect(self.startsWith(`${proxyUrl}/departments`)).toBe(true);
-      for (const i of fleet.instances) expect(page.body).not.toContain(`:${i.port}/`);
-    });
-
-    it("X-Forwarded-Host/Proto sent straight to an instance are ignored", async () => {
-      const instance = fleet.instances[0];
-      const item = await call(`${instance?.url}/departments/1`, {
-        headers: {
-          authorization: basic("links"),
-          "x-forwarded-host": "evil.example",
-          "x-forwarded-proto": "https",
+    beforeAll(async () => {
+      ensureBuilt();
+      fleet = await startFleet({
+        databaseUrl: services?.databaseUrl ?? "",
+        ...redis,
+        label,
+        env: {
+          RATE_LIMIT_MAX: String(L),
+          RATE_LIMIT_WINDOW_SECONDS: "600",
+          DEMO_USERS: "admin:admin:admin,idem:idem:admin,occ:occ:admin,links:links:admin",
         },
       });
-      expect(item.json<{ _links: { self: { href: string } } }>()._links.self.href).toBe(
-        `${instance?.url}/departments/1`,
+      proxyUrl = fleet.proxy?.url ?? "";
+    }, 180_000);
+
+    afterAll(async () => {
+      await fleet?.close();
+      await after?.();
+    }, 30_000);
+
+    afterEach((context) => {
+      if (context.task.result?.state === "fail") console.error(fleet?.diagnostics());
+    });
+
+    /**
+     * Which instance logged each correlation id (its access log line). A line may reach the
+     * pipe a moment after its response, so this waits up to two seconds for all of them.
+     */
+    async function servedBy(ids: readonly string[]): Promise<Map<string, number>> {
+      const deadline = Date.now() + 2000;
+      for (;;) {
+        const counts = new Map<string, number>();
+        for (const id of ids) {
+          const instance = fleet.instances.find((i) => i.output().includes(`"correlationId":"${id}"`));
+          const name = instance?.name ?? "nobody";
+          counts.set(name, (counts.get(name) ?? 0) + 1);
+        }
+        if (!counts.has("nobody") || Date.now() > deadline) return counts;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+
+    describe("rate limit across the fleet", () => {
+      it(`${L + 6} concurrent anonymous requests from one client through nginx → exactly ${L} admitted, whichever instance serves`, async () => {
+        const ids = Array.from({ length: L + 6 }, () => randomUUID());
+        const replies = await Promise.all(
+          ids.map((id) =>
+            call(`${proxyUrl}/employees`, { localAddress: "127.0.0.3", headers: { "x-correlation-id": id } }),
+          ),
+        );
+        const limited = replies.filter((r) => r.status === 429);
+        // Anonymous reads are counted, then refused by the authorization check.
+        expect(replies.filter((r) => r.status === 401)).toHaveLength(L);
+        expect(limited).toHaveLength(6);
+        for (const r of limited) {
+          expect(Number(r.header("retry-after"))).toBeGreaterThan(0);
+          expect(r.json()).toMatchObject({ status: 429, path: "/employees" });
+        }
+        expect([...(await servedBy(ids)).keys()].sort()).toEqual(fleet.instances.map((i) => i.name).sort());
+        // The key is the real client address that nginx reported, not nginx's own.
+        const keys = await fleet.redisKeys();
+        expect(keys.some((k) => k.includes("127.0.0.3"))).toBe(true);
+        expect(keys.some((k) => k.includes("127.0.0.2"))).toBe(false);
+      });
+
+      it("another client address through nginx has its own budget; its X-Forwarded-For is not believed", async () => {
+        const first = await call(`${proxyUrl}/employees`, { localAddress: "127.0.0.4" });
+        expect(first.status).toBe(401);
+        expect(first.header("x-ratelimit-remaining")).toBe(String(L - 1));
+        // nginx appends the address it saw; the instance takes the last untrusted hop, not this claim.
+        const forged = await call(`${proxyUrl}/employees`, {
+          localAddress: "127.0.0.4",
+          headers: { "x-forwarded-for": "10.9.9.9" },
+        });
+        expect(forged.header("x-ratelimit-remaining")).toBe(String(L - 2));
+        const still = await call(`${proxyUrl}/employees`, { localAddress: "127.0.0.3" });
+        expect(still.status).toBe(429);
+        expect((await fleet.redisKeys()).some((k) => k.includes("10.9.9.9"))).toBe(false);
+      });
+
+      it("X-Forwarded-For sent straight to an instance is not trusted: the key is the connection's address", async () => {
+        const [a, b] = fleet.instances;
+        const one = await call(`${a?.url}/employees`, {
+          localAddress: "127.0.0.5",
+          headers: { "x-forwarded-for": "10.8.8.8" },
+        });
+        const two = await call(`${b?.url}/employees`, {
+          localAddress: "127.0.0.5",
+          headers: { "x-forwarded-for": "10.7.7.7" },
+        });
+        expect(one.header("x-ratelimit-remaining")).toBe(String(L - 1));
+        expect(two.header("x-ratelimit-remaining")).toBe(String(L - 2));
+        const keys = await fleet.redisKeys();
+        expect(keys.some((k) => k.includes("127.0.0.5"))).toBe(true);
+        expect(keys.some((k) => k.includes("10.8.8.8") || k.includes("10.7.7.7"))).toBe(false);
+      });
+    });
+
+    it("50 concurrent POSTs with one Idempotency-Key over the fleet → one review created; the rest 409 or a faithful replay", async () => {
+      const author = `idem-${randomUUID()}`;
+      const key = randomUUID();
+      const ids = Array.from({ length: 50 }, () => randomUUID());
+      const replies = await Promise.all(
+        ids.map((id) =>
+          call(`${proxyUrl}/products/1/reviews`, {
+            method: "POST",
+            localAddress: "127.0.0.6",
+            headers: { authorization: basic("idem"), "idempotency-key": key, "x-correlation-id": id },
+            body: { author, rating: 4, comment: "fleet" },
+          }),
+        ),
       );
+      expect([...(await servedBy(ids)).keys()].sort()).toEqual(fleet.instances.map((i) => i.name).sort());
+      const fresh = replies.filter((r) => r.status === 201 && r.header("idempotent-replayed") === undefined);
+      expect(fresh).toHaveLength(1);
+      const original = fresh[0] as Reply;
+      const others = replies.filter((r) => r !== original);
+      for (const r of others) {
+        if (r.status === 409) {
+          expect(r.json()).toMatchObject({ status: 409 });
+          expect(r.header("retry-after")).toBeDefined();
+          continue;
+        }
+        expect(r.status).toBe(201);
+        expect(r.header("idempotent-replayed")).toBe("true");
+        expect(r.header("location")).toBe(original.header("location"));
+        expect(r.header("etag")).toBe(original.header("etag"));
+        expect(r.body).toBe(original.body);
+      }
+      const rows = await fleet.query("select id from reviews where author = $1", [author]);
+      expect(rows).toHaveLength(1);
+      expect(original.header("location")).toBe(`${proxyUrl}/products/1/reviews/${rows[0]?.id}`);
+    });
+
+    it("concurrent PUTs with the same If-Match on different instances → exactly one 200, the rest 412", async () => {
+      const name = `occ-${randomUUID()}`;
+      const auth = { authorization: basic("occ") };
+      const created = await call(`${proxyUrl}/departments`, {
+        method: "POST",
+        headers: auth,
+        body: { name, city: "Oslo" },
+      });
+      expect(created.status).toBe(201);
+      const path = new URL(created.header("location") ?? "").pathname;
+      const current = await call(`${proxyUrl}${path}`, { headers: auth });
+      const etag = current.header("etag") ?? "";
+      expect(etag).toMatch(/^"/);
+      // Through nginx: the tag belongs to the representation with the proxy's links, and round-robin
+      // hands the PUTs to every instance.
+      const ids = Array.from({ length: 12 }, () => randomUUID());
+      const replies = await Promise.all(
+        ids.map((id, i) =>
+          call(`${proxyUrl}${path}`, {
+            method: "PUT",
+            headers: { ...auth, "if-match": etag, "x-correlation-id": id },
+            body: { name: `${name}-${i}`, city: "Bergen" },
+          }),
+        ),
+      );
+      expect((await servedBy(ids)).size).toBe(fleet.instances.length);
+      const statuses = replies.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, ...Array(11).fill(412)]);
+      const winner = replies.find((r) => r.status === 200)?.json<{ name: string }>().name;
+      const rows = await fleet.query<{ name: string }>("select name from departments where name like $1", [
+        `${name}%`,
+      ]);
+      // No lost update: the stored row is the one the single 200 reported.
+      expect(rows.map((r) => r.name)).toEqual([winner]);
+    });
+
+    it("a Bearer token issued through nginx is accepted by every instance (one JWT_PRIVATE_KEY for the fleet)", async () => {
+      const issued = await call(`${proxyUrl}/auth/token`, {
+        method: "POST",
+        localAddress: "127.0.0.6",
+        headers: { authorization: basic("links") },
+      });
+      expect(issued.status).toBe(200);
+      const bearer = { authorization: `Bearer ${issued.json<{ access_token: string }>().access_token}` };
+      for (const instance of fleet.instances) {
+        const reply = await call(`${instance.url}/departments/1`, {
+          localAddress: "127.0.0.6",
+          headers: bearer,
+        });
+        expect([instance.name, reply.status]).toEqual([instance.name, 200]);
+      }
+    });
+
+    describe("links carry the proxy's scheme and host", () => {
+      it("through nginx's TLS listener: self links, Location and the WSDL address are https://localhost:<port>", async () => {
+        const proxy = fleet.proxy;
+        if (!proxy) throw new Error("no proxy");
+        const { httpsUrl, ca } = proxy;
+        const auth = { authorization: basic("links") };
+        const item = await call(`${httpsUrl}/departments/1`, { ca, headers: auth });
+        expect(item.status).toBe(200);
+        expect(item.json<{ _links: { self: { href: string } } }>()._links.self.href).toBe(
+          `${httpsUrl}/departments/1`,
+        );
+        const created = await call(`${httpsUrl}/departments`, {
+          ca,
+          method: "POST",
+          headers: auth,
+          body: { name: `links-${randomUUID()}`, city: "Oslo" },
+        });
+        expect(created.status).toBe(201);
+        expect(created.header("location")).toMatch(new RegExp(`^${httpsUrl}/departments/\\d+$`));
+        const wsdl = await call(`${httpsUrl}/ws/customer?wsdl`, { ca });
+        expect(wsdl.status).toBe(200);
+        expect(wsdl.body).toMatch(new RegExp(`<soap12:address location="${httpsUrl}/ws/customer"`));
+      });
+
+      it("through nginx's plain listener the links are http://127.0.0.1:<proxy port>, never an instance's", async () => {
+        const page = await call(`${proxyUrl}/departments?size=1`, {
+          headers: { authorization: basic("links") },
+        });
+        expect(page.status).toBe(200);
+        const self = page.json<{ _links: { self: { href: string } } }>()._links.self.href;
+        expect(self.startsWith(`${proxyUrl}/departments`)).toBe(true);
+        for (const i of fleet.instances) expect(page.body).not.toContain(`:${i.port}/`);
+      });
+
+      it("X-Forwarded-Host/Proto sent straight to an instance are ignored", async () => {
+        const instance = fleet.instances[0];
+        const item = await call(`${instance?.url}/departments/1`, {
+          headers: {
+            authorization: basic("links"),
+            "x-forwarded-host": "evil.example",
+            "x-forwarded-proto": "https",
+          },
+        });
+        expect(item.json<{ _links: { self: { href: string } } }>()._links.self.href).toBe(
+          `${instance?.url}/departments/1`,
+        );
+      });
     });
   });
-});
+}
+
+fleetSuite(
+  "a fleet of three instances behind nginx",
+  services ? { redisUrl: services.redisUrl } : undefined,
+  "fleet",
+);
+fleetSuite(
+  "a fleet of three instances behind nginx, on a 3-master Redis Cluster",
+  cluster ? { redisClusterNodes: cluster.seeds } : undefined,
+  "fleet-cluster",
+  () => (cluster as RedisCluster).stop(),
+);

@@ -16,12 +16,23 @@ export type DatabaseConfig =
   | { kind: "sqlite"; filename: string; url: string }
   | { kind: "postgres"; url: string; schema?: string };
 
+/** One Redis node address (a Redis Cluster seed). */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
 /** The resolved, validated configuration of the server. */
 export interface Config {
   port: number;
   host: string;
   database: DatabaseConfig;
   redisUrl: string | undefined;
+  /**
+   * The seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES=host:port,host:port`), used instead of
+   * `REDIS_URL`: the client discovers the other nodes and the slot map from any seed that answers.
+   */
+  redisClusterNodes: readonly RedisNode[] | undefined;
   /** Prefix of every Redis key the instance writes (`REDIS_KEY_PREFIX`); instances of one fleet share it. */
   redisKeyPrefix: string;
   rateLimit: { max: number; windowSeconds: number };
@@ -208,6 +219,52 @@ function parseAllowedHosts(raw: string | undefined, problems: string[]): string[
   return hosts;
 }
 
+/** Most seeds accepted: a client needs one that answers; a few more cover a node being down. */
+const MAX_CLUSTER_SEEDS = 64;
+
+function parseClusterNodes(raw: string | undefined, problems: string[]): RedisNode[] | undefined {
+  if (raw === undefined) return undefined;
+  const nodes: RedisNode[] = [];
+  const before = problems.length;
+  const entries = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length > MAX_CLUSTER_SEEDS) {
+    problems.push(
+      `REDIS_CLUSTER_NODES lists ${entries.length} nodes; give at most ${MAX_CLUSTER_SEEDS} seeds`,
+    );
+    return undefined;
+  }
+  for (const entry of entries) {
+    // host:port, with an IPv6 address in brackets ([::1]:7000); the port is required
+    const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(entry);
+    const host = m?.[1]?.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+    const port = Number(m?.[2]);
+    if (
+      !m ||
+      !host ||
+      host.startsWith(".") ||
+      !(HOST_NAME.test(host) || IPV6_LITERAL.test(`[${host}]`)) ||
+      port < 1 ||
+      port > 65535
+    ) {
+      problems.push(
+        `REDIS_CLUSTER_NODES entry "${entry.slice(0, 80)}" must be host:port (a host name or IPv4 address, or [IPv6]:port; port 1 to 65535)`,
+      );
+      continue;
+    }
+    if (nodes.some((n) => n.host === host && n.port === port)) {
+      problems.push(`REDIS_CLUSTER_NODES names ${entry} twice`);
+      continue;
+    }
+    nodes.push({ host, port });
+  }
+  if (nodes.length === 0 && problems.length === before)
+    problems.push("REDIS_CLUSTER_NODES names no node; give host:port,host:port or leave it unset");
+  return problems.length === before ? nodes : undefined;
+}
+
 /**
  * Reads and validates the configuration from the environment. Every problem is collected and
  * thrown at once as a {@link ConfigError}, so start-up fails with one clear message.
@@ -246,6 +303,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     z.string().regex(/^rediss?:\/\/\S+$/, "REDIS_URL must be a redis:// or rediss:// URL"),
     undefined as string | undefined,
   );
+  const redisClusterNodes = parseClusterNodes(optional(env.REDIS_CLUSTER_NODES), problems);
+  if (redisUrl !== undefined && optional(env.REDIS_CLUSTER_NODES) !== undefined)
+    problems.push(
+      "REDIS_URL and REDIS_CLUSTER_NODES are both set: give REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a Redis Cluster, not both",
+    );
   const redisKeyPrefix = read(
     "REDIS_KEY_PREFIX",
     z.string().regex(/^[\w:.-]{1,100}$/, "REDIS_KEY_PREFIX must be 1 to 100 letters, digits, _ - . or :"),
@@ -297,6 +359,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     host,
     database,
     redisUrl,
+    redisClusterNodes,
     redisKeyPrefix,
     rateLimit: { max, windowSeconds },
     rateLimitFailMode,

@@ -84,7 +84,7 @@ export async function startService(
   const background = new Background();
   await resumeTransfers(db, background);
   const security = await createSecurity(config);
-  const stores = createStores(config.redisUrl, options.redisPrefix);
+  const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix);
   await stores.ready(3000);
   const app = createApp(config, { db, logger, background, security, stores });
   const classes = expressClasses(app);

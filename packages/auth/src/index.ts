@@ -37,6 +37,7 @@ export {
   type MemoryNonceStoreOptions,
   memoryNonceStore,
   type NonceStore,
+  NonceStoreTimeoutError,
   type RedisNonceClient,
   type RedisNonceStoreOptions,
   redisNonceStore,

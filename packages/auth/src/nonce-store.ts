@@ -56,53 +56,125 @@ export function memoryNonceStore(options: MemoryNonceStoreOptions = {}): NonceSt
 }
 
 /**
- * The Redis client shapes {@link redisNonceStore} accepts: ioredis (`call`) or node-redis v4+
- * (`sendCommand`). Only `SET key value PX ttl NX` is sent.
+ * The Redis client shapes {@link redisNonceStore} accepts: ioredis `Redis` or `Cluster` (`call`),
+ * node-redis v4+ `createClient` (`sendCommand(args)`) or `createCluster` (`sendCommand(key,
+ * isReadonly, args)`, told apart by its `masters`). Only `SET key value PX ttl NX` is sent.
  */
 export type RedisNonceClient =
   | { call(command: string, ...args: string[]): Promise<unknown> }
-  | { sendCommand(args: string[]): Promise<unknown> };
+  | { sendCommand(args: string[]): Promise<unknown> }
+  | {
+      sendCommand(
+        firstKey: string | undefined,
+        isReadonly: boolean | undefined,
+        args: string[],
+      ): Promise<unknown>;
+      readonly masters: readonly unknown[];
+    };
 
 /** Options of {@link redisNonceStore}. */
 export interface RedisNonceStoreOptions {
-  /** A connected ioredis or node-redis client. */
+  /** A connected ioredis or node-redis client (a single node or a cluster). */
   client: RedisNonceClient;
   /**
-   * Key prefix for the nonces.
+   * Key prefix for the nonces. Each nonce is its own key, so on a Redis Cluster the nonces spread
+   * over every master by hash slot.
    * @default "svc:auth:nonce:"
    */
   prefix?: string;
+  /**
+   * The longest a claim waits for Redis. Past it the claim rejects with
+   * {@link NonceStoreTimeoutError}, so a stopped Redis (or the stopped master owning the nonce's
+   * slot) refuses the message at once instead of holding the request.
+   * @default 1000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Thrown when Redis does not answer a nonce claim within `timeoutMs`.
+ * @example
+ * if (err instanceof NonceStoreTimeoutError) metrics.redisSlow();
+ * @see https://redis.io/docs/latest/commands/set/
+ */
+export class NonceStoreTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`Redis did not answer the nonce claim within ${ms} ms`);
+    this.name = "NonceStoreTimeoutError";
+  }
+}
+
+function optionError(option: string, message: string): TypeError {
+  return Object.assign(new TypeError(`redisNonceStore: ${message}`), {
+    code: `ERR_SVC_AUTH_${option.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+  });
+}
+
+type Send = (key: string, args: string[]) => Promise<unknown>;
+
+function sender(client: unknown): Send | undefined {
+  if (!client || typeof client !== "object") return undefined;
+  const c = client as {
+    call?: (command: string, ...args: string[]) => Promise<unknown>;
+    sendCommand?: (...args: unknown[]) => Promise<unknown>;
+    masters?: unknown;
+  };
+  const { call, sendCommand } = c;
+  // ioredis (Redis and Cluster alike) routes by the command's key itself.
+  if (typeof call === "function")
+    return (_key, args) => call.call(client, args[0] as string, ...args.slice(1));
+  if (typeof sendCommand !== "function") return undefined;
+  // node-redis createCluster: the first argument is the key whose hash slot picks the master;
+  // SET writes, so it is not read-only.
+  if (Array.isArray(c.masters)) return (key, args) => sendCommand.call(client, key, false, args);
+  return (_key, args) => sendCommand.call(client, args);
 }
 
 /**
  * A nonce cache in Redis shared by every instance: `SET prefix+nonce 1 PX ttl NX` claims a nonce
- * atomically, so two instances racing on one replayed message cannot both accept it.
+ * atomically, so two instances racing on one replayed message cannot both accept it. Works on a
+ * Redis Cluster too (one key per command, routed to the master owning its slot).
+ *
+ * When Redis cannot be reached (or the cluster master owning the nonce is down) the claim rejects,
+ * with the client's error or {@link NonceStoreTimeoutError} after `timeoutMs`: the message is
+ * refused (fail closed), never accepted unchecked.
  *
  * @example
  * const nonceStore = redisNonceStore({ client: new Redis(process.env.REDIS_URL) });
  * @see https://redis.io/docs/latest/commands/set/
+ * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#key-distribution-model
  */
 export function redisNonceStore(options: RedisNonceStoreOptions): NonceStore {
   const client = options?.client;
-  const send =
-    client && "call" in client && typeof client.call === "function"
-      ? (args: string[]) => client.call(args[0] as string, ...args.slice(1))
-      : client && "sendCommand" in client && typeof client.sendCommand === "function"
-        ? (args: string[]) => client.sendCommand(args)
-        : undefined;
-  if (!send) throw new TypeError("redisNonceStore: client must be an ioredis or node-redis client");
+  const send = sender(client);
+  if (!send)
+    throw optionError(
+      "client",
+      `client must be an ioredis or node-redis client (with call or sendCommand), got ${client === null ? "null" : typeof client}`,
+    );
   const prefix = options.prefix ?? "svc:auth:nonce:";
+  if (typeof prefix !== "string")
+    throw optionError("prefix", `prefix must be a string, got ${typeof prefix}`);
+  const timeoutMs = options.timeoutMs ?? 1000;
+  if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw optionError(
+      "timeoutMs",
+      `timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`,
+    );
   return {
     async claim(nonce, ttlMs) {
-      const reply = await send([
-        "SET",
-        prefix + nonce,
-        "1",
-        "PX",
-        String(Math.max(1, Math.ceil(ttlMs))),
-        "NX",
-      ]);
-      return reply === "OK";
+      const key = prefix + nonce;
+      const args = ["SET", key, "1", "PX", String(Math.max(1, Math.ceil(ttlMs))), "NX"];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new NonceStoreTimeoutError(timeoutMs)), timeoutMs);
+      });
+      try {
+        const reply = await Promise.race([send(key, args), timeout]);
+        return reply === "OK";
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

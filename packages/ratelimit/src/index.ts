@@ -12,6 +12,7 @@ export {
 } from "./middleware.js";
 export {
   type IoRedisLike,
+  type NodeRedisClusterLike,
   type NodeRedisLike,
   RedisStore,
   type RedisStoreOptions,

@@ -2,24 +2,32 @@ import { DECIDE_SCRIPT, DECIDE_SHA } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
 /**
- * An `ioredis` client (`Redis` or `Cluster`), structurally: only `call` and `options` are used.
- * Create it with `enableOfflineQueue: false`, `autoResendUnfulfilledCommands: false` and a
- * `commandTimeout`.
+ * An `ioredis` client (`Redis` or `Cluster`), structurally: only `call`, `options` and
+ * `isCluster` are used. Create a `Redis` with `enableOfflineQueue: false`,
+ * `autoResendUnfulfilledCommands: false` and a `commandTimeout`; a `Cluster` with
+ * `enableOfflineQueue: false`, `retryDelayOnFailover: 0` and
+ * `redisOptions: { autoResendUnfulfilledCommands: false }` (see the README's "Redis Cluster").
  * @example
  * const client: IoRedisLike = new Redis(url, { enableOfflineQueue: false, autoResendUnfulfilledCommands: false });
  * @see https://github.com/redis/ioredis/blob/main/API.md
  */
 export interface IoRedisLike {
   call(command: string, ...args: (string | number)[]): Promise<unknown>;
+  /** `true` on an ioredis `Cluster`. */
+  isCluster?: boolean | undefined;
   options?: {
     enableOfflineQueue?: boolean | undefined;
     autoResendUnfulfilledCommands?: boolean | undefined;
+    /** `Cluster` only: delay before a command whose connection closed is sent again elsewhere. */
+    retryDelayOnFailover?: number | undefined;
+    /** `Cluster` only: the options of each node's connection. */
+    redisOptions?: { autoResendUnfulfilledCommands?: boolean | undefined } | undefined;
   };
 }
 
 /**
- * A `redis` (node-redis v4/v5) client, structurally: only `sendCommand` and `options` are used.
- * Create it with `disableOfflineQueue: true`.
+ * A `redis` (node-redis v4/v5) client from `createClient`, structurally: only `sendCommand` and
+ * `options` are used. Create it with `disableOfflineQueue: true`.
  * @example
  * const client: NodeRedisLike = createClient({ url, disableOfflineQueue: true });
  * @see https://github.com/redis/node-redis/blob/master/docs/client-configuration.md
@@ -30,14 +38,39 @@ export interface NodeRedisLike {
 }
 
 /**
+ * A `redis` (node-redis v4/v5) cluster from `createCluster`, structurally: `sendCommand` (whose
+ * first two arguments route the command: the key whose slot picks the master, and whether it is
+ * read-only), `masters` (what tells it from a single client) and, where visible, the `defaults`
+ * its node clients are made with. Create it with `defaults: { disableOfflineQueue: true }`.
+ * @example
+ * const client: NodeRedisClusterLike = createCluster({
+ *   rootNodes: [{ url: "redis://10.0.0.1:6379" }, { url: "redis://10.0.0.2:6379" }],
+ *   defaults: { disableOfflineQueue: true },
+ * });
+ * @see https://github.com/redis/node-redis/blob/master/docs/clustering.md
+ */
+export interface NodeRedisClusterLike {
+  sendCommand(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: string[],
+  ): Promise<unknown>;
+  readonly masters: readonly unknown[];
+  readonly _options?: { defaults?: { disableOfflineQueue?: boolean | undefined } | undefined } | undefined;
+}
+
+/**
  * Options of {@link RedisStore}.
  * @example
  * new RedisStore({ client, prefix: "api:rl:", timeoutMs: 200 });
  * @see https://redis.io/docs/latest/commands/evalsha/
  */
 export interface RedisStoreOptions {
-  /** A connected `ioredis` or `redis` client, configured as described in the README. */
-  client: IoRedisLike | NodeRedisLike;
+  /**
+   * A connected `ioredis` (`Redis` or `Cluster`) or `redis` (`createClient` or `createCluster`)
+   * client, configured as described in the README.
+   */
+  client: IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
   /**
    * Prepended to every Redis key, before the hash-tagged limiter key.
    * @default "rl:"
@@ -65,8 +98,83 @@ export class StoreTimeoutError extends Error {
   }
 }
 
-function isIoRedis(client: IoRedisLike | NodeRedisLike): client is IoRedisLike {
+type AnyClient = IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
+
+function isIoRedis(client: AnyClient): client is IoRedisLike {
   return typeof (client as IoRedisLike).call === "function";
+}
+
+function isNodeRedisCluster(client: AnyClient): client is NodeRedisClusterLike {
+  const cluster = client as Partial<NodeRedisClusterLike>;
+  return typeof cluster.sendCommand === "function" && Array.isArray(cluster.masters);
+}
+
+/** A `TypeError` for a refused option, with a stable `code` (`ERR_SVC_RATELIMIT_<OPTION>`). */
+function optionError(option: string, message: string): TypeError {
+  return Object.assign(new TypeError(`RedisStore: ${message}`), {
+    code: `ERR_SVC_RATELIMIT_${option.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+  });
+}
+
+/**
+ * How one command reaches Redis, after checking that the client can neither stall a request
+ * (offline queue) nor run a decision twice (resend after a reconnect or a closed connection).
+ */
+function sender(client: AnyClient | undefined): (key: string, args: string[]) => Promise<unknown> {
+  if (!client || typeof client !== "object")
+    throw optionError(
+      "client",
+      `client must be an ioredis or redis client, got ${client === null ? "null" : typeof client}`,
+    );
+  if (isIoRedis(client)) {
+    const options = client.options;
+    if (options?.enableOfflineQueue !== false)
+      throw optionError(
+        "client",
+        "create the ioredis client with enableOfflineQueue: false, or requests stall while Redis is down",
+      );
+    if (client.isCluster === true) {
+      // A Cluster sends a command whose connection closed to another node after
+      // retryDelayOnFailover; the script may already have run, so that would count it twice.
+      if (options.retryDelayOnFailover !== 0)
+        throw optionError(
+          "client",
+          `create the ioredis Cluster with retryDelayOnFailover: 0, got ${String(options.retryDelayOnFailover)}: otherwise a decision whose connection closed is sent again and may count twice`,
+        );
+      if (options.redisOptions?.autoResendUnfulfilledCommands !== false)
+        throw optionError(
+          "client",
+          "create the ioredis Cluster with redisOptions: { autoResendUnfulfilledCommands: false }, or a reconnect may count a request twice",
+        );
+    } else if (options.autoResendUnfulfilledCommands !== false) {
+      throw optionError(
+        "client",
+        "create the ioredis client with autoResendUnfulfilledCommands: false, or a reconnect may count a request twice",
+      );
+    }
+    // ioredis routes by the command's keys itself (EVALSHA's KEYS after numkeys, DEL's key).
+    return (_key, args) => client.call(args[0] as string, ...args.slice(1));
+  }
+  if (isNodeRedisCluster(client)) {
+    const defaults = client._options?.defaults;
+    if (client._options && defaults?.disableOfflineQueue !== true)
+      throw optionError(
+        "client",
+        "create the redis cluster with defaults: { disableOfflineQueue: true }, or requests stall while a master is down",
+      );
+    // A cluster's sendCommand routes by its first argument: the key whose slot picks the master.
+    // The script writes, so it must run on the master (isReadonly false).
+    return (key, args) => client.sendCommand(key, false, args);
+  }
+  if (typeof client.sendCommand === "function") {
+    if (client.options && client.options.disableOfflineQueue !== true)
+      throw optionError(
+        "client",
+        "create the redis client with disableOfflineQueue: true, or requests stall while Redis is down",
+      );
+    return (_key, args) => client.sendCommand(args);
+  }
+  throw optionError("client", "client must be an ioredis or redis client (no call or sendCommand method)");
 }
 
 function isNoScript(err: unknown): boolean {
@@ -81,6 +189,9 @@ function isNoScript(err: unknown): boolean {
  *   store sends the script once with `EVAL` (which also caches it again): still one count.
  * - Time is Redis's `TIME`, so application clocks may drift.
  * - Keys are `<prefix>{<limiter key>}`: the hash tag keeps each client's key on one cluster slot.
+ *   Every command names exactly one key, so on a Redis Cluster (ioredis `Cluster`, node-redis
+ *   `createCluster`) each decision goes to the master owning that slot, and `MOVED`/`ASK`
+ *   redirections (resharding) are followed by the client: they mean the script did not run.
  * - A decision waits at most `timeoutMs`; the client must not queue commands while disconnected
  *   (checked at construction), so an absent Redis fails fast instead of stalling requests.
  *
@@ -91,42 +202,22 @@ function isNoScript(err: unknown): boolean {
  * });
  * app.use(rateLimit({ limit: 100, windowMs: 60_000, store: new RedisStore({ client }) }));
  * @see https://redis.io/docs/latest/commands/evalsha/
+ * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#redirection-and-resharding
  * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#hash-tags
  */
 export class RedisStore implements RateLimitStore {
   readonly prefix: string;
   readonly timeoutMs: number;
-  readonly #send: (args: string[]) => Promise<unknown>;
+  readonly #send: (key: string, args: string[]) => Promise<unknown>;
 
   constructor(options: RedisStoreOptions) {
-    const { client } = options;
-    if (!client || typeof client !== "object")
-      throw new TypeError("RedisStore: client must be an ioredis or redis client");
-    if (isIoRedis(client)) {
-      if (client.options?.enableOfflineQueue !== false)
-        throw new TypeError(
-          "RedisStore: create the ioredis client with enableOfflineQueue: false, or requests stall while Redis is down",
-        );
-      if (client.options.autoResendUnfulfilledCommands !== false)
-        throw new TypeError(
-          "RedisStore: create the ioredis client with autoResendUnfulfilledCommands: false, or a reconnect may count a request twice",
-        );
-      this.#send = (args) => client.call(args[0] as string, ...args.slice(1));
-    } else if (typeof client.sendCommand === "function") {
-      if (client.options && client.options.disableOfflineQueue !== true)
-        throw new TypeError(
-          "RedisStore: create the redis client with disableOfflineQueue: true, or requests stall while Redis is down",
-        );
-      this.#send = (args) => client.sendCommand(args);
-    } else {
-      throw new TypeError("RedisStore: client must be an ioredis or redis client");
-    }
+    this.#send = sender(options?.client);
     this.prefix = options.prefix ?? "rl:";
+    if (typeof this.prefix !== "string")
+      throw optionError("prefix", `prefix must be a string, got ${typeof options.prefix}`);
     this.timeoutMs = options.timeoutMs ?? 500;
-    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
-      throw new TypeError(
-        `RedisStore: timeoutMs must be a positive number, got ${String(options.timeoutMs)}`,
-      );
+    if (typeof this.timeoutMs !== "number" || !Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
+      throw optionError("timeoutMs", `timeoutMs must be a positive number, got ${String(options.timeoutMs)}`);
   }
 
   /** The Redis key of a limiter key. */
@@ -136,9 +227,10 @@ export class RedisStore implements RateLimitStore {
 
   /** @inheritdoc */
   async consume(key: string, cost: number, policy: RateLimitPolicy): Promise<Decision> {
+    const redisKey = this.redisKey(key);
     const tail = [
       "1",
-      this.redisKey(key),
+      redisKey,
       policy.algorithm,
       String(policy.limit),
       String(policy.windowMs),
@@ -147,11 +239,11 @@ export class RedisStore implements RateLimitStore {
     ];
     const reply = await this.#bounded(async () => {
       try {
-        return await this.#send(["EVALSHA", DECIDE_SHA, ...tail]);
+        return await this.#send(redisKey, ["EVALSHA", DECIDE_SHA, ...tail]);
       } catch (err) {
         // NOSCRIPT means the script did not run, so sending it once in full cannot double count.
         if (!isNoScript(err)) throw err;
-        return this.#send(["EVAL", DECIDE_SCRIPT, ...tail]);
+        return this.#send(redisKey, ["EVAL", DECIDE_SCRIPT, ...tail]);
       }
     });
     if (!Array.isArray(reply) || reply.length !== 5)
@@ -175,7 +267,8 @@ export class RedisStore implements RateLimitStore {
 
   /** @inheritdoc */
   async reset(key: string): Promise<void> {
-    await this.#bounded(() => this.#send(["DEL", this.redisKey(key)]));
+    const redisKey = this.redisKey(key);
+    await this.#bounded(() => this.#send(redisKey, ["DEL", redisKey]));
   }
 
   #bounded<T>(run: () => Promise<T>): Promise<T> {

@@ -1,0 +1,178 @@
+import { randomBytes } from "node:crypto";
+import { type RedisCluster, redisCluster, serviceUrl, throwawayRedis } from "@svc/test-utils";
+import { Cluster, Redis } from "ioredis";
+import { createCluster } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NonceStore, NonceStoreTimeoutError, redisNonceStore } from "./nonce-store.js";
+
+describe("redisNonceStore options", () => {
+  const client = { call: async () => "OK" };
+  it("client: {} → TypeError ERR_SVC_AUTH_CLIENT", () => {
+    // @ts-expect-error neither call nor sendCommand
+    expect(() => redisNonceStore({ client: {} })).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_AUTH_CLIENT" }),
+    );
+  });
+  it("timeoutMs: 0 → TypeError ERR_SVC_AUTH_TIMEOUT_MS", () => {
+    expect(() => redisNonceStore({ client, timeoutMs: 0 })).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_AUTH_TIMEOUT_MS" }),
+    );
+  });
+  it("timeoutMs: NaN → TypeError naming what it got", () => {
+    expect(() => redisNonceStore({ client, timeoutMs: Number.NaN })).toThrow(/timeoutMs .* got NaN/);
+  });
+  it("prefix: 42 → TypeError ERR_SVC_AUTH_PREFIX", () => {
+    // @ts-expect-error prefix is a string
+    expect(() => redisNonceStore({ client, prefix: 42 })).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_AUTH_PREFIX" }),
+    );
+  });
+  it("a client that never answers → NonceStoreTimeoutError after timeoutMs", async () => {
+    const store = redisNonceStore({ client: { call: () => new Promise(() => {}) }, timeoutMs: 50 });
+    await expect(store.claim("n", 1000)).rejects.toBeInstanceOf(NonceStoreTimeoutError);
+  });
+});
+
+const redisUrl = serviceUrl("REDIS_URL");
+describe.skipIf(!redisUrl)("redisNonceStore against a throw-away redis-server", () => {
+  it("Redis paused (CLIENT PAUSE 800) → the claim fails after timeoutMs, not when Redis answers", async () => {
+    const server = await throwawayRedis();
+    const client = new Redis(server.url);
+    const admin = new Redis(server.url);
+    try {
+      const store = redisNonceStore({ client, timeoutMs: 150 });
+      expect(await store.claim("before", 1000)).toBe(true);
+      await admin.call("CLIENT", "PAUSE", "800", "ALL");
+      const started = Date.now();
+      await expect(store.claim("during", 1000)).rejects.toBeInstanceOf(NonceStoreTimeoutError);
+      expect(Date.now() - started).toBeLessThan(700);
+    } finally {
+      await new Promise((r) => setTimeout(r, 900));
+      client.disconnect();
+      admin.disconnect();
+      await server.stop();
+    }
+  });
+});
+
+const cluster = await redisCluster({ masters: 3 });
+
+describe.skipIf(!cluster)("redisNonceStore on a 3-master Redis Cluster", () => {
+  const c = cluster as RedisCluster;
+  let io: Cluster;
+  let nr: Awaited<ReturnType<typeof connectNodeRedis>>;
+  const prefix = `svc-test:auth-nonce:${randomBytes(4).toString("hex")}:`;
+
+  async function connectNodeRedis() {
+    const client = createCluster({
+      rootNodes: c.nodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })),
+      defaults: { disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } },
+    });
+    client.on("error", () => {});
+    await client.connect();
+    return client;
+  }
+
+  beforeAll(async () => {
+    io = new Cluster(c.nodes, {
+      enableOfflineQueue: false,
+      retryDelayOnFailover: 0,
+      lazyConnect: true,
+      redisOptions: { autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 },
+    });
+    io.on("error", () => {});
+    await io.connect();
+    await Promise.all(io.nodes("master").map((node) => node.ping()));
+    nr = await connectNodeRedis();
+  });
+  afterAll(async () => {
+    io?.disconnect();
+    await nr?.close();
+    await c.stop();
+  });
+
+  const stores = (): [string, NonceStore][] => [
+    ["ioredis Cluster", redisNonceStore({ client: io, prefix, timeoutMs: 500 })],
+    ["redis createCluster", redisNonceStore({ client: nr, prefix, timeoutMs: 500 })],
+  ];
+
+  for (const [i, kind] of ["ioredis Cluster", "redis createCluster"].entries()) {
+    it(`${kind}: 40 concurrent claims of one nonce → exactly one winner`, async () => {
+      const store = stores()[i]?.[1] as NonceStore;
+      const nonce = randomBytes(16).toString("base64");
+      const results = await Promise.all(Array.from({ length: 40 }, () => store.claim(nonce, 60_000)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  }
+
+  it("claims of one nonce raced through both clients (two instances) → exactly one winner", async () => {
+    const [[, a], [, b]] = stores() as [[string, NonceStore], [string, NonceStore]];
+    for (let round = 0; round < 20; round++) {
+      const nonce = randomBytes(16).toString("base64");
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, n) => (n % 2 ? a : b).claim(nonce, 60_000)),
+      );
+      expect(results.filter(Boolean), `round ${round}`).toHaveLength(1);
+    }
+  });
+
+  it("600 nonces → spread over every master, each claimable once", async () => {
+    const [[, a], [, b]] = stores() as [[string, NonceStore], [string, NonceStore]];
+    const nonces = Array.from({ length: 600 }, () => randomBytes(16).toString("base64"));
+    expect((await Promise.all(nonces.map((n, k) => (k % 2 ? a : b).claim(n, 60_000)))).every(Boolean)).toBe(
+      true,
+    );
+    expect((await Promise.all(nonces.map((n, k) => (k % 2 ? b : a).claim(n, 60_000)))).some(Boolean)).toBe(
+      false,
+    );
+    const owners = await c.slotsByNode();
+    const expected = owners.map((slots) => nonces.filter((n) => slots.includes(c.slotOf(prefix + n))).length);
+    const stored: number[] = [];
+    for (const [k, node] of c.nodes.entries()) {
+      const direct = new Redis(node.port, node.host);
+      stored[k] = (await direct.keys(`${prefix}*`)).length;
+      direct.disconnect();
+    }
+    console.warn(`[cluster] 600 nonces per master: ${stored.join(" / ")}`);
+    // the earlier tests' nonces are under the same prefix: at least the 600 on the expected masters
+    for (const [k, n] of expected.entries()) expect(stored[k]).toBeGreaterThanOrEqual(n);
+    expect(expected.every((n) => n >= 100)).toBe(true);
+  });
+
+  // Last: it stops and restarts a master, which empties it.
+  it("the master owning a nonce stops → the claim rejects (fail closed) within timeoutMs; other masters still claim; restarted → claims again", async () => {
+    let down = "";
+    const up: string[] = [];
+    while (!down || up.length < 2) {
+      const n = randomBytes(16).toString("base64");
+      if ((await c.masterOf(prefix + n)) === 0) down ||= n;
+      else up.push(n);
+    }
+    await c.stopNode(0);
+    try {
+      for (const [k, [kind, store]] of stores().entries()) {
+        const started = Date.now();
+        await expect(store.claim(down, 60_000), kind).rejects.toThrow();
+        expect(Date.now() - started, kind).toBeLessThan(2000);
+        expect(await store.claim(up[k] as string, 60_000), kind).toBe(true);
+      }
+    } finally {
+      await c.startNode(0);
+    }
+    // Restarted (empty): the nonce refused during the outage is claimable once, then a replay.
+    const [[, a], [, b]] = stores() as [[string, NonceStore], [string, NonceStore]];
+    const deadline = Date.now() + 10_000;
+    let claimed: boolean | undefined;
+    while (claimed === undefined && Date.now() < deadline) {
+      claimed = await a.claim(down, 60_000).catch(() => undefined);
+      if (claimed === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(claimed, "first claim after the restart").toBe(true);
+    let replay: boolean | undefined;
+    while (replay === undefined && Date.now() < deadline) {
+      replay = await b.claim(down, 60_000).catch(() => undefined);
+      if (replay === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(replay, "the other client after the restart").toBe(false);
+  });
+});
