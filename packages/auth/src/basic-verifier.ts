@@ -433,11 +433,15 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
     }
     if (!result) return fail();
     const principal = toPrincipal(result, "basic");
-    if (cacheKey !== undefined) cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + cacheTtlMs);
+    if (cacheKey !== undefined)
+      cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + cacheTtlMs);
     return { result: "authenticated", principal };
   }
 
-  function check(credentials: BasicCredentials | undefined, address: string | undefined): Promise<BasicOutcome> {
+  function check(
+    credentials: BasicCredentials | undefined,
+    address: string | undefined,
+  ): Promise<BasicOutcome> {
     if (!credentials) return attempt(undefined, address);
     const { username, password } = credentials;
     return attempt(
