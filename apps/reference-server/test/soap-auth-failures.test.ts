@@ -16,7 +16,8 @@ const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
 const WSSE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
 const WSU = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
 const PROFILE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0";
-const BASE64 = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary";
+const BASE64 =
+  "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary";
 
 function envelope(header: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="${SOAP12}" xmlns:c="${TNS}" xmlns:wsse="${WSSE}" xmlns:wsu="${WSU}">${
@@ -110,7 +111,9 @@ describe.each([
 describe("one failure budget across REST and SOAP (RATE_LIMIT_MAX=5)", () => {
   it("5 unknown-user SOAP Authentication headers from one client → its REST Basic admin → 429", async () => {
     for (let i = 0; i < 5; i++)
-      await expectFailedAuthentication(await soapFrom(header.url, "203.0.113.50", authentication(`ghost${i}`, "x")));
+      await expectFailedAuthentication(
+        await soapFrom(header.url, "203.0.113.50", authentication(`ghost${i}`, "x")),
+      );
     const res = await fetch(`${header.url}/departments`, {
       headers: { authorization: ADMIN, "x-forwarded-for": "203.0.113.50" },
     });

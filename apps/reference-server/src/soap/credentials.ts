@@ -1,9 +1,4 @@
-import {
-  createSoapCredentialsVerifier,
-  type Principal,
-  type PrincipalInit,
-  SoapAuthError,
-} from "@svc/auth";
+import { createSoapCredentialsVerifier, type Principal, type PrincipalInit, SoapAuthError } from "@svc/auth";
 import {
   type SoapAuthContext,
   type SoapContext,
