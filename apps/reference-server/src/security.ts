@@ -34,7 +34,8 @@ export interface Security {
   realm: string;
   issuerUrl: string;
   /**
-   * The Basic verifier every Basic (and SOAP-over-HTTP Basic) check goes through: failure budgets,
+   * The Basic verifier every Basic check (resource API, `POST /auth/token`, SOAP over HTTP Basic)
+   * and every SOAP header credential (`soap/credentials.ts`) goes through: failure budgets,
    * bounded hashing, verified-credentials cache. Set by {@link guardBasic}; without it each
    * middleware gets its own verifier with the package defaults and no failure budgets.
    */
@@ -80,7 +81,7 @@ export async function createSecurity(config: Config): Promise<Security> {
  * `security` with a shared Basic verifier whose failed attempts count per client address and per
  * user name in the rate-limit store (Redis for a fleet), before any password is hashed:
  * `RATE_LIMIT_MAX` failures per `RATE_LIMIT_WINDOW_SECONDS`, then 429 with `Retry-After` for
- * every Basic attempt of that client or name, right password or not. Hashing runs at most 2 at a
+ * every Basic or SOAP-header attempt of that client or name, right password or not. Hashing runs at most 2 at a
  * time with 16 waiting (beyond: 503 with `Retry-After`), and good credentials are remembered for
  * 60 s, so a flood of bad ones neither starves Bearer requests nor known clients (spec part 8).
  *

@@ -203,6 +203,35 @@ export interface BasicVerifier {
   };
 }
 
+/**
+ * One credential check run through a verifier's steps (package-internal, see {@link ATTEMPT}):
+ * SOAP header credentials use it so they share the budgets, slots and cache of Basic.
+ */
+export interface CredentialCheck {
+  /** The user name whose failure budget the attempt counts against. */
+  username: string;
+  /** The check itself: the principal for good credentials, falsy for bad ones. */
+  run: () => ReturnType<VerifyPassword>;
+  /** Identifies the credentials in the verified-credentials cache; absent: never cached. */
+  cacheMaterial?: string;
+  /** Whether `run` is expensive (password hashing) and takes a concurrency slot. */
+  gated: boolean;
+}
+
+/**
+ * Package-internal key of a verifier's step runner, `(check | undefined, address) => outcome`:
+ * the budgets, the cache, the slots and the failure count of `check`, around any credential check
+ * (`undefined`: unreadable credentials, counted as a failure). Not exported from the package.
+ */
+export const ATTEMPT = Symbol("@svc/auth credential attempt");
+
+/** The step runner of a verifier made by {@link createBasicVerifier}. */
+export function attemptOf(
+  verifier: BasicVerifier,
+): (check: CredentialCheck | undefined, address: string | undefined) => Promise<BasicOutcome> {
+  return (verifier as BasicVerifier & { [ATTEMPT]: ReturnType<typeof attemptOf> })[ATTEMPT];
+}
+
 /** Marks objects made by {@link createBasicVerifier}. */
 const VERIFIER = Symbol("@svc/auth basic verifier");
 
@@ -342,14 +371,14 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
   const usernameKey = (username: string) =>
     `u:${hash("sha256", username.normalize("NFC").toLowerCase(), "base64url")}`;
 
-  async function check(
-    credentials: BasicCredentials | undefined,
+  async function attempt(
+    credential: CredentialCheck | undefined,
     address: string | undefined,
   ): Promise<BasicOutcome> {
     const bucket = perClient ? clientKey(address) : undefined;
     const keys: Array<[FailureLimiter, string]> = [];
     if (perClient && bucket !== undefined) keys.push([perClient, `c:${bucket}`]);
-    if (perUsername && credentials) keys.push([perUsername, usernameKey(credentials.username)]);
+    if (perUsername && credential) keys.push([perUsername, usernameKey(credential.username)]);
 
     // 1. The budgets, before any hashing: an attacker over budget costs a lookup, not scrypt.
     let prespent: boolean[] = [];
@@ -379,37 +408,57 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
       }
       return { result: "invalid" };
     };
-    if (!credentials) return fail();
+    if (!credential) return fail();
 
     // 2. Credentials verified a moment ago.
-    let cacheKey = "";
-    if (cache) {
-      cacheKey = createHmac("sha256", cacheSecret)
-        // Length-prefixed: `check` is public, and a user name with ":" must not alias another pair.
-        .update(`${credentials.username.length}:${credentials.username}:${credentials.password}`)
-        .digest("base64url");
+    let cacheKey: string | undefined;
+    if (cache && credential.cacheMaterial !== undefined) {
+      cacheKey = createHmac("sha256", cacheSecret).update(credential.cacheMaterial).digest("base64url");
       const hit = cache.get(cacheKey, Date.now());
       if (hit) return { result: "authenticated", principal: toPrincipal(hit, "basic") };
     }
 
     // 3. A slot for the expensive part, or shed the attempt now.
-    const entry = gate.enter();
-    if (entry === undefined) return { result: "busy", retryAfterMs: busyMs };
-    const release = typeof entry === "function" ? entry : await entry;
+    let release: (() => void) | undefined;
+    if (credential.gated) {
+      const entry = gate.enter();
+      if (entry === undefined) return { result: "busy", retryAfterMs: busyMs };
+      release = typeof entry === "function" ? entry : await entry;
+    }
     let result: Awaited<ReturnType<VerifyPassword>>;
     try {
-      result = await verify(credentials.username, credentials.password);
+      result = await credential.run();
     } finally {
-      release();
+      release?.();
     }
     if (!result) return fail();
     const principal = toPrincipal(result, "basic");
-    cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + cacheTtlMs);
+    if (cacheKey !== undefined)
+      cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + cacheTtlMs);
     return { result: "authenticated", principal };
+  }
+
+  function check(
+    credentials: BasicCredentials | undefined,
+    address: string | undefined,
+  ): Promise<BasicOutcome> {
+    if (!credentials) return attempt(undefined, address);
+    const { username, password } = credentials;
+    return attempt(
+      {
+        username,
+        run: () => verify(username, password),
+        // Length-prefixed: `check` is public, and a user name with ":" must not alias another pair.
+        cacheMaterial: `${username.length}:${username}:${password}`,
+        gated: true,
+      },
+      address,
+    );
   }
 
   return {
     [VERIFIER]: true,
+    [ATTEMPT]: attempt,
     check,
     clientAddress: (req) => clientAddress(req),
     clearCache: () => cache?.clear(),

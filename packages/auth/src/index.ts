@@ -53,11 +53,14 @@ export {
 export type { Principal, PrincipalInit } from "./principal.js";
 export { pinoRedaction, REDACTED, redactUrl } from "./redaction.js";
 export {
+  createSoapCredentialsVerifier,
   PASSWORD_DIGEST,
   PASSWORD_TEXT,
   SoapAuthError,
   type SoapAuthErrorCode,
+  type SoapClient,
   type SoapCredentialsOptions,
+  type SoapCredentialsVerifier,
   type StoredPassword,
   verifySoapCredentials,
   WSSE_NS,

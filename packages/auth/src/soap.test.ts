@@ -1,15 +1,20 @@
 import { createHash, randomBytes } from "node:crypto";
+import { isHttpError } from "@svc/errors";
+import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createBasicVerifier } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore, redisNonceStore } from "./nonce-store.js";
 import {
+  createSoapCredentialsVerifier,
   PASSWORD_DIGEST,
   PASSWORD_TEXT,
   SoapAuthError,
   type SoapCredentialsOptions,
+  type SoapCredentialsVerifier,
   verifySoapCredentials,
   WSSE_NS,
   WSU_NS,
@@ -344,5 +349,231 @@ describe.skipIf(!redisUrl)("redisNonceStore", () => {
     const ttl = await ioredis.pttl(`${prefix}ttl-check`);
     expect(ttl).toBeGreaterThan(350_000);
     expect(ttl).toBeLessThanOrEqual(360_000);
+  });
+});
+
+describe("SOAP header credentials through a shared Basic verifier", () => {
+  let limited: Listening | undefined;
+  afterEach(async () => {
+    await limited?.close();
+    limited = undefined;
+  });
+
+  /** Verifies through `soap`, the client address being the `x-client` header. */
+  async function serve(soap: SoapCredentialsVerifier): Promise<string> {
+    const a = express();
+    a.post("/soap", express.text({ type: "*/*" }), async (req, res) => {
+      try {
+        const address = req.headers["x-client"] as string | undefined;
+        res.json(await soap.verify(headerBlocks(String(req.body)), { address }));
+      } catch (err) {
+        if (err instanceof SoapAuthError) res.status(401).json({ code: err.code });
+        else if (isHttpError(err)) {
+          res.setHeader("Retry-After", err.headers["Retry-After"] ?? "");
+          res.status(err.status).json({ status: err.status, code: err.code });
+        } else res.status(500).json({ code: "Server" });
+      }
+    });
+    limited = await listen(a);
+    return `${limited.url}/soap`;
+  }
+
+  const post = (url: string, header: string, client = "192.0.2.1") =>
+    fetch(url, { method: "POST", headers: { "x-client": client }, body: envelope(header) });
+
+  function budget(limit = 3) {
+    return createRateLimiter({ limit, windowMs: 60_000, store: new MemoryStore() });
+  }
+
+  function counted() {
+    const calls = { verify: 0, getPassword: 0 };
+    return {
+      calls,
+      verify: (u: string, p: string) => {
+        calls.verify++;
+        return verify(u, p);
+      },
+      getPassword: (u: string) => {
+        calls.getPassword++;
+        return getPassword(u);
+      },
+    };
+  }
+
+  const authBlock = (user: string, password: string) =>
+    `<Authentication><Username>${user}</Username><Password>${password}</Password></Authentication>`;
+
+  it("Authentication: 3 wrong passwords → 401 each; the 4th and then the right one → 429 + Retry-After, verify not run", async () => {
+    const c = counted();
+    const failures = budget(3);
+    const verifier = createBasicVerifier({
+      verify: c.verify,
+      failureLimit: { perClient: failures, perUsername: failures },
+    });
+    const url = await serve(createSoapCredentialsVerifier({ verifier }));
+    for (let i = 0; i < 3; i++) expect((await post(url, authBlock("bob", `no${i}`))).status).toBe(401);
+    expect(c.calls.verify).toBe(3);
+    const blocked = await post(url, authBlock("bob", "no3"));
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await blocked.json()).toEqual({ status: 429, code: "too_many_failed_attempts" });
+    expect((await post(url, authBlock("bob", "hunter2"))).status).toBe(429);
+    expect(c.calls.verify).toBe(3);
+    // The user name's budget holds from another client; another user from there is fine.
+    expect((await post(url, authBlock("bob", "hunter2"), "198.51.100.7")).status).toBe(429);
+    expect((await post(url, authBlock("alice", "pa:ss wörd"), "198.51.100.7")).status).toBe(200);
+  });
+
+  it("PasswordDigest: 3 wrong digests → 401; the 4th and a right digest → 429 before getPassword runs", async () => {
+    const c = counted();
+    const failures = budget(3);
+    const verifier = createBasicVerifier({ verify: c.verify, failureLimit: { perUsername: failures } });
+    const url = await serve(createSoapCredentialsVerifier({ verifier, getPassword: c.getPassword }));
+    for (let i = 0; i < 3; i++)
+      expect((await post(url, usernameToken({ password: `no${i}`, digest: true }))).status).toBe(401);
+    expect(c.calls.getPassword).toBe(3);
+    expect((await post(url, usernameToken({ password: "no3", digest: true }))).status).toBe(429);
+    const right = await post(url, usernameToken({ password: PASSWORDS.alice as string, digest: true }));
+    expect(right.status).toBe(429);
+    expect(right.headers.get("retry-after")).toBeTruthy();
+    expect(c.calls.getPassword).toBe(3);
+    expect(c.calls.verify).toBe(0);
+  });
+
+  it("an unknown digest user spends the client's budget too: 3 → 401, then alice's right text → 429", async () => {
+    const failures = budget(3);
+    const verifier = createBasicVerifier({ verify, failureLimit: { perClient: failures } });
+    const url = await serve(createSoapCredentialsVerifier({ verifier, getPassword }));
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await post(url, usernameToken({ username: `nobody${i}`, password: "x", digest: true }))).status,
+      ).toBe(401);
+    expect((await post(url, usernameToken({ password: PASSWORDS.alice as string }))).status).toBe(429);
+  });
+
+  it("PasswordText and Basic share the budget: 3 wrong Basic checks for bob → bob's right UsernameToken → 429", async () => {
+    const failures = budget(3);
+    const verifier = createBasicVerifier({ verify, failureLimit: { perUsername: failures } });
+    for (let i = 0; i < 3; i++)
+      expect(await verifier.check({ username: "bob", password: `no${i}` }, "203.0.113.1")).toEqual({
+        result: "invalid",
+      });
+    const url = await serve(createSoapCredentialsVerifier({ verifier }));
+    expect((await post(url, usernameToken({ username: "bob", password: "hunter2" }))).status).toBe(429);
+  });
+
+  it("the same good PasswordText twice → verify runs once (the verified-credentials cache); scheme soap", async () => {
+    const c = counted();
+    const url = await serve(
+      createSoapCredentialsVerifier({ verifier: createBasicVerifier({ verify: c.verify }) }),
+    );
+    for (let i = 0; i < 2; i++) {
+      const res = await post(url, usernameToken({ username: "bob", password: "hunter2" }));
+      expect(await res.json()).toMatchObject({ id: "bob", scheme: "soap" });
+    }
+    expect(c.calls.verify).toBe(1);
+  });
+
+  it("hashing slots full (concurrency 1, queue 0) → the second Authentication at once → 503 + Retry-After 2", async () => {
+    let open: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const slow = async (u: string, p: string) => {
+      await held;
+      return verify(u, p);
+    };
+    const verifier = createBasicVerifier({ verify: slow, concurrency: 1, queue: 0, busyRetryAfter: 2 });
+    const url = await serve(createSoapCredentialsVerifier({ verifier }));
+    const first = post(url, authBlock("bob", "hunter2"));
+    await vi.waitFor(() => expect(verifier.gate.active).toBe(1));
+    const second = await post(url, authBlock("alice", "x"));
+    expect(second.status).toBe(503);
+    expect(second.headers.get("retry-after")).toBe("2");
+    expect(await second.json()).toEqual({ status: 503, code: "authentication_busy" });
+    open();
+    expect((await first).status).toBe(200);
+  });
+
+  it("verify alone: verifySoapCredentials per call still shares one hashing bound per callback (40 slow → some 503)", async () => {
+    let open: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const slow = async (u: string, p: string) => {
+      await held;
+      return verify(u, p);
+    };
+    const results = Array.from({ length: 40 }, (_, i) =>
+      verifySoapCredentials(headerBlocks(envelope(authBlock(`u${i}`, "x"))), { verify: slow }).catch(
+        (err: unknown) => err,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    open();
+    const errors = await Promise.all(results);
+    const busy = errors.filter((e) => isHttpError(e) && e.status === 503);
+    // Default bound: 2 running, 16 waiting; the other 22 are shed.
+    expect(busy.length).toBe(22);
+    expect(errors.filter((e) => e instanceof SoapAuthError).length).toBe(18);
+  });
+});
+
+describe("createSoapCredentialsVerifier options", () => {
+  const verifier = createBasicVerifier({ verify });
+  it.each([
+    ["null", null, "ERR_SVC_AUTH_SOAP"],
+    ["{} (no verify, verifier or getPassword)", {}, "ERR_SVC_AUTH_SOAP"],
+    ["verify: 'x'", { verify: "x" }, "ERR_SVC_AUTH_SOAP_VERIFY"],
+    ["verify and verifier together", { verify, verifier }, "ERR_SVC_AUTH_SOAP_VERIFY"],
+    [
+      "verifier: { check() {} } (not from createBasicVerifier)",
+      { verifier: { check() {} } },
+      "ERR_SVC_AUTH_SOAP_VERIFIER",
+    ],
+    ["getPassword: 1", { verify, getPassword: 1 }, "ERR_SVC_AUTH_SOAP_GET_PASSWORD"],
+    ["maxAge: -1", { verify, maxAge: -1 }, "ERR_SVC_AUTH_SOAP_MAX_AGE"],
+    ["clockSkew: NaN", { verify, clockSkew: Number.NaN }, "ERR_SVC_AUTH_SOAP_CLOCK_SKEW"],
+    [
+      "allowAuthenticationHeader: 'no'",
+      { verify, allowAuthenticationHeader: "no" },
+      "ERR_SVC_AUTH_SOAP_ALLOW_AUTHENTICATION_HEADER",
+    ],
+    [
+      "requireNonceForText: 1",
+      { verify, requireNonceForText: 1 },
+      "ERR_SVC_AUTH_SOAP_REQUIRE_NONCE_FOR_TEXT",
+    ],
+    [
+      "authenticationNamespace: 3",
+      { verify, authenticationNamespace: 3 },
+      "ERR_SVC_AUTH_SOAP_AUTHENTICATION_NAMESPACE",
+    ],
+    ["nonceStore: {}", { verify, nonceStore: {} }, "ERR_SVC_AUTH_SOAP_NONCE_STORE"],
+    ["now: 5", { verify, now: 5 }, "ERR_SVC_AUTH_SOAP_NOW"],
+  ])("%s → TypeError %s", (_name, options, code) => {
+    let thrown: unknown;
+    try {
+      createSoapCredentialsVerifier(options as unknown as SoapCredentialsOptions);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(thrown).toMatchObject({ code });
+  });
+
+  it("a verifier alone serves PasswordText; digest without getPassword → UnsupportedSecurityToken", async () => {
+    const soap = createSoapCredentialsVerifier({ verifier });
+    expect(
+      await soap.verify(headerBlocks(envelope(usernameToken({ username: "bob", password: "hunter2" })))),
+    ).toMatchObject({
+      id: "bob",
+      scheme: "soap",
+    });
+    await expect(
+      soap.verify(
+        headerBlocks(envelope(usernameToken({ password: PASSWORDS.alice as string, digest: true }))),
+      ),
+    ).rejects.toMatchObject({ code: "UnsupportedSecurityToken" });
   });
 });

@@ -1,6 +1,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { VerifyPassword } from "./basic-verifier.js";
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "@svc/errors";
+import {
+  attemptOf,
+  type BasicOutcome,
+  type BasicVerifier,
+  createBasicVerifier,
+  isBasicVerifier,
+  type VerifyPassword,
+} from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
+import { optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 
 /**
@@ -88,9 +98,20 @@ export interface SoapCredentialsOptions {
   /**
    * Checks a user name and clear password: the same callback as Basic. Serves
    * `Authentication/Username/Password` and UsernameToken `PasswordText`. It cannot serve
-   * `PasswordDigest`, whose check needs the clear password: see `getPassword`.
+   * `PasswordDigest`, whose check needs the clear password: see `getPassword`. It runs through a
+   * verifier built for it (bounded hashing and a verified-credentials cache with the defaults of
+   * {@link createBasicVerifier}, no failure budgets); give `verifier` instead to share one.
    */
   verify?: VerifyPassword;
+  /**
+   * The verifier of {@link createBasicVerifier} that `authenticate({ basic })` uses too: clear
+   * passwords (`Authentication` and `PasswordText`) go through its `check` (failure budgets
+   * before any hashing, the verified-credentials cache, the bounded hashing), and each
+   * `PasswordDigest` attempt through its failure budgets, so a client and a user name have one
+   * budget across HTTP Basic and SOAP. Exclusive with `verify`.
+   * @default undefined
+   */
+  verifier?: BasicVerifier;
   /**
    * Returns the clear (or reversibly stored) password of `username`, or `undefined` for an
    * unknown user: needed only for `PasswordDigest`, which hashes the password with the nonce
@@ -100,7 +121,7 @@ export interface SoapCredentialsOptions {
    */
   getPassword?: (username: string) => Promise<StoredPassword | undefined> | StoredPassword | undefined;
   /**
-   * Namespace of the `Authentication` header block (spec part 5). `null` accepts it in any
+   * Namespace of the `Authentication` header block. `null` accepts it in any
    * namespace, matched by local names only.
    * @default null
    */
@@ -138,9 +159,160 @@ export interface SoapCredentialsOptions {
   now?: () => number;
 }
 
+/**
+ * Who sent the message: the budgets of a {@link SoapCredentialsOptions.verifier} are kept per
+ * client. `address` (an IP address or any client key) wins over `request`, whose address is read
+ * as the verifier's `failureLimit.clientAddress` reads it (Express's `req.ip` by default).
+ *
+ * @example
+ * await soapCredentials.verify(headerBlocks, { request: context.http });
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export interface SoapClient {
+  /** The client's address or key; `undefined` with no `request` skips the client budget. */
+  address?: string | undefined;
+  /** The HTTP request that carried the envelope. */
+  request?: (IncomingMessage & { ip?: string | undefined }) | undefined;
+}
+
+/**
+ * SOAP header credentials checked with options resolved once, from
+ * {@link createSoapCredentialsVerifier}.
+ *
+ * @example
+ * const principal = await soapCredentials.verify(headerBlocks, { request: req });
+ * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0.pdf
+ */
+export interface SoapCredentialsVerifier {
+  /** The principal of the credentials in `headerBlocks`; throws like {@link verifySoapCredentials}. */
+  verify(headerBlocks: readonly XmlElement[], client?: SoapClient): Promise<Principal>;
+}
+
+interface SoapConfig {
+  verifier: BasicVerifier;
+  /** Whether clear passwords can be checked (`verify` or `verifier` given). */
+  clear: boolean;
+  getPassword: SoapCredentialsOptions["getPassword"];
+  authenticationNamespace: string | null;
+  allowAuthenticationHeader: boolean;
+  maxAgeMs: number;
+  skewMs: number;
+  requireNonceForText: boolean;
+  nonceStore: NonceStore;
+  now: () => number;
+}
+
 // One process-wide default: callers that build a fresh options object per message must still
 // share one replay cache (nonces are random, so sharing across configurations is harmless).
 let defaultStore: NonceStore | undefined;
+
+// `verifySoapCredentials` resolves its options per call: the verifier of a `verify` callback is
+// kept with the callback, so its hashing slots bound every call that passes that callback.
+const verifiers = new WeakMap<VerifyPassword, BasicVerifier>();
+// Digest only: the steps run without budgets and without slots (no hashing), so one is enough.
+let digestOnly: BasicVerifier | undefined;
+
+function bool(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw optionError(name, value, "true or false");
+  return value;
+}
+
+function seconds(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    throw optionError(name, value, "a non-negative number of seconds");
+  return value;
+}
+
+function resolveConfig(options: SoapCredentialsOptions): SoapConfig {
+  if (typeof options !== "object" || options === null)
+    throw optionError("soap", options, "an object { verify or verifier, getPassword?, ... }");
+  const { verify, verifier, getPassword } = options;
+  if (verify !== undefined && typeof verify !== "function")
+    throw optionError("soap.verify", verify, "a function (username, password) => principal");
+  if (verifier !== undefined && !isBasicVerifier(verifier))
+    throw optionError("soap.verifier", verifier, "a verifier made by createBasicVerifier()");
+  if (verify !== undefined && verifier !== undefined)
+    throw optionError(
+      "soap.verify",
+      verify,
+      "absent when verifier is given (its verify checks the passwords)",
+    );
+  if (getPassword !== undefined && typeof getPassword !== "function")
+    throw optionError("soap.getPassword", getPassword, "a function (username) => password");
+  if (verify === undefined && verifier === undefined && getPassword === undefined)
+    throw optionError("soap", options, "an object with verify, verifier or getPassword");
+  const ns = options.authenticationNamespace ?? null;
+  if (ns !== null && typeof ns !== "string")
+    throw optionError("soap.authenticationNamespace", ns, "a namespace URI string or null");
+  const store = options.nonceStore;
+  if (store !== undefined && typeof store?.claim !== "function")
+    throw optionError("soap.nonceStore", store, "a store with claim(nonce, ttlMs)");
+  const now = options.now ?? Date.now;
+  if (typeof now !== "function") throw optionError("soap.now", now, "a function () => milliseconds");
+  let resolved = verifier;
+  if (resolved === undefined && verify !== undefined) {
+    resolved = verifiers.get(verify);
+    if (resolved === undefined) {
+      resolved = createBasicVerifier({ verify });
+      verifiers.set(verify, resolved);
+    }
+  }
+  resolved ??= digestOnly ??= createBasicVerifier({ verify: () => null, cache: false });
+  defaultStore ??= memoryNonceStore();
+  return {
+    verifier: resolved,
+    clear: verify !== undefined || verifier !== undefined,
+    getPassword,
+    authenticationNamespace: ns,
+    allowAuthenticationHeader: bool(
+      options.allowAuthenticationHeader,
+      "soap.allowAuthenticationHeader",
+      true,
+    ),
+    maxAgeMs: seconds(options.maxAge, "soap.maxAge", 300) * 1000,
+    skewMs: seconds(options.clockSkew, "soap.clockSkew", 60) * 1000,
+    requireNonceForText: bool(options.requireNonceForText, "soap.requireNonceForText", false),
+    nonceStore: store ?? defaultStore,
+    now,
+  };
+}
+
+/**
+ * The outcome of the verifier's steps as this module reports it: the principal, a
+ * {@link SoapAuthError} for bad credentials, or an `HttpError` the SOAP layer renders with its
+ * status and `Retry-After` (429 a Sender fault, 503 a Receiver fault: SOAP 1.2 Part 2 §7.5.2.2
+ * leaves these statuses to HTTP).
+ */
+function settle(outcome: BasicOutcome, reason: string): Principal {
+  switch (outcome.result) {
+    case "authenticated":
+      return toPrincipal(outcome.principal, "soap");
+    case "blocked":
+      // RFC 6585 §4: too many failed attempts; nothing was verified, whatever the password.
+      throw HttpError.tooManyRequests(
+        Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+        "Too many failed authentication attempts",
+        { code: "too_many_failed_attempts" },
+      );
+    case "busy":
+      // RFC 9110 §15.6.4: overloaded for now; the credentials were not judged.
+      throw HttpError.serviceUnavailable(
+        Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+        "Credentials cannot be verified right now",
+        { code: "authentication_busy", cause: outcome.cause },
+      );
+    default:
+      throw new SoapAuthError("FailedAuthentication", reason);
+  }
+}
+
+function addressOf(config: SoapConfig, client: SoapClient | undefined): string | undefined {
+  if (client === undefined) return undefined;
+  if (client.address !== undefined) return client.address;
+  return client.request ? config.verifier.clientAddress(client.request) : undefined;
+}
 
 function child(el: XmlElement, ns: string | null, name: string): XmlElement[] {
   return el.children.filter((c) => c.localName === name && (ns === null || c.namespace === ns));
@@ -162,21 +334,21 @@ function constantTimeEqual(a: string, b: string): boolean {
 }
 
 async function checkPassword(
-  options: SoapCredentialsOptions,
+  config: SoapConfig,
   username: string,
   password: string,
+  address: string | undefined,
 ): Promise<Principal> {
-  if (!options.verify)
+  if (!config.clear)
     throw new SoapAuthError("UnsupportedSecurityToken", "no verify callback for clear passwords");
   // A throwing verify (user store down) is a server fault, not bad credentials: it propagates.
-  const result = await options.verify(username, password);
-  if (!result) throw new SoapAuthError("FailedAuthentication", "wrong user name or password");
-  return toPrincipal(result, "soap");
+  const outcome = await config.verifier.check({ username, password }, address);
+  return settle(outcome, "wrong user name or password");
 }
 
 /**
- * Authenticates a SOAP message from its `Header` blocks (spec part 5), and resolves to the
- * principal (`scheme: "soap"`). Accepts:
+ * Authenticates a SOAP message from its `Header` blocks, and resolves to the principal
+ * (`scheme: "soap"`). Accepts:
  *
  * - WS-Security `wsse:Security/wsse:UsernameToken` with `PasswordText` (checked by `verify`) or
  *   `PasswordDigest` = Base64(SHA-1(nonce + created + password)) (checked with `getPassword`);
@@ -184,37 +356,71 @@ async function checkPassword(
  *   accepted once within that window.
  * - The plain `Authentication/Username/Password` block, checked by `verify`.
  *
+ * Clear passwords go through a Basic verifier (`verifier`, or one kept for `verify`): the
+ * failure budgets (with `verifier`'s `failureLimit`, per `client`), the verified-credentials
+ * cache and the bounded hashing; a digest through the budgets.
+ *
  * Failures throw {@link SoapAuthError}, whose message is the standard fault string and whose
- * `code` is the `wsse` fault subcode. Errors thrown by `verify`/`getPassword` pass through as is.
+ * `code` is the `wsse` fault subcode. A spent failure budget throws an `HttpError` 429 with
+ * `Retry-After` (RFC 6585 §4), all hashing slots taken an `HttpError` 503 with `Retry-After`
+ * (RFC 9110 §15.6.4): `@svc/soap-envelope` renders them as a Sender and a Receiver fault with
+ * that status and header. Errors thrown by `verify`/`getPassword` pass through as is. Options are
+ * resolved per call: a hook checking every message builds {@link createSoapCredentialsVerifier}
+ * once instead.
  *
  * @example
  * const principal = await verifySoapCredentials(envelope.headers, {
  *   verify: (user, password) => users.check(user, password),
  *   getPassword: (user) => users.clearPassword(user),
- * });
+ * }, { address: req.socket.remoteAddress });
  * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0.pdf
  * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf
  */
 export async function verifySoapCredentials(
   headerBlocks: readonly XmlElement[],
   options: SoapCredentialsOptions,
+  client?: SoapClient,
 ): Promise<Principal> {
-  if (typeof options !== "object" || options === null)
-    throw new TypeError("verifySoapCredentials: options are required");
-  if (options.verify === undefined && options.getPassword === undefined) {
-    throw new TypeError("verifySoapCredentials: give verify and/or getPassword");
-  }
+  return check(resolveConfig(options), headerBlocks, client);
+}
+
+/**
+ * Resolves and validates the options of {@link verifySoapCredentials} once (a refused option
+ * throws a `TypeError` with `code` `ERR_SVC_AUTH_SOAP_<OPTION>`), for a hook that checks every
+ * message. With `verifier`, a failed attempt spends the client's and the user name's failure
+ * budget, and a spent budget refuses the next attempt before any password or digest is checked:
+ * an `HttpError` 429 with `Retry-After`; the hashing bound sheds with an `HttpError` 503.
+ *
+ * @example
+ * const basic = createBasicVerifier({ verify, failureLimit: { perClient: failures, perUsername: failures } });
+ * const soapCredentials = createSoapCredentialsVerifier({ verifier: basic, getPassword });
+ * app.use(authenticate({ realm: "api", basic })); // one budget for HTTP Basic and SOAP headers
+ * soapEndpoint({ wsdl, handlers, authenticate: (blocks, ctx) => soapCredentials.verify(blocks, { request: ctx.http }) });
+ * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0.pdf
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export function createSoapCredentialsVerifier(options: SoapCredentialsOptions): SoapCredentialsVerifier {
+  const config = resolveConfig(options);
+  return {
+    verify: (headerBlocks, client) => check(config, headerBlocks, client),
+  };
+}
+
+async function check(
+  config: SoapConfig,
+  headerBlocks: readonly XmlElement[],
+  client: SoapClient | undefined,
+): Promise<Principal> {
   if (!Array.isArray(headerBlocks))
     throw new TypeError("verifySoapCredentials: headerBlocks must be an array");
 
   const security = headerBlocks.filter((b) => b.namespace === WSSE_NS && b.localName === "Security");
-  const authNs = options.authenticationNamespace ?? null;
-  const legacy =
-    options.allowAuthenticationHeader === false
-      ? []
-      : headerBlocks.filter(
-          (b) => b.localName === "Authentication" && (authNs === null || b.namespace === authNs),
-        );
+  const authNs = config.authenticationNamespace;
+  const legacy = config.allowAuthenticationHeader
+    ? headerBlocks.filter(
+        (b) => b.localName === "Authentication" && (authNs === null || b.namespace === authNs),
+      )
+    : [];
 
   if (security.length + legacy.length === 0) {
     throw new SoapAuthError("FailedAuthentication", "no credentials in the SOAP header");
@@ -223,19 +429,23 @@ export async function verifySoapCredentials(
   if (security.length + legacy.length > 1) {
     throw new SoapAuthError("InvalidSecurity", "more than one credentials header block");
   }
+  const address = addressOf(config, client);
   const [sec] = security;
-  if (sec) return usernameToken(sec, options);
+  if (sec) return usernameToken(sec, config, address);
   const auth = legacy[0] as XmlElement;
-  const ns = authNs === null ? null : authNs;
-  const username = single(auth, ns, "Username", "Authentication");
-  const password = single(auth, ns, "Password", "Authentication");
+  const username = single(auth, authNs, "Username", "Authentication");
+  const password = single(auth, authNs, "Password", "Authentication");
   if (!username || !password || username.text.trim() === "") {
     throw new SoapAuthError("InvalidSecurityToken", "Authentication lacks Username or Password");
   }
-  return checkPassword(options, username.text.trim(), password.text);
+  return checkPassword(config, username.text.trim(), password.text, address);
 }
 
-async function usernameToken(security: XmlElement, options: SoapCredentialsOptions): Promise<Principal> {
+async function usernameToken(
+  security: XmlElement,
+  config: SoapConfig,
+  address: string | undefined,
+): Promise<Principal> {
   const tokens = child(security, WSSE_NS, "UsernameToken");
   if (tokens.length === 0)
     throw new SoapAuthError("UnsupportedSecurityToken", "no UsernameToken in Security");
@@ -256,13 +466,12 @@ async function usernameToken(security: XmlElement, options: SoapCredentialsOptio
   }
   const digest = type === PASSWORD_DIGEST;
 
-  if ((digest || options.requireNonceForText) && (!nonceEl || !createdEl)) {
+  if ((digest || config.requireNonceForText) && (!nonceEl || !createdEl)) {
     throw new SoapAuthError("InvalidSecurityToken", "Nonce and Created are required");
   }
 
-  const now = (options.now ?? Date.now)();
-  const maxAgeMs = (options.maxAge ?? 300) * 1000;
-  const skewMs = (options.clockSkew ?? 60) * 1000;
+  const now = config.now();
+  const { maxAgeMs, skewMs } = config;
   let created: string | undefined;
   if (createdEl) {
     created = createdEl.text.trim();
@@ -290,39 +499,48 @@ async function usernameToken(security: XmlElement, options: SoapCredentialsOptio
 
   let principal: Principal;
   if (digest) {
-    if (!options.getPassword) {
+    const getPassword = config.getPassword;
+    if (!getPassword) {
       throw new SoapAuthError("UnsupportedSecurityToken", "PasswordDigest needs getPassword");
     }
-    const stored = await options.getPassword(username);
-    const clear = typeof stored === "string" ? stored : stored?.password;
-    // Profile §3.1: Password_Digest = Base64 ( SHA-1 ( nonce + created + password ) )
-    const expected = createHash("sha1")
-      .update(nonceBytes as Buffer)
-      .update(created ?? "", "utf8")
-      .update(clear ?? "", "utf8")
-      .digest("base64");
-    const ok = constantTimeEqual(expected, passwordEl.text.trim());
-    if (!ok || clear === undefined)
-      throw new SoapAuthError("FailedAuthentication", "wrong digest or unknown user");
-    const init: PrincipalInit =
-      typeof stored === "string" || stored === undefined
-        ? { id: username }
-        : {
-            id: stored.id ?? username,
-            ...(stored.roles ? { roles: stored.roles } : {}),
-            ...(stored.scopes ? { scopes: stored.scopes } : {}),
-          };
-    principal = toPrincipal(init, "soap");
+    const given = passwordEl.text.trim();
+    // The verifier's steps without the cache (a digest is never sent twice) and without a hashing
+    // slot (SHA-1 is cheap): a spent budget refuses before the digest is checked, and a wrong
+    // digest spends the client's and the user name's budget like a wrong password.
+    const outcome = await attemptOf(config.verifier)(
+      {
+        username,
+        gated: false,
+        run: async () => {
+          const stored = await getPassword(username);
+          const clear = typeof stored === "string" ? stored : stored?.password;
+          // Profile §3.1: Password_Digest = Base64 ( SHA-1 ( nonce + created + password ) )
+          const expected = createHash("sha1")
+            .update(nonceBytes as Buffer)
+            .update(created ?? "", "utf8")
+            .update(clear ?? "", "utf8")
+            .digest("base64");
+          if (!constantTimeEqual(expected, given) || clear === undefined) return null;
+          return typeof stored === "string" || stored === undefined
+            ? { id: username }
+            : {
+                id: stored.id ?? username,
+                ...(stored.roles ? { roles: stored.roles } : {}),
+                ...(stored.scopes ? { scopes: stored.scopes } : {}),
+              };
+        },
+      },
+      address,
+    );
+    principal = settle(outcome, "wrong digest or unknown user");
   } else {
-    principal = await checkPassword(options, username, passwordEl.text);
+    principal = await checkPassword(config, username, passwordEl.text, address);
   }
 
   // Claimed only after the credentials check out, so an attacker without the password cannot
   // burn nonces a legitimate client is about to use.
   if (nonceBytes) {
-    defaultStore ??= memoryNonceStore();
-    const store = options.nonceStore ?? defaultStore;
-    const fresh = await store.claim(nonceBytes.toString("base64"), maxAgeMs + skewMs);
+    const fresh = await config.nonceStore.claim(nonceBytes.toString("base64"), maxAgeMs + skewMs);
     if (!fresh) throw new SoapAuthError("FailedAuthentication", "replayed nonce");
   }
   return principal;

@@ -1,4 +1,4 @@
-import { type Principal, SoapAuthError, verifySoapCredentials } from "@svc/auth";
+import { createSoapCredentialsVerifier, type Principal, type PrincipalInit, SoapAuthError } from "@svc/auth";
 import {
   type SoapAuthContext,
   type SoapContext,
@@ -31,15 +31,33 @@ function securityFault(code: string, namespace: string, reason: string, cause?: 
  * (`Authentication/Username/Password` or WS-Security `UsernameToken`), else those of the HTTP
  * `Authorization` header, checked against the same users as the resource API. None, or wrong
  * ones, are a Sender fault with a `wsse` subcode.
+ *
+ * Header credentials go through the same Basic verifier as HTTP Basic and `POST /auth/token`
+ * (`security.basic`, from `guardBasic`): one failure budget per client address and per user name
+ * across REST, tokens and SOAP, checked before any hashing (spent: a Sender fault with 429 and
+ * `Retry-After`), the same bounded hashing (full: a Receiver fault with 503 and `Retry-After`),
+ * and the same cache of verified credentials (spec part 8).
  */
 export function soapAuthenticator(config: Config, security: Security) {
+  // A demo user's principal, computed (one scrypt) once per user: a digest check costs no hashing.
+  const principals = new Map<string, Promise<PrincipalInit | null>>();
   const getPassword = async (username: string) => {
     // PasswordDigest needs the clear password: only the demo users' are known.
     const user = config.demoUsers.find((u) => u.username === username);
     if (!user) return undefined;
-    const principal = await security.verify(user.username, user.password);
-    return principal ? { ...principal, password: user.password } : undefined;
+    let principal = principals.get(user.username);
+    if (principal === undefined) {
+      principal = security.verify(user.username, user.password);
+      principals.set(user.username, principal);
+      // A failed lookup (thrown) is not remembered.
+      principal.catch(() => principals.delete(user.username));
+    }
+    const init = await principal;
+    return init ? { ...init, password: user.password } : undefined;
   };
+  const credentials = createSoapCredentialsVerifier(
+    security.basic ? { verifier: security.basic, getPassword } : { verify: security.verify, getPassword },
+  );
   return async function authenticateSoap(
     headerBlocks: readonly XmlElement[],
     context: SoapAuthContext,
@@ -50,7 +68,7 @@ export function soapAuthenticator(config: Config, security: Security) {
     if (hasHeaderCredentials(headerBlocks)) {
       let principal: Principal;
       try {
-        principal = await verifySoapCredentials(headerBlocks, { verify: security.verify, getPassword });
+        principal = await credentials.verify(headerBlocks, { request: context.http as Request | undefined });
       } catch (err) {
         if (err instanceof SoapAuthError) {
           throw securityFault(err.code, err.namespace, err.message, err);
