@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { type RedisCluster, redisCluster } from "@svc/test-utils";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../src/build.js";
@@ -7,6 +7,12 @@ import { basic, call, type Reply } from "../src/http.js";
 import { fleetServices } from "./setup.js";
 
 const services = fleetServices();
+
+const WSSE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
+const WSU = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
+const WSS_PROFILE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0";
+const WSS_BASE64 =
+  "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary";
 
 /** The fleet-wide rate limit: per principal, else per client address. */
 const L = 60;
@@ -215,6 +221,29 @@ function fleetSuite(
         });
         expect([instance.name, reply.status]).toEqual([instance.name, 200]);
       }
+    });
+
+    it("a WS-Security UsernameToken message replayed on another instance is refused (one nonce store for the fleet)", async () => {
+      // WS-Security UsernameToken Profile 1.1 §4.1: the receiver keeps the nonces it has seen.
+      // A message captured once must not be accepted again by any instance of the fleet.
+      const nonce = randomBytes(16);
+      const created = new Date().toISOString();
+      const digest = createHash("sha1").update(nonce).update(created).update("admin").digest("base64");
+      const envelope = `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" xmlns:c="http://svc.example.com/ws/customer/v1" xmlns:wsse="${WSSE}" xmlns:wsu="${WSU}"><env:Header><wsse:Security env:mustUnderstand="true"><wsse:UsernameToken><wsse:Username>admin</wsse:Username><wsse:Password Type="${WSS_PROFILE}#PasswordDigest">${digest}</wsse:Password><wsse:Nonce EncodingType="${WSS_BASE64}">${nonce.toString("base64")}</wsse:Nonce><wsu:Created>${created}</wsu:Created></wsse:UsernameToken></wsse:Security></env:Header><env:Body><c:GetCustomerRequest><c:customerId>1</c:customerId></c:GetCustomerRequest></env:Body></env:Envelope>`;
+      const statuses: number[] = [];
+      const bodies: string[] = [];
+      for (const instance of fleet.instances) {
+        const reply = await call(`${instance.url}/ws/customer`, {
+          method: "POST",
+          localAddress: "127.0.0.7",
+          headers: { "content-type": "application/soap+xml; charset=utf-8" },
+          body: envelope,
+        });
+        statuses.push(reply.status);
+        bodies.push(reply.body);
+      }
+      expect(statuses).toEqual([200, 400, 400]);
+      for (const body of bodies.slice(1)) expect(body).toContain("FailedAuthentication");
     });
 
     describe("links carry the proxy's scheme and host", () => {

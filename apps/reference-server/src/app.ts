@@ -310,7 +310,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json(token);
   });
 
-  const soap = soapServices(config, { db, security, limiter });
+  const soap = soapServices(config, { db, security, limiter, nonces: stores.nonces });
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });

@@ -1,3 +1,4 @@
+import { memoryNonceStore, type NonceStore, redisNonceStore } from "@svc/auth";
 import {
   MemoryStore as IdempotencyMemoryStore,
   RedisStore as IdempotencyRedisStore,
@@ -15,6 +16,11 @@ import type { RedisNode } from "./config.js";
 export interface Stores {
   rateLimit: RateLimitStore;
   idempotency: IdempotencyStore;
+  /**
+   * WS-Security nonces already seen (replay protection for SOAP UsernameTokens). In Redis when
+   * Redis is configured, so a message captured on one instance cannot be replayed on another.
+   */
+  nonces: NonceStore;
   /** The client: a `Redis` for `REDIS_URL`, a `Cluster` for `REDIS_CLUSTER_NODES`. */
   redis: Redis | Cluster | undefined;
   ping(): Promise<void>;
@@ -119,6 +125,7 @@ export function createStores(target: RedisTarget, prefix = "svc:"): Stores {
     return {
       rateLimit: new RateLimitMemoryStore(),
       idempotency: new IdempotencyMemoryStore(),
+      nonces: memoryNonceStore(),
       redis: undefined,
       async ping() {},
       async ready() {},
@@ -151,6 +158,7 @@ export function createStores(target: RedisTarget, prefix = "svc:"): Stores {
     // every decision is one command on one slot.
     rateLimit: new RateLimitRedisStore({ client: redis, prefix: `${prefix}rl:` }),
     idempotency: new IdempotencyRedisStore({ client: redis, prefix: `${prefix}idem:` }),
+    nonces: redisNonceStore({ client: redis, prefix: `${prefix}nonce:`, timeoutMs: 500 }),
     redis,
     ping,
     async ready(timeoutMs) {

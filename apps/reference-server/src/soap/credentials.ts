@@ -1,4 +1,10 @@
-import { createSoapCredentialsVerifier, type Principal, type PrincipalInit, SoapAuthError } from "@svc/auth";
+import {
+  createSoapCredentialsVerifier,
+  type NonceStore,
+  type Principal,
+  type PrincipalInit,
+  SoapAuthError,
+} from "@svc/auth";
 import {
   type SoapAuthContext,
   type SoapContext,
@@ -38,7 +44,7 @@ function securityFault(code: string, namespace: string, reason: string, cause?: 
  * `Retry-After`), the same bounded hashing (full: a Receiver fault with 503 and `Retry-After`),
  * and the same cache of verified credentials (spec part 8).
  */
-export function soapAuthenticator(config: Config, security: Security) {
+export function soapAuthenticator(config: Config, security: Security, nonceStore: NonceStore) {
   // A demo user's principal, computed (one scrypt) once per user: a digest check costs no hashing.
   const principals = new Map<string, Promise<PrincipalInit | null>>();
   const getPassword = async (username: string) => {
@@ -56,7 +62,9 @@ export function soapAuthenticator(config: Config, security: Security) {
     return init ? { ...init, password: user.password } : undefined;
   };
   const credentials = createSoapCredentialsVerifier(
-    security.basic ? { verifier: security.basic, getPassword } : { verify: security.verify, getPassword },
+    security.basic
+      ? { verifier: security.basic, getPassword, nonceStore }
+      : { verify: security.verify, getPassword, nonceStore },
   );
   return async function authenticateSoap(
     headerBlocks: readonly XmlElement[],

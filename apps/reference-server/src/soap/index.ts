@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { NonceStore } from "@svc/auth";
 import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope";
 import express, {
   type ErrorRequestHandler,
@@ -25,6 +26,8 @@ export interface SoapDeps {
   security: Security;
   /** The resource API's rate limiter: SOAP calls spend the same budget. */
   limiter: RequestHandler;
+  /** WS-Security nonces already seen: shared by the fleet when Redis is configured. */
+  nonces: NonceStore;
 }
 
 /** SOAP endpoints (spec part 4.2): the customer service and the price service. */
@@ -101,15 +104,15 @@ export const notifications: CrudResource = {
  * whose authentication would answer a SOAP call with a JSON 401; `errors` turns the failures of the
  * middleware in front of an endpoint (429, a bad Authorization) into SOAP faults.
  *
- * @example const soap = soapServices(config, { db, security, limiter });
+ * @example const soap = soapServices(config, { db, security, limiter, nonces: stores.nonces });
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
 export function soapServices(
   config: Config,
   deps: SoapDeps,
 ): { endpoints: RequestHandler; collections: express.Router; errors: ErrorRequestHandler } {
-  const { db, security, limiter } = deps;
-  const authenticate = soapAuthenticator(config, security);
+  const { db, security, limiter, nonces } = deps;
+  const authenticate = soapAuthenticator(config, security, nonces);
   const httpAuth = authentication(security);
   // Basic or Bearer when sent; a SOAP call may instead carry its credentials in the envelope.
   const optionalHttpAuth: RequestHandler = (req, res, next) => {
