@@ -21,3 +21,4 @@ export { isErrorStatus, reasonPhrase } from "./status.js";
 export { toHttpError } from "./to-http-error.js";
 export { appendVary } from "./vary.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml } from "./xml.js";
+export { stringifyJson } from "./json.js";
