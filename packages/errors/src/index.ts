@@ -9,6 +9,7 @@ export {
   notFound,
 } from "./error-handler.js";
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
+export { stringifyJson } from "./json.js";
 export {
   buildErrorRecord,
   buildProblemDetails,
@@ -21,4 +22,3 @@ export { isErrorStatus, reasonPhrase } from "./status.js";
 export { toHttpError } from "./to-http-error.js";
 export { appendVary } from "./vary.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml } from "./xml.js";
-export { stringifyJson } from "./json.js";

@@ -8,7 +8,7 @@ describe("stringifyJson", () => {
   });
 
   it("data without a BigInt → the same text as JSON.stringify", () => {
-    const data = { a: 1.5, b: "x\u0000\"y", c: [null, true], d: { toJSON: () => "z" } };
+    const data = { a: 1.5, b: 'x\u0000"y', c: [null, true], d: { toJSON: () => "z" } };
     expect(stringifyJson(data)).toBe(JSON.stringify(data));
   });
 

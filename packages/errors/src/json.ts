@@ -16,7 +16,9 @@ export function stringifyJson(value: unknown): string {
   }
   // A marker no string in the data can carry (it is drawn afresh per call), put in place of each
   // BigInt and then replaced, quotes included, by the digits.
-  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0"));
+  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) =>
+    b.toString(16).padStart(2, "0"),
+  );
   const marker = `bigint-${nonce.join("")}:`;
   const text =
     JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${marker}${v.toString()}` : v)) ??

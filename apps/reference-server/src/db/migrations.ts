@@ -208,82 +208,78 @@ function exactMoneyAndLongIds(kind: Kind, minorDigits: (currency: string) => num
       kind === "sqlite" ? db.transaction().execute((trx) => convert(trx)) : convert(db),
   };
   async function convert(db: Kysely<unknown>): Promise<void> {
-    {
-      const currencies = await sql<{ currency: string }>`select distinct currency from accounts`.execute(db);
-      const scales = new Map<number, string[]>([[2, []]]);
-      for (const { currency } of currencies.rows) {
-        const d = minorDigits(currency);
-        scales.set(d, [...(scales.get(d) ?? []), currency]);
-      }
-      /** The conversion of one column: old value × 10^digits, per group of rows. */
-      const groups = (column: string, currencyOf?: string) =>
-        currencyOf === undefined
-          ? [{ factor: 100, where: sql`true` }]
-          : [...scales].map(([d, codes]) => ({
-              factor: 10 ** d,
-              where: codes.length ? sql`${sql.raw(currencyOf)} in (${sql.join(codes)})` : sql`false`,
-            }));
-      const money = [
-        ...EUR_MONEY.map(([table, column]) => ({
-          table,
-          column,
-          currencyOf: undefined as string | undefined,
-        })),
-        ...ACCOUNT_MONEY.map(([table, column, currencyOf]) => ({ table, column, currencyOf })),
-      ];
-      if (kind === "postgres") {
-        for (const table of ID_TABLES) {
-          await sql`alter table ${sql.table(table)} alter column id type bigint`.execute(db);
-          const seq = await sql<{
-            name: string | null;
-          }>`select pg_get_serial_sequence(${table}, 'id') as name`.execute(db);
-          const name = seq.rows[0]?.name;
-          if (name) await sql`alter sequence ${sql.raw(name)} as bigint`.execute(db);
-        }
-        for (const [table, column] of REFERENCES) {
-          await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type bigint`.execute(db);
-        }
-        for (const { table, column, currencyOf } of money) {
-          const col = sql.ref(column);
-          await sql`alter table ${sql.table(table)} alter column ${col} type numeric using ${col}::numeric`.execute(
-            db,
-          );
-          // The transfers' currency comes from accounts, whose balances are converted already:
-          // the subquery reads only the currency column.
-          for (const g of groups(column, currencyOf)) {
-            await sql`update ${sql.table(table)} set ${col} = round(${col} * ${sql.lit(g.factor)}) where ${g.where}`.execute(
-              db,
-            );
-          }
-          await sql`alter table ${sql.table(table)} alter column ${col} type bigint using ${col}::bigint`.execute(
-            db,
-          );
-        }
-      } else {
-        for (const { table, column, currencyOf } of money) {
-          const col = sql.ref(column);
-          const next = sql.ref(`${column}__minor`);
-          await sql`alter table ${sql.table(table)} add column ${next} integer not null default 0`.execute(
-            db,
-          );
-          for (const g of groups(column, currencyOf)) {
-            await sql`update ${sql.table(table)} set ${next} = cast(round(${col} * ${sql.lit(g.factor)}) as integer) where ${g.where}`.execute(
-              db,
-            );
-          }
-          await sql`alter table ${sql.table(table)} drop column ${col}`.execute(db);
-          await sql`alter table ${sql.table(table)} rename column ${next} to ${col}`.execute(db);
-        }
-      }
-      await db.schema
-        .createTable("id_allocations")
-        .addColumn("name", "text", (c) => c.primaryKey())
-        .addColumn("next_id", "bigint", (c) => c.notNull())
-        .execute();
-      await sql`insert into id_allocations (name, next_id) select 'customers', coalesce(max(id), 0) + 1 from customers`.execute(
-        db,
-      );
+    const currencies = await sql<{ currency: string }>`select distinct currency from accounts`.execute(db);
+    const scales = new Map<number, string[]>([[2, []]]);
+    for (const { currency } of currencies.rows) {
+      const d = minorDigits(currency);
+      scales.set(d, [...(scales.get(d) ?? []), currency]);
     }
+    /** The conversion of one column: old value × 10^digits, per group of rows. */
+    const groups = (currencyOf: string | undefined) =>
+      currencyOf === undefined
+        ? [{ factor: 100, where: sql`true` }]
+        : [...scales].map(([d, codes]) => ({
+            factor: 10 ** d,
+            where: codes.length ? sql`${sql.raw(currencyOf)} in (${sql.join(codes)})` : sql`false`,
+          }));
+    const money = [
+      ...EUR_MONEY.map(([table, column]) => ({
+        table,
+        column,
+        currencyOf: undefined as string | undefined,
+      })),
+      ...ACCOUNT_MONEY.map(([table, column, currencyOf]) => ({ table, column, currencyOf })),
+    ];
+    if (kind === "postgres") {
+      for (const table of ID_TABLES) {
+        await sql`alter table ${sql.table(table)} alter column id type bigint`.execute(db);
+        const seq = await sql<{
+          name: string | null;
+        }>`select pg_get_serial_sequence(${table}, 'id') as name`.execute(db);
+        const name = seq.rows[0]?.name;
+        if (name) await sql`alter sequence ${sql.raw(name)} as bigint`.execute(db);
+      }
+      for (const [table, column] of REFERENCES) {
+        await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type bigint`.execute(db);
+      }
+      for (const { table, column, currencyOf } of money) {
+        const col = sql.ref(column);
+        await sql`alter table ${sql.table(table)} alter column ${col} type numeric using ${col}::numeric`.execute(
+          db,
+        );
+        // The transfers' currency comes from accounts, whose balances are converted already:
+        // the subquery reads only the currency column.
+        for (const g of groups(currencyOf)) {
+          await sql`update ${sql.table(table)} set ${col} = round(${col} * ${sql.lit(g.factor)}) where ${g.where}`.execute(
+            db,
+          );
+        }
+        await sql`alter table ${sql.table(table)} alter column ${col} type bigint using ${col}::bigint`.execute(
+          db,
+        );
+      }
+    } else {
+      for (const { table, column, currencyOf } of money) {
+        const col = sql.ref(column);
+        const next = sql.ref(`${column}__minor`);
+        await sql`alter table ${sql.table(table)} add column ${next} integer not null default 0`.execute(db);
+        for (const g of groups(currencyOf)) {
+          await sql`update ${sql.table(table)} set ${next} = cast(round(${col} * ${sql.lit(g.factor)}) as integer) where ${g.where}`.execute(
+            db,
+          );
+        }
+        await sql`alter table ${sql.table(table)} drop column ${col}`.execute(db);
+        await sql`alter table ${sql.table(table)} rename column ${next} to ${col}`.execute(db);
+      }
+    }
+    await db.schema
+      .createTable("id_allocations")
+      .addColumn("name", "text", (c) => c.primaryKey())
+      .addColumn("next_id", "bigint", (c) => c.notNull())
+      .execute();
+    await sql`insert into id_allocations (name, next_id) select 'customers', coalesce(max(id), 0) + 1 from customers`.execute(
+      db,
+    );
   }
 }
 
@@ -294,6 +290,19 @@ function exactMoneyAndLongIds(kind: Kind, minorDigits: (currency: string) => num
  * @example await migrate(db);
  */
 export async function migrate(db: Db): Promise<void> {
+  const { error, results } = await migrator(db).migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ""} failed`, { cause: error });
+  }
+}
+
+/**
+ * The migrator of the service's schema (tests take it to an earlier migration, then up).
+ *
+ * @example await migrator(db).migrateTo("0002_soap_events_notifications");
+ */
+export function migrator(db: Db): Migrator {
   const provider: MigrationProvider = {
     async getMigrations() {
       return {
@@ -306,14 +315,9 @@ export async function migrate(db: Db): Promise<void> {
   };
   // Kysely finds its bookkeeping tables by introspecting every schema; with a non-default schema
   // it would see another schema's kysely_migration_lock and skip creating its own, so name it.
-  const migrator = new Migrator({
+  return new Migrator({
     db: db.kysely,
     provider,
     ...(db.schema ? { migrationTableSchema: db.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === "Error");
-  if (error || failed) {
-    throw new Error(`Migration ${failed?.migrationName ?? ""} failed`, { cause: error });
-  }
 }

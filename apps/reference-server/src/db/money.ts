@@ -28,8 +28,8 @@ export function minorDigits(currency: string): number {
   if (digits === undefined) {
     try {
       digits =
-        new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ??
-        2;
+        new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions()
+          .maximumFractionDigits ?? 2;
     } catch {
       digits = 2;
     }

@@ -12,7 +12,6 @@ import { OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
 import { cents, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
-
 function orderBase(db: Db): LooseQuery {
   return loose(db)
     .selectFrom("orders as t")
