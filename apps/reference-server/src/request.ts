@@ -2,6 +2,7 @@ import { parse } from "node:querystring";
 import { HttpError } from "@svc/errors";
 import { parsePageRequest } from "@svc/hal";
 import type { z } from "zod";
+import { exactInteger } from "./db/database.js";
 
 /**
  * Validates a body against its schema: a missing, mistyped or unknown field is a 400 carrying
@@ -30,12 +31,37 @@ export function validate<S extends z.ZodType>(schema: S, body: unknown): z.infer
   throw HttpError.badRequest("The request body is invalid", { errors });
 }
 
-/** A path id: a positive integer, else 404 (no such resource can exist). */
-export function parseId(raw: string | string[] | undefined, what = "resource"): number {
-  if (typeof raw !== "string" || !/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) {
+/** An id: 64-bit, a number while exact (below 2^53), a BigInt beyond (see db/database.ts). */
+export type Id = number | bigint;
+
+/** The largest id: ids are signed 64-bit integers (a customer id is an `xs:long`). */
+export const MAX_ID = 9_223_372_036_854_775_807n;
+
+/**
+ * A path id: a positive integer up to 2^63 − 1. Digits beyond that range are a 400 (no id can be
+ * that large); anything else that is no positive integer is a 404 (no such resource can exist).
+ */
+export function parseId(raw: string | string[] | undefined, what = "resource"): Id {
+  if (typeof raw !== "string" || !/^[1-9]\d*$/.test(raw)) {
     throw HttpError.notFound(`No ${what} has the id "${String(raw).slice(0, 40)}"`);
   }
-  return Number(raw);
+  const id = raw.length > 19 ? MAX_ID + 1n : BigInt(raw);
+  if (id > MAX_ID) {
+    throw HttpError.badRequest(`A ${what} id is at most ${MAX_ID}`, {
+      errors: [{ field: "id", message: `must be at most ${MAX_ID}` }],
+    });
+  }
+  return exactInteger(id);
+}
+
+/**
+ * A path id of a resource only the service numbers (from 1 up, one at a time): {@link parseId}'s
+ * answers, and a 404 for an id past 2^53, which no such resource reaches.
+ */
+export function parseAssignedId(raw: string | string[] | undefined, what = "resource"): number {
+  const id = parseId(raw, what);
+  if (typeof id === "bigint") throw HttpError.notFound(`No ${what} has the id "${id}"`);
+  return id;
 }
 
 /** How a query parameter filters a collection. */

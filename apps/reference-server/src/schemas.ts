@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toMinor } from "./db/money.js";
 
 /**
  * Every request payload, validated with zod and turned into the OpenAPI document, so the
@@ -17,20 +18,31 @@ const text = (max = 200) =>
     .min(1, "must not be empty")
     .max(max, `must be at most ${max} characters`)
     .refine(noNul, "must not contain NUL characters");
-/** Ids and counts are 32-bit `integer` columns: a larger number is no id, not a database error. */
+/** Counts (stock) are 32-bit `integer` columns: a larger number is not a database error. */
 const INT_MAX = 2_147_483_647;
+/**
+ * Ids are 64-bit, but a JSON number in a request body is read as a double: past 2^53 − 1 it
+ * would arrive rounded, naming another resource, so it is refused rather than guessed at.
+ */
 const id = z
   .number()
   .int("must be an integer")
   .positive("must be a positive integer")
-  .max(INT_MAX, `must be at most ${INT_MAX}`);
+  .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
 /**
- * Amounts are `double precision`: beyond 10^12 they are no longer exact to the cent, and sums of
- * them could overflow to Infinity (which JSON cannot carry).
+ * Money is stored in integer minor units (db/money.ts). An amount is a JSON number in the major
+ * unit with at most `digits` fraction digits (2 for EUR): `5e-11`, `0.001` or `1e-7` is a 400,
+ * never rounded to a cent nobody sent. Beyond 10^12 is refused too.
  */
 const MONEY_MAX = 1e12;
-const money = () =>
-  z.number().min(-MONEY_MAX, "must be at least -10^12").max(MONEY_MAX, "must be at most 10^12");
+const money = (digits = 2) =>
+  z
+    .number()
+    .min(-MONEY_MAX, "must be at least -10^12")
+    .max(MONEY_MAX, "must be at most 10^12")
+    .refine((v) => toMinor(v, digits) !== undefined, `must have at most ${digits} decimal places`)
+    // The refinement above as JSON Schema sees it (zod's own multipleOf lets 5e-11 through).
+    .meta({ multipleOf: 10 ** -digits });
 const email = z.email("must be an e-mail address").max(254);
 
 export const EmployeeV1Input = z
@@ -152,7 +164,11 @@ export const AccountInput = z
     number: text(40),
     owner: text(100),
     currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as EUR"),
-    balance: money().describe("Opening balance; must not be negative (422 otherwise)").optional(),
+    balance: money(3)
+      .describe(
+        "Opening balance; must not be negative and have at most the currency's minor-unit digits (EUR 2, JPY 0; 422 otherwise)",
+      )
+      .optional(),
   })
   .meta({ id: "AccountInput" });
 
@@ -160,7 +176,9 @@ export const TransferInput = z
   .strictObject({
     fromAccountId: id,
     toAccountId: id,
-    amount: money().describe("Must be positive (422 otherwise)"),
+    amount: money(3).describe(
+      "In the accounts' currency, with at most its minor-unit digits (EUR 2); must be positive (422 otherwise)",
+    ),
   })
   .meta({ id: "TransferInput" });
 

@@ -74,7 +74,7 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
     });
   });
 
-  it("REST POST /customers after a SOAP create with a high id → the next id, no clash", async () => {
+  it("REST POST /customers after a SOAP create with a high id → a free id of the server's own, no clash", async () => {
     await soapClient.createCustomerAsync({
       customer: { id: "950000", name: "High Id", email: "high.id@example.com" },
     });
@@ -84,7 +84,10 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
     });
     expect(res.status).toBe(201);
     const created = (await res.json()) as { id: number };
-    expect(created.id).toBeGreaterThan(950000);
+    // The server's ids do not jump after a client's: they go on from its own, skipping taken ones.
+    expect(created.id).not.toBe(950000);
+    expect((await api(`/customers/${created.id}`)).status).toBe(200);
+    expect(((await (await api("/customers/950000")).json()) as { name: string }).name).toBe("High Id");
   });
 
   it("REST POST /customers → soap client getCustomer sees it", async () => {
@@ -128,9 +131,17 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
     expect(String(err.body)).toContain("DuplicateCustomerId");
   });
 
-  it("createCustomer with id 3000000000 (beyond the store's ids) → Sender fault", async () => {
+  it("createCustomer with id 3000000000 (beyond 32 bits) → customerId 3000000000", async () => {
+    const [result] = await soapClient.createCustomerAsync({
+      customer: { id: "3000000000", name: "Big", email: "big@example.com" },
+    });
+    expect(String(result.customerId)).toBe("3000000000");
+    expect((await api("/customers/3000000000")).status).toBe(200);
+  });
+
+  it("createCustomer with id -5 → Sender fault InvalidCustomer", async () => {
     const err = (await soapClient
-      .createCustomerAsync({ customer: { id: "3000000000", name: "Big", email: "big@example.com" } })
+      .createCustomerAsync({ customer: { id: "-5", name: "Neg", email: "neg@example.com" } })
       .catch((e: unknown) => e)) as SoapClientError;
     expect(err.response?.status).toBe(400);
     expect(String(err.body)).toContain("InvalidCustomer");

@@ -132,9 +132,7 @@ describe.skipIf(zeepMissing !== undefined)(
       expect(got.result).toEqual({ id: String(id), name: "Zeep Thirty-Two", email });
     });
 
-    // NEEDS h-data (server-assigned ids for id 0 and 64-bit ids): red on this branch alone, green
-    // once that work is merged. Kept as plain tests on purpose, so they cannot pass unnoticed.
-    it("[needs h-data] createCustomer with id 0 → the server assigns an id; getCustomer of it → the customer", async () => {
+    it("createCustomer with id 0 → the server assigns an id; getCustomer of it → the customer", async () => {
       const email = uniqueEmail();
       const created = await call("customer", ADMIN_TOKEN, "createCustomer", {
         customer: { id: 0, name: "Zeep Assigned", email },
@@ -146,7 +144,7 @@ describe.skipIf(zeepMissing !== undefined)(
       expect(got.result).toEqual({ id: id.toString(), name: "Zeep Assigned", email });
     });
 
-    it("[needs h-data] createCustomer with the 64-bit id 9007199254740993 (2^53 + 1) → that exact id; getCustomer → it", async () => {
+    it("createCustomer with the 64-bit id 9007199254740993 (2^53 + 1) → that exact id; getCustomer → it", async () => {
       // 2^53 + 1 has no double: a client or server that goes through a JS number answers ...992.
       const id = "9007199254740993";
       const email = uniqueEmail();

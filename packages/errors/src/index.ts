@@ -9,6 +9,7 @@ export {
   notFound,
 } from "./error-handler.js";
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
+export { stringifyJson } from "./json.js";
 export {
   buildErrorRecord,
   buildProblemDetails,

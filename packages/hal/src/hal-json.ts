@@ -1,3 +1,5 @@
+import { stringifyJson } from "@svc/errors";
+
 /**
  * A representation in the structural shape @svc/negotiate accepts: a media type and a serializer.
  */
@@ -13,7 +15,7 @@ export const HAL_JSON = "application/hal+json";
 
 /**
  * `application/hal+json` as a representation for @svc/negotiate. A HAL document is JSON, so the
- * body is the one plain `application/json` clients get; only the Content-Type differs.
+ * body is the one plain `application/json` clients get; only the Content-Type differs (a BigInt is a number with all its digits there too).
  * `HalResource`s render through their `toJSON()`.
  *
  * @example
@@ -23,6 +25,6 @@ export const HAL_JSON = "application/hal+json";
 export const halJson: Representation = Object.freeze({
   mediaType: HAL_JSON,
   serialize(data: unknown): string {
-    return JSON.stringify(data) ?? "null";
+    return stringifyJson(data);
   },
 });

@@ -30,9 +30,21 @@ describe("HAL resources through a real server", () => {
         .embed("customer", { id: 9, name: "Ada" });
       res.type(halJson.mediaType).send(halJson.serialize(order));
     });
+    app.get("/customers/9223372036854775807", (_req, res) => {
+      const customer = hal({ id: 9223372036854775807n }).link(Rel.SELF, "/customers/9223372036854775807");
+      res.type(halJson.mediaType).send(halJson.serialize(customer));
+    });
     ({ url, close } = await listen(app));
   });
   afterAll(async () => close());
+
+  it("GET a resource whose id is the BigInt 2^63 − 1 → HAL+JSON with the id's every digit", async () => {
+    const res = await fetch(`${url}/customers/9223372036854775807`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(
+      '{"_links":{"self":{"href":"/customers/9223372036854775807"}},"id":9223372036854775807}',
+    );
+  });
 
   it("GET /orders/1 → every link attribute, curies, arrays and embedded rendered", async () => {
     const res = await fetch(`${url}/orders/1`);

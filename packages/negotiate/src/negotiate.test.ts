@@ -24,6 +24,7 @@ beforeAll(async () => {
   app.use(negotiate({ languages: ["en", "de"], compression: { threshold: 200 } }));
   app.get("/employees/42", (_req, res) => res.represent(employee));
   app.get("/employees", (_req, res) => res.represent(employees));
+  app.get("/longs", (_req, res) => res.represent([{ id: 9223372036854775807n, name: "x" }]));
   app.get("/big", (_req, res) =>
     res.represent(Array.from({ length: 50 }, (_, i) => ({ ...employee, id: i }))),
   );
@@ -180,6 +181,20 @@ describe("res.represent: media types", () => {
       language: "de",
       encoding: "identity",
     });
+  });
+});
+
+describe("res.represent: BigInt values", () => {
+  it.each([
+    ["application/json", '[{"id":9223372036854775807,"name":"x"}]'],
+    ["application/xml", "<id>9223372036854775807</id>"],
+    ["text/csv", "9223372036854775807,x"],
+    ["text/plain", "id: 9223372036854775807"],
+    ["text/html", "<td>9223372036854775807</td>"],
+  ])("a BigInt id of 2^63 − 1, Accept: %s → 200 with every digit", async (accept, expected) => {
+    const res = await get("/longs", { accept });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(expected);
   });
 });
 

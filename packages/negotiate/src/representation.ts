@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { escapeXml } from "@svc/errors";
+import { escapeXml, stringifyJson } from "@svc/errors";
 import { stringify } from "csv-stringify/sync";
 
 /** What a serializer learns about the response it is producing. */
@@ -37,13 +37,14 @@ export interface Representation {
 }
 
 /**
- * JSON (RFC 8259), the default representation.
+ * JSON (RFC 8259), the default representation. A BigInt is written as a number with all its
+ * digits (a 64-bit id past 2^53 stays exact) instead of making `JSON.stringify` throw.
  * @example negotiate({ representations: [json, xml] })
  * @see https://www.rfc-editor.org/rfc/rfc8259
  */
 export const json: Representation = {
   mediaType: "application/json",
-  serialize: (data) => JSON.stringify(data === undefined ? null : data),
+  serialize: (data) => stringifyJson(data),
 };
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;

@@ -1,5 +1,14 @@
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
+import {
+  Kysely,
+  type KyselyPlugin,
+  PostgresDialect,
+  type QueryResult,
+  type SqliteDatabase,
+  SqliteDialect,
+  sql,
+  type UnknownRow,
+} from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import type { Database } from "./schema.js";
@@ -27,7 +36,13 @@ export function createDatabase(config: DatabaseConfig): Db {
     const native = new SQLite(config.filename);
     native.pragma("journal_mode = WAL");
     native.pragma("foreign_keys = ON");
-    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
+    // Integers come back as BigInt, so a 64-bit id keeps every digit; exactIntegers turns the
+    // ones a number holds exactly back into numbers.
+    native.defaultSafeIntegers(true);
+    kysely = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(native) }),
+      plugins: [exactIntegers],
+    });
   } else {
     const pool = new pg.Pool({
       connectionString: config.url,
@@ -35,6 +50,13 @@ export function createDatabase(config: DatabaseConfig): Db {
       // A database that cannot be reached must turn into a quick 503, not a hanging request.
       connectionTimeoutMillis: 2000,
       idleTimeoutMillis: 10_000,
+      // bigint columns (ids, money in minor units) as numbers while exact, BigInt beyond.
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          oid === INT8_OID && format !== "binary"
+            ? parseInt8
+            : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+      },
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
     // An idle client that loses its connection emits on the pool; without a listener that is a crash.
@@ -56,6 +78,37 @@ export function createDatabase(config: DatabaseConfig): Db {
     },
   };
 }
+
+/** PostgreSQL's type oid of `bigint` (int8). */
+const INT8_OID = 20;
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A 64-bit integer as the rest of the service reads it: a number while a number holds it
+ * exactly (|n| < 2^53), a BigInt beyond, so no id or amount is ever rounded.
+ */
+export function exactInteger(value: bigint): number | bigint {
+  return value <= MAX_EXACT && value >= -MAX_EXACT ? Number(value) : value;
+}
+
+/** node-postgres hands `bigint` columns over as text; see {@link exactInteger}. */
+function parseInt8(text: string): number | bigint {
+  return exactInteger(BigInt(text));
+}
+
+/** Applies {@link exactInteger} to every BigInt better-sqlite3 returns in safe-integer mode. */
+const exactIntegers: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  async transformResult(args): Promise<QueryResult<UnknownRow>> {
+    for (const row of args.result.rows) {
+      for (const key in row) {
+        const value = row[key];
+        if (typeof value === "bigint") row[key] = exactInteger(value);
+      }
+    }
+    return args.result;
+  },
+};
 
 /** How many distinct SQL texts keep their prepared statement. */
 const STATEMENT_CACHE_SIZE = 256;

@@ -5,9 +5,11 @@ import {
   type Migration,
   type MigrationProvider,
   Migrator,
+  sql,
 } from "kysely";
 import { soapTablesMigration } from "../soap/migration.js";
 import type { Db } from "./database.js";
+import { minorDigits } from "./money.js";
 
 type Kind = Db["kind"];
 
@@ -137,6 +139,150 @@ function initial(kind: Kind): Migration {
   };
 }
 
+/** Every table with a generated `id`, and every column that references one. */
+const ID_TABLES = [
+  "departments",
+  "employees",
+  "projects",
+  "categories",
+  "products",
+  "reviews",
+  "customers",
+  "users",
+  "orders",
+  "order_items",
+  "payments",
+  "cart_items",
+  "accounts",
+  "transfers",
+  "events",
+  "notifications",
+];
+const REFERENCES: ReadonlyArray<readonly [string, string]> = [
+  ["employees", "department_id"],
+  ["employees", "manager_id"],
+  ["projects", "department_id"],
+  ["employee_projects", "employee_id"],
+  ["employee_projects", "project_id"],
+  ["products", "category_id"],
+  ["reviews", "product_id"],
+  ["users", "customer_id"],
+  ["orders", "customer_id"],
+  ["order_items", "order_id"],
+  ["order_items", "product_id"],
+  ["payments", "order_id"],
+  ["cart_items", "product_id"],
+  ["transfers", "from_account_id"],
+  ["transfers", "to_account_id"],
+];
+/**
+ * Money columns in the service currency (EUR), and the two whose currency is the account's
+ * (a transfer moves money between two accounts of the same currency).
+ */
+const EUR_MONEY: ReadonlyArray<readonly [string, string]> = [
+  ["employees", "salary"],
+  ["projects", "budget"],
+  ["products", "price"],
+  ["orders", "total"],
+  ["order_items", "unit_price"],
+  ["payments", "amount"],
+];
+const ACCOUNT_MONEY: ReadonlyArray<readonly [string, string, string]> = [
+  ["accounts", "balance", "currency"],
+  // A transfer's currency is its source account's.
+  ["transfers", "amount", "(select a.currency from accounts a where a.id = transfers.from_account_id)"],
+];
+
+/**
+ * Issue 18: money becomes integer minor units (cents for EUR; the account's currency for balances
+ * and transfers), rounded half away from zero from the old `double precision` values, so sums are
+ * exact; and every id becomes 64-bit (a customer id is an `xs:long`), with the ids the service
+ * assigns to customers kept in `id_allocations`, apart from the ids SOAP clients choose.
+ * SQLite's integers are already 64-bit; its money columns are rebuilt as integers.
+ */
+function exactMoneyAndLongIds(kind: Kind, minorDigits: (currency: string) => number): Migration {
+  return {
+    // PostgreSQL runs each migration in a transaction; Kysely does not on SQLite, so this one
+    // takes its own: a failure half-way must not leave half the columns converted.
+    up: (db: Kysely<unknown>) =>
+      kind === "sqlite" ? db.transaction().execute((trx) => convert(trx)) : convert(db),
+  };
+  async function convert(db: Kysely<unknown>): Promise<void> {
+    const currencies = await sql<{ currency: string }>`select distinct currency from accounts`.execute(db);
+    const scales = new Map<number, string[]>([[2, []]]);
+    for (const { currency } of currencies.rows) {
+      const d = minorDigits(currency);
+      scales.set(d, [...(scales.get(d) ?? []), currency]);
+    }
+    /** The conversion of one column: old value × 10^digits, per group of rows. */
+    const groups = (currencyOf: string | undefined) =>
+      currencyOf === undefined
+        ? [{ factor: 100, where: sql`true` }]
+        : [...scales].map(([d, codes]) => ({
+            factor: 10 ** d,
+            where: codes.length ? sql`${sql.raw(currencyOf)} in (${sql.join(codes)})` : sql`false`,
+          }));
+    const money = [
+      ...EUR_MONEY.map(([table, column]) => ({
+        table,
+        column,
+        currencyOf: undefined as string | undefined,
+      })),
+      ...ACCOUNT_MONEY.map(([table, column, currencyOf]) => ({ table, column, currencyOf })),
+    ];
+    if (kind === "postgres") {
+      for (const table of ID_TABLES) {
+        await sql`alter table ${sql.table(table)} alter column id type bigint`.execute(db);
+        const seq = await sql<{
+          name: string | null;
+        }>`select pg_get_serial_sequence(${table}, 'id') as name`.execute(db);
+        const name = seq.rows[0]?.name;
+        if (name) await sql`alter sequence ${sql.raw(name)} as bigint`.execute(db);
+      }
+      for (const [table, column] of REFERENCES) {
+        await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type bigint`.execute(db);
+      }
+      for (const { table, column, currencyOf } of money) {
+        const col = sql.ref(column);
+        await sql`alter table ${sql.table(table)} alter column ${col} type numeric using ${col}::numeric`.execute(
+          db,
+        );
+        // The transfers' currency comes from accounts, whose balances are converted already:
+        // the subquery reads only the currency column.
+        for (const g of groups(currencyOf)) {
+          await sql`update ${sql.table(table)} set ${col} = round(${col} * ${sql.lit(g.factor)}) where ${g.where}`.execute(
+            db,
+          );
+        }
+        await sql`alter table ${sql.table(table)} alter column ${col} type bigint using ${col}::bigint`.execute(
+          db,
+        );
+      }
+    } else {
+      for (const { table, column, currencyOf } of money) {
+        const col = sql.ref(column);
+        const next = sql.ref(`${column}__minor`);
+        await sql`alter table ${sql.table(table)} add column ${next} integer not null default 0`.execute(db);
+        for (const g of groups(currencyOf)) {
+          await sql`update ${sql.table(table)} set ${next} = cast(round(${col} * ${sql.lit(g.factor)}) as integer) where ${g.where}`.execute(
+            db,
+          );
+        }
+        await sql`alter table ${sql.table(table)} drop column ${col}`.execute(db);
+        await sql`alter table ${sql.table(table)} rename column ${next} to ${col}`.execute(db);
+      }
+    }
+    await db.schema
+      .createTable("id_allocations")
+      .addColumn("name", "text", (c) => c.primaryKey())
+      .addColumn("next_id", "bigint", (c) => c.notNull())
+      .execute();
+    await sql`insert into id_allocations (name, next_id) select 'customers', coalesce(max(id), 0) + 1 from customers`.execute(
+      db,
+    );
+  }
+}
+
 /**
  * Brings the schema up to date at start-up. Kysely's migrator records what ran in its own table
  * and takes a lock, so several instances starting together migrate once.
@@ -144,25 +290,34 @@ function initial(kind: Kind): Migration {
  * @example await migrate(db);
  */
 export async function migrate(db: Db): Promise<void> {
+  const { error, results } = await migrator(db).migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ""} failed`, { cause: error });
+  }
+}
+
+/**
+ * The migrator of the service's schema (tests take it to an earlier migration, then up).
+ *
+ * @example await migrator(db).migrateTo("0002_soap_events_notifications");
+ */
+export function migrator(db: Db): Migrator {
   const provider: MigrationProvider = {
     async getMigrations() {
       return {
         "0001_initial": initial(db.kind),
         // Events and notifications of the SOAP one-way operations.
         "0002_soap_events_notifications": soapTablesMigration(db.kind),
+        "0003_exact_money_and_long_ids": exactMoneyAndLongIds(db.kind, minorDigits),
       };
     },
   };
   // Kysely finds its bookkeeping tables by introspecting every schema; with a non-default schema
   // it would see another schema's kysely_migration_lock and skip creating its own, so name it.
-  const migrator = new Migrator({
+  return new Migrator({
     db: db.kysely,
     provider,
     ...(db.schema ? { migrationTableSchema: db.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === "Error");
-  if (error || failed) {
-    throw new Error(`Migration ${failed?.migrationName ?? ""} failed`, { cause: error });
-  }
 }

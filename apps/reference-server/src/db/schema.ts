@@ -1,6 +1,10 @@
 import type { Generated } from "kysely";
 
-/** The tables, as Kysely sees them. Money is stored in the currency's major unit. */
+/**
+ * The tables, as Kysely sees them. Money columns (salary, budget, price, total, unit_price,
+ * amount, balance) hold integer minor units of their currency (cents for EUR; see db/money.ts).
+ * Ids are 64-bit: read back as a number while exact, as a BigInt beyond 2^53 (db/database.ts).
+ */
 export interface Database {
   departments: { id: Generated<number>; name: string; city: string };
   employees: {
@@ -34,11 +38,17 @@ export interface Database {
     comment: string;
     created_at: string;
   };
-  customers: { id: Generated<number>; name: string; email: string; city: string };
-  users: { id: Generated<number>; username: string; email: string; role: string; customer_id: number | null };
+  customers: { id: Generated<number | bigint>; name: string; email: string; city: string };
+  users: {
+    id: Generated<number>;
+    username: string;
+    email: string;
+    role: string;
+    customer_id: number | bigint | null;
+  };
   orders: {
     id: Generated<number>;
-    customer_id: number;
+    customer_id: number | bigint;
     status: string;
     total: number;
     currency: string;
@@ -80,4 +90,6 @@ export interface Database {
     created_at: string;
     completed_at: string | null;
   };
+  /** The next id the service assigns in a table whose ids clients may also choose (customers). */
+  id_allocations: { name: string; next_id: number | bigint };
 }

@@ -10,33 +10,71 @@ const DEPARTMENTS = [
   { name: "Support", city: "Lisbon" },
 ];
 const CITIES = ["Berlin", "Paris", "London", "Madrid", "Lisbon", "Vienna"];
-const FIRST = [
-  "Ada",
-  "Alan",
-  "Grace",
-  "Linus",
-  "Barbara",
-  "Ken",
-  "Margaret",
-  "Dennis",
-  "Radia",
-  "Tim",
-  "Frances",
-  "Edsger",
-];
-const LAST = [
-  "Lovelace",
-  "Turing",
-  "Hopper",
-  "Torvalds",
-  "Liskov",
-  "Thompson",
-  "Hamilton",
-  "Ritchie",
-  "Perlman",
-  "Berners-Lee",
-  "Allen",
-  "Dijkstra",
+/**
+ * Sixty distinct full names, one per employee (managers first): pioneers of computing, so the demo
+ * data reads naturally, and so that several share a first name (Alan, Grace, John, Jean, Kathleen) and sorting by the full name is visibly different from sorting by either part.
+ */
+const NAMES: ReadonlyArray<readonly [string, string]> = [
+  ["Ada", "Lovelace"],
+  ["Alan", "Turing"],
+  ["Grace", "Hopper"],
+  ["Linus", "Torvalds"],
+  ["Barbara", "Liskov"],
+  ["Ken", "Thompson"],
+  ["Margaret", "Hamilton"],
+  ["Dennis", "Ritchie"],
+  ["Radia", "Perlman"],
+  ["Tim", "Berners-Lee"],
+  ["Frances", "Allen"],
+  ["Edsger", "Dijkstra"],
+  ["Alan", "Kay"],
+  ["Donald", "Knuth"],
+  ["John", "McCarthy"],
+  ["Christine", "Darden"],
+  ["Dorothy", "Vaughan"],
+  ["Gladys", "West"],
+  ["Annie", "Easley"],
+  ["Hedy", "Lamarr"],
+  ["Claude", "Shannon"],
+  ["John", "Backus"],
+  ["Niklaus", "Wirth"],
+  ["Tony", "Hoare"],
+  ["Leslie", "Lamport"],
+  ["Bjarne", "Stroustrup"],
+  ["Guido", "van Rossum"],
+  ["James", "Gosling"],
+  ["Anders", "Hejlsberg"],
+  ["Brian", "Kernighan"],
+  ["Jean", "Sammet"],
+  ["Kathleen", "Booth"],
+  ["Sophie", "Wilson"],
+  ["Steve", "Furber"],
+  ["Karen", "Sparck Jones"],
+  ["Shafi", "Goldwasser"],
+  ["Silvio", "Micali"],
+  ["Whitfield", "Diffie"],
+  ["Martin", "Hellman"],
+  ["Adele", "Goldberg"],
+  ["Alan", "Perlis"],
+  ["Fran", "Bilas"],
+  ["Betty", "Holberton"],
+  ["Kathleen", "McNulty"],
+  ["Marlyn", "Wescoff"],
+  ["Ruth", "Lichterman"],
+  ["Jean", "Bartik"],
+  ["Evelyn", "Berezin"],
+  ["Lynn", "Conway"],
+  ["Carver", "Mead"],
+  ["Vint", "Cerf"],
+  ["Bob", "Kahn"],
+  ["Elizabeth", "Feinler"],
+  ["Grace", "Murray"],
+  ["Lois", "Haibt"],
+  ["Ivan", "Sutherland"],
+  ["Douglas", "Engelbart"],
+  ["Mary", "Allen Wilkes"],
+  ["Clarence", "Ellis"],
+  ["Mark", "Dean"],
 ];
 
 const CATEGORIES = [
@@ -46,7 +84,7 @@ const CATEGORIES = [
   { name: "Garden", description: "Tools and plants" },
 ];
 
-/** Seeds a deterministic data set, but only into an empty database (no departments yet). */
+/** Seeds a deterministic data set (money in cents, see db/money.ts), but only into an empty database (no departments yet). */
 export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
   const k = db.kysely;
   const existing = await k.selectFrom("departments").select("id").limit(1).execute();
@@ -64,12 +102,12 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
       const [m] = await trx
         .insertInto("employees")
         .values({
-          first_name: FIRST[i % FIRST.length] as string,
-          last_name: LAST[(i * 5) % LAST.length] as string,
+          first_name: NAMES[i]?.[0] as string,
+          last_name: NAMES[i]?.[1] as string,
           email: `manager.${d.name.toLowerCase()}@example.com`,
           department_id: d.id,
           city: DEPARTMENTS[i]?.city ?? "Berlin",
-          salary: 90000 + i * 5000,
+          salary: (90000 + i * 5000) * 100,
           manager_id: null,
           updated_at: at,
         })
@@ -80,15 +118,14 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
     const staff = [];
     for (let i = 0; i < 55; i++) {
       const d = i % departments.length;
-      const first = FIRST[i % FIRST.length] as string;
-      const last = LAST[(i * 7 + 3) % LAST.length] as string;
+      const [first, last] = NAMES[departments.length + i] as readonly [string, string];
       staff.push({
         first_name: first,
         last_name: last,
-        email: `${first}.${last}.${i}@example.com`.toLowerCase(),
+        email: `${first}.${last}@example.com`.toLowerCase().replace(/ /g, "-"),
         department_id: departments[d]?.id as number,
         city: CITIES[(i * 3) % CITIES.length] as string,
-        salary: 40000 + ((i * 1733) % 50000),
+        salary: (40000 + ((i * 1733) % 50000)) * 100,
         manager_id: managers[d] ?? null,
         updated_at: at,
       });
@@ -100,7 +137,7 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
         ["Apollo", "Borealis", "Cassini", "Dragonfly", "Europa", "Fermi"].map((name, i) => ({
           name,
           department_id: departments[i % departments.length]?.id as number,
-          budget: 100000 + i * 25000,
+          budget: (100000 + i * 25000) * 100,
           status: i % 3 === 2 ? "DONE" : "ACTIVE",
         })),
       )
@@ -119,7 +156,7 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
         name: `${["Handbook", "Cable", "Notebook", "Seeds"][i % 4]} ${i + 1}`,
         sku: `SKU-${String(1000 + i)}`,
         category_id: categories[i % categories.length]?.id as number,
-        price: 5 + ((i * 7) % 40) + 0.99,
+        price: (5 + ((i * 7) % 40)) * 100 + 99,
         stock: 10 + i * 3,
         updated_at: at,
       });
@@ -181,7 +218,7 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
         quantity: n + 1,
         unit_price: p?.price as number,
       }));
-      const total = Math.round(lines.reduce((s, l) => s + l.quantity * l.unit_price, 0) * 100) / 100;
+      const total = lines.reduce((s, l) => s + l.quantity * l.unit_price, 0);
       const [order] = await trx
         .insertInto("orders")
         .values({
@@ -212,7 +249,7 @@ export async function seed(db: Db, now: Date = new Date()): Promise<boolean> {
         ["alice", "bob", "carol", "dave", "erin", "treasury"].map((owner, i) => ({
           number: `DE89 3704 0044 0532 0130 ${String(i).padStart(2, "0")}`,
           owner,
-          balance: owner === "treasury" ? 1_000_000 : 1000 + i * 250,
+          balance: (owner === "treasury" ? 1_000_000 : 1000 + i * 250) * 100,
           currency: "EUR",
           updated_at: at,
         })),

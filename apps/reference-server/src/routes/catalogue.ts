@@ -1,7 +1,12 @@
 import { HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
-import type { Db } from "../db/database.js";
+import type { Request, Response } from "express";
+import { insertCustomer } from "../db/customers.js";
+import { type Db, exactInteger } from "../db/database.js";
+import { fromMinor, minorDigits, toMinor } from "../db/money.js";
 import { loose } from "../db/query.js";
+import { validate } from "../request.js";
+import { send } from "../respond.js";
 import {
   AccountInput,
   CategoryInput,
@@ -12,7 +17,7 @@ import {
   ReviewInput,
   UserInput,
 } from "../schemas.js";
-import { type CrudResource, resourceView } from "./crud.js";
+import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
 /** Catalogue data changes rarely: caches may keep it for five minutes (spec 4.3 rule 5). */
 export const CATALOGUE_CACHE = "public, max-age=300";
@@ -42,6 +47,17 @@ export async function mustExist(db: Db, table: string, id: number, field: string
 }
 
 const num = (v: unknown) => Number(v);
+/** A money column (integer cents) as the EUR amount JSON carries. */
+export const eur = (minor: unknown) => fromMinor(minor, 2);
+/**
+ * A EUR amount the schema accepted (at most two decimals, at most 10^12) as integer cents.
+ * @example cents(12.3) // 1230
+ */
+export function cents(amount: number): number {
+  const minor = toMinor(amount, 2);
+  if (minor === undefined) throw rule("amount", "must have at most 2 decimal places");
+  return minor;
+}
 
 export const departments: CrudResource = {
   path: "/departments",
@@ -83,14 +99,17 @@ export const projects: CrudResource = {
   },
   view: (r, { href }) =>
     resourceView(
-      { id: num(r.id), name: r.name, department: r.department, budget: num(r.budget), status: r.status },
+      { id: num(r.id), name: r.name, department: r.department, budget: eur(r.budget), status: r.status },
       href(`/projects/${r.id}`),
       { [Rel.DEPARTMENT]: href(`/departments/${r.department_id}`) },
     ),
   input: () => ProjectInput,
   toRow: async (input, { db }) => {
     const row: Record<string, unknown> = { ...input };
-    if (typeof input.budget === "number" && input.budget < 0) throw rule("budget", "must not be negative");
+    if (typeof input.budget === "number") {
+      if (input.budget < 0) throw rule("budget", "must not be negative");
+      row.budget = cents(input.budget);
+    }
     if (typeof input.department === "string") row.department_id = await departmentId(db, input.department);
     delete row.department;
     return row;
@@ -141,7 +160,7 @@ export const products: CrudResource = {
         sku: r.sku,
         categoryId: num(r.category_id),
         category: r.category,
-        price: num(r.price),
+        price: eur(r.price),
         stock: num(r.stock),
       },
       href(`/products/${r.id}`),
@@ -154,6 +173,7 @@ export const products: CrudResource = {
     if (typeof input.categoryId === "number")
       await mustExist(db, "categories", input.categoryId, "categoryId");
     const { categoryId, ...rest } = input;
+    if (typeof input.price === "number") rest.price = cents(input.price);
     return {
       ...rest,
       ...(categoryId === undefined ? {} : { category_id: categoryId }),
@@ -208,13 +228,30 @@ export const customers: CrudResource = {
     },
     sort: { id: "t.id", name: "t.name", city: "t.city" },
   },
+  // The id is 64-bit (SOAP clients may choose any xs:long): a number, or a BigInt past 2^53 that
+  // the JSON representation writes with every digit.
   view: (r, { href }) =>
-    resourceView({ id: num(r.id), name: r.name, email: r.email, city: r.city }, href(`/customers/${r.id}`), {
+    resourceView({ id: r.id, name: r.name, email: r.email, city: r.city }, href(`/customers/${r.id}`), {
       orders: href(`/customers/${r.id}/orders`),
     }),
   input: () => CustomerInput,
   toRow: async (input) => ({ ...input }),
+  handlers: { POST: createCustomer },
 };
+
+/**
+ * `POST /customers`: the id comes from the service's allocator, which skips the ids SOAP clients
+ * chose (db/customers.ts), never from the table's sequence.
+ */
+async function createCustomer(req: Request, res: Response, ctx: Ctx): Promise<void> {
+  const input = validate(CustomerInput, req.body);
+  const result = await insertCustomer(ctx.db, input);
+  if (result.outcome !== "created") {
+    throw HttpError.conflict("A resource with the same unique value already exists");
+  }
+  res.setHeader("Location", ctx.href(`/customers/${result.id}`));
+  await send(req, res, await ctx.show(exactInteger(result.id)), 201);
+}
 
 export const users: CrudResource = {
   path: "/users",
@@ -236,7 +273,7 @@ export const users: CrudResource = {
         username: r.username,
         email: r.email,
         role: r.role,
-        customerId: r.customer_id === null ? null : num(r.customer_id),
+        customerId: r.customer_id ?? null,
       },
       href(`/users/${r.id}`),
       {
@@ -269,7 +306,7 @@ export const accounts: CrudResource = {
         id: num(r.id),
         number: r.number,
         owner: r.owner,
-        balance: num(r.balance),
+        balance: fromMinor(r.balance, minorDigits(String(r.currency))),
         currency: r.currency,
         updatedAt: r.updated_at,
       },
@@ -278,8 +315,16 @@ export const accounts: CrudResource = {
   input: () => AccountInput,
   toRow: async (input) => {
     // The balance moves only through transfers; it is set once, when the account is opened.
-    if (typeof input.balance === "number" && input.balance < 0) throw rule("balance", "must not be negative");
-    return { ...input, balance: input.balance ?? 0, updated_at: new Date().toISOString() };
+    const digits = minorDigits(String(input.currency));
+    let balance = 0;
+    if (typeof input.balance === "number") {
+      if (input.balance < 0) throw rule("balance", "must not be negative");
+      const minor = toMinor(input.balance, digits);
+      if (minor === undefined)
+        throw rule("balance", `must have at most ${digits} decimal places in ${input.currency}`);
+      balance = minor;
+    }
+    return { ...input, balance, updated_at: new Date().toISOString() };
   },
   writes: ["POST", "DELETE"],
   cacheControl: NO_STORE,

@@ -1,5 +1,5 @@
 import { parseEtagList, preconditions, strongEtag, strongMatch } from "@svc/conditional";
-import { HttpError, isHttpError, methodNotAllowed } from "@svc/errors";
+import { HttpError, isHttpError, methodNotAllowed, stringifyJson } from "@svc/errors";
 import { hal, pageModel, Rel } from "@svc/hal";
 import { xml } from "@svc/negotiate";
 import type { Request, Response, Router } from "express";
@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type { Db } from "../db/database.js";
 import { compiledTemplate, type LooseDb, type LooseQuery, listPage, loose } from "../db/query.js";
 import { type Href, hrefs } from "../links.js";
-import { type ListSpec, parseId, parseListQuery, validate } from "../request.js";
+import { type Id, type ListSpec, parseId, parseListQuery, validate } from "../request.js";
 import { send } from "../respond.js";
 
 /** Per-request context handed to a resource's callbacks. */
@@ -17,9 +17,9 @@ export interface Ctx {
   href: Href;
   db: Db;
   /** The parent id of a nested collection (`/products/{id}/reviews`). */
-  parentId: number | undefined;
+  parentId: Id | undefined;
   /** The current representation of an item of this collection (404 when absent). */
-  show(id: number): Promise<Record<string, unknown>>;
+  show(id: Id): Promise<Record<string, unknown>>;
 }
 
 /** How one collection maps onto its table and its representation. */
@@ -65,7 +65,8 @@ export interface CrudResource {
  * not among the tags sent, so JSON clients pay nothing more.
  */
 export async function heldTag(req: Request, view: Record<string, unknown>): Promise<string> {
-  const jsonTag = strongEtag(JSON.stringify(view));
+  // The bytes the JSON representation sends (a BigInt id as a number with all its digits).
+  const jsonTag = strongEtag(stringifyJson(view));
   const header = req.headers["if-match"];
   if (header === undefined) return jsonTag;
   const sent = parseEtagList(header);
@@ -84,7 +85,7 @@ export async function heldTag(req: Request, view: Record<string, unknown>): Prom
 const WRITE_MEDIA_TYPES = "application/json";
 
 /** Turns each path segment `:x` of a collection path into the concrete path of a request. */
-function collectionPath(resource: CrudResource, parentId: number | undefined): string {
+function collectionPath(resource: CrudResource, parentId: Id | undefined): string {
   return resource.path.replace(":parentId", String(parentId));
 }
 
@@ -124,12 +125,10 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
   // compiled once and only the id is bound per read (the hot path of every item GET).
   const byId =
     resource.base.length < 2
-      ? compiledTemplate((id) =>
-          resource.base(db, undefined as unknown as Ctx).where("t.id", "=", id as number),
-        )
+      ? compiledTemplate((id) => resource.base(db, undefined as unknown as Ctx).where("t.id", "=", id as Id))
       : undefined;
 
-  async function load(ctx: Ctx, id: number): Promise<Record<string, unknown>> {
+  async function load(ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
     const row = byId
       ? (await db.kysely.executeQuery(byId(id))).rows[0]
       : await resource.base(db, ctx).where("t.id", "=", id).executeTakeFirst();
@@ -146,7 +145,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
   const snapshots = new WeakMap<Request, Record<string, unknown>>();
 
   /** A resource that passed If-Match and vanished before the write failed the precondition: 412. */
-  async function loadGuarded(req: Request, ctx: Ctx, id: number): Promise<Record<string, unknown>> {
+  async function loadGuarded(req: Request, ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
     try {
       return await load(ctx, id);
     } catch (err) {
@@ -155,7 +154,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     }
   }
 
-  async function guardedUpdate(req: Request, id: number, row: Record<string, unknown>): Promise<void> {
+  async function guardedUpdate(req: Request, id: Id, row: Record<string, unknown>): Promise<void> {
     let query = loose(db).updateTable(resource.table).set(row).where("id", "=", id);
     const snapshot = snapshots.get(req);
     if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
@@ -163,7 +162,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     if (snapshot && Number(result.numUpdatedRows) === 0) throw changedMeanwhile();
   }
 
-  async function guardedDelete(req: Request, id: number): Promise<void> {
+  async function guardedDelete(req: Request, id: Id): Promise<void> {
     let query = loose(db).deleteFrom(resource.table).where("id", "=", id);
     const snapshot = snapshots.get(req);
     if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
@@ -204,7 +203,7 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
         .values(row)
         .returning("id")
         .executeTakeFirstOrThrow();
-      const created = resource.view(await load(ctx, Number(inserted.id)), ctx);
+      const created = resource.view(await load(ctx, inserted.id as Id), ctx);
       // The new resource's URI is its self link, so it keeps the version prefix the client used.
       const self = (created._links as { self?: { href?: string } } | undefined)?.self?.href;
       res.setHeader(

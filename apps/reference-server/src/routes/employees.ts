@@ -1,8 +1,9 @@
 import { Rel } from "@svc/hal";
 import type { Request } from "express";
+import { sql } from "kysely";
 import { loose } from "../db/query.js";
 import { EmployeeV1Input, EmployeeV2Input } from "../schemas.js";
-import { departmentId, mustExist, rule } from "./catalogue.js";
+import { cents, departmentId, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, resourceView } from "./crud.js";
 
 /** The employee representation version the request selected (spec part 9); 1 by default. */
@@ -11,6 +12,9 @@ export function apiVersion(req: Request): number {
   const n = typeof v === "string" ? Number(v) : v;
   return typeof n === "number" && Number.isInteger(n) ? n : 1;
 }
+
+/** Version 1's `name`: first and last name, as {@link employees}' view joins them. */
+const FULL_NAME = sql<string>`trim(e.first_name || ' ' || e.last_name)`;
 
 /** `/v2` when the client named the version in the path, so links keep using that strategy. */
 function versionPrefix(req: Request): string {
@@ -30,17 +34,26 @@ export const employees: CrudResource = {
   collection: "employees",
   noun: "Employee",
   table: "employees",
+  // The employee with its department's name and its full name, as one derived table `t`, so the
+  // full name can be filtered and sorted on like a column (version 1's `name` is what a client
+  // sees: sorting and filtering use the same text).
   base: (db) =>
     loose(db)
-      .selectFrom("employees as t")
-      .innerJoin("departments as d", "d.id", "t.department_id")
-      .selectAll("t")
-      .select("d.name as department"),
+      .selectFrom((eb) =>
+        eb
+          .selectFrom("employees as e")
+          .innerJoin("departments as d", "d.id", "e.department_id")
+          .selectAll("e")
+          .select(["d.name as department", FULL_NAME.as("full_name")])
+          .as("t"),
+      )
+      .selectAll("t"),
   list: {
     filters: {
-      department: { column: "d.name", match: "eq" },
+      department: { column: "t.department", match: "eq" },
       city: { column: "t.city", match: "eq" },
-      name: { column: ["t.first_name", "t.last_name"], match: "contains" },
+      // Case-insensitive, on the full name: `?name=ada lovelace` finds Ada Lovelace.
+      name: { column: "t.full_name", match: "contains" },
       firstName: { column: "t.first_name", match: "contains" },
       lastName: { column: "t.last_name", match: "contains" },
       email: { column: "t.email", match: "eq" },
@@ -48,10 +61,10 @@ export const employees: CrudResource = {
     },
     sort: {
       id: "t.id",
-      name: "t.first_name",
+      name: "t.full_name",
       firstName: "t.first_name",
       lastName: "t.last_name",
-      department: "d.name",
+      department: "t.department",
       city: "t.city",
       salary: "t.salary",
       email: "t.email",
@@ -64,7 +77,7 @@ export const employees: CrudResource = {
       email: r.email,
       department: r.department,
       city: r.city,
-      salary: Number(r.salary),
+      salary: eur(r.salary),
       managerId: r.manager_id === null ? null : Number(r.manager_id),
     };
     const state =
@@ -87,7 +100,7 @@ export const employees: CrudResource = {
     if (typeof input.lastName === "string") row.last_name = input.lastName;
     if (typeof input.salary === "number") {
       if (!(input.salary > 0)) throw rule("salary", "must be positive");
-      row.salary = input.salary;
+      row.salary = cents(input.salary);
     }
     if (typeof input.department === "string") row.department_id = await departmentId(db, input.department);
     for (const field of ["email", "city"] as const)

@@ -3,6 +3,7 @@ import { HttpError, methodNotAllowed } from "@svc/errors";
 import type { Request, Response, Router } from "express";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { fromMinor, MAX_MINOR, minorDigits, SERVICE_CURRENCY, toMinor } from "../db/money.js";
 import { loose } from "../db/query.js";
 import type { Database } from "../db/schema.js";
 import { hrefs } from "../links.js";
@@ -41,26 +42,37 @@ export async function processTransfer(db: Db, id: number): Promise<void> {
   await db.kysely.transaction().execute(async (trx) => {
     const t = await trx.selectFrom("transfers").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
     const at = new Date().toISOString();
-    // The debit is conditional on the balance, so two concurrent transfers cannot overdraw.
+    const fail = (reason: string) =>
+      trx
+        .updateTable("transfers")
+        .set({ status: "FAILED", failure_reason: reason, completed_at: at })
+        .where("id", "=", id)
+        .execute();
+    // Amounts and balances are integer minor units: the debit and the credit are exact, so the
+    // sum of all balances never changes. The debit is conditional on the balance, so two
+    // concurrent transfers cannot overdraw; the credit on the largest balance the service keeps.
     const debited = await trx
       .updateTable("accounts")
       .set((eb) => ({ balance: eb("balance", "-", t.amount), updated_at: at }))
       .where("id", "=", t.from_account_id)
       .where("balance", ">=", t.amount)
       .executeTakeFirst();
-    if (Number(debited.numUpdatedRows) !== 1) {
-      await trx
-        .updateTable("transfers")
-        .set({ status: "FAILED", failure_reason: "insufficient funds", completed_at: at })
-        .where("id", "=", id)
-        .execute();
-      return;
-    }
-    await trx
+    if (Number(debited.numUpdatedRows) !== 1) return fail("insufficient funds");
+    const credited = await trx
       .updateTable("accounts")
       .set((eb) => ({ balance: eb("balance", "+", t.amount), updated_at: at }))
       .where("id", "=", t.to_account_id)
-      .execute();
+      .where("balance", "<=", MAX_MINOR - Number(t.amount))
+      .executeTakeFirst();
+    if (Number(credited.numUpdatedRows) !== 1) {
+      // Undo the debit (same transaction), and say why.
+      await trx
+        .updateTable("accounts")
+        .set((eb) => ({ balance: eb("balance", "+", t.amount) }))
+        .where("id", "=", t.from_account_id)
+        .execute();
+      return fail("the credit would exceed the largest balance an account can hold");
+    }
     await trx
       .updateTable("transfers")
       .set({ status: "COMPLETED", completed_at: at })
@@ -96,12 +108,17 @@ export function transfers(background: Background): CrudResource {
     if (!to) throw rule("toAccountId", `${input.toAccountId} does not exist`);
     if (from.currency !== to.currency)
       throw rule("toAccountId", `holds ${to.currency}, not ${from.currency}`);
+    const digits = minorDigits(from.currency);
+    const amount = toMinor(input.amount, digits);
+    if (amount === undefined) {
+      throw rule("amount", `must have at most ${digits} decimal places in ${from.currency}`);
+    }
     const created = await ctx.db.kysely
       .insertInto("transfers")
       .values({
         from_account_id: from.id,
         to_account_id: to.id,
-        amount: input.amount,
+        amount,
         status: "PENDING",
         failure_reason: null,
         created_at: new Date().toISOString(),
@@ -121,7 +138,13 @@ export function transfers(background: Background): CrudResource {
     collection: "transfers",
     noun: "Transfer",
     table: "transfers",
-    base: (db) => loose(db).selectFrom("transfers as t").selectAll("t"),
+    // A transfer's currency is its accounts'.
+    base: (db) =>
+      loose(db)
+        .selectFrom("transfers as t")
+        .innerJoin("accounts as a", "a.id", "t.from_account_id")
+        .selectAll("t")
+        .select("a.currency as currency"),
     list: {
       filters: {
         status: { column: "t.status", match: "eq" },
@@ -136,7 +159,8 @@ export function transfers(background: Background): CrudResource {
           id: Number(r.id),
           fromAccountId: Number(r.from_account_id),
           toAccountId: Number(r.to_account_id),
-          amount: Number(r.amount),
+          amount: fromMinor(r.amount, minorDigits(String(r.currency))),
+          currency: r.currency,
           status: r.status,
           failureReason: r.failure_reason,
           createdAt: r.created_at,
@@ -167,11 +191,15 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
       productId: r.product_id,
       name: r.name,
       quantity: r.quantity,
-      unitPrice: Number(r.price),
+      unitPrice: fromMinor(r.price, 2),
       _links: { product: { href: href(`/products/${r.product_id}`) } },
     }));
-    const total = Math.round(items.reduce((s, i) => s + i.quantity * i.unitPrice, 0) * 100) / 100;
-    return resourceView({ owner: owner(req), items, total, currency: "EUR" }, href("/cart"));
+    // Summed in cents: exact.
+    const total = fromMinor(
+      rows.reduce((s, r) => s + r.quantity * Number(r.price), 0),
+      2,
+    );
+    return resourceView({ owner: owner(req), items, total, currency: SERVICE_CURRENCY }, href("/cart"));
   }
   // The cart always exists (possibly empty); If-Match compares with the tag of the
   // representation the client read (JSON or XML).

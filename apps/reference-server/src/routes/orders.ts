@@ -6,13 +6,11 @@ import { type LooseQuery, loose } from "../db/query.js";
 import { invoicePdf } from "../documents/invoice-pdf.js";
 import { qrCodes } from "../documents/qr.js";
 import { hrefs } from "../links.js";
-import { parseId, validate } from "../request.js";
+import { parseAssignedId, validate } from "../request.js";
 import { send } from "../respond.js";
 import { OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
-import { mustExist, rule } from "./catalogue.js";
+import { cents, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
-
-const round = (n: number) => Math.round(n * 100) / 100;
 
 function orderBase(db: Db): LooseQuery {
   return loose(db)
@@ -46,8 +44,8 @@ function orderView(r: Record<string, unknown>, { href }: Ctx): Record<string, un
     {
       id: Number(r.id),
       status: r.status,
-      customerId: Number(r.customer_id),
-      total: Number(r.total),
+      customerId: r.customer_id,
+      total: eur(r.total),
       currency: r.currency,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
@@ -83,7 +81,8 @@ async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void>
       throw rule(`items.${n}.quantity`, `exceeds the stock of ${product.stock}`);
     return { product_id: item.productId, quantity: item.quantity, unit_price: Number(product.price) };
   });
-  const total = round(lines.reduce((s, l) => s + l.quantity * l.unit_price, 0));
+  // Prices are integer cents: the total is exact.
+  const total = lines.reduce((s, l) => s + l.quantity * l.unit_price, 0);
   const at = new Date().toISOString();
   const id = await db.kysely.transaction().execute(async (trx) => {
     const order = await trx
@@ -120,7 +119,7 @@ const TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
 
 async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> {
   const input = validate(OrderPatch, req.body);
-  const id = parseId(req.params.id, "order");
+  const id = parseAssignedId(req.params.id, "order");
   const order = await ctx.db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
   if (!order) throw HttpError.notFound(`Order ${id} does not exist`);
   if (!TRANSITIONS[order.status]?.includes(input.status)) {
@@ -212,7 +211,7 @@ export const orderItems: CrudResource = {
         productName: r.product_name,
         sku: r.sku,
         quantity: Number(r.quantity),
-        unitPrice: Number(r.unit_price),
+        unitPrice: eur(r.unit_price),
       },
       href(`/orders/${r.order_id}/items/${r.id}`),
       { order: href(`/orders/${r.order_id}`), product: href(`/products/${r.product_id}`) },
@@ -229,8 +228,9 @@ async function createPayment(req: Request, res: Response, ctx: Ctx): Promise<voi
   if (!order) throw rule("orderId", `${input.orderId} does not exist`);
   if (order.status !== "PENDING")
     throw HttpError.conflict(`Order ${order.id} is ${order.status}, not awaiting payment`);
-  if (round(input.amount) !== round(Number(order.total))) {
-    throw rule("amount", `must equal the order total of ${order.total} ${order.currency}`);
+  const amount = cents(input.amount);
+  if (amount !== Number(order.total)) {
+    throw rule("amount", `must equal the order total of ${eur(order.total)} ${order.currency}`);
   }
   const at = new Date().toISOString();
   const id = await ctx.db.kysely.transaction().execute(async (trx) => {
@@ -243,7 +243,7 @@ async function createPayment(req: Request, res: Response, ctx: Ctx): Promise<voi
     if (Number(moved.numUpdatedRows) !== 1) throw HttpError.conflict(`Order ${order.id} was paid meanwhile`);
     const payment = await trx
       .insertInto("payments")
-      .values({ order_id: order.id, amount: input.amount, method: input.method, created_at: at })
+      .values({ order_id: order.id, amount, method: input.method, created_at: at })
       .returning("id")
       .executeTakeFirstOrThrow();
     return payment.id;
@@ -267,7 +267,7 @@ export const payments: CrudResource = {
       {
         id: Number(r.id),
         orderId: Number(r.order_id),
-        amount: Number(r.amount),
+        amount: eur(r.amount),
         method: r.method,
         createdAt: r.created_at,
       },
@@ -283,7 +283,7 @@ export const payments: CrudResource = {
 export function mountOrderDocuments(router: Router, db: Db): void {
   const allow = ["GET", "HEAD", "OPTIONS"];
   async function load(req: Request, states: readonly string[], what: string) {
-    const id = parseId(req.params.id, "order");
+    const id = parseAssignedId(req.params.id, "order");
     const order = await db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
     if (!order) throw HttpError.notFound(`Order ${id} does not exist`);
     if (!states.includes(order.status))
@@ -347,10 +347,10 @@ export function mountOrderDocuments(router: Router, db: Db): void {
               product: l.name,
               sku: l.sku,
               quantity: l.quantity,
-              unitPrice: Number(l.unit_price),
-              amount: round(l.quantity * Number(l.unit_price)),
+              unitPrice: eur(l.unit_price),
+              amount: eur(l.quantity * Number(l.unit_price)),
             })),
-            total: Number(order.total),
+            total: eur(order.total),
             currency: order.currency,
             issuedAt: order.created_at,
           },

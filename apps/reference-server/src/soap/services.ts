@@ -3,12 +3,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type SoapContext, SoapFault } from "@svc/soap-envelope";
 import type { Db } from "../db/database.js";
+import { minorToDecimal } from "../db/money.js";
 import { fromDatabaseError } from "../errors.js";
 import { CustomerInput } from "../schemas.js";
 import {
   findCustomer,
   findPrice,
-  insertCustomerWithId,
+  insertCustomer,
   insertEvent,
   MAX_CUSTOMER_ID,
   queueNotification,
@@ -56,15 +57,17 @@ export function customerHandlers(db: Db) {
           detail: { CustomerNotFound: { customerId } },
         });
       }
-      return { customer: { id: BigInt(customer.id), name: customer.name, email: customer.email } };
+      return { customer: { id: customer.id, name: customer.name, email: customer.email } };
     },
 
     async createCustomer({ customer }: { customer: Customer }) {
-      if (customer.id < 1n || customer.id > MAX_CUSTOMER_ID) {
+      // 0 asks the service to assign the id (clients that cannot leave out the required element
+      // send it); a positive id is the id the customer gets. See the Customer type in customer.xsd.
+      if (customer.id < 0n || customer.id > MAX_CUSTOMER_ID) {
         throw new SoapFault({
           code: "Sender",
           subcode: "InvalidCustomer",
-          reason: `A customer id must be between 1 and ${MAX_CUSTOMER_ID}`,
+          reason: `A customer id must be 0 (assigned by the service) or between 1 and ${MAX_CUSTOMER_ID}`,
         });
       }
       const parsed = SharedCustomerFields.safeParse({ name: customer.name, email: customer.email });
@@ -76,24 +79,28 @@ export function customerHandlers(db: Db) {
           reason: `Invalid customer: ${problems}`,
         });
       }
-      const outcome = await data(() =>
-        insertCustomerWithId(db, { id: Number(customer.id), ...parsed.data, city: NO_CITY }),
+      const result = await data(() =>
+        insertCustomer(db, {
+          id: customer.id === 0n ? undefined : customer.id,
+          ...parsed.data,
+          city: NO_CITY,
+        }),
       );
-      if (outcome === "id-taken") {
+      if (result.outcome === "id-taken") {
         throw new SoapFault({
           code: "Sender",
           subcode: "DuplicateCustomerId",
           reason: `Customer ${customer.id} already exists`,
         });
       }
-      if (outcome === "email-taken") {
+      if (result.outcome === "email-taken") {
         throw new SoapFault({
           code: "Sender",
           subcode: "DuplicateEmail",
           reason: "Another customer already has this email",
         });
       }
-      return { customerId: customer.id };
+      return { customerId: result.id };
     },
 
     async logEvent(
@@ -129,19 +136,6 @@ function principalId(context: SoapContext): string {
 /** Products carry no currency; the service prices in one (the seed's orders use it too). */
 export const PRICE_CURRENCY = "EUR";
 
-/**
- * A money amount (stored in the major unit, as the resource API stores it) as an `xs:decimal`
- * lexical form with two fraction digits, built from integer cents so no binary floating-point
- * digits reach the wire.
- */
-export function toDecimal(amount: number): string {
-  const cents = Math.round(amount * 100);
-  if (!Number.isSafeInteger(cents)) throw new RangeError(`Amount ${amount} is out of range`);
-  const sign = cents < 0 ? "-" : "";
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
-}
-
 function availability(stock: number): "IN_STOCK" | "LOW_STOCK" | "OUT_OF_STOCK" {
   if (stock <= 0) return "OUT_OF_STOCK";
   return stock < 5 ? "LOW_STOCK" : "IN_STOCK";
@@ -161,7 +155,7 @@ export function priceHandlers(db: Db) {
         });
       }
       return {
-        Price: { $value: toDecimal(found.price), currency: PRICE_CURRENCY },
+        Price: { $value: minorToDecimal(found.priceMinor), currency: PRICE_CURRENCY },
         Availability: availability(found.stock),
       };
     },
