@@ -83,12 +83,13 @@ const SOAP_PATHS = ["/ws/"];
 const SOAP_COLLECTION_PATHS = ["/events", "/notifications"];
 
 /**
- * Runs `router` only for request paths starting with one of `prefixes`, compared in lower case
- * (Express matches routes case-insensitively): requests for other paths skip its layers.
+ * Runs `router` only for request paths starting with one of `prefixes`, compared exactly (the app
+ * routes case-sensitively and strictly, see {@link ROUTING}): requests for other paths skip its
+ * layers.
  */
 function only(prefixes: readonly string[], router: RequestHandler): RequestHandler {
   return (req, res, next) => {
-    const path = req.path.toLowerCase();
+    const path = req.path;
     for (const prefix of prefixes) if (path.startsWith(prefix)) return router(req, res, next);
     next();
   };
@@ -126,8 +127,21 @@ function allowedHost(allowed: readonly string[]): RequestHandler {
   };
 }
 
-/** POSTs that move money must carry an Idempotency-Key. */
+/**
+ * POSTs that move money must carry an Idempotency-Key. Compared with the exact path: routing is
+ * case-sensitive and strict ({@link ROUTING}), so the only spelling that reaches the POST route of
+ * `/transfers` is `/transfers` (after a `/v<N>` prefix, which versioning strips before this runs);
+ * `/Transfers`, `/TRANSFERS` and `/transfers/` match no route and are 404, never a keyless write.
+ */
 const KEY_REQUIRED = new Set(["/payments", "/transfers"]);
+
+/**
+ * Express routing options for the app and every router it mounts. Express matches paths
+ * case-insensitively and ignores a trailing slash by default, so `/Transfers/` would reach the
+ * `/transfers` handlers under a spelling no path comparison in front of them expects. The service
+ * spec names plural lowercase paths (spec 4.1); any other spelling is no resource: 404.
+ */
+const ROUTING = { caseSensitive: true, strict: true } as const;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PUBLIC_DIR = join(HERE, "..", "public");
@@ -172,6 +186,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   const security = guardBasic(deps.security, config, stores.rateLimit, logger);
   const app = express();
   app.disable("x-powered-by");
+  app.set("case sensitive routing", ROUTING.caseSensitive);
+  app.set("strict routing", ROUTING.strict);
   app.set("trust proxy", config.trustProxy);
   app.set("etag", false);
   // node:querystring, with a malformed (non-UTF-8) query marked for a 400 on collection reads.
@@ -242,7 +258,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
 
   // Operational endpoints: public, never cached, outside the rate limit. They live in their own
   // router, only entered for their paths, so resource requests do not try each of their routes.
-  const ops = express.Router();
+  const ops = express.Router(ROUTING);
   ops.get("/health", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "UP" });

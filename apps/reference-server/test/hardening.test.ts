@@ -1,0 +1,95 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, client, READER, type Started, sqlite } from "./harness.js";
+
+/** A raw HTTP/1.1 exchange, for what `fetch` refuses to send (a Host of our choosing, TRACE). */
+function raw(base: string, head: string, body = ""): Promise<{ status: number; head: string; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("latin1");
+      const split = text.indexOf("\r\n\r\n");
+      const h = split === -1 ? text : text.slice(0, split);
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(h)?.[1] ?? 0),
+        head: h,
+        body: split === -1 ? "" : text.slice(split + 4),
+      });
+    });
+    socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`, "latin1");
+  });
+}
+
+function headerOf(head: string, name: string): string | undefined {
+  return new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1];
+}
+
+describe("hardening (SQLite)", () => {
+  let s: Started;
+  let api: ReturnType<typeof client>;
+  beforeAll(async () => {
+    s = await sqlite.start();
+    api = client(s.url);
+  });
+  afterAll(() => s.stop());
+
+  async function transferCount(): Promise<number> {
+    const page = (await (await api("/transfers?size=1")).json()) as { page: { totalElements: number } };
+    return page.page.totalElements;
+  }
+
+  describe("Idempotency-Key on money-moving POSTs, whatever the path spelling", () => {
+    const transfer = { fromAccountId: 1, toAccountId: 2, amount: 1 };
+
+    it.each(["/Transfers", "/TRANSFERS", "/transfers/", "/Payments", "/payments/", "/v1/Transfers", "/V1/transfers"])(
+      "POST %s without Idempotency-Key → 404, nothing created",
+      async (path) => {
+        const before = await transferCount();
+        const res = await api(path, { method: "POST", json: transfer });
+        expect(res.status).toBe(404);
+        expect(res.headers.get("content-type")).toMatch(/^application\/(problem\+)?json/);
+        expect(await transferCount()).toBe(before);
+      },
+    );
+
+    it.each(["/transfers", "/v1/transfers"])("POST %s without Idempotency-Key → 400", async (path) => {
+      const res = await api(path, { method: "POST", json: transfer });
+      expect(res.status).toBe(400);
+    });
+
+    it("one key over /transfers, /Transfers, /transfers/, /TRANSFERS → one transfer", async () => {
+      const before = await transferCount();
+      const key = `spelling-${Date.now()}`;
+      const statuses: number[] = [];
+      for (const path of ["/transfers", "/Transfers", "/transfers/", "/TRANSFERS"]) {
+        const res = await api(path, { method: "POST", headers: { "idempotency-key": key }, json: transfer });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([202, 404, 404, 404]);
+      expect(await transferCount()).toBe(before + 1);
+    });
+
+    it("the canonical spellings still work: HAL links, /v1 prefix, OpenAPI paths", async () => {
+      const root = (await (await api("/")).json()) as { _links: Record<string, { href: string }> };
+      const href = root._links.transfers?.href ?? "";
+      expect(new URL(href).pathname).toBe("/transfers");
+      expect((await api(new URL(href).pathname)).status).toBe(200);
+      expect((await api("/v1/transfers")).status).toBe(200);
+      const doc = (await (await api("/openapi.json")).json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths)).toContain("/transfers");
+      for (const path of Object.keys(doc.paths)) {
+        const literal = path.replace(/\{[^}]+\}/g, "");
+        expect(literal).toBe(literal.toLowerCase());
+        expect(path.endsWith("/") && path !== "/").toBe(false);
+      }
+    });
+
+    it.each(["/Employees/1", "/employees/1/", "/HEALTH", "/Health"])("GET %s → 404", async (path) => {
+      expect((await api(path)).status).toBe(404);
+    });
+  });
+});
