@@ -11,7 +11,7 @@ import { rateLimit } from "@svc/ratelimit";
 import { apiVersioning } from "@svc/versioning";
 import cors from "cors";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import helmet from "helmet";
+import helmet, { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
 import { chain } from "./chain.js";
@@ -128,6 +128,19 @@ function allowedHost(allowed: readonly string[]): RequestHandler {
 }
 
 /**
+ * `Strict-Transport-Security` only on responses that travel over TLS: on the connection itself, or
+ * behind a trusted proxy that says the client used https (`req.secure` honours `trust proxy`).
+ * RFC 6797 §7.2: an HSTS host MUST NOT include the header in responses over non-secure transport.
+ */
+function hstsOverTls(): RequestHandler {
+  const hsts = strictTransportSecurity();
+  return function hstsWhenSecure(req, res, next) {
+    if (req.secure) hsts(req, res, next);
+    else next();
+  };
+}
+
+/**
  * POSTs that move money must carry an Idempotency-Key. Compared with the exact path: routing is
  * case-sensitive and strict ({@link ROUTING}), so the only spelling that reaches the POST route of
  * `/transfers` is `/transfers` (after a `/v<N>` prefix, which versioning strips before this runs);
@@ -240,7 +253,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   // (Express's weak tags are off). Mounted below, with the operational and SOAP routers and the
   // resource API's middleware, as one router layer.
   const everyRequest: RequestHandler[] = [
-    helmet(),
+    helmet({ strictTransportSecurity: false }),
+    hstsOverTls(),
     correlate,
     ...(config.allowedHosts ? [allowedHost(config.allowedHosts)] : []),
     crossOrigin,

@@ -1,4 +1,10 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, client, READER, type Started, sqlite } from "./harness.js";
 
@@ -90,6 +96,93 @@ describe("hardening (SQLite)", () => {
 
     it.each(["/Employees/1", "/employees/1/", "/HEALTH", "/Health"])("GET %s → 404", async (path) => {
       expect((await api(path)).status).toBe(404);
+    });
+  });
+});
+
+describe("Strict-Transport-Security only over TLS (RFC 6797 §7.2)", () => {
+  let plain: Started;
+  let proxied: Started;
+  beforeAll(async () => {
+    [plain, proxied] = await Promise.all([sqlite.start(), sqlite.start({ TRUST_PROXY: "loopback" })]);
+  });
+  afterAll(async () => {
+    await Promise.all([plain.stop(), proxied.stop()]);
+  });
+
+  it.each([
+    ["/health", 200],
+    ["/employees/1", 200],
+    ["/nowhere", 404],
+  ])("plain HTTP GET %s → %i without Strict-Transport-Security", async (path, status) => {
+    const res = await fetch(`${plain.url}${path}`, { headers: { authorization: ADMIN } });
+    expect(res.status).toBe(status);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("strict-transport-security")).toBeNull();
+  });
+
+  it("X-Forwarded-Proto: https from an untrusted peer → no Strict-Transport-Security", async () => {
+    const res = await fetch(`${plain.url}/health`, { headers: { "x-forwarded-proto": "https" } });
+    expect(res.headers.get("strict-transport-security")).toBeNull();
+  });
+
+  it("X-Forwarded-Proto: https from a trusted proxy → Strict-Transport-Security; http → none", async () => {
+    const secure = await fetch(`${proxied.url}/health`, { headers: { "x-forwarded-proto": "https" } });
+    expect(secure.headers.get("strict-transport-security")).toMatch(/^max-age=\d+/);
+    const insecure = await fetch(`${proxied.url}/health`, { headers: { "x-forwarded-proto": "http" } });
+    expect(insecure.headers.get("strict-transport-security")).toBeNull();
+  });
+
+  it("a parser error over plain HTTP → 400 record without Strict-Transport-Security", async () => {
+    const res = await raw(plain.url, "GET /health HTTP/1.1\r\nHost: x\r\nnot a header");
+    expect(res.status).toBe(400);
+    expect(headerOf(res.head, "X-Content-Type-Options")).toBe("nosniff");
+    expect(headerOf(res.head, "Strict-Transport-Security")).toBeUndefined();
+  });
+
+  describe("over TLS", () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-hsts-"));
+    let tls: Started | undefined;
+    beforeAll(async () => {
+      const key = join(dir, "key.pem");
+      const cert = join(dir, "cert.pem");
+      // biome-ignore format: one openssl argument list
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"], { stdio: "ignore" });
+      tls = await sqlite.start({ TLS_CERT: cert, TLS_KEY: key });
+    });
+    afterAll(async () => {
+      await tls?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("GET /health over TLS → Strict-Transport-Security", async () => {
+      const hsts = await new Promise<string | string[] | undefined>((resolve, reject) => {
+        httpsRequest(`${tls?.url}/health`, { rejectUnauthorized: false }, (res) => {
+          res.resume();
+          resolve(res.headers["strict-transport-security"]);
+        })
+          .on("error", reject)
+          .end();
+      });
+      expect(hsts).toMatch(/^max-age=\d+/);
+    });
+
+    it("a parser error over TLS → 400 record with Strict-Transport-Security", async () => {
+      const { port } = new URL(tls?.url ?? "");
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: "127.0.0.1", port: Number(port), rejectUnauthorized: false }, () =>
+          socket.write("GET /health HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n"),
+        );
+        let out = "";
+        socket.on("data", (c: Buffer) => {
+          out += c.toString("latin1");
+        });
+        socket.on("error", reject);
+        socket.on("close", () => resolve(out));
+      });
+      expect(text).toMatch(/^HTTP\/1\.1 400 /);
+      expect(text).toMatch(/^Strict-Transport-Security: max-age=\d+/im);
     });
   });
 });
