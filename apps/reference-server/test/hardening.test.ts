@@ -48,6 +48,30 @@ describe("hardening (SQLite)", () => {
     return page.page.totalElements;
   }
 
+  describe("inherited names are not filters or sort fields", () => {
+    it.each([
+      "constructor=x",
+      "toString=1",
+      "__proto__=x",
+      "hasOwnProperty=1",
+      "valueOf=1",
+      "__defineGetter__=1",
+      "sort=constructor",
+      "sort=toString,desc",
+      "sort=__proto__",
+    ])("GET /customers?%s → 400 error record", async (query) => {
+      const res = await api(`/customers?${query}`);
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { status: number; errors?: Array<{ field: string }> };
+      expect(body.status).toBe(400);
+      expect(body.errors?.[0]?.field).toBe(query.split("=")[0]);
+    });
+
+    it("a known filter and sort still work: ?name=a&sort=name,desc → 200", async () => {
+      expect((await api("/customers?name=a&sort=name,desc")).status).toBe(200);
+    });
+  });
+
   describe("Idempotency-Key on money-moving POSTs, whatever the path spelling", () => {
     const transfer = { fromAccountId: 1, toAccountId: 2, amount: 1 };
 
