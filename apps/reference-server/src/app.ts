@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import { appendVary, buildErrorRecord, errorHandler, HttpError, notFound } from "@svc/errors";
+import { appendVary, buildErrorRecord, errorHandler, HttpError, isHttpError, notFound } from "@svc/errors";
 import { externalOrigin, halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
@@ -96,25 +96,32 @@ function only(prefixes: readonly string[], router: RequestHandler): RequestHandl
 }
 
 /**
- * Answers only for the configured host names. Links and `Location` are built from the request's
- * host (@svc/hal `externalOrigin`: `Host`, or the forwarded host of a trusted proxy), so without
- * this a request with `Host: evil.example` would get links, and cacheable pages, pointing there.
- * A host the service is not configured for gets 421 (RFC 9110 §7.4: a server unwilling to answer
+ * Checks the request's host. A `Host` (or trusted forwarded host) that is not a valid authority is
+ * a 400 error record on every request (@svc/hal `externalOrigin` validates it: RFC 9110 §7.2,
+ * RFC 1035 lengths, a port from 1 to 65535), not only where a link happens to be built.
+ *
+ * With `allowed`, it answers only for the configured host names. Links and `Location` are built
+ * from the request's host (`Host`, or the forwarded host of a trusted proxy), so without this a
+ * request with `Host: evil.example` would get links, and cacheable pages, pointing there. A host
+ * the service is not configured for gets 421 (RFC 9110 §7.4: a server unwilling to answer
  * authoritatively for the target URI's authority; §15.5.20).
  */
-function allowedHost(allowed: readonly string[]): RequestHandler {
-  const exact = new Set(allowed.filter((h) => !h.startsWith(".")));
-  const domains = allowed.filter((h) => h.startsWith("."));
-  return function allowedHostGuard(req, _res, next) {
+function hostGuard(allowed: readonly string[] | undefined): RequestHandler {
+  const exact = new Set(allowed?.filter((h) => !h.startsWith(".")));
+  const domains = allowed?.filter((h) => h.startsWith(".")) ?? [];
+  return function validHost(req, _res, next) {
     let hostname: string | undefined;
     try {
       hostname = new URL(externalOrigin(req)).hostname;
-    } catch {
+    } catch (err) {
+      // An HTTP/1.0 request may carry no Host at all: only links built for it fail (400).
+      if (isHttpError(err) && err.code === "invalid_host") return next(err);
       hostname = undefined;
     }
     if (
-      hostname !== undefined &&
-      (exact.has(hostname) || domains.some((d) => hostname.endsWith(d) || hostname === d.slice(1)))
+      allowed === undefined ||
+      (hostname !== undefined &&
+        (exact.has(hostname) || domains.some((d) => hostname.endsWith(d) || hostname === d.slice(1))))
     ) {
       next();
       return;
@@ -256,7 +263,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     helmet({ strictTransportSecurity: false }),
     hstsOverTls(),
     correlate,
-    ...(config.allowedHosts ? [allowedHost(config.allowedHosts)] : []),
+    hostGuard(config.allowedHosts),
     crossOrigin,
   ];
   const restRequest: RequestHandler[] = [

@@ -48,6 +48,44 @@ describe("hardening (SQLite)", () => {
     return page.page.totalElements;
   }
 
+  describe("an invalid Host is a 400 error record, never a link or a QR code", () => {
+    const longHost = `${"a.".repeat(1524)}a`; // 3,049 characters, every label short
+    const head = (path: string, host: string, accept = "application/json") =>
+      `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${ADMIN}\r\nAccept: ${accept}`;
+
+    it("GET /orders/{shipped}/tracking as image/png with a 3,049-character Host → 400, not 500", async () => {
+      const page = (await (await api("/orders?status=SHIPPED&size=1")).json()) as {
+        _embedded: { orders: Array<{ id: number }> };
+      };
+      const id = page._embedded.orders[0]?.id;
+      expect(id).toBeDefined();
+      const ok = await raw(s.url, head(`/orders/${id}/tracking`, new URL(s.url).host, "image/png"));
+      expect(ok.status).toBe(200);
+      const res = await raw(s.url, head(`/orders/${id}/tracking`, longHost, "image/png"));
+      expect(res.status).toBe(400);
+      expect(headerOf(res.head, "Content-Type")).toMatch(/json/);
+      expect(JSON.parse(res.body)).toMatchObject({ status: 400 });
+      expect(headerOf(res.head, "X-Content-Type-Options")).toBe("nosniff");
+    });
+
+    it.each([
+      ["/health", "of 3,049 characters", longHost],
+      ["/employees/1", "with a 64-character label", `${"a".repeat(64)}.example`],
+      ["/employees/1", "api.example:99999", "api.example:99999"],
+      ["/employees/1", "[not:an:address]", "[not:an:address]"],
+    ])("GET %s with a Host %s → 400 error record", async (path, _label, host) => {
+      const res = await raw(s.url, head(path, host));
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body)).toMatchObject({ status: 400 });
+      expect(res.body).not.toContain(host.slice(0, 40));
+    });
+
+    it("an HTTP/1.0 GET /health without Host is still served (load balancer probes)", async () => {
+      const res = await raw(s.url, "GET /health HTTP/1.0");
+      expect(res.status).toBe(200);
+    });
+  });
+
   describe("inherited names are not filters or sort fields", () => {
     it.each([
       "constructor=x",
