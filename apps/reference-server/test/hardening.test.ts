@@ -86,6 +86,23 @@ describe("hardening (SQLite)", () => {
     });
   });
 
+  it("a customer named =cmd|' /C calc'!A0 → its CSV cell is '=cmd|' /C calc'!A0", async () => {
+    const name = "=cmd|' /C calc'!A0";
+    const created = await api("/customers", {
+      method: "POST",
+      json: { name, email: `csv-${Date.now()}@example.com`, city: "Oslo" },
+    });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { id: number }).id;
+    const res = await api(`/customers?name=${encodeURIComponent(name)}`, {
+      headers: { accept: "text/csv" },
+    });
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body).toContain(`${id},'=cmd|' /C calc'!A0,`);
+    expect(body).not.toMatch(/(^|,)=cmd/m);
+  });
+
   describe("inherited names are not filters or sort fields", () => {
     it.each([
       "constructor=x",
