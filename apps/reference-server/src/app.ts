@@ -324,7 +324,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   ops.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
   ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
 
-  const body = parseBody({ limit: 100 * 1024, types: ["json"] });
+  // A body that stalls after its headers is a 408 record (spec part 7), not a socket held open.
+  const body = parseBody({ limit: 100 * 1024, types: ["json"], timeout: config.requestTimeoutSeconds * 1000 });
   // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).
   const limiter = rateLimit({
     limit: config.rateLimit.max,

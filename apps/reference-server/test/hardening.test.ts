@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
 import { ADMIN, client, READER, type Started, sqlite } from "./harness.js";
 
 /** A raw HTTP/1.1 exchange, for what `fetch` refuses to send (a Host of our choosing, TRACE). */
@@ -263,5 +264,95 @@ describe("Strict-Transport-Security only over TLS (RFC 6797 §7.2)", () => {
       expect(text).toMatch(/^HTTP\/1\.1 400 /);
       expect(text).toMatch(/^Strict-Transport-Security: max-age=\d+/im);
     });
+  });
+});
+
+/** Writes `sent` and then nothing more: what the server answers, and after how long. */
+function stall(base: string, sent: string): Promise<{ status: number; head: string; body: string; ms: number }> {
+  const { hostname, port } = new URL(base);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("latin1");
+      const split = text.indexOf("\r\n\r\n");
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
+        head: split === -1 ? text : text.slice(0, split),
+        body: split === -1 ? "" : text.slice(split + 4),
+        ms: Date.now() - started,
+      });
+    });
+    socket.write(sent, "latin1");
+  });
+}
+
+describe("slow clients: HEADERS_TIMEOUT_SECONDS and REQUEST_TIMEOUT_SECONDS → 408", () => {
+  let s: Started;
+  beforeAll(async () => {
+    s = await sqlite.start({ HEADERS_TIMEOUT_SECONDS: "1", REQUEST_TIMEOUT_SECONDS: "1" });
+  });
+  afterAll(() => s.stop());
+
+  function expect408(res: { status: number; head: string; body: string; ms: number }) {
+    expect(res.status).toBe(408);
+    expect(headerOf(res.head, "Content-Type")).toMatch(/^application\/(problem\+)?json/);
+    expect(JSON.parse(res.body)).toMatchObject({ status: 408 });
+    expect(headerOf(res.head, "X-Content-Type-Options")).toBe("nosniff");
+    expect(headerOf(res.head, "Content-Security-Policy")).toMatch(/default-src 'self'/);
+    expect(headerOf(res.head, "Strict-Transport-Security")).toBeUndefined();
+    expect(headerOf(res.head, "Connection")).toBe("close");
+    // Closed by the server a moment after the 1 s limit, not after Node's 300 s.
+    expect(res.ms).toBeGreaterThanOrEqual(900);
+    expect(res.ms).toBeLessThan(6000);
+  }
+
+  it("POST /departments: headers, then 10 of 100 body bytes and silence → 408 error record", async () => {
+    const res = await stall(
+      s.url,
+      `POST /departments HTTP/1.1\r\nHost: x\r\nAuthorization: ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"`,
+    );
+    expect408(res);
+  });
+
+  it("GET /health: half the headers and silence → 408 error record", async () => {
+    const res = await stall(s.url, "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    expect408(res);
+  });
+
+  it("a body sent in time is still served: POST /departments → 201", async () => {
+    const res = await fetch(`${s.url}/departments`, {
+      method: "POST",
+      headers: { authorization: ADMIN, "content-type": "application/json" },
+      body: JSON.stringify({ name: `timely-${Date.now()}`, city: "Oslo" }),
+    });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe("time-out settings", () => {
+  it("defaults: HEADERS_TIMEOUT_SECONDS 10, REQUEST_TIMEOUT_SECONDS 30", () => {
+    const c = loadConfig({});
+    expect([c.headersTimeoutSeconds, c.requestTimeoutSeconds]).toEqual([10, 30]);
+  });
+
+  it.each([
+    ["HEADERS_TIMEOUT_SECONDS", "0"],
+    ["HEADERS_TIMEOUT_SECONDS", "301"],
+    ["HEADERS_TIMEOUT_SECONDS", "1.5"],
+    ["REQUEST_TIMEOUT_SECONDS", "0"],
+    ["REQUEST_TIMEOUT_SECONDS", "3601"],
+    ["REQUEST_TIMEOUT_SECONDS", "soon"],
+  ])("%s=%s → a ConfigError naming it", (name, value) => {
+    let problems: readonly string[] = [];
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      if (err instanceof ConfigError) problems = err.problems;
+    }
+    expect(problems.join("\n")).toMatch(new RegExp(`${name} must be a whole number from 1 to`));
   });
 });
