@@ -3,7 +3,15 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import { appendVary, buildErrorRecord, errorHandler, HttpError, isHttpError, notFound } from "@svc/errors";
+import {
+  appendVary,
+  buildErrorRecord,
+  errorHandler,
+  HttpError,
+  isHttpError,
+  methodNotAllowed,
+  notFound,
+} from "@svc/errors";
 import { externalOrigin, halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
@@ -77,6 +85,17 @@ function itemsOf(data: unknown): Array<Record<string, unknown>> | undefined {
 
 /** Requests and routes outside the resource API: no version, no authentication. */
 const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
+const READ_ONLY = ["GET", "HEAD", "OPTIONS"];
+/** The operational routes and the methods each has. */
+const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["/health", READ_ONLY],
+  ["/ready", READ_ONLY],
+  ["/openapi.json", READ_ONLY],
+  ["/docs", READ_ONLY],
+  ["/docs/init.js", READ_ONLY],
+  ["/.well-known/jwks.json", READ_ONLY],
+  ["/auth/token", ["POST", "OPTIONS"]],
+];
 /** Path prefixes (lower case) of the operational endpoints and of the SOAP router's routes. */
 const OPS_PATHS = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known/", "/auth/"];
 const SOAP_PATHS = ["/ws/"];
@@ -132,6 +151,41 @@ function hostGuard(allowed: readonly string[] | undefined): RequestHandler {
       }),
     );
   };
+}
+
+const ROUTE_METHODS = ["get", "post", "put", "patch", "delete", "options"] as const;
+type RouteMethod = (typeof ROUTE_METHODS)[number];
+
+/**
+ * The router as the resource modules see it: `route(path)` whose method handlers (`get`, `post`,
+ * ...) run after `guard(path, method)`, while `all()`, the 405 fallback, runs without it. So
+ * existence and method are decided by routing, before permission: `POST /nonexistent` is a 404 and
+ * `TRACE /employees` a 405 with Allow for every user, and the read-only user's 403 only comes for
+ * a route and method that exist (RFC 9110 §15.5.5, §15.5.6 before §15.5.4). The guard is chosen
+ * by the matched route's path, never by the spelling of the request (`KEY_REQUIRED`).
+ */
+function guardedRoutes(
+  router: express.Router,
+  guard: (path: string, method: RouteMethod) => RequestHandler[],
+): express.Router {
+  const route = (path: string) => {
+    const real = router.route(path);
+    const proxy: Record<string, (...handlers: RequestHandler[]) => unknown> = {
+      all(...handlers) {
+        real.all(...handlers);
+        return proxy;
+      },
+    };
+    for (const method of ROUTE_METHODS) {
+      const stack = guard(path, method);
+      proxy[method] = (...handlers) => {
+        real[method](...stack, ...handlers);
+        return proxy;
+      };
+    }
+    return proxy;
+  };
+  return { route } as unknown as express.Router;
 }
 
 /**
@@ -325,7 +379,11 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
 
   // A body that stalls after its headers is a 408 record (spec part 7), not a socket held open.
-  const body = parseBody({ limit: 100 * 1024, types: ["json"], timeout: config.requestTimeoutSeconds * 1000 });
+  const body = parseBody({
+    limit: 100 * 1024,
+    types: ["json"],
+    timeout: config.requestTimeoutSeconds * 1000,
+  });
   // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).
   const limiter = rateLimit({
     limit: config.rateLimit.max,
@@ -348,17 +406,35 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json(token);
   });
 
+  // Every operational path answers OPTIONS with its methods and any other method (TRACE, DELETE)
+  // with 405 and Allow, like the resource API (RFC 9110 §15.5.6), not 404.
+  for (const [path, allow] of OPS_METHODS) {
+    ops
+      .route(path)
+      .options((_req, res) => {
+        res.setHeader("Allow", allow.join(", "));
+        res.status(204).end();
+      })
+      .all(methodNotAllowed(allow));
+  }
+
   const soap = soapServices(config, { db, security, limiter, nonces: stores.nonces });
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
+  const allowed = permission() as RequestHandler;
   // One layer in front of every route: the middleware every request goes through, the SOAP
   // endpoints, the rest of the REST middleware, the operational routes and the one-way operations'
   // collections (each router entered only for its own paths, which it answers), then the resource
-  // API's body, authentication, rate limit, permission and idempotency. The SOAP error handler
-  // follows, for the errors of the middleware in front of an endpoint. The resource routes sit on the app's own
-  // router (a sub-router mounted at the root would only add a second dispatch per request).
-  const api = app as unknown as express.Router;
+  // API's body, authentication and rate limit. The SOAP error handler follows, for the errors of
+  // the middleware in front of an endpoint. The resource routes sit on the app's own router (a
+  // sub-router mounted at the root would only add a second dispatch per request); permission and
+  // idempotency run inside each matched route (see guardedRoutes), so a path no route has is a 404
+  // and a method the route lacks a 405 with Allow, for every user, before any 401 or 403.
+  const api = guardedRoutes(app as unknown as express.Router, (path, method) => [
+    allowed,
+    method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys,
+  ]);
   app.use(
     chain(
       ...everyRequest,
@@ -369,23 +445,28 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
       body,
       authentication(security) as RequestHandler,
       limiter as RequestHandler,
-      permission() as RequestHandler,
-      (req: Request, res: Response, next: NextFunction) =>
-        (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
     ),
     soap.errors,
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start here.
-  api.get("/", async (req, res) => {
-    const href = hrefs(req);
-    const links: Record<string, string> = {};
-    for (const r of listed) if (!r.parent) links[r.collection] = href(r.path);
-    links.cart = href("/cart");
-    await res.represent(
-      resourceView({ name: "@svc reference service", docs: href("/docs") }, href("/"), links),
-    );
-  });
+  const rootAllow = ["GET", "HEAD", "OPTIONS"];
+  api
+    .route("/")
+    .get(async (req, res) => {
+      const href = hrefs(req);
+      const links: Record<string, string> = {};
+      for (const r of listed) if (!r.parent) links[r.collection] = href(r.path);
+      links.cart = href("/cart");
+      await res.represent(
+        resourceView({ name: "@svc reference service", docs: href("/docs") }, href("/"), links),
+      );
+    })
+    .options((_req, res) => {
+      res.setHeader("Allow", rootAllow.join(", "));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(rootAllow));
   for (const resource of all) mountCrud(api, db, resource);
   mountOrderDocuments(api, db);
   mountCart(api, db, owner);

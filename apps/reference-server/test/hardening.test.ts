@@ -104,6 +104,73 @@ describe("hardening (SQLite)", () => {
     expect(body).not.toMatch(/(^|,)=cmd/m);
   });
 
+  describe("existence and method are decided before permission", () => {
+    const as = (who: string, path: string, init: RequestInit = {}) =>
+      fetch(`${s.url}${path}`, {
+        ...init,
+        headers: { ...(who ? { authorization: who } : {}), "content-type": "application/json" },
+      });
+
+    it.each([
+      ["the reader", READER],
+      ["the admin", ADMIN],
+      ["an anonymous client", ""],
+    ])("POST /nonexistent as %s → 404", async (_who, auth) => {
+      const res = await as(auth, "/nonexistent", { method: "POST", body: "{}" });
+      expect(res.status).toBe(404);
+    });
+
+    it.each([
+      ["/employees/1/projects", "GET, HEAD, OPTIONS"],
+      ["/payments/1", "GET, HEAD, OPTIONS"],
+    ])("POST %s (read-only) as the reader → 405 with Allow", async (path, allow) => {
+      const res = await as(READER, path, { method: "POST", body: "{}" });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe(allow);
+    });
+
+    it("TRACE /employees as an anonymous client → 405 with Allow", async () => {
+      const res = await raw(s.url, "TRACE /employees HTTP/1.1\r\nHost: localhost");
+      expect(res.status).toBe(405);
+      expect(headerOf(res.head, "Allow")).toMatch(/GET/);
+    });
+
+    it("POST /departments as the reader (the route exists) → 403; anonymous → 401", async () => {
+      expect((await as(READER, "/departments", { method: "POST", body: "{}" })).status).toBe(403);
+      expect((await as("", "/departments", { method: "POST", body: "{}" })).status).toBe(401);
+      expect((await as("", "/departments")).status).toBe(401);
+    });
+
+    it("DELETE / (the entry point) → 405 with Allow: GET, HEAD, OPTIONS", async () => {
+      const res = await as(ADMIN, "/", { method: "DELETE" });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    });
+
+    it.each([
+      ["/health", "GET, HEAD, OPTIONS"],
+      ["/ready", "GET, HEAD, OPTIONS"],
+      ["/openapi.json", "GET, HEAD, OPTIONS"],
+      ["/.well-known/jwks.json", "GET, HEAD, OPTIONS"],
+      ["/auth/token", "POST, OPTIONS"],
+    ])("TRACE %s → 405 with Allow: %s; OPTIONS → 204", async (path, allow) => {
+      const res = await raw(s.url, `TRACE ${path} HTTP/1.1\r\nHost: localhost`);
+      expect(res.status).toBe(405);
+      expect(headerOf(res.head, "Allow")).toBe(allow);
+      expect(JSON.parse(res.body)).toMatchObject({ status: 405 });
+      const options = await fetch(`${s.url}${path}`, { method: "OPTIONS" });
+      expect(options.status).toBe(204);
+      expect(options.headers.get("allow")).toBe(allow);
+    });
+
+    it("GET /health, /ready, POST /auth/token still work", async () => {
+      expect((await fetch(`${s.url}/health`)).status).toBe(200);
+      expect((await fetch(`${s.url}/ready`)).status).toBe(200);
+      const token = await fetch(`${s.url}/auth/token`, { method: "POST", headers: { authorization: READER } });
+      expect(token.status).toBe(200);
+    });
+  });
+
   describe("inherited names are not filters or sort fields", () => {
     it.each([
       "constructor=x",
