@@ -334,7 +334,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   );
   const shutdownGraceSeconds = read("SHUTDOWN_GRACE_SECONDS", intIn("SHUTDOWN_GRACE_SECONDS", 1, 3600), 10);
   const headersTimeoutSeconds = read("HEADERS_TIMEOUT_SECONDS", intIn("HEADERS_TIMEOUT_SECONDS", 1, 300), 10);
-  const requestTimeoutSeconds = read("REQUEST_TIMEOUT_SECONDS", intIn("REQUEST_TIMEOUT_SECONDS", 1, 3600), 30);
+  const requestTimeoutSeconds = read(
+    "REQUEST_TIMEOUT_SECONDS",
+    intIn("REQUEST_TIMEOUT_SECONDS", 1, 3600),
+    30,
+  );
   const trustProxy = parseTrustProxy(optional(env.TRUST_PROXY), problems);
   const corsOrigins = parseOrigins(optional(env.CORS_ORIGINS), problems);
   const allowedHosts = parseAllowedHosts(optional(env.ALLOWED_HOSTS), problems);

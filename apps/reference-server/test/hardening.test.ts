@@ -166,7 +166,10 @@ describe("hardening (SQLite)", () => {
     it("GET /health, /ready, POST /auth/token still work", async () => {
       expect((await fetch(`${s.url}/health`)).status).toBe(200);
       expect((await fetch(`${s.url}/ready`)).status).toBe(200);
-      const token = await fetch(`${s.url}/auth/token`, { method: "POST", headers: { authorization: READER } });
+      const token = await fetch(`${s.url}/auth/token`, {
+        method: "POST",
+        headers: { authorization: READER },
+      });
       expect(token.status).toBe(200);
     });
   });
@@ -198,16 +201,21 @@ describe("hardening (SQLite)", () => {
   describe("Idempotency-Key on money-moving POSTs, whatever the path spelling", () => {
     const transfer = { fromAccountId: 1, toAccountId: 2, amount: 1 };
 
-    it.each(["/Transfers", "/TRANSFERS", "/transfers/", "/Payments", "/payments/", "/v1/Transfers", "/V1/transfers"])(
-      "POST %s without Idempotency-Key → 404, nothing created",
-      async (path) => {
-        const before = await transferCount();
-        const res = await api(path, { method: "POST", json: transfer });
-        expect(res.status).toBe(404);
-        expect(res.headers.get("content-type")).toMatch(/^application\/(problem\+)?json/);
-        expect(await transferCount()).toBe(before);
-      },
-    );
+    it.each([
+      "/Transfers",
+      "/TRANSFERS",
+      "/transfers/",
+      "/Payments",
+      "/payments/",
+      "/v1/Transfers",
+      "/V1/transfers",
+    ])("POST %s without Idempotency-Key → 404, nothing created", async (path) => {
+      const before = await transferCount();
+      const res = await api(path, { method: "POST", json: transfer });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toMatch(/^application\/(problem\+)?json/);
+      expect(await transferCount()).toBe(before);
+    });
 
     it.each(["/transfers", "/v1/transfers"])("POST %s without Idempotency-Key → 400", async (path) => {
       const res = await api(path, { method: "POST", json: transfer });
@@ -335,7 +343,10 @@ describe("Strict-Transport-Security only over TLS (RFC 6797 §7.2)", () => {
 });
 
 /** Writes `sent` and then nothing more: what the server answers, and after how long. */
-function stall(base: string, sent: string): Promise<{ status: number; head: string; body: string; ms: number }> {
+function stall(
+  base: string,
+  sent: string,
+): Promise<{ status: number; head: string; body: string; ms: number }> {
   const { hostname, port } = new URL(base);
   const started = Date.now();
   return new Promise((resolve, reject) => {

@@ -149,7 +149,8 @@ export function resolveOrigin(input: OriginInput): string {
     if (fProto === "http" || fProto === "https") proto = fProto;
     host = forwarded.host ?? xHost ?? host;
   }
-  if (host === undefined || host === "") throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
+  if (host === undefined || host === "")
+    throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
   const authority = parseHost(host);
   if (authority === undefined) {
     throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });

@@ -156,16 +156,16 @@ export function csvRepresentation(options: CsvRepresentationOptions = {}): Repre
       { code: "ERR_SVC_NEGOTIATE_OPTIONS" },
     );
   }
-  const escape: unknown = options.escapeFormulas === undefined ? true : options.escapeFormulas;
-  if (typeof escape !== "boolean") {
+  const escapeFormulas: unknown = options.escapeFormulas === undefined ? true : options.escapeFormulas;
+  if (typeof escapeFormulas !== "boolean") {
     throw Object.assign(
       new TypeError(
-        `csvRepresentation: escapeFormulas must be true or false, got ${JSON.stringify(escape) ?? String(escape)}`,
+        `csvRepresentation: escapeFormulas must be true or false, got ${JSON.stringify(escapeFormulas) ?? String(escapeFormulas)}`,
       ),
       { code: "ERR_SVC_NEGOTIATE_ESCAPE_FORMULAS" },
     );
   }
-  const text = escape ? neutralised : (t: string) => t;
+  const text = escapeFormulas ? neutralised : (t: string) => t;
   const cellOf = (value: unknown): string =>
     typeof value === "number" || typeof value === "bigint" ? cell(value) : text(cell(value));
   return {
