@@ -202,10 +202,10 @@ function hstsOverTls(): RequestHandler {
 }
 
 /**
- * POSTs that move money must carry an Idempotency-Key. Compared with the exact path: routing is
- * case-sensitive and strict ({@link ROUTING}), so the only spelling that reaches the POST route of
- * `/transfers` is `/transfers` (after a `/v<N>` prefix, which versioning strips before this runs);
- * `/Transfers`, `/TRANSFERS` and `/transfers/` match no route and are 404, never a keyless write.
+ * POSTs that move money must carry an Idempotency-Key. Compared with the path of the route that
+ * matched (see guardedRoutes), never with the spelling of the request: after a `/v<N>` prefix,
+ * which versioning strips before routing, `/transfers` is the route's path; `/Transfers`,
+ * `/TRANSFERS` and `/transfers/` match no route ({@link ROUTING}) and are 404, never a keyless write.
  */
 const KEY_REQUIRED = new Set(["/payments", "/transfers"]);
 

@@ -234,6 +234,26 @@ describe("hardening (SQLite)", () => {
       expect(await transferCount()).toBe(before + 1);
     });
 
+    it("one key over /transfers, then /v1/transfers (the same route) → one transfer, never a second run", async () => {
+      const before = await transferCount();
+      const key = `versioned-${Date.now()}`;
+      const first = await api("/transfers", {
+        method: "POST",
+        headers: { "idempotency-key": key },
+        json: transfer,
+      });
+      expect(first.status).toBe(202);
+      const second = await api("/v1/transfers", {
+        method: "POST",
+        headers: { "idempotency-key": key },
+        json: transfer,
+      });
+      // A replay, or 422 where the package's fingerprint counts the target the client named.
+      if (second.status === 202) expect(second.headers.get("idempotent-replayed")).toBe("true");
+      else expect(second.status).toBe(422);
+      expect(await transferCount()).toBe(before + 1);
+    });
+
     it("the canonical spellings still work: HAL links, /v1 prefix, OpenAPI paths", async () => {
       const root = (await (await api("/")).json()) as { _links: Record<string, { href: string }> };
       const href = root._links.transfers?.href ?? "";
