@@ -101,6 +101,10 @@ http {
   uwsgi_temp_path ${dir}/uwsgi_temp;
   scgi_temp_path ${dir}/scgi_temp;
   client_max_body_size 1m;
+  # A client that stalls its headers or body is dropped after 5 s (nginx's default is 60 s); nginx
+  # buffers request bodies, so a slow body never ties up an instance.
+  client_header_timeout 5s;
+  client_body_timeout 5s;
   upstream fleet {
 ${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join("\n")}
     keepalive 32;

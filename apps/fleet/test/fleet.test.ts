@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { connect } from "node:net";
 import { type RedisCluster, redisCluster } from "@svc/test-utils";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../src/build.js";
@@ -45,7 +46,11 @@ function fleetSuite(
         env: {
           RATE_LIMIT_MAX: String(L),
           RATE_LIMIT_WINDOW_SECONDS: "600",
-          DEMO_USERS: "admin:admin:admin,idem:idem:admin,occ:occ:admin,links:links:admin",
+          DEMO_USERS:
+            "admin:admin:admin,idem:idem:admin,occ:occ:admin,links:links:admin,hostile:hostile:admin,reader:reader:reader",
+          // Short, so the slow-client cases below end within seconds.
+          HEADERS_TIMEOUT_SECONDS: "3",
+          REQUEST_TIMEOUT_SECONDS: "3",
         },
       });
       proxyUrl = fleet.proxy?.url ?? "";
@@ -294,6 +299,139 @@ function fleetSuite(
         );
       });
     });
+    describe("hostile cases through nginx (issue 17)", () => {
+      const admin = { authorization: basic("hostile") };
+
+      it("Strict-Transport-Security on nginx's TLS listener, never on its plain one nor for a forged X-Forwarded-Proto", async () => {
+        const proxy = fleet.proxy;
+        if (!proxy) throw new Error("no proxy");
+        const tls = await call(`${proxy.httpsUrl}/health`, { ca: proxy.ca });
+        expect(tls.status).toBe(200);
+        expect(tls.header("strict-transport-security")).toMatch(/^max-age=\d+/);
+        const plain = await call(`${proxyUrl}/health`);
+        expect(plain.status).toBe(200);
+        expect(plain.header("x-content-type-options")).toBe("nosniff");
+        expect(plain.header("strict-transport-security")).toBeUndefined();
+        // nginx overwrites X-Forwarded-Proto with the scheme it saw.
+        const forged = await call(`${proxyUrl}/health`, { headers: { "x-forwarded-proto": "https" } });
+        expect(forged.header("strict-transport-security")).toBeUndefined();
+        const direct = await call(`${fleet.instances[0]?.url}/health`, {
+          headers: { "x-forwarded-proto": "https" },
+        });
+        expect(direct.header("strict-transport-security")).toBeUndefined();
+      });
+
+      it("POST /Transfers, /TRANSFERS, /transfers/ without Idempotency-Key through nginx → 404, no transfer", async () => {
+        const [{ count: before = "0" } = {}] = await fleet.query<{ count: string }>(
+          "select count(*) from transfers",
+        );
+        for (const path of ["/Transfers", "/TRANSFERS", "/transfers/", "/v1/Transfers", "/Payments"]) {
+          const reply = await call(`${proxyUrl}${path}`, {
+            method: "POST",
+            headers: admin,
+            body: { fromAccountId: 1, toAccountId: 2, amount: 1 },
+          });
+          expect([path, reply.status]).toEqual([path, 404]);
+        }
+        const [{ count: after = "0" } = {}] = await fleet.query<{ count: string }>(
+          "select count(*) from transfers",
+        );
+        expect(after).toBe(before);
+        const keyless = await call(`${proxyUrl}/transfers`, {
+          method: "POST",
+          headers: admin,
+          body: { fromAccountId: 1, toAccountId: 2, amount: 1 },
+        });
+        expect(keyless.status).toBe(400);
+      });
+
+      it("one Idempotency-Key over four spellings of /transfers through nginx → one transfer row", async () => {
+        const [{ count: before = "0" } = {}] = await fleet.query<{ count: string }>(
+          "select count(*) from transfers",
+        );
+        const key = randomUUID();
+        const statuses: number[] = [];
+        for (const path of ["/transfers", "/Transfers", "/transfers/", "/TRANSFERS"]) {
+          const reply = await call(`${proxyUrl}${path}`, {
+            method: "POST",
+            headers: { ...admin, "idempotency-key": key },
+            body: { fromAccountId: 1, toAccountId: 2, amount: 1 },
+          });
+          statuses.push(reply.status);
+        }
+        expect(statuses).toEqual([202, 404, 404, 404]);
+        const [{ count: after = "0" } = {}] = await fleet.query<{ count: string }>(
+          "select count(*) from transfers",
+        );
+        expect(Number(after)).toBe(Number(before) + 1);
+      });
+
+      it("a Host of 3,049 characters through nginx → 400 error record from the instance, not 500", async () => {
+        const reply = await call(`${proxyUrl}/orders/1/tracking`, {
+          headers: { ...admin, host: `${"a.".repeat(1524)}a`, accept: "image/png" },
+        });
+        expect(reply.status).toBe(400);
+        expect(reply.json()).toMatchObject({ status: 400 });
+      });
+
+      it("the reader's POST /nonexistent through nginx → 404, not 403; POST /departments → 403", async () => {
+        const reader = { authorization: basic("reader") };
+        expect(
+          (await call(`${proxyUrl}/nonexistent`, { method: "POST", headers: reader, body: {} })).status,
+        ).toBe(404);
+        expect(
+          (await call(`${proxyUrl}/departments`, { method: "POST", headers: reader, body: {} })).status,
+        ).toBe(403);
+      });
+
+      it.each(["constructor=x", "toString=1", "__proto__=x"])(
+        "GET /customers?%s through nginx → 400",
+        async (query) => {
+          const reply = await call(`${proxyUrl}/customers?${query}`, { headers: admin });
+          expect(reply.status).toBe(400);
+        },
+      );
+
+      it("a body that stalls after the headers, sent to an instance → 408 error record with security headers within REQUEST_TIMEOUT_SECONDS", async () => {
+        const instance = fleet.instances[1];
+        if (!instance) throw new Error("no instance");
+        const { port } = new URL(instance.url);
+        const started = Date.now();
+        const text = await stalled(
+          Number(port),
+          `POST /departments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic("hostile")}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"`,
+        );
+        const ms = Date.now() - started;
+        expect(text).toMatch(/^HTTP\/1\.1 408 /);
+        expect(text).toMatch(/^X-Content-Type-Options: nosniff\r$/im);
+        expect(text).toMatch(/^Connection: close\r$/im);
+        expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 408 });
+        expect(ms).toBeGreaterThanOrEqual(2900);
+        expect(ms).toBeLessThan(10_000);
+      }, 20_000);
+
+      it("headers that stall, sent to an instance → 408 error record within HEADERS_TIMEOUT_SECONDS", async () => {
+        const { port } = new URL(fleet.instances[2]?.url ?? "");
+        const started = Date.now();
+        const text = await stalled(Number(port), "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+        expect(text).toMatch(/^HTTP\/1\.1 408 /);
+        expect(text).toMatch(/^Content-Security-Policy: /im);
+        expect(Date.now() - started).toBeLessThan(10_000);
+      }, 20_000);
+
+      it("a body that stalls through nginx → nginx gives up (client_body_timeout), no instance holds it", async () => {
+        const { port } = new URL(proxyUrl);
+        const started = Date.now();
+        const text = await stalled(
+          Number(port),
+          `POST /departments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic("hostile")}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"`,
+        );
+        // nginx buffers request bodies before it picks an instance, and closes the connection
+        // after its client_body_timeout; the instances never see the request.
+        expect(text === "" || /^HTTP\/1\.1 408 /.test(text)).toBe(true);
+        expect(Date.now() - started).toBeLessThan(15_000);
+      }, 30_000);
+    });
   });
 }
 
@@ -308,3 +446,17 @@ fleetSuite(
   "fleet-cluster",
   () => (cluster as RedisCluster).stop(),
 );
+
+/** Writes `sent` on a new connection and nothing more; resolves with all the server wrote once it closes. */
+function stalled(port: number, sent: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(text));
+    socket.write(sent, "latin1");
+  });
+}

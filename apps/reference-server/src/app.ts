@@ -3,7 +3,15 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import { appendVary, buildErrorRecord, errorHandler, HttpError, notFound } from "@svc/errors";
+import {
+  appendVary,
+  buildErrorRecord,
+  errorHandler,
+  HttpError,
+  isHttpError,
+  methodNotAllowed,
+  notFound,
+} from "@svc/errors";
 import { externalOrigin, halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
@@ -11,7 +19,7 @@ import { rateLimit } from "@svc/ratelimit";
 import { apiVersioning } from "@svc/versioning";
 import cors from "cors";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import helmet from "helmet";
+import helmet, { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
 import { chain } from "./chain.js";
@@ -77,43 +85,62 @@ function itemsOf(data: unknown): Array<Record<string, unknown>> | undefined {
 
 /** Requests and routes outside the resource API: no version, no authentication. */
 const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
+const READ_ONLY = ["GET", "HEAD", "OPTIONS"];
+/** The operational routes and the methods each has. */
+const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["/health", READ_ONLY],
+  ["/ready", READ_ONLY],
+  ["/openapi.json", READ_ONLY],
+  ["/docs", READ_ONLY],
+  ["/docs/init.js", READ_ONLY],
+  ["/.well-known/jwks.json", READ_ONLY],
+  ["/auth/token", ["POST", "OPTIONS"]],
+];
 /** Path prefixes (lower case) of the operational endpoints and of the SOAP router's routes. */
 const OPS_PATHS = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known/", "/auth/"];
 const SOAP_PATHS = ["/ws/"];
 const SOAP_COLLECTION_PATHS = ["/events", "/notifications"];
 
 /**
- * Runs `router` only for request paths starting with one of `prefixes`, compared in lower case
- * (Express matches routes case-insensitively): requests for other paths skip its layers.
+ * Runs `router` only for request paths starting with one of `prefixes`, compared exactly (the app
+ * routes case-sensitively and strictly, see {@link ROUTING}): requests for other paths skip its
+ * layers.
  */
 function only(prefixes: readonly string[], router: RequestHandler): RequestHandler {
   return (req, res, next) => {
-    const path = req.path.toLowerCase();
+    const path = req.path;
     for (const prefix of prefixes) if (path.startsWith(prefix)) return router(req, res, next);
     next();
   };
 }
 
 /**
- * Answers only for the configured host names. Links and `Location` are built from the request's
- * host (@svc/hal `externalOrigin`: `Host`, or the forwarded host of a trusted proxy), so without
- * this a request with `Host: evil.example` would get links, and cacheable pages, pointing there.
- * A host the service is not configured for gets 421 (RFC 9110 §7.4: a server unwilling to answer
+ * Checks the request's host. A `Host` (or trusted forwarded host) that is not a valid authority is
+ * a 400 error record on every request (@svc/hal `externalOrigin` validates it: RFC 9110 §7.2,
+ * RFC 1035 lengths, a port from 1 to 65535), not only where a link happens to be built.
+ *
+ * With `allowed`, it answers only for the configured host names. Links and `Location` are built
+ * from the request's host (`Host`, or the forwarded host of a trusted proxy), so without this a
+ * request with `Host: evil.example` would get links, and cacheable pages, pointing there. A host
+ * the service is not configured for gets 421 (RFC 9110 §7.4: a server unwilling to answer
  * authoritatively for the target URI's authority; §15.5.20).
  */
-function allowedHost(allowed: readonly string[]): RequestHandler {
-  const exact = new Set(allowed.filter((h) => !h.startsWith(".")));
-  const domains = allowed.filter((h) => h.startsWith("."));
-  return function allowedHostGuard(req, _res, next) {
+function hostGuard(allowed: readonly string[] | undefined): RequestHandler {
+  const exact = new Set(allowed?.filter((h) => !h.startsWith(".")));
+  const domains = allowed?.filter((h) => h.startsWith(".")) ?? [];
+  return function validHost(req, _res, next) {
     let hostname: string | undefined;
     try {
       hostname = new URL(externalOrigin(req)).hostname;
-    } catch {
+    } catch (err) {
+      // An HTTP/1.0 request may carry no Host at all: only links built for it fail (400).
+      if (isHttpError(err) && err.code === "invalid_host") return next(err);
       hostname = undefined;
     }
     if (
-      hostname !== undefined &&
-      (exact.has(hostname) || domains.some((d) => hostname.endsWith(d) || hostname === d.slice(1)))
+      allowed === undefined ||
+      (hostname !== undefined &&
+        (exact.has(hostname) || domains.some((d) => hostname.endsWith(d) || hostname === d.slice(1))))
     ) {
       next();
       return;
@@ -126,8 +153,69 @@ function allowedHost(allowed: readonly string[]): RequestHandler {
   };
 }
 
-/** POSTs that move money must carry an Idempotency-Key. */
+const ROUTE_METHODS = ["get", "post", "put", "patch", "delete", "options"] as const;
+type RouteMethod = (typeof ROUTE_METHODS)[number];
+
+/**
+ * The router as the resource modules see it: `route(path)` whose method handlers (`get`, `post`,
+ * ...) run after `guard(path, method)`, while `all()`, the 405 fallback, runs without it. So
+ * existence and method are decided by routing, before permission: `POST /nonexistent` is a 404 and
+ * `TRACE /employees` a 405 with Allow for every user, and the read-only user's 403 only comes for
+ * a route and method that exist (RFC 9110 §15.5.5, §15.5.6 before §15.5.4). The guard is chosen
+ * by the matched route's path, never by the spelling of the request (`KEY_REQUIRED`).
+ */
+function guardedRoutes(
+  router: express.Router,
+  guard: (path: string, method: RouteMethod) => RequestHandler[],
+): express.Router {
+  const route = (path: string) => {
+    const real = router.route(path);
+    const proxy: Record<string, (...handlers: RequestHandler[]) => unknown> = {
+      all(...handlers) {
+        real.all(...handlers);
+        return proxy;
+      },
+    };
+    for (const method of ROUTE_METHODS) {
+      const stack = guard(path, method);
+      proxy[method] = (...handlers) => {
+        real[method](...stack, ...handlers);
+        return proxy;
+      };
+    }
+    return proxy;
+  };
+  return { route } as unknown as express.Router;
+}
+
+/**
+ * `Strict-Transport-Security` only on responses that travel over TLS: on the connection itself, or
+ * behind a trusted proxy that says the client used https (`req.secure` honours `trust proxy`).
+ * RFC 6797 §7.2: an HSTS host MUST NOT include the header in responses over non-secure transport.
+ */
+function hstsOverTls(): RequestHandler {
+  const hsts = strictTransportSecurity();
+  return function hstsWhenSecure(req, res, next) {
+    if (req.secure) hsts(req, res, next);
+    else next();
+  };
+}
+
+/**
+ * POSTs that move money must carry an Idempotency-Key. Compared with the path of the route that
+ * matched (see guardedRoutes), never with the spelling of the request: after a `/v<N>` prefix,
+ * which versioning strips before routing, `/transfers` is the route's path; `/Transfers`,
+ * `/TRANSFERS` and `/transfers/` match no route ({@link ROUTING}) and are 404, never a keyless write.
+ */
 const KEY_REQUIRED = new Set(["/payments", "/transfers"]);
+
+/**
+ * Express routing options for the app and every router it mounts. Express matches paths
+ * case-insensitively and ignores a trailing slash by default, so `/Transfers/` would reach the
+ * `/transfers` handlers under a spelling no path comparison in front of them expects. The service
+ * spec names plural lowercase paths (spec 4.1); any other spelling is no resource: 404.
+ */
+const ROUTING = { caseSensitive: true, strict: true } as const;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PUBLIC_DIR = join(HERE, "..", "public");
@@ -172,6 +260,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   const security = guardBasic(deps.security, config, stores.rateLimit, logger);
   const app = express();
   app.disable("x-powered-by");
+  app.set("case sensitive routing", ROUTING.caseSensitive);
+  app.set("strict routing", ROUTING.strict);
   app.set("trust proxy", config.trustProxy);
   app.set("etag", false);
   // node:querystring, with a malformed (non-UTF-8) query marked for a 400 on collection reads.
@@ -224,9 +314,10 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   // (Express's weak tags are off). Mounted below, with the operational and SOAP routers and the
   // resource API's middleware, as one router layer.
   const everyRequest: RequestHandler[] = [
-    helmet(),
+    helmet({ strictTransportSecurity: false }),
+    hstsOverTls(),
     correlate,
-    ...(config.allowedHosts ? [allowedHost(config.allowedHosts)] : []),
+    hostGuard(config.allowedHosts),
     crossOrigin,
   ];
   const restRequest: RequestHandler[] = [
@@ -242,7 +333,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
 
   // Operational endpoints: public, never cached, outside the rate limit. They live in their own
   // router, only entered for their paths, so resource requests do not try each of their routes.
-  const ops = express.Router();
+  const ops = express.Router(ROUTING);
   ops.get("/health", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "UP" });
@@ -287,7 +378,12 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   ops.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
   ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
 
-  const body = parseBody({ limit: 100 * 1024, types: ["json"] });
+  // A body that stalls after its headers is a 408 record (spec part 7), not a socket held open.
+  const body = parseBody({
+    limit: 100 * 1024,
+    types: ["json"],
+    timeout: config.requestTimeoutSeconds * 1000,
+  });
   // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).
   const limiter = rateLimit({
     limit: config.rateLimit.max,
@@ -310,17 +406,35 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     res.json(token);
   });
 
+  // Every operational path answers OPTIONS with its methods and any other method (TRACE, DELETE)
+  // with 405 and Allow, like the resource API (RFC 9110 §15.5.6), not 404.
+  for (const [path, allow] of OPS_METHODS) {
+    ops
+      .route(path)
+      .options((_req, res) => {
+        res.setHeader("Allow", allow.join(", "));
+        res.status(204).end();
+      })
+      .all(methodNotAllowed(allow));
+  }
+
   const soap = soapServices(config, { db, security, limiter, nonces: stores.nonces });
 
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
+  const allowed = permission() as RequestHandler;
   // One layer in front of every route: the middleware every request goes through, the SOAP
   // endpoints, the rest of the REST middleware, the operational routes and the one-way operations'
   // collections (each router entered only for its own paths, which it answers), then the resource
-  // API's body, authentication, rate limit, permission and idempotency. The SOAP error handler
-  // follows, for the errors of the middleware in front of an endpoint. The resource routes sit on the app's own
-  // router (a sub-router mounted at the root would only add a second dispatch per request).
-  const api = app as unknown as express.Router;
+  // API's body, authentication and rate limit. The SOAP error handler follows, for the errors of
+  // the middleware in front of an endpoint. The resource routes sit on the app's own router (a
+  // sub-router mounted at the root would only add a second dispatch per request); permission and
+  // idempotency run inside each matched route (see guardedRoutes), so a path no route has is a 404
+  // and a method the route lacks a 405 with Allow, for every user, before any 401 or 403.
+  const api = guardedRoutes(app as unknown as express.Router, (path, method) => [
+    allowed,
+    method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys,
+  ]);
   app.use(
     chain(
       ...everyRequest,
@@ -331,23 +445,28 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
       body,
       authentication(security) as RequestHandler,
       limiter as RequestHandler,
-      permission() as RequestHandler,
-      (req: Request, res: Response, next: NextFunction) =>
-        (KEY_REQUIRED.has(req.path) ? requiredKeys : lenientKeys)(req, res, next),
     ),
     soap.errors,
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start here.
-  api.get("/", async (req, res) => {
-    const href = hrefs(req);
-    const links: Record<string, string> = {};
-    for (const r of listed) if (!r.parent) links[r.collection] = href(r.path);
-    links.cart = href("/cart");
-    await res.represent(
-      resourceView({ name: "@svc reference service", docs: href("/docs") }, href("/"), links),
-    );
-  });
+  const rootAllow = ["GET", "HEAD", "OPTIONS"];
+  api
+    .route("/")
+    .get(async (req, res) => {
+      const href = hrefs(req);
+      const links: Record<string, string> = {};
+      for (const r of listed) if (!r.parent) links[r.collection] = href(r.path);
+      links.cart = href("/cart");
+      await res.represent(
+        resourceView({ name: "@svc reference service", docs: href("/docs") }, href("/"), links),
+      );
+    })
+    .options((_req, res) => {
+      res.setHeader("Allow", rootAllow.join(", "));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(rootAllow));
   for (const resource of all) mountCrud(api, db, resource);
   mountOrderDocuments(api, db);
   mountCart(api, db, owner);

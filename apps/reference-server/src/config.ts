@@ -62,6 +62,18 @@ export interface Config {
    * orchestrator's kill timeout (Kubernetes' `terminationGracePeriodSeconds`, 30 s by default).
    */
   shutdownGraceSeconds: number;
+  /**
+   * Seconds a client has to send the request line and headers (`HEADERS_TIMEOUT_SECONDS`); later
+   * → 408 with the error record, and the connection is closed (Node's `server.headersTimeout`).
+   */
+  headersTimeoutSeconds: number;
+  /**
+   * Seconds a client has to send a request body once its headers are in
+   * (`REQUEST_TIMEOUT_SECONDS`); a body that trickles or stalls → 408 with the error record
+   * (@svc/negotiate `parseBody`'s `timeout`). Node's `server.requestTimeout` closes any request
+   * still incomplete after both time-outs and 5 s more, such as a body nothing reads.
+   */
+  requestTimeoutSeconds: number;
   production: boolean;
 }
 
@@ -321,6 +333,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     "open",
   );
   const shutdownGraceSeconds = read("SHUTDOWN_GRACE_SECONDS", intIn("SHUTDOWN_GRACE_SECONDS", 1, 3600), 10);
+  const headersTimeoutSeconds = read("HEADERS_TIMEOUT_SECONDS", intIn("HEADERS_TIMEOUT_SECONDS", 1, 300), 10);
+  const requestTimeoutSeconds = read(
+    "REQUEST_TIMEOUT_SECONDS",
+    intIn("REQUEST_TIMEOUT_SECONDS", 1, 3600),
+    30,
+  );
   const trustProxy = parseTrustProxy(optional(env.TRUST_PROXY), problems);
   const corsOrigins = parseOrigins(optional(env.CORS_ORIGINS), problems);
   const allowedHosts = parseAllowedHosts(optional(env.ALLOWED_HOSTS), problems);
@@ -371,6 +389,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     demoUsers,
     jwtPrivateKey,
     shutdownGraceSeconds,
+    headersTimeoutSeconds,
+    requestTimeoutSeconds,
     production,
   };
 }

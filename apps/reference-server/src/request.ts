@@ -98,7 +98,9 @@ export function parseListQuery(query: Readonly<Record<string, unknown>>, spec: L
   }
   const errors: Array<{ field: string; message: string }> = [];
   for (const [name, value] of Object.entries(query)) {
-    if (name !== "page" && name !== "size" && name !== "sort" && !(name in spec.filters)) {
+    // Own properties only: `in` would take `constructor`, `toString` or `__proto__`, inherited
+    // from Object.prototype, for filters.
+    if (name !== "page" && name !== "size" && name !== "sort" && !Object.hasOwn(spec.filters, name)) {
       const known = ["page", "size", "sort", ...Object.keys(spec.filters)].join(", ");
       errors.push({ field: name, message: `is not a known parameter (known: ${known})` });
     } else if (typeof value !== "string") {
@@ -110,8 +112,8 @@ export function parseListQuery(query: Readonly<Record<string, unknown>>, spec: L
   let sort: ListQuery["sort"];
   if (typeof query.sort === "string") {
     const [field = "", direction = "asc", ...rest] = query.sort.split(",");
-    const column = spec.sort[field];
-    if (!column || rest.length > 0 || (direction !== "asc" && direction !== "desc")) {
+    const column = Object.hasOwn(spec.sort, field) ? spec.sort[field] : undefined;
+    if (typeof column !== "string" || rest.length > 0 || (direction !== "asc" && direction !== "desc")) {
       throw HttpError.badRequest("The query is invalid", {
         errors: [
           {

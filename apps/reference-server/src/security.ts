@@ -159,9 +159,11 @@ function helmetHeaders(): Array<[string, string]> {
  * @see https://nodejs.org/api/http.html#event-clienterror
  */
 export function clientErrorHandler(): (err: Error & { code?: string }, socket: Duplex) => void {
-  const security = helmetHeaders()
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join("");
+  const lines = (headers: Array<[string, string]>) =>
+    headers.map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  // RFC 6797 §7.2: Strict-Transport-Security only over TLS, as the app sends it.
+  const overTls = lines(helmetHeaders());
+  const plain = lines(helmetHeaders().filter(([name]) => name.toLowerCase() !== "strict-transport-security"));
   return function onClientError(err, socket) {
     // A reset connection, or one that already carries a response, gets nothing more.
     if (
@@ -182,7 +184,7 @@ export function clientErrorHandler(): (err: Error & { code?: string }, socket: D
     const body = JSON.stringify(buildErrorRecord(error, "/"));
     socket.end(
       `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n` +
-        security +
+        ((socket as { encrypted?: boolean }).encrypted ? overTls : plain) +
         `X-Correlation-ID: ${randomUUID()}\r\n` +
         "Cache-Control: no-store\r\n" +
         "Content-Type: application/json; charset=utf-8\r\n" +

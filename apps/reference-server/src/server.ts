@@ -88,9 +88,18 @@ export async function startService(
   await stores.ready(3000);
   const app = createApp(config, { db, logger, background, security, stores });
   const classes = expressClasses(app);
+  // Node checks its header and request time-outs every `connectionsCheckingInterval` (30 s by
+  // default, which would stretch a 10 s HEADERS_TIMEOUT_SECONDS to 40 s): every second instead.
+  const timeouts = {
+    ...classes,
+    connectionsCheckingInterval: 1000,
+    headersTimeout: config.headersTimeoutSeconds * 1000,
+    // A backstop for bodies nothing reads: the app's body parser answers 408 before this.
+    requestTimeout: (config.headersTimeoutSeconds + config.requestTimeoutSeconds + 5) * 1000,
+  };
   const server = config.tls
-    ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key, ...classes }, app)
-    : createHttpServer(classes, app);
+    ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key, ...timeouts }, app)
+    : createHttpServer(timeouts, app);
   // Requests the HTTP parser refuses still get security headers and the error record.
   server.on("clientError", clientErrorHandler());
   // Keep-alive sockets must not outlive a shutdown by more than a few seconds.

@@ -39,9 +39,10 @@ export function expectSecurityHeaders(res: Response, label = ""): void {
   expect(res.headers.get("content-security-policy"), `${label} Content-Security-Policy`).toMatch(
     /default-src 'self'/,
   );
-  expect(res.headers.get("strict-transport-security"), `${label} Strict-Transport-Security`).toMatch(
-    /max-age=\d+/,
-  );
+  // RFC 6797 §7.2: only over TLS (these suites talk plain HTTP unless the URL says https).
+  const hsts = res.headers.get("strict-transport-security");
+  if (res.url.startsWith("https:")) expect(hsts, `${label} Strict-Transport-Security`).toMatch(/max-age=\d+/);
+  else expect(hsts, `${label} Strict-Transport-Security over plain HTTP`).toBeNull();
   expect(res.headers.get("referrer-policy"), `${label} Referrer-Policy`).toBe("no-referrer");
   expect(res.headers.get("x-powered-by"), `${label} X-Powered-By`).toBeNull();
 }

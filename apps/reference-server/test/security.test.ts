@@ -228,7 +228,8 @@ describe("security headers on every kind of response", () => {
       expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
       expect(head).toMatch(/^X-Content-Type-Options: nosniff$/im);
       expect(head).toMatch(/^Content-Security-Policy: /im);
-      expect(head).toMatch(/^Strict-Transport-Security: /im);
+      // RFC 6797 §7.2: never over plain HTTP.
+      expect(head).not.toMatch(/^Strict-Transport-Security: /im);
       expect(JSON.parse(body)).toMatchObject({ status: Number(status) });
     },
   );

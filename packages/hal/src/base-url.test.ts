@@ -1,8 +1,9 @@
+import { request } from "node:http";
 import { errorHandler } from "@svc/errors";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
+import { externalOrigin, hrefFor, parseForwarded, parseHost, resolveOrigin } from "./base-url.js";
 
 function appWith(trust: boolean | string | undefined, absolute = true) {
   const app = express();
@@ -208,5 +209,77 @@ describe("resolveOrigin (pure core)", () => {
   });
   it("hrefFor with //evil.example → TypeError (a programming error)", () => {
     expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(TypeError);
+  });
+});
+
+/** GET `path` with a `Host` of the test's choosing (fetch refuses to set it). */
+function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    request({ host: hostname, port, path, headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+const label63 = "a".repeat(63);
+/** 253 characters: three 63-character labels and one of 61. */
+const name253 = `${label63}.${label63}.${label63}.${"b".repeat(61)}`;
+
+describe("Host validation through a real server (RFC 9110 §7.2, RFC 1035 §2.3.4)", () => {
+  let server: { url: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    server = await listen(appWith(undefined));
+  });
+  afterAll(() => server.close());
+
+  it.each([
+    ["of 3,049 characters in one-letter labels", `${"a.".repeat(1524)}a`],
+    ["a 64-character label", `${"a".repeat(64)}.example`],
+    ["a 254-character name", `${name253}c`],
+    ["port 65536", "api.example:65536"],
+    ["port 0", "api.example:0"],
+    ["an empty port", "api.example:"],
+    ["a six-digit port", "api.example:080808"],
+    ["an IPv6 literal that is not one", "[zz::1]"],
+    ["a long run of colons in brackets", `[${":".repeat(3000)}]`],
+    ["an IPv6 zone identifier", "[fe80::1%25eth0]"],
+    ["a userinfo", "user@api.example"],
+    ["an empty label", "api..example"],
+    ["a label ending with a hyphen", "api-.example"],
+  ])("Host: %s → 400 error record, no link", async (_label, host) => {
+    const res = await getWithHost(server.url, "/origin", host);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ status: 400 });
+    expect(res.body).not.toContain(host.slice(0, 30));
+  });
+
+  it.each([
+    ["a 253-character name", name253, `http://${name253}`],
+    ["a 253-character name with its root dot", `${name253}.`, `http://${name253}.`],
+    ["a 63-character label", `${label63}.example:8080`, `http://${label63}.example:8080`],
+    ["port 65535", "api.example:65535", "http://api.example:65535"],
+    ["port 80 (the default, dropped)", "API.example:80", "http://api.example"],
+    ["an IPv6 literal", "[2001:DB8::1]:8443", "http://[2001:db8::1]:8443"],
+    ["an IPv4 address", "192.0.2.7:8080", "http://192.0.2.7:8080"],
+  ])("Host: %s → 200 with that origin", async (_label, host, origin) => {
+    const res = await getWithHost(server.url, "/origin", host);
+    expect(res.status).toBe(200);
+    expect(at(JSON.parse(res.body), "origin")).toBe(origin);
+  });
+});
+
+describe("parseHost (pure core)", () => {
+  it("a 100,000-character value is refused without looking at its labels", () => {
+    expect(parseHost("a.".repeat(50_000))).toBeUndefined();
+  });
+  it("api.example:8080 → host and port", () => {
+    expect(parseHost("API.example:8080")).toEqual({ host: "api.example", port: 8080 });
   });
 });

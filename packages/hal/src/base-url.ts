@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { isIPv6 } from "node:net";
 import { HttpError } from "@svc/errors";
 
 /** The parts of an Express (or plain `node:http`) request the base URL is built from. */
@@ -45,9 +46,49 @@ export interface OriginInput {
   trusted: boolean;
 }
 
-// RFC 9110 §7.2 / RFC 3986 §3.2.2: a reg-name or IPv4 host, or an IP-literal, and an optional port.
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+// RFC 1035 §2.3.1 / RFC 1123 §2.1: letters, digits and hyphens, 1 to 63 characters a label.
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+// RFC 1035 §2.3.4: 255 octets on the wire, 253 characters as text without the root's dot.
+const MAX_NAME = 253;
+// The longest valid authority: a bracketed IPv6 literal or a 253-character name with its root
+// dot, then ":65535". Longer input is refused before any other work is done on it.
+const MAX_AUTHORITY = MAX_NAME + 1 + 6;
+
+/**
+ * Splits and checks a `Host` (or forwarded host) value: RFC 9110 §7.2 `uri-host [ ":" port ]`,
+ * where RFC 3986 §3.2.2 `host` is an IP-literal (IPv6 only here; RFC 3986 IPvFuture and
+ * RFC 6874 zone identifiers are refused) or a reg-name held to DNS syntax, labels of at most 63
+ * characters and a name of at most 253 (RFC 1035 §2.3.4), and §3.2.3 `port` is 1 to 65535.
+ * Returns the lower-cased host and the port, or undefined when the value is not a valid authority.
+ */
+export function parseHost(value: string): { host: string; port: number | undefined } | undefined {
+  if (value.length === 0 || value.length > MAX_AUTHORITY) return undefined;
+  let host: string;
+  let rest: string;
+  if (value.startsWith("[")) {
+    const close = value.indexOf("]");
+    if (close === -1) return undefined;
+    host = value.slice(0, close + 1);
+    rest = value.slice(close + 1);
+    const address = host.slice(1, -1);
+    // Hex digits, colons and dots only: no RFC 6874 zone ("%25eth0"), which isIPv6 would take.
+    if (!/^[0-9A-Fa-f:.]+$/.test(address) || !isIPv6(address)) return undefined;
+  } else {
+    const colon = value.lastIndexOf(":");
+    host = colon === -1 ? value : value.slice(0, colon);
+    rest = colon === -1 ? "" : value.slice(colon);
+    const name = host.endsWith(".") ? host.slice(0, -1) : host;
+    if (name.length === 0 || name.length > MAX_NAME) return undefined;
+    for (const label of name.split(".")) if (!LABEL.test(label)) return undefined;
+  }
+  let port: number | undefined;
+  if (rest !== "") {
+    if (!/^:\d{1,5}$/.test(rest)) return undefined;
+    port = Number(rest.slice(1));
+    if (port < 1 || port > 65_535) return undefined;
+  }
+  return { host: host.toLowerCase(), port };
+}
 
 function header(headers: OriginInput["headers"], name: string): string | undefined {
   const value = headers[name];
@@ -91,7 +132,8 @@ export function parseForwarded(value: string | undefined): { proto?: string; hos
  * untrusted forwarded headers are ignored, so a client cannot make the service emit links to a host
  * of its choosing (spec part 1, rule 3: intermediaries do not change the contract).
  *
- * A `Host` that is not a valid host name is a 400, never a link to it.
+ * A `Host` that is not a valid host name (see {@link parseHost}: DNS label and name lengths, a port
+ * from 1 to 65535, an IPv6 literal that parses) is a 400, never a link or a document built from it.
  *
  * @example resolveOrigin({ headers: { host: "api.example.com" }, encrypted: true, trusted: false }) // "https://api.example.com"
  * @see https://www.rfc-editor.org/rfc/rfc7239#section-5.3
@@ -107,15 +149,16 @@ export function resolveOrigin(input: OriginInput): string {
     if (fProto === "http" || fProto === "https") proto = fProto;
     host = forwarded.host ?? xHost ?? host;
   }
-  if (host === undefined || host === "") throw HttpError.badRequest("The request has no Host header");
-  if (!HOST.test(host)) throw HttpError.badRequest("The request's Host header is not a valid host");
-  const lower = host.toLowerCase();
+  if (host === undefined || host === "")
+    throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
+  const authority = parseHost(host);
+  if (authority === undefined) {
+    throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
+  }
+  const { port } = authority;
   // RFC 3986 §6.2.3: the default port is left out of the normal form.
-  const normal =
-    (proto === "http" && lower.endsWith(":80")) || (proto === "https" && lower.endsWith(":443"))
-      ? lower.slice(0, lower.lastIndexOf(":"))
-      : lower;
-  return `${proto}://${normal}`;
+  const defaultPort = proto === "https" ? 443 : 80;
+  return `${proto}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
 }
 
 // RFC 3986 §3.3: path segments of pchar; no empty segment, so no "//" that would change the authority.

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
@@ -44,5 +45,79 @@ describe("parseBody: invalid UTF-8 → 400", () => {
     const res = await post(bytes('{"name":"Zoë 𝄞 日本"}'), "application/json; charset=utf-8");
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ received: { name: "Zoë 𝄞 日本" } });
+  });
+});
+
+/** Sends the head and the first part of a body, then nothing: what the server answers, and when. */
+function stalledPost(
+  base: string,
+  path: string,
+  sent: string,
+  length: number,
+): Promise<{ text: string; ms: number }> {
+  const { hostname, port } = new URL(base);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = "";
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve({ text, ms: Date.now() - started }));
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${sent}`,
+    );
+  });
+}
+
+describe("parseBody: a body that stalls after the headers → 408", () => {
+  let slow: Listening;
+  let handled = 0;
+  beforeAll(async () => {
+    const app = express();
+    app.post("/short", parseBody({ timeout: 300 }), (_req, res) => {
+      handled++;
+      res.status(201).end();
+    });
+    app.post("/default", parseBody(), (_req, res) => {
+      res.status(201).end();
+    });
+    app.use(errorHandler({ logger: { error() {} } }));
+    slow = await listen(app);
+  });
+  afterAll(() => slow.close());
+
+  it("timeout: 300, 10 of 100 bytes sent then silence → 408 JSON error record, Connection: close", async () => {
+    const { text, ms } = await stalledPost(slow.url, "/short", '{"name":"', 100);
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(text).toMatch(/^Connection: close\r$/im);
+    expect(text).toMatch(/^Content-Type: application\/(problem\+)?json/im);
+    expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 408 });
+    // The server closed the connection itself, shortly after the time-out (not Node's 300 s).
+    expect(ms).toBeLessThan(5000);
+    expect(handled).toBe(0);
+  });
+
+  it("timeout: 300, the whole body in time → handled", async () => {
+    const res = await fetch(`${slow.url}/short`, {
+      method: "POST",
+      body: '{"a":1}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it.each([[0], [-1], [1.5], ["30"], [true], [2 ** 31]])(
+    "timeout: %j → TypeError ERR_SVC_NEGOTIATE_TIMEOUT",
+    (timeout) => {
+      expect(() => parseBody({ timeout: timeout as never })).toThrow(
+        expect.objectContaining({ name: "TypeError", code: "ERR_SVC_NEGOTIATE_TIMEOUT" }),
+      );
+    },
+  );
+
+  it("timeout: false → accepted (no body time-out)", () => {
+    expect(() => parseBody({ timeout: false })).not.toThrow();
   });
 });

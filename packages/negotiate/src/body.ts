@@ -20,6 +20,14 @@ export interface ParseBodyOptions {
    * @default ["json", "xml"]
    */
   types?: ReadonlyArray<"json" | "xml">;
+  /**
+   * Milliseconds allowed to receive the whole body, counted from when this middleware starts
+   * reading it; a body still incomplete then → 408 with `Connection: close` (RFC 9110 §15.5.9),
+   * so a client that sends headers and then trickles or stalls the body cannot hold the request
+   * open for the server's own, much longer limit. `false` switches it off.
+   * @default 30000
+   */
+  timeout?: number | false;
 }
 
 type Next = (err?: unknown) => void;
@@ -157,6 +165,16 @@ export function parseBody(options: ParseBodyOptions = {}) {
   if (types.length === 0 || types.some((t) => t !== "json" && t !== "xml")) {
     throw new TypeError('parseBody: types must be a non-empty list of "json" and "xml"');
   }
+  const timeout = options.timeout === undefined ? 30_000 : options.timeout;
+  // setTimeout's largest delay (2^31 - 1 ms); a longer one would fire at once.
+  if (timeout !== false && (!Number.isInteger(timeout) || timeout < 1 || timeout > 2_147_483_647)) {
+    throw Object.assign(
+      new TypeError(
+        `parseBody: timeout must be false or a whole number of milliseconds from 1 to 2147483647, got ${String(timeout)}`,
+      ),
+      { code: "ERR_SVC_NEGOTIATE_TIMEOUT" },
+    );
+  }
   const accepted = [
     ...(types.includes("json") ? ["application/json"] : []),
     ...(types.includes("xml") ? ["application/xml"] : []),
@@ -212,11 +230,27 @@ export function parseBody(options: ParseBodyOptions = {}) {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (err?: unknown) => {
       if (done) return;
       done = true;
+      if (timer !== undefined) clearTimeout(timer);
       next(err);
     };
+    if (timeout !== false) {
+      timer = setTimeout(() => {
+        // RFC 9110 §15.5.9: the server SHOULD send the "close" connection option with a 408, as
+        // the rest of the body may still arrive.
+        finish(
+          new HttpError(408, `The request body was not received within ${timeout} ms`, {
+            code: "request_timeout",
+            headers: { Connection: "close" },
+          }),
+        );
+        chunks.length = 0;
+      }, timeout);
+      timer.unref();
+    }
     req.on("data", (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;

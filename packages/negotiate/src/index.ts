@@ -12,7 +12,9 @@ export {
   weakenEtag,
 } from "./negotiate.js";
 export {
+  type CsvRepresentationOptions,
   csv,
+  csvRepresentation,
   defaultRepresentations,
   html,
   isTextual,

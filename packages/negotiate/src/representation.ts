@@ -119,46 +119,101 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/** Options of {@link csvRepresentation}. */
+export interface CsvRepresentationOptions {
+  /**
+   * Neutralise cells a spreadsheet would run as a formula: a text cell that begins with `=`, `+`,
+   * `-`, `@`, a tab or a carriage return gets a leading `'` (OWASP CSV Injection), so
+   * `=cmd|' /C calc'!A0` arrives as the text `'=cmd|' /C calc'!A0`. Number cells are data and are
+   * never prefixed: `-5` from a JavaScript number stays `-5`; the string `"-5"` becomes `'-5`.
+   * Header cells (the keys) are treated like any other text. Turn it off only for consumers that
+   * are not spreadsheets and need the text byte for byte.
+   * @default true
+   */
+  escapeFormulas?: boolean;
+}
+
+/** OWASP CSV Injection: the characters that make a spreadsheet read a cell as a formula. */
+const FORMULA_START = new Set(["=", "+", "-", "@", "\t", "\r"]);
+
+function neutralised(text: string): string {
+  return FORMULA_START.has(text.charAt(0)) ? `'${text}` : text;
+}
+
 /**
  * CSV (RFC 4180) for collections, through `csv-stringify`: one header row with the union of the
- * items' keys, nested values as JSON. Offered only when the data is an array.
+ * items' keys, nested values as JSON. Offered only when the data is an array. Cells that would
+ * run as spreadsheet formulas are neutralised unless `escapeFormulas: false`.
+ *
+ * @example negotiate({ representations: [json, csvRepresentation({ escapeFormulas: false })] })
+ * @see https://www.rfc-editor.org/rfc/rfc4180
+ * @see https://owasp.org/www-community/attacks/CSV_Injection
+ */
+export function csvRepresentation(options: CsvRepresentationOptions = {}): Representation {
+  if (options === null || typeof options !== "object") {
+    throw Object.assign(
+      new TypeError(`csvRepresentation: options must be an object, got ${String(options)}`),
+      { code: "ERR_SVC_NEGOTIATE_OPTIONS" },
+    );
+  }
+  const escapeFormulas: unknown = options.escapeFormulas === undefined ? true : options.escapeFormulas;
+  if (typeof escapeFormulas !== "boolean") {
+    throw Object.assign(
+      new TypeError(
+        `csvRepresentation: escapeFormulas must be true or false, got ${JSON.stringify(escapeFormulas) ?? String(escapeFormulas)}`,
+      ),
+      { code: "ERR_SVC_NEGOTIATE_ESCAPE_FORMULAS" },
+    );
+  }
+  const text = escapeFormulas ? neutralised : (t: string) => t;
+  const cellOf = (value: unknown): string =>
+    typeof value === "number" || typeof value === "bigint" ? cell(value) : text(cell(value));
+  return {
+    mediaType: "text/csv",
+    canRepresent: isCollection,
+    serialize: (data) => {
+      const rows = isCollection(data) ? data : [data];
+      const columns: string[] = [];
+      const seen = new Set<string>();
+      for (const row of rows) {
+        if (row !== null && typeof row === "object") {
+          for (const key of Object.keys(row)) {
+            if (!seen.has(key)) {
+              seen.add(key);
+              columns.push(key);
+            }
+          }
+        }
+      }
+      if (columns.length === 0) {
+        return stringify(
+          rows.map((r) => [cellOf(r)]),
+          { header: true, columns: ["value"] },
+        );
+      }
+      return stringify(
+        [
+          columns.map(text),
+          ...rows.map((r) =>
+            columns.map((c) =>
+              cellOf(r !== null && typeof r === "object" ? (r as Record<string, unknown>)[c] : undefined),
+            ),
+          ),
+        ],
+        { record_delimiter: "windows" },
+      );
+    },
+  };
+}
+
+/**
+ * CSV (RFC 4180) for collections with the defaults of {@link csvRepresentation}: formula cells
+ * neutralised.
  *
  * @example res.represent(employees) // with Accept: text/csv
  * @see https://www.rfc-editor.org/rfc/rfc4180
  */
-export const csv: Representation = {
-  mediaType: "text/csv",
-  canRepresent: isCollection,
-  serialize: (data) => {
-    const rows = isCollection(data) ? data : [data];
-    const columns: string[] = [];
-    const seen = new Set<string>();
-    for (const row of rows) {
-      if (row !== null && typeof row === "object") {
-        for (const key of Object.keys(row)) {
-          if (!seen.has(key)) {
-            seen.add(key);
-            columns.push(key);
-          }
-        }
-      }
-    }
-    if (columns.length === 0) {
-      return stringify(
-        rows.map((r) => [cell(r)]),
-        { header: true, columns: ["value"] },
-      );
-    }
-    return stringify(
-      rows.map((r) =>
-        columns.map((c) =>
-          cell(r !== null && typeof r === "object" ? (r as Record<string, unknown>)[c] : undefined),
-        ),
-      ),
-      { header: true, columns, record_delimiter: "windows" },
-    );
-  },
-};
+export const csv: Representation = csvRepresentation();
 
 function plainLines(value: unknown, indent: string): string {
   if (value === null || value === undefined) return "";

@@ -217,8 +217,11 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     await send(req, res, resource.view(await load(ctx, id), ctx));
   }
 
-  router
-    .route(resource.path)
+  const collection = router.route(resource.path);
+  // Only a collection that takes POST has a POST route: elsewhere POST is the 405 of `.all` below,
+  // decided by routing before permission (a reader gets 405, not 403).
+  if (writes.includes("POST")) collection.post((req, res) => write(req, res, "POST"));
+  collection
     .get(async (req, res) => {
       const ctx = await ctxOf(req);
       const q = parseListQuery(req.query as Record<string, unknown>, resource.list);
@@ -237,10 +240,6 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
           origin: ctx.href(""),
         }),
       );
-    })
-    .post(async (req, res, next) => {
-      if (!writes.includes("POST")) return next(HttpError.methodNotAllowed(collectionAllow));
-      await write(req, res, "POST");
     })
     .options((_req, res) => {
       res.setHeader("Allow", collectionAllow.join(", "));

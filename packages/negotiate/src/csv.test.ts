@@ -1,0 +1,112 @@
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { negotiate } from "./negotiate.js";
+import { csv, csvRepresentation, json } from "./representation.js";
+
+const hostile = [
+  { id: 1, name: "=cmd|' /C calc'!A0", note: "+SUM(1,2)", balance: -5 },
+  { id: 2, name: "-2+3", note: '@HYPERLINK("http://evil.example")', balance: 10 },
+  { id: 3, name: "\tTAB", note: "\rCR", balance: -0.5 },
+  { id: 4, name: "Ada = Lovelace", note: "plain", balance: 0 },
+];
+
+let escaped: Listening;
+let verbatim: Listening;
+beforeAll(async () => {
+  const a = express();
+  a.use(negotiate({ representations: [json, csv] }));
+  a.get("/customers", (_req, res) => res.represent(hostile));
+  a.get("/headers", (_req, res) => res.represent([{ "=1+1": "x" }]));
+  a.get("/values", (_req, res) => res.represent(["=1+1", -3]));
+  escaped = await listen(a);
+  const b = express();
+  b.use(negotiate({ representations: [json, csvRepresentation({ escapeFormulas: false })] }));
+  b.get("/customers", (_req, res) => res.represent(hostile));
+  verbatim = await listen(b);
+});
+afterAll(async () => {
+  await escaped.close();
+  await verbatim.close();
+});
+
+/** RFC 4180 records: quoted fields may hold commas, quotes ("") and line breaks. */
+function parse(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") {
+      row.push(field);
+      field = "";
+    } else if (c === "\n" || (c === "\r" && text[i + 1] === "\n")) {
+      if (c === "\r") i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+    } else field += c;
+  }
+  if (field !== "" || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+async function csvRows(url: string): Promise<string[][]> {
+  const res = await fetch(url, { headers: { accept: "text/csv" } });
+  expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  return parse(await res.text());
+}
+
+describe("CSV formula injection (OWASP CSV Injection)", () => {
+  it("a text cell starting with =, +, -, @, tab or CR → prefixed with '", async () => {
+    const rows = await csvRows(`${escaped.url}/customers`);
+    expect(rows[0]).toEqual(["id", "name", "note", "balance"]);
+    expect(rows[1]?.slice(1, 3)).toEqual(["'=cmd|' /C calc'!A0", "'+SUM(1,2)"]);
+    expect(rows[2]?.slice(1, 3)).toEqual(["'-2+3", '\'@HYPERLINK("http://evil.example")']);
+    expect(rows[3]?.slice(1, 3)).toEqual(["'\tTAB", "'\rCR"]);
+    expect(rows[4]?.slice(1, 3)).toEqual(["Ada = Lovelace", "plain"]);
+  });
+
+  it("a negative number cell (-5, -0.5) is data: left as it is", async () => {
+    const rows = await csvRows(`${escaped.url}/customers`);
+    expect(rows.slice(1).map((r) => r[3])).toEqual(["-5", "10", "-0.5", "0"]);
+  });
+
+  it("a header cell starting with = → prefixed too", async () => {
+    expect((await csvRows(`${escaped.url}/headers`))[0]).toEqual(["'=1+1"]);
+  });
+
+  it("a collection of plain values: the text =1+1 is prefixed, the number -3 is not", async () => {
+    expect(await csvRows(`${escaped.url}/values`)).toEqual([["value"], ["'=1+1"], ["-3"]]);
+  });
+
+  it("escapeFormulas: false → cells byte for byte", async () => {
+    const rows = await csvRows(`${verbatim.url}/customers`);
+    expect(rows[1]?.[1]).toBe("=cmd|' /C calc'!A0");
+    expect(rows[2]?.[1]).toBe("-2+3");
+  });
+
+  it.each([["yes"], [1], [null]])(
+    "escapeFormulas: %j → TypeError ERR_SVC_NEGOTIATE_ESCAPE_FORMULAS",
+    (value) => {
+      expect(() => csvRepresentation({ escapeFormulas: value as never })).toThrow(
+        expect.objectContaining({ name: "TypeError", code: "ERR_SVC_NEGOTIATE_ESCAPE_FORMULAS" }),
+      );
+    },
+  );
+
+  it("options: 42 → TypeError ERR_SVC_NEGOTIATE_OPTIONS", () => {
+    expect(() => csvRepresentation(42 as never)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_NEGOTIATE_OPTIONS" }),
+    );
+  });
+});
