@@ -449,16 +449,7 @@ export class CompiledSchema {
           throw unsupported(child, doc, name);
       }
     }
-    const names = new Set<string>();
-    const add = (n: string) => {
-      if (names.has(n))
-        throw new SchemaCompileError(`${where(node, doc)}: "${n}" is both an attribute and an element`);
-      names.add(n);
-    };
-    for (const a of type.attributes) add(a.name);
-    if (type.content)
-      for (const p of elementParticles(type.content))
-        if (!names.has(p.decl.localName)) names.add(p.decl.localName);
+    checkPropertyNames(type, node, doc);
     return type;
   }
 
@@ -818,6 +809,39 @@ function requireName(node: ParsedElement, doc: SchemaDoc): string {
   const name = node.attributes.name;
   if (!name) throw new SchemaCompileError(`${doc.location}: xs:${node.localName} needs a name`);
   return name;
+}
+
+/**
+ * A complex type's value is a plain object with one property per attribute and element name.
+ * XML Schema 1.0 Part 1 §2.5 puts local attributes and local elements in separate symbol spaces
+ * (and §3.4.6 ct-props-correct.4 only forbids two attributes of the same name *and* namespace),
+ * so a valid schema may name an attribute and an element `id`, or two attributes `id` in
+ * different namespaces. Both would be the one property `id`: decoding would keep one value and
+ * drop the other, encoding would write the value twice. Such a type is refused at compile time.
+ * An element name repeated in the content model stays allowed: it is one property either way.
+ */
+function checkPropertyNames(type: ComplexType, node: ParsedElement, doc: SchemaDoc): void {
+  const owner =
+    node.attributes.name !== undefined
+      ? where(node, doc)
+      : `${doc.location}: xs:complexType (of element "${type.name}")`;
+  const attributes = new Set<string>();
+  for (const a of type.attributes) {
+    if (attributes.has(a.name)) {
+      throw new SchemaCompileError(
+        `${owner}: two attributes are named "${a.name}"; both would be the property "${a.name}" of the value`,
+      );
+    }
+    attributes.add(a.name);
+  }
+  if (!type.content) return;
+  for (const p of elementParticles(type.content)) {
+    if (attributes.has(p.decl.localName)) {
+      throw new SchemaCompileError(
+        `${owner}: "${p.decl.localName}" is both an attribute and an element; both would be the property "${p.decl.localName}" of the value`,
+      );
+    }
+  }
 }
 
 function parseBool(value: string | undefined, node: ParsedElement, doc: SchemaDoc): boolean {
