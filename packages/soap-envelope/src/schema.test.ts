@@ -371,3 +371,57 @@ describe("pattern facets", () => {
     ).toThrow(/test\.xsd: xs:pattern "a\(b" of type "Bad" cannot be used: "\(" is not closed/);
   });
 });
+
+// XML Schema 1.0 Part 1 §2.5 gives local attributes and local elements separate symbol spaces, so
+// a type may declare both an attribute and an element named `id`; this compiler maps both to the
+// one property `id` of a plain object, so it refuses the type rather than merge the two.
+describe("one name for an attribute and an element of a complex type", () => {
+  const clash = (type: string) => `
+    <xs:complexType name="Account">${type}</xs:complexType>
+    <xs:element name="A" type="t:Account"/>`;
+
+  it('attribute id + element id → SchemaCompileError naming the file, the type and "id"', () => {
+    expect(() =>
+      compile(
+        clash(
+          '<xs:sequence><xs:element name="id" type="xs:string"/></xs:sequence><xs:attribute name="id" type="xs:string"/>',
+        ),
+      ),
+    ).toThrow(/test\.xsd: xs:complexType "Account": "id" is both an attribute and an element/);
+  });
+  it("anonymous type of element Item: attribute id + element id in a nested choice → error naming Item", () => {
+    expect(() =>
+      compile(`<xs:element name="Item"><xs:complexType>
+        <xs:sequence><xs:element name="a" type="xs:int"/><xs:choice><xs:element name="id" type="xs:int"/><xs:element name="b" type="xs:int"/></xs:choice></xs:sequence>
+        <xs:attribute name="id" type="xs:int"/>
+      </xs:complexType></xs:element>`),
+    ).toThrow(/test\.xsd: xs:complexType \(of element "Item"\): "id" is both an attribute and an element/);
+  });
+  it("simpleContent attribute id + qualified attribute id → SchemaCompileError naming both", () => {
+    expect(() =>
+      compile(
+        clash(
+          '<xs:simpleContent><xs:extension base="xs:string"><xs:attribute name="id" type="xs:string"/><xs:attribute name="id" form="qualified" type="xs:string"/></xs:extension></xs:simpleContent>',
+        ),
+      ),
+    ).toThrow(/test\.xsd: xs:complexType "Account": two attributes are named "id"/);
+  });
+  it("attribute id + element key → compiles, encodes id once and decodes both", () => {
+    const s = compile(
+      clash(
+        '<xs:sequence><xs:element name="key" type="xs:string"/></xs:sequence><xs:attribute name="id" type="xs:string"/>',
+      ),
+    );
+    const xml = s.encode(`{${NS}}A`, { id: "7", key: "k" });
+    expect(xml).toBe(`<A xmlns="${NS}" id="7"><key>k</key></A>`);
+    expect(s.decode(doc(xml))).toEqual({ id: "7", key: "k" });
+  });
+  it("element id at the end of both branches of a choice (no attribute) → still compiles", () => {
+    const s = compile(
+      clash(
+        '<xs:choice><xs:sequence><xs:element name="a" type="xs:int"/><xs:element name="id" type="xs:int"/></xs:sequence><xs:sequence><xs:element name="b" type="xs:int"/><xs:element name="id" type="xs:int"/></xs:sequence></xs:choice>',
+      ),
+    );
+    expect(s.decode(doc(`<A xmlns="${NS}"><b>2</b><id>1</id></A>`))).toEqual({ b: 2, id: 1 });
+  });
+});

@@ -1,0 +1,88 @@
+import { SchemaCompileError } from "./schema-errors.js";
+import { XS_NS } from "./schema-model.js";
+import type { ParsedElement, XmlElement } from "./xml.js";
+
+// Reading the elements of an XSD document as schema components (XML Schema 1.0 Part 1 §3):
+// which attributes each may carry, its name, its occurrence bounds, and the location that
+// every compile error names.
+
+/** One `xs:schema` document with the defaults its declarations inherit (Part 1 §3.15). */
+export interface SchemaDoc {
+  root: ParsedElement;
+  location: string;
+  targetNamespace: string;
+  qualifiedElements: boolean;
+  qualifiedAttributes: boolean;
+}
+
+/** `file: xs:kind "name"`, the location a compile error names. */
+export function where(node: XmlElement, doc: SchemaDoc): string {
+  const name = node.attributes.name;
+  return `${doc.location}: xs:${node.localName}${name ? ` "${name}"` : ""}`;
+}
+
+/** The error for a construct the compiler does not support, naming the file and its context. */
+export function unsupported(
+  node: XmlElement,
+  doc: SchemaDoc,
+  context: string | undefined,
+): SchemaCompileError {
+  const ns = node.namespace === XS_NS ? "xs:" : `{${node.namespace}}`;
+  return new SchemaCompileError(
+    `${doc.location}: ${ns}${node.localName}${context ? ` (in "${context}")` : ""} is not supported by the schema compiler`,
+  );
+}
+
+/** The child elements of a schema component, all of which must be in the XSD namespace. */
+export function xsChildren(node: ParsedElement, location: string): ParsedElement[] {
+  for (const child of node.children) {
+    if (child.namespace !== XS_NS) {
+      throw new SchemaCompileError(
+        `${location}: unexpected element {${child.namespace}}${child.localName} in xs:${node.localName}`,
+      );
+    }
+  }
+  return node.children;
+}
+
+/** Refuses any unqualified attribute not in `allowed`, so no unsupported attribute is ignored. */
+export function allowAttributes(node: ParsedElement, location: string, allowed: readonly string[]): void {
+  for (const key of Object.keys(node.attributes)) {
+    if (key.startsWith("{")) continue; // foreign attributes are allowed on schema components
+    if (!allowed.includes(key)) {
+      throw new SchemaCompileError(
+        `${location}: attribute ${key}="${node.attributes[key]}" on xs:${node.localName} is not supported by the schema compiler`,
+      );
+    }
+  }
+}
+
+/** The `name` of a component that must have one. */
+export function requireName(node: ParsedElement, doc: SchemaDoc): string {
+  const name = node.attributes.name;
+  if (!name) throw new SchemaCompileError(`${doc.location}: xs:${node.localName} needs a name`);
+  return name;
+}
+
+/** An `xs:boolean` attribute value (Part 2 §3.2.2), absent meaning false. */
+export function parseBool(value: string | undefined, node: ParsedElement, doc: SchemaDoc): boolean {
+  if (value === undefined || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  throw new SchemaCompileError(`${where(node, doc)}: "${value}" is not a boolean`);
+}
+
+/** `minOccurs` / `maxOccurs` of a particle (Part 1 §3.9.2), `unbounded` as Infinity. */
+export function occurs(node: ParsedElement, doc: SchemaDoc): { min: number; max: number } {
+  const min = Number(node.attributes.minOccurs ?? "1");
+  const rawMax = node.attributes.maxOccurs ?? "1";
+  const max = rawMax === "unbounded" ? Number.POSITIVE_INFINITY : Number(rawMax);
+  if (
+    !Number.isSafeInteger(min) ||
+    min < 0 ||
+    !(max === Number.POSITIVE_INFINITY || Number.isSafeInteger(max)) ||
+    max < min
+  ) {
+    throw new SchemaCompileError(`${where(node, doc)}: invalid minOccurs/maxOccurs`);
+  }
+  return { min, max };
+}

@@ -1,0 +1,177 @@
+import { SchemaValidationError } from "./schema-errors.js";
+import {
+  type ComplexType,
+  cachedElementParticles,
+  type ElementDecl,
+  elementParticles,
+  emptiable,
+  firstNames,
+  type GroupParticle,
+  type Particle,
+  type SimpleType,
+  XSI_NS,
+} from "./schema-model.js";
+import { escapeText } from "./xml.js";
+import { checkLexical, collapse } from "./xsd-lexical.js";
+
+/**
+ * Validates a value against an element declaration and serializes it, attributes and child
+ * elements in schema order whatever the order of the object's keys; `parentNs` is the default
+ * namespace in scope, so `xmlns` is written only where it changes.
+ * @throws {SchemaValidationError} when the value does not match, `path` naming where
+ */
+export function encodeElement(decl: ElementDecl, value: unknown, parentNs: string, path: string): string {
+  const nsDecl = decl.namespace === parentNs ? "" : ` xmlns="${escapeText(decl.namespace)}"`;
+  const name = decl.localName;
+  if (value === null) {
+    if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
+    return `<${name}${nsDecl} xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
+  }
+  const type = decl.type;
+  if (type.kind === "simple") {
+    return `<${name}${nsDecl}>${escapeText(encodeSimple(type, value, path))}</${name}>`;
+  }
+  if (typeof value !== "object" || value === undefined || Array.isArray(value) || value instanceof Date) {
+    throw new SchemaValidationError(path, "must be an object");
+  }
+  const obj = value as Record<string, unknown>;
+  let attrs = "";
+  // Namespaces in XML 1.0 §3 and XML 1.0 §3.1 (unique attribute names): each namespace of a
+  // qualified attribute is declared once per element, with its own prefix.
+  let prefixes: Map<string, string> | undefined;
+  for (const a of type.attributes) {
+    const v = obj[a.name];
+    if (v === undefined) {
+      if (a.required) throw new SchemaValidationError(`${path}/@${a.name}`, "is required");
+      continue;
+    }
+    const text = escapeText(encodeSimple(a.type, v, `${path}/@${a.name}`));
+    if (!a.qualifiedNs) {
+      attrs += ` ${a.name}="${text}"`;
+      continue;
+    }
+    let prefix = prefixes?.get(a.qualifiedNs);
+    if (prefix === undefined) {
+      prefixes ??= new Map();
+      prefix = `a${prefixes.size === 0 ? "" : prefixes.size}`;
+      prefixes.set(a.qualifiedNs, prefix);
+      attrs += ` xmlns:${prefix}="${escapeText(a.qualifiedNs)}"`;
+    }
+    attrs += ` ${prefix}:${a.name}="${text}"`;
+  }
+  let inner = "";
+  if (type.simpleContent) {
+    inner = escapeText(encodeSimple(type.simpleContent, obj.$value, `${path}/$value`));
+  } else if (type.content) {
+    inner = encodeGroup(type.content, obj, decl.namespace, path);
+  }
+  const allowed = allowedKeys(type);
+  for (const key of Object.keys(obj)) {
+    if (!allowed.has(key) && obj[key] !== undefined)
+      throw new SchemaValidationError(path, `"${key}" is not in the schema`);
+  }
+  return `<${name}${nsDecl}${attrs}>${inner}</${name}>`;
+}
+
+function encodeGroup(g: GroupParticle, obj: Record<string, unknown>, ns: string, path: string): string {
+  if (g.kind === "choice") {
+    const alt = g.items.find((item) => [...firstNames(item, true)].some((n) => obj[n] !== undefined));
+    if (!alt) {
+      if (g.min === 0 || emptiable(g)) return "";
+      throw new SchemaValidationError(
+        path,
+        `needs one of ${g.items.flatMap((i) => [...firstNames(i, true)]).join(", ")}`,
+      );
+    }
+    return encodeParticle(alt, obj, ns, path);
+  }
+  if (g.max > 1) throw new SchemaValidationError(path, "repeated groups cannot be encoded from an object");
+  if (g.min === 0 && !cachedElementParticles(g).some((p) => obj[p.decl.localName] !== undefined)) return "";
+  let out = "";
+  for (const item of g.items) out += encodeParticle(item, obj, ns, path);
+  return out;
+}
+
+function encodeParticle(p: Particle, obj: Record<string, unknown>, ns: string, path: string): string {
+  if (p.kind !== "element") return encodeGroup(p, obj, ns, path);
+  const value = obj[p.decl.localName];
+  const childPath = `${path}/${p.decl.localName}`;
+  const list = value === undefined ? [] : p.many ? value : [value];
+  if (!Array.isArray(list)) throw new SchemaValidationError(childPath, "must be an array");
+  if (list.length < p.min) throw new SchemaValidationError(childPath, "is required");
+  if (list.length > p.max) throw new SchemaValidationError(childPath, `occurs at most ${p.max} times`);
+  let out = "";
+  for (const v of list) out += encodeElement(p.decl, v, ns, childPath);
+  return out;
+}
+
+const ALLOWED_KEYS = new WeakMap<ComplexType, ReadonlySet<string>>();
+
+/** The object keys a complex type's value may carry (attributes, elements, `$value`), computed once. */
+function allowedKeys(type: ComplexType): ReadonlySet<string> {
+  let keys = ALLOWED_KEYS.get(type);
+  if (keys === undefined) {
+    const set = new Set<string>(type.attributes.map((a) => a.name));
+    if (type.simpleContent) set.add("$value");
+    else if (type.content) for (const p of elementParticles(type.content)) set.add(p.decl.localName);
+    keys = set;
+    ALLOWED_KEYS.set(type, keys);
+  }
+  return keys;
+}
+
+/** JS value → lexical form, then the same checks as on input. */
+function encodeSimple(type: SimpleType, value: unknown, path: string): string {
+  let lexical: string;
+  const bad = (): never => {
+    throw new SchemaValidationError(path, `${describeValue(value)} is not a valid xs:${type.base}`);
+  };
+  switch (type.base) {
+    case "string":
+      if (typeof value !== "string") bad();
+      lexical = value as string;
+      break;
+    case "long":
+    case "int":
+      if (typeof value === "bigint") lexical = value.toString();
+      else if (typeof value === "number" && Number.isSafeInteger(value)) lexical = String(value);
+      else if (typeof value === "string") lexical = collapse(value);
+      else lexical = bad();
+      break;
+    case "decimal":
+      // A number is accepted only when its shortest round-trip form is plain decimal notation;
+      // exact amounts should travel as strings.
+      if (typeof value === "bigint") lexical = value.toString();
+      else if (typeof value === "number" && Number.isFinite(value) && !/e/i.test(String(value)))
+        lexical = String(value);
+      else if (typeof value === "string") lexical = collapse(value);
+      else lexical = bad();
+      break;
+    case "boolean":
+      if (typeof value === "boolean") lexical = String(value);
+      else if (typeof value === "string") lexical = collapse(value);
+      else lexical = bad();
+      break;
+    case "date":
+      if (value instanceof Date && !Number.isNaN(value.getTime())) lexical = value.toISOString().slice(0, 10);
+      else if (typeof value === "string") lexical = collapse(value);
+      else lexical = bad();
+      break;
+    case "dateTime":
+      if (value instanceof Date && !Number.isNaN(value.getTime())) lexical = value.toISOString();
+      else if (typeof value === "string") lexical = collapse(value);
+      else lexical = bad();
+      break;
+  }
+  checkLexical(type, lexical, path);
+  return lexical;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "a missing value";
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 60));
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "object")
+    return value === null ? "null" : Array.isArray(value) ? "an array" : "an object";
+  return String(value);
+}

@@ -1,0 +1,153 @@
+import { SchemaValidationError } from "./schema-errors.js";
+import type { SimpleType } from "./schema-model.js";
+
+// Lexical forms of the supported built-in types and the checks of their constraining facets
+// (XML Schema 1.0 Part 2 §3.2, §3.3, §4.3), on strings only: no XML, no payload objects.
+
+/** XML Schema Part 2 §4.3.6: whiteSpace="collapse" for every supported type but xs:string. */
+export function collapse(value: string): string {
+  return value.replace(/[\t\n\r ]+/g, " ").trim();
+}
+
+/** The lexical space of xs:decimal (Part 2 §3.2.3.1). */
+export const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+const INTEGER_RE = /^[+-]?\d+$/;
+const DATE_RE = /^(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+const DATETIME_RE =
+  /^(-?\d{4,})-(\d{2})-(\d{2})T(?:([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?|24:00:00(?:\.0+)?)(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+const INT_MIN_BIG = -(2n ** 31n);
+const INT_MAX_BIG = 2n ** 31n - 1n;
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+
+function validDate(y: string, m: string, d: string): boolean {
+  const year = Number(y);
+  const month = Number(m);
+  const day = Number(d);
+  if (year === 0 || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return day <= days;
+}
+
+/** Checks a lexical value against the base type and every facet (XML Schema Part 2 §4.3). */
+export function checkLexical(type: SimpleType, v: string, path: string): void {
+  const fail = (msg: string): never => {
+    throw new SchemaValidationError(path, msg);
+  };
+  // Only built when a check fails: valid values are the hot path.
+  const shown = {
+    toString: () => JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v),
+  };
+  switch (type.base) {
+    case "long":
+    case "int": {
+      if (!INTEGER_RE.test(v)) fail(`${shown} is not a valid xs:${type.base}`);
+      // At most 15 characters: exact as a double, and always inside the xs:long range.
+      if (v.length <= 15) {
+        if (type.base === "int") {
+          const n = Number(v);
+          if (n < INT_MIN || n > INT_MAX) fail(`${shown} is out of the xs:int range`);
+        }
+        break;
+      }
+      const n = BigInt(v);
+      const [lo, hi] = type.base === "long" ? [LONG_MIN, LONG_MAX] : [INT_MIN_BIG, INT_MAX_BIG];
+      if (n < lo || n > hi) fail(`${shown} is out of the xs:${type.base} range`);
+      break;
+    }
+    case "decimal":
+      if (!DECIMAL_RE.test(v)) fail(`${shown} is not a valid xs:decimal`);
+      break;
+    case "boolean":
+      if (v !== "true" && v !== "false" && v !== "1" && v !== "0") fail(`${shown} is not a valid xs:boolean`);
+      break;
+    case "date": {
+      const m = DATE_RE.exec(v);
+      if (!m || !validDate(m[1] ?? "", m[2] ?? "", m[3] ?? "")) fail(`${shown} is not a valid xs:date`);
+      break;
+    }
+    case "dateTime": {
+      const m = DATETIME_RE.exec(v);
+      if (!m || !validDate(m[1] ?? "", m[2] ?? "", m[3] ?? "")) fail(`${shown} is not a valid xs:dateTime`);
+      break;
+    }
+    default:
+      break;
+  }
+  const f = type.facets;
+  // The cheap, bounded checks come first (length, range, digits, enumeration) and the pattern
+  // facets last, so a value that is too long is refused before any pattern reads it.
+  if (type.base === "string") {
+    const len = codePointLength(v);
+    if (f.length !== undefined && len !== f.length) fail(`length must be ${f.length}`);
+    if (f.minLength !== undefined && len < f.minLength) fail(`length must be at least ${f.minLength}`);
+    if (f.maxLength !== undefined && len > f.maxLength) fail(`length must be at most ${f.maxLength}`);
+  }
+  if (type.base === "decimal" || type.base === "long" || type.base === "int") {
+    if (f.minInclusive !== undefined && compareDecimal(v, f.minInclusive) < 0)
+      fail(`must be ≥ ${f.minInclusive}`);
+    if (f.maxInclusive !== undefined && compareDecimal(v, f.maxInclusive) > 0)
+      fail(`must be ≤ ${f.maxInclusive}`);
+    if (f.minExclusive !== undefined && compareDecimal(v, f.minExclusive) <= 0)
+      fail(`must be > ${f.minExclusive}`);
+    if (f.maxExclusive !== undefined && compareDecimal(v, f.maxExclusive) >= 0)
+      fail(`must be < ${f.maxExclusive}`);
+    if (f.totalDigits !== undefined || f.fractionDigits !== undefined) {
+      const { int, frac } = splitDecimal(v);
+      const digits = `${int}${frac}`.replace(/^0+/, "") || "0";
+      if (f.totalDigits !== undefined && digits.length > f.totalDigits)
+        fail(`has more than ${f.totalDigits} digits`);
+      if (f.fractionDigits !== undefined && frac.length > f.fractionDigits) {
+        fail(`has more than ${f.fractionDigits} fraction digits`);
+      }
+    }
+  }
+  if (f.enumeration && !f.enumeration.includes(v)) fail(`${shown} is not one of ${f.enumeration.join(", ")}`);
+  // Linear in the value's length whatever the pattern (see xsd-regex.ts); the value itself is
+  // bounded by the message size limit (`limits.maxBytes`).
+  for (const step of f.patterns)
+    if (!step.some((p) => p.test(v))) fail(`${shown} does not match the pattern`);
+}
+
+/** Length in characters (XML Schema Part 2 §4.3.1: code points, not UTF-16 units), without copying. */
+function codePointLength(v: string): number {
+  let pairs = 0;
+  for (let i = 0; i < v.length; i++) {
+    const unit = v.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = v.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return v.length - pairs;
+}
+
+function splitDecimal(v: string): { negative: boolean; int: string; frac: string } {
+  const negative = v.startsWith("-");
+  const body = v.replace(/^[+-]/, "");
+  const [i = "", f = ""] = body.split(".");
+  const frac = f.replace(/0+$/, "");
+  const int = i.replace(/^0+/, "");
+  return { negative: negative && (int !== "" || frac !== ""), int, frac };
+}
+
+/** Compares two xs:decimal lexicals exactly, without binary floating point. */
+export function compareDecimal(a: string, b: string): number {
+  const x = splitDecimal(a);
+  const y = splitDecimal(b);
+  if (x.negative !== y.negative) return x.negative ? -1 : 1;
+  const sign = x.negative ? -1 : 1;
+  if (x.int.length !== y.int.length) return sign * (x.int.length < y.int.length ? -1 : 1);
+  if (x.int !== y.int) return sign * (x.int < y.int ? -1 : 1);
+  const len = Math.max(x.frac.length, y.frac.length);
+  const fx = x.frac.padEnd(len, "0");
+  const fy = y.frac.padEnd(len, "0");
+  if (fx === fy) return 0;
+  return sign * (fx < fy ? -1 : 1);
+}
