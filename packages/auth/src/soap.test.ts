@@ -6,6 +6,7 @@ import express from "express";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { headerBlocks } from "../test/helpers.js";
 import { createBasicVerifier } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore, redisNonceStore } from "./nonce-store.js";
 import {
@@ -19,7 +20,6 @@ import {
   WSSE_NS,
   WSU_NS,
 } from "./soap.js";
-import { headerBlocks } from "./test-utils.js";
 
 const PASSWORDS: Record<string, string> = { alice: "pa:ss wörd", bob: "hunter2" };
 
