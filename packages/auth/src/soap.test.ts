@@ -94,7 +94,7 @@ async function post(header: string): Promise<{ status: number; body: Record<stri
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe("SOAP Authentication/Username/Password (spec part 5)", () => {
+describe("SOAP Authentication/Username/Password", () => {
   it("right credentials in any namespace → the principal, scheme soap", async () => {
     const { status, body } = await post(
       `<auth:Authentication xmlns:auth="urn:example"><auth:Username>bob</auth:Username><auth:Password>hunter2</auth:Password></auth:Authentication>`,
