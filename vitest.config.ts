@@ -37,6 +37,19 @@ const alias = packages
     replacement: resolve(p.dir, "src/index.ts"),
   }));
 
+// Subpath entries (`@svc/hal/testing`) point at `src/<subpath>.ts` the same way.
+for (const p of packages) {
+  const manifest = JSON.parse(readFileSync(join(p.dir, "package.json"), "utf8"));
+  for (const subpath of Object.keys(manifest.exports ?? {})) {
+    const source = join(p.dir, "src", `${subpath.slice(2)}.ts`);
+    if (subpath === "." || !existsSync(source)) continue;
+    alias.push({
+      find: new RegExp(`^${`${p.name}/${subpath.slice(2)}`.replaceAll("/", "\\/")}$`),
+      replacement: source,
+    });
+  }
+}
+
 export default defineConfig({
   resolve: { alias },
   test: {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Consumer smoke test: packs every published package with `npm pack`, installs the tarballs into
 // a throw-away project outside the workspace, and loads each one through ESM `import` and CJS
-// `require`, handing the module to the package's own `smoke.mjs`. A broken `exports` map, a
-// missing file in `files`, or a dependency that only resolves inside the workspace fails here.
+// `require`, handing the module (and every subpath entry of its `exports`) to the package's own
+// `smoke.mjs`. A broken `exports` map, a missing file in `files`, or a dependency that only
+// resolves inside the workspace fails here.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -77,14 +78,23 @@ try {
         consumer,
         `check-${manifest.name.replace("/", "-")}.${kind === "esm" ? "mjs" : "cjs"}`,
       );
-      const load =
+      const load = (specifier) =>
         kind === "esm"
-          ? `await import(${JSON.stringify(manifest.name)})`
-          : `require(${JSON.stringify(manifest.name)})`;
+          ? `await import(${JSON.stringify(specifier)})`
+          : `require(${JSON.stringify(specifier)})`;
+      // Every subpath entry of `exports` (`@svc/hal/testing`) is loaded too, the same way, and
+      // handed to the check as a third argument keyed by subpath.
+      const subpaths = Object.keys(manifest.exports ?? {}).filter(
+        (key) => key.startsWith("./") && key !== "./package.json",
+      );
+      const entries = `{ ${subpaths
+        .map((key) => `${JSON.stringify(key)}: ${load(`${manifest.name}/${key.slice(2)}`)}`)
+        .join(", ")} }`;
+      const call = `smoke(${load(manifest.name)}, ${JSON.stringify(kind)}, ${entries})`;
       const body =
         kind === "esm"
-          ? `const smoke = (await import(${JSON.stringify(pathToFileURL(check).href)})).default;\nawait smoke(${load}, "esm");\n`
-          : `(async () => {\n  const smoke = (await import(${JSON.stringify(pathToFileURL(check).href)})).default;\n  await smoke(${load}, "cjs");\n})().catch((e) => { console.error(e); process.exit(1); });\n`;
+          ? `const smoke = (await import(${JSON.stringify(pathToFileURL(check).href)})).default;\nawait ${call};\n`
+          : `(async () => {\n  const smoke = (await import(${JSON.stringify(pathToFileURL(check).href)})).default;\n  await ${call};\n})().catch((e) => { console.error(e); process.exit(1); });\n`;
       writeFileSync(file, body);
       try {
         run("node", [file], consumer);

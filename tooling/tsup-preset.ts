@@ -1,10 +1,10 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 
 /**
  * The one tsup preset every published package builds with: ESM + CJS, `.d.ts` and `.d.cts`,
  * sourcemaps, a clean `dist/`. Dependencies (and peer dependencies) are never bundled.
  */
-export default defineConfig({
+export const presetOptions = {
   entry: ["src/index.ts"],
   format: ["esm", "cjs"],
   dts: true,
@@ -15,4 +15,6 @@ export default defineConfig({
   splitting: false,
   treeshake: true,
   tsconfig: "tsconfig.build.json",
-});
+} satisfies Options;
+
+export default defineConfig(presetOptions);

@@ -1,4 +1,4 @@
-import { crawlLinks } from "@svc/hal";
+import { crawlLinks } from "@svc/hal/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, client, type Started } from "./harness.js";
 

@@ -90,8 +90,8 @@ function queryHasAccessToken(url: string | undefined): boolean {
  *   user name over its failure budget: 429 with `Retry-After`, checked before any hashing (RFC
  *   6585 §4); all hashing slots and the queue taken: 503 with `Retry-After` (RFC 9110 §15.6.4).
  * - A remote JWKS that cannot be fetched: 503 with `Retry-After` (the server's fault, not the token's).
- * - `access_token` in the query string or a parsed form body: 400, never accepted (spec part 5:
- *   tokens are never sent in query parameters; RFC 6750 §2.3, §5.3).
+ * - `access_token` in the query string or a parsed form body: 400, never accepted (RFC 6750
+ *   §2.3, §5.3: a token in a URI leaks into logs and browser history).
  * - Scheme names are case-insensitive (RFC 9110 §11.1). No sessions, no cookies.
  *
  * @example
@@ -165,7 +165,7 @@ export function authenticate(options: AuthenticateOptions) {
   ): void | Promise<void> {
     (req as AuthRequest & { [CONTEXT]?: AuthContext })[CONTEXT] = context;
     delete req.principal;
-    // RFC 6750 §2.3/§5.3 and spec part 5: query (and form) tokens leak into logs and history;
+    // RFC 6750 §2.3/§5.3: query (and form) tokens leak into logs and history;
     // refuse them outright, even next to a valid header ("more than one method", §3.1).
     const body = req.body;
     if (

@@ -2,11 +2,11 @@ import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen } from "@svc/test-utils";
 import type express from "express";
 import { afterEach, describe, expect, it } from "vitest";
+import { app } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
 import { type BasicOptions, createBasicVerifier, type FailureLimiter } from "./basic-verifier.js";
 import { clientBucket } from "./client-address.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
-import { app } from "./test-utils.js";
 
 const SECRET = "an HMAC secret of at least thirty-two bytes!";
 const PASSWORDS = new Map([

@@ -1,10 +1,10 @@
 import { request } from "node:http";
 import { type Listening, listen } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { app } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
 import { decodeBasicCredentials } from "./basic.js";
 import { hashPassword, verifyPassword } from "./password-hash.js";
-import { app } from "./test-utils.js";
 
 const realm = "api";
 const users = new Map<string, { hash: string; roles: string[] }>();

@@ -4,9 +4,9 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { exportJWK, type JSONWebKeySet, SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { app, b64url, rsaPair } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
 import { createBearerVerifier } from "./bearer.js";
-import { app, b64url, rsaPair } from "./test-utils.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const ISS = "https://issuer.test/";

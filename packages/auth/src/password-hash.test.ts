@@ -2,9 +2,9 @@ import type { ScryptOptions } from "node:crypto";
 import { type Listening, listen } from "@svc/test-utils";
 import type express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { app } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
 import { createPasswordHasher, hashPassword, verifyPassword } from "./password-hash.js";
-import { app } from "./test-utils.js";
 
 /** Every scrypt call's work: N, r, p, salt and key length (the password and salt values aside). */
 const work: Array<{ N: number; r: number; p: number; salt: number; keylen: number }> = [];

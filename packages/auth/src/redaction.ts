@@ -81,8 +81,8 @@ export function redactUrl(url: string): string {
 const URL_PATHS = new Set(["url", "originalUrl"]);
 
 /**
- * pino `redact` settings that keep credentials out of the logs (spec part 5: tokens are never
- * logged): `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers in
+ * pino `redact` settings that keep credentials out of the logs (a bearer token grants access to
+ * whoever holds it, RFC 6750 §5, so it never reaches a log): `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers in
  * pino-http's `req`/`res` and in bare `headers` objects, `access_token` fields, and the
  * `access_token` parameter inside logged URLs (`req.url`, `url`).
  *

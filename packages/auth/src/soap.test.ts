@@ -6,6 +6,7 @@ import express from "express";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { headerBlocks } from "../test/helpers.js";
 import { createBasicVerifier } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore, redisNonceStore } from "./nonce-store.js";
 import {
@@ -19,7 +20,6 @@ import {
   WSSE_NS,
   WSU_NS,
 } from "./soap.js";
-import { headerBlocks } from "./test-utils.js";
 
 const PASSWORDS: Record<string, string> = { alice: "pa:ss wörd", bob: "hunter2" };
 
@@ -94,7 +94,7 @@ async function post(header: string): Promise<{ status: number; body: Record<stri
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe("SOAP Authentication/Username/Password (spec part 5)", () => {
+describe("SOAP Authentication/Username/Password", () => {
   it("right credentials in any namespace → the principal, scheme soap", async () => {
     const { status, body } = await post(
       `<auth:Authentication xmlns:auth="urn:example"><auth:Username>bob</auth:Username><auth:Password>hunter2</auth:Password></auth:Authentication>`,

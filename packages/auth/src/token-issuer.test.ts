@@ -3,8 +3,8 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { app } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
-import { app } from "./test-utils.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api", ttl: 120 });

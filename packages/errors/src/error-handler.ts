@@ -78,7 +78,7 @@ function defaultCorrelationId(req: ErrorRequest, res: ServerResponse): string | 
 
 /**
  * Express error middleware that renders every error as the service's error record
- * `{ timestamp, status, error, message, path }` (spec part 2 and part 7).
+ * `{ timestamp, status, error, message, path }`.
  *
  * - Follows `Accept` where it can: RFC 9457 `application/problem+json` or `+xml` when the client
  *   prefers it, the record as XML for XML clients, JSON otherwise; never a 406.

@@ -2,8 +2,9 @@ import type { FieldError, HttpError } from "./http-error.js";
 import { reasonPhrase } from "./status.js";
 
 /**
- * The service's error record (spec part 2, "Error record"). Every error response of the
- * resource API carries exactly these fields, plus `errors` for validation failures.
+ * The error record. Every error response of the resource API carries exactly these fields, plus
+ * `errors` for validation failures (RFC 9457 problem details are the alternative `errorHandler`
+ * renders for clients that ask for them).
  */
 export interface ErrorRecord {
   /** ISO 8601 UTC date-time with `Z`. */

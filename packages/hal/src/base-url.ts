@@ -130,7 +130,7 @@ export function parseForwarded(value: string | undefined): { proto?: string; hos
  * headers. When the proxy is trusted, RFC 7239 `Forwarded` wins over `X-Forwarded-Proto` /
  * `X-Forwarded-Host` (the de facto headers Express reads), which win over the connection itself;
  * untrusted forwarded headers are ignored, so a client cannot make the service emit links to a host
- * of its choosing (spec part 1, rule 3: intermediaries do not change the contract).
+ * of its choosing (RFC 7239 §8.1: a forwarded header is only as trustworthy as the proxy that set it).
  *
  * A `Host` that is not a valid host name (see {@link parseHost}: DNS label and name lengths, a port
  * from 1 to 65535, an IPv6 literal that parses) is a 400, never a link or a document built from it.

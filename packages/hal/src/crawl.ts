@@ -60,7 +60,7 @@ export interface CrawlReport {
   /** Links outside the service's origin or its declared routes. */
   undeclared: CrawlProblem[];
   /**
-   * Representations with `_links` but no `self` link (spec part 2, Links rule 1), as the document
+   * Representations with `_links` but no `self` link (draft-kelly-json-hal §4.1.1), as the document
    * URL and a JSON Pointer (RFC 6901) to the representation (`""` for the document itself).
    */
   missingSelf: { url: string; pointer: string }[];
@@ -124,7 +124,7 @@ function collectLinks(
     for (const [rel, value] of Object.entries(links as Record<string, unknown>)) {
       if (skip.has(rel)) continue;
       for (const link of Array.isArray(value) ? value : [value]) {
-        // spec part 2: a link is a URI string, or an object with href (the HAL form)
+        // a link is a URI string, or a Link Object with href (draft-kelly-json-hal §5)
         if (typeof link === "string") out.push({ rel, href: link, templated: false });
         else if (
           link !== null &&
@@ -150,9 +150,8 @@ function collectLinks(
  * A test helper: crawls a running service from `startPath`, follows every `href` in `_links`
  * (top level and embedded, templates expanded with sample values) and reports every link that does
  * not resolve, every one that leaves the service's origin or its declared routes, and every
- * representation with links but no `self`. The spec requires links to point to valid, existing
- * resources and never to internal endpoints, and a `self` link wherever there are links (spec
- * part 2, Links rules 1-2); run it in an integration test against a seeded app.
+ * representation with links but no `self` (draft-kelly-json-hal §4.1.1 says a resource SHOULD
+ * link to itself); run it in an integration test against a seeded app.
  *
  * @example
  * const report = await crawlLinks(url, "/employees", {

@@ -11,13 +11,7 @@ export {
   resolvePrefix,
   type TrustProxy,
 } from "./base-url.js";
-export {
-  type CrawlOptions,
-  type CrawlProblem,
-  type CrawlReport,
-  crawlLinks,
-  templateVariables,
-} from "./crawl.js";
+export { templateVariables } from "./crawl.js";
 export { HAL_JSON, halJson, type Representation } from "./hal-json.js";
 export {
   expandLink,

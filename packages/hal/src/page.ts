@@ -58,11 +58,11 @@ function positiveInt(input: unknown, field: string, max: number): number {
 }
 
 /**
- * Reads `page` (1-based) and `size` from the query (spec part 4.1, rule 9). Anything but one
+ * Reads `page` (1-based) and `size` from the query. Anything but one
  * positive integer is a 400 `HttpError` with a field error; a size above `maxSize` too.
  *
  * @example const { page, size } = parsePageRequest(req.query, { defaultSize: 20, maxSize: 100 });
- * @see /work/shared/spec/service-spec.md part 4.1 rule 9
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
  */
 export function parsePageRequest(query: QueryInput, options: PageRequestOptions = {}): PageRequest {
   const defaultSize = options.defaultSize ?? 20;
@@ -161,7 +161,7 @@ function withPage(path: string, rawQuery: string, page: number, size: number): s
 }
 
 /**
- * Builds the page wrapper the service uses for collections (spec part 4.1, rules 9-10):
+ * Builds the page wrapper of a collection (`first`/`previous`/`next`/`last` are IANA link relations, RFC 8288 §2.1.1):
  * `{ _embedded: { <collection>: [...] }, page: { number, size, totalElements, totalPages }, _links }`
  * with 1-based numbers. `first` and `last` are always there (`last` is page 1 of an empty
  * collection), `previous` and `next` only where such a page exists, and every link keeps the

@@ -1,7 +1,7 @@
 /**
- * The link relation names of the service contract (spec part 2, "Links"). Using these constants
- * keeps link names consistent across resources (spec part 2, Links rule 3); note `previous`, not
- * the `prev` other toolkits use.
+ * Link relation names: registered ones (`self`, `next`, `previous`, `first`, `last`; RFC 8288
+ * §2.1.1, the IANA registry) and a few application names. Using these constants keeps link names
+ * consistent across resources; note `previous`, not the `prev` other toolkits use.
  *
  * @example
  * builder.link(Rel.SELF, "/employees/7").link(Rel.MANAGER, "/employees/3");
@@ -23,11 +23,11 @@ export const Rel = Object.freeze({
   PAYMENT: "payment",
 } as const);
 
-/** One of the contract's relation names. */
+/** One of the relation names of {@link Rel}. */
 export type Relation = (typeof Rel)[keyof typeof Rel];
 
 /**
- * Every relation name of the contract, in the order the spec lists them.
+ * Every relation name of {@link Rel}, in declaration order.
  *
  * @example RELATIONS.includes("previous") // true
  * @see Rel

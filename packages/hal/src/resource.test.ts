@@ -149,7 +149,7 @@ describe("RFC 6570 expansion", () => {
 });
 
 describe("relation constants", () => {
-  it("spec part 2 names, previous not prev", () => {
+  it("relation names: previous, not prev", () => {
     expect(RELATIONS).toEqual([
       "self",
       "next",

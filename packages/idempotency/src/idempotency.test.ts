@@ -1,10 +1,18 @@
 import { createHash } from "node:crypto";
 import { type Listening, listen } from "@svc/test-utils";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  buildApp,
+  gate,
+  PROBLEM_BASE,
+  post,
+  retriesDuringSlowHandler,
+  SLOW,
+  sleep,
+} from "../test/helpers.js";
 import { IDEMPOTENCY_ERROR_CODES, type IdempotencyOptions, idempotency } from "./idempotency.js";
 import { MemoryStore } from "./memory-store.js";
 import type { IdempotencyStore } from "./store.js";
-import { buildApp, gate, PROBLEM_BASE, post, retriesDuringSlowHandler, SLOW, sleep } from "./test-utils.js";
 
 let server: Listening | undefined;
 afterEach(async () => {

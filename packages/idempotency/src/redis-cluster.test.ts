@@ -3,9 +3,9 @@ import { type Listening, listen, type RedisCluster, redisCluster } from "@svc/te
 import { Cluster } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buildApp, post, sleep } from "../test/helpers.js";
 import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
-import { buildApp, post, sleep } from "./test-utils.js";
 
 const cluster = await redisCluster({ masters: 3 });
 

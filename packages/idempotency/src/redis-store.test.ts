@@ -3,9 +3,9 @@ import { type Listening, listen, serviceUrl, throwawayRedis, uniquePrefix } from
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buildApp, gate, post, retriesDuringSlowHandler, SLOW, sleep } from "../test/helpers.js";
 import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
-import { buildApp, gate, post, retriesDuringSlowHandler, SLOW, sleep } from "./test-utils.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 

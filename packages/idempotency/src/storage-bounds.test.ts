@@ -2,9 +2,9 @@ import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
+import { post } from "../test/helpers.js";
 import { idempotency, markStarted } from "./idempotency.js";
 import { MemoryStore } from "./memory-store.js";
-import { post } from "./test-utils.js";
 
 let server: Listening | undefined;
 afterEach(async () => {

@@ -16,7 +16,7 @@ export type ResetFormat = "epoch-seconds" | "delta-seconds";
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
  */
 export interface HeaderSettings {
-  /** `X-RateLimit-Limit` / `-Remaining` / `-Reset` (the service spec, part 8). */
+  /** `X-RateLimit-Limit` / `-Remaining` / `-Reset` (de facto headers, no standard). */
   legacy: boolean;
   /** The IETF draft's `RateLimit-Policy` and `RateLimit` (revision 10 syntax). */
   standard: boolean;

@@ -86,13 +86,14 @@ export interface RateLimitOptions extends Partial<RateLimiterOptions> {
    */
   ipv6Subnet?: number | false;
   /**
-   * Send `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (service spec part 8).
+   * Send `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (the de facto headers
+   * that predate the IETF RateLimit draft).
    * @default true
    */
   legacyHeaders?: boolean;
   /**
-   * `X-RateLimit-Reset` as the epoch second of the reset (`"epoch-seconds"`, as GitHub and the
-   * spec's readers expect) or as seconds from now (`"delta-seconds"`).
+   * `X-RateLimit-Reset` as the epoch second of the reset (`"epoch-seconds"`, as GitHub's API and
+   * most clients of these headers expect) or as seconds from now (`"delta-seconds"`).
    * @default "epoch-seconds"
    */
   resetFormat?: ResetFormat;

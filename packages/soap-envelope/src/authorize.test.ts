@@ -1,7 +1,5 @@
 import { HttpError } from "@svc/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SoapFault, WSSE_NS } from "./fault.js";
-import { createSoapService, SoapAuthenticationError, type SoapContext } from "./service.js";
 import {
   CUSTOMER_WSDL,
   customerHandlers,
@@ -12,7 +10,9 @@ import {
   silentLogger,
   startCustomerService,
   TNS,
-} from "./test-utils.js";
+} from "../test/helpers.js";
+import { SoapFault, WSSE_NS } from "./fault.js";
+import { createSoapService, SoapAuthenticationError, type SoapContext } from "./service.js";
 import type { XmlElement } from "./xml.js";
 
 const HANG = 15_000;

@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENV, envelope, getCustomer, post, readFault, SOAP, startCustomerService } from "./test-utils.js";
+import { ENV, envelope, getCustomer, post, readFault, SOAP, startCustomerService } from "../test/helpers.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
 beforeAll(async () => {

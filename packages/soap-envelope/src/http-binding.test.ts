@@ -2,9 +2,6 @@ import { HttpError } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
-import { WSSE_NS } from "./fault.js";
-import { SoapAuthenticationError } from "./service.js";
 import {
   CUSTOMER_WSDL,
   customerHandlers,
@@ -18,7 +15,10 @@ import {
   silentLogger,
   startCustomerService,
   TNS,
-} from "./test-utils.js";
+} from "../test/helpers.js";
+import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { WSSE_NS } from "./fault.js";
+import { SoapAuthenticationError } from "./service.js";
 import type { XmlElement } from "./xml.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;

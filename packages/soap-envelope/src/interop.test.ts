@@ -1,7 +1,7 @@
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { received, startCustomerService, TNS } from "../test/helpers.js";
 import { WSSE_NS } from "./fault.js";
-import { received, startCustomerService, TNS } from "./test-utils.js";
 
 /** The `soap` npm package as a real client: it loads the served WSDL and calls every operation. */
 let svc: Awaited<ReturnType<typeof startCustomerService>>;

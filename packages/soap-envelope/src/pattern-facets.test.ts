@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 import {
   CUSTOMER_WSDL,
   customerHandlers,
@@ -15,7 +14,8 @@ import {
   silentLogger,
   startCustomerService,
   TNS,
-} from "./test-utils.js";
+} from "../test/helpers.js";
+import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 
 /**
  * Regular-expression denial of service through a pattern facet: the customer Email pattern

@@ -8,7 +8,7 @@ import {
   SOAP,
   startCustomerService,
   TNS,
-} from "./test-utils.js";
+} from "../test/helpers.js";
 
 /**
  * Request/expected-response tables after the W3C SOAP Version 1.2 Specification Assertions and

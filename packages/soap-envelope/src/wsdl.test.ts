@@ -2,10 +2,6 @@ import { readFileSync } from "node:fs";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { soapEndpoint } from "./endpoint.js";
-import { WSSE_NS } from "./fault.js";
-import { SchemaCompileError } from "./schema.js";
-import { SoapAuthenticationError } from "./service.js";
 import {
   CUSTOMER_WSDL,
   customerHandlers,
@@ -16,7 +12,11 @@ import {
   PRICE_WSDL,
   post,
   readFault,
-} from "./test-utils.js";
+} from "../test/helpers.js";
+import { soapEndpoint } from "./endpoint.js";
+import { WSSE_NS } from "./fault.js";
+import { SchemaCompileError } from "./schema.js";
+import { SoapAuthenticationError } from "./service.js";
 import { loadContract } from "./wsdl.js";
 
 const customerWsdl = readFileSync(CUSTOMER_WSDL, "utf8");

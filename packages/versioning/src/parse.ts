@@ -5,7 +5,7 @@ const NUMBER = /^\d{1,9}$/;
  * `{ version: 2, rest: "/employees?x=1" }`; `/v2` → rest `/`; a path without the prefix → undefined.
  *
  * @example parseUriVersion("/v2/employees", "v") // { version: 2, rest: "/employees" }
- * @see /work/shared/spec/service-spec.md part 9 (URI strategy)
+ * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function parseUriVersion(url: string, prefix = "v"): { version: number; rest: string } | undefined {
   if (!url.startsWith(`/${prefix}`)) return undefined;
@@ -20,7 +20,7 @@ export function parseUriVersion(url: string, prefix = "v"): { version: number; r
 }
 
 /**
- * Reads a version header value: `<N>` (spec part 9). Several field lines or list members must agree;
+ * Reads a version header value: `<N>`. Several field lines or list members (RFC 9110 §5.3) must agree;
  * anything else is `"malformed"`.
  *
  * @example parseHeaderVersion("2") // 2

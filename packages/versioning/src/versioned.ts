@@ -21,7 +21,7 @@ type Handler<Req, Res> = (req: Req, res: Res, next: NextFunction) => unknown;
  * handlers are passed through, so Express 5 sees their rejections.
  *
  * @example app.get("/employees/:id", versioned({ 1: getV1, 2: getV2 }));
- * @see /work/shared/spec/service-spec.md part 9, rule 1
+ * @see apiVersioning
  */
 export function versioned<Req extends { apiVersion?: number | undefined }, Res>(
   handlers: Readonly<Record<number, Handler<Req, Res>>> & { default?: Handler<Req, Res> },

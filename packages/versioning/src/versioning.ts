@@ -407,7 +407,7 @@ function supportedHeaders(config: Config): Record<string, string> {
 }
 
 /**
- * API versioning middleware with all three strategies of spec part 9, each switchable:
+ * API versioning middleware with three strategies, each switchable:
  *
  * - **URI**: `/v2/employees` is routed as `/employees` (the prefix is stripped before routing, so
  *   routes are mounted once; `req.originalUrl` keeps it). Unknown version → 404.
@@ -429,7 +429,7 @@ function supportedHeaders(config: Config): Record<string, string> {
  *   neutral: ["/health"],
  * }));
  * app.get("/employees", versioned({ 1: listV1, 2: listV2 }));
- * @see /work/shared/spec/service-spec.md part 9
+ * @see https://www.rfc-editor.org/rfc/rfc6838#section-3.2
  * @see https://www.rfc-editor.org/rfc/rfc9745
  * @see https://www.rfc-editor.org/rfc/rfc8594
  */
@@ -478,7 +478,7 @@ export function apiVersioning(options: ApiVersioningOptions) {
  * `hrefFor` of @svc/hal.
  *
  * @example hrefFor(req, versionedPath(req, `/employees/${id}`)) // ".../v2/employees/7" for /v2 requests
- * @see /work/shared/spec/service-spec.md part 9 (URI strategy)
+ * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function versionedPath(req: { apiVersionPrefix?: string | undefined }, path: string): string {
   if (typeof path !== "string" || !path.startsWith("/")) {

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { errorHandler, HttpError } from "@svc/errors";
 import express from "express";
-import { type IdempotencyOptions, idempotency, markStarted } from "./idempotency.js";
+import { type IdempotencyOptions, idempotency, markStarted } from "../src/idempotency.js";
 
 export const PROBLEM_BASE = "https://errors.example/";
 

@@ -1,12 +1,18 @@
 import { join } from "node:path";
 import { listen } from "@svc/test-utils";
 import express from "express";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
-import { SoapFault } from "./fault.js";
-import type { SoapServiceOptions } from "./service.js";
-import { type ParsedElement, parseXmlString, resolveLimits, resolveQName, type XmlElement } from "./xml.js";
+import { soapEndpoint, soapErrorHandler } from "../src/endpoint.js";
+import { SoapFault } from "../src/fault.js";
+import type { SoapServiceOptions } from "../src/service.js";
+import {
+  type ParsedElement,
+  parseXmlString,
+  resolveLimits,
+  resolveQName,
+  type XmlElement,
+} from "../src/xml.js";
 
-export const FIXTURES = join(import.meta.dirname, "__fixtures__");
+export const FIXTURES = join(import.meta.dirname, "../src/__fixtures__");
 export const CUSTOMER_WSDL = join(FIXTURES, "customer.wsdl");
 export const PRICE_WSDL = join(FIXTURES, "price.wsdl");
 export const TNS = "http://svc.example.com/ws/customer/v1";

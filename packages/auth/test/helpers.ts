@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { errorHandler } from "@svc/errors";
 import { DOMParser, type Element } from "@xmldom/xmldom";
 import express from "express";
-import type { XmlElement } from "./soap.js";
+import type { XmlElement } from "../src/soap.js";
 
 /** An Express app that echoes `req.principal` behind the given middleware, with the error handler. */
 export function app(...middleware: express.RequestHandler[]): express.Express {
