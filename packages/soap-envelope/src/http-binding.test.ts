@@ -311,7 +311,7 @@ describe("WSDL and XSD revalidation (RFC 9110 §13.1)", () => {
   });
 });
 
-describe("authenticate hook (spec part 5 rule 5)", () => {
+describe("authenticate hook (SOAP 1.2 Part 1 §2.6 header processing)", () => {
   const security = (user: string, mu = "1") =>
     `<wsse:Security xmlns:wsse="${WSSE_NS}" env:mustUnderstand="${mu}"><wsse:UsernameToken><wsse:Username>${user}</wsse:Username><wsse:Password>secret</wsse:Password></wsse:UsernameToken></wsse:Security>`;
   let auth: Awaited<ReturnType<typeof startCustomerService>>;
