@@ -381,11 +381,18 @@ function commonSchemas(): Record<string, Json> {
       additionalProperties: false,
     },
     ReadinessFailure: {
+      type: "object",
       description: "The error record plus the state of each dependency",
-      allOf: [
-        { $ref: "#/components/schemas/ErrorRecord" },
-        { type: "object", required: ["checks"], properties: { checks: ref("DependencyChecks") } },
-      ],
+      required: ["timestamp", "status", "error", "message", "path", "checks"],
+      properties: {
+        timestamp: dateTime,
+        status: { const: 503 },
+        error: str,
+        message: str,
+        path: str,
+        checks: ref("DependencyChecks"),
+      },
+      additionalProperties: false,
     },
     ProblemDetails: {
       type: "object",
@@ -656,10 +663,10 @@ const ok = (description: string, schema: Json, extra: Json = {}, headers: Json =
   headers: { ETag: header("ETag"), ...CORRELATION, ...headers },
   content: representations(schema, extra),
 });
-const created = (description: string, schema: Json) => ({
+const created = (description: string, schema: Json, extra: Json = {}) => ({
   description,
   headers: { Location: header("Location"), ETag: header("ETag"), ...CORRELATION },
-  content: representations(schema),
+  content: representations(schema, extra),
 });
 const noContent = (description: string) => ({ description, headers: CORRELATION });
 
@@ -777,6 +784,19 @@ interface Variant {
   suffix: string;
   /** Extra parameters of every operation. */
   params: Json[];
+  /** The vendor media types (`application/vnd.svc.v2+json`) of items and pages. */
+  media: { item: Json; page: Json };
+}
+
+const NO_MEDIA = { item: {}, page: {} };
+/** `Accept: application/vnd.svc.v<N>+json` selects the version and is the Content-Type answered. */
+function vendor(versions: Record<string, [Json, Json]>): { item: Json; page: Json } {
+  const type = (n: string) => `application/vnd.svc.v${n}+json`;
+  const entries = Object.entries(versions);
+  return {
+    item: Object.fromEntries(entries.map(([n, [item]]) => [type(n), { schema: item }])),
+    page: Object.fromEntries(entries.map(([n, [, page]]) => [type(n), { schema: page }])),
+  };
 }
 
 function writesOf(r: CrudResource): ReadonlyArray<"POST" | "PUT" | "PATCH" | "DELETE"> {
@@ -801,42 +821,24 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
     n ? { create: ref(n.create), replace: ref(n.replace), patch: ref(n.patch) } : undefined;
   const bodyRefs = refs(names);
   if (r.path === "/orders" && bodyRefs) bodyRefs.patch = ref("OrderPatch");
-  if (!r.path.startsWith("/employees")) {
-    return [
-      {
-        prefix: "",
-        item: ref(itemName),
-        page: ref(`${itemName}Page`),
-        bodies: bodyRefs,
-        suffix: "",
-        params: [],
-      },
-    ];
-  }
+  const item = ref(itemName);
+  const page = ref(`${itemName}Page`);
+  const plain = { item, page, bodies: bodyRefs, suffix: "", params: [] };
+  if (!r.path.startsWith("/employees")) return [{ prefix: "", ...plain, media: NO_MEDIA }];
   const version = { $ref: "#/components/parameters/ApiVersion" };
   if (r.path !== "/employees") {
     // The projects of an employee look the same in both versions.
     return [
-      {
-        prefix: "",
-        item: ref(itemName),
-        page: ref(`${itemName}Page`),
-        bodies: undefined,
-        suffix: "",
-        params: [version],
-      },
-      {
-        prefix: "/v2",
-        item: ref(itemName),
-        page: ref(`${itemName}Page`),
-        bodies: undefined,
-        suffix: "V2",
-        params: [],
-      },
+      { prefix: "", ...plain, params: [version], media: vendor({ "1": [item, page], "2": [item, page] }) },
+      { prefix: "/v2", ...plain, suffix: "V2", media: vendor({ "2": [item, page] }) },
     ];
   }
   const v2 = refs(bodies.get(REQUEST_SCHEMAS.EmployeeV2Input));
   const either = (a: Json | undefined, b: Json | undefined) => ({ anyOf: [a, b] });
+  const versions = {
+    "1": [ref("Employee"), ref("EmployeePage")] as [Json, Json],
+    "2": [ref("EmployeeV2"), ref("EmployeeV2Page")] as [Json, Json],
+  };
   return [
     {
       prefix: "",
@@ -852,6 +854,7 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
           : undefined,
       suffix: "",
       params: [version],
+      media: vendor(versions),
     },
     {
       prefix: "/v2",
@@ -860,6 +863,7 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
       bodies: v2,
       suffix: "V2",
       params: [],
+      media: vendor({ "2": versions["2"] }),
     },
   ];
 }
@@ -895,7 +899,10 @@ function collectionOperations(
       description: `Pages (\`page\`, \`size\` ≤ 100), sorted by \`sort\` and filtered by the parameters below; an unknown or repeated parameter is a 400. Also as CSV (\`Accept: text/csv\`), XML, text and HTML.${r.parent ? ` A ${r.parent.noun.toLowerCase()} that does not exist is a 404.` : ""}${versionNote}`,
       parameters: [...params, ...listParams(r), IF_NONE_MATCH],
       responses: {
-        "200": ok(`A page of ${r.collection}`, v.page, { "text/csv": { schema: { type: "string" } } }),
+        "200": ok(`A page of ${r.collection}`, v.page, {
+          "text/csv": { schema: { type: "string" } },
+          ...v.media.page,
+        }),
         "304": response("NotModified"),
         ...parentMissing,
         ...PROTECTED,
@@ -924,6 +931,7 @@ function collectionOperations(
         [accepted ? "202" : "201"]: created(
           accepted ? "Accepted; `Location` names the transfer" : `Created; \`Location\` names the ${noun}`,
           v.item,
+          v.media.item,
         ),
         ...parentMissing,
         "409": response("Conflict"),
@@ -944,7 +952,7 @@ function collectionOperations(
       description: `The ${noun} in the negotiated representation, with a strong ETag.${versionNote}`,
       parameters: [...itemParams, IF_NONE_MATCH],
       responses: {
-        "200": ok(r.noun, v.item),
+        "200": ok(r.noun, v.item, v.media.item),
         "304": response("NotModified"),
         "404": response("NotFound"),
         ...PROTECTED,
@@ -965,7 +973,7 @@ function collectionOperations(
       description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. \`If-Match\` makes it a compare-and-swap.${versionNote}`,
       parameters: [...itemParams, IF_MATCH],
       requestBody: jsonBody(v.bodies.replace),
-      responses: { "200": ok(`The ${noun} as replaced`, v.item), ...itemWrite },
+      responses: { "200": ok(`The ${noun} as replaced`, v.item, v.media.item), ...itemWrite },
     };
   }
   if (writes.includes("PATCH") && v.bodies) {
@@ -979,7 +987,7 @@ function collectionOperations(
         : `Changes only the fields sent (at least one). \`If-Match\` makes it a compare-and-swap.${versionNote}`,
       parameters: [...itemParams, IF_MATCH],
       requestBody: jsonBody(v.bodies.patch),
-      responses: { "200": ok(`The ${noun} as changed`, v.item), ...itemWrite },
+      responses: { "200": ok(`The ${noun} as changed`, v.item, v.media.item), ...itemWrite },
     };
   }
   if (writes.includes("DELETE")) {

@@ -95,8 +95,8 @@ class Checker {
   #route(path: string): Route | undefined {
     const found = this.#routes.find((r) => r.pattern.test(path));
     if (found) return found;
-    // `/v1/...` is the default version's path: the versioning middleware strips the prefix.
-    const unprefixed = /^\/v\d+(\/.*)$/i.exec(path)?.[1];
+    // `/v1/...` and `/v2/...` (the supported versions): the versioning middleware strips the prefix.
+    const unprefixed = /^\/v[12](\/.*)$/i.exec(path)?.[1];
     return unprefixed ? this.#routes.find((r) => r.pattern.test(unprefixed)) : undefined;
   }
 
@@ -200,6 +200,8 @@ export function watchResponses(server: Server): void {
   watched.add(server);
   // Before the app's own listener, so the app's writes go through these wrappers.
   server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+    // Read now: routers and the versioning middleware rewrite `req.url` on the way.
+    const url = req.url ?? "/";
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
@@ -225,7 +227,7 @@ export function watchResponses(server: Server): void {
       const encoding = res.getHeader("content-encoding");
       pending.push({
         method: req.method ?? "GET",
-        url: req.url ?? "/",
+        url,
         status: res.statusCode,
         contentType: type === undefined ? undefined : String(type),
         contentEncoding: encoding === undefined ? undefined : String(encoding),

@@ -28,7 +28,13 @@ function run(script: string, args: string[]): { status: number | null; stdout: s
 }
 
 type Json = Record<string, unknown>;
-type Operation = { operationId?: string; description?: string; tags?: string[]; requestBody?: Json; responses: Json };
+type Operation = {
+  operationId?: string;
+  description?: string;
+  tags?: string[];
+  requestBody?: Json;
+  responses: Json;
+};
 
 describe("the OpenAPI document", () => {
   const doc = documentOfTheApp() as {
