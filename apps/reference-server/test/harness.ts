@@ -6,6 +6,8 @@ import { type Config, loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
 import { installResponseCheck, watchResponses } from "./openapi-check.js";
 
+export { watchResponses };
+
 // Every suite that uses this harness has each response it receives checked against /openapi.json.
 installResponseCheck();
 

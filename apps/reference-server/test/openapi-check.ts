@@ -239,6 +239,26 @@ export function watchResponses(server: Server): void {
   });
 }
 
+/** What is wrong with one response, or undefined when it is as documented. */
+export function problemWith(response: {
+  method: string;
+  url: string;
+  status: number;
+  contentType?: string;
+  body?: string;
+}): string | undefined {
+  checker ??= new Checker(documentOfTheApp());
+  return checker.check({
+    method: response.method,
+    url: response.url,
+    status: response.status,
+    contentType: response.contentType,
+    contentEncoding: undefined,
+    body: Buffer.from(response.body ?? ""),
+    truncated: false,
+  });
+}
+
 /** Checks the responses recorded since the last call; throws when one was not as documented. */
 export function checkRecordedResponses(): void {
   if (pending.length === 0) return;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { documentOfTheApp } from "./openapi-check.js";
+import { documentOfTheApp, problemWith } from "./openapi-check.js";
 
 const APP = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -74,7 +74,7 @@ describe("the OpenAPI document", () => {
       .map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
     expect(errors).toEqual([]);
     expect(report.totals.errors).toBe(0);
-  });
+  }, 120_000);
 
   it("spectral lint (spectral:oas, .spectral.yaml) reports no error", () => {
     const out = run(bin("@stoplight/spectral-cli", "spectral"), [
@@ -98,7 +98,7 @@ describe("the OpenAPI document", () => {
       .map((r) => `${r.code} ${r.path.join(".")}: ${r.message}`);
     expect(errors).toEqual([]);
     expect(out.status).toBe(0);
-  });
+  }, 120_000);
 
   it("the writes the server serves are documented: POST /orders, /payments, /transfers", () => {
     expect(doc.paths["/orders"]?.post?.requestBody).toBeDefined();
@@ -135,5 +135,120 @@ describe("the OpenAPI document", () => {
     expect(props("ProjectInput").budget).toMatchObject({ minimum: 0 });
     expect(props("EmployeeInput").salary).toMatchObject({ exclusiveMinimum: 0 });
     expect(JSON.stringify(doc.paths["/orders/{id}"]?.patch)).toContain("#/components/schemas/OrderPatch");
+  });
+});
+
+describe("the response check of the test harness", () => {
+  const department = {
+    id: 1,
+    name: "Engineering",
+    city: "Berlin",
+    _links: { self: { href: "http://x/departments/1" }, employees: { href: "http://x/employees" } },
+  };
+  const json = "application/json; charset=utf-8";
+  const error = JSON.stringify({
+    timestamp: "2026-01-01T00:00:00.000Z",
+    status: 404,
+    error: "Not Found",
+    message: "Department 9 does not exist",
+    path: "/departments/9",
+  });
+
+  it("GET /departments/1 → 200 with a department → as documented", () => {
+    expect(
+      problemWith({
+        method: "GET",
+        url: "/departments/1",
+        status: 200,
+        contentType: json,
+        body: JSON.stringify(department),
+      }),
+    ).toBeUndefined();
+    expect(
+      problemWith({ method: "HEAD", url: "/departments/1?x=1", status: 200, contentType: json }),
+    ).toBeUndefined();
+    expect(
+      problemWith({ method: "GET", url: "/departments/9", status: 404, contentType: json, body: error }),
+    ).toBeUndefined();
+  });
+
+  it("GET /departments/1 → 418 → the status is not documented", () => {
+    expect(problemWith({ method: "GET", url: "/departments/1", status: 418 })).toMatch(
+      /status 418 is not documented/,
+    );
+  });
+
+  it("GET /departments/1 → 200 without _links, or with an unknown field → the body does not match", () => {
+    const { _links, ...bare } = department;
+    expect(
+      problemWith({
+        method: "GET",
+        url: "/departments/1",
+        status: 200,
+        contentType: json,
+        body: JSON.stringify(bare),
+      }),
+    ).toMatch(/does not match the schema/);
+    expect(
+      problemWith({
+        method: "GET",
+        url: "/departments/1",
+        status: 200,
+        contentType: json,
+        body: JSON.stringify({ ...department, budget: 3 }),
+      }),
+    ).toMatch(/does not match the schema/);
+    expect(
+      problemWith({ method: "GET", url: "/departments/9", status: 404, contentType: json, body: "{}" }),
+    ).toMatch(/does not match the schema/);
+  });
+
+  it("GET /departments/1 → 200 image/gif → the media type is not documented", () => {
+    expect(
+      problemWith({
+        method: "GET",
+        url: "/departments/1",
+        status: 200,
+        contentType: "image/gif",
+        body: "GIF89a",
+      }),
+    ).toMatch(/media type image\/gif is not documented/);
+  });
+
+  it("a 2xx for an undocumented path or method is reported; a refusal is not", () => {
+    expect(problemWith({ method: "GET", url: "/nowhere", status: 200 })).toMatch(/no operation documents/);
+    expect(problemWith({ method: "DELETE", url: "/payments/1", status: 204 })).toMatch(/does not document/);
+    expect(
+      problemWith({ method: "DELETE", url: "/payments/1", status: 405, contentType: json, body: error }),
+    ).toBeUndefined();
+    expect(
+      problemWith({ method: "GET", url: "/nowhere", status: 404, contentType: json, body: error }),
+    ).toBeUndefined();
+  });
+
+  it("/v2/employees/1 is version 2; /v1/employees/1 is /employees/1", () => {
+    const v1 = {
+      id: 1,
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      department: "Engineering",
+      city: "London",
+      salary: 1000,
+      managerId: null,
+      _links: {
+        self: { href: "/employees/1" },
+        update: { href: "/employees/1" },
+        delete: { href: "/employees/1" },
+        department: { href: "/departments/1" },
+        projects: { href: "/employees/1/projects" },
+      },
+    };
+    const body = JSON.stringify(v1);
+    expect(
+      problemWith({ method: "GET", url: "/v1/employees/1", status: 200, contentType: json, body }),
+    ).toBeUndefined();
+    expect(
+      problemWith({ method: "GET", url: "/v2/employees/1", status: 200, contentType: json, body }),
+    ).toMatch(/does not match/);
   });
 });
