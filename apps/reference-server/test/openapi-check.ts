@@ -64,6 +64,12 @@ class Checker {
   readonly #routes: Route[];
   readonly #ajv: AjvLike;
   readonly #validators = new Map<string, ValidateFn>();
+  /** How many responses ended at each step of the check (`OPENAPI_CHECK_STATS=1` prints them). */
+  readonly stats: Record<string, number> = {};
+  #count(step: string): undefined {
+    this.stats[step] = (this.stats[step] ?? 0) + 1;
+    return undefined;
+  }
 
   constructor(doc: Json) {
     this.#doc = doc;
@@ -124,25 +130,29 @@ class Checker {
   /** What is wrong with a response, or undefined when it is as documented. */
   check(r: Recorded): string | undefined {
     const path = (r.url.split("?")[0] ?? "").replace(/\/\/+/g, "/");
-    if (OTHER_CONTRACTS.some((p) => p.test(path))) return undefined;
+    if (OTHER_CONTRACTS.some((p) => p.test(path))) return this.#count("other contract");
     const route = this.#route(path);
     const method = r.method === "HEAD" ? "get" : r.method.toLowerCase();
     if (!route) {
       // A path the document does not name may only be refused.
-      return r.status < 400 ? `${r.status} for a path no operation documents` : undefined;
+      return r.status < 400
+        ? `${r.status} for a path no operation documents`
+        : this.#count("unknown path, refused");
     }
     const op = route.operations[method];
     if (!op) {
       // A method the path does not document may only be refused (405, or OPTIONS' 204 + Allow).
       // Express answers OPTIONS itself (200) on the operational routes, which set no handler.
-      if (r.method === "OPTIONS" && (r.status === 204 || r.status === 200)) return undefined;
-      return r.status < 400 ? `${r.status} for a method ${route.template} does not document` : undefined;
+      if (r.method === "OPTIONS" && (r.status === 204 || r.status === 200)) return this.#count("OPTIONS");
+      return r.status < 400
+        ? `${r.status} for a method ${route.template} does not document`
+        : this.#count("undocumented method, refused");
     }
     const where = `${method.toUpperCase()} ${route.template}`;
     const documented = this.#response(op, r.status);
     if (!documented) return `status ${r.status} is not documented for ${where}`;
     const empty = r.body.length === 0;
-    if (empty) return undefined;
+    if (empty) return this.#count("status checked, no body");
     const mediaType = r.contentType?.split(";")[0]?.trim().toLowerCase();
     if (!mediaType) return `${where} → ${r.status}: a body without Content-Type`;
     const content = documented.content ?? {};
@@ -153,7 +163,7 @@ class Checker {
       return `${where} → ${r.status}: media type ${mediaType} is not documented (documented: ${Object.keys(content).join(", ") || "none"})`;
     }
     if (!/^application\/(?:[\w.+-]+\+)?json$/.test(mediaType) || !entry.schema || r.truncated)
-      return undefined;
+      return this.#count("status and media type checked");
     let body: Buffer;
     try {
       body = decode(r.body, r.contentEncoding);
@@ -167,7 +177,7 @@ class Checker {
       return `${where} → ${r.status}: the ${mediaType} body is not JSON`;
     }
     const validate = this.#validator(`${where} ${r.status} ${mediaType}`, entry.schema);
-    if (validate(data)) return undefined;
+    if (validate(data)) return this.#count("status, media type and JSON body checked");
     const problems = (validate.errors ?? [])
       .slice(0, 5)
       .map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`)
@@ -262,6 +272,7 @@ export function problemWith(response: {
 /** Checks the responses recorded since the last call; throws when one was not as documented. */
 export function checkRecordedResponses(): void {
   if (pending.length === 0) return;
+  const started = performance.now();
   checker ??= new Checker(documentOfTheApp());
   const batch = pending.splice(0);
   const problems = new Set<string>();
@@ -269,6 +280,9 @@ export function checkRecordedResponses(): void {
     const problem = checker.check(r);
     if (problem) problems.add(`${r.method} ${r.url.slice(0, 200)} → ${r.status}: ${problem}`);
   }
+  checker.stats["ms spent checking"] = Math.round(
+    (checker.stats["ms spent checking"] ?? 0) + performance.now() - started,
+  );
   if (problems.size > 0) {
     throw new Error(
       `${problems.size} response(s) not as /openapi.json documents them:\n${[...problems].slice(0, 20).join("\n")}`,
@@ -279,5 +293,9 @@ export function checkRecordedResponses(): void {
 /** Fails each test (and the file, for what its hooks received) that got an undocumented response. */
 export function installResponseCheck(): void {
   afterEach(() => checkRecordedResponses());
-  afterAll(() => checkRecordedResponses());
+  afterAll(() => {
+    checkRecordedResponses();
+    if (process.env.OPENAPI_CHECK_STATS && checker)
+      console.log("openapi check:", JSON.stringify(checker.stats));
+  });
 }
