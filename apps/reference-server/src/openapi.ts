@@ -647,7 +647,11 @@ const WRITE = {
   "415": response("UnsupportedMediaType"),
 };
 
-/** The representations of a resource (spec part 3): JSON, HAL+JSON, XML, text and HTML. */
+/**
+ * The representations of a resource (spec part 3): JSON, HAL+JSON, XML, text and HTML, and the
+ * vendor types that also select the API version (`application/vnd.svc.v2+json`, `…+xml`, spec
+ * part 9), which the response carries as its Content-Type.
+ */
 function representations(schema: Json, extra: Json = {}): Json {
   return {
     "application/json": { schema },
@@ -655,6 +659,10 @@ function representations(schema: Json, extra: Json = {}): Json {
     "application/xml": { schema },
     "text/plain": { schema: { type: "string" } },
     "text/html": { schema: { type: "string" } },
+    "application/vnd.svc.v1+json": { schema },
+    "application/vnd.svc.v2+json": { schema },
+    "application/vnd.svc.v1+xml": { schema },
+    "application/vnd.svc.v2+xml": { schema },
     ...extra,
   };
 }
