@@ -567,6 +567,13 @@ const errorResponse = (description: string, headers: Json = {}) => ({
   content: ERROR_CONTENT,
 });
 
+/** What the rate limit tells every request that passed it (spec part 8). */
+const RATE_LIMIT = {
+  "X-RateLimit-Limit": header("RateLimitLimit"),
+  "X-RateLimit-Remaining": header("RateLimitRemaining"),
+  "X-RateLimit-Reset": header("RateLimitReset"),
+};
+
 const RESPONSES: Record<string, Json> = {
   NotModified: {
     description: "Not modified: the `If-None-Match` tag is current (RFC 9110 §15.4.5)",
@@ -597,9 +604,7 @@ const RESPONSES: Record<string, Json> = {
   ),
   TooManyRequests: errorResponse("Rate limit exceeded (or too many failed authentications)", {
     "Retry-After": header("RetryAfter"),
-    "X-RateLimit-Limit": header("RateLimitLimit"),
-    "X-RateLimit-Remaining": header("RateLimitRemaining"),
-    "X-RateLimit-Reset": header("RateLimitReset"),
+    ...RATE_LIMIT,
   }),
   ServiceUnavailable: errorResponse(
     "Temporarily unavailable (database, rate-limit or idempotency store down, or shutting down)",
@@ -666,14 +671,14 @@ function representations(schema: Json, extra: Json = {}): Json {
     ...extra,
   };
 }
-const ok = (description: string, schema: Json, extra: Json = {}, headers: Json = {}) => ({
+const ok = (description: string, schema: Json, extra: Json = {}) => ({
   description,
-  headers: { ETag: header("ETag"), ...CORRELATION, ...headers },
+  headers: { ETag: header("ETag"), ...CORRELATION, ...RATE_LIMIT },
   content: representations(schema, extra),
 });
 const created = (description: string, schema: Json, extra: Json = {}) => ({
   description,
-  headers: { Location: header("Location"), ETag: header("ETag"), ...CORRELATION },
+  headers: { Location: header("Location"), ETag: header("ETag"), ...CORRELATION, ...RATE_LIMIT },
   content: representations(schema, extra),
 });
 const noContent = (description: string) => ({ description, headers: CORRELATION });
