@@ -275,6 +275,7 @@ const ITEMS: Record<string, Json> = {
       fromAccountId: int,
       toAccountId: int,
       amount: num,
+      currency: { type: "string", description: "ISO 4217 code of both accounts" },
       status: { enum: ["PENDING", "PROCESSING", "COMPLETED", "FAILED"] },
       failureReason: nullable("string"),
       createdAt: dateTime,

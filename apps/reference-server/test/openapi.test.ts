@@ -131,7 +131,7 @@ describe("the OpenAPI document", () => {
     expect(s.EmployeePatch?.required).toBeUndefined();
     expect(Object.keys(props("EmployeeInput"))).not.toContain("id");
     expect(Object.keys(props("EmployeeReplacement"))).toContain("id");
-    expect(props("ProductInput").price).toMatchObject({ exclusiveMinimum: 0 });
+    expect(props("ProductInput").price).toMatchObject({ exclusiveMinimum: 0, multipleOf: 0.01 });
     expect(props("ProjectInput").budget).toMatchObject({ minimum: 0 });
     expect(props("EmployeeInput").salary).toMatchObject({ exclusiveMinimum: 0 });
     expect(JSON.stringify(doc.paths["/orders/{id}"]?.patch)).toContain("#/components/schemas/OrderPatch");
