@@ -79,8 +79,9 @@ class Checker {
     this.#routes = Object.entries(paths)
       .map(([template, operations]) => ({
         template,
-        // Express matches paths case-insensitively and with an optional trailing slash.
-        pattern: new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{\w+\}/g, "[^/]+")}/?$`, "i"),
+        // Paths are canonical: exact case, no trailing slash, no empty segment (any other
+        // spelling is a 404 for a path no operation documents).
+        pattern: new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{\w+\}/g, "[^/]+")}$`),
         params: (template.match(/\{/g) ?? []).length,
         operations,
       }))
@@ -104,7 +105,7 @@ class Checker {
     const found = this.#routes.find((r) => r.pattern.test(path));
     if (found) return found;
     // `/v1/...` and `/v2/...` (the supported versions): the versioning middleware strips the prefix.
-    const version = /^\/v[12](\/.*)?$/i.exec(path);
+    const version = /^\/v[12](\/.*)?$/.exec(path);
     if (!version) return undefined;
     const unprefixed = version[1] ?? "/";
     return this.#routes.find((r) => r.pattern.test(unprefixed));
@@ -133,7 +134,7 @@ class Checker {
 
   /** What is wrong with a response, or undefined when it is as documented. */
   check(r: Recorded): string | undefined {
-    const path = (r.url.split("?")[0] ?? "").replace(/\/\/+/g, "/");
+    const path = r.url.split("?")[0] ?? "";
     if (OTHER_CONTRACTS.some((p) => p.test(path))) return this.#count("other contract");
     const route = this.#route(path);
     const method = r.method === "HEAD" ? "get" : r.method.toLowerCase();
