@@ -1,139 +1,1254 @@
 import { z } from "zod";
 import type { CrudResource, Ctx } from "./routes/crud.js";
-import { REQUEST_SCHEMAS } from "./schemas.js";
+import { OrderPatch, REQUEST_SCHEMAS } from "./schemas.js";
 
 type Json = Record<string, unknown>;
 
+/*
+ * The OpenAPI 3.1 document of the resource API. Request bodies are generated from the zod schemas
+ * the server validates with (so they cannot drift); responses are described here, next to the
+ * statuses the composed middleware can answer with (spec parts 2, 4, 5, 7, 8 and 9). The test
+ * suites check every response they receive against this document (test/openapi-check.ts).
+ */
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: ref("ErrorRecord") } },
-});
-const halResponse = (description: string) => ({
-  description,
-  content: {
-    "application/json": { schema: ref("HalResource") },
-    "application/hal+json": { schema: ref("HalResource") },
-  },
-});
+const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** Adds binary media types to a response; OpenAPI 3.1 lets binary content go without a schema. */
-const withBinary = (response: ReturnType<typeof halResponse>, types: Record<string, Json>) => ({
-  ...response,
-  content: { ...response.content, ...types },
-});
-
-/** `/employees/:id` → `/employees/{id}` */
+/** `/employees/:parentId/reviews` → `/employees/{parentId}/reviews` */
 const oas = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-function schemaNameOf(resource: CrudResource): string | undefined {
-  if (!resource.input) return undefined;
-  const schema = resource.input({ req: {} } as Ctx);
-  const meta = schema.meta() as { id?: string } | undefined;
-  return meta?.id;
+// ---------------------------------------------------------------------------------------------
+// Request bodies, generated from the zod schemas
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The request schemas of the document. Each write has its own: a POST never carries `id` (the
+ * server answers 400 when it does), a PUT may repeat the path's id, a PATCH may send any non-empty
+ * subset of the fields (the server validates `schema.partial()` and refuses an empty one).
+ */
+function requestSchemas(): { schemas: Record<string, Json>; bodies: Map<z.ZodObject, RequestBodies> } {
+  const registry = z.registry<{ id: string }>();
+  const bodies = new Map<z.ZodObject, RequestBodies>();
+  for (const [name, schema] of Object.entries(REQUEST_SCHEMAS) as Array<[string, z.ZodObject]>) {
+    if (schema === OrderPatch) {
+      // Validated whole by the order's own PATCH handler (a state transition).
+      registry.add(schema, { id: name });
+      bodies.set(schema, { create: name, replace: name, patch: name });
+      continue;
+    }
+    const base = name.replace(/Input$/, "");
+    const hasId = "id" in schema.shape;
+    registry.add(hasId ? schema.omit({ id: true }) : schema, { id: name });
+    if (hasId) registry.add(schema, { id: `${base}Replacement` });
+    registry.add(schema.partial(), { id: `${base}Patch` });
+    bodies.set(schema, {
+      create: name,
+      replace: hasId ? `${base}Replacement` : name,
+      patch: `${base}Patch`,
+    });
+  }
+  const generated = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io: "input",
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  const schemas: Record<string, Json> = {};
+  for (const [name, s] of Object.entries(generated.schemas)) {
+    // A fragment in `$id` is not allowed (JSON Schema 2020-12 §8.2.1); the component's place in
+    // the document already names it.
+    const { $schema: _schema, $id: _id, ...rest } = s;
+    schemas[name] = tidy(
+      name.endsWith("Patch") && name !== "OrderPatch" ? { ...rest, minProperties: 1 } : rest,
+    );
+  }
+  return { schemas, bodies };
 }
 
-function pathParams(path: string): Json[] {
-  return [...path.matchAll(/:(\w+)/g)].map((m) => ({
-    name: m[1],
-    in: "path",
-    required: true,
-    schema: { type: "integer", minimum: 1 },
-  }));
+/**
+ * A business minimum (`exclusiveMinimum: 0` from the schema's metadata) next to the type's range
+ * (`minimum: -10^12`) keeps only the stricter bound, as linters ask.
+ */
+function tidy(schema: Json): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    out[key] = Array.isArray(value)
+      ? value.map((v) => (v && typeof v === "object" ? tidy(v as Json) : v))
+      : value && typeof value === "object"
+        ? tidy(value as Json)
+        : value;
+  }
+  if (typeof out.minimum === "number" && typeof out.exclusiveMinimum === "number") {
+    if (out.exclusiveMinimum >= out.minimum) delete out.minimum;
+    else delete out.exclusiveMinimum;
+  }
+  return out;
 }
 
-const op = (tag: string, summary: string, responses: Json, more: Json = {}) => ({
-  tags: [tag],
-  summary,
-  responses,
-  ...more,
+/** Drops the generated request schemas no operation uses (a PATCH schema of a POST-only collection). */
+function prune(schemas: Record<string, Json>, used: unknown, generated: readonly string[]): void {
+  const refsIn = (value: unknown) =>
+    new Set([...JSON.stringify(value).matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => m[1] as string));
+  const live = refsIn(used);
+  for (;;) {
+    const before = live.size;
+    for (const name of [...live]) for (const r of refsIn(schemas[name] ?? {})) live.add(r);
+    if (live.size === before) break;
+  }
+  for (const name of generated) if (!live.has(name)) delete schemas[name];
+}
+
+interface RequestBodies {
+  create: string;
+  replace: string;
+  patch: string;
+}
+
+const jsonBody = (schema: Json, description?: string) => ({
+  required: true,
+  ...(description ? { description } : {}),
+  content: { "application/json": { schema } },
 });
-const idParam = [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }];
 
-/** Routes that are not plain collections. */
-const OTHER_PATHS: Record<string, Json> = {
-  "/": { get: op("root", "Links to every collection", { "200": halResponse("The API root") }) },
-  "/cart": {
-    get: op("cart", "The caller's cart", { "200": halResponse("The cart") }),
-    put: op(
-      "cart",
-      "Replace the caller's cart",
-      {
-        "200": halResponse("The cart"),
-        "412": errorResponse("If-Match does not match"),
-        "422": errorResponse("Unknown product"),
+// ---------------------------------------------------------------------------------------------
+// Representations
+// ---------------------------------------------------------------------------------------------
+
+const int = { type: "integer" } as const;
+const num = { type: "number" } as const;
+const str = { type: "string" } as const;
+const dateTime = { type: "string", format: "date-time" } as const;
+const nullable = (type: "string" | "integer" | "number") => ({ type: [type, "null"] });
+
+/** A HAL `_links` member: `self` plus the given relations, each one link object. */
+function halLinks(required: readonly string[], optional: readonly string[] = []): Json {
+  const properties: Json = {};
+  for (const rel of ["self", ...required, ...optional]) properties[rel] = ref("HalLink");
+  return {
+    type: "object",
+    required: ["self", ...required],
+    properties,
+    additionalProperties: false,
+  };
+}
+
+/** A HAL resource: its state, all fields present, and its links. */
+function halItem(
+  description: string,
+  state: Record<string, Json>,
+  links: readonly string[],
+  optionalLinks: readonly string[] = [],
+): Json {
+  return {
+    type: "object",
+    description,
+    required: [...Object.keys(state), "_links"],
+    properties: { ...state, _links: halLinks(links, optionalLinks) },
+    additionalProperties: false,
+  };
+}
+
+/** A page of a collection (@svc/hal `pageModel`), its items under `_embedded.<collection>`. */
+function halPage(collection: string, item: Json): Json {
+  return {
+    type: "object",
+    description: `A page of ${collection}; \`_links\` has \`self\`, \`first\`, \`last\`, and \`previous\`/\`next\` where those pages exist`,
+    required: ["_embedded", "page", "_links"],
+    properties: {
+      _embedded: {
+        type: "object",
+        required: [collection],
+        properties: { [collection]: { type: "array", items: item } },
+        additionalProperties: false,
       },
-      { requestBody: { required: true, content: { "application/json": { schema: ref("CartInput") } } } },
-    ),
-    delete: op("cart", "Empty the caller's cart", { "204": { description: "Emptied" } }),
-  },
-  "/orders/{id}/tracking": {
-    get: op(
-      "orders",
-      "Tracking of a SHIPPED order",
-      {
-        "200": withBinary(halResponse("Tracking, or a QR code of this resource's URL"), {
-          "image/png": {},
-          "image/svg+xml": {},
-        }),
-        "404": errorResponse("No such order, or not shipped"),
+      page: ref("PageMetadata"),
+      _links: ref("PageLinks"),
+    },
+    additionalProperties: false,
+  };
+}
+
+const employeeState = {
+  email: { type: "string", format: "email" },
+  department: str,
+  city: str,
+  salary: num,
+  managerId: nullable("integer"),
+};
+const employeeLinks = ["update", "delete", "department", "projects"];
+
+/** The item representation of every collection, by the schema name it has in the document. */
+const ITEMS: Record<string, Json> = {
+  Employee: halItem(
+    "An employee, version 1: one `name`",
+    { id: int, name: str, ...employeeState },
+    employeeLinks,
+    ["manager"],
+  ),
+  EmployeeV2: halItem(
+    "An employee, version 2: `firstName` and `lastName`",
+    { id: int, firstName: str, lastName: str, ...employeeState },
+    employeeLinks,
+    ["manager"],
+  ),
+  EmployeeProject: halItem(
+    "A project an employee works on, with the employee's role in it",
+    { id: int, name: str, department: str, status: { enum: ["ACTIVE", "DONE"] }, role: str },
+    ["department"],
+  ),
+  Department: halItem("A department", { id: int, name: str, city: str }, ["employees"]),
+  Project: halItem(
+    "A project",
+    { id: int, name: str, department: str, budget: num, status: { enum: ["ACTIVE", "DONE"] } },
+    ["department"],
+  ),
+  Category: halItem("A product category", { id: int, name: str, description: str }, ["products"]),
+  Product: halItem(
+    "A product",
+    { id: int, name: str, sku: str, categoryId: int, category: str, price: num, stock: int },
+    ["category", "reviews"],
+  ),
+  Review: halItem(
+    "A review of a product",
+    {
+      id: int,
+      productId: int,
+      author: str,
+      rating: { type: "integer", minimum: 1, maximum: 5 },
+      comment: str,
+      createdAt: dateTime,
+    },
+    ["product"],
+  ),
+  Customer: halItem(
+    "A customer",
+    { id: int, name: str, email: { type: "string", format: "email" }, city: str },
+    ["orders"],
+  ),
+  User: halItem(
+    "A user account",
+    {
+      id: int,
+      username: str,
+      email: { type: "string", format: "email" },
+      role: { enum: ["admin", "customer"] },
+      customerId: nullable("integer"),
+    },
+    ["orders"],
+    ["customer"],
+  ),
+  Order: halItem(
+    "An order; its links follow its state: PENDING → `cancel`; PAID → `payment`, `invoice`, `cancel`; SHIPPED → `tracking`, `invoice`",
+    {
+      id: int,
+      status: { enum: ["PENDING", "PAID", "SHIPPED", "CANCELLED"] },
+      customerId: int,
+      total: num,
+      currency: str,
+      createdAt: dateTime,
+      updatedAt: dateTime,
+    },
+    ["customer", "items"],
+    ["payment", "invoice", "cancel", "tracking"],
+  ),
+  OrderItem: halItem(
+    "A line of an order",
+    { id: int, orderId: int, productId: int, productName: str, sku: str, quantity: int, unitPrice: num },
+    ["order", "product"],
+  ),
+  Payment: halItem(
+    "The payment of an order",
+    { id: int, orderId: int, amount: num, method: { enum: ["card", "sepa", "paypal"] }, createdAt: dateTime },
+    ["order"],
+  ),
+  Account: halItem(
+    "An account; its balance moves only through transfers",
+    { id: int, number: str, owner: str, balance: num, currency: str, updatedAt: dateTime },
+    [],
+  ),
+  Transfer: halItem(
+    "A transfer between two accounts, executed after it was accepted: its status tells the outcome",
+    {
+      id: int,
+      fromAccountId: int,
+      toAccountId: int,
+      amount: num,
+      currency: { type: "string", description: "ISO 4217 code of both accounts" },
+      status: { enum: ["PENDING", "PROCESSING", "COMPLETED", "FAILED"] },
+      failureReason: nullable("string"),
+      createdAt: dateTime,
+      completedAt: { anyOf: [dateTime, { type: "null" }] },
+    },
+    ["from", "to"],
+  ),
+  Event: halItem(
+    "An event logged through the SOAP customer service's one-way `logEvent`",
+    {
+      id: int,
+      type: str,
+      severity: str,
+      message: str,
+      occurredAt: nullable("string"),
+      customerId: { type: ["string", "null"], description: "An xs:long as a string: no digit is lost" },
+      receivedAt: dateTime,
+      submittedBy: str,
+    },
+    [],
+  ),
+  Notification: halItem(
+    "A notification queued through the SOAP customer service's one-way `sendNotification`",
+    { id: int, message: str, status: str, queuedAt: dateTime, submittedBy: str },
+    [],
+  ),
+};
+
+/** The item schema of each collection path. */
+const ITEM_OF: Record<string, string> = {
+  "/employees": "Employee",
+  "/employees/:parentId/projects": "EmployeeProject",
+  "/departments": "Department",
+  "/projects": "Project",
+  "/categories": "Category",
+  "/products": "Product",
+  "/products/:parentId/reviews": "Review",
+  "/customers": "Customer",
+  "/customers/:parentId/orders": "Order",
+  "/users": "User",
+  "/users/:parentId/orders": "Order",
+  "/orders": "Order",
+  "/orders/:parentId/items": "OrderItem",
+  "/payments": "Payment",
+  "/accounts": "Account",
+  "/transfers": "Transfer",
+  "/events": "Event",
+  "/notifications": "Notification",
+};
+
+/** Schemas shared by every operation: links, pages, the error record and the documents. */
+function commonSchemas(): Record<string, Json> {
+  const fieldErrors = {
+    type: "array",
+    description: "One entry per field at fault (validation errors only)",
+    items: {
+      type: "object",
+      required: ["field", "message"],
+      properties: { field: str, message: str },
+      additionalProperties: false,
+    },
+  };
+  return {
+    HalLink: {
+      type: "object",
+      description: "A HAL link object (draft-kelly-json-hal §5)",
+      required: ["href"],
+      properties: {
+        href: str,
+        templated: { type: "boolean" },
+        type: str,
+        deprecation: str,
+        name: str,
+        profile: str,
+        title: str,
+        hreflang: str,
       },
-      { parameters: idParam },
-    ),
-  },
-  "/orders/{id}/invoice": {
-    get: op(
-      "orders",
-      "Invoice of a PAID or SHIPPED order",
-      {
-        "200": withBinary(halResponse("Invoice, also as a printable PDF"), { "application/pdf": {} }),
-        "404": errorResponse("No such order, or not paid"),
+      additionalProperties: false,
+    },
+    PageMetadata: {
+      type: "object",
+      required: ["number", "size", "totalElements", "totalPages"],
+      properties: {
+        number: { type: "integer", minimum: 1, description: "1-based number of this page" },
+        size: { type: "integer", minimum: 1 },
+        totalElements: { type: "integer", minimum: 0 },
+        totalPages: { type: "integer", minimum: 0 },
       },
-      { parameters: idParam },
-    ),
-  },
-  "/auth/token": {
-    post: op(
-      "auth",
-      "Exchange Basic credentials for an ES256 access token",
+      additionalProperties: false,
+    },
+    PageLinks: halLinks(["first", "last"], ["previous", "next"]),
+    ErrorRecord: {
+      type: "object",
+      description: "The service's error record (spec part 2); in XML the same fields under `<error>`",
+      required: ["timestamp", "status", "error", "message", "path"],
+      properties: {
+        timestamp: dateTime,
+        status: { type: "integer", minimum: 400, maximum: 599 },
+        error: { type: "string", description: "The reason phrase of the status" },
+        message: { type: "string", description: "Human-readable; never an exception's text for a 5xx" },
+        path: { type: "string", description: "The request path, without the query string" },
+        errors: fieldErrors,
+      },
+      additionalProperties: false,
+    },
+    ReadinessFailure: {
+      type: "object",
+      description: "The error record plus the state of each dependency",
+      required: ["timestamp", "status", "error", "message", "path", "checks"],
+      properties: {
+        timestamp: dateTime,
+        status: { const: 503 },
+        error: str,
+        message: str,
+        path: str,
+        checks: ref("DependencyChecks"),
+      },
+      additionalProperties: false,
+    },
+    ProblemDetails: {
+      type: "object",
+      description: "The same error as RFC 9457 problem details, for `Accept: application/problem+json`",
+      required: ["type", "title", "status", "detail", "instance", "timestamp"],
+      properties: {
+        type: str,
+        title: str,
+        status: { type: "integer", minimum: 400, maximum: 599 },
+        detail: str,
+        instance: str,
+        timestamp: dateTime,
+        code: str,
+        errors: fieldErrors,
+      },
+      additionalProperties: true,
+    },
+    Root: {
+      type: "object",
+      description: "The entry point: a link to every top-level collection and to the cart",
+      required: ["name", "docs", "_links"],
+      properties: {
+        name: str,
+        docs: str,
+        _links: {
+          type: "object",
+          required: ["self", "cart"],
+          properties: { self: ref("HalLink"), cart: ref("HalLink") },
+          additionalProperties: ref("HalLink"),
+        },
+      },
+      additionalProperties: false,
+    },
+    Cart: halItem(
+      "The caller's cart (one per user, no server session)",
       {
-        "200": {
-          description: '`{ access_token, token_type: "Bearer", expires_in }`',
-          content: {
-            "application/json": {
-              schema: {
+        owner: str,
+        items: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["productId", "name", "quantity", "unitPrice", "_links"],
+            properties: {
+              productId: int,
+              name: str,
+              quantity: int,
+              unitPrice: num,
+              _links: {
                 type: "object",
-                properties: {
-                  access_token: { type: "string" },
-                  token_type: { const: "Bearer" },
-                  expires_in: { type: "integer" },
-                },
+                required: ["product"],
+                properties: { product: ref("HalLink") },
+                additionalProperties: false,
               },
             },
+            additionalProperties: false,
           },
         },
-        "401": errorResponse("Bad or missing Basic credentials"),
+        total: num,
+        currency: str,
       },
-      { security: [{ basic: [] }] },
+      [],
     ),
+    Tracking: halItem(
+      "Tracking of a shipped order",
+      { orderId: int, carrier: nullable("string"), trackingNumber: nullable("string"), shippedAt: dateTime },
+      ["order"],
+    ),
+    Invoice: halItem(
+      "The invoice of a paid or shipped order",
+      {
+        invoiceNumber: str,
+        orderId: int,
+        status: { enum: ["PAID", "SHIPPED"] },
+        customer: {
+          anyOf: [
+            {
+              type: "object",
+              required: ["id", "name", "email", "city"],
+              properties: { id: int, name: str, email: str, city: str },
+              additionalProperties: false,
+            },
+            { type: "null" },
+          ],
+        },
+        lines: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["product", "sku", "quantity", "unitPrice", "amount"],
+            properties: { product: str, sku: str, quantity: int, unitPrice: num, amount: num },
+            additionalProperties: false,
+          },
+        },
+        total: num,
+        currency: str,
+        issuedAt: dateTime,
+      },
+      ["order"],
+    ),
+    Token: {
+      type: "object",
+      description: "An OAuth 2.0 access token response (RFC 6749 §5.1)",
+      required: ["access_token", "token_type", "expires_in"],
+      properties: {
+        access_token: { type: "string", description: "An ES256-signed JWT" },
+        token_type: { const: "Bearer" },
+        expires_in: { type: "integer", description: "Seconds" },
+      },
+      additionalProperties: false,
+    },
+    Jwks: {
+      type: "object",
+      description: "A JSON Web Key Set (RFC 7517 §5)",
+      required: ["keys"],
+      properties: {
+        keys: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["kty"],
+            properties: { kty: str, kid: str, alg: str, use: str },
+          },
+        },
+      },
+    },
+    Health: {
+      type: "object",
+      required: ["status"],
+      properties: { status: { const: "UP" } },
+      additionalProperties: false,
+    },
+    DependencyChecks: {
+      type: "object",
+      required: ["database", "redis"],
+      properties: {
+        database: { enum: ["UP", "DOWN"] },
+        redis: { enum: ["UP", "DOWN", "not used"] },
+      },
+      additionalProperties: false,
+    },
+    Readiness: {
+      type: "object",
+      required: ["status", "checks"],
+      properties: { status: { const: "UP" }, checks: ref("DependencyChecks") },
+      additionalProperties: false,
+    },
+    OpenApiDocument: {
+      type: "object",
+      description: "This document",
+      required: ["openapi", "info", "paths"],
+      properties: { openapi: str, info: { type: "object" }, paths: { type: "object" } },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------
+
+/** Every error is the error record: JSON by default, XML or RFC 9457 problem details by Accept. */
+const ERROR_CONTENT = {
+  "application/json": { schema: ref("ErrorRecord") },
+  "application/problem+json": { schema: ref("ProblemDetails") },
+  "application/xml": { schema: ref("ErrorRecord") },
+  "text/xml": { schema: ref("ErrorRecord") },
+  "application/problem+xml": { schema: ref("ProblemDetails") },
+};
+const CORRELATION = { "X-Correlation-ID": header("CorrelationId") };
+const errorResponse = (description: string, headers: Json = {}) => ({
+  description,
+  headers: { ...CORRELATION, ...headers },
+  content: ERROR_CONTENT,
+});
+
+/** What the rate limit tells every request that passed it (spec part 8). */
+const RATE_LIMIT = {
+  "X-RateLimit-Limit": header("RateLimitLimit"),
+  "X-RateLimit-Remaining": header("RateLimitRemaining"),
+  "X-RateLimit-Reset": header("RateLimitReset"),
+};
+
+const RESPONSES: Record<string, Json> = {
+  NotModified: {
+    description: "Not modified: the `If-None-Match` tag is current (RFC 9110 §15.4.5)",
+    headers: { ETag: header("ETag"), ...CORRELATION },
+  },
+  BadRequest: errorResponse(
+    "Invalid request: a bad query parameter, a malformed or invalid body (with `errors` per field), a malformed `Authorization`, `API-Version` or `Idempotency-Key`",
+  ),
+  Unauthorized: errorResponse("No or bad credentials", {
+    "WWW-Authenticate": header("WWWAuthenticate"),
+  }),
+  Forbidden: errorResponse("Authenticated, but without the `write` scope (readers only read)"),
+  NotFound: errorResponse("No such resource (or no such parent of a nested collection)"),
+  NotAcceptable: errorResponse("None of the representations the service has is acceptable (`Accept`)"),
+  RequestTimeout: errorResponse("The request was not received in time"),
+  Conflict: errorResponse(
+    "A unique value is taken, the resource is still referenced, the state forbids it, or a request with the same Idempotency-Key is still in flight (with `Retry-After`)",
+    { "Retry-After": header("RetryAfter") },
+  ),
+  PreconditionFailed: errorResponse("`If-Match` (or `If-Unmodified-Since`) does not match the current ETag"),
+  ContentTooLarge: errorResponse("The request body exceeds 100 KiB"),
+  UnsupportedMediaType: errorResponse("The request body is not `application/json`", {
+    "Accept-Post": header("AcceptPost"),
+  }),
+  MisdirectedRequest: errorResponse("The service does not answer for the host the request names"),
+  Unprocessable: errorResponse(
+    "A business rule is broken (with `errors` per field), or an Idempotency-Key is reused with another payload",
+  ),
+  TooManyRequests: errorResponse("Rate limit exceeded (or too many failed authentications)", {
+    "Retry-After": header("RetryAfter"),
+    ...RATE_LIMIT,
+  }),
+  ServiceUnavailable: errorResponse(
+    "Temporarily unavailable (database, rate-limit or idempotency store down, or shutting down)",
+    { "Retry-After": header("RetryAfter") },
+  ),
+};
+
+const HEADERS: Record<string, Json> = {
+  CorrelationId: {
+    description: "The request's `X-Correlation-ID` when it is a sane token, else a generated UUID",
+    schema: { type: "string" },
+  },
+  ETag: { description: "Strong entity tag of the representation sent", schema: { type: "string" } },
+  Location: {
+    description: "The URI of the created (or accepted) resource",
+    schema: { type: "string", format: "uri" },
+  },
+  RetryAfter: { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } },
+  RateLimitLimit: { description: "Requests allowed per window", schema: { type: "integer", minimum: 0 } },
+  RateLimitRemaining: {
+    description: "Requests left in this window",
+    schema: { type: "integer", minimum: 0 },
+  },
+  RateLimitReset: { description: "When the window resets", schema: { type: "string" } },
+  WWWAuthenticate: { description: "The accepted schemes: `Basic` and `Bearer`", schema: { type: "string" } },
+  AcceptPost: { description: "The media types a write may carry", schema: { type: "string" } },
+};
+
+/** The statuses every operation can answer, whatever it does. */
+const ANY = {
+  "400": response("BadRequest"),
+  "406": response("NotAcceptable"),
+  "408": response("RequestTimeout"),
+  "421": response("MisdirectedRequest"),
+  "503": response("ServiceUnavailable"),
+};
+/** …and those of operations behind authentication and the rate limit. */
+const PROTECTED = { ...ANY, "401": response("Unauthorized"), "429": response("TooManyRequests") };
+/** …and those of writes. */
+const WRITE = {
+  ...PROTECTED,
+  "403": response("Forbidden"),
+  "412": response("PreconditionFailed"),
+  "413": response("ContentTooLarge"),
+  "415": response("UnsupportedMediaType"),
+};
+
+/**
+ * The representations of a resource (spec part 3): JSON, HAL+JSON, XML, text and HTML, and the
+ * vendor types that also select the API version (`application/vnd.svc.v2+json`, `…+xml`, spec
+ * part 9), which the response carries as its Content-Type.
+ */
+function representations(schema: Json, extra: Json = {}): Json {
+  return {
+    "application/json": { schema },
+    "application/hal+json": { schema },
+    "application/xml": { schema },
+    "text/plain": { schema: { type: "string" } },
+    "text/html": { schema: { type: "string" } },
+    "application/vnd.svc.v1+json": { schema },
+    "application/vnd.svc.v2+json": { schema },
+    "application/vnd.svc.v1+xml": { schema },
+    "application/vnd.svc.v2+xml": { schema },
+    ...extra,
+  };
+}
+const ok = (description: string, schema: Json, extra: Json = {}) => ({
+  description,
+  headers: { ETag: header("ETag"), ...CORRELATION, ...RATE_LIMIT },
+  content: representations(schema, extra),
+});
+const created = (description: string, schema: Json, extra: Json = {}) => ({
+  description,
+  headers: { Location: header("Location"), ETag: header("ETag"), ...CORRELATION, ...RATE_LIMIT },
+  content: representations(schema, extra),
+});
+const noContent = (description: string) => ({ description, headers: CORRELATION });
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+
+const ID_SCHEMA = { type: "integer", minimum: 1 };
+const idParameter = (name: string, noun: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description: `The ${noun.toLowerCase()}'s id (any other path segment is a 404)`,
+  schema: ID_SCHEMA,
+});
+function pathParams(r: CrudResource): Json[] {
+  return r.parent ? [idParameter("parentId", r.parent.noun)] : [];
+}
+
+/** Page, size, sort and the filters of a collection, as `parseListQuery` reads them (spec 4.1 rule 9). */
+function listParams(r: CrudResource): Json[] {
+  const sortFields = Object.keys(r.list.sort);
+  return [
+    { $ref: "#/components/parameters/Page" },
+    { $ref: "#/components/parameters/Size" },
+    {
+      name: "sort",
+      in: "query",
+      description: "`<field>`, `<field>,asc` or `<field>,desc`",
+      schema: {
+        type: "string",
+        enum: sortFields.flatMap((f) => [f, `${f},asc`, `${f},desc`]),
+      },
+    },
+    ...Object.entries(r.list.filters).map(([f, spec]) => ({
+      name: f,
+      in: "query",
+      description:
+        spec.match === "contains"
+          ? "Case-insensitive substring, 1 to 200 characters"
+          : spec.match === "int"
+            ? "Exact match"
+            : "Exact match, 1 to 200 characters",
+      schema:
+        spec.match === "int"
+          ? { type: "integer", minimum: 0, maximum: 999_999_999 }
+          : { type: "string", minLength: 1, maxLength: 200 },
+    })),
+  ];
+}
+
+const PARAMETERS: Record<string, Json> = {
+  Page: {
+    name: "page",
+    in: "query",
+    description: "1-based page number",
+    schema: { type: "integer", minimum: 1, maximum: 999_999_999, default: 1 },
+  },
+  Size: {
+    name: "size",
+    in: "query",
+    description: "Items per page",
+    schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+  },
+  ApiVersion: {
+    name: "API-Version",
+    in: "header",
+    description: "Employee representation version (1 or 2); `Accept-Version` works too",
+    schema: { type: "integer", enum: [1, 2], default: 1 },
+  },
+  IdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    description:
+      "Makes a POST safe to retry: a replay gets the stored response with `Idempotent-Replayed: true`",
+    schema: { type: "string", minLength: 1, maxLength: 255 },
+  },
+  RequiredIdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: true,
+    description: "Required when moving money: a retry with the same key never pays or transfers twice",
+    schema: { type: "string", minLength: 1, maxLength: 255 },
+  },
+  IfMatch: {
+    name: "If-Match",
+    in: "header",
+    description: "The ETag the client holds; the write happens only while it is current (else 412)",
+    schema: { type: "string" },
+  },
+  IfNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    description: "The ETag the client holds; a 304 when it is still current",
+    schema: { type: "string" },
+  },
+};
+const IF_MATCH = { $ref: "#/components/parameters/IfMatch" };
+const IF_NONE_MATCH = { $ref: "#/components/parameters/IfNoneMatch" };
+
+// ---------------------------------------------------------------------------------------------
+// Operations of the collections
+// ---------------------------------------------------------------------------------------------
+
+/** How one collection appears: under `/v2` its employees are version 2. */
+interface Variant {
+  prefix: "" | "/v2";
+  /** Item schema of GET responses. */
+  item: Json;
+  /** Page schema of GET responses. */
+  page: Json;
+  /** Request body schemas by write. */
+  bodies: { create: Json; replace: Json; patch: Json } | undefined;
+  /** Operation id suffix. */
+  suffix: string;
+  /** Extra parameters of every operation. */
+  params: Json[];
+  /** The vendor media types (`application/vnd.svc.v2+json`) of items and pages. */
+  media: { item: Json; page: Json };
+}
+
+const NO_MEDIA = { item: {}, page: {} };
+/** `Accept: application/vnd.svc.v<N>+json` selects the version and is the Content-Type answered. */
+function vendor(versions: Record<string, [Json, Json]>): { item: Json; page: Json } {
+  const type = (n: string) => `application/vnd.svc.v${n}+json`;
+  const entries = Object.entries(versions);
+  return {
+    item: Object.fromEntries(entries.map(([n, [item]]) => [type(n), { schema: item }])),
+    page: Object.fromEntries(entries.map(([n, [, page]]) => [type(n), { schema: page }])),
+  };
+}
+
+function writesOf(r: CrudResource): ReadonlyArray<"POST" | "PUT" | "PATCH" | "DELETE"> {
+  return r.writes ?? (r.input ? ["POST", "PUT", "PATCH", "DELETE"] : []);
+}
+
+/** The request schema a resource validates writes with (the one for version 1 requests). */
+function inputOf(r: CrudResource): z.ZodObject | undefined {
+  if (r.input) return r.input({ req: {} } as Ctx);
+  if (r.path === "/orders") return REQUEST_SCHEMAS.OrderInput;
+  if (r.path === "/payments") return REQUEST_SCHEMAS.PaymentInput;
+  if (r.path === "/transfers") return REQUEST_SCHEMAS.TransferInput;
+  return undefined;
+}
+
+function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): Variant[] {
+  const itemName = ITEM_OF[r.path];
+  if (!itemName) throw new Error(`openapi: no representation is described for ${r.path}`);
+  const input = inputOf(r);
+  const names = input ? bodies.get(input) : undefined;
+  const refs = (n: RequestBodies | undefined) =>
+    n ? { create: ref(n.create), replace: ref(n.replace), patch: ref(n.patch) } : undefined;
+  const bodyRefs = refs(names);
+  if (r.path === "/orders" && bodyRefs) bodyRefs.patch = ref("OrderPatch");
+  const item = ref(itemName);
+  const page = ref(`${itemName}Page`);
+  const plain = { item, page, bodies: bodyRefs, suffix: "", params: [] };
+  if (!r.path.startsWith("/employees")) return [{ prefix: "", ...plain, media: NO_MEDIA }];
+  const version = { $ref: "#/components/parameters/ApiVersion" };
+  if (r.path !== "/employees") {
+    // The projects of an employee look the same in both versions.
+    return [
+      { prefix: "", ...plain, params: [version], media: vendor({ "1": [item, page], "2": [item, page] }) },
+      { prefix: "/v2", ...plain, suffix: "V2", media: vendor({ "2": [item, page] }) },
+    ];
+  }
+  const v2 = refs(bodies.get(REQUEST_SCHEMAS.EmployeeV2Input));
+  const either = (a: Json | undefined, b: Json | undefined) => ({ anyOf: [a, b] });
+  const versions = {
+    "1": [ref("Employee"), ref("EmployeePage")] as [Json, Json],
+    "2": [ref("EmployeeV2"), ref("EmployeeV2Page")] as [Json, Json],
+  };
+  return [
+    {
+      prefix: "",
+      item: either(ref("Employee"), ref("EmployeeV2")),
+      page: either(ref("EmployeePage"), ref("EmployeeV2Page")),
+      bodies:
+        bodyRefs && v2
+          ? {
+              create: { oneOf: [bodyRefs.create, v2.create] },
+              replace: { oneOf: [bodyRefs.replace, v2.replace] },
+              patch: either(bodyRefs.patch, v2.patch),
+            }
+          : undefined,
+      suffix: "",
+      params: [version],
+      media: vendor(versions),
+    },
+    {
+      prefix: "/v2",
+      item: ref("EmployeeV2"),
+      page: ref("EmployeeV2Page"),
+      bodies: v2,
+      suffix: "V2",
+      params: [],
+      media: vendor({ "2": versions["2"] }),
+    },
+  ];
+}
+
+const VERSION_NOTE =
+  " Employees come in version 1 (`name`) and version 2 (`firstName`, `lastName`): `/v2/employees`, `API-Version: 2` or `Accept: application/vnd.svc.v2+json` selects version 2.";
+
+function collectionOperations(
+  r: CrudResource,
+  v: Variant,
+  paths: Record<string, Json>,
+  tags: Set<string>,
+): void {
+  const tag = r.path.split("/")[1] ?? r.collection;
+  tags.add(tag);
+  const writes = writesOf(r);
+  const collection = `${v.prefix}${oas(r.path)}`;
+  const itemPath = `${collection}/{id}`;
+  const plural = r.parent ? `${r.parent.noun}${capital(r.collection)}` : capital(r.collection);
+  const singular = r.parent ? `${r.parent.noun}${r.noun}` : r.noun;
+  const noun = r.noun.toLowerCase();
+  const within = r.parent ? ` of one ${r.parent.noun.toLowerCase()}` : "";
+  const versionNote = r.path.startsWith("/employees") ? VERSION_NOTE : "";
+  const params = [...pathParams(r), ...v.params];
+  const parentMissing = r.parent ? { "404": response("NotFound") } : {};
+  const moneyKey = r.path === "/payments" || r.path === "/transfers";
+
+  const col: Json = {
+    get: {
+      tags: [tag],
+      operationId: `list${plural}${v.suffix}`,
+      summary: `A page of ${r.collection}${within}`,
+      description: `Pages (\`page\`, \`size\` ≤ 100), sorted by \`sort\` and filtered by the parameters below; an unknown or repeated parameter is a 400. Also as CSV (\`Accept: text/csv\`), XML, text and HTML.${r.parent ? ` A ${r.parent.noun.toLowerCase()} that does not exist is a 404.` : ""}${versionNote}`,
+      parameters: [...params, ...listParams(r), IF_NONE_MATCH],
+      responses: {
+        "200": ok(`A page of ${r.collection}`, v.page, {
+          "text/csv": { schema: { type: "string" } },
+          ...v.media.page,
+        }),
+        "304": response("NotModified"),
+        ...parentMissing,
+        ...PROTECTED,
+      },
+    },
+  };
+  if (writes.includes("POST") && v.bodies) {
+    const accepted = r.path === "/transfers";
+    col.post = {
+      tags: [tag],
+      operationId: `create${singular}${v.suffix}`,
+      summary: `Create a ${noun}${within}`,
+      description: `${
+        accepted
+          ? "Accepts a transfer and executes it in the background: the `Location` names the transfer, whose `status` tells the outcome."
+          : `Creates a ${noun}; \`Location\` names it.`
+      } Type and shape errors are 400 with \`errors\` per field; broken business rules are 422.${
+        moneyKey ? " An `Idempotency-Key` is required." : " An `Idempotency-Key` makes a retry safe."
+      }${versionNote}`,
+      parameters: [
+        ...params,
+        { $ref: `#/components/parameters/${moneyKey ? "RequiredIdempotencyKey" : "IdempotencyKey"}` },
+      ],
+      requestBody: jsonBody(v.bodies.create),
+      responses: {
+        [accepted ? "202" : "201"]: created(
+          accepted ? "Accepted; `Location` names the transfer" : `Created; \`Location\` names the ${noun}`,
+          v.item,
+          v.media.item,
+        ),
+        ...parentMissing,
+        "409": response("Conflict"),
+        "422": response("Unprocessable"),
+        ...WRITE,
+      },
+    };
+  }
+  paths[collection] = col;
+  if (r.itemRoute === false) return;
+
+  const itemParams = [...params, idParameter("id", r.noun)];
+  const it: Json = {
+    get: {
+      tags: [tag],
+      operationId: `get${singular}${v.suffix}`,
+      summary: `One ${noun}`,
+      description: `The ${noun} in the negotiated representation, with a strong ETag.${versionNote}`,
+      parameters: [...itemParams, IF_NONE_MATCH],
+      responses: {
+        "200": ok(r.noun, v.item, v.media.item),
+        "304": response("NotModified"),
+        "404": response("NotFound"),
+        ...PROTECTED,
+      },
+    },
+  };
+  const itemWrite = {
+    "404": response("NotFound"),
+    "409": response("Conflict"),
+    "422": response("Unprocessable"),
+    ...WRITE,
+  };
+  if (writes.includes("PUT") && v.bodies) {
+    it.put = {
+      tags: [tag],
+      operationId: `replace${singular}${v.suffix}`,
+      summary: `Replace a ${noun}`,
+      description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. \`If-Match\` makes it a compare-and-swap.${versionNote}`,
+      parameters: [...itemParams, IF_MATCH],
+      requestBody: jsonBody(v.bodies.replace),
+      responses: { "200": ok(`The ${noun} as replaced`, v.item, v.media.item), ...itemWrite },
+    };
+  }
+  if (writes.includes("PATCH") && v.bodies) {
+    const orderPatch = r.path === "/orders";
+    it.patch = {
+      tags: [tag],
+      operationId: `update${singular}${v.suffix}`,
+      summary: orderPatch ? "Ship or cancel an order" : `Change some fields of a ${noun}`,
+      description: orderPatch
+        ? "PAID → SHIPPED (with `carrier` and `trackingNumber`), PENDING or PAID → CANCELLED; any other transition is a 422. PENDING → PAID happens by `POST /payments`."
+        : `Changes only the fields sent (at least one). \`If-Match\` makes it a compare-and-swap.${versionNote}`,
+      parameters: [...itemParams, IF_MATCH],
+      requestBody: jsonBody(v.bodies.patch),
+      responses: { "200": ok(`The ${noun} as changed`, v.item, v.media.item), ...itemWrite },
+    };
+  }
+  if (writes.includes("DELETE")) {
+    it.delete = {
+      tags: [tag],
+      operationId: `delete${singular}${v.suffix}`,
+      summary: `Delete a ${noun}`,
+      description: `Deletes the ${noun}; one still referenced by others is a 409. \`If-Match\` makes it conditional.`,
+      parameters: [...itemParams, IF_MATCH],
+      responses: {
+        "204": noContent("Deleted"),
+        "404": response("NotFound"),
+        "409": response("Conflict"),
+        ...WRITE,
+      },
+    };
+  }
+  paths[itemPath] = it;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes that are not plain collections
+// ---------------------------------------------------------------------------------------------
+
+const PUBLIC = { security: [] };
+const idParam = [idParameter("id", "Order")];
+
+const OTHER_PATHS: Record<string, Json> = {
+  "/": {
+    get: {
+      tags: ["root"],
+      operationId: "getRoot",
+      summary: "Links to every collection",
+      description: "The entry point: a HAL resource linking every top-level collection and the cart.",
+      parameters: [IF_NONE_MATCH],
+      responses: { "200": ok("The API root", ref("Root")), "304": response("NotModified"), ...PROTECTED },
+    },
+  },
+  "/cart": {
+    get: {
+      tags: ["cart"],
+      operationId: "getCart",
+      summary: "The caller's cart",
+      description: "The authenticated caller's cart (possibly empty), never shared between users.",
+      parameters: [IF_NONE_MATCH],
+      responses: { "200": ok("The cart", ref("Cart")), "304": response("NotModified"), ...PROTECTED },
+    },
+    put: {
+      tags: ["cart"],
+      operationId: "replaceCart",
+      summary: "Replace the caller's cart",
+      description:
+        "Replaces every line of the cart; each product at most once, and each must exist (422). `If-Match` makes it a compare-and-swap.",
+      parameters: [IF_MATCH],
+      requestBody: jsonBody(ref("CartInput")),
+      responses: { "200": ok("The cart", ref("Cart")), "422": response("Unprocessable"), ...WRITE },
+    },
+    delete: {
+      tags: ["cart"],
+      operationId: "emptyCart",
+      summary: "Empty the caller's cart",
+      description: "Removes every line of the cart. `If-Match` makes it conditional.",
+      parameters: [IF_MATCH],
+      responses: { "204": noContent("Emptied"), ...WRITE },
+    },
+  },
+  "/orders/{id}/tracking": {
+    get: {
+      tags: ["orders"],
+      operationId: "getOrderTracking",
+      summary: "Tracking of a shipped order",
+      description:
+        "Carrier and tracking number of a SHIPPED order, or a QR code of this resource's URL (`image/png`, `image/svg+xml`). Any other order is a 404.",
+      parameters: [...idParam, IF_NONE_MATCH],
+      responses: {
+        "200": ok("Tracking, or a QR code of this resource's URL", ref("Tracking"), {
+          "image/png": { schema: { type: "string", contentMediaType: "image/png" } },
+          "image/svg+xml": { schema: { type: "string" } },
+        }),
+        "304": response("NotModified"),
+        "404": response("NotFound"),
+        ...PROTECTED,
+      },
+    },
+  },
+  "/orders/{id}/invoice": {
+    get: {
+      tags: ["orders"],
+      operationId: "getOrderInvoice",
+      summary: "Invoice of a paid or shipped order",
+      description:
+        "The invoice of a PAID or SHIPPED order, also as a printable PDF (`Accept: application/pdf`). Any other order is a 404.",
+      parameters: [...idParam, IF_NONE_MATCH],
+      responses: {
+        "200": ok("The invoice", ref("Invoice"), {
+          "application/pdf": { schema: { type: "string", contentMediaType: "application/pdf" } },
+        }),
+        "304": response("NotModified"),
+        "404": response("NotFound"),
+        ...PROTECTED,
+      },
+    },
+  },
+  "/auth/token": {
+    post: {
+      tags: ["auth"],
+      operationId: "issueToken",
+      summary: "Exchange Basic credentials for an access token",
+      description:
+        "Trades the Basic credentials of a user for an ES256-signed JWT, valid for 15 minutes; a token is not traded for a token. Never cached.",
+      security: [{ basic: [] }],
+      responses: {
+        "200": {
+          description: "The access token",
+          headers: CORRELATION,
+          content: { "application/json": { schema: ref("Token") } },
+        },
+        "413": response("ContentTooLarge"),
+        "415": response("UnsupportedMediaType"),
+        ...PROTECTED,
+      },
+    },
   },
   "/.well-known/jwks.json": {
-    get: op(
-      "auth",
-      "Public keys that verify the access tokens",
-      { "200": { description: "JWKS" } },
-      { security: [] },
-    ),
+    get: {
+      tags: ["auth"],
+      operationId: "getJwks",
+      summary: "Public keys that verify the access tokens",
+      description: "The JSON Web Key Set whose keys verify the service's ES256 access tokens.",
+      ...PUBLIC,
+      parameters: [IF_NONE_MATCH],
+      responses: {
+        "200": {
+          description: "JWKS",
+          headers: { ETag: header("ETag"), ...CORRELATION },
+          content: { "application/json": { schema: ref("Jwks") } },
+        },
+        "304": response("NotModified"),
+        ...ANY,
+      },
+    },
   },
-  "/health": { get: op("operations", "Liveness", { "200": { description: "Up" } }, { security: [] }) },
+  "/health": {
+    get: {
+      tags: ["operations"],
+      operationId: "getHealth",
+      summary: "Liveness",
+      description: "Answers 200 while the process serves requests; checks no dependency.",
+      ...PUBLIC,
+      parameters: [IF_NONE_MATCH],
+      responses: {
+        "200": {
+          description: "Up",
+          headers: { ETag: header("ETag"), ...CORRELATION },
+          content: { "application/json": { schema: ref("Health") } },
+        },
+        "304": response("NotModified"),
+        ...ANY,
+      },
+    },
+  },
   "/ready": {
-    get: op(
-      "operations",
-      "Readiness: database and Redis reachable",
-      { "200": { description: "Ready" }, "503": errorResponse("Not ready; see Retry-After") },
-      { security: [] },
-    ),
+    get: {
+      tags: ["operations"],
+      operationId: "getReadiness",
+      summary: "Readiness: database and Redis reachable",
+      description: "Checks every dependency on each call; a 503 with `Retry-After` names the one down.",
+      ...PUBLIC,
+      parameters: [IF_NONE_MATCH],
+      responses: {
+        "200": {
+          description: "Ready",
+          headers: { ETag: header("ETag"), ...CORRELATION },
+          content: { "application/json": { schema: ref("Readiness") } },
+        },
+        "304": response("NotModified"),
+        ...ANY,
+        "503": {
+          description: "Not ready: the error record plus the state of each dependency",
+          headers: { "Retry-After": header("RetryAfter"), ...CORRELATION },
+          content: {
+            ...ERROR_CONTENT,
+            "application/json": { schema: ref("ReadinessFailure") },
+          },
+        },
+      },
+    },
   },
+  "/openapi.json": {
+    get: {
+      tags: ["operations"],
+      operationId: "getOpenApiDocument",
+      summary: "This OpenAPI document",
+      description:
+        "The OpenAPI 3.1 description of the resource API, generated from the server's own schemas.",
+      ...PUBLIC,
+      parameters: [IF_NONE_MATCH],
+      responses: {
+        "200": {
+          description: "The document",
+          headers: { ETag: header("ETag"), ...CORRELATION },
+          content: { "application/json": { schema: ref("OpenApiDocument") } },
+        },
+        "304": response("NotModified"),
+        ...ANY,
+      },
+    },
+  },
+  "/docs": {
+    get: {
+      tags: ["operations"],
+      operationId: "getDocs",
+      summary: "Interactive documentation",
+      description: "Swagger UI over this document, served from the service's own origin.",
+      ...PUBLIC,
+      parameters: [IF_NONE_MATCH],
+      responses: {
+        "200": {
+          description: "An HTML page",
+          headers: CORRELATION,
+          content: { "text/html": { schema: { type: "string" } } },
+        },
+        "304": response("NotModified"),
+        ...ANY,
+      },
+    },
+  },
+};
+
+const TAGS: Record<string, string> = {
+  root: "The entry point",
+  employees: "Employees, in two representation versions, and the projects each works on",
+  departments: "Departments",
+  projects: "Projects",
+  categories: "Product categories",
+  products: "Products and their reviews",
+  customers: "Customers and their orders",
+  users: "User accounts and their orders",
+  orders: "Orders, their lines, tracking and invoices",
+  payments: "Payments of orders",
+  accounts: "Accounts",
+  transfers: "Transfers between accounts, executed asynchronously",
+  events: "Events logged through the SOAP customer service",
+  notifications: "Notifications queued through the SOAP customer service",
+  cart: "The caller's cart",
+  auth: "Access tokens and the keys that verify them",
+  operations: "Liveness, readiness and this documentation",
 };
 
 /**
@@ -141,233 +1256,52 @@ const OTHER_PATHS: Record<string, Json> = {
  * the collection definitions that serve them, so it cannot describe a route that does not exist.
  */
 export function openApiDocument(resources: readonly CrudResource[], extra: Json = {}): Json {
-  const components = z.toJSONSchema(z.globalRegistry, {
-    target: "draft-2020-12",
-    uri: (id) => `#/components/schemas/${id}`,
-  }) as { schemas: Record<string, Json> };
-  const schemas: Record<string, Json> = {};
-  for (const name of Object.keys(REQUEST_SCHEMAS)) {
-    const s = components.schemas[name];
-    if (s) {
-      const { $schema: _drop, ...rest } = s;
-      schemas[name] = rest;
-    }
-  }
-  schemas.ErrorRecord = {
-    type: "object",
-    required: ["timestamp", "status", "error", "message", "path"],
-    properties: {
-      timestamp: { type: "string", format: "date-time" },
-      status: { type: "integer" },
-      error: { type: "string" },
-      message: { type: "string" },
-      path: { type: "string" },
-      errors: {
-        type: "array",
-        items: {
-          type: "object",
-          properties: { field: { type: "string" }, message: { type: "string" } },
-        },
-      },
-    },
-  };
-  const links = { type: "object", required: ["self"], additionalProperties: { type: "object" } };
-  const employeeCommon = {
-    email: { type: "string", format: "email" },
-    department: { type: "string" },
-    city: { type: "string" },
-    salary: { type: "number" },
-    managerId: { type: ["integer", "null"] },
-    _links: links,
-  };
-  schemas.Employee = {
-    type: "object",
-    properties: { id: { type: "integer" }, name: { type: "string" }, ...employeeCommon },
-  };
-  schemas.EmployeeV2 = {
-    type: "object",
-    properties: {
-      id: { type: "integer" },
-      firstName: { type: "string" },
-      lastName: { type: "string" },
-      ...employeeCommon,
-    },
-  };
-  schemas.HalResource = {
-    type: "object",
-    required: ["_links"],
-    properties: { _links: { type: "object", required: ["self"] }, _embedded: { type: "object" } },
-    additionalProperties: true,
-  };
-  const common = {
-    "400": errorResponse("Invalid request: bad parameter, malformed body, field errors"),
-    "401": errorResponse("No or bad credentials"),
-    "406": errorResponse("No acceptable representation"),
-    "429": errorResponse("Rate limit exceeded; see Retry-After"),
-    "503": errorResponse("Temporarily unavailable; see Retry-After"),
-  };
+  const { schemas: requestBodySchemas, bodies } = requestSchemas();
+  const schemas: Record<string, Json> = { ...requestBodySchemas, ...commonSchemas() };
   const paths: Record<string, Json> = {};
+  const tags = new Set<string>(["root", "cart", "auth", "operations"]);
+  const v2Paths: Record<string, Json> = {};
   for (const r of resources) {
-    const collection = oas(r.path);
-    const item = `${collection}/{id}`;
-    const tag = r.path.split("/")[1] ?? r.collection;
-    const name = schemaNameOf(r);
-    const writes = r.writes ?? (r.input ? ["POST", "PUT", "PATCH", "DELETE"] : []);
-    const body = name
-      ? { required: true, content: { "application/json": { schema: ref(name) } } }
-      : undefined;
-    const listParams: Json[] = [
-      ...pathParams(r.path),
-      { name: "page", in: "query", schema: { type: "integer", minimum: 1, default: 1 } },
-      { name: "size", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
-      {
-        name: "sort",
-        in: "query",
-        description: "`<field>` or `<field>,desc`",
-        schema: { type: "string", enum: Object.keys(r.list.sort).flatMap((f) => [f, `${f},desc`]) },
-      },
-      ...Object.entries(r.list.filters).map(([f, spec]) => ({
-        name: f,
-        in: "query",
-        description: spec.match === "contains" ? "case-insensitive substring" : "exact match",
-        schema: { type: spec.match === "int" ? "integer" : "string" },
-      })),
-    ];
-    const col: Json = {
-      get: {
-        tags: [tag],
-        summary: `A page of ${r.collection}`,
-        parameters: listParams,
-        responses: { "200": halResponse(`A page of ${r.collection}`), ...common },
-      },
-    };
-    if (writes.includes("POST") && body) {
-      col.post = {
-        tags: [tag],
-        summary: `Create a ${r.noun.toLowerCase()}`,
-        parameters: [...pathParams(r.path), { $ref: "#/components/parameters/IdempotencyKey" }],
-        requestBody: body,
-        responses: {
-          [r.path === "/transfers" ? "202" : "201"]: halResponse(
-            r.path === "/transfers"
-              ? "Accepted; Location names the status resource"
-              : "Created; see Location",
-          ),
-          "409": errorResponse("Duplicate unique value or conflicting state"),
-          "415": errorResponse("Unsupported Content-Type"),
-          "422": errorResponse("A business rule is broken"),
-          ...common,
-        },
-      };
-    }
-    paths[collection] = col;
-    const itemParams = [
-      ...pathParams(r.path),
-      { name: "id", in: "path", required: true, schema: { type: "integer" } },
-    ];
-    const it: Json = {
-      get: {
-        tags: [tag],
-        summary: `One ${r.noun.toLowerCase()}`,
-        parameters: itemParams,
-        responses: {
-          "200": halResponse(r.noun),
-          "304": { description: "Not modified (If-None-Match)" },
-          "404": errorResponse("No such resource"),
-          ...common,
-        },
-      },
-    };
-    for (const method of ["PUT", "PATCH"] as const) {
-      if (!writes.includes(method)) continue;
-      it[method.toLowerCase()] = {
-        tags: [tag],
-        summary:
-          method === "PUT"
-            ? `Replace a ${r.noun.toLowerCase()} (whole object)`
-            : "Change only the fields sent",
-        parameters: itemParams,
-        requestBody: body ?? { content: { "application/json": { schema: { type: "object" } } } },
-        responses: {
-          "200": halResponse(r.noun),
-          "404": errorResponse("No such resource"),
-          "409": errorResponse("Duplicate unique value"),
-          "412": errorResponse("If-Match does not match the current ETag"),
-          "422": errorResponse("A business rule is broken"),
-          ...common,
-        },
-      };
-    }
-    if (writes.includes("DELETE")) {
-      it.delete = {
-        tags: [tag],
-        summary: `Delete a ${r.noun.toLowerCase()}`,
-        parameters: itemParams,
-        responses: {
-          "204": { description: "Deleted" },
-          "404": errorResponse("No such resource"),
-          "409": errorResponse("Still referenced"),
-          "412": errorResponse("If-Match does not match the current ETag"),
-          ...common,
-        },
-      };
-    }
-    if (r.itemRoute !== false) paths[item] = it;
+    for (const v of variantsOf(r, bodies)) collectionOperations(r, v, v.prefix ? v2Paths : paths, tags);
   }
-  const employeeItem = paths["/employees/{id}"] as Record<string, { parameters?: unknown[] }> | undefined;
-  const employeeList = paths["/employees"] as Record<string, { parameters?: unknown[] }> | undefined;
-  for (const op of [...Object.values(employeeItem ?? {}), ...Object.values(employeeList ?? {})]) {
-    op.parameters = [...(op.parameters ?? []), { $ref: "#/components/parameters/ApiVersion" }];
+  for (const [name, item] of Object.entries(ITEMS)) {
+    schemas[name] = item;
+    const collection =
+      Object.entries(ITEM_OF)
+        .find(([, n]) => n === name)?.[0]
+        .split("/")
+        .pop() ?? name.toLowerCase();
+    schemas[`${name}Page`] = halPage(name === "EmployeeV2" ? "employees" : collection, ref(name));
   }
-  if (employeeItem?.get) {
-    (employeeItem.get as Json).responses = {
-      ...((employeeItem.get as Json).responses as Json),
-      "200": {
-        description:
-          "The employee; version 2 (`/v2/...`, `API-Version: 2` or the vendor media type) splits `name`",
-        content: {
-          "application/json": { schema: ref("Employee") },
-          "application/hal+json": { schema: ref("Employee") },
-          "application/vnd.svc.v2+json": { schema: ref("EmployeeV2") },
-          "application/xml": {},
-          "text/plain": {},
-          "text/html": {},
-        },
-      },
-    };
-  }
-  Object.assign(paths, OTHER_PATHS, extra);
+  Object.assign(paths, OTHER_PATHS, v2Paths, extra);
+  prune(schemas, { paths, RESPONSES }, Object.keys(requestBodySchemas));
   return {
     openapi: "3.1.0",
     info: {
       title: "@svc reference service",
       version: "1.0.0",
       description:
-        "Employees, customers, orders, products, accounts and transfers. JSON by default; HAL+JSON, XML, CSV (collections), text and HTML by Accept. Employees come in versions 1 and 2 (`/v2/employees`, `API-Version: 2`, or `Accept: application/vnd.svc.v2+json`).",
+        "Employees, customers, orders, products, accounts and transfers. JSON by default; HAL+JSON, XML, CSV (collections), text and HTML by `Accept`. Errors are the error record, in JSON or XML (or RFC 9457 problem details by `Accept`). Every resource request needs Basic or Bearer credentials; writes need the `write` scope. Employees come in versions 1 and 2 (`/v2/employees`, `API-Version: 2`, or `Accept: application/vnd.svc.v2+json`).",
+      license: { name: "MIT", identifier: "MIT" },
+      contact: { name: "@svc maintainers" },
     },
     servers: [{ url: "/" }],
     security: [{ basic: [] }, { bearer: [] }],
-    tags: [...new Set(resources.map((r) => r.path.split("/")[1]))].map((name) => ({ name })),
+    tags: [...tags].map((name) => ({ name, description: TAGS[name] ?? capital(name) })),
     paths,
     components: {
       schemas,
-      parameters: {
-        ApiVersion: {
-          name: "API-Version",
-          in: "header",
-          description: "Employee representation version (1 or 2); `Accept-Version` works too",
-          schema: { type: "integer", enum: [1, 2], default: 1 },
-        },
-        IdempotencyKey: {
-          name: "Idempotency-Key",
-          in: "header",
-          description: "Makes a POST safe to retry; required on /payments and /transfers",
-          schema: { type: "string", minLength: 1, maxLength: 255 },
-        },
-      },
+      responses: RESPONSES,
+      headers: HEADERS,
+      parameters: PARAMETERS,
       securitySchemes: {
-        basic: { type: "http", scheme: "basic" },
-        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+        basic: { type: "http", scheme: "basic", description: "The demo users' name and password" },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "An access token from `POST /auth/token`",
+        },
       },
     },
   };

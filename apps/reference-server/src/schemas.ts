@@ -52,7 +52,7 @@ export const EmployeeV1Input = z
     email,
     department: text(100).describe("Name of an existing department"),
     city: text(100),
-    salary: money().describe("Yearly salary; must be positive (422 otherwise)"),
+    salary: money().describe("Yearly salary; must be positive (422 otherwise)").meta({ exclusiveMinimum: 0 }),
     managerId: id.nullable().optional().describe("Id of another employee"),
   })
   .meta({ id: "EmployeeInput" });
@@ -65,7 +65,7 @@ export const EmployeeV2Input = z
     email,
     department: text(100),
     city: text(100),
-    salary: money(),
+    salary: money().describe("Yearly salary; must be positive (422 otherwise)").meta({ exclusiveMinimum: 0 }),
     managerId: id.nullable().optional(),
   })
   .meta({ id: "EmployeeV2Input" });
@@ -78,7 +78,7 @@ export const ProjectInput = z
   .strictObject({
     name: text(),
     department: text(100).describe("Name of an existing department"),
-    budget: money().describe("Must not be negative (422 otherwise)"),
+    budget: money().describe("Must not be negative (422 otherwise)").meta({ minimum: 0 }),
     status: z.enum(["ACTIVE", "DONE"]),
   })
   .meta({ id: "ProjectInput" });
@@ -92,12 +92,14 @@ export const ProductInput = z
     name: text(),
     sku: z.string().regex(/^[A-Z0-9-]{3,32}$/, "must be 3 to 32 of A-Z, 0-9 and -"),
     categoryId: id,
-    price: money().describe("Must be positive (422 otherwise)"),
+    price: money().describe("Must be positive (422 otherwise)").meta({ exclusiveMinimum: 0 }),
     stock: z
       .number()
       .int("must be an integer")
       .min(-INT_MAX, `must be at least -${INT_MAX}`)
-      .max(INT_MAX, `must be at most ${INT_MAX}`),
+      .max(INT_MAX, `must be at most ${INT_MAX}`)
+      .describe("Must not be negative (422 otherwise)")
+      .meta({ minimum: 0 }),
   })
   .meta({ id: "ProductInput" });
 
@@ -168,6 +170,7 @@ export const AccountInput = z
       .describe(
         "Opening balance; must not be negative and have at most the currency's minor-unit digits (EUR 2, JPY 0; 422 otherwise)",
       )
+      .meta({ minimum: 0 })
       .optional(),
   })
   .meta({ id: "AccountInput" });
@@ -176,9 +179,11 @@ export const TransferInput = z
   .strictObject({
     fromAccountId: id,
     toAccountId: id,
-    amount: money(3).describe(
-      "In the accounts' currency, with at most its minor-unit digits (EUR 2); must be positive (422 otherwise)",
-    ),
+    amount: money(3)
+      .describe(
+        "In the accounts' currency, with at most its minor-unit digits (EUR 2); must be positive (422 otherwise)",
+      )
+      .meta({ exclusiveMinimum: 0 }),
   })
   .meta({ id: "TransferInput" });
 

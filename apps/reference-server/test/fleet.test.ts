@@ -1,9 +1,10 @@
+import type { Server } from "node:http";
 import { serviceUrl, uniquePrefix } from "@svc/test-utils";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { type Service, startService } from "../src/server.js";
-import { client } from "./harness.js";
+import { client, watchResponses } from "./harness.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 
@@ -22,6 +23,7 @@ describe.skipIf(!redisUrl)("two instances sharing REDIS_URL", () => {
     };
     a = await startService(loadConfig(env), { redisPrefix: prefix });
     b = await startService(loadConfig(env), { redisPrefix: prefix });
+    for (const s of [a, b]) watchResponses(s.server as Server);
   });
   afterAll(async () => {
     for (const s of [a, b]) {

@@ -1,8 +1,15 @@
 import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
 import { serviceUrl } from "@svc/test-utils";
 import pg from "pg";
 import { type Config, loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
+import { installResponseCheck, watchResponses } from "./openapi-check.js";
+
+export { watchResponses };
+
+// Every suite that uses this harness has each response it receives checked against /openapi.json.
+installResponseCheck();
 
 /** The databases every black-box suite runs against: SQLite always, PostgreSQL when configured. */
 export interface Backend {
@@ -25,6 +32,7 @@ const postgresUrl = (() => {
 async function boot(env: Record<string, string>, after?: () => Promise<void>): Promise<Started> {
   const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", RATE_LIMIT_MAX: "100000", ...env });
   const service = await startService(config, { logger: createLogger({ logLevel: "silent" }) });
+  watchResponses(service.server as Server);
   return {
     url: service.url,
     service,

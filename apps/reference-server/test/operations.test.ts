@@ -1,12 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
+import type { Server } from "node:http";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger, startService } from "../src/server.js";
-import { ADMIN, client } from "./harness.js";
+import { ADMIN, client, watchResponses } from "./harness.js";
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -96,6 +97,7 @@ describe("operations", () => {
     const service = await startService(loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:" }), {
       logger,
     });
+    watchResponses(service.server as Server);
     try {
       await fetch(`${service.url}/employees/1`, {
         headers: { authorization: ADMIN, "x-correlation-id": "corr-42" },
@@ -119,6 +121,7 @@ describe("operations", () => {
     const service = await startService(
       loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent" }),
     );
+    watchResponses(service.server as Server);
     const api = client(service.url);
     const arrived = new Promise((r) => service.server.once("request", r));
     const inflight = api("/employees?size=100", { headers: { "accept-encoding": "identity" } });
@@ -172,6 +175,7 @@ describe("operations", () => {
         TLS_KEY: key,
       }),
     );
+    watchResponses(service.server as Server);
     try {
       expect(service.url).toMatch(/^https:\/\//);
       const status = await new Promise<number>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { Background } from "../src/routes/money.js";
 import { createSecurity } from "../src/security.js";
 import { createLogger } from "../src/server.js";
 import { createStores } from "../src/stores.js";
-import { client, READER, type Started, sqlite } from "./harness.js";
+import { client, READER, type Started, sqlite, watchResponses } from "./harness.js";
 
 /** Parts 4.3, 5, 8 and 9 of the spec: the packages composed in front of the resource API. */
 describe("protocol rules through the reference server", () => {
@@ -393,6 +393,7 @@ describe("limits and failures (parts 7 and 8)", () => {
       stores,
     });
     const server = await listen(app);
+    watchResponses(server.server);
     try {
       const res = await client(server.url)("/employees");
       expect(res.status).toBe(503);

@@ -1,7 +1,9 @@
+import type { Server } from "node:http";
 import { type RedisCluster, redisCluster, uniquePrefix } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
+import { watchResponses } from "./harness.js";
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -74,6 +76,7 @@ describe.skipIf(!cluster)("the service on a Redis Cluster (REDIS_CLUSTER_NODES)"
       logger: createLogger({ logLevel: "silent" }),
       redisPrefix: uniquePrefix("reference-cluster"),
     });
+    watchResponses(service.server as Server);
   });
   afterAll(async () => {
     service?.server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { createHmac, createSign, generateKeyPairSync, type KeyObject, randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,7 @@ import { exportJWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { ADMIN, READER, type Started, sqlite } from "./harness.js";
+import { ADMIN, READER, type Started, sqlite, watchResponses } from "./harness.js";
 import { expectSecurityHeaders, SOAP12, TNS } from "./hostile.js";
 
 const ALLOWED = "https://app.example.com";
@@ -612,6 +613,7 @@ describe("no credential in any log line", () => {
       },
     });
     service = await startService(config, { logger: createLogger(config, sink) });
+    watchResponses(service.server as Server);
   });
   afterAll(async () => {
     service.server.closeAllConnections();
