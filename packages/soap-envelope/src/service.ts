@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { fallbackLogger, HttpError, isHttpError, type Logger } from "@svc/errors";
+import { fallbackLogger, HttpError, isHttpError, type Logger, WSU_NS } from "@svc/errors";
 import {
   checkEnvelope,
   type HeaderBlock,
@@ -497,8 +497,6 @@ function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
     headerXml: notUnderstoodHeaders(names),
   });
 }
-
-const WSU_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
 
 /** WS-Security 1.0 §12 fault codes (plus wsu:MessageExpired's local name, §10). */
 const WSSE_FAULT_CODES: ReadonlySet<string> = new Set([
