@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import { parseXml, type XmlValue } from "@svc/negotiate";
+import { parseXmlBody, type XmlValue } from "@svc/negotiate";
 import { expect } from "vitest";
 
 /** What a check needs to know about the request that produced a response. */
@@ -159,7 +159,7 @@ export async function expectApiResponse(res: Response, sent: Sent): Promise<stri
       expectChosen(sent, res, type, body);
       let doc: Record<string, XmlValue>;
       try {
-        doc = parseXml(body);
+        doc = parseXmlBody(body);
       } catch (e) {
         return fail(sent, res, `ill-formed XML error: ${(e as Error).message}`, body);
       }
@@ -196,7 +196,7 @@ export async function expectApiResponse(res: Response, sent: Sent): Promise<stri
 export function faultCode(body: string): string | undefined {
   let doc: Record<string, XmlValue>;
   try {
-    doc = parseXml(body, 64);
+    doc = parseXmlBody(body, 64);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError } from "@svc/errors";
+import { HttpError, type NextFunction } from "@svc/errors";
 import { challenge, isToken68, parseAuthorization } from "./authorization-header.js";
 import { decodeBasicCredentials } from "./basic.js";
 import {
@@ -46,9 +46,6 @@ export interface AuthRequest extends IncomingMessage {
   originalUrl?: string;
   body?: unknown;
 }
-
-/** Express's `next`. */
-export type AuthNext = (err?: unknown) => void;
 
 interface AuthContext {
   realm: string;
@@ -161,7 +158,7 @@ export function authenticate(options: AuthenticateOptions) {
   return function svcAuthenticate(
     req: AuthRequest,
     _res: ServerResponse,
-    next: AuthNext,
+    next: NextFunction,
   ): void | Promise<void> {
     (req as AuthRequest & { [CONTEXT]?: AuthContext })[CONTEXT] = context;
     delete req.principal;
@@ -200,7 +197,7 @@ export function authenticate(options: AuthenticateOptions) {
   async function verifyCredentials(
     req: AuthRequest,
     parsed: NonNullable<ReturnType<typeof parseAuthorization>>,
-    next: AuthNext,
+    next: NextFunction,
   ): Promise<void> {
     try {
       if (parsed.scheme === "bearer") {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
+import type { NextFunction } from "@svc/errors";
 import { HttpError } from "@svc/errors";
-import { type AuthNext, type AuthRequest, authContextOf } from "./authenticate.js";
+import { type AuthRequest, authContextOf } from "./authenticate.js";
 import { challenge } from "./authorization-header.js";
 import type { Principal } from "./principal.js";
 
@@ -53,7 +54,7 @@ function checkNames(kind: string, names: readonly string[]): string[] {
  */
 export function requireScopes(...scopes: string[]) {
   const needed = checkNames("requireScopes", scopes);
-  return function svcRequireScopes(req: AuthRequest, _res: ServerResponse, next: AuthNext): void {
+  return function svcRequireScopes(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
     const principal = req.principal;
     if (!principal) next(unauthenticated(req));
     else if (needed.every((s) => principal.scopes.includes(s))) next();
@@ -71,7 +72,7 @@ export function requireScopes(...scopes: string[]) {
  */
 export function requireRoles(...roles: string[]) {
   const allowed = checkNames("requireRoles", roles);
-  return function svcRequireRoles(req: AuthRequest, _res: ServerResponse, next: AuthNext): void {
+  return function svcRequireRoles(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
     const principal = req.principal;
     if (!principal) next(unauthenticated(req));
     else if (allowed.some((r) => principal.roles.includes(r))) next();
@@ -93,7 +94,7 @@ export function requireRoles(...roles: string[]) {
  */
 export function authorize<R extends AuthRequest = AuthRequest>(predicate: AuthorizePredicate<R>) {
   if (typeof predicate !== "function") throw new TypeError("authorize: predicate must be a function");
-  return async function svcAuthorize(req: R, _res: ServerResponse, next: AuthNext): Promise<void> {
+  return async function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): Promise<void> {
     const principal = req.principal;
     if (!principal) return next(unauthenticated(req));
     let allowed: boolean;

@@ -1,5 +1,6 @@
 import { createHmac, hash, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { fallbackLogger, type Logger } from "@svc/errors";
 import type { BasicCredentials } from "./basic.js";
 import { clientBucket } from "./client-address.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
@@ -53,10 +54,8 @@ export interface FailureLimiter {
   consume(key: string, cost: number): FailureDecision | Promise<FailureDecision>;
 }
 
-/** Where an open-mode limiter failure is reported (pino-compatible). */
-export interface BasicLogger {
-  warn(obj: object, msg?: string): void;
-}
+/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
+export type BasicLogger = Pick<Logger, "warn">;
 
 /**
  * Failed-authentication budgets, checked before any password is hashed.
@@ -243,15 +242,6 @@ export function isBasicVerifier(value: unknown): value is BasicVerifier {
 const defaultAddress = (req: IncomingMessage & { ip?: string | undefined }) =>
   req.ip ?? req.socket?.remoteAddress;
 
-const stderrLogger: BasicLogger = {
-  warn(obj, msg) {
-    const line: Record<string, unknown> = { level: 40, time: Date.now(), msg };
-    for (const [k, v] of Object.entries(obj))
-      line[k] = v instanceof Error ? { type: v.name, message: v.message } : v;
-    process.stderr.write(`${JSON.stringify(line)}\n`);
-  },
-};
-
 function isLimiter(value: unknown): value is FailureLimiter {
   return (
     typeof value === "object" && value !== null && typeof (value as FailureLimiter).consume === "function"
@@ -316,7 +306,7 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
   const failMode = limits?.failMode ?? "open";
   if (failMode !== "open" && failMode !== "closed")
     throw optionError("basic.failureLimit.failMode", failMode, '"open" or "closed"');
-  const logger = limits?.logger ?? stderrLogger;
+  const logger = limits?.logger ?? fallbackLogger;
   if (typeof logger?.warn !== "function")
     throw optionError("basic.failureLimit.logger", logger, "an object with warn(obj, msg)");
 

@@ -1,9 +1,10 @@
 import { createHmac, createSign, generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:http";
+import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { exportJWK, type JSONWebKeySet, SignJWT } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { app, b64url, rsaPair } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
 import { createBearerVerifier } from "./bearer.js";
@@ -401,6 +402,46 @@ describe("Bearer: a remote JWKS", () => {
     const res = await get(url, `Bearer ${await token()}`);
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
+  });
+
+  it("the JWKS endpoint refusing connections, no logger → the stderr line carries the cause chain down to ECONNREFUSED", async () => {
+    // A port that was just free: connecting to it is refused.
+    const closed = await listen(express());
+    const jwksUri = `${closed.url}/jwks.json`;
+    await closed.close();
+    const a = express();
+    a.get("/me", authenticate({ realm, bearer: { jwksUri, algorithms: ["ES256"] } }), (_req, res) => {
+      res.end();
+    });
+    a.use(errorHandler());
+    const l = await listen(a);
+    opened.push(l);
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation(((
+      chunk: string | Uint8Array,
+      ...rest: never[]
+    ) => {
+      if (String(chunk).includes('"msg":"request failed"')) lines.push(String(chunk));
+      else return write(chunk, ...rest);
+      return true;
+    }) as typeof process.stderr.write);
+    try {
+      expect((await get(l.url, `Bearer ${await token()}`)).status).toBe(503);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines).toHaveLength(1);
+    const line = lines[0] as string;
+    expect(JSON.parse(line)).toMatchObject({
+      level: 50,
+      status: 503,
+      err: { type: "KeySourceUnavailableError" },
+    });
+    // jose's "The JSON Web Key Set could not be fetched"-style error alone says nothing about why:
+    // the socket error at the bottom of the chain does.
+    expect(line).toContain("fetch failed");
+    expect(line).toContain("ECONNREFUSED");
   });
 
   it("the JWKS endpoint answering 500 or non-JSON → 503", async () => {

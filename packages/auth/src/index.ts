@@ -1,6 +1,7 @@
+/** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
+export type { NextFunction as AuthNext } from "@svc/errors";
 export {
   type AuthenticateOptions,
-  type AuthNext,
   type AuthRequest,
   authenticate,
 } from "./authenticate.js";

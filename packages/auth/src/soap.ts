@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { HttpError } from "@svc/errors";
+import { HttpError, WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
 import {
   attemptOf,
   type BasicOutcome,
@@ -13,26 +13,10 @@ import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
 import { optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 
-/**
- * A parsed XML element, as the SOAP envelope parser hands out the `Header` blocks. Structural:
- * any parser producing this shape works.
- */
-export interface XmlElement {
-  /** Namespace URI, `""` when none. */
-  namespace: string;
-  localName: string;
-  /** `"{nsURI}local"` for qualified attributes, `"local"` for unqualified. */
-  attributes: Record<string, string>;
-  /** Child elements in document order. */
-  children: XmlElement[];
-  /** Concatenated direct text content. */
-  text: string;
-}
+// The element shape and the WS-Security namespaces are shared with @svc/soap-envelope: one
+// definition of each, in @svc/errors.
+export { WSSE_NS, WSU_NS, type XmlElement };
 
-/** OASIS WS-Security 1.0 secext namespace (`wsse`). */
-export const WSSE_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
-/** OASIS WS-Security 1.0 utility namespace (`wsu`). */
-export const WSU_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
 const UT_PROFILE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0";
 /** `Password/@Type` for a clear-text password. */
 export const PASSWORD_TEXT = `${UT_PROFILE}#PasswordText`;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { NextFunction } from "@svc/errors";
 
 /** Options of {@link cacheControl}: the directives of RFC 9111 §5.2.2 a route may want. */
 export interface CacheControlOptions {
@@ -91,8 +92,6 @@ export function formatCacheControl(options: CacheControlOptions): string {
   return parts.join(", ");
 }
 
-type Next = (err?: unknown) => void;
-
 /**
  * Per-route cache policy: sets `Cache-Control` on the route's responses (a handler's own value wins).
  * Error responses are left to the error handler, which sends `no-store`.
@@ -104,7 +103,11 @@ type Next = (err?: unknown) => void;
  */
 export function cacheControl(options: CacheControlOptions) {
   const value = formatCacheControl(options);
-  return function cacheControlMiddleware(_req: IncomingMessage, res: ServerResponse, next: Next): void {
+  return function cacheControlMiddleware(
+    _req: IncomingMessage,
+    res: ServerResponse,
+    next: NextFunction,
+  ): void {
     if (!res.headersSent && !res.hasHeader("Cache-Control")) res.setHeader("Cache-Control", value);
     next();
   };

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary } from "@svc/errors";
+import { appendVary, type NextFunction } from "@svc/errors";
 import fresh from "fresh";
 import { strongEtag } from "./entity-tag.js";
 
@@ -13,8 +13,6 @@ export interface ConditionalOptions {
    */
   defaultCacheControl?: string | false;
 }
-
-type Next = (err?: unknown) => void;
 
 /** The slice of `@svc/negotiate`'s `res.negotiation` used here (read structurally, no import). */
 interface CodingOracle {
@@ -93,7 +91,7 @@ export function conditional(options: ConditionalOptions = {}) {
     throw new TypeError("conditional: defaultCacheControl must be a non-empty string or false");
   }
 
-  return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: Next): void {
+  return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     // Every 2xx body gets a strong tag (Express would add its weak one); only GET and HEAD can
     // be answered with a 304 or get the default cache policy.
     const safe = req.method === "GET" || req.method === "HEAD";

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { HttpError } from "@svc/errors";
+import { HttpError, type NextFunction } from "@svc/errors";
 import { listMatches, parseEtagList } from "./entity-tag.js";
 
 /** The validators of a resource's current state, as {@link preconditions} needs them. */
@@ -79,8 +79,6 @@ export function evaluatePreconditions(
   return "proceed";
 }
 
-type Next = (err?: unknown) => void;
-
 /** Options of {@link preconditions}. */
 export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMessage> {
   /**
@@ -124,7 +122,11 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
   );
   const read = options.current;
 
-  return async function preconditionsMiddleware(req: Req, res: ServerResponse, next: Next): Promise<void> {
+  return async function preconditionsMiddleware(
+    req: Req,
+    res: ServerResponse,
+    next: NextFunction,
+  ): Promise<void> {
     const method = (req.method ?? "GET").toUpperCase();
     const h = req.headers;
     const conditional =

@@ -1,6 +1,6 @@
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ErrorLogger, errorHandler, HttpError, methodNotAllowed, notFound } from "./index.js";
 
 interface LogCall {
@@ -497,5 +497,42 @@ describe("construction-time validation", () => {
   });
   it("methodNotAllowed([]) → TypeError", () => {
     expect(() => methodNotAllowed([])).toThrow(TypeError);
+  });
+});
+
+describe("no logger and no req.log → fallbackLogger on stderr", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("GET /jwks-down (500 whose cause is fetch failed ← ECONNREFUSED) → one stderr line with the whole cause chain", async () => {
+    const app = express();
+    app.get("/jwks-down", () => {
+      const socket = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+      const fetchFailed = new TypeError("fetch failed", { cause: socket });
+      throw new Error("The JSON Web Key Set could not be fetched", { cause: fetchFailed });
+    });
+    app.use(errorHandler());
+    const server = await listen(app);
+    closers.push(server.close);
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    vi.spyOn(process.stderr, "write").mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
+      const text = String(chunk);
+      if (text.includes('"msg":"request failed"')) lines.push(text);
+      else return write(chunk, ...rest);
+      return true;
+    }) as typeof process.stderr.write);
+    const res = await fetch(`${server.url}/jwks-down`);
+    expect(res.status).toBe(500);
+    const body = await res.text();
+    expect(body).not.toContain("ECONNREFUSED");
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0] as string);
+    expect(line).toMatchObject({ level: 50, status: 500, method: "GET", path: "/jwks-down" });
+    expect(line.err.message).toBe("The JSON Web Key Set could not be fetched");
+    expect(line.err.cause).toMatchObject({ type: "TypeError", message: "fetch failed" });
+    expect(line.err.cause.cause).toMatchObject({
+      message: "connect ECONNREFUSED 127.0.0.1:9",
+      code: "ECONNREFUSED",
+    });
   });
 });

@@ -1,15 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorRendering } from "./error-format.js";
 import { HttpError } from "./http-error.js";
+import { fallbackLogger, type Logger } from "./logger.js";
 import { buildErrorRecord, buildProblemDetails } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
 import { appendVary } from "./vary.js";
 import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
 
-/** A pino-compatible logger: only `error(obj, msg)` is used. */
-export interface ErrorLogger {
-  error(obj: object, msg?: string): void;
-}
+/** The part of a {@link Logger} the error handler calls: `error(obj, msg)`. */
+export type ErrorLogger = Pick<Logger, "error">;
 
 /** The parts of an Express (or plain `node:http`) request the handler reads. */
 export interface ErrorRequest extends IncomingMessage {
@@ -18,7 +17,14 @@ export interface ErrorRequest extends IncomingMessage {
   log?: ErrorLogger;
 }
 
-/** Express's `next`. */
+/**
+ * The `next` callback of a connect-style middleware (Express 4/5, `connect`, `router`), typed
+ * without depending on any framework: every `@svc` middleware takes this one type.
+ *
+ * @example
+ * function handler(req: IncomingMessage, res: ServerResponse, next: NextFunction) { next(); }
+ * @see https://expressjs.com/en/guide/writing-middleware.html
+ */
 export type NextFunction = (err?: unknown) => void;
 
 /** Options of {@link errorHandler}. */
@@ -57,16 +63,6 @@ const STALE_REPRESENTATION_HEADERS = [
   "etag",
   "last-modified",
 ] as const;
-
-const stderrLogger: ErrorLogger = {
-  error(obj, msg) {
-    const line: Record<string, unknown> = { level: 50, time: Date.now(), msg };
-    for (const [k, v] of Object.entries(obj)) {
-      line[k] = v instanceof Error ? { type: v.name, message: v.message, stack: v.stack } : v;
-    }
-    process.stderr.write(`${JSON.stringify(line)}\n`);
-  },
-};
 
 function defaultCorrelationId(req: ErrorRequest, res: ServerResponse): string | undefined {
   const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
@@ -119,7 +115,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
   ): void {
     const httpError = toHttpError(err);
     if (httpError.status >= 500) {
-      const logger = options.logger ?? req.log ?? stderrLogger;
+      const logger = options.logger ?? req.log ?? fallbackLogger;
       logger.error(
         {
           err: httpError.cause ?? httpError,

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildErrorRecord,
-  escapeXml,
-  HttpError,
-  isHttpError,
-  reasonPhrase,
-  stripQuery,
-  toHttpError,
-} from "./index.js";
+import { buildErrorRecord, HttpError, isHttpError, reasonPhrase, stripQuery, toHttpError } from "./index.js";
 
 describe("HttpError", () => {
   it("expose defaults to true below 500 and false from 500", () => {
@@ -90,9 +82,5 @@ describe("helpers", () => {
   it("stripQuery drops query and fragment", () => {
     expect(stripQuery("/a/b?c=1#d")).toBe("/a/b");
     expect(stripQuery("/a#x")).toBe("/a");
-  });
-
-  it("escapeXml escapes markup and drops characters XML 1.0 forbids", () => {
-    expect(escapeXml(`<a href="x">&'\u0000\u0008\uFFFE`)).toBe("&lt;a href=&quot;x&quot;&gt;&amp;&apos;");
   });
 });

@@ -11,6 +11,13 @@ export {
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
 export { stringifyJson } from "./json.js";
 export {
+  DEFAULT_CAUSE_DEPTH,
+  fallbackLogger,
+  type Logger,
+  type SerializedError,
+  serializeError,
+} from "./logger.js";
+export {
   buildErrorRecord,
   buildProblemDetails,
   clientMessage,
@@ -21,4 +28,4 @@ export {
 export { isErrorStatus, reasonPhrase } from "./status.js";
 export { toHttpError } from "./to-http-error.js";
 export { appendVary } from "./vary.js";
-export { errorRecordToXml, escapeXml, problemDetailsToXml } from "./xml.js";
+export { errorRecordToXml, escapeXml, problemDetailsToXml, WSSE_NS, WSU_NS, type XmlElement } from "./xml.js";

@@ -6,18 +6,74 @@ const XML_ESCAPES: Readonly<Record<string, string>> = {
   ">": "&gt;",
   '"': "&quot;",
   "'": "&apos;",
+  "\t": "&#9;",
+  "\n": "&#10;",
+  "\r": "&#13;",
 };
 
+// XML 1.0 §2.2 Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF];
+// with the `u` flag a lone surrogate is one code point outside every range, so it matches too.
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const NEEDS_ESCAPE = /[&<>"'\t\n\r]/g;
+const NEEDS_WORK = /[&<>"'\t\n\r]|[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
 /**
- * Escapes text for XML content and attributes, and drops characters XML 1.0 §2.2 does not
- * allow at all (C0 controls other than tab, CR and LF, lone surrogates, U+FFFE/U+FFFF), so a
- * hostile path or message cannot make the document ill-formed.
+ * Escapes a string for XML 1.0 character data and for a quoted attribute value alike: the one
+ * escaper every `@svc` package writes XML with.
+ *
+ * - `&`, `<`, `>`, `"` and `'` become `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` (XML 1.0 §2.4, §3.1).
+ * - Tab, LF and CR become `&#9;` `&#10;` `&#13;`: a literal CR would be turned into LF by
+ *   end-of-line handling (§2.11) and, in an attribute, a literal tab or LF into a space by
+ *   attribute-value normalisation (§3.3.3); a character reference survives both.
+ * - A character XML 1.0 does not allow at all (§2.2: C0 controls other than tab/LF/CR, lone
+ *   surrogates, U+FFFE, U+FFFF) cannot be written even as a reference, so it is **replaced with
+ *   U+FFFD** REPLACEMENT CHARACTER rather than refused (the text is usually a client-supplied
+ *   path or message inside an error response, which must still be sent) or silently dropped
+ *   (which could join two tokens and hide that anything was there).
+ *
+ * @example
+ * escapeXml(`a<b & "c"\u0000`) // → "a&lt;b &amp; &quot;c&quot;\uFFFD"
+ * @see https://www.w3.org/TR/xml/#charsets
+ * @see https://www.w3.org/TR/xml/#AVNormalize
  */
 export function escapeXml(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
-    .replace(/[&<>"']/g, (c) => XML_ESCAPES[c] ?? c);
+  if (!NEEDS_WORK.test(text)) return text;
+  return text.replace(NOT_XML_CHAR, "\uFFFD").replace(NEEDS_ESCAPE, (c) => XML_ESCAPES[c] ?? c);
 }
+
+/**
+ * A parsed XML element in a plain structural shape (the namespace-aware subset of the XML
+ * Infoset element item): what `@svc/soap-envelope` hands header blocks out as and what
+ * `@svc/auth`'s WS-Security check reads. Any parser producing this shape works.
+ *
+ * @example
+ * // <wsse:Security xmlns:wsse="…"><wsse:UsernameToken>…</wsse:UsernameToken></wsse:Security>
+ * const token = block.children.find((c) => c.localName === "UsernameToken");
+ * @see https://www.w3.org/TR/xml-infoset/#infoitem.element
+ */
+export interface XmlElement {
+  /** Namespace URI, `""` when none. */
+  namespace: string;
+  /** Local name, without prefix. */
+  localName: string;
+  /** `"{nsURI}local"` for qualified attributes, `"local"` for unqualified; namespace declarations excluded. */
+  attributes: Record<string, string>;
+  /** Child elements in document order. */
+  children: XmlElement[];
+  /** Concatenated direct text content (CDATA included). */
+  text: string;
+}
+
+/**
+ * OASIS WS-Security 1.0 secext namespace (`wsse`).
+ * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf (§4)
+ */
+export const WSSE_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
+/**
+ * OASIS WS-Security 1.0 utility namespace (`wsu`).
+ * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf (§4)
+ */
+export const WSU_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
 
 function fieldErrorsXml(errors: ErrorRecord["errors"]): string {
   if (!errors) return "";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError } from "@svc/errors";
+import { fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
 import { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 import { type CapturedResponse, captureResponse, HEADER_OF } from "./capture.js";
 import { requestFingerprint } from "./fingerprint.js";
@@ -8,10 +8,8 @@ import { optionError } from "./option-error.js";
 import { parseIdempotencyKey } from "./parse-key.js";
 import { type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
 
-/** A pino-compatible logger: only `warn(obj, msg)` is used. */
-export interface IdempotencyLogger {
-  warn(obj: object, msg?: string): void;
-}
+/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
+export type IdempotencyLogger = Pick<Logger, "warn">;
 
 /** The authenticated caller, as the auth layer leaves it on the request. */
 export interface IdempotencyPrincipal {
@@ -54,9 +52,6 @@ export interface StoreStatusContext {
    */
   started: boolean;
 }
-
-/** Express's `next`. */
-export type IdempotencyNext = (err?: unknown) => void;
 
 /** What a claimed request's handler can read at `res.locals.idempotency`. */
 export interface IdempotencyLocals {
@@ -227,12 +222,6 @@ export const IDEMPOTENCY_ERROR_CODES = {
 const DEFAULT_REPLAY_HEADERS = ["content-type", "location", "etag", "content-location", "last-modified"];
 const NEVER_REPLAYED =
   /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted)$/;
-
-const stderrLogger: IdempotencyLogger = {
-  warn(obj, msg) {
-    process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg, ...obj })}\n`);
-  },
-};
 
 function positive(name: string, value: number, allowZero = false): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
@@ -420,9 +409,9 @@ export function idempotency(options: IdempotencyOptions = {}) {
 
   let warnedUnparsedBody = false;
 
-  async function handle(req: IdempotencyRequest, res: ServerResponse, next: IdempotencyNext): Promise<void> {
+  async function handle(req: IdempotencyRequest, res: ServerResponse, next: NextFunction): Promise<void> {
     if (!methods.has((req.method ?? "").toUpperCase())) return next();
-    const logger = options.logger ?? req.log ?? stderrLogger;
+    const logger = options.logger ?? req.log ?? fallbackLogger;
     const parsed = parseIdempotencyKey(req.headers["idempotency-key"]);
     const target = req.originalUrl ?? req.url ?? "/";
     const rules = rulesOf(req);
@@ -610,7 +599,7 @@ export function idempotency(options: IdempotencyOptions = {}) {
     }
   }
 
-  return function svcIdempotency(req: IdempotencyRequest, res: ServerResponse, next: IdempotencyNext): void {
+  return function svcIdempotency(req: IdempotencyRequest, res: ServerResponse, next: NextFunction): void {
     handle(req, res, next).catch(next);
   };
 }

@@ -1,3 +1,5 @@
+/** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
+export type { NextFunction as IdempotencyNext } from "@svc/errors";
 export { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 export { type CapturedResponse, captureResponse } from "./capture.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
@@ -5,7 +7,6 @@ export {
   IDEMPOTENCY_ERROR_CODES,
   type IdempotencyLocals,
   type IdempotencyLogger,
-  type IdempotencyNext,
   type IdempotencyOptions,
   type IdempotencyPrincipal,
   type IdempotencyRequest,

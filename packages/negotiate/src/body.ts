@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError } from "@svc/errors";
+import { HttpError, type NextFunction } from "@svc/errors";
 import { SaxesParser } from "saxes";
 
 /** Options of {@link parseBody}. */
@@ -29,8 +29,6 @@ export interface ParseBodyOptions {
    */
   timeout?: number | false;
 }
-
-type Next = (err?: unknown) => void;
 
 /** A request after {@link parseBody}: `body` holds the parsed value (`undefined` without a body). */
 export interface ParsedBodyRequest extends IncomingMessage {
@@ -69,10 +67,10 @@ function jsonDepth(value: unknown, limit: number): boolean {
  * attributes `@name`, text-only elements strings. A DOCTYPE is refused outright, which shuts out
  * entity-expansion and external-entity attacks before they start.
  *
- * @example parseXml("<a x='1'><b>2</b><b>3</b></a>") // → { a: { "@x": "1", b: ["2", "3"] } }
+ * @example parseXmlBody("<a x='1'><b>2</b><b>3</b></a>") // → { a: { "@x": "1", b: ["2", "3"] } }
  * @see https://www.w3.org/TR/xml/
  */
-export function parseXml(source: string, maxDepth = 32): Record<string, XmlValue> {
+export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlValue> {
   const parser = new SaxesParser();
   interface Frame {
     name: string;
@@ -181,7 +179,11 @@ export function parseBody(options: ParseBodyOptions = {}) {
   ];
   const acceptedHeader = accepted.join(", ");
 
-  return function parseBodyMiddleware(req: ParsedBodyRequest, _res: ServerResponse, next: Next): void {
+  return function parseBodyMiddleware(
+    req: ParsedBodyRequest,
+    _res: ServerResponse,
+    next: NextFunction,
+  ): void {
     if (req.body !== undefined || !hasBody(req)) {
       next();
       return;
@@ -287,7 +289,7 @@ export function parseBody(options: ParseBodyOptions = {}) {
           if (!jsonDepth(value, depth)) throw new Error(`JSON is nested deeper than ${depth} levels`);
           req.body = value;
         } else {
-          req.body = parseXml(source, depth);
+          req.body = parseXmlBody(source, depth);
         }
         finish();
       } catch (err) {

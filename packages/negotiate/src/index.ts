@@ -1,4 +1,12 @@
-export { type ParseBodyOptions, type ParsedBodyRequest, parseBody, parseXml, type XmlValue } from "./body.js";
+export {
+  type ParseBodyOptions,
+  type ParsedBodyRequest,
+  parseBody,
+  parseXmlBody,
+  /** @deprecated Renamed `parseXmlBody` (the same function): `parseXml` is `@svc/soap-envelope`'s infoset parser. */
+  parseXmlBody as parseXml,
+  type XmlValue,
+} from "./body.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
 export { type MediaTypeMatch, matchMediaType, selectMediaType } from "./media-type.js";

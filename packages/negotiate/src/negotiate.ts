@@ -1,6 +1,6 @@
 import { type IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { appendVary, HttpError } from "@svc/errors";
+import { appendVary, HttpError, type NextFunction } from "@svc/errors";
 import compression from "compression";
 import onHeaders from "on-headers";
 import { selectEncoding } from "./encoding.js";
@@ -112,8 +112,6 @@ declare global {
     }
   }
 }
-
-type Next = (err?: unknown) => void;
 
 const CODINGS = ["br", "gzip", "deflate"] as const;
 const COMPRESSIBLE =
@@ -312,7 +310,7 @@ export function negotiate(options: NegotiateOptions = {}) {
   // For clients that refuse identity, any size is compressed rather than refused.
   const compressAll = compressOptions ? compression({ threshold: 0, filter, ...level }) : undefined;
 
-  return function negotiateMiddleware(req: IncomingMessage, res: ServerResponse, next: Next): void {
+  return function negotiateMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const acceptEncoding = headerString(req.headers["accept-encoding"]);
     const encoding = selectEncoding(acceptEncoding, offeredCodings);
     if (encoding === undefined) {
@@ -448,7 +446,7 @@ async function represent(
     // The bytes go to end() on HEAD too: Node drops them, and ETag code later in the chain sees them.
     res.end(bytes);
   } catch (err) {
-    const forward = (req as IncomingMessage & { next?: Next }).next;
+    const forward = (req as IncomingMessage & { next?: NextFunction }).next;
     if (typeof forward === "function" && !res.headersSent) forward(err);
     else throw err;
   }

@@ -1,10 +1,11 @@
+/** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
+export type { NextFunction as RateLimitNext } from "@svc/errors";
 export { type IpMatcher, ipBucket, ipMatcher } from "./client-key.js";
 export { type HeaderSettings, type ResetFormat, setRateLimitHeaders } from "./headers.js";
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
 export { MemoryStore, type MemoryStoreOptions, StoreFullError } from "./memory-store.js";
 export {
   type RateLimitLogger,
-  type RateLimitNext,
   type RateLimitOptions,
   type RateLimitPrincipal,
   type RateLimitRequest,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError } from "@svc/errors";
+import { fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
 import { ipBucket, ipMatcher } from "./client-key.js";
 import { ceilSeconds, type ResetFormat, setRateLimitHeaders } from "./headers.js";
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
@@ -30,23 +30,8 @@ export interface RateLimitRequest extends IncomingMessage {
   principal?: RateLimitPrincipal | undefined;
 }
 
-/**
- * Express's `next`.
- * @example
- * const next: RateLimitNext = (err) => { if (err) throw err; };
- * @see https://expressjs.com/en/guide/error-handling.html
- */
-export type RateLimitNext = (err?: unknown) => void;
-
-/**
- * Where store failures are reported under `failMode: "open"` (pino-compatible).
- * @example
- * rateLimit({ limit: 100, logger: pino() });
- * @see https://getpino.io/#/docs/api?id=logger
- */
-export interface RateLimitLogger {
-  warn(obj: object, msg?: string): void;
-}
+/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
+export type RateLimitLogger = Pick<Logger, "warn">;
 
 /**
  * Options of {@link rateLimit}: the limiter's own options (or a ready limiter) plus the HTTP side.
@@ -134,16 +119,6 @@ export interface RateLimitOptions extends Partial<RateLimiterOptions> {
 
 const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"] as const;
 
-const stderrLogger: RateLimitLogger = {
-  warn(obj, msg) {
-    const line: Record<string, unknown> = { level: 40, time: Date.now(), msg };
-    for (const [k, v] of Object.entries(obj)) {
-      line[k] = v instanceof Error ? { type: v.name, message: v.message } : v;
-    }
-    process.stderr.write(`${JSON.stringify(line)}\n`);
-  },
-};
-
 /** The client's IP address: Express's `req.ip` (trust proxy applied), else the socket peer. */
 function clientIp(req: RateLimitRequest): string | undefined {
   return req.ip ?? req.socket?.remoteAddress;
@@ -202,7 +177,7 @@ export function rateLimit(options: RateLimitOptions) {
   const allowed = options.allowlist?.length ? ipMatcher(options.allowlist) : undefined;
   const skip = options.skip;
   const keyOf = options.key;
-  const logger = options.logger ?? stderrLogger;
+  const logger = options.logger ?? fallbackLogger;
   const logIntervalMs = options.logIntervalMs ?? 60_000;
   const headers = {
     legacy: options.legacyHeaders ?? true,
@@ -245,7 +220,7 @@ export function rateLimit(options: RateLimitOptions) {
     return bucket === undefined ? undefined : `ip:${bucket}`;
   }
 
-  function storeFailed(err: unknown, next: RateLimitNext): void {
+  function storeFailed(err: unknown, next: NextFunction): void {
     if (failMode === "closed") {
       next(
         HttpError.serviceUnavailable(failRetryAfter, "Rate limiting is temporarily unavailable", {
@@ -269,7 +244,7 @@ export function rateLimit(options: RateLimitOptions) {
     next();
   }
 
-  return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: RateLimitNext): void {
+  return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
     if (skip?.(req)) {
       next();
       return;

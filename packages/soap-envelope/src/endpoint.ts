@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
-import { HttpError, toHttpError } from "@svc/errors";
+import { HttpError, type NextFunction, toHttpError } from "@svc/errors";
 import { faultToXml } from "./fault.js";
 import {
   createSoapService,
@@ -24,15 +24,12 @@ export interface SoapHttpRequest extends IncomingMessage {
   log?: SoapLogger;
 }
 
-/** Express's `next`. */
-export type SoapNextFunction = (err?: unknown) => void;
-
 /** Options of {@link soapEndpoint}: those of the service. */
 export type SoapEndpointOptions = SoapServiceOptions;
 
 /** The Express handler {@link soapEndpoint} returns, with the compiled service attached. */
 export interface SoapEndpointHandler {
-  (req: SoapHttpRequest, res: ServerResponse, next: SoapNextFunction): void;
+  (req: SoapHttpRequest, res: ServerResponse, next: NextFunction): void;
   /** The compiled service (contract and transport-neutral processor). */
   service: SoapService;
 }
@@ -57,7 +54,7 @@ export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler 
   const handler = function svcSoapEndpoint(
     req: SoapHttpRequest,
     res: ServerResponse,
-    next: SoapNextFunction,
+    next: NextFunction,
   ): void {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -192,7 +189,7 @@ export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
     err: unknown,
     req: SoapHttpRequest,
     res: ServerResponse,
-    next: SoapNextFunction,
+    next: NextFunction,
   ): void {
     const httpError = toHttpError(err);
     if (httpError.status >= 500) {

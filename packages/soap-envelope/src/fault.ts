@@ -1,11 +1,11 @@
-import { escapeText } from "./xml.js";
+import { escapeXml, WSSE_NS } from "@svc/errors";
 
 /** The SOAP 1.2 envelope namespace. */
 export const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
 /** The SOAP 1.1 envelope namespace (only ever answered with a VersionMismatch fault). */
 export const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
-/** WS-Security 1.0 secext namespace, for the `wsse:FailedAuthentication` subcode. */
-export const WSSE_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
+/** WS-Security 1.0 secext namespace, for the `wsse:FailedAuthentication` subcode (one definition, in `@svc/errors`). */
+export { WSSE_NS };
 
 /** SOAP 1.2 Part 1 §5.4.6: the fault code values. */
 export type FaultCode = "VersionMismatch" | "MustUnderstand" | "DataEncodingUnknown" | "Sender" | "Receiver";
@@ -143,17 +143,17 @@ export function faultToXml(fault: SoapFault, defaultNamespace = "", writeDetail?
   fault.subcodes.forEach((s, i) => {
     const q = toQName(s, defaultNamespace);
     const value = q.namespace
-      ? `<env:Value xmlns:s${i}="${escapeText(q.namespace)}">s${i}:${escapeText(q.localName)}</env:Value>`
-      : `<env:Value>${escapeText(q.localName)}</env:Value>`;
+      ? `<env:Value xmlns:s${i}="${escapeXml(q.namespace)}">s${i}:${escapeXml(q.localName)}</env:Value>`
+      : `<env:Value>${escapeXml(q.localName)}</env:Value>`;
     code += `<env:Subcode>${value}`;
     close = `</env:Subcode>${close}`;
   });
   code += `${close}</env:Code>`;
   const reason = `<env:Reason>${fault.reasons
-    .map((r) => `<env:Text xml:lang="${escapeText(r.lang)}">${escapeText(r.text)}</env:Text>`)
+    .map((r) => `<env:Text xml:lang="${escapeXml(r.lang)}">${escapeXml(r.text)}</env:Text>`)
     .join("")}</env:Reason>`;
-  const node = fault.node === undefined ? "" : `<env:Node>${escapeText(fault.node)}</env:Node>`;
-  const role = fault.role === undefined ? "" : `<env:Role>${escapeText(fault.role)}</env:Role>`;
+  const node = fault.node === undefined ? "" : `<env:Node>${escapeXml(fault.node)}</env:Node>`;
+  const role = fault.role === undefined ? "" : `<env:Role>${escapeXml(fault.role)}</env:Role>`;
   let detail = "";
   if (fault.detail !== undefined) {
     detail = `<env:Detail>${(writeDetail ?? writePlainDetail)(fault.detail)}</env:Detail>`;
@@ -174,7 +174,7 @@ function plainElement(name: string, value: unknown, depth: number): string {
   const m = /^\{([^}]*)\}(.+)$/.exec(name);
   const local = m ? (m[2] ?? name) : name;
   if (!/^[A-Za-z_][\w.-]*$/.test(local)) return "";
-  const ns = m ? ` xmlns="${escapeText(m[1] ?? "")}"` : "";
+  const ns = m ? ` xmlns="${escapeXml(m[1] ?? "")}"` : "";
   if (Array.isArray(value)) return value.map((v) => plainElement(name, v, depth + 1)).join("");
   if (value === null || value === undefined) return `<${local}${ns}/>`;
   if (typeof value === "object" && !(value instanceof Date)) {
@@ -183,7 +183,7 @@ function plainElement(name: string, value: unknown, depth: number): string {
     return `<${local}${ns}>${inner}</${local}>`;
   }
   const text = value instanceof Date ? value.toISOString() : String(value);
-  return `<${local}${ns}>${escapeText(text)}</${local}>`;
+  return `<${local}${ns}>${escapeXml(text)}</${local}>`;
 }
 
 /** Part 1 §5.4.8: one `env:NotUnderstood` header block per mandatory block nobody understood. */
@@ -191,7 +191,7 @@ export function notUnderstoodHeaders(blocks: readonly QName[]): string {
   return blocks
     .map(
       (b, i) =>
-        `<env:NotUnderstood qname="n${i}:${escapeText(b.localName)}" xmlns:n${i}="${escapeText(b.namespace)}"/>`,
+        `<env:NotUnderstood qname="n${i}:${escapeXml(b.localName)}" xmlns:n${i}="${escapeXml(b.namespace)}"/>`,
     )
     .join("");
 }

@@ -1,8 +1,9 @@
+/** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
+export type { NextFunction as SoapNextFunction } from "@svc/errors";
 export {
   type SoapEndpointHandler,
   type SoapEndpointOptions,
   type SoapHttpRequest,
-  type SoapNextFunction,
   soapEndpoint,
   soapErrorHandler,
 } from "./endpoint.js";

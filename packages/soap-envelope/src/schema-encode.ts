@@ -1,3 +1,4 @@
+import { escapeXml } from "@svc/errors";
 import { SchemaValidationError } from "./schema-errors.js";
 import {
   type ComplexType,
@@ -11,7 +12,6 @@ import {
   type SimpleType,
   XSI_NS,
 } from "./schema-model.js";
-import { escapeText } from "./xml.js";
 import { checkLexical, collapse } from "./xsd-lexical.js";
 
 /**
@@ -21,7 +21,7 @@ import { checkLexical, collapse } from "./xsd-lexical.js";
  * @throws {SchemaValidationError} when the value does not match, `path` naming where
  */
 export function encodeElement(decl: ElementDecl, value: unknown, parentNs: string, path: string): string {
-  const nsDecl = decl.namespace === parentNs ? "" : ` xmlns="${escapeText(decl.namespace)}"`;
+  const nsDecl = decl.namespace === parentNs ? "" : ` xmlns="${escapeXml(decl.namespace)}"`;
   const name = decl.localName;
   if (value === null) {
     if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
@@ -29,7 +29,7 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
   }
   const type = decl.type;
   if (type.kind === "simple") {
-    return `<${name}${nsDecl}>${escapeText(encodeSimple(type, value, path))}</${name}>`;
+    return `<${name}${nsDecl}>${escapeXml(encodeSimple(type, value, path))}</${name}>`;
   }
   if (typeof value !== "object" || value === undefined || Array.isArray(value) || value instanceof Date) {
     throw new SchemaValidationError(path, "must be an object");
@@ -45,7 +45,7 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
       if (a.required) throw new SchemaValidationError(`${path}/@${a.name}`, "is required");
       continue;
     }
-    const text = escapeText(encodeSimple(a.type, v, `${path}/@${a.name}`));
+    const text = escapeXml(encodeSimple(a.type, v, `${path}/@${a.name}`));
     if (!a.qualifiedNs) {
       attrs += ` ${a.name}="${text}"`;
       continue;
@@ -55,13 +55,13 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
       prefixes ??= new Map();
       prefix = `a${prefixes.size === 0 ? "" : prefixes.size}`;
       prefixes.set(a.qualifiedNs, prefix);
-      attrs += ` xmlns:${prefix}="${escapeText(a.qualifiedNs)}"`;
+      attrs += ` xmlns:${prefix}="${escapeXml(a.qualifiedNs)}"`;
     }
     attrs += ` ${prefix}:${a.name}="${text}"`;
   }
   let inner = "";
   if (type.simpleContent) {
-    inner = escapeText(encodeSimple(type.simpleContent, obj.$value, `${path}/$value`));
+    inner = escapeXml(encodeSimple(type.simpleContent, obj.$value, `${path}/$value`));
   } else if (type.content) {
     inner = encodeGroup(type.content, obj, decl.namespace, path);
   }

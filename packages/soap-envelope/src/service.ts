@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { HttpError, isHttpError } from "@svc/errors";
+import { fallbackLogger, HttpError, isHttpError, type Logger, WSU_NS } from "@svc/errors";
 import {
   checkEnvelope,
   type HeaderBlock,
@@ -38,10 +38,8 @@ import {
 export const SOAP12_MEDIA_TYPE = "application/soap+xml";
 const RESPONSE_CONTENT_TYPE = "application/soap+xml; charset=utf-8";
 
-/** A pino-compatible logger; only `error(obj, msg)` is called. */
-export interface SoapLogger {
-  error(obj: object, msg?: string): void;
-}
+/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
+export type SoapLogger = Pick<Logger, "error">;
 
 /** What a handler (and the `authenticate` and `authorize` hooks) learns about the request. */
 export interface SoapContext {
@@ -195,16 +193,6 @@ export interface SoapService {
   errorResponse(err: HttpError): SoapResponse;
 }
 
-const stderrLogger: SoapLogger = {
-  error(obj, msg) {
-    const line: Record<string, unknown> = { level: 50, time: Date.now(), msg };
-    for (const [k, v] of Object.entries(obj)) {
-      line[k] = v instanceof Error ? { type: v.name, message: v.message, stack: v.stack } : v;
-    }
-    process.stderr.write(`${JSON.stringify(line)}\n`);
-  },
-};
-
 /**
  * Compiles a contract and its handlers into a transport-neutral SOAP 1.2 node. Misconfiguration
  * (a handler for an unknown operation, a missing handler, an unsupported schema construct) throws
@@ -293,7 +281,7 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
   const refuse = (err: HttpError): SoapResponse => ({ ...errorResponse(err), unreadBody: true });
 
   async function handle(request: SoapRequest): Promise<SoapResponse> {
-    const logger = options.logger ?? request.logger ?? stderrLogger;
+    const logger = options.logger ?? request.logger ?? fallbackLogger;
     // SOAP 1.2 Part 2 §7.5.2.2 leaves these to HTTP: 415 (RFC 9110 §15.5.16) names what is
     // accepted in Accept-Post, or in Accept-Encoding for a content coding; 413 (§15.5.14) is
     // decided on Content-Length before any of the body is read.
@@ -509,8 +497,6 @@ function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
     headerXml: notUnderstoodHeaders(names),
   });
 }
-
-const WSU_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
 
 /** WS-Security 1.0 §12 fault codes (plus wsu:MessageExpired's local name, §10). */
 const WSSE_FAULT_CODES: ReadonlySet<string> = new Set([

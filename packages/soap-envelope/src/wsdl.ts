@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
+import { escapeXml } from "@svc/errors";
 import {
   type CompiledSchema,
   compileSchemas,
@@ -8,7 +9,7 @@ import {
   type SchemaSource,
   XS_NS,
 } from "./schema.js";
-import { clark, escapeText, type ParsedElement, parseXmlString, resolveLimits, resolveQName } from "./xml.js";
+import { clark, type ParsedElement, parseXmlString, resolveLimits, resolveQName } from "./xml.js";
 
 const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 const SOAP12_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
@@ -298,14 +299,14 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       (_all, pre: string, q: string, loc: string) => {
         const path = join(from, loc).split("\\").join("/");
         return schemaFiles.has(path)
-          ? `${pre}${q}${escapeText(`${endpointUrl}?xsd=${path}`)}${q}`
+          ? `${pre}${q}${escapeXml(`${endpointUrl}?xsd=${path}`)}${q}`
           : `${pre}${q}${loc}${q}`;
       },
     );
     if (xsd === undefined) {
       out = out.replace(
         /(<[\w.-]+:address\b[^>]*\blocation\s*=\s*)(["'])[^"']*\2/g,
-        (_all, pre: string, q: string) => `${pre}${q}${escapeText(endpointUrl)}${q}`,
+        (_all, pre: string, q: string) => `${pre}${q}${escapeXml(endpointUrl)}${q}`,
       );
     }
     return out;

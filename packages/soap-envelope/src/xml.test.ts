@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { faultToXml, SoapFault } from "./fault.js";
 import { parseXml, parseXmlString, resolveLimits, XmlError } from "./xml.js";
 
 const limits = resolveLimits({ maxDepth: 8, maxAttributes: 4, maxElements: 50 });
@@ -81,3 +82,18 @@ describe("parser reuse (pooled saxes parsers)", () => {
 async function* chunks2(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield part;
 }
+
+describe("faults written with the shared escaper (escapeXml from @svc/errors)", () => {
+  it.each([
+    ["NUL and C0 controls", "a\u0000b\u0001c", "a\uFFFDb\uFFFDc"],
+    ["lone surrogate", "x\uD800y", "x\uFFFDy"],
+    ["U+FFFF", "x\uFFFFy", "x\uFFFDy"],
+    ["CR LF tab", "one\r\ntwo\tthree", "one\r\ntwo\tthree"],
+    ["markup", `</env:Text><evil a="1">&`, `</env:Text><evil a="1">&`],
+  ])("Reason with %s → well-formed fault, text round-trips", (_name, reason, expected) => {
+    const xml = faultToXml(new SoapFault({ code: "Sender", reason }));
+    const doc = parseXmlString(xml, resolveLimits());
+    const text = doc.children[0]?.children[0]?.children[1]?.children[0]?.text;
+    expect(text).toBe(expected);
+  });
+});

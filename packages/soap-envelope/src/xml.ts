@@ -1,27 +1,9 @@
 import { TextDecoder } from "node:util";
+import type { XmlElement } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
 
-/**
- * An element of a parsed XML document, in the plain structural shape header blocks are handed
- * to the `authenticate` hook in.
- *
- * @example
- * // <wsse:Security xmlns:wsse="…"><wsse:UsernameToken>…</wsse:UsernameToken></wsse:Security>
- * const token = block.children.find((c) => c.localName === "UsernameToken");
- * @see https://www.w3.org/TR/xml-infoset/#infoitem.element
- */
-export interface XmlElement {
-  /** Namespace URI, `""` when none. */
-  namespace: string;
-  /** Local name, without prefix. */
-  localName: string;
-  /** `"{nsURI}local"` for qualified attributes, `"local"` for unqualified; namespace declarations excluded. */
-  attributes: Record<string, string>;
-  /** Child elements in document order. */
-  children: XmlElement[];
-  /** Concatenated direct text content (CDATA included). */
-  text: string;
-}
+// The plain element shape is shared with @svc/auth, so it lives in @svc/errors (no parser there).
+export type { XmlElement };
 
 /** An element as the parser builds it: the public shape plus what schema processing needs. */
 export interface ParsedElement extends XmlElement {
@@ -383,20 +365,6 @@ function asXmlError(err: unknown): XmlError {
   // saxes reports "line:column: message"; the text is safe to echo (no document content).
   return new XmlError("malformed", `The message is not well-formed XML: ${message.slice(0, 200)}`);
 }
-
-/** Escapes text for element content and attribute values. */
-export function escapeText(value: string): string {
-  return value.replace(/[&<>"'\r]/g, (c) => ESCAPES[c] ?? c);
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&apos;",
-  "\r": "&#13;",
-};
 
 /** `{ns}local`: the Clark notation used for qualified names throughout this package. */
 export function clark(namespace: string, localName: string): string {

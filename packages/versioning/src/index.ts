@@ -1,3 +1,4 @@
+export type { NextFunction } from "@svc/errors";
 export {
   type DeprecationHeaders,
   type DeprecationPolicy,
@@ -12,7 +13,6 @@ export {
   apiVersioning,
   type HeaderStrategyOptions,
   type MediaTypeStrategyOptions,
-  type NextFunction,
   type UriStrategyOptions,
   type VersioningRequest,
   type VersionResolution,

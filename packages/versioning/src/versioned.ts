@@ -1,5 +1,5 @@
+import type { NextFunction } from "@svc/errors";
 import { HttpError } from "@svc/errors";
-import type { NextFunction } from "./versioning.js";
 
 /** Options of {@link versioned}. */
 export interface VersionedOptions {

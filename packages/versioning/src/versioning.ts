@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, HttpError } from "@svc/errors";
+import { appendVary, HttpError, type NextFunction } from "@svc/errors";
 import { type DeprecationHeaders, type DeprecationPolicy, deprecationHeaders } from "./deprecation.js";
 import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 
@@ -23,9 +23,6 @@ export interface VersioningRequest extends IncomingMessage {
   apiVersionPrefix?: string | undefined;
   originalUrl?: string;
 }
-
-/** Express's `next`. */
-export type NextFunction = (err?: unknown) => void;
 
 /** The URI strategy: `/v<N>/employees`. */
 export interface UriStrategyOptions {

@@ -1,0 +1,145 @@
+/**
+ * The one logger shape every `@svc` package accepts: the pino-compatible subset the packages
+ * call, `level(obj, msg)`. A pino logger (or a pino-http `req.log`) is one; so is `console`-free
+ * {@link fallbackLogger}. A package option asks only for the methods it calls
+ * (`Pick<Logger, "warn">`), so a logger with just those methods is accepted.
+ *
+ * @example
+ * import pino from "pino";
+ * const logger: Logger = pino();
+ * app.use(errorHandler({ logger }));
+ * @see https://getpino.io/#/docs/api?id=logger
+ */
+export interface Logger {
+  error(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  info?(obj: object, msg?: string): void;
+  debug?(obj: object, msg?: string): void;
+}
+
+/** An `Error` as {@link serializeError} writes it: what a log reader needs to find the cause. */
+export interface SerializedError {
+  /** The error's `name` (pino's `type`). */
+  type: string;
+  message: string;
+  stack?: string;
+  /** Other own enumerable properties with a primitive value (`code`, `errno`, `syscall`, `address`, `url`, ...). */
+  [property: string]: unknown;
+}
+
+/** How many `cause` links (and `AggregateError` members) are followed before the chain is cut. */
+export const DEFAULT_CAUSE_DEPTH = 5;
+const MAX_AGGREGATE_ERRORS = 10;
+const MAX_EXTRA_PROPERTIES = 20;
+const MAX_STRING = 8_192;
+const OWN_KEYS = new Set(["name", "message", "stack", "cause", "errors"]);
+
+/**
+ * Turns an error into a plain, JSON-safe object that keeps its `cause` chain (ES2022
+ * `Error.prototype.cause`): name, message, stack, primitive own properties such as Node's
+ * `code`/`syscall`/`address`, then `cause`, recursively. Non-`Error` causes are kept as values.
+ * The chain is bounded: after `depth` links the cause becomes `"[cause chain truncated]"`, and an
+ * error met twice (a cycle) becomes `"[Circular]"`, so a hostile or looping chain cannot grow a
+ * log line without bound.
+ *
+ * @example
+ * serializeError(new Error("JWKS fetch failed", { cause: new TypeError("fetch failed") }));
+ * // { type: "Error", message: "JWKS fetch failed", stack: "…", cause: { type: "TypeError", … } }
+ * @see https://tc39.es/ecma262/#sec-installerrorcause
+ */
+export function serializeError(value: unknown, depth: number = DEFAULT_CAUSE_DEPTH): unknown {
+  return serialize(value, Math.max(0, Math.floor(depth)), new Set());
+}
+
+function serialize(value: unknown, depth: number, seen: Set<object>): unknown {
+  if (!(value instanceof Error)) return jsonSafe(value, seen);
+  if (seen.has(value)) return "[Circular]";
+  seen.add(value);
+  const out: SerializedError = { type: value.name, message: clip(String(value.message)) };
+  if (typeof value.stack === "string") out.stack = value.stack;
+  let extra = 0;
+  for (const key of Object.keys(value)) {
+    if (OWN_KEYS.has(key) || extra >= MAX_EXTRA_PROPERTIES) continue;
+    const v = (value as unknown as Record<string, unknown>)[key];
+    if (typeof v === "string") out[key] = clip(v);
+    else if (typeof v === "number" || typeof v === "boolean") out[key] = v;
+    else if (typeof v === "bigint") out[key] = v.toString();
+    else continue;
+    extra++;
+  }
+  if (value instanceof AggregateError && Array.isArray(value.errors)) {
+    out.errors =
+      depth === 0
+        ? "[cause chain truncated]"
+        : value.errors.slice(0, MAX_AGGREGATE_ERRORS).map((e: unknown) => serialize(e, depth - 1, seen));
+  }
+  if ("cause" in value && value.cause !== undefined) {
+    out.cause = depth === 0 ? "[cause chain truncated]" : serialize(value.cause, depth - 1, seen);
+  }
+  seen.delete(value);
+  return out;
+}
+
+/** A value JSON.stringify can write: primitives kept, objects copied if serialisable, else their tag. */
+function jsonSafe(value: unknown, seen: Set<object>): unknown {
+  switch (typeof value) {
+    case "string":
+      return clip(value);
+    case "number":
+    case "boolean":
+    case "undefined":
+      return value;
+    case "bigint":
+      return value.toString();
+    case "symbol":
+    case "function":
+      return String(value);
+    default:
+      if (value === null) return null;
+      if (seen.has(value as object)) return "[Circular]";
+      try {
+        const text = JSON.stringify(value);
+        return text === undefined ? Object.prototype.toString.call(value) : JSON.parse(clip(text, true));
+      } catch {
+        return Object.prototype.toString.call(value);
+      }
+  }
+}
+
+function clip(text: string, json = false): string {
+  if (text.length <= MAX_STRING) return text;
+  // A clipped JSON text would not parse back: say what it was instead.
+  return json ? JSON.stringify(`${text.slice(0, MAX_STRING)}…`) : `${text.slice(0, MAX_STRING)}…`;
+}
+
+/** pino's numeric levels, so the fallback's lines sort and filter with the app's own. */
+const LEVELS = { error: 50, warn: 40, info: 30, debug: 20 } as const;
+
+function writeLine(level: number, obj: object, msg: string | undefined): void {
+  const line: Record<string, unknown> = { level, time: Date.now(), msg };
+  const seen = new Set<object>();
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === "level" || key === "time" || key === "msg") continue;
+    line[key] = value instanceof Error ? serialize(value, DEFAULT_CAUSE_DEPTH, seen) : jsonSafe(value, seen);
+  }
+  process.stderr.write(`${JSON.stringify(line)}\n`);
+}
+
+/**
+ * The logger a package falls back to when it is given none and the request carries no
+ * pino-http `req.log`: one JSON line per call on stderr, in pino's shape (`level`, `time`, `msg`,
+ * then the fields), with every `Error` field written by {@link serializeError} so that its
+ * `cause` chain (the URL or socket error behind "The JSON Web Key Set could not be fetched")
+ * reaches the log.
+ *
+ * @example
+ * fallbackLogger.warn({ err }, "rate limit store unavailable");
+ * // {"level":40,"time":…,"msg":"rate limit store unavailable","err":{"type":"Error",…,"cause":{…}}}
+ * @see https://getpino.io/#/docs/api?id=logger
+ */
+export const fallbackLogger: Required<Logger> = {
+  error: (obj, msg) => writeLine(LEVELS.error, obj, msg),
+  warn: (obj, msg) => writeLine(LEVELS.warn, obj, msg),
+  info: (obj, msg) => writeLine(LEVELS.info, obj, msg),
+  debug: (obj, msg) => writeLine(LEVELS.debug, obj, msg),
+};
