@@ -319,6 +319,6 @@ export function installResponseCheck(): void {
   afterAll(() => {
     checkRecordedResponses();
     if (process.env.OPENAPI_CHECK_STATS && checker)
-      console.log("openapi check:", JSON.stringify(checker.stats));
+      process.stdout.write(`openapi check: ${JSON.stringify(checker.stats)}\n`);
   });
 }
