@@ -1,11 +1,17 @@
 import { type IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { appendVary, HttpError, type NextFunction } from "@svc/errors";
+import {
+  appendVary,
+  HttpError,
+  type MediaTypeMatch,
+  matchMediaType,
+  type NextFunction,
+  parseMediaType,
+} from "@svc/errors";
 import compression from "compression";
 import onHeaders from "on-headers";
 import { selectEncoding } from "./encoding.js";
 import { selectLanguage } from "./language.js";
-import { type MediaTypeMatch, matchMediaType } from "./media-type.js";
 import {
   defaultRepresentations,
   isTextual,
@@ -264,7 +270,8 @@ function validateRepresentations(list: readonly Representation[], where: string)
     if (!r || typeof r.mediaType !== "string" || typeof r.serialize !== "function") {
       throw new TypeError(`${where}: every representation needs a mediaType string and a serialize function`);
     }
-    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(?:\s*;.*)?$/i.test(r.mediaType)) {
+    const parsed = parseMediaType(r.mediaType);
+    if (parsed === undefined || parsed.type === "*" || parsed.subtype === "*") {
       throw new TypeError(`${where}: "${r.mediaType}" is not a concrete media type`);
     }
   }
