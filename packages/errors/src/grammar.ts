@@ -398,6 +398,9 @@ function quality(ranges: readonly MediaRange[], type: string, subtype: string, o
  * - No `Accept`, or none usable: the first offer.
  *
  * @param offers concrete media types in the server's order of preference (parameters allowed)
+ * @param committed a structured-suffix type the response is already labelled with (the vendor
+ *   type @svc/versioning chose for `Accept: application/vnd.svc.v9+json, application/vnd.svc.v2+json`):
+ *   when the client names it, acceptably, for an offer, no other suffix type is echoed for that offer
  * @example
  * matchMediaType("application/vnd.svc.v2+json", ["application/json", "application/xml"]);
  * // → { offer: "application/json", mediaType: "application/vnd.svc.v2+json", q: 1 }
@@ -406,6 +409,7 @@ function quality(ranges: readonly MediaRange[], type: string, subtype: string, o
 export function matchMediaType(
   accept: string | undefined,
   offers: readonly string[],
+  committed?: string,
 ): MediaTypeMatch | undefined {
   const first = offers[0];
   if (first === undefined) return undefined;
@@ -430,14 +434,19 @@ export function matchMediaType(
     if (!parsed) continue;
     const own = quality(ranges, parsed.type, parsed.subtype, parsed);
     consider(offer, `${parsed.type}/${parsed.subtype}`, own.q, own.s);
+    let echoes: { essence: string; q: number; s: number }[] = [];
     for (const range of ranges) {
       if (range.suffix !== parsed.subtype || range.type !== parsed.type || range.subtype === parsed.subtype)
         continue;
       if (!paramsMatch(range, parsed)) continue;
       const echo = quality(ranges, range.type, range.subtype, parsed);
       // Specificity 3: below an exact offer of the client's type, above `type/*`.
-      consider(offer, range.essence, echo.q, echo.s < 4 ? -1 : 3 + range.parameters.length / 100);
+      if (echo.s >= 4 && echo.q > 0)
+        echoes.push({ essence: range.essence, q: echo.q, s: 3 + range.parameters.length / 100 });
     }
+    const held = echoes.filter((e) => e.essence === committed);
+    if (held.length > 0) echoes = held;
+    for (const e of echoes) consider(offer, e.essence, e.q, e.s);
   }
   return best;
 }

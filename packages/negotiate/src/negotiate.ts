@@ -148,6 +148,16 @@ function noTransform(res: ServerResponse): boolean {
   return typeof cc === "string" && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
 }
 
+/**
+ * The media type the response is already labelled with, such as the vendor type @svc/versioning
+ * chose: a client's structured-suffix type is echoed only if it is that one, so a v2 body is never
+ * labelled `application/vnd.svc.v9+json` because the client listed v9 first.
+ */
+function labelled(res: ServerResponse): string | undefined {
+  const type = headerString(res.getHeader("Content-Type") as string | string[] | undefined);
+  return type === undefined ? undefined : essence(type);
+}
+
 function headerString(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
@@ -179,7 +189,8 @@ class RequestNegotiation implements Negotiation {
   ) {}
 
   get mediaType(): MediaTypeMatch | undefined {
-    if (this.#mediaType === null) this.#mediaType = matchMediaType(this.accept, this.offered);
+    if (this.#mediaType === null)
+      this.#mediaType = matchMediaType(this.accept, this.offered, labelled(this.res));
     return this.#mediaType;
   }
 
@@ -411,7 +422,7 @@ async function represent(
     appendVary(res, "Accept");
     if (varyLanguage) appendVary(res, "Accept-Language");
     const offers = candidates.map((r) => r.mediaType);
-    const match = matchMediaType(headerString(req.headers.accept), offers);
+    const match = matchMediaType(headerString(req.headers.accept), offers, labelled(res));
     const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
     if (match === undefined || chosen === undefined) {
       const available = [...new Set(offers.map(essence))];
