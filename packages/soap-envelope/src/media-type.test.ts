@@ -27,7 +27,10 @@ describe("parseMediaType (RFC 9110 §8.3.1, SOAP 1.2 action parameter)", () => {
 
   it("a parameter named __proto__ is only data", () => {
     const media = parseMediaType("text/xml; __proto__=x; constructor=y");
-    expect(Object.entries(media?.parameters ?? {})).toEqual([["__proto__", "x"], ["constructor", "y"]]);
+    expect(Object.entries(media?.parameters ?? {})).toEqual([
+      ["__proto__", "x"],
+      ["constructor", "y"],
+    ]);
     expect(Object.getPrototypeOf(media?.parameters)).toBeNull();
   });
 });
