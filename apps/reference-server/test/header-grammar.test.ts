@@ -30,6 +30,9 @@ describe("Accept: one decision for successes, errors and versions", () => {
   it.each([
     "application/vnd.svc.v1+json;q=0, application/vnd.svc.v2+json",
     "application/vnd.svc.v2+json, application/vnd.svc.v1+json;q=0",
+    // Version 2 is the supported one: its body is never labelled with the unknown type.
+    "application/vnd.svc.v9+json, application/vnd.svc.v2+json",
+    "application/vnd.svc.vx+json;q=0.5, application/vnd.svc.v2+json;q=0.4",
   ])("Accept: %s → 200, version 2, sent as vnd.svc.v2+json", async (accept) => {
     const res = await api("/employees/1", { headers: { accept } });
     expect(res.status).toBe(200);
@@ -49,16 +52,6 @@ describe("Accept: one decision for successes, errors and versions", () => {
       });
     },
   );
-
-  it.each([
-    "application/vnd.svc.v9+json, application/vnd.svc.v2+json",
-    "application/vnd.svc.vx+json;q=0.5, application/vnd.svc.v2+json;q=0.4",
-  ])("Accept: %s → version 2, labelled vnd.svc.v2+json (not the unknown type)", async (accept) => {
-    const res = await api("/employees/1", { headers: { accept } });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
-    expect(await res.json()).toHaveProperty("firstName");
-  });
 
   it("Accept: application/vnd.svc.v1+json;q=0 → 406 (the only type named is refused)", async () => {
     const res = await api("/employees/1", { headers: { accept: "application/vnd.svc.v1+json;q=0" } });
