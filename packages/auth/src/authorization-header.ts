@@ -1,7 +1,11 @@
 /**
  * Parsing of the `Authorization` request header and building of `WWW-Authenticate` challenges
- * (RFC 9110 §11). Pure functions over strings, usable without Express.
+ * (RFC 9110 §11). Pure functions over strings, usable without Express. The token, token68 and
+ * quoted-string grammar is the shared one of `@svc/errors`.
  */
+import { isToken, isToken68, quoteString } from "@svc/errors";
+
+export { isToken68 };
 
 /** The parsed `Authorization` header: a scheme (lower-cased) and its credentials. */
 export interface AuthorizationCredentials {
@@ -10,11 +14,6 @@ export interface AuthorizationCredentials {
   /** Whatever follows the scheme and its separating space(s), possibly `""`. */
   credentials: string;
 }
-
-// RFC 9110 §5.6.2: token = 1*tchar
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// RFC 9110 §11.2: token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
-const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /**
  * Splits `Authorization: <scheme> <credentials>`. Returns `undefined` when the header is absent,
@@ -30,22 +29,11 @@ export function parseAuthorization(header: string | undefined): AuthorizationCre
   if (value === "") return undefined;
   const space = value.indexOf(" ");
   const scheme = space === -1 ? value : value.slice(0, space);
-  if (!TOKEN.test(scheme)) return undefined;
+  // RFC 9110 §11.1: auth-scheme = token
+  if (!isToken(scheme)) return undefined;
   // credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]: any number of spaces separate.
   const credentials = space === -1 ? "" : value.slice(space + 1).replace(/^ +/, "");
   return { scheme: scheme.toLowerCase(), credentials };
-}
-
-/**
- * True when `value` matches RFC 9110's `token68`, the syntax of Bearer and Basic credentials.
- *
- * @example
- * isToken68("eyJhbGciOi.eyJzdWIi.c2ln") // true
- * isToken68("a b") // false
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-11.2
- */
-export function isToken68(value: string): boolean {
-  return TOKEN68.test(value);
 }
 
 /**
@@ -60,14 +48,7 @@ export function challenge(scheme: string, params: Readonly<Record<string, string
   const parts: string[] = [];
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined) continue;
-    parts.push(`${name}=${quote(value)}`);
+    parts.push(`${name}=${quoteString(value)}`);
   }
   return parts.length === 0 ? scheme : `${scheme} ${parts.join(", ")}`;
-}
-
-function quote(value: string): string {
-  // Control characters cannot appear in a header at all; drop them rather than throw.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
-  const clean = value.replace(/[\u0000-\u001f\u007f]/g, "");
-  return `"${clean.replace(/[\\"]/g, "\\$&")}"`;
 }

@@ -1,4 +1,4 @@
-import Negotiator from "negotiator";
+import { selectMediaType } from "./grammar.js";
 
 /** The renderings an error can take. */
 export type ErrorFormat = "json" | "problem+json" | "xml" | "problem+xml";
@@ -40,13 +40,11 @@ export function errorFormat(accept: string | undefined): ErrorFormat {
 export function errorRendering(accept: string | undefined): { format: ErrorFormat; contentType: string } {
   const fallback = { format: "json" as const, contentType: ERROR_CONTENT_TYPES.json };
   if (!accept) return fallback;
-  try {
-    const best = new Negotiator({ headers: { accept } }).mediaType(OFFER_TYPES);
-    const format = best === undefined ? undefined : FORMAT_BY_TYPE.get(best);
-    return format && best ? { format, contentType: best } : fallback;
-  } catch {
-    return fallback;
-  }
+  // The same selection @svc/negotiate makes for a success, so a client gets an error in the
+  // representation it would have got the resource in (ties go to the server's order).
+  const best = selectMediaType(accept, OFFER_TYPES);
+  const format = best === undefined ? undefined : FORMAT_BY_TYPE.get(best);
+  return format && best ? { format, contentType: best } : fallback;
 }
 
 /** The `Content-Type` of each rendering. */

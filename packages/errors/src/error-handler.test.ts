@@ -390,7 +390,12 @@ describe("negotiated error bodies (never a 406)", () => {
     ["text/html;q=2, @@@", "application/json; charset=utf-8"],
     // RFC 9110 §12.5.1: labelled with the XML type the client listed, not another one.
     ["text/xml", "text/xml; charset=utf-8"],
-    ["text/xml, application/json", "text/xml; charset=utf-8"],
+    // Equal q: the server's order (JSON first), as @svc/negotiate decides for a success.
+    ["text/xml, application/json", "application/json; charset=utf-8"],
+    ["application/xml, application/json", "application/json; charset=utf-8"],
+    ["application/xml, application/json;q=0.9", "application/xml; charset=utf-8"],
+    ["application/vnd.svc.v2+json", "application/json; charset=utf-8"],
+    ["application/vnd.svc.v2+xml", "application/xml; charset=utf-8"],
     ["application/xml, text/xml", "application/xml; charset=utf-8"],
     ['application/json; charset="utf-8", application/xml;q=0.1', "application/json; charset=utf-8"],
     ["application/json; charset=latin1, application/xml;q=0.1", "application/xml; charset=utf-8"],

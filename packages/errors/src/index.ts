@@ -8,6 +8,26 @@ export {
   type NextFunction,
   notFound,
 } from "./error-handler.js";
+export {
+  isToken,
+  isToken68,
+  MAX_FIELD_LENGTH,
+  MAX_LIST_MEMBERS,
+  type MediaRange,
+  type MediaType,
+  type MediaTypeMatch,
+  matchMediaType,
+  type Parameter,
+  parseMediaRanges,
+  parseMediaType,
+  parseParameters,
+  parseQList,
+  parseQValue,
+  type QItem,
+  quoteString,
+  selectMediaType,
+  splitList,
+} from "./grammar.js";
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
 export { stringifyJson } from "./json.js";
 export {

@@ -204,8 +204,16 @@ describe("resolveOrigin (pure core)", () => {
       host: "api.example.com",
     });
   });
-  it("Forwarded: garbage → nothing read", () => {
-    expect(parseForwarded(";;;===")).toEqual({});
+  it.each([
+    [";;;===", {}],
+    ['host="unterminated;proto=https', {}],
+    ["proto=https;host", {}],
+    ['proto=https;host="a.example, b.example", proto=http', { proto: "https", host: "a.example, b.example" }],
+    ['host="a\\"b.example"', { host: 'a"b.example' }],
+    ["Proto=HTTPS ; Host=api.example.com", { proto: "https", host: "api.example.com" }],
+    ["for=1.2.3.4, proto=https;host=evil.example", {}],
+  ])("Forwarded: %j → %j", (value, expected) => {
+    expect(parseForwarded(value)).toEqual(expected);
   });
   it("hrefFor with //evil.example → TypeError (a programming error)", () => {
     expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(TypeError);

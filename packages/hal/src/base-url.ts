@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { isIPv6 } from "node:net";
-import { HttpError } from "@svc/errors";
+import { HttpError, parseParameters, splitList } from "@svc/errors";
 
 /** The parts of an Express (or plain `node:http`) request the base URL is built from. */
 export interface BaseUrlRequest extends IncomingMessage {
@@ -108,19 +108,14 @@ function firstListValue(value: string | undefined): string | undefined {
 export function parseForwarded(value: string | undefined): { proto?: string; host?: string } {
   if (!value) return {};
   const out: { proto?: string; host?: string } = {};
-  // RFC 7239 §4: forwarded-element = [ forwarded-pair ] *( ";" [ forwarded-pair ] ), elements comma separated;
-  // values are tokens or quoted-strings, which may themselves hold ";" or "," (IPv6 with port).
-  const re = /\s*([A-Za-z]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;,\s]*)\s*([;,]?)/y;
-  let match: RegExpExecArray | null = re.exec(value);
-  while (match !== null) {
-    const key = (match[1] ?? "").toLowerCase();
-    let v = match[2] ?? "";
-    if (v.startsWith('"')) v = v.slice(1, -1).replace(/\\(.)/g, "$1");
+  // RFC 7239 §4: forwarded-element = [ forwarded-pair ] *( ";" [ forwarded-pair ] ), elements comma
+  // separated; values are tokens or quoted-strings, which may hold ";" or "," (IPv6 with port):
+  // the parameter grammar of RFC 9110 §5.6.6, read by the shared parser of @svc/errors.
+  const first = splitList(value)?.[0];
+  const pairs = first === undefined ? undefined : parseParameters(`;${first}`);
+  for (const [key, v] of pairs ?? []) {
     if (key === "proto" && out.proto === undefined) out.proto = v.toLowerCase();
     if (key === "host" && out.host === undefined) out.host = v;
-    if (match[3] === ",") break;
-    if (re.lastIndex >= value.length) break;
-    match = re.exec(value);
   }
   return out;
 }

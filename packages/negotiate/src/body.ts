@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction } from "@svc/errors";
+import { HttpError, type NextFunction, parseMediaType } from "@svc/errors";
 import { SaxesParser } from "saxes";
 
 /** Options of {@link parseBody}. */
@@ -201,7 +201,9 @@ export function parseBody(options: ParseBodyOptions = {}) {
       return;
     }
     const contentType = req.headers["content-type"];
-    const mediaType = (contentType?.split(";")[0] ?? "").trim().toLowerCase();
+    // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.
+    const parsed = contentType === undefined ? undefined : parseMediaType(contentType);
+    const mediaType = parsed ? `${parsed.type}/${parsed.subtype}` : (contentType ?? "").trim().toLowerCase();
     const kind =
       types.includes("json") && isJson(mediaType)
         ? "json"
@@ -216,7 +218,7 @@ export function parseBody(options: ParseBodyOptions = {}) {
       );
       return;
     }
-    const charset = /;\s*charset="?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
+    const charset = parsed?.parameters.find(([name]) => name === "charset")?.[1].toLowerCase();
     if (charset !== undefined && charset !== "utf-8" && charset !== "utf8" && charset !== "us-ascii") {
       unsupported(`charset "${charset}" is not supported; send UTF-8`);
       return;

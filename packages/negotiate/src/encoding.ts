@@ -1,7 +1,4 @@
-import { parseQList, type QItem } from "./qlist.js";
-
-const CODING = /^(?:\*|[!#$%&'*+.^_`|~0-9a-z-]+)$/;
-const cache = new Map<string, readonly QItem[]>();
+import { parseQList } from "@svc/errors";
 
 /**
  * Picks a content coding according to `Accept-Encoding` (RFC 9110 §12.5.3), or `undefined` when
@@ -25,7 +22,8 @@ export function selectEncoding(
   offers: readonly string[],
 ): string | undefined {
   if (acceptEncoding === undefined || acceptEncoding.trim() === "") return "identity";
-  const items = parseQList(acceptEncoding, CODING, cache);
+  // content-coding = token, and `*` is itself a token (RFC 9110 §12.5.3).
+  const items = parseQList(acceptEncoding);
   if (items.length === 0) return "identity";
   let star: number | undefined;
   let identity: number | undefined;

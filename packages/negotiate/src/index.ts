@@ -1,3 +1,5 @@
+// One media-range selection for every @svc package: @svc/errors picks error renderings with it too.
+export { type MediaTypeMatch, matchMediaType, selectMediaType } from "@svc/errors";
 export {
   type ParseBodyOptions,
   type ParsedBodyRequest,
@@ -9,7 +11,6 @@ export {
 } from "./body.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
-export { type MediaTypeMatch, matchMediaType, selectMediaType } from "./media-type.js";
 export {
   type CompressionOptions,
   type NegotiatedResponse,

@@ -1,7 +1,8 @@
-import { parseQList, type QItem } from "./qlist.js";
+import { parseQList } from "@svc/errors";
 
+// RFC 4647 §2.1: language-range = (1*8ALPHA *("-" 1*8alphanum)) / "*" (bounded repetition: linear).
 const LANGUAGE_RANGE = /^(?:\*|[a-z]{1,8}(?:-[a-z0-9]{1,8})*)$/;
-const cache = new Map<string, readonly QItem[]>();
+const isLanguageRange = (value: string) => LANGUAGE_RANGE.test(value);
 
 /** How well `range` names `tag`: 3 exact, 2 range is a prefix of the tag, 1 tag is a prefix of the range, 0 `*`. */
 function languageSpecificity(range: string, tag: string): number {
@@ -30,7 +31,7 @@ export function selectLanguage(
 ): string | undefined {
   const first = offers[0];
   if (first === undefined) return undefined;
-  const items = acceptLanguage === undefined ? [] : parseQList(acceptLanguage, LANGUAGE_RANGE, cache);
+  const items = acceptLanguage === undefined ? [] : parseQList(acceptLanguage, isLanguageRange);
   if (items.length === 0) return first;
   let best: string | undefined;
   let bestQ = 0;

@@ -1,11 +1,17 @@
 import { type IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { appendVary, HttpError, type NextFunction } from "@svc/errors";
+import {
+  appendVary,
+  HttpError,
+  type MediaTypeMatch,
+  matchMediaType,
+  type NextFunction,
+  parseMediaType,
+} from "@svc/errors";
 import compression from "compression";
 import onHeaders from "on-headers";
 import { selectEncoding } from "./encoding.js";
 import { selectLanguage } from "./language.js";
-import { type MediaTypeMatch, matchMediaType } from "./media-type.js";
 import {
   defaultRepresentations,
   isTextual,
@@ -142,6 +148,16 @@ function noTransform(res: ServerResponse): boolean {
   return typeof cc === "string" && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
 }
 
+/**
+ * The media type the response is already labelled with, such as the vendor type @svc/versioning
+ * chose: a client's structured-suffix type is echoed only if it is that one, so a v2 body is never
+ * labelled `application/vnd.svc.v9+json` because the client listed v9 first.
+ */
+function labelled(res: ServerResponse): string | undefined {
+  const type = headerString(res.getHeader("Content-Type") as string | string[] | undefined);
+  return type === undefined ? undefined : essence(type);
+}
+
 function headerString(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
@@ -173,7 +189,8 @@ class RequestNegotiation implements Negotiation {
   ) {}
 
   get mediaType(): MediaTypeMatch | undefined {
-    if (this.#mediaType === null) this.#mediaType = matchMediaType(this.accept, this.offered);
+    if (this.#mediaType === null)
+      this.#mediaType = matchMediaType(this.accept, this.offered, labelled(this.res));
     return this.#mediaType;
   }
 
@@ -264,7 +281,8 @@ function validateRepresentations(list: readonly Representation[], where: string)
     if (!r || typeof r.mediaType !== "string" || typeof r.serialize !== "function") {
       throw new TypeError(`${where}: every representation needs a mediaType string and a serialize function`);
     }
-    if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(?:\s*;.*)?$/i.test(r.mediaType)) {
+    const parsed = parseMediaType(r.mediaType);
+    if (parsed === undefined || parsed.type === "*" || parsed.subtype === "*") {
       throw new TypeError(`${where}: "${r.mediaType}" is not a concrete media type`);
     }
   }
@@ -404,7 +422,7 @@ async function represent(
     appendVary(res, "Accept");
     if (varyLanguage) appendVary(res, "Accept-Language");
     const offers = candidates.map((r) => r.mediaType);
-    const match = matchMediaType(headerString(req.headers.accept), offers);
+    const match = matchMediaType(headerString(req.headers.accept), offers, labelled(res));
     const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
     if (match === undefined || chosen === undefined) {
       const available = [...new Set(offers.map(essence))];

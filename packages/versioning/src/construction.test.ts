@@ -69,6 +69,29 @@ describe("pure parsers", () => {
     expect(parseHeaderVersion(["1", "1"])).toBe(1);
     expect(parseHeaderVersion(["1", "2"])).toBe("malformed");
   });
+  it.each([
+    ["application/vnd.svc.v2+json", [[2, "application/vnd.svc.v2+json", 1]]],
+    [
+      'application/vnd.svc.v2+json;p="a,b";q=0.5, application/vnd.svc.v1+xml',
+      [
+        [1, "application/vnd.svc.v1+xml", 1],
+        [2, "application/vnd.svc.v2+json", 0.5],
+      ],
+    ],
+    [
+      "application/vnd.svc.v1+json;q=0.5, application/vnd.svc.v2+json;q=0.5",
+      [
+        [1, "application/vnd.svc.v1+json", 0.5],
+        [2, "application/vnd.svc.v2+json", 0.5],
+      ],
+    ],
+    ["application/vnd.svc.vx+json", [[undefined, "application/vnd.svc.vx+json", 1]]],
+    ["application/vnd.svc.v2+json;q=0, application/vnd.svc.v2+yaml, text/vnd.svc.v2+json", []],
+    ["application/vnd.svc.v2+json;q=2", []],
+    ["application/vnd.svcx.v2+json", []],
+  ])("parseVendorMediaTypes(%j, svc)", (accept, expected) => {
+    expect(parseVendorMediaTypes(accept, "svc").map((r) => [r.version, r.mediaType, r.q])).toEqual(expected);
+  });
   it("parseVendorMediaTypes: case-insensitive type, q=abc treated as 0", () => {
     expect(
       parseVendorMediaTypes("Application/VND.SVC.V3+JSON, application/vnd.svc.v4+json;q=abc", "svc"),

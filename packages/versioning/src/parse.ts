@@ -1,3 +1,5 @@
+import { parseMediaRanges } from "@svc/errors";
+
 const NUMBER = /^\d{1,9}$/;
 
 /**
@@ -40,7 +42,11 @@ export function parseHeaderVersion(value: string | string[] | undefined): number
 
 /** A vendor media range of the `Accept` header. */
 export interface VendorMediaType {
-  version: number;
+  /**
+   * The version it names, or `undefined` for a JSON/XML type in the vendor's tree that names none
+   * (`application/vnd.svc.vx+json`, `v99999999999`): an unknown version, never served.
+   */
+  version: number | undefined;
   /** `json` or `xml`. */
   suffix: string;
   /** The media type to echo as Content-Type: `application/vnd.<vendor>.v<N>+<suffix>`. */
@@ -48,36 +54,30 @@ export interface VendorMediaType {
   q: number;
 }
 
+const VERSION_NAME = /^v\d{1,9}$/;
+
 /**
- * Finds the vendor media ranges (`application/vnd.<vendor>.v<N>+json|+xml`) in an `Accept` value,
+ * Finds the vendor media ranges (`application/vnd.<vendor>.<name>+json|+xml`) in an `Accept` value,
  * ignoring ranges with `q=0` (RFC 9110 §12.5.1: "not acceptable"), ordered by q, then by position.
+ * Parsing is the shared RFC 9110 grammar of `@svc/errors` (invalid ranges are dropped).
  *
  * @example parseVendorMediaTypes("application/vnd.svc.v2+json", "svc")[0]?.version // 2
  * @see https://www.rfc-editor.org/rfc/rfc6838#section-3.2
  */
 export function parseVendorMediaTypes(accept: string | undefined, vendor: string): VendorMediaType[] {
   if (!accept) return [];
-  const found: (VendorMediaType & { index: number })[] = [];
-  const prefix = `application/vnd.${vendor.toLowerCase()}.v`;
-  accept.split(",").forEach((range, index) => {
-    const [type = "", ...params] = range.split(";").map((p) => p.trim());
-    const lower = type.toLowerCase();
-    if (!lower.startsWith(prefix)) return;
-    const m = /^(\d{1,9})\+(json|xml)$/.exec(lower.slice(prefix.length));
-    if (!m) return;
-    let q = 1;
-    for (const param of params) {
-      const [name = "", raw = ""] = param.split("=").map((s) => s.trim());
-      if (name.toLowerCase() === "q") {
-        // RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
-        q = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(raw) ? Number(raw) : 0;
-      }
-    }
-    if (q === 0) return;
-    const version = Number(m[1]);
-    const suffix = m[2] as string;
-    found.push({ version, suffix, mediaType: `application/vnd.${vendor}.v${version}+${suffix}`, q, index });
-  });
-  found.sort((a, b) => b.q - a.q || a.index - b.index);
-  return found.map(({ index: _index, ...rest }) => rest);
+  const tree = `vnd.${vendor.toLowerCase()}.`;
+  const found: VendorMediaType[] = [];
+  for (const range of parseMediaRanges(accept) ?? []) {
+    const { suffix, subtype, q } = range;
+    if (range.type !== "application" || q === 0 || !subtype.startsWith(tree)) continue;
+    if (suffix !== "json" && suffix !== "xml") continue;
+    const name = subtype.slice(tree.length, subtype.length - suffix.length - 1);
+    const version = VERSION_NAME.test(name) ? Number(name.slice(1)) : undefined;
+    const mediaType =
+      version === undefined ? range.essence : `application/vnd.${vendor}.v${version}+${suffix}`;
+    found.push({ version, suffix, mediaType, q });
+  }
+  // Array.prototype.sort is stable: equal q keeps the client's order.
+  return found.sort((a, b) => b.q - a.q);
 }

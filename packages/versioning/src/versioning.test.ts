@@ -195,10 +195,27 @@ describe("media type strategy", () => {
       1,
     );
   });
-  it("Accept: application/vnd.svc.v99999999999+json (too long) → not a version: default 1", async () => {
-    const res = await get("/employees", { Accept: "application/vnd.svc.v99999999999+json" });
-    expect(res.status).toBe(200);
-    expect(at(await res.json(), "v")).toBe(1);
+  it.each([
+    "application/vnd.svc.v99999999999+json",
+    "application/vnd.svc.vx+json",
+    "APPLICATION/VND.SVC.V1.5+XML",
+  ])("Accept: %s (names no version) → 406, the type never echoed", async (accept) => {
+    const res = await get("/employees", { Accept: accept });
+    expect(res.status).toBe(406);
+    expect(res.headers.get("content-type")).toMatch(/^application\/(?:json|xml); charset=utf-8$/);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("Accept: application/vnd.svc.vx+json;q=0, application/vnd.svc.v2+json → version 2", async () => {
+    const res = await get("/employees", {
+      Accept: "application/vnd.svc.vx+json;q=0, application/vnd.svc.v2+json",
+    });
+    expect(at(await res.json(), "v")).toBe(2);
+  });
+  it("Accept: application/vnd.svc.vx+json, application/vnd.svc.v2+json → the known version 2", async () => {
+    const res = await get("/employees", {
+      Accept: "application/vnd.svc.vx+json, application/vnd.svc.v2+json",
+    });
+    expect(at(await res.json(), "v")).toBe(2);
   });
   it("Accept: application/vnd.svc.v2+yaml → not a versioned JSON/XML type: default 1", async () => {
     expect(at(await (await get("/employees", { Accept: "application/vnd.svc.v2+yaml" })).json(), "v")).toBe(

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, HttpError, type NextFunction } from "@svc/errors";
+import { appendVary, HttpError, isToken, type NextFunction } from "@svc/errors";
 import { type DeprecationHeaders, type DeprecationPolicy, deprecationHeaders } from "./deprecation.js";
 import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 
@@ -136,8 +136,6 @@ interface Config {
   neutral: ((path: string) => boolean)[];
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
 function checkStatus(value: number | undefined, fallback: number, what: string): number {
   const status = value ?? fallback;
   if (!Number.isInteger(status) || status < 400 || status > 499) {
@@ -208,7 +206,7 @@ function resolveConfig(options: ApiVersioningOptions): Config {
         };
   if (
     header &&
-    (header.names.length === 0 || !header.names.every((n) => typeof n === "string" && TOKEN.test(n)))
+    (header.names.length === 0 || !header.names.every((n) => typeof n === "string" && isToken(n)))
   ) {
     throw new TypeError("apiVersioning: header.names must be a non-empty list of header field names");
   }
@@ -294,15 +292,11 @@ function resolve(
   const named: Named[] = [];
   let rest = url;
   let pathPrefix = "";
-  const unknown = (status: number, version: number, what: string) =>
-    new HttpError(
-      status,
-      `API version ${version} (${what}) is not supported; supported versions: ${config.list}`,
-      {
-        code: "unsupported_api_version",
-        headers: supportedHeaders(config),
-      },
-    );
+  const unknown = (status: number, what: string) =>
+    new HttpError(status, `${what} is not supported; supported versions: ${config.list}`, {
+      code: "unsupported_api_version",
+      headers: supportedHeaders(config),
+    });
   const bad = (message: string, code: string) =>
     HttpError.badRequest(message, { code, headers: supportedHeaders(config) });
 
@@ -331,9 +325,18 @@ function resolve(
   let mediaType: string | undefined;
   if (config.mediaType) {
     const ranges = vendorRanges(headers.accept, config.mediaType.vendor);
-    const known = ranges.find((r) => config.versions.has(r.version));
+    const known = ranges.find((r) => r.version !== undefined && config.versions.has(r.version));
     const chosen = known ?? ranges[0];
-    if (chosen) {
+    if (chosen?.version === undefined) {
+      // A JSON/XML type in our tree that names no version (`vnd.svc.vx+json`) cannot be served:
+      // a response labelled with it would claim a version it is not (RFC 9110 §12.5.1, §15.5.7).
+      if (chosen && !isNeutral()) {
+        throw unknown(
+          config.mediaType.unknownVersionStatus,
+          `Media type ${chosen.mediaType} (no API version)`,
+        );
+      }
+    } else {
       named.push({ version: chosen.version, source: "media-type", what: `media type ${chosen.mediaType}` });
       mediaType = chosen.mediaType;
     }
@@ -391,7 +394,7 @@ function resolve(
           : (config.uri?.unknownVersionStatus ?? 404);
     const reported =
       named.find((n) => n.source === "media-type") ?? named.find((n) => n.source === "header") ?? first;
-    throw unknown(status, reported.version, reported.what);
+    throw unknown(status, `API version ${reported.version} (${reported.what})`);
   }
   const source: VersionSource = sources.has("uri") ? "uri" : sources.has("header") ? "header" : "media-type";
   return { version: first.version, source, url: rest, pathPrefix, vary, mediaType };

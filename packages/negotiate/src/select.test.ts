@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { selectEncoding } from "./encoding.js";
+import { matchMediaType, selectMediaType } from "./index.js";
 import { selectLanguage } from "./language.js";
-import { matchMediaType, selectMediaType } from "./media-type.js";
 
 const OFFERS = ["application/json", "application/xml", "text/csv", "text/plain", "text/html"];
 

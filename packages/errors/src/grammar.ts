@@ -1,0 +1,465 @@
+/**
+ * The header grammar of RFC 9110 §5.6 (tokens, quoted strings, parameters, lists), q-values
+ * (§12.4.2) and media-range selection (§12.5.1), written once for every @svc package.
+ *
+ * Every parser here is a single left-to-right scan: no regular expression with nested or
+ * overlapping repetition sees client input, and a field value longer than
+ * {@link MAX_FIELD_LENGTH} or a list of more than {@link MAX_LIST_MEMBERS} members is disregarded
+ * as a whole (RFC 9110 §12.5.1 lets a server disregard a field it cannot use), so the work per
+ * header is bounded whatever the client sends.
+ */
+
+/** Field values longer than this many characters are disregarded. */
+export const MAX_FIELD_LENGTH = 8192;
+/** Lists with more members than this are disregarded. */
+export const MAX_LIST_MEMBERS = 128;
+
+// RFC 9110 §5.6.2: token = 1*tchar (a character class under one `+`: linear).
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// RFC 9110 §11.2: token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+// RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/**
+ * True when `value` is an RFC 9110 `token` (`1*tchar`).
+ *
+ * @example isToken("gzip") // true
+ * @example isToken("a b") // false
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.2
+ */
+export function isToken(value: string): boolean {
+  return TOKEN.test(value);
+}
+
+/**
+ * True when `value` matches RFC 9110's `token68`, the syntax of Bearer and Basic credentials.
+ *
+ * @example isToken68("eyJhbGciOi.eyJzdWIi.c2ln") // true
+ * @example isToken68("a b") // false
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-11.2
+ */
+export function isToken68(value: string): boolean {
+  return TOKEN68.test(value);
+}
+
+/**
+ * Reads a q-value (`0.5`, `1`, `0.000`), or `undefined` when it is not one (`2`, `0.1234`, `abc`).
+ *
+ * @example parseQValue("0.8") // 0.8
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.4.2
+ */
+export function parseQValue(value: string): number | undefined {
+  return QVALUE.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * Writes `value` as a quoted-string, `\` and `"` escaped; control characters, which no field may
+ * carry, are dropped.
+ *
+ * @example quoteString('say "hi"') // '"say \\"hi\\""'
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.4
+ */
+export function quoteString(value: string): string {
+  let out = '"';
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) continue;
+    if (c === 0x22 || c === 0x5c) out += "\\";
+    out += value[i];
+  }
+  return `${out}"`;
+}
+
+const isOws = (c: string | undefined) => c === " " || c === "\t";
+
+/**
+ * Splits a list field (`#element`, RFC 9110 §5.6.1) on the commas that are not inside a
+ * quoted-string, trimming whitespace and dropping empty members. `undefined` when the value is
+ * over {@link MAX_FIELD_LENGTH}, has more than {@link MAX_LIST_MEMBERS} members, or leaves a
+ * quoted-string open.
+ *
+ * @example splitList('a, "b,c" , ,d') // ['a', '"b,c"', 'd']
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.1
+ */
+export function splitList(value: string): string[] | undefined {
+  if (value.length > MAX_FIELD_LENGTH) return undefined;
+  const out: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i <= value.length; i++) {
+    const c = value[i];
+    if (quoted) {
+      if (c === "\\") i++;
+      else if (c === '"') quoted = false;
+      else if (c === undefined) return undefined;
+    } else if (c === '"') quoted = true;
+    else if (c === "," || c === undefined) {
+      const member = value.slice(start, i).trim();
+      if (member !== "") {
+        if (out.length === MAX_LIST_MEMBERS) return undefined;
+        out.push(member);
+      }
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+/** One `name=value` parameter: name lower-cased (§5.6.6 "case-insensitive"), value unquoted. */
+export type Parameter = readonly [name: string, value: string];
+
+/**
+ * Parses `*( OWS ";" OWS [ parameter ] )` (RFC 9110 §5.6.6), where a value is a token or a
+ * quoted-string whose `\` escapes are removed. Empty parameters (`;;`) are allowed, as the
+ * grammar says; `undefined` when anything else is malformed (a name that is not a token, a
+ * missing `=`, an unterminated quoted-string, text after a closing quote).
+ *
+ * @example parseParameters('; charset=UTF-8; action="urn:a\\"b"') // [["charset","UTF-8"],["action",'urn:a"b']]
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.6
+ */
+export function parseParameters(text: string): Parameter[] | undefined {
+  if (text.length > MAX_FIELD_LENGTH) return undefined;
+  const params: Parameter[] = [];
+  let i = 0;
+  const n = text.length;
+  while (true) {
+    while (isOws(text[i])) i++;
+    if (i >= n) return params;
+    if (text[i] !== ";") return undefined;
+    i++;
+    while (isOws(text[i])) i++;
+    if (i >= n) return params;
+    if (text[i] === ";") continue;
+    const eq = text.indexOf("=", i);
+    if (eq === -1) return undefined;
+    const name = text.slice(i, eq);
+    if (!TOKEN.test(name)) return undefined;
+    i = eq + 1;
+    let value: string;
+    if (text[i] === '"') {
+      value = "";
+      i++;
+      let segment = i;
+      while (i < n && text[i] !== '"') {
+        if (text[i] === "\\") {
+          value += text.slice(segment, i);
+          i++;
+          segment = i;
+        }
+        i++;
+      }
+      if (i >= n) return undefined;
+      value += text.slice(segment, i);
+      i++;
+    } else {
+      const start = i;
+      while (i < n && text[i] !== ";" && !isOws(text[i])) i++;
+      value = text.slice(start, i);
+      // The grammar says token; a bare URI (`profile=https://x`), as clients send it, is kept.
+      if (value === "" || value.includes('"')) return undefined;
+    }
+    params.push([name.toLowerCase(), value]);
+  }
+}
+
+/** A parsed `type/subtype *( OWS ";" OWS parameter )`. */
+export interface MediaType {
+  /** Lower-cased (§8.3.1: "type and subtype tokens are case-insensitive"). */
+  type: string;
+  /** Lower-cased. */
+  subtype: string;
+  /** The parameters in order, names lower-cased, values as sent (unquoted). */
+  parameters: readonly Parameter[];
+}
+
+/**
+ * Parses a media type (`Content-Type`, RFC 9110 §8.3.1), or `undefined` when malformed. `type` or
+ * `subtype` may be `*` (a media range); callers that need a concrete type check for it.
+ *
+ * @example parseMediaType('application/soap+xml; action="urn:x"') // { type: "application", subtype: "soap+xml", parameters: [["action","urn:x"]] }
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.3.1
+ */
+export function parseMediaType(value: string): MediaType | undefined {
+  if (value.length > MAX_FIELD_LENGTH) return undefined;
+  const semi = value.indexOf(";");
+  const essence = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
+  const slash = essence.indexOf("/");
+  if (slash === -1) return undefined;
+  const type = essence.slice(0, slash);
+  const subtype = essence.slice(slash + 1);
+  if (!TOKEN.test(type) || !TOKEN.test(subtype)) return undefined;
+  if (type === "*" && subtype !== "*") return undefined;
+  const parameters = semi === -1 ? [] : parseParameters(value.slice(semi));
+  return parameters && { type, subtype, parameters };
+}
+
+/** One media range of an `Accept` field (RFC 9110 §12.5.1). */
+export interface MediaRange {
+  /** Lower-cased; `*` for `*\/*`. */
+  type: string;
+  /** Lower-cased; `*` for `type/*`. */
+  subtype: string;
+  /** The structured suffix (RFC 6838 §4.2.8): `json` for `application/vnd.x+json`. */
+  suffix: string | undefined;
+  /** Media-type parameters before `q`, values lower-cased; accept extensions after `q` are dropped. */
+  parameters: readonly Parameter[];
+  /** The weight, 0 ≤ q ≤ 1 (q = 0: "not acceptable"). */
+  q: number;
+  /** `type/subtype`, lower-cased. */
+  essence: string;
+}
+
+/**
+ * Parses an `Accept` value into its valid media ranges, in the client's order. Invalid members
+ * are dropped (`q=2`, `text`, `*\/html`: never a 500); `undefined` means nothing usable was left
+ * (no valid member, or a field over the bounds), which callers treat as no `Accept` at all.
+ *
+ * @example parseMediaRanges("text/html;level=1;q=0.5, text/*")?.map((r) => r.q) // [0.5, 1]
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.1
+ */
+export function parseMediaRanges(accept: string): readonly MediaRange[] | undefined {
+  const members = splitList(accept);
+  if (members === undefined) return undefined;
+  const ranges: MediaRange[] = [];
+  for (const member of members) {
+    const mt = parseMediaType(member);
+    if (mt === undefined) continue;
+    let q = 1;
+    let valid = true;
+    const parameters: Parameter[] = [];
+    for (const [name, value] of mt.parameters) {
+      // RFC 9110 §12.4.2: "q" separates media-type parameters from (ignored) accept extensions.
+      if (name === "q") {
+        const weight = parseQValue(value);
+        if (weight === undefined) valid = false;
+        else q = weight;
+        break;
+      }
+      parameters.push([name, value.toLowerCase()]);
+    }
+    if (!valid) continue;
+    const plus = mt.subtype.lastIndexOf("+");
+    ranges.push({
+      type: mt.type,
+      subtype: mt.subtype,
+      suffix: plus > 0 ? mt.subtype.slice(plus + 1) : undefined,
+      parameters,
+      q,
+      essence: `${mt.type}/${mt.subtype}`,
+    });
+  }
+  return ranges.length > 0 ? ranges : undefined;
+}
+
+/** One member of a weighted token list (`Accept-Language`, `Accept-Encoding`). */
+export interface QItem {
+  /** The member, lower-cased. */
+  value: string;
+  q: number;
+}
+
+/**
+ * Parses `value *( OWS ";" OWS parameter )` lists with a `q` weight (RFC 9110 §12.4.2), keeping
+ * members that pass `valid` and carry a well-formed weight; others are dropped. Over the bounds
+ * → `[]` (the field is disregarded).
+ *
+ * @example parseQList("gzip;q=0.5, br") // [{ value: "gzip", q: 0.5 }, { value: "br", q: 1 }]
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.4.2
+ */
+export function parseQList(header: string, valid: (value: string) => boolean = isToken): QItem[] {
+  const items: QItem[] = [];
+  for (const member of splitList(header) ?? []) {
+    const semi = member.indexOf(";");
+    const value = (semi === -1 ? member : member.slice(0, semi)).trim().toLowerCase();
+    if (value === "" || !valid(value)) continue;
+    const params = semi === -1 ? [] : parseParameters(member.slice(semi));
+    if (params === undefined) continue;
+    let q: number | undefined = 1;
+    for (const [name, weight] of params) if (name === "q") q = parseQValue(weight);
+    if (q !== undefined) items.push({ value, q });
+  }
+  return items;
+}
+
+/** The outcome of {@link matchMediaType}. */
+export interface MediaTypeMatch {
+  /** The offer that was selected, exactly as passed in. */
+  offer: string;
+  /**
+   * The media type to put in `Content-Type` (without parameters): the offer's own type, or the
+   * client's structured-suffix type (`application/vnd.svc.v2+json`) that the offer satisfies.
+   */
+  mediaType: string;
+  /** The quality the client gave it, 0 < q ≤ 1. */
+  q: number;
+}
+
+interface ParsedOffer {
+  type: string;
+  subtype: string;
+  params: ReadonlyMap<string, string>;
+}
+
+/** Parameters that do not change a UTF-8 representation's bytes for our purposes. */
+const INSIGNIFICANT_PARAMS = new Set(["profile"]);
+const CACHE_LIMIT = 500;
+const rangeCache = new Map<string, readonly MediaRange[] | null>();
+const offerCache = new Map<string, ParsedOffer | null>();
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  // Bounded: a client sending a fresh Accept on every request only ever costs a clear().
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
+function cachedRanges(accept: string): readonly MediaRange[] | null {
+  const hit = rangeCache.get(accept);
+  return hit !== undefined ? hit : remember(rangeCache, accept, parseMediaRanges(accept) ?? null);
+}
+
+function parseOffer(offer: string): ParsedOffer | null {
+  const hit = offerCache.get(offer);
+  if (hit !== undefined) return hit;
+  const mt = parseMediaType(offer);
+  const parsed =
+    mt && mt.type !== "*" && mt.subtype !== "*"
+      ? {
+          type: mt.type,
+          subtype: mt.subtype,
+          params: new Map(mt.parameters.map(([n, v]) => [n, v.toLowerCase()] as const)),
+        }
+      : null;
+  return remember(offerCache, offer, parsed);
+}
+
+function paramsMatch(range: MediaRange, offer: ParsedOffer): boolean {
+  for (const [name, value] of range.parameters) {
+    if (INSIGNIFICANT_PARAMS.has(name)) continue;
+    if (name === "charset") {
+      // A text representation here is UTF-8 unless the offer says otherwise.
+      const offered = offer.params.get("charset") ?? "utf-8";
+      const wanted = value === "utf8" ? "utf-8" : value;
+      if (wanted !== offered && !(wanted === "us-ascii" && offered === "utf-8")) return false;
+      continue;
+    }
+    if (offer.params.get(name) !== value) return false;
+  }
+  return true;
+}
+
+/**
+ * How specifically `range` names the concrete type `type/subtype` (with the offer's parameters):
+ * 4 exact, 1 `type/*`, 0 `*\/*`, -1 no match. Parameters add a little, so `text/html;level=1`
+ * beats `text/html`.
+ */
+function specificity(range: MediaRange, type: string, subtype: string, offer: ParsedOffer): number {
+  let s: number;
+  if (range.type === "*") s = 0;
+  else if (range.type !== type) return -1;
+  else if (range.subtype === "*") s = 1;
+  else if (range.subtype === subtype) s = 4;
+  else return -1;
+  if (!paramsMatch(range, offer)) return -1;
+  return s + range.parameters.length / 100;
+}
+
+/**
+ * The quality of sending `type/subtype`: "media ranges can be overridden by more specific media
+ * ranges or specific media types" (§12.5.1), so the most specific matching range decides, and a
+ * `q=0` there excludes the type however many broader ranges accept it.
+ */
+function quality(ranges: readonly MediaRange[], type: string, subtype: string, offer: ParsedOffer) {
+  let q = 0;
+  let s = -1;
+  for (const range of ranges) {
+    const rs = specificity(range, type, subtype, offer);
+    if (rs > s) {
+      s = rs;
+      q = range.q;
+    }
+  }
+  return { q, s };
+}
+
+/**
+ * Chooses a representation by `Accept` (RFC 9110 §12.5.1) and says which media type to send.
+ *
+ * - Each offer's quality comes from the most specific range that matches it; q = 0 means "not
+ *   acceptable", whatever broader range accepts it.
+ * - A structured-suffix range (`application/vnd.svc.v2+json`, RFC 6838 §4.2.8) is satisfied by
+ *   the offer its suffix names (`application/json`), sent as the client's type; that type's own
+ *   quality decides (`vnd.svc.v1+json;q=0` excludes only v1).
+ * - Parameters that change the bytes (`version=2`) must match; `charset` is compared as UTF-8
+ *   equivalents and `profile` is ignored.
+ * - Ties on q go to the more specific match, then to the server's order of `offers` (never the
+ *   client's order of ranges), then to the client's order of suffix ranges.
+ * - No `Accept`, or none usable: the first offer.
+ *
+ * @param offers concrete media types in the server's order of preference (parameters allowed)
+ * @param committed a structured-suffix type the response is already labelled with (the vendor
+ *   type @svc/versioning chose for `Accept: application/vnd.svc.v9+json, application/vnd.svc.v2+json`):
+ *   when the client names it, acceptably, for an offer, no other suffix type is echoed for that offer
+ * @example
+ * matchMediaType("application/vnd.svc.v2+json", ["application/json", "application/xml"]);
+ * // → { offer: "application/json", mediaType: "application/vnd.svc.v2+json", q: 1 }
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.1
+ */
+export function matchMediaType(
+  accept: string | undefined,
+  offers: readonly string[],
+  committed?: string,
+): MediaTypeMatch | undefined {
+  const first = offers[0];
+  if (first === undefined) return undefined;
+  // RFC 9110 §12.5.1: "A request without any Accept header field implies that the user agent
+  // will accept any media type in response" — the server's first choice.
+  const ranges = accept === undefined ? null : cachedRanges(accept);
+  if (ranges === null) {
+    const parsed = parseOffer(first);
+    return { offer: first, mediaType: parsed ? `${parsed.type}/${parsed.subtype}` : first, q: 1 };
+  }
+  let best: MediaTypeMatch | undefined;
+  let bestS = -1;
+  const consider = (offer: string, mediaType: string, q: number, s: number) => {
+    if (s < 0 || q <= 0) return;
+    if (best === undefined || q > best.q || (q === best.q && s > bestS)) {
+      best = { offer, mediaType, q };
+      bestS = s;
+    }
+  };
+  for (const offer of offers) {
+    const parsed = parseOffer(offer);
+    if (!parsed) continue;
+    const own = quality(ranges, parsed.type, parsed.subtype, parsed);
+    consider(offer, `${parsed.type}/${parsed.subtype}`, own.q, own.s);
+    let echoes: { essence: string; q: number; s: number }[] = [];
+    for (const range of ranges) {
+      if (range.suffix !== parsed.subtype || range.type !== parsed.type || range.subtype === parsed.subtype)
+        continue;
+      if (!paramsMatch(range, parsed)) continue;
+      const echo = quality(ranges, range.type, range.subtype, parsed);
+      // Specificity 3: below an exact offer of the client's type, above `type/*`.
+      if (echo.s >= 4 && echo.q > 0)
+        echoes.push({ essence: range.essence, q: echo.q, s: 3 + range.parameters.length / 100 });
+    }
+    const held = echoes.filter((e) => e.essence === committed);
+    if (held.length > 0) echoes = held;
+    for (const e of echoes) consider(offer, e.essence, e.q, e.s);
+  }
+  return best;
+}
+
+/**
+ * Picks the offer the client prefers according to `Accept` (RFC 9110 §12.5.1), or `undefined`
+ * when none is acceptable (→ 406). See {@link matchMediaType} for the rules.
+ *
+ * @example
+ * selectMediaType("application/xml;q=0.9, application/json", ["application/json", "application/xml"]);
+ * // → "application/json"
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.1
+ */
+export function selectMediaType(accept: string | undefined, offers: readonly string[]): string | undefined {
+  return matchMediaType(accept, offers)?.offer;
+}
