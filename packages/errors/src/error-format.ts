@@ -1,4 +1,4 @@
-import { selectMediaType } from "./grammar.js";
+import { matchMediaType } from "./grammar.js";
 
 /** The renderings an error can take. */
 export type ErrorFormat = "json" | "problem+json" | "xml" | "problem+xml";
@@ -42,9 +42,13 @@ export function errorRendering(accept: string | undefined): { format: ErrorForma
   if (!accept) return fallback;
   // The same selection @svc/negotiate makes for a success, so a client gets an error in the
   // representation it would have got the resource in (ties go to the server's order).
-  const best = selectMediaType(accept, OFFER_TYPES);
-  const format = best === undefined ? undefined : FORMAT_BY_TYPE.get(best);
-  return format && best ? { format, contentType: best } : fallback;
+  // Only an offer's own type matches: a client's vendor type (`application/vnd.example.v2+xml`)
+  // names a representation of the resource, not an error record, and labelling the record
+  // `application/xml` would name a type the client did not accept. Such a client gets the JSON
+  // record, as when nothing matches.
+  const match = matchMediaType(accept, OFFER_TYPES, false);
+  const format = match === undefined ? undefined : FORMAT_BY_TYPE.get(match.offer);
+  return format && match ? { format, contentType: match.offer } : fallback;
 }
 
 /** The `Content-Type` of each rendering. */

@@ -254,6 +254,9 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
     ["application/xml;q=abc, text/plain", "text/plain"],
     ["garbage", "application/json"],
     [`application/xml, ${"x/y,".repeat(MAX_LIST_MEMBERS)}`, "application/json"],
+    // The same range twice: the higher weight wins, in either order (as negotiator decides).
+    ["application/json;q=0, application/xml;q=0.001, application/json", "application/json"],
+    ["application/json, application/xml;q=0.001, application/json;q=0", "application/json"],
     ["application/vnd.svc.v2+json", "application/json"],
     ["application/vnd.svc.v2+xml", "application/xml"],
     ["application/vnd.svc.v1+json;q=0, application/vnd.svc.v2+json", "application/json"],

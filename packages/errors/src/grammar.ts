@@ -375,7 +375,9 @@ function quality(ranges: readonly MediaRange[], type: string, subtype: string, o
   let s = -1;
   for (const range of ranges) {
     const rs = specificity(range, type, subtype, offer);
-    if (rs > s) {
+    // A range listed twice at the same specificity is ambiguous (RFC 9110 §12.5.1 does not say);
+    // the higher weight wins, as in `negotiator`, whichever order the client wrote them in.
+    if (rs > s || (rs === s && range.q > q)) {
       s = rs;
       q = range.q;
     }
@@ -400,7 +402,9 @@ function quality(ranges: readonly MediaRange[], type: string, subtype: string, o
  * @param offers concrete media types in the server's order of preference (parameters allowed)
  * @param committed a structured-suffix type the response is already labelled with (the vendor
  *   type @svc/versioning chose for `Accept: application/vnd.svc.v9+json, application/vnd.svc.v2+json`):
- *   when the client names it, acceptably, for an offer, no other suffix type is echoed for that offer
+ *   when the client names it, acceptably, for an offer, no other suffix type is echoed for that offer;
+ *   `false` echoes no suffix type at all: only an offer's own type matches (an error record, which
+ *   is no representation of the client's vendor type)
  * @example
  * matchMediaType("application/vnd.svc.v2+json", ["application/json", "application/xml"]);
  * // → { offer: "application/json", mediaType: "application/vnd.svc.v2+json", q: 1 }
@@ -409,7 +413,7 @@ function quality(ranges: readonly MediaRange[], type: string, subtype: string, o
 export function matchMediaType(
   accept: string | undefined,
   offers: readonly string[],
-  committed?: string,
+  committed?: string | false,
 ): MediaTypeMatch | undefined {
   const first = offers[0];
   if (first === undefined) return undefined;
@@ -435,6 +439,7 @@ export function matchMediaType(
     const own = quality(ranges, parsed.type, parsed.subtype, parsed);
     consider(offer, `${parsed.type}/${parsed.subtype}`, own.q, own.s);
     let echoes: { essence: string; q: number; s: number }[] = [];
+    if (committed === false) continue;
     for (const range of ranges) {
       if (range.suffix !== parsed.subtype || range.type !== parsed.type || range.subtype === parsed.subtype)
         continue;
