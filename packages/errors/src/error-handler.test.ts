@@ -1,7 +1,7 @@
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ErrorLogger, errorHandler, HttpError, methodNotAllowed, notFound } from "./index.js";
+import { allowedMethods, type ErrorLogger, errorHandler, HttpError, methodNotAllowed, notFound } from "./index.js";
 
 interface LogCall {
   obj: Record<string, unknown>;
@@ -462,6 +462,25 @@ describe("error headers", () => {
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, POST");
     expect((await readJson(res)).message).toBe("Method PUT is not allowed on /employees");
+  });
+
+  it("allowedMethods answers OPTIONS with 204 + Allow and other methods with 405 + the same Allow", async () => {
+    const { url } = await serve((app) => {
+      app
+        .route("/employees")
+        .get((_req, res) => {
+          res.json([]);
+        })
+        .all(allowedMethods(["GET", "head", "OPTIONS"]));
+    });
+    const options = await fetch(`${url}/employees`, { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(await options.text()).toBe("");
+    const put = await fetch(`${url}/employees`, { method: "PUT" });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(() => allowedMethods([])).toThrow(TypeError);
   });
 
   it("drops representation headers a handler set before failing (ETag, Content-Disposition)", async () => {

@@ -184,6 +184,25 @@ export function methodNotAllowed(allowed: readonly string[]) {
   };
 }
 
+/**
+ * The last handler of a route: `OPTIONS` answered with 204 and `Allow` (RFC 9110 §9.3.7: a server
+ * SHOULD send the methods it supports for the target resource; §10.2.1 `Allow`), any other method
+ * the route lacks with 405 and the same `Allow` (RFC 9110 §15.5.6). One list feeds both, so the
+ * two answers cannot disagree.
+ *
+ * @example router.route("/employees").get(list).post(create).all(allowedMethods(["GET", "HEAD", "POST", "OPTIONS"]));
+ */
+export function allowedMethods(allowed: readonly string[]) {
+  const refuse = methodNotAllowed(allowed);
+  const allow = allowed.map((m) => m.toUpperCase()).join(", ");
+  return function svcAllowedMethods(req: ErrorRequest, res: ServerResponse, next: NextFunction): void {
+    if (req.method !== "OPTIONS") return refuse(req, res, next);
+    res.statusCode = 204;
+    res.setHeader("Allow", allow);
+    res.end();
+  };
+}
+
 function pathOf(req: ErrorRequest): string {
   const url = req.originalUrl ?? req.url ?? "/";
   const cut = url.search(/[?#]/);

@@ -4,6 +4,7 @@ export {
   type ErrorLogger,
   type ErrorRequest,
   errorHandler,
+  allowedMethods,
   methodNotAllowed,
   type NextFunction,
   notFound,
