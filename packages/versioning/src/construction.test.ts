@@ -1,39 +1,89 @@
 import { describe, expect, it } from "vitest";
+import { createVersioning, isCorsPreflight, versionResolver } from "./core.js";
 import { formatDeprecation, formatSunset } from "./deprecation.js";
+import { apiVersioning } from "./middleware.js";
 import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes } from "./parse.js";
 import { versioned } from "./versioned.js";
-import { apiVersioning, versionResolver } from "./versioning.js";
 
 describe("apiVersioning construction", () => {
   it.each([
-    ["versions: []", { versions: [] }],
-    ["versions: [1.5]", { versions: [1.5] }],
-    ["versions: [0]", { versions: [0] }],
-    ["defaultVersion not supported", { versions: [1], defaultVersion: 2 }],
-    ["every strategy off", { versions: [1], uri: false, header: false }],
-    ["unknownVersionStatus: 200", { versions: [1], header: { unknownVersionStatus: 200 } }],
-    ["uri.prefix: 'v/'", { versions: [1], uri: { prefix: "v/" } }],
-    ["header name with a space", { versions: [1], header: { names: ["API Version"] } }],
-    ["vendor 'my vendor'", { versions: [1], mediaType: { vendor: "my vendor" } }],
+    ["options: null", null, "ERR_SVC_VERSIONING_OPTIONS"],
+    ["versions: []", { versions: [] }, "ERR_SVC_VERSIONING_VERSIONS"],
+    ["versions: [1.5]", { versions: [1.5] }, "ERR_SVC_VERSIONING_VERSIONS"],
+    ["versions: [0]", { versions: [0] }, "ERR_SVC_VERSIONING_VERSIONS"],
+    [
+      "defaultVersion not supported",
+      { versions: [1], defaultVersion: 2 },
+      "ERR_SVC_VERSIONING_DEFAULT_VERSION",
+    ],
+    ["every strategy off", { versions: [1], uri: false, header: false }, "ERR_SVC_VERSIONING_STRATEGIES"],
+    [
+      "unknownVersionStatus: 200",
+      { versions: [1], header: { unknownVersionStatus: 200 } },
+      "ERR_SVC_VERSIONING_HEADER_UNKNOWN_VERSION_STATUS",
+    ],
+    ["uri.prefix: 'v/'", { versions: [1], uri: { prefix: "v/" } }, "ERR_SVC_VERSIONING_URI_PREFIX"],
+    [
+      "header name with a space",
+      { versions: [1], header: { names: ["API Version"] } },
+      "ERR_SVC_VERSIONING_HEADER_NAMES",
+    ],
+    ["header names: []", { versions: [1], header: { names: [] } }, "ERR_SVC_VERSIONING_HEADER_NAMES"],
+    ["mediaType: null", { versions: [1], mediaType: null }, "ERR_SVC_VERSIONING_MEDIA_TYPE"],
+    [
+      "vendor 'my vendor'",
+      { versions: [1], mediaType: { vendor: "my vendor" } },
+      "ERR_SVC_VERSIONING_MEDIA_TYPE_VENDOR",
+    ],
     [
       "deprecated version not supported",
       { versions: [1], deprecated: { 2: { deprecation: "2026-01-01T00:00:00Z" } } },
+      "ERR_SVC_VERSIONING_DEPRECATED",
     ],
-    ["deprecation: 'soon'", { versions: [1], deprecated: { 1: { deprecation: "soon" } } }],
+    ["deprecated policy: 1", { versions: [1], deprecated: { 1: 1 } }, "ERR_SVC_VERSIONING_DEPRECATED"],
+    [
+      "deprecation: 'soon'",
+      { versions: [1], deprecated: { 1: { deprecation: "soon" } } },
+      "ERR_SVC_VERSIONING_DEPRECATED_DEPRECATION",
+    ],
     [
       "sunset earlier than deprecation",
       {
         versions: [1],
         deprecated: { 1: { deprecation: "2026-07-01T00:00:00Z", sunset: "2026-01-01T00:00:00Z" } },
       },
+      "ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
     ],
     [
       "link with a space",
       { versions: [1], deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", link: "a b" } } },
+      "ERR_SVC_VERSIONING_DEPRECATED_LINK",
     ],
-    ["neutral path without /", { versions: [1], neutral: ["health"] }],
-  ])("%s → TypeError", (_name, options) => {
-    expect(() => apiVersioning(options as never)).toThrow(TypeError);
+    [
+      "sunsetLink: ''",
+      { versions: [1], deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunsetLink: "" } } },
+      "ERR_SVC_VERSIONING_DEPRECATED_SUNSET_LINK",
+    ],
+    ["neutral path without /", { versions: [1], neutral: ["health"] }, "ERR_SVC_VERSIONING_NEUTRAL"],
+  ])("%s → TypeError %s", (_name, options, code) => {
+    for (const build of [apiVersioning, createVersioning, versionResolver]) {
+      expect(() => build(options as never)).toThrow(expect.objectContaining({ name: "TypeError", code }));
+    }
+  });
+  it("the message names the option, what was given and what is accepted", () => {
+    expect(() => apiVersioning({ versions: [1], uri: { prefix: "v/" } })).toThrow(
+      'apiVersioning: uri.prefix must be letters (A-Z, a-z), got "v/"',
+    );
+    expect(() => apiVersioning({ versions: [1, 2], defaultVersion: 3 })).toThrow(
+      "apiVersioning: defaultVersion must be one of the supported versions (1, 2), got 3",
+    );
+    expect(() => apiVersioning({ versions: [1], deprecated: { 1: { deprecation: "soon" } } })).toThrow(
+      'apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string, got "soon"',
+    );
+  });
+  it("header names as any iterable (a Set) → accepted, as before", () => {
+    const resolve = versionResolver({ versions: [1, 2], header: { names: new Set(["X-V"]) as never } });
+    expect(resolve("/x", { "x-v": "2" })).toMatchObject({ version: 2, vary: ["X-V"] });
   });
   it("sunset equal to deprecation → accepted", () => {
     expect(() =>
@@ -105,6 +155,40 @@ describe("pure parsers", () => {
       expect(svc("/x", accept)).toMatchObject({ version: 2, source: "media-type" });
       expect(other("/x", accept)).toMatchObject({ version: 1, source: "default" });
     }
+  });
+  it("versionResolver: a CORS preflight is version-neutral, as in the middleware", () => {
+    const resolve = versionResolver({ versions: [1, 2], required: true, neutral: ["/health"] });
+    const preflight = { origin: "https://app.example", "access-control-request-method": "GET" };
+    expect(resolve("/employees", preflight, "OPTIONS")).toMatchObject({
+      version: undefined,
+      source: undefined,
+    });
+    expect(resolve("/v9/employees", preflight, "OPTIONS")).toMatchObject({
+      version: undefined,
+      url: "/employees",
+    });
+    expect(resolve("/v2/employees", preflight, "OPTIONS")).toMatchObject({ version: 2, source: "uri" });
+    // Not a preflight: another method, no Access-Control-Request-Method, or no method given.
+    expect(() => resolve("/employees", preflight, "GET")).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => resolve("/employees", {}, "OPTIONS")).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => resolve("/employees", preflight)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => resolve("/v9/employees", preflight, "GET")).toThrow(
+      expect.objectContaining({ status: 404 }),
+    );
+  });
+  it("createVersioning().resolve reads the method off the request: the same preflight rule", () => {
+    const { resolve } = createVersioning({ versions: [1, 2], required: true });
+    const headers = { "access-control-request-method": "PUT" };
+    expect(resolve({ method: "OPTIONS", url: "/employees", headers })).toMatchObject({ version: undefined });
+    expect(() => resolve({ method: "PUT", url: "/employees", headers })).toThrow(
+      expect.objectContaining({ status: 400, code: "missing_api_version" }),
+    );
+  });
+  it("isCorsPreflight: OPTIONS with Access-Control-Request-Method only", () => {
+    expect(isCorsPreflight("OPTIONS", { "access-control-request-method": "GET" })).toBe(true);
+    expect(isCorsPreflight("OPTIONS", {})).toBe(false);
+    expect(isCorsPreflight("GET", { "access-control-request-method": "GET" })).toBe(false);
+    expect(isCorsPreflight(undefined, { "access-control-request-method": "GET" })).toBe(false);
   });
   it("versionResolver without Express", () => {
     expect(versionResolver({ versions: [1, 2] })("/v2/x", {})).toMatchObject({

@@ -1,3 +1,5 @@
+import { optionError } from "./option-error.js";
+
 /** When a version is (or will be) deprecated and sunset, and where that is explained. */
 export interface DeprecationPolicy {
   /** RFC 9745: the moment the version is (or becomes) deprecated. A `Date`, or an ISO 8601 string. */
@@ -26,7 +28,7 @@ export interface DeprecationHeaders {
   links: string[];
 }
 
-function toDate(value: Date | string, what: string): Date {
+function toDate(value: Date | string, label: string, field: string): Date {
   const date =
     value instanceof Date
       ? new Date(value.getTime())
@@ -34,21 +36,20 @@ function toDate(value: Date | string, what: string): Date {
         ? new Date(value)
         : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new TypeError(`${what} must be a valid Date or ISO 8601 string, got ${String(value)}`);
+    throw optionError(`deprecated.${field}`, value, "a valid Date or ISO 8601 string", `${label}: ${field}`);
   }
   return date;
 }
 
-function checkLink(value: string, what: string): string {
+function checkLink(value: string, label: string, field: string): string {
   // A Link target is a URI-Reference inside <...> (RFC 8288 §3): no angle brackets, quotes or whitespace.
-  if (typeof value !== "string" || value === "" || /[\s<>"]/.test(value)) {
-    throw new TypeError(`${what} must be a URI, got ${String(value)}`);
-  }
+  let valid = typeof value === "string" && value !== "" && !/[\s<>"]/.test(value);
   try {
-    new URL(value, "http://base.invalid/");
+    if (valid) new URL(value, "http://base.invalid/");
   } catch {
-    throw new TypeError(`${what} must be a URI, got ${value}`);
+    valid = false;
   }
+  if (!valid) throw optionError(`deprecated.${field}`, value, "a URI", `${label}: ${field}`);
   return value;
 }
 
@@ -75,27 +76,32 @@ export function formatSunset(date: Date): string {
 
 /**
  * Validates a deprecation policy and turns it into header values; a sunset earlier than the
- * deprecation, an invalid date or a malformed link is a `TypeError` at construction.
+ * deprecation, an invalid date or a malformed link is a `TypeError` at construction, with `code`
+ * `ERR_SVC_VERSIONING_DEPRECATED_<FIELD>` (`ERR_SVC_VERSIONING_DEPRECATED_SUNSET`, ...).
  *
  * @example deprecationHeaders({ deprecation: "2026-01-01T00:00:00Z", sunset: "2026-07-01T00:00:00Z" }, "version 1")
  * @see https://www.rfc-editor.org/rfc/rfc9745#section-3
  */
 export function deprecationHeaders(policy: DeprecationPolicy, label: string): DeprecationHeaders {
-  if (policy === null || typeof policy !== "object")
-    throw new TypeError(`${label}: the deprecation policy must be an object`);
-  const deprecation = toDate(policy.deprecation, `${label}: deprecation`);
-  const sunset = policy.sunset === undefined ? undefined : toDate(policy.sunset, `${label}: sunset`);
-  // RFC 9745 §3: "the value of Sunset [...] SHOULD NOT be earlier than the value of Deprecation"
-  if (sunset !== undefined && sunset.getTime() < deprecation.getTime()) {
-    throw new TypeError(
-      `${label}: sunset (${sunset.toISOString()}) is earlier than deprecation (${deprecation.toISOString()})`,
+  if (policy === null || typeof policy !== "object") {
+    throw optionError(
+      "deprecated",
+      policy,
+      "a deprecation policy object { deprecation, sunset?, link?, sunsetLink? }",
+      label,
     );
   }
+  const deprecation = toDate(policy.deprecation, label, "deprecation");
+  const sunset = policy.sunset === undefined ? undefined : toDate(policy.sunset, label, "sunset");
+  // RFC 9745 §3: "the value of Sunset [...] SHOULD NOT be earlier than the value of Deprecation"
+  if (sunset !== undefined && sunset.getTime() < deprecation.getTime()) {
+    const accepted = `no earlier than deprecation (${deprecation.toISOString()})`;
+    throw optionError("deprecated.sunset", sunset.toISOString(), accepted, `${label}: sunset`);
+  }
   const links: string[] = [];
-  if (policy.link !== undefined)
-    links.push(`<${checkLink(policy.link, `${label}: link`)}>; rel="deprecation"`);
+  if (policy.link !== undefined) links.push(`<${checkLink(policy.link, label, "link")}>; rel="deprecation"`);
   if (policy.sunsetLink !== undefined) {
-    links.push(`<${checkLink(policy.sunsetLink, `${label}: sunsetLink`)}>; rel="sunset"`);
+    links.push(`<${checkLink(policy.sunsetLink, label, "sunsetLink")}>; rel="sunset"`);
   }
   return {
     deprecation: formatDeprecation(deprecation),

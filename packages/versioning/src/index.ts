@@ -1,4 +1,5 @@
 export type { NextFunction } from "@svc/errors";
+export { createVersioning, isCorsPreflight, type Versioning, versionResolver } from "./core.js";
 export {
   type DeprecationHeaders,
   type DeprecationPolicy,
@@ -6,17 +7,16 @@ export {
   formatDeprecation,
   formatSunset,
 } from "./deprecation.js";
+export { apiVersioning, type VersioningRequest, versionedPath } from "./middleware.js";
+export type { VersioningOptionError } from "./option-error.js";
+export type {
+  ApiVersioningOptions,
+  HeaderStrategyOptions,
+  MediaTypeStrategyOptions,
+  UriStrategyOptions,
+  VersionRequest,
+  VersionResolution,
+  VersionSource,
+} from "./options.js";
 export { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 export { type VersionedOptions, versioned } from "./versioned.js";
-export {
-  type ApiVersioningOptions,
-  apiVersioning,
-  type HeaderStrategyOptions,
-  type MediaTypeStrategyOptions,
-  type UriStrategyOptions,
-  type VersioningRequest,
-  type VersionResolution,
-  type VersionSource,
-  versionedPath,
-  versionResolver,
-} from "./versioning.js";

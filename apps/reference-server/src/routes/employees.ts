@@ -1,4 +1,5 @@
 import { Rel } from "@svc/hal";
+import { versionedPath } from "@svc/versioning";
 import type { Request } from "express";
 import { sql } from "kysely";
 import { loose } from "../db/query.js";
@@ -8,18 +9,11 @@ import { type CrudResource, resourceView } from "./crud.js";
 
 /** The employee representation version the request selected (spec part 9); 1 by default. */
 export function apiVersion(req: Request): number {
-  const v = (req as Request & { apiVersion?: unknown }).apiVersion;
-  const n = typeof v === "string" ? Number(v) : v;
-  return typeof n === "number" && Number.isInteger(n) ? n : 1;
+  return req.apiVersion ?? 1;
 }
 
 /** Version 1's `name`: first and last name, as {@link employees}' view joins them. */
 const FULL_NAME = sql<string>`trim(e.first_name || ' ' || e.last_name)`;
-
-/** `/v2` when the client named the version in the path, so links keep using that strategy. */
-function versionPrefix(req: Request): string {
-  return /^\/v\d+(?=\/)/.exec(req.originalUrl ?? "")?.[0] ?? "";
-}
 
 /** Version 1 has one `name`; writing it splits at the first space into first and last name. */
 function splitName(name: string): { first_name: string; last_name: string } {
@@ -71,8 +65,8 @@ export const employees: CrudResource = {
     },
   },
   view: (r, { href, req }) => {
-    const prefix = versionPrefix(req);
-    const self = href(`${prefix}/employees/${r.id}`);
+    // `/v2/...` when the client named the version in the path, so links keep using that strategy.
+    const self = href(versionedPath(req, `/employees/${r.id}`));
     const common = {
       email: r.email,
       department: r.department,
@@ -88,8 +82,9 @@ export const employees: CrudResource = {
       [Rel.UPDATE]: self,
       [Rel.DELETE]: self,
       [Rel.DEPARTMENT]: href(`/departments/${r.department_id}`),
-      [Rel.MANAGER]: r.manager_id === null ? undefined : href(`${prefix}/employees/${r.manager_id}`),
-      projects: href(`${prefix}/employees/${r.id}/projects`),
+      [Rel.MANAGER]:
+        r.manager_id === null ? undefined : href(versionedPath(req, `/employees/${r.manager_id}`)),
+      projects: href(versionedPath(req, `/employees/${r.id}/projects`)),
     });
   },
   input: ({ req }) => (apiVersion(req) >= 2 ? EmployeeV2Input : EmployeeV1Input),

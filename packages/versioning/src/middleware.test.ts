@@ -2,8 +2,9 @@ import { errorHandler, HttpError, notFound } from "@svc/errors";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiVersioning, versionedPath } from "./middleware.js";
+import type { ApiVersioningOptions } from "./options.js";
 import { versioned } from "./versioned.js";
-import { type ApiVersioningOptions, apiVersioning, versionedPath } from "./versioning.js";
 
 const quiet = { error() {} };
 
@@ -321,6 +322,12 @@ describe("deprecation and sunset", () => {
       '</openapi.json>; rel="service-desc", <https://docs.example.com/deprecations/v1>; rel="deprecation", <https://docs.example.com/sunset/v1>; rel="sunset"',
     );
     expect(res.headers.get("api-deprecated-versions")).toBe("1");
+  });
+  it("no version named → the default 1, deprecated, so Deprecation and Sunset too", async () => {
+    const res = await get("/employees");
+    expect(at(await res.json(), "v")).toBe(1);
+    expect(res.headers.get("deprecation")).toBe("@1767225600");
+    expect(res.headers.get("sunset")).toBe("Wed, 01 Jul 2026 00:00:00 GMT");
   });
   it("version 2 → no Deprecation, no Sunset, Link untouched", async () => {
     const res = await get("/employees", { "API-Version": "2" });

@@ -1,0 +1,172 @@
+import { isToken } from "@svc/errors";
+import { type DeprecationHeaders, deprecationHeaders } from "./deprecation.js";
+import { optionError } from "./option-error.js";
+import type {
+  ApiVersioningOptions,
+  HeaderStrategyOptions,
+  MediaTypeStrategyOptions,
+  UriStrategyOptions,
+} from "./options.js";
+
+/** The options of {@link apiVersioning}, validated and resolved once, at construction. */
+export interface VersioningConfig {
+  versions: ReadonlySet<number>;
+  /** `1, 2`: the value of `API-Supported-Versions`, and the list in error messages. */
+  list: string;
+  defaultVersion: number | undefined;
+  uri: Required<UriStrategyOptions> | undefined;
+  /** `names` as configured (for `Vary` and messages), `keys` lower-cased (to read the headers). */
+  header: { names: readonly string[]; keys: readonly string[]; unknownVersionStatus: number } | undefined;
+  mediaType: Required<MediaTypeStrategyOptions> | undefined;
+  deprecated: ReadonlyMap<number, DeprecationHeaders>;
+  neutral: readonly ((path: string) => boolean)[];
+  /** `API-Supported-Versions` and, when any, `API-Deprecated-Versions`: on every response. */
+  supported: Readonly<Record<string, string>>;
+  /** Every request field that can name a version: the `Vary` of a default or of a refusal. */
+  varyAll: readonly string[];
+}
+
+function isVersion(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 999_999_999;
+}
+
+/** The part of a strategy option that is an object (`true` and non-objects give the defaults). */
+function settings<T>(option: boolean | T | undefined): Partial<T> {
+  return option !== null && typeof option === "object" ? option : {};
+}
+
+function checkStatus(value: number | undefined, fallback: number, option: string): number {
+  const status = value ?? fallback;
+  if (!Number.isInteger(status) || status < 400 || status > 499) {
+    throw optionError(option, value, "a 4xx status");
+  }
+  return status;
+}
+
+function uriConfig(option: ApiVersioningOptions["uri"]): VersioningConfig["uri"] {
+  if (option === false) return undefined;
+  const { prefix = "v", unknownVersionStatus } = settings(option);
+  if (typeof prefix !== "string" || !/^[A-Za-z]+$/.test(prefix)) {
+    throw optionError("uri.prefix", prefix, "letters (A-Z, a-z)");
+  }
+  return { prefix, unknownVersionStatus: checkStatus(unknownVersionStatus, 404, "uri.unknownVersionStatus") };
+}
+
+function headerConfig(option: boolean | HeaderStrategyOptions | undefined): VersioningConfig["header"] {
+  if (option === false) return undefined;
+  const { names: given = ["API-Version", "Accept-Version"], unknownVersionStatus } = settings(option);
+  const names = typeof given === "object" && given !== null && Symbol.iterator in given ? [...given] : [];
+  if (names.length === 0 || !names.every((n) => typeof n === "string" && isToken(n))) {
+    throw optionError("header.names", given, "a non-empty list of header field names (RFC 9110 §5.1)");
+  }
+  return {
+    names,
+    keys: names.map((n) => n.toLowerCase()),
+    unknownVersionStatus: checkStatus(unknownVersionStatus, 400, "header.unknownVersionStatus"),
+  };
+}
+
+function mediaTypeConfig(option: MediaTypeStrategyOptions | undefined): VersioningConfig["mediaType"] {
+  if (option === undefined) return undefined;
+  if (option === null || typeof option !== "object") {
+    throw optionError("mediaType", option, "an object { vendor, unknownVersionStatus? }");
+  }
+  const { vendor, unknownVersionStatus } = option;
+  // RFC 6838 §3.2: the vendor tree `vnd.<producer>[.<name>...]`.
+  if (typeof vendor !== "string" || !/^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*$/i.test(vendor)) {
+    throw optionError("mediaType.vendor", vendor, 'a vendor tree name such as "svc"');
+  }
+  return {
+    vendor,
+    unknownVersionStatus: checkStatus(unknownVersionStatus, 406, "mediaType.unknownVersionStatus"),
+  };
+}
+
+function deprecatedConfig(
+  option: ApiVersioningOptions["deprecated"],
+  versions: ReadonlySet<number>,
+  list: string,
+): Map<number, DeprecationHeaders> {
+  const deprecated = new Map<number, DeprecationHeaders>();
+  for (const [key, policy] of Object.entries(option ?? {})) {
+    const version = Number(key);
+    if (!versions.has(version)) {
+      throw optionError(
+        "deprecated",
+        key,
+        `one of the supported versions (${list})`,
+        "apiVersioning: a deprecated version",
+      );
+    }
+    deprecated.set(version, deprecationHeaders(policy, `apiVersioning: deprecated.${key}`));
+  }
+  return deprecated;
+}
+
+function neutralMatcher(pattern: string | RegExp): (path: string) => boolean {
+  if (pattern instanceof RegExp) return (path) => pattern.test(path);
+  if (typeof pattern !== "string" || !pattern.startsWith("/")) {
+    throw optionError(
+      "neutral",
+      pattern,
+      'a list of paths starting with "/" or RegExps',
+      "apiVersioning: each neutral path",
+    );
+  }
+  const base = pattern.length > 1 && pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
+  const below = base === "/" ? "/" : `${base}/`;
+  return (path) => path === base || path.startsWith(below);
+}
+
+function supportedVersions(options: ApiVersioningOptions): number[] {
+  if (options === null || typeof options !== "object") {
+    throw optionError("options", options, "an object { versions, ... }", "apiVersioning: options");
+  }
+  const { versions } = options;
+  if (!Array.isArray(versions) || versions.length === 0 || !versions.every(isVersion)) {
+    throw optionError("versions", versions, "a non-empty array of integers from 1 to 999999999");
+  }
+  return [...new Set(versions)].sort((a, b) => a - b);
+}
+
+/**
+ * Validates the options once and resolves them into the config every request reads. A refused
+ * option is a `TypeError` naming it, with `code` `ERR_SVC_VERSIONING_<OPTION>`.
+ *
+ * @example resolveConfig({ versions: [1, 2], mediaType: { vendor: "svc" } }).list // "1, 2"
+ */
+export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
+  const sorted = supportedVersions(options);
+  const versions = new Set(sorted);
+  const list = sorted.join(", ");
+  if (options.defaultVersion !== undefined && !versions.has(options.defaultVersion)) {
+    throw optionError("defaultVersion", options.defaultVersion, `one of the supported versions (${list})`);
+  }
+  const uri = uriConfig(options.uri ?? true);
+  const header = headerConfig(options.header ?? true);
+  const mediaType = mediaTypeConfig(options.mediaType);
+  if (!uri && !header && !mediaType) {
+    throw optionError(
+      "strategies",
+      "all off",
+      "on for one of uri, header and mediaType at least",
+      "apiVersioning: strategies",
+    );
+  }
+  const deprecated = deprecatedConfig(options.deprecated, versions, list);
+  const deprecatedList = [...deprecated.keys()].sort((a, b) => a - b).join(", ");
+  const supported: Record<string, string> = { "API-Supported-Versions": list };
+  if (deprecatedList) supported["API-Deprecated-Versions"] = deprecatedList;
+  return {
+    versions,
+    list,
+    defaultVersion: options.required ? undefined : (options.defaultVersion ?? sorted[0]),
+    uri,
+    header,
+    mediaType,
+    deprecated,
+    neutral: (options.neutral ?? []).map(neutralMatcher),
+    supported: Object.freeze(supported),
+    varyAll: [...(header?.names ?? []), ...(mediaType ? ["Accept"] : [])],
+  };
+}

@@ -1,0 +1,306 @@
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { appendVary, HttpError } from "@svc/errors";
+import { resolveConfig, type VersioningConfig } from "./config.js";
+import type { ApiVersioningOptions, VersionRequest, VersionResolution, VersionSource } from "./options.js";
+import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
+
+/** A version some strategy named; `label` says where, for error messages. */
+interface Named {
+  version: number;
+  source: Exclude<VersionSource, "default">;
+  /** The `/v<N>` prefix, the header name or the media type. */
+  label: string;
+}
+
+const WHERE = { uri: "path", header: "header", "media-type": "media type" } as const;
+
+function described(named: Named): string {
+  return `${WHERE[named.source]} ${named.label}`;
+}
+
+/** The `vary` of a resolution under construction: `conclude` always replaces it. */
+const PENDING: string[] = [];
+
+/** Parsed vendor ranges by vendor and `Accept` value: clients send the same few values again and again. */
+const rangeCache = new Map<string, readonly VendorMediaType[]>();
+const RANGE_CACHE_LIMIT = 500;
+
+function vendorRanges(accept: string | undefined, vendor: string): readonly VendorMediaType[] {
+  if (!accept) return [];
+  const key = `${vendor}\n${accept}`;
+  let ranges = rangeCache.get(key);
+  if (ranges === undefined) {
+    ranges = Object.freeze(parseVendorMediaTypes(accept, vendor));
+    // Bounded: a client sending a new Accept on every request only ever costs a clear().
+    if (rangeCache.size >= RANGE_CACHE_LIMIT) rangeCache.clear();
+    rangeCache.set(key, ranges);
+  }
+  return ranges;
+}
+
+/**
+ * Whether a request is a CORS preflight: an `OPTIONS` carrying `Access-Control-Request-Method`
+ * (Fetch standard §3.2.2, "CORS-preflight request"). A browser sends it without the client's own
+ * headers, so it cannot carry a version header and must not fail for a missing or unknown one.
+ *
+ * @example isCorsPreflight("OPTIONS", { "access-control-request-method": "GET" }) // true
+ * @see https://fetch.spec.whatwg.org/#cors-preflight-request
+ */
+export function isCorsPreflight(method: string | undefined, headers: IncomingHttpHeaders): boolean {
+  return method === "OPTIONS" && headers["access-control-request-method"] !== undefined;
+}
+
+/**
+ * Version-neutral: a CORS preflight, or a path (after the `/v<N>` prefix, without the query) that
+ * `neutral` lists. Only asked when no supported version was named (most requests never need it).
+ */
+function isNeutral(
+  config: VersioningConfig,
+  rest: string,
+  method: string | undefined,
+  headers: IncomingHttpHeaders,
+): boolean {
+  if (isCorsPreflight(method, headers)) return true;
+  const cut = rest.indexOf("?");
+  const path = cut === -1 ? rest : rest.slice(0, cut);
+  return config.neutral.some((match) => match(path));
+}
+
+function unsupported(config: VersioningConfig, status: number, what: string): HttpError {
+  return new HttpError(status, `${what} is not supported; supported versions: ${config.list}`, {
+    code: "unsupported_api_version",
+    headers: config.supported,
+  });
+}
+
+function badRequest(config: VersioningConfig, message: string, code: string): HttpError {
+  return HttpError.badRequest(message, { code, headers: config.supported });
+}
+
+/** The URI strategy: strips a `/v<N>` prefix off the target, into `url` and `pathPrefix`. */
+function readUri(config: VersioningConfig, resolution: VersionResolution, named: Named[]): void {
+  if (!config.uri) return;
+  const found = parseUriVersion(resolution.url, config.uri.prefix);
+  if (!found) return;
+  resolution.url = found.rest;
+  resolution.pathPrefix = `/${config.uri.prefix}${found.version}`;
+  named.push({ version: found.version, source: "uri", label: resolution.pathPrefix });
+}
+
+/** The header strategy: each configured header that is present names a version. */
+function readHeaders(config: VersioningConfig, headers: IncomingHttpHeaders, named: Named[]): void {
+  if (!config.header) return;
+  const { names, keys } = config.header;
+  for (let i = 0; i < keys.length; i++) {
+    const value = parseHeaderVersion(headers[keys[i] as string]);
+    if (value === "malformed") {
+      throw badRequest(config, `Header ${names[i]} must be one API version number`, "malformed_api_version");
+    }
+    if (value !== undefined) named.push({ version: value, source: "header", label: names[i] as string });
+  }
+}
+
+/**
+ * The media type strategy: the most acceptable vendor range naming a supported version, else
+ * the most acceptable vendor range (an unknown version).
+ */
+function readMediaType(
+  config: VersioningConfig,
+  resolution: VersionResolution,
+  named: Named[],
+  method: string | undefined,
+  headers: IncomingHttpHeaders,
+): void {
+  if (!config.mediaType) return;
+  const ranges = vendorRanges(headers.accept, config.mediaType.vendor);
+  const known = ranges.find((r) => r.version !== undefined && config.versions.has(r.version));
+  const chosen = known ?? ranges[0];
+  if (chosen === undefined) return;
+  if (chosen.version !== undefined) {
+    named.push({ version: chosen.version, source: "media-type", label: chosen.mediaType });
+    resolution.mediaType = chosen.mediaType;
+  } else if (!isNeutral(config, resolution.url, method, headers)) {
+    // A JSON/XML type in our tree that names no version (`vnd.svc.vx+json`) cannot be served:
+    // a response labelled with it would claim a version it is not (RFC 9110 §12.5.1, §15.5.7).
+    const what = `Media type ${chosen.mediaType} (no API version)`;
+    throw unsupported(config, config.mediaType.unknownVersionStatus, what);
+  }
+}
+
+/** No version named, or an unknown one on a neutral path: the default (none when `required`). */
+function useDefault(config: VersioningConfig, resolution: VersionResolution): VersionResolution {
+  const version = config.defaultVersion;
+  resolution.version = version;
+  resolution.source = version === undefined ? undefined : "default";
+  resolution.mediaType = undefined;
+  // A deprecated default is still deprecated: its responses say so too.
+  resolution.deprecation = version === undefined ? undefined : config.deprecated.get(version);
+  return resolution;
+}
+
+/** An unknown version: the status of the strategy that named it, the media type's first. */
+function refuseUnknown(config: VersioningConfig, named: readonly Named[], first: Named): HttpError {
+  const media = named.find((n) => n.source === "media-type");
+  const header = named.find((n) => n.source === "header");
+  const status =
+    media && config.mediaType
+      ? config.mediaType.unknownVersionStatus
+      : header && config.header
+        ? config.header.unknownVersionStatus
+        : (config.uri?.unknownVersionStatus ?? 404);
+  const reported = media ?? header ?? first;
+  return unsupported(config, status, `API version ${reported.version} (${described(reported)})`);
+}
+
+/** From the versions the strategies named to the decision, or the error to answer with. */
+function conclude(
+  config: VersioningConfig,
+  resolution: VersionResolution,
+  named: readonly Named[],
+  method: string | undefined,
+  headers: IncomingHttpHeaders,
+): VersionResolution {
+  const first = named[0];
+  if (first === undefined) {
+    // The absence of every version-bearing header chose the default, so caches must key on them too.
+    resolution.vary = config.varyAll.slice();
+    if (config.defaultVersion === undefined && !isNeutral(config, resolution.url, method, headers)) {
+      throw badRequest(
+        config,
+        `An API version is required; supported versions: ${config.list}`,
+        "missing_api_version",
+      );
+    }
+    return useDefault(config, resolution);
+  }
+  // Two strategies naming different versions: the request contradicts itself (→ 400).
+  const other = named.find((n) => n.version !== first.version);
+  if (other) {
+    const message = `The request names API version ${first.version} (${described(first)}) and ${other.version} (${described(other)})`;
+    throw badRequest(config, message, "conflicting_api_version");
+  }
+  const byHeader = named.some((n) => n.source === "header");
+  const byMedia = named.some((n) => n.source === "media-type");
+  // RFC 9110 §12.5.5: Vary lists the request fields that selected the representation. All the
+  // version header names, not only the one sent: a request naming another version through the
+  // other name must not be answered from this cache entry.
+  resolution.vary =
+    byHeader && byMedia
+      ? config.varyAll.slice()
+      : byHeader
+        ? (config.header?.names.slice() ?? [])
+        : byMedia
+          ? ["Accept"]
+          : [];
+  if (!config.versions.has(first.version)) {
+    if (isNeutral(config, resolution.url, method, headers)) return useDefault(config, resolution);
+    throw refuseUnknown(config, named, first);
+  }
+  resolution.version = first.version;
+  resolution.source = named.some((n) => n.source === "uri") ? "uri" : byHeader ? "header" : "media-type";
+  resolution.deprecation = config.deprecated.get(first.version);
+  return resolution;
+}
+
+/**
+ * The decision, one implementation for every entry point: the version a request asks for (URI,
+ * then headers, then media type; they must agree), or throws the `HttpError` to answer with.
+ */
+export function decide(
+  config: VersioningConfig,
+  method: string | undefined,
+  url: string,
+  headers: IncomingHttpHeaders,
+): VersionResolution {
+  const resolution: VersionResolution = {
+    version: undefined,
+    source: undefined,
+    url,
+    pathPrefix: "",
+    vary: PENDING,
+    mediaType: undefined,
+    deprecation: undefined,
+  };
+  const named: Named[] = [];
+  readUri(config, resolution, named);
+  readHeaders(config, headers, named);
+  readMediaType(config, resolution, named, method, headers);
+  return conclude(config, resolution, named, method, headers);
+}
+
+function appendLink(res: ServerResponse, links: readonly string[]): void {
+  const current = res.getHeader("Link");
+  const existing = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
+  res.setHeader("Link", [...existing, ...links].join(", "));
+}
+
+/**
+ * Sets the version headers on a `node:http` response (an Express one is one too): the supported
+ * versions always; then, for a decision, its `Vary`, vendor `Content-Type`, and for a deprecated
+ * version `Deprecation` (RFC 9745 §2), `Sunset` (RFC 8594 §3) and their `Link`s (appended);
+ * without one (a refused request), `Vary` on every field that could have named the version.
+ */
+function writeHeaders(config: VersioningConfig, res: ServerResponse, resolution?: VersionResolution): void {
+  for (const name in config.supported) res.setHeader(name, config.supported[name] as string);
+  const vary = resolution === undefined ? config.varyAll : resolution.vary;
+  if (vary.length > 0) appendVary(res, ...vary);
+  if (resolution === undefined) return;
+  if (resolution.mediaType !== undefined) res.setHeader("Content-Type", resolution.mediaType);
+  const deprecation = resolution.deprecation;
+  if (deprecation) {
+    res.setHeader("Deprecation", deprecation.deprecation);
+    if (deprecation.sunset !== undefined) res.setHeader("Sunset", deprecation.sunset);
+    if (deprecation.links.length > 0) appendLink(res, deprecation.links);
+  }
+}
+
+/** API versioning without a framework: built once by {@link createVersioning}. */
+export interface Versioning {
+  /**
+   * The decision for one request (a `node:http` `IncomingMessage` fits as it is): version, source,
+   * target without the `/v<N>` prefix, `Vary`, vendor `Content-Type` and deprecation headers. A
+   * refusal is thrown as an `HttpError` (400, 404 or 406) whose headers list the supported versions.
+   */
+  resolve(request: VersionRequest): VersionResolution;
+  /**
+   * Sets the response headers of a decision, or, without one, those of a refusal (supported
+   * versions and `Vary`). Existing `Vary` and `Link` values are kept.
+   */
+  writeHeaders(res: ServerResponse, resolution?: VersionResolution): void;
+}
+
+/**
+ * The framework-free core of {@link apiVersioning}: options validated once (a refused option is a
+ * `TypeError` with `code` `ERR_SVC_VERSIONING_<OPTION>`), then a pure decision per request.
+ *
+ * @example
+ * const versioning = createVersioning({ versions: [1, 2] });
+ * const v = versioning.resolve(req); // { version: 2, source: "uri", url: "/employees", pathPrefix: "/v2", ... }
+ * versioning.writeHeaders(res, v);
+ * @see https://www.rfc-editor.org/rfc/rfc9745
+ */
+export function createVersioning(options: ApiVersioningOptions): Versioning {
+  const config = resolveConfig(options);
+  return {
+    resolve: (request) => decide(config, request.method, request.url ?? "/", request.headers),
+    writeHeaders: (res, resolution) => writeHeaders(config, res, resolution),
+  };
+}
+
+/**
+ * The decision {@link apiVersioning} makes, as a pure function of the request target, headers
+ * and method, for frameworks other than Express: options are validated once, the returned
+ * function throws the `HttpError` to answer with. Pass the method so a CORS preflight is treated
+ * as the middleware treats it (version-neutral).
+ *
+ * @example
+ * const resolveVersion = versionResolver({ versions: [1, 2] });
+ * resolveVersion("/v2/employees", {}) // { version: 2, source: "uri", url: "/employees", pathPrefix: "/v2", ... }
+ * @see createVersioning
+ */
+export function versionResolver(
+  options: ApiVersioningOptions,
+): (url: string, headers: IncomingHttpHeaders, method?: string) => VersionResolution {
+  const config = resolveConfig(options);
+  return (url, headers, method) => decide(config, method, url, headers);
+}

@@ -1,0 +1,94 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { NextFunction } from "@svc/errors";
+import { createVersioning } from "./core.js";
+import type { ApiVersioningOptions, VersionResolution } from "./options.js";
+
+declare global {
+  // Express declares its request type in this global namespace; this adds req.apiVersion to it.
+  namespace Express {
+    interface Request {
+      /** The API version @svc/versioning resolved for this request. */
+      apiVersion?: number | undefined;
+      /** The `/v<N>` prefix stripped from the path, or `""`; see `versionedPath`. */
+      apiVersionPrefix?: string | undefined;
+    }
+  }
+}
+
+/** The parts of an Express (or plain `node:http`) request the middleware reads and writes. */
+export interface VersioningRequest extends IncomingMessage {
+  /** The resolved version; undefined on a version-neutral path that named none and has no default. */
+  apiVersion?: number | undefined;
+  /** The `/v<N>` prefix stripped from the path, or `""`. */
+  apiVersionPrefix?: string | undefined;
+  originalUrl?: string;
+}
+
+/**
+ * API versioning middleware with three strategies, each switchable:
+ *
+ * - **URI**: `/v2/employees` is routed as `/employees` (the prefix is stripped before routing, so
+ *   routes are mounted once; `req.originalUrl` keeps it). Unknown version → 404.
+ * - **Header**: `API-Version: 2` or `Accept-Version: 2` (names configurable). Unknown → 400.
+ * - **Media type**: `Accept: application/vnd.<vendor>.v2+json` (or `+xml`); the response's
+ *   Content-Type is set to that vendor type before the handler runs. Unknown → 406.
+ *
+ * A request that names no version gets the default (or 400 when `required`); strategies naming
+ * different versions → 400. Every response, errors included, carries `API-Supported-Versions` and
+ * (when any) `API-Deprecated-Versions`; responses for a deprecated version carry `Deprecation`
+ * (RFC 9745), `Sunset` (RFC 8594) and their `Link`s. `Vary` names the headers the decision
+ * depended on. Failures go to `next(err)` as `HttpError`s. The decision is {@link createVersioning}'s;
+ * this adapter only moves it onto the request (`req.url`, `req.apiVersion`, `req.apiVersionPrefix`,
+ * `res.locals.apiVersion`).
+ *
+ * @example
+ * app.use(apiVersioning({
+ *   versions: [1, 2],
+ *   mediaType: { vendor: "svc" },
+ *   deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "2026-07-01T00:00:00Z", link: "https://docs.example.com/v1" } },
+ *   neutral: ["/health"],
+ * }));
+ * app.get("/employees", versioned({ 1: listV1, 2: listV2 }));
+ * @see https://www.rfc-editor.org/rfc/rfc6838#section-3.2
+ * @see https://www.rfc-editor.org/rfc/rfc9745
+ * @see https://www.rfc-editor.org/rfc/rfc8594
+ */
+export function apiVersioning(options: ApiVersioningOptions) {
+  const versioning = createVersioning(options);
+
+  return function svcApiVersioning(req: VersioningRequest, res: ServerResponse, next: NextFunction): void {
+    let resolution: VersionResolution;
+    try {
+      resolution = versioning.resolve(req);
+    } catch (err) {
+      // Set before the error handler runs, so its response keeps them.
+      versioning.writeHeaders(res);
+      next(err);
+      return;
+    }
+    versioning.writeHeaders(res, resolution);
+    req.url = resolution.url;
+    req.apiVersion = resolution.version;
+    req.apiVersionPrefix = resolution.pathPrefix;
+    const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
+    if (locals) locals.apiVersion = resolution.version;
+    next();
+  };
+}
+
+/**
+ * Puts the request's `/v<N>` prefix back in front of a path, so links in a response to
+ * `/v2/employees` point at `/v2/...` and the client stays in its version; with the header or media
+ * type strategy the path is returned unchanged (the version lives outside the URL). Compose it with
+ * `hrefFor` of @svc/hal. Takes a request `apiVersioning` has seen, or a {@link VersionResolution}'s
+ * `pathPrefix` as `{ apiVersionPrefix }`.
+ *
+ * @example hrefFor(req, versionedPath(req, `/employees/${id}`)) // ".../v2/employees/7" for /v2 requests
+ * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
+ */
+export function versionedPath(req: { apiVersionPrefix?: string | undefined }, path: string): string {
+  if (typeof path !== "string" || !path.startsWith("/")) {
+    throw new TypeError(`versionedPath: path must start with "/", got ${String(path)}`);
+  }
+  return `${req.apiVersionPrefix ?? ""}${path}`;
+}

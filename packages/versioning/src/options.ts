@@ -1,0 +1,119 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { DeprecationHeaders, DeprecationPolicy } from "./deprecation.js";
+
+/** The URI strategy: `/v<N>/employees`. */
+export interface UriStrategyOptions {
+  /**
+   * The letters before the number in the first path segment.
+   * @default "v"
+   */
+  prefix?: string;
+  /**
+   * Status of an unknown version named by the path (the resource does not exist).
+   * @default 404
+   */
+  unknownVersionStatus?: number;
+}
+
+/** The header strategy: `API-Version: <N>`. */
+export interface HeaderStrategyOptions {
+  /**
+   * Request headers that carry the version; when several are sent they must agree.
+   * @default ["API-Version", "Accept-Version"]
+   */
+  names?: readonly string[];
+  /**
+   * Status of an unknown version named by a header.
+   * @default 400
+   */
+  unknownVersionStatus?: number;
+}
+
+/** The media type strategy: `Accept: application/vnd.<vendor>.v<N>+json` (or `+xml`). */
+export interface MediaTypeStrategyOptions {
+  /** The vendor tree name: `svc` for `application/vnd.svc.v2+json`. */
+  vendor: string;
+  /**
+   * Status of an unknown version named by the media type (no acceptable representation).
+   * @default 406
+   */
+  unknownVersionStatus?: number;
+}
+
+/** Options of {@link apiVersioning} and {@link createVersioning}. */
+export interface ApiVersioningOptions {
+  /** The supported versions (positive integers). */
+  versions: readonly number[];
+  /**
+   * The version of a request that names none. Clients that never named a version were written
+   * against the first one, so that is what they keep getting.
+   * @default the lowest supported version, unless `required`
+   */
+  defaultVersion?: number;
+  /**
+   * Reject a request that names no version with 400 instead of using the default.
+   * @default false
+   */
+  required?: boolean;
+  /**
+   * The URI strategy; `false` switches it off.
+   * @default true (prefix "v", 404 for an unknown version)
+   */
+  uri?: boolean | UriStrategyOptions;
+  /**
+   * The header strategy; `false` switches it off.
+   * @default true (API-Version and Accept-Version, 400 for an unknown version)
+   */
+  header?: boolean | HeaderStrategyOptions;
+  /**
+   * The media type strategy, on when given.
+   * @default undefined (off)
+   */
+  mediaType?: MediaTypeStrategyOptions;
+  /**
+   * Deprecated versions and their dates; listed in `API-Deprecated-Versions`, and responses for
+   * them carry `Deprecation`, `Sunset` and `Link`.
+   * @default {}
+   */
+  deprecated?: Readonly<Record<number, DeprecationPolicy>>;
+  /**
+   * Version-neutral paths (after any `/v<N>` prefix): `"/health"` matches that path and below it,
+   * a `RegExp` is tested against the path. They never fail for a missing or unknown version.
+   * @default []
+   */
+  neutral?: readonly (string | RegExp)[];
+}
+
+/** Which strategy chose a request's version. */
+export type VersionSource = "uri" | "header" | "media-type" | "default";
+
+/**
+ * The parts of a request the decision reads: a `node:http` `IncomingMessage` (or an Express
+ * request) is one as it is.
+ */
+export interface VersionRequest {
+  /** The method; an `OPTIONS` with `Access-Control-Request-Method` is a CORS preflight. */
+  method?: string | undefined;
+  /** The request target (path and query). @default "/" */
+  url?: string | undefined;
+  headers: IncomingHttpHeaders;
+}
+
+/** The decision for one request: a pure function of its method, target and headers. */
+export interface VersionResolution {
+  version: number | undefined;
+  source: VersionSource | undefined;
+  /** The request target with the `/v<N>` prefix stripped. */
+  url: string;
+  /** The stripped `/v<N>` prefix, or `""`: links put it back so clients stay in their version. */
+  pathPrefix: string;
+  /** Request headers the decision depended on, for `Vary`. */
+  vary: string[];
+  /** The vendor media type to echo as Content-Type, when the media type chose. */
+  mediaType: string | undefined;
+  /**
+   * `Deprecation`, `Sunset` and `Link` values of a deprecated version (resolved once, at
+   * construction), else undefined.
+   */
+  deprecation?: DeprecationHeaders | undefined;
+}
