@@ -23,12 +23,14 @@ export {
   toHalLink,
 } from "./link.js";
 export {
+  isPage,
   type PageLinks,
   type PageMetadata,
   type PageModel,
   type PageModelInput,
   type PageRequest,
   type PageRequestOptions,
+  pageItems,
   pageModel,
   parsePageRequest,
   type QueryInput,
