@@ -1,24 +1,10 @@
-import { connect } from "node:net";
 import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { raw } from "../test/helpers.js";
 import { allowedHosts } from "./allowed-hosts.js";
 import { createHostCheck, type HostCheckOptions } from "./host-check.js";
-
-/** Sends `request` as written (fetch refuses to set Host or speak HTTP/1.0) and returns the reply. */
-function raw(base: string, request: string): Promise<string> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(request));
-    let reply = "";
-    socket.on("data", (chunk: Buffer) => {
-      reply += chunk.toString();
-    });
-    socket.on("end", () => resolve(reply));
-    socket.on("error", reject);
-  });
-}
 
 const get = (host: string | undefined, extra: readonly string[] = []) =>
   [

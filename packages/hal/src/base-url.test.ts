@@ -1,8 +1,8 @@
-import { request } from "node:http";
 import { errorHandler } from "@svc/errors";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getWithHost } from "../test/helpers.js";
 import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
 import { parseHost } from "./host.js";
 
@@ -220,22 +220,6 @@ describe("resolveOrigin (pure core)", () => {
     expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(TypeError);
   });
 });
-
-/** GET `path` with a `Host` of the test's choosing (fetch refuses to set it). */
-function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    request({ host: hostname, port, path, headers: { host } }, (res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => {
-        body += c.toString();
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    })
-      .on("error", reject)
-      .end();
-  });
-}
 
 const label63 = "a".repeat(63);
 /** 253 characters: three 63-character labels and one of 61. */
