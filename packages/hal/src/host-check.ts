@@ -45,8 +45,10 @@ export type HostCheck = (req: TrustRequest) => HttpError | undefined;
  */
 export function createHostCheck(hosts: readonly string[] | "*", options: HostCheckOptions = {}): HostCheck {
   const list = compileHostList(hosts);
-  const trust: TrustProxy | undefined =
-    options.trustProxy === undefined ? undefined : compileTrust(options.trustProxy);
+  // true and false stay booleans: no address is read for them.
+  const option = options.trustProxy;
+  const trust: boolean | TrustProxy | undefined =
+    option === undefined || typeof option === "boolean" ? option : compileTrust(option);
   // parseHost gives the same frozen authority for a repeated host, so its verdict is kept too.
   let lastAuthority: Authority | undefined;
   let lastAllowed = false;
