@@ -1,9 +1,10 @@
-import { request } from "node:http";
 import { errorHandler } from "@svc/errors";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { externalOrigin, hrefFor, parseForwarded, parseHost, resolveOrigin } from "./base-url.js";
+import { getWithHost } from "../test/helpers.js";
+import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
+import { parseHost } from "./host.js";
 
 function appWith(trust: boolean | string | undefined, absolute = true) {
   const app = express();
@@ -220,22 +221,6 @@ describe("resolveOrigin (pure core)", () => {
   });
 });
 
-/** GET `path` with a `Host` of the test's choosing (fetch refuses to set it). */
-function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    request({ host: hostname, port, path, headers: { host } }, (res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => {
-        body += c.toString();
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    })
-      .on("error", reject)
-      .end();
-  });
-}
-
 const label63 = "a".repeat(63);
 /** 253 characters: three 63-character labels and one of 61. */
 const name253 = `${label63}.${label63}.${label63}.${"b".repeat(61)}`;
@@ -289,5 +274,20 @@ describe("parseHost (pure core)", () => {
   });
   it("api.example:8080 → host and port", () => {
     expect(parseHost("API.example:8080")).toEqual({ host: "api.example", port: 8080 });
+  });
+  it("a repeated value → the same frozen result (a one-entry memo)", () => {
+    const first = parseHost("memo.example:8443");
+    expect(first).toEqual({ host: "memo.example", port: 8443 });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(parseHost("memo.example:8443")).toBe(first);
+  });
+  it("alternating values are each checked exactly, valid or not", () => {
+    for (let i = 0; i < 3; i += 1) {
+      expect(parseHost("a.example")).toEqual({ host: "a.example", port: undefined });
+      expect(parseHost("a.example:0")).toBeUndefined();
+      expect(parseHost("a.example:0")).toBeUndefined();
+      expect(parseHost("B.example:1")).toEqual({ host: "b.example", port: 1 });
+      expect(parseHost("bad host")).toBeUndefined();
+    }
   });
 });

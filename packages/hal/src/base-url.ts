@@ -1,22 +1,18 @@
-import type { IncomingMessage } from "node:http";
-import { isIPv6 } from "node:net";
 import { HttpError, parseParameters, splitList } from "@svc/errors";
+import { type Authority, parseHost } from "./host.js";
+import { isTrusted, type TrustProxy, type TrustRequest } from "./trust.js";
 
-/** The parts of an Express (or plain `node:http`) request the base URL is built from. */
-export interface BaseUrlRequest extends IncomingMessage {
-  /** Express's app, read for its `trust proxy fn` setting. */
-  app?: { get(setting: string): unknown };
-}
-
-/** Decides whether the peer at `address`, `hop` proxies away from the server, may be believed. */
-export type TrustProxy = (address: string, hop: number) => boolean;
+/** The parts of a plain `node:http` (or Express) request the base URL is built from. */
+export type BaseUrlRequest = TrustRequest;
 
 /** Options of {@link externalOrigin} and {@link hrefFor}. */
 export interface BaseUrlOptions {
   /**
-   * Whether forwarded headers from the peer may be believed. `true` trusts every peer, which is
-   * right only when the server cannot be reached except through the proxy.
-   * @default the Express app's `trust proxy` setting (`req.app.get("trust proxy fn")`), else false
+   * Whether forwarded headers from the peer may be believed: `false`, `true` (every peer, right
+   * only when the server cannot be reached except through the proxy), or a function of the peer's
+   * address; `compileTrust("loopback, 10.0.0.0/8")` compiles the other forms of Express's
+   * `trust proxy` setting into one, once.
+   * @default under Express, the app's `trust proxy` setting (`req.app.get("trust proxy fn")`); else false
    */
   trustProxy?: boolean | TrustProxy;
   /**
@@ -46,50 +42,6 @@ export interface OriginInput {
   trusted: boolean;
 }
 
-// RFC 1035 §2.3.1 / RFC 1123 §2.1: letters, digits and hyphens, 1 to 63 characters a label.
-const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-// RFC 1035 §2.3.4: 255 octets on the wire, 253 characters as text without the root's dot.
-const MAX_NAME = 253;
-// The longest valid authority: a bracketed IPv6 literal or a 253-character name with its root
-// dot, then ":65535". Longer input is refused before any other work is done on it.
-const MAX_AUTHORITY = MAX_NAME + 1 + 6;
-
-/**
- * Splits and checks a `Host` (or forwarded host) value: RFC 9110 §7.2 `uri-host [ ":" port ]`,
- * where RFC 3986 §3.2.2 `host` is an IP-literal (IPv6 only here; RFC 3986 IPvFuture and
- * RFC 6874 zone identifiers are refused) or a reg-name held to DNS syntax, labels of at most 63
- * characters and a name of at most 253 (RFC 1035 §2.3.4), and §3.2.3 `port` is 1 to 65535.
- * Returns the lower-cased host and the port, or undefined when the value is not a valid authority.
- */
-export function parseHost(value: string): { host: string; port: number | undefined } | undefined {
-  if (value.length === 0 || value.length > MAX_AUTHORITY) return undefined;
-  let host: string;
-  let rest: string;
-  if (value.startsWith("[")) {
-    const close = value.indexOf("]");
-    if (close === -1) return undefined;
-    host = value.slice(0, close + 1);
-    rest = value.slice(close + 1);
-    const address = host.slice(1, -1);
-    // Hex digits, colons and dots only: no RFC 6874 zone ("%25eth0"), which isIPv6 would take.
-    if (!/^[0-9A-Fa-f:.]+$/.test(address) || !isIPv6(address)) return undefined;
-  } else {
-    const colon = value.lastIndexOf(":");
-    host = colon === -1 ? value : value.slice(0, colon);
-    rest = colon === -1 ? "" : value.slice(colon);
-    const name = host.endsWith(".") ? host.slice(0, -1) : host;
-    if (name.length === 0 || name.length > MAX_NAME) return undefined;
-    for (const label of name.split(".")) if (!LABEL.test(label)) return undefined;
-  }
-  let port: number | undefined;
-  if (rest !== "") {
-    if (!/^:\d{1,5}$/.test(rest)) return undefined;
-    port = Number(rest.slice(1));
-    if (port < 1 || port > 65_535) return undefined;
-  }
-  return { host: host.toLowerCase(), port };
-}
-
 function header(headers: OriginInput["headers"], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(",") : value;
@@ -101,13 +53,16 @@ function firstListValue(value: string | undefined): string | undefined {
   return first ? first : undefined;
 }
 
+/** What {@link parseForwarded} reads from a `Forwarded` header. */
+type ForwardedValues = { proto?: string; host?: string };
+
 /**
  * Reads `proto` and `host` from the first element of an RFC 7239 `Forwarded` header: the one the
  * proxy nearest the client added, which saw the URL the client used.
  */
-export function parseForwarded(value: string | undefined): { proto?: string; host?: string } {
+export function parseForwarded(value: string | undefined): ForwardedValues {
   if (!value) return {};
-  const out: { proto?: string; host?: string } = {};
+  const out: ForwardedValues = {};
   // RFC 7239 §4: forwarded-element = [ forwarded-pair ] *( ";" [ forwarded-pair ] ), elements comma
   // separated; values are tokens or quoted-strings, which may hold ";" or "," (IPv6 with port):
   // the parameter grammar of RFC 9110 §5.6.6, read by the shared parser of @svc/errors.
@@ -135,25 +90,46 @@ export function parseForwarded(value: string | undefined): { proto?: string; hos
  */
 export function resolveOrigin(input: OriginInput): string {
   let proto = input.encrypted ? "https" : "http";
-  let host = header(input.headers, "host");
+  let forwarded: ForwardedValues | undefined;
   if (input.trusted) {
-    const forwarded = parseForwarded(header(input.headers, "forwarded"));
-    const xProto = firstListValue(header(input.headers, "x-forwarded-proto"))?.toLowerCase();
-    const xHost = firstListValue(header(input.headers, "x-forwarded-host"));
-    const fProto = forwarded.proto ?? xProto;
+    forwarded = parseForwarded(header(input.headers, "forwarded"));
+    const fProto =
+      forwarded.proto ?? firstListValue(header(input.headers, "x-forwarded-proto"))?.toLowerCase();
     if (fProto === "http" || fProto === "https") proto = fProto;
-    host = forwarded.host ?? xHost ?? host;
   }
-  if (host === undefined || host === "")
+  const authority = authorityOf(input.headers, forwarded);
+  if (authority === undefined)
     throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
-  const authority = parseHost(host);
-  if (authority === undefined) {
-    throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
-  }
   const { port } = authority;
   // RFC 3986 §6.2.3: the default port is left out of the normal form.
   const defaultPort = proto === "https" ? 443 : 80;
   return `${proto}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
+}
+
+/**
+ * The authority the client named: the first forwarded host of a trusted proxy (`Forwarded`, then
+ * `X-Forwarded-Host`), else `Host`; undefined when there is none (an HTTP/1.0 request may carry no
+ * `Host`). One that is not a valid authority (see {@link parseHost}) is a 400 `invalid_host`.
+ */
+export function requestAuthority(headers: OriginInput["headers"], trusted: boolean): Authority | undefined {
+  return authorityOf(headers, trusted ? parseForwarded(header(headers, "forwarded")) : undefined);
+}
+
+/** `forwarded` is the trusted proxy's `Forwarded`, undefined when the peer is not trusted. */
+function authorityOf(
+  headers: OriginInput["headers"],
+  forwarded: ForwardedValues | undefined,
+): Authority | undefined {
+  let host = header(headers, "host");
+  if (forwarded !== undefined) {
+    host = forwarded.host ?? firstListValue(header(headers, "x-forwarded-host")) ?? host;
+  }
+  if (host === undefined || host === "") return undefined;
+  const authority = parseHost(host);
+  if (authority === undefined) {
+    throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
+  }
+  return authority;
 }
 
 // RFC 3986 §3.3: path segments of pchar; no empty segment, so no "//" that would change the authority.
@@ -176,14 +152,6 @@ export function resolvePrefix(input: OriginInput): string {
     throw HttpError.badRequest("The X-Forwarded-Prefix header is not a valid path");
   }
   return prefix;
-}
-
-function isTrusted(req: BaseUrlRequest, option: BaseUrlOptions["trustProxy"]): boolean {
-  const address = req.socket?.remoteAddress ?? "";
-  if (typeof option === "boolean") return option;
-  if (typeof option === "function") return option(address, 0);
-  const fromApp = req.app?.get("trust proxy fn");
-  return typeof fromApp === "function" ? Boolean((fromApp as TrustProxy)(address, 0)) : false;
 }
 
 /**

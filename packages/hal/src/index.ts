@@ -1,3 +1,4 @@
+export { allowedHosts } from "./allowed-hosts.js";
 export {
   type BaseUrlOptions,
   type BaseUrlRequest,
@@ -9,10 +10,10 @@ export {
   parseForwarded,
   resolveOrigin,
   resolvePrefix,
-  type TrustProxy,
 } from "./base-url.js";
 export { templateVariables } from "./crawl.js";
 export { HAL_JSON, halJson, type Representation } from "./hal-json.js";
+export { createHostCheck, type HostCheck, type HostCheckOptions } from "./host-check.js";
 export {
   expandLink,
   expandTemplate,
@@ -22,12 +23,14 @@ export {
   toHalLink,
 } from "./link.js";
 export {
+  isPage,
   type PageLinks,
   type PageMetadata,
   type PageModel,
   type PageModelInput,
   type PageRequest,
   type PageRequestOptions,
+  pageItems,
   pageModel,
   parsePageRequest,
   type QueryInput,
@@ -40,3 +43,4 @@ export {
   hal,
   type RelationOptions,
 } from "./resource.js";
+export { compileTrust, type TrustProxy, type TrustProxyOption } from "./trust.js";

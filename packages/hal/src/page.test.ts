@@ -3,7 +3,8 @@ import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { externalBaseUrl } from "./base-url.js";
-import { pageModel, parsePageRequest } from "./page.js";
+import { isPage, pageItems, pageModel, parsePageRequest } from "./page.js";
+import { hal } from "./resource.js";
 
 const employees = Array.from({ length: 45 }, (_, i) => ({
   id: i + 1,
@@ -164,5 +165,66 @@ describe("pageModel (pure)", () => {
   });
   it("parsePageRequest from a query string", () => {
     expect(parsePageRequest("?page=3&size=7")).toEqual({ page: 3, size: 7 });
+  });
+});
+
+describe("pageItems: a page's rows for a flat representation such as CSV", () => {
+  const items = [1, 2].map((id) =>
+    hal({ id, name: `E${id}` })
+      .link("self", `/employees/${id}`)
+      .embed("department", hal({ id: 9 }).link("self", "/departments/9"))
+      .toJSON(),
+  );
+  const page = pageModel({
+    collection: "employees",
+    items,
+    page: 1,
+    size: 2,
+    totalElements: 2,
+    url: "/employees",
+  });
+  let server: { url: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    server = await listen((_req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ isPage: isPage(page), rows: pageItems(page) }));
+    });
+  });
+  afterAll(() => server.close());
+
+  it("a page of HAL items → the items without _links, their state and _embedded kept", async () => {
+    const body = await (await fetch(server.url)).json();
+    expect(body).toEqual({
+      isPage: true,
+      rows: [1, 2].map((id) => ({
+        id,
+        name: `E${id}`,
+        _embedded: { department: { _links: { self: { href: "/departments/9" } }, id: 9 } },
+      })),
+    });
+    // the page itself is left as it was
+    expect(page._embedded.employees?.[0]).toHaveProperty("_links");
+  });
+
+  it("an empty page → no rows", () => {
+    const empty = pageModel({ collection: "x", items: [], page: 1, size: 5, totalElements: 0, url: "/x" });
+    expect(isPage(empty)).toBe(true);
+    expect(pageItems(empty)).toEqual([]);
+  });
+
+  it.each([
+    ["a single resource", hal({ id: 1 }).link("self", "/x/1").toJSON()],
+    ["null", null],
+    ["a list", [{ id: 1 }]],
+    ["a string", "page"],
+    ["embedded items without page", { _embedded: { x: [{ id: 1 }] } }],
+    ["two embedded lists", { page: {}, _embedded: { x: [], y: [] } }],
+    ["an embedded object, not a list", { page: {}, _embedded: { x: { id: 1 } } }],
+    ["a list of scalars", { page: {}, _embedded: { x: [1, 2] } }],
+    ["a list holding null", { page: {}, _embedded: { x: [{ id: 1 }, null] } }],
+    ["an _embedded list", { page: {}, _embedded: [[{ id: 1 }]] }],
+  ])("%s → not a page", (_label, data) => {
+    expect(isPage(data)).toBe(false);
+    expect(pageItems(data)).toBeUndefined();
   });
 });

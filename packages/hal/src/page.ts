@@ -209,3 +209,42 @@ export function pageModel<Item>(input: PageModelInput<Item>): PageModel<Item> {
     },
   };
 }
+
+function isItem(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Whether `data` has the shape {@link pageModel} builds: a `page` member and an `_embedded` object
+ * holding exactly one list, of objects. Cheap enough for a representation's `canRepresent`, which
+ * runs for every response.
+ *
+ * @example const pageCsv = { mediaType: "text/csv", canRepresent: isPage, serialize: (d, c) => csv.serialize(pageItems(d), c) };
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-4.1.2
+ */
+export function isPage(data: unknown): data is PageModel<Record<string, unknown>> {
+  if (data === null || typeof data !== "object" || !("page" in data)) return false;
+  const embedded = (data as { _embedded?: unknown })._embedded;
+  if (!isItem(embedded)) return false;
+  let list: unknown;
+  let lists = 0;
+  for (const key in embedded) {
+    if (!Object.hasOwn(embedded, key)) continue;
+    lists += 1;
+    list = embedded[key];
+  }
+  return lists === 1 && Array.isArray(list) && list.every(isItem);
+}
+
+/**
+ * The items of a page (see {@link pageModel}) without their `_links`: the rows of a flat
+ * representation such as CSV. Undefined when `data` is not a page ({@link isPage}).
+ *
+ * @example pageItems(pageModel({ collection: "employees", items: [hal({ id: 7 }).link("self", "/employees/7").toJSON()], ... })) // [{ id: 7 }]
+ * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-4.1.2
+ */
+export function pageItems(data: unknown): Record<string, unknown>[] | undefined {
+  if (!isPage(data)) return undefined;
+  const [items] = Object.values(data._embedded) as Record<string, unknown>[][];
+  return (items ?? []).map(({ _links, ...item }) => item);
+}

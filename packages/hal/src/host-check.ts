@@ -1,0 +1,73 @@
+import { HttpError, isHttpError } from "@svc/errors";
+import { requestAuthority } from "./base-url.js";
+import { type Authority, compileHostList } from "./host.js";
+import {
+  compileTrust,
+  isTrusted,
+  type TrustProxy,
+  type TrustProxyOption,
+  type TrustRequest,
+} from "./trust.js";
+
+/** Options of {@link createHostCheck} and `allowedHosts`. */
+export interface HostCheckOptions {
+  /**
+   * Which peers may name the host in `Forwarded` / `X-Forwarded-Host` (see `compileTrust`):
+   * behind them, the forwarded host is the one checked, as it is the one links are built from.
+   * @default under Express, the app's `trust proxy` setting; else false
+   */
+  trustProxy?: TrustProxyOption;
+}
+
+/**
+ * Checks one request's host: undefined when the service answers for it, else the error to answer
+ * with (a 400 `invalid_host` `HttpError` or a 421 `misdirected_request` one).
+ */
+export type HostCheck = (req: TrustRequest) => HttpError | undefined;
+
+/**
+ * Compiles the hosts a service answers for into a framework-free check of a `node:http` request.
+ * Links and `Location` are built from the request's host (`Host`, or the forwarded host of a
+ * trusted proxy), so without the check a request with `Host: evil.example` gets links, and
+ * cacheable pages, pointing there. A host not in `hosts` gets 421 Misdirected Request (RFC 9110
+ * §7.4: a server unwilling to answer authoritatively for the target URI's authority; §15.5.20),
+ * as does a request with no host at all. A host that is not a valid authority is a 400
+ * `invalid_host` on every request, with `hosts` `"*"` too, not only where a link happens to be
+ * built. `hosts`: exact names, `.example.com` for a domain and its subdomains, IPv4 addresses and
+ * `[IPv6]` literals, compared case-insensitively (RFC 9110 §4.2.3) and without a trailing dot.
+ * Options are checked here: a bad one is a `TypeError` with `code` `ERR_SVC_HAL_ALLOWED_HOSTS` or
+ * `ERR_SVC_HAL_TRUST_PROXY`.
+ *
+ * @example
+ * const checkHost = createHostCheck(["api.example.com", ".svc.example"], { trustProxy: "loopback" });
+ * const error = checkHost(req); // undefined, or the HttpError to answer with
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20
+ */
+export function createHostCheck(hosts: readonly string[] | "*", options: HostCheckOptions = {}): HostCheck {
+  const list = compileHostList(hosts);
+  // true and false stay booleans: no address is read for them.
+  const option = options.trustProxy;
+  const trust: boolean | TrustProxy | undefined =
+    option === undefined || typeof option === "boolean" ? option : compileTrust(option);
+  // parseHost gives the same frozen authority for a repeated host, so its verdict is kept too.
+  let lastAuthority: Authority | undefined;
+  let lastAllowed = false;
+  return function checkHost(req) {
+    let authority: Authority | undefined;
+    try {
+      authority = requestAuthority(req.headers, isTrusted(req, trust));
+    } catch (err) {
+      if (isHttpError(err)) return err;
+      throw err;
+    }
+    if (list === undefined) return undefined;
+    if (authority !== undefined && authority !== lastAuthority) {
+      lastAllowed = list.matches(authority.host);
+      lastAuthority = authority;
+    }
+    if (authority !== undefined && lastAllowed) return undefined;
+    return new HttpError(421, "This service does not answer for the host the request names", {
+      code: "misdirected_request",
+    });
+  };
+}

@@ -1,0 +1,130 @@
+import { isIPv6 } from "node:net";
+import { optionError } from "./option-error.js";
+
+/** A checked `uri-host [ ":" port ]`: the host lower-cased, the port when one was given. */
+export interface Authority {
+  readonly host: string;
+  readonly port: number | undefined;
+}
+
+// RFC 1035 §2.3.1 / RFC 1123 §2.1: letters, digits and hyphens, 1 to 63 characters a label.
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+// RFC 1035 §2.3.4: 255 octets on the wire, 253 characters as text without the root's dot.
+const MAX_NAME = 253;
+// The longest valid authority: a bracketed IPv6 literal or a 253-character name with its root
+// dot, then ":65535". Longer input is refused before any other work is done on it.
+const MAX_AUTHORITY = MAX_NAME + 1 + 6;
+
+// One-entry memo: a client (or the proxy in front) sends the same Host on request after request,
+// so the last value checked is kept with its frozen result and a repeat costs a string compare.
+let lastValue: string | undefined;
+let lastAuthority: Authority | undefined;
+
+/**
+ * Splits and checks a `Host` (or forwarded host) value: RFC 9110 §7.2 `uri-host [ ":" port ]`,
+ * where RFC 3986 §3.2.2 `host` is an IP-literal (IPv6 only here; RFC 3986 IPvFuture and
+ * RFC 6874 zone identifiers are refused) or a reg-name held to DNS syntax, labels of at most 63
+ * characters and a name of at most 253 (RFC 1035 §2.3.4), and §3.2.3 `port` is 1 to 65535.
+ * Returns the lower-cased host and the port (a frozen object: the same one for a repeated value),
+ * or undefined when the value is not a valid authority.
+ */
+export function parseHost(value: string): Authority | undefined {
+  if (value.length === 0 || value.length > MAX_AUTHORITY) return undefined;
+  if (value === lastValue) return lastAuthority;
+  const authority = checkAuthority(value);
+  lastValue = value;
+  lastAuthority = authority;
+  return authority;
+}
+
+function checkAuthority(value: string): Authority | undefined {
+  let host: string;
+  let rest: string;
+  if (value.startsWith("[")) {
+    const close = value.indexOf("]");
+    if (close === -1) return undefined;
+    host = value.slice(0, close + 1);
+    rest = value.slice(close + 1);
+    const address = host.slice(1, -1);
+    // Hex digits, colons and dots only: no RFC 6874 zone ("%25eth0"), which isIPv6 would take.
+    if (!/^[0-9A-Fa-f:.]+$/.test(address) || !isIPv6(address)) return undefined;
+  } else {
+    const colon = value.lastIndexOf(":");
+    host = colon === -1 ? value : value.slice(0, colon);
+    rest = colon === -1 ? "" : value.slice(colon);
+    const name = host.endsWith(".") ? host.slice(0, -1) : host;
+    if (name.length === 0 || name.length > MAX_NAME) return undefined;
+    for (const label of name.split(".")) if (!LABEL.test(label)) return undefined;
+  }
+  let port: number | undefined;
+  if (rest !== "") {
+    if (!/^:\d{1,5}$/.test(rest)) return undefined;
+    port = Number(rest.slice(1));
+    if (port < 1 || port > 65_535) return undefined;
+  }
+  return Object.freeze({ host: host.toLowerCase(), port });
+}
+
+// WHATWG URL "ends in a number": a host whose last label is digits or 0x-hex is an IPv4 address.
+const ENDS_IN_NUMBER = /(?:^|\.)(?:\d+|0x[0-9a-f]*)\.?$/i;
+
+/**
+ * The form two hosts are compared in: without the root's trailing dot (`api.example.com.` is the
+ * fully qualified spelling of `api.example.com`, RFC 1034 §3.1), and IP addresses in their
+ * canonical text (`[2001:db8:0::1]` → `[2001:db8::1]`, as the WHATWG URL host parser writes them);
+ * undefined for a host ending in a number that is no IPv4 address. Names are already lower case.
+ */
+function comparable(host: string): string | undefined {
+  if (host.startsWith("[") || ENDS_IN_NUMBER.test(host)) {
+    try {
+      return new URL(`http://${host}`).hostname;
+    } catch {
+      return undefined;
+    }
+  }
+  return host.endsWith(".") ? host.slice(0, -1) : host;
+}
+
+/** The hosts a service answers for, compiled once by {@link compileHostList}. */
+export interface HostList {
+  /** Whether a host (as {@link parseHost} returns it) is one the service answers for. */
+  matches(host: string): boolean;
+}
+
+const ACCEPTED =
+  '"*" or a non-empty list of host names (api.example.com), domains with their subdomains (.example.com), IPv4 addresses or [IPv6] literals, without a port';
+
+/**
+ * Compiles an allowlist of hosts: exact names, `.example.com` for a domain and every subdomain,
+ * IPv4 addresses and `[IPv6]` literals, without ports; `"*"` answers for any host (undefined).
+ * Hosts compare case-insensitively (RFC 9110 §4.2.3) and without a trailing root dot. Anything
+ * else is a `TypeError` with `code` `ERR_SVC_HAL_ALLOWED_HOSTS`.
+ */
+export function compileHostList(hosts: readonly string[] | "*"): HostList | undefined {
+  if (hosts === "*") return undefined;
+  const refuse = () => optionError("@svc/hal", "allowedHosts", hosts, ACCEPTED);
+  if (!Array.isArray(hosts) || hosts.length === 0) throw refuse();
+  const exact = new Set<string>();
+  const domains: string[] = [];
+  for (const entry of hosts as readonly unknown[]) {
+    if (typeof entry !== "string") throw refuse();
+    const domain = entry.startsWith(".");
+    const authority = parseHost(domain ? entry.slice(1) : entry);
+    if (authority === undefined || authority.port !== undefined) throw refuse();
+    const host = comparable(authority.host);
+    if (host === undefined) throw refuse();
+    // A domain's subdomains are names: an address has none.
+    if (domain && (host.startsWith("[") || ENDS_IN_NUMBER.test(host))) throw refuse();
+    exact.add(host);
+    if (domain) domains.push(`.${host}`);
+  }
+  return {
+    matches(host: string): boolean {
+      const name = comparable(host);
+      if (name === undefined) return false;
+      if (exact.has(name)) return true;
+      for (const suffix of domains) if (name.endsWith(suffix)) return true;
+      return false;
+    },
+  };
+}
