@@ -36,16 +36,8 @@ export function createLogger(config: Pick<Config, "logLevel">, destination?: pin
   );
 }
 
-/**
- * Opens the database, migrates, seeds an empty database, and listens (HTTPS when TLS is configured).
- *
- * @example const service = await startService(loadConfig());
- */
-export async function startService(
-  config: Config,
-  options: { logger?: Logger; redisPrefix?: string } = {},
-): Promise<Service> {
-  const logger = options.logger ?? createLogger(config);
+/** Opens the database (making a SQLite file's directory), migrates it, and seeds it when empty. */
+async function openDatabase(config: Config, logger: Logger): Promise<Db> {
   if (config.database.kind === "sqlite" && config.database.filename !== ":memory:") {
     mkdirSync(dirname(config.database.filename), { recursive: true });
   }
@@ -57,6 +49,32 @@ export async function startService(
     await db.close().catch(() => {});
     throw err;
   }
+  return db;
+}
+
+/** Listens on the configured host and port; the service's `http(s)://host:port`. */
+async function listen(server: Server, config: Config): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  return `${config.tls ? "https" : "http"}://${host}:${port}`;
+}
+
+/**
+ * Opens the database, migrates, seeds an empty database, and listens (HTTPS when TLS is configured).
+ *
+ * @example const service = await startService(loadConfig());
+ */
+export async function startService(
+  config: Config,
+  options: { logger?: Logger; redisPrefix?: string } = {},
+): Promise<Service> {
+  const logger = options.logger ?? createLogger(config);
+  const db = await openDatabase(config, logger);
   const background = new Background();
   await resumeTransfers(db, background);
   const security = await createSecurity(config);
@@ -82,14 +100,7 @@ export async function startService(
   server.on("clientError", clientErrorHandler({ headers: clientErrorHeaders() }));
   // Keep-alive sockets must not outlive a shutdown by more than a few seconds.
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const url = `${config.tls ? "https" : "http"}://${host}:${port}`;
+  const url = await listen(server, config);
   let closing: Promise<void> | undefined;
   return {
     server,
