@@ -1,27 +1,18 @@
-import { createServer, type Server, type ServerOptions } from "node:http";
-import { type AddressInfo, connect } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import type { ServerOptions } from "node:http";
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
 import { type ClientErrorOptions, clientErrorHandler } from "../src/index.js";
+import { listenWith } from "./listen-with.js";
 
 const NOW = new Date("2026-01-02T03:04:05.678Z");
-let servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-  servers = [];
-});
 
 async function serve(options: ServerOptions = {}, handler: ClientErrorOptions = {}): Promise<number> {
-  const server = createServer(options, (req, res) => {
+  const { server, port } = await listenWith(options, (req, res) => {
     // A slow answer, so a pipelined request arrives while this response is under way.
     setTimeout(() => res.end(`ok ${req.url}`), req.url === "/slow" ? 100 : 0);
   });
   server.on("clientError", clientErrorHandler({ now: () => NOW, ...handler }));
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
+  return port;
 }
 
 /** Writes `request` over a plain TCP connection, then reads until the server closes it. */

@@ -1,32 +1,21 @@
-import { createServer, type IncomingMessage, type Server, type ServerOptions } from "node:http";
+import type { IncomingMessage, ServerOptions } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import express from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expressServerOptions } from "../src/index.js";
+import { listenWith } from "./listen-with.js";
 
 /** Express 4, installed beside Express 5 under the alias `express4` (a dev dependency). */
 const express4 = createRequire(import.meta.url)("express4") as typeof express;
 
-let servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-  servers = [];
-});
-
 /** Listens on an ephemeral loopback port with `options`, recording each request's prototype as Node built it. */
 async function serve(options: ServerOptions, app: (req: IncomingMessage, res: never) => void) {
   const built: object[] = [];
-  const server = createServer(options, (req, res) => {
+  const { url } = await listenWith(options, (req, res) => {
     built.push(Object.getPrototypeOf(req), Object.getPrototypeOf(res));
     app(req, res as never);
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, built };
+  return { url, built };
 }
 
 describe.each([
