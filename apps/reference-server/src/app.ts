@@ -3,15 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import {
-  appendVary,
-  buildErrorRecord,
-  errorHandler,
-  HttpError,
-  isHttpError,
-  methodNotAllowed,
-  notFound,
-} from "@svc/errors";
+import { allowedMethods, appendVary, errorHandler, HttpError, isHttpError, notFound } from "@svc/errors";
 import { externalOrigin, halJson } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
@@ -246,6 +238,22 @@ export function resources(background: Background): CrudResource[] {
   ];
 }
 
+/** What {@link createApp} resolves once from its configuration and dependencies, for its steps. */
+interface AppParts {
+  config: Config;
+  deps: AppDeps;
+  /** The security material with the shared, failure-budgeted Basic verifier. */
+  security: Security;
+  /** The JSON body parser of every write (resource API, `POST /auth/token`). */
+  body: RequestHandler;
+  /** The rate limit of the resource API, `POST /auth/token` and the SOAP endpoints. */
+  limiter: ReturnType<typeof rateLimit>;
+  /** The resource API's collections, in the order they are mounted. */
+  collections: CrudResource[];
+  /** Those and the one-way operations' collections: what the entry point and OpenAPI list. */
+  listed: CrudResource[];
+}
+
 /**
  * The Express application: the cross-cutting middleware, the resource API and the error record.
  * It owns no protocol logic; that lives in the @svc packages it composes.
@@ -254,10 +262,72 @@ export function resources(background: Background): CrudResource[] {
  * const app = createApp(loadConfig(), { db, logger, background });
  */
 export function createApp(config: Config, deps: AppDeps): express.Express {
-  const { db, logger, background, stores } = deps;
-  // Every Basic check (resource API, POST /auth/token, SOAP over HTTP) shares one verifier:
-  // failure budgets in the rate-limit store, checked before hashing; bounded hashing.
-  const security = guardBasic(deps.security, config, stores.rateLimit, logger);
+  const parts = resolveParts(config, deps);
+  const app = expressApp(config);
+  const soap = soapServices(config, {
+    db: deps.db,
+    security: parts.security,
+    limiter: parts.limiter,
+    nonces: deps.stores.nonces,
+  });
+  // One layer in front of every route: the middleware every request goes through, the SOAP
+  // endpoints, the rest of the REST middleware, the operational routes and the one-way operations'
+  // collections (each router entered only for its own paths, which it answers), then the resource
+  // API's body, authentication and rate limit. The SOAP error handler follows, for the errors of
+  // the middleware in front of an endpoint.
+  app.use(
+    chain(
+      ...everyRequest(app, config, deps.logger),
+      only(SOAP_PATHS, soap.endpoints),
+      ...restRequest(),
+      only(OPS_PATHS, opsRouter(parts)),
+      only(SOAP_COLLECTION_PATHS, soap.collections),
+      parts.body,
+      authentication(parts.security) as RequestHandler,
+      parts.limiter as RequestHandler,
+    ),
+    soap.errors,
+  );
+  mountResourceApi(app, parts);
+  app.use(notFound());
+  app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromDatabaseError(err)));
+  app.use(errorHandler());
+  return app;
+}
+
+/** Resolves what several steps share: the guarded security, the body parser, the rate limit. */
+function resolveParts(config: Config, deps: AppDeps): AppParts {
+  const { logger, background, stores } = deps;
+  const collections = resources(background);
+  return {
+    config,
+    deps,
+    // Every Basic check (resource API, POST /auth/token, SOAP over HTTP) shares one verifier:
+    // failure budgets in the rate-limit store, checked before hashing; bounded hashing.
+    security: guardBasic(deps.security, config, stores.rateLimit, logger),
+    // A body that stalls after its headers is a 408 record (spec part 7), not a socket held open.
+    body: parseBody({
+      limit: 100 * 1024,
+      types: ["json"],
+      timeout: config.requestTimeoutSeconds * 1000,
+    }),
+    // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).
+    limiter: rateLimit({
+      limit: config.rateLimit.max,
+      windowMs: config.rateLimit.windowSeconds * 1000,
+      store: stores.rateLimit,
+      failMode: config.rateLimitFailMode,
+      logger,
+    }),
+    collections,
+    // The one-way operations' collections are mounted with the SOAP services, but belong to the
+    // resource API's description and entry point like every other collection.
+    listed: [...collections, events, notifications],
+  };
+}
+
+/** A bare Express app with the service's settings. */
+function expressApp(config: Config): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("case sensitive routing", ROUTING.caseSensitive);
@@ -266,8 +336,14 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   app.set("etag", false);
   // node:querystring, with a malformed (non-UTF-8) query marked for a 400 on collection reads.
   app.set("query parser", parseQueryString);
+  return app;
+}
 
-  // The correlation id, then the access log that carries it.
+/**
+ * What every request goes through: security headers first, so errors and 304s carry them too,
+ * then the correlation id (and the access log that carries it), the allowed hosts and CORS.
+ */
+function everyRequest(app: express.Express, config: Config, logger: Logger): RequestHandler[] {
   const log = accessLog(app, logger, (res) => res.locals.correlationId as string);
   const correlate = (req: Request, res: Response, next: NextFunction) => {
     const given = req.headers["x-correlation-id"];
@@ -307,20 +383,21 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     appendVary(res, "Origin");
     next();
   };
-
-  // What every request goes through: security headers first, so errors and 304s carry them too,
-  // then the correlation id, the allowed hosts and CORS. What every request but a SOAP call goes through: versioning,
-  // negotiation, and strong ETags per representation with 304 on a current If-None-Match last
-  // (Express's weak tags are off). Mounted below, with the operational and SOAP routers and the
-  // resource API's middleware, as one router layer.
-  const everyRequest: RequestHandler[] = [
+  return [
     helmet({ strictTransportSecurity: false }),
     hstsOverTls(),
     correlate,
     hostGuard(config.allowedHosts),
     crossOrigin,
   ];
-  const restRequest: RequestHandler[] = [
+}
+
+/**
+ * What every request but a SOAP call goes through: versioning, negotiation, and strong ETags per
+ * representation with 304 on a current If-None-Match last (Express's weak tags are off).
+ */
+function restRequest(): RequestHandler[] {
+  return [
     apiVersioning({
       versions: [1, 2],
       defaultVersion: 1,
@@ -330,18 +407,55 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }) as RequestHandler,
     conditional() as RequestHandler,
   ];
+}
 
-  // Operational endpoints: public, never cached, outside the rate limit. They live in their own
-  // router, only entered for their paths, so resource requests do not try each of their routes.
+/**
+ * Operational endpoints: public, never cached, outside the rate limit. They live in their own
+ * router, only entered for their paths, so resource requests do not try each of their routes.
+ */
+function opsRouter(parts: AppParts): express.Router {
+  const { security, body, limiter } = parts;
   const ops = express.Router(ROUTING);
   ops.get("/health", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "UP" });
   });
-  // Readiness for a load balancer: every dependency is checked on each call. A 503 is the error
-  // record with Retry-After (spec parts 7 and 8) plus `checks`, the state of each dependency, which
-  // the record's generic 5xx message would hide; the drivers' errors go to the log only.
-  ops.get("/ready", async (req, res) => {
+  ops.get("/ready", readiness(parts.deps));
+  const document = openApiDocument(parts.listed);
+  ops.get("/openapi.json", (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(document);
+  });
+  ops.get("/docs", (_req, res) => res.sendFile(join(PUBLIC_DIR, "index.html")));
+  ops.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
+  ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
+  ops.get("/.well-known/jwks.json", (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(security.jwks);
+  });
+  ops.post("/auth/token", body, basicOnly(security), limiter, async (req, res) => {
+    const principal = req.principal;
+    if (!principal) throw HttpError.unauthorized();
+    const token = await security.issuer.issue(principal);
+    // RFC 6749 §5.1: token responses are never cached.
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Pragma", "no-cache");
+    res.json(token);
+  });
+  // Every operational path answers OPTIONS with its methods and any other method (TRACE, DELETE)
+  // with 405 and Allow, like the resource API (RFC 9110 §9.3.7, §15.5.6), not 404.
+  for (const [path, allow] of OPS_METHODS) ops.route(path).all(allowedMethods(allow));
+  return ops;
+}
+
+/**
+ * Readiness for a load balancer: every dependency is checked on each call. A 503 is the error
+ * record with Retry-After (spec parts 7 and 8) plus `checks`, the state of each dependency, which
+ * the record's generic 5xx message would hide (an RFC 9457 §3.2 extension member); the drivers'
+ * errors go to the log only, as the error's cause.
+ */
+function readiness({ db, stores }: AppDeps): RequestHandler {
+  return async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     const failures: unknown[] = [];
     const check = (ping: () => Promise<void>) =>
@@ -361,118 +475,47 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
       res.json({ status: "UP", checks });
       return;
     }
-    logger.warn({ path: req.path, checks, err: failures[0] }, "not ready: a dependency is down");
-    res.status(503).setHeader("Retry-After", "5");
-    res.json({ ...buildErrorRecord(HttpError.serviceUnavailable(5), req.originalUrl), checks });
-  });
-  const all = resources(background);
-  // The one-way operations' collections are mounted with the SOAP services, but belong to the
-  // resource API's description and entry point like every other collection.
-  const listed = [...all, events, notifications];
-  const document = openApiDocument(listed);
-  ops.get("/openapi.json", (_req, res) => {
-    res.setHeader("Cache-Control", "public, max-age=300");
-    res.json(document);
-  });
-  ops.get("/docs", (_req, res) => res.sendFile(join(PUBLIC_DIR, "index.html")));
-  ops.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
-  ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
+    throw HttpError.serviceUnavailable(5, "Not ready: a dependency is down", {
+      cause: failures[0],
+      extensions: { checks },
+    });
+  };
+}
 
-  // A body that stalls after its headers is a 408 record (spec part 7), not a socket held open.
-  const body = parseBody({
-    limit: 100 * 1024,
-    types: ["json"],
-    timeout: config.requestTimeoutSeconds * 1000,
-  });
-  // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).
-  const limiter = rateLimit({
-    limit: config.rateLimit.max,
-    windowMs: config.rateLimit.windowSeconds * 1000,
-    store: stores.rateLimit,
-    failMode: config.rateLimitFailMode,
-    logger,
-  });
-  ops.get("/.well-known/jwks.json", (_req, res) => {
-    res.setHeader("Cache-Control", "public, max-age=300");
-    res.json(security.jwks);
-  });
-  ops.post("/auth/token", body, basicOnly(security), limiter, async (req, res) => {
-    const principal = req.principal;
-    if (!principal) throw HttpError.unauthorized();
-    const token = await security.issuer.issue(principal);
-    // RFC 6749 §5.1: token responses are never cached.
-    res.setHeader("Cache-Control", "no-store");
-    res.setHeader("Pragma", "no-cache");
-    res.json(token);
-  });
-
-  // Every operational path answers OPTIONS with its methods and any other method (TRACE, DELETE)
-  // with 405 and Allow, like the resource API (RFC 9110 §15.5.6), not 404.
-  for (const [path, allow] of OPS_METHODS) {
-    ops
-      .route(path)
-      .options((_req, res) => {
-        res.setHeader("Allow", allow.join(", "));
-        res.status(204).end();
-      })
-      .all(methodNotAllowed(allow));
-  }
-
-  const soap = soapServices(config, { db, security, limiter, nonces: stores.nonces });
-
+/**
+ * The resource API on the app's own router (a sub-router mounted at the root would only add a
+ * second dispatch per request): the entry point and every collection. Permission and idempotency
+ * run inside each matched route (see guardedRoutes), so a path no route has is a 404 and a method
+ * the route lacks a 405 with Allow, for every user, before any 401 or 403.
+ */
+function mountResourceApi(app: express.Express, parts: AppParts): void {
+  const { db } = parts.deps;
+  const { stores, logger } = parts.deps;
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
   const allowed = permission() as RequestHandler;
-  // One layer in front of every route: the middleware every request goes through, the SOAP
-  // endpoints, the rest of the REST middleware, the operational routes and the one-way operations'
-  // collections (each router entered only for its own paths, which it answers), then the resource
-  // API's body, authentication and rate limit. The SOAP error handler follows, for the errors of
-  // the middleware in front of an endpoint. The resource routes sit on the app's own router (a
-  // sub-router mounted at the root would only add a second dispatch per request); permission and
-  // idempotency run inside each matched route (see guardedRoutes), so a path no route has is a 404
-  // and a method the route lacks a 405 with Allow, for every user, before any 401 or 403.
   const api = guardedRoutes(app as unknown as express.Router, (path, method) => [
     allowed,
     method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys,
   ]);
-  app.use(
-    chain(
-      ...everyRequest,
-      only(SOAP_PATHS, soap.endpoints),
-      ...restRequest,
-      only(OPS_PATHS, ops),
-      only(SOAP_COLLECTION_PATHS, soap.collections),
-      body,
-      authentication(security) as RequestHandler,
-      limiter as RequestHandler,
-    ),
-    soap.errors,
-  );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
-  // The entry point: a link to every top-level collection, so a client (or a crawler) can start here.
-  const rootAllow = ["GET", "HEAD", "OPTIONS"];
+  // The entry point: a link to every top-level collection, so a client (or a crawler) can start
+  // here. OPTIONS goes through the guard like the other methods the route has.
+  const rootMethods = allowedMethods(["GET", "HEAD", "OPTIONS"]);
   api
     .route("/")
     .get(async (req, res) => {
       const href = hrefs(req);
       const links: Record<string, string> = {};
-      for (const r of listed) if (!r.parent) links[r.collection] = href(r.path);
+      for (const r of parts.listed) if (!r.parent) links[r.collection] = href(r.path);
       links.cart = href("/cart");
       await res.represent(
         resourceView({ name: "@svc reference service", docs: href("/docs") }, href("/"), links),
       );
     })
-    .options((_req, res) => {
-      res.setHeader("Allow", rootAllow.join(", "));
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(rootAllow));
-  for (const resource of all) mountCrud(api, db, resource);
+    .options(rootMethods)
+    .all(rootMethods);
+  for (const resource of parts.collections) mountCrud(api, db, resource);
   mountOrderDocuments(api, db);
   mountCart(api, db, owner);
-
-  app.use(notFound());
-  app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromDatabaseError(err)));
-  app.use(errorHandler());
-  return app;
 }

@@ -277,6 +277,61 @@ function parseClusterNodes(raw: string | undefined, problems: string[]): RedisNo
   return problems.length === before ? nodes : undefined;
 }
 
+/** Reads one variable through its schema: the fallback when unset, a problem when invalid. */
+function reader(env: Readonly<Record<string, string | undefined>>, problems: string[]) {
+  return <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
+    const value = optional(env[name]);
+    if (value === undefined) return fallback;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    problems.push(`${parsed.error.issues[0]?.message ?? `${name} is invalid`} (got "${value.slice(0, 80)}")`);
+    return fallback;
+  };
+}
+
+/** `DATABASE_SCHEMA`: a lowercase SQL identifier, for a PostgreSQL database only. */
+function applySchema(database: Config["database"], schema: string | undefined, problems: string[]): void {
+  if (schema === undefined) return;
+  if (database.kind !== "postgres")
+    problems.push("DATABASE_SCHEMA only applies to a postgres:// DATABASE_URL");
+  else if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    problems.push("DATABASE_SCHEMA must be a lowercase SQL identifier");
+  else database.schema = schema;
+}
+
+/** `TLS_CERT` and `TLS_KEY`: both or neither, each an existing PEM file. */
+function readTls(
+  certPath: string | undefined,
+  keyPath: string | undefined,
+  problems: string[],
+): Config["tls"] {
+  if ((certPath === undefined) !== (keyPath === undefined)) {
+    problems.push("TLS_CERT and TLS_KEY must be set together (paths to PEM files)");
+    return undefined;
+  }
+  if (certPath === undefined || keyPath === undefined) return undefined;
+  const files: Array<[string, string]> = [
+    ["TLS_CERT", certPath],
+    ["TLS_KEY", keyPath],
+  ];
+  const contents: string[] = [];
+  for (const [name, path] of files) {
+    if (!existsSync(path)) problems.push(`${name} file "${path}" does not exist`);
+    else contents.push(readFileSync(path, "utf8"));
+  }
+  return contents.length === 2 ? { cert: contents[0] as string, key: contents[1] as string } : undefined;
+}
+
+/** `JWT_PRIVATE_KEY`: the path of an existing PEM file. */
+function readJwtPrivateKey(path: string | undefined, problems: string[]): string | undefined {
+  if (path === undefined) return undefined;
+  if (!existsSync(path)) {
+    problems.push(`JWT_PRIVATE_KEY file "${path}" does not exist`);
+    return undefined;
+  }
+  return readFileSync(path, "utf8");
+}
+
 /**
  * Reads and validates the configuration from the environment. Every problem is collected and
  * thrown at once as a {@link ConfigError}, so start-up fails with one clear message.
@@ -286,14 +341,7 @@ function parseClusterNodes(raw: string | undefined, problems: string[]): RedisNo
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const problems: string[] = [];
-  const read = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
-    const value = optional(env[name]);
-    if (value === undefined) return fallback;
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data;
-    problems.push(`${parsed.error.issues[0]?.message ?? `${name} is invalid`} (got "${value.slice(0, 80)}")`);
-    return fallback;
-  };
+  const read = reader(env, problems);
   const production = env.NODE_ENV === "production";
   const port = read("PORT", intIn("PORT", 0, 65535), 3000);
   const host = read(
@@ -302,14 +350,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     "127.0.0.1",
   );
   const database = parseDatabase(optional(env.DATABASE_URL), problems);
-  const schema = optional(env.DATABASE_SCHEMA);
-  if (schema !== undefined) {
-    if (database.kind !== "postgres")
-      problems.push("DATABASE_SCHEMA only applies to a postgres:// DATABASE_URL");
-    else if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
-      problems.push("DATABASE_SCHEMA must be a lowercase SQL identifier");
-    else database.schema = schema;
-  }
+  applySchema(database, optional(env.DATABASE_SCHEMA), problems);
   const redisUrl = read(
     "REDIS_URL",
     z.string().regex(/^rediss?:\/\/\S+$/, "REDIS_URL must be a redis:// or rediss:// URL"),
@@ -347,29 +388,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}` }),
     "info",
   );
-  const certPath = optional(env.TLS_CERT);
-  const keyPath = optional(env.TLS_KEY);
-  let tls: Config["tls"];
-  if ((certPath === undefined) !== (keyPath === undefined)) {
-    problems.push("TLS_CERT and TLS_KEY must be set together (paths to PEM files)");
-  } else if (certPath !== undefined && keyPath !== undefined) {
-    const files: Array<[string, string]> = [
-      ["TLS_CERT", certPath],
-      ["TLS_KEY", keyPath],
-    ];
-    const contents: string[] = [];
-    for (const [name, path] of files) {
-      if (!existsSync(path)) problems.push(`${name} file "${path}" does not exist`);
-      else contents.push(readFileSync(path, "utf8"));
-    }
-    if (contents.length === 2) tls = { cert: contents[0] as string, key: contents[1] as string };
-  }
-  let jwtPrivateKey: string | undefined;
-  const jwtPath = optional(env.JWT_PRIVATE_KEY);
-  if (jwtPath !== undefined) {
-    if (!existsSync(jwtPath)) problems.push(`JWT_PRIVATE_KEY file "${jwtPath}" does not exist`);
-    else jwtPrivateKey = readFileSync(jwtPath, "utf8");
-  }
+  const tls = readTls(optional(env.TLS_CERT), optional(env.TLS_KEY), problems);
+  const jwtPrivateKey = readJwtPrivateKey(optional(env.JWT_PRIVATE_KEY), problems);
   const demoUsers = parseDemoUsers(optional(env.DEMO_USERS), production, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {

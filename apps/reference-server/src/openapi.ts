@@ -328,16 +328,17 @@ const ITEM_OF: Record<string, string> = {
 
 /** Schemas shared by every operation: links, pages, the error record and the documents. */
 function commonSchemas(): Record<string, Json> {
-  const fieldErrors = {
-    type: "array",
-    description: "One entry per field at fault (validation errors only)",
-    items: {
-      type: "object",
-      required: ["field", "message"],
-      properties: { field: str, message: str },
-      additionalProperties: false,
-    },
+  return {
+    ...linkSchemas(),
+    ...errorSchemas(),
+    ...documentSchemas(),
+    ...orderDocumentSchemas(),
+    ...operationalSchemas(),
   };
+}
+
+/** HAL links and the page metadata of every collection. */
+function linkSchemas(): Record<string, Json> {
   return {
     HalLink: {
       type: "object",
@@ -367,6 +368,22 @@ function commonSchemas(): Record<string, Json> {
       additionalProperties: false,
     },
     PageLinks: halLinks(["first", "last"], ["previous", "next"]),
+  };
+}
+
+/** The error record, the readiness failure that extends it, and problem details. */
+function errorSchemas(): Record<string, Json> {
+  const fieldErrors = {
+    type: "array",
+    description: "One entry per field at fault (validation errors only)",
+    items: {
+      type: "object",
+      required: ["field", "message"],
+      properties: { field: str, message: str },
+      additionalProperties: false,
+    },
+  };
+  return {
     ErrorRecord: {
       type: "object",
       description: "The service's error record (spec part 2); in XML the same fields under `<error>`",
@@ -411,6 +428,12 @@ function commonSchemas(): Record<string, Json> {
       },
       additionalProperties: true,
     },
+  };
+}
+
+/** The entry point and the cart. */
+function documentSchemas(): Record<string, Json> {
+  return {
     Root: {
       type: "object",
       description: "The entry point: a link to every top-level collection and to the cart",
@@ -456,6 +479,12 @@ function commonSchemas(): Record<string, Json> {
       },
       [],
     ),
+  };
+}
+
+/** The documents of an order: its tracking and its invoice. */
+function orderDocumentSchemas(): Record<string, Json> {
+  return {
     Tracking: halItem(
       "Tracking of a shipped order",
       { orderId: int, carrier: nullable("string"), trackingNumber: nullable("string"), shippedAt: dateTime },
@@ -493,6 +522,12 @@ function commonSchemas(): Record<string, Json> {
       },
       ["order"],
     ),
+  };
+}
+
+/** Tokens, keys, health, readiness and this document. */
+function operationalSchemas(): Record<string, Json> {
+  return {
     Token: {
       type: "object",
       description: "An OAuth 2.0 access token response (RFC 6749 §5.1)",
@@ -885,141 +920,190 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
 const VERSION_NOTE =
   " Employees come in version 1 (`name`) and version 2 (`firstName`, `lastName`): `/v2/employees`, `API-Version: 2` or `Accept: application/vnd.svc.v2+json` selects version 2.";
 
+/** What every operation of one collection variant is described with, resolved once. */
+interface Operations {
+  r: CrudResource;
+  v: Variant;
+  tag: string;
+  /** The variant's request bodies; the writes are only described when it has them. */
+  bodies: Variant["bodies"];
+  writes: ReadonlyArray<"POST" | "PUT" | "PATCH" | "DELETE">;
+  /** `/employees/{parentId}/projects` (with the variant's prefix). */
+  collection: string;
+  /** Operation id parts: `EmployeeProjects`, `EmployeeProject`. */
+  plural: string;
+  singular: string;
+  /** `employee`, and ` of one employee` for a nested collection. */
+  noun: string;
+  within: string;
+  versionNote: string;
+  /** Path parameters and the variant's own. */
+  params: Json[];
+  /** The 404 of a parent that does not exist, for a nested collection. */
+  parentMissing: Json;
+  /** A write that moves money: an Idempotency-Key is required. */
+  moneyKey: boolean;
+}
+
+function operationsOf(r: CrudResource, v: Variant): Operations {
+  return {
+    r,
+    v,
+    tag: r.path.split("/")[1] ?? r.collection,
+    bodies: v.bodies,
+    writes: writesOf(r),
+    collection: `${v.prefix}${oas(r.path)}`,
+    plural: r.parent ? `${r.parent.noun}${capital(r.collection)}` : capital(r.collection),
+    singular: r.parent ? `${r.parent.noun}${r.noun}` : r.noun,
+    noun: r.noun.toLowerCase(),
+    within: r.parent ? ` of one ${r.parent.noun.toLowerCase()}` : "",
+    versionNote: r.path.startsWith("/employees") ? VERSION_NOTE : "",
+    params: [...pathParams(r), ...v.params],
+    parentMissing: r.parent ? { "404": response("NotFound") } : {},
+    moneyKey: r.path === "/payments" || r.path === "/transfers",
+  };
+}
+
+/** The collection's and its items' operations, under the variant's paths. */
 function collectionOperations(
   r: CrudResource,
   v: Variant,
   paths: Record<string, Json>,
   tags: Set<string>,
 ): void {
-  const tag = r.path.split("/")[1] ?? r.collection;
-  tags.add(tag);
-  const writes = writesOf(r);
-  const collection = `${v.prefix}${oas(r.path)}`;
-  const itemPath = `${collection}/{id}`;
-  const plural = r.parent ? `${r.parent.noun}${capital(r.collection)}` : capital(r.collection);
-  const singular = r.parent ? `${r.parent.noun}${r.noun}` : r.noun;
-  const noun = r.noun.toLowerCase();
-  const within = r.parent ? ` of one ${r.parent.noun.toLowerCase()}` : "";
-  const versionNote = r.path.startsWith("/employees") ? VERSION_NOTE : "";
-  const params = [...pathParams(r), ...v.params];
-  const parentMissing = r.parent ? { "404": response("NotFound") } : {};
-  const moneyKey = r.path === "/payments" || r.path === "/transfers";
-
-  const col: Json = {
-    get: {
-      tags: [tag],
-      operationId: `list${plural}${v.suffix}`,
-      summary: `A page of ${r.collection}${within}`,
-      description: `Pages (\`page\`, \`size\` ≤ 100), sorted by \`sort\` and filtered by the parameters below; an unknown or repeated parameter is a 400. Also as CSV (\`Accept: text/csv\`), XML, text and HTML.${r.parent ? ` A ${r.parent.noun.toLowerCase()} that does not exist is a 404.` : ""}${versionNote}`,
-      parameters: [...params, ...listParams(r), IF_NONE_MATCH],
-      responses: {
-        "200": ok(`A page of ${r.collection}`, v.page, {
-          "text/csv": { schema: { type: "string" } },
-          ...v.media.page,
-        }),
-        "304": response("NotModified"),
-        ...parentMissing,
-        ...PROTECTED,
-      },
-    },
-  };
-  if (writes.includes("POST") && v.bodies) {
-    const accepted = r.path === "/transfers";
-    col.post = {
-      tags: [tag],
-      operationId: `create${singular}${v.suffix}`,
-      summary: `Create a ${noun}${within}`,
-      description: `${
-        accepted
-          ? "Accepts a transfer and executes it in the background: the `Location` names the transfer, whose `status` tells the outcome."
-          : `Creates a ${noun}; \`Location\` names it.`
-      } Type and shape errors are 400 with \`errors\` per field; broken business rules are 422.${
-        moneyKey ? " An `Idempotency-Key` is required." : " An `Idempotency-Key` makes a retry safe."
-      }${versionNote}`,
-      parameters: [
-        ...params,
-        { $ref: `#/components/parameters/${moneyKey ? "RequiredIdempotencyKey" : "IdempotencyKey"}` },
-      ],
-      requestBody: jsonBody(v.bodies.create),
-      responses: {
-        [accepted ? "202" : "201"]: created(
-          accepted ? "Accepted; `Location` names the transfer" : `Created; \`Location\` names the ${noun}`,
-          v.item,
-          v.media.item,
-        ),
-        ...parentMissing,
-        "409": response("Conflict"),
-        "422": response("Unprocessable"),
-        ...WRITE,
-      },
-    };
-  }
-  paths[collection] = col;
+  const o = operationsOf(r, v);
+  tags.add(o.tag);
+  const col: Json = { get: listOperation(o) };
+  if (o.writes.includes("POST") && o.bodies) col.post = createOperation(o, o.bodies);
+  paths[o.collection] = col;
   if (r.itemRoute === false) return;
+  const itemParams = [...o.params, idParameter("id", r.noun)];
+  const it: Json = { get: readOperation(o, itemParams) };
+  if (o.writes.includes("PUT") && o.bodies) it.put = replaceOperation(o, o.bodies, itemParams);
+  if (o.writes.includes("PATCH") && o.bodies) it.patch = updateOperation(o, o.bodies, itemParams);
+  if (o.writes.includes("DELETE")) it.delete = deleteOperation(o, itemParams);
+  paths[`${o.collection}/{id}`] = it;
+}
 
-  const itemParams = [...params, idParameter("id", r.noun)];
-  const it: Json = {
-    get: {
-      tags: [tag],
-      operationId: `get${singular}${v.suffix}`,
-      summary: `One ${noun}`,
-      description: `The ${noun} in the negotiated representation, with a strong ETag.${versionNote}`,
-      parameters: [...itemParams, IF_NONE_MATCH],
-      responses: {
-        "200": ok(r.noun, v.item, v.media.item),
-        "304": response("NotModified"),
-        "404": response("NotFound"),
-        ...PROTECTED,
-      },
+function listOperation({ r, v, tag, plural, within, versionNote, params, parentMissing }: Operations): Json {
+  return {
+    tags: [tag],
+    operationId: `list${plural}${v.suffix}`,
+    summary: `A page of ${r.collection}${within}`,
+    description: `Pages (\`page\`, \`size\` ≤ 100), sorted by \`sort\` and filtered by the parameters below; an unknown or repeated parameter is a 400. Also as CSV (\`Accept: text/csv\`), XML, text and HTML.${r.parent ? ` A ${r.parent.noun.toLowerCase()} that does not exist is a 404.` : ""}${versionNote}`,
+    parameters: [...params, ...listParams(r), IF_NONE_MATCH],
+    responses: {
+      "200": ok(`A page of ${r.collection}`, v.page, {
+        "text/csv": { schema: { type: "string" } },
+        ...v.media.page,
+      }),
+      "304": response("NotModified"),
+      ...parentMissing,
+      ...PROTECTED,
     },
   };
-  const itemWrite = {
-    "404": response("NotFound"),
-    "409": response("Conflict"),
-    "422": response("Unprocessable"),
-    ...WRITE,
+}
+
+function createOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>): Json {
+  const { r, v, noun, within, moneyKey, versionNote } = o;
+  const accepted = r.path === "/transfers";
+  return {
+    tags: [o.tag],
+    operationId: `create${o.singular}${v.suffix}`,
+    summary: `Create a ${noun}${within}`,
+    description: `${
+      accepted
+        ? "Accepts a transfer and executes it in the background: the `Location` names the transfer, whose `status` tells the outcome."
+        : `Creates a ${noun}; \`Location\` names it.`
+    } Type and shape errors are 400 with \`errors\` per field; broken business rules are 422.${
+      moneyKey ? " An `Idempotency-Key` is required." : " An `Idempotency-Key` makes a retry safe."
+    }${versionNote}`,
+    parameters: [
+      ...o.params,
+      { $ref: `#/components/parameters/${moneyKey ? "RequiredIdempotencyKey" : "IdempotencyKey"}` },
+    ],
+    requestBody: jsonBody(bodies.create),
+    responses: {
+      [accepted ? "202" : "201"]: created(
+        accepted ? "Accepted; `Location` names the transfer" : `Created; \`Location\` names the ${noun}`,
+        v.item,
+        v.media.item,
+      ),
+      ...o.parentMissing,
+      "409": response("Conflict"),
+      "422": response("Unprocessable"),
+      ...WRITE,
+    },
   };
-  if (writes.includes("PUT") && v.bodies) {
-    it.put = {
-      tags: [tag],
-      operationId: `replace${singular}${v.suffix}`,
-      summary: `Replace a ${noun}`,
-      description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. \`If-Match\` makes it a compare-and-swap.${versionNote}`,
-      parameters: [...itemParams, IF_MATCH],
-      requestBody: jsonBody(v.bodies.replace),
-      responses: { "200": ok(`The ${noun} as replaced`, v.item, v.media.item), ...itemWrite },
-    };
-  }
-  if (writes.includes("PATCH") && v.bodies) {
-    const orderPatch = r.path === "/orders";
-    it.patch = {
-      tags: [tag],
-      operationId: `update${singular}${v.suffix}`,
-      summary: orderPatch ? "Ship or cancel an order" : `Change some fields of a ${noun}`,
-      description: orderPatch
-        ? "PAID → SHIPPED (with `carrier` and `trackingNumber`), PENDING or PAID → CANCELLED; any other transition is a 422. PENDING → PAID happens by `POST /payments`."
-        : `Changes only the fields sent (at least one). \`If-Match\` makes it a compare-and-swap.${versionNote}`,
-      parameters: [...itemParams, IF_MATCH],
-      requestBody: jsonBody(v.bodies.patch),
-      responses: { "200": ok(`The ${noun} as changed`, v.item, v.media.item), ...itemWrite },
-    };
-  }
-  if (writes.includes("DELETE")) {
-    it.delete = {
-      tags: [tag],
-      operationId: `delete${singular}${v.suffix}`,
-      summary: `Delete a ${noun}`,
-      description: `Deletes the ${noun}; one still referenced by others is a 409. \`If-Match\` makes it conditional.`,
-      parameters: [...itemParams, IF_MATCH],
-      responses: {
-        "204": noContent("Deleted"),
-        "404": response("NotFound"),
-        "409": response("Conflict"),
-        ...WRITE,
-      },
-    };
-  }
-  paths[itemPath] = it;
+}
+
+function readOperation({ r, v, tag, singular, noun, versionNote }: Operations, itemParams: Json[]): Json {
+  return {
+    tags: [tag],
+    operationId: `get${singular}${v.suffix}`,
+    summary: `One ${noun}`,
+    description: `The ${noun} in the negotiated representation, with a strong ETag.${versionNote}`,
+    parameters: [...itemParams, IF_NONE_MATCH],
+    responses: {
+      "200": ok(r.noun, v.item, v.media.item),
+      "304": response("NotModified"),
+      "404": response("NotFound"),
+      ...PROTECTED,
+    },
+  };
+}
+
+/** The errors of a write to one item. */
+const ITEM_WRITE = {
+  "404": response("NotFound"),
+  "409": response("Conflict"),
+  "422": response("Unprocessable"),
+  ...WRITE,
+};
+
+function replaceOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>, itemParams: Json[]): Json {
+  const { v, noun } = o;
+  return {
+    tags: [o.tag],
+    operationId: `replace${o.singular}${v.suffix}`,
+    summary: `Replace a ${noun}`,
+    description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
+    parameters: [...itemParams, IF_MATCH],
+    requestBody: jsonBody(bodies.replace),
+    responses: { "200": ok(`The ${noun} as replaced`, v.item, v.media.item), ...ITEM_WRITE },
+  };
+}
+
+function updateOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>, itemParams: Json[]): Json {
+  const { v, noun } = o;
+  const orderPatch = o.r.path === "/orders";
+  return {
+    tags: [o.tag],
+    operationId: `update${o.singular}${v.suffix}`,
+    summary: orderPatch ? "Ship or cancel an order" : `Change some fields of a ${noun}`,
+    description: orderPatch
+      ? "PAID → SHIPPED (with `carrier` and `trackingNumber`), PENDING or PAID → CANCELLED; any other transition is a 422. PENDING → PAID happens by `POST /payments`."
+      : `Changes only the fields sent (at least one). \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
+    parameters: [...itemParams, IF_MATCH],
+    requestBody: jsonBody(bodies.patch),
+    responses: { "200": ok(`The ${noun} as changed`, v.item, v.media.item), ...ITEM_WRITE },
+  };
+}
+
+function deleteOperation({ v, tag, singular, noun }: Operations, itemParams: Json[]): Json {
+  return {
+    tags: [tag],
+    operationId: `delete${singular}${v.suffix}`,
+    summary: `Delete a ${noun}`,
+    description: `Deletes the ${noun}; one still referenced by others is a 409. \`If-Match\` makes it conditional.`,
+    parameters: [...itemParams, IF_MATCH],
+    responses: {
+      "204": noContent("Deleted"),
+      "404": response("NotFound"),
+      "409": response("Conflict"),
+      ...WRITE,
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

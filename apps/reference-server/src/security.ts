@@ -13,7 +13,6 @@ import {
   type PrincipalInit,
   type TokenIssuer,
 } from "@svc/auth";
-import { buildErrorRecord, HttpError, reasonPhrase } from "@svc/errors";
 import { createRateLimiter, type RateLimitStore } from "@svc/ratelimit";
 import helmet from "helmet";
 import type { Config, DemoUser } from "./config.js";
@@ -150,47 +149,18 @@ function helmetHeaders(): Array<[string, string]> {
 }
 
 /**
- * A `clientError` listener for the HTTP server: a request the parser refuses (a malformed header
- * line, a bare CR, headers over the size limit) never reaches Express, and Node's default answer
- * is a bare status line. This one answers with the same status (400, 431 for oversized headers,
- * 408 for a request timeout), helmet's security headers and the JSON error record, then closes.
+ * The header fields @svc/errors' `clientErrorHandler` adds to its answer to a request the HTTP
+ * parser refuses (such a request never reaches Express): helmet's security headers, as the app
+ * sends them, and a fresh correlation id.
  *
- * @example server.on("clientError", clientErrorHandler());
- * @see https://nodejs.org/api/http.html#event-clienterror
+ * @example server.on("clientError", clientErrorHandler({ headers: clientErrorHeaders() }));
  */
-export function clientErrorHandler(): (err: Error & { code?: string }, socket: Duplex) => void {
-  const lines = (headers: Array<[string, string]>) =>
-    headers.map(([name, value]) => `${name}: ${value}\r\n`).join("");
+export function clientErrorHeaders(): (socket: Duplex) => Array<readonly [string, string]> {
+  const overTls = helmetHeaders();
   // RFC 6797 §7.2: Strict-Transport-Security only over TLS, as the app sends it.
-  const overTls = lines(helmetHeaders());
-  const plain = lines(helmetHeaders().filter(([name]) => name.toLowerCase() !== "strict-transport-security"));
-  return function onClientError(err, socket) {
-    // A reset connection, or one that already carries a response, gets nothing more.
-    if (
-      err.code === "ECONNRESET" ||
-      !socket.writable ||
-      (socket as { _httpMessage?: unknown })._httpMessage
-    ) {
-      socket.destroy();
-      return;
-    }
-    const error =
-      err.code === "HPE_HEADER_OVERFLOW"
-        ? new HttpError(431, "The request header fields are too large")
-        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? new HttpError(408, "The request was not received in time")
-          : HttpError.badRequest("The request is not valid HTTP/1.1");
-    // The parser gave up before the request target was known.
-    const body = JSON.stringify(buildErrorRecord(error, "/"));
-    socket.end(
-      `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n` +
-        ((socket as { encrypted?: boolean }).encrypted ? overTls : plain) +
-        `X-Correlation-ID: ${randomUUID()}\r\n` +
-        "Cache-Control: no-store\r\n" +
-        "Content-Type: application/json; charset=utf-8\r\n" +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        "Connection: close\r\n\r\n" +
-        body,
-    );
-  };
+  const plain = overTls.filter(([name]) => name.toLowerCase() !== "strict-transport-security");
+  return (socket) => [
+    ...((socket as { encrypted?: boolean }).encrypted ? overTls : plain),
+    ["X-Correlation-ID", randomUUID()],
+  ];
 }

@@ -1,7 +1,14 @@
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { allowedMethods, type ErrorLogger, errorHandler, HttpError, methodNotAllowed, notFound } from "./index.js";
+import {
+  allowedMethods,
+  type ErrorLogger,
+  errorHandler,
+  HttpError,
+  methodNotAllowed,
+  notFound,
+} from "./index.js";
 
 interface LogCall {
   obj: Record<string, unknown>;
@@ -496,6 +503,92 @@ describe("error headers", () => {
     expect(res.headers.get("etag")).toBeNull();
     expect(res.headers.get("content-disposition")).toBeNull();
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  });
+});
+
+describe("RFC 9457 §3.2 extension members (HttpError option extensions)", () => {
+  const unavailable = (app: Express) =>
+    app.get("/ready", () => {
+      throw HttpError.serviceUnavailable(5, "pool exhausted: secret", {
+        extensions: { checks: { database: "DOWN", redis: "not used" }, attempts: [1, 2] },
+      });
+    });
+
+  it("a 503 with extensions → the record plus its members, message still generic, Retry-After kept", async () => {
+    const { url } = await serve(unavailable);
+    const res = await fetch(`${url}/ready`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const text = await res.text();
+    // The record's members first, then the extensions, in the order given.
+    expect(Object.keys(JSON.parse(text))).toEqual([
+      "timestamp",
+      "status",
+      "error",
+      "message",
+      "path",
+      "checks",
+      "attempts",
+    ]);
+    expect(JSON.parse(text)).toEqual({
+      timestamp: "2026-01-02T03:04:05.678Z",
+      status: 503,
+      error: "Service Unavailable",
+      message: "The service is temporarily unavailable; try again later",
+      path: "/ready",
+      checks: { database: "DOWN", redis: "not used" },
+      attempts: [1, 2],
+    });
+  });
+
+  it("Accept: application/problem+json → the members follow the problem's own", async () => {
+    const { url } = await serve(unavailable);
+    const res = await fetch(`${url}/ready`, { headers: { Accept: "application/problem+json" } });
+    expect(await readJson(res)).toMatchObject({
+      type: "about:blank",
+      status: 503,
+      checks: { database: "DOWN", redis: "not used" },
+      attempts: [1, 2],
+    });
+  });
+
+  it.each([
+    [
+      "application/xml",
+      "<path>/ready</path><checks><database>DOWN</database><redis>not used</redis></checks><attempts><i>1</i><i>2</i></attempts></error>",
+    ],
+    [
+      "application/problem+xml",
+      "<checks><database>DOWN</database><redis>not used</redis></checks><attempts><i>1</i><i>2</i></attempts></problem>",
+    ],
+  ])("Accept: %s → the members as elements (RFC 9457 Appendix B)", async (accept, tail) => {
+    const { url } = await serve(unavailable);
+    const text = await (await fetch(`${url}/ready`, { headers: { Accept: accept } })).text();
+    expect(text.endsWith(tail)).toBe(true);
+  });
+
+  it("a value with markup is escaped in XML", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw HttpError.conflict("taken", { extensions: { holder: "<a & b>" } });
+      }),
+    );
+    const text = await (await fetch(`${url}/x`, { headers: { Accept: "application/xml" } })).text();
+    expect(text).toContain("<holder>&lt;a &amp; b&gt;</holder>");
+  });
+
+  it.each([["status"], ["message"], ["type"], ["code"], ["errors"], ["1st"], ["has-dash"], ["x y"], [""]])(
+    "an extension named %j → TypeError at construction",
+    (name) => {
+      expect(() => new HttpError(400, "bad", { extensions: { [name]: 1 } })).toThrow(
+        expect.objectContaining({ name: "TypeError", code: "ERR_SVC_ERRORS_EXTENSIONS" }),
+      );
+    },
+  );
+
+  it("extensions that are not an object → TypeError", () => {
+    expect(() => new HttpError(400, "bad", { extensions: "x" as never })).toThrow(TypeError);
   });
 });
 

@@ -196,7 +196,10 @@ export function allowedMethods(allowed: readonly string[]) {
   const refuse = methodNotAllowed(allowed);
   const allow = allowed.map((m) => m.toUpperCase()).join(", ");
   return function svcAllowedMethods(req: ErrorRequest, res: ServerResponse, next: NextFunction): void {
-    if (req.method !== "OPTIONS") return refuse(req, res, next);
+    if (req.method !== "OPTIONS") {
+      refuse(req, res, next);
+      return;
+    }
     res.statusCode = 204;
     res.setHeader("Allow", allow);
     res.end();

@@ -1,3 +1,4 @@
+import { EXTENSION_NAME, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./record.js";
 import { isErrorStatus, reasonPhrase } from "./status.js";
 
 /** One field-level problem of a request that failed validation. */
@@ -23,6 +24,37 @@ export interface HttpErrorOptions {
   cause?: unknown;
   /** Field-level validation failures; rendered as `errors: [{ field, message }]`. */
   errors?: readonly FieldError[];
+  /**
+   * RFC 9457 §3.2 extension members, added to the record and to problem details after the
+   * standard members (`{ checks: { database: "DOWN" } }`). Unlike `message`, they reach the
+   * client whatever the status, so they must hold nothing secret. Names start with a letter and
+   * hold only letters, digits and `_` (§3.2, so that the XML forms can carry them), and may not
+   * be one of the record's or the problem's own members (`status`, `message`, `type`, ...).
+   */
+  extensions?: Readonly<Record<string, unknown>>;
+}
+
+/** Members of the record and of problem details, which an extension may not replace. */
+const RESERVED_MEMBERS: ReadonlySet<string> = new Set([...RECORD_MEMBERS, ...PROBLEM_MEMBERS]);
+
+function checkedExtensions(
+  extensions: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, unknown>> | undefined {
+  if (extensions === undefined) return undefined;
+  const names = typeof extensions === "object" && extensions !== null ? Object.keys(extensions) : undefined;
+  const bad =
+    names === undefined
+      ? String(extensions)
+      : names.find((n) => !EXTENSION_NAME.test(n) || RESERVED_MEMBERS.has(n));
+  if (bad !== undefined) {
+    throw Object.assign(
+      new TypeError(
+        `HttpError options.extensions must be an object whose member names start with a letter, hold only letters, digits and "_" and are none of ${[...RESERVED_MEMBERS].join(", ")}; got "${bad}"`,
+      ),
+      { code: "ERR_SVC_ERRORS_EXTENSIONS" },
+    );
+  }
+  return names && names.length > 0 ? Object.freeze({ ...extensions }) : undefined;
 }
 
 const ERROR_BRAND = Symbol.for("@svc/errors.HttpError");
@@ -34,6 +66,7 @@ const ERROR_BRAND = Symbol.for("@svc/errors.HttpError");
  * @example
  * throw HttpError.notFound("Employee 42 does not exist");
  * throw new HttpError(429, "Too many requests", { headers: { "Retry-After": "30" } });
+ * throw HttpError.serviceUnavailable(5, undefined, { extensions: { checks: { database: "DOWN" } } });
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5
  */
 export class HttpError extends Error {
@@ -47,6 +80,8 @@ export class HttpError extends Error {
   readonly code: string | undefined;
   /** Optional field-level validation failures. */
   readonly errors: readonly FieldError[] | undefined;
+  /** Optional RFC 9457 §3.2 extension members of the error's record. */
+  readonly extensions: Readonly<Record<string, unknown>> | undefined;
 
   constructor(status: number, message?: string, options: HttpErrorOptions = {}) {
     if (!isErrorStatus(status)) {
@@ -62,6 +97,7 @@ export class HttpError extends Error {
     this.headers = Object.freeze({ ...options.headers });
     this.code = options.code;
     this.errors = options.errors ? Object.freeze([...options.errors]) : undefined;
+    this.extensions = checkedExtensions(options.extensions);
     Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
 

@@ -1,14 +1,16 @@
+export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
 export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
 export {
+  allowedMethods,
   type ErrorHandlerOptions,
   type ErrorLogger,
   type ErrorRequest,
   errorHandler,
-  allowedMethods,
   methodNotAllowed,
   type NextFunction,
   notFound,
 } from "./error-handler.js";
+export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
 export {
   isToken,
   isToken68,

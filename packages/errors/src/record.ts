@@ -19,6 +19,8 @@ export interface ErrorRecord {
   path: string;
   /** Field-level validation failures, when there are any. */
   errors?: FieldError[];
+  /** RFC 9457 §3.2 extension members of the error (`HttpError` option `extensions`). */
+  [extension: string]: unknown;
 }
 
 /**
@@ -34,7 +36,35 @@ export interface ProblemDetails {
   timestamp: string;
   code?: string;
   errors?: FieldError[];
+  /** RFC 9457 §3.2 extension members of the error (`HttpError` option `extensions`). */
+  [extension: string]: unknown;
 }
+
+/** The record's own members; any other member of a record is an extension. */
+export const RECORD_MEMBERS: ReadonlySet<string> = new Set([
+  "timestamp",
+  "status",
+  "error",
+  "message",
+  "path",
+  "errors",
+]);
+/** The problem details' own members; any other member is an extension. */
+export const PROBLEM_MEMBERS: ReadonlySet<string> = new Set([
+  "type",
+  "title",
+  "status",
+  "detail",
+  "instance",
+  "timestamp",
+  "code",
+  "errors",
+]);
+/**
+ * RFC 9457 §3.2: an extension member's name starts with a letter and holds only letters, digits
+ * and `_`, so that it is an XML element name as it is (Appendix B).
+ */
+export const EXTENSION_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /** The message a client may see: the error's own for exposable errors, else the reason phrase. */
 export function clientMessage(err: HttpError): string {
@@ -57,6 +87,8 @@ export function buildErrorRecord(err: HttpError, path: string, now: Date = new D
     path: stripQuery(path),
   };
   if (err.errors && err.errors.length > 0 && err.status < 500) record.errors = [...err.errors];
+  // RFC 9457 §3.2: extension members follow the standard ones; HttpError refuses clashing names.
+  if (err.extensions) Object.assign(record, err.extensions);
   return record;
 }
 
@@ -79,6 +111,7 @@ export function buildProblemDetails(
   };
   if (code && record.status < 500) problem.code = code;
   if (record.errors) problem.errors = record.errors;
+  for (const name of Object.keys(record)) if (!RECORD_MEMBERS.has(name)) problem[name] = record[name];
   return problem;
 }
 

@@ -1,4 +1,10 @@
-import type { ErrorRecord, ProblemDetails } from "./record.js";
+import {
+  type ErrorRecord,
+  EXTENSION_NAME,
+  PROBLEM_MEMBERS,
+  type ProblemDetails,
+  RECORD_MEMBERS,
+} from "./record.js";
 
 const XML_ESCAPES: Readonly<Record<string, string>> = {
   "&": "&amp;",
@@ -85,6 +91,31 @@ function fieldErrorsXml(errors: ErrorRecord["errors"]): string {
   return `<errors>${items}</errors>`;
 }
 
+/**
+ * An extension member's value as XML content, as RFC 9457 Appendix B serialises problem details:
+ * an array's members each in an `<i>` element, an object's members each in an element named after
+ * the member (members whose names are not such a name are left out), other values as text.
+ */
+function valueXml(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.map((v) => `<i>${valueXml(v)}</i>`).join("");
+  if (typeof value === "object") return membersXml(Object.entries(value));
+  return escapeXml(String(value));
+}
+
+function membersXml(members: Array<[string, unknown]>): string {
+  let xml = "";
+  for (const [name, value] of members) {
+    if (EXTENSION_NAME.test(name)) xml += `<${name}>${valueXml(value)}</${name}>`;
+  }
+  return xml;
+}
+
+/** The members of `object` that `known` does not name: its extension members, as elements. */
+function extensionsXml(object: object, known: ReadonlySet<string>): string {
+  return membersXml(Object.entries(object).filter(([name]) => !known.has(name)));
+}
+
 /** The error record as `<error>…</error>`, same fields and order as the JSON record. */
 export function errorRecordToXml(record: ErrorRecord): string {
   return (
@@ -95,6 +126,7 @@ export function errorRecordToXml(record: ErrorRecord): string {
     `<message>${escapeXml(record.message)}</message>` +
     `<path>${escapeXml(record.path)}</path>` +
     fieldErrorsXml(record.errors) +
+    extensionsXml(record, RECORD_MEMBERS) +
     "</error>"
   );
 }
@@ -114,6 +146,7 @@ export function problemDetailsToXml(problem: ProblemDetails): string {
     `<timestamp>${escapeXml(problem.timestamp)}</timestamp>` +
     (problem.code ? `<code>${escapeXml(problem.code)}</code>` : "") +
     fieldErrorsXml(problem.errors) +
+    extensionsXml(problem, PROBLEM_MEMBERS) +
     "</problem>"
   );
 }

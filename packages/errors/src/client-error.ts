@@ -1,0 +1,115 @@
+import { validateHeaderName, validateHeaderValue } from "node:http";
+import type { Duplex } from "node:stream";
+import { HttpError } from "./http-error.js";
+import { buildErrorRecord } from "./record.js";
+import { reasonPhrase } from "./status.js";
+
+/** Options of {@link clientErrorHandler}. */
+export interface ClientErrorOptions {
+  /**
+   * Header fields to send besides the ones the handler always sends, read once per refused
+   * request: security headers, a correlation id. The socket is the one the request came on (a
+   * `tls.TLSSocket`, with `encrypted: true`, over TLS), so headers such as
+   * `Strict-Transport-Security` can be sent over TLS only (RFC 6797 §7.2).
+   * @default no other headers
+   */
+  headers?: (socket: Duplex) => Iterable<readonly [string, string]>;
+  /**
+   * The clock, for tests.
+   * @default () => new Date()
+   */
+  now?: () => Date;
+}
+
+/** The `'clientError'` listener's signature (`http.Server`, `https.Server`). */
+export type ClientErrorListener = (err: Error & { code?: string }, socket: Duplex) => void;
+
+/**
+ * The error a parser failure of Node's HTTP server stands for, by the failure's `code`: the same
+ * statuses Node's own default answer uses, with the error record's messages.
+ */
+function parserError(code: string | undefined): HttpError {
+  switch (code) {
+    // RFC 6585 §5: the header section, or one field, is larger than the server will process.
+    case "HPE_HEADER_OVERFLOW":
+      return new HttpError(431, "The request header fields are too large");
+    // RFC 9110 §15.5.14: chunk extensions beyond Node's limit are content larger than accepted.
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return HttpError.contentTooLarge("The request's chunk extensions are too large");
+    // RFC 9110 §15.5.9: the complete request was not received within the server's time.
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return new HttpError(408, "The request was not received in time");
+    // RFC 9110 §15.5.1: anything else the parser refuses is malformed syntax.
+    default:
+      return HttpError.badRequest("The request is not valid HTTP/1.1");
+  }
+}
+
+/**
+ * `name: value` and CRLF, or nothing for a field `setHeader` would refuse (a name that is not a
+ * token, a value with CR, LF or NUL, which would split the response): a listener that threw would
+ * take the process down with it.
+ */
+function headerLine(name: string, value: string): string {
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+  } catch {
+    return "";
+  }
+  return `${name}: ${value}\r\n`;
+}
+
+/**
+ * A listener for Node's `'clientError'` event: a request the HTTP parser refuses (a malformed
+ * header line, a bare CR, headers over `maxHeaderSize`, a request that did not arrive within
+ * `headersTimeout`/`requestTimeout`) never reaches the app, and Node's default answer is a bare
+ * status line. This one answers with the same status (400, 408, 413 or 431, by `err.code`), the
+ * JSON error record (path `/`: the parser gave up before the target was known), `Cache-Control:
+ * no-store`, the `headers` option's fields and `Connection: close`, then closes the connection.
+ *
+ * Nothing is written when the connection was reset, is no longer writable, or already carries a
+ * response (a pipelined request's answer is being sent): the socket is destroyed instead, as a
+ * second status line inside a started response would corrupt it.
+ *
+ * @example
+ * const server = http.createServer(app);
+ * server.on("clientError", clientErrorHandler());
+ * @see https://nodejs.org/api/http.html#event-clienterror
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
+ */
+export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErrorListener {
+  if (options.headers !== undefined && typeof options.headers !== "function") {
+    throw Object.assign(
+      new TypeError(
+        `clientErrorHandler: options.headers must be a function (socket) => [name, value] pairs, got ${typeof options.headers}`,
+      ),
+      { code: "ERR_SVC_ERRORS_HEADERS" },
+    );
+  }
+  const extraHeaders = options.headers;
+  const now = options.now ?? (() => new Date());
+  return function svcClientError(err, socket) {
+    if (
+      err.code === "ECONNRESET" ||
+      !socket.writable ||
+      (socket as { _httpMessage?: unknown })._httpMessage
+    ) {
+      socket.destroy();
+      return;
+    }
+    const error = parserError(err.code);
+    const body = JSON.stringify(buildErrorRecord(error, "/", now()));
+    let head = `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n`;
+    if (extraHeaders) {
+      for (const [name, value] of extraHeaders(socket)) head += headerLine(name, value);
+    }
+    socket.end(
+      `${head}Cache-Control: no-store\r\n` +
+        "Content-Type: application/json; charset=utf-8\r\n" +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        "Connection: close\r\n\r\n" +
+        body,
+    );
+  };
+}

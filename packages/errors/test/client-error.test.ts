@@ -1,0 +1,134 @@
+import type { ServerOptions } from "node:http";
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
+import { type ClientErrorOptions, clientErrorHandler } from "../src/index.js";
+import { listenWith } from "./listen-with.js";
+
+const NOW = new Date("2026-01-02T03:04:05.678Z");
+
+async function serve(options: ServerOptions = {}, handler: ClientErrorOptions = {}): Promise<number> {
+  const { server, port } = await listenWith(options, (req, res) => {
+    // A slow answer, so a pipelined request arrives while this response is under way.
+    setTimeout(() => res.end(`ok ${req.url}`), req.url === "/slow" ? 100 : 0);
+  });
+  server.on("clientError", clientErrorHandler({ now: () => NOW, ...handler }));
+  return port;
+}
+
+/** Writes `request` over a plain TCP connection, then reads until the server closes it. */
+function raw(
+  port: number,
+  request: string,
+): Promise<{ status: number; head: string; body: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(request));
+    let text = "";
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head = "", body = ""] = text.split("\r\n\r\n");
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1] ?? 0), head, body, text });
+    });
+  });
+}
+
+const headerOf = (head: string, name: string) =>
+  new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1]?.trimEnd();
+
+describe("clientErrorHandler: what Node's parser refuses gets the error record", () => {
+  it.each([
+    ["a malformed header line", "GET / HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n", 400, "Bad Request"],
+    ["a bare CR in a value", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", 400, "Bad Request"],
+    ["a request line that is not HTTP", "HELLO\r\n\r\n", 400, "Bad Request"],
+    [
+      "headers beyond maxHeaderSize (RFC 6585 §5)",
+      `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4096)}\r\n\r\n`,
+      431,
+      "Request Header Fields Too Large",
+    ],
+  ])("%s → %i", async (_label, request, status, reason) => {
+    const port = await serve({ maxHeaderSize: 1024 });
+    const res = await raw(port, request);
+    expect(res.head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} ${reason}\r\n`));
+    expect(headerOf(res.head, "Connection")).toBe("close");
+    expect(headerOf(res.head, "Cache-Control")).toBe("no-store");
+    expect(headerOf(res.head, "Content-Type")).toBe("application/json; charset=utf-8");
+    expect(Number(headerOf(res.head, "Content-Length"))).toBe(Buffer.byteLength(res.body));
+    expect(JSON.parse(res.body)).toEqual({
+      timestamp: NOW.toISOString(),
+      status,
+      error: reason,
+      message: expect.any(String),
+      path: "/",
+    });
+  });
+
+  it("chunk extensions beyond Node's limit, after an early answer → 413 (RFC 9110 §15.5.14)", async () => {
+    const port = await serve();
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () =>
+        socket.write("POST /early HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"),
+      );
+      let out = "";
+      socket.on("data", (chunk: Buffer) => {
+        // The app answered without reading the body; the body then breaks Node's limit.
+        if (!out) socket.write(`1;${"a".repeat(20_000)}\r\nx\r\n0\r\n\r\n`);
+        out += chunk.toString("latin1");
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(out));
+    });
+    const second = text.slice(text.indexOf("HTTP/1.1", 1));
+    expect(second).toMatch(/^HTTP\/1\.1 413 Content Too Large\r\n/);
+    expect(JSON.parse(second.split("\r\n\r\n")[1] ?? "")).toMatchObject({ status: 413, path: "/" });
+  });
+
+  it("headers that stop arriving → 408 (RFC 9110 §15.5.9)", async () => {
+    const port = await serve({ headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 50 });
+    const res = await raw(port, "GET / HTTP/1.1\r\nHost: x\r\n");
+    expect(res.status).toBe(408);
+    expect(JSON.parse(res.body)).toMatchObject({ status: 408, error: "Request Timeout", path: "/" });
+  });
+
+  it("sends the headers option's fields, per socket, and drops one that would split the response", async () => {
+    const port = await serve(
+      {},
+      {
+        headers: (socket) => [
+          ["X-Content-Type-Options", "nosniff"],
+          ["X-Encrypted", String((socket as { encrypted?: boolean }).encrypted === true)],
+          ["X-Injected", "a\r\nSet-Cookie: evil=1"],
+        ],
+      },
+    );
+    const res = await raw(port, "GET / HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n");
+    expect(res.status).toBe(400);
+    expect(headerOf(res.head, "X-Content-Type-Options")).toBe("nosniff");
+    expect(headerOf(res.head, "X-Encrypted")).toBe("false");
+    expect(res.head).not.toMatch(/X-Injected|Set-Cookie/i);
+  });
+
+  it("a pipelined request refused while a response is under way gets no second status line", async () => {
+    const port = await serve();
+    const res = await raw(
+      port,
+      "GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nnot a header\r\n\r\n",
+    );
+    expect(res.text).not.toMatch(/HTTP\/1\.1 400/);
+  });
+
+  it("a well-formed request is not touched", async () => {
+    const port = await serve();
+    const res = await raw(port, "GET /fine HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/ok \/fine$/);
+  });
+
+  it("a headers option that is not a function → TypeError naming it", () => {
+    expect(() => clientErrorHandler({ headers: [["a", "b"]] as never })).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_ERRORS_HEADERS" }),
+    );
+  });
+});
