@@ -3,8 +3,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import { allowedMethods, appendVary, errorHandler, HttpError, isHttpError, notFound } from "@svc/errors";
-import { externalOrigin, halJson } from "@svc/hal";
+import { allowedMethods, appendVary, errorHandler, HttpError, notFound } from "@svc/errors";
+import { allowedHosts, halJson, isPage, pageItems } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
@@ -58,22 +58,9 @@ export interface AppDeps {
 /** A page model as CSV: one row per embedded item, without its links. */
 const pageCsv: Representation = {
   mediaType: "text/csv",
-  canRepresent: (data) => itemsOf(data) !== undefined,
-  serialize: (data, context) =>
-    csv.serialize(
-      (itemsOf(data) ?? []).map(({ _links, ...item }) => item),
-      context,
-    ),
+  canRepresent: isPage,
+  serialize: (data, context) => csv.serialize(pageItems(data), context),
 };
-
-function itemsOf(data: unknown): Array<Record<string, unknown>> | undefined {
-  const embedded = (data as { _embedded?: Record<string, unknown> } | null)?._embedded;
-  if (!embedded || typeof embedded !== "object" || !("page" in (data as object))) return undefined;
-  const lists = Object.values(embedded);
-  return lists.length === 1 && Array.isArray(lists[0])
-    ? (lists[0] as Array<Record<string, unknown>>)
-    : undefined;
-}
 
 /** Requests and routes outside the resource API: no version, no authentication. */
 const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
@@ -103,45 +90,6 @@ function only(prefixes: readonly string[], router: RequestHandler): RequestHandl
     const path = req.path;
     for (const prefix of prefixes) if (path.startsWith(prefix)) return router(req, res, next);
     next();
-  };
-}
-
-/**
- * Checks the request's host. A `Host` (or trusted forwarded host) that is not a valid authority is
- * a 400 error record on every request (@svc/hal `externalOrigin` validates it: RFC 9110 §7.2,
- * RFC 1035 lengths, a port from 1 to 65535), not only where a link happens to be built.
- *
- * With `allowed`, it answers only for the configured host names. Links and `Location` are built
- * from the request's host (`Host`, or the forwarded host of a trusted proxy), so without this a
- * request with `Host: evil.example` would get links, and cacheable pages, pointing there. A host
- * the service is not configured for gets 421 (RFC 9110 §7.4: a server unwilling to answer
- * authoritatively for the target URI's authority; §15.5.20).
- */
-function hostGuard(allowed: readonly string[] | undefined): RequestHandler {
-  const exact = new Set(allowed?.filter((h) => !h.startsWith(".")));
-  const domains = allowed?.filter((h) => h.startsWith(".")) ?? [];
-  return function validHost(req, _res, next) {
-    let hostname: string | undefined;
-    try {
-      hostname = new URL(externalOrigin(req)).hostname;
-    } catch (err) {
-      // An HTTP/1.0 request may carry no Host at all: only links built for it fail (400).
-      if (isHttpError(err) && err.code === "invalid_host") return next(err);
-      hostname = undefined;
-    }
-    if (
-      allowed === undefined ||
-      (hostname !== undefined &&
-        (exact.has(hostname) || domains.some((d) => hostname.endsWith(d) || hostname === d.slice(1))))
-    ) {
-      next();
-      return;
-    }
-    next(
-      new HttpError(421, "This service does not answer for the host the request names", {
-        code: "misdirected_request",
-      }),
-    );
   };
 }
 
@@ -387,7 +335,8 @@ function everyRequest(app: express.Express, config: Config, logger: Logger): Req
     helmet({ strictTransportSecurity: false }),
     hstsOverTls(),
     correlate,
-    hostGuard(config.allowedHosts),
+    // RFC 9110 §7.4: 421 for a host the service is not configured for; 400 for a malformed one.
+    allowedHosts(config.allowedHosts ?? "*", { trustProxy: config.trustProxy }),
     crossOrigin,
   ];
 }
