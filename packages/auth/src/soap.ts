@@ -1,12 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { HttpError, WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
+import { WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
 import {
   attemptOf,
   type BasicOutcome,
   type BasicVerifier,
   createBasicVerifier,
   isBasicVerifier,
+  notJudged,
   type VerifyPassword,
 } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
@@ -300,19 +301,8 @@ function settle(outcome: BasicOutcome, reason: string): Principal {
     case "authenticated":
       return toPrincipal(outcome.principal, "soap");
     case "blocked":
-      // RFC 6585 §4: too many failed attempts; nothing was verified, whatever the password.
-      throw HttpError.tooManyRequests(
-        Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-        "Too many failed authentication attempts",
-        { code: "too_many_failed_attempts" },
-      );
     case "busy":
-      // RFC 9110 §15.6.4: overloaded for now; the credentials were not judged.
-      throw HttpError.serviceUnavailable(
-        Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-        "Credentials cannot be verified right now",
-        { code: "authentication_busy", cause: outcome.cause },
-      );
+      throw notJudged(outcome);
     default:
       throw new SoapAuthError("FailedAuthentication", reason);
   }
