@@ -7,6 +7,7 @@ import {
   type BasicVerifier,
   createBasicVerifier,
   isBasicVerifier,
+  notJudged,
 } from "./basic-verifier.js";
 import {
   type BearerOptions,
@@ -239,24 +240,8 @@ export function authenticate(options: AuthenticateOptions) {
           next();
           return;
         case "blocked":
-          // RFC 6585 §4: too many failed attempts; nothing was verified, whatever the password.
-          next(
-            HttpError.tooManyRequests(
-              Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-              "Too many failed authentication attempts",
-              { code: "too_many_failed_attempts" },
-            ),
-          );
-          return;
         case "busy":
-          // RFC 9110 §15.6.4: overloaded for now; the credentials were not judged.
-          next(
-            HttpError.serviceUnavailable(
-              Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-              "Credentials cannot be verified right now",
-              { code: "authentication_busy", cause: outcome.cause },
-            ),
-          );
+          next(notJudged(outcome));
           return;
         default:
           next(badBasic());

@@ -1,6 +1,6 @@
 import { createHmac, hash, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { fallbackLogger, type Logger } from "@svc/errors";
+import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
 import type { BasicCredentials } from "./basic.js";
 import { clientBucket } from "./client-address.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
@@ -200,6 +200,26 @@ export interface BasicVerifier {
     readonly active: number;
     readonly waiting: number;
   };
+}
+
+/**
+ * The HTTP error of an attempt the verifier did not judge (package-internal): a spent failure
+ * budget is a 429, saturated hashing a 503, both with `Retry-After`. Basic (`authenticate`) and
+ * SOAP header credentials answer them the same way.
+ */
+export function notJudged(outcome: Extract<BasicOutcome, { retryAfterMs: number }>): HttpError {
+  const retryAfter = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
+  if (outcome.result === "blocked") {
+    // RFC 6585 §4: too many failed attempts; nothing was verified, whatever the password.
+    return HttpError.tooManyRequests(retryAfter, "Too many failed authentication attempts", {
+      code: "too_many_failed_attempts",
+    });
+  }
+  // RFC 9110 §15.6.4: overloaded for now; the credentials were not judged.
+  return HttpError.serviceUnavailable(retryAfter, "Credentials cannot be verified right now", {
+    code: "authentication_busy",
+    cause: outcome.cause,
+  });
 }
 
 /**

@@ -230,6 +230,28 @@ function toKeyObject(key: JWK | string | KeyObject): KeyObject {
 
 type JsonWebKeyInput = { key: import("node:crypto").JsonWebKey; format: "jwk" };
 
+/** The options of {@link createBearerVerifier}, checked and resolved once. */
+interface BearerConfig {
+  keySource: KeyObject | JWTVerifyGetKey;
+  /** jose's `jwtVerify` options but the clock. */
+  verifyOptions: {
+    algorithms: string[];
+    clockTolerance: number;
+    requiredClaims: string[];
+    issuer?: string[];
+    audience?: string[];
+    maxTokenAge?: number | string;
+  };
+  clockTolerance: number;
+  mapPrincipal: (payload: JWTPayload) => PrincipalInit;
+  now: () => number;
+  /** The verified-token cache; undefined with `cache: false`. */
+  cache: VerifiedTokenCache<Principal> | undefined;
+  maxTtlMs: number;
+  maxTokenAgeSeconds: number | undefined;
+  maxTokenLength: number;
+}
+
 /**
  * Resolves Bearer options once into a verifier: the algorithm allow-list, the key source, the
  * claim checks and the verified-token cache. Misconfiguration throws a `TypeError` here, never
@@ -246,7 +268,63 @@ type JsonWebKeyInput = { key: import("node:crypto").JsonWebKey; format: "jwk" };
  * @see https://www.rfc-editor.org/rfc/rfc8725 (JWT Best Current Practices)
  */
 export function createBearerVerifier(options: BearerOptions): BearerVerifier {
+  const config = resolveBearerConfig(options);
+  const verifier: BearerVerifier & CachedLookup = {
+    verify: (token) => verifyToken(config, token),
+    clearCache() {
+      config.cache?.clear();
+    },
+    // The same lookup verify() starts with, without the promise: undefined for anything else.
+    [CACHED]: (token) => cachedPrincipal(config, token),
+  };
+  return verifier;
+}
+
+function resolveBearerConfig(options: BearerOptions): BearerConfig {
   if (typeof options !== "object" || options === null) throw new TypeError("bearer options are required");
+  const algorithms = checkAlgorithms(options);
+  const keySource = keySourceOf(options);
+  const clockTolerance = options.clockTolerance ?? 5;
+  if (!Number.isFinite(clockTolerance) || clockTolerance < 0) {
+    throw new TypeError("bearer.clockTolerance must be a non-negative number of seconds");
+  }
+  const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
+  const cacheMax = cacheOptions?.max ?? 1000;
+  const cacheMaxTtl = cacheOptions?.maxTtl ?? 300;
+  if (!Number.isInteger(cacheMax) || cacheMax < 1 || !Number.isFinite(cacheMaxTtl) || cacheMaxTtl <= 0) {
+    throw new TypeError(
+      "bearer.cache: max must be a positive integer and maxTtl a positive number of seconds",
+    );
+  }
+  const maxTokenAgeSeconds = maxTokenAgeInSeconds(options.maxTokenAge);
+  const maxTokenLength = options.maxTokenLength ?? 8192;
+  if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
+    throw new TypeError("bearer.maxTokenLength must be a positive integer");
+  }
+  const issuer = asList(options.issuer);
+  const audience = asList(options.audience);
+  return {
+    keySource,
+    verifyOptions: {
+      algorithms,
+      clockTolerance,
+      requiredClaims: [...new Set(["exp", ...(options.requiredClaims ?? [])])],
+      ...(issuer ? { issuer } : {}),
+      ...(audience ? { audience } : {}),
+      ...(options.maxTokenAge !== undefined ? { maxTokenAge: options.maxTokenAge } : {}),
+    },
+    clockTolerance,
+    mapPrincipal: options.principal ?? defaultPrincipal,
+    now: options.now ?? Date.now,
+    cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined,
+    maxTtlMs: cacheMaxTtl * 1000,
+    maxTokenAgeSeconds,
+    maxTokenLength,
+  };
+}
+
+/** The accepted JWS algorithms, and that they fit the one key source given. */
+function checkAlgorithms(options: BearerOptions): string[] {
   const algorithms = options.algorithms;
   if (!Array.isArray(algorithms) || algorithms.length === 0) {
     // RFC 8725 §3.1: "libraries MUST enable the caller to specify a supported set of algorithms".
@@ -276,117 +354,94 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
   if (symmetric.length === 0 && options.secret !== undefined) {
     throw new TypeError("bearer.secret needs HS256, HS384 or HS512 in bearer.algorithms");
   }
+  return [...algorithms];
+}
 
-  let keySource: KeyObject | JWTVerifyGetKey;
+/** The one key source given: a secret, a public key, a local JWKS or a remote one. */
+function keySourceOf(options: BearerOptions): KeyObject | JWTVerifyGetKey {
   if (options.secret !== undefined) {
     const bytes =
       typeof options.secret === "string" ? Buffer.from(options.secret, "utf8") : Buffer.from(options.secret);
     // RFC 7518 §3.2: "A key of the same size as the hash output ... or larger MUST be used".
     if (bytes.length < 32) throw new TypeError("bearer.secret must be at least 32 bytes");
-    keySource = createSecretKey(bytes);
-  } else if (options.key !== undefined) {
-    keySource = toKeyObject(options.key);
-  } else if (options.jwks !== undefined) {
+    return createSecretKey(bytes);
+  }
+  if (options.key !== undefined) return toKeyObject(options.key);
+  if (options.jwks !== undefined) {
     if (!Array.isArray(options.jwks?.keys))
       throw new TypeError("bearer.jwks must be a JWKS: { keys: [...] }");
-    keySource = createLocalJWKSet(options.jwks);
-  } else {
-    let url: URL;
-    try {
-      url = new URL(String(options.jwksUri));
-    } catch {
-      throw new TypeError(`bearer.jwksUri must be an absolute URL, got "${String(options.jwksUri)}"`);
-    }
-    const jwksOptions = options.jwksOptions ?? {};
-    const remote: Parameters<typeof createRemoteJWKSet>[1] = {};
-    if (jwksOptions.cacheMaxAge !== undefined) remote.cacheMaxAge = jwksOptions.cacheMaxAge;
-    if (jwksOptions.cooldownDuration !== undefined) remote.cooldownDuration = jwksOptions.cooldownDuration;
-    if (jwksOptions.timeoutDuration !== undefined) remote.timeoutDuration = jwksOptions.timeoutDuration;
-    keySource = wrapRemote(createRemoteJWKSet(url, remote));
+    return createLocalJWKSet(options.jwks);
   }
+  let url: URL;
+  try {
+    url = new URL(String(options.jwksUri));
+  } catch {
+    throw new TypeError(`bearer.jwksUri must be an absolute URL, got "${String(options.jwksUri)}"`);
+  }
+  const jwksOptions = options.jwksOptions ?? {};
+  const remote: Parameters<typeof createRemoteJWKSet>[1] = {};
+  if (jwksOptions.cacheMaxAge !== undefined) remote.cacheMaxAge = jwksOptions.cacheMaxAge;
+  if (jwksOptions.cooldownDuration !== undefined) remote.cooldownDuration = jwksOptions.cooldownDuration;
+  if (jwksOptions.timeoutDuration !== undefined) remote.timeoutDuration = jwksOptions.timeoutDuration;
+  return wrapRemote(createRemoteJWKSet(url, remote));
+}
 
-  const clockTolerance = options.clockTolerance ?? 5;
-  if (!Number.isFinite(clockTolerance) || clockTolerance < 0) {
-    throw new TypeError("bearer.clockTolerance must be a non-negative number of seconds");
+/** A token's principal: from the cache, else verified (RFC 7519 §7.2) and then cached. */
+async function verifyToken(config: BearerConfig, token: string): Promise<Principal> {
+  if (token.length > config.maxTokenLength) throw new InvalidTokenError("ERR_TOKEN_TOO_LONG");
+  const { cache } = config;
+  const nowMs = config.now();
+  const cacheKey = cache ? VerifiedTokenCache.keyOf(token) : "";
+  if (cache) {
+    const hit = cache.get(cacheKey, nowMs);
+    if (hit) return clonePrincipal(hit);
   }
-  const requiredClaims = [...new Set(["exp", ...(options.requiredClaims ?? [])])];
-  const issuer = asList(options.issuer);
-  const audience = asList(options.audience);
-  const mapPrincipal = options.principal ?? defaultPrincipal;
-  const now = options.now ?? Date.now;
-  const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
-  const cacheMax = cacheOptions?.max ?? 1000;
-  const cacheMaxTtl = cacheOptions?.maxTtl ?? 300;
-  if (!Number.isInteger(cacheMax) || cacheMax < 1 || !Number.isFinite(cacheMaxTtl) || cacheMaxTtl <= 0) {
-    throw new TypeError(
-      "bearer.cache: max must be a positive integer and maxTtl a positive number of seconds",
-    );
+  const payload = await verifyJws(config, token, nowMs);
+  let principal: Principal;
+  try {
+    principal = toPrincipal(config.mapPrincipal(payload), "bearer");
+  } catch (cause) {
+    throw new InvalidTokenError("ERR_NO_PRINCIPAL", { cause });
   }
-  const cache = cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined;
-  const maxTtlMs = cacheMaxTtl * 1000;
-  const maxTokenAgeSeconds = maxTokenAgeInSeconds(options.maxTokenAge);
-  const maxTokenLength = options.maxTokenLength ?? 8192;
-  if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
-    throw new TypeError("bearer.maxTokenLength must be a positive integer");
+  if (cache && typeof payload.exp === "number") {
+    cache.set(cacheKey, clonePrincipal(principal), cachedUntil(config, payload.exp, payload.iat, nowMs));
   }
+  return principal;
+}
 
-  const verifyOptions = {
-    algorithms: [...algorithms],
-    clockTolerance,
-    requiredClaims,
-    ...(issuer ? { issuer } : {}),
-    ...(audience ? { audience } : {}),
-    ...(options.maxTokenAge !== undefined ? { maxTokenAge: options.maxTokenAge } : {}),
-  };
+/** The signature and claims checked by jose; any refusal an {@link InvalidTokenError}. */
+async function verifyJws(config: BearerConfig, token: string, nowMs: number): Promise<JWTPayload> {
+  const { keySource } = config;
+  const options = { ...config.verifyOptions, currentDate: new Date(nowMs) };
+  try {
+    const result =
+      typeof keySource === "function"
+        ? await jwtVerify(token, keySource, options)
+        : await jwtVerify(token, keySource, options);
+    return result.payload;
+  } catch (cause) {
+    if (cause instanceof KeySourceUnavailableError) throw cause;
+    const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
+    throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });
+  }
+}
 
-  const verifier: BearerVerifier & CachedLookup = {
-    async verify(token: string): Promise<Principal> {
-      if (token.length > maxTokenLength) throw new InvalidTokenError("ERR_TOKEN_TOO_LONG");
-      const nowMs = now();
-      const cacheKey = cache ? VerifiedTokenCache.keyOf(token) : "";
-      if (cache) {
-        const hit = cache.get(cacheKey, nowMs);
-        if (hit) return clonePrincipal(hit);
-      }
-      let payload: JWTPayload;
-      try {
-        const result =
-          typeof keySource === "function"
-            ? await jwtVerify(token, keySource, { ...verifyOptions, currentDate: new Date(nowMs) })
-            : await jwtVerify(token, keySource, { ...verifyOptions, currentDate: new Date(nowMs) });
-        payload = result.payload;
-      } catch (cause) {
-        if (cause instanceof KeySourceUnavailableError) throw cause;
-        const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
-        throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });
-      }
-      let principal: Principal;
-      try {
-        principal = toPrincipal(mapPrincipal(payload), "bearer");
-      } catch (cause) {
-        throw new InvalidTokenError("ERR_NO_PRINCIPAL", { cause });
-      }
-      if (cache && typeof payload.exp === "number") {
-        // Valid until the earliest of: exp (+ the tolerance jose allowed), iat + maxTokenAge, maxTtl.
-        let expiresAt = Math.min((payload.exp + clockTolerance) * 1000, nowMs + maxTtlMs);
-        if (maxTokenAgeSeconds !== undefined && typeof payload.iat === "number") {
-          expiresAt = Math.min(expiresAt, (payload.iat + maxTokenAgeSeconds + clockTolerance) * 1000);
-        }
-        cache.set(cacheKey, clonePrincipal(principal), expiresAt);
-      }
-      return principal;
-    },
-    clearCache() {
-      cache?.clear();
-    },
-    // The same lookup verify() starts with, without the promise: undefined for anything else.
-    [CACHED](token: string): Principal | undefined {
-      if (!cache || token.length > maxTokenLength) return undefined;
-      const hit = cache.get(VerifiedTokenCache.keyOf(token), now());
-      return hit ? clonePrincipal(hit) : undefined;
-    },
-  };
-  return verifier;
+/** Valid until the earliest of: exp (+ the tolerance jose allowed), iat + maxTokenAge, maxTtl. */
+function cachedUntil(config: BearerConfig, exp: number, iat: number | undefined, nowMs: number): number {
+  const { clockTolerance, maxTokenAgeSeconds } = config;
+  let expiresAt = Math.min((exp + clockTolerance) * 1000, nowMs + config.maxTtlMs);
+  if (maxTokenAgeSeconds !== undefined && typeof iat === "number") {
+    expiresAt = Math.min(expiresAt, (iat + maxTokenAgeSeconds + clockTolerance) * 1000);
+  }
+  return expiresAt;
+}
+
+/** The cache lookup verify() starts with, without the promise (see {@link CACHED}). */
+function cachedPrincipal(config: BearerConfig, token: string): Principal | undefined {
+  const { cache } = config;
+  if (!cache || token.length > config.maxTokenLength) return undefined;
+  const hit = cache.get(VerifiedTokenCache.keyOf(token), config.now());
+  return hit ? clonePrincipal(hit) : undefined;
 }
 
 function clonePrincipal(p: Principal): Principal {

@@ -62,6 +62,7 @@ export {
   type SoapClient,
   type SoapCredentialsOptions,
   type SoapCredentialsVerifier,
+  type SoapHookContext,
   type StoredPassword,
   verifySoapCredentials,
   WSSE_NS,

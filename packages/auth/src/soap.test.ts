@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerBlocks } from "../test/helpers.js";
+import { authenticate } from "./authenticate.js";
 import { createBasicVerifier } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore, redisNonceStore } from "./nonce-store.js";
 import {
@@ -516,6 +517,90 @@ describe("SOAP header credentials through a shared Basic verifier", () => {
     // Default bound: 2 running, 16 waiting; the other 22 are shed.
     expect(busy.length).toBe(22);
     expect(errors.filter((e) => e instanceof SoapAuthError).length).toBe(18);
+  });
+});
+
+describe("verifier.authenticate: the SOAP service's hook, header credentials or the HTTP principal", () => {
+  let hooked: Listening | undefined;
+  const basicOf = (user: string, password: string) =>
+    `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+  const authBlock = (user: string, password: string) =>
+    `<Authentication><Username>${user}</Username><Password>${password}</Password></Authentication>`;
+  beforeAll(async () => {
+    const soap = createSoapCredentialsVerifier({ verify, getPassword });
+    const a = express();
+    // The HTTP Authorization header is verified in front, as @svc/auth's authenticate() does it.
+    a.post(
+      "/soap",
+      authenticate({ realm: "soap", basic: { verify }, optional: true }),
+      express.text({ type: "*/*" }),
+    );
+    a.post("/soap", async (req, res) => {
+      try {
+        res.json(await soap.authenticate(headerBlocks(String(req.body)), { http: req }));
+      } catch (err) {
+        if (!(err instanceof SoapAuthError)) throw err;
+        res.status(401).json({ code: err.code, message: err.message, expose: err.expose });
+      }
+    });
+    hooked = await listen(a);
+  });
+  afterAll(() => hooked?.close());
+  const post = (header: string, authorization?: string) =>
+    fetch(`${hooked?.url}/soap`, {
+      method: "POST",
+      headers: authorization ? { authorization } : {},
+      body: envelope(header),
+    });
+
+  it("header credentials → their principal, the client address from the request", async () => {
+    const res = await post(authBlock("bob", "hunter2"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: "bob", scheme: "soap" });
+  });
+  it("no header credentials → the principal authenticate() set from Authorization", async () => {
+    const res = await post("", basicOf("bob", "hunter2"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: "bob", scheme: "basic" });
+  });
+  it("the same user in both → the header's principal", async () => {
+    const res = await post(authBlock("bob", "hunter2"), basicOf("bob", "hunter2"));
+    expect(await res.json()).toMatchObject({ id: "bob", scheme: "soap" });
+  });
+  it("two different users → InvalidSecurity, with a Reason saying so", async () => {
+    const res = await post(authBlock("bob", "hunter2"), basicOf("alice", PASSWORDS.alice as string));
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({
+      code: "InvalidSecurity",
+      message: "The SOAP header and the Authorization header name different users",
+      expose: true,
+    });
+  });
+  it("no credentials anywhere → FailedAuthentication naming what is accepted", async () => {
+    const res = await post("");
+    expect(await res.json()).toEqual({
+      code: "FailedAuthentication",
+      message:
+        "Credentials are required: a SOAP Authentication or wsse:Security header, or HTTP Authorization",
+      expose: true,
+    });
+  });
+  it("wrong header credentials → FailedAuthentication with the standard string, even with a good Authorization", async () => {
+    const res = await post(authBlock("bob", "nope"), basicOf("bob", "hunter2"));
+    expect(await res.json()).toEqual({
+      code: "FailedAuthentication",
+      message: "The security token could not be authenticated or authorized",
+      expose: true,
+    });
+  });
+  it("allowAuthenticationHeader: false → the Reason names wsse:Security only", async () => {
+    const soap = createSoapCredentialsVerifier({ verify, allowAuthenticationHeader: false });
+    await expect(
+      soap.authenticate(headerBlocks(envelope(authBlock("bob", "hunter2")))),
+    ).rejects.toMatchObject({
+      code: "FailedAuthentication",
+      message: "Credentials are required: a SOAP wsse:Security header, or HTTP Authorization",
+    });
   });
 });
 

@@ -1,12 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { HttpError, WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
+import { WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
 import {
   attemptOf,
   type BasicOutcome,
   type BasicVerifier,
   createBasicVerifier,
   isBasicVerifier,
+  notJudged,
   type VerifyPassword,
 } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
@@ -46,15 +47,14 @@ const FAULT_STRINGS: Record<SoapAuthErrorCode, string> = {
 };
 
 /**
- * SOAP credentials that failed. `message` is the standard WS-Security fault string (safe to send);
- * `code` and `namespace` name the fault subcode (`wsse:FailedAuthentication`); `reason` says what
- * exactly failed, for the server log only. `status` is 401 so that, passed to `next(err)` outside
- * a SOAP handler, it still renders as a 401.
+ * SOAP credentials that failed. `message` is the standard WS-Security fault string, or the text
+ * given as `options.message` (safe to send, `expose` is true: `@svc/soap-envelope` sends it as
+ * the fault's Reason); `code` and `namespace` name the fault subcode (`wsse:FailedAuthentication`);
+ * `reason` says what exactly failed, for the server log only. `status` is 401 so that, passed to
+ * `next(err)` outside a SOAP handler, it still renders as a 401.
  *
  * @example
- * catch (err) {
- *   if (err instanceof SoapAuthError) return sendFault({ subcode: { ns: err.namespace, local: err.code }, reason: err.message });
- * }
+ * soapEndpoint({ wsdl, handlers, authenticate: soapCredentials.authenticate }); // SoapAuthError → env:Sender, wsse:<code>
  * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf (§12)
  */
 export class SoapAuthError extends Error {
@@ -65,8 +65,8 @@ export class SoapAuthError extends Error {
   readonly reason: string;
   readonly status = 401;
   readonly expose = true;
-  constructor(code: SoapAuthErrorCode, reason: string, options?: { cause?: unknown }) {
-    super(FAULT_STRINGS[code], options);
+  constructor(code: SoapAuthErrorCode, reason: string, options?: { cause?: unknown; message?: string }) {
+    super(options?.message ?? FAULT_STRINGS[code], options);
     this.name = "SoapAuthError";
     this.code = code;
     this.namespace = code === "MessageExpired" ? WSU_NS : WSSE_NS;
@@ -170,6 +170,29 @@ export interface SoapClient {
 export interface SoapCredentialsVerifier {
   /** The principal of the credentials in `headerBlocks`; throws like {@link verifySoapCredentials}. */
   verify(headerBlocks: readonly XmlElement[], client?: SoapClient): Promise<Principal>;
+  /**
+   * The `authenticate` hook of `@svc/soap-envelope`'s `createSoapService`/`soapEndpoint` (a bound
+   * function): the credentials of the SOAP header when the envelope carries any, checked as
+   * {@link verify} checks them with `context.http` as the client; else the principal that
+   * {@link authenticate} set from the HTTP `Authorization` header (`context.http.principal`).
+   * Header credentials naming another user than that principal are refused (`InvalidSecurity`:
+   * whose request it is would be a guess), and no credentials at all are a `FailedAuthentication`.
+   * Refusals are {@link SoapAuthError}s, which the SOAP service sends as a Sender fault with the
+   * `wsse` subcode (WS-Security 1.1 §12); a spent budget or full hashing slots an `HttpError`.
+   *
+   * @example
+   * soapEndpoint({ wsdl, handlers, authenticate: soapCredentials.authenticate });
+   */
+  readonly authenticate: (
+    headerBlocks: readonly XmlElement[],
+    context?: SoapHookContext,
+  ) => Promise<Principal>;
+}
+
+/** What the {@link SoapCredentialsVerifier.authenticate} hook reads of the SOAP service's context. */
+export interface SoapHookContext {
+  /** The HTTP request that carried the envelope; `principal` is set by {@link authenticate}. */
+  readonly http?: (IncomingMessage & { principal?: Principal; ip?: string | undefined }) | undefined;
 }
 
 interface SoapConfig {
@@ -184,6 +207,8 @@ interface SoapConfig {
   requireNonceForText: boolean;
   nonceStore: NonceStore;
   now: () => number;
+  /** The Reason sent when neither the envelope nor the HTTP request carries credentials. */
+  missingMessage: string;
 }
 
 // One process-wide default: callers that build a fresh options object per message must still
@@ -245,21 +270,23 @@ function resolveConfig(options: SoapCredentialsOptions): SoapConfig {
   }
   resolved ??= digestOnly ??= createBasicVerifier({ verify: () => null, cache: false });
   defaultStore ??= memoryNonceStore();
+  const allowAuthenticationHeader = bool(
+    options.allowAuthenticationHeader,
+    "soap.allowAuthenticationHeader",
+    true,
+  );
   return {
     verifier: resolved,
     clear: verify !== undefined || verifier !== undefined,
     getPassword,
     authenticationNamespace: ns,
-    allowAuthenticationHeader: bool(
-      options.allowAuthenticationHeader,
-      "soap.allowAuthenticationHeader",
-      true,
-    ),
+    allowAuthenticationHeader,
     maxAgeMs: seconds(options.maxAge, "soap.maxAge", 300) * 1000,
     skewMs: seconds(options.clockSkew, "soap.clockSkew", 60) * 1000,
     requireNonceForText: bool(options.requireNonceForText, "soap.requireNonceForText", false),
     nonceStore: store ?? defaultStore,
     now,
+    missingMessage: `Credentials are required: a SOAP ${allowAuthenticationHeader ? "Authentication or " : ""}wsse:Security header, or HTTP Authorization`,
   };
 }
 
@@ -274,19 +301,8 @@ function settle(outcome: BasicOutcome, reason: string): Principal {
     case "authenticated":
       return toPrincipal(outcome.principal, "soap");
     case "blocked":
-      // RFC 6585 §4: too many failed attempts; nothing was verified, whatever the password.
-      throw HttpError.tooManyRequests(
-        Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-        "Too many failed authentication attempts",
-        { code: "too_many_failed_attempts" },
-      );
     case "busy":
-      // RFC 9110 §15.6.4: overloaded for now; the credentials were not judged.
-      throw HttpError.serviceUnavailable(
-        Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
-        "Credentials cannot be verified right now",
-        { code: "authentication_busy", cause: outcome.cause },
-      );
+      throw notJudged(outcome);
     default:
       throw new SoapAuthError("FailedAuthentication", reason);
   }
@@ -387,6 +403,7 @@ export function createSoapCredentialsVerifier(options: SoapCredentialsOptions): 
   const config = resolveConfig(options);
   return {
     verify: (headerBlocks, client) => check(config, headerBlocks, client),
+    authenticate: (headerBlocks, context) => authenticateMessage(config, headerBlocks, context),
   };
 }
 
@@ -395,137 +412,199 @@ async function check(
   headerBlocks: readonly XmlElement[],
   client: SoapClient | undefined,
 ): Promise<Principal> {
-  if (!Array.isArray(headerBlocks))
-    throw new TypeError("verifySoapCredentials: headerBlocks must be an array");
-
-  const security = headerBlocks.filter((b) => b.namespace === WSSE_NS && b.localName === "Security");
-  const authNs = config.authenticationNamespace;
-  const legacy = config.allowAuthenticationHeader
-    ? headerBlocks.filter(
-        (b) => b.localName === "Authentication" && (authNs === null || b.namespace === authNs),
-      )
-    : [];
-
-  if (security.length + legacy.length === 0) {
+  const block = credentialsBlock(config, headerBlocks);
+  if (block === undefined) {
     throw new SoapAuthError("FailedAuthentication", "no credentials in the SOAP header");
   }
-  // Two sets of credentials make it unclear whose request this is: refuse rather than pick one.
-  if (security.length + legacy.length > 1) {
-    throw new SoapAuthError("InvalidSecurity", "more than one credentials header block");
+  return verifyBlock(config, block, addressOf(config, client));
+}
+
+/** See {@link SoapCredentialsVerifier.authenticate}. */
+async function authenticateMessage(
+  config: SoapConfig,
+  headerBlocks: readonly XmlElement[],
+  context: SoapHookContext | undefined,
+): Promise<Principal> {
+  const request = context?.http;
+  const fromHttp = request?.principal;
+  const block = credentialsBlock(config, headerBlocks);
+  if (block === undefined) {
+    if (fromHttp) return fromHttp;
+    throw new SoapAuthError("FailedAuthentication", "no credentials in the SOAP header or the HTTP request", {
+      message: config.missingMessage,
+    });
   }
-  const address = addressOf(config, client);
-  const [sec] = security;
-  if (sec) return usernameToken(sec, config, address);
-  const auth = legacy[0] as XmlElement;
-  const username = single(auth, authNs, "Username", "Authentication");
-  const password = single(auth, authNs, "Password", "Authentication");
+  const principal = await verifyBlock(
+    config,
+    block,
+    request ? config.verifier.clientAddress(request) : undefined,
+  );
+  // Two different users in one request: whose request it is would be a guess.
+  if (fromHttp && fromHttp.id !== principal.id) {
+    throw new SoapAuthError("InvalidSecurity", "the SOAP header and the Authorization header differ", {
+      message: "The SOAP header and the Authorization header name different users",
+    });
+  }
+  return principal;
+}
+
+/**
+ * The one header block carrying credentials (`wsse:Security`, or `Authentication` when allowed),
+ * `undefined` for none. Two sets of credentials make it unclear whose request this is: refused
+ * rather than one picked.
+ */
+function credentialsBlock(config: SoapConfig, headerBlocks: readonly XmlElement[]): XmlElement | undefined {
+  if (!Array.isArray(headerBlocks))
+    throw new TypeError("verifySoapCredentials: headerBlocks must be an array");
+  const authNs = config.authenticationNamespace;
+  let found: XmlElement | undefined;
+  for (const b of headerBlocks) {
+    const credentials =
+      (b.namespace === WSSE_NS && b.localName === "Security") ||
+      (config.allowAuthenticationHeader &&
+        b.localName === "Authentication" &&
+        (authNs === null || b.namespace === authNs));
+    if (!credentials) continue;
+    if (found !== undefined) {
+      throw new SoapAuthError("InvalidSecurity", "more than one credentials header block");
+    }
+    found = b;
+  }
+  return found;
+}
+
+function verifyBlock(config: SoapConfig, block: XmlElement, address: string | undefined): Promise<Principal> {
+  if (block.namespace === WSSE_NS && block.localName === "Security")
+    return usernameToken(block, config, address);
+  const authNs = config.authenticationNamespace;
+  const username = single(block, authNs, "Username", "Authentication");
+  const password = single(block, authNs, "Password", "Authentication");
   if (!username || !password || username.text.trim() === "") {
     throw new SoapAuthError("InvalidSecurityToken", "Authentication lacks Username or Password");
   }
   return checkPassword(config, username.text.trim(), password.text, address);
 }
 
+/** A `wsse:Security` block's UsernameToken, checked (UsernameToken Profile 1.0 §3-4). */
 async function usernameToken(
   security: XmlElement,
   config: SoapConfig,
   address: string | undefined,
 ): Promise<Principal> {
+  const token = readToken(security);
+  const digest = token.type === PASSWORD_DIGEST;
+  if ((digest || config.requireNonceForText) && (!token.nonce || !token.created)) {
+    throw new SoapAuthError("InvalidSecurityToken", "Nonce and Created are required");
+  }
+  const created = token.created === undefined ? undefined : checkCreated(config, token.created);
+  const nonce = token.nonce === undefined ? undefined : nonceBytes(token.nonce);
+  const principal = digest
+    ? await checkDigest(config, token, nonce as Buffer, created ?? "", address)
+    : await checkPassword(config, token.username, token.password.text, address);
+  // Claimed only after the credentials check out, so an attacker without the password cannot
+  // burn nonces a legitimate client is about to use.
+  if (nonce) {
+    const fresh = await config.nonceStore.claim(nonce.toString("base64"), config.maxAgeMs + config.skewMs);
+    if (!fresh) throw new SoapAuthError("FailedAuthentication", "replayed nonce");
+  }
+  return principal;
+}
+
+/** The parts of a UsernameToken, each at most once. */
+interface UsernameTokenParts {
+  username: string;
+  password: XmlElement;
+  /** `Password/@Type`, PasswordText or PasswordDigest. */
+  type: string;
+  nonce: XmlElement | undefined;
+  created: XmlElement | undefined;
+}
+
+function readToken(security: XmlElement): UsernameTokenParts {
   const tokens = child(security, WSSE_NS, "UsernameToken");
   if (tokens.length === 0)
     throw new SoapAuthError("UnsupportedSecurityToken", "no UsernameToken in Security");
   if (tokens.length > 1) throw new SoapAuthError("InvalidSecurity", "more than one UsernameToken");
   const token = tokens[0] as XmlElement;
   const usernameEl = single(token, WSSE_NS, "Username", "UsernameToken");
-  const passwordEl = single(token, WSSE_NS, "Password", "UsernameToken");
-  const nonceEl = single(token, WSSE_NS, "Nonce", "UsernameToken");
-  const createdEl = single(token, WSU_NS, "Created", "UsernameToken");
+  const password = single(token, WSSE_NS, "Password", "UsernameToken");
+  const nonce = single(token, WSSE_NS, "Nonce", "UsernameToken");
+  const created = single(token, WSU_NS, "Created", "UsernameToken");
   const username = usernameEl?.text.trim() ?? "";
-  if (username === "" || !passwordEl) {
+  if (username === "" || !password) {
     throw new SoapAuthError("InvalidSecurityToken", "UsernameToken lacks Username or Password");
   }
   // UsernameToken Profile 1.0 §3.1: Type defaults to PasswordText when absent.
-  const type = passwordEl.attributes.Type ?? PASSWORD_TEXT;
+  const type = password.attributes.Type ?? PASSWORD_TEXT;
   if (type !== PASSWORD_TEXT && type !== PASSWORD_DIGEST) {
     throw new SoapAuthError("UnsupportedSecurityToken", `unsupported password type ${type.slice(0, 100)}`);
   }
-  const digest = type === PASSWORD_DIGEST;
+  return { username, password, type, nonce, created };
+}
 
-  if ((digest || config.requireNonceForText) && (!nonceEl || !createdEl)) {
-    throw new SoapAuthError("InvalidSecurityToken", "Nonce and Created are required");
-  }
-
+/** `wsu:Created`'s text, once it is an instant within the freshness window. */
+function checkCreated(config: SoapConfig, createdEl: XmlElement): string {
+  const created = createdEl.text.trim();
+  const at = DATE_TIME.test(created) ? Date.parse(created) : Number.NaN;
+  if (Number.isNaN(at))
+    throw new SoapAuthError("InvalidSecurityToken", "Created is not an xsd:dateTime with a zone");
   const now = config.now();
-  const { maxAgeMs, skewMs } = config;
-  let created: string | undefined;
-  if (createdEl) {
-    created = createdEl.text.trim();
-    const at = DATE_TIME.test(created) ? Date.parse(created) : Number.NaN;
-    if (Number.isNaN(at))
-      throw new SoapAuthError("InvalidSecurityToken", "Created is not an xsd:dateTime with a zone");
-    // UsernameToken Profile 1.0 §4: reject "a UsernameToken with a timestamp that is older than
-    // the defined period of time"; a future Created beyond the allowed skew is refused too.
-    if (at < now - maxAgeMs) throw new SoapAuthError("MessageExpired", "Created is older than maxAge");
-    if (at > now + skewMs) throw new SoapAuthError("MessageExpired", "Created is in the future");
-  }
+  // UsernameToken Profile 1.0 §4: reject "a UsernameToken with a timestamp that is older than
+  // the defined period of time"; a future Created beyond the allowed skew is refused too.
+  if (at < now - config.maxAgeMs) throw new SoapAuthError("MessageExpired", "Created is older than maxAge");
+  if (at > now + config.skewMs) throw new SoapAuthError("MessageExpired", "Created is in the future");
+  return created;
+}
 
-  let nonceBytes: Buffer | undefined;
-  if (nonceEl) {
-    const encoding = nonceEl.attributes.EncodingType ?? BASE64_BINARY;
-    const nonceText = nonceEl.text.trim();
-    if (encoding !== BASE64_BINARY || !/^[A-Za-z0-9+/]+={0,2}$/.test(nonceText) || nonceText.length > 256) {
-      throw new SoapAuthError("InvalidSecurityToken", "Nonce is not base64Binary");
-    }
-    nonceBytes = Buffer.from(nonceText, "base64");
-    // Profile §4: "the Nonce ... cached for the same period as the freshness window".
-    if (nonceBytes.length < 8)
-      throw new SoapAuthError("InvalidSecurityToken", "Nonce is shorter than 8 bytes");
+/** The `Nonce`'s bytes: base64Binary, at least 8 of them. */
+function nonceBytes(nonceEl: XmlElement): Buffer {
+  const encoding = nonceEl.attributes.EncodingType ?? BASE64_BINARY;
+  const nonceText = nonceEl.text.trim();
+  if (encoding !== BASE64_BINARY || !/^[A-Za-z0-9+/]+={0,2}$/.test(nonceText) || nonceText.length > 256) {
+    throw new SoapAuthError("InvalidSecurityToken", "Nonce is not base64Binary");
   }
+  const bytes = Buffer.from(nonceText, "base64");
+  // Profile §4: "the Nonce ... cached for the same period as the freshness window".
+  if (bytes.length < 8) throw new SoapAuthError("InvalidSecurityToken", "Nonce is shorter than 8 bytes");
+  return bytes;
+}
 
-  let principal: Principal;
-  if (digest) {
-    const getPassword = config.getPassword;
-    if (!getPassword) {
-      throw new SoapAuthError("UnsupportedSecurityToken", "PasswordDigest needs getPassword");
-    }
-    const given = passwordEl.text.trim();
-    // The verifier's steps without the cache (a digest is never sent twice) and without a hashing
-    // slot (SHA-1 is cheap): a spent budget refuses before the digest is checked, and a wrong
-    // digest spends the client's and the user name's budget like a wrong password.
-    const outcome = await attemptOf(config.verifier)(
-      {
-        username,
-        gated: false,
-        run: async () => {
-          const stored = await getPassword(username);
-          const clear = typeof stored === "string" ? stored : stored?.password;
-          // Profile §3.1: Password_Digest = Base64 ( SHA-1 ( nonce + created + password ) )
-          const expected = createHash("sha1")
-            .update(nonceBytes as Buffer)
-            .update(created ?? "", "utf8")
-            .update(clear ?? "", "utf8")
-            .digest("base64");
-          if (!constantTimeEqual(expected, given) || clear === undefined) return null;
-          return typeof stored === "string" || stored === undefined
-            ? { id: username }
-            : {
-                id: stored.id ?? username,
-                ...(stored.roles ? { roles: stored.roles } : {}),
-                ...(stored.scopes ? { scopes: stored.scopes } : {}),
-              };
-        },
-      },
-      address,
-    );
-    principal = settle(outcome, "wrong digest or unknown user");
-  } else {
-    principal = await checkPassword(config, username, passwordEl.text, address);
+/**
+ * A PasswordDigest through the verifier's steps without the cache (a digest is never sent twice)
+ * and without a hashing slot (SHA-1 is cheap): a spent budget refuses before the digest is
+ * checked, and a wrong digest spends the client's and the user name's budget like a wrong password.
+ */
+async function checkDigest(
+  config: SoapConfig,
+  token: UsernameTokenParts,
+  nonce: Buffer,
+  created: string,
+  address: string | undefined,
+): Promise<Principal> {
+  const getPassword = config.getPassword;
+  if (!getPassword) {
+    throw new SoapAuthError("UnsupportedSecurityToken", "PasswordDigest needs getPassword");
   }
-
-  // Claimed only after the credentials check out, so an attacker without the password cannot
-  // burn nonces a legitimate client is about to use.
-  if (nonceBytes) {
-    const fresh = await config.nonceStore.claim(nonceBytes.toString("base64"), maxAgeMs + skewMs);
-    if (!fresh) throw new SoapAuthError("FailedAuthentication", "replayed nonce");
-  }
-  return principal;
+  const { username } = token;
+  const given = token.password.text.trim();
+  const run = async () => {
+    const stored = await getPassword(username);
+    const clear = typeof stored === "string" ? stored : stored?.password;
+    // Profile §3.1: Password_Digest = Base64 ( SHA-1 ( nonce + created + password ) )
+    const expected = createHash("sha1")
+      .update(nonce)
+      .update(created, "utf8")
+      .update(clear ?? "", "utf8")
+      .digest("base64");
+    if (!constantTimeEqual(expected, given) || clear === undefined) return null;
+    return typeof stored === "string" || stored === undefined
+      ? { id: username }
+      : {
+          id: stored.id ?? username,
+          ...(stored.roles ? { roles: stored.roles } : {}),
+          ...(stored.scopes ? { scopes: stored.scopes } : {}),
+        };
+  };
+  const outcome = await attemptOf(config.verifier)({ username, gated: false, run }, address);
+  return settle(outcome, "wrong digest or unknown user");
 }

@@ -12,7 +12,8 @@ import {
   TNS,
 } from "../test/helpers.js";
 import { SoapFault, WSSE_NS } from "./fault.js";
-import { createSoapService, SoapAuthenticationError, type SoapContext } from "./service.js";
+import { createSoapService, type SoapContext } from "./service.js";
+import { SoapAuthenticationError } from "./wsse.js";
 import type { XmlElement } from "./xml.js";
 
 const HANG = 15_000;

@@ -18,7 +18,7 @@ import {
 } from "../test/helpers.js";
 import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 import { WSSE_NS } from "./fault.js";
-import { SoapAuthenticationError } from "./service.js";
+import { SoapAuthenticationError } from "./wsse.js";
 import type { XmlElement } from "./xml.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
@@ -389,6 +389,15 @@ describe("authenticate hook: refused credentials vs a broken hook", () => {
             throw new SoapAuthenticationError("token too old", "MessageExpired");
           case "http401":
             throw HttpError.unauthorized("no", { headers: { "WWW-Authenticate": "Basic" } });
+          case "exposed":
+            // The shape of @svc/auth's SoapAuthError: a §12 code, its namespace, a message safe to send.
+            throw Object.assign(new Error("Credentials are required"), {
+              code: "InvalidSecurityToken",
+              namespace: WSSE_NS,
+              expose: true,
+            });
+          case "coded":
+            throw Object.assign(new Error("token 17 revoked at 10:02"), { code: "InvalidSecurityToken" });
           case "busy":
             throw HttpError.serviceUnavailable(7, "user store is restarting");
           case "syscall":
@@ -422,6 +431,22 @@ describe("authenticate hook: refused credentials vs a broken hook", () => {
     expect(readFault(res.text).subcodes).toEqual([
       "{http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd}MessageExpired",
     ]);
+  });
+  it("an error with a §12 code and expose: true → 400 Sender, wsse:<code>, its message as the Reason", async () => {
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("exposed")));
+    expect(res.status).toBe(400);
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}Sender`);
+    expect(fault.subcodes).toEqual([`{${WSSE_NS}}InvalidSecurityToken`]);
+    expect(fault.reason).toBe("Credentials are required");
+  });
+  it("an error with a §12 code, not exposed → wsse:<code>, the message kept back", async () => {
+    const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("coded")));
+    expect(res.status).toBe(400);
+    const fault = readFault(res.text);
+    expect(fault.subcodes).toEqual([`{${WSSE_NS}}InvalidSecurityToken`]);
+    expect(fault.reason).toBe("The security token could not be authenticated or authorized");
+    expect(res.text).not.toContain("revoked");
   });
   it("HttpError 401 from the hook → 400 Sender, wsse:FailedAuthentication", async () => {
     const res = await post(hooked.endpoint, envelope(getCustomer("42"), user("http401")));

@@ -49,7 +49,6 @@ export {
   httpErrorToFault,
   SOAP12_MEDIA_TYPE,
   type SoapAuthContext,
-  SoapAuthenticationError,
   type SoapContext,
   type SoapHandler,
   type SoapLogger,
@@ -59,6 +58,7 @@ export {
   type SoapServiceOptions,
 } from "./service.js";
 export { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
+export { SoapAuthenticationError } from "./wsse.js";
 export {
   type ParsedElement,
   parseXml,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { fallbackLogger, HttpError, isHttpError, type Logger, WSU_NS } from "@svc/errors";
+import { fallbackLogger, HttpError, isHttpError, type Logger } from "@svc/errors";
 import {
   checkEnvelope,
   type HeaderBlock,
@@ -11,6 +11,7 @@ import {
   faultToXml,
   notUnderstoodHeaders,
   type QName,
+  SOAP11_NS,
   SOAP12_NS,
   SoapFault,
   senderFault,
@@ -21,6 +22,7 @@ import {
 import { type MediaType, parseMediaType } from "./media-type.js";
 import { SchemaValidationError } from "./schema.js";
 import { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
+import { credentialsFault, notAuthorizedFault } from "./wsse.js";
 import {
   clark,
   type ParsedElement,
@@ -193,6 +195,24 @@ export interface SoapService {
   errorResponse(err: HttpError): SoapResponse;
 }
 
+/** The options of {@link createSoapService}, checked and resolved once. */
+interface ServiceConfig {
+  contract: Contract;
+  handlers: Readonly<Record<string, SoapHandler>>;
+  authenticate: SoapServiceOptions["authenticate"];
+  authorize: SoapServiceOptions["authorize"];
+  /** The `logger` option; per message, the request's logger or the fallback stands in. */
+  logger: SoapLogger | undefined;
+  limits: ResolvedXmlLimits;
+  roles: ReadonlySet<string>;
+  /** Whether a header block is understood (Part 1 §2.4). */
+  understood: (element: XmlElement) => boolean;
+  validateResponses: boolean;
+  /** Operations by `action` (Part 2 §7.1.4) and by the qualified name of their input element. */
+  byAction: ReadonlyMap<string, ContractOperation>;
+  byElement: ReadonlyMap<string, ContractOperation>;
+}
+
 /**
  * Compiles a contract and its handlers into a transport-neutral SOAP 1.2 node. Misconfiguration
  * (a handler for an unknown operation, a missing handler, an unsupported schema construct) throws
@@ -204,20 +224,21 @@ export interface SoapService {
  * @see https://www.w3.org/TR/soap12-part1/#msgexchngmdl
  */
 export function createSoapService(options: SoapServiceOptions): SoapService {
+  const config = resolveServiceConfig(options);
+  return {
+    contract: config.contract,
+    handle: (request) => handle(config, request),
+    faultResponse: (fault, status, headers) => faultResponse(config, fault, status, headers),
+    errorResponse: (err) => errorResponse(config, err),
+  };
+}
+
+function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   if (typeof options?.wsdl !== "string")
     throw new TypeError("soap: options.wsdl must be a path or the WSDL text");
   const contract = loadContract(options.wsdl, options.contract ?? {});
   const handlers = options.handlers ?? {};
-  for (const name of Object.keys(handlers)) {
-    if (!contract.operations.some((o) => o.name === name)) {
-      throw new TypeError(`soap: handler "${name}" matches no operation of the contract`);
-    }
-    if (typeof handlers[name] !== "function")
-      throw new TypeError(`soap: handler "${name}" is not a function`);
-  }
-  for (const op of contract.operations) {
-    if (!handlers[op.name]) throw new TypeError(`soap: no handler for operation "${op.name}"`);
-  }
+  checkHandlers(contract, handlers);
   if (options.authenticate !== undefined && typeof options.authenticate !== "function") {
     throw new TypeError("soap: options.authenticate must be a function");
   }
@@ -229,244 +250,379 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
       { code: "ERR_SVC_SOAP_ENVELOPE_AUTHORIZE" },
     );
   }
-  const authorize = options.authorize;
   if (options.logger !== undefined && typeof options.logger?.error !== "function") {
     throw new TypeError("soap: options.logger must have an error(obj, msg) method");
   }
-  const limits: ResolvedXmlLimits = resolveLimits(options.limits);
-  const roles = new Set(options.roles ?? []);
-  const understood = compileNameSet([
-    ...(options.understoodHeaders ?? []),
-    ...(options.authenticate
-      ? (options.authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"])
-      : []),
-  ]);
-  const validateResponses = options.validateResponses ?? true;
   const byAction = new Map<string, ContractOperation>();
   const byElement = new Map<string, ContractOperation>();
   for (const op of contract.operations) {
     if (op.soapAction && !byAction.has(op.soapAction)) byAction.set(op.soapAction, op);
     byElement.set(op.input, op);
   }
-  const tns = contract.targetNamespace;
-  const schema = contract.schema;
-
-  const writeDetail = (op: ContractOperation | undefined) => (detail: Readonly<Record<string, unknown>>) => {
-    let out = "";
-    for (const [key, value] of Object.entries(detail)) {
-      const name = key.startsWith("{")
-        ? key
-        : (Object.values(op?.faults ?? {}).find((f) => f.endsWith(`}${key}`)) ??
-          schema.elementNames.find((n) => n.endsWith(`}${key}`)));
-      if (name && schema.hasElement(name)) out += schema.encode(name, value);
-      else out += plainDetail(key, value);
-    }
-    return out;
+  return {
+    contract,
+    handlers,
+    authenticate: options.authenticate,
+    authorize: options.authorize,
+    logger: options.logger,
+    limits: resolveLimits(options.limits),
+    roles: new Set(options.roles ?? []),
+    understood: compileNameSet([
+      ...(options.understoodHeaders ?? []),
+      ...(options.authenticate
+        ? (options.authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"])
+        : []),
+    ]),
+    validateResponses: options.validateResponses ?? true,
+    byAction,
+    byElement,
   };
+}
 
-  const faultResponse = (
-    fault: SoapFault,
-    status = fault.httpStatus,
-    headers: Record<string, string> = {},
-    op?: ContractOperation,
-  ): SoapResponse => ({
-    status,
-    headers: { ...headers, "Content-Type": RESPONSE_CONTENT_TYPE },
-    body: faultToXml(fault, tns, writeDetail(op)),
-  });
+/** One handler per operation of the contract, and no handler for anything else. */
+function checkHandlers(contract: Contract, handlers: Readonly<Record<string, SoapHandler>>): void {
+  for (const name of Object.keys(handlers)) {
+    if (!contract.operations.some((o) => o.name === name)) {
+      throw new TypeError(`soap: handler "${name}" matches no operation of the contract`);
+    }
+    if (typeof handlers[name] !== "function")
+      throw new TypeError(`soap: handler "${name}" is not a function`);
+  }
+  for (const op of contract.operations) {
+    if (!handlers[op.name]) throw new TypeError(`soap: no handler for operation "${op.name}"`);
+  }
+}
 
-  const errorResponse = (err: HttpError): SoapResponse =>
-    faultResponse(httpErrorToFault(err), err.status, { ...err.headers });
-  /** A refusal before (all of) the body was read: the transport discards the rest. */
-  const refuse = (err: HttpError): SoapResponse => ({ ...errorResponse(err), unreadBody: true });
+/**
+ * Processes one message: the HTTP binding's checks on the request, then {@link exchange}. Not
+ * `async`: a refusal costs no promise chain, and a message is one promise deep, as before.
+ */
+function handle(config: ServiceConfig, request: SoapRequest): Promise<SoapResponse> {
+  const media = cachedMediaType(request.contentType);
+  const charset = media?.parameters.charset?.toLowerCase();
+  const refusal = checkTransport(config.limits, request, media, charset);
+  if (refusal === SOAP11_MEDIA_TYPE) return soap11Answer(config, request, charset);
+  if (refusal !== undefined) return Promise.resolve(refuse(config, refusal));
+  return exchange(config, request, media as MediaType, charset);
+}
 
-  async function handle(request: SoapRequest): Promise<SoapResponse> {
-    const logger = options.logger ?? request.logger ?? fallbackLogger;
-    // SOAP 1.2 Part 2 §7.5.2.2 leaves these to HTTP: 415 (RFC 9110 §15.5.16) names what is
-    // accepted in Accept-Post, or in Accept-Encoding for a content coding; 413 (§15.5.14) is
-    // decided on Content-Length before any of the body is read.
-    const coding = request.contentEncoding?.trim().toLowerCase();
-    if (coding !== undefined && coding !== "" && coding !== "identity") {
-      return refuse(
-        HttpError.unsupportedMediaType(
-          `Content-Encoding "${coding.slice(0, 40)}" is not supported; send the message uncoded`,
-          { headers: { "Accept-Encoding": "identity" } },
-        ),
-      );
+/** SOAP 1.1's media type (SOAP 1.1 §6.1.1). */
+const SOAP11_MEDIA_TYPE = "text/xml";
+
+/**
+ * The checks SOAP 1.2 Part 2 §7.5.2.2 leaves to HTTP, made before any of the body is read: 415
+ * (RFC 9110 §15.5.16) names what is accepted in `Accept-Post`, or in `Accept-Encoding` for a
+ * content coding; 413 (§15.5.14) is decided on `Content-Length`. `text/xml` for SOAP 1.1.
+ */
+function checkTransport(
+  limits: ResolvedXmlLimits,
+  request: SoapRequest,
+  media: MediaType | undefined,
+  charset: string | undefined,
+): HttpError | typeof SOAP11_MEDIA_TYPE | undefined {
+  const coding = request.contentEncoding?.trim().toLowerCase();
+  if (coding !== undefined && coding !== "" && coding !== "identity") {
+    return HttpError.unsupportedMediaType(
+      `Content-Encoding "${coding.slice(0, 40)}" is not supported; send the message uncoded`,
+      { headers: { "Accept-Encoding": "identity" } },
+    );
+  }
+  if (!media) return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
+  if (media.type === SOAP11_MEDIA_TYPE) return SOAP11_MEDIA_TYPE;
+  if (media.type !== SOAP12_MEDIA_TYPE)
+    return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
+  if (charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
+    return unsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported`);
+  }
+  const declared = request.contentLength === undefined ? undefined : Number(request.contentLength);
+  if (declared !== undefined && declared > limits.maxBytes) {
+    return HttpError.contentTooLarge(`The message is larger than ${limits.maxBytes} bytes`);
+  }
+  return undefined;
+}
+
+/**
+ * `text/xml` is SOAP 1.1's media type: a SOAP 1.1 envelope gets the SOAP/1.1 VersionMismatch
+ * fault of Part 2 Appendix A, anything else 415.
+ */
+async function soap11Answer(
+  config: ServiceConfig,
+  request: SoapRequest,
+  charset: string | undefined,
+): Promise<SoapResponse> {
+  const root = await safeParse(request.body, config.limits, charset);
+  if (root && root.localName === "Envelope" && root.namespace === SOAP11_NS) return soap11Fault();
+  return errorResponse(config, unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`));
+}
+
+/**
+ * The SOAP processing of one message (Part 1 §2.6), as named steps: parse the envelope, route,
+ * authenticate and process the header blocks, check the body, authorize, decode, invoke, encode;
+ * whatever a step throws becomes a fault in {@link toFaultResponse}.
+ */
+async function exchange(
+  config: ServiceConfig,
+  request: SoapRequest,
+  media: MediaType,
+  charset: string | undefined,
+): Promise<SoapResponse> {
+  const logger = config.logger ?? request.logger ?? fallbackLogger;
+  let root: ParsedElement;
+  try {
+    root = await parseXml(request.body, config.limits, charset);
+  } catch (err) {
+    return parseFailure(config, err);
+  }
+  const action = media.parameters.action;
+  let op: ContractOperation | undefined;
+  try {
+    const envelope = checkEnvelope(root);
+    const bodyElement = envelope.body[0];
+    op = route(config, action, bodyElement);
+    const base: SoapAuthContext = {
+      operation: op?.name ?? "",
+      action,
+      headers: envelope.headers.map((h) => h.element),
+      correlationId: request.correlationId,
+      logger,
+      http: request.http,
+    };
+    const principal = config.authenticate ? await authenticateStep(config.authenticate, base) : undefined;
+    checkMustUnderstand(config, envelope.headers);
+    // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
+    if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
+    const target = checkBody(envelope.body, op, action);
+    const context: SoapContext = { ...base, principal };
+    // Authorization before decoding: a caller refused here costs no schema validation.
+    if (config.authorize) await authorizeStep(config.authorize, context, target);
+    const payload = decodeBody(config, bodyElement as ParsedElement);
+    const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
+    return encodeResult(config, target, await handler(payload, context));
+  } catch (err) {
+    return toFaultResponse(config, err, op, request.correlationId, logger);
+  }
+}
+
+/** A body that is not well-formed XML (or too large) is refused before any SOAP processing. */
+function parseFailure(config: ServiceConfig, err: unknown): SoapResponse {
+  if (err instanceof XmlError && err.kind === "too-large") {
+    return refuse(config, HttpError.contentTooLarge(err.message));
+  }
+  if (err instanceof XmlError) return faultResponse(config, senderFault(err.message));
+  throw err;
+}
+
+/** Routing (Part 2 §7.1.4 action parameter, then the body element's qualified name). */
+function route(
+  config: ServiceConfig,
+  action: string | undefined,
+  bodyElement: ParsedElement | undefined,
+): ContractOperation | undefined {
+  const op = action !== undefined ? config.byAction.get(action) : undefined;
+  if (op !== undefined || !bodyElement) return op;
+  return config.byElement.get(clark(bodyElement.namespace, bodyElement.localName));
+}
+
+/** What the `authenticate` hook threw, kept until the mustUnderstand check has run. */
+class AuthenticationFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/** The principal `authenticate` returns, or what it threw as an {@link AuthenticationFailure}. */
+async function authenticateStep(
+  authenticate: NonNullable<SoapServiceOptions["authenticate"]>,
+  context: SoapAuthContext,
+): Promise<unknown> {
+  try {
+    return await authenticate(context.headers, context);
+  } catch (err) {
+    return new AuthenticationFailure(err);
+  }
+}
+
+/** Part 1 §2.6 step 3: a mandatory targeted block nobody understands stops processing. */
+function checkMustUnderstand(config: ServiceConfig, headers: readonly HeaderBlock[]): void {
+  const notUnderstood = headers.filter(
+    (h) => h.mustUnderstand && isTargeted(h, config.roles) && !config.understood(h.element),
+  );
+  if (notUnderstood.length > 0) throw mustUnderstandFault(notUnderstood);
+}
+
+/** The body holds the one input element of the routed operation, in no data encoding (literal). */
+function checkBody(
+  body: readonly ParsedElement[],
+  op: ContractOperation | undefined,
+  action: string | undefined,
+): ContractOperation {
+  const bodyElement = body[0];
+  if (body.length !== 1 || !bodyElement) {
+    throw senderFault("env:Body must contain exactly one element (document/literal)");
+  }
+  const bodyName = clark(bodyElement.namespace, bodyElement.localName);
+  if (!op) throw senderFault(`No operation takes ${bodyName}`);
+  if (op.input !== bodyName) {
+    throw senderFault(`The action "${action ?? ""}" does not take ${bodyName}`);
+  }
+  // Part 1 §5.1.1, §5.4.6: a body child scoped to a data encoding this node does not
+  // support (anything but literal, that is `encoding/none`) is a DataEncodingUnknown fault.
+  const style = bodyElement.attributes[ENCODING_STYLE];
+  if (style !== undefined && style.trim() !== ENCODING_NONE && style.trim() !== "") {
+    throw new SoapFault({
+      code: "DataEncodingUnknown",
+      reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
+    });
+  }
+  return op;
+}
+
+/**
+ * The `authorize` hook: `true` goes on, `false` is a `wsse:FailedAuthentication` Sender fault,
+ * anything else a bug of the hook (a logged Receiver fault); what it throws maps as for
+ * `authenticate` ({@link credentialsFault}).
+ */
+async function authorizeStep(
+  authorize: NonNullable<SoapServiceOptions["authorize"]>,
+  context: SoapContext,
+  op: ContractOperation,
+): Promise<void> {
+  let allowed: unknown;
+  try {
+    allowed = await authorize(context);
+  } catch (err) {
+    throw credentialsFault(err);
+  }
+  if (allowed === false) throw notAuthorizedFault(op.name);
+  if (allowed !== true) {
+    throw new TypeError(
+      `The authorize hook returned ${describeOption(allowed)} for ${op.name}, not a boolean`,
+    );
+  }
+}
+
+/** The input element's value, checked against the schema; a mismatch is the sender's fault. */
+function decodeBody(config: ServiceConfig, bodyElement: ParsedElement): unknown {
+  try {
+    return config.contract.schema.decode(stripSoapAttributes(bodyElement));
+  } catch (err) {
+    if (err instanceof SchemaValidationError) throw senderFault(`Invalid request: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The handler's result as the output element in an envelope; a one-way operation's 202. */
+function encodeResult(config: ServiceConfig, op: ContractOperation, result: unknown): SoapResponse {
+  if (op.output === undefined) {
+    // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope.
+    return { status: 202, headers: {}, body: "" };
+  }
+  let bodyXml: string;
+  try {
+    bodyXml = config.contract.schema.encode(op.output, result);
+  } catch (err) {
+    if (config.validateResponses || !(err instanceof SchemaValidationError)) {
+      throw new Error(`The result of ${op.name} does not match the schema`, { cause: err });
     }
-    const media = cachedMediaType(request.contentType);
-    if (!media) return refuse(unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`));
-    const charset = media.parameters.charset?.toLowerCase();
-    if (media.type === "text/xml") {
-      // text/xml is SOAP 1.1's media type (SOAP 1.1 §6.1.1): answer a SOAP 1.1 envelope with the
-      // SOAP/1.1 VersionMismatch fault of Part 2 Appendix A, anything else with 415.
-      const root = await safeParse(request.body, limits, charset);
-      if (
-        root &&
-        root.localName === "Envelope" &&
-        root.namespace === "http://schemas.xmlsoap.org/soap/envelope/"
-      ) {
-        return soap11Fault();
-      }
-      return errorResponse(unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`));
-    }
-    if (media.type !== SOAP12_MEDIA_TYPE) {
-      return refuse(unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`));
-    }
-    if (charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
-      return refuse(unsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported`));
-    }
-    const declared = request.contentLength === undefined ? undefined : Number(request.contentLength);
-    if (declared !== undefined && declared > limits.maxBytes) {
-      return refuse(HttpError.contentTooLarge(`The message is larger than ${limits.maxBytes} bytes`));
-    }
-    let root: ParsedElement;
+    throw err;
+  }
+  return {
+    status: 200,
+    headers: { "Content-Type": RESPONSE_CONTENT_TYPE },
+    body: serializeEnvelope(bodyXml),
+  };
+}
+
+/**
+ * What a step threw, as the response: a SOAP 1.1 envelope's VersionMismatch; a {@link SoapFault}
+ * with its Part 2 §7.5.2.2 status; an `HttpError` with its status and headers, 4xx as Sender,
+ * 5xx as Receiver; anything else a Receiver fault (500), logged.
+ */
+function toFaultResponse(
+  config: ServiceConfig,
+  err: unknown,
+  op: ContractOperation | undefined,
+  correlationId: string | undefined,
+  logger: SoapLogger,
+): SoapResponse {
+  if (err instanceof Soap11EnvelopeError) return soap11Fault();
+  if (err instanceof SoapFault) {
     try {
-      root = await parseXml(request.body, limits, charset);
-    } catch (err) {
-      if (err instanceof XmlError && err.kind === "too-large") {
-        return refuse(HttpError.contentTooLarge(err.message));
-      }
-      if (err instanceof XmlError) return faultResponse(senderFault(err.message));
-      throw err;
-    }
-    const action = media.parameters.action;
-    let op: ContractOperation | undefined;
-    try {
-      const envelope = checkEnvelope(root);
-      const headerElements = envelope.headers.map((h) => h.element);
-      const targeted = envelope.headers.filter((h) => isTargeted(h, roles));
-      const marked = new Set<XmlElement>();
-
-      // Routing (Part 2 §7.1.4 action parameter, then the body element's qualified name).
-      const bodyElement = envelope.body[0];
-      op = action !== undefined ? byAction.get(action) : undefined;
-      if (op === undefined && bodyElement)
-        op = byElement.get(clark(bodyElement.namespace, bodyElement.localName));
-
-      const baseContext: SoapAuthContext = {
-        operation: op?.name ?? "",
-        action,
-        headers: headerElements,
-        correlationId: request.correlationId,
-        logger,
-        http: request.http,
-      };
-      let principal: unknown;
-      let authError: unknown;
-      let authFailed = false;
-      if (options.authenticate) {
-        try {
-          principal = await options.authenticate(headerElements, baseContext);
-          for (const h of targeted) if (understood(h.element)) marked.add(h.element);
-        } catch (err) {
-          authFailed = true;
-          authError = err;
-        }
-      }
-      // Part 1 §2.6 step 3: a mandatory targeted block nobody understands stops processing.
-      const notUnderstood = targeted.filter(
-        (h) => h.mustUnderstand && !understood(h.element) && !marked.has(h.element),
-      );
-      if (notUnderstood.length > 0) throw mustUnderstandFault(notUnderstood);
-      // Refused credentials are the sender's fault; a hook that broke is this node's (below).
-      if (authFailed) throw authenticationFault(authError);
-
-      if (envelope.body.length !== 1 || !bodyElement) {
-        throw senderFault("env:Body must contain exactly one element (document/literal)");
-      }
-      const bodyName = clark(bodyElement.namespace, bodyElement.localName);
-      if (!op) throw senderFault(`No operation takes ${bodyName}`);
-      if (op.input !== bodyName) {
-        throw senderFault(`The action "${action ?? ""}" does not take ${bodyName}`);
-      }
-      // Part 1 §5.1.1, §5.4.6: a body child scoped to a data encoding this node does not
-      // support (anything but literal, that is `encoding/none`) is a DataEncodingUnknown fault.
-      const style = bodyElement.attributes[ENCODING_STYLE];
-      if (style !== undefined && style.trim() !== ENCODING_NONE && style.trim() !== "") {
-        throw new SoapFault({
-          code: "DataEncodingUnknown",
-          reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
-        });
-      }
-      const context: SoapContext = { ...baseContext, principal };
-      // Authorization before decoding: a caller refused here costs no schema validation.
-      if (authorize) {
-        let allowed: unknown;
-        try {
-          allowed = await authorize(context);
-        } catch (err) {
-          throw authenticationFault(err);
-        }
-        if (allowed === false) throw notAuthorizedFault(op.name);
-        if (allowed !== true) {
-          throw new TypeError(
-            `The authorize hook returned ${describeOption(allowed)} for ${op.name}, not a boolean`,
-          );
-        }
-      }
-      const literal = stripSoapAttributes(bodyElement);
-      let payload: unknown;
-      try {
-        payload = schema.decode(literal);
-      } catch (err) {
-        if (err instanceof SchemaValidationError) throw senderFault(`Invalid request: ${err.message}`);
-        throw err;
-      }
-      const handler = handlers[op.name] as (payload: unknown, context: SoapContext) => unknown;
-      const result = await handler(payload, context);
-      if (op.output === undefined) {
-        // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope.
-        return { status: 202, headers: {}, body: "" };
-      }
-      let bodyXml: string;
-      try {
-        bodyXml = schema.encode(op.output, result);
-      } catch (err) {
-        if (validateResponses || !(err instanceof SchemaValidationError)) {
-          throw new Error(`The result of ${op.name} does not match the schema`, { cause: err });
-        }
-        throw err;
-      }
-      return {
-        status: 200,
-        headers: { "Content-Type": RESPONSE_CONTENT_TYPE },
-        body: serializeEnvelope(bodyXml),
-      };
-    } catch (err) {
-      if (err instanceof Soap11EnvelopeError) return soap11Fault();
-      if (err instanceof SoapFault) {
-        try {
-          return faultResponse(err, err.httpStatus, {}, op);
-        } catch (detailError) {
-          return internalFault(detailError);
-        }
-      }
-      if (isHttpError(err)) {
-        if (err.status < 500) {
-          return faultResponse(senderFault(err.expose ? err.message : err.reason), err.status, {
-            ...err.headers,
-          });
-        }
-        return internalFault(err, err.status, { ...err.headers });
-      }
-      return internalFault(err);
-    }
-
-    function internalFault(err: unknown, status = 500, headers: Record<string, string> = {}): SoapResponse {
-      logger.error(
-        { err, operation: op?.name, correlationId: request.correlationId },
-        "SOAP operation failed",
-      );
-      return faultResponse(
-        new SoapFault({ code: "Receiver", reason: "The service could not process the request" }),
-        status,
-        headers,
-      );
+      return faultResponse(config, err, err.httpStatus, {}, op);
+    } catch (detailError) {
+      return internalFault(config, logger, detailError, op, correlationId);
     }
   }
+  if (isHttpError(err)) {
+    if (err.status < 500) {
+      return faultResponse(config, senderFault(err.expose ? err.message : err.reason), err.status, {
+        ...err.headers,
+      });
+    }
+    return internalFault(config, logger, err, op, correlationId, err.status, { ...err.headers });
+  }
+  return internalFault(config, logger, err, op, correlationId);
+}
 
-  return { contract, handle, faultResponse: (f, s, h) => faultResponse(f, s, h), errorResponse };
+/** A failure of this node: logged with the correlation id, answered without internal detail. */
+function internalFault(
+  config: ServiceConfig,
+  logger: SoapLogger,
+  err: unknown,
+  op: ContractOperation | undefined,
+  correlationId: string | undefined,
+  status = 500,
+  headers: Record<string, string> = {},
+): SoapResponse {
+  logger.error({ err, operation: op?.name, correlationId }, "SOAP operation failed");
+  return faultResponse(
+    config,
+    new SoapFault({ code: "Receiver", reason: "The service could not process the request" }),
+    status,
+    headers,
+  );
+}
+
+/** A fault as a response; its detail entries are encoded with the schema when it declares them. */
+function faultResponse(
+  config: ServiceConfig,
+  fault: SoapFault,
+  status = fault.httpStatus,
+  headers: Record<string, string> = {},
+  op?: ContractOperation,
+): SoapResponse {
+  return {
+    status,
+    headers: { ...headers, "Content-Type": RESPONSE_CONTENT_TYPE },
+    body: faultToXml(fault, config.contract.targetNamespace, (detail) => writeDetail(config, op, detail)),
+  };
+}
+
+/** Detail entries as elements of the schema (an operation's declared faults first), else plain. */
+function writeDetail(
+  config: ServiceConfig,
+  op: ContractOperation | undefined,
+  detail: Readonly<Record<string, unknown>>,
+): string {
+  const schema = config.contract.schema;
+  let out = "";
+  for (const [key, value] of Object.entries(detail)) {
+    const name = key.startsWith("{")
+      ? key
+      : (Object.values(op?.faults ?? {}).find((f) => f.endsWith(`}${key}`)) ??
+        schema.elementNames.find((n) => n.endsWith(`}${key}`)));
+    if (name && schema.hasElement(name)) out += schema.encode(name, value);
+    else out += plainDetail(key, value);
+  }
+  return out;
+}
+
+/** Any transport-level refusal as a fault with the error's status and headers. */
+function errorResponse(config: ServiceConfig, err: HttpError): SoapResponse {
+  return faultResponse(config, httpErrorToFault(err), err.status, { ...err.headers });
+}
+
+/** A refusal before (all of) the body was read: the transport discards the rest. */
+function refuse(config: ServiceConfig, err: HttpError): SoapResponse {
+  return { ...errorResponse(config, err), unreadBody: true };
 }
 
 function soap11Fault(): SoapResponse {
@@ -495,78 +651,6 @@ function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
     code: "MustUnderstand",
     reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${names.map((n) => `{${n.namespace}}${n.localName}`).join(", ")}`,
     headerXml: notUnderstoodHeaders(names),
-  });
-}
-
-/** WS-Security 1.0 §12 fault codes (plus wsu:MessageExpired's local name, §10). */
-const WSSE_FAULT_CODES: ReadonlySet<string> = new Set([
-  "UnsupportedSecurityToken",
-  "UnsupportedAlgorithm",
-  "InvalidSecurity",
-  "InvalidSecurityToken",
-  "FailedAuthentication",
-  "FailedCheck",
-  "SecurityTokenUnavailable",
-  "MessageExpired",
-]);
-
-/**
- * Thrown by an `authenticate` hook when the credentials are refused: a Sender fault with subcode
- * `wsse:<code>` (WS-Security 1.0 §12), `wsse:FailedAuthentication` by default.
- *
- * @example throw new SoapAuthenticationError("Unknown user");
- * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf
- */
-export class SoapAuthenticationError extends Error {
-  /** The WS-Security fault code. */
-  readonly code: string;
-  constructor(
-    message = "The security token could not be authenticated or authorized",
-    code = "FailedAuthentication",
-  ) {
-    super(message);
-    this.name = "SoapAuthenticationError";
-    this.code = WSSE_FAULT_CODES.has(code) ? code : "FailedAuthentication";
-  }
-}
-
-/**
- * What the `authenticate` hook's exception means: refused credentials → Sender (400) with a
- * `wsse` subcode; an HttpError → its status and headers; anything else → rethrown, so it ends as
- * a logged Receiver fault (500) like any other failure of this node.
- */
-function authenticationFault(err: unknown): unknown {
-  if (err instanceof SoapFault) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  const refused =
-    err instanceof SoapAuthenticationError ||
-    (typeof code === "string" && WSSE_FAULT_CODES.has(code)) ||
-    (isHttpError(err) && (err.status === 401 || err.status === 403));
-  if (!refused) return err;
-  const local = typeof code === "string" && WSSE_FAULT_CODES.has(code) ? code : "FailedAuthentication";
-  // WS-Security 1.0 §10: MessageExpired is a wsu fault; an error may name its namespace itself.
-  const named = (err as { namespace?: unknown }).namespace;
-  const namespace =
-    typeof named === "string" && /^[a-z][a-z0-9+.-]*:\S+$/i.test(named)
-      ? named
-      : local === "MessageExpired"
-        ? WSU_NS
-        : WSSE_NS;
-  // WS-Security 1.0 §12: "FailedAuthentication: The security token could not be authenticated or authorized".
-  return new SoapFault({
-    code: "Sender",
-    subcode: { namespace, localName: local },
-    reason: "The security token could not be authenticated or authorized",
-    cause: err,
-  });
-}
-
-/** The `authorize` hook said no: WS-Security 1.0 §12 FailedAuthentication covers "authorized". */
-function notAuthorizedFault(operation: string): SoapFault {
-  return new SoapFault({
-    code: "Sender",
-    subcode: { namespace: WSSE_NS, localName: "FailedAuthentication" },
-    reason: `Not authorized to invoke ${operation}`,
   });
 }
 

@@ -16,8 +16,8 @@ import {
 import { soapEndpoint } from "./endpoint.js";
 import { WSSE_NS } from "./fault.js";
 import { SchemaCompileError } from "./schema.js";
-import { SoapAuthenticationError } from "./service.js";
 import { loadContract } from "./wsdl.js";
+import { SoapAuthenticationError } from "./wsse.js";
 
 const customerWsdl = readFileSync(CUSTOMER_WSDL, "utf8");
 const load = (text: string) => loadContract(text, { baseDir: FIXTURES });

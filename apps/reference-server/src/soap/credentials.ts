@@ -3,40 +3,17 @@ import {
   type NonceStore,
   type Principal,
   type PrincipalInit,
-  SoapAuthError,
 } from "@svc/auth";
-import {
-  type SoapAuthContext,
-  type SoapContext,
-  SoapFault,
-  WSSE_NS,
-  type XmlElement,
-} from "@svc/soap-envelope";
-import type { Request } from "express";
+import { type SoapContext, SoapFault } from "@svc/soap-envelope";
 import type { Config } from "../config.js";
 import type { Security } from "../security.js";
-
-function hasHeaderCredentials(blocks: readonly XmlElement[]): boolean {
-  return blocks.some(
-    (b) => (b.namespace === WSSE_NS && b.localName === "Security") || b.localName === "Authentication",
-  );
-}
-
-/** WS-Security 1.0 §12 fault, with the subcode namespace @svc/auth names (wsse, or wsu for MessageExpired). */
-function securityFault(code: string, namespace: string, reason: string, cause?: unknown): SoapFault {
-  return new SoapFault({
-    code: "Sender",
-    subcode: { namespace, localName: code },
-    reason,
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
 
 /**
  * The endpoints' `authenticate` hook (spec part 5 rule 5): credentials in the SOAP Header
  * (`Authentication/Username/Password` or WS-Security `UsernameToken`), else those of the HTTP
- * `Authorization` header, checked against the same users as the resource API. None, or wrong
- * ones, are a Sender fault with a `wsse` subcode.
+ * `Authorization` header, checked against the same users as the resource API. @svc/auth's
+ * verifier decides, and @svc/soap-envelope turns its refusals into Sender faults with a `wsse`
+ * subcode: this only wires the users in.
  *
  * Header credentials go through the same Basic verifier as HTTP Basic and `POST /auth/token`
  * (`security.basic`, from `guardBasic`): one failure budget per client address and per user name
@@ -61,45 +38,11 @@ export function soapAuthenticator(config: Config, security: Security, nonceStore
     const init = await principal;
     return init ? { ...init, password: user.password } : undefined;
   };
-  const credentials = createSoapCredentialsVerifier(
+  return createSoapCredentialsVerifier(
     security.basic
       ? { verifier: security.basic, getPassword, nonceStore }
       : { verify: security.verify, getPassword, nonceStore },
-  );
-  return async function authenticateSoap(
-    headerBlocks: readonly XmlElement[],
-    context: SoapAuthContext,
-  ): Promise<Principal> {
-    // The principal of the HTTP Authorization header (Basic or Bearer), verified by @svc/auth's
-    // `authenticate` in front of the endpoint; the endpoint hands the HTTP request over as `http`.
-    const fromHttp = (context.http as Request | undefined)?.principal;
-    if (hasHeaderCredentials(headerBlocks)) {
-      let principal: Principal;
-      try {
-        principal = await credentials.verify(headerBlocks, { request: context.http as Request | undefined });
-      } catch (err) {
-        if (err instanceof SoapAuthError) {
-          throw securityFault(err.code, err.namespace, err.message, err);
-        }
-        throw err;
-      }
-      // Two different users in one request: whose request it is would be a guess.
-      if (fromHttp && fromHttp.id !== principal.id) {
-        throw securityFault(
-          "InvalidSecurity",
-          WSSE_NS,
-          "The SOAP header and the Authorization header name different users",
-        );
-      }
-      return principal;
-    }
-    if (fromHttp) return fromHttp;
-    throw securityFault(
-      "FailedAuthentication",
-      WSSE_NS,
-      "Credentials are required: a SOAP Authentication or wsse:Security header, or HTTP Authorization",
-    );
-  };
+  ).authenticate;
 }
 
 /** Operations that only read; every other operation of the contracts writes. */
