@@ -8,25 +8,9 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from "jose";
+import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS } from "./algorithms.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { VerifiedTokenCache } from "./token-cache.js";
-
-/** JWS algorithms with a shared secret (RFC 7518 §3.2). */
-const HMAC_ALGORITHMS = new Set(["HS256", "HS384", "HS512"]);
-/** JWS algorithms with a key pair (RFC 7518 §3.3-3.5, RFC 8037). */
-const ASYMMETRIC_ALGORITHMS = new Set([
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-  "Ed25519",
-]);
 
 /** The verified-token cache's settings. */
 export interface BearerCacheOptions {

@@ -1,19 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
+import { SIGNING_ALGORITHMS } from "./algorithms.js";
 import type { Principal } from "./principal.js";
-
-const SIGNING_ALGORITHMS = [
-  "ES256",
-  "ES384",
-  "ES512",
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "EdDSA",
-] as const;
 
 /** A JWS algorithm {@link createTokenIssuer} can sign with. */
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
