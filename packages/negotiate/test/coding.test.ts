@@ -112,6 +112,20 @@ describe("large and written bodies decode to the original bytes", () => {
     expect(gunzipSync(res.body).toString()).toBe(`${"a".repeat(600)}${"b".repeat(600)}${"c".repeat(600)}`);
   });
 
+  it("a client gone mid-body → the coder is released and the server keeps serving", async () => {
+    await new Promise<void>((resolve, reject) => {
+      const req = httpGet(`${server.url}/stream`, { headers: { "accept-encoding": "gzip" } }, (res) => {
+        res.once("data", () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on("error", (err) => (req.destroyed ? undefined : reject(err)));
+    });
+    const res = await raw("/stream", "br");
+    expect(brotliDecompressSync(res.body).toString()).toBe(big);
+  });
+
   it("a 204 is never given a Content-Encoding, even when identity is refused", async () => {
     const res = await raw("/no-content", "identity;q=0, gzip");
     expect(res.status).toBe(204);
