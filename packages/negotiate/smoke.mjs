@@ -15,6 +15,9 @@ export default function smoke(mod) {
   if (mod.selectLanguage("de-AT", ["en", "de"]) !== "de") throw new Error("selectLanguage is broken");
   if (typeof mod.negotiate() !== "function") throw new Error("negotiate() is not a function");
   if (typeof mod.parseBody() !== "function") throw new Error("parseBody() is not a function");
+  if (typeof mod.createNegotiator().represent !== "function") throw new Error("createNegotiator() is broken");
+  if (typeof mod.crossOrigin({ origins: ["https://a.example"] }) !== "function")
+    throw new Error("crossOrigin() is not a function");
   if (!mod.xml.serialize({ a: "<" }).includes("<a>&lt;</a>")) throw new Error("xml representation is broken");
   if (mod.csv.serialize([{ a: 1 }]) !== "a\r\n1\r\n") throw new Error("csv representation is broken");
 }

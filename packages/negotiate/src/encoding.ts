@@ -1,4 +1,8 @@
 import { parseQList } from "@svc/errors";
+import { frozenQList, memoLast } from "./headers.js";
+
+/** content-coding = token, and `*` is itself a token (RFC 9110 §12.5.3). */
+const parsed = memoLast((header) => frozenQList(parseQList(header)));
 
 /**
  * Picks a content coding according to `Accept-Encoding` (RFC 9110 §12.5.3), or `undefined` when
@@ -22,8 +26,7 @@ export function selectEncoding(
   offers: readonly string[],
 ): string | undefined {
   if (acceptEncoding === undefined || acceptEncoding.trim() === "") return "identity";
-  // content-coding = token, and `*` is itself a token (RFC 9110 §12.5.3).
-  const items = parseQList(acceptEncoding);
+  const items = parsed(acceptEncoding);
   if (items.length === 0) return "identity";
   let star: number | undefined;
   let identity: number | undefined;

@@ -9,6 +9,8 @@ export {
   parseXmlBody as parseXml,
   type XmlValue,
 } from "./body.js";
+export { createNegotiator, type Negotiator } from "./core.js";
+export { type CrossOriginOptions, crossOrigin } from "./cors.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
 export {
@@ -20,6 +22,7 @@ export {
   type RepresentOptions,
   weakenEtag,
 } from "./negotiate.js";
+export type { NegotiateConfig } from "./options.js";
 export {
   type CsvRepresentationOptions,
   csv,

@@ -1,8 +1,13 @@
-import { parseQList } from "@svc/errors";
+import { parseQList, type QItem } from "@svc/errors";
+import { frozenQList, memoLast } from "./headers.js";
 
 // RFC 4647 §2.1: language-range = (1*8ALPHA *("-" 1*8alphanum)) / "*" (bounded repetition: linear).
 const LANGUAGE_RANGE = /^(?:\*|[a-z]{1,8}(?:-[a-z0-9]{1,8})*)$/;
 const isLanguageRange = (value: string) => LANGUAGE_RANGE.test(value);
+
+const NONE: readonly QItem[] = Object.freeze([]);
+
+const parsed = memoLast((header) => frozenQList(parseQList(header, isLanguageRange)));
 
 /** How well `range` names `tag`: 3 exact, 2 range is a prefix of the tag, 1 tag is a prefix of the range, 0 `*`. */
 function languageSpecificity(range: string, tag: string): number {
@@ -31,7 +36,7 @@ export function selectLanguage(
 ): string | undefined {
   const first = offers[0];
   if (first === undefined) return undefined;
-  const items = acceptLanguage === undefined ? [] : parseQList(acceptLanguage, isLanguageRange);
+  const items = acceptLanguage === undefined ? NONE : parsed(acceptLanguage);
   if (items.length === 0) return first;
   let best: string | undefined;
   let bestQ = 0;

@@ -171,39 +171,44 @@ export function csvRepresentation(options: CsvRepresentationOptions = {}): Repre
   return {
     mediaType: "text/csv",
     canRepresent: isCollection,
-    serialize: (data) => {
-      const rows = isCollection(data) ? data : [data];
-      const columns: string[] = [];
-      const seen = new Set<string>();
-      for (const row of rows) {
-        if (row !== null && typeof row === "object") {
-          for (const key of Object.keys(row)) {
-            if (!seen.has(key)) {
-              seen.add(key);
-              columns.push(key);
-            }
-          }
-        }
-      }
-      if (columns.length === 0) {
-        return stringify(
-          rows.map((r) => [cellOf(r)]),
-          { header: true, columns: ["value"] },
-        );
-      }
-      return stringify(
-        [
-          columns.map(text),
-          ...rows.map((r) =>
-            columns.map((c) =>
-              cellOf(r !== null && typeof r === "object" ? (r as Record<string, unknown>)[c] : undefined),
-            ),
-          ),
-        ],
-        { record_delimiter: "windows" },
-      );
-    },
+    serialize: (data) => csvTable(isCollection(data) ? data : [data], text, cellOf),
   };
+}
+
+/** The union of the rows' keys, in order of first appearance: the CSV header row. */
+function columnsOf(rows: readonly unknown[]): string[] {
+  const columns: string[] = [];
+  const seen = new Set<string>();
+  for (const row of rows) {
+    if (row === null || typeof row !== "object") continue;
+    for (const key of Object.keys(row)) {
+      if (!seen.has(key)) {
+        seen.add(key);
+        columns.push(key);
+      }
+    }
+  }
+  return columns;
+}
+
+/** RFC 4180 text of the rows: a header row of their keys, or one `value` column for scalars. */
+function csvTable(
+  rows: readonly unknown[],
+  text: (t: string) => string,
+  cellOf: (value: unknown) => string,
+): string {
+  const columns = columnsOf(rows);
+  if (columns.length === 0) {
+    return stringify(
+      rows.map((r) => [cellOf(r)]),
+      { header: true, columns: ["value"] },
+    );
+  }
+  const field = (r: unknown, c: string) =>
+    cellOf(r !== null && typeof r === "object" ? (r as Record<string, unknown>)[c] : undefined);
+  return stringify([columns.map(text), ...rows.map((r) => columns.map((c) => field(r, c)))], {
+    record_delimiter: "windows",
+  });
 }
 
 /**

@@ -1,0 +1,226 @@
+import { ServerResponse } from "node:http";
+import {
+  type BrotliCompress,
+  constants,
+  createBrotliCompress,
+  createDeflate,
+  createGzip,
+  type Deflate,
+  type Gzip,
+} from "node:zlib";
+import { appendVary } from "@svc/errors";
+import onHeaders from "on-headers";
+import { contentTypeOf, headerString, isCoded, isCompressible, noTransform, weakenEtag } from "./headers.js";
+import { negotiationOf, type RequestNegotiation } from "./negotiation.js";
+import type { CompressionConfig } from "./options.js";
+
+/**
+ * Once the headers are final: a coded response (by this package, or a handler that sent coded
+ * bytes itself) must not keep a strong tag of the identity bytes (RFC 9110 §8.8.3); and
+ * `Vary: Accept-Encoding` goes on a response that would be coded for some client (compressible,
+ * transformable), and on its 304: RFC 9110 §15.4.5 has a 304 carry the `Vary` the 200 would have
+ * sent, but the code that turns a response into a 304 (`send` behind `res.sendFile` and
+ * `express.static`, Express's `res.send`, `conditional()`) removes `Content-Type` first, so the
+ * type is taken from what was removed.
+ */
+function varyOnCoding(this: ServerResponse): void {
+  if (isCoded(this)) weakenEtag(this);
+  let contentType = contentTypeOf(this);
+  if (contentType === undefined && this.statusCode === 304) contentType = negotiationOf(this)?.removedType;
+  if (isCompressible(contentType) && !noTransform(this)) appendVary(this, "Accept-Encoding");
+}
+
+/** The response's `removeHeader`, remembering a removed `Content-Type` for {@link varyOnCoding}. */
+function removeHeaderNotingType(this: ServerResponse, name: string): void {
+  const n = negotiationOf(this);
+  const original = n?.removeHeader;
+  if (n === undefined || original === undefined) {
+    ServerResponse.prototype.removeHeader.call(this, name);
+    return;
+  }
+  if (name.length === 12 && name.toLowerCase() === "content-type") {
+    const type = headerString(this.getHeader(name));
+    if (type !== undefined) n.removedType = type;
+  }
+  original.call(this, name);
+}
+
+/** RFC 9110 §15: 204 and 304 have no content to code; 1xx are not final. */
+function hasContent(res: ServerResponse): boolean {
+  return res.statusCode !== 204 && res.statusCode !== 304 && res.statusCode >= 200;
+}
+
+/**
+ * The content coding a response gets once its headers are final, or `identity`: not on a response
+ * without content, nor on one a handler coded itself (RFC 9110 §8.4).
+ */
+function finalCoding(res: ServerResponse, n: RequestNegotiation, bodyLength: number | undefined): string {
+  if (!hasContent(res) || isCoded(res)) return "identity";
+  const declared = Number(res.getHeader("Content-Length"));
+  return n.codingFor(contentTypeOf(res), Number.isFinite(declared) ? declared : bodyLength);
+}
+
+/**
+ * RFC 9110 §9.3.2: the server SHOULD send the same header fields in response to HEAD as it would
+ * for GET. A HEAD whose GET would be coded gets the GET's Content-Encoding (so also the weak ETag)
+ * and Vary; Content-Length, which the coded GET does not send (it is chunked), is dropped (§8.6
+ * lets HEAD omit it).
+ */
+function codeHeadLikeGet(this: ServerResponse): void {
+  const n = negotiationOf(this);
+  const coding = n === undefined ? "identity" : finalCoding(this, n, undefined);
+  if (coding !== "identity") {
+    this.setHeader("Content-Encoding", coding);
+    this.removeHeader("Content-Length");
+  }
+  varyOnCoding.call(this);
+}
+
+/** A coder for RFC 9110 §8.4.1.2 gzip, §8.4.1.3 deflate, RFC 7932 br (quality 4). */
+type Coder = Gzip | Deflate | BrotliCompress;
+
+function createCoder(coding: string, level: number | undefined): Coder {
+  if (coding === "br") return createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
+  const options = level === undefined ? {} : { level };
+  return coding === "gzip" ? createGzip(options) : createDeflate(options);
+}
+
+type Listener = (...args: unknown[]) => void;
+type Callback = (error?: Error | null) => void;
+
+function toBuffer(chunk: unknown, encoding: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return Buffer.from(String(chunk), typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+}
+
+function byteLength(chunk: unknown, encoding: unknown): number {
+  if (chunk == null) return 0;
+  if (chunk instanceof Uint8Array) return chunk.byteLength;
+  return Buffer.byteLength(
+    String(chunk),
+    typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8",
+  );
+}
+
+/**
+ * Codes one response's body through a `node:zlib` stream: `write`/`end` go to the coder once the
+ * headers are final and the coding is decided; the coder's output goes to the socket with
+ * backpressure (the coder pauses until the response drains, and `drain` listeners such as
+ * `pipe`'s listen on the coder).
+ */
+class BodyCoder {
+  readonly write: (chunk: unknown, encoding?: unknown, cb?: Callback) => boolean;
+  readonly end: (chunk?: unknown, encoding?: unknown, cb?: Callback) => ServerResponse;
+  readonly on: (event: string | symbol, listener: Listener) => ServerResponse;
+  stream: Coder | undefined;
+  decided = false;
+  ended = false;
+  closed = false;
+  bodyLength: number | undefined;
+  drains: Listener[] = [];
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly negotiation: RequestNegotiation,
+    readonly level: number | undefined,
+  ) {
+    this.write = res.write as BodyCoder["write"];
+    this.end = res.end as BodyCoder["end"];
+    this.on = res.on as (event: string | symbol, listener: Listener) => ServerResponse;
+  }
+
+  /** Runs when the headers are being written: picks the coding and starts the coder. */
+  decide(): void {
+    this.decided = true;
+    const { res } = this;
+    const coding = finalCoding(res, this.negotiation, this.bodyLength);
+    if (coding !== "identity" && !this.closed) {
+      const stream = createCoder(coding, this.level);
+      this.stream = stream;
+      res.setHeader("Content-Encoding", coding);
+      res.removeHeader("Content-Length");
+      stream.on("data", (chunk: Buffer) => {
+        if (this.write.call(res, chunk) === false) stream.pause();
+      });
+      stream.on("end", () => this.end.call(res));
+      this.on.call(res, "drain", () => stream.resume());
+    }
+    const target = this.stream;
+    for (const listener of this.drains) {
+      if (target) target.on("drain", listener);
+      else this.on.call(res, "drain", listener);
+    }
+    this.drains.length = 0;
+  }
+
+  /** Starts the headers (deciding the coding) if no one has yet. */
+  startHeaders(chunk: unknown, encoding: unknown, ending: boolean): void {
+    const { res } = this;
+    if (res.headersSent) return;
+    if (ending && res.getHeader("Content-Length") === undefined)
+      this.bodyLength = byteLength(chunk, encoding);
+    res.writeHead(res.statusCode);
+  }
+}
+
+/** Puts a {@link BodyCoder} between the handler and the socket of one response. */
+function installCoder(res: ServerResponse, negotiation: RequestNegotiation, level: number | undefined): void {
+  const coder = new BodyCoder(res, negotiation, level);
+  coder.on.call(res, "close", () => {
+    coder.closed = true;
+    coder.stream?.destroy();
+  });
+  onHeaders(res, function decideCoding(this: ServerResponse) {
+    coder.decide();
+    varyOnCoding.call(this);
+  });
+  res.write = function write(this: ServerResponse, chunk: unknown, encoding?: unknown, cb?: Callback) {
+    if (coder.ended) return false;
+    coder.startHeaders(chunk, encoding, false);
+    const callback = typeof encoding === "function" ? (encoding as Callback) : cb;
+    if (coder.stream) return coder.stream.write(toBuffer(chunk, encoding), callback);
+    return coder.write.call(this, chunk, encoding, callback);
+  } as ServerResponse["write"];
+  res.end = function end(this: ServerResponse, chunk?: unknown, encoding?: unknown, cb?: Callback) {
+    if (typeof chunk === "function") [cb, chunk, encoding] = [chunk as Callback, undefined, undefined];
+    else if (typeof encoding === "function") [cb, encoding] = [encoding as Callback, undefined];
+    if (coder.ended) return this;
+    coder.startHeaders(chunk, encoding, true);
+    const stream = coder.stream;
+    if (!stream) return coder.end.call(this, chunk, encoding, cb);
+    coder.ended = true;
+    if (cb) this.once("finish", cb);
+    if (chunk != null) stream.end(toBuffer(chunk, encoding));
+    else stream.end();
+    return this;
+  } as ServerResponse["end"];
+  res.on = function on(this: ServerResponse, type: string | symbol, listener: Listener) {
+    if (type !== "drain" || (coder.decided && !coder.stream)) return coder.on.call(this, type, listener);
+    if (coder.stream) coder.stream.on(type, listener);
+    else coder.drains.push(listener);
+    return this;
+  } as ServerResponse["on"];
+  (res as ServerResponse & { flush?: () => void }).flush = () => coder.stream?.flush();
+}
+
+/**
+ * The coding step of one response (RFC 9110 §8.4, §12.5.3): `Vary: Accept-Encoding` where some
+ * client would get a coding, a weak `ETag` on coded bytes, a HEAD given its GET's coding, and the
+ * body coded with `node:zlib` when the negotiated coding is not `identity`.
+ */
+export function applyCoding(
+  compression: CompressionConfig | undefined,
+  method: string | undefined,
+  res: ServerResponse,
+  negotiation: RequestNegotiation,
+): void {
+  if (compression === undefined) return;
+  negotiation.removeHeader = res.removeHeader;
+  res.removeHeader = removeHeaderNotingType;
+  // Nothing will be coded: the response still varies on Accept-Encoding where a client accepting a
+  // coding would have got one (RFC 9110 §12.5.5).
+  if (negotiation.encoding === "identity") onHeaders(res, varyOnCoding);
+  else if (method === "HEAD") onHeaders(res, codeHeadLikeGet);
+  else installCoder(res, negotiation, compression.level);
+}

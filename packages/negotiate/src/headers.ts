@@ -1,0 +1,77 @@
+import type { ServerResponse } from "node:http";
+import type { QItem } from "@svc/errors";
+
+const COMPRESSIBLE =
+  /^(?:text\/|application\/(?:[a-z0-9.!#$&^_-]+\+)?(?:json|xml)$|application\/(?:javascript|csv|x-www-form-urlencoded)$|image\/svg\+xml$)/;
+
+/** The media type of a `Content-Type` value, without parameters, lower-cased (RFC 9110 §8.3.1). */
+export function essence(contentType: string): string {
+  return (contentType.split(";")[0] ?? "").trim().toLowerCase();
+}
+
+/** A header value as one string (a list's members joined with ", ", RFC 9110 §5.3). */
+export function headerString(value: string | string[] | number | undefined): string | undefined {
+  if (typeof value === "string" || value === undefined) return value;
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+/** The response's `Content-Type`, as one string. */
+export function contentTypeOf(res: ServerResponse): string | undefined {
+  return headerString(res.getHeader("Content-Type"));
+}
+
+/** Answers by Content-Type value: a server sends a handful of them, asked several times per response. */
+const compressibleCache = new Map<string, boolean>();
+
+/** Whether a response of this type is worth a content coding (text, JSON, XML, SVG, CSV). */
+export function isCompressible(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  let answer = compressibleCache.get(contentType);
+  if (answer === undefined) {
+    answer = COMPRESSIBLE.test(essence(contentType));
+    // Bounded: handlers setting arbitrary types only ever cost a clear().
+    if (compressibleCache.size >= 200) compressibleCache.clear();
+    compressibleCache.set(contentType, answer);
+  }
+  return answer;
+}
+
+/** RFC 9111 §5.2.2.6: `Cache-Control: no-transform` forbids changing the content coding. */
+export function noTransform(res: ServerResponse): boolean {
+  const cc = res.getHeader("Cache-Control");
+  return typeof cc === "string" && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
+}
+
+/** Whether the response already carries a content coding other than identity (RFC 9110 §8.4). */
+export function isCoded(res: ServerResponse): boolean {
+  const coding = res.getHeader("Content-Encoding");
+  return coding !== undefined && String(coding).toLowerCase() !== "identity";
+}
+
+/** An identity representation's strong tag no longer identifies coded bytes (RFC 9110 §8.8.3). */
+export function weakenEtag(res: ServerResponse): void {
+  const tag = res.getHeader("ETag");
+  if (typeof tag === "string" && tag.startsWith('"')) res.setHeader("ETag", `W/${tag}`);
+}
+
+/**
+ * A one-entry memo of a header parse: a server sees the same `Accept-Encoding` or
+ * `Accept-Language` value request after request, so only a new value is parsed. The results are
+ * shared between requests and must not be changed.
+ */
+export function memoLast<T>(parse: (header: string) => T): (header: string) => T {
+  let lastHeader: string | undefined;
+  let last: T;
+  return (header) => {
+    if (header !== lastHeader) {
+      last = parse(header);
+      lastHeader = header;
+    }
+    return last;
+  };
+}
+
+/** A weighted list (RFC 9110 §12.4.2), frozen so that memoized results stay as parsed. */
+export function frozenQList(items: readonly QItem[]): readonly QItem[] {
+  return Object.freeze(items.map((item) => Object.freeze(item)));
+}

@@ -1,0 +1,141 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { appendVary, HttpError, type MediaTypeMatch, matchMediaType, type NextFunction } from "@svc/errors";
+import { essence, headerString } from "./headers.js";
+import { labelled, type Negotiation } from "./negotiation.js";
+import { type NegotiateConfig, validateRepresentations } from "./options.js";
+import {
+  isTextual,
+  type Representation,
+  type RepresentationBody,
+  type RepresentContext,
+} from "./representation.js";
+
+/** Options of `res.represent` for one response. */
+export interface RepresentOptions {
+  /**
+   * Replaces the app's representations for this response (`[json, pdf]`).
+   * @default the middleware's `representations`
+   */
+  representations?: readonly Representation[];
+  /**
+   * Extra representations for this response, after the others in server preference.
+   * @default []
+   */
+  add?: readonly Representation[];
+  /**
+   * Keeps only these media types of the app's (or `representations`') set, before `add` applies.
+   * @default all
+   */
+  only?: readonly string[];
+  /**
+   * The status to send.
+   * @default the response's current status (200)
+   */
+  status?: number;
+}
+
+/** No per-response options. */
+export const NO_OPTIONS: RepresentOptions = Object.freeze({});
+
+/** The representations this response may take, in server preference (RFC 9110 §12.1). */
+function candidatesFor(
+  base: readonly Representation[],
+  data: unknown,
+  options: RepresentOptions,
+): readonly Representation[] {
+  let set = options.representations ?? base;
+  if (options.representations) validateRepresentations(set, "res.represent");
+  if (options.only) {
+    const only = new Set(options.only.map(essence));
+    set = set.filter((r) => only.has(essence(r.mediaType)));
+  }
+  if (options.add) {
+    validateRepresentations(options.add, "res.represent");
+    set = [...set, ...options.add];
+  }
+  return set.filter((r) => r.canRepresent?.(data) ?? true);
+}
+
+/** RFC 9110 §15.5.7: none of the representations is acceptable. */
+function notAcceptable(offers: readonly string[]): HttpError {
+  const available = [...new Set(offers.map(essence))];
+  return HttpError.notAcceptable(
+    available.length > 0
+      ? `None of the available representations is acceptable: ${available.join(", ")}`
+      : "This resource has no representation for this data",
+    { code: "not_acceptable" },
+  );
+}
+
+/** The `Content-Type` of the chosen representation, with `charset=utf-8` for text (RFC 9110 §8.3). */
+function contentTypeFor(match: MediaTypeMatch): string {
+  const offerHasParams = match.mediaType === essence(match.offer) && match.offer.includes(";");
+  const contentType = offerHasParams ? match.offer : match.mediaType;
+  return isTextual(match.mediaType) && !/;\s*charset=/i.test(contentType)
+    ? `${contentType}; charset=utf-8`
+    : contentType;
+}
+
+function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
+  return typeof (body as NodeJS.ReadableStream).pipe === "function";
+}
+
+/** Pipes a streamed body into the response, settling when the response is done. */
+function sendStream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
+  res.removeHeader("Content-Length");
+  const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
+  return new Promise<void>((resolve, reject) => {
+    stream.once("error", reject);
+    res.once("finish", resolve);
+    res.once("close", resolve);
+    stream.pipe(res);
+  });
+}
+
+/** Sends a whole body with its `Content-Length` (RFC 9110 §8.6). */
+function sendBytes(res: ServerResponse, body: string | Uint8Array): void {
+  const bytes =
+    typeof body === "string"
+      ? Buffer.from(body, "utf8")
+      : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  res.setHeader("Content-Length", bytes.length);
+  // The bytes go to end() on HEAD too: Node drops them, and ETag code later in the chain sees them.
+  res.end(bytes);
+}
+
+/**
+ * Sends `data` in the representation the client prefers (RFC 9110 §12.5.1), with `Content-Type`,
+ * `Content-Language`, `Content-Length` and `Vary`. A failure (406, a serializer error) goes to
+ * `fail` while the response has not started, and is thrown otherwise or without `fail`.
+ */
+export async function represent(
+  config: NegotiateConfig,
+  req: IncomingMessage,
+  res: ServerResponse & { negotiation?: Negotiation },
+  data: unknown,
+  options: RepresentOptions,
+  fail: NextFunction | undefined,
+): Promise<void> {
+  try {
+    const candidates = candidatesFor(config.representations, data, options);
+    appendVary(res, "Accept");
+    if (config.varyLanguage) appendVary(res, "Accept-Language");
+    const offers = candidates.map((r) => r.mediaType);
+    const match = matchMediaType(headerString(req.headers.accept), offers, labelled(res));
+    const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
+    if (match === undefined || chosen === undefined) throw notAcceptable(offers);
+    const language = res.negotiation?.language;
+    const context: RepresentContext = { mediaType: match.mediaType, language, req, res };
+    const body = await chosen.serialize(data, context);
+    if (res.headersSent) throw new Error("res.represent: the response has already started");
+    res.setHeader("Content-Type", contentTypeFor(match));
+    if (language !== undefined) res.setHeader("Content-Language", language);
+    if (options.status !== undefined) res.statusCode = options.status;
+    if (isStream(body)) await sendStream(res, body);
+    else sendBytes(res, body);
+  } catch (err) {
+    if (fail !== undefined && !res.headersSent) fail(err);
+    else throw err;
+  }
+}

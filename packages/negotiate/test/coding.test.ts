@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { get as httpGet } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNegotiator, negotiate } from "../src/index.js";
+
+/** Body coding with node:zlib (RFC 9110 §8.4): the coding sent is the one `res.negotiation` reports. */
+const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `Employee ${i}`, department: "R&D" }));
+const big = `${JSON.stringify(rows)}`;
+let server: Listening;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-negotiate-coding-"));
+  writeFileSync(join(dir, "big.json"), big);
+  const app = express();
+  app.use(negotiate());
+  app.get("/decision", (_req, res) => {
+    res.setHeader("X-Encoding", res.negotiation.encoding);
+    res.json(rows.slice(0, 100));
+  });
+  app.get("/stream", (_req, res) =>
+    res.represent(rows, {
+      representations: [
+        {
+          mediaType: "application/json",
+          // A stream of many small chunks: the coder must keep backpressure and order.
+          serialize: () => Readable.from(big.match(/.{1,1000}/gs) ?? []),
+        },
+      ],
+    }),
+  );
+  app.get("/file", (_req, res) => res.sendFile(join(dir, "big.json")));
+  app.get("/written", (_req, res) => {
+    res.setHeader("Content-Type", "text/plain");
+    res.write("a".repeat(600));
+    res.write(Buffer.from("b".repeat(600)));
+    res.end("c".repeat(600), "utf8");
+  });
+  app.get("/no-content", (_req, res) => {
+    res.setHeader("Content-Type", "application/json");
+    res.status(204).end();
+  });
+  server = await listen(app);
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function raw(path: string, acceptEncoding: string) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>(
+    (resolve, reject) => {
+      httpGet(`${server.url}${path}`, { headers: { "accept-encoding": acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      }).on("error", reject);
+    },
+  );
+}
+
+const decode: Record<string, (b: Buffer) => Buffer> = {
+  gzip: gunzipSync,
+  br: brotliDecompressSync,
+  deflate: inflateSync,
+  identity: (b) => b,
+};
+
+describe("the coding sent is the one negotiated (RFC 9110 §12.5.3)", () => {
+  it.each([
+    // Ties the `compression` package broke its own way (identity first): the choice made here wins.
+    ["identity, deflate", "deflate"],
+    ["deflate, gzip", "gzip"],
+    ["gzip;q=0.5, identity;q=0.5", "gzip"],
+    ["br;q=0.5, gzip", "gzip"],
+    ["*", "br"],
+    ["identity", "identity"],
+  ])("Accept-Encoding: %j → Content-Encoding %s, as res.negotiation.encoding", async (ae, coding) => {
+    const res = await raw("/decision", ae);
+    expect(res.headers["x-encoding"]).toBe(coding);
+    expect(res.headers["content-encoding"] ?? "identity").toBe(coding);
+    expect(JSON.parse((decode[coding] as (b: Buffer) => Buffer)(res.body).toString())).toHaveLength(100);
+  });
+});
+
+describe("large and written bodies decode to the original bytes", () => {
+  it.each([
+    ["/stream", "gzip"],
+    ["/stream", "br"],
+    ["/stream", "deflate"],
+    ["/file", "gzip"],
+    ["/file", "br"],
+  ])("%s with %s", async (path, coding) => {
+    const res = await raw(path, coding);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-encoding"]).toBe(coding);
+    expect(res.headers["content-length"]).toBeUndefined();
+    expect((decode[coding] as (b: Buffer) => Buffer)(res.body).toString()).toBe(big);
+  });
+
+  it("write(), write(Buffer), end(chunk, encoding) → one gzip body", async () => {
+    const res = await raw("/written", "gzip");
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(res.body).toString()).toBe(`${"a".repeat(600)}${"b".repeat(600)}${"c".repeat(600)}`);
+  });
+
+  it("a client gone mid-body → the coder is released and the server keeps serving", async () => {
+    await new Promise<void>((resolve, reject) => {
+      const req = httpGet(`${server.url}/stream`, { headers: { "accept-encoding": "gzip" } }, (res) => {
+        res.once("data", () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on("error", (err) => (req.destroyed ? undefined : reject(err)));
+    });
+    const res = await raw("/stream", "br");
+    expect(brotliDecompressSync(res.body).toString()).toBe(big);
+  });
+
+  it("a 204 is never given a Content-Encoding, even when identity is refused", async () => {
+    const res = await raw("/no-content", "identity;q=0, gzip");
+    expect(res.status).toBe(204);
+    expect(res.headers["content-encoding"]).toBeUndefined();
+  });
+});
+
+describe("option errors carry a code", () => {
+  it.each([
+    [{ representations: [] }, "ERR_SVC_NEGOTIATE_REPRESENTATIONS"],
+    [{ representations: [{ mediaType: "*/*", serialize: () => "" }] }, "ERR_SVC_NEGOTIATE_REPRESENTATIONS"],
+    [{ languages: ["not a tag"] }, "ERR_SVC_NEGOTIATE_LANGUAGES"],
+    [{ compression: { threshold: -1 } }, "ERR_SVC_NEGOTIATE_COMPRESSION_THRESHOLD"],
+    [{ compression: { level: 12 } }, "ERR_SVC_NEGOTIATE_COMPRESSION_LEVEL"],
+  ])("%j → %s, from negotiate() and createNegotiator()", (options, code) => {
+    for (const make of [negotiate, createNegotiator]) {
+      expect(() => make(options as never)).toThrow(expect.objectContaining({ name: "TypeError", code }));
+    }
+  });
+});
