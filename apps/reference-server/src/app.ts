@@ -3,13 +3,22 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { conditional } from "@svc/conditional";
-import { allowedMethods, appendVary, errorHandler, HttpError, notFound } from "@svc/errors";
+import { allowedMethods, errorHandler, HttpError, notFound } from "@svc/errors";
 import { allowedHosts, halJson, isPage, pageItems } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
-import { csv, html, json, negotiate, parseBody, type Representation, text, xml } from "@svc/negotiate";
+import {
+  crossOrigin,
+  csv,
+  html,
+  json,
+  negotiate,
+  parseBody,
+  type Representation,
+  text,
+  xml,
+} from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
 import { apiVersioning } from "@svc/versioning";
-import cors from "cors";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import helmet, { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
@@ -300,44 +309,36 @@ function everyRequest(app: express.Express, config: Config, logger: Logger): Req
     res.setHeader("X-Correlation-ID", id);
     log(req, res, next);
   };
-  const corsHeaders =
+  // CORS only for the configured origins; a request without Origin or from another origin gets
+  // only `Vary: Origin`, and its preflight reaches the route's OPTIONS (@svc/negotiate crossOrigin).
+  const cors =
     config.corsOrigins.length > 0
-      ? cors({
-          origin: config.corsOrigins,
-          exposedHeaders: [
-            "Location",
-            "ETag",
-            "Link",
-            "Retry-After",
-            "X-Correlation-ID",
-            "X-RateLimit-Limit",
-            "X-RateLimit-Remaining",
-            "X-RateLimit-Reset",
-            "API-Supported-Versions",
-            "Idempotent-Replayed",
-          ],
-          maxAge: 600,
-        })
-      : undefined;
-  // Only an allowed origin gets CORS headers (`cors` would send Allow-Methods, Allow-Headers and
-  // Expose-Headers to any origin). A request without Origin is not a CORS request (Fetch standard
-  // §3.2) and one from another origin gets none: both only need `Vary: Origin`, as the answer
-  // differs for an allowed one. A preflight from another origin reaches the route's OPTIONS.
-  const allowedOrigins = new Set(config.corsOrigins);
-  const crossOrigin = (req: Request, res: Response, next: NextFunction) => {
-    if (corsHeaders === undefined) return next();
-    const origin = req.headers.origin;
-    if (origin !== undefined && allowedOrigins.has(origin)) return corsHeaders(req, res, next);
-    appendVary(res, "Origin");
-    next();
-  };
+      ? [
+          crossOrigin({
+            origins: config.corsOrigins,
+            exposedHeaders: [
+              "Location",
+              "ETag",
+              "Link",
+              "Retry-After",
+              "X-Correlation-ID",
+              "X-RateLimit-Limit",
+              "X-RateLimit-Remaining",
+              "X-RateLimit-Reset",
+              "API-Supported-Versions",
+              "Idempotent-Replayed",
+            ],
+            maxAge: 600,
+          }),
+        ]
+      : [];
   return [
     helmet({ strictTransportSecurity: false }),
     hstsOverTls(),
     correlate,
     // RFC 9110 §7.4: 421 for a host the service is not configured for; 400 for a malformed one.
     allowedHosts(config.allowedHosts ?? "*", { trustProxy: config.trustProxy }),
-    crossOrigin,
+    ...cors,
   ];
 }
 
