@@ -1,3 +1,4 @@
+import { optionError as codedOptionError } from "@svc/errors";
 /**
  * Remembers WS-Security nonces for their freshness window, so a captured message cannot be
  * replayed (WS-Security UsernameToken Profile 1.1 §4.1: "the receiver SHOULD maintain a cache of
@@ -105,9 +106,7 @@ export class NonceStoreTimeoutError extends Error {
 }
 
 function optionError(option: string, message: string): TypeError {
-  return Object.assign(new TypeError(`redisNonceStore: ${message}`), {
-    code: `ERR_SVC_AUTH_${option.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
-  });
+  return codedOptionError("auth", option, `redisNonceStore: ${message}`);
 }
 
 type Send = (key: string, args: string[]) => Promise<unknown>;

@@ -41,6 +41,13 @@ export {
   serializeError,
 } from "./logger.js";
 export {
+  describeValue,
+  type OptionError,
+  optionError,
+  optionErrorCode,
+  refusedOption,
+} from "./option-error.js";
+export {
   buildErrorRecord,
   buildProblemDetails,
   clientMessage,

@@ -1,14 +1,6 @@
-/** A construction-time refusal of one option, with a stable `code` to match on. */
-export type OptionError = TypeError & { code: string };
+import { type OptionError, refusedOption } from "@svc/errors";
 
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "function") return "a function";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return `[${value.map(show).join(", ")}]`;
-  if (typeof value === "object") return "an object";
-  return String(value);
-}
+export type { OptionError };
 
 /**
  * The `TypeError` for a refused option: it names the option, what was given and what is accepted,
@@ -17,7 +9,5 @@ function show(value: unknown): string {
  * @example throw optionError("allowedHosts", "hosts", [], "a non-empty list of host names")
  */
 export function optionError(owner: string, option: string, given: unknown, accepted: string): OptionError {
-  const err = new TypeError(`${owner}: ${option} must be ${accepted}, got ${show(given)}`) as OptionError;
-  err.code = `ERR_SVC_HAL_${option.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`;
-  return err;
+  return refusedOption("hal", option, given, accepted, `${owner}: ${option}`);
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, isToken, type NextFunction } from "@svc/errors";
+import { appendVary, describeValue, isToken, type NextFunction } from "@svc/errors";
 import cors from "cors";
 import { optionError } from "./options.js";
 
@@ -23,12 +23,6 @@ export interface CrossOriginOptions {
   maxAge?: number;
 }
 
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return "an array";
-  return value === null ? "null" : typeof value === "object" ? "an object" : String(value);
-}
-
 /** A serialized origin (RFC 6454 §6.2) of an http(s) URL: what a browser sends in `Origin`. */
 function isSerializedOrigin(value: unknown): value is string {
   if (typeof value !== "string" || !URL.canParse(value)) return false;
@@ -40,14 +34,14 @@ function resolveOrigins(origins: unknown): readonly string[] {
   if (!Array.isArray(origins) || origins.length === 0) {
     throw optionError(
       "origins",
-      `crossOrigin: origins must be a non-empty array of origins such as "https://app.example", got ${show(origins)}`,
+      `crossOrigin: origins must be a non-empty array of origins such as "https://app.example", got ${describeValue(origins)}`,
     );
   }
   for (const origin of origins) {
     if (!isSerializedOrigin(origin)) {
       throw optionError(
         "origins",
-        `crossOrigin: origins must hold serialized http(s) origins (scheme://host[:port], no path or trailing slash), got ${show(origin)}`,
+        `crossOrigin: origins must hold serialized http(s) origins (scheme://host[:port], no path or trailing slash), got ${describeValue(origin)}`,
       );
     }
   }
@@ -59,7 +53,7 @@ function resolveExposedHeaders(headers: unknown): readonly string[] {
   if (!Array.isArray(headers) || headers.some((h) => typeof h !== "string" || !isToken(h))) {
     throw optionError(
       "exposedHeaders",
-      `crossOrigin: exposedHeaders must be an array of header field names (RFC 9110 §5.1 tokens), got ${show(headers)}`,
+      `crossOrigin: exposedHeaders must be an array of header field names (RFC 9110 §5.1 tokens), got ${describeValue(headers)}`,
     );
   }
   return headers;
@@ -70,7 +64,7 @@ function resolveMaxAge(maxAge: unknown): number | undefined {
   if (typeof maxAge !== "number" || !Number.isSafeInteger(maxAge) || maxAge < 0) {
     throw optionError(
       "maxAge",
-      `crossOrigin: maxAge must be a non-negative whole number of seconds, got ${show(maxAge)}`,
+      `crossOrigin: maxAge must be a non-negative whole number of seconds, got ${describeValue(maxAge)}`,
     );
   }
   return maxAge;
@@ -96,7 +90,7 @@ function resolveMaxAge(maxAge: unknown): number | undefined {
  */
 export function crossOrigin(options: CrossOriginOptions) {
   if (options === null || typeof options !== "object") {
-    throw optionError("options", `crossOrigin: options must be an object, got ${show(options)}`);
+    throw optionError("options", `crossOrigin: options must be an object, got ${describeValue(options)}`);
   }
   const origins = resolveOrigins(options.origins);
   const exposedHeaders = resolveExposedHeaders(options.exposedHeaders);

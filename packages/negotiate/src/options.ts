@@ -1,4 +1,4 @@
-import { parseMediaType } from "@svc/errors";
+import { optionError as codedOptionError, type OptionError, parseMediaType } from "@svc/errors";
 import { defaultRepresentations, type Representation } from "./representation.js";
 
 /** Options of {@link negotiate}'s compression. */
@@ -56,16 +56,11 @@ export interface NegotiateConfig {
 }
 
 /** A refused option: a `TypeError` with a stable `code` naming the option. */
-export type OptionError = TypeError & { code: string };
+export type { OptionError };
 
 /** The `TypeError` for a refused option, with `code` `ERR_SVC_NEGOTIATE_<OPTION>` (`maxAge` → `MAX_AGE`). */
 export function optionError(option: string, message: string): OptionError {
-  const err = new TypeError(message) as OptionError;
-  err.code = `ERR_SVC_NEGOTIATE_${option
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/[^A-Za-z0-9]+/g, "_")
-    .toUpperCase()}`;
-  return err;
+  return codedOptionError("negotiate", option, message);
 }
 
 /** Every representation is a concrete media type with a serializer (RFC 9110 §8.3.1). */
