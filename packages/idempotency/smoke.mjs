@@ -10,4 +10,9 @@ export default async function smoke(mod) {
   if (claim.outcome !== "claimed") throw new Error("MemoryStore.claim is broken");
   if ((await store.renew("k", claim.token, 1000)) !== true) throw new Error("MemoryStore.renew is broken");
   if (typeof mod.RedisStore !== "function") throw new Error("RedisStore is missing");
+  const core = mod.createIdempotency();
+  const decision = await core.begin({ method: "POST", target: "/o", headers: { "idempotency-key": "k" } });
+  if (decision.outcome !== "claimed") throw new Error("createIdempotency().begin is broken");
+  await core.complete(decision.claim, { status: 201, headers: {}, body: new Uint8Array() });
+  if (typeof mod.writeReplay !== "function") throw new Error("writeReplay is missing");
 }

@@ -2,6 +2,16 @@
 export type { NextFunction as IdempotencyNext } from "@svc/errors";
 export { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 export { type CapturedResponse, captureResponse } from "./capture.js";
+export type { IdempotencyCoreOptions, IdempotencyRequiredRule } from "./config.js";
+export {
+  createIdempotency,
+  type IdempotencyAttempt,
+  type IdempotencyClaim,
+  type IdempotencyCore,
+  type IdempotencyDecision,
+  type IdempotencyResponse,
+  writeReplay,
+} from "./core.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
 export {
   IDEMPOTENCY_ERROR_CODES,

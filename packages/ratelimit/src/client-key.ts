@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { optionError } from "./option-error.js";
 
 /**
  * The bucket an IP address counts in: IPv4 as is, IPv4-mapped IPv6 (`::ffff:192.0.2.1`) as the
@@ -59,7 +60,11 @@ export function ipMatcher(entries: readonly string[]): IpMatcher {
       const addr = ipaddr.process(entry);
       return [addr, addr.kind() === "ipv4" ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
     }
-    throw new TypeError(`rate limit: allowlist entry ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    throw optionError(
+      "rate limit",
+      "allowlist",
+      `allowlist entry ${JSON.stringify(entry)} is not an IP address or CIDR`,
+    );
   });
   return (ip) => {
     const bare = ip.includes("%") ? ip.slice(0, ip.indexOf("%")) : ip;

@@ -1,4 +1,5 @@
 import { MemoryStore } from "./memory-store.js";
+import { optionError } from "./option-error.js";
 import {
   ALGORITHMS,
   type Algorithm,
@@ -93,29 +94,34 @@ const claimed = new WeakMap<RateLimitStore, Set<string>>();
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const { limit } = options;
   if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit <= 0)
-    throw new TypeError(`rate limit: limit must be a positive integer, got ${String(limit)}`);
+    throw optionError("rate limit", "limit", `limit must be a positive integer, got ${String(limit)}`);
   const windowMs = options.windowMs ?? 60_000;
   if (typeof windowMs !== "number" || !Number.isFinite(windowMs) || windowMs < 1)
-    throw new TypeError(`rate limit: windowMs must be a number >= 1, got ${String(windowMs)}`);
+    throw optionError("rate limit", "windowMs", `windowMs must be a number >= 1, got ${String(windowMs)}`);
   const algorithm = options.algorithm ?? "sliding-window";
   if (!ALGORITHMS.includes(algorithm))
-    throw new TypeError(
-      `rate limit: unknown algorithm ${JSON.stringify(algorithm)}; use one of ${ALGORITHMS.join(", ")}`,
+    throw optionError(
+      "rate limit",
+      "algorithm",
+      `unknown algorithm ${JSON.stringify(algorithm)}; use one of ${ALGORITHMS.join(", ")}`,
     );
   const burst = options.burst ?? limit;
   if (algorithm !== "gcra" && options.burst !== undefined && options.burst !== limit)
-    throw new TypeError(`rate limit: burst only applies to the gcra algorithm, not ${algorithm}`);
+    throw optionError("rate limit", "burst", `burst only applies to the gcra algorithm, not ${algorithm}`);
   if (!Number.isSafeInteger(burst) || burst <= 0)
-    throw new TypeError(`rate limit: burst must be a positive integer, got ${String(burst)}`);
+    throw optionError("rate limit", "burst", `burst must be a positive integer, got ${String(burst)}`);
   const prefix = options.prefix ?? "";
-  if (typeof prefix !== "string") throw new TypeError("rate limit: prefix must be a string");
+  if (typeof prefix !== "string")
+    throw optionError("rate limit", "prefix", `prefix must be a string, got ${typeof prefix}`);
   const store = options.store ?? new MemoryStore();
   if (typeof store.consume !== "function")
-    throw new TypeError("rate limit: store must implement consume(key, cost, policy, now)");
+    throw optionError("rate limit", "store", "store must implement consume(key, cost, policy, now)");
   const prefixes = claimed.get(store) ?? new Set<string>();
   if (prefixes.has(prefix))
-    throw new TypeError(
-      `rate limit: this store is already used by another limiter with prefix ${JSON.stringify(prefix)}; ` +
+    throw optionError(
+      "rate limit",
+      "prefix",
+      `this store is already used by another limiter with prefix ${JSON.stringify(prefix)}; ` +
         "give each limiter sharing a store its own prefix, or its own store",
     );
   prefixes.add(prefix);

@@ -224,6 +224,23 @@ describe("skip, allowlist, cost", () => {
     expect(() => rateLimit(options)).toThrow(message);
   });
 
+  it.each([
+    [{ limit: 1, ipv6Subnet: 0 }, "ERR_SVC_RATELIMIT_IPV6_SUBNET"],
+    [{ limit: 1, cost: -1 }, "ERR_SVC_RATELIMIT_COST"],
+    [{ limit: 1, failMode: "maybe" as "open" }, "ERR_SVC_RATELIMIT_FAIL_MODE"],
+    [{ limit: 1, resetFormat: "http-date" as "delta-seconds" }, "ERR_SVC_RATELIMIT_RESET_FORMAT"],
+    [{ limit: 1, failRetryAfterSeconds: -1 }, "ERR_SVC_RATELIMIT_FAIL_RETRY_AFTER_SECONDS"],
+    [{ limit: 1, allowlist: ["not-an-ip"] }, "ERR_SVC_RATELIMIT_ALLOWLIST"],
+    [{ limit: 0 }, "ERR_SVC_RATELIMIT_LIMIT"],
+    [{ limit: 1, windowMs: 0 }, "ERR_SVC_RATELIMIT_WINDOW_MS"],
+    [{}, "ERR_SVC_RATELIMIT_LIMIT"],
+    [{ limiter: createRateLimiter({ limit: 1 }), limit: 5 }, "ERR_SVC_RATELIMIT_LIMITER"],
+  ] as const)("%o → TypeError with code %s", (options, code) => {
+    expect(() => rateLimit(options as RateLimitOptions)).toThrow(
+      expect.objectContaining({ name: "TypeError", code }),
+    );
+  });
+
   it("cost(req) returning 2.5 → 500 through the error handler, nothing counted", async () => {
     const url = await serve({ limit: 1, cost: (req) => (req.headers["x-bad"] ? 2.5 : 1) });
     expect((await fetch(url, { headers: { "X-Bad": "1" } })).status).toBe(500);

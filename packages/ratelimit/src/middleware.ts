@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
-import { ipBucket, ipMatcher } from "./client-key.js";
-import { ceilSeconds, type ResetFormat, setRateLimitHeaders } from "./headers.js";
+import { type IpMatcher, ipBucket, ipMatcher } from "./client-key.js";
+import { ceilSeconds, type HeaderSettings, type ResetFormat, setRateLimitHeaders } from "./headers.js";
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+import { optionError } from "./option-error.js";
 import type { Decision } from "./types.js";
 
 /**
@@ -119,9 +120,135 @@ export interface RateLimitOptions extends Partial<RateLimiterOptions> {
 
 const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"] as const;
 
+/** The options of {@link rateLimit}, checked and resolved once. */
+interface Config {
+  limiter: RateLimiter;
+  ipv6Subnet: number | false;
+  cost: number | ((req: RateLimitRequest) => number);
+  failMode: "open" | "closed";
+  failRetryAfter: number;
+  /** The allowlist, compiled; undefined when empty. */
+  allowed: IpMatcher | undefined;
+  skip: ((req: RateLimitRequest) => boolean) | undefined;
+  key: ((req: RateLimitRequest) => string | undefined) | undefined;
+  logger: RateLimitLogger;
+  logIntervalMs: number;
+  headers: HeaderSettings;
+}
+
+/** `limiter`, or one built from the limiter options (never both). */
+function resolveLimiter(options: RateLimitOptions): RateLimiter {
+  if (options.limiter) {
+    const clash = LIMITER_OPTIONS.filter((name) => options[name] !== undefined);
+    if (clash.length > 0)
+      throw optionError("rate limit", "limiter", `pass either limiter or ${clash.join(", ")}, not both`);
+    return options.limiter;
+  }
+  const { limit } = options;
+  if (limit === undefined) throw optionError("rate limit", "limit", "limit is required");
+  const limiterOptions: RateLimiterOptions = { limit };
+  if (options.windowMs !== undefined) limiterOptions.windowMs = options.windowMs;
+  if (options.algorithm !== undefined) limiterOptions.algorithm = options.algorithm;
+  if (options.burst !== undefined) limiterOptions.burst = options.burst;
+  if (options.store !== undefined) limiterOptions.store = options.store;
+  if (options.prefix !== undefined) limiterOptions.prefix = options.prefix;
+  if (options.now !== undefined) limiterOptions.now = options.now;
+  return createRateLimiter(limiterOptions);
+}
+
+/** The response headers: which families, how `X-RateLimit-Reset` is written, the policy name. */
+function resolveHeaders(options: RateLimitOptions): HeaderSettings {
+  const resetFormat = options.resetFormat ?? "epoch-seconds";
+  if (resetFormat !== "epoch-seconds" && resetFormat !== "delta-seconds")
+    throw optionError(
+      "rate limit",
+      "resetFormat",
+      `resetFormat must be "epoch-seconds" or "delta-seconds", got ${String(resetFormat)}`,
+    );
+  return {
+    legacy: options.legacyHeaders ?? true,
+    standard: options.standardHeaders ?? true,
+    resetFormat,
+    policyName: options.policyName ?? "default",
+  };
+}
+
+/** Checks every option once; a refused one throws a `TypeError` with `code` `ERR_SVC_RATELIMIT_<OPTION>`. */
+function resolveConfig(options: RateLimitOptions): Config {
+  const limiter = resolveLimiter(options);
+  const ipv6Subnet = options.ipv6Subnet ?? 64;
+  if (ipv6Subnet !== false && (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128))
+    throw optionError(
+      "rate limit",
+      "ipv6Subnet",
+      `ipv6Subnet must be 1..128 or false, got ${String(ipv6Subnet)}`,
+    );
+  const cost = options.cost ?? 1;
+  if (typeof cost === "number" && (!Number.isSafeInteger(cost) || cost < 0))
+    throw optionError("rate limit", "cost", `cost must be a non-negative integer, got ${String(cost)}`);
+  const failMode = options.failMode ?? "open";
+  if (failMode !== "open" && failMode !== "closed")
+    throw optionError(
+      "rate limit",
+      "failMode",
+      `failMode must be "open" or "closed", got ${String(failMode)}`,
+    );
+  const headers = resolveHeaders(options);
+  const failRetryAfter = options.failRetryAfterSeconds ?? 5;
+  if (!Number.isFinite(failRetryAfter) || failRetryAfter < 0)
+    throw optionError(
+      "rate limit",
+      "failRetryAfterSeconds",
+      `failRetryAfterSeconds must be a non-negative number, got ${String(failRetryAfter)}`,
+    );
+  return {
+    limiter,
+    ipv6Subnet,
+    cost,
+    failMode,
+    failRetryAfter,
+    allowed: options.allowlist?.length ? ipMatcher(options.allowlist) : undefined,
+    skip: options.skip,
+    key: options.key,
+    logger: options.logger ?? fallbackLogger,
+    logIntervalMs: options.logIntervalMs ?? 60_000,
+    headers,
+  };
+}
+
 /** The client's IP address: Express's `req.ip` (trust proxy applied), else the socket peer. */
 function clientIp(req: RateLimitRequest): string | undefined {
   return req.ip ?? req.socket?.remoteAddress;
+}
+
+/**
+ * The two `trust proxy` mistakes that break IP keying, or undefined: a forwarded request while
+ * nothing is trusted (every client shares the proxy's bucket), and trusting every hop (any client
+ * picks its own address, and bucket, with a forged `X-Forwarded-For`).
+ */
+function proxyMistake(req: RateLimitRequest): [{ trustProxy: boolean }, string] | undefined {
+  const trust = typeof req.app?.get === "function" ? req.app.get("trust proxy") : undefined;
+  if (trust === true) {
+    return [
+      { trustProxy: true },
+      'rate limit: "trust proxy" is true, so any client can choose its IP with X-Forwarded-For; trust only your proxies (a hop count or their addresses)',
+    ];
+  }
+  if (trust === false && req.headers["x-forwarded-for"] !== undefined) {
+    return [
+      { trustProxy: false },
+      'rate limit: X-Forwarded-For arrived but "trust proxy" is off, so every client behind that proxy shares one bucket; set "trust proxy" to your proxies',
+    ];
+  }
+  return undefined;
+}
+
+/** Whether the request is not limited at all: `skip`, or a client on the allowlist. */
+function exempt(config: Config, req: RateLimitRequest): boolean {
+  if (config.skip?.(req)) return true;
+  if (!config.allowed) return false;
+  const ip = clientIp(req);
+  return ip !== undefined && config.allowed(ip);
 }
 
 /**
@@ -141,125 +268,24 @@ function clientIp(req: RateLimitRequest): string | undefined {
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
  */
 export function rateLimit(options: RateLimitOptions) {
-  let limiter: RateLimiter;
-  if (options.limiter) {
-    const clash = LIMITER_OPTIONS.filter((name) => options[name] !== undefined);
-    if (clash.length > 0)
-      throw new TypeError(`rate limit: pass either limiter or ${clash.join(", ")}, not both`);
-    limiter = options.limiter;
-  } else {
-    const { limit } = options;
-    if (limit === undefined) throw new TypeError("rate limit: limit is required");
-    const limiterOptions: RateLimiterOptions = { limit };
-    if (options.windowMs !== undefined) limiterOptions.windowMs = options.windowMs;
-    if (options.algorithm !== undefined) limiterOptions.algorithm = options.algorithm;
-    if (options.burst !== undefined) limiterOptions.burst = options.burst;
-    if (options.store !== undefined) limiterOptions.store = options.store;
-    if (options.prefix !== undefined) limiterOptions.prefix = options.prefix;
-    if (options.now !== undefined) limiterOptions.now = options.now;
-    limiter = createRateLimiter(limiterOptions);
-  }
-  const ipv6Subnet = options.ipv6Subnet ?? 64;
-  if (ipv6Subnet !== false && (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128))
-    throw new TypeError(`rate limit: ipv6Subnet must be 1..128 or false, got ${String(ipv6Subnet)}`);
-  const cost = options.cost ?? 1;
-  if (typeof cost === "number" && (!Number.isSafeInteger(cost) || cost < 0))
-    throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
-  const failMode = options.failMode ?? "open";
-  if (failMode !== "open" && failMode !== "closed")
-    throw new TypeError(`rate limit: failMode must be "open" or "closed", got ${String(failMode)}`);
-  const resetFormat = options.resetFormat ?? "epoch-seconds";
-  if (resetFormat !== "epoch-seconds" && resetFormat !== "delta-seconds")
-    throw new TypeError(`rate limit: resetFormat must be "epoch-seconds" or "delta-seconds"`);
-  const failRetryAfter = options.failRetryAfterSeconds ?? 5;
-  if (!Number.isFinite(failRetryAfter) || failRetryAfter < 0)
-    throw new TypeError("rate limit: failRetryAfterSeconds must be a non-negative number");
-  const allowed = options.allowlist?.length ? ipMatcher(options.allowlist) : undefined;
-  const skip = options.skip;
-  const keyOf = options.key;
-  const logger = options.logger ?? fallbackLogger;
-  const logIntervalMs = options.logIntervalMs ?? 60_000;
-  const headers = {
-    legacy: options.legacyHeaders ?? true,
-    standard: options.standardHeaders ?? true,
-    resetFormat,
-    policyName: options.policyName ?? "default",
-  };
-  let proxyWarned = false;
-  let lastLog = Number.NEGATIVE_INFINITY;
-  let suppressed = 0;
-
-  /**
-   * The two `trust proxy` mistakes that break IP keying, reported once: a forwarded request while
-   * nothing is trusted (every client shares the proxy's bucket), and trusting every hop (any client
-   * picks its own address, and bucket, with a forged `X-Forwarded-For`).
-   */
-  function checkProxy(req: RateLimitRequest): void {
-    const trust = typeof req.app?.get === "function" ? req.app.get("trust proxy") : undefined;
-    if (trust === true) {
-      logger.warn(
-        { trustProxy: true },
-        'rate limit: "trust proxy" is true, so any client can choose its IP with X-Forwarded-For; trust only your proxies (a hop count or their addresses)',
-      );
-      proxyWarned = true;
-    } else if (trust === false && req.headers["x-forwarded-for"] !== undefined) {
-      logger.warn(
-        { trustProxy: false },
-        'rate limit: X-Forwarded-For arrived but "trust proxy" is off, so every client behind that proxy shares one bucket; set "trust proxy" to your proxies',
-      );
-      proxyWarned = true;
-    }
-  }
-
-  function defaultKey(req: RateLimitRequest): string | undefined {
-    const id = req.principal?.id;
-    if (typeof id === "string" && id !== "") return `u:${id}`;
-    if (!proxyWarned) checkProxy(req);
-    const ip = clientIp(req);
-    const bucket = ip === undefined ? undefined : ipBucket(ip, ipv6Subnet);
-    return bucket === undefined ? undefined : `ip:${bucket}`;
-  }
-
-  function storeFailed(err: unknown, next: NextFunction): void {
-    if (failMode === "closed") {
-      next(
-        HttpError.serviceUnavailable(failRetryAfter, "Rate limiting is temporarily unavailable", {
-          code: "rate_limit_unavailable",
-          cause: err,
-        }),
-      );
-      return;
-    }
-    const now = Date.now();
-    if (now - lastLog >= logIntervalMs) {
-      logger.warn(
-        { err, suppressed },
-        "rate limit store failed; requests pass unlimited until it answers again",
-      );
-      lastLog = now;
-      suppressed = 0;
-    } else {
-      suppressed++;
-    }
-    next();
-  }
+  const config = resolveConfig(options);
+  const { limiter, cost, headers } = config;
+  const state: State = { proxyWarned: false, lastLog: Number.NEGATIVE_INFINITY, suppressed: 0 };
 
   return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
-    if (skip?.(req)) {
+    if (exempt(config, req)) {
       next();
       return;
     }
-    if (allowed) {
-      const ip = clientIp(req);
-      if (ip !== undefined && allowed(ip)) {
-        next();
-        return;
-      }
-    }
-    const key = keyOf?.(req) ?? defaultKey(req);
+    const key = config.key?.(req) ?? defaultKey(config, state, req);
     if (key === undefined) {
       // No principal and no IP (a socket already gone): nothing to count against.
-      storeFailed(new Error("rate limit: request has neither a principal nor a client IP"), next);
+      storeFailed(
+        config,
+        state,
+        new Error("rate limit: request has neither a principal nor a client IP"),
+        next,
+      );
       return;
     }
     const units = typeof cost === "number" ? cost : cost(req);
@@ -269,25 +295,77 @@ export function rateLimit(options: RateLimitOptions) {
     }
     const settle = (decision: Decision): void => {
       setRateLimitHeaders(res, decision, limiter.policy, headers);
-      if (decision.allowed) {
-        next();
-        return;
-      }
-      // RFC 6585 §4: the 429 "MAY include a Retry-After header indicating how long to wait";
-      // rounded up so a client that obeys it never arrives before its quota is back.
-      const retryAfter = Math.max(1, ceilSeconds(decision.retryAfterMs));
-      next(HttpError.tooManyRequests(retryAfter, "Too many requests", { code: "rate_limited" }));
+      if (decision.allowed) next();
+      else next(tooManyRequests(decision));
     };
     let outcome: Decision | Promise<Decision>;
     try {
       outcome = limiter.decide(key, units);
     } catch (err) {
-      storeFailed(err, next);
+      storeFailed(config, state, err, next);
       return;
     }
     // A synchronous store (memory) answers without a promise or a microtask.
     if ("then" in outcome && typeof outcome.then === "function")
-      outcome.then(settle, (err: unknown) => storeFailed(err, next));
+      outcome.then(settle, (err: unknown) => storeFailed(config, state, err, next));
     else settle(outcome as Decision);
   };
+}
+
+/** What one middleware remembers between requests: warnings already given, failures logged. */
+interface State {
+  proxyWarned: boolean;
+  lastLog: number;
+  suppressed: number;
+}
+
+/** `u:<principal id>`, else `ip:<bucket of the client address>` (warning once about `trust proxy`). */
+function defaultKey(config: Config, state: State, req: RateLimitRequest): string | undefined {
+  const id = req.principal?.id;
+  if (typeof id === "string" && id !== "") return `u:${id}`;
+  if (!state.proxyWarned) {
+    const mistake = proxyMistake(req);
+    if (mistake) {
+      config.logger.warn(...mistake);
+      state.proxyWarned = true;
+    }
+  }
+  const ip = clientIp(req);
+  const bucket = ip === undefined ? undefined : ipBucket(ip, config.ipv6Subnet);
+  return bucket === undefined ? undefined : `ip:${bucket}`;
+}
+
+/** `failMode`: a 503, or the request passes unlimited (logged at most once per interval). */
+function storeFailed(config: Config, state: State, err: unknown, next: NextFunction): void {
+  if (config.failMode === "closed") {
+    next(
+      HttpError.serviceUnavailable(config.failRetryAfter, "Rate limiting is temporarily unavailable", {
+        code: "rate_limit_unavailable",
+        cause: err,
+      }),
+    );
+    return;
+  }
+  const now = Date.now();
+  if (now - state.lastLog >= config.logIntervalMs) {
+    const { suppressed } = state;
+    config.logger.warn(
+      { err, suppressed },
+      "rate limit store failed; requests pass unlimited until it answers again",
+    );
+    state.lastLog = now;
+    state.suppressed = 0;
+  } else {
+    state.suppressed++;
+  }
+  next();
+}
+
+/**
+ * The 429 of a denied decision. RFC 6585 §4: it "MAY include a Retry-After header indicating how
+ * long to wait"; rounded up so a client that obeys it never arrives before its quota is back.
+ */
+function tooManyRequests(decision: Decision): HttpError {
+  const retryAfter = Math.max(1, ceilSeconds(decision.retryAfterMs));
+  return HttpError.tooManyRequests(retryAfter, "Too many requests", { code: "rate_limited" });
 }

@@ -1,3 +1,4 @@
+import { optionError as refused } from "./option-error.js";
 import { DECIDE_SCRIPT, DECIDE_SHA } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
@@ -110,11 +111,7 @@ function isNodeRedisCluster(client: AnyClient): client is NodeRedisClusterLike {
 }
 
 /** A `TypeError` for a refused option, with a stable `code` (`ERR_SVC_RATELIMIT_<OPTION>`). */
-function optionError(option: string, message: string): TypeError {
-  return Object.assign(new TypeError(`RedisStore: ${message}`), {
-    code: `ERR_SVC_RATELIMIT_${option.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
-  });
-}
+const optionError = (option: string, message: string): TypeError => refused("RedisStore", option, message);
 
 /**
  * How one command reaches Redis, after checking that the client can neither stall a request

@@ -1,0 +1,395 @@
+import type { Logger } from "@svc/errors";
+import { canonicalPath, type RoutingRules } from "./canonical-path.js";
+import { MemoryStore } from "./memory-store.js";
+import { optionError } from "./option-error.js";
+import type { IdempotencyStore } from "./store.js";
+
+/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
+export type IdempotencyLogger = Pick<Logger, "warn">;
+
+/**
+ * Says which requests must carry a key: every one (`true`), none (`false`), those whose
+ * canonical path is in a list, or those a predicate picks. Lists and predicates see the path the
+ * way the router matches it (see {@link canonicalPath}), so `/Transfers/` is `/transfers`. The
+ * predicate gets the request the caller handed to `begin` (the Express request, in the middleware).
+ *
+ * @example const rule: IdempotencyRequiredRule<IncomingMessage> = (path) => path.startsWith("/payments/");
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.7
+ */
+export type IdempotencyRequiredRule<Req> =
+  | boolean
+  | readonly string[]
+  | ((path: string, req: Req) => boolean);
+
+/** What {@link IdempotencyCoreOptions.storeStatus} is told besides the status. */
+export interface StoreStatusContext {
+  /**
+   * The endpoint said it started executing (`markStarted`) before it answered. A 4xx
+   * without it came from validation in front of the work (body parser, auth, a handler's own
+   * input checks) and is not stored.
+   */
+  started: boolean;
+}
+
+/**
+ * Options of `createIdempotency` (the framework-free core), and of the `idempotency` middleware,
+ * which adds `scope`.
+ *
+ * @example createIdempotency({ store, required: true, leaseMs: 30_000 })
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
+ */
+export interface IdempotencyCoreOptions<Req = unknown> {
+  /**
+   * Where records live. One process: the default. Several instances: a shared `RedisStore`.
+   * @default new MemoryStore()
+   */
+  store?: IdempotencyStore;
+  /**
+   * Answer 400 when a request has no `Idempotency-Key` (draft §2.7): `true` for every request
+   * the middleware sees, or only for some paths, given as a list or a predicate over the path as
+   * the router matches it (lower-cased unless `case sensitive routing`, one trailing slash
+   * dropped unless `strict routing`; see {@link canonicalPath}). So an app-level middleware in
+   * front of routing cannot be bypassed by spelling `/Transfers/`.
+   * @example idempotency({ required: ["/payments", "/transfers"] })
+   * @example idempotency({ required: (path) => path.startsWith("/payments") })
+   * @default false
+   */
+  required?: IdempotencyRequiredRule<Req>;
+  /**
+   * How the router compares paths, when not read from the Express app (`req.app.get("case
+   * sensitive routing")`, `req.app.get("strict routing")`): for plain `node:http` or a router
+   * with settings of its own. Keys and `required` use the path in this canonical form.
+   * @example idempotency({ routing: { caseSensitive: true } })
+   * @default the app's settings; without an app, both false (Express's defaults)
+   */
+  routing?: Partial<RoutingRules>;
+  /**
+   * The methods the middleware acts on; every other method passes straight through.
+   * @default ["POST"]
+   */
+  methods?: readonly string[];
+  /**
+   * How long a claim lasts while the handler runs; a crashed worker's claim ends with it, so a
+   * retry after that re-executes.
+   * @default 60000
+   */
+  leaseMs?: number;
+  /**
+   * Renew the claim every `leaseMs / 3` while the handler runs, so a handler slower than
+   * `leaseMs` still runs once: retries get 409 until its response is stored, then the replay.
+   * Renewal goes on until the handler ends its response, also after the client went away (the
+   * usual retry: a client times out, disconnects and sends again while the first run goes on),
+   * but never past `maxLeaseMs`; a crashed process frees the key one lease later. Needs a store
+   * with `renew` (`MemoryStore` and `RedisStore` have it); with a store without it
+   * the claim lasts `leaseMs`, as with `false`.
+   * @default true
+   */
+  renewLease?: boolean;
+  /**
+   * The longest renewal keeps a claim alive. A handler that has not ended its response by then
+   * (a hung handler) loses the claim one lease later, and a retry may run it again.
+   * @default 10 × leaseMs
+   */
+  maxLeaseMs?: number;
+  /**
+   * How long a completed response is kept for replay (Stripe keeps 24 h).
+   * @default 86400000
+   */
+  retentionMs?: number;
+  /**
+   * Largest response body stored. A larger one is sent whole, and stored without its body: a
+   * retry gets the status and the replayed headers (`Location`, `ETag`, …) with an empty body,
+   * `Idempotent-Replayed: true` and `Idempotent-Body-Omitted: true`, and the handler never runs
+   * twice (draft §2.6: a duplicate gets "the result of the previously completed operation").
+   * @example idempotency({ maxStoredBytes: 256 * 1024 })
+   * @default 65536
+   */
+  maxStoredBytes?: number;
+  /**
+   * Which handler statuses are stored for replay. Others release the claim so a retry can run.
+   * `started` is whether the endpoint called `markStarted`.
+   * @example idempotency({ storeStatus: (status) => status < 500 }) // also 4xx of validation
+   * @default (status, { started }) => status < 400 || (started && status < 500)
+   */
+  storeStatus?: (status: number, context: StoreStatusContext) => boolean;
+  /**
+   * Response headers stored and replayed. `Set-Cookie`, `Date` and rate-limit headers are never
+   * replayed and are refused here.
+   * @default ["content-type", "location", "etag", "content-location", "last-modified"]
+   */
+  replayHeaders?: readonly string[];
+  /**
+   * Who the key belongs to; keys of different scopes never meet. It gets the request handed to
+   * `begin` as `request`.
+   * @default the middleware: the auth layer's `req.principal.id`, else `"anonymous"`; the core:
+   * `"anonymous"` for every request
+   */
+  scope?: (req: Req) => string;
+  /**
+   * How long a duplicate of an in-flight request waits for its result before the 409; 0 answers
+   * 409 at once.
+   * @default 0
+   */
+  waitMs?: number;
+  /**
+   * `Retry-After` seconds on the 409 (in flight) and the 503 (store unavailable).
+   * @default 1
+   */
+  retryAfterSeconds?: number;
+  /**
+   * When the store fails: `"fail"` answers 503 with `Retry-After`; `"pass-through"` runs the
+   * handler unprotected and logs a warning.
+   * @default "fail"
+   */
+  onStoreError?: "fail" | "pass-through";
+  /**
+   * A page that documents the key's use, sent as `Link: <url>; rel="describedby"` on the
+   * middleware's own errors (draft §2.7).
+   * @default undefined (no Link header; the errors still carry a `code`)
+   */
+  documentationUrl?: string;
+  /**
+   * Where warnings go (oversized response, lost lease, store failure).
+   * @default the request's pino-http logger (`req.log`) when present, else one JSON line on stderr
+   */
+  logger?: IdempotencyLogger;
+}
+
+/** The options, checked and resolved once at construction. */
+export interface IdempotencyConfig<Req> {
+  store: IdempotencyStore;
+  methods: ReadonlySet<string>;
+  isRequired: (path: string, rules: RoutingRules, req: Req | undefined) => boolean;
+  /** The `routing` option as given: the middleware fills the rest in from the Express app. */
+  routing: Partial<RoutingRules>;
+  /** The routing rules of a request that names none. */
+  rules: RoutingRules;
+  leaseMs: number;
+  /** The store's `renew`, bound, when the lease is renewed at all. */
+  renew: ((key: string, token: string, leaseMs: number) => Promise<boolean>) | undefined;
+  maxLeaseMs: number;
+  renewEveryMs: number;
+  retentionMs: number;
+  maxStoredBytes: number;
+  waitMs: number;
+  /** `Retry-After` of the 409 and the 503, whole seconds. */
+  retryAfter: string;
+  storeStatus: (status: number, context: StoreStatusContext) => boolean;
+  replayHeaders: readonly string[];
+  scope: (req: Req) => string;
+  onStoreError: "fail" | "pass-through";
+  /** `Link: <documentationUrl>; rel="describedby"`, or undefined. */
+  link: string | undefined;
+  logger: IdempotencyLogger | undefined;
+}
+
+const DEFAULT_REPLAY_HEADERS = ["content-type", "location", "etag", "content-location", "last-modified"];
+const NEVER_REPLAYED =
+  /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted)$/;
+
+function positive(name: string, value: number, allowZero = false): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw optionError(
+      "idempotency",
+      name,
+      value,
+      `a ${allowZero ? "non-negative" : "positive"} finite number`,
+    );
+  }
+  return value;
+}
+
+function booleanOption(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw optionError("idempotency", name, value, "a boolean");
+  return value;
+}
+
+const defaultStoreStatus = (status: number, { started }: StoreStatusContext): boolean =>
+  status < 400 || (started && status < 500);
+
+function resolveStore(store: IdempotencyStore | undefined): IdempotencyStore {
+  const resolved = store ?? new MemoryStore();
+  if (
+    typeof resolved !== "object" ||
+    resolved === null ||
+    typeof resolved.claim !== "function" ||
+    typeof resolved.complete !== "function" ||
+    typeof resolved.release !== "function"
+  ) {
+    throw optionError("idempotency", "store", resolved, "an object with claim, complete and release methods");
+  }
+  return resolved;
+}
+
+function resolveMethods(methods: readonly string[] | undefined): ReadonlySet<string> {
+  const list = methods ?? ["POST"];
+  if (!Array.isArray(list) || list.some((m) => typeof m !== "string")) {
+    throw optionError("idempotency", "methods", list, "an array of method names");
+  }
+  const set = new Set(list.map((m: string) => m.toUpperCase()));
+  if (set.size === 0) throw optionError("idempotency", "methods", "[]", "a non-empty array of method names");
+  for (const m of set) {
+    if (m === "GET" || m === "HEAD" || m === "OPTIONS") {
+      throw optionError(
+        "idempotency",
+        "methods",
+        m,
+        "unsafe methods only (GET, HEAD, OPTIONS are already idempotent)",
+      );
+    }
+  }
+  return set;
+}
+
+function checkRequiredPaths(required: unknown): asserts required is readonly string[] {
+  if (!Array.isArray(required) || required.length === 0) {
+    throw optionError(
+      "idempotency",
+      "required",
+      required,
+      "a boolean, a non-empty array of paths or a function (path, req) => boolean",
+    );
+  }
+  for (const p of required) {
+    if (typeof p !== "string" || !p.startsWith("/") || /[?#\s]/.test(p)) {
+      throw optionError(
+        "idempotency",
+        "required",
+        p,
+        'paths that start with "/" without query, fragment or spaces',
+      );
+    }
+  }
+}
+
+/** Resolves `required` once into a predicate over the canonical path. */
+function resolveRequired<Req>(
+  required: IdempotencyRequiredRule<Req> | undefined,
+): IdempotencyConfig<Req>["isRequired"] {
+  if (required === undefined || typeof required === "boolean") {
+    const all = required ?? false;
+    return () => all;
+  }
+  if (typeof required === "function") return (path, _rules, req) => required(path, req as Req) === true;
+  checkRequiredPaths(required);
+  // Each entry in the four canonical forms, so a request only looks up its own.
+  const sets = new Map<string, Set<string>>();
+  for (const caseSensitive of [false, true]) {
+    for (const strict of [false, true]) {
+      const rules = { caseSensitive, strict };
+      sets.set(`${caseSensitive}:${strict}`, new Set(required.map((p) => canonicalPath(p, rules))));
+    }
+  }
+  return (path, rules) => sets.get(`${rules.caseSensitive}:${rules.strict}`)?.has(path) === true;
+}
+
+function resolveRouting(routing: Partial<RoutingRules> | undefined): Partial<RoutingRules> {
+  if (routing === undefined) return {};
+  if (typeof routing !== "object" || routing === null) {
+    throw optionError("idempotency", "routing", routing, "an object { caseSensitive?, strict? }");
+  }
+  for (const name of Object.keys(routing)) {
+    if (name !== "caseSensitive" && name !== "strict") {
+      throw optionError("idempotency", "routing", name, "only the fields caseSensitive and strict");
+    }
+  }
+  const out: Partial<RoutingRules> = {};
+  if (routing.caseSensitive !== undefined)
+    out.caseSensitive = booleanOption("routing", routing.caseSensitive, false);
+  if (routing.strict !== undefined) out.strict = booleanOption("routing", routing.strict, false);
+  return out;
+}
+
+function resolveStoreStatus(
+  storeStatus: IdempotencyCoreOptions["storeStatus"],
+): IdempotencyConfig<unknown>["storeStatus"] {
+  const resolved = storeStatus ?? defaultStoreStatus;
+  if (typeof resolved !== "function") {
+    throw optionError("idempotency", "storeStatus", resolved, "a function (status, { started }) => boolean");
+  }
+  return resolved;
+}
+
+function resolveReplayHeaders(names: readonly string[] | undefined): readonly string[] {
+  const lower = (names ?? DEFAULT_REPLAY_HEADERS).map((h) => h.toLowerCase());
+  for (const h of lower) {
+    if (NEVER_REPLAYED.test(h))
+      throw optionError("idempotency", "replayHeaders", h, "headers that are safe to replay");
+  }
+  return lower;
+}
+
+function resolveScope<Req>(scope: ((req: Req) => string) | undefined): (req: Req) => string {
+  if (scope !== undefined && typeof scope !== "function") {
+    throw optionError("idempotency", "scope", scope, "a function (req) => string");
+  }
+  return scope ?? anonymous;
+}
+
+const anonymous = (): string => "anonymous";
+
+function resolveOnStoreError(value: IdempotencyCoreOptions["onStoreError"]): "fail" | "pass-through" {
+  const resolved = value ?? "fail";
+  if (resolved !== "fail" && resolved !== "pass-through") {
+    throw optionError("idempotency", "onStoreError", resolved, '"fail" or "pass-through"');
+  }
+  return resolved;
+}
+
+/** draft §2.7: the error "MAY include a link to further documentation" (RFC 8288 `describedby`). */
+function resolveLink(documentationUrl: string | undefined): string | undefined {
+  if (documentationUrl === undefined) return undefined;
+  try {
+    return `<${new URL(documentationUrl).href}>; rel="describedby"; type="text/html"`;
+  } catch {
+    throw optionError("idempotency", "documentationUrl", documentationUrl, "an absolute URL");
+  }
+}
+
+/** The lease settings: its length, its renewal (a third of it) and the longest renewal. */
+function resolveLease(
+  options: Pick<IdempotencyCoreOptions, "leaseMs" | "renewLease" | "maxLeaseMs">,
+  store: IdempotencyStore,
+): Pick<IdempotencyConfig<unknown>, "leaseMs" | "renew" | "maxLeaseMs" | "renewEveryMs"> {
+  const leaseMs = positive("leaseMs", options.leaseMs ?? 60_000);
+  const renewLease = booleanOption("renewLease", options.renewLease, true);
+  const renew = renewLease && typeof store.renew === "function" ? store.renew.bind(store) : undefined;
+  const maxLeaseMs = positive("maxLeaseMs", options.maxLeaseMs ?? leaseMs * 10);
+  // A third of the lease: two renewals can fail or run late before the lease ends.
+  return { leaseMs, renew, maxLeaseMs, renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)) };
+}
+
+/**
+ * Checks every option once, in the order the README lists them, and resolves it: a refused one
+ * throws the `TypeError` of {@link optionError} (`code` `ERR_SVC_IDEMPOTENCY_<OPTION>`).
+ */
+export function resolveConfig<Req>(options: IdempotencyCoreOptions<Req>): IdempotencyConfig<Req> {
+  const store = resolveStore(options.store);
+  const methods = resolveMethods(options.methods);
+  const isRequired = resolveRequired(options.required);
+  const routing = resolveRouting(options.routing);
+  const lease = resolveLease(options, store);
+  const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000);
+  const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 65_536, true);
+  const waitMs = positive("waitMs", options.waitMs ?? 0, true);
+  const retryAfterSeconds = positive("retryAfterSeconds", options.retryAfterSeconds ?? 1, true);
+  return {
+    store,
+    methods,
+    isRequired,
+    routing,
+    rules: { caseSensitive: routing.caseSensitive ?? false, strict: routing.strict ?? false },
+    ...lease,
+    retentionMs,
+    maxStoredBytes,
+    waitMs,
+    retryAfter: String(Math.ceil(retryAfterSeconds)),
+    storeStatus: resolveStoreStatus(options.storeStatus),
+    replayHeaders: resolveReplayHeaders(options.replayHeaders),
+    scope: resolveScope(options.scope),
+    onStoreError: resolveOnStoreError(options.onStoreError),
+    link: resolveLink(options.documentationUrl),
+    logger: options.logger,
+  };
+}

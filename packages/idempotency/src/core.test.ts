@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { createIdempotency } from "./core.js";
+import { MemoryStore } from "./memory-store.js";
+
+const post = (key: string, body: unknown = { a: 1 }) => ({
+  method: "POST",
+  target: "/orders",
+  headers: { "idempotency-key": key },
+  body,
+});
+
+describe("createIdempotency (the core)", () => {
+  it("claim, complete, then the same request replays; a body over maxStoredBytes is left out", async () => {
+    const warnings: string[] = [];
+    const core = createIdempotency({
+      maxStoredBytes: 4,
+      logger: { warn: (_o, m) => warnings.push(m ?? "") },
+    });
+    const first = await core.begin(post("k"));
+    if (first.outcome !== "claimed") throw new Error(first.outcome);
+    const headers = { location: "/orders/1", "content-type": "text/plain", "set-cookie": "s=1" };
+    await core.complete(first.claim, { status: 201, headers, body: Buffer.from("12345") }, true);
+    const again = await core.begin(post("k"));
+    expect(again).toMatchObject({
+      outcome: "replay",
+      response: { status: 201, headers: { location: "/orders/1" }, bodyOmitted: true },
+    });
+    expect(warnings.some((w) => w.includes("maxStoredBytes"))).toBe(true);
+  });
+
+  it("scope(request) and a required predicate get the request passed to begin", async () => {
+    const core = createIdempotency<{ user: string }>({
+      scope: (req) => req.user,
+      required: (_path, req) => req.user === "strict",
+    });
+    const missing = await core.begin({
+      method: "POST",
+      target: "/x",
+      headers: {},
+      request: { user: "strict" },
+    });
+    expect(missing).toMatchObject({ outcome: "error", error: { status: 400 } });
+    expect(await core.begin({ method: "POST", target: "/x", headers: {}, request: { user: "lax" } })).toEqual(
+      {
+        outcome: "pass",
+      },
+    );
+    const a = await core.begin({ ...post("k"), request: { user: "a" } });
+    const b = await core.begin({ ...post("k"), request: { user: "b" } });
+    expect([a.outcome, b.outcome]).toEqual(["claimed", "claimed"]);
+  });
+
+  it("release frees the key; abandon leaves it in flight (409) until the lease ends", async () => {
+    const core = createIdempotency({ leaseMs: 50 });
+    const first = await core.begin(post("r"));
+    if (first.outcome !== "claimed") throw new Error(first.outcome);
+    await core.release(first.claim);
+    const second = await core.begin(post("r"));
+    if (second.outcome !== "claimed") throw new Error(second.outcome);
+    core.abandon(second.claim);
+    expect(await core.begin(post("r"))).toMatchObject({ outcome: "error", error: { status: 409 } });
+    await new Promise((r) => setTimeout(r, 80));
+    expect((await core.begin(post("r"))).outcome).toBe("claimed");
+  });
+
+  it("a claim not made by this core → TypeError; GET is not guarded", async () => {
+    const core = createIdempotency({ store: new MemoryStore() });
+    expect(() => core.release({ key: "k", token: "t" })).toThrow(TypeError);
+    expect(core.guards("get")).toBe(false);
+    expect(core.guards("post")).toBe(true);
+  });
+});

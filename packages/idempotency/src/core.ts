@@ -1,0 +1,435 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { fallbackLogger, HttpError } from "@svc/errors";
+import { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
+import { HEADER_OF } from "./capture.js";
+import {
+  type IdempotencyConfig,
+  type IdempotencyCoreOptions,
+  type IdempotencyLogger,
+  resolveConfig,
+} from "./config.js";
+import { requestFingerprint } from "./fingerprint.js";
+import { parseIdempotencyKey } from "./parse-key.js";
+import { type ClaimResult, type StoredResponse, withoutBody } from "./store.js";
+
+/**
+ * The `code` of each error the middleware raises (also the problem `type` suffix).
+ *
+ * @example if (err.code === IDEMPOTENCY_ERROR_CODES.inFlight) retryLater(err.headers["Retry-After"]);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.7
+ */
+export const IDEMPOTENCY_ERROR_CODES = {
+  missing: "idempotency_key_missing",
+  invalid: "idempotency_key_invalid",
+  mismatch: "idempotency_key_reused",
+  inFlight: "idempotency_request_in_progress",
+  unavailable: "idempotency_store_unavailable",
+} as const;
+
+/**
+ * One request as {@link IdempotencyCore.begin} reads it: plain values, from any server.
+ *
+ * @example core.begin({ method: req.method, target: req.url ?? "/", headers: req.headers, body, request: req })
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2
+ */
+export interface IdempotencyAttempt<Req = unknown> {
+  /** The request method; methods the core does not guard pass. */
+  method: string | undefined;
+  /** The request target as sent (origin form `/a?b`, or absolute form): path and query. */
+  target: string;
+  /** The request header fields (`Idempotency-Key`; `Content-Length`/`Transfer-Encoding`). */
+  headers: IncomingHttpHeaders;
+  /**
+   * The body as read: a parsed value (fingerprinted in canonical JSON), raw bytes or a string
+   * (byte for byte), or `undefined` when none was read.
+   */
+  body?: unknown;
+  /**
+   * What the key is scoped to besides the scope and the method: the route the router runs, for
+   * an adapter that knows it (`/orders/:id`).
+   * @default the canonical path of `target`
+   */
+  route?: string | undefined;
+  /** How the router compares paths for this request. @default the `routing` option */
+  routing?: RoutingRules | undefined;
+  /** A per-request logger, used when the `logger` option is not set. */
+  log?: IdempotencyLogger | undefined;
+  /** Handed to the `scope` option and to a `required` predicate. */
+  request?: Req | undefined;
+}
+
+/** A key this execution owns, from {@link IdempotencyCore.begin}. */
+export interface IdempotencyClaim {
+  /** The scoped key the record is stored under. */
+  readonly key: string;
+  /** The fencing token of this execution; pass it on to guard downstream writes. */
+  readonly token: string;
+}
+
+/**
+ * What to do with a request, from {@link IdempotencyCore.begin}:
+ * - `pass`: run it unprotected (method not guarded, no key where none is required, or a store
+ *   failure with `onStoreError: "pass-through"`);
+ * - `claimed`: run it, then {@link IdempotencyCore.complete} (or `release`) the claim;
+ * - `replay`: send the stored response (see {@link writeReplay}), do not run it;
+ * - `error`: send this 400, 409, 422 or 503, do not run it.
+ *
+ * @example if (decision.outcome === "replay") writeReplay(res, decision.response);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export type IdempotencyDecision =
+  | { readonly outcome: "pass" }
+  | { readonly outcome: "claimed"; readonly claim: IdempotencyClaim }
+  | { readonly outcome: "replay"; readonly response: StoredResponse }
+  | { readonly outcome: "error"; readonly error: HttpError };
+
+/**
+ * A handler's response as {@link IdempotencyCore.complete} stores it (a `CapturedResponse` is one).
+ *
+ * @example core.complete(claim, { status: 201, headers: { location: "/orders/7" }, body }, true)
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15
+ */
+export interface IdempotencyResponse {
+  status: number;
+  /** Response headers, lower-case names; those in `replayHeaders` are stored. */
+  headers: OutgoingHttpHeaders;
+  /** The body bytes; `undefined` (or more than `maxStoredBytes`) stores the record without it. */
+  body: Uint8Array | undefined;
+}
+
+/**
+ * The framework-free claim/replay core of the `idempotency` middleware. Create it with
+ * {@link createIdempotency}.
+ *
+ * @example
+ * const decision = await core.begin({ method: "POST", target: "/orders", headers, body });
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
+ */
+export interface IdempotencyCore<Req = unknown> {
+  /** Whether `method` is one the core acts on (`methods`); the others always pass. */
+  guards(method: string | undefined): boolean;
+  /**
+   * Reads the key, checks it, and claims it atomically in the store (waiting up to `waitMs`
+   * for a duplicate in flight). A claimed key's lease is renewed until `complete`, `release`
+   * or `abandon`, at most `maxLeaseMs`. Never rejects for a store failure: that is an `error`
+   * (503) or a `pass` decision.
+   */
+  begin(attempt: IdempotencyAttempt<Req>): Promise<IdempotencyDecision>;
+  /**
+   * Stores the response for replay when `storeStatus(status, { started })` says so, else releases
+   * the claim. `started`: the endpoint began its work (Stripe's rule; see `markStarted`).
+   * Never rejects: store failures and a lost lease are logged.
+   */
+  complete(claim: IdempotencyClaim, response: IdempotencyResponse, started?: boolean): Promise<void>;
+  /** Drops the claim so a retry runs. Never rejects: store failures are logged. (Each method throws a `TypeError` for a claim that did not come from `begin`.) */
+  release(claim: IdempotencyClaim): Promise<void>;
+  /**
+   * Stops renewing the claim and leaves it in flight: it ends one lease later (a response someone
+   * else already sent, which cannot be stored).
+   */
+  abandon(claim: IdempotencyClaim): void;
+}
+
+const PASS: IdempotencyDecision = Object.freeze({ outcome: "pass" });
+
+/** A claim with what its lease renewal and its warnings need. */
+class Claim implements IdempotencyClaim {
+  readonly key: string;
+  readonly token: string;
+  readonly logger: IdempotencyLogger;
+  stop: (() => void) | undefined = undefined;
+
+  constructor(key: string, token: string, logger: IdempotencyLogger) {
+    this.key = key;
+    this.token = token;
+    this.logger = logger;
+  }
+}
+
+function own(claim: IdempotencyClaim): Claim {
+  if (!(claim instanceof Claim)) throw new TypeError("idempotency: the claim must come from begin()");
+  claim.stop?.();
+  return claim;
+}
+
+/**
+ * Creates the claim/replay core of draft-ietf-httpapi-idempotency-key-header, with no framework:
+ * `begin` a request, run it when claimed, then `complete` it with its response. Options are the
+ * middleware's (checked here, once); a refused one throws a `TypeError` with `code`
+ * `ERR_SVC_IDEMPOTENCY_<OPTION>`.
+ *
+ * @example
+ * const core = createIdempotency({ required: true });
+ * const decision = await core.begin({ method: req.method, target: req.url ?? "/", headers: req.headers, body });
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
+ */
+export function createIdempotency<Req = unknown>(
+  options: IdempotencyCoreOptions<Req> = {},
+): IdempotencyCore<Req> {
+  return coreOf(resolveConfig(options));
+}
+
+/** The core over a resolved config (the middleware resolves it first, for its own settings). */
+export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req> {
+  let warnedUnparsedBody = false;
+
+  async function begin(attempt: IdempotencyAttempt<Req>): Promise<IdempotencyDecision> {
+    const method = (attempt.method ?? "").toUpperCase();
+    if (!config.methods.has(method)) return PASS;
+    const parsed = parseIdempotencyKey(attempt.headers["idempotency-key"]);
+    const rules = attempt.routing ?? config.rules;
+    // The path as the router matches it: every spelling that reaches one handler is one key.
+    const path = canonicalPath(targetPath(attempt.target), rules);
+    if (parsed.kind === "absent") {
+      if (!config.isRequired(path, rules, attempt.request)) return PASS;
+      const message = "This operation requires an Idempotency-Key header";
+      return failure(config, 400, message, IDEMPOTENCY_ERROR_CODES.missing);
+    }
+    if (parsed.kind === "invalid")
+      return failure(config, 400, parsed.reason, IDEMPOTENCY_ERROR_CODES.invalid);
+    const scope = config.scope(attempt.request as Req);
+    const key = [scope, method, attempt.route ?? path, parsed.key].map(encodeURIComponent).join(":");
+    const logger = config.logger ?? attempt.log ?? fallbackLogger;
+    if (attempt.body === undefined && !warnedUnparsedBody && hasContent(attempt.headers)) {
+      warnedUnparsedBody = true;
+      logger.warn(
+        { path },
+        "idempotency: a request body arrived but no body parser ran before the middleware; the body is not fingerprinted",
+      );
+    }
+    // The canonical path and the query as sent: another spelling of the same request replays.
+    const url = path + queryOf(attempt.target);
+    const fingerprint = requestFingerprint({ method, url, body: attempt.body });
+    return claimKey(config, key, fingerprint, logger);
+  }
+
+  return {
+    guards: (method) => config.methods.has((method ?? "").toUpperCase()),
+    begin,
+    complete: (claim, response, started = false) => settle(config, own(claim), response, started),
+    release: (claim) => release(config, own(claim)),
+    abandon(claim) {
+      own(claim);
+    },
+  };
+}
+
+/** Claims `key`, or waits (up to `waitMs`) for the execution that holds it. */
+async function claimKey(
+  config: IdempotencyConfig<never>,
+  key: string,
+  fingerprint: string,
+  logger: IdempotencyLogger,
+): Promise<IdempotencyDecision> {
+  const deadline = Date.now() + config.waitMs;
+  for (;;) {
+    let claim: ClaimResult;
+    try {
+      claim = await config.store.claim(key, fingerprint, config.leaseMs);
+    } catch (err) {
+      return storeUnavailable(config, err, key, logger);
+    }
+    if (claim.outcome === "claimed") return claimed(config, key, claim.token, logger);
+    if (claim.fingerprint !== fingerprint) {
+      // draft §2.7: "If there is an attempt to reuse an idempotency key with a different
+      // request payload, the resource server SHOULD reply with a HTTP 422 status code".
+      const message = "This Idempotency-Key was already used with a different request";
+      return failure(config, 422, message, IDEMPOTENCY_ERROR_CODES.mismatch);
+    }
+    if (claim.outcome === "completed") return { outcome: "replay", response: claim.response };
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      // draft §2.7: "If the request is retried, while the original request is still being
+      // processed, the resource server SHOULD reply with an HTTP 409 status code".
+      const message = "A request with this Idempotency-Key is still being processed";
+      return failure(config, 409, message, IDEMPOTENCY_ERROR_CODES.inFlight, true);
+    }
+    await new Promise((r) => setTimeout(r, Math.min(left, 25, claim.leaseRemainingMs + 1)));
+  }
+}
+
+/** `onStoreError`: a 503 with `Retry-After`, or a warning and an unprotected run. */
+function storeUnavailable(
+  config: IdempotencyConfig<never>,
+  err: unknown,
+  key: string,
+  logger: IdempotencyLogger,
+): IdempotencyDecision {
+  if (config.onStoreError === "pass-through") {
+    logger.warn({ err: errInfo(err), key }, "idempotency store unavailable; running unprotected");
+    return PASS;
+  }
+  const message = "The idempotency store is unavailable";
+  return failure(config, 503, message, IDEMPOTENCY_ERROR_CODES.unavailable, true, err);
+}
+
+/** This execution owns the key: its lease is renewed from now on (unless `renewLease: false`). */
+function claimed(
+  config: IdempotencyConfig<never>,
+  key: string,
+  token: string,
+  logger: IdempotencyLogger,
+): IdempotencyDecision {
+  const claim = new Claim(key, token, logger);
+  if (config.renew) claim.stop = keepLease(config, claim);
+  return { outcome: "claimed", claim };
+}
+
+/** One of the core's own errors, with `Retry-After` on the 409 and the 503 (draft §2.7). */
+function failure(
+  config: IdempotencyConfig<never>,
+  status: number,
+  message: string,
+  code: string,
+  retry = false,
+  cause?: unknown,
+): IdempotencyDecision {
+  const headers: Record<string, string> = retry ? { "Retry-After": config.retryAfter } : {};
+  if (config.link) headers.Link = config.link;
+  const error = new HttpError(status, message, { code, headers, ...(cause === undefined ? {} : { cause }) });
+  return { outcome: "error", error };
+}
+
+/**
+ * Renews the claim every third of the lease until it is settled, or `maxLeaseMs` has passed;
+ * returns the function that stops it. draft §2.7: "If the request is retried, while the original
+ * request is still being processed, the resource server SHOULD reply with an HTTP 409 status
+ * code": the record must stay in flight for as long as the handler runs, however long that is,
+ * not only for `leaseMs`.
+ */
+function keepLease(config: IdempotencyConfig<never>, claim: Claim): () => void {
+  const renew = config.renew as NonNullable<IdempotencyConfig<never>["renew"]>;
+  const { key, token, logger } = claim;
+  const { leaseMs, maxLeaseMs } = config;
+  const until = Date.now() + maxLeaseMs;
+  let stopped = false;
+  let pending = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+  };
+  const renewed = (owned: boolean): void => {
+    if (owned || stopped) return;
+    // Lost for good (expired and claimed again, or gone): a fencing token never comes back.
+    stop();
+    logger.warn({ key, token }, "idempotency lease lost while the handler ran; a retry may run it again");
+  };
+  const failed = (err: unknown): void => {
+    if (!stopped)
+      logger.warn({ err: errInfo(err), key }, "idempotency store failed to renew a lease; retrying");
+  };
+  const timer = setInterval(() => {
+    if (Date.now() >= until) {
+      stop();
+      const message =
+        "idempotency lease no longer renewed: the handler ran past maxLeaseMs; a retry may run it again";
+      logger.warn({ key, maxLeaseMs }, message);
+      return;
+    }
+    // A slow store: skip this tick rather than stack renewals up behind it.
+    if (pending) return;
+    pending = true;
+    Promise.resolve()
+      .then(() => renew(key, token, leaseMs))
+      .then(renewed, failed)
+      .finally(() => {
+        pending = false;
+      });
+  }, config.renewEveryMs);
+  timer.unref();
+  return stop;
+}
+
+/** Stores the response (or releases the claim when its status is not stored). */
+async function settle(
+  config: IdempotencyConfig<never>,
+  claim: Claim,
+  response: IdempotencyResponse,
+  started: boolean,
+): Promise<void> {
+  const { key, token, logger } = claim;
+  try {
+    if (config.storeStatus(response.status, { started }) !== true) {
+      await config.store.release(key, token);
+      return;
+    }
+    const stored = toStored(response, config);
+    if (stored.bodyOmitted === true) {
+      // Releasing would let a retry run the handler again; the status and headers are kept.
+      const { maxStoredBytes } = config;
+      logger.warn(
+        { key, maxStoredBytes },
+        "idempotent response larger than maxStoredBytes; stored without its body",
+      );
+    }
+    if (!(await config.store.complete(key, token, stored, config.retentionMs))) {
+      const message = "idempotency lease lost before the response was stored; a newer execution owns the key";
+      logger.warn({ key, token }, message);
+    }
+  } catch (err) {
+    logger.warn({ err: errInfo(err), key }, "idempotency store failed while storing a response");
+  }
+}
+
+async function release(config: IdempotencyConfig<never>, claim: Claim): Promise<void> {
+  try {
+    await config.store.release(claim.key, claim.token);
+  } catch (err) {
+    claim.logger.warn({ err: errInfo(err), key: claim.key }, "idempotency store failed to release a claim");
+  }
+}
+
+/** The record of a response: its replayed headers, and its body unless it is too large. */
+function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never>): StoredResponse {
+  const headers: Record<string, string | string[]> = {};
+  // A captured response reads one header at a time instead of copying them all.
+  const headerOf = (response as IdempotencyResponse & { [HEADER_OF]?: (name: string) => unknown })[HEADER_OF];
+  for (const name of config.replayHeaders) {
+    const value = headerOf ? headerOf.call(response, name) : response.headers[name];
+    if (value === undefined) continue;
+    headers[name] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  const { body } = response;
+  const stored = { status: response.status, headers, body: body ?? new Uint8Array() };
+  return body === undefined || body.byteLength > config.maxStoredBytes ? withoutBody(stored) : stored;
+}
+
+/**
+ * Sends a stored response again, with `Idempotent-Replayed: true` (and `Idempotent-Body-Omitted:
+ * true` for a record kept without its body). A 1xx, 204 or 304 gets no content (RFC 9110 §6.4.1).
+ *
+ * @example if (decision.outcome === "replay") return writeReplay(res, decision.response);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export function writeReplay(res: ServerResponse, stored: StoredResponse): void {
+  res.statusCode = stored.status;
+  for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
+  res.setHeader("Idempotent-Replayed", "true");
+  if (stored.bodyOmitted === true) res.setHeader("Idempotent-Body-Omitted", "true");
+  const bodyless =
+    stored.status === 204 || stored.status === 304 || (stored.status >= 100 && stored.status < 200);
+  if (bodyless) {
+    res.end();
+    return;
+  }
+  res.setHeader("Content-Length", stored.body.byteLength);
+  res.end(stored.body);
+}
+
+/** The query of a target as sent (`?a=1`), without a fragment; `""` for none. */
+function queryOf(target: string): string {
+  const start = target.search(/[?#]/);
+  return start === -1 ? "" : target.slice(start).replace(/#.*$/s, "");
+}
+
+/** RFC 9112 §6.3: a request has content when it carries Transfer-Encoding or a non-zero Content-Length. */
+function hasContent(headers: IncomingHttpHeaders): boolean {
+  if (headers["transfer-encoding"] !== undefined) return true;
+  const length = headers["content-length"];
+  return length !== undefined && length !== "0";
+}
+
+function errInfo(err: unknown): object {
+  return err instanceof Error ? { type: err.name, message: err.message } : { message: String(err) };
+}
