@@ -23,4 +23,3 @@ export interface Negotiation {
    */
   codingFor(contentType: string | undefined, length: number | undefined): string;
 }
-
