@@ -192,7 +192,11 @@ export function validatorHeaders(current: CurrentValidators | undefined): Record
  */
 export async function checkPreconditions(
   req: { method?: string | undefined; headers: IncomingHttpHeaders },
-  current: CurrentState | undefined | null | (() => Promise<CurrentState | undefined | null>),
+  current:
+    | CurrentState
+    | undefined
+    | null
+    | (() => CurrentState | undefined | null | Promise<CurrentState | undefined | null>),
 ): Promise<"proceed" | 304> {
   if (!isConditional(req.headers)) return "proceed";
   const state = typeof current === "function" ? await current() : current;
