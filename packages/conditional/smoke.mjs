@@ -12,4 +12,7 @@ export default function smoke(mod) {
   if (typeof mod.cacheControl({ noStore: true }) !== "function") throw new Error("cacheControl() is broken");
   if (typeof mod.preconditions({ current: () => undefined }) !== "function")
     throw new Error("preconditions() is broken");
+  if (typeof mod.checkPreconditions !== "function") throw new Error("checkPreconditions is missing");
+  if (mod.preconditionFailed({ etag: '"1"' }).headers.ETag !== '"1"')
+    throw new Error("preconditionFailed is broken");
 }

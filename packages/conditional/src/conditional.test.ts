@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cacheControl, setLastModified } from "./cache-control.js";
 import { conditional } from "./conditional.js";
 import { strongEtag } from "./entity-tag.js";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./preconditions-middleware.js";
 
 const employee = { id: 42, name: "Ada", department: "R&D", salary: 1000 };
 const big = Array.from({ length: 60 }, (_, i) => ({ ...employee, id: i }));

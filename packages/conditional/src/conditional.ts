@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, type NextFunction } from "@svc/errors";
+import { appendVary, type Negotiation, type NextFunction } from "@svc/errors";
 import fresh from "fresh";
 import { strongEtag } from "./entity-tag.js";
 
@@ -12,12 +12,6 @@ export interface ConditionalOptions {
    * @default "no-cache"
    */
   defaultCacheControl?: string | false;
-}
-
-/** The slice of `@svc/negotiate`'s `res.negotiation` used here (read structurally, no import). */
-interface CodingOracle {
-  compressible(contentType: string | undefined): boolean;
-  codingFor(contentType: string | undefined, length: number | undefined): string;
 }
 
 type Body = string | Uint8Array;
@@ -54,10 +48,14 @@ function conditionalHeaders(req: IncomingMessage): IncomingMessage["headers"] {
   return rest;
 }
 
-function oracle(res: ServerResponse): CodingOracle | undefined {
-  const n = (res as ServerResponse & { negotiation?: Partial<CodingOracle> }).negotiation;
+/**
+ * The kernel's {@link Negotiation} a negotiation middleware (`@svc/negotiate`) left on the
+ * response, if one is mounted (and nothing else took the name).
+ */
+function oracle(res: ServerResponse): Negotiation | undefined {
+  const n = (res as ServerResponse & { negotiation?: Partial<Negotiation> }).negotiation;
   return typeof n?.codingFor === "function" && typeof n.compressible === "function"
-    ? (n as CodingOracle)
+    ? (n as Negotiation)
     : undefined;
 }
 

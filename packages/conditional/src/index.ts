@@ -7,9 +7,12 @@ export {
 export { type ConditionalOptions, conditional } from "./conditional.js";
 export { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
 export {
+  type CurrentState,
   type CurrentValidators,
+  checkPreconditions,
   evaluatePreconditions,
   type PreconditionOutcome,
-  type PreconditionsOptions,
-  preconditions,
+  preconditionFailed,
+  type RepresentationTags,
 } from "./preconditions.js";
+export { type PreconditionsOptions, preconditions } from "./preconditions-middleware.js";

@@ -1,11 +1,36 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction } from "@svc/errors";
+import type { IncomingHttpHeaders } from "node:http";
+import { HttpError } from "@svc/errors";
 import { listMatches, parseEtagList } from "./entity-tag.js";
 
-/** The validators of a resource's current state, as {@link preconditions} needs them. */
+/** The validators of a resource's current state, as {@link evaluatePreconditions} needs them. */
 export interface CurrentValidators {
   /** The current representation's entity tag (`"v7"` or `W/"v7"`). */
   etag?: string | undefined;
+  /** When the resource last changed. */
+  lastModified?: Date | undefined;
+}
+
+/**
+ * One current strong entity tag per representation of a resource, by representation name (a media
+ * type, say), the default representation first. RFC 9110 §8.8.3: a tag labels one representation,
+ * so the JSON and the XML of one state have different tags, and a client sends the tag of the one
+ * it read. A tag may be given as a function, called only when the tags before it did not match
+ * (serializing a second representation costs more than comparing the first one's tag); a function
+ * that returns `undefined` (no tag for that representation) is skipped.
+ *
+ * @example { "application/json": strongEtag(json), "application/xml": async () => strongEtag(await toXml()) }
+ */
+export type RepresentationTags = Readonly<
+  Record<string, string | (() => string | undefined | Promise<string | undefined>)>
+>;
+
+/**
+ * A resource's current state as {@link checkPreconditions} and {@link preconditions} read it: the
+ * validators of {@link CurrentValidators}, with `etag` either one tag or one per representation.
+ */
+export interface CurrentState {
+  /** The current entity tag, or the current strong tag of each representation. */
+  etag?: string | RepresentationTags | undefined;
   /** When the resource last changed. */
   lastModified?: Date | undefined;
 }
@@ -79,112 +104,104 @@ export function evaluatePreconditions(
   return "proceed";
 }
 
-/** Options of {@link preconditions}. */
-export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMessage> {
-  /**
-   * Reads the target resource's current validators before the handler runs; `undefined` or
-   * `null` when the resource does not exist (so `If-Match: *` fails and `If-None-Match: *` passes).
-   */
-  current: (req: Req) => CurrentValidators | undefined | null | Promise<CurrentValidators | undefined | null>;
-  /**
-   * Demand a precondition (`If-Match`, `If-Unmodified-Since` or `If-None-Match`) on writes that
-   * lack one → 428 (RFC 6585 §3), against lost updates.
-   * @default false
-   */
-  required?: boolean;
-  /**
-   * The methods `required` applies to.
-   * @default ["PUT", "PATCH", "DELETE"]
-   */
-  requiredMethods?: readonly string[];
+/**
+ * Which representation's tag a request's preconditions are compared with, among several: the
+ * one whose current tag the request names (`If-Match` by strong comparison, else `If-None-Match`
+ * by weak comparison, RFC 9110 §13.1.1, §13.1.2), else the first, the default. The tags are
+ * computed in order, only until one matches.
+ */
+async function selectedTag(
+  headers: IncomingHttpHeaders,
+  tags: RepresentationTags,
+): Promise<string | undefined> {
+  const ifMatch = headers["if-match"];
+  const named = ifMatch ?? headers["if-none-match"];
+  const list = named === undefined ? "*" : parseEtagList(named);
+  let first: string | undefined;
+  for (const given of Object.values(tags)) {
+    const tag = typeof given === "function" ? await given() : given;
+    if (tag === undefined) continue;
+    if (list === "*" || listMatches(list, tag, ifMatch !== undefined)) return tag;
+    first ??= tag;
+  }
+  return first;
+}
+
+/** The validators of `state`, its tag chosen among its representations' when it has several. */
+export async function validatorsOf(
+  headers: IncomingHttpHeaders,
+  state: CurrentState | undefined,
+): Promise<CurrentValidators | undefined> {
+  if (state === undefined || typeof state.etag !== "object") return state as CurrentValidators | undefined;
+  return { lastModified: state.lastModified, etag: await selectedTag(headers, state.etag) };
+}
+
+/** Whether the request carries any precondition of RFC 9110 §13.1. */
+function isConditional(headers: IncomingHttpHeaders): boolean {
+  return (
+    headers["if-match"] !== undefined ||
+    headers["if-unmodified-since"] !== undefined ||
+    headers["if-none-match"] !== undefined ||
+    headers["if-modified-since"] !== undefined
+  );
 }
 
 /**
- * Evaluates conditional request headers against the resource's current validators before the
- * handler runs (RFC 9110 §13.2.2): a failed precondition becomes a 412 (or 304 for GET/HEAD), with
- * `ETag`/`Last-Modified` of the current state, through the error handler; with `required: true`,
- * an unconditional write becomes a 428. The validators are left on `res.locals.current` for the handler.
+ * The 412 of a failed precondition (RFC 9110 §15.5.13), as an `HttpError` for the error handler,
+ * carrying the current `ETag` and `Last-Modified` so the client can refetch and retry. Also the
+ * answer when a write finds, as it is applied, that the state its precondition was checked against
+ * changed meanwhile (§13.1.1: the precondition must hold when the method is applied).
  *
- * @example
- * app.put("/employees/:id", preconditions({ current: (req) => repo.validators(req.params.id), required: true }), update);
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
- * @see https://www.rfc-editor.org/rfc/rfc6585#section-3
+ * @param current the current validators, or `undefined` when the resource does not exist (any more)
+ * @example throw preconditionFailed({ etag: '"v8"' })
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.13
  */
-export function preconditions<Req extends IncomingMessage = IncomingMessage>(
-  options: PreconditionsOptions<Req>,
-) {
-  if (typeof options?.current !== "function") {
-    throw new TypeError("preconditions: options.current must be a function returning the current validators");
-  }
-  const required = options.required ?? false;
-  const requiredMethods = new Set(
-    (options.requiredMethods ?? ["PUT", "PATCH", "DELETE"]).map((m) => m.toUpperCase()),
+export function preconditionFailed(current: CurrentValidators | undefined): HttpError {
+  return HttpError.preconditionFailed(
+    current === undefined
+      ? "The resource does not exist"
+      : "The resource has changed since the precondition was computed",
+    { code: "precondition_failed", headers: validatorHeaders(current) },
   );
-  const read = options.current;
+}
 
-  return async function preconditionsMiddleware(
-    req: Req,
-    res: ServerResponse,
-    next: NextFunction,
-  ): Promise<void> {
-    const method = (req.method ?? "GET").toUpperCase();
-    const h = req.headers;
-    const conditional =
-      h["if-match"] !== undefined ||
-      h["if-unmodified-since"] !== undefined ||
-      h["if-none-match"] !== undefined ||
-      h["if-modified-since"] !== undefined;
-    if (
-      required &&
-      requiredMethods.has(method) &&
-      h["if-match"] === undefined &&
-      h["if-unmodified-since"] === undefined &&
-      h["if-none-match"] === undefined
-    ) {
-      next(
-        HttpError.preconditionRequired(
-          `${method} requires a conditional request: send If-Match with the current ETag`,
-          {
-            code: "precondition_required",
-          },
-        ),
-      );
-      return;
-    }
-    let current: CurrentValidators | undefined;
-    try {
-      current = (await read(req)) ?? undefined;
-    } catch (err) {
-      next(err);
-      return;
-    }
-    const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
-    if (locals) locals.current = current;
-    if (!conditional) {
-      next();
-      return;
-    }
-    const outcome = evaluatePreconditions(method, h, current);
-    if (outcome === "proceed") {
-      next();
-      return;
-    }
-    const headers: Record<string, string> = {};
-    if (current?.etag !== undefined) headers.ETag = current.etag;
-    if (current?.lastModified !== undefined) headers["Last-Modified"] = current.lastModified.toUTCString();
-    if (outcome === 304) {
-      for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-      res.statusCode = 304;
-      res.end();
-      return;
-    }
-    next(
-      HttpError.preconditionFailed(
-        current === undefined
-          ? "The resource does not exist"
-          : "The resource has changed since the precondition was computed",
-        { code: "precondition_failed", headers },
-      ),
-    );
-  };
+/** `ETag` and `Last-Modified` of the current state, for a 304 or a 412 (RFC 9110 §15.4.5). */
+export function validatorHeaders(current: CurrentValidators | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (current?.etag !== undefined) headers.ETag = current.etag;
+  if (current?.lastModified !== undefined) headers["Last-Modified"] = current.lastModified.toUTCString();
+  return headers;
+}
+
+/**
+ * RFC 9110 §13.2.2 for one request, over one or several representations, answering a failed
+ * precondition itself: resolves to `"proceed"`, or `304` for a GET or HEAD whose copy is current;
+ * rejects with {@link preconditionFailed}'s 412. The current state is read (when given as a
+ * function) and its tags computed only when the request carries a precondition. Use it where the
+ * middleware {@link preconditions} does not fit, such as inside the transaction of a write, to
+ * evaluate the preconditions on the state the write is about to change (§13.1.1).
+ *
+ * @param current the resource's current state, `undefined`/`null` when it does not exist, or a
+ *   function reading it
+ * @example
+ * await db.transaction(async (trx) => {
+ *   await checkPreconditions(req, async () => ({ etag: strongEtag(await currentJson(trx)) }));
+ *   await write(trx);
+ * });
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
+ */
+export async function checkPreconditions(
+  req: { method?: string | undefined; headers: IncomingHttpHeaders },
+  current:
+    | CurrentState
+    | undefined
+    | null
+    | (() => CurrentState | undefined | null | Promise<CurrentState | undefined | null>),
+): Promise<"proceed" | 304> {
+  if (!isConditional(req.headers)) return "proceed";
+  const state = typeof current === "function" ? await current() : current;
+  const validators = await validatorsOf(req.headers, state ?? undefined);
+  const outcome = evaluatePreconditions((req.method ?? "GET").toUpperCase(), req.headers, validators);
+  if (outcome === 412) throw preconditionFailed(validators);
+  return outcome;
 }

@@ -40,6 +40,7 @@ export {
   type SerializedError,
   serializeError,
 } from "./logger.js";
+export type { Negotiation } from "./negotiation.js";
 export {
   describeValue,
   type OptionError,

@@ -1,26 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, HttpError, type MediaTypeMatch, matchMediaType } from "@svc/errors";
+import { appendVary, HttpError, type MediaTypeMatch, matchMediaType, type Negotiation } from "@svc/errors";
 import { selectEncoding } from "./encoding.js";
 import { contentTypeOf, essence, headerString, isCompressible, noTransform } from "./headers.js";
 import { selectLanguage } from "./language.js";
 import type { NegotiateConfig } from "./options.js";
 
-/** The negotiation outcome, on `res.negotiation`. */
-export interface Negotiation {
-  /** The `Accept` decision among the middleware's representations, `undefined` when none fits. */
-  readonly mediaType: MediaTypeMatch | undefined;
-  /** The chosen language (`undefined` when the app offers none). */
-  readonly language: string | undefined;
-  /** The chosen content coding (`identity` when the response is sent uncoded). */
-  readonly encoding: string;
-  /** Whether compression would touch a response of this media type. */
-  compressible(contentType: string | undefined): boolean;
-  /**
-   * The content coding a response of this type and size gets: what conditional requests need to
-   * give a 304 or a HEAD the same validators as the full response.
-   */
-  codingFor(contentType: string | undefined, length: number | undefined): string;
-}
+/** The negotiation outcome, on `res.negotiation`: the kernel's shared type, also read by `@svc/conditional`. */
+export type { Negotiation };
 
 const NO_CODINGS: readonly string[] = Object.freeze([]);
 

@@ -1,9 +1,15 @@
-import { parseEtagList, preconditions, strongEtag, strongMatch } from "@svc/conditional";
-import { HttpError, isHttpError, methodNotAllowed, stringifyJson } from "@svc/errors";
+import {
+  type CurrentState,
+  preconditionFailed,
+  preconditions,
+  type RepresentationTags,
+  strongEtag,
+} from "@svc/conditional";
+import { allowedMethods, HttpError, isHttpError, stringifyJson } from "@svc/errors";
 import { hal, pageModel, Rel } from "@svc/hal";
 import { xml } from "@svc/negotiate";
-import type { Request, Response, Router } from "express";
-import { type ExpressionBuilder, sql } from "kysely";
+import type { Request, RequestHandler, Response, Router } from "express";
+import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import type { z } from "zod";
 import type { Db } from "../db/database.js";
 import { compiledTemplate, type LooseDb, type LooseQuery, listPage, loose } from "../db/query.js";
@@ -58,27 +64,19 @@ export interface CrudResource {
 }
 
 /**
- * The strong tag of the representation the client holds, for `If-Match`. Each representation has
- * its own tag (@svc/conditional hashes the bytes sent), and RFC 9110 §13.1.1 compares If-Match with
- * the selected representation's: a client that read the XML sends the XML's tag. The JSON tag
- * (HAL+JSON has the same bytes) is the default; the XML one is computed only when the JSON one is
- * not among the tags sent, so JSON clients pay nothing more.
+ * The current strong tag of each representation of a resource (@svc/conditional hashes the bytes
+ * sent, so each has its own): JSON first (HAL+JSON has the same bytes), then XML, which is only
+ * serialized when the JSON tag is not the one a precondition names, so JSON clients pay nothing more.
  */
-export async function heldTag(req: Request, view: Record<string, unknown>): Promise<string> {
-  // The bytes the JSON representation sends (a BigInt id as a number with all its digits).
-  const jsonTag = strongEtag(stringifyJson(view));
-  const header = req.headers["if-match"];
-  if (header === undefined) return jsonTag;
-  const sent = parseEtagList(header);
-  if (sent === "*") return jsonTag;
-  const holds = (tag: string) => sent.some((t) => strongMatch(`${t.weak ? "W/" : ""}${t.opaque}`, tag));
-  if (holds(jsonTag)) return jsonTag;
-  const body = await xml.serialize(view, { mediaType: "application/xml", req });
-  if (typeof body === "string" || body instanceof Uint8Array) {
-    const xmlTag = strongEtag(body);
-    if (holds(xmlTag)) return xmlTag;
-  }
-  return jsonTag;
+export function representationTags(req: Request, view: Record<string, unknown>): RepresentationTags {
+  return {
+    // The bytes the JSON representation sends (a BigInt id as a number with all its digits).
+    "application/json": strongEtag(stringifyJson(view)),
+    "application/xml": async () => {
+      const body = await xml.serialize(view, { mediaType: "application/xml", req });
+      return typeof body === "string" || body instanceof Uint8Array ? strongEtag(body) : undefined;
+    },
+  };
 }
 
 /** What write bodies may be: the app's body parser takes JSON only (a write in XML is a 415). */
@@ -92,21 +90,211 @@ function collectionPath(resource: CrudResource, parentId: Id | undefined): strin
 /**
  * Mounts the list, item and write routes of a collection: paging, sorting and filtering, 201 +
  * Location, PUT needing the whole object, PATCH changing only what is sent, DELETE → 204, OPTIONS →
- * Allow, 405 for the rest. Representations, ETags and caching come from the packages.
+ * Allow, 405 for the rest. Representations, ETags, preconditions and caching come from the packages.
  */
 export function mountCrud(router: Router, db: Db, resource: CrudResource): void {
-  const writes = resource.writes ?? (resource.input ? ["POST", "PUT", "PATCH", "DELETE"] : []);
-  const itemPath = `${resource.path}/:id`;
-  const collectionAllow = ["GET", "HEAD", "OPTIONS", ...(writes.includes("POST") ? ["POST"] : [])];
-  const itemAllow = ["GET", "HEAD", "OPTIONS", ...writes.filter((w) => w !== "POST")];
+  const crud = new Crud(db, resource);
+  mountCollection(router, crud);
+  if (resource.itemRoute !== false) mountItem(router, crud);
+}
 
-  async function ctxOf(req: Request): Promise<Ctx> {
+/** A handler that names the media types a write may carry on an OPTIONS response. */
+function acceptWrites(header: "Accept-Post" | "Accept-Patch"): RequestHandler {
+  return (_req, res, next) => {
+    res.setHeader(header, WRITE_MEDIA_TYPES);
+    next();
+  };
+}
+
+/**
+ * The method handlers run behind the route's permission guard (see `guardedRoutes` in app.ts),
+ * OPTIONS included, so it keeps its 401 for a client without credentials; `.all` answers every
+ * other method with 405 and `Allow`, decided by routing before permission (a reader gets 405,
+ * not 403).
+ */
+function mountCollection(router: Router, crud: Crud): void {
+  const route = router.route(crud.resource.path);
+  const allowed = allowedMethods(crud.collectionAllow);
+  // Only a collection that takes POST has a POST route: elsewhere POST is the 405 of `.all`.
+  if (crud.writes.has("POST")) {
+    route.post((req, res) => crud.create(req, res));
+    // The media types a POST may carry (W3C LDP 1.0 §7.1, registered with IANA).
+    route.options(acceptWrites("Accept-Post"), allowed);
+  } else {
+    route.options(allowed);
+  }
+  route.get((req, res) => crud.list(req, res)).all(allowed);
+}
+
+function mountItem(router: Router, crud: Crud): void {
+  const route = router.route(`${crud.resource.path}/:id`);
+  const allowed = allowedMethods(crud.itemAllow);
+  const ifMatch = preconditions({ current: (req: Request) => crud.current(req) });
+  route.get((req, res) => crud.read(req, res));
+  if (crud.writes.has("PUT")) route.put(ifMatch, (req, res) => crud.replace(req, res));
+  if (crud.writes.has("DELETE")) route.delete(ifMatch, (req, res) => crud.delete(req, res));
+  if (crud.writes.has("PATCH")) {
+    route.patch(ifMatch, (req, res) => crud.patch(req, res));
+    // RFC 5789 §3.1: Accept-Patch SHOULD appear in the OPTIONS response of a resource that
+    // supports PATCH.
+    route.options(acceptWrites("Accept-Patch"), allowed);
+  } else {
+    route.options(allowed);
+  }
+  route.all(allowed);
+}
+
+/** One collection's options resolved once, and its request steps. */
+class Crud {
+  readonly writes: ReadonlySet<string>;
+  readonly collectionAllow: readonly string[];
+  readonly itemAllow: readonly string[];
+  /**
+   * A base that does not take the request context is the same query on every request: it is
+   * compiled once and only the id is bound per read (the hot path of every item GET).
+   */
+  readonly #byId: ((id: unknown) => CompiledQuery) | undefined;
+  /**
+   * The table row an `If-Match` was evaluated against, per request. RFC 9110 §13.1.1: the
+   * precondition must hold when the method is applied, not only when it was checked; the write
+   * only succeeds while the row still equals this snapshot, so two writes racing with the same
+   * tag (on one instance or across a fleet) cannot both win: one gets 412.
+   */
+  readonly #snapshots = new WeakMap<Request, Record<string, unknown>>();
+
+  constructor(
+    readonly db: Db,
+    readonly resource: CrudResource,
+  ) {
+    const writes = resource.writes ?? (resource.input ? ["POST", "PUT", "PATCH", "DELETE"] : []);
+    this.writes = new Set(writes);
+    this.collectionAllow = ["GET", "HEAD", "OPTIONS", ...(writes.includes("POST") ? ["POST"] : [])];
+    this.itemAllow = ["GET", "HEAD", "OPTIONS", ...writes.filter((w) => w !== "POST")];
+    this.#byId =
+      resource.base.length < 2
+        ? compiledTemplate((id) =>
+            resource.base(db, undefined as unknown as Ctx).where("t.id", "=", id as Id),
+          )
+        : undefined;
+  }
+
+  /** GET of the collection: one page, sorted and filtered. */
+  async list(req: Request, res: Response): Promise<void> {
+    const ctx = await this.ctxOf(req);
+    const q = parseListQuery(req.query as Record<string, unknown>, this.resource.list);
+    const { rows, total } = await listPage(this.resource.base(this.db, ctx), q, "t.id");
+    this.cache(res);
+    await send(
+      req,
+      res,
+      pageModel({
+        collection: this.resource.collection,
+        items: rows.map((row) => this.resource.view(row, ctx)),
+        page: q.page,
+        size: q.size,
+        totalElements: total,
+        url: req.originalUrl,
+        origin: ctx.href(""),
+      }),
+    );
+  }
+
+  /** GET of one item. */
+  async read(req: Request, res: Response): Promise<void> {
+    const ctx = await this.ctxOf(req);
+    const row = await this.load(ctx, parseId(req.params.id, this.resource.noun));
+    this.cache(res);
+    await send(req, res, this.resource.view(row, ctx));
+  }
+
+  /** POST: 201 with the new item and its `Location`. */
+  async create(req: Request, res: Response): Promise<void> {
+    const ctx = await this.ctxOf(req);
+    const custom = this.resource.handlers?.POST;
+    if (custom) return custom(req, res, ctx);
+    const row = await this.rowOf(req, ctx, this.schema(ctx), undefined);
+    if (this.resource.parent) row[parentColumn(this.resource)] = ctx.parentId;
+    const inserted = await loose(this.db)
+      .insertInto(this.resource.table)
+      .values(row)
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const created = this.resource.view(await this.load(ctx, inserted.id as Id), ctx);
+    // The new resource's URI is its self link, so it keeps the version prefix the client used.
+    const self = (created._links as { self?: { href?: string } } | undefined)?.self?.href;
+    res.setHeader(
+      "Location",
+      self ?? ctx.href(`${collectionPath(this.resource, ctx.parentId)}/${String(inserted.id)}`),
+    );
+    await send(req, res, created, 201);
+  }
+
+  /** PUT: the whole object replaces the item (never creates one). */
+  replace(req: Request, res: Response): Promise<void> {
+    return this.update(req, res, "PUT");
+  }
+
+  /** PATCH: only the fields sent change. */
+  patch(req: Request, res: Response): Promise<void> {
+    return this.update(req, res, "PATCH");
+  }
+
+  /** DELETE → 204. */
+  async delete(req: Request, res: Response): Promise<void> {
+    const ctx = await this.ctxOf(req);
+    const id = parseId(req.params.id, this.resource.noun);
+    await this.loadGuarded(req, ctx, id);
+    const custom = this.resource.handlers?.DELETE;
+    if (custom) return custom(req, res, ctx);
+    await this.guardedDelete(req, id);
+    res.status(204).end();
+  }
+
+  /**
+   * The item's current state for `If-Match` (`undefined` when it does not exist): the tag of each
+   * representation the client could have read. The raw row is read first, then the
+   * representation: if a write lands in between, the row no longer equals the snapshot and the
+   * guarded write answers 412 (never a lost update).
+   */
+  async current(req: Request): Promise<CurrentState | undefined> {
+    try {
+      const ctx = await this.ctxOf(req);
+      const id = parseId(req.params.id as string | undefined, this.resource.noun);
+      if (req.headers["if-match"] !== undefined || req.headers["if-unmodified-since"] !== undefined) {
+        const raw = await loose(this.db)
+          .selectFrom(this.resource.table)
+          .selectAll()
+          .where("id", "=", id)
+          .executeTakeFirst();
+        if (raw) this.#snapshots.set(req, raw);
+      }
+      return { etag: representationTags(req, await ctx.show(id)) };
+    } catch (err) {
+      if (isHttpError(err) && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  private async update(req: Request, res: Response, mode: "PUT" | "PATCH"): Promise<void> {
+    const ctx = await this.ctxOf(req);
+    const custom = this.resource.handlers?.[mode];
+    if (custom) return custom(req, res, ctx);
+    const schema = this.schema(ctx);
+    const id = parseId(req.params.id, this.resource.noun);
+    await this.loadGuarded(req, ctx, id);
+    const row = await this.rowOf(req, ctx, mode === "PATCH" ? schema.partial() : schema, id);
+    await this.guardedUpdate(req, id, row);
+    await send(req, res, this.resource.view(await this.load(ctx, id), ctx));
+  }
+
+  private async ctxOf(req: Request): Promise<Ctx> {
+    const { db, resource } = this;
     const ctx: Ctx = {
       req,
       href: hrefs(req),
       db,
       parentId: undefined,
-      show: async (id) => resource.view(await load(ctx, id), ctx),
+      show: async (id) => resource.view(await this.load(ctx, id), ctx),
     };
     if (resource.parent) {
       const parentId = parseId(req.params.parentId, resource.parent.noun);
@@ -121,71 +309,55 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
     return ctx;
   }
 
-  // A base that does not take the request context is the same query on every request: it is
-  // compiled once and only the id is bound per read (the hot path of every item GET).
-  const byId =
-    resource.base.length < 2
-      ? compiledTemplate((id) => resource.base(db, undefined as unknown as Ctx).where("t.id", "=", id as Id))
-      : undefined;
-
-  async function load(ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
-    const row = byId
-      ? (await db.kysely.executeQuery(byId(id))).rows[0]
-      : await resource.base(db, ctx).where("t.id", "=", id).executeTakeFirst();
-    if (!row) throw HttpError.notFound(`${resource.noun} ${id} does not exist`);
-    return row;
+  private async load(ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
+    const row = this.#byId
+      ? (await this.db.kysely.executeQuery(this.#byId(id))).rows[0]
+      : await this.resource.base(this.db, ctx).where("t.id", "=", id).executeTakeFirst();
+    if (!row) throw HttpError.notFound(`${this.resource.noun} ${id} does not exist`);
+    return row as Record<string, unknown>;
   }
 
-  /**
-   * The table row an `If-Match` was evaluated against, per request. RFC 9110 §13.1.1: the
-   * precondition must hold when the method is applied, not only when it was checked; the write
-   * below only succeeds while the row still equals this snapshot, so two writes racing with the
-   * same tag (on one instance or across a fleet) cannot both win: one gets 412.
-   */
-  const snapshots = new WeakMap<Request, Record<string, unknown>>();
-
   /** A resource that passed If-Match and vanished before the write failed the precondition: 412. */
-  async function loadGuarded(req: Request, ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
+  private async loadGuarded(req: Request, ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
     try {
-      return await load(ctx, id);
+      return await this.load(ctx, id);
     } catch (err) {
-      if (snapshots.has(req) && isHttpError(err) && err.status === 404) throw changedMeanwhile();
+      if (this.#snapshots.has(req) && isHttpError(err) && err.status === 404) throw changedMeanwhile();
       throw err;
     }
   }
 
-  async function guardedUpdate(req: Request, id: Id, row: Record<string, unknown>): Promise<void> {
-    let query = loose(db).updateTable(resource.table).set(row).where("id", "=", id);
-    const snapshot = snapshots.get(req);
+  /** The update of one row, applied only while the row equals its snapshot. */
+  private async guardedUpdate(req: Request, id: Id, row: Record<string, unknown>): Promise<void> {
+    let query = loose(this.db).updateTable(this.resource.table).set(row).where("id", "=", id);
+    const snapshot = this.#snapshots.get(req);
     if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
     const result = await query.executeTakeFirst();
     if (snapshot && Number(result.numUpdatedRows) === 0) throw changedMeanwhile();
   }
 
-  async function guardedDelete(req: Request, id: Id): Promise<void> {
-    let query = loose(db).deleteFrom(resource.table).where("id", "=", id);
-    const snapshot = snapshots.get(req);
+  /** The delete of one row, applied only while the row equals its snapshot. */
+  private async guardedDelete(req: Request, id: Id): Promise<void> {
+    let query = loose(this.db).deleteFrom(this.resource.table).where("id", "=", id);
+    const snapshot = this.#snapshots.get(req);
     if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
     const result = await query.executeTakeFirst();
     if (snapshot && Number(result.numDeletedRows) === 0) throw changedMeanwhile();
   }
 
-  function cache(res: Response): void {
-    if (resource.cacheControl) res.setHeader("Cache-Control", resource.cacheControl);
+  private schema(ctx: Ctx): z.ZodObject {
+    return (this.resource.input as (c: Ctx) => z.ZodObject)(ctx);
   }
 
-  async function write(req: Request, res: Response, mode: "POST" | "PUT" | "PATCH") {
-    const ctx = await ctxOf(req);
-    const custom = resource.handlers?.[mode];
-    if (custom) return custom(req, res, ctx);
-    const schema = (resource.input as (c: Ctx) => z.ZodObject)(ctx);
-    const id = mode === "POST" ? undefined : parseId(req.params.id, resource.noun);
-    const existing = id === undefined ? undefined : await loadGuarded(req, ctx, id);
-    const body =
-      mode === "PATCH"
-        ? validate(schema.partial(), req.body)
-        : (validate(schema, req.body) as Record<string, unknown>);
-    if (mode === "PATCH" && Object.keys(body).length === 0) {
+  /** The request body, validated, as column values; business rules throw 422 in `toRow`. */
+  private async rowOf(
+    req: Request,
+    ctx: Ctx,
+    schema: z.ZodObject,
+    id: Id | undefined,
+  ): Promise<Record<string, unknown>> {
+    const body = validate(schema, req.body) as Record<string, unknown>;
+    if (req.method === "PATCH" && Object.keys(body).length === 0) {
       throw HttpError.badRequest("A PATCH must change at least one field", {
         errors: [{ field: "(body)", message: "names no field" }],
       });
@@ -195,123 +367,17 @@ export function mountCrud(router: Router, db: Db, resource: CrudResource): void 
         errors: [{ field: "id", message: "must be absent or equal the id in the path" }],
       });
     }
-    const row = await (resource.toRow as NonNullable<CrudResource["toRow"]>)(body, ctx);
-    if (existing === undefined || id === undefined) {
-      if (resource.parent) row[parentColumn(resource)] = ctx.parentId;
-      const inserted = await loose(db)
-        .insertInto(resource.table)
-        .values(row)
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const created = resource.view(await load(ctx, inserted.id as Id), ctx);
-      // The new resource's URI is its self link, so it keeps the version prefix the client used.
-      const self = (created._links as { self?: { href?: string } } | undefined)?.self?.href;
-      res.setHeader(
-        "Location",
-        self ?? ctx.href(`${collectionPath(resource, ctx.parentId)}/${String(inserted.id)}`),
-      );
-      await send(req, res, created, 201);
-      return;
-    }
-    await guardedUpdate(req, id, row);
-    await send(req, res, resource.view(await load(ctx, id), ctx));
+    return (this.resource.toRow as NonNullable<CrudResource["toRow"]>)(body, ctx);
   }
 
-  const collection = router.route(resource.path);
-  // Only a collection that takes POST has a POST route: elsewhere POST is the 405 of `.all` below,
-  // decided by routing before permission (a reader gets 405, not 403).
-  if (writes.includes("POST")) collection.post((req, res) => write(req, res, "POST"));
-  collection
-    .get(async (req, res) => {
-      const ctx = await ctxOf(req);
-      const q = parseListQuery(req.query as Record<string, unknown>, resource.list);
-      const { rows, total } = await listPage(resource.base(db, ctx), q, "t.id");
-      cache(res);
-      send(
-        req,
-        res,
-        pageModel({
-          collection: resource.collection,
-          items: rows.map((row) => resource.view(row, ctx)),
-          page: q.page,
-          size: q.size,
-          totalElements: total,
-          url: req.originalUrl,
-          origin: ctx.href(""),
-        }),
-      );
-    })
-    .options((_req, res) => {
-      res.setHeader("Allow", collectionAllow.join(", "));
-      // The media types a POST may carry (W3C LDP 1.0 §7.1, registered with IANA).
-      if (writes.includes("POST")) res.setHeader("Accept-Post", WRITE_MEDIA_TYPES);
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(collectionAllow));
-
-  /**
-   * The validator a write's `If-Match` is compared with: the strong tag of the JSON (and HAL+JSON)
-   * representation the client would GET now, computed the way @svc/conditional tags responses.
-   */
-  const ifMatch = preconditions({
-    current: async (req: Request) => {
-      try {
-        const ctx = await ctxOf(req);
-        const id = parseId(req.params.id as string | undefined, resource.noun);
-        // The raw row first, then the representation: if a write lands in between, the row no
-        // longer equals the snapshot and the guarded write answers 412 (never a lost update).
-        if (req.headers["if-match"] !== undefined || req.headers["if-unmodified-since"] !== undefined) {
-          const raw = await loose(db)
-            .selectFrom(resource.table)
-            .selectAll()
-            .where("id", "=", id)
-            .executeTakeFirst();
-          if (raw) snapshots.set(req, raw);
-        }
-        const view = await ctx.show(id);
-        return { etag: await heldTag(req, view) };
-      } catch (err) {
-        if (isHttpError(err) && err.status === 404) return undefined;
-        throw err;
-      }
-    },
-  });
-  if (resource.itemRoute === false) return;
-  const item = router.route(itemPath);
-  item.get(async (req, res) => {
-    const ctx = await ctxOf(req);
-    const row = await load(ctx, parseId(req.params.id, resource.noun));
-    cache(res);
-    await send(req, res, resource.view(row, ctx));
-  });
-  if (writes.includes("PUT")) item.put(ifMatch, (req, res) => write(req, res, "PUT"));
-  if (writes.includes("PATCH")) item.patch(ifMatch, (req, res) => write(req, res, "PATCH"));
-  if (writes.includes("DELETE")) {
-    item.delete(ifMatch, async (req, res) => {
-      const ctx = await ctxOf(req);
-      const id = parseId(req.params.id, resource.noun);
-      await loadGuarded(req, ctx, id);
-      const custom = resource.handlers?.DELETE;
-      if (custom) return custom(req, res, ctx);
-      await guardedDelete(req, id);
-      res.status(204).end();
-    });
+  private cache(res: Response): void {
+    if (this.resource.cacheControl) res.setHeader("Cache-Control", this.resource.cacheControl);
   }
-  item
-    .options((_req, res) => {
-      res.setHeader("Allow", itemAllow.join(", "));
-      // RFC 5789 §3.1: Accept-Patch SHOULD appear in the OPTIONS response of a resource that
-      // supports PATCH.
-      if (writes.includes("PATCH")) res.setHeader("Accept-Patch", WRITE_MEDIA_TYPES);
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(itemAllow));
 }
 
+/** A write whose row the resource changed meanwhile: 412, its new validators not read here. */
 function changedMeanwhile(): HttpError {
-  return HttpError.preconditionFailed("The resource has changed since the precondition was computed", {
-    code: "precondition_failed",
-  });
+  return preconditionFailed({});
 }
 
 /** `col = value` for every column of a row read earlier (`is null` for nulls): a compare-and-swap. */

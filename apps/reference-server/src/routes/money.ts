@@ -1,5 +1,5 @@
-import { evaluatePreconditions, preconditions } from "@svc/conditional";
-import { HttpError, methodNotAllowed } from "@svc/errors";
+import { checkPreconditions, preconditions } from "@svc/conditional";
+import { allowedMethods } from "@svc/errors";
 import type { Request, Response, Router } from "express";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../db/database.js";
@@ -11,7 +11,7 @@ import { validate } from "../request.js";
 import { send } from "../respond.js";
 import { CartInput, TransferInput } from "../schemas.js";
 import { NO_STORE, rule } from "./catalogue.js";
-import { type CrudResource, type Ctx, heldTag, resourceView } from "./crud.js";
+import { type CrudResource, type Ctx, representationTags, resourceView } from "./crud.js";
 
 /** Background work the server must finish (or hand over) before it exits. */
 export class Background {
@@ -177,7 +177,6 @@ export function transfers(background: Background): CrudResource {
 
 /** The cart of the caller (the authenticated principal): one per user, no server session. */
 export function mountCart(router: Router, db: Db, owner: (req: Request) => string): void {
-  const allow = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"];
   async function view(req: Request, k: Kysely<Database> = db.kysely) {
     const href = hrefs(req);
     const rows = await k
@@ -204,7 +203,7 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
   // The cart always exists (possibly empty); If-Match compares with the tag of the
   // representation the client read (JSON or XML).
   const ifMatch = preconditions({
-    current: async (req: Request) => ({ etag: await heldTag(req, await view(req)) }),
+    current: async (req: Request) => ({ etag: representationTags(req, await view(req)) }),
   });
   /**
    * A cart write as one transaction that re-evaluates the preconditions on the cart it is about to
@@ -217,19 +216,13 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
       if (db.kind === "postgres") {
         await sql`select pg_advisory_xact_lock(hashtext(${`cart:${owner(req)}`}))`.execute(trx);
       }
-      const conditional = req.headers["if-match"] !== undefined || req.headers["if-none-match"] !== undefined;
-      if (conditional) {
-        const current = { etag: await heldTag(req, await view(req, trx)) };
-        if (evaluatePreconditions(req.method, req.headers, current) !== "proceed") {
-          throw HttpError.preconditionFailed("The cart has changed since the precondition was computed", {
-            code: "precondition_failed",
-            headers: { ETag: current.etag },
-          });
-        }
-      }
+      await checkPreconditions(req, async () => ({ etag: representationTags(req, await view(req, trx)) }));
       await write(trx);
     });
   }
+  // Methods run behind the permission guard, OPTIONS included; `.all` (unguarded) answers the rest
+  // with 405 and Allow.
+  const allowed = allowedMethods(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
   router
     .route("/cart")
     .get(async (req, res) => {
@@ -262,11 +255,8 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
       await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
       res.status(204).end();
     })
-    .options((_req, res) => {
-      res.setHeader("Allow", allow.join(", "));
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(allow));
+    .options(allowed)
+    .all(allowed);
 }
 
 export const employeeProjects: CrudResource = {

@@ -1,4 +1,4 @@
-import { HttpError, methodNotAllowed } from "@svc/errors";
+import { allowedMethods, HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
 import type { Request, Response, Router } from "express";
 import type { Db } from "../db/database.js";
@@ -281,7 +281,9 @@ export const payments: CrudResource = {
 
 /** `/orders/{id}/tracking` (SHIPPED orders) and `/orders/{id}/invoice` (PAID or SHIPPED orders). */
 export function mountOrderDocuments(router: Router, db: Db): void {
-  const allow = ["GET", "HEAD", "OPTIONS"];
+  // Methods run behind the permission guard, OPTIONS included; `.all` (unguarded) answers the rest
+  // with 405 and Allow.
+  const allowed = allowedMethods(["GET", "HEAD", "OPTIONS"]);
   async function load(req: Request, states: readonly string[], what: string) {
     const id = parseAssignedId(req.params.id, "order");
     const order = await db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
@@ -290,10 +292,6 @@ export function mountOrderDocuments(router: Router, db: Db): void {
       throw HttpError.notFound(`Order ${id} is ${order.status} and has no ${what}`);
     return order;
   }
-  const options = (_req: Request, res: Response) => {
-    res.setHeader("Allow", allow.join(", "));
-    res.status(204).end();
-  };
   router
     .route("/orders/:id/tracking")
     .get(async (req, res) => {
@@ -315,8 +313,8 @@ export function mountOrderDocuments(router: Router, db: Db): void {
         { add: qrCodes(self) },
       );
     })
-    .options(options)
-    .all(methodNotAllowed(allow));
+    .options(allowed)
+    .all(allowed);
   router
     .route("/orders/:id/invoice")
     .get(async (req, res) => {
@@ -360,6 +358,6 @@ export function mountOrderDocuments(router: Router, db: Db): void {
         { add: [invoicePdf] },
       );
     })
-    .options(options)
-    .all(methodNotAllowed(allow));
+    .options(allowed)
+    .all(allowed);
 }

@@ -1,0 +1,99 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { HttpError, type NextFunction } from "@svc/errors";
+import {
+  type CurrentState,
+  type CurrentValidators,
+  checkPreconditions,
+  validatorHeaders,
+  validatorsOf,
+} from "./preconditions.js";
+
+/** Options of {@link preconditions}. */
+export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMessage> {
+  /**
+   * Reads the target resource's current validators before the handler runs; `undefined` or
+   * `null` when the resource does not exist (so `If-Match: *` fails and `If-None-Match: *` passes).
+   * A resource with several representations gives one tag per representation
+   * ({@link RepresentationTags}); the one the request names is compared (RFC 9110 §13.1.1).
+   */
+  current: (req: Req) => CurrentState | undefined | null | Promise<CurrentState | undefined | null>;
+  /**
+   * Demand a precondition (`If-Match`, `If-Unmodified-Since` or `If-None-Match`) on writes that
+   * lack one → 428 (RFC 6585 §3), against lost updates.
+   * @default false
+   */
+  required?: boolean;
+  /**
+   * The methods `required` applies to.
+   * @default ["PUT", "PATCH", "DELETE"]
+   */
+  requiredMethods?: readonly string[];
+}
+
+/**
+ * Evaluates conditional request headers against the resource's current validators before the
+ * handler runs (RFC 9110 §13.2.2): a failed precondition becomes a 412 (or 304 for GET/HEAD), with
+ * `ETag`/`Last-Modified` of the current state, through the error handler; with `required: true`,
+ * an unconditional write becomes a 428. The validators are left on `res.locals.current` for the handler.
+ *
+ * @example
+ * app.put("/employees/:id", preconditions({ current: (req) => repo.validators(req.params.id), required: true }), update);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-3
+ */
+export function preconditions<Req extends IncomingMessage = IncomingMessage>(
+  options: PreconditionsOptions<Req>,
+) {
+  if (typeof options?.current !== "function") {
+    throw new TypeError("preconditions: options.current must be a function returning the current validators");
+  }
+  const required = options.required ?? false;
+  const requiredMethods = new Set(
+    (options.requiredMethods ?? ["PUT", "PATCH", "DELETE"]).map((m) => m.toUpperCase()),
+  );
+  const read = options.current;
+
+  return async function preconditionsMiddleware(
+    req: Req,
+    res: ServerResponse,
+    next: NextFunction,
+  ): Promise<void> {
+    const method = (req.method ?? "GET").toUpperCase();
+    if (required && requiredMethods.has(method) && !guardsWrite(req.headers)) {
+      next(
+        HttpError.preconditionRequired(
+          `${method} requires a conditional request: send If-Match with the current ETag`,
+          { code: "precondition_required" },
+        ),
+      );
+      return;
+    }
+    let current: CurrentValidators | undefined;
+    let outcome: "proceed" | 304;
+    try {
+      current = await validatorsOf(req.headers, (await read(req)) ?? undefined);
+      const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
+      if (locals) locals.current = current;
+      outcome = await checkPreconditions(req, current);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (outcome === "proceed") {
+      next();
+      return;
+    }
+    for (const [name, value] of Object.entries(validatorHeaders(current))) res.setHeader(name, value);
+    res.statusCode = 304;
+    res.end();
+  };
+}
+
+/** Whether a write carries a precondition that protects it against a lost update (RFC 6585 §3). */
+function guardsWrite(headers: IncomingHttpHeaders): boolean {
+  return (
+    headers["if-match"] !== undefined ||
+    headers["if-unmodified-since"] !== undefined ||
+    headers["if-none-match"] !== undefined
+  );
+}
