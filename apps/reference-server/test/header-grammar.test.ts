@@ -28,6 +28,25 @@ describe("Accept: one decision for successes, errors and versions", () => {
   });
 
   it.each([
+    "application/vnd.svc.v2+xml, application/vnd.svc.v1+json",
+    "application/vnd.svc.v1+json, application/vnd.svc.v2+xml",
+  ])(
+    "Accept: %s → the label and the body name one version (found by the hostile property suite)",
+    async (accept) => {
+      for (const path of ["/employees/1", "/employees?size=2"]) {
+        const res = await api(path, { headers: { accept } });
+        expect(res.status).toBe(200);
+        const type = res.headers.get("content-type") ?? "";
+        const body = await res.text();
+        const version = /vnd\.svc\.v(\d+)\+/.exec(type)?.[1];
+        expect(version, `${path}: ${type}`).toBeDefined();
+        // Version 1 has one `name`, version 2 `firstName` and `lastName`, in JSON and XML alike.
+        expect(body.includes("firstName"), `${path}: ${type}`).toBe(version === "2");
+      }
+    },
+  );
+
+  it.each([
     "application/vnd.svc.v1+json;q=0, application/vnd.svc.v2+json",
     "application/vnd.svc.v2+json, application/vnd.svc.v1+json;q=0",
     // Version 2 is the supported one: its body is never labelled with the unknown type.

@@ -288,6 +288,17 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
       "application/vnd.svc.v2+json",
       "application/vnd.svc.v2+json",
     ],
+    // Named for another offer: the label wins there, never a second version's label on this one.
+    [
+      "application/vnd.svc.v2+xml, application/vnd.svc.v1+json",
+      "application/vnd.svc.v2+xml",
+      "application/vnd.svc.v2+xml",
+    ],
+    [
+      "application/vnd.svc.v1+json, application/vnd.svc.v2+xml;q=0.5",
+      "application/vnd.svc.v2+xml",
+      "application/vnd.svc.v2+xml",
+    ],
     // Not named by the client (or refused by it): the label has no say.
     ["application/vnd.svc.v9+json", "application/vnd.svc.v2+json", "application/vnd.svc.v9+json"],
     [

@@ -402,7 +402,8 @@ function quality(ranges: readonly MediaRange[], type: string, subtype: string, o
  * @param offers concrete media types in the server's order of preference (parameters allowed)
  * @param committed a structured-suffix type the response is already labelled with (the vendor
  *   type @svc/versioning chose for `Accept: application/vnd.svc.v9+json, application/vnd.svc.v2+json`):
- *   when the client names it, acceptably, for an offer, no other suffix type is echoed for that offer;
+ *   when the client names it, acceptably, no other suffix type is echoed for any offer, so a body
+ *   and its label never name two versions;
  *   `false` echoes no suffix type at all: only an offer's own type matches (an error record, which
  *   is no representation of the client's vendor type)
  * @example
@@ -426,6 +427,8 @@ export function matchMediaType(
   }
   let best: MediaTypeMatch | undefined;
   let bestS = -1;
+  // The client named the label the response already has: that label is the only suffix type sent.
+  const exclusive = typeof committed === "string" && ranges.some((r) => r.essence === committed && r.q > 0);
   const consider = (offer: string, mediaType: string, q: number, s: number) => {
     if (s < 0 || q <= 0) return;
     if (best === undefined || q > best.q || (q === best.q && s > bestS)) {
@@ -449,8 +452,10 @@ export function matchMediaType(
       if (echo.s >= 4 && echo.q > 0)
         echoes.push({ essence: range.essence, q: echo.q, s: 3 + range.parameters.length / 100 });
     }
-    const held = echoes.filter((e) => e.essence === committed);
-    if (held.length > 0) echoes = held;
+    // When the client named the label the response already has (the version chosen), no other
+    // suffix type is echoed for any offer: `vnd.svc.v2+xml, vnd.svc.v1+json` labelled v2+xml is
+    // sent as v2+xml, never as a v1+json label on a version 2 body.
+    if (exclusive) echoes = echoes.filter((e) => e.essence === committed);
     for (const e of echoes) consider(offer, e.essence, e.q, e.s);
   }
   return best;
