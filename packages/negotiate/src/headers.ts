@@ -6,7 +6,8 @@ const COMPRESSIBLE =
 
 /** The media type of a `Content-Type` value, without parameters, lower-cased (RFC 9110 §8.3.1). */
 export function essence(contentType: string): string {
-  return (contentType.split(";")[0] ?? "").trim().toLowerCase();
+  const semi = contentType.indexOf(";");
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
 }
 
 /** A header value as one string (a list's members joined with ", ", RFC 9110 §5.3). */
