@@ -236,9 +236,14 @@ async function verifyCredentials(
   parsed: AuthorizationCredentials,
   next: NextFunction,
 ): Promise<void> {
+  const { bearer, basic } = config;
   try {
-    if (parsed.scheme === "bearer") await verifyBearer(config, req, parsed.credentials, next);
-    else await verifyBasic(config, req, parsed.credentials, next);
+    if (parsed.scheme === "bearer" && bearer)
+      await verifyBearer(config, bearer, req, parsed.credentials, next);
+    else if (parsed.scheme === "basic" && basic)
+      await verifyBasic(config, basic, req, parsed.credentials, next);
+    // A scheme this middleware does not accept: the same 401 as no credentials.
+    else next(missing(config));
   } catch (err) {
     next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
   }
@@ -246,15 +251,11 @@ async function verifyCredentials(
 
 async function verifyBearer(
   config: AuthenticateConfig,
+  bearer: BearerVerifier,
   req: AuthRequest,
   token: string,
   next: NextFunction,
 ): Promise<void> {
-  const { bearer } = config;
-  if (!bearer) {
-    next(missing(config));
-    return;
-  }
   // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token
   if (!isToken68(token)) {
     next(invalidRequest(config, "The Authorization header is malformed"));
@@ -291,15 +292,11 @@ function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | un
 
 async function verifyBasic(
   config: AuthenticateConfig,
+  basic: BasicVerifier,
   req: AuthRequest,
   credentials: string,
   next: NextFunction,
 ): Promise<void> {
-  const { basic } = config;
-  if (!basic) {
-    next(missing(config));
-    return;
-  }
   const outcome = await basic.check(decodeBasicCredentials(credentials), basic.clientAddress(req));
   switch (outcome.result) {
     case "authenticated":
