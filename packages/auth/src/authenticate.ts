@@ -1,6 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { challenge, isToken68, parseAuthorization } from "./authorization-header.js";
+import {
+  type AuthorizationCredentials,
+  challenge,
+  isToken68,
+  parseAuthorization,
+} from "./authorization-header.js";
 import { decodeBasicCredentials } from "./basic.js";
 import {
   type BasicOptions,
@@ -16,6 +21,7 @@ import {
   type CachedLookup,
   createBearerVerifier,
 } from "./bearer.js";
+import { optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
 
@@ -105,150 +111,223 @@ function queryHasAccessToken(url: string | undefined): boolean {
  * @see https://www.rfc-editor.org/rfc/rfc7617
  */
 export function authenticate(options: AuthenticateOptions) {
+  const config = resolveAuthenticateConfig(options);
+  return function svcAuthenticate(
+    req: AuthRequest,
+    _res: ServerResponse,
+    next: NextFunction,
+  ): void | Promise<void> {
+    return authenticateRequest(config, req, next);
+  };
+}
+
+/** The options of {@link authenticate}, checked and resolved once: verifiers built, challenges written. */
+interface AuthenticateConfig {
+  bearer: BearerVerifier | undefined;
+  basic: BasicVerifier | undefined;
+  optional: boolean;
+  /** The Bearer verifier's synchronous cache lookup, bound once (see {@link CACHED}). */
+  cached: ((token: string) => Principal | undefined) | undefined;
+  /** What the authorization guards read from the request. */
+  context: AuthContext;
+  /** `Bearer realm="...", error="invalid_token"` (RFC 6750 §3.1). */
+  invalidTokenChallenge: string;
+  /** `Bearer realm="...", error="invalid_request"` (RFC 6750 §3.1). */
+  invalidRequestChallenge: string;
+  /** `Basic realm="...", charset="UTF-8"` (RFC 7617 §2.1). */
+  basicChallenge: string;
+}
+
+function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateConfig {
   if (typeof options !== "object" || options === null)
-    throw new TypeError("authenticate: options are required");
-  if (typeof options.realm !== "string" || options.realm === "") {
-    throw new TypeError("authenticate: options.realm must be a non-empty string");
-  }
-  if (options.bearer === undefined && options.basic === undefined) {
-    throw new TypeError("authenticate: enable at least one scheme (bearer or basic)");
-  }
+    throw optionError("options", options, "an object { realm, bearer?, basic?, optional? }");
   const realm = options.realm;
-  const bearer =
-    options.bearer === undefined
-      ? undefined
-      : isVerifier(options.bearer)
-        ? options.bearer
-        : createBearerVerifier(options.bearer);
+  if (typeof realm !== "string" || realm === "") throw optionError("realm", realm, "a non-empty string");
+  if (options.bearer === undefined && options.basic === undefined)
+    throw optionError(
+      "options",
+      options,
+      "an object with bearer, basic or both (enable at least one scheme)",
+    );
+  const optional = options.optional ?? false;
+  if (typeof optional !== "boolean") throw optionError("optional", optional, "true or false");
+  const bearer = resolveBearer(options.bearer);
   const basic =
     options.basic === undefined
       ? undefined
       : isBasicVerifier(options.basic)
         ? options.basic
         : createBasicVerifier(options.basic);
-  const optional = options.optional ?? false;
-
   const bearerChallenge = challenge("Bearer", { realm });
   // RFC 7617 §2.1: charset="UTF-8" tells the client to encode user-id and password as UTF-8.
   const basicChallenge = challenge("Basic", { realm, charset: "UTF-8" });
-  const all = [bearer ? bearerChallenge : undefined, basic ? basicChallenge : undefined]
+  const challenges = [bearer ? bearerChallenge : undefined, basic ? basicChallenge : undefined]
     .filter((c): c is string => c !== undefined)
     .join(", ");
-  const context: AuthContext = { realm, bearer: bearer !== undefined, challenges: all };
-
-  const missing = () =>
-    HttpError.unauthorized("Authentication is required", { headers: { "WWW-Authenticate": all } });
-  const invalidToken = () =>
-    HttpError.unauthorized("The access token is invalid", {
-      code: "invalid_token",
-      headers: { "WWW-Authenticate": challenge("Bearer", { realm, error: "invalid_token" }) },
-    });
-  const invalidRequest = (message: string) =>
-    HttpError.badRequest(message, {
-      code: "invalid_request",
-      headers: { "WWW-Authenticate": challenge("Bearer", { realm, error: "invalid_request" }) },
-    });
-  const badBasic = () =>
-    HttpError.unauthorized("The user name or password is wrong", {
-      code: "invalid_credentials",
-      headers: { "WWW-Authenticate": basicChallenge },
-    });
-
-  const cached = (bearer as (BearerVerifier & CachedLookup) | undefined)?.[CACHED]?.bind(bearer);
-
-  return function svcAuthenticate(
-    req: AuthRequest,
-    _res: ServerResponse,
-    next: NextFunction,
-  ): void | Promise<void> {
-    (req as AuthRequest & { [CONTEXT]?: AuthContext })[CONTEXT] = context;
-    delete req.principal;
-    // RFC 6750 §2.3/§5.3: query (and form) tokens leak into logs and history;
-    // refuse them outright, even next to a valid header ("more than one method", §3.1).
-    const body = req.body;
-    if (
-      queryHasAccessToken(req.originalUrl ?? req.url) ||
-      (typeof body === "object" && body !== null && Object.hasOwn(body, "access_token"))
-    ) {
-      next(invalidRequest("Access tokens are accepted only in the Authorization header"));
-      return;
-    }
-    const header = req.headers.authorization;
-    const parsed = parseAuthorization(header);
-    if (parsed === undefined || (parsed.scheme !== "bearer" && parsed.scheme !== "basic")) {
-      if (optional && (header === undefined || header.trim() === "")) {
-        next();
-        return;
-      }
-      next(missing());
-      return;
-    }
-    if (parsed.scheme === "bearer" && cached !== undefined && isToken68(parsed.credentials)) {
-      // A token verified before and still in the cache: no promise, no await.
-      const principal = cached(parsed.credentials);
-      if (principal !== undefined) {
-        req.principal = principal;
-        next();
-        return;
-      }
-    }
-    return verifyCredentials(req, parsed, next);
+  return {
+    bearer,
+    basic,
+    optional,
+    cached: (bearer as (BearerVerifier & CachedLookup) | undefined)?.[CACHED]?.bind(bearer),
+    context: { realm, bearer: bearer !== undefined, challenges },
+    invalidTokenChallenge: challenge("Bearer", { realm, error: "invalid_token" }),
+    invalidRequestChallenge: challenge("Bearer", { realm, error: "invalid_request" }),
+    basicChallenge,
   };
+}
 
-  async function verifyCredentials(
-    req: AuthRequest,
-    parsed: NonNullable<ReturnType<typeof parseAuthorization>>,
-    next: NextFunction,
-  ): Promise<void> {
-    try {
-      if (parsed.scheme === "bearer") {
-        if (!bearer) {
-          next(missing());
-          return;
-        }
-        // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token
-        if (!isToken68(parsed.credentials)) {
-          next(invalidRequest("The Authorization header is malformed"));
-          return;
-        }
-        try {
-          req.principal = await bearer.verify(parsed.credentials);
-        } catch (err) {
-          if (err instanceof Error && err.name === "InvalidTokenError") {
-            next(invalidToken());
-            return;
-          }
-          if (err instanceof Error && err.name === "KeySourceUnavailableError") {
-            // The issuer's keys are unreachable: the token may be fine, so no 401 (which would
-            // send clients to re-authenticate); a 503 they can retry, with the cause logged.
-            next(HttpError.serviceUnavailable(5, "Credentials cannot be verified right now", { cause: err }));
-            return;
-          }
-          throw err;
-        }
-        next();
-        return;
-      }
-      if (!basic) {
-        next(missing());
-        return;
-      }
-      const outcome = await basic.check(decodeBasicCredentials(parsed.credentials), basic.clientAddress(req));
-      switch (outcome.result) {
-        case "authenticated":
-          req.principal = outcome.principal;
-          next();
-          return;
-        case "blocked":
-        case "busy":
-          next(notJudged(outcome));
-          return;
-        default:
-          next(badBasic());
-          return;
-      }
-    } catch (err) {
-      next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
+/** `bearer`: a verifier given as is, or one built from options. */
+function resolveBearer(option: BearerOptions | BearerVerifier | undefined): BearerVerifier | undefined {
+  if (option === undefined) return undefined;
+  return isVerifier(option) ? option : createBearerVerifier(option);
+}
+
+/**
+ * The per-request flow: query and body tokens refused, then the `Authorization` header; a Bearer
+ * token in the verified-token cache is answered without a promise (the hot path).
+ */
+function authenticateRequest(
+  config: AuthenticateConfig,
+  req: AuthRequest,
+  next: NextFunction,
+): void | Promise<void> {
+  (req as AuthRequest & { [CONTEXT]?: AuthContext })[CONTEXT] = config.context;
+  delete req.principal;
+  // RFC 6750 §2.3/§5.3: query (and form) tokens leak into logs and history;
+  // refuse them outright, even next to a valid header ("more than one method", §3.1).
+  if (carriesTokenOutsideHeader(req)) {
+    next(invalidRequest(config, "Access tokens are accepted only in the Authorization header"));
+    return;
+  }
+  const header = req.headers.authorization;
+  const parsed = parseAuthorization(header);
+  if (parsed === undefined || (parsed.scheme !== "bearer" && parsed.scheme !== "basic")) {
+    // `optional`: no credentials at all pass; an unknown scheme is still refused.
+    if (config.optional && (header === undefined || header.trim() === "")) next();
+    else next(missing(config));
+    return;
+  }
+  const { cached } = config;
+  if (parsed.scheme === "bearer" && cached !== undefined && isToken68(parsed.credentials)) {
+    // A token verified before and still in the cache: no promise, no await.
+    const principal = cached(parsed.credentials);
+    if (principal !== undefined) {
+      req.principal = principal;
+      next();
+      return;
     }
   }
+  return verifyCredentials(config, req, parsed, next);
+}
+
+/** An `access_token` in the query string or in a parsed form body (RFC 6750 §2.2, §2.3). */
+function carriesTokenOutsideHeader(req: AuthRequest): boolean {
+  const body = req.body;
+  return (
+    queryHasAccessToken(req.originalUrl ?? req.url) ||
+    (typeof body === "object" && body !== null && Object.hasOwn(body, "access_token"))
+  );
+}
+
+/** The credentials verified by their scheme's verifier; anything unexpected is a 500. */
+async function verifyCredentials(
+  config: AuthenticateConfig,
+  req: AuthRequest,
+  parsed: AuthorizationCredentials,
+  next: NextFunction,
+): Promise<void> {
+  const { bearer, basic } = config;
+  try {
+    if (parsed.scheme === "bearer" && bearer)
+      await verifyBearer(config, bearer, req, parsed.credentials, next);
+    else if (parsed.scheme === "basic" && basic)
+      await verifyBasic(config, basic, req, parsed.credentials, next);
+    // A scheme this middleware does not accept: the same 401 as no credentials.
+    else next(missing(config));
+  } catch (err) {
+    next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
+  }
+}
+
+async function verifyBearer(
+  config: AuthenticateConfig,
+  bearer: BearerVerifier,
+  req: AuthRequest,
+  token: string,
+  next: NextFunction,
+): Promise<void> {
+  // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token
+  if (!isToken68(token)) {
+    next(invalidRequest(config, "The Authorization header is malformed"));
+    return;
+  }
+  try {
+    req.principal = await bearer.verify(token);
+  } catch (err) {
+    const refusal = bearerRefusal(config, err);
+    if (refusal === undefined) throw err;
+    next(refusal);
+    return;
+  }
+  next();
+}
+
+/** The answer to a token the verifier refused, or undefined for an unexpected failure. */
+function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  // RFC 6750 §3.1: invalid_token, and nothing that says why.
+  if (err.name === "InvalidTokenError") {
+    return HttpError.unauthorized("The access token is invalid", {
+      code: "invalid_token",
+      headers: { "WWW-Authenticate": config.invalidTokenChallenge },
+    });
+  }
+  if (err.name === "KeySourceUnavailableError") {
+    // The issuer's keys are unreachable: the token may be fine, so no 401 (which would
+    // send clients to re-authenticate); a 503 they can retry, with the cause logged.
+    return HttpError.serviceUnavailable(5, "Credentials cannot be verified right now", { cause: err });
+  }
+  return undefined;
+}
+
+async function verifyBasic(
+  config: AuthenticateConfig,
+  basic: BasicVerifier,
+  req: AuthRequest,
+  credentials: string,
+  next: NextFunction,
+): Promise<void> {
+  const outcome = await basic.check(decodeBasicCredentials(credentials), basic.clientAddress(req));
+  switch (outcome.result) {
+    case "authenticated":
+      req.principal = outcome.principal;
+      next();
+      return;
+    case "blocked":
+    case "busy":
+      next(notJudged(outcome));
+      return;
+    default:
+      next(
+        HttpError.unauthorized("The user name or password is wrong", {
+          code: "invalid_credentials",
+          headers: { "WWW-Authenticate": config.basicChallenge },
+        }),
+      );
+  }
+}
+
+/** No usable credentials: 401 with one challenge per enabled scheme (RFC 9110 §11.6.1). */
+function missing(config: AuthenticateConfig): HttpError {
+  return HttpError.unauthorized("Authentication is required", {
+    headers: { "WWW-Authenticate": config.context.challenges },
+  });
+}
+
+/** A request RFC 6750 §3.1 calls `invalid_request`: 400 with the Bearer challenge naming it. */
+function invalidRequest(config: AuthenticateConfig, message: string): HttpError {
+  return HttpError.badRequest(message, {
+    code: "invalid_request",
+    headers: { "WWW-Authenticate": config.invalidRequestChallenge },
+  });
 }

@@ -2,7 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authenticate } from "./authenticate.js";
+import { type AuthenticateOptions, authenticate } from "./authenticate.js";
 import { authorize, requireRoles, requireScopes } from "./authorize.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
@@ -149,5 +149,25 @@ describe("authenticate: construction", () => {
     // @ts-expect-error realm is required
     expect(() => authenticate({ basic: { verify: () => null } })).toThrow(/realm/);
     expect(() => authenticate({ realm: "x" })).toThrow(/at least one scheme/);
+  });
+
+  it.each([
+    ["no options", undefined, "ERR_SVC_AUTH_OPTIONS"],
+    [
+      "an empty realm",
+      { realm: "", bearer: { algorithms: ["HS256"], secret: "s".repeat(32) } },
+      "ERR_SVC_AUTH_REALM",
+    ],
+    ["no scheme", { realm: "x" }, "ERR_SVC_AUTH_OPTIONS"],
+    // A string "false" is truthy: taken as is, it would let requests without credentials through.
+    [
+      "a non-boolean optional",
+      { realm: "x", basic: { verify: () => null }, optional: "false" },
+      "ERR_SVC_AUTH_OPTIONAL",
+    ],
+  ])("%s → TypeError with its code", (_label, options, code) => {
+    expect(() => authenticate(options as AuthenticateOptions)).toThrow(
+      expect.objectContaining({ name: "TypeError", code }),
+    );
   });
 });

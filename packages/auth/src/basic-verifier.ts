@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
 import type { BasicCredentials } from "./basic.js";
 import { clientBucket } from "./client-address.js";
-import { ConcurrencyGate } from "./concurrency-gate.js";
+import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
 import { optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { VerifiedTokenCache } from "./token-cache.js";
@@ -297,6 +297,44 @@ function positiveInteger(value: unknown, name: string, fallback: number, min = 1
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.6.4
  */
 export function createBasicVerifier(options: BasicOptions): BasicVerifier {
+  const config = resolveBasicConfig(options);
+  const { clientAddress, cache } = config;
+  return {
+    [VERIFIER]: true,
+    [ATTEMPT]: (credential: CredentialCheck | undefined, address: string | undefined) =>
+      attempt(config, credential, address),
+    check: (credentials, address) => checkCredentials(config, credentials, address),
+    clientAddress: (req) => clientAddress(req),
+    clearCache: () => cache?.clear(),
+    gate: config.gate,
+  } as BasicVerifier;
+}
+
+/** The options of {@link createBasicVerifier}, checked and resolved once, and the state its attempts share. */
+interface BasicConfig {
+  verify: VerifyPassword;
+  perClient: FailureLimiter | undefined;
+  perUsername: FailureLimiter | undefined;
+  clientAddress: (req: IncomingMessage & { ip?: string | undefined }) => string | undefined;
+  failMode: "open" | "closed";
+  logger: BasicLogger;
+  /** `busyRetryAfter` in milliseconds: the wait of a `busy` outcome. */
+  busyMs: number;
+  /** The verification slots (`concurrency`, `queue`). */
+  gate: ConcurrencyGate;
+  /** The verified-credentials cache; undefined with `cache: false`. */
+  cache: VerifiedTokenCache<Principal> | undefined;
+  cacheTtlMs: number;
+  /**
+   * The cache is keyed by an HMAC under this key of the process: a heap dump holds no password,
+   * and no digest that could be checked offline against guesses.
+   */
+  cacheSecret: Buffer;
+  /** When `failMode: "open"` last logged a limiter failure (at most once a minute). */
+  lastLog: number;
+}
+
+function resolveBasicConfig(options: BasicOptions): BasicConfig {
   if (typeof options !== "object" || options === null)
     throw optionError("basic", options, "an object { verify, ... }");
   const verify = options.verify;
@@ -307,9 +345,24 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
   const busyRetryAfter = options.busyRetryAfter ?? 1;
   if (typeof busyRetryAfter !== "number" || !Number.isFinite(busyRetryAfter) || busyRetryAfter < 0)
     throw optionError("basic.busyRetryAfter", busyRetryAfter, "a non-negative number of seconds");
-  const busyMs = busyRetryAfter * 1000;
+  return {
+    verify,
+    ...resolveFailureLimit(options.failureLimit),
+    busyMs: busyRetryAfter * 1000,
+    gate: new ConcurrencyGate(concurrency, queue),
+    ...resolveCache(options.cache),
+    cacheSecret: randomBytes(32),
+    lastLog: Number.NEGATIVE_INFINITY,
+  };
+}
 
-  const limits = options.failureLimit;
+type FailureLimitConfig = Pick<
+  BasicConfig,
+  "perClient" | "perUsername" | "clientAddress" | "failMode" | "logger"
+>;
+
+/** `basic.failureLimit`: the two budgets, how the client is named, and what a limiter failure does. */
+function resolveFailureLimit(limits: FailureLimitOptions | undefined): FailureLimitConfig {
   if (limits !== undefined && (typeof limits !== "object" || limits === null))
     throw optionError("basic.failureLimit", limits, "an object { perClient?, perUsername? }");
   const perClient = limits?.perClient;
@@ -329,149 +382,204 @@ export function createBasicVerifier(options: BasicOptions): BasicVerifier {
   const logger = limits?.logger ?? fallbackLogger;
   if (typeof logger?.warn !== "function")
     throw optionError("basic.failureLimit.logger", logger, "an object with warn(obj, msg)");
+  return { perClient, perUsername, clientAddress, failMode, logger };
+}
 
-  const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
+/** `basic.cache`: the verified-credentials cache, or none with `false`. */
+function resolveCache(
+  option: BasicCacheOptions | false | undefined,
+): Pick<BasicConfig, "cache" | "cacheTtlMs"> {
+  const cacheOptions = option === false ? undefined : (option ?? {});
   if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
-    throw optionError("basic.cache", options.cache, "an object { max, ttl } or false");
+    throw optionError("basic.cache", option, "an object { max, ttl } or false");
   const cacheMax = positiveInteger(cacheOptions?.max, "basic.cache.max", 1000);
   const cacheTtl = cacheOptions?.ttl ?? 60;
   if (typeof cacheTtl !== "number" || !Number.isFinite(cacheTtl) || cacheTtl <= 0)
     throw optionError("basic.cache.ttl", cacheTtl, "a positive number of seconds");
-  const cache = cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined;
-  const cacheTtlMs = cacheTtl * 1000;
-  // Keyed by an HMAC under a key of this process: a heap dump holds no password, and no
-  // digest that could be checked offline against guesses.
-  const cacheSecret = randomBytes(32);
-
-  const gate = new ConcurrencyGate(concurrency, queue);
-  let lastLog = Number.NEGATIVE_INFINITY;
-
-  function limiterFailed(err: unknown): BasicOutcome | undefined {
-    if (failMode === "closed") return { result: "busy", retryAfterMs: busyMs, cause: err };
-    const now = Date.now();
-    if (now - lastLog >= 60_000) {
-      lastLog = now;
-      logger.warn({ err }, "auth failure limiter failed; Basic attempts go on without failure budgets");
-    }
-    return undefined;
-  }
-
-  /**
-   * The milliseconds to wait when `key`'s budget is spent, `0` when it is not, or `-1` when a
-   * unit was spent on the way (the budget came back between the two calls: that unit is this
-   * attempt's failure, recorded in advance).
-   */
-  async function spent(limiter: FailureLimiter, key: string): Promise<number> {
-    const report = await limiter.consume(key, 0);
-    if (report.allowed && report.remaining >= 1) return 0;
-    // A cost-0 report says "none left" but not when one comes back; a cost-1 call does, and a
-    // denied call spends nothing (RFC 6585 §4 and §7.2 of RFC 9110 for Retry-After).
-    const probe = await limiter.consume(key, 1);
-    return probe.allowed ? -1 : Math.max(1, probe.retryAfterMs);
-  }
-
-  /** An IP address's bucket; any other client key as is, or its digest when long. */
-  const clientKey = (address: string | undefined): string | undefined => {
-    if (typeof address !== "string" || address === "") return undefined;
-    const bucket = clientBucket(address);
-    if (bucket !== undefined) return bucket;
-    return address.length <= 64 ? `k:${address}` : `h:${hash("sha256", address, "base64url")}`;
-  };
-
-  const usernameKey = (username: string) =>
-    `u:${hash("sha256", username.normalize("NFC").toLowerCase(), "base64url")}`;
-
-  async function attempt(
-    credential: CredentialCheck | undefined,
-    address: string | undefined,
-  ): Promise<BasicOutcome> {
-    const bucket = perClient ? clientKey(address) : undefined;
-    const keys: Array<[FailureLimiter, string]> = [];
-    if (perClient && bucket !== undefined) keys.push([perClient, `c:${bucket}`]);
-    if (perUsername && credential) keys.push([perUsername, usernameKey(credential.username)]);
-
-    // 1. The budgets, before any hashing: an attacker over budget costs a lookup, not scrypt.
-    let prespent: boolean[] = [];
-    if (keys.length > 0) {
-      let waits: number[] | undefined;
-      try {
-        waits = await Promise.all(keys.map(([limiter, key]) => spent(limiter, key)));
-      } catch (err) {
-        const outcome = limiterFailed(err);
-        if (outcome) return outcome;
-      }
-      if (waits) {
-        const wait = Math.max(...waits);
-        if (wait > 0) return { result: "blocked", retryAfterMs: wait };
-        prespent = waits.map((w) => w === -1);
-      }
-    }
-
-    const fail = async (): Promise<BasicOutcome> => {
-      try {
-        await Promise.all(
-          keys.map(([limiter, key], i) => (prespent[i] ? undefined : limiter.consume(key, 1))),
-        );
-      } catch (err) {
-        const outcome = limiterFailed(err);
-        if (outcome) return outcome;
-      }
-      return { result: "invalid" };
-    };
-    if (!credential) return fail();
-
-    // 2. Credentials verified a moment ago.
-    let cacheKey: string | undefined;
-    if (cache && credential.cacheMaterial !== undefined) {
-      cacheKey = createHmac("sha256", cacheSecret).update(credential.cacheMaterial).digest("base64url");
-      const hit = cache.get(cacheKey, Date.now());
-      if (hit) return { result: "authenticated", principal: toPrincipal(hit, "basic") };
-    }
-
-    // 3. A slot for the expensive part, or shed the attempt now.
-    let release: (() => void) | undefined;
-    if (credential.gated) {
-      const entry = gate.enter();
-      if (entry === undefined) return { result: "busy", retryAfterMs: busyMs };
-      release = typeof entry === "function" ? entry : await entry;
-    }
-    let result: Awaited<ReturnType<VerifyPassword>>;
-    try {
-      result = await credential.run();
-    } finally {
-      release?.();
-    }
-    if (!result) return fail();
-    const principal = toPrincipal(result, "basic");
-    if (cacheKey !== undefined)
-      cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + cacheTtlMs);
-    return { result: "authenticated", principal };
-  }
-
-  function check(
-    credentials: BasicCredentials | undefined,
-    address: string | undefined,
-  ): Promise<BasicOutcome> {
-    if (!credentials) return attempt(undefined, address);
-    const { username, password } = credentials;
-    return attempt(
-      {
-        username,
-        run: () => verify(username, password),
-        // Length-prefixed: `check` is public, and a user name with ":" must not alias another pair.
-        cacheMaterial: `${username.length}:${username}:${password}`,
-        gated: true,
-      },
-      address,
-    );
-  }
-
   return {
-    [VERIFIER]: true,
-    [ATTEMPT]: attempt,
-    check,
-    clientAddress: (req) => clientAddress(req),
-    clearCache: () => cache?.clear(),
-    gate,
-  } as BasicVerifier;
+    cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined,
+    cacheTtlMs: cacheTtl * 1000,
+  };
+}
+
+/** A failure budget and the key an attempt counts against in it. */
+type BudgetKey = [FailureLimiter, string];
+
+/** No unit spent in advance (no budgets, or limiters that failed open). */
+const NONE_PRESPENT: readonly boolean[] = [];
+
+/** Marks an attempt shed for want of a verification slot. */
+const SHED = Symbol("shed");
+
+/** The run of {@link CredentialCheck} steps 1-4 (see {@link createBasicVerifier}). */
+async function attempt(
+  config: BasicConfig,
+  credential: CredentialCheck | undefined,
+  address: string | undefined,
+): Promise<BasicOutcome> {
+  const keys = budgetKeys(config, credential, address);
+  // 1. The budgets, before any hashing: an attacker over budget costs a lookup, not scrypt.
+  let prespent = NONE_PRESPENT;
+  if (keys.length > 0) {
+    const budgets = await checkBudgets(config, keys);
+    if (!Array.isArray(budgets)) return budgets as BasicOutcome;
+    prespent = budgets;
+  }
+  if (!credential) return recordFailure(config, keys, prespent);
+
+  // 2. Credentials verified a moment ago.
+  const cacheKey = cacheKeyOf(config, credential);
+  if (cacheKey !== undefined) {
+    const hit = config.cache?.get(cacheKey, Date.now());
+    if (hit) return { result: "authenticated", principal: toPrincipal(hit, "basic") };
+  }
+
+  // 3. and 4. A slot for the expensive part (or shed the attempt now), then the check.
+  const result = await runGated(config, credential);
+  if (result === SHED) return { result: "busy", retryAfterMs: config.busyMs };
+  if (!result) return recordFailure(config, keys, prespent);
+  return authenticated(config, result, cacheKey);
+}
+
+/** The budgets an attempt counts against: the client's (`c:`) and the user name's (`u:`). */
+function budgetKeys(
+  config: BasicConfig,
+  credential: CredentialCheck | undefined,
+  address: string | undefined,
+): BudgetKey[] {
+  const { perClient, perUsername } = config;
+  const bucket = perClient ? clientKey(address) : undefined;
+  const keys: BudgetKey[] = [];
+  if (perClient && bucket !== undefined) keys.push([perClient, `c:${bucket}`]);
+  if (perUsername && credential) keys.push([perUsername, usernameKey(credential.username)]);
+  return keys;
+}
+
+/** An IP address's bucket; any other client key as is, or its digest when long. */
+function clientKey(address: string | undefined): string | undefined {
+  if (typeof address !== "string" || address === "") return undefined;
+  const bucket = clientBucket(address);
+  if (bucket !== undefined) return bucket;
+  return address.length <= 64 ? `k:${address}` : `h:${hash("sha256", address, "base64url")}`;
+}
+
+function usernameKey(username: string): string {
+  return `u:${hash("sha256", username.normalize("NFC").toLowerCase(), "base64url")}`;
+}
+
+/**
+ * Step 1: the outcome that ends the attempt (`blocked` by a spent budget, or `busy` on a
+ * closed-mode limiter failure), else, per key, whether a unit was spent on the way.
+ */
+async function checkBudgets(
+  config: BasicConfig,
+  keys: BudgetKey[],
+): Promise<BasicOutcome | readonly boolean[]> {
+  let waits: number[];
+  try {
+    waits = await Promise.all(keys.map(([limiter, key]) => spent(limiter, key)));
+  } catch (err) {
+    return limiterFailed(config, err) ?? NONE_PRESPENT;
+  }
+  const wait = Math.max(...waits);
+  if (wait > 0) return { result: "blocked", retryAfterMs: wait };
+  return waits.map((w) => w === -1);
+}
+
+/**
+ * The milliseconds to wait when `key`'s budget is spent, `0` when it is not, or `-1` when a
+ * unit was spent on the way (the budget came back between the two calls: that unit is this
+ * attempt's failure, recorded in advance).
+ */
+async function spent(limiter: FailureLimiter, key: string): Promise<number> {
+  const report = await limiter.consume(key, 0);
+  if (report.allowed && report.remaining >= 1) return 0;
+  // A cost-0 report says "none left" but not when one comes back; a cost-1 call does, and a
+  // denied call spends nothing (RFC 6585 §4 and §7.2 of RFC 9110 for Retry-After).
+  const probe = await limiter.consume(key, 1);
+  return probe.allowed ? -1 : Math.max(1, probe.retryAfterMs);
+}
+
+/** A failed attempt: one unit of each budget not already spent in step 1, then `invalid`. */
+async function recordFailure(
+  config: BasicConfig,
+  keys: BudgetKey[],
+  prespent: readonly boolean[],
+): Promise<BasicOutcome> {
+  try {
+    await Promise.all(keys.map(([limiter, key], i) => (prespent[i] ? undefined : limiter.consume(key, 1))));
+  } catch (err) {
+    const outcome = limiterFailed(config, err);
+    if (outcome) return outcome;
+  }
+  return { result: "invalid" };
+}
+
+/** A limiter that threw: `busy` when failing closed; failing open, logged at most once a minute. */
+function limiterFailed(config: BasicConfig, err: unknown): BasicOutcome | undefined {
+  if (config.failMode === "closed") return { result: "busy", retryAfterMs: config.busyMs, cause: err };
+  const now = Date.now();
+  if (now - config.lastLog >= 60_000) {
+    config.lastLog = now;
+    config.logger.warn({ err }, "auth failure limiter failed; Basic attempts go on without failure budgets");
+  }
+  return undefined;
+}
+
+/** Step 2's key: the HMAC of the credentials' cache material, or none when nothing is cached. */
+function cacheKeyOf(config: BasicConfig, credential: CredentialCheck): string | undefined {
+  if (!config.cache || credential.cacheMaterial === undefined) return undefined;
+  return createHmac("sha256", config.cacheSecret).update(credential.cacheMaterial).digest("base64url");
+}
+
+/** Steps 3 and 4: a verification slot when the check is expensive ({@link SHED} when none), then the check. */
+async function runGated(
+  config: BasicConfig,
+  credential: CredentialCheck,
+): Promise<Awaited<ReturnType<VerifyPassword>> | typeof SHED> {
+  let release: Release | undefined;
+  if (credential.gated) {
+    const entry = config.gate.enter();
+    if (entry === undefined) return SHED;
+    release = typeof entry === "function" ? entry : await entry;
+  }
+  try {
+    return await credential.run();
+  } finally {
+    release?.();
+  }
+}
+
+/** Good credentials: their principal, kept in the cache under `cacheKey` (a copy the caller cannot change). */
+function authenticated(
+  config: BasicConfig,
+  result: PrincipalInit,
+  cacheKey: string | undefined,
+): BasicOutcome {
+  const principal = toPrincipal(result, "basic");
+  if (cacheKey !== undefined)
+    config.cache?.set(cacheKey, toPrincipal(principal, "basic"), Date.now() + config.cacheTtlMs);
+  return { result: "authenticated", principal };
+}
+
+/** {@link BasicVerifier.check}: decoded Basic credentials through the steps, `verify` as the check. */
+function checkCredentials(
+  config: BasicConfig,
+  credentials: BasicCredentials | undefined,
+  address: string | undefined,
+): Promise<BasicOutcome> {
+  if (!credentials) return attempt(config, undefined, address);
+  const { username, password } = credentials;
+  const { verify } = config;
+  return attempt(
+    config,
+    {
+      username,
+      run: () => verify(username, password),
+      // Length-prefixed: `check` is public, and a user name with ":" must not alias another pair.
+      cacheMaterial: `${username.length}:${username}:${password}`,
+      gated: true,
+    },
+    address,
+  );
 }
