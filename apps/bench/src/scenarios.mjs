@@ -15,6 +15,7 @@ const referenceServerModule = join(referenceDir, "src/server.ts");
 const customerWsdl = join(referenceDir, "contracts/customer.wsdl");
 const tsLoader = join(here, "ts-loader.mjs");
 const soapEnvelopeSource = join(repoRoot, "packages/soap-envelope/src/index.ts");
+const expressServerOptionsSource = join(repoRoot, "packages/errors/src/express-server.ts");
 
 /** Thrown by `prepare` when the server runs but lacks the route a scenario needs. */
 export class Unavailable extends Error {}
@@ -196,6 +197,17 @@ const revalidateEmployee = async (url, ctx) => {
   return { path, headers: { ...bearer(ctx), "if-none-match": etag }, expectStatus: 304 };
 };
 
+/**
+ * The app of issue 22 §1: errors, negotiate, conditional, hal, versioning, ratelimit, auth and
+ * idempotency composed as their READMEs show, from the packages' sources.
+ */
+function packagesReadme() {
+  if (!existsSync(expressServerOptionsSource)) {
+    return { unavailable: "@svc/errors does not export expressServerOptions yet" };
+  }
+  return { script: script("packages-readme.mjs"), nodeArgs: ["--import", tsLoader] };
+}
+
 /** SOAP getCustomer for customer 1 of the in-memory SOAP servers. */
 const getCustomerInMemory = async (_url, ctx) => ({
   method: "POST",
@@ -251,6 +263,24 @@ export const scenarios = [
       const session = await referenceSession(url);
       return { path: session.path, headers: session.headers, expectStatus: 200 };
     },
+  },
+  {
+    id: "packages-readme",
+    group: "get",
+    label:
+      "Express 5 app composed from the @svc packages as their READMEs show, in memory, expressServerOptions(app)",
+    server: packagesReadme,
+    prepare: getEmployee,
+  },
+  {
+    id: "packages-readme-plain",
+    group: "get",
+    label: "the same app on http.createServer(app), without expressServerOptions",
+    server: () => {
+      const definition = packagesReadme();
+      return definition.unavailable ? definition : { ...definition, env: { BENCH_PROTOTYPES: "none" } };
+    },
+    prepare: getEmployee,
   },
   {
     id: "express-bare-304",
