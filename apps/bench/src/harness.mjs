@@ -354,12 +354,17 @@ async function loadAutocannon(url, request, { connections, pipelining = 1, durat
   };
 }
 
-/** A Lua string literal for any text (bytes outside printable ASCII as decimal escapes). */
+/**
+ * A Lua string literal for any text: bytes outside printable ASCII, `"` and the backslash as
+ * decimal escapes of three digits (Lua reads up to three: `\34` then `1` would be byte 341).
+ */
 function luaString(text) {
   let out = '"';
   for (const byte of Buffer.from(String(text), "utf8")) {
     out +=
-      byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c ? String.fromCharCode(byte) : `\\${byte}`;
+      byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\${String(byte).padStart(3, "0")}`;
   }
   return `${out}"`;
 }
@@ -458,15 +463,16 @@ async function loadWrk(url, request, { generator, connections, duration, cpu, ex
   const command =
     cpu === undefined ? [generator.path, ...args] : ["taskset", "-c", String(cpu), generator.path, ...args];
   let stdout;
+  let stderr;
   try {
-    ({ stdout } = await run(command[0], command.slice(1), { timeout: (seconds + 30) * 1000 }));
+    ({ stdout, stderr } = await run(command[0], command.slice(1), { timeout: (seconds + 30) * 1000 }));
   } catch (error) {
     throw new Error(`wrk failed: ${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`.trim());
   } finally {
     await rm(script, { force: true });
   }
   const line = /^WRK_JSON (.*)$/m.exec(stdout)?.[1];
-  if (!line) throw new Error(`wrk printed no figures:\n${stdout}`);
+  if (!line) throw new Error(`wrk printed no figures:\n${stdout}${stderr}`.trim());
   const figures = JSON.parse(line);
   const requests = figures.requests;
   const ms = (us) => (requests === 0 ? undefined : us / 1000);

@@ -11,21 +11,23 @@ const run = promisify(execFile);
 const runner = fileURLToPath(new URL("../src/run.mjs", import.meta.url));
 const hasWrk = which("wrk") !== undefined;
 
-// A server that answers POST /x with 201 and GET /x with 200, GET /fail with 503, and counts
-// the (Idempotency-Key, body) pairs it has seen twice on GET /stats.
+// A server that answers POST /x with 201 and GET /x with 200, GET /fail with 503, and tells on
+// GET /stats how many (Idempotency-Key, body) pairs it saw twice and what the last POST carried.
 const countingServer = `
 import { createServer } from "node:http";
 const seen = new Set();
 let repeated = 0;
+let last = "";
 createServer((req, res) => {
   let body = "";
   req.on("data", (chunk) => { body += chunk; });
   req.on("end", () => {
-    if (req.url === "/stats") return void res.end(JSON.stringify({ repeated, distinct: seen.size }));
+    if (req.url === "/stats") return void res.end(JSON.stringify({ repeated, last }));
     if (req.url === "/fail") return void res.writeHead(503).end();
     if (req.method === "POST") {
       const key = req.headers["idempotency-key"] + "|" + body;
       if (seen.has(key)) repeated++;
+      last = JSON.stringify([req.headers["idempotency-key"], req.headers["if-none-match"], body]);
       seen.add(key);
     }
     res.writeHead(req.method === "POST" ? 201 : 200).end("ok");
@@ -50,12 +52,17 @@ describe.each(["autocannon", ...(hasWrk ? ["wrk"] : [])])("load() with %s", (nam
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("{{seq}} in the body and a header → a different request every time", async () => {
+  it("{{seq}} in the body and a header → a different request every time, bytes intact", async () => {
     const request = {
       method: "POST",
       path: "/x",
-      headers: { "content-type": "application/json", "idempotency-key": "bench-{{seq}}" },
-      body: '{"email":"bench-{{seq}}@example.com"}',
+      headers: {
+        "content-type": "application/json",
+        "idempotency-key": "bench-{{seq}}",
+        // A quote then a digit: the escape that once broke wrk's generated script.
+        "if-none-match": '"123"',
+      },
+      body: `{"email":"bench-{{seq}}@example.com","etag":""1"","name":"Zoë"}`,
     };
     const result = await load(server.url, request, {
       generator,
@@ -67,8 +74,12 @@ describe.each(["autocannon", ...(hasWrk ? ["wrk"] : [])])("load() with %s", (nam
     expect(summary.requests).toBeGreaterThan(0);
     expect(summary.unexpectedStatus).toBe(0);
     expect(summary.statusCodes).toEqual({ 201: summary.requests });
-    const stats = (await (await fetch(`${server.url}/stats`)).json()) as { repeated: number };
+    const stats = (await (await fetch(`${server.url}/stats`)).json()) as { repeated: number; last: string };
     expect(stats.repeated).toBe(0);
+    const [key = "", ifNoneMatch, body] = JSON.parse(stats.last) as string[];
+    expect(key).toMatch(/^bench-[\w-]+$/);
+    expect(ifNoneMatch).toBe('"123"');
+    expect(body).toBe(request.body.replace("{{seq}}", key.slice("bench-".length)));
   });
 
   it("a 503 where 200 is expected → every response unexpected, counted or not", async () => {
