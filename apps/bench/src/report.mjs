@@ -61,7 +61,8 @@ export function markdown(run, groups) {
     `${settings.warmupSeconds} s warm-up (every status counted: one unexpected status fails the scenario) ` +
       `then ${settings.durationSeconds} s measured per scenario; ` +
       "each server in its own process; peak RSS sampled every 100 ms during the measured run; " +
-      "CPU µs/req: the server process's user + system CPU time over the measured run divided by its requests.",
+      "CPU µs/req: the server process's user + system CPU time over the measured run divided by its requests; " +
+      "server CPU %: that time over the run's duration (well under 100 %: the server did not get a whole core).",
   );
   for (const group of groups) {
     const rows = run.results.filter((r) => r.group === group.id);
@@ -74,6 +75,7 @@ export function markdown(run, groups) {
       "p50 ms",
       "p99 ms",
       "CPU µs/req",
+      "server CPU %",
       "errors",
       "non-2xx",
       "peak RSS MB",
@@ -97,6 +99,7 @@ export function markdown(run, groups) {
         ms(s.latencyMs.p50),
         ms(s.latencyMs.p99),
         s.cpuMicrosPerRequest === undefined ? "–" : String(s.cpuMicrosPerRequest),
+        s.serverCpuPercent === undefined ? "–" : String(s.serverCpuPercent),
         String(s.errors),
         s.expectStatus === 304 ? `${s.non2xx} (304 expected)` : String(s.non2xx),
         mb(r.peakRssBytes),

@@ -188,6 +188,9 @@ if (!microOnly) {
       // Server CPU per request (µs): robust to the CPU the load generator takes from the server.
       if (cpuBefore !== undefined && cpuAfter !== undefined && summary.requests > 0) {
         summary.cpuMicrosPerRequest = Math.round(((cpuAfter - cpuBefore) * 1000) / summary.requests);
+        // The share of one core the server got: well under 100 % while it had requests waiting
+        // means something else (another process, the generator) had its CPU, and req/s shows that.
+        summary.serverCpuPercent = Math.round((cpuAfter - cpuBefore) / (summary.durationSeconds * 10));
       }
       const expected = summary.requests - summary.unexpectedStatus;
       if (expected === 0) {
