@@ -29,6 +29,21 @@ function round(value) {
   return Math.round(value * 100) / 100;
 }
 
+/** Which load generator ran, how, and where the server and it were pinned. */
+export function generatorLine({ generator = { name: "autocannon" }, connections, pipelining, pinning }) {
+  const how =
+    generator.name === "wrk"
+      ? `**wrk** ${generator.version ?? ""} (${generator.threads ?? 1} thread, ${connections} connections, ` +
+        "latency percentiles from its histogram, statuses ≥ 400 counted during the measured run)"
+      : `**autocannon** ${generator.version ?? ""} (in the harness process, ${connections} connections, ` +
+        `pipelining ${pipelining}, every status counted)`;
+  const where =
+    pinning?.server !== undefined
+      ? `pinned with taskset: server on CPU ${pinning.server}, ${generator.name} on CPU ${pinning.generator}`
+      : `not pinned${pinning?.reason ? ` (${pinning.reason})` : ""}`;
+  return `Load generator: ${how}; ${where}.`;
+}
+
 export function markdown(run, groups) {
   const lines = [];
   const { settings, machine } = run;
@@ -40,11 +55,14 @@ export function markdown(run, groups) {
     `${run.startedAt} · Node ${machine.node} · ${machine.cpus} × ${machine.cpuModel} · ${machine.memoryGiB} GiB · ` +
       `load average at start ${machine.loadAverage.join(" / ")}`,
   );
+  lines.push("", generatorLine(settings));
   lines.push(
-    `autocannon: ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
-      `${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured per scenario; ` +
+    "",
+    `${settings.warmupSeconds} s warm-up (every status counted: one unexpected status fails the scenario) ` +
+      `then ${settings.durationSeconds} s measured per scenario; ` +
       "each server in its own process; peak RSS sampled every 100 ms during the measured run; " +
-      "CPU µs/req: the server process's user + system CPU time over the measured run divided by its requests.",
+      "CPU µs/req: the server process's user + system CPU time over the measured run divided by its requests; " +
+      "server CPU %: that time over the run's duration (well under 100 %: the server did not get a whole core).",
   );
   for (const group of groups) {
     const rows = run.results.filter((r) => r.group === group.id);
@@ -57,6 +75,7 @@ export function markdown(run, groups) {
       "p50 ms",
       "p99 ms",
       "CPU µs/req",
+      "server CPU %",
       "errors",
       "non-2xx",
       "peak RSS MB",
@@ -80,6 +99,7 @@ export function markdown(run, groups) {
         ms(s.latencyMs.p50),
         ms(s.latencyMs.p99),
         s.cpuMicrosPerRequest === undefined ? "–" : String(s.cpuMicrosPerRequest),
+        s.serverCpuPercent === undefined ? "–" : String(s.serverCpuPercent),
         String(s.errors),
         s.expectStatus === 304 ? `${s.non2xx} (304 expected)` : String(s.non2xx),
         mb(r.peakRssBytes),

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // node apps/bench/src/run.mjs [--quick] [--only <id>[,<id>...]] [--micro | --no-micro]
-//                             [--redis | --no-redis]
+//                             [--redis | --no-redis] [--generator wrk|autocannon] [--no-pin]
 //                             [--duration <s>] [--connections <n>] [--out <dir>] [--profile]
 //
-// Starts each scenario's server in its own process, warms it up, loads it with autocannon (the
-// same connections, pipelining and duration everywhere), and writes load.md / load.json (and
-// micro.md / micro.json for the packages' micro-benchmarks) into apps/bench/results/.
+// Starts each scenario's server in its own process, warms it up, loads it with wrk when it is
+// installed (else, or with --generator autocannon, with autocannon; the same connections and
+// duration everywhere), the server and the generator pinned to different cores where there are
+// two or more (--no-pin: not pinned), and writes load.md / load.json (and micro.md / micro.json
+// for the packages' micro-benchmarks) into apps/bench/results/.
 // --redis: rate-limit decisions per second through RedisStore on one Redis node vs a 3-master
 // Redis Cluster (throw-away servers; redis.md / redis.json), also part of a full run.
 // --profile runs every server under `node --cpu-prof` and adds profiles.md: self time by
@@ -18,7 +20,19 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { issueBenchToken } from "./fixtures.mjs";
-import { cpuTimeMs, load, rawRequest, sampleRss, startServer, summarise } from "./harness.mjs";
+import {
+  chooseGenerator,
+  choosePinning,
+  cpuTimeMs,
+  instantiate,
+  load,
+  pinSelf,
+  rawRequest,
+  sampleRss,
+  startServer,
+  summarise,
+  wrkSeconds,
+} from "./harness.mjs";
 import { runMicro } from "./micro.mjs";
 import { profileReport } from "./profile.mjs";
 import { runRedisDecisions } from "./redis.mjs";
@@ -41,6 +55,8 @@ const { values: args } = parseArgs({
     out: { type: "string" },
     list: { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
+    generator: { type: "string" },
+    "no-pin": { type: "boolean", default: false },
   },
 });
 
@@ -50,12 +66,26 @@ if (args.list) {
 }
 
 const outDir = resolve(args.out ?? join(here, "../results"));
+let generator;
+try {
+  generator = await chooseGenerator(args.generator);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+// wrk takes whole seconds: the settings say what was run.
+const seconds = (value) => (generator.name === "wrk" ? wrkSeconds(value) : value);
 const settings = {
   quick: args.quick,
-  connections: Number(args.connections ?? 50),
+  generator: {
+    name: generator.name,
+    version: generator.version,
+    threads: generator.name === "wrk" ? 1 : undefined,
+  },
+  connections: Number(args.connections ?? generator.connections),
   pipelining: 1,
-  durationSeconds: Number(args.duration ?? (args.quick ? 1.5 : 10)),
-  warmupSeconds: args.quick ? 0.5 : 3,
+  durationSeconds: seconds(Number(args.duration ?? (args.quick ? 1.5 : 10))),
+  warmupSeconds: seconds(args.quick ? 0.5 : 3),
 };
 const only = args.only?.split(",").map((s) => s.trim());
 const unknown = only?.filter((id) => !scenarios.some((s) => s.id === id)) ?? [];
@@ -89,6 +119,18 @@ if (!microOnly) {
   };
   const profiles = [];
 
+  // The server on one core, the generator on another. autocannon runs in this process, so this
+  // process is pinned while the scenarios run (the servers get their own core through taskset).
+  const pinning = await choosePinning(!args["no-pin"]);
+  settings.pinning = pinning;
+  if (pinning.server !== undefined && generator.name === "autocannon") await pinSelf(pinning.generator);
+  console.log(
+    `load generator: ${generator.name} ${generator.version}, ${settings.connections} connections; ` +
+      (pinning.server !== undefined
+        ? `server pinned to CPU ${pinning.server}, ${generator.name} to CPU ${pinning.generator}`
+        : `not pinned (${pinning.reason})`),
+  );
+
   for (const scenario of selected) {
     const base = { id: scenario.id, group: scenario.group, label: scenario.label };
     const definition = scenario.server();
@@ -111,11 +153,32 @@ if (!microOnly) {
         ...definition,
         nodeArgs,
         env: { ...definition.env, BENCH_JWK: publicJwk },
+        cpu: pinning.server,
       });
       const request = await scenario.prepare(server.url, ctx);
       await preflight(server.url, request);
-      const loadSettings = { connections: settings.connections, pipelining: settings.pipelining };
-      await load(server.url, request, { ...loadSettings, duration: settings.warmupSeconds });
+      const loadSettings = {
+        generator,
+        connections: settings.connections,
+        pipelining: settings.pipelining,
+        cpu: pinning.generator,
+      };
+      // The warm-up counts every status (wrk's response() hook costs the generator, not the
+      // server), so a server that answers anything but the expected status fails here.
+      const warmup = summarise(
+        await load(server.url, request, {
+          ...loadSettings,
+          duration: settings.warmupSeconds,
+          exactStatus: true,
+        }),
+        request.expectStatus,
+      );
+      if (warmup.unexpectedStatus > 0) {
+        throw new Error(
+          `warm-up: ${warmup.unexpectedStatus} of ${warmup.requests} responses were not ${request.expectStatus} ` +
+            `(status codes ${JSON.stringify(warmup.statusCodes)}, errors ${warmup.errors})`,
+        );
+      }
       const stopSampling = sampleRss(server.pid);
       const cpuBefore = await cpuTimeMs(server.pid);
       const result = await load(server.url, request, { ...loadSettings, duration: settings.durationSeconds });
@@ -125,6 +188,9 @@ if (!microOnly) {
       // Server CPU per request (µs): robust to the CPU the load generator takes from the server.
       if (cpuBefore !== undefined && cpuAfter !== undefined && summary.requests > 0) {
         summary.cpuMicrosPerRequest = Math.round(((cpuAfter - cpuBefore) * 1000) / summary.requests);
+        // The share of one core the server got: well under 100 % while it had requests waiting
+        // means something else (another process, the generator) had its CPU, and req/s shows that.
+        summary.serverCpuPercent = Math.round((cpuAfter - cpuBefore) / (summary.durationSeconds * 10));
       }
       const expected = summary.requests - summary.unexpectedStatus;
       if (expected === 0) {
@@ -136,7 +202,8 @@ if (!microOnly) {
       run.results.push({ ...base, status: "ok", summary, peakRssBytes });
       console.log(
         `${scenario.id}: ${summary.requestsPerSecond} req/s, p50 ${summary.latencyMs.p50} ms, ` +
-          `p99 ${summary.latencyMs.p99} ms, errors ${summary.errors}, unexpected status ${summary.unexpectedStatus}`,
+          `p99 ${summary.latencyMs.p99} ms, CPU ${summary.cpuMicrosPerRequest ?? "–"} µs/req, ` +
+          `errors ${summary.errors}, unexpected status ${summary.unexpectedStatus}`,
       );
     } catch (error) {
       if (error instanceof Unavailable) {
@@ -159,6 +226,7 @@ if (!microOnly) {
       else console.error(`no CPU profile was written for ${scenario.id} (did the server exit on SIGTERM?)`);
     }
   }
+  if (pinning.server !== undefined && generator.name === "autocannon") await pinSelf(pinning.allowed);
   if (args.profile) {
     await mkdir(outDir, { recursive: true });
     await writeFile(join(outDir, "profiles.md"), `# CPU profiles\n\n${profiles.join("\n")}`);
@@ -192,14 +260,7 @@ process.exit(failed ? 1 : 0);
 
 /** One request before the load, so a wrong status or body fails loudly instead of being measured. */
 async function preflight(url, request) {
-  const shaped = request.setupRequest
-    ? request.setupRequest({
-        method: request.method,
-        path: request.path,
-        headers: request.headers,
-        body: request.body,
-      })
-    : request;
+  const shaped = instantiate(request, `preflight-${process.pid}-${Date.now().toString(36)}`);
   const method = shaped.method ?? "GET";
   const response = await rawRequest(url, { ...shaped, method });
   if (response.status !== request.expectStatus) {

@@ -1,10 +1,11 @@
-// Every load scenario: which server to start, and the one request autocannon repeats against it.
+// Every load scenario: which server to start, and the one request the load generator repeats
+// against it (`{{seq}}` in its body or a header is filled in per request, see harness.mjs).
 // Scenarios that need code from the reference server say "not available yet" until it is there.
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EMPLOYEE_ID } from "./fixtures.mjs";
-import { rawRequest } from "./harness.mjs";
+import { rawRequest, SEQ } from "./harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../../..");
@@ -14,6 +15,7 @@ const referenceServerModule = join(referenceDir, "src/server.ts");
 const customerWsdl = join(referenceDir, "contracts/customer.wsdl");
 const tsLoader = join(here, "ts-loader.mjs");
 const soapEnvelopeSource = join(repoRoot, "packages/soap-envelope/src/index.ts");
+const expressServerOptionsSource = join(repoRoot, "packages/errors/src/express-server.ts");
 
 /** Thrown by `prepare` when the server runs but lacks the route a scenario needs. */
 export class Unavailable extends Error {}
@@ -141,24 +143,21 @@ async function referenceCustomerId(url, token) {
   return (list.ok ? firstId(await list.json()) : undefined) ?? 1;
 }
 
-/** A POST body built from an existing employee, unique on every call so no constraint trips. */
-function employeeFactory(employee) {
-  const template = {};
+/**
+ * A POST body built from an existing employee, with `{{seq}}` in its names and e-mail address:
+ * the harness makes every request's unique, so no constraint trips.
+ */
+function employeeTemplate(employee) {
+  const body = {};
   for (const [key, value] of Object.entries(employee)) {
     if (key === "id" || key.startsWith("_") || /^(created|updated)(At|_at)$/.test(key)) continue;
-    template[key] = value;
+    body[key] = value;
   }
-  let n = 0;
-  return () => {
-    n += 1;
-    const body = { ...template };
-    const suffix = `${process.pid}-${n}`;
-    for (const field of ["name", "lastName"]) {
-      if (typeof body[field] === "string") body[field] = `${body[field]} ${suffix}`;
-    }
-    if (typeof body.email === "string") body.email = `bench-${suffix}@example.com`;
-    return JSON.stringify(body);
-  };
+  for (const field of ["name", "lastName"]) {
+    if (typeof body[field] === "string") body[field] = `${body[field]} ${SEQ}`;
+  }
+  if (typeof body.email === "string") body.email = `bench-${SEQ}@example.com`;
+  return JSON.stringify(body);
 }
 
 function soapEnvelope(customerId) {
@@ -197,6 +196,17 @@ const revalidateEmployee = async (url, ctx) => {
   const etag = await etagOf(url, path, bearer(ctx));
   return { path, headers: { ...bearer(ctx), "if-none-match": etag }, expectStatus: 304 };
 };
+
+/**
+ * The app of issue 22 §1: errors, negotiate, conditional, hal, versioning, ratelimit, auth and
+ * idempotency composed as their READMEs show, from the packages' sources.
+ */
+function packagesReadme() {
+  if (!existsSync(expressServerOptionsSource)) {
+    return { unavailable: "@svc/errors does not export expressServerOptions yet" };
+  }
+  return { script: script("packages-readme.mjs"), nodeArgs: ["--import", tsLoader] };
+}
 
 /** SOAP getCustomer for customer 1 of the in-memory SOAP servers. */
 const getCustomerInMemory = async (_url, ctx) => ({
@@ -255,6 +265,24 @@ export const scenarios = [
     },
   },
   {
+    id: "packages-readme",
+    group: "get",
+    label:
+      "Express 5 app composed from the @svc packages as their READMEs show, in memory, expressServerOptions(app)",
+    server: packagesReadme,
+    prepare: getEmployee,
+  },
+  {
+    id: "packages-readme-plain",
+    group: "get",
+    label: "the same app on http.createServer(app), without expressServerOptions",
+    server: () => {
+      const definition = packagesReadme();
+      return definition.unavailable ? definition : { ...definition, env: { BENCH_PROTOTYPES: "none" } };
+    },
+    prepare: getEmployee,
+  },
+  {
     id: "express-bare-304",
     group: "revalidate",
     label: "bare Express 5 (default weak ETag, fresh)",
@@ -290,13 +318,11 @@ export const scenarios = [
     server: referenceServer,
     prepare: async (url) => {
       const session = await referenceSession(url);
-      const nextBody = employeeFactory(session.employee);
       return {
         method: "POST",
         path: "/employees",
         headers: { ...session.headers, "content-type": "application/json" },
-        body: nextBody(),
-        setupRequest: (req) => ({ ...req, body: nextBody() }),
+        body: employeeTemplate(session.employee),
         expectStatus: 201,
       };
     },
@@ -308,22 +334,15 @@ export const scenarios = [
     server: referenceServer,
     prepare: async (url) => {
       const session = await referenceSession(url);
-      const nextBody = employeeFactory(session.employee);
-      let n = 0;
-      const prefix = `bench-${process.pid}-${Date.now()}`;
       return {
         method: "POST",
         path: "/employees",
-        headers: { ...session.headers, "content-type": "application/json" },
-        body: nextBody(),
-        setupRequest: (req) => {
-          n += 1;
-          return {
-            ...req,
-            body: nextBody(),
-            headers: { ...req.headers, "idempotency-key": `${prefix}-${n}` },
-          };
+        headers: {
+          ...session.headers,
+          "content-type": "application/json",
+          "idempotency-key": `bench-${SEQ}`,
         },
+        body: employeeTemplate(session.employee),
         expectStatus: 201,
       };
     },
@@ -335,7 +354,7 @@ export const scenarios = [
     server: referenceServer,
     prepare: async (url) => {
       const session = await referenceSession(url);
-      const body = employeeFactory(session.employee)();
+      const body = employeeTemplate(session.employee).replaceAll(SEQ, `replay-${process.pid}-${Date.now()}`);
       const headers = {
         ...session.headers,
         "content-type": "application/json",

@@ -1,0 +1,85 @@
+// Issue 22 §1: what a team gets when it composes its own Express app from the @svc packages
+// exactly as their READMEs show (no code of the reference server), serving the same in-memory
+// employee as the peer stack. Each block below names the README it comes from.
+//
+// BENCH_PROTOTYPES=none starts the same app with `http.createServer(app)`, without
+// `expressServerOptions(app)`, so the helper's effect has a row of its own.
+// Runs from the packages' TypeScript sources through ../ts-loader.mjs, like soap-envelope-bare.
+import http from "node:http";
+import { authenticate, requireScopes } from "@svc/auth";
+import { conditional } from "@svc/conditional";
+import { errorHandler, expressServerOptions, HttpError, notFound } from "@svc/errors";
+import { allowedHosts, hal, halJson, hrefFor, Rel } from "@svc/hal";
+import { idempotency, MemoryStore } from "@svc/idempotency";
+import { crossOrigin, json, negotiate, parseBody, xml } from "@svc/negotiate";
+import { rateLimit } from "@svc/ratelimit";
+import { apiVersioning, versionedPath } from "@svc/versioning";
+import express from "express";
+import { benchPort, EMPLOYEES, exitOnSigterm, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+
+const app = express();
+
+// @svc/hal, "Allowed hosts": links are built from Host, so only the service's own hosts answer.
+app.use(allowedHosts(["127.0.0.1", "localhost"]));
+// @svc/versioning: URI prefix, version headers and the vendor media type; no version named → 1.
+app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+// @svc/negotiate, crossOrigin: the same origin list as the peer stack's `cors`.
+app.use(crossOrigin({ origins: ["https://app.example.com"] }));
+// @svc/auth, "Use": Bearer JWTs (ES256, one public key), issuer and audience checked.
+app.use(
+  authenticate({
+    realm: "employees",
+    bearer: {
+      key: JSON.parse(process.env.BENCH_JWK ?? "null"),
+      algorithms: ["ES256"],
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+    },
+  }),
+);
+// @svc/ratelimit, "Examples": after authenticate, so limits apply per principal. The same limit
+// as the peer stack's express-rate-limit: counted on every request, never hit.
+app.use(rateLimit({ limit: 1_000_000, windowMs: 1000 }));
+// @svc/negotiate + @svc/hal ("With @svc/negotiate"), then @svc/conditional after negotiate().
+app.use(negotiate({ representations: [json, halJson, xml], compression: { threshold: 1024 } }));
+app.use(conditional());
+
+// The plain document (`toJSON()`), not the HalResource: @svc/negotiate's `xml` walks the object's
+// own properties and renders a HalResource as an empty `<resource/>` (JSON is the same either way).
+function represent(req, employee) {
+  return hal(employee)
+    .link(Rel.SELF, hrefFor(req, versionedPath(req, `/employees/${employee.id}`)))
+    .toJSON();
+}
+
+app.get("/employees/:id", requireScopes("employees:read"), async (req, res) => {
+  const employee = EMPLOYEES.get(Number(req.params.id));
+  if (!employee) throw HttpError.notFound(`Employee ${req.params.id} does not exist`);
+  await res.represent(represent(req, employee));
+});
+
+// @svc/idempotency, "Use": body parser, then authentication (above), then idempotency().
+let nextId = 1000;
+app.post(
+  "/employees",
+  parseBody({ limit: 100 * 1024 }),
+  idempotency({ store: new MemoryStore() }),
+  async (req, res) => {
+    const employee = { ...req.body, id: nextId++ };
+    EMPLOYEES.set(employee.id, employee);
+    res.location(hrefFor(req, versionedPath(req, `/employees/${employee.id}`)));
+    await res.status(201).represent(represent(req, employee));
+  },
+);
+
+// @svc/errors, "Use": unmatched routes → 404 record, the error handler last.
+app.use(notFound());
+app.use(errorHandler());
+
+// @svc/errors, "expressServerOptions(app)": requests built with the app's prototypes.
+const server =
+  process.env.BENCH_PROTOTYPES === "none"
+    ? http.createServer(app)
+    : http.createServer(expressServerOptions(app), app);
+server.listen(benchPort(), "127.0.0.1");
+exitOnSigterm();
