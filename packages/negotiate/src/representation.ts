@@ -54,8 +54,20 @@ function xmlName(name: string): string {
   return XML_NAME.test(name) && !/^xml/i.test(name) ? name : `_${name.replace(/[^A-Za-z0-9._-]/g, "_")}`;
 }
 
-function toXml(name: string, value: unknown, depth: number): string {
+/**
+ * The value JSON would carry: an object's own `toJSON()` result (ECMA-262 §25.5.2.2
+ * SerializeJSONProperty, step 2), so a value whose fields are private to its class (a HAL resource,
+ * a domain object) reads the same in XML, CSV, text and HTML as in JSON, never as an empty element.
+ */
+function jsonValue(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || value instanceof Date) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === "function" ? (toJSON as () => unknown).call(value) : value;
+}
+
+function toXml(name: string, raw: unknown, depth: number): string {
   const tag = xmlName(name);
+  const value = jsonValue(raw);
   if (depth > 100) throw new TypeError("xml: data is nested too deeply");
   if (value === null || value === undefined) return `<${tag}/>`;
   if (Array.isArray(value)) {
@@ -100,8 +112,10 @@ export function xmlRepresentation(options: XmlRepresentationOptions = {}): Repre
   const collectionRoot = options.collectionRoot ?? "items";
   return {
     mediaType: "application/xml",
-    serialize: (data) =>
-      `<?xml version="1.0" encoding="UTF-8"?>\n${toXml(Array.isArray(data) ? collectionRoot : root, data, 0)}`,
+    serialize: (raw) => {
+      const data = jsonValue(raw);
+      return `<?xml version="1.0" encoding="UTF-8"?>\n${toXml(Array.isArray(data) ? collectionRoot : root, data, 0)}`;
+    },
   };
 }
 
@@ -171,7 +185,10 @@ export function csvRepresentation(options: CsvRepresentationOptions = {}): Repre
   return {
     mediaType: "text/csv",
     canRepresent: isCollection,
-    serialize: (data) => csvTable(isCollection(data) ? data : [data], text, cellOf),
+    serialize: (raw) => {
+      const data = jsonValue(raw);
+      return csvTable((isCollection(data) ? data : [data]).map(jsonValue), text, cellOf);
+    },
   };
 }
 
@@ -220,7 +237,8 @@ function csvTable(
  */
 export const csv: Representation = csvRepresentation();
 
-function plainLines(value: unknown, indent: string): string {
+function plainLines(raw: unknown, indent: string): string {
+  const value = jsonValue(raw);
   if (value === null || value === undefined) return "";
   if (Array.isArray(value)) {
     return value
@@ -256,7 +274,8 @@ function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function htmlValue(value: unknown, depth: number): string {
+function htmlValue(raw: unknown, depth: number): string {
+  const value = jsonValue(raw);
   if (value === null || value === undefined) return "";
   if (depth > 50) return escapeHtml(JSON.stringify(value));
   if (Array.isArray(value)) {
@@ -294,7 +313,8 @@ function htmlValue(value: unknown, depth: number): string {
  */
 export const html: Representation = {
   mediaType: "text/html",
-  serialize: (data, context) => {
+  serialize: (raw, context) => {
+    const data = jsonValue(raw);
     const lang = escapeHtml(context?.language ?? "en");
     const title = Array.isArray(data) ? `${data.length} items` : "Resource";
     return `<!doctype html>\n<html lang="${lang}">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n<main>\n<h1>${title}</h1>\n${htmlValue(data, 0)}\n</main>\n</body>\n</html>\n`;
