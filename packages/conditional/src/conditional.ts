@@ -95,21 +95,18 @@ class Revalidation {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #config: ConditionalConfig;
-  /** The real `res.end` and, under Express, `res.send`. */
+  /** The real `res.end`. */
   readonly #end: RawEnd;
-  readonly send: Send | undefined;
   /** GET and HEAD: the only methods answered with a 304 or given the default cache policy. */
   readonly #safe: boolean;
+  /** The full response's `Content-Type`, once a body was labelled. */
   #contentType: string | undefined = undefined;
-  #length: number | undefined = undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse, config: ConditionalConfig) {
     this.#req = req;
     this.#res = res;
     this.#config = config;
     this.#end = res.end as RawEnd;
-    const send = (res as Sendable).send;
-    this.send = typeof send === "function" ? send : undefined;
     this.#safe = req.method === "GET" || req.method === "HEAD";
   }
 
@@ -127,7 +124,6 @@ class Revalidation {
     const contentType = headerText(res, "Content-Type") ?? fallbackType;
     const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
     this.#contentType = contentType;
-    this.#length = length;
     if (!this.#successful()) return;
     const cacheControl = this.#config.defaultCacheControl;
     if (this.#safe && cacheControl !== false && !res.hasHeader("Cache-Control"))
@@ -218,15 +214,15 @@ class Revalidation {
 export function conditional(options: ConditionalOptions = {}) {
   const config = resolveConditionalConfig(options);
   return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const exchange = new Revalidation(req, res, config);
-    const send = exchange.send;
-    if (send !== undefined) {
+    const revalidation = new Revalidation(req, res, config);
+    const send = (res as Sendable).send;
+    if (typeof send === "function") {
       (res as Sendable).send = function sendWithEtag(this: ServerResponse, body?: unknown) {
-        return exchange.sendWithEtag(this, send, body);
+        return revalidation.sendWithEtag(this, send, body);
       };
     }
     res.end = function endWithEtag(this: ServerResponse, ...args: unknown[]): ServerResponse {
-      return exchange.end(this, args);
+      return revalidation.end(this, args);
     } as End;
     next();
   };
