@@ -89,29 +89,30 @@ function oracle(res: ServerResponse): Negotiation | undefined {
 /**
  * One response passing through {@link conditional}: what the full response would have looked
  * like (for a 304 or a HEAD made from it), and the steps run when the handler sends it. One object
- * per request, in place of a closure per step.
+ * per request, in place of a closure per step. TypeScript `private` rather than `#` members: on
+ * Node 20 the `#` form measured about 900 more CPU instructions per request (callgrind).
  */
 class Revalidation {
-  readonly #req: IncomingMessage;
-  readonly #res: ServerResponse;
-  readonly #config: ConditionalConfig;
+  private readonly req: IncomingMessage;
+  private readonly res: ServerResponse;
+  private readonly config: ConditionalConfig;
   /** The real `res.end`. */
-  readonly #end: RawEnd;
+  private readonly realEnd: RawEnd;
   /** GET and HEAD: the only methods answered with a 304 or given the default cache policy. */
-  readonly #safe: boolean;
+  private readonly safe: boolean;
   /** The full response's `Content-Type`, once a body was labelled. */
-  #contentType: string | undefined = undefined;
+  private contentType: string | undefined = undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse, config: ConditionalConfig) {
-    this.#req = req;
-    this.#res = res;
-    this.#config = config;
-    this.#end = res.end as RawEnd;
-    this.#safe = req.method === "GET" || req.method === "HEAD";
+    this.req = req;
+    this.res = res;
+    this.config = config;
+    this.realEnd = res.end as RawEnd;
+    this.safe = req.method === "GET" || req.method === "HEAD";
   }
 
-  #successful(): boolean {
-    return this.#res.statusCode >= 200 && this.#res.statusCode < 300;
+  private successful(): boolean {
+    return this.res.statusCode >= 200 && this.res.statusCode < 300;
   }
 
   /**
@@ -120,13 +121,13 @@ class Revalidation {
    * default `Cache-Control`.
    */
   label(body: Body, fallbackType: string): void {
-    const res = this.#res;
+    const res = this.res;
     const contentType = headerText(res, "Content-Type") ?? fallbackType;
     const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
-    this.#contentType = contentType;
-    if (!this.#successful()) return;
-    const cacheControl = this.#config.defaultCacheControl;
-    if (this.#safe && cacheControl !== false && !res.hasHeader("Cache-Control"))
+    this.contentType = contentType;
+    if (!this.successful()) return;
+    const cacheControl = this.config.defaultCacheControl;
+    if (this.safe && cacheControl !== false && !res.hasHeader("Cache-Control"))
       res.setHeader("Cache-Control", cacheControl);
     if (res.hasHeader("ETag")) return;
     const tag = strongEtag(body);
@@ -147,28 +148,28 @@ class Revalidation {
   end(res: ServerResponse, args: unknown[]): ServerResponse {
     if (!res.headersSent) {
       const chunk = args[0];
-      if (isBody(chunk) && chunk.length > 0 && this.#contentType === undefined) {
+      if (isBody(chunk) && chunk.length > 0 && this.contentType === undefined) {
         this.label(chunk, "application/octet-stream");
       }
       // Unsafe methods have nothing to revalidate: preconditions() answers those.
-      if (this.#safe && res.statusCode === 304) {
-        this.#notModified(res);
-      } else if (this.#safe && this.#isFresh(res)) {
-        this.#notModified(res);
+      if (this.safe && res.statusCode === 304) {
+        this.notModified(res);
+      } else if (this.safe && this.isFresh(res)) {
+        this.notModified(res);
         res.statusCode = 304;
-        return this.#end.call(res);
+        return this.realEnd.call(res);
       }
     }
-    return this.#end.apply(res, args);
+    return this.realEnd.apply(res, args);
   }
 
   /**
    * Whether the client's copy of this successful response is current (`If-None-Match`, else
    * `If-Modified-Since`, RFC 9110 §13.1.2, §13.1.3), by `fresh`.
    */
-  #isFresh(res: ServerResponse): boolean {
-    const headers = this.#req.headers;
-    if (!this.#successful() || this.#contentType === undefined) return false;
+  private isFresh(res: ServerResponse): boolean {
+    const headers = this.req.headers;
+    if (!this.successful() || this.contentType === undefined) return false;
     // Without either precondition header `fresh` is false: nothing to compare.
     if (headers["if-none-match"] === undefined && headers["if-modified-since"] === undefined) return false;
     const etag = headerText(res, "ETag");
@@ -177,16 +178,16 @@ class Revalidation {
     const validators: Record<string, string> = {};
     if (etag !== undefined) validators.etag = etag;
     if (lastModified !== undefined) validators["last-modified"] = lastModified;
-    return fresh(conditionalHeaders(this.#req), validators);
+    return fresh(conditionalHeaders(this.req), validators);
   }
 
   /**
    * A 304 drops the representation's metadata (RFC 9110 §15.4.5) but keeps its `Vary`: the full
    * response would have varied on Accept-Encoding, so its 304 says so too.
    */
-  #notModified(res: ServerResponse): void {
+  private notModified(res: ServerResponse): void {
     for (const name of NOT_MODIFIED_DROP) res.removeHeader(name);
-    if (oracle(this.#res)?.compressible(this.#contentType)) appendVary(this.#res, "Accept-Encoding");
+    if (oracle(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
   }
 }
 

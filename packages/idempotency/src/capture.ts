@@ -62,34 +62,37 @@ type Write = (this: ServerResponse, ...args: unknown[]) => boolean;
 type WriteHead = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 type End = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 
-/** The copy {@link captureResponse} keeps of one response while the handler sends it. */
+/**
+ * The copy {@link captureResponse} keeps of one response while the handler sends it (TypeScript
+ * `private`, not `#`, members: they are read on every write, and `#` costs more on Node 20).
+ */
 class Recording {
-  readonly #maxBytes: number;
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
-  #oversized = false;
+  private readonly maxBytes: number;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private oversized = false;
   /** Headers given straight to `res.writeHead`, lower-case names. */
-  readonly #extraHeaders: OutgoingHttpHeaders = {};
+  private readonly extraHeaders: OutgoingHttpHeaders = {};
   /** Set by the handler's first `end`: what comes after is not part of its response. */
   ended = false;
 
   constructor(maxBytes: number) {
-    this.#maxBytes = maxBytes;
+    this.maxBytes = maxBytes;
   }
 
   /** Copies a body chunk, until the body grows past the cap (then drops the copy for good). */
   keep(chunk: unknown, encoding: unknown): void {
-    if (this.#oversized) return;
+    if (this.oversized) return;
     const buf = toBuffer(chunk, encoding);
     if (!buf || buf.byteLength === 0) return;
-    this.#size += buf.byteLength;
-    if (this.#size > this.#maxBytes) {
-      this.#oversized = true;
-      this.#chunks.length = 0;
+    this.size += buf.byteLength;
+    if (this.size > this.maxBytes) {
+      this.oversized = true;
+      this.chunks.length = 0;
       return;
     }
     // Copy: a streaming source may reuse its buffer after write() returns.
-    this.#chunks.push(Buffer.from(buf));
+    this.chunks.push(Buffer.from(buf));
   }
 
   /** The headers argument of `res.writeHead`, its last: an object, or raw name/value pairs. */
@@ -99,12 +102,12 @@ class Recording {
     if (Array.isArray(last)) {
       // [name, value, name, value, ...] (raw header pairs)
       for (let i = 0; i + 1 < last.length; i += 2) {
-        this.#extraHeaders[String(last[i]).toLowerCase()] = String(last[i + 1]);
+        this.extraHeaders[String(last[i]).toLowerCase()] = String(last[i + 1]);
       }
       return;
     }
     for (const [name, value] of Object.entries(last as OutgoingHttpHeaders)) {
-      if (value !== undefined) this.#extraHeaders[name.toLowerCase()] = value;
+      if (value !== undefined) this.extraHeaders[name.toLowerCase()] = value;
     }
   }
 
@@ -112,8 +115,8 @@ class Recording {
   captured(res: ServerResponse): CapturedResponse {
     return new Captured(
       res,
-      this.#extraHeaders,
-      this.#oversized ? undefined : Buffer.concat(this.#chunks, this.#size),
+      this.extraHeaders,
+      this.oversized ? undefined : Buffer.concat(this.chunks, this.size),
     );
   }
 }
