@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { NextFunction } from "@svc/errors";
+import { type NextFunction, type OptionError, optionError, refusedOption } from "@svc/errors";
 
 /** Options of {@link cacheControl}: the directives of RFC 9111 §5.2.2 a route may want. */
 export interface CacheControlOptions {
@@ -50,11 +50,22 @@ export interface CacheControlOptions {
   noTransform?: boolean;
 }
 
-function seconds(name: string, value: number | undefined): string | undefined {
+/** A refused option of {@link cacheControl}: `ERR_SVC_CONDITIONAL_<OPTION>`. */
+function refused(option: string, given: unknown, accepted: string): OptionError {
+  return refusedOption("conditional", option, given, accepted, `cacheControl: ${option}`);
+}
+
+/** `<directive>=<seconds>` (RFC 9111 §1.2.2: delta-seconds, a non-negative integer). */
+function seconds(
+  option: keyof CacheControlOptions,
+  directive: string,
+  value: number | undefined,
+): string | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0)
-    throw new TypeError(`cacheControl: ${name} must be a non-negative integer`);
-  return `${name}=${value}`;
+  if (!Number.isInteger(value) || value < 0) {
+    throw refused(option, value, `a non-negative integer of seconds (${directive})`);
+  }
+  return `${directive}=${value}`;
 }
 
 /**
@@ -64,31 +75,41 @@ function seconds(name: string, value: number | undefined): string | undefined {
  * @see https://www.rfc-editor.org/rfc/rfc9111#section-5.2.2
  */
 export function formatCacheControl(options: CacheControlOptions): string {
+  if (options === null || typeof options !== "object") {
+    throw refused("options", options, "an object of directives");
+  }
   if (
     options.visibility !== undefined &&
     options.visibility !== "public" &&
     options.visibility !== "private"
   ) {
-    throw new TypeError('cacheControl: visibility must be "public" or "private"');
+    throw refused("visibility", options.visibility, '"public" or "private"');
   }
   if (
     options.noStore &&
     (options.maxAge !== undefined || options.sMaxAge !== undefined || options.immutable)
   ) {
-    throw new TypeError("cacheControl: no-store cannot be combined with max-age, s-maxage or immutable");
+    // RFC 9111 §5.2.2.5: no-store forbids storing what max-age, s-maxage and immutable describe.
+    throw refused("noStore", options.noStore, "false when maxAge, sMaxAge or immutable is set");
   }
   const parts = [
     options.visibility,
     options.noStore ? "no-store" : undefined,
     options.noCache ? "no-cache" : undefined,
-    seconds("max-age", options.maxAge),
-    seconds("s-maxage", options.sMaxAge),
-    seconds("stale-while-revalidate", options.staleWhileRevalidate),
+    seconds("maxAge", "max-age", options.maxAge),
+    seconds("sMaxAge", "s-maxage", options.sMaxAge),
+    seconds("staleWhileRevalidate", "stale-while-revalidate", options.staleWhileRevalidate),
     options.mustRevalidate ? "must-revalidate" : undefined,
     options.immutable ? "immutable" : undefined,
     options.noTransform ? "no-transform" : undefined,
   ].filter((p): p is string => p !== undefined);
-  if (parts.length === 0) throw new TypeError("cacheControl: at least one directive is needed");
+  if (parts.length === 0) {
+    throw optionError(
+      "conditional",
+      "options",
+      "cacheControl: options must name at least one directive (visibility, maxAge, noCache, noStore, ...), got none",
+    );
+  }
   return parts.join(", ");
 }
 

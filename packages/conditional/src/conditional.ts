@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, type Negotiation, type NextFunction } from "@svc/errors";
+import { appendVary, type Negotiation, type NextFunction, refusedOption } from "@svc/errors";
 import fresh from "fresh";
 import { strongEtag } from "./entity-tag.js";
 
@@ -16,6 +16,33 @@ export interface ConditionalOptions {
 
 type Body = string | Uint8Array;
 type End = ServerResponse["end"];
+type RawEnd = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+type Send = (this: ServerResponse, body?: unknown) => unknown;
+/** A response Express has extended with `res.send`. */
+type Sendable = ServerResponse & { send?: Send };
+
+/** The options of {@link conditional}, checked and resolved once, at construction. */
+interface ConditionalConfig {
+  /** `Cache-Control` for successful GET/HEAD responses that set none, or `false`. */
+  readonly defaultCacheControl: string | false;
+}
+
+function resolveConditionalConfig(options: ConditionalOptions): ConditionalConfig {
+  const defaultCacheControl = options.defaultCacheControl ?? "no-cache";
+  if (
+    defaultCacheControl !== false &&
+    (typeof defaultCacheControl !== "string" || defaultCacheControl.trim() === "")
+  ) {
+    throw refusedOption(
+      "conditional",
+      "defaultCacheControl",
+      defaultCacheControl,
+      "a non-empty string or false",
+      "conditional: defaultCacheControl",
+    );
+  }
+  return { defaultCacheControl };
+}
 
 /** Headers a 304 keeps (RFC 9110 §15.4.5); representation metadata besides these goes. */
 const NOT_MODIFIED_DROP = [
@@ -60,6 +87,111 @@ function oracle(res: ServerResponse): Negotiation | undefined {
 }
 
 /**
+ * One response passing through {@link conditional}: what the full response would have looked
+ * like (for a 304 or a HEAD made from it), and the steps run when the handler sends it. One object
+ * per request, in place of a closure per step. TypeScript `private` rather than `#` members: on
+ * Node 20 the `#` form measured about 900 more CPU instructions per request (callgrind).
+ */
+class Revalidation {
+  private readonly req: IncomingMessage;
+  private readonly res: ServerResponse;
+  private readonly config: ConditionalConfig;
+  /** The real `res.end`. */
+  private readonly realEnd: RawEnd;
+  /** GET and HEAD: the only methods answered with a 304 or given the default cache policy. */
+  private readonly safe: boolean;
+  /** The full response's `Content-Type`, once a body was labelled. */
+  private contentType: string | undefined = undefined;
+
+  constructor(req: IncomingMessage, res: ServerResponse, config: ConditionalConfig) {
+    this.req = req;
+    this.res = res;
+    this.config = config;
+    this.realEnd = res.end as RawEnd;
+    this.safe = req.method === "GET" || req.method === "HEAD";
+  }
+
+  private successful(): boolean {
+    return this.res.statusCode >= 200 && this.res.statusCode < 300;
+  }
+
+  /**
+   * Every 2xx body gets a strong tag (Express would add its weak one), weak when the response
+   * is (or would be) content-coded (RFC 9110 §8.8.3); successful GET/HEAD responses get the
+   * default `Cache-Control`.
+   */
+  label(body: Body, fallbackType: string): void {
+    const res = this.res;
+    const contentType = headerText(res, "Content-Type") ?? fallbackType;
+    const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+    this.contentType = contentType;
+    if (!this.successful()) return;
+    const cacheControl = this.config.defaultCacheControl;
+    if (this.safe && cacheControl !== false && !res.hasHeader("Cache-Control"))
+      res.setHeader("Cache-Control", cacheControl);
+    if (res.hasHeader("ETag")) return;
+    const tag = strongEtag(body);
+    const coding = oracle(res)?.codingFor(contentType, length) ?? "identity";
+    res.setHeader("ETag", coding === "identity" ? tag : `W/${tag}`);
+  }
+
+  /**
+   * Express's `res.send`: tag the body before Express would add its weak tag; Express then runs
+   * `fresh` itself and turns the response into a 304 with the right headers stripped.
+   */
+  sendWithEtag(res: ServerResponse, send: Send, body: unknown): unknown {
+    if (isBody(body)) this.label(body, typeof body === "string" ? "text/html" : "application/octet-stream");
+    return send.call(res, body);
+  }
+
+  /** `res.end`: label a body `send` did not see, then answer 304 if the client's copy is current. */
+  end(res: ServerResponse, args: unknown[]): ServerResponse {
+    if (!res.headersSent) {
+      const chunk = args[0];
+      if (isBody(chunk) && chunk.length > 0 && this.contentType === undefined) {
+        this.label(chunk, "application/octet-stream");
+      }
+      // Unsafe methods have nothing to revalidate: preconditions() answers those.
+      if (this.safe && res.statusCode === 304) {
+        this.notModified(res);
+      } else if (this.safe && this.isFresh(res)) {
+        this.notModified(res);
+        res.statusCode = 304;
+        return this.realEnd.call(res);
+      }
+    }
+    return this.realEnd.apply(res, args);
+  }
+
+  /**
+   * Whether the client's copy of this successful response is current (`If-None-Match`, else
+   * `If-Modified-Since`, RFC 9110 §13.1.2, §13.1.3), by `fresh`.
+   */
+  private isFresh(res: ServerResponse): boolean {
+    const headers = this.req.headers;
+    if (!this.successful() || this.contentType === undefined) return false;
+    // Without either precondition header `fresh` is false: nothing to compare.
+    if (headers["if-none-match"] === undefined && headers["if-modified-since"] === undefined) return false;
+    const etag = headerText(res, "ETag");
+    const lastModified = headerText(res, "Last-Modified");
+    if (etag === undefined && lastModified === undefined) return false;
+    const validators: Record<string, string> = {};
+    if (etag !== undefined) validators.etag = etag;
+    if (lastModified !== undefined) validators["last-modified"] = lastModified;
+    return fresh(conditionalHeaders(this.req), validators);
+  }
+
+  /**
+   * A 304 drops the representation's metadata (RFC 9110 §15.4.5) but keeps its `Vary`: the full
+   * response would have varied on Accept-Encoding, so its 304 says so too.
+   */
+  private notModified(res: ServerResponse): void {
+    for (const name of NOT_MODIFIED_DROP) res.removeHeader(name);
+    if (oracle(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
+  }
+}
+
+/**
  * Strong, per-representation ETags and 304 revalidation for GET and HEAD, replacing Express's
  * weak default tag:
  *
@@ -81,84 +213,18 @@ function oracle(res: ServerResponse): Negotiation | undefined {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13
  */
 export function conditional(options: ConditionalOptions = {}) {
-  const defaultCacheControl = options.defaultCacheControl ?? "no-cache";
-  if (
-    defaultCacheControl !== false &&
-    (typeof defaultCacheControl !== "string" || defaultCacheControl.trim() === "")
-  ) {
-    throw new TypeError("conditional: defaultCacheControl must be a non-empty string or false");
-  }
-
+  const config = resolveConditionalConfig(options);
   return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    // Every 2xx body gets a strong tag (Express would add its weak one); only GET and HEAD can
-    // be answered with a 304 or get the default cache policy.
-    const safe = req.method === "GET" || req.method === "HEAD";
-    const successful = () => res.statusCode >= 200 && res.statusCode < 300;
-    // What the full response would have looked like, for a 304 or HEAD made from it.
-    let contentType: string | undefined;
-    let length: number | undefined;
-
-    const label = (body: Body, fallbackType: string) => {
-      contentType = headerText(res, "Content-Type") ?? fallbackType;
-      length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
-      if (!successful()) return;
-      if (safe && defaultCacheControl !== false && !res.hasHeader("Cache-Control"))
-        res.setHeader("Cache-Control", defaultCacheControl);
-      if (res.hasHeader("ETag")) return;
-      const tag = strongEtag(body);
-      const coding = oracle(res)?.codingFor(contentType, length) ?? "identity";
-      res.setHeader("ETag", coding === "identity" ? tag : `W/${tag}`);
-    };
-    const keepVary = () => {
-      // The full response would have varied on Accept-Encoding; its 304 must say so too.
-      if (oracle(res)?.compressible(contentType)) appendVary(res, "Accept-Encoding");
-    };
-
-    // Express's res.send: tag the body before Express would add its weak tag; Express then runs
-    // `fresh` itself and turns the response into a 304 with the right headers stripped.
-    const target = res as ServerResponse & { send?: (body?: unknown) => unknown };
-    const send = target.send;
+    const revalidation = new Revalidation(req, res, config);
+    const send = (res as Sendable).send;
     if (typeof send === "function") {
-      target.send = function sendWithEtag(this: ServerResponse, body?: unknown) {
-        if (isBody(body)) label(body, typeof body === "string" ? "text/html" : "application/octet-stream");
-        return send.call(this, body);
+      (res as Sendable).send = function sendWithEtag(this: ServerResponse, body?: unknown) {
+        return revalidation.sendWithEtag(this, send, body);
       };
     }
-
-    const end = res.end as (...args: unknown[]) => ServerResponse;
     res.end = function endWithEtag(this: ServerResponse, ...args: unknown[]): ServerResponse {
-      const chunk = args[0];
-      if (!this.headersSent) {
-        if (isBody(chunk) && chunk.length > 0 && contentType === undefined) {
-          label(chunk, "application/octet-stream");
-        }
-        if (!safe) {
-          // Nothing to revalidate on unsafe methods: preconditions() answers those.
-        } else if (this.statusCode === 304) {
-          for (const name of NOT_MODIFIED_DROP) this.removeHeader(name);
-          keepVary();
-        } else if (
-          successful() &&
-          contentType !== undefined &&
-          // Without either precondition header `fresh` is false: nothing to compare.
-          (req.headers["if-none-match"] !== undefined || req.headers["if-modified-since"] !== undefined)
-        ) {
-          const etag = headerText(this, "ETag");
-          const lastModified = headerText(this, "Last-Modified");
-          const validators: Record<string, string> = {};
-          if (etag !== undefined) validators.etag = etag;
-          if (lastModified !== undefined) validators["last-modified"] = lastModified;
-          if (Object.keys(validators).length > 0 && fresh(conditionalHeaders(req), validators)) {
-            for (const name of NOT_MODIFIED_DROP) this.removeHeader(name);
-            this.statusCode = 304;
-            keepVary();
-            return end.call(this) as ServerResponse;
-          }
-        }
-      }
-      return end.apply(this, args);
+      return revalidation.end(this, args);
     } as End;
-
     next();
   };
 }

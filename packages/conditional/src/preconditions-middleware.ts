@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction } from "@svc/errors";
+import { HttpError, type NextFunction, refusedOption } from "@svc/errors";
 import {
   type CurrentState,
   type CurrentValidators,
@@ -44,14 +44,7 @@ export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMess
 export function preconditions<Req extends IncomingMessage = IncomingMessage>(
   options: PreconditionsOptions<Req>,
 ) {
-  if (typeof options?.current !== "function") {
-    throw new TypeError("preconditions: options.current must be a function returning the current validators");
-  }
-  const required = options.required ?? false;
-  const requiredMethods = new Set(
-    (options.requiredMethods ?? ["PUT", "PATCH", "DELETE"]).map((m) => m.toUpperCase()),
-  );
-  const read = options.current;
+  const { read, required, requiredMethods } = resolvePreconditionsConfig(options);
 
   return async function preconditionsMiddleware(
     req: Req,
@@ -86,6 +79,43 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
     for (const [name, value] of Object.entries(validatorHeaders(current))) res.setHeader(name, value);
     res.statusCode = 304;
     res.end();
+  };
+}
+
+/** The options of {@link preconditions}, checked and resolved once, at construction. */
+interface PreconditionsConfig<Req extends IncomingMessage> {
+  read: PreconditionsOptions<Req>["current"];
+  required: boolean;
+  /** Upper-cased. */
+  requiredMethods: ReadonlySet<string>;
+}
+
+function resolvePreconditionsConfig<Req extends IncomingMessage>(
+  options: PreconditionsOptions<Req>,
+): PreconditionsConfig<Req> {
+  if (typeof options?.current !== "function") {
+    throw refusedOption(
+      "conditional",
+      "current",
+      options?.current,
+      "a function returning the current validators",
+      "preconditions: current",
+    );
+  }
+  const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
+  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string")) {
+    throw refusedOption(
+      "conditional",
+      "requiredMethods",
+      methods,
+      "a list of method names",
+      "preconditions: requiredMethods",
+    );
+  }
+  return {
+    read: options.current,
+    required: options.required ?? false,
+    requiredMethods: new Set(methods.map((m: string) => m.toUpperCase())),
   };
 }
 

@@ -615,6 +615,30 @@ describe("construction-time validation", () => {
   it("relative problemTypeBase → TypeError", () => {
     expect(() => errorHandler({ problemTypeBase: "/problems/" })).toThrow(/absolute URI/);
   });
+  it.each([
+    [
+      { logger: { info() {} } as never },
+      "errorHandler: logger must be an object with an error(obj, msg) method, got an object",
+      "ERR_SVC_ERRORS_LOGGER",
+    ],
+    [
+      { problemTypeBase: "/problems/" },
+      'errorHandler: problemTypeBase must be an absolute URI, got "/problems/"',
+      "ERR_SVC_ERRORS_PROBLEM_TYPE_BASE",
+    ],
+  ])(
+    "%j → a TypeError naming the option, what was given and what is accepted, with its code",
+    (options, message, code) => {
+      let thrown: unknown;
+      try {
+        errorHandler(options);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect(thrown).toMatchObject({ message, code });
+    },
+  );
   it("methodNotAllowed([]) → TypeError", () => {
     expect(() => methodNotAllowed([])).toThrow(TypeError);
   });

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorRendering } from "./error-format.js";
+import { type ErrorFormat, errorRendering } from "./error-format.js";
 import { HttpError } from "./http-error.js";
 import { fallbackLogger, type Logger } from "./logger.js";
-import { buildErrorRecord, buildProblemDetails } from "./record.js";
+import { refusedOption } from "./option-error.js";
+import { buildErrorRecord, buildProblemDetails, type ErrorRecord } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
 import { appendVary } from "./vary.js";
 import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
@@ -72,6 +73,108 @@ function defaultCorrelationId(req: ErrorRequest, res: ServerResponse): string | 
   return typeof header === "string" ? header : undefined;
 }
 
+/** The options of {@link errorHandler}, checked and resolved once, at construction. */
+interface ErrorHandlerConfig {
+  /** The `logger` option; without it, each request's `req.log`, else {@link fallbackLogger}. */
+  readonly logger: ErrorLogger | undefined;
+  readonly correlationId: (req: ErrorRequest, res: ServerResponse) => string | undefined;
+  readonly problemTypeBase: string | undefined;
+  readonly now: () => Date;
+}
+
+function newDate(): Date {
+  return new Date();
+}
+
+function resolveErrorHandlerConfig(options: ErrorHandlerOptions): ErrorHandlerConfig {
+  const { logger, problemTypeBase } = options;
+  if (logger !== undefined && typeof logger?.error !== "function") {
+    throw refusedOption(
+      "errors",
+      "logger",
+      logger,
+      "an object with an error(obj, msg) method",
+      "errorHandler: logger",
+    );
+  }
+  if (problemTypeBase !== undefined && !URL.canParse(problemTypeBase)) {
+    throw refusedOption(
+      "errors",
+      "problemTypeBase",
+      problemTypeBase,
+      "an absolute URI",
+      "errorHandler: problemTypeBase",
+    );
+  }
+  return {
+    logger,
+    correlationId: options.correlationId ?? defaultCorrelationId,
+    problemTypeBase,
+    now: options.now ?? newDate,
+  };
+}
+
+/** A 5xx is logged once, with the exception (its cause when wrapped) and the correlation id. */
+function logFailure(
+  config: ErrorHandlerConfig,
+  httpError: HttpError,
+  req: ErrorRequest,
+  res: ServerResponse,
+): void {
+  const logger = config.logger ?? req.log ?? fallbackLogger;
+  logger.error(
+    {
+      err: httpError.cause ?? httpError,
+      status: httpError.status,
+      method: req.method,
+      path: req.originalUrl ?? req.url,
+      correlationId: config.correlationId(req, res),
+    },
+    "request failed",
+  );
+}
+
+/** The error as the body of the chosen format: the record, or RFC 9457 problem details. */
+function renderError(
+  format: ErrorFormat,
+  record: ErrorRecord,
+  code: string | undefined,
+  typeBase: string | undefined,
+): string {
+  switch (format) {
+    case "problem+json":
+      return JSON.stringify(buildProblemDetails(record, code, typeBase));
+    case "problem+xml":
+      return problemDetailsToXml(buildProblemDetails(record, code, typeBase));
+    case "xml":
+      return errorRecordToXml(record);
+    default:
+      return JSON.stringify(record);
+  }
+}
+
+/**
+ * Replaces whatever the failed handler had set up with the error response: its status, its own
+ * headers, `Cache-Control: no-store` and `Vary: Accept` (the format followed `Accept`), no body
+ * for HEAD (RFC 9110 §9.3.2).
+ */
+function writeError(
+  req: ErrorRequest,
+  res: ServerResponse,
+  httpError: HttpError,
+  contentType: string,
+  body: string,
+): void {
+  for (const name of STALE_REPRESENTATION_HEADERS) res.removeHeader(name);
+  res.statusCode = httpError.status;
+  res.setHeader("Cache-Control", "no-store");
+  for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
+  appendVary(res, "Accept");
+  res.setHeader("Content-Type", contentType);
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
 /**
  * Express error middleware that renders every error as the service's error record
  * `{ timestamp, status, error, message, path }`.
@@ -91,22 +194,7 @@ function defaultCorrelationId(req: ErrorRequest, res: ServerResponse): string | 
  * @see https://www.rfc-editor.org/rfc/rfc9457
  */
 export function errorHandler(options: ErrorHandlerOptions = {}) {
-  if (options.logger !== undefined && typeof options.logger?.error !== "function") {
-    throw new TypeError("errorHandler: options.logger must have an error(obj, msg) method");
-  }
-  if (options.problemTypeBase !== undefined) {
-    try {
-      new URL(options.problemTypeBase);
-    } catch {
-      throw new TypeError(
-        `errorHandler: problemTypeBase must be an absolute URI, got "${options.problemTypeBase}"`,
-      );
-    }
-  }
-  const readCorrelationId = options.correlationId ?? defaultCorrelationId;
-  const now = options.now ?? (() => new Date());
-  const typeBase = options.problemTypeBase;
-
+  const config = resolveErrorHandlerConfig(options);
   return function svcErrorHandler(
     err: unknown,
     req: ErrorRequest,
@@ -114,47 +202,20 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     next: NextFunction,
   ): void {
     const httpError = toHttpError(err);
-    if (httpError.status >= 500) {
-      const logger = options.logger ?? req.log ?? fallbackLogger;
-      logger.error(
-        {
-          err: httpError.cause ?? httpError,
-          status: httpError.status,
-          method: req.method,
-          path: req.originalUrl ?? req.url,
-          correlationId: readCorrelationId(req, res),
-        },
-        "request failed",
-      );
-    }
+    if (httpError.status >= 500) logFailure(config, httpError, req, res);
     if (res.headersSent) {
       next(err);
       return;
     }
-    const record = buildErrorRecord(httpError, req.originalUrl ?? req.url ?? "/", now());
+    const record = buildErrorRecord(httpError, req.originalUrl ?? req.url ?? "/", config.now());
     const { format, contentType } = errorRendering(req.headers.accept);
-    let body: string;
-    switch (format) {
-      case "problem+json":
-        body = JSON.stringify(buildProblemDetails(record, httpError.code, typeBase));
-        break;
-      case "problem+xml":
-        body = problemDetailsToXml(buildProblemDetails(record, httpError.code, typeBase));
-        break;
-      case "xml":
-        body = errorRecordToXml(record);
-        break;
-      default:
-        body = JSON.stringify(record);
-    }
-    for (const name of STALE_REPRESENTATION_HEADERS) res.removeHeader(name);
-    res.statusCode = httpError.status;
-    res.setHeader("Cache-Control", "no-store");
-    for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
-    appendVary(res, "Accept");
-    res.setHeader("Content-Type", contentType);
-    res.setHeader("Content-Length", Buffer.byteLength(body));
-    res.end(req.method === "HEAD" ? undefined : body);
+    writeError(
+      req,
+      res,
+      httpError,
+      contentType,
+      renderError(format, record, httpError.code, config.problemTypeBase),
+    );
   };
 }
 

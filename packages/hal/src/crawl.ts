@@ -146,6 +146,129 @@ function collectLinks(
   }
 }
 
+/** The options of {@link crawlLinks}, resolved once. */
+interface CrawlConfig {
+  base: URL;
+  fetch: typeof fetch;
+  headers: Readonly<Record<string, string>> | undefined;
+  /** `undefined`: every same-origin path is declared. */
+  matchers: ((path: string) => boolean)[] | undefined;
+  skip: ReadonlySet<string>;
+  maxRequests: number;
+  samples: TemplateVariables;
+}
+
+function resolveCrawlConfig(baseUrl: string, options: CrawlOptions): CrawlConfig {
+  return {
+    base: new URL(baseUrl),
+    fetch: options.fetch ?? globalThis.fetch,
+    headers: options.headers,
+    matchers: options.allowedRoutes?.map(routeMatcher),
+    skip: new Set(options.skipRelations ?? ["curies"]),
+    maxRequests: options.maxRequests ?? 500,
+    samples: options.sampleValues ?? {},
+  };
+}
+
+/** A URL waiting to be fetched: where it was found, and by which relation. */
+interface Pending {
+  url: string;
+  from: string;
+  rel: string;
+}
+
+/** A crawl in progress: the queue, the URLs already queued or reported, and the report. */
+interface Crawl {
+  config: CrawlConfig;
+  queue: Pending[];
+  seen: Set<string>;
+  report: CrawlReport;
+}
+
+/**
+ * Fetches one queued URL: its JSON document with the URL it came from (after redirects), or
+ * `undefined` when it failed (reported as broken) or is not JSON (nothing to follow).
+ */
+async function fetchDocument(
+  crawl: Crawl,
+  { url, from, rel }: Pending,
+): Promise<{ doc: unknown; docUrl: string } | undefined> {
+  const { report } = crawl;
+  let response: Response;
+  try {
+    response = await crawl.config.fetch(url, { headers: { ...crawl.config.headers } });
+  } catch {
+    report.broken.push({ href: url, from, rel, reason: "network" });
+    return undefined;
+  }
+  if (response.status >= 400) {
+    report.broken.push({ href: url, from, rel, reason: "status", status: response.status });
+    await response.body?.cancel();
+    return undefined;
+  }
+  const type = response.headers.get("content-type") ?? "";
+  if (!/^application\/(?:[\w.-]+\+)?json\b/i.test(type)) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  try {
+    return { doc: await response.json(), docUrl: response.url || url };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A link's target: templates expanded with the sample values, resolved against the document. */
+function linkTarget(
+  link: FoundLink,
+  docUrl: string,
+  samples: TemplateVariables,
+): { href: string; target?: URL } {
+  let href = link.href;
+  try {
+    if (link.templated) {
+      const vars: Record<string, TemplateVariables[string]> = {};
+      for (const name of templateVariables(link.href)) vars[name] = samples[name] ?? "1";
+      href = expandTemplate(link.href, vars);
+    }
+    // RFC 3986 §5: relative references resolve against the document's URL.
+    return { href, target: new URL(href, docUrl) };
+  } catch {
+    return { href };
+  }
+}
+
+/**
+ * Reports the document's representations without `self`, then queues each link not seen yet,
+ * unless it is invalid (broken), leaves the origin (external) or matches no declared route
+ * (undeclared).
+ */
+function followLinks(crawl: Crawl, url: string, doc: unknown, docUrl: string): void {
+  const { config, report, seen } = crawl;
+  const found: FoundLink[] = [];
+  const noSelf: string[] = [];
+  collectLinks(doc, found, config.skip, noSelf);
+  for (const pointer of noSelf) report.missingSelf.push({ url, pointer });
+  for (const link of found) {
+    const { href, target } = linkTarget(link, docUrl, config.samples);
+    if (target === undefined) {
+      report.broken.push({ href, from: url, rel: link.rel, reason: "invalid" });
+      continue;
+    }
+    target.hash = "";
+    const key = target.href;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (target.origin !== config.base.origin) {
+      report.undeclared.push({ href: key, from: url, rel: link.rel, reason: "external" });
+    } else if (config.matchers && !config.matchers.some((m) => m(target.pathname))) {
+      report.undeclared.push({ href: key, from: url, rel: link.rel, reason: "undeclared" });
+    } else {
+      crawl.queue.push({ url: key, from: url, rel: link.rel });
+    }
+  }
+}
+
 /**
  * A test helper: crawls a running service from `startPath`, follows every `href` in `_links`
  * (top level and embedded, templates expanded with sample values) and reports every link that does
@@ -167,15 +290,8 @@ export async function crawlLinks(
   startPath: string,
   options: CrawlOptions = {},
 ): Promise<CrawlReport> {
-  const base = new URL(baseUrl);
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const matchers = options.allowedRoutes?.map(routeMatcher);
-  const skip = new Set(options.skipRelations ?? ["curies"]);
-  const maxRequests = options.maxRequests ?? 500;
-  const samples = options.sampleValues ?? {};
-  const start = new URL(startPath, base).href;
-  const queue: { url: string; from: string; rel: string }[] = [{ url: start, from: start, rel: "start" }];
-  const seen = new Set([start]);
+  const config = resolveCrawlConfig(baseUrl, options);
+  const start = new URL(startPath, config.base).href;
   const report: CrawlReport = {
     visited: [],
     broken: [],
@@ -184,71 +300,21 @@ export async function crawlLinks(
     ok: false,
     truncated: false,
   };
-
-  while (queue.length > 0) {
-    if (report.visited.length >= maxRequests) {
+  const crawl: Crawl = {
+    config,
+    queue: [{ url: start, from: start, rel: "start" }],
+    seen: new Set([start]),
+    report,
+  };
+  while (crawl.queue.length > 0) {
+    if (report.visited.length >= config.maxRequests) {
       report.truncated = true;
       break;
     }
-    const { url, from, rel } = queue.shift() as { url: string; from: string; rel: string };
-    report.visited.push(url);
-    let response: Response;
-    try {
-      response = await doFetch(url, { headers: { ...options.headers } });
-    } catch {
-      report.broken.push({ href: url, from, rel, reason: "network" });
-      continue;
-    }
-    if (response.status >= 400) {
-      report.broken.push({ href: url, from, rel, reason: "status", status: response.status });
-      await response.body?.cancel();
-      continue;
-    }
-    const type = response.headers.get("content-type") ?? "";
-    if (!/^application\/(?:[\w.-]+\+)?json\b/i.test(type)) {
-      await response.body?.cancel();
-      continue;
-    }
-    let doc: unknown;
-    try {
-      doc = await response.json();
-    } catch {
-      continue;
-    }
-    const found: FoundLink[] = [];
-    const noSelf: string[] = [];
-    collectLinks(doc, found, skip, noSelf);
-    for (const pointer of noSelf) report.missingSelf.push({ url, pointer });
-    const docUrl = response.url || url;
-    for (const link of found) {
-      let target: URL;
-      let href = link.href;
-      try {
-        if (link.templated) {
-          const vars: Record<string, TemplateVariables[string]> = {};
-          for (const name of templateVariables(link.href)) vars[name] = samples[name] ?? "1";
-          href = expandTemplate(link.href, vars);
-        }
-        // RFC 3986 §5: relative references resolve against the document's URL.
-        target = new URL(href, docUrl);
-      } catch {
-        report.broken.push({ href, from: url, rel: link.rel, reason: "invalid" });
-        continue;
-      }
-      target.hash = "";
-      const key = target.href;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if (target.origin !== base.origin) {
-        report.undeclared.push({ href: key, from: url, rel: link.rel, reason: "external" });
-        continue;
-      }
-      if (matchers && !matchers.some((m) => m(target.pathname))) {
-        report.undeclared.push({ href: key, from: url, rel: link.rel, reason: "undeclared" });
-        continue;
-      }
-      queue.push({ url: key, from: url, rel: link.rel });
-    }
+    const pending = crawl.queue.shift() as Pending;
+    report.visited.push(pending.url);
+    const fetched = await fetchDocument(crawl, pending);
+    if (fetched !== undefined) followLinks(crawl, pending.url, fetched.doc, fetched.docUrl);
   }
   report.ok =
     report.broken.length === 0 &&

@@ -58,6 +58,69 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer | undefined {
   return undefined;
 }
 
+type Write = (this: ServerResponse, ...args: unknown[]) => boolean;
+type WriteHead = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+type End = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+
+/**
+ * The copy {@link captureResponse} keeps of one response while the handler sends it (TypeScript
+ * `private`, not `#`, members: they are read on every write, and `#` costs more on Node 20).
+ */
+class Recording {
+  private readonly maxBytes: number;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private oversized = false;
+  /** Headers given straight to `res.writeHead`, lower-case names. */
+  private readonly extraHeaders: OutgoingHttpHeaders = {};
+  /** Set by the handler's first `end`: what comes after is not part of its response. */
+  ended = false;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Copies a body chunk, until the body grows past the cap (then drops the copy for good). */
+  keep(chunk: unknown, encoding: unknown): void {
+    if (this.oversized) return;
+    const buf = toBuffer(chunk, encoding);
+    if (!buf || buf.byteLength === 0) return;
+    this.size += buf.byteLength;
+    if (this.size > this.maxBytes) {
+      this.oversized = true;
+      this.chunks.length = 0;
+      return;
+    }
+    // Copy: a streaming source may reuse its buffer after write() returns.
+    this.chunks.push(Buffer.from(buf));
+  }
+
+  /** The headers argument of `res.writeHead`, its last: an object, or raw name/value pairs. */
+  keepHeaders(args: unknown[]): void {
+    const last = args[args.length - 1];
+    if (!last || typeof last !== "object") return;
+    if (Array.isArray(last)) {
+      // [name, value, name, value, ...] (raw header pairs)
+      for (let i = 0; i + 1 < last.length; i += 2) {
+        this.extraHeaders[String(last[i]).toLowerCase()] = String(last[i + 1]);
+      }
+      return;
+    }
+    for (const [name, value] of Object.entries(last as OutgoingHttpHeaders)) {
+      if (value !== undefined) this.extraHeaders[name.toLowerCase()] = value;
+    }
+  }
+
+  /** What the handler sent, once it has ended the response. */
+  captured(res: ServerResponse): CapturedResponse {
+    return new Captured(
+      res,
+      this.extraHeaders,
+      this.oversized ? undefined : Buffer.concat(this.chunks, this.size),
+    );
+  }
+}
+
 /**
  * Records what the handler sends, however it sends it: `res.json`/`res.send` (which end in
  * `res.end`), `res.write` + `res.end`, a piped stream (which calls `write` and `end`), and
@@ -74,63 +137,30 @@ export function captureResponse(
   maxBytes: number,
   onEnd: (captured: CapturedResponse) => void,
 ): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let oversized = false;
-  let ended = false;
-  const extraHeaders: OutgoingHttpHeaders = {};
-
-  const keep = (chunk: unknown, encoding: unknown): void => {
-    if (oversized) return;
-    const buf = toBuffer(chunk, encoding);
-    if (!buf || buf.byteLength === 0) return;
-    size += buf.byteLength;
-    if (size > maxBytes) {
-      oversized = true;
-      chunks.length = 0;
-      return;
-    }
-    // Copy: a streaming source may reuse its buffer after write() returns.
-    chunks.push(Buffer.from(buf));
-  };
-
-  const originalWriteHead = res.writeHead;
-  const originalWrite = res.write;
-  const originalEnd = res.end;
+  const recording = new Recording(maxBytes);
+  const originalWriteHead = res.writeHead as WriteHead;
+  const originalWrite = res.write as Write;
+  const originalEnd = res.end as End;
 
   res.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
-    const last = args[args.length - 1];
-    if (last && typeof last === "object") {
-      if (Array.isArray(last)) {
-        // [name, value, name, value, ...] (raw header pairs)
-        for (let i = 0; i + 1 < last.length; i += 2) {
-          extraHeaders[String(last[i]).toLowerCase()] = String(last[i + 1]);
-        }
-      } else {
-        for (const [name, value] of Object.entries(last as OutgoingHttpHeaders)) {
-          if (value !== undefined) extraHeaders[name.toLowerCase()] = value;
-        }
-      }
-    }
-    return (originalWriteHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+    recording.keepHeaders(args);
+    return originalWriteHead.apply(this, args);
   } as ServerResponse["writeHead"];
 
   // The arguments go through exactly as given: other wrappers (compression) look at their count.
   res.write = function write(this: ServerResponse, ...args: unknown[]) {
-    if (!ended) keep(args[0], args[1]);
-    return (originalWrite as (...a: unknown[]) => boolean).apply(this, args);
+    if (!recording.ended) recording.keep(args[0], args[1]);
+    return originalWrite.apply(this, args);
   } as ServerResponse["write"];
 
   res.end = function end(this: ServerResponse, ...args: unknown[]) {
-    const first = !ended;
+    const first = !recording.ended;
     if (first) {
-      ended = true;
-      keep(args[0], args[1]);
+      recording.ended = true;
+      recording.keep(args[0], args[1]);
     }
-    const result = (originalEnd as (...a: unknown[]) => ServerResponse).apply(this, args);
-    if (first) {
-      onEnd(new Captured(res, extraHeaders, oversized ? undefined : Buffer.concat(chunks, size)));
-    }
+    const result = originalEnd.apply(this, args);
+    if (first) onEnd(recording.captured(res));
     return result;
   } as ServerResponse["end"];
 }

@@ -82,16 +82,16 @@ export interface RateLimiter {
 /** Prefixes already claimed per store object, so two limiters cannot silently share counters. */
 const claimed = new WeakMap<RateLimitStore, Set<string>>();
 
-/**
- * Creates a framework-agnostic limiter. Misconfiguration throws a `TypeError` here, never per
- * request.
- *
- * @example
- * const limiter = createRateLimiter({ limit: 5, windowMs: 1000, algorithm: "gcra" });
- * const { allowed, retryAfterMs } = await limiter.consume("user:42");
- * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
- */
-export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+/** The options of {@link createRateLimiter}, checked and resolved once, at construction. */
+interface LimiterConfig {
+  policy: RateLimitPolicy;
+  store: RateLimitStore;
+  prefix: string;
+  now: () => number;
+}
+
+/** `limit`, `windowMs`, `algorithm` and `burst`, checked, as one frozen policy. */
+function resolvePolicy(options: RateLimiterOptions): RateLimitPolicy {
   const { limit } = options;
   if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit <= 0)
     throw optionError("rate limit", "limit", `limit must be a positive integer, got ${String(limit)}`);
@@ -110,12 +110,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     throw optionError("rate limit", "burst", `burst only applies to the gcra algorithm, not ${algorithm}`);
   if (!Number.isSafeInteger(burst) || burst <= 0)
     throw optionError("rate limit", "burst", `burst must be a positive integer, got ${String(burst)}`);
-  const prefix = options.prefix ?? "";
-  if (typeof prefix !== "string")
-    throw optionError("rate limit", "prefix", `prefix must be a string, got ${typeof prefix}`);
-  const store = options.store ?? new MemoryStore();
-  if (typeof store.consume !== "function")
-    throw optionError("rate limit", "store", "store must implement consume(key, cost, policy, now)");
+  return Object.freeze({ algorithm, limit, windowMs, burst });
+}
+
+/** Claims `prefix` in `store` for one limiter: two limiters must not silently share counters. */
+function claimPrefix(store: RateLimitStore, prefix: string): void {
   const prefixes = claimed.get(store) ?? new Set<string>();
   if (prefixes.has(prefix))
     throw optionError(
@@ -126,8 +125,31 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     );
   prefixes.add(prefix);
   claimed.set(store, prefixes);
-  const now = options.now ?? Date.now;
-  const policy: RateLimitPolicy = Object.freeze({ algorithm, limit, windowMs, burst });
+}
+
+function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
+  const policy = resolvePolicy(options);
+  const prefix = options.prefix ?? "";
+  if (typeof prefix !== "string")
+    throw optionError("rate limit", "prefix", `prefix must be a string, got ${typeof prefix}`);
+  const store = options.store ?? new MemoryStore();
+  if (typeof store.consume !== "function")
+    throw optionError("rate limit", "store", "store must implement consume(key, cost, policy, now)");
+  claimPrefix(store, prefix);
+  return { policy, store, prefix, now: options.now ?? Date.now };
+}
+
+/**
+ * Creates a framework-agnostic limiter. Misconfiguration throws a `TypeError` here, never per
+ * request.
+ *
+ * @example
+ * const limiter = createRateLimiter({ limit: 5, windowMs: 1000, algorithm: "gcra" });
+ * const { allowed, retryAfterMs } = await limiter.consume("user:42");
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const { policy, store, prefix, now } = resolveLimiterConfig(options);
 
   function decide(key: string, cost = 1): Decision | Promise<Decision> {
     if (!Number.isSafeInteger(cost) || cost < 0)

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { cacheControl, conditional, formatCacheControl, preconditions } from "./index.js";
+
+/**
+ * Every option @svc/conditional refuses at construction: a `TypeError` naming the option, what was
+ * given and what is accepted, with the stable code `ERR_SVC_CONDITIONAL_<OPTION>`.
+ */
+describe("refused options", () => {
+  const current = () => undefined;
+  it.each([
+    [
+      "conditional: defaultCacheControl",
+      () => conditional({ defaultCacheControl: " " }),
+      'conditional: defaultCacheControl must be a non-empty string or false, got " "',
+      "ERR_SVC_CONDITIONAL_DEFAULT_CACHE_CONTROL",
+    ],
+    [
+      "conditional: defaultCacheControl (not a string)",
+      () => conditional({ defaultCacheControl: true as never }),
+      "conditional: defaultCacheControl must be a non-empty string or false, got true",
+      "ERR_SVC_CONDITIONAL_DEFAULT_CACHE_CONTROL",
+    ],
+    [
+      "preconditions: current",
+      () => preconditions({} as never),
+      "preconditions: current must be a function returning the current validators, got undefined",
+      "ERR_SVC_CONDITIONAL_CURRENT",
+    ],
+    [
+      "preconditions: requiredMethods (not a list)",
+      () => preconditions({ current, requiredMethods: "PUT" as never }),
+      'preconditions: requiredMethods must be a list of method names, got "PUT"',
+      "ERR_SVC_CONDITIONAL_REQUIRED_METHODS",
+    ],
+    [
+      "preconditions: requiredMethods (not names)",
+      () => preconditions({ current, requiredMethods: ["PUT", 7 as never] }),
+      'preconditions: requiredMethods must be a list of method names, got ["PUT", 7]',
+      "ERR_SVC_CONDITIONAL_REQUIRED_METHODS",
+    ],
+    [
+      "cacheControl: visibility",
+      () => cacheControl({ visibility: "shared" as never }),
+      'cacheControl: visibility must be "public" or "private", got "shared"',
+      "ERR_SVC_CONDITIONAL_VISIBILITY",
+    ],
+    [
+      "cacheControl: maxAge",
+      () => cacheControl({ maxAge: -1 }),
+      "cacheControl: maxAge must be a non-negative integer of seconds (max-age), got -1",
+      "ERR_SVC_CONDITIONAL_MAX_AGE",
+    ],
+    [
+      "cacheControl: sMaxAge",
+      () => cacheControl({ sMaxAge: 1.5 }),
+      "cacheControl: sMaxAge must be a non-negative integer of seconds (s-maxage), got 1.5",
+      "ERR_SVC_CONDITIONAL_S_MAX_AGE",
+    ],
+    [
+      "cacheControl: staleWhileRevalidate",
+      () => formatCacheControl({ maxAge: 60, staleWhileRevalidate: Number.NaN }),
+      "cacheControl: staleWhileRevalidate must be a non-negative integer of seconds (stale-while-revalidate), got NaN",
+      "ERR_SVC_CONDITIONAL_STALE_WHILE_REVALIDATE",
+    ],
+    [
+      "cacheControl: noStore with maxAge",
+      () => cacheControl({ noStore: true, maxAge: 5 }),
+      "cacheControl: noStore must be false when maxAge, sMaxAge or immutable is set, got true",
+      "ERR_SVC_CONDITIONAL_NO_STORE",
+    ],
+    [
+      "cacheControl: no directive",
+      () => cacheControl({ noCache: false }),
+      "cacheControl: options must name at least one directive (visibility, maxAge, noCache, noStore, ...), got none",
+      "ERR_SVC_CONDITIONAL_OPTIONS",
+    ],
+    [
+      "cacheControl: options not an object",
+      () => formatCacheControl(null as never),
+      "cacheControl: options must be an object of directives, got null",
+      "ERR_SVC_CONDITIONAL_OPTIONS",
+    ],
+  ])("%s", (_name, construct, message, code) => {
+    let thrown: unknown;
+    try {
+      construct();
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(thrown).toMatchObject({ message, code });
+  });
+});
