@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { TextDecoder } from "node:util";
 import type { XmlElement } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
@@ -95,6 +96,7 @@ export async function parseXml(
   if (typeof source === "string") return parseXmlString(source, limits);
   // The first chunk's text is held back: a message that arrives in one chunk (most do) is
   // parsed whole, by the fast path when it can; a longer one streams into saxes as it arrives.
+  const utf8 = charset === undefined || charset === "utf-8" || charset === "utf8";
   let builder: TreeBuilder | undefined;
   let first: string | undefined;
   let decoder: TextDecoder | undefined;
@@ -103,8 +105,14 @@ export async function parseXml(
     const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
     bytes += chunk.byteLength;
     if (bytes > limits.maxBytes) throw tooLarge(limits);
-    if (decoder === undefined) decoder = pickDecoder(chunk, charset);
-    const text = decode(decoder, chunk, true);
+    let text: string;
+    // ASCII is the same in UTF-8 and Latin-1, which Node decodes without a TextDecoder; a chunk
+    // with any other byte, or in UTF-16, takes the decoder (which then stays for the message).
+    if (decoder === undefined && utf8 && isAscii(chunk)) text = latin1(chunk);
+    else {
+      decoder ??= pickDecoder(chunk, charset);
+      text = decode(decoder, chunk, true);
+    }
     if (builder === undefined && first === undefined) {
       first = text;
       return;
@@ -131,6 +139,12 @@ export async function parseXml(
 }
 
 const EMPTY = new Uint8Array(0);
+
+function latin1(chunk: Uint8Array): string {
+  return (
+    Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+  ).toString("latin1");
+}
 
 /** A whole document: the fast path of xml-fast.ts when it applies, else saxes. */
 function parseWhole(text: string, limits: ResolvedXmlLimits): ParsedElement {
