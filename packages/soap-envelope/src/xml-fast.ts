@@ -23,25 +23,35 @@ const EQ = 0x3d;
 const COLON = 0x3a;
 const QUOT = 0x22;
 const APOS = 0x27;
-const AMP = 0x26;
 
-/** ASCII letters and `_` start an NCName (Namespaces §3 NCName, restricted to ASCII here). */
+/**
+ * NCName characters (Namespaces §3), restricted to ASCII: bit 1 marks those that may start a
+ * name (letters, `_`), bit 2 those that may follow (also digits, `-`, `.`). One table lookup.
+ */
+const NAME_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const letter = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+  const other = (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+  NAME_CHARS[c] = letter ? 3 : other ? 2 : 0;
+}
+
 function isNameStart(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+  return ((NAME_CHARS[c] as number) & 1) !== 0;
 }
 
 function isNameChar(c: number): boolean {
-  return isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+  return ((NAME_CHARS[c] as number) & 2) !== 0;
 }
+
+/** In an attribute value: `<`, references, any white space but #x20 (§3.3.3), controls, surrogates and above. */
+const NOT_PLAIN_IN_VALUE = /[<&\u0000-\u001f\ud800-\uffff]/;
+/** In text: references, controls but tab and line feed, surrogates and above; `]]>` separately. */
+const NOT_PLAIN_IN_TEXT = /[&\u0000-\u0008\u000b-\u001f\ud800-\uffff]/;
+const NOT_BLANK = /[^ \t\n]/;
 
 /** XML 1.0 §2.3 S without #xD (a carriage return goes to saxes for line-end handling, §2.11). */
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09;
-}
-
-/** Characters text and attribute values may hold here: §2.2 Char below the surrogates, no CR. */
-function isPlainChar(c: number): boolean {
-  return c < 0xd800 && (c >= 0x20 || c === 0x0a || c === 0x09);
 }
 
 /** The parse of one document; its fields are the cursor and the open elements. */
@@ -83,17 +93,15 @@ class FastParse {
   text(): boolean {
     const s = this.s;
     const start = this.pos;
-    let i = start;
-    let blank = true;
-    for (let c = s.charCodeAt(i); c !== LT && i < s.length; c = s.charCodeAt(++i)) {
-      if (c === AMP || !isPlainChar(c)) return false;
-      if (blank && !isSpace(c)) blank = false;
-    }
+    let i = s.indexOf("<", start);
+    if (i === -1) i = s.length;
+    const text = s.slice(start, i);
+    if (NOT_PLAIN_IN_TEXT.test(text)) return false;
+    const blank = !NOT_BLANK.test(text);
     const top = this.stack[this.stack.length - 1];
     this.pos = i;
     if (top === undefined) return blank; // outside the root only white space
     if (i === s.length) return false; // an element left open
-    const text = s.slice(start, i);
     if (!blank && text.includes("]]>")) return false; // §2.4
     top.text += text;
     if (!blank && top.children.length > 0) top.mixed = true;
@@ -158,13 +166,13 @@ class FastParse {
     const quote = s.charCodeAt(this.pos);
     if (quote !== QUOT && quote !== APOS) return false;
     const start = this.pos + 1;
-    let i = start;
-    for (let c = s.charCodeAt(i); c !== quote; c = s.charCodeAt(++i)) {
-      // §3.3.3: no references and no white space but #x20, so the value needs no normalisation.
-      if (Number.isNaN(c) || c === LT || c === AMP || c < 0x20 || c >= 0xd800) return false;
-    }
+    const i = s.indexOf(quote === QUOT ? '"' : "'", start);
+    if (i === -1) return false;
+    const value = s.slice(start, i);
+    // §3.3.3: no references and no white space but #x20, so the value needs no normalisation.
+    if (NOT_PLAIN_IN_VALUE.test(value)) return false;
     for (let k = 0; k < raw.length; k += 2) if (raw[k] === name) return false;
-    raw.push(name, s.slice(start, i));
+    raw.push(name, value);
     this.pos = i + 1;
     return true;
   }
