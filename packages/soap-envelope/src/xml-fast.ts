@@ -44,9 +44,9 @@ function isNameChar(c: number): boolean {
 }
 
 /** In an attribute value: `<`, references, any white space but #x20 (§3.3.3), controls, surrogates and above. */
-const NOT_PLAIN_IN_VALUE = /[<&\u0000-\u001f\ud800-\uffff]/;
+const NOT_PLAIN_IN_VALUE = /[^\x20-\x25\x27-\x3b\x3d-\ud7ff]/;
 /** In text: references, controls but tab and line feed, surrogates and above; `]]>` separately. */
-const NOT_PLAIN_IN_TEXT = /[&\u0000-\u0008\u000b-\u001f\ud800-\uffff]/;
+const NOT_PLAIN_IN_TEXT = /[^\t\n\x20-\x25\x27-\ud7ff]/;
 const NOT_BLANK = /[^ \t\n]/;
 
 /** XML 1.0 §2.3 S without #xD (a carriage return goes to saxes for line-end handling, §2.11). */
