@@ -69,44 +69,8 @@ export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler 
     const query = q === -1 ? undefined : new URLSearchParams(url.slice(q + 1));
     const describes = query !== undefined && (query.has("wsdl") || query.has("WSDL") || query.has("xsd"));
     if (describes && (method === "GET" || method === "HEAD")) {
-      const xsd = query.get("xsd") ?? undefined;
-      const doc = service.contract.render(externalUrl(req), xsd);
-      if (doc === undefined) {
-        next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
-        return;
-      }
-      // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
-      // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
-      // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once.
-      const etag = strongEtag(doc);
-      const validators = { ETag: etag, "Cache-Control": "no-cache" };
-      // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
-      // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
-      const outcome = evaluatePreconditions(method, req.headers, { etag });
-      if (outcome === 412) {
-        next(
-          HttpError.preconditionFailed("The document has changed since the precondition was computed", {
-            headers: { ETag: etag },
-          }),
-        );
-        return;
-      }
-      for (const [name, value] of Object.entries(validators)) res.setHeader(name, value);
-      if (outcome === 304) {
-        res.statusCode = 304;
-        res.end();
-        return;
-      }
-      res.statusCode = 200;
-      res.setHeader(
-        "Content-Type",
-        xsd === undefined ? "application/wsdl+xml; charset=utf-8" : "application/xml; charset=utf-8",
-      );
-      res.setHeader("Content-Length", Buffer.byteLength(doc));
-      res.end(method === "HEAD" ? undefined : doc);
-      return;
-    }
-    if (method !== "POST") {
+      serveDescription(service, req, res, next, query.get("xsd") ?? undefined);
+    } else if (method !== "POST") {
       // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
       // endpoint URI takes POST only; its ?wsdl / ?xsd URIs also GET and HEAD.
       const allowed = describes ? ["GET", "HEAD", "POST"] : ["POST"];
@@ -115,24 +79,78 @@ export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler 
         service.errorResponse(HttpError.methodNotAllowed(allowed, `${method} is not allowed here`)),
         req,
       );
-      return;
+    } else {
+      processMessage(service, req, res, next);
     }
-    const correlationId = readCorrelationId(req, res);
-    service
-      .handle({
-        method,
-        contentType: req.headers["content-type"],
-        contentLength: req.headers["content-length"],
-        contentEncoding: req.headers["content-encoding"],
-        body: req,
-        http: req,
-        correlationId,
-        logger: req.log,
-      })
-      .then((response) => send(res, response, req), next);
   } as SoapEndpointHandler;
   handler.service = service;
   return handler;
+}
+
+/** GET / HEAD `?wsdl` or `?xsd=<path>`: the rendered WSDL or schema, with conditional requests. */
+function serveDescription(
+  service: SoapService,
+  req: SoapHttpRequest,
+  res: ServerResponse,
+  next: NextFunction,
+  xsd: string | undefined,
+): void {
+  const method = req.method ?? "GET";
+  const doc = service.contract.render(externalUrl(req), xsd);
+  if (doc === undefined) {
+    next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
+    return;
+  }
+  // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
+  // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
+  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once.
+  const etag = strongEtag(doc);
+  // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
+  // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
+  const outcome = evaluatePreconditions(method, req.headers, { etag });
+  if (outcome === 412) {
+    next(
+      HttpError.preconditionFailed("The document has changed since the precondition was computed", {
+        headers: { ETag: etag },
+      }),
+    );
+    return;
+  }
+  res.setHeader("ETag", etag);
+  res.setHeader("Cache-Control", "no-cache");
+  if (outcome === 304) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader(
+    "Content-Type",
+    xsd === undefined ? "application/wsdl+xml; charset=utf-8" : "application/xml; charset=utf-8",
+  );
+  res.setHeader("Content-Length", Buffer.byteLength(doc));
+  res.end(method === "HEAD" ? undefined : doc);
+}
+
+/** POST: the message goes to the transport-neutral service; its response is written back. */
+function processMessage(
+  service: SoapService,
+  req: SoapHttpRequest,
+  res: ServerResponse,
+  next: NextFunction,
+): void {
+  service
+    .handle({
+      method: "POST",
+      contentType: req.headers["content-type"],
+      contentLength: req.headers["content-length"],
+      contentEncoding: req.headers["content-encoding"],
+      body: req,
+      http: req,
+      correlationId: readCorrelationId(req, res),
+      logger: req.log,
+    })
+    .then((response) => send(res, response, req), next);
 }
 
 function send(res: ServerResponse, response: SoapResponse, req: IncomingMessage): void {

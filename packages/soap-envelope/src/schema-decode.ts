@@ -1,5 +1,6 @@
 import { SchemaValidationError } from "./schema-errors.js";
 import {
+  type ComplexType,
   canStart,
   type ElementDecl,
   type ElementParticle,
@@ -34,8 +35,8 @@ export function decodeElement(
     }
     return null;
   }
-  for (const key of Object.keys(element.attributes)) {
-    if (key.startsWith(`{${XSI_NS}}`) && key !== XSI_NIL) {
+  for (const key in element.attributes) {
+    if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL) {
       throw new SchemaValidationError(path, `attribute xsi:${key.slice(XSI_NS.length + 2)} is not supported`);
     }
   }
@@ -46,9 +47,7 @@ export function decodeElement(
     return decodeSimple(type, element.text, path, longAs);
   }
   const out: Record<string, unknown> = {};
-  const known = new Set<string>([XSI_NIL]);
   for (const a of type.attributes) {
-    known.add(a.key);
     const raw = element.attributes[a.key] ?? a.defaultValue;
     if (raw === undefined) {
       if (a.required) throw new SchemaValidationError(`${path}/@${a.name}`, "is required");
@@ -56,7 +55,9 @@ export function decodeElement(
     }
     out[a.name] = decodeSimple(a.type, raw, `${path}/@${a.name}`, longAs);
   }
-  for (const key of Object.keys(element.attributes)) {
+  let known: ReadonlySet<string> | undefined;
+  for (const key in element.attributes) {
+    known ??= knownAttributes(type);
     if (!known.has(key)) throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
   if (type.simpleContent) {
@@ -188,8 +189,22 @@ function describeNs(ns: string): string {
   return ns ? ` {${ns}}` : "";
 }
 
+const XSI_PREFIX = `{${XSI_NS}}`;
+
+const KNOWN_ATTRIBUTES = new WeakMap<ComplexType, ReadonlySet<string>>();
+
+/** The attribute keys an element of a complex type may carry (its attributes, `xsi:nil`), once per type. */
+function knownAttributes(type: ComplexType): ReadonlySet<string> {
+  let known = KNOWN_ATTRIBUTES.get(type);
+  if (known === undefined) {
+    known = new Set([XSI_NIL, ...type.attributes.map((a) => a.key)]);
+    KNOWN_ATTRIBUTES.set(type, known);
+  }
+  return known;
+}
+
 function checkNoAttributes(element: XmlElement, path: string): void {
-  for (const key of Object.keys(element.attributes)) {
+  for (const key in element.attributes) {
     if (key !== XSI_NIL) throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
 }

@@ -96,7 +96,14 @@ function encodeParticle(p: Particle, obj: Record<string, unknown>, ns: string, p
   if (p.kind !== "element") return encodeGroup(p, obj, ns, path);
   const value = obj[p.decl.localName];
   const childPath = `${path}/${p.decl.localName}`;
-  const list = value === undefined ? [] : p.many ? value : [value];
+  if (!p.many) {
+    // One value or none: the checks below on a list of zero or one, without building it.
+    const count = value === undefined ? 0 : 1;
+    if (count < p.min) throw new SchemaValidationError(childPath, "is required");
+    if (count > p.max) throw new SchemaValidationError(childPath, `occurs at most ${p.max} times`);
+    return count === 0 ? "" : encodeElement(p.decl, value, ns, childPath);
+  }
+  const list = value === undefined ? [] : value;
   if (!Array.isArray(list)) throw new SchemaValidationError(childPath, "must be an array");
   if (list.length < p.min) throw new SchemaValidationError(childPath, "is required");
   if (list.length > p.max) throw new SchemaValidationError(childPath, `occurs at most ${p.max} times`);

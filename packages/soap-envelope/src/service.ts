@@ -392,7 +392,9 @@ async function exchange(
     // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
     if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
     const target = checkBody(envelope.body, op, action);
-    const context: SoapContext = { ...base, principal };
+    // Without the hook nothing else saw `base`: it becomes the context (no copy per message).
+    const context = config.authenticate ? { ...base, principal } : (base as SoapContext);
+    if (!config.authenticate) context.principal = undefined;
     // Authorization before decoding: a caller refused here costs no schema validation.
     if (config.authorize) await authorizeStep(config.authorize, context, target);
     const payload = decodeBody(config, bodyElement as ParsedElement);

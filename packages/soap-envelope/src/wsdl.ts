@@ -86,6 +86,38 @@ export interface LoadContractOptions {
  * @see https://www.w3.org/Submission/wsdl11soap12/
  */
 export function loadContract(wsdl: string, options: LoadContractOptions = {}): Contract {
+  const doc = readWsdl(wsdl, options);
+  const { sources, schemaFiles } = loadSchemaSources(doc);
+  const schema = compileSchemas(sources, options.longAs === undefined ? {} : { longAs: options.longAs });
+  const messages = readMessages(doc.root, doc.tns, schema);
+  const binding = findSoap12Binding(doc.root, doc.tns);
+  const portType = findPortType(doc.root, doc.tns, binding);
+  const operations = wsdlChildren(binding, "operation").map((bop) => readOperation(bop, portType, messages));
+  checkRoutable(operations);
+  return {
+    targetNamespace: doc.tns,
+    operations,
+    schema,
+    wsdlText: doc.wsdlText,
+    schemaFiles,
+    render: renderer(doc.wsdlText, schemaFiles),
+  };
+}
+
+/** The WSDL document as read: its text, parsed root and where relative imports resolve from. */
+interface WsdlDocument {
+  wsdlText: string;
+  root: ParsedElement;
+  baseDir: string;
+  tns: string;
+  limits: ReturnType<typeof resolveLimits>;
+}
+
+/** Message name → its one part (document/literal): the part's name and element. */
+type Messages = ReadonlyMap<string, { part: string; element: string }>;
+
+/** Reads and parses the WSDL (a path, or the document's text) and checks its document element. */
+function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
   const limits = resolveLimits({
     maxBytes: 16 * 1024 * 1024,
     maxDepth: 128,
@@ -94,71 +126,89 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   });
   const isText = wsdl.trimStart().startsWith("<");
   const wsdlPath = isText ? join(resolve(options.baseDir ?? process.cwd()), "inline.wsdl") : resolve(wsdl);
-  const baseDir = dirname(wsdlPath);
   const wsdlText = isText ? wsdl : readFileSync(wsdlPath, "utf8");
   const root = parse(wsdlText, isText ? "WSDL" : wsdlPath, limits);
   if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
     throw new SchemaCompileError("the WSDL document element must be wsdl:definitions (WSDL 1.1)");
   }
-  const tns = root.attributes.targetNamespace ?? "";
+  return { wsdlText, root, baseDir: dirname(wsdlPath), tns: root.attributes.targetNamespace ?? "", limits };
+}
 
-  // wsdl:types: inline schemas and, transitively, the documents they import or include.
+/** wsdl:types: inline schemas and, transitively, the documents they import or include. */
+function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schemaFiles: Map<string, string> } {
   const sources: SchemaSource[] = [];
   const schemaFiles = new Map<string, string>();
   const seen = new Set<string>();
   const loadImports = (schema: ParsedElement, fromDir: string, location: string) => {
     for (const child of schema.children) {
-      if (child.namespace !== XS_NS || (child.localName !== "import" && child.localName !== "include"))
-        continue;
-      const loc = child.attributes.schemaLocation;
-      if (loc === undefined) {
-        if (child.localName === "import" && child.attributes.namespace === XS_NS) continue;
-        throw new SchemaCompileError(
-          `${location}: xs:${child.localName} without schemaLocation cannot be resolved`,
-        );
-      }
-      if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
-        throw new SchemaCompileError(
-          `${location}: remote schemaLocation "${loc}" is not loaded; keep schemas next to the WSDL`,
-        );
-      }
-      const file = resolve(fromDir, loc);
-      const rel = relative(baseDir, file);
-      if (rel.startsWith("..") || isAbsolute(rel)) {
-        throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside the WSDL's directory`);
-      }
-      if (seen.has(file)) continue;
+      const file = importedFile(child, fromDir, location, doc.baseDir);
+      if (file === undefined || seen.has(file)) continue;
       seen.add(file);
+      const rel = relative(doc.baseDir, file);
       const text = readFileSync(file, "utf8");
-      const doc = parse(text, rel, limits);
+      const imported = parse(text, rel, doc.limits);
       schemaFiles.set(normalize(rel).split("\\").join("/"), text);
-      sources.push({ root: doc, location: rel });
-      loadImports(doc, dirname(file), rel);
+      sources.push({ root: imported, location: rel });
+      loadImports(imported, dirname(file), rel);
     }
   };
-  const types = wsdlChildren(root, "types");
-  for (const t of types) {
+  for (const t of wsdlChildren(doc.root, "types")) {
     for (const schema of t.children) {
       if (schema.namespace !== XS_NS || schema.localName !== "schema") {
         throw new SchemaCompileError(`wsdl:types: {${schema.namespace}}${schema.localName} is not supported`);
       }
       sources.push({ root: schema, location: "wsdl:types" });
-      loadImports(schema, baseDir, "wsdl:types");
+      loadImports(schema, doc.baseDir, "wsdl:types");
     }
   }
-  const schema = compileSchemas(sources, options.longAs === undefined ? {} : { longAs: options.longAs });
+  return { sources, schemaFiles };
+}
 
-  const qname = (node: ParsedElement, attr: string): string => {
-    const raw = node.attributes[attr];
-    const q = raw === undefined ? undefined : resolveQName(raw, node.scope);
-    if (!q)
-      throw new SchemaCompileError(
-        `wsdl:${node.localName} "${node.attributes.name ?? ""}": ${attr} is missing or its prefix is undeclared`,
-      );
-    return clark(q.namespace, q.localName);
-  };
+/**
+ * The absolute path an `xs:import` / `xs:include` child points at; undefined for any other child
+ * and for the built-in XSD namespace. Remote locations and paths outside the WSDL's directory throw.
+ */
+function importedFile(
+  child: ParsedElement,
+  fromDir: string,
+  location: string,
+  baseDir: string,
+): string | undefined {
+  if (child.namespace !== XS_NS || (child.localName !== "import" && child.localName !== "include"))
+    return undefined;
+  const loc = child.attributes.schemaLocation;
+  if (loc === undefined) {
+    if (child.localName === "import" && child.attributes.namespace === XS_NS) return undefined;
+    throw new SchemaCompileError(
+      `${location}: xs:${child.localName} without schemaLocation cannot be resolved`,
+    );
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
+    throw new SchemaCompileError(
+      `${location}: remote schemaLocation "${loc}" is not loaded; keep schemas next to the WSDL`,
+    );
+  }
+  const file = resolve(fromDir, loc);
+  const rel = relative(baseDir, file);
+  if (rel.startsWith("..") || isAbsolute(rel)) {
+    throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside the WSDL's directory`);
+  }
+  return file;
+}
 
-  /** Message name → its one part (document/literal): the part's name and element. */
+/** The Clark name of the QName in attribute `attr` of `node`, resolved in the node's scope. */
+function qname(node: ParsedElement, attr: string): string {
+  const raw = node.attributes[attr];
+  const q = raw === undefined ? undefined : resolveQName(raw, node.scope);
+  if (!q)
+    throw new SchemaCompileError(
+      `wsdl:${node.localName} "${node.attributes.name ?? ""}": ${attr} is missing or its prefix is undeclared`,
+    );
+  return clark(q.namespace, q.localName);
+}
+
+/** wsdl:message: each must have one part naming a declared element (document/literal). */
+function readMessages(root: ParsedElement, tns: string, schema: CompiledSchema): Messages {
   const messages = new Map<string, { part: string; element: string }>();
   for (const m of wsdlChildren(root, "message")) {
     const parts = wsdlChildren(m, "part");
@@ -175,19 +225,21 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       );
     messages.set(clark(tns, m.attributes.name ?? ""), { part: part.attributes.name ?? "", element });
   }
-  const message = (node: ParsedElement): string => {
-    const name = qname(node, "message");
-    const declared = messages.get(name);
-    if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
-    return declared.element;
-  };
+  return messages;
+}
 
-  const portTypes = new Map<string, ParsedElement>();
-  for (const p of wsdlChildren(root, "portType")) portTypes.set(clark(tns, p.attributes.name ?? ""), p);
+/** The element of the one part of the message `node` names. */
+function messageElement(node: ParsedElement, messages: Messages): string {
+  const name = qname(node, "message");
+  const declared = messages.get(name);
+  if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
+  return declared.element;
+}
+
+/** The binding of the first service port bound with SOAP 1.2: the one this node implements. */
+function findSoap12Binding(root: ParsedElement, tns: string): ParsedElement {
   const bindings = new Map<string, ParsedElement>();
   for (const b of wsdlChildren(root, "binding")) bindings.set(clark(tns, b.attributes.name ?? ""), b);
-
-  // The first service port bound with SOAP 1.2 is the one this node implements.
   let binding: ParsedElement | undefined;
   let soap11Only = false;
   for (const service of wsdlChildren(root, "service")) {
@@ -209,6 +261,12 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
         : "the WSDL has no wsdl:service port with a soap12:binding",
     );
   }
+  checkSoapBinding(binding);
+  return binding;
+}
+
+/** soap12:binding: document style over HTTP only (wsdl11soap12 §3.3). */
+function checkSoapBinding(binding: ParsedElement): void {
   const soapBinding = binding.children.find(
     (c) => c.namespace === SOAP12_BINDING_NS && c.localName === "binding",
   );
@@ -220,66 +278,80 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   if (soapBinding?.attributes.transport !== HTTP_TRANSPORT) {
     throw new SchemaCompileError(`soap12:binding transport must be ${HTTP_TRANSPORT}`);
   }
+}
+
+/** The port type the binding's `type` names. */
+function findPortType(root: ParsedElement, tns: string, binding: ParsedElement): ParsedElement {
+  const portTypes = new Map<string, ParsedElement>();
+  for (const p of wsdlChildren(root, "portType")) portTypes.set(clark(tns, p.attributes.name ?? ""), p);
   const portType = portTypes.get(qname(binding, "type"));
   if (!portType) throw new SchemaCompileError("the binding's port type is not declared");
+  return portType;
+}
 
-  const operations: ContractOperation[] = [];
-  for (const bop of wsdlChildren(binding, "operation")) {
-    const name = bop.attributes.name ?? "";
-    const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
-    if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
-    const soapOp = bop.children.find((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "operation");
-    if (soapOp?.attributes.style !== undefined && soapOp.attributes.style !== "document") {
-      throw new SchemaCompileError(
-        `operation "${name}": style="${soapOp.attributes.style}" is not supported`,
-      );
-    }
-    const headers: string[] = [];
-    for (const io of bop.children) {
-      for (const body of io.children) {
-        if (
-          body.namespace === SOAP12_BINDING_NS &&
-          (body.localName === "body" || body.localName === "fault" || body.localName === "header")
-        ) {
-          if ((body.attributes.use ?? "literal") !== "literal") {
-            throw new SchemaCompileError(
-              `operation "${name}": use="${body.attributes.use}" is not supported (literal only)`,
-            );
-          }
-          if (body.localName === "header") {
-            // wsdl11soap12 §3.6: message and part name the element of the header block.
-            const messageName = qname(body, "message");
-            const declared = messages.get(messageName);
-            if (!declared || declared.part !== body.attributes.part) {
-              throw new SchemaCompileError(
-                `operation "${name}": soap12:header names part "${body.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
-              );
-            }
-            if (io.namespace === WSDL_NS && io.localName === "input") headers.push(declared.element);
-          }
-        } else if (body.namespace === SOAP12_BINDING_NS) {
-          throw new SchemaCompileError(`operation "${name}": soap12:${body.localName} is not supported`);
-        }
-      }
-    }
-    const input = wsdlChildren(op, "input")[0];
-    const output = wsdlChildren(op, "output")[0];
-    if (!input) {
-      throw new SchemaCompileError(
-        `operation "${name}": notification and solicit-response operations are not supported`,
-      );
-    }
-    const faults: Record<string, string> = {};
-    for (const f of wsdlChildren(op, "fault")) faults[f.attributes.name ?? ""] = message(f);
-    operations.push({
-      name,
-      soapAction: soapOp?.attributes.soapAction ?? "",
-      input: message(input),
-      output: output ? message(output) : undefined,
-      faults,
-      headers,
-    });
+/** One binding operation joined with its port type operation. */
+function readOperation(bop: ParsedElement, portType: ParsedElement, messages: Messages): ContractOperation {
+  const name = bop.attributes.name ?? "";
+  const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
+  if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
+  const soapOp = bop.children.find((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "operation");
+  if (soapOp?.attributes.style !== undefined && soapOp.attributes.style !== "document") {
+    throw new SchemaCompileError(`operation "${name}": style="${soapOp.attributes.style}" is not supported`);
   }
+  const headers = readInputHeaders(bop, name, messages);
+  const input = wsdlChildren(op, "input")[0];
+  const output = wsdlChildren(op, "output")[0];
+  if (!input) {
+    throw new SchemaCompileError(
+      `operation "${name}": notification and solicit-response operations are not supported`,
+    );
+  }
+  const faults: Record<string, string> = {};
+  for (const f of wsdlChildren(op, "fault")) faults[f.attributes.name ?? ""] = messageElement(f, messages);
+  return {
+    name,
+    soapAction: soapOp?.attributes.soapAction ?? "",
+    input: messageElement(input, messages),
+    output: output ? messageElement(output, messages) : undefined,
+    faults,
+    headers,
+  };
+}
+
+/**
+ * Checks the soap12:body / fault / header of a binding operation (literal use only) and returns
+ * the elements of the input's header blocks, in document order.
+ */
+function readInputHeaders(bop: ParsedElement, name: string, messages: Messages): string[] {
+  const headers: string[] = [];
+  for (const io of bop.children) {
+    for (const body of io.children) {
+      if (body.namespace !== SOAP12_BINDING_NS) continue;
+      if (body.localName !== "body" && body.localName !== "fault" && body.localName !== "header") {
+        throw new SchemaCompileError(`operation "${name}": soap12:${body.localName} is not supported`);
+      }
+      if ((body.attributes.use ?? "literal") !== "literal") {
+        throw new SchemaCompileError(
+          `operation "${name}": use="${body.attributes.use}" is not supported (literal only)`,
+        );
+      }
+      if (body.localName !== "header") continue;
+      // wsdl11soap12 §3.6: message and part name the element of the header block.
+      const messageName = qname(body, "message");
+      const declared = messages.get(messageName);
+      if (!declared || declared.part !== body.attributes.part) {
+        throw new SchemaCompileError(
+          `operation "${name}": soap12:header names part "${body.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
+        );
+      }
+      if (io.namespace === WSDL_NS && io.localName === "input") headers.push(declared.element);
+    }
+  }
+  return headers;
+}
+
+/** The body element routes a request to its operation: no two operations may take the same one. */
+function checkRoutable(operations: readonly ContractOperation[]): void {
   const inputs = new Set<string>();
   for (const op of operations) {
     if (inputs.has(op.input)) {
@@ -289,8 +361,11 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     }
     inputs.add(op.input);
   }
+}
 
-  const render = (endpointUrl: string, xsd?: string): string | undefined => {
+/** {@link Contract.render}: the WSDL or an imported XSD with its locations pointing at the endpoint. */
+function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): Contract["render"] {
+  return (endpointUrl, xsd) => {
     const text = xsd === undefined ? wsdlText : schemaFiles.get(xsd);
     if (text === undefined) return undefined;
     const from = xsd === undefined ? "" : dirname(xsd);
@@ -311,8 +386,6 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     }
     return out;
   };
-
-  return { targetNamespace: tns, operations, schema, wsdlText, schemaFiles, render };
 }
 
 function parse(text: string, location: string, limits: ReturnType<typeof resolveLimits>): ParsedElement {

@@ -1,6 +1,8 @@
+import { isAscii } from "node:buffer";
 import { TextDecoder } from "node:util";
 import type { XmlElement } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
+import { parseSimpleXml } from "./xml-fast.js";
 
 // The plain element shape is shared with @svc/auth, so it lives in @svc/errors (no parser there).
 export type { XmlElement };
@@ -92,34 +94,79 @@ export async function parseXml(
   charset?: string,
 ): Promise<ParsedElement> {
   if (typeof source === "string") return parseXmlString(source, limits);
-  const builder = TreeBuilder.acquire(limits);
+  // The first chunk's text is held back: a message that arrives in one chunk (most do) is
+  // parsed whole, by the fast path when it can; a longer one streams into saxes as it arrives.
+  const utf8 = charset === undefined || charset === "utf-8" || charset === "utf8";
+  let builder: TreeBuilder | undefined;
+  let first: string | undefined;
   let decoder: TextDecoder | undefined;
   let bytes = 0;
   const onChunk = (raw: Uint8Array | string) => {
     const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
     bytes += chunk.byteLength;
     if (bytes > limits.maxBytes) throw tooLarge(limits);
-    if (decoder === undefined) decoder = pickDecoder(chunk, charset);
-    builder.write(decode(decoder, chunk, true));
+    let text: string;
+    // ASCII is the same in UTF-8 and Latin-1, which Node decodes without a TextDecoder; a chunk
+    // with any other byte, or in UTF-16, takes the decoder (which then stays for the message).
+    if (decoder === undefined && utf8 && isAscii(chunk)) text = latin1(chunk);
+    else {
+      decoder ??= pickDecoder(chunk, charset);
+      text = decode(decoder, chunk, true);
+    }
+    if (builder === undefined && first === undefined) {
+      first = text;
+      return;
+    }
+    if (builder === undefined) {
+      builder = TreeBuilder.acquire(limits);
+      builder.write(first ?? "");
+    }
+    builder.write(text);
   };
   if (source instanceof Uint8Array) onChunk(source);
   else if (isEmitterStream(source)) await readEmitter(source, onChunk);
   else for await (const raw of source) onChunk(raw);
+  let rest = "";
   if (decoder !== undefined) {
-    builder.write(decode(decoder, new Uint8Array(0), false));
+    rest = decode(decoder, EMPTY, false);
     // A decoder that completed a document has reset itself (WHATWG Encoding §7.2 decode():
     // without `stream` the state is flushed); one that failed midway is dropped.
     releaseDecoder(decoder);
   }
+  if (builder === undefined) return parseWhole(first === undefined ? rest : first + rest, limits);
+  builder.write(rest);
   return builder.close();
+}
+
+const EMPTY = new Uint8Array(0);
+
+function latin1(chunk: Uint8Array): string {
+  return (
+    Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+  ).toString("latin1");
+}
+
+/** A whole document: the fast path of xml-fast.ts when it applies, else saxes. */
+function parseWhole(text: string, limits: ResolvedXmlLimits): ParsedElement {
+  return parseSimpleXml(text, limits, BASE_SCOPE) ?? parseWithSaxes(text, limits);
+}
+
+/** A whole document through saxes alone (the fast path's tests compare against it). */
+export function parseWithSaxes(text: string, limits: ResolvedXmlLimits): ParsedElement {
+  const builder = TreeBuilder.acquire(limits);
+  builder.write(text);
+  return builder.close();
+}
+
+/** The fast path of xml-fast.ts with this module's base scope, for its tests. */
+export function parseSimple(text: string, limits: ResolvedXmlLimits): ParsedElement | undefined {
+  return parseSimpleXml(text, limits, BASE_SCOPE);
 }
 
 /** Synchronous {@link parseXml} of a whole string (contracts loaded at start-up). */
 export function parseXmlString(source: string, limits: ResolvedXmlLimits): ParsedElement {
   if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
-  const builder = TreeBuilder.acquire(limits);
-  builder.write(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
-  return builder.close();
+  return parseWhole(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source, limits);
 }
 
 interface EmitterStream {

@@ -34,82 +34,105 @@ function validDate(y: string, m: string, d: string): boolean {
 
 /** Checks a lexical value against the base type and every facet (XML Schema Part 2 §4.3). */
 export function checkLexical(type: SimpleType, v: string, path: string): void {
-  const fail = (msg: string): never => {
-    throw new SchemaValidationError(path, msg);
-  };
-  // Only built when a check fails: valid values are the hot path.
-  const shown = {
-    toString: () => JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v),
-  };
-  switch (type.base) {
+  checkBaseLexical(type.base, v, path);
+  const f = type.facets;
+  // The cheap, bounded checks come first (length, range, digits, enumeration) and the pattern
+  // facets last, so a value that is too long is refused before any pattern reads it.
+  if (type.base === "string") checkLength(f, v, path);
+  if (type.base === "decimal" || type.base === "long" || type.base === "int") checkRange(f, v, path);
+  if (f.enumeration && !f.enumeration.includes(v))
+    fail(path, `${shown(v)} is not one of ${f.enumeration.join(", ")}`);
+  // Linear in the value's length whatever the pattern (see xsd-regex.ts); the value itself is
+  // bounded by the message size limit (`limits.maxBytes`).
+  for (const step of f.patterns)
+    if (!step.some((p) => p.test(v))) fail(path, `${shown(v)} does not match the pattern`);
+}
+
+type Facets = SimpleType["facets"];
+
+function fail(path: string, msg: string): never {
+  throw new SchemaValidationError(path, msg);
+}
+
+/** The value as quoted in an error message; only built when a check fails. */
+function shown(v: string): string {
+  return JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v);
+}
+
+/** The lexical space and value range of the built-in base type (Part 2 §3.2, §3.3). */
+function checkBaseLexical(base: SimpleType["base"], v: string, path: string): void {
+  switch (base) {
     case "long":
-    case "int": {
-      if (!INTEGER_RE.test(v)) fail(`${shown} is not a valid xs:${type.base}`);
-      // At most 15 characters: exact as a double, and always inside the xs:long range.
-      if (v.length <= 15) {
-        if (type.base === "int") {
-          const n = Number(v);
-          if (n < INT_MIN || n > INT_MAX) fail(`${shown} is out of the xs:int range`);
-        }
-        break;
-      }
-      const n = BigInt(v);
-      const [lo, hi] = type.base === "long" ? [LONG_MIN, LONG_MAX] : [INT_MIN_BIG, INT_MAX_BIG];
-      if (n < lo || n > hi) fail(`${shown} is out of the xs:${type.base} range`);
+    case "int":
+      checkInteger(base, v, path);
       break;
-    }
     case "decimal":
-      if (!DECIMAL_RE.test(v)) fail(`${shown} is not a valid xs:decimal`);
+      if (!DECIMAL_RE.test(v)) fail(path, `${shown(v)} is not a valid xs:decimal`);
       break;
     case "boolean":
-      if (v !== "true" && v !== "false" && v !== "1" && v !== "0") fail(`${shown} is not a valid xs:boolean`);
+      if (v !== "true" && v !== "false" && v !== "1" && v !== "0")
+        fail(path, `${shown(v)} is not a valid xs:boolean`);
       break;
     case "date": {
       const m = DATE_RE.exec(v);
-      if (!m || !validDate(m[1] ?? "", m[2] ?? "", m[3] ?? "")) fail(`${shown} is not a valid xs:date`);
+      if (!m || !validDate(m[1] ?? "", m[2] ?? "", m[3] ?? ""))
+        fail(path, `${shown(v)} is not a valid xs:date`);
       break;
     }
     case "dateTime": {
       const m = DATETIME_RE.exec(v);
-      if (!m || !validDate(m[1] ?? "", m[2] ?? "", m[3] ?? "")) fail(`${shown} is not a valid xs:dateTime`);
+      if (!m || !validDate(m[1] ?? "", m[2] ?? "", m[3] ?? ""))
+        fail(path, `${shown(v)} is not a valid xs:dateTime`);
       break;
     }
     default:
       break;
   }
-  const f = type.facets;
-  // The cheap, bounded checks come first (length, range, digits, enumeration) and the pattern
-  // facets last, so a value that is too long is refused before any pattern reads it.
-  if (type.base === "string") {
-    const len = codePointLength(v);
-    if (f.length !== undefined && len !== f.length) fail(`length must be ${f.length}`);
-    if (f.minLength !== undefined && len < f.minLength) fail(`length must be at least ${f.minLength}`);
-    if (f.maxLength !== undefined && len > f.maxLength) fail(`length must be at most ${f.maxLength}`);
-  }
-  if (type.base === "decimal" || type.base === "long" || type.base === "int") {
-    if (f.minInclusive !== undefined && compareDecimal(v, f.minInclusive) < 0)
-      fail(`must be ≥ ${f.minInclusive}`);
-    if (f.maxInclusive !== undefined && compareDecimal(v, f.maxInclusive) > 0)
-      fail(`must be ≤ ${f.maxInclusive}`);
-    if (f.minExclusive !== undefined && compareDecimal(v, f.minExclusive) <= 0)
-      fail(`must be > ${f.minExclusive}`);
-    if (f.maxExclusive !== undefined && compareDecimal(v, f.maxExclusive) >= 0)
-      fail(`must be < ${f.maxExclusive}`);
-    if (f.totalDigits !== undefined || f.fractionDigits !== undefined) {
-      const { int, frac } = splitDecimal(v);
-      const digits = `${int}${frac}`.replace(/^0+/, "") || "0";
-      if (f.totalDigits !== undefined && digits.length > f.totalDigits)
-        fail(`has more than ${f.totalDigits} digits`);
-      if (f.fractionDigits !== undefined && frac.length > f.fractionDigits) {
-        fail(`has more than ${f.fractionDigits} fraction digits`);
-      }
+}
+
+/** xs:long (Part 2 §3.3.16) and xs:int (§3.3.17): an integer inside the type's range. */
+function checkInteger(base: "long" | "int", v: string, path: string): void {
+  if (!INTEGER_RE.test(v)) fail(path, `${shown(v)} is not a valid xs:${base}`);
+  // At most 15 characters: exact as a double, and always inside the xs:long range.
+  if (v.length <= 15) {
+    if (base === "int") {
+      const n = Number(v);
+      if (n < INT_MIN || n > INT_MAX) fail(path, `${shown(v)} is out of the xs:int range`);
     }
+    return;
   }
-  if (f.enumeration && !f.enumeration.includes(v)) fail(`${shown} is not one of ${f.enumeration.join(", ")}`);
-  // Linear in the value's length whatever the pattern (see xsd-regex.ts); the value itself is
-  // bounded by the message size limit (`limits.maxBytes`).
-  for (const step of f.patterns)
-    if (!step.some((p) => p.test(v))) fail(`${shown} does not match the pattern`);
+  const n = BigInt(v);
+  const [lo, hi] = base === "long" ? [LONG_MIN, LONG_MAX] : [INT_MIN_BIG, INT_MAX_BIG];
+  if (n < lo || n > hi) fail(path, `${shown(v)} is out of the xs:${base} range`);
+}
+
+/** length, minLength, maxLength (Part 2 §4.3.1-§4.3.3), counted in characters (code points). */
+function checkLength(f: Facets, v: string, path: string): void {
+  if (f.length === undefined && f.minLength === undefined && f.maxLength === undefined) return;
+  const len = codePointLength(v);
+  if (f.length !== undefined && len !== f.length) fail(path, `length must be ${f.length}`);
+  if (f.minLength !== undefined && len < f.minLength) fail(path, `length must be at least ${f.minLength}`);
+  if (f.maxLength !== undefined && len > f.maxLength) fail(path, `length must be at most ${f.maxLength}`);
+}
+
+/** The range facets (Part 2 §4.3.7-§4.3.10), totalDigits and fractionDigits (§4.3.11, §4.3.12). */
+function checkRange(f: Facets, v: string, path: string): void {
+  if (f.minInclusive !== undefined && compareDecimal(v, f.minInclusive) < 0)
+    fail(path, `must be ≥ ${f.minInclusive}`);
+  if (f.maxInclusive !== undefined && compareDecimal(v, f.maxInclusive) > 0)
+    fail(path, `must be ≤ ${f.maxInclusive}`);
+  if (f.minExclusive !== undefined && compareDecimal(v, f.minExclusive) <= 0)
+    fail(path, `must be > ${f.minExclusive}`);
+  if (f.maxExclusive !== undefined && compareDecimal(v, f.maxExclusive) >= 0)
+    fail(path, `must be < ${f.maxExclusive}`);
+  if (f.totalDigits === undefined && f.fractionDigits === undefined) return;
+  const { int, frac } = splitDecimal(v);
+  const digits = `${int}${frac}`.replace(/^0+/, "") || "0";
+  if (f.totalDigits !== undefined && digits.length > f.totalDigits)
+    fail(path, `has more than ${f.totalDigits} digits`);
+  if (f.fractionDigits !== undefined && frac.length > f.fractionDigits) {
+    fail(path, `has more than ${f.fractionDigits} fraction digits`);
+  }
 }
 
 /** Length in characters (XML Schema Part 2 §4.3.1: code points, not UTF-16 units), without copying. */
