@@ -40,7 +40,7 @@ export const groups = [
   {
     id: "soap",
     title: "SOAP 1.2 getCustomer on /ws/customer (same WSDL)",
-    baselines: ["node-soap", "node-soap-noauth", "node-soap-reference"],
+    baselines: ["node-soap", "node-soap-noauth", "node-soap-node", "node-soap-reference"],
   },
 ];
 
@@ -440,6 +440,37 @@ export const scenarios = [
             readyStatus: 200,
           }
         : { unavailable: "packages/soap-envelope or the customer WSDL is not there yet" },
+    prepare: getCustomerInMemory,
+  },
+  {
+    id: "soap-envelope-node",
+    group: "soap",
+    label: "@svc/soap-envelope soapEndpoint on bare node:http, no Bearer check, customers in memory",
+    server: () =>
+      existsSync(customerWsdl) && existsSync(soapEnvelopeSource)
+        ? {
+            script: script("soap-envelope-bare.mjs"),
+            nodeArgs: ["--import", tsLoader],
+            env: { BENCH_HTTP: "node" },
+            readyPath: "/ws/customer?wsdl",
+            readyStatus: 200,
+          }
+        : { unavailable: "packages/soap-envelope or the customer WSDL is not there yet" },
+    prepare: getCustomerInMemory,
+  },
+  {
+    id: "node-soap-node",
+    group: "soap",
+    label: "node-soap soap.listen on bare node:http, no Bearer check, customers in memory",
+    server: () =>
+      existsSync(customerWsdl)
+        ? {
+            script: script("node-soap.mjs"),
+            env: { BENCH_HTTP: "node" },
+            readyPath: "/ws/customer?wsdl",
+            readyStatus: 200,
+          }
+        : { unavailable: "apps/reference-server/contracts/customer.wsdl is not there yet" },
     prepare: getCustomerInMemory,
   },
   {

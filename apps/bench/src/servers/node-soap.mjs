@@ -1,19 +1,20 @@
 // The SOAP peer: node-soap serving getCustomer from the reference server's own WSDL (SOAP 1.2
 // binding) on an Express 5 app, the Bearer token checked by jose as the peer stack does, the
-// customers in memory.
+// customers in memory. With BENCH_HTTP=node: `soap.listen` on a bare `http.createServer`, no
+// Bearer check, as soap-envelope-bare.mjs with BENCH_HTTP=node (issue 22 §2).
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import soap from "soap";
 import { benchPort, benchVerificationKey, CUSTOMERS, exitOnSigterm, requireBearer } from "../fixtures.mjs";
 
 const wsdlPath = fileURLToPath(new URL("../../../reference-server/contracts/customer.wsdl", import.meta.url));
-const key = await benchVerificationKey();
-
-const app = express();
+const app = process.env.BENCH_HTTP === "node" ? undefined : express();
 // BENCH_AUTH=none: no Bearer check, to compare the SOAP stacks alone (the ES256 verification
 // per request costs more CPU than either of them).
-if (process.env.BENCH_AUTH !== "none") {
+if (app && process.env.BENCH_AUTH !== "none") {
+  const key = await benchVerificationKey();
   app.post(
     "/ws/customer",
     requireBearer(key, (res) => {
@@ -45,8 +46,13 @@ const service = {
   },
 };
 
-const server = app.listen(benchPort(), "127.0.0.1", () => {
-  soap.listen(app, {
+// node-soap answers its own path and hands every other request to the listener it wraps.
+const notFound = (req, res) => {
+  req.resume();
+  res.writeHead(404).end();
+};
+const server = (app ?? createServer(notFound)).listen(benchPort(), "127.0.0.1", () => {
+  soap.listen(app ?? server, {
     path: "/ws/customer",
     services: service,
     xml: readFileSync(wsdlPath, "utf8"),
