@@ -8,4 +8,5 @@ export {
 } from "./cluster.js";
 export { type Listening, listen } from "./listen.js";
 export { at, simulatedProxy } from "./proxy.js";
+export { type RedisClientMajor, type RedisTestClient, redisClientMajors } from "./redis-clients.js";
 export { freePort, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "./services.js";
