@@ -12,7 +12,8 @@
 // `strict`, `"types": []` (nothing global loaded unless the package asks for it, the TypeScript
 // 7 default) and `skipLibCheck: false`, once through `import` (.mts) and once through `require`
 // (.cts). One compiler run per package, so one package's `/// <reference types="node" />` cannot
-// make another's declarations pass.
+// make another's declarations pass. And the peer ranges must resolve (no ERESOLVE) beside the
+// oldest and the newest supported majors of Express, ioredis and node-redis.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -127,6 +128,28 @@ try {
     if (problems.length > 0) failed++;
   }
 
+  // The peer ranges against the oldest and the newest majors a project may have: npm resolves the
+  // tree (--dry-run installs nothing) and fails with ERESOLVE when a range leaves one out.
+  for (const majors of [
+    ["express@^4.21.0", "ioredis@^5", "redis@^4.6"],
+    ["express@^5", "ioredis@^6", "redis@^6"],
+  ]) {
+    const project = join(work, `peers-${majors.join("-").replace(/[^a-z0-9.-]/gi, "_")}`);
+    run("mkdir", ["-p", project], work);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "svc-smoke-peers", private: true }));
+    try {
+      run(
+        "npm",
+        ["install", "--dry-run", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...majors],
+        project,
+      );
+      console.log(`smoke: peers (${majors.join(", ")}) ok`);
+    } catch {
+      console.error(`smoke: peers (${majors.join(", ")}) FAILED`);
+      failed++;
+    }
+  }
+
   const tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc");
   for (const { manifest } of packages) {
     const specifiers = [
@@ -173,7 +196,7 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`smoke: ${packages.length * 4 - failed} passed, ${failed} failed`);
+console.log(`smoke: ${packages.length * 4 + 2 - failed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
 
 /**
