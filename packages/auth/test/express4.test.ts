@@ -1,22 +1,7 @@
-import { createRequire } from "node:module";
 import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import type express from "express";
-import { afterAll, describe, expect, it } from "vitest";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { authenticate } from "../src/index.js";
-
-/** Express 4, installed beside Express 5 under the alias `express4` (a root dev dependency). */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
-const { version } = createRequire(import.meta.url)("express4/package.json") as { version: string };
-const servers: Listening[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function serve(app: express.Express): Promise<string> {
-  const server = await listen(app);
-  servers.push(server);
-  return server.url;
-}
 
 describe(`authenticate() on Express ${version}`, () => {
   it("no credentials → 401 with a Basic challenge; good ones → 200 with req.principal", async () => {
@@ -34,7 +19,8 @@ describe(`authenticate() on Express ${version}`, () => {
       res.json({ id: req.principal?.id });
     });
     app.use(errorHandler({ logger: { error() {} } }));
-    const url = await serve(app);
+    const { url, close } = await listen(app);
+    onTestFinished(close);
     const anonymous = await fetch(`${url}/me`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Basic realm="employees"/);

@@ -1,21 +1,6 @@
-import { createRequire } from "node:module";
-import { type Listening, listen } from "@svc/test-utils";
-import type express from "express";
-import { afterAll, describe, expect, it } from "vitest";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { allowedMethods, errorHandler, HttpError, notFound } from "../src/index.js";
-
-/** Express 4, installed beside Express 5 under the alias `express4` (a root dev dependency). */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
-const { version } = createRequire(import.meta.url)("express4/package.json") as { version: string };
-const servers: Listening[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function serve(app: express.Express): Promise<string> {
-  const server = await listen(app);
-  servers.push(server);
-  return server.url;
-}
 
 describe(`errorHandler(), notFound(), allowedMethods() on Express ${version}`, () => {
   it("a thrown HttpError, an unmatched route and a wrong method each become the error record", async () => {
@@ -27,7 +12,8 @@ describe(`errorHandler(), notFound(), allowedMethods() on Express ${version}`, (
       .all(allowedMethods(["GET", "HEAD", "OPTIONS"]));
     app.use(notFound());
     app.use(errorHandler({ logger: { error() {} } }));
-    const url = await serve(app);
+    const { url, close } = await listen(app);
+    onTestFinished(close);
     const missing = await fetch(`${url}/employees/42`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ status: 404, message: "Employee 42 does not exist" });

@@ -1,23 +1,8 @@
 import { request } from "node:http";
-import { createRequire } from "node:module";
 import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import type express from "express";
-import { afterAll, describe, expect, it } from "vitest";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { allowedHosts, hal, hrefFor } from "../src/index.js";
-
-/** Express 4, installed beside Express 5 under the alias `express4` (a root dev dependency). */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
-const { version } = createRequire(import.meta.url)("express4/package.json") as { version: string };
-const servers: Listening[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function serve(app: express.Express): Promise<string> {
-  const server = await listen(app);
-  servers.push(server);
-  return server.url;
-}
 
 describe(`allowedHosts() and hal() on Express ${version}`, () => {
   it("a HAL document with an absolute self link for an allowed host; 421 for another", async () => {
@@ -30,7 +15,8 @@ describe(`allowedHosts() and hal() on Express ${version}`, () => {
         .send(JSON.stringify(hal({ id: 1 }).link("self", hrefFor(req, "/employees/1"))));
     });
     app.use(errorHandler({ logger: { error() {} } }));
-    const url = await serve(app);
+    const { url, close } = await listen(app);
+    onTestFinished(close);
     const ok = await fetch(`${url}/employees/1`);
     expect(ok.status).toBe(200);
     expect(ok.headers.get("content-type")).toMatch(/^application\/hal\+json/);

@@ -1,22 +1,7 @@
-import { createRequire } from "node:module";
 import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import type express from "express";
-import { afterAll, describe, expect, it } from "vitest";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { idempotency, MemoryStore } from "../src/index.js";
-
-/** Express 4, installed beside Express 5 under the alias `express4` (a root dev dependency). */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
-const { version } = createRequire(import.meta.url)("express4/package.json") as { version: string };
-const servers: Listening[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function serve(app: express.Express): Promise<string> {
-  const server = await listen(app);
-  servers.push(server);
-  return server.url;
-}
 
 describe(`idempotency() on Express ${version}`, () => {
   it("a repeated POST with one Idempotency-Key runs the handler once and replays its response", async () => {
@@ -28,7 +13,8 @@ describe(`idempotency() on Express ${version}`, () => {
       res.status(201).json({ order: runs, item: (req.body as { item: string }).item });
     });
     app.use(errorHandler({ logger: { error() {} } }));
-    const url = await serve(app);
+    const { url, close } = await listen(app);
+    onTestFinished(close);
     const post = () =>
       fetch(`${url}/orders`, {
         method: "POST",

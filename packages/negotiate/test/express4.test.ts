@@ -1,22 +1,7 @@
-import { createRequire } from "node:module";
 import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import type express from "express";
-import { afterAll, describe, expect, it } from "vitest";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { negotiate } from "../src/index.js";
-
-/** Express 4, installed beside Express 5 under the alias `express4` (a root dev dependency). */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
-const { version } = createRequire(import.meta.url)("express4/package.json") as { version: string };
-const servers: Listening[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function serve(app: express.Express): Promise<string> {
-  const server = await listen(app);
-  servers.push(server);
-  return server.url;
-}
 
 describe(`negotiate() on Express ${version}`, () => {
   it("res.represent answers in the media type Accept asks for, with Vary: Accept; 406 for none", async () => {
@@ -27,7 +12,8 @@ describe(`negotiate() on Express ${version}`, () => {
       await res.represent({ id: 1, name: "Ada" });
     });
     app.use(errorHandler({ logger: { error() {} } }));
-    const url = await serve(app);
+    const { url, close } = await listen(app);
+    onTestFinished(close);
     const xml = await fetch(`${url}/employees/1`, { headers: { Accept: "application/xml" } });
     expect(xml.status).toBe(200);
     expect(xml.headers.get("content-type")).toMatch(/^application\/xml/);

@@ -6,6 +6,7 @@ export {
   type ReshardOptions,
   redisCluster,
 } from "./cluster.js";
+export { express4, express4Version } from "./express4.js";
 export { type Listening, listen } from "./listen.js";
 export { at, simulatedProxy } from "./proxy.js";
 export { type RedisClientMajor, type RedisTestClient, redisClientMajors } from "./redis-clients.js";

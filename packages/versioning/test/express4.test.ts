@@ -1,22 +1,8 @@
-import { createRequire } from "node:module";
 import { errorHandler, notFound } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
 import type express from "express";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { apiVersioning, versioned } from "../src/index.js";
-
-/** Express 4, installed beside Express 5 under the alias `express4` (a root dev dependency). */
-const express4 = createRequire(import.meta.url)("express4") as typeof express;
-const { version } = createRequire(import.meta.url)("express4/package.json") as { version: string };
-const servers: Listening[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function serve(app: express.Express): Promise<string> {
-  const server = await listen(app);
-  servers.push(server);
-  return server.url;
-}
 
 describe(`apiVersioning() and versioned() on Express ${version}`, () => {
   it("the vendor media type picks the handler; version 1 carries Deprecation", async () => {
@@ -38,7 +24,8 @@ describe(`apiVersioning() and versioned() on Express ${version}`, () => {
     );
     app.use(notFound());
     app.use(errorHandler({ logger: { error() {} } }));
-    const url = await serve(app);
+    const { url, close } = await listen(app);
+    onTestFinished(close);
     const v1 = await fetch(`${url}/employees`, { headers: { Accept: "application/vnd.svc.v1+json" } });
     expect(v1.status).toBe(200);
     expect(await v1.json()).toEqual({ v: 1 });
