@@ -4,8 +4,19 @@
 // `require`, handing the module (and every subpath entry of its `exports`) to the package's own
 // `smoke.mjs`. A broken `exports` map, a missing file in `files`, or a dependency that only
 // resolves inside the workspace fails here.
+//
+// Then, on the installed files: each package ships its LICENSE, every built script ends with
+// exactly one `//# sourceMappingURL` comment naming a map that ships, and every declaration file
+// loads `@types/node` itself. Last, each package alone (and each subpath entry) is type-checked
+// from a fresh consumer project as strict as TypeScript's own `tsc --init`: `module: nodenext`,
+// `strict`, `"types": []` (nothing global loaded unless the package asks for it, the TypeScript
+// 7 default) and `skipLibCheck: false`, once through `import` (.mts) and once through `require`
+// (.cts). One compiler run per package, so one package's `/// <reference types="node" />` cannot
+// make another's declarations pass. And the peer ranges must resolve (no ERESOLVE) beside the
+// oldest and the newest supported majors of Express, ioredis and node-redis.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -64,6 +75,10 @@ try {
     join(consumer, "package.json"),
     JSON.stringify({ name: "svc-smoke-consumer", private: true }),
   );
+  // A TypeScript consumer installs `@types/node` (each package's optional peer) itself; the
+  // workspace's own range keeps the check deterministic.
+  const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  peers.add(`@types/node@${rootManifest.devDependencies["@types/node"]}`);
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...peers], consumer);
 
   for (const { dir, manifest } of packages) {
@@ -105,8 +120,105 @@ try {
       }
     }
   }
+
+  for (const { manifest } of packages) {
+    const problems = installedFileProblems(join(consumer, "node_modules", manifest.name));
+    for (const problem of problems) console.error(`smoke: ${manifest.name}: ${problem}`);
+    console.log(`smoke: ${manifest.name} (files) ${problems.length === 0 ? "ok" : "FAILED"}`);
+    if (problems.length > 0) failed++;
+  }
+
+  // The peer ranges against the oldest and the newest majors a project may have: npm resolves the
+  // tree (--dry-run installs nothing) and fails with ERESOLVE when a range leaves one out.
+  for (const majors of [
+    ["express@^4.21.0", "ioredis@^5", "redis@^4.6"],
+    ["express@^5", "ioredis@^6", "redis@^6"],
+  ]) {
+    const project = join(work, `peers-${majors.join("-").replace(/[^a-z0-9.-]/gi, "_")}`);
+    run("mkdir", ["-p", project], work);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "svc-smoke-peers", private: true }));
+    try {
+      run(
+        "npm",
+        ["install", "--dry-run", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...majors],
+        project,
+      );
+      console.log(`smoke: peers (${majors.join(", ")}) ok`);
+    } catch {
+      console.error(`smoke: peers (${majors.join(", ")}) FAILED`);
+      failed++;
+    }
+  }
+
+  const tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc");
+  for (const { manifest } of packages) {
+    const specifiers = [
+      manifest.name,
+      ...Object.keys(manifest.exports ?? {})
+        .filter((key) => key.startsWith("./") && key !== "./package.json")
+        .map((key) => `${manifest.name}/${key.slice(2)}`),
+    ];
+    const base = `types-${manifest.name.replace("/", "-")}`;
+    // The file imports nothing but the package: no node:http, no express, no global types.
+    writeFileSync(
+      join(consumer, `${base}.mts`),
+      `${specifiers.map((s, i) => `import * as entry${i} from ${JSON.stringify(s)};`).join("\n")}\n` +
+        `export type Surface = [${specifiers.map((_, i) => `typeof entry${i}`).join(", ")}];\n`,
+    );
+    writeFileSync(
+      join(consumer, `${base}.cts`),
+      `${specifiers.map((s, i) => `import entry${i} = require(${JSON.stringify(s)});`).join("\n")}\n` +
+        `export type Surface = [${specifiers.map((_, i) => `typeof entry${i}`).join(", ")}];\n`,
+    );
+    writeFileSync(
+      join(consumer, `tsconfig.${base}.json`),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          target: "esnext",
+          strict: true,
+          types: [],
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: [`${base}.mts`, `${base}.cts`],
+      }),
+    );
+    try {
+      run("node", [tsc, "-p", `tsconfig.${base}.json`], consumer);
+      console.log(`smoke: ${manifest.name} (types, "types": []) ok`);
+    } catch (err) {
+      console.error(err.stdout);
+      console.error(`smoke: ${manifest.name} (types, "types": []) FAILED`);
+      failed++;
+    }
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`smoke: ${packages.length * 2 - failed} passed, ${failed} failed`);
+console.log(`smoke: ${packages.length * 4 + 2 - failed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
+
+/**
+ * What is wrong with an installed package's files: a missing LICENSE, a built script whose
+ * `//# sourceMappingURL` comment is missing, repeated or names a map that did not ship, a
+ * declaration file that does not load `@types/node` itself.
+ */
+function installedFileProblems(dir) {
+  const problems = [];
+  if (!existsSync(join(dir, "LICENSE"))) problems.push("no LICENSE in the tarball");
+  const dist = join(dir, "dist");
+  for (const file of readdirSync(dist)) {
+    const text = readFileSync(join(dist, file), "utf8");
+    if (/\.(c|m)?js$/.test(file)) {
+      const comments = text.match(/\/\/# sourceMappingURL=[^\s/]*/g) ?? [];
+      if (comments.length !== 1)
+        problems.push(`dist/${file} has ${comments.length} sourceMappingURL comments, not 1`);
+      const target = comments[0]?.slice("//# sourceMappingURL=".length);
+      if (target && !existsSync(join(dist, target)))
+        problems.push(`dist/${file} points at ${target}, which did not ship`);
+    } else if (/\.d\.(c|m)?ts$/.test(file) && !text.startsWith('/// <reference types="node" />'))
+      problems.push(`dist/${file} does not start with /// <reference types="node" />`);
+  }
+  return problems;
+}

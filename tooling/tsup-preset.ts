@@ -3,17 +3,26 @@ import { defineConfig, type Options } from "tsup";
 /**
  * The one tsup preset every published package builds with: ESM + CJS, `.d.ts` and `.d.cts`,
  * sourcemaps, a clean `dist/`. Dependencies (and peer dependencies) are never bundled.
+ *
+ * `treeshake` stays off: esbuild already drops unused code when it bundles, and tsup's extra
+ * Rollup pass appended a second `//# sourceMappingURL` line to every file (Rollup's `generate`
+ * writes one, then tsup writes its own) while changing nothing but import placement.
+ *
+ * Every declaration file starts with `/// <reference types="node" />`: the types import
+ * `node:http`, `node:stream` and `node:crypto`, and a consumer whose tsconfig says `"types": []`
+ * (the TypeScript 7 default) would otherwise not load `@types/node` and fail with TS2591.
+ * `@types/node` is an optional peer dependency of each package, as vite and vitest declare it.
  */
 export const presetOptions = {
   entry: ["src/index.ts"],
   format: ["esm", "cjs"],
-  dts: true,
+  dts: { banner: '/// <reference types="node" />' },
   sourcemap: true,
   clean: true,
   target: "node20",
   platform: "node",
   splitting: false,
-  treeshake: true,
+  treeshake: false,
   tsconfig: "tsconfig.build.json",
 } satisfies Options;
 

@@ -1,0 +1,24 @@
+import { negotiate } from "@svc/negotiate";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { conditional } from "../src/index.js";
+
+describe(`conditional() on Express ${version}`, () => {
+  it("a strong ETag on the 200, then 304 for If-None-Match with it", async () => {
+    expect(version).toMatch(/^4\./);
+    const app = express4();
+    app.use(negotiate());
+    app.use(conditional());
+    app.get("/countries", async (_req, res) => {
+      await res.represent([{ code: "DE" }, { code: "FR" }]);
+    });
+    const { url, close } = await listen(app);
+    onTestFinished(close);
+    const first = await fetch(`${url}/countries`);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"[^"]+"$/); // strong: no W/ prefix, not Express's weak tag
+    const again = await fetch(`${url}/countries`, { headers: { "If-None-Match": etag as string } });
+    expect(again.status).toBe(304);
+  });
+});

@@ -1,0 +1,36 @@
+import { errorHandler } from "@svc/errors";
+import { listen, redisClientMajors, serviceUrl, uniquePrefix } from "@svc/test-utils";
+import express from "express";
+import { describe, expect, it } from "vitest";
+import { RedisStore, rateLimit } from "../src/index.js";
+
+// Every client major inside the peer ranges (`ioredis ^5 || ^6`, `redis ^4.6 || ^5 || ^6`)
+// decides through the same script: two requests pass, the third gets 429.
+const url = serviceUrl("REDIS_URL");
+
+describe.skipIf(!url).each(redisClientMajors())("RedisStore with $name", ({ connect }) => {
+  it("limit 2: 200, 200, then 429 with Retry-After, counted in Redis", async () => {
+    const { client, close } = await connect(url as string);
+    const app = express();
+    const store = new RedisStore({ client, prefix: uniquePrefix("rl-clients") });
+    app.use(rateLimit({ limit: 2, windowMs: 60_000, store, logger: { warn() {} } }));
+    app.get("/", (_req, res) => {
+      res.end("ok");
+    });
+    app.use(errorHandler({ logger: { error() {} } }));
+    const server = await listen(app);
+    try {
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 3; i++) {
+        last = await fetch(server.url);
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+      await close();
+    }
+  });
+});

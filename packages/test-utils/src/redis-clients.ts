@@ -1,0 +1,80 @@
+import { createRequire } from "node:module";
+import { Redis as IoRedis5 } from "ioredis5";
+import { Redis as IoRedis6 } from "ioredis6";
+import { createClient as createClient4 } from "redis4";
+import { createClient as createClient5 } from "redis5";
+import { createClient as createClient6 } from "redis6";
+
+/** One Redis client major the packages' stores declare support for (their `ioredis`/`redis` peers). */
+export interface RedisClientMajor {
+  /** `ioredis 6.0.0`, `redis 5.12.1`, ... (the installed version). */
+  name: string;
+  /**
+   * A connected client, configured the way the packages' READMEs ask (no offline queue, no resend
+   * of unfulfilled commands), and how to close it.
+   */
+  connect(url: string): Promise<{ client: RedisTestClient; close(): Promise<void> }>;
+}
+
+/** Any of the clients {@link redisClientMajors} connects. */
+export type RedisTestClient =
+  | IoRedis5
+  | IoRedis6
+  | ReturnType<typeof createClient4>
+  | ReturnType<typeof createClient5>
+  | ReturnType<typeof createClient6>;
+
+const require = createRequire(import.meta.url);
+const version = (alias: string) => (require(`${alias}/package.json`) as { version: string }).version;
+
+const ioredisOptions = {
+  enableOfflineQueue: false,
+  autoResendUnfulfilledCommands: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: 1000,
+  lazyConnect: true,
+} as const;
+
+function ioredis(alias: string, create: (url: string) => IoRedis5 | IoRedis6): RedisClientMajor {
+  return {
+    name: `ioredis ${version(alias)}`,
+    async connect(url) {
+      const client = create(url);
+      client.on("error", () => {});
+      await client.connect();
+      return { client, close: async () => void (await client.quit()) };
+    },
+  };
+}
+
+type NodeRedisClient = Exclude<RedisTestClient, IoRedis5 | IoRedis6>;
+
+function nodeRedis(alias: string, create: (url: string) => NodeRedisClient): RedisClientMajor {
+  return {
+    name: `redis ${version(alias)}`,
+    async connect(url) {
+      const client = create(url);
+      client.on("error", () => {});
+      await client.connect();
+      return { client, close: async () => void (await client.quit()) };
+    },
+  };
+}
+
+/**
+ * Every client major inside the packages' peer ranges (`ioredis ^5 || ^6`,
+ * `redis ^4.6 || ^5 || ^6`), installed side by side under aliases (root devDependencies), so a
+ * store's suite can run once per major.
+ *
+ * @example
+ * describe.each(redisClientMajors())("RedisStore on $name", ({ connect }) => { ... });
+ */
+export function redisClientMajors(): RedisClientMajor[] {
+  return [
+    ioredis("ioredis5", (url) => new IoRedis5(url, ioredisOptions)),
+    ioredis("ioredis6", (url) => new IoRedis6(url, ioredisOptions)),
+    nodeRedis("redis4", (url) => createClient4({ url, disableOfflineQueue: true })),
+    nodeRedis("redis5", (url) => createClient5({ url, disableOfflineQueue: true })),
+    nodeRedis("redis6", (url) => createClient6({ url, disableOfflineQueue: true })),
+  ];
+}

@@ -1,0 +1,37 @@
+import { errorHandler, notFound } from "@svc/errors";
+import { express4, listen, express4Version as version } from "@svc/test-utils";
+import type express from "express";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { apiVersioning, versioned } from "../src/index.js";
+
+describe(`apiVersioning() and versioned() on Express ${version}`, () => {
+  it("the vendor media type picks the handler; version 1 carries Deprecation", async () => {
+    expect(version).toMatch(/^4\./);
+    const app = express4();
+    app.use(
+      apiVersioning({
+        versions: [1, 2],
+        mediaType: { vendor: "svc" },
+        deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z" } },
+      }),
+    );
+    app.get(
+      "/employees",
+      versioned<express.Request, express.Response>({
+        1: (_req, res) => res.json({ v: 1 }),
+        2: (_req, res) => res.json({ v: 2 }),
+      }),
+    );
+    app.use(notFound());
+    app.use(errorHandler({ logger: { error() {} } }));
+    const { url, close } = await listen(app);
+    onTestFinished(close);
+    const v1 = await fetch(`${url}/employees`, { headers: { Accept: "application/vnd.svc.v1+json" } });
+    expect(v1.status).toBe(200);
+    expect(await v1.json()).toEqual({ v: 1 });
+    expect(v1.headers.get("deprecation")).toBeTruthy();
+    const v2 = await fetch(`${url}/employees`, { headers: { Accept: "application/vnd.svc.v2+json" } });
+    expect(await v2.json()).toEqual({ v: 2 });
+    expect(v2.headers.get("deprecation")).toBeNull();
+  });
+});
