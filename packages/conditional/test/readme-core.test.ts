@@ -1,19 +1,17 @@
 // The README's node:http example (readme-core.ts, the same text) on a real server, checked with fetch.
 
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import { assertReadmeShows, type Listening, listenOn } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "./readme-core.js";
 
 let base: string;
+let listening: Listening;
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listenOn(server);
+  base = `${listening.url}`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => listening.close());
 
 const xml = { accept: "application/xml" };
 const get = async (headers: Record<string, string> = {}) => fetch(`${base}/doc`, { headers });
@@ -23,8 +21,7 @@ const put = (body: unknown, headers: Record<string, string>) =>
 describe("README: the core from plain node:http", () => {
   it("the README shows exactly the code of readme-core.ts", () => {
     const code = readFileSync(new URL("./readme-core.ts", import.meta.url), "utf8");
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    expect(readme).toContain(`\`\`\`ts\n${code}\`\`\``);
+    expect(() => assertReadmeShows(import.meta.url, code)).not.toThrow();
   });
 
   it("GET → a strong tag per representation; If-None-Match with it → 304", async () => {

@@ -1,5 +1,6 @@
 // biome-ignore-all assist/source/organizeImports: the README block below keeps its own imports, in its own order
 import { readFileSync } from "node:fs";
+import { assertReadmeShows } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // README "The core on plain node:http": the block below is the README's code, line for line
@@ -47,9 +48,7 @@ describe("README: the core on plain node:http", () => {
     const shown = block
       .replace('"../src/index.js"', '"@svc/errors"')
       .replace("server.listen(0);", "server.listen(8080);");
-    expect(readFileSync(new URL("../README.md", import.meta.url), "utf8")).toContain(
-      `\`\`\`ts\n${shown}\`\`\``,
-    );
+    expect(() => assertReadmeShows(import.meta.url, shown)).not.toThrow();
   });
 
   it("GET /ready → 503 record with Retry-After and the checks extension", async () => {

@@ -54,20 +54,17 @@ const server = createServer(handle);
 // README: core from plain node:http (end)
 
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { simulatedProxy } from "@svc/test-utils";
+import { type Listening, listenOn, simulatedProxy } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getWithHost } from "./helpers.js";
 
 let base: string;
+let listening: Listening;
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listenOn(server);
+  base = listening.url;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => listening.close());
 
 describe("README: the core from plain node:http", () => {
   it("the README's block is this file's code", () => {

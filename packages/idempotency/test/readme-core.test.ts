@@ -36,8 +36,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 // #endregion readme-core
 
 // The test's own imports, below the README's code (imports are hoisted).
-import { readFileSync } from "node:fs";
-import { type Listening, listen } from "@svc/test-utils";
+import { assertReadmeShows, type Listening, listen, readmeRegion } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: Listening;
@@ -55,11 +54,9 @@ const order = (key: string | undefined, body: string) =>
 
 describe("README: the core from plain node:http", () => {
   it("the README shows exactly the code this test runs", () => {
-    const source = readFileSync(new URL(import.meta.url), "utf8");
-    const region = /\/\/ #region readme-core\n([\s\S]*?)\/\/ #endregion readme-core/.exec(source)?.[1];
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    expect(region).toBeDefined();
-    expect(readme).toContain(`\`\`\`ts\n${region}`);
+    expect(() =>
+      assertReadmeShows(import.meta.url, readmeRegion(import.meta.url), { whole: false }),
+    ).not.toThrow();
   });
 
   it("same key twice → one order, the retry replayed; same key, other body → 422; no key → 400", async () => {

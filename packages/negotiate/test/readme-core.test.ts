@@ -1,5 +1,6 @@
 // biome-ignore-all assist/source/organizeImports: the README block below keeps its own imports, in its own order
 import { readFileSync } from "node:fs";
+import { assertReadmeShows } from "@svc/test-utils";
 import { get as httpGet } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,9 +66,7 @@ describe("README: the core on plain node:http", () => {
     const shown = block
       .replace('"../src/index.js"', '"@svc/negotiate"')
       .replace("server.listen(0);", "server.listen(8080);");
-    expect(readFileSync(new URL("../README.md", import.meta.url), "utf8")).toContain(
-      `\`\`\`ts\n${shown}\`\`\``,
-    );
+    expect(() => assertReadmeShows(import.meta.url, shown)).not.toThrow();
   });
 
   it("Accept: application/xml, Accept-Language: de → XML in German, Vary on both", async () => {

@@ -13,8 +13,12 @@ export interface Listening {
  * Starts an Express app (or any request listener) on 127.0.0.1 with an ephemeral port, so tests
  * talk to a real listening server through a real client (`fetch`).
  */
-export async function listen(handler: RequestListener): Promise<Listening> {
-  const server = createServer(handler);
+export function listen(handler: RequestListener): Promise<Listening> {
+  return listenOn(createServer(handler));
+}
+
+/** Starts a server built elsewhere (a README example's `server`) the same way as {@link listen}. */
+export async function listenOn(server: Server): Promise<Listening> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
