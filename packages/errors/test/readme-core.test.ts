@@ -1,11 +1,10 @@
 // biome-ignore-all assist/source/organizeImports: the README block below keeps its own imports, in its own order
-import { readFileSync } from "node:fs";
-import { assertReadmeShows } from "@svc/test-utils";
+import { assertReadmeShows, readmeRegion } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // README "The core on plain node:http": the block below is the README's code, line for line
 // (with the package's own source standing in for "@svc/errors" and port 0 for 8080).
-// --- README block start ---
+// #region readme-core
 import { createServer } from "node:http";
 import { buildErrorRecord, clientErrorHandler, errorHandler, HttpError, notFound } from "../src/index.js";
 
@@ -28,7 +27,7 @@ const server = createServer((req, res) => {
 // Requests Node's parser refuses (a malformed header line, headers too large) get the record too.
 server.on("clientError", clientErrorHandler());
 server.listen(0);
-// --- README block end ---
+// #endregion readme-core
 
 let url = "";
 beforeAll(async () => {
@@ -42,12 +41,10 @@ afterAll(async () => {
 
 describe("README: the core on plain node:http", () => {
   it("the README shows this file's block", () => {
-    const self = readFileSync(new URL(import.meta.url), "utf8");
-    const block =
-      (self.split("// --- README block start ---\n")[1] ?? "").split("// --- README block end ---")[0] ?? "";
-    const shown = block
-      .replace('"../src/index.js"', '"@svc/errors"')
-      .replace("server.listen(0);", "server.listen(8080);");
+    const shown = readmeRegion(import.meta.url, [
+      ['"../src/index.js"', '"@svc/errors"'],
+      ["server.listen(0);", "server.listen(8080);"],
+    ]);
     expect(() => assertReadmeShows(import.meta.url, shown)).not.toThrow();
   });
 

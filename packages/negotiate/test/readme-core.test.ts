@@ -1,13 +1,12 @@
 // biome-ignore-all assist/source/organizeImports: the README block below keeps its own imports, in its own order
-import { readFileSync } from "node:fs";
-import { assertReadmeShows } from "@svc/test-utils";
+import { assertReadmeShows, readmeRegion } from "@svc/test-utils";
 import { get as httpGet } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // README "The core on plain node:http": the block below is the README's code, line for line
 // (with the package's own source standing in for "@svc/negotiate" and port 0 for 8080).
-// --- README block start ---
+// #region readme-core
 import { createServer } from "node:http";
 import { errorHandler } from "@svc/errors";
 import { createNegotiator, crossOrigin, type ParsedBodyRequest, parseBody } from "../src/index.js";
@@ -35,7 +34,7 @@ const server = createServer((req: ParsedBodyRequest, res) => {
   });
 });
 server.listen(0);
-// --- README block end ---
+// #endregion readme-core
 
 let url = "";
 beforeAll(async () => {
@@ -60,12 +59,10 @@ function raw(path: string, headers: Record<string, string>) {
 
 describe("README: the core on plain node:http", () => {
   it("the README shows this file's block", () => {
-    const self = readFileSync(new URL(import.meta.url), "utf8");
-    const block =
-      (self.split("// --- README block start ---\n")[1] ?? "").split("// --- README block end ---")[0] ?? "";
-    const shown = block
-      .replace('"../src/index.js"', '"@svc/negotiate"')
-      .replace("server.listen(0);", "server.listen(8080);");
+    const shown = readmeRegion(import.meta.url, [
+      ['"../src/index.js"', '"@svc/negotiate"'],
+      ["server.listen(0);", "server.listen(8080);"],
+    ]);
     expect(() => assertReadmeShows(import.meta.url, shown)).not.toThrow();
   });
 

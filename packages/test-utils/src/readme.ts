@@ -2,13 +2,17 @@ import { readFileSync } from "node:fs";
 
 /**
  * The lines of a test file between `// #region readme-core` and `// #endregion readme-core`: the
- * README example as the test runs it.
+ * README example as the test runs it, with each `[test text, README text]` replacement applied
+ * once (a relative import the README shows as the package name, a port the test picks itself).
  */
-export function readmeRegion(testFileUrl: string): string {
+export function readmeRegion(
+  testFileUrl: string,
+  replacements: ReadonlyArray<readonly [string, string]> = [],
+): string {
   const source = readFileSync(new URL(testFileUrl), "utf8");
   const region = /\/\/ #region readme-core\n([\s\S]*?)\/\/ #endregion readme-core/.exec(source)?.[1];
   if (region === undefined) throw new Error(`${testFileUrl} has no // #region readme-core`);
-  return region;
+  return replacements.reduce((code, [from, to]) => code.replace(from, to), region);
 }
 
 /**
