@@ -1,5 +1,5 @@
 // biome-ignore-all assist/source/organizeImports: the README block below keeps its own imports, in its own order
-import { assertReadmeShows, readmeRegion } from "@svc/test-utils";
+import { assertReadmeShows, type Listening, readmeRegion, whenListening } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // README "The core on plain node:http": the block below is the README's code, line for line
@@ -30,14 +30,12 @@ server.listen(0);
 // #endregion readme-core
 
 let url = "";
+let listening: Listening;
 beforeAll(async () => {
-  if (!server.listening) await new Promise((resolve) => server.once("listening", resolve));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  listening = await whenListening(server);
+  url = listening.url;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => listening.close());
 
 describe("README: the core on plain node:http", () => {
   it("the README shows this file's block", () => {

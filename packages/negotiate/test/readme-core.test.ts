@@ -1,5 +1,5 @@
 // biome-ignore-all assist/source/organizeImports: the README block below keeps its own imports, in its own order
-import { assertReadmeShows, readmeRegion } from "@svc/test-utils";
+import { assertReadmeShows, type Listening, readmeRegion, whenListening } from "@svc/test-utils";
 import { get as httpGet } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,14 +37,12 @@ server.listen(0);
 // #endregion readme-core
 
 let url = "";
+let listening: Listening;
 beforeAll(async () => {
-  if (!server.listening) await new Promise((resolve) => server.once("listening", resolve));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  listening = await whenListening(server);
+  url = listening.url;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => listening.close());
 
 /** node:http rather than fetch where the coded bytes themselves are checked. */
 function raw(path: string, headers: Record<string, string>) {

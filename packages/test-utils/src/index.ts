@@ -7,7 +7,7 @@ export {
   redisCluster,
 } from "./cluster.js";
 export { express4, express4Version } from "./express4.js";
-export { type Listening, listen, listenOn } from "./listen.js";
+export { type Listening, listen, listenOn, whenListening } from "./listen.js";
 export { at, simulatedProxy } from "./proxy.js";
 export { assertReadmeShows, readmeRegion } from "./readme.js";
 export { type RedisClientMajor, type RedisTestClient, redisClientMajors } from "./redis-clients.js";

@@ -18,11 +18,22 @@ export function listen(handler: RequestListener): Promise<Listening> {
 }
 
 /** Starts a server built elsewhere (a README example's `server`) the same way as {@link listen}. */
-export async function listenOn(server: Server): Promise<Listening> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
+export function listenOn(server: Server): Promise<Listening> {
+  server.listen(0, "127.0.0.1");
+  return whenListening(server);
+}
+
+/**
+ * A server that was told to listen elsewhere (a README example ends with `server.listen(0)`), once
+ * it is bound, with its URL and a `close` that ends kept-alive connections too.
+ */
+export async function whenListening(server: Server): Promise<Listening> {
+  if (!server.listening) {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.once("listening", () => resolve());
+    });
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
