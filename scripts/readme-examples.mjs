@@ -20,6 +20,9 @@
 //                                    comment's other lines are prelude.
 //   <!-- example: skip <reason> -->  not compiled; the reason is listed in the summary.
 //
+// And an @svc package a block imports must be named by one of the README's `npm install` lines:
+// the consumer project here has every package, a reader has only what the README said to install.
+//
 // The compiler settings are a strict consumer's: `strict`, `noUncheckedIndexedAccess`,
 // `exactOptionalPropertyTypes`, `module`/`moduleResolution: nodenext` (`skipLibCheck`, since the
 // smoke test checks the packages' declarations without it).
@@ -125,6 +128,36 @@ function parseRequest(text, markerLine) {
   return m[4] === undefined ? request : { ...request, body: m[4] };
 }
 
+/**
+ * The @svc packages a README's blocks import that none of its `npm install` lines names: a
+ * reader who installs what the README says gets TS2307 there, though the consumer project here,
+ * which has every package, compiles the block.
+ */
+export function uninstalledImports(markdown, blocks) {
+  const installed = new Set();
+  for (const line of markdown.split("\n")) {
+    const command = /^\s*npm\s+(?:install|i|add)\s+([^#]*)/.exec(line)?.[1];
+    for (const word of command?.trim().split(/\s+/) ?? []) {
+      if (word && !word.startsWith("-")) installed.add(word.replace(/(?<=.)@.*$/, ""));
+    }
+  }
+  if (installed.size === 0) return [];
+  const problems = [];
+  for (const block of blocks) {
+    if (block.kind === "skip") continue;
+    const lines = block.code.split("\n");
+    lines.forEach((text, i) => {
+      for (const m of text.matchAll(/(?:from\s+|import\s+|require\()["'](@svc\/[^/"']+)/g)) {
+        if (!installed.has(m[1]))
+          problems.push(
+            `${block.file}:${block.line + i}: imports ${m[1]}, which no \`npm install\` line of the README names`,
+          );
+      }
+    });
+  }
+  return problems;
+}
+
 const escapeName = (s) => s.replace(/[$]/g, "\\$");
 const uses = (code, name) => new RegExp(`(?<![.\\w$])${escapeName(name)}(?![\\w$])`).test(code);
 function declares(code, name) {
@@ -207,6 +240,7 @@ export async function checkReadmeExamples({ readmes, project, root, tsc, env = {
       continue;
     }
     for (const block of found) blocks.push({ ...block, packageName });
+    failures.push(...uninstalledImports(readFileSync(path, "utf8"), found));
   }
   const exportsOf = await loadExports(
     dir,

@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain .mjs script without declarations
+// The checker is a plain .mjs script: CI runs it with node, before and without any build step.
 import {
   checkReadmeExamples,
   extractBlocks,
   repositoryRoot,
   typescriptCompiler,
+  uninstalledImports,
 } from "./readme-examples.mjs";
 
 const fence = "```";
@@ -68,6 +69,23 @@ describe("README example markers", () => {
     expect(() => extractBlocks(`<!-- example: frgment -->\n${fence}ts\nx\n${fence}\n`, "R.md")).toThrow(
       /unknown/,
     );
+  });
+});
+
+describe("uninstalledImports", () => {
+  it("names an @svc import that no npm install line of the README names", () => {
+    const text = [
+      `${fence}sh`,
+      "npm install @svc/errors express@^5 # and @svc/negotiate, said only in a comment",
+      fence,
+      `${fence}ts`,
+      'import { errorHandler } from "@svc/errors";',
+      'import { negotiate } from "@svc/negotiate";',
+      fence,
+    ].join("\n");
+    expect(uninstalledImports(text, extractBlocks(text, "R.md"))).toEqual([
+      "R.md:6: imports @svc/negotiate, which no `npm install` line of the README names",
+    ]);
   });
 });
 
