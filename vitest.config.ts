@@ -53,15 +53,19 @@ for (const p of packages) {
 export default defineConfig({
   resolve: { alias },
   test: {
-    projects: [...packages, ...apps].map((w) => ({
-      extends: true,
-      test: {
-        name: w.name,
-        root: w.dir,
-        include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-        testTimeout: 20_000,
-        hookTimeout: 30_000,
-      },
-    })),
+    projects: [
+      ...[...packages, ...apps].map((w) => ({
+        extends: true,
+        test: {
+          name: w.name,
+          root: w.dir,
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      })),
+      // The repository's own scripts (the README example checker).
+      { extends: true, test: { name: "scripts", root: join(root, "scripts"), include: ["*.test.ts"] } },
+    ],
   },
 });

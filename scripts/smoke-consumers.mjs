@@ -14,15 +14,22 @@
 // (.cts). One compiler run per package, so one package's `/// <reference types="node" />` cannot
 // make another's declarations pass. And the peer ranges must resolve (no ERESOLVE) beside the
 // oldest and the newest supported majors of Express, ioredis and node-redis.
+//
+// Last, in a second consumer project (with Express 5, @types/express, ioredis, redis and pino,
+// which the first one must not have), every TypeScript/JavaScript block of every README is
+// type-checked and the runnable ones are run: see scripts/readme-examples.mjs for the markers.
+// `--readmes` does only that part (and the packing and install it needs).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { checkReadmeExamples, printSummary, readmeFiles, typescriptCompiler } from "./readme-examples.mjs";
 
 const root = resolve(import.meta.dirname, "..");
-const only = process.argv.slice(2);
+const readmesOnly = process.argv.includes("--readmes");
+const only = process.argv.slice(2).filter((arg) => arg !== "--readmes");
 const published = readdirSync(join(root, "packages"))
   .map((name) => join(root, "packages", name))
   .filter((dir) => existsSync(join(dir, "package.json")))
@@ -54,6 +61,8 @@ const work = mkdtempSync(join(tmpdir(), "svc-smoke-"));
 const run = (cmd, args, cwd) =>
   execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
 let failed = 0;
+let passed = 0;
+const started = Date.now();
 try {
   const tarballs = [];
   for (const { dir, manifest } of packages) {
@@ -62,6 +71,56 @@ try {
     const out = run("npm", ["pack", "--silent", "--pack-destination", work], dir).trim().split("\n").pop();
     tarballs.push(join(work, out));
   }
+  const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  if (!readmesOnly) failed += smokeConsumer(tarballs, rootManifest);
+  failed += await readmeExamples(tarballs, rootManifest);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+if (readmesOnly) passed = failed === 0 ? 1 : 0;
+console.log(`smoke: ${passed} passed, ${failed} failed (${Math.round((Date.now() - started) / 1000)} s)`);
+process.exit(failed === 0 ? 0 : 1);
+
+/**
+ * The README examples, in a consumer project of their own: the tarballs, Express 5 with its
+ * types, both Redis clients, pino and vitest (the libraries the examples import), @types/node.
+ */
+async function readmeExamples(tarballs, rootManifest) {
+  const project = join(work, "readme");
+  run("mkdir", ["-p", project], work);
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "svc-readme-consumer", private: true }),
+  );
+  const dev = rootManifest.devDependencies;
+  const range = (alias) => dev[alias].replace(/^npm:[^@]+@/, "");
+  const libraries = [
+    `express@${dev.express}`,
+    `@types/express@${dev["@types/express"]}`,
+    `@types/node@${dev["@types/node"]}`,
+    `ioredis@${range("ioredis6")}`,
+    `redis@${range("redis6")}`,
+    "pino@^10",
+    `vitest@${dev.vitest}`, // a README shows a test
+  ];
+  const installStart = Date.now();
+  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...libraries], project);
+  console.log(`readme: consumer project installed (${((Date.now() - installStart) / 1000).toFixed(1)} s)`);
+  const result = await checkReadmeExamples({
+    readmes: readmeFiles(root, packages),
+    project,
+    root,
+    tsc: typescriptCompiler(root),
+    // biome-ignore lint/suspicious/noUndeclaredEnvVars: CI sets it; the runnable examples read it
+    env: { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" },
+  });
+  printSummary(result);
+  passed += result.failures.length === 0 ? 1 : 0;
+  return result.failures.length === 0 ? 0 : 1;
+}
+
+function smokeConsumer(tarballs, rootManifest) {
+  let failed = 0;
   // Peer dependencies a consumer would install next to the packages (Express apps).
   const peers = new Set();
   for (const { manifest } of packages) {
@@ -77,7 +136,6 @@ try {
   );
   // A TypeScript consumer installs `@types/node` (each package's optional peer) itself; the
   // workspace's own range keeps the check deterministic.
-  const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   peers.add(`@types/node@${rootManifest.devDependencies["@types/node"]}`);
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...peers], consumer);
 
@@ -193,11 +251,9 @@ try {
       failed++;
     }
   }
-} finally {
-  rmSync(work, { recursive: true, force: true });
+  passed += packages.length * 4 + 2 - failed;
+  return failed;
 }
-console.log(`smoke: ${packages.length * 4 + 2 - failed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
 
 /**
  * What is wrong with an installed package's files: a missing LICENSE, a built script whose

@@ -1,0 +1,447 @@
+// README examples as test fixtures: every ```ts / ```typescript / ```js / ```mjs block of a README
+// is written out as its own module in a consumer project (one that installed the packed
+// tarballs), type-checked in ONE compiler run for all of them, and the blocks marked runnable are
+// started and sent real requests. The marker is an HTML comment on the line(s) just before the
+// fence (blank lines between are allowed):
+//
+//   (no marker)                      a whole module: imports what it uses, compiles as it is.
+//   <!-- example: fragment -->       a piece of a program: compiled after a prelude that imports,
+//                                    from the README's own package and @svc/errors, each export
+//                                    the block uses without declaring it, and declares the
+//                                    Express names it uses without declaring them (`express`,
+//                                    `app`, `req`, `res`, `next`). Lines after the first line of
+//                                    the comment are more prelude (`declare const users: Users;`).
+//   <!-- example: run                a program that serves requests: compiled (with the same
+//   GET /employees -> 200            prelude as a fragment), started with its `listen(port)`
+//   POST /x Accept: text/csv -> 406  moved to a free port (a preloaded module patches
+//   POST /y < {"a":1} -> 201         net.Server#listen and reports the port over IPC), sent each
+//   -->                              request line (`METHOD /path [Header: value]... [< body] ->
+//                                    status`; `{{unique}}` is one value per run), stopped. The
+//                                    comment's other lines are prelude.
+//   <!-- example: skip <reason> -->  not compiled; the reason is listed in the summary.
+//
+// And an @svc package a block imports must be named by one of the README's `npm install` lines:
+// the consumer project here has every package, a reader has only what the README said to install.
+//
+// The compiler settings are a strict consumer's: `strict`, `noUncheckedIndexedAccess`,
+// `exactOptionalPropertyTypes`, `module`/`moduleResolution: nodenext` (`skipLibCheck`, since the
+// smoke test checks the packages' declarations without it).
+import { execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const LANGS = new Map([
+  ["ts", ".ts"],
+  ["typescript", ".ts"],
+  ["mts", ".mts"],
+  ["js", ".js"],
+  ["javascript", ".js"],
+  ["mjs", ".mjs"],
+]);
+
+/** Express names a fragment may use without declaring them. */
+const EXPRESS_PRELUDE = new Map([
+  ["express", 'import express from "express";'],
+  ["app", 'declare const app: import("express").Express;'],
+  ["req", 'declare const req: import("express").Request;'],
+  ["res", 'declare const res: import("express").Response;'],
+  ["next", 'declare const next: import("express").NextFunction;'],
+]);
+
+/**
+ * The code blocks of a README: `{ file, line, lang, code, kind, prelude, requests, reason }`,
+ * `line` being the README line of the block's first code line.
+ */
+export function extractBlocks(markdown, file) {
+  const lines = markdown.split("\n");
+  const blocks = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/.exec(lines[i]);
+    if (!open) continue;
+    const fence = open[2];
+    const lang = open[3].toLowerCase();
+    let end = i + 1;
+    while (end < lines.length && !lines[end].trimStart().startsWith(fence)) end++;
+    if (LANGS.has(lang)) {
+      const block = {
+        file,
+        line: i + 2,
+        lang,
+        code: lines.slice(i + 1, end).join("\n"),
+        ...parseMarker(lines, i),
+      };
+      blocks.push(block);
+    }
+    i = end;
+  }
+  return blocks;
+}
+
+function parseMarker(lines, fenceIndex) {
+  let j = fenceIndex - 1;
+  while (j >= 0 && lines[j].trim() === "") j--;
+  if (j < 0 || !lines[j].trimEnd().endsWith("-->")) return { kind: "module", prelude: [], requests: [] };
+  let start = j;
+  while (start >= 0 && !lines[start].includes("<!--")) start--;
+  if (start < 0 || !/^\s*<!--\s*example:/.test(lines[start]))
+    return { kind: "module", prelude: [], requests: [] };
+  const text = lines
+    .slice(start, j + 1)
+    .join("\n")
+    .replace(/^\s*<!--\s*example:\s*/, "")
+    .replace(/\s*-->\s*$/, "");
+  const [head = "", ...rest] = text.split("\n");
+  const [kind = "", ...words] = head.trim().split(/\s+/);
+  const markerLine = start + 1;
+  if (kind === "skip") {
+    const reason = words.join(" ").trim();
+    if (!reason) throw new Error(`line ${markerLine}: <!-- example: skip --> needs a reason`);
+    return { kind, reason, prelude: [], requests: [] };
+  }
+  if (kind === "fragment") return { kind, prelude: rest, requests: [] };
+  if (kind === "run") {
+    const isRequest = (r) => /^[A-Z]+\s+\//.test(r.trim());
+    const requests = rest.filter(isRequest).map((r) => parseRequest(r.trim(), markerLine));
+    if (requests.length === 0) throw new Error(`line ${markerLine}: <!-- example: run --> lists no request`);
+    return { kind, prelude: rest.filter((r) => !isRequest(r)), requests };
+  }
+  throw new Error(`line ${markerLine}: unknown example marker "${kind}" (module, fragment, run, skip)`);
+}
+
+function parseRequest(text, markerLine) {
+  const m = /^([A-Z]+)\s+(\/\S*)((?:\s+[A-Za-z0-9-]+:\s*[^<]*?)*)(?:\s+<\s+(.*?))?\s*->\s*(\d{3})$/.exec(
+    text,
+  );
+  if (!m)
+    throw new Error(
+      `line ${markerLine}: cannot read request "${text}" (METHOD /path [Header: value]... [< body] -> status)`,
+    );
+  const headers = {};
+  for (const h of m[3].trim() ? m[3].trim().split(/\s+(?=[A-Za-z0-9-]+:\s)/) : []) {
+    const at = h.indexOf(":");
+    headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
+  }
+  const request = { method: m[1], path: m[2], headers, status: Number(m[5]) };
+  return m[4] === undefined ? request : { ...request, body: m[4] };
+}
+
+/**
+ * The @svc packages a README's blocks import that none of its `npm install` lines names: a
+ * reader who installs what the README says gets TS2307 there, though the consumer project here,
+ * which has every package, compiles the block.
+ */
+export function uninstalledImports(markdown, blocks) {
+  const installed = new Set();
+  for (const line of markdown.split("\n")) {
+    const command = /^\s*npm\s+(?:install|i|add)\s+([^#]*)/.exec(line)?.[1];
+    for (const word of command?.trim().split(/\s+/) ?? []) {
+      if (word && !word.startsWith("-")) installed.add(word.replace(/(?<=.)@.*$/, ""));
+    }
+  }
+  if (installed.size === 0) return [];
+  const problems = [];
+  for (const block of blocks) {
+    if (block.kind === "skip") continue;
+    const lines = block.code.split("\n");
+    lines.forEach((text, i) => {
+      for (const m of text.matchAll(/(?:from\s+|import\s+|require\()["'](@svc\/[^/"']+)/g)) {
+        if (!installed.has(m[1]))
+          problems.push(
+            `${block.file}:${block.line + i}: imports ${m[1]}, which no \`npm install\` line of the README names`,
+          );
+      }
+    });
+  }
+  return problems;
+}
+
+const escapeName = (s) => s.replace(/[$]/g, "\\$");
+const uses = (code, name) => new RegExp(`(?<![.\\w$])${escapeName(name)}(?![\\w$])`).test(code);
+function declares(code, name) {
+  const n = escapeName(name);
+  return (
+    new RegExp(`\\b(?:const|let|var|function|class|type|interface|enum)\\s+${n}(?![\\w$])`).test(code) ||
+    new RegExp(`\\bimport\\s+(?:type\\s+)?${n}\\b`).test(code) ||
+    new RegExp(`\\bimport\\s+\\*\\s+as\\s+${n}\\b`).test(code) ||
+    new RegExp(`\\bimport[^;]*?\\{[^}]*(?<![\\w$])${n}(?![\\w$])[^}]*\\}`).test(code) ||
+    new RegExp(`\\b(?:const|let|var)\\s*\\{[^}]*(?<![\\w$:])${n}(?![\\w$])[^}]*\\}\\s*=`).test(code)
+  );
+}
+
+/**
+ * The module a block is compiled as: `{ source, offset }`, `offset` being the number of prelude
+ * lines in front of the README's code. `exportsOf` maps a package name to its value exports.
+ */
+export function blockSource(block, packageName, exportsOf) {
+  if (block.kind === "module") return { source: `${block.code}\n`, offset: 0 };
+  const code = `${block.prelude.join("\n")}\n${block.code}`;
+  const head = [];
+  const taken = new Set();
+  for (const pkg of [packageName, "@svc/errors"]) {
+    if (!pkg) continue;
+    const names = (exportsOf.get(pkg) ?? []).filter(
+      (name) => !taken.has(name) && uses(code, name) && !declares(code, name),
+    );
+    for (const name of names) taken.add(name);
+    if (names.length > 0) head.push(`import { ${names.join(", ")} } from ${JSON.stringify(pkg)};`);
+  }
+  for (const [name, line] of EXPRESS_PRELUDE) {
+    if (!taken.has(name) && uses(code, name) && !declares(code, name)) head.push(line);
+  }
+  head.push(...block.prelude, "export {};");
+  return { source: `${head.join("\n")}\n${block.code}\n`, offset: head.length };
+}
+
+export const compilerOptions = {
+  module: "nodenext",
+  moduleResolution: "nodenext",
+  target: "es2022",
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  moduleDetection: "force",
+  allowJs: true,
+  checkJs: true,
+  types: ["node"],
+  skipLibCheck: true,
+  outDir: "out",
+  rootDir: ".",
+  noEmitOnError: false,
+};
+
+/**
+ * Type-checks (one compiler run) and runs the README examples of `readmes` (`[{ path, packageName }]`)
+ * inside `project`, a directory whose node_modules has the packages, express, @types/express,
+ * ioredis, redis and @types/node. Returns `{ checked, run, skipped, failures }`; each failure
+ * names the README file and line.
+ */
+export async function checkReadmeExamples({ readmes, project, root, tsc, env = {}, log = console.log }) {
+  const dir = join(project, "readme-examples");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "svc-readme-examples", private: true, type: "module" }),
+  );
+  const failures = [];
+  const skipped = [];
+  const files = new Map(); // generated path (relative to dir) -> { block, offset }
+  const blocks = [];
+  for (const { path, packageName } of readmes) {
+    const shown = relative(root, path);
+    let found;
+    try {
+      found = extractBlocks(readFileSync(path, "utf8"), shown);
+    } catch (err) {
+      failures.push(`${shown}: ${err.message}`);
+      continue;
+    }
+    for (const block of found) blocks.push({ ...block, packageName });
+    failures.push(...uninstalledImports(readFileSync(path, "utf8"), found));
+  }
+  const exportsOf = await loadExports(
+    dir,
+    [
+      ...new Set(
+        blocks
+          .filter((b) => b.kind === "fragment" || b.kind === "run")
+          .flatMap((b) => [b.packageName, "@svc/errors"]),
+      ),
+    ].filter(Boolean),
+  );
+  for (const block of blocks) {
+    if (block.kind === "skip") {
+      skipped.push(`${block.file}:${block.line} (${block.reason})`);
+      continue;
+    }
+    const folder = block.file.replace(/\/?README\.md$/i, "").replace(/[^\w.-]+/g, "_") || "root";
+    const name = `${folder}/line-${block.line}${LANGS.get(block.lang)}`;
+    const { source, offset } = blockSource(block, block.packageName, exportsOf);
+    mkdirSync(join(dir, folder), { recursive: true });
+    writeFileSync(join(dir, name), source);
+    files.set(name, { block, offset });
+  }
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions, files: [...files.keys()] }, null, 2),
+  );
+  const bad = new Set();
+  const compileStart = Date.now();
+  if (files.size > 0) {
+    let output = "";
+    try {
+      execFileSync("node", [tsc, "-p", "tsconfig.json", "--pretty", "false"], {
+        cwd: dir,
+        encoding: "utf8",
+        stdio: "pipe",
+      });
+    } catch (err) {
+      output = `${err.stdout ?? ""}${err.stderr ?? ""}`;
+      if (!output.trim()) output = String(err.message);
+    }
+    for (const diagnostic of splitDiagnostics(output)) {
+      const m = /^(.+?)\((\d+),(\d+)\): (error [\s\S]*)$/.exec(diagnostic);
+      const entry = m && files.get(m[1].replaceAll("\\", "/"));
+      if (!m || !entry) {
+        failures.push(`tsc: ${diagnostic}`);
+        continue;
+      }
+      const { block, offset } = entry;
+      const at = Number(m[2]) - offset;
+      const where =
+        at >= 1
+          ? `${block.file}:${block.line + at - 1}:${m[3]}`
+          : `${block.file}:${block.line} (prelude line ${m[2]})`;
+      failures.push(`${where} (block at line ${block.line}): ${m[4]}`);
+      bad.add(block);
+    }
+  }
+  const compileMs = Date.now() - compileStart;
+  const runStart = Date.now();
+  let ran = 0;
+  const preload = join(dir, "listen-anywhere.mjs");
+  writeFileSync(preload, PRELOAD);
+  for (const [name, { block }] of files) {
+    if (block.kind !== "run") continue;
+    if (bad.has(block)) {
+      failures.push(`${block.file}:${block.line}: not run, it does not compile`);
+      continue;
+    }
+    const out = join(dir, "out", name.replace(/\.ts$/, ".js").replace(/\.mts$/, ".mjs"));
+    const problems = await runBlock(out, block, env, preload);
+    for (const p of problems) failures.push(`${block.file}:${block.line} (run): ${p}`);
+    if (problems.length === 0) ran++;
+    log(
+      `readme: ${block.file}:${block.line} ran, ${block.requests.length} request(s) ${problems.length === 0 ? "ok" : "FAILED"}`,
+    );
+  }
+  const byPlace = (a, b) => a.localeCompare(b, "en", { numeric: true });
+  return {
+    found: blocks.length,
+    checked: files.size,
+    run: ran,
+    skipped,
+    failures: failures.sort(byPlace),
+    seconds: { compile: compileMs / 1000, run: (Date.now() - runStart) / 1000 },
+  };
+}
+
+function splitDiagnostics(output) {
+  const out = [];
+  for (const line of output.split("\n")) {
+    if (!line.trim()) continue;
+    if (/^\s/.test(line) && out.length > 0) out[out.length - 1] += `\n${line}`;
+    else out.push(line);
+  }
+  return out;
+}
+
+async function loadExports(dir, names) {
+  const map = new Map();
+  if (names.length === 0) return map;
+  const script = `const out = {}; for (const n of ${JSON.stringify(names)}) { try { out[n] = Object.keys(await import(n)); } catch { out[n] = []; } } console.log(JSON.stringify(out));`;
+  const result = JSON.parse(
+    execFileSync("node", ["--input-type=module", "-e", script], { cwd: dir, encoding: "utf8" }),
+  );
+  for (const [name, keys] of Object.entries(result))
+    map.set(
+      name,
+      keys.filter((k) => k !== "default"),
+    );
+  return map;
+}
+
+const PRELOAD = `
+import net from "node:net";
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  if (typeof args[0] === "number" || (typeof args[0] === "string" && /^\\d+$/.test(args[0]))) args[0] = 0;
+  else if (args[0] && typeof args[0] === "object" && "port" in args[0]) args[0] = { ...args[0], port: 0, host: "127.0.0.1" };
+  this.once("listening", () => {
+    const address = this.address();
+    if (address && typeof address === "object") process.send?.({ port: address.port });
+  });
+  return listen.apply(this, args);
+};
+`;
+
+/** Starts the compiled block (its `listen` moved to a free port), sends its requests, stops it. */
+async function runBlock(file, block, env, preload) {
+  const child = spawn("node", ["--import", pathToFileURL(preload).href, file], {
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: { ...process.env, ...env },
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const problems = [];
+  try {
+    const port = await new Promise((resolvePort, reject) => {
+      const timer = setTimeout(() => reject(new Error("did not listen within 10 s")), 10_000);
+      child.on("message", (m) => {
+        clearTimeout(timer);
+        resolvePort(m.port);
+      });
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with code ${code} before listening`));
+      });
+    });
+    // `{{unique}}` in a request line is one value per run: an Idempotency-Key, a user name that
+    // a shared Redis must not have seen in an earlier run.
+    const unique = randomUUID();
+    const fill = (text) => text.replaceAll("{{unique}}", unique);
+    for (const r of block.requests) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}${fill(r.path)}`, {
+          method: r.method,
+          headers: Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, fill(v)])),
+          ...(r.body === undefined ? {} : { body: fill(r.body) }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        const body = await response.text();
+        if (response.status !== r.status)
+          problems.push(
+            `${r.method} ${r.path} answered ${response.status}, expected ${r.status}: ${body.slice(0, 300)}`,
+          );
+      } catch (err) {
+        problems.push(`${r.method} ${r.path} failed: ${err.message}`);
+      }
+    }
+  } catch (err) {
+    problems.push(`${err.message}${output ? `\n${output.trim()}` : ""}`);
+  } finally {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+  }
+  return problems;
+}
+
+/** The README files to check: the root README and every package's. */
+export function readmeFiles(root, packages) {
+  return [
+    { path: join(root, "README.md"), packageName: undefined },
+    ...packages.map(({ dir, manifest }) => ({ path: join(dir, "README.md"), packageName: manifest.name })),
+  ];
+}
+
+export function typescriptCompiler(root) {
+  return createRequire(join(root, "package.json")).resolve("typescript/bin/tsc");
+}
+
+export function printSummary({ found, checked, run, skipped, failures, seconds }, log = console.log) {
+  for (const f of failures) console.error(`readme: ${f}`);
+  log(
+    `readme: ${found} blocks found, ${checked} type-checked, ${run} run, ${skipped.length} skipped` +
+      (skipped.length ? `: ${skipped.join("; ")}` : "") +
+      `; ${failures.length} failure(s)` +
+      (seconds ? ` (compile ${seconds.compile.toFixed(1)} s, run ${seconds.run.toFixed(1)} s)` : ""),
+  );
+}
+
+export const repositoryRoot = resolve(import.meta.dirname, "..");

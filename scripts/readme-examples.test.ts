@@ -1,0 +1,136 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The checker is a plain .mjs script: CI runs it with node, before and without any build step.
+import {
+  checkReadmeExamples,
+  extractBlocks,
+  repositoryRoot,
+  typescriptCompiler,
+  uninstalledImports,
+} from "./readme-examples.mjs";
+
+const fence = "```";
+const readme = [
+  "# demo", // 1
+  "", // 2
+  `${fence}ts`, // 3
+  'const n: number = "not a number";', // 4: TS2322
+  fence, // 5
+  "", // 6
+  "<!-- example: fragment", // 7
+  "declare const id: string;", // 8
+  "-->", // 9
+  `${fence}ts`, // 10
+  'app.get("/employees/" + id, (req, res) => res.json({ path: req.path }));', // 11: app, id from the prelude
+  fence, // 12
+  "", // 13
+  `${fence}ts`, // 14
+  "app.use((_req, _res, next) => next());", // 15: no marker, so no prelude: TS2304
+  fence, // 16
+  "", // 17
+  "<!-- example: skip shown for its shape only -->", // 18
+  `${fence}js`, // 19
+  "this is not code", // 20
+  fence, // 21
+  "", // 22
+  "<!-- example: run", // 23
+  "GET /ok -> 200", // 24
+  "GET /missing Accept: application/json -> 200", // 25: answers 404
+  "-->", // 26
+  `${fence}ts`, // 27
+  'import { createServer } from "node:http";', // 28
+  'createServer((req, res) => res.writeHead(req.url === "/ok" ? 200 : 404).end()).listen(8080);', // 29
+  fence, // 30
+].join("\n");
+
+describe("README example markers", () => {
+  it("reads each block's kind, prelude, requests and skip reason", () => {
+    const blocks = extractBlocks(readme, "README.md");
+    expect(blocks.map((b: { kind: string; line: number }) => [b.kind, b.line])).toEqual([
+      ["module", 4],
+      ["fragment", 11],
+      ["module", 15],
+      ["skip", 20],
+      ["run", 28],
+    ]);
+    expect(blocks[1].prelude).toEqual(["declare const id: string;"]);
+    expect(blocks[3].reason).toBe("shown for its shape only");
+    expect(blocks[4].requests).toEqual([
+      { method: "GET", path: "/ok", headers: {}, status: 200 },
+      { method: "GET", path: "/missing", headers: { Accept: "application/json" }, status: 200 },
+    ]);
+  });
+
+  it("refuses a skip without a reason and an unknown marker", () => {
+    expect(() => extractBlocks(`<!-- example: skip -->\n${fence}ts\nx\n${fence}\n`, "R.md")).toThrow(
+      /needs a reason/,
+    );
+    expect(() => extractBlocks(`<!-- example: frgment -->\n${fence}ts\nx\n${fence}\n`, "R.md")).toThrow(
+      /unknown/,
+    );
+  });
+});
+
+describe("uninstalledImports", () => {
+  it("names an @svc import that no npm install line of the README names", () => {
+    const text = [
+      `${fence}sh`,
+      "npm install @svc/errors express@^5 # and @svc/negotiate, said only in a comment",
+      fence,
+      `${fence}ts`,
+      'import { errorHandler } from "@svc/errors";',
+      'import { negotiate } from "@svc/negotiate";',
+      fence,
+    ].join("\n");
+    expect(uninstalledImports(text, extractBlocks(text, "R.md"))).toEqual([
+      "R.md:6: imports @svc/negotiate, which no `npm install` line of the README names",
+    ]);
+  });
+});
+
+describe("checkReadmeExamples", () => {
+  // Inside the repository, so the blocks resolve express and @types/node from its node_modules.
+  let project: string;
+  let result: { found: number; checked: number; run: number; skipped: string[]; failures: string[] };
+  beforeAll(async () => {
+    project = mkdtempSync(join(repositoryRoot, ".readme-examples-test-"));
+    mkdirSync(join(project, "docs"));
+    writeFileSync(join(project, "docs", "README.md"), readme);
+    result = await checkReadmeExamples({
+      readmes: [{ path: join(project, "docs", "README.md"), packageName: undefined }],
+      project,
+      root: project,
+      tsc: typescriptCompiler(repositoryRoot),
+      log: () => {},
+    });
+  }, 60_000);
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it("fails a block with a type error, naming the README line and the diagnostic", () => {
+    expect(result.failures.filter((f) => f.startsWith("docs/README.md:4:"))).toEqual([
+      expect.stringMatching(/error TS2322: Type 'string' is not assignable to type 'number'/),
+    ]);
+  });
+
+  it("compiles a fragment after its prelude, and an unmarked block without one", () => {
+    expect(result.failures.some((f) => f.startsWith("docs/README.md:11:"))).toBe(false);
+    expect(result.failures).toContainEqual(
+      expect.stringMatching(/^docs\/README\.md:15:1 .*TS2304: Cannot find name 'app'/),
+    );
+  });
+
+  it("lists a skipped block with its reason and does not compile it", () => {
+    expect(result.skipped).toEqual(["docs/README.md:20 (shown for its shape only)"]);
+    expect(result.failures.some((f) => f.startsWith("docs/README.md:20"))).toBe(false);
+  });
+
+  it("runs a run block against a real server and fails a request with another status", () => {
+    expect(result.failures.filter((f) => f.includes("(run)"))).toEqual([
+      expect.stringMatching(/^docs\/README\.md:28 \(run\): GET \/missing answered 404, expected 200/),
+    ]);
+    expect(result).toMatchObject({ found: 5, checked: 4, run: 0 });
+    // Every failure is one of the three broken blocks: nothing else fails.
+    expect(result.failures.every((f) => /^docs\/README\.md:(4|15|28)\b/.test(f))).toBe(true);
+  });
+});
