@@ -81,3 +81,43 @@ return {allowed, remaining, resetAt, retry, now}
 
 /** SHA1 of {@link DECIDE_SCRIPT}, for `EVALSHA`. */
 export const DECIDE_SHA = createHash("sha1").update(DECIDE_SCRIPT).digest("hex");
+
+/**
+ * Gives back `cost` units an allowed decision spent (`skipSuccessfulRequests` /
+ * `skipFailedRequests`): ARGV `algorithm, limit, windowMs, cost, at` where `at` is the decision's
+ * Redis time. A window algorithm refunds only the window the decision was counted in (for the
+ * sliding window also once it has become the previous window); GCRA moves the theoretical arrival
+ * time back. A key that expired or was reset is left alone (no key is created), and `HSET` keeps
+ * the key's TTL. Returns 1 when something was given back, else 0.
+ */
+export const REFUND_SCRIPT = `
+local key = KEYS[1]
+local alg = ARGV[1]
+local limit = tonumber(ARGV[2])
+local w = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
+local at = tonumber(ARGV[5])
+local st = redis.call('HMGET', key, 't', 'c', 'p')
+local t = tonumber(st[1])
+if t == nil then return 0 end
+if alg == 'gcra' then
+  redis.call('HSET', key, 't', string.format('%.17g', t - cost * w / limit))
+  return 1
+end
+local ws = math.floor(at / w) * w
+if t == ws then
+  local c = (tonumber(st[2]) or 0) - cost
+  if c < 0 then c = 0 end
+  redis.call('HSET', key, 'c', c)
+  return 1
+elseif alg == 'sliding-window' and t == ws + w then
+  local p = (tonumber(st[3]) or 0) - cost
+  if p < 0 then p = 0 end
+  redis.call('HSET', key, 'p', p)
+  return 1
+end
+return 0
+`;
+
+/** SHA1 of {@link REFUND_SCRIPT}, for `EVALSHA`. */
+export const REFUND_SHA = createHash("sha1").update(REFUND_SCRIPT).digest("hex");
