@@ -119,10 +119,10 @@ function resolvePolicy(options: RateLimiterOptions): RateLimitPolicy {
       `one of ${ALGORITHMS.map((a) => `"${a}"`).join(", ")}`,
     );
   const burst = options.burst ?? limit;
-  if (algorithm !== "gcra" && options.burst !== undefined && options.burst !== limit)
-    throw optionError("rate limit", "burst", `burst only applies to the gcra algorithm, not ${algorithm}`);
   if (typeof burst !== "number" || !Number.isSafeInteger(burst) || burst <= 0)
     throw refused("rate limit", "burst", burst, "a positive integer");
+  if (algorithm !== "gcra" && options.burst !== undefined && options.burst !== limit)
+    throw optionError("rate limit", "burst", `burst only applies to the gcra algorithm, not ${algorithm}`);
   return Object.freeze({ algorithm, limit, windowMs, burst });
 }
 
