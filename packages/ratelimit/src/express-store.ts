@@ -23,13 +23,13 @@ export interface ExpressRateLimitHits {
  * @see https://express-rate-limit.mintlify.app/guides/creating-a-store
  */
 export interface ExpressRateLimitStore {
-  init?: ((options: { windowMs: number; limit: number }) => void | Promise<void>) | undefined;
+  // Method signatures (not function-typed properties), so a store whose `init` takes
+  // express-rate-limit's whole `Options` type still fits.
+  init?(options: { windowMs: number; limit?: unknown }): void | Promise<void>;
   increment(key: string): ExpressRateLimitHits | Promise<ExpressRateLimitHits>;
   decrement(key: string): void | Promise<void>;
   resetKey(key: string): void | Promise<void>;
-  get?:
-    | ((key: string) => ExpressRateLimitHits | undefined | Promise<ExpressRateLimitHits | undefined>)
-    | undefined;
+  get?(key: string): ExpressRateLimitHits | undefined | Promise<ExpressRateLimitHits | undefined>;
 }
 
 const OWNER = "expressRateLimitStore";

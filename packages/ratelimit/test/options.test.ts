@@ -283,12 +283,12 @@ describe("RedisStore(options): each option refused at construction", () => {
     ["no client", {}, /client must be an ioredis or redis client, got undefined/],
     [
       "ioredis with its offline queue",
-      { client: { call: async () => null, options: {} } },
+      { client: { call: async (): Promise<null> => null, options: {} } },
       /enableOfflineQueue: false/,
     ],
     [
       "ioredis resending after reconnect",
-      { client: { call: async () => null, options: { enableOfflineQueue: false } } },
+      { client: { call: async (): Promise<null> => null, options: { enableOfflineQueue: false } } },
       /autoResendUnfulfilledCommands: false/,
     ],
     [
