@@ -227,17 +227,7 @@ export class RedisStore implements RateLimitStore {
 
   /** @inheritdoc */
   async consume(key: string, cost: number, policy: RateLimitPolicy): Promise<Decision> {
-    const redisKey = this.redisKey(key);
-    const tail = [
-      "1",
-      redisKey,
-      policy.algorithm,
-      String(policy.limit),
-      String(policy.windowMs),
-      String(cost),
-      String(policy.burst),
-    ];
-    const reply = await this.#script(redisKey, DECIDE_SHA, DECIDE_SCRIPT, tail);
+    const reply = await this.#script(key, DECIDE_SHA, DECIDE_SCRIPT, policy, cost, policy.burst);
     if (!Array.isArray(reply) || reply.length !== 5)
       throw new Error(`RedisStore: unexpected script reply ${JSON.stringify(reply)}`);
     const [allowed, remaining, resetAt, retryAfterMs, now] = reply.map(Number) as [
@@ -260,16 +250,7 @@ export class RedisStore implements RateLimitStore {
   /** @inheritdoc */
   async refund(key: string, cost: number, policy: RateLimitPolicy, decision: Decision): Promise<void> {
     if (!decision.allowed || cost === 0) return;
-    const redisKey = this.redisKey(key);
-    await this.#script(redisKey, REFUND_SHA, REFUND_SCRIPT, [
-      "1",
-      redisKey,
-      policy.algorithm,
-      String(policy.limit),
-      String(policy.windowMs),
-      String(cost),
-      String(decision.now),
-    ]);
+    await this.#script(key, REFUND_SHA, REFUND_SCRIPT, policy, cost, decision.now);
   }
 
   /** @inheritdoc */
@@ -278,8 +259,28 @@ export class RedisStore implements RateLimitStore {
     await this.#bounded(() => this.#send(redisKey, ["DEL", redisKey]));
   }
 
-  /** One script by `EVALSHA`, within `timeoutMs`; once in full with `EVAL` after `NOSCRIPT`. */
-  #script(redisKey: string, sha: string, script: string, tail: string[]): Promise<unknown> {
+  /**
+   * One script on `key` by `EVALSHA`, within `timeoutMs`, once in full with `EVAL` after
+   * `NOSCRIPT`. Both scripts take ARGV `algorithm, limit, windowMs, cost, <last>`.
+   */
+  #script(
+    key: string,
+    sha: string,
+    script: string,
+    policy: RateLimitPolicy,
+    cost: number,
+    last: number,
+  ): Promise<unknown> {
+    const redisKey = this.redisKey(key);
+    const tail = [
+      "1",
+      redisKey,
+      policy.algorithm,
+      String(policy.limit),
+      String(policy.windowMs),
+      String(cost),
+      String(last),
+    ];
     return this.#bounded(async () => {
       try {
         return await this.#send(redisKey, ["EVALSHA", sha, ...tail]);
