@@ -67,7 +67,9 @@ interface Report {
   name: string;
 }
 
-const reports = new WeakMap<ServerResponse, Report[]>();
+/** The reports on a response, kept on it (a symbol-keyed property is cheaper than a WeakMap). */
+const REPORTS = Symbol("@svc/ratelimit reports");
+type Reported = ServerResponse & { [REPORTS]?: Report[] };
 
 /** Whether `a` leaves the client less room than `b`: denied first, then fewer remaining, then the later reset. */
 function tighter(a: Decision, b: Decision): boolean {
@@ -79,7 +81,7 @@ function tighter(a: Decision, b: Decision): boolean {
 /** The tightest decision reported on `res` so far, if any. */
 export function tightestDecision(res: ServerResponse): Decision | undefined {
   let best: Decision | undefined;
-  for (const r of reports.get(res) ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
+  for (const r of (res as Reported)[REPORTS] ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
   return best;
 }
 
@@ -106,10 +108,13 @@ export function setRateLimitHeaders(
   settings: HeaderSettings,
 ): void {
   if (res.headersSent) return;
-  let list = reports.get(res);
+  const list = (res as Reported)[REPORTS];
   if (!list) {
-    list = [];
-    reports.set(res, list);
+    // The first (often the only) limiter on this response.
+    const name = settings.policyName;
+    (res as Reported)[REPORTS] = [{ decision, policy, settings, name }];
+    writeHeaders(res, decision, policy, settings, name);
+    return;
   }
   const report: Report = { decision, policy, settings, name: uniqueName(list, settings.policyName) };
   if (list.length < MAX_POLICIES) list.push(report);
@@ -121,10 +126,45 @@ export function setRateLimitHeaders(
     if (!tighter(decision, (list[loosest] as Report).decision)) return;
     list[loosest] = report;
   }
-  writeHeaders(res, list);
+  writeAllHeaders(res, list);
 }
 
-function writeHeaders(res: ServerResponse, list: readonly Report[]): void {
+/** The headers of one limiter's decision: the fields the loop below joins, for a single item. */
+function writeHeaders(
+  res: ServerResponse,
+  decision: Decision,
+  policy: RateLimitPolicy,
+  settings: HeaderSettings,
+  name: string,
+): void {
+  if (settings.legacy) writeLegacy(res, decision, settings);
+  if (settings.standard) {
+    const item = sfString(name);
+    res.setHeader(
+      "RateLimit-Policy",
+      `${item};q=${decision.limit};w=${Math.max(1, ceilSeconds(policy.windowMs))}`,
+    );
+    res.setHeader(
+      "RateLimit",
+      `${item};r=${decision.remaining};t=${ceilSeconds(decision.resetAt - decision.now)}`,
+    );
+  }
+}
+
+function writeLegacy(res: ServerResponse, decision: Decision, settings: HeaderSettings): void {
+  res.setHeader("X-RateLimit-Limit", String(decision.limit));
+  res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
+  res.setHeader(
+    "X-RateLimit-Reset",
+    String(
+      settings.resetFormat === "epoch-seconds"
+        ? Math.ceil(decision.resetAt / 1000)
+        : ceilSeconds(decision.resetAt - decision.now),
+    ),
+  );
+}
+
+function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
   let legacy: Report | undefined;
   const policies: string[] = [];
   const limits: string[] = [];
@@ -142,19 +182,7 @@ function writeHeaders(res: ServerResponse, list: readonly Report[]): void {
     // seconds until additional quota associated with the quota policy is made available".
     limits.push(`${name};r=${decision.remaining};t=${ceilSeconds(decision.resetAt - decision.now)}`);
   }
-  if (legacy) {
-    const { decision, settings } = legacy;
-    res.setHeader("X-RateLimit-Limit", String(decision.limit));
-    res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
-    res.setHeader(
-      "X-RateLimit-Reset",
-      String(
-        settings.resetFormat === "epoch-seconds"
-          ? Math.ceil(decision.resetAt / 1000)
-          : ceilSeconds(decision.resetAt - decision.now),
-      ),
-    );
-  }
+  if (legacy) writeLegacy(res, legacy.decision, legacy.settings);
   if (policies.length > 0) {
     // draft-10 §3: 'The "RateLimit-Policy" response header field is a non-empty List[SF] of
     // Quota Policy Items'; §4: the RateLimit field "is expressed as a List[SF] of Service Limit

@@ -145,62 +145,73 @@ export function rateLimit(options: RateLimitOptions) {
   }
 
   function consume(p: Pending, policy: RateLimitPolicy): void {
-    after(
-      () => limiter.decide(p.key, p.units, policy),
-      (decision) => settle(config, state, p, policy, decision),
-      (err) => storeFailed(config, state, err, p.next),
-    );
+    let outcome: Decision | Promise<Decision>;
+    try {
+      outcome = limiter.decide(p.key, p.units, policy);
+    } catch (err) {
+      storeFailed(config, state, err, p.next);
+      return;
+    }
+    // A synchronous store (memory) answers without a promise or a microtask.
+    if (isThenable(outcome))
+      outcome.then(
+        (decision) => settle(config, state, p, policy, decision),
+        (err: unknown) => storeFailed(config, state, err, p.next),
+      );
+    else settle(config, state, p, policy, outcome);
+  }
+
+  /** After `skip`: the allowlist, the key, the cost, then the decision. */
+  function proceed(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
+    const ip = config.allowed ? clientIp(req) : undefined;
+    if (ip !== undefined && config.allowed?.(ip)) {
+      next();
+      return;
+    }
+    let key: string | undefined;
+    try {
+      key = config.key?.(req) ?? defaultKey(config, state, req);
+    } catch (err) {
+      next(misconfigured("key", "threw", err));
+      return;
+    }
+    if (key === undefined) {
+      // No principal and no IP (a socket already gone): nothing to count against.
+      storeFailed(
+        config,
+        state,
+        new Error("rate limit: request has neither a principal nor a client IP"),
+        next,
+      );
+      return;
+    }
+    if (typeof key !== "string") {
+      next(misconfigured("key", `must answer a string or undefined, answered ${typeof key}`));
+      return;
+    }
+    let units: number;
+    try {
+      units = typeof cost === "number" ? cost : cost(req);
+    } catch (err) {
+      next(misconfigured("cost", "threw", err));
+      return;
+    }
+    if (!Number.isSafeInteger(units) || units < 0) {
+      next(misconfigured("cost", `must answer a non-negative integer, answered ${String(units)}`));
+      return;
+    }
+    decide({ req, res, next, key, units });
   }
 
   return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
-    const proceed = (): void => {
-      const ip = config.allowed ? clientIp(req) : undefined;
-      if (ip !== undefined && config.allowed?.(ip)) {
-        next();
-        return;
-      }
-      let key: string | undefined;
-      try {
-        key = config.key?.(req) ?? defaultKey(config, state, req);
-      } catch (err) {
-        next(misconfigured("key", "threw", err));
-        return;
-      }
-      if (key === undefined) {
-        // No principal and no IP (a socket already gone): nothing to count against.
-        storeFailed(
-          config,
-          state,
-          new Error("rate limit: request has neither a principal nor a client IP"),
-          next,
-        );
-        return;
-      }
-      if (typeof key !== "string") {
-        next(misconfigured("key", `must answer a string or undefined, answered ${typeof key}`));
-        return;
-      }
-      let units: number;
-      try {
-        units = typeof cost === "number" ? cost : cost(req);
-      } catch (err) {
-        next(misconfigured("cost", "threw", err));
-        return;
-      }
-      if (!Number.isSafeInteger(units) || units < 0) {
-        next(misconfigured("cost", `must answer a non-negative integer, answered ${String(units)}`));
-        return;
-      }
-      decide({ req, res, next, key, units });
-    };
     const { skip } = config;
     if (!skip) {
-      proceed();
+      proceed(req, res, next);
       return;
     }
     after(
       () => skip(req, res),
-      (skipped) => (skipped ? next() : proceed()),
+      (skipped) => (skipped ? next() : proceed(req, res, next)),
       // Not skipped on error: a skip that throws must not become a way around the limit.
       (err) => next(misconfigured("skip", "threw", err)),
     );
