@@ -35,13 +35,71 @@ function sfString(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
+/** Longest policy name: with at most {@link MAX_POLICIES} policies, both fields stay under 1 KiB. */
+export const MAX_POLICY_NAME = 64;
+
 /**
- * Writes the rate limit headers of one decision (before the response or the error is sent).
+ * At most this many policies are listed on one response (the tightest are kept), so a route
+ * behind many limiters cannot grow its header section without bound.
+ */
+export const MAX_POLICIES = 8;
+
+/**
+ * Whether `name` can be a policy name: 1 to {@link MAX_POLICY_NAME} printable ASCII characters
+ * (RFC 8941 §3.3.3: an sf-string holds only 0x20-0x7E; anything else would be refused by
+ * `setHeader` on every request).
+ */
+export function isPolicyName(name: unknown): name is string {
+  return (
+    typeof name === "string" &&
+    name.length > 0 &&
+    name.length <= MAX_POLICY_NAME &&
+    /^[\x20-\x7e]+$/.test(name)
+  );
+}
+
+/** One limiter's decision on a response. */
+interface Report {
+  decision: Decision;
+  policy: RateLimitPolicy;
+  settings: HeaderSettings;
+  /** The policy name as listed: `policyName`, or `policyName-2`... when another limiter used it. */
+  name: string;
+}
+
+/** The reports on a response, kept on it (a symbol-keyed property is cheaper than a WeakMap). */
+const REPORTS = Symbol("@svc/ratelimit reports");
+type Reported = ServerResponse & { [REPORTS]?: Report[] };
+
+/** Whether `a` leaves the client less room than `b`: denied first, then fewer remaining, then the later reset. */
+function tighter(a: Decision, b: Decision): boolean {
+  if (a.allowed !== b.allowed) return !a.allowed;
+  if (a.remaining !== b.remaining) return a.remaining < b.remaining;
+  return a.resetAt > b.resetAt;
+}
+
+/** The tightest decision reported on `res` so far, if any. */
+export function tightestDecision(res: ServerResponse): Decision | undefined {
+  let best: Decision | undefined;
+  for (const r of (res as Reported)[REPORTS] ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
+  return best;
+}
+
+function uniqueName(list: readonly Report[], wanted: string): string {
+  let name = wanted;
+  for (let n = 2; list.some((r) => r.name === name); n++) name = `${wanted}-${n}`;
+  return name;
+}
+
+/**
+ * Adds one limiter's decision to the rate limit headers of `res` (before the response or the error
+ * is sent). Several limiters on one request are all reported: each is a policy in `RateLimit-Policy`
+ * and `RateLimit`, and `X-RateLimit-*` shows the tightest of them (the one that denies first).
  *
  * @example
  * setRateLimitHeaders(res, decision, limiter.policy, { legacy: true, standard: true,
  *   resetFormat: "epoch-seconds", policyName: "default" });
- * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10#section-3
  */
 export function setRateLimitHeaders(
   res: ServerResponse,
@@ -50,20 +108,86 @@ export function setRateLimitHeaders(
   settings: HeaderSettings,
 ): void {
   if (res.headersSent) return;
-  const resetIn = ceilSeconds(decision.resetAt - decision.now);
-  if (settings.legacy) {
-    res.setHeader("X-RateLimit-Limit", String(decision.limit));
-    res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
+  const list = (res as Reported)[REPORTS];
+  if (!list) {
+    // The first (often the only) limiter on this response.
+    const name = settings.policyName;
+    (res as Reported)[REPORTS] = [{ decision, policy, settings, name }];
+    writeHeaders(res, decision, policy, settings, name);
+    return;
+  }
+  const report: Report = { decision, policy, settings, name: uniqueName(list, settings.policyName) };
+  if (list.length < MAX_POLICIES) list.push(report);
+  else {
+    // Full: the new decision replaces the loosest one if it is tighter.
+    let loosest = 0;
+    for (let i = 1; i < list.length; i++)
+      if (tighter((list[loosest] as Report).decision, (list[i] as Report).decision)) loosest = i;
+    if (!tighter(decision, (list[loosest] as Report).decision)) return;
+    list[loosest] = report;
+  }
+  writeAllHeaders(res, list);
+}
+
+/** The headers of one limiter's decision: the fields the loop below joins, for a single item. */
+function writeHeaders(
+  res: ServerResponse,
+  decision: Decision,
+  policy: RateLimitPolicy,
+  settings: HeaderSettings,
+  name: string,
+): void {
+  if (settings.legacy) writeLegacy(res, decision, settings);
+  if (settings.standard) {
+    const item = sfString(name);
     res.setHeader(
-      "X-RateLimit-Reset",
-      String(settings.resetFormat === "epoch-seconds" ? Math.ceil(decision.resetAt / 1000) : resetIn),
+      "RateLimit-Policy",
+      `${item};q=${decision.limit};w=${Math.max(1, ceilSeconds(policy.windowMs))}`,
+    );
+    res.setHeader(
+      "RateLimit",
+      `${item};r=${decision.remaining};t=${ceilSeconds(decision.resetAt - decision.now)}`,
     );
   }
-  if (settings.standard) {
-    // draft-10 §2: RateLimit-Policy: "name";q=<quota>;w=<window seconds>
-    // draft-10 §3: RateLimit: "name";r=<remaining>;t=<seconds until reset>
-    const name = sfString(settings.policyName);
-    res.setHeader("RateLimit-Policy", `${name};q=${decision.limit};w=${ceilSeconds(policy.windowMs)}`);
-    res.setHeader("RateLimit", `${name};r=${decision.remaining};t=${resetIn}`);
+}
+
+function writeLegacy(res: ServerResponse, decision: Decision, settings: HeaderSettings): void {
+  res.setHeader("X-RateLimit-Limit", String(decision.limit));
+  res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
+  res.setHeader(
+    "X-RateLimit-Reset",
+    String(
+      settings.resetFormat === "epoch-seconds"
+        ? Math.ceil(decision.resetAt / 1000)
+        : ceilSeconds(decision.resetAt - decision.now),
+    ),
+  );
+}
+
+function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
+  let legacy: Report | undefined;
+  const policies: string[] = [];
+  const limits: string[] = [];
+  for (const r of list) {
+    const { decision, settings } = r;
+    if (settings.legacy && (!legacy || tighter(decision, legacy.decision))) legacy = r;
+    if (!settings.standard) continue;
+    const name = sfString(r.name);
+    // draft-10 §3.1: 'A quota policy Item contains an identifier for the policy and a set of
+    // Parameters'; §3.1.1 'q' "MUST be a non-negative Integer"; §3.1.3 'w' "MUST be a
+    // non-negative, non-zero, Integer value expressing an interval in seconds".
+    policies.push(`${name};q=${decision.limit};w=${Math.max(1, ceilSeconds(r.policy.windowMs))}`);
+    // draft-10 §4.1: "Each service limit Item identifies the quota policy (Section 3.1)
+    // associated with the request"; §4.1.1 'r' remaining units, §4.1.2 't' "the number of
+    // seconds until additional quota associated with the quota policy is made available".
+    limits.push(`${name};r=${decision.remaining};t=${ceilSeconds(decision.resetAt - decision.now)}`);
+  }
+  if (legacy) writeLegacy(res, legacy.decision, legacy.settings);
+  if (policies.length > 0) {
+    // draft-10 §3: 'The "RateLimit-Policy" response header field is a non-empty List[SF] of
+    // Quota Policy Items'; §4: the RateLimit field "is expressed as a List[SF] of Service Limit
+    // Items". One field each, members joined as RFC 8941 §4.1.1 serializes a List (", ").
+    res.setHeader("RateLimit-Policy", policies.join(", "));
+    res.setHeader("RateLimit", limits.join(", "));
   }
 }

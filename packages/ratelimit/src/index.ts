@@ -1,11 +1,27 @@
 /** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
 export type { NextFunction as RateLimitNext } from "@svc/errors";
 export { type IpMatcher, ipBucket, ipMatcher } from "./client-key.js";
-export { type HeaderSettings, type ResetFormat, setRateLimitHeaders } from "./headers.js";
+export {
+  type ExpressRateLimitHits,
+  type ExpressRateLimitStore,
+  expressRateLimitStore,
+} from "./express-store.js";
+export {
+  type HeaderSettings,
+  MAX_POLICIES,
+  MAX_POLICY_NAME,
+  type ResetFormat,
+  setRateLimitHeaders,
+} from "./headers.js";
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
 export { MemoryStore, type MemoryStoreOptions, StoreFullError } from "./memory-store.js";
 export {
+  type PerRequest,
+  type RateLimitExceeded,
+  type RateLimitHandler,
+  type RateLimitInfo,
   type RateLimitLogger,
+  type RateLimitMessage,
   type RateLimitOptions,
   type RateLimitPrincipal,
   type RateLimitRequest,

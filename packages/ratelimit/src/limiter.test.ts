@@ -151,7 +151,7 @@ describe("misconfiguration is rejected at construction", () => {
   });
   it("unknown algorithm → TypeError naming the valid ones", () => {
     expect(() => createRateLimiter({ limit: 1, algorithm: "leaky" as Algorithm })).toThrow(
-      /unknown algorithm "leaky"; use one of fixed-window, sliding-window, gcra/,
+      'algorithm must be one of "fixed-window", "sliding-window", "gcra", got "leaky"',
     );
   });
   it("windowMs 0 → TypeError", () => {

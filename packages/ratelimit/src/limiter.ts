@@ -1,5 +1,5 @@
 import { MemoryStore } from "./memory-store.js";
-import { optionError } from "./option-error.js";
+import { optionError, refused } from "./option-error.js";
 import {
   ALGORITHMS,
   type Algorithm,
@@ -72,9 +72,19 @@ export interface RateLimiter {
   /**
    * {@link RateLimiter.consume} without the promise when the store answers synchronously
    * (`MemoryStore`): the decision itself, or a promise for stores that do I/O. Throws (or rejects)
-   * when the store fails.
+   * when the store fails. `policy` (from {@link RateLimiter.policyFor}) applies another limit.
    */
-  decide(key: string, cost?: number): Decision | Promise<Decision>;
+  decide(key: string, cost?: number, policy?: RateLimitPolicy): Decision | Promise<Decision>;
+  /**
+   * This limiter's policy with another `limit` (a per-request limit), checked and cached: the
+   * same object for the same limit, so stores see a bounded set of policies.
+   */
+  policyFor(limit: number): RateLimitPolicy;
+  /**
+   * Gives back the `cost` units an allowed `decision` spent, while its window still holds them
+   * (the store's `refund`; a no-op for a denied decision). Rejects when the store fails.
+   */
+  refund(key: string, cost: number, decision: Decision, policy?: RateLimitPolicy): Promise<void>;
   /** Gives `key` its full quota back. */
   reset(key: string): Promise<void>;
 }
@@ -88,28 +98,31 @@ interface LimiterConfig {
   store: RateLimitStore;
   prefix: string;
   now: () => number;
+  /** Whether `burst` was given (else a per-request limit also sets the burst). */
+  burstGiven: boolean;
 }
 
 /** `limit`, `windowMs`, `algorithm` and `burst`, checked, as one frozen policy. */
 function resolvePolicy(options: RateLimiterOptions): RateLimitPolicy {
   const { limit } = options;
   if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit <= 0)
-    throw optionError("rate limit", "limit", `limit must be a positive integer, got ${String(limit)}`);
+    throw refused("rate limit", "limit", limit, "a positive integer");
   const windowMs = options.windowMs ?? 60_000;
   if (typeof windowMs !== "number" || !Number.isFinite(windowMs) || windowMs < 1)
-    throw optionError("rate limit", "windowMs", `windowMs must be a number >= 1, got ${String(windowMs)}`);
+    throw refused("rate limit", "windowMs", windowMs, "a number of milliseconds >= 1");
   const algorithm = options.algorithm ?? "sliding-window";
   if (!ALGORITHMS.includes(algorithm))
-    throw optionError(
+    throw refused(
       "rate limit",
       "algorithm",
-      `unknown algorithm ${JSON.stringify(algorithm)}; use one of ${ALGORITHMS.join(", ")}`,
+      algorithm,
+      `one of ${ALGORITHMS.map((a) => `"${a}"`).join(", ")}`,
     );
   const burst = options.burst ?? limit;
+  if (typeof burst !== "number" || !Number.isSafeInteger(burst) || burst <= 0)
+    throw refused("rate limit", "burst", burst, "a positive integer");
   if (algorithm !== "gcra" && options.burst !== undefined && options.burst !== limit)
     throw optionError("rate limit", "burst", `burst only applies to the gcra algorithm, not ${algorithm}`);
-  if (!Number.isSafeInteger(burst) || burst <= 0)
-    throw optionError("rate limit", "burst", `burst must be a positive integer, got ${String(burst)}`);
   return Object.freeze({ algorithm, limit, windowMs, burst });
 }
 
@@ -128,16 +141,34 @@ function claimPrefix(store: RateLimitStore, prefix: string): void {
 }
 
 function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
+  if (typeof options !== "object" || options === null)
+    throw refused("rate limit", "options", options, "an object with at least limit");
   const policy = resolvePolicy(options);
   const prefix = options.prefix ?? "";
-  if (typeof prefix !== "string")
-    throw optionError("rate limit", "prefix", `prefix must be a string, got ${typeof prefix}`);
-  const store = options.store ?? new MemoryStore();
-  if (typeof store.consume !== "function")
-    throw optionError("rate limit", "store", "store must implement consume(key, cost, policy, now)");
+  if (typeof prefix !== "string") throw refused("rate limit", "prefix", prefix, "a string");
+  const store: RateLimitStore = options.store ?? new MemoryStore();
+  if (
+    typeof store !== "object" ||
+    store === null ||
+    typeof store.consume !== "function" ||
+    typeof store.reset !== "function"
+  )
+    throw refused(
+      "rate limit",
+      "store",
+      store,
+      "a RateLimitStore (consume(key, cost, policy, now) and reset(key)): MemoryStore, RedisStore, or expressRateLimitStore(store) for an express-rate-limit store",
+    );
+  const now = options.now ?? Date.now;
+  if (typeof now !== "function")
+    throw refused("rate limit", "now", now, "a function returning epoch milliseconds");
+  store.attach?.(policy);
   claimPrefix(store, prefix);
-  return { policy, store, prefix, now: options.now ?? Date.now };
+  return { policy, store, prefix, now, burstGiven: options.burst !== undefined };
 }
+
+/** At most this many per-request limits keep a cached policy object; more get fresh ones. */
+const POLICY_CACHE = 64;
 
 /**
  * Creates a framework-agnostic limiter. Misconfiguration throws a `TypeError` here, never per
@@ -149,12 +180,23 @@ function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const { policy, store, prefix, now } = resolveLimiterConfig(options);
+  const { policy, store, prefix, now, burstGiven } = resolveLimiterConfig(options);
+  const policies = new Map<number, RateLimitPolicy>([[policy.limit, policy]]);
 
-  function decide(key: string, cost = 1): Decision | Promise<Decision> {
+  function decide(key: string, cost = 1, applied: RateLimitPolicy = policy): Decision | Promise<Decision> {
     if (!Number.isSafeInteger(cost) || cost < 0)
       throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
-    return store.consume(prefix === "" ? key : prefix + key, cost, policy, now());
+    return store.consume(prefix === "" ? key : prefix + key, cost, applied, now());
+  }
+
+  function policyFor(limit: number): RateLimitPolicy {
+    const cached = policies.get(limit);
+    if (cached) return cached;
+    if (!Number.isSafeInteger(limit) || limit <= 0)
+      throw new TypeError(`rate limit: limit must be a positive integer, got ${String(limit)}`);
+    const made = Object.freeze({ ...policy, limit, burst: burstGiven ? policy.burst : limit });
+    if (policies.size < POLICY_CACHE) policies.set(limit, made);
+    return made;
   }
 
   return {
@@ -162,6 +204,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     store,
     prefix,
     decide,
+    policyFor,
     consume(key, cost = 1) {
       try {
         // A plain function, not `async`: a synchronous store (memory) then costs one resolved
@@ -170,6 +213,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       } catch (err) {
         return Promise.reject(err);
       }
+    },
+    async refund(key, cost, decision, applied = policy) {
+      if (!decision.allowed || cost === 0) return;
+      if (!store.refund)
+        throw new TypeError("rate limit: this store cannot give units back (no refund method)");
+      await store.refund(prefix === "" ? key : prefix + key, cost, applied, decision);
     },
     async reset(key) {
       await store.reset(prefix + key);

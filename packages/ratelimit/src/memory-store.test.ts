@@ -86,3 +86,56 @@ describe("MemoryStore capacity", () => {
     expect(() => new MemoryStore({ maxKeys })).toThrow(TypeError);
   });
 });
+
+describe("MemoryStore refund (skipSuccessfulRequests / skipFailedRequests)", () => {
+  const policy = (algorithm: RateLimitPolicy["algorithm"]): RateLimitPolicy => ({
+    algorithm,
+    limit: 2,
+    windowMs: 1000,
+    burst: 2,
+  });
+
+  it.each(["fixed-window", "sliding-window", "gcra"] as const)(
+    "%s: spend 2, refund 1 → one more allowed",
+    (algorithm) => {
+      const store = new MemoryStore();
+      const p = policy(algorithm);
+      store.consume("k", 1, p, 100);
+      const second = store.consume("k", 1, p, 100);
+      expect(store.consume("k", 1, p, 100).allowed).toBe(false);
+      store.refund("k", 1, p, second);
+      expect(store.consume("k", 1, p, 100).allowed).toBe(true);
+      expect(store.consume("k", 1, p, 100).allowed).toBe(false);
+    },
+  );
+
+  it("fixed-window: a refund after the window ended gives nothing to the new window", () => {
+    const store = new MemoryStore();
+    const p = policy("fixed-window");
+    const old = store.consume("k", 1, p, 100);
+    store.consume("k", 2, p, 1100); // new window, full
+    store.refund("k", 1, p, old);
+    expect(store.consume("k", 1, p, 1100).allowed).toBe(false);
+  });
+
+  it("sliding-window: a refund after the window rolled lowers the previous window's weight", () => {
+    const store = new MemoryStore();
+    const p = policy("sliding-window");
+    const first = store.consume("k", 2, p, 900);
+    // 1000 ms: previous window full (2 × 100% weight) → denied
+    expect(store.consume("k", 1, p, 1000).allowed).toBe(false);
+    store.refund("k", 2, p, first);
+    expect(store.consume("k", 2, p, 1000).allowed).toBe(true);
+  });
+
+  it("a denied decision or an unknown key → nothing given back", () => {
+    const store = new MemoryStore();
+    const p = policy("fixed-window");
+    store.consume("k", 2, p, 100);
+    const denied = store.consume("k", 1, p, 100);
+    store.refund("k", 1, p, denied);
+    store.refund("other", 1, p, { ...denied, allowed: true });
+    expect(store.consume("k", 1, p, 100).allowed).toBe(false);
+    expect(store.size).toBe(1);
+  });
+});

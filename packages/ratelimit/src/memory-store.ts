@@ -1,3 +1,4 @@
+import { refused } from "./option-error.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
 /**
@@ -81,12 +82,14 @@ export class MemoryStore implements RateLimitStore {
   readonly #policies: RateLimitPolicy[] = [];
 
   constructor(options: MemoryStoreOptions = {}) {
+    if (typeof options !== "object" || options === null)
+      throw refused("MemoryStore", "options", options, "an object");
     const maxKeys = options.maxKeys ?? 1_000_000;
-    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
-      throw new TypeError(`MemoryStore maxKeys must be a positive integer, got ${String(maxKeys)}`);
+    if (typeof maxKeys !== "number" || !Number.isSafeInteger(maxKeys) || maxKeys < 1)
+      throw refused("MemoryStore", "maxKeys", maxKeys, "a positive integer");
     const scan = options.evictionScan ?? 32;
-    if (!Number.isSafeInteger(scan) || scan < 1)
-      throw new TypeError(`MemoryStore evictionScan must be a positive integer, got ${String(scan)}`);
+    if (typeof scan !== "number" || !Number.isSafeInteger(scan) || scan < 1)
+      throw refused("MemoryStore", "evictionScan", scan, "a positive integer");
     this.maxKeys = maxKeys;
     this.#scan = scan;
     const size = Math.min(maxKeys, INITIAL_SLOTS);
@@ -138,6 +141,26 @@ export class MemoryStore implements RateLimitStore {
     this.#keys[slot] = undefined;
     this.#unlink(slot);
     this.#free.push(slot);
+  }
+
+  /**
+   * Gives back `cost` units an allowed `decision` spent: in the window it was counted in (for
+   * `sliding-window`, also once that window became the previous one, where it still weighs), or
+   * from the GCRA bucket. A key that was reset or evicted since has nothing to give back.
+   */
+  refund(key: string, cost: number, policy: RateLimitPolicy, decision: Decision): void {
+    const slot = this.#index.get(key);
+    if (slot === undefined || !decision.allowed) return;
+    const { windowMs } = policy;
+    if (policy.algorithm === "gcra") {
+      this.#t[slot] = (this.#t[slot] as number) - cost * (windowMs / policy.limit);
+      return;
+    }
+    const start = Math.floor(decision.now / windowMs) * windowMs;
+    const t = this.#t[slot] as number;
+    if (t === start) this.#c[slot] = Math.max(0, (this.#c[slot] as number) - cost);
+    else if (policy.algorithm === "sliding-window" && t === start + windowMs)
+      this.#p[slot] = Math.max(0, (this.#p[slot] as number) - cost);
   }
 
   /** Forgets every key. */

@@ -1,224 +1,68 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
-import { type IpMatcher, ipBucket, ipMatcher } from "./client-key.js";
-import { ceilSeconds, type HeaderSettings, type ResetFormat, setRateLimitHeaders } from "./headers.js";
-import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
-import { optionError } from "./option-error.js";
-import type { Decision } from "./types.js";
+import type { ServerResponse } from "node:http";
+import { HttpError, type NextFunction } from "@svc/errors";
+import { ipBucket } from "./client-key.js";
+import { ceilSeconds, setRateLimitHeaders, tightestDecision } from "./headers.js";
+import {
+  type Config,
+  type RateLimitExceeded,
+  type RateLimitInfo,
+  type RateLimitMessage,
+  type RateLimitOptions,
+  type RateLimitRequest,
+  resolveConfig,
+} from "./options.js";
+import type { Decision, RateLimitPolicy } from "./types.js";
 
-/**
- * The authenticated principal an authentication middleware leaves on the request.
- * @example
- * req.principal = { id: "user-42" };
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
- */
-export interface RateLimitPrincipal {
-  id: string;
-}
-
-/**
- * The parts of an Express (or plain `node:http`) request the middleware reads.
- * @example
- * rateLimit({ limit: 10, key: (req: RateLimitRequest) => req.principal?.id });
- * @see https://expressjs.com/en/guide/behind-proxies.html
- */
-export interface RateLimitRequest extends IncomingMessage {
-  /** The Express application, read for its `trust proxy` setting. */
-  app?: { get(setting: string): unknown } | undefined;
-  /** Express's client address, which honours the app's `trust proxy` setting. */
-  ip?: string | undefined;
-  /** Set by `@svc/auth` for authenticated requests. */
-  principal?: RateLimitPrincipal | undefined;
-}
-
-/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
-export type RateLimitLogger = Pick<Logger, "warn">;
-
-/**
- * Options of {@link rateLimit}: the limiter's own options (or a ready limiter) plus the HTTP side.
- * @example
- * const options: RateLimitOptions = { limit: 100, windowMs: 60_000, failMode: "closed" };
- * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
- */
-export interface RateLimitOptions extends Partial<RateLimiterOptions> {
-  /**
-   * A limiter built with `createRateLimiter`; when given, the limiter options are not allowed.
-   * @default a limiter built from this object's `limit`, `windowMs`, `algorithm`, `burst`, `store`, `prefix`
-   */
-  limiter?: RateLimiter;
-  /**
-   * The bucket a request counts in; return `undefined` to fall back to the default.
-   * @default `u:<principal.id>` when `req.principal` is set, else `ip:<client IP bucket>`
-   */
-  key?: (req: RateLimitRequest) => string | undefined;
-  /**
-   * Units a request spends (per-route costs: a search costs 5, a read 1).
-   * @default 1
-   */
-  cost?: number | ((req: RateLimitRequest) => number);
-  /**
-   * Requests for which the limiter is not consulted at all (no headers either).
-   * @default () => false
-   */
-  skip?: (req: RateLimitRequest) => boolean;
-  /**
-   * Client IPs or CIDR ranges that are never limited (health checks, internal callers).
-   * @default []
-   */
-  allowlist?: readonly string[];
-  /**
-   * IPv6 clients are grouped by this prefix length; `false` keys each address on its own.
-   * @default 64
-   */
-  ipv6Subnet?: number | false;
-  /**
-   * Send `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (the de facto headers
-   * that predate the IETF RateLimit draft).
-   * @default true
-   */
-  legacyHeaders?: boolean;
-  /**
-   * `X-RateLimit-Reset` as the epoch second of the reset (`"epoch-seconds"`, as GitHub's API and
-   * most clients of these headers expect) or as seconds from now (`"delta-seconds"`).
-   * @default "epoch-seconds"
-   */
-  resetFormat?: ResetFormat;
-  /**
-   * Send the IETF draft's `RateLimit-Policy` and `RateLimit` headers (revision 10 syntax).
-   * @default true
-   */
-  standardHeaders?: boolean;
-  /**
-   * The policy name in `RateLimit-Policy` / `RateLimit`.
-   * @default "default"
-   */
-  policyName?: string;
-  /**
-   * What happens when the store fails (Redis down or slow, memory store full of limited clients):
-   * `"open"` lets the request pass and logs the failure at most once per `logIntervalMs`;
-   * `"closed"` answers 503 with `Retry-After`. Either way the next request tries the store again,
-   * so service resumes by itself once the store is back.
-   * @default "open"
-   */
-  failMode?: "open" | "closed";
-  /**
-   * `Retry-After` seconds on the 503 of `failMode: "closed"`.
-   * @default 5
-   */
-  failRetryAfterSeconds?: number;
-  /**
-   * Where `failMode: "open"` reports store failures.
-   * @default one JSON line on stderr
-   */
-  logger?: RateLimitLogger;
-  /**
-   * Shortest time between two failure log lines.
-   * @default 60_000
-   */
-  logIntervalMs?: number;
-}
-
-const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"] as const;
-
-/** The options of {@link rateLimit}, checked and resolved once. */
-interface Config {
-  limiter: RateLimiter;
-  ipv6Subnet: number | false;
-  cost: number | ((req: RateLimitRequest) => number);
-  failMode: "open" | "closed";
-  failRetryAfter: number;
-  /** The allowlist, compiled; undefined when empty. */
-  allowed: IpMatcher | undefined;
-  skip: ((req: RateLimitRequest) => boolean) | undefined;
-  key: ((req: RateLimitRequest) => string | undefined) | undefined;
-  logger: RateLimitLogger;
-  logIntervalMs: number;
-  headers: HeaderSettings;
-}
-
-/** `limiter`, or one built from the limiter options (never both). */
-function resolveLimiter(options: RateLimitOptions): RateLimiter {
-  if (options.limiter) {
-    const clash = LIMITER_OPTIONS.filter((name) => options[name] !== undefined);
-    if (clash.length > 0)
-      throw optionError("rate limit", "limiter", `pass either limiter or ${clash.join(", ")}, not both`);
-    return options.limiter;
-  }
-  const { limit } = options;
-  if (limit === undefined) throw optionError("rate limit", "limit", "limit is required");
-  const limiterOptions: RateLimiterOptions = { limit };
-  if (options.windowMs !== undefined) limiterOptions.windowMs = options.windowMs;
-  if (options.algorithm !== undefined) limiterOptions.algorithm = options.algorithm;
-  if (options.burst !== undefined) limiterOptions.burst = options.burst;
-  if (options.store !== undefined) limiterOptions.store = options.store;
-  if (options.prefix !== undefined) limiterOptions.prefix = options.prefix;
-  if (options.now !== undefined) limiterOptions.now = options.now;
-  return createRateLimiter(limiterOptions);
-}
-
-/** The response headers: which families, how `X-RateLimit-Reset` is written, the policy name. */
-function resolveHeaders(options: RateLimitOptions): HeaderSettings {
-  const resetFormat = options.resetFormat ?? "epoch-seconds";
-  if (resetFormat !== "epoch-seconds" && resetFormat !== "delta-seconds")
-    throw optionError(
-      "rate limit",
-      "resetFormat",
-      `resetFormat must be "epoch-seconds" or "delta-seconds", got ${String(resetFormat)}`,
-    );
-  return {
-    legacy: options.legacyHeaders ?? true,
-    standard: options.standardHeaders ?? true,
-    resetFormat,
-    policyName: options.policyName ?? "default",
-  };
-}
-
-/** Checks every option once; a refused one throws a `TypeError` with `code` `ERR_SVC_RATELIMIT_<OPTION>`. */
-function resolveConfig(options: RateLimitOptions): Config {
-  const limiter = resolveLimiter(options);
-  const ipv6Subnet = options.ipv6Subnet ?? 64;
-  if (ipv6Subnet !== false && (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128))
-    throw optionError(
-      "rate limit",
-      "ipv6Subnet",
-      `ipv6Subnet must be 1..128 or false, got ${String(ipv6Subnet)}`,
-    );
-  const cost = options.cost ?? 1;
-  if (typeof cost === "number" && (!Number.isSafeInteger(cost) || cost < 0))
-    throw optionError("rate limit", "cost", `cost must be a non-negative integer, got ${String(cost)}`);
-  const failMode = options.failMode ?? "open";
-  if (failMode !== "open" && failMode !== "closed")
-    throw optionError(
-      "rate limit",
-      "failMode",
-      `failMode must be "open" or "closed", got ${String(failMode)}`,
-    );
-  const headers = resolveHeaders(options);
-  const failRetryAfter = options.failRetryAfterSeconds ?? 5;
-  if (!Number.isFinite(failRetryAfter) || failRetryAfter < 0)
-    throw optionError(
-      "rate limit",
-      "failRetryAfterSeconds",
-      `failRetryAfterSeconds must be a non-negative number, got ${String(failRetryAfter)}`,
-    );
-  return {
-    limiter,
-    ipv6Subnet,
-    cost,
-    failMode,
-    failRetryAfter,
-    allowed: options.allowlist?.length ? ipMatcher(options.allowlist) : undefined,
-    skip: options.skip,
-    key: options.key,
-    logger: options.logger ?? fallbackLogger,
-    logIntervalMs: options.logIntervalMs ?? 60_000,
-    headers,
-  };
-}
+export type {
+  PerRequest,
+  RateLimitExceeded,
+  RateLimitHandler,
+  RateLimitInfo,
+  RateLimitLogger,
+  RateLimitMessage,
+  RateLimitOptions,
+  RateLimitPrincipal,
+  RateLimitRequest,
+} from "./options.js";
 
 /** The client's IP address: Express's `req.ip` (trust proxy applied), else the socket peer. */
 function clientIp(req: RateLimitRequest): string | undefined {
   return req.ip ?? req.socket?.remoteAddress;
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === "function";
+}
+
+/**
+ * Runs `step` on a value computed by an option function (`skip`, `limit`, `message`...), at once
+ * when it is plain, after it settles when it is a promise; a throw or a rejection goes to `failed`.
+ */
+function after<T>(
+  compute: () => T | Promise<T>,
+  step: (value: T) => void,
+  failed: (err: unknown) => void,
+): void {
+  let value: T | Promise<T>;
+  try {
+    value = compute();
+  } catch (err) {
+    failed(err);
+    return;
+  }
+  if (isThenable(value)) value.then(step, failed);
+  else step(value);
+}
+
+/**
+ * The 500 for an option function that threw or answered outside its domain: the configuration is
+ * at fault, so the request is neither counted nor let through, and the error handler logs the cause.
+ */
+function misconfigured(option: string, detail: string, cause?: unknown): HttpError {
+  return HttpError.internal(`rate limit: ${option}(req) ${detail}`, {
+    code: "rate_limit_misconfigured",
+    cause,
+  });
 }
 
 /**
@@ -243,18 +87,28 @@ function proxyMistake(req: RateLimitRequest): [{ trustProxy: boolean }, string] 
   return undefined;
 }
 
-/** Whether the request is not limited at all: `skip`, or a client on the allowlist. */
-function exempt(config: Config, req: RateLimitRequest): boolean {
-  if (config.skip?.(req)) return true;
-  if (!config.allowed) return false;
-  const ip = clientIp(req);
-  return ip !== undefined && config.allowed(ip);
+/** What one middleware remembers between requests: warnings already given, failures logged. */
+interface State {
+  proxyWarned: boolean;
+  lastLog: number;
+  suppressed: number;
+}
+
+/** One request on its way through the limiter. */
+interface Pending {
+  req: RateLimitRequest;
+  res: ServerResponse;
+  next: NextFunction;
+  key: string;
+  units: number;
 }
 
 /**
  * Express middleware that limits each client (the authenticated principal, else its IP bucket)
  * and reports usage on every response. Over the limit it calls `next(HttpError 429)` with
- * `Retry-After`; the rate limit headers are already set, so the error response keeps them.
+ * `Retry-After` (or your `handler`); the rate limit headers are already set, so the error response
+ * keeps them. Several limiters on one request are all reported in `RateLimit-Policy` / `RateLimit`,
+ * and `X-RateLimit-*` shows the tightest; `req.rateLimit` holds the tightest decision.
  *
  * It never reads `X-Forwarded-For` itself: the client IP is Express's `req.ip`, so set
  * `app.set("trust proxy", ...)` to exactly the proxies in front of the app. Trusting too much lets
@@ -263,21 +117,64 @@ function exempt(config: Config, req: RateLimitRequest): boolean {
  * @example
  * app.set("trust proxy", 1); // one load balancer in front
  * app.use(rateLimit({ limit: 100, windowMs: 60_000 }));
- * app.post("/search", rateLimit({ limit: 10, windowMs: 60_000, cost: 2 }), search);
+ * app.post("/search", rateLimit({ limit: 10, windowMs: 60_000, cost: 2, policyName: "search" }), search);
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
  */
 export function rateLimit(options: RateLimitOptions) {
   const config = resolveConfig(options);
-  const { limiter, cost, headers } = config;
+  const { limiter, cost } = config;
   const state: State = { proxyWarned: false, lastLog: Number.NEGATIVE_INFINITY, suppressed: 0 };
 
-  return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
-    if (exempt(config, req)) {
+  /** After the key and cost: the per-request limit, then the decision. */
+  function decide(p: Pending): void {
+    const { limit } = config;
+    if (!limit) {
+      consume(p, limiter.policy);
+      return;
+    }
+    after(
+      () => limit(p.req, p.res),
+      (n) => {
+        if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0)
+          p.next(misconfigured("limit", `must answer a positive integer, answered ${String(n)}`));
+        else consume(p, limiter.policyFor(n));
+      },
+      (err) => p.next(misconfigured("limit", "threw", err)),
+    );
+  }
+
+  function consume(p: Pending, policy: RateLimitPolicy): void {
+    let outcome: Decision | Promise<Decision>;
+    try {
+      outcome = limiter.decide(p.key, p.units, policy);
+    } catch (err) {
+      storeFailed(config, state, err, p.next);
+      return;
+    }
+    // A synchronous store (memory) answers without a promise or a microtask.
+    if (isThenable(outcome))
+      outcome.then(
+        (decision) => settle(config, state, p, policy, decision),
+        (err: unknown) => storeFailed(config, state, err, p.next),
+      );
+    else settle(config, state, p, policy, outcome);
+  }
+
+  /** After `skip`: the allowlist, the key, the cost, then the decision. */
+  function proceed(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
+    const ip = config.allowed ? clientIp(req) : undefined;
+    if (ip !== undefined && config.allowed?.(ip)) {
       next();
       return;
     }
-    const key = config.key?.(req) ?? defaultKey(config, state, req);
+    let key: string | undefined;
+    try {
+      key = config.key?.(req) ?? defaultKey(config, state, req);
+    } catch (err) {
+      next(misconfigured("key", "threw", err));
+      return;
+    }
     if (key === undefined) {
       // No principal and no IP (a socket already gone): nothing to count against.
       storeFailed(
@@ -288,35 +185,147 @@ export function rateLimit(options: RateLimitOptions) {
       );
       return;
     }
-    const units = typeof cost === "number" ? cost : cost(req);
-    if (!Number.isSafeInteger(units) || units < 0) {
-      next(new TypeError(`rate limit: cost(req) must be a non-negative integer, got ${String(units)}`));
+    if (typeof key !== "string") {
+      next(misconfigured("key", `must answer a string or undefined, answered ${typeof key}`));
       return;
     }
-    const settle = (decision: Decision): void => {
-      setRateLimitHeaders(res, decision, limiter.policy, headers);
-      if (decision.allowed) next();
-      else next(tooManyRequests(decision));
-    };
-    let outcome: Decision | Promise<Decision>;
+    let units: number;
     try {
-      outcome = limiter.decide(key, units);
+      units = typeof cost === "number" ? cost : cost(req);
     } catch (err) {
-      storeFailed(config, state, err, next);
+      next(misconfigured("cost", "threw", err));
       return;
     }
-    // A synchronous store (memory) answers without a promise or a microtask.
-    if ("then" in outcome && typeof outcome.then === "function")
-      outcome.then(settle, (err: unknown) => storeFailed(config, state, err, next));
-    else settle(outcome as Decision);
+    if (!Number.isSafeInteger(units) || units < 0) {
+      next(misconfigured("cost", `must answer a non-negative integer, answered ${String(units)}`));
+      return;
+    }
+    decide({ req, res, next, key, units });
+  }
+
+  return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
+    const { skip } = config;
+    if (!skip) {
+      proceed(req, res, next);
+      return;
+    }
+    after(
+      () => skip(req, res),
+      (skipped) => (skipped ? next() : proceed(req, res, next)),
+      // Not skipped on error: a skip that throws must not become a way around the limit.
+      (err) => next(misconfigured("skip", "threw", err)),
+    );
   };
 }
 
-/** What one middleware remembers between requests: warnings already given, failures logged. */
-interface State {
-  proxyWarned: boolean;
-  lastLog: number;
-  suppressed: number;
+/** The decision is in: headers, `req.rateLimit`, refunds after the response, then pass or refuse. */
+function settle(config: Config, state: State, p: Pending, policy: RateLimitPolicy, decision: Decision): void {
+  const { req, res, next } = p;
+  setRateLimitHeaders(res, decision, policy, config.headers);
+  const info = requestInfo(config, p, decision);
+  if (decision.allowed) {
+    if ((config.refundSuccessful || config.refundFailed) && p.units > 0)
+      refundAfter(config, state, p, policy, decision);
+    next();
+    return;
+  }
+  const retryAfterSeconds = Math.max(1, ceilSeconds(decision.retryAfterMs));
+  const { message } = config;
+  after(
+    () => (typeof message === "function" ? message(req, res) : message),
+    (resolved) => {
+      let error: HttpError;
+      try {
+        error = tooManyRequests(retryAfterSeconds, resolved);
+      } catch (err) {
+        next(misconfigured("message", "answered an object that cannot extend the error record", err));
+        return;
+      }
+      const { handler } = config;
+      if (!handler) {
+        next(error);
+        return;
+      }
+      // RFC 6585 §4: 429 "MAY include a Retry-After header indicating how long to wait before
+      // making a new request"; set for the custom handler as the default one's error sets it.
+      if (!res.headersSent) res.setHeader("Retry-After", String(retryAfterSeconds));
+      const exceeded: RateLimitExceeded = {
+        statusCode: 429,
+        message: resolved,
+        error,
+        info,
+        retryAfterSeconds,
+      };
+      after(
+        () => handler(req, res, next, exceeded),
+        () => {},
+        (err) => next(err),
+      );
+    },
+    (err) => next(misconfigured("message", "threw", err)),
+  );
+}
+
+/** `req.rateLimit` (or `requestPropertyName`): this decision, unless another limiter's is tighter. */
+function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitInfo {
+  const info: RateLimitInfo = {
+    limit: decision.limit,
+    used: decision.limit - decision.remaining,
+    remaining: decision.remaining,
+    resetTime: new Date(decision.resetAt),
+    key: p.key,
+    policy: config.headers.policyName,
+  };
+  const name = config.requestProperty;
+  if (name !== undefined) {
+    const bag = p.req as unknown as Record<string, unknown>;
+    // The tightest decision of every limiter on the request, the same one X-RateLimit-* shows.
+    if (!(name in bag) || tightestDecision(p.res) === decision) bag[name] = info;
+  }
+  return info;
+}
+
+/**
+ * `skipSuccessfulRequests` / `skipFailedRequests`: once the response is finished, give the units
+ * back if its outcome is one to skip; a connection closed before the response ended counts as
+ * failed. At most once per request.
+ */
+function refundAfter(
+  config: Config,
+  state: State,
+  p: Pending,
+  policy: RateLimitPolicy,
+  decision: Decision,
+): void {
+  const { req, res } = p;
+  let settled = false;
+  const refund = (): void => {
+    if (settled) return;
+    settled = true;
+    config.limiter
+      .refund(p.key, p.units, decision, policy)
+      .catch((err: unknown) => logFailure(config, state, err, "rate limit store failed to give units back"));
+  };
+  res.once("finish", () => {
+    after(
+      () => config.requestWasSuccessful(req, res),
+      (success) => {
+        if (success ? config.refundSuccessful : config.refundFailed) refund();
+        else settled = true;
+      },
+      (err) =>
+        logFailure(
+          config,
+          state,
+          err,
+          "rate limit: requestWasSuccessful(req, res) threw; the request stays counted",
+        ),
+    );
+  });
+  if (config.refundFailed)
+    res.once("close", () => {
+      if (!res.writableFinished) refund();
+    });
 }
 
 /** `u:<principal id>`, else `ip:<bucket of the client address>` (warning once about `trust proxy`). */
@@ -335,6 +344,19 @@ function defaultKey(config: Config, state: State, req: RateLimitRequest): string
   return bucket === undefined ? undefined : `ip:${bucket}`;
 }
 
+/** A store failure in the log, at most once per `logIntervalMs` (the line counts the ones left out). */
+function logFailure(config: Config, state: State, err: unknown, message: string): void {
+  const now = Date.now();
+  if (now - state.lastLog >= config.logIntervalMs) {
+    const { suppressed } = state;
+    config.logger.warn({ err, suppressed }, message);
+    state.lastLog = now;
+    state.suppressed = 0;
+  } else {
+    state.suppressed++;
+  }
+}
+
 /** `failMode`: a 503, or the request passes unlimited (logged at most once per interval). */
 function storeFailed(config: Config, state: State, err: unknown, next: NextFunction): void {
   if (config.failMode === "closed") {
@@ -346,26 +368,20 @@ function storeFailed(config: Config, state: State, err: unknown, next: NextFunct
     );
     return;
   }
-  const now = Date.now();
-  if (now - state.lastLog >= config.logIntervalMs) {
-    const { suppressed } = state;
-    config.logger.warn(
-      { err, suppressed },
-      "rate limit store failed; requests pass unlimited until it answers again",
-    );
-    state.lastLog = now;
-    state.suppressed = 0;
-  } else {
-    state.suppressed++;
-  }
+  logFailure(config, state, err, "rate limit store failed; requests pass unlimited until it answers again");
   next();
 }
 
 /**
  * The 429 of a denied decision. RFC 6585 §4: it "MAY include a Retry-After header indicating how
  * long to wait"; rounded up so a client that obeys it never arrives before its quota is back.
+ * `message` is the record's message (a string) or extension members added to it (an object).
  */
-function tooManyRequests(decision: Decision): HttpError {
-  const retryAfter = Math.max(1, ceilSeconds(decision.retryAfterMs));
-  return HttpError.tooManyRequests(retryAfter, "Too many requests", { code: "rate_limited" });
+function tooManyRequests(retryAfter: number, message: RateLimitMessage | undefined): HttpError {
+  if (typeof message === "string")
+    return HttpError.tooManyRequests(retryAfter, message, { code: "rate_limited" });
+  return HttpError.tooManyRequests(retryAfter, "Too many requests", {
+    code: "rate_limited",
+    ...(message === undefined ? {} : { extensions: message }),
+  });
 }

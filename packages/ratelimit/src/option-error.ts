@@ -1,4 +1,4 @@
-import { optionError as codedOptionError, type OptionError } from "@svc/errors";
+import { optionError as codedOptionError, type OptionError, refusedOption } from "@svc/errors";
 
 /**
  * The `TypeError` for a refused option, with a stable `code` to match on:
@@ -8,4 +8,13 @@ import { optionError as codedOptionError, type OptionError } from "@svc/errors";
  */
 export function optionError(owner: string, option: string, message: string): OptionError {
   return codedOptionError("ratelimit", option, `${owner}: ${message}`);
+}
+
+/**
+ * {@link optionError} in the shape `<owner>: <option> must be <accepted>, got <given>`.
+ *
+ * @example throw refused("rate limit", "skip", true, "a function (req, res) => boolean | Promise<boolean>")
+ */
+export function refused(owner: string, option: string, given: unknown, accepted: string): OptionError {
+  return refusedOption("ratelimit", option, given, accepted, `${owner}: ${option}`);
 }

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
 
+/** What both scripts read first: the key and ARGV `algorithm, limit, windowMs, cost`. */
+const ARGS = `
+local key = KEYS[1]
+local alg = ARGV[1]
+local limit = tonumber(ARGV[2])
+local w = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
+`;
+
 /**
  * The whole decision in one script, so it is atomic and costs one round trip. Time comes from
  * Redis (`TIME`), so the clocks of the application instances do not matter. State is one hash per
@@ -9,13 +18,7 @@ import { createHash } from "node:crypto";
  * Redis 5+ replicates scripts by their effects, which is what makes `TIME` before a write legal.
  * @see https://redis.io/docs/latest/develop/interact/programmability/eval-intro/
  */
-export const DECIDE_SCRIPT = `
-local key = KEYS[1]
-local alg = ARGV[1]
-local limit = tonumber(ARGV[2])
-local w = tonumber(ARGV[3])
-local cost = tonumber(ARGV[4])
-local burst = tonumber(ARGV[5])
+export const DECIDE_SCRIPT = `${ARGS}local burst = tonumber(ARGV[5])
 local eps = 1e-6
 local tm = redis.call('TIME')
 local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
@@ -81,3 +84,37 @@ return {allowed, remaining, resetAt, retry, now}
 
 /** SHA1 of {@link DECIDE_SCRIPT}, for `EVALSHA`. */
 export const DECIDE_SHA = createHash("sha1").update(DECIDE_SCRIPT).digest("hex");
+
+/**
+ * Gives back `cost` units an allowed decision spent (`skipSuccessfulRequests` /
+ * `skipFailedRequests`): ARGV `algorithm, limit, windowMs, cost, at` where `at` is the decision's
+ * Redis time. A window algorithm refunds only the window the decision was counted in (for the
+ * sliding window also once it has become the previous window); GCRA moves the theoretical arrival
+ * time back. A key that expired or was reset is left alone (no key is created), and `HSET` keeps
+ * the key's TTL. Returns 1 when something was given back, else 0.
+ */
+export const REFUND_SCRIPT = `${ARGS}local at = tonumber(ARGV[5])
+local st = redis.call('HMGET', key, 't', 'c', 'p')
+local t = tonumber(st[1])
+if t == nil then return 0 end
+if alg == 'gcra' then
+  redis.call('HSET', key, 't', string.format('%.17g', t - cost * w / limit))
+  return 1
+end
+local ws = math.floor(at / w) * w
+if t == ws then
+  local c = (tonumber(st[2]) or 0) - cost
+  if c < 0 then c = 0 end
+  redis.call('HSET', key, 'c', c)
+  return 1
+elseif alg == 'sliding-window' and t == ws + w then
+  local p = (tonumber(st[3]) or 0) - cost
+  if p < 0 then p = 0 end
+  redis.call('HSET', key, 'p', p)
+  return 1
+end
+return 0
+`;
+
+/** SHA1 of {@link REFUND_SCRIPT}, for `EVALSHA`. */
+export const REFUND_SHA = createHash("sha1").update(REFUND_SCRIPT).digest("hex");

@@ -1,5 +1,5 @@
-import { optionError as refused } from "./option-error.js";
-import { DECIDE_SCRIPT, DECIDE_SHA } from "./redis-script.js";
+import { optionError as refused, refused as refusedValue } from "./option-error.js";
+import { DECIDE_SCRIPT, DECIDE_SHA, REFUND_SCRIPT, REFUND_SHA } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
 /**
@@ -208,13 +208,16 @@ export class RedisStore implements RateLimitStore {
   readonly #send: (key: string, args: string[]) => Promise<unknown>;
 
   constructor(options: RedisStoreOptions) {
-    this.#send = sender(options?.client);
-    this.prefix = options.prefix ?? "rl:";
-    if (typeof this.prefix !== "string")
-      throw optionError("prefix", `prefix must be a string, got ${typeof options.prefix}`);
-    this.timeoutMs = options.timeoutMs ?? 500;
-    if (typeof this.timeoutMs !== "number" || !Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
-      throw optionError("timeoutMs", `timeoutMs must be a positive number, got ${String(options.timeoutMs)}`);
+    if (typeof options !== "object" || options === null)
+      throw refusedValue("RedisStore", "options", options, "an object with client");
+    this.#send = sender(options.client);
+    const prefix = options.prefix ?? "rl:";
+    if (typeof prefix !== "string") throw refusedValue("RedisStore", "prefix", prefix, "a string");
+    this.prefix = prefix;
+    const timeoutMs = options.timeoutMs ?? 500;
+    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw refusedValue("RedisStore", "timeoutMs", timeoutMs, "a positive number of milliseconds");
+    this.timeoutMs = timeoutMs;
   }
 
   /** The Redis key of a limiter key. */
@@ -224,25 +227,7 @@ export class RedisStore implements RateLimitStore {
 
   /** @inheritdoc */
   async consume(key: string, cost: number, policy: RateLimitPolicy): Promise<Decision> {
-    const redisKey = this.redisKey(key);
-    const tail = [
-      "1",
-      redisKey,
-      policy.algorithm,
-      String(policy.limit),
-      String(policy.windowMs),
-      String(cost),
-      String(policy.burst),
-    ];
-    const reply = await this.#bounded(async () => {
-      try {
-        return await this.#send(redisKey, ["EVALSHA", DECIDE_SHA, ...tail]);
-      } catch (err) {
-        // NOSCRIPT means the script did not run, so sending it once in full cannot double count.
-        if (!isNoScript(err)) throw err;
-        return this.#send(redisKey, ["EVAL", DECIDE_SCRIPT, ...tail]);
-      }
-    });
+    const reply = await this.#script(key, DECIDE_SHA, DECIDE_SCRIPT, policy, cost, policy.burst);
     if (!Array.isArray(reply) || reply.length !== 5)
       throw new Error(`RedisStore: unexpected script reply ${JSON.stringify(reply)}`);
     const [allowed, remaining, resetAt, retryAfterMs, now] = reply.map(Number) as [
@@ -263,9 +248,48 @@ export class RedisStore implements RateLimitStore {
   }
 
   /** @inheritdoc */
+  async refund(key: string, cost: number, policy: RateLimitPolicy, decision: Decision): Promise<void> {
+    if (!decision.allowed || cost === 0) return;
+    await this.#script(key, REFUND_SHA, REFUND_SCRIPT, policy, cost, decision.now);
+  }
+
+  /** @inheritdoc */
   async reset(key: string): Promise<void> {
     const redisKey = this.redisKey(key);
     await this.#bounded(() => this.#send(redisKey, ["DEL", redisKey]));
+  }
+
+  /**
+   * One script on `key` by `EVALSHA`, within `timeoutMs`, once in full with `EVAL` after
+   * `NOSCRIPT`. Both scripts take ARGV `algorithm, limit, windowMs, cost, <last>`.
+   */
+  #script(
+    key: string,
+    sha: string,
+    script: string,
+    policy: RateLimitPolicy,
+    cost: number,
+    last: number,
+  ): Promise<unknown> {
+    const redisKey = this.redisKey(key);
+    const tail = [
+      "1",
+      redisKey,
+      policy.algorithm,
+      String(policy.limit),
+      String(policy.windowMs),
+      String(cost),
+      String(last),
+    ];
+    return this.#bounded(async () => {
+      try {
+        return await this.#send(redisKey, ["EVALSHA", sha, ...tail]);
+      } catch (err) {
+        // NOSCRIPT means the script did not run, so sending it once in full cannot double count.
+        if (!isNoScript(err)) throw err;
+        return this.#send(redisKey, ["EVAL", script, ...tail]);
+      }
+    });
   }
 
   #bounded<T>(run: () => Promise<T>): Promise<T> {

@@ -81,4 +81,17 @@ export interface RateLimitStore {
   consume(key: string, cost: number, policy: RateLimitPolicy, now: number): Decision | Promise<Decision>;
   /** Forgets the state of `key` (a client gets its full quota back). */
   reset(key: string): void | Promise<void>;
+  /**
+   * Gives back `cost` units that `decision` (an allowed one) spent, if its window (or, for
+   * `gcra`, its bucket) still holds them; nothing otherwise. The middleware's
+   * `skipSuccessfulRequests` / `skipFailedRequests` need it; a store without it refuses them at
+   * construction.
+   */
+  refund?(key: string, cost: number, policy: RateLimitPolicy, decision: Decision): void | Promise<void>;
+  /**
+   * Called once per limiter at construction with the limiter's policy: a store that cannot apply
+   * it (an algorithm it does not implement, a second window length) throws an option error here
+   * instead of failing per request.
+   */
+  attach?(policy: RateLimitPolicy): void;
 }

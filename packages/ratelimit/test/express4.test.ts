@@ -2,6 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { rateLimit } from "../src/index.js";
+import { inTurn } from "./requests.js";
 
 describe(`rateLimit() on Express ${version}`, () => {
   it("limit 2: 200, 200, then 429 with Retry-After", async () => {
@@ -14,13 +15,8 @@ describe(`rateLimit() on Express ${version}`, () => {
     app.use(errorHandler({ logger: { error() {} } }));
     const { url, close } = await listen(app);
     onTestFinished(close);
-    const statuses: number[] = [];
-    let last: Response | undefined;
-    for (let i = 0; i < 3; i++) {
-      last = await fetch(url);
-      statuses.push(last.status);
-    }
+    const { statuses, last } = await inTurn(url, 3);
     expect(statuses).toEqual([200, 200, 429]);
-    expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });

@@ -3,6 +3,7 @@ import { listen, redisClientMajors, serviceUrl, uniquePrefix } from "@svc/test-u
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { RedisStore, rateLimit } from "../src/index.js";
+import { inTurn } from "./requests.js";
 
 // Every client major inside the peer ranges (`ioredis ^5 || ^6`, `redis ^4.6 || ^5 || ^6`)
 // decides through the same script: two requests pass, the third gets 429.
@@ -20,14 +21,9 @@ describe.skipIf(!url).each(redisClientMajors())("RedisStore with $name", ({ conn
     app.use(errorHandler({ logger: { error() {} } }));
     const server = await listen(app);
     try {
-      const statuses: number[] = [];
-      let last: Response | undefined;
-      for (let i = 0; i < 3; i++) {
-        last = await fetch(server.url);
-        statuses.push(last.status);
-      }
+      const { statuses, last } = await inTurn(server.url, 3);
       expect(statuses).toEqual([200, 200, 429]);
-      expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
     } finally {
       await server.close();
       await close();

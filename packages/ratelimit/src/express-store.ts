@@ -1,0 +1,157 @@
+import { refused } from "./option-error.js";
+import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
+
+/**
+ * What an express-rate-limit `Store` answers to `increment` and `get`.
+ * @example
+ * const info: ExpressRateLimitHits = { totalHits: 3, resetTime: new Date(Date.now() + 60_000) };
+ * @see https://express-rate-limit.mintlify.app/guides/creating-a-store
+ */
+export interface ExpressRateLimitHits {
+  totalHits: number;
+  resetTime: Date | undefined;
+}
+
+/**
+ * An express-rate-limit (v6 and later) `Store`, structurally: `increment`, `decrement` and
+ * `resetKey` are used, `init` is called once with `{ windowMs, limit }`, `get` serves `cost: 0`.
+ * `rate-limit-redis`, `rate-limit-postgresql`, `@acpr/rate-limit-postgresql`, express-rate-limit's
+ * own `MemoryStore` and other community stores have this shape.
+ * @example
+ * import { MemoryStore as ErlMemoryStore } from "express-rate-limit";
+ * const store: ExpressRateLimitStore = new ErlMemoryStore();
+ * @see https://express-rate-limit.mintlify.app/guides/creating-a-store
+ */
+export interface ExpressRateLimitStore {
+  // Method signatures (not function-typed properties), so a store whose `init` takes
+  // express-rate-limit's whole `Options` type still fits.
+  init?(options: { windowMs: number; limit?: unknown }): void | Promise<void>;
+  increment(key: string): ExpressRateLimitHits | Promise<ExpressRateLimitHits>;
+  decrement(key: string): void | Promise<void>;
+  resetKey(key: string): void | Promise<void>;
+  get?(key: string): ExpressRateLimitHits | undefined | Promise<ExpressRateLimitHits | undefined>;
+}
+
+const OWNER = "expressRateLimitStore";
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === "function";
+}
+
+/** `totalHits` as the store gave it, refused unless it is a positive integer. */
+function hitsOf(reply: ExpressRateLimitHits | undefined, allowZero: boolean): number {
+  const hits = reply?.totalHits ?? (allowZero ? 0 : undefined);
+  if (typeof hits !== "number" || !Number.isSafeInteger(hits) || hits < (allowZero ? 0 : 1))
+    throw new Error(`${OWNER}: the store answered totalHits ${String(hits)}, not a positive integer`);
+  return hits;
+}
+
+/**
+ * Wraps an express-rate-limit store as a {@link RateLimitStore}, so a team keeps the store it
+ * runs (`rate-limit-redis`, a database store) when moving to `rateLimit()`.
+ *
+ * What the store can do decides what the limiter may ask of it, checked at construction:
+ * - such a store counts clock windows of its own, so the limiter's algorithm must be
+ *   `"fixed-window"`, and every limiter on one wrapped store must use the same `windowMs` (it is
+ *   handed to the store's `init` once);
+ * - a request of `cost` n is n `increment` calls (not atomic across them);
+ * - a denied request is given back with `decrement`, so, as with the built-in stores, a refused
+ *   request spends nothing (express-rate-limit itself keeps counting refused requests);
+ * - `skipSuccessfulRequests` / `skipFailedRequests` give a request back with `decrement`, unless
+ *   its window has ended (the store's `resetTime`).
+ *
+ * @example
+ * import { RedisStore as ErlRedisStore } from "rate-limit-redis";
+ * const store = expressRateLimitStore(new ErlRedisStore({ sendCommand: (...args) => client.sendCommand(args) }));
+ * app.use(rateLimit({ limit: 100, windowMs: 60_000, algorithm: "fixed-window", store }));
+ * @see https://express-rate-limit.mintlify.app/guides/creating-a-store
+ */
+export function expressRateLimitStore(store: ExpressRateLimitStore): RateLimitStore {
+  const accepted = "an express-rate-limit Store (increment, decrement and resetKey methods)";
+  if (typeof store !== "object" || store === null) throw refused(OWNER, "store", store, accepted);
+  for (const method of ["increment", "decrement", "resetKey"] as const)
+    if (typeof store[method] !== "function")
+      throw refused(OWNER, `store.${method}`, store[method], "a function");
+  if (store.init !== undefined && typeof store.init !== "function")
+    throw refused(OWNER, "store.init", store.init, "a function or undefined");
+  if (store.get !== undefined && typeof store.get !== "function")
+    throw refused(OWNER, "store.get", store.get, "a function or undefined");
+
+  let windowMs: number | undefined;
+  /** The store's `init` while it runs (or its failure, which every decision then reports). */
+  let ready: Promise<void> | undefined;
+
+  /** `cost` increments; the last reply is the request's count. */
+  async function increment(key: string, cost: number): Promise<ExpressRateLimitHits> {
+    let reply: ExpressRateLimitHits | undefined;
+    for (let i = 0; i < cost; i++) reply = await store.increment(key);
+    return { totalHits: hitsOf(reply, false), resetTime: reply?.resetTime };
+  }
+
+  async function decrement(key: string, cost: number): Promise<void> {
+    for (let i = 0; i < cost; i++) await store.decrement(key);
+  }
+
+  async function hitsNow(key: string): Promise<ExpressRateLimitHits | undefined> {
+    if (!store.get) throw new Error(`${OWNER}: cost 0 (report without spending) needs a store with get(key)`);
+    return store.get(key);
+  }
+
+  return {
+    attach(policy: RateLimitPolicy): void {
+      if (policy.algorithm !== "fixed-window")
+        throw refused(
+          "rate limit",
+          "algorithm",
+          policy.algorithm,
+          '"fixed-window" with an express-rate-limit store (it counts fixed windows of its own)',
+        );
+      if (windowMs !== undefined) {
+        if (policy.windowMs !== windowMs)
+          throw refused(
+            "rate limit",
+            "windowMs",
+            policy.windowMs,
+            `${windowMs}, the windowMs this express-rate-limit store was initialised with (give each window its own store)`,
+          );
+        return;
+      }
+      windowMs = policy.windowMs;
+      const init = store.init?.({ windowMs: policy.windowMs, limit: policy.limit });
+      if (init !== undefined && isThenable(init)) {
+        ready = init;
+        // Observed here so an early failure is not an unhandled rejection; decisions report it.
+        init.catch(() => {});
+      }
+    },
+    async consume(key: string, cost: number, policy: RateLimitPolicy, now: number): Promise<Decision> {
+      if (ready) await ready;
+      const reply = cost === 0 ? await hitsNow(key) : await increment(key, cost);
+      let hits = hitsOf(reply, true);
+      const allowed = hits <= policy.limit;
+      if (!allowed) {
+        // A refused request spends nothing here, as in the other stores.
+        await decrement(key, cost);
+        hits -= cost;
+      }
+      const resetTime = reply?.resetTime;
+      const resetAt = resetTime instanceof Date ? resetTime.getTime() : now + policy.windowMs;
+      return {
+        allowed,
+        limit: policy.limit,
+        remaining: Math.max(0, policy.limit - hits),
+        resetAt,
+        retryAfterMs: allowed ? 0 : Math.max(0, resetAt - now),
+        now,
+      };
+    },
+    async refund(key: string, cost: number, _policy: RateLimitPolicy, decision: Decision): Promise<void> {
+      // The window that counted the request has ended: there is nothing left to give back.
+      if (!decision.allowed || Date.now() >= decision.resetAt) return;
+      await decrement(key, cost);
+    },
+    async reset(key: string): Promise<void> {
+      await store.resetKey(key);
+    },
+  };
+}

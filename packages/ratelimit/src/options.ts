@@ -1,0 +1,502 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
+import { type IpMatcher, ipMatcher } from "./client-key.js";
+import { type HeaderSettings, isPolicyName, MAX_POLICY_NAME, type ResetFormat } from "./headers.js";
+import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+import { optionError, refused } from "./option-error.js";
+
+/**
+ * The authenticated principal an authentication middleware leaves on the request.
+ * @example
+ * req.principal = { id: "user-42" };
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
+ */
+export interface RateLimitPrincipal {
+  id: string;
+}
+
+/**
+ * What `rateLimit()` leaves on the request (`req.rateLimit` unless `requestPropertyName` says
+ * otherwise) for later handlers: the decision of the tightest limiter so far.
+ * @example
+ * app.get("/quota", (req, res) => res.json({ remaining: (req as RateLimitRequest).rateLimit?.remaining }));
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10#section-4.1
+ */
+export interface RateLimitInfo {
+  /** The quota (the per-request limit when `limit` is a function). */
+  limit: number;
+  /** Units spent in the window, this request included (`limit - remaining`). */
+  used: number;
+  remaining: number;
+  /** When the full quota is back. */
+  resetTime: Date;
+  /** The bucket the request counted in (`u:<principal>`, `ip:<address or /64>` or your `key`). */
+  key: string;
+  /** The policy name in the `RateLimit` header. */
+  policy: string;
+}
+
+/**
+ * The parts of an Express (or plain `node:http`) request the middleware reads.
+ * @example
+ * rateLimit({ limit: 10, key: (req: RateLimitRequest) => req.principal?.id });
+ * @see https://expressjs.com/en/guide/behind-proxies.html
+ */
+export interface RateLimitRequest extends IncomingMessage {
+  /** The Express application, read for its `trust proxy` setting. */
+  app?: { get(setting: string): unknown } | undefined;
+  /** Express's client address, which honours the app's `trust proxy` setting. */
+  ip?: string | undefined;
+  /** Set by `@svc/auth` for authenticated requests. */
+  principal?: RateLimitPrincipal | undefined;
+  /** Set by `rateLimit()` (default `requestPropertyName`). */
+  rateLimit?: RateLimitInfo | undefined;
+}
+
+/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
+export type RateLimitLogger = Pick<Logger, "warn">;
+
+/** A value computed from the request, at once or later. */
+export type PerRequest<T> = (req: RateLimitRequest, res: ServerResponse) => T | Promise<T>;
+
+/** The body of the 429: the error record's `message`, or members added to it. */
+export type RateLimitMessage = string | Readonly<Record<string, unknown>>;
+
+/**
+ * The 4th argument of a custom `handler`.
+ * @example
+ * rateLimit({ limit: 5, handler: (req, res, next, exceeded) => next(exceeded.error) });
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export interface RateLimitExceeded {
+  /** Always 429. */
+  statusCode: 429;
+  /** `message`, resolved for this request (the function's answer), if given. */
+  message: RateLimitMessage | undefined;
+  /** The 429 the default handler passes to `next` (error record, `Retry-After`). */
+  error: HttpError;
+  /** The same object as `req.rateLimit`. */
+  info: RateLimitInfo;
+  /** The `Retry-After` seconds, already set on the response. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Answers a refused request instead of the default `next(error)`.
+ * @example
+ * const handler: RateLimitHandler = (req, res) => { res.status(429).json({ error: "slow down" }); };
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export type RateLimitHandler = (
+  req: RateLimitRequest,
+  res: ServerResponse,
+  next: NextFunction,
+  exceeded: RateLimitExceeded,
+) => void | Promise<void>;
+
+/**
+ * Options of {@link rateLimit}: the limiter's own options (or a ready limiter) plus the HTTP side.
+ * @example
+ * const options: RateLimitOptions = { limit: 100, windowMs: 60_000, failMode: "closed" };
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
+ */
+export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "limit"> {
+  /**
+   * Units per window: a positive integer, or a function of the request (sync or async) answering
+   * one (per plan, per route). A function that throws or answers anything but a positive integer
+   * fails the request with a 500 (the configuration is at fault); it is neither counted nor passed.
+   */
+  limit?: number | PerRequest<number>;
+  /**
+   * A limiter built with `createRateLimiter`; when given, the limiter options are not allowed.
+   * @default a limiter built from this object's `limit`, `windowMs`, `algorithm`, `burst`, `store`, `prefix`
+   */
+  limiter?: RateLimiter;
+  /**
+   * The bucket a request counts in; return `undefined` to fall back to the default.
+   * @default `u:<principal.id>` when `req.principal` is set, else `ip:<client IP bucket>`
+   */
+  key?: (req: RateLimitRequest) => string | undefined;
+  /**
+   * Units a request spends (per-route costs: a search costs 5, a read 1).
+   * @default 1
+   */
+  cost?: number | ((req: RateLimitRequest) => number);
+  /**
+   * Requests for which the limiter is not consulted at all (no headers either); sync or async.
+   * A `skip` that throws fails the request with a 500 (it is not skipped).
+   * @default () => false
+   */
+  skip?: PerRequest<boolean>;
+  /**
+   * Give the units back once the response is sent if it was successful (`requestWasSuccessful`).
+   * @default false
+   */
+  skipSuccessfulRequests?: boolean;
+  /**
+   * Give the units back once the response is sent if it failed (`requestWasSuccessful` false),
+   * or if the connection closed before the response ended.
+   * @default false
+   */
+  skipFailedRequests?: boolean;
+  /**
+   * Whether a finished response counts as successful, for the two options above.
+   * @default (req, res) => res.statusCode < 400
+   */
+  requestWasSuccessful?: PerRequest<boolean>;
+  /**
+   * Answers a refused request (after the headers and `Retry-After` are set).
+   * @default (req, res, next, exceeded) => next(exceeded.error): the error record of `errorHandler`
+   */
+  handler?: RateLimitHandler;
+  /**
+   * The 429's message: a string (the record's `message`), an object (members added to the record,
+   * RFC 9457 §3.2 extensions), or a function of the request answering either.
+   * @default "Too many requests"
+   */
+  message?: RateLimitMessage | PerRequest<RateLimitMessage>;
+  /**
+   * Where the decision is left on the request for later handlers (`req.rateLimit`); `false` for
+   * nowhere.
+   * @default "rateLimit"
+   */
+  requestPropertyName?: string | false;
+  /**
+   * Client IPs or CIDR ranges that are never limited (health checks, internal callers).
+   * @default []
+   */
+  allowlist?: readonly string[];
+  /**
+   * IPv6 clients are grouped by this prefix length; `false` keys each address on its own.
+   * @default 64
+   */
+  ipv6Subnet?: number | false;
+  /**
+   * Send `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (the de facto headers
+   * that predate the IETF RateLimit draft); with several limiters, the tightest one's.
+   * @default true
+   */
+  legacyHeaders?: boolean;
+  /**
+   * `X-RateLimit-Reset` as the epoch second of the reset (`"epoch-seconds"`, as GitHub's API and
+   * most clients of these headers expect) or as seconds from now (`"delta-seconds"`).
+   * @default "epoch-seconds"
+   */
+  resetFormat?: ResetFormat;
+  /**
+   * Send the IETF draft's `RateLimit-Policy` and `RateLimit` headers (revision 10 syntax); every
+   * limiter on the request is one policy in them.
+   * @default true
+   */
+  standardHeaders?: boolean;
+  /**
+   * The policy name in `RateLimit-Policy` / `RateLimit`: 1 to 64 printable ASCII characters.
+   * @default "default"
+   */
+  policyName?: string;
+  /**
+   * What happens when the store fails (Redis down or slow, memory store full of limited clients):
+   * `"open"` lets the request pass and logs the failure at most once per `logIntervalMs`;
+   * `"closed"` answers 503 with `Retry-After`. Either way the next request tries the store again,
+   * so service resumes by itself once the store is back.
+   * @default "open"
+   */
+  failMode?: "open" | "closed";
+  /**
+   * `Retry-After` seconds on the 503 of `failMode: "closed"`.
+   * @default 5
+   */
+  failRetryAfterSeconds?: number;
+  /**
+   * Where store failures (`failMode: "open"`, refunds) and `trust proxy` mistakes are reported.
+   * @default one JSON line on stderr
+   */
+  logger?: RateLimitLogger;
+  /**
+   * Shortest time between two failure log lines.
+   * @default 60_000
+   */
+  logIntervalMs?: number;
+}
+
+/** The options of {@link rateLimit}, checked and resolved once. */
+export interface Config {
+  limiter: RateLimiter;
+  /** The per-request limit, when `limit` is a function. */
+  limit: PerRequest<number> | undefined;
+  ipv6Subnet: number | false;
+  cost: number | ((req: RateLimitRequest) => number);
+  failMode: "open" | "closed";
+  failRetryAfter: number;
+  /** The allowlist, compiled; undefined when empty. */
+  allowed: IpMatcher | undefined;
+  skip: PerRequest<boolean> | undefined;
+  key: ((req: RateLimitRequest) => string | undefined) | undefined;
+  /** Give units back after the response: when successful, when failed. */
+  refundSuccessful: boolean;
+  refundFailed: boolean;
+  requestWasSuccessful: PerRequest<boolean>;
+  handler: RateLimitHandler | undefined;
+  message: RateLimitMessage | PerRequest<RateLimitMessage> | undefined;
+  requestProperty: string | undefined;
+  logger: RateLimitLogger;
+  logIntervalMs: number;
+  headers: HeaderSettings;
+}
+
+const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"] as const;
+
+/** Every option `rateLimit` takes; anything else is refused by name. */
+const KNOWN = new Set<string>([
+  ...LIMITER_OPTIONS,
+  "limiter",
+  "key",
+  "cost",
+  "skip",
+  "skipSuccessfulRequests",
+  "skipFailedRequests",
+  "requestWasSuccessful",
+  "handler",
+  "message",
+  "requestPropertyName",
+  "allowlist",
+  "ipv6Subnet",
+  "legacyHeaders",
+  "resetFormat",
+  "standardHeaders",
+  "policyName",
+  "failMode",
+  "failRetryAfterSeconds",
+  "logger",
+  "logIntervalMs",
+]);
+
+/** express-rate-limit options with another name or shape here. */
+const RENAMED: Readonly<Record<string, string>> = {
+  max: "limit",
+  keyGenerator: "key: (req) => string | undefined",
+  statusCode: "handler: the status is always 429",
+  passOnStoreError: 'failMode: "open"',
+  identifier: "policyName",
+  headers: "legacyHeaders",
+  draft_polli_ratelimit_headers: "standardHeaders",
+  onLimitReached: "handler",
+  retryAfter: "nothing: Retry-After is the time until the limiter allows the request again",
+  validate: "nothing: every option is checked at construction",
+};
+
+const DEFAULT_SUCCESS: PerRequest<boolean> = (_req, res) => res.statusCode < 400;
+
+/** Names Express or Node.js already use on a request, and prototype keys. */
+const RESERVED_PROPERTIES = new Set([
+  "__proto__",
+  "constructor",
+  "prototype",
+  "ip",
+  "app",
+  "res",
+  "body",
+  "params",
+  "query",
+  "headers",
+  "socket",
+]);
+
+function functionOr<T>(name: string, value: unknown, accepted: string): T | undefined {
+  if (value === undefined || typeof value === "function") return value as T | undefined;
+  throw refused("rate limit", name, value, accepted);
+}
+
+function booleanOption(options: RateLimitOptions, name: keyof RateLimitOptions, fallback: boolean): boolean {
+  const value = options[name] ?? fallback;
+  if (typeof value !== "boolean") throw refused("rate limit", name, value, "true or false");
+  return value;
+}
+
+function checkKnown(options: RateLimitOptions): void {
+  for (const name of Object.keys(options)) {
+    if (KNOWN.has(name)) continue;
+    const hint = RENAMED[name];
+    throw optionError(
+      "rate limit",
+      name,
+      hint === undefined
+        ? `unknown option ${JSON.stringify(name)}`
+        : `unknown option ${JSON.stringify(name)}; express-rate-limit's ${name} is ${hint} here`,
+    );
+  }
+}
+
+/** `limiter`, or one built from the limiter options (never both). */
+function resolveLimiter(options: RateLimitOptions): Pick<Config, "limiter" | "limit"> {
+  if (options.limiter !== undefined) {
+    const { limiter } = options;
+    if (typeof limiter !== "object" || limiter === null || typeof limiter.decide !== "function")
+      throw refused("rate limit", "limiter", limiter, "a limiter from createRateLimiter(...)");
+    const clash = LIMITER_OPTIONS.filter((name) => options[name] !== undefined);
+    if (clash.length > 0)
+      throw optionError("rate limit", "limiter", `pass either limiter or ${clash.join(", ")}, not both`);
+    return { limiter, limit: undefined };
+  }
+  const { limit } = options;
+  if (limit === undefined) throw optionError("rate limit", "limit", "limit is required");
+  if (typeof limit !== "number" && typeof limit !== "function")
+    throw refused(
+      "rate limit",
+      "limit",
+      limit,
+      "a positive integer or a function (req, res) => positive integer",
+    );
+  // A per-request limit: the limiter is built with a stand-in, each request applies policyFor(n).
+  const limiterOptions: RateLimiterOptions = { limit: typeof limit === "number" ? limit : 1 };
+  if (options.windowMs !== undefined) limiterOptions.windowMs = options.windowMs;
+  if (options.algorithm !== undefined) limiterOptions.algorithm = options.algorithm;
+  if (options.burst !== undefined) limiterOptions.burst = options.burst;
+  if (options.store !== undefined) limiterOptions.store = options.store;
+  if (options.prefix !== undefined) limiterOptions.prefix = options.prefix;
+  if (options.now !== undefined) limiterOptions.now = options.now;
+  return {
+    limiter: createRateLimiter(limiterOptions),
+    limit: typeof limit === "function" ? limit : undefined,
+  };
+}
+
+/** The response headers: which families, how `X-RateLimit-Reset` is written, the policy name. */
+function resolveHeaders(options: RateLimitOptions): HeaderSettings {
+  const resetFormat = options.resetFormat ?? "epoch-seconds";
+  if (resetFormat !== "epoch-seconds" && resetFormat !== "delta-seconds")
+    throw refused("rate limit", "resetFormat", resetFormat, '"epoch-seconds" or "delta-seconds"');
+  const policyName = options.policyName ?? "default";
+  if (!isPolicyName(policyName))
+    throw refused(
+      "rate limit",
+      "policyName",
+      policyName,
+      `1 to ${MAX_POLICY_NAME} printable ASCII characters`,
+    );
+  const standard = options.standardHeaders ?? true;
+  if (typeof standard !== "boolean")
+    throw refused(
+      "rate limit",
+      "standardHeaders",
+      standard,
+      "true (RateLimit-Policy and RateLimit, draft-ietf-httpapi-ratelimit-headers-10) or false",
+    );
+  return { legacy: booleanOption(options, "legacyHeaders", true), standard, resetFormat, policyName };
+}
+
+/** `message`: a string, an object whose members may extend the error record, or a function. */
+function resolveMessage(value: unknown): Config["message"] {
+  if (value === undefined || typeof value === "string" || typeof value === "function")
+    return value as Config["message"];
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    try {
+      HttpError.tooManyRequests(1, undefined, { extensions: value as Record<string, unknown> });
+    } catch (err) {
+      throw refused(
+        "rate limit",
+        "message",
+        value,
+        `a string, a function, or an object whose member names are RFC 9457 extension names (${(err as Error).message})`,
+      );
+    }
+    return value as RateLimitMessage;
+  }
+  throw refused(
+    "rate limit",
+    "message",
+    value,
+    "a string, an object of extension members, or a function (req, res) => either",
+  );
+}
+
+function resolveRefunds(
+  options: RateLimitOptions,
+  limiter: RateLimiter,
+): Pick<Config, "refundSuccessful" | "refundFailed"> {
+  const refundSuccessful = booleanOption(options, "skipSuccessfulRequests", false);
+  const refundFailed = booleanOption(options, "skipFailedRequests", false);
+  if ((refundSuccessful || refundFailed) && typeof limiter.store.refund !== "function")
+    throw refused(
+      "rate limit",
+      refundSuccessful ? "skipSuccessfulRequests" : "skipFailedRequests",
+      true,
+      "false with a store that cannot give units back (no refund method; MemoryStore, RedisStore and expressRateLimitStore have one)",
+    );
+  return { refundSuccessful, refundFailed };
+}
+
+function resolveRequestProperty(value: unknown): string | undefined {
+  if (value === false) return undefined;
+  const name = value ?? "rateLimit";
+  if (typeof name !== "string" || !/^[A-Za-z_$][\w$]{0,63}$/.test(name) || RESERVED_PROPERTIES.has(name))
+    throw refused(
+      "rate limit",
+      "requestPropertyName",
+      name,
+      "false or an identifier of up to 64 characters that Express and Node.js do not use on the request",
+    );
+  return name;
+}
+
+function resolveAllowlist(value: unknown): IpMatcher | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== "string"))
+    throw refused("rate limit", "allowlist", value, "an array of IP addresses and CIDR ranges (strings)");
+  return value.length > 0 ? ipMatcher(value) : undefined;
+}
+
+/** Checks every option once; a refused one throws a `TypeError` with `code` `ERR_SVC_RATELIMIT_<OPTION>`. */
+export function resolveConfig(options: RateLimitOptions): Config {
+  if (typeof options !== "object" || options === null)
+    throw refused("rate limit", "options", options, "an object with at least limit");
+  checkKnown(options);
+  const { limiter, limit } = resolveLimiter(options);
+  const ipv6Subnet = options.ipv6Subnet ?? 64;
+  if (ipv6Subnet !== false && (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128))
+    throw refused("rate limit", "ipv6Subnet", ipv6Subnet, "an integer 1..128 or false");
+  const cost = options.cost ?? 1;
+  if (typeof cost !== "function" && (typeof cost !== "number" || !Number.isSafeInteger(cost) || cost < 0))
+    throw refused(
+      "rate limit",
+      "cost",
+      cost,
+      "a non-negative integer or a function (req) => non-negative integer",
+    );
+  const failMode = options.failMode ?? "open";
+  if (failMode !== "open" && failMode !== "closed")
+    throw refused("rate limit", "failMode", failMode, '"open" or "closed"');
+  const failRetryAfter = options.failRetryAfterSeconds ?? 5;
+  if (typeof failRetryAfter !== "number" || !Number.isFinite(failRetryAfter) || failRetryAfter < 0)
+    throw refused("rate limit", "failRetryAfterSeconds", failRetryAfter, "a non-negative number of seconds");
+  const logger = options.logger ?? fallbackLogger;
+  if (typeof logger !== "object" || logger === null || typeof logger.warn !== "function")
+    throw refused("rate limit", "logger", logger, "an object with warn(obj, msg) (a pino logger fits)");
+  const logIntervalMs = options.logIntervalMs ?? 60_000;
+  if (typeof logIntervalMs !== "number" || !Number.isFinite(logIntervalMs) || logIntervalMs < 0)
+    throw refused("rate limit", "logIntervalMs", logIntervalMs, "a non-negative number of milliseconds");
+  return {
+    limiter,
+    limit,
+    ipv6Subnet,
+    cost,
+    failMode,
+    failRetryAfter,
+    allowed: resolveAllowlist(options.allowlist),
+    skip: functionOr("skip", options.skip, "a function (req, res) => boolean | Promise<boolean>"),
+    key: functionOr("key", options.key, "a function (req) => string | undefined"),
+    ...resolveRefunds(options, limiter),
+    requestWasSuccessful:
+      functionOr(
+        "requestWasSuccessful",
+        options.requestWasSuccessful,
+        "a function (req, res) => boolean | Promise<boolean>",
+      ) ?? DEFAULT_SUCCESS,
+    handler: functionOr("handler", options.handler, "a function (req, res, next, exceeded) => void"),
+    message: resolveMessage(options.message),
+    requestProperty: resolveRequestProperty(options.requestPropertyName),
+    logger,
+    logIntervalMs,
+    headers: resolveHeaders(options),
+  };
+}
