@@ -9,12 +9,7 @@ import {
   jwtVerify,
 } from "jose";
 import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS } from "./algorithms.js";
-import {
-  DISCOVERY_DEFAULTS,
-  type DiscoveryConfig,
-  type DiscoveryOptions,
-  discoveredKeySource,
-} from "./discovery.js";
+import { type DiscoveryOptions, discoveredKeySource, discoverySettings } from "./discovery.js";
 import { codedError, functionOption, nonNegativeNumber, optionError, positiveNumber } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { VerifiedTokenCache } from "./token-cache.js";
@@ -228,7 +223,7 @@ const KEY_ACCEPTED = "a public key: a JWK, a PEM string or a KeyObject (use bear
 
 function toKeyObject(key: JWK | string | KeyObject): KeyObject {
   if (key instanceof KeyObject) {
-    if (key.type === "secret") throw optionError("bearer.key", key, KEY_ACCEPTED);
+    if (key.type === "secret") throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
     return key.type === "private" ? createPublicKey(key) : key;
   }
   try {
@@ -241,7 +236,8 @@ function toKeyObject(key: JWK | string | KeyObject): KeyObject {
   } catch {
     // Node's own parse error would name neither the option nor what it accepts.
   }
-  throw optionError("bearer.key", key, KEY_ACCEPTED);
+  // The key itself never goes into the message: a string here may well be a secret.
+  throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
 }
 
 type JsonWebKeyInput = { key: import("node:crypto").JsonWebKey; format: "jwk" };
@@ -460,47 +456,6 @@ function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksO
   return settings;
 }
 
-/** `bearer.discovery`, each setting checked. */
-function discoverySettings(options: DiscoveryOptions | undefined, allowHttp: boolean): DiscoveryConfig {
-  if (options !== undefined && (typeof options !== "object" || options === null))
-    throw optionError(
-      "bearer.discovery",
-      options,
-      "an object { timeoutDuration?, maxBytes?, cacheMaxAge?, cooldownDuration?, fetch? }",
-    );
-  const given = options ?? {};
-  const fetch = given.fetch;
-  if (fetch !== undefined && typeof fetch !== "function")
-    throw optionError(
-      "bearer.discovery.fetch",
-      fetch,
-      "a fetch-like function (url, init) => Promise<Response>",
-    );
-  const maxBytes = given.maxBytes ?? DISCOVERY_DEFAULTS.maxBytes;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
-    throw optionError("bearer.discovery.maxBytes", maxBytes, "a positive integer");
-  return {
-    timeoutDuration: positiveNumber(
-      given.timeoutDuration ?? DISCOVERY_DEFAULTS.timeoutDuration,
-      "bearer.discovery.timeoutDuration",
-      "milliseconds",
-    ),
-    maxBytes,
-    cacheMaxAge: nonNegativeNumber(
-      given.cacheMaxAge ?? DISCOVERY_DEFAULTS.cacheMaxAge,
-      "bearer.discovery.cacheMaxAge",
-      "milliseconds",
-    ),
-    cooldownDuration: nonNegativeNumber(
-      given.cooldownDuration ?? DISCOVERY_DEFAULTS.cooldownDuration,
-      "bearer.discovery.cooldownDuration",
-      "milliseconds",
-    ),
-    fetch,
-    allowHttp,
-  };
-}
-
 /** The one key source given: a secret, a public key, a local JWKS, a remote one or a discovered one. */
 function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObject | JWTVerifyGetKey {
   if (options.discovery !== undefined && options.issuerBaseURL === undefined)
@@ -531,7 +486,7 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
     const issuerUrl = remoteUrl(options.issuerBaseURL, "bearer.issuerBaseURL", context);
     // OpenID Connect Discovery 1.0 §4.3 compares the issuer as written, so it is kept as written.
     const issuer = String(options.issuerBaseURL);
-    const discovery = discoverySettings(options.discovery, context.allowHttp);
+    const discovery = discoverySettings(options.discovery, context.allowHttp, "bearer.discovery");
     return wrapRemote(
       discoveredKeySource({
         issuer,

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
+import { nonNegativeNumber, optionError, positiveNumber } from "./options.js";
 
 /**
  * The `fetch` discovery and the JWKS download use: the global `fetch` by default; give one for a
@@ -259,14 +260,19 @@ export async function discoverIssuer(
   issuer: string,
   options: DiscoverIssuerOptions = {},
 ): Promise<IssuerMetadata> {
-  const config: DiscoveryConfig = {
-    ...DISCOVERY_DEFAULTS,
-    fetch: options.fetch,
-    allowHttp: options.allowHttp ?? false,
-    ...(options.timeoutDuration !== undefined ? { timeoutDuration: options.timeoutDuration } : {}),
-    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
-  };
-  return fetchMetadata(issuer, config);
+  if (typeof issuer !== "string" || !URL.canParse(issuer))
+    throw optionError("discoverIssuer.issuer", issuer, "an absolute URL string");
+  if (typeof options !== "object" || options === null)
+    throw optionError(
+      "discoverIssuer",
+      options,
+      "an object { timeoutDuration?, maxBytes?, fetch?, allowHttp? }",
+    );
+  const allowHttp = options.allowHttp ?? false;
+  if (typeof allowHttp !== "boolean")
+    throw optionError("discoverIssuer.allowHttp", allowHttp, "true or false");
+  const { allowHttp: _, ...settings } = options;
+  return fetchMetadata(issuer, discoverySettings(settings, allowHttp, "discoverIssuer"));
 }
 
 async function fetchMetadata(issuer: string, config: DiscoveryConfig): Promise<IssuerMetadata> {
@@ -363,5 +369,46 @@ export function discoveredKeySource(options: DiscoveredKeysOptions): JWTVerifyGe
   return async (header, token) => {
     const { getKey } = await resolve();
     return getKey(header, token);
+  };
+}
+
+/** Discovery settings, each checked; refusals are named `<option>.<setting>`. */
+export function discoverySettings(
+  options: DiscoveryOptions | undefined,
+  allowHttp: boolean,
+  option: string,
+): DiscoveryConfig {
+  if (options !== undefined && (typeof options !== "object" || options === null))
+    throw optionError(
+      option,
+      options,
+      "an object { timeoutDuration?, maxBytes?, cacheMaxAge?, cooldownDuration?, fetch? }",
+    );
+  const given = options ?? {};
+  const fetch = given.fetch;
+  if (fetch !== undefined && typeof fetch !== "function")
+    throw optionError(`${option}.fetch`, fetch, "a fetch-like function (url, init) => Promise<Response>");
+  const maxBytes = given.maxBytes ?? DISCOVERY_DEFAULTS.maxBytes;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw optionError(`${option}.maxBytes`, maxBytes, "a positive integer");
+  return {
+    timeoutDuration: positiveNumber(
+      given.timeoutDuration ?? DISCOVERY_DEFAULTS.timeoutDuration,
+      `${option}.timeoutDuration`,
+      "milliseconds",
+    ),
+    maxBytes,
+    cacheMaxAge: nonNegativeNumber(
+      given.cacheMaxAge ?? DISCOVERY_DEFAULTS.cacheMaxAge,
+      `${option}.cacheMaxAge`,
+      "milliseconds",
+    ),
+    cooldownDuration: nonNegativeNumber(
+      given.cooldownDuration ?? DISCOVERY_DEFAULTS.cooldownDuration,
+      `${option}.cooldownDuration`,
+      "milliseconds",
+    ),
+    fetch,
+    allowHttp,
   };
 }
