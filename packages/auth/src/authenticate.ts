@@ -152,6 +152,8 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
   const optional = options.optional ?? false;
   if (typeof optional !== "boolean") throw optionError("optional", optional, "true or false");
   const bearer = resolveBearer(options.bearer);
+  if (options.basic !== undefined && (typeof options.basic !== "object" || options.basic === null))
+    throw optionError("basic", options.basic, "basic options or a verifier from createBasicVerifier()");
   const basic =
     options.basic === undefined
       ? undefined
@@ -179,6 +181,8 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
 /** `bearer`: a verifier given as is, or one built from options. */
 function resolveBearer(option: BearerOptions | BearerVerifier | undefined): BearerVerifier | undefined {
   if (option === undefined) return undefined;
+  if (typeof option !== "object" || option === null)
+    throw optionError("bearer", option, "bearer options or a verifier with verify(token)");
   return isVerifier(option) ? option : createBearerVerifier(option);
 }
 

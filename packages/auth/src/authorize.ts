@@ -3,6 +3,7 @@ import type { NextFunction } from "@svc/errors";
 import { HttpError } from "@svc/errors";
 import { type AuthRequest, authContextOf } from "./authenticate.js";
 import { challenge } from "./authorization-header.js";
+import { optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
 /** Decides whether a principal may go on; may be async. `R` is the request type (Express's `Request`). */
@@ -38,7 +39,7 @@ function forbidden(req: AuthRequest, principal: Principal, scope?: readonly stri
 
 function checkNames(kind: string, names: readonly string[]): string[] {
   if (names.length === 0 || names.some((n) => typeof n !== "string" || n === "" || /\s|["\\]/.test(n))) {
-    throw new TypeError(`${kind}: give one or more names without spaces, quotes or backslashes`);
+    throw optionError(kind, names, "one or more names without spaces, quotes or backslashes");
   }
   return [...names];
 }
@@ -93,7 +94,8 @@ export function requireRoles(...roles: string[]) {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function authorize<R extends AuthRequest = AuthRequest>(predicate: AuthorizePredicate<R>) {
-  if (typeof predicate !== "function") throw new TypeError("authorize: predicate must be a function");
+  if (typeof predicate !== "function")
+    throw optionError("authorize.predicate", predicate, "a function (principal, req) => boolean");
   return async function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): Promise<void> {
     const principal = req.principal;
     if (!principal) return next(unauthenticated(req));

@@ -9,6 +9,8 @@ import {
   jwtVerify,
 } from "jose";
 import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS } from "./algorithms.js";
+import { type DiscoveryOptions, discoveredKeySource, discoverySettings } from "./discovery.js";
+import { codedError, functionOption, nonNegativeNumber, optionError, positiveNumber } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { VerifiedTokenCache } from "./token-cache.js";
 
@@ -55,10 +57,35 @@ export interface BearerOptions {
    * HS256-with-a-public-key confusion.
    */
   algorithms: readonly string[];
-  /** URL of a JSON Web Key Set; keys are fetched, cached and refreshed by jose. */
+  /**
+   * URL of a JSON Web Key Set; keys are fetched, cached and refreshed by jose. Must be `https:`
+   * unless `allowHttp` is set.
+   */
   jwksUri?: string | URL;
-  /** Settings for `jwksUri`. */
+  /**
+   * The issuer (`https://issuer.example/`): its `jwks_uri` is discovered from
+   * `${issuerBaseURL}/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §4, then the
+   * RFC 8414 form) on first use. The metadata's `issuer` must be identical to this string, and
+   * `iss` is checked against it unless `issuer` is given.
+   */
+  issuerBaseURL?: string | URL;
+  /** Settings of the metadata download for `issuerBaseURL`. */
+  discovery?: DiscoveryOptions;
+  /** Settings for `jwksUri` (and the JWKS discovered from `issuerBaseURL`). */
   jwksOptions?: RemoteJwksOptions;
+  /**
+   * Accept `http:` for `jwksUri`, `issuerBaseURL` and a discovered `jwks_uri`: for a loopback or
+   * development issuer only, since keys fetched in clear can be replaced by anyone on the path.
+   * Without it an `http:` URL is refused at construction (or, once discovered, by a 503).
+   * @default false
+   */
+  allowHttp?: boolean;
+  /**
+   * Receives the warning about an `http:` key source allowed by `allowHttp`, once per verifier
+   * (at construction, or at discovery for a discovered `jwks_uri`). Code `SVC_AUTH_INSECURE_JWKS`.
+   * @default (message, code) => process.emitWarning(message, { type: "SecurityWarning", code })
+   */
+  onWarning?: (message: string, code: string) => void;
   /** A local JSON Web Key Set; the token's `kid` selects the key. */
   jwks?: JSONWebKeySet;
   /** One public key: a JWK, a PEM (SPKI public key or X.509 certificate), or a `KeyObject`. */
@@ -145,6 +172,7 @@ function wrapRemote(remote: JWTVerifyGetKey): JWTVerifyGetKey {
     try {
       return await remote(header, token);
     } catch (err) {
+      if (err instanceof KeySourceUnavailableError) throw err;
       const code = typeof err === "object" && err !== null && "code" in err ? String(err.code) : undefined;
       if (code === undefined || !code.startsWith("ERR_") || UNAVAILABLE_CODES.has(code)) {
         throw new KeySourceUnavailableError({ cause: err });
@@ -191,25 +219,25 @@ function defaultPrincipal(payload: JWTPayload): PrincipalInit {
   return { id: payload.sub ?? "", roles, scopes };
 }
 
-function asList(value: string | readonly string[] | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return typeof value === "string" ? [value] : [...value];
-}
+const KEY_ACCEPTED = "a public key: a JWK, a PEM string or a KeyObject (use bearer.secret for HS*)";
 
 function toKeyObject(key: JWK | string | KeyObject): KeyObject {
   if (key instanceof KeyObject) {
-    if (key.type === "secret")
-      throw new TypeError("bearer.key must be a public key; use bearer.secret for HS*");
+    if (key.type === "secret") throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
     return key.type === "private" ? createPublicKey(key) : key;
   }
-  if (typeof key === "string") return createPublicKey(key);
-  if (typeof key === "object" && key !== null) {
-    if (key.kty === "oct") throw new TypeError("bearer.key must be a public key; use bearer.secret for HS*");
-    // Only the public members: a private JWK passed by mistake is not kept around.
-    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, oth: _oth, ...pub } = key;
-    return createPublicKey({ key: pub as JsonWebKeyInput["key"], format: "jwk" });
+  try {
+    if (typeof key === "string") return createPublicKey(key);
+    if (typeof key === "object" && key !== null && key.kty !== "oct") {
+      // Only the public members: a private JWK passed by mistake is not kept around.
+      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, oth: _oth, ...pub } = key;
+      return createPublicKey({ key: pub as JsonWebKeyInput["key"], format: "jwk" });
+    }
+  } catch {
+    // Node's own parse error would name neither the option nor what it accepts.
   }
-  throw new TypeError("bearer.key must be a JWK, a PEM string or a KeyObject");
+  // The key itself never goes into the message: a string here may well be a secret.
+  throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
 }
 
 type JsonWebKeyInput = { key: import("node:crypto").JsonWebKey; format: "jwk" };
@@ -265,41 +293,57 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
 }
 
 function resolveBearerConfig(options: BearerOptions): BearerConfig {
-  if (typeof options !== "object" || options === null) throw new TypeError("bearer options are required");
-  const algorithms = checkAlgorithms(options);
-  const keySource = keySourceOf(options);
-  const clockTolerance = options.clockTolerance ?? 5;
-  if (!Number.isFinite(clockTolerance) || clockTolerance < 0) {
-    throw new TypeError("bearer.clockTolerance must be a non-negative number of seconds");
-  }
-  const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
-  const cacheMax = cacheOptions?.max ?? 1000;
-  const cacheMaxTtl = cacheOptions?.maxTtl ?? 300;
-  if (!Number.isInteger(cacheMax) || cacheMax < 1 || !Number.isFinite(cacheMaxTtl) || cacheMaxTtl <= 0) {
-    throw new TypeError(
-      "bearer.cache: max must be a positive integer and maxTtl a positive number of seconds",
+  if (typeof options !== "object" || options === null)
+    throw optionError(
+      "bearer",
+      options,
+      "an object { algorithms, and one of jwksUri, issuerBaseURL, jwks, key or secret }",
     );
-  }
+  const algorithms = checkAlgorithms(options);
+  const now = functionOption(options.now ?? Date.now, "bearer.now", "a function () => milliseconds");
+  const allowHttp = options.allowHttp ?? false;
+  if (typeof allowHttp !== "boolean") throw optionError("bearer.allowHttp", allowHttp, "true or false");
+  const onWarning = functionOption(
+    options.onWarning ?? emitWarning,
+    "bearer.onWarning",
+    "a function (message, code) => void",
+  );
+  const issuer = listOption(options.issuer, "bearer.issuer");
+  const keySource = keySourceOf(options, { allowHttp, onWarning, now });
+  const clockTolerance = nonNegativeNumber(options.clockTolerance ?? 5, "bearer.clockTolerance", "seconds");
+  const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
+  if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
+    throw optionError("bearer.cache", options.cache, "an object { max?, maxTtl? } or false");
+  const cacheMax = cacheOptions?.max ?? 1000;
+  if (!Number.isSafeInteger(cacheMax) || cacheMax < 1)
+    throw optionError("bearer.cache.max", cacheMax, "a positive integer");
+  const cacheMaxTtl = positiveNumber(cacheOptions?.maxTtl ?? 300, "bearer.cache.maxTtl", "seconds");
   const maxTokenAgeSeconds = maxTokenAgeInSeconds(options.maxTokenAge);
   const maxTokenLength = options.maxTokenLength ?? 8192;
-  if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
-    throw new TypeError("bearer.maxTokenLength must be a positive integer");
-  }
-  const issuer = asList(options.issuer);
-  const audience = asList(options.audience);
+  if (!Number.isSafeInteger(maxTokenLength) || maxTokenLength < 1)
+    throw optionError("bearer.maxTokenLength", maxTokenLength, "a positive integer");
+  const audience = listOption(options.audience, "bearer.audience");
+  const requiredClaims = listOption(options.requiredClaims ?? [], "bearer.requiredClaims", true) ?? [];
+  // With issuerBaseURL and no `issuer`, `iss` must name the discovered (identical) issuer.
+  const issuers =
+    issuer ?? (options.issuerBaseURL !== undefined ? [String(options.issuerBaseURL)] : undefined);
   return {
     keySource,
     verifyOptions: {
       algorithms,
       clockTolerance,
-      requiredClaims: [...new Set(["exp", ...(options.requiredClaims ?? [])])],
-      ...(issuer ? { issuer } : {}),
+      requiredClaims: [...new Set(["exp", ...requiredClaims])],
+      ...(issuers ? { issuer: issuers } : {}),
       ...(audience ? { audience } : {}),
       ...(options.maxTokenAge !== undefined ? { maxTokenAge: options.maxTokenAge } : {}),
     },
     clockTolerance,
-    mapPrincipal: options.principal ?? defaultPrincipal,
-    now: options.now ?? Date.now,
+    mapPrincipal: functionOption(
+      options.principal ?? defaultPrincipal,
+      "bearer.principal",
+      "a function (claims) => { id, roles?, scopes? }",
+    ),
+    now,
     cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined,
     maxTtlMs: cacheMaxTtl * 1000,
     maxTokenAgeSeconds,
@@ -307,67 +351,160 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
   };
 }
 
-/** The accepted JWS algorithms, and that they fit the one key source given. */
-function checkAlgorithms(options: BearerOptions): string[] {
-  const algorithms = options.algorithms;
-  if (!Array.isArray(algorithms) || algorithms.length === 0) {
-    // RFC 8725 §3.1: "libraries MUST enable the caller to specify a supported set of algorithms".
-    throw new TypeError('bearer.algorithms is required: list the JWS algorithms you accept, e.g. ["ES256"]');
-  }
-  for (const alg of algorithms) {
-    if (typeof alg !== "string" || alg.toLowerCase() === "none") {
-      throw new TypeError(`bearer.algorithms: "${String(alg)}" is not an acceptable algorithm`);
-    }
-    if (!HMAC_ALGORITHMS.has(alg) && !ASYMMETRIC_ALGORITHMS.has(alg)) {
-      throw new TypeError(`bearer.algorithms: unknown JWS algorithm "${alg}"`);
-    }
-  }
-  const symmetric = algorithms.filter((a) => HMAC_ALGORITHMS.has(a));
-  if (symmetric.length > 0 && symmetric.length !== algorithms.length) {
-    throw new TypeError("bearer.algorithms must not mix HS* with asymmetric algorithms (key confusion)");
-  }
-  const sources = ["jwksUri", "jwks", "key", "secret"].filter(
-    (k) => options[k as keyof BearerOptions] !== undefined,
-  );
-  if (sources.length !== 1) {
-    throw new TypeError("bearer: give exactly one of jwksUri, jwks, key or secret");
-  }
-  if (symmetric.length > 0 && options.secret === undefined) {
-    throw new TypeError("bearer: HS* algorithms need bearer.secret (never a public key used as a secret)");
-  }
-  if (symmetric.length === 0 && options.secret !== undefined) {
-    throw new TypeError("bearer.secret needs HS256, HS384 or HS512 in bearer.algorithms");
-  }
-  return [...algorithms];
+/** `process.emitWarning` with a code, so `--no-warnings` or a `process.on("warning")` handler see it. */
+function emitWarning(message: string, code: string): void {
+  process.emitWarning(message, { type: "SecurityWarning", code });
 }
 
-/** The one key source given: a secret, a public key, a local JWKS or a remote one. */
-function keySourceOf(options: BearerOptions): KeyObject | JWTVerifyGetKey {
+/** A string or a list of strings (`iss`, `aud`, claim names), none empty. */
+function listOption(value: unknown, option: string, emptyListOk = false): string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = typeof value === "string" ? [value] : value;
+  if (
+    !Array.isArray(list) ||
+    (list.length === 0 && !emptyListOk) ||
+    list.some((item) => typeof item !== "string" || item === "")
+  ) {
+    throw optionError(
+      option,
+      value,
+      `a non-empty string or a ${emptyListOk ? "" : "non-empty "}list of them`,
+    );
+  }
+  return [...list];
+}
+
+const KEY_SOURCES = ["jwksUri", "issuerBaseURL", "jwks", "key", "secret"] as const;
+
+/** The accepted JWS algorithms, and that they fit the one key source given. */
+function checkAlgorithms(options: BearerOptions): string[] {
+  const algorithms: unknown = options.algorithms;
+  const accepted = 'a non-empty list of JWS algorithms, e.g. ["ES256"] ("none" never)';
+  // RFC 8725 §3.1: "libraries MUST enable the caller to specify a supported set of algorithms".
+  if (!Array.isArray(algorithms) || algorithms.length === 0)
+    throw optionError("bearer.algorithms", algorithms, accepted);
+  for (const alg of algorithms) {
+    if (typeof alg !== "string" || (!HMAC_ALGORITHMS.has(alg) && !ASYMMETRIC_ALGORITHMS.has(alg)))
+      throw optionError("bearer.algorithms", algorithms, accepted);
+  }
+  const symmetric = algorithms.filter((a: string) => HMAC_ALGORITHMS.has(a));
+  if (symmetric.length > 0 && symmetric.length !== algorithms.length) {
+    throw codedError(
+      "bearer.algorithms",
+      "bearer.algorithms must not mix HS* with asymmetric algorithms (key confusion)",
+    );
+  }
+  const sources = KEY_SOURCES.filter((k) => options[k] !== undefined);
+  if (sources.length !== 1) {
+    throw codedError(
+      "bearer",
+      `bearer: give exactly one of ${KEY_SOURCES.join(", ")}, got ${sources.length === 0 ? "none" : sources.join(" and ")}`,
+    );
+  }
+  if (symmetric.length > 0 && options.secret === undefined) {
+    throw codedError(
+      "bearer.algorithms",
+      "bearer: HS* algorithms need bearer.secret (never a public key used as a secret)",
+    );
+  }
+  if (symmetric.length === 0 && options.secret !== undefined) {
+    throw codedError("bearer.secret", "bearer.secret needs HS256, HS384 or HS512 in bearer.algorithms");
+  }
+  return [...(algorithms as string[])];
+}
+
+interface KeySourceContext {
+  allowHttp: boolean;
+  onWarning: (message: string, code: string) => void;
+  now: () => number;
+}
+
+/** An absolute `https:` URL (or `http:` with `allowHttp`, warned about once here). */
+function remoteUrl(value: unknown, option: string, context: KeySourceContext): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(value));
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol === "https:") return url;
+  if (url?.protocol === "http:" && context.allowHttp) {
+    context.onWarning(
+      `@svc/auth: ${option} ${url.href} is plain http: keys fetched in clear can be replaced on the way; use it for loopback or development only`,
+      "SVC_AUTH_INSECURE_JWKS",
+    );
+    return url;
+  }
+  throw optionError(option, value, "an absolute https: URL (http: only with bearer.allowHttp)");
+}
+
+/** `bearer.jwksOptions`: jose's remote JWKS settings, each checked. */
+function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksOptions {
+  if (options === undefined) return {};
+  if (typeof options !== "object" || options === null)
+    throw optionError(
+      "bearer.jwksOptions",
+      options,
+      "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration? }",
+    );
+  const settings: RemoteJwksOptions = {};
+  for (const name of ["cacheMaxAge", "cooldownDuration", "timeoutDuration"] as const) {
+    const value = options[name];
+    if (value !== undefined)
+      settings[name] = nonNegativeNumber(value, `bearer.jwksOptions.${name}`, "milliseconds");
+  }
+  return settings;
+}
+
+/** The one key source given: a secret, a public key, a local JWKS, a remote one or a discovered one. */
+function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObject | JWTVerifyGetKey {
+  if (options.discovery !== undefined && options.issuerBaseURL === undefined)
+    throw optionError("bearer.discovery", options.discovery, "given only with bearer.issuerBaseURL");
   if (options.secret !== undefined) {
+    const secret: unknown = options.secret;
     const bytes =
-      typeof options.secret === "string" ? Buffer.from(options.secret, "utf8") : Buffer.from(options.secret);
+      typeof secret === "string"
+        ? Buffer.from(secret, "utf8")
+        : secret instanceof Uint8Array
+          ? Buffer.from(secret)
+          : undefined;
     // RFC 7518 §3.2: "A key of the same size as the hash output ... or larger MUST be used".
-    if (bytes.length < 32) throw new TypeError("bearer.secret must be at least 32 bytes");
+    // The secret itself never goes into the message.
+    if (bytes === undefined || bytes.length < 32)
+      throw codedError("bearer.secret", "bearer.secret must be a string or bytes of at least 32 bytes");
     return createSecretKey(bytes);
   }
   if (options.key !== undefined) return toKeyObject(options.key);
   if (options.jwks !== undefined) {
-    if (!Array.isArray(options.jwks?.keys))
-      throw new TypeError("bearer.jwks must be a JWKS: { keys: [...] }");
+    if (typeof options.jwks !== "object" || options.jwks === null || !Array.isArray(options.jwks.keys))
+      throw optionError("bearer.jwks", options.jwks, "a JWKS: { keys: [...] }");
     return createLocalJWKSet(options.jwks);
   }
-  let url: URL;
-  try {
-    url = new URL(String(options.jwksUri));
-  } catch {
-    throw new TypeError(`bearer.jwksUri must be an absolute URL, got "${String(options.jwksUri)}"`);
+  const jwksSettings = remoteJwksSettings(options.jwksOptions);
+  if (options.issuerBaseURL !== undefined) {
+    // An http: issuer is warned about here, once; its http: jwks_uri is then no news.
+    const issuerUrl = remoteUrl(options.issuerBaseURL, "bearer.issuerBaseURL", context);
+    // OpenID Connect Discovery 1.0 §4.3 compares the issuer as written, so it is kept as written.
+    const issuer = String(options.issuerBaseURL);
+    const discovery = discoverySettings(options.discovery, context.allowHttp, "bearer.discovery");
+    return wrapRemote(
+      discoveredKeySource({
+        issuer,
+        discovery,
+        jwks: jwksSettings,
+        now: context.now,
+        onInsecureJwks: (jwksUri) =>
+          issuerUrl.protocol === "http:" ||
+          context.onWarning(
+            `@svc/auth: the jwks_uri ${jwksUri} discovered from ${issuer} is plain http: use it for loopback or development only`,
+            "SVC_AUTH_INSECURE_JWKS",
+          ),
+        unavailable: (cause) => new KeySourceUnavailableError({ cause }),
+      }),
+    );
   }
-  const jwksOptions = options.jwksOptions ?? {};
-  const remote: Parameters<typeof createRemoteJWKSet>[1] = {};
-  if (jwksOptions.cacheMaxAge !== undefined) remote.cacheMaxAge = jwksOptions.cacheMaxAge;
-  if (jwksOptions.cooldownDuration !== undefined) remote.cooldownDuration = jwksOptions.cooldownDuration;
-  if (jwksOptions.timeoutDuration !== undefined) remote.timeoutDuration = jwksOptions.timeoutDuration;
-  return wrapRemote(createRemoteJWKSet(url, remote));
+  const url = remoteUrl(options.jwksUri, "bearer.jwksUri", context);
+  return wrapRemote(createRemoteJWKSet(url, jwksSettings));
 }
 
 /** A token's principal: from the cache, else verified (RFC 7519 §7.2) and then cached. */
@@ -458,9 +595,11 @@ const UNIT_SECONDS: Record<string, number> = {
 
 function maxTokenAgeInSeconds(value: number | string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === "number") return value;
+  const accepted = 'a non-negative number of seconds or a duration such as "1h"';
+  if (typeof value === "number") return nonNegativeNumber(value, "bearer.maxTokenAge", "seconds");
+  if (typeof value !== "string") throw optionError("bearer.maxTokenAge", value, accepted);
   const match = /^(\d+|\d+\.\d+) ?([a-z]+)$/i.exec(value.trim());
   const unit = match?.[2] ? UNIT_SECONDS[match[2].toLowerCase()] : undefined;
-  if (!match?.[1] || unit === undefined) throw new TypeError(`bearer.maxTokenAge: cannot read "${value}"`);
+  if (!match?.[1] || unit === undefined) throw optionError("bearer.maxTokenAge", value, accepted);
   return Number(match[1]) * unit;
 }

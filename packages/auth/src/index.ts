@@ -35,6 +35,15 @@ export {
   type RemoteJwksOptions,
 } from "./bearer.js";
 export {
+  type DiscoverIssuerOptions,
+  DiscoveryError,
+  type DiscoveryErrorCode,
+  type DiscoveryFetch,
+  type DiscoveryOptions,
+  discoverIssuer,
+  type IssuerMetadata,
+} from "./discovery.js";
+export {
   type MemoryNonceStoreOptions,
   memoryNonceStore,
   type NonceStore,

@@ -7,24 +7,24 @@ import { type NonceStore, NonceStoreTimeoutError, redisNonceStore } from "./nonc
 
 describe("redisNonceStore options", () => {
   const client = { call: async () => "OK" };
-  it("client: {} → TypeError ERR_SVC_AUTH_CLIENT", () => {
+  it("client: {} → TypeError ERR_SVC_AUTH_REDIS_NONCE_STORE_CLIENT", () => {
     // @ts-expect-error neither call nor sendCommand
     expect(() => redisNonceStore({ client: {} })).toThrow(
-      expect.objectContaining({ code: "ERR_SVC_AUTH_CLIENT" }),
+      expect.objectContaining({ code: "ERR_SVC_AUTH_REDIS_NONCE_STORE_CLIENT" }),
     );
   });
-  it("timeoutMs: 0 → TypeError ERR_SVC_AUTH_TIMEOUT_MS", () => {
+  it("timeoutMs: 0 → TypeError ERR_SVC_AUTH_REDIS_NONCE_STORE_TIMEOUT_MS", () => {
     expect(() => redisNonceStore({ client, timeoutMs: 0 })).toThrow(
-      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_AUTH_TIMEOUT_MS" }),
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_AUTH_REDIS_NONCE_STORE_TIMEOUT_MS" }),
     );
   });
   it("timeoutMs: NaN → TypeError naming what it got", () => {
     expect(() => redisNonceStore({ client, timeoutMs: Number.NaN })).toThrow(/timeoutMs .* got NaN/);
   });
-  it("prefix: 42 → TypeError ERR_SVC_AUTH_PREFIX", () => {
+  it("prefix: 42 → TypeError ERR_SVC_AUTH_REDIS_NONCE_STORE_PREFIX", () => {
     // @ts-expect-error prefix is a string
     expect(() => redisNonceStore({ client, prefix: 42 })).toThrow(
-      expect.objectContaining({ code: "ERR_SVC_AUTH_PREFIX" }),
+      expect.objectContaining({ code: "ERR_SVC_AUTH_REDIS_NONCE_STORE_PREFIX" }),
     );
   });
   it("a client that never answers → NonceStoreTimeoutError after timeoutMs", async () => {

@@ -1,4 +1,4 @@
-import { optionError as codedOptionError } from "@svc/errors";
+import { codedError, functionOption, optionError as refused } from "./options.js";
 /**
  * Remembers WS-Security nonces for their freshness window, so a captured message cannot be
  * replayed (WS-Security UsernameToken Profile 1.1 §4.1: "the receiver SHOULD maintain a cache of
@@ -36,8 +36,16 @@ export interface MemoryNonceStoreOptions {
  * @see https://docs.oasis-open.org/wss-m/wss/v1.1.1/os/wss-UsernameTokenProfile-v1.1.1-os.html
  */
 export function memoryNonceStore(options: MemoryNonceStoreOptions = {}): NonceStore {
+  if (typeof options !== "object" || options === null)
+    throw refused("memoryNonceStore", options, "an object { max?, now? }");
   const max = options.max ?? 100_000;
-  const now = options.now ?? Date.now;
+  if (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1)
+    throw refused("memoryNonceStore.max", max, "a positive integer");
+  const now = functionOption(
+    options.now ?? Date.now,
+    "memoryNonceStore.now",
+    "a function () => milliseconds",
+  );
   const seen = new Map<string, number>();
   return {
     async claim(nonce, ttlMs) {
@@ -105,8 +113,9 @@ export class NonceStoreTimeoutError extends Error {
   }
 }
 
+/** A refused `redisNonceStore` option, coded `ERR_SVC_AUTH_REDIS_NONCE_STORE_<OPTION>`. */
 function optionError(option: string, message: string): TypeError {
-  return codedOptionError("auth", option, `redisNonceStore: ${message}`);
+  return codedError(`redisNonceStore.${option}`, `redisNonceStore: ${message}`);
 }
 
 type Send = (key: string, args: string[]) => Promise<unknown>;

@@ -1,4 +1,4 @@
-import { type OptionError, refusedOption } from "@svc/errors";
+import { optionError as coded, type OptionError, refusedOption } from "@svc/errors";
 
 export type { OptionError };
 
@@ -9,4 +9,32 @@ export type { OptionError };
  */
 export function optionError(option: string, given: unknown, accepted: string): OptionError {
   return refusedOption("auth", option, given, accepted, `@svc/auth: ${option}`);
+}
+
+/**
+ * The same coded `TypeError` with a message of its own, for a value that must not be shown
+ * (a secret, a key) or a refusal about several options together.
+ */
+export function codedError(option: string, message: string): OptionError {
+  return coded("auth", option, `@svc/auth: ${message}`);
+}
+
+/** `value` when it is a non-negative finite number, else the refusal for `option`. */
+export function nonNegativeNumber(value: unknown, option: string, what: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    throw optionError(option, value, `a non-negative number of ${what}`);
+  return value;
+}
+
+/** `value` when it is a positive finite number, else the refusal for `option`. */
+export function positiveNumber(value: unknown, option: string, what: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0)
+    throw optionError(option, value, `a positive number of ${what}`);
+  return value;
+}
+
+/** `value` when it is a function (a clock, a hook), else the refusal for `option`. */
+export function functionOption<F>(value: F, option: string, accepted: string): F {
+  if (typeof value !== "function") throw optionError(option, value, accepted);
+  return value;
 }

@@ -96,10 +96,10 @@ describe("verifyPassword(password, undefined, options)", () => {
   });
 
   it.each([
-    ["logN: 0", { logN: 0 }, "ERR_SVC_AUTH_LOG_N"],
-    ["logN: 25", { logN: 25 }, "ERR_SVC_AUTH_LOG_N"],
-    ["r: 0", { r: 0 }, "ERR_SVC_AUTH_R"],
-    ["p: 1.5", { p: 1.5 }, "ERR_SVC_AUTH_P"],
+    ["logN: 0", { logN: 0 }, "ERR_SVC_AUTH_PASSWORD_HASH_LOG_N"],
+    ["logN: 25", { logN: 25 }, "ERR_SVC_AUTH_PASSWORD_HASH_LOG_N"],
+    ["r: 0", { r: 0 }, "ERR_SVC_AUTH_PASSWORD_HASH_R"],
+    ["p: 1.5", { p: 1.5 }, "ERR_SVC_AUTH_PASSWORD_HASH_P"],
   ])("createPasswordHasher({ %s }) → TypeError with its code", (_label, options, code) => {
     expect(() => createPasswordHasher(options)).toThrow(expect.objectContaining({ name: "TypeError", code }));
   });

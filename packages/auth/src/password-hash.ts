@@ -49,11 +49,12 @@ interface Cost {
 
 const DEFAULT_COST: Readonly<Cost> = Object.freeze({ logN: 15, r: 8, p: 1 });
 
-function resolveCost(options: PasswordHashOptions | undefined, prefix: string): Cost {
+/** The scrypt cost; a refused field is `passwordHash.<field>` (`ERR_SVC_AUTH_PASSWORD_HASH_LOG_N`). */
+function resolveCost(options: PasswordHashOptions | undefined): Cost {
   if (options === undefined) return DEFAULT_COST;
   if (typeof options !== "object" || options === null)
-    throw optionError(prefix || "options", options, "an object { logN, r, p }");
-  const name = (field: string) => (prefix ? `${prefix}.${field}` : field);
+    throw optionError("passwordHash", options, "an object { logN, r, p }");
+  const name = (field: string) => `passwordHash.${field}`;
   const logN = options.logN ?? DEFAULT_COST.logN;
   const r = options.r ?? DEFAULT_COST.r;
   const p = options.p ?? DEFAULT_COST.p;
@@ -76,7 +77,7 @@ const b64 = (buf: Buffer) => buf.toString("base64").replace(/=+$/, "");
  */
 export async function hashPassword(password: string, options?: PasswordHashOptions): Promise<string> {
   if (typeof password !== "string") throw new TypeError("hashPassword: password must be a string");
-  const { logN, r, p } = resolveCost(options, "");
+  const { logN, r, p } = resolveCost(options);
   const salt = randomBytes(SALT_LENGTH);
   const hash = await scryptAsync(password, salt, KEY_LENGTH, scryptOptions(logN, r, p));
   return `$scrypt$ln=${logN},r=${r},p=${p}$${b64(salt)}$${b64(hash)}`;
@@ -130,7 +131,7 @@ export function verifyPassword(
 ): Promise<boolean> {
   let cost: Cost;
   try {
-    cost = resolveCost(options, "verifyPassword options");
+    cost = resolveCost(options);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -159,7 +160,7 @@ export interface PasswordHasher {
 
 /**
  * Creates a {@link PasswordHasher}. Refused options throw a `TypeError` with a `code`
- * (`ERR_SVC_AUTH_LOG_N`, `ERR_SVC_AUTH_R`, `ERR_SVC_AUTH_P`).
+ * (`ERR_SVC_AUTH_PASSWORD_HASH_LOG_N`, `_R`, `_P`).
  *
  * @example
  * const passwords = createPasswordHasher({ logN: 12 }); // cheaper: demo accounts only
@@ -167,7 +168,7 @@ export interface PasswordHasher {
  * @see https://www.rfc-editor.org/rfc/rfc7914
  */
 export function createPasswordHasher(options: PasswordHashOptions = {}): PasswordHasher {
-  const cost = Object.freeze({ ...resolveCost(options, "") });
+  const cost = Object.freeze({ ...resolveCost(options) });
   return {
     cost,
     hash: (password) => hashPassword(password, cost),

@@ -23,6 +23,8 @@ beforeAll(async () => {
         realm: "api",
         bearer: {
           jwksUri: `${jwksServer.url}/.well-known/jwks.json`,
+          allowHttp: true,
+          onWarning: () => {},
           algorithms: [issuer.algorithm],
           issuer: "https://issuer.test/",
           audience: "api",

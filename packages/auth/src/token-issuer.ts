@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
 import { SIGNING_ALGORITHMS } from "./algorithms.js";
+import { codedError, functionOption, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
 /** A JWS algorithm {@link createTokenIssuer} can sign with. */
@@ -71,15 +72,20 @@ function generate(algorithm: SigningAlgorithm): KeyObject {
 }
 
 function toPrivateKey(key: JWK | string | KeyObject): KeyObject {
-  if (key instanceof KeyObject) {
-    if (key.type !== "private") throw new TypeError("createTokenIssuer: privateKey must be a private key");
-    return key;
+  if (key instanceof KeyObject && key.type === "private") return key;
+  try {
+    if (typeof key === "string") return createPrivateKey(key);
+    if (typeof key === "object" && key !== null && !(key instanceof KeyObject) && typeof key.d === "string") {
+      return createPrivateKey({ key: key as import("node:crypto").JsonWebKey, format: "jwk" });
+    }
+  } catch {
+    // Node's parse error names neither the option nor what it accepts.
   }
-  if (typeof key === "string") return createPrivateKey(key);
-  if (typeof key === "object" && key !== null && typeof key.d === "string") {
-    return createPrivateKey({ key: key as import("node:crypto").JsonWebKey, format: "jwk" });
-  }
-  throw new TypeError("createTokenIssuer: privateKey must be a private JWK, a PKCS#8 PEM or a KeyObject");
+  // The key itself never goes into the message.
+  throw codedError(
+    "tokenIssuer.privateKey",
+    "tokenIssuer.privateKey must be a private JWK, a PKCS#8 PEM or a private KeyObject",
+  );
 }
 
 /**
@@ -96,22 +102,31 @@ function toPrivateKey(key: JWK | string | KeyObject): KeyObject {
  */
 export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
   if (typeof options !== "object" || options === null)
-    throw new TypeError("createTokenIssuer: options are required");
+    throw optionError("tokenIssuer", options, "an object { issuer, audience, ... }");
   const algorithm = options.algorithm ?? "ES256";
-  if (!SIGNING_ALGORITHMS.includes(algorithm)) {
-    throw new TypeError(`createTokenIssuer: unsupported algorithm "${String(algorithm)}"`);
-  }
-  if (typeof options.issuer !== "string" || options.issuer === "") {
-    throw new TypeError("createTokenIssuer: issuer must be a non-empty string");
-  }
-  const audience = typeof options.audience === "string" ? options.audience : [...(options.audience ?? [])];
-  if (audience.length === 0) throw new TypeError("createTokenIssuer: audience is required");
+  if (!SIGNING_ALGORITHMS.includes(algorithm))
+    throw optionError("tokenIssuer.algorithm", algorithm, `one of ${SIGNING_ALGORITHMS.join(", ")}`);
+  if (typeof options.issuer !== "string" || options.issuer === "")
+    throw optionError("tokenIssuer.issuer", options.issuer, "a non-empty string");
+  const audience: unknown = options.audience;
+  if (
+    !(typeof audience === "string" && audience !== "") &&
+    !(
+      Array.isArray(audience) &&
+      audience.length > 0 &&
+      audience.every((a) => typeof a === "string" && a !== "")
+    )
+  )
+    throw optionError("tokenIssuer.audience", audience, "a non-empty string or a non-empty list of them");
+  const aud: string | string[] = typeof audience === "string" ? audience : [...(audience as string[])];
   const ttl = options.ttl ?? 900;
-  if (!Number.isInteger(ttl) || ttl <= 0)
-    throw new TypeError("createTokenIssuer: ttl must be a positive integer of seconds");
+  if (!Number.isSafeInteger(ttl) || ttl <= 0)
+    throw optionError("tokenIssuer.ttl", ttl, "a positive integer of seconds");
+  if (options.kid !== undefined && (typeof options.kid !== "string" || options.kid === ""))
+    throw optionError("tokenIssuer.kid", options.kid, "a non-empty string");
+  const now = functionOption(options.now ?? Date.now, "tokenIssuer.now", "a function () => milliseconds");
   const privateKey =
     options.privateKey === undefined ? generate(algorithm) : toPrivateKey(options.privateKey);
-  const now = options.now ?? Date.now;
 
   const publicJwk: Promise<JWK> = (async () => {
     const jwk = await exportJWK(createPublicKey(privateKey));
@@ -132,7 +147,7 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
       const payload: Record<string, unknown> = {
         iss: options.issuer,
         sub: principal.id,
-        aud: audience,
+        aud,
         iat,
         exp: iat + ttl,
         jti: randomUUID(),

@@ -35,6 +35,14 @@ export {
   parsePageRequest,
   type QueryInput,
 } from "./page.js";
+export {
+  type FollowOptions,
+  HalFollowError,
+  type HalFollowErrorCode,
+  type HalReader,
+  type ReadHalOptions,
+  readHal,
+} from "./read.js";
 export { RELATIONS, Rel, type Relation } from "./relations.js";
 export {
   type HalDocument,

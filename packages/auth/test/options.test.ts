@@ -1,0 +1,278 @@
+import { generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  authenticate,
+  authorize,
+  createBasicVerifier,
+  createBearerVerifier,
+  createPasswordHasher,
+  createSoapCredentialsVerifier,
+  createTokenIssuer,
+  discoverIssuer,
+  hashPassword,
+  memoryNonceStore,
+  redisNonceStore,
+  requireRoles,
+  requireScopes,
+} from "../src/index.js";
+
+/**
+ * Every option of every factory @svc/auth exports, refused at construction with its stable code.
+ * The README's "Option codes" table lists the same codes (checked at the end).
+ */
+const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const jwks = { keys: [] };
+const ok = { algorithms: ["ES256"], jwks };
+const verify = () => null;
+const bearer = (options: Record<string, unknown>) => () => createBearerVerifier(options as never);
+const issuer = (options: Record<string, unknown>) => () =>
+  createTokenIssuer({ issuer: "https://i.example/", audience: "a", ...options } as never);
+const SECRET = "s".repeat(31);
+
+const cases: [string, () => unknown, string][] = [
+  // createBearerVerifier (and authenticate's bearer)
+  ["bearer: null", bearer(null as never), "ERR_SVC_AUTH_BEARER"],
+  ["bearer without a key source", bearer({ algorithms: ["ES256"] }), "ERR_SVC_AUTH_BEARER"],
+  ["bearer with two key sources", bearer({ ...ok, key: publicKey }), "ERR_SVC_AUTH_BEARER"],
+  ["bearer.algorithms missing", bearer({ jwks }), "ERR_SVC_AUTH_BEARER_ALGORITHMS"],
+  ['bearer.algorithms ["none"]', bearer({ jwks, algorithms: ["none"] }), "ERR_SVC_AUTH_BEARER_ALGORITHMS"],
+  [
+    'bearer.algorithms ["ES256", "HS256"]',
+    bearer({ jwks, algorithms: ["ES256", "HS256"] }),
+    "ERR_SVC_AUTH_BEARER_ALGORITHMS",
+  ],
+  [
+    'bearer.algorithms ["HS256"] with a key',
+    bearer({ key: publicKey, algorithms: ["HS256"] }),
+    "ERR_SVC_AUTH_BEARER_ALGORITHMS",
+  ],
+  [
+    "bearer.secret of 31 bytes",
+    bearer({ secret: SECRET, algorithms: ["HS256"] }),
+    "ERR_SVC_AUTH_BEARER_SECRET",
+  ],
+  [
+    "bearer.secret with ES256",
+    bearer({ secret: `${SECRET}s`, algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_SECRET",
+  ],
+  [
+    "bearer.key a private-looking string",
+    bearer({ key: "not a pem", algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_KEY",
+  ],
+  [
+    "bearer.key an oct JWK",
+    bearer({ key: { kty: "oct", k: "AA" }, algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_KEY",
+  ],
+  ["bearer.jwks {}", bearer({ jwks: {}, algorithms: ["ES256"] }), "ERR_SVC_AUTH_BEARER_JWKS"],
+  [
+    "bearer.jwksUri not a URL",
+    bearer({ jwksUri: "jwks.json", algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_JWKS_URI",
+  ],
+  [
+    "bearer.jwksUri http:",
+    bearer({ jwksUri: "http://i.example/jwks", algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_JWKS_URI",
+  ],
+  [
+    "bearer.issuerBaseURL http:",
+    bearer({ issuerBaseURL: "http://i.example", algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_ISSUER_BASE_URL",
+  ],
+  [
+    "bearer.issuerBaseURL ftp:",
+    bearer({ issuerBaseURL: "ftp://i.example", algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_ISSUER_BASE_URL",
+  ],
+  [
+    "bearer.discovery without issuerBaseURL",
+    bearer({ ...ok, discovery: {} }),
+    "ERR_SVC_AUTH_BEARER_DISCOVERY",
+  ],
+  ...(
+    [
+      ["timeoutDuration", 0, "TIMEOUT_DURATION"],
+      ["maxBytes", 1.5, "MAX_BYTES"],
+      ["cacheMaxAge", -1, "CACHE_MAX_AGE"],
+      ["cooldownDuration", Number.NaN, "COOLDOWN_DURATION"],
+      ["fetch", "fetch", "FETCH"],
+    ] as const
+  ).map(([name, value, code]): [string, () => unknown, string] => [
+    `bearer.discovery.${name} ${String(value)}`,
+    bearer({ issuerBaseURL: "https://i.example/", algorithms: ["ES256"], discovery: { [name]: value } }),
+    `ERR_SVC_AUTH_BEARER_DISCOVERY_${code}`,
+  ]),
+  ...(
+    [
+      ["cacheMaxAge", -1, "CACHE_MAX_AGE"],
+      ["cooldownDuration", "30s", "COOLDOWN_DURATION"],
+      ["timeoutDuration", Number.POSITIVE_INFINITY, "TIMEOUT_DURATION"],
+    ] as const
+  ).map(([name, value, code]): [string, () => unknown, string] => [
+    `bearer.jwksOptions.${name} ${String(value)}`,
+    bearer({ jwksUri: "https://i.example/jwks", algorithms: ["ES256"], jwksOptions: { [name]: value } }),
+    `ERR_SVC_AUTH_BEARER_JWKS_OPTIONS_${code}`,
+  ]),
+  [
+    "bearer.jwksOptions 5",
+    bearer({ jwksUri: "https://i.example/jwks", algorithms: ["ES256"], jwksOptions: 5 }),
+    "ERR_SVC_AUTH_BEARER_JWKS_OPTIONS",
+  ],
+  ['bearer.allowHttp "yes"', bearer({ ...ok, allowHttp: "yes" }), "ERR_SVC_AUTH_BEARER_ALLOW_HTTP"],
+  ["bearer.onWarning 1", bearer({ ...ok, onWarning: 1 }), "ERR_SVC_AUTH_BEARER_ON_WARNING"],
+  ['bearer.issuer ""', bearer({ ...ok, issuer: "" }), "ERR_SVC_AUTH_BEARER_ISSUER"],
+  ["bearer.issuer []", bearer({ ...ok, issuer: [] }), "ERR_SVC_AUTH_BEARER_ISSUER"],
+  ["bearer.audience [1]", bearer({ ...ok, audience: [1] }), "ERR_SVC_AUTH_BEARER_AUDIENCE"],
+  [
+    'bearer.requiredClaims "sub"…[""]',
+    bearer({ ...ok, requiredClaims: [""] }),
+    "ERR_SVC_AUTH_BEARER_REQUIRED_CLAIMS",
+  ],
+  ["bearer.clockTolerance -1", bearer({ ...ok, clockTolerance: -1 }), "ERR_SVC_AUTH_BEARER_CLOCK_TOLERANCE"],
+  ['bearer.maxTokenAge "soon"', bearer({ ...ok, maxTokenAge: "soon" }), "ERR_SVC_AUTH_BEARER_MAX_TOKEN_AGE"],
+  ["bearer.maxTokenAge -5", bearer({ ...ok, maxTokenAge: -5 }), "ERR_SVC_AUTH_BEARER_MAX_TOKEN_AGE"],
+  ["bearer.maxTokenLength 0", bearer({ ...ok, maxTokenLength: 0 }), "ERR_SVC_AUTH_BEARER_MAX_TOKEN_LENGTH"],
+  ["bearer.cache true", bearer({ ...ok, cache: true }), "ERR_SVC_AUTH_BEARER_CACHE"],
+  ["bearer.cache.max 0", bearer({ ...ok, cache: { max: 0 } }), "ERR_SVC_AUTH_BEARER_CACHE_MAX"],
+  ["bearer.cache.maxTtl 0", bearer({ ...ok, cache: { maxTtl: 0 } }), "ERR_SVC_AUTH_BEARER_CACHE_MAX_TTL"],
+  ['bearer.principal "sub"', bearer({ ...ok, principal: "sub" }), "ERR_SVC_AUTH_BEARER_PRINCIPAL"],
+  ["bearer.now 0", bearer({ ...ok, now: 0 }), "ERR_SVC_AUTH_BEARER_NOW"],
+  // authenticate
+  ["authenticate()", () => authenticate(undefined as never), "ERR_SVC_AUTH_OPTIONS"],
+  ["authenticate without a scheme", () => authenticate({ realm: "r" }), "ERR_SVC_AUTH_OPTIONS"],
+  ['authenticate realm ""', () => authenticate({ realm: "", basic: { verify } }), "ERR_SVC_AUTH_REALM"],
+  [
+    'authenticate optional "false"',
+    () => authenticate({ realm: "r", basic: { verify }, optional: "false" as never }),
+    "ERR_SVC_AUTH_OPTIONAL",
+  ],
+  [
+    "authenticate bearer: true",
+    () => authenticate({ realm: "r", bearer: true as never }),
+    "ERR_SVC_AUTH_BEARER",
+  ],
+  [
+    "authenticate basic: true",
+    () => authenticate({ realm: "r", basic: true as never }),
+    "ERR_SVC_AUTH_BASIC",
+  ],
+  // createBasicVerifier (already coded; one row each)
+  ["basic.verify missing", () => createBasicVerifier({} as never), "ERR_SVC_AUTH_BASIC_VERIFY"],
+  [
+    "basic.concurrency 0",
+    () => createBasicVerifier({ verify, concurrency: 0 }),
+    "ERR_SVC_AUTH_BASIC_CONCURRENCY",
+  ],
+  ["basic.queue -1", () => createBasicVerifier({ verify, queue: -1 }), "ERR_SVC_AUTH_BASIC_QUEUE"],
+  [
+    "basic.busyRetryAfter -1",
+    () => createBasicVerifier({ verify, busyRetryAfter: -1 }),
+    "ERR_SVC_AUTH_BASIC_BUSY_RETRY_AFTER",
+  ],
+  [
+    "basic.cache.ttl 0",
+    () => createBasicVerifier({ verify, cache: { ttl: 0 } }),
+    "ERR_SVC_AUTH_BASIC_CACHE_TTL",
+  ],
+  [
+    "basic.failureLimit.failMode",
+    () =>
+      createBasicVerifier({
+        verify,
+        failureLimit: { perClient: { consume: async () => ({}) } as never, failMode: "maybe" as never },
+      }),
+    "ERR_SVC_AUTH_BASIC_FAILURE_LIMIT_FAIL_MODE",
+  ],
+  // requireScopes / requireRoles / authorize
+  ["requireScopes()", () => requireScopes(), "ERR_SVC_AUTH_REQUIRE_SCOPES"],
+  ['requireScopes("a b")', () => requireScopes("a b"), "ERR_SVC_AUTH_REQUIRE_SCOPES"],
+  ['requireRoles("")', () => requireRoles(""), "ERR_SVC_AUTH_REQUIRE_ROLES"],
+  ['authorize("admin")', () => authorize("admin" as never), "ERR_SVC_AUTH_AUTHORIZE_PREDICATE"],
+  // createTokenIssuer
+  ["tokenIssuer: null", () => createTokenIssuer(null as never), "ERR_SVC_AUTH_TOKEN_ISSUER"],
+  ['tokenIssuer.issuer ""', issuer({ issuer: "" }), "ERR_SVC_AUTH_TOKEN_ISSUER_ISSUER"],
+  ["tokenIssuer.audience []", issuer({ audience: [] }), "ERR_SVC_AUTH_TOKEN_ISSUER_AUDIENCE"],
+  ["tokenIssuer.ttl 1.5", issuer({ ttl: 1.5 }), "ERR_SVC_AUTH_TOKEN_ISSUER_TTL"],
+  ['tokenIssuer.algorithm "HS256"', issuer({ algorithm: "HS256" }), "ERR_SVC_AUTH_TOKEN_ISSUER_ALGORITHM"],
+  [
+    "tokenIssuer.privateKey a public key",
+    issuer({ privateKey: publicKey }),
+    "ERR_SVC_AUTH_TOKEN_ISSUER_PRIVATE_KEY",
+  ],
+  ['tokenIssuer.privateKey "x"', issuer({ privateKey: "x" }), "ERR_SVC_AUTH_TOKEN_ISSUER_PRIVATE_KEY"],
+  ['tokenIssuer.kid ""', issuer({ kid: "", privateKey }), "ERR_SVC_AUTH_TOKEN_ISSUER_KID"],
+  ["tokenIssuer.now 0", issuer({ now: 0, privateKey }), "ERR_SVC_AUTH_TOKEN_ISSUER_NOW"],
+  // nonce stores
+  ["memoryNonceStore.max 0", () => memoryNonceStore({ max: 0 }), "ERR_SVC_AUTH_MEMORY_NONCE_STORE_MAX"],
+  [
+    "memoryNonceStore.now 1",
+    () => memoryNonceStore({ now: 1 as never }),
+    "ERR_SVC_AUTH_MEMORY_NONCE_STORE_NOW",
+  ],
+  [
+    "redisNonceStore.client {}",
+    () => redisNonceStore({ client: {} as never }),
+    "ERR_SVC_AUTH_REDIS_NONCE_STORE_CLIENT",
+  ],
+  // password hashing
+  ["passwordHash.logN 25", () => createPasswordHasher({ logN: 25 }), "ERR_SVC_AUTH_PASSWORD_HASH_LOG_N"],
+  ["passwordHash.r 0", () => createPasswordHasher({ r: 0 }), "ERR_SVC_AUTH_PASSWORD_HASH_R"],
+  ["passwordHash.p 1000", () => createPasswordHasher({ p: 1000 }), "ERR_SVC_AUTH_PASSWORD_HASH_P"],
+  // SOAP (already coded; one row)
+  ["soap.verify 1", () => createSoapCredentialsVerifier({ verify: 1 } as never), "ERR_SVC_AUTH_SOAP_VERIFY"],
+];
+
+describe("every refused option: a TypeError with its code, at construction", () => {
+  it.each(cases)("%s → %s", (_label, construct, code) => {
+    expect(construct).toThrow(expect.objectContaining({ name: "TypeError", code }));
+  });
+
+  it.each<[string, () => Promise<unknown>, string]>([
+    [
+      "discoverIssuer(issuer) not a URL",
+      () => discoverIssuer("issuer"),
+      "ERR_SVC_AUTH_DISCOVER_ISSUER_ISSUER",
+    ],
+    [
+      "discoverIssuer maxBytes 0",
+      () => discoverIssuer("https://i.example/", { maxBytes: 0 }),
+      "ERR_SVC_AUTH_DISCOVER_ISSUER_MAX_BYTES",
+    ],
+    ["hashPassword logN 0", () => hashPassword("pw", { logN: 0 }), "ERR_SVC_AUTH_PASSWORD_HASH_LOG_N"],
+  ])("%s → rejects with %s, before any I/O", async (_label, call, code) => {
+    await expect(call()).rejects.toMatchObject({ name: "TypeError", code });
+  });
+
+  it("the README's option-codes table lists every code above", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const table = readme.slice(
+      readme.indexOf("<!-- option-codes -->"),
+      readme.indexOf("<!-- /option-codes -->"),
+    );
+    const missing = [...new Set(cases.map(([, , code]) => code))].filter(
+      (code) => !table.includes(`\`${code}\``),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("a refused secret or key is never echoed in the message", () => {
+    const pem = privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+    for (const construct of [
+      bearer({ secret: SECRET, algorithms: ["HS256"] }),
+      bearer({ key: pem.replace("PRIVATE", "PUBLIC"), algorithms: ["ES256"] }),
+      issuer({ privateKey: pem.replace("PRIVATE", "PUBLIC") }),
+    ]) {
+      expect(construct).toThrow(TypeError);
+      try {
+        construct();
+      } catch (err) {
+        expect((err as Error).message).not.toContain(SECRET);
+        expect((err as Error).message).not.toContain(pem.slice(40, 80));
+      }
+    }
+  });
+});
