@@ -1,3 +1,4 @@
+import { describeOptions, type OptionCase, refusal } from "@svc/test-utils";
 import { describe, expect, it } from "vitest";
 import {
   checkBooleanOption,
@@ -8,20 +9,7 @@ import {
   methodNotAllowed,
 } from "../src/index.js";
 
-/** What a refused option must carry: `TypeError`, the stable code, and a message naming option, value and what is accepted. */
-function refusal(build: () => unknown): { name: string; code: unknown; message: string } {
-  try {
-    build();
-  } catch (err) {
-    const e = err as Error & { code?: unknown };
-    return { name: e.name, code: e.code, message: e.message };
-  }
-  throw new Error("constructed");
-}
-
-type Row = [option: string, bad: () => unknown, code: string, message: RegExp, good: () => unknown];
-
-const rows: Row[] = [
+const rows: OptionCase[] = [
   [
     "errorHandler(options)",
     () => errorHandler("x" as never),
@@ -122,20 +110,7 @@ const rows: Row[] = [
   ],
 ];
 
-describe("@svc/errors: every option refused at construction with a stable code", () => {
-  it.each(rows)(
-    "%s: bad value → TypeError with its code, naming option, value and what is accepted",
-    (_option, bad, code, message) => {
-      const err = refusal(bad);
-      expect(err).toMatchObject({ name: "TypeError", code });
-      expect(err.message).toMatch(message);
-    },
-  );
-
-  it.each(rows)("%s: good value → constructs", (_option, _bad, _code, _message, good) => {
-    expect(good).not.toThrow();
-  });
-});
+describeOptions("@svc/errors: every option refused at construction with a stable code", rows);
 
 describe("checkOptionNames and checkBooleanOption", () => {
   it.each([
