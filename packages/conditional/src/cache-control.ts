@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type NextFunction, type OptionError, optionError, refusedOption } from "@svc/errors";
+import {
+  checkBooleanOption,
+  checkOptionNames,
+  type NextFunction,
+  type OptionError,
+  optionError,
+  refusedOption,
+} from "@svc/errors";
 
 /** Options of {@link cacheControl}: the directives of RFC 9111 §5.2.2 a route may want. */
 export interface CacheControlOptions {
@@ -55,6 +62,9 @@ function refused(option: string, given: unknown, accepted: string): OptionError 
   return refusedOption("conditional", option, given, accepted, `cacheControl: ${option}`);
 }
 
+const FLAG_OPTIONS = ["noCache", "noStore", "mustRevalidate", "immutable", "noTransform"] as const;
+const DIRECTIVE_OPTIONS = ["visibility", "maxAge", "sMaxAge", "staleWhileRevalidate", ...FLAG_OPTIONS];
+
 /** `<directive>=<seconds>` (RFC 9111 §1.2.2: delta-seconds, a non-negative integer). */
 function seconds(
   option: keyof CacheControlOptions,
@@ -62,7 +72,7 @@ function seconds(
   value: number | undefined,
 ): string | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
     throw refused(option, value, `a non-negative integer of seconds (${directive})`);
   }
   return `${directive}=${value}`;
@@ -77,6 +87,10 @@ function seconds(
 export function formatCacheControl(options: CacheControlOptions): string {
   if (options === null || typeof options !== "object") {
     throw refused("options", options, "an object of directives");
+  }
+  checkOptionNames("conditional", options, DIRECTIVE_OPTIONS, "cacheControl");
+  for (const flag of FLAG_OPTIONS) {
+    checkBooleanOption("conditional", flag, options[flag], `cacheControl: ${flag}`);
   }
   if (
     options.visibility !== undefined &&

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, type Negotiation, type NextFunction, refusedOption } from "@svc/errors";
+import {
+  appendVary,
+  checkOptionNames,
+  type Negotiation,
+  type NextFunction,
+  refusedOption,
+} from "@svc/errors";
 import fresh from "fresh";
 import { strongEtag } from "./entity-tag.js";
 
@@ -28,6 +34,7 @@ interface ConditionalConfig {
 }
 
 function resolveConditionalConfig(options: ConditionalOptions): ConditionalConfig {
+  checkOptionNames("conditional", options, ["defaultCacheControl"], "conditional");
   const defaultCacheControl = options.defaultCacheControl ?? "no-cache";
   if (
     defaultCacheControl !== false &&

@@ -29,13 +29,13 @@ describe("refused options", () => {
     [
       "preconditions: requiredMethods (not a list)",
       () => preconditions({ current, requiredMethods: "PUT" as never }),
-      'preconditions: requiredMethods must be a list of method names, got "PUT"',
+      'preconditions: requiredMethods must be a list of method names (RFC 9110 §9.1 tokens), got "PUT"',
       "ERR_SVC_CONDITIONAL_REQUIRED_METHODS",
     ],
     [
       "preconditions: requiredMethods (not names)",
       () => preconditions({ current, requiredMethods: ["PUT", 7 as never] }),
-      'preconditions: requiredMethods must be a list of method names, got ["PUT", 7]',
+      'preconditions: requiredMethods must be a list of method names (RFC 9110 §9.1 tokens), got ["PUT", 7]',
       "ERR_SVC_CONDITIONAL_REQUIRED_METHODS",
     ],
     [

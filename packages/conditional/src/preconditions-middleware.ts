@@ -1,5 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction, refusedOption } from "@svc/errors";
+import {
+  checkBooleanOption,
+  checkOptionNames,
+  HttpError,
+  isToken,
+  type NextFunction,
+  refusedOption,
+} from "@svc/errors";
 import {
   type CurrentState,
   type CurrentValidators,
@@ -93,6 +100,7 @@ interface PreconditionsConfig<Req extends IncomingMessage> {
 function resolvePreconditionsConfig<Req extends IncomingMessage>(
   options: PreconditionsOptions<Req>,
 ): PreconditionsConfig<Req> {
+  checkOptionNames("conditional", options, ["current", "required", "requiredMethods"], "preconditions");
   if (typeof options?.current !== "function") {
     throw refusedOption(
       "conditional",
@@ -103,12 +111,13 @@ function resolvePreconditionsConfig<Req extends IncomingMessage>(
     );
   }
   const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
-  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string")) {
+  checkBooleanOption("conditional", "required", options.required, "preconditions: required");
+  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string" && isToken(m))) {
     throw refusedOption(
       "conditional",
       "requiredMethods",
       methods,
-      "a list of method names",
+      "a list of method names (RFC 9110 §9.1 tokens)",
       "preconditions: requiredMethods",
     );
   }

@@ -1,6 +1,7 @@
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import type { Duplex } from "node:stream";
 import { HttpError } from "./http-error.js";
+import { checkOptionNames, refusedOption } from "./option-error.js";
 import { buildErrorRecord } from "./record.js";
 import { reasonPhrase } from "./status.js";
 
@@ -79,13 +80,18 @@ function headerLine(name: string, value: string): string {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
  */
 export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErrorListener {
+  checkOptionNames("errors", options, ["headers", "now"], "clientErrorHandler");
   if (options.headers !== undefined && typeof options.headers !== "function") {
-    throw Object.assign(
-      new TypeError(
-        `clientErrorHandler: options.headers must be a function (socket) => [name, value] pairs, got ${typeof options.headers}`,
-      ),
-      { code: "ERR_SVC_ERRORS_HEADERS" },
+    throw refusedOption(
+      "errors",
+      "headers",
+      options.headers,
+      "a function (socket) => [name, value] pairs",
+      "clientErrorHandler: headers",
     );
+  }
+  if (options.now !== undefined && typeof options.now !== "function") {
+    throw refusedOption("errors", "now", options.now, "a function () => Date", "clientErrorHandler: now");
   }
   const extraHeaders = options.headers;
   const now = options.now ?? (() => new Date());

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
+import { isToken } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { fallbackLogger, type Logger } from "./logger.js";
-import { refusedOption } from "./option-error.js";
+import { checkOptionNames, refusedOption } from "./option-error.js";
 import { buildErrorRecord, buildProblemDetails, type ErrorRecord } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
 import { appendVary } from "./vary.js";
@@ -86,8 +87,11 @@ function newDate(): Date {
   return new Date();
 }
 
+const ERROR_HANDLER_OPTIONS = ["logger", "correlationId", "problemTypeBase", "now"];
+
 function resolveErrorHandlerConfig(options: ErrorHandlerOptions): ErrorHandlerConfig {
-  const { logger, problemTypeBase } = options;
+  checkOptionNames("errors", options, ERROR_HANDLER_OPTIONS, "errorHandler");
+  const { logger, problemTypeBase, correlationId, now } = options;
   if (logger !== undefined && typeof logger?.error !== "function") {
     throw refusedOption(
       "errors",
@@ -97,7 +101,10 @@ function resolveErrorHandlerConfig(options: ErrorHandlerOptions): ErrorHandlerCo
       "errorHandler: logger",
     );
   }
-  if (problemTypeBase !== undefined && !URL.canParse(problemTypeBase)) {
+  if (
+    problemTypeBase !== undefined &&
+    (typeof problemTypeBase !== "string" || !URL.canParse(problemTypeBase))
+  ) {
     throw refusedOption(
       "errors",
       "problemTypeBase",
@@ -106,17 +113,34 @@ function resolveErrorHandlerConfig(options: ErrorHandlerOptions): ErrorHandlerCo
       "errorHandler: problemTypeBase",
     );
   }
+  if (correlationId !== undefined && typeof correlationId !== "function") {
+    throw refusedOption(
+      "errors",
+      "correlationId",
+      correlationId,
+      "a function (req, res) => string | undefined",
+      "errorHandler: correlationId",
+    );
+  }
+  if (now !== undefined && typeof now !== "function") {
+    throw refusedOption("errors", "now", now, "a function () => Date", "errorHandler: now");
+  }
   return {
     logger,
-    correlationId: options.correlationId ?? defaultCorrelationId,
+    correlationId: correlationId ?? defaultCorrelationId,
     problemTypeBase,
-    now: options.now ?? newDate,
+    now: now ?? newDate,
   };
 }
 
-/** A 5xx is logged once, with the exception (its cause when wrapped) and the correlation id. */
+/**
+ * A 5xx is logged once, with the error as it was thrown and the correlation id: an `HttpError`
+ * itself (its message, status and code, then its `cause` chain), anything else as it came, not
+ * the generic 500 it was wrapped in. The fallback logger writes the whole `cause` chain.
+ */
 function logFailure(
   config: ErrorHandlerConfig,
+  thrown: unknown,
   httpError: HttpError,
   req: ErrorRequest,
   res: ServerResponse,
@@ -124,7 +148,7 @@ function logFailure(
   const logger = config.logger ?? req.log ?? fallbackLogger;
   logger.error(
     {
-      err: httpError.cause ?? httpError,
+      err: thrown,
       status: httpError.status,
       method: req.method,
       path: req.originalUrl ?? req.url,
@@ -202,7 +226,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     next: NextFunction,
   ): void {
     const httpError = toHttpError(err);
-    if (httpError.status >= 500) logFailure(config, httpError, req, res);
+    if (httpError.status >= 500) logFailure(config, err, httpError, req, res);
     if (res.headersSent) {
       next(err);
       return;
@@ -236,8 +260,18 @@ export function notFound() {
  * @example router.route("/employees").get(list).post(create).all(methodNotAllowed(["GET", "HEAD", "POST"]));
  */
 export function methodNotAllowed(allowed: readonly string[]) {
-  if (!Array.isArray(allowed) || allowed.length === 0 || allowed.some((m) => typeof m !== "string" || !m)) {
-    throw new TypeError("methodNotAllowed: allowed must be a non-empty array of method names");
+  if (
+    !Array.isArray(allowed) ||
+    allowed.length === 0 ||
+    allowed.some((m) => typeof m !== "string" || !isToken(m))
+  ) {
+    throw refusedOption(
+      "errors",
+      "allowed",
+      allowed,
+      "a non-empty array of method names (RFC 9110 §9.1 tokens)",
+      "methodNotAllowed: allowed",
+    );
   }
   const methods = allowed.map((m) => m.toUpperCase());
   return function svcMethodNotAllowed(req: ErrorRequest, _res: ServerResponse, next: NextFunction): void {

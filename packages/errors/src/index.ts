@@ -42,6 +42,8 @@ export {
 } from "./logger.js";
 export type { Negotiation } from "./negotiation.js";
 export {
+  checkBooleanOption,
+  checkOptionNames,
   describeValue,
   type OptionError,
   optionError,

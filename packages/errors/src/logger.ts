@@ -28,7 +28,7 @@ export interface SerializedError {
 }
 
 /** How many `cause` links (and `AggregateError` members) are followed before the chain is cut. */
-export const DEFAULT_CAUSE_DEPTH = 5;
+export const DEFAULT_CAUSE_DEPTH = 8;
 const MAX_AGGREGATE_ERRORS = 10;
 const MAX_EXTRA_PROPERTIES = 20;
 const MAX_STRING = 8_192;

@@ -68,3 +68,84 @@ export function refusedOption(
 ): OptionError {
   return optionError(pkg, option, `${label} must be ${accepted}, got ${describeValue(given)}`);
 }
+
+/**
+ * Checks an options argument before its fields are read: `undefined` stands for `{}`; anything
+ * else must be an object (code `ERR_SVC_<PACKAGE>_OPTIONS`, or `..._<OPTION>` for a nested
+ * object) whose own names are all in `known` (code `ERR_SVC_<PACKAGE>_UNKNOWN_OPTION`): a
+ * misspelt option (`langauges`) is refused with the closest known name rather than silently
+ * ignored, as TypeScript only catches it in an object literal.
+ *
+ * @example checkOptionNames("negotiate", options, ["representations", "languages", "compression"], "negotiate");
+ */
+export function checkOptionNames(
+  pkg: string,
+  options: unknown,
+  known: readonly string[],
+  label: string,
+  option = "options",
+): void {
+  if (options === undefined) return;
+  const shape = `an object with ${known.length === 0 ? "no fields" : `the fields ${known.join(", ")}`}`;
+  const path = option === "options" ? "" : `${option}.`;
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw refusedOption(pkg, option, options, shape, `${label}: ${option}`);
+  }
+  for (const name of Object.keys(options)) {
+    if (known.includes(name)) continue;
+    const near = closest(name, known);
+    throw optionError(
+      pkg,
+      "unknownOption",
+      `${label}: unknown option ${JSON.stringify(`${path}${name}`)}${
+        near === undefined ? "" : ` (did you mean ${JSON.stringify(`${path}${near}`)}?)`
+      }; ${option} must be ${shape}`,
+    );
+  }
+}
+
+/** The known name a misspelling most likely meant: same letters ignoring case, or 2 edits away at most. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of known) {
+    const d =
+      candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name, candidate, bestDistance);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance, given up (returning `limit`) once every path exceeds `limit`; option names are short. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) >= limit || a.length > 64 || b.length > 64) return limit;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      row.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin >= limit) return limit;
+    previous = row;
+  }
+  return Math.min(previous[b.length] ?? limit, limit);
+}
+
+/**
+ * Refuses an option that is neither `undefined` nor a boolean (`"false"` from an environment
+ * variable would otherwise read as true).
+ *
+ * @example checkBooleanOption("conditional", "required", options.required, "preconditions: required");
+ */
+export function checkBooleanOption(pkg: string, option: string, value: unknown, label = option): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw refusedOption(pkg, option, value, "true or false", label);
+  }
+}

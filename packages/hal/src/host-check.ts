@@ -1,4 +1,4 @@
-import { HttpError, isHttpError } from "@svc/errors";
+import { checkOptionNames, HttpError, isHttpError } from "@svc/errors";
 import { requestAuthority } from "./base-url.js";
 import { type Authority, compileHostList } from "./host.js";
 import {
@@ -44,6 +44,7 @@ export type HostCheck = (req: TrustRequest) => HttpError | undefined;
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20
  */
 export function createHostCheck(hosts: readonly string[] | "*", options: HostCheckOptions = {}): HostCheck {
+  checkOptionNames("hal", options, ["trustProxy"], "@svc/hal");
   const list = compileHostList(hosts);
   // true and false stay booleans: no address is read for them.
   const option = options.trustProxy;

@@ -1,5 +1,6 @@
-import { HttpError } from "@svc/errors";
+import { checkOptionNames, HttpError } from "@svc/errors";
 import type { HalLink } from "./link.js";
+import { optionError } from "./option-error.js";
 import { Rel } from "./relations.js";
 
 /** A validated page request: 1-based `page` and `size`. */
@@ -65,12 +66,24 @@ function positiveInt(input: unknown, field: string, max: number): number {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
  */
 export function parsePageRequest(query: QueryInput, options: PageRequestOptions = {}): PageRequest {
+  checkOptionNames("hal", options, ["defaultSize", "maxSize"], "parsePageRequest");
   const defaultSize = options.defaultSize ?? 20;
   const maxSize = options.maxSize ?? 100;
-  if (!Number.isInteger(maxSize) || maxSize < 1)
-    throw new TypeError("parsePageRequest: maxSize must be a positive integer");
-  if (!Number.isInteger(defaultSize) || defaultSize < 1 || defaultSize > maxSize) {
-    throw new TypeError("parsePageRequest: defaultSize must be a positive integer not above maxSize");
+  if (typeof maxSize !== "number" || !Number.isSafeInteger(maxSize) || maxSize < 1) {
+    throw optionError("parsePageRequest", "maxSize", maxSize, "a positive integer");
+  }
+  if (
+    typeof defaultSize !== "number" ||
+    !Number.isInteger(defaultSize) ||
+    defaultSize < 1 ||
+    defaultSize > maxSize
+  ) {
+    throw optionError(
+      "parsePageRequest",
+      "defaultSize",
+      defaultSize,
+      `a positive integer not above maxSize (${maxSize})`,
+    );
   }
   const rawPage = readParam(query, "page");
   const rawSize = readParam(query, "size");

@@ -1,4 +1,6 @@
+import { checkBooleanOption, checkOptionNames } from "@svc/errors";
 import { type HalLink, toHalLink } from "./link.js";
+import { optionError } from "./option-error.js";
 
 /** A rendered HAL document (draft-kelly-json-hal-11 §4). */
 export interface HalDocument {
@@ -63,14 +65,26 @@ export class HalResource<State extends object = Record<string, unknown>> {
   constructor(state?: State, options: HalResourceOptions = {}) {
     const value = state ?? ({} as State);
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new TypeError("HalResource: state must be a plain object");
+      throw optionError("HalResource", "state", value, "a plain object");
     }
     for (const key of Object.keys(value)) {
       if (RESERVED.has(key))
-        throw new TypeError(`HalResource: state must not contain the reserved property ${key}`);
+        throw optionError(
+          "HalResource",
+          "state",
+          key,
+          "a plain object without the reserved properties _links and _embedded",
+        );
     }
     this.#state = value;
-    this.#arrayRelations = new Set(options.arrayRelations ?? []);
+    checkOptionNames("hal", options, ["arrayRelations", "emptyEmbedded"], "HalResource");
+    const arrayRelations: unknown = options.arrayRelations ?? [];
+    // A lone string would be a set of its characters.
+    if (!Array.isArray(arrayRelations) || !arrayRelations.every((r) => typeof r === "string" && r !== "")) {
+      throw optionError("HalResource", "arrayRelations", arrayRelations, "an array of relation names");
+    }
+    checkBooleanOption("hal", "emptyEmbedded", options.emptyEmbedded, "HalResource: emptyEmbedded");
+    this.#arrayRelations = new Set(arrayRelations as readonly string[]);
     this.#emptyEmbedded = options.emptyEmbedded ?? false;
   }
 

@@ -1,4 +1,4 @@
-import type { Logger } from "@svc/errors";
+import { checkOptionNames, isToken, type Logger } from "@svc/errors";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";
@@ -312,7 +312,11 @@ function resolveStoreStatus(
 }
 
 function resolveReplayHeaders(names: readonly string[] | undefined): readonly string[] {
-  const lower = (names ?? DEFAULT_REPLAY_HEADERS).map((h) => h.toLowerCase());
+  const list: unknown = names ?? DEFAULT_REPLAY_HEADERS;
+  if (!Array.isArray(list) || !list.every((h) => typeof h === "string" && isToken(h))) {
+    throw optionError("idempotency", "replayHeaders", list, "an array of header field names (RFC 9110 §5.1)");
+  }
+  const lower = list.map((h: string) => h.toLowerCase());
   for (const h of lower) {
     if (NEVER_REPLAYED.test(h))
       throw optionError("idempotency", "replayHeaders", h, "headers that are safe to replay");
@@ -320,11 +324,14 @@ function resolveReplayHeaders(names: readonly string[] | undefined): readonly st
   return lower;
 }
 
-function resolveScope<Req>(scope: ((req: Req) => string) | undefined): (req: Req) => string {
+function resolveScope<Req>(
+  scope: ((req: Req) => string) | undefined,
+  fallback: (req: Req) => string,
+): (req: Req) => string {
   if (scope !== undefined && typeof scope !== "function") {
     throw optionError("idempotency", "scope", scope, "a function (req) => string");
   }
-  return scope ?? anonymous;
+  return scope ?? fallback;
 }
 
 const anonymous = (): string => "anonymous";
@@ -340,11 +347,41 @@ function resolveOnStoreError(value: IdempotencyCoreOptions["onStoreError"]): "fa
 /** draft §2.7: the error "MAY include a link to further documentation" (RFC 8288 `describedby`). */
 function resolveLink(documentationUrl: string | undefined): string | undefined {
   if (documentationUrl === undefined) return undefined;
+  if (typeof documentationUrl !== "string") {
+    throw optionError("idempotency", "documentationUrl", documentationUrl, "an absolute URL");
+  }
   try {
     return `<${new URL(documentationUrl).href}>; rel="describedby"; type="text/html"`;
   } catch {
     throw optionError("idempotency", "documentationUrl", documentationUrl, "an absolute URL");
   }
+}
+
+const IDEMPOTENCY_OPTIONS = [
+  "store",
+  "required",
+  "routing",
+  "methods",
+  "leaseMs",
+  "renewLease",
+  "maxLeaseMs",
+  "retentionMs",
+  "maxStoredBytes",
+  "storeStatus",
+  "replayHeaders",
+  "scope",
+  "waitMs",
+  "retryAfterSeconds",
+  "onStoreError",
+  "documentationUrl",
+  "logger",
+];
+
+function resolveLogger(logger: IdempotencyLogger | undefined): IdempotencyLogger | undefined {
+  if (logger !== undefined && typeof (logger as Partial<IdempotencyLogger> | null)?.warn !== "function") {
+    throw optionError("idempotency", "logger", logger, "an object with a warn(obj, msg) method");
+  }
+  return logger;
 }
 
 /** The lease settings: its length, its renewal (a third of it) and the longest renewal. */
@@ -364,7 +401,11 @@ function resolveLease(
  * Checks every option once, in the order the README lists them, and resolves it: a refused one
  * throws the `TypeError` of {@link optionError} (`code` `ERR_SVC_IDEMPOTENCY_<OPTION>`).
  */
-export function resolveConfig<Req>(options: IdempotencyCoreOptions<Req>): IdempotencyConfig<Req> {
+export function resolveConfig<Req>(
+  options: IdempotencyCoreOptions<Req>,
+  defaultScope: (req: Req) => string = anonymous,
+): IdempotencyConfig<Req> {
+  checkOptionNames("idempotency", options, IDEMPOTENCY_OPTIONS, "idempotency");
   const store = resolveStore(options.store);
   const methods = resolveMethods(options.methods);
   const isRequired = resolveRequired(options.required);
@@ -387,9 +428,9 @@ export function resolveConfig<Req>(options: IdempotencyCoreOptions<Req>): Idempo
     retryAfter: String(Math.ceil(retryAfterSeconds)),
     storeStatus: resolveStoreStatus(options.storeStatus),
     replayHeaders: resolveReplayHeaders(options.replayHeaders),
-    scope: resolveScope(options.scope),
+    scope: resolveScope(options.scope, defaultScope),
     onStoreError: resolveOnStoreError(options.onStoreError),
     link: resolveLink(options.documentationUrl),
-    logger: options.logger,
+    logger: resolveLogger(options.logger),
   };
 }

@@ -104,7 +104,7 @@ const principalScope = (req: IdempotencyRequest): string => req.principal?.id ??
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
  */
 export function idempotency(options: IdempotencyOptions = {}) {
-  const config = resolveConfig<IdempotencyRequest>({ ...options, scope: options.scope ?? principalScope });
+  const config = resolveConfig<IdempotencyRequest>(options, principalScope);
   const core = coreOf(config);
   const { routing } = config;
 

@@ -1,3 +1,4 @@
+import { checkOptionNames } from "@svc/errors";
 import { optionError } from "./option-error.js";
 import { type ClaimResult, type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
 
@@ -90,8 +91,14 @@ export class MemoryStore implements IdempotencyStore {
   #head = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
+    checkOptionNames(
+      "idempotency",
+      options,
+      ["maxEntries", "maxBytes", "maxRecordBytes", "now"],
+      "MemoryStore",
+    );
     const max = options.maxEntries ?? 10_000;
-    if (!Number.isInteger(max) || max < 1) {
+    if (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1) {
       throw optionError("MemoryStore", "maxEntries", max, "a positive integer");
     }
     const maxBytes = options.maxBytes ?? 33_554_432;

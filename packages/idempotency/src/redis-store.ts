@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { checkOptionNames } from "@svc/errors";
 import { optionError } from "./option-error.js";
 import { type ClaimResult, type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
 
@@ -158,6 +159,12 @@ export class RedisStore implements IdempotencyStore {
         "an object { client, prefix?, timeoutMs?, maxRecordBytes? }",
       );
     }
+    checkOptionNames(
+      "idempotency",
+      options,
+      ["client", "prefix", "maxRecordBytes", "timeoutMs"],
+      "RedisStore",
+    );
     const client = options.client as Partial<IoRedisLike & NodeRedisLike & NodeRedisClusterLike> | undefined;
     if (client && typeof client.call === "function") {
       // ioredis, Redis or Cluster: the Cluster reads the key of EVALSHA from its numkeys.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type MediaType, type NextFunction, parseMediaType } from "@svc/errors";
-import { optionError } from "./options.js";
+import { checkOptionNames, HttpError, type MediaType, type NextFunction, parseMediaType } from "@svc/errors";
+import { refused } from "./options.js";
 import { parseXmlBody } from "./xml-body.js";
 
 export { parseXmlBody, type XmlValue } from "./xml-body.js";
@@ -50,30 +50,41 @@ interface BodyConfig {
   readonly acceptedHeader: string;
 }
 
+const BODY_OPTIONS = ["limit", "depth", "types", "timeout"];
+
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
+  checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
   const limit = options.limit ?? 102_400;
   const depth = options.depth ?? 32;
-  const types = options.types ?? ["json", "xml"];
-  if (!Number.isInteger(limit) || limit < 0)
-    throw optionError("limit", "parseBody: limit must be a non-negative integer");
-  if (!Number.isInteger(depth) || depth < 1)
-    throw optionError("depth", "parseBody: depth must be a positive integer");
-  if (types.length === 0 || types.some((t) => t !== "json" && t !== "xml")) {
-    throw optionError("types", 'parseBody: types must be a non-empty list of "json" and "xml"');
+  const types: unknown = options.types ?? ["json", "xml"];
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0) {
+    throw refused("parseBody", "limit", limit, "a non-negative integer (bytes)");
+  }
+  if (typeof depth !== "number" || !Number.isSafeInteger(depth) || depth < 1) {
+    throw refused("parseBody", "depth", depth, "a positive integer");
+  }
+  if (!Array.isArray(types) || types.length === 0 || types.some((t) => t !== "json" && t !== "xml")) {
+    throw refused("parseBody", "types", types, 'a non-empty array of "json" and "xml"');
   }
   const timeout = options.timeout === undefined ? 30_000 : options.timeout;
   // setTimeout's largest delay (2^31 - 1 ms); a longer one would fire at once.
-  if (timeout !== false && (!Number.isInteger(timeout) || timeout < 1 || timeout > 2_147_483_647)) {
-    throw optionError(
+  if (
+    timeout !== false &&
+    (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < 1 || timeout > 2_147_483_647)
+  ) {
+    throw refused(
+      "parseBody",
       "timeout",
-      `parseBody: timeout must be false or a whole number of milliseconds from 1 to 2147483647, got ${String(timeout)}`,
+      timeout,
+      "false or a whole number of milliseconds from 1 to 2147483647",
     );
   }
+  const kinds = types as ReadonlyArray<BodyKind>;
   const accepted = [
-    ...(types.includes("json") ? ["application/json"] : []),
-    ...(types.includes("xml") ? ["application/xml"] : []),
+    ...(kinds.includes("json") ? ["application/json"] : []),
+    ...(kinds.includes("xml") ? ["application/xml"] : []),
   ];
-  return { limit, depth, types, timeout, acceptedHeader: accepted.join(", ") };
+  return { limit, depth, types: kinds, timeout, acceptedHeader: accepted.join(", ") };
 }
 
 function isJson(mediaType: string): boolean {

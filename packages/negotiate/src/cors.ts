@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, describeValue, isToken, type NextFunction } from "@svc/errors";
+import { appendVary, checkOptionNames, describeValue, isToken, type NextFunction } from "@svc/errors";
 import cors from "cors";
 import { optionError } from "./options.js";
 
@@ -89,9 +89,13 @@ function resolveMaxAge(maxAge: unknown): number | undefined {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
 export function crossOrigin(options: CrossOriginOptions) {
-  if (options === null || typeof options !== "object") {
-    throw optionError("options", `crossOrigin: options must be an object, got ${describeValue(options)}`);
+  if (options === undefined) {
+    throw optionError(
+      "options",
+      "crossOrigin: options must be an object { origins, exposedHeaders?, maxAge? }, got undefined",
+    );
   }
+  checkOptionNames("negotiate", options, ["origins", "exposedHeaders", "maxAge"], "crossOrigin");
   const origins = resolveOrigins(options.origins);
   const exposedHeaders = resolveExposedHeaders(options.exposedHeaders);
   const maxAge = resolveMaxAge(options.maxAge);

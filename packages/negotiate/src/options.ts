@@ -1,4 +1,10 @@
-import { optionError as codedOptionError, type OptionError, parseMediaType } from "@svc/errors";
+import {
+  checkOptionNames,
+  optionError as codedOptionError,
+  type OptionError,
+  parseMediaType,
+  refusedOption,
+} from "@svc/errors";
 import { defaultRepresentations, type Representation } from "./representation.js";
 
 /** Options of {@link negotiate}'s compression. */
@@ -63,65 +69,93 @@ export function optionError(option: string, message: string): OptionError {
   return codedOptionError("negotiate", option, message);
 }
 
+/**
+ * The `TypeError` for a refused option that names it, what was given and what is accepted:
+ * `<where>: <option> must be <accepted>, got <given>`, code `ERR_SVC_NEGOTIATE_<OPTION>`.
+ */
+export function refused(where: string, option: string, given: unknown, accepted: string): OptionError {
+  return refusedOption("negotiate", option, given, accepted, `${where}: ${option}`);
+}
+
+const REPRESENTATIONS =
+  "a non-empty array of { mediaType, serialize, canRepresent? } with a concrete media type (RFC 9110 §8.3.1)";
+
 /** Every representation is a concrete media type with a serializer (RFC 9110 §8.3.1). */
-export function validateRepresentations(list: readonly Representation[], where: string): void {
-  for (const r of list) {
-    if (!r || typeof r.mediaType !== "string" || typeof r.serialize !== "function") {
-      throw optionError(
-        "representations",
-        `${where}: every representation needs a mediaType string and a serialize function`,
-      );
+export function validateRepresentations(
+  list: unknown,
+  where: string,
+  allowEmpty = false,
+): readonly Representation[] {
+  if (!Array.isArray(list) || (list.length === 0 && !allowEmpty)) {
+    throw refused(where, "representations", list, REPRESENTATIONS);
+  }
+  for (const r of list as unknown[]) {
+    const rep = r as Partial<Representation> | null;
+    if (
+      rep === null ||
+      typeof rep !== "object" ||
+      typeof rep.mediaType !== "string" ||
+      typeof rep.serialize !== "function" ||
+      (rep.canRepresent !== undefined && typeof rep.canRepresent !== "function")
+    ) {
+      throw refused(where, "representations", r, REPRESENTATIONS);
     }
-    const parsed = parseMediaType(r.mediaType);
+    const parsed = parseMediaType(rep.mediaType);
     if (parsed === undefined || parsed.type === "*" || parsed.subtype === "*") {
-      throw optionError("representations", `${where}: "${r.mediaType}" is not a concrete media type`);
+      throw refused(where, "representations", rep.mediaType, REPRESENTATIONS);
     }
   }
+  return list as readonly Representation[];
 }
 
 // RFC 5646 §2.1, as a language-tag's shape: 1*8ALPHA *("-" 1*8alphanum).
 const LANGUAGE_TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/i;
 const CODINGS: readonly string[] = Object.freeze(["br", "gzip", "deflate"]);
+const LANGUAGES = 'an array of language tags (RFC 5646), such as ["en", "de-CH"]';
 
-function resolveLanguages(languages: readonly string[]): readonly string[] {
-  for (const l of languages) {
-    if (typeof l !== "string" || !LANGUAGE_TAG.test(l)) {
-      throw optionError("languages", `negotiate: "${String(l)}" is not a language tag`);
-    }
+function resolveLanguages(languages: unknown): readonly string[] {
+  if (languages === undefined) return [];
+  // A string is iterable: "en" would otherwise be the two languages "e" and "n".
+  if (!Array.isArray(languages)) throw refused("negotiate", "languages", languages, LANGUAGES);
+  for (const l of languages as unknown[]) {
+    if (typeof l !== "string" || !LANGUAGE_TAG.test(l)) throw refused("negotiate", "languages", l, LANGUAGES);
   }
-  return languages;
+  return languages as readonly string[];
 }
 
-function resolveCompression(options: CompressionOptions | false | undefined): CompressionConfig | undefined {
+function resolveCompression(options: unknown): CompressionConfig | undefined {
   if (options === false) return undefined;
-  const threshold = options?.threshold ?? 1024;
-  if (!Number.isInteger(threshold) || threshold < 0) {
-    throw optionError(
-      "compression.threshold",
-      "negotiate: compression.threshold must be a non-negative integer",
-    );
+  if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) {
+    throw refused("negotiate", "compression", options, "false or an object { threshold?, level? }");
   }
-  const level = options?.level;
-  if (level !== undefined && (!Number.isInteger(level) || level < -1 || level > 9)) {
-    throw optionError(
-      "compression.level",
-      `negotiate: compression.level must be an integer from -1 to 9, got ${String(level)}`,
-    );
+  checkOptionNames("negotiate", options, ["threshold", "level"], "negotiate", "compression");
+  const { threshold = 1024, level } = (options ?? {}) as CompressionOptions;
+  if (typeof threshold !== "number" || !Number.isSafeInteger(threshold) || threshold < 0) {
+    throw refused("negotiate", "compression.threshold", threshold, "a non-negative integer (bytes)");
+  }
+  // zlib's levels: -1 (its default), 0 (none) to 9 (best); anything else fails every deflate.
+  if (
+    level !== undefined &&
+    (typeof level !== "number" || !Number.isInteger(level) || level < -1 || level > 9)
+  ) {
+    throw refused("negotiate", "compression.level", level, "an integer from -1 to 9 (zlib levels)");
   }
   return { threshold, level, codings: CODINGS };
 }
+
+const NEGOTIATE_OPTIONS = ["representations", "languages", "compression"];
 
 /**
  * Checks {@link NegotiateOptions} once and resolves the defaults, so a request does no option work.
  * Refusals are `TypeError`s with `code` `ERR_SVC_NEGOTIATE_<OPTION>`.
  */
 export function resolveConfig(options: NegotiateOptions = {}): NegotiateConfig {
-  const representations = options.representations ?? defaultRepresentations;
-  validateRepresentations(representations, "negotiate");
-  if (representations.length === 0) {
-    throw optionError("representations", "negotiate: representations must not be empty");
-  }
-  const languages = resolveLanguages(options.languages ?? []);
+  checkOptionNames("negotiate", options, NEGOTIATE_OPTIONS, "negotiate");
+  const representations = validateRepresentations(
+    options.representations ?? defaultRepresentations,
+    "negotiate",
+  );
+  const languages = resolveLanguages(options.languages);
   return Object.freeze({
     representations,
     offeredMediaTypes: Object.freeze(representations.map((r) => r.mediaType)),

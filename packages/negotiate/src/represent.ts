@@ -45,13 +45,13 @@ function candidatesFor(
   options: RepresentOptions,
 ): readonly Representation[] {
   let set = options.representations ?? base;
-  if (options.representations) validateRepresentations(set, "res.represent");
+  if (options.representations) validateRepresentations(set, "res.represent", true);
   if (options.only) {
     const only = new Set(options.only.map(essence));
     set = set.filter((r) => only.has(essence(r.mediaType)));
   }
   if (options.add) {
-    validateRepresentations(options.add, "res.represent");
+    validateRepresentations(options.add, "res.represent", true);
     set = [...set, ...options.add];
   }
   return set.filter((r) => r.canRepresent?.(data) ?? true);

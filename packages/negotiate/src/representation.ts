@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { escapeXml, stringifyJson } from "@svc/errors";
+import { checkBooleanOption, checkOptionNames, escapeXml, refusedOption, stringifyJson } from "@svc/errors";
 import { stringify } from "csv-stringify/sync";
 
 /** What a serializer learns about the response it is producing. */
@@ -108,8 +108,9 @@ export interface XmlRepresentationOptions {
  * @see https://www.w3.org/TR/xml/
  */
 export function xmlRepresentation(options: XmlRepresentationOptions = {}): Representation {
-  const root = options.root ?? "resource";
-  const collectionRoot = options.collectionRoot ?? "items";
+  checkOptionNames("negotiate", options, ["root", "collectionRoot"], "xmlRepresentation");
+  const root = rootName("root", options.root ?? "resource");
+  const collectionRoot = rootName("collectionRoot", options.collectionRoot ?? "items");
   return {
     mediaType: "application/xml",
     serialize: (raw) => {
@@ -117,6 +118,20 @@ export function xmlRepresentation(options: XmlRepresentationOptions = {}): Repre
       return `<?xml version="1.0" encoding="UTF-8"?>\n${toXml(Array.isArray(data) ? collectionRoot : root, data, 0)}`;
     },
   };
+}
+
+/** A root element's name, as given: an XML name (XML 1.0 §2.3) not starting with `xml`, so it is not rewritten. */
+function rootName(option: string, name: unknown): string {
+  if (typeof name !== "string" || !XML_NAME.test(name) || /^xml/i.test(name)) {
+    throw refusedOption(
+      "negotiate",
+      option,
+      name,
+      'an XML element name (letters, digits, "_", "-", "."; not starting with a digit or "xml")',
+      `xmlRepresentation: ${option}`,
+    );
+  }
+  return name;
 }
 
 /** XML with `<resource>` / `<items>` roots. @example negotiate({ representations: [json, xml] }) @see https://www.w3.org/TR/xml/ */
@@ -164,21 +179,14 @@ function neutralised(text: string): string {
  * @see https://owasp.org/www-community/attacks/CSV_Injection
  */
 export function csvRepresentation(options: CsvRepresentationOptions = {}): Representation {
-  if (options === null || typeof options !== "object") {
-    throw Object.assign(
-      new TypeError(`csvRepresentation: options must be an object, got ${String(options)}`),
-      { code: "ERR_SVC_NEGOTIATE_OPTIONS" },
-    );
-  }
-  const escapeFormulas: unknown = options.escapeFormulas === undefined ? true : options.escapeFormulas;
-  if (typeof escapeFormulas !== "boolean") {
-    throw Object.assign(
-      new TypeError(
-        `csvRepresentation: escapeFormulas must be true or false, got ${JSON.stringify(escapeFormulas) ?? String(escapeFormulas)}`,
-      ),
-      { code: "ERR_SVC_NEGOTIATE_ESCAPE_FORMULAS" },
-    );
-  }
+  checkOptionNames("negotiate", options, ["escapeFormulas"], "csvRepresentation");
+  checkBooleanOption(
+    "negotiate",
+    "escapeFormulas",
+    options.escapeFormulas,
+    "csvRepresentation: escapeFormulas",
+  );
+  const escapeFormulas = options.escapeFormulas !== false;
   const text = escapeFormulas ? neutralised : (t: string) => t;
   const cellOf = (value: unknown): string =>
     typeof value === "number" || typeof value === "bigint" ? cell(value) : text(cell(value));

@@ -8,6 +8,7 @@ export {
 } from "./cluster.js";
 export { express4, express4Version } from "./express4.js";
 export { type Listening, listen, listenOn, whenListening } from "./listen.js";
+export { describeOptions, type OptionCase, refusal } from "./options.js";
 export { at, simulatedProxy } from "./proxy.js";
 export { assertReadmeShows, readmeRegion } from "./readme.js";
 export { type RedisClientMajor, type RedisTestClient, redisClientMajors } from "./redis-clients.js";

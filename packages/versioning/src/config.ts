@@ -1,4 +1,4 @@
-import { isToken } from "@svc/errors";
+import { checkBooleanOption, checkOptionNames, isToken } from "@svc/errors";
 import { type DeprecationHeaders, deprecationHeaders } from "./deprecation.js";
 import { optionError } from "./option-error.js";
 import type {
@@ -30,14 +30,22 @@ function isVersion(v: unknown): v is number {
   return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 999_999_999;
 }
 
-/** The part of a strategy option that is an object (`true` and non-objects give the defaults). */
-function settings<T>(option: boolean | T | undefined): Partial<T> {
-  return option !== null && typeof option === "object" ? option : {};
+/**
+ * The part of a strategy option that is an object: `true` gives the defaults; anything else but
+ * `false` (handled by the caller) and an object of the known fields is refused.
+ */
+function settings<T>(option: boolean | T | undefined, name: string, fields: readonly string[]): Partial<T> {
+  if (option === true) return {};
+  if (option === null || typeof option !== "object" || Array.isArray(option)) {
+    throw optionError(name, option, `true, false or an object { ${fields.map((f) => `${f}?`).join(", ")} }`);
+  }
+  checkOptionNames("versioning", option, fields, "apiVersioning", name);
+  return option;
 }
 
 function checkStatus(value: number | undefined, fallback: number, option: string): number {
   const status = value ?? fallback;
-  if (!Number.isInteger(status) || status < 400 || status > 499) {
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 400 || status > 499) {
     throw optionError(option, value, "a 4xx status");
   }
   return status;
@@ -45,7 +53,7 @@ function checkStatus(value: number | undefined, fallback: number, option: string
 
 function uriConfig(option: ApiVersioningOptions["uri"]): VersioningConfig["uri"] {
   if (option === false) return undefined;
-  const { prefix = "v", unknownVersionStatus } = settings(option);
+  const { prefix = "v", unknownVersionStatus } = settings(option, "uri", ["prefix", "unknownVersionStatus"]);
   if (typeof prefix !== "string" || !/^[A-Za-z]+$/.test(prefix)) {
     throw optionError("uri.prefix", prefix, "letters (A-Z, a-z)");
   }
@@ -54,7 +62,11 @@ function uriConfig(option: ApiVersioningOptions["uri"]): VersioningConfig["uri"]
 
 function headerConfig(option: boolean | HeaderStrategyOptions | undefined): VersioningConfig["header"] {
   if (option === false) return undefined;
-  const { names: given = ["API-Version", "Accept-Version"], unknownVersionStatus } = settings(option);
+  const { names: given = ["API-Version", "Accept-Version"], unknownVersionStatus } = settings(
+    option,
+    "header",
+    ["names", "unknownVersionStatus"],
+  );
   const names = typeof given === "object" && given !== null && Symbol.iterator in given ? [...given] : [];
   if (names.length === 0 || !names.every((n) => typeof n === "string" && isToken(n))) {
     throw optionError("header.names", given, "a non-empty list of header field names (RFC 9110 §5.1)");
@@ -71,6 +83,7 @@ function mediaTypeConfig(option: MediaTypeStrategyOptions | undefined): Versioni
   if (option === null || typeof option !== "object") {
     throw optionError("mediaType", option, "an object { vendor, unknownVersionStatus? }");
   }
+  checkOptionNames("versioning", option, ["vendor", "unknownVersionStatus"], "apiVersioning", "mediaType");
   const { vendor, unknownVersionStatus } = option;
   // RFC 6838 §3.2: the vendor tree `vnd.<producer>[.<name>...]`.
   if (typeof vendor !== "string" || !/^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*$/i.test(vendor)) {
@@ -88,6 +101,13 @@ function deprecatedConfig(
   list: string,
 ): Map<number, DeprecationHeaders> {
   const deprecated = new Map<number, DeprecationHeaders>();
+  if (option !== undefined && (option === null || typeof option !== "object" || Array.isArray(option))) {
+    throw optionError(
+      "deprecated",
+      option,
+      "an object { <version>: { deprecation, sunset?, link?, sunsetLink? } }",
+    );
+  }
   for (const [key, policy] of Object.entries(option ?? {})) {
     const version = Number(key);
     if (!versions.has(version)) {
@@ -106,22 +126,38 @@ function deprecatedConfig(
 function neutralMatcher(pattern: string | RegExp): (path: string) => boolean {
   if (pattern instanceof RegExp) return (path) => pattern.test(path);
   if (typeof pattern !== "string" || !pattern.startsWith("/")) {
-    throw optionError(
-      "neutral",
-      pattern,
-      'a list of paths starting with "/" or RegExps',
-      "apiVersioning: each neutral path",
-    );
+    throw optionError("neutral", pattern, NEUTRAL, "apiVersioning: each neutral path");
   }
   const base = pattern.length > 1 && pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
   const below = base === "/" ? "/" : `${base}/`;
   return (path) => path === base || path.startsWith(below);
 }
 
+const NEUTRAL = 'a list of paths starting with "/" or RegExps';
+const VERSIONING_OPTIONS = [
+  "versions",
+  "defaultVersion",
+  "required",
+  "uri",
+  "header",
+  "mediaType",
+  "deprecated",
+  "neutral",
+];
+
+function neutralMatchers(neutral: unknown): VersioningConfig["neutral"] {
+  if (neutral === undefined) return [];
+  // A lone string has no .map: "/health" would fail as "neutral.map is not a function".
+  if (!Array.isArray(neutral)) throw optionError("neutral", neutral, NEUTRAL);
+  return neutral.map(neutralMatcher);
+}
+
 function supportedVersions(options: ApiVersioningOptions): number[] {
-  if (options === null || typeof options !== "object") {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw optionError("options", options, "an object { versions, ... }", "apiVersioning: options");
   }
+  checkOptionNames("versioning", options, VERSIONING_OPTIONS, "apiVersioning");
+  checkBooleanOption("versioning", "required", options.required, "apiVersioning: required");
   const { versions } = options;
   if (!Array.isArray(versions) || versions.length === 0 || !versions.every(isVersion)) {
     throw optionError("versions", versions, "a non-empty array of integers from 1 to 999999999");
@@ -165,7 +201,7 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
     header,
     mediaType,
     deprecated,
-    neutral: (options.neutral ?? []).map(neutralMatcher),
+    neutral: neutralMatchers(options.neutral),
     supported: Object.freeze(supported),
     varyAll: [...(header?.names ?? []), ...(mediaType ? ["Accept"] : [])],
   };

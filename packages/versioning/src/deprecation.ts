@@ -1,3 +1,4 @@
+import { checkOptionNames } from "@svc/errors";
 import { optionError } from "./option-error.js";
 
 /** When a version is (or will be) deprecated and sunset, and where that is explained. */
@@ -91,6 +92,13 @@ export function deprecationHeaders(policy: DeprecationPolicy, label: string): De
       label,
     );
   }
+  checkOptionNames(
+    "versioning",
+    policy,
+    ["deprecation", "sunset", "link", "sunsetLink"],
+    label,
+    "deprecated",
+  );
   const deprecation = toDate(policy.deprecation, label, "deprecation");
   const sunset = policy.sunset === undefined ? undefined : toDate(policy.sunset, label, "sunset");
   // RFC 9745 §3: "the value of Sunset [...] SHOULD NOT be earlier than the value of Deprecation"

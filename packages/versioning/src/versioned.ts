@@ -1,5 +1,7 @@
 import type { NextFunction } from "@svc/errors";
-import { HttpError } from "@svc/errors";
+import { checkBooleanOption, checkOptionNames, HttpError, refusedOption } from "@svc/errors";
+
+const HANDLERS = "an object of handler functions by version number ({ 1: h1, 2: h2, default? })";
 
 /** Options of {@link versioned}. */
 export interface VersionedOptions {
@@ -27,21 +29,47 @@ export function versioned<Req extends { apiVersion?: number | undefined }, Res>(
   handlers: Readonly<Record<number, Handler<Req, Res>>> & { default?: Handler<Req, Res> },
   options: VersionedOptions = {},
 ): Handler<Req, Res> {
-  if (handlers === null || typeof handlers !== "object")
-    throw new TypeError("versioned: handlers must be an object");
+  if (handlers === null || typeof handlers !== "object" || Array.isArray(handlers)) {
+    throw refusedOption("versioning", "handlers", handlers, HANDLERS, "versioned: handlers");
+  }
   const table = new Map<number, Handler<Req, Res>>();
   for (const [key, handler] of Object.entries(handlers)) {
     if (key === "default") continue;
-    if (!/^[1-9]\d{0,8}$/.test(key)) throw new TypeError(`versioned: ${key} is not a version number`);
-    if (typeof handler !== "function")
-      throw new TypeError(`versioned: the handler of version ${key} must be a function`);
+    if (!/^[1-9]\d{0,8}$/.test(key)) {
+      throw refusedOption(
+        "versioning",
+        "handlers",
+        key,
+        "a version number (1 to 999999999) or default",
+        "versioned: a key of handlers",
+      );
+    }
+    if (typeof handler !== "function") {
+      throw refusedOption(
+        "versioning",
+        "handlers",
+        handler,
+        "a function",
+        `versioned: the handler of version ${key}`,
+      );
+    }
     table.set(Number(key), handler);
   }
   const fallback = handlers.default;
-  if (fallback !== undefined && typeof fallback !== "function")
-    throw new TypeError("versioned: default must be a function");
-  if (table.size === 0 && fallback === undefined)
-    throw new TypeError("versioned: at least one handler is required");
+  if (fallback !== undefined && typeof fallback !== "function") {
+    throw refusedOption("versioning", "handlers", fallback, "a function", "versioned: the default handler");
+  }
+  if (table.size === 0 && fallback === undefined) {
+    throw refusedOption(
+      "versioning",
+      "handlers",
+      handlers,
+      `${HANDLERS} with one handler at least`,
+      "versioned: handlers",
+    );
+  }
+  checkOptionNames("versioning", options, ["inherit"], "versioned");
+  checkBooleanOption("versioning", "inherit", options.inherit, "versioned: inherit");
   const ascending = [...table.keys()].sort((a, b) => a - b);
   const inherit = options.inherit ?? false;
 

@@ -1,0 +1,160 @@
+import { describeOptions, type OptionCase, refusal } from "@svc/test-utils";
+import { describe, expect, it } from "vitest";
+import {
+  checkBooleanOption,
+  checkOptionNames,
+  clientErrorHandler,
+  errorHandler,
+  expressServerOptions,
+  methodNotAllowed,
+} from "../src/index.js";
+
+const rows: OptionCase[] = [
+  [
+    "errorHandler(options)",
+    () => errorHandler("x" as never),
+    "ERR_SVC_ERRORS_OPTIONS",
+    /errorHandler: options must be an object with the fields logger, correlationId, problemTypeBase, now, got "x"/,
+    () => errorHandler(),
+  ],
+  [
+    "errorHandler: unknown name",
+    () => errorHandler({ loger: console } as never),
+    "ERR_SVC_ERRORS_UNKNOWN_OPTION",
+    /errorHandler: unknown option "loger" \(did you mean "logger"\?\); options must be an object with the fields logger, /,
+    () => errorHandler({}),
+  ],
+  [
+    "errorHandler: logger",
+    () => errorHandler({ logger: { info() {} } as never }),
+    "ERR_SVC_ERRORS_LOGGER",
+    /errorHandler: logger must be an object with an error\(obj, msg\) method, got an object/,
+    () => errorHandler({ logger: { error() {} } }),
+  ],
+  [
+    "errorHandler: correlationId",
+    () => errorHandler({ correlationId: "x" as never }),
+    "ERR_SVC_ERRORS_CORRELATION_ID",
+    /errorHandler: correlationId must be a function \(req, res\) => string \| undefined, got "x"/,
+    () => errorHandler({ correlationId: () => "c" }),
+  ],
+  [
+    "errorHandler: problemTypeBase",
+    () => errorHandler({ problemTypeBase: "/problems/" }),
+    "ERR_SVC_ERRORS_PROBLEM_TYPE_BASE",
+    /errorHandler: problemTypeBase must be an absolute URI, got "\/problems\/"/,
+    () => errorHandler({ problemTypeBase: "https://example.com/problems/" }),
+  ],
+  [
+    "errorHandler: problemTypeBase (not a string)",
+    () => errorHandler({ problemTypeBase: 7 as never }),
+    "ERR_SVC_ERRORS_PROBLEM_TYPE_BASE",
+    /must be an absolute URI, got 7/,
+    () => errorHandler({ problemTypeBase: "urn:problems:" }),
+  ],
+  [
+    "errorHandler: now",
+    () => errorHandler({ now: new Date() as never }),
+    "ERR_SVC_ERRORS_NOW",
+    /errorHandler: now must be a function \(\) => Date, got /,
+    () => errorHandler({ now: () => new Date(0) }),
+  ],
+  [
+    "clientErrorHandler(options)",
+    () => clientErrorHandler(null as never),
+    "ERR_SVC_ERRORS_OPTIONS",
+    /clientErrorHandler: options must be an object with the fields headers, now, got null/,
+    () => clientErrorHandler(),
+  ],
+  [
+    "clientErrorHandler: unknown name",
+    () => clientErrorHandler({ header: () => [] } as never),
+    "ERR_SVC_ERRORS_UNKNOWN_OPTION",
+    /unknown option "header" \(did you mean "headers"\?\)/,
+    () => clientErrorHandler({}),
+  ],
+  [
+    "clientErrorHandler: headers",
+    () => clientErrorHandler({ headers: [["X", "1"]] as never }),
+    "ERR_SVC_ERRORS_HEADERS",
+    /clientErrorHandler: headers must be a function \(socket\) => \[name, value\] pairs, got \[\["X", "1"\]\]/,
+    () => clientErrorHandler({ headers: () => [] }),
+  ],
+  [
+    "clientErrorHandler: now",
+    () => clientErrorHandler({ now: 0 as never }),
+    "ERR_SVC_ERRORS_NOW",
+    /clientErrorHandler: now must be a function \(\) => Date, got 0/,
+    () => clientErrorHandler({ now: () => new Date(0) }),
+  ],
+  [
+    "methodNotAllowed: allowed",
+    () => methodNotAllowed("GET" as never),
+    "ERR_SVC_ERRORS_ALLOWED",
+    /methodNotAllowed: allowed must be a non-empty array of method names \(RFC 9110 §9.1 tokens\), got "GET"/,
+    () => methodNotAllowed(["GET"]),
+  ],
+  [
+    "methodNotAllowed: allowed (not a token)",
+    () => methodNotAllowed(["GET, POST"]),
+    "ERR_SVC_ERRORS_ALLOWED",
+    /got \["GET, POST"\]/,
+    () => methodNotAllowed(["GET", "POST"]),
+  ],
+  [
+    "expressServerOptions: app",
+    () => expressServerOptions({} as never),
+    "ERR_SVC_ERRORS_APP",
+    /expressServerOptions: app must be an Express application/,
+    () => expressServerOptions(Object.assign(() => {}, { request: {}, response: {} }) as never),
+  ],
+];
+
+describeOptions("@svc/errors: every option refused at construction with a stable code", rows);
+
+describe("checkOptionNames and checkBooleanOption", () => {
+  it.each([
+    ["langauges", "languages"],
+    ["Languages", "languages"],
+    ["compresion", "compression"],
+  ])("%s → refused, suggests %s", (given, near) => {
+    const err = refusal(() =>
+      checkOptionNames("negotiate", { [given]: 1 }, ["languages", "compression"], "negotiate"),
+    );
+    expect(err).toMatchObject({ code: "ERR_SVC_NEGOTIATE_UNKNOWN_OPTION" });
+    expect(err.message).toContain(`unknown option "${given}" (did you mean "${near}"?)`);
+  });
+
+  it("a name far from every known one → refused without a guess", () => {
+    const err = refusal(() => checkOptionNames("hal", { zzzzzz: 1 }, ["trustProxy"], "allowedHosts"));
+    expect(err.message).toBe(
+      'allowedHosts: unknown option "zzzzzz"; options must be an object with the fields trustProxy',
+    );
+  });
+
+  it("a nested object: the path is named, the nested option's code for a non-object", () => {
+    const err = refusal(() =>
+      checkOptionNames("negotiate", { levle: 1 }, ["level", "threshold"], "negotiate", "compression"),
+    );
+    expect(err.message).toContain('unknown option "compression.levle" (did you mean "compression.level"?)');
+    expect(refusal(() => checkOptionNames("negotiate", 3, ["level"], "negotiate", "compression")).code).toBe(
+      "ERR_SVC_NEGOTIATE_COMPRESSION",
+    );
+  });
+
+  it("undefined and known names → accepted; arrays refused", () => {
+    expect(() => checkOptionNames("x", undefined, ["a"], "x")).not.toThrow();
+    expect(() => checkOptionNames("x", { a: 1 }, ["a"], "x")).not.toThrow();
+    expect(refusal(() => checkOptionNames("x", [], ["a"], "x")).code).toBe("ERR_SVC_X_OPTIONS");
+  });
+
+  it('checkBooleanOption: "false" → refused; true, false, undefined → accepted', () => {
+    expect(
+      refusal(() => checkBooleanOption("conditional", "required", "false", "preconditions: required")),
+    ).toMatchObject({
+      code: "ERR_SVC_CONDITIONAL_REQUIRED",
+      message: 'preconditions: required must be true or false, got "false"',
+    });
+    for (const ok of [true, false, undefined]) expect(() => checkBooleanOption("x", "y", ok)).not.toThrow();
+  });
+});
