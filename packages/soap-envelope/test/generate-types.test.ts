@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { assertReadmeShows } from "@svc/test-utils";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
@@ -91,8 +92,16 @@ describe("generated types check handlers under strict TypeScript", () => {
       generate(CUSTOMER_WSDL, { longAs: "string", name: "S" }),
     );
     writeFileSync(join(dir, "good.ts"), GOOD);
+    writeFileSync(join(dir, "readme.ts"), README_TYPED);
     writeFileSync(join(dir, "bad.ts"), BAD);
-    const files = ["orders.types.ts", "customer.types.ts", "customer-string.types.ts", "good.ts", "bad.ts"];
+    const files = [
+      "orders.types.ts",
+      "customer.types.ts",
+      "customer-string.types.ts",
+      "good.ts",
+      "readme.ts",
+      "bad.ts",
+    ];
     const program = ts.createProgram(
       files.map((f) => join(dir, f)),
       {
@@ -122,7 +131,11 @@ describe("generated types check handlers under strict TypeScript", () => {
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("the generated files and the right handlers compile", () => {
+  it("the README shows the typed example compiled here", () => {
+    expect(() => assertReadmeShows(import.meta.url, README_TYPED)).not.toThrow();
+  });
+
+  it("the generated files, the README example and the right handlers compile", () => {
     expect(diagnostics.filter((d) => d.file !== "bad.ts")).toEqual([]);
   });
 
@@ -228,6 +241,30 @@ describe("what the types allow, the service encodes", () => {
     expect(received).toEqual([{ id: 7n }]);
   });
 });
+
+/** The README's typed example (its ts block, word for word). */
+const README_TYPED = `import { createSoapService, SoapFault } from "@svc/soap-envelope";
+import type { CustomerServiceOperations } from "./customer.types.js";
+
+export const service = createSoapService<CustomerServiceOperations>({
+  wsdl: "contracts/customer.wsdl",
+  handlers: {
+    // customerId: bigint; the result must be a GetCustomerResponse (id, name, email).
+    getCustomer: async ({ customerId }) => {
+      if (customerId <= 0n) {
+        throw new SoapFault({ code: "Sender", subcode: "CustomerNotFound", reason: "No such customer" });
+      }
+      return { customer: { id: customerId, name: "Ada Lovelace", email: "ada@example.com" } };
+    },
+    createCustomer: async ({ customer }) => ({ customerId: customer.id }),
+    // One-way: the handler returns nothing; event.occurredAt is string | absent.
+    logEvent: async ({ event }, ctx) => {
+      ctx.logger.error({ severity: event.severity, at: event.occurredAt ?? "unknown" }, event.message);
+    },
+    sendNotification: async () => {},
+  },
+});
+`;
 
 const GOOD = `import { createSoapService, soapEndpoint, SoapFault, type SoapHandlers } from "@svc/soap-envelope";
 import type { CustomerServiceHandlers, CustomerServiceOperations, Event, GetCustomerRequest } from "./customer.types.js";
