@@ -18,7 +18,8 @@ import { parseXmlString, resolveLimits } from "./xml.js";
 // is what the decoder produces (`xs:long` as `bigint` or `string` per `longAs`, `minOccurs="0"`
 // as an optional property, `maxOccurs` > 1 as an array, `nillable` as `| null`, an enumeration
 // as a union of its literals), its result what the encoder accepts (`xs:long` also as a number or
-// a numeric string, `xs:date` / `xs:dateTime` also as a `Date`).
+// a numeric string, `xs:date` / `xs:dateTime` also as a `Date`); a one-way operation has no
+// `output` and its handler returns nothing.
 
 /** Options of {@link generateTypes}. */
 export interface GenerateTypesOptions {
@@ -213,18 +214,21 @@ class TypeWriter {
     const faultDetails = new Map<string, string>();
     for (const op of contract.operations) {
       const input = this.elementType(this.element(contract, op.input), "decoded");
+      // A one-way operation has no output: SoapHandlers makes its handler return void.
       const output =
-        op.output === undefined ? "void" : this.elementType(this.element(contract, op.output), "init");
+        op.output === undefined
+          ? ""
+          : `; output: ${this.elementType(this.element(contract, op.output), "init")}`;
       const doc = [
         `${op.name}: input ${op.input}`,
         op.output === undefined
-          ? "one-way (WSDL 1.1 §2.4.1): the handler's result is not sent"
+          ? "one-way (WSDL 1.1 §2.4.1): no output, the handler returns nothing"
           : `output ${op.output}`,
         ...(op.soapAction ? [`soapAction "${op.soapAction}"`] : []),
         ...(Object.keys(op.faults).length > 0 ? [`faults: ${Object.keys(op.faults).join(", ")}`] : []),
       ];
       operations.push(
-        `  /** ${commentText(doc.join("; "))} */\n  ${propertyKey(op.name)}: { input: ${input}; output: ${output} };`,
+        `  /** ${commentText(doc.join("; "))} */\n  ${propertyKey(op.name)}: { input: ${input}${output} };`,
       );
       for (const clark of Object.values(op.faults)) {
         const decl = this.element(contract, clark);

@@ -90,12 +90,13 @@ export type SoapHandler = (payload: never, context: SoapContext) => Promise<unkn
 
 /**
  * The payload and result types of one operation, as `svc-soap-types` / {@link generateTypes}
- * writes them: `input` is what the handler receives, `output` what it may return (`void` for a
+ * writes them: `input` is what the handler receives, `output` what it may return (none for a
  * one-way operation).
  */
 export interface SoapOperationTypes {
   input: unknown;
-  output: unknown;
+  /** Absent for a one-way operation (WSDL 1.1 §2.4.1), whose handler returns nothing. */
+  output?: unknown;
 }
 
 /**
@@ -111,7 +112,9 @@ export interface SoapOperationTypes {
 export type SoapHandlers<Operations> = {
   readonly [Name in keyof Operations]: Operations[Name] extends { input: infer Input; output: infer Output }
     ? (payload: Input, context: SoapContext) => Output | Promise<Output>
-    : never;
+    : Operations[Name] extends { input: infer Input }
+      ? (payload: Input, context: SoapContext) => void | Promise<void>
+      : never;
 };
 
 /**

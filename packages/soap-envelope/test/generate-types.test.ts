@@ -42,7 +42,7 @@ describe("generateTypes: key shapes", () => {
     ["simple content → $value", orders, "  $value: string | number | bigint;"],
     ["a recursive element", orders, "  Category?: readonly CategoryInit[] | undefined;"],
     ["a nillable output element", orders, "  order: OrderInit | null;"],
-    ["a one-way operation → output void", orders, "  ping: { input: Ping; output: void };"],
+    ["a one-way operation → no output", orders, "  ping: { input: Ping };"],
     ["a declared fault's detail", orders, "  OrderNotFound: OrderNotFoundInit;"],
     [
       "the handlers type",
