@@ -148,7 +148,7 @@ describe("authorize option validation", () => {
         authorize: "yes" as unknown as () => boolean,
       });
     expect(build).toThrow(TypeError);
-    expect(build).toThrow(/options\.authorize must be a function .* got "yes"/);
+    expect(build).toThrow(/@svc\/soap-envelope: authorize must be a function .* got "yes"/);
     try {
       build();
     } catch (err) {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
 import { HttpError, type NextFunction, toHttpError } from "@svc/errors";
 import { faultToXml } from "./fault.js";
+import { checkLogger, checkObject } from "./options.js";
 import {
   createSoapService,
   httpErrorToFault,
@@ -24,8 +25,8 @@ export interface SoapHttpRequest extends IncomingMessage {
   log?: SoapLogger;
 }
 
-/** Options of {@link soapEndpoint}: those of the service. */
-export type SoapEndpointOptions = SoapServiceOptions;
+/** Options of {@link soapEndpoint}: those of the service (`Operations` types the handlers). */
+export type SoapEndpointOptions<Operations = never> = SoapServiceOptions<Operations>;
 
 /** The Express handler {@link soapEndpoint} returns, with the compiled service attached. */
 export interface SoapEndpointHandler {
@@ -49,8 +50,10 @@ export interface SoapEndpointHandler {
  * }));
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
-export function soapEndpoint(options: SoapEndpointOptions): SoapEndpointHandler {
-  const service = createSoapService(options);
+export function soapEndpoint<Operations = never>(
+  options: SoapEndpointOptions<NoInfer<Operations>>,
+): SoapEndpointHandler {
+  const service = createSoapService<Operations>(options);
   const handler = function svcSoapEndpoint(
     req: SoapHttpRequest,
     res: ServerResponse,
@@ -203,6 +206,8 @@ function externalUrl(req: SoapHttpRequest): string {
  * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
  */
 export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
+  checkObject(options, "options", ["logger"]);
+  checkLogger(options.logger, "logger", "soapErrorHandler: logger");
   return function svcSoapErrorHandler(
     err: unknown,
     req: SoapHttpRequest,

@@ -32,6 +32,7 @@ export {
   type SoapFaultInit,
   WSSE_NS,
 } from "./fault.js";
+export { type GenerateTypesOptions, generateTypes } from "./generate-types.js";
 export { type MediaType, parseMediaType } from "./media-type.js";
 export {
   type BuiltinType,
@@ -51,9 +52,12 @@ export {
   type SoapAuthContext,
   type SoapContext,
   type SoapHandler,
+  type SoapHandlers,
   type SoapLogger,
+  type SoapOperationTypes,
   type SoapRequest,
   type SoapResponse,
+  SoapResultError,
   type SoapService,
   type SoapServiceOptions,
 } from "./service.js";

@@ -36,14 +36,22 @@ interface Global<T> {
   compiled?: T;
 }
 
+/** The global components of a schema set: elements and named types, by Clark name, in document order. */
+export interface SchemaComponents {
+  elements: Map<string, ElementDecl>;
+  /** Named global types (not the built-ins), the same objects element declarations refer to. */
+  types: Map<string, SimpleType | ComplexType>;
+}
+
 /**
- * Compiles XSD documents into their global element declarations, keyed by Clark name
- * (`{ns}local`), in document order. Every global type is compiled too, used or not, so an
+ * Compiles XSD documents into their global element declarations and named types, keyed by Clark
+ * name (`{ns}local`), in document order. Every global type is compiled too, used or not, so an
  * unsupported construct anywhere in the contract stops it at start-up.
  * @throws {SchemaCompileError} naming the file and the construct
  */
-export function compileGlobalElements(sources: readonly SchemaSource[]): Map<string, ElementDecl> {
-  return new SchemaCompiler(sources).globalElements();
+export function compileComponents(sources: readonly SchemaSource[]): SchemaComponents {
+  const compiler = new SchemaCompiler(sources);
+  return { elements: compiler.globalElements(), types: compiler.globalTypes() };
 }
 
 /** One compilation: global components are compiled once, on first use, so references may be circular. */
@@ -61,6 +69,13 @@ class SchemaCompiler {
   globalElements(): Map<string, ElementDecl> {
     const out = new Map<string, ElementDecl>();
     for (const name of this.elementDefs.keys()) out.set(name, this.globalElement(name, ""));
+    return out;
+  }
+
+  /** The named global types, all compiled by the constructor. */
+  globalTypes(): Map<string, SimpleType | ComplexType> {
+    const out = new Map<string, SimpleType | ComplexType>();
+    for (const name of this.typeDefs.keys()) out.set(name, this.globalType(name, ""));
     return out;
   }
 

@@ -18,7 +18,8 @@ import { checkLexical, collapse } from "./xsd-lexical.js";
  * Validates a value against an element declaration and serializes it, attributes and child
  * elements in schema order whatever the order of the object's keys; `parentNs` is the default
  * namespace in scope, so `xmlns` is written only where it changes.
- * @throws {SchemaValidationError} when the value does not match, `path` naming where
+ * @throws {SchemaValidationError} when the value does not match, `path` naming where as a property
+ * path of the value (`GetCustomerResponse.customer.email`, `Order.item[2].price`)
  */
 export function encodeElement(decl: ElementDecl, value: unknown, parentNs: string, path: string): string {
   const nsDecl = decl.namespace === parentNs ? "" : ` xmlns="${escapeXml(decl.namespace)}"`;
@@ -32,7 +33,7 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
     return `<${name}${nsDecl}>${escapeXml(encodeSimple(type, value, path))}</${name}>`;
   }
   if (typeof value !== "object" || value === undefined || Array.isArray(value) || value instanceof Date) {
-    throw new SchemaValidationError(path, "must be an object");
+    throw new SchemaValidationError(path, `expected an object, got ${describeValue(value)}`);
   }
   const obj = value as Record<string, unknown>;
   let attrs = "";
@@ -42,10 +43,10 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
   for (const a of type.attributes) {
     const v = obj[a.name];
     if (v === undefined) {
-      if (a.required) throw new SchemaValidationError(`${path}/@${a.name}`, "is required");
+      if (a.required) throw new SchemaValidationError(`${path}.${a.name}`, "is required");
       continue;
     }
-    const text = escapeXml(encodeSimple(a.type, v, `${path}/@${a.name}`));
+    const text = escapeXml(encodeSimple(a.type, v, `${path}.${a.name}`));
     if (!a.qualifiedNs) {
       attrs += ` ${a.name}="${text}"`;
       continue;
@@ -61,7 +62,7 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
   }
   let inner = "";
   if (type.simpleContent) {
-    inner = escapeXml(encodeSimple(type.simpleContent, obj.$value, `${path}/$value`));
+    inner = escapeXml(encodeSimple(type.simpleContent, obj.$value, `${path}.$value`));
   } else if (type.content) {
     inner = encodeGroup(type.content, obj, decl.namespace, path);
   }
@@ -95,7 +96,7 @@ function encodeGroup(g: GroupParticle, obj: Record<string, unknown>, ns: string,
 function encodeParticle(p: Particle, obj: Record<string, unknown>, ns: string, path: string): string {
   if (p.kind !== "element") return encodeGroup(p, obj, ns, path);
   const value = obj[p.decl.localName];
-  const childPath = `${path}/${p.decl.localName}`;
+  const childPath = `${path}.${p.decl.localName}`;
   if (!p.many) {
     // One value or none: the checks below on a list of zero or one, without building it.
     const count = value === undefined ? 0 : 1;
@@ -104,11 +105,13 @@ function encodeParticle(p: Particle, obj: Record<string, unknown>, ns: string, p
     return count === 0 ? "" : encodeElement(p.decl, value, ns, childPath);
   }
   const list = value === undefined ? [] : value;
-  if (!Array.isArray(list)) throw new SchemaValidationError(childPath, "must be an array");
+  if (!Array.isArray(list)) {
+    throw new SchemaValidationError(childPath, `expected an array, got ${describeValue(list)}`);
+  }
   if (list.length < p.min) throw new SchemaValidationError(childPath, "is required");
   if (list.length > p.max) throw new SchemaValidationError(childPath, `occurs at most ${p.max} times`);
   let out = "";
-  for (const v of list) out += encodeElement(p.decl, v, ns, childPath);
+  for (let i = 0; i < list.length; i++) out += encodeElement(p.decl, list[i], ns, `${childPath}[${i}]`);
   return out;
 }
 
@@ -131,7 +134,7 @@ function allowedKeys(type: ComplexType): ReadonlySet<string> {
 function encodeSimple(type: SimpleType, value: unknown, path: string): string {
   let lexical: string;
   const bad = (): never => {
-    throw new SchemaValidationError(path, `${describeValue(value)} is not a valid xs:${type.base}`);
+    throw new SchemaValidationError(path, `expected xs:${type.base}, got ${describeValue(value)}`);
   };
   switch (type.base) {
     case "string":
@@ -174,11 +177,14 @@ function encodeSimple(type: SimpleType, value: unknown, path: string): string {
   return lexical;
 }
 
+/** What a value is, for "expected xs:string, got the number 5". */
 function describeValue(value: unknown): string {
-  if (value === undefined) return "a missing value";
-  if (typeof value === "string") return JSON.stringify(value.slice(0, 60));
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "object")
-    return value === null ? "null" : Array.isArray(value) ? "an array" : "an object";
-  return String(value);
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 60))}`;
+  if (typeof value === "bigint") return `the bigint ${value}n`;
+  if (typeof value === "object") {
+    return Array.isArray(value) ? "an array" : value instanceof Date ? "a Date" : "an object";
+  }
+  return `the ${typeof value} ${String(value)}`;
 }

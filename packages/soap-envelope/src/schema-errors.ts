@@ -9,7 +9,11 @@ export class SchemaCompileError extends Error {
   }
 }
 
-/** An instance that does not match the schema; `path` locates it (`GetCustomerRequest/customerId`). */
+/**
+ * An instance that does not match the schema; `path` locates it: in a decoded document as an
+ * element path (`GetCustomerRequest/customerId`), in a value being encoded as a property path
+ * (`GetCustomerResponse.customer.email`, `Order.item[2].price`).
+ */
 export class SchemaValidationError extends Error {
   readonly path: string;
   constructor(path: string, message: string) {

@@ -253,7 +253,17 @@ describe("encode: schema order, namespaces, validation", () => {
     [
       "tag not an array",
       { id: 1n, code: "ABC", tag: "x", byEmail: "a", price: { currency: "EUR", $value: "1" } },
-      /must be an array/,
+      /Item.tag: expected an array, got the string "x"/,
+    ],
+    [
+      "second tag a number",
+      { id: 1n, code: "ABC", tag: ["a", 5], byEmail: "a", price: { currency: "EUR", $value: "1" } },
+      /Item\.tag\[1\]: expected xs:string, got the number 5/,
+    ],
+    [
+      "price.currency a boolean",
+      { id: 1n, code: "ABC", byEmail: "a", price: { currency: true, $value: "1" } },
+      /Item\.price\.currency: expected xs:string, got the boolean true/,
     ],
   ];
   it.each(bad)("%s → validation error", (_name, value, message) => {

@@ -1,4 +1,5 @@
-import { compileGlobalElements, type SchemaSource } from "./schema-compile.js";
+import { checkLongAs, checkObject } from "./options.js";
+import { compileComponents, type SchemaComponents, type SchemaSource } from "./schema-compile.js";
 import { decodeElement } from "./schema-decode.js";
 import { encodeElement } from "./schema-encode.js";
 import { SchemaValidationError } from "./schema-errors.js";
@@ -43,7 +44,19 @@ export function compileSchemas(
   sources: readonly SchemaSource[],
   options: CompileOptions = {},
 ): CompiledSchema {
+  checkObject(options, "options", ["longAs"]);
+  checkLongAs(options.longAs, "longAs", "compileSchemas: longAs");
   return new CompiledSchema(sources, options.longAs ?? "bigint");
+}
+
+/** The compiled components behind each schema, for the type generator (not part of the public API). */
+const COMPONENTS = new WeakMap<CompiledSchema, SchemaComponents & { longAs: LongRepresentation }>();
+
+/** The global elements and named types a schema was compiled from, and its `longAs`. */
+export function schemaComponents(
+  schema: CompiledSchema,
+): (SchemaComponents & { longAs: LongRepresentation }) | undefined {
+  return COMPONENTS.get(schema);
 }
 
 /** The compiled schema set: global elements with their decoders and encoders. */
@@ -53,7 +66,9 @@ export class CompiledSchema {
 
   constructor(sources: readonly SchemaSource[], longAs: LongRepresentation) {
     this.longAs = longAs;
-    this.elements = compileGlobalElements(sources);
+    const components = compileComponents(sources);
+    this.elements = components.elements;
+    COMPONENTS.set(this, { ...components, longAs });
   }
 
   /** Clark names (`{ns}local`) of every global element. */

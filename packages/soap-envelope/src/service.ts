@@ -1,9 +1,17 @@
 import type { IncomingMessage } from "node:http";
-import { fallbackLogger, HttpError, isHttpError, type Logger } from "@svc/errors";
+import {
+  optionError as codedOptionError,
+  describeValue,
+  fallbackLogger,
+  HttpError,
+  isHttpError,
+  type Logger,
+} from "@svc/errors";
 import {
   checkEnvelope,
   type HeaderBlock,
   isTargeted,
+  ROLE_NONE,
   Soap11EnvelopeError,
   serializeEnvelope,
 } from "./envelope.js";
@@ -20,6 +28,14 @@ import {
   writePlainDetail,
 } from "./fault.js";
 import { type MediaType, parseMediaType } from "./media-type.js";
+import {
+  checkFunction,
+  checkLogger,
+  checkLongAs,
+  checkNameList,
+  checkObject,
+  optionError,
+} from "./options.js";
 import { SchemaValidationError } from "./schema.js";
 import { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
 import { credentialsFault, notAuthorizedFault } from "./wsse.js";
@@ -72,12 +88,47 @@ export type SoapAuthContext = Omit<SoapContext, "principal">;
 /** An operation handler: the decoded input element in, the output element's value out. */
 export type SoapHandler = (payload: never, context: SoapContext) => Promise<unknown> | unknown;
 
-/** Options of {@link createSoapService}. */
-export interface SoapServiceOptions {
+/**
+ * The payload and result types of one operation, as `svc-soap-types` / {@link generateTypes}
+ * writes them: `input` is what the handler receives, `output` what it may return (none for a
+ * one-way operation).
+ */
+export interface SoapOperationTypes {
+  input: unknown;
+  /** Absent for a one-way operation (WSDL 1.1 §2.4.1), whose handler returns nothing. */
+  output?: unknown;
+}
+
+/**
+ * The handlers of a contract whose operation types are `Operations` (a generated
+ * `<Name>Operations`): one handler per operation, its payload and result checked against the
+ * schema by the compiler.
+ *
+ * @example
+ * const handlers = {
+ *   getCustomer: async ({ customerId }) => ({ customer: await repo.get(customerId) }),
+ * } satisfies CustomerServiceHandlers; // generated: SoapHandlers<CustomerServiceOperations>
+ */
+export type SoapHandlers<Operations> = {
+  readonly [Name in keyof Operations]: Operations[Name] extends { input: infer Input; output: infer Output }
+    ? (payload: Input, context: SoapContext) => Output | Promise<Output>
+    : Operations[Name] extends { input: infer Input }
+      ? (payload: Input, context: SoapContext) => void | Promise<void>
+      : never;
+};
+
+/**
+ * Options of {@link createSoapService}. `Operations` (a generated `<Name>Operations` type) types
+ * the handlers; without it, handlers are checked at start-up only.
+ */
+export interface SoapServiceOptions<Operations = never> {
   /** The WSDL 1.1 contract: a file path or the document's text. */
   wsdl: string;
-  /** One handler per operation of the contract's SOAP 1.2 binding, by operation name. */
-  handlers: Readonly<Record<string, SoapHandler>>;
+  /**
+   * One handler per operation of the contract's SOAP 1.2 binding, by operation name. Typed by
+   * `Operations` when given (`createSoapService<CustomerServiceOperations>(...)`).
+   */
+  handlers: [Operations] extends [never] ? Readonly<Record<string, SoapHandler>> : SoapHandlers<Operations>;
   /**
    * Checks the credentials in the header blocks (and, through `context.http`, the HTTP request)
    * and returns the principal. What it throws decides the fault:
@@ -142,13 +193,35 @@ export interface SoapServiceOptions {
    */
   logger?: SoapLogger;
   /**
-   * Validate handler results against the schema before sending them (a failure is a Receiver
-   * fault, logged).
+   * Handler results are always checked against the schema, as they are serialized: a result that
+   * does not match is a Receiver fault, logged as a {@link SoapResultError} naming the field.
+   * @deprecated `false` never skipped that check (an invalid value cannot be serialized) and
+   * changes nothing; kept so existing options still construct. Only `true` or `false` is accepted.
    * @default true
    */
   validateResponses?: boolean;
   /** Options of the contract loader (`baseDir`, `longAs`). */
   contract?: LoadContractOptions;
+}
+
+/**
+ * A handler's result that does not match the output element of its operation. The client gets a
+ * Receiver fault without detail (the mismatch is this node's bug, not the sender's); the log gets
+ * this error, whose message and `path` name the field: `The result of getCustomer does not match
+ * the schema: GetCustomerResponse.customer.email: expected xs:string, got the number 5`.
+ */
+export class SoapResultError extends Error {
+  /** The operation whose handler returned the result. */
+  readonly operation: string;
+  /** Where in the result, as a property path (`GetCustomerResponse.customer.email`), when known. */
+  readonly path: string | undefined;
+  constructor(operation: string, cause: unknown) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    super(`The result of ${operation} does not match the schema: ${detail}`, { cause });
+    this.name = "SoapResultError";
+    this.operation = operation;
+    this.path = cause instanceof SchemaValidationError ? cause.path : undefined;
+  }
 }
 
 /** A transport-neutral request. */
@@ -207,7 +280,6 @@ interface ServiceConfig {
   roles: ReadonlySet<string>;
   /** Whether a header block is understood (Part 1 §2.4). */
   understood: (element: XmlElement) => boolean;
-  validateResponses: boolean;
   /** Operations by `action` (Part 2 §7.1.4) and by the qualified name of their input element. */
   byAction: ReadonlyMap<string, ContractOperation>;
   byElement: ReadonlyMap<string, ContractOperation>;
@@ -223,8 +295,10 @@ interface ServiceConfig {
  * const res = await service.handle({ method: "POST", contentType, contentLength, body: req });
  * @see https://www.w3.org/TR/soap12-part1/#msgexchngmdl
  */
-export function createSoapService(options: SoapServiceOptions): SoapService {
-  const config = resolveServiceConfig(options);
+export function createSoapService<Operations = never>(
+  options: SoapServiceOptions<NoInfer<Operations>>,
+): SoapService {
+  const config = resolveServiceConfig(options as SoapServiceOptions);
   return {
     contract: config.contract,
     handle: (request) => handle(config, request),
@@ -233,26 +307,55 @@ export function createSoapService(options: SoapServiceOptions): SoapService {
   };
 }
 
+const SERVICE_OPTIONS = [
+  "wsdl",
+  "handlers",
+  "authenticate",
+  "authorize",
+  "understoodHeaders",
+  "authenticateHeaders",
+  "roles",
+  "limits",
+  "logger",
+  "validateResponses",
+  "contract",
+] as const;
+
 function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
-  if (typeof options?.wsdl !== "string")
-    throw new TypeError("soap: options.wsdl must be a path or the WSDL text");
+  if (typeof options !== "object" || options === null) {
+    throw optionError("options", options, "an object { wsdl, handlers, ... }");
+  }
+  checkObject(options, "options", SERVICE_OPTIONS);
+  if (typeof options.wsdl !== "string" || options.wsdl.trim() === "") {
+    throw optionError("wsdl", options.wsdl, "the path of a WSDL 1.1 file or its text");
+  }
+  const handlers: unknown = options.handlers;
+  if (typeof handlers !== "object" || handlers === null || Array.isArray(handlers)) {
+    throw optionError("handlers", handlers, "an object with one handler function per operation");
+  }
+  checkFunction(options.authenticate, "authenticate", "a function (headerBlocks, context) => principal");
+  checkFunction(options.authorize, "authorize", "a function (context) => boolean | Promise<boolean>");
+  const understoodHeaders = checkNameList(options.understoodHeaders, "understoodHeaders") ?? [];
+  const authenticateHeaders = checkNameList(options.authenticateHeaders, "authenticateHeaders");
+  if (authenticateHeaders !== undefined && options.authenticate === undefined) {
+    // Without the hook nothing consumes these blocks: counting them as understood would be a lie.
+    throw optionError("authenticateHeaders", authenticateHeaders, "given only with authenticate");
+  }
+  const roles = checkRoles(options.roles);
+  checkObject(options.limits, "limits", ["maxBytes", "maxDepth", "maxAttributes", "maxElements"]);
+  const limits = resolveLimits(options.limits);
+  checkLogger(options.logger);
+  if (options.validateResponses !== undefined && typeof options.validateResponses !== "boolean") {
+    throw optionError("validateResponses", options.validateResponses, "true or false");
+  }
+  checkObject(options.contract, "contract", ["baseDir", "longAs"]);
+  const baseDir = options.contract?.baseDir;
+  if (baseDir !== undefined && (typeof baseDir !== "string" || baseDir === "")) {
+    throw optionError("contract.baseDir", baseDir, "a directory path");
+  }
+  checkLongAs(options.contract?.longAs, "contract.longAs");
   const contract = loadContract(options.wsdl, options.contract ?? {});
-  const handlers = options.handlers ?? {};
-  checkHandlers(contract, handlers);
-  if (options.authenticate !== undefined && typeof options.authenticate !== "function") {
-    throw new TypeError("soap: options.authenticate must be a function");
-  }
-  if (options.authorize !== undefined && typeof options.authorize !== "function") {
-    throw Object.assign(
-      new TypeError(
-        `soap: options.authorize must be a function (context) => boolean | Promise<boolean>, got ${describeOption(options.authorize)}`,
-      ),
-      { code: "ERR_SVC_SOAP_ENVELOPE_AUTHORIZE" },
-    );
-  }
-  if (options.logger !== undefined && typeof options.logger?.error !== "function") {
-    throw new TypeError("soap: options.logger must have an error(obj, msg) method");
-  }
+  checkHandlers(contract, options.handlers);
   const byAction = new Map<string, ContractOperation>();
   const byElement = new Map<string, ContractOperation>();
   for (const op of contract.operations) {
@@ -261,35 +364,67 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   }
   return {
     contract,
-    handlers,
+    handlers: options.handlers,
     authenticate: options.authenticate,
     authorize: options.authorize,
     logger: options.logger,
-    limits: resolveLimits(options.limits),
-    roles: new Set(options.roles ?? []),
+    limits,
+    roles: new Set(roles),
     understood: compileNameSet([
-      ...(options.understoodHeaders ?? []),
-      ...(options.authenticate
-        ? (options.authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"])
-        : []),
+      ...understoodHeaders,
+      ...(options.authenticate ? (authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"]) : []),
     ]),
-    validateResponses: options.validateResponses ?? true,
     byAction,
     byElement,
   };
 }
 
+/**
+ * SOAP 1.2 Part 1 §2.2: roles are URIs; `next` and `ultimateReceiver` are always played, and
+ * "SOAP nodes MUST NOT act in" the `none` role.
+ */
+function checkRoles(value: unknown): readonly string[] {
+  if (value === undefined) return [];
+  const isRole = (r: unknown) =>
+    typeof r === "string" && /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(r) && r !== ROLE_NONE;
+  if (!Array.isArray(value) || !value.every(isRole)) {
+    throw optionError(
+      "roles",
+      value,
+      "a list of absolute role URIs, not the none role (SOAP 1.2 Part 1 §2.2)",
+    );
+  }
+  return value;
+}
+
 /** One handler per operation of the contract, and no handler for anything else. */
 function checkHandlers(contract: Contract, handlers: Readonly<Record<string, SoapHandler>>): void {
+  const operations = contract.operations.map((o) => o.name);
   for (const name of Object.keys(handlers)) {
-    if (!contract.operations.some((o) => o.name === name)) {
-      throw new TypeError(`soap: handler "${name}" matches no operation of the contract`);
+    if (!operations.includes(name)) {
+      throw codedOptionError(
+        "soap-envelope",
+        "handlers",
+        `@svc/soap-envelope: handler "${name}" matches no operation of the contract (${operations.join(", ")})`,
+      );
     }
-    if (typeof handlers[name] !== "function")
-      throw new TypeError(`soap: handler "${name}" is not a function`);
+    if (typeof handlers[name] !== "function") {
+      throw optionError(
+        "handlers",
+        handlers[name],
+        "a function (payload, context) => result",
+        `@svc/soap-envelope: handlers.${name}`,
+      );
+    }
   }
-  for (const op of contract.operations) {
-    if (!handlers[op.name]) throw new TypeError(`soap: no handler for operation "${op.name}"`);
+  for (const name of operations) {
+    if (!handlers[name]) {
+      throw codedOptionError(
+        "soap-envelope",
+        "handlers",
+        `@svc/soap-envelope: no handler for operation "${name}"`,
+      );
+    }
   }
 }
 
@@ -496,7 +631,7 @@ async function authorizeStep(
   if (allowed === false) throw notAuthorizedFault(op.name);
   if (allowed !== true) {
     throw new TypeError(
-      `The authorize hook returned ${describeOption(allowed)} for ${op.name}, not a boolean`,
+      `The authorize hook returned ${describeValue(allowed)} for ${op.name}, not a boolean`,
     );
   }
 }
@@ -521,10 +656,7 @@ function encodeResult(config: ServiceConfig, op: ContractOperation, result: unkn
   try {
     bodyXml = config.contract.schema.encode(op.output, result);
   } catch (err) {
-    if (config.validateResponses || !(err instanceof SchemaValidationError)) {
-      throw new Error(`The result of ${op.name} does not match the schema`, { cause: err });
-    }
-    throw err;
+    throw new SoapResultError(op.name, err);
   }
   return {
     status: 200,
@@ -654,12 +786,6 @@ function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
     reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${names.map((n) => `{${n.namespace}}${n.localName}`).join(", ")}`,
     headerXml: notUnderstoodHeaders(names),
   });
-}
-
-function describeOption(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
-  return typeof value === "object" ? "an object" : String(value);
 }
 
 const ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;

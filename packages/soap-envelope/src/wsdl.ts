@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { escapeXml } from "@svc/errors";
+import { checkLongAs, checkObject, optionError } from "./options.js";
 import {
   type CompiledSchema,
   compileSchemas,
@@ -86,6 +87,14 @@ export interface LoadContractOptions {
  * @see https://www.w3.org/Submission/wsdl11soap12/
  */
 export function loadContract(wsdl: string, options: LoadContractOptions = {}): Contract {
+  if (typeof wsdl !== "string" || wsdl.trim() === "") {
+    throw optionError("wsdl", wsdl, "the path of a WSDL 1.1 file or its text", "loadContract: wsdl");
+  }
+  checkObject(options, "options", ["baseDir", "longAs"]);
+  if (options.baseDir !== undefined && (typeof options.baseDir !== "string" || options.baseDir === "")) {
+    throw optionError("baseDir", options.baseDir, "a directory path", "loadContract: baseDir");
+  }
+  checkLongAs(options.longAs, "longAs", "loadContract: longAs");
   const doc = readWsdl(wsdl, options);
   const { sources, schemaFiles } = loadSchemaSources(doc);
   const schema = compileSchemas(sources, options.longAs === undefined ? {} : { longAs: options.longAs });

@@ -2,6 +2,7 @@ import { isAscii } from "node:buffer";
 import { TextDecoder } from "node:util";
 import type { XmlElement } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
+import { optionError } from "./options.js";
 import { parseSimpleXml } from "./xml-fast.js";
 
 // The plain element shape is shared with @svc/auth, so it lives in @svc/errors (no parser there).
@@ -56,9 +57,8 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
     maxElements: limits.maxElements ?? 100_000,
   };
   for (const [key, value] of Object.entries(out)) {
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new TypeError(`limits.${key} must be a positive integer, got ${String(value)}`);
-    }
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw optionError(`limits.${key}`, value, "a positive integer");
   }
   return out;
 }

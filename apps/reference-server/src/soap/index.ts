@@ -16,6 +16,8 @@ import { NO_STORE } from "../routes/catalogue.js";
 import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
 import { authentication, permission, type Security } from "../security.js";
 import { authorizeSoap, soapAuthenticator } from "./credentials.js";
+import type { CustomerServiceOperations } from "./customer.types.js";
+import type { PriceServiceOperations } from "./price.types.js";
 import { CONTRACTS_DIR, customerHandlers, priceHandlers } from "./services.js";
 
 export { soapTablesMigration } from "./migration.js";
@@ -120,14 +122,14 @@ export function soapServices(
     return httpAuth(req, res, next);
   };
 
-  const customer = soapEndpoint({
+  const customer = soapEndpoint<CustomerServiceOperations>({
     wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
     handlers: customerHandlers(db),
     authenticate,
     // Who may call an operation is decided before its Body is decoded (writes need `write`).
     authorize: authorizeSoap,
   });
-  const price = soapEndpoint({
+  const price = soapEndpoint<PriceServiceOperations>({
     wsdl: join(CONTRACTS_DIR, "price.wsdl"),
     handlers: priceHandlers(db),
     authenticate,

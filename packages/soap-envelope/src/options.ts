@@ -1,0 +1,64 @@
+import { type OptionError, refusedOption } from "@svc/errors";
+
+// Every option of this package's factories is checked once, at construction, and a refused one
+// throws a `TypeError` with the stable code `ERR_SVC_SOAP_ENVELOPE_<OPTION>` (from @svc/errors)
+// naming the option, what was given and what is accepted.
+
+/** A refused option: `<label> must be <accepted>, got <given>`, code `ERR_SVC_SOAP_ENVELOPE_<OPTION>`. */
+export function optionError(
+  option: string,
+  given: unknown,
+  accepted: string,
+  label = `@svc/soap-envelope: ${option}`,
+): OptionError {
+  return refusedOption("soap-envelope", option, given, accepted, label);
+}
+
+/** A non-null, non-array object (`undefined` stands for `{}`). */
+export function checkObject(value: unknown, option: string, keys: readonly string[]): void {
+  if (value === undefined) return;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw optionError(option, value, `an object with ${keys.join(", ")}`);
+  }
+  for (const key of Object.keys(value)) {
+    // A misspelt option (`maxbytes`, node-soap's `path`) would otherwise be silently ignored.
+    if (!keys.includes(key)) {
+      throw optionError(option, key, `an object with ${keys.join(", ")} (unknown option)`);
+    }
+  }
+}
+
+const CLARK_NAME = /^\{[^{}]*\}[^{}\s]+$/;
+
+/** A list of header block names as Clark names, `{ns}local` or `{*}local`. */
+export function checkNameList(value: unknown, option: string): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((n) => typeof n === "string" && CLARK_NAME.test(n))) {
+    throw optionError(option, value, 'a list of element names as "{namespace}local" or "{*}local"');
+  }
+  return value;
+}
+
+/** `(…) => …`, when given. */
+export function checkFunction(value: unknown, option: string, accepted: string): void {
+  if (value !== undefined && typeof value !== "function") throw optionError(option, value, accepted);
+}
+
+/** `longAs`: how `xs:long` is decoded. */
+export function checkLongAs(value: unknown, option: string, label?: string): void {
+  if (value !== undefined && value !== "bigint" && value !== "string") {
+    throw optionError(option, value, '"bigint" or "string"', label);
+  }
+}
+
+/** A logger: an object with an `error(obj, msg)` method (pino fits). */
+export function checkLogger(value: unknown, option = "logger", label?: string): void {
+  if (value === undefined) return;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    typeof (value as { error?: unknown }).error !== "function"
+  ) {
+    throw optionError(option, value, "an object with an error(obj, msg) method", label);
+  }
+}

@@ -1,0 +1,434 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { assertReadmeShows } from "@svc/test-utils";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../src/cli.js";
+import { generateTypes } from "../src/generate-types.js";
+import { createSoapService } from "../src/service.js";
+import { CUSTOMER_WSDL, FIXTURES } from "./helpers.js";
+
+const ORDERS_WSDL = join(FIXTURES, "orders.wsdl");
+const ROOT = resolve(import.meta.dirname, "../../..");
+
+/** Generated from the files, as the command does. */
+const generate = (wsdl: string, options: Parameters<typeof generateTypes>[1] = {}) =>
+  generateTypes(readFileSync(wsdl, "utf8"), {
+    baseDir: FIXTURES,
+    source: wsdl.split("/").pop() ?? "",
+    ...options,
+  });
+
+describe("generateTypes: key shapes", () => {
+  const orders = generate(ORDERS_WSDL);
+  const customer = generate(CUSTOMER_WSDL);
+  it.each([
+    ["an enumeration → a union of its literals", orders, 'export type Status = "OPEN" | "SHIPPED";'],
+    ["an int enumeration → number literals", orders, "priority?: 1 | 2 | undefined;"],
+    ["xs:long in a payload → bigint", orders, "  id: bigint;"],
+    ["xs:long in a result → what the encoder accepts", orders, "  id: bigint | number | string;"],
+    ["xs:date in a result → string or Date", orders, "  placed: string | Date;"],
+    [
+      "minOccurs=0 → optional, undefined allowed in results",
+      orders,
+      "shippedAt?: string | Date | undefined;",
+    ],
+    ["nillable → | null", orders, "  note: string | null;"],
+    ["maxOccurs unbounded, minOccurs 1 → a required list", orders, "  line: readonly LineInit[];"],
+    ["maxOccurs 5, minOccurs 0 → an optional list", orders, "  tag?: readonly string[] | undefined;"],
+    ["a choice → each branch optional", orders, '  "phone-number"?: string | undefined;'],
+    ["an optional attribute in a payload", orders, "  verbose?: boolean;"],
+    ["simple content → $value", orders, "  $value: string | number | bigint;"],
+    ["a recursive element", orders, "  Category?: readonly CategoryInit[] | undefined;"],
+    ["a nillable output element", orders, "  order: OrderInit | null;"],
+    ["a one-way operation → no output", orders, "  ping: { input: Ping };"],
+    ["a declared fault's detail", orders, "  OrderNotFound: OrderNotFoundInit;"],
+    [
+      "the handlers type",
+      customer,
+      "export type CustomerServiceHandlers = SoapHandlers<CustomerServiceOperations>;",
+    ],
+    ["a named enumeration used by name", customer, "  severity: Severity;"],
+    ["minOccurs=0 in a payload: optional, never undefined", customer, "  occurredAt?: string;\n"],
+    [
+      "facets named in a comment",
+      customer,
+      "/** xs:string, maxLength 254, pattern [^@\\s]+@[^@\\s]+\\.[^@\\s]+ */",
+    ],
+  ])("%s", (_name, text, line) => {
+    expect(text).toContain(line);
+  });
+
+  it('longAs: "string" → xs:long payloads are strings', () => {
+    const text = generate(CUSTOMER_WSDL, { longAs: "string", name: "Customers" });
+    expect(text).toContain("export type GetCustomerRequest = {\n  /** xs:long */\n  customerId: string;\n};");
+    expect(text).toContain("export type CustomersOperations = {");
+  });
+
+  it("a contract the service refuses is refused here too", () => {
+    expect(() => generateTypes(readFileSync(ORDERS_WSDL, "utf8").replace("xs:int", "xs:short"))).toThrow(
+      /xs:short is not supported/,
+    );
+  });
+});
+
+/**
+ * The generated files compiled with a handler file that is right and one that is wrong, by the
+ * TypeScript compiler, as strict as the package (noUncheckedIndexedAccess,
+ * exactOptionalPropertyTypes); `@svc/*` resolve to the sources.
+ */
+describe("generated types check handlers under strict TypeScript", () => {
+  let dir: string;
+  let diagnostics: { file: string; line: number; message: string }[];
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "soap-types-"));
+    writeFileSync(join(dir, "package.json"), '{ "type": "module" }');
+    writeFileSync(join(dir, "orders.types.ts"), generate(ORDERS_WSDL));
+    writeFileSync(join(dir, "customer.types.ts"), generate(CUSTOMER_WSDL));
+    writeFileSync(
+      join(dir, "customer-string.types.ts"),
+      generate(CUSTOMER_WSDL, { longAs: "string", name: "S" }),
+    );
+    writeFileSync(join(dir, "good.ts"), GOOD);
+    writeFileSync(join(dir, "readme.ts"), README_TYPED);
+    writeFileSync(join(dir, "bad.ts"), BAD);
+    const files = [
+      "orders.types.ts",
+      "customer.types.ts",
+      "customer-string.types.ts",
+      "good.ts",
+      "readme.ts",
+      "bad.ts",
+    ];
+    const program = ts.createProgram(
+      files.map((f) => join(dir, f)),
+      {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        exactOptionalPropertyTypes: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        lib: ["lib.es2023.d.ts"],
+        types: ["node"],
+        typeRoots: [join(ROOT, "node_modules/@types")],
+        noEmit: true,
+        skipLibCheck: true,
+        paths: {
+          "@svc/soap-envelope": [join(ROOT, "packages/soap-envelope/src/index.ts")],
+          "@svc/errors": [join(ROOT, "packages/errors/src/index.ts")],
+          "@svc/conditional": [join(ROOT, "packages/conditional/src/index.ts")],
+        },
+      },
+    );
+    diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ({
+      file: d.file ? d.file.fileName.slice(dir.length + 1) : "",
+      line: d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0,
+      message: ts.flattenDiagnosticMessageText(d.messageText, "\n"),
+    }));
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("the README shows the typed example compiled here", () => {
+    expect(() => assertReadmeShows(import.meta.url, README_TYPED)).not.toThrow();
+  });
+
+  it("the generated files, the README example and the right handlers compile", () => {
+    expect(diagnostics.filter((d) => d.file !== "bad.ts")).toEqual([]);
+  });
+
+  const expected = [...BAD.matchAll(/\/\/ error: (.+)$/gm)].map((m) => m[1] as string);
+  it.each(expected)("the wrong handler file: %s", (marker) => {
+    const line = BAD.split("\n").findIndex((l) => l.endsWith(`// error: ${marker}`)) + 1;
+    const [, ...fragments] = marker.split(" | ");
+    const found = diagnostics.filter((d) => d.file === "bad.ts" && d.line === line);
+    expect(found, `no error on line ${line} of bad.ts: ${JSON.stringify(diagnostics)}`).not.toEqual([]);
+    for (const fragment of fragments) expect(found.map((d) => d.message).join("\n")).toContain(fragment);
+  });
+
+  it("the wrong handler file has no other error", () => {
+    const lines = BAD.split("\n");
+    const unexpected = diagnostics.filter(
+      (d) => d.file === "bad.ts" && !lines[d.line - 1]?.includes("// error: "),
+    );
+    expect(unexpected).toEqual([]);
+  });
+});
+
+describe("svc-soap-types", () => {
+  it("writes the file named by -o", () => {
+    const dir = mkdtempSync(join(tmpdir(), "soap-types-cli-"));
+    try {
+      const out: string[] = [];
+      const io = {
+        stdout: { write: (t: string) => out.push(t) },
+        stderr: { write: (t: string) => out.push(t) },
+      };
+      expect(runCli([ORDERS_WSDL, "-o", join(dir, "src/orders.types.ts"), "--name", "Orders"], io)).toBe(0);
+      const written = readFileSync(join(dir, "src/orders.types.ts"), "utf8");
+      expect(written).toBe(generate(ORDERS_WSDL, { name: "Orders" }));
+      expect(written.split("\n")[0]).toBe(
+        "// Generated by svc-soap-types from orders.wsdl: do not edit, generate again when the contract changes.",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [[ORDERS_WSDL, "--long-as", "string"], 0, "  id: string;"],
+    [["--help"], 0, "Usage: svc-soap-types"],
+    [[], 2, "name one WSDL file"],
+    [[ORDERS_WSDL, "--bogus"], 2, "Unknown option '--bogus'"],
+    [
+      [ORDERS_WSDL, "--long-as", "number"],
+      1,
+      'generateTypes: longAs must be "bigint" or "string", got "number"',
+    ],
+    [[join(FIXTURES, "missing.wsdl")], 1, "ENOENT"],
+  ] as const)("%j → exit %i", (args, status, text) => {
+    const out: string[] = [];
+    const io = {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => out.push(t) },
+    };
+    expect(runCli(args, io)).toBe(status);
+    expect(out.join("")).toContain(text);
+  });
+});
+
+/**
+ * The values the result types allow are what the encoder accepts, and payloads are what the
+ * types say, through a listening server: a Date, a number for xs:long, a readonly list, null.
+ */
+describe("what the types allow, the service encodes", () => {
+  it("getOrder with a Date, numbers, a readonly list and null", async () => {
+    const received: unknown[] = [];
+    const service = createSoapService({
+      wsdl: ORDERS_WSDL,
+      handlers: {
+        getOrder: (payload: unknown) => {
+          received.push(payload);
+          return {
+            order: {
+              id: 7,
+              status: "OPEN",
+              placed: new Date("2026-11-22T10:00:00Z"),
+              note: null,
+              line: [{ sku: "ABC-1", quantity: 2, price: { currency: "EUR", $value: "9.90" } }] as const,
+              email: "a@example.com",
+              priority: 2,
+              shippedAt: undefined,
+            },
+          };
+        },
+        ping: () => undefined,
+      },
+    });
+    const answer = await service.handle({
+      method: "POST",
+      contentType: "application/soap+xml; charset=utf-8",
+      contentLength: undefined,
+      body: `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body><o:GetOrder xmlns:o="urn:example:orders"><o:id>7</o:id></o:GetOrder></e:Body></e:Envelope>`,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain("<placed>2026-11-22</placed>");
+    expect(answer.body).toContain(
+      '<note xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"/>',
+    );
+    expect(received).toEqual([{ id: 7n }]);
+  });
+});
+
+/** The README's typed example (its ts block, word for word). */
+const README_TYPED = `import { createSoapService, SoapFault } from "@svc/soap-envelope";
+import type { CustomerServiceOperations } from "./customer.types.js";
+
+export const service = createSoapService<CustomerServiceOperations>({
+  wsdl: "contracts/customer.wsdl",
+  handlers: {
+    // customerId: bigint; the result must be a GetCustomerResponse (id, name, email).
+    getCustomer: async ({ customerId }) => {
+      if (customerId <= 0n) {
+        throw new SoapFault({ code: "Sender", subcode: "CustomerNotFound", reason: "No such customer" });
+      }
+      return { customer: { id: customerId, name: "Ada Lovelace", email: "ada@example.com" } };
+    },
+    createCustomer: async ({ customer }) => ({ customerId: customer.id }),
+    // One-way: the handler returns nothing; event.occurredAt is string | absent.
+    logEvent: async ({ event }, ctx) => {
+      ctx.logger.error({ severity: event.severity, at: event.occurredAt ?? "unknown" }, event.message);
+    },
+    sendNotification: async () => {},
+  },
+});
+`;
+
+const GOOD = `import { createSoapService, soapEndpoint, SoapFault, type SoapHandlers } from "@svc/soap-envelope";
+import type { CustomerServiceHandlers, CustomerServiceOperations, Event, GetCustomerRequest } from "./customer.types.js";
+import type { GetOrder, OrderServiceFaultDetails, OrderServiceHandlers, OrderServiceOperations, Ping } from "./orders.types.js";
+import type { GetCustomerRequest as StringRequest } from "./customer-string.types.js";
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+export const checks: [
+  Equal<GetCustomerRequest, { customerId: bigint }>,
+  Equal<StringRequest, { customerId: string }>,
+  Equal<Pick<Event, "occurredAt" | "customerId">, { occurredAt?: string; customerId?: bigint }>,
+  Equal<Event["severity"], "DEBUG" | "INFO" | "WARN" | "ERROR">,
+  Equal<GetOrder, { verbose?: boolean; id: bigint }>,
+  Equal<Ping, { at: string }>,
+  Equal<OrderServiceHandlers, SoapHandlers<OrderServiceOperations>>,
+] = [true, true, true, true, true, true, true];
+
+export const customers = createSoapService<CustomerServiceOperations>({
+  wsdl: "customer.wsdl",
+  handlers: {
+    getCustomer: async ({ customerId }, ctx) => {
+      if (customerId === 0n) throw new SoapFault({ code: "Sender", reason: ctx.operation });
+      return { customer: { id: customerId, name: "Ada", email: "ada@example.com" } };
+    },
+    createCustomer: async ({ customer }) => ({ customerId: customer.id }),
+    logEvent: async ({ event }) => {
+      const at: string = event.occurredAt ?? "now";
+      void at;
+    },
+    sendNotification: () => {},
+  },
+});
+
+const detail: OrderServiceFaultDetails["OrderNotFound"] = { id: 1n };
+export const orders = soapEndpoint<OrderServiceOperations>({
+  wsdl: "orders.wsdl",
+  handlers: {
+    getOrder: async ({ id, verbose }) => {
+      if (verbose === true) throw new SoapFault({ code: "Sender", reason: "x", detail: { OrderNotFound: detail } });
+      return {
+        order: {
+          id,
+          status: "SHIPPED",
+          placed: new Date(),
+          note: null,
+          line: [{ sku: "ABC-1", quantity: 1, price: { currency: "EUR", $value: 9.5 }, gift: true }],
+          "phone-number": "+44",
+          Category: { name: "books", Category: [{ name: "novels" }] },
+        },
+      };
+    },
+    ping: async ({ at }) => {
+      at.toUpperCase();
+    },
+  },
+});
+
+export const handlers = { getOrder: async () => ({ order: null }), ping: () => {} } satisfies OrderServiceHandlers;
+
+// Without the type parameter, the factories take untyped handlers as before.
+export const untyped = createSoapService({ wsdl: "x.wsdl", handlers: { any: (p: { n: number }) => p.n } });
+`;
+
+const BAD = `import { createSoapService } from "@svc/soap-envelope";
+import type { CustomerServiceOperations } from "./customer.types.js";
+import type { OrderServiceOperations } from "./orders.types.js";
+import type { SOperations } from "./customer-string.types.js";
+
+const ok = {
+  createCustomer: async () => ({ customerId: 1n }),
+  logEvent: async () => {},
+  sendNotification: async () => {},
+};
+
+createSoapService<CustomerServiceOperations>({
+  wsdl: "customer.wsdl",
+  handlers: {
+    ...ok,
+    getCustomer: async ({ customerId }) => ({ customer: { id: customerId, name: "Ada", email: 5 } }), // error: result email a number | customer.email | Type 'number' is not assignable to type 'string'
+  },
+});
+
+createSoapService<CustomerServiceOperations>({
+  wsdl: "customer.wsdl",
+  handlers: {
+    ...ok,
+    getCustomer: async () => ({ customer: { id: 1n, name: "Ada" } }), // error: result without email | Property 'email' is missing
+  },
+});
+
+createSoapService<CustomerServiceOperations>({
+  wsdl: "customer.wsdl",
+  handlers: {
+    ...ok,
+    getCustomer: async ({ customerId }) => {
+      const n: number = customerId; // error: payload xs:long is a bigint | Type 'bigint' is not assignable to type 'number'
+      return { customer: { id: n, name: "Ada", email: "a@b.c" } };
+    },
+  },
+});
+
+createSoapService<SOperations>({
+  wsdl: "customer.wsdl",
+  contract: { longAs: "string" },
+  handlers: {
+    ...ok,
+    getCustomer: async ({ customerId }) => {
+      const n: bigint = customerId; // error: longAs string: payload xs:long is a string | Type 'string' is not assignable to type 'bigint'
+      return { customer: { id: n, name: "Ada", email: "a@b.c" } };
+    },
+  },
+});
+
+createSoapService<CustomerServiceOperations>({
+  wsdl: "customer.wsdl",
+  handlers: {
+    ...ok,
+    logEvent: async ({ event }) => {
+      const at: string = event.occurredAt; // error: an optional element may be absent | Type 'string | undefined' is not assignable to type 'string'
+      void at;
+    },
+    getCustomer: async () => ({ customer: { id: 1n, name: "Ada", email: "a@b.c" } }),
+  },
+});
+
+createSoapService<CustomerServiceOperations>({
+  wsdl: "customer.wsdl",
+  handlers: { // error: a missing handler | Property 'getCustomer' is missing
+    ...ok,
+  },
+});
+
+createSoapService<CustomerServiceOperations>({
+  wsdl: "customer.wsdl",
+  handlers: {
+    ...ok,
+    getCustomer: async () => ({ customer: { id: 1n, name: "Ada", email: "a@b.c" } }),
+    nope: async () => 1, // error: a handler for no operation | 'nope' does not exist
+  },
+});
+
+createSoapService<OrderServiceOperations>({
+  wsdl: "orders.wsdl",
+  handlers: {
+    ping: async () => 5, // error: a one-way handler returning a value | Type 'number' is not assignable to type 'void'
+    getOrder: async () => ({ order: null }),
+  },
+});
+
+createSoapService<OrderServiceOperations>({
+  wsdl: "orders.wsdl",
+  handlers: {
+    ping: () => {},
+    getOrder: async () => ({ // error: an enumeration | order.status | '"CLOSED"' is not assignable to type 'Status'
+      order: { id: 1n, status: "CLOSED", placed: "2026-01-01", note: null, line: [] },
+    }),
+  },
+});
+
+createSoapService<OrderServiceOperations>({
+  wsdl: "orders.wsdl",
+  handlers: {
+    ping: () => {},
+    getOrder: async () => ({ order: { id: 1n, status: "OPEN", placed: "2026-01-01", line: [] } }), // error: nillable is not optional | Property 'note' is missing
+  },
+});
+`;
