@@ -449,8 +449,12 @@ describe("Bearer: a remote JWKS", () => {
     expect(JSON.parse(line)).toMatchObject({
       level: 50,
       status: 503,
-      err: { type: "KeySourceUnavailableError" },
+      err: { type: "HttpError" },
     });
+    // The 503 is logged as thrown, with its cause chain below it: the key source's error first,
+    // then jose's "The JSON Web Key Set could not be fetched"-style error, which alone says
+    // nothing about why: the socket error at the bottom of the chain does.
+    expect(line).toContain("KeySourceUnavailableError");
     // jose's "The JSON Web Key Set could not be fetched"-style error alone says nothing about why:
     // the socket error at the bottom of the chain does.
     expect(line).toContain("fetch failed");

@@ -311,11 +311,15 @@ describe("a misbehaving option function is the configuration's fault: 500, not c
       }
       expect(reached).toBe(0);
       expect(logged).toHaveLength(3);
-      // Either the option's own exception (the cause) or ours naming the option and the answer.
-      for (const err of logged)
-        expect(String((err as Error).message)).toMatch(
+      // The 500 names the option; below it, the option's own exception or ours naming the answer.
+      for (const err of logged) {
+        const messages: string[] = [];
+        for (let e: unknown = err; e instanceof Error; e = e.cause) messages.push(e.message);
+        expect(messages[0]).toMatch(/^rate limit: \w+\(req\)/);
+        expect(messages.join(" <- ")).toMatch(
           /boom|tier lookup failed|rate limit: \w+\(req\) must answer/,
         );
+      }
     },
   );
 
