@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
+import { checkOptionNames, fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
 import { type IpMatcher, ipMatcher } from "./client-key.js";
 import { type HeaderSettings, isPolicyName, MAX_POLICY_NAME, type ResetFormat } from "./headers.js";
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
@@ -313,16 +313,20 @@ function booleanOption(options: RateLimitOptions, name: keyof RateLimitOptions, 
   return value;
 }
 
+/**
+ * An unknown option is refused with the code every @svc package uses for one
+ * (`ERR_SVC_RATELIMIT_UNKNOWN_OPTION`), naming express-rate-limit's counterpart when the name is
+ * theirs and the closest known name when it looks like a typo.
+ */
 function checkKnown(options: RateLimitOptions): void {
   for (const name of Object.keys(options)) {
     if (KNOWN.has(name)) continue;
     const hint = RENAMED[name];
+    if (hint === undefined) checkOptionNames("ratelimit", { [name]: true }, [...KNOWN], "rate limit");
     throw optionError(
       "rate limit",
-      name,
-      hint === undefined
-        ? `unknown option ${JSON.stringify(name)}`
-        : `unknown option ${JSON.stringify(name)}; express-rate-limit's ${name} is ${hint} here`,
+      "unknownOption",
+      `unknown option ${JSON.stringify(name)}; express-rate-limit's ${name} is ${hint} here`,
     );
   }
 }

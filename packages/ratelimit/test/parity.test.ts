@@ -316,9 +316,7 @@ describe("a misbehaving option function is the configuration's fault: 500, not c
         const messages: string[] = [];
         for (let e: unknown = err; e instanceof Error; e = e.cause) messages.push(e.message);
         expect(messages[0]).toMatch(/^rate limit: \w+\(req\)/);
-        expect(messages.join(" <- ")).toMatch(
-          /boom|tier lookup failed|rate limit: \w+\(req\) must answer/,
-        );
+        expect(messages.join(" <- ")).toMatch(/boom|tier lookup failed|rate limit: \w+\(req\) must answer/);
       }
     },
   );
