@@ -465,10 +465,16 @@ function mountResourceApi(app: express.Express, parts: AppParts): void {
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
   const allowed = permission() as RequestHandler;
-  const api = guardedRoutes(app as unknown as express.Router, (path, method) => [
-    allowed,
-    method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys,
-  ]);
+  // One route layer per guard (each layer Express enters costs a dispatch). Idempotency acts on
+  // unsafe methods only (the package refuses GET, HEAD and OPTIONS), so reads get the permission
+  // check alone.
+  const lenient = chain(allowed, lenientKeys);
+  const required = chain(allowed, requiredKeys);
+  const api = guardedRoutes(app as unknown as express.Router, (path, method) =>
+    method === "get" || method === "options"
+      ? [allowed]
+      : [method === "post" && KEY_REQUIRED.has(path) ? required : lenient],
+  );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start
   // here. OPTIONS goes through the guard like the other methods the route has.
