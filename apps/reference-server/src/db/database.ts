@@ -91,24 +91,28 @@ function parseInt8(text: string): number | bigint {
   return exactInteger(BigInt(text));
 }
 
-/** Whether any value of `rows` is a number a 64-bit integer may have been rounded to (|n| ≥ 2^53). */
-function hasInexact(rows: unknown[]): boolean {
-  for (const row of rows as Array<Record<string, unknown>>) {
-    for (const key in row) {
-      const value = row[key];
-      if (
-        typeof value === "number" &&
-        (value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER)
-      ) {
-        return true;
-      }
-    }
-  }
+/** Whether a value is a number a 64-bit integer may have been rounded to (|n| ≥ 2^53). */
+function inexact(value: unknown): boolean {
+  return typeof value === "number" && (value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER);
+}
+
+/** Whether any value of `rows` (raw rows: arrays of column values) is {@link inexact}. */
+function hasInexact(rows: unknown[][]): boolean {
+  for (const row of rows) for (const value of row) if (inexact(value)) return true;
   return false;
 }
 
-/** Applies {@link exactInteger} to every BigInt of a row better-sqlite3 read in safe-integer mode. */
-function exactRow(row: unknown): unknown {
+/** Applies {@link exactInteger} to every BigInt of a raw row read in safe-integer mode. */
+function exactRow(row: unknown[]): unknown[] {
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    if (typeof value === "bigint") row[i] = exactInteger(value);
+  }
+  return row;
+}
+
+/** Applies {@link exactInteger} to every BigInt of a row object read in safe-integer mode. */
+function exactObject(row: unknown): unknown {
   const values = row as Record<string, unknown>;
   for (const key in values) {
     const value = values[key];
@@ -117,9 +121,19 @@ function exactRow(row: unknown): unknown {
   return row;
 }
 
-function exactRows(rows: unknown[]): unknown[] {
-  for (const row of rows) exactRow(row);
-  return rows;
+/**
+ * A function that turns a raw row (an array of column values) into the object better-sqlite3
+ * would have made: one property per column name in column order, a later column of the same name
+ * overwriting the value of an earlier one. Written as one object literal, so every row of a
+ * statement shares one shape; better-sqlite3 sets the properties one by one by name, which costs
+ * more than the query itself on a primary-key read. Undefined for a name an object literal
+ * treats differently from an assignment (`__proto__`).
+ */
+function rowBuilder(names: readonly string[]): ((row: unknown[]) => unknown) | undefined {
+  if (names.includes("__proto__")) return undefined;
+  const last = new Map(names.map((name, index) => [name, index]));
+  const fields = [...last].map(([name, index]) => `${JSON.stringify(name)}: row[${index}]`);
+  return new Function("row", `return { ${fields.join(", ")} };`) as (row: unknown[]) => unknown;
 }
 
 /**
@@ -129,29 +143,45 @@ function exactRows(rows: unknown[]): unknown[] {
  * runs with integers as numbers, and only when a value comes back as large as 2^53 (where a
  * rounded 64-bit integer lands) does it run again in safe-integer mode, which gives the exact
  * digits. Reading twice changes nothing (better-sqlite3 is synchronous: no write of this process
- * comes in between). A statement that writes (INSERT ... RETURNING) runs once, in safe-integer mode.
+ * comes in between). A statement that writes (INSERT ... RETURNING) runs once, in safe-integer
+ * mode. Rows are read as arrays and made objects by {@link rowBuilder}.
  */
 function exactStatement(statement: SQLite.Statement): SqliteStatement {
-  const reread = statement.reader && statement.readonly;
+  const toObject = statement.reader ? rowBuilder(statement.columns().map((c) => c.name)) : undefined;
+  if (toObject === undefined) {
+    // A statement that returns no rows (kysely only runs it), or a column named __proto__.
+    return {
+      reader: statement.reader,
+      all: (parameters) => statement.all(parameters).map(exactObject),
+      run: (parameters) => statement.run(parameters),
+      *iterate(parameters) {
+        for (const row of statement.iterate(parameters)) yield exactObject(row);
+      },
+    };
+  }
+  const reread = statement.readonly;
+  statement.raw(true);
   if (reread) statement.safeIntegers(false);
+  const exactly = (parameters: readonly unknown[]): unknown[][] => {
+    if (reread) statement.safeIntegers(true);
+    try {
+      return (statement.all(parameters) as unknown[][]).map(exactRow);
+    } finally {
+      if (reread) statement.safeIntegers(false);
+    }
+  };
   return {
-    reader: statement.reader,
+    reader: true,
     all(parameters) {
-      if (!reread) return exactRows(statement.all(parameters));
-      const rows = statement.all(parameters);
-      if (!hasInexact(rows)) return rows;
-      statement.safeIntegers(true);
-      try {
-        return exactRows(statement.all(parameters));
-      } finally {
-        statement.safeIntegers(false);
-      }
+      let rows = reread ? (statement.all(parameters) as unknown[][]) : exactly(parameters);
+      if (reread && hasInexact(rows)) rows = exactly(parameters);
+      return rows.map(toObject);
     },
     run: (parameters) => statement.run(parameters),
     *iterate(parameters) {
       if (reread) statement.safeIntegers(true);
       try {
-        for (const row of statement.iterate(parameters)) yield exactRow(row);
+        for (const row of statement.iterate(parameters)) yield toObject(exactRow(row as unknown[]));
       } finally {
         if (reread) statement.safeIntegers(false);
       }
