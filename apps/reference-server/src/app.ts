@@ -20,7 +20,7 @@ import {
 import { rateLimit } from "@svc/ratelimit";
 import { apiVersioning } from "@svc/versioning";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import helmet, { strictTransportSecurity } from "helmet";
+import { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
 import { chain } from "./chain.js";
@@ -51,7 +51,14 @@ import {
   payments,
   userOrders,
 } from "./routes/orders.js";
-import { authentication, basicOnly, guardBasic, permission, type Security } from "./security.js";
+import {
+  authentication,
+  basicOnly,
+  guardBasic,
+  helmetHeaders,
+  permission,
+  type Security,
+} from "./security.js";
 import { events, notifications, soapServices } from "./soap/index.js";
 import type { Stores } from "./stores.js";
 
@@ -135,6 +142,20 @@ function guardedRoutes(
     return proxy;
   };
   return { route } as unknown as express.Router;
+}
+
+/**
+ * helmet's security headers (without HSTS, see {@link hstsOverTls}) as one step: `helmet()` runs
+ * a dozen middleware functions per request, each setting one header whose value never changes
+ * (its default directives are static), so the headers are read from it once and set in a loop.
+ * (Its `X-Powered-By` removal has nothing to do: the app never sets that header.)
+ */
+function securityHeaders(): RequestHandler {
+  const headers = helmetHeaders({ strictTransportSecurity: false });
+  return function helmetHeadersMiddleware(_req, res, next) {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
 }
 
 /**
@@ -333,7 +354,7 @@ function everyRequest(app: express.Express, config: Config, logger: Logger): Req
         ]
       : [];
   return [
-    helmet({ strictTransportSecurity: false }),
+    securityHeaders(),
     hstsOverTls(),
     correlate,
     // RFC 9110 §7.4: 421 for a host the service is not configured for; 400 for a malformed one.
@@ -444,10 +465,16 @@ function mountResourceApi(app: express.Express, parts: AppParts): void {
   const lenientKeys = idempotency({ store: stores.idempotency, logger });
   const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
   const allowed = permission() as RequestHandler;
-  const api = guardedRoutes(app as unknown as express.Router, (path, method) => [
-    allowed,
-    method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys,
-  ]);
+  // One route layer per guard (each layer Express enters costs a dispatch). Idempotency acts on
+  // unsafe methods only (the package refuses GET, HEAD and OPTIONS), so reads get the permission
+  // check alone.
+  const lenient = chain(allowed, lenientKeys);
+  const required = chain(allowed, requiredKeys);
+  const api = guardedRoutes(app as unknown as express.Router, (path, method) =>
+    method === "get" || method === "options"
+      ? [allowed]
+      : [method === "post" && KEY_REQUIRED.has(path) ? required : lenient],
+  );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start
   // here. OPTIONS goes through the guard like the other methods the route has.

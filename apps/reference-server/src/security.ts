@@ -14,7 +14,7 @@ import {
   type TokenIssuer,
 } from "@svc/auth";
 import { createRateLimiter, type RateLimitStore } from "@svc/ratelimit";
-import helmet from "helmet";
+import helmet, { type HelmetOptions } from "helmet";
 import type { Config, DemoUser } from "./config.js";
 
 /** What each demo role may do: readers only read (spec part 5 rule 4: others get 403). */
@@ -137,14 +137,17 @@ export function basicOnly(security: Security) {
   return authenticate({ realm: security.realm, basic: security.basic ?? { verify: security.verify } });
 }
 
-/** The headers `helmet()` (as the app mounts it) sets on every response, read once. */
-function helmetHeaders(): Array<[string, string]> {
+/**
+ * The headers `helmet(options)` sets on every response, read once: with its default (static)
+ * directives they do not depend on the request.
+ */
+export function helmetHeaders(options?: Readonly<HelmetOptions>): Array<[string, string]> {
   const headers: Array<[string, string]> = [];
   const res = {
     setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
     removeHeader: () => {},
   };
-  helmet()({} as IncomingMessage, res as unknown as ServerResponse, () => {});
+  helmet(options)({} as IncomingMessage, res as unknown as ServerResponse, () => {});
   return headers;
 }
 

@@ -1,13 +1,11 @@
 import SQLite from "better-sqlite3";
 import {
   Kysely,
-  type KyselyPlugin,
   PostgresDialect,
-  type QueryResult,
   type SqliteDatabase,
   SqliteDialect,
+  type SqliteStatement,
   sql,
-  type UnknownRow,
 } from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
@@ -36,13 +34,10 @@ export function createDatabase(config: DatabaseConfig): Db {
     const native = new SQLite(config.filename);
     native.pragma("journal_mode = WAL");
     native.pragma("foreign_keys = ON");
-    // Integers come back as BigInt, so a 64-bit id keeps every digit; exactIntegers turns the
-    // ones a number holds exactly back into numbers.
+    // Integers come back as BigInt, so a 64-bit id keeps every digit; the statement cache's
+    // exactStatement turns the ones a number holds exactly back into numbers.
     native.defaultSafeIntegers(true);
-    kysely = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(native) }),
-      plugins: [exactIntegers],
-    });
+    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   } else {
     const pool = new pg.Pool({
       connectionString: config.url,
@@ -96,19 +91,103 @@ function parseInt8(text: string): number | bigint {
   return exactInteger(BigInt(text));
 }
 
-/** Applies {@link exactInteger} to every BigInt better-sqlite3 returns in safe-integer mode. */
-const exactIntegers: KyselyPlugin = {
-  transformQuery: (args) => args.node,
-  async transformResult(args): Promise<QueryResult<UnknownRow>> {
-    for (const row of args.result.rows) {
-      for (const key in row) {
-        const value = row[key];
-        if (typeof value === "bigint") row[key] = exactInteger(value);
-      }
+/** Whether a value is a number a 64-bit integer may have been rounded to (|n| ≥ 2^53). */
+function inexact(value: unknown): boolean {
+  return typeof value === "number" && (value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER);
+}
+
+/** Whether any value of `rows` (raw rows: arrays of column values) is {@link inexact}. */
+function hasInexact(rows: unknown[][]): boolean {
+  for (const row of rows) for (const value of row) if (inexact(value)) return true;
+  return false;
+}
+
+/** Applies {@link exactInteger} to every BigInt of a raw row read in safe-integer mode. */
+function exactRow(row: unknown[]): unknown[] {
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    if (typeof value === "bigint") row[i] = exactInteger(value);
+  }
+  return row;
+}
+
+/** Applies {@link exactInteger} to every BigInt of a row object read in safe-integer mode. */
+function exactObject(row: unknown): unknown {
+  const values = row as Record<string, unknown>;
+  for (const key in values) {
+    const value = values[key];
+    if (typeof value === "bigint") values[key] = exactInteger(value);
+  }
+  return row;
+}
+
+/**
+ * A function that turns a raw row (an array of column values) into the object better-sqlite3
+ * would have made: one property per column name in column order, a later column of the same name
+ * overwriting the value of an earlier one. Written as one object literal, so every row of a
+ * statement shares one shape; better-sqlite3 sets the properties one by one by name, which costs
+ * more than the query itself on a primary-key read. Undefined for a name an object literal
+ * treats differently from an assignment (`__proto__`).
+ */
+function rowBuilder(names: readonly string[]): ((row: unknown[]) => unknown) | undefined {
+  if (names.includes("__proto__")) return undefined;
+  const last = new Map(names.map((name, index) => [name, index]));
+  const fields = [...last].map(([name, index]) => `${JSON.stringify(name)}: row[${index}]`);
+  return new Function("row", `return { ${fields.join(", ")} };`) as (row: unknown[]) => unknown;
+}
+
+/**
+ * A statement whose integers read as {@link exactInteger} has them: numbers while exact, BigInt
+ * beyond. Reading every integer as a BigInt and converting it back costs a BigInt per value on
+ * every query, and nearly every value fits a number; so a statement that only reads (a SELECT)
+ * runs with integers as numbers, and only when a value comes back as large as 2^53 (where a
+ * rounded 64-bit integer lands) does it run again in safe-integer mode, which gives the exact
+ * digits. Reading twice changes nothing (better-sqlite3 is synchronous: no write of this process
+ * comes in between). A statement that writes (INSERT ... RETURNING) runs once, in safe-integer
+ * mode. Rows are read as arrays and made objects by {@link rowBuilder}.
+ */
+function exactStatement(statement: SQLite.Statement): SqliteStatement {
+  const toObject = statement.reader ? rowBuilder(statement.columns().map((c) => c.name)) : undefined;
+  if (toObject === undefined) {
+    // A statement that returns no rows (kysely only runs it), or a column named __proto__.
+    return {
+      reader: statement.reader,
+      all: (parameters) => statement.all(parameters).map(exactObject),
+      run: (parameters) => statement.run(parameters),
+      *iterate(parameters) {
+        for (const row of statement.iterate(parameters)) yield exactObject(row);
+      },
+    };
+  }
+  const reread = statement.readonly;
+  statement.raw(true);
+  if (reread) statement.safeIntegers(false);
+  const exactly = (parameters: readonly unknown[]): unknown[][] => {
+    if (reread) statement.safeIntegers(true);
+    try {
+      return (statement.all(parameters) as unknown[][]).map(exactRow);
+    } finally {
+      if (reread) statement.safeIntegers(false);
     }
-    return args.result;
-  },
-};
+  };
+  return {
+    reader: true,
+    all(parameters) {
+      let rows = reread ? (statement.all(parameters) as unknown[][]) : exactly(parameters);
+      if (reread && hasInexact(rows)) rows = exactly(parameters);
+      return rows.map(toObject);
+    },
+    run: (parameters) => statement.run(parameters),
+    *iterate(parameters) {
+      if (reread) statement.safeIntegers(true);
+      try {
+        for (const row of statement.iterate(parameters)) yield toObject(exactRow(row as unknown[]));
+      } finally {
+        if (reread) statement.safeIntegers(false);
+      }
+    },
+  };
+}
 
 /** How many distinct SQL texts keep their prepared statement. */
 const STATEMENT_CACHE_SIZE = 256;
@@ -119,28 +198,29 @@ const STATEMENT_CACHE_SIZE = 256;
  * running a primary-key read; the same SQL text gets the same statement back, with fresh
  * parameters bound on each run. The least recently used statement leaves when the cache is full
  * (list queries vary with their filters and sort). A statement still being iterated is not
- * shared: the caller gets a fresh one.
+ * shared: the caller gets a fresh one. Every statement reads integers as {@link exactStatement} says.
  */
 export function withStatementCache(native: SQLite.Database, max = STATEMENT_CACHE_SIZE): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+  const statements = new Map<string, { native: SQLite.Statement; exact: SqliteStatement }>();
   return {
     prepare(text: string) {
       const cached = statements.get(text);
-      if (cached !== undefined && !cached.busy) {
+      if (cached !== undefined && !cached.native.busy) {
         // Re-insert to mark it as the most recently used (a Map keeps insertion order).
         statements.delete(text);
         statements.set(text, cached);
-        return cached;
+        return cached.exact;
       }
       const statement = native.prepare(text);
+      const exact = exactStatement(statement);
       if (cached === undefined) {
         if (statements.size >= max) {
           const oldest = statements.keys().next();
           if (!oldest.done) statements.delete(oldest.value);
         }
-        statements.set(text, statement);
+        statements.set(text, { native: statement, exact });
       }
-      return statement;
+      return exact;
     },
     close() {
       statements.clear();
