@@ -63,7 +63,13 @@ describe("a HAL resource through res.represent", () => {
     expect(lines[1]).toContain("Ada Lovelace");
     expect(lines[2]).toContain("Grace Hopper");
   });
+});
 
+// The JSON representation's label, the same for res.represent and (behind negotiate()) res.json.
+describe.each([
+  ["res.represent", "/represent"],
+  ["res.json", "/json"],
+])("a HAL resource through %s", (_name, path) => {
   it.each([
     [undefined, "application/hal+json; charset=utf-8"],
     ["*/*", "application/hal+json; charset=utf-8"],
@@ -72,8 +78,8 @@ describe("a HAL resource through res.represent", () => {
     ["application/json", "application/json; charset=utf-8"],
     ["application/json, application/hal+json;q=0.5", "application/json; charset=utf-8"],
     ["application/json;q=0.5, application/hal+json", "application/hal+json; charset=utf-8"],
-  ])("Accept: %s → Content-Type %s, the HAL document", async (accept, type) => {
-    const res = await get("/represent", accept);
+  ])("Accept: %s → Content-Type %s, Vary: Accept, the HAL document", async (accept, type) => {
+    const res = await get(path, accept);
     expect(res.status).toBe(200);
     expect(res.type).toBe(type);
     expect(res.vary).toContain("Accept");
@@ -86,24 +92,6 @@ describe("a HAL resource through res.represent", () => {
 });
 
 describe("a HAL resource through res.json", () => {
-  it.each([
-    [undefined, "application/hal+json; charset=utf-8"],
-    ["*/*", "application/hal+json; charset=utf-8"],
-    ["application/hal+json", "application/hal+json; charset=utf-8"],
-    ["application/json", "application/json; charset=utf-8"],
-    ["application/json, application/hal+json;q=0.5", "application/json; charset=utf-8"],
-  ])("Accept: %s → Content-Type %s, Vary: Accept", async (accept, type) => {
-    const res = await get("/json", accept);
-    expect(res.status).toBe(200);
-    expect(res.type).toBe(type);
-    expect(res.vary).toContain("Accept");
-    expect(JSON.parse(res.body)).toEqual({
-      _links: { self: { href: "/employees/7" } },
-      id: 7,
-      name: "Ada Lovelace",
-    });
-  });
-
   it("res.status(201).json(resource) → 201 application/hal+json", async () => {
     const res = await get("/json-status");
     expect(res.status).toBe(201);
