@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -50,20 +51,92 @@ for (const p of packages) {
   }
 }
 
+const include = ["src/**/*.test.ts", "test/**/*.test.ts"];
+const timeouts = { testTimeout: 20_000, hookTimeout: 30_000 };
+
+/**
+ * The oldest majors of the packages' peer ranges beside the current ones. A test file that loads
+ * one of `names` (itself or through a local helper such as `test/helpers.ts`) runs a second time in
+ * a project named `<package> (<label>)`, where each name resolves to its aliased install (root
+ * dev dependencies): `express` to Express 4 (`^4.21 || ^5`), `ioredis` to ioredis 5 and `redis` to
+ * node-redis 4 (`^5 || ^6`, `^4.6 || ^5 || ^6`; `test/redis-clients.test.ts` still runs a smoke
+ * test on every major). Files that load none of them would only repeat themselves, so they are
+ * left out; so are `express4.test.ts` (pinned to 4 already) and the Redis Cluster suites
+ * (`*cluster.test.ts`), which run on the current client majors only.
+ * A test of behaviour only the newer major has skips there (`process.env.EXPRESS_MAJOR === "4"`;
+ * `IOREDIS_MAJOR`, `REDIS_MAJOR` likewise).
+ */
+const requireRoot = createRequire(import.meta.url);
+const notInVariants = /(?:express4|cluster)\.test\.ts$/;
+const variants = [
+  {
+    label: "express 4",
+    names: ["express"],
+    installs: { express: "express4" },
+    env: { EXPRESS_MAJOR: "4" },
+  },
+  {
+    label: "ioredis 5, redis 4",
+    names: ["ioredis", "redis"],
+    installs: { ioredis: "ioredis5", redis: "redis4" },
+    env: { IOREDIS_MAJOR: "5", REDIS_MAJOR: "4" },
+  },
+];
+const relativeImport = /\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g;
+
+/** Whether `file` has a value import of one of `names`, itself or through relative imports. */
+function loads(file: string, names: RegExp, seen = new Set<string>()): boolean {
+  if (seen.has(file) || !existsSync(file)) return false;
+  seen.add(file);
+  const source = readFileSync(file, "utf8");
+  if (names.test(source)) return true;
+  for (const [, spec] of source.matchAll(relativeImport)) {
+    if (loads(resolve(dirname(file), (spec as string).replace(/\.js$/, ".ts")), names, seen)) return true;
+  }
+  return false;
+}
+
+function testFiles(dir: string): string[] {
+  return ["src", "test"].flatMap((sub) => {
+    const base = join(dir, sub);
+    if (!existsSync(base)) return [];
+    return readdirSync(base, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => relative(dir, join(base, f)));
+  });
+}
+
+const variantProjects = variants.flatMap((v) => {
+  const names = new RegExp(
+    `^\\s*import\\s+(?!type\\s)[^;]*?\\bfrom\\s+["'](?:${v.names.join("|")})["']`,
+    "m",
+  );
+  const aliases = Object.entries(v.installs).map(([name, install]) => ({
+    find: new RegExp(`^${name}$`),
+    replacement: requireRoot.resolve(install),
+  }));
+  return packages.flatMap((p) => {
+    const files = testFiles(p.dir).filter((f) => !notInVariants.test(f) && loads(join(p.dir, f), names));
+    if (files.length === 0) return [];
+    return [
+      {
+        extends: true,
+        resolve: { alias: aliases },
+        test: { name: `${p.name} (${v.label})`, root: p.dir, include: files, env: v.env, ...timeouts },
+      },
+    ];
+  });
+});
+
 export default defineConfig({
   resolve: { alias },
   test: {
     projects: [
       ...[...packages, ...apps].map((w) => ({
         extends: true,
-        test: {
-          name: w.name,
-          root: w.dir,
-          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          testTimeout: 20_000,
-          hookTimeout: 30_000,
-        },
+        test: { name: w.name, root: w.dir, include, ...timeouts },
       })),
+      ...variantProjects,
       // The repository's own scripts (the README example checker).
       { extends: true, test: { name: "scripts", root: join(root, "scripts"), include: ["*.test.ts"] } },
     ],

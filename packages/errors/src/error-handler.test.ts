@@ -180,19 +180,24 @@ describe("5xx: nothing of the exception reaches the client", () => {
     expect(call?.obj.status).toBe(500);
   });
 
-  it("async handler rejecting with a TypeError → 500, class name not shown", async () => {
-    const { url, logger } = await serve((app) =>
-      app.get("/boom", async () => {
-        await Promise.resolve();
-        throw new TypeError("Cannot read properties of undefined (reading 'salary')");
-      }),
-    );
-    const res = await fetch(`${url}/boom`);
-    const text = await res.text();
-    expect(res.status).toBe(500);
-    expect(text).not.toMatch(/TypeError|salary|undefined/);
-    expect(logger.calls).toHaveLength(1);
-  });
+  // Express 5 hands a route handler's rejected promise to next(err); Express 4 leaves it unhandled
+  // (an async handler there must call next(err) itself), so this runs on 5 only.
+  it.skipIf(process.env.EXPRESS_MAJOR === "4")(
+    "async handler rejecting with a TypeError → 500, class name not shown",
+    async () => {
+      const { url, logger } = await serve((app) =>
+        app.get("/boom", async () => {
+          await Promise.resolve();
+          throw new TypeError("Cannot read properties of undefined (reading 'salary')");
+        }),
+      );
+      const res = await fetch(`${url}/boom`);
+      const text = await res.text();
+      expect(res.status).toBe(500);
+      expect(text).not.toMatch(/TypeError|salary|undefined/);
+      expect(logger.calls).toHaveLength(1);
+    },
+  );
 
   it("HttpError 503 with a secret message → generic message, Retry-After kept", async () => {
     const { url } = await serve((app) =>

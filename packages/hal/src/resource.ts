@@ -1,4 +1,5 @@
 import { checkBooleanOption, checkOptionNames } from "@svc/errors";
+import { HAL_JSON, MEDIA_TYPE } from "./hal-json.js";
 import { type HalLink, toHalLink } from "./link.js";
 import { optionError } from "./option-error.js";
 
@@ -44,7 +45,9 @@ const RESERVED = new Set(["_links", "_embedded"]);
  * `{ array: true }` (or listing it in `arrayRelations`) makes it an array even with one entry; adding
  * a second link to a single-object relation throws, so a relation's shape never depends on data.
  *
- * Serialises itself through `toJSON()`, so `res.json(resource)` and `JSON.stringify` both work.
+ * Serialises itself through `toJSON()`, so `res.json(resource)` and `JSON.stringify` both work;
+ * names its media type under `Symbol.for("@svc/media-type")`, so @svc/negotiate labels it
+ * `application/hal+json`.
  *
  * @example
  * const employee = new HalResource({ id: 7, name: "Ada" })
@@ -161,6 +164,15 @@ export class HalResource<State extends object = Record<string, unknown>> {
   /** The links of a relation as added, or undefined. */
   links(rel: string): readonly HalLink[] | undefined {
     return this.#links.get(rel)?.links;
+  }
+
+  /**
+   * `application/hal+json` (draft-kelly-json-hal-11 §3), under `Symbol.for("@svc/media-type")`:
+   * with @svc/negotiate's `negotiate()`, `res.json(resource)` and `res.represent(resource)` send
+   * that `Content-Type` instead of `application/json` when the client accepts it.
+   */
+  get [MEDIA_TYPE](): string {
+    return HAL_JSON;
   }
 
   /** The HAL document: `_links`, then the state's properties, then `_embedded`. */

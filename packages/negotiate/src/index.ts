@@ -13,6 +13,7 @@ export { createNegotiator, type Negotiator } from "./core.js";
 export { type CrossOriginOptions, crossOrigin } from "./cors.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
+export { MEDIA_TYPE } from "./media-type-hint.js";
 export {
   type CompressionOptions,
   type NegotiatedResponse,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
 import { applyCoding } from "./compress.js";
+import { labelJsonBodies } from "./media-type-hint.js";
 import { type Negotiation, negotiateRequest } from "./negotiation.js";
 import { type NegotiateOptions, resolveConfig } from "./options.js";
 import { NO_OPTIONS, type RepresentOptions, represent } from "./represent.js";
@@ -43,6 +44,8 @@ declare global {
  * - A coded response never keeps a strong `ETag` of the identity bytes: it is made weak.
  * - Failures of `res.represent` go to `next(err)` of this middleware, so to the error handlers
  *   mounted after it.
+ * - `res.json(body)` of a body naming its own `+json` type (a HAL resource of `@svc/hal`, see
+ *   `MEDIA_TYPE`) is sent as that type (`application/hal+json`) when the client accepts it.
  * - Mount it before `conditional()` from `@svc/conditional` and before the routes.
  *
  * @example
@@ -60,6 +63,7 @@ export function negotiate(options: NegotiateOptions = {}) {
     }
     (res as ServerResponse & NegotiatedResponse).represent = (data, representOptions) =>
       represent(config, req, res, data, representOptions ?? NO_OPTIONS, next);
+    labelJsonBodies(req, res);
     applyCoding(config.compression, req.method, res, negotiation);
     next();
   };

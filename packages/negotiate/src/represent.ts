@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { appendVary, HttpError, type MediaTypeMatch, matchMediaType, type NextFunction } from "@svc/errors";
 import { essence, headerString } from "./headers.js";
+import { hintedLabel } from "./media-type-hint.js";
 import { labelled, type Negotiation } from "./negotiation.js";
 import { type NegotiateConfig, validateRepresentations } from "./options.js";
 import {
@@ -122,9 +123,17 @@ export async function represent(
     appendVary(res, "Accept");
     if (config.varyLanguage) appendVary(res, "Accept-Language");
     const offers = candidates.map((r) => r.mediaType);
-    const match = matchMediaType(headerString(req.headers.accept), offers, labelled(res));
+    const accept = headerString(req.headers.accept);
+    const label = labelled(res);
+    let match = matchMediaType(accept, offers, label);
     const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
     if (match === undefined || chosen === undefined) throw notAcceptable(offers);
+    // A body naming its own `+json` type (a HAL resource: application/hal+json) is labelled so
+    // when the JSON representation was chosen for the generic type (RFC 6838 §4.2.8).
+    if (label === undefined && match.mediaType === essence(match.offer)) {
+      const own = hintedLabel(accept, match.mediaType, data);
+      if (own !== undefined) match = { ...match, mediaType: own };
+    }
     const language = res.negotiation?.language;
     const context: RepresentContext = { mediaType: match.mediaType, language, req, res };
     const body = await chosen.serialize(data, context);

@@ -17,7 +17,7 @@ import {
 export interface SoapHttpRequest extends IncomingMessage {
   /** Express: `http` or `https`, honouring `trust proxy`. */
   protocol?: string;
-  /** Express 5: host (with port), honouring `trust proxy`. */
+  /** Express 5: host (with port), honouring `trust proxy` (not read: Express 4's drops the port). */
   host?: string;
   /** Express: the URL before mount-path stripping. */
   originalUrl?: string;
@@ -38,7 +38,8 @@ export interface SoapEndpointHandler {
 /**
  * A SOAP 1.2 endpoint for Express 5 (or `node:http`): POSTed `application/soap+xml` messages go
  * to the contract's handlers; `GET ?wsdl` serves the WSDL with its `soap12:address` rewritten to
- * the externally visible URL (`req.protocol` / `req.host`, so `trust proxy` applies) and
+ * the externally visible URL (`req.protocol` and `Host` / `X-Forwarded-Host`, so `trust proxy`
+ * applies, on Express 4 and 5 alike) and
  * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` and conditional GET/HEAD
  * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
  * 415, oversized bodies 413, each as a SOAP 1.2 fault.
@@ -184,10 +185,27 @@ function readCorrelationId(req: IncomingMessage, res: ServerResponse): string {
   return typeof header === "string" && header.length <= 200 ? header : randomUUID();
 }
 
+/**
+ * The host and port clients use (RFC 9110 §7.2 `Host`), or the first `X-Forwarded-Host` when the
+ * app's `trust proxy` trusts the peer: Express 5's `req.host`, computed here because Express 4's
+ * `req.host` is a deprecated alias of `req.hostname`, which drops the port.
+ */
+function externalHost(req: SoapHttpRequest): string {
+  const trust = (req as { app?: { get?(name: string): unknown } }).app?.get?.("trust proxy fn");
+  const forwarded = req.headers["x-forwarded-host"];
+  if (typeof trust === "function" && typeof forwarded === "string" && forwarded !== "") {
+    if ((trust as (address: string | undefined, i: number) => boolean)(req.socket.remoteAddress, 0)) {
+      const comma = forwarded.indexOf(",");
+      return (comma === -1 ? forwarded : forwarded.slice(0, comma)).trim();
+    }
+  }
+  return req.headers.host || "localhost";
+}
+
 /** The URL clients use to reach this endpoint (behind proxies: Express `trust proxy`). */
 function externalUrl(req: SoapHttpRequest): string {
   const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
-  const host = req.host ?? req.headers.host ?? "localhost";
+  const host = externalHost(req);
   const original = req.originalUrl ?? req.url ?? "/";
   const q = original.indexOf("?");
   let path = q === -1 ? original : original.slice(0, q);

@@ -358,9 +358,14 @@ describe("versioned()", () => {
     expect(res.status).toBe(404);
     expect(at(await res.json(), "message")).toBe("This resource is not available in API version 3");
   });
-  it("an async handler that rejects → its HttpError reaches the error handler", async () => {
-    expect((await get("/async")).status).toBe(409);
-  });
+  // versioned() passes the handler's promise through; Express 5 hands its rejection to next(err),
+  // Express 4 does not look at it (an async handler there calls next(err) itself): 5 only.
+  it.skipIf(process.env.EXPRESS_MAJOR === "4")(
+    "an async handler that rejects → its HttpError reaches the error handler",
+    async () => {
+      expect((await get("/async")).status).toBe(409);
+    },
+  );
 });
 
 describe("behind a proxy", () => {

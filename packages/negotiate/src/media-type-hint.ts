@@ -1,0 +1,63 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { appendVary, matchMediaType } from "@svc/errors";
+import { essence, headerString } from "./headers.js";
+
+/**
+ * The key under which a body object names its own, more specific media type: a HAL resource of
+ * `@svc/hal` carries `application/hal+json` there. A registered symbol (`Symbol.for`), so a
+ * package can set it without importing this one.
+ *
+ * @example
+ * class Problem { get [MEDIA_TYPE]() { return "application/problem+json"; } toJSON() { ... } }
+ * @see https://www.rfc-editor.org/rfc/rfc6838#section-4.2.8
+ */
+export const MEDIA_TYPE: unique symbol = Symbol.for("@svc/media-type");
+
+/** The structured-suffix media type a body names for itself, or undefined. */
+export function mediaTypeHint(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const hint = (body as { [MEDIA_TYPE]?: unknown })[MEDIA_TYPE];
+  if (typeof hint !== "string") return undefined;
+  // RFC 6838 §4.2.8: `type/name+suffix` is also processable as `type/suffix`.
+  return /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+[a-z0-9!#$&^_.-]+$/i.test(hint)
+    ? hint.toLowerCase()
+    : undefined;
+}
+
+/**
+ * The label for a body serialized as `base` (`application/json`): the body's own structured-suffix
+ * type when it is a `+suffix` of `base` and the client accepts it at least as much as `base`
+ * (RFC 9110 §12.5.1), otherwise undefined. The bytes are the same; only `Content-Type` changes.
+ */
+export function hintedLabel(accept: string | undefined, base: string, body: unknown): string | undefined {
+  const hint = mediaTypeHint(body);
+  if (hint === undefined) return undefined;
+  const plus = hint.lastIndexOf("+");
+  if (`${hint.slice(0, hint.indexOf("/"))}/${hint.slice(plus + 1)}` !== essence(base)) return undefined;
+  const own = matchMediaType(accept, [hint], false);
+  if (own === undefined) return undefined;
+  const generic = matchMediaType(accept, [base], false);
+  return generic === undefined || own.q >= generic.q ? hint : undefined;
+}
+
+/**
+ * Wraps Express's `res.json` so a body naming its own `+json` type (a HAL resource) is sent with
+ * that `Content-Type` when the handler set none and the client accepts it; `Vary: Accept` follows,
+ * since the label then depends on it (RFC 9110 §12.5.5). A response without `json` (plain
+ * `node:http`) is left alone.
+ */
+export function labelJsonBodies(req: IncomingMessage, res: ServerResponse): void {
+  const target = res as ServerResponse & { json?: (...args: unknown[]) => unknown };
+  const json = target.json;
+  if (typeof json !== "function") return;
+  target.json = function jsonWithOwnType(this: ServerResponse, ...args: unknown[]) {
+    // Express 4 still takes the deprecated `res.json(status, body)`.
+    const body = args.length > 1 && typeof args[0] === "number" ? args[1] : args[0];
+    if (mediaTypeHint(body) !== undefined && this.getHeader("Content-Type") === undefined) {
+      appendVary(this, "Accept");
+      const label = hintedLabel(headerString(req.headers.accept), "application/json", body);
+      if (label !== undefined) this.setHeader("Content-Type", label);
+    }
+    return json.apply(this, args);
+  };
+}
