@@ -1,20 +1,26 @@
-// Instructions per request of the reference server's GET /employees/{id}, counted by valgrind's
-// callgrind: a figure that does not drift with what else runs on the machine, unlike req/s and
-// (less so) CPU µs/req. The server runs under `valgrind --tool=callgrind --instr-atstart=no`;
-// this process gets a token, warms the server up with plain keep-alive requests (so V8 has
-// optimised the hot path), switches collection on with `callgrind_control -i on`, sends the
-// measured requests, switches it off, dumps, and divides the instructions by the requests.
+// Instructions per request of a bench server, counted by valgrind's callgrind: a figure that does
+// not drift with what else runs on the machine, unlike req/s and (less so) CPU µs/req. The server
+// runs under `valgrind --tool=callgrind --instr-atstart=no`; this process warms it up with plain
+// keep-alive requests (so V8 has optimised the hot path), switches collection on with
+// `callgrind_control -i on`, sends the measured requests, switches it off, dumps, and divides the
+// instructions by the requests.
 //
 //   node apps/bench/src/callgrind.mjs [--root <repository>] [--warmup 4000] [--requests 2000]
-//     [--connections 8] [--keep <dir>]
+//     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap]
+//
+// `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
+// from its own /auth/token) takes any scenario of scenarios.mjs whose server is a script of
+// src/servers/, such as `soap-envelope-node`, `node-soap-node` or `soap-floor-node`. `--soap`
+// measures those three one after the other, with the same getCustomer request, and prints the
+// SOAP layer (server − floor) and the ratios node-soap / soap-envelope, whole server and layer.
 //
 // `--root` names another checkout (a worktree of an older commit), so the same client measures
-// both sides of an A/B; its server runs from its own sources through its own ts-loader.
+// both sides of an A/B; its server runs from its own sources (packages bundled from src/).
 import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
@@ -30,104 +36,104 @@ const option = (name, fallback) => {
   const index = args.indexOf(`--${name}`);
   return index === -1 ? fallback : args[index + 1];
 };
-const root = resolve(option("root", join(dirname(fileURLToPath(import.meta.url)), "../../..")));
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(option("root", join(here, "../../..")));
 const warmup = Number(option("warmup", "4000"));
 const requests = Number(option("requests", "2000"));
 const connections = Number(option("connections", "8"));
 const keep = option("keep", undefined);
-
-const serverDir = join(root, "apps/reference-server");
 const outDir = keep ?? (await mkdtemp(join(tmpdir(), "svc-callgrind-")));
 await mkdir(outDir, { recursive: true });
-const port = await freePort();
-const url = `http://127.0.0.1:${port}`;
-const env = {
-  ...process.env,
-  PORT: String(port),
-  HOST: "127.0.0.1",
-  NODE_ENV: "production",
-  DEMO_USERS: "admin:admin:admin",
-  DATABASE_URL: "sqlite::memory:",
-  RATE_LIMIT_MAX: "1000000",
-  RATE_LIMIT_WINDOW_SECONDS: "1",
-  CORS_ORIGINS: "https://app.example.com",
-  LOG_LEVEL: "info",
-};
-delete env.REDIS_URL;
-// The server bundled into one file (the workspace packages from their sources, as the ts-loader
-// resolves them; node_modules stay external) next to src/, so its paths relative to
-// import.meta.url still hold: under valgrind, loading hundreds of modules through the loader hooks
-// takes minutes.
-const packages = await readdir(join(root, "packages"));
-const bundle = join(serverDir, "dist", "callgrind-main.mjs");
-await build({
-  entryPoints: [join(serverDir, "src/main.ts")],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  alias: Object.fromEntries(
-    packages.map((name) => [`@svc/${name}`, join(root, "packages", name, "src/index.ts")]),
-  ),
-  outfile: bundle,
-  logLevel: "error",
-});
-const child = spawn(
-  "valgrind",
-  [
-    "--tool=callgrind",
-    "--instr-atstart=no",
-    // One file per thread: the main thread (JavaScript, the HTTP and SQLite work) apart from V8's
-    // background compiler and the libuv pool (the logger's writes).
-    "--separate-threads=yes",
-    `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
-    process.execPath,
-    bundle,
-  ],
-  { cwd: serverDir, env, stdio: ["ignore", "ignore", "pipe"] },
-);
-let stderr = "";
-child.stderr.on("data", (chunk) => {
-  stderr = (stderr + chunk).slice(-4000);
-});
 
-try {
-  await waitReady();
-  const started = Date.now();
-  const phase = (name) =>
-    process.stderr.write(`${name} after ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-  const svc = scenarios.find((s) => s.id === "svc-stack");
-  const { path, headers } = await svc.prepare(url);
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  await send(agent, path, headers, warmup);
-  phase("warm");
-  agent.destroy();
-  await control("-i", "on", String(child.pid));
-  const measured = new Agent({ keepAlive: true, maxSockets: connections });
-  await send(measured, path, headers, requests);
-  measured.destroy();
-  phase("measured");
-  await control("-i", "off", String(child.pid));
-  await control("--dump", String(child.pid));
-  agent.destroy();
-  // The dump is written by the server's own thread; give it time to finish.
-  await new Promise((r) => setTimeout(r, 3000));
-  const files = (await readdir(outDir)).filter((f) => f.startsWith(`callgrind.out.${child.pid}`));
-  let total = 0;
-  const threads = {};
-  for (const file of files) {
-    const text = await readFile(join(outDir, file), "utf8");
-    const summary = /^totals: (\d+)/m.exec(text);
-    if (!summary) continue;
-    total += Number(summary[1]);
-    const thread = /^thread: (\d+)/m.exec(text)?.[1] ?? "all";
-    threads[thread] = (threads[thread] ?? 0) + Math.round(Number(summary[1]) / requests);
+if (args.includes("--soap")) {
+  const figures = {};
+  for (const id of ["soap-floor-node", "soap-envelope-node", "node-soap-node"]) {
+    figures[id] = await measure(id);
+    console.log(JSON.stringify(figures[id]));
   }
+  const main = (id) => figures[id].perRequestByThread["1"] ?? figures[id].perRequest;
+  const floor = main("soap-floor-node");
+  const envelope = main("soap-envelope-node");
+  const nodeSoap = main("node-soap-node");
+  const row = (name, value) =>
+    `| ${name} | ${value.toLocaleString("en")} | ${(value - floor).toLocaleString("en")} |`;
   console.log(
-    JSON.stringify({
+    [
+      "",
+      "| server (getCustomer, main thread) | instructions/message | SOAP layer (− floor) |",
+      "|---|---:|---:|",
+      row("soap-floor-node", floor),
+      row("soap-envelope-node", envelope),
+      row("node-soap-node", nodeSoap),
+      "",
+      `node-soap / soap-envelope: whole server ${(nodeSoap / envelope).toFixed(2)} ×, ` +
+        `SOAP layer ${((nodeSoap - floor) / (envelope - floor)).toFixed(2)} ×`,
+    ].join("\n"),
+  );
+} else {
+  console.log(JSON.stringify(await measure(option("scenario", "svc-stack"))));
+}
+
+/** Starts `id`'s server under callgrind, warms it up, and counts the measured requests. */
+async function measure(id) {
+  const scenario = scenarios.find((s) => s.id === id);
+  if (!scenario) throw new Error(`no scenario ${id}`);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = await bundled(scenario, port);
+  const child = spawn(
+    "valgrind",
+    [
+      "--tool=callgrind",
+      "--instr-atstart=no",
+      // One file per thread: the main thread (JavaScript, the HTTP and SQLite work) apart from
+      // V8's background compiler and the libuv pool (the logger's writes).
+      "--separate-threads=yes",
+      `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
+      process.execPath,
+      server.bundle,
+    ],
+    { cwd: server.cwd, env: server.env, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  try {
+    await waitReady(child, `${url}${server.readyPath}`, server.readyStatus, () => stderr);
+    const started = Date.now();
+    const phase = (name) =>
+      process.stderr.write(`${id}: ${name} after ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    // No token: the SOAP servers measured here do not check one (svc-stack gets its own).
+    const plan = await scenario.prepare(url, {});
+    const agent = new Agent({ keepAlive: true, maxSockets: connections });
+    await send(url, agent, plan, warmup);
+    phase("warm");
+    agent.destroy();
+    await control("-i", "on", String(child.pid));
+    const measured = new Agent({ keepAlive: true, maxSockets: connections });
+    await send(url, measured, plan, requests);
+    measured.destroy();
+    phase("measured");
+    await control("-i", "off", String(child.pid));
+    await control("--dump", String(child.pid));
+    // The dump is written by the server's own thread; give it time to finish.
+    await new Promise((r) => setTimeout(r, 3000));
+    const files = (await readdir(outDir)).filter((f) => f.startsWith(`callgrind.out.${child.pid}`));
+    let total = 0;
+    const threads = {};
+    for (const file of files) {
+      const text = await readFile(join(outDir, file), "utf8");
+      const summary = /^totals: (\d+)/m.exec(text);
+      if (!summary) continue;
+      total += Number(summary[1]);
+      const thread = /^thread: (\d+)/m.exec(text)?.[1] ?? "all";
+      threads[thread] = (threads[thread] ?? 0) + Math.round(Number(summary[1]) / requests);
+    }
+    return {
+      scenario: id,
       root,
-      path,
+      path: plan.path,
       warmup,
       requests,
       connections,
@@ -135,37 +141,101 @@ try {
       perRequest: Math.round(total / requests),
       perRequestByThread: threads,
       files: files.map((f) => join(outDir, f)),
-    }),
-  );
-} finally {
-  child.kill("SIGKILL");
+    };
+  } finally {
+    child.kill("SIGKILL");
+  }
 }
 
-async function waitReady() {
+/**
+ * The scenario's server bundled into one file (the workspace packages from their sources, as the
+ * ts-loader resolves them; node_modules stay external) at the same depth as its source, so its
+ * paths relative to import.meta.url still hold: under valgrind, loading hundreds of modules
+ * through the loader hooks takes minutes.
+ */
+async function bundled(scenario, port) {
+  const packages = await readdir(join(root, "packages"));
+  const alias = Object.fromEntries(
+    packages.map((name) => [`@svc/${name}`, join(root, "packages", name, "src/index.ts")]),
+  );
+  const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" };
+  delete env.REDIS_URL;
+  if (scenario.id === "svc-stack") {
+    const serverDir = join(root, "apps/reference-server");
+    Object.assign(env, {
+      DEMO_USERS: "admin:admin:admin",
+      DATABASE_URL: "sqlite::memory:",
+      RATE_LIMIT_MAX: "1000000",
+      RATE_LIMIT_WINDOW_SECONDS: "1",
+      CORS_ORIGINS: "https://app.example.com",
+      LOG_LEVEL: "info",
+    });
+    const bundle = join(serverDir, "dist", "callgrind-main.mjs");
+    await esbuild(join(serverDir, "src/main.ts"), bundle, alias);
+    return { bundle, cwd: serverDir, env, readyPath: "/health", readyStatus: 200 };
+  }
+  const spec = scenario.server();
+  if (!spec.script || spec.unavailable) throw new Error(`${scenario.id}: ${spec.unavailable ?? "no script"}`);
+  // src/servers/x.mjs of this checkout → apps/bench/dist/servers/x.mjs of `root`: same depth.
+  const source = join(root, "apps/bench/src", relative(here, spec.script));
+  const bundle = join(
+    root,
+    "apps/bench/dist",
+    relative(join(root, "apps/bench/src"), dirname(source)),
+    `callgrind-${basename(source)}`,
+  );
+  await esbuild(source, bundle, alias);
+  Object.assign(env, spec.env ?? {});
+  return {
+    bundle,
+    cwd: join(root, "apps/bench"),
+    env,
+    readyPath: spec.readyPath ?? "/",
+    readyStatus: spec.readyStatus ?? 200,
+  };
+}
+
+function esbuild(entry, outfile, alias) {
+  return build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    alias,
+    outfile,
+    logLevel: "error",
+  });
+}
+
+async function waitReady(child, url, status, stderr) {
   const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
+    if (child.exitCode !== null) throw new Error(`server exited: ${stderr()}`);
     try {
-      const response = await fetch(`${url}/health`);
-      if (response.status === 200) return;
+      const response = await fetch(url);
+      if (response.status === status) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error(`server never answered: ${stderr}`);
+  throw new Error(`server never answered: ${stderr()}`);
 }
 
-/** `count` GETs over `agent`'s keep-alive sockets, `connections` at a time; each must be a 200. */
-function send(agent, path, headers, count) {
+/** `count` requests of `plan` over `agent`'s keep-alive sockets, `connections` at a time. */
+function send(url, agent, plan, count) {
+  const { method = "GET", path, headers = {}, body, expectStatus = 200 } = plan;
   let started = 0;
   let finished = 0;
   return new Promise((done, fail) => {
     const next = () => {
       if (started >= count) return;
       started++;
-      const req = request(`${url}${path}`, { agent, headers }, (res) => {
+      const req = request(`${url}${path}`, { agent, method, headers }, (res) => {
         res.resume();
         res.on("end", () => {
-          if (res.statusCode !== 200) return fail(new Error(`GET ${path} → ${res.statusCode}`));
+          if (res.statusCode !== expectStatus)
+            return fail(new Error(`${method} ${path} → ${res.statusCode}`));
           if (++finished === count) done();
           else next();
         });
@@ -177,7 +247,7 @@ function send(agent, path, headers, count) {
         started--;
         next();
       });
-      req.end();
+      req.end(body);
     };
     for (let i = 0; i < connections; i++) next();
   });

@@ -200,10 +200,9 @@ function readEmitter(stream: EmitterStream, onChunk: (chunk: Uint8Array | string
         reject(err);
       }
     };
-    const onEnd = () => {
-      cleanup();
-      resolve();
-    };
+    // After 'end' the stream emits no more data: its listeners stay until it is collected
+    // with the request, which saves removing three listeners per message.
+    const onEnd = () => resolve();
     const onError = (err: unknown) => {
       cleanup();
       reject(
