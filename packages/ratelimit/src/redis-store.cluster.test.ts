@@ -237,7 +237,8 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
       const from = await c.masterOf(redisKey);
       const to = (from + 1) % 3;
       const asksBefore = await errorCount(c, from, "ASK");
-      const movedBefore = await errorCount(c, from, "MOVED");
+      const moved = async () => (await errorCount(c, from, "MOVED")) + (await errorCount(c, to, "MOVED"));
+      const movedBefore = await moved();
 
       let resharding = true;
       const decisions: boolean[] = [];
@@ -261,9 +262,11 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
       expect(errors).toEqual([]);
       // one decision before the traffic; no over-admission and no lost count across the move
       expect(decisions.filter(Boolean)).toHaveLength(limit - 1);
-      // the move was really seen by the client: the old owner answered ASK and MOVED
-      expect(await errorCount(c, from, "ASK")).toBeGreaterThan(asksBefore);
-      expect(await errorCount(c, from, "MOVED")).toBeGreaterThan(movedBefore);
+      // the move was really seen by the client: the old owner answered ASK, and MOVED came from the
+      // old owner after the move or, on node-redis 4, from the new one when a concurrent command
+      // had taken the one-time ASKING flag (its rediscovery may then see the new owner first)
+      expect(await errorCount(c, from, "ASK"), "ASK from the old owner").toBeGreaterThan(asksBefore);
+      expect(await moved(), "MOVED from the old or the new owner").toBeGreaterThan(movedBefore);
     });
   }
 
