@@ -99,19 +99,29 @@ describe("RedisStore with a cluster client: refused settings (no server needed)"
     ));
   it("ioredis Cluster, redisOptions.autoResendUnfulfilledCommands left on → TypeError", () =>
     refused(new Cluster(seeds, { ...safe, redisOptions: {} }), /autoResendUnfulfilledCommands: false/));
-  it("redis createCluster with defaults.disableOfflineQueue → accepted", () => {
+  // node-redis 4 keeps the createCluster options private and shows them only on connected nodes:
+  // an unconnected cluster is refused there (see the connected cases on the live cluster below).
+  const redis4 = process.env.REDIS_MAJOR === "4";
+  it.runIf(redis4)("node-redis 4: redis createCluster not yet connected → TypeError (connect it first)", () =>
+    refused(
+      createCluster({ rootNodes: [{ url: "redis://127.0.0.1:1" }], defaults: { disableOfflineQueue: true } }),
+      /connect the redis cluster before creating the store/,
+    ),
+  );
+  it.skipIf(redis4)("redis createCluster with defaults.disableOfflineQueue → accepted", () => {
     const client = createCluster({
       rootNodes: [{ url: "redis://127.0.0.1:1" }],
       defaults: { disableOfflineQueue: true },
     });
     expect(new RedisStore({ client }).timeoutMs).toBe(500);
   });
-  it("redis createCluster without defaults.disableOfflineQueue → TypeError", () =>
+  it.skipIf(redis4)("redis createCluster without defaults.disableOfflineQueue → TypeError", () =>
     refused(
       createCluster({ rootNodes: [{ url: "redis://127.0.0.1:1" }] }),
       /defaults: \{ disableOfflineQueue: true \}/,
-    ));
-  it("timeoutMs: 0 → TypeError ERR_SVC_RATELIMIT_TIMEOUT_MS", () => {
+    ),
+  );
+  it.skipIf(redis4)("timeoutMs: 0 → TypeError ERR_SVC_RATELIMIT_TIMEOUT_MS", () => {
     const client = createCluster({
       rootNodes: [{ url: "redis://127.0.0.1:1" }],
       defaults: { disableOfflineQueue: true },
@@ -133,12 +143,30 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
   });
   afterAll(async () => {
     clients["ioredis Cluster"]?.disconnect();
-    await clients["redis createCluster"]?.close();
+    // node-redis 5+ ends a cluster with close(); 4, the oldest major of the peer range, with quit().
+    const nr = clients["redis createCluster"] as unknown as
+      | { close?: () => Promise<void>; quit: () => Promise<void> }
+      | undefined;
+    await (nr?.close ? nr.close() : nr?.quit());
     await c.stop();
   });
 
   const storeOf = (kind: Kind, label: string, timeoutMs = 1000) =>
     new RedisStore({ client: clients[kind], prefix: `${prefix}${label}:`, timeoutMs });
+
+  it("connected redis createCluster without defaults.disableOfflineQueue → TypeError; with it → accepted", async () => {
+    const rootNodes = c.nodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
+    const queueing = createCluster({ rootNodes });
+    queueing.on("error", () => {});
+    await queueing.connect();
+    closers.push(async () => {
+      const nr = queueing as unknown as { close?: () => Promise<void>; quit: () => Promise<void> };
+      await (nr.close ? nr.close() : nr.quit());
+    });
+    expect(() => new RedisStore({ client: queueing })).toThrow(/defaults: \{ disableOfflineQueue: true \}/);
+    expect(() => new RedisStore({ client: queueing })).not.toThrow(/connect the redis cluster/);
+    expect(new RedisStore({ client: clients["redis createCluster"] }).prefix).toBe("rl:");
+  });
 
   for (const kind of KINDS) {
     for (const algorithm of ["fixed-window", "sliding-window", "gcra"] as Algorithm[]) {
@@ -209,7 +237,8 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
       const from = await c.masterOf(redisKey);
       const to = (from + 1) % 3;
       const asksBefore = await errorCount(c, from, "ASK");
-      const movedBefore = await errorCount(c, from, "MOVED");
+      const moved = async () => (await errorCount(c, from, "MOVED")) + (await errorCount(c, to, "MOVED"));
+      const movedBefore = await moved();
 
       let resharding = true;
       const decisions: boolean[] = [];
@@ -233,9 +262,11 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
       expect(errors).toEqual([]);
       // one decision before the traffic; no over-admission and no lost count across the move
       expect(decisions.filter(Boolean)).toHaveLength(limit - 1);
-      // the move was really seen by the client: the old owner answered ASK and MOVED
-      expect(await errorCount(c, from, "ASK")).toBeGreaterThan(asksBefore);
-      expect(await errorCount(c, from, "MOVED")).toBeGreaterThan(movedBefore);
+      // the move was really seen by the client: the old owner answered ASK, and MOVED came from the
+      // old owner after the move or, on node-redis 4, from the new one when a concurrent command
+      // had taken the one-time ASKING flag (its rediscovery may then see the new owner first)
+      expect(await errorCount(c, from, "ASK"), "ASK from the old owner").toBeGreaterThan(asksBefore);
+      expect(await moved(), "MOVED from the old or the new owner").toBeGreaterThan(movedBefore);
     });
   }
 

@@ -56,8 +56,13 @@ export interface NodeRedisClusterLike {
     isReadonly: boolean | undefined,
     args: string[],
   ): Promise<unknown>;
-  readonly masters: readonly unknown[];
+  readonly masters: readonly { readonly client?: unknown }[];
+  /** node-redis 5+: the options given to `createCluster` (node-redis 4 keeps them private). */
   readonly _options?: { defaults?: { disableOfflineQueue?: boolean | undefined } | undefined } | undefined;
+  /** Masters by `host:port`: where an `ASK` redirection the cluster gave up on is followed. */
+  readonly nodeByAddress?: ReadonlyMap<string, unknown> | undefined;
+  /** The connected client of one node of `nodeByAddress`. */
+  nodeClient?(node: never): NodeRedisLike | Promise<NodeRedisLike>;
 }
 
 /**
@@ -153,15 +158,21 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
     return (_key, args) => client.call(args[0] as string, ...args.slice(1));
   }
   if (isNodeRedisCluster(client)) {
-    const defaults = client._options?.defaults;
-    if (client._options && defaults?.disableOfflineQueue !== true)
+    const queues = clusterQueues(client);
+    if (queues === undefined)
+      throw optionError(
+        "client",
+        "connect the redis cluster before creating the store: node-redis 4 shows whether it was created with defaults: { disableOfflineQueue: true } only through its connected nodes",
+      );
+    if (queues)
       throw optionError(
         "client",
         "create the redis cluster with defaults: { disableOfflineQueue: true }, or requests stall while a master is down",
       );
     // A cluster's sendCommand routes by its first argument: the key whose slot picks the master.
     // The script writes, so it must run on the master (isReadonly false).
-    return (key, args) => client.sendCommand(key, false, args);
+    return (key, args) =>
+      client.sendCommand(key, false, args).catch((err: unknown) => followAsk(client, err, args));
   }
   if (typeof client.sendCommand === "function") {
     if (client.options && client.options.disableOfflineQueue !== true)
@@ -172,6 +183,42 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
     return (_key, args) => client.sendCommand(args);
   }
   throw optionError("client", "client must be an ioredis or redis client (no call or sendCommand method)");
+}
+
+/**
+ * Whether a node-redis cluster's node clients queue commands while disconnected, or `undefined`
+ * when that cannot be seen. node-redis 5+ shows the `createCluster` options as `_options`;
+ * node-redis 4 keeps them private, and shows them only on the client of each node it connected
+ * to (`masters[].client.options`, with `defaults` merged in).
+ */
+function clusterQueues(client: NodeRedisClusterLike): boolean | undefined {
+  if (client._options) return client._options.defaults?.disableOfflineQueue !== true;
+  const nodes = client.masters
+    .map((node) => (node.client as Partial<NodeRedisLike> | undefined)?.options)
+    .filter((options) => typeof options === "object" && options !== null);
+  if (nodes.length === 0) return undefined;
+  return nodes.some((options) => options?.disableOfflineQueue !== true);
+}
+
+/**
+ * Sends `args` to the node an `ASK` error names, when a node-redis cluster gave up on following
+ * it. Redis Cluster spec, "ASK redirection": the client should "send the query to the specified
+ * node" preceded by ASKING, which "sets a one-time flag on the client that forces a node to
+ * serve a query about an IMPORTING slot"; without it the importing node answers MOVED back.
+ * node-redis 4 awaits ASKING before sending the command, so under concurrency another command on
+ * that connection can take the one-time flag, and after `maxCommandRedirections` the cluster
+ * rejects with the `ASK` error itself. Here ASKING and the script are queued in the same tick, so
+ * nothing is written between them. An `ASK` reply means the script did not run, so this sends it
+ * at most once in all: nothing counts twice. Any other error is rethrown unchanged.
+ * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#ask-redirection
+ */
+async function followAsk(cluster: NodeRedisClusterLike, err: unknown, args: string[]): Promise<unknown> {
+  const ask = err instanceof Error ? /^ASK \d+ (\S+)$/.exec(err.message) : null;
+  const node = ask ? cluster.nodeByAddress?.get(ask[1] as string) : undefined;
+  if (node === undefined || typeof cluster.nodeClient !== "function") throw err;
+  const target = await cluster.nodeClient(node as never);
+  const [, reply] = await Promise.all([target.sendCommand(["ASKING"]), target.sendCommand(args)]);
+  return reply;
 }
 
 function isNoScript(err: unknown): boolean {
