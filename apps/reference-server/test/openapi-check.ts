@@ -166,7 +166,7 @@ class Checker {
       Object.entries(content).find(([t]) => t.endsWith("/*") && mediaType.startsWith(t.slice(0, -1)))?.[1];
     if (!entry && r.status < 300 && STRUCTURED_SUFFIX.test(mediaType) && content["application/json"]) {
       // Known server defect, left to @svc/negotiate: asked for any `+json` or `+xml` type
-      // (`application/problem+json`, even the range `application/*+json`), it labels the JSON or
+      // (`application/problem+json`; no longer the range `application/*+json`), it labels the JSON or
       // XML representation with that type. The body must still be the documented one.
       this.#count("KNOWN DEFECT: a structured-suffix type the client asked for echoed as Content-Type");
       let text = "";

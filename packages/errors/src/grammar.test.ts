@@ -313,6 +313,14 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
     );
   });
 
+  it.each([
+    ["application/*+json", undefined],
+    ["application/*+json, application/xml;q=0.5", "application/xml"],
+    ["application/*+xml", undefined],
+  ])("Accept: %s → no wildcard is ever sent as a Content-Type (sent as %s)", (accept, mediaType) => {
+    expect(matchMediaType(accept, ["application/json", "application/xml"])?.mediaType).toBe(mediaType);
+  });
+
   it("an offer of the exact vendor type beats the suffix match", () => {
     const m = matchMediaType("application/hal+json", ["application/json", "application/hal+json"]);
     expect(m).toEqual({ offer: "application/hal+json", mediaType: "application/hal+json", q: 1 });

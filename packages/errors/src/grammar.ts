@@ -446,6 +446,9 @@ export function matchMediaType(
     for (const range of ranges) {
       if (range.suffix !== parsed.subtype || range.type !== parsed.type || range.subtype === parsed.subtype)
         continue;
+      // RFC 9110 §8.3.1: Content-Type is a media-type, and a `*` in a subtype only ever names a
+      // range (§12.5.1), so `application/*+json` is never echoed as the type of a response.
+      if (range.subtype.includes("*")) continue;
       if (!paramsMatch(range, parsed)) continue;
       const echo = quality(ranges, range.type, range.subtype, parsed);
       // Specificity 3: below an exact offer of the client's type, above `type/*`.

@@ -139,11 +139,14 @@ describe("res.represent: media types", () => {
     expect(await res.text()).toContain("department: R&D");
   });
 
-  it.each(["image/png", "*/*;q=0", "application/json;q=0, */*;q=0"])("Accept: %s → 406", async (accept) => {
-    const res = await get("/employees/42", { accept });
-    expect(res.status).toBe(406);
-    expect(((await res.json()) as { message: string }).message).toContain("application/json");
-  });
+  it.each(["image/png", "*/*;q=0", "application/json;q=0, */*;q=0", "application/*+json"])(
+    "Accept: %s → 406",
+    async (accept) => {
+      const res = await get("/employees/42", { accept });
+      expect(res.status).toBe(406);
+      expect(((await res.json()) as { message: string }).message).toContain("application/json");
+    },
+  );
 
   it.each(["garbage", "application/json;q=2", ";;;", "", "*/*;q=abc"])(
     "Accept: %j (malformed) → 200 JSON, never 500",
