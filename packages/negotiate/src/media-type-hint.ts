@@ -47,17 +47,33 @@ export function hintedLabel(accept: string | undefined, base: string, body: unkn
  * `node:http`) is left alone.
  */
 export function labelJsonBodies(req: IncomingMessage, res: ServerResponse): void {
-  const target = res as ServerResponse & { json?: (...args: unknown[]) => unknown };
+  const target = res as JsonResponse;
   const json = target.json;
-  if (typeof json !== "function") return;
-  target.json = function jsonWithOwnType(this: ServerResponse, ...args: unknown[]) {
-    // Express 4 still takes the deprecated `res.json(status, body)`.
-    const body = args.length > 1 && typeof args[0] === "number" ? args[1] : args[0];
-    if (mediaTypeHint(body) !== undefined && this.getHeader("Content-Type") === undefined) {
-      appendVary(this, "Accept");
-      const label = hintedLabel(headerString(req.headers.accept), "application/json", body);
-      if (label !== undefined) this.setHeader("Content-Type", label);
-    }
-    return json.apply(this, args);
-  };
+  // Mounted twice, the wrapper is already in place (wrapping itself would recurse).
+  if (typeof json !== "function" || json === jsonWithOwnType) return;
+  // One shared wrapper instead of a closure per request: the request and Express's own `json`
+  // travel on the response.
+  target[ORIGINAL_JSON] = json;
+  target[REQUEST] = req;
+  target.json = jsonWithOwnType;
+}
+
+const ORIGINAL_JSON = Symbol("@svc/negotiate res.json");
+const REQUEST = Symbol("@svc/negotiate request");
+
+type JsonResponse = ServerResponse & {
+  json?: (...args: unknown[]) => unknown;
+  [ORIGINAL_JSON]?: (...args: unknown[]) => unknown;
+  [REQUEST]?: IncomingMessage;
+};
+
+function jsonWithOwnType(this: JsonResponse, ...args: unknown[]): unknown {
+  // Express 4 still takes the deprecated `res.json(status, body)`.
+  const body = args.length > 1 && typeof args[0] === "number" ? args[1] : args[0];
+  if (mediaTypeHint(body) !== undefined && this.getHeader("Content-Type") === undefined) {
+    appendVary(this, "Accept");
+    const label = hintedLabel(headerString(this[REQUEST]?.headers.accept), "application/json", body);
+    if (label !== undefined) this.setHeader("Content-Type", label);
+  }
+  return (this[ORIGINAL_JSON] as (...args: unknown[]) => unknown).apply(this, args);
 }

@@ -113,3 +113,22 @@ describe("a HAL resource through res.json", () => {
     expect((employee() as unknown as Record<symbol, unknown>)[MEDIA_TYPE]).toBe(HAL_JSON);
   });
 });
+
+describe("negotiate() mounted twice", () => {
+  it("res.json of a HAL resource → 200 application/hal+json, the label applied once", async () => {
+    const app = express();
+    app.use(negotiate(), negotiate());
+    app.get("/json", (_req, res) => {
+      res.json(employee());
+    });
+    const server = await listen(app);
+    try {
+      const res = await fetch(`${server.url}/json`, { headers: { Accept: "application/hal+json" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^application\/hal\+json/);
+      expect(await res.json()).toMatchObject({ id: 7, _links: { self: { href: "/employees/7" } } });
+    } finally {
+      await server.close();
+    }
+  });
+});
