@@ -399,7 +399,9 @@ function opsRouter(parts: AppParts): express.Router {
   });
   ops.get("/docs", (_req, res) => res.sendFile(join(PUBLIC_DIR, "index.html")));
   ops.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
-  ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, maxAge: "1h" }));
+  // No index and no redirect: the directory itself is the 404 error record for the path the
+  // client sent, not a 301 to "/docs/assets/" that would only lead to the same 404.
+  ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, redirect: false, maxAge: "1h" }));
   ops.get("/.well-known/jwks.json", (_req, res) => {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(security.jwks);

@@ -319,6 +319,17 @@ describe("protocol rules through the reference server", () => {
       }
     });
 
+    // The assets directory has no index: a redirect to "/docs/assets/" would only lead to a 404
+    // naming a path the client never sent. The directory itself is a plain 404 error record.
+    for (const path of ["/docs/assets", "/docs/assets/"]) {
+      it(`GET ${path} → 404 error record for that path, no redirect`, async () => {
+        const res = await fetch(`${s.url}${path}`, { redirect: "manual" });
+        expect(res.status).toBe(404);
+        expect(res.headers.get("location")).toBeNull();
+        expect(((await res.json()) as { path?: string }).path).toBe(path);
+      });
+    }
+
     // RFC 9110 §15.4.5: a 304 carries the Vary its 200 would. res.sendFile and express.static
     // (send) remove Content-Type before a 304, on which @svc/negotiate decided Vary.
     for (const path of ["/docs", "/docs/init.js", "/docs/assets/swagger-ui.css"]) {
