@@ -257,10 +257,12 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
     // The same range twice: the higher weight wins, in either order (as negotiator decides).
     ["application/json;q=0, application/xml;q=0.001, application/json", "application/json"],
     ["application/json, application/xml;q=0.001, application/json;q=0", "application/json"],
-    ["application/vnd.svc.v2+json", "application/json"],
-    ["application/vnd.svc.v2+xml", "application/xml"],
-    ["application/vnd.svc.v1+json;q=0, application/vnd.svc.v2+json", "application/json"],
-    ["application/vnd.svc.v2+json, application/vnd.svc.v1+json;q=0", "application/json"],
+    // A structured-suffix type no representation declares matches nothing (RFC 9110 §8.3).
+    ["application/vnd.svc.v2+json", undefined],
+    ["application/vnd.svc.v2+xml", undefined],
+    ["application/problem+json", undefined],
+    ["application/problem+json, application/xml;q=0.5", "application/xml"],
+    ["application/foo+xml, text/plain;q=0.1", "text/plain"],
     ["application/vnd.svc.v1+json;q=0", undefined],
   ])("Accept: %s → %s", (accept, expected) => {
     expect(selectMediaType(accept, OFFERS)).toBe(expected);
@@ -270,12 +272,33 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
     ["application/vnd.svc.v2+json", "application/vnd.svc.v2+json"],
     ["application/vnd.svc.v1+json;q=0, application/vnd.svc.v2+json", "application/vnd.svc.v2+json"],
     ["application/vnd.svc.v1+json;q=0.5, application/vnd.svc.v2+json", "application/vnd.svc.v2+json"],
-    ["application/vnd.svc.v1+json, application/vnd.svc.v2+json", "application/vnd.svc.v1+json"],
+    ["application/vnd.svc.v1+json, application/vnd.svc.v2+json", "application/vnd.svc.v2+json"],
     ["application/*;q=0, application/vnd.svc.v2+json", "application/vnd.svc.v2+json"],
     ["application/vnd.svc.v2+json;q=0.5, application/json", "application/json"],
-  ])("Accept: %s sends %s", (accept, mediaType) => {
-    expect(matchMediaType(accept, ["application/json", "application/xml"])?.mediaType).toBe(mediaType);
+    ["application/vnd.svc.v2+json;q=0", undefined],
+    ["application/vnd.svc.v2+json;q=0, application/json", "application/json"],
+  ])("Accept: %s, the JSON declared application/vnd.svc.v2+json, sends %s", (accept, mediaType) => {
+    const declared = "application/vnd.svc.v2+json";
+    expect(matchMediaType(accept, ["application/json", "application/xml"], declared)?.mediaType).toBe(
+      mediaType,
+    );
   });
+
+  it.each([
+    ["application/problem+json", undefined, undefined],
+    ["application/problem+json", false, undefined],
+    ["application/foo+xml", undefined, undefined],
+    ["application/problem+json", "application/hal+json", undefined],
+    ["application/problem+json, application/json;q=0.1", undefined, "application/json"],
+    ["application/problem+json, application/xml;q=0.1", "application/hal+json", "application/xml"],
+  ] as const)(
+    "Accept: %s, declared %s → a suffix type is never echoed for an undeclared representation (sent as %s)",
+    (accept, declared, mediaType) => {
+      expect(matchMediaType(accept, ["application/json", "application/xml"], declared)?.mediaType).toBe(
+        mediaType,
+      );
+    },
+  );
 
   it.each([
     [
@@ -299,14 +322,14 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
       "application/vnd.svc.v2+xml",
       "application/vnd.svc.v2+xml",
     ],
-    // Not named by the client (or refused by it): the label has no say.
-    ["application/vnd.svc.v9+json", "application/vnd.svc.v2+json", "application/vnd.svc.v9+json"],
+    // Not named by the client (or refused by it): nothing the representation declares matches.
+    ["application/vnd.svc.v9+json", "application/vnd.svc.v2+json", undefined],
     [
       "application/vnd.svc.v9+json, application/vnd.svc.v2+json;q=0",
       "application/vnd.svc.v2+json",
-      "application/vnd.svc.v9+json",
+      undefined,
     ],
-    ["application/vnd.svc.v9+json", "application/json", "application/vnd.svc.v9+json"],
+    ["application/vnd.svc.v9+json", "application/json", undefined],
   ])("Accept: %s, response labelled %s → sent as %s", (accept, committed, mediaType) => {
     expect(matchMediaType(accept, ["application/json", "application/xml"], committed)?.mediaType).toBe(
       mediaType,

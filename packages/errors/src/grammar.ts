@@ -288,7 +288,8 @@ export interface MediaTypeMatch {
   offer: string;
   /**
    * The media type to put in `Content-Type` (without parameters): the offer's own type, or the
-   * client's structured-suffix type (`application/vnd.svc.v2+json`) that the offer satisfies.
+   * structured-suffix type the representation declared (`application/vnd.svc.v2+json`) when the
+   * client asked for that one.
    */
   mediaType: string;
   /** The quality the client gave it, 0 < q ≤ 1. */
@@ -390,31 +391,34 @@ function quality(ranges: readonly MediaRange[], type: string, subtype: string, o
  *
  * - Each offer's quality comes from the most specific range that matches it; q = 0 means "not
  *   acceptable", whatever broader range accepts it.
- * - A structured-suffix range (`application/vnd.svc.v2+json`, RFC 6838 §4.2.8) is satisfied by
- *   the offer its suffix names (`application/json`), sent as the client's type; that type's own
- *   quality decides (`vnd.svc.v1+json;q=0` excludes only v1).
+ * - A structured-suffix range (`application/vnd.svc.v2+json`, RFC 6838 §4.2.8) matches the offer
+ *   its suffix names (`application/json`) only when the representation declares itself to be of
+ *   that type (`declared`), and is then sent as that type; that type's own quality decides
+ *   (`vnd.svc.v1+json;q=0` excludes only v1). A suffix says a type is parseable as JSON or XML,
+ *   not that any JSON is of that type, and a Content-Type describes the representation actually
+ *   sent (RFC 9110 §8.3): any other suffix type the client names matches nothing, so negotiation
+ *   falls to the client's other ranges, or to none (→ 406).
  * - Parameters that change the bytes (`version=2`) must match; `charset` is compared as UTF-8
  *   equivalents and `profile` is ignored.
  * - Ties on q go to the more specific match, then to the server's order of `offers` (never the
- *   client's order of ranges), then to the client's order of suffix ranges.
+ *   client's order of ranges).
  * - No `Accept`, or none usable: the first offer.
  *
  * @param offers concrete media types in the server's order of preference (parameters allowed)
- * @param committed a structured-suffix type the response is already labelled with (the vendor
- *   type @svc/versioning chose for `Accept: application/vnd.svc.v9+json, application/vnd.svc.v2+json`):
- *   when the client names it, acceptably, no other suffix type is echoed for any offer, so a body
- *   and its label never name two versions;
- *   `false` echoes no suffix type at all: only an offer's own type matches (an error record, which
- *   is no representation of the client's vendor type)
+ * @param declared the structured-suffix type the representation declares itself to be: the
+ *   vendor type @svc/versioning labelled the response with (`application/vnd.svc.v2+json`), or a
+ *   HAL resource's `application/hal+json`; `undefined` or `false`: none, only an offer's own type
+ *   matches
  * @example
- * matchMediaType("application/vnd.svc.v2+json", ["application/json", "application/xml"]);
+ * matchMediaType("application/vnd.svc.v2+json", ["application/json"], "application/vnd.svc.v2+json");
  * // → { offer: "application/json", mediaType: "application/vnd.svc.v2+json", q: 1 }
+ * matchMediaType("application/problem+json", ["application/json"]); // → undefined
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.1
  */
 export function matchMediaType(
   accept: string | undefined,
   offers: readonly string[],
-  committed?: string | false,
+  declared?: string | false,
 ): MediaTypeMatch | undefined {
   const first = offers[0];
   if (first === undefined) return undefined;
@@ -427,8 +431,6 @@ export function matchMediaType(
   }
   let best: MediaTypeMatch | undefined;
   let bestS = -1;
-  // The client named the label the response already has: that label is the only suffix type sent.
-  const exclusive = typeof committed === "string" && ranges.some((r) => r.essence === committed && r.q > 0);
   const consider = (offer: string, mediaType: string, q: number, s: number) => {
     if (s < 0 || q <= 0) return;
     if (best === undefined || q > best.q || (q === best.q && s > bestS)) {
@@ -436,30 +438,22 @@ export function matchMediaType(
       bestS = s;
     }
   };
+  // RFC 6838 §4.2.8: only the declared `type/name+suffix` stands for an offer of `type/suffix`.
+  // A `*` only ever names a range (RFC 9110 §12.5.1), never a representation's type (§8.3.1).
+  const suffixed = typeof declared === "string" && !declared.includes("*") ? parseOffer(declared) : null;
+  const plus = suffixed === null ? -1 : suffixed.subtype.lastIndexOf("+");
   for (const offer of offers) {
     const parsed = parseOffer(offer);
     if (!parsed) continue;
     const own = quality(ranges, parsed.type, parsed.subtype, parsed);
     consider(offer, `${parsed.type}/${parsed.subtype}`, own.q, own.s);
-    let echoes: { essence: string; q: number; s: number }[] = [];
-    if (committed === false) continue;
-    for (const range of ranges) {
-      if (range.suffix !== parsed.subtype || range.type !== parsed.type || range.subtype === parsed.subtype)
-        continue;
-      // RFC 9110 §8.3.1: Content-Type is a media-type, and a `*` in a subtype only ever names a
-      // range (§12.5.1), so `application/*+json` is never echoed as the type of a response.
-      if (range.subtype.includes("*")) continue;
-      if (!paramsMatch(range, parsed)) continue;
-      const echo = quality(ranges, range.type, range.subtype, parsed);
-      // Specificity 3: below an exact offer of the client's type, above `type/*`.
-      if (echo.s >= 4 && echo.q > 0)
-        echoes.push({ essence: range.essence, q: echo.q, s: 3 + range.parameters.length / 100 });
-    }
-    // When the client named the label the response already has (the version chosen), no other
-    // suffix type is echoed for any offer: `vnd.svc.v2+xml, vnd.svc.v1+json` labelled v2+xml is
-    // sent as v2+xml, never as a v1+json label on a version 2 body.
-    if (exclusive) echoes = echoes.filter((e) => e.essence === committed);
-    for (const e of echoes) consider(offer, e.essence, e.q, e.s);
+    if (suffixed === null || plus <= 0) continue;
+    if (suffixed.type !== parsed.type || suffixed.subtype.slice(plus + 1) !== parsed.subtype) continue;
+    const echo = quality(ranges, suffixed.type, suffixed.subtype, parsed);
+    // Only a range naming the declared type itself (specificity 4) counts; `application/*` or
+    // `*\/*` already accept the offer's own type. Specificity 3: below an exact offer of the
+    // declared type, above `type/*`.
+    if (echo.s >= 4) consider(offer, `${suffixed.type}/${suffixed.subtype}`, echo.q, 3 + (echo.s - 4));
   }
   return best;
 }

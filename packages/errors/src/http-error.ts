@@ -1,3 +1,4 @@
+import { refusedOption } from "./option-error.js";
 import { EXTENSION_NAME, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./record.js";
 import { isErrorStatus, reasonPhrase } from "./status.js";
 
@@ -84,8 +85,10 @@ export class HttpError extends Error {
   readonly extensions: Readonly<Record<string, unknown>> | undefined;
 
   constructor(status: number, message?: string, options: HttpErrorOptions = {}) {
+    // RFC 9110 §15.5, §15.6: only a 4xx or 5xx status reports an error; an error record with a
+    // 2xx or 3xx status (or none) would tell the client the request succeeded or was redirected.
     if (!isErrorStatus(status)) {
-      throw new TypeError(`HttpError status must be an integer from 400 to 599, got ${String(status)}`);
+      throw refusedOption("errors", "status", status, "an integer from 400 to 599", "HttpError status");
     }
     super(
       message ?? reasonPhrase(status),

@@ -6,10 +6,25 @@ import {
   clientErrorHandler,
   errorHandler,
   expressServerOptions,
+  HttpError,
   methodNotAllowed,
 } from "../src/index.js";
 
 const rows: OptionCase[] = [
+  [
+    "new HttpError(status)",
+    () => new HttpError(200),
+    "ERR_SVC_ERRORS_STATUS",
+    /HttpError status must be an integer from 400 to 599, got 200/,
+    () => new HttpError(599),
+  ],
+  [
+    "new HttpError(status) (not an integer)",
+    () => new HttpError("404" as never),
+    "ERR_SVC_ERRORS_STATUS",
+    /HttpError status must be an integer from 400 to 599, got "404"/,
+    () => new HttpError(400),
+  ],
   [
     "errorHandler(options)",
     () => errorHandler("x" as never),

@@ -1,5 +1,6 @@
-import { HttpError, parseParameters, splitList } from "@svc/errors";
+import { checkBooleanOption, checkOptionNames, HttpError, parseParameters, splitList } from "@svc/errors";
 import { type Authority, parseHost } from "./host.js";
+import { optionError } from "./option-error.js";
 import { isTrusted, type TrustProxy, type TrustRequest } from "./trust.js";
 
 /** The parts of a plain `node:http` (or Express) request the base URL is built from. */
@@ -165,7 +166,31 @@ export function resolvePrefix(input: OriginInput): string {
  * @see https://expressjs.com/en/guide/behind-proxies.html
  */
 export function externalOrigin(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
+  checkBaseUrlOptions("externalOrigin", options, BASE_URL_OPTIONS);
   return resolveOrigin(originInput(req, options));
+}
+
+const BASE_URL_OPTIONS = ["trustProxy", "forwardedPrefix"] as const;
+const HREF_OPTIONS = [...BASE_URL_OPTIONS, "absolute"] as const;
+
+/**
+ * Refuses options of the base URL functions that would otherwise be misread: an unknown name, a
+ * `trustProxy` in a form only {@link compileTrust} takes (`"loopback"` would silently fall back to
+ * the app's setting), a `"false"` string where a boolean belongs.
+ */
+function checkBaseUrlOptions(owner: string, options: HrefOptions, known: readonly string[]): void {
+  checkOptionNames("hal", options, known, owner);
+  const trust = options.trustProxy;
+  if (trust !== undefined && typeof trust !== "boolean" && typeof trust !== "function") {
+    throw optionError(
+      owner,
+      "trustProxy",
+      trust,
+      "true, false or a function (address, hop) => boolean (compileTrust(value) compiles the other forms)",
+    );
+  }
+  checkBooleanOption("hal", "forwardedPrefix", options.forwardedPrefix, `${owner}: forwardedPrefix`);
+  checkBooleanOption("hal", "absolute", options.absolute, `${owner}: absolute`);
 }
 
 function originInput(req: BaseUrlRequest, options: BaseUrlOptions): OriginInput {
@@ -185,6 +210,7 @@ function originInput(req: BaseUrlRequest, options: BaseUrlOptions): OriginInput 
  * @see https://www.rfc-editor.org/rfc/rfc7239
  */
 export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
+  checkBaseUrlOptions("externalBaseUrl", options, BASE_URL_OPTIONS);
   const input = originInput(req, options);
   return `${resolveOrigin(input)}${options.forwardedPrefix === false ? "" : resolvePrefix(input)}`;
 }
@@ -199,8 +225,10 @@ export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {
  */
 export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions = {}): string {
   if (typeof path !== "string" || !path.startsWith("/") || path.startsWith("//")) {
-    throw new TypeError(`hrefFor: path must start with a single "/", got ${String(path)}`);
+    // RFC 3986 §4.2: "//host" would be a network-path reference, another origin.
+    throw optionError("hrefFor", "path", path, 'a path starting with a single "/"');
   }
+  checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
   const input = originInput(req, options);
   const prefix = options.forwardedPrefix === false ? "" : resolvePrefix(input);
   if (options.absolute === false) return `${prefix}${path}`;

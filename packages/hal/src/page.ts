@@ -173,6 +173,49 @@ function withPage(path: string, rawQuery: string, page: number, size: number): s
   return `${path}?${out.join("&")}`;
 }
 
+const PAGE_INPUT = ["collection", "items", "page", "size", "totalElements", "url", "origin"];
+
+/** Refuses a {@link pageModel} input that would build broken links or a wrong page. */
+function checkPageInput(input: PageModelInput<unknown>): void {
+  if (input === null || typeof input !== "object") {
+    throw optionError("pageModel", "input", input, `an object with the fields ${PAGE_INPUT.join(", ")}`);
+  }
+  checkOptionNames("hal", input, PAGE_INPUT, "pageModel", "input");
+  const { collection, page, size, totalElements, url, origin } = input;
+  if (typeof collection !== "string" || collection === "")
+    throw optionError("pageModel", "collection", collection, "a non-empty string");
+  if (!Array.isArray(input.items)) throw optionError("pageModel", "items", input.items, "an array");
+  if (!Number.isSafeInteger(page) || page < 1)
+    throw optionError("pageModel", "page", page, "a 1-based integer");
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw optionError("pageModel", "size", size, "a positive integer");
+  if (!Number.isSafeInteger(totalElements) || totalElements < 0)
+    throw optionError("pageModel", "totalElements", totalElements, "a non-negative integer");
+  // RFC 3986 §4.2: "//host" would be a network-path reference, another origin.
+  if (typeof url !== "string" || !url.startsWith("/") || url.startsWith("//"))
+    throw optionError("pageModel", "url", url, 'a path starting with a single "/" (req.originalUrl)');
+  if (origin !== undefined && (typeof origin !== "string" || !isLinkPrefix(origin))) {
+    throw optionError(
+      "pageModel",
+      "origin",
+      origin,
+      'an absolute http(s) URL without query, fragment or trailing "/" (externalOrigin(req)), or ""',
+    );
+  }
+}
+
+/** `""`, or an http(s) origin with an optional path prefix, which a path can follow. */
+function isLinkPrefix(origin: string): boolean {
+  if (origin === "") return true;
+  if (origin.endsWith("/") || !/^https?:\/\//i.test(origin)) return false;
+  try {
+    const parsed = new URL(origin);
+    return parsed.search === "" && parsed.hash === "" && !origin.includes("?") && !origin.includes("#");
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Builds the page wrapper of a collection (`first`/`previous`/`next`/`last` are IANA link relations, RFC 8288 §2.1.1):
  * `{ _embedded: { <collection>: [...] }, page: { number, size, totalElements, totalPages }, _links }`
@@ -188,17 +231,8 @@ function withPage(path: string, rawQuery: string, page: number, size: number): s
  * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-4.1.2
  */
 export function pageModel<Item>(input: PageModelInput<Item>): PageModel<Item> {
+  checkPageInput(input);
   const { collection, page, size, totalElements } = input;
-  if (typeof collection !== "string" || collection === "")
-    throw new TypeError("pageModel: collection must be a non-empty string");
-  if (!Array.isArray(input.items)) throw new TypeError("pageModel: items must be an array");
-  if (!Number.isInteger(page) || page < 1) throw new TypeError("pageModel: page must be a 1-based integer");
-  if (!Number.isInteger(size) || size < 1) throw new TypeError("pageModel: size must be a positive integer");
-  if (!Number.isInteger(totalElements) || totalElements < 0) {
-    throw new TypeError("pageModel: totalElements must be a non-negative integer");
-  }
-  if (typeof input.url !== "string" || !input.url.startsWith("/"))
-    throw new TypeError("pageModel: url must be a path");
   const origin = input.origin ?? "";
   const cut = input.url.indexOf("?");
   const path = cut === -1 ? input.url : input.url.slice(0, cut);

@@ -3,12 +3,18 @@ import {
   allowedHosts,
   compileTrust,
   createHostCheck,
+  externalBaseUrl,
+  externalOrigin,
   HalResource,
   hal,
+  hrefFor,
+  pageModel,
   parsePageRequest,
 } from "../src/index.js";
 
 const hosts = ["api.example.com"];
+const req = { headers: { host: "api.example.com" }, socket: { remoteAddress: "127.0.0.1" } } as never;
+const page = { collection: "employees", items: [], page: 1, size: 20, totalElements: 0, url: "/employees" };
 
 const rows: OptionCase[] = [
   // allowedHosts / createHostCheck
@@ -132,6 +138,127 @@ const rows: OptionCase[] = [
     "ERR_SVC_HAL_DEFAULT_SIZE",
     /parsePageRequest: defaultSize must be a positive integer not above maxSize \(100\), got 200/,
     () => parsePageRequest({}, { defaultSize: 100 }),
+  ],
+  // hrefFor / externalOrigin / externalBaseUrl
+  [
+    "hrefFor: path",
+    () => hrefFor(req, "//evil.example/x"),
+    "ERR_SVC_HAL_PATH",
+    /hrefFor: path must be a path starting with a single "\/", got "\/\/evil.example\/x"/,
+    () => hrefFor(req, "/employees/7"),
+  ],
+  [
+    "hrefFor(req, path, options)",
+    () => hrefFor(req, "/a", "absolute" as never),
+    "ERR_SVC_HAL_OPTIONS",
+    /hrefFor: options must be an object with the fields trustProxy, forwardedPrefix, absolute, got "absolute"/,
+    () => hrefFor(req, "/a", {}),
+  ],
+  [
+    "hrefFor: unknown name",
+    () => hrefFor(req, "/a", { absolut: false } as never),
+    "ERR_SVC_HAL_UNKNOWN_OPTION",
+    /hrefFor: unknown option "absolut" \(did you mean "absolute"\?\)/,
+    () => hrefFor(req, "/a", { absolute: false }),
+  ],
+  [
+    "hrefFor: absolute",
+    () => hrefFor(req, "/a", { absolute: "false" as never }),
+    "ERR_SVC_HAL_ABSOLUTE",
+    /hrefFor: absolute must be true or false, got "false"/,
+    () => hrefFor(req, "/a", { absolute: true }),
+  ],
+  [
+    "hrefFor: trustProxy (a form only compileTrust takes)",
+    () => hrefFor(req, "/a", { trustProxy: "loopback" as never }),
+    "ERR_SVC_HAL_TRUST_PROXY",
+    /hrefFor: trustProxy must be true, false or a function \(address, hop\) => boolean \(compileTrust\(value\) compiles the other forms\), got "loopback"/,
+    () => hrefFor(req, "/a", { trustProxy: compileTrust("loopback") }),
+  ],
+  [
+    "externalOrigin: trustProxy",
+    () => externalOrigin(req, { trustProxy: 1 as never }),
+    "ERR_SVC_HAL_TRUST_PROXY",
+    /externalOrigin: trustProxy must be true, false or a function .*, got 1/,
+    () => externalOrigin(req, { trustProxy: false }),
+  ],
+  [
+    "externalOrigin: unknown name (absolute is hrefFor's)",
+    () => externalOrigin(req, { absolute: false } as never),
+    "ERR_SVC_HAL_UNKNOWN_OPTION",
+    /externalOrigin: unknown option "absolute"/,
+    () => externalOrigin(req, {}),
+  ],
+  [
+    "externalBaseUrl: forwardedPrefix",
+    () => externalBaseUrl(req, { forwardedPrefix: "no" as never }),
+    "ERR_SVC_HAL_FORWARDED_PREFIX",
+    /externalBaseUrl: forwardedPrefix must be true or false, got "no"/,
+    () => externalBaseUrl(req, { forwardedPrefix: false }),
+  ],
+  // pageModel
+  [
+    "pageModel(input)",
+    () => pageModel("employees" as never),
+    "ERR_SVC_HAL_INPUT",
+    /pageModel: input must be an object with the fields collection, items, page, size, totalElements, url, origin, got "employees"/,
+    () => pageModel(page),
+  ],
+  [
+    "pageModel: unknown name",
+    () => pageModel({ ...page, total: 3 } as never),
+    "ERR_SVC_HAL_UNKNOWN_OPTION",
+    /pageModel: unknown option "input.total"/,
+    () => pageModel(page),
+  ],
+  [
+    "pageModel: collection",
+    () => pageModel({ ...page, collection: "" }),
+    "ERR_SVC_HAL_COLLECTION",
+    /pageModel: collection must be a non-empty string, got ""/,
+    () => pageModel({ ...page, collection: "orders" }),
+  ],
+  [
+    "pageModel: items",
+    () => pageModel({ ...page, items: new Set() as never }),
+    "ERR_SVC_HAL_ITEMS",
+    /pageModel: items must be an array, got an object/,
+    () => pageModel({ ...page, items: [{ id: 1 }] }),
+  ],
+  [
+    "pageModel: page",
+    () => pageModel({ ...page, page: 0 }),
+    "ERR_SVC_HAL_PAGE",
+    /pageModel: page must be a 1-based integer, got 0/,
+    () => pageModel({ ...page, page: 3 }),
+  ],
+  [
+    "pageModel: size",
+    () => pageModel({ ...page, size: 2.5 }),
+    "ERR_SVC_HAL_SIZE",
+    /pageModel: size must be a positive integer, got 2.5/,
+    () => pageModel({ ...page, size: 1 }),
+  ],
+  [
+    "pageModel: totalElements",
+    () => pageModel({ ...page, totalElements: -1 }),
+    "ERR_SVC_HAL_TOTAL_ELEMENTS",
+    /pageModel: totalElements must be a non-negative integer, got -1/,
+    () => pageModel({ ...page, totalElements: 41 }),
+  ],
+  [
+    "pageModel: url",
+    () => pageModel({ ...page, url: "//evil.example/employees" }),
+    "ERR_SVC_HAL_URL",
+    /pageModel: url must be a path starting with a single "\/" \(req.originalUrl\), got "\/\/evil.example\/employees"/,
+    () => pageModel({ ...page, url: "/employees?sort=name" }),
+  ],
+  [
+    "pageModel: origin",
+    () => pageModel({ ...page, origin: "https://api.example.com/" }),
+    "ERR_SVC_HAL_ORIGIN",
+    /pageModel: origin must be an absolute http\(s\) URL without query, fragment or trailing "\/" .*, got "https:\/\/api.example.com\/"/,
+    () => pageModel({ ...page, origin: "https://api.example.com/api" }),
   ],
 ];
 

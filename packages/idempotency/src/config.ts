@@ -87,7 +87,8 @@ export interface IdempotencyCoreOptions<Req = unknown> {
   renewLease?: boolean;
   /**
    * The longest renewal keeps a claim alive. A handler that has not ended its response by then
-   * (a hung handler) loses the claim one lease later, and a retry may run it again.
+   * (a hung handler) loses the claim one lease later, and a retry may run it again. At least
+   * `leaseMs`.
    * @default 10 × leaseMs
    */
   maxLeaseMs?: number;
@@ -393,6 +394,9 @@ function resolveLease(
   const renewLease = booleanOption("renewLease", options.renewLease, true);
   const renew = renewLease && typeof store.renew === "function" ? store.renew.bind(store) : undefined;
   const maxLeaseMs = positive("maxLeaseMs", options.maxLeaseMs ?? leaseMs * 10);
+  // A renewal limit below one lease could never be reached: the first claim already outlasts it.
+  if (maxLeaseMs < leaseMs)
+    throw optionError("idempotency", "maxLeaseMs", maxLeaseMs, `at least leaseMs (${leaseMs})`);
   // A third of the lease: two renewals can fail or run late before the lease ends.
   return { leaseMs, renew, maxLeaseMs, renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)) };
 }

@@ -89,6 +89,20 @@ const rows: OptionCase[] = [
     () => idempotency({ maxLeaseMs: 600_000 }),
   ],
   [
+    "idempotency: maxLeaseMs below leaseMs",
+    () => idempotency({ leaseMs: 60_000, maxLeaseMs: 30_000 }),
+    "ERR_SVC_IDEMPOTENCY_MAX_LEASE_MS",
+    /idempotency: maxLeaseMs must be at least leaseMs \(60000\), got 30000/,
+    () => idempotency({ leaseMs: 60_000, maxLeaseMs: 60_000 }),
+  ],
+  [
+    "createIdempotency: maxLeaseMs below the default leaseMs",
+    () => createIdempotency({ store: new MemoryStore(), maxLeaseMs: 1000 }),
+    "ERR_SVC_IDEMPOTENCY_MAX_LEASE_MS",
+    /maxLeaseMs must be at least leaseMs \(60000\), got 1000/,
+    () => createIdempotency({ store: new MemoryStore(), leaseMs: 500, maxLeaseMs: 1000 }),
+  ],
+  [
     "idempotency: retentionMs",
     () => idempotency({ retentionMs: "1d" as never }),
     "ERR_SVC_IDEMPOTENCY_RETENTION_MS",

@@ -24,6 +24,9 @@ beforeAll(async () => {
   app.use(negotiate({ languages: ["en", "de"], compression: { threshold: 200 } }));
   app.get("/employees/42", (_req, res) => res.represent(employee));
   app.get("/employees", (_req, res) => res.represent(employees));
+  // As @svc/versioning's media-type strategy does: the response declares its vendor type first.
+  app.get("/labelled-json", (_req, res) => res.type("application/vnd.svc.v2+json").represent(employee));
+  app.get("/labelled-xml", (_req, res) => res.type("application/vnd.svc.v2+xml").represent(employee));
   app.get("/longs", (_req, res) => res.represent([{ id: 9223372036854775807n, name: "x" }]));
   app.get("/big", (_req, res) =>
     res.represent(Array.from({ length: 50 }, (_, i) => ({ ...employee, id: i }))),
@@ -95,17 +98,37 @@ describe("res.represent: media types", () => {
     expect(body).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<resource>/);
   });
 
-  it("Accept: application/vnd.svc.v2+json → JSON, Content-Type echoes the vendor type", async () => {
-    const res = await get("/employees/42", { accept: "application/vnd.svc.v2+json" });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
-    expect(await res.json()).toEqual(employee);
+  // RFC 9110 §8.3: a Content-Type describes the representation sent; the plain JSON and XML are
+  // not of the client's structured-suffix type (RFC 6838 §4.2.8 only makes it parseable as such).
+  it.each([
+    ["application/vnd.svc.v2+json", 406, "application/json; charset=utf-8"],
+    ["application/vnd.svc.v2+xml", 406, "application/json; charset=utf-8"],
+    // The 406 itself is an error record, sent as application/problem+json when asked (RFC 9457 §3).
+    ["application/problem+json", 406, "application/problem+json; charset=utf-8"],
+    ["application/foo+xml", 406, "application/json; charset=utf-8"],
+    ["application/problem+json, application/xml;q=0.5", 200, "application/xml; charset=utf-8"],
+    ["application/foo+xml, application/json;q=0.1", 200, "application/json; charset=utf-8"],
+  ])("Accept: %s → %s with %s, never the client's undeclared suffix type", async (accept, status, type) => {
+    const res = await get("/employees/42", { accept });
+    expect(res.status).toBe(status);
+    expect(res.headers.get("content-type")).toBe(type);
   });
 
-  it("Accept: application/vnd.svc.v2+xml → XML under the vendor type", async () => {
-    const res = await get("/employees/42", { accept: "application/vnd.svc.v2+xml" });
-    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+xml; charset=utf-8");
-    expect(await res.text()).toContain("<resource>");
+  it.each([
+    ["application/vnd.svc.v2+json", "/labelled-json", "application/vnd.svc.v2+json; charset=utf-8"],
+    ["application/vnd.svc.v2+xml", "/labelled-xml", "application/vnd.svc.v2+xml; charset=utf-8"],
+    [
+      "application/vnd.svc.v9+json, application/vnd.svc.v2+json;q=0.5",
+      "/labelled-json",
+      "application/vnd.svc.v2+json; charset=utf-8",
+    ],
+  ])("Accept: %s on a response labelled with that vendor type → sent as it", async (accept, path, type) => {
+    const res = await get(path, { accept });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe(type);
+    const body = await res.text();
+    if (type.includes("+xml")) expect(body).toContain("<resource>");
+    else expect(JSON.parse(body)).toEqual(employee);
   });
 
   it("Accept: text/csv on a collection → RFC 4180 CSV with quoting", async () => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { appendVary, HttpError, type MediaTypeMatch, matchMediaType, type NextFunction } from "@svc/errors";
 import { essence, headerString } from "./headers.js";
-import { hintedLabel } from "./media-type-hint.js";
+import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";
 import { labelled, type Negotiation } from "./negotiation.js";
 import { type NegotiateConfig, validateRepresentations } from "./options.js";
 import {
@@ -125,7 +125,11 @@ export async function represent(
     const offers = candidates.map((r) => r.mediaType);
     const accept = headerString(req.headers.accept);
     const label = labelled(res);
-    let match = matchMediaType(accept, offers, label);
+    // A client's structured-suffix type (`application/problem+json`) matches the JSON or XML
+    // representation only when the representation declares itself to be of that type (RFC 9110
+    // §8.3, RFC 6838 §4.2.8): the vendor type the response is already labelled with
+    // (@svc/versioning), else the type the body names for itself (a HAL resource).
+    let match = matchMediaType(accept, offers, label ?? mediaTypeHint(data));
     const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
     if (match === undefined || chosen === undefined) throw notAcceptable(offers);
     // A body naming its own `+json` type (a HAL resource: application/hal+json) is labelled so

@@ -28,15 +28,17 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
     ["application/xml;q=abc, text/plain", "text/plain"],
     ["garbage", "application/json"],
     [";;;,,,", "application/json"],
-    ["application/vnd.svc.v2+json", "application/json"],
-    ["application/vnd.svc.v2+xml", "application/xml"],
+    ["application/vnd.svc.v2+json", undefined],
+    ["application/vnd.svc.v2+xml", undefined],
+    ["application/problem+json, application/xml;q=0.5", "application/xml"],
     ["application/json;q=0.1, text/plain;q=0.1", "application/json"],
   ])("Accept: %s → %s", (accept, expected) => {
     expect(selectMediaType(accept, OFFERS)).toBe(expected);
   });
 
-  it("echoes the structured-suffix type the client asked for", () => {
-    expect(matchMediaType("application/vnd.svc.v2+json", OFFERS)).toEqual({
+  it("sends a structured-suffix type the client asked for only when the representation declares it", () => {
+    expect(matchMediaType("application/vnd.svc.v2+json", OFFERS)).toBeUndefined();
+    expect(matchMediaType("application/vnd.svc.v2+json", OFFERS, "application/vnd.svc.v2+json")).toEqual({
       offer: "application/json",
       mediaType: "application/vnd.svc.v2+json",
       q: 1,

@@ -53,6 +53,23 @@ describe("a HAL resource through res.represent", () => {
     for (const part of parts) expect(res.body).toContain(part);
   });
 
+  // RFC 9110 §8.3: the HAL resource declares application/hal+json, so another `+json` type the
+  // client names is not its type; the client's other ranges decide, or a 406.
+  it.each([
+    // The 406 is an error record: application/problem+json is its type (RFC 9457 §3).
+    ["application/problem+json", 406, /^application\/problem\+json/],
+    ["application/vnd.svc.v2+json", 406, /^application\/json/],
+    ["application/problem+json, application/xml;q=0.5", 200, /^application\/xml/],
+    ["application/problem+json, application/hal+json;q=0.5", 200, /^application\/hal\+json/],
+  ])(
+    "Accept: %s → %s %s, never a Content-Type the resource does not declare",
+    async (accept, status, type) => {
+      const res = await get("/represent", accept);
+      expect(res.status).toBe(status);
+      expect(res.type).toMatch(type);
+    },
+  );
+
   it("Accept: text/csv on a list of HAL resources → one row per resource with its values", async () => {
     const res = await get("/represent-list", "text/csv");
     expect(res.status).toBe(200);

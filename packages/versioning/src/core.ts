@@ -118,7 +118,9 @@ function readMediaType(
   if (chosen === undefined) return;
   if (chosen.version !== undefined) {
     named.push({ version: chosen.version, source: "media-type", label: chosen.mediaType });
-    resolution.mediaType = chosen.mediaType;
+    // A version-neutral route (`/health`) has no versioned representation: labelling its body
+    // with the vendor type would name a type it is not (RFC 9110 §8.3).
+    if (!isNeutral(config, resolution.url, method, headers)) resolution.mediaType = chosen.mediaType;
   } else if (!isNeutral(config, resolution.url, method, headers)) {
     // A JSON/XML type in our tree that names no version (`vnd.svc.vx+json`) cannot be served:
     // a response labelled with it would claim a version it is not (RFC 9110 §12.5.1, §15.5.7).

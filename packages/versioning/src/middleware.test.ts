@@ -308,6 +308,15 @@ describe("version-neutral routes", () => {
     const u = await start({ ...base, required: true });
     expect((await fetch(`${u}/employees`, { method: "OPTIONS" })).status).toBe(400);
   });
+  it.each(["application/vnd.svc.v2+json", "application/vnd.svc.v2+xml"])(
+    "GET /health with Accept: %s → version 2, but the JSON body is not labelled with the vendor type",
+    async (accept) => {
+      const res = await get("/health", { Accept: accept });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(at(await res.json(), "v")).toBe(2);
+    },
+  );
   it("GET /v2/health → 200 at version 2", async () => {
     expect(at(await (await get("/v2/health")).json(), "v")).toBe(2);
   });
