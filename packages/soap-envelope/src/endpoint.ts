@@ -5,9 +5,12 @@ import { HttpError, type NextFunction, toHttpError } from "@svc/errors";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
-  createSoapService,
+  compileSoapService,
   httpErrorToFault,
+  type MessageSink,
   type SoapLogger,
+  type SoapNode,
+  type SoapRequest,
   type SoapResponse,
   type SoapService,
   type SoapServiceOptions,
@@ -54,7 +57,8 @@ export interface SoapEndpointHandler {
 export function soapEndpoint<Operations = never>(
   options: SoapEndpointOptions<NoInfer<Operations>>,
 ): SoapEndpointHandler {
-  const service = createSoapService<Operations>(options);
+  const node = compileSoapService(options as SoapServiceOptions);
+  const service = node.service;
   const handler = function svcSoapEndpoint(
     req: SoapHttpRequest,
     res: ServerResponse,
@@ -84,7 +88,7 @@ export function soapEndpoint<Operations = never>(
         req,
       );
     } else {
-      processMessage(service, req, res, next);
+      processMessage(node, req, res, next);
     }
   } as SoapEndpointHandler;
   handler.service = service;
@@ -136,25 +140,37 @@ function serveDescription(
   res.end(method === "HEAD" ? undefined : doc);
 }
 
+/** A POSTed message with the response and `next` it is answered through. */
+interface EndpointMessage extends SoapRequest {
+  http: SoapHttpRequest;
+  res: ServerResponse;
+  next: NextFunction;
+}
+
+/** Responses are written back; what broke outside the SOAP processing goes to `next`. */
+const ENDPOINT_SINK: MessageSink<EndpointMessage> = {
+  respond: (message, response) => send(message.res, response, message.http),
+  fail: (message, err) => message.next(err),
+};
+
 /** POST: the message goes to the transport-neutral service; its response is written back. */
-function processMessage(
-  service: SoapService,
-  req: SoapHttpRequest,
-  res: ServerResponse,
-  next: NextFunction,
-): void {
-  service
-    .handle({
+function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerResponse, next: NextFunction): void {
+  const headers = req.headers;
+  node.deliver<EndpointMessage>(
+    {
       method: "POST",
-      contentType: req.headers["content-type"],
-      contentLength: req.headers["content-length"],
-      contentEncoding: req.headers["content-encoding"],
+      contentType: headers["content-type"],
+      contentLength: headers["content-length"],
+      contentEncoding: headers["content-encoding"],
       body: req,
       http: req,
       correlationId: readCorrelationId(req, res),
       logger: req.log,
-    })
-    .then((response) => send(res, response, req), next);
+      res,
+      next,
+    },
+    ENDPOINT_SINK,
+  );
 }
 
 function send(res: ServerResponse, response: SoapResponse, req: IncomingMessage): void {

@@ -121,3 +121,67 @@ describe("response header fields under Express, with middleware in front", () =>
     expect(res.headers.get("content-type")).toBe(SOAP);
   });
 });
+
+describe("what breaks outside the SOAP processing goes to next()", () => {
+  let server: Listening;
+  const passed: unknown[] = [];
+  const contexts: object[] = [];
+  beforeAll(async () => {
+    const handlers = customerHandlers() as Record<string, (payload: never, context: object) => unknown>;
+    const getCustomer = handlers.getCustomer;
+    const app = express();
+    app.use(
+      "/ws/customer",
+      soapEndpoint({
+        wsdl: CUSTOMER_WSDL,
+        handlers: {
+          ...handlers,
+          getCustomer: (payload: never, context: object) => {
+            contexts.push(context);
+            return getCustomer?.(payload, context);
+          },
+        },
+        // A logger that breaks: the Receiver fault of a failed handler cannot be logged.
+        logger: {
+          error() {
+            throw new Error("log sink down");
+          },
+        },
+      }),
+      (err: unknown, _req: unknown, res: ServerResponse, _next: unknown) => {
+        passed.push(err);
+        res.writeHead(502).end();
+      },
+    );
+    server = await listen(app);
+  });
+  afterAll(() => server.close());
+
+  it("a handler that fails with a logger that throws → the logger's error reaches next(err)", async () => {
+    const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("500")));
+    expect(res.status).toBe(502);
+    expect((passed[0] as Error).message).toBe("log sink down");
+  });
+  it("the handler's context: the request's fields and no principal without authenticate", async () => {
+    const res = await post(
+      `${server.url}/ws/customer`,
+      envelope(getCustomer("42")),
+      `${SOAP}; action=getCustomer`,
+      {
+        "x-correlation-id": "corr-1",
+      },
+    );
+    expect(res.status).toBe(200);
+    const context = contexts[contexts.length - 1] as Record<string, unknown>;
+    expect(Object.keys(context).sort()).toEqual(
+      ["action", "correlationId", "headers", "http", "logger", "operation", "principal"].sort(),
+    );
+    expect(context).toMatchObject({
+      operation: "getCustomer",
+      action: "getCustomer",
+      headers: [],
+      correlationId: "corr-1",
+      principal: undefined,
+    });
+  });
+});
