@@ -171,6 +171,11 @@ export function isTargeted(block: HeaderBlock, roles: ReadonlySet<string>): bool
   return block.role === ROLE_ULTIMATE_RECEIVER || block.role === ROLE_NEXT || roles.has(block.role);
 }
 
+// The fixed parts of every envelope, joined once.
+const ENVELOPE_START = `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${SOAP12_NS}">`;
+const ENVELOPE_BODY_START = `${ENVELOPE_START}<env:Body>`;
+const ENVELOPE_END = "</env:Body></env:Envelope>";
+
 /**
  * Serializes a SOAP 1.2 response envelope around already-serialized body content.
  *
@@ -178,6 +183,7 @@ export function isTargeted(block: HeaderBlock, roles: ReadonlySet<string>): bool
  * @see https://www.w3.org/TR/soap12-part1/#soapenvelope
  */
 export function serializeEnvelope(bodyXml: string, headerXml = ""): string {
-  const header = headerXml ? `<env:Header>${headerXml}</env:Header>` : "";
-  return `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${SOAP12_NS}">${header}<env:Body>${bodyXml}</env:Body></env:Envelope>`;
+  if (!headerXml) return `${ENVELOPE_BODY_START}${bodyXml}${ENVELOPE_END}`;
+  return `${ENVELOPE_START}<env:Header>${headerXml}</env:Header><env:Body>${bodyXml}${ENVELOPE_END}`;
 }
+

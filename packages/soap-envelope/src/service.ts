@@ -670,6 +670,7 @@ async function authenticateStep(
 
 /** Part 1 §2.6 step 3: a mandatory targeted block nobody understands stops processing. */
 function checkMustUnderstand(config: ServiceConfig, headers: readonly HeaderBlock[]): void {
+  if (headers.length === 0) return;
   const notUnderstood = headers.filter(
     (h) => h.mustUnderstand && isTargeted(h, config.roles) && !config.understood(h.element),
   );
