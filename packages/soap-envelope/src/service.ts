@@ -581,17 +581,17 @@ async function exchange<M extends SoapRequest>(
         op = routed?.op;
         const blocks: XmlElement[] = [];
         for (const block of envelope.headers) blocks.push(block.element);
+        const base: SoapAuthContext = {
+          operation: op?.name ?? "",
+          action,
+          headers: blocks,
+          correlationId: request.correlationId,
+          logger,
+          http: request.http,
+        };
         let context: SoapContext;
         let target: ContractOperation;
         if (config.authenticate) {
-          const base: SoapAuthContext = {
-            operation: op?.name ?? "",
-            action,
-            headers: blocks,
-            correlationId: request.correlationId,
-            logger,
-            http: request.http,
-          };
           const principal = await authenticateStep(config.authenticate, base);
           checkMustUnderstand(config, envelope.headers);
           // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
@@ -601,16 +601,9 @@ async function exchange<M extends SoapRequest>(
         } else {
           checkMustUnderstand(config, envelope.headers);
           target = checkBody(envelope.body, routed, action);
-          // Without the hook nothing else sees the context: built once, in its final shape.
-          context = {
-            operation: op?.name ?? "",
-            action,
-            headers: blocks,
-            correlationId: request.correlationId,
-            logger,
-            http: request.http,
-            principal: undefined,
-          };
+          // Without the hook nothing else saw `base`: it becomes the context (no copy per message).
+          context = base as SoapContext;
+          context.principal = undefined;
         }
         // Authorization before decoding: a caller refused here costs no schema validation.
         if (config.authorize) await authorizeStep(config.authorize, context, target);
