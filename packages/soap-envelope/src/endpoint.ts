@@ -5,9 +5,12 @@ import { HttpError, type NextFunction, toHttpError } from "@svc/errors";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
-  createSoapService,
+  compileSoapService,
   httpErrorToFault,
+  type MessageSink,
   type SoapLogger,
+  type SoapNode,
+  type SoapRequest,
   type SoapResponse,
   type SoapService,
   type SoapServiceOptions,
@@ -54,7 +57,8 @@ export interface SoapEndpointHandler {
 export function soapEndpoint<Operations = never>(
   options: SoapEndpointOptions<NoInfer<Operations>>,
 ): SoapEndpointHandler {
-  const service = createSoapService<Operations>(options);
+  const node = compileSoapService(options as SoapServiceOptions);
+  const service = node.service;
   const handler = function svcSoapEndpoint(
     req: SoapHttpRequest,
     res: ServerResponse,
@@ -84,7 +88,7 @@ export function soapEndpoint<Operations = never>(
         req,
       );
     } else {
-      processMessage(service, req, res, next);
+      processMessage(node, req, res, next);
     }
   } as SoapEndpointHandler;
   handler.service = service;
@@ -136,32 +140,41 @@ function serveDescription(
   res.end(method === "HEAD" ? undefined : doc);
 }
 
+/** A POSTed message with the response and `next` it is answered through. */
+interface EndpointMessage extends SoapRequest {
+  http: SoapHttpRequest;
+  res: ServerResponse;
+  next: NextFunction;
+}
+
+/** Responses are written back; what broke outside the SOAP processing goes to `next`. */
+const ENDPOINT_SINK: MessageSink<EndpointMessage> = {
+  respond: (message, response) => send(message.res, response, message.http),
+  fail: (message, err) => message.next(err),
+};
+
 /** POST: the message goes to the transport-neutral service; its response is written back. */
-function processMessage(
-  service: SoapService,
-  req: SoapHttpRequest,
-  res: ServerResponse,
-  next: NextFunction,
-): void {
-  service
-    .handle({
+function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerResponse, next: NextFunction): void {
+  const headers = req.headers;
+  node.deliver<EndpointMessage>(
+    {
       method: "POST",
-      contentType: req.headers["content-type"],
-      contentLength: req.headers["content-length"],
-      contentEncoding: req.headers["content-encoding"],
+      contentType: headers["content-type"],
+      contentLength: headers["content-length"],
+      contentEncoding: headers["content-encoding"],
       body: req,
       http: req,
       correlationId: readCorrelationId(req, res),
       logger: req.log,
-    })
-    .then((response) => send(res, response, req), next);
+      res,
+      next,
+    },
+    ENDPOINT_SINK,
+  );
 }
 
 function send(res: ServerResponse, response: SoapResponse, req: IncomingMessage): void {
   if (res.headersSent) return;
-  res.statusCode = response.status;
-  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  res.setHeader("Cache-Control", "no-store");
   if (!req.complete) {
     // The body was refused before all of it arrived (RFC 9112 §9.3: a server may answer before
     // the request is complete). Discard the rest rather than close at once: closing a socket
@@ -174,8 +187,44 @@ function send(res: ServerResponse, response: SoapResponse, req: IncomingMessage)
       }, 5000).unref();
     });
   }
-  if (response.body) res.setHeader("Content-Length", Buffer.byteLength(response.body));
-  res.end(response.body || undefined);
+  const body = response.body;
+  const fields = wireFields(response.headers, body);
+  if (fields !== undefined) {
+    // One writeHead with every field: header fields other middleware set before stay (node
+    // merges them, these replacing a field of the same name, as setHeader would).
+    res.writeHead(response.status, fields);
+  } else {
+    res.statusCode = response.status;
+    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    res.setHeader("Cache-Control", "no-store");
+    if (body) res.setHeader("Content-Length", Buffer.byteLength(body));
+  }
+  res.end(body || undefined);
+}
+
+/**
+ * The header fields of a response with a body whose only field is `Content-Type` (every answer
+ * but a few refusals), plus `Cache-Control: no-store` (RFC 9111 §5.2.2.5: an answer to one
+ * message is never reused) and its `Content-Length` (RFC 9110 §8.6), in the order the setHeader
+ * path writes them. Undefined otherwise: other fields may differ from these only in case, which
+ * setHeader folds, and an empty body leaves `Content-Length: 0` to node, which adds it at `end()`.
+ */
+function wireFields(
+  headers: Readonly<Record<string, string>>,
+  body: string,
+): Record<string, string | number> | undefined {
+  if (body === "") return undefined;
+  let contentType: string | undefined;
+  for (const name in headers) {
+    if (name !== "Content-Type") return undefined;
+    contentType = headers[name];
+  }
+  if (contentType === undefined) return undefined;
+  return {
+    "Content-Type": contentType,
+    "Cache-Control": "no-store",
+    "Content-Length": Buffer.byteLength(body),
+  };
 }
 
 function readCorrelationId(req: IncomingMessage, res: ServerResponse): string {

@@ -268,6 +268,13 @@ export interface SoapService {
   errorResponse(err: HttpError): SoapResponse;
 }
 
+/** An operation and the namespace and local name of its input element (`op.input`, split). */
+interface Route {
+  op: ContractOperation;
+  namespace: string;
+  localName: string;
+}
+
 /** The options of {@link createSoapService}, checked and resolved once. */
 interface ServiceConfig {
   contract: Contract;
@@ -281,8 +288,8 @@ interface ServiceConfig {
   /** Whether a header block is understood (Part 1 §2.4). */
   understood: (element: XmlElement) => boolean;
   /** Operations by `action` (Part 2 §7.1.4) and by the qualified name of their input element. */
-  byAction: ReadonlyMap<string, ContractOperation>;
-  byElement: ReadonlyMap<string, ContractOperation>;
+  byAction: ReadonlyMap<string, Route>;
+  byElement: ReadonlyMap<string, Route>;
 }
 
 /**
@@ -298,12 +305,40 @@ interface ServiceConfig {
 export function createSoapService<Operations = never>(
   options: SoapServiceOptions<NoInfer<Operations>>,
 ): SoapService {
-  const config = resolveServiceConfig(options as SoapServiceOptions);
+  return compileSoapService(options as SoapServiceOptions).service;
+}
+
+/**
+ * Where a transport takes the messages it hands to {@link SoapNode.deliver}: `respond` gets the
+ * response, `fail` what broke outside the SOAP processing (what `handle()` rejects with). Plain
+ * functions of the message, so a message costs no closure.
+ */
+export interface MessageSink<M extends SoapRequest> {
+  respond(message: M, response: SoapResponse): void;
+  fail(message: M, err: unknown): void;
+}
+
+/** A compiled service and the transport entry that answers through a {@link MessageSink}. */
+export interface SoapNode {
+  service: SoapService;
+  /**
+   * {@link SoapService.handle} for a transport: the response goes to `sink.respond` from the step
+   * that made it, not through one more promise.
+   */
+  deliver<M extends SoapRequest>(message: M, sink: MessageSink<M>): void;
+}
+
+/** {@link createSoapService}, with the {@link SoapNode.deliver} entry `soapEndpoint` uses. */
+export function compileSoapService(options: SoapServiceOptions): SoapNode {
+  const config = resolveServiceConfig(options);
   return {
-    contract: config.contract,
-    handle: (request) => handle(config, request),
-    faultResponse: (fault, status, headers) => faultResponse(config, fault, status, headers),
-    errorResponse: (err) => errorResponse(config, err),
+    service: {
+      contract: config.contract,
+      handle: (request) => handle(config, request),
+      faultResponse: (fault, status, headers) => faultResponse(config, fault, status, headers),
+      errorResponse: (err) => errorResponse(config, err),
+    },
+    deliver: (message, sink) => deliver(config, message, sink),
   };
 }
 
@@ -356,11 +391,17 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   checkLongAs(options.contract?.longAs, "contract.longAs");
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
-  const byAction = new Map<string, ContractOperation>();
-  const byElement = new Map<string, ContractOperation>();
+  const byAction = new Map<string, Route>();
+  const byElement = new Map<string, Route>();
   for (const op of contract.operations) {
-    if (op.soapAction && !byAction.has(op.soapAction)) byAction.set(op.soapAction, op);
-    byElement.set(op.input, op);
+    const close = op.input.lastIndexOf("}");
+    const routed: Route = {
+      op,
+      namespace: op.input.startsWith("{") ? op.input.slice(1, close) : "",
+      localName: op.input.startsWith("{") ? op.input.slice(close + 1) : op.input,
+    };
+    if (op.soapAction && !byAction.has(op.soapAction)) byAction.set(op.soapAction, routed);
+    byElement.set(op.input, routed);
   }
   return {
     contract,
@@ -433,12 +474,26 @@ function checkHandlers(contract: Contract, handlers: Readonly<Record<string, Soa
  * `async`: a refusal costs no promise chain, and a message is one promise deep, as before.
  */
 function handle(config: ServiceConfig, request: SoapRequest): Promise<SoapResponse> {
-  const media = cachedMediaType(request.contentType);
-  const charset = media?.parameters.charset?.toLowerCase();
-  const refusal = checkTransport(config.limits, request, media, charset);
-  if (refusal === SOAP11_MEDIA_TYPE) return soap11Answer(config, request, charset);
+  const type = cachedMessageType(request.contentType);
+  const refusal = checkTransport(config.limits, request, type);
+  if (refusal === SOAP11_MEDIA_TYPE) return soap11Answer(config, request, type?.charset);
   if (refusal !== undefined) return Promise.resolve(refuse(config, refusal));
-  return exchange(config, request, media as MediaType, charset);
+  // Without a sink, exchange resolves to the response (or rejects).
+  return exchange(config, request, type as MessageType, undefined) as Promise<SoapResponse>;
+}
+
+/** {@link handle} answering through a sink: the exchange calls `sink.respond` itself. */
+function deliver<M extends SoapRequest>(config: ServiceConfig, message: M, sink: MessageSink<M>): void {
+  const type = cachedMessageType(message.contentType);
+  if (type !== undefined && checkTransport(config.limits, message, type) === undefined) {
+    void exchange(config, message, type, sink);
+    return;
+  }
+  // A refusal or a SOAP 1.1 message: rare, through the promise.
+  handle(config, message).then(
+    (response) => sink.respond(message, response),
+    (err: unknown) => sink.fail(message, err),
+  );
 }
 
 /** SOAP 1.1's media type (SOAP 1.1 §6.1.1). */
@@ -452,17 +507,19 @@ const SOAP11_MEDIA_TYPE = "text/xml";
 function checkTransport(
   limits: ResolvedXmlLimits,
   request: SoapRequest,
-  media: MediaType | undefined,
-  charset: string | undefined,
+  type: MessageType | undefined,
 ): HttpError | typeof SOAP11_MEDIA_TYPE | undefined {
-  const coding = request.contentEncoding?.trim().toLowerCase();
-  if (coding !== undefined && coding !== "" && coding !== "identity") {
-    return HttpError.unsupportedMediaType(
-      `Content-Encoding "${coding.slice(0, 40)}" is not supported; send the message uncoded`,
-      { headers: { "Accept-Encoding": "identity" } },
-    );
+  if (request.contentEncoding !== undefined) {
+    const coding = request.contentEncoding.trim().toLowerCase();
+    if (coding !== "" && coding !== "identity") {
+      return HttpError.unsupportedMediaType(
+        `Content-Encoding "${coding.slice(0, 40)}" is not supported; send the message uncoded`,
+        { headers: { "Accept-Encoding": "identity" } },
+      );
+    }
   }
-  if (!media) return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
+  if (!type) return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
+  const { media, charset } = type;
   if (media.type === SOAP11_MEDIA_TYPE) return SOAP11_MEDIA_TYPE;
   if (media.type !== SOAP12_MEDIA_TYPE)
     return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
@@ -493,51 +550,78 @@ async function soap11Answer(
 /**
  * The SOAP processing of one message (Part 1 §2.6), as named steps: parse the envelope, route,
  * authenticate and process the header blocks, check the body, authorize, decode, invoke, encode;
- * whatever a step throws becomes a fault in {@link toFaultResponse}.
+ * whatever a step throws becomes a fault in {@link toFaultResponse}. With a sink, the response
+ * (or what broke outside the steps) goes to it and the promise resolves to nothing; without one,
+ * the promise resolves to the response.
  */
-async function exchange(
+async function exchange<M extends SoapRequest>(
   config: ServiceConfig,
-  request: SoapRequest,
-  media: MediaType,
-  charset: string | undefined,
-): Promise<SoapResponse> {
+  request: M,
+  type: MessageType,
+  sink: MessageSink<M> | undefined,
+): Promise<SoapResponse | undefined> {
   const logger = config.logger ?? request.logger ?? fallbackLogger;
-  let root: ParsedElement;
+  let response: SoapResponse;
   try {
-    root = await parseXml(request.body, config.limits, charset);
+    let root: ParsedElement | undefined;
+    let parseError: unknown;
+    try {
+      root = await parseXml(request.body, config.limits, type.charset);
+    } catch (err) {
+      parseError = err;
+    }
+    if (root === undefined) response = parseFailure(config, parseError);
+    else {
+      const action = type.action;
+      let op: ContractOperation | undefined;
+      try {
+        const envelope = checkEnvelope(root);
+        const bodyElement = envelope.body[0];
+        const routed = route(config, action, bodyElement);
+        op = routed?.op;
+        const blocks: XmlElement[] = [];
+        for (const block of envelope.headers) blocks.push(block.element);
+        const base: SoapAuthContext = {
+          operation: op?.name ?? "",
+          action,
+          headers: blocks,
+          correlationId: request.correlationId,
+          logger,
+          http: request.http,
+        };
+        let context: SoapContext;
+        let target: ContractOperation;
+        if (config.authenticate) {
+          const principal = await authenticateStep(config.authenticate, base);
+          checkMustUnderstand(config, envelope.headers);
+          // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
+          if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
+          target = checkBody(envelope.body, routed, action);
+          context = { ...base, principal };
+        } else {
+          checkMustUnderstand(config, envelope.headers);
+          target = checkBody(envelope.body, routed, action);
+          // Without the hook nothing else saw `base`: it becomes the context (no copy per message).
+          context = base as SoapContext;
+          context.principal = undefined;
+        }
+        // Authorization before decoding: a caller refused here costs no schema validation.
+        if (config.authorize) await authorizeStep(config.authorize, context, target);
+        const payload = decodeBody(config, bodyElement as ParsedElement);
+        const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
+        response = encodeResult(config, target, await handler(payload, context));
+      } catch (err) {
+        response = toFaultResponse(config, err, op, request.correlationId, logger);
+      }
+    }
   } catch (err) {
-    return parseFailure(config, err);
+    // What only a bug gets here (not XML, a throwing logger): the transport's error path.
+    if (sink === undefined) throw err;
+    sink.fail(request, err);
+    return undefined;
   }
-  const action = media.parameters.action;
-  let op: ContractOperation | undefined;
-  try {
-    const envelope = checkEnvelope(root);
-    const bodyElement = envelope.body[0];
-    op = route(config, action, bodyElement);
-    const base: SoapAuthContext = {
-      operation: op?.name ?? "",
-      action,
-      headers: envelope.headers.map((h) => h.element),
-      correlationId: request.correlationId,
-      logger,
-      http: request.http,
-    };
-    const principal = config.authenticate ? await authenticateStep(config.authenticate, base) : undefined;
-    checkMustUnderstand(config, envelope.headers);
-    // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
-    if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
-    const target = checkBody(envelope.body, op, action);
-    // Without the hook nothing else saw `base`: it becomes the context (no copy per message).
-    const context = config.authenticate ? { ...base, principal } : (base as SoapContext);
-    if (!config.authenticate) context.principal = undefined;
-    // Authorization before decoding: a caller refused here costs no schema validation.
-    if (config.authorize) await authorizeStep(config.authorize, context, target);
-    const payload = decodeBody(config, bodyElement as ParsedElement);
-    const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
-    return encodeResult(config, target, await handler(payload, context));
-  } catch (err) {
-    return toFaultResponse(config, err, op, request.correlationId, logger);
-  }
+  if (sink !== undefined) sink.respond(request, response);
+  return response;
 }
 
 /** A body that is not well-formed XML (or too large) is refused before any SOAP processing. */
@@ -554,9 +638,9 @@ function route(
   config: ServiceConfig,
   action: string | undefined,
   bodyElement: ParsedElement | undefined,
-): ContractOperation | undefined {
-  const op = action !== undefined ? config.byAction.get(action) : undefined;
-  if (op !== undefined || !bodyElement) return op;
+): Route | undefined {
+  const routed = action !== undefined ? config.byAction.get(action) : undefined;
+  if (routed !== undefined || !bodyElement) return routed;
   return config.byElement.get(clark(bodyElement.namespace, bodyElement.localName));
 }
 
@@ -579,6 +663,7 @@ async function authenticateStep(
 
 /** Part 1 §2.6 step 3: a mandatory targeted block nobody understands stops processing. */
 function checkMustUnderstand(config: ServiceConfig, headers: readonly HeaderBlock[]): void {
+  if (headers.length === 0) return;
   const notUnderstood = headers.filter(
     (h) => h.mustUnderstand && isTargeted(h, config.roles) && !config.understood(h.element),
   );
@@ -588,16 +673,16 @@ function checkMustUnderstand(config: ServiceConfig, headers: readonly HeaderBloc
 /** The body holds the one input element of the routed operation, in no data encoding (literal). */
 function checkBody(
   body: readonly ParsedElement[],
-  op: ContractOperation | undefined,
+  routed: Route | undefined,
   action: string | undefined,
 ): ContractOperation {
   const bodyElement = body[0];
   if (body.length !== 1 || !bodyElement) {
     throw senderFault("env:Body must contain exactly one element (document/literal)");
   }
-  const bodyName = clark(bodyElement.namespace, bodyElement.localName);
-  if (!op) throw senderFault(`No operation takes ${bodyName}`);
-  if (op.input !== bodyName) {
+  if (!routed) throw senderFault(`No operation takes ${clark(bodyElement.namespace, bodyElement.localName)}`);
+  if (bodyElement.namespace !== routed.namespace || bodyElement.localName !== routed.localName) {
+    const bodyName = clark(bodyElement.namespace, bodyElement.localName);
     throw senderFault(`The action "${action ?? ""}" does not take ${bodyName}`);
   }
   // Part 1 §5.1.1, §5.4.6: a body child scoped to a data encoding this node does not
@@ -609,7 +694,7 @@ function checkBody(
       reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
     });
   }
-  return op;
+  return routed.op;
 }
 
 /**
@@ -793,31 +878,60 @@ const ENCODING_NONE = "http://www.w3.org/2003/05/soap-envelope/encoding/none";
 
 /** env:* attributes belong to the SOAP layer, not to the payload's schema. */
 function stripSoapAttributes(element: ParsedElement): ParsedElement {
-  const keys = Object.keys(element.attributes);
-  if (!keys.some((k) => k.startsWith(`{${SOAP12_NS}}`))) return element;
+  let soap = false;
+  for (const k in element.attributes) {
+    if (k.startsWith(SOAP12_PREFIX)) {
+      soap = true;
+      break;
+    }
+  }
+  if (!soap) return element;
   const attributes: Record<string, string> = {};
-  for (const k of keys) if (!k.startsWith(`{${SOAP12_NS}}`)) attributes[k] = element.attributes[k] ?? "";
+  for (const k of Object.keys(element.attributes)) {
+    if (!k.startsWith(SOAP12_PREFIX)) attributes[k] = element.attributes[k] ?? "";
+  }
   return { ...element, attributes };
 }
 
-const MEDIA_TYPES = new Map<string, MediaType | undefined>();
-const MEDIA_TYPE_CACHE_SIZE = 256;
+/** How the Clark names of env:* attributes begin. */
+const SOAP12_PREFIX = `{${SOAP12_NS}}`;
+
+/** A request's `Content-Type`, parsed, with what the exchange reads of it. */
+interface MessageType {
+  media: MediaType;
+  /** The `charset` parameter, lower-cased. */
+  charset: string | undefined;
+  /** The `action` parameter (Part 2 §7.1.4). */
+  action: string | undefined;
+}
+
+const MESSAGE_TYPES = new Map<string, MessageType | null>();
+const MESSAGE_TYPE_CACHE_SIZE = 256;
 
 /**
  * {@link parseMediaType} remembered per header value: clients repeat the same `Content-Type`
  * on every call. The cache is bounded (cleared when full) and its entries are frozen.
  */
-function cachedMediaType(value: string | undefined): MediaType | undefined {
-  if (value === undefined || value.length > 512) return parseMediaType(value);
-  if (MEDIA_TYPES.has(value)) return MEDIA_TYPES.get(value);
+function cachedMessageType(value: string | undefined): MessageType | undefined {
+  if (value === undefined || value.length > 512) return messageType(value);
+  const cached = MESSAGE_TYPES.get(value);
+  if (cached !== undefined) return cached ?? undefined;
+  const type = messageType(value);
+  if (MESSAGE_TYPES.size >= MESSAGE_TYPE_CACHE_SIZE) MESSAGE_TYPES.clear();
+  MESSAGE_TYPES.set(value, type ?? null);
+  return type;
+}
+
+function messageType(value: string | undefined): MessageType | undefined {
   const media = parseMediaType(value);
-  if (media) {
-    Object.freeze(media.parameters);
-    Object.freeze(media);
-  }
-  if (MEDIA_TYPES.size >= MEDIA_TYPE_CACHE_SIZE) MEDIA_TYPES.clear();
-  MEDIA_TYPES.set(value, media);
-  return media;
+  if (media === undefined) return undefined;
+  Object.freeze(media.parameters);
+  Object.freeze(media);
+  return Object.freeze({
+    media,
+    charset: media.parameters.charset?.toLowerCase(),
+    action: media.parameters.action,
+  });
 }
 
 function compileNameSet(names: readonly string[]): (element: XmlElement) => boolean {
