@@ -1,7 +1,7 @@
 import { checkLongAs, checkObject } from "./options.js";
 import { compileComponents, type SchemaComponents, type SchemaSource } from "./schema-compile.js";
-import { decodeElement } from "./schema-decode.js";
-import { encodeElement } from "./schema-encode.js";
+import { Decoders } from "./schema-decode.js";
+import { Encoders } from "./schema-encode.js";
 import { SchemaValidationError } from "./schema-errors.js";
 import type { ElementDecl, LongRepresentation } from "./schema-model.js";
 import { clark, type XmlElement } from "./xml.js";
@@ -62,10 +62,11 @@ export function schemaComponents(
 /** The compiled schema set: global elements with their decoders and encoders. */
 export class CompiledSchema {
   private readonly elements: ReadonlyMap<string, ElementDecl>;
-  private readonly longAs: LongRepresentation;
+  private readonly decoders: Decoders;
+  private readonly encoders = new Encoders();
 
   constructor(sources: readonly SchemaSource[], longAs: LongRepresentation) {
-    this.longAs = longAs;
+    this.decoders = new Decoders(longAs);
     const components = compileComponents(sources);
     this.elements = components.elements;
     COMPONENTS.set(this, { ...components, longAs });
@@ -88,7 +89,7 @@ export class CompiledSchema {
   decode(element: XmlElement): unknown {
     const decl = this.elements.get(clark(element.namespace, element.localName));
     if (!decl) throw new SchemaValidationError(element.localName, "is not a global element of the schema");
-    return decodeElement(element, decl, element.localName, this.longAs);
+    return this.decoders.for(decl)(element, element.localName);
   }
 
   /**
@@ -98,6 +99,6 @@ export class CompiledSchema {
   encode(clarkName: string, value: unknown): string {
     const decl = this.elements.get(clarkName);
     if (!decl) throw new SchemaValidationError(clarkName, "is not a global element of the schema");
-    return encodeElement(decl, value, "", decl.localName);
+    return this.encoders.for(decl)(value, "", decl.localName);
   }
 }
