@@ -313,13 +313,20 @@ function particleDecoder(p: ElementParticle, decoders: Decoders): ParticleStep {
   const { localName, namespace } = p.decl;
   const { min, max, many } = p;
   let decode: ElementDecoder | undefined;
+  // The child's path is the same string for the same parent path: built once, not per element.
+  let parentPath: string | undefined;
+  let childPath = "";
   return (children, out, path, i) => {
     let count = 0;
     while (count < max) {
       const child = children[i];
       if (!child || child.localName !== localName || child.namespace !== namespace) break;
       decode ??= decoders.for(p.decl);
-      const value = decode(child, `${path}/${localName}`);
+      if (path !== parentPath) {
+        childPath = `${path}/${localName}`;
+        parentPath = path;
+      }
+      const value = decode(child, childPath);
       if (many) {
         const list = (out[localName] as unknown[] | undefined) ?? [];
         list.push(value);

@@ -230,13 +230,18 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
   const nillable = decl.nillable;
   if (type.kind === "simple") {
     const simple = simpleEncoder(type);
+    // A lexical form that passed its check holds no character to escape (XML 1.0 §2.4) unless
+    // it is an xs:string's: the other built-ins' lexical spaces are digits, signs, `.`, `:`,
+    // `T`, `Z` and the booleans' words (XML Schema Part 2 §3.2, §3.3).
+    const escape = type.base === "string";
     return (value, parentNs, path) => {
       const start = ns === parentNs ? open : openNs;
       if (value === null) {
         if (!nillable) throw new SchemaValidationError(path, "is not nillable");
         return start + nil;
       }
-      return `${start}>${escapeXml(simple(value, path))}${close}`;
+      const lexical = simple(value, path);
+      return `${start}>${escape ? escapeXml(lexical) : lexical}${close}`;
     };
   }
   const content = type.content;
@@ -283,15 +288,23 @@ function particleEncoder(
   const { min, max } = p;
   let encode: ElementEncoder | undefined;
   if (!p.many) {
+    // The child's path is the same string for the same parent path (an element's path only
+    // varies inside a list): built once, not per value.
+    let parentPath: string | undefined;
+    let childPath = "";
     return (obj, path) => {
       const value = obj[name];
+      if (path !== parentPath) {
+        childPath = `${path}.${name}`;
+        parentPath = path;
+      }
       // One value or none: encodeParticle's checks on a list of zero or one.
       const count = value === undefined ? 0 : 1;
-      if (count < min) throw new SchemaValidationError(`${path}.${name}`, "is required");
-      if (count > max) throw new SchemaValidationError(`${path}.${name}`, `occurs at most ${max} times`);
+      if (count < min) throw new SchemaValidationError(childPath, "is required");
+      if (count > max) throw new SchemaValidationError(childPath, `occurs at most ${max} times`);
       if (count === 0) return "";
       encode ??= encoders.for(p.decl);
-      return encode(value, ns, `${path}.${name}`);
+      return encode(value, ns, childPath);
     };
   }
   return (obj, path) => {

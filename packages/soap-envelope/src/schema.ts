@@ -64,11 +64,22 @@ export class CompiledSchema {
   private readonly elements: ReadonlyMap<string, ElementDecl>;
   private readonly decoders: Decoders;
   private readonly encoders = new Encoders();
+  /** The global elements by namespace, then local name: found without building a Clark name. */
+  private readonly byNamespace = new Map<string, Map<string, ElementDecl>>();
 
   constructor(sources: readonly SchemaSource[], longAs: LongRepresentation) {
     this.decoders = new Decoders(longAs);
     const components = compileComponents(sources);
     this.elements = components.elements;
+    for (const [key, decl] of this.elements) {
+      if (key !== clark(decl.namespace, decl.localName)) continue;
+      let local = this.byNamespace.get(decl.namespace);
+      if (local === undefined) {
+        local = new Map();
+        this.byNamespace.set(decl.namespace, local);
+      }
+      local.set(decl.localName, decl);
+    }
     COMPONENTS.set(this, { ...components, longAs });
   }
 
@@ -87,7 +98,9 @@ export class CompiledSchema {
    * @throws {SchemaValidationError} when it does not match
    */
   decode(element: XmlElement): unknown {
-    const decl = this.elements.get(clark(element.namespace, element.localName));
+    const decl =
+      this.byNamespace.get(element.namespace)?.get(element.localName) ??
+      this.elements.get(clark(element.namespace, element.localName));
     if (!decl) throw new SchemaValidationError(element.localName, "is not a global element of the schema");
     return this.decoders.for(decl)(element, element.localName);
   }
