@@ -24,6 +24,8 @@ const RICH = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="${
   <xs:simpleType name="Small"><xs:restriction base="xs:int"><xs:minExclusive value="-1"/><xs:maxExclusive value="10"/></xs:restriction></xs:simpleType>
   <xs:complexType name="Money"><xs:simpleContent><xs:extension base="xs:decimal"><xs:attribute name="currency" type="t:Code" use="required"/></xs:extension></xs:simpleContent></xs:complexType>
   <xs:complexType name="Node"><xs:sequence><xs:element name="label" type="xs:string"/><xs:element name="child" type="t:Node" minOccurs="0" maxOccurs="2"/></xs:sequence></xs:complexType>
+  <xs:simpleType name="Three"><xs:restriction base="xs:string"><xs:length value="3"/></xs:restriction></xs:simpleType>
+  <xs:element name="Word" type="t:Three"/>
   <xs:element name="Tree" type="t:Node"/>
   <xs:element name="Ref" type="xs:string"/>
   <xs:element name="Empty"><xs:complexType/></xs:element>
@@ -209,6 +211,18 @@ describe("compiled decoders and encoders", () => {
       expect(refused).toBeGreaterThan(20);
     });
   }
+});
+
+describe("length facets count characters, not UTF-16 code units (XML Schema Part 2 §4.3.1)", () => {
+  const schema = schemas[schemas.length - 1]?.[1] as CompiledSchema;
+  const word = (text: string) => parseXmlString(`<Word xmlns="${NS}">${text}</Word>`, limits);
+  it("a pair of surrogates is one character", () => {
+    expect(schema.decode(word("a\u{1F600}b"))).toBe("a\u{1F600}b");
+    expect(schema.decode(word("\u{1F600}\u{1F600}\u{1F600}"))).toBe("\u{1F600}\u{1F600}\u{1F600}");
+    expect(() => schema.decode(word("\u{1F600}\u{1F600}"))).toThrow(/length must be 3/);
+    expect(() => schema.decode(word("abcd"))).toThrow(/length must be 3/);
+    expect(schema.encode(`{${NS}}Word`, "x\u{1F600}y")).toBe(`<Word xmlns="${NS}">x\u{1F600}y</Word>`);
+  });
 });
 
 /** Copies of a decoded value with one property dropped, retyped, added or nulled. */

@@ -187,8 +187,12 @@ function checkRange(f: Facets, v: string, path: string): void {
   }
 }
 
+const HIGH_SURROGATE = /[\ud800-\udbff]/;
+
 /** Length in characters (XML Schema Part 2 §4.3.1: code points, not UTF-16 units), without copying. */
 function codePointLength(v: string): number {
+  // Without a high surrogate there is no pair: one code unit per character.
+  if (!HIGH_SURROGATE.test(v)) return v.length;
   let pairs = 0;
   for (let i = 0; i < v.length; i++) {
     const unit = v.charCodeAt(i);
