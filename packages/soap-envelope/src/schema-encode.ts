@@ -4,6 +4,7 @@ import {
   type ComplexType,
   cachedElementParticles,
   type ElementDecl,
+  type ElementParticle,
   elementParticles,
   emptiable,
   firstNames,
@@ -12,7 +13,7 @@ import {
   type SimpleType,
   XSI_NS,
 } from "./schema-model.js";
-import { checkLexical, collapse } from "./xsd-lexical.js";
+import { checkLexical, collapse, lexicalCheck } from "./xsd-lexical.js";
 
 /**
  * Validates a value against an element declaration and serializes it, attributes and child
@@ -74,7 +75,12 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
   return `<${name}${nsDecl}${attrs}>${inner}</${name}>`;
 }
 
-function encodeGroup(g: GroupParticle, obj: Record<string, unknown>, ns: string, path: string): string {
+export function encodeGroup(
+  g: GroupParticle,
+  obj: Record<string, unknown>,
+  ns: string,
+  path: string,
+): string {
   if (g.kind === "choice") {
     const alt = g.items.find((item) => [...firstNames(item, true)].some((n) => obj[n] !== undefined));
     if (!alt) {
@@ -187,4 +193,153 @@ function describeValue(value: unknown): string {
     return Array.isArray(value) ? "an array" : value instanceof Date ? "a Date" : "an object";
   }
   return `the ${typeof value} ${String(value)}`;
+}
+
+// Compiled encoders: encodeElement specialised once per element declaration (its tags written
+// out, its simple types' conversions and checks chosen), writing and failing exactly as
+// encodeElement does. A type with attributes or simple content is handed to encodeElement, and
+// any content model but a sequence of elements occurring once to encodeGroup.
+
+/** Encodes a value as an element of one declaration; arguments as encodeElement's. */
+export type ElementEncoder = (value: unknown, parentNs: string, path: string) => string;
+
+/** The compiled encoders of one schema, filled as declarations are first used. */
+export class Encoders {
+  private readonly cache = new Map<ElementDecl, ElementEncoder>();
+
+  for(decl: ElementDecl): ElementEncoder {
+    let encoder = this.cache.get(decl);
+    if (encoder === undefined) {
+      encoder = compileEncoder(decl, this);
+      this.cache.set(decl, encoder);
+    }
+    return encoder;
+  }
+}
+
+function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
+  const type = decl.type;
+  if (type.kind === "complex" && (type.attributes.length > 0 || type.simpleContent))
+    return (value, parentNs, path) => encodeElement(decl, value, parentNs, path);
+  const ns = decl.namespace;
+  const name = decl.localName;
+  const open = `<${name}`;
+  const openNs = `<${name} xmlns="${escapeXml(ns)}"`;
+  const close = `</${name}>`;
+  const nil = ` xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
+  const nillable = decl.nillable;
+  if (type.kind === "simple") {
+    const simple = simpleEncoder(type);
+    // A lexical form that passed its check holds no character to escape (XML 1.0 §2.4) unless
+    // it is an xs:string's: the other built-ins' lexical spaces are digits, signs, `.`, `:`,
+    // `T`, `Z` and the booleans' words (XML Schema Part 2 §3.2, §3.3).
+    const escape = type.base === "string";
+    return (value, parentNs, path) => {
+      const start = ns === parentNs ? open : openNs;
+      if (value === null) {
+        if (!nillable) throw new SchemaValidationError(path, "is not nillable");
+        return start + nil;
+      }
+      const lexical = simple(value, path);
+      return `${start}>${escape ? escapeXml(lexical) : lexical}${close}`;
+    };
+  }
+  const content = type.content;
+  const sequence =
+    content && content.kind === "sequence" && content.min === 1 && content.max === 1
+      ? content.items
+      : undefined;
+  const steps =
+    sequence?.every((item) => item.kind === "element") === true
+      ? sequence.map((item) => particleEncoder(item as ElementParticle, ns, encoders))
+      : undefined;
+  const allowed = allowedKeys(type);
+  return (value, parentNs, path) => {
+    const start = ns === parentNs ? open : openNs;
+    if (value === null) {
+      if (!nillable) throw new SchemaValidationError(path, "is not nillable");
+      return start + nil;
+    }
+    if (typeof value !== "object" || value === undefined || Array.isArray(value) || value instanceof Date) {
+      throw new SchemaValidationError(path, `expected an object, got ${describeValue(value)}`);
+    }
+    const obj = value as Record<string, unknown>;
+    let inner = "";
+    if (steps !== undefined) {
+      for (const step of steps) inner += step(obj, path);
+    } else if (content) {
+      inner = encodeGroup(content, obj, ns, path);
+    }
+    for (const key of Object.keys(obj)) {
+      if (!allowed.has(key) && obj[key] !== undefined)
+        throw new SchemaValidationError(path, `"${key}" is not in the schema`);
+    }
+    return `${start}>${inner}${close}`;
+  };
+}
+
+/** encodeParticle for one element particle inside an element of namespace `ns`. */
+function particleEncoder(
+  p: ElementParticle,
+  ns: string,
+  encoders: Encoders,
+): (obj: Record<string, unknown>, path: string) => string {
+  const name = p.decl.localName;
+  const { min, max } = p;
+  let encode: ElementEncoder | undefined;
+  if (!p.many) {
+    // The child's path is the same string for the same parent path (an element's path only
+    // varies inside a list): built once, not per value.
+    let parentPath: string | undefined;
+    let childPath = "";
+    return (obj, path) => {
+      const value = obj[name];
+      if (path !== parentPath) {
+        childPath = `${path}.${name}`;
+        parentPath = path;
+      }
+      // One value or none: encodeParticle's checks on a list of zero or one.
+      const count = value === undefined ? 0 : 1;
+      if (count < min) throw new SchemaValidationError(childPath, "is required");
+      if (count > max) throw new SchemaValidationError(childPath, `occurs at most ${max} times`);
+      if (count === 0) return "";
+      encode ??= encoders.for(p.decl);
+      return encode(value, ns, childPath);
+    };
+  }
+  return (obj, path) => {
+    const value = obj[name];
+    const childPath = `${path}.${name}`;
+    const list = value === undefined ? [] : value;
+    if (!Array.isArray(list)) {
+      throw new SchemaValidationError(childPath, `expected an array, got ${describeValue(list)}`);
+    }
+    if (list.length < min) throw new SchemaValidationError(childPath, "is required");
+    if (list.length > max) throw new SchemaValidationError(childPath, `occurs at most ${max} times`);
+    encode ??= encoders.for(p.decl);
+    let out = "";
+    for (let i = 0; i < list.length; i++) out += encode(list[i], ns, `${childPath}[${i}]`);
+    return out;
+  };
+}
+
+/** encodeSimple for one type: its conversion and lexical check chosen once. */
+function simpleEncoder(type: SimpleType): (value: unknown, path: string) => string {
+  const check = lexicalCheck(type);
+  if (type.base === "string") {
+    return (value, path) => {
+      if (typeof value !== "string") return encodeSimple(type, value, path);
+      check(value, path);
+      return value;
+    };
+  }
+  if (type.base === "long" || type.base === "int") {
+    return (value, path) => {
+      if (typeof value !== "bigint") return encodeSimple(type, value, path);
+      const lexical = value.toString();
+      check(lexical, path);
+      return lexical;
+    };
+  }
+  return (value, path) => encodeSimple(type, value, path);
 }

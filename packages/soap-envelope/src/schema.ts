@@ -1,7 +1,7 @@
 import { checkLongAs, checkObject } from "./options.js";
 import { compileComponents, type SchemaComponents, type SchemaSource } from "./schema-compile.js";
-import { decodeElement } from "./schema-decode.js";
-import { encodeElement } from "./schema-encode.js";
+import { Decoders } from "./schema-decode.js";
+import { Encoders } from "./schema-encode.js";
 import { SchemaValidationError } from "./schema-errors.js";
 import type { ElementDecl, LongRepresentation } from "./schema-model.js";
 import { clark, type XmlElement } from "./xml.js";
@@ -62,12 +62,24 @@ export function schemaComponents(
 /** The compiled schema set: global elements with their decoders and encoders. */
 export class CompiledSchema {
   private readonly elements: ReadonlyMap<string, ElementDecl>;
-  private readonly longAs: LongRepresentation;
+  private readonly decoders: Decoders;
+  private readonly encoders = new Encoders();
+  /** The global elements by namespace, then local name: found without building a Clark name. */
+  private readonly byNamespace = new Map<string, Map<string, ElementDecl>>();
 
   constructor(sources: readonly SchemaSource[], longAs: LongRepresentation) {
-    this.longAs = longAs;
+    this.decoders = new Decoders(longAs);
     const components = compileComponents(sources);
     this.elements = components.elements;
+    for (const [key, decl] of this.elements) {
+      if (key !== clark(decl.namespace, decl.localName)) continue;
+      let local = this.byNamespace.get(decl.namespace);
+      if (local === undefined) {
+        local = new Map();
+        this.byNamespace.set(decl.namespace, local);
+      }
+      local.set(decl.localName, decl);
+    }
     COMPONENTS.set(this, { ...components, longAs });
   }
 
@@ -86,9 +98,11 @@ export class CompiledSchema {
    * @throws {SchemaValidationError} when it does not match
    */
   decode(element: XmlElement): unknown {
-    const decl = this.elements.get(clark(element.namespace, element.localName));
+    const decl =
+      this.byNamespace.get(element.namespace)?.get(element.localName) ??
+      this.elements.get(clark(element.namespace, element.localName));
     if (!decl) throw new SchemaValidationError(element.localName, "is not a global element of the schema");
-    return decodeElement(element, decl, element.localName, this.longAs);
+    return this.decoders.for(decl)(element, element.localName);
   }
 
   /**
@@ -98,6 +112,6 @@ export class CompiledSchema {
   encode(clarkName: string, value: unknown): string {
     const decl = this.elements.get(clarkName);
     if (!decl) throw new SchemaValidationError(clarkName, "is not a global element of the schema");
-    return encodeElement(decl, value, "", decl.localName);
+    return this.encoders.for(decl)(value, "", decl.localName);
   }
 }

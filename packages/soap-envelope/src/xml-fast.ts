@@ -8,6 +8,10 @@ import type { ParsedElement, ResolvedXmlLimits } from "./xml.js";
 // a limit reached): saxes then parses the whole document and decides, so every error and every
 // refusal is still saxes' (XML 1.0 §2, Namespaces in XML 1.0 §3-§6). The subset is chosen so
 // that everything it accepts is well-formed and namespace-well-formed.
+//
+// One pass over the text with a cursor: names are compared in place (no string is cut for a
+// prefix or an end tag), prefixes resolve against a stack of the declarations in scope, and the
+// scope objects of the tree are built only on the elements that declare namespaces.
 
 const XMLNS_URI = "http://www.w3.org/2000/xmlns/";
 const XML_URI = "http://www.w3.org/XML/1998/namespace";
@@ -15,6 +19,12 @@ const XML_URI = "http://www.w3.org/XML/1998/namespace";
 /** XML 1.0 §2.8 XMLDecl with version 1.0, an EncName (§4.3.3) and SDDecl (§2.9), at offset 0. */
 const XML_DECL =
   /^<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(?:"1\.0"|'1\.0')(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(?:"[A-Za-z][A-Za-z0-9._-]*"|'[A-Za-z][A-Za-z0-9._-]*'))?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\n]*\?>/;
+
+/**
+ * The declaration clients write most: a whole match of {@link XML_DECL} (the expression cannot
+ * take in more after `?>`), recognised by comparison before the expression runs.
+ */
+const COMMON_DECL = '<?xml version="1.0" encoding="UTF-8"?>';
 
 const LT = 0x3c;
 const GT = 0x3e;
@@ -43,44 +53,82 @@ function isNameChar(c: number): boolean {
   return ((NAME_CHARS[c] as number) & 2) !== 0;
 }
 
+/** XML 1.0 §2.3 S without #xD (a carriage return goes to saxes for line-end handling, §2.11). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09;
+}
+
 /** In an attribute value: `<`, references, any white space but #x20 (§3.3.3), controls, surrogates and above. */
 const NOT_PLAIN_IN_VALUE = /[^\x20-\x25\x27-\x3b\x3d-\ud7ff]/;
 /** In text: references, controls but tab and line feed, surrogates and above; `]]>` separately. */
 const NOT_PLAIN_IN_TEXT = /[^\t\n\x20-\x25\x27-\ud7ff]/;
 const NOT_BLANK = /[^ \t\n]/;
 
-/** XML 1.0 §2.3 S without #xD (a carriage return goes to saxes for line-end handling, §2.11). */
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x09;
-}
+/** JavaScript's `\S`, for the text of elements that later get children (saxes' mixed test). */
+const NON_WHITESPACE = /\S/;
 
-/** The parse of one document; its fields are the cursor and the open elements. */
-class FastParse {
-  pos = 0;
-  elements = 0;
-  root: ParsedElement | undefined;
-  readonly stack: ParsedElement[] = [];
-  readonly names: string[] = [];
-  constructor(
-    readonly s: string,
-    readonly limits: ResolvedXmlLimits,
-    readonly baseScope: Readonly<Record<string, string>>,
-  ) {}
-
-  /** The end of the QName (`prefix:local` or `local`) at `pos`, or -1. */
-  nameEnd(): number {
-    const s = this.s;
-    let i = this.pos;
+/** The end of the QName (`prefix:local` or `local`) at `i`, or -1; `colon` gets the colon's offset. */
+function qnameEnd(s: string, i: number, at: { colon: number }): number {
+  at.colon = -1;
+  if (!isNameStart(s.charCodeAt(i))) return -1;
+  i++;
+  while (isNameChar(s.charCodeAt(i))) i++;
+  if (s.charCodeAt(i) === COLON) {
+    at.colon = i;
+    i++;
     if (!isNameStart(s.charCodeAt(i))) return -1;
     i++;
     while (isNameChar(s.charCodeAt(i))) i++;
-    if (s.charCodeAt(i) === COLON) {
-      i++;
-      if (!isNameStart(s.charCodeAt(i))) return -1;
-      i++;
-      while (isNameChar(s.charCodeAt(i))) i++;
-    }
-    return i;
+  }
+  return i;
+}
+
+/** Whether `s[a, a + len)` and `s[b, b + len)` hold the same code units. */
+function sameRange(s: string, a: number, b: number, len: number): boolean {
+  for (let k = 0; k < len; k++) if (s.charCodeAt(a + k) !== s.charCodeAt(b + k)) return false;
+  return true;
+}
+
+/**
+ * The parser's state: the cursor, the open elements and the declarations in scope. Parsing is
+ * synchronous and calls out to nothing, so one instance serves every document in turn; its
+ * stacks are arrays with explicit tops, reset by {@link FastParse.reset}.
+ */
+class FastParse {
+  s = "";
+  limits!: ResolvedXmlLimits;
+  baseScope!: Readonly<Record<string, string>>;
+  pos = 0;
+  elements = 0;
+  root: ParsedElement | undefined;
+  /** The open elements, their QNames' offsets and lengths, whether their text has `\S`. */
+  depth = 0;
+  readonly stack: (ParsedElement | undefined)[] = [];
+  readonly nameAt: number[] = [];
+  readonly nameLength: number[] = [];
+  readonly textShown: boolean[] = [];
+  /** How many namespace declarations each open element made. */
+  readonly declared: number[] = [];
+  /** Namespace declarations in scope, innermost last: prefix and URI. */
+  bindings = 0;
+  readonly prefixes: string[] = [];
+  readonly uris: string[] = [];
+  /** Attribute names and values of the tag being read, in document order. */
+  rawCount = 0;
+  readonly raw: string[] = [];
+  readonly at = { colon: -1 };
+
+  reset(s: string, limits: ResolvedXmlLimits, baseScope: Readonly<Record<string, string>>): void {
+    this.s = s;
+    this.limits = limits;
+    this.baseScope = baseScope;
+    this.pos = 0;
+    this.elements = 0;
+    this.root = undefined;
+    for (let k = 0; k < this.depth; k++) this.stack[k] = undefined;
+    this.depth = 0;
+    this.bindings = 0;
+    this.rawCount = 0;
   }
 
   skipSpace(): number {
@@ -98,26 +146,33 @@ class FastParse {
     const text = s.slice(start, i);
     if (NOT_PLAIN_IN_TEXT.test(text)) return false;
     const blank = !NOT_BLANK.test(text);
-    const top = this.stack[this.stack.length - 1];
+    const depth = this.depth;
     this.pos = i;
-    if (top === undefined) return blank; // outside the root only white space
+    if (depth === 0) return blank; // outside the root only white space
     if (i === s.length) return false; // an element left open
     if (!blank && text.includes("]]>")) return false; // §2.4
+    const top = this.stack[depth - 1] as ParsedElement;
     top.text += text;
-    if (!blank && top.children.length > 0) top.mixed = true;
+    if (!blank) {
+      if (top.children.length > 0) top.mixed = true;
+      // saxes marks a parent mixed when its text has JavaScript's `\S` (see xml.ts).
+      if (!this.textShown[depth - 1] && NON_WHITESPACE.test(text)) this.textShown[depth - 1] = true;
+    }
     return true;
   }
 
   /** A start tag at `pos` (just after `<`); false to give up. */
   startTag(): boolean {
     const s = this.s;
-    const end = this.nameEnd();
+    const nameAt = this.pos;
+    const end = qnameEnd(s, nameAt, this.at);
     if (end === -1) return false;
-    const qname = s.slice(this.pos, end);
+    const colon = this.at.colon;
     this.pos = end;
     this.elements++;
-    if (this.elements > this.limits.maxElements || this.stack.length >= this.limits.maxDepth) return false;
-    const raw: string[] = [];
+    const depth = this.depth;
+    if (this.elements > this.limits.maxElements || depth >= this.limits.maxDepth) return false;
+    this.rawCount = 0;
     let selfClosing = false;
     for (;;) {
       const spaced = this.skipSpace() > 0;
@@ -131,33 +186,42 @@ class FastParse {
         selfClosing = true;
         break;
       }
-      if (!spaced || !this.attribute(raw)) return false;
-      if (raw.length / 2 > this.limits.maxAttributes) return false;
+      if (!spaced || !this.attribute()) return false;
+      if (this.rawCount / 2 > this.limits.maxAttributes) return false;
     }
-    const element = this.element(qname, raw);
+    const declared = this.rawCount === 0 ? 0 : this.declare();
+    if (declared === -1) return false;
+    const element = this.element(nameAt, colon, end, declared);
     if (element === undefined) return false;
-    const parent = this.stack[this.stack.length - 1];
-    if (parent) {
-      if (parent.text.length > 0 && /\S/.test(parent.text)) parent.mixed = true;
+    if (depth > 0) {
+      const parent = this.stack[depth - 1] as ParsedElement;
+      if (this.textShown[depth - 1]) parent.mixed = true;
       parent.children.push(element);
     } else if (this.root === undefined) {
       this.root = element;
     } else {
       return false; // a second root element
     }
-    if (!selfClosing) {
-      this.stack.push(element);
-      this.names.push(qname);
+    if (selfClosing) {
+      this.bindings -= declared;
+    } else {
+      this.stack[depth] = element;
+      this.nameAt[depth] = nameAt;
+      this.nameLength[depth] = end - nameAt;
+      this.textShown[depth] = false;
+      this.declared[depth] = declared;
+      this.depth = depth + 1;
     }
     return true;
   }
 
   /** One `name="value"` pair into `raw`; false to give up. */
-  attribute(raw: string[]): boolean {
+  attribute(): boolean {
     const s = this.s;
-    const end = this.nameEnd();
+    const start = this.pos;
+    const end = qnameEnd(s, start, this.at);
     if (end === -1) return false;
-    const name = s.slice(this.pos, end);
+    const name = s.slice(start, end);
     this.pos = end;
     this.skipSpace();
     if (s.charCodeAt(this.pos) !== EQ) return false;
@@ -165,41 +229,79 @@ class FastParse {
     this.skipSpace();
     const quote = s.charCodeAt(this.pos);
     if (quote !== QUOT && quote !== APOS) return false;
-    const start = this.pos + 1;
-    const i = s.indexOf(quote === QUOT ? '"' : "'", start);
+    const valueAt = this.pos + 1;
+    const i = s.indexOf(quote === QUOT ? '"' : "'", valueAt);
     if (i === -1) return false;
-    const value = s.slice(start, i);
+    const value = s.slice(valueAt, i);
     // §3.3.3: no references and no white space but #x20, so the value needs no normalisation.
     if (NOT_PLAIN_IN_VALUE.test(value)) return false;
-    for (let k = 0; k < raw.length; k += 2) if (raw[k] === name) return false;
-    raw.push(name, value);
+    const raw = this.raw;
+    const n = this.rawCount;
+    for (let k = 0; k < n; k += 2) if (raw[k] === name) return false;
+    raw[n] = name;
+    raw[n + 1] = value;
+    this.rawCount = n + 2;
     this.pos = i + 1;
     return true;
   }
 
-  /** The element with its namespace scope and expanded attributes; undefined to give up. */
-  element(qname: string, raw: readonly string[]): ParsedElement | undefined {
-    const parentScope = this.stack[this.stack.length - 1]?.scope ?? this.baseScope;
-    let scope = parentScope;
-    for (let k = 0; k < raw.length; k += 2) {
+  /**
+   * Takes the tag's namespace declarations into scope (Namespaces §3); how many, or -1 to give
+   * up: no undeclaring a prefix in 1.0, `xml` and `xmlns` are reserved.
+   */
+  declare(): number {
+    const raw = this.raw;
+    let declared = 0;
+    for (let k = 0; k < this.rawCount; k += 2) {
       const name = raw[k] as string;
       const value = raw[k + 1] as string;
       const prefix = name === "xmlns" ? "" : name.startsWith("xmlns:") ? name.slice(6) : undefined;
       if (prefix === undefined) continue;
-      // Namespaces §3: no undeclaring a prefix in 1.0, `xml` and `xmlns` are reserved.
-      if (value !== value.trim() || (prefix !== "" && value === "")) return undefined;
-      if (prefix === "xml" || prefix === "xmlns" || value === XML_URI || value === XMLNS_URI)
-        return undefined;
-      if (scope === parentScope) scope = Object.create(parentScope) as Record<string, string>;
-      (scope as Record<string, string>)[prefix] = value;
+      if (value !== value.trim() || (prefix !== "" && value === "")) return -1;
+      if (prefix === "xml" || prefix === "xmlns" || value === XML_URI || value === XMLNS_URI) return -1;
+      this.prefixes[this.bindings] = prefix;
+      this.uris[this.bindings] = value;
+      this.bindings++;
+      declared++;
     }
-    const colon = qname.indexOf(":");
-    const prefix = colon === -1 ? "" : qname.slice(0, colon);
-    if (prefix === "xml" || prefix === "xmlns") return undefined;
-    const namespace = scope[prefix];
-    if (namespace === undefined && prefix !== "") return undefined;
+    return declared;
+  }
+
+  /** The namespace bound to the prefix `s[at, at + len)` (`""` when len is 0), or undefined. */
+  lookup(at: number, len: number): string | undefined {
+    const s = this.s;
+    const prefixes = this.prefixes;
+    for (let k = this.bindings - 1; k >= 0; k--) {
+      const p = prefixes[k] as string;
+      if (p.length === len && (len === 0 || s.startsWith(p, at))) return this.uris[k];
+    }
+    return this.baseScope[len === 0 ? "" : s.slice(at, at + len)];
+  }
+
+  /** The element with its namespace scope and expanded attributes; undefined to give up. */
+  element(nameAt: number, colon: number, end: number, declared: number): ParsedElement | undefined {
+    const s = this.s;
+    const depth = this.depth;
+    const parentScope = depth > 0 ? (this.stack[depth - 1] as ParsedElement).scope : this.baseScope;
+    let scope = parentScope;
+    if (declared > 0) {
+      const own = Object.create(parentScope) as Record<string, string>;
+      for (let k = this.bindings - declared; k < this.bindings; k++)
+        own[this.prefixes[k] as string] = this.uris[k] as string;
+      scope = own;
+    }
+    // Namespaces §3: the prefixes `xml` and `xmlns` name no element.
+    const prefixLength = colon === -1 ? 0 : colon - nameAt;
+    if (
+      (prefixLength === 3 && s.startsWith("xml", nameAt)) ||
+      (prefixLength === 5 && s.startsWith("xmlns", nameAt))
+    )
+      return undefined;
+    const namespace = this.lookup(nameAt, prefixLength);
+    if (namespace === undefined && prefixLength !== 0) return undefined;
     const attributes: Record<string, string> = {};
-    for (let k = 0; k < raw.length; k += 2) {
+    const raw = this.raw;
+    for (let k = 0; k < this.rawCount; k += 2) {
       const name = raw[k] as string;
       if (name === "xmlns" || name.startsWith("xmlns:")) continue;
       const c = name.indexOf(":");
@@ -215,7 +317,7 @@ class FastParse {
     }
     return {
       namespace: namespace ?? "",
-      localName: colon === -1 ? qname : qname.slice(colon + 1),
+      localName: s.slice(colon === -1 ? nameAt : colon + 1, end),
       attributes,
       children: [],
       text: "",
@@ -224,18 +326,39 @@ class FastParse {
     };
   }
 
-  /** An end tag at `pos` (just after `</`); false to give up. */
+  /**
+   * An end tag at `pos` (just after `</`); false to give up. Its name must be the open
+   * element's QName (XML 1.0 §3 element type match): compared in place, then a following name
+   * character would make it another name; anything else but white space and `>` gives up.
+   */
   endTag(): boolean {
-    const end = this.nameEnd();
-    if (end === -1 || this.s.slice(this.pos, end) !== this.names[this.names.length - 1]) return false;
-    this.pos = end;
+    const s = this.s;
+    const top = this.depth - 1;
+    const len = this.nameLength[top] as number;
+    let i = this.pos;
+    if (!sameRange(s, i, this.nameAt[top] as number, len)) return false;
+    i += len;
+    if (isNameChar(s.charCodeAt(i))) return false;
+    this.pos = i;
     this.skipSpace();
-    if (this.s.charCodeAt(this.pos) !== GT) return false;
+    if (s.charCodeAt(this.pos) !== GT) return false;
     this.pos++;
-    this.names.pop();
-    this.stack.pop();
+    this.stack[top] = undefined;
+    this.bindings -= this.declared[top] as number;
+    this.depth = top;
     return true;
   }
+}
+
+const PARSE = new FastParse();
+
+/** The length of the XML declaration at offset 0, 0 when there is none, -1 when it is not one. */
+function declarationLength(s: string): number {
+  if (!s.startsWith("<?xml")) return 0;
+  // A slice and a comparison cost less than startsWith over this many characters.
+  if (s.slice(0, COMMON_DECL.length) === COMMON_DECL) return COMMON_DECL.length;
+  const decl = XML_DECL.exec(s);
+  return decl === null ? -1 : decl[0].length;
 }
 
 /**
@@ -247,24 +370,34 @@ export function parseSimpleXml(
   limits: ResolvedXmlLimits,
   baseScope: Readonly<Record<string, string>>,
 ): ParsedElement | undefined {
-  const p = new FastParse(s, limits, baseScope);
-  if (s.startsWith("<?xml")) {
-    const decl = XML_DECL.exec(s);
-    if (decl === null) return undefined;
-    p.pos = decl[0].length;
-  }
-  while (p.pos < s.length) {
+  const declLength = declarationLength(s);
+  if (declLength === -1) return undefined;
+  const p = PARSE;
+  p.reset(s, limits, baseScope);
+  p.pos = declLength;
+  const n = s.length;
+  let ok = true;
+  while (p.pos < n) {
     if (s.charCodeAt(p.pos) !== LT) {
-      if (!p.text()) return undefined;
+      if (!p.text()) {
+        ok = false;
+        break;
+      }
       continue;
     }
     p.pos++;
     if (s.charCodeAt(p.pos) === SLASH) {
       p.pos++;
-      if (p.names.length === 0 || !p.endTag()) return undefined;
+      if (p.depth === 0 || !p.endTag()) {
+        ok = false;
+        break;
+      }
     } else if (!p.startTag()) {
-      return undefined;
+      ok = false;
+      break;
     }
   }
-  return p.stack.length === 0 ? p.root : undefined;
+  const root = ok && p.depth === 0 ? p.root : undefined;
+  p.reset("", limits, baseScope);
+  return root;
 }

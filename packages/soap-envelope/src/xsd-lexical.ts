@@ -50,6 +50,58 @@ export function checkLexical(type: SimpleType, v: string, path: string): void {
 
 type Facets = SimpleType["facets"];
 
+/** A check of one simple type's lexical values, as {@link checkLexical} makes it. */
+export type LexicalCheck = (v: string, path: string) => void;
+
+const LEXICAL_CHECKS = new WeakMap<SimpleType, LexicalCheck>();
+
+/**
+ * {@link checkLexical} for one type, chosen once: a type without constraining facets needs its
+ * base type's lexical space only (Part 2 §4.3 adds nothing then), and `xs:string` without facets
+ * accepts every string.
+ */
+export function lexicalCheck(type: SimpleType): LexicalCheck {
+  let check = LEXICAL_CHECKS.get(type);
+  if (check === undefined) {
+    if (!hasFacets(type.facets)) {
+      const base = type.base;
+      check = base === "string" ? () => {} : (v, path) => checkBaseLexical(base, v, path);
+    } else {
+      check = (v, path) => checkLexical(type, v, path);
+    }
+    LEXICAL_CHECKS.set(type, check);
+  }
+  return check;
+}
+
+function hasFacets(f: Facets): boolean {
+  return (
+    f.patterns.length > 0 ||
+    f.enumeration !== undefined ||
+    f.length !== undefined ||
+    f.minLength !== undefined ||
+    f.maxLength !== undefined ||
+    f.minInclusive !== undefined ||
+    f.maxInclusive !== undefined ||
+    f.minExclusive !== undefined ||
+    f.maxExclusive !== undefined ||
+    f.totalDigits !== undefined ||
+    f.fractionDigits !== undefined
+  );
+}
+
+const COLLAPSE_WORK = /[\t\n\r]| {2}/;
+
+/**
+ * {@link collapse} without the replacement when it would change nothing: once trimmed, a value
+ * with no tab, line feed, carriage return or double space has no run to replace, and the runs
+ * at its ends are white space `trim` removes either way.
+ */
+export function collapseFast(value: string): string {
+  const trimmed = value.trim();
+  return COLLAPSE_WORK.test(trimmed) ? collapse(value) : trimmed;
+}
+
 function fail(path: string, msg: string): never {
   throw new SchemaValidationError(path, msg);
 }
@@ -135,8 +187,12 @@ function checkRange(f: Facets, v: string, path: string): void {
   }
 }
 
+const HIGH_SURROGATE = /[\ud800-\udbff]/;
+
 /** Length in characters (XML Schema Part 2 §4.3.1: code points, not UTF-16 units), without copying. */
 function codePointLength(v: string): number {
+  // Without a high surrogate there is no pair: one code unit per character.
+  if (!HIGH_SURROGATE.test(v)) return v.length;
   let pairs = 0;
   for (let i = 0; i < v.length; i++) {
     const unit = v.charCodeAt(i);
