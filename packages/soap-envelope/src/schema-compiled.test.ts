@@ -76,7 +76,7 @@ const LEXICALS = [
   "\u00a0 1 \u00a0",
 ];
 
-function escape(text: string): string {
+function escapeText(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;");
 }
 
@@ -90,17 +90,17 @@ function instance(decl: ElementDecl, pick: (n: number) => number, depth = 0): st
   if (pick(25) === 0) attrs += ` stray="1"`;
   const type = decl.type;
   if (type.kind === "simple") {
-    const inner = pick(30) === 0 ? "<x/>" : escape(value(type, pick));
+    const inner = pick(30) === 0 ? "<x/>" : escapeText(value(type, pick));
     return `<${name}${xmlns}${attrs}>${inner}</${name}>`;
   }
   for (const a of type.attributes) {
     if (pick(4) === 0) continue;
     attrs += a.qualifiedNs
-      ? ` xmlns:q="${a.qualifiedNs}" q:${a.name}="${escape(value(a.type, pick))}"`
-      : ` ${a.name}="${escape(value(a.type, pick))}"`;
+      ? ` xmlns:q="${a.qualifiedNs}" q:${a.name}="${escapeText(value(a.type, pick))}"`
+      : ` ${a.name}="${escapeText(value(a.type, pick))}"`;
   }
   let inner = "";
-  if (type.simpleContent) inner = escape(value(type.simpleContent, pick));
+  if (type.simpleContent) inner = escapeText(value(type.simpleContent, pick));
   else if (type.content && depth < 4) inner = particle(type.content, pick, depth);
   if (pick(15) === 0) inner = `${inner}text`;
   if (pick(15) === 0) inner += "<unexpected/>";

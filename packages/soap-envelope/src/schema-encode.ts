@@ -233,7 +233,7 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
     // A lexical form that passed its check holds no character to escape (XML 1.0 §2.4) unless
     // it is an xs:string's: the other built-ins' lexical spaces are digits, signs, `.`, `:`,
     // `T`, `Z` and the booleans' words (XML Schema Part 2 §3.2, §3.3).
-    const escape = type.base === "string";
+    const needsEscape = type.base === "string";
     return (value, parentNs, path) => {
       const start = ns === parentNs ? open : openNs;
       if (value === null) {
@@ -241,7 +241,7 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
         return start + nil;
       }
       const lexical = simple(value, path);
-      return `${start}>${escape ? escapeXml(lexical) : lexical}${close}`;
+      return `${start}>${needsEscape ? escapeXml(lexical) : lexical}${close}`;
     };
   }
   const content = type.content;
