@@ -8,6 +8,7 @@ import {
   type XmlLimits,
   type XmlSource,
 } from "./xml.js";
+import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
 /** SOAP 1.2 Part 1 §5.2.2: the roles every SOAP node acts in, plus `none`, which it never acts in. */
 export const ROLE_NEXT = "http://www.w3.org/2003/05/soap-envelope/role/next";
@@ -133,7 +134,7 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
         throw senderFault(`Header block "${element.localName}" is not namespace qualified`);
       headers.push({
         element,
-        role: (element.attributes[ATTR_ROLE] ?? ROLE_ULTIMATE_RECEIVER).trim() || ROLE_ULTIMATE_RECEIVER,
+        role: trimXml(element.attributes[ATTR_ROLE] ?? ROLE_ULTIMATE_RECEIVER) || ROLE_ULTIMATE_RECEIVER,
         mustUnderstand: xsBoolean(element.attributes[ATTR_MUST_UNDERSTAND], "mustUnderstand"),
         relay: xsBoolean(element.attributes[ATTR_RELAY], "relay"),
       });
@@ -150,13 +151,13 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
  * between them; most messages have none at all, which needs no pattern.
  */
 function hasCharacterData(text: string): boolean {
-  return text !== "" && /\S/.test(text);
+  return text !== "" && XML_NON_WHITESPACE.test(text);
 }
 
 /** Part 1 §5.2.3: mustUnderstand and relay are xs:boolean ("true", "1", "false", "0"). */
 function xsBoolean(value: string | undefined, name: string): boolean {
   if (value === undefined) return false;
-  const v = value.trim();
+  const v = trimXml(value);
   if (v === "true" || v === "1") return true;
   if (v === "false" || v === "0") return false;
   throw senderFault(`env:${name}="${value.slice(0, 40)}" is not an xs:boolean`);
@@ -186,4 +187,3 @@ export function serializeEnvelope(bodyXml: string, headerXml = ""): string {
   if (!headerXml) return `${ENVELOPE_BODY_START}${bodyXml}${ENVELOPE_END}`;
   return `${ENVELOPE_START}<env:Header>${headerXml}</env:Header><env:Body>${bodyXml}${ENVELOPE_END}`;
 }
-

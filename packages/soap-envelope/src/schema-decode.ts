@@ -14,6 +14,7 @@ import {
   XSI_NS,
 } from "./schema-model.js";
 import type { XmlElement } from "./xml.js";
+import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 import { checkLexical, collapse, collapseFast, lexicalCheck } from "./xsd-lexical.js";
 
 /**
@@ -28,9 +29,9 @@ export function decodeElement(
   longAs: LongRepresentation,
 ): unknown {
   const nil = element.attributes[XSI_NIL];
-  if (nil !== undefined && (nil.trim() === "true" || nil.trim() === "1")) {
+  if (nil !== undefined && (trimXml(nil) === "true" || trimXml(nil) === "1")) {
     if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
-    if (element.children.length > 0 || /\S/.test(element.text)) {
+    if (element.children.length > 0 || XML_NON_WHITESPACE.test(element.text)) {
       throw new SchemaValidationError(path, "has xsi:nil and content");
     }
     return null;
@@ -65,7 +66,7 @@ export function decodeElement(
     out.$value = decodeSimple(type.simpleContent, element.text, path, longAs);
     return out;
   }
-  if (/\S/.test(element.text)) throw new SchemaValidationError(path, "must not contain text");
+  if (XML_NON_WHITESPACE.test(element.text)) throw new SchemaValidationError(path, "must not contain text");
   const children = element.children;
   let index = 0;
   if (type.content) index = matchGroup(type.content, { children, out, path, longAs }, 0);
@@ -258,7 +259,8 @@ function compileDecoder(decl: ElementDecl, decoders: Decoders): ElementDecoder {
     // Another content model: decodeElement's matching, behind the same checks.
     return (element, path) => {
       if (hasAttribute(element.attributes)) return interpret(element, path);
-      if (NON_WHITESPACE.test(element.text)) throw new SchemaValidationError(path, "must not contain text");
+      if (XML_NON_WHITESPACE.test(element.text))
+        throw new SchemaValidationError(path, "must not contain text");
       const out: Record<string, unknown> = {};
       const children = element.children;
       const index = matchGroup(content, { children, out, path, longAs }, 0);
@@ -272,7 +274,7 @@ function compileDecoder(decl: ElementDecl, decoders: Decoders): ElementDecoder {
   const steps = particles.map((p) => particleDecoder(p, decoders));
   return (element, path) => {
     if (hasAttribute(element.attributes)) return interpret(element, path);
-    if (NON_WHITESPACE.test(element.text)) throw new SchemaValidationError(path, "must not contain text");
+    if (XML_NON_WHITESPACE.test(element.text)) throw new SchemaValidationError(path, "must not contain text");
     const out: Record<string, unknown> = {};
     const children = element.children;
     let index = 0;
@@ -287,8 +289,6 @@ function compileDecoder(decl: ElementDecl, decoders: Decoders): ElementDecoder {
     return out;
   };
 }
-
-const NON_WHITESPACE = /\S/;
 
 /** The element particles of a sequence occurring exactly once, when it holds nothing else. */
 function sequenceOfElements(g: GroupParticle): ElementParticle[] | undefined {

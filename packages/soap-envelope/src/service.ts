@@ -51,6 +51,7 @@ import {
   type XmlLimits,
   type XmlSource,
 } from "./xml.js";
+import { trimXml } from "./xml-space.js";
 
 /** SOAP 1.2 Part 2 §7.1.4: the media type of SOAP 1.2 messages over HTTP (RFC 3902). */
 export const SOAP12_MEDIA_TYPE = "application/soap+xml";
@@ -688,7 +689,7 @@ function checkBody(
   // Part 1 §5.1.1, §5.4.6: a body child scoped to a data encoding this node does not
   // support (anything but literal, that is `encoding/none`) is a DataEncodingUnknown fault.
   const style = bodyElement.attributes[ENCODING_STYLE];
-  if (style !== undefined && style.trim() !== ENCODING_NONE && style.trim() !== "") {
+  if (style !== undefined && trimXml(style) !== ENCODING_NONE && trimXml(style) !== "") {
     throw new SoapFault({
       code: "DataEncodingUnknown",
       reason: `Encoding style "${style.slice(0, 200)}" is not supported`,

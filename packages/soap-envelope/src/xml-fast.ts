@@ -1,4 +1,5 @@
 import type { ParsedElement, ResolvedXmlLimits } from "./xml.js";
+import { XML_NON_WHITESPACE } from "./xml-space.js";
 
 // A fast path for the documents SOAP clients send: an optional XML declaration and elements with
 // ASCII names, quoted attributes and plain text, nothing else. It builds the same tree saxes
@@ -64,9 +65,6 @@ const NOT_PLAIN_IN_VALUE = /[^\x20-\x25\x27-\x3b\x3d-\ud7ff]/;
 const NOT_PLAIN_IN_TEXT = /[^\t\n\x20-\x25\x27-\ud7ff]/;
 const NOT_BLANK = /[^ \t\n]/;
 
-/** JavaScript's `\S`, for the text of elements that later get children (saxes' mixed test). */
-const NON_WHITESPACE = /\S/;
-
 /** The end of the QName (`prefix:local` or `local`) at `i`, or -1; `colon` gets the colon's offset. */
 function qnameEnd(s: string, i: number, at: { colon: number }): number {
   at.colon = -1;
@@ -101,7 +99,7 @@ class FastParse {
   pos = 0;
   elements = 0;
   root: ParsedElement | undefined;
-  /** The open elements, their QNames' offsets and lengths, whether their text has `\S`. */
+  /** The open elements, their QNames' offsets and lengths, whether their text has character data (XML 1.0 §2.3). */
   depth = 0;
   readonly stack: (ParsedElement | undefined)[] = [];
   readonly nameAt: number[] = [];
@@ -155,8 +153,8 @@ class FastParse {
     top.text += text;
     if (!blank) {
       if (top.children.length > 0) top.mixed = true;
-      // saxes marks a parent mixed when its text has JavaScript's `\S` (see xml.ts).
-      if (!this.textShown[depth - 1] && NON_WHITESPACE.test(text)) this.textShown[depth - 1] = true;
+      // As the general parser does (xml.ts): text that is not all XML white space makes a parent mixed.
+      if (!this.textShown[depth - 1] && XML_NON_WHITESPACE.test(text)) this.textShown[depth - 1] = true;
     }
     return true;
   }

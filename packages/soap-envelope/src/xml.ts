@@ -4,6 +4,7 @@ import type { XmlElement } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
 import { parseSimpleXml } from "./xml-fast.js";
+import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
 // The plain element shape is shared with @svc/auth, so it lives in @svc/errors (no parser there).
 export type { XmlElement };
@@ -316,7 +317,7 @@ class TreeBuilder {
       const top = this.stack[this.stack.length - 1];
       if (top === undefined) return;
       top.text += text;
-      if (top.children.length > 0 && NON_WHITESPACE.test(text)) top.mixed = true;
+      if (top.children.length > 0 && XML_NON_WHITESPACE.test(text)) top.mixed = true;
     };
     this.parser.on("text", onText);
     this.parser.on("cdata", onText);
@@ -356,7 +357,7 @@ class TreeBuilder {
       mixed: false,
     };
     if (parent) {
-      if (parent.text.length > 0 && NON_WHITESPACE.test(parent.text)) parent.mixed = true;
+      if (parent.text.length > 0 && XML_NON_WHITESPACE.test(parent.text)) parent.mixed = true;
       parent.children.push(element);
     } else {
       this.root = element;
@@ -393,7 +394,6 @@ class TreeBuilder {
   }
 }
 
-const NON_WHITESPACE = /\S/;
 const DEFAULT_LIMITS: ResolvedXmlLimits = resolveLimits();
 /** Idle builders kept for reuse; more than this many concurrent parses create fresh ones. */
 const BUILDER_POOL_SIZE = 64;
@@ -422,7 +422,7 @@ export function resolveQName(
   value: string,
   scope: Readonly<Record<string, string>>,
 ): { namespace: string; localName: string } | undefined {
-  const trimmed = value.trim();
+  const trimmed = trimXml(value);
   const colon = trimmed.indexOf(":");
   const prefix = colon === -1 ? "" : trimmed.slice(0, colon);
   const localName = colon === -1 ? trimmed : trimmed.slice(colon + 1);

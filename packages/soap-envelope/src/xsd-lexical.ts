@@ -1,12 +1,13 @@
 import { SchemaValidationError } from "./schema-errors.js";
 import type { SimpleType } from "./schema-model.js";
+import { trimXml } from "./xml-space.js";
 
 // Lexical forms of the supported built-in types and the checks of their constraining facets
 // (XML Schema 1.0 Part 2 §3.2, §3.3, §4.3), on strings only: no XML, no payload objects.
 
 /** XML Schema Part 2 §4.3.6: whiteSpace="collapse" for every supported type but xs:string. */
 export function collapse(value: string): string {
-  return value.replace(/[\t\n\r ]+/g, " ").trim();
+  return trimXml(value.replace(/[\t\n\r ]+/g, " "));
 }
 
 /** The lexical space of xs:decimal (Part 2 §3.2.3.1). */
@@ -98,7 +99,7 @@ const COLLAPSE_WORK = /[\t\n\r]| {2}/;
  * at its ends are white space `trim` removes either way.
  */
 export function collapseFast(value: string): string {
-  const trimmed = value.trim();
+  const trimmed = trimXml(value);
   return COLLAPSE_WORK.test(trimmed) ? collapse(value) : trimmed;
 }
 
