@@ -7,8 +7,9 @@ export default function smoke(mod) {
   )
     throw new Error("selectMediaType is broken");
   if (
-    mod.matchMediaType("application/vnd.svc.v2+json", ["application/json"])?.mediaType !==
-    "application/vnd.svc.v2+json"
+    mod.matchMediaType("application/vnd.svc.v2+json", ["application/json"], "application/vnd.svc.v2+json")
+      ?.mediaType !== "application/vnd.svc.v2+json" ||
+    mod.matchMediaType("application/problem+json", ["application/json"]) !== undefined
   )
     throw new Error("matchMediaType is broken");
   if (mod.selectEncoding("identity;q=0", ["gzip"]) !== undefined) throw new Error("selectEncoding is broken");
