@@ -45,7 +45,8 @@ export interface SoapEndpointHandler {
  * applies, on Express 4 and 5 alike) and
  * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` and conditional GET/HEAD
  * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
- * 415, oversized bodies 413, each as a SOAP 1.2 fault.
+ * 415, oversized bodies 413, bodies that do not arrive within `bodyTimeoutMs` 408 (RFC 9110
+ * §15.5.9, with `Connection: close`), each as a SOAP 1.2 fault.
  *
  * @example
  * app.use("/ws/customer", soapEndpoint({

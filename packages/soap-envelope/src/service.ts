@@ -189,6 +189,17 @@ export interface SoapServiceOptions<Operations = never> {
    */
   limits?: XmlLimits;
   /**
+   * How long, in milliseconds, a request body may take to arrive once its processing starts. A
+   * client that sends the header section and then trickles the body (or stops) would otherwise
+   * hold the connection, the buffered part of the message and a pending read until the server's
+   * own `requestTimeout`, which many deployments turn off. A body not ended in time gets 408
+   * Request Timeout (RFC 9110 §15.5.9) as a Sender fault with `Connection: close`; the rest is
+   * not read and the handler never runs. A positive integer (at most 2147483647, the largest
+   * delay Node's timers take); expiry is checked in steps of a tenth of the limit (at most 1 s).
+   * @default 30_000
+   */
+  bodyTimeoutMs?: number;
+  /**
    * Where handler exceptions are logged (with the correlation id).
    * @default one JSON line on stderr
    */
@@ -285,6 +296,8 @@ interface ServiceConfig {
   /** The `logger` option; per message, the request's logger or the fallback stands in. */
   logger: SoapLogger | undefined;
   limits: ResolvedXmlLimits;
+  /** The `bodyTimeoutMs` option, resolved. */
+  bodyTimeoutMs: number;
   roles: ReadonlySet<string>;
   /** Whether a header block is understood (Part 1 §2.4). */
   understood: (element: XmlElement) => boolean;
@@ -352,6 +365,7 @@ const SERVICE_OPTIONS = [
   "authenticateHeaders",
   "roles",
   "limits",
+  "bodyTimeoutMs",
   "logger",
   "validateResponses",
   "contract",
@@ -380,6 +394,16 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   const roles = checkRoles(options.roles);
   checkObject(options.limits, "limits", ["maxBytes", "maxDepth", "maxAttributes", "maxElements"]);
   const limits = resolveLimits(options.limits);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  // Node's timers take at most 2^31 - 1 ms (a larger delay becomes 1 ms); 0 or Infinity would
+  // mean no limit, which is what this option exists to prevent.
+  if (!Number.isSafeInteger(bodyTimeoutMs) || bodyTimeoutMs < 1 || bodyTimeoutMs > 2_147_483_647) {
+    throw optionError(
+      "bodyTimeoutMs",
+      options.bodyTimeoutMs,
+      "a positive integer of milliseconds (at most 2147483647)",
+    );
+  }
   checkLogger(options.logger);
   if (options.validateResponses !== undefined && typeof options.validateResponses !== "boolean") {
     throw optionError("validateResponses", options.validateResponses, "true or false");
@@ -411,6 +435,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     authorize: options.authorize,
     logger: options.logger,
     limits,
+    bodyTimeoutMs,
     roles: new Set(roles),
     understood: compileNameSet([
       ...understoodHeaders,
@@ -543,7 +568,13 @@ async function soap11Answer(
   request: SoapRequest,
   charset: string | undefined,
 ): Promise<SoapResponse> {
-  const root = await safeParse(request.body, config.limits, charset);
+  let root: ParsedElement | undefined;
+  try {
+    root = await parseXml(request.body, config.limits, charset, config.bodyTimeoutMs);
+  } catch (err) {
+    // A body that did not arrive in time is a 408 whatever its version.
+    if (err instanceof XmlError && err.kind === "timeout") return parseFailure(config, err);
+  }
   if (root && root.localName === "Envelope" && root.namespace === SOAP11_NS) return soap11Fault();
   return errorResponse(config, unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`));
 }
@@ -567,7 +598,7 @@ async function exchange<M extends SoapRequest>(
     let root: ParsedElement | undefined;
     let parseError: unknown;
     try {
-      root = await parseXml(request.body, config.limits, type.charset);
+      root = await parseXml(request.body, config.limits, type.charset, config.bodyTimeoutMs);
     } catch (err) {
       parseError = err;
     }
@@ -629,6 +660,12 @@ async function exchange<M extends SoapRequest>(
 function parseFailure(config: ServiceConfig, err: unknown): SoapResponse {
   if (err instanceof XmlError && err.kind === "too-large") {
     return refuse(config, HttpError.contentTooLarge(err.message));
+  }
+  if (err instanceof XmlError && err.kind === "timeout") {
+    // RFC 9110 §15.5.9: 408 when the server "did not receive a complete request message within
+    // the time that it was prepared to wait"; it "SHOULD send the \"close\" connection option",
+    // as it has decided to close the connection rather than continue waiting.
+    return refuse(config, new HttpError(408, err.message, { headers: { Connection: "close" } }));
   }
   if (err instanceof XmlError) return faultResponse(config, senderFault(err.message));
   throw err;
@@ -852,14 +889,6 @@ function soap11Fault(): SoapResponse {
     headers: { "Content-Type": "text/xml; charset=utf-8" },
     body: soap11VersionMismatchXml(),
   };
-}
-
-async function safeParse(body: XmlSource, limits: ResolvedXmlLimits, charset: string | undefined) {
-  try {
-    return await parseXml(body, limits, charset);
-  } catch {
-    return undefined;
-  }
 }
 
 function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {

@@ -3,6 +3,7 @@ import { TextDecoder } from "node:util";
 import type { XmlElement } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
+import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
 import { parseSimpleXml } from "./xml-fast.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
@@ -66,7 +67,7 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
 
 /** Why a document was refused; `kind` decides the fault or status it becomes. */
 export class XmlError extends Error {
-  readonly kind: "malformed" | "too-large" | "limit" | "dtd" | "pi" | "encoding";
+  readonly kind: "malformed" | "too-large" | "timeout" | "limit" | "dtd" | "pi" | "encoding";
   constructor(kind: XmlError["kind"], message: string) {
     super(message);
     this.name = "XmlError";
@@ -88,11 +89,16 @@ export type XmlSource = string | Uint8Array | AsyncIterable<Uint8Array | string>
  * no entity is ever declared and entity expansion or external entities cannot happen.
  * Processing instructions are refused too (Part 1 §5: a receiver "SHOULD generate a SOAP fault
  * with the Value of Code set to env:Sender").
+ *
+ * With `timeoutMs`, a stream that has not ended that many milliseconds after the read started
+ * (a client trickling its body) is abandoned: its listeners go, what was buffered is dropped and
+ * the promise rejects with an {@link XmlError} of kind `"timeout"` (RFC 9110 §15.5.9, 408).
  */
 export async function parseXml(
   source: XmlSource,
   limits: ResolvedXmlLimits,
   charset?: string,
+  timeoutMs?: number,
 ): Promise<ParsedElement> {
   if (typeof source === "string") return parseXmlString(source, limits);
   // The first chunk's text is held back: a message that arrives in one chunk (most do) is
@@ -125,7 +131,8 @@ export async function parseXml(
     builder.write(text);
   };
   if (source instanceof Uint8Array) onChunk(source);
-  else if (isEmitterStream(source)) await readEmitter(source, onChunk);
+  else if (isEmitterStream(source)) await readEmitter(source, onChunk, timeoutMs);
+  else if (timeoutMs !== undefined) await readIterable(source, onChunk, timeoutMs);
   else for await (const raw of source) onChunk(raw);
   let rest = "";
   if (decoder !== undefined) {
@@ -184,14 +191,24 @@ function isEmitterStream(value: unknown): value is EmitterStream {
 /**
  * Reads a Node stream through 'data' events. On a failure the listeners go and the stream stays
  * flowing, so the rest of the body is discarded rather than left in the socket, where closing
- * it would reset the connection before the client reads the fault.
+ * it would reset the connection before the client reads the fault. With `timeoutMs`, a stream
+ * that has not ended in time fails the same way (RFC 9110 §15.5.9); its deadline is a link in a
+ * shared, coarsely swept list (read-deadline.ts), not a timer of its own, so a message that
+ * arrives in time pays two pointer updates for it.
  */
-function readEmitter(stream: EmitterStream, onChunk: (chunk: Uint8Array | string) => void): Promise<void> {
+function readEmitter(
+  stream: EmitterStream,
+  onChunk: (chunk: Uint8Array | string) => void,
+  timeoutMs: number | undefined,
+): Promise<void> {
   return new Promise((resolve, reject) => {
+    const queue = timeoutMs === undefined ? undefined : deadlineQueue(timeoutMs);
+    let deadline: ReadDeadline | undefined;
     const cleanup = () => {
       stream.off("data", onData);
       stream.off("end", onEnd);
       stream.off("error", onError);
+      if (deadline !== undefined) queue?.remove(deadline);
     };
     const onData = (chunk: Uint8Array | string) => {
       try {
@@ -203,7 +220,10 @@ function readEmitter(stream: EmitterStream, onChunk: (chunk: Uint8Array | string
     };
     // After 'end' the stream emits no more data: its listeners stay until it is collected
     // with the request, which saves removing three listeners per message.
-    const onEnd = () => resolve();
+    const onEnd = () => {
+      if (deadline !== undefined) queue?.remove(deadline);
+      resolve();
+    };
     const onError = (err: unknown) => {
       cleanup();
       reject(
@@ -213,8 +233,50 @@ function readEmitter(stream: EmitterStream, onChunk: (chunk: Uint8Array | string
     stream.on("data", onData);
     stream.on("end", onEnd);
     stream.on("error", onError);
+    if (queue !== undefined) {
+      deadline = queue.add(() => {
+        cleanup();
+        reject(timedOut(queue.timeoutMs));
+      });
+    }
     stream.resume();
   });
+}
+
+/**
+ * Reads any other async iterable of chunks, abandoning it (`return()`, which destroys a Node
+ * stream) when it has not ended within `timeoutMs` (RFC 9110 §15.5.9). Not the path of
+ * `soapEndpoint`, so a timer per read is fine here.
+ */
+async function readIterable(
+  source: AsyncIterable<Uint8Array | string>,
+  onChunk: (chunk: Uint8Array | string) => void,
+  timeoutMs: number,
+): Promise<void> {
+  const iterator = source[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut(timeoutMs)), timeoutMs);
+  });
+  let done = false;
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), expired]);
+      if (next.done) {
+        done = true;
+        return;
+      }
+      onChunk(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+    // Abandoned (timed out, or a chunk refused): the source need not produce the rest.
+    if (!done) void Promise.resolve(iterator.return?.()).catch(() => {});
+  }
+}
+
+function timedOut(timeoutMs: number): XmlError {
+  return new XmlError("timeout", `The message did not arrive within ${timeoutMs} ms`);
 }
 
 function tooLarge(limits: ResolvedXmlLimits): XmlError {

@@ -117,6 +117,31 @@ const serviceCases: [string, unknown, string, RegExp][] = [
     "ERR_SVC_SOAP_ENVELOPE_LIMITS_MAX_ELEMENTS",
     /got Infinity/,
   ],
+  ["bodyTimeoutMs: 0", service({ bodyTimeoutMs: 0 }), "ERR_SVC_SOAP_ENVELOPE_BODY_TIMEOUT_MS", /got 0/],
+  [
+    "bodyTimeoutMs: Infinity (no limit)",
+    service({ bodyTimeoutMs: Number.POSITIVE_INFINITY }),
+    "ERR_SVC_SOAP_ENVELOPE_BODY_TIMEOUT_MS",
+    /bodyTimeoutMs must be a positive integer of milliseconds .* got Infinity/,
+  ],
+  [
+    "bodyTimeoutMs: 1.5",
+    service({ bodyTimeoutMs: 1.5 }),
+    "ERR_SVC_SOAP_ENVELOPE_BODY_TIMEOUT_MS",
+    /got 1\.5/,
+  ],
+  [
+    "bodyTimeoutMs: '30s'",
+    service({ bodyTimeoutMs: "30s" }),
+    "ERR_SVC_SOAP_ENVELOPE_BODY_TIMEOUT_MS",
+    /got "30s"/,
+  ],
+  [
+    "bodyTimeoutMs: 2 ** 31 (beyond Node's timers)",
+    service({ bodyTimeoutMs: 2 ** 31 }),
+    "ERR_SVC_SOAP_ENVELOPE_BODY_TIMEOUT_MS",
+    /at most 2147483647\), got 2147483648/,
+  ],
   [
     "logger: console.error",
     service({ logger: console.error }),
