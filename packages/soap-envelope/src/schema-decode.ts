@@ -29,7 +29,8 @@ export function decodeElement(
   longAs: LongRepresentation,
 ): unknown {
   const nil = element.attributes[XSI_NIL];
-  if (nil !== undefined && (trimXml(nil) === "true" || trimXml(nil) === "1")) {
+  const nilValue = nil === undefined ? undefined : trimXml(nil);
+  if (nilValue === "true" || nilValue === "1") {
     if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
     if (element.children.length > 0 || XML_NON_WHITESPACE.test(element.text)) {
       throw new SchemaValidationError(path, "has xsi:nil and content");

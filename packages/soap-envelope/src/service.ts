@@ -502,8 +502,7 @@ function checkHandlers(contract: Contract, handlers: Readonly<Record<string, Soa
 function handle(config: ServiceConfig, request: SoapRequest): Promise<SoapResponse> {
   const type = cachedMessageType(request.contentType);
   const refusal = checkTransport(config.limits, request, type);
-  if (refusal === SOAP11_MEDIA_TYPE) return soap11Answer(config, request, type?.charset);
-  if (refusal !== undefined) return Promise.resolve(refuse(config, refusal));
+  if (refusal !== undefined) return answerRefusal(config, request, type, refusal);
   // Without a sink, exchange resolves to the response (or rejects).
   return exchange(config, request, type as MessageType, undefined) as Promise<SoapResponse>;
 }
@@ -511,15 +510,27 @@ function handle(config: ServiceConfig, request: SoapRequest): Promise<SoapRespon
 /** {@link handle} answering through a sink: the exchange calls `sink.respond` itself. */
 function deliver<M extends SoapRequest>(config: ServiceConfig, message: M, sink: MessageSink<M>): void {
   const type = cachedMessageType(message.contentType);
-  if (type !== undefined && checkTransport(config.limits, message, type) === undefined) {
-    void exchange(config, message, type, sink);
+  const refusal = checkTransport(config.limits, message, type);
+  if (refusal === undefined) {
+    void exchange(config, message, type as MessageType, sink);
     return;
   }
   // A refusal or a SOAP 1.1 message: rare, through the promise.
-  handle(config, message).then(
+  answerRefusal(config, message, type, refusal).then(
     (response) => sink.respond(message, response),
     (err: unknown) => sink.fail(message, err),
   );
+}
+
+/** The answer to a message {@link checkTransport} refused, or to a SOAP 1.1 one. */
+function answerRefusal(
+  config: ServiceConfig,
+  request: SoapRequest,
+  type: MessageType | undefined,
+  refusal: HttpError | typeof SOAP11_MEDIA_TYPE,
+): Promise<SoapResponse> {
+  if (refusal === SOAP11_MEDIA_TYPE) return soap11Answer(config, request, type?.charset);
+  return Promise.resolve(refuse(config, refusal));
 }
 
 /** SOAP 1.1's media type (SOAP 1.1 §6.1.1). */
@@ -725,8 +736,9 @@ function checkBody(
   }
   // Part 1 §5.1.1, §5.4.6: a body child scoped to a data encoding this node does not
   // support (anything but literal, that is `encoding/none`) is a DataEncodingUnknown fault.
-  const style = bodyElement.attributes[ENCODING_STYLE];
-  if (style !== undefined && trimXml(style) !== ENCODING_NONE && trimXml(style) !== "") {
+  const style = bodyElement.attributes[ENCODING_STYLE] ?? "";
+  const trimmed = trimXml(style);
+  if (trimmed !== ENCODING_NONE && trimmed !== "") {
     throw new SoapFault({
       code: "DataEncodingUnknown",
       reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
