@@ -1,4 +1,5 @@
-import { redisClientMajors, serviceUrl, uniquePrefix } from "@svc/test-utils";
+import { serviceUrl, uniquePrefix } from "@svc/test-utils";
+import { redisClientMajors } from "@svc/test-utils/redis-clients";
 import { describe, expect, it } from "vitest";
 import { redisNonceStore } from "../src/index.js";
 

@@ -1,5 +1,6 @@
 import { errorHandler } from "@svc/errors";
-import { listen, redisClientMajors, serviceUrl, uniquePrefix } from "@svc/test-utils";
+import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
+import { redisClientMajors } from "@svc/test-utils/redis-clients";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { idempotency, RedisStore } from "../src/index.js";

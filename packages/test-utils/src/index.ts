@@ -11,5 +11,4 @@ export { type Listening, listen, listenOn, whenListening } from "./listen.js";
 export { describeOptions, type OptionCase, refusal } from "./options.js";
 export { at, simulatedProxy } from "./proxy.js";
 export { assertReadmeShows, readmeRegion } from "./readme.js";
-export { type RedisClientMajor, type RedisTestClient, redisClientMajors } from "./redis-clients.js";
 export { freePort, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "./services.js";
