@@ -1,4 +1,5 @@
 import { escapeXml, WSSE_NS } from "@svc/errors";
+import { optionError } from "./options.js";
 
 /** The SOAP 1.2 envelope namespace. */
 export const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
@@ -88,18 +89,30 @@ export class SoapFault extends Error {
   readonly detail: Readonly<Record<string, unknown>> | undefined;
   readonly headerXml: string | undefined;
 
+  /**
+   * @throws {TypeError} with a stable `code` (`ERR_SVC_SOAP_ENVELOPE_FAULT_CODE`, `..._FAULT_REASON`,
+   *   `..._FAULT_SUBCODE`, `..._FAULT_NODE`, `..._FAULT_ROLE`, `..._FAULT_DETAIL`, or
+   *   `..._FAULT` when `init` is not an object) naming what was given and what is accepted
+   */
   constructor(init: SoapFaultInit) {
-    const reasons: FaultReasonText[] =
-      typeof init.reason === "string" ? [{ lang: "en", text: init.reason }] : [...init.reason];
-    if (!FAULT_CODES.has(init.code)) {
-      throw new TypeError(`SoapFault: code must be one of ${[...FAULT_CODES].join(", ")}`);
+    if (typeof init !== "object" || init === null || Array.isArray(init)) {
+      throw faultInitError("fault", init, "an object with code and reason", "SoapFault");
     }
-    if (reasons.length === 0) throw new TypeError("SoapFault: reason must not be empty");
+    if (!FAULT_CODES.has(init.code)) {
+      throw faultInitError("fault_code", init.code, `one of ${[...FAULT_CODES].join(", ")}`);
+    }
+    const reasons = checkReasons(init.reason);
+    const subcodes = checkSubcodes(init.subcode);
+    checkOptionalString(init.node, "fault_node", "SoapFault: node");
+    checkOptionalString(init.role, "fault_role", "SoapFault: role");
+    const detail: unknown = init.detail;
+    if (detail !== undefined && (typeof detail !== "object" || detail === null || Array.isArray(detail))) {
+      throw faultInitError("fault_detail", detail, "an object of element name → value");
+    }
     super(reasons[0]?.text, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "SoapFault";
     this.code = init.code;
-    const sub = init.subcode;
-    this.subcodes = sub === undefined ? [] : Array.isArray(sub) ? [...sub] : [sub as string | QName];
+    this.subcodes = subcodes;
     this.reasons = reasons;
     this.node = init.node;
     this.role = init.role;
@@ -111,6 +124,63 @@ export class SoapFault extends Error {
   get httpStatus(): number {
     return this.code === "Sender" ? 400 : 500;
   }
+}
+
+/** A refused {@link SoapFaultInit} field: a `TypeError` coded `ERR_SVC_SOAP_ENVELOPE_<FIELD>`. */
+function faultInitError(field: string, given: unknown, accepted: string, label?: string): TypeError {
+  return optionError(field, given, accepted, label ?? `SoapFault: ${field.slice("fault_".length)}`);
+}
+
+/**
+ * Namespaces in XML 1.0 §3 NCName: an XML 1.0 (Fifth Edition) §2.3 Name without colons. A
+ * subcode is an `xs:QName` (SOAP 1.2 Part 1 §5.4.6.1), so its local name must be one.
+ */
+const NCNAME =
+  /^[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}][-.0-9A-Z_a-z\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C-\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}]*$/u;
+
+/** A subcode as a bare name, `wsse:name` or a Clark name `{namespace}name`. */
+const SUBCODE_STRING = /^(?:\{([^{}]*)\}|wsse:)?(.*)$/s;
+
+function checkReasons(reason: unknown): FaultReasonText[] {
+  const accepted = "a string, or a non-empty list of { lang, text } strings";
+  if (typeof reason === "string") return [{ lang: "en", text: reason }];
+  if (!Array.isArray(reason) || reason.length === 0) throw faultInitError("fault_reason", reason, accepted);
+  return reason.map((item: unknown) => {
+    const r = item as Partial<FaultReasonText> | null;
+    if (typeof r !== "object" || r === null || typeof r.lang !== "string" || typeof r.text !== "string") {
+      throw faultInitError("fault_reason", item, accepted);
+    }
+    return { lang: r.lang, text: r.text };
+  });
+}
+
+function checkSubcodes(subcode: unknown): (string | QName)[] {
+  if (subcode === undefined) return [];
+  const list: unknown[] = Array.isArray(subcode) ? subcode : [subcode];
+  const accepted =
+    'a name, "{namespace}name" or { namespace, localName }, or a list of them, each name an XML NCName';
+  return list.map((item) => {
+    if (typeof item === "string") {
+      const local = SUBCODE_STRING.exec(item)?.[2] ?? "";
+      if (!NCNAME.test(local)) throw faultInitError("fault_subcode", item, accepted);
+      return item;
+    }
+    const q = item as Partial<QName> | null;
+    if (
+      typeof q !== "object" ||
+      q === null ||
+      typeof q.namespace !== "string" ||
+      typeof q.localName !== "string" ||
+      !NCNAME.test(q.localName)
+    ) {
+      throw faultInitError("fault_subcode", item, accepted);
+    }
+    return { namespace: q.namespace, localName: q.localName };
+  });
+}
+
+function checkOptionalString(value: unknown, field: string, label: string): void {
+  if (value !== undefined && typeof value !== "string") throw faultInitError(field, value, "a string", label);
 }
 
 /** True for a {@link SoapFault}. */
