@@ -138,9 +138,6 @@ function faultInitError(field: string, given: unknown, accepted: string, label?:
 const NCNAME =
   /^[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}][-.0-9A-Z_a-z\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C-\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}]*$/u;
 
-/** A subcode as a bare name, `wsse:name` or a Clark name `{namespace}name`. */
-const SUBCODE_STRING = /^(?:\{([^{}]*)\}|wsse:)?(.*)$/s;
-
 function checkReasons(reason: unknown): FaultReasonText[] {
   const accepted = "a string, or a non-empty list of { lang, text } strings";
   if (typeof reason === "string") return [{ lang: "en", text: reason }];
@@ -161,8 +158,8 @@ function checkSubcodes(subcode: unknown): (string | QName)[] {
     'a name, "{namespace}name" or { namespace, localName }, or a list of them, each name an XML NCName';
   return list.map((item) => {
     if (typeof item === "string") {
-      const local = SUBCODE_STRING.exec(item)?.[2] ?? "";
-      if (!NCNAME.test(local)) throw faultInitError("fault_subcode", item, accepted);
+      // The name as the fault will be rendered: a bare name, `wsse:name` or `{namespace}name`.
+      if (!NCNAME.test(toQName(item, "").localName)) throw faultInitError("fault_subcode", item, accepted);
       return item;
     }
     const q = item as Partial<QName> | null;
