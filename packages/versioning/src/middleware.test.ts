@@ -31,6 +31,12 @@ function service(options: ApiVersioningOptions) {
   app.get("/xml", (_req, res) => {
     res.send("<v>2</v>");
   });
+  app.get("/object", (_req, res) => {
+    res.send({ sent: true });
+  });
+  app.get("/problem", (_req, res) => {
+    res.type("application/problem+json").json({ title: "t" });
+  });
   app.get("/health", (req, res) => {
     res.json({ ok: true, v: req.apiVersion ?? null });
   });
@@ -172,6 +178,22 @@ describe("media type strategy", () => {
     const res = await get("/xml", { Accept: "application/vnd.svc.v2+xml" });
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+xml; charset=utf-8");
     expect(await res.text()).toBe("<v>2</v>");
+  });
+  it("Accept: application/vnd.svc.v2+xml on a route that answers with res.json → labelled application/vnd.svc.v2+json, not JSON under an XML label", async () => {
+    const res = await get("/employees", { Accept: "application/vnd.svc.v2+xml" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("vary")).toBe("Accept");
+  });
+  it("res.send of an object (Express calls res.json) under a +xml label → the +json label too", async () => {
+    const res = await get("/object", { Accept: "application/vnd.svc.v1+xml" });
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v1+json; charset=utf-8");
+    expect(await res.json()).toEqual({ sent: true });
+  });
+  it("a handler that sets its own Content-Type before res.json keeps it", async () => {
+    const res = await get("/problem", { Accept: "application/vnd.svc.v2+xml" });
+    expect(res.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
   });
   it("Accept: application/vnd.svc.v9+json → 406 with API-Supported-Versions", async () => {
     const res = await get("/employees", { Accept: "application/vnd.svc.v9+json" });

@@ -31,7 +31,8 @@ export interface VersioningRequest extends IncomingMessage {
  *   routes are mounted once; `req.originalUrl` keeps it). Unknown version → 404.
  * - **Header**: `API-Version: 2` or `Accept-Version: 2` (names configurable). Unknown → 400.
  * - **Media type**: `Accept: application/vnd.<vendor>.v2+json` (or `+xml`); the response's
- *   Content-Type is set to that vendor type before the handler runs. Unknown → 406.
+ *   Content-Type is set to that vendor type before the handler runs (a `+xml` one becomes the
+ *   version's `+json` type if the handler answers with `res.json`). Unknown → 406.
  *
  * A request that names no version gets the default (or 400 when `required`); strategies naming
  * different versions → 400. Every response, errors included, carries `API-Supported-Versions` and
@@ -67,6 +68,7 @@ export function apiVersioning(options: ApiVersioningOptions) {
       return;
     }
     versioning.writeHeaders(res, resolution);
+    if (resolution.mediaType?.endsWith(XML_SUFFIX)) relabelJson(res, resolution.mediaType);
     req.url = resolution.url;
     req.apiVersion = resolution.version;
     req.apiVersionPrefix = resolution.pathPrefix;
@@ -74,6 +76,44 @@ export function apiVersioning(options: ApiVersioningOptions) {
     if (locals) locals.apiVersion = resolution.version;
     next();
   };
+}
+
+const XML_SUFFIX = "+xml";
+const ORIGINAL_JSON = Symbol("@svc/versioning res.json");
+const XML_LABEL = Symbol("@svc/versioning +xml label");
+
+type JsonResponse = ServerResponse & {
+  json?: (...args: unknown[]) => unknown;
+  [ORIGINAL_JSON]?: (...args: unknown[]) => unknown;
+  [XML_LABEL]?: string;
+};
+
+/**
+ * A response labelled with a vendor `+xml` type whose handler answers with Express's `res.json`
+ * (or `res.send` of an object, which calls it) gets the version's `+json` type instead: the body
+ * is JSON, and RFC 9110 §12.1 lets a server disregard `Accept` and send a representation the client
+ * did not ask for, but never mislabel one (§8.3: Content-Type names the representation's media
+ * type). A handler that writes XML, or sets its own type, keeps it. Only `+xml` responses are
+ * wrapped, only where the response has Express's `json`, with one shared wrapper (the label and
+ * Express's `json` travel on the response).
+ */
+function relabelJson(res: ServerResponse, xmlType: string): void {
+  const target = res as JsonResponse;
+  const json = target.json;
+  // Mounted twice, the wrapper is already in place (wrapping itself would recurse).
+  if (typeof json !== "function" || json === jsonUnderJsonLabel) return;
+  target[ORIGINAL_JSON] = json;
+  target[XML_LABEL] = xmlType;
+  target.json = jsonUnderJsonLabel;
+}
+
+function jsonUnderJsonLabel(this: JsonResponse, ...args: unknown[]): unknown {
+  const xmlType = this[XML_LABEL] as string;
+  if (this.getHeader("Content-Type") === xmlType) {
+    this.setHeader("Content-Type", `${xmlType.slice(0, -XML_SUFFIX.length)}+json`);
+  }
+  // All the arguments: Express 4 still takes the deprecated `res.json(status, body)`.
+  return (this[ORIGINAL_JSON] as (...args: unknown[]) => unknown).apply(this, args);
 }
 
 /**

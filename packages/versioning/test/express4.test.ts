@@ -34,4 +34,20 @@ describe(`apiVersioning() and versioned() on Express ${version}`, () => {
     expect(await v2.json()).toEqual({ v: 2 });
     expect(v2.headers.get("deprecation")).toBeNull();
   });
+
+  it("res.json(status, body), Express 4's deprecated form, under a +xml label → that status, the +json label", async () => {
+    const app = express4();
+    app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+    // The versioning middleware mounted twice wraps res.json once.
+    app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+    app.get("/created", (_req, res) => {
+      (res.json as unknown as (status: number, body: unknown) => void)(201, { created: true });
+    });
+    const { url, close } = await listen(app);
+    onTestFinished(close);
+    const res = await fetch(`${url}/created`, { headers: { Accept: "application/vnd.svc.v2+xml" } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
+    expect(await res.json()).toEqual({ created: true });
+  });
 });

@@ -41,6 +41,11 @@ describe("README: the core from plain node:http", () => {
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json");
     expect(res.headers.get("vary")).toBe("Accept");
   });
+  it("Accept: application/vnd.svc.v2+xml → the JSON body labelled application/vnd.svc.v2+json", async () => {
+    const res = await get("/employees", { headers: { Accept: "application/vnd.svc.v2+xml" } });
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json");
+    expect(await res.json()).toEqual({ version: 2, self: "/employees" });
+  });
   it("no version (required) → 400 with the supported versions and Vary on every version field", async () => {
     const res = await get("/employees");
     expect(res.status).toBe(400);

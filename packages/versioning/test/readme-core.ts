@@ -22,6 +22,7 @@ export const server = createServer((req, res) => {
   versioning.writeHeaders(res, v); // Vary, vendor Content-Type, Deprecation, Link
   if (req.method === "OPTIONS") return void res.writeHead(204).end();
   if (v.url !== "/employees") return void res.writeHead(404).end();
-  if (!res.hasHeader("Content-Type")) res.setHeader("Content-Type", "application/json");
+  // The body is JSON: a `+xml` vendor label becomes the version's `+json` type (RFC 9110 §8.3).
+  res.setHeader("Content-Type", v.mediaType?.replace(/\+xml$/, "+json") ?? "application/json");
   res.end(JSON.stringify({ version: v.version, self: `${v.pathPrefix}/employees` }));
 });
