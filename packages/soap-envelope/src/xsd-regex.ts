@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { compileSequence } from "./xsd-sequence.js";
 
 /**
  * XML Schema regular expressions (XML Schema 1.0 Part 2 Appendix F; XML Schema 1.1 Part 2
@@ -10,7 +11,9 @@ import { RE2JS } from "re2js";
  * regular expressions need nothing RE2 lacks (no back-references, no lookaround).
  *
  * The translation is done once, when the contract is compiled; a construct that cannot be
- * translated throws {@link XsdPatternError} then, never while a request is validated.
+ * translated throws {@link XsdPatternError} then, never while a request is validated. A pattern
+ * that is one sequence of quantified character sets (most facets) is matched by the smaller
+ * automaton of `xsd-sequence.ts` instead, also in linear time.
  */
 
 /** A pattern that is not a valid XSD regular expression, or that the engine cannot run. */
@@ -44,7 +47,8 @@ export interface XsdPattern {
  * @see https://www.w3.org/TR/xmlschema-2/#regexs
  */
 export function compileXsdPattern(pattern: string): XsdPattern {
-  const re2 = translateXsdPattern(pattern);
+  const parser = new Parser(pattern);
+  const re2 = `(?:${parser.parse()})`;
   let compiled: ReturnType<typeof RE2JS.compile>;
   try {
     compiled = RE2JS.compile(re2);
@@ -52,7 +56,14 @@ export function compileXsdPattern(pattern: string): XsdPattern {
     // RE2's own limits, such as a repetition count above 1000 (`a{1001}`, `(a{100}){100}`).
     throw new XsdPatternError(`the linear-time engine refuses it: ${(err as Error).message}`);
   }
-  return { source: pattern, re2, test: (value) => compiled.testExact(value) };
+  // A plain sequence of quantified character sets (most facets) runs on its own small automaton,
+  // linear time too; anything else on RE2.
+  const steps = parser.sequence;
+  const sequence =
+    steps === undefined
+      ? undefined
+      : compileSequence(steps.map((s) => ({ ranges: materialize(s.set), min: s.min, max: s.max })));
+  return { source: pattern, re2, test: sequence ?? ((value) => compiled.testExact(value)) };
 }
 
 /**
@@ -289,6 +300,13 @@ function emitSet(s: CharSet): string {
 class Parser {
   private readonly cps: string[];
   private pos = 0;
+  /**
+   * The pattern as one sequence of quantified character sets, while it is one: a group or a
+   * second branch makes it undefined.
+   */
+  sequence: { set: CharSet; min: number; max: number }[] | undefined = [];
+  /** The character set the last atom matched; undefined after a group. */
+  private lastSet: CharSet | undefined;
 
   constructor(pattern: string) {
     this.cps = [...pattern];
@@ -312,6 +330,7 @@ class Parser {
     const branches = [this.branch()];
     while (this.peek() === "|") {
       this.pos++;
+      this.sequence = undefined;
       branches.push(this.branch());
     }
     return branches.join("|");
@@ -325,17 +344,24 @@ class Parser {
 
   private piece(): string {
     const atom = this.atom();
-    const quantifier = this.quantifier();
+    const set = this.lastSet;
+    const quantity = { min: 1, max: 1 };
+    const quantifier = this.quantifier(quantity);
     // XSD has no lazy or possessive quantifiers: `a*?` is not a regular expression there.
     if (quantifier && "?*+{".includes(this.peek() ?? "x"))
       this.fail("a quantifier cannot follow a quantifier");
+    if (set === undefined) this.sequence = undefined;
+    else this.sequence?.push({ set, ...quantity });
     return atom + quantifier;
   }
 
-  private quantifier(): string {
+  /** The quantifier as RE2 writes it, its bounds into `quantity` (`max` Infinity when open). */
+  private quantifier(quantity: { min: number; max: number }): string {
     const c = this.peek();
     if (c === "?" || c === "*" || c === "+") {
       this.pos++;
+      quantity.min = c === "+" ? 1 : 0;
+      quantity.max = c === "?" ? 1 : Number.POSITIVE_INFINITY;
       return c;
     }
     if (c !== "{") return "";
@@ -343,11 +369,14 @@ class Parser {
     const min = this.number();
     if (min === undefined) this.fail("a quantity {n}, {n,} or {n,m} needs n");
     let out = `{${min}`;
+    quantity.min = min;
+    quantity.max = min;
     if (this.peek() === ",") {
       this.pos++;
       const max = this.number();
       if (max !== undefined && max < min) this.fail(`{${min},${max}}: the maximum is below the minimum`);
       out += max === undefined ? "," : `,${max}`;
+      quantity.max = max ?? Number.POSITIVE_INFINITY;
     }
     if (this.peek() !== "}") this.fail('a quantity must end with "}"');
     this.pos++;
@@ -365,23 +394,25 @@ class Parser {
 
   private atom(): string {
     const c = this.peek() as string;
+    this.lastSet = undefined;
     switch (c) {
       case "(": {
         this.pos++;
         const inner = this.regExp();
         if (this.peek() !== ")") this.fail('"(" is not closed');
         this.pos++;
+        this.lastSet = undefined;
         return `(?:${inner})`;
       }
       case "[":
-        return emitSet(this.classExpr());
+        return emitSet(this.remember(this.classExpr()));
       case "\\": {
         const esc = this.escape();
-        return typeof esc === "number" ? emitChar(esc) : emitSet(esc);
+        return typeof esc === "number" ? emitChar(this.rememberChar(esc)) : emitSet(this.remember(esc));
       }
       case ".":
         this.pos++;
-        return emitSet(DOT);
+        return emitSet(this.remember(DOT));
       case "?":
       case "*":
       case "+":
@@ -392,8 +423,18 @@ class Parser {
         return this.fail(`"${c}" must be escaped as "\\${c}"`);
       default:
         this.pos++;
-        return emitChar(c.codePointAt(0) as number);
+        return emitChar(this.rememberChar(c.codePointAt(0) as number));
     }
+  }
+
+  private remember(s: CharSet): CharSet {
+    this.lastSet = s;
+    return s;
+  }
+
+  private rememberChar(cp: number): number {
+    this.lastSet = set([{ lo: cp, hi: cp }]);
+    return cp;
   }
 
   /** charClassExpr ::= '[' charGroup ']' */
