@@ -27,21 +27,6 @@ export interface SequenceStep {
 /** States fit in one 31-bit integer, the bit operations' fast path. */
 const MAX_POSITIONS = 31;
 
-interface Position {
-  /** Bit `c` set: ASCII code point `c` is in the set. */
-  ascii: Uint32Array;
-  ranges: readonly CodePointRange[];
-}
-
-function position(ranges: readonly CodePointRange[]): Position {
-  const ascii = new Uint32Array(4);
-  for (const r of ranges) {
-    for (let c = r.lo; c <= Math.min(r.hi, 127); c++)
-      ascii[c >>> 5] = (ascii[c >>> 5] as number) | (1 << (c & 31));
-  }
-  return { ascii, ranges };
-}
-
 /** Whether `cp` falls in one of the sorted, disjoint `ranges` (binary search). */
 function inRanges(ranges: readonly CodePointRange[], cp: number): boolean {
   let lo = 0;
@@ -63,14 +48,15 @@ function inRanges(ranges: readonly CodePointRange[], cp: number): boolean {
 export function compileSequence(steps: readonly SequenceStep[]): ((value: string) => boolean) | undefined {
   // Expand each step into positions: `min` required ones, then one repeating position for an
   // unbounded maximum or `max - min` optional ones.
-  const positions: Position[] = [];
+  /** Each position's character set (copies of one step share it). */
+  const positions: (readonly CodePointRange[])[] = [];
   const optional: boolean[] = [];
   const loops: boolean[] = [];
   for (const step of steps) {
     const count =
       step.min + (step.max === Number.POSITIVE_INFINITY ? (step.min === 0 ? 1 : 0) : step.max - step.min);
     if (positions.length + count > MAX_POSITIONS) return undefined;
-    const p = position(step.ranges);
+    const p = step.ranges;
     for (let i = 0; i < step.min; i++) {
       positions.push(p);
       optional.push(false);
@@ -114,7 +100,14 @@ export function compileSequence(steps: readonly SequenceStep[]): ((value: string
   // The ASCII membership of every position in one flat table (four 32-bit words a position), so
   // the common case is one load and a mask.
   const ascii = new Uint32Array(n * 4);
-  for (let i = 0; i < n; i++) ascii.set((positions[i] as Position).ascii, i * 4);
+  positions.forEach((ranges, i) => {
+    for (const r of ranges) {
+      for (let c = r.lo; c <= Math.min(r.hi, 127); c++) {
+        const word = i * 4 + (c >>> 5);
+        ascii[word] = (ascii[word] as number) | (1 << (c & 31));
+      }
+    }
+  });
   const followOf = Int32Array.from(follow);
 
   return (value: string): boolean => {
@@ -141,7 +134,7 @@ export function compileSequence(steps: readonly SequenceStep[]): ((value: string
       } else {
         for (let bits = next; bits !== 0; bits &= bits - 1) {
           const i = 31 - Math.clz32(bits & -bits);
-          if (inRanges((positions[i] as Position).ranges, cp)) reached |= 1 << i;
+          if (inRanges(positions[i] as readonly CodePointRange[], cp)) reached |= 1 << i;
         }
       }
       if (reached === 0) return false;
