@@ -48,7 +48,7 @@ export interface XsdPattern {
  */
 export function compileXsdPattern(pattern: string): XsdPattern {
   const parser = new Parser(pattern);
-  const re2 = `(?:${parser.parse()})`;
+  const re2 = parser.parse();
   let compiled: ReturnType<typeof RE2JS.compile>;
   try {
     compiled = RE2JS.compile(re2);
@@ -78,7 +78,7 @@ export function compileXsdPattern(pattern: string): XsdPattern {
  * @see https://www.w3.org/TR/xmlschema11-2/#regexs
  */
 export function translateXsdPattern(pattern: string): string {
-  return `(?:${new Parser(pattern).parse()})`;
+  return new Parser(pattern).parse();
 }
 
 // ------------------------------------------------------------------ character sets
@@ -312,10 +312,11 @@ class Parser {
     this.cps = [...pattern];
   }
 
+  /** The whole pattern in RE2 syntax, as one non-capturing group. */
   parse(): string {
     const out = this.regExp();
     if (this.pos < this.cps.length) this.fail(`unexpected "${this.peek()}"`);
-    return out;
+    return `(?:${out})`;
   }
 
   private peek(ahead = 0): string | undefined {
