@@ -14,6 +14,15 @@ const UNREACHABLE = new Set([
   "SQLITE_CANTOPEN",
 ]);
 
+/** PostgreSQL's unique_violation and SQLite's two unique-constraint codes. */
+const UNIQUE_VIOLATIONS = new Set(["23505", "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
+
+/** Whether a driver error says a unique value (or a primary key) is already taken. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === "string" && UNIQUE_VIOLATIONS.has(code);
+}
+
 /**
  * Maps what the database drivers raise to the service's statuses: a unique value taken → 409,
  * a database that cannot be reached → 503 with Retry-After (spec part 7: never a 500 for that).
@@ -23,7 +32,7 @@ export function fromDatabaseError(err: unknown): unknown {
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e.code === "string" ? e.code : "";
   const message = typeof e.message === "string" ? e.message : "";
-  if (code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+  if (UNIQUE_VIOLATIONS.has(code)) {
     return HttpError.conflict("A resource with the same unique value already exists", { cause: err });
   }
   if (code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY") {

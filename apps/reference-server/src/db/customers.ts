@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { isUniqueViolation } from "../errors.js";
 import type { Db } from "./database.js";
 import type { Database } from "./schema.js";
 
@@ -17,8 +18,6 @@ export type InsertOutcome =
   | { outcome: "created"; id: bigint }
   | { outcome: "id-taken"; id: bigint }
   | { outcome: "email-taken" };
-
-const UNIQUE_VIOLATIONS = new Set(["23505", "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
 
 /**
  * Inserts a customer, under the id the client chose (SOAP createCustomer with an id) or under the
@@ -62,8 +61,7 @@ export async function insertCustomer(
     });
   } catch (err) {
     // Only reachable if a writer bypassed the lock; the constraint still tells what clashed.
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === "string" && UNIQUE_VIOLATIONS.has(code)) {
+    if (isUniqueViolation(err)) {
       if (/email/i.test(String((err as { message?: unknown }).message))) return { outcome: "email-taken" };
       if (customer.id !== undefined) return { outcome: "id-taken", id: customer.id };
     }
