@@ -56,6 +56,10 @@ function app(withNegotiate: boolean) {
     if (withNegotiate) return res.represent(employee);
     res.end(JSON.stringify(employee));
   });
+  a.get("/no-body", (_req, res) => {
+    setLastModified(res, modified);
+    res.send();
+  });
   a.get("/own-tag", (_req, res) => {
     res.setHeader("ETag", '"v7"');
     res.json(employee);
@@ -219,6 +223,36 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
         expect(
           (await raw(`${server().url}/employees/42`, "GET", { "if-modified-since": "yesterday" })).status,
         ).toBe(200);
+      });
+
+      // RFC 9110 §13.1.3: "A recipient MUST ignore If-Modified-Since if the received field value
+      // is not a valid HTTP-date" (§5.6.7), however Date.parse would read it.
+      for (const value of ["2099-01-01", "2026-06-01T00:00:00Z", "2099", "Tue, 31 Feb 2026 03:04:05 GMT"]) {
+        it(`If-Modified-Since: ${value} (not an HTTP-date) → 200`, async () => {
+          const res = await raw(`${server().url}/employees/42`, "GET", { "if-modified-since": value });
+          expect(res.status).toBe(200);
+        });
+      }
+
+      for (const value of ["Friday, 02-Jan-26 03:04:05 GMT", "Fri Jan  2 03:04:05 2026"]) {
+        it(`If-Modified-Since: ${value} (an obsolete HTTP-date format) at Last-Modified → 304`, async () => {
+          const res = await raw(`${server().url}/employees/42`, "GET", { "if-modified-since": value });
+          expect(res.status).toBe(304);
+        });
+      }
+
+      it("If-None-Match: (empty) with If-Modified-Since at Last-Modified → 200, If-Modified-Since ignored", async () => {
+        const res = await raw(`${server().url}/employees/42`, "GET", {
+          "if-none-match": "",
+          "if-modified-since": modified.toUTCString(),
+        });
+        expect(res.status).toBe(200);
+      });
+
+      it("If-None-Match: * on a 200 without a body or ETag → 304 (the representation exists)", async () => {
+        expect((await raw(`${server().url}/no-body`, "GET", {})).status).toBe(200);
+        const res = await raw(`${server().url}/no-body`, "GET", { "if-none-match": "*" });
+        expect(res.status).toBe(304);
       });
 
       it("HEAD with If-None-Match: current tag → 304", async () => {

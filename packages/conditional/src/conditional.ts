@@ -8,6 +8,7 @@ import {
 } from "@svc/errors";
 import fresh from "fresh";
 import { strongEtag } from "./entity-tag.js";
+import { parseHttpDate } from "./http-date.js";
 
 /** Options of {@link conditional}. */
 export interface ConditionalOptions {
@@ -71,18 +72,6 @@ function headerText(res: ServerResponse, name: string): string | undefined {
 }
 
 /**
- * The request headers `fresh` should weigh at an origin server: without `Cache-Control`, which
- * `fresh` (written for Express's cache semantics) reads as "never 304" on `no-cache`. RFC 9110
- * §13.1.2 says an origin server MUST evaluate `If-None-Match`, and a request's `no-cache` asks
- * for exactly that validation (RFC 9111 §5.2.1.4); fetch() adds it to every conditional request.
- */
-function conditionalHeaders(req: IncomingMessage): IncomingMessage["headers"] {
-  if (req.headers["cache-control"] === undefined) return req.headers;
-  const { "cache-control": _directives, ...rest } = req.headers;
-  return rest;
-}
-
-/**
  * The kernel's {@link Negotiation} a negotiation middleware (`@svc/negotiate`) left on the
  * response, if one is mounted (and nothing else took the name).
  */
@@ -143,12 +132,26 @@ class Revalidation {
   }
 
   /**
-   * Express's `res.send`: tag the body before Express would add its weak tag; Express then runs
-   * `fresh` itself and turns the response into a 304 with the right headers stripped.
+   * Express's `res.send`: tag the body before Express would add its weak tag; Express then asks
+   * `req.fresh` and turns the response into a 304 with the right headers stripped. For that call
+   * `req.fresh` is this evaluation rather than Express's (`fresh` on the raw headers, which takes
+   * `If-Modified-Since: 2099-01-01` for a date, RFC 9110 §13.1.3).
    */
   sendWithEtag(res: ServerResponse, send: Send, body: unknown): unknown {
     if (isBody(body)) this.label(body, typeof body === "string" ? "text/html" : "application/octet-stream");
-    return send.call(res, body);
+    const req = this.req;
+    Object.defineProperty(req, "fresh", {
+      configurable: true,
+      get: () => {
+        const status = res.statusCode;
+        return this.safe && ((status >= 200 && status < 300) || status === 304) && this.currentCopy(res);
+      },
+    });
+    try {
+      return send.call(res, body);
+    } finally {
+      delete (req as IncomingMessage & { fresh?: boolean }).fresh;
+    }
   }
 
   /** `res.end`: label a body `send` did not see, then answer 304 if the client's copy is current. */
@@ -172,20 +175,35 @@ class Revalidation {
 
   /**
    * Whether the client's copy of this successful response is current (`If-None-Match`, else
-   * `If-Modified-Since`, RFC 9110 §13.1.2, §13.1.3), by `fresh`.
+   * `If-Modified-Since`, RFC 9110 §13.1.2, §13.1.3).
    */
   private isFresh(res: ServerResponse): boolean {
+    return this.successful() && this.contentType !== undefined && this.currentCopy(res);
+  }
+
+  /** Whether the validators of `res` satisfy the request's `If-None-Match`, else `If-Modified-Since`. */
+  private currentCopy(res: ServerResponse): boolean {
     const headers = this.req.headers;
-    if (!this.successful() || this.contentType === undefined) return false;
-    // Without either precondition header `fresh` is false: nothing to compare.
-    if (headers["if-none-match"] === undefined && headers["if-modified-since"] === undefined) return false;
-    const etag = headerText(res, "ETag");
+    const ifNoneMatch = headers["if-none-match"];
+    if (ifNoneMatch !== undefined) {
+      // Weak comparison by `fresh`, given If-None-Match alone: "A recipient MUST ignore
+      // If-Modified-Since if the request contains an If-None-Match header field" (§13.1.3), which
+      // `fresh` would read for an empty one; and without the request's `Cache-Control`, which
+      // `fresh` (written for Express's cache semantics) reads as "never 304" on `no-cache`, while
+      // §13.1.2 has an origin server evaluate If-None-Match and a request's `no-cache` asks for
+      // exactly that validation (RFC 9111 §5.2.1.4; fetch() adds it to every conditional request).
+      const etag = headerText(res, "ETag");
+      return fresh({ "if-none-match": ifNoneMatch }, etag === undefined ? {} : { etag });
+    }
+    // §13.1.3: "A recipient MUST ignore If-Modified-Since if the received field value is not a
+    // valid HTTP-date, [or] the field value has more than one member". Not through `fresh`, whose
+    // Date.parse takes `2026-06-01` or a bare `2099` for a date and answers 304.
+    const since = parseHttpDate(headers["if-modified-since"]);
     const lastModified = headerText(res, "Last-Modified");
-    if (etag === undefined && lastModified === undefined) return false;
-    const validators: Record<string, string> = {};
-    if (etag !== undefined) validators.etag = etag;
-    if (lastModified !== undefined) validators["last-modified"] = lastModified;
-    return fresh(conditionalHeaders(this.req), validators);
+    if (since === undefined || lastModified === undefined) return false;
+    // Our own field: an HTTP-date as setLastModified writes it, else whatever the handler wrote.
+    const modified = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
+    return modified <= since;
   }
 
   /**

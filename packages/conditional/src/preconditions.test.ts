@@ -108,6 +108,28 @@ const table: Array<[string, string, string, Record<string, string>, number]> = [
     { "if-unmodified-since": "last week" },
     200,
   ],
+  // RFC 9110 §5.6.7: a recipient MUST accept all three HTTP-date formats.
+  [
+    "If-Unmodified-Since: rfc850-date before Last-Modified → 412",
+    "PUT",
+    "/docs/a",
+    { "if-unmodified-since": "Saturday, 28-Feb-26 12:00:00 GMT" },
+    412,
+  ],
+  [
+    "If-Unmodified-Since: asctime-date before Last-Modified → 412",
+    "PUT",
+    "/docs/a",
+    { "if-unmodified-since": "Sat Feb 28 12:00:00 2026" },
+    412,
+  ],
+  [
+    "If-Unmodified-Since: rfc850-date at Last-Modified → proceeds",
+    "PUT",
+    "/docs/a",
+    { "if-unmodified-since": "Sunday, 01-Mar-26 12:00:00 GMT" },
+    200,
+  ],
   [
     "If-None-Match: * on a missing resource (create-only PUT) → 201",
     "PUT",
@@ -146,6 +168,28 @@ const table: Array<[string, string, string, Record<string, string>, number]> = [
     "GET",
     "/docs/a",
     { "if-none-match": '"v1"', "if-modified-since": AT },
+    200,
+  ],
+  [
+    "GET If-Modified-Since: asctime-date at Last-Modified → 304",
+    "GET",
+    "/docs/a",
+    { "if-modified-since": "Sun Mar  1 12:00:00 2026" },
+    304,
+  ],
+  // §13.1.3: an invalid HTTP-date is ignored, not read the way Date.parse would read it.
+  [
+    "GET If-Modified-Since: 31 Feb (no such date) → ignored, 200",
+    "GET",
+    "/docs/a",
+    { "if-modified-since": "Tue, 31 Feb 2026 12:00:00 GMT" },
+    200,
+  ],
+  [
+    "GET If-Modified-Since: 25:00:00 → ignored, 200",
+    "GET",
+    "/docs/a",
+    { "if-modified-since": "Mon, 02 Mar 2026 25:00:00 GMT" },
     200,
   ],
   [

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "@svc/errors";
 import { listMatches, parseEtagList } from "./entity-tag.js";
+import { parseHttpDate } from "./http-date.js";
 
 /** The validators of a resource's current state, as {@link evaluatePreconditions} needs them. */
 export interface CurrentValidators {
@@ -37,16 +38,6 @@ export interface CurrentState {
 
 /** The outcome of {@link evaluatePreconditions}: go on, or answer 304 / 412 instead. */
 export type PreconditionOutcome = "proceed" | 304 | 412;
-
-function httpDate(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  // RFC 9110 §5.6.7: HTTP-date only; Date.parse is lenient, so insist on the IMF-fixdate shape
-  // (the obsolete formats are rare enough to ignore, as the RFC permits a recipient to).
-  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value.trim()))
-    return undefined;
-  const t = Date.parse(value);
-  return Number.isNaN(t) ? undefined : Math.floor(t / 1000);
-}
 
 function seconds(date: Date | undefined): number | undefined {
   return date === undefined || Number.isNaN(date.getTime()) ? undefined : Math.floor(date.getTime() / 1000);
@@ -86,7 +77,7 @@ export function evaluatePreconditions(
     if (!ok) return 412;
   } else {
     // Step 2: only "when If-Match is not present".
-    const since = httpDate(headers["if-unmodified-since"]);
+    const since = parseHttpDate(headers["if-unmodified-since"]);
     if (since !== undefined && lastModified !== undefined && lastModified > since) return 412;
   }
   // Step 3.
@@ -98,7 +89,7 @@ export function evaluatePreconditions(
     if (matches) return safe ? 304 : 412;
   } else if (safe) {
     // Step 4: "when the method is GET or HEAD, If-None-Match is not present".
-    const since = httpDate(headers["if-modified-since"]);
+    const since = parseHttpDate(headers["if-modified-since"]);
     if (since !== undefined && lastModified !== undefined && lastModified <= since) return 304;
   }
   return "proceed";

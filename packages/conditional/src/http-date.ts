@@ -1,0 +1,89 @@
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const MONTH = `(${MONTHS.join("|")})`;
+const TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
+
+// RFC 9110 §5.6.7, the three formats a recipient MUST accept, each anchored and without nested
+// repetition (linear on any input):
+//   IMF-fixdate  Sun, 06 Nov 1994 08:49:37 GMT
+//   rfc850-date  Sunday, 06-Nov-94 08:49:37 GMT
+//   asctime-date Sun Nov  6 08:49:37 1994
+const IMF_FIXDATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`);
+const RFC850_DATE = new RegExp(
+  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`,
+);
+const ASCTIME_DATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+
+/**
+ * RFC 9110 §5.6.7: "Recipients of a timestamp value in rfc850-date format, which uses a two-digit
+ * year, MUST interpret a timestamp that appears to be more than 50 years in the future as
+ * representing the most recent year in the past that had the same last two digits."
+ */
+function fullYear(twoDigits: number, now: Date): number {
+  const current = now.getUTCFullYear();
+  const year = current - (current % 100) + twoDigits;
+  return year > current + 50 ? year - 100 : year;
+}
+
+/** Seconds since the epoch of a calendar date and time of day, or `undefined` if there is no such date. */
+function toSeconds(
+  year: number,
+  month: string,
+  day: number,
+  h: string,
+  m: string,
+  s: string,
+): number | undefined {
+  const monthIndex = MONTHS.indexOf(month);
+  const hours = Number(h);
+  const minutes = Number(m);
+  const seconds = Number(s);
+  // §5.6.7: hour 00-23, minute 00-59, second 00-60 (a leap second).
+  if (hours > 23 || minutes > 59 || seconds > 60) return undefined;
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  date.setUTCFullYear(year, monthIndex, day);
+  // 31 Feb is not a date: Date would roll it over into March.
+  if (date.getUTCMonth() !== monthIndex || date.getUTCDate() !== day) return undefined;
+  return Math.floor(date.getTime() / 1000) + hours * 3600 + minutes * 60 + seconds;
+}
+
+/**
+ * Parses an HTTP-date (RFC 9110 §5.6.7) into whole seconds since the epoch: IMF-fixdate and the
+ * two obsolete formats, rfc850-date and asctime-date, which "a recipient that parses a timestamp
+ * value in an HTTP field MUST accept". Anything else, including what `Date.parse` would guess at
+ * (`2026-01-01`, a list of two dates, `31 Feb`), is `undefined`, so a precondition carrying it is
+ * ignored as §13.1.3 and §13.1.4 require.
+ *
+ * @example parseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT") // → 784111777
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.7
+ */
+export function parseHttpDate(value: string | undefined, now: Date = new Date()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null)
+    return toSeconds(
+      Number(m[3]),
+      m[2] as string,
+      Number(m[1]),
+      m[4] as string,
+      m[5] as string,
+      m[6] as string,
+    );
+  m = RFC850_DATE.exec(text);
+  if (m !== null) {
+    const year = fullYear(Number(m[3]), now);
+    return toSeconds(year, m[2] as string, Number(m[1]), m[4] as string, m[5] as string, m[6] as string);
+  }
+  m = ASCTIME_DATE.exec(text);
+  if (m !== null)
+    return toSeconds(
+      Number(m[6]),
+      m[1] as string,
+      Number(m[2]),
+      m[3] as string,
+      m[4] as string,
+      m[5] as string,
+    );
+  return undefined;
+}
