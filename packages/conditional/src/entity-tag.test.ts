@@ -25,6 +25,37 @@ describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
     expect(parseEtagList("garbage")).toEqual([]);
   });
 
+  it.each([
+    ['x"v1"', []],
+    ['"v1" "v2"', []],
+    ['"v1"x, "v2"', [{ weak: false, opaque: '"v2"' }]],
+    ['w/"v1"', []],
+    ['W/ "v1"', []],
+    ['"v 1", "v2"', [{ weak: false, opaque: '"v2"' }]],
+    [
+      '"a,b" , ,W/"c",',
+      [
+        { weak: false, opaque: '"a,b"' },
+        { weak: true, opaque: '"c"' },
+      ],
+    ],
+    ['"unterminated, "v2', []],
+    ["", []],
+  ])("If-Match: %s → %j (a malformed member never matches, RFC 9110 §8.8.3)", (value, tags) => {
+    expect(parseEtagList(value)).toEqual(tags);
+  });
+
+  it.each([
+    ["a run of spaces", `"a"${" ".repeat(100_000)}x`],
+    ["a run of tabs and spaces", `W/"a"${" \t".repeat(50_000)}"b"`],
+    ["unterminated tags", '"'.concat("a, ".repeat(30_000))],
+    ["weak prefixes", "W/".repeat(50_000)],
+  ])("a 100 kB list of %s is parsed in linear time", (_what, value) => {
+    const started = performance.now();
+    parseEtagList(value);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
   const viewOf = (text: string, offset: number, length: number) => {
     const whole = Buffer.from(text);
     return new Uint8Array(whole.buffer, whole.byteOffset + offset, length);

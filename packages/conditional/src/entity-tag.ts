@@ -32,17 +32,46 @@ function parseTag(tag: string): ParsedTag | undefined {
   return m?.[2] === undefined ? undefined : { weak: m[1] !== undefined, opaque: m[2] };
 }
 
+const OPAQUE_TAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
+
+const isOws = (c: string | undefined) => c === " " || c === "\t";
+
 /**
- * Parses an `If-Match` / `If-None-Match` value: `"*"` or a list of entity tags. Malformed members are
- * dropped (and never match).
+ * Parses an `If-Match` / `If-None-Match` value: `"*"` or a list of entity tags (RFC 9110 §13.1.1,
+ * §13.1.2: `#entity-tag`, with the empty elements and optional whitespace of §5.6.1). A malformed
+ * member (`x"v1"`, two tags without a comma between them) is dropped up to the next comma and
+ * never matches. One pass, each character looked at a bounded number of times, however long or
+ * hostile the value: a backtracking expression scanning for tags took quadratic time on a run of
+ * spaces.
  */
 export function parseEtagList(value: string): "*" | ParsedTag[] {
   if (value.trim() === "*") return "*";
   const out: ParsedTag[] = [];
-  // Entity tags cannot contain '"' inside, so a comma split outside quotes is simple.
-  for (const m of value.matchAll(/\s*((?:W\/)?"[^"]*")\s*(?:,|$)/g)) {
-    const parsed = m[1] === undefined ? undefined : parseTag(m[1]);
-    if (parsed) out.push(parsed);
+  const n = value.length;
+  let i = 0;
+  while (i < n) {
+    const c = value[i];
+    if (c === "," || isOws(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    const weak = value.startsWith("W/", i);
+    const open = weak ? i + 2 : i;
+    // entity-tag = [ weak ] opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE (§8.8.3)
+    const close = value[open] === '"' ? value.indexOf('"', open + 1) : -1;
+    if (close !== -1) {
+      let end = close + 1;
+      while (isOws(value[end])) end++;
+      const opaque = value.slice(open, close + 1);
+      if ((end === n || value[end] === ",") && OPAQUE_TAG.test(opaque)) {
+        out.push({ weak, opaque });
+        i = end;
+        continue;
+      }
+    }
+    const comma = value.indexOf(",", start);
+    i = comma === -1 ? n : comma + 1;
   }
   return out;
 }

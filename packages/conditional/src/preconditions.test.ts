@@ -79,6 +79,9 @@ const table: Array<[string, string, string, Record<string, string>, number]> = [
   ["If-Match: * on a missing resource → 412", "PUT", "/docs/new", { "if-match": "*" }, 412],
   ["If-Match: garbage → 412", "PUT", "/docs/a", { "if-match": "v2" }, 412],
   ["If-Match: empty → 412", "PUT", "/docs/a", { "if-match": "" }, 412],
+  ["If-Match: the current tag behind garbage → 412", "PUT", "/docs/a", { "if-match": `x${CURRENT}` }, 412],
+  ["If-Match: two tags without a comma → 412", "PUT", "/docs/a", { "if-match": `"v1" ${CURRENT}` }, 412],
+
   [
     "step 1 before step 2: If-Match matches, If-Unmodified-Since too old → proceeds",
     "PUT",
