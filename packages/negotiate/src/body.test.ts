@@ -3,7 +3,7 @@ import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "./body.js";
+import { parseBody, parseXmlBody } from "./body.js";
 
 let server: Listening;
 beforeAll(async () => {
@@ -119,5 +119,20 @@ describe("parseBody: a body that stalls after the headers → 408", () => {
 
   it("timeout: false → accepted (no body time-out)", () => {
     expect(() => parseBody({ timeout: false })).not.toThrow();
+  });
+});
+
+describe("parseXmlBody: element names that are Object.prototype members", () => {
+  it("<a><__proto__><x>1</x></__proto__></a> → an own __proto__ key; the object's prototype untouched", () => {
+    const { a } = parseXmlBody("<a><__proto__><x>1</x></__proto__></a>") as { a: Record<string, unknown> };
+    expect(Object.getPrototypeOf(a)).toBe(Object.prototype);
+    expect(Object.hasOwn(a, "__proto__")).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(a, "__proto__")?.value).toEqual({ x: "1" });
+  });
+
+  it("<a><constructor>1</constructor></a> → the text, no inherited function in the value", () => {
+    expect(parseXmlBody("<a><constructor>1</constructor><valueOf>2</valueOf></a>")).toEqual({
+      a: { constructor: "1", valueOf: "2" },
+    });
   });
 });

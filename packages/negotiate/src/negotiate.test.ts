@@ -364,6 +364,17 @@ describe("parseBody", () => {
     });
   });
 
+  it("XML with elements named constructor, toString, __proto__ → their text, as own keys", async () => {
+    const res = await post(
+      "<a><constructor>1</constructor><toString>2</toString><__proto__><x>3</x></__proto__><hasOwnProperty>4</hasOwnProperty><hasOwnProperty>5</hasOwnProperty></a>",
+      { "content-type": "application/xml" },
+    );
+    expect(res.status).toBe(201);
+    expect(await res.text()).toBe(
+      '{"received":{"a":{"constructor":"1","toString":"2","__proto__":{"x":"3"},"hasOwnProperty":["4","5"]}}}',
+    );
+  });
+
   it("XML with DOCTYPE → 400", async () => {
     const res = await post('<!DOCTYPE a [<!ENTITY x "boom">]><a>&x;</a>', {
       "content-type": "application/xml",

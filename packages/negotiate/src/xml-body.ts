@@ -46,10 +46,25 @@ class XmlBuilder {
       this.result = { [frame.name]: value };
       return;
     }
-    const existing = parent.obj[frame.name];
-    if (existing === undefined) parent.obj[frame.name] = value;
+    // Own properties only: an element named `constructor` or `toString` is not already there
+    // (the function it would inherit is not a first value to append to), and one named
+    // `__proto__` is a key like any other, as JSON.parse makes it, not the object's prototype.
+    const existing = Object.hasOwn(parent.obj, frame.name) ? parent.obj[frame.name] : undefined;
+    if (existing === undefined) setOwn(parent.obj, frame.name, value);
     else if (Array.isArray(existing)) existing.push(value);
-    else parent.obj[frame.name] = [existing, value];
+    else setOwn(parent.obj, frame.name, [existing, value]);
+  }
+}
+
+function setOwn(
+  obj: Record<string, XmlValue | XmlValue[]>,
+  name: string,
+  value: XmlValue | XmlValue[],
+): void {
+  if (name === "__proto__") {
+    Object.defineProperty(obj, name, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[name] = value;
   }
 }
 
