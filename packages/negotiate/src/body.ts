@@ -120,8 +120,12 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /** RFC 9110 §15.5.16 with `Accept-Post` / `Accept-Patch` (RFC 5789 §3.1) naming what is accepted. */
-function unsupported(req: IncomingMessage, config: BodyConfig, message: string): HttpError {
-  const headers: Record<string, string> = {};
+function unsupported(
+  req: IncomingMessage,
+  config: BodyConfig,
+  message: string,
+  headers: Record<string, string> = {},
+): HttpError {
   if (req.method === "POST") headers["Accept-Post"] = config.acceptedHeader;
   if (req.method === "PATCH") headers["Accept-Patch"] = config.acceptedHeader;
   return HttpError.unsupportedMediaType(message, { headers, code: "unsupported_media_type" });
@@ -137,7 +141,13 @@ function tooLarge(config: BodyConfig): HttpError {
 function bodyKind(req: IncomingMessage, config: BodyConfig): BodyKind | HttpError {
   const coding = (req.headers["content-encoding"] ?? "identity").toLowerCase();
   if (coding !== "identity") {
-    return unsupported(req, config, `Content-Encoding "${coding}" is not supported; send the body uncoded`);
+    // RFC 9110 §12.5.3: "Servers that fail a request due to an unsupported content coding ought to
+    // respond with a 415 (Unsupported Media Type) status and include an Accept-Encoding header
+    // field in that response, allowing clients to distinguish between issues related to content
+    // codings and media types." No coding is decoded here: identity only.
+    return unsupported(req, config, `Content-Encoding "${coding}" is not supported; send the body uncoded`, {
+      "Accept-Encoding": "identity",
+    });
   }
   const contentType = req.headers["content-type"];
   // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.

@@ -429,9 +429,16 @@ describe("parseBody", () => {
     expect(res.headers.get("accept-patch")).toBe("application/json");
   });
 
-  it("Content-Encoding: gzip request body → 415", async () => {
+  it("Content-Encoding: gzip request body → 415 with Accept-Encoding: identity (RFC 9110 §12.5.3)", async () => {
     const res = await post("{}", { "content-type": "application/json", "content-encoding": "gzip" });
     expect(res.status).toBe(415);
+    expect(res.headers.get("accept-encoding")).toBe("identity");
+  });
+
+  it("Content-Type: text/plain → 415 without Accept-Encoding (the media type is the problem)", async () => {
+    const res = await post("hello", { "content-type": "text/plain" });
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-encoding")).toBeNull();
   });
 
   it("no body → passes with body undefined", async () => {
