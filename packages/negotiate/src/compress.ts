@@ -52,10 +52,13 @@ function hasContent(res: ServerResponse): boolean {
 
 /**
  * The content coding a response gets once its headers are final, or `identity`: not on a response
- * without content, nor on one a handler coded itself (RFC 9110 §8.4).
+ * without content, nor on one a handler coded itself (RFC 9110 §8.4), nor on one carrying a
+ * `Content-Range` (a 206 or 416 from `res.sendFile` / `express.static`): its byte offsets count the
+ * selected representation's data (§14.1.2, §14.4), which a coding would change into other bytes,
+ * so a gzip of the identity slice labelled `bytes 0-4999/10000` corrupts a resumed download.
  */
 function finalCoding(res: ServerResponse, n: RequestNegotiation, bodyLength: number | undefined): string {
-  if (!hasContent(res) || isCoded(res)) return "identity";
+  if (!hasContent(res) || isCoded(res) || res.hasHeader("Content-Range")) return "identity";
   const declared = Number(res.getHeader("Content-Length"));
   return n.codingFor(contentTypeOf(res), Number.isFinite(declared) ? declared : bodyLength);
 }
@@ -72,6 +75,7 @@ function codeHeadLikeGet(this: ServerResponse): void {
   if (coding !== "identity") {
     this.setHeader("Content-Encoding", coding);
     this.removeHeader("Content-Length");
+    this.removeHeader("Accept-Ranges");
   }
   varyOnCoding.call(this);
 }
@@ -140,6 +144,9 @@ class BodyCoder {
       this.stream = stream;
       res.setHeader("Content-Encoding", coding);
       res.removeHeader("Content-Length");
+      // The coded bytes are produced on the fly and no range of them is ever served (a range
+      // request gets the identity bytes, above): do not advertise ranges of them (§14.3).
+      res.removeHeader("Accept-Ranges");
       stream.on("data", (chunk: Buffer) => {
         if (this.write.call(res, chunk) === false) stream.pause();
       });

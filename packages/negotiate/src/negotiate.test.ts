@@ -512,6 +512,48 @@ describe("a 304 keeps the Vary of its 200 (RFC 9110 §15.4.5)", () => {
     expect(second.headers.vary).toMatch(/Accept-Encoding/);
     expect(second.headers["content-encoding"]).toBeUndefined();
   });
+  const fetchRaw = (path: string, headers: Record<string, string>, method = "GET") =>
+    new Promise<{ res: IncomingMessage; body: Buffer }>((resolve, reject) => {
+      httpGet(`${files.url}${path}`, { headers, method }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ res, body: Buffer.concat(chunks) }));
+      }).on("error", reject);
+    });
+  const page = () => `<!doctype html><title>x</title>${"<p>docs</p>".repeat(200)}`;
+
+  it.each(["GET", "HEAD"])(
+    "%s /static/page.html Range: bytes=0-999, Accept-Encoding: gzip → 206 of the identity bytes, not coded (RFC 9110 §14.4)",
+    async (method) => {
+      const { res, body } = await fetchRaw(
+        "/static/page.html",
+        { "accept-encoding": "gzip", range: "bytes=0-999" },
+        method,
+      );
+      expect(res.statusCode).toBe(206);
+      expect(res.headers["content-range"]).toBe(`bytes 0-999/${page().length}`);
+      expect(res.headers["content-encoding"]).toBeUndefined();
+      if (method === "GET") expect(body.toString()).toBe(page().slice(0, 1000));
+    },
+  );
+
+  it("/static/page.html Range: bytes=99999-, Accept-Encoding: gzip → 416 not coded", async () => {
+    const { res } = await fetchRaw("/static/page.html", { "accept-encoding": "gzip", range: "bytes=99999-" });
+    expect(res.statusCode).toBe(416);
+    expect(res.headers["content-encoding"]).toBeUndefined();
+  });
+
+  it.each(["GET", "HEAD"])(
+    "%s /static/page.html, Accept-Encoding: gzip → coded, without Accept-Ranges: bytes (§14.3)",
+    async (method) => {
+      const coded = await fetchRaw("/static/page.html", { "accept-encoding": "gzip" }, method);
+      expect(coded.res.headers["content-encoding"]).toBe("gzip");
+      expect(coded.res.headers["accept-ranges"]).toBeUndefined();
+      const identity = await fetchRaw("/static/page.html", { "accept-encoding": "identity" }, method);
+      expect(identity.res.headers["accept-ranges"]).toBe("bytes");
+    },
+  );
+
   it("/static/image.png (not compressible) revalidated → 304 without Vary: Accept-Encoding, as its 200", async () => {
     const { first, second } = await revalidate("/static/image.png", "gzip");
     expect(first.statusCode).toBe(200);
