@@ -43,6 +43,9 @@ export function selectEncoding(
     const coding = offer.toLowerCase();
     let q: number | undefined;
     for (const item of items) if (item.value === coding) q = item.q;
+    // RFC 9110 §8.4.1.3: "A recipient SHOULD consider "x-gzip" to be equivalent to "gzip"."
+    if (q === undefined && coding === "gzip")
+      for (const item of items) if (item.value === "x-gzip") q = item.q;
     if (q === undefined) {
       if (coding === "identity") q = identity ?? (star === 0 ? 0 : (star ?? minQ));
       else q = star ?? 0;

@@ -99,6 +99,9 @@ describe("selectEncoding (RFC 9110 §12.5.3)", () => {
     ["gzip;q=0", "identity"],
     ["gzip;q=2", "identity"],
     ["zstd", "identity"],
+    ["x-gzip", "gzip"],
+    ["X-GZIP, identity;q=0", "gzip"],
+    ["gzip;q=0, x-gzip", "identity"],
   ])("Accept-Encoding: %s → %s", (header, expected) => {
     expect(selectEncoding(header, offers)).toBe(expected);
   });

@@ -83,6 +83,10 @@ describe("the coding sent is the one negotiated (RFC 9110 §12.5.3)", () => {
     ["br;q=0.5, gzip", "gzip"],
     ["*", "br"],
     ["identity", "identity"],
+    // RFC 9110 §8.4.1.3: x-gzip is gzip.
+    ["x-gzip", "gzip"],
+    ["x-gzip, identity;q=0", "gzip"],
+    ["x-gzip;q=0.5, deflate", "deflate"],
   ])("Accept-Encoding: %j → Content-Encoding %s, as res.negotiation.encoding", async (ae, coding) => {
     const res = await raw("/decision", ae);
     expect(res.headers["x-encoding"]).toBe(coding);
