@@ -10,10 +10,47 @@ describe("canonicalJson", () => {
   it("drops undefined members as JSON.stringify does", () => {
     expect(canonicalJson({ a: undefined, b: [undefined] })).toBe('{"b":[null]}');
   });
+  it("writes what JSON.stringify writes for the key-sorted value: index names first, toJSON, Buffers, null for undefined in arrays", () => {
+    const value = {
+      b: [1, "two", null, true, undefined, () => 1, -0, 1e21, Number.NaN],
+      10: "ten",
+      2: "two",
+      a: { when: new Date(0), bytes: Buffer.from("hi"), skip: undefined, é: "\u2028" },
+      "": { z: {}, y: [] },
+    };
+    // The recursive form: toJSON first, then every object's keys sorted.
+    const sorted = (v: unknown): unknown => {
+      if (v === null || typeof v !== "object") return v;
+      if ("toJSON" in v && typeof v.toJSON === "function") return sorted(v.toJSON());
+      if (Array.isArray(v)) return v.map(sorted);
+      const keys = Object.keys(v).sort();
+      return Object.fromEntries(keys.map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
+    };
+    expect(canonicalJson(value)).toBe(JSON.stringify(sorted(value)));
+    expect(canonicalJson(undefined)).toBe("null");
+    expect(canonicalJson('a"b')).toBe('"a\\"b"');
+  });
+  it("nesting deeper than the call stack (200,000 arrays) → written, not a RangeError", () => {
+    const depth = 200_000;
+    const value = JSON.parse(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+    expect(canonicalJson(value)).toBe(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+    const objects = JSON.parse(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`);
+    expect(canonicalJson(objects)).toHaveLength(depth * 6 + 1);
+  });
+  it('keeps a "__proto__" member (JSON.parse makes it an own property)', () => {
+    expect(canonicalJson(JSON.parse('{"b":1,"__proto__":{"x":1}}'))).toBe('{"__proto__":{"x":1},"b":1}');
+  });
+  it("a shared (not circular) object is written each time it appears", () => {
+    const shared = { x: 1 };
+    expect(canonicalJson({ a: shared, b: [shared, shared] })).toBe('{"a":{"x":1},"b":[{"x":1},{"x":1}]}');
+  });
   it("refuses circular structures", () => {
     const o: Record<string, unknown> = {};
     o.self = o;
     expect(() => canonicalJson(o)).toThrow(TypeError);
+    const list: unknown[] = [1];
+    list.push({ back: list });
+    expect(() => canonicalJson(list)).toThrow(TypeError);
   });
 });
 

@@ -5,31 +5,88 @@ import { createHash, type Hash } from "node:crypto";
  * insignificant whitespace, so `{"b":1,"a":2}` and `{ "a": 2, "b": 1 }` are one payload.
  * Values JSON cannot carry (`undefined`, functions) are dropped as `JSON.stringify` drops them.
  *
+ * Written without recursion: a body parser accepts JSON nested far deeper than the call stack
+ * goes (`JSON.parse` does not recurse; a 6 KB body of `[` nests 3000 deep), and the fingerprint
+ * of such a request must not turn it into a 500. A `"__proto__"` member is a member like any
+ * other (`JSON.parse` makes it an own property), so it is part of the payload.
+ *
  * @example canonicalJson({ b: 1, a: [true, null] }) // '{"a":[true,null],"b":1}'
  * @see https://www.rfc-editor.org/rfc/rfc8785#section-3.2.3
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value, new Set())) ?? "null";
+  const ancestors = new Set<object>();
+  const root = resolve(value, ancestors);
+  if (absent(root)) return "null";
+  const out: string[] = [];
+  // Work left to do, last first: text to write, a value to write, or an object whose members
+  // are all written (it stops being an ancestor, for the circularity check).
+  const todo: (string | { value: unknown } | { leave: object })[] = [{ value: root }];
+  for (let task = todo.pop(); task !== undefined; task = todo.pop()) {
+    if (typeof task === "string") {
+      out.push(task);
+      continue;
+    }
+    if ("leave" in task) {
+      ancestors.delete(task.leave);
+      continue;
+    }
+    const v = task.value;
+    if (v === null || typeof v !== "object") {
+      // A function or undefined in an array is null, as JSON.stringify writes it.
+      out.push(JSON.stringify(v) ?? "null");
+      continue;
+    }
+    if (ancestors.has(v)) throw new TypeError("canonicalJson: circular structure");
+    ancestors.add(v);
+    todo.push({ leave: v });
+    if (Array.isArray(v)) {
+      todo.push("]");
+      for (let i = v.length - 1; i >= 0; i--) {
+        todo.push({ value: resolve(v[i], ancestors) });
+        if (i > 0) todo.push(",");
+      }
+      todo.push("[");
+      continue;
+    }
+    const members: [string, unknown][] = [];
+    for (const key of memberOrder(v)) {
+      const member = resolve((v as Record<string, unknown>)[key], ancestors);
+      if (!absent(member)) members.push([key, member]);
+    }
+    todo.push("}");
+    for (let i = members.length - 1; i >= 0; i--) {
+      const [key, member] = members[i] as [string, unknown];
+      todo.push({ value: member });
+      todo.push(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`);
+    }
+    todo.push("{");
+  }
+  return out.join("");
 }
 
-function sortKeys(value: unknown, seen: Set<object>): unknown {
+/**
+ * The member names of `value` in the order its canonical form lists them: sorted, then as
+ * `JSON.stringify` enumerates an object built in that order (array-index names first, ascending),
+ * so fingerprints stay those of the sorted-object form. A null-prototype object takes
+ * `"__proto__"` as an own member instead of a prototype.
+ */
+function memberOrder(value: object): string[] {
+  const order: Record<string, true> = Object.create(null);
+  for (const key of Object.keys(value).sort()) order[key] = true;
+  return Object.keys(order);
+}
+
+/** `value` after its `toJSON` (as `JSON.stringify` calls it), checked against its ancestors. */
+function resolve(value: unknown, ancestors: ReadonlySet<object>): unknown {
   if (value === null || typeof value !== "object") return value;
-  if (seen.has(value)) throw new TypeError("canonicalJson: circular structure");
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-    return sortKeys((value as { toJSON: () => unknown }).toJSON(), seen);
-  }
-  seen.add(value);
-  try {
-    if (Array.isArray(value)) return value.map((v) => sortKeys(v, seen) ?? null);
-    if (ArrayBuffer.isView(value)) return value;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      out[key] = sortKeys((value as Record<string, unknown>)[key], seen);
-    }
-    return out;
-  } finally {
-    seen.delete(value);
-  }
+  if (ancestors.has(value)) throw new TypeError("canonicalJson: circular structure");
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === "function" ? toJSON.call(value) : value;
+}
+
+/** What `JSON.stringify` leaves out of an object (and writes as null in an array). */
+function absent(value: unknown): boolean {
+  return value === undefined || typeof value === "function" || typeof value === "symbol";
 }
 
 /** What the fingerprint is computed over. */

@@ -399,6 +399,32 @@ describe("idempotency (memory store)", () => {
     expect(calls.validate).toBeUndefined();
   });
 
+  it("JSON nested 3000 deep (6 KB, accepted by express.json) → 201, then a replay; another depth → 422, never a 500", async () => {
+    const { url, calls } = await start();
+    const deep = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
+    const first = await post(`${url}/write`, "deep", deep(3000), problem);
+    expect(first.status).toBe(201);
+    const again = await post(`${url}/write`, "deep", deep(3000), problem);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const other = await post(`${url}/write`, "deep", deep(2999), problem);
+    expect(other.status).toBe(422);
+    expect(calls.write).toBe(1);
+  });
+
+  it('a "__proto__" member is part of the payload: another value under it → 422, not a replay', async () => {
+    const { url, calls } = await start();
+    const first = await post(`${url}/write`, "proto", '{"__proto__":{"amount":1}}');
+    expect(first.status).toBe(201);
+    const other = await post(`${url}/write`, "proto", '{"__proto__":{"amount":1000}}', problem);
+    expect(other.status).toBe(422);
+    const empty = await post(`${url}/write`, "proto", "{}", problem);
+    expect(empty.status).toBe(422);
+    const same = await post(`${url}/write`, "proto", '{ "__proto__" : { "amount" : 1 } }');
+    expect(same.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.write).toBe(1);
+  });
+
   it("raw body: same bytes replay, other bytes → 422", async () => {
     const { url, calls } = await start();
     const send = (body: string) =>
