@@ -8,7 +8,10 @@ import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
  */
 export interface CapturedResponse {
   status: number;
-  /** Every response header, lower-case names. */
+  /**
+   * Every response header, lower-case names; `content-encoding` is the coding of `body` (absent
+   * when the bytes were captured before a wrapper mounted ahead of the capture encoded them).
+   */
   headers: OutgoingHttpHeaders;
   /** The body bytes, or `undefined` when it grew past the cap. */
   body: Buffer | undefined;
@@ -26,25 +29,37 @@ class Captured implements CapturedResponse {
   readonly body: Buffer | undefined;
   readonly #res: ServerResponse;
   readonly #extra: OutgoingHttpHeaders;
+  readonly #coding: OutgoingHttpHeaders[string];
   #headers: OutgoingHttpHeaders | undefined;
 
-  constructor(res: ServerResponse, extra: OutgoingHttpHeaders, body: Buffer | undefined) {
+  constructor(
+    res: ServerResponse,
+    extra: OutgoingHttpHeaders,
+    body: Buffer | undefined,
+    coding: OutgoingHttpHeaders[string],
+  ) {
     this.status = res.statusCode;
     this.body = body;
     this.#res = res;
     this.#extra = extra;
+    this.#coding = coding;
   }
 
   get headers(): OutgoingHttpHeaders {
     if (this.#headers === undefined) {
-      const all = this.#res.getHeaders(); // a fresh copy
+      const all: OutgoingHttpHeaders = this.#res.getHeaders(); // a fresh copy
       for (const name of Object.keys(this.#extra)) all[name] = this.#extra[name];
+      // The coding of `body`, not the one a wrapper before the capture applied after it.
+      const coding: string = "content-encoding";
+      if (this.#coding === undefined) delete all[coding];
+      else all[coding] = this.#coding;
       this.#headers = all;
     }
     return this.#headers;
   }
 
   [HEADER_OF](name: string): OutgoingHttpHeaders[string] {
+    if (name === "content-encoding") return this.#coding;
     return Object.hasOwn(this.#extra, name) ? this.#extra[name] : this.#res.getHeader(name);
   }
 }
@@ -75,6 +90,10 @@ class Recording {
   private readonly extraHeaders: OutgoingHttpHeaders = {};
   /** Set by the handler's first `end`: what comes after is not part of its response. */
   ended = false;
+  /** Whether {@link Recording.coding} has been read. */
+  private codingSeen = false;
+  /** The `Content-Encoding` the response had when its header section or body reached the capture. */
+  private coding: OutgoingHttpHeaders[string] = undefined;
 
   constructor(maxBytes: number) {
     this.maxBytes = maxBytes;
@@ -95,6 +114,21 @@ class Recording {
     this.chunks.push(Buffer.from(buf));
   }
 
+  /**
+   * Reads the `Content-Encoding` as the header section passes through the capture (every
+   * `write`/`end` sends it through `res.writeHead` first): the coding of the bytes it sees.
+   * RFC 9110 §8.4: the field names the codings "applied to the representation", which a
+   * recipient must undo. A wrapper mounted after the middleware (compression on the route) wraps
+   * `writeHead` outside this one and has set the field by then, and encodes before the bytes
+   * arrive here; one mounted before it sets the field inside, after this read, and encodes the
+   * bytes after they were kept, so the field is not theirs.
+   */
+  seeCoding(res: ServerResponse): void {
+    if (this.codingSeen) return;
+    this.codingSeen = true;
+    this.coding = this.extraHeaders["content-encoding"] ?? res.getHeader("content-encoding");
+  }
+
   /** The headers argument of `res.writeHead`, its last: an object, or raw name/value pairs. */
   keepHeaders(args: unknown[]): void {
     const last = args[args.length - 1];
@@ -113,10 +147,12 @@ class Recording {
 
   /** What the handler sent, once it has ended the response. */
   captured(res: ServerResponse): CapturedResponse {
+    this.seeCoding(res);
     return new Captured(
       res,
       this.extraHeaders,
       this.oversized ? undefined : Buffer.concat(this.chunks, this.size),
+      this.coding,
     );
   }
 }
@@ -144,6 +180,7 @@ export function captureResponse(
 
   res.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
     recording.keepHeaders(args);
+    recording.seeCoding(this);
     return originalWriteHead.apply(this, args);
   } as ServerResponse["writeHead"];
 

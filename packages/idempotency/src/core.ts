@@ -390,6 +390,13 @@ function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never
     if (value === undefined) continue;
     headers[name] = Array.isArray(value) ? value.map(String) : String(value);
   }
+  // RFC 9110 §8.4: Content-Encoding names the codings "applied to the representation" that a
+  // recipient has to undo; stored bytes replayed without it would be read as unencoded.
+  const coding = headerOf
+    ? headerOf.call(response, "content-encoding")
+    : response.headers["content-encoding"];
+  if (coding !== undefined)
+    headers["content-encoding"] = Array.isArray(coding) ? coding.join(", ") : String(coding);
   const { body } = response;
   const stored = { status: response.status, headers, body: body ?? new Uint8Array() };
   return body === undefined || body.byteLength > config.maxStoredBytes ? withoutBody(stored) : stored;

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   buildApp,
@@ -282,6 +284,51 @@ describe("idempotency (memory store)", () => {
     expect(again.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await again.text()).toBe("alpha-beta-gamma-1");
     expect(calls.write).toBe(1);
+  });
+
+  it("a gzip wrapper mounted after the middleware or before it → the replay decodes to the first response", async () => {
+    // A stand-in for compression(): it gzips what the handler writes and sets Content-Encoding
+    // when the header section goes out (as on-headers does), whoever sends it.
+    const gzipAll: express.RequestHandler = (_req, res, next) => {
+      const chunks: Buffer[] = [];
+      const { writeHead, end } = res;
+      res.writeHead = function (this: express.Response, ...args: unknown[]) {
+        this.setHeader("Content-Encoding", "gzip");
+        this.removeHeader("Content-Length");
+        return (writeHead as (...a: unknown[]) => express.Response).apply(this, args);
+      } as typeof res.writeHead;
+      res.write = ((chunk: string | Uint8Array) => chunks.push(Buffer.from(chunk)) > 0) as typeof res.write;
+      res.end = function (this: express.Response, chunk?: unknown) {
+        if (typeof chunk === "string" || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+        return (end as (body: Buffer) => express.Response).call(this, gzipSync(Buffer.concat(chunks)));
+      } as typeof res.end;
+      next();
+    };
+    const app = express();
+    let n = 0;
+    const json: express.RequestHandler = (_req, res) => {
+      res.status(201).json({ n: ++n });
+    };
+    const written: express.RequestHandler = (_req, res) => {
+      res.writeHead(201, { "Content-Type": "text/plain" });
+      res.write("alpha-");
+      res.end(`omega-${++n}`);
+    };
+    app.post("/after/json", express.json(), idempotency(), gzipAll, json);
+    app.post("/after/written", express.json(), idempotency(), gzipAll, written);
+    app.post("/before/json", gzipAll, express.json(), idempotency(), json);
+    app.post("/before/written", gzipAll, express.json(), idempotency(), written);
+    server = await listen(app);
+    for (const path of ["/after/json", "/after/written", "/before/json", "/before/written"]) {
+      const first = await post(`${server.url}${path}`, "gz", {});
+      expect(first.headers.get("content-encoding")).toBe("gzip");
+      const body = await first.text(); // fetch decodes the gzip coding
+      const again = await post(`${server.url}${path}`, "gz", {});
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.headers.get("content-encoding"), path).toBe("gzip");
+      expect(await again.text(), path).toBe(body);
+    }
+    expect(n).toBe(4);
   });
 
   it("piped stream of 256 KiB → live response intact, replay identical", async () => {

@@ -49,8 +49,8 @@ export interface IdempotencyStore {
 
 /**
  * The record kept for a response too large to store whole: status and headers, no body, the
- * `bodyOmitted` marker. `Content-Type` goes, since no content is left for it to describe
- * (RFC 9110 §8.3).
+ * `bodyOmitted` marker. `Content-Type` and `Content-Encoding` go, since no content is left for
+ * them to describe (RFC 9110 §8.3, §8.4).
  *
  * @example const small = withoutBody(response); // small.body.byteLength === 0
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
@@ -58,5 +58,6 @@ export interface IdempotencyStore {
 export function withoutBody(response: StoredResponse): StoredResponse {
   const headers = { ...response.headers };
   delete headers["content-type"];
+  delete headers["content-encoding"];
   return { status: response.status, headers, body: new Uint8Array(), bodyOmitted: true };
 }
