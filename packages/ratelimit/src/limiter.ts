@@ -1,3 +1,4 @@
+import { checkOptionNames } from "@svc/errors";
 import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
 import {
@@ -89,6 +90,9 @@ export interface RateLimiter {
   reset(key: string): Promise<void>;
 }
 
+/** Every option {@link createRateLimiter} takes; anything else is refused by name. */
+const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"];
+
 /** Prefixes already claimed per store object, so two limiters cannot silently share counters. */
 const claimed = new WeakMap<RateLimitStore, Set<string>>();
 
@@ -143,6 +147,8 @@ function claimPrefix(store: RateLimitStore, prefix: string): void {
 function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
   if (typeof options !== "object" || options === null)
     throw refused("rate limit", "options", options, "an object with at least limit");
+  // A misspelt option (`windowMS`) would otherwise leave its default in force without a word.
+  checkOptionNames("ratelimit", options, LIMITER_OPTIONS, "rate limit");
   const policy = resolvePolicy(options);
   const prefix = options.prefix ?? "";
   if (typeof prefix !== "string") throw refused("rate limit", "prefix", prefix, "a string");

@@ -1,3 +1,4 @@
+import { checkOptionNames } from "@svc/errors";
 import { refused } from "./option-error.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
@@ -84,6 +85,7 @@ export class MemoryStore implements RateLimitStore {
   constructor(options: MemoryStoreOptions = {}) {
     if (typeof options !== "object" || options === null)
       throw refused("MemoryStore", "options", options, "an object");
+    checkOptionNames("ratelimit", options, ["maxKeys", "evictionScan"], "MemoryStore");
     const maxKeys = options.maxKeys ?? 1_000_000;
     if (typeof maxKeys !== "number" || !Number.isSafeInteger(maxKeys) || maxKeys < 1)
       throw refused("MemoryStore", "maxKeys", maxKeys, "a positive integer");

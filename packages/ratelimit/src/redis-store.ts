@@ -1,3 +1,4 @@
+import { checkOptionNames } from "@svc/errors";
 import { optionError as refused, refused as refusedValue } from "./option-error.js";
 import { DECIDE_SCRIPT, DECIDE_SHA, REFUND_SCRIPT, REFUND_SHA } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
@@ -257,6 +258,7 @@ export class RedisStore implements RateLimitStore {
   constructor(options: RedisStoreOptions) {
     if (typeof options !== "object" || options === null)
       throw refusedValue("RedisStore", "options", options, "an object with client");
+    checkOptionNames("ratelimit", options, ["client", "prefix", "timeoutMs"], "RedisStore");
     this.#send = sender(options.client);
     const prefix = options.prefix ?? "rl:";
     if (typeof prefix !== "string") throw refusedValue("RedisStore", "prefix", prefix, "a string");

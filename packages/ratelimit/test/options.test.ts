@@ -330,6 +330,48 @@ describe("expressRateLimitStore(store): the store's shape refused at once", () =
   });
 });
 
+describe("an unknown option name is refused by every factory, not ignored", () => {
+  const client = {
+    call: async () => null,
+    options: { enableOfflineQueue: false, autoResendUnfulfilledCommands: false },
+  };
+  it.each([
+    [
+      "createRateLimiter windowMS",
+      () => createRateLimiter({ limit: 1, windowMS: 1000 } as unknown as RateLimiterOptions),
+      /rate limit: unknown option "windowMS" \(did you mean "windowMs"\?\)/,
+    ],
+    [
+      "createRateLimiter max",
+      () => createRateLimiter({ limit: 1, max: 5 } as unknown as RateLimiterOptions),
+      /rate limit: unknown option "max"/,
+    ],
+    [
+      "MemoryStore maxkeys",
+      () => new MemoryStore({ maxkeys: 10 } as unknown as MemoryStoreOptions),
+      /MemoryStore: unknown option "maxkeys" \(did you mean "maxKeys"\?\)/,
+    ],
+    [
+      "RedisStore timeout",
+      () => new RedisStore({ client, timeout: 100 } as unknown as RedisStoreOptions),
+      /RedisStore: unknown option "timeout" \(did you mean "timeoutMs"\?\)/,
+    ],
+    [
+      "RedisStore keyPrefix",
+      () => new RedisStore({ client, keyPrefix: "app:" } as unknown as RedisStoreOptions),
+      /RedisStore: unknown option "keyPrefix"/,
+    ],
+  ] as const)("%s → ERR_SVC_RATELIMIT_UNKNOWN_OPTION", (_name, build, message) => {
+    expect(build).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_UNKNOWN_OPTION",
+        message: expect.stringMatching(message),
+      }),
+    );
+  });
+});
+
 describe("ipMatcher(entries)", () => {
   it.each(["10.0.0.0/33", "1.2.3", "example.com", ""])(
     "%o → ERR_SVC_RATELIMIT_ALLOWLIST naming the entry",
