@@ -43,6 +43,23 @@ describe("ipMatcher", () => {
     expect(match(ip)).toBe(expected);
   });
 
+  // RFC 4291 §2.5.5.2: an IPv4-mapped range holds the IPv4 hosts it maps, as a client's
+  // ::ffff:a.b.c.d is the IPv4 host a.b.c.d.
+  it.each([
+    ["::ffff:10.0.0.0/104", "10.1.2.3", true],
+    ["::ffff:10.0.0.0/104", "::ffff:10.1.2.3", true],
+    ["::ffff:10.0.0.0/104", "11.1.2.3", false],
+    ["::ffff:192.0.2.0/120", "192.0.2.200", true],
+    ["::ffff:192.0.2.0/120", "192.0.3.1", false],
+    ["::ffff:0:0/96", "203.0.113.9", true],
+    ["::/0", "203.0.113.9", true],
+    ["::/0", "2001:db8::1", true],
+    ["2001:db8::/32", "203.0.113.9", false],
+    ["::ffff:0:0/95", "203.0.113.9", true],
+  ] as const)("entry %s, client %s → %s", (entry, ip, expected) => {
+    expect(ipMatcher([entry])(ip)).toBe(expected);
+  });
+
   it.each(["10.0.0.0/33", "host.example", "10.0.0.0/-1", "10.0/8", ""])("entry %j → TypeError", (entry) => {
     expect(() => ipMatcher([entry])).toThrow(TypeError);
   });

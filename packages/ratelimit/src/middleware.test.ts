@@ -191,6 +191,20 @@ describe("skip, allowlist, cost", () => {
     }
   });
 
+  it.each(["::ffff:10.1.2.3", "10.1.2.3"])(
+    "allowlist ::ffff:10.0.0.0/104 (IPv4-mapped range), client %s → never limited, no headers",
+    async (client) => {
+      const url = await serve({ limit: 1, allowlist: ["::ffff:10.0.0.0/104"] }, (app) =>
+        app.set("trust proxy", "loopback"),
+      );
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(url, { headers: { "X-Forwarded-For": client } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+      }
+    },
+  );
+
   it("skip(req) true for /health-like requests → not counted", async () => {
     const url = await serve({ limit: 1, skip: (req) => req.headers["x-probe"] === "1" });
     for (let i = 0; i < 3; i++) expect((await fetch(url, { headers: { "X-Probe": "1" } })).status).toBe(200);
