@@ -50,6 +50,25 @@ describe("fixed window", () => {
   });
 });
 
+describe("keys longer than 256 characters", () => {
+  it("consume, refund and reset reach one bucket per long key; a digest-looking short key is its own", async () => {
+    const store = new MemoryStore();
+    const limiter = createRateLimiter({ limit: 1, store, prefix: "p:" });
+    const long = "k".repeat(5000);
+    const first = await limiter.consume(long);
+    expect(first.allowed).toBe(true);
+    expect((await limiter.consume(`${long}x`)).allowed).toBe(true);
+    expect((await limiter.consume(long)).allowed).toBe(false);
+    await limiter.refund(long, 1, first);
+    expect((await limiter.consume(long)).allowed).toBe(true);
+    await limiter.reset(long);
+    expect((await limiter.consume(long)).allowed).toBe(true);
+    expect((await limiter.consume("sha256:abc")).allowed).toBe(true);
+    expect((await limiter.consume("sha256:abc")).allowed).toBe(false);
+    expect(store.size).toBe(3);
+  });
+});
+
 describe("sliding window", () => {
   it("previous window full, 25% into the next: 75% of it still counts, so 1 of 4 is free", async () => {
     const c = clock(0);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { checkOptionNames } from "@svc/errors";
 import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
@@ -173,6 +174,25 @@ function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
   return { policy, store, prefix, now, burstGiven: options.burst !== undefined };
 }
 
+/**
+ * Longest key a store is given as is (prefix included). A `key(req)` may come from the request
+ * (an API key header, before it is checked), so without a bound every distinct value of up to a
+ * header's size would be held whole, in memory or in Redis, until its window ends.
+ */
+const MAX_STORE_KEY_LENGTH = 256;
+const DIGEST = "sha256:";
+
+/**
+ * The key a store counts `key` under: `prefix + key`, or, past {@link MAX_STORE_KEY_LENGTH}
+ * characters, its SHA-256 digest (a short key that looks like a digest is hashed too, so no two
+ * keys share a bucket).
+ */
+function storeKey(prefix: string, key: string): string {
+  const full = prefix === "" ? key : prefix + key;
+  if (full.length <= MAX_STORE_KEY_LENGTH && !full.startsWith(DIGEST)) return full;
+  return DIGEST + createHash("sha256").update(full).digest("base64url");
+}
+
 /** At most this many per-request limits keep a cached policy object; more get fresh ones. */
 const POLICY_CACHE = 64;
 
@@ -192,7 +212,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   function decide(key: string, cost = 1, applied: RateLimitPolicy = policy): Decision | Promise<Decision> {
     if (!Number.isSafeInteger(cost) || cost < 0)
       throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
-    return store.consume(prefix === "" ? key : prefix + key, cost, applied, now());
+    return store.consume(storeKey(prefix, key), cost, applied, now());
   }
 
   function policyFor(limit: number): RateLimitPolicy {
@@ -224,10 +244,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       if (!decision.allowed || cost === 0) return;
       if (!store.refund)
         throw new TypeError("rate limit: this store cannot give units back (no refund method)");
-      await store.refund(prefix === "" ? key : prefix + key, cost, applied, decision);
+      await store.refund(storeKey(prefix, key), cost, applied, decision);
     },
     async reset(key) {
-      await store.reset(prefix + key);
+      await store.reset(storeKey(prefix, key));
     },
   };
 }

@@ -146,6 +146,28 @@ describe("client key", () => {
     expect((await fetch(url, { headers: { "X-Tenant": "b" } })).status).toBe(200);
     expect((await fetch(url, { headers: { "X-Tenant": "a" } })).status).toBe(429);
   });
+
+  it("key(req) from a header with 8,000-character values → each is its own bucket, and the store holds at most 256 characters per key", async () => {
+    const memory = new MemoryStore();
+    const seen: string[] = [];
+    const store: RateLimitStore = {
+      consume: (key, cost, policy, now) => {
+        seen.push(key);
+        return memory.consume(key, cost, policy, now);
+      },
+      reset: (key) => memory.reset(key),
+    };
+    const url = await serve({ limit: 1, store, key: (req) => String(req.headers["x-api-key"]) });
+    const a = "a".repeat(8000);
+    const b = `${"a".repeat(7999)}b`;
+    expect((await fetch(url, { headers: { "X-Api-Key": a } })).status).toBe(200);
+    expect((await fetch(url, { headers: { "X-Api-Key": b } })).status).toBe(200);
+    expect((await fetch(url, { headers: { "X-Api-Key": a } })).status).toBe(429);
+    expect((await fetch(url, { headers: { "X-Api-Key": "short" } })).status).toBe(200);
+    expect(seen).toHaveLength(4);
+    for (const key of seen) expect(key.length).toBeLessThanOrEqual(256);
+    expect(seen[3]).toBe("short");
+  });
 });
 
 describe("trust proxy mistakes are reported once", () => {
