@@ -79,7 +79,8 @@ export interface RedisStoreOptions {
    */
   client: IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
   /**
-   * Prepended to every Redis key, before the hash-tagged limiter key.
+   * Prepended to every Redis key, before the hash-tagged limiter key. On a Redis Cluster it may
+   * not hold a `{hash tag}` of its own, which would put every client on one slot.
    * @default "rl:"
    */
   prefix?: string;
@@ -222,6 +223,19 @@ async function followAsk(cluster: NodeRedisClusterLike, err: unknown, args: stri
   return reply;
 }
 
+/** An ioredis `Cluster` or a node-redis `createCluster`. */
+function isCluster(client: AnyClient): boolean {
+  return isIoRedis(client) ? client.isCluster === true : isNodeRedisCluster(client);
+}
+
+/** Whether the key starts with a non-empty hash tag of its own, so a key after it is not hashed. */
+function hasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf("{");
+  if (open === -1) return false;
+  const close = prefix.indexOf("}", open + 1);
+  return close > open + 1;
+}
+
 function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith("NOSCRIPT");
 }
@@ -262,6 +276,16 @@ export class RedisStore implements RateLimitStore {
     this.#send = sender(options.client);
     const prefix = options.prefix ?? "rl:";
     if (typeof prefix !== "string") throw refusedValue("RedisStore", "prefix", prefix, "a string");
+    // Redis Cluster spec, "Hash tags": only the substring between the first "{" and the first "}"
+    // after it is hashed, if it is not empty. A tag in the prefix comes before the limiter key's
+    // own "{key}", so every client would hash to one slot, on one master.
+    if (isCluster(options.client) && hasHashTag(prefix))
+      throw refusedValue(
+        "RedisStore",
+        "prefix",
+        prefix,
+        "a string without a {hash tag} on a Redis Cluster (it would put every client on one slot)",
+      );
     this.prefix = prefix;
     const timeoutMs = options.timeoutMs ?? 500;
     if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)

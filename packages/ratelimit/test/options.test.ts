@@ -309,6 +309,54 @@ describe("RedisStore(options): each option refused at construction", () => {
   });
 });
 
+describe("RedisStore prefix with a hash tag on a Redis Cluster", () => {
+  const ioCluster = {
+    call: async () => null,
+    isCluster: true,
+    options: {
+      enableOfflineQueue: false,
+      retryDelayOnFailover: 0,
+      redisOptions: { autoResendUnfulfilledCommands: false },
+    },
+  };
+  const nodeCluster = {
+    sendCommand: async () => null,
+    masters: [],
+    _options: { defaults: { disableOfflineQueue: true } },
+  };
+  const single = {
+    call: async () => null,
+    options: { enableOfflineQueue: false, autoResendUnfulfilledCommands: false },
+  };
+
+  it.each([
+    ["ioredis Cluster", "{rl}:", ioCluster],
+    ["ioredis Cluster", "app:{tenant-1}:rl:", ioCluster],
+    ["redis createCluster", "{rl}:", nodeCluster],
+  ] as const)(
+    "%s, prefix %s → ERR_SVC_RATELIMIT_PREFIX (every client on one slot)",
+    (_kind, prefix, client) => {
+      expectRefused(
+        () => new RedisStore({ client, prefix } as unknown as RedisStoreOptions),
+        "prefix",
+        prefix,
+        "ERR_SVC_RATELIMIT_PREFIX",
+        /hash tag/,
+      );
+    },
+  );
+
+  it.each([
+    ["ioredis Cluster", "rl:", ioCluster],
+    ["ioredis Cluster", "rl:{}:", ioCluster],
+    ["ioredis Cluster", "rl{", ioCluster],
+    ["redis createCluster", "rl:", nodeCluster],
+    ["a single ioredis client", "{rl}:", single],
+  ] as const)("%s, prefix %s → accepted", (_kind, prefix, client) => {
+    expect(new RedisStore({ client, prefix } as unknown as RedisStoreOptions).prefix).toBe(prefix);
+  });
+});
+
 describe("expressRateLimitStore(store): the store's shape refused at once", () => {
   const methods = {
     increment: () => ({ totalHits: 1, resetTime: undefined }),
