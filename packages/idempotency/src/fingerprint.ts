@@ -18,9 +18,9 @@ export function canonicalJson(value: unknown): string {
   const root = resolve(value, ancestors);
   if (absent(root)) return "null";
   const out: string[] = [];
-  // Work left to do, last first: text to write, a value to write, or an object whose members
-  // are all written (it stops being an ancestor, for the circularity check).
-  const todo: (string | { value: unknown } | { leave: object })[] = [{ value: root }];
+  // Work left to do, last first: text to write, an object or array to write, or one whose
+  // members are all written (it stops being an ancestor, for the circularity check).
+  const todo: (string | { value: object } | { leave: object })[] = [later(root)];
   for (let task = todo.pop(); task !== undefined; task = todo.pop()) {
     if (typeof task === "string") {
       out.push(task);
@@ -31,18 +31,13 @@ export function canonicalJson(value: unknown): string {
       continue;
     }
     const v = task.value;
-    if (v === null || typeof v !== "object") {
-      // A function or undefined in an array is null, as JSON.stringify writes it.
-      out.push(JSON.stringify(v) ?? "null");
-      continue;
-    }
     if (ancestors.has(v)) throw new TypeError("canonicalJson: circular structure");
     ancestors.add(v);
     todo.push({ leave: v });
     if (Array.isArray(v)) {
       todo.push("]");
       for (let i = v.length - 1; i >= 0; i--) {
-        todo.push({ value: resolve(v[i], ancestors) });
+        todo.push(later(resolve(v[i], ancestors)));
         if (i > 0) todo.push(",");
       }
       todo.push("[");
@@ -56,24 +51,41 @@ export function canonicalJson(value: unknown): string {
     todo.push("}");
     for (let i = members.length - 1; i >= 0; i--) {
       const [key, member] = members[i] as [string, unknown];
-      todo.push({ value: member });
-      todo.push(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`);
+      const name = `${i > 0 ? "," : ""}${JSON.stringify(key)}:`;
+      const next = later(member);
+      if (typeof next === "string") todo.push(name + next);
+      else todo.push(next, name);
     }
     todo.push("{");
   }
   return out.join("");
 }
 
+/** A primitive as its JSON text (a function or undefined in an array is null), else a task. */
+function later(value: unknown): string | { value: object } {
+  if (value !== null && typeof value === "object") return { value };
+  return JSON.stringify(value) ?? "null";
+}
+
+/** An array index name (ECMA-262 §6.1.7): a canonical integer below 2^32 - 1. */
+const INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
+
 /**
- * The member names of `value` in the order its canonical form lists them: sorted, then as
- * `JSON.stringify` enumerates an object built in that order (array-index names first, ascending),
- * so fingerprints stay those of the sorted-object form. A null-prototype object takes
- * `"__proto__"` as an own member instead of a prototype.
+ * The member names of `value` in the order its canonical form lists them: as `JSON.stringify`
+ * enumerates an object whose members were added in sorted order, array-index names first
+ * (ascending), then the others sorted, so fingerprints stay those of the sorted-object form.
+ * `Object.keys` already lists the index names first, ascending.
  */
 function memberOrder(value: object): string[] {
-  const order: Record<string, true> = Object.create(null);
-  for (const key of Object.keys(value).sort()) order[key] = true;
-  return Object.keys(order);
+  const keys = Object.keys(value);
+  let indices = 0;
+  while (indices < keys.length && isIndex(keys[indices] as string)) indices++;
+  if (indices === 0) return keys.sort();
+  return keys.slice(0, indices).concat(keys.slice(indices).sort());
+}
+
+function isIndex(key: string): boolean {
+  return INDEX.test(key) && Number(key) < 4_294_967_295;
 }
 
 /** `value` after its `toJSON` (as `JSON.stringify` calls it), checked against its ancestors. */
