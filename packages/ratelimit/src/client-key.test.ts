@@ -15,16 +15,31 @@ describe("ipBucket", () => {
     ["2001:db8::1", false, "2001:db8::1"],
     ["fe80::1%eth0", 64, "fe80::/64"],
     ["::1", 64, "::/64"],
+    // RFC 7239 §6 node forms, as some proxies append the client to X-Forwarded-For
+    ["192.0.2.1:8080", 64, "192.0.2.1"],
+    ["[2001:db8:1:2::1]:443", 64, "2001:db8:1:2::/64"],
+    ["[2001:db8:1:2::1]", 64, "2001:db8:1:2::/64"],
+    ["[fe80::1%eth0]:80", false, "fe80::1"],
+    ["2001:db8::1:80", false, "2001:db8::1:80"],
   ] as const)("%s with /%s → %s", (ip, subnet, expected) => {
     expect(ipBucket(ip, subnet)).toBe(expected);
   });
 
-  it.each(["", "not-an-ip", "999.1.1.1", "1.2.3", "2001:db8:::1", "::ffff:999.0.0.1"])(
-    "%j → undefined",
-    (ip) => {
-      expect(ipBucket(ip)).toBeUndefined();
-    },
-  );
+  it.each([
+    "",
+    "not-an-ip",
+    "999.1.1.1",
+    "1.2.3",
+    "2001:db8:::1",
+    "::ffff:999.0.0.1",
+    "192.0.2.1:",
+    "192.0.2.1:123456",
+    "[192.0.2.1]:80",
+    "[2001:db8::1",
+    "[2001:db8::1]x",
+  ])("%j → undefined", (ip) => {
+    expect(ipBucket(ip)).toBeUndefined();
+  });
 });
 
 describe("ipMatcher", () => {

@@ -2,6 +2,36 @@ import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { optionError } from "./option-error.js";
 
+/** A port after an IPv4 address, or after a bracketed IPv6 address. */
+const PORT = /^:[0-9]{1,5}$/;
+
+/**
+ * The IP address of `ip` in node:net's strict syntax (ipaddr.js alone also takes inet_aton
+ * shorthands such as "1.2.3"), or `undefined`. A zone id (`fe80::1%eth0`) names the same host
+ * whatever the interface. RFC 7239 §6 forms are read too: a node is an address with an
+ * optional port, the IPv6 one in brackets ("192.0.2.43:47011", "[2001:db8:cafe::17]:4711"),
+ * and some proxies append the client to X-Forwarded-For that way, so `req.ip` carries it.
+ */
+function hostOf(ip: string): string | undefined {
+  let host = ip;
+  let family = 0;
+  if (ip.startsWith("[")) {
+    const end = ip.indexOf("]");
+    if (end === -1 || (end < ip.length - 1 && !PORT.test(ip.slice(end + 1)))) return undefined;
+    host = ip.slice(1, end);
+    family = 6;
+  } else {
+    const colon = ip.indexOf(":");
+    if (colon > 0 && colon === ip.lastIndexOf(":") && PORT.test(ip.slice(colon))) {
+      host = ip.slice(0, colon);
+      family = 4;
+    }
+  }
+  if (host.includes("%")) host = host.slice(0, host.indexOf("%"));
+  const kind = isIP(host);
+  return kind !== 0 && (family === 0 || kind === family) ? host : undefined;
+}
+
 /**
  * The bucket an IP address counts in: IPv4 as is, IPv4-mapped IPv6 (`::ffff:192.0.2.1`) as the
  * IPv4 address it carries, and IPv6 as its network of `ipv6Subnet` bits (`2001:db8:1:2::/64`).
@@ -18,10 +48,8 @@ import { optionError } from "./option-error.js";
  * @see https://www.rfc-editor.org/rfc/rfc4291#section-2.5.5.2
  */
 export function ipBucket(ip: string, ipv6Subnet: number | false = 64): string | undefined {
-  // Zone ids (`fe80::1%eth0`) name the same host whatever the interface.
-  const bare = ip.includes("%") ? ip.slice(0, ip.indexOf("%")) : ip;
-  // node:net's strict syntax: ipaddr.js alone also takes inet_aton shorthands such as "1.2.3".
-  if (isIP(bare) === 0) return undefined;
+  const bare = hostOf(ip);
+  if (bare === undefined) return undefined;
   // RFC 4291 §2.5.5.2: an IPv4-mapped IPv6 address is the IPv4 host itself.
   const addr = ipaddr.process(bare);
   if (addr.kind() === "ipv4") return addr.toString();
@@ -92,8 +120,8 @@ export function ipMatcher(entries: readonly string[]): IpMatcher {
     );
   });
   return (ip) => {
-    const bare = ip.includes("%") ? ip.slice(0, ip.indexOf("%")) : ip;
-    if (isIP(bare) === 0) return false;
+    const bare = hostOf(ip);
+    if (bare === undefined) return false;
     const addr = ipaddr.process(bare);
     return ranges.some(
       ([range, bits]) => range.kind() === addr.kind() && addr.match(range as typeof addr, bits),

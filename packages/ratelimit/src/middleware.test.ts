@@ -101,6 +101,19 @@ describe("client key", () => {
     expect((await fetch(url, { headers: { "X-Forwarded-For": "203.0.113.1" } })).status).toBe(429);
   });
 
+  it.each([
+    ["203.0.113.7:5123", "203.0.113.7:6001"],
+    ["[2001:db8:1:2::1]:443", "[2001:db8:1:2::2]:8443"],
+    ["[2001:db8:1:2::1]", "2001:db8:1:2::9"],
+  ])(
+    "a proxy that appends the client with its port (RFC 7239 §6 node form): %s then %s → one bucket, 429",
+    async (first, second) => {
+      const url = await serve({ limit: 1, failMode: "closed" }, (app) => app.set("trust proxy", "loopback"));
+      expect((await fetch(url, { headers: { "X-Forwarded-For": first } })).status).toBe(200);
+      expect((await fetch(url, { headers: { "X-Forwarded-For": second } })).status).toBe(429);
+    },
+  );
+
   it("IPv6 2001:db8:1:2::1 and 2001:db8:1:2:ffff::9 share a /64; 2001:db8:1:3::1 does not", async () => {
     const url = await serve({ limit: 1 }, (app) => app.set("trust proxy", "loopback"));
     const from = (ip: string) => fetch(url, { headers: { "X-Forwarded-For": ip } }).then((r) => r.status);
