@@ -138,11 +138,19 @@ interface AuthenticateConfig {
   basicChallenge: string;
 }
 
+/** What a realm's quoted-string can carry (RFC 9110 §5.6.4: SP, VCHAR, obs-text). */
+const REALM = /^[\x20-\x7e\x80-\xff]+$/;
+
 function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateConfig {
   if (typeof options !== "object" || options === null)
     throw optionError("options", options, "an object { realm, bearer?, basic?, optional? }");
   const realm = options.realm;
-  if (typeof realm !== "string" || realm === "") throw optionError("realm", realm, "a non-empty string");
+  // RFC 9110 §11.5: realm is a quoted-string, whose qdtext and quoted-pair carry SP, VCHAR and
+  // obs-text (%x80-FF) only. A control character would be dropped from every challenge, and a
+  // character above U+00FF cannot be sent in a field at all: Node refuses the header, so every
+  // 401 became an error page without its challenge. Refused here, once.
+  if (typeof realm !== "string" || !REALM.test(realm))
+    throw optionError("realm", realm, "a non-empty string of printable ASCII or Latin-1 characters");
   if (options.bearer === undefined && options.basic === undefined)
     throw optionError(
       "options",

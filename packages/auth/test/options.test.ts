@@ -145,6 +145,18 @@ const cases: [string, () => unknown, string][] = [
   ["authenticate()", () => authenticate(undefined as never), "ERR_SVC_AUTH_OPTIONS"],
   ["authenticate without a scheme", () => authenticate({ realm: "r" }), "ERR_SVC_AUTH_OPTIONS"],
   ['authenticate realm ""', () => authenticate({ realm: "", basic: { verify } }), "ERR_SVC_AUTH_REALM"],
+  // RFC 9110 §11.5: a quoted-string cannot carry U+2013 (Node refused the header on every 401)
+  // nor a line break (dropped from the challenge).
+  [
+    'authenticate realm "Employees – API"',
+    () => authenticate({ realm: "Employees – API", basic: { verify } }),
+    "ERR_SVC_AUTH_REALM",
+  ],
+  [
+    'authenticate realm "api\\n"',
+    () => authenticate({ realm: "api\n", basic: { verify } }),
+    "ERR_SVC_AUTH_REALM",
+  ],
   [
     'authenticate optional "false"',
     () => authenticate({ realm: "r", basic: { verify }, optional: "false" as never }),
