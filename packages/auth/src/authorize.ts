@@ -37,6 +37,9 @@ function forbidden(req: AuthRequest, principal: Principal, scope?: readonly stri
   return HttpError.forbidden("You are not permitted to do this", { code: "insufficient_scope", headers });
 }
 
+/** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
 function checkNames(kind: string, names: readonly string[]): string[] {
   if (names.length === 0 || names.some((n) => typeof n !== "string" || n === "" || /\s|["\\]/.test(n))) {
     throw optionError(kind, names, "one or more names without spaces, quotes or backslashes");
@@ -55,6 +58,15 @@ function checkNames(kind: string, names: readonly string[]): string[] {
  */
 export function requireScopes(...scopes: string[]) {
   const needed = checkNames("requireScopes", scopes);
+  // RFC 6750 §3: the scope attribute "MUST NOT include characters outside the set %x21 / %x23-5B
+  // / %x5D-7E" (RFC 6749 §3.3 scope-token). A non-ASCII name went into every 403's challenge as
+  // is; one above U+00FF made Node refuse the header, so the 403 became an error page.
+  if (!needed.every((scope) => SCOPE_TOKEN.test(scope)))
+    throw optionError(
+      "requireScopes",
+      scopes,
+      "one or more OAuth scope-tokens (printable ASCII, no quotes or backslashes)",
+    );
   return function svcRequireScopes(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
     const principal = req.principal;
     if (!principal) next(unauthenticated(req));

@@ -202,6 +202,9 @@ const cases: [string, () => unknown, string][] = [
   // requireScopes / requireRoles / authorize
   ["requireScopes()", () => requireScopes(), "ERR_SVC_AUTH_REQUIRE_SCOPES"],
   ['requireScopes("a b")', () => requireScopes("a b"), "ERR_SVC_AUTH_REQUIRE_SCOPES"],
+  // RFC 6750 §3: scope values are printable ASCII; "€" made every Bearer 403 an error page.
+  ['requireScopes("lesen:€")', () => requireScopes("lesen:€"), "ERR_SVC_AUTH_REQUIRE_SCOPES"],
+  ['requireScopes("données:lire")', () => requireScopes("données:lire"), "ERR_SVC_AUTH_REQUIRE_SCOPES"],
   ['requireRoles("")', () => requireRoles(""), "ERR_SVC_AUTH_REQUIRE_ROLES"],
   ['authorize("admin")', () => authorize("admin" as never), "ERR_SVC_AUTH_AUTHORIZE_PREDICATE"],
   // createTokenIssuer
