@@ -309,6 +309,35 @@ describe("verified-credentials cache", () => {
     expect(v.calls).toEqual(["alice", "bob", "alice"]);
   });
 
+  it("clearCache while a check is running (password changed): its credentials are not cached → the old password → 401", async () => {
+    let stored = "right";
+    let arrived = () => {};
+    let release = () => {};
+    const reading = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const verifier = createBasicVerifier({
+      async verify(username, password) {
+        const hash = stored; // the stored password as it was when the check began
+        arrived();
+        await released;
+        return username === "alice" && password === hash ? { id: "alice" } : null;
+      },
+    });
+    server = await listen(app(authenticate({ realm: "api", basic: verifier }) as express.RequestHandler));
+    const inFlight = get(server.url, basic("alice", "right"));
+    await reading;
+    // The password changes and the cache is emptied, as the README says to, mid-check.
+    stored = "changed";
+    verifier.clearCache();
+    release();
+    expect((await inFlight).status).toBe(200); // judged against the password it read
+    expect((await get(server.url, basic("alice", "right"))).status).toBe(401);
+  });
+
   it("user names with ':' do not alias: check({ 'a:b', 'c' }) is not check({ 'a', 'b:c' })", async () => {
     const verifier = createBasicVerifier({
       verify: (u, p) => (u === "a" && p === "b:c" ? { id: "a" } : null),

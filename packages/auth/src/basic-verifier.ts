@@ -435,10 +435,13 @@ async function attempt(
   }
 
   // 3. and 4. A slot for the expensive part (or shed the attempt now), then the check.
+  const generation = config.cache?.generation;
   const result = await runGated(config, credential);
   if (result === SHED) return { result: "busy", retryAfterMs: config.busyMs };
   if (!result) return recordFailure(config, keys, prespent);
-  return authenticated(config, result, cacheKey);
+  // clearCache() while this check ran (a changed password): it judged the old state, so its
+  // result answers this attempt only and is not cached.
+  return authenticated(config, result, config.cache?.generation === generation ? cacheKey : undefined);
 }
 
 /** The budgets an attempt counts against: the client's (`c:`) and the user name's (`u:`). */

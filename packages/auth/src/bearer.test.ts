@@ -637,6 +637,50 @@ describe("Bearer: verified-token cache", () => {
     expect(verifications()).toBe(2);
   });
 
+  it("clearCache while a token is being verified: that token is not cached, so a revoked key is noticed at once → 401", async () => {
+    const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });
+    let keys = (await a.jwks()).keys;
+    let hold = false;
+    let arrived = () => {};
+    let release = () => {};
+    const fetched = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", async (_req, res) => {
+      const served = keys; // the key set as it was when the fetch arrived
+      if (hold) {
+        arrived();
+        await released;
+      }
+      res.json({ keys: served });
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const verifier = createBearerVerifier({
+      jwksUri: `${j.url}/jwks.json`,
+      ...LOOPBACK,
+      jwksOptions: { cacheMaxAge: 0, cooldownDuration: 0 }, // every verification reads the key set
+      algorithms: ["ES256"],
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const t = (await a.issue({ id: "u" })).access_token;
+    hold = true;
+    const inFlight = get(url, `Bearer ${t}`);
+    await fetched;
+    // The key is revoked and the cache emptied while that verification is still running.
+    hold = false;
+    keys = [];
+    verifier.clearCache();
+    release();
+    expect((await inFlight).status).toBe(200); // verified against the key set it fetched
+    // RFC 6750 §3.1 invalid_token: the next request is checked against the new key set.
+    expect((await get(url, `Bearer ${t}`)).status).toBe(401);
+  });
+
   it("a verifier of one's own (no cache of ours) is awaited on every request", async () => {
     let calls = 0;
     const url = await serve(

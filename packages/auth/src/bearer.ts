@@ -517,6 +517,7 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
     const hit = cache.get(cacheKey, nowMs);
     if (hit) return clonePrincipal(hit);
   }
+  const generation = cache?.generation;
   const payload = await verifyJws(config, token, nowMs);
   let principal: Principal;
   try {
@@ -524,7 +525,9 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
   } catch (cause) {
     throw new InvalidTokenError("ERR_NO_PRINCIPAL", { cause });
   }
-  if (cache && typeof payload.exp === "number") {
+  // clearCache() during the verification (after a key revocation): the result answers this
+  // request only; caching it would serve the token for up to maxTtl after the clear.
+  if (cache && typeof payload.exp === "number" && cache.generation === generation) {
     cache.set(cacheKey, clonePrincipal(principal), cachedUntil(config, payload.exp, payload.iat, nowMs));
   }
   return principal;

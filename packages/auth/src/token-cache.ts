@@ -8,6 +8,7 @@ import { hash } from "node:crypto";
 export class VerifiedTokenCache<V> {
   readonly #max: number;
   readonly #entries = new Map<string, { value: V; expiresAt: number }>();
+  #generation = 0;
 
   constructor(max: number) {
     this.#max = max;
@@ -46,7 +47,17 @@ export class VerifiedTokenCache<V> {
     return this.#entries.size;
   }
 
+  /**
+   * Counts {@link clear} calls. A verification started before a `clear()` (a key revocation) and
+   * finished after it was checked against what the clear was meant to forget; it compares the
+   * generation it started in before {@link set}, so it cannot put its result back.
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
   clear(): void {
     this.#entries.clear();
+    this.#generation++;
   }
 }
