@@ -185,13 +185,16 @@ function conclude(
   const byMedia = named.some((n) => n.source === "media-type");
   // RFC 9110 §12.5.5: Vary lists the request fields that selected the representation. All the
   // version header names, not only the one sent: a request naming another version through the
-  // other name must not be answered from this cache entry.
+  // other name must not be answered from this cache entry. And `Accept` whenever the media type
+  // strategy is on, whoever named the version: a vendor range in it labels the response with the
+  // vendor type, so the answer to `/v2/x` without one (application/json) must not be reused for
+  // a request with one.
   resolution.vary =
-    byHeader && byMedia
+    byHeader && config.mediaType
       ? config.varyAll.slice()
       : byHeader
         ? (config.header?.names.slice() ?? [])
-        : byMedia
+        : byMedia || config.mediaType
           ? ["Accept"]
           : [];
   if (!config.versions.has(first.version)) {

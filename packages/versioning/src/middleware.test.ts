@@ -88,12 +88,18 @@ beforeAll(async () => {
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
 
 describe("URI strategy", () => {
-  it("GET /v2/employees → version 2, prefix stripped before routing, no Vary", async () => {
+  it("GET /v2/employees → version 2, prefix stripped before routing, Vary: Accept only (it picks the label)", async () => {
     const res = await get("/v2/employees");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ v: 2, apiVersion: 2 });
-    expect(res.headers.get("vary")).toBeNull();
+    expect(res.headers.get("vary")).toBe("Accept");
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("GET /v2/employees without the media type strategy → no Vary: the URL is the cache key", async () => {
+    const u = await start({ versions: [1, 2] });
+    const res = await fetch(`${u}/v2/employees`);
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("vary")).toBeNull();
   });
   it("GET /v2/version?x=1 → req.url /version?x=1, originalUrl keeps the prefix", async () => {
     expect(await (await get("/v2/version?x=1")).json()).toEqual({
@@ -124,10 +130,10 @@ describe("URI strategy", () => {
 });
 
 describe("header strategy", () => {
-  it("API-Version: 2 → version 2, Vary on the version headers only", async () => {
+  it("API-Version: 2 → version 2, Vary on the version headers and Accept (it picks the label)", async () => {
     const res = await get("/employees", { "API-Version": "2" });
     expect(at(await res.json(), "v")).toBe(2);
-    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version");
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
   });
   it("Accept-Version: 1 → version 1", async () => {
     expect(at(await (await get("/employees", { "Accept-Version": "1" })).json(), "v")).toBe(1);
@@ -202,6 +208,21 @@ describe("media type strategy", () => {
     expect(res.headers.get("vary")).toContain("Accept");
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   });
+  it.each([
+    ["/v2/employees", {}],
+    ["/employees", { "API-Version": "2" }],
+  ])(
+    "%s %j: Accept chooses the Content-Type label, so Vary names Accept with or without a vendor type (RFC 9110 §12.5.5)",
+    async (path, headers: Record<string, string>) => {
+      const plain = await get(path, headers);
+      const vendor = await get(path, { ...headers, Accept: "application/vnd.svc.v2+json" });
+      expect(plain.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(vendor.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
+      // A cache keeping the first answer must not hand it to the second request.
+      expect((plain.headers.get("vary") ?? "").split(", ")).toContain("Accept");
+      expect((vendor.headers.get("vary") ?? "").split(", ")).toContain("Accept");
+    },
+  );
   it("Accept: v1;q=0.5, v2 → the higher q wins: version 2", async () => {
     const res = await get("/employees", {
       Accept: "application/vnd.svc.v1+json;q=0.5, application/vnd.svc.v2+json",
@@ -405,7 +426,7 @@ describe("behind a proxy", () => {
     servers.push(proxy);
     const res = await fetch(`${proxy.url}/employees`);
     expect(at(await res.json(), "v")).toBe(2);
-    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version");
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
   });
   it("a proxy in front of /v2 paths → prefix still stripped, Content-Type echoed for vnd", async () => {
