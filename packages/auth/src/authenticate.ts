@@ -212,6 +212,11 @@ function authenticateRequest(
     return;
   }
   const header = req.headers.authorization;
+  // Node keeps only the first of several Authorization field lines and drops the rest unseen.
+  if (header !== undefined && repeatsAuthorization(req)) {
+    next(invalidRequest(config, "The request carries more than one Authorization header"));
+    return;
+  }
   const parsed = parseAuthorization(header);
   if (parsed === undefined || (parsed.scheme !== "bearer" && parsed.scheme !== "basic")) {
     // `optional`: no credentials at all pass; an unknown scheme is still refused.
@@ -230,6 +235,26 @@ function authenticateRequest(
     }
   }
   return verifyCredentials(config, req, parsed, next);
+}
+
+/**
+ * More than one `Authorization` field line. RFC 9110 §5.3: only a list-based field may be sent
+ * in several lines, and `Authorization` is not one (§11.6.2: one set of credentials). Using the
+ * first, as Node's `req.headers` does, while a proxy in front may have judged another is how
+ * credentials get confused; RFC 6750 §3.1 answers more than one credential with invalid_request.
+ */
+function repeatsAuthorization(req: AuthRequest): boolean {
+  const raw = req.rawHeaders;
+  if (!Array.isArray(raw)) return false;
+  let seen = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name?.length === 13 && name.toLowerCase() === "authorization") {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
 }
 
 /** An `access_token` in the query string or in a parsed form body (RFC 6750 §2.2, §2.3). */

@@ -143,6 +143,29 @@ describe("Bearer: malformed Authorization values", () => {
     expect(status).toBe(400);
   });
 
+  it("two Authorization field lines (a good token, then another credential) → 400 invalid_request, neither used", async () => {
+    const { request } = await import("node:http");
+    const good = `Bearer ${await token()}`;
+    for (const second of [`Bearer ${await token({ sub: "mallory" })}`, "Basic bWFsbG9yeTp4"]) {
+      const answer = await new Promise<{ status: number; challenge: string | undefined }>(
+        (resolve, reject) => {
+          const req = request(`${server.url}/me`, (res) => {
+            res.resume();
+            const challenge = res.headers["www-authenticate"];
+            resolve({ status: res.statusCode ?? 0, challenge });
+          });
+          req.setHeader("Authorization", [good, second]); // two field lines, not one list
+          req.on("error", reject);
+          req.end();
+        },
+      );
+      expect(answer).toEqual({
+        status: 400,
+        challenge: 'Bearer realm="api", error="invalid_request"',
+      });
+    }
+  });
+
   it("`Bearer x.y` (not three parts) → 401", async () => {
     expect((await get(server.url, "Bearer x.y")).status).toBe(401);
   });
