@@ -361,10 +361,14 @@ function missing(config: AuthenticateConfig): HttpError {
   });
 }
 
-/** A request RFC 6750 §3.1 calls `invalid_request`: 400 with the Bearer challenge naming it. */
+/**
+ * A request RFC 6750 §3.1 calls `invalid_request`: 400, with the Bearer challenge naming it when
+ * Bearer is enabled. Without it, no challenge: RFC 9110 §11.6.1 has a challenge say which
+ * credentials might affect the response, and Bearer ones would not.
+ */
 function invalidRequest(config: AuthenticateConfig, message: string): HttpError {
   return HttpError.badRequest(message, {
     code: "invalid_request",
-    headers: { "WWW-Authenticate": config.invalidRequestChallenge },
+    ...(config.bearer ? { headers: { "WWW-Authenticate": config.invalidRequestChallenge } } : {}),
   });
 }

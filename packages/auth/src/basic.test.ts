@@ -114,6 +114,27 @@ describe("Basic", () => {
     expect(res.headers.get("www-authenticate")).toBe('Basic realm="api", charset="UTF-8"');
   });
 
+  it("?access_token=... when only Basic is enabled → 400 without a Bearer challenge (no scheme this resource accepts)", async () => {
+    const res = await fetch(`${server.url}/me?access_token=abc`, {
+      headers: { authorization: basic("alice", "pa:ss:word") },
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("www-authenticate")).toBeNull();
+  });
+
+  it("two Authorization lines when only Basic is enabled → 400 without a Bearer challenge", async () => {
+    const answer = await new Promise<{ status: number; challenge: string | undefined }>((resolve, reject) => {
+      const req = request(`${server.url}/me`, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, challenge: res.headers["www-authenticate"] });
+      });
+      req.setHeader("Authorization", [basic("alice", "pa:ss:word"), basic("bob", "x")]);
+      req.on("error", reject);
+      req.end();
+    });
+    expect(answer).toEqual({ status: 400, challenge: undefined });
+  });
+
   it("verify throws (user store down) → 500, not 401", async () => {
     expect((await get(basic("boom", "x"))).status).toBe(500);
   });
