@@ -220,7 +220,7 @@ function authenticateRequest(
   const parsed = parseAuthorization(header);
   if (parsed === undefined || (parsed.scheme !== "bearer" && parsed.scheme !== "basic")) {
     // `optional`: no credentials at all pass; an unknown scheme is still refused.
-    if (config.optional && (header === undefined || header.trim() === "")) next();
+    if (config.optional && (header === undefined || /^[ \t]*$/.test(header))) next();
     else next(missing(config));
     return;
   }

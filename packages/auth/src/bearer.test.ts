@@ -120,6 +120,16 @@ describe("Bearer: malformed Authorization values", () => {
     expect((await get(server.url, "Bearer abc\u00e9def")).status).toBe(400);
   });
 
+  it.each([
+    ["after the token → 400 invalid_request", (t: string) => `Bearer ${t}\u00a0`, 400],
+    ["before the scheme → 401, no credentials", (t: string) => `\u00a0Bearer ${t}`, 401],
+  ])(
+    "a good token, a no-break space (0xa0) %s: only SP and HTAB are whitespace around a field value (RFC 9110 §5.5)",
+    async (_where, header, status) => {
+      expect((await get(server.url, header(await token()))).status).toBe(status);
+    },
+  );
+
   it("`Bearer` with bytes that are not UTF-8 (raw 0xff) → 400, not 500", async () => {
     const { request } = await import("node:http");
     const status = await new Promise<number>((resolve, reject) => {
