@@ -43,8 +43,11 @@ function toDate(value: Date | string, label: string, field: string): Date {
 }
 
 function checkLink(value: string, label: string, field: string): string {
-  // A Link target is a URI-Reference inside <...> (RFC 8288 §3): no angle brackets, quotes or whitespace.
-  let valid = typeof value === "string" && value !== "" && !/[\s<>"]/.test(value);
+  // A Link target is a URI-Reference inside <...> (RFC 8288 §3): no angle brackets, quotes or
+  // whitespace, and ASCII only (RFC 3986 §2: an IRI's other characters are percent-encoded). A
+  // control character or one above U+00FF made Node refuse the Link header, so every response
+  // of the deprecated version was a 500.
+  let valid = typeof value === "string" && value !== "" && !/[^\x21-\x7e]|[<>"]/.test(value);
   try {
     if (valid) new URL(value, "http://base.invalid/");
   } catch {

@@ -174,6 +174,34 @@ const rows: OptionCase[] = [
     () => apiVersioning({ versions, deprecated: { 1: { ...policy, link: "https://docs.example/v1" } } }),
   ],
   [
+    // RFC 3986 §2: a URI is ASCII; U+2013 made Node refuse the Link header (every v1 request a 500).
+    "apiVersioning: deprecated.link (not ASCII)",
+    () =>
+      apiVersioning({
+        versions,
+        deprecated: { 1: { ...policy, link: "https://docs.example/v1–deprecation" } },
+      }),
+    "ERR_SVC_VERSIONING_DEPRECATED_LINK",
+    /link must be a URI, got "https:\/\/docs.example\/v1–deprecation"/,
+    () =>
+      apiVersioning({
+        versions,
+        deprecated: { 1: { ...policy, link: "https://docs.example/v1%E2%80%93deprecation" } },
+      }),
+  ],
+  [
+    "apiVersioning: deprecated.sunsetLink (a control character)",
+    () =>
+      apiVersioning({
+        versions,
+        deprecated: { 1: { ...policy, sunsetLink: "https://docs.example/\u0000" } },
+      }),
+    "ERR_SVC_VERSIONING_DEPRECATED_SUNSET_LINK",
+    /sunsetLink must be a URI/,
+    () =>
+      apiVersioning({ versions, deprecated: { 1: { ...policy, sunsetLink: "https://docs.example/%00" } } }),
+  ],
+  [
     "apiVersioning: deprecated.sunsetLink",
     () => apiVersioning({ versions, deprecated: { 1: { ...policy, sunsetLink: "a b" } } }),
     "ERR_SVC_VERSIONING_DEPRECATED_SUNSET_LINK",
