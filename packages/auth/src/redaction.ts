@@ -39,7 +39,12 @@ function decodeComponent(raw: string): string {
 function parameterName(part: string): string {
   const decoded = decodeComponent(part);
   const eq = decoded.indexOf("=");
-  return (eq === -1 ? decoded : decoded.slice(0, eq)).trim().toLowerCase().replace(/\[.*$/, "");
+  const name = (eq === -1 ? decoded : decoded.slice(0, eq)).trim().toLowerCase();
+  // Cut at the first `[` by index: `/\[.*$/` on client input backtracked quadratically on `[`
+  // runs followed by a line break (15,000 of them in a query cost 400 ms per request), and did
+  // not cut `access_token[\n]` at all.
+  const bracket = name.indexOf("[");
+  return bracket === -1 ? name : name.slice(0, bracket);
 }
 
 /** Where the value of a raw `name=value` (or `name%3Dvalue`) part starts, or -1. */
