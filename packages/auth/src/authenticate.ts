@@ -257,13 +257,29 @@ function repeatsAuthorization(req: AuthRequest): boolean {
   return false;
 }
 
-/** An `access_token` in the query string or in a parsed form body (RFC 6750 §2.2, §2.3). */
+/**
+ * An `access_token` in the query string or in a parsed form body (RFC 6750 §2.2, §2.3). An
+ * `application/x-www-form-urlencoded` body is §2.2's method and always refused; in any other body
+ * (JSON) the field is refused only without an `Authorization` header, where it can only be meant
+ * as the credential. Next to one, it is the resource's own data (a third-party token being
+ * stored, say), which the header's credentials are allowed to send.
+ */
 function carriesTokenOutsideHeader(req: AuthRequest): boolean {
   const body = req.body;
   return (
     queryHasAccessToken(req.originalUrl ?? req.url) ||
-    (typeof body === "object" && body !== null && Object.hasOwn(body, "access_token"))
+    (typeof body === "object" &&
+      body !== null &&
+      Object.hasOwn(body, "access_token") &&
+      (req.headers.authorization === undefined || isFormEncoded(req.headers["content-type"])))
   );
+}
+
+function isFormEncoded(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(";");
+  const essence = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return essence === "application/x-www-form-urlencoded";
 }
 
 /** The credentials verified by their scheme's verifier; anything unexpected is a 500. */

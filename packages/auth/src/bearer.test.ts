@@ -592,6 +592,41 @@ describe("Bearer: tokens outside the Authorization header", () => {
     expect(res.status).toBe(400);
   });
 
+  it("a JSON body with an access_token field next to a valid header (the resource's own data) → 200; a form body (RFC 6750 §2.2) or no header → 400", async () => {
+    const a = express();
+    a.use(express.json(), express.urlencoded({ extended: false }));
+    a.put(
+      "/integrations/github",
+      authenticate({ realm, bearer: { jwks, algorithms: ["ES256"] } }),
+      (req, res) => {
+        res.json({ stored: (req.body as { access_token?: string }).access_token ?? null });
+      },
+    );
+    a.use(errorHandler({ logger: { error() {} } }));
+    const l = await listen(a);
+    opened.push(l);
+    const authorization = `Bearer ${await token()}`;
+    const json = await fetch(`${l.url}/integrations/github`, {
+      method: "PUT",
+      headers: { authorization, "content-type": "application/json" },
+      body: JSON.stringify({ access_token: "gho_third_party" }),
+    });
+    expect(json.status).toBe(200);
+    expect(await json.json()).toEqual({ stored: "gho_third_party" });
+    const form = await fetch(`${l.url}/integrations/github`, {
+      method: "PUT",
+      headers: { authorization, "content-type": "application/x-www-form-urlencoded; charset=UTF-8" },
+      body: "access_token=abc",
+    });
+    expect(form.status).toBe(400);
+    const alone = await fetch(`${l.url}/integrations/github`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ access_token: await token() }),
+    });
+    expect(alone.status).toBe(400);
+  });
+
   it("?not_access_token=1 is not mistaken for a token → 200", async () => {
     const res = await fetch(`${server.url}/me?x_access_token_y=1`, {
       headers: { authorization: `Bearer ${await token()}` },
