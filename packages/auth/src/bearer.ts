@@ -10,7 +10,14 @@ import {
 } from "jose";
 import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS } from "./algorithms.js";
 import { type DiscoveryOptions, discoveredKeySource, discoverySettings } from "./discovery.js";
-import { codedError, functionOption, nonNegativeNumber, optionError, positiveNumber } from "./options.js";
+import {
+  codedError,
+  functionOption,
+  nonNegativeNumber,
+  optionError,
+  positiveNumber,
+  timeoutMilliseconds,
+} from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { VerifiedTokenCache } from "./token-cache.js";
 
@@ -43,7 +50,8 @@ export interface RemoteJwksOptions {
    */
   cooldownDuration?: number;
   /**
-   * Milliseconds before a JWKS fetch is abandoned.
+   * Milliseconds before a JWKS fetch is abandoned: a whole number from 1 to 2^31 - 1 (what
+   * `AbortSignal.timeout` keeps).
    * @default 5000
    */
   timeoutDuration?: number;
@@ -448,11 +456,17 @@ function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksO
       "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration? }",
     );
   const settings: RemoteJwksOptions = {};
-  for (const name of ["cacheMaxAge", "cooldownDuration", "timeoutDuration"] as const) {
+  for (const name of ["cacheMaxAge", "cooldownDuration"] as const) {
     const value = options[name];
     if (value !== undefined)
       settings[name] = nonNegativeNumber(value, `bearer.jwksOptions.${name}`, "milliseconds");
   }
+  // jose aborts the download with AbortSignal.timeout(timeoutDuration).
+  if (options.timeoutDuration !== undefined)
+    settings.timeoutDuration = timeoutMilliseconds(
+      options.timeoutDuration,
+      "bearer.jwksOptions.timeoutDuration",
+    );
   return settings;
 }
 

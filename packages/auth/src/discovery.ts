@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
-import { nonNegativeNumber, optionError, positiveNumber } from "./options.js";
+import { nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
 
 /**
  * The `fetch` discovery and the JWKS download use: the global `fetch` by default; give one for a
@@ -18,7 +18,8 @@ export type DiscoveryFetch = (
 /** Settings of the issuer metadata download (`bearer.issuerBaseURL`). */
 export interface DiscoveryOptions {
   /**
-   * Milliseconds before a metadata download is abandoned (headers and body together).
+   * Milliseconds before a metadata download is abandoned (headers and body together): a whole
+   * number from 1 to 2^31 - 1 (what `AbortSignal.timeout` keeps).
    * @default 5000
    */
   timeoutDuration?: number;
@@ -392,10 +393,9 @@ export function discoverySettings(
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
     throw optionError(`${option}.maxBytes`, maxBytes, "a positive integer");
   return {
-    timeoutDuration: positiveNumber(
+    timeoutDuration: timeoutMilliseconds(
       given.timeoutDuration ?? DISCOVERY_DEFAULTS.timeoutDuration,
       `${option}.timeoutDuration`,
-      "milliseconds",
     ),
     maxBytes,
     cacheMaxAge: nonNegativeNumber(

@@ -38,3 +38,17 @@ export function functionOption<F>(value: F, option: string, accepted: string): F
   if (typeof value !== "function") throw optionError(option, value, accepted);
   return value;
 }
+
+/** The longest delay a Node timer (and `AbortSignal.timeout`) keeps: 2^31 - 1 ms, about 24.8 days. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `value` when it is a download timeout `AbortSignal.timeout` honours: whole milliseconds from 1 to
+ * 2^31 - 1. A fraction made it throw on every download, a larger value overflowed to 1 ms and 0
+ * aborted at once: each a 503 on every request, where the refusal belongs at construction.
+ */
+export function timeoutMilliseconds(value: unknown, option: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS)
+    throw optionError(option, value, `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+  return value;
+}

@@ -96,6 +96,10 @@ const cases: [string, () => unknown, string][] = [
   ...(
     [
       ["timeoutDuration", 0, "TIMEOUT_DURATION"],
+      // AbortSignal.timeout takes whole milliseconds up to 2^31 - 1: 1.5 threw per download (503
+      // on every request), 2^31 overflowed to a 1 ms timeout.
+      ["timeoutDuration", 1.5, "TIMEOUT_DURATION"],
+      ["timeoutDuration", 2 ** 31, "TIMEOUT_DURATION"],
       ["maxBytes", 1.5, "MAX_BYTES"],
       ["cacheMaxAge", -1, "CACHE_MAX_AGE"],
       ["cooldownDuration", Number.NaN, "COOLDOWN_DURATION"],
@@ -111,6 +115,11 @@ const cases: [string, () => unknown, string][] = [
       ["cacheMaxAge", -1, "CACHE_MAX_AGE"],
       ["cooldownDuration", "30s", "COOLDOWN_DURATION"],
       ["timeoutDuration", Number.POSITIVE_INFINITY, "TIMEOUT_DURATION"],
+      // jose aborts the JWKS download after this many ms: 0 ("no timeout"?) or 2^31 (overflowed
+      // to 1 ms) made every Bearer request a 503; 1500.5 threw jose's own uncoded TypeError.
+      ["timeoutDuration", 0, "TIMEOUT_DURATION"],
+      ["timeoutDuration", 2 ** 31, "TIMEOUT_DURATION"],
+      ["timeoutDuration", 1500.5, "TIMEOUT_DURATION"],
     ] as const
   ).map(([name, value, code]): [string, () => unknown, string] => [
     `bearer.jwksOptions.${name} ${String(value)}`,
