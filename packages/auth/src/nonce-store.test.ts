@@ -18,6 +18,12 @@ describe("redisNonceStore options", () => {
       expect.objectContaining({ name: "TypeError", code: "ERR_SVC_AUTH_REDIS_NONCE_STORE_TIMEOUT_MS" }),
     );
   });
+  it('timeoutMs: 2^31 ("forever") → TypeError, since a Node timer overflows it to 1 ms and every claim would time out', () => {
+    expect(() => redisNonceStore({ client, timeoutMs: 2 ** 31 })).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_AUTH_REDIS_NONCE_STORE_TIMEOUT_MS" }),
+    );
+    expect(() => redisNonceStore({ client, timeoutMs: 2 ** 31 - 1 })).not.toThrow();
+  });
   it("timeoutMs: NaN → TypeError naming what it got", () => {
     expect(() => redisNonceStore({ client, timeoutMs: Number.NaN })).toThrow(/timeoutMs .* got NaN/);
   });

@@ -164,10 +164,17 @@ export function redisNonceStore(options: RedisNonceStoreOptions): NonceStore {
   if (typeof prefix !== "string")
     throw optionError("prefix", `prefix must be a string, got ${typeof prefix}`);
   const timeoutMs = options.timeoutMs ?? 1000;
-  if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
+  // A Node timer keeps at most 2^31 - 1 ms; beyond, it fires after 1 ms and every claim, so
+  // every message with a nonce, would fail.
+  if (
+    typeof timeoutMs !== "number" ||
+    !Number.isFinite(timeoutMs) ||
+    timeoutMs <= 0 ||
+    timeoutMs > 2_147_483_647
+  )
     throw optionError(
       "timeoutMs",
-      `timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`,
+      `timeoutMs must be a positive number of milliseconds up to 2147483647, got ${String(timeoutMs)}`,
     );
   return {
     async claim(nonce, ttlMs) {
