@@ -375,6 +375,26 @@ describe("negotiated error bodies (never a 406)", () => {
     expect((await readJson(res)).type).toBe("https://api.example.com/problems/order_not_found");
   });
 
+  // RFC 9457 §3.1.1: `type` is a URI; a URN base (accepted at setup) is not hierarchical, so
+  // resolving the code against it threw inside the handler and Express answered with its own page.
+  it.each([
+    ["urn:example:problems:", "urn:example:problems:order_not_found"],
+    ["tag:example.com,2026:problems/", "tag:example.com,2026:problems/order_not_found"],
+  ])("problemTypeBase %s (not hierarchical) + code → type %s", async (base, type) => {
+    const app = express();
+    throwing(app);
+    app.use(errorHandler({ problemTypeBase: base, now: () => FIXED_NOW }));
+    const server = await listen(app);
+    closers.push(server.close);
+    for (const accept of ["application/problem+json", "application/problem+xml"]) {
+      const res = await fetch(`${server.url}/orders/5`, { headers: { Accept: accept } });
+      expect(res.status).toBe(404);
+      const text = await res.text();
+      if (accept.endsWith("json")) expect((JSON.parse(text) as Json).type).toBe(type);
+      else expect(text).toContain(`<type>${type}</type>`);
+    }
+  });
+
   it("Accept: application/xml → the record as escaped, well-formed XML", async () => {
     const { url } = await serve(throwing);
     const res = await fetch(`${url}/orders/5`, { headers: { Accept: "application/xml" } });

@@ -102,7 +102,7 @@ export function buildProblemDetails(
   typeBase?: string,
 ): ProblemDetails {
   const problem: ProblemDetails = {
-    type: typeBase && code ? new URL(encodeURIComponent(code), typeBase).href : "about:blank",
+    type: typeBase && code ? problemType(typeBase, code) : "about:blank",
     title: record.error,
     status: record.status,
     detail: record.message,
@@ -113,6 +113,19 @@ export function buildProblemDetails(
   if (record.errors) problem.errors = record.errors;
   for (const name of Object.keys(record)) if (!RECORD_MEMBERS.has(name)) problem[name] = record[name];
   return problem;
+}
+
+/**
+ * The problem `type` URI (RFC 9457 §3.1.1) of `code` under `typeBase`: the code resolved against
+ * the base as a relative reference (RFC 3986 §5.2), so `https://x/problems/` gives
+ * `https://x/problems/<code>`. A base without a hierarchical path, such as a URN
+ * (`urn:example:problems:`, RFC 8141), has nothing to resolve a relative reference against
+ * (RFC 3986 §5.2.1 needs a base whose path can be merged): the code is appended to it instead,
+ * rather than the URL parser throwing inside the error handler.
+ */
+function problemType(typeBase: string, code: string): string {
+  const segment = encodeURIComponent(code);
+  return URL.canParse(segment, typeBase) ? new URL(segment, typeBase).href : `${typeBase}${segment}`;
 }
 
 /** `/a/b?x=1` → `/a/b`; also drops a fragment a broken client may send. */
