@@ -2,6 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { raw } from "../test/helpers.js";
 import { externalBaseUrl } from "./base-url.js";
 import { isPage, pageItems, pageModel, parsePageRequest } from "./page.js";
 import { hal } from "./resource.js";
@@ -113,6 +114,18 @@ describe("page model through a real server", () => {
     expect(at(body, "errors", 0, "field")).toBe(field);
   });
 
+  // RFC 9112 §3.2.2: a server MUST accept a request-target in absolute-form; req.originalUrl is
+  // then the whole URI, which pageModel refused with a TypeError: a 500 for a valid request.
+  it.each([
+    ["http://127.0.0.1/employees?page=1&size=20&department=IT", "/employees?page=2&size=20&department=IT"],
+    ["HTTP://127.0.0.1:9/employees?size=20&page=2", "/employees?size=20&page=3"],
+  ])("GET %s (absolute-form) → 200, links from its path and query", async (target, next) => {
+    const reply = await raw(url, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+    const body: unknown = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4));
+    expect(at(body, "_links", "next", "href")).toBe(`http://127.0.0.1${next}`);
+  });
+
   it("behind a trusted proxy → paging links carry the public origin", async () => {
     const proxy = await simulatedProxy(url, {
       "x-forwarded-proto": "https",
@@ -153,6 +166,18 @@ describe("pageModel (pure)", () => {
       url: "/x?q=a%20b",
     });
     expect(m._links.next?.href).toBe("/x?q=a%20b&page=2&size=5");
+  });
+  it("absolute-form url whose path starts with // → TypeError (never a network-path link)", () => {
+    expect(() =>
+      pageModel({
+        collection: "x",
+        items: [],
+        page: 1,
+        size: 5,
+        totalElements: 0,
+        url: "http://h//evil.example/x",
+      }),
+    ).toThrow(TypeError);
   });
   it("page 0 → TypeError", () => {
     expect(() =>

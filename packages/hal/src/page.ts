@@ -133,7 +133,10 @@ export interface PageModelInput<Item> {
   size: number;
   /** Items in the whole (filtered) collection. */
   totalElements: number;
-  /** The request's path and query (`req.originalUrl`): every parameter but `page` is kept in the links. */
+  /**
+   * The request's path and query (`req.originalUrl`): every parameter but `page` is kept in the
+   * links. An absolute-form target (`http://host/employees?page=2`) gives its path and query.
+   */
   url: string;
   /**
    * Prefix of every link, such as the external origin (`https://api.example.com`); see `externalOrigin`.
@@ -192,7 +195,8 @@ function checkPageInput(input: PageModelInput<unknown>): void {
   if (!Number.isSafeInteger(totalElements) || totalElements < 0)
     throw optionError("pageModel", "totalElements", totalElements, "a non-negative integer");
   // RFC 3986 §4.2: "//host" would be a network-path reference, another origin.
-  if (typeof url !== "string" || !url.startsWith("/") || url.startsWith("//"))
+  const target = typeof url === "string" ? originForm(url) : undefined;
+  if (target === undefined || !target.startsWith("/") || target.startsWith("//"))
     throw optionError("pageModel", "url", url, 'a path starting with a single "/" (req.originalUrl)');
   if (origin !== undefined && (typeof origin !== "string" || !isLinkPrefix(origin))) {
     throw optionError(
@@ -202,6 +206,22 @@ function checkPageInput(input: PageModelInput<unknown>): void {
       'an absolute http(s) URL without query, fragment or trailing "/" (externalOrigin(req)), or ""',
     );
   }
+}
+
+// RFC 9112 §3.2.2: a server MUST accept a request-target in absolute-form (`GET http://host/x`);
+// Express's req.originalUrl is then the whole URI. The scheme is case-insensitive (RFC 3986 §3.1).
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The path and query of a request-target: itself in origin-form, the part after the authority in
+ * absolute-form (an empty path is "/", RFC 9112 §3.2.1). Only the path and query feed the links;
+ * their origin is `origin`, never the authority the client wrote.
+ */
+function originForm(url: string): string {
+  const authority = ABSOLUTE_FORM.exec(url);
+  if (authority === null) return url;
+  const rest = url.slice(authority[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
 }
 
 /** `""`, or an http(s) origin with an optional path prefix, which a path can follow. */
@@ -234,9 +254,10 @@ export function pageModel<Item>(input: PageModelInput<Item>): PageModel<Item> {
   checkPageInput(input);
   const { collection, page, size, totalElements } = input;
   const origin = input.origin ?? "";
-  const cut = input.url.indexOf("?");
-  const path = cut === -1 ? input.url : input.url.slice(0, cut);
-  const query = cut === -1 ? "" : (input.url.slice(cut + 1).split("#")[0] ?? "");
+  const url = originForm(input.url);
+  const cut = url.indexOf("?");
+  const path = cut === -1 ? url : url.slice(0, cut);
+  const query = cut === -1 ? "" : (url.slice(cut + 1).split("#")[0] ?? "");
   const totalPages = Math.ceil(totalElements / size);
   const lastPage = Math.max(totalPages, 1);
   const link = (n: number): HalLink => ({ href: `${origin}${withPage(path, query, n, size)}` });
