@@ -321,6 +321,25 @@ describe("what Express 5 and its body parsers raise", () => {
     expect((await readJson(res)).message).toBe("Email already taken");
   });
 
+  // An SDK's error for its own upstream call (Stripe's statusCode, Octokit's status) carries a
+  // status but says nothing about exposure: its message is about the upstream, not for the client.
+  it.each([
+    [{ statusCode: 401 }, 401, "Invalid API Key provided: sk_live_****abcd", "Unauthorized"],
+    [{ status: 404 }, 404, "Not Found - https://internal.example/repos/acme/payroll", "Not Found"],
+    [{ status: 409, expose: undefined }, 409, "duplicate key value violates unique constraint", "Conflict"],
+  ])("error with %j and no expose: true → %i, generic message", async (fields, status, secret, phrase) => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw Object.assign(new Error(secret), fields);
+      }),
+    );
+    const res = await fetch(`${url}/x`, { headers: { Accept: "application/problem+json" } });
+    expect(res.status).toBe(status);
+    const text = await res.text();
+    expect(text).not.toContain(secret.slice(0, 20));
+    expect((JSON.parse(text) as Json).detail).toBe(phrase);
+  });
+
   it("http-errors-style error with statusCode 502 → 502, message hidden, logged", async () => {
     const { url, logger } = await serve((app) =>
       app.get("/x", () => {

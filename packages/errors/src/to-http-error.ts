@@ -44,7 +44,7 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
  *   charset or content coding → 415);
  * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, and their
- *   message when they say it may be exposed;
+ *   message only when they say it may be exposed (`expose: true`, as `http-errors` sets below 500);
  * - everything else is a 500 whose `cause` is the original (logged, never shown).
  *
  * @example
@@ -70,7 +70,10 @@ export function toHttpError(err: unknown): HttpError {
   }
   const status = isErrorStatus(e.status) ? e.status : isErrorStatus(e.statusCode) ? e.statusCode : undefined;
   if (status === undefined) return HttpError.internal(undefined, { cause: err });
-  const exposable = status < 500 && e.expose !== false && typeof e.message === "string" && e.message !== "";
+  // Only an error that says its message is for the client (http-errors sets `expose: true` below
+  // 500) shows it: an SDK's error carrying its upstream's status (`statusCode: 401` with "Invalid
+  // API Key provided: sk_live_…") says nothing of the kind, and gets the reason phrase.
+  const exposable = status < 500 && e.expose === true && typeof e.message === "string" && e.message !== "";
   const options: HttpErrorOptions = { cause: err };
   const headers = stringHeaders(e.headers);
   if (headers) options.headers = headers;
