@@ -550,6 +550,26 @@ describe("error headers", () => {
   });
 });
 
+describe("a precompressed file whose stream fails before the first byte", () => {
+  // RFC 9110 §8.4: Content-Encoding says how the content is coded; the error record is not gzip,
+  // and a client that trusts the label fails to decode it (fetch rejects the body).
+  it("Content-Encoding: gzip (and Content-Digest) set by the handler → dropped, the record readable", async () => {
+    const { url } = await serve((app) =>
+      app.get("/report.csv", (_req, res) => {
+        res.setHeader("Content-Type", "text/csv");
+        res.setHeader("Content-Encoding", "gzip");
+        res.setHeader("Content-Digest", "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:");
+        throw HttpError.notFound("No report for that day");
+      }),
+    );
+    const res = await fetch(`${url}/report.csv`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("content-digest")).toBeNull();
+    expect((await readJson(res)).message).toBe("No report for that day");
+  });
+});
+
 describe("RFC 9457 §3.2 extension members (HttpError option extensions)", () => {
   const unavailable = (app: Express) =>
     app.get("/ready", () => {

@@ -54,10 +54,17 @@ export interface ErrorHandlerOptions {
   now?: () => Date;
 }
 
-/** Headers that describe a representation the failed handler may have started to build. */
+/**
+ * Headers that describe a representation the failed handler may have started to build. Content
+ * coding and digests too: a `Content-Encoding: gzip` set for a precompressed file would label the
+ * plain error body as gzip (RFC 9110 §8.4), and a digest (RFC 9530 §2, §3) would not match it.
+ */
 const STALE_REPRESENTATION_HEADERS = [
   "content-type",
   "content-length",
+  "content-encoding",
+  "content-digest",
+  "repr-digest",
   "content-language",
   "content-range",
   "content-disposition",
