@@ -126,6 +126,15 @@ describe("serializeError", () => {
     expect((out.message as string).length).toBeLessThan(10_000);
   });
 
+  // V8 writes the message again at the head of the stack: clipping the message alone left a 1 MB
+  // log line (say, an error quoting a request body the client chose).
+  it("a 1 MB message → the stack's copy of it clipped too, its frames kept", () => {
+    const out = serializeError(new Error("x".repeat(1_000_000))) as Serialized;
+    expect(JSON.stringify(out).length).toBeLessThan(40_000);
+    expect(out.stack as string).toMatch(/^Error: x{100}/);
+    expect(out.stack as string).toMatch(/\n {4}at /);
+  });
+
   it("non-Error value → kept as a JSON value", () => {
     expect(serializeError("just a string")).toBe("just a string");
   });

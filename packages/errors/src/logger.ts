@@ -56,7 +56,7 @@ function serialize(value: unknown, depth: number, seen: Set<object>): unknown {
   if (seen.has(value)) return "[Circular]";
   seen.add(value);
   const out: SerializedError = { type: value.name, message: clip(String(value.message)) };
-  if (typeof value.stack === "string") out.stack = value.stack;
+  if (typeof value.stack === "string") out.stack = clipStack(value.stack);
   let extra = 0;
   for (const key of Object.keys(value)) {
     if (OWN_KEYS.has(key) || extra >= MAX_EXTRA_PROPERTIES) continue;
@@ -110,6 +110,17 @@ function clip(text: string, json = false): string {
   if (text.length <= MAX_STRING) return text;
   // A clipped JSON text would not parse back: say what it was instead.
   return json ? JSON.stringify(`${text.slice(0, MAX_STRING)}…`) : `${text.slice(0, MAX_STRING)}…`;
+}
+
+/**
+ * A stack with its head (V8 writes `Name: message` there, the message in full) and its frames each
+ * clipped: a huge message must not reach the log through the stack after being clipped as the
+ * message, and the frames, which say where it was thrown, are kept.
+ */
+function clipStack(stack: string): string {
+  if (stack.length <= MAX_STRING) return stack;
+  const at = stack.indexOf("\n    at ");
+  return at === -1 ? clip(stack) : `${clip(stack.slice(0, at))}${clip(stack.slice(at))}`;
 }
 
 /** pino's numeric levels, so the fallback's lines sort and filter with the app's own. */
