@@ -219,6 +219,17 @@ describe("resolveOrigin (pure core)", () => {
   it("hrefFor with //evil.example → TypeError (a programming error)", () => {
     expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(TypeError);
   });
+  // The WHATWG URL parser, which browsers follow for Location and links, reads "\" as "/" and
+  // drops tab and newlines: these are "//evil.example" to it, another origin.
+  it.each(["/\\evil.example/x", "/\t/evil.example/x", "/\n\\evil.example"])(
+    "hrefFor(req, %j, { absolute: false }) → TypeError, not a link to another origin",
+    (path) => {
+      expect(new URL(path, "https://a.example").host).toBe("evil.example");
+      expect(() => hrefFor({ headers: { host: "a" } } as never, path, { absolute: false })).toThrow(
+        TypeError,
+      );
+    },
+  );
 });
 
 const label63 = "a".repeat(63);

@@ -1,6 +1,7 @@
 import { checkBooleanOption, checkOptionNames, HttpError, parseParameters, splitList } from "@svc/errors";
 import { type Authority, parseHost } from "./host.js";
 import { optionError } from "./option-error.js";
+import { isOriginPath } from "./origin-path.js";
 import { isTrusted, type TrustProxy, type TrustRequest } from "./trust.js";
 
 /** The parts of a plain `node:http` (or Express) request the base URL is built from. */
@@ -224,8 +225,8 @@ export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
  */
 export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions = {}): string {
-  if (typeof path !== "string" || !path.startsWith("/") || path.startsWith("//")) {
-    // RFC 3986 §4.2: "//host" would be a network-path reference, another origin.
+  if (typeof path !== "string" || !isOriginPath(path)) {
+    // RFC 3986 §4.2: "//host" (or "/\host" to a browser) would be a network-path reference, another origin.
     throw optionError("hrefFor", "path", path, 'a path starting with a single "/"');
   }
   checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);

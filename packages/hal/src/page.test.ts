@@ -179,6 +179,11 @@ describe("pageModel (pure)", () => {
       }),
     ).toThrow(TypeError);
   });
+  it("url /\\evil.example/x → TypeError (relative links a browser reads as another origin)", () => {
+    expect(() =>
+      pageModel({ collection: "x", items: [], page: 1, size: 5, totalElements: 0, url: "/\\evil.example/x" }),
+    ).toThrow(TypeError);
+  });
   it("page 0 → TypeError", () => {
     expect(() =>
       pageModel({ collection: "x", items: [], page: 0, size: 5, totalElements: 0, url: "/x" }),

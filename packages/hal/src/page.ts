@@ -1,6 +1,7 @@
 import { checkOptionNames, HttpError } from "@svc/errors";
 import type { HalLink } from "./link.js";
 import { optionError } from "./option-error.js";
+import { isOriginPath } from "./origin-path.js";
 import { Rel } from "./relations.js";
 
 /** A validated page request: 1-based `page` and `size`. */
@@ -194,9 +195,9 @@ function checkPageInput(input: PageModelInput<unknown>): void {
     throw optionError("pageModel", "size", size, "a positive integer");
   if (!Number.isSafeInteger(totalElements) || totalElements < 0)
     throw optionError("pageModel", "totalElements", totalElements, "a non-negative integer");
-  // RFC 3986 §4.2: "//host" would be a network-path reference, another origin.
+  // RFC 3986 §4.2: "//host" (or "/\host" to a browser) would be a network-path reference, another origin.
   const target = typeof url === "string" ? originForm(url) : undefined;
-  if (target === undefined || !target.startsWith("/") || target.startsWith("//"))
+  if (target === undefined || !isOriginPath(target))
     throw optionError("pageModel", "url", url, 'a path starting with a single "/" (req.originalUrl)');
   if (origin !== undefined && (typeof origin !== "string" || !isLinkPrefix(origin))) {
     throw optionError(
