@@ -228,6 +228,18 @@ describe("readHal: follow, against a server rendering HAL with this package", ()
     expect((err as Error).cause).toBeInstanceOf(Error);
   });
 
+  // RFC 9110 §5.1: field names are case-insensitive, so `Accept` is the Accept header "given"; the
+  // default was sent beside it and fetch joined them into one list the client never asked for.
+  it.each(["Accept", "ACCEPT", "accept"])(
+    "follow with headers { %s: ... } → only that Accept is sent",
+    async (name) => {
+      requests = [];
+      const doc = readHal({ _links: { go: { href: `${server.url}/employees/1` } } });
+      await doc.follow("go", { headers: { [name]: "application/vnd.acme.v2+json" } }).catch(() => undefined);
+      expect(requests.map((r) => r.accept)).toEqual(["application/vnd.acme.v2+json"]);
+    },
+  );
+
   it("follow takes a fetch of the caller's (an authenticated one, say) and headers", async () => {
     const seen: string[] = [];
     const doc = readHal({ _links: { go: { href: `${server.url}/employees/1` } } });

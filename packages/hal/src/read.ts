@@ -207,6 +207,18 @@ async function boundedText(response: Response, max: number): Promise<string | un
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/**
+ * The headers of a follow: the caller's, with `Accept: application/hal+json, application/json`
+ * unless they name an Accept in any case (RFC 9110 §5.1: field names are case-insensitive; both
+ * would be sent and joined into one list).
+ */
+function followHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = { ...headers };
+  if (!Object.keys(out).some((name) => name.toLowerCase() === "accept"))
+    out.accept = "application/hal+json, application/json";
+  return out;
+}
+
 function reader(document: unknown, base: string | undefined, maxLength: number, max: number): HalReader {
   const ok = isObject(document);
   const links = own(document, "_links");
@@ -270,9 +282,7 @@ function reader(document: unknown, base: string | undefined, maxLength: number, 
       let response: Response;
       let text: string | undefined;
       try {
-        response = await doFetch(url, {
-          headers: { accept: "application/hal+json, application/json", ...opts.headers },
-        });
+        response = await doFetch(url, { headers: followHeaders(opts.headers) });
         text = await boundedText(response, maxLength);
       } catch (cause) {
         throw new HalFollowError("ERR_HAL_FETCH", rel, `GET ${url} failed`, { url, cause });
