@@ -396,10 +396,15 @@ describe("negotiated error bodies (never a 406)", () => {
 
   // RFC 9457 §3.1.1: `type` is a URI; a URN base (accepted at setup) is not hierarchical, so
   // resolving the code against it threw inside the handler and Express answered with its own page.
+  // A base ending in "#" (one page, an anchor per problem) lost its path and fragment to
+  // resolution (https://api.example.com/order_not_found) where the docs promise base + code.
   it.each([
     ["urn:example:problems:", "urn:example:problems:order_not_found"],
     ["tag:example.com,2026:problems/", "tag:example.com,2026:problems/order_not_found"],
-  ])("problemTypeBase %s (not hierarchical) + code → type %s", async (base, type) => {
+    ["https://api.example.com/problems#", "https://api.example.com/problems#order_not_found"],
+    ["https://api.example.com/problems?type=", "https://api.example.com/problems?type=order_not_found"],
+    ["https://API.example.com", "https://api.example.com/order_not_found"],
+  ])("problemTypeBase %s + code → type %s (base + code)", async (base, type) => {
     const app = express();
     throwing(app);
     app.use(errorHandler({ problemTypeBase: base, now: () => FIXED_NOW }));

@@ -116,16 +116,15 @@ export function buildProblemDetails(
 }
 
 /**
- * The problem `type` URI (RFC 9457 §3.1.1) of `code` under `typeBase`: the code resolved against
- * the base as a relative reference (RFC 3986 §5.2), so `https://x/problems/` gives
- * `https://x/problems/<code>`. A base without a hierarchical path, such as a URN
- * (`urn:example:problems:`, RFC 8141), has nothing to resolve a relative reference against
- * (RFC 3986 §5.2.1 needs a base whose path can be merged): the code is appended to it instead,
- * rather than the URL parser throwing inside the error handler.
+ * The problem `type` URI (RFC 9457 §3.1.1) of `code` under `typeBase`: the base (in its normal form,
+ * `https://api.example.com` → `https://api.example.com/`) followed by the code, as documented, so
+ * every kind of absolute URI works: `https://x/problems/` gives `https://x/problems/<code>`,
+ * `https://x/problems#` an anchor on one page, `urn:example:problems:` a URN (RFC 8141).
+ * Resolving the code as a relative reference instead (RFC 3986 §5.2) would drop a base's last
+ * segment, query and fragment, and throws for a base without a hierarchical path such as a URN.
  */
 function problemType(typeBase: string, code: string): string {
-  const segment = encodeURIComponent(code);
-  return URL.canParse(segment, typeBase) ? new URL(segment, typeBase).href : `${typeBase}${segment}`;
+  return `${new URL(typeBase).href}${encodeURIComponent(code)}`;
 }
 
 /** `/a/b?x=1` → `/a/b`; also drops a fragment a broken client may send. */
