@@ -127,17 +127,26 @@ describe("external base URL through a real server", () => {
     }
   });
 
-  it.each(["//evil.example", "/api/../admin", "api", "/a b", "/x?y"])(
-    "trusted X-Forwarded-Prefix: %j → 400",
-    async (prefix) => {
-      const proxy = await simulatedProxy(trusted, { "x-forwarded-prefix": prefix });
-      try {
-        expect((await fetch(`${proxy.url}/origin`)).status).toBe(400);
-      } finally {
-        await proxy.close();
-      }
-    },
-  );
+  // RFC 3986 §2.3, §6.2.2.2: %2E is ".", so /api/%2e%2e/admin is /api/../admin (WHATWG URL
+  // treats it as a dot segment too): a prefix that climbs out of itself.
+  it.each([
+    "//evil.example",
+    "/api/../admin",
+    "api",
+    "/a b",
+    "/x?y",
+    "/api/%2e%2e/admin",
+    "/%2E%2e",
+    "/.%2e/x",
+    "/%2e",
+  ])("trusted X-Forwarded-Prefix: %j → 400", async (prefix) => {
+    const proxy = await simulatedProxy(trusted, { "x-forwarded-prefix": prefix });
+    try {
+      expect((await fetch(`${proxy.url}/origin`)).status).toBe(400);
+    } finally {
+      await proxy.close();
+    }
+  });
 
   it("absolute: false with trusted X-Forwarded-Prefix: /api → Location /api/employees/7", async () => {
     const proxy = await simulatedProxy(relative, { "x-forwarded-prefix": "/api" });

@@ -150,7 +150,9 @@ export function resolvePrefix(input: OriginInput): string {
   const raw = firstListValue(header(input.headers, "x-forwarded-prefix"));
   if (raw === undefined || raw === "/") return "";
   const prefix = raw.endsWith("/") ? raw.slice(0, -1) : raw;
-  if (!PREFIX.test(prefix) || /(?:^|\/)\.{1,2}(?:\/|$)/.test(prefix)) {
+  // A dot segment, also percent-encoded: %2E is "." (RFC 3986 §2.3, §6.2.2.2), and the WHATWG URL
+  // parser removes "/%2e%2e" as it removes "/..", so such a prefix would climb out of itself.
+  if (!PREFIX.test(prefix) || /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(prefix)) {
     throw HttpError.badRequest("The X-Forwarded-Prefix header is not a valid path");
   }
   return prefix;
