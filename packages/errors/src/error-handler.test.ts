@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -572,6 +573,37 @@ describe("a precompressed file whose stream fails before the first byte", () => 
     expect(res.headers.get("content-encoding")).toBeNull();
     expect(res.headers.get("content-digest")).toBeNull();
     expect((await readJson(res)).message).toBe("No report for that day");
+  });
+});
+
+describe("a streaming handler that set Transfer-Encoding itself, then failed", () => {
+  // RFC 9112 §6.2: a sender MUST NOT send Content-Length in a message that has Transfer-Encoding;
+  // with both, a proxy may frame the message one way and the client another (request smuggling's
+  // response-side twin, §6.3 rule 3).
+  it("Transfer-Encoding: chunked set before the error → one framing, Content-Length only", async () => {
+    const { url } = await serve((app) =>
+      app.get("/events", (_req, res) => {
+        res.setHeader("Transfer-Encoding", "chunked");
+        throw HttpError.notFound("No such stream");
+      }),
+    );
+    const { hostname, port } = new URL(url);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: hostname, port: Number(port) }, () =>
+        socket.end("GET /events HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+      );
+      let text = "";
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const head = reply.slice(0, reply.indexOf("\r\n\r\n")).toLowerCase();
+    expect(head).toMatch(/^http\/1\.1 404 /);
+    expect(head).not.toContain("transfer-encoding");
+    expect(head).toMatch(/\r\ncontent-length: \d+/);
+    expect(JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)).message).toBe("No such stream");
   });
 });
 

@@ -58,10 +58,13 @@ export interface ErrorHandlerOptions {
  * Headers that describe a representation the failed handler may have started to build. Content
  * coding and digests too: a `Content-Encoding: gzip` set for a precompressed file would label the
  * plain error body as gzip (RFC 9110 §8.4), and a digest (RFC 9530 §2, §3) would not match it.
+ * And the framing a streaming handler chose: the error body goes with `Content-Length`, and a
+ * sender MUST NOT send it beside `Transfer-Encoding` (RFC 9112 §6.2).
  */
 const STALE_REPRESENTATION_HEADERS = [
   "content-type",
   "content-length",
+  "transfer-encoding",
   "content-encoding",
   "content-digest",
   "repr-digest",
