@@ -25,8 +25,11 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
-  const url = new URL(req.url ?? "/", "http://localhost");
+  // null for a target that is no URL ("//[", "http://a:b/"): new URL would throw, outside any
+  // handler, and end the process.
+  const url = URL.parse(req.url ?? "/", "http://localhost");
   try {
+    if (url === null) throw HttpError.badRequest("The request target is not a valid URL");
     const misdirected = checkHost(req); // 421 for a host the service is not for, 400 for a bad one
     if (misdirected) throw misdirected;
     if (url.pathname !== "/employees") throw HttpError.notFound();
@@ -45,7 +48,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     send(res, 200, body);
   } catch (err) {
     if (!isHttpError(err)) throw err;
-    send(res, err.status, buildErrorRecord(err, url.pathname));
+    send(res, err.status, buildErrorRecord(err, url?.pathname ?? "/"));
   }
 }
 
@@ -56,7 +59,7 @@ const server = createServer(handle);
 import { readFileSync } from "node:fs";
 import { type Listening, listenOn, simulatedProxy } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getWithHost } from "./helpers.js";
+import { getWithHost, raw } from "./helpers.js";
 
 let base: string;
 let listening: Listening;
@@ -111,6 +114,21 @@ describe("README: the core from plain node:http", () => {
   ])("Host: %s → %i", async (host, status) => {
     expect((await getWithHost(base, "/employees", host)).status).toBe(status);
   });
+
+  // Node's parser passes such targets on (absolute-form with a bad authority, "//" plus one); the
+  // URL parser refuses them, and a throw in a node:http request listener ends the process.
+  it.each(["//[/x", "http://[::1/employees", "http://a:b/employees"])(
+    "GET %s (a target that is no URL) → 400, and the server keeps serving",
+    async (target) => {
+      const reply = await raw(base, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(reply.slice(reply.indexOf("{"), reply.lastIndexOf("}") + 1))).toMatchObject({
+        status: 400,
+        path: "/",
+      });
+      expect((await fetch(`${base}/employees`)).status).toBe(200);
+    },
+  );
 
   it("size=0 → 400 error record", async () => {
     const res = await fetch(`${base}/employees?size=0`);
