@@ -140,6 +140,10 @@ class Revalidation {
   sendWithEtag(res: ServerResponse, send: Send, body: unknown): unknown {
     if (isBody(body)) this.label(body, typeof body === "string" ? "text/html" : "application/octet-stream");
     const req = this.req;
+    // Without either header Express's `req.fresh` is false, as ours would be: nothing to
+    // override, and no own property defined and deleted on the request on the common path.
+    if (req.headers["if-none-match"] === undefined && req.headers["if-modified-since"] === undefined)
+      return send.call(res, body);
     Object.defineProperty(req, "fresh", {
       configurable: true,
       get: () => {
