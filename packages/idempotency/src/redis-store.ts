@@ -50,7 +50,7 @@ async function followAsk(cluster: NodeRedisClusterLike, err: unknown, args: stri
 /**
  * Options of {@link RedisStore}.
  *
- * @example new RedisStore({ client: redis, prefix: "{orders-idem}:", timeoutMs: 500 })
+ * @example new RedisStore({ client: redis, prefix: "orders-idem:", timeoutMs: 500 })
  * @see https://redis.io/docs/latest/develop/interact/programmability/eval-intro/
  */
 export interface RedisStoreOptions {
