@@ -285,6 +285,112 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
   });
 });
 
+describe("If-Match / If-Unmodified-Since on GET and HEAD → 412 (RFC 9110 §13.1.1, §13.1.4, §13.2.2)", () => {
+  for (const [name, server] of [
+    ["res.json", () => plain],
+    ["res.represent with compression", () => full],
+  ] as const) {
+    describe(name, () => {
+      const get = (headers: Record<string, string>, method = "GET", path = "/employees/42") =>
+        raw(`${server().url}${path}`, method, headers);
+      const tag = async () => (await get({})).headers.etag as string;
+
+      it("If-Match: other tag → 412 error record with the current validators, no-store", async () => {
+        const etag = await tag();
+        const res = await get({ "if-match": '"other"' });
+        expect(res.status).toBe(412);
+        expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+        expect(res.headers["cache-control"]).toBe("no-store");
+        expect(res.headers.vary).toMatch(/\bAccept\b/);
+        expect(res.headers.etag).toBe(etag);
+        expect(res.headers["last-modified"]).toBe(modified.toUTCString());
+        expect(res.headers["content-location"]).toBeUndefined();
+        expect(res.headers["content-encoding"]).toBeUndefined();
+        expect(Number(res.headers["content-length"])).toBe(res.body.length);
+        expect(JSON.parse(res.body.toString())).toMatchObject({
+          status: 412,
+          error: "Precondition Failed",
+          path: "/employees/42",
+        });
+      });
+
+      it("If-Match: current tag, a list holding it, or * → 200 with body", async () => {
+        const etag = await tag();
+        for (const value of [etag, `"other", ${etag}`, "*"]) {
+          const res = await get({ "if-match": value });
+          expect(res.status).toBe(200);
+          expect(JSON.parse(res.body.toString())).toEqual(employee);
+        }
+      });
+
+      it("If-Match: W/ form of the current tag → 412 (strong comparison, §8.8.3.2)", async () => {
+        expect((await get({ "if-match": `W/${await tag()}` })).status).toBe(412);
+      });
+
+      it("If-Match: garbage or empty → 412, never 500", async () => {
+        for (const v of ["garbage", "", ",,,", 'W/"'])
+          expect((await get({ "if-match": v })).status).toBe(412);
+      });
+
+      it("If-Match: other tag with If-None-Match: current tag → 412 (If-Match first, §13.2.2)", async () => {
+        const etag = await tag();
+        expect((await get({ "if-match": '"other"', "if-none-match": etag })).status).toBe(412);
+        expect((await get({ "if-match": etag, "if-none-match": etag })).status).toBe(304);
+      });
+
+      it("HEAD with If-Match: other tag → 412 without a body", async () => {
+        const res = await get({ "if-match": '"other"' }, "HEAD");
+        expect(res.status).toBe(412);
+        expect(res.body.length).toBe(0);
+      });
+
+      it("If-Match: other tag on a handler's own tag written with res.end → 412", async () => {
+        expect((await get({ "if-match": '"v1"' }, "GET", "/own-tag-represented")).status).toBe(412);
+        expect((await get({ "if-match": '"v7"' }, "GET", "/own-tag-represented")).status).toBe(200);
+      });
+
+      it("Accept: application/problem+json → the 412 as problem details", async () => {
+        const res = await get({
+          "if-match": '"other"',
+          accept: "application/problem+json, application/json;q=0.5",
+        });
+        expect(res.status).toBe(412);
+        expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+        expect(JSON.parse(res.body.toString())).toMatchObject({ status: 412, code: "precondition_failed" });
+      });
+
+      it("If-Unmodified-Since: before Last-Modified → 412; at it, or not a date → 200", async () => {
+        const before = new Date(modified.getTime() - 1000).toUTCString();
+        expect((await get({ "if-unmodified-since": before })).status).toBe(412);
+        expect((await get({ "if-unmodified-since": modified.toUTCString() })).status).toBe(200);
+        expect((await get({ "if-unmodified-since": "2000-01-01" })).status).toBe(200);
+      });
+
+      it("If-Unmodified-Since is ignored when If-Match is present (§13.1.4)", async () => {
+        const before = new Date(modified.getTime() - 1000).toUTCString();
+        const res = await get({ "if-match": await tag(), "if-unmodified-since": before });
+        expect(res.status).toBe(200);
+      });
+
+      it("If-Match on a 404 → 404: preconditions only apply to a 2xx (§13.2.1)", async () => {
+        expect((await get({ "if-match": '"other"' }, "GET", "/missing")).status).toBe(404);
+      });
+    });
+  }
+
+  it("If-Match with the weak tag of a gzip response → 412: a weak tag never matches strongly", async () => {
+    const gz = await raw(`${full.url}/employees`, "GET", { "accept-encoding": "gzip" });
+    expect(gz.headers.etag).toMatch(/^W\//);
+    const res = await raw(`${full.url}/employees`, "GET", {
+      "accept-encoding": "gzip",
+      "if-match": gz.headers.etag as string,
+    });
+    expect(res.status).toBe(412);
+    expect(res.headers["content-encoding"]).toBeUndefined();
+    expect(JSON.parse(res.body.toString()).status).toBe(412);
+  });
+});
+
 describe("cache policy", () => {
   it("cacheControl({ visibility: public, maxAge }) → header kept on the 304 with Expires", async () => {
     const first = await raw(`${plain.url}/countries`, "GET", {});

@@ -1,14 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   appendVary,
+  buildErrorRecord,
+  buildProblemDetails,
   checkOptionNames,
+  errorRecordToXml,
+  errorRendering,
   type Negotiation,
   type NextFunction,
+  problemDetailsToXml,
   refusedOption,
 } from "@svc/errors";
 import fresh from "fresh";
-import { strongEtag } from "./entity-tag.js";
+import { listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
+import { preconditionFailed } from "./preconditions.js";
 
 /** Options of {@link conditional}. */
 export interface ConditionalOptions {
@@ -60,6 +66,23 @@ const NOT_MODIFIED_DROP = [
   "Content-Range",
   "Transfer-Encoding",
   "Content-Encoding",
+];
+
+/**
+ * What `errorHandler()` of `@svc/errors` drops from a response it turns into an error, but the
+ * validators: a 412 carries the current `ETag` and `Last-Modified`, as `preconditions()`'s does.
+ */
+const PRECONDITION_FAILED_DROP = [
+  "Content-Type",
+  "Content-Length",
+  "Transfer-Encoding",
+  "Content-Encoding",
+  "Content-Digest",
+  "Repr-Digest",
+  "Content-Language",
+  "Content-Range",
+  "Content-Disposition",
+  "Content-Location",
 ];
 
 function isBody(value: unknown): value is Body {
@@ -148,7 +171,11 @@ class Revalidation {
       configurable: true,
       get: () => {
         const status = res.statusCode;
-        return this.safe && ((status >= 200 && status < 300) || status === 304) && this.currentCopy(res);
+        return (
+          this.safe &&
+          (status === 304 || (status >= 200 && status < 300 && this.preconditionsHold(res))) &&
+          this.currentCopy(res)
+        );
       },
     });
     try {
@@ -168,6 +195,8 @@ class Revalidation {
       // Unsafe methods have nothing to revalidate: preconditions() answers those.
       if (this.safe && res.statusCode === 304) {
         this.notModified(res);
+      } else if (this.safe && this.successful() && !this.preconditionsHold(res)) {
+        return this.failPrecondition(res);
       } else if (this.safe && this.isFresh(res)) {
         this.notModified(res);
         res.statusCode = 304;
@@ -175,6 +204,61 @@ class Revalidation {
       }
     }
     return this.realEnd.apply(res, args);
+  }
+
+  /**
+   * RFC 9110 §13.2.2 steps 1 and 2 for this successful GET/HEAD response: `If-Match` (strong
+   * comparison, §8.8.3.2; `*` holds, the representation exists), else `If-Unmodified-Since`
+   * against `Last-Modified` (§13.1.4). The origin server "MUST NOT perform the requested method"
+   * when either is false (§13.1.1); the handler of a safe method has changed nothing, so its
+   * response is replaced by the 412. Only for a response that would be 2xx (§13.2.1).
+   */
+  private preconditionsHold(res: ServerResponse): boolean {
+    const headers = this.req.headers;
+    const ifMatch = headers["if-match"];
+    if (ifMatch !== undefined) {
+      const list = parseEtagList(ifMatch);
+      if (list === "*") return true;
+      const etag = headerText(res, "ETag");
+      return etag !== undefined && listMatches(list, etag, true);
+    }
+    const ifUnmodifiedSince = headers["if-unmodified-since"];
+    if (ifUnmodifiedSince === undefined) return true;
+    // §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the received
+    // field value is not a valid HTTP-date", and when the resource has no modification date.
+    const since = parseHttpDate(ifUnmodifiedSince);
+    const lastModified = headerText(res, "Last-Modified");
+    if (since === undefined || lastModified === undefined) return true;
+    const modified = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
+    return !(modified > since);
+  }
+
+  /**
+   * The 412 (RFC 9110 §15.5.13) in place of the response, as `errorHandler()` of `@svc/errors`
+   * writes `preconditions()`'s: the error record in the format `Accept` asks for, with the
+   * current `ETag` and `Last-Modified`, `Cache-Control: no-store`, `Vary: Accept`, no body for HEAD.
+   * Written here rather than passed to `next`: the route already ran, and `next` may be called once.
+   */
+  private failPrecondition(res: ServerResponse): ServerResponse {
+    const req = this.req as IncomingMessage & { originalUrl?: string };
+    const err = preconditionFailed({});
+    const record = buildErrorRecord(err, req.originalUrl ?? req.url ?? "/");
+    const { format, contentType } = errorRendering(req.headers.accept);
+    const body =
+      format === "problem+json"
+        ? JSON.stringify(buildProblemDetails(record, err.code))
+        : format === "problem+xml"
+          ? problemDetailsToXml(buildProblemDetails(record, err.code))
+          : format === "xml"
+            ? errorRecordToXml(record)
+            : JSON.stringify(record);
+    for (const name of PRECONDITION_FAILED_DROP) res.removeHeader(name);
+    res.statusCode = 412;
+    res.setHeader("Cache-Control", "no-store");
+    appendVary(res, "Accept");
+    res.setHeader("Content-Type", contentType);
+    res.setHeader("Content-Length", Buffer.byteLength(body));
+    return req.method === "HEAD" ? this.realEnd.call(res) : this.realEnd.call(res, body);
   }
 
   /**

@@ -21,4 +21,27 @@ describe(`conditional() on Express ${version}`, () => {
     const again = await fetch(`${url}/countries`, { headers: { "If-None-Match": etag as string } });
     expect(again.status).toBe(304);
   });
+
+  it("GET with a stale If-Match → 412 error record", async () => {
+    const app = express4();
+    app.use(negotiate());
+    app.use(conditional());
+    app.get("/countries", async (_req, res) => {
+      await res.represent([{ code: "DE" }, { code: "FR" }]);
+    });
+    const { url, close } = await listen(app);
+    onTestFinished(close);
+    const etag = (await fetch(`${url}/countries`)).headers.get("etag") as string;
+    // RFC 9110 §13.1.1: a false If-Match → the method is not performed, 412.
+    const stale = await fetch(`${url}/countries`, { headers: { "If-Match": '"stale"' } });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get("etag")).toBe(etag);
+    expect(stale.headers.get("cache-control")).toBe("no-store");
+    expect(await stale.json()).toMatchObject({
+      status: 412,
+      error: "Precondition Failed",
+      path: "/countries",
+    });
+    expect((await fetch(`${url}/countries`, { headers: { "If-Match": etag } })).status).toBe(200);
+  });
 });
