@@ -60,6 +60,10 @@ function app(withNegotiate: boolean) {
     setLastModified(res, modified);
     res.send();
   });
+  a.get("/comma-tag", (_req, res) => {
+    res.setHeader("ETag", '"a,b"');
+    res.json(employee);
+  });
   a.get("/own-tag", (_req, res) => {
     res.setHeader("ETag", '"v7"');
     res.json(employee);
@@ -388,6 +392,19 @@ describe("If-Match / If-Unmodified-Since on GET and HEAD → 412 (RFC 9110 §13.
     expect(res.status).toBe(412);
     expect(res.headers["content-encoding"]).toBeUndefined();
     expect(JSON.parse(res.body.toString()).status).toBe(412);
+  });
+});
+
+describe("If-None-Match with a comma inside an entity tag (RFC 9110 §8.8.3 etagc)", () => {
+  it('If-None-Match: "a,b" on ETag: "a,b" → 304; "a" or "b" alone → 200', async () => {
+    for (const server of [plain, full]) {
+      expect((await raw(`${server.url}/comma-tag`, "GET", { "if-none-match": '"a,b"' })).status).toBe(304);
+      expect((await raw(`${server.url}/comma-tag`, "GET", { "if-none-match": '"x", W/"a,b"' })).status).toBe(
+        304,
+      );
+      expect((await raw(`${server.url}/comma-tag`, "GET", { "if-none-match": '"a"' })).status).toBe(200);
+      expect((await raw(`${server.url}/comma-tag`, "GET", { "if-none-match": '"b"' })).status).toBe(200);
+    }
   });
 });
 

@@ -11,7 +11,6 @@ import {
   problemDetailsToXml,
   refusedOption,
 } from "@svc/errors";
-import fresh from "fresh";
 import { listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
 import { preconditionFailed } from "./preconditions.js";
@@ -274,14 +273,17 @@ class Revalidation {
     const headers = this.req.headers;
     const ifNoneMatch = headers["if-none-match"];
     if (ifNoneMatch !== undefined) {
-      // Weak comparison by `fresh`, given If-None-Match alone: "A recipient MUST ignore
-      // If-Modified-Since if the request contains an If-None-Match header field" (§13.1.3), which
-      // `fresh` would read for an empty one; and without the request's `Cache-Control`, which
-      // `fresh` (written for Express's cache semantics) reads as "never 304" on `no-cache`, while
-      // §13.1.2 has an origin server evaluate If-None-Match and a request's `no-cache` asks for
-      // exactly that validation (RFC 9111 §5.2.1.4; fetch() adds it to every conditional request).
+      // Weak comparison (§8.8.3.2) over the list as §13.1.2 defines it (`#entity-tag`): an
+      // opaque-tag may hold a comma (`"a,b"`, §8.8.3 etagc), which splitting the value on commas,
+      // as `fresh` does, breaks. "A recipient MUST ignore If-Modified-Since if the request
+      // contains an If-None-Match header field" (§13.1.3), even an empty one. The request's
+      // `Cache-Control` plays no part: §13.1.2 has an origin server evaluate If-None-Match, and a
+      // request's `no-cache` asks for exactly that validation (RFC 9111 §5.2.1.4; fetch() adds it
+      // to every conditional request), where `fresh` would answer "never 304".
+      const list = parseEtagList(ifNoneMatch);
+      if (list === "*") return true;
       const etag = headerText(res, "ETag");
-      return fresh({ "if-none-match": ifNoneMatch }, etag === undefined ? {} : { etag });
+      return etag !== undefined && listMatches(list, etag, false);
     }
     // §13.1.3: "A recipient MUST ignore If-Modified-Since if the received field value is not a
     // valid HTTP-date, [or] the field value has more than one member". Not through `fresh`, whose

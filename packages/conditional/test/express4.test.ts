@@ -22,12 +22,16 @@ describe(`conditional() on Express ${version}`, () => {
     expect(again.status).toBe(304);
   });
 
-  it("GET with a stale If-Match → 412 error record", async () => {
+  it("GET with a stale If-Match → 412 error record; If-None-Match with a comma in the tag → 304", async () => {
     const app = express4();
     app.use(negotiate());
     app.use(conditional());
     app.get("/countries", async (_req, res) => {
       await res.represent([{ code: "DE" }, { code: "FR" }]);
+    });
+    app.get("/comma", (_req, res) => {
+      res.setHeader("ETag", '"a,b"');
+      res.json({ ok: true });
     });
     const { url, close } = await listen(app);
     onTestFinished(close);
@@ -43,5 +47,7 @@ describe(`conditional() on Express ${version}`, () => {
       path: "/countries",
     });
     expect((await fetch(`${url}/countries`, { headers: { "If-Match": etag } })).status).toBe(200);
+    // RFC 9110 §8.8.3: etagc includes ",".
+    expect((await fetch(`${url}/comma`, { headers: { "If-None-Match": '"a,b"' } })).status).toBe(304);
   });
 });
