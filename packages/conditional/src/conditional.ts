@@ -307,16 +307,18 @@ class Revalidation {
 }
 
 /**
- * Strong, per-representation ETags and 304 revalidation for GET and HEAD, replacing Express's
+ * Strong, per-representation ETags, 304 revalidation and 412 for GET and HEAD, replacing Express's
  * weak default tag:
  *
  * - the tag is computed (with the `etag` package) from the identity bytes the handler sends, so
  *   the JSON and the XML of one resource differ; a handler's own `ETag` is kept;
  * - when the response is (or, for HEAD and 304, would be) content-coded by `@svc/negotiate`, the tag
  *   is made weak: the identity bytes' strong tag must not label gzip bytes (RFC 9110 §8.8.3);
+ * - `If-Match` (strong comparison) or, without it, `If-Unmodified-Since` false → 412 error record
+ *   in place of the 2xx (RFC 9110 §13.1.1, §13.1.4);
  * - `If-None-Match` (weak comparison, lists, `*`) or, without it, `If-Modified-Since` against
  *   `Last-Modified` → 304 with no body, keeping `ETag`, `Cache-Control`, `Content-Location`,
- *   `Date`, `Expires`, `Vary` (RFC 9110 §15.4.5), through the `fresh` package;
+ *   `Date`, `Expires`, `Vary` (RFC 9110 §15.4.5);
  * - successful responses without `Cache-Control` get `defaultCacheControl`.
  *
  * Mount it after `negotiate()` and before the routes; it works with `res.send`/`res.json` and
