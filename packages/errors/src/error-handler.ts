@@ -168,8 +168,19 @@ function logFailure(
   );
 }
 
-/** The error as the body of the chosen format: the record, or RFC 9457 problem details. */
-function renderError(
+/**
+ * The error as the body of the chosen format (`errorRendering(accept).format`): the record, or
+ * RFC 9457 problem details (§3, §A.1 for XML), with `type` built from `typeBase` and `code` as
+ * `errorHandler()`'s `problemTypeBase` does. For middleware that must answer an error itself
+ * after the route ran (when `next(err)` is no longer open to it), so its body is the one
+ * `errorHandler()` would have written.
+ *
+ * @example
+ * const { format, contentType } = errorRendering(req.headers.accept);
+ * const body = renderError(format, buildErrorRecord(err, req.url ?? "/"), err.code, undefined);
+ * @see https://www.rfc-editor.org/rfc/rfc9457#section-3
+ */
+export function renderError(
   format: ErrorFormat,
   record: ErrorRecord,
   code: string | undefined,

@@ -9,6 +9,7 @@ export {
   methodNotAllowed,
   type NextFunction,
   notFound,
+  renderError,
 } from "./error-handler.js";
 export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
 export {
