@@ -2,14 +2,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   appendVary,
   buildErrorRecord,
-  buildProblemDetails,
   checkOptionNames,
-  errorRecordToXml,
   errorRendering,
   type Negotiation,
   type NextFunction,
-  problemDetailsToXml,
   refusedOption,
+  renderError,
 } from "@svc/errors";
 import { listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
@@ -243,14 +241,7 @@ class Revalidation {
     const err = preconditionFailed({});
     const record = buildErrorRecord(err, req.originalUrl ?? req.url ?? "/");
     const { format, contentType } = errorRendering(req.headers.accept);
-    const body =
-      format === "problem+json"
-        ? JSON.stringify(buildProblemDetails(record, err.code))
-        : format === "problem+xml"
-          ? problemDetailsToXml(buildProblemDetails(record, err.code))
-          : format === "xml"
-            ? errorRecordToXml(record)
-            : JSON.stringify(record);
+    const body = renderError(format, record, err.code, undefined);
     for (const name of PRECONDITION_FAILED_DROP) res.removeHeader(name);
     res.statusCode = 412;
     res.setHeader("Cache-Control", "no-store");
