@@ -1336,6 +1336,20 @@ const TAGS: Record<string, string> = {
 };
 
 /**
+ * Every GET that answers 2xx also answers 412: @svc/conditional, in front of every route, refuses a
+ * read whose `If-Match` or `If-Unmodified-Since` is false (RFC 9110 §13.1.1, §13.1.4), HEAD
+ * included (described by its GET).
+ */
+function preconditionsOnReads(paths: Record<string, Json>): void {
+  for (const item of Object.values(paths)) {
+    const get = (item as { get?: { responses?: Record<string, Json> } }).get;
+    const responses = get?.responses;
+    if (responses && Object.keys(responses).some((status) => status.startsWith("2")) && !responses["412"])
+      responses["412"] = response("PreconditionFailed");
+  }
+}
+
+/**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate the requests and from
  * the collection definitions that serve them, so it cannot describe a route that does not exist.
  */
@@ -1358,6 +1372,7 @@ export function openApiDocument(resources: readonly CrudResource[], extra: Json 
     schemas[`${name}Page`] = halPage(name === "EmployeeV2" ? "employees" : collection, ref(name));
   }
   Object.assign(paths, OTHER_PATHS, v2Paths, extra);
+  preconditionsOnReads(paths);
   prune(schemas, { paths, RESPONSES }, Object.keys(requestBodySchemas));
   return {
     openapi: "3.1.0",
