@@ -92,6 +92,29 @@ function headerText(res: ServerResponse, name: string): string | undefined {
 }
 
 /**
+ * Whether an `If-Match` / `If-None-Match` value names the response's `ETag`: `*` always (the
+ * representation exists), else by the strong (`If-Match`) or weak (`If-None-Match`) comparison of
+ * RFC 9110 §8.8.3.2.
+ */
+function tagListMatches(value: string, res: ServerResponse, strong: boolean): boolean {
+  const list = parseEtagList(value);
+  if (list === "*") return true;
+  const etag = headerText(res, "ETag");
+  return etag !== undefined && listMatches(list, etag, strong);
+}
+
+/**
+ * The response's `Last-Modified` in seconds: an HTTP-date as `setLastModified` writes it, else
+ * whatever date the handler wrote; `undefined` without one (or with one no parser reads).
+ */
+function lastModifiedSeconds(res: ServerResponse): number | undefined {
+  const lastModified = headerText(res, "Last-Modified");
+  if (lastModified === undefined) return undefined;
+  const seconds = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
+  return Number.isNaN(seconds) ? undefined : seconds;
+}
+
+/**
  * The kernel's {@link Negotiation} a negotiation middleware (`@svc/negotiate`) left on the
  * response, if one is mounted (and nothing else took the name).
  */
@@ -213,21 +236,14 @@ class Revalidation {
   private preconditionsHold(res: ServerResponse): boolean {
     const headers = this.req.headers;
     const ifMatch = headers["if-match"];
-    if (ifMatch !== undefined) {
-      const list = parseEtagList(ifMatch);
-      if (list === "*") return true;
-      const etag = headerText(res, "ETag");
-      return etag !== undefined && listMatches(list, etag, true);
-    }
+    if (ifMatch !== undefined) return tagListMatches(ifMatch, res, true);
     const ifUnmodifiedSince = headers["if-unmodified-since"];
     if (ifUnmodifiedSince === undefined) return true;
     // §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the received
     // field value is not a valid HTTP-date", and when the resource has no modification date.
     const since = parseHttpDate(ifUnmodifiedSince);
-    const lastModified = headerText(res, "Last-Modified");
-    if (since === undefined || lastModified === undefined) return true;
-    const modified = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
-    return !(modified > since);
+    const modified = lastModifiedSeconds(res);
+    return since === undefined || modified === undefined || modified <= since;
   }
 
   /**
@@ -271,20 +287,14 @@ class Revalidation {
       // `Cache-Control` plays no part: §13.1.2 has an origin server evaluate If-None-Match, and a
       // request's `no-cache` asks for exactly that validation (RFC 9111 §5.2.1.4; fetch() adds it
       // to every conditional request), where `fresh` would answer "never 304".
-      const list = parseEtagList(ifNoneMatch);
-      if (list === "*") return true;
-      const etag = headerText(res, "ETag");
-      return etag !== undefined && listMatches(list, etag, false);
+      return tagListMatches(ifNoneMatch, res, false);
     }
     // §13.1.3: "A recipient MUST ignore If-Modified-Since if the received field value is not a
     // valid HTTP-date, [or] the field value has more than one member". Not through `fresh`, whose
     // Date.parse takes `2026-06-01` or a bare `2099` for a date and answers 304.
     const since = parseHttpDate(headers["if-modified-since"]);
-    const lastModified = headerText(res, "Last-Modified");
-    if (since === undefined || lastModified === undefined) return false;
-    // Our own field: an HTTP-date as setLastModified writes it, else whatever the handler wrote.
-    const modified = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
-    return modified <= since;
+    const modified = lastModifiedSeconds(res);
+    return since !== undefined && modified !== undefined && modified <= since;
   }
 
   /**
