@@ -41,6 +41,33 @@ function stream(url: string, total: number, declareLength: boolean): Promise<num
   });
 }
 
+/** POSTs `parts` as separate chunks, a pause between them, so each is its own read on the server. */
+function postInParts(url: string, parts: readonly Buffer[]): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { "content-type": SOAP } });
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        text += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    let i = 0;
+    const next = () => {
+      const part = parts[i++];
+      if (part === undefined) {
+        req.end();
+        return;
+      }
+      req.write(part);
+      setTimeout(next, 50);
+    };
+    next();
+  });
+}
+
 describe("limits and hostile input: a fault or 413, never a crash or a hang", () => {
   it("billion laughs (nested internal entities) → 400 Sender, no expansion", async () => {
     const lol = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ""};`.repeat(10)}">`).join("")}]><env:Envelope xmlns:env="${ENV}"><env:Body><x xmlns="urn:x">&lol9;</x></env:Body></env:Envelope>`;
@@ -98,6 +125,29 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
   it("NUL character reference → 400 Sender", async () => {
     const res = await post(svc.endpoint, envelope(getCustomer("&#0;")));
     expect(res.status).toBe(400);
+  });
+  it("charset=utf-8, an ASCII first read, then FF FE and UTF-16LE text → 400 Sender, not read as UTF-16", async () => {
+    // XML 1.0 Appendix F / RFC 7303 §3.2: a byte order mark is only one at the start of the
+    // entity; FF FE later in a UTF-8 message is invalid UTF-8, whatever the read it starts.
+    const text = envelope(getCustomer("42"));
+    const cut = text.indexOf("<env:Body>");
+    const res = await postInParts(svc.endpoint, [
+      Buffer.from(text.slice(0, cut)),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.slice(cut), "utf16le")]),
+    ]);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+  });
+  it("an ASCII first read, then EF BB BF inside a name → 400 Sender, the U+FEFF kept, not eaten as a BOM", async () => {
+    // U+FEFF is a NameChar (XML 1.0 §2.3): "customer\uFEFFId" is another element than customerId.
+    const text = envelope(getCustomer("42"));
+    const cut = text.indexOf("Id>42");
+    const res = await postInParts(svc.endpoint, [
+      Buffer.from(text.slice(0, cut)),
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text.slice(cut))]),
+    ]);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
   });
   it("the server still answers normally afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);

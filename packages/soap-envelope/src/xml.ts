@@ -117,7 +117,9 @@ export async function parseXml(
     // with any other byte, or in UTF-16, takes the decoder (which then stays for the message).
     if (decoder === undefined && utf8 && isAscii(chunk)) text = latin1(chunk);
     else {
-      decoder ??= pickDecoder(chunk, charset);
+      // Only the document's first bytes can be a byte order mark (XML 1.0 §4.3.3, Appendix F):
+      // after ASCII reads, FF FE is invalid UTF-8, never a switch to UTF-16 mid-message.
+      decoder ??= pickDecoder(chunk, charset, bytes === chunk.byteLength);
       text = decode(decoder, chunk, true);
     }
     if (builder === undefined && first === undefined) {
@@ -292,12 +294,16 @@ function decode(decoder: TextDecoder, chunk: Uint8Array, stream: boolean): strin
 }
 
 /**
- * XML 1.0 Appendix F: the byte order mark decides UTF-16; otherwise the transport's charset
+ * XML 1.0 Appendix F: the byte order mark at the start of the document (`atStart`) decides
+ * UTF-16; otherwise the transport's charset
  * (SOAP 1.2 Part 2 §7.1.4 lets the `charset` parameter name it), else UTF-8.
  */
-function pickDecoder(first: Uint8Array, charset: string | undefined): TextDecoder {
-  if (first[0] === 0xfe && first[1] === 0xff) return takeDecoder("utf-16be");
-  if (first[0] === 0xff && first[1] === 0xfe) return takeDecoder("utf-16le");
+function pickDecoder(first: Uint8Array, charset: string | undefined, atStart: boolean): TextDecoder {
+  if (atStart && first[0] === 0xfe && first[1] === 0xff) return takeDecoder("utf-16be");
+  if (atStart && first[0] === 0xff && first[1] === 0xfe) return takeDecoder("utf-16le");
+  // A decoder picked after the first bytes (ASCII reads of a UTF-8 message) must not strip
+  // EF BB BF as a byte order mark: there it is U+FEFF, a character of the document.
+  if (!atStart) return takeDecoder("utf-8", true);
   const cs = charset?.toLowerCase();
   if (cs === "utf-16" || cs === "utf-16be") return takeDecoder("utf-16be");
   if (cs === "utf-16le") return takeDecoder("utf-16le");
@@ -308,16 +314,25 @@ function pickDecoder(first: Uint8Array, charset: string | undefined): TextDecode
 const DECODER_POOL = new Map<string, TextDecoder[]>();
 const DECODER_POOL_SIZE = 64;
 
-function takeDecoder(encoding: "utf-8" | "utf-16be" | "utf-16le"): TextDecoder {
-  // ignoreBOM false: a byte order mark is consumed, not passed to the parser.
-  return DECODER_POOL.get(encoding)?.pop() ?? new TextDecoder(encoding, { fatal: true, ignoreBOM: false });
+function takeDecoder(encoding: "utf-8" | "utf-16be" | "utf-16le", keepBom = false): TextDecoder {
+  // ignoreBOM false: a byte order mark at the start of the document is consumed, not passed to
+  // the parser; ignoreBOM true (keepBom) for a decoder that starts mid-document.
+  return (
+    DECODER_POOL.get(poolKey(encoding, keepBom))?.pop() ??
+    new TextDecoder(encoding, { fatal: true, ignoreBOM: keepBom })
+  );
+}
+
+function poolKey(encoding: string, keepBom: boolean): string {
+  return keepBom ? `${encoding}+bom` : encoding;
 }
 
 function releaseDecoder(decoder: TextDecoder): void {
-  let pool = DECODER_POOL.get(decoder.encoding);
+  const key = poolKey(decoder.encoding, decoder.ignoreBOM);
+  let pool = DECODER_POOL.get(key);
   if (pool === undefined) {
     pool = [];
-    DECODER_POOL.set(decoder.encoding, pool);
+    DECODER_POOL.set(key, pool);
   }
   if (pool.length < DECODER_POOL_SIZE) pool.push(decoder);
 }
