@@ -15,7 +15,7 @@ import {
 } from "./schema-model.js";
 import type { XmlElement } from "./xml.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
-import { checkLexical, collapse, collapseFast, lexicalCheck } from "./xsd-lexical.js";
+import { checkLexical, collapse, collapseFast, enumerationLiteral, lexicalCheck } from "./xsd-lexical.js";
 
 /**
  * Validates an element against its declaration and decodes it into a plain object: attributes
@@ -182,6 +182,10 @@ function decodeSimple(type: SimpleType, raw: string, path: string, longAs: LongR
       return Number(lexical);
     case "boolean":
       return lexical === "true" || lexical === "1";
+    case "decimal":
+      // An enumerated xs:decimal decodes to the literal it equals (`1.50` → the schema's `1.5`),
+      // the value generated types give it.
+      return type.facets.enumeration ? (enumerationLiteral(type, lexical) ?? lexical) : lexical;
     default:
       return lexical;
   }
@@ -392,6 +396,19 @@ function simpleDecoder(type: SimpleType, longAs: LongRepresentation): (raw: stri
         const lexical = collapseFast(raw);
         check(lexical, path);
         return lexical === "true" || lexical === "1";
+      };
+    case "decimal":
+      if (type.facets.enumeration !== undefined) {
+        return (raw, path) => {
+          const lexical = collapseFast(raw);
+          check(lexical, path);
+          return enumerationLiteral(type, lexical) ?? lexical;
+        };
+      }
+      return (raw, path) => {
+        const lexical = collapseFast(raw);
+        check(lexical, path);
+        return lexical;
       };
     default:
       return (raw, path) => {

@@ -403,3 +403,38 @@ describe("one name for an attribute and an element of a complex type", () => {
     expect(s.decode(doc(`<A xmlns="${NS}"><b>2</b><id>1</id></A>`))).toEqual({ b: 2, id: 1 });
   });
 });
+
+describe("enumeration compares values, not spellings (XML Schema 1.0 Part 2 §4.3.5)", () => {
+  const enums = compile(`
+    <xs:element name="I"><xs:simpleType><xs:restriction base="xs:int">
+      <xs:enumeration value="1"/><xs:enumeration value="2"/></xs:restriction></xs:simpleType></xs:element>
+    <xs:element name="L"><xs:simpleType><xs:restriction base="xs:long">
+      <xs:enumeration value="9007199254740993"/></xs:restriction></xs:simpleType></xs:element>
+    <xs:element name="B"><xs:simpleType><xs:restriction base="xs:boolean">
+      <xs:enumeration value="true"/></xs:restriction></xs:simpleType></xs:element>
+    <xs:element name="D"><xs:simpleType><xs:restriction base="xs:decimal">
+      <xs:enumeration value="1.5"/></xs:restriction></xs:simpleType></xs:element>`);
+  const value = (name: string, v: string) => enums.decode(doc(`<${name} xmlns="${NS}">${v}</${name}>`));
+
+  it("xs:int enumeration 1, 2: 01 and +1 → 1; 3 → error", () => {
+    expect(value("I", "01")).toBe(1);
+    expect(value("I", "+1")).toBe(1);
+    expect(() => value("I", "3")).toThrow(/is not one of 1, 2/);
+  });
+  it("xs:long enumeration 9007199254740993: +09007199254740993 → exact; 9007199254740992 → error", () => {
+    expect(value("L", "+09007199254740993")).toBe(9007199254740993n);
+    expect(() => value("L", "9007199254740992")).toThrow(/is not one of/);
+  });
+  it("xs:boolean enumeration true: 1 → true; 0 → error", () => {
+    expect(value("B", "1")).toBe(true);
+    expect(() => value("B", "0")).toThrow(/is not one of true/);
+  });
+  it("xs:decimal enumeration 1.5: 1.50 and +01.5 → the schema's 1.5 (its generated type); 1.51 → error", () => {
+    expect(value("D", "1.50")).toBe("1.5");
+    expect(value("D", "+01.5")).toBe("1.5");
+    // An attribute takes the other decoder (decodeElement): the same answer.
+    const xsi = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="false"';
+    expect(enums.decode(doc(`<D xmlns="${NS}" ${xsi}>1.50</D>`))).toBe("1.5");
+    expect(() => value("D", "1.51")).toThrow(/is not one of 1.5/);
+  });
+});

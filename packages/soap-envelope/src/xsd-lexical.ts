@@ -41,7 +41,7 @@ export function checkLexical(type: SimpleType, v: string, path: string): void {
   // facets last, so a value that is too long is refused before any pattern reads it.
   if (type.base === "string") checkLength(f, v, path);
   if (type.base === "decimal" || type.base === "long" || type.base === "int") checkRange(f, v, path);
-  if (f.enumeration && !f.enumeration.includes(v))
+  if (f.enumeration && enumerationLiteral(type, v) === undefined)
     fail(path, `${shown(v)} is not one of ${f.enumeration.join(", ")}`);
   // Linear in the value's length whatever the pattern (see xsd-regex.ts); the value itself is
   // bounded by the message size limit (`limits.maxBytes`).
@@ -50,6 +50,32 @@ export function checkLexical(type: SimpleType, v: string, path: string): void {
 }
 
 type Facets = SimpleType["facets"];
+
+/**
+ * The enumeration value, as the schema writes it, that `v` (a valid lexical of the base type)
+ * equals; undefined when none does. XML Schema 1.0 Part 2 §4.3.5: enumeration "constrains the
+ * value space", so `01` and `+1` are the xs:int 1, `1` is the xs:boolean true and `1.50` the
+ * xs:decimal 1.5. Strings (and dates, kept lexical here) compare as written.
+ */
+export function enumerationLiteral(type: SimpleType, v: string): string | undefined {
+  const values = type.facets.enumeration;
+  if (values === undefined) return undefined;
+  switch (type.base) {
+    case "int":
+    case "long": {
+      const n = BigInt(v);
+      return values.find((e) => INTEGER_RE.test(e) && BigInt(e) === n);
+    }
+    case "decimal":
+      return values.find((e) => DECIMAL_RE.test(e) && compareDecimal(e, v) === 0);
+    case "boolean": {
+      const b = v === "true" || v === "1";
+      return values.find((e) => (b ? e === "true" || e === "1" : e === "false" || e === "0"));
+    }
+    default:
+      return values.includes(v) ? v : undefined;
+  }
+}
 
 /** A check of one simple type's lexical values, as {@link checkLexical} makes it. */
 export type LexicalCheck = (v: string, path: string) => void;
