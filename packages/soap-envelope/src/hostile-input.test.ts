@@ -149,6 +149,25 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
     expect(res.status).toBe(400);
     expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
   });
+  it("an attribute named __proto__ on the body element → 400 Sender (not allowed), not silently dropped", async () => {
+    const body = getCustomer("42").replace("<c:GetCustomerRequest ", '<c:GetCustomerRequest __proto__="x" ');
+    const res = await post(svc.endpoint, envelope(body));
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain('attribute "__proto__" is not allowed');
+    // Streamed (the general parser), and next to an env:* attribute (stripped before decoding).
+    const withEnv = body.replace(
+      "<c:GetCustomerRequest ",
+      `<c:GetCustomerRequest xmlns:env="${ENV}" env:foo="1" `,
+    );
+    const text = envelope(withEnv);
+    const cut = text.indexOf("<c:customerId>");
+    const streamed = await postInParts(svc.endpoint, [
+      Buffer.from(text.slice(0, cut)),
+      Buffer.from(text.slice(cut)),
+    ]);
+    expect(streamed.status).toBe(400);
+    expect(readFault(streamed.text).reason).toContain('attribute "__proto__" is not allowed');
+  });
   it("the server still answers normally afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
   });

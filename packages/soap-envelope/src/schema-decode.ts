@@ -50,7 +50,8 @@ export function decodeElement(
   }
   const out: Record<string, unknown> = {};
   for (const a of type.attributes) {
-    const raw = element.attributes[a.key] ?? a.defaultValue;
+    // Own attributes only: an absent `constructor` or `toString` is not Object.prototype's.
+    const raw = Object.hasOwn(element.attributes, a.key) ? element.attributes[a.key] : a.defaultValue;
     if (raw === undefined) {
       if (a.required) throw new SchemaValidationError(`${path}/@${a.name}`, "is required");
       continue;

@@ -438,3 +438,20 @@ describe("enumeration compares values, not spellings (XML Schema 1.0 Part 2 §4.
     expect(() => value("D", "1.51")).toThrow(/is not one of 1.5/);
   });
 });
+
+describe("attribute names that Object.prototype also has", () => {
+  const s = compile(`
+    <xs:element name="A"><xs:complexType><xs:sequence><xs:element name="x" type="xs:string"/></xs:sequence>
+      <xs:attribute name="constructor" type="xs:string"/><xs:attribute name="toString" type="xs:int" default="7"/>
+    </xs:complexType></xs:element>`);
+  it("optional attributes constructor and toString absent → left out / the default, not a TypeError", () => {
+    expect(s.decode(doc(`<A xmlns="${NS}"><x>1</x></A>`))).toEqual({ toString: 7, x: "1" });
+  });
+  it('constructor="c" → decoded like any other attribute', () => {
+    expect(s.decode(doc(`<A xmlns="${NS}" constructor="c"><x>1</x></A>`))).toEqual({
+      constructor: "c",
+      toString: 7,
+      x: "1",
+    });
+  });
+});

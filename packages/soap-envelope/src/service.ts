@@ -928,10 +928,10 @@ function stripSoapAttributes(element: ParsedElement): ParsedElement {
     }
   }
   if (!soap) return element;
-  const attributes: Record<string, string> = {};
-  for (const k of Object.keys(element.attributes)) {
-    if (!k.startsWith(SOAP12_PREFIX)) attributes[k] = element.attributes[k] ?? "";
-  }
+  // Object.fromEntries defines own properties: an attribute named `__proto__` stays one.
+  const attributes: Record<string, string> = Object.fromEntries(
+    Object.entries(element.attributes).filter(([k]) => !k.startsWith(SOAP12_PREFIX)),
+  );
   return { ...element, attributes };
 }
 

@@ -81,6 +81,18 @@ function qnameEnd(s: string, i: number, at: { colon: number }): number {
   return i;
 }
 
+/**
+ * Stores an attribute as an own property: an attribute named `__proto__`, assigned to a plain
+ * object, would hit Object.prototype's setter and vanish, hidden from every later check.
+ */
+export function setAttribute(attributes: Record<string, string>, key: string, value: string): void {
+  if (key === "__proto__") {
+    Object.defineProperty(attributes, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    attributes[key] = value;
+  }
+}
+
 /** Whether `s[a, a + len)` and `s[b, b + len)` hold the same code units. */
 function sameRange(s: string, a: number, b: number, len: number): boolean {
   for (let k = 0; k < len; k++) if (s.charCodeAt(a + k) !== s.charCodeAt(b + k)) return false;
@@ -311,7 +323,7 @@ class FastParse {
         key = `{${uri}}${name.slice(c + 1)}`;
       }
       if (Object.hasOwn(attributes, key)) return undefined; // §6.3: unique expanded names
-      attributes[key] = raw[k + 1] as string;
+      setAttribute(attributes, key, raw[k + 1] as string);
     }
     return {
       namespace: namespace ?? "",

@@ -4,7 +4,7 @@ import type { XmlElement } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
-import { parseSimpleXml } from "./xml-fast.js";
+import { parseSimpleXml, setAttribute } from "./xml-fast.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
 // The plain element shape is shared with @svc/auth, so it lives in @svc/errors (no parser there).
@@ -422,7 +422,7 @@ class TreeBuilder {
     for (const key in tagAttributes) {
       const attr = tagAttributes[key];
       if (attr === undefined || attr.uri === XMLNS_URI || attr.name === "xmlns") continue;
-      attributes[attr.uri ? `{${attr.uri}}${attr.local}` : attr.local] = attr.value;
+      setAttribute(attributes, attr.uri ? `{${attr.uri}}${attr.local}` : attr.local, attr.value);
     }
     const element: ParsedElement = {
       namespace: tag.uri,
