@@ -139,6 +139,13 @@ describe("decode: bad instances", () => {
     ["active yes", `${base}<active>yes</active>`, /xs:boolean/],
     ["born 2023-02-29", `${base}<born>2023-02-29</born>`, /xs:date/],
     ["seen without time", `${base}<seen>2024-01-01</seen>`, /xs:dateTime/],
+    // Part 2 §3.2.7.1: more than four year digits, leading zeros prohibited.
+    [
+      "born 02024-01-01 (a five-digit year with a leading zero)",
+      `${base}<born>02024-01-01</born>`,
+      /xs:date/,
+    ],
+    ["seen -02024-01-01T00:00:00Z", `${base}<seen>-02024-01-01T00:00:00Z</seen>`, /xs:dateTime/],
     [
       "nil on non-nillable",
       base.replace(
@@ -156,6 +163,10 @@ describe("decode: bad instances", () => {
     ["text in element-only content", base.replace("<id>", "stray<id>"), /must not contain text/],
     ["undeclared attribute", base.replace("<id>1</id>", '<id x="1">1</id>'), /not allowed/],
   ];
+  it("years beyond 9999 without a leading zero (10000, -12345) → decoded", () => {
+    const born = schema.decode(item(`${base}<born>10000-01-01</born><seen>-12345-06-07T08:09:10Z</seen>`));
+    expect(born).toMatchObject({ born: "10000-01-01", seen: "-12345-06-07T08:09:10Z" });
+  });
   it.each(cases)("%s → validation error", (_name, inner, message) => {
     expect(() => schema.decode(item(inner))).toThrow(message);
   });

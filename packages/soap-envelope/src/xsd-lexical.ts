@@ -13,9 +13,11 @@ export function collapse(value: string): string {
 /** The lexical space of xs:decimal (Part 2 §3.2.3.1). */
 export const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 const INTEGER_RE = /^[+-]?\d+$/;
-const DATE_RE = /^(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+// Part 2 §3.2.7.1 (dateTime, and date §3.2.9.1): "'-'? yyyy" where "if more than four digits,
+// leading zeros are prohibited" (10000 yes, 02024 no).
+const DATE_RE = /^(-?(?:[1-9]\d{4,}|\d{4}))-(\d{2})-(\d{2})(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
 const DATETIME_RE =
-  /^(-?\d{4,})-(\d{2})-(\d{2})T(?:([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?|24:00:00(?:\.0+)?)(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+  /^(-?(?:[1-9]\d{4,}|\d{4}))-(\d{2})-(\d{2})T(?:([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?|24:00:00(?:\.0+)?)(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
 const INT_MIN_BIG = -(2n ** 31n);
