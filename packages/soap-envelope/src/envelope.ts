@@ -88,15 +88,17 @@ export async function parseEnvelope(
 /** Part 1 §5 structure checks over an already parsed document. */
 export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
   if (root.localName === "Envelope" && root.namespace === SOAP11_NS) throw new Soap11EnvelopeError();
-  // Part 1 §5.4.7: an envelope in an unknown namespace is a version this node does not support.
-  if (root.namespace !== SOAP12_NS) {
+  // Part 1 §5.4.8, VersionMismatch: "The faulting node found an invalid element information item
+  // instead of the expected Envelope element information item. The namespace, local name or both
+  // did not match" (an envelope in an unknown namespace, or env:Body as the document element),
+  // answered with the versions this node supports (§5.4.7).
+  if (root.namespace !== SOAP12_NS || root.localName !== "Envelope") {
     throw new SoapFault({
       code: "VersionMismatch",
       reason: "The message is not a SOAP 1.2 envelope",
       headerXml: UPGRADE_HEADER,
     });
   }
-  if (root.localName !== "Envelope") throw senderFault("The document element must be env:Envelope");
   for (const key in root.attributes) {
     if (key.charCodeAt(0) !== 0x7b) throw senderFault(`Unqualified attribute "${key}" on env:Envelope`);
   }

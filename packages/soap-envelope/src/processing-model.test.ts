@@ -146,10 +146,20 @@ const versionRows: Row[] = [
     upgrade: true,
   },
   {
-    name: "document element not Envelope → Sender",
+    // Part 1 §5.4.8: VersionMismatch when "the namespace, local name or both did not match the
+    // Envelope element information item".
+    name: "document element env:Body instead of env:Envelope → VersionMismatch with env:Upgrade",
     body: `<env:Body xmlns:env="${ENV}">${ok}</env:Body>`,
-    status: 400,
-    code: "Sender",
+    status: 500,
+    code: "VersionMismatch",
+    upgrade: true,
+  },
+  {
+    name: "unqualified document element Envelope → VersionMismatch with env:Upgrade",
+    body: `<Envelope><Body>${ok}</Body></Envelope>`,
+    status: 500,
+    code: "VersionMismatch",
+    upgrade: true,
   },
 ];
 
