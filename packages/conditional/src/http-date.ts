@@ -1,17 +1,28 @@
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const MONTH = `(${MONTHS.join("|")})`;
-const TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
+const MONTH = `(?<month>${MONTHS.join("|")})`;
+const TIME = "(?<h>\\d{2}):(?<m>\\d{2}):(?<s>\\d{2})";
 
 // RFC 9110 §5.6.7, the three formats a recipient MUST accept, each anchored and without nested
 // repetition (linear on any input):
 //   IMF-fixdate  Sun, 06 Nov 1994 08:49:37 GMT
 //   rfc850-date  Sunday, 06-Nov-94 08:49:37 GMT
 //   asctime-date Sun Nov  6 08:49:37 1994
-const IMF_FIXDATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`);
-const RFC850_DATE = new RegExp(
-  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`,
+const IMF_FIXDATE = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<day>\\d{2}) ${MONTH} (?<year>\\d{4}) ${TIME} GMT$`,
 );
-const ASCTIME_DATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+const RFC850_DATE = new RegExp(
+  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (?<day>\\d{2})-${MONTH}-(?<year>\\d{2}) ${TIME} GMT$`,
+);
+const ASCTIME_DATE = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} (?<day>[ \\d]\\d) ${TIME} (?<year>\\d{4})$`,
+);
+
+/** Each format with whether its year has two digits (rfc850-date). */
+const FORMATS: readonly (readonly [RegExp, boolean])[] = [
+  [IMF_FIXDATE, false],
+  [RFC850_DATE, true],
+  [ASCTIME_DATE, false],
+];
 
 /**
  * RFC 9110 §5.6.7: "Recipients of a timestamp value in rfc850-date format, which uses a two-digit
@@ -60,30 +71,11 @@ function toSeconds(
 export function parseHttpDate(value: string | undefined, now: Date = new Date()): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  let m = IMF_FIXDATE.exec(text);
-  if (m !== null)
-    return toSeconds(
-      Number(m[3]),
-      m[2] as string,
-      Number(m[1]),
-      m[4] as string,
-      m[5] as string,
-      m[6] as string,
-    );
-  m = RFC850_DATE.exec(text);
-  if (m !== null) {
-    const year = fullYear(Number(m[3]), now);
-    return toSeconds(year, m[2] as string, Number(m[1]), m[4] as string, m[5] as string, m[6] as string);
+  for (const [format, twoDigitYear] of FORMATS) {
+    const g = format.exec(text)?.groups;
+    if (g === undefined) continue;
+    const year = twoDigitYear ? fullYear(Number(g.year), now) : Number(g.year);
+    return toSeconds(year, g.month as string, Number(g.day), g.h as string, g.m as string, g.s as string);
   }
-  m = ASCTIME_DATE.exec(text);
-  if (m !== null)
-    return toSeconds(
-      Number(m[6]),
-      m[1] as string,
-      Number(m[2]),
-      m[3] as string,
-      m[4] as string,
-      m[5] as string,
-    );
   return undefined;
 }
