@@ -398,19 +398,15 @@ function simpleDecoder(type: SimpleType, longAs: LongRepresentation): (raw: stri
         check(lexical, path);
         return lexical === "true" || lexical === "1";
       };
-    case "decimal":
-      if (type.facets.enumeration !== undefined) {
-        return (raw, path) => {
-          const lexical = collapseFast(raw);
-          check(lexical, path);
-          return enumerationLiteral(type, lexical) ?? lexical;
-        };
-      }
+    case "decimal": {
+      // An enumerated xs:decimal decodes to the literal it equals, as decodeSimple does.
+      const enumerated = type.facets.enumeration !== undefined;
       return (raw, path) => {
         const lexical = collapseFast(raw);
         check(lexical, path);
-        return lexical;
+        return enumerated ? (enumerationLiteral(type, lexical) ?? lexical) : lexical;
       };
+    }
     default:
       return (raw, path) => {
         const lexical = collapseFast(raw);
