@@ -86,20 +86,22 @@ export function checkOptionNames(
   option = "options",
 ): void {
   if (options === undefined) return;
-  const shape = `an object with ${known.length === 0 ? "no fields" : `the fields ${known.join(", ")}`}`;
-  const path = option === "options" ? "" : `${option}.`;
+  // Called per request by constructors such as HalResource: the message text is only built for a
+  // refusal.
+  const shape = () => `an object with ${known.length === 0 ? "no fields" : `the fields ${known.join(", ")}`}`;
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw refusedOption(pkg, option, options, shape, `${label}: ${option}`);
+    throw refusedOption(pkg, option, options, shape(), `${label}: ${option}`);
   }
-  for (const name of Object.keys(options)) {
-    if (known.includes(name)) continue;
+  for (const name in options) {
+    if (!Object.hasOwn(options, name) || known.includes(name)) continue;
+    const path = option === "options" ? "" : `${option}.`;
     const near = closest(name, known);
     throw optionError(
       pkg,
       "unknownOption",
       `${label}: unknown option ${JSON.stringify(`${path}${name}`)}${
         near === undefined ? "" : ` (did you mean ${JSON.stringify(`${path}${near}`)}?)`
-      }; ${option} must be ${shape}`,
+      }; ${option} must be ${shape()}`,
     );
   }
 }

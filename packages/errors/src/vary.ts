@@ -39,7 +39,7 @@ function listHas(list: string, field: string): boolean {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
 export function appendVary(res: ServerResponse, ...fields: string[]): void {
-  const current = res.getHeader("Vary");
+  const current = res.getHeader("vary");
   let value = Array.isArray(current) ? current.join(", ") : current === undefined ? "" : String(current);
   if (value.trim() !== "" && listHas(value, "*")) return;
   let changed = false;
