@@ -58,8 +58,8 @@ function hasContent(res: ServerResponse): boolean {
  * so a gzip of the identity slice labelled `bytes 0-4999/10000` corrupts a resumed download.
  */
 function finalCoding(res: ServerResponse, n: RequestNegotiation, bodyLength: number | undefined): string {
-  if (!hasContent(res) || isCoded(res) || res.hasHeader("Content-Range")) return "identity";
-  const declared = Number(res.getHeader("Content-Length"));
+  if (!hasContent(res) || isCoded(res) || res.hasHeader("content-range")) return "identity";
+  const declared = Number(res.getHeader("content-length"));
   return n.codingFor(contentTypeOf(res), Number.isFinite(declared) ? declared : bodyLength);
 }
 
@@ -74,8 +74,8 @@ function codeHeadLikeGet(this: ServerResponse): void {
   const coding = n === undefined ? "identity" : finalCoding(this, n, undefined);
   if (coding !== "identity") {
     this.setHeader("Content-Encoding", coding);
-    this.removeHeader("Content-Length");
-    this.removeHeader("Accept-Ranges");
+    this.removeHeader("content-length");
+    this.removeHeader("accept-ranges");
   }
   varyOnCoding.call(this);
 }
@@ -143,10 +143,10 @@ class BodyCoder {
       const stream = createCoder(coding, this.level);
       this.stream = stream;
       res.setHeader("Content-Encoding", coding);
-      res.removeHeader("Content-Length");
+      res.removeHeader("content-length");
       // The coded bytes are produced on the fly and no range of them is ever served (a range
       // request gets the identity bytes, above): do not advertise ranges of them (§14.3).
-      res.removeHeader("Accept-Ranges");
+      res.removeHeader("accept-ranges");
       stream.on("data", (chunk: Buffer) => {
         if (this.write.call(res, chunk) === false) stream.pause();
       });
@@ -165,7 +165,7 @@ class BodyCoder {
   startHeaders(chunk: unknown, encoding: unknown, ending: boolean): void {
     const { res } = this;
     if (res.headersSent) return;
-    if (ending && res.getHeader("Content-Length") === undefined)
+    if (ending && res.getHeader("content-length") === undefined)
       this.bodyLength = byteLength(chunk, encoding);
     res.writeHead(res.statusCode);
   }

@@ -16,9 +16,12 @@ export function headerString(value: string | string[] | number | undefined): str
   return Array.isArray(value) ? value.join(", ") : String(value);
 }
 
+// Response headers are read by their lower-case names throughout: Node keys them by the
+// lower-cased name, and a name already in lower case skips a copy and a slow lookup per read.
+
 /** The response's `Content-Type`, as one string. */
 export function contentTypeOf(res: ServerResponse): string | undefined {
-  return headerString(res.getHeader("Content-Type"));
+  return headerString(res.getHeader("content-type"));
 }
 
 /** Answers by Content-Type value: a server sends a handful of them, asked several times per response. */
@@ -39,19 +42,19 @@ export function isCompressible(contentType: string | undefined): boolean {
 
 /** RFC 9111 §5.2.2.6: `Cache-Control: no-transform` forbids changing the content coding. */
 export function noTransform(res: ServerResponse): boolean {
-  const cc = res.getHeader("Cache-Control");
+  const cc = res.getHeader("cache-control");
   return typeof cc === "string" && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
 }
 
 /** Whether the response already carries a content coding other than identity (RFC 9110 §8.4). */
 export function isCoded(res: ServerResponse): boolean {
-  const coding = res.getHeader("Content-Encoding");
+  const coding = res.getHeader("content-encoding");
   return coding !== undefined && String(coding).toLowerCase() !== "identity";
 }
 
 /** An identity representation's strong tag no longer identifies coded bytes (RFC 9110 §8.8.3). */
 export function weakenEtag(res: ServerResponse): void {
-  const tag = res.getHeader("ETag");
+  const tag = res.getHeader("etag");
   if (typeof tag === "string" && tag.startsWith('"')) res.setHeader("ETag", `W/${tag}`);
 }
 

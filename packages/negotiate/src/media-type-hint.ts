@@ -70,7 +70,7 @@ type JsonResponse = ServerResponse & {
 function jsonWithOwnType(this: JsonResponse, ...args: unknown[]): unknown {
   // Express 4 still takes the deprecated `res.json(status, body)`.
   const body = args.length > 1 && typeof args[0] === "number" ? args[1] : args[0];
-  if (mediaTypeHint(body) !== undefined && this.getHeader("Content-Type") === undefined) {
+  if (mediaTypeHint(body) !== undefined && this.getHeader("content-type") === undefined) {
     appendVary(this, "Accept");
     const label = hintedLabel(headerString(this[REQUEST]?.headers.accept), "application/json", body);
     if (label !== undefined) this.setHeader("Content-Type", label);

@@ -84,7 +84,7 @@ function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
 
 /** Pipes a streamed body into the response, settling when the response is done. */
 function sendStream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
-  res.removeHeader("Content-Length");
+  res.removeHeader("content-length");
   const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
   return new Promise<void>((resolve, reject) => {
     stream.once("error", reject);
