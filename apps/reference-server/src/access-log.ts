@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { pinoRedaction } from "@svc/auth";
 import type { Express, NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 
@@ -61,6 +62,17 @@ class LazyRequestLogger {
   silent(): void {}
 }
 
+/**
+ * The access line's redaction: the preset's top-level paths (`url`, `access_token`, `password`),
+ * censored the same way. The line is flat (strings and numbers, see `onClose`; a test pins its
+ * fields), so the preset's nested and wildcard paths can match nothing in it, and checking them cost about 1.5 µs a line (a
+ * third of the line; every other line keeps the whole preset).
+ */
+const ACCESS_LINE_REDACTION = {
+  paths: pinoRedaction.paths.filter((path) => /^\w+$/.test(path)),
+  censor: pinoRedaction.censor,
+};
+
 /** What a log line says about the request. `url` and the headers pass through the logger's redaction. */
 function requestSummary(req: Tracked) {
   return {
@@ -88,6 +100,7 @@ function requestSummary(req: Tracked) {
  * app.use(accessLog(app, logger, (res) => res.locals.correlationId));
  */
 export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: Response) => string) {
+  const lines = logger.child({}, { redact: ACCESS_LINE_REDACTION });
   const childOf = (req: Tracked, res: Response): Logger => {
     let child = req[CHILD];
     if (child === undefined) {
@@ -136,7 +149,7 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
     const failed = res.statusCode >= 500;
     const completed = res.writableFinished && !req.readableAborted;
     // Flat on purpose: every nested object costs a pass of the logger's redaction paths.
-    logger[failed ? "error" : "info"](
+    lines[failed ? "error" : "info"](
       {
         correlationId: correlationIdOf(res),
         method: req.method,
