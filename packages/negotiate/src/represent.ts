@@ -78,6 +78,10 @@ function contentTypeFor(match: MediaTypeMatch): string {
     : contentType;
 }
 
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === "function";
+}
+
 function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
 }
@@ -140,7 +144,10 @@ export async function represent(
     }
     const language = res.negotiation?.language;
     const context: RepresentContext = { mediaType: match.mediaType, language, req, res };
-    const body = await chosen.serialize(data, context);
+    const serialized = chosen.serialize(data, context);
+    // The built-in serializers return the body itself: awaiting a plain value would still cost a
+    // microtask turn on every response, so only a promise (an async serializer) is awaited.
+    const body = isPromiseLike(serialized) ? await serialized : serialized;
     if (res.headersSent) throw new Error("res.represent: the response has already started");
     res.setHeader("Content-Type", contentTypeFor(match));
     if (language !== undefined) res.setHeader("Content-Language", language);
