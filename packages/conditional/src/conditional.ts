@@ -11,6 +11,7 @@ import {
 } from "@svc/errors";
 import { listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
+import { dropRepresentationMetadata } from "./not-modified.js";
 import { preconditionFailed } from "./preconditions.js";
 
 /** Options of {@link conditional}. */
@@ -54,16 +55,6 @@ function resolveConditionalConfig(options: ConditionalOptions): ConditionalConfi
   }
   return { defaultCacheControl };
 }
-
-/** Headers a 304 keeps (RFC 9110 §15.4.5); representation metadata besides these goes. */
-const NOT_MODIFIED_DROP = [
-  "Content-Type",
-  "Content-Length",
-  "Content-Language",
-  "Content-Range",
-  "Transfer-Encoding",
-  "Content-Encoding",
-];
 
 /**
  * What `errorHandler()` of `@svc/errors` drops from a response it turns into an error, but the
@@ -299,10 +290,18 @@ class Revalidation {
 
   /**
    * A 304 drops the representation's metadata (RFC 9110 §15.4.5) but keeps its `Vary`: the full
-   * response would have varied on Accept-Encoding, so its 304 says so too.
+   * response would have varied on Accept-Encoding, so its 304 says so too. RFC 9110 §15.4.5: "The
+   * server generating a 304 response MUST generate any of the following header fields that would
+   * have been sent in a 200 (OK) response to the same request: Content-Location, Date, ETag, and
+   * Vary; and Cache-Control and Expires". The 200 gets the default `Cache-Control` when it sets
+   * none, so a 304 that did not come from a labelled body (a handler's or `preconditions()`'s own
+   * 304) gets it too.
    */
   private notModified(res: ServerResponse): void {
-    for (const name of NOT_MODIFIED_DROP) res.removeHeader(name);
+    dropRepresentationMetadata(res);
+    const cacheControl = this.config.defaultCacheControl;
+    if (cacheControl !== false && !res.hasHeader("Cache-Control"))
+      res.setHeader("Cache-Control", cacheControl);
     if (oracle(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
   }
 }

@@ -7,6 +7,7 @@ import {
   type NextFunction,
   refusedOption,
 } from "@svc/errors";
+import { dropRepresentationMetadata } from "./not-modified.js";
 import {
   type CurrentState,
   type CurrentValidators,
@@ -83,6 +84,10 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
       next();
       return;
     }
+    // RFC 9110 §15.4.5: the 304 keeps the Cache-Control, Content-Location, Expires and Vary
+    // already set on the response (Date is Node's), carries the current validators, and leaves
+    // out the representation metadata an earlier middleware may have set.
+    dropRepresentationMetadata(res);
     for (const [name, value] of Object.entries(validatorHeaders(current))) res.setHeader(name, value);
     res.statusCode = 304;
     res.end();
