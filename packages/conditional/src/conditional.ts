@@ -77,6 +77,18 @@ function isBody(value: unknown): value is Body {
   return typeof value === "string" || value instanceof Uint8Array;
 }
 
+/** Whether the response carries a content coding other than identity (RFC 9110 §8.4). */
+function isCoded(res: ServerResponse): boolean {
+  const coding = headerText(res, "Content-Encoding");
+  return coding !== undefined && coding.trim() !== "" && coding.trim().toLowerCase() !== "identity";
+}
+
+/** RFC 9110 §8.8.3: a strong tag of other bytes (the identity ones) becomes weak on coded ones. */
+function weakenEtag(res: ServerResponse): void {
+  const etag = headerText(res, "ETag");
+  if (etag?.startsWith('"')) res.setHeader("ETag", `W/${etag}`);
+}
+
 function headerText(res: ServerResponse, name: string): string | undefined {
   const v = res.getHeader(name);
   return v === undefined ? undefined : Array.isArray(v) ? v.join(", ") : String(v);
@@ -132,6 +144,8 @@ class Revalidation {
   private readonly safe: boolean;
   /** The full response's `Content-Type`, once a body was labelled. */
   private contentType: string | undefined = undefined;
+  /** The byte length of the labelled body, for the coding its full response would get. */
+  private length: number | undefined = undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse, config: ConditionalConfig) {
     this.req = req;
@@ -155,6 +169,7 @@ class Revalidation {
     const contentType = headerText(res, "Content-Type") ?? fallbackType;
     const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
     this.contentType = contentType;
+    this.length = length;
     if (!this.successful()) return;
     const cacheControl = this.config.defaultCacheControl;
     if (this.safe && cacheControl !== false && !res.hasHeader("Cache-Control"))
@@ -212,6 +227,10 @@ class Revalidation {
         this.notModified(res);
         res.statusCode = 304;
         return this.realEnd.call(res);
+      } else if (this.safe && this.successful() && isCoded(res)) {
+        // The handler coded the bytes itself: its 304 (which drops Content-Encoding) says W/, and
+        // so does this 200, whether or not @svc/negotiate is there to weaken it.
+        weakenEtag(res);
       }
     }
     return this.realEnd.apply(res, args);
@@ -289,6 +308,20 @@ class Revalidation {
   }
 
   /**
+   * Whether the full response would be content-coded: the handler set a coding itself, or
+   * `@svc/negotiate` would code the labelled body for this request.
+   */
+  private wouldBeCoded(res: ServerResponse): boolean {
+    if (isCoded(res)) return true;
+    const n = oracle(res);
+    return (
+      n !== undefined &&
+      this.length !== undefined &&
+      n.codingFor(this.contentType, this.length) !== "identity"
+    );
+  }
+
+  /**
    * A 304 drops the representation's metadata (RFC 9110 §15.4.5) but keeps its `Vary`: the full
    * response would have varied on Accept-Encoding, so its 304 says so too. RFC 9110 §15.4.5: "The
    * server generating a 304 response MUST generate any of the following header fields that would
@@ -298,6 +331,13 @@ class Revalidation {
    * 304) gets it too.
    */
   private notModified(res: ServerResponse): void {
+    // RFC 9110 §15.4.5: the ETag "that would have been sent in a 200 (OK) response to the same
+    // request". A coded 200 carries a weak tag (§8.8.3: a strong tag names exact bytes), made weak
+    // once its headers are final, by `@svc/negotiate` or above; the 304 drops Content-Encoding
+    // first, so it is made weak here, before the coding is forgotten. A cache updates a stored
+    // response only from a 304 whose strong validator it holds (RFC 9111 §4.3.4): a strong tag on
+    // the 304 of a W/ 200 freshens nothing.
+    if (this.wouldBeCoded(res)) weakenEtag(res);
     dropRepresentationMetadata(res);
     const cacheControl = this.config.defaultCacheControl;
     if (cacheControl !== false && !res.hasHeader("Cache-Control"))

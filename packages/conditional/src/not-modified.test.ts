@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { gzipSync } from "node:zlib";
 import { errorHandler } from "@svc/errors";
 import { negotiate } from "@svc/negotiate";
 import { express4, express4Version, type Listening, listen } from "@svc/test-utils";
@@ -62,6 +63,24 @@ function routes(a: App): void {
     res.setHeader("Expires", "Thu, 01 Jan 2037 00:00:00 GMT");
     res.json(big);
   });
+  a.get("/own-tag", (_req, res) => {
+    res.setHeader("ETag", '"v7"');
+    res.json(big);
+  });
+  a.get("/own-tag-end", (_req, res) => {
+    res.setHeader("ETag", '"v7"');
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify(big));
+  });
+  a.get("/precoded", (_req, res) => {
+    res.setHeader("Content-Encoding", "gzip");
+    res.setHeader("Content-Type", "application/json");
+    res.end(gzipSync(JSON.stringify(big)));
+  });
+  a.get("/precoded-send", (_req, res) => {
+    res.setHeader("Content-Encoding", "gzip");
+    res.type("json").send(gzipSync(JSON.stringify(big)));
+  });
   const current = () => ({ etag: '"v1"' });
   a.get(
     "/checked",
@@ -115,6 +134,38 @@ for (const [name, make] of [
       const { full, notModified } = await revalidate(`${plain.url}/checked`);
       expect(full.headers["cache-control"]).toBe("no-cache");
       expectSameValidatorsAndCacheFields(full, notModified);
+    });
+
+    // RFC 9110 §8.8.3, §15.4.5: the 304's ETag is the one the 200 to the same request carries.
+    it.each(["/own-tag", "/own-tag-end", "/precoded", "/precoded-send"])(
+      "%s with compression, gzip and identity clients → the 304's ETag is the 200's",
+      async (path) => {
+        for (const server of [plain, compressing]) {
+          for (const ae of ["gzip", "identity"]) {
+            const { full, notModified } = await revalidate(`${server.url}${path}`, { "accept-encoding": ae });
+            expectSameValidatorsAndCacheFields(full, notModified);
+          }
+        }
+      },
+    );
+
+    it("preconditions() on a GET with compression: its 304 repeats the tag the client holds", async () => {
+      for (const ae of ["gzip", "identity"]) {
+        const { full, notModified } = await revalidate(`${compressing.url}/checked`, {
+          "accept-encoding": ae,
+        });
+        expect(full.headers.etag).toBe(ae === "gzip" ? 'W/"v1"' : '"v1"');
+        expectSameValidatorsAndCacheFields(full, notModified);
+      }
+    });
+
+    it("a coded 200 never carries a strong tag (RFC 9110 §8.8.3)", async () => {
+      for (const server of [plain, compressing]) {
+        for (const path of ["/own-tag", "/precoded", "/precoded-send"]) {
+          const full = await raw(`${server.url}${path}`, { "accept-encoding": "gzip" });
+          if (full.headers["content-encoding"] !== undefined) expect(full.headers.etag).toMatch(/^W\//);
+        }
+      }
     });
   });
 }

@@ -7,6 +7,7 @@ import {
   type NextFunction,
   refusedOption,
 } from "@svc/errors";
+import { parseEtagList } from "./entity-tag.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import {
   type CurrentState,
@@ -89,6 +90,8 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
     // out the representation metadata an earlier middleware may have set.
     dropRepresentationMetadata(res);
     for (const [name, value] of Object.entries(validatorHeaders(current))) res.setHeader(name, value);
+    const held = heldTag(req.headers["if-none-match"], current?.etag);
+    if (held !== undefined) res.setHeader("ETag", held);
     res.statusCode = 304;
     res.end();
   };
@@ -131,6 +134,23 @@ function resolvePreconditionsConfig<Req extends IncomingMessage>(
     required: options.required ?? false,
     requiredMethods: new Set(methods.map((m: string) => m.toUpperCase())),
   };
+}
+
+/**
+ * The ETag for a 304 that `If-None-Match` earned: the current tag as the client holds it. RFC 9110
+ * §15.4.5 has the 304 carry the ETag the 200 would have; the handler did not run, but when the
+ * 200 is content-coded (by `@svc/negotiate`, say) its tag is the weak form of the current strong
+ * one (§8.8.3), and a client that names only that weak form got it from such a 200. Sending the
+ * strong form back would leave its stored response unrefreshed (RFC 9111 §4.3.4: a cache updates
+ * the stored responses with the 304's strong validator, and it holds none). `undefined`: the
+ * current tag as it is.
+ */
+function heldTag(ifNoneMatch: string | undefined, etag: string | undefined): string | undefined {
+  if (ifNoneMatch === undefined || etag === undefined || !etag.startsWith('"')) return undefined;
+  const list = parseEtagList(ifNoneMatch);
+  if (list === "*") return undefined;
+  const named = list.filter((t) => t.opaque === etag);
+  return named.length > 0 && named.every((t) => t.weak) ? `W/${etag}` : undefined;
 }
 
 /** Whether a write carries a precondition that protects it against a lost update (RFC 6585 §3). */
