@@ -556,6 +556,80 @@ describe("error headers", () => {
   });
 });
 
+describe("an error's own headers that cannot be sent (RFC 9110 §5.1, §5.5)", () => {
+  /** What `http-errors` and SDK errors look like: a status and a `headers` object. */
+  function httpErrorsStyle(status: number, headers: Record<string, unknown>): Error {
+    return Object.assign(new Error("Slow down"), { status, expose: true, headers });
+  }
+
+  it('headers {"X-Bad\\r\\n": "v", "Retry-After": "a\\r\\nb"} → the 429 problem record without them, server stays up', async () => {
+    const { url, logger } = await serve((app) =>
+      app.get("/x", () => {
+        throw httpErrorsStyle(429, { "X-Bad\r\n": "v", "Retry-After": "a\r\nb", "X-Kept": "yes" });
+      }),
+    );
+    const res = await fetch(`${url}/x`, { headers: { Accept: "application/problem+json" } });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
+    expect(await readJson(res)).toMatchObject({
+      status: 429,
+      title: "Too Many Requests",
+      detail: "Slow down",
+    });
+    expect(res.headers.get("retry-after")).toBeNull();
+    expect(res.headers.get("x-kept")).toBe("yes");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    // The server is still up, and the dropped fields were logged by name for the developer.
+    expect((await fetch(`${url}/missing`)).status).toBe(404);
+    expect(logger.calls).toHaveLength(1);
+    expect(logger.calls[0]?.obj).toMatchObject({ status: 429, droppedHeaders: ["X-Bad\r\n", "Retry-After"] });
+  });
+
+  it("an HttpError with a non-token name, NUL, a char above U+00FF, undefined, an object → only the valid ones", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw HttpError.serviceUnavailable(30, "down", {
+          headers: {
+            "Bad Name": "v",
+            "": "empty",
+            "X-Nul": "a\u0000b",
+            "X-Wide": "\u0100",
+            "X-Undefined": undefined as unknown as string,
+            "X-Object": {} as unknown as string,
+            "X-Tab": "a\tb",
+          },
+        });
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.status).toBe(503);
+    expect(await readJson(res)).toMatchObject({ status: 503, error: "Service Unavailable" });
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(res.headers.get("x-tab")).toBe("a\tb");
+    for (const name of ["x-nul", "x-wide", "x-undefined", "x-object"])
+      expect(res.headers.get(name)).toBeNull();
+  });
+
+  it("an error's Transfer-Encoding, Content-Length, Content-Encoding → ignored: the record is framed and labelled by the handler", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw httpErrorsStyle(502, {
+          "Transfer-Encoding": "chunked",
+          "Content-Length": "5",
+          "Content-Encoding": "gzip",
+          "Content-Type": "text/html",
+        });
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.status).toBe(502);
+    expect(res.headers.get("transfer-encoding")).toBeNull();
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await readJson(res)).toMatchObject({ status: 502, error: "Bad Gateway" });
+  });
+});
+
 describe("a precompressed file whose stream fails before the first byte", () => {
   // RFC 9110 §8.4: Content-Encoding says how the content is coded; the error record is not gzip,
   // and a client that trusts the label fails to decode it (fetch rejects the body).

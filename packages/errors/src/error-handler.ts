@@ -76,6 +76,67 @@ const STALE_REPRESENTATION_HEADERS = [
   "last-modified",
 ] as const;
 
+/**
+ * Fields of an error's `headers` that the handler never copies: they describe the framing and
+ * coding of a body, and the body is the error record the handler writes and labels itself. An
+ * error carrying an upstream response's headers (`Transfer-Encoding: chunked` beside the record's
+ * `Content-Length` is a framing a recipient must reject, RFC 9112 §6.1, §6.3) or a
+ * `Content-Encoding` (RFC 9110 §8.4) would corrupt it.
+ */
+const BODY_FIELDS: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "transfer-encoding",
+  "content-encoding",
+  "content-digest",
+  "repr-digest",
+]);
+
+/**
+ * RFC 9110 §5.5: `field-value = *field-content`, of `field-vchar` (VCHAR / obs-text), SP and HTAB;
+ * "a recipient of CR, LF, or NUL within a field value MUST either reject the message or replace
+ * each of those characters with SP". Node's `setHeader` throws on them (and on anything above
+ * U+00FF); one bounded character class, linear in the value.
+ */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** An error's header value as sent: a string or a finite number, of field-value characters only. */
+function fieldValue(value: unknown): string | undefined {
+  const text =
+    typeof value === "string"
+      ? value
+      : typeof value === "number" && Number.isFinite(value)
+        ? String(value)
+        : undefined;
+  return text !== undefined && FIELD_VALUE.test(text) ? text : undefined;
+}
+
+/**
+ * Splits an error's own headers into those that can be sent and the names of those that cannot:
+ * a name that is not an RFC 9110 §5.1 `token` ("X-Bad\r\n", "Bad Name"), a value with CR, LF,
+ * NUL or another character outside §5.5, a value that is not a string or number, and the
+ * {@link BODY_FIELDS}. `res.setHeader` throws on the first two, inside the error handler, so
+ * the error response would never go out.
+ */
+function sendableHeaders(headers: Readonly<Record<string, unknown>>): {
+  valid: [string, string][];
+  dropped: string[];
+} {
+  const valid: [string, string][] = [];
+  const dropped: string[] = [];
+  for (const [name, raw] of Object.entries(headers)) {
+    if (!isToken(name)) {
+      dropped.push(name);
+      continue;
+    }
+    if (BODY_FIELDS.has(name.toLowerCase())) continue;
+    const value = fieldValue(raw);
+    if (value === undefined) dropped.push(name);
+    else valid.push([name, value]);
+  }
+  return { valid, dropped };
+}
+
 function defaultCorrelationId(req: ErrorRequest, res: ServerResponse): string | undefined {
   const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
   const fromLocals = locals?.correlationId;
@@ -169,6 +230,31 @@ function logFailure(
 }
 
 /**
+ * An error whose own headers could not be sent is a bug of the code that built it, whatever the
+ * status: logged once, with the names (cut to 100 characters each, at most 20 of them), never
+ * the values, which may hold what was never meant for a log.
+ */
+function logDroppedHeaders(
+  config: ErrorHandlerConfig,
+  dropped: readonly string[],
+  httpError: HttpError,
+  req: ErrorRequest,
+  res: ServerResponse,
+): void {
+  const logger = config.logger ?? req.log ?? fallbackLogger;
+  logger.error(
+    {
+      droppedHeaders: dropped.slice(0, 20).map((name) => name.slice(0, 100)),
+      status: httpError.status,
+      method: req.method,
+      path: req.originalUrl ?? req.url,
+      correlationId: config.correlationId(req, res),
+    },
+    "error response headers dropped: not valid HTTP fields",
+  );
+}
+
+/**
  * The error as the body of the chosen format (`errorRendering(accept).format`): the record, or
  * RFC 9457 problem details (§3, §A.1 for XML), with `type` built from `typeBase` and `code` as
  * `errorHandler()`'s `problemTypeBase` does. For middleware that must answer an error itself
@@ -207,13 +293,14 @@ function writeError(
   req: ErrorRequest,
   res: ServerResponse,
   httpError: HttpError,
+  headers: readonly (readonly [string, string])[],
   contentType: string,
   body: string,
 ): void {
   for (const name of STALE_REPRESENTATION_HEADERS) res.removeHeader(name);
   res.statusCode = httpError.status;
   res.setHeader("Cache-Control", "no-store");
-  for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
+  for (const [name, value] of headers) res.setHeader(name, value);
   appendVary(res, "Accept");
   res.setHeader("Content-Type", contentType);
   res.setHeader("Content-Length", Buffer.byteLength(body));
@@ -254,10 +341,13 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     }
     const record = buildErrorRecord(httpError, req.originalUrl ?? req.url ?? "/", config.now());
     const { format, contentType } = errorRendering(req.headers.accept);
+    const { valid, dropped } = sendableHeaders(httpError.headers);
+    if (dropped.length > 0) logDroppedHeaders(config, dropped, httpError, req, res);
     writeError(
       req,
       res,
       httpError,
+      valid,
       contentType,
       renderError(format, record, httpError.code, config.problemTypeBase),
     );
