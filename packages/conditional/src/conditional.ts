@@ -1,13 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   appendVary,
-  buildErrorRecord,
   checkOptionNames,
-  errorRendering,
+  errorHandler,
   type Negotiation,
   type NextFunction,
   refusedOption,
-  renderError,
 } from "@svc/errors";
 import { listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
@@ -57,21 +55,13 @@ function resolveConditionalConfig(options: ConditionalOptions): ConditionalConfi
 }
 
 /**
- * What `errorHandler()` of `@svc/errors` drops from a response it turns into an error, but the
- * validators: a 412 carries the current `ETag` and `Last-Modified`, as `preconditions()`'s does.
+ * `errorHandler()` of `@svc/errors`, for the 412 `conditional()` writes after the route ran: the
+ * same record, headers dropped and set, as the app's own error handler would write (its options,
+ * `problemTypeBase` and `now`, are the defaults here).
  */
-const PRECONDITION_FAILED_DROP = [
-  "Content-Type",
-  "Content-Length",
-  "Transfer-Encoding",
-  "Content-Encoding",
-  "Content-Digest",
-  "Repr-Digest",
-  "Content-Language",
-  "Content-Range",
-  "Content-Disposition",
-  "Content-Location",
-];
+const writeError = errorHandler();
+
+function ignoreNext(): void {}
 
 function isBody(value: unknown): value is Body {
   return typeof value === "string" || value instanceof Uint8Array;
@@ -257,24 +247,22 @@ class Revalidation {
   }
 
   /**
-   * The 412 (RFC 9110 §15.5.13) in place of the response, as `errorHandler()` of `@svc/errors`
-   * writes `preconditions()`'s: the error record in the format `Accept` asks for, with the
-   * current `ETag` and `Last-Modified`, `Cache-Control: no-store`, `Vary: Accept`, no body for HEAD.
-   * Written here rather than passed to `next`: the route already ran, and `next` may be called once.
+   * The 412 (RFC 9110 §15.5.13) in place of the response, written by `errorHandler()` of
+   * `@svc/errors` as it writes `preconditions()`'s: the error record in the format `Accept` asks
+   * for, with the current `ETag` and `Last-Modified` (RFC 9110 §13.1.1: the client refetches and
+   * retries with them), `Cache-Control: no-store`, `Vary: Accept`, no body for HEAD, and the
+   * representation headers of the replaced 2xx removed. Written here rather than passed to
+   * `next`: the route already ran, and `next` may be called once.
    */
   private failPrecondition(res: ServerResponse): ServerResponse {
-    const req = this.req as IncomingMessage & { originalUrl?: string };
-    const err = preconditionFailed({});
-    const record = buildErrorRecord(err, req.originalUrl ?? req.url ?? "/");
-    const { format, contentType } = errorRendering(req.headers.accept);
-    const body = renderError(format, record, err.code, undefined);
-    for (const name of PRECONDITION_FAILED_DROP) res.removeHeader(name);
-    res.statusCode = 412;
-    res.setHeader("Cache-Control", "no-store");
-    appendVary(res, "Accept");
-    res.setHeader("Content-Type", contentType);
-    res.setHeader("Content-Length", Buffer.byteLength(body));
-    return req.method === "HEAD" ? this.realEnd.call(res) : this.realEnd.call(res, body);
+    const etag = headerText(res, "ETag");
+    const modified = lastModifiedSeconds(res);
+    const err = preconditionFailed({
+      etag,
+      lastModified: modified === undefined ? undefined : new Date(modified * 1000),
+    });
+    writeError(err, this.req, res, ignoreNext);
+    return res;
   }
 
   /**
