@@ -94,8 +94,9 @@ function queryHasAccessToken(url: string | undefined): boolean {
  *   user name over its failure budget: 429 with `Retry-After`, checked before any hashing (RFC
  *   6585 §4); all hashing slots and the queue taken: 503 with `Retry-After` (RFC 9110 §15.6.4).
  * - A remote JWKS that cannot be fetched: 503 with `Retry-After` (the server's fault, not the token's).
- * - `access_token` in the query string or a parsed form body: 400, never accepted (RFC 6750
- *   §2.3, §5.3: a token in a URI leaks into logs and browser history).
+ * - With Bearer enabled, `access_token` in the query string or a parsed form body: 400, never
+ *   accepted (RFC 6750 §2.3, §5.3: a token in a URI leaks into logs and browser history). With
+ *   only Basic enabled it is ordinary data and passes through.
  * - Scheme names are case-insensitive (RFC 9110 §11.1). No sessions, no cookies.
  *
  * @example
@@ -207,7 +208,11 @@ function authenticateRequest(
   delete req.principal;
   // RFC 6750 §2.3/§5.3: query (and form) tokens leak into logs and history;
   // refuse them outright, even next to a valid header ("more than one method", §3.1).
-  if (carriesTokenOutsideHeader(req)) {
+  // Only with Bearer enabled. RFC 6750 §1: "This specification describes how to use bearer
+  // tokens in HTTP requests to access OAuth 2.0 protected resources"; its §2.2/§2.3 rules are
+  // for a resource server that accepts them. With Basic alone, `access_token` names no credential
+  // here and is the resource's own data (a third-party token being stored, say), passed through.
+  if (config.bearer !== undefined && carriesTokenOutsideHeader(req)) {
     next(invalidRequest(config, "Access tokens are accepted only in the Authorization header"));
     return;
   }

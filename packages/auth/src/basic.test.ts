@@ -1,5 +1,6 @@
 import { request } from "node:http";
 import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
@@ -22,22 +23,28 @@ beforeAll(async () => {
   // Low scrypt cost keeps the suite fast; the format and the comparison are what is under test.
   users.set("alice", { hash: await hashPassword("pa:ss:word", { logN: 10 }), roles: ["admin"] });
   users.set("jürgen", { hash: await hashPassword("grüße", { logN: 10 }), roles: [] });
-  server = await listen(
-    app(
-      authenticate({
-        realm,
-        basic: {
-          async verify(username, password) {
-            calls.push([username, password]);
-            if (username === "boom") throw new Error("user store down");
-            const user = users.get(username);
-            if (!(await verifyPassword(password, user?.hash))) return null;
-            return { id: username, roles: user?.roles ?? [] };
-          },
-        },
-      }),
-    ),
-  );
+  const auth = authenticate({
+    realm,
+    basic: {
+      async verify(username, password) {
+        calls.push([username, password]);
+        if (username === "boom") throw new Error("user store down");
+        const user = users.get(username);
+        if (!(await verifyPassword(password, user?.hash))) return null;
+        return { id: username, roles: user?.roles ?? [] };
+      },
+    },
+  });
+  const a = express();
+  // The handler sees what the client sent: the query and form body, next to who sent it.
+  a.get("/echo", auth, (req, res) => {
+    res.json({ principal: req.principal?.id ?? null, query: req.query });
+  });
+  a.post("/echo", express.urlencoded({ extended: false }), auth, (req, res) => {
+    res.json({ principal: req.principal?.id ?? null, body: req.body });
+  });
+  a.use(app(auth));
+  server = await listen(a);
 });
 afterAll(async () => {
   await server.close();
@@ -114,12 +121,44 @@ describe("Basic", () => {
     expect(res.headers.get("www-authenticate")).toBe('Basic realm="api", charset="UTF-8"');
   });
 
-  it("?access_token=... when only Basic is enabled → 400 without a Bearer challenge (no scheme this resource accepts)", async () => {
-    const res = await fetch(`${server.url}/me?access_token=abc`, {
+  // RFC 6750 §2.2/§2.3 constrain a resource server that accepts bearer tokens; with Bearer off,
+  // `access_token` is the resource's own data (a third-party token, a search term) and passes.
+  it("?access_token=... when only Basic is enabled → 200, the parameter reaches the handler as data", async () => {
+    const res = await fetch(`${server.url}/echo?access_token=abc&page=2`, {
       headers: { authorization: basic("alice", "pa:ss:word") },
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(200);
     expect(res.headers.get("www-authenticate")).toBeNull();
+    expect(await res.json()).toEqual({ principal: "alice", query: { access_token: "abc", page: "2" } });
+  });
+
+  it.each(["access%5Ftoken", "ACCESS_TOKEN", "access_token[]"])(
+    "?%s=... when only Basic is enabled → 200",
+    async (name) => {
+      const res = await fetch(`${server.url}/echo?${name}=abc`, {
+        headers: { authorization: basic("alice", "pa:ss:word") },
+      });
+      expect(res.status).toBe(200);
+    },
+  );
+
+  it("access_token in a form body when only Basic is enabled → 200, the field reaches the handler", async () => {
+    const res = await fetch(`${server.url}/echo`, {
+      method: "POST",
+      headers: {
+        authorization: basic("alice", "pa:ss:word"),
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "access_token=abc",
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ principal: "alice", body: { access_token: "abc" } });
+  });
+
+  it("?access_token=... when only Basic is enabled still needs Basic credentials → 401 with the Basic challenge", async () => {
+    const res = await fetch(`${server.url}/echo?access_token=abc`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Basic realm="api", charset="UTF-8"');
   });
 
   it("two Authorization lines when only Basic is enabled → 400 without a Bearer challenge", async () => {
