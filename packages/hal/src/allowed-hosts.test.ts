@@ -67,6 +67,8 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
     ["a sub-subdomain with its root dot", "a.eu.SVC.test.:80"],
     ["an IPv4 address", "127.0.0.1:8080"],
     ["an IPv6 literal in another spelling", "[2001:DB8::1]:8080"],
+    ["an exact name with an empty port (RFC 3986 §3.2.3)", "api.example.com:"],
+    ["an IPv6 literal with an empty port", "[2001:db8::1]:"],
   ])("Host: %s → 200", async (_label, host) => {
     expect(status(await raw(guarded, get(host)))).toBe(200);
   });
@@ -150,6 +152,12 @@ describe("createHostCheck from plain node:http", () => {
     ["example.com", [], 200, ""],
     ["www.example.com", [], 200, ""],
     ["evil.example", [], 421, "misdirected_request"],
+    ["evil.example:", [], 421, "misdirected_request"],
+    ["www.example.com:", [], 200, ""],
+    ["evil.example", ["X-Forwarded-Host: www.example.com:"], 200, ""],
+    [":80", [], 400, "invalid_host"],
+    ["www.example.com:abc", [], 400, "invalid_host"],
+    ["www.example.com:99999", [], 400, "invalid_host"],
     ["evil.example", ["X-Forwarded-Host: www.example.com"], 200, ""],
     ["www.example.com", ["X-Forwarded-Host: a b"], 400, "invalid_host"],
   ] as const)("Host: %s %j → %i %s", async (host, extra, expected, code) => {
@@ -165,6 +173,7 @@ describe("allowedHosts options are checked at construction", () => {
     ["a string other than *", "api.example.com"],
     ["* inside the list", ["*"]],
     ["a port", ["api.example.com:8443"]],
+    ["an empty port", ["api.example.com:"]],
     ["a space", ["api example.com"]],
     ["an empty entry", [""]],
     ["a lone dot", ["."]],

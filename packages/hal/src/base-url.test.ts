@@ -241,6 +241,40 @@ describe("resolveOrigin (pure core)", () => {
   );
 });
 
+describe("an empty port in a forwarded host (RFC 3986 §3.2.3) through a real server", () => {
+  let server: { url: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    server = await listen(appWith("loopback"));
+  });
+  afterAll(() => server.close());
+
+  it.each([
+    ["X-Forwarded-Host: api.example.com:", { "x-forwarded-host": "api.example.com:" }],
+    ['Forwarded: host="api.example.com:"', { forwarded: 'host="api.example.com:";proto=https' }],
+  ])("%s → links and Location without the ':'", async (_label, headers) => {
+    const proxy = await simulatedProxy(server.url, { "x-forwarded-proto": "https", ...headers });
+    try {
+      const body = await (await fetch(`${proxy.url}/origin`)).json();
+      expect(at(body, "origin")).toBe("https://api.example.com");
+      expect(at(body, "href")).toBe("https://api.example.com/employees/7");
+      const created = await fetch(`${proxy.url}/employees`, { method: "POST" });
+      expect(created.status).toBe(201);
+      expect(created.headers.get("location")).toBe("https://api.example.com/employees/7");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each([":443", "x:abc", "x:99999"])("X-Forwarded-Host: %s → 400 (still refused)", async (host) => {
+    const proxy = await simulatedProxy(server.url, { "x-forwarded-host": host });
+    try {
+      expect((await fetch(`${proxy.url}/origin`)).status).toBe(400);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 const label63 = "a".repeat(63);
 /** 253 characters: three 63-character labels and one of 61. */
 const name253 = `${label63}.${label63}.${label63}.${"b".repeat(61)}`;
@@ -258,7 +292,10 @@ describe("Host validation through a real server (RFC 9110 §7.2, RFC 1035 §2.3.
     ["a 254-character name", `${name253}c`],
     ["port 65536", "api.example:65536"],
     ["port 0", "api.example:0"],
-    ["an empty port", "api.example:"],
+    ["a port and no host", ":80"],
+    ["a port that is not digits", "x:abc"],
+    ["port 99999", "x:99999"],
+    ["two colons", "api.example::"],
     ["a six-digit port", "api.example:080808"],
     ["an IPv6 literal that is not one", "[zz::1]"],
     ["a long run of colons in brackets", `[${":".repeat(3000)}]`],
@@ -281,6 +318,12 @@ describe("Host validation through a real server (RFC 9110 §7.2, RFC 1035 §2.3.
     ["port 80 (the default, dropped)", "API.example:80", "http://api.example"],
     ["an IPv6 literal", "[2001:DB8::1]:8443", "http://[2001:db8::1]:8443"],
     ["an IPv4 address", "192.0.2.7:8080", "http://192.0.2.7:8080"],
+    // RFC 3986 §3.2.3: port = *DIGIT, and normalizers "should omit the port component and its
+    // ':' delimiter if port is empty".
+    ["an empty port (omitted)", "API.example:", "http://api.example"],
+    ["an empty port after the root dot", "api.example.:", "http://api.example."],
+    ["an IPv6 literal with an empty port", "[2001:db8::1]:", "http://[2001:db8::1]"],
+    ["an IPv4 address with an empty port", "192.0.2.7:", "http://192.0.2.7"],
   ])("Host: %s → 200 with that origin", async (_label, host, origin) => {
     const res = await getWithHost(server.url, "/origin", host);
     expect(res.status).toBe(200);
@@ -291,6 +334,12 @@ describe("Host validation through a real server (RFC 9110 §7.2, RFC 1035 §2.3.
 describe("parseHost (pure core)", () => {
   it("a 100,000-character value is refused without looking at its labels", () => {
     expect(parseHost("a.".repeat(50_000))).toBeUndefined();
+  });
+  it("api.example: → no port (RFC 3986 §3.2.3: an empty port is omitted)", () => {
+    expect(parseHost("API.example:")).toEqual({ host: "api.example", port: undefined });
+    expect(parseHost("[::1]:")).toEqual({ host: "[::1]", port: undefined });
+    expect(parseHost(":")).toBeUndefined();
+    expect(parseHost(":80")).toBeUndefined();
   });
   it("api.example:8080 → host and port", () => {
     expect(parseHost("API.example:8080")).toEqual({ host: "api.example", port: 8080 });

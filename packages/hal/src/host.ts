@@ -24,7 +24,8 @@ let lastAuthority: Authority | undefined;
  * Splits and checks a `Host` (or forwarded host) value: RFC 9110 §7.2 `uri-host [ ":" port ]`,
  * where RFC 3986 §3.2.2 `host` is an IP-literal (IPv6 only here; RFC 3986 IPvFuture and
  * RFC 6874 zone identifiers are refused) or a reg-name held to DNS syntax, labels of at most 63
- * characters and a name of at most 253 (RFC 1035 §2.3.4), and §3.2.3 `port` is 1 to 65535.
+ * characters and a name of at most 253 (RFC 1035 §2.3.4), and §3.2.3 `port` is 1 to 65535 or
+ * empty (`api.example:`, read as no port).
  * Returns the lower-cased host and the port (a frozen object: the same one for a repeated value),
  * or undefined when the value is not a valid authority.
  */
@@ -57,7 +58,10 @@ function checkAuthority(value: string): Authority | undefined {
     for (const label of name.split(".")) if (!LABEL.test(label)) return undefined;
   }
   let port: number | undefined;
-  if (rest !== "") {
+  // RFC 3986 §3.2.3: `port = *DIGIT`, so "api.example:" is a valid authority, and "URI producers
+  // and normalizers should omit the port component and its ':' delimiter if port is empty".
+  // RFC 9110 §7.2 takes `Host = uri-host [ ":" port ]` from it: no port, like no colon at all.
+  if (rest !== "" && rest !== ":") {
     if (!/^:\d{1,5}$/.test(rest)) return undefined;
     port = Number(rest.slice(1));
     if (port < 1 || port > 65_535) return undefined;
@@ -109,6 +113,9 @@ export function compileHostList(hosts: readonly string[] | "*"): HostList | unde
   for (const entry of hosts as readonly unknown[]) {
     if (typeof entry !== "string") throw refuse();
     const domain = entry.startsWith(".");
+    // "api.example.com:" is a valid authority with an empty port (RFC 3986 §3.2.3), but in a
+    // configured list a trailing colon is a port left out by mistake: refused like a port.
+    if (entry.endsWith(":")) throw refuse();
     const authority = parseHost(domain ? entry.slice(1) : entry);
     if (authority === undefined || authority.port !== undefined) throw refuse();
     const host = comparable(authority.host);
