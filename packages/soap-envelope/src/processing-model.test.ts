@@ -333,6 +333,41 @@ const encodingRows: Row[] = [
     contentType: "application/soap+xml; charset=utf-16",
     status: 200,
   },
+  // RFC 7303 §3.2/§3.3 (XML 1.0 Appendix F.2 defers to it): a byte order mark takes precedence
+  // over the charset parameter when the two disagree.
+  ...(["utf-16", "utf-16le", "utf-16be", "UTF-16"] as const).map(
+    (charset): Row => ({
+      name: `UTF-8 byte order mark, charset=${charset} → 200 (the BOM wins)`,
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(envelope(ok))]),
+      contentType: `application/soap+xml; charset=${charset}`,
+      status: 200,
+    }),
+  ),
+  {
+    name: "UTF-16BE with BOM, charset=utf-8 → 200 (the BOM wins)",
+    body: Buffer.concat([
+      Buffer.from([0xfe, 0xff]),
+      Buffer.from(envelope(ok).replace("utf-8", "UTF-16"), "utf16le").swap16(),
+    ]),
+    contentType: "application/soap+xml; charset=utf-8",
+    status: 200,
+  },
+  {
+    name: "UTF-16LE with BOM, charset=utf-16be → 200 (the BOM wins)",
+    body: Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(envelope(ok).replace("utf-8", "UTF-16"), "utf16le"),
+    ]),
+    contentType: "application/soap+xml; charset=utf-16be",
+    status: 200,
+  },
+  {
+    name: "UTF-8 without a BOM, charset=utf-16 → Sender (no BOM: the charset parameter decides)",
+    body: envelope(ok),
+    contentType: "application/soap+xml; charset=utf-16",
+    status: 400,
+    code: "Sender",
+  },
   {
     name: "pretty-printed with CRLF and tabs → 200",
     body: `<?xml version="1.0"?>\r\n<env:Envelope xmlns:env="${ENV}">\r\n\t<env:Body>\r\n\t\t<c:GetCustomerRequest xmlns:c="${TNS}">\r\n\t\t\t<c:customerId> 42 </c:customerId>\r\n\t\t</c:GetCustomerRequest>\r\n\t</env:Body>\r\n</env:Envelope>\r\n`,

@@ -294,13 +294,17 @@ function decode(decoder: TextDecoder, chunk: Uint8Array, stream: boolean): strin
 }
 
 /**
- * XML 1.0 Appendix F: the byte order mark at the start of the document (`atStart`) decides
- * UTF-16; otherwise the transport's charset
- * (SOAP 1.2 Part 2 §7.1.4 lets the `charset` parameter name it), else UTF-8.
+ * XML 1.0 Appendix F.1: a byte order mark at the start of the document (`atStart`) decides
+ * UTF-8 or UTF-16; otherwise the transport's charset (SOAP 1.2 Part 2 §7.1.4 lets the `charset`
+ * parameter name it), else UTF-8. A BOM wins over a `charset` that disagrees with it: XML 1.0
+ * Appendix F.2 leaves conflicting sources to the MIME type's specification, and RFC 7303 (§3.2,
+ * §3.3) gives the BOM precedence over the charset parameter for XML media types, `+xml`
+ * (application/soap+xml) included.
  */
 function pickDecoder(first: Uint8Array, charset: string | undefined, atStart: boolean): TextDecoder {
   if (atStart && first[0] === 0xfe && first[1] === 0xff) return takeDecoder("utf-16be");
   if (atStart && first[0] === 0xff && first[1] === 0xfe) return takeDecoder("utf-16le");
+  if (atStart && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf) return takeDecoder("utf-8");
   // A decoder picked after the first bytes (ASCII reads of a UTF-8 message) must not strip
   // EF BB BF as a byte order mark: there it is U+FEFF, a character of the document.
   if (!atStart) return takeDecoder("utf-8", true);
