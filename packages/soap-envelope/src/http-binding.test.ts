@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { HttpError } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
@@ -177,6 +178,63 @@ describe("HTTP binding (Part 2 §7)", () => {
       duplex: "half",
     } as RequestInit);
     expect(res.status).toBe(413);
+  });
+});
+
+/**
+ * Writes `payload` on one connection and reads `count` responses (each framed by its
+ * Content-Length), or what came before the server closed the connection.
+ */
+function exchangeOnOneConnection(
+  url: string,
+  payload: string,
+  count: number,
+): Promise<{ status: number; body: string }[]> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const answers: { status: number; body: string }[] = [];
+    let buffered = Buffer.alloc(0);
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(payload));
+    socket.on("data", (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      for (;;) {
+        const end = buffered.indexOf("\r\n\r\n");
+        if (end === -1) return;
+        const head = buffered.subarray(0, end).toString("latin1");
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        answers.push({
+          status: Number(head.slice(9, 12)),
+          body: buffered.subarray(end + 4, end + 4 + length).toString("utf8"),
+        });
+        buffered = buffered.subarray(end + 4 + length);
+        if (answers.length === count) {
+          socket.destroy();
+          resolve(answers);
+          return;
+        }
+      }
+    });
+    socket.on("close", () => resolve(answers));
+    socket.on("error", reject);
+  });
+}
+
+describe("a refused body on a keep-alive connection (RFC 9112 §6.3, §9.3)", () => {
+  // The rest of a body refused with 413 is read as that body (its Content-Length or chunked
+  // framing) and discarded, never parsed as the next request: the connection stays in step.
+  it("413 by Content-Length with a request inside the body, 413 chunked, then a real request → 413, 413, 200", async () => {
+    const path = new URL(svc.endpoint).pathname;
+    const smuggled = `GET ${path}?wsdl HTTP/1.1\r\nHost: smuggled.example\r\n\r\n`;
+    const padded = smuggled + "x".repeat(70 * 1024);
+    const byLength = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nContent-Length: ${padded.length}\r\n\r\n${padded}`;
+    const xml = `<env:Envelope xmlns:env="${ENV}"><env:Body><!--${"x".repeat(70 * 1024)}-->`;
+    const chunked = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nTransfer-Encoding: chunked\r\n\r\n${xml.length.toString(16)}\r\n${xml}\r\n${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
+    const good = envelope(getCustomer("42"));
+    const real = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nContent-Length: ${Buffer.byteLength(good)}\r\n\r\n${good}`;
+    const answers = await exchangeOnOneConnection(svc.endpoint, byLength + chunked + real, 3);
+    expect(answers.map((a) => a.status)).toEqual([413, 413, 200]);
+    expect(answers[2]?.body).toContain("<name>Ada Lovelace</name>");
   });
 });
 
