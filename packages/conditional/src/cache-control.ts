@@ -143,7 +143,7 @@ export function cacheControl(options: CacheControlOptions) {
     res: ServerResponse,
     next: NextFunction,
   ): void {
-    if (!res.headersSent && !res.hasHeader("Cache-Control")) res.setHeader("Cache-Control", value);
+    if (!res.headersSent && !res.hasHeader("cache-control")) res.setHeader("Cache-Control", value);
     next();
   };
 }

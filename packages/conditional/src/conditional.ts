@@ -69,16 +69,17 @@ function isBody(value: unknown): value is Body {
 
 /** Whether the response carries a content coding other than identity (RFC 9110 §8.4). */
 function isCoded(res: ServerResponse): boolean {
-  const coding = headerText(res, "Content-Encoding");
+  const coding = headerText(res, "content-encoding");
   return coding !== undefined && coding.trim() !== "" && coding.trim().toLowerCase() !== "identity";
 }
 
 /** RFC 9110 §8.8.3: a strong tag of other bytes (the identity ones) becomes weak on coded ones. */
 function weakenEtag(res: ServerResponse): void {
-  const etag = headerText(res, "ETag");
+  const etag = headerText(res, "etag");
   if (etag?.startsWith('"')) res.setHeader("ETag", `W/${etag}`);
 }
 
+/** A response header as one string; `name` in lower case (Node's key: no copy, a fast lookup). */
 function headerText(res: ServerResponse, name: string): string | undefined {
   const v = res.getHeader(name);
   return v === undefined ? undefined : Array.isArray(v) ? v.join(", ") : String(v);
@@ -92,7 +93,7 @@ function headerText(res: ServerResponse, name: string): string | undefined {
 function tagListMatches(value: string, res: ServerResponse, strong: boolean): boolean {
   const list = parseEtagList(value);
   if (list === "*") return true;
-  const etag = headerText(res, "ETag");
+  const etag = headerText(res, "etag");
   return etag !== undefined && listMatches(list, etag, strong);
 }
 
@@ -101,7 +102,7 @@ function tagListMatches(value: string, res: ServerResponse, strong: boolean): bo
  * whatever date the handler wrote; `undefined` without one (or with one no parser reads).
  */
 function lastModifiedSeconds(res: ServerResponse): number | undefined {
-  const lastModified = headerText(res, "Last-Modified");
+  const lastModified = headerText(res, "last-modified");
   if (lastModified === undefined) return undefined;
   const seconds = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
   return Number.isNaN(seconds) ? undefined : seconds;
@@ -156,15 +157,15 @@ class Revalidation {
    */
   label(body: Body, fallbackType: string): void {
     const res = this.res;
-    const contentType = headerText(res, "Content-Type") ?? fallbackType;
+    const contentType = headerText(res, "content-type") ?? fallbackType;
     const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
     this.contentType = contentType;
     this.length = length;
     if (!this.successful()) return;
     const cacheControl = this.config.defaultCacheControl;
-    if (this.safe && cacheControl !== false && !res.hasHeader("Cache-Control"))
+    if (this.safe && cacheControl !== false && !res.hasHeader("cache-control"))
       res.setHeader("Cache-Control", cacheControl);
-    if (res.hasHeader("ETag")) return;
+    if (res.hasHeader("etag")) return;
     const tag = strongEtag(body);
     const coding = oracle(res)?.codingFor(contentType, length) ?? "identity";
     res.setHeader("ETag", coding === "identity" ? tag : `W/${tag}`);
@@ -255,7 +256,7 @@ class Revalidation {
    * `next`: the route already ran, and `next` may be called once.
    */
   private failPrecondition(res: ServerResponse): ServerResponse {
-    const etag = headerText(res, "ETag");
+    const etag = headerText(res, "etag");
     const modified = lastModifiedSeconds(res);
     const err = preconditionFailed({
       etag,
@@ -328,7 +329,7 @@ class Revalidation {
     if (this.wouldBeCoded(res)) weakenEtag(res);
     dropRepresentationMetadata(res);
     const cacheControl = this.config.defaultCacheControl;
-    if (cacheControl !== false && !res.hasHeader("Cache-Control"))
+    if (cacheControl !== false && !res.hasHeader("cache-control"))
       res.setHeader("Cache-Control", cacheControl);
     if (oracle(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
   }
