@@ -1,5 +1,6 @@
 import SQLite from "better-sqlite3";
 import {
+  type CompiledQuery,
   Kysely,
   PostgresDialect,
   type SqliteDatabase,
@@ -17,6 +18,12 @@ export interface Db {
   /** The PostgreSQL schema the tables live in, when not the connection's default. */
   schema: string | undefined;
   kysely: Kysely<Database>;
+  /**
+   * The rows of a compiled read, run at once on SQLite's one connection, or `undefined` when it
+   * cannot be (PostgreSQL, or a transaction is open on the connection): the caller then runs it
+   * through `kysely`, which waits for the connection.
+   */
+  readNow(query: CompiledQuery): unknown[] | undefined;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -30,6 +37,7 @@ export interface Db {
  */
 export function createDatabase(config: DatabaseConfig): Db {
   let kysely: Kysely<Database>;
+  let readNow: Db["readNow"] = () => undefined;
   if (config.kind === "sqlite") {
     const native = new SQLite(config.filename);
     native.pragma("journal_mode = WAL");
@@ -37,7 +45,14 @@ export function createDatabase(config: DatabaseConfig): Db {
     // Integers come back as BigInt, so a 64-bit id keeps every digit; the statement cache's
     // exactStatement turns the ones a number holds exactly back into numbers.
     native.defaultSafeIntegers(true);
-    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
+    const database = withStatementCache(native);
+    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    // Kysely runs every query behind its connection lock, four promise turns or so each. A read
+    // outside a transaction needs none of them: better-sqlite3 is synchronous, so no other query
+    // of this process can run while it does. While a transaction is open (the lock is held across
+    // its awaits) the read must wait its turn, or it would see the transaction's uncommitted rows.
+    readNow = (query) =>
+      native.inTransaction ? undefined : (database.prepare(query.sql).all(query.parameters) as unknown[]);
   } else {
     const pool = new pg.Pool({
       connectionString: config.url,
@@ -65,6 +80,7 @@ export function createDatabase(config: DatabaseConfig): Db {
     kind: config.kind,
     schema: config.kind === "postgres" ? config.schema : undefined,
     kysely,
+    readNow,
     async ping() {
       await sql`select 1`.execute(kysely);
     },

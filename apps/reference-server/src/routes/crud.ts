@@ -201,8 +201,9 @@ class Crud {
 
   /** GET of one item. */
   async read(req: Request, res: Response): Promise<void> {
-    const ctx = await this.ctxOf(req);
-    const row = await this.load(ctx, parseId(req.params.id, this.resource.noun));
+    const ctx = this.resource.parent ? await this.ctxOf(req) : this.newCtx(req);
+    const id = parseId(req.params.id, this.resource.noun);
+    const row = this.loadNow(id) ?? (await this.load(ctx, id));
     this.cache(res);
     await send(req, res, this.resource.view(row, ctx));
   }
@@ -287,15 +288,21 @@ class Crud {
     await send(req, res, this.resource.view(await this.load(ctx, id), ctx));
   }
 
-  private async ctxOf(req: Request): Promise<Ctx> {
-    const { db, resource } = this;
+  /** The request's context before its parent (if any) is checked. */
+  private newCtx(req: Request): Ctx {
     const ctx: Ctx = {
       req,
       href: hrefs(req),
-      db,
+      db: this.db,
       parentId: undefined,
-      show: async (id) => resource.view(await this.load(ctx, id), ctx),
+      show: async (id) => this.resource.view(await this.load(ctx, id), ctx),
     };
+    return ctx;
+  }
+
+  private async ctxOf(req: Request): Promise<Ctx> {
+    const { db, resource } = this;
+    const ctx = this.newCtx(req);
     if (resource.parent) {
       const parentId = parseId(req.params.parentId, resource.parent.noun);
       const found = await loose(db)
@@ -310,9 +317,22 @@ class Crud {
   }
 
   private async load(ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
-    const row = this.#byId
-      ? (await this.db.kysely.executeQuery(this.#byId(id))).rows[0]
-      : await this.resource.base(this.db, ctx).where("t.id", "=", id).executeTakeFirst();
+    return this.loadNow(id) ?? this.found(id, await this.query(ctx, id));
+  }
+
+  /** The row by {@link Db.readNow}, or `undefined` when it must go through Kysely. */
+  private loadNow(id: Id): Record<string, unknown> | undefined {
+    const rows = this.#byId && this.db.readNow(this.#byId(id));
+    return rows === undefined ? undefined : this.found(id, rows[0]);
+  }
+
+  private query(ctx: Ctx, id: Id): Promise<unknown> {
+    return this.#byId
+      ? this.db.kysely.executeQuery(this.#byId(id)).then((result) => result.rows[0])
+      : this.resource.base(this.db, ctx).where("t.id", "=", id).executeTakeFirst();
+  }
+
+  private found(id: Id, row: unknown): Record<string, unknown> {
     if (!row) throw HttpError.notFound(`${this.resource.noun} ${id} does not exist`);
     return row as Record<string, unknown>;
   }
