@@ -55,6 +55,38 @@ describe("apiVersioning construction", () => {
       "ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
     ],
     [
+      "sunset in year 10000 (no 4-digit HTTP-date year)",
+      {
+        versions: [1],
+        deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "+010000-01-01T00:00:00Z" } },
+      },
+      "ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
+    ],
+    [
+      "sunset a Date in year 275760",
+      {
+        versions: [1],
+        deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: new Date(8.64e15) } },
+      },
+      "ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
+    ],
+    [
+      "sunset in year 0 (before 0001)",
+      {
+        versions: [1],
+        deprecated: { 1: { deprecation: "-000001-01-01T00:00:00Z", sunset: "0000-06-01T00:00:00Z" } },
+      },
+      "ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
+    ],
+    [
+      "sunset an invalid Date",
+      {
+        versions: [1],
+        deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: new Date(Number.NaN) } },
+      },
+      "ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
+    ],
+    [
       "link with a space",
       { versions: [1], deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", link: "a b" } } },
       "ERR_SVC_VERSIONING_DEPRECATED_LINK",
@@ -84,6 +116,29 @@ describe("apiVersioning construction", () => {
   it("header names as any iterable (a Set) → accepted, as before", () => {
     const resolve = versionResolver({ versions: [1, 2], header: { names: new Set(["X-V"]) as never } });
     expect(resolve("/x", { "x-v": "2" })).toMatchObject({ version: 2, vary: ["X-V"] });
+  });
+  it("sunset in year 10000 → the message says why", () => {
+    expect(() =>
+      apiVersioning({
+        versions: [1],
+        deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "+010000-01-01T00:00:00Z" } },
+      }),
+    ).toThrow(
+      'apiVersioning: deprecated.1: sunset must be a date from year 0001 to 9999 (an HTTP-date, RFC 9110 §5.6.7), got "+010000-01-01T00:00:00.000Z"',
+    );
+  });
+  it("sunset on the last and the first instant an HTTP-date can write → accepted", () => {
+    const build = (deprecation: string, sunset: string) =>
+      createVersioning({ versions: [1], deprecated: { 1: { deprecation, sunset } } });
+    expect(() => build("2026-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z")).not.toThrow();
+    expect(() => build("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z")).not.toThrow();
+  });
+  it("deprecation in year 10000 without a sunset → accepted: an RFC 9651 Date is integer seconds, any year", () => {
+    const resolve = versionResolver({
+      versions: [1],
+      deprecated: { 1: { deprecation: "+010000-01-01T00:00:00Z" } },
+    });
+    expect(resolve("/x", {}).deprecation?.deprecation).toBe("@253402300800");
   });
   it("sunset equal to deprecation → accepted", () => {
     expect(() =>

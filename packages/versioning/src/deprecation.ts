@@ -42,6 +42,20 @@ function toDate(value: Date | string, label: string, field: string): Date {
   return date;
 }
 
+/**
+ * RFC 8594 §3: `Sunset = HTTP-date`; RFC 9110 §5.6.7: in an IMF-fixdate `year = 4DIGIT`. A date
+ * after 9999 (or before 0001) has no such year, and `toUTCString()` would write `10000` or `-0001`,
+ * a field value no recipient can parse. (Deprecation is an RFC 9651 Date, integer seconds: any
+ * year a `Date` holds can be written.)
+ */
+function checkHttpDateYear(date: Date, label: string): void {
+  const year = date.getUTCFullYear();
+  if (year < 1 || year > 9999) {
+    const accepted = "a date from year 0001 to 9999 (an HTTP-date, RFC 9110 §5.6.7)";
+    throw optionError("deprecated.sunset", date.toISOString(), accepted, `${label}: sunset`);
+  }
+}
+
 function checkLink(value: string, label: string, field: string): string {
   // A Link target is a URI-Reference inside <...> (RFC 8288 §3): no angle brackets, quotes or
   // whitespace, and ASCII only (RFC 3986 §2: an IRI's other characters are percent-encoded). A
@@ -104,6 +118,7 @@ export function deprecationHeaders(policy: DeprecationPolicy, label: string): De
   );
   const deprecation = toDate(policy.deprecation, label, "deprecation");
   const sunset = policy.sunset === undefined ? undefined : toDate(policy.sunset, label, "sunset");
+  if (sunset !== undefined) checkHttpDateYear(sunset, label);
   // RFC 9745 §3: "the value of Sunset [...] SHOULD NOT be earlier than the value of Deprecation"
   if (sunset !== undefined && sunset.getTime() < deprecation.getTime()) {
     const accepted = `no earlier than deprecation (${deprecation.toISOString()})`;
