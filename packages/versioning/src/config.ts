@@ -19,7 +19,13 @@ export interface VersioningConfig {
   header: { names: readonly string[]; keys: readonly string[]; unknownVersionStatus: number } | undefined;
   mediaType: Required<MediaTypeStrategyOptions> | undefined;
   deprecated: ReadonlyMap<number, DeprecationHeaders>;
-  neutral: readonly ((path: string) => boolean)[];
+  /**
+   * Version-neutral path tests: each is given the path as sent and, when the comparison ignores
+   * case, the path lower-cased.
+   */
+  neutral: readonly NeutralMatch[];
+  /** The `routing.caseSensitive` option; `undefined`: the app's setting, else false. */
+  caseSensitive: boolean | undefined;
   /** `API-Supported-Versions` and, when any, `API-Deprecated-Versions`: on every response. */
   supported: Readonly<Record<string, string>>;
   /** Every request field that can name a version: the `Vary` of a default or of a refusal. */
@@ -123,14 +129,38 @@ function deprecatedConfig(
   return deprecated;
 }
 
-function neutralMatcher(pattern: string | RegExp): (path: string) => boolean {
+/** `path` as sent; `folded` lower-cased when the comparison ignores case, else `undefined`. */
+export type NeutralMatch = (path: string, folded: string | undefined) => boolean;
+
+function neutralMatcher(pattern: string | RegExp): NeutralMatch {
+  // A RegExp carries its own flags: it is tested as given.
   if (pattern instanceof RegExp) return (path) => pattern.test(path);
   if (typeof pattern !== "string" || !pattern.startsWith("/")) {
     throw optionError("neutral", pattern, NEUTRAL, "apiVersioning: each neutral path");
   }
   const base = pattern.length > 1 && pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
   const below = base === "/" ? "/" : `${base}/`;
-  return (path) => path === base || path.startsWith(below);
+  const foldedBase = base.toLowerCase();
+  const foldedBelow = below.toLowerCase();
+  // Express routes `/HEALTH` to `app.get("/health")` unless `case sensitive routing` is on: a
+  // neutral path that the router reaches in another case must be neutral too.
+  return (path, folded) =>
+    folded === undefined
+      ? path === base || path.startsWith(below)
+      : folded === foldedBase || folded.startsWith(foldedBelow);
+}
+
+function routingConfig(option: ApiVersioningOptions["routing"]): boolean | undefined {
+  if (option === undefined) return undefined;
+  checkOptionNames("versioning", option, ["caseSensitive"], "apiVersioning", "routing");
+  const { caseSensitive } = option;
+  checkBooleanOption(
+    "versioning",
+    "routing.caseSensitive",
+    caseSensitive,
+    "apiVersioning: routing.caseSensitive",
+  );
+  return caseSensitive;
 }
 
 const NEUTRAL = 'a list of paths starting with "/" or RegExps';
@@ -143,6 +173,7 @@ const VERSIONING_OPTIONS = [
   "mediaType",
   "deprecated",
   "neutral",
+  "routing",
 ];
 
 function neutralMatchers(neutral: unknown): VersioningConfig["neutral"] {
@@ -202,6 +233,7 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
     mediaType,
     deprecated,
     neutral: neutralMatchers(options.neutral),
+    caseSensitive: routingConfig(options.routing),
     supported: Object.freeze(supported),
     varyAll: [...(header?.names ?? []), ...(mediaType ? ["Accept"] : [])],
   };

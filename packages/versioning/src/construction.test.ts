@@ -97,6 +97,12 @@ describe("apiVersioning construction", () => {
       "ERR_SVC_VERSIONING_DEPRECATED_SUNSET_LINK",
     ],
     ["neutral path without /", { versions: [1], neutral: ["health"] }, "ERR_SVC_VERSIONING_NEUTRAL"],
+    ["routing: true", { versions: [1], routing: true }, "ERR_SVC_VERSIONING_ROUTING"],
+    [
+      "routing.caseSensitive: 'yes'",
+      { versions: [1], routing: { caseSensitive: "yes" } },
+      "ERR_SVC_VERSIONING_ROUTING_CASE_SENSITIVE",
+    ],
   ])("%s → TypeError %s", (_name, options, code) => {
     for (const build of [apiVersioning, createVersioning, versionResolver]) {
       expect(() => build(options as never)).toThrow(expect.objectContaining({ name: "TypeError", code }));
@@ -139,6 +145,17 @@ describe("apiVersioning construction", () => {
       deprecated: { 1: { deprecation: "+010000-01-01T00:00:00Z" } },
     });
     expect(resolve("/x", {}).deprecation?.deprecation).toBe("@253402300800");
+  });
+  it("versionResolver: neutral paths are compared case-insensitively unless routing.caseSensitive", () => {
+    const loose = versionResolver({ versions: [1], required: true, neutral: ["/health"] });
+    expect(loose("/HEALTH", {}).version).toBeUndefined();
+    const strict = versionResolver({
+      versions: [1],
+      required: true,
+      neutral: ["/health"],
+      routing: { caseSensitive: true },
+    });
+    expect(() => strict("/HEALTH", {})).toThrow(expect.objectContaining({ status: 400 }));
   });
   it("sunset equal to deprecation → accepted", () => {
     expect(() =>

@@ -52,18 +52,22 @@ export function isCorsPreflight(method: string | undefined, headers: IncomingHtt
 
 /**
  * Version-neutral: a CORS preflight, or a path (after the `/v<N>` prefix, without the query) that
- * `neutral` lists. Only asked when no supported version was named (most requests never need it).
+ * `neutral` lists, compared as the router compares paths (case-insensitively unless
+ * `caseSensitive`). Only asked when no supported version was named (most requests never need it).
  */
 function isNeutral(
   config: VersioningConfig,
   rest: string,
   method: string | undefined,
   headers: IncomingHttpHeaders,
+  caseSensitive: boolean,
 ): boolean {
   if (isCorsPreflight(method, headers)) return true;
+  if (config.neutral.length === 0) return false;
   const cut = rest.indexOf("?");
   const path = cut === -1 ? rest : rest.slice(0, cut);
-  return config.neutral.some((match) => match(path));
+  const folded = caseSensitive ? undefined : path.toLowerCase();
+  return config.neutral.some((match) => match(path, folded));
 }
 
 function unsupported(config: VersioningConfig, status: number, what: string): HttpError {
@@ -108,8 +112,8 @@ function readMediaType(
   config: VersioningConfig,
   resolution: VersionResolution,
   named: Named[],
-  method: string | undefined,
   headers: IncomingHttpHeaders,
+  neutral: () => boolean,
 ): void {
   if (!config.mediaType) return;
   const ranges = vendorRanges(headers.accept, config.mediaType.vendor);
@@ -120,8 +124,8 @@ function readMediaType(
     named.push({ version: chosen.version, source: "media-type", label: chosen.mediaType });
     // A version-neutral route (`/health`) has no versioned representation: labelling its body
     // with the vendor type would name a type it is not (RFC 9110 §8.3).
-    if (!isNeutral(config, resolution.url, method, headers)) resolution.mediaType = chosen.mediaType;
-  } else if (!isNeutral(config, resolution.url, method, headers)) {
+    if (!neutral()) resolution.mediaType = chosen.mediaType;
+  } else if (!neutral()) {
     // A JSON/XML type in our tree that names no version (`vnd.svc.vx+json`) cannot be served:
     // a response labelled with it would claim a version it is not (RFC 9110 §12.5.1, §15.5.7).
     const what = `Media type ${chosen.mediaType} (no API version)`;
@@ -159,14 +163,13 @@ function conclude(
   config: VersioningConfig,
   resolution: VersionResolution,
   named: readonly Named[],
-  method: string | undefined,
-  headers: IncomingHttpHeaders,
+  neutral: () => boolean,
 ): VersionResolution {
   const first = named[0];
   if (first === undefined) {
     // The absence of every version-bearing header chose the default, so caches must key on them too.
     resolution.vary = config.varyAll.slice();
-    if (config.defaultVersion === undefined && !isNeutral(config, resolution.url, method, headers)) {
+    if (config.defaultVersion === undefined && !neutral()) {
       throw badRequest(
         config,
         `An API version is required; supported versions: ${config.list}`,
@@ -198,7 +201,7 @@ function conclude(
           ? ["Accept"]
           : [];
   if (!config.versions.has(first.version)) {
-    if (isNeutral(config, resolution.url, method, headers)) return useDefault(config, resolution);
+    if (neutral()) return useDefault(config, resolution);
     throw refuseUnknown(config, named, first);
   }
   resolution.version = first.version;
@@ -210,12 +213,14 @@ function conclude(
 /**
  * The decision, one implementation for every entry point: the version a request asks for (URI,
  * then headers, then media type; they must agree), or throws the `HttpError` to answer with.
+ * `caseSensitive`: how the router compares paths (for `neutral`).
  */
 export function decide(
   config: VersioningConfig,
   method: string | undefined,
   url: string,
   headers: IncomingHttpHeaders,
+  caseSensitive = config.caseSensitive === true,
 ): VersionResolution {
   const resolution: VersionResolution = {
     version: undefined,
@@ -229,8 +234,9 @@ export function decide(
   const named: Named[] = [];
   readUri(config, resolution, named);
   readHeaders(config, headers, named);
-  readMediaType(config, resolution, named, method, headers);
-  return conclude(config, resolution, named, method, headers);
+  const neutral = () => isNeutral(config, resolution.url, method, headers, caseSensitive);
+  readMediaType(config, resolution, named, headers, neutral);
+  return conclude(config, resolution, named, neutral);
 }
 
 function appendLink(res: ServerResponse, links: readonly string[]): void {
@@ -287,7 +293,15 @@ export interface Versioning {
 export function createVersioning(options: ApiVersioningOptions): Versioning {
   const config = resolveConfig(options);
   return {
-    resolve: (request) => decide(config, request.method, request.url ?? "/", request.headers),
+    resolve: (request) =>
+      decide(
+        config,
+        request.method,
+        request.url ?? "/",
+        request.headers,
+        // Express: the app's `case sensitive routing` (off by default), unless `routing` says.
+        config.caseSensitive ?? request.app?.get("case sensitive routing") === true,
+      ),
     writeHeaders: (res, resolution) => writeHeaders(config, res, resolution),
   };
 }

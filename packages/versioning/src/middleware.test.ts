@@ -365,6 +365,62 @@ describe("version-neutral routes", () => {
   });
 });
 
+describe("neutral paths compared as the router compares them", () => {
+  /** An app with the given routing settings whose /health route reports what the router matched. */
+  async function neutralApp(
+    settings: { caseSensitive?: boolean },
+    options: Partial<ApiVersioningOptions> = {},
+  ) {
+    const app = express();
+    if (settings.caseSensitive !== undefined) app.set("case sensitive routing", settings.caseSensitive);
+    app.use(apiVersioning({ versions: [1, 2], required: true, neutral: ["/health", "/Status"], ...options }));
+    app.get("/health", (req, res) => void res.json({ route: "/health", v: req.apiVersion ?? null }));
+    app.get("/status", (_req, res) => void res.json({ route: "/status" }));
+    app.use(notFound());
+    app.use(errorHandler({ logger: quiet }));
+    const s = await listen(app);
+    servers.push(s);
+    return s.url;
+  }
+  it.each(["/HEALTH", "/Health", "/health", "/v2/HEALTH", "/HEALTH/", "/STATUS"])(
+    "default (case-insensitive) routing, GET %s without a version → 200 from the route",
+    async (path) => {
+      const u = await neutralApp({});
+      const res = await fetch(`${u}${path}`);
+      expect(res.status).toBe(200);
+      expect(at(await res.json(), "route")).toMatch(/^\/(health|status)$/);
+    },
+  );
+  it("default routing, GET /HEALTH with API-Version: 9 → 200, not an error", async () => {
+    const u = await neutralApp({});
+    expect((await fetch(`${u}/HEALTH`, { headers: { "API-Version": "9" } })).status).toBe(200);
+  });
+  it("case sensitive routing on, GET /HEALTH → not neutral (400), GET /health → 200", async () => {
+    const u = await neutralApp({ caseSensitive: true });
+    const upper = await fetch(`${u}/HEALTH`);
+    expect(upper.status).toBe(400);
+    expect(at(await upper.json(), "message")).toMatch(/^An API version is required/);
+    expect((await fetch(`${u}/health`)).status).toBe(200);
+    // "/Status" as configured is not the /status the route matches, under case-sensitive routing.
+    expect((await fetch(`${u}/status`)).status).toBe(400);
+  });
+  it("routing: { caseSensitive: true } overrides the app's setting", async () => {
+    const u = await neutralApp({}, { routing: { caseSensitive: true } });
+    expect((await fetch(`${u}/HEALTH`)).status).toBe(400);
+    expect((await fetch(`${u}/health`)).status).toBe(200);
+  });
+  it("routing: { caseSensitive: false } overrides an app with case sensitive routing on", async () => {
+    const u = await neutralApp({ caseSensitive: true }, { routing: { caseSensitive: false } });
+    // Neutral, so no 400; the case-sensitive router then finds no /HEALTH route.
+    expect((await fetch(`${u}/HEALTH`)).status).toBe(404);
+  });
+  it("a RegExp is tested as given: its own flags decide", async () => {
+    const u = await neutralApp({}, { neutral: [/^\/docs$/] });
+    expect((await fetch(`${u}/DOCS`)).status).toBe(400);
+    expect((await fetch(`${u}/docs`)).status).toBe(404);
+  });
+});
+
 describe("deprecation and sunset", () => {
   it("version 1 → Deprecation @epoch, Sunset HTTP-date, Link rel=deprecation and rel=sunset", async () => {
     const res = await get("/employees", { "API-Version": "1" });

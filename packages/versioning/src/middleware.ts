@@ -22,6 +22,8 @@ export interface VersioningRequest extends IncomingMessage {
   /** The `/v<N>` prefix stripped from the path, or `""`. */
   apiVersionPrefix?: string | undefined;
   originalUrl?: string;
+  /** Express: the application, for its `case sensitive routing` setting (see the `routing` option). */
+  app?: { get(setting: string): unknown } | undefined;
 }
 
 /**

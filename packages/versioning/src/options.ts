@@ -82,6 +82,23 @@ export interface ApiVersioningOptions {
    * @default []
    */
   neutral?: readonly (string | RegExp)[];
+  /**
+   * How a `neutral` path is compared with the request path: as the router compares it, so every
+   * spelling that reaches the `/health` route is version-neutral. Express matches paths
+   * case-insensitively unless the app's `case sensitive routing` setting is on, so by default
+   * `/HEALTH` is neutral too. A `RegExp` in `neutral` is tested as given (its own `i` flag decides).
+   * @default `{ caseSensitive: req.app.get("case sensitive routing") === true }` in Express, else `{ caseSensitive: false }`
+   */
+  routing?: NeutralRouting;
+}
+
+/** How `neutral` paths are compared with the request path; see {@link ApiVersioningOptions.routing}. */
+export interface NeutralRouting {
+  /**
+   * Compare string `neutral` paths case-sensitively (`/HEALTH` is then not `/health`).
+   * @default the app's `case sensitive routing` setting, else false (Express's default)
+   */
+  caseSensitive?: boolean;
 }
 
 /** Which strategy chose a request's version. */
@@ -97,6 +114,11 @@ export interface VersionRequest {
   /** The request target (path and query). @default "/" */
   url?: string | undefined;
   headers: IncomingHttpHeaders;
+  /**
+   * Express: the application, whose `case sensitive routing` setting decides how `neutral` paths
+   * are compared when the `routing` option does not.
+   */
+  app?: { get(setting: string): unknown } | undefined;
 }
 
 /** The decision for one request: a pure function of its method, target and headers. */

@@ -50,4 +50,24 @@ describe(`apiVersioning() and versioned() on Express ${version}`, () => {
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
     expect(await res.json()).toEqual({ created: true });
   });
+
+  it.each([
+    [false, "/HEALTH", 200],
+    [false, "/health", 200],
+    [true, "/HEALTH", 400],
+    [true, "/health", 200],
+  ])(
+    "case sensitive routing %s, GET %s without a version (required) → %i",
+    async (caseSensitive, path, status) => {
+      const app = express4();
+      app.set("case sensitive routing", caseSensitive);
+      app.use(apiVersioning({ versions: [1, 2], required: true, neutral: ["/health"] }));
+      app.get("/health", (_req, res) => res.json({ ok: true }));
+      app.use(notFound());
+      app.use(errorHandler({ logger: { error() {} } }));
+      const { url, close } = await listen(app);
+      onTestFinished(close);
+      expect((await fetch(`${url}${path}`)).status).toBe(status);
+    },
+  );
 });
