@@ -145,16 +145,34 @@ describe("header strategy", () => {
     expect(res.headers.get("vary")).toContain("API-Version");
     expect(at(await res.json(), "message")).toContain("API version 9 (header API-Version) is not supported");
   });
-  it.each(["abc", "1.5", "-1", "v2", "", "1, 2"])("API-Version: %j → 400", async (value) => {
-    const res = await get("/employees", { "API-Version": value });
-    expect(res.status).toBe(400);
-    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
-  });
+  it.each(["abc", "1.5", "-1", "v2", "", "1, 2", ",", " , ,", "1,,2", "2, x"])(
+    "API-Version: %j → 400",
+    async (value) => {
+      const res = await get("/employees", { "API-Version": value });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    },
+  );
   it("API-Version: 99999999999 → 400, not a 500", async () => {
     expect((await get("/employees", { "API-Version": "99999999999" })).status).toBe(400);
   });
   it("API-Version: 2, 2 (same value twice) → version 2", async () => {
     expect(at(await (await get("/employees", { "API-Version": "2, 2" })).json(), "v")).toBe(2);
+  });
+  it.each(["2,", ", 2", "2,,2", "2, ,"])(
+    "API-Version: %j (empty list members, RFC 9110 §5.6.1.2) → version 2",
+    async (value) => {
+      const res = await get("/employees", { "API-Version": value });
+      expect(res.status).toBe(200);
+      expect(at(await res.json(), "v")).toBe(2);
+    },
+  );
+  it("API-Version: 2 and an empty API-Version appended (combined with a comma, RFC 9110 §5.3) → version 2", async () => {
+    const headers = new Headers();
+    headers.append("API-Version", "2");
+    headers.append("API-Version", "");
+    const res = await fetch(`${url}/employees`, { headers });
+    expect(at(await res.json(), "v")).toBe(2);
   });
   it("API-Version: 1 with Accept-Version: 2 → 400 conflict", async () => {
     const res = await get("/employees", { "API-Version": "1", "Accept-Version": "2" });

@@ -23,21 +23,29 @@ export function parseUriVersion(url: string, prefix = "v"): { version: number; r
 
 /**
  * Reads a version header value: `<N>`. Several field lines or list members (RFC 9110 §5.3) must agree;
- * anything else is `"malformed"`.
+ * empty list members are skipped (RFC 9110 §5.6.1.2); a value with no member, or anything else, is
+ * `"malformed"`.
  *
  * @example parseHeaderVersion("2") // 2
+ * @example parseHeaderVersion("2, ") // 2
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.1.2
  */
 export function parseHeaderVersion(value: string | string[] | undefined): number | "malformed" | undefined {
   if (value === undefined) return undefined;
   const members = (Array.isArray(value) ? value.join(",") : value).split(",").map((v) => v.trim());
   let version: number | undefined;
   for (const member of members) {
+    // RFC 9110 §5.6.1.2: "A recipient MUST parse and ignore a reasonable number of empty list
+    // elements" (`2,` or a second, empty field line combined as `2, `); the value is bounded by
+    // the server's header size limit.
+    if (member === "") continue;
     if (!NUMBER.test(member)) return "malformed";
     const n = Number(member);
     if (version !== undefined && version !== n) return "malformed";
     version = n;
   }
-  return version;
+  // Present with no member at all (`API-Version:` or `,`): names no version, yet was sent.
+  return version ?? "malformed";
 }
 
 /** A vendor media range of the `Accept` header. */
