@@ -107,6 +107,16 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   maxStoredBytes?: number;
   /**
+   * Largest body a replay decodes. A response stored content-coded (compression mounted after the
+   * middleware, on the route) is replayed as stored to a retry that accepts its coding, and decoded
+   * to identity for one that does not (RFC 9110 §12.5.3: `Accept-Encoding: identity`, `gzip;q=0`,
+   * no `Accept-Encoding`). Decoding stops past this many bytes: that retry gets a 406 (code
+   * `idempotency_replay_not_decodable`) instead of an unbounded allocation.
+   * @example idempotency({ maxDecodedBytes: 4 * 1024 * 1024 })
+   * @default 16 × maxStoredBytes (1 MiB)
+   */
+  maxDecodedBytes?: number;
+  /**
    * Which handler statuses are stored for replay. Others release the claim so a retry can run.
    * `started` is whether the endpoint called `markStarted`.
    * @example idempotency({ storeStatus: (status) => status < 500 }) // also 4xx of validation
@@ -172,6 +182,7 @@ export interface IdempotencyConfig<Req> {
   renewEveryMs: number;
   retentionMs: number;
   maxStoredBytes: number;
+  maxDecodedBytes: number;
   waitMs: number;
   /** `Retry-After` of the 409 and the 503, whole seconds. */
   retryAfter: string;
@@ -368,6 +379,7 @@ const IDEMPOTENCY_OPTIONS = [
   "maxLeaseMs",
   "retentionMs",
   "maxStoredBytes",
+  "maxDecodedBytes",
   "storeStatus",
   "replayHeaders",
   "scope",
@@ -417,6 +429,7 @@ export function resolveConfig<Req>(
   const lease = resolveLease(options, store);
   const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000);
   const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 65_536, true);
+  const maxDecodedBytes = positive("maxDecodedBytes", options.maxDecodedBytes ?? 16 * maxStoredBytes, true);
   const waitMs = positive("waitMs", options.waitMs ?? 0, true);
   const retryAfterSeconds = positive("retryAfterSeconds", options.retryAfterSeconds ?? 1, true);
   return {
@@ -428,6 +441,7 @@ export function resolveConfig<Req>(
     ...lease,
     retentionMs,
     maxStoredBytes,
+    maxDecodedBytes,
     waitMs,
     retryAfter: String(Math.ceil(retryAfterSeconds)),
     storeStatus: resolveStoreStatus(options.storeStatus),

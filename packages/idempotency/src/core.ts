@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { fallbackLogger, HttpError } from "@svc/errors";
+import { appendVary, fallbackLogger, HttpError } from "@svc/errors";
 import { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 import { HEADER_OF } from "./capture.js";
 import {
@@ -10,6 +10,7 @@ import {
 } from "./config.js";
 import { requestFingerprint } from "./fingerprint.js";
 import { parseIdempotencyKey } from "./parse-key.js";
+import { codingsOf, decodeContent, sendsCoded } from "./replay-coding.js";
 import { type ClaimResult, type StoredResponse, withoutBody } from "./store.js";
 
 /**
@@ -24,6 +25,8 @@ export const IDEMPOTENCY_ERROR_CODES = {
   mismatch: "idempotency_key_reused",
   inFlight: "idempotency_request_in_progress",
   unavailable: "idempotency_store_unavailable",
+  /** A stored content-coded response the retry does not accept, which could not be decoded. */
+  notDecodable: "idempotency_replay_not_decodable",
 } as const;
 
 /**
@@ -37,7 +40,10 @@ export interface IdempotencyAttempt<Req = unknown> {
   method: string | undefined;
   /** The request target as sent (origin form `/a?b`, or absolute form): path and query. */
   target: string;
-  /** The request header fields (`Idempotency-Key`; `Content-Length`/`Transfer-Encoding`). */
+  /**
+   * The request header fields (`Idempotency-Key`; `Content-Length`/`Transfer-Encoding`;
+   * `Accept-Encoding`, to replay a content-coded response in a coding the retry accepts).
+   */
   headers: IncomingHttpHeaders;
   /**
    * The body as read: a parsed value (fingerprinted in canonical JSON), raw bytes or a string
@@ -71,7 +77,8 @@ export interface IdempotencyClaim {
  * - `pass`: run it unprotected (method not guarded, no key where none is required, or a store
  *   failure with `onStoreError: "pass-through"`);
  * - `claimed`: run it, then {@link IdempotencyCore.complete} (or `release`) the claim;
- * - `replay`: send the stored response (see {@link writeReplay}), do not run it;
+ * - `replay`: send the stored response (see {@link writeReplay}), do not run it; a content-coded
+ *   one comes decoded to identity when the request's `Accept-Encoding` does not accept its coding;
  * - `error`: send this 400, 409, 422 or 503, do not run it.
  *
  * @example if (decision.outcome === "replay") writeReplay(res, decision.response);
@@ -200,7 +207,9 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     // The canonical path and the query as sent: another spelling of the same request replays.
     const url = path + queryOf(attempt.target);
     const fingerprint = requestFingerprint({ method, url, body: attempt.body });
-    return claimKey(config, key, fingerprint, logger);
+    const decision = await claimKey(config, key, fingerprint, logger);
+    if (decision.outcome !== "replay") return decision;
+    return inAcceptedCoding(config, decision.response, attempt.headers["accept-encoding"], key, logger);
   }
 
   return {
@@ -212,6 +221,62 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
       own(claim);
     },
   };
+}
+
+/**
+ * A stored response in a content coding the retry accepts. The record keeps the bytes a
+ * compression wrapper on the route produced (for the first request's `Accept-Encoding`); RFC 9110
+ * §12.5.3: a coding the retry does not accept (`identity`, `gzip;q=0`, `*;q=0`) must not be sent,
+ * so the body is decoded and replayed as identity, with its own `Content-Length` (set by
+ * `writeReplay`). Either way the replay now depends on `Accept-Encoding`: `Vary` says so
+ * (RFC 9110 §12.5.5). A body that cannot be decoded within `maxDecodedBytes` (or in a coding
+ * node:zlib does not know) is a 406, one that does not decode at all a 500: never the refused bytes.
+ */
+async function inAcceptedCoding(
+  config: IdempotencyConfig<never>,
+  stored: StoredResponse,
+  acceptEncoding: string | undefined,
+  key: string,
+  logger: IdempotencyLogger,
+): Promise<IdempotencyDecision> {
+  const contentEncoding = stored.headers["content-encoding"];
+  if (contentEncoding === undefined) return { outcome: "replay", response: stored };
+  const codings = codingsOf(contentEncoding);
+  const headers: StoredResponse["headers"] = {
+    ...stored.headers,
+    vary: withAcceptEncoding(stored.headers.vary),
+  };
+  if (codings.length > 0 && sendsCoded(acceptEncoding, codings)) {
+    return { outcome: "replay", response: { ...stored, headers } };
+  }
+  delete headers["content-encoding"];
+  if (stored.body.byteLength === 0) return { outcome: "replay", response: { ...stored, headers } };
+  try {
+    const body = await decodeContent(stored.body, codings, config.maxDecodedBytes);
+    return { outcome: "replay", response: { ...stored, headers, body } };
+  } catch (err) {
+    const reason = (err as { reason?: unknown }).reason;
+    const coding = codingsOf(contentEncoding).join(", ");
+    logger.warn(
+      { err: errInfo(err), key, coding, maxDecodedBytes: config.maxDecodedBytes },
+      "idempotency: a stored content-coded response could not be decoded for a retry that does not accept its coding",
+    );
+    const corrupt = reason === "corrupt";
+    const message = corrupt
+      ? `The stored response (Content-Encoding: ${coding}) could not be decoded`
+      : `The stored response is only available with Content-Encoding: ${coding}; retry with an Accept-Encoding that accepts it`;
+    const status = corrupt ? 500 : 406;
+    const vary = { Vary: "Accept-Encoding" };
+    return failure(config, status, message, IDEMPOTENCY_ERROR_CODES.notDecodable, false, err, vary);
+  }
+}
+
+/** A stored `Vary` (when `replayHeaders` keeps it) with `Accept-Encoding` added, unless listed or `*`. */
+function withAcceptEncoding(vary: string | string[] | undefined): string {
+  const value = vary === undefined ? "" : Array.isArray(vary) ? vary.join(", ") : vary;
+  const listed = value.split(",").map((v) => v.trim().toLowerCase());
+  if (listed.includes("*") || listed.includes("accept-encoding")) return value;
+  return value.trim() === "" ? "Accept-Encoding" : `${value}, Accept-Encoding`;
 }
 
 /** Claims `key`, or waits (up to `waitMs`) for the execution that holds it. */
@@ -283,8 +348,11 @@ function failure(
   code: string,
   retry = false,
   cause?: unknown,
+  extra: Record<string, string> = {},
 ): IdempotencyDecision {
-  const headers: Record<string, string> = retry ? { "Retry-After": config.retryAfter } : {};
+  const headers: Record<string, string> = retry
+    ? { "Retry-After": config.retryAfter, ...extra }
+    : { ...extra };
   if (config.link) headers.Link = config.link;
   const error = new HttpError(status, message, { code, headers, ...(cause === undefined ? {} : { cause }) });
   return { outcome: "error", error };
@@ -411,7 +479,20 @@ function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never
  */
 export function writeReplay(res: ServerResponse, stored: StoredResponse): void {
   res.statusCode = stored.status;
-  for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(stored.headers)) {
+    // Added to, not replaced: a middleware before this one may vary on other fields.
+    if (name === "vary")
+      appendVary(
+        res,
+        ...[value]
+          .flat()
+          .join(",")
+          .split(",")
+          .map((f) => f.trim())
+          .filter(Boolean),
+      );
+    else res.setHeader(name, value);
+  }
   res.setHeader("Idempotent-Replayed", "true");
   if (stored.bodyOmitted === true) res.setHeader("Idempotent-Body-Omitted", "true");
   const bodyless =

@@ -117,6 +117,13 @@ const rows: OptionCase[] = [
     () => idempotency({ maxStoredBytes: 0 }),
   ],
   [
+    "idempotency: maxDecodedBytes",
+    () => idempotency({ maxDecodedBytes: Number.POSITIVE_INFINITY }),
+    "ERR_SVC_IDEMPOTENCY_MAX_DECODED_BYTES",
+    /idempotency: maxDecodedBytes must be a non-negative finite number, got Infinity/,
+    () => idempotency({ maxDecodedBytes: 4 * 1024 * 1024 }),
+  ],
+  [
     "idempotency: storeStatus",
     () => idempotency({ storeStatus: [200] as never }),
     "ERR_SVC_IDEMPOTENCY_STORE_STATUS",
