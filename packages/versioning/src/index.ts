@@ -13,6 +13,7 @@ export type {
   ApiVersioningOptions,
   HeaderStrategyOptions,
   MediaTypeStrategyOptions,
+  NeutralRouting,
   UriStrategyOptions,
   VersionRequest,
   VersionResolution,

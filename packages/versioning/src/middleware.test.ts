@@ -432,6 +432,23 @@ describe("neutral paths compared as the router compares them", () => {
     // Neutral, so no 400; the case-sensitive router then finds no /HEALTH route.
     expect((await fetch(`${u}/HEALTH`)).status).toBe(404);
   });
+  it.each([
+    [false, 200],
+    [true, 404],
+  ])(
+    "strict routing %s, GET /health/ without a version → neutral either way (%i, never 400)",
+    async (strict, status) => {
+      const app = express();
+      app.set("strict routing", strict);
+      app.use(apiVersioning({ versions: [1, 2], required: true, neutral: ["/health"] }));
+      app.get("/health", (_req, res) => void res.json({ ok: true }));
+      app.use(notFound());
+      app.use(errorHandler({ logger: quiet }));
+      const s = await listen(app);
+      servers.push(s);
+      expect((await fetch(`${s.url}/health/`)).status).toBe(status);
+    },
+  );
   it("a RegExp is tested as given: its own flags decide", async () => {
     const u = await neutralApp({}, { neutral: [/^\/docs$/] });
     expect((await fetch(`${u}/DOCS`)).status).toBe(400);
