@@ -154,6 +154,41 @@ describe("each algorithm keeps keys apart and honours reset()", () => {
   }
 });
 
+describe("a cost larger than the quota", () => {
+  for (const [algorithm, cost] of [
+    ["fixed-window", 6],
+    ["sliding-window", 6],
+    ["gcra", 6],
+  ] as [Algorithm, number][]) {
+    it(`${algorithm}, limit 5, cost ${cost} → denied, retryAfterMs Infinity, nothing spent`, async () => {
+      const c = clock(10_000);
+      const limiter = createRateLimiter({ algorithm, limit: 5, windowMs: 1000, now: c.now });
+      await limiter.consume("k", 2);
+      const d = await limiter.consume("k", cost);
+      expect(d).toMatchObject({ allowed: false, limit: 5, remaining: 3 });
+      expect(d.retryAfterMs).toBe(Number.POSITIVE_INFINITY);
+      expect(await limiter.consume("k", 3)).toMatchObject({ allowed: true, remaining: 0 });
+    });
+  }
+
+  it("gcra burst 2 < limit 5: cost 3 never fits the bucket → retryAfterMs Infinity", async () => {
+    const limiter = createRateLimiter({
+      algorithm: "gcra",
+      limit: 5,
+      burst: 2,
+      windowMs: 1000,
+      now: () => 0,
+    });
+    expect((await limiter.consume("k", 3)).retryAfterMs).toBe(Number.POSITIVE_INFINITY);
+    expect(await limiter.consume("k", 2)).toMatchObject({ allowed: true });
+  });
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, "2"])("cost %s → rejected", async (cost) => {
+    const limiter = createRateLimiter({ limit: 5 });
+    await expect(limiter.consume("k", cost as number)).rejects.toThrow(/cost must be a non-negative integer/);
+  });
+});
+
 describe("decide", () => {
   it("MemoryStore → the decision itself, no promise; cost -1 → throws", () => {
     const limiter = createRateLimiter({ limit: 2, now: () => 0 });

@@ -68,7 +68,9 @@ export interface RateLimiter {
   readonly prefix: string;
   /**
    * Spends `cost` units of `key`'s quota if they are available and reports the outcome. A denied
-   * request spends nothing. Rejects when the store fails (Redis down, memory store full).
+   * request spends nothing. A `cost` above the limit (`burst` for `gcra`) is denied with
+   * `retryAfterMs` `Infinity`, since no wait would let it through. Rejects when the store fails
+   * (Redis down, memory store full).
    */
   consume(key: string, cost?: number): Promise<Decision>;
   /**
@@ -193,6 +195,29 @@ function storeKey(prefix: string, key: string): string {
   return DIGEST + createHash("sha256").update(full).digest("base64url");
 }
 
+/**
+ * The most units one request may cost under `policy`: `limit` for the window algorithms, `burst`
+ * for `gcra` (the bucket never holds more). A request costing more can never be allowed, however
+ * long the client waits.
+ */
+export function capacityOf(policy: RateLimitPolicy): number {
+  return policy.algorithm === "gcra" ? policy.burst : policy.limit;
+}
+
+/**
+ * The decision for a request that can never fit: the key's state as it is (read with cost 0, so
+ * nothing is spent), refused, with `retryAfterMs` `Infinity`. RFC 9110 §10.2.3: Retry-After
+ * indicates "how long the user agent ought to wait before making a follow-up request"; no wait
+ * makes this request fit, so no finite wait is promised.
+ */
+function neverFits(decision: Decision): Decision {
+  return { ...decision, allowed: false, retryAfterMs: Number.POSITIVE_INFINITY };
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === "function";
+}
+
 /** At most this many per-request limits keep a cached policy object; more get fresh ones. */
 const POLICY_CACHE = 64;
 
@@ -212,6 +237,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   function decide(key: string, cost = 1, applied: RateLimitPolicy = policy): Decision | Promise<Decision> {
     if (!Number.isSafeInteger(cost) || cost < 0)
       throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
+    if (cost > capacityOf(applied)) {
+      const current = store.consume(storeKey(prefix, key), 0, applied, now());
+      return isThenable(current) ? current.then(neverFits) : neverFits(current);
+    }
     return store.consume(storeKey(prefix, key), cost, applied, now());
   }
 

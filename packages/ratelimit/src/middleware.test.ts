@@ -216,6 +216,104 @@ describe("trust proxy mistakes are reported once", () => {
   });
 });
 
+describe("a cost larger than the quota (no wait can make it fit)", () => {
+  /** One route whose cost is the X-Cost header; `rateLimit` options as given. */
+  async function costly(options: RateLimitOptions): Promise<(cost: number) => Promise<Response>> {
+    const app = express();
+    app.get(
+      "/",
+      rateLimit({ logger: { warn() {} }, cost: (req) => Number(req.headers["x-cost"] ?? "1"), ...options }),
+      (_q, r) => {
+        r.json({ ok: true });
+      },
+    );
+    app.use(errorHandler({ logger: silent }));
+    const server = await listen(app);
+    closers.push(server.close);
+    return (cost) =>
+      fetch(server.url, { headers: { "X-Cost": String(cost), Accept: "application/problem+json" } });
+  }
+
+  it.each([
+    ["fixed-window", { limit: 10, algorithm: "fixed-window" }, 11],
+    ["sliding-window", { limit: 10, algorithm: "sliding-window" }, 11],
+    ["gcra (burst 5 < limit 10)", { limit: 10, algorithm: "gcra", burst: 5 }, 6],
+    ["a per-request limit of 3", { limit: () => 3 }, 4],
+  ] as const)(
+    "%s, cost over the quota → 429 without Retry-After or RateLimit, nothing spent",
+    async (_name, options, cost) => {
+      const send = await costly({ windowMs: 60_000, now: () => 30_000, ...(options as RateLimitOptions) });
+      const refused = await send(cost);
+      expect(refused.status).toBe(429);
+      // RFC 9110 §10.2.3: Retry-After says how long to wait before a follow-up request; none helps.
+      expect(refused.headers.get("retry-after")).toBeNull();
+      expect(refused.headers.get("ratelimit")).toBeNull();
+      expect(refused.headers.get("x-ratelimit-reset")).toBeNull();
+      const body = (await refused.json()) as { code?: string; detail?: string };
+      expect(body.code).toBe("rate_limit_cost_exceeds_quota");
+      expect(body.detail).toMatch(new RegExp(`costs ${cost} units`));
+      // Nothing was spent: a request of cost 1 still sees the full quota less itself.
+      const next = await send(1);
+      expect(next.status).toBe(200);
+      const quota = (options as { burst?: number; limit: number | (() => number) }).burst ?? options.limit;
+      expect(next.headers.get("x-ratelimit-remaining")).toBe(
+        String((typeof quota === "number" ? quota : 3) - 1),
+      );
+    },
+  );
+
+  it("cost exactly the quota → allowed once, then 429 with a Retry-After", async () => {
+    const send = await costly({ limit: 10, windowMs: 60_000, algorithm: "fixed-window", now: () => 30_000 });
+    expect((await send(10)).status).toBe(200);
+    const limited = await send(10);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("30");
+  });
+
+  it("a custom handler is not called for it: the 429 goes to the error handler", async () => {
+    let called = 0;
+    const send = await costly({
+      limit: 2,
+      handler: (_req, res) => {
+        called++;
+        res.statusCode = 429;
+        res.end();
+      },
+    });
+    expect((await send(3)).status).toBe(429);
+    expect(called).toBe(0);
+  });
+
+  it.each([
+    [{ limit: 10, cost: 11 }],
+    [{ limit: 10, algorithm: "gcra", burst: 4, cost: 5 }],
+    [{ limiter: createRateLimiter({ limit: 3 }), cost: 4 }],
+  ] as const)("static %o → TypeError ERR_SVC_RATELIMIT_COST at construction", (options) => {
+    expect(() => rateLimit(options as RateLimitOptions)).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_COST",
+        message: expect.stringMatching(/can never be allowed/),
+      }),
+    );
+  });
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, -1, 2.5])(
+    "cost(req) answering %s → 500, nothing counted",
+    async (bad) => {
+      const app = express();
+      app.get("/", rateLimit({ limit: 1, cost: (req) => (req.headers["x-bad"] ? bad : 1) }), (_q, r) => {
+        r.end("ok");
+      });
+      app.use(errorHandler({ logger: silent }));
+      const server = await listen(app);
+      closers.push(server.close);
+      expect((await fetch(server.url, { headers: { "X-Bad": "1" } })).status).toBe(500);
+      expect((await fetch(server.url)).status).toBe(200);
+    },
+  );
+});
+
 describe("skip, allowlist, cost", () => {
   it("allowlist 127.0.0.0/8 → never limited, no headers", async () => {
     const url = await serve({ limit: 1, allowlist: ["127.0.0.0/8"] });

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
 import { ipBucket } from "./client-key.js";
 import { ceilSeconds, setRateLimitHeaders, tightestDecision } from "./headers.js";
+import { capacityOf } from "./limiter.js";
 import {
   type Config,
   type RateLimitExceeded,
@@ -145,6 +146,12 @@ export function rateLimit(options: RateLimitOptions) {
   }
 
   function consume(p: Pending, policy: RateLimitPolicy): void {
+    const capacity = capacityOf(policy);
+    if (p.units > capacity) {
+      // Refused before the store: nothing to count, and no store outage can let it through.
+      p.next(costExceedsQuota(p.units, capacity, config.headers.policyName));
+      return;
+    }
     let outcome: Decision | Promise<Decision>;
     try {
       outcome = limiter.decide(p.key, p.units, policy);
@@ -370,6 +377,24 @@ function storeFailed(config: Config, state: State, err: unknown, next: NextFunct
   }
   logFailure(config, state, err, "rate limit store failed; requests pass unlimited until it answers again");
   next();
+}
+
+/**
+ * The 429 of a request that costs more than its policy ever allows (`limit`, `burst` for `gcra`).
+ * RFC 6585 §4: 429 "indicates that the user has sent too many requests in a given amount of
+ * time", and it "MAY include a Retry-After header indicating how long to wait before making a new
+ * request". RFC 9110 §10.2.3: Retry-After says "how long the user agent ought to wait before
+ * making a follow-up request". No wait makes this request fit, so it carries no Retry-After, and
+ * none of the RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10 §4.1.2: `t` is when
+ * "additional quota" is available, which would again read as a time to retry); a distinct `code`
+ * and a message that says to make the request smaller.
+ */
+function costExceedsQuota(units: number, capacity: number, policyName: string): HttpError {
+  return new HttpError(
+    429,
+    `This request costs ${units} units; the ${JSON.stringify(policyName)} rate limit allows at most ${capacity} at once, so it can never be accepted: send a smaller request`,
+    { code: "rate_limit_cost_exceeds_quota" },
+  );
 }
 
 /**

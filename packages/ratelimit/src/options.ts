@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkOptionNames, fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
 import { type IpMatcher, ipMatcher } from "./client-key.js";
 import { type HeaderSettings, isPolicyName, MAX_POLICY_NAME, type ResetFormat } from "./headers.js";
-import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+import { capacityOf, createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
 import { optionError, refused } from "./option-error.js";
 
 /**
@@ -118,7 +118,10 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   key?: (req: RateLimitRequest) => string | undefined;
   /**
-   * Units a request spends (per-route costs: a search costs 5, a read 1).
+   * Units a request spends (per-route costs: a search costs 5, a read 1): a non-negative integer,
+   * at most the limit (`burst` for `gcra`). A function answering more refuses that request with a
+   * 429 without `Retry-After` (see `handler`); one answering anything but a non-negative integer
+   * fails it with a 500.
    * @default 1
    */
   cost?: number | ((req: RateLimitRequest) => number);
@@ -145,7 +148,10 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   requestWasSuccessful?: PerRequest<boolean>;
   /**
-   * Answers a refused request (after the headers and `Retry-After` are set).
+   * Answers a refused request (after the headers and `Retry-After` are set). A request whose
+   * `cost` is more than the limit (`burst` for `gcra`) is not passed here: no wait would let it
+   * through, so it goes to `next` as a 429 with code `rate_limit_cost_exceeds_quota` and no
+   * `Retry-After`.
    * @default (req, res, next, exceeded) => next(exceeded.error): the error record of `errorHandler`
    */
   handler?: RateLimitHandler;
@@ -466,6 +472,14 @@ export function resolveConfig(options: RateLimitOptions): Config {
       "cost",
       cost,
       "a non-negative integer or a function (req) => non-negative integer",
+    );
+  // A fixed cost above the quota would refuse every request, whatever the client does.
+  if (typeof cost === "number" && limit === undefined && cost > capacityOf(limiter.policy))
+    throw refused(
+      "rate limit",
+      "cost",
+      cost,
+      `at most ${capacityOf(limiter.policy)} (the ${limiter.policy.algorithm === "gcra" ? "burst" : "limit"}): a request costing more can never be allowed`,
     );
   const failMode = options.failMode ?? "open";
   if (failMode !== "open" && failMode !== "closed")

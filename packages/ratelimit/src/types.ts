@@ -59,7 +59,10 @@ export interface Decision {
   remaining: number;
   /** Epoch milliseconds at which the full quota is available again. */
   resetAt: number;
-  /** Milliseconds until a request of the same cost would be allowed; `0` when allowed. */
+  /**
+   * Milliseconds until a request of the same cost would be allowed; `0` when allowed;
+   * `Infinity` when it never will be (its cost is more than `limit`, or `burst` for `gcra`).
+   */
   retryAfterMs: number;
   /** The store's clock at the decision, epoch ms (Redis `TIME` for the Redis store). */
   now: number;
