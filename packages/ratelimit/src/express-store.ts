@@ -34,6 +34,14 @@ export interface ExpressRateLimitStore {
 
 const OWNER = "expressRateLimitStore";
 
+/**
+ * Stores already wrapped. Two wrappers around one store would each call its `init` and count in
+ * its keys, and nothing would tell two limiters on them (one per wrapper, with one prefix) that
+ * they share counters (express-rate-limit refuses a store given to two limiters the same way,
+ * `ERR_ERL_STORE_REUSE`).
+ */
+const wrapped = new WeakSet<object>();
+
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as Promise<T> | undefined)?.then === "function";
 }
@@ -76,6 +84,14 @@ export function expressRateLimitStore(store: ExpressRateLimitStore): RateLimitSt
     throw refused(OWNER, "store.init", store.init, "a function or undefined");
   if (store.get !== undefined && typeof store.get !== "function")
     throw refused(OWNER, "store.get", store.get, "a function or undefined");
+  if (wrapped.has(store))
+    throw refused(
+      OWNER,
+      "store",
+      store,
+      "a store not already wrapped (wrap it once and pass that to every limiter, each with its own prefix, or create one store per limiter)",
+    );
+  wrapped.add(store);
 
   let windowMs: number | undefined;
   /** The store's `init` while it runs (or its failure, which every decision then reports). */

@@ -147,6 +147,74 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
   });
 
+  for (const kind of ["ioredis", "redis"] as const) {
+    it(`${kind}: a second RedisStore with the same prefix on the same client → TypeError naming the prefix`, () => {
+      const client = kind === "ioredis" ? io : nr;
+      const shared = `${prefix}reuse:${kind}:`;
+      const global = new RedisStore({ client, prefix: shared });
+      expect(() => new RedisStore({ client, prefix: shared })).toThrow(
+        expect.objectContaining({
+          name: "TypeError",
+          code: "ERR_SVC_RATELIMIT_PREFIX",
+          message: expect.stringContaining(JSON.stringify(shared)),
+        }),
+      );
+      // another prefix on the same client, or the same prefix on another client, is fine
+      expect(new RedisStore({ client, prefix: `${shared}login:` }).prefix).toBe(`${shared}login:`);
+      global.close();
+    });
+  }
+
+  it("a global limiter and a login limiter on one client: distinct prefixes count apart over HTTP", async () => {
+    const app = express();
+    app.use(
+      rateLimit({
+        logger: { warn() {} },
+        limit: 5,
+        store: new RedisStore({ client: io, prefix: `${prefix}global:` }),
+      }),
+    );
+    app.post(
+      "/login",
+      rateLimit({
+        limit: 2,
+        policyName: "login",
+        store: new RedisStore({ client: io, prefix: `${prefix}login:` }),
+      }),
+      (_req, res) => {
+        res.end("ok");
+      },
+    );
+    app.get("/", (_req, res) => {
+      res.end("ok");
+    });
+    app.use(errorHandler({ logger: { error() {} } }));
+    const server = await listen(app);
+    closers.push(server.close);
+    const login = () => fetch(`${server.url}/login`, { method: "POST" });
+    expect((await login()).status).toBe(200);
+    expect((await login()).status).toBe(200);
+    const limited = await login();
+    expect(limited.status).toBe(429);
+    // the global limiter counted three requests, the login limiter two (its third was refused)
+    expect(limited.headers.get("ratelimit")).toMatch(/^"default";r=2;t=\d+, "login";r=0;t=\d+$/);
+  });
+
+  it("close() releases the prefix: a new store may take it, the closed one refuses to decide", async () => {
+    const shared = `${prefix}reload:`;
+    const before = new RedisStore({ client: io, prefix: shared });
+    const old = createRateLimiter({ limit: 3, store: before });
+    expect((await old.consume("k")).remaining).toBe(2);
+    before.close();
+    before.close(); // twice is harmless
+    const after = new RedisStore({ client: io, prefix: shared });
+    await expect(old.consume("k")).rejects.toThrow(/closed/);
+    // the reloaded limiter counts in the same keys: the state survives the reload
+    expect((await createRateLimiter({ limit: 3, store: after }).consume("k")).remaining).toBe(1);
+    expect(() => new RedisStore({ client: io, prefix: shared })).toThrow(/already used/);
+    after.close();
+  });
+
   it("ioredis client with the offline queue on → TypeError at construction", () => {
     const lazy = new Redis(url as string, { lazyConnect: true });
     expect(() => new RedisStore({ client: lazy })).toThrow(/enableOfflineQueue: false/);

@@ -80,7 +80,9 @@ export interface RedisStoreOptions {
   client: IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
   /**
    * Prepended to every Redis key, before the hash-tagged limiter key. On a Redis Cluster it may
-   * not hold a `{hash tag}` of its own, which would put every client on one slot.
+   * not hold a `{hash tag}` of its own, which would put every client on one slot. One prefix per
+   * store on a client: a second store with the same prefix on the same client is refused (until
+   * the first is closed with `close()`), since both would count in the same keys.
    * @default "rl:"
    */
   prefix?: string;
@@ -236,6 +238,13 @@ function hasHashTag(prefix: string): boolean {
   return close > open + 1;
 }
 
+/**
+ * The prefixes taken on each client object by a store not yet closed. Two stores with one prefix on
+ * one client write the same keys, so two limiters on them (a global one and a login one) would
+ * spend each other's quota without a word.
+ */
+const taken = new WeakMap<object, Map<string, RedisStore>>();
+
 function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith("NOSCRIPT");
 }
@@ -268,6 +277,8 @@ export class RedisStore implements RateLimitStore {
   readonly prefix: string;
   readonly timeoutMs: number;
   readonly #send: (key: string, args: string[]) => Promise<unknown>;
+  readonly #client: object;
+  #closed = false;
 
   constructor(options: RedisStoreOptions) {
     if (typeof options !== "object" || options === null)
@@ -291,6 +302,28 @@ export class RedisStore implements RateLimitStore {
     if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
       throw refusedValue("RedisStore", "timeoutMs", timeoutMs, "a positive number of milliseconds");
     this.timeoutMs = timeoutMs;
+    // Last, once every option is accepted: a refused store takes no prefix.
+    const prefixes = taken.get(options.client) ?? new Map<string, RedisStore>();
+    if (prefixes.has(prefix))
+      throw optionError(
+        "prefix",
+        `prefix ${JSON.stringify(prefix)} is already used by another RedisStore on this client, so both would count in the same keys; give each store its own prefix, pass one limiter to every rateLimit() that should share a quota, or close() the old store first (hot reload, tests)`,
+      );
+    prefixes.set(prefix, this);
+    taken.set(options.client, prefixes);
+    this.#client = options.client;
+  }
+
+  /**
+   * Releases this store's prefix on its client, so a new store (after a hot reload, in the next
+   * test) may take it; decisions on this store then reject. The client stays open: it is yours.
+   * Calling it again does nothing.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const prefixes = taken.get(this.#client);
+    if (prefixes?.get(this.prefix) === this) prefixes.delete(this.prefix);
   }
 
   /** The Redis key of a limiter key. */
@@ -366,6 +399,8 @@ export class RedisStore implements RateLimitStore {
   }
 
   #bounded<T>(run: () => Promise<T>): Promise<T> {
+    // Another store may hold the prefix now: this one must not keep counting in its keys.
+    if (this.#closed) return Promise.reject(new Error(`RedisStore ${JSON.stringify(this.prefix)} is closed`));
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => reject(new StoreTimeoutError(this.timeoutMs)), this.timeoutMs);
       run().then(

@@ -184,6 +184,18 @@ describe("what an express-rate-limit store cannot do is refused at construction"
     expect(() => rateLimit({ limit: 1, store, ...extra })).toThrow(expect.objectContaining({ code }));
   });
 
+  it("one express-rate-limit store wrapped twice → ERR_SVC_RATELIMIT_STORE (its counters would be shared)", () => {
+    const store = new CountingStore();
+    expressRateLimitStore(store);
+    expect(() => expressRateLimitStore(store)).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_STORE",
+        message: expect.stringMatching(/already wrapped/),
+      }),
+    );
+  });
+
   it("a second limiter on the same wrapped store with another windowMs → ERR_SVC_RATELIMIT_WINDOW_MS", () => {
     const store = expressRateLimitStore(new CountingStore());
     rateLimit({ limit: 1, windowMs: 60_000, algorithm: "fixed-window", store, prefix: "a:" });
