@@ -64,8 +64,9 @@ describe.each(expresses)("%s", (_name, make) => {
 
   it("two limiters, the global one tighter (2/min vs 5/min) → X-RateLimit-* and req.rateLimit from the global one", async () => {
     const url = await serve(make, [
-      { limit: 2, algorithm: "fixed-window", policyName: "global" },
-      { limit: 5, algorithm: "fixed-window", policyName: "route" },
+      // A fixed clock: on the real one a minute boundary between the requests let the 3rd through.
+      { limit: 2, algorithm: "fixed-window", policyName: "global", now: () => 90_000 },
+      { limit: 5, algorithm: "fixed-window", policyName: "route", now: () => 90_000 },
     ]);
     const res = await fetch(url);
     expect(res.headers.get("x-ratelimit-limit")).toBe("2");
