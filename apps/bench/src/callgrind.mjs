@@ -10,7 +10,8 @@
 //
 // `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
 // from its own /auth/token) takes any scenario of scenarios.mjs whose server is a script of
-// src/servers/, such as `soap-envelope-node`, `node-soap-node` or `soap-floor-node`. `--soap`
+// src/servers/, such as `packages-readme`, `soap-envelope-node`, `node-soap-node` or
+// `soap-floor-node` (given the bench token and its key, as run.mjs gives them). `--soap`
 // measures those three one after the other, with the same getCustomer request, and prints the
 // SOAP layer (server − floor) and the ratios node-soap / soap-envelope, whole server and layer.
 //
@@ -24,6 +25,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
+import { issueBenchToken } from "./fixtures.mjs";
 import { freePort } from "./harness.mjs";
 import { scenarios } from "./scenarios.mjs";
 
@@ -80,7 +82,8 @@ async function measure(id) {
   if (!scenario) throw new Error(`no scenario ${id}`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const server = await bundled(scenario, port);
+  const { token, publicJwk } = await issueBenchToken();
+  const server = await bundled(scenario, port, publicJwk);
   const child = spawn(
     "valgrind",
     [
@@ -104,8 +107,8 @@ async function measure(id) {
     const started = Date.now();
     const phase = (name) =>
       process.stderr.write(`${id}: ${name} after ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-    // No token: the SOAP servers measured here do not check one (svc-stack gets its own).
-    const plan = await scenario.prepare(url, {});
+    // svc-stack gets a token from its own /auth/token; the others check the bench token, if any.
+    const plan = await scenario.prepare(url, { token });
     const agent = new Agent({ keepAlive: true, maxSockets: connections });
     await send(url, agent, plan, warmup);
     phase("warm");
@@ -153,12 +156,18 @@ async function measure(id) {
  * paths relative to import.meta.url still hold: under valgrind, loading hundreds of modules
  * through the loader hooks takes minutes.
  */
-async function bundled(scenario, port) {
+async function bundled(scenario, port, publicJwk) {
   const packages = await readdir(join(root, "packages"));
   const alias = Object.fromEntries(
     packages.map((name) => [`@svc/${name}`, join(root, "packages", name, "src/index.ts")]),
   );
-  const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    NODE_ENV: "production",
+    BENCH_JWK: publicJwk,
+  };
   delete env.REDIS_URL;
   if (scenario.id === "svc-stack") {
     const serverDir = join(root, "apps/reference-server");
@@ -191,7 +200,8 @@ async function bundled(scenario, port) {
     cwd: join(root, "apps/bench"),
     env,
     readyPath: spec.readyPath ?? "/",
-    readyStatus: spec.readyStatus ?? 200,
+    // As harness.mjs: any status, when the scenario names none.
+    readyStatus: spec.readyStatus,
   };
 }
 
@@ -215,7 +225,7 @@ async function waitReady(child, url, status, stderr) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr()}`);
     try {
       const response = await fetch(url);
-      if (response.status === status) return;
+      if (status === undefined || response.status === status) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 500));
   }
