@@ -123,6 +123,10 @@ describe("hardening (SQLite)", () => {
     it.each([
       ["/employees/1/projects", "GET, HEAD, OPTIONS"],
       ["/payments/1", "GET, HEAD, OPTIONS"],
+      // The one-way operations' collections, mounted with the SOAP services.
+      ["/events", "GET, HEAD, OPTIONS"],
+      ["/events/1", "GET, HEAD, OPTIONS"],
+      ["/notifications", "GET, HEAD, OPTIONS"],
     ])("POST %s (read-only) as the reader → 405 with Allow", async (path, allow) => {
       const res = await as(READER, path, { method: "POST", body: "{}" });
       expect(res.status).toBe(405);

@@ -14,6 +14,7 @@ import type { Db } from "../db/database.js";
 import { loose } from "../db/query.js";
 import { NO_STORE } from "../routes/catalogue.js";
 import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
+import { guardedRoutes } from "../routes/guarded.js";
 import { authentication, permission, type Security } from "../security.js";
 import { authorizeSoap, soapAuthenticator } from "./credentials.js";
 import type { CustomerServiceOperations } from "./customer.types.js";
@@ -141,11 +142,14 @@ export function soapServices(
   const atPrice = mountAt(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
   const endpoints = chain(atCustomer, atPrice);
 
-  // The collections get the resource API's authentication, rate limit and permissions.
+  // The collections get the resource API's authentication and rate limit, and its permission
+  // check behind routing (a reader's POST /events is the 405 of a read-only collection, not a 403).
   const collections = express.Router();
-  collections.use(["/events", "/notifications"], httpAuth, limiter, permission());
-  mountCrud(collections, db, events);
-  mountCrud(collections, db, notifications);
+  collections.use(["/events", "/notifications"], httpAuth, limiter);
+  const allowed = [permission() as RequestHandler];
+  const guarded = guardedRoutes(collections, () => allowed);
+  mountCrud(guarded, db, events);
+  mountCrud(guarded, db, notifications);
 
   // Failures are logged through the request's logger, which carries the correlation id.
   const faults = soapErrorHandler();
