@@ -55,19 +55,31 @@ export interface ErrorHandlerOptions {
 }
 
 /**
- * Headers that describe a representation the failed handler may have started to build. Content
- * coding and digests too: a `Content-Encoding: gzip` set for a precompressed file would label the
- * plain error body as gzip (RFC 9110 §8.4), and a digest (RFC 9530 §2, §3) would not match it.
- * And the framing a streaming handler chose: the error body goes with `Content-Length`, and a
- * sender MUST NOT send it beside `Transfer-Encoding` (RFC 9112 §6.2).
+ * Fields of an error's `headers` that the handler never copies: they describe the framing and
+ * coding of a body, and the body is the error record the handler writes and labels itself. An
+ * error carrying an upstream response's headers (`Transfer-Encoding: chunked` beside the record's
+ * `Content-Length` is a framing a recipient must reject, RFC 9112 §6.1, §6.3) or a
+ * `Content-Encoding` (RFC 9110 §8.4) would corrupt it.
  */
-const STALE_REPRESENTATION_HEADERS = [
+const BODY_FIELDS = [
   "content-type",
   "content-length",
   "transfer-encoding",
   "content-encoding",
   "content-digest",
   "repr-digest",
+] as const;
+const BODY_FIELD_SET: ReadonlySet<string> = new Set(BODY_FIELDS);
+
+/**
+ * Headers that describe a representation the failed handler may have started to build: the
+ * {@link BODY_FIELDS} (a `Content-Encoding: gzip` set for a precompressed file would label the
+ * plain error body as gzip, RFC 9110 §8.4; a digest, RFC 9530 §2, §3, would not match it; and the
+ * error body goes with `Content-Length`, which a sender MUST NOT send beside `Transfer-Encoding`,
+ * RFC 9112 §6.2), and the rest of the failed representation's metadata and validators.
+ */
+const STALE_REPRESENTATION_HEADERS = [
+  ...BODY_FIELDS,
   "content-language",
   "content-range",
   "content-disposition",
@@ -75,22 +87,6 @@ const STALE_REPRESENTATION_HEADERS = [
   "etag",
   "last-modified",
 ] as const;
-
-/**
- * Fields of an error's `headers` that the handler never copies: they describe the framing and
- * coding of a body, and the body is the error record the handler writes and labels itself. An
- * error carrying an upstream response's headers (`Transfer-Encoding: chunked` beside the record's
- * `Content-Length` is a framing a recipient must reject, RFC 9112 §6.1, §6.3) or a
- * `Content-Encoding` (RFC 9110 §8.4) would corrupt it.
- */
-const BODY_FIELDS: ReadonlySet<string> = new Set([
-  "content-type",
-  "content-length",
-  "transfer-encoding",
-  "content-encoding",
-  "content-digest",
-  "repr-digest",
-]);
 
 /**
  * RFC 9110 §5.5: `field-value = *field-content`, of `field-vchar` (VCHAR / obs-text), SP and HTAB;
@@ -129,7 +125,7 @@ function sendableHeaders(headers: Readonly<Record<string, unknown>>): {
       dropped.push(name);
       continue;
     }
-    if (BODY_FIELDS.has(name.toLowerCase())) continue;
+    if (BODY_FIELD_SET.has(name.toLowerCase())) continue;
     const value = fieldValue(raw);
     if (value === undefined) dropped.push(name);
     else valid.push([name, value]);
