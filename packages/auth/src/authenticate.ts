@@ -343,7 +343,13 @@ function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | un
   if (err.name === "KeySourceUnavailableError") {
     // The issuer's keys are unreachable: the token may be fine, so no 401 (which would
     // send clients to re-authenticate); a 503 they can retry, with the cause logged.
-    return HttpError.serviceUnavailable(5, "Credentials cannot be verified right now", { cause: err });
+    // RFC 9110 §15.6.4: a 503 server "MAY send a Retry-After header field (Section 10.2.3) to
+    // suggest an appropriate amount of time for the client to wait before retrying": the rest of
+    // the key source's failure cool-down when it says so, else 5 seconds.
+    const retryAfter = (err as { retryAfter?: unknown }).retryAfter;
+    const seconds =
+      typeof retryAfter === "number" && Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 5;
+    return HttpError.serviceUnavailable(seconds, "Credentials cannot be verified right now", { cause: err });
   }
   return undefined;
 }

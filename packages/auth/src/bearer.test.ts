@@ -1,7 +1,7 @@
 import { createHmac, createSign, generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:http";
 import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
+import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { exportJWK, type JSONWebKeySet, SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -494,8 +494,7 @@ describe("Bearer: a remote JWKS", () => {
     expect(line).toContain("ECONNREFUSED");
   });
 
-  it("the JWKS endpoint answering 500 or non-JSON → 503", async () => {
-    let mode: "500" | "html" = "500";
+  it.each(["500", "html"] as const)("the JWKS endpoint answering %s (not a JWKS) → 503", async (mode) => {
     const jwksServer = express();
     jwksServer.get("/jwks.json", (_req, res) => {
       if (mode === "500") res.status(500).send("oops");
@@ -515,8 +514,6 @@ describe("Bearer: a remote JWKS", () => {
       }),
     );
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(503);
-    mode = "html";
-    expect((await get(url, `Bearer ${await token()}`)).status).toBe(503);
   });
 
   it("a token whose kid the reachable JWKS lacks is still a 401 (not a 503)", async () => {
@@ -531,6 +528,129 @@ describe("Bearer: a remote JWKS", () => {
     );
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(401);
   });
+});
+
+describe("Bearer: a remote JWKS during an outage", () => {
+  type Failure = "503" | "not JSON" | "connection destroyed";
+  /** A key server on node:http that counts every request and can be switched to failing. */
+  async function keyServer(keys: JSONWebKeySet) {
+    const state = { failing: undefined as Failure | undefined, hits: 0 };
+    const l = await listenOn(
+      createServer((req, res) => {
+        state.hits++;
+        if (state.failing === "503") res.writeHead(503).end();
+        else if (state.failing === "not JSON")
+          res.writeHead(200, { "content-type": "application/json" }).end("{");
+        else if (state.failing === "connection destroyed") req.socket.destroy();
+        else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(keys));
+      }),
+    );
+    opened.push(l);
+    return { url: `${l.url}/jwks.json`, state };
+  }
+
+  /** The seconds of a Retry-After field: a whole number from 1 to `max` (RFC 9110 §10.2.3). */
+  function retryAfterSeconds(res: Response): number {
+    const value = res.headers.get("retry-after") ?? "";
+    expect(value).toMatch(/^[1-9][0-9]*$/);
+    return Number(value);
+  }
+
+  it.each<Failure>(["503", "not JSON", "connection destroyed"])(
+    "key server failing (%s) after cacheMaxAge: one download per failureCooldownDuration, every request in it 503 with Retry-After, then recovery",
+    async (failure) => {
+      const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });
+      const keys = await keyServer(await a.jwks());
+      // The verifier's clock is moved past the window: no test waits for it, none races it.
+      let shift = 0;
+      const url = await serve(
+        authenticate({
+          realm,
+          bearer: {
+            jwksUri: keys.url,
+            ...LOOPBACK,
+            // cacheMaxAge 0: the key set is always stale, so every new token needs a download.
+            jwksOptions: { cacheMaxAge: 0, failureCooldownDuration: 10_000 },
+            algorithms: ["ES256"],
+            issuer: ISS,
+            audience: AUD,
+            now: () => Date.now() + shift,
+          },
+        }),
+      );
+      let n = 0;
+      const fresh = async () => `Bearer ${(await a.issue({ id: `u${n++}` })).access_token}`;
+      expect((await get(url, await fresh())).status).toBe(200);
+      expect(keys.state.hits).toBe(1);
+
+      keys.state.failing = failure;
+      // (a) Concurrent, then sequential requests with new tokens: one download between them all.
+      const tokens = await Promise.all(Array.from({ length: 10 }, fresh));
+      const concurrent = await Promise.all(tokens.map((t) => get(url, t)));
+      for (let i = 0; i < 5; i++) concurrent.push(await get(url, await fresh()));
+      for (const res of concurrent) {
+        expect(res.status).toBe(503);
+        expect(retryAfterSeconds(res)).toBeLessThanOrEqual(10);
+      }
+      expect(keys.state.hits).toBe(2);
+
+      // (b) After the window: one new attempt, shared by concurrent requests, then a new window.
+      shift += 10_001;
+      const after = await Promise.all(
+        (await Promise.all(Array.from({ length: 5 }, fresh))).map((t) => get(url, t)),
+      );
+      expect(after.map((r) => r.status)).toEqual([503, 503, 503, 503, 503]);
+      expect(keys.state.hits).toBe(3);
+      expect((await get(url, await fresh())).status).toBe(503);
+      expect(keys.state.hits).toBe(3);
+
+      // (c) The key server recovers: after the window, tokens verify again.
+      keys.state.failing = undefined;
+      shift += 10_001;
+      expect((await get(url, await fresh())).status).toBe(200);
+      expect(keys.state.hits).toBe(4);
+    },
+  );
+
+  it("a failed download for an unknown kid while the key set is fresh: known kids still verify, unknown ones wait out the window", async () => {
+    const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });
+    const keys = await keyServer(await a.jwks());
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: {
+          jwksUri: keys.url,
+          ...LOOPBACK,
+          jwksOptions: { cooldownDuration: 0, failureCooldownDuration: 60_000 },
+          algorithms: ["ES256"],
+          cache: false,
+        },
+      }),
+    );
+    expect((await get(url, `Bearer ${(await a.issue({ id: "u" })).access_token}`)).status).toBe(200);
+    keys.state.failing = "503";
+    for (let i = 0; i < 5; i++) {
+      const x = createTokenIssuer({ issuer: ISS, audience: AUD, kid: `rotated-${i}` });
+      expect((await get(url, `Bearer ${(await x.issue({ id: "u" })).access_token}`)).status).toBe(503);
+    }
+    expect(keys.state.hits).toBe(2);
+    // The key set fetched before the outage is within cacheMaxAge: its tokens need no download.
+    expect((await get(url, `Bearer ${(await a.issue({ id: "v" })).access_token}`)).status).toBe(200);
+    expect(keys.state.hits).toBe(2);
+  });
+
+  it.each([0, -1, 1.5e10, Number.NaN, Number.POSITIVE_INFINITY, "5000"])(
+    "jwksOptions.failureCooldownDuration %s → TypeError at construction",
+    (value) => {
+      expect(() =>
+        createBearerVerifier({
+          jwksUri: "https://issuer.test/jwks.json",
+          algorithms: ["ES256"],
+          jwksOptions: { failureCooldownDuration: value as number },
+        }),
+      ).toThrow(/failureCooldownDuration/);
+    },
+  );
 });
 
 describe("Bearer: oversized tokens", () => {

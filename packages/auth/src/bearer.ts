@@ -1,7 +1,6 @@
 import { createPublicKey, createSecretKey, KeyObject } from "node:crypto";
 import {
   createLocalJWKSet,
-  createRemoteJWKSet,
   type JSONWebKeySet,
   type JWK,
   type JWTPayload,
@@ -15,10 +14,17 @@ import {
   functionOption,
   nonNegativeNumber,
   optionError,
+  positiveMilliseconds,
   positiveNumber,
   timeoutMilliseconds,
 } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
+import {
+  FAILURE_COOLDOWN_DEFAULT,
+  isKeySourceFailure,
+  type RemoteJwksConfig,
+  remoteKeySet,
+} from "./remote-jwks.js";
 import { VerifiedTokenCache } from "./token-cache.js";
 
 /** The verified-token cache's settings. */
@@ -55,6 +61,14 @@ export interface RemoteJwksOptions {
    * @default 5000
    */
   timeoutDuration?: number;
+  /**
+   * Milliseconds after a failed JWKS download (network error, timeout, a status other than 200,
+   * a body that is no JWKS) during which no other download is tried: requests that need the keys
+   * fail at once (503 with `Retry-After`), so a key server outage is not met with one download per
+   * request. A number from more than 0 to 2^31 - 1.
+   * @default 5000
+   */
+  failureCooldownDuration?: number;
 }
 
 /** Options of {@link createBearerVerifier} (and `authenticate({ bearer })`). */
@@ -165,27 +179,25 @@ export class InvalidTokenError extends Error {
  * JWKS): the server's problem, not the token's, so it becomes a 503 rather than a 401.
  */
 export class KeySourceUnavailableError extends Error {
-  constructor(options?: { cause?: unknown }) {
+  /**
+   * Seconds until the key source is tried again (the rest of `failureCooldownDuration`), when
+   * known: `authenticate` sends it as the 503's `Retry-After`.
+   */
+  readonly retryAfter: number | undefined;
+  constructor(options?: { cause?: unknown; retryAfter?: number }) {
     super("The JSON Web Key Set could not be fetched", options);
     this.name = "KeySourceUnavailableError";
+    this.retryAfter = options?.retryAfter;
   }
 }
-
-// jose's codes for a JWKS that could not be obtained or parsed; token-caused failures
-// (no matching key, unsupported key type) keep their own codes and stay a 401.
-const UNAVAILABLE_CODES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
 
 function wrapRemote(remote: JWTVerifyGetKey): JWTVerifyGetKey {
   return async (header, token) => {
     try {
       return await remote(header, token);
     } catch (err) {
-      if (err instanceof KeySourceUnavailableError) throw err;
-      const code = typeof err === "object" && err !== null && "code" in err ? String(err.code) : undefined;
-      if (code === undefined || !code.startsWith("ERR_") || UNAVAILABLE_CODES.has(code)) {
-        throw new KeySourceUnavailableError({ cause: err });
-      }
-      throw err;
+      if (err instanceof KeySourceUnavailableError || !isKeySourceFailure(err)) throw err;
+      throw new KeySourceUnavailableError({ cause: err });
     }
   };
 }
@@ -446,25 +458,30 @@ function remoteUrl(value: unknown, option: string, context: KeySourceContext): U
   throw optionError(option, value, "an absolute https: URL (http: only with bearer.allowHttp)");
 }
 
-/** `bearer.jwksOptions`: jose's remote JWKS settings, each checked. */
-function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksOptions {
-  if (options === undefined) return {};
-  if (typeof options !== "object" || options === null)
+/** `bearer.jwksOptions`: jose's remote JWKS settings and the failure cool-down, each checked. */
+function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksConfig {
+  if (options !== undefined && (typeof options !== "object" || options === null))
     throw optionError(
       "bearer.jwksOptions",
       options,
-      "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration? }",
+      "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration?, failureCooldownDuration? }",
     );
-  const settings: RemoteJwksOptions = {};
+  const given = options ?? {};
+  const settings: RemoteJwksConfig = {
+    failureCooldownDuration: positiveMilliseconds(
+      given.failureCooldownDuration ?? FAILURE_COOLDOWN_DEFAULT,
+      "bearer.jwksOptions.failureCooldownDuration",
+    ),
+  };
   for (const name of ["cacheMaxAge", "cooldownDuration"] as const) {
-    const value = options[name];
+    const value = given[name];
     if (value !== undefined)
       settings[name] = nonNegativeNumber(value, `bearer.jwksOptions.${name}`, "milliseconds");
   }
   // jose aborts the download with AbortSignal.timeout(timeoutDuration).
-  if (options.timeoutDuration !== undefined)
+  if (given.timeoutDuration !== undefined)
     settings.timeoutDuration = timeoutMilliseconds(
-      options.timeoutDuration,
+      given.timeoutDuration,
       "bearer.jwksOptions.timeoutDuration",
     );
   return settings;
@@ -513,12 +530,19 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
             `@svc/auth: the jwks_uri ${jwksUri} discovered from ${issuer} is plain http: use it for loopback or development only`,
             "SVC_AUTH_INSECURE_JWKS",
           ),
-        unavailable: (cause) => new KeySourceUnavailableError({ cause }),
+        unavailable: (cause, retryAfter) =>
+          new KeySourceUnavailableError({ cause, ...(retryAfter === undefined ? {} : { retryAfter }) }),
       }),
     );
   }
   const url = remoteUrl(options.jwksUri, "bearer.jwksUri", context);
-  return wrapRemote(createRemoteJWKSet(url, jwksSettings));
+  return wrapRemote(
+    remoteKeySet(url, {
+      jwks: jwksSettings,
+      now: context.now,
+      unavailable: (cause, retryAfter) => new KeySourceUnavailableError({ cause, retryAfter }),
+    }),
+  );
 }
 
 /** A token's principal: from the cache, else verified (RFC 7519 §7.2) and then cached. */

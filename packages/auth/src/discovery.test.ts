@@ -272,6 +272,47 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     expect(idp.hits.get("/.well-known/openid-configuration")).toBe(2);
   });
 
+  it("the discovered JWKS failing past its cacheMaxAge: one download per failureCooldownDuration, 503s with Retry-After in it, then recovery", async () => {
+    const idp = await oidcIssuer(false);
+    const goodKeys = idp.routes.get("/jwks.json") as Route;
+    let shift = 0;
+    const app = await protectedApp({
+      algorithms: ["ES256"],
+      ...quiet,
+      issuerBaseURL: idp.issuer,
+      // cacheMaxAge 0: the key set is always stale, so every new token needs a download.
+      jwksOptions: { cacheMaxAge: 0, failureCooldownDuration: 10_000 },
+      now: () => Date.now() + shift,
+    });
+    let n = 0;
+    const fresh = async () => (await idp.tokens.issue({ id: `u${n++}` })).access_token;
+    expect((await app.get(await fresh())).status).toBe(200);
+    expect(idp.hits.get("/jwks.json")).toBe(1);
+
+    idp.routes.set("/jwks.json", (_req, res) => res.writeHead(502).end());
+    const tokens = await Promise.all(Array.from({ length: 10 }, fresh));
+    const refused = await Promise.all(tokens.map((t) => app.get(t)));
+    for (let i = 0; i < 5; i++) refused.push(await app.get(await fresh()));
+    for (const res of refused) {
+      expect(res.status).toBe(503);
+      // RFC 9110 §10.2.3: delay-seconds, here at most the 10 s window.
+      expect(res.headers.get("retry-after")).toMatch(/^([1-9]|10)$/);
+    }
+    expect(idp.hits.get("/jwks.json")).toBe(2);
+
+    shift += 10_001;
+    expect((await app.get(await fresh())).status).toBe(503);
+    expect((await app.get(await fresh())).status).toBe(503);
+    expect(idp.hits.get("/jwks.json")).toBe(3);
+
+    idp.routes.set("/jwks.json", goodKeys);
+    shift += 10_001;
+    expect((await app.get(await fresh())).status).toBe(200);
+    expect(idp.hits.get("/jwks.json")).toBe(4);
+    // The metadata was read once: the JWKS window is the JWKS's own.
+    expect(idp.hits.get("/.well-known/openid-configuration")).toBe(1);
+  });
+
   it("discoverIssuer(issuer) returns the checked metadata, and rejects a mismatch with DiscoveryError", async () => {
     const idp = await oidcIssuer(true);
     const fetch = fetchTrustingTestCa();

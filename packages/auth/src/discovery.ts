@@ -1,5 +1,6 @@
-import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
+import type { JWTVerifyGetKey } from "jose";
 import { nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
+import { type RemoteJwksConfig, remoteKeySet } from "./remote-jwks.js";
 
 /**
  * The `fetch` discovery and the JWKS download use: the global `fetch` by default; give one for a
@@ -293,13 +294,16 @@ async function fetchMetadata(issuer: string, config: DiscoveryConfig): Promise<I
 export interface DiscoveredKeysOptions {
   issuer: string;
   discovery: DiscoveryConfig;
-  /** jose's remote JWKS settings (cacheMaxAge, cooldownDuration, timeoutDuration). */
-  jwks: { cacheMaxAge?: number; cooldownDuration?: number; timeoutDuration?: number };
+  /** The remote JWKS settings (jose's, and the failure cool-down of its downloads). */
+  jwks: RemoteJwksConfig;
   now: () => number;
   /** Called once per verifier when a discovered `jwks_uri` is `http:` (allowed by `allowHttp`). */
   onInsecureJwks: (jwksUri: string) => void;
-  /** Wraps a discovery failure for the verifier (a `KeySourceUnavailableError`). */
-  unavailable: (cause: unknown) => Error;
+  /**
+   * Wraps a discovery or JWKS failure for the verifier (a `KeySourceUnavailableError`), with the
+   * seconds until the next download is tried when known.
+   */
+  unavailable: (cause: unknown, retryAfter?: number) => Error;
 }
 
 interface Discovered {
@@ -332,9 +336,11 @@ export function discoveredKeySource(options: DiscoveredKeysOptions): JWTVerifyGe
           warned = true;
           options.onInsecureJwks(metadata.jwks_uri);
         }
-        const remote = createRemoteJWKSet(new URL(metadata.jwks_uri), {
-          ...options.jwks,
-          ...(discovery.fetch ? { [customFetch]: discovery.fetch } : {}),
+        const remote = remoteKeySet(new URL(metadata.jwks_uri), {
+          jwks: options.jwks,
+          fetch: discovery.fetch,
+          now,
+          unavailable: options.unavailable,
         });
         current = { jwksUri: metadata.jwks_uri, getKey: remote, fetchedAt: now() };
         return current;

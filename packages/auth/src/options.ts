@@ -52,3 +52,13 @@ export function timeoutMilliseconds(value: unknown, option: string): number {
     throw optionError(option, value, `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
   return value;
 }
+
+/**
+ * `value` when it is a span of milliseconds a timer could also wait: a finite number above 0 and
+ * at most 2^31 - 1 (a cool-down of 0 would be none at all).
+ */
+export function positiveMilliseconds(value: unknown, option: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS)
+    throw optionError(option, value, `a number of milliseconds above 0 and at most ${MAX_TIMER_MS}`);
+  return value;
+}

@@ -1,0 +1,85 @@
+import { createRemoteJWKSet, customFetch, type FetchImplementation, type JWTVerifyGetKey } from "jose";
+
+/** jose's remote JWKS settings plus the failure cool-down, resolved (see `RemoteJwksOptions`). */
+export interface RemoteJwksConfig {
+  cacheMaxAge?: number;
+  cooldownDuration?: number;
+  timeoutDuration?: number;
+  failureCooldownDuration: number;
+}
+
+/**
+ * Milliseconds without a JWKS download after a failed one. Short enough that a recovered key
+ * server is noticed within seconds, long enough that an outage costs the key server one request
+ * per window from each process rather than one per incoming request (jwks-rsa's rate limit
+ * defaults to 10 downloads a minute; jose has no failure back-off of its own).
+ */
+export const FAILURE_COOLDOWN_DEFAULT = 5000;
+
+// jose's codes for a JWKS that could not be obtained or parsed; token-caused failures
+// (no matching key, unsupported key type) keep their own codes and stay a 401.
+const UNAVAILABLE_CODES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
+
+/**
+ * Whether an error from a remote key set means the keys could not be had (network error, timeout,
+ * a status other than 200, a body that is no JWKS) rather than that the token is wrong.
+ */
+export function isKeySourceFailure(err: unknown): boolean {
+  const code = typeof err === "object" && err !== null && "code" in err ? String(err.code) : undefined;
+  return code === undefined || !code.startsWith("ERR_") || UNAVAILABLE_CODES.has(code);
+}
+
+/** Thrown by the gated fetch inside a failure cool-down: no download was tried. */
+class CoolingDown extends Error {}
+
+/** What {@link remoteKeySet} needs besides the URL. */
+export interface RemoteKeySetOptions {
+  jwks: RemoteJwksConfig;
+  /** The `fetch` the download uses (discovery's `fetch` option); the global one by default. */
+  fetch?: FetchImplementation | undefined;
+  /** The verifier's clock, in milliseconds. */
+  now: () => number;
+  /** The error a request gets when the keys cannot be had: `retryAfter` seconds until the next try. */
+  unavailable: (cause: unknown, retryAfter: number) => Error;
+}
+
+/**
+ * jose's `createRemoteJWKSet`, with a cool-down after a failed download: for
+ * `failureCooldownDuration` no other download is tried, and a request that would need one is
+ * refused at once with the seconds left. A key set fetched earlier goes on serving its keys within
+ * `cacheMaxAge`; none is served past it (a stale key set during an outage is not used).
+ *
+ * Downloads run one at a time: jose shares one pending download between concurrent requests, and
+ * its failure reaches every waiter as the same error, recorded once.
+ */
+export function remoteKeySet(url: URL, options: RemoteKeySetOptions): JWTVerifyGetKey {
+  const { failureCooldownDuration, ...joseSettings } = options.jwks;
+  const { now, unavailable } = options;
+  const download: FetchImplementation = options.fetch ?? ((href, init) => fetch(href, init));
+  let failure: { error: unknown; at: number } | undefined;
+  const msLeft = () => (failure === undefined ? 0 : failure.at + failureCooldownDuration - now());
+  // Whole seconds, at least 1: a window of 200 ms still asks the client to wait a second.
+  const secondsLeft = () => Math.max(1, Math.ceil(msLeft() / 1000));
+
+  // Every download jose starts (a stale key set, an unknown kid) goes through here.
+  const gated: FetchImplementation = (href, init) =>
+    msLeft() > 0 ? Promise.reject(new CoolingDown()) : download(href, init);
+  const remote = createRemoteJWKSet(url, { ...joseSettings, [customFetch]: gated });
+
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (err) {
+      // RFC 9110 §10.2.3: Retry-After "indicate[s] how long the user agent ought to wait before
+      // making a follow-up request"; §15.6.4: a 503 server "MAY send a Retry-After header field".
+      if (err instanceof CoolingDown && failure !== undefined)
+        throw unavailable(failure.error, secondsLeft());
+      if (!isKeySourceFailure(err)) throw err;
+      // The waiters of one download share its error: the window starts once, at its end. jose
+      // clears its pending download in a microtask before this runs, and no request (a macrotask)
+      // can start another one in between.
+      if (failure?.error !== err) failure = { error: err, at: now() };
+      throw unavailable(err, secondsLeft());
+    }
+  };
+}
