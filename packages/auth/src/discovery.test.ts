@@ -147,7 +147,8 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     const app = await protectedApp({ ...tlsOptions, issuerBaseURL: idp.issuer });
     const res = await app.get((await idp.tokens.issue({ id: "a" })).access_token);
     expect(res.status).toBe(503);
-    expect(res.headers.get("retry-after")).toBe("5");
+    // No download for discovery.cooldownDuration (30 s by default): the client is told so.
+    expect(res.headers.get("retry-after")).toMatch(/^(29|30)$/);
     expect(app.records[0]?.err).toBeInstanceOf(Error);
     expect(discoveryCause(app.records[0])?.code).toBe("ERR_DISCOVERY_ISSUER_MISMATCH");
     expect(idp.hits.get("/jwks.json")).toBeUndefined();
@@ -249,6 +250,31 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     clock += 2_000;
     await expect(verifier.verify(token)).resolves.toMatchObject({ id: "a" });
     expect(idp.hits.get("/.well-known/openid-configuration")).toBe(2);
+  });
+
+  it("metadata down: the 503s in discovery.cooldownDuration carry Retry-After = the seconds left in it", async () => {
+    const idp = await oidcIssuer(false);
+    idp.routes.set("/.well-known/openid-configuration", (_req, res) => res.writeHead(502).end());
+    let shift = 0;
+    const app = await protectedApp({
+      algorithms: ["ES256"],
+      ...quiet,
+      issuerBaseURL: idp.issuer,
+      discovery: { cooldownDuration: 30_000 },
+      now: () => Date.now() + shift,
+    });
+    const token = (await idp.tokens.issue({ id: "a" })).access_token;
+    const first = await app.get(token);
+    expect(first.status).toBe(503);
+    expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(20);
+    expect(Number(first.headers.get("retry-after"))).toBeLessThanOrEqual(30);
+    shift += 20_000;
+    const later = await app.get(token);
+    expect(later.status).toBe(503);
+    // RFC 9110 §10.2.3: delay-seconds; 10 s of the window are left, not a fixed 5.
+    expect(later.headers.get("retry-after")).toMatch(/^([1-9]|10)$/);
+    expect(Number(later.headers.get("retry-after"))).toBeGreaterThan(5);
+    expect(idp.hits.get("/.well-known/openid-configuration")).toBe(1);
   });
 
   it("metadata past cacheMaxAge with the issuer down: the known keys go on serving, one refresh is tried", async () => {

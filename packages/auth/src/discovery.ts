@@ -365,12 +365,19 @@ export function discoveredKeySource(options: DiscoveredKeysOptions): JWTVerifyGe
       refresh().catch(() => {});
       return current;
     }
-    if (cooling && !inflight) throw options.unavailable(failure?.error);
+    if (cooling && !inflight) throw options.unavailable(failure?.error, secondsLeft());
     try {
       return await refresh();
     } catch (error) {
-      throw options.unavailable(error);
+      throw options.unavailable(error, secondsLeft());
     }
+  };
+
+  // RFC 9110 §10.2.3: Retry-After says "how long the user agent ought to wait before making a
+  // follow-up request": the rest of the cooldown, in whole seconds; none known without one.
+  const secondsLeft = (): number | undefined => {
+    const left = failure === undefined ? 0 : failure.at + discovery.cooldownDuration - now();
+    return left > 0 ? Math.ceil(left / 1000) : undefined;
   };
 
   return async (header, token) => {
