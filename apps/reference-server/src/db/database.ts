@@ -47,7 +47,7 @@ export function createDatabase(config: DatabaseConfig): Db {
     native.defaultSafeIntegers(true);
     const database = withStatementCache(native);
     kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-    // Kysely runs every query behind its connection lock, four promise turns or so each. A read
+    // Kysely runs every query behind its connection lock, several promise turns each. A read
     // outside a transaction needs none of them: better-sqlite3 is synchronous, so no other query
     // of this process can run while it does. While a transaction is open (the lock is held across
     // its awaits) the read must wait its turn, or it would see the transaction's uncommitted rows.
