@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ENV, envelope, getCustomer, post, readFault, SOAP, startCustomerService } from "../test/helpers.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
@@ -167,6 +167,34 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
     ]);
     expect(streamed.status).toBe(400);
     expect(readFault(streamed.text).reason).toContain('attribute "__proto__" is not allowed');
+  });
+  it("5,000 children separated by white space → 400 Sender, the parent's text scanned once, not once per child", async () => {
+    // An element's accumulated text was re-scanned for character data each time a child opened:
+    // quadratic in the children, so one message under 1 MiB held the event loop for seconds.
+    // Counting the characters handed to RegExp#test makes the cost visible without timing.
+    const children = `${"<b/>".concat(" ".repeat(100)).repeat(5000)}`;
+    const text = envelope(`<x:Op xmlns:x="urn:x">${children}</x:Op>`);
+    const whole = envelope(`<x:Op xmlns:x="urn:x"><!--saxes-->${children}</x:Op>`);
+    const cut = text.indexOf("<b/>");
+    for (const send of [
+      () => post(svc.endpoint, whole),
+      () => postInParts(svc.endpoint, [Buffer.from(text.slice(0, cut)), Buffer.from(text.slice(cut))]),
+    ]) {
+      let scanned = 0;
+      const test = RegExp.prototype.test;
+      const spy = vi.spyOn(RegExp.prototype, "test").mockImplementation(function (this: RegExp, s: string) {
+        scanned += String(s).length;
+        return test.call(this, s);
+      });
+      try {
+        const res = await send();
+        expect(res.status).toBe(400);
+        expect(readFault(res.text).reason).toContain("No operation takes {urn:x}Op");
+      } finally {
+        spy.mockRestore();
+      }
+      expect(scanned).toBeLessThan(10 * text.length);
+    }
   });
   it("the server still answers normally afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
