@@ -374,6 +374,7 @@ describe("authenticate hook (SOAP 1.2 Part 1 §2.6 header processing)", () => {
     `<wsse:Security xmlns:wsse="${WSSE_NS}" env:mustUnderstand="${mu}"><wsse:UsernameToken><wsse:Username>${user}</wsse:Username><wsse:Password>secret</wsse:Password></wsse:UsernameToken></wsse:Security>`;
   let auth: Awaited<ReturnType<typeof startCustomerService>>;
   const seen: { blocks: readonly XmlElement[]; principal?: unknown }[] = [];
+  const hookCalls: string[] = [];
   beforeAll(async () => {
     const handlers = customerHandlers();
     auth = await startCustomerService({
@@ -387,6 +388,7 @@ describe("authenticate hook (SOAP 1.2 Part 1 §2.6 header processing)", () => {
       authenticate: async (blocks) => {
         const token = blocks.find((b) => b.localName === "Security")?.children[0];
         const user = token?.children.find((c) => c.localName === "Username")?.text;
+        hookCalls.push(user ?? "");
         if (user !== "ada")
           throw Object.assign(new Error("bad credentials"), { code: "FailedAuthentication" });
         return { user };
@@ -425,6 +427,22 @@ describe("authenticate hook (SOAP 1.2 Part 1 §2.6 header processing)", () => {
     );
     expect(res.status).toBe(500);
     expect(readFault(res.text).notUnderstood).toEqual(["{urn:x}Y"]);
+  });
+  it("valid credentials plus an unknown mandatory block → MustUnderstand, and the hook never sees the message", async () => {
+    // Part 1 §2.6 step 3: the MustUnderstand fault is decided before any header block is
+    // processed, and "if such a fault is generated, any further processing MUST NOT be done": a
+    // hook that consumes a nonce or counts a login must not run for a message that is refused.
+    hookCalls.length = 0;
+    const res = await post(
+      auth.endpoint,
+      envelope(getCustomer("42"), `${security("ada")}<x:Y xmlns:x="urn:x" env:mustUnderstand="true"/>`),
+    );
+    expect(res.status).toBe(500);
+    expect(readFault(res.text).notUnderstood).toEqual(["{urn:x}Y"]);
+    expect(hookCalls).toEqual([]);
+    // The same message without the block reaches the hook once.
+    expect((await post(auth.endpoint, envelope(getCustomer("42"), security("ada")))).status).toBe(200);
+    expect(hookCalls).toEqual(["ada"]);
   });
 });
 

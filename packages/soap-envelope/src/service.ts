@@ -132,7 +132,9 @@ export interface SoapServiceOptions<Operations = never> {
   handlers: [Operations] extends [never] ? Readonly<Record<string, SoapHandler>> : SoapHandlers<Operations>;
   /**
    * Checks the credentials in the header blocks (and, through `context.http`, the HTTP request)
-   * and returns the principal. What it throws decides the fault:
+   * and returns the principal. It is not called for a message with a mandatory header block this
+   * node does not understand (that MustUnderstand fault comes first, Part 1 §2.6 step 3). What it
+   * throws decides the fault:
    * - a {@link SoapFault}: sent as it is;
    * - an {@link SoapAuthenticationError}, an error whose `code` is a WS-Security 1.0 §12 fault
    *   code (`FailedAuthentication`, `InvalidSecurityToken`, ...), or an `HttpError` 401/403: the
@@ -634,15 +636,16 @@ async function exchange<M extends SoapRequest>(
         };
         let context: SoapContext;
         let target: ContractOperation;
+        // Part 1 §2.6 step 3, before any header block is processed (the `authenticate` hook is
+        // step 4): "If such a fault is generated, any further processing MUST NOT be done."
+        checkMustUnderstand(config, envelope.headers);
         if (config.authenticate) {
           const principal = await authenticateStep(config.authenticate, base);
-          checkMustUnderstand(config, envelope.headers);
           // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
           if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
           target = checkBody(envelope.body, routed, action);
           context = { ...base, principal };
         } else {
-          checkMustUnderstand(config, envelope.headers);
           target = checkBody(envelope.body, routed, action);
           // Without the hook nothing else saw `base`: it becomes the context (no copy per message).
           context = base as SoapContext;
@@ -693,7 +696,7 @@ function route(
   return config.byElement.get(clark(bodyElement.namespace, bodyElement.localName));
 }
 
-/** What the `authenticate` hook threw, kept until the mustUnderstand check has run. */
+/** What the `authenticate` hook threw, turned into a fault by the step after it. */
 class AuthenticationFailure {
   constructor(readonly error: unknown) {}
 }
