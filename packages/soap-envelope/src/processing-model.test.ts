@@ -114,6 +114,69 @@ const mustUnderstandRows: Row[] = [
     status: 500,
     code: "MustUnderstand",
   },
+  // Part 1 §5.4.6: DataEncodingUnknown when "a header or body child element information item
+  // targeted at the faulting SOAP node is scoped (see 5.1.1) with a data encoding that the
+  // faulting node does not support". A header block this node processes counts like the body.
+  {
+    name: "understood block scoped with SOAP encoding → DataEncodingUnknown",
+    body: envelope(
+      ok,
+      block(
+        'env:mustUnderstand="1" env:encodingStyle="http://www.w3.org/2003/05/soap-encoding"',
+        "Understood",
+      ),
+    ),
+    status: 500,
+    code: "DataEncodingUnknown",
+  },
+  {
+    name: "understood optional block scoped with an unknown encoding, role next → DataEncodingUnknown",
+    body: envelope(
+      ok,
+      block(`env:role="${ROLE}next" env:encodingStyle="urn:x-unknown-encoding"`, "Understood"),
+    ),
+    status: 500,
+    code: "DataEncodingUnknown",
+  },
+  {
+    name: "understood block with encodingStyle encoding/none → 200",
+    body: envelope(
+      ok,
+      block('env:encodingStyle="http://www.w3.org/2003/05/soap-envelope/encoding/none"', "Understood"),
+    ),
+    status: 200,
+  },
+  {
+    name: "understood block with an empty encodingStyle (no claims, §5.1.1) → 200",
+    body: envelope(ok, block('env:encodingStyle=""', "Understood")),
+    status: 200,
+  },
+  {
+    name: "understood block for another node's role, scoped with SOAP encoding → ignored, 200",
+    body: envelope(
+      ok,
+      block(
+        'env:role="http://example.org/ts-tests/C" env:encodingStyle="http://www.w3.org/2003/05/soap-encoding"',
+        "Understood",
+      ),
+    ),
+    status: 200,
+  },
+  {
+    name: "optional block nobody understands, scoped with SOAP encoding → ignored, 200",
+    body: envelope(ok, block('env:encodingStyle="http://www.w3.org/2003/05/soap-encoding"')),
+    status: 200,
+  },
+  {
+    name: "mandatory unknown block and an understood block in SOAP encoding → MustUnderstand first (§2.6 step 3)",
+    body: envelope(
+      ok,
+      block('env:mustUnderstand="1"') +
+        block('env:encodingStyle="http://www.w3.org/2003/05/soap-encoding"', "Understood"),
+    ),
+    status: 500,
+    code: "MustUnderstand",
+  },
   {
     name: "header block without namespace → Sender",
     body: envelope(ok, "<Plain>x</Plain>"),

@@ -639,6 +639,7 @@ async function exchange<M extends SoapRequest>(
         // Part 1 §2.6 step 3, before any header block is processed (the `authenticate` hook is
         // step 4): "If such a fault is generated, any further processing MUST NOT be done."
         checkMustUnderstand(config, envelope.headers);
+        checkHeaderEncodings(config, envelope.headers);
         if (config.authenticate) {
           const principal = await authenticateStep(config.authenticate, base);
           // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
@@ -737,9 +738,18 @@ function checkBody(
     const bodyName = clark(bodyElement.namespace, bodyElement.localName);
     throw senderFault(`The action "${action ?? ""}" does not take ${bodyName}`);
   }
-  // Part 1 §5.1.1, §5.4.6: a body child scoped to a data encoding this node does not
-  // support (anything but literal, that is `encoding/none`) is a DataEncodingUnknown fault.
-  const style = bodyElement.attributes[ENCODING_STYLE] ?? "";
+  checkEncodingStyle(bodyElement);
+  return routed.op;
+}
+
+/**
+ * Part 1 §5.4.6, DataEncodingUnknown: "A header or body child element information item targeted
+ * at the faulting SOAP node is scoped (see 5.1.1 SOAP encodingStyle Attribute) with a data
+ * encoding that the faulting node does not support." This node supports literal content only:
+ * `encoding/none`, or an empty value, which makes no claims (§5.1.1).
+ */
+function checkEncodingStyle(element: XmlElement): void {
+  const style = element.attributes[ENCODING_STYLE] ?? "";
   const trimmed = trimXml(style);
   if (trimmed !== ENCODING_NONE && trimmed !== "") {
     throw new SoapFault({
@@ -747,7 +757,23 @@ function checkBody(
       reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
     });
   }
-  return routed.op;
+}
+
+/**
+ * Part 1 §2.6 step 4: the header blocks this node processes (targeted at it and understood) are
+ * checked for their data encoding as the body child is; blocks it ignores (for other roles, or
+ * optional and not understood) are not its to decode.
+ */
+function checkHeaderEncodings(config: ServiceConfig, headers: readonly HeaderBlock[]): void {
+  for (const h of headers) {
+    if (
+      ENCODING_STYLE in h.element.attributes &&
+      isTargeted(h, config.roles) &&
+      config.understood(h.element)
+    ) {
+      checkEncodingStyle(h.element);
+    }
+  }
 }
 
 /**
