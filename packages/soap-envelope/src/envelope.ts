@@ -142,9 +142,9 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
       });
     }
   }
-  for (const child of body.children) {
-    if (!child.namespace) throw senderFault(`Body element "${child.localName}" is not namespace qualified`);
-  }
+  // Body children are not required to be namespace qualified: Part 1 §5.3.1 says they "SHOULD"
+  // be, and the envelope schema's Body takes `xs:any namespace="##any"`. A contract whose schema
+  // has no target namespace defines unqualified operations; routing decides what is known.
   return { headers, body: body.children };
 }
 

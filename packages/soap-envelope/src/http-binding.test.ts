@@ -594,3 +594,71 @@ describe("configuration errors at construction", () => {
     ).toThrow(/"nope" matches no operation/);
   });
 });
+
+describe("a contract whose schema has no target namespace (SOAP 1.2 Part 1 §5.3.1)", () => {
+  // §5.3.1: Body children "SHOULD" be namespace qualified, and the envelope schema's env:Body
+  // takes xs:any namespace="##any": an unqualified payload is allowed, and the contract decides.
+  const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+      xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+      xmlns:tns="urn:greeter" targetNamespace="urn:greeter">
+    <wsdl:types>
+      <xs:schema>
+        <xs:element name="greet"><xs:complexType><xs:sequence>
+          <xs:element name="name" type="xs:string"/>
+        </xs:sequence></xs:complexType></xs:element>
+        <xs:element name="greetResponse"><xs:complexType><xs:sequence>
+          <xs:element name="greeting" type="xs:string"/>
+        </xs:sequence></xs:complexType></xs:element>
+      </xs:schema>
+    </wsdl:types>
+    <wsdl:message name="greet"><wsdl:part name="parameters" element="greet"/></wsdl:message>
+    <wsdl:message name="greetResponse"><wsdl:part name="parameters" element="greetResponse"/></wsdl:message>
+    <wsdl:portType name="Greeter">
+      <wsdl:operation name="greet"><wsdl:input message="tns:greet"/><wsdl:output message="tns:greetResponse"/></wsdl:operation>
+    </wsdl:portType>
+    <wsdl:binding name="GreeterSoap12" type="tns:Greeter">
+      <soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+      <wsdl:operation name="greet">
+        <soap12:operation soapAction="urn:greeter#greet"/>
+        <wsdl:input><soap12:body use="literal"/></wsdl:input><wsdl:output><soap12:body use="literal"/></wsdl:output>
+      </wsdl:operation>
+    </wsdl:binding>
+    <wsdl:service name="GreeterService">
+      <wsdl:port name="GreeterPort" binding="tns:GreeterSoap12"><soap12:address location="http://localhost/greeter"/></wsdl:port>
+    </wsdl:service>
+  </wsdl:definitions>`;
+  let greeter: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    const app = express();
+    app.use(
+      "/greeter",
+      soapEndpoint({
+        wsdl,
+        handlers: { greet: ({ name }: { name: string }) => ({ greeting: `Hello, ${name}` }) } as never,
+        logger: silentLogger,
+      }),
+      soapErrorHandler(),
+    );
+    greeter = await listen(app);
+  });
+  afterAll(() => greeter.close());
+
+  it("an unqualified greet element → 200 with the unqualified greetResponse", async () => {
+    const res = await post(`${greeter.url}/greeter`, envelope("<greet><name>Ada</name></greet>"));
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("<greeting>Hello, Ada</greeting>");
+  });
+  it("a greet element in a namespace → 400 Sender, no operation takes it", async () => {
+    const res = await post(
+      `${greeter.url}/greeter`,
+      envelope('<g:greet xmlns:g="urn:greeter"><name>Ada</name></g:greet>'),
+    );
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toBe("No operation takes {urn:greeter}greet");
+  });
+  it("an unqualified element the contract does not define → 400 Sender, no operation takes it", async () => {
+    const res = await post(`${greeter.url}/greeter`, envelope("<other/>"));
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toBe("No operation takes other");
+  });
+});
