@@ -247,6 +247,22 @@ describe("faults (Part 1 §5.4, Part 2 §7.5.2.2)", () => {
       'Invalid request: GetCustomerRequest/customerId: "notanumber" is not a valid xs:long',
     );
   });
+  it.each(["maybe", "", "yes", "TRUE"])(
+    'xsi:nil="%s" (not an xs:boolean) → 400 Sender naming xsi:nil, not a 200',
+    async (value) => {
+      // XML Schema Part 1 §3.2.7: xsi:nil is declared with type xs:boolean, and an attribute must
+      // be valid against its declaration (§3.2.4, Attribute Locally Valid): "true", "false", "1", "0".
+      const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="${value}"`;
+      const res = await post(
+        svc.endpoint,
+        envelope(getCustomer("42").replace("<c:customerId>", `<c:customerId ${xsi}>`)),
+      );
+      expect(res.status).toBe(400);
+      const fault = readFault(res.text);
+      expect(fault.code).toBe(`{${ENV}}Sender`);
+      expect(fault.reason).toContain("xsi:nil");
+    },
+  );
   it("declared business fault → 400 with subcode and the schema-serialized Detail", async () => {
     const res = await post(svc.endpoint, envelope(getCustomer("9223372036854775807")));
     expect(res.status).toBe(400);

@@ -37,6 +37,11 @@ export function decodeElement(
     }
     return null;
   }
+  // XML Schema Part 1 §3.2.7: xsi:nil is declared with type xs:boolean, and §3.2.4 (Attribute
+  // Locally Valid) requires its value to be valid against it; only "false" and "0" remain here.
+  if (nilValue !== undefined && nilValue !== "false" && nilValue !== "0") {
+    throw new SchemaValidationError(path, `xsi:nil="${nil?.slice(0, 40)}" is not an xs:boolean`);
+  }
   for (const key in element.attributes) {
     if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL) {
       throw new SchemaValidationError(path, `attribute xsi:${key.slice(XSI_NS.length + 2)} is not supported`);
