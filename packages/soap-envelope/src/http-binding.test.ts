@@ -263,6 +263,20 @@ describe("faults (Part 1 §5.4, Part 2 §7.5.2.2)", () => {
       expect(fault.reason).toContain("xsi:nil");
     },
   );
+  it.each(["false", "0", " false "])(
+    'xsi:nil="%s" on a non-nillable element → 400 Sender, not nillable',
+    async (value) => {
+      // XML Schema Part 1 §3.3.4, Element Locally Valid (Element) 3.1: "If {nillable} is false,
+      // then there must be no attribute information item ... [local name] is nil", whatever its value.
+      const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="${value}"`;
+      const res = await post(
+        svc.endpoint,
+        envelope(getCustomer("42").replace("<c:customerId>", `<c:customerId ${xsi}>`)),
+      );
+      expect(res.status).toBe(400);
+      expect(readFault(res.text).reason).toContain("customerId: is not nillable");
+    },
+  );
   it("declared business fault → 400 with subcode and the schema-serialized Detail", async () => {
     const res = await post(svc.endpoint, envelope(getCustomer("9223372036854775807")));
     expect(res.status).toBe(400);

@@ -29,18 +29,25 @@ export function decodeElement(
   longAs: LongRepresentation,
 ): unknown {
   const nil = element.attributes[XSI_NIL];
-  const nilValue = nil === undefined ? undefined : trimXml(nil);
-  if (nilValue === "true" || nilValue === "1") {
-    if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
-    if (element.children.length > 0 || XML_NON_WHITESPACE.test(element.text)) {
-      throw new SchemaValidationError(path, "has xsi:nil and content");
+  if (nil !== undefined) {
+    const nilValue = trimXml(nil);
+    const isNil = nilValue === "true" || nilValue === "1";
+    // XML Schema Part 1 §3.2.7: xsi:nil is declared with type xs:boolean, and §3.2.4 (Attribute
+    // Locally Valid) requires its value to be valid against it.
+    if (!isNil && nilValue !== "false" && nilValue !== "0") {
+      throw new SchemaValidationError(path, `xsi:nil="${nil.slice(0, 40)}" is not an xs:boolean`);
     }
-    return null;
-  }
-  // XML Schema Part 1 §3.2.7: xsi:nil is declared with type xs:boolean, and §3.2.4 (Attribute
-  // Locally Valid) requires its value to be valid against it; only "false" and "0" remain here.
-  if (nilValue !== undefined && nilValue !== "false" && nilValue !== "0") {
-    throw new SchemaValidationError(path, `xsi:nil="${nil?.slice(0, 40)}" is not an xs:boolean`);
+    // §3.3.4, Element Locally Valid (Element) 3.1: "If {nillable} is false, then there must be no
+    // attribute information item among the element information item's [attributes] whose
+    // [namespace name] is identical to http://www.w3.org/2001/XMLSchema-instance and whose
+    // [local name] is nil": xsi:nil="false" on a non-nillable element is invalid too.
+    if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
+    if (isNil) {
+      if (element.children.length > 0 || XML_NON_WHITESPACE.test(element.text)) {
+        throw new SchemaValidationError(path, "has xsi:nil and content");
+      }
+      return null;
+    }
   }
   for (const key in element.attributes) {
     if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL) {

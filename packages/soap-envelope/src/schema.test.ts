@@ -423,7 +423,7 @@ describe("enumeration compares values, not spellings (XML Schema 1.0 Part 2 §4.
       <xs:enumeration value="9007199254740993"/></xs:restriction></xs:simpleType></xs:element>
     <xs:element name="B"><xs:simpleType><xs:restriction base="xs:boolean">
       <xs:enumeration value="true"/></xs:restriction></xs:simpleType></xs:element>
-    <xs:element name="D"><xs:simpleType><xs:restriction base="xs:decimal">
+    <xs:element name="D" nillable="true"><xs:simpleType><xs:restriction base="xs:decimal">
       <xs:enumeration value="1.5"/></xs:restriction></xs:simpleType></xs:element>`);
   const value = (name: string, v: string) => enums.decode(doc(`<${name} xmlns="${NS}">${v}</${name}>`));
 
@@ -443,7 +443,8 @@ describe("enumeration compares values, not spellings (XML Schema 1.0 Part 2 §4.
   it("xs:decimal enumeration 1.5: 1.50 and +01.5 → the schema's 1.5 (its generated type); 1.51 → error", () => {
     expect(value("D", "1.50")).toBe("1.5");
     expect(value("D", "+01.5")).toBe("1.5");
-    // An attribute takes the other decoder (decodeElement): the same answer.
+    // An attribute takes the other decoder (decodeElement): the same answer. D is nillable, so
+    // xsi:nil="false" is allowed on it (XML Schema Part 1 §3.3.4 Element Locally Valid 3.1).
     const xsi = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="false"';
     expect(enums.decode(doc(`<D xmlns="${NS}" ${xsi}>1.50</D>`))).toBe("1.5");
     expect(() => value("D", "1.51")).toThrow(/is not one of 1.5/);
