@@ -103,6 +103,25 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
     expect(res.status).toBe(400);
     expect(readFault(res.text).reason).toContain("more than 64 attributes");
   });
+  it("4,096 namespace declarations in scope (64 nested elements × 64) → 400 Sender (namespace limit)", async () => {
+    // Each prefixed name is looked up among the declarations in scope: unbounded, 4,096 of them
+    // under 10,000 elements made one message cost about a second of CPU.
+    const declarations = (level: number) =>
+      Array.from({ length: 63 }, (_, i) => `xmlns:p${level}_${i}="urn:p${level}:${i}"`).join(" ");
+    const nested = Array.from({ length: 60 }, (_, level) => `<n:a xmlns:n="urn:n" ${declarations(level)}>`);
+    const body = `${nested.join("")}${"<n:b/>".repeat(10_000)}${"</n:a>".repeat(60)}`;
+    const res = await post(svc.endpoint, envelope(`<x:Op xmlns:x="urn:x">${body}</x:Op>`));
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("more than 128 namespace declarations in scope");
+  });
+  it("60 more namespace declarations on the envelope → parsed (under the limit)", async () => {
+    const declarations = Array.from({ length: 60 }, (_, i) => `xmlns:q${i}="urn:q:${i}"`).join(" ");
+    const res = await post(
+      svc.endpoint,
+      envelope(getCustomer("42")).replace("<env:Envelope ", `<env:Envelope ${declarations} `),
+    );
+    expect(res.status).toBe(200);
+  });
   it("200,000 sibling elements (under 1 MiB) → 400 Sender (element limit)", async () => {
     const res = await post(svc.endpoint, envelope(`<x:Op xmlns:x="urn:x">${"<b/>".repeat(200_000)}</x:Op>`));
     expect(res.status).toBe(400);

@@ -269,6 +269,8 @@ class FastParse {
       if (prefix === undefined) continue;
       if (value !== value.trim() || (prefix !== "" && value === "")) return -1;
       if (prefix === "xml" || prefix === "xmlns" || value === XML_URI || value === XMLNS_URI) return -1;
+      // Past the limit the streaming parser takes over and refuses the message.
+      if (this.bindings >= this.limits.maxNamespaces) return -1;
       this.prefixes[this.bindings] = prefix;
       this.uris[this.bindings] = value;
       this.bindings++;

@@ -34,6 +34,17 @@ describe("parser reuse (pooled saxes parsers)", () => {
       });
     }
   });
+  it("maxNamespaces counts the declarations in scope, released when their element closes", async () => {
+    const three = resolveLimits({ maxNamespaces: 3 });
+    const nested = '<a xmlns:a="urn:1"><b xmlns:b="urn:2"><c xmlns:c="urn:3" xmlns:d="urn:4"/></b></a>';
+    const siblings =
+      '<r xmlns="urn:r"><a xmlns:a="urn:1" xmlns:b="urn:2"/><c xmlns:a="urn:1" xmlns:b="urn:2"/></r>';
+    // The whole-string parser and the streaming one (saxes) refuse and accept the same documents.
+    expect(() => parseXmlString(nested, three)).toThrow(/more than 3 namespace declarations in scope/);
+    await expect(parseXml(chunks([nested]), three)).rejects.toThrow(/more than 3 namespace declarations/);
+    expect(parseXmlString(siblings, three).children).toHaveLength(2);
+    expect((await parseXml(chunks([siblings]), three)).children).toHaveLength(2);
+  });
   it("limits are those of each parse, not of the parser's previous use", async () => {
     const deep = `<a>${"<d>".repeat(9)}${"</d>".repeat(9)}</a>`;
     await expect(parseXml(Buffer.from(deep), limits)).rejects.toThrow(/deeper than 8/);

@@ -45,6 +45,13 @@ export interface XmlLimits {
    * @default 100_000
    */
   maxElements?: number;
+  /**
+   * Most namespace declarations in scope at once (on an element and its ancestors). Every
+   * prefixed name is looked up among them, so without a bound a message could nest thousands of
+   * declarations and make each of its elements pay for all of them.
+   * @default 128
+   */
+  maxNamespaces?: number;
 }
 
 /** Limits with every default applied. */
@@ -57,6 +64,7 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
     maxDepth: limits.maxDepth ?? 64,
     maxAttributes: limits.maxAttributes ?? 64,
     maxElements: limits.maxElements ?? 100_000,
+    maxNamespaces: limits.maxNamespaces ?? 128,
   };
   for (const [key, value] of Object.entries(out)) {
     if (!Number.isSafeInteger(value) || value < 1)
@@ -369,6 +377,9 @@ class TreeBuilder {
   private root: ParsedElement | undefined;
   private elements = 0;
   private attributeCount = 0;
+  /** Namespace declarations in scope, and how many each open element made. */
+  private namespaces = 0;
+  private readonly declared: number[] = [];
   private limits: ResolvedXmlLimits = DEFAULT_LIMITS;
 
   constructor() {
@@ -400,6 +411,7 @@ class TreeBuilder {
     });
     this.parser.on("closetag", () => {
       this.stack.pop();
+      this.namespaces -= this.declared[this.stack.length] ?? 0;
     });
     const onText = (text: string) => {
       const depth = this.stack.length - 1;
@@ -426,11 +438,21 @@ class TreeBuilder {
     const parentScope = parent?.scope ?? BASE_SCOPE;
     let scope = parentScope;
     let own: Record<string, string> | undefined;
+    let declared = 0;
     for (const prefix in tag.ns) {
       own ??= Object.create(parentScope) as Record<string, string>;
       own[prefix] = tag.ns[prefix] ?? "";
+      declared++;
     }
     if (own) scope = own;
+    this.namespaces += declared;
+    if (this.namespaces > this.limits.maxNamespaces) {
+      throw new XmlError(
+        "limit",
+        `The message has more than ${this.limits.maxNamespaces} namespace declarations in scope`,
+      );
+    }
+    this.declared[this.stack.length] = declared;
     const attributes: Record<string, string> = {};
     const tagAttributes = tag.attributes;
     for (const key in tagAttributes) {
@@ -479,6 +501,7 @@ class TreeBuilder {
     this.root = undefined;
     this.elements = 0;
     this.attributeCount = 0;
+    this.namespaces = 0;
     this.stack.length = 0;
     this.textShown.length = 0;
     this.limits = DEFAULT_LIMITS;
