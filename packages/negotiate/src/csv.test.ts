@@ -19,6 +19,7 @@ beforeAll(async () => {
   a.get("/customers", (_req, res) => res.represent(hostile));
   a.get("/headers", (_req, res) => res.represent([{ "=1+1": "x" }]));
   a.get("/values", (_req, res) => res.represent(["=1+1", -3]));
+  a.get("/breaks", (_req, res) => res.represent([{ id: 1, note: "x\n=1+1", "\nkey": "a\rb" }]));
   escaped = await listen(a);
   const b = express();
   b.use(negotiate({ representations: [json, csvRepresentation({ escapeFormulas: false })] }));
@@ -87,6 +88,15 @@ describe("CSV formula injection (OWASP CSV Injection)", () => {
 
   it("a collection of plain values: the text =1+1 is prefixed, the number -3 is not", async () => {
     expect(await csvRows(`${escaped.url}/values`)).toEqual([["value"], ["'=1+1"], ["-3"]]);
+  });
+
+  // RFC 4180 §2.6: a field holding a line break is enclosed in double quotes. csv-stringify only
+  // quotes its own record delimiter (CRLF) once one is set, so a bare LF or CR went out raw,
+  // started a new record in every spreadsheet and put the text after it, unescaped, at the start
+  // of a line: a formula.
+  it("a cell or key holding a bare LF or CR → quoted, one record, no formula at a line start", async () => {
+    const res = await fetch(`${escaped.url}/breaks`, { headers: { accept: "text/csv" } });
+    expect(await res.text()).toBe('id,note,"\nkey"\r\n1,"x\n=1+1","a\rb"\r\n');
   });
 
   it("escapeFormulas: false → cells byte for byte", async () => {

@@ -233,6 +233,12 @@ function csvTable(
     cellOf(r !== null && typeof r === "object" ? (r as Record<string, unknown>)[c] : undefined);
   return stringify([columns.map(text), ...rows.map((r) => columns.map((c) => field(r, c)))], {
     record_delimiter: "windows",
+    // RFC 4180 §2.6: "Fields containing line breaks (CRLF), double quotes, and commas should be
+    // enclosed in double-quotes." With a record_delimiter set, csv-stringify quotes only that
+    // delimiter (CRLF) unless told otherwise; a bare LF or CR, which every spreadsheet reads as
+    // a line break, would split the record and put the rest of the cell, unescaped, at the start
+    // of a line (a formula after `x\n=`).
+    quote_record_delimiter: true,
   });
 }
 
