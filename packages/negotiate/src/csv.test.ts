@@ -99,6 +99,12 @@ describe("CSV formula injection (OWASP CSV Injection)", () => {
     expect(await res.text()).toBe('id,note,"\nkey"\r\n1,"x\n=1+1","a\rb"\r\n');
   });
 
+  // RFC 4180 §2.1: "Each record is located on a separate line, delimited by a line break (CRLF)."
+  it("a collection of plain values → records delimited by CRLF, like a collection of objects", async () => {
+    const res = await fetch(`${escaped.url}/values`, { headers: { accept: "text/csv" } });
+    expect(await res.text()).toBe("value\r\n'=1+1\r\n-3\r\n");
+  });
+
   it("escapeFormulas: false → cells byte for byte", async () => {
     const rows = await csvRows(`${verbatim.url}/customers`);
     expect(rows[1]?.[1]).toBe("=cmd|' /C calc'!A0");

@@ -216,6 +216,18 @@ function columnsOf(rows: readonly unknown[]): string[] {
   return columns;
 }
 
+/** csv-stringify options for every table, of objects or of plain values alike. */
+const RFC_4180 = Object.freeze({
+  // RFC 4180 §2.1: "Each record is located on a separate line, delimited by a line break (CRLF)."
+  record_delimiter: "windows",
+  // RFC 4180 §2.6: "Fields containing line breaks (CRLF), double quotes, and commas should be
+  // enclosed in double-quotes." With a record_delimiter set, csv-stringify quotes only that
+  // delimiter (CRLF) unless told otherwise; a bare LF or CR, which every spreadsheet reads as
+  // a line break, would split the record and put the rest of the cell, unescaped, at the start
+  // of a line (a formula after `x\n=`).
+  quote_record_delimiter: true,
+} as const);
+
 /** RFC 4180 text of the rows: a header row of their keys, or one `value` column for scalars. */
 function csvTable(
   rows: readonly unknown[],
@@ -226,20 +238,12 @@ function csvTable(
   if (columns.length === 0) {
     return stringify(
       rows.map((r) => [cellOf(r)]),
-      { header: true, columns: ["value"] },
+      { ...RFC_4180, header: true, columns: ["value"] },
     );
   }
   const field = (r: unknown, c: string) =>
     cellOf(r !== null && typeof r === "object" ? (r as Record<string, unknown>)[c] : undefined);
-  return stringify([columns.map(text), ...rows.map((r) => columns.map((c) => field(r, c)))], {
-    record_delimiter: "windows",
-    // RFC 4180 §2.6: "Fields containing line breaks (CRLF), double quotes, and commas should be
-    // enclosed in double-quotes." With a record_delimiter set, csv-stringify quotes only that
-    // delimiter (CRLF) unless told otherwise; a bare LF or CR, which every spreadsheet reads as
-    // a line break, would split the record and put the rest of the cell, unescaped, at the start
-    // of a line (a formula after `x\n=`).
-    quote_record_delimiter: true,
-  });
+  return stringify([columns.map(text), ...rows.map((r) => columns.map((c) => field(r, c)))], RFC_4180);
 }
 
 /**
