@@ -71,10 +71,11 @@ function resolveMaxAge(maxAge: unknown): number | undefined {
 }
 
 /**
- * CORS for a fixed list of origins (Fetch standard §3.2, the CORS protocol), through the `cors`
- * package: a request whose `Origin` is allowed gets `Access-Control-Allow-Origin` (and
- * `Access-Control-Expose-Headers`), and a preflight from it (`OPTIONS`) is answered 204 with the
- * allowed methods, headers and `Access-Control-Max-Age`. Any other request, one without `Origin`
+ * CORS for a fixed list of origins (Fetch standard §3.2, the CORS protocol): a request whose
+ * `Origin` is allowed gets `Access-Control-Allow-Origin` (and `Access-Control-Expose-Headers`),
+ * and a preflight from it (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 by the
+ * `cors` package with the allowed methods, headers and `Access-Control-Max-Age`; an `OPTIONS`
+ * without `Access-Control-Request-Method` is an actual request and goes on to the routes. Any other request, one without `Origin`
  * (not a CORS request) or from another origin, gets no CORS header at all, only `Vary: Origin`,
  * since the answer differs by origin (RFC 9110 §12.5.5); a preflight from another origin goes on
  * to the routes (its `OPTIONS` answer carries no permission).
@@ -100,7 +101,8 @@ export function crossOrigin(options: CrossOriginOptions) {
   const exposedHeaders = resolveExposedHeaders(options.exposedHeaders);
   const maxAge = resolveMaxAge(options.maxAge);
   const allowed = new Set(origins);
-  const corsHeaders = cors({
+  const exposed = exposedHeaders.join(",");
+  const preflight = cors({
     origin: [...origins],
     ...(exposedHeaders.length > 0 ? { exposedHeaders: [...exposedHeaders] } : {}),
     ...(maxAge === undefined ? {} : { maxAge }),
@@ -108,8 +110,16 @@ export function crossOrigin(options: CrossOriginOptions) {
   return function crossOriginMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const origin = req.headers.origin;
     if (origin !== undefined && allowed.has(origin)) {
-      corsHeaders(req, res, next);
-      return;
+      // Fetch standard §3.2.2: a CORS-preflight request "uses `OPTIONS` as method and includes"
+      // `Access-Control-Request-Method`. The `cors` package answers every OPTIONS as one, so an
+      // actual OPTIONS request (fetch(url, { method: "OPTIONS" })) never reached its route.
+      if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+        preflight(req, res, next);
+        return;
+      }
+      // §3.2.3: the response to a CORS request names the origin it may be shared with.
+      res.setHeader("Access-Control-Allow-Origin", origin);
+      if (exposed !== "") res.setHeader("Access-Control-Expose-Headers", exposed);
     }
     appendVary(res, "Origin");
     next();

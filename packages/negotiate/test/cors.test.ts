@@ -90,6 +90,20 @@ describe.each([
     expect(res.headers.get("allow")).toBeNull();
   });
 
+  // Fetch standard §3.2.2: a CORS-preflight request "uses `OPTIONS` as method and includes"
+  // `Access-Control-Request-Method`. An OPTIONS without it is the actual request (a script's
+  // fetch(url, { method: "OPTIONS" }), after its own preflight): the route answers it.
+  it("OPTIONS from an allowed origin without Access-Control-Request-Method → the route's answer, readable", async () => {
+    const res = await call({ origin: ALLOWED }, "OPTIONS");
+    expect(res.status).toBe(204);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(res.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+    expect(res.headers.get("access-control-expose-headers")).toBe("ETag,Location");
+    expect(res.headers.get("access-control-allow-methods")).toBeNull();
+    expect(res.headers.get("access-control-max-age")).toBeNull();
+    expect(res.headers.get("vary")).toBe("Origin");
+  });
+
   it("preflight from another origin → the route's OPTIONS answer, without any permission", async () => {
     const res = await call(
       { origin: "https://evil.example", "access-control-request-method": "PUT" },
