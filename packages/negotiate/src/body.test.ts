@@ -48,6 +48,48 @@ describe("parseBody: invalid UTF-8 → 400", () => {
   });
 });
 
+/**
+ * RFC 7303 §3.2 with XML 1.0 §4.3.3: the encoding of an XML body is its byte order mark, else the
+ * charset parameter, else its encoding declaration. parseBody reads UTF-8 only, so a body that
+ * says it is in another encoding is refused with 415, never decoded as UTF-8 regardless.
+ */
+describe("parseBody: XML in an encoding other than UTF-8 → 415", () => {
+  const latin1Decl = '<?xml version="1.0" encoding="ISO-8859-1"?>';
+  it.each([
+    // "Ã©" in ISO-8859-1 is the two bytes C3 A9, which UTF-8 would read as "é".
+    ["declared ISO-8859-1", bytes(latin1Decl, "<a>", [0xc3, 0xa9], "</a>"), "iso-8859-1"],
+    [
+      "declared windows-1252, ASCII only",
+      bytes("<?xml version='1.0' encoding='windows-1252'?><a>x</a>"),
+      "windows-1252",
+    ],
+    ["declared UTF-16", bytes('<?xml version="1.0" encoding="UTF-16"?><a>x</a>'), "utf-16"],
+    ["a UTF-16LE byte order mark", Buffer.from("\ufeff<a>x</a>", "utf16le"), "utf-16"],
+    ["a UTF-16BE byte order mark", Buffer.from("\ufeff<a>x</a>", "utf16le").swap16(), "utf-16"],
+  ])("application/xml %s → 415 naming the encoding, nothing handed on", async (_label, body, encoding) => {
+    const res = await post(body, "application/xml");
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-post")).toBe("application/json, application/xml");
+    expect(((await res.json()) as { message: string }).message).toContain(`"${encoding}"`);
+  });
+
+  it.each([
+    ["declared UTF-8", '<?xml version="1.0" encoding="UTF-8"?><a>é</a>', "application/xml"],
+    [
+      "declared utf-8 in single quotes",
+      "<?xml version='1.0' encoding='utf-8' standalone='yes'?><a>é</a>",
+      "text/xml",
+    ],
+    ["without an encoding declaration", '<?xml version="1.0"?><a>é</a>', "application/xml"],
+    // RFC 7303 §3.2: the charset parameter takes precedence over the encoding declaration.
+    ["declared ISO-8859-1 under charset=utf-8", `${latin1Decl}<a>é</a>`, "application/xml; charset=utf-8"],
+  ])("%s → parsed as UTF-8", async (_label, body, contentType) => {
+    const res = await post(bytes(body), contentType);
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { a: "é" } });
+  });
+});
+
 /** Sends the head and the first part of a body, then nothing: what the server answers, and when. */
 function stalledPost(
   base: string,

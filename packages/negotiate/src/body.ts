@@ -40,6 +40,12 @@ export interface ParsedBodyRequest extends IncomingMessage {
 
 type BodyKind = "json" | "xml";
 
+/** What a request declares its body to be: the kind, and whether `Content-Type` names a charset. */
+interface DeclaredBody {
+  readonly kind: BodyKind;
+  readonly charsetGiven: boolean;
+}
+
 /** {@link ParseBodyOptions} checked and resolved once. */
 interface BodyConfig {
   readonly limit: number;
@@ -138,7 +144,7 @@ function tooLarge(config: BodyConfig): HttpError {
 }
 
 /** The kind of body the request declares (RFC 9110 §8.3, §8.4), or the 415/413 refusing it. */
-function bodyKind(req: IncomingMessage, config: BodyConfig): BodyKind | HttpError {
+function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | HttpError {
   const coding = (req.headers["content-encoding"] ?? "identity").toLowerCase();
   if (coding !== "identity") {
     // RFC 9110 §12.5.3: "Servers that fail a request due to an unsupported content coding ought to
@@ -164,11 +170,13 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): BodyKind | HttpErro
     );
   }
   const charset = charsetOf(parsed);
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8" && charset !== "us-ascii") {
+  if (charset !== undefined && !UTF8_NAMES.has(charset)) {
     return unsupported(req, config, `charset "${charset}" is not supported; send UTF-8`);
   }
   const declared = Number(req.headers["content-length"]);
-  return Number.isFinite(declared) && declared > config.limit ? tooLarge(config) : kind;
+  return Number.isFinite(declared) && declared > config.limit
+    ? tooLarge(config)
+    : { kind, charsetGiven: charset !== undefined };
 }
 
 function kindOf(mediaType: string, types: ReadonlyArray<BodyKind>): BodyKind | undefined {
@@ -181,12 +189,34 @@ function charsetOf(parsed: MediaType | undefined): string | undefined {
   return parsed?.parameters.find(([name]) => name === "charset")?.[1].toLowerCase();
 }
 
+const UTF8_NAMES = new Set(["utf-8", "utf8", "us-ascii"]);
+
+// XML 1.0 §2.8 XMLDecl ::= '<?xml' VersionInfo EncodingDecl? ..., §4.3.3 EncodingDecl ::=
+// S 'encoding' Eq ('"' EncName '"' | "'" EncName "'"), EncName ::= [A-Za-z] ([A-Za-z0-9._] | '-')*.
+// Anchored, no overlapping repetition, and run on the first 512 bytes only: linear and bounded.
+const XML_ENCODING_DECL =
+  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"([A-Za-z][A-Za-z0-9._-]*)"|'([A-Za-z][A-Za-z0-9._-]*)')/;
+
+/**
+ * The encoding an XML body says it is in when that is not UTF-8, else `undefined`. RFC 7303 §3.2
+ * (with XML 1.0 §4.3.3 and Appendix F): a byte order mark decides, then the charset parameter
+ * (already checked to be UTF-8), then the encoding declaration. Decoding a body declared
+ * ISO-8859-1 as UTF-8 anyway would misread it (its bytes C3 A9, "Ã©", would become "é").
+ */
+function foreignXmlEncoding(body: Buffer, charsetGiven: boolean): string | undefined {
+  if ((body[0] === 0xfe && body[1] === 0xff) || (body[0] === 0xff && body[1] === 0xfe)) return "utf-16";
+  if (charsetGiven || (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)) return undefined;
+  const match = XML_ENCODING_DECL.exec(body.toString("latin1", 0, 512));
+  const name = (match?.[1] ?? match?.[2])?.toLowerCase();
+  return name === undefined || UTF8_NAMES.has(name) ? undefined : name;
+}
+
 /** Decodes and parses the received bytes: the value, or the 400 refusing them. */
-function parseReceived(chunks: Buffer[], kind: BodyKind, depth: number): { value: unknown } | HttpError {
+function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: unknown } | HttpError {
   const label = kind === "json" ? "JSON" : "XML";
   let source: string;
   try {
-    source = utf8.decode(Buffer.concat(chunks));
+    source = utf8.decode(body);
   } catch {
     // RFC 8259 §8.1: JSON text exchanged between systems MUST be UTF-8 (and XML declared or
     // defaulted to it here); invalid bytes are refused rather than replaced by U+FFFD.
@@ -208,7 +238,12 @@ function parseReceived(chunks: Buffer[], kind: BodyKind, depth: number): { value
  * Receives the body up to the limit and within the timeout, then parses it into `req.body`;
  * `next` is called once, with the refusal if there is one.
  */
-function receive(req: ParsedBodyRequest, config: BodyConfig, kind: BodyKind, next: NextFunction): void {
+function receive(
+  req: ParsedBodyRequest,
+  config: BodyConfig,
+  { kind, charsetGiven }: DeclaredBody,
+  next: NextFunction,
+): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
@@ -248,7 +283,12 @@ function receive(req: ParsedBodyRequest, config: BodyConfig, kind: BodyKind, nex
   );
   req.on("end", () => {
     if (done) return;
-    const parsed = parseReceived(chunks, kind, config.depth);
+    const body = Buffer.concat(chunks);
+    const foreign = kind === "xml" ? foreignXmlEncoding(body, charsetGiven) : undefined;
+    if (foreign !== undefined) {
+      return finish(unsupported(req, config, `XML encoding "${foreign}" is not supported; send UTF-8`));
+    }
+    const parsed = parseReceived(body, kind, config.depth);
     if (parsed instanceof HttpError) return finish(parsed);
     req.body = parsed.value;
     finish();
