@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { connect } from "node:net";
 import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
@@ -87,6 +88,73 @@ describe("parseBody: XML in an encoding other than UTF-8 → 415", () => {
     const res = await post(bytes(body), contentType);
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ received: { a: "é" } });
+  });
+});
+
+/** A POST with `Transfer-Encoding: chunked` carrying `chunks` (none: the empty content `0\r\n\r\n`). */
+function chunkedPost(
+  headers: Record<string, string>,
+  chunks: string[],
+): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        hostname,
+        port,
+        path: "/echo",
+        method: "POST",
+        headers: { ...headers, "transfer-encoding": "chunked" },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          body += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+/**
+ * RFC 9112 §7: chunked is a transfer coding, a property of the message and not of its content, so
+ * empty content framed by `Transfer-Encoding: chunked` is the same as `Content-Length: 0`: no body.
+ */
+describe("parseBody: empty content, whatever its framing → no body", () => {
+  it.each([
+    ["Content-Type: application/json", { "content-type": "application/json" }],
+    ["no Content-Type", {}],
+    ["Content-Type: text/plain", { "content-type": "text/plain" }],
+  ])(
+    "chunked, no data, %s → handled with req.body undefined, as with Content-Length: 0",
+    async (_label, headers) => {
+      const chunked = await chunkedPost(headers, []);
+      expect(chunked).toEqual({ status: 201, body: "{}" });
+      const lengthZero = await fetch(`${server.url}/echo`, { method: "POST", body: "", headers });
+      expect(lengthZero.status).toBe(201);
+      expect(await lengthZero.text()).toBe("{}");
+    },
+  );
+
+  it("chunked JSON with data → parsed", async () => {
+    expect(await chunkedPost({ "content-type": "application/json" }, ['{"a"', ":1}"])).toEqual({
+      status: 201,
+      body: '{"received":{"a":1}}',
+    });
+  });
+
+  it("chunked with data, Content-Type: text/plain → 415, nothing handed on", async () => {
+    const res = await chunkedPost({ "content-type": "text/plain" }, ["hello"]);
+    expect(res.status).toBe(415);
+  });
+
+  it("chunked with data, no Content-Type → 415", async () => {
+    expect((await chunkedPost({}, ["{}"])).status).toBe(415);
   });
 });
 

@@ -241,7 +241,7 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
 function receive(
   req: ParsedBodyRequest,
   config: BodyConfig,
-  { kind, charsetGiven }: DeclaredBody,
+  declared: DeclaredBody | HttpError,
   next: NextFunction,
 ): void {
   const chunks: Buffer[] = [];
@@ -270,6 +270,11 @@ function receive(
   }
   req.on("data", (chunk: Buffer) => {
     if (done) return;
+    if (declared instanceof HttpError && chunk.length > 0) {
+      finish(declared);
+      req.resume();
+      return;
+    }
     size += chunk.length;
     if (size > config.limit) {
       finish(tooLarge(config));
@@ -283,6 +288,9 @@ function receive(
   );
   req.on("end", () => {
     if (done) return;
+    // Empty content (RFC 9112 §7.1: a chunked body may have no chunk of data): no body.
+    if (size === 0 || declared instanceof HttpError) return finish();
+    const { kind, charsetGiven } = declared;
     const body = Buffer.concat(chunks);
     const foreign = kind === "xml" ? foreignXmlEncoding(body, charsetGiven) : undefined;
     if (foreign !== undefined) {
@@ -303,8 +311,9 @@ function receive(
  * - a body in a content coding other than identity → 415 (RFC 9110 §15.5.16);
  * - longer than `limit` → 413; not UTF-8, malformed, too deep, or an XML DOCTYPE → 400.
  *
- * Requests without a body pass untouched, with `req.body` undefined. It is `(req, res, next)` with
- * nothing of Express: plain `node:http` calls it with a callback.
+ * Requests without content pass untouched, with `req.body` undefined, however they are framed
+ * (no body, `Content-Length: 0`, or `Transfer-Encoding: chunked` with no data). It is
+ * `(req, res, next)` with nothing of Express: plain `node:http` calls it with a callback.
  *
  * @example app.use(parseBody({ limit: 64 * 1024 }));
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.16
@@ -320,12 +329,15 @@ export function parseBody(options: ParseBodyOptions = {}) {
       next();
       return;
     }
-    const kind = bodyKind(req, config);
-    if (kind instanceof HttpError) {
+    const declared = bodyKind(req, config);
+    // RFC 9112 §7: chunked is a transfer coding, a property of the message, not of its content:
+    // chunked content may still be empty, and empty content needs no Content-Type, as with
+    // Content-Length: 0. Without a length, the refusal waits for the first byte of content.
+    if (declared instanceof HttpError && req.headers["content-length"] !== undefined) {
       req.resume();
-      next(kind);
+      next(declared);
       return;
     }
-    receive(req, config, kind, next);
+    receive(req, config, declared, next);
   };
 }
