@@ -40,10 +40,13 @@ export function isCompressible(contentType: string | undefined): boolean {
   return answer;
 }
 
-/** RFC 9111 §5.2.2.6: `Cache-Control: no-transform` forbids changing the content coding. */
+/**
+ * RFC 9111 §5.2.2.6: `Cache-Control: no-transform` forbids changing the content coding. The field
+ * may be set as several lines (`setHeader(name, [...])`), which RFC 9110 §5.3 makes one list.
+ */
 export function noTransform(res: ServerResponse): boolean {
-  const cc = res.getHeader("cache-control");
-  return typeof cc === "string" && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
+  const cc = headerString(res.getHeader("cache-control"));
+  return cc !== undefined && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
 }
 
 /** Whether the response already carries a content coding other than identity (RFC 9110 §8.4). */

@@ -43,6 +43,11 @@ beforeAll(async () => {
     res.setHeader("Cache-Control", "no-transform");
     return res.represent(Array.from({ length: 50 }, () => employee));
   });
+  // Two Cache-Control field lines: one list of directives (RFC 9110 §5.3).
+  app.get("/no-transform-lines", (_req, res) => {
+    res.setHeader("Cache-Control", ["public, max-age=60", "No-Transform"]);
+    return res.represent(Array.from({ length: 50 }, () => employee));
+  });
   app.get("/precoded/:order", (req, res) => {
     // A handler serving bytes it coded itself, setting ETag before or after Content-Encoding.
     const bytes = gzipSync(Buffer.from('{"id":1}'));
@@ -295,6 +300,20 @@ describe("Accept-Encoding", () => {
     const res = await get("/no-transform", { "accept-encoding": "gzip" });
     expect(res.headers.get("content-encoding")).toBeNull();
   });
+
+  it.each(["GET", "HEAD"])(
+    "%s, Cache-Control set as two lines [public, max-age=60 | No-Transform] → not compressed, no Vary: Accept-Encoding",
+    async (method) => {
+      const res = await fetch(`${server.url}/no-transform-lines`, {
+        method,
+        headers: { "accept-encoding": "gzip" },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-encoding")).toBeNull();
+      expect(res.headers.get("vary")).toBe("Accept, Accept-Language");
+      if (method === "GET") expect((await res.json()) as unknown[]).toHaveLength(50);
+    },
+  );
 
   it.each([
     ["identity", "/employees/42", "Accept, Accept-Language, Accept-Encoding"],
