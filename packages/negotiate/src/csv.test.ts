@@ -19,6 +19,7 @@ beforeAll(async () => {
   a.get("/customers", (_req, res) => res.represent(hostile));
   a.get("/headers", (_req, res) => res.represent([{ "=1+1": "x" }]));
   a.get("/values", (_req, res) => res.represent(["=1+1", -3]));
+  a.get("/nul", (_req, res) => res.represent([{ "\u0000key": "\u0000=1+1" }]));
   a.get("/breaks", (_req, res) => res.represent([{ id: 1, note: "x\n=1+1", "\nkey": "a\rb" }]));
   escaped = await listen(a);
   const b = express();
@@ -80,6 +81,11 @@ describe("CSV formula injection (OWASP CSV Injection)", () => {
   it("a negative number cell (-5, -0.5) is data: left as it is", async () => {
     const rows = await csvRows(`${escaped.url}/customers`);
     expect(rows.slice(1).map((r) => r[3])).toEqual(["-5", "10", "-0.5", "0"]);
+  });
+
+  // OWASP ASVS 5.0 V1.2.10 lists the null character beside =, +, -, @ and tab.
+  it("a cell or header starting with a NUL character → prefixed with '", async () => {
+    expect(await csvRows(`${escaped.url}/nul`)).toEqual([["'\u0000key"], ["'\u0000=1+1"]]);
   });
 
   it("a header cell starting with = → prefixed too", async () => {

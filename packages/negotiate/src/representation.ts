@@ -152,9 +152,10 @@ function cell(value: unknown): string {
 export interface CsvRepresentationOptions {
   /**
    * Neutralise cells a spreadsheet would run as a formula: a text cell that begins with `=`, `+`,
-   * `-`, `@`, a tab or a carriage return gets a leading `'` (OWASP CSV Injection), so
-   * `=cmd|' /C calc'!A0` arrives as the text `'=cmd|' /C calc'!A0`. Number cells are data and are
-   * never prefixed: `-5` from a JavaScript number stays `-5`; the string `"-5"` becomes `'-5`.
+   * `-`, `@`, a tab, a carriage return or a NUL gets a leading `'` (OWASP CSV Injection, OWASP
+   * ASVS 5.0 V1.2.10), so `=cmd|' /C calc'!A0` arrives as the text `'=cmd|' /C calc'!A0`.
+   * Number cells are data and are never prefixed: `-5` from a JavaScript number stays `-5`; the
+   * string `"-5"` becomes `'-5`.
    * Header cells (the keys) are treated like any other text. Turn it off only for consumers that
    * are not spreadsheets and need the text byte for byte.
    * @default true
@@ -162,8 +163,12 @@ export interface CsvRepresentationOptions {
   escapeFormulas?: boolean;
 }
 
-/** OWASP CSV Injection: the characters that make a spreadsheet read a cell as a formula. */
-const FORMULA_START = new Set(["=", "+", "-", "@", "\t", "\r"]);
+/**
+ * OWASP CSV Injection: the characters that make a spreadsheet read a cell as a formula; OWASP ASVS
+ * 5.0 V1.2.10 adds the null character ("'=', '+', '-', '@', '\t' (tab), and '\0' (null
+ * character)").
+ */
+const FORMULA_START = new Set(["=", "+", "-", "@", "\t", "\r", "\0"]);
 
 function neutralised(text: string): string {
   return FORMULA_START.has(text.charAt(0)) ? `'${text}` : text;
