@@ -91,6 +91,48 @@ describe("parseBody: XML in an encoding other than UTF-8 → 415", () => {
   });
 });
 
+/**
+ * body-parser 1 (Express 4's express.json / express.urlencoded) sets `req.body = {}` on every
+ * request, also one whose type it does not parse; only its `req._body` says it read the body.
+ */
+describe("parseBody after another body parser that did not take the body", () => {
+  let mixed: Listening;
+  beforeAll(async () => {
+    const app = express();
+    app.use(express.urlencoded({ extended: false }));
+    app.use(parseBody());
+    app.post("/echo", (req, res) => {
+      res.status(201).json({ received: req.body });
+    });
+    app.use(errorHandler({ logger: { error() {} } }));
+    mixed = await listen(app);
+  });
+  afterAll(() => mixed.close());
+
+  it.each([
+    ["application/json", '{"a":1}', { a: 1 }],
+    ["application/xml", "<a>1</a>", { a: "1" }],
+    ["application/x-www-form-urlencoded", "a=1", { a: "1" }],
+  ])("%s → parsed by the parser for it, once", async (contentType, body, received) => {
+    const res = await fetch(`${mixed.url}/echo`, {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType },
+    });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received });
+  });
+
+  it("malformed JSON → 400, not an empty body handed on", async () => {
+    const res = await fetch(`${mixed.url}/echo`, {
+      method: "POST",
+      body: "{",
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+  });
+});
+
 /** A POST with `Transfer-Encoding: chunked` carrying `chunks` (none: the empty content `0\r\n\r\n`). */
 function chunkedPost(
   headers: Record<string, string>,

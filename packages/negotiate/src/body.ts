@@ -120,6 +120,24 @@ function jsonDepth(value: unknown, limit: number): boolean {
 /** Strict: a malformed sequence throws; a BOM is kept, as `Buffer#toString` kept it. */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/**
+ * Whether another parser already took the body: body-parser marks the request `_body`; anything
+ * else that read it leaves the stream ended, or a `req.body` of its own. body-parser 1 (Express
+ * 4's `express.json()`, `express.urlencoded()`) also sets `req.body = {}` on requests it did not
+ * parse: that empty placeholder is not a body.
+ */
+function alreadyParsed(req: ParsedBodyRequest): boolean {
+  if ((req as { _body?: unknown })._body === true || req.readableEnded) return true;
+  const { body } = req;
+  if (body === undefined) return false;
+  const placeholder =
+    typeof body === "object" &&
+    body !== null &&
+    Object.getPrototypeOf(body) === Object.prototype &&
+    Object.keys(body).length === 0;
+  return !placeholder;
+}
+
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
@@ -325,7 +343,7 @@ export function parseBody(options: ParseBodyOptions = {}) {
     _res: ServerResponse,
     next: NextFunction,
   ): void {
-    if (req.body !== undefined || !hasBody(req)) {
+    if (alreadyParsed(req) || !hasBody(req)) {
       next();
       return;
     }
