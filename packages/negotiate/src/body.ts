@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { checkOptionNames, HttpError, type MediaType, type NextFunction, parseMediaType } from "@svc/errors";
+import {
+  checkOptionNames,
+  HttpError,
+  type MediaType,
+  type NextFunction,
+  parseMediaType,
+  splitList,
+} from "@svc/errors";
 import { refused } from "./options.js";
 import { parseXmlBody } from "./xml-body.js";
 
@@ -163,8 +170,8 @@ function tooLarge(config: BodyConfig): HttpError {
 
 /** The kind of body the request declares (RFC 9110 §8.3, §8.4), or the 415/413 refusing it. */
 function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | HttpError {
-  const coding = (req.headers["content-encoding"] ?? "identity").toLowerCase();
-  if (coding !== "identity") {
+  const coding = req.headers["content-encoding"];
+  if (coding !== undefined && !isIdentity(coding)) {
     // RFC 9110 §12.5.3: "Servers that fail a request due to an unsupported content coding ought to
     // respond with a 415 (Unsupported Media Type) status and include an Accept-Encoding header
     // field in that response, allowing clients to distinguish between issues related to content
@@ -195,6 +202,15 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | Http
   return Number.isFinite(declared) && declared > config.limit
     ? tooLarge(config)
     : { kind, charsetGiven: charset !== undefined };
+}
+
+/**
+ * RFC 9110 §8.4: `Content-Encoding = #content-coding`, a list whose empty elements do not count
+ * (§5.6.1.2): a list naming nothing but `identity` applies no coding.
+ */
+function isIdentity(contentEncoding: string): boolean {
+  // A list over splitList's bounds is undefined: not identity.
+  return splitList(contentEncoding)?.every((c) => c.toLowerCase() === "identity") === true;
 }
 
 function kindOf(mediaType: string, types: ReadonlyArray<BodyKind>): BodyKind | undefined {

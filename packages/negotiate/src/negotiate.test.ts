@@ -454,6 +454,32 @@ describe("parseBody", () => {
     expect(res.headers.get("accept-encoding")).toBe("identity");
   });
 
+  // RFC 9110 §8.4: Content-Encoding = #content-coding, a list; §5.6.1.2: empty elements do not
+  // count. A list naming no coding but identity leaves the content as it is.
+  it.each(["", "identity, identity", ", Identity ,"])(
+    "Content-Encoding: %j (no coding) → parsed",
+    async (contentEncoding) => {
+      const res = await post('{"name":"Ada"}', {
+        "content-type": "application/json",
+        "content-encoding": contentEncoding,
+      });
+      expect(res.status).toBe(201);
+      expect(await res.json()).toEqual({ received: { name: "Ada" } });
+    },
+  );
+
+  it.each(["identity, gzip", "gzip, identity", "gzip,"])(
+    "Content-Encoding: %j → 415",
+    async (contentEncoding) => {
+      const res = await post("{}", {
+        "content-type": "application/json",
+        "content-encoding": contentEncoding,
+      });
+      expect(res.status).toBe(415);
+      expect(res.headers.get("accept-encoding")).toBe("identity");
+    },
+  );
+
   it("Content-Type: text/plain → 415 without Accept-Encoding (the media type is the problem)", async () => {
     const res = await post("hello", { "content-type": "text/plain" });
     expect(res.status).toBe(415);
