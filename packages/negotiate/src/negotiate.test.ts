@@ -9,7 +9,7 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBody } from "./body.js";
 import { negotiate } from "./negotiate.js";
-import type { Representation } from "./representation.js";
+import { csv, type Representation } from "./representation.js";
 
 const employee = { id: 42, name: "Ada <Lovelace> & co", department: "R&D", salary: 1000 };
 const employees = [employee, { id: 43, name: 'Grace, "Amazing"', department: "Navy", salary: 2000 }];
@@ -31,6 +31,18 @@ beforeAll(async () => {
   app.get("/big", (_req, res) =>
     res.represent(Array.from({ length: 50 }, (_, i) => ({ ...employee, id: i }))),
   );
+  // Data holding functions and symbols: JSON leaves them out; the other representations must not
+  // print a function's source either.
+  const withCode = {
+    id: 1,
+    run() {
+      return "SOURCE-MARKER";
+    },
+    tags: ["a", () => "SOURCE-MARKER"],
+    kind: Symbol("SYMBOL-MARKER"),
+  };
+  app.get("/with-code", (_req, res) => res.represent(withCode, { add: [csv] }));
+  app.get("/code-list", (_req, res) => res.represent([withCode, () => "SOURCE-MARKER"], { add: [csv] }));
   app.get("/report", (_req, res) => res.represent(employee, { only: ["application/json"], add: [pdf] }));
   app.get("/decision", (_req, res) => {
     res.json({
@@ -85,6 +97,22 @@ afterAll(() => server.close());
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${server.url}${path}`, { headers: { "accept-encoding": "identity", ...headers } });
+
+describe("res.represent: functions and symbols in the data", () => {
+  it.each(["application/json", "application/xml", "text/plain", "text/html", "text/csv"])(
+    "%s never carries a function's source or a symbol",
+    async (accept) => {
+      // CSV represents collections only.
+      for (const path of accept === "text/csv" ? ["/code-list"] : ["/with-code", "/code-list"]) {
+        const res = await get(path, { accept });
+        expect(res.status).toBe(200);
+        const body = await res.text();
+        expect(body).not.toContain("SOURCE-MARKER");
+        expect(body).not.toContain("SYMBOL-MARKER");
+      }
+    },
+  );
+});
 
 describe("res.represent: media types", () => {
   it("no Accept → JSON with charset", async () => {

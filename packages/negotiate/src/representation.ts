@@ -55,11 +55,21 @@ function xmlName(name: string): string {
 }
 
 /**
+ * A value JSON leaves out (ECMA-262 §25.5.2.2 SerializeJSONProperty: a function or a symbol is
+ * `undefined`, omitted from an object and `null` in an array): no representation prints a
+ * function's source code or a symbol's description.
+ */
+function isOmitted(value: unknown): boolean {
+  return typeof value === "function" || typeof value === "symbol";
+}
+
+/**
  * The value JSON would carry: an object's own `toJSON()` result (ECMA-262 §25.5.2.2
  * SerializeJSONProperty, step 2), so a value whose fields are private to its class (a HAL resource,
  * a domain object) reads the same in XML, CSV, text and HTML as in JSON, never as an empty element.
  */
 function jsonValue(value: unknown): unknown {
+  if (isOmitted(value)) return undefined;
   if (value === null || typeof value !== "object" || value instanceof Date) return value;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   return typeof toJSON === "function" ? (toJSON as () => unknown).call(value) : value;
@@ -76,7 +86,7 @@ function toXml(name: string, raw: unknown, depth: number): string {
   if (value instanceof Date) return `<${tag}>${escapeXml(value.toISOString())}</${tag}>`;
   if (typeof value === "object") {
     const inner = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined && typeof v !== "function")
+      .filter(([, v]) => v !== undefined && !isOmitted(v))
       .map(([k, v]) => toXml(k, v, depth + 1))
       .join("");
     return `<${tag}>${inner}</${tag}>`;
@@ -142,7 +152,7 @@ function isCollection(data: unknown): data is readonly unknown[] {
 }
 
 function cell(value: unknown): string {
-  if (value === null || value === undefined) return "";
+  if (value === null || value === undefined || isOmitted(value)) return "";
   if (value instanceof Date) return value.toISOString();
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
@@ -273,6 +283,7 @@ function plainLines(raw: unknown, indent: string): string {
   }
   if (typeof value === "object" && !(value instanceof Date)) {
     return Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => !isOmitted(v))
       .map(([k, v]) =>
         typeof v === "object" && v !== null && !(v instanceof Date)
           ? `${indent}${k}:\n${plainLines(v, `${indent}  `)}`
@@ -320,6 +331,7 @@ function htmlValue(raw: unknown, depth: number): string {
   if (value instanceof Date) return `<time datetime="${value.toISOString()}">${value.toISOString()}</time>`;
   if (typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => !isOmitted(v))
       .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${htmlValue(v, depth + 1)}</dd>`)
       .join("\n");
     return `<dl>\n${entries}\n</dl>`;
