@@ -122,6 +122,21 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
     );
     expect(res.status).toBe(200);
   });
+  it("no charset, no BOM, an XML declaration naming ISO-8859-1 → 400 Sender, never read as UTF-8", async () => {
+    // RFC 7303 §3.2 / XML 1.0 §4.3.3: the declaration names the encoding when nothing else does.
+    // These bytes are valid UTF-8, so reading them as UTF-8 would silently turn "Ã©" into "é".
+    const latin1 = envelope(getCustomer("42")).replace('encoding="utf-8"', 'encoding="ISO-8859-1"');
+    const body = Buffer.concat([Buffer.from(latin1), Buffer.from("<!-- \u00c3\u00a9 -->", "latin1")]);
+    const res = await post(svc.endpoint, body, "application/soap+xml");
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain('"iso-8859-1"');
+    // The charset parameter names the encoding: it wins over the declaration (RFC 7303 §3.2).
+    expect((await post(svc.endpoint, Buffer.from(latin1), SOAP)).status).toBe(200);
+    // A declaration naming UTF-8, or none, is read as UTF-8 as before.
+    expect((await post(svc.endpoint, envelope(getCustomer("42")), "application/soap+xml")).status).toBe(200);
+    const declared16 = envelope(getCustomer("42")).replace('encoding="utf-8"', "encoding='UTF-16'");
+    expect((await post(svc.endpoint, declared16, "application/soap+xml")).status).toBe(400);
+  });
   it("200,000 sibling elements (under 1 MiB) → 400 Sender (element limit)", async () => {
     const res = await post(svc.endpoint, envelope(`<x:Op xmlns:x="urn:x">${"<b/>".repeat(200_000)}</x:Op>`));
     expect(res.status).toBe(400);

@@ -131,6 +131,7 @@ export async function parseXml(
       text = decode(decoder, chunk, true);
     }
     if (builder === undefined && first === undefined) {
+      if (charset === undefined && !startsWithBom(chunk)) refuseDeclaredEncoding(text);
       first = text;
       return;
     }
@@ -157,6 +158,38 @@ export async function parseXml(
 }
 
 const EMPTY = new Uint8Array(0);
+
+function startsWithBom(chunk: Uint8Array): boolean {
+  return (
+    (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) ||
+    (chunk[0] === 0xfe && chunk[1] === 0xff) ||
+    (chunk[0] === 0xff && chunk[1] === 0xfe)
+  );
+}
+
+// XML 1.0 §2.8 XMLDecl ::= '<?xml' VersionInfo EncodingDecl? ...; §4.3.3 EncodingDecl ::=
+// S 'encoding' Eq ('"' EncName '"' | "'" EncName "'"), EncName ::= [A-Za-z] ([A-Za-z0-9._] | '-')*.
+// Anchored, no overlapping repetition, run on the first 512 characters only.
+const ENCODING_DECL =
+  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"([A-Za-z][A-Za-z0-9._-]*)"|'([A-Za-z][A-Za-z0-9._-]*)')/;
+const READ_AS_UTF8 = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
+
+/**
+ * A message without a `charset` parameter or a byte order mark is read as UTF-8; RFC 7303 §3.2
+ * (with XML 1.0 §4.3.3 and Appendix F) then lets its encoding declaration name the encoding. One
+ * that names another (`ISO-8859-1`, or `UTF-16` without the byte order mark §4.3.3 requires) would
+ * be misread, its `é` (E9) refused or its `Ã©` (C3 A9) read as `é`: it is refused instead.
+ */
+function refuseDeclaredEncoding(text: string): void {
+  const match = ENCODING_DECL.exec(text.length > 512 ? text.slice(0, 512) : text);
+  const name = (match?.[1] ?? match?.[2])?.toLowerCase();
+  if (name !== undefined && !READ_AS_UTF8.has(name)) {
+    throw new XmlError(
+      "encoding",
+      `The XML declaration names the encoding "${name}": send UTF-8, or UTF-16 with a byte order mark or a charset parameter`,
+    );
+  }
+}
 
 function latin1(chunk: Uint8Array): string {
   return (
