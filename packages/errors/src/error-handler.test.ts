@@ -855,3 +855,108 @@ describe("no logger and no req.log → fallbackLogger on stderr", () => {
     });
   });
 });
+
+describe("hostile thrown values: the record still goes out (RFC 9457 §6)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** Each throws inside any property read, so the handler must not read it unguarded. */
+  const hostile: [string, () => unknown][] = [
+    [
+      "an object whose status getter throws",
+      () =>
+        Object.defineProperty({}, "status", {
+          enumerable: true,
+          get() {
+            throw new Error("getter at /srv/app/secret.js:12");
+          },
+        }),
+    ],
+    [
+      "a Proxy that throws on every trap",
+      () =>
+        new Proxy(
+          {},
+          {
+            get() {
+              throw new Error("trap at /srv/app/secret.js:12");
+            },
+            has() {
+              throw new Error("trap at /srv/app/secret.js:12");
+            },
+            ownKeys() {
+              throw new Error("trap at /srv/app/secret.js:12");
+            },
+            getPrototypeOf() {
+              throw new Error("trap at /srv/app/secret.js:12");
+            },
+            getOwnPropertyDescriptor() {
+              throw new Error("trap at /srv/app/secret.js:12");
+            },
+          },
+        ),
+    ],
+    [
+      "an Error whose message and name getters throw",
+      () => {
+        const err = new Error("x");
+        for (const name of ["message", "name"]) {
+          Object.defineProperty(err, name, {
+            get() {
+              throw new Error("getter at /srv/app/secret.js:12");
+            },
+          });
+        }
+        return err;
+      },
+    ],
+  ];
+
+  it.each(hostile)("%s, with the fallback logger → 500 record, not Express's page", async (_name, make) => {
+    const app = express();
+    app.get("/h", (_req, _res, next) => next(make()));
+    app.use(errorHandler({ now: () => FIXED_NOW }));
+    const server = await listen(app);
+    closers.push(server.close);
+    const write = process.stderr.write.bind(process.stderr);
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
+      const text = String(chunk);
+      if (text.includes('"msg":"request failed"')) lines.push(text);
+      else return write(chunk, ...rest);
+      return true;
+    }) as typeof process.stderr.write);
+    const res = await fetch(`${server.url}/h`);
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(text).not.toContain("secret.js");
+    expect(JSON.parse(text)).toMatchObject({
+      status: 500,
+      message: "An unexpected error occurred",
+      path: "/h",
+    });
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ status: 500, path: "/h" });
+  });
+
+  it("a logger whose error() throws → the 500 record is still sent", async () => {
+    const logger: ErrorLogger = {
+      error() {
+        throw new Error("log transport down at /srv/app/secret.js:12");
+      },
+    };
+    const { url } = await serve(
+      (app) =>
+        app.get("/h", () => {
+          throw new Error("boom");
+        }),
+      logger as ReturnType<typeof recordingLogger>,
+    );
+    vi.spyOn(process.stderr, "write").mockImplementation((() => true) as typeof process.stderr.write);
+    const res = await fetch(`${url}/h`);
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(text).not.toContain("secret.js");
+    expect(JSON.parse(text)).toMatchObject({ status: 500, message: "An unexpected error occurred" });
+  });
+});

@@ -213,16 +213,21 @@ function logFailure(
   res: ServerResponse,
 ): void {
   const logger = config.logger ?? req.log ?? fallbackLogger;
-  logger.error(
-    {
-      err: thrown,
-      status: httpError.status,
-      method: req.method,
-      path: req.originalUrl ?? req.url,
-      correlationId: config.correlationId(req, res),
-    },
-    "request failed",
-  );
+  const entry = {
+    err: thrown,
+    status: httpError.status,
+    method: req.method,
+    path: req.originalUrl ?? req.url,
+    correlationId: config.correlationId(req, res),
+  };
+  // The response must go out whatever the log does: a logger (or its serializer, reading a
+  // hostile thrown value's getters) that throws would leave the client with the framework's page,
+  // stack trace included outside production (RFC 9457 §6). The line goes to stderr instead.
+  try {
+    logger.error(entry, "request failed");
+  } catch {
+    if (logger !== fallbackLogger) fallbackLogger.error(entry, "request failed");
+  }
 }
 
 /**

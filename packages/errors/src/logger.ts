@@ -131,7 +131,14 @@ function writeLine(level: number, obj: object, msg: string | undefined): void {
   const seen = new Set<object>();
   for (const [key, value] of Object.entries(obj)) {
     if (key === "level" || key === "time" || key === "msg") continue;
-    line[key] = value instanceof Error ? serialize(value, DEFAULT_CAUSE_DEPTH, seen) : jsonSafe(value, seen);
+    // A thrown value's getters and Proxy traps run here; one that throws costs its own field,
+    // never the line (nor the error response being written after it).
+    try {
+      line[key] =
+        value instanceof Error ? serialize(value, DEFAULT_CAUSE_DEPTH, seen) : jsonSafe(value, seen);
+    } catch {
+      line[key] = "[unserializable]";
+    }
   }
   process.stderr.write(`${JSON.stringify(line)}\n`);
 }

@@ -51,6 +51,17 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  * toHttpError(new SyntaxError("Unexpected token")).status // 500
  */
 export function toHttpError(err: unknown): HttpError {
+  // Reading a thrown value runs its code: a getter or a Proxy trap that throws would otherwise
+  // throw out of the error handler, and the client would get the framework's page (with a stack
+  // trace in development) instead of the record. Such a value is a 500 like any other unknown.
+  try {
+    return mapError(err);
+  } catch {
+    return HttpError.internal(undefined, { cause: err });
+  }
+}
+
+function mapError(err: unknown): HttpError {
   if (isHttpError(err)) return err;
   if (typeof err !== "object" || err === null) {
     return HttpError.internal(undefined, { cause: err });
