@@ -743,6 +743,84 @@ describe("RFC 9457 §3.2 extension members (HttpError option extensions)", () =>
     expect(text.endsWith(tail)).toBe(true);
   });
 
+  it.each([["application/json"], ["application/problem+json"]])(
+    "a BigInt member (9007199254740993n), Accept: %s → a JSON number with every digit",
+    async (accept) => {
+      const { url } = await serve((app) =>
+        app.get("/x", () => {
+          throw HttpError.conflict("taken", { extensions: { holderId: 9007199254740993n } });
+        }),
+      );
+      const res = await fetch(`${url}/x`, { headers: { Accept: accept } });
+      expect(res.status).toBe(409);
+      expect(await res.text()).toContain('"holderId":9007199254740993');
+    },
+  );
+
+  it.each([
+    ["application/json"],
+    ["application/problem+json"],
+    ["application/xml"],
+    ["application/problem+xml"],
+  ])(
+    "a member that cannot be rendered (a cycle, a throwing toJSON), Accept: %s → 500 record, logged",
+    async (accept) => {
+      const cycle: Record<string, unknown> = { name: "loop" };
+      cycle.self = cycle;
+      const { url, logger } = await serve((app) => {
+        app.get("/cycle", () => {
+          throw HttpError.conflict("taken", { extensions: { cycle } });
+        });
+        app.get("/tojson", () => {
+          throw HttpError.conflict("taken", {
+            extensions: {
+              bad: {
+                toJSON() {
+                  throw new Error("at /srv/app/secret.js:12");
+                },
+              },
+            },
+          });
+        });
+      });
+      for (const path of ["/cycle", "/tojson"]) {
+        const res = await fetch(`${url}${path}`, { headers: { Accept: accept } });
+        const text = await res.text();
+        expect(res.status).toBe(500);
+        expect(text).not.toContain("secret.js");
+        expect(text).toContain(path);
+      }
+      expect(logger.calls.length).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it.each([["application/xml"], ["application/problem+xml"]])(
+    "Accept: %s → members as JSON has them: a Date as its ISO text, a function or symbol left out, never its source",
+    async (accept) => {
+      const { url } = await serve((app) =>
+        app.get("/x", () => {
+          throw HttpError.conflict("taken", {
+            extensions: {
+              since: new Date("2026-01-02T03:04:05.678Z"),
+              detailHolder: {
+                name: "Ada",
+                helper() {
+                  return "/srv/app/secret.js";
+                },
+                tag: Symbol("secret.js"),
+              },
+            },
+          });
+        }),
+      );
+      const text = await (await fetch(`${url}/x`, { headers: { Accept: accept } })).text();
+      expect(text).not.toContain("secret.js");
+      expect(text).toContain(
+        "<since>2026-01-02T03:04:05.678Z</since><detailHolder><name>Ada</name></detailHolder>",
+      );
+    },
+  );
+
   it("a value with markup is escaped in XML", async () => {
     const { url } = await serve((app) =>
       app.get("/x", () => {

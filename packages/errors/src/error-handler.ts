@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
 import { isToken } from "./grammar.js";
 import { HttpError } from "./http-error.js";
+import { stringifyJson } from "./json.js";
 import { fallbackLogger, type Logger } from "./logger.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
 import { buildErrorRecord, buildProblemDetails, type ErrorRecord } from "./record.js";
@@ -274,14 +275,16 @@ export function renderError(
   typeBase: string | undefined,
 ): string {
   switch (format) {
+    // stringifyJson: a BigInt extension member is a number with every digit (RFC 8259 §6), where
+    // JSON.stringify would throw.
     case "problem+json":
-      return JSON.stringify(buildProblemDetails(record, code, typeBase));
+      return stringifyJson(buildProblemDetails(record, code, typeBase));
     case "problem+xml":
       return problemDetailsToXml(buildProblemDetails(record, code, typeBase));
     case "xml":
       return errorRecordToXml(record);
     default:
-      return JSON.stringify(record);
+      return stringifyJson(record);
   }
 }
 
@@ -340,18 +343,35 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
       next(err);
       return;
     }
-    const record = buildErrorRecord(httpError, req.originalUrl ?? req.url ?? "/", config.now());
+    const path = req.originalUrl ?? req.url ?? "/";
+    const now = config.now();
     const { format, contentType } = errorRendering(req.headers.accept);
+    let body: string;
+    try {
+      body = renderError(
+        format,
+        buildErrorRecord(httpError, path, now),
+        httpError.code,
+        config.problemTypeBase,
+      );
+    } catch (renderFailure) {
+      // An extension member with no JSON text (a cycle, a toJSON that throws) is the server's bug:
+      // a 500 record, logged, rather than a throw that leaves the client Express's page.
+      const internal = HttpError.internal(undefined, { cause: renderFailure });
+      logFailure(config, renderFailure, internal, req, res);
+      writeError(
+        req,
+        res,
+        internal,
+        [],
+        contentType,
+        renderError(format, buildErrorRecord(internal, path, now), undefined, undefined),
+      );
+      return;
+    }
     const { valid, dropped } = sendableHeaders(httpError.headers);
     if (dropped.length > 0) logDroppedHeaders(config, dropped, httpError, req, res);
-    writeError(
-      req,
-      res,
-      httpError,
-      valid,
-      contentType,
-      renderError(format, record, httpError.code, config.problemTypeBase),
-    );
+    writeError(req, res, httpError, valid, contentType, body);
   };
 }
 

@@ -96,17 +96,36 @@ function fieldErrorsXml(errors: ErrorRecord["errors"]): string {
  * an array's members each in an `<i>` element, an object's members each in an element named after
  * the member (members whose names are not such a name are left out), other values as text.
  */
-function valueXml(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.map((v) => `<i>${valueXml(v)}</i>`).join("");
-  if (typeof value === "object") return membersXml(Object.entries(value));
-  return escapeXml(String(value));
+function valueXml(value: unknown, depth: number): string {
+  // The same value the JSON forms carry (RFC 9457 Appendix B maps the JSON object): `toJSON()`
+  // first (a Date is its ISO text, not an empty element), and members JSON leaves out (a function,
+  // a symbol, undefined) left out here too. `String(fn)` would send the function's source code.
+  const json = jsonValue(value);
+  if (json === null || json === undefined || typeof json === "function" || typeof json === "symbol")
+    return "";
+  // A cycle has no JSON text either (JSON.stringify throws); without a bound it is a stack overflow.
+  if (depth > MAX_DEPTH) throw new TypeError("problem details extension nested too deeply (a cycle?)");
+  if (Array.isArray(json)) return json.map((v) => `<i>${valueXml(v, depth + 1)}</i>`).join("");
+  if (typeof json === "object") return membersXml(Object.entries(json), depth + 1);
+  return escapeXml(String(json));
 }
 
-function membersXml(members: Array<[string, unknown]>): string {
+const MAX_DEPTH = 100;
+
+function jsonValue(value: unknown): unknown {
+  if (value !== null && (typeof value === "object" || typeof value === "bigint")) {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") return toJSON.call(value);
+  }
+  return value;
+}
+
+function membersXml(members: Array<[string, unknown]>, depth = 0): string {
   let xml = "";
   for (const [name, value] of members) {
-    if (EXTENSION_NAME.test(name)) xml += `<${name}>${valueXml(value)}</${name}>`;
+    const json = jsonValue(value);
+    if (json === undefined || typeof json === "function" || typeof json === "symbol") continue;
+    if (EXTENSION_NAME.test(name)) xml += `<${name}>${valueXml(json, depth)}</${name}>`;
   }
   return xml;
 }
