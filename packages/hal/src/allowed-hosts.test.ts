@@ -85,6 +85,28 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
     expect(reply.slice(reply.indexOf("\r\n\r\n"))).not.toContain(host);
   });
 
+  // RFC 9112 §3.2.2: "When an origin server receives a request with an absolute-form of
+  // request-target, the origin server MUST ignore the received Host header field (if any) and
+  // instead use the host information of the request-target."
+  const absolute = (target: string, host: string) =>
+    [`GET ${target} HTTP/1.1`, `Host: ${host}`, "Connection: close", "", ""].join("\r\n");
+
+  it.each([
+    ["http://evil.example/where", "api.example.com", 421],
+    ["http://evil.example:8080/where?x=1", "api.example.com", 421],
+    ["http://api.example.com/where", "evil.example", 200],
+    ["HTTPS://API.Example.com:8443/where", "evil.example", 200],
+    ["http://bad_host.example/where", "api.example.com", 400],
+    ["http://user@api.example.com/where", "api.example.com", 400],
+  ])(
+    "GET %s (absolute-form) with Host: %s → %i: the target's authority, not Host",
+    async (target, host, expected) => {
+      const reply = await raw(guarded, absolute(target, host));
+      expect(status(reply)).toBe(expected);
+      if (expected === 421) expect(body(reply)).toMatchObject({ status: 421, error: "Misdirected Request" });
+    },
+  );
+
   it("HTTP/1.0 without Host → 421 with a list, 200 with *", async () => {
     expect(status(await raw(guarded, get(undefined)))).toBe(421);
     expect(status(await raw(any, get(undefined)))).toBe(200);

@@ -2,7 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getWithHost } from "../test/helpers.js";
+import { getWithHost, raw } from "../test/helpers.js";
 import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
 import { parseHost } from "./host.js";
 
@@ -44,6 +44,26 @@ describe("external base URL through a real server", () => {
     const body = await (await fetch(`${untrusted}/origin`)).json();
     expect(at(body, "origin")).toBe(untrusted);
     expect(at(body, "href")).toBe(`${untrusted}/employees/7`);
+  });
+
+  // RFC 9112 §3.2.2: the origin server MUST ignore Host for an absolute-form target and use the
+  // target's host information; a trusted proxy's forwarded host still wins (it names the URL the
+  // client used before the proxy).
+  it.each([
+    ["untrusted", "http://api.example.com:8080/origin", "Host: evil.example", "http://api.example.com:8080"],
+    ["untrusted", "http://api.example.com/origin?x=1", "Host: evil.example", "http://api.example.com"],
+    [
+      "trusted",
+      "http://internal.example/origin",
+      "Host: evil.example\r\nX-Forwarded-Host: api.example.com",
+      "http://api.example.com",
+    ],
+  ])("%s peer, GET %s with %s → links from %s", async (which, target, headers, origin) => {
+    const base = which === "trusted" ? trusted : untrusted;
+    const reply = await raw(base, `GET ${target} HTTP/1.1\r\n${headers}\r\nConnection: close\r\n\r\n`);
+    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+    const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
+    expect(body).toEqual({ origin, href: `${origin}/employees/7` });
   });
 
   it("trusted proxy with X-Forwarded-Proto/Host → links and Location use the public URL", async () => {

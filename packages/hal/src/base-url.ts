@@ -42,6 +42,12 @@ export interface OriginInput {
   encrypted: boolean;
   /** The forwarded headers come from a trusted proxy. */
   trusted: boolean;
+  /**
+   * The request-target (`req.originalUrl` or `req.url`): when it is in absolute-form
+   * (`http://api.example.com/x`), its authority replaces `Host` (RFC 9112 §3.2.2).
+   * @default undefined (`Host` is read)
+   */
+  target?: string | undefined;
 }
 
 function header(headers: OriginInput["headers"], name: string): string | undefined {
@@ -99,7 +105,7 @@ export function resolveOrigin(input: OriginInput): string {
       forwarded.proto ?? firstListValue(header(input.headers, "x-forwarded-proto"))?.toLowerCase();
     if (fProto === "http" || fProto === "https") proto = fProto;
   }
-  const authority = authorityOf(input.headers, forwarded);
+  const authority = authorityOf(input.headers, forwarded, input.target);
   if (authority === undefined)
     throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
   const { port } = authority;
@@ -113,16 +119,38 @@ export function resolveOrigin(input: OriginInput): string {
  * `X-Forwarded-Host`), else `Host`; undefined when there is none (an HTTP/1.0 request may carry no
  * `Host`). One that is not a valid authority (see {@link parseHost}) is a 400 `invalid_host`.
  */
-export function requestAuthority(headers: OriginInput["headers"], trusted: boolean): Authority | undefined {
-  return authorityOf(headers, trusted ? parseForwarded(header(headers, "forwarded")) : undefined);
+export function requestAuthority(
+  headers: OriginInput["headers"],
+  trusted: boolean,
+  target?: string,
+): Authority | undefined {
+  return authorityOf(headers, trusted ? parseForwarded(header(headers, "forwarded")) : undefined, target);
 }
 
-/** `forwarded` is the trusted proxy's `Forwarded`, undefined when the peer is not trusted. */
+// RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
+
+/**
+ * `forwarded` is the trusted proxy's `Forwarded`, undefined when the peer is not trusted.
+ * `target` is the request-target: RFC 9112 §3.2.2, "When an origin server receives a request with
+ * an absolute-form of request-target, the origin server MUST ignore the received Host header
+ * field (if any) and instead use the host information of the request-target", so a client cannot
+ * name one authority in the target and pass an allowlist with another in `Host`.
+ */
 function authorityOf(
   headers: OriginInput["headers"],
   forwarded: ForwardedValues | undefined,
+  target: string | undefined,
 ): Authority | undefined {
   let host = header(headers, "host");
+  const absolute = target === undefined || target.startsWith("/") ? null : ABSOLUTE_FORM.exec(target);
+  if (absolute !== null) {
+    host = absolute[1] ?? "";
+    // RFC 9110 §4.2.1: a recipient of an http URI with an empty host MUST reject it as invalid.
+    if (host === "") {
+      throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
+    }
+  }
   if (forwarded !== undefined) {
     host = forwarded.host ?? firstListValue(header(headers, "x-forwarded-host")) ?? host;
   }
@@ -201,6 +229,7 @@ function originInput(req: BaseUrlRequest, options: BaseUrlOptions): OriginInput 
     headers: req.headers,
     encrypted: Boolean((req.socket as { encrypted?: boolean } | undefined)?.encrypted),
     trusted: isTrusted(req, options.trustProxy),
+    target: req.originalUrl ?? req.url,
   };
 }
 

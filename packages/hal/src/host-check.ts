@@ -56,7 +56,7 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
   return function checkHost(req) {
     let authority: Authority | undefined;
     try {
-      authority = requestAuthority(req.headers, isTrusted(req, trust));
+      authority = requestAuthority(req.headers, isTrusted(req, trust), req.originalUrl ?? req.url);
     } catch (err) {
       if (isHttpError(err)) return err;
       throw err;

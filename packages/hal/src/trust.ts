@@ -50,6 +50,8 @@ export function compileTrust(value: TrustProxyOption): TrustProxy {
 export interface TrustRequest extends IncomingMessage {
   /** Express's app, read for its `trust proxy fn` setting when no trust is given. */
   app?: { get(setting: string): unknown };
+  /** Express's whole request-target, read for an absolute-form authority (RFC 9112 §3.2.2). */
+  originalUrl?: string;
 }
 
 /**
