@@ -142,6 +142,39 @@ describe("error record shape", () => {
     });
   });
 
+  // RFC 9112 §3.2.2: a server MUST accept an absolute-form target; Express routes it by its path,
+  // and the record's path (the problem's instance) is that path, not a URI with the client's host.
+  it.each([
+    ["http://evil.example/nowhere?q=1", "/nowhere", "application/json"],
+    ["HTTPS://evil.example:8443/nowhere#x", "/nowhere", "application/problem+json"],
+    ["http://evil.example", "/", "application/json"],
+    ["http://evil.example?q=1", "/", "application/json"],
+  ])("GET %s (absolute-form) → 404 record whose path is %s", async (target, path, accept) => {
+    const { url } = await serve(() => {});
+    const { hostname, port } = new URL(url);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: hostname, port: Number(port) }, () =>
+        socket.end(
+          `GET ${target} HTTP/1.1\r\nHost: ${hostname}\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      let text = "";
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 404 /);
+    const body = reply.slice(reply.indexOf("\r\n\r\n") + 4);
+    expect(body).not.toContain("evil.example");
+    const json = JSON.parse(body) as Json;
+    expect(json[accept === "application/json" ? "path" : "instance"]).toBe(path);
+    expect(json[accept === "application/json" ? "message" : "detail"]).toBe(
+      `No resource matches GET ${path}`,
+    );
+  });
+
   it("HEAD → status and headers, no body", async () => {
     const { url } = await serve((app) =>
       app.get("/x", () => {

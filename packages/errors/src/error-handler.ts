@@ -5,7 +5,7 @@ import { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { fallbackLogger, type Logger } from "./logger.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
-import { buildErrorRecord, buildProblemDetails, type ErrorRecord } from "./record.js";
+import { buildErrorRecord, buildProblemDetails, type ErrorRecord, requestPath } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
 import { appendVary } from "./vary.js";
 import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
@@ -434,8 +434,6 @@ export function allowedMethods(allowed: readonly string[]) {
 }
 
 function pathOf(req: ErrorRequest): string {
-  const url = req.originalUrl ?? req.url ?? "/";
-  const cut = url.search(/[?#]/);
-  const path = cut === -1 ? url : url.slice(0, cut);
+  const path = requestPath(req.originalUrl ?? req.url ?? "/");
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }

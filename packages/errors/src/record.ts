@@ -84,7 +84,7 @@ export function buildErrorRecord(err: HttpError, path: string, now: Date = new D
     status: err.status,
     error: reasonPhrase(err.status),
     message: clientMessage(err),
-    path: stripQuery(path),
+    path: requestPath(path),
   };
   if (err.errors && err.errors.length > 0 && err.status < 500) record.errors = [...err.errors];
   // RFC 9457 §3.2: extension members follow the standard ones; HttpError refuses clashing names.
@@ -125,6 +125,23 @@ export function buildProblemDetails(
  */
 function problemType(typeBase: string, code: string): string {
   return `${new URL(typeBase).href}${encodeURIComponent(code)}`;
+}
+
+// RFC 9112 §3.2.2 absolute-form (`http://host/x`); the scheme is case-insensitive (RFC 3986 §3.1).
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
+ * The path of a request-target, without query or fragment: `/a/b?x=1` → `/a/b`, and for an
+ * absolute-form target (RFC 9112 §3.2.2, which a server MUST accept and routes by its path)
+ * `http://host/a/b?x=1` → `/a/b`, an empty path being `/` (RFC 9112 §3.2.1). The record's `path`
+ * (and the problem's `instance`) is where the problem occurred on this server, not a URI carrying
+ * whatever authority the client wrote.
+ */
+export function requestPath(url: string): string {
+  const authority = ABSOLUTE_FORM.exec(url);
+  if (authority === null) return stripQuery(url);
+  const path = stripQuery(url.slice(authority[0].length));
+  return path.startsWith("/") ? path : `/${path}`;
 }
 
 /** `/a/b?x=1` → `/a/b`; also drops a fragment a broken client may send. */

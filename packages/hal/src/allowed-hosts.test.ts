@@ -103,7 +103,7 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
     async (target, host, expected) => {
       const reply = await raw(guarded, absolute(target, host));
       expect(status(reply)).toBe(expected);
-      if (expected === 421) expect(body(reply)).toMatchObject({ status: 421, error: "Misdirected Request" });
+      if (expected === 421) expect(body(reply)).toMatchObject({ status: 421, path: "/where" });
     },
   );
 
