@@ -554,6 +554,50 @@ describe("error headers", () => {
     expect((await readJson(res)).message).toBe("Method PUT is not allowed on /employees");
   });
 
+  // RFC 9110 §15.5.6: "The origin server MUST generate an Allow header field in a 405 response".
+  it.each([
+    ["new HttpError(405) without headers", () => new HttpError(405, "no")],
+    [
+      "an http-errors-style 405 without headers",
+      () => Object.assign(new Error("no"), { status: 405, expose: true }),
+    ],
+    [
+      "an http-errors-style 405 whose headers lack Allow",
+      () => Object.assign(new Error("no"), { status: 405, expose: true, headers: { "X-Other": "1" } }),
+    ],
+  ])("%s → never a 405 without Allow: a logged 500", async (_label, make) => {
+    const { url, logger } = await serve((app) =>
+      app.delete("/x", () => {
+        throw make();
+      }),
+    );
+    const res = await fetch(`${url}/x`, { method: "DELETE" });
+    expect(res.status).toBe(500);
+    expect(res.headers.get("allow")).toBeNull();
+    expect(logger.calls).toHaveLength(1);
+  });
+
+  it.each([
+    ["new HttpError(405) with allow: GET", () => new HttpError(405, "no", { headers: { allow: "GET" } })],
+    [
+      "an http-errors-style 405 with Allow: GET",
+      () => Object.assign(new Error("no"), { status: 405, expose: true, headers: { Allow: "GET" } }),
+    ],
+    [
+      "HttpError.methodNotAllowed([]) (Allow empty: no method is allowed)",
+      () => HttpError.methodNotAllowed([]),
+    ],
+  ])("%s → 405 with its Allow", async (_label, make) => {
+    const { url } = await serve((app) =>
+      app.delete("/x", () => {
+        throw make();
+      }),
+    );
+    const res = await fetch(`${url}/x`, { method: "DELETE" });
+    expect(res.status).toBe(405);
+    expect(res.headers.has("allow")).toBe(true);
+  });
+
   it("allowedMethods answers OPTIONS with 204 + Allow and other methods with 405 + the same Allow", async () => {
     const { url } = await serve((app) => {
       app
@@ -925,6 +969,12 @@ describe("construction-time validation", () => {
       expect(thrown).toMatchObject({ message, code });
     },
   );
+  it("new HttpError(405) without an Allow header → TypeError ERR_SVC_ERRORS_HEADERS (RFC 9110 §15.5.6)", () => {
+    expect(() => new HttpError(405)).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_ERRORS_HEADERS" }),
+    );
+    expect(() => new HttpError(405, "x", { headers: { "Retry-After": "1" } })).toThrow(/Allow/);
+  });
   it("methodNotAllowed([]) → TypeError", () => {
     expect(() => methodNotAllowed([])).toThrow(TypeError);
   });

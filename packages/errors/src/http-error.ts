@@ -58,6 +58,15 @@ function checkedExtensions(
   return names && names.length > 0 ? Object.freeze({ ...extensions }) : undefined;
 }
 
+/** Whether `headers` has an `Allow` field (names are case-insensitive, RFC 9110 §5.1). */
+export function hasAllow(headers: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (typeof headers !== "object" || headers === null) return false;
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() === "allow" && typeof headers[name] === "string") return true;
+  }
+  return false;
+}
+
 const ERROR_BRAND = Symbol.for("@svc/errors.HttpError");
 
 /**
@@ -89,6 +98,18 @@ export class HttpError extends Error {
     // 2xx or 3xx status (or none) would tell the client the request succeeded or was redirected.
     if (!isErrorStatus(status)) {
       throw refusedOption("errors", "status", status, "an integer from 400 to 599", "HttpError status");
+    }
+    // RFC 9110 §15.5.6: "The origin server MUST generate an Allow header field in a 405 response
+    // containing a list of the target resource's currently supported methods." Without one the
+    // error cannot be sent as a valid 405; HttpError.methodNotAllowed(allowed) writes it.
+    if (status === 405 && !hasAllow(options.headers)) {
+      throw refusedOption(
+        "errors",
+        "headers",
+        options.headers,
+        "an object with an Allow field for a 405 (RFC 9110 §15.5.6; HttpError.methodNotAllowed(allowed) sets it)",
+        "HttpError headers",
+      );
     }
     super(
       message ?? reasonPhrase(status),

@@ -1,4 +1,4 @@
-import { HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
+import { HttpError, type HttpErrorOptions, hasAllow, isHttpError } from "./http-error.js";
 import { isErrorStatus } from "./status.js";
 
 /**
@@ -87,6 +87,9 @@ function mapError(err: unknown): HttpError {
   const exposable = status < 500 && e.expose === true && typeof e.message === "string" && e.message !== "";
   const options: HttpErrorOptions = { cause: err };
   const headers = stringHeaders(e.headers);
+  // RFC 9110 §15.5.6: a 405 MUST carry Allow, and only the code that raised it knows the methods;
+  // without them the error is the server's bug, not a 405 the client could act on.
+  if (status === 405 && !hasAllow(headers)) return HttpError.internal(undefined, { cause: err });
   if (headers) options.headers = headers;
   return new HttpError(status, exposable ? (e.message as string) : undefined, options);
 }
