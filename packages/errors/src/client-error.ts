@@ -22,15 +22,50 @@ export interface ClientErrorOptions {
   now?: () => Date;
 }
 
-/** The `'clientError'` listener's signature (`http.Server`, `https.Server`). */
-export type ClientErrorListener = (err: Error & { code?: string }, socket: Duplex) => void;
+/**
+ * The `'clientError'` listener's signature (`http.Server`, `https.Server`). Node's parser errors
+ * carry the bytes it was given (`rawPacket`) and where it stopped (`bytesParsed`).
+ */
+export type ClientErrorListener = (
+  err: Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown },
+  socket: Duplex,
+) => void;
+
+/**
+ * RFC 9112 §3: `request-line = method SP request-target SP HTTP-version`, with RFC 9110 §9.1
+ * `method = token`; the target is anything up to the next SP. Run on one line of bounded input.
+ */
+const REQUEST_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^\s]+ HTTP\/\d\.\d\r?$/;
+
+/**
+ * Whether the request Node refused with `HPE_INVALID_METHOD` is a well-formed request line whose
+ * method Node does not know (`BREW /pot HTTP/1.1`, a lower-case `get`: methods are
+ * case-sensitive), rather than bytes that are no HTTP at all: the line holding the point where the
+ * parser stopped, read from the packet it was parsing.
+ */
+function isUnknownMethod(rawPacket: unknown, bytesParsed: unknown): boolean {
+  if (!Buffer.isBuffer(rawPacket) || typeof bytesParsed !== "number") return false;
+  const at = Math.min(Math.max(0, bytesParsed), rawPacket.length);
+  // A negative offset would search from the end of the packet.
+  const start = at === 0 ? 0 : rawPacket.lastIndexOf(0x0a, at - 1) + 1;
+  const end = rawPacket.indexOf(0x0a, at);
+  if (end === -1 || end - start > 8192) return false;
+  return REQUEST_LINE.test(rawPacket.toString("latin1", start, end));
+}
 
 /**
  * The error a parser failure of Node's HTTP server stands for, by the failure's `code`: the same
  * statuses Node's own default answer uses, with the error record's messages.
  */
-function parserError(code: string | undefined): HttpError {
-  switch (code) {
+function parserError(err: Parameters<ClientErrorListener>[0]): HttpError {
+  switch (err.code) {
+    // RFC 9110 §9.1: "An origin server that receives a request method that is unrecognized or not
+    // implemented SHOULD respond with the 501 (Not Implemented) status code" (§15.6.2); a request
+    // line that is no request line at all stays a 400.
+    case "HPE_INVALID_METHOD":
+      return isUnknownMethod(err.rawPacket, err.bytesParsed)
+        ? new HttpError(501, "The request method is not implemented")
+        : HttpError.badRequest("The request is not valid HTTP/1.1");
     // RFC 6585 §5: the header section, or one field, is larger than the server will process.
     case "HPE_HEADER_OVERFLOW":
       return new HttpError(431, "The request header fields are too large");
@@ -65,7 +100,8 @@ function headerLine(name: string, value: string): string {
  * A listener for Node's `'clientError'` event: a request the HTTP parser refuses (a malformed
  * header line, a bare CR, headers over `maxHeaderSize`, a request that did not arrive within
  * `headersTimeout`/`requestTimeout`) never reaches the app, and Node's default answer is a bare
- * status line. This one answers with the same status (400, 408, 413 or 431, by `err.code`), the
+ * status line. This one answers with the same status (400, 408, 413 or 431, by `err.code`; 501
+ * for a well-formed request line with a method Node does not know, RFC 9110 §9.1), the
  * JSON error record (path `/`: the parser gave up before the target was known), `Cache-Control:
  * no-store`, the `headers` option's fields and `Connection: close`, then closes the connection.
  *
@@ -104,7 +140,7 @@ export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErro
       socket.destroy();
       return;
     }
-    const error = parserError(err.code);
+    const error = parserError(err);
     const body = JSON.stringify(buildErrorRecord(error, "/", now()));
     let head = `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n`;
     if (extraHeaders) {

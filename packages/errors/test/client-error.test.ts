@@ -42,6 +42,39 @@ describe("clientErrorHandler: what Node's parser refuses gets the error record",
     ["a malformed header line", "GET / HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n", 400, "Bad Request"],
     ["a bare CR in a value", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", 400, "Bad Request"],
     ["a request line that is not HTTP", "HELLO\r\n\r\n", 400, "Bad Request"],
+    // RFC 9110 §9.1: "An origin server that receives a request method that is unrecognized or not
+    // implemented SHOULD respond with the 501 (Not Implemented) status code."
+    [
+      "a well-formed request line with an unknown method",
+      "BREW /pot HTTP/1.1\r\nHost: x\r\n\r\n",
+      501,
+      "Not Implemented",
+    ],
+    [
+      "a lower-case method (methods are case-sensitive)",
+      "get / HTTP/1.1\r\nHost: x\r\n\r\n",
+      501,
+      "Not Implemented",
+    ],
+    [
+      "an unknown method after an empty line",
+      "\r\nFOO / HTTP/1.1\r\nHost: x\r\n\r\n",
+      501,
+      "Not Implemented",
+    ],
+    ["a method that is not a token", "G@T / HTTP/1.1\r\nHost: x\r\n\r\n", 400, "Bad Request"],
+    [
+      "an unknown method in a malformed request line",
+      "BREW  HTTP/1.1\r\nHost: x\r\n\r\n",
+      400,
+      "Bad Request",
+    ],
+    [
+      "a TLS ClientHello on the plain port",
+      "\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
+      400,
+      "Bad Request",
+    ],
     [
       "headers beyond maxHeaderSize (RFC 6585 §5)",
       `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4096)}\r\n\r\n`,
