@@ -1,3 +1,4 @@
+import { errorHandler } from "@svc/errors";
 import { at, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,9 +35,34 @@ describe("HAL resources through a real server", () => {
       const customer = hal({ id: 9223372036854775807n }).link(Rel.SELF, "/customers/9223372036854775807");
       res.type(halJson.mediaType).send(halJson.serialize(customer));
     });
+    // The state is held by reference: a member added after construction is rendered as it is then.
+    app.get("/late/:member", (req, res) => {
+      const state: Record<string, unknown> = { id: 2 };
+      const resource = hal(state).link(Rel.SELF, "/late");
+      state[req.params.member as string] = { evil: { href: "https://evil.example/" } };
+      res.type(halJson.mediaType).send(halJson.serialize(resource));
+    });
+    app.use(errorHandler({ logger: { error() {} } }));
     ({ url, close } = await listen(app));
   });
   afterAll(async () => close());
+
+  // draft-kelly-json-hal-11 §4.1: _links and _embedded are reserved properties of a resource; the
+  // builder's own links must never be replaced by state (the constructor already refuses them).
+  it.each(["_links", "_embedded"])(
+    "state given %s after construction → 500, never a document with the state's links",
+    async (member) => {
+      const res = await fetch(`${url}/late/${member}`);
+      expect(res.status).toBe(500);
+      expect(await res.text()).not.toContain("evil.example");
+    },
+  );
+
+  it("state given another member after construction → rendered", async () => {
+    const body = await (await fetch(`${url}/late/extra`)).json();
+    expect(at(body, "extra", "evil", "href")).toBe("https://evil.example/");
+    expect(at(body, "_links", "self", "href")).toBe("/late");
+  });
 
   it("GET a resource whose id is the BigInt 2^63 − 1 → HAL+JSON with the id's every digit", async () => {
     const res = await fetch(`${url}/customers/9223372036854775807`);

@@ -70,15 +70,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw optionError("HalResource", "state", value, "a plain object");
     }
-    for (const key of Object.keys(value)) {
-      if (RESERVED.has(key))
-        throw optionError(
-          "HalResource",
-          "state",
-          key,
-          "a plain object without the reserved properties _links and _embedded",
-        );
-    }
+    checkState(value);
     this.#state = value;
     checkOptionNames("hal", options, ["arrayRelations", "emptyEmbedded"], "HalResource");
     const arrayRelations: unknown = options.arrayRelations ?? [];
@@ -187,6 +179,12 @@ export class HalResource<State extends object = Record<string, unknown>> {
       if (this.#curies.length > 0) links.curies = [...this.#curies];
       doc._links = links;
     }
+    // The state is held by reference, so a reserved member added after construction is refused
+    // here too (draft-kelly-json-hal-11 §4.1: _links and _embedded are the resource's own): it
+    // would silently replace the links this builder holds.
+    if (Object.hasOwn(this.#state, "_links") || Object.hasOwn(this.#state, "_embedded")) {
+      checkState(this.#state);
+    }
     Object.assign(doc, this.#state);
     if (this.#embedded.size > 0 || this.#emptyEmbedded) {
       const embedded: Record<string, object | object[]> = {};
@@ -197,6 +195,19 @@ export class HalResource<State extends object = Record<string, unknown>> {
       doc._embedded = embedded;
     }
     return doc;
+  }
+}
+
+/** Refuses a state holding a reserved property (draft-kelly-json-hal-11 §4.1). */
+function checkState(state: object): void {
+  for (const key of Object.keys(state)) {
+    if (RESERVED.has(key))
+      throw optionError(
+        "HalResource",
+        "state",
+        key,
+        "a plain object without the reserved properties _links and _embedded",
+      );
   }
 }
 
