@@ -1100,6 +1100,55 @@ describe("hostile thrown values: the record still goes out (RFC 9457 §6)", () =
     expect(JSON.parse(lines[0] as string)).toMatchObject({ status: 500, path: "/h" });
   });
 
+  // isHttpError also recognises another copy's HttpError by its registered brand, so the value's
+  // shape is not this copy's guarantee: an older copy, or anything carrying the brand, may hold a
+  // status no error response can have (RFC 9110 §15: 4xx and 5xx report errors).
+  const BRAND = Symbol.for("@svc/errors.HttpError");
+  it.each([
+    ["status 200", { status: 200, headers: {} }],
+    ["status 302 with Location", { status: 302, headers: { Location: "https://evil.example/" } }],
+    ["status 600", { status: 600, headers: {} }],
+    ['status "404"', { status: "404", headers: {} }],
+    ["status NaN", { status: Number.NaN, headers: {} }],
+    ["headers null", { status: 404, headers: null }],
+    ["expose true on a 500", { status: 500, expose: true, headers: {} }],
+  ])("a branded HttpError look-alike with %s → the 500 record", async (_label, shape) => {
+    const { url } = await serve((app) =>
+      app.get("/b", () => {
+        throw Object.assign(new Error("internal detail at /srv/app/secret.js"), shape, { [BRAND]: true });
+      }),
+    );
+    const res = await fetch(`${url}/b`, { redirect: "manual" });
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(res.headers.get("location")).toBeNull();
+    expect(text).not.toContain("secret.js");
+    expect(JSON.parse(text)).toMatchObject({ status: 500, message: "An unexpected error occurred" });
+  });
+
+  it("a well-formed HttpError of another copy (409, code, header, extension) → rendered as it came", async () => {
+    const { url } = await serve((app) =>
+      app.get("/b", () => {
+        throw Object.assign(new Error("Order 7 is already paid"), {
+          status: 409,
+          expose: true,
+          headers: { "Retry-After": "3" },
+          code: "already_paid",
+          extensions: { orderId: 7 },
+          [BRAND]: true,
+        });
+      }),
+    );
+    const res = await fetch(`${url}/b`, { headers: { Accept: "application/problem+json" } });
+    expect(res.status).toBe(409);
+    expect(res.headers.get("retry-after")).toBe("3");
+    expect(await res.json()).toMatchObject({
+      detail: "Order 7 is already paid",
+      code: "already_paid",
+      orderId: 7,
+    });
+  });
+
   it("a logger whose error() throws → the 500 record is still sent", async () => {
     const logger: ErrorLogger = {
       error() {

@@ -17,6 +17,25 @@ const BODY_PARSER_ERRORS: Readonly<Record<string, { status: number; message: str
   "encoding.unsupported": { status: 415, message: "The request body's Content-Encoding is not supported" },
 };
 
+/**
+ * Another copy's `HttpError` (recognised by its registered brand, which anything can carry) made
+ * again with this copy's constructor, so its status (400..599, RFC 9110 §15.5, §15.6), headers,
+ * field errors and extension members pass the same checks as this copy's own; a value that fails
+ * them is a 500. Sent as it came, a status of 200, 302 or NaN would go out as the error response's.
+ */
+function fromOtherCopy(err: HttpError): HttpError {
+  const e = err as unknown as Record<string, unknown>;
+  const options: HttpErrorOptions = { cause: err };
+  if (typeof e.expose === "boolean") options.expose = e.expose;
+  const headers = stringHeaders(e.headers);
+  if (headers) options.headers = headers;
+  if (typeof e.code === "string") options.code = e.code;
+  if (Array.isArray(e.errors)) options.errors = e.errors as HttpErrorOptions["errors"] & object;
+  if (e.extensions !== undefined) options.extensions = e.extensions as Record<string, unknown>;
+  if (!isErrorStatus(e.status) || headers === undefined) return HttpError.internal(undefined, { cause: err });
+  return new HttpError(e.status, typeof e.message === "string" ? e.message : undefined, options);
+}
+
 interface ErrorLike {
   status?: unknown;
   statusCode?: unknown;
@@ -62,7 +81,14 @@ export function toHttpError(err: unknown): HttpError {
 }
 
 function mapError(err: unknown): HttpError {
-  if (isHttpError(err)) return err;
+  if (err instanceof HttpError) {
+    // Its fields are readonly to TypeScript only: one set to a status no error can have after
+    // construction is the server's bug, like any other unknown error.
+    return isErrorStatus(err.status) && typeof err.headers === "object" && err.headers !== null
+      ? err
+      : HttpError.internal(undefined, { cause: err });
+  }
+  if (isHttpError(err)) return fromOtherCopy(err);
   if (typeof err !== "object" || err === null) {
     return HttpError.internal(undefined, { cause: err });
   }
