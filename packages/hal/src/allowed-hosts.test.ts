@@ -144,6 +144,18 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
     expect(status(await raw(proxied, get("api.example.com", ["X-Forwarded-Host: evil.example"])))).toBe(421);
   });
 
+  // RFC 7239 §4: proxies append; the trusted peer's element is the last, a client's comes first.
+  it.each([
+    ["host=api.example.com, for=192.0.2.1;host=evil.example", 421],
+    ["host=evil.example, for=192.0.2.1;host=api.example.com", 200],
+    ["host=api.example.com, for=127.0.0.1;host=evil.example", 200],
+  ])(
+    "trustProxy loopback, Forwarded: %s → %i (the element the trusted chain added)",
+    async (forwarded, expected) => {
+      expect(status(await raw(proxied, get("127.0.0.1", [`Forwarded: ${forwarded}`])))).toBe(expected);
+    },
+  );
+
   it("without trustProxy, Express's trust proxy setting decides (the Express fallback)", async () => {
     expect(status(await raw(expressTrust, get("127.0.0.1", ["X-Forwarded-Host: api.example.com"])))).toBe(
       200,

@@ -84,7 +84,8 @@ describe("external base URL through a real server", () => {
 
   it("trusted proxy with Forwarded: proto=https;host=… → Forwarded wins over X-Forwarded-*", async () => {
     const proxy = await simulatedProxy(trusted, {
-      forwarded: 'for=192.0.2.60;proto=https;host="gw.example.com:8443", for=10.0.0.1;host=inner',
+      // The peer's element names a trusted (loopback) hop before it, so that hop's element counts.
+      forwarded: 'for=192.0.2.60;proto=https;host="gw.example.com:8443", for=127.0.0.1;host=inner',
       "x-forwarded-host": "other.example.com",
     });
     try {
@@ -93,6 +94,29 @@ describe("external base URL through a real server", () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  // RFC 7239 §4: a proxy appends its element ("can either append it to the last existing
+  // Forwarded header field after a comma separator or add a new field at the end"), so the last
+  // element is the trusted peer's, and one before it counts only when the hop that added it is
+  // trusted too (its address is the for= of the element after it). A client's own Forwarded comes
+  // first, and must not name the links.
+  it.each([
+    ["host=evil.example, for=192.0.2.60;host=api.example.com;proto=https", "https://api.example.com"],
+    ["proto=https;host=evil.example, for=192.0.2.60;host=api.example.com", "http://api.example.com"],
+    ["for=192.0.2.60;host=gw.example.com;proto=https, for=127.0.0.1;host=inner", "https://gw.example.com"],
+    ['for=192.0.2.60;host=gw.example.com, for="[::1]:4711";host=inner', "http://gw.example.com"],
+    ['for=192.0.2.60;host=gw.example.com, for="_hidden";host=inner', "http://inner"],
+    ["for=192.0.2.60;host=gw.example.com, for=unknown;host=inner", "http://inner"],
+    ["host=evil.example, host=api.example.com", "http://api.example.com"],
+  ])("trusted peer, Forwarded: %s → links from %s", async (forwarded, origin) => {
+    const reply = await raw(
+      trusted,
+      `GET /origin HTTP/1.1\r\nHost: 127.0.0.1\r\nForwarded: ${forwarded}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+    const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
+    expect(body.origin).toBe(origin);
   });
 
   it("untrusted proxy with X-Forwarded-Host: evil.example → forwarded headers ignored", async () => {

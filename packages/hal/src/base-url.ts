@@ -1,8 +1,9 @@
+import { isIP, isIPv4 } from "node:net";
 import { checkBooleanOption, checkOptionNames, HttpError, parseParameters, splitList } from "@svc/errors";
 import { type Authority, parseHost } from "./host.js";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
-import { isTrusted, type TrustProxy, type TrustRequest } from "./trust.js";
+import { isTrusted, type TrustProxy, type TrustRequest, trustFunction } from "./trust.js";
 
 /** The parts of a plain `node:http` (or Express) request the base URL is built from. */
 export type BaseUrlRequest = TrustRequest;
@@ -48,6 +49,12 @@ export interface OriginInput {
    * @default undefined (`Host` is read)
    */
   target?: string | undefined;
+  /**
+   * Whether the proxy at `address`, `hop` proxies away from the server, may be believed: lets a
+   * chain of trusted proxies name the client's URL in `Forwarded` (see {@link resolveOrigin}).
+   * @default undefined (only the element the trusted peer added is read)
+   */
+  trustProxy?: TrustProxy | undefined;
 }
 
 function header(headers: OriginInput["headers"], name: string): string | undefined {
@@ -66,7 +73,9 @@ type ForwardedValues = { proto?: string; host?: string };
 
 /**
  * Reads `proto` and `host` from the first element of an RFC 7239 `Forwarded` header: the one the
- * proxy nearest the client added, which saw the URL the client used.
+ * proxy nearest the client added, which saw the URL the client used, when every hop is trusted.
+ * Proxies append their element (RFC 7239 §4), so the first may also be one the client sent itself:
+ * {@link resolveOrigin} reads the element the trusted chain added instead.
  */
 export function parseForwarded(value: string | undefined): ForwardedValues {
   if (!value) return {};
@@ -81,6 +90,62 @@ export function parseForwarded(value: string | undefined): ForwardedValues {
     if (key === "host" && out.host === undefined) out.host = v;
   }
   return out;
+}
+
+/** One element of a `Forwarded` header, as read. */
+type ForwardedElement = ForwardedValues & { for?: string };
+
+function forwardedElements(value: string | undefined): ForwardedElement[] {
+  if (!value) return [];
+  const elements: ForwardedElement[] = [];
+  for (const element of splitList(value) ?? []) {
+    const out: ForwardedElement = {};
+    for (const [key, v] of parseParameters(`;${element}`) ?? []) {
+      if (key === "for" && out.for === undefined) out.for = v;
+      if (key === "proto" && out.proto === undefined) out.proto = v.toLowerCase();
+      if (key === "host" && out.host === undefined) out.host = v;
+    }
+    elements.push(out);
+  }
+  return elements;
+}
+
+/**
+ * RFC 7239 §6: `node = nodename [ ":" node-port ]`, `nodename = IPv4address / "[" IPv6address "]" /
+ * "unknown" / obfnode`; the address, or undefined for "unknown" and obfuscated identifiers, which
+ * name no node that could be trusted.
+ */
+function nodeAddress(node: string | undefined): string | undefined {
+  if (node === undefined) return undefined;
+  if (node.startsWith("[")) {
+    const close = node.indexOf("]");
+    const address = close === -1 ? "" : node.slice(1, close);
+    return isIP(address) === 6 ? address : undefined;
+  }
+  const colon = node.indexOf(":");
+  const address = colon === -1 ? node : node.slice(0, colon);
+  return isIPv4(address) ? address : undefined;
+}
+
+/**
+ * The `Forwarded` element the trusted chain vouches for. RFC 7239 §4: a proxy "can either append
+ * it to the last existing Forwarded header field after a comma separator or add a new field at
+ * the end of the header block", so the last element is the trusted peer's, and the one before it
+ * only counts when the node that added it, named by the `for` of the element after it, is trusted
+ * at its hop (as proxy-addr walks `X-Forwarded-For`). Elements a client sent itself come first and
+ * are never read unless the operator trusts every hop.
+ */
+function trustedForwarded(value: string | undefined, trust: TrustProxy | undefined): ForwardedValues {
+  const elements = forwardedElements(value);
+  let i = elements.length - 1;
+  if (i < 0) return {};
+  for (let hop = 1; i > 0 && trust !== undefined; hop++) {
+    const address = nodeAddress(elements[i]?.for);
+    if (address === undefined || !trust(address, hop)) break;
+    i--;
+  }
+  const { proto, host } = elements[i] ?? {};
+  return { ...(proto === undefined ? {} : { proto }), ...(host === undefined ? {} : { host }) };
 }
 
 /**
@@ -100,7 +165,7 @@ export function resolveOrigin(input: OriginInput): string {
   let proto = input.encrypted ? "https" : "http";
   let forwarded: ForwardedValues | undefined;
   if (input.trusted) {
-    forwarded = parseForwarded(header(input.headers, "forwarded"));
+    forwarded = trustedForwarded(header(input.headers, "forwarded"), input.trustProxy);
     const fProto =
       forwarded.proto ?? firstListValue(header(input.headers, "x-forwarded-proto"))?.toLowerCase();
     if (fProto === "http" || fProto === "https") proto = fProto;
@@ -123,8 +188,10 @@ export function requestAuthority(
   headers: OriginInput["headers"],
   trusted: boolean,
   target?: string,
+  trust?: TrustProxy,
 ): Authority | undefined {
-  return authorityOf(headers, trusted ? parseForwarded(header(headers, "forwarded")) : undefined, target);
+  const forwarded = trusted ? trustedForwarded(header(headers, "forwarded"), trust) : undefined;
+  return authorityOf(headers, forwarded, target);
 }
 
 // RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
@@ -230,6 +297,7 @@ function originInput(req: BaseUrlRequest, options: BaseUrlOptions): OriginInput 
     encrypted: Boolean((req.socket as { encrypted?: boolean } | undefined)?.encrypted),
     trusted: isTrusted(req, options.trustProxy),
     target: req.originalUrl ?? req.url,
+    trustProxy: trustFunction(req, options.trustProxy),
   };
 }
 

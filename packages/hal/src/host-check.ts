@@ -7,6 +7,7 @@ import {
   type TrustProxy,
   type TrustProxyOption,
   type TrustRequest,
+  trustFunction,
 } from "./trust.js";
 
 /** Options of {@link createHostCheck} and `allowedHosts`. */
@@ -56,7 +57,12 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
   return function checkHost(req) {
     let authority: Authority | undefined;
     try {
-      authority = requestAuthority(req.headers, isTrusted(req, trust), req.originalUrl ?? req.url);
+      authority = requestAuthority(
+        req.headers,
+        isTrusted(req, trust),
+        req.originalUrl ?? req.url,
+        trustFunction(req, trust),
+      );
     } catch (err) {
       if (isHttpError(err)) return err;
       throw err;

@@ -67,3 +67,19 @@ export function isTrusted(req: TrustRequest, trust: boolean | TrustProxy | undef
   const fromApp = typeof req.app?.get === "function" ? req.app.get("trust proxy fn") : undefined;
   return typeof fromApp === "function" ? Boolean((fromApp as TrustProxy)(address, 0)) : false;
 }
+
+/**
+ * The trust function for the hops before the peer, when the peer is trusted: `true` trusts every
+ * hop, a function is itself, and with `trust` undefined the Express app's `trust proxy fn`;
+ * undefined when none is known (only the peer is then believed).
+ */
+export function trustFunction(
+  req: TrustRequest,
+  trust: boolean | TrustProxy | undefined,
+): TrustProxy | undefined {
+  if (trust === true) return TRUST_ALL;
+  if (typeof trust === "function") return trust;
+  if (trust === false) return undefined;
+  const fromApp = typeof req.app?.get === "function" ? req.app.get("trust proxy fn") : undefined;
+  return typeof fromApp === "function" ? (fromApp as TrustProxy) : undefined;
+}
