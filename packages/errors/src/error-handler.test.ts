@@ -598,6 +598,25 @@ describe("error headers", () => {
     expect(res.headers.has("allow")).toBe(true);
   });
 
+  // RFC 9110 §10.2.1: Allow "lists the set of methods advertised as supported by the target
+  // resource"; allowedMethods answers OPTIONS itself (§9.3.7), so OPTIONS is one of them.
+  it("allowedMethods(['GET', 'HEAD']) → OPTIONS 204 and PUT 405 both with Allow: GET, HEAD, OPTIONS", async () => {
+    const { url } = await serve((app) => {
+      app
+        .route("/r")
+        .get((_req, res) => {
+          res.json([]);
+        })
+        .all(allowedMethods(["GET", "HEAD"]));
+    });
+    const options = await fetch(`${url}/r`, { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    const put = await fetch(`${url}/r`, { method: "PUT" });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
   it("allowedMethods answers OPTIONS with 204 + Allow and other methods with 405 + the same Allow", async () => {
     const { url } = await serve((app) => {
       app

@@ -415,13 +415,18 @@ export function methodNotAllowed(allowed: readonly string[]) {
  * The last handler of a route: `OPTIONS` answered with 204 and `Allow` (RFC 9110 §9.3.7: a server
  * SHOULD send the methods it supports for the target resource; §10.2.1 `Allow`), any other method
  * the route lacks with 405 and the same `Allow` (RFC 9110 §15.5.6). One list feeds both, so the
- * two answers cannot disagree.
+ * two answers cannot disagree; `OPTIONS` is added to it when missing, as it is answered.
  *
  * @example router.route("/employees").get(list).post(create).all(allowedMethods(["GET", "HEAD", "POST", "OPTIONS"]));
  */
 export function allowedMethods(allowed: readonly string[]) {
-  const refuse = methodNotAllowed(allowed);
-  const allow = allowed.map((m) => m.toUpperCase()).join(", ");
+  methodNotAllowed(allowed); // checks the list
+  // RFC 9110 §10.2.1: Allow lists "the set of methods advertised as supported by the target
+  // resource", and this handler answers OPTIONS itself: it is listed even when left out.
+  const methods = allowed.map((m) => m.toUpperCase());
+  if (!methods.includes("OPTIONS")) methods.push("OPTIONS");
+  const refuse = methodNotAllowed(methods);
+  const allow = methods.join(", ");
   return function svcAllowedMethods(req: ErrorRequest, res: ServerResponse, next: NextFunction): void {
     if (req.method !== "OPTIONS") {
       refuse(req, res, next);
