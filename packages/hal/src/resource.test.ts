@@ -42,6 +42,11 @@ describe("HAL resources through a real server", () => {
       state[req.params.member as string] = { evil: { href: "https://evil.example/" } };
       res.type(halJson.mediaType).send(halJson.serialize(resource));
     });
+    // JSON.parse makes "__proto__" an own member, as RFC 8259 allows any member name.
+    app.get("/proto", (_req, res) => {
+      const state = JSON.parse('{"__proto__":{"admin":true},"id":4}') as Record<string, unknown>;
+      res.type(halJson.mediaType).send(halJson.serialize(hal(state).link(Rel.SELF, "/proto")));
+    });
     app.use(errorHandler({ logger: { error() {} } }));
     ({ url, close } = await listen(app));
   });
@@ -57,6 +62,16 @@ describe("HAL resources through a real server", () => {
       expect(await res.text()).not.toContain("evil.example");
     },
   );
+
+  it('state with an own "__proto__" member (from JSON.parse) → rendered as a member, like JSON.stringify does', async () => {
+    const text = await (await fetch(`${url}/proto`)).text();
+    expect(JSON.parse(text)).toEqual({
+      _links: { self: { href: "/proto" } },
+      ["__proto__"]: { admin: true },
+      id: 4,
+    });
+    expect(text).toBe('{"_links":{"self":{"href":"/proto"}},"__proto__":{"admin":true},"id":4}');
+  });
 
   it("state given another member after construction → rendered", async () => {
     const body = await (await fetch(`${url}/late/extra`)).json();

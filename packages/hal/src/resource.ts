@@ -185,7 +185,8 @@ export class HalResource<State extends object = Record<string, unknown>> {
     if (Object.hasOwn(this.#state, "_links") || Object.hasOwn(this.#state, "_embedded")) {
       checkState(this.#state);
     }
-    Object.assign(doc, this.#state);
+    if (Object.hasOwn(this.#state, "__proto__")) copyMembers(doc, this.#state);
+    else Object.assign(doc, this.#state);
     if (this.#embedded.size > 0 || this.#emptyEmbedded) {
       const embedded: Record<string, object | object[]> = {};
       for (const [rel, { array, items }] of this.#embedded) {
@@ -195,6 +196,18 @@ export class HalResource<State extends object = Record<string, unknown>> {
       doc._embedded = embedded;
     }
     return doc;
+  }
+}
+
+/**
+ * Copies the state's members as data properties. An own `__proto__` member (JSON.parse makes one,
+ * RFC 8259 allows any member name) would, through Object.assign's assignment, set the document's
+ * prototype instead and be missing from the JSON text.
+ */
+function copyMembers(doc: HalDocument, state: object): void {
+  for (const key of Object.keys(state)) {
+    const value: unknown = (state as Record<string, unknown>)[key];
+    Object.defineProperty(doc, key, { value, enumerable: true, writable: true, configurable: true });
   }
 }
 
