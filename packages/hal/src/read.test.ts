@@ -240,6 +240,41 @@ describe("readHal: follow, against a server rendering HAL with this package", ()
     },
   );
 
+  // A document's links are data (a profile's homepage, an upload's URL): the caller's credentials
+  // go to the origin the document came from, not wherever a link points. Fetch Standard, HTTP-redirect
+  // fetch: "If request's current URL's origin is not same origin with locationURL's origin, then
+  // for each headerName of CORS non-wildcard request-header name, delete headerName" (Authorization).
+  it("credentials in headers (Authorization, Proxy-Authorization, Cookie) go only to the document's origin", async () => {
+    const seen: string[] = [];
+    const other = await listenOn(
+      createServer((req, res) => {
+        const h = req.headers;
+        seen.push(`${h.authorization}|${h["proxy-authorization"]}|${h.cookie}|${h["x-trace"]}`);
+        res.writeHead(200, { "content-type": HAL_JSON }).end(
+          JSON.stringify({
+            _links: { away: { href: `${server.url}/employees/1` }, here: { href: "/again" } },
+          }),
+        );
+      }),
+    );
+    try {
+      const headers = {
+        Authorization: "Bearer secret",
+        "Proxy-Authorization": "Basic c2VjcmV0",
+        Cookie: "sid=secret",
+        "X-Trace": "t1",
+      };
+      const doc = readHal({ _links: { away: { href: `${other.url}/x` } } }, { base: `${server.url}/` });
+      const there = await doc.follow("away", { headers });
+      expect(seen).toEqual(["undefined|undefined|undefined|t1"]);
+      // Same origin as the document (the response URL is the next reader's base): sent.
+      await there.follow("here", { headers });
+      expect(seen[1]).toBe("Bearer secret|Basic c2VjcmV0|sid=secret|t1");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("follow takes a fetch of the caller's (an authenticated one, say) and headers", async () => {
     const seen: string[] = [];
     const doc = readHal({ _links: { go: { href: `${server.url}/employees/1` } } });

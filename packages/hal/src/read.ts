@@ -212,8 +212,25 @@ async function boundedText(response: Response, max: number): Promise<string | un
  * unless they name an Accept in any case (RFC 9110 §5.1: field names are case-insensitive; both
  * would be sent and joined into one list).
  */
-function followHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  const out: Record<string, string> = { ...headers };
+/** Fields that carry the caller's credentials. */
+const CREDENTIALS: ReadonlySet<string> = new Set(["authorization", "proxy-authorization", "cookie"]);
+
+/**
+ * The headers of a follow; `crossOrigin` drops the caller's credentials. A link is data of the
+ * document (a user's homepage, an upload's URL), so a token meant for the document's origin must
+ * not go wherever it points: the Fetch Standard drops Authorization the same way when a redirect
+ * leaves the origin ("If request's current URL's origin is not same origin with locationURL's
+ * origin ... delete headerName from request's header list"), and RFC 9110 §15.4 asks a client
+ * following a redirect to consider removing Authorization when the target is another origin.
+ */
+function followHeaders(
+  headers: Readonly<Record<string, string>> | undefined,
+  crossOrigin: boolean,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!crossOrigin || !CREDENTIALS.has(name.toLowerCase())) out[name] = value;
+  }
   if (!Object.keys(out).some((name) => name.toLowerCase() === "accept"))
     out.accept = "application/hal+json, application/json";
   return out;
@@ -282,7 +299,9 @@ function reader(document: unknown, base: string | undefined, maxLength: number, 
       let response: Response;
       let text: string | undefined;
       try {
-        response = await doFetch(url, { headers: followHeaders(opts.headers) });
+        // Without a base, the caller handed over the absolute URL, and its origin is the caller's choice.
+        const crossOrigin = base !== undefined && new URL(url).origin !== new URL(base).origin;
+        response = await doFetch(url, { headers: followHeaders(opts.headers, crossOrigin) });
         text = await boundedText(response, maxLength);
       } catch (cause) {
         throw new HalFollowError("ERR_HAL_FETCH", rel, `GET ${url} failed`, { url, cause });
