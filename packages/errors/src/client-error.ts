@@ -82,6 +82,23 @@ function parserError(err: Parameters<ClientErrorListener>[0]): HttpError {
 }
 
 /**
+ * Whether the refused request is a HEAD: the packet the parser stopped in starts (after the empty
+ * lines RFC 9112 §2.2 lets a server ignore) with a `HEAD` request line, and holds no end of an
+ * earlier message's header section before the point where the parser stopped, so that line is the
+ * refused request's own. RFC 9110 §9.3.2: "the server MUST NOT send content in the response" to it.
+ */
+function isHeadRequest(rawPacket: unknown, bytesParsed: unknown): boolean {
+  if (!Buffer.isBuffer(rawPacket)) return false;
+  let start = 0;
+  while (rawPacket[start] === 0x0d || rawPacket[start] === 0x0a) start++;
+  if (rawPacket.toString("latin1", start, start + 5) !== "HEAD ") return false;
+  const stop =
+    typeof bytesParsed === "number" ? Math.min(Math.max(0, bytesParsed), rawPacket.length) : rawPacket.length;
+  const headEnd = rawPacket.indexOf("\r\n\r\n", start, "latin1");
+  return headEnd === -1 || headEnd + 4 > stop;
+}
+
+/**
  * `name: value` and CRLF, or nothing for a field `setHeader` would refuse (a name that is not a
  * token, a value with CR, LF or NUL, which would split the response): a listener that threw would
  * take the process down with it.
@@ -151,7 +168,8 @@ export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErro
         "Content-Type: application/json; charset=utf-8\r\n" +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         "Connection: close\r\n\r\n" +
-        body,
+        // RFC 9110 §9.3.2: no content for HEAD; the fields are those a GET would get (§9.3.2, §8.6).
+        (isHeadRequest(err.rawPacket, err.bytesParsed) ? "" : body),
     );
   };
 }

@@ -98,6 +98,31 @@ describe("clientErrorHandler: what Node's parser refuses gets the error record",
     });
   });
 
+  // RFC 9110 §9.3.2: "the server MUST NOT send content in the response" to HEAD; a client reads
+  // the head alone, and bytes after it are no part of any response it asked for.
+  it.each([
+    ["a malformed header line", "HEAD / HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n", 400],
+    ["headers beyond maxHeaderSize", `HEAD / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4096)}\r\n\r\n`, 431],
+    ["after an empty line", "\r\nHEAD / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", 400],
+  ])("HEAD with %s → %i, the head without content", async (_label, request, status) => {
+    const port = await serve({ maxHeaderSize: 1024 });
+    const res = await raw(port, request);
+    expect(res.status).toBe(status);
+    expect(headerOf(res.head, "Content-Type")).toBe("application/json; charset=utf-8");
+    expect(res.text.endsWith("\r\n\r\n")).toBe(true);
+    expect(res.body).toBe("");
+  });
+
+  it("GET with a malformed header line → the record as content (only HEAD goes without)", async () => {
+    const port = await serve();
+    const res = await raw(
+      port,
+      "GET / HTTP/1.1\r\nHost: x\r\nX-Note: HEAD / HTTP/1.1\r\nnot a header\r\n\r\n",
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ status: 400 });
+  });
+
   it("chunk extensions beyond Node's limit, after an early answer → 413 (RFC 9110 §15.5.14)", async () => {
     const port = await serve();
     const text = await new Promise<string>((resolve, reject) => {
