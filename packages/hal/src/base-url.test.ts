@@ -119,6 +119,21 @@ describe("external base URL through a real server", () => {
     expect(body.origin).toBe(origin);
   });
 
+  // A Forwarded header the trusted chain carries but that cannot be read (a client's element left a
+  // quoted-string open, or pushed the list past what is read) must not hand the links to the next
+  // source, an X-Forwarded-Host the client may have sent itself.
+  it.each([
+    ["an open quoted-string", 'for="x, for=192.0.2.60;host=api.example.com'],
+    ["201 elements", `${"for=192.0.2.1, ".repeat(200)}for=192.0.2.60;host=api.example.com`],
+  ])("trusted peer, Forwarded with %s, X-Forwarded-Host: evil.example → 400", async (_label, forwarded) => {
+    const reply = await raw(
+      trusted,
+      `GET /origin HTTP/1.1\r\nHost: 127.0.0.1\r\nForwarded: ${forwarded}\r\nX-Forwarded-Host: evil.example\r\nConnection: close\r\n\r\n`,
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(reply).not.toContain("evil.example");
+  });
+
   it("untrusted proxy with X-Forwarded-Host: evil.example → forwarded headers ignored", async () => {
     const proxy = await simulatedProxy(untrusted, {
       "x-forwarded-proto": "https",

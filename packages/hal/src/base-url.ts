@@ -97,8 +97,15 @@ type ForwardedElement = ForwardedValues & { for?: string };
 
 function forwardedElements(value: string | undefined): ForwardedElement[] {
   if (!value) return [];
+  const list = splitList(value);
+  // A trusted chain's Forwarded that cannot be read (a quoted-string left open, a list past the
+  // parser's bounds: what a client's own element can do to the header a proxy appends to) names
+  // no element; falling through to X-Forwarded-Host or Host would let that client pick the source.
+  if (list === undefined) {
+    throw HttpError.badRequest("The Forwarded header is not valid", { code: "invalid_forwarded" });
+  }
   const elements: ForwardedElement[] = [];
-  for (const element of splitList(value) ?? []) {
+  for (const element of list) {
     const out: ForwardedElement = {};
     for (const [key, v] of parseParameters(`;${element}`) ?? []) {
       if (key === "for" && out.for === undefined) out.for = v;
