@@ -161,6 +161,9 @@ function trustedForwarded(value: string | undefined, trust: TrustProxy | undefin
  * `X-Forwarded-Host` (the de facto headers Express reads), which win over the connection itself;
  * untrusted forwarded headers are ignored, so a client cannot make the service emit links to a host
  * of its choosing (RFC 7239 §8.1: a forwarded header is only as trustworthy as the proxy that set it).
+ * Of `Forwarded`, the element the trusted chain added is read (proxies append, RFC 7239 §4: the
+ * last element, and earlier ones while `trustProxy` trusts the hop that added them). An
+ * absolute-form `target` names the host in place of `Host` (RFC 9112 §3.2.2).
  *
  * A `Host` that is not a valid host name (see {@link parseHost}: DNS label and name lengths, a port
  * from 1 to 65535, an IPv6 literal that parses) is a 400, never a link or a document built from it.
