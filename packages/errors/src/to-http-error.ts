@@ -59,7 +59,10 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
 
 /**
  * Turns anything thrown or passed to `next(err)` into an {@link HttpError}:
- * - an `HttpError` is returned as is;
+ * - an `HttpError` is returned as is (one of another copy of the package is made again with this
+ *   copy's constructor, so it passes the same checks; a status outside 400..599 is a 500);
+ * - a 405 without an `Allow` header is a 500 (RFC 9110 §15.5.6: a 405 MUST carry Allow);
+ * - a value whose properties cannot be read (a getter or Proxy trap that throws) is a 500;
  * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
  *   charset or content coding → 415);
  * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, and their
