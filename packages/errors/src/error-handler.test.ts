@@ -527,6 +527,31 @@ describe("error headers", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
+  // RFC 9110 §10.2.3: `Retry-After = HTTP-date / delay-seconds`, `delay-seconds = 1*DIGIT`.
+  it.each([
+    [Number.NaN, null],
+    [Number.POSITIVE_INFINITY, "2147483648"],
+    [1e21, "2147483648"],
+    [Number.NEGATIVE_INFINITY, "0"],
+    [-5, "0"],
+    [2.1, "3"],
+  ])("tooManyRequests(%s) and serviceUnavailable(same) → Retry-After %s", async (seconds, expected) => {
+    const { url } = await serve((app) => {
+      app.get("/429", () => {
+        throw HttpError.tooManyRequests(seconds);
+      });
+      app.get("/503", () => {
+        throw HttpError.serviceUnavailable(seconds);
+      });
+    });
+    const limited = await fetch(`${url}/429`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe(expected);
+    const unavailable = await fetch(`${url}/503`);
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.headers.get("retry-after")).toBe(expected);
+  });
+
   it("401 carries WWW-Authenticate", async () => {
     const { url } = await serve((app) =>
       app.get("/x", () => {

@@ -58,6 +58,19 @@ function checkedExtensions(
   return names && names.length > 0 ? Object.freeze({ ...extensions }) : undefined;
 }
 
+/** RFC 9111 §1.2.2 caps delta-seconds at 2^31 ("the cache MUST consider the value to be 2147483648"). */
+const MAX_DELAY_SECONDS = 2_147_483_648;
+
+/**
+ * A `Retry-After` value in seconds: RFC 9110 §10.2.3 `delay-seconds = 1*DIGIT`, so whole, not
+ * negative, and never `String(n)`'s `NaN`, `Infinity` or `1e+21`: a value past 2^31 is 2^31, as
+ * RFC 9111 §1.2.2 reads delta-seconds, and NaN sends no `Retry-After` at all (the field is optional).
+ */
+function delaySeconds(seconds: number): string | undefined {
+  if (typeof seconds !== "number" || Number.isNaN(seconds)) return undefined;
+  return String(Math.min(Math.max(0, Math.ceil(seconds)), MAX_DELAY_SECONDS));
+}
+
 /** Whether `headers` has an `Allow` field (names are case-insensitive, RFC 9110 §5.1). */
 export function hasAllow(headers: Readonly<Record<string, unknown>> | undefined): boolean {
   if (typeof headers !== "object" || headers === null) return false;
@@ -187,10 +200,10 @@ export class HttpError extends Error {
   }
   /** 429 with `Retry-After` in whole seconds (RFC 6585 §4, RFC 9110 §10.2.3). */
   static tooManyRequests(retryAfterSeconds: number, message?: string, options?: HttpErrorOptions): HttpError {
-    return new HttpError(429, message, {
-      ...options,
-      headers: { ...options?.headers, "Retry-After": String(Math.max(0, Math.ceil(retryAfterSeconds))) },
-    });
+    const headers: Record<string, string> = { ...options?.headers };
+    const retryAfter = delaySeconds(retryAfterSeconds);
+    if (retryAfter !== undefined) headers["Retry-After"] = retryAfter;
+    return new HttpError(429, message, { ...options, headers });
   }
   /** 500: something really broke on the server; the message never reaches the client. */
   static internal(message?: string, options?: HttpErrorOptions): HttpError {
@@ -203,8 +216,8 @@ export class HttpError extends Error {
     options?: HttpErrorOptions,
   ): HttpError {
     const headers: Record<string, string> = { ...options?.headers };
-    if (retryAfterSeconds !== undefined)
-      headers["Retry-After"] = String(Math.max(0, Math.ceil(retryAfterSeconds)));
+    const retryAfter = retryAfterSeconds === undefined ? undefined : delaySeconds(retryAfterSeconds);
+    if (retryAfter !== undefined) headers["Retry-After"] = retryAfter;
     return new HttpError(503, message, { ...options, headers });
   }
 }
