@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { challenge } from "@svc/auth";
 import { conditional } from "@svc/conditional";
 import { allowedMethods, errorHandler, HttpError, notFound } from "@svc/errors";
 import { allowedHosts, halJson, isPage, pageItems } from "@svc/hal";
@@ -374,7 +375,13 @@ function opsRouter(parts: AppParts): express.Router {
   });
   ops.post("/auth/token", body, basicOnly(security), limiter, async (req, res) => {
     const principal = req.principal;
-    if (!principal) throw HttpError.unauthorized();
+    // basicOnly() answers a request without credentials itself; should one still get here, its
+    // 401 carries the challenge RFC 9110 §15.5.2 requires ("MUST send a WWW-Authenticate").
+    if (!principal) {
+      throw HttpError.unauthorized(undefined, {
+        headers: { "WWW-Authenticate": challenge("Basic", { realm: security.realm, charset: "UTF-8" }) },
+      });
+    }
     const token = await security.issuer.issue(principal);
     // RFC 6749 §5.1: token responses are never cached.
     res.setHeader("Cache-Control", "no-store");
