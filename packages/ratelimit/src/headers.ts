@@ -30,6 +30,20 @@ export function ceilSeconds(ms: number): number {
   return Math.max(0, Math.ceil(ms / 1000));
 }
 
+/**
+ * The `t` (reset) of one decision, in seconds. Allowed: until the quota is back in full
+ * (`resetAt`). Denied, with a finite wait: the `Retry-After` of the 429 (the same whole seconds,
+ * at least 1), since draft-ietf-httpapi-ratelimit-headers-10: "If a response contains both
+ * the Retry-After and the RateLimit header fields, the reset keyword value SHOULD reference the
+ * same point in time as the Retry-After field value." For `gcra` and `sliding-window` the full
+ * refill (`resetAt`) is later than the moment one more request fits.
+ */
+function resetSeconds(decision: Decision): number {
+  if (!decision.allowed && Number.isFinite(decision.retryAfterMs))
+    return Math.max(1, ceilSeconds(decision.retryAfterMs));
+  return ceilSeconds(decision.resetAt - decision.now);
+}
+
 /** RFC 8941 §3.3.3 sf-string: DQUOTE, with `\` and `"` escaped. */
 function sfString(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
@@ -144,10 +158,7 @@ function writeHeaders(
       "RateLimit-Policy",
       `${item};q=${decision.limit};w=${Math.max(1, ceilSeconds(policy.windowMs))}`,
     );
-    res.setHeader(
-      "RateLimit",
-      `${item};r=${decision.remaining};t=${ceilSeconds(decision.resetAt - decision.now)}`,
-    );
+    res.setHeader("RateLimit", `${item};r=${decision.remaining};t=${resetSeconds(decision)}`);
   }
 }
 
@@ -180,7 +191,7 @@ function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
     // draft-10 §4.1: "Each service limit Item identifies the quota policy (Section 3.1)
     // associated with the request"; §4.1.1 'r' remaining units, §4.1.2 't' "the number of
     // seconds until additional quota associated with the quota policy is made available".
-    limits.push(`${name};r=${decision.remaining};t=${ceilSeconds(decision.resetAt - decision.now)}`);
+    limits.push(`${name};r=${decision.remaining};t=${resetSeconds(decision)}`);
   }
   if (legacy) writeLegacy(res, legacy.decision, legacy.settings);
   if (policies.length > 0) {

@@ -83,6 +83,27 @@ describe("headers", () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("1");
   });
+
+  // draft-ietf-httpapi-ratelimit-headers: "If a response contains both the Retry-After and the
+  // RateLimit header fields, the reset keyword value SHOULD reference the same point in time as
+  // the Retry-After field value."
+  it("gcra 10 per 10 s, 11th request → 429 with Retry-After 1 and RateLimit t=1 (not t=10, the full refill)", async () => {
+    const url = await serve({ limit: 10, windowMs: 10_000, algorithm: "gcra", now: () => 100_000 });
+    for (let i = 0; i < 10; i++) expect((await fetch(url)).status).toBe(200);
+    const limited = await fetch(url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect(limited.headers.get("ratelimit")).toBe('"default";r=0;t=1');
+  });
+
+  it("sliding-window 2 per 60 s, 3rd request → 429 with Retry-After 60 and RateLimit t=60 (not t=90)", async () => {
+    const url = await serve({ limit: 2, windowMs: 60_000, algorithm: "sliding-window", now: () => 90_000 });
+    for (let i = 0; i < 2; i++) expect((await fetch(url)).status).toBe(200);
+    const limited = await fetch(url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("60");
+    expect(limited.headers.get("ratelimit")).toBe('"default";r=0;t=60');
+  });
 });
 
 describe("client key", () => {
