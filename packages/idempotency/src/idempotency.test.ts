@@ -13,7 +13,7 @@ import {
   sleep,
 } from "../test/helpers.js";
 import { IDEMPOTENCY_ERROR_CODES, type IdempotencyOptions, idempotency } from "./idempotency.js";
-import { MemoryStore } from "./memory-store.js";
+import { MemoryStore, StoreFullError } from "./memory-store.js";
 import type { IdempotencyStore } from "./store.js";
 
 let server: Listening | undefined;
@@ -800,7 +800,10 @@ describe("MemoryStore", () => {
     await store.claim("c", "fp", 60_000);
     expect(store.size).toBe(2);
     expect((await store.claim("a", "fp", 60_000)).outcome).toBe("in-flight");
-    expect((await store.claim("b", "other", 60_000)).outcome).toBe("claimed");
+    // Full of in-flight records: a new key is refused, neither a nor c is evicted.
+    await expect(store.claim("b", "other", 60_000)).rejects.toBeInstanceOf(StoreFullError);
+    expect((await store.claim("a", "fp", 60_000)).outcome).toBe("in-flight");
+    expect((await store.claim("c", "fp", 60_000)).outcome).toBe("in-flight");
   });
 
   it("full: expired records are dropped before a live completed record is evicted", async () => {

@@ -13,14 +13,16 @@ export const RECORD_OVERHEAD_BYTES = 256;
  */
 export interface MemoryStoreOptions {
   /**
-   * Most records kept; past it the oldest completed records go first, then the oldest of all.
+   * Most records kept; past it expired records go, then the oldest completed ones. In-flight
+   * records are never evicted: a store full of them refuses new keys ({@link StoreFullError}, a
+   * 503 from the middleware) rather than let a retry of one run again.
    * @default 10000
    */
   maxEntries?: number;
   /**
    * Most bytes kept, over all records: each counts its key, fingerprint, token, replayed headers
-   * and body, plus 256 bytes. Past it the oldest completed records go first; a
-   * claim may then evict the oldest in-flight record, as with `maxEntries`.
+   * and body, plus 256 bytes. Past it the oldest completed records go; never an in-flight one,
+   * as with `maxEntries`.
    * @example new MemoryStore({ maxBytes: 8 * 1024 * 1024 }) // 8 MiB
    * @default 33554432 (32 MiB)
    */
@@ -57,6 +59,23 @@ function headerBytes(headers: StoredResponse["headers"]): number {
     for (const v of Array.isArray(value) ? value : [value]) n += Buffer.byteLength(v) + 4;
   }
   return n;
+}
+
+/**
+ * Thrown by {@link MemoryStore.claim} when the store is full of in-flight records (nothing has
+ * expired, no completed record is left to evict). The middleware handles it as any store failure
+ * (`onStoreError`: a 503 with `Retry-After`, or an unprotected run).
+ *
+ * @example try { await store.claim(key, fp, 60_000); } catch (err) { if (err instanceof StoreFullError) shed(); }
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.7
+ */
+export class StoreFullError extends Error {
+  constructor(maxEntries: number, maxBytes: number) {
+    super(
+      `MemoryStore is full of in-flight records (maxEntries ${maxEntries}, maxBytes ${maxBytes}); none is evicted, since a retry of an evicted one would run again`,
+    );
+    this.name = "StoreFullError";
+  }
 }
 
 /**
@@ -148,7 +167,10 @@ export class MemoryStore implements IdempotencyStore {
     this.#fence += 1;
     const token = String(this.#fence);
     const bytes = RECORD_OVERHEAD_BYTES + key.length + fingerprint.length + token.length;
-    this.#makeRoom(now, bytes, true);
+    // draft §2.7: "If the request is retried, while the original request is still being
+    // processed, the resource server SHOULD reply with an HTTP 409 status code". Evicting an
+    // in-flight record would let that retry claim the key and run a second time.
+    if (!this.#makeRoom(now, bytes)) throw new StoreFullError(this.#max, this.#maxBytes);
     const expiresAt = now + leaseMs;
     this.#set(key, { state: "in-flight", fingerprint, token, expiresAt, bytes });
     if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
@@ -171,7 +193,7 @@ export class MemoryStore implements IdempotencyStore {
     let kept: StoredResponse =
       base + response.body.byteLength > this.#maxRecordBytes ? withoutBody(response) : response;
     // Completed records may make room for this one; never an in-flight one (a duplicate would run).
-    if (!this.#makeRoom(now, base + kept.body.byteLength, false) && kept.body.byteLength > 0) {
+    if (!this.#makeRoom(now, base + kept.body.byteLength) && kept.body.byteLength > 0) {
       kept = {
         status: response.status,
         headers: response.headers,
@@ -255,10 +277,9 @@ export class MemoryStore implements IdempotencyStore {
 
   /**
    * Frees one record slot and `bytes` bytes: expired records first, then the oldest completed
-   * ones, and only with `evictInFlight` the oldest in-flight one (a duplicate could then run, so
-   * it is the last resort of a store too small for its load). False when it could not.
+   * ones; never an in-flight one (a duplicate would then run). False when it could not.
    */
-  #makeRoom(now: number, bytes: number, evictInFlight: boolean): boolean {
+  #makeRoom(now: number, bytes: number): boolean {
     if (this.#fits(bytes)) return true;
     if (this.#noExpiryBefore <= now) {
       let earliest = Number.POSITIVE_INFINITY;
@@ -276,12 +297,6 @@ export class MemoryStore implements IdempotencyStore {
       this.#delete(key, entry);
     }
     this.#compact();
-    if (!evictInFlight) return this.#fits(bytes);
-    while (!this.#fits(bytes)) {
-      const oldest = this.#entries.entries().next();
-      if (oldest.done) break;
-      this.#delete(oldest.value[0], oldest.value[1]);
-    }
     return this.#fits(bytes);
   }
 }

@@ -110,6 +110,46 @@ describe("MemoryStore byte budget", () => {
     expect(store.bytes).toBeLessThanOrEqual(8192);
   });
 
+  // draft-ietf-httpapi-idempotency-key-header §2.7: "If the request is retried, while the
+  // original request is still being processed, the resource server SHOULD reply with an HTTP 409".
+  it("maxEntries 1 held by an in-flight key k1: a new key k2 → 503 (k1 not evicted); k1's retry → 409, its handler ran once", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const runs: Record<string, number> = {};
+    const app = express();
+    app.post(
+      "/transfers",
+      express.json(),
+      idempotency({ store: new MemoryStore({ maxEntries: 1 }), logger: { warn() {} } }),
+      async (req, res) => {
+        const key = String(req.get("idempotency-key"));
+        runs[key] = (runs[key] ?? 0) + 1;
+        if (key === "k1" && runs[key] === 1) await gate;
+        res.status(201).json({ key, run: runs[key] });
+      },
+    );
+    app.use(errorHandler({ logger: { error() {} } }));
+    server = await listen(app);
+    const url = `${server.url}/transfers`;
+    const first = post(url, "k1", { amount: 1 });
+    // The first request has claimed k1 once its handler runs.
+    while (runs.k1 !== 1) await new Promise((r) => setImmediate(r));
+    const other = await post(url, "k2", { amount: 2 });
+    expect(other.status).toBe(503);
+    expect(other.headers.get("retry-after")).toBe("1");
+    const retry = await post(url, "k1", { amount: 1 });
+    expect(retry.status).toBe(409);
+    expect(runs.k1).toBe(1);
+    release();
+    expect((await first).status).toBe(201);
+    const replay = await post(url, "k1", { amount: 1 });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(runs.k1).toBe(1);
+  });
+
   it("release and expiry give their bytes back", async () => {
     let now = 0;
     const store = new MemoryStore({ now: () => now });
