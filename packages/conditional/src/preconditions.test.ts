@@ -40,6 +40,23 @@ beforeAll(async () => {
     preconditions({ current: () => Promise.reject(new Error("db down")) }),
     (_req, res) => res.json({}),
   );
+  // A resource whose recorded modification time is unusable: a clock ahead, a bad timestamp.
+  const FUTURE = new Date("2999-01-01T00:00:00Z");
+  app.put(
+    "/future/:id",
+    preconditions({ current: () => ({ etag: CURRENT, lastModified: FUTURE }) }),
+    (_req, res) => res.json({}),
+  );
+  app.get(
+    "/future/:id",
+    preconditions({ current: () => ({ etag: CURRENT, lastModified: FUTURE }) }),
+    (_req, res) => res.json({}),
+  );
+  app.put(
+    "/nodate/:id",
+    preconditions({ current: () => ({ etag: CURRENT, lastModified: new Date(Number.NaN) }) }),
+    (_req, res) => res.json({}),
+  );
   app.use(errorHandler({ logger: { error: () => {} } }));
   server = await listen(app);
 });
@@ -238,6 +255,27 @@ describe("preconditions (RFC 9110 §13.2.2, RFC 6585 §3)", () => {
     const body = (await res.json()) as { status: number; error: string };
     expect(body.status).toBe(412);
     expect(body.error).toBe("Precondition Failed");
+  });
+
+  // RFC 9110 §8.8.2.1: an origin server "MUST NOT send a Last-Modified date that is later than
+  // the server's time of message origination (Date)".
+  it("a Last-Modified in the future goes out as the message's Date on the 412 and the 304", async () => {
+    const failed = await send("PUT", "/future/a", { "if-match": '"v1"' });
+    expect(failed.status).toBe(412);
+    const date = failed.headers.get("date") as string;
+    expect(Date.parse(failed.headers.get("last-modified") as string)).toBeLessThanOrEqual(Date.parse(date));
+    const current = await send("GET", "/future/a", { "if-none-match": CURRENT });
+    expect(current.status).toBe(304);
+    expect(Date.parse(current.headers.get("last-modified") as string)).toBeLessThanOrEqual(
+      Date.parse(current.headers.get("date") as string),
+    );
+  });
+
+  it("an invalid lastModified sends no Last-Modified (not 'Invalid Date')", async () => {
+    const res = await send("PUT", "/nodate/a", { "if-match": '"v1"' });
+    expect(res.status).toBe(412);
+    expect(res.headers.get("etag")).toBe(CURRENT);
+    expect(res.headers.get("last-modified")).toBeNull();
   });
 
   it("428 names the missing precondition", async () => {

@@ -156,11 +156,24 @@ export function preconditionFailed(current: CurrentValidators | undefined): Http
   );
 }
 
-/** `ETag` and `Last-Modified` of the current state, for a 304 or a 412 (RFC 9110 §15.4.5). */
-export function validatorHeaders(current: CurrentValidators | undefined): Record<string, string> {
+/**
+ * `ETag` and `Last-Modified` of the current state, for a 304 or a 412 (RFC 9110 §15.4.5). An
+ * invalid date gives no `Last-Modified` (an HTTP-date, §8.8.2, not `Invalid Date`), and one in the
+ * future goes out as now: RFC 9110 §8.8.2.1, "An origin server MUST NOT send a Last-Modified date
+ * that is later than the server's time of message origination (Date)", and "if the last
+ * modification date is in the future, the origin server MUST replace it with the message
+ * origination date".
+ */
+export function validatorHeaders(
+  current: CurrentValidators | undefined,
+  now: Date = new Date(),
+): Record<string, string> {
   const headers: Record<string, string> = {};
   if (current?.etag !== undefined) headers.ETag = current.etag;
-  if (current?.lastModified !== undefined) headers["Last-Modified"] = current.lastModified.toUTCString();
+  const lastModified = current?.lastModified;
+  if (lastModified !== undefined && !Number.isNaN(lastModified.getTime())) {
+    headers["Last-Modified"] = (lastModified.getTime() > now.getTime() ? now : lastModified).toUTCString();
+  }
   return headers;
 }
 
