@@ -8,6 +8,7 @@ import {
   refusedOption,
 } from "@svc/errors";
 import { parseEtagList } from "./entity-tag.js";
+import { parseHttpDate } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import {
   type CurrentState,
@@ -155,9 +156,12 @@ function heldTag(ifNoneMatch: string | undefined, etag: string | undefined): str
 
 /** Whether a write carries a precondition that protects it against a lost update (RFC 6585 §3). */
 function guardsWrite(headers: IncomingHttpHeaders): boolean {
+  // RFC 9110 §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the
+  // received field value is not a valid HTTP-date": one that is not a date leaves the write
+  // unconditional, which is what 428 refuses.
   return (
     headers["if-match"] !== undefined ||
-    headers["if-unmodified-since"] !== undefined ||
+    parseHttpDate(headers["if-unmodified-since"]) !== undefined ||
     headers["if-none-match"] !== undefined
   );
 }

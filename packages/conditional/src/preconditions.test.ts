@@ -229,6 +229,15 @@ const table: Array<[string, string, string, Record<string, string>, number]> = [
     { "if-unmodified-since": AT },
     200,
   ],
+  // RFC 9110 §13.1.4: an If-Unmodified-Since that is not a valid HTTP-date is ignored, so the
+  // write would go ahead unconditionally: it does not make the request conditional (RFC 6585 §3).
+  [
+    "required: PATCH with an If-Unmodified-Since that is not a date → 428",
+    "PATCH",
+    "/strict/a",
+    { "if-unmodified-since": "last week" },
+    428,
+  ],
   [
     "required: PATCH with only If-Modified-Since → 428",
     "PATCH",
