@@ -486,3 +486,63 @@ describe("negotiate + conditional + preconditions: a lost-update round trip", ()
     expect(unconditional.status).toBe(428);
   });
 });
+
+// RFC 9111 §7.3: "the Set-Cookie response header field does not inhibit caching"; a shared cache
+// may store a no-cache response and, once revalidated, hand one client's cookie to the next.
+describe("default Cache-Control on a response that sets a cookie (RFC 9111 §5.2.2.7, §7.3)", () => {
+  async function serve(options: Parameters<typeof conditional>[0]) {
+    const a = express();
+    a.use(conditional(options));
+    a.get("/me", (_req, res) => {
+      res.cookie("sid", "secret-session");
+      res.json(employee);
+    });
+    a.get("/plain", (_req, res) => res.json(employee));
+    a.get("/own", (_req, res) => {
+      res.cookie("sid", "secret-session");
+      res.setHeader("Cache-Control", "public, max-age=5");
+      res.json(employee);
+    });
+    return listen(a);
+  }
+
+  it("Set-Cookie with the default → private, no-cache; its 304 too; without a cookie → no-cache", async () => {
+    const server = await serve({});
+    try {
+      const first = await fetch(`${server.url}/me`);
+      expect(first.headers.get("set-cookie")).toContain("sid=");
+      expect(first.headers.get("cache-control")).toBe("private, no-cache");
+      const again = await fetch(`${server.url}/me`, {
+        headers: { "if-none-match": first.headers.get("etag") as string },
+      });
+      expect(again.status).toBe(304);
+      expect(again.headers.get("cache-control")).toBe("private, no-cache");
+      expect((await fetch(`${server.url}/plain`)).headers.get("cache-control")).toBe("no-cache");
+      // A handler's own Cache-Control is its decision.
+      expect((await fetch(`${server.url}/own`)).headers.get("cache-control")).toBe("public, max-age=5");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("Set-Cookie with defaultCacheControl: public, max-age=60 → private, max-age=60", async () => {
+    const server = await serve({ defaultCacheControl: "public, max-age=60" });
+    try {
+      expect((await fetch(`${server.url}/me`)).headers.get("cache-control")).toBe("private, max-age=60");
+      expect((await fetch(`${server.url}/plain`)).headers.get("cache-control")).toBe("public, max-age=60");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("Set-Cookie with defaultCacheControl: no-store or private → kept as it is", async () => {
+    for (const value of ["no-store", "private, max-age=60"]) {
+      const server = await serve({ defaultCacheControl: value });
+      try {
+        expect((await fetch(`${server.url}/me`)).headers.get("cache-control")).toBe(value);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});

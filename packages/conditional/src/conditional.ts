@@ -17,7 +17,9 @@ export interface ConditionalOptions {
   /**
    * `Cache-Control` for successful GET/HEAD responses that set none themselves, or `false` to
    * leave them without one. `no-cache` lets clients and caches store the response but makes them
-   * revalidate it (cheaply, with the ETag) before each reuse.
+   * revalidate it (cheaply, with the ETag) before each reuse. A response that sets a cookie gets
+   * it with `private` added and `public` dropped, unless it says `private` or `no-store` already
+   * (RFC 9111 §7.3: `Set-Cookie` does not keep a shared cache from storing it).
    * @default "no-cache"
    */
   defaultCacheControl?: string | false;
@@ -52,6 +54,27 @@ function resolveConditionalConfig(options: ConditionalOptions): ConditionalConfi
     );
   }
   return { defaultCacheControl };
+}
+
+/**
+ * The default `Cache-Control` for `res`: `private` added (and `public` dropped) when the response
+ * sets a cookie. RFC 9111 §7.3: "the Set-Cookie response header field does not inhibit caching; a
+ * cacheable response with a Set-Cookie header field can be (and often is) used to satisfy
+ * subsequent requests to caches. Servers that wish to control caching of these responses are
+ * encouraged to emit appropriate Cache-Control response header fields". `no-cache` alone lets a
+ * shared cache store the response and, once revalidated, hand one client's cookie to the next;
+ * `private` (§5.2.2.7) keeps it out of shared caches. A default with `private` or `no-store` is
+ * kept as it is.
+ */
+function defaultFor(res: ServerResponse, cacheControl: string): string {
+  if (!res.hasHeader("set-cookie")) return cacheControl;
+  const directives = cacheControl
+    .split(",")
+    .map((d) => d.trim())
+    .filter((d) => d !== "");
+  const names = directives.map((d) => (d.split("=")[0] as string).trim().toLowerCase());
+  if (names.includes("private") || names.includes("no-store")) return cacheControl;
+  return ["private", ...directives.filter((_d, i) => names[i] !== "public")].join(", ");
 }
 
 /**
@@ -164,7 +187,7 @@ class Revalidation {
     if (!this.successful()) return;
     const cacheControl = this.config.defaultCacheControl;
     if (this.safe && cacheControl !== false && !res.hasHeader("cache-control"))
-      res.setHeader("Cache-Control", cacheControl);
+      res.setHeader("Cache-Control", defaultFor(res, cacheControl));
     if (res.hasHeader("etag")) return;
     const tag = strongEtag(body);
     const coding = oracle(res)?.codingFor(contentType, length) ?? "identity";
@@ -330,7 +353,7 @@ class Revalidation {
     dropRepresentationMetadata(res);
     const cacheControl = this.config.defaultCacheControl;
     if (cacheControl !== false && !res.hasHeader("cache-control"))
-      res.setHeader("Cache-Control", cacheControl);
+      res.setHeader("Cache-Control", defaultFor(res, cacheControl));
     if (oracle(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
   }
 }

@@ -50,4 +50,22 @@ describe(`conditional() on Express ${version}`, () => {
     // RFC 9110 §8.8.3: etagc includes ",".
     expect((await fetch(`${url}/comma`, { headers: { "If-None-Match": '"a,b"' } })).status).toBe(304);
   });
+
+  it("a response that sets a cookie gets the default as private, no-cache (RFC 9111 §7.3), its 304 too", async () => {
+    const app = express4();
+    app.use(conditional());
+    app.get("/me", (_req, res) => {
+      res.cookie("sid", "secret-session");
+      res.json({ id: 1 });
+    });
+    const { url, close } = await listen(app);
+    onTestFinished(close);
+    const first = await fetch(`${url}/me`);
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    const again = await fetch(`${url}/me`, {
+      headers: { "If-None-Match": first.headers.get("etag") as string },
+    });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("cache-control")).toBe("private, no-cache");
+  });
 });
