@@ -2,7 +2,13 @@ import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { appendVary, HttpError } from "@svc/errors";
 import { resolveConfig, type VersioningConfig } from "./config.js";
 import type { ApiVersioningOptions, VersionRequest, VersionResolution, VersionSource } from "./options.js";
-import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
+import {
+  acceptsUnversioned,
+  parseHeaderVersion,
+  parseUriVersion,
+  parseVendorMediaTypes,
+  type VendorMediaType,
+} from "./parse.js";
 
 /** A version some strategy named; `label` says where, for error messages. */
 interface Named {
@@ -21,21 +27,34 @@ function described(named: Named): string {
 /** The `vary` of a resolution under construction: `conclude` always replaces it. */
 const PENDING: string[] = [];
 
+/** What an `Accept` value says to the media type strategy. */
+interface AcceptedTypes {
+  /** Its vendor ranges, best first. */
+  readonly ranges: readonly VendorMediaType[];
+  /** Whether it also accepts a type that names no version (see `acceptsUnversioned`). */
+  readonly unversioned: boolean;
+}
+
+const NO_TYPES: AcceptedTypes = Object.freeze({ ranges: Object.freeze([]), unversioned: false });
+
 /** Parsed vendor ranges by vendor and `Accept` value: clients send the same few values again and again. */
-const rangeCache = new Map<string, readonly VendorMediaType[]>();
+const rangeCache = new Map<string, AcceptedTypes>();
 const RANGE_CACHE_LIMIT = 500;
 
-function vendorRanges(accept: string | undefined, vendor: string): readonly VendorMediaType[] {
-  if (!accept) return [];
+function vendorRanges(accept: string | undefined, vendor: string): AcceptedTypes {
+  if (!accept) return NO_TYPES;
   const key = `${vendor}\n${accept}`;
-  let ranges = rangeCache.get(key);
-  if (ranges === undefined) {
-    ranges = Object.freeze(parseVendorMediaTypes(accept, vendor));
+  let types = rangeCache.get(key);
+  if (types === undefined) {
+    types = Object.freeze({
+      ranges: Object.freeze(parseVendorMediaTypes(accept, vendor)),
+      unversioned: acceptsUnversioned(accept, vendor),
+    });
     // Bounded: a client sending a new Accept on every request only ever costs a clear().
     if (rangeCache.size >= RANGE_CACHE_LIMIT) rangeCache.clear();
-    rangeCache.set(key, ranges);
+    rangeCache.set(key, types);
   }
-  return ranges;
+  return types;
 }
 
 /**
@@ -116,8 +135,13 @@ function readMediaType(
   neutral: () => boolean,
 ): void {
   if (!config.mediaType) return;
-  const ranges = vendorRanges(headers.accept, config.mediaType.vendor);
+  const { ranges, unversioned } = vendorRanges(headers.accept, config.mediaType.vendor);
   const known = ranges.find((r) => r.version !== undefined && config.versions.has(r.version));
+  // RFC 9110 §15.5.7: a 406 says no representation is acceptable. A client that names only
+  // versions this API does not have in the vendor tree but also accepts a type naming none
+  // (`application/json`, `*/*`, §12.5.1) accepts the default version's: its vendor ranges
+  // name no version.
+  if (known === undefined && unversioned) return;
   const chosen = known ?? ranges[0];
   if (chosen === undefined) return;
   if (chosen.version !== undefined) {

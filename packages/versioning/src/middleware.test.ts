@@ -267,6 +267,32 @@ describe("media type strategy", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/(?:json|xml); charset=utf-8$/);
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
   });
+  // RFC 9110 §15.5.7: 406 says the resource has no representation the client accepts; RFC 9110
+  // §12.5.1: these clients accept a type that names no version, which the default version has.
+  it.each([
+    "application/vnd.svc.v9+json, application/json",
+    "application/vnd.svc.v9+json, application/json;q=0.1",
+    "application/vnd.svc.v9+json;q=0.5, application/json",
+    "application/vnd.svc.vx+json, */*;q=0.2",
+  ])(
+    "Accept: %s → an unknown vendor version with another acceptable type: default 1, not 406",
+    async (accept) => {
+      const res = await get("/employees", { Accept: accept });
+      expect(res.status).toBe(200);
+      expect(at(await res.json(), "v")).toBe(1);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect((res.headers.get("vary") ?? "").split(", ")).toContain("Accept");
+    },
+  );
+  it("/v2/employees with Accept: application/vnd.svc.v9+json, application/json → version 2, no conflict", async () => {
+    const res = await get("/v2/employees", { Accept: "application/vnd.svc.v9+json, application/json" });
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBe(2);
+  });
+  it("Accept: application/vnd.svc.v9+json, application/json;q=0 → 406 (nothing else acceptable)", async () => {
+    const res = await get("/employees", { Accept: "application/vnd.svc.v9+json, application/json;q=0" });
+    expect(res.status).toBe(406);
+  });
   it("Accept: application/vnd.svc.vx+json;q=0, application/vnd.svc.v2+json → version 2", async () => {
     const res = await get("/employees", {
       Accept: "application/vnd.svc.vx+json;q=0, application/vnd.svc.v2+json",

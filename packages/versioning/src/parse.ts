@@ -89,3 +89,26 @@ export function parseVendorMediaTypes(accept: string | undefined, vendor: string
   // Array.prototype.sort is stable: equal q keeps the client's order.
   return found.sort((a, b) => b.q - a.q);
 }
+
+/**
+ * Whether `Accept` lists, with q > 0, a range other than the vendor's `+json`/`+xml` types
+ * (`application/json`, `*\/*`, ...): a type that names no version, which the default version's
+ * representation can have. RFC 9110 §12.5.1: such a client accepts a response that is not in the
+ * vendor tree, so a vendor range naming an unknown version leaves it an acceptable representation
+ * and is no reason for a 406 (§15.5.7).
+ *
+ * @example acceptsUnversioned("application/vnd.svc.v9+json, application/json", "svc") // → true (internal)
+ */
+export function acceptsUnversioned(accept: string | undefined, vendor: string): boolean {
+  if (!accept) return false;
+  const tree = `vnd.${vendor.toLowerCase()}.`;
+  return (parseMediaRanges(accept) ?? []).some(
+    (range) =>
+      range.q > 0 &&
+      !(
+        range.type === "application" &&
+        range.subtype.startsWith(tree) &&
+        (range.suffix === "json" || range.suffix === "xml")
+      ),
+  );
+}
