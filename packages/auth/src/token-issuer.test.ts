@@ -5,6 +5,7 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
+import { requireScopes } from "./authorize.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api", ttl: 120 });
@@ -81,6 +82,37 @@ describe("createTokenIssuer", () => {
     expect(decodeProtectedHeader(access_token)).toMatchObject({ alg: "RS256", kid: "rsa-1" });
     expect(decodeJwt(access_token).aud).toEqual(["a1", "a2"]);
     expect((await rs.jwks()).keys[0]).toMatchObject({ kty: "RSA", kid: "rsa-1" });
+  });
+
+  it("a scope that is not one RFC 6749 §3.3 scope-token is refused, not split into several", async () => {
+    // "read admin" joined into `scope` would come back as two scopes, "admin" among them.
+    const guarded = await listen(
+      app(
+        authenticate({
+          realm: "api",
+          bearer: { jwks: await issuer.jwks(), algorithms: [issuer.algorithm], audience: "api" },
+        }),
+        requireScopes("admin"),
+      ),
+    );
+    try {
+      for (const scope of ["read admin", "read\tadmin", 'say"hi', "back\\slash", "", "caf\u00e9"]) {
+        let token: string | undefined;
+        try {
+          token = (await issuer.issue({ id: "mallory", scopes: [scope] })).access_token;
+        } catch (err) {
+          expect(err).toBeInstanceOf(TypeError);
+          continue;
+        }
+        const res = await fetch(`${guarded.url}/me`, { headers: { authorization: `Bearer ${token}` } });
+        expect({ scope, status: res.status }).toEqual({ scope, status: "refused at issue()" });
+      }
+    } finally {
+      await guarded.close();
+    }
+    // Well-formed scope-tokens still go through.
+    const { access_token } = await issuer.issue({ id: "alice", scopes: ["employees:read", "a!#[]~"] });
+    expect(decodeJwt(access_token).scope).toBe("employees:read a!#[]~");
   });
 
   it("misconfiguration → TypeError", () => {

@@ -52,7 +52,10 @@ export interface TokenResponse {
 export interface TokenIssuer {
   /** The algorithm tokens are signed with: list it in the verifier's `algorithms`. */
   readonly algorithm: SigningAlgorithm;
-  /** Signs an access token for `principal`; `claims` adds or overrides claims. */
+  /**
+   * Signs an access token for `principal`; `claims` adds or overrides claims. Each scope must be
+   * one RFC 6749 §3.3 scope-token (no spaces): anything else rejects with a `TypeError`.
+   */
   issue(
     principal: Pick<Principal, "id"> & Partial<Pick<Principal, "roles" | "scopes">>,
     claims?: Readonly<Record<string, unknown>>,
@@ -60,6 +63,9 @@ export interface TokenIssuer {
   /** The JWKS document (public key only) to serve at the `jwks_uri`. */
   jwks(): Promise<JSONWebKeySet>;
 }
+
+/** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 const CURVE: Partial<Record<SigningAlgorithm, string>> = { ES256: "P-256", ES384: "P-384", ES512: "P-521" };
 
@@ -152,7 +158,17 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
         exp: iat + ttl,
         jti: randomUUID(),
       };
-      if (principal.scopes && principal.scopes.length > 0) payload.scope = principal.scopes.join(" ");
+      if (principal.scopes && principal.scopes.length > 0) {
+        // RFC 6749 §3.3: scope = scope-token *( SP scope-token ), scope-token = 1*( %x21 / %x23-5B
+        // / %x5D-7E ). Joined as is, a scope "read admin" came back from the verifier as two
+        // scopes, "admin" among them; a value that is not one scope-token is refused here.
+        const bad = principal.scopes.findIndex((s) => typeof s !== "string" || !SCOPE_TOKEN.test(s));
+        if (bad !== -1)
+          throw new TypeError(
+            `issue: principal.scopes must be OAuth scope-tokens (printable ASCII, no spaces, quotes or backslashes), got ${JSON.stringify(String(principal.scopes[bad]))}`,
+          );
+        payload.scope = principal.scopes.join(" ");
+      }
       if (principal.roles && principal.roles.length > 0) payload.roles = [...principal.roles];
       // Extra claims last: tests and demos may override any registered claim (an expired `exp`).
       Object.assign(payload, claims);
