@@ -103,6 +103,17 @@ describe("Basic", () => {
     expect(calls).toEqual([]);
   });
 
+  it("a UTF-8 byte order mark before the user-id is part of it, not dropped → 401 (RFC 3629 §6)", async () => {
+    calls = [];
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("alice:pa:ss:word", "utf8")]);
+    expect((await get(`Basic ${bom.toString("base64")}`)).status).toBe(401);
+    expect(calls).toEqual([["\ufeffalice", "pa:ss:word"]]);
+    expect(decodeBasicCredentials(bom.toString("base64"))).toEqual({
+      username: "\ufeffalice",
+      password: "pa:ss:word",
+    });
+  });
+
   it("a raw Latin-1 byte in the header (0xe9) → 401, not 500", async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(`${server.url}/me`, { headers: { authorization: "Basic YWxp\u00e9" } }, (res) => {

@@ -6,7 +6,10 @@ export interface BasicCredentials {
   password: string;
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: TextDecoder drops a leading U+FEFF by default, so "\uFEFFalice:pw" reached verify as
+// "alice:pw". RFC 7617 §2.1 names the charset, which leaves no place for a signature: RFC 3629 §6
+// has such a leading EF BB BF read as the character U+FEFF, part of the user-id.
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Decodes Basic credentials (the part after `Basic `). Returns `undefined` for anything that is
