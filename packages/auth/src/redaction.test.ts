@@ -79,6 +79,45 @@ describe("pinoRedaction through pino-http", () => {
   });
 });
 
+describe("pinoRedaction: the parsed query pino-http logs next to the URL", () => {
+  // pino-http's request serializer logs `req.query` (Express parses it) as well as `req.url`:
+  // the values censored in the URL were written in clear one field further.
+  it.each(["express 5 (simple parser)", "extended (qs) parser"])(
+    "%s: password, client_secret, refresh_token, code, token in the query → not in the log",
+    async (kind) => {
+      const out: string[] = [];
+      const logger = pino(
+        { redact: pinoRedaction },
+        new Writable({
+          write(chunk, _enc, cb) {
+            out.push(String(chunk));
+            cb();
+          },
+        }),
+      );
+      const a = express();
+      if (kind.startsWith("extended")) a.set("query parser", "extended");
+      a.use(pinoHttp({ logger }));
+      a.get("/cb", (_req, res) => {
+        res.json({ ok: true });
+      });
+      const l = await listen(a);
+      try {
+        const query =
+          "password=PWSECRET&Client_Secret=CSSECRET&refresh%5Ftoken=RTSECRET&code=CODESECRET" +
+          "&token[x]=TKSECRET&nested[password]=NESTEDSECRET&page=7";
+        expect((await fetch(`${l.url}/cb?${query}`)).status).toBe(200);
+      } finally {
+        await l.close();
+      }
+      const log = out.join("");
+      expect(log).toContain('"page":"7"');
+      for (const s of ["PWSECRET", "CSSECRET", "RTSECRET", "CODESECRET", "TKSECRET", "NESTEDSECRET"])
+        expect({ s, logged: log.includes(s) }).toEqual({ s, logged: false });
+    },
+  );
+});
+
 describe("pinoRedaction with a plain pino logger", () => {
   it("bare headers objects and access_token fields are censored", () => {
     const out: string[] = [];
@@ -117,6 +156,8 @@ describe("redactUrl", () => {
     ["/a?x=%E0%A4%A&password=abc", "/a?x=%E0%A4%A&password=[Redacted]"],
     ["/a?x=1;token=abc", "/a?x=1;token=[Redacted]"],
     ["/a?access_token", "/a?access_token"],
+    // A bracketed part naming a credential (qs nests `a[password]` as { a: { password } }).
+    ["/a?user[password]=abc&user[name]=bob", "/a?user[password]=[Redacted]&user[name]=bob"],
   ])("%s → %s", (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
   });

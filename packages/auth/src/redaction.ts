@@ -37,14 +37,30 @@ function decodeComponent(raw: string): string {
  * `access_token`), lower-cased, without a `[]` suffix, and cut at an encoded `=` (`%3D`).
  */
 function parameterName(part: string): string {
-  const decoded = decodeComponent(part);
-  const eq = decoded.indexOf("=");
-  const name = (eq === -1 ? decoded : decoded.slice(0, eq)).trim().toLowerCase();
+  const name = decodedName(part);
   // Cut at the first `[` by index: `/\[.*$/` on client input backtracked quadratically on `[`
   // runs followed by a line break (15,000 of them in a query cost 400 ms per request), and did
   // not cut `access_token[\n]` at all.
   const bracket = name.indexOf("[");
   return bracket === -1 ? name : name.slice(0, bracket);
+}
+
+/** A raw `name=value` part's name, percent-decoded, trimmed and lower-cased (brackets kept). */
+function decodedName(part: string): string {
+  const decoded = decodeComponent(part);
+  const eq = decoded.indexOf("=");
+  return (eq === -1 ? decoded : decoded.slice(0, eq)).trim().toLowerCase();
+}
+
+/**
+ * Whether a parameter name, or any of its bracketed parts (`a[password]`, `token[x]`: how qs and
+ * PHP-style parsers nest), is a credential name. One split on `[`/`]`, linear in the name.
+ */
+function isSecretName(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (SECRET_PARAMS.has(lower.trim())) return true;
+  if (!lower.includes("[")) return false;
+  return lower.split(/[[\]]/).some((segment) => SECRET_PARAMS.has(segment.trim()));
 }
 
 /** Where the value of a raw `name=value` (or `name%3Dvalue`) part starts, or -1. */
@@ -75,7 +91,7 @@ export function redactUrl(url: string): string {
     .slice(q + 1)
     .split(/([&;])/)
     .map((part) => {
-      if (part === "&" || part === ";" || !SECRET_PARAMS.has(parameterName(part))) return part;
+      if (part === "&" || part === ";" || !isSecretName(decodedName(part))) return part;
       const at = valueStart(part);
       return at === -1 ? part : `${part.slice(0, at)}${REDACTED}`;
     })
@@ -85,11 +101,37 @@ export function redactUrl(url: string): string {
 
 const URL_PATHS = new Set(["url", "originalUrl"]);
 
+/** Deeper than any query parser nests (qs stops at 5): below it, everything is censored. */
+const MAX_QUERY_DEPTH = 20;
+
+/**
+ * A copy of a parsed query (`req.query`) with the values of credential parameters censored, at any
+ * depth (`a[password]=` parses to `{ a: { password } }` with qs, to `{ "a[password]": ... }` with
+ * the simple parser): the same names {@link redactUrl} censors in the URL. Never mutates `value`.
+ */
+function redactQuery(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth >= MAX_QUERY_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((item) => redactQuery(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // defineProperty: a `__proto__` key (qs and querystring both make one) stays a plain member.
+    Object.defineProperty(copy, key, {
+      value: isSecretName(key) ? REDACTED : redactQuery(item, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
 /**
  * pino `redact` settings that keep credentials out of the logs (a bearer token grants access to
  * whoever holds it, RFC 6750 §5, so it never reaches a log): `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers in
  * pino-http's `req`/`res` and in bare `headers` objects, `access_token` fields, and the
- * `access_token` parameter inside logged URLs (`req.url`, `url`).
+ * `access_token` parameter (and the other credential parameters) inside logged URLs (`req.url`,
+ * `url`) and in the parsed query pino-http logs with them (`req.query`).
  *
  * @example
  * const logger = pino({ redact: pinoRedaction });
@@ -112,7 +154,9 @@ export const pinoRedaction: {
     "req.url",
     "req.originalUrl",
     "url",
-    "req.query.access_token",
+    // The whole parsed query: pino-http's request serializer logs `req.query` next to `req.url`,
+    // and the censor below blanks the same credential parameters there as in the URL.
+    "req.query",
     "req.body.access_token",
     "access_token",
     "*.access_token",
@@ -122,6 +166,7 @@ export const pinoRedaction: {
   censor(value: unknown, path: string[]): unknown {
     const last = path[path.length - 1];
     if (last !== undefined && URL_PATHS.has(last) && typeof value === "string") return redactUrl(value);
+    if (last === "query" && path.length === 2) return redactQuery(value, 0);
     return REDACTED;
   },
 };
