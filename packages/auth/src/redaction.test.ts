@@ -135,8 +135,12 @@ describe("pinoRedaction with a plain pino logger", () => {
       "x",
     );
     logger.info({ body: { access_token: "SECRET4" }, url: "/x?access_token=SECRET5" }, "y");
+    logger.info({ req: { query: "password=SECRET6&page=2" } }, "z");
+    logger.info({ req: { query: { user: { password: "SECRET7" }, page: "2" } } }, "w");
     const log = out.join("");
-    for (const s of ["SECRET1", "SECRET2", "SECRET3", "SECRET4", "SECRET5"]) expect(log).not.toContain(s);
+    for (const s of ["SECRET1", "SECRET2", "SECRET3", "SECRET4", "SECRET5", "SECRET6", "SECRET7"])
+      expect(log).not.toContain(s);
+    expect(log).toContain('"query":"password=[Redacted]&page=2"');
     expect(log).toContain("/x?access_token=[Redacted]");
   });
 });

@@ -166,7 +166,9 @@ export const pinoRedaction: {
   censor(value: unknown, path: string[]): unknown {
     const last = path[path.length - 1];
     if (last !== undefined && URL_PATHS.has(last) && typeof value === "string") return redactUrl(value);
-    if (last === "query" && path.length === 2) return redactQuery(value, 0);
+    if (last === "query" && path.length === 2)
+      // A raw query string (a logger of node:http requests) is censored as the URL's query is.
+      return typeof value === "string" ? redactUrl(`?${value}`).slice(1) : redactQuery(value, 0);
     return REDACTED;
   },
 };
