@@ -3,7 +3,36 @@ import { type RedisCluster, redisCluster, serviceUrl, throwawayRedis } from "@sv
 import { Cluster, Redis } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type NonceStore, NonceStoreTimeoutError, redisNonceStore } from "./nonce-store.js";
+import { memoryNonceStore, type NonceStore, NonceStoreTimeoutError, redisNonceStore } from "./nonce-store.js";
+
+describe("memoryNonceStore when full", () => {
+  it("expired nonces behind a live one go first: a live nonce is not dropped, so its replay is refused", async () => {
+    // Two SOAP configurations share the process-wide store with different maxAge: a long-lived
+    // nonce at the front, short-lived ones (now expired) behind it.
+    let t = 0;
+    const store = memoryNonceStore({ max: 3, now: () => t });
+    expect(await store.claim("long", 60_000)).toBe(true);
+    expect(await store.claim("short-1", 10)).toBe(true);
+    expect(await store.claim("short-2", 10)).toBe(true);
+    t = 100;
+    expect(await store.claim("next", 60_000)).toBe(true);
+    // "long" is within its window: a replay of it must still be refused.
+    expect(await store.claim("long", 60_000)).toBe(false);
+    expect(await store.claim("next", 60_000)).toBe(false);
+  });
+
+  it("full of live nonces: the oldest is dropped (memory stays bounded)", async () => {
+    let t = 0;
+    const store = memoryNonceStore({ max: 2, now: () => t });
+    expect(await store.claim("a", 1000)).toBe(true);
+    t = 1;
+    expect(await store.claim("b", 1000)).toBe(true);
+    t = 2;
+    expect(await store.claim("c", 1000)).toBe(true);
+    expect(await store.claim("b", 1000)).toBe(false);
+    expect(await store.claim("c", 1000)).toBe(false);
+  });
+});
 
 describe("redisNonceStore options", () => {
   const client = { call: async () => "OK" };

@@ -15,8 +15,9 @@ export interface NonceStore {
 /** Options of {@link memoryNonceStore}. */
 export interface MemoryNonceStoreOptions {
   /**
-   * Most nonces kept; when full, the oldest are dropped first (they are also the first to
-   * expire), so memory stays bounded under a flood.
+   * Most nonces kept. When full, expired nonces are dropped first, then the oldest live ones, so
+   * memory stays bounded under a flood (a dropped live nonce could be replayed: size `max` for
+   * the claims one freshness window sees).
    * @default 100000
    */
   max?: number;
@@ -47,18 +48,38 @@ export function memoryNonceStore(options: MemoryNonceStoreOptions = {}): NonceSt
     "a function () => milliseconds",
   );
   const seen = new Map<string, number>();
+  // A lower bound of the entries' expiry times: a full sweep is due only once it has passed.
+  let earliest = Number.POSITIVE_INFINITY;
   return {
     async claim(nonce, ttlMs) {
       const t = now();
       const expiresAt = seen.get(nonce);
       if (expiresAt !== undefined && expiresAt > t) return false;
       seen.delete(nonce);
-      // Entries are inserted in time order with one TTL per store in practice: sweep from the front.
+      // With one TTL, entries expire in insertion order: the expired ones are at the front.
       for (const [key, exp] of seen) {
-        if (exp > t && seen.size < max) break;
+        if (exp > t) break;
         seen.delete(key);
       }
-      seen.set(nonce, t + ttlMs);
+      // Full, with TTLs that differ (configurations with different maxAge share the default
+      // store): expired entries can sit behind a live one. They go before any live nonce does:
+      // dropping a live one reopens its replay (UsernameToken Profile 1.1 §4.1: nonces are kept
+      // for the freshness window).
+      if (seen.size >= max && earliest <= t) {
+        earliest = Number.POSITIVE_INFINITY;
+        for (const [key, exp] of seen) {
+          if (exp <= t) seen.delete(key);
+          else if (exp < earliest) earliest = exp;
+        }
+      }
+      // Still full of live nonces: the oldest go, so memory stays bounded under a flood.
+      for (const key of seen.keys()) {
+        if (seen.size < max) break;
+        seen.delete(key);
+      }
+      const until = t + ttlMs;
+      seen.set(nonce, until);
+      if (until < earliest) earliest = until;
       return true;
     },
   };
