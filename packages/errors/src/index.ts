@@ -63,3 +63,4 @@ export { isErrorStatus, reasonPhrase } from "./status.js";
 export { toHttpError } from "./to-http-error.js";
 export { appendVary } from "./vary.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml, WSSE_NS, WSU_NS, type XmlElement } from "./xml.js";
+export { xmlDeclaredEncoding } from "./xml-declaration.js";

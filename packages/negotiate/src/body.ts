@@ -6,6 +6,7 @@ import {
   type NextFunction,
   parseMediaType,
   splitList,
+  xmlDeclaredEncoding,
 } from "@svc/errors";
 import { refused } from "./options.js";
 import { parseXmlBody } from "./xml-body.js";
@@ -225,12 +226,6 @@ function charsetOf(parsed: MediaType | undefined): string | undefined {
 
 const UTF8_NAMES = new Set(["utf-8", "utf8", "us-ascii"]);
 
-// XML 1.0 §2.8 XMLDecl ::= '<?xml' VersionInfo EncodingDecl? ..., §4.3.3 EncodingDecl ::=
-// S 'encoding' Eq ('"' EncName '"' | "'" EncName "'"), EncName ::= [A-Za-z] ([A-Za-z0-9._] | '-')*.
-// Anchored, no overlapping repetition, and run on the first 512 bytes only: linear and bounded.
-const XML_ENCODING_DECL =
-  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"([A-Za-z][A-Za-z0-9._-]*)"|'([A-Za-z][A-Za-z0-9._-]*)')/;
-
 /**
  * The encoding an XML body says it is in when that is not UTF-8, else `undefined`. RFC 7303 §3.2
  * (with XML 1.0 §4.3.3 and Appendix F): a byte order mark decides, then the charset parameter
@@ -240,8 +235,7 @@ const XML_ENCODING_DECL =
 function foreignXmlEncoding(body: Buffer, charsetGiven: boolean): string | undefined {
   if ((body[0] === 0xfe && body[1] === 0xff) || (body[0] === 0xff && body[1] === 0xfe)) return "utf-16";
   if (charsetGiven || (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)) return undefined;
-  const match = XML_ENCODING_DECL.exec(body.toString("latin1", 0, 512));
-  const name = (match?.[1] ?? match?.[2])?.toLowerCase();
+  const name = xmlDeclaredEncoding(body.toString("latin1", 0, 512));
   return name === undefined || UTF8_NAMES.has(name) ? undefined : name;
 }
 

@@ -1,6 +1,6 @@
 import { isAscii } from "node:buffer";
 import { TextDecoder } from "node:util";
-import type { XmlElement } from "@svc/errors";
+import { type XmlElement, xmlDeclaredEncoding } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
@@ -167,11 +167,6 @@ function startsWithBom(chunk: Uint8Array): boolean {
   );
 }
 
-// XML 1.0 §2.8 XMLDecl ::= '<?xml' VersionInfo EncodingDecl? ...; §4.3.3 EncodingDecl ::=
-// S 'encoding' Eq ('"' EncName '"' | "'" EncName "'"), EncName ::= [A-Za-z] ([A-Za-z0-9._] | '-')*.
-// Anchored, no overlapping repetition, run on the first 512 characters only.
-const ENCODING_DECL =
-  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"([A-Za-z][A-Za-z0-9._-]*)"|'([A-Za-z][A-Za-z0-9._-]*)')/;
 const READ_AS_UTF8 = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
 
 /**
@@ -181,8 +176,7 @@ const READ_AS_UTF8 = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
  * be misread, its `é` (E9) refused or its `Ã©` (C3 A9) read as `é`: it is refused instead.
  */
 function refuseDeclaredEncoding(text: string): void {
-  const match = ENCODING_DECL.exec(text.length > 512 ? text.slice(0, 512) : text);
-  const name = (match?.[1] ?? match?.[2])?.toLowerCase();
+  const name = xmlDeclaredEncoding(text);
   if (name !== undefined && !READ_AS_UTF8.has(name)) {
     throw new XmlError(
       "encoding",
