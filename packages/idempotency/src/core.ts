@@ -256,7 +256,7 @@ async function inAcceptedCoding(
     return { outcome: "replay", response: { ...stored, headers, body } };
   } catch (err) {
     const reason = (err as { reason?: unknown }).reason;
-    const coding = codingsOf(contentEncoding).join(", ");
+    const coding = codings.join(", ");
     logger.warn(
       { err: errInfo(err), key, coding, maxDecodedBytes: config.maxDecodedBytes },
       "idempotency: a stored content-coded response could not be decoded for a retry that does not accept its coding",
