@@ -230,8 +230,10 @@ function authenticateRequest(
     return;
   }
   const { cached } = config;
-  if (parsed.scheme === "bearer" && cached !== undefined && isToken68(parsed.credentials)) {
-    // A token verified before and still in the cache: no promise, no await.
+  if (parsed.scheme === "bearer" && cached !== undefined) {
+    // A token verified before and still in the cache: no promise, no await, and no token68
+    // check (RFC 6750 §2.1): the verifier caches only JWS compact tokens, each a token68. A
+    // miss is checked below, before any verification.
     const principal = cached(parsed.credentials);
     if (principal !== undefined) {
       req.principal = principal;

@@ -191,6 +191,27 @@ describe("Bearer: attacks", () => {
     }
   });
 
+  it("a genuine token respelled (padding, whitespace in a segment, a fourth part) → 401, and verify() refuses it", async () => {
+    const good = await token();
+    // jose decodes a segment leniently (Node's base64url decoder skips what it cannot read), so
+    // each of these verified as the genuine token: several strings, one signature.
+    const respelled = [`${good}=`, `${good}==`, `${good}.`, `${good}.x`];
+    for (const t of respelled) {
+      const res = await get(server.url, `Bearer ${t}`);
+      expect(res.status, t.slice(-8)).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    }
+    // These cannot reach verify() through the header (no token68: 400), but a caller of verify()
+    // itself, a WebSocket handshake say, can pass them.
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], issuer: ISS, audience: AUD });
+    const spaced = ["=", " ", "\n"].map((c) => `${good.slice(0, -4)}${c}${good.slice(-4)}`);
+    for (const t of [...respelled, ...spaced]) {
+      await expect(verifier.verify(t)).rejects.toMatchObject({ name: "InvalidTokenError" });
+    }
+    expect((await verifier.verify(good)).id).toBe("alice");
+    expect((await get(server.url, `Bearer ${good}`)).status).toBe(200);
+  });
+
   it('alg "none" cannot even be configured', () => {
     expect(() => createBearerVerifier({ jwks, algorithms: ["none"] })).toThrow(TypeError);
     expect(() => createBearerVerifier({ jwks, algorithms: ["None"] })).toThrow(TypeError);

@@ -545,9 +545,25 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
   );
 }
 
-/** A token's principal: from the cache, else verified (RFC 7519 §7.2) and then cached. */
+/**
+ * A JWS Compact Serialization: three base64url parts, the signature not empty (`alg: none` is
+ * never accepted). RFC 7515 §7.1 writes each part as BASE64URL(...), and §2 defines that encoding
+ * "with all trailing '=' characters omitted ... and without the inclusion of any line breaks,
+ * whitespace, or other additional characters"; RFC 7519 §7.2 step 2 decodes "following the
+ * restriction that no line breaks, whitespace, or other additional characters have been used".
+ * jose decodes a part leniently, so `<token>==` or a space inside the signature verified as the
+ * genuine token: one signature, many strings. Linear: the classes never match the separator.
+ */
+const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * A token's principal: from the cache, else verified (RFC 7519 §7.2) and then cached. Only a
+ * token in {@link JWS_COMPACT} form is verified, so only such a token is ever cached, and a cache
+ * hit needs no syntax check (every such token is a token68, RFC 9110 §11.2).
+ */
 async function verifyToken(config: BearerConfig, token: string): Promise<Principal> {
   if (token.length > config.maxTokenLength) throw new InvalidTokenError("ERR_TOKEN_TOO_LONG");
+  if (!JWS_COMPACT.test(token)) throw new InvalidTokenError("ERR_JWS_INVALID");
   const { cache } = config;
   const nowMs = config.now();
   const cacheKey = cache ? VerifiedTokenCache.keyOf(token) : "";
@@ -598,7 +614,10 @@ function cachedUntil(config: BearerConfig, exp: number, iat: number | undefined,
   return expiresAt;
 }
 
-/** The cache lookup verify() starts with, without the promise (see {@link CACHED}). */
+/**
+ * The cache lookup verify() starts with, without the promise (see {@link CACHED}). A hit is a
+ * token verify() checked and cached, so it has the JWS compact form and is a token68.
+ */
 function cachedPrincipal(config: BearerConfig, token: string): Principal | undefined {
   const { cache } = config;
   if (!cache || token.length > config.maxTokenLength) return undefined;
