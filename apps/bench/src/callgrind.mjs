@@ -27,6 +27,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { issueBenchToken } from "./fixtures.mjs";
 import { freePort } from "./harness.mjs";
+import { referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
 
 const exec = promisify(execFile);
@@ -94,6 +95,7 @@ async function measure(id) {
       "--separate-threads=yes",
       `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
       process.execPath,
+      ...server.nodeArgs,
       server.bundle,
     ],
     { cwd: server.cwd, env: server.env, stdio: ["ignore", "ignore", "pipe"] },
@@ -181,7 +183,9 @@ async function bundled(scenario, port, publicJwk) {
     });
     const bundle = join(serverDir, "dist", "callgrind-main.mjs");
     await esbuild(join(serverDir, "src/main.ts"), bundle, alias);
-    return { bundle, cwd: serverDir, env, readyPath: "/health", readyStatus: 200 };
+    // As `npm start` of the checkout measured runs it (see referenceNodeFlags).
+    const nodeArgs = referenceNodeFlags(serverDir);
+    return { bundle, cwd: serverDir, env, nodeArgs, readyPath: "/health", readyStatus: 200 };
   }
   const spec = scenario.server();
   if (!spec.script || spec.unavailable) throw new Error(`${scenario.id}: ${spec.unavailable ?? "no script"}`);
@@ -199,6 +203,8 @@ async function bundled(scenario, port, publicJwk) {
     bundle,
     cwd: join(root, "apps/bench"),
     env,
+    // The bundle needs no loader.
+    nodeArgs: [],
     readyPath: spec.readyPath ?? "/",
     // As harness.mjs: any status, when the scenario names none.
     readyStatus: spec.readyStatus,
