@@ -37,13 +37,32 @@ function app() {
   return a;
 }
 
+/** A collection under a route parameter, its links built from the path as requested. */
+function teamsApp() {
+  const a = express();
+  a.get("/teams/:team/members", (req, res) => {
+    const { page, size } = parsePageRequest(req.query);
+    res.json(
+      pageModel({ collection: "members", items: [], page, size, totalElements: 5, url: req.originalUrl }),
+    );
+  });
+  a.use(errorHandler({ logger: { error() {} } }));
+  return a;
+}
+
 describe("page model through a real server", () => {
   let url: string;
   let close: () => Promise<void>;
+  let teamsUrl: string;
+  let closeTeams: () => Promise<void>;
   beforeAll(async () => {
     ({ url, close } = await listen(app()));
+    ({ url: teamsUrl, close: closeTeams } = await listen(teamsApp()));
   });
-  afterAll(async () => close());
+  afterAll(async () => {
+    await close();
+    await closeTeams();
+  });
   const get = async (q: string) => fetch(`${url}/employees${q}`);
 
   it("no query → page 1 of 3, default size, first/next/last, no previous", async () => {
@@ -128,6 +147,34 @@ describe("page model through a real server", () => {
     expect(reply).toMatch(/^HTTP\/1\.1 200 /);
     const body: unknown = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4));
     expect(at(body, "_links", "next", "href")).toBe(next);
+  });
+
+  // RFC 3986 §2: a URI carries only unreserved and reserved characters and percent-encodings;
+  // Node passes `"<>{}|^`\` of the request-target through, and pageModel copied them into every
+  // href. A WHATWG URL parser (a browser, fetch) reads "\" as "/" in an http(s) path, so a route
+  // parameter holding "..\..\" made `next` point outside the collection (RFC 3986 §5.2.4).
+  it("GET /teams/a\\..\\..\\admin/members → links stay under /teams/ (\\ percent-encoded)", async () => {
+    const reply = await raw(
+      teamsUrl,
+      "GET /teams/a\\..\\..\\admin/members?size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+    const body: unknown = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4));
+    const next = at(body, "_links", "next", "href") as string;
+    expect(new URL(next, teamsUrl).pathname).toBe("/teams/a%5C..%5C..%5Cadmin/members");
+    expect(next).toBe("/teams/a%5C..%5C..%5Cadmin/members?size=1&page=2");
+  });
+
+  it('GET /employees?q="<x>{y}|^`\\ → every href a URI: those characters percent-encoded', async () => {
+    const reply = await raw(
+      url,
+      `GET /employees?q="<x>{y}|^\`\\&size=20 HTTP/1.1\r\nHost: ${new URL(url).host}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+    const body: unknown = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4));
+    expect(at(body, "_links", "next", "href")).toBe(
+      `${url}/employees?q=%22%3Cx%3E%7By%7D%7C%5E%60%5C&size=20&page=2`,
+    );
   });
 
   it("behind a trusted proxy → paging links carry the public origin", async () => {
