@@ -177,6 +177,18 @@ describe("page model through a real server", () => {
     );
   });
 
+  // A fragment is no part of the request-target (RFC 9112 §3.2), but Node passes one through; it
+  // went before the query, so every link had its page and size inside the fragment.
+  it("GET /employees#x (a fragment in the target) → links without it", async () => {
+    const reply = await raw(
+      url,
+      `GET /employees#x HTTP/1.1\r\nHost: ${new URL(url).host}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+    const body: unknown = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4));
+    expect(at(body, "_links", "next", "href")).toBe(`${url}/employees?page=2&size=20`);
+  });
+
   it("behind a trusted proxy → paging links carry the public origin", async () => {
     const proxy = await simulatedProxy(url, {
       "x-forwarded-proto": "https",

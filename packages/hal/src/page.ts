@@ -276,10 +276,14 @@ export function pageModel<Item>(input: PageModelInput<Item>): PageModel<Item> {
   checkPageInput(input);
   const { collection, page, size, totalElements } = input;
   const origin = input.origin ?? "";
-  const url = originForm(input.url);
+  // RFC 9112 §3.2: a request-target carries no fragment, but Node passes one through; left in
+  // the path, it put every link's page and size inside the fragment.
+  const target = originForm(input.url);
+  const hash = target.indexOf("#");
+  const url = hash === -1 ? target : target.slice(0, hash);
   const cut = url.indexOf("?");
   const path = cut === -1 ? url : url.slice(0, cut);
-  const query = cut === -1 ? "" : (url.slice(cut + 1).split("#")[0] ?? "");
+  const query = cut === -1 ? "" : url.slice(cut + 1);
   const totalPages = Math.ceil(totalElements / size);
   const lastPage = Math.max(totalPages, 1);
   const link = (n: number): HalLink => ({ href: `${origin}${withPage(path, query, n, size)}` });
