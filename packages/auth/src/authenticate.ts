@@ -321,27 +321,56 @@ async function verifyBearer(
     next(invalidRequest(config, "The Authorization header is malformed"));
     return;
   }
+  let result: unknown;
   try {
-    req.principal = await bearer.verify(token);
+    result = await bearer.verify(token);
   } catch (err) {
     const refusal = bearerRefusal(config, err);
     if (refusal === undefined) throw err;
     next(refusal);
     return;
   }
+  // A verifier of one's own that answers a bad token with null, undefined or false (as a Basic
+  // verify callback does) proved nothing: passing on without a principal let every route without
+  // a guard serve the request. RFC 6750 §3.1 invalid_token, as for a token the verifier threw on.
+  if (result === null || result === undefined || result === false) {
+    next(invalidToken(config));
+    return;
+  }
+  // Anything else that is no principal is the verifier's bug: a TypeError, so a 500.
+  req.principal = checkedPrincipal(result);
   next();
+}
+
+/** `value` when it has a principal's shape, else a `TypeError` naming the verifier. */
+function checkedPrincipal(value: unknown): Principal {
+  const p = value as Partial<Principal> | null;
+  const strings = (list: unknown) => Array.isArray(list) && list.every((v) => typeof v === "string");
+  if (
+    typeof p !== "object" ||
+    p === null ||
+    typeof p.id !== "string" ||
+    p.id === "" ||
+    !strings(p.roles) ||
+    !strings(p.scopes)
+  )
+    throw new TypeError("bearer.verify resolved to no principal { id, roles, scopes, scheme }");
+  return p as Principal;
+}
+
+/** RFC 6750 §3.1: 401 with `error="invalid_token"`, and nothing that says why. */
+function invalidToken(config: AuthenticateConfig): HttpError {
+  return HttpError.unauthorized("The access token is invalid", {
+    code: "invalid_token",
+    headers: { "WWW-Authenticate": config.invalidTokenChallenge },
+  });
 }
 
 /** The answer to a token the verifier refused, or undefined for an unexpected failure. */
 function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | undefined {
   if (!(err instanceof Error)) return undefined;
   // RFC 6750 §3.1: invalid_token, and nothing that says why.
-  if (err.name === "InvalidTokenError") {
-    return HttpError.unauthorized("The access token is invalid", {
-      code: "invalid_token",
-      headers: { "WWW-Authenticate": config.invalidTokenChallenge },
-    });
-  }
+  if (err.name === "InvalidTokenError") return invalidToken(config);
   if (err.name === "KeySourceUnavailableError") {
     // The issuer's keys are unreachable: the token may be fine, so no 401 (which would
     // send clients to re-authenticate); a 503 they can retry, with the cause logged.

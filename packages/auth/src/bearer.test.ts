@@ -911,6 +911,53 @@ describe("Bearer: verified-token cache", () => {
     expect(calls).toBe(3);
   });
 
+  // A verifier of one's own that answers a bad token with null (as a Basic verify callback may)
+  // let the request through with no principal: every route without a guard served it. Fail closed.
+  it.each([null, undefined, false])(
+    "a verifier of one's own resolving %s → 401 invalid_token, the handler never runs",
+    async (result) => {
+      let handled = 0;
+      const a = express();
+      a.get(
+        "/secret",
+        authenticate({
+          realm,
+          bearer: { verify: async () => result as never, clearCache() {} },
+        }),
+        (_req, res) => {
+          handled++;
+          res.json("secret");
+        },
+      );
+      a.use(errorHandler({ logger: { error() {} } }));
+      const l = await listen(a);
+      opened.push(l);
+      const res = await fetch(`${l.url}/secret`, { headers: { authorization: "Bearer whatever" } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+      expect(handled).toBe(0);
+    },
+  );
+
+  it("a verifier of one's own resolving something that is no principal ({ id: 7 }) → 500, the handler never runs", async () => {
+    let handled = 0;
+    const a = express();
+    a.get(
+      "/secret",
+      authenticate({ realm, bearer: { verify: async () => ({ id: 7 }) as never, clearCache() {} } }),
+      (_req, res) => {
+        handled++;
+        res.json("secret");
+      },
+    );
+    a.use(errorHandler({ logger: { error() {} } }));
+    const l = await listen(a);
+    opened.push(l);
+    const res = await fetch(`${l.url}/secret`, { headers: { authorization: "Bearer whatever" } });
+    expect(res.status).toBe(500);
+    expect(handled).toBe(0);
+  });
+
   it("a principal taken from the cache is a copy: mutating it does not leak to the next request", async () => {
     const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"] });
     const t = await token();
