@@ -68,15 +68,23 @@ export function expandTemplate(template: string, variables: TemplateVariables = 
     | (string | number | boolean | null)[]
     | Record<string, string | number | boolean | null | (string | number | boolean | null)[]>
   > = {};
+  // RFC 6570 §2.3: "A variable defined as a list value is considered undefined if the list
+  // contains zero members. A variable defined as an associative array of (name, value) pairs is
+  // considered undefined if the array contains zero members or if all member names in the array
+  // are associated with undefined values." url-template expands such a variable in {?x}, {&x}
+  // and {;x} as "x=" (a filter on the empty value), so it is left out of the context here.
   for (const [key, value] of Object.entries(variables)) {
     if (value === undefined) continue;
-    if (Array.isArray(value)) context[key] = [...value];
-    else if (value !== null && typeof value === "object") {
+    if (Array.isArray(value)) {
+      if (value.some((v) => v !== null && v !== undefined)) context[key] = [...value];
+    } else if (value !== null && typeof value === "object") {
       const map: Record<string, string | number | boolean | null | (string | number | boolean | null)[]> = {};
+      let defined = false;
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
         map[k] = Array.isArray(v) ? [...v] : (v as string | number | boolean | null);
+        if (v !== null && v !== undefined) defined = true;
       }
-      context[key] = map;
+      if (defined) context[key] = map;
     } else context[key] = value as string | number | boolean | null;
   }
   return parseTemplate(template).expand(context);

@@ -202,6 +202,24 @@ describe("readHal: follow, against a server rendering HAL with this package", ()
     expect(requests[1]?.accept).toBe("application/hal+json, application/json");
   });
 
+  // RFC 6570 §2.3: "A variable defined as a list value is considered undefined if the list contains
+  // zero members", an associative array too "if the array contains zero members or if all member
+  // names in the array are associated with undefined values"; §3.2.1: an undefined variable is
+  // ignored. {?department} with no department chosen asked for ?department= (the empty one).
+  it.each<[string, Record<string, unknown>]>([
+    ["[]", { department: [] }],
+    ["{}", { department: {} }],
+    ["[null]", { department: [null] }],
+    ["{ a: null }", { department: { a: null } }],
+  ])("a templated search followed with department %s → the variable is left out", async (_name, vars) => {
+    requests = [];
+    const doc = readHal({
+      _links: { search: { href: `${server.url}/employees{?department,page}{&sort}`, templated: true } },
+    });
+    await doc.follow("search", { variables: { ...vars, page: 2, sort: [] } as never });
+    expect(requests.map((r) => r.url)).toEqual(["/employees?page=2"]);
+  });
+
   it.each<[string, string, string, object]>([
     ["a relation that is not there", "ERR_HAL_NO_LINK", "/employees", { rel: "nope" }],
     ["a 404", "ERR_HAL_STATUS", "/employees/9", {}],
