@@ -178,7 +178,7 @@ export function readHal(body: unknown, options: ReadHalOptions = {}): HalReader 
   const base = options.base === undefined ? undefined : URL.parse(String(options.base))?.href;
   if (options.base !== undefined && base === undefined)
     throw refusedOption("hal", "readHal.base", options.base, "an absolute URL", "readHal: base");
-  return reader(parse(body, maxLength), base, maxLength, maxPerRelation);
+  return reader(parse(body, maxLength), base, maxLength, maxPerRelation, base && new URL(base).origin);
 }
 
 /** A developer's option (never the wire's): refused with a coded `TypeError`. */
@@ -236,7 +236,17 @@ function followHeaders(
   return out;
 }
 
-function reader(document: unknown, base: string | undefined, maxLength: number, max: number): HalReader {
+/**
+ * `credentialOrigin`: the origin the caller's credentials are for, that of the first document's
+ * base, kept through every follow (undefined without a base: the first URL followed names it).
+ */
+function reader(
+  document: unknown,
+  base: string | undefined,
+  maxLength: number,
+  max: number,
+  credentialOrigin: string | undefined,
+): HalReader {
   const ok = isObject(document);
   const links = own(document, "_links");
   const embedded = own(document, "_embedded");
@@ -252,7 +262,7 @@ function reader(document: unknown, base: string | undefined, maxLength: number, 
   const embeddedOf = (rel: string): HalReader[] =>
     entries(own(embedded, rel), max)
       .filter(isObject)
-      .map((e) => reader(e, base, maxLength, max));
+      .map((e) => reader(e, base, maxLength, max, credentialOrigin));
   const linkOf = (rel: string, name: string | undefined): HalLink | undefined =>
     linksOf(rel).find((l) => name === undefined || l.name === name);
 
@@ -300,7 +310,11 @@ function reader(document: unknown, base: string | undefined, maxLength: number, 
       let text: string | undefined;
       try {
         // Without a base, the caller handed over the absolute URL, and its origin is the caller's choice.
-        const crossOrigin = base !== undefined && new URL(url).origin !== new URL(base).origin;
+        // Compared with the first document's origin, not this one's: a document on another origin
+        // (reached by a link, or by a redirect) does not earn the credentials for its own links.
+        // The Fetch Standard deletes Authorization once a redirect leaves the origin and never
+        // restores it on later hops.
+        const crossOrigin = credentialOrigin !== undefined && new URL(url).origin !== credentialOrigin;
         response = await doFetch(url, { headers: followHeaders(opts.headers, crossOrigin) });
         text = await boundedText(response, maxLength);
       } catch (cause) {
@@ -312,7 +326,13 @@ function reader(document: unknown, base: string | undefined, maxLength: number, 
           status: response.status,
         });
       }
-      const next = reader(parse(text, maxLength), response.url || url, maxLength, max);
+      const next = reader(
+        parse(text, maxLength),
+        response.url || url,
+        maxLength,
+        max,
+        credentialOrigin ?? new URL(url).origin,
+      );
       if (!next.ok)
         throw new HalFollowError("ERR_HAL_NOT_HAL", rel, `GET ${url} did not answer a JSON object`, { url });
       return next;
