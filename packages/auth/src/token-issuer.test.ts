@@ -51,6 +51,36 @@ describe("createTokenIssuer", () => {
     expect(await res.json()).toEqual({ id: "alice", scopes: ["a", "b"], roles: ["r"], scheme: "bearer" });
   });
 
+  // RFC 6749 §5.1: expires_in is "the lifetime in seconds of the access token". An exp given in
+  // claims (a shorter-lived token for one client, an expired one for a test) changed the token's
+  // lifetime but the response still said ttl, so a client kept using a token the API refused.
+  it.each([
+    ["exp 30 s after iat", 30, 30],
+    ["exp 60 s in the past", 0, -60],
+  ])("claims with %s → expires_in %s, as a token endpoint sends it", async (_name, expiresIn, delta) => {
+    const fixed = createTokenIssuer({
+      issuer: "https://issuer.test/",
+      audience: "api",
+      ttl: 120,
+      now: () => 1_800_000_000_000,
+    });
+    const t = express();
+    t.post("/token", async (_req, res) => {
+      res.json(await fixed.issue({ id: "alice" }, { exp: 1_800_000_000 + delta }));
+    });
+    const endpoint = await listen(t);
+    try {
+      const body = (await (await fetch(`${endpoint.url}/token`, { method: "POST" })).json()) as {
+        access_token: string;
+        expires_in: number;
+      };
+      expect(decodeJwt(body.access_token).exp).toBe(1_800_000_000 + delta);
+      expect(body.expires_in).toBe(expiresIn);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it("the token's header and claims", async () => {
     const { access_token } = await issuer.issue({ id: "alice" });
     const header = decodeProtectedHeader(access_token);

@@ -175,7 +175,12 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
       const jwt = await new SignJWT(payload)
         .setProtectedHeader({ alg: algorithm, typ: "at+jwt", ...(kid ? { kid } : {}) })
         .sign(privateKey);
-      return { access_token: jwt, token_type: "Bearer", expires_in: ttl };
+      // RFC 6749 §5.1: expires_in is "the lifetime in seconds of the access token": that of the
+      // exp signed, which claims may have replaced (never below 0 for one already past).
+      const exp = payload.exp;
+      const expiresIn =
+        typeof exp === "number" && Number.isFinite(exp) ? Math.max(0, Math.floor(exp - iat)) : ttl;
+      return { access_token: jwt, token_type: "Bearer", expires_in: expiresIn };
     },
     async jwks() {
       return { keys: [{ ...(await publicJwk) }] };
