@@ -47,6 +47,15 @@ describe("HAL resources through a real server", () => {
       const state = JSON.parse('{"__proto__":{"admin":true},"id":4}') as Record<string, unknown>;
       res.type(halJson.mediaType).send(halJson.serialize(hal(state).link(Rel.SELF, "/proto")));
     });
+    // Relations copied from a document read off the wire (readHal's linkRels() lists an own
+    // "__proto__" key as JSON.parse made it): a relation name like any other.
+    app.get("/proto-rel", (_req, res) => {
+      const resource = hal({ id: 5 })
+        .link(Rel.SELF, "/proto-rel")
+        .link("__proto__", "/elsewhere")
+        .embed("__proto__", { id: 6 });
+      res.type(halJson.mediaType).send(halJson.serialize(resource));
+    });
     app.use(errorHandler({ logger: { error() {} } }));
     ({ url, close } = await listen(app));
   });
@@ -71,6 +80,13 @@ describe("HAL resources through a real server", () => {
       id: 4,
     });
     expect(text).toBe('{"_links":{"self":{"href":"/proto"}},"__proto__":{"admin":true},"id":4}');
+  });
+
+  it('a link and an embedded resource under the relation "__proto__" → rendered, not dropped', async () => {
+    const text = await (await fetch(`${url}/proto-rel`)).text();
+    expect(text).toBe(
+      '{"_links":{"self":{"href":"/proto-rel"},"__proto__":{"href":"/elsewhere"}},"id":5,"_embedded":{"__proto__":{"id":6}}}',
+    );
   });
 
   it("state given another member after construction → rendered", async () => {

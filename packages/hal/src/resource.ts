@@ -173,7 +173,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
     if (this.#links.size > 0 || this.#curies.length > 0) {
       const links: Record<string, HalLink | HalLink[]> = {};
       for (const [rel, { array, links: list }] of this.#links) {
-        links[rel] = array ? [...list] : (list[0] as HalLink);
+        setMember(links, rel, array ? [...list] : (list[0] as HalLink));
       }
       // draft §8.2: curies is always an array of links
       if (this.#curies.length > 0) links.curies = [...this.#curies];
@@ -191,7 +191,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
       const embedded: Record<string, object | object[]> = {};
       for (const [rel, { array, items }] of this.#embedded) {
         const rendered = items.map(renderEmbedded);
-        embedded[rel] = array ? rendered : (rendered[0] as object);
+        setMember(embedded, rel, array ? rendered : (rendered[0] as object));
       }
       doc._embedded = embedded;
     }
@@ -209,6 +209,17 @@ function copyMembers(doc: HalDocument, state: object): void {
     const value: unknown = (state as Record<string, unknown>)[key];
     Object.defineProperty(doc, key, { value, enumerable: true, writable: true, configurable: true });
   }
+}
+
+/**
+ * `object[key] = value` as a data property. A relation named "__proto__" (a member name like any
+ * other, RFC 8259 §4; JSON.parse makes it an own key) would, assigned, set the object's prototype:
+ * the link or embedded resource was missing from the JSON text.
+ */
+function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 /** Refuses a state holding a reserved property (draft-kelly-json-hal-11 §4.1). */
