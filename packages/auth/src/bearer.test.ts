@@ -980,6 +980,16 @@ describe("Bearer: keys", () => {
     expect((await get(url, `Bearer ${await sign(`${secret}x`)}`)).status).toBe(401);
   });
 
+  it("HS512 with a 64-byte secret (RFC 7518 §3.2: the hash output's size) → 200", async () => {
+    const secret = "s".repeat(64);
+    const url = await serve(authenticate({ realm, bearer: { secret, algorithms: ["HS512"] } }));
+    const jwt = await new SignJWT({ sub: "svc" })
+      .setProtectedHeader({ alg: "HS512" })
+      .setExpirationTime("5m")
+      .sign(Buffer.from(secret));
+    expect((await get(url, `Bearer ${jwt}`)).status).toBe(200);
+  });
+
   it("a single public JWK → 200", async () => {
     const url = await serve(
       authenticate({ realm, bearer: { key: jwks.keys[0] as never, algorithms: ["ES256"] } }),

@@ -112,7 +112,10 @@ export interface BearerOptions {
   jwks?: JSONWebKeySet;
   /** One public key: a JWK, a PEM (SPKI public key or X.509 certificate), or a `KeyObject`. */
   key?: JWK | string | KeyObject;
-  /** A shared secret for `HS256`/`HS384`/`HS512`; at least 32 bytes. */
+  /**
+   * A shared secret for `HS256`/`HS384`/`HS512`: at least as many bytes as the largest hash output
+   * among `algorithms` (32 for HS256, 48 for HS384, 64 for HS512; RFC 7518 §3.2).
+   */
   secret?: string | Uint8Array;
   /** Accepted `iss` value(s) (RFC 7519 §4.1.1). */
   issuer?: string | readonly string[];
@@ -493,6 +496,12 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
     throw optionError("bearer.discovery", options.discovery, "given only with bearer.issuerBaseURL");
   if (options.secret !== undefined) {
     const secret: unknown = options.secret;
+    // RFC 7518 §3.2: "A key of the same size as the hash output (for instance, 256 bits for
+    // "HS256") or larger MUST be used with this algorithm": 48 bytes for HS384, 64 for HS512.
+    const minBytes = Math.max(
+      32,
+      ...options.algorithms.map((alg) => (alg === "HS512" ? 64 : alg === "HS384" ? 48 : 32)),
+    );
     const bytes =
       typeof secret === "string"
         ? Buffer.from(secret, "utf8")
@@ -501,8 +510,11 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
           : undefined;
     // RFC 7518 §3.2: "A key of the same size as the hash output ... or larger MUST be used".
     // The secret itself never goes into the message.
-    if (bytes === undefined || bytes.length < 32)
-      throw codedError("bearer.secret", "bearer.secret must be a string or bytes of at least 32 bytes");
+    if (bytes === undefined || bytes.length < minBytes)
+      throw codedError(
+        "bearer.secret",
+        `bearer.secret must be a string or bytes of at least ${minBytes} bytes (RFC 7518 §3.2: the size of ${minBytes === 32 ? "HS256" : minBytes === 48 ? "HS384" : "HS512"}'s hash output)`,
+      );
     return createSecretKey(bytes);
   }
   if (options.key !== undefined) return toKeyObject(options.key);

@@ -52,6 +52,17 @@ const cases: [string, () => unknown, string][] = [
     bearer({ secret: SECRET, algorithms: ["HS256"] }),
     "ERR_SVC_AUTH_BEARER_SECRET",
   ],
+  // RFC 7518 §3.2: "A key of the same size as the hash output ... or larger MUST be used".
+  [
+    "bearer.secret of 32 bytes with HS384",
+    bearer({ secret: `${SECRET}s`, algorithms: ["HS384"] }),
+    "ERR_SVC_AUTH_BEARER_SECRET",
+  ],
+  [
+    "bearer.secret of 48 bytes with HS256 and HS512",
+    bearer({ secret: "s".repeat(48), algorithms: ["HS256", "HS512"] }),
+    "ERR_SVC_AUTH_BEARER_SECRET",
+  ],
   [
     "bearer.secret with ES256",
     bearer({ secret: `${SECRET}s`, algorithms: ["ES256"] }),
