@@ -265,6 +265,48 @@ function toKeyObject(key: JWK | string | KeyObject): KeyObject {
 
 type JsonWebKeyInput = { key: import("node:crypto").JsonWebKey; format: "jwk" };
 
+/** RFC 7518 §3.4 (ES*: one curve each), §3.3 and §3.5 (RSA), RFC 8037 §3.1 (EdDSA: Ed25519, Ed448). */
+function keyFitsAlgorithm(key: KeyObject, alg: string): boolean {
+  const type = key.asymmetricKeyType;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  switch (alg) {
+    case "ES256":
+      return type === "ec" && curve === "prime256v1";
+    case "ES384":
+      return type === "ec" && curve === "secp384r1";
+    case "ES512":
+      return type === "ec" && curve === "secp521r1";
+    case "RS256":
+    case "RS384":
+    case "RS512":
+      return type === "rsa";
+    case "PS256":
+    case "PS384":
+    case "PS512":
+      return type === "rsa" || type === "rsa-pss";
+    case "EdDSA":
+      return type === "ed25519" || type === "ed448";
+    case "Ed25519":
+      return type === "ed25519";
+    default:
+      return false;
+  }
+}
+
+/**
+ * The one public key, once it can verify a token of at least one of `algorithms`: a key of
+ * another type or curve (a P-384 key with ES256) made every token a 401 with nothing at startup
+ * to say why.
+ */
+function keyFitting(key: KeyObject, algorithms: readonly string[]): KeyObject {
+  if (algorithms.some((alg) => keyFitsAlgorithm(key, alg))) return key;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  throw codedError(
+    "bearer.key",
+    `bearer.key is a${curve ? ` ${curve}` : "n"} ${key.asymmetricKeyType ?? "unknown"} key, which verifies none of bearer.algorithms (${algorithms.join(", ")})`,
+  );
+}
+
 /** The options of {@link createBearerVerifier}, checked and resolved once. */
 interface BearerConfig {
   keySource: KeyObject | JWTVerifyGetKey;
@@ -517,7 +559,7 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
       );
     return createSecretKey(bytes);
   }
-  if (options.key !== undefined) return toKeyObject(options.key);
+  if (options.key !== undefined) return keyFitting(toKeyObject(options.key), options.algorithms);
   if (options.jwks !== undefined) {
     if (typeof options.jwks !== "object" || options.jwks === null || !Array.isArray(options.jwks.keys))
       throw optionError("bearer.jwks", options.jwks, "a JWKS: { keys: [...] }");

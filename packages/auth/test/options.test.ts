@@ -73,6 +73,21 @@ const cases: [string, () => unknown, string][] = [
     bearer({ key: "not a pem", algorithms: ["ES256"] }),
     "ERR_SVC_AUTH_BEARER_KEY",
   ],
+  // RFC 7518 §3.4: ES256 is ECDSA on P-256; a P-384 key can verify no ES256 token, so every
+  // request was a 401 invalid_token with nothing at startup to say why.
+  [
+    "bearer.key a P-384 key with ES256",
+    bearer({ key: generateKeyPairSync("ec", { namedCurve: "P-384" }).publicKey, algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_KEY",
+  ],
+  [
+    "bearer.key an RSA key with ES256 and EdDSA",
+    bearer({
+      key: generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey,
+      algorithms: ["ES256", "EdDSA"],
+    }),
+    "ERR_SVC_AUTH_BEARER_KEY",
+  ],
   [
     "bearer.key an oct JWK",
     bearer({ key: { kty: "oct", k: "AA" }, algorithms: ["ES256"] }),
