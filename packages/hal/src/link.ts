@@ -76,18 +76,32 @@ export function expandTemplate(template: string, variables: TemplateVariables = 
   for (const [key, value] of Object.entries(variables)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) {
-      if (value.some((v) => v !== null && v !== undefined)) context[key] = [...value];
+      if (value.some((v) => v !== null && v !== undefined)) context[key] = value.map(wellFormed);
     } else if (value !== null && typeof value === "object") {
       const map: Record<string, string | number | boolean | null | (string | number | boolean | null)[]> = {};
       let defined = false;
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        map[k] = Array.isArray(v) ? [...v] : (v as string | number | boolean | null);
+        map[wellFormed(k)] = Array.isArray(v)
+          ? v.map(wellFormed)
+          : wellFormed(v as string | number | boolean | null);
         if (v !== null && v !== undefined) defined = true;
       }
       if (defined) context[key] = map;
-    } else context[key] = value as string | number | boolean | null;
+    } else context[key] = wellFormed(value as string | number | boolean | null);
   }
-  return parseTemplate(template).expand(context);
+  return parseTemplate(wellFormed(template)).expand(context);
+}
+
+// An unpaired UTF-16 surrogate: a JSON text may carry one (RFC 8259 §8.2), JSON.parse keeps it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A string with every unpaired surrogate replaced by U+FFFD, as the WHATWG URL standard's UTF-8
+ * percent-encode (and TextEncoder) encode it; url-template's encodeURIComponent throws URIError on
+ * one, so a client's valid JSON became a 500. Anything else is returned as it is.
+ */
+function wellFormed<T>(value: T): T {
+  return typeof value === "string" ? (value.replace(LONE_SURROGATE, "\uFFFD") as T) : value;
 }
 
 /**

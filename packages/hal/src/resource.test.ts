@@ -56,6 +56,17 @@ describe("HAL resources through a real server", () => {
         .embed("__proto__", { id: 6 });
       res.type(halJson.mediaType).send(halJson.serialize(resource));
     });
+    // A link to a resource named by the client, from a JSON body (RFC 8259 §8.2: a JSON text may
+    // carry an unpaired surrogate escape, and JSON.parse keeps it).
+    app.post("/users", express.json(), (req, res) => {
+      const name = (req.body as { name: string; tags: string[] }).name;
+      const tags = (req.body as { name: string; tags: string[] }).tags;
+      const self = expandLink({ href: "/users/{name}{?tags*}", templated: true }, { name, tags });
+      res
+        .status(201)
+        .type(halJson.mediaType)
+        .send(halJson.serialize(hal({ name }).link(Rel.SELF, self)));
+    });
     app.use(errorHandler({ logger: { error() {} } }));
     ({ url, close } = await listen(app));
   });
@@ -87,6 +98,19 @@ describe("HAL resources through a real server", () => {
     expect(text).toBe(
       '{"_links":{"self":{"href":"/proto-rel"},"__proto__":{"href":"/elsewhere"}},"id":5,"_embedded":{"__proto__":{"id":6}}}',
     );
+  });
+
+  // encodeURIComponent, under url-template, throws URIError on an unpaired surrogate: a 500 for a
+  // client's valid JSON. It is encoded as U+FFFD, as the WHATWG URL standard's UTF-8 percent-encode
+  // (and TextEncoder) does.
+  it("POST /users with a name holding an unpaired surrogate (\\ud800) → 201, the link with it as %EF%BF%BD", async () => {
+    const res = await fetch(`${url}/users`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"name":"a\\ud800b","tags":["\\udfff"]}',
+    });
+    expect(res.status).toBe(201);
+    expect(at(await res.json(), "_links", "self", "href")).toBe("/users/a%EF%BF%BDb?tags=%EF%BF%BD");
   });
 
   it("state given another member after construction → rendered", async () => {
