@@ -119,6 +119,35 @@ describe("external base URL through a real server", () => {
     expect(body.origin).toBe(origin);
   });
 
+  // A proxy that adds to X-Forwarded-Host or -Proto appends (Apache's mod_proxy does, as every
+  // proxy does to X-Forwarded-For), so a client's own value comes first: the last value is the
+  // trusted peer's, and one before it counts only while X-Forwarded-For says the hop that added it
+  // is trusted too (as proxy-addr walks it). A proxy that replaces the header leaves one value.
+  it.each([
+    ["evil.example, api.example.com", "https, http", "192.0.2.60", "http://api.example.com"],
+    ["evil.example, api.example.com", "http, https", "192.0.2.60", "https://api.example.com"],
+    ["evil.example,api.example.com:8443", "https", "192.0.2.60", "https://api.example.com:8443"],
+    [
+      "evil.example, gw.example.com, inner",
+      "http, https, http",
+      "192.0.2.60, 127.0.0.1",
+      "https://gw.example.com",
+    ],
+    ["evil.example, gw.example.com, inner", "http", "192.0.2.60, 192.0.2.61", "http://inner"],
+    ["api.example.com", "https", "192.0.2.60, 127.0.0.1", "https://api.example.com"],
+  ])(
+    "trusted peer, X-Forwarded-Host: %s, -Proto: %s, -For: %s → links from %s",
+    async (host, proto, xff, origin) => {
+      const reply = await raw(
+        trusted,
+        `GET /origin HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Host: ${host}\r\nX-Forwarded-Proto: ${proto}\r\nX-Forwarded-For: ${xff}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+      const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
+      expect(body.origin).toBe(origin);
+    },
+  );
+
   // A Forwarded header the trusted chain carries but that cannot be read (a client's element left a
   // quoted-string open, or pushed the list past what is read) must not hand the links to the next
   // source, an X-Forwarded-Host the client may have sent itself.
@@ -238,12 +267,18 @@ describe("resolveOrigin (pure core)", () => {
       }),
     ).toBe("http://a.example");
   });
-  it("X-Forwarded-Proto: https, http (two proxies) → first value", () => {
+  it("X-Forwarded-Proto: https, http → the value the trusted peer appended, unless its client is trusted too", () => {
+    const headers = { host: "a.example", "x-forwarded-proto": "https, http", "x-forwarded-for": "10.0.0.7" };
+    expect(resolveOrigin({ headers, encrypted: false, trusted: true })).toBe("http://a.example");
+    expect(resolveOrigin({ headers, encrypted: false, trusted: true, trustProxy: () => false })).toBe(
+      "http://a.example",
+    );
     expect(
       resolveOrigin({
-        headers: { host: "a.example", "x-forwarded-proto": "https, http" },
+        headers,
         encrypted: false,
         trusted: true,
+        trustProxy: (a, hop) => a === "10.0.0.7" && hop === 1,
       }),
     ).toBe("https://a.example");
   });

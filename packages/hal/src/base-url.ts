@@ -62,12 +62,6 @@ function header(headers: OriginInput["headers"], name: string): string | undefin
   return Array.isArray(value) ? value.join(",") : value;
 }
 
-function firstListValue(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const first = value.split(",")[0]?.trim();
-  return first ? first : undefined;
-}
-
 /** What {@link parseForwarded} reads from a `Forwarded` header. */
 type ForwardedValues = { proto?: string; host?: string };
 
@@ -156,13 +150,62 @@ function trustedForwarded(value: string | undefined, trust: TrustProxy | undefin
 }
 
 /**
+ * How many hops before the trusted peer the chain vouches for: the peer's client (the last
+ * `X-Forwarded-For` address), then the one before, while `trust` trusts each at its hop (as
+ * proxy-addr walks the list). 0 when only the peer is trusted.
+ */
+function trustedHops(forwardedFor: string | undefined, trust: TrustProxy | undefined): number {
+  if (trust === undefined || forwardedFor === undefined) return 0;
+  const addresses = forwardedFor.split(",");
+  let hops = 0;
+  for (let i = addresses.length - 1; i >= 0; i--) {
+    const address = addresses[i]?.trim() ?? "";
+    if (isIP(address) === 0 || !trust(address, hops + 1)) break;
+    hops++;
+  }
+  return hops;
+}
+
+/**
+ * The value of a de facto `X-Forwarded-Host` / `-Proto` list the trusted chain vouches for. A
+ * proxy that adds to such a header appends, as every proxy does to `X-Forwarded-For` (Apache's
+ * mod_proxy does to X-Forwarded-Host), so a value the client sent itself comes first: the last
+ * value is the trusted peer's, and one before it only counts for a hop {@link trustedHops}
+ * vouches for. A proxy that replaces the header leaves one value, which is read.
+ */
+function trustedListValue(value: string | undefined, hops: () => number): string | undefined {
+  if (value === undefined) return undefined;
+  const list = value.split(",");
+  const chosen = list.length === 1 ? list[0] : list[Math.max(0, list.length - 1 - hops())];
+  const trimmed = chosen?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/** The trusted values of the de facto headers, the hops walked once, only for a list. */
+function trustedXForwarded(
+  headers: OriginInput["headers"],
+  trust: TrustProxy | undefined,
+): { proto: string | undefined; host: string | undefined } {
+  let hops: number | undefined;
+  const walk = () => {
+    hops ??= trustedHops(header(headers, "x-forwarded-for"), trust);
+    return hops;
+  };
+  return {
+    proto: trustedListValue(header(headers, "x-forwarded-proto"), walk)?.toLowerCase(),
+    host: trustedListValue(header(headers, "x-forwarded-host"), walk),
+  };
+}
+
+/**
  * The origin (`scheme://host[:port]`) the client used, as a pure function of the request's
  * headers. When the proxy is trusted, RFC 7239 `Forwarded` wins over `X-Forwarded-Proto` /
  * `X-Forwarded-Host` (the de facto headers Express reads), which win over the connection itself;
  * untrusted forwarded headers are ignored, so a client cannot make the service emit links to a host
  * of its choosing (RFC 7239 §8.1: a forwarded header is only as trustworthy as the proxy that set it).
  * Of `Forwarded`, the element the trusted chain added is read (proxies append, RFC 7239 §4: the
- * last element, and earlier ones while `trustProxy` trusts the hop that added them). An
+ * last element, and earlier ones while `trustProxy` trusts the hop that added them); of the de facto
+ * headers, the value the trusted chain appended likewise (see {@link trustedListValue}). An
  * absolute-form `target` names the host in place of `Host` (RFC 9112 §3.2.2).
  *
  * A `Host` that is not a valid host name (see {@link parseHost}: DNS label and name lengths, a port
@@ -173,14 +216,15 @@ function trustedForwarded(value: string | undefined, trust: TrustProxy | undefin
  */
 export function resolveOrigin(input: OriginInput): string {
   let proto = input.encrypted ? "https" : "http";
-  let forwarded: ForwardedValues | undefined;
+  let forwardedHost: string | undefined;
   if (input.trusted) {
-    forwarded = trustedForwarded(header(input.headers, "forwarded"), input.trustProxy);
-    const fProto =
-      forwarded.proto ?? firstListValue(header(input.headers, "x-forwarded-proto"))?.toLowerCase();
+    const forwarded = trustedForwarded(header(input.headers, "forwarded"), input.trustProxy);
+    const xForwarded = trustedXForwarded(input.headers, input.trustProxy);
+    const fProto = forwarded.proto ?? xForwarded.proto;
     if (fProto === "http" || fProto === "https") proto = fProto;
+    forwardedHost = forwarded.host ?? xForwarded.host;
   }
-  const authority = authorityOf(input.headers, forwarded, input.target);
+  const authority = authorityOf(input.headers, forwardedHost, input.target);
   if (authority === undefined)
     throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
   const { port } = authority;
@@ -190,8 +234,8 @@ export function resolveOrigin(input: OriginInput): string {
 }
 
 /**
- * The authority the client named: the first forwarded host of a trusted proxy (`Forwarded`, then
- * `X-Forwarded-Host`), else `Host`; undefined when there is none (an HTTP/1.0 request may carry no
+ * The authority the client named: the host a trusted proxy forwarded (`Forwarded`, then
+ * `X-Forwarded-Host`, each as {@link resolveOrigin} reads it), else `Host`; undefined when there is none (an HTTP/1.0 request may carry no
  * `Host`). One that is not a valid authority (see {@link parseHost}) is a 400 `invalid_host`.
  */
 export function requestAuthority(
@@ -200,15 +244,18 @@ export function requestAuthority(
   target?: string,
   trust?: TrustProxy,
 ): Authority | undefined {
-  const forwarded = trusted ? trustedForwarded(header(headers, "forwarded"), trust) : undefined;
-  return authorityOf(headers, forwarded, target);
+  const forwardedHost = trusted
+    ? (trustedForwarded(header(headers, "forwarded"), trust).host ?? trustedXForwarded(headers, trust).host)
+    : undefined;
+  return authorityOf(headers, forwardedHost, target);
 }
 
 // RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
 const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
 
 /**
- * `forwarded` is the trusted proxy's `Forwarded`, undefined when the peer is not trusted.
+ * `forwardedHost` is the host a trusted proxy forwarded (`Forwarded`, else `X-Forwarded-Host`),
+ * undefined when there is none or the peer is not trusted.
  * `target` is the request-target: RFC 9112 §3.2.2, "When an origin server receives a request with
  * an absolute-form of request-target, the origin server MUST ignore the received Host header
  * field (if any) and instead use the host information of the request-target", so a client cannot
@@ -216,7 +263,7 @@ const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
  */
 function authorityOf(
   headers: OriginInput["headers"],
-  forwarded: ForwardedValues | undefined,
+  forwardedHost: string | undefined,
   target: string | undefined,
 ): Authority | undefined {
   let host = header(headers, "host");
@@ -228,9 +275,7 @@ function authorityOf(
       throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
     }
   }
-  if (forwarded !== undefined) {
-    host = forwarded.host ?? firstListValue(header(headers, "x-forwarded-host")) ?? host;
-  }
+  if (forwardedHost !== undefined) host = forwardedHost;
   if (host === undefined || host === "") return undefined;
   const authority = parseHost(host);
   if (authority === undefined) {
@@ -252,7 +297,10 @@ const PREFIX = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@%]+)+$/;
  */
 export function resolvePrefix(input: OriginInput): string {
   if (!input.trusted) return "";
-  const raw = firstListValue(header(input.headers, "x-forwarded-prefix"));
+  // The value the trusted chain appended, as for X-Forwarded-Host (see trustedListValue).
+  const raw = trustedListValue(header(input.headers, "x-forwarded-prefix"), () =>
+    trustedHops(header(input.headers, "x-forwarded-for"), input.trustProxy),
+  );
   if (raw === undefined || raw === "/") return "";
   const prefix = raw.endsWith("/") ? raw.slice(0, -1) : raw;
   // A dot segment, also percent-encoded: %2E is "." (RFC 3986 §2.3, §6.2.2.2), and the WHATWG URL
