@@ -67,6 +67,18 @@ function misconfigured(option: string, detail: string, cause?: unknown): HttpErr
 }
 
 /**
+ * The 500 for `key(req)` or `cost(req)` answering a promise (they are synchronous): once it
+ * settles, so that a rejection is the cause in the log rather than an unhandled rejection.
+ */
+function refuseAsync(option: string, answer: Promise<unknown>, next: NextFunction): void {
+  const detail = "answered a promise; it must answer synchronously";
+  answer.then(
+    () => next(misconfigured(option, detail)),
+    (err: unknown) => next(misconfigured(option, detail, err)),
+  );
+}
+
+/**
  * The two `trust proxy` mistakes that break IP keying, or undefined: a forwarded request while
  * nothing is trusted (every client shares the proxy's bucket), and trusting every hop (any client
  * picks its own address, and bucket, with a forged `X-Forwarded-For`).
@@ -182,6 +194,13 @@ export function rateLimit(options: RateLimitOptions) {
       next(misconfigured("key", "threw", err));
       return;
     }
+    if (isThenable(key as unknown)) {
+      // An async key generator (express-rate-limit's keyGenerator may be one): refused as any
+      // other non-string answer, and its rejection handled here, since nobody else will await
+      // it and Node ends the process on an unhandled rejection.
+      refuseAsync("key", key as unknown as Promise<unknown>, next);
+      return;
+    }
     if (key === undefined) {
       // No principal and no IP (a socket already gone): nothing to count against.
       storeFailed(
@@ -201,6 +220,10 @@ export function rateLimit(options: RateLimitOptions) {
       units = typeof cost === "number" ? cost : cost(req);
     } catch (err) {
       next(misconfigured("cost", "threw", err));
+      return;
+    }
+    if (isThenable(units as unknown)) {
+      refuseAsync("cost", units as unknown as Promise<unknown>, next);
       return;
     }
     if (!Number.isSafeInteger(units) || units < 0) {

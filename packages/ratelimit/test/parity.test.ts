@@ -356,6 +356,35 @@ describe("a misbehaving option function is the configuration's fault: 500, not c
   });
 });
 
+describe("key(req) or cost(req) answering a promise (express-rate-limit's async keyGenerator)", () => {
+  const cases: [string, RateLimitOptions][] = [
+    ["key(req) rejects", { limit: 1, key: (async () => Promise.reject(new Error("boom"))) as never }],
+    ["cost(req) rejects", { limit: 1, cost: (async () => Promise.reject(new Error("boom"))) as never }],
+  ];
+
+  it.each(cases)("%s → 500, the route never reached, and no unhandled rejection", async (_name, options) => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      let reached = 0;
+      const url = await serve(express, [options], (_req, res) => {
+        reached++;
+        res.end();
+      });
+      expect((await fetch(url)).status).toBe(500);
+      // Node reports a rejection nobody handled once the microtask queue has drained.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(reached).toBe(0);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
+
 describe("skipFailedRequests and a dropped connection", () => {
   it("the client goes away before the response ends → counted as failed, given back", async () => {
     let closed: () => void = () => {};
