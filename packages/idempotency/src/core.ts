@@ -194,7 +194,7 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     }
     if (parsed.kind === "invalid")
       return failure(config, 400, parsed.reason, IDEMPOTENCY_ERROR_CODES.invalid);
-    const scope = config.scope(attempt.request as Req);
+    const scope = scopeOf(config.scope(attempt.request as Req));
     const key = [scope, method, attempt.route ?? path, parsed.key].map(encodeURIComponent).join(":");
     const logger = config.logger ?? attempt.log ?? fallbackLogger;
     if (attempt.body === undefined && !warnedUnparsedBody && hasContent(attempt.headers)) {
@@ -503,6 +503,25 @@ export function writeReplay(res: ServerResponse, stored: StoredResponse): void {
   }
   res.setHeader("Content-Length", stored.body.byteLength);
   res.end(stored.body);
+}
+
+/**
+ * The scope `scope(req)` answered, as the string the key is stored under. draft §2: the key is
+ * one a client generated, so records must be kept per client; an answer that is not a string
+ * (a promise from an async scope, `undefined` from `req.user?.id`, an object) would become the
+ * same text for every caller ("[object Promise]", "undefined"), and one principal's retry would
+ * get another's stored response. A number (a numeric user id) is its decimal text. Anything else
+ * throws (a 500 from the middleware); a promise is settled first, so its rejection is not left
+ * unhandled.
+ */
+function scopeOf(scope: unknown): string {
+  if (typeof scope === "string") return scope;
+  if (typeof scope === "number" && Number.isFinite(scope)) return String(scope);
+  const thenable = typeof (scope as { then?: unknown } | null | undefined)?.then === "function";
+  if (thenable) (scope as PromiseLike<unknown>).then(undefined, () => {});
+  throw new TypeError(
+    `idempotency: scope(req) must answer a string (synchronously), answered ${thenable ? "a promise" : String(scope)}; every caller's keys would share one scope`,
+  );
 }
 
 /** The query of a target as sent (`?a=1`), without a fragment; `""` for none. */

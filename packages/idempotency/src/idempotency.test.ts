@@ -771,6 +771,52 @@ describe("lease renewal (memory store)", () => {
   });
 });
 
+describe("scope(req) answering something other than a string", () => {
+  // Every such answer turns into one string for all callers ("[object Promise]", "undefined"),
+  // so one principal's key would replay another principal's stored response.
+  const cases: [string, IdempotencyOptions["scope"]][] = [
+    ["a promise (async scope)", (async (req: express.Request) => req.get("x-user")) as never],
+    [
+      "undefined (req.user?.id)",
+      ((req: express.Request) => (req as { user?: { id: string } }).user?.id) as never,
+    ],
+    ["an object", ((req: express.Request) => ({ id: req.get("x-user") })) as never],
+  ];
+
+  it.each(cases)("%s → 500, and bob never gets alice's response", async (_name, scope) => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const { url, calls } = await start({ scope: scope as NonNullable<IdempotencyOptions["scope"]> });
+      const alice = await post(`${url}/orders`, "order-1", { qty: 1 }, { "x-user": "alice" });
+      const bob = await post(`${url}/orders`, "order-1", { qty: 1 }, { "x-user": "bob" });
+      await Promise.all([alice.arrayBuffer(), bob.arrayBuffer()]);
+      expect(bob.headers.get("idempotent-replayed")).toBeNull();
+      expect([alice.status, bob.status]).toEqual([500, 500]);
+      expect(calls.orders).toBeUndefined();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("a number (a numeric user id) → keys still scoped per principal", async () => {
+    const ids: Record<string, number> = { alice: 1, bob: 2 };
+    const { url, calls } = await start({
+      scope: ((req: express.Request) => ids[req.get("x-user") ?? ""]) as never,
+    });
+    await (await post(`${url}/orders`, "order-1", { qty: 1 }, { "x-user": "alice" })).arrayBuffer();
+    const bob = await post(`${url}/orders`, "order-1", { qty: 1 }, { "x-user": "bob" });
+    expect(bob.status).toBe(201);
+    expect(bob.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.orders).toBe(2);
+  });
+});
+
 describe("idempotency options", () => {
   it.each([
     [{ leaseMs: 0 }, /leaseMs/],
