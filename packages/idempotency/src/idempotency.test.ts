@@ -817,6 +817,28 @@ describe("scope(req) answering something other than a string", () => {
   });
 });
 
+describe("default scope: a principal whose id reads like the anonymous scope", () => {
+  it.each([
+    ["anonymous", undefined],
+    ["~anonymous", "anonymous"],
+  ])("principal %s, then a caller with %s, same key and body → not a replay", async (first, second) => {
+    const { url, calls } = await start();
+    const a = await post(`${url}/orders`, "order-1", { qty: 1 }, { "x-user": first });
+    expect(a.status).toBe(201);
+    await a.arrayBuffer();
+    const b = await post(
+      `${url}/orders`,
+      "order-1",
+      { qty: 1 },
+      second === undefined ? {} : { "x-user": second },
+    );
+    await b.arrayBuffer();
+    expect(b.status).toBe(201);
+    expect(b.headers.get("idempotent-replayed")).toBeNull();
+    expect(calls.orders).toBe(2);
+  });
+});
+
 describe("idempotency options", () => {
   it.each([
     [{ leaseMs: 0 }, /leaseMs/],
