@@ -46,7 +46,7 @@ const INITIAL_SLOTS = 1024;
  * bound on keys.
  *
  * State lives in typed arrays indexed by a slot number (one `Map<string, slot>` lookup per
- * decision), about 70 bytes per key plus the key string. Slots are kept in least-recently-used
+ * decision), about 90 bytes per key plus the key string. Slots are kept in least-recently-used
  * order through an intrusive list. When the store is full and a new key arrives, eviction looks at
  * up to `evictionScan` keys from the cold end and
  * 1. drops the first key whose state has expired (nothing is lost), else
@@ -68,10 +68,14 @@ export class MemoryStore implements RateLimitStore {
   #keys: (string | undefined)[] = [];
   /** Window start (window algorithms) or theoretical arrival time (GCRA), epoch ms. */
   #t: Float64Array;
-  /** Count in the current window. */
-  #c: Uint32Array;
-  /** Count in the previous window (sliding window only). */
-  #p: Uint32Array;
+  /**
+   * Count in the current window. Float64, not Uint32: a limit may be any safe integer (a byte
+   * quota, with `cost` the request's size, passes 2^32 at 4 GiB), and a Uint32 count wraps there,
+   * back to a fresh quota (RFC 6585 §4: the limit is "too many requests in a given amount of time").
+   */
+  #c: Float64Array;
+  /** Count in the previous window (sliding window only); Float64 as `#c`. */
+  #p: Float64Array;
   /** Index into #policies of the policy that last touched the slot. */
   #pol: Uint8Array;
   #prev: Int32Array;
@@ -96,8 +100,8 @@ export class MemoryStore implements RateLimitStore {
     this.#scan = scan;
     const size = Math.min(maxKeys, INITIAL_SLOTS);
     this.#t = new Float64Array(size);
-    this.#c = new Uint32Array(size);
-    this.#p = new Uint32Array(size);
+    this.#c = new Float64Array(size);
+    this.#p = new Float64Array(size);
     this.#pol = new Uint8Array(size);
     this.#prev = new Int32Array(size);
     this.#next = new Int32Array(size);
@@ -316,17 +320,14 @@ export class MemoryStore implements RateLimitStore {
 
   #grow(): void {
     const size = Math.min(this.maxKeys, this.#t.length * 2);
-    const grow = <T extends Float64Array | Uint32Array | Uint8Array | Int32Array>(
-      old: T,
-      make: (n: number) => T,
-    ): T => {
+    const grow = <T extends Float64Array | Uint8Array | Int32Array>(old: T, make: (n: number) => T): T => {
       const next = make(size);
       next.set(old);
       return next;
     };
     this.#t = grow(this.#t, (n) => new Float64Array(n));
-    this.#c = grow(this.#c, (n) => new Uint32Array(n));
-    this.#p = grow(this.#p, (n) => new Uint32Array(n));
+    this.#c = grow(this.#c, (n) => new Float64Array(n));
+    this.#p = grow(this.#p, (n) => new Float64Array(n));
     this.#pol = grow(this.#pol, (n) => new Uint8Array(n));
     this.#prev = grow(this.#prev, (n) => new Int32Array(n));
     this.#next = grow(this.#next, (n) => new Int32Array(n));

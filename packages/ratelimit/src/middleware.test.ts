@@ -499,3 +499,29 @@ describe("store failure", () => {
     expect((await fetch(url, { headers: { "X-K": "a" } })).status).toBe(429);
   });
 });
+
+describe("a quota above 2^32 units (bytes per day, with cost the request's size)", () => {
+  // 10 GiB a day, 3 GiB per request: the third request fits (9 GiB), the fourth (12 GiB) does not.
+  const GiB = 2 ** 30;
+  it.each(["fixed-window", "sliding-window"] as const)(
+    "%s: 3 requests of 3 GiB pass, the 4th is 429",
+    async (algorithm) => {
+      const url = await serve({
+        limit: 10 * GiB,
+        windowMs: 86_400_000,
+        algorithm,
+        cost: 3 * GiB,
+        now: () => 1_000,
+      });
+      const statuses: number[] = [];
+      const remaining: (string | null)[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(url);
+        statuses.push(res.status);
+        remaining.push(res.headers.get("x-ratelimit-remaining"));
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(remaining).toEqual([String(7 * GiB), String(4 * GiB), String(GiB), String(GiB)]);
+    },
+  );
+});
