@@ -124,8 +124,9 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   storeStatus?: (status: number, context: StoreStatusContext) => boolean;
   /**
-   * Response headers stored and replayed. `Set-Cookie`, `Date` and rate-limit headers are never
-   * replayed and are refused here.
+   * Response headers stored and replayed. `Set-Cookie`, `Date`, rate-limit headers and the
+   * framing and hop-by-hop fields (`Content-Length`, `Transfer-Encoding`, `Connection`, …) are
+   * never replayed and are refused here.
    * @default ["content-type", "location", "etag", "content-location", "last-modified"]
    */
   replayHeaders?: readonly string[];
@@ -196,8 +197,17 @@ export interface IdempotencyConfig<Req> {
 }
 
 const DEFAULT_REPLAY_HEADERS = ["content-type", "location", "etag", "content-location", "last-modified"];
-const NEVER_REPLAYED =
-  /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted)$/;
+/**
+ * Fields a replay never sends from the record. Besides those of the first exchange alone
+ * (cookies, dates, rate limits), the message's framing and hop-by-hop fields: the replay is
+ * framed by its own `Content-Length`, and RFC 9112 §6.1 says "A sender MUST NOT send a
+ * Content-Length header field in any message that contains a Transfer-Encoding header field"
+ * (with both, an intermediary may frame the message differently from the client: response
+ * splitting); RFC 9110 §7.6.1 makes Connection and the fields it names (Keep-Alive, TE,
+ * Upgrade, Proxy-Connection) and §6.6.2 Trailer describe one connection or one message only.
+ */
+export const NEVER_REPLAYED =
+  /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted|content-length|transfer-encoding|connection|keep-alive|proxy-connection|te|trailer|upgrade)$/;
 
 function positive(name: string, value: number, allowZero = false): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {

@@ -6,6 +6,7 @@ import {
   type IdempotencyConfig,
   type IdempotencyCoreOptions,
   type IdempotencyLogger,
+  NEVER_REPLAYED,
   resolveConfig,
 } from "./config.js";
 import { requestFingerprint } from "./fingerprint.js";
@@ -480,6 +481,9 @@ function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never
 export function writeReplay(res: ServerResponse, stored: StoredResponse): void {
   res.statusCode = stored.status;
   for (const [name, value] of Object.entries(stored.headers)) {
+    // A record stored before `replayHeaders` refused them, or by a store of your own: the replay
+    // is framed by its own Content-Length (RFC 9112 §6.1), never by a stored Transfer-Encoding.
+    if (NEVER_REPLAYED.test(name.toLowerCase())) continue;
     // Added to, not replaced: a middleware before this one may vary on other fields.
     if (name === "vary")
       appendVary(

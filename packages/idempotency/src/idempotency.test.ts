@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
@@ -12,6 +13,7 @@ import {
   SLOW,
   sleep,
 } from "../test/helpers.js";
+import { requestFingerprint } from "./fingerprint.js";
 import { IDEMPOTENCY_ERROR_CODES, type IdempotencyOptions, idempotency } from "./idempotency.js";
 import { MemoryStore, StoreFullError } from "./memory-store.js";
 import type { IdempotencyStore } from "./store.js";
@@ -836,6 +838,57 @@ describe("default scope: a principal whose id reads like the anonymous scope", (
     expect(b.status).toBe(201);
     expect(b.headers.get("idempotent-replayed")).toBeNull();
     expect(calls.orders).toBe(2);
+  });
+});
+
+describe("framing and hop-by-hop fields are never replayed (RFC 9112 §6.1, RFC 9110 §7.6.1)", () => {
+  it.each(["transfer-encoding", "Content-Length", "connection", "keep-alive", "te", "trailer", "upgrade"])(
+    "replayHeaders with %s → TypeError at construction",
+    (name) => {
+      expect(() => idempotency({ replayHeaders: ["content-type", name] })).toThrow(
+        expect.objectContaining({ code: "ERR_SVC_IDEMPOTENCY_REPLAY_HEADERS" }),
+      );
+    },
+  );
+
+  it("a stored record holding Transfer-Encoding: chunked → the replay is framed by Content-Length alone", async () => {
+    // A record written before the option refused it (or by a store of your own).
+    const store: IdempotencyStore = {
+      claim: async () => ({
+        outcome: "completed",
+        fingerprint: requestFingerprint({ method: "POST", url: "/x", body: undefined }),
+        response: {
+          status: 201,
+          headers: { "content-type": "text/plain", "transfer-encoding": "chunked", connection: "upgrade" },
+          body: new TextEncoder().encode("hello world"),
+        },
+      }),
+      complete: async () => true,
+      release: async () => true,
+    };
+    const app = express();
+    app.post("/x", idempotency({ store }), (_req, res) => {
+      res.status(500).end();
+    });
+    server = await listen(app);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server?.url ?? "").port), "127.0.0.1", () => {
+        socket.end(
+          "POST /x HTTP/1.1\r\nHost: x\r\nIdempotency-Key: k\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        );
+      });
+      let text = "";
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString("latin1");
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const head = reply.slice(0, reply.indexOf("\r\n\r\n")).toLowerCase();
+    expect(head).toContain("content-length: 11");
+    expect(head).not.toContain("transfer-encoding");
+    expect(head).not.toContain("upgrade");
+    expect(reply.endsWith("\r\n\r\nhello world")).toBe(true);
   });
 });
 
