@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { errorHandler } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
@@ -524,4 +525,60 @@ describe("a quota above 2^32 units (bytes per day, with cost the request's size)
       expect(remaining).toEqual([String(7 * GiB), String(4 * GiB), String(GiB), String(GiB)]);
     },
   );
+});
+
+describe("a client that resets its connection before the limiter runs (its address is gone)", () => {
+  it("limit 1, 5 such POSTs → the handler never runs (not a store failure: failMode open does not pass them)", async () => {
+    let ran = 0;
+    const outcomes: string[] = [];
+    let settled: () => void = () => {};
+    const all = new Promise<void>((resolve) => {
+      settled = () => {
+        if (outcomes.length === 5) resolve();
+      };
+    });
+    let received: () => void = () => {};
+    const app = express();
+    // An async step before the limiter (a database-backed auth, a body parser): the client's
+    // reset lands meanwhile, and the socket, with its address, is gone when the limiter runs.
+    app.use((req, _res, next) => {
+      req.socket.once("close", () => next());
+      received();
+    });
+    app.use(rateLimit({ limit: 1, logger: { warn() {} } }));
+    app.post("/send", (_req, res) => {
+      ran++;
+      outcomes.push("ran");
+      settled();
+      res.end();
+    });
+    app.use(
+      (
+        err: { status?: number },
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        outcomes.push(String(err.status));
+        settled();
+        res.end();
+      },
+    );
+    const server = await listen(app);
+    closers.push(server.close);
+    const port = Number(new URL(server.url).port);
+    for (let i = 0; i < 5; i++) {
+      const arrived = new Promise<void>((resolve) => {
+        received = resolve;
+      });
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write("POST /send HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+      });
+      await arrived;
+      socket.resetAndDestroy();
+    }
+    await all;
+    expect(ran).toBe(0);
+    expect(outcomes).toEqual(["400", "400", "400", "400", "400"]);
+  });
 });

@@ -202,7 +202,15 @@ export function rateLimit(options: RateLimitOptions) {
       return;
     }
     if (key === undefined) {
-      // No principal and no IP (a socket already gone): nothing to count against.
+      if (req.socket?.destroyed === true) {
+        // The client reset the connection while an earlier step ran, taking its address with it.
+        // Not a store failure: under failMode "open" it would pass uncounted, so any client could
+        // skip the limit by resetting each request after sending it (its side effects still run).
+        // RFC 6585 §4 limits the requests a client sends, whether or not it waits for the answers.
+        next(clientGone());
+        return;
+      }
+      // No principal and no IP on a live connection (a Unix socket without trust proxy).
       storeFailed(
         config,
         state,
@@ -400,6 +408,16 @@ function storeFailed(config: Config, state: State, err: unknown, next: NextFunct
   }
   logFailure(config, state, err, "rate limit store failed; requests pass unlimited until it answers again");
   next();
+}
+
+/**
+ * The refusal of a request whose client reset the connection before it could be keyed: nobody
+ * reads it (the error handler logs it); what matters is that the route does not run uncounted.
+ */
+function clientGone(): HttpError {
+  return new HttpError(400, "The client closed the connection before the request could be rate limited", {
+    code: "rate_limit_client_gone",
+  });
 }
 
 /**
