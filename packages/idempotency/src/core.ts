@@ -9,7 +9,7 @@ import {
   NEVER_REPLAYED,
   resolveConfig,
 } from "./config.js";
-import { requestFingerprint } from "./fingerprint.js";
+import { canonicalJson, requestFingerprint } from "./fingerprint.js";
 import { parseIdempotencyKey } from "./parse-key.js";
 import { codingsOf, decodeContent, sendsCoded } from "./replay-coding.js";
 import { type ClaimResult, type StoredResponse, withoutBody } from "./store.js";
@@ -57,6 +57,12 @@ export interface IdempotencyAttempt<Req = unknown> {
    * @default the canonical path of `target`
    */
   route?: string | undefined;
+  /**
+   * The route parameters as the router decoded them (`req.params`), for an adapter that knows
+   * them. A case-insensitive router runs `/accounts/ABC` and `/accounts/abc` on one route with
+   * different parameters: they are part of the fingerprint, so one key on both is a 422.
+   */
+  params?: Readonly<Record<string, unknown>> | undefined;
   /** How the router compares paths for this request. @default the `routing` option */
   routing?: RoutingRules | undefined;
   /** A per-request logger, used when the `logger` option is not set. */
@@ -206,7 +212,7 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
       );
     }
     // The canonical path and the query as sent: another spelling of the same request replays.
-    const url = path + queryOf(attempt.target);
+    const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules);
     const fingerprint = requestFingerprint({ method, url, body: attempt.body });
     const decision = await claimKey(config, key, fingerprint, logger);
     if (decision.outcome !== "replay") return decision;
@@ -526,6 +532,23 @@ function scopeOf(scope: unknown): string {
   throw new TypeError(
     `idempotency: scope(req) must answer a string (synchronously), answered ${thenable ? "a promise" : String(scope)}; every caller's keys would share one scope`,
   );
+}
+
+/**
+ * What the lower-cased path lost of the route parameters, for the fingerprint. A router that is
+ * not case-sensitive (Express's default) runs `/accounts/ABC/charges` and `/accounts/abc/charges`
+ * on one route, but its handler gets `ABC` and `abc`: two resources. draft §2.7: "If there is an
+ * attempt to reuse an idempotency key with a different request payload, the resource server SHOULD
+ * reply with a HTTP 422 status code"; a replay of one account's charge for the other would tell
+ * the client an operation ran that never did. Parameters the lower-cased path already holds as
+ * they are add nothing, so those fingerprints are the ones stored before.
+ */
+function caseOfParams(params: Readonly<Record<string, unknown>> | undefined, rules: RoutingRules): string {
+  if (rules.caseSensitive || params === undefined || params === null || typeof params !== "object") return "";
+  const values = Object.values(params);
+  if (!values.some((v) => String(v) !== String(v).toLowerCase())) return "";
+  // `#` never appears in the path and query (the fragment is not part of the target).
+  return `#${canonicalJson({ ...params })}`;
 }
 
 /** The query of a target as sent (`?a=1`), without a fragment; `""` for none. */

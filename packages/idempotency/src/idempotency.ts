@@ -133,6 +133,9 @@ export function idempotency(options: IdempotencyOptions = {}) {
       headers: req.headers,
       body: req.body,
       route: routeOf(req, rules),
+      // Express's route parameters, as decoded (case kept); not in the request type, where an
+      // optional member would make `req.params` possibly undefined in the handlers after it.
+      params: (req as { params?: Readonly<Record<string, unknown>> }).params,
       routing: rules,
       log: req.log,
       request: req,

@@ -189,6 +189,33 @@ describe.each([
   });
 });
 
+describe("route parameters keep their case (Express matches the route case-insensitively, the handler gets the value as sent)", () => {
+  for (const [label, framework] of [
+    ["Express 5", express],
+    ["Express 4", express4],
+  ] as const) {
+    it(`${label}: /accounts/ABC/charges then /accounts/abc/charges with one key → 422, the handler ran once`, async () => {
+      const { runs, handler } = counter();
+      const app = framework();
+      app.post("/accounts/:id/charges", framework.json(), idempotency({ store: new MemoryStore() }), handler);
+      app.use(errorHandler({ logger: { error() {} } }));
+      server = await listen(app);
+      expect(await rawPost(server.url, "/accounts/ABC/charges", "k")).toEqual({
+        status: 202,
+        replayed: false,
+      });
+      // Another account: not a retry of the first charge, so never its replay (draft §2.7: 422).
+      expect((await rawPost(server.url, "/accounts/abc/charges", "k")).status).toBe(422);
+      // Another spelling of the first request is still its replay.
+      expect(await rawPost(server.url, "/Accounts/ABC/Charges/", "k")).toEqual({
+        status: 202,
+        replayed: true,
+      });
+      expect(runs).toEqual(["/accounts/ABC/charges"]);
+    });
+  }
+});
+
 describe("construction", () => {
   it.each([
     [{ required: [] }, "ERR_SVC_IDEMPOTENCY_REQUIRED"],
