@@ -175,9 +175,12 @@ export async function expectApiResponse(res: Response, sent: Sent): Promise<stri
     }
     return fail(sent, res, `an error as ${type || "no Content-Type"}`, body);
   }
-  // Operational endpoints answer JSON whatever the Accept (RFC 9110 §12.5.1 lets a server
-  // disregard it); the resource API negotiates.
-  const operational = /^\/(?:health|ready|openapi\.json|docs|\.well-known)(?:\/|$)/.test(sent.target);
+  // Operational endpoints answer JSON (the docs HTML) whatever the Accept (RFC 9110 §12.5.1 lets
+  // a server disregard it), also behind a `/v<N>` prefix, which a version-neutral path ignores;
+  // the resource API negotiates.
+  const operational = /^(?:\/v\d+)?\/(?:health|ready|openapi\.json|docs|\.well-known)(?:\/|$)/.test(
+    sent.target,
+  );
   if (
     res.status >= 200 &&
     res.status < 300 &&
