@@ -230,6 +230,36 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
       expect(scanned).toBeLessThan(10 * text.length);
     }
   });
+  it("an xs:long of 500,000 nines → 400 out of range, of 500,000 zeros then 42 → 200: BigInt never reads more than 20 digits", async () => {
+    // V8 converts a decimal string to a BigInt in more than linear time (a million digits: most
+    // of a second of CPU), and the lexical check handed the whole value to BigInt() before
+    // comparing it with the range: one message under 1 MiB held the event loop that long. An
+    // xs:long has at most 19 significant digits (XML Schema Part 2 §3.3.16), so longer ones are
+    // refused, and leading zeros dropped, before any conversion. The digits converted are counted.
+    const rows = [
+      { id: "9".repeat(500_000), status: 400, reason: "out of the xs:long range" },
+      { id: `-${"9".repeat(500_000)}`, status: 400, reason: "out of the xs:long range" },
+      { id: `+${"0".repeat(500_000)}42`, status: 200, reason: undefined },
+    ];
+    for (const row of rows) {
+      let converted = 0;
+      const original = globalThis.BigInt;
+      const spy = vi.spyOn(globalThis, "BigInt").mockImplementation((value) => {
+        converted = Math.max(converted, String(value).length);
+        return original(value);
+      });
+      let res: Awaited<ReturnType<typeof post>>;
+      try {
+        res = await post(svc.endpoint, envelope(getCustomer(row.id)));
+      } finally {
+        spy.mockRestore();
+      }
+      expect(res.status).toBe(row.status);
+      if (row.reason) expect(readFault(res.text).reason).toContain(row.reason);
+      else expect(res.text).toContain("<id>42</id>");
+      expect(converted).toBeLessThanOrEqual(21);
+    }
+  });
   it("the server still answers normally afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
   });

@@ -15,7 +15,14 @@ import {
 } from "./schema-model.js";
 import type { XmlElement } from "./xml.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
-import { checkLexical, collapse, collapseFast, enumerationLiteral, lexicalCheck } from "./xsd-lexical.js";
+import {
+  canonicalInteger,
+  checkLexical,
+  collapse,
+  collapseFast,
+  enumerationLiteral,
+  lexicalCheck,
+} from "./xsd-lexical.js";
 
 /**
  * Validates an element against its declaration and decodes it into a plain object: attributes
@@ -190,7 +197,9 @@ function decodeSimple(type: SimpleType, raw: string, path: string, longAs: LongR
   checkLexical(type, lexical, path);
   switch (type.base) {
     case "long":
-      return longAs === "bigint" ? BigInt(lexical) : BigInt(lexical).toString();
+      // Converted from the canonical form: leading zeros (valid, but unbounded in number) would
+      // make the conversion cost more than linear time in the message.
+      return longAs === "bigint" ? BigInt(canonicalInteger(lexical)) : canonicalInteger(lexical);
     case "int":
       return Number(lexical);
     case "boolean":
@@ -391,12 +400,12 @@ function simpleDecoder(type: SimpleType, longAs: LongRepresentation): (raw: stri
         ? (raw, path) => {
             const lexical = collapseFast(raw);
             check(lexical, path);
-            return BigInt(lexical);
+            return BigInt(canonicalInteger(lexical));
           }
         : (raw, path) => {
             const lexical = collapseFast(raw);
             check(lexical, path);
-            return BigInt(lexical).toString();
+            return canonicalInteger(lexical);
           };
     case "int":
       return (raw, path) => {

@@ -65,7 +65,7 @@ export function enumerationLiteral(type: SimpleType, v: string): string | undefi
   switch (type.base) {
     case "int":
     case "long": {
-      const n = BigInt(v);
+      const n = BigInt(canonicalInteger(v));
       return values.find((e) => INTEGER_RE.test(e) && BigInt(e) === n);
     }
     case "decimal":
@@ -171,20 +171,47 @@ function checkBaseLexical(base: SimpleType["base"], v: string, path: string): vo
   }
 }
 
+/**
+ * An xs:integer lexical (sign, digits) without its `+` and leading zeros (Part 2 §3.3.13.2, the
+ * canonical representation): `+007` → `7`, `-0` → `0`. What is handed to `BigInt()`, which
+ * converts a long digit string in more than linear time.
+ */
+export function canonicalInteger(v: string): string {
+  const first = v.charCodeAt(0);
+  // 0x2b "+", 0x2d "-", 0x30 "0": anything else starts a canonical form already.
+  if (first !== 0x2b && first !== 0x2d && first !== 0x30) return v;
+  const negative = first === 0x2d;
+  let i = first === 0x2b || negative ? 1 : 0;
+  while (i < v.length - 1 && v.charCodeAt(i) === 0x30) i++;
+  const digits = v.slice(i);
+  return negative && digits !== "0" ? `-${digits}` : digits;
+}
+
+/**
+ * Significant digits of xs:long's bounds (±9223372036854775807/8, Part 2 §3.3.16): a value with
+ * more lies outside the range, and is refused without converting it.
+ */
+const LONG_DIGITS = 19;
+
 /** xs:long (Part 2 §3.3.16) and xs:int (§3.3.17): an integer inside the type's range. */
-function checkInteger(base: "long" | "int", v: string, path: string): void {
-  if (!INTEGER_RE.test(v)) fail(path, `${shown(v)} is not a valid xs:${base}`);
+function checkInteger(base: "long" | "int", raw: string, path: string): void {
+  if (!INTEGER_RE.test(raw)) fail(path, `${shown(raw)} is not a valid xs:${base}`);
+  const v = canonicalInteger(raw);
   // At most 15 characters: exact as a double, and always inside the xs:long range.
   if (v.length <= 15) {
     if (base === "int") {
       const n = Number(v);
-      if (n < INT_MIN || n > INT_MAX) fail(path, `${shown(v)} is out of the xs:int range`);
+      if (n < INT_MIN || n > INT_MAX) fail(path, `${shown(raw)} is out of the xs:int range`);
     }
     return;
   }
+  // No BigInt() of a value that cannot be in range: a message of a million digits would hold
+  // the event loop for most of a second in the conversion alone.
+  if (v.length - (v.charCodeAt(0) === 0x2d ? 1 : 0) > LONG_DIGITS)
+    fail(path, `${shown(raw)} is out of the xs:${base} range`);
   const n = BigInt(v);
   const [lo, hi] = base === "long" ? [LONG_MIN, LONG_MAX] : [INT_MIN_BIG, INT_MAX_BIG];
-  if (n < lo || n > hi) fail(path, `${shown(v)} is out of the xs:${base} range`);
+  if (n < lo || n > hi) fail(path, `${shown(raw)} is out of the xs:${base} range`);
 }
 
 /** length, minLength, maxLength (Part 2 §4.3.1-§4.3.3), counted in characters (code points). */
