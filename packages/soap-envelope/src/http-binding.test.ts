@@ -18,6 +18,7 @@ import {
   TNS,
 } from "../test/helpers.js";
 import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { ROLE_NONE } from "./envelope.js";
 import { WSSE_NS } from "./fault.js";
 import { SoapAuthenticationError } from "./wsse.js";
 import type { XmlElement } from "./xml.js";
@@ -473,6 +474,34 @@ describe("authenticate hook (SOAP 1.2 Part 1 §2.6 header processing)", () => {
     // The same message without the block reaches the hook once.
     expect((await post(auth.endpoint, envelope(getCustomer("42"), security("ada")))).status).toBe(200);
     expect(hookCalls).toEqual(["ada"]);
+  });
+  it("wsse:Security for another role or role none → the hook does not get it (400 FailedAuthentication); ctx.headers still lists it", async () => {
+    // Part 1 §2.2: a node processes the header blocks targeted at the roles it plays; a block for
+    // role none is never processed, one for another role (a gateway in front, WS-Security 1.1 §6
+    // one Security header per actor) is that node's, not this one's.
+    const forRole = (role: string) =>
+      security("ada").replace("<wsse:Security ", `<wsse:Security env:role="${role}" `);
+    for (const role of [ROLE_NONE, "urn:example:gateway"]) {
+      hookCalls.length = 0;
+      const res = await post(auth.endpoint, envelope(getCustomer("42"), forRole(role)));
+      expect(res.status).toBe(400);
+      expect(readFault(res.text).subcodes).toEqual([`{${WSSE_NS}}FailedAuthentication`]);
+      expect(hookCalls).toEqual([""]);
+    }
+    // A Security block for the gateway next to this node's own: the hook sees only its own.
+    const before = seen.length;
+    hookCalls.length = 0;
+    const res = await post(
+      auth.endpoint,
+      envelope(
+        getCustomer("42"),
+        `${forRole("urn:example:gateway").replace(">ada<", ">gw<")}${security("ada")}`,
+      ),
+    );
+    expect(res.status).toBe(200);
+    expect(hookCalls).toEqual(["ada"]);
+    expect(seen.length).toBe(before + 1);
+    expect(seen[before]?.blocks).toHaveLength(2);
   });
 });
 
