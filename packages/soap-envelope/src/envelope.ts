@@ -99,9 +99,7 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
       headerXml: UPGRADE_HEADER,
     });
   }
-  for (const key in root.attributes) {
-    if (key.charCodeAt(0) !== 0x7b) throw senderFault(`Unqualified attribute "${key}" on env:Envelope`);
-  }
+  checkQualifiedAttributes(root, "Envelope");
   // Part 1 §5.1.1: encodingStyle MUST NOT appear on Envelope, Header or Body.
   if (ATTR_ENCODING_STYLE in root.attributes)
     throw senderFault("env:encodingStyle is not allowed on env:Envelope");
@@ -120,12 +118,14 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
   }
   // Part 1 §5: "The Envelope element information item has ... one or two element children"
   if (root.children.length > index + 1) throw senderFault("Elements after env:Body are not allowed");
+  checkQualifiedAttributes(body, "Body");
   if (ATTR_ENCODING_STYLE in body.attributes)
     throw senderFault("env:encodingStyle is not allowed on env:Body");
   if (hasCharacterData(body.text)) throw senderFault("env:Body must not contain character data");
 
   const headers: HeaderBlock[] = [];
   if (header) {
+    checkQualifiedAttributes(header, "Header");
     if (ATTR_ENCODING_STYLE in header.attributes) {
       throw senderFault("env:encodingStyle is not allowed on env:Header");
     }
@@ -146,6 +146,18 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
   // be, and the envelope schema's Body takes `xs:any namespace="##any"`. A contract whose schema
   // has no target namespace defines unqualified operations; routing decides what is known.
   return { headers, body: body.children };
+}
+
+/**
+ * Part 1 §5.1, §5.2, §5.3: Envelope, Header and Body each have "Zero or more namespace-qualified
+ * attribute information items in its [attributes] property"; an unqualified one is a Sender fault.
+ */
+function checkQualifiedAttributes(element: ParsedElement, name: string): void {
+  for (const key in element.attributes) {
+    // Qualified attributes are keyed `{ns}local`, unqualified ones by their local name.
+    if (key.charCodeAt(0) !== 0x7b)
+      throw senderFault(`Unqualified attribute "${key.slice(0, 100)}" on env:${name}`);
+  }
 }
 
 /**

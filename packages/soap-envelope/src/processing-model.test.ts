@@ -330,6 +330,25 @@ const structureRows: Row[] = [
     code: "Sender",
   },
   {
+    name: "unqualified attribute on Body → Sender (Part 1 §5.3: namespace-qualified attributes only)",
+    body: envelope(ok).replace("<env:Body>", '<env:Body id="b1">'),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "unqualified attribute on Header → Sender (Part 1 §5.2: namespace-qualified attributes only)",
+    body: envelope(ok, "").replace("<env:Header>", '<env:Header id="h1">'),
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "foreign qualified attributes on Header and Body → 200",
+    body: envelope(ok, "")
+      .replace("<env:Header>", '<env:Header xmlns:x="urn:x" x:id="h1">')
+      .replace("<env:Body>", '<env:Body xmlns:x="urn:x" x:id="b1">'),
+    status: 200,
+  },
+  {
     name: "foreign qualified attribute on Envelope → 200",
     body: envelope(ok).replace(`xmlns:env="${ENV}"`, `xmlns:env="${ENV}" xmlns:x="urn:x" x:trace="1"`),
     status: 200,
