@@ -1,6 +1,16 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ENV, envelope, getCustomer, post, readFault, SOAP, startCustomerService } from "../test/helpers.js";
+import {
+  ENV,
+  envelope,
+  getCustomer,
+  post,
+  readFault,
+  received,
+  SOAP,
+  startCustomerService,
+  TNS,
+} from "../test/helpers.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
 beforeAll(async () => {
@@ -259,6 +269,27 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
       else expect(res.text).toContain("<id>42</id>");
       expect(converted).toBeLessThanOrEqual(21);
     }
+  });
+  it('<?xml version="1.1"?> with &#1; in a string, or undeclaring a prefix → 400 Sender, parsed as XML 1.0', async () => {
+    // SOAP 1.2 Part 1 §5: a message's information items must "be serialized as XML 1.0"; XML 1.0
+    // (Fifth Edition) §2.8: a 1.0 processor "will process [a 1.x document] as a 1.0 document". Read
+    // as XML 1.1, &#1; handed a C0 control character to the handler and xmlns:p="" undeclared p.
+    const event = (message: string, attrs = "") =>
+      `<c:LogEventRequest xmlns:c="${TNS}"${attrs}><c:event><c:type>audit</c:type><c:severity>WARN</c:severity><c:message>${message}</c:message></c:event></c:LogEventRequest>`;
+    const v11 = (body: string) => envelope(body).replace('version="1.0"', 'version="1.1"');
+    const before = received.length;
+    for (const body of [
+      v11(event("a&#1;b")),
+      v11(event("a", ' xmlns:p="urn:p"').replace("<c:event>", '<c:event xmlns:p="">')),
+    ]) {
+      const res = await post(svc.endpoint, body);
+      expect(res.status).toBe(400);
+      expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+    }
+    expect(received.length).toBe(before);
+    // A 1.1 declaration on an XML 1.0 document is still read (as XML 1.0).
+    expect((await post(svc.endpoint, v11(event("plain")))).status).toBe(202);
+    expect(received.length).toBe(before + 1);
   });
   it("the server still answers normally afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);

@@ -392,7 +392,7 @@ export const SUPPORTED_CHARSETS: ReadonlySet<string> = new Set([
  * failed midway is dropped with whatever state it was in.
  */
 class TreeBuilder {
-  private readonly parser: SaxesParser<{ xmlns: true }>;
+  private readonly parser: SaxesParser<{ xmlns: true; defaultXMLVersion: "1.0"; forceXMLVersion: true }>;
   private readonly stack: ParsedElement[] = [];
   /**
    * Per open element, whether its text so far holds character data (not only XML white space).
@@ -410,7 +410,11 @@ class TreeBuilder {
   private limits: ResolvedXmlLimits = DEFAULT_LIMITS;
 
   constructor() {
-    this.parser = new SaxesParser({ xmlns: true });
+    // XML 1.0 (Fifth Edition) §2.8: a 1.0 processor "will process [a document declaring another
+    // 1.x version] as a 1.0 document"; SOAP 1.2 Part 1 §5 requires a message serializable as XML
+    // 1.0. Read as XML 1.1 (saxes' choice from the declaration), `&#1;` would hand a C0 control
+    // character to a handler and `xmlns:p=""` would undeclare a prefix.
+    this.parser = new SaxesParser({ xmlns: true, defaultXMLVersion: "1.0", forceXMLVersion: true });
     this.parser.on("doctype", () => {
       throw new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
     });
