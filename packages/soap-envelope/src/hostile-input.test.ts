@@ -1,4 +1,6 @@
 import { request } from "node:http";
+import { listen } from "@svc/test-utils";
+import express from "express";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   ENV,
@@ -8,9 +10,11 @@ import {
   readFault,
   received,
   SOAP,
+  silentLogger,
   startCustomerService,
   TNS,
 } from "../test/helpers.js";
+import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
 beforeAll(async () => {
@@ -293,5 +297,88 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
   });
   it("the server still answers normally afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
+  });
+});
+
+describe("xs:decimal with range facets: a long fraction costs linear work", () => {
+  const NS = "urn:example:quote";
+  const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+      xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+      xmlns:tns="${NS}" targetNamespace="${NS}">
+    <wsdl:types>
+      <xs:schema targetNamespace="${NS}" elementFormDefault="qualified">
+        <xs:simpleType name="Amount"><xs:restriction base="xs:decimal">
+          <xs:minInclusive value="0"/><xs:maxExclusive value="1000000"/>
+        </xs:restriction></xs:simpleType>
+        <xs:element name="quote"><xs:complexType><xs:sequence>
+          <xs:element name="amount" type="tns:Amount"/>
+        </xs:sequence></xs:complexType></xs:element>
+      </xs:schema>
+    </wsdl:types>
+    <wsdl:message name="quote"><wsdl:part name="parameters" element="tns:quote"/></wsdl:message>
+    <wsdl:portType name="Quotes"><wsdl:operation name="quote"><wsdl:input message="tns:quote"/></wsdl:operation></wsdl:portType>
+    <wsdl:binding name="QuotesSoap12" type="tns:Quotes">
+      <soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+      <wsdl:operation name="quote"><soap12:operation soapAction="${NS}#quote"/><wsdl:input><soap12:body use="literal"/></wsdl:input></wsdl:operation>
+    </wsdl:binding>
+    <wsdl:service name="QuoteService">
+      <wsdl:port name="QuotePort" binding="tns:QuotesSoap12"><soap12:address location="http://localhost/quote"/></wsdl:port>
+    </wsdl:service>
+  </wsdl:definitions>`;
+  const amounts: unknown[] = [];
+  let quotes: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    const app = express();
+    app.use(
+      "/quote",
+      soapEndpoint({
+        wsdl,
+        handlers: { quote: ({ amount }: { amount: string }) => void amounts.push(amount) } as never,
+        logger: silentLogger,
+      }),
+      soapErrorHandler(),
+    );
+    quotes = await listen(app);
+  });
+  afterAll(() => quotes.close());
+
+  it("amount 0.000…0001 (10,000 zeros) → 202, 1e6 - 0.000…0001 → 400, no pattern replace runs over the value", async () => {
+    // compareDecimal dropped the fraction's trailing zeros with `f.replace(/0+$/, "")`: a
+    // backtracking engine tries that unanchored pattern from every zero of a run followed by
+    // another digit, quadratic in the run (100,000 zeros: about 25 s of CPU for one message).
+    // Counted here, on a run short enough for the old code to finish: the longest string a
+    // String#replace with an unanchored pattern ran over.
+    const zeros = "0".repeat(10_000);
+    const rows = [
+      { amount: `0.${zeros}1`, status: 202 },
+      { amount: `1000000.${zeros}1`, status: 400 },
+      { amount: `-0.${zeros}1`, status: 400 },
+      { amount: `999999.${"9".repeat(10_000)}`, status: 202 },
+    ];
+    for (const row of rows) {
+      let longest = 0;
+      const replace = String.prototype.replace;
+      const spy = vi.spyOn(String.prototype, "replace").mockImplementation(function (
+        this: string,
+        pattern: unknown,
+        replacement: unknown,
+      ) {
+        if (pattern instanceof RegExp && !pattern.source.startsWith("^"))
+          longest = Math.max(longest, this.length);
+        return Reflect.apply(replace, this, [pattern, replacement]) as string;
+      });
+      let res: Awaited<ReturnType<typeof post>>;
+      try {
+        res = await post(
+          `${quotes.url}/quote`,
+          envelope(`<q:quote xmlns:q="${NS}"><q:amount>${row.amount}</q:amount></q:quote>`),
+        );
+      } finally {
+        spy.mockRestore();
+      }
+      expect(res.status).toBe(row.status);
+      expect(longest).toBeLessThan(1000);
+    }
+    expect(amounts).toEqual([`0.${zeros}1`, `999999.${"9".repeat(10_000)}`]);
   });
 });
