@@ -157,13 +157,31 @@ const ENDPOINT_SINK: MessageSink<EndpointMessage> = {
 /** POST: the message goes to the transport-neutral service; its response is written back. */
 function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerResponse, next: NextFunction): void {
   const headers = req.headers;
+  let body: SoapRequest["body"] = req;
+  if (req.readableEnded) {
+    // A body parser in front (node-soap's setup: `bodyParser.raw({ type: () => true })`) has read
+    // the whole message already: reading the ended stream would wait for data that never comes,
+    // then blame the client with a 408. Its Buffer or string is the message, under the same limits.
+    const parsed = (req as { body?: unknown }).body;
+    if (typeof parsed === "string" || parsed instanceof Uint8Array) body = parsed;
+    else {
+      next(
+        new HttpError(
+          500,
+          "The request body was consumed by middleware in front of the SOAP endpoint without leaving it as a Buffer or string in req.body",
+          { expose: false },
+        ),
+      );
+      return;
+    }
+  }
   node.deliver<EndpointMessage>(
     {
       method: "POST",
       contentType: headers["content-type"],
       contentLength: headers["content-length"],
       contentEncoding: headers["content-encoding"],
-      body: req,
+      body,
       http: req,
       correlationId: readCorrelationId(req, res),
       logger: req.log,

@@ -721,3 +721,64 @@ describe("a contract whose schema has no target namespace (SOAP 1.2 Part 1 §5.3
     expect(readFault(res.text).reason).toBe("No operation takes other");
   });
 });
+
+describe("a body parser in front of the endpoint (node-soap's bodyParser.raw setup)", () => {
+  // node-soap's Express instructions put `bodyParser.raw({ type: () => true })` in front of it and
+  // read `req.body`. Here the stream had already ended when the endpoint started reading it, so
+  // nothing arrived: every call waited bodyTimeoutMs and got a 408 blaming the client (RFC 9110
+  // §15.5.9), although the whole message had been received.
+  const start = async (parser: express.RequestHandler) => {
+    const app = express();
+    app.use(parser);
+    app.use(
+      "/ws/customer",
+      soapEndpoint({
+        wsdl: CUSTOMER_WSDL,
+        handlers: customerHandlers(),
+        logger: silentLogger,
+        bodyTimeoutMs: 1000,
+        limits: { maxBytes: 4096 },
+      }),
+      soapErrorHandler({ logger: silentLogger }),
+    );
+    return listen(app);
+  };
+  for (const [name, parser] of [
+    ["express.raw({ type: () => true }) (a Buffer)", express.raw({ type: () => true })],
+    [
+      'express.text({ type: "application/soap+xml" }) (a string)',
+      express.text({ type: "application/soap+xml" }),
+    ],
+  ] as const) {
+    it(`${name} → 200, the parsed body is the message; over limits.maxBytes → 413`, async () => {
+      const server = await start(parser);
+      try {
+        const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
+        expect(res.status).toBe(200);
+        expect(res.text).toContain("Ada Lovelace");
+        const big = envelope(getCustomer(`42${" ".repeat(5000)}`));
+        expect((await post(`${server.url}/ws/customer`, big)).status).toBe(413);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+  it("a parser that left a parsed object in req.body → 500 Receiver at once, logged, not a 408", async () => {
+    const server = await start((req, _res, next) => {
+      req.resume();
+      req.on("end", () => {
+        (req as { body?: unknown }).body = { parsed: true };
+        next();
+      });
+    });
+    try {
+      const before = silentLogger.errors.length;
+      const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
+      expect(res.status).toBe(500);
+      expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
+      expect(silentLogger.errors.length).toBe(before + 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
