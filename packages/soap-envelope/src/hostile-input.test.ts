@@ -136,6 +136,27 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
     );
     expect(res.status).toBe(200);
   });
+  it("limits: { maxNamespaces: 3 } (the README's option) constructs and applies: 3 declarations in scope → 200, 4 → 400", async () => {
+    // The option was resolved by the parser but missing from the keys soapEndpoint accepts, so
+    // configuring it as the README's table says threw ERR_SVC_SOAP_ENVELOPE_OPTIONS at start-up.
+    const small = await startCustomerService({ limits: { maxNamespaces: 3 } });
+    try {
+      // xmlns:env and xmlns:c, plus one or two more on the request element.
+      const withDecls = (n: number) =>
+        envelope(
+          getCustomer("42").replace(
+            "<c:GetCustomerRequest ",
+            `<c:GetCustomerRequest ${Array.from({ length: n }, (_, i) => `xmlns:x${i}="urn:x${i}"`).join(" ")} `,
+          ),
+        );
+      expect((await post(small.endpoint, withDecls(1))).status).toBe(200);
+      const res = await post(small.endpoint, withDecls(2));
+      expect(res.status).toBe(400);
+      expect(readFault(res.text).reason).toContain("more than 3 namespace declarations");
+    } finally {
+      await small.close();
+    }
+  });
   it("no charset, no BOM, an XML declaration naming ISO-8859-1 → 400 Sender, never read as UTF-8", async () => {
     // RFC 7303 §3.2 / XML 1.0 §4.3.3: the declaration names the encoding when nothing else does.
     // These bytes are valid UTF-8, so reading them as UTF-8 would silently turn "Ã©" into "é".

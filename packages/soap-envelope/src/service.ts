@@ -189,7 +189,7 @@ export interface SoapServiceOptions<Operations = never> {
   roles?: readonly string[];
   /**
    * Size and shape limits of request messages.
-   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000 }
+   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000, maxNamespaces: 128 }
    */
   limits?: XmlLimits;
   /**
@@ -396,7 +396,13 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     throw optionError("authenticateHeaders", authenticateHeaders, "given only with authenticate");
   }
   const roles = checkRoles(options.roles);
-  checkObject(options.limits, "limits", ["maxBytes", "maxDepth", "maxAttributes", "maxElements"]);
+  checkObject(options.limits, "limits", [
+    "maxBytes",
+    "maxDepth",
+    "maxAttributes",
+    "maxElements",
+    "maxNamespaces",
+  ]);
   const limits = resolveLimits(options.limits);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   // Node's timers take at most 2^31 - 1 ms (a larger delay becomes 1 ms); 0 or Infinity would
