@@ -294,6 +294,24 @@ const structureRows: Row[] = [
     status: 200,
   },
   {
+    name: "env:mustUnderstand, env:role, env:relay on the body element and a descendant → ignored, 200 (Part 1 §5.2.2-§5.2.4)",
+    body: envelope(
+      ok
+        .replace("<c:GetCustomerRequest ", '<c:GetCustomerRequest env:mustUnderstand="1" ')
+        .replace(
+          "<c:customerId>",
+          `<c:customerId env:mustUnderstand="true" env:role="${ROLE}none" env:relay="1">`,
+        ),
+    ),
+    status: 200,
+  },
+  {
+    name: "any other attribute on a body descendant → Sender (the schema decides)",
+    body: envelope(ok.replace("<c:customerId>", '<c:customerId env:trace="1">')),
+    status: 400,
+    code: "Sender",
+  },
+  {
     name: "missing Body → Sender",
     body: `<env:Envelope xmlns:env="${ENV}"><env:Header/></env:Envelope>`,
     status: 400,

@@ -80,7 +80,8 @@ export function decodeElement(
   let known: ReadonlySet<string> | undefined;
   for (const key in element.attributes) {
     known ??= knownAttributes(type);
-    if (!known.has(key)) throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
+    if (!known.has(key) && !SOAP_IGNORED.has(key))
+      throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
   if (type.simpleContent) {
     if (element.children.length > 0) throw new SchemaValidationError(path, "must not contain elements");
@@ -233,9 +234,21 @@ function knownAttributes(type: ComplexType): ReadonlySet<string> {
 
 function checkNoAttributes(element: XmlElement, path: string): void {
   for (const key in element.attributes) {
-    if (key !== XSI_NIL) throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
+    if (key !== XSI_NIL && !SOAP_IGNORED.has(key))
+      throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
 }
+
+/**
+ * SOAP 1.2 Part 1 §5.2.2, §5.2.3, §5.2.4: env:role, env:mustUnderstand and env:relay belong to
+ * header blocks, and "SOAP receivers MUST ignore this attribute information item if it appears
+ * on descendants of a SOAP header block or on a SOAP body child element information item (or its
+ * descendents)": on payload elements they are not the schema's to refuse. (The body child's own
+ * env:* attributes are removed before decoding, service.ts.)
+ */
+const SOAP_IGNORED: ReadonlySet<string> = new Set(
+  ["role", "mustUnderstand", "relay"].map((local) => `{http://www.w3.org/2003/05/soap-envelope}${local}`),
+);
 
 // Compiled decoders: the walk above, specialised once per element declaration to what the
 // declaration allows, so a message is not interpreted against the schema model. They decide,
