@@ -134,9 +134,9 @@ export interface SoapServiceOptions<Operations = never> {
    * Checks the credentials in the header blocks (and, through `context.http`, the HTTP request)
    * and returns the principal. `headerBlocks` are the blocks targeted at this node (Part 1 §2.2:
    * no `env:role`, `next`, `ultimateReceiver` or one of `roles`); a block for `none` or another
-   * role is not this node's to process (`context.headers` still lists every block). It is not called for a message with a mandatory header block this
-   * node does not understand (that MustUnderstand fault comes first, Part 1 §2.6 step 3). What it
-   * throws decides the fault:
+   * role is not this node's to process (`context.headers` still lists every block). It is not
+   * called for a message with a mandatory header block this node does not understand (that
+   * MustUnderstand fault comes first, Part 1 §2.6 step 3). What it throws decides the fault:
    * - a {@link SoapFault}: sent as it is;
    * - an {@link SoapAuthenticationError}, an error whose `code` is a WS-Security 1.0 §12 fault
    *   code (`FailedAuthentication`, `InvalidSecurityToken`, ...), or an `HttpError` 401/403: the
@@ -634,16 +634,6 @@ async function exchange<M extends SoapRequest>(
         op = routed?.op;
         const blocks: XmlElement[] = [];
         for (const block of envelope.headers) blocks.push(block.element);
-        // Part 1 §2.2, §2.6 step 4: a node processes the header blocks targeted at a role it plays;
-        // one for `none` is never processed, one for another role (a gateway's wsse:Security,
-        // WS-Security 1.1 §6: one per actor) belongs to that node. The hook gets only its own.
-        let targeted: XmlElement[] = blocks;
-        for (const block of envelope.headers) {
-          if (!isTargeted(block, config.roles)) {
-            targeted = envelope.headers.filter((h) => isTargeted(h, config.roles)).map((h) => h.element);
-            break;
-          }
-        }
         const base: SoapAuthContext = {
           operation: op?.name ?? "",
           action,
@@ -659,7 +649,8 @@ async function exchange<M extends SoapRequest>(
         checkMustUnderstand(config, envelope.headers);
         checkHeaderEncodings(config, envelope.headers);
         if (config.authenticate) {
-          const principal = await authenticateStep(config.authenticate, targeted, base);
+          const own = targetedBlocks(config, envelope.headers, blocks);
+          const principal = await authenticateStep(config.authenticate, own, base);
           // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
           if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
           target = checkBody(envelope.body, routed, action);
@@ -718,6 +709,24 @@ function route(
 /** What the `authenticate` hook threw, turned into a fault by the step after it. */
 class AuthenticationFailure {
   constructor(readonly error: unknown) {}
+}
+
+/**
+ * Part 1 §2.2, §2.6 step 4: a node processes the header blocks targeted at a role it plays; one
+ * for `none` is never processed, one for another role (a gateway's wsse:Security, WS-Security 1.1
+ * §6: one per actor) belongs to that node. `all` (every block's element) when all are targeted.
+ */
+function targetedBlocks(
+  config: ServiceConfig,
+  headers: readonly HeaderBlock[],
+  all: XmlElement[],
+): readonly XmlElement[] {
+  for (const h of headers) {
+    if (!isTargeted(h, config.roles)) {
+      return headers.filter((b) => isTargeted(b, config.roles)).map((b) => b.element);
+    }
+  }
+  return all;
 }
 
 /** The principal `authenticate` returns, or what it threw as an {@link AuthenticationFailure}. */
