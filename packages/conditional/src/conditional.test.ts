@@ -60,6 +60,19 @@ function app(withNegotiate: boolean) {
     setLastModified(res, modified);
     res.send();
   });
+  // A HEAD answered without a body, as node:http handlers write it: the validators and the length
+  // of the GET's representation, then res.end().
+  a.get("/head-by-hand", (req, res) => {
+    const body = JSON.stringify(employee);
+    res.setHeader("ETag", strongEtag(body));
+    setLastModified(res, modified);
+    res.setHeader("Content-Type", "application/json");
+    if (req.method === "HEAD") {
+      res.setHeader("Content-Length", Buffer.byteLength(body));
+      return void res.end();
+    }
+    res.end(body);
+  });
   a.get("/comma-tag", (_req, res) => {
     res.setHeader("ETag", '"a,b"');
     res.json(employee);
@@ -257,6 +270,22 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
         expect((await raw(`${server().url}/no-body`, "GET", {})).status).toBe(200);
         const res = await raw(`${server().url}/no-body`, "GET", { "if-none-match": "*" });
         expect(res.status).toBe(304);
+      });
+
+      it("HEAD answered with res.end() and no body: If-None-Match / If-Modified-Since → 304, as GET", async () => {
+        // RFC 9110 §13.1.2: "the origin server MUST NOT perform the requested method if the
+        // condition evaluates to false; instead, the origin server MUST respond with either a) the
+        // 304 (Not Modified) status code if the request method is GET or HEAD".
+        const url = `${server().url}/head-by-hand`;
+        const etag = strongEtag(JSON.stringify(employee));
+        expect((await raw(url, "GET", { "if-none-match": etag })).status).toBe(304);
+        const head = await raw(url, "HEAD", { "if-none-match": etag });
+        expect(head.status).toBe(304);
+        expect(head.headers.etag).toBe(etag);
+        expect(head.headers["content-length"]).toBeUndefined();
+        expect((await raw(url, "HEAD", { "if-none-match": '"other"' })).status).toBe(200);
+        const since = await raw(url, "HEAD", { "if-modified-since": modified.toUTCString() });
+        expect(since.status).toBe(304);
       });
 
       it("HEAD with If-None-Match: current tag → 304", async () => {

@@ -291,10 +291,14 @@ class Revalidation {
 
   /**
    * Whether the client's copy of this successful response is current (`If-None-Match`, else
-   * `If-Modified-Since`, RFC 9110 §13.1.2, §13.1.3).
+   * `If-Modified-Since`, RFC 9110 §13.1.2, §13.1.3). Whether or not a body was sent: a HEAD (or
+   * an empty 200) answered with `res.end()` and the handler's own validators is evaluated as its
+   * GET is, since "the origin server MUST NOT perform the requested method if the condition
+   * evaluates to false; instead, the origin server MUST respond with [...] the 304 (Not Modified)
+   * status code if the request method is GET or HEAD" (§13.1.2).
    */
   private isFresh(res: ServerResponse): boolean {
-    return this.successful() && this.contentType !== undefined && this.currentCopy(res);
+    return this.successful() && this.currentCopy(res);
   }
 
   /** Whether the validators of `res` satisfy the request's `If-None-Match`, else `If-Modified-Since`. */
