@@ -158,13 +158,21 @@ function readMediaType(
 }
 
 /** No version named, or an unknown one on a neutral path: the default (none when `required`). */
-function useDefault(config: VersioningConfig, resolution: VersionResolution): VersionResolution {
+function useDefault(
+  config: VersioningConfig,
+  resolution: VersionResolution,
+  neutral: () => boolean,
+): VersionResolution {
   const version = config.defaultVersion;
   resolution.version = version;
   resolution.source = version === undefined ? undefined : "default";
   resolution.mediaType = undefined;
-  // A deprecated default is still deprecated: its responses say so too.
-  resolution.deprecation = version === undefined ? undefined : config.deprecated.get(version);
+  // A deprecated default is still deprecated: its responses say so too. Not on a version-neutral
+  // path (`/health`), which no version's retirement takes away: RFC 8594 §3, Sunset "indicate[s]
+  // that a URI is likely to become unresponsive at a specified point in the future", and RFC 9745
+  // §2, Deprecation says "the resource in context of the message is or will be deprecated".
+  const deprecation = version === undefined ? undefined : config.deprecated.get(version);
+  resolution.deprecation = deprecation === undefined || neutral() ? undefined : deprecation;
   return resolution;
 }
 
@@ -200,7 +208,7 @@ function conclude(
         "missing_api_version",
       );
     }
-    return useDefault(config, resolution);
+    return useDefault(config, resolution, neutral);
   }
   // Two strategies naming different versions: the request contradicts itself (→ 400).
   const other = named.find((n) => n.version !== first.version);
@@ -225,7 +233,7 @@ function conclude(
           ? ["Accept"]
           : [];
   if (!config.versions.has(first.version)) {
-    if (neutral()) return useDefault(config, resolution);
+    if (neutral()) return useDefault(config, resolution, neutral);
     throw refuseUnknown(config, named, first);
   }
   resolution.version = first.version;

@@ -404,6 +404,24 @@ describe("version-neutral routes", () => {
       expect(at(await res.json(), "v")).toBe(2);
     },
   );
+  it.each([
+    ["no version", {}],
+    ["API-Version: 9", { "API-Version": "9" }],
+    ["Accept: application/vnd.svc.v9+json", { Accept: "application/vnd.svc.v9+json" }],
+  ])(
+    "GET /health with %s → the deprecated default 1, yet no Deprecation, Sunset or their Links",
+    async (_name, headers) => {
+      // RFC 8594 §3: Sunset says the URI is likely to become unresponsive then; RFC 9745 §2:
+      // Deprecation says the resource in context is deprecated. Neither holds for a path that is
+      // outside versioning; /employees without a version still says both ("deprecation and sunset").
+      const res = await get("/health", headers);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("deprecation")).toBeNull();
+      expect(res.headers.get("sunset")).toBeNull();
+      expect(res.headers.get("link")).toBe('</openapi.json>; rel="service-desc"');
+      expect(res.headers.get("api-deprecated-versions")).toBe("1");
+    },
+  );
   it("GET /v2/health → 200 at version 2", async () => {
     expect(at(await (await get("/v2/health")).json(), "v")).toBe(2);
   });
