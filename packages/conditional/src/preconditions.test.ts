@@ -35,6 +35,11 @@ beforeAll(async () => {
     res.status(204).end();
   });
   app.get("/docs/:id", preconditions({ current }), (_req, res) => res.json({ ok: true }));
+  // A GET whose handler answers 404 when the resource does not exist, as a real one does.
+  app.get("/items/:id", preconditions({ current }), (req, res) => {
+    if (!store.has(String(req.params.id))) return void res.status(404).json({ missing: true });
+    res.json({ ok: true });
+  });
   app.put(
     "/broken/:id",
     preconditions({ current: () => Promise.reject(new Error("db down")) }),
@@ -61,6 +66,31 @@ beforeAll(async () => {
   server = await listen(app);
 });
 afterAll(() => server.close());
+
+describe("a GET or HEAD of a resource that does not exist (RFC 9110 §13.2.1)", () => {
+  // "A server MUST ignore all received preconditions if its response to the same request without
+  // those conditions, prior to processing the request content, would have been a status code
+  // other than a 2xx (Successful) or 412 (Precondition Failed)": without them, this is a 404.
+  it.each([
+    ["GET", { "if-match": '"v1"' }],
+    ["GET", { "if-match": "*" }],
+    ["HEAD", { "if-match": CURRENT }],
+    ["GET", { "if-match": '"v1"', "if-none-match": '"v1"' }],
+  ])("%s /items/gone with %j → the handler's 404, not 412", async (method, headers) => {
+    reset();
+    const res = await fetch(`${server.url}/items/gone`, { method, headers });
+    expect(res.status).toBe(404);
+  });
+  it("the same preconditions on an existing resource are still evaluated → 412", async () => {
+    reset();
+    expect((await fetch(`${server.url}/items/a`, { headers: { "if-match": '"v1"' } })).status).toBe(412);
+    expect((await fetch(`${server.url}/items/a`, { headers: { "if-match": CURRENT } })).status).toBe(200);
+  });
+  it("a write keeps them: PUT If-Match: * on a missing resource → 412", async () => {
+    reset();
+    expect((await send("PUT", "/docs/gone", { "if-match": "*" })).status).toBe(412);
+  });
+});
 
 function reset() {
   store.clear();

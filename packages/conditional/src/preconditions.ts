@@ -44,7 +44,8 @@ function seconds(date: Date | undefined): number | undefined {
 }
 
 /**
- * RFC 9110 §13.2.2, in its order, as a pure function:
+ * RFC 9110 §13.2.2, in its order, as a pure function (for a GET or HEAD of a resource that does
+ * not exist, none: §13.2.1, its 404 takes precedence):
  *
  * 1. `If-Match` present: false (→ 412) unless `*` and the resource exists, or a listed tag
  *    matches the current one by strong comparison;
@@ -64,6 +65,12 @@ export function evaluatePreconditions(
   current: CurrentValidators | undefined,
 ): PreconditionOutcome {
   const safe = method === "GET" || method === "HEAD";
+  // §13.2.1: "A server MUST ignore all received preconditions if its response to the same request
+  // without those conditions, prior to processing the request content, would have been a status
+  // code other than a 2xx (Successful) or 412". A GET or HEAD of a resource that does not exist
+  // has no representation to answer 2xx with: its handler's 404 goes out, not a 412. (A write
+  // may create the resource, a 2xx: `If-Match: *` fails there.)
+  if (safe && current === undefined) return "proceed";
   const ifMatch = headers["if-match"];
   const ifNoneMatch = headers["if-none-match"];
   const lastModified = seconds(current?.lastModified);
