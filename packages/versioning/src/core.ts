@@ -243,6 +243,18 @@ function conclude(
 }
 
 /**
+ * The scheme and authority of a request target in absolute-form (`http://api.example/v2/x`),
+ * which "a server MUST accept" (RFC 9112 §3.2.2) and Express routes by its path; `""` for the
+ * origin-form (`/v2/x`) and anything else. Linear: no nested repetition.
+ */
+function absoluteFormOrigin(url: string): string {
+  if (url.startsWith("/")) return "";
+  const origin = ABSOLUTE_FORM.exec(url)?.[0];
+  return origin !== undefined && url[origin.length] === "/" ? origin : "";
+}
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
  * The decision, one implementation for every entry point: the version a request asks for (URI,
  * then headers, then media type; they must agree), or throws the `HttpError` to answer with.
  * `caseSensitive`: how the router compares paths (for `neutral`).
@@ -254,10 +266,13 @@ export function decide(
   headers: IncomingHttpHeaders,
   caseSensitive = config.caseSensitive === true,
 ): VersionResolution {
+  // The version prefix and the neutral paths are read off the path of an absolute-form target;
+  // the scheme and authority go back in front of `url` for the router.
+  const origin = absoluteFormOrigin(url);
   const resolution: VersionResolution = {
     version: undefined,
     source: undefined,
-    url,
+    url: origin === "" ? url : url.slice(origin.length),
     pathPrefix: "",
     vary: PENDING,
     mediaType: undefined,
@@ -268,7 +283,9 @@ export function decide(
   readHeaders(config, headers, named);
   const neutral = () => isNeutral(config, resolution.url, method, headers, caseSensitive);
   readMediaType(config, resolution, named, headers, neutral);
-  return conclude(config, resolution, named, neutral);
+  const decided = conclude(config, resolution, named, neutral);
+  if (origin !== "") decided.url = `${origin}${decided.url}`;
+  return decided;
 }
 
 function appendLink(res: ServerResponse, links: readonly string[]): void {

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { errorHandler, HttpError, notFound } from "@svc/errors";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
@@ -364,6 +365,44 @@ describe("versionedPath", () => {
   });
   it("GET /employees/7 with API-Version: 2 → links without a prefix", async () => {
     expect(at(await (await get("/employees/7", { "API-Version": "2" })).json(), "self")).toBe("/employees/7");
+  });
+});
+
+/** A request whose target is in absolute-form (RFC 9112 §3.2.2), which fetch never sends. */
+function absoluteForm(
+  base: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path: target, headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => {
+        body += c;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("absolute-form request targets (RFC 9112 §3.2.2: a server MUST accept them)", () => {
+  it("GET http://api.example/v2/employees → version 2, routed as /employees, as its origin-form is", async () => {
+    const res = await absoluteForm(url, "http://api.example/v2/employees");
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ v: 2, apiVersion: 2 });
+  });
+  it("GET http://api.example/v2/version?x=1 → req.url keeps the scheme and authority, drops /v2", async () => {
+    const res = await absoluteForm(url, "http://api.example/v2/version?x=1");
+    expect(JSON.parse(res.body)).toMatchObject({ v: 2, url: "http://api.example/version?x=1" });
+  });
+  it("required: true, GET http://api.example/health → neutral, 200 (never 400)", async () => {
+    const u = await start({ ...base, required: true });
+    expect((await absoluteForm(u, "http://api.example/health")).status).toBe(200);
+    expect((await absoluteForm(u, "http://api.example/employees")).status).toBe(400);
   });
 });
 
