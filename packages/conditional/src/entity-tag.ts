@@ -32,6 +32,11 @@ function parseTag(tag: string): ParsedTag | undefined {
   return m?.[2] === undefined ? undefined : { weak: m[1] !== undefined, opaque: m[2] };
 }
 
+/** Whether `tag` is one entity-tag (RFC 9110 §8.8.3): `"v7"` or `W/"v7"`, not `v7`. */
+export function isEntityTag(tag: string): boolean {
+  return parseTag(tag) !== undefined;
+}
+
 const OPAQUE_TAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
 
 const isOws = (c: string | undefined) => c === " " || c === "\t";

@@ -67,6 +67,28 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+describe("current() giving a tag that is no entity-tag (a bare version number)", () => {
+  it("PUT If-Match: 7 with current etag 7 (unquoted) → 500 naming it, not a 412 no retry can pass", async () => {
+    const logged: unknown[] = [];
+    const app = express();
+    app.put("/v/:id", preconditions({ current: () => ({ etag: "7" }) }), (_req, res) => res.json({}));
+    app.get("/v/:id", preconditions({ current: () => ({ etag: "7" }) }), (_req, res) => res.json({}));
+    app.use(errorHandler({ logger: { error: (entry: { err: unknown }) => logged.push(entry.err) } }));
+    const s = await listen(app);
+    try {
+      // RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag, opaque-tag = DQUOTE *etagc DQUOTE. The
+      // 412 would carry ETag: 7, which the client sends back, and which never matches.
+      const put = await fetch(`${s.url}/v/1`, { method: "PUT", headers: { "if-match": "7" } });
+      expect(put.status).toBe(500);
+      expect(String(logged[0])).toMatch(/entity-tag/);
+      // An unconditional request compares no tag: it is left alone.
+      expect((await fetch(`${s.url}/v/1`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe("a GET or HEAD of a resource that does not exist (RFC 9110 §13.2.1)", () => {
   // "A server MUST ignore all received preconditions if its response to the same request without
   // those conditions, prior to processing the request content, would have been a status code

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "@svc/errors";
-import { listMatches, parseEtagList } from "./entity-tag.js";
+import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
 
 /** The validators of a resource's current state, as {@link evaluatePreconditions} needs them. */
@@ -185,6 +185,20 @@ export function validatorHeaders(
 }
 
 /**
+ * A current tag that is no entity-tag (`7` where `"7"` is meant) matches nothing, ever: every
+ * `If-Match` would be a 412 carrying that same tag, which the client sends back to no avail. It
+ * is the application's mistake, so it surfaces as one (a 500, logged with this message) rather than
+ * as a precondition that no retry can satisfy. RFC 9110 §8.8.3: `entity-tag = [ weak ]
+ * opaque-tag`, `opaque-tag = DQUOTE *etagc DQUOTE`.
+ */
+function checkCurrentTag(etag: string | undefined): void {
+  if (etag === undefined || isEntityTag(etag)) return;
+  throw new TypeError(
+    `current() gave the ETag ${JSON.stringify(etag)}, which is not an entity-tag: quote it (""7"" or W/"7"), RFC 9110 §8.8.3`,
+  );
+}
+
+/**
  * RFC 9110 §13.2.2 for one request, over one or several representations, answering a failed
  * precondition itself: resolves to `"proceed"`, or `304` for a GET or HEAD whose copy is current;
  * rejects with {@link preconditionFailed}'s 412. The current state is read (when given as a
@@ -212,6 +226,7 @@ export async function checkPreconditions(
   if (!isConditional(req.headers)) return "proceed";
   const state = typeof current === "function" ? await current() : current;
   const validators = await validatorsOf(req.headers, state ?? undefined);
+  checkCurrentTag(validators?.etag);
   const outcome = evaluatePreconditions((req.method ?? "GET").toUpperCase(), req.headers, validators);
   if (outcome === 412) throw preconditionFailed(validators);
   return outcome;
