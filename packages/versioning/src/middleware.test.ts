@@ -584,6 +584,27 @@ describe("versioned()", () => {
     expect(res.status).toBe(404);
     expect(at(await res.json(), "message")).toBe("This resource is not available in API version 3");
   });
+  it("a version without a handler, with a default handler → still 404: default is for no version", async () => {
+    // The README and the JSDoc: "a version without one is a 404"; "default handles requests
+    // without a version" (a neutral path). A route gone in version 2 must not answer it.
+    const app = express();
+    app.use(apiVersioning({ versions: [1, 2], neutral: ["/docs"], required: true }));
+    const route = versioned<express.Request, express.Response>({
+      1: (_req, res) => void res.json({ v: 1 }),
+      default: (_req, res) => void res.json({ v: "default" }),
+    });
+    app.get("/employees", route);
+    app.get("/docs", route);
+    app.use(notFound());
+    app.use(errorHandler({ logger: quiet }));
+    const s = await listen(app);
+    servers.push(s);
+    const v2 = await fetch(`${s.url}/employees`, { headers: { "API-Version": "2" } });
+    expect(v2.status).toBe(404);
+    expect(at(await v2.json(), "message")).toBe("This resource is not available in API version 2");
+    expect(await (await fetch(`${s.url}/v1/employees`)).json()).toEqual({ v: 1 });
+    expect(await (await fetch(`${s.url}/docs`)).json()).toEqual({ v: "default" });
+  });
   // versioned() passes the handler's promise through; Express 5 hands its rejection to next(err),
   // Express 4 does not look at it (an async handler there calls next(err) itself): 5 only.
   it.skipIf(process.env.EXPRESS_MAJOR === "4")(

@@ -80,7 +80,8 @@ export function versioned<Req extends { apiVersion?: number | undefined }, Res>(
       const lower = ascending.filter((v) => v < version).pop();
       if (lower !== undefined) handler = table.get(lower);
     }
-    handler ??= version === undefined ? undefined : fallback;
+    // `default` serves only a request without a version: a version without a handler of its own
+    // (and none to inherit) is a 404, as documented, so a route left out of a version stays out.
     if (handler === undefined) {
       next(
         HttpError.notFound(
