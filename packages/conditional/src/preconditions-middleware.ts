@@ -159,9 +159,15 @@ function guardsWrite(headers: IncomingHttpHeaders): boolean {
   // RFC 9110 §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the
   // received field value is not a valid HTTP-date": one that is not a date leaves the write
   // unconditional, which is what 428 refuses.
+  // Likewise an If-None-Match naming no entity-tag (empty, or only malformed members, which
+  // never match): "the condition is true if none of the listed tags match" (§13.1.2), for every
+  // state of the resource, so it guards nothing. An If-Match of that kind is false instead (412).
+  const ifNoneMatch = headers["if-none-match"];
+  const named = ifNoneMatch === undefined ? [] : parseEtagList(ifNoneMatch);
   return (
     headers["if-match"] !== undefined ||
     parseHttpDate(headers["if-unmodified-since"]) !== undefined ||
-    headers["if-none-match"] !== undefined
+    named === "*" ||
+    named.length > 0
   );
 }

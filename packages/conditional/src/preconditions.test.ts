@@ -290,6 +290,30 @@ const table: Array<[string, string, string, Record<string, string>, number]> = [
     { "if-unmodified-since": "last week" },
     428,
   ],
+  // RFC 9110 §13.1.2: an If-None-Match naming no entity-tag (empty, or only malformed members)
+  // matches nothing, so it is true for every state: the write would go ahead unconditionally.
+  ["required: PATCH with an empty If-None-Match → 428", "PATCH", "/strict/a", { "if-none-match": "" }, 428],
+  [
+    "required: DELETE with If-None-Match: garbage → 428",
+    "DELETE",
+    "/strict/a",
+    { "if-none-match": "garbage" },
+    428,
+  ],
+  [
+    "required: DELETE with If-None-Match: * → proceeds (412: it exists)",
+    "DELETE",
+    "/strict/a",
+    { "if-none-match": "*" },
+    412,
+  ],
+  [
+    "required: PATCH with If-None-Match: a tag → proceeds",
+    "PATCH",
+    "/strict/a",
+    { "if-none-match": '"other"' },
+    200,
+  ],
   [
     "required: PATCH with only If-Modified-Since → 428",
     "PATCH",
