@@ -151,10 +151,16 @@ function isCollection(data: unknown): data is readonly unknown[] {
   return Array.isArray(data);
 }
 
-function cell(value: unknown): string {
+/** A cell's text: the value JSON carries (ECMA-262 §25.5.2.2: its `toJSON()` result). */
+function cell(raw: unknown): string {
+  return cellText(jsonValue(raw));
+}
+
+function cellText(value: unknown): string {
   if (value === null || value === undefined || isOmitted(value)) return "";
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === "object") return JSON.stringify(value);
+  // stringifyJson: a BigInt nested in the cell keeps every digit, where JSON.stringify throws.
+  if (typeof value === "object") return stringifyJson(value);
   return String(value);
 }
 
@@ -203,8 +209,11 @@ export function csvRepresentation(options: CsvRepresentationOptions = {}): Repre
   );
   const escapeFormulas = options.escapeFormulas !== false;
   const text = escapeFormulas ? neutralised : (t: string) => t;
-  const cellOf = (value: unknown): string =>
-    typeof value === "number" || typeof value === "bigint" ? cell(value) : text(cell(value));
+  // A number cell is data; any text, a `toJSON()` string included, may be a formula.
+  const cellOf = (raw: unknown): string => {
+    const value = jsonValue(raw);
+    return typeof value === "number" || typeof value === "bigint" ? cellText(value) : text(cellText(value));
+  };
   return {
     mediaType: "text/csv",
     canRepresent: isCollection,
@@ -311,7 +320,7 @@ function escapeHtml(value: string): string {
 function htmlValue(raw: unknown, depth: number): string {
   const value = jsonValue(raw);
   if (value === null || value === undefined) return "";
-  if (depth > 50) return escapeHtml(JSON.stringify(value));
+  if (depth > 50) return escapeHtml(stringifyJson(value));
   if (Array.isArray(value)) {
     const rows = value as unknown[];
     const objects = rows.every((r) => r !== null && typeof r === "object" && !Array.isArray(r));

@@ -53,3 +53,64 @@ describe("every representation reads a value through its toJSON(), as JSON does"
     expect(lines).toHaveLength(3);
   });
 });
+
+describe("CSV cells, and HTML past its depth, carry the value JSON carries", () => {
+  /** An amount type whose JSON text is a string, as decimal and money libraries have it. */
+  class Amount {
+    constructor(readonly cents: number) {}
+    toJSON() {
+      return (this.cents / 100).toFixed(2);
+    }
+  }
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    const negotiator = createNegotiator({ representations: [json, csv, html] });
+    server = createServer((req, res) => {
+      let deep: unknown = [9007199254740993n];
+      for (let i = 0; i < 60; i++) deep = [deep];
+      const data =
+        req.url === "/deep"
+          ? [{ deep }]
+          : req.url === "/bigint"
+            ? [{ id: 1, ids: [9007199254740993n], owner: { id: 9007199254740995n } }]
+            : [
+                {
+                  id: 1,
+                  site: new URL("https://example.com/a"),
+                  total: new Amount(1250),
+                  debit: new Amount(-500),
+                },
+              ];
+      negotiator.represent(req, res, data).catch(() => {
+        res.statusCode = 500;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  // ECMA-262 §25.5.2.2: a value's toJSON() result is what JSON carries: a URL is its text, not
+  // that text in JSON quotes. A string cell is still neutralised (OWASP CSV Injection).
+  it("Accept: text/csv, cells of a URL and of a toJSON() string → the text, without JSON quotes", async () => {
+    const res = await fetch(`${url}/tojson`, { headers: { accept: "text/csv" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("id,site,total,debit\r\n1,https://example.com/a,12.50,'-5.00\r\n");
+  });
+
+  // The README promises that all five representations write a BigInt with every digit: a BigInt
+  // nested in a cell's object or array made JSON.stringify throw, and the response a 500.
+  it("Accept: text/csv, a BigInt inside a nested cell → 200, every digit", async () => {
+    const res = await fetch(`${url}/bigint`, { headers: { accept: "text/csv" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('id,ids,owner\r\n1,[9007199254740993],"{""id"":9007199254740995}"\r\n');
+  });
+
+  it("Accept: text/html, a BigInt nested past the table's depth → 200, every digit", async () => {
+    const res = await fetch(`${url}/deep`, { headers: { accept: "text/html" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("9007199254740993");
+  });
+});
