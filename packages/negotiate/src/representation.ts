@@ -70,7 +70,10 @@ function isOmitted(value: unknown): boolean {
  */
 function jsonValue(value: unknown): unknown {
   if (isOmitted(value)) return undefined;
-  if (value === null || typeof value !== "object" || value instanceof Date) return value;
+  // ECMA-262 §21.4.4.37 Date.prototype.toJSON: an invalid Date (no finite time value) is `null`;
+  // a valid one stays a Date, written as its ISO text (`<time>` in HTML).
+  if (value instanceof Date) return Number.isFinite(value.getTime()) ? value : null;
+  if (value === null || typeof value !== "object") return value;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   return typeof toJSON === "function" ? (toJSON as () => unknown).call(value) : value;
 }
@@ -286,7 +289,7 @@ function plainLines(raw: unknown, indent: string): string {
     return value
       .map(
         (v) =>
-          `${indent}-${typeof v === "object" && v !== null ? `\n${plainLines(v, `${indent}  `)}` : ` ${cell(v)}`}`,
+          `${indent}-${typeof v === "object" && v !== null && !(v instanceof Date) ? `\n${plainLines(v, `${indent}  `)}` : ` ${cell(v)}`}`,
       )
       .join("\n");
   }

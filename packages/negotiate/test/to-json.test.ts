@@ -114,3 +114,45 @@ describe("CSV cells, and HTML past its depth, carry the value JSON carries", () 
     expect(await res.text()).toContain("9007199254740993");
   });
 });
+
+// ECMA-262 §21.4.4.37 Date.prototype.toJSON: an invalid Date (a failed `new Date(input)`) is
+// `null` in JSON. The other representations called toISOString() on it, which throws a
+// RangeError: the JSON response was 200 and every other one a 500.
+describe("an invalid Date is null in every representation, as in JSON", () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    const negotiator = createNegotiator({ representations: [json, xml, csv, text, html] });
+    server = createServer((req, res) => {
+      const row = { id: 7, hired: new Date(Number.NaN), dates: [new Date(Number.NaN)] };
+      negotiator.represent(req, res, req.url === "/list" ? [row] : row).catch(() => {
+        res.statusCode = 500;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.each([
+    ["application/json", "/one", '{"id":7,"hired":null,"dates":[null]}'],
+    [
+      "application/xml",
+      "/one",
+      '<?xml version="1.0" encoding="UTF-8"?>\n<resource><id>7</id><hired/><dates><item/></dates></resource>',
+    ],
+    ["text/csv", "/list", "id,hired,dates\r\n7,,[null]\r\n"],
+    ["text/plain", "/one", "id: 7\nhired: \ndates:\n  - \n"],
+  ])("Accept: %s → 200, the date empty", async (accept, path, expected) => {
+    const res = await fetch(`${url}${path}`, { headers: { accept } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(expected);
+  });
+
+  it("Accept: text/html → 200, no <time> element", async () => {
+    const res = await fetch(`${url}/one`, { headers: { accept: "text/html" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).not.toContain("<time");
+  });
+});
