@@ -1,8 +1,11 @@
 import type { ServerResponse } from "node:http";
 import type { QItem } from "@svc/errors";
 
+// Not text/event-stream: HTML Living Standard §9.2 has the client dispatch each server-sent event
+// as it arrives, over a response kept open between events, and a zlib coder holds small writes
+// until its window fills or the response ends, so a coded event stream delivers nothing.
 const COMPRESSIBLE =
-  /^(?:text\/|application\/(?:[a-z0-9.!#$&^_-]+\+)?(?:json|xml)$|application\/(?:javascript|csv|x-www-form-urlencoded)$|image\/svg\+xml$)/;
+  /^(?:text\/(?!event-stream$)|application\/(?:[a-z0-9.!#$&^_-]+\+)?(?:json|xml)$|application\/(?:javascript|csv|x-www-form-urlencoded)$|image\/svg\+xml$)/;
 
 /** The media type of a `Content-Type` value, without parameters, lower-cased (RFC 9110 §8.3.1). */
 export function essence(contentType: string): string {

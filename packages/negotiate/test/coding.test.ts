@@ -150,3 +150,40 @@ describe("option errors carry a code", () => {
     }
   });
 });
+
+// HTML Living Standard §9.2 (server-sent events): the client dispatches each event as its lines
+// arrive, and a server keeps the stream open between events. A zlib coder holds small writes in
+// its window until about 16 KiB gathered or the response ends, so a coded event stream delivered
+// nothing: text/event-stream is not coded (nor given Vary: Accept-Encoding, as no client would be).
+describe("Content-Type: text/event-stream is sent uncoded", () => {
+  it("Accept-Encoding: gzip, br → no Content-Encoding, the first event arrives while the stream is open", async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const app = express();
+    app.use(negotiate({ compression: { threshold: 0 } }));
+    app.get("/events", (_req, res) => {
+      res.setHeader("Content-Type", "text/event-stream");
+      res.setHeader("Cache-Control", "no-cache");
+      res.flushHeaders();
+      res.write("data: one\n\n");
+      void released.then(() => res.end("data: two\n\n"));
+    });
+    const events = await listen(app);
+    try {
+      const res = await fetch(`${events.url}/events`, { headers: { "accept-encoding": "gzip, br" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-encoding")).toBeNull();
+      expect(res.headers.get("vary")).toBeNull();
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const first = await reader.read();
+      expect(new TextDecoder().decode(first.value)).toBe("data: one\n\n");
+      release();
+      await reader.cancel();
+    } finally {
+      release();
+      await events.close();
+    }
+  });
+});
