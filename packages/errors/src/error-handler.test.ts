@@ -675,6 +675,21 @@ describe("error headers", () => {
     expect(res.headers.get("content-disposition")).toBeNull();
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
   });
+
+  // RFC 9112 §4: the reason-phrase is a textual description of the status code; a handler's own
+  // (`res.statusMessage = "Created"` for the 201 it meant to send) described another status.
+  it('a reason phrase the failed handler set ("Created") → the status line of the 500 is not "500 Created"', async () => {
+    const { url } = await serve((app) =>
+      app.post("/x", (_req, res) => {
+        res.status(201);
+        res.statusMessage = "Created";
+        throw new Error("the insert failed");
+      }),
+    );
+    const res = await fetch(`${url}/x`, { method: "POST" });
+    expect(res.status).toBe(500);
+    expect(res.statusText).toBe("Internal Server Error");
+  });
 });
 
 describe("an error's own headers that cannot be sent (RFC 9110 §5.1, §5.5)", () => {

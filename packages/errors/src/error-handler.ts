@@ -303,6 +303,9 @@ function writeError(
 ): void {
   for (const name of STALE_REPRESENTATION_HEADERS) res.removeHeader(name);
   res.statusCode = httpError.status;
+  // RFC 9112 §4: the reason-phrase describes the status code. One the failed handler set for the
+  // status it meant to send ("Created") would give "500 Created": "" lets Node write the status's own.
+  res.statusMessage = "";
   res.setHeader("Cache-Control", "no-store");
   for (const [name, value] of headers) res.setHeader(name, value);
   appendVary(res, "Accept");
