@@ -82,3 +82,23 @@ describe("HEAD carries GET's content coding", () => {
     expect(String(head.vary)).toMatch(/Accept-Encoding/);
   });
 });
+
+// RFC 9110 §8.6: "A server MUST NOT send a Content-Length header field in any response with a
+// status code of ... 204 (No Content)"; §15.3.5: a 204 has no content, so nothing to label either.
+describe("res.represent(data, { status: 204 })", () => {
+  it("DELETE → 204 without Content-Length or Content-Type", async () => {
+    const app = express();
+    app.use(negotiate());
+    app.delete("/employees/42", (_req, res) => res.represent({ deleted: 42 }, { status: 204 }));
+    const deleting = await listen(app);
+    try {
+      const res = await fetch(`${deleting.url}/employees/42`, { method: "DELETE" });
+      expect(res.status).toBe(204);
+      expect(res.headers.get("content-length")).toBeNull();
+      expect(res.headers.get("content-type")).toBeNull();
+      expect(await res.text()).toBe("");
+    } finally {
+      await deleting.close();
+    }
+  });
+});

@@ -110,6 +110,18 @@ function sendBytes(res: ServerResponse, body: string | Uint8Array): void {
 }
 
 /**
+ * RFC 9110 §15.3.5: a 204 has no content, so nothing to label or frame; §8.6: "A server MUST NOT
+ * send a Content-Length header field in any response with a status code of ... 204".
+ */
+function sendNoContent(res: ServerResponse): void {
+  res.removeHeader("content-type");
+  res.removeHeader("content-language");
+  res.removeHeader("content-length");
+  res.removeHeader("transfer-encoding");
+  res.end();
+}
+
+/**
  * Sends `data` in the representation the client prefers (RFC 9110 §12.5.1), with `Content-Type`,
  * `Content-Language`, `Content-Length` and `Vary`. A failure (406, a serializer error) goes to
  * `fail` while the response has not started, and is thrown otherwise or without `fail`.
@@ -152,6 +164,11 @@ export async function represent(
     res.setHeader("Content-Type", contentTypeFor(match));
     if (language !== undefined) res.setHeader("Content-Language", language);
     if (options.status !== undefined) res.statusCode = options.status;
+    if (res.statusCode === 204) {
+      // A stream it will never read (an open file) is released.
+      if (isStream(body)) (body as { destroy?: () => void }).destroy?.();
+      return sendNoContent(res);
+    }
     if (isStream(body)) await sendStream(res, body);
     else sendBytes(res, body);
   } catch (err) {
