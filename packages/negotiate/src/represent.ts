@@ -123,8 +123,8 @@ function sendNoContent(res: ServerResponse): void {
 
 /**
  * Sends `data` in the representation the client prefers (RFC 9110 §12.5.1), with `Content-Type`,
- * `Content-Language`, `Content-Length` and `Vary`. A failure (406, a serializer error) goes to
- * `fail` while the response has not started, and is thrown otherwise or without `fail`.
+ * `Content-Language`, `Content-Length` and `Vary`. A failure (406, a serializer error, a stream
+ * failing mid-body) goes to `fail`, and is thrown without it.
  */
 export async function represent(
   config: NegotiateConfig,
@@ -172,7 +172,11 @@ export async function represent(
     if (isStream(body)) await sendStream(res, body);
     else sendBytes(res, body);
   } catch (err) {
-    if (fail !== undefined && !res.headersSent) fail(err);
+    // Inside Express (`fail` is the middleware's next) the promise never rejects: Express 4 does
+    // not catch a handler's rejected promise, and an unhandled rejection ends a Node 20 process. A
+    // failure after the response started goes to next(err) as well: the error handler logs it and
+    // Express, finding the headers sent, closes the connection instead of answering twice.
+    if (fail !== undefined) fail(err);
     else throw err;
   }
 }
