@@ -49,9 +49,17 @@ export const json: Representation = {
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
 
+// XML 1.0 (Fifth Edition) §2.3 NameStartChar and NameChar, without ":" (Namespaces in XML 1.0
+// §3 gives it a meaning of its own). One character class under one quantifier: linear.
+const NAME_START =
+  "A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
+const NAME_CHAR = `${NAME_START}\\-.0-9\u00B7\u0300-\u036F\u203F\u2040`;
+const ELEMENT_NAME = new RegExp(`^[${NAME_START}][${NAME_CHAR}]*$`, "u");
+const NOT_NAME_CHAR = new RegExp(`[^${NAME_CHAR}]`, "gu");
+
 function xmlName(name: string): string {
   // Keys that are not XML names (`2fa`, `a b`) still need a well-formed element.
-  return XML_NAME.test(name) && !/^xml/i.test(name) ? name : `_${name.replace(/[^A-Za-z0-9._-]/g, "_")}`;
+  return ELEMENT_NAME.test(name) && !/^xml/i.test(name) ? name : `_${name.replace(NOT_NAME_CHAR, "_")}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNegotiator, csv, html, json, text, xml } from "../src/index.js";
+import { createNegotiator, csv, html, json, parseXmlBody, text, xml } from "../src/index.js";
 
 /** A value whose fields are private to its class, like a HAL resource: only `toJSON` shows them. */
 class Employee {
@@ -154,5 +154,31 @@ describe("an invalid Date is null in every representation, as in JSON", () => {
     const res = await fetch(`${url}/one`, { headers: { accept: "text/html" } });
     expect(res.status).toBe(200);
     expect(await res.text()).not.toContain("<time");
+  });
+});
+
+// XML 1.0 (Fifth Edition) §2.3: a Name may start with any letter, not only an ASCII one, so a
+// member named `prénom` or `名前` is an element name as it is. Each character outside A-Z was made
+// "_": `prénom` became `_pr_nom`, and `名前` and `住所` both `___`, two members under one name.
+describe("XML element names from non-ASCII member names", () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    const negotiator = createNegotiator({ representations: [json, xml] });
+    server = createServer((req, res) => {
+      void negotiator.represent(req, res, { prénom: "Ada", 名前: "エイダ", 住所: "London", "a b": 1 });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("Accept: application/xml → <prénom>, <名前>, <住所> kept; well-formed", async () => {
+    const res = await fetch(url, { headers: { accept: "application/xml" } });
+    const body = await res.text();
+    expect(body).toContain("<prénom>Ada</prénom><名前>エイダ</名前><住所>London</住所><_a_b>1</_a_b>");
+    expect(parseXmlBody(body)).toEqual({
+      resource: { prénom: "Ada", 名前: "エイダ", 住所: "London", _a_b: "1" },
+    });
   });
 });
