@@ -6,9 +6,8 @@ const referenceDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../ref
 
 /**
  * The node flags `npm start` runs the reference server with (the `start` script of its
- * package.json, `node [flags] dist/main.js`), so the bench measures the server as it is run:
- * among them the size of V8's young generation, which sets how often the scavenger copies what
- * is alive (see the bench README).
+ * package.json, `node [flags] dist/main.js`), so the bench measures the server as it is run,
+ * whatever flags that script gives node.
  *
  * @param {string} [serverDir] the reference server's directory (another checkout's, for A/B runs)
  * @returns {string[]}

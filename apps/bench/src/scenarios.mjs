@@ -52,13 +52,13 @@ const bearer = (ctx) => ({ authorization: `Bearer ${ctx.token}`, accept: "applic
 // The @svc reference server: started from its own entry point with every middleware on,
 // SQLite in memory, in-memory stores, a rate limit high enough never to trigger.
 
-/** The reference server as `npm start` runs it, or (`nodeDefaults`) with none of its node flags. */
-function referenceServer({ nodeDefaults = false } = {}) {
+/** The reference server as `npm start` runs it (its node flags, see referenceNodeFlags). */
+function referenceServer() {
   if (!existsSync(referenceMain))
     return { unavailable: "apps/reference-server/src/main.ts is not there yet" };
   return {
     script: referenceMain,
-    nodeArgs: [...(nodeDefaults ? [] : referenceNodeFlags()), "--import", tsLoader],
+    nodeArgs: [...referenceNodeFlags(), "--import", tsLoader],
     cwd: referenceDir,
     readyPath: "/health",
     readyStatus: 200,
@@ -261,16 +261,6 @@ export const scenarios = [
     group: "get",
     label: "@svc reference server, every middleware on, SQLite",
     server: referenceServer,
-    prepare: async (url) => {
-      const session = await referenceSession(url);
-      return { path: session.path, headers: session.headers, expectStatus: 200 };
-    },
-  },
-  {
-    id: "svc-stack-node-defaults",
-    group: "get",
-    label: "the same server with node's default flags, not those of its npm start",
-    server: () => referenceServer({ nodeDefaults: true }),
     prepare: async (url) => {
       const session = await referenceSession(url);
       return { path: session.path, headers: session.headers, expectStatus: 200 };
