@@ -77,6 +77,16 @@ function headerConfig(option: boolean | HeaderStrategyOptions | undefined): Vers
   if (names.length === 0 || !names.every((n) => typeof n === "string" && isToken(n))) {
     throw optionError("header.names", given, "a non-empty list of header field names (RFC 9110 §5.1)");
   }
+  // `__proto__` is a token (RFC 9110 §5.1), but Node.js never stores a field of that name in
+  // req.headers (the assignment sets the object's prototype instead, a no-op for a string), so
+  // such a header could not be read at all: refused here rather than silently never matching.
+  if (names.some((n) => n.toLowerCase() === "__proto__")) {
+    throw optionError(
+      "header.names",
+      given,
+      "a non-empty list of header field names (RFC 9110 §5.1) other than __proto__, which Node.js cannot receive",
+    );
+  }
   return {
     names,
     keys: names.map((n) => n.toLowerCase()),

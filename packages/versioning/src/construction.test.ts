@@ -29,6 +29,17 @@ describe("apiVersioning construction", () => {
       "ERR_SVC_VERSIONING_HEADER_NAMES",
     ],
     ["header names: []", { versions: [1], header: { names: [] } }, "ERR_SVC_VERSIONING_HEADER_NAMES"],
+    // Node.js drops a `__proto__` field from req.headers: a name that could never be read.
+    [
+      "header names: ['__proto__']",
+      { versions: [1], header: { names: ["__proto__"] } },
+      "ERR_SVC_VERSIONING_HEADER_NAMES",
+    ],
+    [
+      "header names: ['X-V', '__PROTO__']",
+      { versions: [1], header: { names: ["X-V", "__PROTO__"] } },
+      "ERR_SVC_VERSIONING_HEADER_NAMES",
+    ],
     ["mediaType: null", { versions: [1], mediaType: null }, "ERR_SVC_VERSIONING_MEDIA_TYPE"],
     [
       "vendor 'my vendor'",

@@ -115,7 +115,10 @@ function readHeaders(config: VersioningConfig, headers: IncomingHttpHeaders, nam
   if (!config.header) return;
   const { names, keys } = config.header;
   for (let i = 0; i < keys.length; i++) {
-    const value = parseHeaderVersion(headers[keys[i] as string]);
+    const key = keys[i] as string;
+    // Own fields only: Node's req.headers inherits from Object.prototype, so a configured name
+    // such as `constructor` or `toString` would otherwise read a function when the field is absent.
+    const value = parseHeaderVersion(Object.hasOwn(headers, key) ? headers[key] : undefined);
     if (value === "malformed") {
       throw badRequest(config, `Header ${names[i]} must be one API version number`, "malformed_api_version");
     }

@@ -190,6 +190,20 @@ describe("header strategy", () => {
     expect(ok.headers.get("vary")).toBe("X-Api-Version");
     expect((await fetch(`${custom}/employees`, { headers: { "X-Api-Version": "3" } })).status).toBe(422);
   });
+  // RFC 9110 §5.1: a field name is a token, and `constructor` is one. Node's req.headers (keys
+  // lower-cased) inherits from Object.prototype, whose lower-case `constructor` is a function.
+  it.each(["constructor", "Constructor"])(
+    "names: [%s] (an Object.prototype member) → without the field the lowest version, with it the version it names",
+    async (name) => {
+      const custom = await start({ versions: [1, 2], header: { names: [name] } });
+      const plain = await fetch(`${custom}/employees`);
+      expect(plain.status).toBe(200);
+      expect(at(await plain.json(), "v")).toBe(1);
+      const named = await fetch(`${custom}/employees`, { headers: { [name]: "2" } });
+      expect(named.status).toBe(200);
+      expect(at(await named.json(), "v")).toBe(2);
+    },
+  );
 });
 
 describe("media type strategy", () => {
