@@ -55,6 +55,21 @@ function hitsOf(reply: ExpressRateLimitHits | undefined, allowZero: boolean): nu
 }
 
 /**
+ * The end of the store's window in ms, `unknown` (a full window from now) when it gave none.
+ * An Invalid Date is refused as totalHits 0 is: it would put NaN into `RateLimit` and
+ * `Retry-After`, whose values are non-negative integers (RFC 9110 §10.2.3 delay-seconds), so it
+ * is a store failure, which `failMode` decides.
+ */
+function resetOf(reply: ExpressRateLimitHits | undefined, unknown: number): number {
+  const resetTime = reply?.resetTime;
+  if (!(resetTime instanceof Date)) return unknown;
+  const ms = resetTime.getTime();
+  if (!Number.isFinite(ms))
+    throw new Error(`${OWNER}: the store answered resetTime ${String(resetTime)}, not a valid Date`);
+  return ms;
+}
+
+/**
  * Wraps an express-rate-limit store as a {@link RateLimitStore}, so a team keeps the store it
  * runs (`rate-limit-redis`, a database store) when moving to `rateLimit()`.
  *
@@ -150,8 +165,7 @@ export function expressRateLimitStore(store: ExpressRateLimitStore): RateLimitSt
         await decrement(key, cost);
         hits -= cost;
       }
-      const resetTime = reply?.resetTime;
-      const resetAt = resetTime instanceof Date ? resetTime.getTime() : now + policy.windowMs;
+      const resetAt = resetOf(reply, now + policy.windowMs);
       return {
         allowed,
         limit: policy.limit,

@@ -133,6 +133,14 @@ describe("expressRateLimitStore(a store written to express-rate-limit's Store in
       },
     ],
     [
+      // An Invalid Date would put NaN into RateLimit and Retry-After, which carry non-negative
+      // integers (RFC 9110 §10.2.3 delay-seconds): a malformed answer, as totalHits 0 is.
+      "a store answering resetTime: Invalid Date",
+      (store: CountingStore) => {
+        store.increment = () => ({ totalHits: 1, resetTime: new Date(Number.NaN) });
+      },
+    ],
+    [
       "an async init that fails",
       (store: CountingStore) => {
         store.init = async () => {
@@ -151,6 +159,23 @@ describe("expressRateLimitStore(a store written to express-rate-limit's Store in
     });
     expect((await fetch(url)).status).toBe(503);
     expect(store.hits.size).toBe(0);
+  });
+});
+
+describe("expressRateLimitStore: resetTime an Invalid Date", () => {
+  it("failMode open → the request passes, and no header carries NaN (RFC 9110 §10.2.3)", async () => {
+    const store = new CountingStore();
+    store.increment = () => ({ totalHits: 1, resetTime: new Date("not a date") });
+    const url = await serve({
+      limit: 5,
+      algorithm: "fixed-window",
+      store: expressRateLimitStore(store),
+      failMode: "open",
+    });
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    const values = [...res.headers.values()];
+    expect(values.filter((v) => v.includes("NaN"))).toEqual([]);
   });
 });
 
