@@ -50,6 +50,49 @@ describe("parseBody: invalid UTF-8 → 400", () => {
 });
 
 /**
+ * An error record carries a stable text of its own, never a parser's exception message: V8's
+ * JSON.parse quotes the client's bytes (`Unexpected token 'h', "{"secret":hunter2}" is not
+ * valid JSON`) and its wording changes between Node versions; saxes names the client's tags.
+ */
+describe("parseBody: the 400's message is ours, not the parser's", () => {
+  it.each([
+    ['{"secret":hunter2}', "Malformed JSON body: not valid JSON"],
+    ['{"secret":"hunter2"', "Malformed JSON body: not valid JSON"],
+    ["hunter2", "Malformed JSON body: not valid JSON"],
+  ])("JSON %s → %j", async (body, message) => {
+    const res = await post(bytes(body), "application/json");
+    expect(res.status).toBe(400);
+    const record = (await res.json()) as { message: string };
+    expect(record.message).toBe(message);
+    expect(JSON.stringify(record)).not.toMatch(/hunter2|Unexpected|position/);
+  });
+
+  it.each([
+    ["<a><hunter2></a>", "Malformed XML body: not well-formed XML (line 1, column 16)"],
+    ["<a>&hunter2;</a>", "Malformed XML body: not well-formed XML (line 1, column 12)"],
+    ["<hunter2>", "Malformed XML body: not well-formed XML (line 1, column 9)"],
+    ["hunter2", "Malformed XML body: not well-formed XML (line 1, column 7)"],
+  ])("XML %s → %j", async (body, message) => {
+    const res = await post(bytes(body), "application/xml");
+    expect(res.status).toBe(400);
+    const record = (await res.json()) as { message: string };
+    expect(record.message).toBe(message);
+    expect(JSON.stringify(record)).not.toMatch(/hunter2/);
+  });
+
+  it("our own refusals keep their text: DOCTYPE, depth", async () => {
+    const doctype = await post(bytes("<!DOCTYPE a><a/>"), "application/xml");
+    expect(((await doctype.json()) as { message: string }).message).toBe(
+      "Malformed XML body: DOCTYPE is not allowed",
+    );
+    const deep = await post(bytes(`${"[".repeat(40)}${"]".repeat(40)}`), "application/json");
+    expect(((await deep.json()) as { message: string }).message).toBe(
+      "Malformed JSON body: JSON is nested deeper than 32 levels",
+    );
+  });
+});
+
+/**
  * RFC 7303 §3.2 with XML 1.0 §4.3.3: the encoding of an XML body is its byte order mark, else the
  * charset parameter, else its encoding declaration. parseBody reads UTF-8 only, so a body that
  * says it is in another encoding is refused with 415, never decoded as UTF-8 regardless.

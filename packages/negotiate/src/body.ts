@@ -250,16 +250,22 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
     // defaulted to it here); invalid bytes are refused rather than replaced by U+FFFD.
     return HttpError.badRequest(`Malformed ${label} body: not valid UTF-8`, { code: "malformed_body" });
   }
+  // The 400's message is a text of our own: V8's JSON.parse message quotes the client's bytes and
+  // changes wording between Node versions, so it is only the cause (for logs, never the record).
+  let value: unknown;
   try {
-    if (kind === "xml") return { value: parseXmlBody(source, depth) };
-    const value: unknown = JSON.parse(source);
-    if (!jsonDepth(value, depth)) throw new Error(`JSON is nested deeper than ${depth} levels`);
-    return { value };
+    value = kind === "xml" ? parseXmlBody(source, depth) : JSON.parse(source);
   } catch (err) {
-    return HttpError.badRequest(`Malformed ${label} body: ${(err as Error).message}`, {
+    // parseXmlBody's messages are all ours (well-formedness with a position, DOCTYPE, depth).
+    const reason = kind === "xml" && err instanceof Error ? err.message : "not valid JSON";
+    return HttpError.badRequest(`Malformed ${label} body: ${reason}`, { code: "malformed_body", cause: err });
+  }
+  if (kind === "json" && !jsonDepth(value, depth)) {
+    return HttpError.badRequest(`Malformed JSON body: JSON is nested deeper than ${depth} levels`, {
       code: "malformed_body",
     });
   }
+  return { value };
 }
 
 /**

@@ -18,8 +18,8 @@ class XmlBuilder {
 
   constructor(private readonly maxDepth: number) {}
 
-  fail(message: string): void {
-    this.failure ??= new Error(message);
+  fail(message: string, cause?: unknown): void {
+    this.failure ??= cause === undefined ? new Error(message) : new Error(message, { cause });
   }
 
   open(tag: SaxesTagPlain): void {
@@ -87,7 +87,11 @@ export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlV
   const parser = new SaxesParser();
   const builder = new XmlBuilder(maxDepth);
   parser.on("doctype", () => builder.fail("DOCTYPE is not allowed"));
-  parser.on("error", (e) => builder.fail(e.message));
+  // XML 1.0 §2.1 well-formedness, in words of our own with where it broke: saxes' message can
+  // quote the document (`unclosed tag: <name>`) and is kept as the cause, for logs only.
+  const malformed = (e: unknown) =>
+    builder.fail(`not well-formed XML (line ${parser.line}, column ${parser.column})`, e);
+  parser.on("error", malformed);
   parser.on("opentag", (tag) => builder.open(tag));
   parser.on("text", (t) => builder.text(t));
   parser.on("cdata", (t) => builder.text(t));
@@ -96,7 +100,7 @@ export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlV
     parser.write(source);
     if (builder.failure === undefined) parser.close();
   } catch (e) {
-    builder.fail(e instanceof Error ? e.message : String(e));
+    malformed(e);
   }
   if (builder.failure) throw builder.failure;
   if (!builder.result) throw new Error("XML document has no root element");
