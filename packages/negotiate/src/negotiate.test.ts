@@ -43,6 +43,14 @@ beforeAll(async () => {
   };
   app.get("/with-code", (_req, res) => res.represent(withCode, { add: [csv] }));
   app.get("/code-list", (_req, res) => res.represent([withCode, () => "SOURCE-MARKER"], { add: [csv] }));
+  app.get("/forged", (_req, res) =>
+    res.represent({
+      name: "Ada\nrole: admin",
+      "x\r\nrole": "admin",
+      tags: ["a\n- b", "C:\\tmp"],
+      bell: "\u0007\u2028",
+    }),
+  );
   app.get("/report", (_req, res) => res.represent(employee, { only: ["application/json"], add: [pdf] }));
   app.get("/decision", (_req, res) => {
     res.json({
@@ -193,6 +201,23 @@ describe("res.represent: media types", () => {
     const res = await get("/employees/42", { accept: "text/plain" });
     expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await res.text()).toContain("department: R&D");
+  });
+
+  // A line is one member: a line break in a key or value must not start a forged `key: value`
+  // line. Backslash and control characters are written as JSON string escapes (RFC 8259 §7).
+  it("Accept: text/plain, line breaks in keys and values → escaped, one line per member", async () => {
+    const res = await get("/forged", { accept: "text/plain" });
+    expect(await res.text()).toBe(
+      [
+        "name: Ada\\nrole: admin",
+        "x\\r\\nrole: admin",
+        "tags:",
+        "  - a\\n- b",
+        "  - C:\\\\tmp",
+        "bell: \\u0007\\u2028",
+        "",
+      ].join("\n"),
+    );
   });
 
   it.each(["image/png", "*/*;q=0", "application/json;q=0, */*;q=0", "application/*+json"])(

@@ -290,6 +290,33 @@ function csvTable(
  */
 export const csv: Representation = csvRepresentation();
 
+const SHORT_ESCAPES: Readonly<Record<number, string>> = {
+  8: "\\b",
+  9: "\\t",
+  10: "\\n",
+  12: "\\f",
+  13: "\\r",
+  92: "\\\\",
+};
+
+/**
+ * A key or value of the `text/plain` form on one line: a backslash and every control character
+ * (C0, DEL, C1 with NEL) and U+2028/U+2029 become JSON string escapes (RFC 8259 §7: `\\`, `\n`,
+ * `\u001b`), so a value cannot start a line of its own (`Ada\nrole: admin`) and the text can
+ * be read back unambiguously.
+ */
+function lineText(s: string): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c !== 0x5c && (c < 0x7f || c > 0x9f) && c !== 0x2028 && c !== 0x2029) continue;
+    out += s.slice(from, i) + (SHORT_ESCAPES[c] ?? `\\u${c.toString(16).padStart(4, "0")}`);
+    from = i + 1;
+  }
+  return from === 0 ? s : out + s.slice(from);
+}
+
 function plainLines(raw: unknown, indent: string): string {
   const value = jsonValue(raw);
   if (value === null || value === undefined) return "";
@@ -297,7 +324,7 @@ function plainLines(raw: unknown, indent: string): string {
     return value
       .map(
         (v) =>
-          `${indent}-${typeof v === "object" && v !== null && !(v instanceof Date) ? `\n${plainLines(v, `${indent}  `)}` : ` ${cell(v)}`}`,
+          `${indent}-${typeof v === "object" && v !== null && !(v instanceof Date) ? `\n${plainLines(v, `${indent}  `)}` : ` ${lineText(cell(v))}`}`,
       )
       .join("\n");
   }
@@ -306,16 +333,18 @@ function plainLines(raw: unknown, indent: string): string {
       .filter(([, v]) => !isOmitted(v))
       .map(([k, v]) =>
         typeof v === "object" && v !== null && !(v instanceof Date)
-          ? `${indent}${k}:\n${plainLines(v, `${indent}  `)}`
-          : `${indent}${k}: ${cell(v)}`,
+          ? `${indent}${lineText(k)}:\n${plainLines(v, `${indent}  `)}`
+          : `${indent}${lineText(k)}: ${lineText(cell(v))}`,
       )
       .join("\n");
   }
-  return `${indent}${cell(value)}`;
+  return `${indent}${lineText(cell(value))}`;
 }
 
 /**
- * `text/plain`: strings as they are, objects as indented `key: value` lines.
+ * `text/plain`: strings as they are, objects as indented `key: value` lines, array items as
+ * `- item` lines. In keys and values, a backslash and control characters (line breaks among
+ * them) are written as JSON string escapes (`\\`, `\n`, `\u0007`), so each line is one member.
  * @example res.represent("pong")
  * @see https://www.rfc-editor.org/rfc/rfc2046#section-4.1.3
  */
