@@ -51,7 +51,8 @@ export interface RemoteJwksOptions {
   cacheMaxAge?: number;
   /**
    * Milliseconds after a fetch during which an unknown `kid` does not trigger another fetch,
-   * so tokens with made-up `kid`s cannot make the server hammer the JWKS endpoint.
+   * so tokens with made-up `kid`s cannot make the server hammer the JWKS endpoint. `0` switches
+   * that protection off: every request with an unknown `kid` then starts a download.
    * @default 30000
    */
   cooldownDuration?: number;
@@ -122,7 +123,9 @@ export interface BearerOptions {
   /** Accepted `aud` value(s) (RFC 7519 §4.1.3). */
   audience?: string | readonly string[];
   /**
-   * Seconds of clock skew allowed when checking `exp`, `nbf` and `iat`.
+   * Seconds of clock skew allowed when checking `exp`, `nbf` and `iat`. Not capped: a token is
+   * accepted this long after its `exp`, so keep it small (RFC 7519 §4.1.4: "some small leeway,
+   * usually no more than a few minutes").
    * @default 5
    */
   clockTolerance?: number;
