@@ -34,7 +34,7 @@ const id = z
  * unit with at most `digits` fraction digits (2 for EUR): `5e-11`, `0.001` or `1e-7` is a 400,
  * never rounded to a cent nobody sent. Beyond 10^12 is refused too.
  */
-const MONEY_MAX = 1e12;
+export const MONEY_MAX = 1e12;
 const money = (digits = 2) =>
   z
     .number()

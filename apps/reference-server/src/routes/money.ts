@@ -9,8 +9,8 @@ import type { Database } from "../db/schema.js";
 import { hrefs } from "../links.js";
 import { validate } from "../request.js";
 import { send } from "../respond.js";
-import { CartInput, TransferInput } from "../schemas.js";
-import { NO_STORE, rule } from "./catalogue.js";
+import { CartInput, MONEY_MAX, TransferInput } from "../schemas.js";
+import { cents, NO_STORE, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, representationTags, resourceView } from "./crud.js";
 
 /** Background work the server must finish (or hand over) before it exits. */
@@ -234,10 +234,18 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
       const ids = [...new Set(input.items.map((i) => i.productId))];
       if (ids.length !== input.items.length) throw rule("items", "must name each product once");
       const found = ids.length
-        ? await db.kysely.selectFrom("products").select("id").where("id", "in", ids).execute()
+        ? await db.kysely.selectFrom("products").select(["id", "price"]).where("id", "in", ids).execute()
         : [];
       const missing = ids.filter((id) => !found.some((f) => f.id === id));
       if (missing.length) throw rule("items", `name products that do not exist: ${missing.join(", ")}`);
+      // The cart's total is what an order of it would cost: beyond the largest payment it could
+      // never be paid, and past 2^53 cents the total shown would not be exact.
+      const total = input.items.reduce(
+        (sum, i) => sum + i.quantity * Number(found.find((f) => f.id === i.productId)?.price),
+        0,
+      );
+      if (total > cents(MONEY_MAX))
+        throw rule("items", `total more than ${MONEY_MAX} EUR, the largest payment`);
       await guarded(req, async (trx) => {
         await trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
         if (input.items.length) {

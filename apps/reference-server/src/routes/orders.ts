@@ -8,7 +8,7 @@ import { qrCodes } from "../documents/qr.js";
 import { hrefs } from "../links.js";
 import { parseAssignedId, validate } from "../request.js";
 import { send } from "../respond.js";
-import { OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
+import { MONEY_MAX, OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
 import { cents, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
@@ -83,6 +83,9 @@ async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void>
   });
   // Prices are integer cents: the total is exact.
   const total = lines.reduce((s, l) => s + l.quantity * l.unit_price, 0);
+  // An order is settled by one payment, whose amount is at most MONEY_MAX: a larger total could
+  // never be paid, and past 2^53 cents it would not even be exact.
+  if (total > cents(MONEY_MAX)) throw rule("items", `total more than ${MONEY_MAX} EUR, the largest payment`);
   const at = new Date().toISOString();
   const id = await db.kysely.transaction().execute(async (trx) => {
     const order = await trx

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, client, type Started } from "./harness.js";
+
+type Doc = Record<string, unknown> & { id: number };
+
+describe.each(backends)("business rules on $name", (backend) => {
+  let s: Started;
+  let api: ReturnType<typeof client>;
+  beforeAll(async () => {
+    s = await backend.start();
+    api = client(s.url);
+  });
+  afterAll(() => s.stop());
+
+  /** A product at the largest price the API accepts, with enough stock for any order. */
+  async function dearProduct(sku: string): Promise<number> {
+    const res = await api("/products", {
+      method: "POST",
+      json: { name: "Gold", sku, categoryId: 1, price: 999999999999.99, stock: 100000 },
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as Doc).id;
+  }
+
+  it("POST /orders whose total exceeds 10^12 EUR (no payment could settle it) → 422, no order", async () => {
+    const productId = await dearProduct("GOLD-ORDER");
+    const before = (await (await api("/orders?size=1")).json()) as { page: { totalElements: number } };
+    const res = await api("/orders", {
+      method: "POST",
+      json: { customerId: 1, items: [{ productId, quantity: 1000 }] },
+    });
+    // 999999999999.99 × 1000 is 99999999999999000 cents, past 2^53: the total was inexact
+    // (999999999999990.1) and above what POST /payments accepts, so the order could never be paid.
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { errors: Array<{ field: string }> };
+    expect(body.errors[0]?.field).toBe("items");
+    const after = (await (await api("/orders?size=1")).json()) as { page: { totalElements: number } };
+    expect(after.page.totalElements).toBe(before.page.totalElements);
+  });
+
+  it("POST /orders at exactly 10^12 EUR is accepted and payable: the total is exact", async () => {
+    const res = await api("/products", {
+      method: "POST",
+      json: { name: "Round", sku: "ROUND-1", categoryId: 1, price: 1e9, stock: 5000 },
+    });
+    const productId = ((await res.json()) as Doc).id;
+    const order = await api("/orders", {
+      method: "POST",
+      json: { customerId: 1, items: [{ productId, quantity: 1000 }] },
+    });
+    expect(order.status).toBe(201);
+    const o = (await order.json()) as Doc & { total: number };
+    expect(o.total).toBe(1e12);
+    const paid = await api("/payments", {
+      method: "POST",
+      headers: { "idempotency-key": `k-${Math.random().toString(36).slice(2)}` },
+      json: { orderId: o.id, amount: o.total, method: "card" },
+    });
+    expect(paid.status).toBe(201);
+  });
+
+  it("PUT /cart whose total exceeds 10^12 EUR → 422, the cart unchanged", async () => {
+    const productId = await dearProduct("GOLD-CART");
+    const before = await (await api("/cart")).json();
+    const res = await api("/cart", {
+      method: "PUT",
+      json: { items: [{ productId, quantity: 1000 }] },
+    });
+    expect(res.status).toBe(422);
+    expect(await (await api("/cart")).json()).toEqual(before);
+  });
+});
