@@ -69,4 +69,30 @@ describe.each(backends)("business rules on $name", (backend) => {
     expect(res.status).toBe(422);
     expect(await (await api("/cart")).json()).toEqual(before);
   });
+  it("PATCH managerId that closes a cycle (1 manages 2 manages 3 manages 1) → 422, unchanged", async () => {
+    const patch = (id: number, managerId: number | null) =>
+      api(`/employees/${id}`, { method: "PATCH", json: { managerId } });
+    expect((await patch(2, 1)).status).toBe(200);
+    expect((await patch(3, 2)).status).toBe(200);
+    // Direct cycle: 1 would be managed by 2, whom 1 manages.
+    const direct = await patch(1, 2);
+    expect(direct.status).toBe(422);
+    expect(((await direct.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe(
+      "managerId",
+    );
+    // Through a chain: 1 would be managed by 3, managed by 2, managed by 1.
+    expect((await patch(1, 3)).status).toBe(422);
+    const one = (await (await api("/employees/1")).json()) as { managerId: number | null };
+    expect(one.managerId).toBeNull();
+    // PUT takes the same rule.
+    const full = (await (await api("/employees/1")).json()) as Record<string, unknown>;
+    const { _links, id, ...rest } = full;
+    const put = await api("/employees/1", { method: "PUT", json: { ...rest, managerId: 3 } });
+    expect(put.status).toBe(422);
+    // A chain that does not come back is fine, and undoing it too.
+    expect((await patch(3, null)).status).toBe(200);
+    expect((await patch(1, 3)).status).toBe(200);
+    expect((await patch(1, null)).status).toBe(200);
+    expect((await patch(2, null)).status).toBe(200);
+  });
 });

@@ -105,6 +105,20 @@ export const employees: CrudResource = {
         if (String(input.managerId) === req.params.id)
           throw rule("managerId", "must not be the employee itself");
         await mustExist(db, "employees", input.managerId, "managerId");
+        // The hierarchy is a tree: the new manager must not be managed, directly or through a
+        // chain, by this employee, or "A manages B manages A" would loop forever upwards.
+        const self = Number(req.params.id);
+        const seen = new Set<number>();
+        for (let at: number | null = input.managerId; at !== null && !seen.has(at); ) {
+          if (at === self) throw rule("managerId", "must not be someone the employee manages");
+          seen.add(at);
+          const up = await db.kysely
+            .selectFrom("employees")
+            .select("manager_id")
+            .where("id", "=", at)
+            .executeTakeFirst();
+          at = up?.manager_id == null ? null : Number(up.manager_id);
+        }
       }
       row.manager_id = input.managerId;
     } else if (req.method === "PUT") {
