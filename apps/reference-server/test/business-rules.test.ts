@@ -95,4 +95,36 @@ describe.each(backends)("business rules on $name", (backend) => {
     expect((await patch(1, null)).status).toBe(200);
     expect((await patch(2, null)).status).toBe(200);
   });
+  it("a transfer whose processing hits a database failure is not left PROCESSING: it completes on a retry", async () => {
+    const before = (await (await api("/accounts/3")).json()) as { balance: number };
+    // The next transaction the service opens fails, as a dropped connection, a pool time-out or a
+    // deadlock victim would: only the background processing of the transfer opens one here.
+    const kysely = s.service.db.kysely;
+    const transaction = kysely.transaction;
+    let failures = 0;
+    kysely.transaction = () => {
+      kysely.transaction = transaction;
+      failures++;
+      return {
+        execute: () => Promise.reject(new Error("Connection terminated unexpectedly")),
+      } as unknown as ReturnType<typeof transaction>;
+    };
+    const res = await api("/transfers", {
+      method: "POST",
+      headers: { "idempotency-key": `k-${Math.random().toString(36).slice(2)}` },
+      json: { fromAccountId: 3, toAccountId: 4, amount: 7 },
+    });
+    expect(res.status).toBe(202);
+    const location = new URL(res.headers.get("location") ?? "").pathname;
+    let status = "PENDING";
+    for (let i = 0; i < 200 && (status === "PENDING" || status === "PROCESSING"); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      status = ((await (await api(location)).json()) as { status: string }).status;
+    }
+    kysely.transaction = transaction;
+    expect(failures).toBe(1);
+    expect(status).toBe("COMPLETED");
+    const after = (await (await api("/accounts/3")).json()) as { balance: number };
+    expect(after.balance).toBeCloseTo(before.balance - 7);
+  });
 });

@@ -29,17 +29,21 @@ export class Background {
 
 /**
  * Executes one transfer: claims it (PENDING → PROCESSING, so two instances never both run it),
- * then moves the money in one transaction, or records why it failed.
+ * moves the money and records the outcome, all in one transaction. Should the transaction fail
+ * (a dropped connection, a pool time-out, a deadlock victim), the claim rolls back with it: the
+ * transfer is PENDING again, no money moved, and a retry or the next start runs it; a claim made
+ * outside the transaction stayed PROCESSING for ever. On PostgreSQL a second instance's claim
+ * waits on the row lock and then finds the transfer no longer PENDING.
  */
 export async function processTransfer(db: Db, id: number): Promise<void> {
-  const claimed = await db.kysely
-    .updateTable("transfers")
-    .set({ status: "PROCESSING" })
-    .where("id", "=", id)
-    .where("status", "=", "PENDING")
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) return;
   await db.kysely.transaction().execute(async (trx) => {
+    const claimed = await trx
+      .updateTable("transfers")
+      .set({ status: "PROCESSING" })
+      .where("id", "=", id)
+      .where("status", "=", "PENDING")
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return;
     const t = await trx.selectFrom("transfers").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
     const at = new Date().toISOString();
     const fail = (reason: string) =>
@@ -81,6 +85,24 @@ export async function processTransfer(db: Db, id: number): Promise<void> {
   });
 }
 
+/** Delays before the retries of a transfer whose transaction failed: 2.1 s in all. */
+const RETRY_DELAYS_MS = [100, 400, 1600];
+
+/**
+ * {@link processTransfer}, retried after a failed transaction (which left the transfer PENDING);
+ * after the last retry it stays PENDING until the next start ({@link resumeTransfers}).
+ */
+export async function runTransfer(db: Db, id: number): Promise<void> {
+  for (const delay of [...RETRY_DELAYS_MS, undefined]) {
+    try {
+      return await processTransfer(db, id);
+    } catch (err) {
+      if (delay === undefined) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
 /** Transfers left PENDING by a previous run are executed at start-up. */
 export async function resumeTransfers(db: Db, background: Background): Promise<void> {
   const pending = await db.kysely
@@ -88,7 +110,7 @@ export async function resumeTransfers(db: Db, background: Background): Promise<v
     .select("id")
     .where("status", "=", "PENDING")
     .execute();
-  for (const t of pending) background.run(() => processTransfer(db, t.id));
+  for (const t of pending) background.run(() => runTransfer(db, t.id));
 }
 
 export function transfers(background: Background): CrudResource {
@@ -127,9 +149,7 @@ export function transfers(background: Background): CrudResource {
       .returning("id")
       .executeTakeFirstOrThrow();
     // Spec 4.1 rule 8: accepted now, executed later; the status resource shows the outcome.
-    background.run(() =>
-      new Promise((r) => setTimeout(r, 20)).then(() => processTransfer(ctx.db, created.id)),
-    );
+    background.run(() => new Promise((r) => setTimeout(r, 20)).then(() => runTransfer(ctx.db, created.id)));
     res.setHeader("Location", ctx.href(`/transfers/${created.id}`));
     await send(req, res, await ctx.show(created.id), 202);
   }
