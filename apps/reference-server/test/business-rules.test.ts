@@ -127,4 +127,27 @@ describe.each(backends)("business rules on $name", (backend) => {
     const after = (await (await api("/accounts/3")).json()) as { balance: number };
     expect(after.balance).toBeCloseTo(before.balance - 7);
   });
+  it("POST /orders takes the stock it orders: a second order past what is left → 422; cancelling gives it back", async () => {
+    const res = await api("/products", {
+      method: "POST",
+      json: { name: "Rare", sku: "RARE-1", categoryId: 1, price: 3, stock: 5 },
+    });
+    const productId = ((await res.json()) as Doc).id;
+    const order = (quantity: number) =>
+      api("/orders", { method: "POST", json: { customerId: 1, items: [{ productId, quantity }] } });
+    const stock = async () =>
+      ((await (await api(`/products/${productId}`)).json()) as { stock: number }).stock;
+    const first = await order(4);
+    expect(first.status).toBe(201);
+    expect(await stock()).toBe(1);
+    // Only 1 left: ordering 4 more oversold the product.
+    const second = await order(4);
+    expect(second.status).toBe(422);
+    expect(await stock()).toBe(1);
+    const id = ((await first.json()) as Doc).id;
+    const cancelled = await api(`/orders/${id}`, { method: "PATCH", json: { status: "CANCELLED" } });
+    expect(cancelled.status).toBe(200);
+    expect(await stock()).toBe(5);
+    expect((await order(4)).status).toBe(201);
+  });
 });

@@ -88,6 +88,18 @@ async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void>
   if (total > cents(MONEY_MAX)) throw rule("items", `total more than ${MONEY_MAX} EUR, the largest payment`);
   const at = new Date().toISOString();
   const id = await db.kysely.transaction().execute(async (trx) => {
+    // The order takes its items from the stock, in the transaction that records it, each on the
+    // condition that enough is left: two orders for the last units cannot both succeed.
+    for (const [n, l] of lines.entries()) {
+      const taken = await trx
+        .updateTable("products")
+        .set((eb) => ({ stock: eb("stock", "-", l.quantity), updated_at: at }))
+        .where("id", "=", l.product_id)
+        .where("stock", ">=", l.quantity)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) !== 1)
+        throw rule(`items.${n}.quantity`, "exceeds the stock left of the product");
+    }
     const order = await trx
       .insertInto("orders")
       .values({
@@ -131,19 +143,36 @@ async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> 
   if (input.status === "SHIPPED" && (!input.carrier || !input.trackingNumber)) {
     throw rule("trackingNumber", "and carrier are required to ship an order");
   }
-  const updated = await ctx.db.kysely
-    .updateTable("orders")
-    .set({
-      status: input.status,
-      carrier: input.carrier ?? order.carrier,
-      tracking_number: input.trackingNumber ?? order.tracking_number,
-      updated_at: new Date().toISOString(),
-    })
-    .where("id", "=", id)
-    .where("status", "=", order.status)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1)
-    throw HttpError.conflict("The order changed meanwhile; read it again");
+  const at = new Date().toISOString();
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable("orders")
+      .set({
+        status: input.status,
+        carrier: input.carrier ?? order.carrier,
+        tracking_number: input.trackingNumber ?? order.tracking_number,
+        updated_at: at,
+      })
+      .where("id", "=", id)
+      .where("status", "=", order.status)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1)
+      throw HttpError.conflict("The order changed meanwhile; read it again");
+    if (input.status !== "CANCELLED") return;
+    // A cancelled order gives back the stock it took when it was placed.
+    const items = await trx
+      .selectFrom("order_items")
+      .select(["product_id", "quantity"])
+      .where("order_id", "=", id)
+      .execute();
+    for (const item of items) {
+      await trx
+        .updateTable("products")
+        .set((eb) => ({ stock: eb("stock", "+", item.quantity), updated_at: at }))
+        .where("id", "=", item.product_id)
+        .execute();
+    }
+  });
   await send(req, res, await ctx.show(id));
 }
 
