@@ -24,11 +24,25 @@ export function validate<S extends z.ZodType>(schema: S, body: unknown): z.infer
         message: "is not a known field",
       }));
     }
+    // zod leaves `issue.input` out unless asked to, so whether the field was sent is read from the
+    // body: a field of the wrong type is not a missing one.
     const message =
-      issue.code === "invalid_type" && issue.input === undefined ? "is required" : issue.message;
+      issue.code === "invalid_type" && valueAt(body, issue.path) === undefined
+        ? "is required"
+        : issue.message;
     return [{ field: base || "(body)", message }];
   });
   throw HttpError.badRequest("The request body is invalid", { errors });
+}
+
+/** The value at `path` inside a parsed JSON body (own properties only), or undefined. */
+function valueAt(body: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let at = body;
+  for (const key of path) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
 }
 
 /** An id: 64-bit, a number while exact (below 2^53), a BigInt beyond (see db/database.ts). */

@@ -150,4 +150,27 @@ describe.each(backends)("business rules on $name", (backend) => {
     expect(await stock()).toBe(5);
     expect((await order(4)).status).toBe(201);
   });
+  it.each([
+    ["a number", 5],
+    ["null", null],
+    ["a boolean", true],
+  ])(
+    "POST /departments with name as %s → 400 that says the type is wrong, not that name is missing",
+    async (_, name) => {
+      const res = await api("/departments", { method: "POST", json: { name, city: "Rome" } });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { errors: Array<{ field: string; message: string }> };
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors[0]?.field).toBe("name");
+      expect(body.errors[0]?.message).not.toBe("is required");
+      expect(body.errors[0]?.message).toMatch(/string/);
+    },
+  );
+
+  it("POST /departments without name → 400 name is required", async () => {
+    const res = await api("/departments", { method: "POST", json: { city: "Rome" } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: Array<{ field: string; message: string }> };
+    expect(body.errors).toEqual([{ field: "name", message: "is required" }]);
+  });
 });
