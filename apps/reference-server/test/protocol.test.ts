@@ -284,6 +284,18 @@ describe("protocol rules through the reference server", () => {
       expect((await api("/transfers")).headers.get("cache-control")).toBe("no-store");
     });
 
+    // RFC 9111 §3.5: a shared cache MUST NOT reuse a response to a request with Authorization
+    // unless the response allows it (public, s-maxage, must-revalidate). Every catalogue request
+    // carries credentials (spec part 5 rule 4: none → 401), so such a directive would let a proxy
+    // hand the catalogue to a client that never authenticated.
+    it("catalogue data may be kept by the client's own cache only: private, no public or s-maxage", async () => {
+      for (const path of ["/products", "/products/1", "/categories", "/categories/1"]) {
+        const cc = (await api(path)).headers.get("cache-control") ?? "";
+        expect(cc, path).toMatch(/(?:^|,\s*)private(?:,|$)/);
+        expect(cc, path).not.toMatch(/public|s-maxage|must-revalidate/);
+      }
+    });
+
     it("/health and /ready → 200 without credentials", async () => {
       expect((await fetch(`${s.url}/health`)).status).toBe(200);
       const ready = await fetch(`${s.url}/ready`);

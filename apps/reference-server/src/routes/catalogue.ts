@@ -19,8 +19,13 @@ import {
 } from "../schemas.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
-/** Catalogue data changes rarely: caches may keep it for five minutes (spec 4.3 rule 5). */
-export const CATALOGUE_CACHE = "public, max-age=300";
+/**
+ * Catalogue data changes rarely: the client's cache may keep it for five minutes (spec 4.3 rule
+ * 5). `private`, not `public`: every request carries credentials, and RFC 9111 §3.5 lets a shared
+ * cache reuse a response to an authenticated request only when it says `public` (or `s-maxage`,
+ * `must-revalidate`), which would let a proxy serve the catalogue to clients without any.
+ */
+export const CATALOGUE_CACHE = "private, max-age=300";
 /** Balances and transfers change all the time and are private: never stored (spec 4.3 rule 5). */
 export const NO_STORE = "no-store";
 
