@@ -52,6 +52,7 @@ export {
   refusedOption,
 } from "./option-error.js";
 export {
+  absoluteFormOrigin,
   buildErrorRecord,
   buildProblemDetails,
   clientMessage,

@@ -138,10 +138,24 @@ const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
  * whatever authority the client wrote.
  */
 export function requestPath(url: string): string {
-  const authority = ABSOLUTE_FORM.exec(url);
-  if (authority === null) return stripQuery(url);
-  const path = stripQuery(url.slice(authority[0].length));
+  const origin = absoluteFormOrigin(url);
+  if (origin === "") return stripQuery(url);
+  const path = stripQuery(url.slice(origin.length));
   return path.startsWith("/") ? path : `/${path}`;
+}
+
+/**
+ * The scheme and authority of a request-target in absolute-form (RFC 9112 §3.2.2, which "a server
+ * MUST accept"): `http://api.example/v2/x?y` → `http://api.example`; `""` for the origin-form
+ * (`/v2/x`) and the other forms. Linear: no nested repetition.
+ *
+ * @example absoluteFormOrigin("http://api.example/v2/employees") // "http://api.example"
+ * @example absoluteFormOrigin("/v2/employees") // ""
+ * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2.2
+ */
+export function absoluteFormOrigin(url: string): string {
+  if (url.startsWith("/")) return "";
+  return ABSOLUTE_FORM.exec(url)?.[0] ?? "";
 }
 
 /** `/a/b?x=1` → `/a/b`; also drops a fragment a broken client may send. */

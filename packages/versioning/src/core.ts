@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { appendVary, HttpError } from "@svc/errors";
+import { absoluteFormOrigin, appendVary, HttpError } from "@svc/errors";
 import { resolveConfig, type VersioningConfig } from "./config.js";
 import type { ApiVersioningOptions, VersionRequest, VersionResolution, VersionSource } from "./options.js";
 import {
@@ -247,15 +247,13 @@ function conclude(
 
 /**
  * The scheme and authority of a request target in absolute-form (`http://api.example/v2/x`),
- * which "a server MUST accept" (RFC 9112 §3.2.2) and Express routes by its path; `""` for the
- * origin-form (`/v2/x`) and anything else. Linear: no nested repetition.
+ * which "a server MUST accept" (RFC 9112 §3.2.2) and Express routes by its path, when a path
+ * follows them; `""` for the origin-form (`/v2/x`) and anything else.
  */
-function absoluteFormOrigin(url: string): string {
-  if (url.startsWith("/")) return "";
-  const origin = ABSOLUTE_FORM.exec(url)?.[0];
-  return origin !== undefined && url[origin.length] === "/" ? origin : "";
+function originBeforePath(url: string): string {
+  const origin = absoluteFormOrigin(url);
+  return origin !== "" && url[origin.length] === "/" ? origin : "";
 }
-const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
 /**
  * The decision, one implementation for every entry point: the version a request asks for (URI,
@@ -271,7 +269,7 @@ export function decide(
 ): VersionResolution {
   // The version prefix and the neutral paths are read off the path of an absolute-form target;
   // the scheme and authority go back in front of `url` for the router.
-  const origin = absoluteFormOrigin(url);
+  const origin = originBeforePath(url);
   const resolution: VersionResolution = {
     version: undefined,
     source: undefined,
