@@ -1,4 +1,5 @@
 import { refused } from "./option-error.js";
+import { isThenable } from "./thenable.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
 /**
@@ -41,10 +42,6 @@ const OWNER = "expressRateLimitStore";
  * `ERR_ERL_STORE_REUSE`).
  */
 const wrapped = new WeakSet<object>();
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as Promise<T> | undefined)?.then === "function";
-}
 
 /** `totalHits` as the store gave it, refused unless it is a positive integer. */
 function hitsOf(reply: ExpressRateLimitHits | undefined, allowZero: boolean): number {

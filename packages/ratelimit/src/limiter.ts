@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { checkOptionNames } from "@svc/errors";
 import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
+import { isThenable } from "./thenable.js";
 import {
   ALGORITHMS,
   type Algorithm,
@@ -212,10 +213,6 @@ export function capacityOf(policy: RateLimitPolicy): number {
  */
 function neverFits(decision: Decision): Decision {
   return { ...decision, allowed: false, retryAfterMs: Number.POSITIVE_INFINITY };
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as Promise<T> | undefined)?.then === "function";
 }
 
 /** At most this many per-request limits keep a cached policy object; more get fresh ones. */

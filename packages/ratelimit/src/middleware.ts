@@ -26,13 +26,11 @@ export type {
   RateLimitRequest,
 } from "./options.js";
 
+import { isThenable } from "./thenable.js";
+
 /** The client's IP address: Express's `req.ip` (trust proxy applied), else the socket peer. */
 function clientIp(req: RateLimitRequest): string | undefined {
   return req.ip ?? req.socket?.remoteAddress;
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as Promise<T> | undefined)?.then === "function";
 }
 
 /**
