@@ -9,6 +9,12 @@ import { createTokenIssuer } from "./token-issuer.js";
 const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api" });
 let server: Listening;
 
+/** A thenable that is not a native promise (a policy client's own promise type). */
+function foreignThenable(value: boolean): Promise<boolean> {
+  // biome-ignore lint/suspicious/noThenProperty: the case is a hand-made thenable
+  return { then: (resolve: (v: boolean) => void) => resolve(value) } as unknown as Promise<boolean>;
+}
+
 function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 }
@@ -49,6 +55,26 @@ beforeAll(async () => {
     authorize(() => {
       throw new Error("policy engine down");
     }),
+    ok,
+  );
+  a.get(
+    "/async/:id",
+    auth,
+    authorize<express.Request>(async (p, req) => p.id === req.params.id),
+    ok,
+  );
+  a.get(
+    "/async-throws",
+    auth,
+    authorize(async () => {
+      throw new Error("policy engine down");
+    }),
+    ok,
+  );
+  a.get(
+    "/thenable",
+    auth,
+    authorize(() => foreignThenable(true)),
     ok,
   );
   a.get("/optional", optional, (req, res) => {
@@ -123,6 +149,29 @@ describe("authorize", () => {
 
   it("predicate throws → 500, never a pass", async () => {
     expect((await get("/throws", basic("bob", "pw"))).status).toBe(500);
+  });
+
+  it("async predicate: true → 200, false → 403, rejects → 500, a foreign thenable is awaited", async () => {
+    expect((await get("/async/bob", basic("bob", "pw"))).status).toBe(200);
+    expect((await get("/async/alice", basic("bob", "pw"))).status).toBe(403);
+    expect((await get("/async-throws", basic("bob", "pw"))).status).toBe(500);
+    expect((await get("/thenable", basic("bob", "pw"))).status).toBe(200);
+  });
+
+  it("a synchronous predicate is decided in the same turn (no promise per guarded request)", () => {
+    const calls: unknown[] = [];
+    const principal = { id: "bob", scheme: "basic", roles: [], scopes: [] };
+    const guard = authorize((p) => p.id === "bob");
+    const returned = guard({ principal } as never, {} as never, (err?: unknown) => {
+      calls.push(err ?? "next");
+    });
+    expect(calls).toEqual(["next"]);
+    expect(returned).toBeUndefined();
+    const deny = authorize(() => false);
+    deny({ principal } as never, {} as never, (err?: unknown) => {
+      calls.push(err);
+    });
+    expect(calls[1]).toMatchObject({ status: 403 });
   });
 });
 

@@ -108,16 +108,25 @@ export function requireRoles(...roles: string[]) {
 export function authorize<R extends AuthRequest = AuthRequest>(predicate: AuthorizePredicate<R>) {
   if (typeof predicate !== "function")
     throw optionError("authorize.predicate", predicate, "a function (principal, req) => boolean");
-  return async function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): Promise<void> {
+  const failed = (err: unknown) => HttpError.internal("Authorization check failed", { cause: err });
+  return function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): void | Promise<void> {
     const principal = req.principal;
     if (!principal) return next(unauthenticated(req));
-    let allowed: boolean;
+    let answer: unknown;
+    let pending: PromiseLike<unknown> | undefined;
     try {
-      allowed = (await predicate(principal, req)) === true;
+      answer = predicate(principal, req);
+      const then = (answer as { then?: unknown } | null | undefined)?.then;
+      if (typeof then === "function") pending = answer as PromiseLike<unknown>;
     } catch (err) {
-      return next(HttpError.internal("Authorization check failed", { cause: err }));
+      return next(failed(err));
     }
-    if (allowed) return next();
-    next(forbidden(req, principal));
+    // A synchronous predicate is decided in this turn: awaiting its boolean would cost every
+    // guarded request a promise and a microtask hop before the handler runs.
+    if (pending === undefined) return answer === true ? next() : next(forbidden(req, principal));
+    return Promise.resolve(pending).then(
+      (allowed) => (allowed === true ? next() : next(forbidden(req, principal))),
+      (err: unknown) => next(failed(err)),
+    );
   };
 }
