@@ -144,7 +144,16 @@ export type NeutralMatch = (path: string, folded: string | undefined) => boolean
 
 function neutralMatcher(pattern: string | RegExp): NeutralMatch {
   // A RegExp carries its own flags: it is tested as given.
-  if (pattern instanceof RegExp) return (path) => pattern.test(path);
+  // With the `g` or `y` flag, `test` starts at `lastIndex` and moves it past a match (ECMA-262
+  // RegExpBuiltinExec): the next request for the same path failed and got a 400. A copy of our
+  // own (no other code moves its `lastIndex`), tested from the start every time.
+  if (pattern instanceof RegExp) {
+    const own = new RegExp(pattern.source, pattern.flags);
+    return (path) => {
+      own.lastIndex = 0;
+      return own.test(path);
+    };
+  }
   if (typeof pattern !== "string" || !pattern.startsWith("/")) {
     throw optionError("neutral", pattern, NEUTRAL, "apiVersioning: each neutral path");
   }

@@ -551,6 +551,16 @@ describe("neutral paths compared as the router compares them", () => {
     expect((await fetch(`${u}/DOCS`)).status).toBe(400);
     expect((await fetch(`${u}/docs`)).status).toBe(404);
   });
+  it.each([/^\/docs\//g, /^\/docs\//y, /^\/docs\//gi])(
+    "neutral %s (a stateful flag): GET /docs/a without a version is neutral on every request, not every other one",
+    async (pattern) => {
+      const u = await neutralApp({}, { neutral: [pattern] });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${u}/docs/a`)).status);
+      // Neutral: no 400 for the missing version; no /docs route, so the router's 404.
+      expect(statuses).toEqual([404, 404, 404, 404]);
+    },
+  );
 });
 
 describe("deprecation and sunset", () => {
