@@ -73,7 +73,11 @@ describe("Bearer: good tokens", () => {
 describe("Bearer: challenges", () => {
   it("no Authorization → 401 with a challenge per scheme", async () => {
     const url = await serve(
-      authenticate({ realm, bearer: { jwks, algorithms: ["ES256"] }, basic: { verify: () => null } }),
+      authenticate({
+        realm,
+        bearer: { jwks, algorithms: ["ES256"], audience: AUD },
+        basic: { verify: () => null },
+      }),
     );
     const res = await get(url);
     expect(res.status).toBe(401);
@@ -254,7 +258,11 @@ describe("Bearer: attacks", () => {
     const url = await serve(
       authenticate({
         realm,
-        bearer: { jwks: { keys: [...jwks.keys, ...(await es384.jwks()).keys] }, algorithms: ["ES256"] },
+        bearer: {
+          jwks: { keys: [...jwks.keys, ...(await es384.jwks()).keys] },
+          algorithms: ["ES256"],
+          audience: AUD,
+        },
       }),
     );
     expect((await get(url, `Bearer ${(await es384.issue({ id: "a" })).access_token}`)).status).toBe(401);
@@ -349,6 +357,28 @@ describe("Bearer: claims", () => {
     );
   });
 
+  it("no audience configured: a token carrying aud (another API's) → 401 (RFC 7519 §4.1.3); one without aud → 200", async () => {
+    const pub = { ...(await exportJWK(known.publicKey)), kid: "k1", alg: "ES256" };
+    const url = await serve(
+      authenticate({ realm, bearer: { jwks: { keys: [pub] }, algorithms: ["ES256"], issuer: ISS } }),
+    );
+    const signed = (aud?: string | string[]) => {
+      const jwt = new SignJWT({ sub: "alice" })
+        .setProtectedHeader({ alg: "ES256", kid: "k1" })
+        .setIssuer(ISS)
+        .setExpirationTime("5m");
+      return (aud === undefined ? jwt : jwt.setAudience(aud)).sign(known.privateKey);
+    };
+    expect((await get(url, `Bearer ${await signed("https://other-api.test/")}`)).status).toBe(401);
+    expect((await get(url, `Bearer ${await signed(["https://other-api.test/", AUD])}`)).status).toBe(401);
+    expect((await get(url, `Bearer ${await signed()}`)).status).toBe(200);
+    const verifier = createBearerVerifier({ jwks: { keys: [pub] }, algorithms: ["ES256"] });
+    await expect(verifier.verify(await signed(AUD))).rejects.toMatchObject({
+      name: "InvalidTokenError",
+      reason: "ERR_JWT_AUDIENCE_UNEXPECTED",
+    });
+  });
+
   it("no sub → 401", async () => {
     const t = await new SignJWT({})
       .setProtectedHeader({ alg: "ES256", kid: "k1" })
@@ -363,7 +393,7 @@ describe("Bearer: claims", () => {
     const url = await serve(
       authenticate({
         realm,
-        bearer: { jwks, algorithms: ["ES256"], maxTokenAge: 60, requiredClaims: ["iat"] },
+        bearer: { jwks, algorithms: ["ES256"], audience: AUD, maxTokenAge: 60, requiredClaims: ["iat"] },
       }),
     );
     expect((await get(url, `Bearer ${await token({ iat: now() - 600 })}`)).status).toBe(401);
@@ -445,7 +475,10 @@ describe("Bearer: a remote JWKS", () => {
     const j = await listen(jwksServer);
     opened.push(j);
     const url = await serve(
-      authenticate({ realm, bearer: { jwksUri: `${j.url}/jwks.json`, algorithms: ["ES256"], ...LOOPBACK } }),
+      authenticate({
+        realm,
+        bearer: { jwksUri: `${j.url}/jwks.json`, algorithms: ["ES256"], audience: AUD, ...LOOPBACK },
+      }),
     );
     expect((await get(url, `Bearer ${(await a.issue({ id: "u" })).access_token}`)).status).toBe(200);
     for (let i = 0; i < 5; i++) {
@@ -459,7 +492,12 @@ describe("Bearer: a remote JWKS", () => {
     const url = await serve(
       authenticate({
         realm,
-        bearer: { jwksUri: "http://127.0.0.1:9/jwks.json", algorithms: ["ES256"], ...LOOPBACK },
+        bearer: {
+          jwksUri: "http://127.0.0.1:9/jwks.json",
+          algorithms: ["ES256"],
+          audience: AUD,
+          ...LOOPBACK,
+        },
       }),
     );
     const res = await get(url, `Bearer ${await token()}`);
@@ -475,7 +513,7 @@ describe("Bearer: a remote JWKS", () => {
     const a = express();
     a.get(
       "/me",
-      authenticate({ realm, bearer: { jwksUri, algorithms: ["ES256"], ...LOOPBACK } }),
+      authenticate({ realm, bearer: { jwksUri, algorithms: ["ES256"], audience: AUD, ...LOOPBACK } }),
       (_req, res) => {
         res.end();
       },
@@ -531,6 +569,7 @@ describe("Bearer: a remote JWKS", () => {
           ...LOOPBACK,
           jwksOptions: { cooldownDuration: 0 },
           algorithms: ["ES256"],
+          audience: AUD,
         },
       }),
     );
@@ -545,7 +584,10 @@ describe("Bearer: a remote JWKS", () => {
     const j = await listen(jwksServer);
     opened.push(j);
     const url = await serve(
-      authenticate({ realm, bearer: { jwksUri: `${j.url}/jwks.json`, algorithms: ["ES256"], ...LOOPBACK } }),
+      authenticate({
+        realm,
+        bearer: { jwksUri: `${j.url}/jwks.json`, algorithms: ["ES256"], audience: AUD, ...LOOPBACK },
+      }),
     );
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(401);
   });
@@ -644,6 +686,7 @@ describe("Bearer: a remote JWKS during an outage", () => {
           ...LOOPBACK,
           jwksOptions: { cooldownDuration: 0, failureCooldownDuration: 60_000 },
           algorithms: ["ES256"],
+          audience: AUD,
           cache: false,
         },
       }),
@@ -667,6 +710,7 @@ describe("Bearer: a remote JWKS during an outage", () => {
         createBearerVerifier({
           jwksUri: "https://issuer.test/jwks.json",
           algorithms: ["ES256"],
+          audience: AUD,
           jwksOptions: { failureCooldownDuration: value as number },
         }),
       ).toThrow(/failureCooldownDuration/);
@@ -690,7 +734,9 @@ describe("Bearer: oversized tokens", () => {
     });
     expect((await verifier.verify(long)).id).toBe("alice");
     await expect(
-      createBearerVerifier({ jwks, algorithms: ["ES256"], maxTokenLength: 100 }).verify(await token()),
+      createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD, maxTokenLength: 100 }).verify(
+        await token(),
+      ),
     ).rejects.toMatchObject({ name: "InvalidTokenError", reason: "ERR_TOKEN_TOO_LONG" });
   });
 
@@ -738,7 +784,7 @@ describe("Bearer: tokens outside the Authorization header", () => {
     a.use(express.json(), express.urlencoded({ extended: false }));
     a.put(
       "/integrations/github",
-      authenticate({ realm, bearer: { jwks, algorithms: ["ES256"] } }),
+      authenticate({ realm, bearer: { jwks, algorithms: ["ES256"], audience: AUD } }),
       (req, res) => {
         res.json({ stored: (req.body as { access_token?: string }).access_token ?? null });
       },
@@ -782,6 +828,7 @@ function countingVerifier(options: { cache?: false } = {}) {
   const verifier = createBearerVerifier({
     jwks,
     algorithms: ["ES256"],
+    audience: AUD,
     ...options,
     principal: (p) => {
       count++;
@@ -810,7 +857,7 @@ describe("Bearer: verified-token cache", () => {
 
   it("a cached token stops working at its exp → 401", async () => {
     let clock = Date.now();
-    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], now: () => clock });
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD, now: () => clock });
     const url = await serve(authenticate({ realm, bearer: verifier }));
     const t = await token({ exp: Math.floor(clock / 1000) + 60 });
     expect((await get(url, `Bearer ${t}`)).status).toBe(200);
@@ -819,7 +866,7 @@ describe("Bearer: verified-token cache", () => {
   });
 
   it("through authenticate: a handler mutating a cached principal does not change the next request's", async () => {
-    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"] });
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD });
     const a = express();
     a.get("/me", authenticate({ realm, bearer: verifier }), (req, res) => {
       const principal = req.principal;
@@ -874,6 +921,7 @@ describe("Bearer: verified-token cache", () => {
       ...LOOPBACK,
       jwksOptions: { cacheMaxAge: 0, cooldownDuration: 0 }, // every verification reads the key set
       algorithms: ["ES256"],
+      audience: AUD,
     });
     const url = await serve(authenticate({ realm, bearer: verifier }));
     const t = (await a.issue({ id: "u" })).access_token;
@@ -959,7 +1007,7 @@ describe("Bearer: verified-token cache", () => {
   });
 
   it("a principal taken from the cache is a copy: mutating it does not leak to the next request", async () => {
-    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"] });
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD });
     const t = await token();
     const first = await verifier.verify(t);
     first.roles.push("superuser");
@@ -992,7 +1040,7 @@ describe("Bearer: keys", () => {
 
   it("a single public JWK → 200", async () => {
     const url = await serve(
-      authenticate({ realm, bearer: { key: jwks.keys[0] as never, algorithms: ["ES256"] } }),
+      authenticate({ realm, bearer: { key: jwks.keys[0] as never, algorithms: ["ES256"], audience: AUD } }),
     );
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
   });

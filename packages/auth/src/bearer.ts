@@ -120,7 +120,11 @@ export interface BearerOptions {
   secret?: string | Uint8Array;
   /** Accepted `iss` value(s) (RFC 7519 §4.1.1). */
   issuer?: string | readonly string[];
-  /** Accepted `aud` value(s) (RFC 7519 §4.1.3). */
+  /**
+   * Accepted `aud` value(s) (RFC 7519 §4.1.3). Without it, a token carrying an `aud` claim is
+   * refused ("the JWT MUST be rejected" when the processor does not identify itself with a value in
+   * it); tokens without `aud` pass.
+   */
   audience?: string | readonly string[];
   /**
    * Seconds of clock skew allowed when checking `exp`, `nbf` and `iat`. Not capped: a token is
@@ -653,9 +657,15 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
       typeof keySource === "function"
         ? await jwtVerify(token, keySource, options)
         : await jwtVerify(token, keySource, options);
+    // RFC 7519 §4.1.3: "If the principal processing the claim does not identify itself with a
+    // value in the "aud" claim when this claim is present, then the JWT MUST be rejected." Without
+    // `audience` this verifier names no audience, so a token addressed to any (another API of the
+    // same issuer) is refused; jose checks `aud` only when given an audience.
+    if (config.verifyOptions.audience === undefined && result.payload.aud !== undefined)
+      throw new InvalidTokenError("ERR_JWT_AUDIENCE_UNEXPECTED");
     return result.payload;
   } catch (cause) {
-    if (cause instanceof KeySourceUnavailableError) throw cause;
+    if (cause instanceof KeySourceUnavailableError || cause instanceof InvalidTokenError) throw cause;
     const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
     throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });
   }

@@ -232,6 +232,7 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     let clock = Date.now();
     const verifier = createBearerVerifier({
       algorithms: ["ES256"],
+      audience: AUD,
       ...quiet,
       issuerBaseURL: idp.issuer,
       discovery: { cooldownDuration: 30_000 },
@@ -258,6 +259,7 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     let shift = 0;
     const app = await protectedApp({
       algorithms: ["ES256"],
+      audience: AUD,
       ...quiet,
       issuerBaseURL: idp.issuer,
       discovery: { cooldownDuration: 30_000 },
@@ -282,6 +284,7 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     let clock = Date.now();
     const verifier = createBearerVerifier({
       algorithms: ["ES256"],
+      audience: AUD,
       ...quiet,
       issuerBaseURL: idp.issuer,
       discovery: { cacheMaxAge: 60_000 },
@@ -304,6 +307,7 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     let shift = 0;
     const app = await protectedApp({
       algorithms: ["ES256"],
+      audience: AUD,
       ...quiet,
       issuerBaseURL: idp.issuer,
       // cacheMaxAge 0: the key set is always stale, so every new token needs a download.
@@ -370,6 +374,7 @@ describe("http: key sources", () => {
     const onWarning = vi.fn();
     const verifier = createBearerVerifier({
       algorithms: ["ES256"],
+      audience: AUD,
       jwksUri: `${idp.url}/jwks.json`,
       allowHttp: true,
       onWarning,
@@ -385,6 +390,7 @@ describe("http: key sources", () => {
     const onWarning = vi.fn();
     const verifier = createBearerVerifier({
       algorithms: ["ES256"],
+      audience: AUD,
       issuerBaseURL: idp.issuer,
       allowHttp: true,
       onWarning,
@@ -398,6 +404,7 @@ describe("http: key sources", () => {
     try {
       createBearerVerifier({
         algorithms: ["ES256"],
+        audience: AUD,
         jwksUri: "http://127.0.0.1:9/jwks.json",
         allowHttp: true,
       });
