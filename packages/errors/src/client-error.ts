@@ -57,6 +57,26 @@ function isUnknownMethod(rawPacket: unknown, bytesParsed: unknown): boolean {
  * The error a parser failure of Node's HTTP server stands for, by the failure's `code`: the same
  * statuses Node's own default answer uses, with the error record's messages.
  */
+/** A method (a token) and the space after it: the start of a request line (RFC 9112 §3). */
+const REQUEST_LINE_START = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ /;
+
+/**
+ * Whether the parser stopped inside the request line: the packet starts with one (after the empty
+ * lines RFC 9112 §2.2 lets a server ignore) and no line ended before the point of the error. The
+ * method is a known one (an unknown one fails first) and the version is eight bytes: what overflowed
+ * is the request-target.
+ */
+function isRequestLineOverflow(rawPacket: unknown, bytesParsed: unknown): boolean {
+  if (!Buffer.isBuffer(rawPacket) || typeof bytesParsed !== "number") return false;
+  let start = 0;
+  while (rawPacket[start] === 0x0d || rawPacket[start] === 0x0a) start++;
+  const at = Math.min(Math.max(0, bytesParsed), rawPacket.length);
+  if (at <= start) return false;
+  const newline = rawPacket.indexOf(0x0a, start);
+  if (newline !== -1 && newline < at) return false;
+  return REQUEST_LINE_START.test(rawPacket.toString("latin1", start, Math.min(at, start + 64)));
+}
+
 function parserError(err: Parameters<ClientErrorListener>[0]): HttpError {
   switch (err.code) {
     // RFC 9110 §9.1: "An origin server that receives a request method that is unrecognized or not
@@ -66,9 +86,13 @@ function parserError(err: Parameters<ClientErrorListener>[0]): HttpError {
       return isUnknownMethod(err.rawPacket, err.bytesParsed)
         ? new HttpError(501, "The request method is not implemented")
         : HttpError.badRequest("The request is not valid HTTP/1.1");
-    // RFC 6585 §5: the header section, or one field, is larger than the server will process.
+    // Node counts the request line into maxHeaderSize. RFC 9112 §3: "A server that receives a
+    // request-target longer than any URI it wishes to parse MUST respond with a 414 (URI Too Long)
+    // status code"; RFC 6585 §5: otherwise the header section, or one field, is too large.
     case "HPE_HEADER_OVERFLOW":
-      return new HttpError(431, "The request header fields are too large");
+      return isRequestLineOverflow(err.rawPacket, err.bytesParsed)
+        ? new HttpError(414, "The request target is too long")
+        : new HttpError(431, "The request header fields are too large");
     // RFC 9110 §15.5.14: chunk extensions beyond Node's limit are content larger than accepted.
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return HttpError.contentTooLarge("The request's chunk extensions are too large");
@@ -117,7 +141,7 @@ function headerLine(name: string, value: string): string {
  * A listener for Node's `'clientError'` event: a request the HTTP parser refuses (a malformed
  * header line, a bare CR, headers over `maxHeaderSize`, a request that did not arrive within
  * `headersTimeout`/`requestTimeout`) never reaches the app, and Node's default answer is a bare
- * status line. This one answers with the same status (400, 408, 413 or 431, by `err.code`; 501
+ * status line. This one answers with the same status (400, 408, 413, 414 or 431, by `err.code`; 501
  * for a well-formed request line with a method Node does not know, RFC 9110 §9.1), the
  * JSON error record (path `/`: the parser gave up before the target was known), `Cache-Control:
  * no-store`, the `headers` option's fields and `Connection: close`, then closes the connection.

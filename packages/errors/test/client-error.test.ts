@@ -75,6 +75,26 @@ describe("clientErrorHandler: what Node's parser refuses gets the error record",
       400,
       "Bad Request",
     ],
+    // RFC 9112 §3: "A server that receives a request-target longer than any URI it wishes to parse
+    // MUST respond with a 414 (URI Too Long) status code"; Node reports it as a header overflow.
+    [
+      "a request-target beyond maxHeaderSize (RFC 9112 §3)",
+      `GET /${"a".repeat(4096)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      414,
+      "URI Too Long",
+    ],
+    [
+      "a request-target beyond maxHeaderSize after an empty line",
+      `\r\nGET /${"a".repeat(4096)}?q=1 HTTP/1.1\r\nHost: x\r\n\r\n`,
+      414,
+      "URI Too Long",
+    ],
+    [
+      "a request-target under maxHeaderSize, then headers beyond it (RFC 6585 §5)",
+      `GET /${"a".repeat(900)} HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(300)}\r\n\r\n`,
+      431,
+      "Request Header Fields Too Large",
+    ],
     [
       "headers beyond maxHeaderSize (RFC 6585 §5)",
       `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4096)}\r\n\r\n`,
@@ -103,6 +123,7 @@ describe("clientErrorHandler: what Node's parser refuses gets the error record",
   it.each([
     ["a malformed header line", "HEAD / HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n", 400],
     ["headers beyond maxHeaderSize", `HEAD / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4096)}\r\n\r\n`, 431],
+    ["a request-target beyond maxHeaderSize", `HEAD /${"a".repeat(4096)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
     ["after an empty line", "\r\nHEAD / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", 400],
   ])("HEAD with %s → %i, the head without content", async (_label, request, status) => {
     const port = await serve({ maxHeaderSize: 1024 });
