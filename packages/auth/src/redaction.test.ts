@@ -13,14 +13,17 @@ const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "ap
 const lines: string[] = [];
 let server: Listening;
 
-beforeAll(async () => {
-  const sink = new Writable({
+function sink(): Writable {
+  return new Writable({
     write(chunk, _enc, cb) {
       lines.push(String(chunk));
       cb();
     },
   });
-  const logger = pino({ redact: pinoRedaction }, sink);
+}
+
+beforeAll(async () => {
+  const logger = pino({ redact: pinoRedaction }, sink());
   const a = express();
   a.use(pinoHttp({ logger }));
   a.use(
@@ -34,6 +37,9 @@ beforeAll(async () => {
     res.setHeader("Set-Cookie", "sid=SESSIONSECRET; HttpOnly");
     res.json(req.principal);
   });
+  a.get("/boom", () => {
+    throw new Error("the database is down");
+  });
   a.use(errorHandler({ logger }));
   server = await listen(a);
 });
@@ -42,6 +48,22 @@ afterAll(async () => {
 });
 
 describe("pinoRedaction through pino-http", () => {
+  it("errorHandler's 5xx line (the URL under `path`) keeps credential parameters out of the log", async () => {
+    lines.length = 0;
+    const basic = `Basic ${Buffer.from("bob:pw").toString("base64")}`;
+    const res = await fetch(`${server.url}/boom?password=HUNTER2&code=AUTHCODE&page=2`, {
+      headers: { authorization: basic },
+    });
+    expect(res.status).toBe(500);
+    const failure = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === "request failed");
+    expect(failure?.path).toBe("/boom?password=[Redacted]&code=[Redacted]&page=2");
+    expect(lines.join("")).not.toMatch(/HUNTER2|AUTHCODE/);
+    // Another line's `path` that is no URL is left as it is.
+    lines.length = 0;
+    pino({ redact: pinoRedaction }, sink()).info({ path: ["items", 0, "qty"] }, "invalid");
+    expect(JSON.parse(lines[0] ?? "{}").path).toEqual(["items", 0, "qty"]);
+  });
+
   it("Authorization, Cookie and Set-Cookie never reach the log; the rest does", async () => {
     lines.length = 0;
     const token = (await issuer.issue({ id: "alice" })).access_token;

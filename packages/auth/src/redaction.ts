@@ -99,7 +99,12 @@ export function redactUrl(url: string): string {
   return url.slice(0, q + 1) + query;
 }
 
-const URL_PATHS = new Set(["url", "originalUrl"]);
+/**
+ * Keys whose string values are request URLs: pino-http's `req.url` / `req.originalUrl`, a bare
+ * `url`, and `path`, under which `@svc/errors`' `errorHandler` logs the request-target of a failed
+ * request (query string included). Only a `?…` query is touched: any other `path` passes unchanged.
+ */
+const URL_PATHS = new Set(["url", "originalUrl", "path"]);
 
 /** Deeper than any query parser nests (qs stops at 5): below it, everything is censored. */
 const MAX_QUERY_DEPTH = 20;
@@ -131,7 +136,8 @@ function redactQuery(value: unknown, depth: number): unknown {
  * whoever holds it, RFC 6750 §5, so it never reaches a log): `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers in
  * pino-http's `req`/`res` and in bare `headers` objects, `access_token` fields, and the
  * `access_token` parameter (and the other credential parameters) inside logged URLs (`req.url`,
- * `url`) and in the parsed query pino-http logs with them (`req.query`).
+ * `url`, and `path`, where `errorHandler()` of `@svc/errors` logs the request-target) and in the
+ * parsed query pino-http logs with them (`req.query`).
  *
  * @example
  * const logger = pino({ redact: pinoRedaction });
@@ -154,6 +160,8 @@ export const pinoRedaction: {
     "req.url",
     "req.originalUrl",
     "url",
+    // errorHandler's line for a 5xx (and for headers it had to drop): `{ err, status, method, path }`.
+    "path",
     // The whole parsed query: pino-http's request serializer logs `req.query` next to `req.url`,
     // and the censor below blanks the same credential parameters there as in the URL.
     "req.query",
@@ -166,6 +174,8 @@ export const pinoRedaction: {
   censor(value: unknown, path: string[]): unknown {
     const last = path[path.length - 1];
     if (last !== undefined && URL_PATHS.has(last) && typeof value === "string") return redactUrl(value);
+    // A `path` that is no URL string (a validation error's field path) is another log's data.
+    if (last === "path") return value;
     if (last === "query" && path.length === 2)
       // A raw query string (a logger of node:http requests) is censored as the URL's query is.
       return typeof value === "string" ? redactUrl(`?${value}`).slice(1) : redactQuery(value, 0);
