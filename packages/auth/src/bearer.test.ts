@@ -389,6 +389,17 @@ describe("Bearer: claims", () => {
     expect((await get(hand.url, `Bearer ${t}`)).status).toBe(401);
   });
 
+  it.each(["1h ", "\t1h", "60 minutes"])(
+    "maxTokenAge %j, accepted at construction, is what jose checks: a fresh token → 200, one issued 2 h ago → 401",
+    async (maxTokenAge) => {
+      const url = await serve(
+        authenticate({ realm, bearer: { jwks, algorithms: ["ES256"], audience: AUD, maxTokenAge } }),
+      );
+      expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
+      expect((await get(url, `Bearer ${await token({ iat: now() - 7200 })}`)).status).toBe(401);
+    },
+  );
+
   it("maxTokenAge 60 s and iat 10 minutes ago → 401", async () => {
     const url = await serve(
       authenticate({

@@ -324,7 +324,7 @@ interface BearerConfig {
     requiredClaims: string[];
     issuer?: string[];
     audience?: string[];
-    maxTokenAge?: number | string;
+    maxTokenAge?: number;
   };
   clockTolerance: number;
   mapPrincipal: (payload: JWTPayload) => PrincipalInit;
@@ -407,7 +407,9 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
       requiredClaims: [...new Set(["exp", ...requiredClaims])],
       ...(issuers ? { issuer: issuers } : {}),
       ...(audience ? { audience } : {}),
-      ...(options.maxTokenAge !== undefined ? { maxTokenAge: options.maxTokenAge } : {}),
+      // The seconds read here, not the option as given: jose parses a duration string again, per
+      // token, by a stricter grammar ("1h " or "\t1h" made every token a 401, never a TypeError).
+      ...(maxTokenAgeSeconds !== undefined ? { maxTokenAge: maxTokenAgeSeconds } : {}),
     },
     clockTolerance,
     mapPrincipal: functionOption(
