@@ -374,6 +374,59 @@ describe("what Express 5 and its body parsers raise", () => {
     expect((JSON.parse(text) as Json).detail).toBe(phrase);
   });
 
+  // An SDK's error also carries its upstream response's headers (OpenAI's `status` with `headers`,
+  // Stripe's `statusCode` with `headers`): they describe that response, not this one. Sent on, the
+  // upstream's cookie, Alt-Svc, HSTS or CORS grant applied to this origin (RFC 6265 §4.1, RFC 7838
+  // §3, RFC 6797 §6.1.2), and its account id reached the client.
+  it.each([
+    ["OpenAI-style status 429", { status: 429 }, 429],
+    ["Stripe-style statusCode 402", { statusCode: 402 }, 402],
+  ])(
+    "%s with the upstream's headers and no expose flag → its status, none of its headers",
+    async (_label, fields, status) => {
+      const { url } = await serve((app) =>
+        app.get("/x", () => {
+          throw Object.assign(new Error("upstream said no"), fields, {
+            headers: {
+              "set-cookie": "__cf_bm=upstream; Domain=.upstream.example; Secure",
+              "alt-svc": 'h3=":443"; ma=86400',
+              "access-control-allow-origin": "*",
+              "openai-organization": "org-internal-1234",
+              "strict-transport-security": "max-age=63072000; includeSubDomains; preload",
+            },
+          });
+        }),
+      );
+      const res = await fetch(`${url}/x`);
+      expect(res.status).toBe(status);
+      for (const name of [
+        "set-cookie",
+        "alt-svc",
+        "access-control-allow-origin",
+        "openai-organization",
+        "strict-transport-security",
+      ])
+        expect(res.headers.get(name)).toBeNull();
+      expect(await readJson(res)).toMatchObject({ status });
+    },
+  );
+
+  it("a middleware's 401 without an expose flag (express-oauth2-jwt-bearer's shape) keeps its challenge, and only that", async () => {
+    const { url } = await serve((app) =>
+      app.get("/x", () => {
+        throw Object.assign(new Error("Unauthorized"), {
+          status: 401,
+          statusCode: 401,
+          headers: { "WWW-Authenticate": 'Bearer realm="api", error="invalid_token"', "X-Upstream": "1" },
+        });
+      }),
+    );
+    const res = await fetch(`${url}/x`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    expect(res.headers.get("x-upstream")).toBeNull();
+  });
+
   it("http-errors-style error with statusCode 502 → 502, message hidden, logged", async () => {
     const { url, logger } = await serve((app) =>
       app.get("/x", () => {

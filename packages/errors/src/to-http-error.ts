@@ -36,6 +36,32 @@ function fromOtherCopy(err: HttpError): HttpError {
   return new HttpError(e.status, typeof e.message === "string" ? e.message : undefined, options);
 }
 
+/**
+ * Fields whose meaning is the error status's own, lower-cased: the challenges of a 401 and a 407
+ * (RFC 9110 §11.6.1, §11.7.1), `Allow` of a 405 (§10.2.1), `Retry-After` of a 413, 429 or 503
+ * (§10.2.3), what a 415 accepts (§15.5.16; `Accept-Patch`, RFC 5789 §3.1; `Accept-Post`) and
+ * `Upgrade` of a 426 (§15.5.22).
+ */
+const ERROR_STATUS_FIELDS: ReadonlySet<string> = new Set([
+  "www-authenticate",
+  "proxy-authenticate",
+  "allow",
+  "retry-after",
+  "accept",
+  "accept-encoding",
+  "accept-patch",
+  "accept-post",
+  "upgrade",
+]);
+
+function errorStatusFields(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (headers === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (ERROR_STATUS_FIELDS.has(name.toLowerCase())) out[name] = value;
+  return out;
+}
+
 interface ErrorLike {
   status?: unknown;
   statusCode?: unknown;
@@ -65,8 +91,10 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  * - a value whose properties cannot be read (a getter or Proxy trap that throws) is a 500;
  * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
  *   charset or content coding → 415);
- * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, and their
- *   message only when they say it may be exposed (`expose: true`, as `http-errors` sets below 500);
+ * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, their message
+ *   only when they say it may be exposed (`expose: true`, as `http-errors` sets below 500), and
+ *   their `headers` when they carry that `expose` flag, else only the error status's own fields
+ *   (`WWW-Authenticate`, `Allow`, `Retry-After`, ...): an SDK error's are its upstream's;
  * - everything else is a 500 whose `cause` is the original (logged, never shown).
  *
  * @example
@@ -115,7 +143,14 @@ function mapError(err: unknown): HttpError {
   // API Key provided: sk_live_…") says nothing of the kind, and gets the reason phrase.
   const exposable = status < 500 && e.expose === true && typeof e.message === "string" && e.message !== "";
   const options: HttpErrorOptions = { cause: err };
-  const headers = stringHeaders(e.headers);
+  // All its headers only from an error made for this response: http-errors sets `expose` on every
+  // error it makes. Another error may be an SDK's (Stripe's `statusCode`, OpenAI's `status`)
+  // carrying its upstream response's headers: that origin's Set-Cookie (RFC 6265 §4.1), Alt-Svc
+  // (RFC 7838 §3: an alternative for *this* origin), HSTS with includeSubDomains (RFC 6797 §6.1.2),
+  // CORS grants, account ids. From such an error only the fields that belong to the error status
+  // itself are taken (a middleware's 401 challenge, say).
+  const headers =
+    typeof e.expose === "boolean" ? stringHeaders(e.headers) : errorStatusFields(stringHeaders(e.headers));
   // RFC 9110 §15.5.6: a 405 MUST carry Allow, and only the code that raised it knows the methods;
   // without them the error is the server's bug, not a 405 the client could act on.
   if (status === 405 && !hasAllow(headers)) return HttpError.internal(undefined, { cause: err });
