@@ -150,6 +150,45 @@ describe.each(backends)("business rules on $name", (backend) => {
     expect(await stock()).toBe(5);
     expect((await order(4)).status).toBe(201);
   });
+
+  it("30 concurrent orders naming two products in opposite orders, 10 cancellations among them → every one succeeds, stock exact", async () => {
+    const product = async (sku: string) => {
+      const res = await api("/products", {
+        method: "POST",
+        json: { name: sku, sku, categoryId: 1, price: 1, stock: 1000 },
+      });
+      return ((await res.json()) as Doc).id;
+    };
+    const a = await product("LOCK-A");
+    const b = await product("LOCK-B");
+    const lines = (n: number) =>
+      n % 2 === 0
+        ? [
+            { productId: a, quantity: 1 },
+            { productId: b, quantity: 1 },
+          ]
+        : [
+            { productId: b, quantity: 1 },
+            { productId: a, quantity: 1 },
+          ];
+    const order = (n: number) => api("/orders", { method: "POST", json: { customerId: 1, items: lines(n) } });
+    const placed: number[] = [];
+    for (let n = 0; n < 10; n++) placed.push(((await (await order(n)).json()) as Doc).id);
+    // PostgreSQL locks each product row a transaction takes stock from (or gives it back to) until
+    // commit: two transactions that lock A then B, and B then A, deadlock, and one of them fails.
+    const statuses = await Promise.all([
+      ...Array.from({ length: 30 }, (_, n) => order(n).then((r) => r.status)),
+      ...placed.map((id) =>
+        api(`/orders/${id}`, { method: "PATCH", json: { status: "CANCELLED" } }).then((r) => r.status),
+      ),
+    ]);
+    expect(statuses.filter((s) => s !== 201 && s !== 200)).toEqual([]);
+    for (const id of [a, b]) {
+      const p = (await (await api(`/products/${id}`)).json()) as { stock: number };
+      expect(p.stock).toBe(1000 - 30);
+    }
+  });
+
   it.each([
     ["a number", 5],
     ["null", null],

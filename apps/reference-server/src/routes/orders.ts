@@ -81,6 +81,13 @@ async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void>
       throw rule(`items.${n}.quantity`, `exceeds the stock of ${product.stock}`);
     return { product_id: item.productId, quantity: item.quantity, unit_price: Number(product.price) };
   });
+  // Stock is taken in ascending product id, whatever order the client listed the items in: each
+  // update locks its product's row until commit, and two orders locking the same products in
+  // opposite orders would deadlock on PostgreSQL (one of them failing). A cancellation gives stock
+  // back in the same order. Item numbers in messages keep the client's order.
+  const takeOrder = [...lines.keys()].sort(
+    (x, y) => (lines[x]?.product_id ?? 0) - (lines[y]?.product_id ?? 0),
+  );
   // Prices are integer cents: the total is exact.
   const total = lines.reduce((s, l) => s + l.quantity * l.unit_price, 0);
   // An order is settled by one payment, whose amount is at most MONEY_MAX: a larger total could
@@ -90,7 +97,8 @@ async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void>
   const id = await db.kysely.transaction().execute(async (trx) => {
     // The order takes its items from the stock, in the transaction that records it, each on the
     // condition that enough is left: two orders for the last units cannot both succeed.
-    for (const [n, l] of lines.entries()) {
+    for (const n of takeOrder) {
+      const l = lines[n] as (typeof lines)[number];
       const taken = await trx
         .updateTable("products")
         .set((eb) => ({ stock: eb("stock", "-", l.quantity), updated_at: at }))
@@ -160,10 +168,13 @@ async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> 
       throw HttpError.conflict("The order changed meanwhile; read it again");
     if (input.status !== "CANCELLED") return;
     // A cancelled order gives back the stock it took when it was placed.
+    // In ascending product id, as createOrder takes it (one lock order: no deadlock).
     const items = await trx
       .selectFrom("order_items")
       .select(["product_id", "quantity"])
       .where("order_id", "=", id)
+      .orderBy("product_id")
+      .orderBy("id")
       .execute();
     for (const item of items) {
       await trx
