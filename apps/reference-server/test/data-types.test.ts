@@ -430,6 +430,22 @@ describe.each(backends)("issue 18 data types on $name", (backend) => {
       expect(await res.json()).toMatchObject({ name: "Evelyn Boyd Granville", salary: 70000.5 });
       expect((await names("name=n%20Boyd%20G")).map((e) => e.name)).toEqual(["Evelyn Boyd Granville"]);
     });
+
+    it.each(["Émilie", "émilie", "ÉMILIE", "du Châtelet", "DU CHÂTELET"])(
+      "?name=%s → Émilie du Châtelet: case-insensitive beyond ASCII, on every database",
+      async (name) => {
+        const email = "emilie.chatelet@example.com";
+        if ((await names(`email=${encodeURIComponent(email)}`)).length === 0) {
+          const res = await api("/employees", {
+            method: "POST",
+            json: { name: "Émilie du Châtelet", email, department: "Finance", city: "Paris", salary: 1 },
+          });
+          expect(res.status).toBe(201);
+        }
+        const found = await names(`name=${encodeURIComponent(name)}`);
+        expect(found.map((e) => e.name)).toEqual(["Émilie du Châtelet"]);
+      },
+    );
   });
 
   /** Polls transfer status resources until none is pending; returns their final statuses. */

@@ -42,6 +42,12 @@ export function createDatabase(config: DatabaseConfig): Db {
     const native = new SQLite(config.filename);
     native.pragma("journal_mode = WAL");
     native.pragma("foreign_keys = ON");
+    // SQLite's own lower() folds ASCII only (https://sqlite.org/lang_corefunc.html#lower), so the
+    // case-insensitive filters (db/query.ts) found no "Émilie" for ?name=Émilie; PostgreSQL's
+    // folds every letter. An application-defined function of the same name takes its place.
+    native.function("lower", { deterministic: true }, (value: unknown) =>
+      value === null ? null : String(value).toLowerCase(),
+    );
     // Integers come back as BigInt, so a 64-bit id keeps every digit; the statement cache's
     // exactStatement turns the ones a number holds exactly back into numbers.
     native.defaultSafeIntegers(true);

@@ -30,12 +30,12 @@ export async function listPage(
   let filtered = base;
   for (const f of q.filters) {
     if (f.match === "contains") {
-      const pattern = `%${String(f.value)
-        .toLowerCase()
-        .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = `%${String(f.value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       const columns = typeof f.column === "string" ? [f.column] : f.column;
+      // Both sides folded by the database's lower(), so they fold alike (JavaScript's toLowerCase
+      // and PostgreSQL's lower() differ on some letters, such as U+0130).
       filtered = filtered.where((eb) =>
-        eb.or(columns.map((c) => eb(sql`lower(${sql.ref(c)})`, "like", sql`${pattern} escape '\\'`))),
+        eb.or(columns.map((c) => eb(sql`lower(${sql.ref(c)})`, "like", sql`lower(${pattern}) escape '\\'`))),
       );
     } else {
       filtered = filtered.where(sql.ref(String(f.column)), "=", f.value);
