@@ -316,6 +316,48 @@ describe.each(backends)("issue 18 data types on $name", (backend) => {
       expect(await total()).toBe(before);
     }, 120_000);
 
+    it("40 concurrent transfers between two accounts, half each way → all accepted, all COMPLETED, balances as before", async () => {
+      const open = async (number: string) => {
+        const res = await api("/accounts", {
+          method: "POST",
+          json: { number, owner: "both ways", currency: "EUR", balance: 100 },
+        });
+        expect(res.status).toBe(201);
+        return ((await res.json()) as { id: number }).id;
+      };
+      const a = await open("BOTH-WAYS-A");
+      const b = await open("BOTH-WAYS-B");
+      // On PostgreSQL each transfer locks the row it debits, then the row it credits, until commit:
+      // A → B and B → A locked them in opposite orders and deadlocked, the failed transactions held
+      // the pool's connections (so POSTs waited for one: 503) and left transfers PENDING.
+      const accepted = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          transfer(
+            i % 2 === 0
+              ? { fromAccountId: a, toAccountId: b, amount: 1 }
+              : { fromAccountId: b, toAccountId: a, amount: 1 },
+          ).then((res) => res.status),
+        ),
+      );
+      expect(accepted.filter((status) => status !== 202)).toEqual([]);
+      const count = async (query: string) =>
+        ((await (await api(`/transfers?size=1&${query}`)).json()) as { page: { totalElements: number } }).page
+          .totalElements;
+      const unsettled = async () => {
+        let n = 0;
+        for (const from of [a, b])
+          for (const status of ["PENDING", "PROCESSING"])
+            n += await count(`fromAccountId=${from}&status=${status}`);
+        return n;
+      };
+      for (let i = 0; i < 200 && (await unsettled()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await count(`fromAccountId=${a}&status=COMPLETED`)).toBe(20);
+      expect(await count(`fromAccountId=${b}&status=COMPLETED`)).toBe(20);
+      for (const id of [a, b]) {
+        expect(((await (await api(`/accounts/${id}`)).json()) as { balance: number }).balance).toBe(100);
+      }
+    }, 120_000);
+
     it("balances and prices read back with the exact decimals sent", async () => {
       const product = await api("/products", {
         method: "POST",

@@ -45,6 +45,20 @@ export async function processTransfer(db: Db, id: number): Promise<void> {
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) return;
     const t = await trx.selectFrom("transfers").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    if (db.kind === "postgres") {
+      // The debit and the credit below each lock their account's row until commit. Taken in that
+      // order, A → B and B → A running together lock the two rows in opposite orders and deadlock;
+      // both rows are locked first, in ascending id, so every transfer waits in the same order.
+      // (The lock an UPDATE of non-key columns takes: transfers being inserted, whose foreign keys
+      // name these accounts, are not held up. SQLite runs one write transaction at a time.)
+      await trx
+        .selectFrom("accounts")
+        .select("id")
+        .where("id", "in", [t.from_account_id, t.to_account_id])
+        .orderBy("id")
+        .forNoKeyUpdate()
+        .execute();
+    }
     const at = new Date().toISOString();
     const fail = (reason: string) =>
       trx
