@@ -19,7 +19,7 @@ const text = (max = 200) =>
     .max(max, `must be at most ${max} characters`)
     .refine(noNul, "must not contain NUL characters");
 /** Counts (stock) are 32-bit `integer` columns: a larger number is not a database error. */
-const INT_MAX = 2_147_483_647;
+export const INT_MAX = 2_147_483_647;
 /**
  * Ids are 64-bit, but a JSON number in a request body is read as a double: past 2^53 − 1 it
  * would arrive rounded, naming another resource, so it is refused rather than guessed at.

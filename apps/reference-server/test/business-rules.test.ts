@@ -151,6 +151,30 @@ describe.each(backends)("business rules on $name", (backend) => {
     expect((await order(4)).status).toBe(201);
   });
 
+  it("cancelling an order whose stock would push the product past 2147483647 (its largest stock) → 409, nothing changed", async () => {
+    const res = await api("/products", {
+      method: "POST",
+      json: { name: "Brim", sku: "BRIM-1", categoryId: 1, price: 1, stock: 10 },
+    });
+    const productId = ((await res.json()) as Doc).id;
+    const placed = await api("/orders", {
+      method: "POST",
+      json: { customerId: 1, items: [{ productId, quantity: 5 }] },
+    });
+    const orderId = ((await placed.json()) as Doc).id;
+    const full = await api(`/products/${productId}`, { method: "PATCH", json: { stock: 2147483647 } });
+    expect(full.status).toBe(200);
+    // PostgreSQL's integer column overflowed (500); SQLite stored 2147483652, a stock the product's
+    // own schema refuses, so the product could no longer be written back as read.
+    const cancelled = await api(`/orders/${orderId}`, { method: "PATCH", json: { status: "CANCELLED" } });
+    expect(cancelled.status).toBe(409);
+    expect(((await cancelled.json()) as { status: number }).status).toBe(409);
+    const order = (await (await api(`/orders/${orderId}`)).json()) as { status: string };
+    expect(order.status).toBe("PENDING");
+    const product = (await (await api(`/products/${productId}`)).json()) as { stock: number };
+    expect(product.stock).toBe(2147483647);
+  });
+
   it("30 concurrent orders naming two products in opposite orders, 10 cancellations among them → every one succeeds, stock exact", async () => {
     const product = async (sku: string) => {
       const res = await api("/products", {

@@ -8,7 +8,7 @@ import { qrCodes } from "../documents/qr.js";
 import { hrefs } from "../links.js";
 import { parseAssignedId, validate } from "../request.js";
 import { send } from "../respond.js";
-import { MONEY_MAX, OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
+import { INT_MAX, MONEY_MAX, OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
 import { cents, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
@@ -177,11 +177,20 @@ async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> 
       .orderBy("id")
       .execute();
     for (const item of items) {
-      await trx
+      // Only while the stock stays within its 32-bit column (and the product schema's maximum):
+      // past it PostgreSQL fails the update and SQLite would store a stock no write may set. The
+      // throw rolls back the whole cancellation.
+      const given = await trx
         .updateTable("products")
         .set((eb) => ({ stock: eb("stock", "+", item.quantity), updated_at: at }))
         .where("id", "=", item.product_id)
-        .execute();
+        .where("stock", "<=", INT_MAX - item.quantity)
+        .executeTakeFirst();
+      if (Number(given.numUpdatedRows) !== 1) {
+        throw HttpError.conflict(
+          `Cancelling would raise the stock of product ${item.product_id} past ${INT_MAX}, the largest stock`,
+        );
+      }
     }
   });
   await send(req, res, await ctx.show(id));
