@@ -246,6 +246,27 @@ describe.each(backends)("the other collections on $name", (backend) => {
     expect(bad.status).toBe(400);
   });
 
+  it("PUT /users/{id} without customerId replaces the user: the customer link is gone; PATCH keeps it", async () => {
+    const created = await api("/users", {
+      method: "POST",
+      json: { username: "put.replaces", email: "put.replaces@example.com", role: "customer", customerId: 2 },
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const patched = await api(`/users/${id}`, { method: "PATCH", json: { role: "admin" } });
+    expect(((await patched.json()) as { customerId: unknown }).customerId).toBe(2);
+    // RFC 9110 §9.3.4: the state becomes the one enclosed, which names no customer.
+    const put = await api(`/users/${id}`, {
+      method: "PUT",
+      json: { username: "put.replaces", email: "put.replaces@example.com", role: "customer" },
+    });
+    expect(put.status).toBe(200);
+    const user = (await put.json()) as { customerId: unknown; _links: Record<string, unknown> };
+    expect(user.customerId).toBeNull();
+    expect(user._links.customer).toBeUndefined();
+    expect(((await (await api(`/users/${id}`)).json()) as { customerId: unknown }).customerId).toBeNull();
+  });
+
   it("DELETE /departments/1 (still has employees) → 409; POST a duplicate category → 409", async () => {
     expect((await api("/departments/1", { method: "DELETE" })).status).toBe(409);
     expect(

@@ -287,11 +287,14 @@ export const users: CrudResource = {
       },
     ),
   input: () => UserInput,
-  toRow: async (input, { db }) => {
+  toRow: async (input, { db, req }) => {
     if (typeof input.customerId === "number")
       await mustExist(db, "customers", input.customerId, "customerId");
     const { customerId, ...rest } = input;
-    return { ...rest, ...(customerId === undefined ? {} : { customer_id: customerId }) };
+    // PUT replaces the whole resource (RFC 9110 §9.3.4): an omitted customer is no customer.
+    // PATCH changes only what it names.
+    if (customerId === undefined) return req.method === "PUT" ? { ...rest, customer_id: null } : rest;
+    return { ...rest, customer_id: customerId };
   },
 };
 
