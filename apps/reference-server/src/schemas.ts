@@ -61,7 +61,14 @@ export const EmployeeV2Input = z
   .strictObject({
     id: id.optional(),
     firstName: text(100),
-    lastName: text(100),
+    // Empty for a one-word name written through version 1 (`"name": "Plato"`): what version 2
+    // reads must PUT back (spec part 9: existing versions stay compatible).
+    lastName: z
+      .string()
+      .trim()
+      .max(100, "must be at most 100 characters")
+      .refine(noNul, "must not contain NUL characters")
+      .describe("Empty for a one-word name"),
     email,
     department: text(100),
     city: text(100),

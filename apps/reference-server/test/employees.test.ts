@@ -158,6 +158,23 @@ describe.each(backends)("employees on $name", (backend) => {
     });
   });
 
+  it('an employee version 1 named with one word reads in version 2 with lastName "", and that representation PUTs back → 200', async () => {
+    const created = await api("/employees", {
+      method: "POST",
+      json: { ...valid, email: "plato@example.com", name: "Plato" },
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const v2 = (await (await api(`/v2/employees/${id}`)).json()) as Record<string, unknown>;
+    expect(v2).toMatchObject({ firstName: "Plato", lastName: "" });
+    // Spec part 9: existing versions stay compatible; a version 2 client's read-modify-write works.
+    const { _links, ...state } = v2;
+    const put = await api(`/v2/employees/${id}`, { method: "PUT", json: { ...state, city: "Athens" } });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ firstName: "Plato", lastName: "", city: "Athens" });
+    expect(await (await api(`/employees/${id}`)).json()).toMatchObject({ name: "Plato" });
+  });
+
   it("PUT /employees/2 with only one field → 400 (PUT needs the whole object)", async () => {
     const res = await api("/employees/2", { method: "PUT", json: { salary: 1 } });
     expect(res.status).toBe(400);
