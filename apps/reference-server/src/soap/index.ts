@@ -144,7 +144,9 @@ export function soapServices(
 
   // The collections get the resource API's authentication and rate limit, and its permission
   // check behind routing (a reader's POST /events is the 405 of a read-only collection, not a 403).
-  const collections = express.Router();
+  // Routed like every other collection (app.ts ROUTING): case-sensitive and strict, so
+  // `/events/` and `/events/1/` are 404, not a second URI of the collection and its items.
+  const collections = express.Router({ caseSensitive: true, strict: true });
   collections.use(["/events", "/notifications"], httpAuth, limiter);
   const allowed = [permission() as RequestHandler];
   const guarded = guardedRoutes(collections, () => allowed);
