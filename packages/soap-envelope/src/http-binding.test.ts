@@ -278,6 +278,27 @@ describe("faults (Part 1 §5.4, Part 2 §7.5.2.2)", () => {
       expect(readFault(res.text).reason).toContain("customerId: is not nillable");
     },
   );
+  it.each([
+    ["the body child", "<c:GetCustomerRequest"],
+    ["a simple-typed element", "<c:customerId"],
+  ])("xsi:schemaLocation / xsi:noNamespaceSchemaLocation on %s → 200, hints are ignored", async (_, tag) => {
+    // XML Schema Part 1 §3.4.4 Element Locally Valid (Complex Type) 3 and §3.3.4 Element Locally
+    // Valid (Type) 3.1.1 except xsi:type, nil, schemaLocation and noNamespaceSchemaLocation from
+    // the attributes an element must not carry; the two location hints (§4.3.2) are ignored.
+    const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="${TNS} customer.xsd" xsi:noNamespaceSchemaLocation="x.xsd"`;
+    const res = await post(svc.endpoint, envelope(getCustomer("42").replace(tag, `${tag} ${xsi}`)));
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("<name>Ada Lovelace</name>");
+  });
+  it("xsi:type on a payload element is still refused: 400 Sender naming it", async () => {
+    const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="c:Other"`;
+    const res = await post(
+      svc.endpoint,
+      envelope(getCustomer("42").replace("<c:customerId>", `<c:customerId ${xsi}>`)),
+    );
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("xsi:type");
+  });
   it("declared business fault → 400 with subcode and the schema-serialized Detail", async () => {
     const res = await post(svc.endpoint, envelope(getCustomer("9223372036854775807")));
     expect(res.status).toBe(400);

@@ -57,7 +57,7 @@ export function decodeElement(
     }
   }
   for (const key in element.attributes) {
-    if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL) {
+    if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL && !XSI_HINTS.has(key)) {
       throw new SchemaValidationError(path, `attribute xsi:${key.slice(XSI_NS.length + 2)} is not supported`);
     }
   }
@@ -80,7 +80,7 @@ export function decodeElement(
   let known: ReadonlySet<string> | undefined;
   for (const key in element.attributes) {
     known ??= knownAttributes(type);
-    if (!known.has(key) && !SOAP_IGNORED.has(key))
+    if (!known.has(key) && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key))
       throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
   if (type.simpleContent) {
@@ -220,6 +220,19 @@ function describeNs(ns: string): string {
 
 const XSI_PREFIX = `{${XSI_NS}}`;
 
+/**
+ * XML Schema Part 1 §3.4.4, Element Locally Valid (Complex Type) 3, and §3.3.4, Element Locally
+ * Valid (Type) 3.1.1: every element may carry the attributes "whose [namespace name] is identical
+ * to http://www.w3.org/2001/XMLSchema-instance and whose [local name] is one of type, nil,
+ * schemaLocation or noNamespaceSchemaLocation". The two location attributes are only hints of
+ * where a schema document might be found (§4.3.2), which this node, compiled from its contract,
+ * does not need: a valid instance that carries them is still valid, so they are ignored.
+ */
+const XSI_HINTS: ReadonlySet<string> = new Set([
+  `${XSI_PREFIX}schemaLocation`,
+  `${XSI_PREFIX}noNamespaceSchemaLocation`,
+]);
+
 const KNOWN_ATTRIBUTES = new WeakMap<ComplexType, ReadonlySet<string>>();
 
 /** The attribute keys an element of a complex type may carry (its attributes, `xsi:nil`), once per type. */
@@ -234,7 +247,7 @@ function knownAttributes(type: ComplexType): ReadonlySet<string> {
 
 function checkNoAttributes(element: XmlElement, path: string): void {
   for (const key in element.attributes) {
-    if (key !== XSI_NIL && !SOAP_IGNORED.has(key))
+    if (key !== XSI_NIL && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key))
       throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
 }
