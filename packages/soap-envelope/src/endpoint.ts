@@ -46,7 +46,9 @@ export interface SoapEndpointHandler {
  * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` and conditional GET/HEAD
  * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
  * 415, oversized bodies 413, bodies that do not arrive within `bodyTimeoutMs` 408 (RFC 9110
- * §15.5.9, with `Connection: close`), each as a SOAP 1.2 fault.
+ * §15.5.9, with `Connection: close`), each as a SOAP 1.2 fault. Mount it with `app.use(path, ...)`
+ * (the mount point is the endpoint; paths below it are passed on) or on a route
+ * (`app.post(path, ...)`, `app.all(path, ...)`).
  *
  * @example
  * app.use("/ws/customer", soapEndpoint({
@@ -68,8 +70,10 @@ export function soapEndpoint<Operations = never>(
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q === -1 ? url : url.slice(0, q);
-    // Mounted with app.use(path, ...): only the mount point itself is the endpoint.
-    if (path !== "/" && path !== "") {
+    // Mounted with app.use(path, ...): only the mount point itself is the endpoint. On a route
+    // (app.post(path, ...), app.all), Express leaves the whole path in req.url and the route has
+    // already matched it: the request is the endpoint's whatever its path.
+    if (path !== "/" && path !== "" && !dispatchedByRoute(req, handler)) {
       next();
       return;
     }
@@ -94,6 +98,19 @@ export function soapEndpoint<Operations = never>(
   } as SoapEndpointHandler;
   handler.service = service;
   return handler;
+}
+
+/**
+ * Whether an Express route (`app.post(path, endpoint)`, `app.all`, `router.route(path)`) is
+ * dispatching the request to `handler`: Express 4 and 5 set `req.route` to the matched route,
+ * whose layers hold its handlers. Checked against the handler itself, so a route that matched
+ * earlier and passed the request on does not count.
+ */
+function dispatchedByRoute(req: SoapHttpRequest, handler: unknown): boolean {
+  const stack = (req as { route?: { stack?: unknown } }).route?.stack;
+  if (!Array.isArray(stack)) return false;
+  for (const layer of stack) if ((layer as { handle?: unknown } | null)?.handle === handler) return true;
+  return false;
 }
 
 /** GET / HEAD `?wsdl` or `?xsd=<path>`: the rendered WSDL or schema, with conditional requests. */

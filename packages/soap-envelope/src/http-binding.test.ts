@@ -662,6 +662,35 @@ describe("soapErrorHandler", () => {
   });
 });
 
+describe("mounted on a route (app.post / app.all) instead of app.use", () => {
+  // A route handler sees the whole path in req.url (Express strips only app.use mount paths), and
+  // the route has already matched it: the endpoint answered every such request with next(), a 404.
+  it("app.post(path) → 200; app.all(path) serves POST and GET ?wsdl; a sibling path is not the endpoint", async () => {
+    const app = express();
+    const options = { wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), logger: silentLogger };
+    app.post("/ws/posted", soapEndpoint(options));
+    app.all("/ws/all", soapEndpoint(options), soapErrorHandler());
+    app.use("/ws/mounted", soapEndpoint(options));
+    const server = await listen(app);
+    try {
+      const call = (path: string) => post(`${server.url}${path}`, envelope(getCustomer("42")));
+      expect((await call("/ws/posted")).status).toBe(200);
+      const all = await call("/ws/all/");
+      expect(all.status).toBe(200);
+      expect(all.text).toContain("<name>Ada Lovelace</name>");
+      const wsdl = await fetch(`${server.url}/ws/all?wsdl`);
+      expect(wsdl.status).toBe(200);
+      expect(await wsdl.text()).toContain(`location="${server.url}/ws/all"`);
+      expect((await fetch(`${server.url}/ws/all`)).status).toBe(405);
+      // Under app.use, a path below the mount point is still not the endpoint.
+      expect((await call("/ws/mounted")).status).toBe(200);
+      expect((await call("/ws/mounted/other")).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("configuration errors at construction", () => {
   it("missing handler → TypeError", () => {
     expect(() => soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: {} })).toThrow(
