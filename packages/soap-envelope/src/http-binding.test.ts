@@ -772,6 +772,82 @@ describe("a contract whose schema has no target namespace (SOAP 1.2 Part 1 §5.3
   });
 });
 
+describe("operations sharing one soapAction (WSDL 1.1 SOAP 1.2 binding §3.4)", () => {
+  // The soapAction of a binding operation need not be unique (WS-I Basic Profile 1.1 R2710 asks
+  // only that the wire signatures, the Body elements, differ); node-soap and zeep send it as the
+  // `action` parameter (RFC 3902). An action several operations share names none of them: the
+  // first operation took it, and a call of the second was refused for not matching the first.
+  const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+      xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+      xmlns:tns="urn:greeter" targetNamespace="urn:greeter">
+    <wsdl:types>
+      <xs:schema targetNamespace="urn:greeter" elementFormDefault="qualified">
+        <xs:element name="greet"><xs:complexType><xs:sequence>
+          <xs:element name="name" type="xs:string"/>
+        </xs:sequence></xs:complexType></xs:element>
+        <xs:element name="part"><xs:complexType><xs:sequence>
+          <xs:element name="name" type="xs:string"/>
+        </xs:sequence></xs:complexType></xs:element>
+        <xs:element name="reply"><xs:complexType><xs:sequence>
+          <xs:element name="text" type="xs:string"/>
+        </xs:sequence></xs:complexType></xs:element>
+      </xs:schema>
+    </wsdl:types>
+    <wsdl:message name="greet"><wsdl:part name="parameters" element="tns:greet"/></wsdl:message>
+    <wsdl:message name="part"><wsdl:part name="parameters" element="tns:part"/></wsdl:message>
+    <wsdl:message name="reply"><wsdl:part name="parameters" element="tns:reply"/></wsdl:message>
+    <wsdl:portType name="Greeter">
+      <wsdl:operation name="greet"><wsdl:input message="tns:greet"/><wsdl:output message="tns:reply"/></wsdl:operation>
+      <wsdl:operation name="part"><wsdl:input message="tns:part"/><wsdl:output message="tns:reply"/></wsdl:operation>
+    </wsdl:portType>
+    <wsdl:binding name="GreeterSoap12" type="tns:Greeter">
+      <soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+      <wsdl:operation name="greet">
+        <soap12:operation soapAction="urn:greeter"/>
+        <wsdl:input><soap12:body use="literal"/></wsdl:input><wsdl:output><soap12:body use="literal"/></wsdl:output>
+      </wsdl:operation>
+      <wsdl:operation name="part">
+        <soap12:operation soapAction="urn:greeter"/>
+        <wsdl:input><soap12:body use="literal"/></wsdl:input><wsdl:output><soap12:body use="literal"/></wsdl:output>
+      </wsdl:operation>
+    </wsdl:binding>
+    <wsdl:service name="GreeterService">
+      <wsdl:port name="GreeterPort" binding="tns:GreeterSoap12"><soap12:address location="http://localhost/greeter"/></wsdl:port>
+    </wsdl:service>
+  </wsdl:definitions>`;
+  let greeter: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    const app = express();
+    app.use(
+      "/greeter",
+      soapEndpoint({
+        wsdl,
+        handlers: {
+          greet: ({ name }: { name: string }) => ({ text: `Hello, ${name}` }),
+          part: ({ name }: { name: string }) => ({ text: `Goodbye, ${name}` }),
+        } as never,
+        logger: silentLogger,
+      }),
+      soapErrorHandler(),
+    );
+    greeter = await listen(app);
+  });
+  afterAll(() => greeter.close());
+
+  it.each([
+    ["greet", "Hello, Ada"],
+    ["part", "Goodbye, Ada"],
+  ])('action="urn:greeter" with a %s element → 200, the Body element routes', async (op, text) => {
+    const res = await post(
+      `${greeter.url}/greeter`,
+      envelope(`<g:${op} xmlns:g="urn:greeter"><g:name>Ada</g:name></g:${op}>`),
+      `${SOAP}; action="urn:greeter"`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.text).toContain(`<text>${text}</text>`);
+  });
+});
+
 describe("a body parser in front of the endpoint (node-soap's bodyParser.raw setup)", () => {
   // node-soap's Express instructions put `bodyParser.raw({ type: () => true })` in front of it and
   // read `req.body`. Here the stream had already ended when the endpoint started reading it, so

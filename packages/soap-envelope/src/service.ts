@@ -305,7 +305,10 @@ interface ServiceConfig {
   roles: ReadonlySet<string>;
   /** Whether a header block is understood (Part 1 §2.4). */
   understood: (element: XmlElement) => boolean;
-  /** Operations by `action` (Part 2 §7.1.4) and by the qualified name of their input element. */
+  /**
+   * Operations by `action` (Part 2 §7.1.4; an action several operations share is left out) and by
+   * the qualified name of their input element.
+   */
   byAction: ReadonlyMap<string, Route>;
   byElement: ReadonlyMap<string, Route>;
 }
@@ -428,6 +431,10 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   checkHandlers(contract, options.handlers);
   const byAction = new Map<string, Route>();
   const byElement = new Map<string, Route>();
+  // A soapAction need not be unique (WS-I Basic Profile 1.1 R2710 asks only that the operations'
+  // wire signatures, their Body elements, differ): one several operations share names none of
+  // them, and the Body element routes those messages.
+  const sharedActions = new Set<string>();
   for (const op of contract.operations) {
     const close = op.input.lastIndexOf("}");
     const routed: Route = {
@@ -435,9 +442,11 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
       namespace: op.input.startsWith("{") ? op.input.slice(1, close) : "",
       localName: op.input.startsWith("{") ? op.input.slice(close + 1) : op.input,
     };
-    if (op.soapAction && !byAction.has(op.soapAction)) byAction.set(op.soapAction, routed);
+    if (op.soapAction && byAction.has(op.soapAction)) sharedActions.add(op.soapAction);
+    else if (op.soapAction) byAction.set(op.soapAction, routed);
     byElement.set(op.input, routed);
   }
+  for (const action of sharedActions) byAction.delete(action);
   return {
     contract,
     handlers: options.handlers,
