@@ -7,6 +7,7 @@ import {
   CUSTOMER_WSDL,
   customerHandlers,
   envelope,
+  FIXTURES,
   getCustomer,
   post,
   SOAP,
@@ -183,5 +184,49 @@ describe("what breaks outside the SOAP processing goes to next()", () => {
       correlationId: "corr-1",
       principal: undefined,
     });
+  });
+});
+
+describe("a Date result after the year 9999 (XML Schema 1.0 Part 2 §3.2.7.1, §3.2.9.1)", () => {
+  // Date#toISOString writes the expanded years of ECMA-262 §21.4.1.32 (`+010000-01-01T...`), which
+  // no xs:dateTime or xs:date lexical takes: a valid instant such as the largest Date, a common
+  // "never" sentinel, failed the result check and the client got a 500.
+  let server: Listening;
+  const NS = "urn:example:orders";
+  beforeAll(async () => {
+    const app = express();
+    app.use(
+      "/orders",
+      soapEndpoint({
+        wsdl: `${FIXTURES}/orders.wsdl`,
+        logger: silentLogger,
+        handlers: {
+          getOrder: () => ({
+            order: {
+              id: 1n,
+              status: "OPEN",
+              placed: new Date(Date.UTC(10000, 0, 2)),
+              shippedAt: new Date(8.64e15),
+              note: null,
+              line: [{ sku: "ABC-1", quantity: 1, price: { $value: "1", currency: "EUR" } }],
+              email: "a@b.c",
+            },
+          }),
+          ping: () => {},
+        } as never,
+      }),
+    );
+    server = await listen(app);
+  });
+  afterAll(() => server.close());
+
+  it("placed = 10000-01-02, shippedAt = the largest Date → 200 with XML Schema lexicals", async () => {
+    const res = await post(
+      `${server.url}/orders`,
+      envelope(`<o:GetOrder xmlns:o="${NS}"><o:id>1</o:id></o:GetOrder>`),
+    );
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("<placed>10000-01-02</placed>");
+    expect(res.text).toContain("<shippedAt>275760-09-13T00:00:00.000Z</shippedAt>");
   });
 });

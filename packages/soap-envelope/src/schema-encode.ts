@@ -169,18 +169,34 @@ function encodeSimple(type: SimpleType, value: unknown, path: string): string {
       else lexical = bad();
       break;
     case "date":
-      if (value instanceof Date && !Number.isNaN(value.getTime())) lexical = value.toISOString().slice(0, 10);
-      else if (typeof value === "string") lexical = collapse(value);
+      if (value instanceof Date && !Number.isNaN(value.getTime())) {
+        const iso = isoDateTime(value);
+        lexical = iso.slice(0, iso.indexOf("T"));
+      } else if (typeof value === "string") lexical = collapse(value);
       else lexical = bad();
       break;
     case "dateTime":
-      if (value instanceof Date && !Number.isNaN(value.getTime())) lexical = value.toISOString();
+      if (value instanceof Date && !Number.isNaN(value.getTime())) lexical = isoDateTime(value);
       else if (typeof value === "string") lexical = collapse(value);
       else lexical = bad();
       break;
   }
   checkLexical(type, lexical, path);
   return lexical;
+}
+
+/**
+ * A valid Date as an xs:dateTime lexical in UTC (XML Schema 1.0 Part 2 §3.2.7.1). `toISOString`
+ * writes a year after 9999 in the expanded form of ECMA-262 §21.4.1.32 (`+010000-01-01T…`); Part
+ * 2 writes it with as many digits as it needs and no sign (`10000-01-01T…`: "if more than four
+ * digits, leading zeros are prohibited"). Years before 0001 keep their form, which Part 2 has no
+ * lexical for, and fail the lexical check as before.
+ */
+function isoDateTime(value: Date): string {
+  const iso = value.toISOString();
+  if (iso.charCodeAt(0) !== 0x2b) return iso;
+  const dash = iso.indexOf("-", 1);
+  return `${iso.slice(1, dash).replace(/^0+/, "")}${iso.slice(dash)}`;
 }
 
 /** What a value is, for "expected xs:string, got the number 5". */
