@@ -321,6 +321,48 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
   });
 });
 
+describe("MustUnderstand fault for many blocks: no bigger than the message (Part 1 §5.4.8)", () => {
+  // Each env:NotUnderstood block declares the namespace of the block it names. A message that
+  // declared a 100,000-character namespace once, on env:Header, for 2,000 mandatory blocks (158 kB)
+  // was answered with 2,000 NotUnderstood blocks and a Reason naming every block: a 400 MB fault.
+  const ns = `urn:${"x".repeat(100_000)}`;
+  const blocks = (names: readonly string[]) =>
+    envelope(getCustomer("42"), names.map((n) => `<h:${n} env:mustUnderstand="1"/>`).join("")).replace(
+      "<env:Header>",
+      `<env:Header xmlns:h="${ns}">`,
+    );
+
+  it("2,000 blocks of one name in a 100,000-character namespace → one NotUnderstood, a fault smaller than the message", async () => {
+    const message = blocks(Array.from({ length: 2000 }, () => "a"));
+    const res = await post(svc.endpoint, message);
+    expect(res.status).toBe(500);
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}MustUnderstand`);
+    expect(fault.notUnderstood).toEqual([`{${ns}}a`]);
+    expect(res.text.length).toBeLessThan(message.length);
+  });
+  it("2,000 distinct names in that namespace → NotUnderstood for the first, a fault smaller than the message", async () => {
+    const message = blocks(Array.from({ length: 2000 }, (_, i) => `a${i}`));
+    const res = await post(svc.endpoint, message);
+    expect(res.status).toBe(500);
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}MustUnderstand`);
+    expect(fault.notUnderstood[0]).toBe(`{${ns}}a0`);
+    expect(fault.reason).toMatch(/}a7, and 1992 more$/);
+    expect(res.text.length).toBeLessThan(message.length);
+  });
+  it("three distinct short names, one repeated → three NotUnderstood, all named in the Reason", async () => {
+    const message = envelope(
+      getCustomer("42"),
+      ["A", "B", "A", "C"].map((n) => `<t:${n} xmlns:t="urn:t" env:mustUnderstand="1"/>`).join(""),
+    );
+    const res = await post(svc.endpoint, message);
+    const fault = readFault(res.text);
+    expect(fault.notUnderstood).toEqual(["{urn:t}A", "{urn:t}B", "{urn:t}C"]);
+    expect(fault.reason).toBe("Header blocks not understood: {urn:t}A, {urn:t}B, {urn:t}C");
+  });
+});
+
 describe("xs:decimal with range facets: a long fraction costs linear work", () => {
   const NS = "urn:example:quote";
   const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"

@@ -969,16 +969,59 @@ function soap11Fault(): SoapResponse {
   };
 }
 
+/**
+ * Part 1 §5.4.8: a MustUnderstand fault "SHOULD provide NotUnderstood SOAP header blocks" that
+ * "detail the XML qualified names ... of the particular SOAP header block(s) which were not
+ * understood": one per qualified name, however often it occurs. Each NotUnderstood block
+ * declares its name's namespace, so the blocks are listed up to {@link NOT_UNDERSTOOD_BYTES} of
+ * names (the first always) and the Reason names {@link REASON_NAMES} of them: a message that
+ * declares a long namespace once for thousands of blocks (2,000 in a 100,000-character namespace,
+ * 158 kB) was answered with a copy per block, a 400 MB fault.
+ */
 function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
-  const names: QName[] = blocks.map((b) => ({
-    namespace: b.element.namespace,
-    localName: b.element.localName,
-  }));
+  // Distinct names without building `{ns}local` strings, each a copy of a possibly long namespace.
+  const seen = new Map<string, Set<string>>();
+  const names: QName[] = [];
+  for (const b of blocks) {
+    const { namespace, localName } = b.element;
+    let locals = seen.get(namespace);
+    if (locals === undefined) {
+      locals = new Set();
+      seen.set(namespace, locals);
+    }
+    if (locals.has(localName)) continue;
+    locals.add(localName);
+    names.push({ namespace, localName });
+  }
+  const listed: QName[] = [];
+  let bytes = 0;
+  for (const n of names) {
+    bytes += n.namespace.length + n.localName.length;
+    if (listed.length > 0 && bytes > NOT_UNDERSTOOD_BYTES) break;
+    listed.push(n);
+  }
+  const shown = names.slice(0, REASON_NAMES).map(reasonName).join(", ");
+  const more = names.length > REASON_NAMES ? `, and ${names.length - REASON_NAMES} more` : "";
   return new SoapFault({
     code: "MustUnderstand",
-    reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${names.map((n) => `{${n.namespace}}${n.localName}`).join(", ")}`,
-    headerXml: notUnderstoodHeaders(names),
+    reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${shown}${more}`,
+    headerXml: notUnderstoodHeaders(listed),
   });
+}
+
+/** Characters of qualified names the NotUnderstood blocks of one fault list, beyond the first. */
+const NOT_UNDERSTOOD_BYTES = 16 * 1024;
+/** Names a MustUnderstand fault's Reason lists, each cut to {@link REASON_NAME_LENGTH}. */
+const REASON_NAMES = 8;
+const REASON_NAME_LENGTH = 200;
+
+/** `{ns}local` for a Reason, a long namespace or local name cut short. */
+function reasonName(n: QName): string {
+  const half = REASON_NAME_LENGTH / 2;
+  if (n.namespace.length + n.localName.length <= REASON_NAME_LENGTH) return `{${n.namespace}}${n.localName}`;
+  const ns = n.namespace.length > half ? `${n.namespace.slice(0, half)}…` : n.namespace;
+  const local = n.localName.length > half ? `${n.localName.slice(0, half)}…` : n.localName;
+  return `{${ns}}${local}`;
 }
 
 const ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;
