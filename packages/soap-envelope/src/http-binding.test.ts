@@ -290,15 +290,36 @@ describe("faults (Part 1 §5.4, Part 2 §7.5.2.2)", () => {
     expect(res.status).toBe(200);
     expect(res.text).toContain("<name>Ada Lovelace</name>");
   });
-  it("xsi:type on a payload element is still refused: 400 Sender naming it", async () => {
-    const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="c:Other"`;
-    const res = await post(
-      svc.endpoint,
-      envelope(getCustomer("42").replace("<c:customerId>", `<c:customerId ${xsi}>`)),
-    );
-    expect(res.status).toBe(400);
-    expect(readFault(res.text).reason).toContain("xsi:type");
-  });
+  it.each([
+    ["customerId", "xs:long", getCustomer("42")],
+    ["customer", "c:Customer", ""],
+  ])(
+    'xsi:type naming the declared type on %s (xsi:type="%s") → 200, it changes nothing',
+    async (_, type, body) => {
+      // XML Schema Part 1 §3.3.4 Element Locally Valid (Element) 4: xsi:type must name a type
+      // validly derived from the declared one, which the declared type itself is.
+      const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" xsi:type="${type}"`;
+      const message =
+        body === ""
+          ? `<c:CreateCustomerRequest xmlns:c="${TNS}"><c:customer ${xsi}><c:id>77</c:id><c:name>Typed</c:name><c:email>t@example.com</c:email></c:customer></c:CreateCustomerRequest>`
+          : body.replace("<c:customerId", `<c:customerId ${xsi}`);
+      const res = await post(svc.endpoint, envelope(message));
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(body === "" ? "<customerId>77</customerId>" : "<name>Ada Lovelace</name>");
+    },
+  );
+  it.each(["c:Other", "xs:int", "xs:string", "undeclared:long"])(
+    'xsi:type="%s", another type than the declared xs:long → 400 Sender naming xsi:type',
+    async (type) => {
+      const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" xsi:type="${type}"`;
+      const res = await post(
+        svc.endpoint,
+        envelope(getCustomer("42").replace("<c:customerId>", `<c:customerId ${xsi}>`)),
+      );
+      expect(res.status).toBe(400);
+      expect(readFault(res.text).reason).toContain("xsi:type");
+    },
+  );
   it("declared business fault → 400 with subcode and the schema-serialized Detail", async () => {
     const res = await post(svc.endpoint, envelope(getCustomer("9223372036854775807")));
     expect(res.status).toBe(400);

@@ -20,6 +20,7 @@ import {
   type GroupParticle,
   type Particle,
   type SimpleType,
+  TYPE_NAMES,
   XS_NS,
 } from "./schema-model.js";
 import { clark, type ParsedElement, resolveQName } from "./xml.js";
@@ -142,6 +143,7 @@ class SchemaCompiler {
         def.compiled = placeholder;
         Object.assign(placeholder, this.complexType(def.node, def.doc, requireName(def.node, def.doc)));
       }
+      TYPE_NAMES.set(def.compiled, name);
     }
     return def.compiled;
   }
@@ -152,7 +154,14 @@ class SchemaCompiler {
         `${where}: xs:${local} is not supported (supported: ${[...BUILTINS].map((b) => `xs:${b}`).join(", ")})`,
       );
     }
-    return { kind: "simple", name: `xs:${local}`, base: local as BuiltinType, facets: { patterns: [] } };
+    const type: SimpleType = {
+      kind: "simple",
+      name: `xs:${local}`,
+      base: local as BuiltinType,
+      facets: { patterns: [] },
+    };
+    TYPE_NAMES.set(type, clark(XS_NS, local));
+    return type;
   }
 
   private typeRef(node: ParsedElement, attr: string, doc: SchemaDoc): SimpleType | ComplexType {

@@ -10,10 +10,12 @@ import {
   type LongRepresentation,
   type Particle,
   type SimpleType,
+  TYPE_NAMES,
   XSI_NIL,
   XSI_NS,
+  XSI_TYPE,
 } from "./schema-model.js";
-import type { XmlElement } from "./xml.js";
+import { clark, type ParsedElement, resolveQName, type XmlElement } from "./xml.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 import {
   canonicalInteger,
@@ -57,7 +59,8 @@ export function decodeElement(
     }
   }
   for (const key in element.attributes) {
-    if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL && !XSI_HINTS.has(key)) {
+    if (key === XSI_TYPE) checkXsiType(element, decl, path);
+    else if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL && !XSI_HINTS.has(key)) {
       throw new SchemaValidationError(path, `attribute xsi:${key.slice(XSI_NS.length + 2)} is not supported`);
     }
   }
@@ -80,7 +83,7 @@ export function decodeElement(
   let known: ReadonlySet<string> | undefined;
   for (const key in element.attributes) {
     known ??= knownAttributes(type);
-    if (!known.has(key) && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key))
+    if (!known.has(key) && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key) && key !== XSI_TYPE)
       throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
   if (type.simpleContent) {
@@ -233,6 +236,26 @@ const XSI_HINTS: ReadonlySet<string> = new Set([
   `${XSI_PREFIX}noNamespaceSchemaLocation`,
 ]);
 
+/**
+ * XML Schema Part 1 §3.3.4, Element Locally Valid (Element) 4: `xsi:type` is a QName that "must
+ * resolve to a type definition", which "must be validly derived from the {type definition}" of
+ * the element's declaration, and becomes its type. Any type is validly derived from itself
+ * (§3.4.6, §3.14.6), so an `xsi:type` naming the declared type (`xsi:type="xs:long"` on an
+ * xs:long element, as some clients write on every element) changes nothing and is accepted.
+ * Another type, derived or not, is refused: this decoder has no derivation to validate against.
+ */
+function checkXsiType(element: XmlElement, decl: ElementDecl, path: string): void {
+  const raw = element.attributes[XSI_TYPE] ?? "";
+  const scope = (element as Partial<ParsedElement>).scope;
+  const q = scope === undefined ? undefined : resolveQName(raw, scope);
+  const declared = TYPE_NAMES.get(decl.type);
+  if (q !== undefined && declared !== undefined && clark(q.namespace, q.localName) === declared) return;
+  throw new SchemaValidationError(
+    path,
+    `xsi:type="${raw.slice(0, 100)}" is not supported: only the declared type${declared === undefined ? "" : ` ${declared}`} may be named`,
+  );
+}
+
 const KNOWN_ATTRIBUTES = new WeakMap<ComplexType, ReadonlySet<string>>();
 
 /** The attribute keys an element of a complex type may carry (its attributes, `xsi:nil`), once per type. */
@@ -247,7 +270,7 @@ function knownAttributes(type: ComplexType): ReadonlySet<string> {
 
 function checkNoAttributes(element: XmlElement, path: string): void {
   for (const key in element.attributes) {
-    if (key !== XSI_NIL && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key))
+    if (key !== XSI_NIL && key !== XSI_TYPE && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key))
       throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
 }

@@ -7,6 +7,13 @@ import type { XsdPattern } from "./xsd-regex.js";
 export const XS_NS = "http://www.w3.org/2001/XMLSchema";
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 export const XSI_NIL = `{${XSI_NS}}nil`;
+export const XSI_TYPE = `{${XSI_NS}}type`;
+
+/**
+ * The qualified name (`{ns}local`) of each named type the compiler produced: global simple and
+ * complex types and the built-ins. Anonymous types have none. What `xsi:type` is compared with.
+ */
+export const TYPE_NAMES = new WeakMap<SimpleType | ComplexType, string>();
 
 /** The built-in types the compiler supports (XML Schema Part 2 §3.2, §3.3). */
 export type BuiltinType = "string" | "long" | "int" | "decimal" | "boolean" | "date" | "dateTime";
