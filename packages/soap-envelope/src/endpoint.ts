@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
-import { HttpError, type NextFunction, toHttpError } from "@svc/errors";
+import { fallbackLogger, HttpError, type NextFunction, toHttpError } from "@svc/errors";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
@@ -302,7 +302,8 @@ function externalUrl(req: SoapHttpRequest): string {
  * Express error middleware that renders an error (an `HttpError` from rate limiting, auth or
  * body parsing middleware in front of the endpoint) as a SOAP 1.2 fault with the same HTTP status
  * and headers (`Retry-After`, `WWW-Authenticate`, ...): 4xx as `env:Sender`, 5xx as
- * `env:Receiver` without internal detail.
+ * `env:Receiver` without internal detail. A 5xx is logged with `options.logger`, else the
+ * request's `req.log`, else `fallbackLogger` from `@svc/errors` (one JSON line on stderr).
  *
  * @example
  * app.use("/ws/customer", rateLimit(...), soapEndpoint(...), soapErrorHandler());
@@ -319,7 +320,10 @@ export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
   ): void {
     const httpError = toHttpError(err);
     if (httpError.status >= 500) {
-      (options.logger ?? req.log ?? { error: () => {} }).error(
+      // As the service's own failures: the logger option, else the request's, else one JSON line
+      // on stderr. A 5xx this handler renders never reaches Express's final handler, which would
+      // have printed it: without a fallback it would be recorded nowhere.
+      (options.logger ?? req.log ?? fallbackLogger).error(
         { err: (httpError as { cause?: unknown }).cause ?? httpError, status: httpError.status },
         "SOAP request failed",
       );

@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import { HttpError } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   CUSTOMER_WSDL,
   customerHandlers,
@@ -910,6 +910,40 @@ describe("a body parser in front of the endpoint (node-soap's bodyParser.raw set
       }
     });
   }
+  it("soapErrorHandler() without a logger (the README's setup) → the 500 is logged on stderr, not dropped", async () => {
+    // Without soapErrorHandler, Express's final handler prints a 5xx error; with it and no logger
+    // nor req.log, the error went nowhere: the service logs on stderr by default (fallbackLogger
+    // of @svc/errors), and so does this handler now.
+    const app = express();
+    app.use(express.urlencoded({ type: () => true, extended: false }));
+    app.use(
+      "/ws/customer",
+      soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers() }),
+      soapErrorHandler(),
+    );
+    const server = await listen(app);
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation(((
+      chunk: string | Uint8Array,
+      ...rest: never[]
+    ) => {
+      const text = String(chunk);
+      if (text.includes('"msg":"SOAP request failed"')) lines.push(text);
+      else return write(chunk, ...rest);
+      return true;
+    }) as typeof process.stderr.write);
+    try {
+      const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
+      expect(res.status).toBe(500);
+      expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 50, status: 500 });
+    } finally {
+      spy.mockRestore();
+      await server.close();
+    }
+  });
   it("a parser that left a parsed object in req.body → 500 Receiver at once, logged, not a 408", async () => {
     const server = await start((req, _res, next) => {
       req.resume();
