@@ -712,6 +712,43 @@ describe("mounted on a route (app.post / app.all) instead of app.use", () => {
   });
 });
 
+describe("a response the transport cannot write", () => {
+  // A handler's HttpError carries header fields the endpoint copies onto the response. One that
+  // node:http refuses (a CR LF in a value, undefined from JavaScript) made writing the answer
+  // throw outside the SOAP processing: the promise of the exchange rejected with no one to
+  // catch it (an unhandled rejection, which ends a Node process) and the client waited forever.
+  it.each([
+    ["a CR LF in a value", "7\r\nX-Injected: 1"],
+    ["undefined", undefined],
+  ])("HttpError 503 whose Retry-After is %s → 500 Receiver through next(err)", async (_, value) => {
+    const app = express();
+    const handlers = customerHandlers() as Record<string, unknown>;
+    app.use(
+      "/ws/customer",
+      soapEndpoint({
+        wsdl: CUSTOMER_WSDL,
+        logger: silentLogger,
+        handlers: {
+          ...handlers,
+          getCustomer: () => {
+            throw new HttpError(503, "down", { headers: { "Retry-After": value as string } });
+          },
+        } as never,
+      }),
+      soapErrorHandler({ logger: silentLogger }),
+    );
+    const server = await listen(app);
+    try {
+      const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
+      expect(res.status).toBe(500);
+      expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
+      expect(res.headers.get("x-injected")).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("configuration errors at construction", () => {
   it("missing handler → TypeError", () => {
     expect(() => soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: {} })).toThrow(

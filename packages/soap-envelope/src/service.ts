@@ -534,11 +534,30 @@ function deliver<M extends SoapRequest>(config: ServiceConfig, message: M, sink:
     void exchange(config, message, type as MessageType, sink);
     return;
   }
-  // A refusal or a SOAP 1.1 message: rare, through the promise.
+  // A refusal or a SOAP 1.1 message: rare, through the promise. What `sink.respond` throws goes
+  // to `sink.fail` as well (see respondThrough).
   answerRefusal(config, message, type, refusal).then(
-    (response) => sink.respond(message, response),
+    (response) => respondThrough(sink, message, response),
     (err: unknown) => sink.fail(message, err),
   );
+}
+
+/**
+ * `sink.respond`, and what it throws (node:http refusing a header field a handler's `HttpError`
+ * carried: a CR LF, `undefined` from JavaScript) to `sink.fail`: thrown from a promise nobody
+ * awaits, it would be an unhandled rejection, which ends a Node process, and the client would
+ * wait for an answer that never comes.
+ */
+function respondThrough<M extends SoapRequest>(
+  sink: MessageSink<M>,
+  message: M,
+  response: SoapResponse,
+): void {
+  try {
+    sink.respond(message, response);
+  } catch (err) {
+    sink.fail(message, err);
+  }
 }
 
 /** The answer to a message {@link checkTransport} refused, or to a SOAP 1.1 one. */
@@ -685,7 +704,7 @@ async function exchange<M extends SoapRequest>(
     sink.fail(request, err);
     return undefined;
   }
-  if (sink !== undefined) sink.respond(request, response);
+  if (sink !== undefined) respondThrough(sink, request, response);
   return response;
 }
 
