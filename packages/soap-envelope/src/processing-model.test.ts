@@ -177,6 +177,36 @@ const mustUnderstandRows: Row[] = [
     status: 500,
     code: "MustUnderstand",
   },
+  // Part 1 §5.1.1: encodingStyle "MAY appear on ... Any descendent of" a header block or a body
+  // child, and scopes that descendant. A payload element declaring no encoding (none, or empty)
+  // is as literal as one without the attribute; one in an encoding this node does not decode is
+  // DataEncodingUnknown, as on the body child itself. Both were 400 "attribute not allowed".
+  {
+    name: "body child's descendant with encodingStyle encoding/none → 200",
+    body: envelope(
+      ok.replace(
+        "<c:customerId>",
+        '<c:customerId env:encodingStyle="http://www.w3.org/2003/05/soap-envelope/encoding/none">',
+      ),
+    ),
+    status: 200,
+  },
+  {
+    name: "body child's descendant with an empty encodingStyle → 200",
+    body: envelope(ok.replace("<c:customerId>", '<c:customerId env:encodingStyle="">')),
+    status: 200,
+  },
+  {
+    name: "body child's descendant scoped with SOAP encoding → DataEncodingUnknown",
+    body: envelope(
+      ok.replace(
+        "<c:customerId>",
+        '<c:customerId env:encodingStyle="http://www.w3.org/2003/05/soap-encoding">',
+      ),
+    ),
+    status: 500,
+    code: "DataEncodingUnknown",
+  },
   {
     name: "header block without namespace → Sender",
     body: envelope(ok, "<Plain>x</Plain>"),

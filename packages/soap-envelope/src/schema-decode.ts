@@ -1,4 +1,4 @@
-import { SchemaValidationError } from "./schema-errors.js";
+import { EncodingStyleError, SchemaValidationError } from "./schema-errors.js";
 import {
   type ComplexType,
   canStart,
@@ -83,8 +83,9 @@ export function decodeElement(
   let known: ReadonlySet<string> | undefined;
   for (const key in element.attributes) {
     known ??= knownAttributes(type);
-    if (!known.has(key) && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key) && key !== XSI_TYPE)
-      throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
+    if (known.has(key) || SOAP_IGNORED.has(key) || XSI_HINTS.has(key) || key === XSI_TYPE) continue;
+    if (key === SOAP_ENCODING_STYLE) checkEncodingStyle(element.attributes[key] ?? "", path);
+    else throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
   if (type.simpleContent) {
     if (element.children.length > 0) throw new SchemaValidationError(path, "must not contain elements");
@@ -270,9 +271,24 @@ function knownAttributes(type: ComplexType): ReadonlySet<string> {
 
 function checkNoAttributes(element: XmlElement, path: string): void {
   for (const key in element.attributes) {
-    if (key !== XSI_NIL && key !== XSI_TYPE && !SOAP_IGNORED.has(key) && !XSI_HINTS.has(key))
-      throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
+    if (key === XSI_NIL || key === XSI_TYPE || SOAP_IGNORED.has(key) || XSI_HINTS.has(key)) continue;
+    if (key === SOAP_ENCODING_STYLE) checkEncodingStyle(element.attributes[key] ?? "", path);
+    else throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
+}
+
+const SOAP_ENCODING_STYLE = "{http://www.w3.org/2003/05/soap-envelope}encodingStyle";
+const ENCODING_NONE = "http://www.w3.org/2003/05/soap-envelope/encoding/none";
+
+/**
+ * SOAP 1.2 Part 1 §5.1.1: env:encodingStyle "MAY appear on ... Any descendent of" a body child
+ * and scopes that element. `encoding/none` ("no claims are made regarding the encoding style")
+ * and an empty value leave it literal, as this node reads everything; any other encoding is one
+ * it does not decode: DataEncodingUnknown (§5.4.6), not a schema mismatch.
+ */
+function checkEncodingStyle(value: string, path: string): void {
+  const style = trimXml(value);
+  if (style !== ENCODING_NONE && style !== "") throw new EncodingStyleError(path, value);
 }
 
 /**

@@ -22,3 +22,18 @@ export class SchemaValidationError extends Error {
     this.path = path;
   }
 }
+
+/**
+ * A payload element scoped with a data encoding this node does not decode (an `env:encodingStyle`
+ * other than `encoding/none` or empty on a descendant of the body child, SOAP 1.2 Part 1 §5.1.1):
+ * not a schema mismatch but a DataEncodingUnknown fault (§5.4.6).
+ */
+export class EncodingStyleError extends SchemaValidationError {
+  /** The `env:encodingStyle` value, as sent. */
+  readonly encodingStyle: string;
+  constructor(path: string, encodingStyle: string) {
+    super(path, `encoding style "${encodingStyle.slice(0, 200)}" is not supported`);
+    this.name = "EncodingStyleError";
+    this.encodingStyle = encodingStyle;
+  }
+}

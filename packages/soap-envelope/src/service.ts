@@ -37,6 +37,7 @@ import {
   optionError,
 } from "./options.js";
 import { SchemaValidationError } from "./schema.js";
+import { EncodingStyleError } from "./schema-errors.js";
 import { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
 import { credentialsFault, notAuthorizedFault } from "./wsse.js";
 import {
@@ -861,6 +862,13 @@ function decodeBody(config: ServiceConfig, bodyElement: ParsedElement): unknown 
   try {
     return config.contract.schema.decode(stripSoapAttributes(bodyElement));
   } catch (err) {
+    // Part 1 §5.4.6: a descendant scoped with an encoding this node does not decode.
+    if (err instanceof EncodingStyleError) {
+      throw new SoapFault({
+        code: "DataEncodingUnknown",
+        reason: `Encoding style "${err.encodingStyle.slice(0, 200)}" is not supported (${err.path})`,
+      });
+    }
     if (err instanceof SchemaValidationError) throw senderFault(`Invalid request: ${err.message}`);
     throw err;
   }
