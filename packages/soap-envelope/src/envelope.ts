@@ -88,7 +88,7 @@ export async function parseEnvelope(
 /** Part 1 §5 structure checks over an already parsed document. */
 export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
   if (root.localName === "Envelope" && root.namespace === SOAP11_NS) throw new Soap11EnvelopeError();
-  // Part 1 §5.4.8, VersionMismatch: "The faulting node found an invalid element information item
+  // Part 1 §5.4.6, VersionMismatch: "The faulting node found an invalid element information item
   // instead of the expected Envelope element information item. The namespace, local name or both
   // did not match" (an envelope in an unknown namespace, or env:Body as the document element),
   // answered with the versions this node supports (§5.4.7).
