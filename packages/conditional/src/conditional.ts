@@ -28,6 +28,7 @@ export interface ConditionalOptions {
 type Body = string | Uint8Array;
 type End = ServerResponse["end"];
 type RawEnd = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+type RawWrite = (this: ServerResponse, ...args: unknown[]) => boolean;
 type Send = (this: ServerResponse, body?: unknown) => unknown;
 /** A response Express has extended with `res.send`. */
 type Sendable = ServerResponse & { send?: Send };
@@ -85,6 +86,17 @@ function defaultFor(res: ServerResponse, cacheControl: string): string {
 const writeError = errorHandler();
 
 function ignoreNext(): void {}
+
+/**
+ * A write or end of the handler after its response was replaced by a 304 or 412: nothing goes
+ * out (Node would emit a write-after-end error), the callback is still called, and `false` tells a
+ * pipe to stop reading (it is unpiped when the response closes).
+ */
+function discard(args: unknown[]): false {
+  const callback = args.findLast((a) => typeof a === "function") as (() => void) | undefined;
+  if (callback !== undefined) process.nextTick(callback);
+  return false;
+}
 
 function isBody(value: unknown): value is Body {
   return typeof value === "string" || value instanceof Uint8Array;
@@ -154,6 +166,12 @@ class Revalidation {
   private readonly config: ConditionalConfig;
   /** The real `res.end`. */
   private readonly realEnd: RawEnd;
+  /** The real `res.write`. */
+  private readonly realWrite: RawWrite;
+  /** A streamed 2xx was answered with a 304 or 412 instead: the handler's later writes go nowhere. */
+  private replaced = false;
+  /** The body is streamed: its length is unknown, so any compressible type would be coded. */
+  private streamed = false;
   /** GET and HEAD: the only methods answered with a 304 or given the default cache policy. */
   private readonly safe: boolean;
   /** The full response's `Content-Type`, once a body was labelled. */
@@ -166,6 +184,7 @@ class Revalidation {
     this.res = res;
     this.config = config;
     this.realEnd = res.end as RawEnd;
+    this.realWrite = res.write as RawWrite;
     this.safe = req.method === "GET" || req.method === "HEAD";
   }
 
@@ -225,8 +244,42 @@ class Revalidation {
     }
   }
 
+  /**
+   * `res.write`: a streamed body (`res.write`, a pipe, `express.static`) sends the headers with its
+   * first write, long before `res.end`, so its preconditions are evaluated here, on the validators
+   * the handler set. RFC 9110 §13.1.1, §13.1.2: "the origin server MUST NOT perform the requested
+   * method if the condition evaluates to false; instead, the origin server MUST respond with
+   * either a) the 304 (Not Modified) status code if the request method is GET or HEAD or b) the
+   * 412 (Precondition Failed) status code"; a streamed 200 after a false `If-Match` was neither.
+   * No tag is computed for a stream (its bytes are not all there yet).
+   */
+  write(res: ServerResponse, args: unknown[]): boolean {
+    if (this.replaced) return discard(args);
+    if (!res.headersSent && this.safe && this.successful()) {
+      this.streamed = true;
+      this.contentType ??= headerText(res, "content-type");
+      if (!this.preconditionsHold(res)) {
+        this.failPrecondition(res);
+        this.replaced = true;
+        return discard(args);
+      }
+      if (this.isFresh(res)) {
+        this.notModified(res);
+        res.statusCode = 304;
+        this.realEnd.call(res);
+        this.replaced = true;
+        return discard(args);
+      }
+    }
+    return this.realWrite.apply(res, args);
+  }
+
   /** `res.end`: label a body `send` did not see, then answer 304 if the client's copy is current. */
   end(res: ServerResponse, args: unknown[]): ServerResponse {
+    if (this.replaced) {
+      discard(args);
+      return res;
+    }
     if (!res.headersSent) {
       const chunk = args[0];
       if (isBody(chunk) && chunk.length > 0 && this.contentType === undefined) {
@@ -332,7 +385,7 @@ class Revalidation {
     const n = oracle(res);
     return (
       n !== undefined &&
-      this.length !== undefined &&
+      (this.length !== undefined || this.streamed) &&
       n.codingFor(this.contentType, this.length) !== "identity"
     );
   }
@@ -378,7 +431,8 @@ class Revalidation {
  * - successful responses without `Cache-Control` get `defaultCacheControl`.
  *
  * Mount it after `negotiate()` and before the routes; it works with `res.send`/`res.json` and
- * with `res.represent`. Streamed bodies get no computed tag.
+ * with `res.represent`. Streamed bodies get no computed tag; their preconditions are evaluated
+ * at the first write, on the validators already set.
  *
  * @example
  * app.use(negotiate());
@@ -395,6 +449,9 @@ export function conditional(options: ConditionalOptions = {}) {
         return revalidation.sendWithEtag(this, send, body);
       };
     }
+    res.write = function writeWithPreconditions(this: ServerResponse, ...args: unknown[]): boolean {
+      return revalidation.write(this, args);
+    } as ServerResponse["write"];
     res.end = function endWithEtag(this: ServerResponse, ...args: unknown[]): ServerResponse {
       return revalidation.end(this, args);
     } as End;
