@@ -89,7 +89,49 @@ export function expandTemplate(template: string, variables: TemplateVariables = 
       if (defined) context[key] = map;
     } else context[key] = wellFormed(value as string | number | boolean | null);
   }
-  return parseTemplate(wellFormed(template)).expand(context);
+  return parseTemplate(prefixesInCharacters(wellFormed(template), context)).expand(context);
+}
+
+// RFC 6570 §2.1: an expression is "{" [ operator ] variable-list "}"; §2.4.1: a varspec's prefix
+// modifier is ":" max-length. Bounded by the braces and the commas, neither repetition overlapping.
+const EXPRESSION = /\{([^{}]+)\}/g;
+const PREFIXED = /^([^:*]*):(\d+)$/;
+const OPERATORS = "+#./;?&";
+
+/**
+ * The template with each prefix modifier of a string variable counted in UTF-16 code units, the
+ * unit url-template cuts the value in, for the same number of characters. RFC 6570 §2.4.1: "The
+ * max-length is a positive integer that refers to a maximum number of characters from the
+ * beginning of the variable's value as a Unicode string. Note that this numbering is in
+ * characters, not octets, in order to avoid splitting between the octets of a multi-octet-encoded
+ * character". Cut in code units, `{q:1}` of "😀" kept half a surrogate pair, on which
+ * url-template's encodeURIComponent threw URIError.
+ */
+function prefixesInCharacters(template: string, context: Readonly<Record<string, unknown>>): string {
+  if (!template.includes(":")) return template;
+  return template.replace(EXPRESSION, (expression: string, body: string) => {
+    if (!body.includes(":")) return expression;
+    const operator = OPERATORS.includes(body.charAt(0)) ? body.charAt(0) : "";
+    const specs = body
+      .slice(operator.length)
+      .split(",")
+      .map((spec) => {
+        const prefixed = PREFIXED.exec(spec);
+        const name = prefixed?.[1];
+        const value = name === undefined || !Object.hasOwn(context, name) ? undefined : context[name];
+        if (prefixed === null || typeof value !== "string") return spec;
+        const characters = Number(prefixed[2]);
+        let units = 0;
+        let count = 0;
+        for (const character of value) {
+          if (count === characters) break;
+          units += character.length;
+          count++;
+        }
+        return `${name}:${units}`;
+      });
+    return `{${operator}${specs.join(",")}}`;
+  });
 }
 
 // An unpaired UTF-16 surrogate: a JSON text may carry one (RFC 8259 §8.2), JSON.parse keeps it.

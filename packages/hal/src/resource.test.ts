@@ -67,6 +67,13 @@ describe("HAL resources through a real server", () => {
         .type(halJson.mediaType)
         .send(halJson.serialize(hal({ name }).link(Rel.SELF, self)));
     });
+    // A search link that echoes the client's query, cut to its first 3 characters (RFC 6570
+    // §2.4.1 prefix modifier).
+    app.get("/search", (req, res) => {
+      const q = String(req.query.q ?? "");
+      const self = expandTemplate("/search{?q:3}", { q });
+      res.type(halJson.mediaType).send(halJson.serialize(hal({ q }).link(Rel.SELF, self)));
+    });
     app.use(errorHandler({ logger: { error() {} } }));
     ({ url, close } = await listen(app));
   });
@@ -111,6 +118,15 @@ describe("HAL resources through a real server", () => {
     });
     expect(res.status).toBe(201);
     expect(at(await res.json(), "_links", "self", "href")).toBe("/users/a%EF%BF%BDb?tags=%EF%BF%BD");
+  });
+
+  // RFC 6570 §2.4.1: a prefix counts characters ("in order to avoid splitting between the octets
+  // of a multi-octet-encoded character"); url-template counts UTF-16 code units, so the prefix
+  // cut an emoji in half and encodeURIComponent threw URIError on the half: a 500.
+  it("GET /search?q=a😀bc with a {?q:3} link → 200, the prefix keeps the emoji whole", async () => {
+    const res = await fetch(`${url}/search?q=${encodeURIComponent("a😀bc")}`);
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "_links", "self", "href")).toBe("/search?q=a%F0%9F%98%80b");
   });
 
   it("state given another member after construction → rendered", async () => {
@@ -220,6 +236,16 @@ describe("RFC 6570 expansion", () => {
     expect(expandTemplate("/{var:3}{;keys*}", { var: "value", keys: { a: "1", b: "2" } })).toBe(
       "/val;a=1;b=2",
     );
+  });
+  it("{x:1}, {+x:1}, {/x:2}, {?x:2,y} over characters outside the BMP → whole characters (RFC 6570 §2.4.1)", () => {
+    expect(expandTemplate("/{x:1}", { x: "😀a" })).toBe("/%F0%9F%98%80");
+    expect(expandTemplate("{+x:1}", { x: "😀a" })).toBe("%F0%9F%98%80");
+    expect(expandTemplate("{/x:2}", { x: "a😀b" })).toBe("/a%F0%9F%98%80");
+    expect(expandTemplate("{?x:2,y}{&x}", { x: "😀😀😀", y: "1" })).toBe(
+      "?x=%F0%9F%98%80%F0%9F%98%80&y=1&x=%F0%9F%98%80%F0%9F%98%80%F0%9F%98%80",
+    );
+    expect(expandTemplate("{?x:9999}", { x: "😀" })).toBe("?x=%F0%9F%98%80");
+    expect(expandTemplate("{x:3}", { x: 123456 })).toBe("123");
   });
   it("expandLink of a templated link → templated dropped, other attributes kept", () => {
     expect(expandLink({ href: "/employees/{id}", templated: true, title: "E" }, { id: 7 })).toEqual({
