@@ -76,14 +76,12 @@ export function expandTemplate(template: string, variables: TemplateVariables = 
   for (const [key, value] of Object.entries(variables)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) {
-      if (value.some((v) => v !== null && v !== undefined)) context[key] = value.map(wellFormed);
+      if (value.some((v) => v !== null && v !== undefined)) context[key] = value.map(member);
     } else if (value !== null && typeof value === "object") {
       const map: Record<string, string | number | boolean | null | (string | number | boolean | null)[]> = {};
       let defined = false;
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        map[wellFormed(k)] = Array.isArray(v)
-          ? v.map(wellFormed)
-          : wellFormed(v as string | number | boolean | null);
+        map[wellFormed(k)] = Array.isArray(v) ? v.map(member) : member(v as string | number | boolean | null);
         if (v !== null && v !== undefined) defined = true;
       }
       if (defined) context[key] = map;
@@ -144,6 +142,16 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 function wellFormed<T>(value: T): T {
   return typeof value === "string" ? (value.replace(LONE_SURROGATE, "\uFFFD") as T) : value;
+}
+
+/**
+ * A member of a list or associative array as the text it expands to (RFC 6570 §2.3: values are
+ * strings). url-template's reserved expansion (`{+x}`, `{#x}`) calls `String#split` on a member,
+ * which a number or a boolean, allowed by {@link TemplateValue}, does not have (TypeError).
+ */
+function member(value: string | number | boolean | null): string | null {
+  // An undefined member (a map's `{ a: undefined }`) stays undefined: left out, not "undefined".
+  return value === null || value === undefined ? value : wellFormed(String(value));
 }
 
 /**

@@ -247,6 +247,17 @@ describe("RFC 6570 expansion", () => {
     expect(expandTemplate("{?x:9999}", { x: "😀" })).toBe("?x=%F0%9F%98%80");
     expect(expandTemplate("{x:3}", { x: 123456 })).toBe("123");
   });
+  // The types allow numbers and booleans in lists and associative arrays; url-template's reserved
+  // expansion called String#split on them (TypeError).
+  it("{+list}, {#list*}, {+map*} with numbers and booleans → expanded as their text (RFC 6570 §3.2.3, §3.2.4)", () => {
+    expect(expandTemplate("{+list}", { list: [1, 2] })).toBe("1,2");
+    expect(expandTemplate("{#list*}", { list: [1, true] })).toBe("#1,true");
+    expect(expandTemplate("{+map*}", { map: { a: 1, b: false } })).toBe("a=1,b=false");
+    expect(expandTemplate("{+map}", { map: { a: [1, 2] } })).toBe("a,1,2");
+    expect(
+      expandTemplate("{?map*}", { map: { a: 1, b: undefined } as unknown as Record<string, number> }),
+    ).toBe("?a=1");
+  });
   it("expandLink of a templated link → templated dropped, other attributes kept", () => {
     expect(expandLink({ href: "/employees/{id}", templated: true, title: "E" }, { id: 7 })).toEqual({
       href: "/employees/7",
