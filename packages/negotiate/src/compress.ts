@@ -208,6 +208,24 @@ function installCoder(res: ServerResponse, negotiation: RequestNegotiation, leve
     else coder.drains.push(listener);
     return this;
   } as ServerResponse["on"];
+  // A 'drain' listener is removed where `on` put it: `res.off` and the wrapper of
+  // `res.once` / `events.once(res, "drain")`, which removes itself from the response once called,
+  // otherwise left it on the coder, called on every later drain, one more kept per await.
+  const removeListener = res.removeListener;
+  res.removeListener = res.off = function off(
+    this: ServerResponse,
+    type: string | symbol,
+    listener: Listener,
+  ) {
+    if (type === "drain") {
+      coder.stream?.removeListener(type, listener);
+      const queued = coder.drains.findIndex(
+        (l) => l === listener || (l as { listener?: Listener }).listener === listener,
+      );
+      if (queued !== -1) coder.drains.splice(queued, 1);
+    }
+    return removeListener.call(this, type, listener);
+  } as ServerResponse["removeListener"];
   (res as ServerResponse & { flush?: () => void }).flush = () => coder.stream?.flush();
 }
 

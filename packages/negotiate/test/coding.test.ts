@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
@@ -14,6 +16,10 @@ const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `Employee 
 const big = `${JSON.stringify(rows)}`;
 let server: Listening;
 let dir: string;
+/** Calls of a 'drain' listener removed after the first drain, and the drains awaited. */
+const drainProbe = { calls: 0, drains: 0 };
+/** 32 KiB of text zlib cannot shrink much: every write passes the coder's high-water mark. */
+const noise = (seed: number) => createHash("sha512").update(String(seed)).digest("hex").repeat(256);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-negotiate-coding-"));
@@ -41,6 +47,22 @@ beforeAll(async () => {
     res.write("a".repeat(600));
     res.write(Buffer.from("b".repeat(600)));
     res.end("c".repeat(600), "utf8");
+  });
+  // The backpressure idiom of Node's stream docs: wait for 'drain' whenever write says so.
+  app.get("/drained", async (_req, res) => {
+    res.setHeader("Content-Type", "text/plain");
+    const probe = () => drainProbe.calls++;
+    res.on("drain", probe);
+    let drains = 0;
+    for (let i = 0; i < 40; i++) {
+      if (!res.write(noise(i))) {
+        await once(res, "drain");
+        drains++;
+      }
+      if (drains === 1) res.off("drain", probe);
+    }
+    drainProbe.drains = drains;
+    res.end();
   });
   app.get("/no-content", (_req, res) => {
     res.setHeader("Content-Type", "application/json");
@@ -128,6 +150,18 @@ describe("large and written bodies decode to the original bytes", () => {
     });
     const res = await raw("/stream", "br");
     expect(brotliDecompressSync(res.body).toString()).toBe(big);
+  });
+
+  // A 'drain' listener lives on the coder; removing it from the response (res.off, or the wrapper
+  // of once(res, "drain") removing itself) left it there: called on every later drain, and one
+  // more listener kept per await, each drain calling all of them (quadratic over a long body).
+  it("res.off('drain') and once(res, 'drain') on a coded body → the listener is gone after its removal", async () => {
+    drainProbe.calls = 0;
+    const res = await raw("/drained", "gzip");
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(res.body).length).toBe(40 * 32 * 1024);
+    expect(drainProbe.drains).toBeGreaterThan(2);
+    expect(drainProbe.calls).toBe(1);
   });
 
   it("a 204 is never given a Content-Encoding, even when identity is refused", async () => {
