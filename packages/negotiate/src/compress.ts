@@ -30,19 +30,19 @@ function varyOnCoding(this: ServerResponse): void {
   if (isCompressible(contentType) && !noTransform(this)) appendVary(this, "Accept-Encoding");
 }
 
+/** Where the response keeps the `removeHeader` that {@link removeHeaderNotingType} took the place of. */
+const REMOVE_HEADER = Symbol("@svc/negotiate removeHeader");
+
+type NotingResponse = ServerResponse & { [REMOVE_HEADER]?: ServerResponse["removeHeader"] };
+
 /** The response's `removeHeader`, remembering a removed `Content-Type` for {@link varyOnCoding}. */
-function removeHeaderNotingType(this: ServerResponse, name: string): void {
+function removeHeaderNotingType(this: NotingResponse, name: string): void {
   const n = negotiationOf(this);
-  const original = n?.removeHeader;
-  if (n === undefined || original === undefined) {
-    ServerResponse.prototype.removeHeader.call(this, name);
-    return;
-  }
-  if (name.length === 12 && name.toLowerCase() === "content-type") {
+  if (n !== undefined && name.length === 12 && name.toLowerCase() === "content-type") {
     const type = headerString(this.getHeader(name));
     if (type !== undefined) n.removedType = type;
   }
-  original.call(this, name);
+  (this[REMOVE_HEADER] ?? ServerResponse.prototype.removeHeader).call(this, name);
 }
 
 /** RFC 9110 §15: 204 and 304 have no content to code; 1xx are not final. */
@@ -241,7 +241,16 @@ export function applyCoding(
   negotiation: RequestNegotiation,
 ): void {
   if (compression === undefined) return;
-  negotiation.removeHeader = res.removeHeader;
+  // Once per response. negotiate() may be mounted twice, for the app and again for a route with
+  // its own representations (as halJson's example of @svc/hal does): a second removeHeader
+  // wrapper, whose original was the first one reached through the newer `res.negotiation`, called
+  // itself until the stack overflowed; and a second coder, on top of whatever the app mounted
+  // between the two (conditional()), sent the headers before that middleware saw the body. The
+  // first coding step codes the body; the wrapper notes the type on whichever negotiation is
+  // current.
+  const noting = res as NotingResponse;
+  if (noting[REMOVE_HEADER] !== undefined) return;
+  noting[REMOVE_HEADER] = res.removeHeader;
   res.removeHeader = removeHeaderNotingType;
   // Nothing will be coded: the response still varies on Accept-Encoding where a client accepting a
   // coding would have got one (RFC 9110 §12.5.5).

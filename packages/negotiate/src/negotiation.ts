@@ -30,8 +30,6 @@ export function labelled(res: ServerResponse): string | undefined {
  */
 export class RequestNegotiation implements Negotiation {
   #mediaType: MediaTypeMatch | undefined | null = null;
-  /** The response's `removeHeader` before the coding step took its place. */
-  removeHeader: ServerResponse["removeHeader"] | undefined;
   /** The last `Content-Type` removed from the response (a 304 drops it, §15.4.5). */
   removedType: string | undefined;
 
