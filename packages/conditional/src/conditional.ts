@@ -29,7 +29,7 @@ type Body = string | Uint8Array;
 type End = ServerResponse["end"];
 type RawEnd = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 type RawWrite = (this: ServerResponse, ...args: unknown[]) => boolean;
-type Send = (this: ServerResponse, body?: unknown) => unknown;
+type Send = (this: ServerResponse, ...args: unknown[]) => unknown;
 /** A response Express has extended with `res.send`. */
 type Sendable = ServerResponse & { send?: Send };
 
@@ -219,13 +219,18 @@ class Revalidation {
    * `req.fresh` is this evaluation rather than Express's (`fresh` on the raw headers, which takes
    * `If-Modified-Since: 2099-01-01` for a date, RFC 9110 §13.1.3).
    */
-  sendWithEtag(res: ServerResponse, send: Send, body: unknown): unknown {
-    if (isBody(body)) this.label(body, typeof body === "string" ? "text/html" : "application/octet-stream");
+  sendWithEtag(res: ServerResponse, send: Send, args: unknown[]): unknown {
+    // Express 4 still takes the deprecated `res.send(status, body)` and `res.send(body, status)`:
+    // every argument goes on to Express. Which one is the body, and the status, are Express's to
+    // decide, so such a body is tagged when it reaches `res.end`, with its status set.
+    const body = args[0];
+    if (args.length < 2 && isBody(body))
+      this.label(body, typeof body === "string" ? "text/html" : "application/octet-stream");
     const req = this.req;
     // Without either header Express's `req.fresh` is false, as ours would be: nothing to
     // override, and no own property defined and deleted on the request on the common path.
     if (req.headers["if-none-match"] === undefined && req.headers["if-modified-since"] === undefined)
-      return send.call(res, body);
+      return send.apply(res, args);
     Object.defineProperty(req, "fresh", {
       configurable: true,
       get: () => {
@@ -238,7 +243,7 @@ class Revalidation {
       },
     });
     try {
-      return send.call(res, body);
+      return send.apply(res, args);
     } finally {
       delete (req as IncomingMessage & { fresh?: boolean }).fresh;
     }
@@ -445,8 +450,8 @@ export function conditional(options: ConditionalOptions = {}) {
     const revalidation = new Revalidation(req, res, config);
     const send = (res as Sendable).send;
     if (typeof send === "function") {
-      (res as Sendable).send = function sendWithEtag(this: ServerResponse, body?: unknown) {
-        return revalidation.sendWithEtag(this, send, body);
+      (res as Sendable).send = function sendWithEtag(this: ServerResponse, ...args: unknown[]) {
+        return revalidation.sendWithEtag(this, send, args);
       };
     }
     res.write = function writeWithPreconditions(this: ServerResponse, ...args: unknown[]): boolean {

@@ -68,4 +68,25 @@ describe(`conditional() on Express ${version}`, () => {
     expect(again.status).toBe(304);
     expect(again.headers.get("cache-control")).toBe("private, no-cache");
   });
+  // Express 4 still takes the deprecated res.send(status, body) and res.send(body, status); the
+  // wrapper of conditional() passed on the first argument alone, so res.send(201, "created") sent
+  // Express's "Created" and res.send("moved", 201) a 200.
+  it('res.send(201, "made") and res.send("made", 202) → the status and the body the handler gave', async () => {
+    const app = express4();
+    app.use(conditional());
+    app.get("/status-first", (_req, res) => {
+      (res.send as unknown as (status: number, body: string) => void)(201, "made");
+    });
+    app.get("/body-first", (_req, res) => {
+      (res.send as unknown as (body: string, status: number) => void)("made", 202);
+    });
+    const { url, close } = await listen(app);
+    onTestFinished(close);
+    const first = await fetch(`${url}/status-first`);
+    expect(first.status).toBe(201);
+    expect(await first.text()).toBe("made");
+    const second = await fetch(`${url}/body-first`);
+    expect(second.status).toBe(202);
+    expect(await second.text()).toBe("made");
+  });
 });
