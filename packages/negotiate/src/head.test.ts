@@ -102,3 +102,37 @@ describe("res.represent(data, { status: 204 })", () => {
     }
   });
 });
+
+// RFC 9110 §15.3.6: "a server MUST NOT generate content in a 205 response", and it says so with
+// "a Content-Length header field with a value of 0". fetch() hides a 205's content (a null body
+// status), so the bytes are read with node:http.
+describe("res.represent(data, { status: 205 })", () => {
+  it("POST → 205 with Content-Length: 0 and no content", async () => {
+    const app = express();
+    app.use(negotiate());
+    app.post("/forms", (_req, res) => res.represent({ reset: true }, { status: 205 }));
+    const resetting = await listen(app);
+    try {
+      const res = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+        (resolve, reject) => {
+          const req = request(`${resetting.url}/forms`, { method: "POST" }, (r) => {
+            let body = "";
+            r.setEncoding("latin1");
+            r.on("data", (c: string) => {
+              body += c;
+            });
+            r.on("end", () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body }));
+          });
+          req.on("error", reject);
+          req.end();
+        },
+      );
+      expect(res.status).toBe(205);
+      expect(res.headers["content-length"]).toBe("0");
+      expect(res.headers["content-type"]).toBeUndefined();
+      expect(res.body).toBe("");
+    } finally {
+      await resetting.close();
+    }
+  });
+});

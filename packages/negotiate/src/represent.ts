@@ -111,13 +111,19 @@ function sendBytes(res: ServerResponse, body: string | Uint8Array): void {
 
 /**
  * RFC 9110 §15.3.5: a 204 has no content, so nothing to label or frame; §8.6: "A server MUST NOT
- * send a Content-Length header field in any response with a status code of ... 204".
+ * send a Content-Length header field in any response with a status code of ... 204". A 205 has
+ * none either (§15.3.6).
  */
 function sendNoContent(res: ServerResponse): void {
   res.removeHeader("content-type");
   res.removeHeader("content-language");
   res.removeHeader("content-length");
   res.removeHeader("transfer-encoding");
+  // RFC 9110 §15.3.6: "a server MUST NOT generate content in a 205 response", and does one of
+  // "a) indicate a zero-length body for the response by including a Content-Length header field
+  // with a value of 0" (Node, unlike for a 204, would frame a 205 as chunked or with the length
+  // of what it was given).
+  if (res.statusCode === 205) res.setHeader("Content-Length", 0);
   res.end();
 }
 
@@ -164,7 +170,7 @@ export async function represent(
     res.setHeader("Content-Type", contentTypeFor(match));
     if (language !== undefined) res.setHeader("Content-Language", language);
     if (options.status !== undefined) res.statusCode = options.status;
-    if (res.statusCode === 204) {
+    if (res.statusCode === 204 || res.statusCode === 205) {
       // A stream it will never read (an open file) is released.
       if (isStream(body)) (body as { destroy?: () => void }).destroy?.();
       return sendNoContent(res);
