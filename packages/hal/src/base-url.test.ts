@@ -454,3 +454,48 @@ describe("parseHost (pure core)", () => {
     }
   });
 });
+
+// hrefFor builds a Location and link hrefs, which must be URIs (RFC 9110 §10.2.2 Location =
+// URI-reference; draft-kelly-json-hal-11 §5.1 href is a URI): a path holding a route parameter
+// the client chose (Express decodes it) put characters no URI carries into them. A "\" that a
+// WHATWG URL parser (browsers, fetch) reads as "/" climbed out of the collection (Express's
+// res.location leaves it as it is), and a space or a character outside ASCII made the href an IRI.
+describe("hrefFor with a route parameter the client chose (RFC 3986 §2.1)", () => {
+  let url: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const app = express();
+    app.put("/documents/:name", (req, res) => {
+      const href = hrefFor(req, `/documents/${req.params.name}`);
+      res
+        .location(href)
+        .status(201)
+        .json({ _links: { self: { href } } });
+    });
+    app.use(errorHandler({ logger: { error() {} } }));
+    ({ url, close } = await listen(app));
+  });
+  afterAll(async () => close());
+
+  it("PUT /documents/a%5C..%5C..%5Cadmin → Location and self stay under /documents/", async () => {
+    const res = await fetch(`${url}/documents/a%5C..%5C..%5Cadmin`, { method: "PUT" });
+    expect(res.status).toBe(201);
+    const location = res.headers.get("location") as string;
+    expect(location).toBe(`${url}/documents/a%5C..%5C..%5Cadmin`);
+    expect(new URL(location).pathname.startsWith("/documents/")).toBe(true);
+    expect(at(await res.json(), "_links", "self", "href")).toBe(location);
+  });
+
+  it("PUT /documents/%E5%90%8D%20x (名 x) → 201 with the name percent-encoded as UTF-8", async () => {
+    const res = await fetch(`${url}/documents/%E5%90%8D%20x`, { method: "PUT" });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("location")).toBe(`${url}/documents/%E5%90%8D%20x`);
+    expect(at(await res.json(), "_links", "self", "href")).toBe(`${url}/documents/%E5%90%8D%20x`);
+  });
+
+  it("hrefFor keeps a query, a fragment and percent-encodings as given", () => {
+    const req = { headers: { host: "api.example" }, socket: {}, url: "/" } as never;
+    expect(hrefFor(req, "/search?q=a%20b&x=1#top")).toBe("http://api.example/search?q=a%20b&x=1#top");
+    expect(hrefFor(req, "/100%", { absolute: false })).toBe("/100%25");
+  });
+});

@@ -4,6 +4,7 @@ import { type Authority, parseHost } from "./host.js";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
 import { isTrusted, type TrustProxy, type TrustRequest, trustFunction } from "./trust.js";
+import { uriChars } from "./uri-chars.js";
 
 /** The parts of a plain `node:http` (or Express) request the base URL is built from. */
 export type BaseUrlRequest = TrustRequest;
@@ -376,7 +377,8 @@ export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {
 /**
  * The href for a path of this service: absolute from the external base URL (the default), or the
  * path (behind any trusted `X-Forwarded-Prefix`) with `absolute: false`. Use it for `_links` and
- * for `Location`.
+ * for `Location`. Characters no URI carries (a decoded route parameter's space, `\`, non-ASCII)
+ * are percent-encoded; `?`, `#`, template braces and percent-encodings are kept.
  *
  * @example res.location(hrefFor(req, `/employees/${id}`)).status(201).json(employee);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
@@ -389,6 +391,10 @@ export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions 
   checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
   const input = originInput(req, options);
   const prefix = options.forwardedPrefix === false ? "" : resolvePrefix(input);
-  if (options.absolute === false) return `${prefix}${path}`;
-  return `${resolveOrigin(input)}${prefix}${path}`;
+  // RFC 9110 §10.2.2 (Location is a URI-reference), draft-kelly-json-hal-11 §5.1 (an href is a
+  // URI): a route parameter in the path is decoded (Express decodes req.params), so what no URI
+  // carries is percent-encoded; "?", "#" and percent-encodings stay as given.
+  const reference = uriChars(path, true);
+  if (options.absolute === false) return `${prefix}${reference}`;
+  return `${resolveOrigin(input)}${prefix}${reference}`;
 }

@@ -3,6 +3,7 @@ import type { HalLink } from "./link.js";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
 import { Rel } from "./relations.js";
+import { uriChars } from "./uri-chars.js";
 
 /** A validated page request: 1-based `page` and `size`. */
 export interface PageRequest {
@@ -175,27 +176,6 @@ function withPage(path: string, rawQuery: string, page: number, size: number): s
   if (!pageDone) out.push(`page=${page}`);
   if (!sizeDone) out.push(`size=${size}`);
   return `${uriChars(path)}?${out.join("&")}`;
-}
-
-// RFC 3986 §3.3, §3.4: a path is pchar and "/", a query pchar, "/" and "?"; pchar = unreserved /
-// pct-encoded / sub-delims / ":" / "@". Anything else, and a "%" that starts no pct-encoding.
-const NOT_URI_CHAR = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})/u;
-const NOT_URI_CHARS = new RegExp(NOT_URI_CHAR.source, "gu");
-
-/**
- * The request's path or query pair with every character a URI cannot carry percent-encoded as
- * UTF-8 (RFC 3986 §2.1, §2.5), the rest byte for byte. Node passes `"<>\^`{|}` of a request-target
- * through; copied as they are, an href was no URI, and a "\" that a WHATWG URL parser (browsers,
- * fetch) reads as "/" let a route parameter such as `a\..\..\admin` climb out of the collection
- * (RFC 3986 §5.2.4 removes the dot segments it then forms).
- */
-function uriChars(part: string): string {
-  if (!NOT_URI_CHAR.test(part)) return part;
-  return part.replace(NOT_URI_CHARS, (c) => {
-    let out = "";
-    for (const byte of Buffer.from(c, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-    return out;
-  });
 }
 
 const PAGE_INPUT = ["collection", "items", "page", "size", "totalElements", "url", "origin"];
