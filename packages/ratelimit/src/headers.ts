@@ -44,6 +44,19 @@ function resetSeconds(decision: Decision): number {
   return ceilSeconds(decision.resetAt - decision.now);
 }
 
+/**
+ * RFC 8941 §3.3.1: "Integers have a range of -999,999,999,999,999 to 999,999,999,999,999
+ * inclusive (i.e., up to fifteen decimal digits)", and a parser must "fail parsing" a longer
+ * one, which takes the whole field with it. A limit may be any safe integer (a byte quota, or
+ * `Number.MAX_SAFE_INTEGER` for a plan without a practical limit), so the draft's `q`, `r`, `t`
+ * and `w` are written as at most the largest sf-integer.
+ */
+const MAX_SF_INTEGER = 999_999_999_999_999;
+
+function sfInteger(n: number): number {
+  return Math.min(n, MAX_SF_INTEGER);
+}
+
 /** RFC 8941 §3.3.3 sf-string: DQUOTE, with `\` and `"` escaped. */
 function sfString(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
@@ -154,12 +167,19 @@ function writeHeaders(
   if (settings.legacy) writeLegacy(res, decision, settings);
   if (settings.standard) {
     const item = sfString(name);
-    res.setHeader(
-      "RateLimit-Policy",
-      `${item};q=${decision.limit};w=${Math.max(1, ceilSeconds(policy.windowMs))}`,
-    );
-    res.setHeader("RateLimit", `${item};r=${decision.remaining};t=${resetSeconds(decision)}`);
+    res.setHeader("RateLimit-Policy", policyItem(item, decision, policy));
+    res.setHeader("RateLimit", limitItem(item, decision));
   }
+}
+
+/** One quota policy Item of `RateLimit-Policy` (draft-10 §3.1), its Integers within RFC 8941 §3.3.1. */
+function policyItem(name: string, decision: Decision, policy: RateLimitPolicy): string {
+  return `${name};q=${sfInteger(decision.limit)};w=${sfInteger(Math.max(1, ceilSeconds(policy.windowMs)))}`;
+}
+
+/** One service limit Item of `RateLimit` (draft-10 §4.1), its Integers within RFC 8941 §3.3.1. */
+function limitItem(name: string, decision: Decision): string {
+  return `${name};r=${sfInteger(decision.remaining)};t=${sfInteger(resetSeconds(decision))}`;
 }
 
 function writeLegacy(res: ServerResponse, decision: Decision, settings: HeaderSettings): void {
@@ -187,11 +207,11 @@ function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
     // draft-10 §3.1: 'A quota policy Item contains an identifier for the policy and a set of
     // Parameters'; §3.1.1 'q' "MUST be a non-negative Integer"; §3.1.3 'w' "MUST be a
     // non-negative, non-zero, Integer value expressing an interval in seconds".
-    policies.push(`${name};q=${decision.limit};w=${Math.max(1, ceilSeconds(r.policy.windowMs))}`);
+    policies.push(policyItem(name, decision, r.policy));
     // draft-10 §4.1: "Each service limit Item identifies the quota policy (Section 3.1)
     // associated with the request"; §4.1.1 'r' remaining units, §4.1.2 't' "the number of
     // seconds until additional quota associated with the quota policy is made available".
-    limits.push(`${name};r=${decision.remaining};t=${resetSeconds(decision)}`);
+    limits.push(limitItem(name, decision));
   }
   if (legacy) writeLegacy(res, legacy.decision, legacy.settings);
   if (policies.length > 0) {

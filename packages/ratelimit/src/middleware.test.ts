@@ -49,6 +49,22 @@ describe("headers", () => {
     expect(body).toMatchObject({ status: 429 });
   });
 
+  it.each([
+    ["limit", { limit: Number.MAX_SAFE_INTEGER }],
+    ["limit(req)", { limit: () => Number.MAX_SAFE_INTEGER }],
+  ] as const)(
+    "%s Number.MAX_SAFE_INTEGER (a plan without a practical limit) → q and r are sf-integers of at most 15 digits (RFC 8941 §3.3.1)",
+    async (_name, options) => {
+      const url = await serve({ ...options, windowMs: 60_000, algorithm: "fixed-window", now: () => 90_000 });
+      const res = await fetch(url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit-policy")).toBe('"default";q=999999999999999;w=60');
+      expect(res.headers.get("ratelimit")).toBe('"default";r=999999999999999;t=30');
+      // The de facto headers are not Structured Fields: they keep the exact numbers.
+      expect(res.headers.get("x-ratelimit-remaining")).toBe(String(Number.MAX_SAFE_INTEGER - 1));
+    },
+  );
+
   it('resetFormat "delta-seconds" → X-RateLimit-Reset is seconds from now', async () => {
     const url = await serve({
       limit: 5,
