@@ -598,3 +598,53 @@ describe("a client that resets its connection before the limiter runs (its addre
     expect(outcomes).toEqual(["400", "400", "400", "400", "400"]);
   });
 });
+
+describe("skipFailedRequests and a client that hangs up while the handler runs", () => {
+  it("limit 2, 5 POSTs each closed once the handler started → the handler ran twice, then 429s (hanging up gives nothing back)", async () => {
+    let ran = 0;
+    let step: (outcome: string) => void = () => {};
+    const app = express();
+    app.use(rateLimit({ limit: 2, windowMs: 60_000, skipFailedRequests: true, logger: { warn() {} } }));
+    app.post("/work", (_req, res) => {
+      ran++;
+      // The work goes on after the client left, and ends with a success.
+      res.once("close", () => {
+        res.status(201).end();
+        step("ran, client gone");
+      });
+      step("started");
+    });
+    app.use(errorHandler({ logger: { error() {} } }));
+    const server = await listen(app);
+    closers.push(server.close);
+    const port = Number(new URL(server.url).port);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const next = () => new Promise<string>((resolve) => (step = resolve));
+      let started = next();
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write("POST /work HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+      });
+      socket.once("data", (chunk) => step(chunk.toString("latin1").split("\r\n")[0] as string));
+      const first = await started;
+      outcomes.push(first);
+      if (first !== "started") {
+        socket.destroy();
+        continue;
+      }
+      started = next();
+      socket.destroy();
+      outcomes.push(await started);
+    }
+    expect(ran).toBe(2);
+    expect(outcomes).toEqual([
+      "started",
+      "ran, client gone",
+      "started",
+      "ran, client gone",
+      "HTTP/1.1 429 Too Many Requests",
+      "HTTP/1.1 429 Too Many Requests",
+      "HTTP/1.1 429 Too Many Requests",
+    ]);
+  });
+});

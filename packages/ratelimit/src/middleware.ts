@@ -323,8 +323,13 @@ function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitI
 
 /**
  * `skipSuccessfulRequests` / `skipFailedRequests`: once the response is finished, give the units
- * back if its outcome is one to skip; a connection closed before the response ended counts as
- * failed. At most once per request.
+ * back if its outcome is one to skip. At most once per request.
+ *
+ * A connection the client closed before the response ended stays counted, whatever the options:
+ * the handler is usually still running (its side effects too), and nothing says it failed. Were
+ * the units given back at the hang-up, a client sending requests and closing each connection at
+ * once would run the handler without limit; RFC 6585 §4 limits the requests a client sends,
+ * whether or not it waits for the answers.
  */
 function refundAfter(
   config: Config,
@@ -358,10 +363,6 @@ function refundAfter(
         ),
     );
   });
-  if (config.refundFailed)
-    res.once("close", () => {
-      if (!res.writableFinished) refund();
-    });
 }
 
 /** `u:<principal id>`, else `ip:<bucket of the client address>` (warning once about `trust proxy`). */

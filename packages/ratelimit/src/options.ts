@@ -137,8 +137,9 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   skipSuccessfulRequests?: boolean;
   /**
-   * Give the units back once the response is sent if it failed (`requestWasSuccessful` false),
-   * or if the connection closed before the response ended.
+   * Give the units back once the response is sent if it failed (`requestWasSuccessful` false).
+   * A request whose client closed the connection before the response ended stays counted: its
+   * handler may still be running, and a client could otherwise run it without limit by hanging up.
    * @default false
    */
   skipFailedRequests?: boolean;
