@@ -1,4 +1,9 @@
+import { createServer } from "node:http";
+import { errorHandler } from "@svc/errors";
+import { listenOn } from "@svc/test-utils";
+import express from "express";
 import { describe, expect, it } from "vitest";
+import { idempotency } from "./idempotency.js";
 import { parseIdempotencyKey } from "./parse-key.js";
 
 describe("parseIdempotencyKey", () => {
@@ -39,5 +44,50 @@ describe("parseIdempotencyKey", () => {
   it("two field lines → invalid", () => {
     expect(parseIdempotencyKey(['"a"', '"b"']).kind).toBe("invalid");
     expect(parseIdempotencyKey(['"a"'])).toEqual({ kind: "valid", key: "a" });
+  });
+});
+
+// Trimming with /^[ \t]+|[ \t]+$/ retried from every space of an inner run: quadratic, about
+// 150 ms of CPU for 16,000 spaces (Node.js's default header size), and 300,000 spaces kept the
+// event loop busy for about a minute. The runs below are refused after one pass.
+describe("Idempotency-Key with a long inner run of spaces", () => {
+  const hostile = `a${" \t".repeat(150_000)}b`;
+
+  it("300,000 spaces and tabs between two characters → invalid, in one pass", () => {
+    expect(parseIdempotencyKey(hostile).kind).toBe("invalid");
+    expect(parseIdempotencyKey(`"a"${" ".repeat(300_000)}x`).kind).toBe("invalid");
+    expect(parseIdempotencyKey(`${" ".repeat(300_000)}"k"${" ".repeat(300_000)}`)).toEqual({
+      kind: "valid",
+      key: "k",
+    });
+  });
+
+  it("through a server (maxHeaderSize 1 MiB): POST with that key → 400 idempotency_key_invalid, the handler never runs", async () => {
+    let ran = 0;
+    const app = express();
+    app.post("/orders", express.json(), idempotency(), (_req, res) => {
+      ran++;
+      res.status(201).end();
+    });
+    app.use(errorHandler({ problemTypeBase: "https://errors.example/", logger: { error() {} } }));
+    const server = await listenOn(createServer({ maxHeaderSize: 1 << 20 }, app));
+    try {
+      const res = await fetch(`${server.url}/orders`, {
+        method: "POST",
+        headers: {
+          "Idempotency-Key": hostile,
+          "Content-Type": "application/json",
+          Accept: "application/problem+json",
+        },
+        body: "{}",
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { type?: string }).type).toBe(
+        "https://errors.example/idempotency_key_invalid",
+      );
+      expect(ran).toBe(0);
+    } finally {
+      await server.close();
+    }
   });
 });

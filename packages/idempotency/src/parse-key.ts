@@ -42,7 +42,7 @@ export function parseIdempotencyKey(header: string | readonly string[] | undefin
     return parseIdempotencyKey(header[0]);
   }
   // RFC 8941 §4.2: leading and trailing SP are discarded before parsing.
-  const value = header.replace(/^[ \t]+|[ \t]+$/g, "");
+  const value = trimSpaces(header);
   if (value === "") return { kind: "invalid", reason: "Idempotency-Key is empty" };
   let key: string;
   if (value.startsWith('"')) {
@@ -72,4 +72,22 @@ export function parseIdempotencyKey(header: string | readonly string[] | undefin
     return { kind: "invalid", reason: `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters` };
   }
   return { kind: "valid", key };
+}
+
+/**
+ * `value` without leading and trailing SP and HTAB, in one pass. A regular expression such as
+ * `/[ \t]+$/` retries from every character of an inner run of spaces (`a`, 16,000 spaces, `b`,
+ * which fits in Node.js's default header size), quadratic work: about 150 ms of CPU for one
+ * request's header.
+ */
+function trimSpaces(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isSpace(value.charCodeAt(start))) start++;
+  while (end > start && isSpace(value.charCodeAt(end - 1))) end--;
+  return value.slice(start, end);
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09;
 }
