@@ -87,9 +87,9 @@ export interface RedisStoreOptions {
    */
   prefix?: string;
   /**
-   * The longest a decision may wait for Redis before it fails (and `failMode` applies). The
-   * script may still run on Redis after the timeout; it is never sent again, so nothing is counted
-   * twice.
+   * The longest a decision may wait for Redis before it fails (and `failMode` applies), at most
+   * 2147483647 (the longest `setTimeout`). The script may still run on Redis after the timeout;
+   * it is never sent again, so nothing is counted twice.
    * @default 500
    */
   timeoutMs?: number;
@@ -225,6 +225,9 @@ async function followAsk(cluster: NodeRedisClusterLike, err: unknown, args: stri
   return reply;
 }
 
+/** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** An ioredis `Cluster` or a node-redis `createCluster`. */
 function isCluster(client: AnyClient): boolean {
   return isIoRedis(client) ? client.isCluster === true : isNodeRedisCluster(client);
@@ -299,8 +302,20 @@ export class RedisStore implements RateLimitStore {
       );
     this.prefix = prefix;
     const timeoutMs = options.timeoutMs ?? 500;
-    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
-      throw refusedValue("RedisStore", "timeoutMs", timeoutMs, "a positive number of milliseconds");
+    // Node.js fires a timer of more than 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"),
+    // so every decision would time out at once and failMode "open" would let every request pass.
+    if (
+      typeof timeoutMs !== "number" ||
+      !Number.isFinite(timeoutMs) ||
+      timeoutMs <= 0 ||
+      timeoutMs > MAX_TIMEOUT_MS
+    )
+      throw refusedValue(
+        "RedisStore",
+        "timeoutMs",
+        timeoutMs,
+        `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS} (the longest setTimeout)`,
+      );
     this.timeoutMs = timeoutMs;
     // Last, once every option is accepted: a refused store takes no prefix.
     const prefixes = taken.get(options.client) ?? new Map<string, RedisStore>();

@@ -276,6 +276,8 @@ describe("RedisStore(options): each option refused at construction", () => {
     ["prefix", 5, "ERR_SVC_RATELIMIT_PREFIX", /a string/],
     ["timeoutMs", 0, "ERR_SVC_RATELIMIT_TIMEOUT_MS", /a positive number of milliseconds/],
     ["timeoutMs", "500", "ERR_SVC_RATELIMIT_TIMEOUT_MS", /a positive number of milliseconds/],
+    // Node.js would fire it after 1 ms: every decision a timeout, every request passing (failMode open).
+    ["timeoutMs", 2 ** 31, "ERR_SVC_RATELIMIT_TIMEOUT_MS", /at most 2147483647 \(the longest setTimeout\)/],
     ["options", undefined, "ERR_SVC_RATELIMIT_OPTIONS", /an object with client/],
   ];
 
