@@ -76,7 +76,8 @@ export interface RedisStoreOptions {
   maxRecordBytes?: number;
   /**
    * Longest wait for one Redis round trip before the store gives up (the middleware then answers
-   * 503, or passes through when configured). A command that timed out may still run later.
+   * 503, or passes through when configured), at most 2147483647 (the longest `setTimeout`). A
+   * command that timed out may still run later.
    * @default 1000
    */
   timeoutMs?: number;
@@ -122,6 +123,9 @@ if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] or redis.call('HGET', KEYS[1]
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
+
+/** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 interface Script {
   source: string;
@@ -225,8 +229,20 @@ export class RedisStore implements IdempotencyStore {
     }
     this.#prefix = prefix;
     const timeoutMs = options.timeoutMs ?? 1000;
-    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw optionError("RedisStore", "timeoutMs", timeoutMs, "a positive number of milliseconds");
+    // Node.js fires a timer of more than 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"):
+    // every call would time out at once, and every keyed request get a 503.
+    if (
+      typeof timeoutMs !== "number" ||
+      !Number.isFinite(timeoutMs) ||
+      timeoutMs <= 0 ||
+      timeoutMs > MAX_TIMEOUT_MS
+    ) {
+      throw optionError(
+        "RedisStore",
+        "timeoutMs",
+        timeoutMs,
+        `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS} (the longest setTimeout)`,
+      );
     }
     this.#timeoutMs = timeoutMs;
     const maxRecordBytes = options.maxRecordBytes ?? 1_048_576;

@@ -283,8 +283,16 @@ const rows: OptionCase[] = [
     "RedisStore: timeoutMs",
     () => new RedisStore({ client, timeoutMs: 0 }),
     "ERR_SVC_IDEMPOTENCY_TIMEOUT_MS",
-    /RedisStore: timeoutMs must be a positive number of milliseconds, got 0/,
+    /RedisStore: timeoutMs must be a positive number of milliseconds, at most 2147483647 \(the longest setTimeout\), got 0/,
     () => new RedisStore({ client, timeoutMs: 250 }),
+  ],
+  [
+    // Node.js would fire it after 1 ms: every call a timeout, every keyed request a 503.
+    "RedisStore: timeoutMs past the longest setTimeout",
+    () => new RedisStore({ client, timeoutMs: 2 ** 31 }),
+    "ERR_SVC_IDEMPOTENCY_TIMEOUT_MS",
+    /RedisStore: timeoutMs must be a positive number of milliseconds, at most 2147483647 \(the longest setTimeout\), got 2147483648/,
+    () => new RedisStore({ client, timeoutMs: 2_147_483_647 }),
   ],
   [
     "RedisStore: maxRecordBytes",
