@@ -75,8 +75,9 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   leaseMs?: number;
   /**
-   * Renew the claim every `leaseMs / 3` while the handler runs, so a handler slower than
-   * `leaseMs` still runs once: retries get 409 until its response is stored, then the replay.
+   * Renew the claim every `leaseMs / 3` (at most 2147483647 ms apart, the longest timer) while
+   * the handler runs, so a handler slower than `leaseMs` still runs once: retries get 409 until
+   * its response is stored, then the replay.
    * Renewal goes on until the handler ends its response, also after the client went away (the
    * usual retry: a client times out, disconnects and sends again while the first run goes on),
    * but never past `maxLeaseMs`; a crashed process frees the key one lease later. Needs a store
@@ -407,6 +408,9 @@ function resolveLogger(logger: IdempotencyLogger | undefined): IdempotencyLogger
   return logger;
 }
 
+/** The longest delay `setTimeout` and `setInterval` honour (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** The lease settings: its length, its renewal (a third of it) and the longest renewal. */
 function resolveLease(
   options: Pick<IdempotencyCoreOptions, "leaseMs" | "renewLease" | "maxLeaseMs">,
@@ -419,8 +423,11 @@ function resolveLease(
   // A renewal limit below one lease could never be reached: the first claim already outlasts it.
   if (maxLeaseMs < leaseMs)
     throw optionError("idempotency", "maxLeaseMs", maxLeaseMs, `at least leaseMs (${leaseMs})`);
-  // A third of the lease: two renewals can fail or run late before the lease ends.
-  return { leaseMs, renew, maxLeaseMs, renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)) };
+  // A third of the lease: two renewals can fail or run late before the lease ends. At most the
+  // longest setTimeout (2^31 - 1 ms): Node.js runs a longer interval every 1 ms instead, which
+  // would renew every in-flight claim a thousand times a second.
+  const renewEveryMs = Math.min(MAX_TIMER_MS, Math.max(1, Math.floor(leaseMs / 3)));
+  return { leaseMs, renew, maxLeaseMs, renewEveryMs };
 }
 
 /**

@@ -69,4 +69,30 @@ describe("createIdempotency (the core)", () => {
     expect(core.guards("get")).toBe(false);
     expect(core.guards("post")).toBe(true);
   });
+
+  it("leaseMs of 81 days: renewal waits a third of the lease capped at the longest setTimeout, never every 1 ms", async () => {
+    let renewals = 0;
+    class Counting extends MemoryStore {
+      override renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+        renewals++;
+        return super.renew(key, token, leaseMs);
+      }
+    }
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      // leaseMs / 3 is past 2^31 - 1 ms, which Node.js turns into a 1 ms interval.
+      const core = createIdempotency({ store: new Counting(), leaseMs: 7_000_000_000 });
+      const first = await core.begin(post("long-lease"));
+      if (first.outcome !== "claimed") throw new Error(first.outcome);
+      // Fifty event-loop turns of at least 1 ms each: a 1 ms interval renews on (nearly) every one.
+      for (let i = 0; i < 50; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+      await core.release(first.claim);
+      expect(renewals).toBe(0);
+      expect(warnings).not.toContain("TimeoutOverflowWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });
