@@ -173,10 +173,74 @@ export function captureResponse(
   maxBytes: number,
   onEnd: (captured: CapturedResponse) => void,
 ): void {
+  capture(res, maxBytes, onEnd, false);
+}
+
+/**
+ * {@link captureResponse} for the middleware: the response's end (its last chunk) is held until
+ * `onEnd`'s promise settles, so the record is stored (or released) before the client can read
+ * the whole response. draft-ietf-httpapi-idempotency-key-header §2.6: a retry gets "the result
+ * of the previously completed operation"; sent first, a client that retries (or, after a 400 not
+ * stored, corrects its body and retries) as soon as it has the response would meet the record
+ * still in flight: a 409, or a 422 for the corrected body. The header section is written first
+ * (with the `Content-Length` Node.js would have computed), so the response counts as started.
+ * Bytes a handler wrote before `end` are not held: with a `Content-Length` of its own and the
+ * whole body in `write` calls, the client may still finish reading before the record is stored.
+ */
+export function captureResponseHeld(
+  res: ServerResponse,
+  maxBytes: number,
+  onEnd: (captured: CapturedResponse) => Promise<void>,
+): void {
+  capture(res, maxBytes, onEnd, true);
+}
+
+/** RFC 9110 §6.4.1: a 1xx, 204 or 304 has no content, and no Content-Length of it. */
+function bodyless(status: number): boolean {
+  return status === 204 || status === 304 || (status >= 100 && status < 200);
+}
+
+/**
+ * Writes the header section as `end(chunk)` would have: with the `Content-Length` of the chunk
+ * (RFC 9112 §6.1 framing unchanged) unless the response already has one or Transfer-Encoding.
+ */
+function startResponse(res: ServerResponse, chunk: unknown, encoding: unknown): void {
+  if (!bodyless(res.statusCode) && !res.hasHeader("content-length") && !res.hasHeader("transfer-encoding")) {
+    const bytes = toBuffer(chunk, encoding);
+    res.setHeader("Content-Length", bytes === undefined ? 0 : bytes.byteLength);
+  }
+  res.writeHead(res.statusCode);
+}
+
+/**
+ * A held call, made once the record is settled. Made synchronously it would have thrown to the
+ * handler; made from a promise, a throw would be an unhandled rejection, so the response is
+ * destroyed instead (the client sees the connection close, as after any failed response).
+ */
+function after(
+  res: ServerResponse,
+  call: (this: ServerResponse, ...args: unknown[]) => unknown,
+  args: unknown[],
+): void {
+  try {
+    call.apply(res, args);
+  } catch {
+    res.destroy();
+  }
+}
+
+function capture(
+  res: ServerResponse,
+  maxBytes: number,
+  onEnd: (captured: CapturedResponse) => void | Promise<void>,
+  hold: boolean,
+): void {
   const recording = new Recording(maxBytes);
   const originalWriteHead = res.writeHead as WriteHead;
   const originalWrite = res.write as Write;
   const originalEnd = res.end as End;
+  /** Set while the end is held: later writes and ends go after it, in the order they came. */
+  let held: Promise<void> | undefined;
 
   res.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
     recording.keepHeaders(args);
@@ -186,18 +250,31 @@ export function captureResponse(
 
   // The arguments go through exactly as given: other wrappers (compression) look at their count.
   res.write = function write(this: ServerResponse, ...args: unknown[]) {
+    if (held) {
+      held = held.then(() => after(this, originalWrite, args));
+      return true;
+    }
     if (!recording.ended) recording.keep(args[0], args[1]);
     return originalWrite.apply(this, args);
   } as ServerResponse["write"];
 
   res.end = function end(this: ServerResponse, ...args: unknown[]) {
-    const first = !recording.ended;
-    if (first) {
-      recording.ended = true;
-      recording.keep(args[0], args[1]);
+    if (held) {
+      held = held.then(() => after(this, originalEnd, args));
+      return this;
     }
-    const result = originalEnd.apply(this, args);
-    if (first) onEnd(recording.captured(res));
-    return result;
+    if (recording.ended) return originalEnd.apply(this, args);
+    recording.ended = true;
+    recording.keep(args[0], args[1]);
+    if (!hold) {
+      const result = originalEnd.apply(this, args);
+      onEnd(recording.captured(res));
+      return result;
+    }
+    const chunk = typeof args[0] === "function" ? undefined : args[0];
+    if (!this.headersSent) startResponse(this, chunk, args[1]);
+    const settled = Promise.resolve(onEnd(recording.captured(res))).catch(() => {});
+    held = settled.then(() => after(this, originalEnd, args));
+    return this;
   } as ServerResponse["end"];
 }

@@ -132,7 +132,10 @@ export interface IdempotencyCore<Req = unknown> {
   /**
    * Stores the response for replay when `storeStatus(status, { started })` says so, else releases
    * the claim. `started`: the endpoint began its work (Stripe's rule; see `markStarted`).
-   * Never rejects: store failures and a lost lease are logged.
+   * Never rejects: store failures and a lost lease are logged. Await it before sending the
+   * response (the middleware holds the response's end for it): sent first, a client retrying as
+   * soon as it has read the response would still meet the claim in flight (409, or 422 with a
+   * corrected body).
    */
   complete(claim: IdempotencyClaim, response: IdempotencyResponse, started?: boolean): Promise<void>;
   /** Drops the claim so a retry runs. Never rejects: store failures are logged. (Each method throws a `TypeError` for a claim that did not come from `begin`.) */

@@ -841,6 +841,80 @@ describe("default scope: a principal whose id reads like the anonymous scope", (
   });
 });
 
+/**
+ * A store slow to write a result: `complete` and `release` wait until the next claim has been
+ * answered (or 300 ms, so nothing waits for ever). A response sent before its record is written
+ * lets the client's next request overtake the write.
+ */
+class SlowToSettle extends MemoryStore {
+  readonly #held: (() => void)[] = [];
+
+  override async claim(key: string, fingerprint: string, leaseMs: number) {
+    const result = await super.claim(key, fingerprint, leaseMs);
+    this.#flush();
+    return result;
+  }
+
+  override async complete(...args: Parameters<MemoryStore["complete"]>) {
+    await this.#hold();
+    return super.complete(...args);
+  }
+
+  override async release(key: string, token: string) {
+    await this.#hold();
+    return super.release(key, token);
+  }
+
+  #hold(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#held.push(resolve);
+      setTimeout(() => this.#flush(), 300);
+    });
+  }
+
+  #flush(): void {
+    for (const resolve of this.#held.splice(0)) resolve();
+  }
+}
+
+// draft-ietf-httpapi-idempotency-key-header §2.6: a retry gets "the result of the previously
+// completed operation"; §2.7's 409 is for a retry "while the original request is still being
+// processed", and 422 for a key reused "with a different request payload".
+describe("the record is written before the client has the whole response", () => {
+  it("201, then the same request as soon as it is read → the replay, not a 409", async () => {
+    const { url, calls } = await start({ store: new SlowToSettle() });
+    const first = await post(`${url}/orders`, "read-then-retry", { qty: 1 });
+    expect(first.status).toBe(201);
+    const body = await first.text();
+    const retry = await post(`${url}/orders`, "read-then-retry", { qty: 1 });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retry.text()).toBe(body);
+    expect(calls.orders).toBe(1);
+  });
+
+  it("a validation 400 (not stored), then the corrected body with the same key at once → it runs, not a 422", async () => {
+    const { url, calls } = await start({ store: new SlowToSettle() });
+    const invalid = await post(`${url}/validate`, "fix-and-retry", { qty: 0 });
+    expect(invalid.status).toBe(400);
+    await invalid.text();
+    const fixed = await post(`${url}/validate`, "fix-and-retry", { qty: 2 });
+    expect(fixed.status).toBe(201);
+    expect(calls.validate).toBe(1);
+  });
+
+  it("the held response keeps its framing: Content-Length of the body, no chunked coding", async () => {
+    const { url } = await start({ store: new SlowToSettle() });
+    const res = await post(`${url}/nobody`, "framing-204", {});
+    expect(res.status).toBe(204);
+    expect(res.headers.get("content-length")).toBeNull();
+    const json = await post(`${url}/orders`, "framing-json", { qty: 1 });
+    const text = await json.text();
+    expect(json.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    expect(json.headers.get("transfer-encoding")).toBeNull();
+  });
+});
+
 describe("framing and hop-by-hop fields are never replayed (RFC 9112 §6.1, RFC 9110 §7.6.1)", () => {
   it.each(["transfer-encoding", "Content-Length", "connection", "keep-alive", "te", "trailer", "upgrade"])(
     "replayHeaders with %s → TypeError at construction",

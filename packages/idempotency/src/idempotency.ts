@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
-import { captureResponse } from "./capture.js";
+import { captureResponseHeld } from "./capture.js";
 import {
   type IdempotencyCoreOptions,
   type IdempotencyLogger,
@@ -171,9 +171,9 @@ function run(
   }
   // Ended by someone else before the handler ran: nothing to store, the claim ends with its lease.
   if (res.writableEnded) return core.abandon(claim);
-  captureResponse(res, maxBytes, (captured) => {
-    void core.complete(claim, captured, STARTED.has(res));
-  });
+  // The end of the response waits for the record: a client that retries as soon as it has read
+  // the response meets the stored record (or a released key), never the claim still in flight.
+  captureResponseHeld(res, maxBytes, (captured) => core.complete(claim, captured, STARTED.has(res)));
 }
 
 /**

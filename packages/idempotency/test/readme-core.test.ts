@@ -27,10 +27,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   // "claimed" (or "pass", for a GET): run the operation.
   const body = Buffer.from(JSON.stringify({ id: ++orders }));
   const headers = { "content-type": "application/json", location: `/orders/${orders}` };
-  res.writeHead(201, headers).end(body);
+  // Stored before it is sent: a client retrying as soon as it has the response gets the replay.
   if (decision.outcome === "claimed") {
     await idempotency.complete(decision.claim, { status: 201, headers, body }, true);
   }
+  res.writeHead(201, headers).end(body);
 }
 
 // #endregion readme-core
