@@ -15,6 +15,10 @@ describe("ipBucket", () => {
     ["2001:db8::1", false, "2001:db8::1"],
     ["fe80::1%eth0", 64, "fe80::/64"],
     ["::1", 64, "::/64"],
+    // RFC 6052 §2.1 Well-Known Prefix: the IPv4 client a translator (NAT64, SIIT-DC) embeds
+    ["64:ff9b::c633:6407", 64, "198.51.100.7"],
+    ["64:ff9b::198.51.100.7", false, "198.51.100.7"],
+    ["64:ff9b:0:0:1::c633:6407", 64, "64:ff9b::/64"],
     // RFC 7239 §6 node forms, as some proxies append the client to X-Forwarded-For
     ["192.0.2.1:8080", 64, "192.0.2.1"],
     ["[2001:db8:1:2::1]:443", 64, "2001:db8:1:2::/64"],

@@ -32,9 +32,13 @@ function hostOf(ip: string): string | undefined {
   return kind !== 0 && (family === 0 || kind === family) ? host : undefined;
 }
 
+/** `64:ff9b::/96`, the IPv4/IPv6 translation Well-Known Prefix (RFC 6052 §2.1). */
+const WELL_KNOWN_NAT64 = ipaddr.IPv6.parse("64:ff9b::");
+
 /**
- * The bucket an IP address counts in: IPv4 as is, IPv4-mapped IPv6 (`::ffff:192.0.2.1`) as the
- * IPv4 address it carries, and IPv6 as its network of `ipv6Subnet` bits (`2001:db8:1:2::/64`).
+ * The bucket an IP address counts in: IPv4 as is, IPv4-mapped IPv6 (`::ffff:192.0.2.1`) and
+ * IPv4-embedded IPv6 under the translation Well-Known Prefix (`64:ff9b::192.0.2.1`) as the IPv4
+ * address they carry, and IPv6 as its network of `ipv6Subnet` bits (`2001:db8:1:2::/64`).
  * Returns `undefined` for a value that is not an IP address.
  *
  * Why group IPv6: an end site usually receives a /64 or shorter (RFC 6177 §2 recommends more than
@@ -46,6 +50,7 @@ function hostOf(ip: string): string | undefined {
  * ipBucket("::ffff:10.0.0.1", 64); // "10.0.0.1"
  * @see https://www.rfc-editor.org/rfc/rfc6177#section-2
  * @see https://www.rfc-editor.org/rfc/rfc4291#section-2.5.5.2
+ * @see https://www.rfc-editor.org/rfc/rfc6052#section-2.1
  */
 export function ipBucket(ip: string, ipv6Subnet: number | false = 64): string | undefined {
   const bare = hostOf(ip);
@@ -53,6 +58,11 @@ export function ipBucket(ip: string, ipv6Subnet: number | false = 64): string | 
   // RFC 4291 §2.5.5.2: an IPv4-mapped IPv6 address is the IPv4 host itself.
   const addr = ipaddr.process(bare);
   if (addr.kind() === "ipv4") return addr.toString();
+  // RFC 6052 §2.1: 64:ff9b::/96 is the Well-Known Prefix under which a translator (NAT64,
+  // SIIT-DC in RFC 7755 §3) shows each IPv4 client to an IPv6 server, its address in the last 32
+  // bits (§2.2). Grouped by /64, every IPv4 client on the internet would share one bucket.
+  if (WELL_KNOWN_NAT64.match(addr as ipaddr.IPv6, 96))
+    return ipaddr.fromByteArray(addr.toByteArray().slice(12)).toString();
   if (ipv6Subnet === false || ipv6Subnet >= 128) return addr.toString();
   const bytes = addr.toByteArray();
   for (let bit = ipv6Subnet; bit < 128; bit++) {

@@ -174,6 +174,15 @@ describe("client key", () => {
     expect(await from("198.51.100.7")).toBe(429);
   });
 
+  it("IPv4 clients through a NAT64 / SIIT-DC translator (64:ff9b::/96, RFC 6052 §2.1) → one bucket per IPv4 client, not one /64 for all", async () => {
+    const url = await serve({ limit: 1 }, (app) => app.set("trust proxy", "loopback"));
+    const from = (ip: string) => fetch(url, { headers: { "X-Forwarded-For": ip } }).then((r) => r.status);
+    expect(await from("64:ff9b::198.51.100.7")).toBe(200);
+    expect(await from("64:ff9b::203.0.113.9")).toBe(200);
+    expect(await from("64:ff9b::c633:6407")).toBe(429);
+    expect(await from("198.51.100.7")).toBe(429);
+  });
+
   it("authenticated principal: counted per principal, not per IP", async () => {
     const url = await serve({ limit: 1 }, (app) =>
       app.use((req, _res, next) => {
