@@ -675,13 +675,13 @@ describe("lease renewal (memory store)", () => {
   });
 
   it("client aborts while the handler runs → renewal goes on until the handler ends; a retry gets 409, then the replay", async () => {
-    const watch = watchIntervals(20);
+    const watch = watchIntervals(100);
     try {
       const hold = gate();
       const entered = gate();
       const { store, counts } = countingStore();
       const { url, calls } = await start(
-        { store, leaseMs: 60, logger: { warn() {} } },
+        { store, leaseMs: 300, logger: { warn() {} } },
         {
           before: async (n: number) => {
             if (n !== 1) return;
@@ -701,16 +701,16 @@ describe("lease renewal (memory store)", () => {
       abort.abort();
       expect(await request).toBeInstanceOf(Error);
       // Two leases later the first run still holds the key: the client left, the handler did not.
-      await sleep(130);
+      await sleep(650);
       expect(watch.live()).toBe(1);
       const seen = counts.renew;
       expect(seen).toBeGreaterThan(2);
       expect((await post(`${url}/orders`, "gone", {})).status).toBe(409);
       hold.open();
-      for (let i = 0; i < 50 && watch.live() > 0; i++) await sleep(10);
+      for (let i = 0; i < 200 && watch.live() > 0; i++) await sleep(10);
       expect(watch.live()).toBe(0);
       let after = await post(`${url}/orders`, "gone", {});
-      for (let i = 0; i < 20 && after.status === 409; i++) {
+      for (let i = 0; i < 200 && after.status === 409; i++) {
         await sleep(10);
         after = await post(`${url}/orders`, "gone", {});
       }
