@@ -362,7 +362,8 @@ class TypeWriter {
       const doc = elementDoc(item.decl, item.min, item.max);
       const previous = out.find((p) => p.key === decl.localName);
       if (previous) {
-        // One name twice in a content model is one property (the compiler allows it).
+        // One name in alternatives of a choice is one property (the compiler refuses the name
+        // anywhere else twice: schema-compile.ts checkPropertyNames).
         if (previous.type !== type) previous.type = `${previous.type} | ${type}`;
         previous.optional &&= absent;
         continue;

@@ -354,7 +354,12 @@ class SchemaCompiler {
  * so a valid schema may name an attribute and an element `id`, or two attributes `id` in
  * different namespaces. Both would be the one property `id`: decoding would keep one value and
  * drop the other, encoding would write the value twice. Such a type is refused at compile time.
- * An element name repeated in the content model stays allowed: it is one property either way.
+ *
+ * The same holds for one element name in two particles that can both match in one instance:
+ * §3.8.4 (Element Sequence Valid) makes `<a>1</a><b/><a>2</a>` valid against the sequence
+ * (a, b, a), but the value's one property `a` would keep the second and drop the first (a
+ * gateway reading the first and the service reading the last would disagree). Alternatives of a
+ * choice that occurs once never both match, so the same name in each stays allowed.
  */
 function checkPropertyNames(type: ComplexType, node: ParsedElement, doc: SchemaDoc): void {
   const owner =
@@ -378,4 +383,28 @@ function checkPropertyNames(type: ComplexType, node: ParsedElement, doc: SchemaD
       );
     }
   }
+  coOccurringNames(type.content, false, (name) => {
+    throw new SchemaCompileError(
+      `${owner}: the element "${name}" can occur in two places of its content model; both would be the property "${name}" of the value`,
+    );
+  });
+}
+
+/**
+ * The element names (property names: local names) a particle can give values to, calling `clash`
+ * with a name two of its particles can both match in one instance: any two in a sequence or an
+ * all group, and two alternatives of a choice when that choice can occur more than once
+ * (`repeated`: it or a group around it has maxOccurs > 1).
+ */
+function coOccurringNames(p: Particle, repeated: boolean, clash: (name: string) => never): Set<string> {
+  if (p.kind === "element") return new Set([p.decl.localName]);
+  const again = repeated || p.max > 1;
+  const out = new Set<string>();
+  for (const item of p.items) {
+    for (const name of coOccurringNames(item, again, clash)) {
+      if (out.has(name) && (p.kind !== "choice" || again)) clash(name);
+      out.add(name);
+    }
+  }
+  return out;
 }

@@ -415,6 +415,58 @@ describe("one name for an attribute and an element of a complex type", () => {
   });
 });
 
+// XML Schema 1.0 Part 1 §3.8.4 (Element Sequence Valid): a sequence (a, b, a) makes <a>1</a><b/><a>2</a>
+// a valid instance, but a value is a plain object with one property `a`: decoding kept the last
+// `a` and dropped the first (a validating gateway that reads the first disagrees with the service),
+// and encoding wrote the one value in both places. Such a content model is refused at start-up.
+describe("one element name in two places of a content model that can both occur", () => {
+  const seq = (inner: string) =>
+    `<xs:element name="R"><xs:complexType>${inner}</xs:complexType></xs:element>`;
+  const el = (name: string, occurs = "") => `<xs:element name="${name}" type="xs:string"${occurs}/>`;
+  const clash =
+    /test\.xsd: xs:complexType \(of element "R"\): the element "a" can occur in two places of its content/;
+
+  it("sequence (a, b, a) → SchemaCompileError naming the type and a", () => {
+    expect(() => compile(seq(`<xs:sequence>${el("a")}${el("b")}${el("a")}</xs:sequence>`))).toThrow(clash);
+  });
+  it("sequence (a, (a)?) with the second in a nested optional sequence → SchemaCompileError", () => {
+    expect(() =>
+      compile(
+        seq(`<xs:sequence>${el("a")}<xs:sequence minOccurs="0">${el("a")}</xs:sequence></xs:sequence>`),
+      ),
+    ).toThrow(clash);
+  });
+  it("sequence (a*, b, a*) → SchemaCompileError (both lists would be one property)", () => {
+    const many = ' minOccurs="0" maxOccurs="unbounded"';
+    expect(() =>
+      compile(seq(`<xs:sequence>${el("a", many)}${el("b")}${el("a", many)}</xs:sequence>`)),
+    ).toThrow(clash);
+  });
+  it("local a and ref to a global a in one sequence → SchemaCompileError", () => {
+    expect(() =>
+      compile(
+        `<xs:element name="a" type="xs:int"/>${seq(`<xs:sequence><xs:element ref="t:a"/>${el("a")}</xs:sequence>`)}`,
+      ),
+    ).toThrow(clash);
+  });
+  it("choice maxOccurs=unbounded of (a | (b, a)) → SchemaCompileError", () => {
+    expect(() =>
+      compile(
+        seq(
+          `<xs:choice maxOccurs="unbounded">${el("a")}<xs:sequence>${el("b")}${el("a")}</xs:sequence></xs:choice>`,
+        ),
+      ),
+    ).toThrow(clash);
+  });
+  it("xs:all (a, b) and a choice (a | (b, a)) occurring once → still compile", () => {
+    const s = compile(
+      `${seq(`<xs:choice>${el("a")}<xs:sequence>${el("b")}${el("a")}</xs:sequence></xs:choice>`)}
+       <xs:element name="P"><xs:complexType><xs:all>${el("a")}${el("b")}</xs:all></xs:complexType></xs:element>`,
+    );
+    expect(s.decode(doc(`<R xmlns="${NS}"><b>1</b><a>2</a></R>`))).toEqual({ b: "1", a: "2" });
+  });
+});
+
 describe("enumeration compares values, not spellings (XML Schema 1.0 Part 2 §4.3.5)", () => {
   const enums = compile(`
     <xs:element name="I"><xs:simpleType><xs:restriction base="xs:int">
