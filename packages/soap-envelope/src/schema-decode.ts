@@ -52,7 +52,10 @@ export function decodeElement(
     // [local name] is nil": xsi:nil="false" on a non-nillable element is invalid too.
     if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
     if (isNil) {
-      if (element.children.length > 0 || XML_NON_WHITESPACE.test(element.text)) {
+      // §3.3.4 clause 3.2.1: a nilled element "must have no character or element information
+      // item [children]": white space is character content too (`<note xsi:nil="true"> </note>`
+      // would be null here and "  " to a reader that takes the text). Comments are not children.
+      if (element.children.length > 0 || element.text !== "") {
         throw new SchemaValidationError(path, "has xsi:nil and content");
       }
       return null;

@@ -1,0 +1,83 @@
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { envelope, post, readFault, silentLogger } from "../test/helpers.js";
+import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+
+// Simple values of a request as a one-way operation receives them: what the handler gets, or the
+// Sender fault (400) that refuses the message instead.
+
+const NS = "urn:example:values";
+const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+    xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+    xmlns:tns="${NS}" targetNamespace="${NS}">
+  <wsdl:types>
+    <xs:schema targetNamespace="${NS}" elementFormDefault="qualified">
+      <xs:element name="record"><xs:complexType><xs:sequence>
+        <xs:element name="note" type="xs:string" nillable="true" minOccurs="0"/>
+        <xs:element name="count" type="xs:int" nillable="true" minOccurs="0"/>
+      </xs:sequence></xs:complexType></xs:element>
+    </xs:schema>
+  </wsdl:types>
+  <wsdl:message name="record"><wsdl:part name="parameters" element="tns:record"/></wsdl:message>
+  <wsdl:portType name="Values"><wsdl:operation name="record"><wsdl:input message="tns:record"/></wsdl:operation></wsdl:portType>
+  <wsdl:binding name="ValuesSoap12" type="tns:Values">
+    <soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+    <wsdl:operation name="record"><soap12:operation soapAction="${NS}#record"/><wsdl:input><soap12:body use="literal"/></wsdl:input></wsdl:operation>
+  </wsdl:binding>
+  <wsdl:service name="ValueService">
+    <wsdl:port name="ValuePort" binding="tns:ValuesSoap12"><soap12:address location="http://localhost/values"/></wsdl:port>
+  </wsdl:service>
+</wsdl:definitions>`;
+
+const received: Record<string, unknown>[] = [];
+let server: Listening;
+beforeAll(async () => {
+  const app = express();
+  app.use(
+    "/values",
+    soapEndpoint({
+      wsdl,
+      handlers: { record: (payload: Record<string, unknown>) => void received.push(payload) } as never,
+      logger: silentLogger,
+    }),
+    soapErrorHandler(),
+  );
+  server = await listen(app);
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  received.length = 0;
+});
+
+const send = (inner: string) =>
+  post(`${server.url}/values`, envelope(`<v:record xmlns:v="${NS}" ${XSI}>${inner}</v:record>`));
+
+describe("xsi:nil (XML Schema 1.0 Part 1 §3.3.4, Element Locally Valid (Element) 3.2.1)", () => {
+  it.each([
+    ["<v:note xsi:nil='true'/>", { note: null }],
+    ["<v:note xsi:nil=' 1 '></v:note>", { note: null }],
+    ["<v:note xsi:nil='true'><!-- none --></v:note>", { note: null }],
+    ["<v:note xsi:nil='true'><![CDATA[]]></v:note>", { note: null }],
+    ["<v:count xsi:nil='true'/>", { count: null }],
+  ])("%s → 202, null", async (inner, value) => {
+    expect((await send(inner)).status).toBe(202);
+    expect(received).toEqual([value]);
+  });
+
+  it.each([
+    "<v:note xsi:nil='true'>  </v:note>",
+    "<v:note xsi:nil='true'>\n</v:note>",
+    "<v:note xsi:nil='true'><![CDATA[ ]]></v:note>",
+    "<v:count xsi:nil='true'> </v:count>",
+  ])("%s (white space is character content) → 400 Sender, not null", async (inner) => {
+    // §3.3.4 clause 3.2.1: a nilled element "must have no character or element information item
+    // [children]", white space included. An xs:string note of two spaces and a null note are two
+    // values: a reader that takes the text and this node, which took null, would disagree.
+    const res = await send(inner);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("has xsi:nil and content");
+    expect(received).toEqual([]);
+  });
+});
