@@ -209,7 +209,8 @@ function decodeSimple(type: SimpleType, raw: string, path: string, longAs: LongR
       // make the conversion cost more than linear time in the message.
       return longAs === "bigint" ? BigInt(canonicalInteger(lexical)) : canonicalInteger(lexical);
     case "int":
-      return Number(lexical);
+      // From the canonical form (Part 2 §3.3.13.2): "-0" is the integer 0, not JavaScript's -0.
+      return Number(canonicalInteger(lexical));
     case "boolean":
       return lexical === "true" || lexical === "1";
     case "decimal":
@@ -479,7 +480,7 @@ function simpleDecoder(type: SimpleType, longAs: LongRepresentation): (raw: stri
       return (raw, path) => {
         const lexical = collapseFast(raw);
         check(lexical, path);
-        return Number(lexical);
+        return Number(canonicalInteger(lexical));
       };
     case "boolean":
       return (raw, path) => {

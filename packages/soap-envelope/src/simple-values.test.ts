@@ -81,3 +81,16 @@ describe("xsi:nil (XML Schema 1.0 Part 1 §3.3.4, Element Locally Valid (Element
     expect(received).toEqual([]);
   });
 });
+
+describe("xs:int signed zero (XML Schema 1.0 Part 2 §3.3.17, §3.3.13.1)", () => {
+  it.each(["-0", "-000", " -0 ", "+0", "0"])(
+    "count %j → 202, the number 0 (not JavaScript's -0)",
+    async (lexical) => {
+      // xs:int's value space is the integers: "-0" is a lexical of 0, which has no sign. Number("-0")
+      // is -0, which Object.is, 1 / x, Math.sign and Intl.NumberFormat ("-0") tell from 0.
+      expect((await send(`<v:count>${lexical}</v:count>`)).status).toBe(202);
+      expect(received).toHaveLength(1);
+      expect(Object.is(received[0]?.count, 0)).toBe(true);
+    },
+  );
+});
