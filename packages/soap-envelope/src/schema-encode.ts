@@ -13,7 +13,7 @@ import {
   type SimpleType,
   XSI_NS,
 } from "./schema-model.js";
-import { checkLexical, collapse, lexicalCheck } from "./xsd-lexical.js";
+import { checkLexical, checkXmlChars, collapse, lexicalCheck } from "./xsd-lexical.js";
 
 /**
  * Validates a value against an element declaration and serializes it, attributes and child
@@ -146,6 +146,7 @@ function encodeSimple(type: SimpleType, value: unknown, path: string): string {
     case "string":
       if (typeof value !== "string") bad();
       lexical = value as string;
+      checkXmlChars(lexical, path);
       break;
     case "long":
     case "int":
@@ -345,6 +346,7 @@ function simpleEncoder(type: SimpleType): (value: unknown, path: string) => stri
   if (type.base === "string") {
     return (value, path) => {
       if (typeof value !== "string") return encodeSimple(type, value, path);
+      checkXmlChars(value, path);
       check(value, path);
       return value;
     };

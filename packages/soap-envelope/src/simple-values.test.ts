@@ -3,6 +3,7 @@ import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { envelope, post, readFault, silentLogger } from "../test/helpers.js";
 import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { parseXmlString, resolveLimits } from "./xml.js";
 
 // Simple values of a request as a one-way operation receives them: what the handler gets, or the
 // Sender fault (400) that refuses the message instead.
@@ -18,13 +19,28 @@ const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
         <xs:element name="note" type="xs:string" nillable="true" minOccurs="0"/>
         <xs:element name="count" type="xs:int" nillable="true" minOccurs="0"/>
       </xs:sequence></xs:complexType></xs:element>
+      <xs:element name="echo"><xs:complexType><xs:sequence>
+        <xs:element name="key" type="xs:string"/>
+      </xs:sequence></xs:complexType></xs:element>
+      <xs:element name="echoResponse"><xs:complexType><xs:sequence>
+        <xs:element name="text" type="xs:string"/>
+        <xs:element name="marked" minOccurs="0"><xs:complexType><xs:simpleContent>
+          <xs:extension base="xs:string"><xs:attribute name="mark" type="xs:string"/></xs:extension>
+        </xs:simpleContent></xs:complexType></xs:element>
+      </xs:sequence></xs:complexType></xs:element>
     </xs:schema>
   </wsdl:types>
   <wsdl:message name="record"><wsdl:part name="parameters" element="tns:record"/></wsdl:message>
-  <wsdl:portType name="Values"><wsdl:operation name="record"><wsdl:input message="tns:record"/></wsdl:operation></wsdl:portType>
+  <wsdl:message name="echo"><wsdl:part name="parameters" element="tns:echo"/></wsdl:message>
+  <wsdl:message name="echoResponse"><wsdl:part name="parameters" element="tns:echoResponse"/></wsdl:message>
+  <wsdl:portType name="Values">
+    <wsdl:operation name="record"><wsdl:input message="tns:record"/></wsdl:operation>
+    <wsdl:operation name="echo"><wsdl:input message="tns:echo"/><wsdl:output message="tns:echoResponse"/></wsdl:operation>
+  </wsdl:portType>
   <wsdl:binding name="ValuesSoap12" type="tns:Values">
     <soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
     <wsdl:operation name="record"><soap12:operation soapAction="${NS}#record"/><wsdl:input><soap12:body use="literal"/></wsdl:input></wsdl:operation>
+    <wsdl:operation name="echo"><soap12:operation soapAction="${NS}#echo"/><wsdl:input><soap12:body use="literal"/></wsdl:input><wsdl:output><soap12:body use="literal"/></wsdl:output></wsdl:operation>
   </wsdl:binding>
   <wsdl:service name="ValueService">
     <wsdl:port name="ValuePort" binding="tns:ValuesSoap12"><soap12:address location="http://localhost/values"/></wsdl:port>
@@ -32,6 +48,8 @@ const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
 </wsdl:definitions>`;
 
 const received: Record<string, unknown>[] = [];
+/** What the echo handler returns, by the request's key. */
+const results: Record<string, unknown> = {};
 let server: Listening;
 beforeAll(async () => {
   const app = express();
@@ -39,7 +57,10 @@ beforeAll(async () => {
     "/values",
     soapEndpoint({
       wsdl,
-      handlers: { record: (payload: Record<string, unknown>) => void received.push(payload) } as never,
+      handlers: {
+        record: (payload: Record<string, unknown>) => void received.push(payload),
+        echo: ({ key }: { key: string }) => results[key],
+      } as never,
       logger: silentLogger,
     }),
     soapErrorHandler(),
@@ -91,6 +112,54 @@ describe("xs:int signed zero (XML Schema 1.0 Part 2 §3.3.17, §3.3.13.1)", () =
       expect((await send(`<v:count>${lexical}</v:count>`)).status).toBe(202);
       expect(received).toHaveLength(1);
       expect(Object.is(received[0]?.count, 0)).toBe(true);
+    },
+  );
+});
+
+describe("strings in a result that XML 1.0 cannot carry (XML Schema 1.0 Part 2 §3.2.1, XML 1.0 §2.2)", () => {
+  const echo = (key: string) =>
+    post(`${server.url}/values`, envelope(`<v:echo xmlns:v="${NS}"><v:key>${key}</v:key></v:echo>`));
+
+  it("]]>, quotes, tab, CR LF in text and in an attribute → 200, read back as written", async () => {
+    const tricky = "]]> \"q\" 'a' <&>\t\r\n";
+    results.tricky = { text: tricky, marked: { $value: tricky, mark: tricky } };
+    const res = await echo("tricky");
+    expect(res.status).toBe(200);
+    const body = parseXmlString(res.text, resolveLimits()).children[0]?.children[0];
+    const [text, marked] = body?.children ?? [];
+    expect(text?.text).toBe(tricky);
+    expect(marked?.text).toBe(tricky);
+    expect(marked?.attributes.mark).toBe(tricky);
+  });
+
+  it.each([
+    ["U+0000", { text: "a\u0000b" }, "echoResponse.text"],
+    ["U+0001", { text: "\u0001" }, "echoResponse.text"],
+    ["U+FFFE", { text: "\uFFFE" }, "echoResponse.text"],
+    ["U+FFFF", { text: "x\uFFFF" }, "echoResponse.text"],
+    ["a lone high surrogate", { text: "x\uD800y" }, "echoResponse.text"],
+    ["a lone low surrogate", { text: "\uDC00" }, "echoResponse.text"],
+    ["U+0000 in simple content", { text: "ok", marked: { $value: "\u0000" } }, "echoResponse.marked.$value"],
+    [
+      "U+0000 in an attribute",
+      { text: "ok", marked: { $value: "", mark: "\u0000" } },
+      "echoResponse.marked.mark",
+    ],
+  ])(
+    "%s in a result's xs:string → 500 Receiver naming the field, not a U+FFFD the handler never wrote",
+    async (name, result, path) => {
+      // An xs:string is a sequence of XML characters (Part 2 §3.2.1: those matching XML 1.0 §2.2's
+      // Char), which these are not; no character reference can carry them either (§4.1 WFC: Legal
+      // Character). Replaced by U+FFFD, the client read a value the handler never returned.
+      const key = `bad${name.replace(/\W/g, "")}`;
+      results[key] = result;
+      silentLogger.errors.length = 0;
+      const res = await echo(key);
+      expect(res.status).toBe(500);
+      expect(res.text).not.toContain("\uFFFD");
+      expect(readFault(res.text).code).toBe("{http://www.w3.org/2003/05/soap-envelope}Receiver");
+      expect(silentLogger.errors).toHaveLength(1);
+      expect(JSON.stringify(silentLogger.errors[0])).toContain(path);
     },
   );
 });

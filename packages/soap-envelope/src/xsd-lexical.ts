@@ -10,6 +10,24 @@ export function collapse(value: string): string {
   return trimXml(value.replace(/[\t\n\r ]+/g, " "));
 }
 
+// XML 1.0 §2.2 Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]; with
+// the `u` flag a lone surrogate is one code point outside every range, so it matches too.
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/**
+ * Part 2 §3.2.1: the value space of xs:string is "the set of finite-length sequences of
+ * characters (as defined in [XML 1.0 (Second Edition)]) that match the Char production". A
+ * string with any other (U+0000, U+FFFE, a lone surrogate) is no xs:string, and no character
+ * reference can write it (XML 1.0 §4.1, WFC: Legal Character). A parsed message never holds
+ * one; a value a handler returns may.
+ */
+export function checkXmlChars(v: string, path: string): void {
+  const bad = NOT_XML_CHAR.exec(v);
+  if (bad === null) return;
+  const code = (bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
+  fail(path, `contains U+${code}, which is not an XML character`);
+}
+
 /** The lexical space of xs:decimal (Part 2 §3.2.3.1). */
 export const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 const INTEGER_RE = /^[+-]?\d+$/;
