@@ -38,6 +38,7 @@ export function decodeElement(
   longAs: LongRepresentation,
 ): unknown {
   const nil = element.attributes[XSI_NIL];
+  let nilled = false;
   if (nil !== undefined) {
     const nilValue = trimXml(nil);
     const isNil = nilValue === "true" || nilValue === "1";
@@ -58,7 +59,7 @@ export function decodeElement(
       if (element.children.length > 0 || element.text !== "") {
         throw new SchemaValidationError(path, "has xsi:nil and content");
       }
-      return null;
+      nilled = true;
     }
   }
   for (const key in element.attributes) {
@@ -68,8 +69,13 @@ export function decodeElement(
     }
   }
   const type = decl.type;
+  // A nilled element is null once its attributes are checked: xsi:nil exempts its content from
+  // the type (§3.3.4 clause 3.2), not its attributes (§3.3.4 clause 5, Element Locally Valid
+  // (Type): a simple type allows none but xsi:*; §3.4.4 clauses 3 and 4: a complex type's
+  // undeclared attributes are refused and its required ones still required).
   if (type.kind === "simple") {
     checkNoAttributes(element, path);
+    if (nilled) return null;
     if (element.children.length > 0) throw new SchemaValidationError(path, "must not contain elements");
     return decodeSimple(type, element.text, path, longAs);
   }
@@ -90,6 +96,7 @@ export function decodeElement(
     if (key === SOAP_ENCODING_STYLE) checkEncodingStyle(element.attributes[key] ?? "", path);
     else throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
   }
+  if (nilled) return null;
   if (type.simpleContent) {
     if (element.children.length > 0) throw new SchemaValidationError(path, "must not contain elements");
     out.$value = decodeSimple(type.simpleContent, element.text, path, longAs);

@@ -18,6 +18,9 @@ const wsdl = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
       <xs:element name="record"><xs:complexType><xs:sequence>
         <xs:element name="note" type="xs:string" nillable="true" minOccurs="0"/>
         <xs:element name="count" type="xs:int" nillable="true" minOccurs="0"/>
+        <xs:element name="price" nillable="true" minOccurs="0"><xs:complexType><xs:simpleContent>
+          <xs:extension base="xs:decimal"><xs:attribute name="currency" type="xs:string" use="required"/></xs:extension>
+        </xs:simpleContent></xs:complexType></xs:element>
       </xs:sequence></xs:complexType></xs:element>
       <xs:element name="echo"><xs:complexType><xs:sequence>
         <xs:element name="key" type="xs:string"/>
@@ -100,6 +103,32 @@ describe("xsi:nil (XML Schema 1.0 Part 1 §3.3.4, Element Locally Valid (Element
     expect(res.status).toBe(400);
     expect(readFault(res.text).reason).toContain("has xsi:nil and content");
     expect(received).toEqual([]);
+  });
+});
+
+describe("a nilled element's attributes (XML Schema 1.0 Part 1 §3.3.4 clause 5, §3.4.4 clauses 3 and 4)", () => {
+  // xsi:nil="true" exempts an element's content from its type, not its attributes: a simple
+  // type allows none but xsi:*, a complex type's required attributes are still required and an
+  // undeclared one is still refused. Nil returned null before any of that was looked at.
+  it.each([
+    ["<v:note xsi:nil='true' smuggled='1'/>", 'attribute "smuggled" is not allowed'],
+    ["<v:count xsi:nil='true' smuggled='1'/>", 'attribute "smuggled" is not allowed'],
+    [
+      "<v:note xsi:nil='true' xmlns:xs='http://www.w3.org/2001/XMLSchema' xsi:type='xs:int'/>",
+      'xsi:type="xs:int" is not supported',
+    ],
+    ["<v:note xsi:nil='true' xsi:other='1'/>", "attribute xsi:other is not supported"],
+    ["<v:price xsi:nil='true'/>", "record/price/@currency: is required"],
+    ["<v:price xsi:nil='true' currency='EUR' smuggled='1'/>", 'attribute "smuggled" is not allowed'],
+  ])("%s → 400 Sender", async (inner, reason) => {
+    const res = await send(inner);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain(reason);
+    expect(received).toEqual([]);
+  });
+  it("<v:price xsi:nil='true' currency='EUR'/> → 202, null", async () => {
+    expect((await send("<v:price xsi:nil='true' currency='EUR'/>")).status).toBe(202);
+    expect(received).toEqual([{ price: null }]);
   });
 });
 
