@@ -221,6 +221,31 @@ describe("WS-Security UsernameToken PasswordDigest", () => {
     ).toBe("InvalidSecurityToken");
   });
 
+  it("Created on a day the month lacks (2026-02-30, 2026-04-31) or with a zone past ±14:00 → InvalidSecurityToken", async () => {
+    // Date.parse rolls 2026-02-30 over to March 2nd: on that day the token was fresh.
+    const now = () => Date.parse("2026-03-02T00:01:00Z");
+    const soap = createSoapCredentialsVerifier({ getPassword, now, nonceStore: memoryNonceStore() });
+    const pw = PASSWORDS.alice as string;
+    for (const created of ["2026-02-30T00:00:30Z", "2026-02-29T00:00:30Z", "2026-03-02T23:30:30+23:30"]) {
+      const blocks = headerBlocks(envelope(usernameToken({ password: pw, digest: true, created })));
+      await expect(soap.verify(blocks)).rejects.toMatchObject({ code: "InvalidSecurityToken" });
+    }
+    const april = createSoapCredentialsVerifier({
+      getPassword,
+      now: () => Date.parse("2026-05-01T00:01:00Z"),
+      nonceStore: memoryNonceStore(),
+    });
+    const blocks = headerBlocks(
+      envelope(usernameToken({ password: pw, digest: true, created: "2026-04-31T00:00:30Z" })),
+    );
+    await expect(april.verify(blocks)).rejects.toMatchObject({ code: "InvalidSecurityToken" });
+    // The same instants spelled as real dates pass; 24:00:00 is the end of the day (§3.3.7).
+    for (const created of ["2026-03-02T00:00:30Z", "2026-03-01T24:00:00Z", "2026-03-02T14:00:30+14:00"]) {
+      const ok = headerBlocks(envelope(usernameToken({ password: pw, digest: true, created })));
+      await expect(soap.verify(ok)).resolves.toMatchObject({ id: "alice" });
+    }
+  });
+
   it("the same message sent twice (replayed nonce) → first 200, then FailedAuthentication", async () => {
     const header = usernameToken({ password: PASSWORDS.alice as string, digest: true });
     expect((await post(header)).status).toBe(200);

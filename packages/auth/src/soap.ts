@@ -325,7 +325,40 @@ function single(el: XmlElement, ns: string | null, name: string, reason: string)
 }
 
 /** RFC 3339 / xsd:dateTime as WS-Security uses it; a zone is required so the instant is exact. */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * The instant of an xsd:dateTime with a zone, or `NaN` when the text is not one. `Date.parse`
+ * alone rolls a day the month lacks over into the next month (`2026-02-30` → March 2nd) and takes
+ * any zone offset up to 23:59; XML Schema 1.1 Part 2 §3.3.7 (dateTime) and §E.3.2 refuse both:
+ * "the day value must be no more than 30 if month is one of 4, 6, 9, or 11; no more than 29 if
+ * month is 2; and no more than 28 if month is 2 and year is not divisible by 4, or is divisible
+ * by 100 but not by 400", and `timezoneFrag` runs from -14:00 to +14:00. `24:00:00` is the
+ * `endOfDayFrag`, the first instant of the next day.
+ */
+function dateTimeInstant(text: string): number {
+  const m = DATE_TIME.exec(text);
+  if (m === null) return Number.NaN;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days =
+    month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (month < 1 || month > 12 || day < 1 || day > days) return Number.NaN;
+  const endOfDay = hour === 24 && minute === 0 && second === 0 && /^0*$/.test(m[7] ?? "");
+  if ((hour > 23 && !endOfDay) || minute > 59 || second > 59) return Number.NaN;
+  const zoneHours = m[8] === undefined ? 0 : Number(m[8]);
+  const zoneMinutes = m[9] === undefined ? 0 : Number(m[9]);
+  if (zoneMinutes > 59 || zoneHours > 14 || (zoneHours === 14 && zoneMinutes !== 0)) return Number.NaN;
+  return Date.parse(text);
+}
 
 function constantTimeEqual(a: string, b: string): boolean {
   const x = createHash("sha256").update(a, "utf8").digest();
@@ -545,7 +578,7 @@ function readToken(security: XmlElement): UsernameTokenParts {
 /** `wsu:Created`'s text, once it is an instant within the freshness window. */
 function checkCreated(config: SoapConfig, createdEl: XmlElement): string {
   const created = createdEl.text.trim();
-  const at = DATE_TIME.test(created) ? Date.parse(created) : Number.NaN;
+  const at = dateTimeInstant(created);
   if (Number.isNaN(at))
     throw new SoapAuthError("InvalidSecurityToken", "Created is not an xsd:dateTime with a zone");
   const now = config.now();
