@@ -139,6 +139,21 @@ function readMediaType(
 ): void {
   if (!config.mediaType) return;
   const { ranges, unversioned } = vendorRanges(headers.accept, config.mediaType.vendor);
+  // The path or a header named a version already. RFC 9110 §12.5.1: `Accept` lists every media
+  // range the client accepts, not one choice: a client that speaks v1 and v2 (`vnd.svc.v1+json,
+  // vnd.svc.v2+json`) asking for `/v2/...` accepts the v2 type, and a client that also accepts a
+  // type naming no version (`application/json`, `*/*`) accepts v2's representation under it. Only
+  // an `Accept` that takes neither contradicts the other strategy (→ 400 in `conclude`).
+  const elsewhere = named[0]?.version;
+  if (elsewhere !== undefined) {
+    const same = ranges.find((r) => r.version === elsewhere);
+    if (same !== undefined) {
+      named.push({ version: elsewhere, source: "media-type", label: same.mediaType });
+      if (!neutral()) resolution.mediaType = same.mediaType;
+      return;
+    }
+    if (unversioned) return;
+  }
   const known = ranges.find((r) => r.version !== undefined && config.versions.has(r.version));
   // RFC 9110 §15.5.7: a 406 says no representation is acceptable. A client that names only
   // versions this API does not have in the vendor tree but also accepts a type naming none

@@ -356,6 +356,34 @@ describe("resolution", () => {
   it("/v2/employees with Accept: application/vnd.svc.v1+json → 400 conflict", async () => {
     expect((await get("/v2/employees", { Accept: "application/vnd.svc.v1+json" })).status).toBe(400);
   });
+  it("/v2/employees with Accept: vnd v1, vnd v2 (a client of both) → version 2, labelled v2, not a conflict", async () => {
+    const res = await get("/v2/employees", {
+      Accept: "application/vnd.svc.v1+json, application/vnd.svc.v2+json;q=0.5",
+    });
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("content-type")).toMatch(/^application\/vnd\.svc\.v2\+json/);
+  });
+  it("API-Version: 2 with Accept: vnd v1, vnd v2 → version 2", async () => {
+    const res = await get("/employees", {
+      "API-Version": "2",
+      Accept: "application/vnd.svc.v1+json, application/vnd.svc.v2+json",
+    });
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBe(2);
+  });
+  it("/v2/employees with Accept: vnd v1, application/json;q=0.5 → version 2 as application/json", async () => {
+    const res = await get("/v2/employees", { Accept: "application/vnd.svc.v1+json, application/json;q=0.5" });
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  });
+  it("/v2/employees with Accept: vnd v1, vnd v2;q=0 → 400 conflict (v2 not acceptable)", async () => {
+    const res = await get("/v2/employees", {
+      Accept: "application/vnd.svc.v1+json, application/vnd.svc.v2+json;q=0",
+    });
+    expect(res.status).toBe(400);
+  });
   it("/v2/employees with API-Version: 2 and Accept vnd v2 → version 2 (they agree)", async () => {
     const res = await get("/v2/employees", { "API-Version": "2", Accept: "application/vnd.svc.v2+json" });
     expect(at(await res.json(), "v")).toBe(2);
