@@ -102,7 +102,8 @@ function toPrivateKey(key: JWK | string | KeyObject): KeyObject {
  * @example
  * const issuer = createTokenIssuer({ issuer: "https://api.example/", audience: "https://api.example/" });
  * app.get("/.well-known/jwks.json", async (_req, res) => res.json(await issuer.jwks()));
- * app.post("/token", async (req, res) => res.json(await issuer.issue({ id: "alice", scopes: ["read"] })));
+ * // RFC 6749 §5.1: a token response MUST carry Cache-Control: no-store.
+ * app.post("/token", async (req, res) => res.set("Cache-Control", "no-store").json(await issuer.issue({ id: "alice", scopes: ["read"] })));
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.1
  * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
  */
