@@ -171,6 +171,58 @@ describe("failure budgets (with @svc/ratelimit's createRateLimiter)", () => {
     expect((await get(url, basic("bob", "builder"), "192.0.2.20")).status).toBe(200);
   });
 
+  it("12 wrong passwords for alice sent at once with a budget of 3 → verify runs 3 times, not 12", async () => {
+    const v = counting();
+    const { limiter } = failures(3);
+    let checked = 0;
+    const counted: FailureLimiter = {
+      consume(key, cost) {
+        if (cost === 0) checked++;
+        return limiter.consume(key, cost);
+      },
+    };
+    const url = await serve({ failureLimit: { perUsername: counted }, cache: false }, v.verify);
+    v.hold();
+    const attempts = Array.from({ length: 12 }, (_, i) =>
+      get(url, basic("alice", `guess${i}`), `192.0.2.${40 + i}`),
+    );
+    // All 12 have checked the budget (3 left: nothing is spent until verify answers).
+    await expect.poll(() => checked).toBe(12);
+    await expect.poll(() => v.calls.length).toBe(2);
+    v.release();
+    const statuses = (await Promise.all(attempts)).map((r) => r.status);
+    expect(v.calls).toHaveLength(3);
+    // The other 9 waited for those in flight, then found the budget spent.
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    // The budget is spent: the right password now waits out the window like any other attempt.
+    expect((await get(url, basic("alice", "right"), "192.0.2.99")).status).toBe(429);
+  });
+
+  it("6 right passwords sent at once with a budget of 2 → 200 × 6: the ones past the budget wait, not 503", async () => {
+    const v = counting();
+    const { limiter } = failures(2);
+    const url = await serve({ failureLimit: { perUsername: limiter }, cache: false }, v.verify);
+    v.hold();
+    const attempts = Array.from({ length: 6 }, () => get(url, basic("alice", "right")));
+    await expect.poll(() => v.calls.length).toBe(2);
+    v.release();
+    expect((await Promise.all(attempts)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(v.calls).toHaveLength(6);
+  });
+
+  it("the same right password 6 times at once with a budget of 1 → verify runs once, the rest are cache hits", async () => {
+    const v = counting();
+    const { limiter } = failures(1);
+    const url = await serve({ failureLimit: { perUsername: limiter } }, v.verify);
+    v.hold();
+    const attempts = Array.from({ length: 6 }, () => get(url, basic("alice", "right")));
+    await expect.poll(() => v.calls.length).toBe(1);
+    v.release();
+    expect((await Promise.all(attempts)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(v.calls).toHaveLength(1);
+  });
+
   it("the window passes → the right password → 200 again", async () => {
     const v = counting();
     const { limiter, clock } = failures(2, 10_000);

@@ -281,7 +281,9 @@ function positiveInteger(value: unknown, name: string, fallback: number, min = 1
  *
  * 1. the failure budgets of the client and the user name (`consume(key, 0)`): spent → `blocked`;
  * 2. the cache of verified credentials: a hit → `authenticated`;
- * 3. a verification slot (`concurrency`, `queue`): none free → `busy`;
+ * 3. a unit left of each budget that no attempt in flight holds (else wait for one of them to
+ *    end, and check again from 1.), then a verification slot (`concurrency`, `queue`): none →
+ *    `busy`;
  * 4. `verify(username, password)`; a failure spends one unit of each budget → `invalid`.
  *
  * Misconfiguration throws a `TypeError` with a `code` (`ERR_SVC_AUTH_BASIC_CONCURRENCY`, ...).
@@ -408,6 +410,55 @@ type BudgetKey = [FailureLimiter, string];
 /** No unit spent in advance (no budgets, or limiters that failed open). */
 const NONE_PRESPENT: readonly boolean[] = [];
 
+/**
+ * What step 1 leaves an attempt that may go on: per key, whether a unit was spent on the way
+ * (`prespent`), and the units left (`remaining`, `0` when spent on the way).
+ */
+interface Admitted {
+  prespent: readonly boolean[];
+  remaining: readonly number[];
+}
+
+const NOT_COUNTED: Admitted = { prespent: NONE_PRESPENT, remaining: [] };
+
+/** What this process knows of one budget key beyond the limiter's count. */
+interface KeyState {
+  /** Attempts past the budget check whose outcome is not recorded yet (`verify` running or queued). */
+  held: number;
+  /** Attempts between the start of their budget read and their decision to hold. */
+  reading: number;
+  /** Bumped each time a held attempt ends: a budget read begun before it may not show its failure. */
+  version: number;
+  /** Attempts waiting for a held one to end. */
+  waiting: (() => void)[];
+}
+
+/**
+ * Budget keys with attempts reading, holding or waiting, per limiter, in this process: bounded by
+ * the attempts in progress, as a key leaves once none is. Per limiter, not per verifier, so that
+ * verifiers sharing a limiter share it.
+ */
+const keyStates = new WeakMap<FailureLimiter, Map<string, KeyState>>();
+
+function stateOf(limiter: FailureLimiter, key: string): KeyState {
+  let byKey = keyStates.get(limiter);
+  if (byKey === undefined) {
+    byKey = new Map();
+    keyStates.set(limiter, byKey);
+  }
+  let state = byKey.get(key);
+  if (state === undefined) {
+    state = { held: 0, reading: 0, version: 0, waiting: [] };
+    byKey.set(key, state);
+  }
+  return state;
+}
+
+function forgetIfIdle(limiter: FailureLimiter, key: string, state: KeyState): void {
+  if (state.held === 0 && state.reading === 0 && state.waiting.length === 0)
+    keyStates.get(limiter)?.delete(key);
+}
+
 /** Marks an attempt shed for want of a verification slot. */
 const SHED = Symbol("shed");
 
@@ -418,30 +469,111 @@ async function attempt(
   address: string | undefined,
 ): Promise<BasicOutcome> {
   const keys = budgetKeys(config, credential, address);
+  for (;;) {
+    const states = keys.map(([limiter, key]) => stateOf(limiter, key));
+    const versions = states.map((state) => state.version);
+    for (const state of states) state.reading++;
+    let decided: Decided;
+    try {
+      decided = await beforeVerify(config, keys, credential, states, versions);
+    } finally {
+      states.forEach((state, i) => {
+        state.reading--;
+        const [limiter, key] = keys[i] as BudgetKey;
+        forgetIfIdle(limiter, key, state);
+      });
+    }
+    if ("outcome" in decided) return decided.outcome;
+    if ("again" in decided) {
+      await decided.again;
+      continue;
+    }
+    try {
+      // 3. and 4. A slot for the expensive part (or shed the attempt now), then the check.
+      const { cacheKey, prespent } = decided;
+      const generation = config.cache?.generation;
+      const result = await runGated(config, credential as CredentialCheck);
+      if (result === SHED) return { result: "busy", retryAfterMs: config.busyMs };
+      if (!result) return recordFailure(config, keys, prespent);
+      // clearCache() while this check ran (a changed password): it judged the old state, so its
+      // result answers this attempt only and is not cached.
+      return authenticated(config, result, config.cache?.generation === generation ? cacheKey : undefined);
+    } finally {
+      decided.release();
+    }
+  }
+}
+
+/** What steps 1 and 2 decide: an outcome, a reason to check again, or a hold on the budgets. */
+type Decided =
+  | { outcome: BasicOutcome }
+  | { again: Promise<void> }
+  | { release: () => void; prespent: readonly boolean[]; cacheKey: string | undefined };
+
+/**
+ * Steps 1 and 2, and the hold on the budgets. A budget is spent only when a failure is recorded,
+ * once `verify` answers: checked alone, N attempts sent at once all found the same units left and
+ * all reached `verify`, N guesses for a budget of fewer. So each attempt that goes on to `verify`
+ * holds one of the units left until it is judged; with every unit held, it waits for one of those
+ * in flight to end and checks again (the budget spent by then, or the same credentials just
+ * cached), and a check that a held attempt ended during is made again, as it may not show that
+ * attempt's failure. Concurrency buys no guess beyond the budget (OWASP: limit the failed
+ * attempts per account), and good credentials sent at once wait rather than fail.
+ */
+async function beforeVerify(
+  config: BasicConfig,
+  keys: BudgetKey[],
+  credential: CredentialCheck | undefined,
+  states: readonly KeyState[],
+  versions: readonly number[],
+): Promise<Decided> {
   // 1. The budgets, before any hashing: an attacker over budget costs a lookup, not scrypt.
-  let prespent = NONE_PRESPENT;
+  let admitted = NOT_COUNTED;
   if (keys.length > 0) {
     const budgets = await checkBudgets(config, keys);
-    if (!Array.isArray(budgets)) return budgets as BasicOutcome;
-    prespent = budgets;
+    if (!("remaining" in budgets)) return { outcome: budgets };
+    admitted = budgets;
   }
-  if (!credential) return recordFailure(config, keys, prespent);
+  const { prespent } = admitted;
+  if (!credential) return { outcome: await recordFailure(config, keys, prespent) };
 
   // 2. Credentials verified a moment ago.
   const cacheKey = cacheKeyOf(config, credential);
   if (cacheKey !== undefined) {
     const hit = config.cache?.get(cacheKey, Date.now());
-    if (hit) return { result: "authenticated", principal: toPrincipal(hit, "basic") };
+    if (hit) return { outcome: { result: "authenticated", principal: toPrincipal(hit, "basic") } };
   }
 
-  // 3. and 4. A slot for the expensive part (or shed the attempt now), then the check.
-  const generation = config.cache?.generation;
-  const result = await runGated(config, credential);
-  if (result === SHED) return { result: "busy", retryAfterMs: config.busyMs };
-  if (!result) return recordFailure(config, keys, prespent);
-  // clearCache() while this check ran (a changed password): it judged the old state, so its
-  // result answers this attempt only and is not cached.
-  return authenticated(config, result, config.cache?.generation === generation ? cacheKey : undefined);
+  // No budgets, or limiters that failed open: nothing counted, nothing to hold.
+  if (admitted === NOT_COUNTED) return { release: () => {}, prespent, cacheKey };
+  const counted = states.filter((_, i) => !prespent[i]); // a unit spent in advance is this attempt's
+  const stale = states.some((state, i) => !prespent[i] && state.version !== versions[i]);
+  const full = states.find((state, i) => !prespent[i] && state.held >= (admitted.remaining[i] ?? 1));
+  if (stale || full) {
+    // A unit spent in advance by this check would be spent again by the next one.
+    if (prespent.includes(true)) return { outcome: { result: "busy", retryAfterMs: config.busyMs } };
+    if (stale || full === undefined) return { again: Promise.resolve() };
+    return { again: new Promise<void>((resolve) => full.waiting.push(resolve)) };
+  }
+  for (const state of counted) state.held++;
+  let released = false;
+  return {
+    prespent,
+    cacheKey,
+    release: () => {
+      if (released) return;
+      released = true;
+      states.forEach((state, i) => {
+        if (prespent[i]) return;
+        state.held--;
+        state.version++;
+        // Every waiter checks the budget again: spent by now, or a unit left for it.
+        for (const wake of state.waiting.splice(0)) wake();
+        const [limiter, key] = keys[i] as BudgetKey;
+        forgetIfIdle(limiter, key, state);
+      });
+    },
+  };
 }
 
 /** The budgets an attempt counts against: the client's (`c:`) and the user name's (`u:`). */
@@ -472,35 +604,39 @@ function usernameKey(username: string): string {
 
 /**
  * Step 1: the outcome that ends the attempt (`blocked` by a spent budget, or `busy` on a
- * closed-mode limiter failure), else, per key, whether a unit was spent on the way.
+ * closed-mode limiter failure), else, per key, whether a unit was spent on the way and how many
+ * are left.
  */
-async function checkBudgets(
-  config: BasicConfig,
-  keys: BudgetKey[],
-): Promise<BasicOutcome | readonly boolean[]> {
-  let waits: number[];
+async function checkBudgets(config: BasicConfig, keys: BudgetKey[]): Promise<BasicOutcome | Admitted> {
+  let budgets: Budget[];
   try {
-    waits = await Promise.all(keys.map(([limiter, key]) => spent(limiter, key)));
+    budgets = await Promise.all(keys.map(([limiter, key]) => spent(limiter, key)));
   } catch (err) {
-    return limiterFailed(config, err) ?? NONE_PRESPENT;
+    // Failing open: no budgets, so nothing is counted or held either.
+    return limiterFailed(config, err) ?? NOT_COUNTED;
   }
-  const wait = Math.max(...waits);
+  const wait = Math.max(...budgets.map((b) => b.wait));
   if (wait > 0) return { result: "blocked", retryAfterMs: wait };
-  return waits.map((w) => w === -1);
+  return { prespent: budgets.map((b) => b.wait === -1), remaining: budgets.map((b) => b.remaining) };
 }
 
 /**
- * The milliseconds to wait when `key`'s budget is spent, `0` when it is not, or `-1` when a
- * unit was spent on the way (the budget came back between the two calls: that unit is this
- * attempt's failure, recorded in advance).
+ * A budget as step 1 finds it: `wait` is the milliseconds to wait when it is spent, `0` when it
+ * is not (`remaining` units left), or `-1` when a unit was spent on the way (the budget came back
+ * between the two calls: that unit is this attempt's failure, recorded in advance).
  */
-async function spent(limiter: FailureLimiter, key: string): Promise<number> {
+interface Budget {
+  wait: number;
+  remaining: number;
+}
+
+async function spent(limiter: FailureLimiter, key: string): Promise<Budget> {
   const report = await limiter.consume(key, 0);
-  if (report.allowed && report.remaining >= 1) return 0;
+  if (report.allowed && report.remaining >= 1) return { wait: 0, remaining: report.remaining };
   // A cost-0 report says "none left" but not when one comes back; a cost-1 call does, and a
   // denied call spends nothing (RFC 6585 §4 and §7.2 of RFC 9110 for Retry-After).
   const probe = await limiter.consume(key, 1);
-  return probe.allowed ? -1 : Math.max(1, probe.retryAfterMs);
+  return probe.allowed ? { wait: -1, remaining: 0 } : { wait: Math.max(1, probe.retryAfterMs), remaining: 0 };
 }
 
 /** A failed attempt: one unit of each budget not already spent in step 1, then `invalid`. */
