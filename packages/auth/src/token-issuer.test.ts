@@ -92,6 +92,16 @@ describe("createTokenIssuer", () => {
     expect(typeof claims.jti).toBe("string");
   });
 
+  it("the token carries every claim RFC 9068 §2.2 requires of an at+jwt, client_id included", async () => {
+    const claims = decodeJwt((await issuer.issue({ id: "svc-reporting" })).access_token);
+    for (const name of ["iss", "exp", "aud", "sub", "client_id", "iat", "jti"])
+      expect(claims, name).toHaveProperty(name);
+    expect(claims.client_id).toBe("svc-reporting");
+    // A caller that knows the client names it.
+    const other = decodeJwt((await issuer.issue({ id: "alice" }, { client_id: "web-app" })).access_token);
+    expect(other).toMatchObject({ sub: "alice", client_id: "web-app" });
+  });
+
   it("the JWKS holds the public key only", async () => {
     const { keys } = await issuer.jwks();
     expect(keys).toHaveLength(1);

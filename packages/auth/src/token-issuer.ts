@@ -53,7 +53,8 @@ export interface TokenIssuer {
   /** The algorithm tokens are signed with: list it in the verifier's `algorithms`. */
   readonly algorithm: SigningAlgorithm;
   /**
-   * Signs an access token for `principal`; `claims` adds or overrides claims. Each scope must be
+   * Signs an RFC 9068 access token for `principal` (`client_id` is the principal's id unless
+   * `claims` names another); `claims` adds or overrides claims. Each scope must be
    * one RFC 6749 §3.3 scope-token (no spaces): anything else rejects with a `TypeError`.
    */
   issue(
@@ -157,6 +158,12 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
         aud,
         iat,
         exp: iat + ttl,
+        // RFC 9068 §2.2, the JWT access token profile this token's `typ: at+jwt` names: client_id
+        // is REQUIRED beside iss, exp, aud, sub, iat and jti, and a validator of the profile
+        // refuses a token without it. The issuer knows no client but the principal it was asked
+        // for: a client authenticating as itself (RFC 6749 §4.4), whose sub "SHOULD correspond
+        // to an identifier of the client" (§2.2). `claims` can name another.
+        client_id: principal.id,
         jti: randomUUID(),
       };
       if (principal.scopes && principal.scopes.length > 0) {
