@@ -82,6 +82,40 @@ describe.each(backends)("PDF invoices and QR tracking codes on $name (part 1)", 
     expect(await pdfText(await res.arrayBuffer())).toContain("Status: PAID");
   });
 
+  it("a customer named outside Latin-1 (Ł, Hebrew, emoji, a tab) → the PDF garbles no other character", async () => {
+    // pdfkit's standard fonts write each character as its code in hex, of any length: "Ł" (U+0141)
+    // became "141" and a tab "9", and the odd digits shifted every following byte of the line.
+    const name = "Łukasz Żółć \u05e9\u05dc\u05d5\u05dd 😀 Ada\tLovelace";
+    const customer = await api("/customers", {
+      method: "POST",
+      json: { name, email: "lukasz.pdf@example.com", city: "Kraków" },
+    });
+    expect(customer.status).toBe(201);
+    const { id: customerId } = (await customer.json()) as { id: number };
+    const products = (await (await api("/products?size=1")).json()) as {
+      _embedded: { products: { id: number }[] };
+    };
+    const productId = products._embedded.products[0]?.id ?? 0;
+    const order = await api("/orders", {
+      method: "POST",
+      json: { customerId, items: [{ productId, quantity: 1 }] },
+    });
+    const { id, total } = (await order.json()) as { id: number; total: number };
+    const paying = await api("/payments", {
+      method: "POST",
+      headers: { "idempotency-key": `pdf-latin1-${id}` },
+      json: { orderId: id, amount: total, method: "card" },
+    });
+    expect(paying.status).toBe(201);
+    const res = await api(`/orders/${id}/invoice`, { headers: { accept: "application/pdf" } });
+    expect(res.status).toBe(200);
+    const text = await pdfText(await res.arrayBuffer());
+    // What the font has is printed as is; what it has not is "?" (or its base letter), never a
+    // byte of something else.
+    expect(text).toContain("?ukasz Zó?c ???? ? Ada Lovelace");
+    expect(text).toContain("Kraków");
+  });
+
   it.each([
     ["application/json", /^application\/json/],
     ["application/hal+json", /^application\/hal\+json/],

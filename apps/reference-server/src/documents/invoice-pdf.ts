@@ -27,7 +27,41 @@ interface InvoiceData {
   issuedAt?: unknown;
 }
 
-const text = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+/**
+ * The characters of Windows-1252 above U+00FF, the code page pdfkit's standard fonts (Helvetica)
+ * encode: PDF 1.7 (ISO 32000-1) Annex D.2, WinAnsiEncoding.
+ */
+const WIN_ANSI_EXTRA = new Set("€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ");
+const COMBINING_MARKS = /\p{M}/gu;
+
+function winAnsi(ch: string): boolean {
+  const code = ch.codePointAt(0) ?? 0;
+  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(ch);
+}
+
+/**
+ * Text a standard font can show. pdfkit writes each character of a standard-font string as its
+ * code in hex, of whatever length: "Ł" (U+0141) became the three digits "141" and a tab the one
+ * digit "9", so the hex string went out of step and every following character of the line printed
+ * as another byte (ISO 32000-1 §7.3.4.3: a hexadecimal string is read two digits per byte). So a
+ * character outside WinAnsiEncoding becomes its base letter when it has one (Ż → Z), else "?", one
+ * per code point; a control character (tab, C1) a space, as a line of an invoice has no tabs.
+ */
+function printable(value: string): string {
+  let out = "";
+  for (const ch of value) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (ch === "\n" || winAnsi(ch)) out += ch;
+    else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) out += " ";
+    else {
+      const base = ch.normalize("NFKD").replace(COMBINING_MARKS, "");
+      out += base.length > 0 && [...base].every(winAnsi) ? base : "?";
+    }
+  }
+  return out;
+}
+
+const text = (v: unknown) => (v === null || v === undefined ? "" : printable(String(v)));
 const money = (v: unknown) => Number(v ?? 0).toFixed(2);
 
 function isInvoice(data: unknown): data is InvoiceData {
