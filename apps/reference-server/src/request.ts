@@ -143,7 +143,10 @@ export function parseListQuery(query: Readonly<Record<string, unknown>>, spec: L
   for (const [name, filter] of Object.entries(spec.filters)) {
     const value = query[name];
     if (typeof value !== "string") continue;
-    if (value === "" || value.length > 200) {
+    // In characters (code points), as the document's `maxLength` counts them (JSON Schema
+    // Validation 2020-12 §6.3.1) and the bodies' zod bounds do: `value.length` counts UTF-16 code
+    // units, so 101 emoji were "longer than 200". A character is at most two units: past 400, too long.
+    if (value === "" || value.length > 400 || [...value].length > 200) {
       errors.push({ field: name, message: "must be 1 to 200 characters" });
     } else if (value.includes("\u0000")) {
       // PostgreSQL text cannot hold NUL: refused here rather than failing in the driver.
