@@ -631,9 +631,15 @@ const RESPONSES: Record<string, Json> = {
   ),
   PreconditionFailed: errorResponse("`If-Match` (or `If-Unmodified-Since`) does not match the current ETag"),
   ContentTooLarge: errorResponse("The request body exceeds 100 KiB"),
+  // RFC 9110 §15.5.16 with what the method accepts: `Accept-Post` for a POST, `Accept-Patch` for a
+  // PATCH (RFC 5789 §3.1); a PUT or DELETE has no such field.
   UnsupportedMediaType: errorResponse("The request body is not `application/json`", {
     "Accept-Post": header("AcceptPost"),
   }),
+  UnsupportedMediaTypePatch: errorResponse("The request body is not `application/json`", {
+    "Accept-Patch": header("AcceptPatch"),
+  }),
+  UnsupportedMediaTypeOther: errorResponse("The request body is not `application/json`"),
   MisdirectedRequest: errorResponse("The service does not answer for the host the request names"),
   Unprocessable: errorResponse(
     "A business rule is broken (with `errors` per field), or an Idempotency-Key is reused with another payload",
@@ -666,7 +672,8 @@ const HEADERS: Record<string, Json> = {
   },
   RateLimitReset: { description: "When the window resets", schema: { type: "string" } },
   WWWAuthenticate: { description: "The accepted schemes: `Basic` and `Bearer`", schema: { type: "string" } },
-  AcceptPost: { description: "The media types a write may carry", schema: { type: "string" } },
+  AcceptPost: { description: "The media types a POST may carry", schema: { type: "string" } },
+  AcceptPatch: { description: "The media types a PATCH may carry", schema: { type: "string" } },
 };
 
 /** The statuses every operation can answer, whatever it does. */
@@ -687,6 +694,10 @@ const WRITE = {
   "413": response("ContentTooLarge"),
   "415": response("UnsupportedMediaType"),
 };
+/** …of a PATCH, whose 415 names what it accepts in `Accept-Patch`. */
+const PATCH_WRITE = { ...WRITE, "415": response("UnsupportedMediaTypePatch") };
+/** …of a PUT or DELETE, whose 415 has no header naming what it accepts. */
+const OTHER_WRITE = { ...WRITE, "415": response("UnsupportedMediaTypeOther") };
 
 /**
  * The representations of a resource (spec part 3): JSON, HAL+JSON, XML, text and HTML, and the
@@ -1054,11 +1065,10 @@ function readOperation({ r, v, tag, singular, noun, versionNote }: Operations, i
 }
 
 /** The errors of a write to one item. */
-const ITEM_WRITE = {
+const ITEM_ERRORS = {
   "404": response("NotFound"),
   "409": response("Conflict"),
   "422": response("Unprocessable"),
-  ...WRITE,
 };
 
 function replaceOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>, itemParams: Json[]): Json {
@@ -1070,7 +1080,7 @@ function replaceOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>,
     description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
     parameters: [...itemParams, IF_MATCH],
     requestBody: jsonBody(bodies.replace),
-    responses: { "200": ok(`The ${noun} as replaced`, v.item, v.media.item), ...ITEM_WRITE },
+    responses: { "200": ok(`The ${noun} as replaced`, v.item, v.media.item), ...ITEM_ERRORS, ...OTHER_WRITE },
   };
 }
 
@@ -1086,7 +1096,7 @@ function updateOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>, 
       : `Changes only the fields sent (at least one). \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
     parameters: [...itemParams, IF_MATCH],
     requestBody: jsonBody(bodies.patch),
-    responses: { "200": ok(`The ${noun} as changed`, v.item, v.media.item), ...ITEM_WRITE },
+    responses: { "200": ok(`The ${noun} as changed`, v.item, v.media.item), ...ITEM_ERRORS, ...PATCH_WRITE },
   };
 }
 
@@ -1101,7 +1111,7 @@ function deleteOperation({ v, tag, singular, noun }: Operations, itemParams: Jso
       "204": noContent("Deleted"),
       "404": response("NotFound"),
       "409": response("Conflict"),
-      ...WRITE,
+      ...OTHER_WRITE,
     },
   };
 }
@@ -1141,7 +1151,7 @@ const OTHER_PATHS: Record<string, Json> = {
         "Replaces every line of the cart; each product at most once, and each must exist (422). `If-Match` makes it a compare-and-swap.",
       parameters: [IF_MATCH],
       requestBody: jsonBody(ref("CartInput")),
-      responses: { "200": ok("The cart", ref("Cart")), "422": response("Unprocessable"), ...WRITE },
+      responses: { "200": ok("The cart", ref("Cart")), "422": response("Unprocessable"), ...OTHER_WRITE },
     },
     delete: {
       tags: ["cart"],
@@ -1149,7 +1159,7 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Empty the caller's cart",
       description: "Removes every line of the cart. `If-Match` makes it conditional.",
       parameters: [IF_MATCH],
-      responses: { "204": noContent("Emptied"), ...WRITE },
+      responses: { "204": noContent("Emptied"), ...OTHER_WRITE },
     },
   },
   "/orders/{id}/tracking": {
