@@ -778,6 +778,17 @@ function listParams(r: CrudResource): Json[] {
   ];
 }
 
+/**
+ * The `Idempotency-Key` field value @svc/idempotency accepts: an RFC 8941 §3.3.3 String of 1 to 255
+ * characters (`"` unescaped / `\\"` / `\\\\` `"`), or the same key bare, printable ASCII without
+ * space, DQUOTE or comma, as clients send it (draft-ietf-httpapi-idempotency-key-header §2). A bare
+ * `a b` or `a,b` is a 400, so the document says so; the quoted form is up to 257 characters long.
+ */
+const IDEMPOTENCY_KEY = {
+  type: "string",
+  pattern: String.raw`^(?:[\x21\x23-\x2B\x2D-\x7E]{1,255}|"(?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\[\x22\x5C]){1,255}")$`,
+};
+
 const PARAMETERS: Record<string, Json> = {
   Page: {
     name: "page",
@@ -801,15 +812,16 @@ const PARAMETERS: Record<string, Json> = {
     name: "Idempotency-Key",
     in: "header",
     description:
-      "Makes a POST safe to retry: a replay gets the stored response with `Idempotent-Replayed: true`",
-    schema: { type: "string", minLength: 1, maxLength: 255 },
+      'Makes a POST safe to retry: a replay gets the stored response with `Idempotent-Replayed: true`. The key is 1 to 255 characters, sent as a Structured Field String (`"…"`) or bare: printable ASCII without space, `"` or `,`',
+    schema: IDEMPOTENCY_KEY,
   },
   RequiredIdempotencyKey: {
     name: "Idempotency-Key",
     in: "header",
     required: true,
-    description: "Required when moving money: a retry with the same key never pays or transfers twice",
-    schema: { type: "string", minLength: 1, maxLength: 255 },
+    description:
+      'Required when moving money: a retry with the same key never pays or transfers twice. The key is 1 to 255 characters, sent as a Structured Field String (`"…"`) or bare: printable ASCII without space, `"` or `,`',
+    schema: IDEMPOTENCY_KEY,
   },
   IfMatch: {
     name: "If-Match",

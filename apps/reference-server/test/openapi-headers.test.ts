@@ -58,3 +58,50 @@ describe("response headers as the OpenAPI document declares them", () => {
     },
   );
 });
+
+describe("the Idempotency-Key parameter as the OpenAPI document declares it", () => {
+  let s: Started;
+  let api: ReturnType<typeof client>;
+  let schema: { pattern?: string; minLength?: number; maxLength?: number };
+  beforeAll(async () => {
+    s = await sqlite.start();
+    api = client(s.url);
+    const doc = (await (await api("/openapi.json")).json()) as {
+      components: { parameters: { IdempotencyKey: { schema: typeof schema } } };
+    };
+    schema = doc.components.parameters.IdempotencyKey.schema;
+  });
+  afterAll(() => s.stop());
+
+  /** JSON Schema 2020-12 §6.3: a pattern is an ECMA-262 regular expression, lengths in characters. */
+  function documentAllows(value: string): boolean {
+    const length = [...value].length;
+    if (schema.minLength !== undefined && length < schema.minLength) return false;
+    if (schema.maxLength !== undefined && length > schema.maxLength) return false;
+    return schema.pattern === undefined || new RegExp(schema.pattern, "u").test(value);
+  }
+
+  it.each([
+    ["abc"],
+    ["8e03978e-40d5-43e8-bc93-6894a57f9324"],
+    ["a b"],
+    ["a,b"],
+    ['a"b'],
+    ['"a b"'],
+    ['"a,b"'],
+    ['"a\\"b"'],
+    ['""'],
+    ["a".repeat(255)],
+    ["a".repeat(256)],
+    [`"${"b".repeat(255)}"`],
+    [`"${"b".repeat(256)}"`],
+  ])("Idempotency-Key: %s → accepted exactly when the document allows it", async (key) => {
+    // Every case names a key of its own (a key reused with another body would be a 422).
+    const res = await api("/customers", {
+      method: "POST",
+      headers: { "idempotency-key": key },
+      json: { name: "Key", email: `key-${Math.random().toString(36).slice(2)}@example.com`, city: "X" },
+    });
+    expect(res.status === 201, `status ${res.status}`).toBe(documentAllows(key));
+  });
+});
