@@ -116,6 +116,43 @@ describe.each(backends)("PDF invoices and QR tracking codes on $name (part 1)", 
     expect(text).toContain("Kraków");
   });
 
+  it("an invoice of 60 lines that wrap → a few pages, each line whole on one page", async () => {
+    // A cell drawn past the page's bottom margin made pdfkit start a new page, and the row's next
+    // cell went to the old page's y on that new page: 60 lines gave over 150 pages, one cell each.
+    const items: { productId: number; quantity: number }[] = [];
+    for (let i = 0; i < 60; i++) {
+      const created = await api("/products", {
+        method: "POST",
+        json: {
+          name: `Widget ${i} with a long descriptive name that wraps onto a second line`,
+          sku: `PDF-ROWS-${i}`,
+          categoryId: 1,
+          price: 1,
+          stock: 10,
+        },
+      });
+      expect(created.status).toBe(201);
+      items.push({ productId: ((await created.json()) as { id: number }).id, quantity: 1 });
+    }
+    const order = await api("/orders", { method: "POST", json: { customerId: 1, items } });
+    expect(order.status).toBe(201);
+    const { id, total } = (await order.json()) as { id: number; total: number };
+    const paying = await api("/payments", {
+      method: "POST",
+      headers: { "idempotency-key": `pdf-rows-${id}` },
+      json: { orderId: id, amount: total, method: "card" },
+    });
+    expect(paying.status).toBe(201);
+    const res = await api(`/orders/${id}/invoice`, { headers: { accept: "application/pdf" } });
+    expect(res.status).toBe(200);
+    const pdf = await getDocumentProxy(new Uint8Array(await res.arrayBuffer()));
+    expect(pdf.numPages).toBeLessThanOrEqual(4);
+    const { text } = await extractText(pdf, { mergePages: true });
+    const flat = text.replace(/\s+/g, " ");
+    for (let i = 0; i < 60; i++) expect(flat).toContain(`second line (PDF-ROWS-${i}) 1 1.00 1.00`);
+    expect(flat).toContain("Total 60.00 EUR");
+  });
+
   it.each([
     ["application/json", /^application\/json/],
     ["application/hal+json", /^application\/hal\+json/],

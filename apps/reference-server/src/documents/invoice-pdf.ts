@@ -132,8 +132,17 @@ export function renderInvoicePdf(invoice: InvoiceData): Promise<Buffer> {
     { x: 455, w: 90, align: "right" as const },
   ];
   const row = (cells: string[], bold = false) => {
-    const y = doc.y;
     doc.font(bold ? "Helvetica-Bold" : "Helvetica");
+    // Every cell starts at the row's top. A cell that crossed the bottom margin made pdfkit start a
+    // page, and the next cell went to the old page's y on that new one (each cell a page of its
+    // own), so a row that does not fit starts on the next page whole.
+    let height = 0;
+    cells.forEach((cell, i) => {
+      const col = cols[i];
+      if (col) height = Math.max(height, doc.heightOfString(cell, { width: col.w, align: col.align }));
+    });
+    if (doc.y + height > doc.page.height - doc.page.margins.bottom) doc.addPage();
+    const y = doc.y;
     let bottom = y;
     cells.forEach((cell, i) => {
       const col = cols[i];
