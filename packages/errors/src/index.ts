@@ -12,6 +12,7 @@ export {
   renderError,
 } from "./error-handler.js";
 export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
+export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
 export {
   isToken,
   isToken68,

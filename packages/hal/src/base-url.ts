@@ -1,5 +1,13 @@
 import { isIP, isIPv4 } from "node:net";
-import { checkBooleanOption, checkOptionNames, HttpError, parseParameters, splitList } from "@svc/errors";
+import {
+  checkBooleanOption,
+  checkOptionNames,
+  HttpError,
+  parseParameters,
+  splitList,
+  trustedHops,
+  trustedListValue,
+} from "@svc/errors";
 import { type Authority, parseHost } from "./host.js";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
@@ -150,38 +158,6 @@ function trustedForwarded(value: string | undefined, trust: TrustProxy | undefin
   return { ...(proto === undefined ? {} : { proto }), ...(host === undefined ? {} : { host }) };
 }
 
-/**
- * How many hops before the trusted peer the chain vouches for: the peer's client (the last
- * `X-Forwarded-For` address), then the one before, while `trust` trusts each at its hop (as
- * proxy-addr walks the list). 0 when only the peer is trusted.
- */
-function trustedHops(forwardedFor: string | undefined, trust: TrustProxy | undefined): number {
-  if (trust === undefined || forwardedFor === undefined) return 0;
-  const addresses = forwardedFor.split(",");
-  let hops = 0;
-  for (let i = addresses.length - 1; i >= 0; i--) {
-    const address = addresses[i]?.trim() ?? "";
-    if (isIP(address) === 0 || !trust(address, hops + 1)) break;
-    hops++;
-  }
-  return hops;
-}
-
-/**
- * The value of a de facto `X-Forwarded-Host` / `-Proto` list the trusted chain vouches for. A
- * proxy that adds to such a header appends, as every proxy does to `X-Forwarded-For` (Apache's
- * mod_proxy does to X-Forwarded-Host), so a value the client sent itself comes first: the last
- * value is the trusted peer's, and one before it only counts for a hop {@link trustedHops}
- * vouches for. A proxy that replaces the header leaves one value, which is read.
- */
-function trustedListValue(value: string | undefined, hops: () => number): string | undefined {
-  if (value === undefined) return undefined;
-  const list = value.split(",");
-  const chosen = list.length === 1 ? list[0] : list[Math.max(0, list.length - 1 - hops())];
-  const trimmed = chosen?.trim();
-  return trimmed ? trimmed : undefined;
-}
-
 /** The trusted values of the de facto headers, the hops walked once, only for a list. */
 function trustedXForwarded(
   headers: OriginInput["headers"],
@@ -206,7 +182,7 @@ function trustedXForwarded(
  * of its choosing (RFC 7239 §8.1: a forwarded header is only as trustworthy as the proxy that set it).
  * Of `Forwarded`, the element the trusted chain added is read (proxies append, RFC 7239 §4: the
  * last element, and earlier ones while `trustProxy` trusts the hop that added them); of the de facto
- * headers, the value the trusted chain appended likewise (see {@link trustedListValue}). An
+ * headers, the value the trusted chain appended likewise (see `trustedListValue` of @svc/errors). An
  * absolute-form `target` names the host in place of `Host` (RFC 9112 §3.2.2).
  *
  * A `Host` that is not a valid host name (see {@link parseHost}: DNS label and name lengths, a port

@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
-import { fallbackLogger, HttpError, type NextFunction, toHttpError } from "@svc/errors";
+import {
+  fallbackLogger,
+  HttpError,
+  type NextFunction,
+  type TrustHop,
+  toHttpError,
+  trustedHops,
+  trustedListValue,
+} from "@svc/errors";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
@@ -41,8 +49,9 @@ export interface SoapEndpointHandler {
 /**
  * A SOAP 1.2 endpoint for Express 5 (or `node:http`): POSTed `application/soap+xml` messages go
  * to the contract's handlers; `GET ?wsdl` serves the WSDL with its `soap12:address` rewritten to
- * the externally visible URL (`req.protocol` and `Host` / `X-Forwarded-Host`, so `trust proxy`
- * applies, on Express 4 and 5 alike) and
+ * the externally visible URL (`Host`, or behind a peer the app's `trust proxy` trusts the
+ * `X-Forwarded-Proto` / `X-Forwarded-Host` value the trusted chain appended, on Express 4 and 5
+ * alike) and
  * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` and conditional GET/HEAD
  * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
  * 415, oversized bodies 413, bodies that do not arrive within `bodyTimeoutMs` 408 (RFC 9110
@@ -270,27 +279,41 @@ function readCorrelationId(req: IncomingMessage, res: ServerResponse): string {
   return typeof header === "string" && header.length <= 200 ? header : randomUUID();
 }
 
-/**
- * The host and port clients use (RFC 9110 §7.2 `Host`), or the first `X-Forwarded-Host` when the
- * app's `trust proxy` trusts the peer: Express 5's `req.host`, computed here because Express 4's
- * `req.host` is a deprecated alias of `req.hostname`, which drops the port.
- */
-function externalHost(req: SoapHttpRequest): string {
+/** The app's compiled `trust proxy` setting, when the peer is trusted by it (Express 4 and 5). */
+function trustedPeer(req: SoapHttpRequest): TrustHop | undefined {
   const trust = (req as { app?: { get?(name: string): unknown } }).app?.get?.("trust proxy fn");
-  const forwarded = req.headers["x-forwarded-host"];
-  if (typeof trust === "function" && typeof forwarded === "string" && forwarded !== "") {
-    if ((trust as (address: string | undefined, i: number) => boolean)(req.socket.remoteAddress, 0)) {
-      const comma = forwarded.indexOf(",");
-      return (comma === -1 ? forwarded : forwarded.slice(0, comma)).trim();
-    }
-  }
-  return req.headers.host || "localhost";
+  if (typeof trust !== "function") return undefined;
+  const hop = trust as TrustHop;
+  return hop(req.socket.remoteAddress ?? "", 0) ? hop : undefined;
 }
 
-/** The URL clients use to reach this endpoint (behind proxies: Express `trust proxy`). */
+function headerText(req: SoapHttpRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(",") : value;
+}
+
+/**
+ * The URL clients use to reach this endpoint. Behind a peer the app's `trust proxy` trusts, the
+ * `X-Forwarded-Proto` / `X-Forwarded-Host` value the trusted chain appended (`trustedListValue` of
+ * @svc/errors, as @svc/hal reads them for links): the first value of a list may be one the client
+ * sent itself (RFC 7239 §8.1), which Express's `req.protocol` and `req.host` would take. Only
+ * `http` and `https` name a scheme (RFC 9110 §4.2); else `Host` (RFC 9110 §7.2) and the
+ * connection's own scheme.
+ */
 function externalUrl(req: SoapHttpRequest): string {
-  const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
-  const host = externalHost(req);
+  let protocol = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
+  let host = req.headers.host || "localhost";
+  const trust = trustedPeer(req);
+  if (trust !== undefined) {
+    let hops: number | undefined;
+    const walk = () => {
+      hops ??= trustedHops(headerText(req, "x-forwarded-for"), trust);
+      return hops;
+    };
+    const proto = trustedListValue(headerText(req, "x-forwarded-proto"), walk)?.toLowerCase();
+    if (proto === "http" || proto === "https") protocol = proto;
+    host = trustedListValue(headerText(req, "x-forwarded-host"), walk) ?? host;
+  }
   const original = req.originalUrl ?? req.url ?? "/";
   const q = original.indexOf("?");
   let path = q === -1 ? original : original.slice(0, q);
