@@ -59,6 +59,9 @@ interface Route {
   operations: Record<string, Operation>;
 }
 
+/** The reference server's version-neutral paths (its `apiVersioning({ neutral })`). */
+const NEUTRAL = /^\/(?:health|ready|openapi\.json|docs|\.well-known|auth)(?:\/|$)/;
+
 class Checker {
   readonly #doc: Json;
   readonly #routes: Route[];
@@ -103,9 +106,12 @@ class Checker {
     const found = this.#routes.find((r) => r.pattern.test(path));
     if (found) return found;
     // `/v1/...` and `/v2/...` (the supported versions): the versioning middleware strips the prefix.
-    const version = /^\/v[12](\/.*)?$/.exec(path);
+    // A version-neutral path (the operational endpoints) ignores any `/v<N>` prefix, as
+    // @svc/versioning documents: `/v99/health` is `/health`.
+    const version = /^\/v(\d+)(\/.*)?$/.exec(path);
     if (!version) return undefined;
-    const unprefixed = version[1] ?? "/";
+    const unprefixed = version[2] ?? "/";
+    if (version[1] !== "1" && version[1] !== "2" && !NEUTRAL.test(unprefixed)) return undefined;
     return this.#routes.find((r) => r.pattern.test(unprefixed));
   }
 
