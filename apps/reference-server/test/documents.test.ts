@@ -76,6 +76,21 @@ describe.each(backends)("PDF invoices and QR tracking codes on $name (part 1)", 
     expect(text).toContain(`Total ${data.total.toFixed(2)} ${data.currency}`);
   });
 
+  it("an invoice names a status and a customer that change: Cache-Control private, no-cache (RFC 9111 §5.2.2.4)", async () => {
+    // Shipping the order or editing the customer changes the invoice: a cache may keep it, but
+    // must revalidate it (its ETag makes that a 304), never serve it unchecked for an hour.
+    for (const accept of ["application/json", "application/pdf"]) {
+      const res = await api(`/orders/${paid}/invoice`, { headers: { accept } });
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+      const again = await api(`/orders/${paid}/invoice`, {
+        headers: { accept, "if-none-match": res.headers.get("etag") ?? "", ...revalidate },
+      });
+      expect(again.status).toBe(304);
+    }
+  });
+
   it("Accept: application/pdf on a PAID order's invoice → a PDF saying PAID", async () => {
     const res = await api(`/orders/${paid}/invoice`, { headers: { accept: "application/pdf" } });
     expect(res.status).toBe(200);

@@ -382,7 +382,10 @@ export function mountOrderDocuments(router: Router, db: Db): void {
           .orderBy("i.id")
           .execute(),
       ]);
-      res.setHeader("Cache-Control", "private, max-age=3600");
+      // The invoice names the order's status and the customer's details, which change (PAID →
+      // SHIPPED, a customer's PUT): a client's cache may keep it but must revalidate it with its
+      // ETag each time (RFC 9111 §5.2.2.4), not serve it unchecked for an hour.
+      res.setHeader("Cache-Control", "private, no-cache");
       res.status(200);
       await res.represent(
         resourceView(
