@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { challenge } from "@svc/auth";
 import { conditional } from "@svc/conditional";
 import { allowedMethods, errorHandler, HttpError, notFound } from "@svc/errors";
-import { allowedHosts, halJson, isPage, pageItems } from "@svc/hal";
+import { allowedHosts, externalOrigin, halJson, isPage, pageItems } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import {
   crossOrigin,
@@ -127,15 +127,29 @@ function securityHeaders(): RequestHandler {
 
 /**
  * `Strict-Transport-Security` only on responses that travel over TLS: on the connection itself, or
- * behind a trusted proxy that says the client used https (`req.secure` honours `trust proxy`).
- * RFC 6797 §7.2: an HSTS host MUST NOT include the header in responses over non-secure transport.
+ * behind a trusted proxy that says the client used https. RFC 6797 §7.2: an HSTS host MUST NOT
+ * include the header in responses over non-secure transport. The scheme is read as @svc/hal
+ * reads it for links (`Forwarded`, then the `X-Forwarded-Proto` value the trusted chain
+ * appended), not as Express's `req.secure` does: that takes the first `X-Forwarded-Proto` value,
+ * which a client writes itself when the proxy appends (`https, http`).
  */
 function hstsOverTls(): RequestHandler {
   const hsts = strictTransportSecurity();
   return function hstsWhenSecure(req, res, next) {
-    if (req.secure) hsts(req, res, next);
+    if (overTls(req)) hsts(req, res, next);
     else next();
   };
+}
+
+function overTls(req: Request): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+  if (req.headers["x-forwarded-proto"] === undefined && req.headers.forwarded === undefined) return false;
+  try {
+    return externalOrigin(req).startsWith("https:");
+  } catch {
+    // A Host or Forwarded header that cannot be read: not known to be https; allowedHosts answers it.
+    return false;
+  }
 }
 
 /**

@@ -322,6 +322,15 @@ describe("Strict-Transport-Security only over TLS (RFC 6797 §7.2)", () => {
     expect(insecure.headers.get("strict-transport-security")).toBeNull();
   });
 
+  it("X-Forwarded-Proto: https, http (the client's https, the proxy's http) → no Strict-Transport-Security", async () => {
+    // A proxy appends its value; the first one is the client's own (RFC 7239 §8.1). RFC 6797 §7.2:
+    // no STS header over non-secure transport.
+    const spoofed = await fetch(`${proxied.url}/health`, { headers: { "x-forwarded-proto": "https, http" } });
+    expect(spoofed.headers.get("strict-transport-security")).toBeNull();
+    const appended = await fetch(`${proxied.url}/health`, { headers: { "x-forwarded-proto": "http, https" } });
+    expect(appended.headers.get("strict-transport-security")).toMatch(/^max-age=\d+/);
+  });
+
   it("a parser error over plain HTTP → 400 record without Strict-Transport-Security", async () => {
     const res = await raw(plain.url, "GET /health HTTP/1.1\r\nHost: x\r\nnot a header");
     expect(res.status).toBe(400);
