@@ -264,15 +264,32 @@ function capture(
       return this;
     }
     if (recording.ended) return originalEnd.apply(this, args);
+    // An end that throws (node:http refuses the status code of res.status(undefined) on Express 4
+    // when it writes the header section) has ended nothing: Express answers the error with a
+    // response of its own, and that one is the response to record. Recorded as ended here, its
+    // claim would never be settled, and every retry would get 409 "still being processed"
+    // (draft-ietf-httpapi-idempotency-key-header §2.7) until maxLeaseMs for a request long done.
     recording.ended = true;
-    recording.keep(args[0], args[1]);
     if (!hold) {
-      const result = originalEnd.apply(this, args);
+      let result: ServerResponse;
+      try {
+        result = originalEnd.apply(this, args);
+      } catch (err) {
+        recording.ended = false;
+        throw err;
+      }
+      recording.keep(args[0], args[1]);
       onEnd(recording.captured(res));
       return result;
     }
     const chunk = typeof args[0] === "function" ? undefined : args[0];
-    if (!this.headersSent) startResponse(this, chunk, args[1]);
+    try {
+      if (!this.headersSent) startResponse(this, chunk, args[1]);
+    } catch (err) {
+      recording.ended = false;
+      throw err;
+    }
+    recording.keep(args[0], args[1]);
     const settled = Promise.resolve(onEnd(recording.captured(res))).catch(() => {});
     held = settled.then(() => after(this, originalEnd, args));
     return this;
