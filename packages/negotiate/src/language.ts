@@ -47,7 +47,10 @@ export function selectLanguage(
     let s = -1;
     for (const item of items) {
       const is = languageSpecificity(item.value, tag);
-      if (is > s) {
+      // Ranges naming the tag equally well (de-CH and de-AT both falling back to de) give it the
+      // higher weight: the order of a weighted list carries no preference (RFC 9110 §12.4.2), so
+      // "de-CH;q=0.1, de-AT;q=0.9" and "de-AT;q=0.9, de-CH;q=0.1" select the same language.
+      if (is > s || (is === s && item.q > q)) {
         s = is;
         q = item.q;
       }

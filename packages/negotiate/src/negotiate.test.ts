@@ -288,6 +288,9 @@ describe("Accept-Language", () => {
     ["fr", "en"],
     ["en;q=5", "en"],
     ["", "en"],
+    // The same weights in either order: de-AT falls back to de whatever de-CH;q=0 says.
+    ["de-CH;q=0, de-AT", "de"],
+    ["de-AT, de-CH;q=0", "de"],
   ])("Accept-Language: %j → Content-Language %s", async (header, lang) => {
     const res = await get("/employees/42", { "accept-language": header });
     expect(res.status).toBe(200);

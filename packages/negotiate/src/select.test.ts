@@ -73,6 +73,9 @@ describe("selectLanguage (RFC 9110 §12.5.4)", () => {
     ["de;q=0, *", "en"],
     ["en;q=2", "en"],
     ["!!!", "en"],
+    ["de-CH;q=0, de-AT", "de"],
+    ["de-AT, de-CH;q=0", "de"],
+    ["de-CH;q=0.1, de-AT;q=0.9, en;q=0.5", "de"],
   ])("Accept-Language: %s → %s", (header, expected) => {
     expect(selectLanguage(header, ["en", "de"])).toBe(expected);
   });
