@@ -86,14 +86,22 @@ function isStream(body: RepresentationBody): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
 }
 
-/** Pipes a streamed body into the response, settling when the response is done. */
+/**
+ * Pipes a streamed body into the response, settling when the response is done. A response closed
+ * before the body was all read (the client went away mid-download, or the response was ended in
+ * its place, as a 304) destroys the body: `pipe` only unpipes it, and a paused file stream or
+ * database cursor nobody reads again kept its descriptor or connection open, one per such request.
+ */
 function sendStream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
   res.removeHeader("content-length");
   const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
   return new Promise<void>((resolve, reject) => {
     stream.once("error", reject);
     res.once("finish", resolve);
-    res.once("close", resolve);
+    res.once("close", () => {
+      if (!stream.readableEnded) stream.destroy();
+      resolve();
+    });
     stream.pipe(res);
   });
 }
