@@ -52,6 +52,17 @@ export function noTransform(res: ServerResponse): boolean {
   return cc !== undefined && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
 }
 
+/**
+ * Whether the response carries a digest of its bytes: RFC 9530 §2 `Content-Digest` ("applied to the
+ * actual message content") and §3 `Repr-Digest` (over the selected representation data, which a
+ * content coding changes: its Appendix B gives gzip and identity different digests), or RFC 3230
+ * `Digest` (over the encoded instance). A coding applied after the handler computed it makes the
+ * digest, and any HTTP Message Signature (RFC 9421) covering it, fail at the client.
+ */
+export function hasDigest(res: ServerResponse): boolean {
+  return res.hasHeader("content-digest") || res.hasHeader("repr-digest") || res.hasHeader("digest");
+}
+
 /** Whether the response already carries a content coding other than identity (RFC 9110 §8.4). */
 export function isCoded(res: ServerResponse): boolean {
   const coding = res.getHeader("content-encoding");

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { appendVary, HttpError, type MediaTypeMatch, matchMediaType, type Negotiation } from "@svc/errors";
 import { selectEncoding } from "./encoding.js";
-import { contentTypeOf, essence, headerString, isCompressible, noTransform } from "./headers.js";
+import { contentTypeOf, essence, hasDigest, headerString, isCompressible, noTransform } from "./headers.js";
 import { selectLanguage } from "./language.js";
 import type { NegotiateConfig } from "./options.js";
 
@@ -58,7 +58,8 @@ export class RequestNegotiation implements Negotiation {
       this.encoding !== "identity" &&
       isCompressible(contentType) &&
       (length === undefined || length >= this.threshold) &&
-      !noTransform(this.res)
+      !noTransform(this.res) &&
+      !hasDigest(this.res)
       ? this.encoding
       : "identity";
   }
