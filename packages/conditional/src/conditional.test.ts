@@ -73,6 +73,15 @@ function app(withNegotiate: boolean) {
     }
     res.end(body);
   });
+  // A streamed export with its own tag: the GET is written in chunks (no length, so coded for a
+  // gzip client), the HEAD sends the same header fields and no content.
+  a.get("/export", (req, res) => {
+    res.setHeader("ETag", '"export-1"');
+    res.setHeader("Content-Type", "text/csv; charset=utf-8");
+    if (req.method === "HEAD") return void res.end();
+    res.write("id,name\n");
+    res.end("42,Ada\n");
+  });
   a.get("/comma-tag", (_req, res) => {
     res.setHeader("ETag", '"a,b"');
     res.json(employee);
@@ -310,6 +319,21 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
     expect(res.headers["content-encoding"]).toBeUndefined();
     expect(res.body.length).toBe(0);
   });
+
+  // RFC 9110 §15.4.5: the 304 carries the ETag "that would have been sent in a 200 (OK) response
+  // to the same request"; for a HEAD, that is the HEAD's 200, coded like its GET (§9.3.2).
+  it.each(["GET", "HEAD"])(
+    "%s of a streamed export revalidated by a gzip client → 304 with the weak tag its 200 carries",
+    async (method) => {
+      const url = `${full.url}/export`;
+      const ok = await raw(url, method, { "accept-encoding": "gzip" });
+      expect(ok.headers["content-encoding"]).toBe("gzip");
+      expect(ok.headers.etag).toBe('W/"export-1"');
+      const res = await raw(url, method, { "accept-encoding": "gzip", "if-none-match": '"export-1"' });
+      expect(res.status).toBe(304);
+      expect(res.headers.etag).toBe(ok.headers.etag);
+    },
+  );
 
   it("the XML tag does not revalidate the JSON representation", async () => {
     const xml = await raw(`${full.url}/employees/42`, "GET", { accept: "application/xml" });

@@ -388,11 +388,16 @@ class Revalidation {
   private wouldBeCoded(res: ServerResponse): boolean {
     if (isCoded(res)) return true;
     const n = oracle(res);
-    return (
-      n !== undefined &&
-      (this.length !== undefined || this.streamed) &&
-      n.codingFor(this.contentType, this.length) !== "identity"
-    );
+    if (n === undefined) return false;
+    if (this.length !== undefined || this.streamed)
+      return n.codingFor(this.contentType, this.length) !== "identity";
+    // A HEAD ended without content: RFC 9110 §9.3.2 gives it the header fields of its GET, which
+    // @svc/negotiate codes by the declared Content-Length, or as a stream of unknown length without
+    // one; its 304 carries the tag that 200 has (§15.4.5), weak when coded.
+    if (this.req.method !== "HEAD") return false;
+    const declared = Number(headerText(res, "content-length") ?? Number.NaN);
+    const type = this.contentType ?? headerText(res, "content-type");
+    return n.codingFor(type, Number.isFinite(declared) ? declared : undefined) !== "identity";
   }
 
   /**
