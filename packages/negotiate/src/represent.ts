@@ -183,8 +183,16 @@ export async function represent(
       if (isStream(body)) (body as { destroy?: () => void }).destroy?.();
       return sendNoContent(res);
     }
-    if (isStream(body)) await sendStream(res, body);
-    else sendBytes(res, body);
+    if (isStream(body)) {
+      // RFC 9110 §9.3.2: a HEAD response has the GET's header fields and no content. Node drops
+      // what is written to it, so piping the stream read a whole file or export (or an endless
+      // feed, for ever) per HEAD only to discard it; the GET would be chunked, so no length either.
+      if (req.method === "HEAD") {
+        (body as { destroy?: () => void }).destroy?.();
+        res.removeHeader("content-length");
+        res.end();
+      } else await sendStream(res, body);
+    } else sendBytes(res, body);
   } catch (err) {
     // Inside Express (`fail` is the middleware's next) the promise never rejects: Express 4 does
     // not catch a handler's rejected promise, and an unhandled rejection ends a Node 20 process. A
