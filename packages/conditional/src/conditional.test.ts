@@ -335,6 +335,19 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
     },
   );
 
+  it.each(["GET", "HEAD"])(
+    "%s of a streamed export (res.write, or res.end() for HEAD) → the default Cache-Control, as its 304",
+    async (method) => {
+      for (const server of [plain, full]) {
+        const ok = await raw(`${server.url}/export`, method, {});
+        expect(ok.status).toBe(200);
+        expect(ok.headers["cache-control"]).toBe("no-cache");
+        const notModified = await raw(`${server.url}/export`, method, { "if-none-match": '"export-1"' });
+        expect(notModified.headers["cache-control"]).toBe("no-cache");
+      }
+    },
+  );
+
   it("the XML tag does not revalidate the JSON representation", async () => {
     const xml = await raw(`${full.url}/employees/42`, "GET", { accept: "application/xml" });
     const res = await raw(`${full.url}/employees/42`, "GET", { "if-none-match": xml.headers.etag as string });

@@ -204,13 +204,22 @@ class Revalidation {
     this.contentType = contentType;
     this.length = length;
     if (!this.successful()) return;
-    const cacheControl = this.config.defaultCacheControl;
-    if (this.safe && cacheControl !== false && !res.hasHeader("cache-control"))
-      res.setHeader("Cache-Control", defaultFor(res, cacheControl));
+    this.defaultCachePolicy(res);
     if (res.hasHeader("etag")) return;
     const tag = strongEtag(body);
     const coding = oracle(res)?.codingFor(contentType, length) ?? "identity";
     res.setHeader("ETag", coding === "identity" ? tag : `W/${tag}`);
+  }
+
+  /**
+   * `defaultCacheControl` on a successful GET/HEAD response that sets none: a labelled body, and
+   * equally a streamed one or a HEAD ended without content, whose 304 gets it too (§15.4.5) and
+   * whose GET's 200 has it (a HEAD carries the GET's header fields, RFC 9110 §9.3.2).
+   */
+  private defaultCachePolicy(res: ServerResponse): void {
+    const cacheControl = this.config.defaultCacheControl;
+    if (this.safe && cacheControl !== false && !res.hasHeader("cache-control"))
+      res.setHeader("Cache-Control", defaultFor(res, cacheControl));
   }
 
   /**
@@ -275,6 +284,7 @@ class Revalidation {
         this.replaced = true;
         return discard(args);
       }
+      this.defaultCachePolicy(res);
     }
     return this.realWrite.apply(res, args);
   }
@@ -299,10 +309,11 @@ class Revalidation {
         this.notModified(res);
         res.statusCode = 304;
         return this.realEnd.call(res);
-      } else if (this.safe && this.successful() && isCoded(res)) {
+      } else if (this.safe && this.successful()) {
+        this.defaultCachePolicy(res);
         // The handler coded the bytes itself: its 304 (which drops Content-Encoding) says W/, and
         // so does this 200, whether or not @svc/negotiate is there to weaken it.
-        weakenEtag(res);
+        if (isCoded(res)) weakenEtag(res);
       }
     }
     return this.realEnd.apply(res, args);
