@@ -177,15 +177,17 @@ export function captureResponse(
 }
 
 /**
- * {@link captureResponse} for the middleware: the response's end (its last chunk) is held until
- * `onEnd`'s promise settles, so the record is stored (or released) before the client can read
- * the whole response. draft-ietf-httpapi-idempotency-key-header §2.6: a retry gets "the result
- * of the previously completed operation"; sent first, a client that retries (or, after a 400 not
- * stored, corrects its body and retries) as soon as it has the response would meet the record
- * still in flight: a 409, or a 422 for the corrected body. The header section is written first
- * (with the `Content-Length` Node.js would have computed), so the response counts as started.
- * Bytes a handler wrote before `end` are not held: with a `Content-Length` of its own and the
- * whole body in `write` calls, the client may still finish reading before the record is stored.
+ * {@link captureResponse} for the middleware: the bytes of the response's end (its last chunk,
+ * and the header section when nothing was written before) wait until `onEnd`'s promise settles,
+ * so the record is stored (or released) before the client can read the whole response.
+ * draft-ietf-httpapi-idempotency-key-header §2.6: a retry gets "the result of the previously
+ * completed operation"; sent first, a client that retries (or, after a 400 not stored, corrects
+ * its body and retries) as soon as it has the response would meet the record still in flight: a
+ * 409, or a 422 for the corrected body. The end itself runs at once, through every wrapper inside
+ * this one (an ETag, a content coding), so the response is started and ended as without the
+ * hold, and the record holds the headers sent. Bytes a handler wrote before `end` are not held:
+ * with a `Content-Length` of its own and the whole body in `write` calls, the client may still
+ * finish reading before the record is stored.
  */
 export function captureResponseHeld(
   res: ServerResponse,
@@ -195,38 +197,32 @@ export function captureResponseHeld(
   capture(res, maxBytes, onEnd, true);
 }
 
-/** RFC 9110 §6.4.1: a 1xx, 204 or 304 has no content, and no Content-Length of it. */
-function bodyless(status: number): boolean {
-  return status === 204 || status === 304 || (status >= 100 && status < 200);
-}
+type WriteRaw = (this: ServerResponse, ...args: unknown[]) => boolean;
 
 /**
- * Writes the header section as `end(chunk)` would have: with the `Content-Length` of the chunk
- * (RFC 9112 §6.1 framing unchanged) unless the response already has one or Transfer-Encoding.
+ * Holds what a response hands to its connection until `release()`: Node.js's ServerResponse
+ * sends every byte (header section and body, from `write`, `end` and a coder's later output)
+ * through `_writeRaw`, so the bytes queue here in order and go out as they would have, callbacks
+ * (and so `finish`) included. `undefined` when the response has no such method to hold.
  */
-function startResponse(res: ServerResponse, chunk: unknown, encoding: unknown): void {
-  if (!bodyless(res.statusCode) && !res.hasHeader("content-length") && !res.hasHeader("transfer-encoding")) {
-    const bytes = toBuffer(chunk, encoding);
-    res.setHeader("Content-Length", bytes === undefined ? 0 : bytes.byteLength);
-  }
-  res.writeHead(res.statusCode);
-}
-
-/**
- * A held call, made once the record is settled. Made synchronously it would have thrown to the
- * handler; made from a promise, a throw would be an unhandled rejection, so the response is
- * destroyed instead (the client sees the connection close, as after any failed response).
- */
-function after(
-  res: ServerResponse,
-  call: (this: ServerResponse, ...args: unknown[]) => unknown,
-  args: unknown[],
-): void {
-  try {
-    call.apply(res, args);
-  } catch {
-    res.destroy();
-  }
+function holdBytes(res: ServerResponse): { release(): void } | undefined {
+  const target = res as unknown as { _writeRaw?: WriteRaw };
+  const real = target._writeRaw;
+  if (typeof real !== "function") return undefined;
+  const pending: unknown[][] = [];
+  target._writeRaw = function heldWriteRaw(...raw: unknown[]): boolean {
+    pending.push(raw);
+    return true;
+  };
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      target._writeRaw = real;
+      for (const raw of pending.splice(0)) real.apply(res, raw);
+    },
+  };
 }
 
 function capture(
@@ -239,8 +235,6 @@ function capture(
   const originalWriteHead = res.writeHead as WriteHead;
   const originalWrite = res.write as Write;
   const originalEnd = res.end as End;
-  /** Set while the end is held: later writes and ends go after it, in the order they came. */
-  let held: Promise<void> | undefined;
 
   res.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
     recording.keepHeaders(args);
@@ -250,19 +244,11 @@ function capture(
 
   // The arguments go through exactly as given: other wrappers (compression) look at their count.
   res.write = function write(this: ServerResponse, ...args: unknown[]) {
-    if (held) {
-      held = held.then(() => after(this, originalWrite, args));
-      return true;
-    }
     if (!recording.ended) recording.keep(args[0], args[1]);
     return originalWrite.apply(this, args);
   } as ServerResponse["write"];
 
   res.end = function end(this: ServerResponse, ...args: unknown[]) {
-    if (held) {
-      held = held.then(() => after(this, originalEnd, args));
-      return this;
-    }
     if (recording.ended) return originalEnd.apply(this, args);
     // An end that throws (node:http refuses the status code of res.status(undefined) on Express 4
     // when it writes the header section) has ended nothing: Express answers the error with a
@@ -270,28 +256,26 @@ function capture(
     // claim would never be settled, and every retry would get 409 "still being processed"
     // (draft-ietf-httpapi-idempotency-key-header §2.7) until maxLeaseMs for a request long done.
     recording.ended = true;
-    if (!hold) {
-      let result: ServerResponse;
-      try {
-        result = originalEnd.apply(this, args);
-      } catch (err) {
-        recording.ended = false;
-        throw err;
-      }
-      recording.keep(args[0], args[1]);
-      onEnd(recording.captured(res));
-      return result;
-    }
-    const chunk = typeof args[0] === "function" ? undefined : args[0];
+    // Held: the end runs now, through every wrapper inside this one (conditional's ETag, a content
+    // coding) as it would without the hold, so the record holds the headers sent; only the bytes
+    // it hands to the connection (Node's internal _writeRaw, used for every write of a response)
+    // wait until the record is settled, in the order they came.
+    const bytes = hold ? holdBytes(this) : undefined;
+    let result: ServerResponse;
     try {
-      if (!this.headersSent) startResponse(this, chunk, args[1]);
+      result = originalEnd.apply(this, args);
     } catch (err) {
+      bytes?.release();
       recording.ended = false;
       throw err;
     }
     recording.keep(args[0], args[1]);
-    const settled = Promise.resolve(onEnd(recording.captured(res))).catch(() => {});
-    held = settled.then(() => after(this, originalEnd, args));
-    return this;
+    const settled = onEnd(recording.captured(res));
+    if (bytes !== undefined) {
+      void Promise.resolve(settled)
+        .catch(() => {})
+        .then(() => bytes.release());
+    }
+    return result;
   } as ServerResponse["end"];
 }
