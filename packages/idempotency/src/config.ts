@@ -245,6 +245,9 @@ function resolveStore(store: IdempotencyStore | undefined): IdempotencyStore {
   return resolved;
 }
 
+/** RFC 9110 §5.6.2 token: 1*tchar. */
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Z]+$/;
+
 function resolveMethods(methods: readonly string[] | undefined): ReadonlySet<string> {
   const list = methods ?? ["POST"];
   if (!Array.isArray(list) || list.some((m) => typeof m !== "string")) {
@@ -253,6 +256,16 @@ function resolveMethods(methods: readonly string[] | undefined): ReadonlySet<str
   const set = new Set(list.map((m: string) => m.toUpperCase()));
   if (set.size === 0) throw optionError("idempotency", "methods", "[]", "a non-empty array of method names");
   for (const m of set) {
+    // RFC 9110 §9.1: "method = token". Anything else ("POST, PUT", "POST ") never equals a
+    // request's method, so it would leave every request unguarded without a word.
+    if (!METHOD_TOKEN.test(m)) {
+      throw optionError(
+        "idempotency",
+        "methods",
+        m,
+        "method names, one per element (an RFC 9110 token: no spaces or commas)",
+      );
+    }
     if (m === "GET" || m === "HEAD" || m === "OPTIONS") {
       throw optionError(
         "idempotency",

@@ -61,6 +61,13 @@ const rows: OptionCase[] = [
     () => idempotency({ methods: ["POST", "PATCH"] }),
   ],
   [
+    "idempotency: methods (two names in one element)",
+    () => idempotency({ methods: ["POST, PUT"] }),
+    "ERR_SVC_IDEMPOTENCY_METHODS",
+    /idempotency: methods must be method names, one per element \(an RFC 9110 token: no spaces or commas\), got "POST, PUT"/,
+    () => idempotency({ methods: ["post", "PUT"] }),
+  ],
+  [
     "idempotency: methods (a safe method)",
     () => idempotency({ methods: ["GET"] }),
     "ERR_SVC_IDEMPOTENCY_METHODS",
