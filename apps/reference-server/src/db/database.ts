@@ -61,7 +61,7 @@ export function createDatabase(config: DatabaseConfig): Db {
       native.inTransaction ? undefined : (database.prepare(query.sql).all(query.parameters) as unknown[]);
   } else {
     const pool = new pg.Pool({
-      connectionString: config.url,
+      connectionString: config.schema ? withSearchPath(config.url, config.schema) : config.url,
       max: 10,
       // A database that cannot be reached must turn into a quick 503, not a hanging request.
       connectionTimeoutMillis: 2000,
@@ -73,7 +73,6 @@ export function createDatabase(config: DatabaseConfig): Db {
             ? parseInt8
             : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
       },
-      ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
     // An idle client that loses its connection emits on the pool; without a listener that is a crash.
     pool.on("error", () => {});
@@ -94,6 +93,21 @@ export function createDatabase(config: DatabaseConfig): Db {
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * The URL with `-c search_path=<schema>` added to its `options` parameter. node-postgres lets
+ * every value of a connection string override the pool's own settings, so an `options` of the
+ * pool itself was dropped whenever the URL carried one (`?options=-c statement_timeout=5000`) and
+ * the tables landed in `public`. The schema comes last, so it wins over a search_path the URL's
+ * options also set (libpq's `options` keyword: command-line options sent at connection start,
+ * applied in order; PostgreSQL docs, libpq "Parameter Key Words").
+ */
+function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  const options = parsed.searchParams.get("options")?.trim();
+  parsed.searchParams.set("options", `${options ? `${options} ` : ""}-c search_path=${schema}`);
+  return parsed.toString();
 }
 
 /** PostgreSQL's type oid of `bigint` (int8). */
