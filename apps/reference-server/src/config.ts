@@ -126,7 +126,12 @@ function parseDatabase(raw: string | undefined, problems: string[]): DatabaseCon
   if (/^postgres(ql)?:\/\//.test(raw)) {
     try {
       const url = new URL(raw);
-      if (!url.hostname) problems.push("DATABASE_URL must name a PostgreSQL host");
+      // libpq also takes the host as a query parameter, leaving the authority empty
+      // (postgresql:///mydb?host=localhost&port=5433, PostgreSQL docs, libpq "Connection URIs").
+      if (!url.hostname && !url.searchParams.get("host")?.trim())
+        problems.push(
+          "DATABASE_URL must name a PostgreSQL host (postgres://host/db or postgres:///db?host=…)",
+        );
     } catch {
       problems.push("DATABASE_URL is not a valid postgres:// URL");
     }

@@ -27,6 +27,7 @@ describe.runIf(postgresUrl)(
   () => {
     const schema = `svc_refops_${process.pid}_${randomBytes(4).toString("hex")}`;
     let service: Service | undefined;
+    const others: Service[] = [];
 
     beforeAll(async () => {
       await sqlOn(`create schema ${schema}`);
@@ -63,6 +64,29 @@ describe.runIf(postgresUrl)(
         [appName],
       );
       expect(Number(sessions[0]?.n)).toBeGreaterThan(0);
+    });
+
+    it("DATABASE_URL postgresql:///<db>?host=…&port=…&user=… (no host in the authority) → starts and serves", async () => {
+      const url = new URL(postgresUrl as string);
+      const other = `${schema}_b`;
+      await sqlOn(`create schema ${other}`);
+      try {
+        const env = {
+          PORT: "0",
+          LOG_LEVEL: "silent",
+          DATABASE_URL: `postgresql:///${url.pathname.slice(1)}?host=${url.hostname}&port=${url.port || "5432"}&user=${decodeURIComponent(url.username || "postgres")}`,
+          DATABASE_SCHEMA: other,
+        };
+        const started = await startService(loadConfig(env), { logger: createLogger({ logLevel: "silent" }) });
+        others.push(started);
+        watchResponses(started.server as Server);
+        const res = await client(started.url)("/employees?size=1");
+        expect(res.status).toBe(200);
+        started.server.closeAllConnections();
+        await started.close();
+      } finally {
+        await sqlOn(`drop schema if exists ${other} cascade`);
+      }
     });
   },
 );
