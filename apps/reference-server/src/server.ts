@@ -1,5 +1,10 @@
 import { mkdirSync } from "node:fs";
-import { createServer as createHttpServer, type Server } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { dirname } from "node:path";
 import { pinoRedaction } from "@svc/auth";
@@ -65,6 +70,36 @@ async function listen(server: Server, config: Config): Promise<string> {
 }
 
 /**
+ * Keep-alive connections during a shutdown. `server.close()` only closes the connections idle at
+ * that moment: a response in flight went out with `Connection: keep-alive`, and the client could go
+ * on sending requests on that connection until the grace period ran out. Once the drain starts,
+ * every response not yet begun carries `Connection: close` and Node closes its connection after it
+ * ("A server that does not support persistent connections MUST send the close connection option
+ * in every response", RFC 9112 §9.6; "close" ends the connection after the response, RFC 9110
+ * §7.6.1). A response already begun with keep-alive gets its connection closed once idle.
+ */
+function shutdownDrain(server: Server) {
+  const open = new Set<ServerResponse>();
+  let draining = false;
+  function forget(this: ServerResponse) {
+    open.delete(this);
+    if (draining) server.closeIdleConnections();
+  }
+  server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+    if (draining) res.shouldKeepAlive = false;
+    open.add(res);
+    // "close" follows "finish", or the connection going away first, once per response.
+    res.on("close", forget);
+  });
+  return {
+    start() {
+      draining = true;
+      for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
+    },
+  };
+}
+
+/**
  * Opens the database, migrates, seeds an empty database, and listens (HTTPS when TLS is configured).
  *
  * @example const service = await startService(loadConfig());
@@ -100,6 +135,7 @@ export async function startService(
   server.on("clientError", clientErrorHandler({ headers: clientErrorHeaders() }));
   // Keep-alive sockets must not outlive a shutdown by more than a few seconds.
   server.keepAliveTimeout = 5000;
+  const drain = shutdownDrain(server);
   const url = await listen(server, config);
   let closing: Promise<void> | undefined;
   return {
@@ -111,6 +147,7 @@ export async function startService(
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
+          drain.start();
           server.closeIdleConnections();
         });
         await background.drain();

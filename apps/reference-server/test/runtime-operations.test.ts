@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
+import { connect } from "node:net";
 import { serviceUrl } from "@svc/test-utils";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { client, watchResponses } from "./harness.js";
+import { ADMIN, client, watchResponses } from "./harness.js";
 
 const postgresUrl = (() => {
   const url = serviceUrl("DATABASE_URL");
@@ -90,3 +91,104 @@ describe.runIf(postgresUrl)(
     });
   },
 );
+
+/** A raw HTTP/1.1 connection: what the server wrote, and whether it closed the connection. */
+function rawConnection(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = "";
+  socket.setEncoding("latin1");
+  socket.on("data", (chunk: string) => {
+    received += chunk;
+  });
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.on("error", () => {});
+  return {
+    socket,
+    closed,
+    get received() {
+      return received;
+    },
+    /** Resolves once `count` complete response heads have arrived. */
+    heads(count: number) {
+      return new Promise<void>((resolve) => {
+        const check = () => {
+          if (received.split("\r\n\r\n").length - 1 >= count) {
+            socket.off("data", check);
+            resolve();
+          }
+        };
+        socket.on("data", check);
+        check();
+      });
+    },
+  };
+}
+
+describe("graceful shutdown closes keep-alive connections (RFC 9112 §9.6)", () => {
+  it("a request in flight when shutdown starts → its response carries Connection: close and the server closes the connection", async () => {
+    const service = await startService(
+      loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent" }),
+      {
+        logger: createLogger({ logLevel: "silent" }),
+      },
+    );
+    watchResponses(service.server as Server);
+    try {
+      // An idle keep-alive connection (one answered request) and one with a request in flight.
+      const idle = rawConnection(service.url);
+      idle.socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      await idle.heads(1);
+      const busy = rawConnection(service.url);
+      const body = JSON.stringify({ name: "Operations", city: "Oslo" });
+      const arrived = new Promise((resolve) => service.server.once("request", resolve));
+      busy.socket.write(
+        `POST /departments HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 3)}`,
+      );
+      await arrived;
+      const closing = service.close();
+      await idle.closed;
+      busy.socket.write(body.slice(3));
+      await busy.heads(1);
+      expect(busy.received).toMatch(/^HTTP\/1\.1 201 /);
+      expect(busy.received).toMatch(/\r\nConnection: close\r\n/i);
+      await busy.closed;
+      await closing;
+    } finally {
+      service.server.closeAllConnections();
+      await service.close();
+    }
+  });
+
+  it("a request sent on a kept-alive connection while shutdown drains → answered with Connection: close, then the connection is closed", async () => {
+    const service = await startService(
+      loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent" }),
+      {
+        logger: createLogger({ logLevel: "silent" }),
+      },
+    );
+    watchResponses(service.server as Server);
+    try {
+      const busy = rawConnection(service.url);
+      const body = JSON.stringify({ name: "Logistics", city: "Oslo" });
+      const arrived = new Promise((resolve) => service.server.once("request", resolve));
+      // The first request's body is incomplete: the connection is busy when shutdown starts.
+      busy.socket.write(
+        `POST /departments HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 3)}`,
+      );
+      await arrived;
+      const closing = service.close();
+      // The rest of the body and, pipelined behind it, a second request.
+      busy.socket.write(`${body.slice(3)}GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      await busy.closed;
+      const responses = busy.received.match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
+      // At most one response after shutdown began, and none without Connection: close.
+      expect(responses.length).toBe(1);
+      expect(busy.received).not.toMatch(/\r\nConnection: keep-alive\r\n/i);
+      await closing;
+    } finally {
+      service.server.closeAllConnections();
+      await service.close();
+    }
+  });
+});
