@@ -1,5 +1,7 @@
+import { createPrivateKey } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { createSecureContext } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
@@ -321,20 +323,61 @@ function readTls(
   ];
   const contents: string[] = [];
   for (const [name, path] of files) {
-    if (!existsSync(path)) problems.push(`${name} file "${path}" does not exist`);
-    else contents.push(readFileSync(path, "utf8"));
+    const text = readPemFile(name, path, problems);
+    if (text !== undefined) contents.push(text);
   }
-  return contents.length === 2 ? { cert: contents[0] as string, key: contents[1] as string } : undefined;
-}
-
-/** `JWT_PRIVATE_KEY`: the path of an existing PEM file. */
-function readJwtPrivateKey(path: string | undefined, problems: string[]): string | undefined {
-  if (path === undefined) return undefined;
-  if (!existsSync(path)) {
-    problems.push(`JWT_PRIVATE_KEY file "${path}" does not exist`);
+  if (contents.length !== 2) return undefined;
+  const [cert, key] = contents as [string, string];
+  try {
+    // What https.createServer would refuse at start-up, with Node's words and no variable name.
+    createSecureContext({ cert, key });
+  } catch (err) {
+    problems.push(
+      `TLS_CERT and TLS_KEY must be a PEM certificate and its PEM private key (${err instanceof Error ? err.message : String(err)})`,
+    );
     return undefined;
   }
-  return readFileSync(path, "utf8");
+  return { cert, key };
+}
+
+/** A file's text, or a problem naming the variable when it is missing, a directory or unreadable. */
+function readPemFile(name: string, path: string, problems: string[]): string | undefined {
+  if (!existsSync(path)) {
+    problems.push(`${name} file "${path}" does not exist`);
+    return undefined;
+  }
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    problems.push(`${name} file "${path}" cannot be read${typeof code === "string" ? ` (${code})` : ""}`);
+    return undefined;
+  }
+}
+
+/**
+ * `JWT_PRIVATE_KEY`: the path of a PEM file holding the ES256 signing key, a P-256 EC private key
+ * (RFC 7518 §3.4: ES256 is ECDSA using P-256). Any other key signs no ES256 token: every
+ * `POST /auth/token` would fail with a 500.
+ */
+function readJwtPrivateKey(path: string | undefined, problems: string[]): string | undefined {
+  if (path === undefined) return undefined;
+  const pem = readPemFile("JWT_PRIVATE_KEY", path, problems);
+  if (pem === undefined) return undefined;
+  let curve: string | undefined;
+  try {
+    const key = createPrivateKey(pem);
+    curve = key.asymmetricKeyType === "ec" ? key.asymmetricKeyDetails?.namedCurve : undefined;
+  } catch {
+    // Not a private key at all (a public key, a certificate, garbage); the message below says so.
+  }
+  if (curve !== "prime256v1") {
+    problems.push(
+      `JWT_PRIVATE_KEY file "${path}" must hold a P-256 EC private key in PEM (the ES256 signing key), such as the one "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256" writes`,
+    );
+    return undefined;
+  }
+  return pem;
 }
 
 /**

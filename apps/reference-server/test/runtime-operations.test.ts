@@ -1,10 +1,13 @@
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, type KeyObject, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { serviceUrl } from "@svc/test-utils";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
+import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
 import { ADMIN, client, watchResponses } from "./harness.js";
 
@@ -190,5 +193,84 @@ describe("graceful shutdown closes keep-alive connections (RFC 9112 §9.6)", () 
       service.server.closeAllConnections();
       await service.close();
     }
+  });
+});
+
+describe("configuration files that exist but cannot serve → start-up refused, naming the variable", () => {
+  const dir = mkdtempSync(join(tmpdir(), "svc-refops-"));
+  const pem = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const pkcs8 = (key: KeyObject) => key.export({ type: "pkcs8", format: "pem" }).toString();
+  const rsa = pem("rsa.pem", pkcs8(generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey));
+  const p384 = pem("p384.pem", pkcs8(generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey));
+  const p256 = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const p256Path = pem("p256.pem", pkcs8(p256.privateKey));
+  const publicOnly = pem("public.pem", p256.publicKey.export({ type: "spki", format: "pem" }).toString());
+  const garbage = pem("garbage.pem", "not a PEM file\n");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const refused = (env: Record<string, string>): string => {
+    try {
+      loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", ...env });
+    } catch (err) {
+      if (err instanceof ConfigError) return err.message;
+      return `not a ConfigError: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    return "accepted";
+  };
+
+  it.each([
+    ["an RSA key", () => rsa],
+    ["a P-384 key", () => p384],
+    ["a public key", () => publicOnly],
+    ["a directory", () => dir],
+  ])("JWT_PRIVATE_KEY naming %s → refused with JWT_PRIVATE_KEY in the message", (_what, path) => {
+    expect(refused({ JWT_PRIVATE_KEY: path() })).toMatch(
+      /^Invalid configuration:\n {2}- JWT_PRIVATE_KEY file /,
+    );
+  });
+
+  it("JWT_PRIVATE_KEY naming an RSA key: before, the service started and every POST /auth/token was a 500", async () => {
+    // The same key accepted is a P-256 one: the token endpoint answers 200 with it.
+    const service = await startService(
+      loadConfig({
+        PORT: "0",
+        DATABASE_URL: "sqlite::memory:",
+        LOG_LEVEL: "silent",
+        JWT_PRIVATE_KEY: p256Path,
+      }),
+      { logger: createLogger({ logLevel: "silent" }) },
+    );
+    watchResponses(service.server as Server);
+    try {
+      const res = await fetch(`${service.url}/auth/token`, {
+        method: "POST",
+        headers: { authorization: ADMIN },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      service.server.closeAllConnections();
+      await service.close();
+    }
+    expect(refused({ JWT_PRIVATE_KEY: rsa })).toMatch(/JWT_PRIVATE_KEY/);
+  });
+
+  it.each([
+    ["directories", () => ({ TLS_CERT: dir, TLS_KEY: dir }), /TLS_CERT file .* cannot be read \(EISDIR\)/],
+    [
+      "not PEM",
+      () => ({ TLS_CERT: garbage, TLS_KEY: garbage }),
+      /TLS_CERT and TLS_KEY must be a PEM certificate/,
+    ],
+    [
+      "a key without a certificate",
+      () => ({ TLS_CERT: p256Path, TLS_KEY: p256Path }),
+      /TLS_CERT and TLS_KEY/,
+    ],
+  ])("TLS_CERT and TLS_KEY naming %s → refused with the variables in the message", (_what, env, message) => {
+    expect(refused(env())).toMatch(message);
   });
 });
