@@ -1,5 +1,6 @@
 import { createPrivateKey } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { createSecureContext } from "node:tls";
 import { fileURLToPath } from "node:url";
@@ -177,6 +178,14 @@ function parseDemoUsers(raw: string | undefined, production: boolean, problems: 
   return users;
 }
 
+/** An IPv4 or IPv6 address, optionally with a prefix length the address family has (/0 to /32, /0 to /128). */
+function isAddressOrCidr(value: string): boolean {
+  const m = /^([0-9a-fA-F:.]+)(?:\/(\d{1,3}))?$/.exec(value);
+  const family = m?.[1] ? isIP(m[1]) : 0;
+  if (family === 0) return false;
+  return m?.[2] === undefined || Number(m[2]) <= (family === 4 ? 32 : 128);
+}
+
 function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string {
   if (raw === undefined || raw === "false") return false;
   if (raw === "true") return true;
@@ -184,7 +193,7 @@ function parseTrustProxy(raw: string | undefined, problems: string[]): boolean |
   const ok = raw
     .split(",")
     .map((s) => s.trim())
-    .every((s) => /^(loopback|linklocal|uniquelocal)$/.test(s) || /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s));
+    .every((s) => /^(loopback|linklocal|uniquelocal)$/.test(s) || isAddressOrCidr(s));
   if (!ok) {
     problems.push(
       "TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses/CIDRs (loopback, linklocal and uniquelocal allowed)",
@@ -282,6 +291,15 @@ function parseClusterNodes(raw: string | undefined, problems: string[]): RedisNo
   if (nodes.length === 0 && problems.length === before)
     problems.push("REDIS_CLUSTER_NODES names no node; give host:port,host:port or leave it unset");
   return problems.length === before ? nodes : undefined;
+}
+
+function isUrl(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Reads one variable through its schema: the fallback when unset, a problem when invalid. */
@@ -401,7 +419,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   applySchema(database, optional(env.DATABASE_SCHEMA), problems);
   const redisUrl = read(
     "REDIS_URL",
-    z.string().regex(/^rediss?:\/\/\S+$/, "REDIS_URL must be a redis:// or rediss:// URL"),
+    z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, "REDIS_URL must be a redis:// or rediss:// URL")
+      // What ioredis would refuse at start-up as a bare "Invalid URL": an empty host, a port above 65535.
+      .refine(isUrl, "REDIS_URL must be a valid redis:// or rediss:// URL (host, port 1 to 65535)"),
     undefined as string | undefined,
   );
   const redisClusterNodes = parseClusterNodes(optional(env.REDIS_CLUSTER_NODES), problems);

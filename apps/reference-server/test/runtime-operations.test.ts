@@ -274,3 +274,39 @@ describe("configuration files that exist but cannot serve → start-up refused, 
     expect(refused(env())).toMatch(message);
   });
 });
+
+describe("values the check passed but start-up refused with no variable named", () => {
+  it.each([
+    [{ TRUST_PROXY: "10.0.0.0/99" }, /TRUST_PROXY must be/],
+    [{ TRUST_PROXY: "::::::::/8" }, /TRUST_PROXY must be/],
+    [{ TRUST_PROXY: "999.1.1.1" }, /TRUST_PROXY must be/],
+    [{ REDIS_URL: "redis://127.0.0.1:99999" }, /REDIS_URL must be a valid/],
+    [{ REDIS_URL: "redis://:6379" }, /REDIS_URL must be a valid/],
+  ])("%j → a configuration problem naming the variable", async (env, message) => {
+    let error: unknown;
+    let service: Service | undefined;
+    try {
+      // Before: the configuration passed and start-up failed with proxy-addr's or ioredis' words.
+      service = await startService(
+        loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", ...env }),
+        {
+          logger: createLogger({ logLevel: "silent" }),
+        },
+      );
+    } catch (err) {
+      error = err;
+    } finally {
+      service?.server.closeAllConnections();
+      await service?.close();
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it.each([
+    [{ TRUST_PROXY: "10.0.0.0/8, 192.168.1.1, ::1/128, fc00::/7, loopback" }],
+    [{ REDIS_URL: "rediss://user:p%40ss@redis.example.com:6380/2" }],
+  ])("%j → accepted", (env) => {
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+});
