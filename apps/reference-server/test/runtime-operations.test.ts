@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serviceUrl } from "@svc/test-utils";
@@ -310,3 +310,73 @@ describe("values the check passed but start-up refused with no variable named", 
     expect(() => loadConfig(env)).not.toThrow();
   });
 });
+
+/** A TCP relay to PostgreSQL that can go silent: connections stay open, nothing passes (a network partition). */
+async function silentableRelay(target: URL) {
+  const sockets = new Set<import("node:net").Socket>();
+  let silent = false;
+  const relay = createServer((downstream) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [downstream, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => {
+        downstream.destroy();
+        upstream.destroy();
+      });
+    }
+    downstream.on("data", (chunk) => silent || upstream.write(chunk));
+    upstream.on("data", (chunk) => silent || downstream.write(chunk));
+  });
+  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+  const { port } = relay.address() as import("node:net").AddressInfo;
+  return {
+    port,
+    silence() {
+      silent = true;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    },
+  };
+}
+
+describe.runIf(postgresUrl)(
+  "PostgreSQL goes silent (a partition: the connection stays open, no answer)",
+  () => {
+    it("GET /ready → 503 with Retry-After and the error record, not a request that never ends", async () => {
+      const target = new URL(postgresUrl as string);
+      const schema = `svc_refops_${process.pid}_${randomBytes(4).toString("hex")}`;
+      await sqlOn(`create schema ${schema}`);
+      const relay = await silentableRelay(target);
+      const url = new URL(target);
+      url.hostname = "127.0.0.1";
+      url.port = String(relay.port);
+      let service: Service | undefined;
+      try {
+        service = await startService(
+          loadConfig({
+            PORT: "0",
+            LOG_LEVEL: "silent",
+            DATABASE_URL: url.toString(),
+            DATABASE_SCHEMA: schema,
+          }),
+          { logger: createLogger({ logLevel: "silent" }) },
+        );
+        watchResponses(service.server as Server);
+        expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+        relay.silence();
+        const res = await fetch(`${service.url}/ready`);
+        expect(res.status).toBe(503);
+        expect(res.headers.get("retry-after")).toBe("5");
+        expect(await res.json()).toMatchObject({ status: 503, path: "/ready", checks: { database: "DOWN" } });
+      } finally {
+        await relay.close();
+        service?.server.closeAllConnections();
+        await service?.close();
+        await sqlOn(`drop schema if exists ${schema} cascade`);
+      }
+    }, 20_000);
+  },
+);

@@ -87,7 +87,22 @@ export function createDatabase(config: DatabaseConfig): Db {
     kysely,
     readNow,
     async ping() {
-      await sql`select 1`.execute(kysely);
+      // A database behind a partition keeps the pooled connection open and never answers: without
+      // a bound, /ready would hang instead of answering 503 (spec part 7: 503 for a database down).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        await Promise.race([
+          sql`select 1`.execute(kysely),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`The database did not answer within ${PING_TIMEOUT_MS} ms`)),
+              PING_TIMEOUT_MS,
+            );
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       await kysely.destroy();
@@ -109,6 +124,9 @@ function withSearchPath(url: string, schema: string): string {
   parsed.searchParams.set("options", `${options ? `${options} ` : ""}-c search_path=${schema}`);
   return parsed.toString();
 }
+
+/** How long a readiness ping waits for the database: as long as a new connection may take. */
+const PING_TIMEOUT_MS = 2000;
 
 /** PostgreSQL's type oid of `bigint` (int8). */
 const INT8_OID = 20;
