@@ -345,7 +345,7 @@ async function silentableRelay(target: URL) {
 describe.runIf(postgresUrl)(
   "PostgreSQL goes silent (a partition: the connection stays open, no answer)",
   () => {
-    it("GET /ready → 503 with Retry-After and the error record, not a request that never ends", async () => {
+    it("GET /employees/1 and GET /ready → 503 with Retry-After and the error record, not requests that never end", async () => {
       const target = new URL(postgresUrl as string);
       const schema = `svc_refops_${process.pid}_${randomBytes(4).toString("hex")}`;
       await sqlOn(`create schema ${schema}`);
@@ -367,6 +367,10 @@ describe.runIf(postgresUrl)(
         watchResponses(service.server as Server);
         expect((await fetch(`${service.url}/ready`)).status).toBe(200);
         relay.silence();
+        // The pool's idle connection is the one a resource request takes first.
+        const read = await client(service.url)("/employees/1");
+        expect(read.status).toBe(503);
+        expect(read.headers.get("retry-after")).toBe("5");
         const res = await fetch(`${service.url}/ready`);
         expect(res.status).toBe(503);
         expect(res.headers.get("retry-after")).toBe("5");
@@ -377,6 +381,6 @@ describe.runIf(postgresUrl)(
         await service?.close();
         await sqlOn(`drop schema if exists ${schema} cascade`);
       }
-    }, 20_000);
+    }, 40_000);
   },
 );

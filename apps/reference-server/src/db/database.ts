@@ -65,6 +65,10 @@ export function createDatabase(config: DatabaseConfig): Db {
       max: 10,
       // A database that cannot be reached must turn into a quick 503, not a hanging request.
       connectionTimeoutMillis: 2000,
+      // A database behind a partition keeps the connection open and never answers: without a
+      // bound on the wait for a result, the request would hang for as long as the client waits.
+      // The query fails instead ("Query read timeout": a 503, see fromDatabaseError).
+      query_timeout: QUERY_TIMEOUT_MS,
       idleTimeoutMillis: 10_000,
       // bigint columns (ids, money in minor units) as numbers while exact, BigInt beyond.
       types: {
@@ -124,6 +128,9 @@ function withSearchPath(url: string, schema: string): string {
   parsed.searchParams.set("options", `${options ? `${options} ` : ""}-c search_path=${schema}`);
   return parsed.toString();
 }
+
+/** How long a query waits for PostgreSQL's answer; no query of the service takes near that long. */
+const QUERY_TIMEOUT_MS = 10_000;
 
 /** How long a readiness ping waits for the database: as long as a new connection may take. */
 const PING_TIMEOUT_MS = 2000;
