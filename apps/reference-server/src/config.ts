@@ -408,7 +408,9 @@ function readJwtPrivateKey(path: string | undefined, problems: string[]): string
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const problems: string[] = [];
   const read = reader(env, problems);
-  const production = env.NODE_ENV === "production";
+  // Read like every other variable (trimmed): "production " from a .env file or a YAML value, or
+  // "Production", must not fall back to the development defaults (the well-known demo passwords).
+  const production = optional(env.NODE_ENV)?.toLowerCase() === "production";
   const port = read("PORT", intIn("PORT", 0, 65535), 3000);
   const host = read(
     "HOST",

@@ -384,3 +384,26 @@ describe.runIf(postgresUrl)(
     }, 40_000);
   },
 );
+
+describe("NODE_ENV spelled with whitespace or capitals is still production: no demo users", () => {
+  it.each(["production ", " production", "Production", "PRODUCTION\n"])(
+    "NODE_ENV=%j → POST /auth/token as admin:admin → 401",
+    async (nodeEnv) => {
+      const service = await startService(
+        loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", NODE_ENV: nodeEnv }),
+        { logger: createLogger({ logLevel: "silent" }) },
+      );
+      watchResponses(service.server as Server);
+      try {
+        const res = await fetch(`${service.url}/auth/token`, {
+          method: "POST",
+          headers: { authorization: ADMIN },
+        });
+        expect(res.status).toBe(401);
+      } finally {
+        service.server.closeAllConnections();
+        await service.close();
+      }
+    },
+  );
+});
