@@ -327,7 +327,9 @@ describe("Strict-Transport-Security only over TLS (RFC 6797 §7.2)", () => {
     // no STS header over non-secure transport.
     const spoofed = await fetch(`${proxied.url}/health`, { headers: { "x-forwarded-proto": "https, http" } });
     expect(spoofed.headers.get("strict-transport-security")).toBeNull();
-    const appended = await fetch(`${proxied.url}/health`, { headers: { "x-forwarded-proto": "http, https" } });
+    const appended = await fetch(`${proxied.url}/health`, {
+      headers: { "x-forwarded-proto": "http, https" },
+    });
     expect(appended.headers.get("strict-transport-security")).toMatch(/^max-age=\d+/);
   });
 
