@@ -1,3 +1,5 @@
+import type { KeyObject } from "node:crypto";
+
 /** JWS algorithms with a shared secret (RFC 7518 §3.2). */
 export const HMAC_ALGORITHMS: ReadonlySet<string> = new Set(["HS256", "HS384", "HS512"]);
 
@@ -23,3 +25,31 @@ export const SIGNING_ALGORITHMS = [
  * the fully-specified `Ed25519` (RFC 9864 §2.2).
  */
 export const ASYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set<string>([...SIGNING_ALGORITHMS, "Ed25519"]);
+
+/** RFC 7518 §3.4 (ES*: one curve each), §3.3 and §3.5 (RSA), RFC 8037 §3.1 (EdDSA: Ed25519, Ed448). */
+export function keyFitsAlgorithm(key: KeyObject, alg: string): boolean {
+  const type = key.asymmetricKeyType;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  switch (alg) {
+    case "ES256":
+      return type === "ec" && curve === "prime256v1";
+    case "ES384":
+      return type === "ec" && curve === "secp384r1";
+    case "ES512":
+      return type === "ec" && curve === "secp521r1";
+    case "RS256":
+    case "RS384":
+    case "RS512":
+      return type === "rsa";
+    case "PS256":
+    case "PS384":
+    case "PS512":
+      return type === "rsa" || type === "rsa-pss";
+    case "EdDSA":
+      return type === "ed25519" || type === "ed448";
+    case "Ed25519":
+      return type === "ed25519";
+    default:
+      return false;
+  }
+}

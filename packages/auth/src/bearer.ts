@@ -7,7 +7,7 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from "jose";
-import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS } from "./algorithms.js";
+import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS, keyFitsAlgorithm } from "./algorithms.js";
 import { type DiscoveryOptions, discoveredKeySource, discoverySettings } from "./discovery.js";
 import {
   codedError,
@@ -271,34 +271,6 @@ function toKeyObject(key: JWK | string | KeyObject): KeyObject {
 }
 
 type JsonWebKeyInput = { key: import("node:crypto").JsonWebKey; format: "jwk" };
-
-/** RFC 7518 §3.4 (ES*: one curve each), §3.3 and §3.5 (RSA), RFC 8037 §3.1 (EdDSA: Ed25519, Ed448). */
-function keyFitsAlgorithm(key: KeyObject, alg: string): boolean {
-  const type = key.asymmetricKeyType;
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  switch (alg) {
-    case "ES256":
-      return type === "ec" && curve === "prime256v1";
-    case "ES384":
-      return type === "ec" && curve === "secp384r1";
-    case "ES512":
-      return type === "ec" && curve === "secp521r1";
-    case "RS256":
-    case "RS384":
-    case "RS512":
-      return type === "rsa";
-    case "PS256":
-    case "PS384":
-    case "PS512":
-      return type === "rsa" || type === "rsa-pss";
-    case "EdDSA":
-      return type === "ed25519" || type === "ed448";
-    case "Ed25519":
-      return type === "ed25519";
-    default:
-      return false;
-  }
-}
 
 /**
  * The one public key, once it can verify a token of at least one of `algorithms`: a key of

@@ -164,4 +164,23 @@ describe("createTokenIssuer", () => {
     const { publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
     expect(() => createTokenIssuer({ issuer: "i", audience: "a", privateKey: publicKey })).toThrow(TypeError);
   });
+
+  it.each([
+    ["an RSA key with ES256", "ES256", generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey],
+    ["a P-384 key with ES256", "ES256", generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey],
+    ["a P-256 key with RS256", "RS256", generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey],
+    ["an Ed25519 key with ES384", "ES384", generateKeyPairSync("ed25519").privateKey],
+    [
+      "a 1024-bit RSA key with RS256 (RFC 7518 §3.3: 2048 or larger)",
+      "RS256",
+      generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey,
+    ],
+  ] as const)(
+    "%s → TypeError at construction, not a 500 on the first issue()",
+    (_label, algorithm, privateKey) => {
+      expect(() => createTokenIssuer({ issuer: "i", audience: "a", algorithm, privateKey })).toThrow(
+        expect.objectContaining({ name: "TypeError", code: "ERR_SVC_AUTH_TOKEN_ISSUER_PRIVATE_KEY" }),
+      );
+    },
+  );
 });

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
-import { SIGNING_ALGORITHMS } from "./algorithms.js";
+import { keyFitsAlgorithm, SIGNING_ALGORITHMS } from "./algorithms.js";
 import { codedError, functionOption, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
@@ -96,6 +96,23 @@ function toPrivateKey(key: JWK | string | KeyObject): KeyObject {
 }
 
 /**
+ * The key, once it can sign `algorithm`: one of another type or curve (an RSA key with ES256), or
+ * an RSA key under 2048 bits (RFC 7518 §3.3: "A key of size 2048 bits or larger MUST be used"),
+ * let the issuer start and made every `issue()` throw, a 500 on every token request.
+ */
+function keyFor(algorithm: SigningAlgorithm, key: KeyObject): KeyObject {
+  const bits = key.asymmetricKeyDetails?.modulusLength;
+  if (keyFitsAlgorithm(key, algorithm) && (bits === undefined || bits >= 2048)) return key;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  const kind =
+    `${curve ?? (bits === undefined ? "" : `${bits}-bit`)} ${key.asymmetricKeyType ?? "unknown"}`.trim();
+  throw codedError(
+    "tokenIssuer.privateKey",
+    `tokenIssuer.privateKey is a ${kind} key, which cannot sign ${algorithm} (RFC 7518 §3.3, §3.4, §3.5; RFC 8037 §3.1)`,
+  );
+}
+
+/**
  * Signs access tokens (ES256 by default) and publishes the matching JWKS, for demos, tests and
  * the reference server's token endpoint. Not an authorization server: it checks nothing about
  * who asks; the caller decides what principal gets a token.
@@ -134,7 +151,9 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
     throw optionError("tokenIssuer.kid", options.kid, "a non-empty string");
   const now = functionOption(options.now ?? Date.now, "tokenIssuer.now", "a function () => milliseconds");
   const privateKey =
-    options.privateKey === undefined ? generate(algorithm) : toPrivateKey(options.privateKey);
+    options.privateKey === undefined
+      ? generate(algorithm)
+      : keyFor(algorithm, toPrivateKey(options.privateKey));
 
   const publicJwk: Promise<JWK> = (async () => {
     const jwk = await exportJWK(createPublicKey(privateKey));
