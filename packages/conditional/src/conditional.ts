@@ -88,6 +88,13 @@ const writeError = errorHandler();
 function ignoreNext(): void {}
 
 /**
+ * The mark left on a response this middleware watches, a registered symbol: a compressing
+ * `negotiate()` of `@svc/negotiate` mounted after it (whose coder would send the headers before
+ * this middleware saw the body) refuses the request rather than answer without validators.
+ */
+const REVALIDATED = Symbol.for("@svc/conditional");
+
+/**
  * A write or end of the handler after its response was replaced by a 304 or 412: nothing goes
  * out (Node would emit a write-after-end error), the callback is still called, and `false` tells a
  * pipe to stop reading (it is unpiped when the response closes).
@@ -464,6 +471,7 @@ export function conditional(options: ConditionalOptions = {}) {
   const config = resolveConditionalConfig(options);
   return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const revalidation = new Revalidation(req, res, config);
+    (res as ServerResponse & { [REVALIDATED]?: true })[REVALIDATED] = true;
     const send = (res as Sendable).send;
     if (typeof send === "function") {
       (res as Sendable).send = function sendWithEtag(this: ServerResponse, ...args: unknown[]) {

@@ -239,8 +239,8 @@ export function applyCoding(
   method: string | undefined,
   res: ServerResponse,
   negotiation: RequestNegotiation,
-): void {
-  if (compression === undefined) return;
+): Error | undefined {
+  if (compression === undefined) return undefined;
   // Once per response. negotiate() may be mounted twice, for the app and again for a route with
   // its own representations (as halJson's example of @svc/hal does): a second removeHeader
   // wrapper, whose original was the first one reached through the newer `res.negotiation`, called
@@ -249,7 +249,9 @@ export function applyCoding(
   // first coding step codes the body; the wrapper notes the type on whichever negotiation is
   // current.
   const noting = res as NotingResponse;
-  if (noting[REMOVE_HEADER] !== undefined) return;
+  if (noting[REMOVE_HEADER] !== undefined) return undefined;
+  if ((res as ServerResponse & { [REVALIDATED]?: unknown })[REVALIDATED] !== undefined)
+    return mountOrderError();
   noting[REMOVE_HEADER] = res.removeHeader;
   res.removeHeader = removeHeaderNotingType;
   // Nothing will be coded: the response still varies on Accept-Encoding where a client accepting a
@@ -257,4 +259,28 @@ export function applyCoding(
   if (negotiation.encoding === "identity") onHeaders(res, varyOnCoding);
   else if (method === "HEAD") onHeaders(res, codeHeadLikeGet);
   else installCoder(res, negotiation, compression.level);
+  return undefined;
+}
+
+/**
+ * The mark `conditional()` of `@svc/conditional` leaves on a response it watches (a registered
+ * symbol: neither package imports the other).
+ */
+const REVALIDATED = Symbol.for("@svc/conditional");
+
+/**
+ * `conditional()` mounted before a compressing `negotiate()`: the coder, wrapped around it, sends
+ * the headers before `conditional()` sees the body, so a client accepting a coding got a 200 with
+ * no ETag and no default Cache-Control, and a 200 where its conditions call for a 412 (RFC 9110
+ * §13.1.1) or a 304 (§13.1.2), while the same resource's HEAD carried the ETag (§9.3.2). No order
+ * of the wrappers can be set from here, so the request fails loudly, for every client alike.
+ */
+function mountOrderError(): Error {
+  return Object.assign(
+    new Error(
+      "negotiate() with compression is mounted after conditional(): mount negotiate() first, " +
+        "then conditional() (app.use(negotiate()); app.use(conditional());)",
+    ),
+    { code: "ERR_SVC_NEGOTIATE_MOUNT_ORDER" },
+  );
 }

@@ -64,7 +64,11 @@ export function negotiate(options: NegotiateOptions = {}) {
     (res as ServerResponse & NegotiatedResponse).represent = (data, representOptions) =>
       represent(config, req, res, data, representOptions ?? NO_OPTIONS, next);
     labelJsonBodies(req, res);
-    applyCoding(config.compression, req.method, res, negotiation);
+    const misordered = applyCoding(config.compression, req.method, res, negotiation);
+    if (misordered !== undefined) {
+      next(misordered);
+      return;
+    }
     next();
   };
 }
