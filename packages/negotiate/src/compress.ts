@@ -233,13 +233,14 @@ function installCoder(res: ServerResponse, negotiation: RequestNegotiation, leve
  * The coding step of one response (RFC 9110 §8.4, §12.5.3): `Vary: Accept-Encoding` where some
  * client would get a coding, a weak `ETag` on coded bytes, a HEAD given its GET's coding, and the
  * body coded with `node:zlib` when the negotiated coding is not `identity`.
+ * Answers {@link MOUNTED_AFTER_CONDITIONAL} when it left the body uncoded for that reason.
  */
 export function applyCoding(
   compression: CompressionConfig | undefined,
   method: string | undefined,
   res: ServerResponse,
   negotiation: RequestNegotiation,
-): Error | undefined {
+): typeof MOUNTED_AFTER_CONDITIONAL | undefined {
   if (compression === undefined) return undefined;
   // Once per response. negotiate() may be mounted twice, for the app and again for a route with
   // its own representations (as halJson's example of @svc/hal does): a second removeHeader
@@ -250,8 +251,11 @@ export function applyCoding(
   // current.
   const noting = res as NotingResponse;
   if (noting[REMOVE_HEADER] !== undefined) return undefined;
+  // conditional() mounted before this coder: coded, its headers would go out before conditional()
+  // saw the body (no ETag, no 304 or 412). Correct over small: the body goes uncoded, and the
+  // middleware warns once.
   if ((res as ServerResponse & { [REVALIDATED]?: unknown })[REVALIDATED] !== undefined)
-    return mountOrderError();
+    return MOUNTED_AFTER_CONDITIONAL;
   noting[REMOVE_HEADER] = res.removeHeader;
   res.removeHeader = removeHeaderNotingType;
   // Nothing will be coded: the response still varies on Accept-Encoding where a client accepting a
@@ -269,18 +273,15 @@ export function applyCoding(
 const REVALIDATED = Symbol.for("@svc/conditional");
 
 /**
- * `conditional()` mounted before a compressing `negotiate()`: the coder, wrapped around it, sends
- * the headers before `conditional()` sees the body, so a client accepting a coding got a 200 with
- * no ETag and no default Cache-Control, and a 200 where its conditions call for a 412 (RFC 9110
- * §13.1.1) or a 304 (§13.1.2), while the same resource's HEAD carried the ETag (§9.3.2). No order
- * of the wrappers can be set from here, so the request fails loudly, for every client alike.
+ * `conditional()` mounted before a compressing `negotiate()`: the coder, wrapped around it, would
+ * send the headers before `conditional()` saw the body, so a client accepting a coding got a 200
+ * with no ETag and no default Cache-Control, and a 200 where its conditions call for a 412 (RFC
+ * 9110 §13.1.1) or a 304 (§13.1.2), while the same resource's HEAD carried the ETag (§9.3.2). No
+ * order of the wrappers can be set from here: such a response is sent uncoded, validators intact.
  */
-function mountOrderError(): Error {
-  return Object.assign(
-    new Error(
-      "negotiate() with compression is mounted after conditional(): mount negotiate() first, " +
-        "then conditional() (app.use(negotiate()); app.use(conditional());)",
-    ),
-    { code: "ERR_SVC_NEGOTIATE_MOUNT_ORDER" },
-  );
-}
+export const MOUNTED_AFTER_CONDITIONAL = Symbol("mounted after conditional()");
+
+export const MOUNT_ORDER_WARNING =
+  "@svc/negotiate: negotiate() with compression is mounted after conditional(), so responses are " +
+  "sent uncompressed to keep their ETag and 304/412; mount negotiate() first, then conditional() " +
+  "(app.use(negotiate()); app.use(conditional());)";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { applyCoding } from "./compress.js";
+import { applyCoding, MOUNT_ORDER_WARNING, MOUNTED_AFTER_CONDITIONAL } from "./compress.js";
 import { labelJsonBodies } from "./media-type-hint.js";
 import { type Negotiation, negotiateRequest } from "./negotiation.js";
 import { type NegotiateOptions, resolveConfig } from "./options.js";
@@ -55,6 +55,7 @@ declare global {
  */
 export function negotiate(options: NegotiateOptions = {}) {
   const config = resolveConfig(options);
+  let warnedMountOrder = false;
   return function negotiateMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const negotiation = negotiateRequest(config, req, res);
     if (negotiation instanceof HttpError) {
@@ -64,10 +65,11 @@ export function negotiate(options: NegotiateOptions = {}) {
     (res as ServerResponse & NegotiatedResponse).represent = (data, representOptions) =>
       represent(config, req, res, data, representOptions ?? NO_OPTIONS, next);
     labelJsonBodies(req, res);
-    const misordered = applyCoding(config.compression, req.method, res, negotiation);
-    if (misordered !== undefined) {
-      next(misordered);
-      return;
+    if (applyCoding(config.compression, req.method, res, negotiation) === MOUNTED_AFTER_CONDITIONAL) {
+      if (!warnedMountOrder) {
+        warnedMountOrder = true;
+        process.emitWarning(MOUNT_ORDER_WARNING, { code: "SVC_NEGOTIATE_MOUNT_ORDER" });
+      }
     }
     next();
   };
