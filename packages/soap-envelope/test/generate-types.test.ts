@@ -91,6 +91,9 @@ describe("generated types check handlers under strict TypeScript", () => {
       join(dir, "customer-string.types.ts"),
       generate(CUSTOMER_WSDL, { longAs: "string", name: "S" }),
     );
+    writeFileSync(join(dir, "shadowing.types.ts"), generateTypes(SHADOWING_WSDL));
+    writeFileSync(join(dir, "soap.types.ts"), generateTypes(SHADOWING_WSDL, { name: "Soap" }));
+    writeFileSync(join(dir, "shadowing.ts"), SHADOWING_HANDLERS);
     writeFileSync(join(dir, "good.ts"), GOOD);
     writeFileSync(join(dir, "readme.ts"), README_TYPED);
     writeFileSync(join(dir, "bad.ts"), BAD);
@@ -98,6 +101,9 @@ describe("generated types check handlers under strict TypeScript", () => {
       "orders.types.ts",
       "customer.types.ts",
       "customer-string.types.ts",
+      "shadowing.types.ts",
+      "soap.types.ts",
+      "shadowing.ts",
       "good.ts",
       "readme.ts",
       "bad.ts",
@@ -264,6 +270,48 @@ export const service = createSoapService<CustomerServiceOperations>({
     sendNotification: async () => {},
   },
 });
+`;
+
+/**
+ * Schema types named like the globals the generated file uses (`Date` for xs:dateTime results,
+ * `Record` for empty types), and a service named `Soap`, whose `SoapHandlers` is the import's name.
+ */
+const SHADOWING_WSDL = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+    xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+    xmlns:tns="urn:cal" name="Cal" targetNamespace="urn:cal">
+  <wsdl:types>
+    <xs:schema targetNamespace="urn:cal" elementFormDefault="qualified">
+      <xs:complexType name="Date"><xs:sequence><xs:element name="day" type="xs:int"/></xs:sequence></xs:complexType>
+      <xs:complexType name="Record"><xs:sequence><xs:element name="id" type="xs:int"/></xs:sequence></xs:complexType>
+      <xs:element name="Get"><xs:complexType><xs:sequence>
+        <xs:element name="d" type="tns:Date"/><xs:element name="r" type="tns:Record"/>
+      </xs:sequence></xs:complexType></xs:element>
+      <xs:element name="GetResponse"><xs:complexType><xs:sequence>
+        <xs:element name="when" type="xs:dateTime"/><xs:element name="empty"><xs:complexType/></xs:element>
+      </xs:sequence></xs:complexType></xs:element>
+    </xs:schema>
+  </wsdl:types>
+  <wsdl:message name="Get"><wsdl:part name="p" element="tns:Get"/></wsdl:message>
+  <wsdl:message name="GetResponse"><wsdl:part name="p" element="tns:GetResponse"/></wsdl:message>
+  <wsdl:portType name="PT">
+    <wsdl:operation name="Get"><wsdl:input message="tns:Get"/><wsdl:output message="tns:GetResponse"/></wsdl:operation>
+  </wsdl:portType>
+  <wsdl:binding name="B" type="tns:PT">
+    <soap12:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+    <wsdl:operation name="Get">
+      <wsdl:input><soap12:body use="literal"/></wsdl:input><wsdl:output><soap12:body use="literal"/></wsdl:output>
+    </wsdl:operation>
+  </wsdl:binding>
+  <wsdl:service name="S"><wsdl:port name="P" binding="tns:B"><soap12:address location="http://localhost/cal"/></wsdl:port></wsdl:service>
+</wsdl:definitions>`;
+
+const SHADOWING_HANDLERS = `import type { CalHandlers } from "./shadowing.types.js";
+import type { SoapHandlers } from "./soap.types.js";
+
+export const cal: CalHandlers = {
+  Get: (input) => ({ when: new Date(input.d.day * 86_400_000), empty: {} }),
+};
+export const soap: SoapHandlers = { Get: (input) => ({ when: new Date(input.r.id), empty: {} }) };
 `;
 
 const GOOD = `import { createSoapService, soapEndpoint, SoapFault, type SoapHandlers } from "@svc/soap-envelope";
