@@ -1,4 +1,7 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { escapeXml } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { describe, expect, it } from "vitest";
@@ -245,3 +248,47 @@ describe("price service: xs:decimal with an attribute through the endpoint", () 
     }
   });
 });
+
+describe("?xsd= URIs of schema files whose names are not URI-safe (RFC 3986 §2.1, §3.4)", () => {
+  it("every schemaLocation the WSDL publishes fetches its schema", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "soap-xsd-names-"));
+    try {
+      // A space, `+` (a space in a query), `&` (a parameter separator), `#` (the fragment), `%`.
+      const name = "customer v1+&#%.xsd";
+      mkdirSync(join(dir, "sub dir"));
+      writeFileSync(join(dir, "sub dir", name), readFileSync(join(FIXTURES, "customer.xsd"), "utf8"));
+      writeFileSync(
+        join(dir, "customer.wsdl"),
+        customerWsdl.replace('schemaLocation="customer.xsd"', `schemaLocation="sub dir/${escapeXml(name)}"`),
+      );
+      const app = express();
+      app.use(
+        "/ws/customer",
+        soapEndpoint({
+          wsdl: join(dir, "customer.wsdl"),
+          handlers: customerHandlers(),
+          logger: { error: () => {} },
+        }),
+      );
+      const server = await listen(app);
+      try {
+        const wsdl = await (await fetch(`${server.url}/ws/customer?wsdl`)).text();
+        const locations = [...wsdl.matchAll(/schemaLocation="([^"]*)"/g)].map((m) => unescapeXml(m[1] ?? ""));
+        expect(locations).toHaveLength(1);
+        const res = await fetch(locations[0] ?? "");
+        expect(res.status).toBe(200);
+        expect(await res.text()).toContain('<xs:complexType name="Customer">');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+const unescapeXml = (s: string) =>
+  s.replace(
+    /&(amp|lt|gt|quot|apos);/g,
+    (_m, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[e] ?? "",
+  );

@@ -380,11 +380,15 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
     const from = xsd === undefined ? "" : dirname(xsd);
     let out = text.replace(
       /(schemaLocation\s*=\s*)(["'])([^"']*)\2/g,
-      (_all, pre: string, q: string, loc: string) => {
-        const path = join(from, loc).split("\\").join("/");
+      (_all, pre: string, q: string, raw: string) => {
+        // The attribute's value, as the loader resolved it (XML 1.0 §3.3.3): `a&amp;b.xsd` is a&b.xsd.
+        const path = join(from, unescapeAttribute(raw)).split("\\").join("/");
+        // RFC 3986 §3.4, §2.1: the path percent-encoded in the query, so that a space, `+`, `&`,
+        // `#` or `%` in a file name reaches ?xsd= as it is named (each segment, keeping `/`).
+        const query = path.split("/").map(encodeURIComponent).join("/");
         return schemaFiles.has(path)
-          ? `${pre}${q}${escapeXml(`${endpointUrl}?xsd=${path}`)}${q}`
-          : `${pre}${q}${loc}${q}`;
+          ? `${pre}${q}${escapeXml(`${endpointUrl}?xsd=${query}`)}${q}`
+          : `${pre}${q}${raw}${q}`;
       },
     );
     if (xsd === undefined) {
@@ -396,6 +400,23 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
     return out;
   };
 }
+
+/** An attribute value's text with its character and predefined entity references replaced. */
+function unescapeAttribute(raw: string): string {
+  return raw.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);/g, (_all, ref: string) => {
+    if (ref.startsWith("#x")) return String.fromCodePoint(Number.parseInt(ref.slice(2), 16));
+    if (ref.startsWith("#")) return String.fromCodePoint(Number.parseInt(ref.slice(1), 10));
+    return PREDEFINED_ENTITIES[ref] ?? "";
+  });
+}
+
+const PREDEFINED_ENTITIES: Readonly<Record<string, string>> = {
+  lt: "<",
+  gt: ">",
+  amp: "&",
+  quot: '"',
+  apos: "'",
+};
 
 function parse(text: string, location: string, limits: ReturnType<typeof resolveLimits>): ParsedElement {
   try {
