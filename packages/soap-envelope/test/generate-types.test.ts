@@ -66,6 +66,17 @@ describe("generateTypes: key shapes", () => {
     expect(text).toContain("export type CustomersOperations = {");
   });
 
+  it.each(["\n", "\r", "\u2028", "\u2029"])(
+    "a file name with a line terminator (%j) stays in the header comment (ECMA-262 §12.3)",
+    (eol) => {
+      const text = generate(ORDERS_WSDL, { source: `orders${eol}export const injected = 1;${eol}.wsdl` });
+      const file = ts.createSourceFile("orders.types.ts", text, ts.ScriptTarget.ES2022);
+      const declared = file.statements.flatMap((s) => (ts.isVariableStatement(s) ? [s.getText(file)] : []));
+      expect(declared).toEqual([]);
+      expect(text.split("\n")[0]).toContain("export const injected = 1;");
+    },
+  );
+
   it("a contract the service refuses is refused here too", () => {
     expect(() => generateTypes(readFileSync(ORDERS_WSDL, "utf8").replace("xs:int", "xs:short"))).toThrow(
       /xs:short is not supported/,
