@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { escapeXml } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { describe, expect, it } from "vitest";
@@ -71,6 +70,14 @@ describe("loadContract", () => {
     [
       "schema outside the WSDL's directory",
       customerWsdl.replace('schemaLocation="customer.xsd"', 'schemaLocation="../../package.json"'),
+      /outside the WSDL's directory/,
+    ],
+    [
+      "schema outside the WSDL's directory, percent-encoded",
+      customerWsdl.replace(
+        'schemaLocation="customer.xsd"',
+        'schemaLocation="%2E%2E%2F%2E%2E%2Fpackage.json"',
+      ),
       /outside the WSDL's directory/,
     ],
     [
@@ -250,41 +257,50 @@ describe("price service: xs:decimal with an attribute through the endpoint", () 
 });
 
 describe("?xsd= URIs of schema files whose names are not URI-safe (RFC 3986 §2.1, §3.4)", () => {
-  it("every schemaLocation the WSDL publishes fetches its schema", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "soap-xsd-names-"));
-    try {
-      // A space, `+` (a space in a query), `&` (a parameter separator), `#` (the fragment), `%`.
-      const name = "customer v1+&#%.xsd";
-      mkdirSync(join(dir, "sub dir"));
-      writeFileSync(join(dir, "sub dir", name), readFileSync(join(FIXTURES, "customer.xsd"), "utf8"));
-      writeFileSync(
-        join(dir, "customer.wsdl"),
-        customerWsdl.replace('schemaLocation="customer.xsd"', `schemaLocation="sub dir/${escapeXml(name)}"`),
-      );
-      const app = express();
-      app.use(
-        "/ws/customer",
-        soapEndpoint({
-          wsdl: join(dir, "customer.wsdl"),
-          handlers: customerHandlers(),
-          logger: { error: () => {} },
-        }),
-      );
-      const server = await listen(app);
+  it.each([
+    // A space, `+` (a space in a query), `&` (a parameter separator), `#` (the fragment), `%`,
+    // written as they are (XML-escaped) in the schemaLocation.
+    ["sub dir/customer v1+&#%.xsd", "sub dir/customer v1+&amp;#%.xsd"],
+    // schemaLocation is an xs:anyURI (XML Schema Part 1 §4.2.3): %20 is a space in the file name.
+    ["my types/customer+v1.xsd", "my%20types/customer%2Bv1.xsd"],
+  ])(
+    "the schema file %j (schemaLocation %j) loads and its published URI fetches it",
+    async (file, location) => {
+      const dir = mkdtempSync(join(tmpdir(), "soap-xsd-names-"));
       try {
-        const wsdl = await (await fetch(`${server.url}/ws/customer?wsdl`)).text();
-        const locations = [...wsdl.matchAll(/schemaLocation="([^"]*)"/g)].map((m) => unescapeXml(m[1] ?? ""));
-        expect(locations).toHaveLength(1);
-        const res = await fetch(locations[0] ?? "");
-        expect(res.status).toBe(200);
-        expect(await res.text()).toContain('<xs:complexType name="Customer">');
+        mkdirSync(join(dir, file, ".."), { recursive: true });
+        writeFileSync(join(dir, file), readFileSync(join(FIXTURES, "customer.xsd"), "utf8"));
+        writeFileSync(
+          join(dir, "customer.wsdl"),
+          customerWsdl.replace('schemaLocation="customer.xsd"', `schemaLocation="${location}"`),
+        );
+        const app = express();
+        app.use(
+          "/ws/customer",
+          soapEndpoint({
+            wsdl: join(dir, "customer.wsdl"),
+            handlers: customerHandlers(),
+            logger: { error: () => {} },
+          }),
+        );
+        const server = await listen(app);
+        try {
+          const wsdl = await (await fetch(`${server.url}/ws/customer?wsdl`)).text();
+          const locations = [...wsdl.matchAll(/schemaLocation="([^"]*)"/g)].map((m) =>
+            unescapeXml(m[1] ?? ""),
+          );
+          expect(locations).toHaveLength(1);
+          const res = await fetch(locations[0] ?? "");
+          expect(res.status).toBe(200);
+          expect(await res.text()).toContain('<xs:complexType name="Customer">');
+        } finally {
+          await server.close();
+        }
       } finally {
-        await server.close();
+        rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });
 
 const unescapeXml = (s: string) =>

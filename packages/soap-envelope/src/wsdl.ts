@@ -197,7 +197,7 @@ function importedFile(
       `${location}: remote schemaLocation "${loc}" is not loaded; keep schemas next to the WSDL`,
     );
   }
-  const file = resolve(fromDir, loc);
+  const file = resolve(fromDir, locationPath(loc));
   const rel = relative(baseDir, file);
   if (rel.startsWith("..") || isAbsolute(rel)) {
     throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside the WSDL's directory`);
@@ -382,7 +382,9 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
       /(schemaLocation\s*=\s*)(["'])([^"']*)\2/g,
       (_all, pre: string, q: string, raw: string) => {
         // The attribute's value, as the loader resolved it (XML 1.0 §3.3.3): `a&amp;b.xsd` is a&b.xsd.
-        const path = join(from, unescapeAttribute(raw)).split("\\").join("/");
+        const path = join(from, locationPath(unescapeAttribute(raw)))
+          .split("\\")
+          .join("/");
         // RFC 3986 §3.4, §2.1: the path percent-encoded in the query, so that a space, `+`, `&`,
         // `#` or `%` in a file name reaches ?xsd= as it is named (each segment, keeping `/`).
         const query = path.split("/").map(encodeURIComponent).join("/");
@@ -399,6 +401,21 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
     }
     return out;
   };
+}
+
+/**
+ * The file path a relative `schemaLocation` names. It is an `xs:anyURI` (XML Schema Part 1
+ * §4.2.1 include, §4.2.3 import), so its percent-encoded octets are UTF-8 (RFC 3986 §2.1, §2.5): `my%20types.xsd`
+ * is the file `my types.xsd`. A `%` that starts no valid escape is kept as it is written.
+ */
+function locationPath(location: string): string {
+  return location.replace(/(?:%[0-9A-Fa-f]{2})+/g, (escaped) => {
+    try {
+      return decodeURIComponent(escaped);
+    } catch {
+      return escaped;
+    }
+  });
 }
 
 /** An attribute value's text with its character and predefined entity references replaced. */
