@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { generateTypes } from "./generate-types.js";
+import { readXmlFile } from "./wsdl.js";
 
 /** The command line of `svc-soap-types`, printed by `--help` and with a usage error. */
 export const USAGE = `Usage: svc-soap-types <contract.wsdl> [-o <out.ts>] [options]
@@ -49,7 +50,7 @@ export function runCli(args: readonly string[], io: CliStreams): number {
   }
   try {
     const path = resolve(wsdl);
-    const text = generateTypes(readFileSync(path, "utf8"), {
+    const text = generateTypes(readXmlFile(path), {
       baseDir: dirname(path),
       source: basename(path),
       ...(values["long-as"] === undefined ? {} : { longAs: values["long-as"] as "bigint" | "string" }),

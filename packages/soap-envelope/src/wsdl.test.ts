@@ -308,3 +308,59 @@ const unescapeXml = (s: string) =>
     /&(amp|lt|gt|quot|apos);/g,
     (_m, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[e] ?? "",
   );
+
+describe("a contract saved as UTF-16 (XML 1.0 §4.3.3: processors MUST read UTF-16)", () => {
+  it.each([
+    ["utf-16le", Buffer.from([0xff, 0xfe])],
+    ["utf-16be", Buffer.from([0xfe, 0xff])],
+  ] as const)(
+    "%s with its byte order mark: loads, answers, and is published as UTF-8",
+    async (encoding, bom) => {
+      const dir = mkdtempSync(join(tmpdir(), "soap-utf16-"));
+      const utf16 = (text: string) => {
+        const le = Buffer.from(text, "utf16le");
+        if (encoding === "utf-16be") le.swap16();
+        return Buffer.concat([bom, le]);
+      };
+      try {
+        writeFileSync(
+          join(dir, "customer.wsdl"),
+          utf16(customerWsdl.replace('encoding="UTF-8"', 'encoding="UTF-16"')),
+        );
+        writeFileSync(
+          join(dir, "customer.xsd"),
+          utf16(
+            readFileSync(join(FIXTURES, "customer.xsd"), "utf8").replace(
+              /encoding="UTF-8"/i,
+              'encoding="UTF-16"',
+            ),
+          ),
+        );
+        const app = express();
+        app.use(
+          "/ws/customer",
+          soapEndpoint({
+            wsdl: join(dir, "customer.wsdl"),
+            handlers: customerHandlers(),
+            logger: { error: () => {} },
+          }),
+        );
+        const server = await listen(app);
+        try {
+          expect((await post(`${server.url}/ws/customer`, envelope(getCustomer("42")))).status).toBe(200);
+          for (const query of ["?wsdl", "?xsd=customer.xsd"]) {
+            const res = await fetch(`${server.url}/ws/customer${query}`);
+            expect(res.status).toBe(200);
+            const text = new TextDecoder("utf-8", { fatal: true }).decode(await res.arrayBuffer());
+            expect(text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
+            expect(text).toContain("Customer");
+          }
+        } finally {
+          await server.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});

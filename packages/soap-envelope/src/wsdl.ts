@@ -135,7 +135,7 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
   });
   const isText = wsdl.trimStart().startsWith("<");
   const wsdlPath = isText ? join(resolve(options.baseDir ?? process.cwd()), "inline.wsdl") : resolve(wsdl);
-  const wsdlText = isText ? wsdl : readFileSync(wsdlPath, "utf8");
+  const wsdlText = isText ? wsdl : readXmlFile(wsdlPath);
   const root = parse(wsdlText, isText ? "WSDL" : wsdlPath, limits);
   if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
     throw new SchemaCompileError("the WSDL document element must be wsdl:definitions (WSDL 1.1)");
@@ -154,7 +154,7 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
       if (file === undefined || seen.has(file)) continue;
       seen.add(file);
       const rel = relative(doc.baseDir, file);
-      const text = readFileSync(file, "utf8");
+      const text = readXmlFile(file);
       const imported = parse(text, rel, doc.limits);
       schemaFiles.set(normalize(rel).split("\\").join("/"), text);
       sources.push({ root: imported, location: rel });
@@ -203,6 +203,24 @@ function importedFile(
     throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside the WSDL's directory`);
   }
   return file;
+}
+
+/**
+ * A WSDL or XSD file's text. XML 1.0 §4.3.3: a processor MUST read UTF-16 as well as UTF-8, and a
+ * UTF-16 entity begins with a byte order mark (Appendix F.1); anything else is read as UTF-8. The
+ * text is served as UTF-8 (`?wsdl`, `?xsd=`), so the declaration of a UTF-16 file is made to say so.
+ */
+export function readXmlFile(path: string): string {
+  const bytes = readFileSync(path);
+  const encoding =
+    bytes[0] === 0xfe && bytes[1] === 0xff
+      ? "utf-16be"
+      : bytes[0] === 0xff && bytes[1] === 0xfe
+        ? "utf-16le"
+        : undefined;
+  if (encoding === undefined) return bytes.toString("utf8");
+  const text = new TextDecoder(encoding).decode(bytes);
+  return text.replace(/^(<\?xml\s[^?]*?\bencoding\s*=\s*)(["'])[^"']*\2/, "$1$2UTF-8$2");
 }
 
 /** The Clark name of the QName in attribute `attr` of `node`, resolved in the node's scope. */

@@ -194,6 +194,26 @@ describe("svc-soap-types", () => {
     }
   });
 
+  it("reads a contract saved as UTF-16 (XML 1.0 §4.3.3)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "soap-types-utf16-"));
+    try {
+      const text = readFileSync(ORDERS_WSDL, "utf8");
+      writeFileSync(
+        join(dir, "orders.wsdl"),
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]),
+      );
+      const out: string[] = [];
+      const io = {
+        stdout: { write: (t: string) => out.push(t) },
+        stderr: { write: (t: string) => out.push(t) },
+      };
+      expect(runCli([join(dir, "orders.wsdl")], io)).toBe(0);
+      expect(out.join("")).toContain('export type Status = "OPEN" | "SHIPPED";');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     [[ORDERS_WSDL, "--long-as", "string"], 0, "  id: string;"],
     [["--help"], 0, "Usage: svc-soap-types"],
