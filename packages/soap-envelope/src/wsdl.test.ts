@@ -309,6 +309,22 @@ const unescapeXml = (s: string) =>
     (_m, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[e] ?? "",
   );
 
+describe("schema files in the WSDL's directory", () => {
+  it("a file whose name starts with two dots is inside it, not outside", () => {
+    const dir = mkdtempSync(join(tmpdir(), "soap-dotdot-"));
+    try {
+      writeFileSync(join(dir, "..customer.xsd"), readFileSync(join(FIXTURES, "customer.xsd"), "utf8"));
+      writeFileSync(
+        join(dir, "customer.wsdl"),
+        customerWsdl.replace('schemaLocation="customer.xsd"', 'schemaLocation="..customer.xsd"'),
+      );
+      expect([...loadContract(join(dir, "customer.wsdl")).schemaFiles.keys()]).toEqual(["..customer.xsd"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a contract saved as UTF-16 (XML 1.0 §4.3.3: processors MUST read UTF-16)", () => {
   it.each([
     ["utf-16le", Buffer.from([0xff, 0xfe])],

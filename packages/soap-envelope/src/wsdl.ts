@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { escapeXml } from "@svc/errors";
 import { checkLongAs, checkObject, optionError } from "./options.js";
 import {
@@ -199,7 +199,8 @@ function importedFile(
   }
   const file = resolve(fromDir, locationPath(loc));
   const rel = relative(baseDir, file);
-  if (rel.startsWith("..") || isAbsolute(rel)) {
+  // Outside: the relative path climbs (`..` as a whole segment); `..shared.xsd` is a file in it.
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
     throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside the WSDL's directory`);
   }
   return file;
