@@ -232,7 +232,8 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   // One layer in front of every route: the middleware every request goes through, the SOAP
   // endpoints, the rest of the REST middleware, the operational routes and the one-way operations'
   // collections (each router entered only for its own paths, which it answers), then the resource
-  // API's body, authentication and rate limit. The SOAP error handler follows, for the errors of
+  // API's authentication and rate limit. The body is read later, inside each write route after its
+  // permission check (see mountResourceApi). The SOAP error handler follows, for the errors of
   // the middleware in front of an endpoint.
   app.use(
     chain(
@@ -241,7 +242,6 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
       ...restRequest(),
       only(OPS_PATHS, opsRouter(parts)),
       only(SOAP_COLLECTION_PATHS, soap.collections),
-      parts.body,
       authentication(parts.security) as RequestHandler,
       parts.limiter as RequestHandler,
     ),
@@ -456,9 +456,12 @@ function mountResourceApi(app: express.Express, parts: AppParts): void {
   const allowed = permission() as RequestHandler;
   // One route layer per guard (each layer Express enters costs a dispatch). Idempotency acts on
   // unsafe methods only (the package refuses GET, HEAD and OPTIONS), so reads get the permission
-  // check alone.
-  const lenient = chain(allowed, lenientKeys);
-  const required = chain(allowed, requiredKeys);
+  // check alone. A write's body is read only after the rate limit (in front of every route) and
+  // the permission check: spec part 5 rule 4 gives a client without credentials 401 and a reader
+  // 403 whatever it sends, not the 400, 413 or 415 that would tell it what a write accepts, and a
+  // body that cannot be parsed is still a request the rate limit counts (spec part 8 rule 1).
+  const lenient = chain(allowed, parts.body, lenientKeys);
+  const required = chain(allowed, parts.body, requiredKeys);
   const api = guardedRoutes(app as unknown as express.Router, (path, method) =>
     method === "get" || method === "options"
       ? [allowed]

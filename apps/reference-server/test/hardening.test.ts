@@ -145,6 +145,35 @@ describe("hardening (SQLite)", () => {
       expect((await as("", "/departments")).status).toBe(401);
     });
 
+    // Spec part 5 rule 4: without credentials 401, a known user without permission 403, whatever
+    // the body: the body is read only for a caller allowed to write, so neither learns what the
+    // write would accept (its media types, its syntax) before the permission check.
+    it.each([
+      ["malformed JSON", "application/json", "{bad"],
+      ["an unsupported media type", "application/xml", "<department/>"],
+      ["a body over the size limit", "application/json", `{"name":"${"x".repeat(200 * 1024)}"}`],
+    ])("a write with %s: reader → 403, anonymous → 401", async (_what, type, body) => {
+      for (const [who, status] of [
+        [READER, 403],
+        ["", 401],
+      ] as const) {
+        for (const [method, path] of [
+          ["POST", "/departments"],
+          ["PUT", "/departments/1"],
+          ["PATCH", "/v2/employees/1"],
+          ["PUT", "/cart"],
+        ] as const) {
+          const res = await fetch(`${s.url}${path}`, {
+            method,
+            headers: { ...(who ? { authorization: who } : {}), "content-type": type },
+            body,
+          });
+          await res.arrayBuffer();
+          expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} ${status}`);
+        }
+      }
+    });
+
     it("DELETE / (the entry point) → 405 with Allow: GET, HEAD, OPTIONS", async () => {
       const res = await as(ADMIN, "/", { method: "DELETE" });
       expect(res.status).toBe(405);

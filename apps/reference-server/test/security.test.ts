@@ -534,13 +534,16 @@ describe("tokens in the query string are refused (RFC 6750 §2.3, spec part 5)",
     expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_request"/);
   });
 
-  it("access_token in a JSON body → 400, not authenticated", async () => {
+  // A write's body is read only after the permission check (spec part 5 rule 4), so a token in
+  // it is never looked at: the request carries no credentials and is a 401 with the challenge.
+  it("access_token in a JSON body → 401 with the challenge, not authenticated", async () => {
     const res = await fetch(`${s.url}/departments`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ access_token: readerToken, name: "X", city: "Y" }),
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
   });
 });
 
