@@ -61,11 +61,18 @@ export function toMinor(amount: number, digits: number): number | undefined {
 
 /**
  * Minor units (a number or a BigInt, as the database returns them) as the major-unit number JSON
- * carries. Exact: the result's shortest decimal form is the amount's own.
+ * carries. Exact: the result's shortest decimal form is the amount's own. A BigInt (a sum past
+ * 2^53 minor units) is read from its decimal form, so the result is the double nearest the
+ * amount: `Number(minor) / 100` rounded twice and gave 999999999999990.1 for 99999999999999000n.
  *
  * @example fromMinor(1234, 2) // 12.34
  */
 export function fromMinor(minor: unknown, digits: number): number {
+  if (typeof minor === "bigint") {
+    const sign = minor < 0n ? "-" : "";
+    const abs = String(minor < 0n ? -minor : minor).padStart(digits + 1, "0");
+    return Number(`${sign}${abs.slice(0, abs.length - digits)}.${abs.slice(abs.length - digits)}`);
+  }
   return Number(minor) / 10 ** digits;
 }
 

@@ -227,9 +227,10 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
       unitPrice: fromMinor(r.price, 2),
       _links: { product: { href: href(`/products/${r.product_id}`) } },
     }));
-    // Summed in cents: exact.
+    // Summed in cents as a BigInt: exact, even when prices raised after the cart was filled take
+    // it past 2^53 cents, where a double sum would already be rounded.
     const total = fromMinor(
-      rows.reduce((s, r) => s + r.quantity * Number(r.price), 0),
+      rows.reduce((s, r) => s + BigInt(r.quantity) * BigInt(r.price), 0n),
       2,
     );
     return resourceView({ owner: owner(req), items, total, currency: SERVICE_CURRENCY }, href("/cart"));
