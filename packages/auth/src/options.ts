@@ -1,4 +1,10 @@
-import { optionError as coded, type OptionError, refusedOption } from "@svc/errors";
+import {
+  optionError as coded,
+  isTimerDelay,
+  MAX_TIMER_MS,
+  type OptionError,
+  refusedOption,
+} from "@svc/errors";
 
 export type { OptionError };
 
@@ -39,9 +45,6 @@ export function functionOption<F>(value: F, option: string, accepted: string): F
   return value;
 }
 
-/** The longest delay a Node timer (and `AbortSignal.timeout`) keeps: 2^31 - 1 ms, about 24.8 days. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /**
  * `value` when it is a download timeout `AbortSignal.timeout` honours: whole milliseconds from 1 to
  * 2^31 - 1. A fraction made it throw on every download, a larger value overflowed to 1 ms and 0
@@ -58,7 +61,7 @@ export function timeoutMilliseconds(value: unknown, option: string): number {
  * at most 2^31 - 1 (a cool-down of 0 would be none at all).
  */
 export function positiveMilliseconds(value: unknown, option: string): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS)
+  if (!isTimerDelay(value))
     throw optionError(option, value, `a number of milliseconds above 0 and at most ${MAX_TIMER_MS}`);
   return value;
 }

@@ -62,6 +62,7 @@ export {
   stripQuery,
 } from "./record.js";
 export { isErrorStatus, reasonPhrase } from "./status.js";
+export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { toHttpError } from "./to-http-error.js";
 export { appendVary } from "./vary.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml, WSSE_NS, WSU_NS, type XmlElement } from "./xml.js";

@@ -1,4 +1,4 @@
-import { checkOptionNames, isToken, type Logger } from "@svc/errors";
+import { checkOptionNames, isToken, type Logger, MAX_TIMER_MS } from "@svc/errors";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";
@@ -420,9 +420,6 @@ function resolveLogger(logger: IdempotencyLogger | undefined): IdempotencyLogger
   }
   return logger;
 }
-
-/** The longest delay `setTimeout` and `setInterval` honour (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** The lease settings: its length, its renewal (a third of it) and the longest renewal. */
 function resolveLease(

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { checkOptionNames } from "@svc/errors";
+import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/errors";
 import { optionError } from "./option-error.js";
 import { type ClaimResult, type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
 
@@ -124,9 +124,6 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-/** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
-
 interface Script {
   source: string;
   sha: string;
@@ -231,17 +228,12 @@ export class RedisStore implements IdempotencyStore {
     const timeoutMs = options.timeoutMs ?? 1000;
     // Node.js fires a timer of more than 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"):
     // every call would time out at once, and every keyed request get a 503.
-    if (
-      typeof timeoutMs !== "number" ||
-      !Number.isFinite(timeoutMs) ||
-      timeoutMs <= 0 ||
-      timeoutMs > MAX_TIMEOUT_MS
-    ) {
+    if (!isTimerDelay(timeoutMs)) {
       throw optionError(
         "RedisStore",
         "timeoutMs",
         timeoutMs,
-        `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS} (the longest setTimeout)`,
+        `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
       );
     }
     this.#timeoutMs = timeoutMs;

@@ -1,4 +1,4 @@
-import { checkOptionNames } from "@svc/errors";
+import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/errors";
 import { optionError as refused, refused as refusedValue } from "./option-error.js";
 import { DECIDE_SCRIPT, DECIDE_SHA, REFUND_SCRIPT, REFUND_SHA } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
@@ -225,9 +225,6 @@ async function followAsk(cluster: NodeRedisClusterLike, err: unknown, args: stri
   return reply;
 }
 
-/** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
-
 /** An ioredis `Cluster` or a node-redis `createCluster`. */
 function isCluster(client: AnyClient): boolean {
   return isIoRedis(client) ? client.isCluster === true : isNodeRedisCluster(client);
@@ -304,17 +301,12 @@ export class RedisStore implements RateLimitStore {
     const timeoutMs = options.timeoutMs ?? 500;
     // Node.js fires a timer of more than 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"),
     // so every decision would time out at once and failMode "open" would let every request pass.
-    if (
-      typeof timeoutMs !== "number" ||
-      !Number.isFinite(timeoutMs) ||
-      timeoutMs <= 0 ||
-      timeoutMs > MAX_TIMEOUT_MS
-    )
+    if (!isTimerDelay(timeoutMs))
       throw refusedValue(
         "RedisStore",
         "timeoutMs",
         timeoutMs,
-        `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS} (the longest setTimeout)`,
+        `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
       );
     this.timeoutMs = timeoutMs;
     // Last, once every option is accepted: a refused store takes no prefix.
