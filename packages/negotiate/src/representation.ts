@@ -362,8 +362,15 @@ function htmlValue(raw: unknown, depth: number): string {
   if (value === null || value === undefined) return "";
   if (depth > 50) return escapeHtml(stringifyJson(value));
   if (Array.isArray(value)) {
-    const rows = value as unknown[];
-    const objects = rows.every((r) => r !== null && typeof r === "object" && !Array.isArray(r));
+    const items = value as unknown[];
+    // Each row as JSON carries it (ECMA-262 §25.5.2.2 SerializeJSONProperty, step 2: its
+    // `toJSON()` result), as CSV reads it: a class instance with private fields is a table of the
+    // fields its `toJSON()` returns, not an empty row, and a Date (or a `toJSON()` that returns
+    // text) is a value in a list, not an object with no columns.
+    const rows = items.map(jsonValue);
+    const objects = rows.every(
+      (r) => r !== null && typeof r === "object" && !Array.isArray(r) && !(r instanceof Date),
+    );
     if (objects && rows.length > 0) {
       const columns = [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
       const head = columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join("");
@@ -375,7 +382,7 @@ function htmlValue(raw: unknown, depth: number): string {
         .join("\n");
       return `<table>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
     }
-    return `<ul>${rows.map((r) => `<li>${htmlValue(r, depth + 1)}</li>`).join("")}</ul>`;
+    return `<ul>${items.map((r) => `<li>${htmlValue(r, depth + 1)}</li>`).join("")}</ul>`;
   }
   if (value instanceof Date) return `<time datetime="${value.toISOString()}">${value.toISOString()}</time>`;
   if (typeof value === "object") {
