@@ -135,6 +135,41 @@ describe("serializeError", () => {
     expect(out.stack as string).toMatch(/\n {4}at /);
   });
 
+  it("a cause that cannot be read (a throwing getter, a Proxy) → that link only is [unserializable]", () => {
+    const getter = new Error("db write failed");
+    Object.defineProperty(getter, "cause", {
+      get() {
+        throw new Error("getter at /srv/app/secret.js:12");
+      },
+    });
+    const trap = new Error("upstream failed", {
+      cause: new Proxy(new Error("x"), {
+        get() {
+          throw new Error("trap at /srv/app/secret.js:12");
+        },
+      }),
+    });
+    const field = Object.assign(new Error("query failed"), {});
+    Object.defineProperty(field, "sql", {
+      enumerable: true,
+      get() {
+        throw new Error("getter at /srv/app/secret.js:12");
+      },
+    });
+    const outer = new Error("request failed", { cause: getter });
+    expect(serializeError(outer)).toMatchObject({
+      type: "Error",
+      message: "request failed",
+      cause: { type: "Error", message: "db write failed", cause: "[unserializable]" },
+    });
+    expect(serializeError(trap)).toMatchObject({
+      message: "upstream failed",
+      cause: { type: "[unserializable]", message: "[unserializable]" },
+    });
+    expect(serializeError(field)).toMatchObject({ message: "query failed", sql: "[unserializable]" });
+    expect(JSON.stringify(serializeError(outer))).not.toContain("secret.js");
+  });
+
   it("non-Error value → kept as a JSON value", () => {
     expect(serializeError("just a string")).toBe("just a string");
   });

@@ -40,7 +40,8 @@ const OWN_KEYS = new Set(["name", "message", "stack", "cause", "errors"]);
  * `code`/`syscall`/`address`, then `cause`, recursively. Non-`Error` causes are kept as values.
  * The chain is bounded: after `depth` links the cause becomes `"[cause chain truncated]"`, and an
  * error met twice (a cycle) becomes `"[Circular]"`, so a hostile or looping chain cannot grow a
- * log line without bound.
+ * log line without bound. A member whose getter (or Proxy trap) throws is written
+ * `"[unserializable]"`, and the rest of the error and its chain are kept.
  *
  * @example
  * serializeError(new Error("JWKS fetch failed", { cause: new TypeError("fetch failed") }));
@@ -55,29 +56,54 @@ function serialize(value: unknown, depth: number, seen: Set<object>): unknown {
   if (!(value instanceof Error)) return jsonSafe(value, seen);
   if (seen.has(value)) return "[Circular]";
   seen.add(value);
-  const out: SerializedError = { type: value.name, message: clip(String(value.message)) };
-  if (typeof value.stack === "string") out.stack = clipStack(value.stack);
+  // Reading an error runs its code: a getter or Proxy trap that throws (on `cause`, `message`, an
+  // own property) costs that one member, not the whole error nor the rest of its chain.
+  const out: SerializedError = {
+    type: readable(() => String(value.name)),
+    message: readable(() => clip(String(value.message))),
+  };
+  const stack = readable(() => value.stack);
+  if (typeof stack === "string") out.stack = stack === UNREADABLE ? stack : clipStack(stack);
   let extra = 0;
-  for (const key of Object.keys(value)) {
+  for (const key of readable(() => Object.keys(value), [])) {
     if (OWN_KEYS.has(key) || extra >= MAX_EXTRA_PROPERTIES) continue;
-    const v = (value as unknown as Record<string, unknown>)[key];
+    const v = readable(() => (value as unknown as Record<string, unknown>)[key]);
     if (typeof v === "string") out[key] = clip(v);
     else if (typeof v === "number" || typeof v === "boolean") out[key] = v;
     else if (typeof v === "bigint") out[key] = v.toString();
     else continue;
     extra++;
   }
-  if (value instanceof AggregateError && Array.isArray(value.errors)) {
-    out.errors =
-      depth === 0
-        ? "[cause chain truncated]"
-        : value.errors.slice(0, MAX_AGGREGATE_ERRORS).map((e: unknown) => serialize(e, depth - 1, seen));
+  if (value instanceof AggregateError) {
+    const errors = readable(() => value.errors);
+    if (Array.isArray(errors)) {
+      out.errors =
+        depth === 0
+          ? "[cause chain truncated]"
+          : readable(() =>
+              errors.slice(0, MAX_AGGREGATE_ERRORS).map((e: unknown) => serialize(e, depth - 1, seen)),
+            );
+    } else if (errors === UNREADABLE) out.errors = errors;
   }
-  if ("cause" in value && value.cause !== undefined) {
-    out.cause = depth === 0 ? "[cause chain truncated]" : serialize(value.cause, depth - 1, seen);
+  const cause = readable(() => ("cause" in value ? value.cause : undefined));
+  if (cause !== undefined) {
+    out.cause = depth === 0 ? "[cause chain truncated]" : readable(() => serialize(cause, depth - 1, seen));
   }
   seen.delete(value);
   return out;
+}
+
+const UNREADABLE = "[unserializable]";
+
+/** The value `read` returns, or `fallback` when reading it throws. */
+function readable<T>(read: () => T): T | typeof UNREADABLE;
+function readable<T>(read: () => T, fallback: T): T;
+function readable<T>(read: () => T, fallback: T | typeof UNREADABLE = UNREADABLE): T | typeof UNREADABLE {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
 }
 
 /** A value JSON.stringify can write: primitives kept, objects copied if serialisable, else their tag. */
