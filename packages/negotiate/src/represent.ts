@@ -4,7 +4,7 @@ import { appendVary, HttpError, type MediaTypeMatch, matchMediaType, type NextFu
 import { essence, headerString } from "./headers.js";
 import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";
 import { labelled, type Negotiation } from "./negotiation.js";
-import { type NegotiateConfig, validateRepresentations } from "./options.js";
+import { type NegotiateConfig, refused, validateRepresentations } from "./options.js";
 import {
   isTextual,
   type Representation,
@@ -30,7 +30,8 @@ export interface RepresentOptions {
    */
   only?: readonly string[];
   /**
-   * The status to send.
+   * The status to send: a final status, 200..599 (RFC 9110 §15); anything else is a `TypeError`
+   * with code `ERR_SVC_NEGOTIATE_STATUS`, passed to `next(err)`.
    * @default the response's current status (200)
    */
   status?: number;
@@ -136,6 +137,18 @@ function sendNoContent(res: ServerResponse): void {
 }
 
 /**
+ * `status` is a final status, 200..599 (RFC 9110 §15): a 1xx is interim, "terminated by the end
+ * of the header section" (§15.2), so the client goes on waiting for a final response that never
+ * comes (and a 101 claims a protocol switch without the `Upgrade` field §15.2.2 requires); Node
+ * refuses anything outside 100..999 only once the response is half-written.
+ */
+function checkStatus(status: unknown): void {
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 200 || status > 599) {
+    throw refused("res.represent", "status", status, "a final status code, a whole number from 200 to 599");
+  }
+}
+
+/**
  * Sends `data` in the representation the client prefers (RFC 9110 §12.5.1), with `Content-Type`,
  * `Content-Language`, `Content-Length` and `Vary`. A failure (406, a serializer error, a stream
  * failing mid-body) goes to `fail`, and is thrown without it.
@@ -149,6 +162,7 @@ export async function represent(
   fail: NextFunction | undefined,
 ): Promise<void> {
   try {
+    if (options.status !== undefined) checkStatus(options.status);
     const candidates = candidatesFor(config.representations, data, options);
     appendVary(res, "Accept");
     if (config.varyLanguage) appendVary(res, "Accept-Language");
