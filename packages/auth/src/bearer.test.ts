@@ -949,6 +949,64 @@ describe("Bearer: verified-token cache", () => {
     expect((await get(url, `Bearer ${t}`)).status).toBe(401);
   });
 
+  it("clearCache after a key is removed from a remote JWKS: the key set is downloaded again, so the revoked key's token → 401", async () => {
+    const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });
+    const b = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "b" });
+    let keys = [...(await a.jwks()).keys, ...(await b.jwks()).keys];
+    let downloads = 0;
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", (_req, res) => {
+      downloads++;
+      res.json({ keys });
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    // The default cacheMaxAge (10 minutes) and cooldownDuration: no download of jose's own.
+    const verifier = createBearerVerifier({
+      jwksUri: `${j.url}/jwks.json`,
+      ...LOOPBACK,
+      algorithms: ["ES256"],
+      audience: AUD,
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const revoked = (await a.issue({ id: "u" })).access_token;
+    const kept = (await b.issue({ id: "v" })).access_token;
+    expect((await get(url, `Bearer ${revoked}`)).status).toBe(200);
+    expect(downloads).toBe(1);
+    keys = (await b.jwks()).keys; // key "a" is revoked
+    verifier.clearCache();
+    // RFC 6750 §3.1 invalid_token: signed with a key the issuer no longer publishes.
+    const [first, second] = await Promise.all([get(url, `Bearer ${revoked}`), get(url, `Bearer ${revoked}`)]);
+    expect([first.status, second.status]).toEqual([401, 401]);
+    expect((await get(url, `Bearer ${kept}`)).status).toBe(200);
+    expect(downloads).toBe(2); // one download shared, then the key set is fresh again
+  });
+
+  it("clearCache while the key server is down: the old key set is not used → 503, never the revoked key's 200", async () => {
+    const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });
+    let up = true;
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", async (_req, res) => {
+      if (up) res.json(await a.jwks());
+      else res.status(500).end();
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const verifier = createBearerVerifier({
+      jwksUri: `${j.url}/jwks.json`,
+      ...LOOPBACK,
+      algorithms: ["ES256"],
+      audience: AUD,
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const t = (await a.issue({ id: "u" })).access_token;
+    expect((await get(url, `Bearer ${t}`)).status).toBe(200);
+    up = false;
+    verifier.clearCache();
+    expect((await get(url, `Bearer ${t}`)).status).toBe(503);
+    expect((await get(url, `Bearer ${t}`)).status).toBe(503); // within the failure cool-down
+  });
+
   it("a verifier of one's own (no cache of ours) is awaited on every request", async () => {
     let calls = 0;
     const url = await serve(

@@ -22,6 +22,7 @@ import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js"
 import {
   FAILURE_COOLDOWN_DEFAULT,
   isKeySourceFailure,
+  type ReloadableKeySource,
   type RemoteJwksConfig,
   remoteKeySet,
 } from "./remote-jwks.js";
@@ -201,8 +202,8 @@ export class KeySourceUnavailableError extends Error {
   }
 }
 
-function wrapRemote(remote: JWTVerifyGetKey): JWTVerifyGetKey {
-  return async (header, token) => {
+function wrapRemote(remote: ReloadableKeySource): ReloadableKeySource {
+  const getKey: JWTVerifyGetKey = async (header, token) => {
     try {
       return await remote(header, token);
     } catch (err) {
@@ -210,6 +211,7 @@ function wrapRemote(remote: JWTVerifyGetKey): JWTVerifyGetKey {
       throw new KeySourceUnavailableError({ cause: err });
     }
   };
+  return Object.assign(getKey, { invalidate: () => remote.invalidate() });
 }
 
 /**
@@ -230,7 +232,11 @@ export interface BearerVerifier {
    * (or {@link KeySourceUnavailableError} when a remote JWKS cannot be fetched).
    */
   verify(token: string): Promise<Principal>;
-  /** Empties the verified-token cache (after a key revocation, for instance). */
+  /**
+   * Empties the verified-token cache (after a key revocation, for instance), and has a remote
+   * JWKS (`jwksUri`, `issuerBaseURL`) downloaded again before the next token is verified, so a key
+   * the issuer no longer publishes stops verifying at once rather than after `cacheMaxAge`.
+   */
   clearCache(): void;
 }
 
@@ -329,6 +335,10 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
     verify: (token) => verifyToken(config, token),
     clearCache() {
       config.cache?.clear();
+      // A key revoked from the issuer's JWK Set (RFC 7517 §5) must not keep verifying from
+      // jose's copy of the set for up to cacheMaxAge, nor be cached again from it.
+      if (typeof config.keySource === "function" && "invalidate" in config.keySource)
+        (config.keySource as ReloadableKeySource).invalidate();
     },
     // The same lookup verify() starts with, without the promise: undefined for anything else.
     [CACHED]: (token) => cachedPrincipal(config, token),

@@ -118,6 +118,24 @@ describe("issuerBaseURL: OpenID Connect discovery", () => {
     expect(idp.hits.get("/tenant/jwks.json")).toBe(1);
   });
 
+  it("clearCache after the issuer drops a key: the discovered JWKS is downloaded again → 401 for that key's tokens", async () => {
+    const idp = await oidcIssuer(false);
+    const verifier = createBearerVerifier({
+      ...quiet,
+      algorithms: ["ES256"],
+      audience: AUD,
+      issuerBaseURL: idp.issuer,
+    });
+    const app = await protectedApp(verifier as unknown as BearerOptions);
+    const t = (await idp.tokens.issue({ id: "alice" })).access_token;
+    expect((await app.get(t)).status).toBe(200);
+    idp.routes.set("/jwks.json", json({ keys: [] })); // the key is revoked
+    verifier.clearCache();
+    expect((await app.get(t)).status).toBe(401);
+    expect(idp.hits.get("/jwks.json")).toBe(2);
+    expect(idp.hits.get("/.well-known/openid-configuration")).toBe(1);
+  });
+
   it("iss is checked against the issuer: a token from another issuer with the same key → 401", async () => {
     const idp = await oidcIssuer(true);
     const app = await protectedApp({ ...tlsOptions, issuerBaseURL: idp.issuer });

@@ -1,6 +1,6 @@
 import type { JWTVerifyGetKey } from "jose";
 import { nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
-import { type RemoteJwksConfig, remoteKeySet } from "./remote-jwks.js";
+import { type ReloadableKeySource, type RemoteJwksConfig, remoteKeySet } from "./remote-jwks.js";
 
 /**
  * The `fetch` discovery and the JWKS download use: the global `fetch` by default; give one for a
@@ -308,7 +308,7 @@ export interface DiscoveredKeysOptions {
 
 interface Discovered {
   jwksUri: string;
-  getKey: JWTVerifyGetKey;
+  getKey: ReloadableKeySource;
   fetchedAt: number;
 }
 
@@ -317,7 +317,7 @@ interface Discovered {
  * One download at a time (concurrent requests share it), stale metadata served while a refresh
  * runs, and after a failure a cooldown during which requests fail without a download.
  */
-export function discoveredKeySource(options: DiscoveredKeysOptions): JWTVerifyGetKey {
+export function discoveredKeySource(options: DiscoveredKeysOptions): ReloadableKeySource {
   const { discovery, now } = options;
   let current: Discovered | undefined;
   let inflight: Promise<Discovered> | undefined;
@@ -380,10 +380,12 @@ export function discoveredKeySource(options: DiscoveredKeysOptions): JWTVerifyGe
     return left > 0 ? Math.ceil(left / 1000) : undefined;
   };
 
-  return async (header, token) => {
+  const getKey: JWTVerifyGetKey = async (header, token) => {
     const { getKey } = await resolve();
     return getKey(header, token);
   };
+  // The discovered key set is downloaded again (a jwks_uri discovered later starts fresh anyway).
+  return Object.assign(getKey, { invalidate: () => current?.getKey.invalidate() });
 }
 
 /** Discovery settings, each checked; refusals are named `<option>.<setting>`. */

@@ -29,6 +29,12 @@ export function isKeySourceFailure(err: unknown): boolean {
   return code === undefined || !code.startsWith("ERR_") || UNAVAILABLE_CODES.has(code);
 }
 
+/**
+ * A remote key source whose key set can be forgotten: after `invalidate()` the next verification
+ * downloads the key set again before any key is used.
+ */
+export type ReloadableKeySource = JWTVerifyGetKey & { invalidate(): void };
+
 /** Thrown by the gated fetch inside a failure cool-down: no download was tried. */
 class CoolingDown extends Error {}
 
@@ -52,7 +58,7 @@ export interface RemoteKeySetOptions {
  * Downloads run one at a time: jose shares one pending download between concurrent requests, and
  * its failure reaches every waiter as the same error, recorded once.
  */
-export function remoteKeySet(url: URL, options: RemoteKeySetOptions): JWTVerifyGetKey {
+export function remoteKeySet(url: URL, options: RemoteKeySetOptions): ReloadableKeySource {
   const { failureCooldownDuration, ...joseSettings } = options.jwks;
   const { now, unavailable } = options;
   const download: FetchImplementation = options.fetch ?? ((href, init) => fetch(href, init));
@@ -66,8 +72,28 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): JWTVerifyG
     msLeft() > 0 ? Promise.reject(new CoolingDown()) : download(href, init);
   const remote = createRemoteJWKSet(url, { ...joseSettings, [customFetch]: gated });
 
-  return async (header, token) => {
+  // Set by invalidate() (the verifier's clearCache, after a key revocation): jose would go on
+  // serving the key set it holds for up to cacheMaxAge, revoked key included. Until a download
+  // succeeds no key is served: concurrent requests share that one download, and a failure leaves
+  // the set stale, so the requests after it are refused (503) rather than served the old keys.
+  let stale = false;
+  let reloading: Promise<void> | undefined;
+
+  const getKey: JWTVerifyGetKey = async (header, token) => {
     try {
+      if (stale && reloading === undefined) {
+        reloading = remote.reload().then(
+          () => {
+            stale = false;
+            reloading = undefined;
+          },
+          (err: unknown) => {
+            reloading = undefined;
+            throw err;
+          },
+        );
+      }
+      if (reloading !== undefined) await reloading;
       return await remote(header, token);
     } catch (err) {
       // RFC 9110 §10.2.3: Retry-After "indicate[s] how long the user agent ought to wait before
@@ -82,4 +108,9 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): JWTVerifyG
       throw unavailable(err, secondsLeft());
     }
   };
+  return Object.assign(getKey, {
+    invalidate() {
+      stale = true;
+    },
+  });
 }
