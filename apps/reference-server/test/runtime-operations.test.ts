@@ -16,6 +16,34 @@ const postgresUrl = (() => {
   return url && /^postgres(ql)?:\/\//.test(url) ? url : undefined;
 })();
 
+/**
+ * Runs `use` against a service started in this process on in-memory SQLite with `env` added
+ * (silent logs, any port), then closes it, connections and all, whatever `use` did.
+ */
+async function withService(
+  env: Record<string, string>,
+  use: (service: Service) => Promise<void>,
+): Promise<void> {
+  const service = await startService(
+    loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", ...env }),
+    { logger: createLogger({ logLevel: "silent" }) },
+  );
+  watchResponses(service.server as Server);
+  try {
+    await use(service);
+  } finally {
+    service.server.closeAllConnections();
+    await service.close();
+  }
+}
+
+/** The status of `POST /auth/token` as admin:admin. */
+async function tokenStatus(service: Service): Promise<number> {
+  const res = await fetch(`${service.url}/auth/token`, { method: "POST", headers: { authorization: ADMIN } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
 async function sqlOn<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
@@ -130,14 +158,7 @@ function rawConnection(url: string) {
 
 describe("graceful shutdown closes keep-alive connections (RFC 9112 §9.6)", () => {
   it("a request in flight when shutdown starts → its response carries Connection: close and the server closes the connection", async () => {
-    const service = await startService(
-      loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent" }),
-      {
-        logger: createLogger({ logLevel: "silent" }),
-      },
-    );
-    watchResponses(service.server as Server);
-    try {
+    await withService({}, async (service) => {
       // An idle keep-alive connection (one answered request) and one with a request in flight.
       const idle = rawConnection(service.url);
       idle.socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n");
@@ -157,21 +178,11 @@ describe("graceful shutdown closes keep-alive connections (RFC 9112 §9.6)", () 
       expect(busy.received).toMatch(/\r\nConnection: close\r\n/i);
       await busy.closed;
       await closing;
-    } finally {
-      service.server.closeAllConnections();
-      await service.close();
-    }
+    });
   });
 
   it("a request sent on a kept-alive connection while shutdown drains → answered with Connection: close, then the connection is closed", async () => {
-    const service = await startService(
-      loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent" }),
-      {
-        logger: createLogger({ logLevel: "silent" }),
-      },
-    );
-    watchResponses(service.server as Server);
-    try {
+    await withService({}, async (service) => {
       const busy = rawConnection(service.url);
       const body = JSON.stringify({ name: "Logistics", city: "Oslo" });
       const arrived = new Promise((resolve) => service.server.once("request", resolve));
@@ -189,10 +200,7 @@ describe("graceful shutdown closes keep-alive connections (RFC 9112 §9.6)", () 
       expect(responses.length).toBe(1);
       expect(busy.received).not.toMatch(/\r\nConnection: keep-alive\r\n/i);
       await closing;
-    } finally {
-      service.server.closeAllConnections();
-      await service.close();
-    }
+    });
   });
 });
 
@@ -235,26 +243,9 @@ describe("configuration files that exist but cannot serve → start-up refused, 
 
   it("JWT_PRIVATE_KEY naming an RSA key: before, the service started and every POST /auth/token was a 500", async () => {
     // The same key accepted is a P-256 one: the token endpoint answers 200 with it.
-    const service = await startService(
-      loadConfig({
-        PORT: "0",
-        DATABASE_URL: "sqlite::memory:",
-        LOG_LEVEL: "silent",
-        JWT_PRIVATE_KEY: p256Path,
-      }),
-      { logger: createLogger({ logLevel: "silent" }) },
-    );
-    watchResponses(service.server as Server);
-    try {
-      const res = await fetch(`${service.url}/auth/token`, {
-        method: "POST",
-        headers: { authorization: ADMIN },
-      });
-      expect(res.status).toBe(200);
-    } finally {
-      service.server.closeAllConnections();
-      await service.close();
-    }
+    await withService({ JWT_PRIVATE_KEY: p256Path }, async (service) => {
+      expect(await tokenStatus(service)).toBe(200);
+    });
     expect(refused({ JWT_PRIVATE_KEY: rsa })).toMatch(/JWT_PRIVATE_KEY/);
   });
 
@@ -389,21 +380,9 @@ describe("NODE_ENV spelled with whitespace or capitals is still production: no d
   it.each(["production ", " production", "Production", "PRODUCTION\n"])(
     "NODE_ENV=%j → POST /auth/token as admin:admin → 401",
     async (nodeEnv) => {
-      const service = await startService(
-        loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", NODE_ENV: nodeEnv }),
-        { logger: createLogger({ logLevel: "silent" }) },
-      );
-      watchResponses(service.server as Server);
-      try {
-        const res = await fetch(`${service.url}/auth/token`, {
-          method: "POST",
-          headers: { authorization: ADMIN },
-        });
-        expect(res.status).toBe(401);
-      } finally {
-        service.server.closeAllConnections();
-        await service.close();
-      }
+      await withService({ NODE_ENV: nodeEnv }, async (service) => {
+        expect(await tokenStatus(service)).toBe(401);
+      });
     },
   );
 });
