@@ -50,3 +50,41 @@ describe("appendVary", () => {
     expect(await varyAfter(has, add)).toBe(expected);
   });
 });
+
+// A sequence of steps on one response, as `op=<step>` query parameters in order: `add:<a>,<b>`
+// appends through appendVary, `set:<value>` and `remove` change the header directly (what code
+// outside appendVary does between two calls).
+describe("appendVary after the header was changed by other code", () => {
+  let stepServer: Server;
+  let stepUrl: string;
+  beforeAll(async () => {
+    stepServer = createServer((req, res) => {
+      for (const step of new URL(req.url ?? "/", "http://x").searchParams.getAll("op")) {
+        if (step === "remove") res.removeHeader("Vary");
+        else if (step.startsWith("set:")) res.setHeader("Vary", step.slice(4));
+        else if (step.startsWith("add:")) appendVary(res, ...step.slice(4).split(","));
+      }
+      res.end();
+    });
+    await new Promise<void>((resolve) => stepServer.listen(0, "127.0.0.1", resolve));
+    stepUrl = `http://127.0.0.1:${(stepServer.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => stepServer.close(() => resolve())));
+
+  it.each([
+    [
+      ["add:Accept", "add:ACCEPT", "add:Origin", "add:accept-encoding", "add:Accept-Encoding"],
+      "Accept, Origin, accept-encoding",
+    ],
+    [["add:Accept", "set:Origin", "add:Accept"], "Origin, Accept"],
+    [["add:Accept,Origin", "set:Cookie", "add:Origin"], "Cookie, Origin"],
+    [["add:Accept", "remove", "add:Origin"], "Origin"],
+    [["add:Accept", "set:*", "add:Origin"], "*"],
+    [["add:Accept", "set:accept", "add:Accept"], "accept"],
+    [["add:Accept", "add:*", "add:Origin"], "*"],
+    [["set:Origin", "add:Accept", "add:Origin", "add:Accept"], "Origin, Accept"],
+  ])("%j → Vary: %j", async (steps, expected) => {
+    const query = new URLSearchParams(steps.map((s): [string, string] => ["op", s]));
+    expect((await fetch(`${stepUrl}/?${query}`)).headers.get("vary")).toBe(expected);
+  });
+});
