@@ -124,6 +124,48 @@ describe("crawlLinks against a real server", () => {
     expect(report.ok).toBe(false);
   });
 
+  it.each([[Number.NaN], [0], [-1], [2.5], [Number.POSITIVE_INFINITY], ["10"]])(
+    "maxRequests: %s → refused with ERR_SVC_HAL_MAX_REQUESTS before any request",
+    async (maxRequests) => {
+      let requests = 0;
+      const counting: typeof fetch = (input, init) => {
+        requests++;
+        return fetch(input, init);
+      };
+      await expect(
+        crawlLinks(good, "/employees", { maxRequests: maxRequests as number, fetch: counting }),
+      ).rejects.toMatchObject({ name: "TypeError", code: "ERR_SVC_HAL_MAX_REQUESTS" });
+      expect(requests).toBe(0);
+    },
+  );
+
+  it.each([[0], [-5], [Number.NaN], [2 ** 31]])(
+    "timeoutMs: %s → refused with ERR_SVC_HAL_TIMEOUT_MS",
+    async (timeoutMs) => {
+      await expect(crawlLinks(good, "/employees", { timeoutMs })).rejects.toMatchObject({
+        code: "ERR_SVC_HAL_TIMEOUT_MS",
+      });
+    },
+  );
+
+  it("a link whose target never answers, timeoutMs: 200 → broken (network), the crawl goes on", async () => {
+    const app = express();
+    app.get("/start", (_req, res) => {
+      res.json({ _links: { self: { href: "/start" }, slow: { href: "/hang" }, next: { href: "/end" } } });
+    });
+    app.get("/hang", () => {
+      // never answers
+    });
+    app.get("/end", (_req, res) => void res.json({ _links: { self: { href: "/end" } } }));
+    const server = await listen(app);
+    open.push(server);
+    const report = await crawlLinks(server.url, "/start", { timeoutMs: 200 });
+    expect(report.broken).toEqual([
+      { href: `${server.url}/hang`, from: `${server.url}/start`, rel: "slow", reason: "network" },
+    ]);
+    expect(report.visited).toEqual([`${server.url}/start`, `${server.url}/hang`, `${server.url}/end`]);
+  }, 5000);
+
   it("a start path that does not exist → broken", async () => {
     const report = await crawlLinks(good, "/nothing");
     expect(report.broken[0]).toMatchObject({ reason: "status", status: 404 });

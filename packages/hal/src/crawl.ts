@@ -1,4 +1,6 @@
+import { isTimerDelay } from "@svc/errors";
 import { expandTemplate, type TemplateVariables } from "./link.js";
+import { optionError } from "./option-error.js";
 
 /** Options of {@link crawlLinks}. */
 export interface CrawlOptions {
@@ -26,10 +28,17 @@ export interface CrawlOptions {
    */
   skipRelations?: readonly string[];
   /**
-   * Upper bound of requests, so a link generator that invents ever new URLs cannot loop forever.
+   * Upper bound of requests, so a link generator that invents ever new URLs cannot loop forever: a
+   * positive integer.
    * @default 500
    */
   maxRequests?: number;
+  /**
+   * Milliseconds one request may take, response body included; a link whose target takes longer
+   * is reported as broken (`network`) and the crawl goes on.
+   * @default 10000
+   */
+  timeoutMs?: number;
   /**
    * The fetch implementation.
    * @default globalThis.fetch
@@ -155,17 +164,29 @@ interface CrawlConfig {
   matchers: ((path: string) => boolean)[] | undefined;
   skip: ReadonlySet<string>;
   maxRequests: number;
+  timeoutMs: number;
   samples: TemplateVariables;
 }
 
 function resolveCrawlConfig(baseUrl: string, options: CrawlOptions): CrawlConfig {
+  // A bound that is not a positive integer (NaN, Infinity, "10") compares false with every count
+  // and would let the crawl run on without end: refused, as a timeout no timer can keep.
+  const maxRequests = options.maxRequests ?? 500;
+  if (!Number.isSafeInteger(maxRequests) || maxRequests < 1) {
+    throw optionError("crawlLinks", "maxRequests", maxRequests, "a positive integer");
+  }
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  if (!isTimerDelay(timeoutMs)) {
+    throw optionError("crawlLinks", "timeoutMs", timeoutMs, "milliseconds above 0, at most 2147483647");
+  }
   return {
     base: new URL(baseUrl),
     fetch: options.fetch ?? globalThis.fetch,
     headers: options.headers,
     matchers: options.allowedRoutes?.map(routeMatcher),
     skip: new Set(options.skipRelations ?? ["curies"]),
-    maxRequests: options.maxRequests ?? 500,
+    maxRequests,
+    timeoutMs,
     samples: options.sampleValues ?? {},
   };
 }
@@ -194,26 +215,30 @@ async function fetchDocument(
   { url, from, rel }: Pending,
 ): Promise<{ doc: unknown; docUrl: string } | undefined> {
   const { report } = crawl;
+  // One deadline for the response and its body: a target that never answers, or answers and
+  // then stalls, is a broken link, not a crawl that never ends.
+  const signal = AbortSignal.timeout(crawl.config.timeoutMs);
   let response: Response;
   try {
-    response = await crawl.config.fetch(url, { headers: { ...crawl.config.headers } });
+    response = await crawl.config.fetch(url, { headers: { ...crawl.config.headers }, signal });
   } catch {
     report.broken.push({ href: url, from, rel, reason: "network" });
     return undefined;
   }
   if (response.status >= 400) {
     report.broken.push({ href: url, from, rel, reason: "status", status: response.status });
-    await response.body?.cancel();
+    await response.body?.cancel().catch(() => undefined);
     return undefined;
   }
   const type = response.headers.get("content-type") ?? "";
   if (!/^application\/(?:[\w.-]+\+)?json\b/i.test(type)) {
-    await response.body?.cancel();
+    await response.body?.cancel().catch(() => undefined);
     return undefined;
   }
   try {
     return { doc: await response.json(), docUrl: response.url || url };
   } catch {
+    if (signal.aborted) report.broken.push({ href: url, from, rel, reason: "network" });
     return undefined;
   }
 }
