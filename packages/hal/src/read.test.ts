@@ -172,7 +172,13 @@ describe("readHal: follow, against a server rendering HAL with this package", ()
       if (!employee) send(res, 404, "application/problem+json", '{"status":404}');
       else send(res, 200, HAL_JSON, JSON.stringify(hal(employee).link("self", `/employees/${employee.id}`)));
     } else if (url.pathname === "/html") send(res, 200, "text/html", "<html></html>");
-    else if (url.pathname === "/huge") send(res, 200, HAL_JSON, JSON.stringify({ pad: "x".repeat(200_000) }));
+    else if (url.pathname === "/bom")
+      send(res, 200, HAL_JSON, `\uFEFF${JSON.stringify(hal({ id: 9 }).link("self", "/bom"))}`);
+    else if (url.pathname === "/hang") return;
+    else if (url.pathname === "/stall") {
+      res.writeHead(200, { "content-type": HAL_JSON }).write('{"id":');
+    } else if (url.pathname === "/huge")
+      send(res, 200, HAL_JSON, JSON.stringify({ pad: "x".repeat(200_000) }));
     else send(res, 404, "text/plain", "no");
   }
 
@@ -302,6 +308,41 @@ describe("readHal: follow, against a server rendering HAL with this package", ()
     } finally {
       await other.close();
     }
+  });
+
+  it("a document sent with a UTF-8 byte order mark → read, as fetch's json() reads it (RFC 8259 §8.1)", async () => {
+    const doc = readHal({ _links: { go: { href: `${server.url}/bom` } } });
+    expect((await doc.follow("go")).properties.id).toBe(9);
+  });
+
+  it.each([
+    ["never answers", "/hang"],
+    ["stalls in its body", "/stall"],
+  ])(
+    "a target that %s, signal: AbortSignal.timeout(200) → ERR_HAL_FETCH",
+    async (_name, path) => {
+      const doc = readHal({ _links: { go: { href: `${server.url}${path}` } } });
+      const started = Date.now();
+      await expect(doc.follow("go", { signal: AbortSignal.timeout(200) })).rejects.toMatchObject({
+        code: "ERR_HAL_FETCH",
+      });
+      expect(Date.now() - started).toBeLessThan(3000);
+    },
+    5000,
+  );
+
+  it("the signal reaches a fetch of the caller's", async () => {
+    const controller = new AbortController();
+    let given: AbortSignal | undefined;
+    const doc = readHal({ _links: { go: { href: `${server.url}/employees/1` } } });
+    await doc.follow("go", {
+      signal: controller.signal,
+      fetch: (url, init) => {
+        given = init.signal;
+        return fetch(url, init);
+      },
+    });
+    expect(given).toBe(controller.signal);
   });
 
   it("follow takes a fetch of the caller's (an authenticated one, say) and headers", async () => {

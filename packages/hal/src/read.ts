@@ -31,9 +31,15 @@ export interface FollowOptions {
    * The fetch used (anything with `fetch`'s shape: undici, a test double, an authenticated wrapper).
    * @default globalThis.fetch
    */
-  fetch?: (url: string, init: { headers: Record<string, string> }) => Promise<Response>;
+  fetch?: (url: string, init: { headers: Record<string, string>; signal?: AbortSignal }) => Promise<Response>;
   /** Headers sent; `Accept: application/hal+json, application/json` unless given. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Aborts the request and the reading of its body (`AbortSignal.timeout(5000)` for a deadline);
+   * an aborted follow rejects with `ERR_HAL_FETCH`. Like `fetch`, a follow has no deadline of its
+   * own: a target that never answers would keep it waiting.
+   */
+  signal?: AbortSignal;
 }
 
 /** Why {@link HalReader.follow} did not return a document; `code` is stable. */
@@ -204,7 +210,10 @@ async function boundedText(response: Response, max: number): Promise<string | un
     if (size > max * 4) return undefined;
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const text = Buffer.concat(chunks).toString("utf8");
+  // RFC 8259 §8.1: parsers "MAY ignore the presence of a byte order mark rather than treating it
+  // as an error"; fetch's `json()` does (the Encoding Standard's UTF-8 decode drops it).
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**
@@ -304,8 +313,7 @@ function reader(
           `The ${JSON.stringify(rel)} link does not resolve to a URL (no base?)`,
         );
       }
-      const doFetch =
-        opts.fetch ?? ((u: string, init: { headers: Record<string, string> }) => fetch(u, init));
+      const doFetch = opts.fetch ?? ((u: string, init: RequestInit) => fetch(u, init));
       let response: Response;
       let text: string | undefined;
       try {
@@ -315,7 +323,8 @@ function reader(
         // The Fetch Standard deletes Authorization once a redirect leaves the origin and never
         // restores it on later hops.
         const crossOrigin = credentialOrigin !== undefined && new URL(url).origin !== credentialOrigin;
-        response = await doFetch(url, { headers: followHeaders(opts.headers, crossOrigin) });
+        const headers = followHeaders(opts.headers, crossOrigin);
+        response = await doFetch(url, opts.signal ? { headers, signal: opts.signal } : { headers });
         text = await boundedText(response, maxLength);
       } catch (cause) {
         throw new HalFollowError("ERR_HAL_FETCH", rel, `GET ${url} failed`, { url, cause });
