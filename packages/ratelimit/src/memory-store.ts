@@ -197,7 +197,10 @@ export class MemoryStore implements RateLimitStore {
     return {
       allowed,
       limit,
-      remaining: limit - count,
+      // A count above the limit (a per-request limit lowered within the window, or a smaller
+      // limit deployed over a shared store) leaves nothing, not less than nothing:
+      // draft-ietf-httpapi-ratelimit-headers-10 §4.1.1, 'r' is a non-negative Integer.
+      remaining: Math.max(0, limit - count),
       resetAt,
       retryAfterMs: allowed ? 0 : resetAt - now,
       now,

@@ -121,6 +121,23 @@ describe("headers", () => {
     expect(limited.headers.get("retry-after")).toBe("60");
     expect(limited.headers.get("ratelimit")).toBe('"default";r=0;t=60');
   });
+
+  it.each(["fixed-window", "sliding-window", "gcra"] as const)(
+    "%s: limit(req) lowered from 5 to 2 after 4 requests in the window → 429 with r=0 and X-RateLimit-Remaining 0, never negative",
+    async (algorithm) => {
+      const url = await serve({
+        limit: (req) => Number(req.headers["x-plan"]),
+        algorithm,
+        windowMs: 60_000,
+        now: () => 90_000,
+      });
+      for (let i = 0; i < 4; i++) await fetch(url, { headers: { "x-plan": "5" } });
+      const res = await fetch(url, { headers: { "x-plan": "2" } });
+      expect(res.status).toBe(429);
+      expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(res.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
+    },
+  );
 });
 
 describe("client key", () => {

@@ -33,6 +33,7 @@ if alg == 'fixed-window' then
   resetAt = ws + w
   if c + cost <= limit then allowed = 1; c = c + cost; retry = 0 else allowed = 0; retry = resetAt - now end
   remaining = limit - c
+  if remaining < 0 then remaining = 0 end
   ttl = resetAt - now
 elseif alg == 'sliding-window' then
   local ws = math.floor(now / w) * w

@@ -119,6 +119,21 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
     }
   }
 
+  it("fixed-window, limit(req) lowered from 5 to 2 after 4 requests in the window → 429 with r=0 and X-RateLimit-Remaining 0, never negative", async () => {
+    const store = new RedisStore({ client: io, prefix: `${prefix}lowered:` });
+    const target = await serve({
+      limit: (req) => Number(req.headers["x-plan"]),
+      algorithm: "fixed-window",
+      windowMs: DAY,
+      store,
+    });
+    for (let i = 0; i < 4; i++) await fetch(target, { headers: { "x-plan": "5" } });
+    const res = await fetch(target, { headers: { "x-plan": "2" } });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(res.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
+  });
+
   it("keys are hash-tagged and expire: <prefix>{ip:1.2.3.4} with a PTTL", async () => {
     const store = new RedisStore({ client: io, prefix: `${prefix}tag:` });
     const limiter = createRateLimiter({ algorithm: "fixed-window", limit: 5, windowMs: 10_000, store });
