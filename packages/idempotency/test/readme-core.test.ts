@@ -1,15 +1,28 @@
 // #region readme-core
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler, HttpError } from "@svc/errors";
 import { createIdempotency, MemoryStore, writeReplay } from "@svc/idempotency";
 
 const idempotency = createIdempotency({ store: new MemoryStore(), required: ["/orders"] });
 const sendError = errorHandler(); // the error record, in plain node:http too
+const MAX_BODY_BYTES = 1_048_576; // the most of a request body held in memory
 let orders = 0;
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).byteLength;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer); // past it: read on, keep nothing
+    }
+  } catch {
+    return; // the client went away mid-body: no whole request to run, nobody to answer
+  }
+  if (size > MAX_BODY_BYTES) {
+    // RFC 9110 §15.5.14: 413 Content Too Large, before any key is claimed.
+    return sendError(HttpError.contentTooLarge("The request body is over 1 MiB"), req, res, () => {});
+  }
   const decision = await idempotency.begin({
     method: req.method,
     target: req.url ?? "/",
@@ -37,6 +50,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 // #endregion readme-core
 
 // The test's own imports, below the README's code (imports are hoisted).
+import { once } from "node:events";
+import { connect } from "node:net";
 import { assertReadmeShows, type Listening, listen, readmeRegion } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -90,5 +105,37 @@ describe("README: the core from plain node:http", () => {
     expect(fixed.status).toBe(201);
     expect(fixed.headers.get("idempotent-replayed")).toBeNull();
     await fixed.arrayBuffer();
+  });
+
+  it("a client that resets the connection mid-body → handle settles without a rejection (Node.js ends the process on an unhandled one); the key stays free", async () => {
+    const settled: Promise<void>[] = [];
+    const own = await listen((req, res) => {
+      settled.push(handle(req, res));
+    });
+    try {
+      const socket = connect(Number(new URL(own.url).port), "127.0.0.1");
+      await once(socket, "connect");
+      socket.write(
+        'POST /orders HTTP/1.1\r\nHost: x\r\nIdempotency-Key: "k-3"\r\nContent-Length: 100\r\n\r\n{"item":',
+      );
+      while (settled.length === 0) await new Promise((r) => setTimeout(r, 10));
+      socket.destroy();
+      await expect(settled[0]).resolves.toBeUndefined();
+    } finally {
+      await own.close();
+    }
+    const whole = await order('"k-3"', '{"item":"mug"}');
+    expect(whole.status).toBe(201);
+    await whole.arrayBuffer();
+  });
+
+  it("a body of MAX_BODY_BYTES + 1 → 413 (RFC 9110 §15.5.14) before any key is claimed; the same key with a small body then runs", async () => {
+    const big = await order('"k-4"', "x".repeat(MAX_BODY_BYTES + 1));
+    expect(big.status).toBe(413);
+    await big.arrayBuffer();
+    const small = await order('"k-4"', '{"item":"cup"}');
+    expect(small.status).toBe(201);
+    expect(small.headers.get("idempotent-replayed")).toBeNull();
+    await small.arrayBuffer();
   });
 });
