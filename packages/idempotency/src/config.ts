@@ -119,7 +119,8 @@ export interface IdempotencyCoreOptions<Req = unknown> {
   maxDecodedBytes?: number;
   /**
    * Which handler statuses are stored for replay. Others release the claim so a retry can run.
-   * `started` is whether the endpoint called `markStarted`.
+   * `started` is whether the endpoint called `markStarted`. A promise it answers (an `async`
+   * function, from plain JavaScript) is awaited.
    * @example idempotency({ storeStatus: (status) => status < 500 }) // also 4xx of validation
    * @default (status, { started }) => status < 400 || (started && status < 500)
    */

@@ -428,7 +428,10 @@ async function settle(
 ): Promise<void> {
   const { key, token, logger } = claim;
   try {
-    if (config.storeStatus(response.status, { started }) !== true) {
+    // An async storeStatus (plain JavaScript, or a cast) answers a promise, which is never `true`:
+    // every response would be released, and every retry run the handler again, where draft §2.6
+    // wants "the result of the previously completed operation". Its answer is awaited.
+    if ((await config.storeStatus(response.status, { started })) !== true) {
       await config.store.release(key, token);
       return;
     }

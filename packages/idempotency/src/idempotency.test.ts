@@ -407,6 +407,19 @@ describe("idempotency (memory store)", () => {
     expect(calls.flaky).toBe(1);
   });
 
+  it("storeStatus: async (status) => status < 500 (a promise) → the 201 is stored: the retry is replayed, the handler ran once", async () => {
+    // An async storeStatus does not fit the option's type, but plain JavaScript (or a cast) passes
+    // one, and a promise is never `true`: every response would be released, never stored.
+    const storeStatus = (async (status: number) =>
+      status < 500) as unknown as IdempotencyOptions["storeStatus"];
+    const { url, calls } = await start({ ...(storeStatus ? { storeStatus } : {}) });
+    expect((await post(`${url}/orders`, "k", { qty: 1 })).status).toBe(201);
+    const retry = await post(`${url}/orders`, "k", { qty: 1 });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(calls.orders).toBe(1);
+  });
+
   it("handler 400 after markStarted(res) → stored and replayed", async () => {
     const { url, calls } = await start();
     await post(`${url}/reject`, "k", {});
