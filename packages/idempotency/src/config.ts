@@ -52,6 +52,7 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    * front of routing cannot be bypassed by spelling `/Transfers/`.
    * @example idempotency({ required: ["/payments", "/transfers"] })
    * @example idempotency({ required: (path) => path.startsWith("/payments") })
+   * A promise the predicate answers (an `async` function, from plain JavaScript) is awaited.
    * @default false
    */
   required?: IdempotencyRequiredRule<Req>;
@@ -173,7 +174,8 @@ export interface IdempotencyCoreOptions<Req = unknown> {
 export interface IdempotencyConfig<Req> {
   store: IdempotencyStore;
   methods: ReadonlySet<string>;
-  isRequired: (path: string, rules: RoutingRules, req: Req | undefined) => boolean;
+  /** Whether the request must carry a key; a promise when an async predicate answered one. */
+  isRequired: (path: string, rules: RoutingRules, req: Req | undefined) => boolean | Promise<boolean>;
   /** The `routing` option as given: the middleware fills the rest in from the Express app. */
   routing: Partial<RoutingRules>;
   /** The routing rules of a request that names none. */
@@ -308,7 +310,15 @@ function resolveRequired<Req>(
     const all = required ?? false;
     return () => all;
   }
-  if (typeof required === "function") return (path, _rules, req) => required(path, req as Req) === true;
+  if (typeof required === "function")
+    return (path, _rules, req) => {
+      // An async predicate (plain JavaScript, or a cast) answers a promise, which is never `true`:
+      // draft §2.7's 400 for a missing key would never be sent. Its answer is awaited instead.
+      const answer: unknown = required(path, req as Req);
+      if (typeof (answer as PromiseLike<unknown> | null)?.then === "function")
+        return Promise.resolve(answer).then((value) => value === true);
+      return answer === true;
+    };
   checkRequiredPaths(required);
   // Each entry in the four canonical forms, so a request only looks up its own.
   const sets = new Map<string, Set<string>>();

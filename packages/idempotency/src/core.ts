@@ -198,7 +198,8 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     // The path as the router matches it: every spelling that reaches one handler is one key.
     const path = canonicalPath(targetPath(attempt.target), rules);
     if (parsed.kind === "absent") {
-      if (!config.isRequired(path, rules, attempt.request)) return PASS;
+      const required = config.isRequired(path, rules, attempt.request);
+      if (required !== true && (required === false || !(await required))) return PASS;
       const message = "This operation requires an Idempotency-Key header";
       return failure(config, 400, message, IDEMPOTENCY_ERROR_CODES.missing);
     }

@@ -108,6 +108,20 @@ describe("idempotency (memory store)", () => {
     expect(calls.orders).toBeUndefined();
   });
 
+  it('required: async (path) => path === "/orders" (a promise), no Idempotency-Key → 400, the handler does not run', async () => {
+    // An async predicate does not fit the option's type, but plain JavaScript (or a cast) passes
+    // one (say, a lookup of the route's settings), and a promise is never `true`.
+    const required = (async (path: string) =>
+      path === "/orders") as unknown as IdempotencyOptions["required"];
+    const { url, calls } = await start({ ...(required ? { required } : {}) });
+    const res = await post(`${url}/orders`, undefined, { a: 1 }, problem);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { type: string }).type).toBe(
+      `${PROBLEM_BASE}${IDEMPOTENCY_ERROR_CODES.missing}`,
+    );
+    expect(calls.orders).toBeUndefined();
+  });
+
   it.each([
     ['""', "empty string"],
     ["two words", "space"],
