@@ -175,6 +175,43 @@ describe("error record shape", () => {
     );
   });
 
+  // RFC 9457 §3.1.5: instance is a URI reference, resolved against the document's URI (RFC 3986
+  // §5.2). "//evil.example/x" is a network-path reference (§4.2) naming another host, "/\\evil…" is
+  // resolved as one by WHATWG URL parsers, and `"`, `<`, `%` alone are no URI characters at all.
+  it.each([
+    ["//evil.example/x", "/.//evil.example/x", "//evil.example/x"],
+    ["http://api.example//evil.example/x?q", "/.//evil.example/x", "//evil.example/x"],
+    ["/\\evil.example/x", "/%5Cevil.example/x", "/\\evil.example/x"],
+    ['/a"b<c>{|}^`', "/a%22b%3Cc%3E%7B%7C%7D%5E%60", '/a"b<c>{|}^`'],
+    ["/50%/x%2Fy", "/50%25/x%2Fy", "/50%/x%2Fy"],
+  ])(
+    "GET %s (problem+json) → instance %s, a reference to this server's path",
+    async (target, instance, path) => {
+      const { url } = await serve(() => {});
+      const { hostname, port } = new URL(url);
+      const reply = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: hostname, port: Number(port) }, () =>
+          socket.end(
+            `GET ${target} HTTP/1.1\r\nHost: ${hostname}\r\nAccept: application/problem+json\r\nConnection: close\r\n\r\n`,
+          ),
+        );
+        let text = "";
+        socket.on("data", (chunk: Buffer) => {
+          text += chunk.toString("latin1");
+        });
+        socket.on("end", () => resolve(text));
+        socket.on("error", reject);
+      });
+      expect(reply).toMatch(/^HTTP\/1\.1 404 /);
+      const json = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as Json;
+      expect(json.instance).toBe(instance);
+      expect(new URL(json.instance as string, "https://api.example/v1/").href).toBe(
+        `https://api.example${instance.replace(/^\/\./, "")}`,
+      );
+      expect(json.detail).toBe(`No resource matches GET ${path}`);
+    },
+  );
+
   it("HEAD → status and headers, no body", async () => {
     const { url } = await serve((app) =>
       app.get("/x", () => {

@@ -106,13 +106,51 @@ export function buildProblemDetails(
     title: record.error,
     status: record.status,
     detail: record.message,
-    instance: record.path,
+    instance: instanceReference(record.path),
     timestamp: record.timestamp,
   };
   if (code && record.status < 500) problem.code = code;
   if (record.errors) problem.errors = record.errors;
   for (const name of Object.keys(record)) if (!RECORD_MEMBERS.has(name)) problem[name] = record[name];
   return problem;
+}
+
+// RFC 3986 §3.3: pchar = unreserved / pct-encoded / sub-delims / ":" / "@", and the "/" between
+// segments. One character at a time, so linear in the path.
+const PATH_CHAR = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;
+const HEX = /^[0-9A-Fa-f]{2}$/;
+
+/**
+ * The record's path as the problem's `instance`, which RFC 9457 §3.1.5 makes a URI reference,
+ * resolved against the document's URI (RFC 3986 §5.2), so it must name this server's path and
+ * nothing else. A character no URI may hold (`"`, `<`, `\`, a `%` not starting a percent-encoding)
+ * is percent-encoded; `\` must be, since WHATWG URL parsers resolve `/\host/x` like `//host/x`.
+ * A path starting with `//` would be a network-path reference (RFC 3986 §4.2), another host: it
+ * gets `/.` in front, the same path once dot-segments are removed (§5.2.4), as §3.3 writes a path
+ * that must not start with `//`.
+ */
+export function instanceReference(path: string): string {
+  let out = "";
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i] as string;
+    if (PATH_CHAR.test(c) || (c === "%" && HEX.test(path.slice(i + 1, i + 3)))) {
+      out += c;
+      continue;
+    }
+    // A character outside the BMP is two code units: encoded together, as UTF-8 (RFC 3986 §2.5).
+    const wide = (path.codePointAt(i) ?? 0) > 0xffff;
+    out += percentEncode(wide ? path.slice(i, i + 2) : c);
+    if (wide) i++;
+  }
+  return out.startsWith("//") ? `/.${out}` : out;
+}
+
+function percentEncode(c: string): string {
+  try {
+    return encodeURIComponent(c);
+  } catch {
+    return "%EF%BF%BD"; // a lone surrogate: U+FFFD, as TextEncoder writes it
+  }
 }
 
 /**
