@@ -8,7 +8,12 @@ import {
   jwtVerify,
 } from "jose";
 import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS, keyFitsAlgorithm } from "./algorithms.js";
-import { type DiscoveryOptions, discoveredKeySource, discoverySettings } from "./discovery.js";
+import {
+  type DiscoveryOptions,
+  discoveredKeySource,
+  discoverySettings,
+  isIssuerIdentifier,
+} from "./discovery.js";
 import {
   codedError,
   functionOption,
@@ -560,6 +565,12 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
   if (options.issuerBaseURL !== undefined) {
     // An http: issuer is warned about here, once; its http: jwks_uri is then no news.
     const issuerUrl = remoteUrl(options.issuerBaseURL, "bearer.issuerBaseURL", context);
+    if (!isIssuerIdentifier(issuerUrl))
+      throw optionError(
+        "bearer.issuerBaseURL",
+        options.issuerBaseURL,
+        "an issuer identifier: an absolute https: URL without query, fragment or user info (RFC 8414 §2)",
+      );
     // OpenID Connect Discovery 1.0 §4.3 compares the issuer as written, so it is kept as written.
     const issuer = String(options.issuerBaseURL);
     const discovery = discoverySettings(options.discovery, context.allowHttp, "bearer.discovery");

@@ -123,6 +123,18 @@ export function metadataUrls(issuer: string): string[] {
   ];
 }
 
+/**
+ * Whether `url` can be an issuer identifier. RFC 8414 §2: "a URL that uses the "https" scheme and
+ * has no query or fragment components"; OpenID Connect Core 1.0 §1.2: it "contains scheme, host,
+ * and optionally, port number and path components", so no user info either. The metadata URLs
+ * ({@link metadataUrls}) are built from those parts alone: with anything else the issuer named in
+ * the metadata could never be identical to it (OIDC Discovery §4.3), and every token a 503.
+ * Serialized, `?` and `#` only ever start a query or a fragment (an empty one too).
+ */
+export function isIssuerIdentifier(url: URL): boolean {
+  return !url.href.includes("?") && !url.href.includes("#") && url.username === "" && url.password === "";
+}
+
 function fetchOf(config: Pick<DiscoveryConfig, "fetch">): DiscoveryFetch {
   return config.fetch ?? ((url, init) => fetch(url, init));
 }
@@ -262,8 +274,12 @@ export async function discoverIssuer(
   issuer: string,
   options: DiscoverIssuerOptions = {},
 ): Promise<IssuerMetadata> {
-  if (typeof issuer !== "string" || !URL.canParse(issuer))
-    throw optionError("discoverIssuer.issuer", issuer, "an absolute URL string");
+  if (typeof issuer !== "string" || !URL.canParse(issuer) || !isIssuerIdentifier(new URL(issuer)))
+    throw optionError(
+      "discoverIssuer.issuer",
+      issuer,
+      "an absolute URL string without query, fragment or user info (RFC 8414 §2)",
+    );
   if (typeof options !== "object" || options === null)
     throw optionError(
       "discoverIssuer",

@@ -114,6 +114,18 @@ const cases: [string, () => unknown, string][] = [
     bearer({ issuerBaseURL: "ftp://i.example", algorithms: ["ES256"] }),
     "ERR_SVC_AUTH_BEARER_ISSUER_BASE_URL",
   ],
+  // RFC 8414 §2 and OpenID Connect Core 1.0 §1.2: an issuer identifier has no query or fragment
+  // (nor userinfo): its metadata URL drops them, so no conforming issuer could ever match it.
+  ...[
+    "https://i.example/?tenant=a",
+    "https://i.example/#x",
+    "https://i.example/?",
+    "https://u:p@i.example/",
+  ].map((issuerBaseURL): [string, () => unknown, string] => [
+    `bearer.issuerBaseURL ${issuerBaseURL}`,
+    bearer({ issuerBaseURL, algorithms: ["ES256"] }),
+    "ERR_SVC_AUTH_BEARER_ISSUER_BASE_URL",
+  ]),
   [
     "bearer.discovery without issuerBaseURL",
     bearer({ ...ok, discovery: {} }),
@@ -285,6 +297,11 @@ describe("every refused option: a TypeError with its code, at construction", () 
     [
       "discoverIssuer(issuer) not a URL",
       () => discoverIssuer("issuer"),
+      "ERR_SVC_AUTH_DISCOVER_ISSUER_ISSUER",
+    ],
+    [
+      "discoverIssuer(issuer) with a query",
+      () => discoverIssuer("https://i.example/?tenant=a"),
       "ERR_SVC_AUTH_DISCOVER_ISSUER_ISSUER",
     ],
     [
