@@ -587,6 +587,58 @@ describe("Bearer: a remote JWKS", () => {
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(503);
   });
 
+  // A key set is read whole into memory before it is parsed: unbounded, a JWKS endpoint (or a
+  // jwks_uri discovered from an issuer's metadata, which is bounded) answering with hundreds of
+  // megabytes took the process's memory with it. Valid JSON padded with whitespace stands in for it.
+  it.each([
+    ["over the default 256 KiB, chunked", 503, 262_144 + 1, undefined, false],
+    ["over the default 256 KiB, with Content-Length", 503, 262_144 + 1, undefined, true],
+    ["of exactly 256 KiB", 200, 262_144, undefined, true],
+    ["over jwksOptions.maxBytes 4096, chunked", 503, 4097, 4096, false],
+  ] as const)("a JWKS %s → %i", async (_label, status, size, maxBytes, withLength) => {
+    const body = JSON.stringify(jwks);
+    const padded = body + " ".repeat(size - Buffer.byteLength(body));
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", (_req, res) => {
+      res.type("json");
+      if (withLength) res.setHeader("Content-Length", Buffer.byteLength(padded));
+      // Written in pieces without Content-Length: chunked, its size known only while it is read.
+      for (let at = 0; at < padded.length; at += 1024) res.write(padded.slice(at, at + 1024));
+      res.end();
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const records: { err?: unknown }[] = [];
+    const a = express();
+    a.get(
+      "/me",
+      authenticate({
+        realm,
+        bearer: {
+          jwksUri: `${j.url}/jwks.json`,
+          ...LOOPBACK,
+          ...(maxBytes === undefined ? {} : { jwksOptions: { maxBytes } }),
+          algorithms: ["ES256"],
+          audience: AUD,
+        },
+      }),
+      (_req, res) => {
+        res.end();
+      },
+    );
+    a.use(errorHandler({ logger: { error: (obj: never) => records.push(obj) } }));
+    const l = await listen(a);
+    opened.push(l);
+    const res = await get(l.url, `Bearer ${await token()}`);
+    expect(res.status).toBe(status);
+    if (status === 503) {
+      expect(res.headers.get("retry-after")).toBe("5");
+      const cause = (records[0]?.err as Error | undefined)?.cause as Error | undefined;
+      expect(cause?.name).toBe("KeySourceUnavailableError");
+      expect(cause?.cause).toMatchObject({ code: "ERR_JWKS_TOO_LARGE" });
+    }
+  });
+
   it("a token whose kid the reachable JWKS lacks is still a 401 (not a 503)", async () => {
     const jwksServer = express();
     jwksServer.get("/jwks.json", (_req, res) => {

@@ -27,6 +27,7 @@ import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js"
 import {
   FAILURE_COOLDOWN_DEFAULT,
   isKeySourceFailure,
+  JWKS_MAX_BYTES_DEFAULT,
   type ReloadableKeySource,
   type RemoteJwksConfig,
   remoteKeySet,
@@ -76,6 +77,13 @@ export interface RemoteJwksOptions {
    * @default 5000
    */
   failureCooldownDuration?: number;
+  /**
+   * Largest key set read, in bytes: a larger download is abandoned as soon as it passes this
+   * (checked on `Content-Length` first, then while reading) and counts as a failed download (503).
+   * A positive integer.
+   * @default 262144 (256 KiB)
+   */
+  maxBytes?: number;
 }
 
 /** Options of {@link createBearerVerifier} (and `authenticate({ bearer })`). */
@@ -505,14 +513,18 @@ function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksC
     throw optionError(
       "bearer.jwksOptions",
       options,
-      "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration?, failureCooldownDuration? }",
+      "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration?, failureCooldownDuration?, maxBytes? }",
     );
   const given = options ?? {};
+  const maxBytes = given.maxBytes ?? JWKS_MAX_BYTES_DEFAULT;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw optionError("bearer.jwksOptions.maxBytes", maxBytes, "a positive integer");
   const settings: RemoteJwksConfig = {
     failureCooldownDuration: positiveMilliseconds(
       given.failureCooldownDuration ?? FAILURE_COOLDOWN_DEFAULT,
       "bearer.jwksOptions.failureCooldownDuration",
     ),
+    maxBytes,
   };
   for (const name of ["cacheMaxAge", "cooldownDuration"] as const) {
     const value = given[name];

@@ -1,6 +1,6 @@
 import type { JWTVerifyGetKey } from "jose";
 import { nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
-import { type ReloadableKeySource, type RemoteJwksConfig, remoteKeySet } from "./remote-jwks.js";
+import { type ReloadableKeySource, type RemoteJwksConfig, readBody, remoteKeySet } from "./remote-jwks.js";
 
 /**
  * The `fetch` discovery and the JWKS download use: the global `fetch` by default; give one for a
@@ -143,26 +143,7 @@ function fetchOf(config: Pick<DiscoveryConfig, "fetch">): DiscoveryFetch {
 async function readBounded(response: Response, maxBytes: number, url: string): Promise<string> {
   const tooLarge = () =>
     new DiscoveryError("ERR_DISCOVERY_TOO_LARGE", url, `The issuer metadata is over ${maxBytes} bytes`);
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return (await readBody(response, maxBytes, tooLarge)).toString("utf8");
 }
 
 /** One metadata URL fetched; `undefined` on 404 (the next URL form is then tried). */

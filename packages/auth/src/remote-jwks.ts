@@ -6,6 +6,60 @@ export interface RemoteJwksConfig {
   cooldownDuration?: number;
   timeoutDuration?: number;
   failureCooldownDuration: number;
+  maxBytes: number;
+}
+
+/**
+ * Largest JWKS read, in bytes, by default: a key set of a few keys is a few KiB, x5c chains
+ * included, so this leaves room for many, and bounds the memory one download can take (jose reads
+ * the whole body before parsing it).
+ */
+export const JWKS_MAX_BYTES_DEFAULT = 262_144;
+
+/** A key set download larger than `jwksOptions.maxBytes`: refused without being read whole. */
+class JwksTooLargeError extends Error {
+  readonly code = "ERR_JWKS_TOO_LARGE";
+  constructor(maxBytes: number) {
+    super(`The JSON Web Key Set is over ${maxBytes} bytes`);
+    this.name = "JwksTooLargeError";
+  }
+}
+
+/**
+ * The body of `response`, read up to `maxBytes`: checked on `Content-Length` first, then while
+ * reading, so a larger body is never held whole. `tooLarge` makes the error for a larger one.
+ */
+export async function readBody(response: Response, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A 200's body read within `maxBytes` and handed to jose as a new response: jose's
+ * `response.json()` reads any size into memory. Another status goes through, for jose to refuse.
+ */
+async function boundedResponse(response: Response, maxBytes: number): Promise<Response> {
+  if (response.status !== 200) return response;
+  const body = await readBody(response, maxBytes, () => new JwksTooLargeError(maxBytes));
+  return new Response(body, { status: 200, headers: response.headers });
 }
 
 /**
@@ -18,7 +72,12 @@ export const FAILURE_COOLDOWN_DEFAULT = 5000;
 
 // jose's codes for a JWKS that could not be obtained or parsed; token-caused failures
 // (no matching key, unsupported key type) keep their own codes and stay a 401.
-const UNAVAILABLE_CODES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
+const UNAVAILABLE_CODES = new Set([
+  "ERR_JWKS_TIMEOUT",
+  "ERR_JWKS_INVALID",
+  "ERR_JOSE_GENERIC",
+  "ERR_JWKS_TOO_LARGE",
+]);
 
 /**
  * Whether an error from a remote key set means the keys could not be had (network error, timeout,
@@ -59,7 +118,7 @@ export interface RemoteKeySetOptions {
  * its failure reaches every waiter as the same error, recorded once.
  */
 export function remoteKeySet(url: URL, options: RemoteKeySetOptions): ReloadableKeySource {
-  const { failureCooldownDuration, ...joseSettings } = options.jwks;
+  const { failureCooldownDuration, maxBytes, ...joseSettings } = options.jwks;
   const { now, unavailable } = options;
   const download: FetchImplementation = options.fetch ?? ((href, init) => fetch(href, init));
   let failure: { error: unknown; at: number } | undefined;
@@ -67,9 +126,12 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): Reloadable
   // Whole seconds, at least 1: a window of 200 ms still asks the client to wait a second.
   const secondsLeft = () => Math.max(1, Math.ceil(msLeft() / 1000));
 
-  // Every download jose starts (a stale key set, an unknown kid) goes through here.
+  // Every download jose starts (a stale key set, an unknown kid) goes through here, and its body
+  // is read within maxBytes (under jose's timeout signal, which aborts the read too).
   const gated: FetchImplementation = (href, init) =>
-    msLeft() > 0 ? Promise.reject(new CoolingDown()) : download(href, init);
+    msLeft() > 0
+      ? Promise.reject(new CoolingDown())
+      : download(href, init).then((response) => boundedResponse(response, maxBytes));
   const remote = createRemoteJWKSet(url, { ...joseSettings, [customFetch]: gated });
 
   // Set by invalidate() (the verifier's clearCache, after a key revocation): jose would go on

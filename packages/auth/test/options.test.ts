@@ -158,6 +158,9 @@ const cases: [string, () => unknown, string][] = [
       ["timeoutDuration", 0, "TIMEOUT_DURATION"],
       ["timeoutDuration", 2 ** 31, "TIMEOUT_DURATION"],
       ["timeoutDuration", 1500.5, "TIMEOUT_DURATION"],
+      ["maxBytes", 0, "MAX_BYTES"],
+      ["maxBytes", 1.5, "MAX_BYTES"],
+      ["maxBytes", "1mb", "MAX_BYTES"],
     ] as const
   ).map(([name, value, code]): [string, () => unknown, string] => [
     `bearer.jwksOptions.${name} ${String(value)}`,
