@@ -360,6 +360,51 @@ describe("what Express 5 and its body parsers raise", () => {
     });
   });
 
+  // body-parser answers a `verify` option that throws with 403, or with the status the thrown error
+  // carries (a webhook signature scheme's 401 and its challenge): the app's decision, not a
+  // malformed body (RFC 9110 §15.5.1 vs §15.5.4). The thrown message stays hidden: it may quote
+  // the signature that was expected.
+  it.each([
+    ["an Error", 403, () => new Error("expected sha256=c0ffee"), null],
+    [
+      "an error with status 401 and a challenge",
+      401,
+      () =>
+        Object.assign(new Error("expected sha256=c0ffee"), {
+          status: 401,
+          headers: { "WWW-Authenticate": 'Signature realm="hooks"', "Set-Cookie": "a=b" },
+        }),
+      'Signature realm="hooks"',
+    ],
+  ] as const)(
+    "express.json({ verify }) throwing %s → %i, its message not shown",
+    async (_label, status, thrown, challenge) => {
+      const { url } = await serve((app) => {
+        app.use(
+          express.json({
+            verify: () => {
+              throw thrown();
+            },
+          }),
+        );
+        app.post("/hook", (_req, res) => {
+          res.end();
+        });
+      });
+      const res = await fetch(`${url}/hook`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      });
+      expect(res.status).toBe(status);
+      expect(res.headers.get("www-authenticate")).toBe(challenge);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      const body = await readJson(res);
+      expect(body.message).toBe("The request body failed verification");
+      expect(JSON.stringify(body)).not.toContain("c0ffee");
+    },
+  );
+
   it("unsupported charset → 415", async () => {
     const { url } = await serve(jsonApp);
     const res = await fetch(`${url}/echo`, {

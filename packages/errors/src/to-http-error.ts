@@ -8,7 +8,8 @@ import { isErrorStatus } from "./status.js";
  */
 const BODY_PARSER_ERRORS: Readonly<Record<string, { status: number; message: string }>> = {
   "entity.parse.failed": { status: 400, message: "The request body is malformed" },
-  "entity.verify.failed": { status: 400, message: "The request body failed verification" },
+  // body-parser's own status for a `verify` option that throws; see verifyStatus.
+  "entity.verify.failed": { status: 403, message: "The request body failed verification" },
   "request.aborted": { status: 400, message: "The request body was not received completely" },
   "request.size.invalid": { status: 400, message: "The request body's length does not match Content-Length" },
   "entity.too.large": { status: 413, message: "The request body is too large" },
@@ -62,6 +63,24 @@ function errorStatusFields(headers: Record<string, string> | undefined): Record<
   return out;
 }
 
+/**
+ * A body-parser `verify` option that threw: body-parser gives the error 403, or keeps the status
+ * the thrown error carries (`createError(403, err)`). That is the app's own decision about the
+ * request (a webhook signature that does not match: RFC 9110 §15.5.4, "understood the request but
+ * refuses to fulfill it"; a 401 with its challenge, §15.5.2), not a malformed body (§15.5.1), so the
+ * status is kept, with the fields that belong to it. The thrown message is not shown: it may quote
+ * the signature that was expected.
+ */
+function verifyFailure(e: ErrorLike, message: string, err: unknown): HttpError {
+  const status = isErrorStatus(e.status) ? e.status : 403;
+  const headers = errorStatusFields(stringHeaders(e.headers));
+  return new HttpError(status, message, {
+    cause: err,
+    code: "entity.verify.failed",
+    ...(headers ? { headers } : {}),
+  });
+}
+
 interface ErrorLike {
   status?: unknown;
   statusCode?: unknown;
@@ -90,7 +109,7 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  * - a 405 without an `Allow` header is a 500 (RFC 9110 §15.5.6: a 405 MUST carry Allow);
  * - a value whose properties cannot be read (a getter or Proxy trap that throws) is a 500;
  * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
- *   charset or content coding → 415);
+ *   charset or content coding → 415, a `verify` option that threw → 403 or its error's status);
  * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, their message
  *   only when they say it may be exposed (`expose: true`, as `http-errors` sets below 500), and
  *   their `headers` when they carry that `expose` flag, else only the error status's own fields
@@ -134,6 +153,7 @@ function mapError(err: unknown): HttpError {
     } else if (e.type === "entity.too.large" && typeof e.limit === "number") {
       message = `The request body is larger than the limit of ${e.limit} bytes`;
     }
+    if (e.type === "entity.verify.failed") return verifyFailure(e, message, err);
     return new HttpError(known.status, message, { cause: err, code: e.type as string });
   }
   const status = isErrorStatus(e.status) ? e.status : isErrorStatus(e.statusCode) ? e.statusCode : undefined;
