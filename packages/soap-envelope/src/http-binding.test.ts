@@ -161,6 +161,36 @@ describe("HTTP binding (Part 2 §7)", () => {
     expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
     expect(readFault(res.text).reason).toBe("The message is larger than 65536 bytes");
   });
+  it("text/xml (SOAP 1.1) with Content-Length above the limit → 413 before the body is read, not 415", async () => {
+    const big = `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><!--${"x".repeat(70 * 1024)}--></s:Body></s:Envelope>`;
+    const res = await post(svc.endpoint, big, "text/xml; charset=utf-8");
+    expect(res.status).toBe(413);
+    expect(readFault(res.text).reason).toBe("The message is larger than 65536 bytes");
+  });
+  it("text/xml (SOAP 1.1) chunked past the limit → 413, not 415", async () => {
+    const chunk = new TextEncoder().encode(`<!--${"x".repeat(16 * 1024)}-->`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) {
+          controller.enqueue(
+            new TextEncoder().encode(
+              `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>`,
+            ),
+          );
+        }
+        if (sent++ > 10) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(svc.endpoint, {
+      method: "POST",
+      headers: { "content-type": "text/xml" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(413);
+  });
   it("chunked body above the limit → 413", async () => {
     const chunk = new TextEncoder().encode(`<!--${"x".repeat(16 * 1024)}-->`);
     let sent = 0;

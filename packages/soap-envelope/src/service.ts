@@ -596,17 +596,19 @@ function checkTransport(
   }
   if (!type) return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
   const { media, charset } = type;
-  if (media.type === SOAP11_MEDIA_TYPE) return SOAP11_MEDIA_TYPE;
-  if (media.type !== SOAP12_MEDIA_TYPE)
+  const soap11 = media.type === SOAP11_MEDIA_TYPE;
+  if (!soap11 && media.type !== SOAP12_MEDIA_TYPE)
     return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
-  if (charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
+  if (!soap11 && charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
     return unsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported`);
   }
+  // RFC 9110 §15.5.14: a body larger than the server will process is a 413 whatever its media
+  // type; a SOAP 1.1 message is read (for its VersionMismatch) only within the same limit.
   const declared = request.contentLength === undefined ? undefined : Number(request.contentLength);
   if (declared !== undefined && declared > limits.maxBytes) {
     return HttpError.contentTooLarge(`The message is larger than ${limits.maxBytes} bytes`);
   }
-  return undefined;
+  return soap11 ? SOAP11_MEDIA_TYPE : undefined;
 }
 
 /**
@@ -622,8 +624,11 @@ async function soap11Answer(
   try {
     root = await parseXml(request.body, config.limits, charset, config.bodyTimeoutMs);
   } catch (err) {
-    // A body that did not arrive in time is a 408 whatever its version.
-    if (err instanceof XmlError && err.kind === "timeout") return parseFailure(config, err);
+    // A body that did not arrive in time is a 408, one past limits.maxBytes a 413 (RFC 9110
+    // §15.5.9, §15.5.14), whatever its version.
+    if (err instanceof XmlError && (err.kind === "timeout" || err.kind === "too-large")) {
+      return parseFailure(config, err);
+    }
   }
   if (root && root.localName === "Envelope" && root.namespace === SOAP11_NS) return soap11Fault();
   return errorResponse(config, unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`));
