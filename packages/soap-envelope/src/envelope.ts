@@ -4,6 +4,7 @@ import {
   parseXml,
   type ResolvedXmlLimits,
   resolveLimits,
+  shown,
   XmlError,
   type XmlLimits,
   type XmlSource,
@@ -133,7 +134,7 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
     for (const element of header.children) {
       // Part 1 §5.2.1: "Each SOAP header block element information item MUST be namespace qualified."
       if (!element.namespace)
-        throw senderFault(`Header block "${element.localName}" is not namespace qualified`);
+        throw senderFault(`Header block "${shown(element.localName)}" is not namespace qualified`);
       headers.push({
         element,
         role: trimXml(element.attributes[ATTR_ROLE] ?? ROLE_ULTIMATE_RECEIVER) || ROLE_ULTIMATE_RECEIVER,

@@ -316,6 +316,59 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
     expect((await post(svc.endpoint, v11(event("plain")))).status).toBe(202);
     expect(received.length).toBe(before + 1);
   });
+  it.each([
+    ["the body child", (n: string) => `<${n}/>`],
+    ["the body child's namespace", (n: string) => `<a:op xmlns:a="urn:${n}"/>`],
+    [
+      "an unexpected child",
+      (n: string) => getCustomer("42").replace("</c:GetCustomerRequest>", `<${n}/></c:GetCustomerRequest>`),
+    ],
+    [
+      "the child found instead of customerId",
+      (n: string) => `<c:GetCustomerRequest xmlns:c="${TNS}"><${n}/></c:GetCustomerRequest>`,
+    ],
+    [
+      "an attribute not allowed",
+      (n: string) => getCustomer("42").replace("<c:GetCustomerRequest ", `<c:GetCustomerRequest ${n}="1" `),
+    ],
+  ])(
+    "a 500,000-character name as %s → 400 Sender whose Reason is cut, not echoed whole",
+    async (_, place) => {
+      const res = await post(svc.endpoint, envelope(place("n".repeat(500_000))));
+      expect(res.status).toBe(400);
+      const fault = readFault(res.text);
+      expect(fault.code).toBe(`{${ENV}}Sender`);
+      expect(fault.reason).toContain("nnnn");
+      expect(fault.reason?.length).toBeLessThan(1000);
+    },
+  );
+  it.each([
+    ["an unqualified header block", (n: string) => envelope(getCustomer("42"), `<${n}/>`)],
+    [
+      "an xsi: attribute",
+      (n: string) =>
+        envelope(
+          getCustomer("42").replace(
+            "<c:GetCustomerRequest ",
+            `<c:GetCustomerRequest xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:${n}="1" `,
+          ),
+        ),
+    ],
+  ])("a 500,000-character name in %s → 400 Sender whose Reason is cut", async (_, message) => {
+    const res = await post(svc.endpoint, message("n".repeat(500_000)), "application/soap+xml");
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("nnnn");
+    expect(readFault(res.text).reason?.length).toBeLessThan(1000);
+  });
+  it('action="createCustomer" with a 500,000-character body child → 400 Sender whose Reason is cut', async () => {
+    const res = await post(
+      svc.endpoint,
+      envelope(`<c:${"n".repeat(500_000)} xmlns:c="${TNS}"/>`),
+      `${SOAP}; action="createCustomer"`,
+    );
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason?.length).toBeLessThan(1000);
+  });
   it("the server still answers normally afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
   });

@@ -15,7 +15,7 @@ import {
   XSI_NS,
   XSI_TYPE,
 } from "./schema-model.js";
-import { clark, type ParsedElement, resolveQName, type XmlElement } from "./xml.js";
+import { clark, type ParsedElement, resolveQName, shown, type XmlElement } from "./xml.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 import {
   canonicalInteger,
@@ -65,7 +65,10 @@ export function decodeElement(
   for (const key in element.attributes) {
     if (key === XSI_TYPE) checkXsiType(element, decl, path);
     else if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL && !XSI_HINTS.has(key)) {
-      throw new SchemaValidationError(path, `attribute xsi:${key.slice(XSI_NS.length + 2)} is not supported`);
+      throw new SchemaValidationError(
+        path,
+        `attribute xsi:${shown(key.slice(XSI_NS.length + 2))} is not supported`,
+      );
     }
   }
   const type = decl.type;
@@ -94,7 +97,7 @@ export function decodeElement(
     known ??= knownAttributes(type);
     if (known.has(key) || SOAP_IGNORED.has(key) || XSI_HINTS.has(key) || key === XSI_TYPE) continue;
     if (key === SOAP_ENCODING_STYLE) checkEncodingStyle(element.attributes[key] ?? "", path);
-    else throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
+    else throw new SchemaValidationError(path, `attribute "${shown(key)}" is not allowed`);
   }
   if (nilled) return null;
   if (type.simpleContent) {
@@ -110,7 +113,7 @@ export function decodeElement(
   if (extra) {
     throw new SchemaValidationError(
       path,
-      `unexpected element ${extra.localName}${describeNs(extra.namespace)}`,
+      `unexpected element ${shown(extra.localName)}${describeNs(extra.namespace)}`,
     );
   }
   return out;
@@ -147,7 +150,7 @@ function matchParticle(p: Particle, m: ContentMatch, i: number): number {
     const found = children[i];
     throw new SchemaValidationError(
       path,
-      `expected element ${p.decl.localName}${describeNs(p.decl.namespace)}${found ? `, found ${found.localName}${describeNs(found.namespace)}` : ""}`,
+      `expected element ${p.decl.localName}${describeNs(p.decl.namespace)}${found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : ""}`,
     );
   }
   if (p.many && count === 0 && out[p.decl.localName] === undefined) out[p.decl.localName] = [];
@@ -197,7 +200,7 @@ export function matchGroup(g: GroupParticle, m: ContentMatch, i: number): number
         const names = g.items.flatMap((item) => [...firstNames(item)]).join(", ");
         throw new SchemaValidationError(
           path,
-          `expected one of ${names}${child ? `, found ${child.localName}` : ""}`,
+          `expected one of ${names}${child ? `, found ${shown(child.localName)}` : ""}`,
         );
       }
       i = matchParticle(alt, m, i);
@@ -230,7 +233,7 @@ function decodeSimple(type: SimpleType, raw: string, path: string, longAs: LongR
 }
 
 function describeNs(ns: string): string {
-  return ns ? ` {${ns}}` : "";
+  return ns ? ` {${shown(ns)}}` : "";
 }
 
 const XSI_PREFIX = `{${XSI_NS}}`;
@@ -284,7 +287,7 @@ function checkNoAttributes(element: XmlElement, path: string): void {
   for (const key in element.attributes) {
     if (key === XSI_NIL || key === XSI_TYPE || SOAP_IGNORED.has(key) || XSI_HINTS.has(key)) continue;
     if (key === SOAP_ENCODING_STYLE) checkEncodingStyle(element.attributes[key] ?? "", path);
-    else throw new SchemaValidationError(path, `attribute "${key}" is not allowed`);
+    else throw new SchemaValidationError(path, `attribute "${shown(key)}" is not allowed`);
   }
 }
 
@@ -444,7 +447,7 @@ function particleDecoder(p: ElementParticle, decoders: Decoders): ParticleStep {
       const found = children[i];
       throw new SchemaValidationError(
         path,
-        `expected element ${localName}${describeNs(namespace)}${found ? `, found ${found.localName}${describeNs(found.namespace)}` : ""}`,
+        `expected element ${localName}${describeNs(namespace)}${found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : ""}`,
       );
     }
     if (many && count === 0 && out[localName] === undefined) out[localName] = [];
@@ -457,7 +460,7 @@ function unexpected(children: readonly XmlElement[], index: number, path: string
   if (extra) {
     throw new SchemaValidationError(
       path,
-      `unexpected element ${extra.localName}${describeNs(extra.namespace)}`,
+      `unexpected element ${shown(extra.localName)}${describeNs(extra.namespace)}`,
     );
   }
 }

@@ -47,6 +47,7 @@ import {
   type ResolvedXmlLimits,
   resolveLimits,
   SUPPORTED_CHARSETS,
+  shown,
   type XmlElement,
   XmlError,
   type XmlLimits,
@@ -795,13 +796,18 @@ function checkBody(
   if (body.length !== 1 || !bodyElement) {
     throw senderFault("env:Body must contain exactly one element (document/literal)");
   }
-  if (!routed) throw senderFault(`No operation takes ${clark(bodyElement.namespace, bodyElement.localName)}`);
+  // The names and the action come from the message: a Reason shows them cut short.
+  if (!routed) throw senderFault(`No operation takes ${shownName(bodyElement)}`);
   if (bodyElement.namespace !== routed.namespace || bodyElement.localName !== routed.localName) {
-    const bodyName = clark(bodyElement.namespace, bodyElement.localName);
-    throw senderFault(`The action "${action ?? ""}" does not take ${bodyName}`);
+    throw senderFault(`The action "${shown(action ?? "")}" does not take ${shownName(bodyElement)}`);
   }
   checkEncodingStyle(bodyElement);
   return routed.op;
+}
+
+/** An element's `{ns}local` for a Reason, its namespace and local name cut by {@link shown}. */
+function shownName(element: XmlElement): string {
+  return clark(shown(element.namespace), shown(element.localName));
 }
 
 /**

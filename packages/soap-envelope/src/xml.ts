@@ -559,6 +559,18 @@ function asXmlError(err: unknown): XmlError {
   return new XmlError("malformed", `The message is not well-formed XML: ${message.slice(0, 200)}`);
 }
 
+/** Characters of a name or value from the message that an error message or fault Reason shows. */
+const SHOWN_LENGTH = 100;
+
+/**
+ * `text`, from the message, as an error message or fault Reason shows it: cut to
+ * {@link SHOWN_LENGTH} characters with `…`. Names are bounded only by `limits.maxBytes`, and a
+ * Reason that echoed one whole would be as large as the message.
+ */
+export function shown(text: string): string {
+  return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}…` : text;
+}
+
 /** `{ns}local`: the Clark notation used for qualified names throughout this package. */
 export function clark(namespace: string, localName: string): string {
   return namespace ? `{${namespace}}${localName}` : localName;
