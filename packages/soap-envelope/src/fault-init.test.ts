@@ -7,6 +7,7 @@ import {
   readFault,
   silentLogger,
   startCustomerService,
+  TNS,
 } from "../test/helpers.js";
 import { faultToXml, SoapFault, type SoapFaultInit } from "./fault.js";
 import { parseXmlString, resolveLimits } from "./xml.js";
@@ -52,6 +53,24 @@ describe("new SoapFault(init): every field is checked, with a coded TypeError", 
       { code: "Sender", reason: [{ text: "t" }] },
       "ERR_SVC_SOAP_ENVELOPE_FAULT_REASON",
       /lang, text/,
+    ],
+    [
+      'reason lang "en_US" (not an xs:language)',
+      { code: "Sender", reason: [{ lang: "en_US", text: "t" }] },
+      "ERR_SVC_SOAP_ENVELOPE_FAULT_REASON",
+      /xs:language/,
+    ],
+    [
+      'reason lang "english (UK)"',
+      { code: "Sender", reason: [{ lang: "english (UK)", text: "t" }] },
+      "ERR_SVC_SOAP_ENVELOPE_FAULT_REASON",
+      /xs:language/,
+    ],
+    [
+      "reason lang with a subtag of nine characters",
+      { code: "Sender", reason: [{ lang: "en-abcdefghi", text: "t" }] },
+      "ERR_SVC_SOAP_ENVELOPE_FAULT_REASON",
+      /xs:language/,
     ],
     [
       "subcode with a space",
@@ -137,6 +156,14 @@ describe("new SoapFault(init): every field is checked, with a coded TypeError", 
     expect(() => parseXmlString(faultToXml(fault, "urn:tns"), resolveLimits())).not.toThrow();
   });
 
+  it.each(["en", "de-CH", "zh-Hant-TW", "x-klingon", "i-default", "EN-gb", ""])(
+    'reason lang "%s" (an xs:language, or empty: XML 1.0 §2.12) is accepted',
+    (lang) => {
+      const fault = new SoapFault({ code: "Sender", reason: [{ lang, text: "t" }] });
+      expect(faultToXml(fault)).toContain(`xml:lang="${lang}"`);
+    },
+  );
+
   it("an empty reason string is still a fault (Part 1 §5.4.2 requires an env:Text, not a non-empty one)", () => {
     const fault = new SoapFault({ code: "Receiver", reason: "" });
     expect(fault.reasons).toEqual([{ lang: "en", text: "" }]);
@@ -160,7 +187,9 @@ describe("a handler that builds an invalid SoapFault, through a listening endpoi
         },
         createCustomer: async () => ({ customerId: 1n }),
         logEvent: async () => {},
-        sendNotification: async () => {},
+        sendNotification: async () => {
+          throw new SoapFault({ code: "Sender", reason: [{ lang: "en_US", text: "refused" }] });
+        },
       },
     });
   });
@@ -176,5 +205,20 @@ describe("a handler that builds an invalid SoapFault, through a listening endpoi
     expect(silentLogger.errors.length).toBe(before + 1);
     const logged = silentLogger.errors.at(-1) as { err?: { code?: string } };
     expect(logged.err?.code).toBe("ERR_SVC_SOAP_ENVELOPE_FAULT_SUBCODE");
+  });
+
+  it('reason lang "en_US" → 500 Receiver, logged, not a fault whose xml:lang is no xs:language', async () => {
+    const before = silentLogger.errors.length;
+    const res = await post(
+      svc.endpoint,
+      envelope(
+        `<c:SendNotificationRequest xmlns:c="${TNS}"><c:message>hi</c:message></c:SendNotificationRequest>`,
+      ),
+    );
+    expect(res.status).toBe(500);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
+    expect(res.text).not.toContain("en_US");
+    const logged = silentLogger.errors.at(before) as { err?: { code?: string } };
+    expect(logged.err?.code).toBe("ERR_SVC_SOAP_ENVELOPE_FAULT_REASON");
   });
 });

@@ -138,13 +138,27 @@ function faultInitError(field: string, given: unknown, accepted: string, label?:
 const NCNAME =
   /^[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}][-.0-9A-Z_a-z\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C-\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}]*$/u;
 
+/**
+ * XML Schema 1.0 Part 2 §3.3.3 `xs:language`: `[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*`. SOAP 1.2
+ * Part 1 §5.4.2.1 requires `xml:lang` on each `env:Text`, whose type (the XML namespace schema)
+ * is `xs:language` or the empty string (XML 1.0 §2.12: no language information).
+ */
+const LANGUAGE = /^(?:[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)?$/;
+
 function checkReasons(reason: unknown): FaultReasonText[] {
-  const accepted = "a string, or a non-empty list of { lang, text } strings";
+  const accepted =
+    'a string, or a non-empty list of { lang, text } strings, each lang an xs:language ("en", "de-CH") or ""';
   if (typeof reason === "string") return [{ lang: "en", text: reason }];
   if (!Array.isArray(reason) || reason.length === 0) throw faultInitError("fault_reason", reason, accepted);
   return reason.map((item: unknown) => {
     const r = item as Partial<FaultReasonText> | null;
-    if (typeof r !== "object" || r === null || typeof r.lang !== "string" || typeof r.text !== "string") {
+    if (
+      typeof r !== "object" ||
+      r === null ||
+      typeof r.lang !== "string" ||
+      typeof r.text !== "string" ||
+      !LANGUAGE.test(r.lang)
+    ) {
       throw faultInitError("fault_reason", item, accepted);
     }
     return { lang: r.lang, text: r.text };
