@@ -50,7 +50,7 @@ const ATTR_RELAY = `{${SOAP12_NS}}relay`;
 const ATTR_ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;
 
 /**
- * Thrown for a SOAP/1.1 envelope: Part 2 Appendix A requires the answer to be a SOAP/1.1
+ * Thrown for a SOAP/1.1 envelope: Part 1 Appendix A requires the answer to be a SOAP/1.1
  * VersionMismatch fault, which only the transport layer can render.
  */
 export class Soap11EnvelopeError extends Error {

@@ -281,7 +281,7 @@ export function notUnderstoodHeaders(blocks: readonly QName[]): string {
 export const UPGRADE_HEADER = `<env:Upgrade xmlns:env="${SOAP12_NS}"><env:SupportedEnvelope qname="env:Envelope"/></env:Upgrade>`;
 
 /**
- * Part 2 Appendix A: a SOAP 1.2 node answers a SOAP/1.1 message with a SOAP/1.1 VersionMismatch
+ * Part 1 Appendix A: a SOAP 1.2 node answers a SOAP/1.1 message with a SOAP/1.1 VersionMismatch
  * fault that carries the SOAP 1.2 `env:Upgrade` header block.
  */
 export function soap11VersionMismatchXml(): string {

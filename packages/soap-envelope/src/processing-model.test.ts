@@ -217,7 +217,7 @@ const mustUnderstandRows: Row[] = [
 
 const versionRows: Row[] = [
   {
-    name: "SOAP 1.1 envelope as text/xml → SOAP/1.1 VersionMismatch with Upgrade (Part 2 Appendix A)",
+    name: "SOAP 1.1 envelope as text/xml → SOAP/1.1 VersionMismatch with Upgrade (Part 1 Appendix A)",
     body: envelope(ok, undefined, SOAP11).replace(/env:/g, "s:").replace("xmlns:env", "xmlns:s"),
     contentType: "text/xml; charset=utf-8",
     status: 500,
@@ -530,7 +530,7 @@ afterAll(() => svc.close());
 
 describe.each([
   ["mustUnderstand and roles (Part 1 §2.4, §2.6, §5.2.3)", mustUnderstandRows],
-  ["VersionMismatch (Part 1 §5.4.7, Part 2 Appendix A)", versionRows],
+  ["VersionMismatch (Part 1 §5.4.7, Appendix A)", versionRows],
   ["envelope structure (Part 1 §5)", structureRows],
   ["encoding declarations and whitespace", encodingRows],
 ])("%s", (_title, rows) => {

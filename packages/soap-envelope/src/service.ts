@@ -614,7 +614,7 @@ function checkTransport(
 
 /**
  * `text/xml` is SOAP 1.1's media type: a SOAP 1.1 envelope gets the SOAP/1.1 VersionMismatch
- * fault of Part 2 Appendix A, anything else 415.
+ * fault of Part 1 Appendix A, anything else 415.
  */
 async function soap11Answer(
   config: ServiceConfig,
