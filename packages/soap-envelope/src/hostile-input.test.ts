@@ -56,9 +56,13 @@ function stream(url: string, total: number, declareLength: boolean): Promise<num
 }
 
 /** POSTs `parts` as separate chunks, a pause between them, so each is its own read on the server. */
-function postInParts(url: string, parts: readonly Buffer[]): Promise<{ status: number; text: string }> {
+function postInParts(
+  url: string,
+  parts: readonly Buffer[],
+  contentType = SOAP,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": SOAP } });
+    const req = request(url, { method: "POST", headers: { "content-type": contentType } });
     req.on("response", (res) => {
       let text = "";
       res.setEncoding("utf8");
@@ -171,6 +175,26 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
     expect((await post(svc.endpoint, envelope(getCustomer("42")), "application/soap+xml")).status).toBe(200);
     const declared16 = envelope(getCustomer("42")).replace('encoding="utf-8"', "encoding='UTF-16'");
     expect((await post(svc.endpoint, declared16, "application/soap+xml")).status).toBe(400);
+  });
+  it.each([5, 30])(
+    "no charset, an XML declaration naming ISO-8859-1 split after %i bytes across reads → 400 Sender, as when it arrives whole",
+    async (split) => {
+      const latin1 = Buffer.from(
+        envelope(getCustomer("42")).replace('encoding="utf-8"', 'encoding="ISO-8859-1"'),
+      );
+      const res = await postInParts(
+        svc.endpoint,
+        [latin1.subarray(0, split), latin1.subarray(split)],
+        "application/soap+xml",
+      );
+      expect(res.status).toBe(400);
+      expect(readFault(res.text).reason).toContain('"iso-8859-1"');
+    },
+  );
+  it("no charset, a UTF-8 message sent a few bytes per read → 200", async () => {
+    const whole = Buffer.from(envelope(getCustomer("42")));
+    const parts = [0, 3, 9, 20, 60].map((at, i, all) => whole.subarray(at, all[i + 1]));
+    expect((await postInParts(svc.endpoint, parts, "application/soap+xml")).status).toBe(200);
   });
   it("200,000 sibling elements (under 1 MiB) → 400 Sender (element limit)", async () => {
     const res = await post(svc.endpoint, envelope(`<x:Op xmlns:x="urn:x">${"<b/>".repeat(200_000)}</x:Op>`));

@@ -116,6 +116,8 @@ export async function parseXml(
   let first: string | undefined;
   let decoder: TextDecoder | undefined;
   let bytes = 0;
+  // The text of an XML declaration not yet seen to its end: a read may end inside it.
+  let declaration: string | undefined;
   const onChunk = (raw: Uint8Array | string) => {
     const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
     bytes += chunk.byteLength;
@@ -131,10 +133,11 @@ export async function parseXml(
       text = decode(decoder, chunk, true);
     }
     if (builder === undefined && first === undefined) {
-      if (charset === undefined && !startsWithBom(chunk)) refuseDeclaredEncoding(text);
+      if (charset === undefined && !startsWithBom(chunk)) declaration = checkDeclaredEncoding(text);
       first = text;
       return;
     }
+    if (declaration !== undefined) declaration = checkDeclaredEncoding(declaration + text);
     if (builder === undefined) {
       builder = TreeBuilder.acquire(limits);
       builder.write(first ?? "");
@@ -145,6 +148,7 @@ export async function parseXml(
   else if (isEmitterStream(source)) await readEmitter(source, onChunk, timeoutMs);
   else if (timeoutMs !== undefined) await readIterable(source, onChunk, timeoutMs);
   else for await (const raw of source) onChunk(raw);
+  if (declaration !== undefined) refuseDeclaredEncoding(declaration);
   let rest = "";
   if (decoder !== undefined) {
     rest = decode(decoder, EMPTY, false);
@@ -183,6 +187,23 @@ function refuseDeclaredEncoding(text: string): void {
       `The XML declaration names the encoding "${name}": send UTF-8, or UTF-16 with a byte order mark or a charset parameter`,
     );
   }
+}
+
+/** Characters of the document start `xmlDeclaredEncoding` reads (in @svc/errors). */
+const DECLARATION_WINDOW = 512;
+
+/**
+ * {@link refuseDeclaredEncoding} once the document's start holds a whole XML declaration (its
+ * `?>`), or none, or all the characters that are read for it; until then the text so far is
+ * returned, to be checked again with the next read. Each read of a body is a chunk of whatever
+ * size the network delivered: `<?xml version="1.0" encoding="ISO-8859-1"?>` split after
+ * `<?xml` must be refused as it is when it arrives whole.
+ */
+function checkDeclaredEncoding(start: string): string | undefined {
+  const declared = start.length >= 5 ? start.startsWith("<?xml") : "<?xml".startsWith(start);
+  if (declared && start.length < DECLARATION_WINDOW && !start.includes("?>")) return start;
+  refuseDeclaredEncoding(start);
+  return undefined;
 }
 
 function latin1(chunk: Uint8Array): string {
