@@ -191,6 +191,29 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
       expect(readFault(res.text).reason).toContain('"iso-8859-1"');
     },
   );
+  it.each([
+    ["UTF-16LE", 1, [0xff, 0xfe], "utf16le", "application/soap+xml"],
+    ["UTF-16BE", 1, [0xfe, 0xff], "utf16be", "application/soap+xml"],
+    ["UTF-8", 1, [0xef, 0xbb, 0xbf], "utf8", "application/soap+xml; charset=utf-16"],
+    ["UTF-8", 2, [0xef, 0xbb, 0xbf], "utf8", "application/soap+xml; charset=utf-16"],
+  ] as const)(
+    "a %s byte order mark whose first %i byte(s) arrive in a read of their own → 200, as when it arrives whole",
+    async (_, split, bom, encoding, contentType) => {
+      const text = envelope(getCustomer("42")).replace(' encoding="utf-8"', "");
+      const body =
+        encoding === "utf16be"
+          ? Buffer.concat([Buffer.from(bom), Buffer.from(text, "utf16le").swap16()])
+          : Buffer.concat([Buffer.from(bom), Buffer.from(text, encoding)]);
+      expect((await post(svc.endpoint, body, contentType)).status).toBe(200);
+      const res = await postInParts(
+        svc.endpoint,
+        [body.subarray(0, split), body.subarray(split)],
+        contentType,
+      );
+      expect(res.text).toContain("GetCustomerResponse");
+      expect(res.status).toBe(200);
+    },
+  );
   it("no charset, a UTF-8 message sent a few bytes per read → 200", async () => {
     const whole = Buffer.from(envelope(getCustomer("42")));
     const parts = [0, 3, 9, 20, 60].map((at, i, all) => whole.subarray(at, all[i + 1]));

@@ -118,10 +118,24 @@ export async function parseXml(
   let bytes = 0;
   // The text of an XML declaration not yet seen to its end: a read may end inside it.
   let declaration: string | undefined;
+  // The document's first bytes while they may be the start of a byte order mark, which a read
+  // may end inside as well: they decide the decoder together with the bytes that follow.
+  let held: Uint8Array | undefined;
   const onChunk = (raw: Uint8Array | string) => {
-    const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
+    let chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
     bytes += chunk.byteLength;
     if (bytes > limits.maxBytes) throw tooLarge(limits);
+    if (held !== undefined) {
+      chunk = Buffer.concat([held, chunk]);
+      held = undefined;
+    }
+    if (bytes === chunk.byteLength && mayStartBom(chunk)) {
+      held = chunk;
+      return;
+    }
+    take(chunk);
+  };
+  const take = (chunk: Uint8Array) => {
     let text: string;
     // ASCII is the same in UTF-8 and Latin-1, which Node decodes without a TextDecoder; a chunk
     // with any other byte, or in UTF-16, takes the decoder (which then stays for the message).
@@ -148,6 +162,7 @@ export async function parseXml(
   else if (isEmitterStream(source)) await readEmitter(source, onChunk, timeoutMs);
   else if (timeoutMs !== undefined) await readIterable(source, onChunk, timeoutMs);
   else for await (const raw of source) onChunk(raw);
+  if (held !== undefined) take(held);
   if (declaration !== undefined) refuseDeclaredEncoding(declaration);
   let rest = "";
   if (decoder !== undefined) {
@@ -162,6 +177,13 @@ export async function parseXml(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** Whether `chunk`, the document's first bytes, is a byte order mark cut short (EF, EF BB, FE, FF). */
+function mayStartBom(chunk: Uint8Array): boolean {
+  const length = chunk.byteLength;
+  if (length === 1) return chunk[0] === 0xef || chunk[0] === 0xfe || chunk[0] === 0xff;
+  return length === 2 && chunk[0] === 0xef && chunk[1] === 0xbb;
+}
 
 function startsWithBom(chunk: Uint8Array): boolean {
   return (
