@@ -184,13 +184,19 @@ const ENDPOINT_SINK: MessageSink<EndpointMessage> = {
 function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerResponse, next: NextFunction): void {
   const headers = req.headers;
   let body: SoapRequest["body"] = req;
+  let contentEncoding = headers["content-encoding"];
   if (req.readableEnded) {
     // A body parser in front (node-soap's setup: `bodyParser.raw({ type: () => true })`) has read
     // the whole message already: reading the ended stream would wait for data that never comes,
     // then blame the client with a 408. Its Buffer or string is the message, under the same limits.
     const parsed = (req as { body?: unknown }).body;
-    if (typeof parsed === "string" || parsed instanceof Uint8Array) body = parsed;
-    else {
+    if (typeof parsed === "string" || parsed instanceof Uint8Array) {
+      body = parsed;
+      // RFC 9110 §8.4: Content-Encoding names the codings applied to the content as sent. Body
+      // parsers remove them (body-parser's `inflate`, on by default, decodes gzip and deflate, and br
+      // from version 2, and refuses other codings itself) and leave the field: req.body is not coded.
+      contentEncoding = undefined;
+    } else {
       next(
         new HttpError(
           500,
@@ -206,7 +212,7 @@ function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerRespons
       method: "POST",
       contentType: headers["content-type"],
       contentLength: headers["content-length"],
-      contentEncoding: headers["content-encoding"],
+      contentEncoding,
       body,
       http: req,
       correlationId: readCorrelationId(req, res),

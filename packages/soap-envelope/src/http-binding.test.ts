@@ -1,4 +1,5 @@
 import { connect } from "node:net";
+import { gzipSync } from "node:zlib";
 import { HttpError } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
@@ -977,6 +978,20 @@ describe("a body parser in front of the endpoint (node-soap's bodyParser.raw set
       }
     });
   }
+  it("express.raw({ type: () => true }) and Content-Encoding: gzip → 200: the parser inflated the body, req.body is the message", async () => {
+    // body-parser decodes gzip, deflate (and br) by default (`inflate: true`), leaving the
+    // Content-Encoding field in place: the bytes in req.body are no longer coded.
+    const server = await start(express.raw({ type: () => true }));
+    try {
+      const res = await post(`${server.url}/ws/customer`, gzipSync(envelope(getCustomer("42"))), SOAP, {
+        "content-encoding": "gzip",
+      });
+      expect(res.status).toBe(200);
+      expect(res.text).toContain("Ada Lovelace");
+    } finally {
+      await server.close();
+    }
+  });
   it("soapErrorHandler() without a logger (the README's setup) → the 500 is logged on stderr, not dropped", async () => {
     // Without soapErrorHandler, Express's final handler prints a 5xx error; with it and no logger
     // nor req.log, the error went nowhere: the service logs on stderr by default (fallbackLogger
