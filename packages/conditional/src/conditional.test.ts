@@ -21,7 +21,7 @@ interface Raw {
 }
 
 /** A raw request: fetch would decode bodies and hide Content-Encoding details. */
-function raw(url: string, method: string, headers: Record<string, string>): Promise<Raw> {
+function raw(url: string, method: string, headers: Record<string, string | string[]>): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -267,6 +267,17 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
         });
       }
 
+      // RFC 9110 §5.3: field lines of one name are one list; §13.1.3: "A recipient MUST ignore the
+      // If-Modified-Since header field if [...] the field value has more than one member". An
+      // array value goes out as two field lines (Node keeps only the first line of this field).
+      it("If-Modified-Since on two lines (at Last-Modified, then earlier) → 200, a list is ignored", async () => {
+        const earlier = new Date(modified.getTime() - 86_400_000).toUTCString();
+        const res = await raw(`${server().url}/employees/42`, "GET", {
+          "if-modified-since": [modified.toUTCString(), earlier],
+        });
+        expect(res.status).toBe(200);
+      });
+
       it("If-None-Match: (empty) with If-Modified-Since at Last-Modified → 200, If-Modified-Since ignored", async () => {
         const res = await raw(`${server().url}/employees/42`, "GET", {
           "if-none-match": "",
@@ -434,6 +445,17 @@ describe("If-Match / If-Unmodified-Since on GET and HEAD → 412 (RFC 9110 §13.
         expect((await get({ "if-unmodified-since": before })).status).toBe(412);
         expect((await get({ "if-unmodified-since": modified.toUTCString() })).status).toBe(200);
         expect((await get({ "if-unmodified-since": "2000-01-01" })).status).toBe(200);
+      });
+
+      // RFC 9110 §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the
+      // received field value is not a valid HTTP-date (including when the field value appears to
+      // be a list of dates)", which two field lines make it (§5.3).
+      it("If-Unmodified-Since on two lines (earlier, then at Last-Modified) → 200, a list is ignored", async () => {
+        const before = new Date(modified.getTime() - 1000).toUTCString();
+        const res = await raw(`${server().url}/employees/42`, "GET", {
+          "if-unmodified-since": [before, modified.toUTCString()],
+        });
+        expect(res.status).toBe(200);
       });
 
       it("If-Unmodified-Since is ignored when If-Match is present (§13.1.4)", async () => {

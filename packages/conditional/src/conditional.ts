@@ -8,7 +8,7 @@ import {
   refusedOption,
 } from "@svc/errors";
 import { listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
-import { parseHttpDate } from "./http-date.js";
+import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import { preconditionFailed } from "./preconditions.js";
 
@@ -334,7 +334,8 @@ class Revalidation {
    * response is replaced by the 412. Only for a response that would be 2xx (§13.2.1).
    */
   private preconditionsHold(res: ServerResponse): boolean {
-    const headers = this.req.headers;
+    // Two If-Unmodified-Since lines are a list of dates, to be ignored (RFC 9110 §5.3, §13.1.4).
+    const headers = withDateLists(this.req);
     const ifMatch = headers["if-match"];
     if (ifMatch !== undefined) return tagListMatches(ifMatch, res, true);
     const ifUnmodifiedSince = headers["if-unmodified-since"];
@@ -379,7 +380,8 @@ class Revalidation {
 
   /** Whether the validators of `res` satisfy the request's `If-None-Match`, else `If-Modified-Since`. */
   private currentCopy(res: ServerResponse): boolean {
-    const headers = this.req.headers;
+    // Two If-Modified-Since lines are a field value of two members, to be ignored (§5.3, §13.1.3).
+    const headers = withDateLists(this.req);
     const ifNoneMatch = headers["if-none-match"];
     if (ifNoneMatch !== undefined) {
       // Weak comparison (§8.8.3.2) over the list as §13.1.2 defines it (`#entity-tag`): an

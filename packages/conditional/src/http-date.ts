@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from "node:http";
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const MONTH = `(?<month>${MONTHS.join("|")})`;
 const TIME = "(?<h>\\d{2}):(?<m>\\d{2}):(?<s>\\d{2})";
@@ -78,4 +80,31 @@ export function parseHttpDate(value: string | undefined, now: Date = new Date())
     return toSeconds(year, g.month as string, Number(g.day), g.h as string, g.m as string, g.s as string);
   }
   return undefined;
+}
+
+/** The date preconditions: each one HTTP-date, of which Node keeps only the first field line. */
+const DATE_FIELDS = ["if-modified-since", "if-unmodified-since"] as const;
+
+/**
+ * The request's header fields with `If-Modified-Since` and `If-Unmodified-Since` as received. RFC
+ * 9110 §5.3: field lines of one name combine into one list, "separated by a comma"; Node keeps the
+ * first line of these two fields and drops the others, so two dates looked like one valid date.
+ * Joined, such a value is no HTTP-date, and is ignored as §13.1.3 ("A recipient MUST ignore
+ * If-Modified-Since if [...] the field value has more than one member") and §13.1.4 ("including
+ * when the field value appears to be a list of dates") require. `req.headers` itself unless one
+ * of them came on several lines (read only when present: the usual request pays nothing).
+ */
+export function withDateLists(req: {
+  headers: IncomingHttpHeaders;
+  headersDistinct?: NodeJS.Dict<string[]> | undefined;
+}): IncomingHttpHeaders {
+  let headers = req.headers;
+  for (const name of DATE_FIELDS) {
+    if (headers[name] === undefined) continue;
+    const lines = req.headersDistinct?.[name];
+    if (lines === undefined || lines.length < 2) continue;
+    if (headers === req.headers) headers = { ...headers };
+    headers[name] = lines.join(", ");
+  }
+  return headers;
 }

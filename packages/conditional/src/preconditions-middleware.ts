@@ -8,7 +8,7 @@ import {
   refusedOption,
 } from "@svc/errors";
 import { parseEtagList } from "./entity-tag.js";
-import { parseHttpDate } from "./http-date.js";
+import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import {
   type CurrentState,
@@ -62,7 +62,7 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
     next: NextFunction,
   ): Promise<void> {
     const method = (req.method ?? "GET").toUpperCase();
-    if (required && requiredMethods.has(method) && !guardsWrite(req.headers)) {
+    if (required && requiredMethods.has(method) && !guardsWrite(withDateLists(req))) {
       next(
         HttpError.preconditionRequired(
           `${method} requires a conditional request: send If-Match with the current ETag`,

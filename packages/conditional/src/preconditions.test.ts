@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
@@ -377,6 +378,36 @@ describe("preconditions (RFC 9110 §13.2.2, RFC 6585 §3)", () => {
 
   it("rejects a missing current() at construction", () => {
     expect(() => preconditions({} as never)).toThrow(TypeError);
+  });
+});
+
+describe("a date precondition sent on two field lines (RFC 9110 §5.3: one list)", () => {
+  // node:http sends an array value as one field line per member; fetch would join them into one.
+  const twoLines = (method: string, path: string, name: string, values: string[]) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}${path}`, { method, headers: { [name]: values } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  // §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the received field
+  // value is not a valid HTTP-date (including when the field value appears to be a list of
+  // dates)": ignored, the write is unconditional, which required: true refuses.
+  it("required: PATCH with If-Unmodified-Since on two lines → 428", async () => {
+    reset();
+    expect(await twoLines("PATCH", "/strict/a", "if-unmodified-since", [AT, BEFORE])).toBe(428);
+  });
+  it("PUT with If-Unmodified-Since on two lines (too old, then at) → proceeds, ignored", async () => {
+    reset();
+    expect(await twoLines("PUT", "/docs/a", "if-unmodified-since", [BEFORE, AT])).toBe(200);
+  });
+  // §13.1.3: "A recipient MUST ignore If-Modified-Since if [...] the field value has more than one member".
+  it("GET If-Modified-Since on two lines (at, then earlier) → 200, ignored", async () => {
+    reset();
+    expect(await twoLines("GET", "/docs/a", "if-modified-since", [AT, BEFORE])).toBe(200);
   });
 });
 

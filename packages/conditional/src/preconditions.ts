@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "@svc/errors";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
-import { parseHttpDate } from "./http-date.js";
+import { parseHttpDate, withDateLists } from "./http-date.js";
 
 /** The validators of a resource's current state, as {@link evaluatePreconditions} needs them. */
 export interface CurrentValidators {
@@ -216,7 +216,11 @@ function checkCurrentTag(etag: string | undefined): void {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
  */
 export async function checkPreconditions(
-  req: { method?: string | undefined; headers: IncomingHttpHeaders },
+  req: {
+    method?: string | undefined;
+    headers: IncomingHttpHeaders;
+    headersDistinct?: NodeJS.Dict<string[]> | undefined;
+  },
   current:
     | CurrentState
     | undefined
@@ -227,7 +231,9 @@ export async function checkPreconditions(
   const state = typeof current === "function" ? await current() : current;
   const validators = await validatorsOf(req.headers, state ?? undefined);
   checkCurrentTag(validators?.etag);
-  const outcome = evaluatePreconditions((req.method ?? "GET").toUpperCase(), req.headers, validators);
+  // A date precondition sent on several field lines is a list, to be ignored (RFC 9110 §5.3, §13.1.3, §13.1.4).
+  const headers = withDateLists(req);
+  const outcome = evaluatePreconditions((req.method ?? "GET").toUpperCase(), headers, validators);
   if (outcome === 412) throw preconditionFailed(validators);
   return outcome;
 }
