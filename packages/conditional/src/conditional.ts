@@ -29,6 +29,7 @@ type Body = string | Uint8Array;
 type End = ServerResponse["end"];
 type RawEnd = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 type RawWrite = (this: ServerResponse, ...args: unknown[]) => boolean;
+type RawWriteHead = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 type Send = (this: ServerResponse, ...args: unknown[]) => unknown;
 /** A response Express has extended with `res.send`. */
 type Sendable = ServerResponse & { send?: Send };
@@ -175,6 +176,13 @@ class Revalidation {
   private readonly realEnd: RawEnd;
   /** The real `res.write`. */
   private readonly realWrite: RawWrite;
+  /** The real `res.writeHead`. */
+  private readonly realWriteHead: RawWriteHead;
+  /**
+   * Inside the handler's `res.write` / `res.end`: the `writeHead` Node calls from there to send
+   * the head goes out as it is.
+   */
+  busy = 0;
   /** A streamed 2xx was answered with a 304 or 412 instead: the handler's later writes go nowhere. */
   private replaced = false;
   /** The body is streamed: its length is unknown, so any compressible type would be coded. */
@@ -192,6 +200,7 @@ class Revalidation {
     this.config = config;
     this.realEnd = res.end as RawEnd;
     this.realWrite = res.write as RawWrite;
+    this.realWriteHead = res.writeHead as RawWriteHead;
     this.safe = req.method === "GET" || req.method === "HEAD";
   }
 
@@ -275,25 +284,78 @@ class Revalidation {
    * No tag is computed for a stream (its bytes are not all there yet).
    */
   write(res: ServerResponse, args: unknown[]): boolean {
-    if (this.replaced) return discard(args);
-    if (!res.headersSent && this.safe && this.successful()) {
-      this.streamed = true;
-      this.contentType ??= headerText(res, "content-type");
-      if (!this.preconditionsHold(res)) {
-        this.failPrecondition(res);
-        this.replaced = true;
-        return discard(args);
-      }
-      if (this.isFresh(res)) {
-        this.notModified(res);
-        res.statusCode = 304;
-        this.realEnd.call(res);
-        this.replaced = true;
-        return discard(args);
-      }
-      this.defaultCachePolicy(res);
-    }
+    if (this.replaced || !this.startStream(res)) return discard(args);
     return this.realWrite.apply(res, args);
+  }
+
+  /**
+   * `res.flushHeaders()`: the head of a streamed body goes out now (a server-sent event stream
+   * before its first event), so its preconditions are evaluated now, as at a first write.
+   */
+  flushHeaders(res: ServerResponse, realFlushHeaders: () => void): void {
+    if (!this.replaced && this.startStream(res)) realFlushHeaders.call(res);
+  }
+
+  /**
+   * The head of a streamed 2xx to a GET or HEAD is about to go out: evaluates its preconditions
+   * on the validators set, and answers the 412 or 304 in its place (`false`: the handler's body
+   * goes nowhere). `true`: the head may go out, with the default `Cache-Control`.
+   */
+  private startStream(res: ServerResponse): boolean {
+    if (res.headersSent || !this.safe || !this.successful()) return true;
+    this.streamed = true;
+    this.contentType ??= headerText(res, "content-type");
+    if (!this.preconditionsHold(res)) {
+      this.failPrecondition(res);
+      this.replaced = true;
+      return false;
+    }
+    if (this.isFresh(res)) {
+      this.notModified(res);
+      res.statusCode = 304;
+      this.realEnd.call(res);
+      this.replaced = true;
+      return false;
+    }
+    this.defaultCachePolicy(res);
+    return true;
+  }
+
+  /**
+   * The handler's `res.writeHead(status, [reason], [headers])`, the way a plain `node:http` handler
+   * answers (`res.writeHead(200, headers).end(body)`): sent at once, the head left nothing to
+   * revalidate, so a 200 went out where RFC 9110 §13.1.1 and §13.1.4 call for a 412 and §13.1.2
+   * and §13.1.3 for a 304, without an ETag or the default `Cache-Control`. For a 2xx to a GET or
+   * HEAD, the status and fields are set on the response as Node's `writeHead` sets them, and the
+   * head is left to the first write or `end`, which evaluate the preconditions as for any
+   * response. Anything else, and Node's own call from inside a write, goes out as it is.
+   */
+  writeHead(res: ServerResponse, args: unknown[]): ServerResponse {
+    if (this.replaced) return res;
+    const [status, reason] = args;
+    const headers = typeof reason === "string" ? args[2] : reason;
+    if (
+      this.busy > 0 ||
+      res.headersSent ||
+      !this.safe ||
+      typeof status !== "number" ||
+      status < 200 ||
+      status > 299 ||
+      (Array.isArray(headers) && headers.length % 2 !== 0)
+    )
+      return this.realWriteHead.apply(res, args);
+    res.statusCode = status;
+    if (typeof reason === "string") res.statusMessage = reason;
+    if (Array.isArray(headers)) {
+      // Node's raw form: name, value, name, value, ...
+      for (let i = 0; i < headers.length; i += 2) {
+        const name = headers[i];
+        if (name) res.setHeader(String(name), headers[i + 1] as string | string[]);
+      }
+    } else if (headers !== null && typeof headers === "object") {
+      for (const [name, value] of Object.entries(headers)) if (name) res.setHeader(name, value);
+    }
+    return res;
   }
 
   /** `res.end`: label a body `send` did not see, then answer 304 if the client's copy is current. */
@@ -461,8 +523,9 @@ class Revalidation {
  * - successful responses without `Cache-Control` get `defaultCacheControl`.
  *
  * Mount it after `negotiate()` and before the routes; it works with `res.send`/`res.json` and
- * with `res.represent`. Streamed bodies get no computed tag; their preconditions are evaluated
- * at the first write, on the validators already set.
+ * with `res.represent`, and with `res.writeHead(status, headers).end(body)` (the head of a 2xx to a
+ * GET or HEAD goes out with the body). Streamed bodies get no computed tag; their preconditions
+ * are evaluated at the first write (or `flushHeaders()`), on the validators already set.
  *
  * @example
  * app.use(negotiate());
@@ -480,11 +543,33 @@ export function conditional(options: ConditionalOptions = {}) {
         return revalidation.sendWithEtag(this, send, args);
       };
     }
+    res.writeHead = function writeHeadLater(this: ServerResponse, ...args: unknown[]): ServerResponse {
+      return revalidation.writeHead(this, args);
+    } as ServerResponse["writeHead"];
+    const flushHeaders = res.flushHeaders;
+    res.flushHeaders = function flushHeadersWithPreconditions(this: ServerResponse): void {
+      revalidation.busy++;
+      try {
+        revalidation.flushHeaders(this, flushHeaders);
+      } finally {
+        revalidation.busy--;
+      }
+    };
     res.write = function writeWithPreconditions(this: ServerResponse, ...args: unknown[]): boolean {
-      return revalidation.write(this, args);
+      revalidation.busy++;
+      try {
+        return revalidation.write(this, args);
+      } finally {
+        revalidation.busy--;
+      }
     } as ServerResponse["write"];
     res.end = function endWithEtag(this: ServerResponse, ...args: unknown[]): ServerResponse {
-      return revalidation.end(this, args);
+      revalidation.busy++;
+      try {
+        return revalidation.end(this, args);
+      } finally {
+        revalidation.busy--;
+      }
     } as End;
     next();
   };
