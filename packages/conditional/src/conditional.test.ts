@@ -634,3 +634,54 @@ describe("default Cache-Control on a response that sets a cookie (RFC 9111 §5.2
     }
   });
 });
+
+// RFC 9111 §4.2.1: a response's freshness lifetime is its max-age, "If the Expires response header
+// field is present, use its value minus the value of the Date response header field"; §5.2.2.4:
+// no-cache forbids reusing it without validation. A handler that set Expires chose a policy.
+describe("default Cache-Control on a response that sets Expires (RFC 9111 §4.2.1, §5.3)", () => {
+  const EXPIRES = "Thu, 01 Jan 2037 00:00:00 GMT";
+  let server: Listening;
+  beforeAll(async () => {
+    const a = express();
+    a.use(negotiate());
+    a.use(conditional());
+    a.get("/expires", (_req, res) => {
+      res.setHeader("Expires", EXPIRES);
+      res.json(employee);
+    });
+    a.get("/expires-cookie", (_req, res) => {
+      res.setHeader("Expires", EXPIRES);
+      res.cookie("sid", "secret-session");
+      res.json(employee);
+    });
+    a.get("/expires-streamed", (_req, res) => {
+      res.setHeader("Expires", EXPIRES);
+      res.type("text/plain");
+      res.write("a");
+      res.end("b");
+    });
+    server = await listen(a);
+  });
+  afterAll(() => server.close());
+
+  it("Expires: a future date → no Cache-Control added (no-cache would void it), nor on the 304", async () => {
+    const first = await raw(`${server.url}/expires`, "GET", {});
+    expect(first.status).toBe(200);
+    expect(first.headers.expires).toBe(EXPIRES);
+    expect(first.headers["cache-control"]).toBeUndefined();
+    const again = await raw(`${server.url}/expires`, "GET", {
+      "if-none-match": first.headers.etag as string,
+    });
+    expect(again.status).toBe(304);
+    expect(again.headers.expires).toBe(EXPIRES);
+    expect(again.headers["cache-control"]).toBeUndefined();
+    const streamed = await raw(`${server.url}/expires-streamed`, "GET", {});
+    expect(streamed.headers["cache-control"]).toBeUndefined();
+  });
+
+  it("Expires with Set-Cookie → Cache-Control: private only, keeping the expiry for the client's cache", async () => {
+    const res = await raw(`${server.url}/expires-cookie`, "GET", {});
+    expect(res.headers.expires).toBe(EXPIRES);
+    expect(res.headers["cache-control"]).toBe("private");
+  });
+});

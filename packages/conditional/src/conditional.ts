@@ -15,8 +15,8 @@ import { preconditionFailed } from "./preconditions.js";
 /** Options of {@link conditional}. */
 export interface ConditionalOptions {
   /**
-   * `Cache-Control` for successful GET/HEAD responses that set none themselves, or `false` to
-   * leave them without one. `no-cache` lets clients and caches store the response but makes them
+   * `Cache-Control` for successful GET/HEAD responses that set neither it nor `Expires`, or
+   * `false` to leave them without one. `no-cache` lets clients and caches store the response but makes them
    * revalidate it (cheaply, with the ETag) before each reuse. A response that sets a cookie gets
    * it with `private` added and `public` dropped, unless it says `private` or `no-store` already
    * (RFC 9111 §7.3: `Set-Cookie` does not keep a shared cache from storing it).
@@ -66,9 +66,14 @@ function resolveConditionalConfig(options: ConditionalOptions): ConditionalConfi
  * encouraged to emit appropriate Cache-Control response header fields". `no-cache` alone lets a
  * shared cache store the response and, once revalidated, hand one client's cookie to the next;
  * `private` (§5.2.2.7) keeps it out of shared caches. A default with `private` or `no-store` is
- * kept as it is.
+ * kept as it is. `undefined`: none, the response set its own `Expires`.
  */
-function defaultFor(res: ServerResponse, cacheControl: string): string {
+function defaultFor(res: ServerResponse, cacheControl: string): string | undefined {
+  // A response with its own Expires set its freshness: RFC 9111 §4.2.1 computes the lifetime
+  // from it when there is no max-age, and a default no-cache (§5.2.2.4: no reuse without
+  // validation) or max-age would override it. Only a cookie still needs keeping out of shared
+  // caches, which private does without touching the expiry.
+  if (res.hasHeader("expires")) return res.hasHeader("set-cookie") ? "private" : undefined;
   if (!res.hasHeader("set-cookie")) return cacheControl;
   const directives = cacheControl
     .split(",")
@@ -234,8 +239,10 @@ class Revalidation {
    */
   private defaultCachePolicy(res: ServerResponse): void {
     const cacheControl = this.config.defaultCacheControl;
-    if (this.safe && cacheControl !== false && !res.hasHeader("cache-control"))
-      res.setHeader("Cache-Control", defaultFor(res, cacheControl));
+    if (this.safe && cacheControl !== false && !res.hasHeader("cache-control")) {
+      const value = defaultFor(res, cacheControl);
+      if (value !== undefined) res.setHeader("Cache-Control", value);
+    }
   }
 
   /**
@@ -501,8 +508,10 @@ class Revalidation {
     if (this.wouldBeCoded(res)) weakenEtag(res);
     dropRepresentationMetadata(res);
     const cacheControl = this.config.defaultCacheControl;
-    if (cacheControl !== false && !res.hasHeader("cache-control"))
-      res.setHeader("Cache-Control", defaultFor(res, cacheControl));
+    if (cacheControl !== false && !res.hasHeader("cache-control")) {
+      const value = defaultFor(res, cacheControl);
+      if (value !== undefined) res.setHeader("Cache-Control", value);
+    }
     if (oracle(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
   }
 }
