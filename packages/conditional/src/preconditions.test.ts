@@ -411,6 +411,32 @@ describe("a date precondition sent on two field lines (RFC 9110 §5.3: one list)
   });
 });
 
+// RFC 9110 §13.2.1: "a server MUST ignore the conditional request header fields defined by this
+// specification when received with a request method that does not involve the selection or
+// modification of a selected representation, such as CONNECT, OPTIONS, or TRACE".
+describe("OPTIONS through preconditions() (RFC 9110 §13.2.1)", () => {
+  it.each([[{ "if-match": '"v1"' }], [{ "if-none-match": "*" }], [{ "if-unmodified-since": BEFORE }]])(
+    "OPTIONS /any/a with %j → the handler's 204, preconditions ignored",
+    async (headers) => {
+      const app = express();
+      app.all(
+        "/any/:id",
+        preconditions({ current: () => ({ etag: CURRENT, lastModified: MODIFIED }) }),
+        (_req, res) => void res.status(204).end(),
+      );
+      app.use(errorHandler({ logger: { error: () => {} } }));
+      const s = await listen(app);
+      try {
+        expect((await fetch(`${s.url}/any/a`, { method: "OPTIONS", headers })).status).toBe(204);
+        // The same preconditions on a write are still evaluated.
+        expect((await fetch(`${s.url}/any/a`, { method: "DELETE", headers })).status).toBe(412);
+      } finally {
+        await s.close();
+      }
+    },
+  );
+});
+
 describe("evaluatePreconditions (pure)", () => {
   it("no conditional headers → proceed", () => {
     expect(evaluatePreconditions("PUT", {}, { etag: CURRENT })).toBe("proceed");

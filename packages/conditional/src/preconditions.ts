@@ -39,13 +39,21 @@ export interface CurrentState {
 /** The outcome of {@link evaluatePreconditions}: go on, or answer 304 / 412 instead. */
 export type PreconditionOutcome = "proceed" | 304 | 412;
 
+/**
+ * RFC 9110 §13.2.1: "a server MUST ignore the conditional request header fields defined by this
+ * specification when received with a request method that does not involve the selection or
+ * modification of a selected representation, such as CONNECT, OPTIONS, or TRACE".
+ */
+const WITHOUT_REPRESENTATION: ReadonlySet<string> = new Set(["CONNECT", "OPTIONS", "TRACE"]);
+
 function seconds(date: Date | undefined): number | undefined {
   return date === undefined || Number.isNaN(date.getTime()) ? undefined : Math.floor(date.getTime() / 1000);
 }
 
 /**
  * RFC 9110 §13.2.2, in its order, as a pure function (for a GET or HEAD of a resource that does
- * not exist, none: §13.2.1, its 404 takes precedence):
+ * not exist, none: §13.2.1, its 404 takes precedence; for CONNECT, OPTIONS and TRACE, none either:
+ * §13.2.1 has them ignored):
  *
  * 1. `If-Match` present: false (→ 412) unless `*` and the resource exists, or a listed tag
  *    matches the current one by strong comparison;
@@ -64,6 +72,7 @@ export function evaluatePreconditions(
   headers: IncomingHttpHeaders,
   current: CurrentValidators | undefined,
 ): PreconditionOutcome {
+  if (WITHOUT_REPRESENTATION.has(method)) return "proceed";
   const safe = method === "GET" || method === "HEAD";
   // §13.2.1: "A server MUST ignore all received preconditions if its response to the same request
   // without those conditions, prior to processing the request content, would have been a status
@@ -227,13 +236,14 @@ export async function checkPreconditions(
     | null
     | (() => CurrentState | undefined | null | Promise<CurrentState | undefined | null>),
 ): Promise<"proceed" | 304> {
-  if (!isConditional(req.headers)) return "proceed";
+  const method = (req.method ?? "GET").toUpperCase();
+  if (!isConditional(req.headers) || WITHOUT_REPRESENTATION.has(method)) return "proceed";
   const state = typeof current === "function" ? await current() : current;
   const validators = await validatorsOf(req.headers, state ?? undefined);
   checkCurrentTag(validators?.etag);
   // A date precondition sent on several field lines is a list, to be ignored (RFC 9110 §5.3, §13.1.3, §13.1.4).
   const headers = withDateLists(req);
-  const outcome = evaluatePreconditions((req.method ?? "GET").toUpperCase(), headers, validators);
+  const outcome = evaluatePreconditions(method, headers, validators);
   if (outcome === 412) throw preconditionFailed(validators);
   return outcome;
 }
