@@ -129,7 +129,8 @@ export function formatCacheControl(options: CacheControlOptions): string {
 
 /**
  * Per-route cache policy: sets `Cache-Control` on the route's responses (a handler's own value wins).
- * Error responses are left to the error handler, which sends `no-store`.
+ * Error responses (4xx, 5xx) do not get it, whoever writes them: those of the error handler carry
+ * its `no-store`.
  *
  * @example
  * app.get("/countries", cacheControl({ visibility: "public", maxAge: 86400 }), listCountries);
@@ -143,7 +144,20 @@ export function cacheControl(options: CacheControlOptions) {
     res: ServerResponse,
     next: NextFunction,
   ): void {
-    if (!res.headersSent && !res.hasHeader("cache-control")) res.setHeader("Cache-Control", value);
+    if (!res.headersSent && !res.hasHeader("cache-control")) {
+      res.setHeader("Cache-Control", value);
+      // The policy is the route's answer's, not an error's: a handler writing its own 503 or 404
+      // (`res.status(503).send(...)`) kept it, and RFC 9111 §3 lets a cache store any final
+      // status with explicit freshness, so a shared cache could serve the outage for max-age.
+      // At the head (Node calls writeHead for every response), an error status drops the policy
+      // if it is still this one.
+      const writeHead = res.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+      res.writeHead = function writeHeadWithPolicy(this: ServerResponse, ...args: unknown[]) {
+        const status = typeof args[0] === "number" ? args[0] : this.statusCode;
+        if (status >= 400 && this.getHeader("cache-control") === value) this.removeHeader("cache-control");
+        return writeHead.apply(this, args);
+      } as ServerResponse["writeHead"];
+    }
     next();
   };
 }

@@ -685,3 +685,48 @@ describe("default Cache-Control on a response that sets Expires (RFC 9111 §4.2.
     expect(res.headers["cache-control"]).toBe("private");
   });
 });
+
+// cacheControl()'s JSDoc and README: "Error responses are left to the error handler, which sends
+// no-store". A handler answering an error itself (res.status(503).send(...), res.sendStatus(404))
+// kept the route's policy, so a shared cache could serve the outage for the route's max-age (RFC
+// 9111 §3: any final status may be stored with explicit freshness, §5.2.2.9 public).
+describe("cacheControl() on a route whose handler answers an error itself", () => {
+  let server: Listening;
+  beforeAll(async () => {
+    const a = express();
+    a.use(conditional());
+    const policy = cacheControl({ visibility: "public", maxAge: 86400 });
+    a.get("/down", policy, (_req, res) => void res.status(503).send("try again later"));
+    a.get("/gone", policy, (_req, res) => void res.sendStatus(404));
+    a.get(
+      "/by-hand",
+      policy,
+      (_req, res) => void res.writeHead(500, { "Content-Type": "text/plain" }).end("x"),
+    );
+    a.get("/own", policy, (_req, res) => {
+      res.setHeader("Cache-Control", "public, max-age=60");
+      res.status(404).json({ missing: true });
+    });
+    a.get("/moved", policy, (_req, res) => res.redirect(301, "/elsewhere"));
+    a.get("/ok", policy, (_req, res) => res.json(employee));
+    server = await listen(a);
+  });
+  afterAll(() => server.close());
+
+  it.each(["/down", "/gone", "/by-hand"])(
+    "GET %s (an error written by the handler) → not the route's public, max-age",
+    async (path) => {
+      const res = await raw(`${server.url}${path}`, "GET", {});
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.headers["cache-control"]).toBeUndefined();
+    },
+  );
+
+  it("the handler's own Cache-Control on its error, a redirect, and a 200 keep theirs", async () => {
+    expect((await raw(`${server.url}/own`, "GET", {})).headers["cache-control"]).toBe("public, max-age=60");
+    expect((await raw(`${server.url}/moved`, "GET", {})).headers["cache-control"]).toBe(
+      "public, max-age=86400",
+    );
+    expect((await raw(`${server.url}/ok`, "GET", {})).headers["cache-control"]).toBe("public, max-age=86400");
+  });
+});
