@@ -325,6 +325,10 @@ class Revalidation {
       return false;
     }
     this.defaultCachePolicy(res);
+    // Bytes the handler coded itself: their 304 (which drops Content-Encoding) says W/, so this
+    // 200 does too, as a body given to res.end does (RFC 9110 §8.8.3, §15.4.5: the 304 carries
+    // the ETag its 200 would).
+    if (isCoded(res)) weakenEtag(res);
     return true;
   }
 

@@ -81,6 +81,15 @@ function routes(a: App): void {
     res.setHeader("Content-Encoding", "gzip");
     res.type("json").send(gzipSync(JSON.stringify(big)));
   });
+  // Coded by the handler and streamed, with its own tag: the head goes out at the first write.
+  a.get("/precoded-stream", (_req, res) => {
+    const coded = gzipSync(JSON.stringify(big));
+    res.setHeader("ETag", '"v9"');
+    res.setHeader("Content-Encoding", "gzip");
+    res.setHeader("Content-Type", "application/json");
+    res.write(coded.subarray(0, 10));
+    res.end(coded.subarray(10));
+  });
   const current = () => ({ etag: '"v1"' });
   a.get(
     "/checked",
@@ -137,7 +146,7 @@ for (const [name, make] of [
     });
 
     // RFC 9110 §8.8.3, §15.4.5: the 304's ETag is the one the 200 to the same request carries.
-    it.each(["/own-tag", "/own-tag-end", "/precoded", "/precoded-send"])(
+    it.each(["/own-tag", "/own-tag-end", "/precoded", "/precoded-send", "/precoded-stream"])(
       "%s with compression, gzip and identity clients → the 304's ETag is the 200's",
       async (path) => {
         for (const server of [plain, compressing]) {
@@ -161,7 +170,7 @@ for (const [name, make] of [
 
     it("a coded 200 never carries a strong tag (RFC 9110 §8.8.3)", async () => {
       for (const server of [plain, compressing]) {
-        for (const path of ["/own-tag", "/precoded", "/precoded-send"]) {
+        for (const path of ["/own-tag", "/precoded", "/precoded-send", "/precoded-stream"]) {
           const full = await raw(`${server.url}${path}`, { "accept-encoding": "gzip" });
           if (full.headers["content-encoding"] !== undefined) expect(full.headers.etag).toMatch(/^W\//);
         }
