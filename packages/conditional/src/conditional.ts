@@ -111,6 +111,14 @@ function discard(args: unknown[]): false {
   return false;
 }
 
+/** Destroys the sources not read to their end (a stream without `destroy` is left alone). */
+function release(sources: readonly NodeJS.ReadableStream[]): void {
+  for (const source of sources) {
+    const stream = source as NodeJS.ReadableStream & { destroy?: () => void; readableEnded?: boolean };
+    if (stream.readableEnded !== true) stream.destroy?.();
+  }
+}
+
 function isBody(value: unknown): value is Body {
   return typeof value === "string" || value instanceof Uint8Array;
 }
@@ -190,6 +198,8 @@ class Revalidation {
   busy = 0;
   /** A streamed 2xx was answered with a 304 or 412 instead: the handler's later writes go nowhere. */
   private replaced = false;
+  /** Streams piped into the response (its `pipe` events), to release if it is replaced. */
+  private sources: NodeJS.ReadableStream[] | undefined = undefined;
   /** The body is streamed: its length is unknown, so any compressible type would be coded. */
   private streamed = false;
   /** GET and HEAD: the only methods answered with a 304 or given the default cache policy. */
@@ -303,6 +313,25 @@ class Revalidation {
     if (!this.replaced && this.startStream(res)) realFlushHeaders.call(res);
   }
 
+  /** A stream piped into the response: released at once if the response was already replaced. */
+  piped(source: NodeJS.ReadableStream): void {
+    if (this.replaced) process.nextTick(release, [source]);
+    else if (this.sources === undefined) this.sources = [source];
+    else this.sources.push(source);
+  }
+
+  /**
+   * The response was replaced by a 304 or 412 at a write: the handler's body goes nowhere, and
+   * the piped sources are released. `pipe` stops at the discarded write and unpipes when the
+   * response closes, but destroys nothing: a file stream kept its descriptor open for good, one
+   * per revalidation, until the process ran out (EMFILE).
+   */
+  private replace(): void {
+    this.replaced = true;
+    if (this.sources !== undefined) process.nextTick(release, this.sources);
+    this.sources = undefined;
+  }
+
   /**
    * The head of a streamed 2xx to a GET or HEAD is about to go out: evaluates its preconditions
    * on the validators set, and answers the 412 or 304 in its place (`false`: the handler's body
@@ -314,14 +343,14 @@ class Revalidation {
     this.contentType ??= headerText(res, "content-type");
     if (!this.preconditionsHold(res)) {
       this.failPrecondition(res);
-      this.replaced = true;
+      this.replace();
       return false;
     }
     if (this.isFresh(res)) {
       this.notModified(res);
       res.statusCode = 304;
       this.realEnd.call(res);
-      this.replaced = true;
+      this.replace();
       return false;
     }
     this.defaultCachePolicy(res);
@@ -559,6 +588,7 @@ export function conditional(options: ConditionalOptions = {}) {
     res.writeHead = function writeHeadLater(this: ServerResponse, ...args: unknown[]): ServerResponse {
       return revalidation.writeHead(this, args);
     } as ServerResponse["writeHead"];
+    res.on("pipe", (source: NodeJS.ReadableStream) => revalidation.piped(source));
     const flushHeaders = res.flushHeaders;
     res.flushHeaders = function flushHeadersWithPreconditions(this: ServerResponse): void {
       revalidation.busy++;

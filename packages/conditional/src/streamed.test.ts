@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdtempSync, type ReadStream, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -17,10 +17,12 @@ describe("conditional(): streamed responses", () => {
   let server: Listening;
   let dir: string;
   let writesAfter = 0;
+  const files: ReadStream[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "svc-conditional-"));
     writeFileSync(join(dir, "a.txt"), "x".repeat(4000));
+    writeFileSync(join(dir, "big.txt"), "y".repeat(1 << 20));
     const app = express();
     app.use(negotiate({ compression: { threshold: 500 } }));
     app.use(conditional());
@@ -40,7 +42,15 @@ describe("conditional(): streamed responses", () => {
       res.setHeader("Content-Type", "text/plain");
       Readable.from(["hello ", "world"]).pipe(res);
     });
-    app.use(errorHandler());
+    // A file piped by the handler: a 304 or 412 in its place must not leave it open.
+    app.get("/file", (_req, res) => {
+      res.setHeader("ETag", '"f1"');
+      res.setHeader("Content-Type", "text/plain");
+      const file = createReadStream(join(dir, "big.txt"));
+      files.push(file);
+      file.pipe(res);
+    });
+    app.use(errorHandler({ logger: { error: () => {} } }));
     server = await listen(app);
   });
 
@@ -96,6 +106,32 @@ describe("conditional(): streamed responses", () => {
     await first.arrayBuffer();
     const res = await fetch(`${server.url}/static/a.txt`, { headers: { "If-Match": etag } });
     expect(res.status).toBe(412);
+  });
+
+  // The pipe stops at the discarded write and is unpiped when the response closes, but nothing
+  // reads the file again: its descriptor stayed open, one per revalidation, until the process ran
+  // out of them (EMFILE), as RFC 9110 §13.1.2's 304 is every client's routine answer.
+  it.each([
+    ['If-None-Match: "f1"', 304, { "If-None-Match": '"f1"' }],
+    ['If-Match: "f2"', 412, { "If-Match": '"f2"' }],
+  ] as const)(
+    "a piped file, %s → %i, and the file is closed",
+    async (_name, status, headers) => {
+      files.length = 0;
+      const res = await fetch(`${server.url}/file`, { headers });
+      expect(res.status).toBe(status);
+      await res.arrayBuffer();
+      const file = files[0] as ReadStream;
+      if (!file.closed) await new Promise<void>((resolve) => file.once("close", () => resolve()));
+      expect(file.closed).toBe(true);
+    },
+    3000,
+  );
+
+  it("a piped file without preconditions → 200 with the whole file", async () => {
+    const res = await fetch(`${server.url}/file`);
+    expect(res.status).toBe(200);
+    expect((await res.text()).length).toBe(1 << 20);
   });
 
   it("express.static, GET with a Range → 206 as before", async () => {
