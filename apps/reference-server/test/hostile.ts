@@ -237,6 +237,14 @@ export async function expectSoapResponse(res: Response, sent: Sent): Promise<str
     return body;
   }
   if (res.status < 400) fail(sent, res, "an unexpected 1xx/3xx", body);
+  // RFC 9110 §9.3.2: a HEAD answer has the header fields of the GET answer and no content, so its
+  // fault is seen only in its Content-Type (a random path can hit HEAD /ws/customer → 405).
+  if (sent.method === "HEAD") {
+    if (body !== "") fail(sent, res, "a HEAD answer with content", body);
+    if (essence(res.headers.get("content-type")) !== "application/soap+xml")
+      fail(sent, res, "a fault that is not application/soap+xml", body);
+    return body;
+  }
   if (body.includes(SOAP11) && body.includes("VersionMismatch")) {
     if (res.status !== 500) fail(sent, res, "SOAP 1.1 VersionMismatch not 500", body);
     return body;
