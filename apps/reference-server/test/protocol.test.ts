@@ -202,6 +202,27 @@ describe("protocol rules through the reference server", () => {
       expect(v1.name).toBe("Mary Jackson");
     });
 
+    it("GET /v2/ and GET /v2/departments/1 → their employees links stay on /v2", async () => {
+      const root = (await (await api("/v2/")).json()) as { _links: Record<string, { href: string }> };
+      expect(new URL(root._links.self?.href ?? "").pathname).toBe("/v2/");
+      expect(new URL(root._links.employees?.href ?? "").pathname).toBe("/v2/employees");
+      const department = (await (await api("/v2/departments/1")).json()) as {
+        _links: Record<string, { href: string }>;
+      };
+      const employees = new URL(department._links.employees?.href ?? "");
+      expect(employees.pathname).toBe("/v2/employees");
+      // Following the link gives version 2, as the client asked for.
+      const page = (await (await api(`${employees.pathname}${employees.search}`)).json()) as {
+        _embedded: { employees: Array<Record<string, unknown>> };
+      };
+      expect(page._embedded.employees[0]).toHaveProperty("firstName");
+      // Unversioned requests keep unversioned links.
+      const plain = (await (await api("/departments/1")).json()) as {
+        _links: Record<string, { href: string }>;
+      };
+      expect(new URL(plain._links.employees?.href ?? "").pathname).toBe("/employees");
+    });
+
     it("API-Version: 9 → 400; /v9/employees → 404; Accept vnd.svc.v9+json → 406", async () => {
       expect((await api("/employees", { headers: { "api-version": "9" } })).status).toBe(400);
       expect((await api("/v9/employees")).status).toBe(404);
