@@ -246,6 +246,45 @@ describe.each(backends)("SOAP customer service on $name", (backend) => {
       expect(await res.text()).toContain("FailedAuthentication");
     });
 
+    it("an Authentication block of another namespace (urn:other) with admin's password → FailedAuthentication, nothing stored", async () => {
+      const foreign =
+        '<x:Authentication xmlns:x="urn:other"><x:Username>admin</x:Username><x:Password>admin</x:Password></x:Authentication>';
+      const message = `foreign-credentials-${Math.random().toString(36).slice(2)}`;
+      const res = await post(
+        envelope(
+          `<c:SendNotificationRequest><c:message>${message}</c:message></c:SendNotificationRequest>`,
+          foreign,
+        ),
+      );
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("FailedAuthentication");
+      const list = (await (await api("/notifications?sort=id,desc&size=100")).json()) as {
+        _embedded: { notifications: Array<{ message: string }> };
+      };
+      expect(list._embedded.notifications.map((n) => n.message)).not.toContain(message);
+    });
+
+    it('an Authentication block of another namespace with mustUnderstand="true" → 500 MustUnderstand fault', async () => {
+      const res = await post(
+        envelope(
+          "<c:GetCustomerRequest><c:customerId>1</c:customerId></c:GetCustomerRequest>",
+          `<x:Authentication xmlns:x="urn:other" env:mustUnderstand="true"><x:Username>admin</x:Username><x:Password>admin</x:Password></x:Authentication>${adminHeader}`,
+        ),
+      );
+      expect(res.status).toBe(500);
+      expect(await res.text()).toContain("env:MustUnderstand");
+    });
+
+    it("the customer service's Authentication block sent to /ws/PriceService → FailedAuthentication", async () => {
+      const res = await fetch(`${s.url}/ws/PriceService`, {
+        method: "POST",
+        headers: { "content-type": SOAP_XML },
+        body: `<env:Envelope xmlns:env="${SOAP12}" xmlns:c="${TNS}" xmlns:p="http://svc.example.com/ws/price/v1"><env:Header>${adminHeader}</env:Header><env:Body><p:GetPrice><p:Item>Handbook 1</p:Item><p:Category>Books</p:Category></p:GetPrice></env:Body></env:Envelope>`,
+      });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("FailedAuthentication");
+    });
+
     it("HTTP Authorization: Basic admin → 200", async () => {
       const res = await post(get1, { headers: { authorization: ADMIN } });
       expect(res.status).toBe(200);

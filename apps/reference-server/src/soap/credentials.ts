@@ -21,7 +21,12 @@ import type { Security } from "../security.js";
  * `Retry-After`), the same bounded hashing (full: a Receiver fault with 503 and `Retry-After`),
  * and the same cache of verified credentials (spec part 8).
  */
-export function soapAuthenticator(config: Config, security: Security, nonceStore: NonceStore) {
+export function soapAuthenticator(
+  config: Config,
+  security: Security,
+  nonceStore: NonceStore,
+  namespace: string,
+) {
   // A demo user's principal, computed (one scrypt) once per user: a digest check costs no hashing.
   const principals = new Map<string, Promise<PrincipalInit | null>>();
   const getPassword = async (username: string) => {
@@ -38,10 +43,14 @@ export function soapAuthenticator(config: Config, security: Security, nonceStore
     const init = await principal;
     return init ? { ...init, password: user.password } : undefined;
   };
+  // Only the Authentication block the contract declares (`{namespace}Authentication`) carries
+  // credentials: SOAP 1.2 Part 1 §5.2.1 identifies a header block by its qualified name, so one of
+  // another namespace is another block, addressed to someone else, never this service's login.
+  const authenticationNamespace = namespace;
   return createSoapCredentialsVerifier(
     security.basic
-      ? { verifier: security.basic, getPassword, nonceStore }
-      : { verify: security.verify, getPassword, nonceStore },
+      ? { verifier: security.basic, getPassword, nonceStore, authenticationNamespace }
+      : { verify: security.verify, getPassword, nonceStore, authenticationNamespace },
   ).authenticate;
 }
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { NonceStore } from "@svc/auth";
-import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope";
+import { soapEndpoint, soapErrorHandler, WSSE_NS } from "@svc/soap-envelope";
 import express, {
   type ErrorRequestHandler,
   type NextFunction,
@@ -35,6 +35,19 @@ export interface SoapDeps {
 
 /** SOAP endpoints (spec part 4.2): the customer service and the price service. */
 const ENDPOINTS = ["/ws/customer", "/ws/PriceService"];
+/** The target namespaces of contracts/customer.xsd and contracts/price.xsd (spec part 9 rule 3). */
+const CUSTOMER_NS = "http://svc.example.com/ws/customer/v1";
+const PRICE_NS = "http://svc.example.com/ws/price/v1";
+
+/**
+ * The header blocks an endpoint's `authenticate` hook consumes: `wsse:Security` and the
+ * `Authentication` block of its own contract only. An `Authentication` block of any other namespace
+ * is a block this node does not understand (SOAP 1.2 Part 1 §2.4, §5.2.1): ignored, or a
+ * MustUnderstand fault when it is mandatory.
+ */
+function credentialHeaders(namespace: string): string[] {
+  return [`{${WSSE_NS}}Security`, `{${namespace}}Authentication`];
+}
 
 /** Events stored by logEvent, listed through the resource API. */
 export const events: CrudResource = {
@@ -115,7 +128,8 @@ export function soapServices(
   deps: SoapDeps,
 ): { endpoints: RequestHandler; collections: express.Router; errors: ErrorRequestHandler } {
   const { db, security, limiter, nonces } = deps;
-  const authenticate = soapAuthenticator(config, security, nonces);
+  const authenticateCustomer = soapAuthenticator(config, security, nonces, CUSTOMER_NS);
+  const authenticatePrice = soapAuthenticator(config, security, nonces, PRICE_NS);
   const httpAuth = authentication(security);
   // Basic or Bearer when sent; a SOAP call may instead carry its credentials in the envelope.
   const optionalHttpAuth: RequestHandler = (req, res, next) => {
@@ -126,14 +140,16 @@ export function soapServices(
   const customer = soapEndpoint<CustomerServiceOperations>({
     wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
     handlers: customerHandlers(db),
-    authenticate,
+    authenticate: authenticateCustomer,
+    authenticateHeaders: credentialHeaders(CUSTOMER_NS),
     // Who may call an operation is decided before its Body is decoded (writes need `write`).
     authorize: authorizeSoap,
   });
   const price = soapEndpoint<PriceServiceOperations>({
     wsdl: join(CONTRACTS_DIR, "price.wsdl"),
     handlers: priceHandlers(db),
-    authenticate,
+    authenticate: authenticatePrice,
+    authenticateHeaders: credentialHeaders(PRICE_NS),
     authorize: authorizeSoap,
   });
 
