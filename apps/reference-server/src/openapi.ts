@@ -588,13 +588,24 @@ function operationalSchemas(): Record<string, Json> {
 // Responses
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A schema as the XML representation names its root element (OpenAPI 3.1 §4.8.26, XML Object):
+ * without `xml.name` a client generated from the document expects the component's name
+ * (`<Employee>`, `<ErrorRecord>`), while @svc/negotiate writes `<resource>` and @svc/errors
+ * `<error>` or RFC 9457 Appendix B's `<problem>`.
+ */
+const xmlRoot = (schema: Json, xml: Json): Json => ({ allOf: [schema], xml });
+const XML_RESOURCE = { name: "resource" };
+
 /** Every error is the error record: JSON by default, XML or RFC 9457 problem details by Accept. */
 const ERROR_CONTENT = {
   "application/json": { schema: ref("ErrorRecord") },
   "application/problem+json": { schema: ref("ProblemDetails") },
-  "application/xml": { schema: ref("ErrorRecord") },
-  "text/xml": { schema: ref("ErrorRecord") },
-  "application/problem+xml": { schema: ref("ProblemDetails") },
+  "application/xml": { schema: xmlRoot(ref("ErrorRecord"), { name: "error" }) },
+  "text/xml": { schema: xmlRoot(ref("ErrorRecord"), { name: "error" }) },
+  "application/problem+xml": {
+    schema: xmlRoot(ref("ProblemDetails"), { name: "problem", namespace: "urn:ietf:rfc:7807" }),
+  },
 };
 const CORRELATION = { "X-Correlation-ID": header("CorrelationId") };
 const errorResponse = (description: string, headers: Json = {}) => ({
@@ -705,18 +716,42 @@ const OTHER_WRITE = { ...WRITE, "415": response("UnsupportedMediaTypeOther") };
  * part 9), which the response carries as its Content-Type.
  */
 function representations(schema: Json, extra: Json = {}): Json {
+  const inXml = xmlRoot(schema, XML_RESOURCE);
   return {
     "application/json": { schema },
     "application/hal+json": { schema },
-    "application/xml": { schema },
+    "application/xml": { schema: inXml },
     "text/plain": { schema: { type: "string" } },
     "text/html": { schema: { type: "string" } },
     "application/vnd.svc.v1+json": { schema },
     "application/vnd.svc.v2+json": { schema },
-    "application/vnd.svc.v1+xml": { schema },
-    "application/vnd.svc.v2+xml": { schema },
+    "application/vnd.svc.v1+xml": { schema: inXml },
+    "application/vnd.svc.v2+xml": { schema: inXml },
     ...extra,
   };
+}
+
+/**
+ * Every array as the XML representations write it: one wrapping element named after the member,
+ * each entry an `<item>` (@svc/negotiate), or an `<error>` in the error record's `errors`
+ * (@svc/errors). Without `xml.wrapped`, OpenAPI 3.1 §4.8.26 describes an array as one element per
+ * entry named after the member, no wrapper. JSON ignores the XML Object.
+ */
+function describeXmlArrays(node: unknown, itemName = "item"): void {
+  if (Array.isArray(node)) {
+    for (const n of node) describeXmlArrays(n, itemName);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const schema = node as Json;
+  if (schema.type === "array" && schema.items && typeof schema.items === "object") {
+    schema.xml = { wrapped: true };
+    (schema.items as Json).xml = { name: itemName };
+  }
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "examples" || key === "example") continue;
+    describeXmlArrays(value, itemName);
+  }
 }
 const ok = (description: string, schema: Json, extra: Json = {}) => ({
   description,
@@ -1396,6 +1431,8 @@ export function openApiDocument(resources: readonly CrudResource[], extra: Json 
   Object.assign(paths, OTHER_PATHS, v2Paths, extra);
   preconditionsOnReads(paths);
   prune(schemas, { paths, RESPONSES }, Object.keys(requestBodySchemas));
+  describeXmlArrays(schemas);
+  for (const name of ["ErrorRecord", "ProblemDetails"]) describeXmlArrays(schemas[name], "error");
   return {
     openapi: "3.1.0",
     info: {
