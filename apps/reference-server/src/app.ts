@@ -19,7 +19,7 @@ import {
   xml,
 } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
-import { apiVersioning, versionedPath } from "@svc/versioning";
+import { apiVersioning } from "@svc/versioning";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
@@ -478,15 +478,8 @@ function mountResourceApi(app: express.Express, parts: AppParts): void {
       const links: Record<string, string> = {};
       for (const r of parts.listed) if (!r.parent) links[r.collection] = href(r.path);
       links.cart = href("/cart");
-      // Employees differ between versions: from `/v2/` the client keeps its version in the path
-      // (spec part 9), so this entry point and its employees link carry the prefix.
-      links.employees = href(versionedPath(req, "/employees"));
       await res.represent(
-        resourceView(
-          { name: "@svc reference service", docs: href("/docs") },
-          href(versionedPath(req, "/")),
-          links,
-        ),
+        resourceView({ name: "@svc reference service", docs: `${href("")}/docs` }, href("/"), links),
       );
     })
     .options(rootMethods)

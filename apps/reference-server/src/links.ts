@@ -1,10 +1,17 @@
 import { externalOrigin } from "@svc/hal";
+import { versionedPath } from "@svc/versioning";
 import type { Request } from "express";
 
 /** Builds absolute hrefs from the URL the client used (proxy-aware through @svc/hal). */
 export type Href = (path: string) => string;
 
+/**
+ * Links to `path` on the origin the client used, under the `/v<N>` prefix it named (spec part 9,
+ * URI strategy): every link of a `/v2/...` response stays on `/v2`, so a client never reaches
+ * version 1 employees by following links from version 2, not even through a version-neutral
+ * resource (`/v2/` → departments → a department's employees). `href("")` is the bare origin.
+ */
 export function hrefs(req: Request): Href {
   const origin = externalOrigin(req);
-  return (path) => `${origin}${path}`;
+  return (path) => (path === "" ? origin : `${origin}${versionedPath(req, path)}`);
 }

@@ -202,7 +202,7 @@ describe("protocol rules through the reference server", () => {
       expect(v1.name).toBe("Mary Jackson");
     });
 
-    it("GET /v2/ and GET /v2/departments/1 → their employees links stay on /v2", async () => {
+    it("GET /v2/, /v2/departments and /v2/departments/1 → every link stays on /v2, employees too", async () => {
       const root = (await (await api("/v2/")).json()) as { _links: Record<string, { href: string }> };
       expect(new URL(root._links.self?.href ?? "").pathname).toBe("/v2/");
       expect(new URL(root._links.employees?.href ?? "").pathname).toBe("/v2/employees");
@@ -216,6 +216,15 @@ describe("protocol rules through the reference server", () => {
         _embedded: { employees: Array<Record<string, unknown>> };
       };
       expect(page._embedded.employees[0]).toHaveProperty("firstName");
+      // Through a version-neutral resource too: /v2/ → departments → a department → its employees.
+      const departments = new URL(root._links.departments?.href ?? "");
+      expect(departments.pathname).toBe("/v2/departments");
+      const listed = (await (await api(`${departments.pathname}?size=1`)).json()) as {
+        _embedded: { departments: Array<{ _links: Record<string, { href: string }> }> };
+      };
+      const first = listed._embedded.departments[0]?._links;
+      expect(new URL(first?.self?.href ?? "").pathname).toMatch(/^\/v2\/departments\/\d+$/);
+      expect(new URL(first?.employees?.href ?? "").pathname).toBe("/v2/employees");
       // Unversioned requests keep unversioned links.
       const plain = (await (await api("/departments/1")).json()) as {
         _links: Record<string, { href: string }>;

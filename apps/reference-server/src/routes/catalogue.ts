@@ -1,6 +1,5 @@
 import { HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
-import { versionedPath } from "@svc/versioning";
 import type { Request, Response } from "express";
 import { insertCustomer } from "../db/customers.js";
 import { type Db, exactInteger } from "../db/database.js";
@@ -75,11 +74,9 @@ export const departments: CrudResource = {
     filters: { name: { column: "t.name", match: "contains" }, city: { column: "t.city", match: "eq" } },
     sort: { id: "t.id", name: "t.name", city: "t.city" },
   },
-  view: (r, { href, req }) =>
+  view: (r, { href }) =>
     resourceView({ id: num(r.id), name: r.name, city: r.city }, href(`/departments/${r.id}`), {
-      // Employees differ between versions: a client that named its version in the path
-      // (`/v2/departments/1`) keeps it in the link, as the employees' own links do (spec part 9).
-      employees: href(versionedPath(req, `/employees?department=${encodeURIComponent(String(r.name))}`)),
+      employees: href(`/employees?department=${encodeURIComponent(String(r.name))}`),
     }),
   input: () => DepartmentInput,
   toRow: async (input) => ({ ...input }),

@@ -1,5 +1,4 @@
 import { Rel } from "@svc/hal";
-import { versionedPath } from "@svc/versioning";
 import type { Request } from "express";
 import { sql } from "kysely";
 import { loose } from "../db/query.js";
@@ -65,8 +64,8 @@ export const employees: CrudResource = {
     },
   },
   view: (r, { href, req }) => {
-    // `/v2/...` when the client named the version in the path, so links keep using that strategy.
-    const self = href(versionedPath(req, `/employees/${r.id}`));
+    // `/v2/...` when the client named the version in the path (links.ts), so links keep using that strategy.
+    const self = href(`/employees/${r.id}`);
     const common = {
       email: r.email,
       department: r.department,
@@ -82,9 +81,8 @@ export const employees: CrudResource = {
       [Rel.UPDATE]: self,
       [Rel.DELETE]: self,
       [Rel.DEPARTMENT]: href(`/departments/${r.department_id}`),
-      [Rel.MANAGER]:
-        r.manager_id === null ? undefined : href(versionedPath(req, `/employees/${r.manager_id}`)),
-      projects: href(versionedPath(req, `/employees/${r.id}/projects`)),
+      [Rel.MANAGER]: r.manager_id === null ? undefined : href(`/employees/${r.manager_id}`),
+      projects: href(`/employees/${r.id}/projects`),
     });
   },
   input: ({ req }) => (apiVersion(req) >= 2 ? EmployeeV2Input : EmployeeV1Input),
