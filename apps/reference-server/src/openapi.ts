@@ -804,11 +804,16 @@ function listParams(r: CrudResource): Json[] {
           ? "Case-insensitive substring, 1 to 200 characters"
           : spec.match === "int"
             ? "Exact match"
-            : "Exact match, 1 to 200 characters",
+            : spec.match === "id"
+              ? "Exact match, an id from 0 to 9223372036854775807 (more is a 400)"
+              : "Exact match, 1 to 200 characters",
       schema:
         spec.match === "int"
           ? { type: "integer", minimum: 0, maximum: 999_999_999 }
-          : { type: "string", minLength: 1, maxLength: 200 },
+          : spec.match === "id"
+            ? // Up to 2^63 − 1, as path ids (a JSON number cannot hold that bound exactly).
+              { type: "integer", format: "int64", minimum: 0 }
+            : { type: "string", minLength: 1, maxLength: 200 },
     })),
   ];
 }

@@ -82,8 +82,11 @@ export function parseAssignedId(raw: string | string[] | undefined, what = "reso
 export interface FilterSpec {
   /** The column, or for `contains` several columns any of which may match. */
   column: string | readonly string[];
-  /** `eq` exact match, `contains` case-insensitive substring, `int` exact integer. */
-  match: "eq" | "contains" | "int";
+  /**
+   * `eq` exact match, `contains` case-insensitive substring, `int` exact integer (0 to 999999999,
+   * a 32-bit column), `id` exact 64-bit id (0 to 2^63 − 1, a reference column).
+   */
+  match: "eq" | "contains" | "int" | "id";
 }
 
 /** The parsed query of a collection read. */
@@ -91,7 +94,11 @@ export interface ListQuery {
   page: number;
   size: number;
   sort: { column: string; direction: "asc" | "desc" } | undefined;
-  filters: Array<{ column: string | readonly string[]; match: FilterSpec["match"]; value: string | number }>;
+  filters: Array<{
+    column: string | readonly string[];
+    match: FilterSpec["match"];
+    value: string | number | bigint;
+  }>;
 }
 
 /** What a collection accepts: its filters and its sort fields (public name → column). */
@@ -154,6 +161,13 @@ export function parseListQuery(query: Readonly<Record<string, unknown>>, spec: L
     } else if (filter.match === "int") {
       if (!/^\d{1,9}$/.test(value)) errors.push({ field: name, message: "must be a non-negative integer" });
       else filters.push({ column: filter.column, match: "int", value: Number(value) });
+    } else if (filter.match === "id") {
+      // Ids are 64-bit (a customer id is any xs:long a SOAP client chose, README "Ids"), so an id
+      // filter takes what a path id takes: up to 2^63 − 1, a BigInt past 2^53 (db/database.ts).
+      const id = /^\d{1,19}$/.test(value) ? BigInt(value) : undefined;
+      if (id === undefined || id > MAX_ID) {
+        errors.push({ field: name, message: `must be an integer from 0 to ${MAX_ID}` });
+      } else filters.push({ column: filter.column, match: "id", value: exactInteger(id) });
     } else {
       filters.push({ column: filter.column, match: filter.match, value });
     }

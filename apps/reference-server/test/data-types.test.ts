@@ -239,6 +239,28 @@ describe.each(backends)("issue 18 data types on $name", (backend) => {
       expect(typeof body.timestamp).toBe("string");
     });
 
+    it("GET /orders?customerId=7000000001 → that customer's orders, as /customers/7000000001/orders lists them", async () => {
+      const created = await soapPost(
+        createCustomer("7000000001", "Seven Billion", "seven.billion@example.com"),
+      );
+      expect(created.status).toBe(200);
+      const order = await api("/orders", {
+        method: "POST",
+        json: { customerId: 7000000001, items: [{ productId: 1, quantity: 1 }] },
+      });
+      expect(order.status).toBe(201);
+      const { id } = (await order.json()) as { id: number };
+      const res = await api("/orders?customerId=7000000001");
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { _embedded: { orders: Array<{ id: number; customerId: number }> } };
+      expect(page._embedded.orders.map((o) => [o.id, o.customerId])).toEqual([[id, 7000000001]]);
+      // The whole xs:long range, as in a path; past it no customer can exist: 400.
+      expect((await api(`/orders?customerId=${MAX_LONG}`)).status).toBe(200);
+      expect((await api("/orders?customerId=9223372036854775808")).status).toBe(400);
+      // A rating is no id: its 32-bit column keeps its bound (PostgreSQL would fail the comparison).
+      expect((await api("/products/1/reviews?rating=3000000000")).status).toBe(400);
+    });
+
     it("GET /customers/9223372036854775808/orders → 400; DELETE /customers/9223372036854775808 → 400", async () => {
       expect((await api("/customers/9223372036854775808/orders")).status).toBe(400);
       expect((await api("/customers/9223372036854775808", { method: "DELETE" })).status).toBe(400);

@@ -152,7 +152,7 @@ export const products: CrudResource = {
     filters: {
       name: { column: "t.name", match: "contains" },
       category: { column: "c.name", match: "eq" },
-      categoryId: { column: "t.category_id", match: "int" },
+      categoryId: { column: "t.category_id", match: "id" },
       sku: { column: "t.sku", match: "eq" },
     },
     sort: { id: "t.id", name: "t.name", price: "t.price", stock: "t.stock", sku: "t.sku" },

@@ -50,7 +50,7 @@ export const employees: CrudResource = {
       firstName: { column: "t.first_name", match: "contains" },
       lastName: { column: "t.last_name", match: "contains" },
       email: { column: "t.email", match: "eq" },
-      managerId: { column: "t.manager_id", match: "int" },
+      managerId: { column: "t.manager_id", match: "id" },
     },
     sort: {
       id: "t.id",

@@ -182,8 +182,8 @@ export function transfers(background: Background): CrudResource {
     list: {
       filters: {
         status: { column: "t.status", match: "eq" },
-        fromAccountId: { column: "t.from_account_id", match: "int" },
-        toAccountId: { column: "t.to_account_id", match: "int" },
+        fromAccountId: { column: "t.from_account_id", match: "id" },
+        toAccountId: { column: "t.to_account_id", match: "id" },
       },
       sort: { id: "t.id", amount: "t.amount", createdAt: "t.created_at" },
     },

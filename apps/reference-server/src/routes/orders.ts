@@ -58,7 +58,7 @@ function orderView(r: Record<string, unknown>, { href }: Ctx): Record<string, un
 const orderList = {
   filters: {
     status: { column: "t.status", match: "eq" as const },
-    customerId: { column: "t.customer_id", match: "int" as const },
+    customerId: { column: "t.customer_id", match: "id" as const },
   },
   sort: { id: "t.id", total: "t.total", status: "t.status", createdAt: "t.created_at" },
 };
@@ -251,7 +251,7 @@ export const orderItems: CrudResource = {
       .select(["pr.name as product_name", "pr.sku as sku"])
       .where("t.order_id", "=", ctx.parentId),
   list: {
-    filters: { productId: { column: "t.product_id", match: "int" } },
+    filters: { productId: { column: "t.product_id", match: "id" } },
     sort: { id: "t.id", quantity: "t.quantity" },
   },
   view: (r, { href }) =>
@@ -311,7 +311,7 @@ export const payments: CrudResource = {
   table: "payments",
   base: (db) => loose(db).selectFrom("payments as t").selectAll("t"),
   list: {
-    filters: { orderId: { column: "t.order_id", match: "int" }, method: { column: "t.method", match: "eq" } },
+    filters: { orderId: { column: "t.order_id", match: "id" }, method: { column: "t.method", match: "eq" } },
     sort: { id: "t.id", amount: "t.amount", createdAt: "t.created_at" },
   },
   view: (r, { href }) =>
