@@ -146,7 +146,9 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
   });
 
   it("200 concurrent requests against limit 50 (Redis) → exactly 50 × 200", async () => {
-    const store = new RedisStore({ client: io, prefix: `${prefix}c200:` });
+    // Atomicity, not latency: with the default 500 ms, a decision that timed out on a busy machine
+    // passed uncounted (failMode "open") and showed as 52 × 200.
+    const store = new RedisStore({ client: io, prefix: `${prefix}c200:`, timeoutMs: 10_000 });
     const target = await serve({ limit: 50, windowMs: 60_000, store });
     const statuses = await Promise.all(
       Array.from({ length: 200 }, () => fetch(target).then((r) => r.status)),
