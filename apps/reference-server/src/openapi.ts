@@ -452,32 +452,13 @@ function documentSchemas(): Record<string, Json> {
     },
     Cart: halItem(
       "The caller's cart (one per user, no server session)",
-      {
-        owner: str,
-        items: {
-          type: "array",
-          items: {
-            type: "object",
-            required: ["productId", "name", "quantity", "unitPrice", "_links"],
-            properties: {
-              productId: int,
-              name: str,
-              quantity: int,
-              unitPrice: num,
-              _links: {
-                type: "object",
-                required: ["product"],
-                properties: { product: ref("HalLink") },
-                additionalProperties: false,
-              },
-            },
-            additionalProperties: false,
-          },
-        },
-        total: num,
-        currency: str,
-      },
+      { owner: str, items: { type: "array", items: ref("CartLine") }, total: num, currency: str },
       [],
+    ),
+    CartLine: halItem(
+      "A line of the caller's cart: one product (at most one line each) and its quantity",
+      { productId: int, name: str, quantity: int, unitPrice: num },
+      ["product"],
     ),
   };
 }
@@ -1212,6 +1193,22 @@ const OTHER_PATHS: Record<string, Json> = {
       description: "Removes every line of the cart. `If-Match` makes it conditional.",
       parameters: [IF_MATCH],
       responses: { "204": noContent("Emptied"), ...OTHER_WRITE },
+    },
+  },
+  "/cart/items/{productId}": {
+    get: {
+      tags: ["cart"],
+      operationId: "getCartLine",
+      summary: "One line of the caller's cart",
+      description:
+        "The caller's cart line for a product, as the cart lists it (read-only: `PUT /cart` changes the lines). A product the caller's cart does not hold is a 404.",
+      parameters: [idParameter("productId", "Product"), IF_NONE_MATCH],
+      responses: {
+        "200": ok("The line", ref("CartLine")),
+        "304": response("NotModified"),
+        "404": response("NotFound"),
+        ...PROTECTED,
+      },
     },
   },
   "/orders/{id}/tracking": {

@@ -91,6 +91,7 @@ describe("XML as the OpenAPI document describes it", () => {
       "application/vnd.svc.v2+json",
     ],
     ["/cart", "/cart", 200, "application/xml", "application/json"],
+    ["/cart/items/1", "/cart/items/{productId}", 200, "application/xml", "application/json"],
     ["/orders/1/invoice", "/orders/{id}/invoice", 200, "application/xml", "application/json"],
     ["/employees?page=0", "/employees", 400, "application/xml", "application/json"],
     ["/employees/999999", "/employees/{id}", 404, "application/xml", "application/json"],

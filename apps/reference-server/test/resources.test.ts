@@ -1,6 +1,6 @@
 import { crawlLinks } from "@svc/hal/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, client, type Started } from "./harness.js";
+import { backends, client, READER, type Started } from "./harness.js";
 
 type Doc = Record<string, unknown> & { _links: Record<string, { href: string }> };
 type Page = { _embedded: Record<string, Doc[]>; page: { totalElements: number } };
@@ -32,6 +32,7 @@ const ROUTES = [
   "/payments",
   "/payments/:id",
   "/cart",
+  "/cart/items/:productId",
   "/users",
   "/users/:id",
   "/users/:id/orders",
@@ -232,6 +233,61 @@ describe.each(backends)("the other collections on $name", (backend) => {
     ).toBe(422);
   });
 
+  it("GET /cart/items/{productId} (each line's self) → 200 with the line as the cart shows it, private, no-cache, with an ETag", async () => {
+    const put = await api("/cart", {
+      method: "PUT",
+      json: {
+        items: [
+          { productId: 3, quantity: 2 },
+          { productId: 1, quantity: 5 },
+        ],
+      },
+    });
+    expect(put.status).toBe(200);
+    const cart = (await (await api("/cart")).json()) as { items: Doc[] };
+    expect(cart.items.map((i) => i._links.self?.href)).toEqual([
+      `${s.url}/cart/items/3`,
+      `${s.url}/cart/items/1`,
+    ]);
+    for (const item of cart.items) {
+      const path = new URL(item._links.self?.href ?? "").pathname;
+      const res = await api(path);
+      expect([path, res.status]).toEqual([path, 200]);
+      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+      expect(await res.json()).toEqual(item);
+      const etag = res.headers.get("etag") ?? "";
+      expect(etag).not.toBe("");
+      expect((await api(path, { headers: { "if-none-match": etag } })).status).toBe(304);
+    }
+    const xml = await api("/cart/items/3", { headers: { accept: "application/xml" } });
+    expect(xml.status).toBe(200);
+    expect(xml.headers.get("content-type")).toMatch(/^application\/xml/);
+    expect(await xml.text()).toContain("<quantity>2</quantity>");
+  });
+
+  it("GET /cart/items/{productId} of a product not in the caller's cart, or of another user's line → 404", async () => {
+    await api("/cart", { method: "PUT", json: { items: [{ productId: 3, quantity: 2 }] } });
+    expect((await api("/cart/items/3")).status).toBe(200);
+    for (const path of ["/cart/items/2", "/cart/items/999999", "/cart/items/0", "/cart/items/x"])
+      expect([path, (await api(path)).status]).toEqual([path, 404]);
+    // The reader's cart is its own: admin's line for product 3 is not there.
+    expect((await api("/cart/items/3", { headers: { authorization: READER } })).status).toBe(404);
+    const emptied = await api("/cart", { method: "DELETE" });
+    expect(emptied.status).toBe(204);
+    expect((await api("/cart/items/3")).status).toBe(404);
+  });
+
+  it.each(["PUT", "DELETE", "PATCH", "POST"])(
+    "%s /cart/items/{productId} → 405 with Allow: GET, HEAD, OPTIONS",
+    async (method) => {
+      await api("/cart", { method: "PUT", json: { items: [{ productId: 3, quantity: 2 }] } });
+      const res = await api("/cart/items/3", { method, json: { quantity: 1 } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+      expect((await api("/cart/items/3")).status).toBe(200);
+    },
+  );
+
   it("POST /products/1/reviews → 201; rating 6 → 400", async () => {
     const ok = await api("/products/1/reviews", {
       method: "POST",
@@ -284,6 +340,10 @@ describe.each(backends)("the other collections on $name", (backend) => {
     );
     for (const [template, ops] of Object.entries(doc.paths)) {
       let path = template.replace(/\{\w+\}/g, "2");
+      if (template === "/cart/items/{productId}") {
+        // The caller's own line: one must be in the cart, which an earlier test may have emptied.
+        await api("/cart", { method: "PUT", json: { items: [{ productId: 2, quantity: 1 }] } });
+      }
       if (/\{\w+\}\/[\w-]+\/\{\w+\}$/.test(template)) {
         // A nested item: take a real id from its collection.
         const list = path.slice(0, path.lastIndexOf("/"));

@@ -1,13 +1,13 @@
 import { checkPreconditions, preconditions } from "@svc/conditional";
-import { allowedMethods } from "@svc/errors";
+import { allowedMethods, HttpError } from "@svc/errors";
 import type { Request, Response, Router } from "express";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { fromMinor, MAX_MINOR, minorDigits, SERVICE_CURRENCY, toMinor } from "../db/money.js";
 import { loose } from "../db/query.js";
 import type { Database } from "../db/schema.js";
-import { hrefs } from "../links.js";
-import { validate } from "../request.js";
+import { type Href, hrefs } from "../links.js";
+import { parseAssignedId, validate } from "../request.js";
 import { send } from "../respond.js";
 import { CartInput, MONEY_MAX, TransferInput } from "../schemas.js";
 import { cents, NO_STORE, rule } from "./catalogue.js";
@@ -209,24 +209,34 @@ export function transfers(background: Background): CrudResource {
   };
 }
 
+/** A line of a cart as the cart lists it and as `/cart/items/{productId}` shows it alone. */
+function lineView(
+  r: { product_id: number; quantity: number; name: string; price: number },
+  href: Href,
+): Record<string, unknown> {
+  // Spec part 2, Links rule 1: every representation with links carries a `self` link, a line of
+  // the cart included (a HAL resource's self is "its URI", draft-kelly-json-hal §8.1), so each
+  // line is a resource of its own, named by its product: a cart holds each product at most once.
+  return resourceView(
+    { productId: r.product_id, name: r.name, quantity: r.quantity, unitPrice: fromMinor(r.price, 2) },
+    href(`/cart/items/${r.product_id}`),
+    { product: href(`/products/${r.product_id}`) },
+  );
+}
+
 /** The cart of the caller (the authenticated principal): one per user, no server session. */
 export function mountCart(router: Router, db: Db, owner: (req: Request) => string): void {
-  async function view(req: Request, k: Kysely<Database> = db.kysely) {
-    const href = hrefs(req);
-    const rows = await k
+  function lines(req: Request, k: Kysely<Database>) {
+    return k
       .selectFrom("cart_items as c")
       .innerJoin("products as p", "p.id", "c.product_id")
       .select(["c.product_id", "c.quantity", "p.name", "p.price"])
-      .where("c.owner", "=", owner(req))
-      .orderBy("c.id")
-      .execute();
-    const items = rows.map((r) => ({
-      productId: r.product_id,
-      name: r.name,
-      quantity: r.quantity,
-      unitPrice: fromMinor(r.price, 2),
-      _links: { product: { href: href(`/products/${r.product_id}`) } },
-    }));
+      .where("c.owner", "=", owner(req));
+  }
+  async function view(req: Request, k: Kysely<Database> = db.kysely) {
+    const href = hrefs(req);
+    const rows = await lines(req, k).orderBy("c.id").execute();
+    const items = rows.map((r) => lineView(r, href));
     // Summed in cents as a BigInt: exact, even when prices raised after the cart was filled take
     // it past 2^53 cents, where a double sum would already be rounded.
     const total = fromMinor(
@@ -300,6 +310,19 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
     })
     .options(allowed)
     .all(allowed);
+  // One line of the caller's cart, read-only: the cart is changed as a whole through /cart.
+  const lineAllowed = allowedMethods(["GET", "HEAD", "OPTIONS"]);
+  router
+    .route("/cart/items/:productId")
+    .get(async (req, res) => {
+      const id = parseAssignedId(req.params.productId, "product");
+      const row = await lines(req, db.kysely).where("c.product_id", "=", id).executeTakeFirst();
+      if (!row) throw HttpError.notFound(`The cart has no line for product ${id}`);
+      res.setHeader("Cache-Control", "private, no-cache");
+      await send(req, res, lineView(row, hrefs(req)));
+    })
+    .options(lineAllowed)
+    .all(lineAllowed);
 }
 
 export const employeeProjects: CrudResource = {
