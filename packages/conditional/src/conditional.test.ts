@@ -1,8 +1,7 @@
-import { request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { errorHandler, notFound } from "@svc/errors";
 import { negotiate } from "@svc/negotiate";
-import { type Listening, listen } from "@svc/test-utils";
+import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cacheControl, setLastModified } from "./cache-control.js";
@@ -13,27 +12,6 @@ import { preconditions } from "./preconditions-middleware.js";
 const employee = { id: 42, name: "Ada", department: "R&D", salary: 1000 };
 const big = Array.from({ length: 60 }, (_, i) => ({ ...employee, id: i }));
 const modified = new Date("2026-01-02T03:04:05Z");
-
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-/** A raw request: fetch would decode bodies and hide Content-Encoding details. */
-function raw(url: string, method: string, headers: Record<string, string | string[]>): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 function app(withNegotiate: boolean) {
   const a = express();

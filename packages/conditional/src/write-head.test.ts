@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { createNegotiator } from "@svc/negotiate";
-import { type Listening, listen } from "@svc/test-utils";
+import { type Listening, listen, type RawResponse, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conditional } from "./conditional.js";
@@ -15,26 +15,6 @@ import { strongEtag } from "./entity-tag.js";
 
 const body = JSON.stringify({ id: 42, name: "Ada", notes: "x".repeat(1500) });
 const MODIFIED = "Thu, 01 Jan 2026 00:00:00 GMT";
-
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-function raw(url: string, method: string, headers: Record<string, string>): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 const revalidate = conditional();
 let releaseEvents: () => void = () => {};
@@ -137,7 +117,7 @@ describe("conditional() on a handler that answers with res.writeHead(...).end(bo
   });
 
   it("writeHead then flushHeaders: the head goes out before the first event; If-None-Match → 304", async () => {
-    const res = await new Promise<Raw>((resolve, reject) => {
+    const res = await new Promise<RawResponse>((resolve, reject) => {
       const req = request(`${node.url}/events`, (r) => {
         // Only a head that went out lets the handler send its event.
         releaseEvents();

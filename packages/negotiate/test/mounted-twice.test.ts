@@ -1,31 +1,12 @@
-import { request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { errorHandler } from "@svc/errors";
 import { hal, halJson } from "@svc/hal";
-import { type Listening, listen } from "@svc/test-utils";
+import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, negotiate } from "../src/index.js";
 
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-function raw(url: string, headers: Record<string, string>): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
+const raw = (url: string, headers: Record<string, string>) => rawRequest(url, "GET", headers);
 
 const items = Array.from({ length: 300 }, (_, i) => ({ id: i, name: `Employee ${i}` }));
 
