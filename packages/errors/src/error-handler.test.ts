@@ -1132,6 +1132,70 @@ describe("headers already sent", () => {
   });
 });
 
+describe("headers already sent: Express's default handler not involved (Express 4 in its variant)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  // Express's default handler (finalhandler) prints the error with console.error outside the
+  // "test" env; production is what users run, so the app is set to it.
+  async function started(route: (res: import("express").Response, fail: (err: unknown) => void) => void) {
+    const logger = recordingLogger();
+    const app = express();
+    app.set("env", "production");
+    app.get("/stream", (_req, res, next) => route(res, (e) => next(e)));
+    app.use(errorHandler({ logger, now: () => FIXED_NOW }));
+    const server = await listen(app);
+    closers.push(server.close);
+    const consoleError = vi.spyOn(console, "error").mockImplementation(() => {});
+    return { url: server.url, logger, consoleError };
+  }
+
+  it.each([
+    [500, 1],
+    [404, 0],
+  ])(
+    "%i after 8 of 100 Content-Length bytes → truncated response, %i line(s) on the configured logger, none on console.error",
+    async (status, lines) => {
+      const { url, logger, consoleError } = await started((res, fail) => {
+        res.writeHead(200, { "Content-Type": "text/plain", "Content-Length": "100" });
+        res.write("partial ");
+        setTimeout(() => fail(new HttpError(status, "stream broke")), 10);
+      });
+      const res = await fetch(`${url}/stream`);
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(logger.calls).toHaveLength(lines);
+      expect(consoleError).not.toHaveBeenCalled();
+    },
+  );
+
+  it("Error after a chunked response started → no last chunk (truncated), logged once, none on console.error", async () => {
+    const { url, logger, consoleError } = await started((res, fail) => {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.write("partial ");
+      setTimeout(() => fail(new Error("stream broke")), 10);
+    });
+    const res = await fetch(`${url}/stream`);
+    await expect(res.text()).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(logger.calls).toHaveLength(1);
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it("Error after res.end('done') → the complete response stands, logged once, none on console.error", async () => {
+    const { url, logger, consoleError } = await started((res, fail) => {
+      res.end("done");
+      fail(new Error("after end"));
+    });
+    const res = await fetch(`${url}/stream`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("done");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(logger.calls).toHaveLength(1);
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+});
+
 describe("construction-time validation", () => {
   it("logger without error() → TypeError", () => {
     expect(() => errorHandler({ logger: {} as ErrorLogger })).toThrow(TypeError);

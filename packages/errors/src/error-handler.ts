@@ -324,8 +324,8 @@ function writeError(
  *   exception is logged once with the correlation id. 4xx are not logged.
  * - Sets the error's own headers (`Retry-After`, `WWW-Authenticate`, `Allow`, ...), `Vary: Accept`
  *   and `Cache-Control: no-store`, and drops representation headers a handler had set.
- * - When the response has already started, hands the error to Express's default handler, which
- *   closes the connection instead of writing a second response.
+ * - When the response has already started, closes the connection instead of writing a second
+ *   response (logged by the rules above; an ended response is left as it is).
  *
  * @example
  * app.use(notFound());
@@ -338,12 +338,18 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     err: unknown,
     req: ErrorRequest,
     res: ServerResponse,
-    next: NextFunction,
+    // Unused, but Express takes a handler of four parameters as its error handler.
+    _next: NextFunction,
   ): void {
     const httpError = toHttpError(err);
     if (httpError.status >= 500) logFailure(config, err, httpError, req, res);
     if (res.headersSent) {
-      next(err);
+      // A second response cannot follow a started one. Express's default handler would close the
+      // connection but also print the error on console.error (twice for a 5xx, and a 4xx the rules
+      // above keep out of the log), so the connection is closed here: cut before the message's
+      // end (Content-Length short, or no last chunk), the client sees an incomplete message
+      // (RFC 9112 §8) instead of one that looks complete. An ended response stands.
+      if (!res.writableEnded) res.destroy();
       return;
     }
     const path = req.originalUrl ?? req.url ?? "/";
