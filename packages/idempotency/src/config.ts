@@ -147,7 +147,8 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   waitMs?: number;
   /**
-   * `Retry-After` seconds on the 409 (in flight) and the 503 (store unavailable).
+   * `Retry-After` seconds on the 409 (in flight) and the 503 (store unavailable), rounded up;
+   * at most 2147483648 (2^31).
    * @default 1
    */
   retryAfterSeconds?: number;
@@ -213,7 +214,12 @@ const DEFAULT_REPLAY_HEADERS = ["content-type", "location", "etag", "content-loc
 export const NEVER_REPLAYED =
   /^(set-cookie|date|retry-after|x-ratelimit-.*|ratelimit(-.*)?|idempotent-replayed|idempotent-body-omitted|content-length|transfer-encoding|connection|keep-alive|proxy-connection|te|trailer|upgrade)$/;
 
-function positive(name: string, value: number, allowZero = false): number {
+function positive(
+  name: string,
+  value: number,
+  allowZero = false,
+  max?: { value: number; text: string },
+): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
     throw optionError(
       "idempotency",
@@ -222,8 +228,16 @@ function positive(name: string, value: number, allowZero = false): number {
       `a ${allowZero ? "non-negative" : "positive"} finite number`,
     );
   }
+  if (max !== undefined && value > max.value)
+    throw optionError("idempotency", name, value, `at most ${max.text}`);
   return value;
 }
+
+/**
+ * RFC 9110 §10.2.3: delay-seconds = 1*DIGIT, which String() stops writing from 1e21 on
+ * ("1e+21"); RFC 9111 §1.2.2 takes 2^31 as the greatest delta-seconds worth keeping.
+ */
+const MAX_RETRY_AFTER = { value: 2 ** 31, text: "2147483648 (2^31)" };
 
 function booleanOption(name: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
@@ -469,7 +483,12 @@ export function resolveConfig<Req>(
   const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 65_536, true);
   const maxDecodedBytes = positive("maxDecodedBytes", options.maxDecodedBytes ?? 16 * maxStoredBytes, true);
   const waitMs = positive("waitMs", options.waitMs ?? 0, true);
-  const retryAfterSeconds = positive("retryAfterSeconds", options.retryAfterSeconds ?? 1, true);
+  const retryAfterSeconds = positive(
+    "retryAfterSeconds",
+    options.retryAfterSeconds ?? 1,
+    true,
+    MAX_RETRY_AFTER,
+  );
   return {
     store,
     methods,

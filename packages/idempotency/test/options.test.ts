@@ -173,6 +173,13 @@ const rows: OptionCase[] = [
     () => idempotency({ retryAfterSeconds: 2 }),
   ],
   [
+    "idempotency: retryAfterSeconds 1e21 (Retry-After: 1e+21 is no delay-seconds, RFC 9110 §10.2.3)",
+    () => idempotency({ retryAfterSeconds: 1e21 }),
+    "ERR_SVC_IDEMPOTENCY_RETRY_AFTER_SECONDS",
+    /idempotency: retryAfterSeconds must be at most 2147483648 \(2\^31\), got 1e\+21/,
+    () => idempotency({ retryAfterSeconds: 2 ** 31 }),
+  ],
+  [
     "idempotency: onStoreError",
     () => idempotency({ onStoreError: "ignore" as never }),
     "ERR_SVC_IDEMPOTENCY_ON_STORE_ERROR",
