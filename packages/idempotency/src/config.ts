@@ -71,7 +71,7 @@ export interface IdempotencyCoreOptions<Req = unknown> {
   methods?: readonly string[];
   /**
    * How long a claim lasts while the handler runs; a crashed worker's claim ends with it, so a
-   * retry after that re-executes.
+   * retry after that re-executes. At most `Number.MAX_SAFE_INTEGER`.
    * @default 60000
    */
   leaseMs?: number;
@@ -95,7 +95,8 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   maxLeaseMs?: number;
   /**
-   * How long a completed response is kept for replay (Stripe keeps 24 h).
+   * How long a completed response is kept for replay (Stripe keeps 24 h). At most
+   * `Number.MAX_SAFE_INTEGER`.
    * @default 86400000
    */
   retentionMs?: number;
@@ -232,6 +233,14 @@ function positive(
     throw optionError("idempotency", name, value, `at most ${max.text}`);
   return value;
 }
+
+/**
+ * Store lifetimes go to Redis as PEXPIRE milliseconds, which Redis refuses once now + ms passes a
+ * signed 64-bit integer (about 9.2e18) or String() writes it with an exponent (1e21): past it
+ * every claim (after its HSET, leaving a record that never expires) or completion fails. The
+ * largest integer a number keeps exactly is far below, and still about 285,000 years.
+ */
+const MAX_STORE_MS = { value: Number.MAX_SAFE_INTEGER, text: "9007199254740991 (Number.MAX_SAFE_INTEGER)" };
 
 /**
  * RFC 9110 §10.2.3: delay-seconds = 1*DIGIT, which String() stops writing from 1e21 on
@@ -451,7 +460,7 @@ function resolveLease(
   options: Pick<IdempotencyCoreOptions, "leaseMs" | "renewLease" | "maxLeaseMs">,
   store: IdempotencyStore,
 ): Pick<IdempotencyConfig<unknown>, "leaseMs" | "renew" | "maxLeaseMs" | "renewEveryMs"> {
-  const leaseMs = positive("leaseMs", options.leaseMs ?? 60_000);
+  const leaseMs = positive("leaseMs", options.leaseMs ?? 60_000, false, MAX_STORE_MS);
   const renewLease = booleanOption("renewLease", options.renewLease, true);
   const renew = renewLease && typeof store.renew === "function" ? store.renew.bind(store) : undefined;
   const maxLeaseMs = positive("maxLeaseMs", options.maxLeaseMs ?? leaseMs * 10);
@@ -479,7 +488,7 @@ export function resolveConfig<Req>(
   const isRequired = resolveRequired(options.required);
   const routing = resolveRouting(options.routing);
   const lease = resolveLease(options, store);
-  const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000);
+  const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000, false, MAX_STORE_MS);
   const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 65_536, true);
   const maxDecodedBytes = positive("maxDecodedBytes", options.maxDecodedBytes ?? 16 * maxStoredBytes, true);
   const waitMs = positive("waitMs", options.waitMs ?? 0, true);

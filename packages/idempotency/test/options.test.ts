@@ -82,6 +82,13 @@ const rows: OptionCase[] = [
     () => idempotency({ leaseMs: 1000 }),
   ],
   [
+    "idempotency: leaseMs 1e19 (Redis refuses PEXPIRE past a signed 64-bit expiry)",
+    () => idempotency({ leaseMs: 1e19 }),
+    "ERR_SVC_IDEMPOTENCY_LEASE_MS",
+    /idempotency: leaseMs must be at most 9007199254740991 \(Number.MAX_SAFE_INTEGER\), got 10000000000000000000/,
+    () => idempotency({ leaseMs: Number.MAX_SAFE_INTEGER }),
+  ],
+  [
     "idempotency: renewLease",
     () => idempotency({ renewLease: "false" as never }),
     "ERR_SVC_IDEMPOTENCY_RENEW_LEASE",
@@ -115,6 +122,13 @@ const rows: OptionCase[] = [
     "ERR_SVC_IDEMPOTENCY_RETENTION_MS",
     /idempotency: retentionMs must be a positive finite number, got "1d"/,
     () => idempotency({ retentionMs: 86_400_000 }),
+  ],
+  [
+    "idempotency: retentionMs 9.3e18 (Redis refuses PEXPIRE past a signed 64-bit expiry)",
+    () => idempotency({ retentionMs: 9.3e18 }),
+    "ERR_SVC_IDEMPOTENCY_RETENTION_MS",
+    /idempotency: retentionMs must be at most 9007199254740991 \(Number.MAX_SAFE_INTEGER\), got 9300000000000000000/,
+    () => idempotency({ retentionMs: Number.MAX_SAFE_INTEGER }),
   ],
   [
     "idempotency: maxStoredBytes",
