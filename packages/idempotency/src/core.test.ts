@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { createIdempotency } from "./core.js";
 import { MemoryStore } from "./memory-store.js";
@@ -95,4 +96,24 @@ describe("createIdempotency (the core)", () => {
       process.off("warning", onWarning);
     }
   });
+
+  it.each([
+    ["aborted while waiting", true],
+    ["not aborted", false],
+  ])(
+    "begin with a signal (%s) while a duplicate waits → 409, no abort listener left",
+    async (_name, abort) => {
+      const core = createIdempotency({ store: new MemoryStore(), waitMs: 300 });
+      const attempt = { method: "POST", target: "/orders", headers: { "idempotency-key": '"k"' }, body: {} };
+      expect((await core.begin(attempt)).outcome).toBe("claimed");
+      const controller = new AbortController();
+      const started = Date.now();
+      const waiting = core.begin({ ...attempt, signal: controller.signal });
+      if (abort) setTimeout(() => controller.abort(), 30);
+      const decision = await waiting;
+      expect(decision.outcome === "error" && decision.error.status).toBe(409);
+      expect(Date.now() - started < 250).toBe(abort);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    },
+  );
 });

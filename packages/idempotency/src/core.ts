@@ -69,6 +69,11 @@ export interface IdempotencyAttempt<Req = unknown> {
   log?: IdempotencyLogger | undefined;
   /** Handed to the `scope` option and to a `required` predicate. */
   request?: Req | undefined;
+  /**
+   * Aborted when the client went away (the middleware: the response's `close`): a duplicate
+   * waiting for an in-flight request (`waitMs`) stops polling the store and gets the 409 at once.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** A key this execution owns, from {@link IdempotencyCore.begin}. */
@@ -218,7 +223,7 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     // The canonical path and the query as sent: another spelling of the same request replays.
     const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules);
     const fingerprint = requestFingerprint({ method, url, body: attempt.body });
-    const decision = await claimKey(config, key, fingerprint, logger);
+    const decision = await claimKey(config, key, fingerprint, logger, attempt.signal);
     if (decision.outcome !== "replay") return decision;
     return inAcceptedCoding(config, decision.response, attempt.headers["accept-encoding"], key, logger);
   }
@@ -296,6 +301,7 @@ async function claimKey(
   key: string,
   fingerprint: string,
   logger: IdempotencyLogger,
+  signal: AbortSignal | undefined,
 ): Promise<IdempotencyDecision> {
   const deadline = Date.now() + config.waitMs;
   for (;;) {
@@ -314,14 +320,32 @@ async function claimKey(
     }
     if (claim.outcome === "completed") return { outcome: "replay", response: claim.response };
     const left = deadline - Date.now();
-    if (left <= 0) {
+    // A client that went away reads no answer: stop polling the store for it.
+    if (left <= 0 || signal?.aborted) {
       // draft §2.7: "If the request is retried, while the original request is still being
       // processed, the resource server SHOULD reply with an HTTP 409 status code".
       const message = "A request with this Idempotency-Key is still being processed";
       return failure(config, 409, message, IDEMPOTENCY_ERROR_CODES.inFlight, true);
     }
-    await new Promise((r) => setTimeout(r, Math.min(left, 25, claim.leaseRemainingMs + 1)));
+    await pause(Math.min(left, 25, claim.leaseRemainingMs + 1), signal);
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts; leaves neither the timer nor the listener behind. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal === undefined) {
+      setTimeout(resolve, ms);
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** `onStoreError`: a 503 with `Retry-After`, or a warning and an unprotected run. */

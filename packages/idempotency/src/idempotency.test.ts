@@ -223,6 +223,42 @@ describe("idempotency (memory store)", () => {
     expect(calls.orders).toBe(1);
   });
 
+  it("waitMs: a waiting duplicate whose client hangs up → the store is no longer polled for it", async () => {
+    const memory = new MemoryStore();
+    let claims = 0;
+    const store: IdempotencyStore = {
+      claim: (...args) => {
+        claims += 1;
+        return memory.claim(...args);
+      },
+      complete: (...args) => memory.complete(...args),
+      release: (...args) => memory.release(...args),
+      renew: (...args) => memory.renew(...args),
+    };
+    const hold = gate();
+    const { url, calls } = await start({ store, waitMs: 10_000 }, { before: () => hold.promise });
+    const first = post(`${url}/orders`, "k", { a: 1 });
+    await vi.waitFor(() => expect(calls.orders).toBe(1));
+    const hangUp = new AbortController();
+    const waiting = fetch(`${url}/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": '"k"' },
+      body: JSON.stringify({ a: 1 }),
+      signal: hangUp.signal,
+    }).catch(() => "aborted");
+    await vi.waitFor(() => expect(claims).toBeGreaterThanOrEqual(3));
+    hangUp.abort();
+    expect(await waiting).toBe("aborted");
+    await sleep(50);
+    const afterHangUp = claims;
+    await sleep(300);
+    // Polled every 25 ms, a still-waiting duplicate would have claimed about 12 more times.
+    expect(claims).toBe(afterHangUp);
+    hold.open();
+    expect((await first).status).toBe(201);
+    expect(calls.orders).toBe(1);
+  });
+
   it("two principals sending the same key → two executions, each replays its own", async () => {
     const { url, calls } = await start();
     const alice = await post(`${url}/orders`, "k", { a: 1 }, { "x-user": "alice" });

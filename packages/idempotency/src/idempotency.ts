@@ -127,19 +127,29 @@ export function idempotency(options: IdempotencyOptions = {}) {
 
   async function handle(req: IdempotencyRequest, res: ServerResponse, next: NextFunction): Promise<void> {
     const rules = rulesOf(req);
-    const decision = await core.begin({
-      method: req.method,
-      target: req.originalUrl ?? req.url ?? "/",
-      headers: req.headers,
-      body: req.body,
-      route: routeOf(req, rules),
-      // Express's route parameters, as decoded (case kept); not in the request type, where an
-      // optional member would make `req.params` possibly undefined in the handlers after it.
-      params: (req as { params?: Readonly<Record<string, unknown>> }).params,
-      routing: rules,
-      log: req.log,
-      request: req,
-    });
+    // A duplicate may wait for an in-flight request (waitMs): the response's close before its end
+    // is the client going away, which ends the wait. The listener goes when begin has answered.
+    const gone = config.waitMs > 0 ? new AbortController() : undefined;
+    const onClose = () => gone?.abort();
+    if (gone) res.once("close", onClose);
+    const decision = await core
+      .begin({
+        method: req.method,
+        target: req.originalUrl ?? req.url ?? "/",
+        headers: req.headers,
+        body: req.body,
+        route: routeOf(req, rules),
+        // Express's route parameters, as decoded (case kept); not in the request type, where an
+        // optional member would make `req.params` possibly undefined in the handlers after it.
+        params: (req as { params?: Readonly<Record<string, unknown>> }).params,
+        routing: rules,
+        log: req.log,
+        request: req,
+        signal: gone?.signal,
+      })
+      .finally(() => {
+        if (gone) res.removeListener("close", onClose);
+      });
     if (decision.outcome === "pass") return next();
     if (decision.outcome === "error") return next(decision.error);
     if (decision.outcome === "replay") return writeReplay(res, decision.response);
