@@ -23,7 +23,8 @@ export interface RateLimiterOptions {
    */
   limit: number;
   /**
-   * Window length in milliseconds; for `gcra`, the time in which `limit` units replenish.
+   * Window length in milliseconds; for `gcra`, the time in which `limit` units replenish. At
+   * most 10^15 (for `gcra`, `windowMs × burst / limit` too).
    * @default 60_000
    */
   windowMs?: number;
@@ -110,14 +111,29 @@ interface LimiterConfig {
   burstGiven: boolean;
 }
 
+/**
+ * The longest span a policy may give a key, in ms: `RedisStore`'s script sets a key's PEXPIRE to
+ * its span plus 1 s (up to windowMs for the fixed window, 2 × windowMs for the sliding window,
+ * windowMs × burst / limit for gcra), and Redis hands a Lua number to a command as "%.17g", so
+ * from 10^17 on PEXPIRE gets "1e+17" and refuses it: every decision failed, and with failMode
+ * "open" nothing was limited. Lua numbers are exact only to 2^53 (about 9 × 10^15): 10^15 ms
+ * (about 31,700 years) keeps a window's end (now + 2 × windowMs) and the expiry exact.
+ */
+const MAX_SPAN_MS = 1_000_000_000_000_000;
+
 /** `limit`, `windowMs`, `algorithm` and `burst`, checked, as one frozen policy. */
 function resolvePolicy(options: RateLimiterOptions): RateLimitPolicy {
   const { limit } = options;
   if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit <= 0)
     throw refused("rate limit", "limit", limit, "a positive integer");
   const windowMs = options.windowMs ?? 60_000;
-  if (typeof windowMs !== "number" || !Number.isFinite(windowMs) || windowMs < 1)
-    throw refused("rate limit", "windowMs", windowMs, "a number of milliseconds >= 1");
+  if (typeof windowMs !== "number" || !Number.isFinite(windowMs) || windowMs < 1 || windowMs > MAX_SPAN_MS)
+    throw refused(
+      "rate limit",
+      "windowMs",
+      windowMs,
+      `a number of milliseconds >= 1 and at most ${MAX_SPAN_MS} (10^15, about 31,700 years)`,
+    );
   const algorithm = options.algorithm ?? "sliding-window";
   if (!ALGORITHMS.includes(algorithm))
     throw refused(
@@ -131,6 +147,13 @@ function resolvePolicy(options: RateLimiterOptions): RateLimitPolicy {
     throw refused("rate limit", "burst", burst, "a positive integer");
   if (algorithm !== "gcra" && options.burst !== undefined && options.burst !== limit)
     throw optionError("rate limit", "burst", `burst only applies to the gcra algorithm, not ${algorithm}`);
+  const span = (windowMs * burst) / limit;
+  if (algorithm === "gcra" && span > MAX_SPAN_MS)
+    throw optionError(
+      "rate limit",
+      "burst",
+      `burst must keep the gcra bucket's span windowMs × burst / limit at most ${MAX_SPAN_MS} (10^15 ms), got ${span}`,
+    );
   return Object.freeze({ algorithm, limit, windowMs, burst });
 }
 

@@ -119,6 +119,27 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
     }
   }
 
+  for (const [algorithm, windowMs, burst] of [
+    ["fixed-window", 1e15, 1],
+    ["sliding-window", 1e15, 1],
+    ["gcra", 1e15, 1],
+    ["gcra", 1e14, 10],
+  ] as [Algorithm, number, number][]) {
+    it(`${algorithm}, windowMs ${windowMs}, burst ${burst} (the largest span accepted) → the limit holds, no store failure`, async () => {
+      const store = new RedisStore({ client: io, prefix: `${prefix}bound:${algorithm}:${burst}:` });
+      const limiter = createRateLimiter({
+        algorithm,
+        limit: 1,
+        windowMs,
+        ...(algorithm === "gcra" ? { burst } : {}),
+        store,
+      });
+      const allowed = [];
+      for (let i = 0; i <= burst; i++) allowed.push((await limiter.consume("k")).allowed);
+      expect(allowed).toEqual([...Array(burst).fill(true), false]);
+    });
+  }
+
   it("fixed-window, limit(req) lowered from 5 to 2 after 4 requests in the window → 429 with r=0 and X-RateLimit-Remaining 0, never negative", async () => {
     const store = new RedisStore({ client: io, prefix: `${prefix}lowered:` });
     const target = await serve({

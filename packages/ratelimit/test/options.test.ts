@@ -58,6 +58,8 @@ describe("rateLimit(options): each option refused at construction", () => {
     ["windowMs", 0, "ERR_SVC_RATELIMIT_WINDOW_MS", />= 1/],
     ["windowMs", "60000", "ERR_SVC_RATELIMIT_WINDOW_MS", />= 1/],
     ["windowMs", Number.POSITIVE_INFINITY, "ERR_SVC_RATELIMIT_WINDOW_MS", />= 1/],
+    ["windowMs", 1e15 + 1, "ERR_SVC_RATELIMIT_WINDOW_MS", /at most 1000000000000000 \(10\^15/],
+    ["windowMs", 6e16, "ERR_SVC_RATELIMIT_WINDOW_MS", /at most 1000000000000000 \(10\^15/],
     ["algorithm", "leaky-bucket", "ERR_SVC_RATELIMIT_ALGORITHM", /"fixed-window", "sliding-window", "gcra"/],
     ["burst", 0, "ERR_SVC_RATELIMIT_BURST", /a positive integer/],
     ["store", {}, "ERR_SVC_RATELIMIT_STORE", /consume\(key, cost, policy, now\)/],
@@ -137,6 +139,12 @@ describe("rateLimit(options): each option refused at construction", () => {
       { limiter: createRateLimiter({ limit: 1 }), limit: 5 },
       "ERR_SVC_RATELIMIT_LIMITER",
       /either limiter or limit/,
+    ],
+    [
+      "gcra with limit 1, burst 1000, windowMs 1e14: the bucket spans 1e17 ms",
+      { limit: 1, burst: 1000, windowMs: 1e14, algorithm: "gcra" },
+      "ERR_SVC_RATELIMIT_BURST",
+      /windowMs × burst \/ limit at most 1000000000000000 \(10\^15 ms\), got 100000000000000000/,
     ],
     [
       "burst on fixed-window",
