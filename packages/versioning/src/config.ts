@@ -28,7 +28,7 @@ export interface VersioningConfig {
   caseSensitive: boolean | undefined;
   /** `API-Supported-Versions` and, when any, `API-Deprecated-Versions`: on every response. */
   supported: Readonly<Record<string, string>>;
-  /** Every request field that can name a version: the `Vary` of a default or of a refusal. */
+  /** Every request field that can name a version: the `Vary` of every answer (RFC 9110 §12.5.5). */
   varyAll: readonly string[];
 }
 

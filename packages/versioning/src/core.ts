@@ -235,21 +235,13 @@ function conclude(
     throw badRequest(config, message, "conflicting_api_version");
   }
   const byHeader = named.some((n) => n.source === "header");
-  const byMedia = named.some((n) => n.source === "media-type");
-  // RFC 9110 §12.5.5: Vary lists the request fields that selected the representation. All the
-  // version header names, not only the one sent: a request naming another version through the
-  // other name must not be answered from this cache entry. And `Accept` whenever the media type
-  // strategy is on, whoever named the version: a vendor range in it labels the response with the
-  // vendor type, so the answer to `/v2/x` without one (application/json) must not be reused for
-  // a request with one.
-  resolution.vary =
-    byHeader && config.mediaType
-      ? config.varyAll.slice()
-      : byHeader
-        ? (config.header?.names.slice() ?? [])
-        : byMedia || config.mediaType
-          ? ["Accept"]
-          : [];
+  // RFC 9110 §12.5.5: Vary lists the request fields that "might have influenced the origin
+  // server's process for selecting the content of this response". Every version field is read
+  // whichever strategy named the version, and any of them could have changed the answer: a
+  // conflicting `API-Version` with `/v2/x` or with `Accept: vnd.svc.v2+json` is a 400, the other
+  // header name could name another version, and a vendor range in `Accept` labels the response.
+  // So a cache keeps this answer only for requests with the same values of all of them.
+  resolution.vary = config.varyAll.slice();
   if (!config.versions.has(first.version)) {
     if (neutral()) return useDefault(config, resolution, neutral);
     throw refuseUnknown(config, named, first);

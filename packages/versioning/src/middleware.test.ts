@@ -89,16 +89,25 @@ beforeAll(async () => {
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
 
 describe("URI strategy", () => {
-  it("GET /v2/employees → version 2, prefix stripped before routing, Vary: Accept only (it picks the label)", async () => {
+  it("GET /v2/employees → version 2, prefix stripped before routing, Vary on the version headers and Accept", async () => {
     const res = await get("/v2/employees");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ v: 2, apiVersion: 2 });
-    expect(res.headers.get("vary")).toBe("Accept");
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
   });
-  it("GET /v2/employees without the media type strategy → no Vary: the URL is the cache key", async () => {
+  it("GET /v2/employees without the media type strategy → Vary: API-Version, Accept-Version (with API-Version: 1 the same URL is a 400)", async () => {
     const u = await start({ versions: [1, 2] });
     const res = await fetch(`${u}/v2/employees`);
+    expect(at(await res.json(), "v")).toBe(2);
+    // RFC 9110 §12.5.5: the version headers were read too; a cache that reused this 200 for
+    // the same URL with a conflicting API-Version would serve what the origin refuses.
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version");
+    expect((await fetch(`${u}/v2/employees`, { headers: { "API-Version": "1" } })).status).toBe(400);
+  });
+  it("GET /v2/employees with uri only (header: false, no mediaType) → no Vary: the URL is the cache key", async () => {
+    const u = await start({ versions: [1, 2], header: false });
+    const res = await fetch(`${u}/v2/employees`, { headers: { "API-Version": "1" } });
     expect(at(await res.json(), "v")).toBe(2);
     expect(res.headers.get("vary")).toBeNull();
   });
@@ -207,11 +216,15 @@ describe("header strategy", () => {
 });
 
 describe("media type strategy", () => {
-  it("Accept: application/vnd.svc.v2+json → version 2, Content-Type echoed, Vary: Accept", async () => {
+  it("Accept: application/vnd.svc.v2+json → version 2, Content-Type echoed, Vary on Accept and the version headers", async () => {
     const res = await get("/employees", { Accept: "application/vnd.svc.v2+json" });
     expect(at(await res.json(), "v")).toBe(2);
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
-    expect(res.headers.get("vary")).toBe("Accept");
+    // RFC 9110 §12.5.5: the same Accept with a conflicting API-Version is a 400, so a cache must
+    // not reuse this 200 for it.
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
+    const conflict = await get("/employees", { Accept: "application/vnd.svc.v2+json", "API-Version": "1" });
+    expect(conflict.status).toBe(400);
   });
   it("Accept: application/vnd.svc.v2+xml → Content-Type application/vnd.svc.v2+xml", async () => {
     const res = await get("/xml", { Accept: "application/vnd.svc.v2+xml" });
@@ -223,7 +236,7 @@ describe("media type strategy", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
     expect(at(await res.json(), "v")).toBe(2);
-    expect(res.headers.get("vary")).toBe("Accept");
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
   });
   it("res.send of an object (Express calls res.json) under a +xml label → the +json label too", async () => {
     const res = await get("/object", { Accept: "application/vnd.svc.v1+xml" });
