@@ -195,12 +195,18 @@ describe("pure parsers", () => {
     ["/v2x", undefined],
     ["/employees", undefined],
     ["/v", undefined],
+    ["/v0/x", { version: 0, rest: "/x" }],
+    ["/v01/employees", undefined],
+    ["/v000000002", undefined],
   ])("parseUriVersion(%j)", (input, expected) => {
     expect(parseUriVersion(input)).toEqual(expected);
   });
   it("parseHeaderVersion(['1', '1']) → 1; (['1', '2']) → malformed", () => {
     expect(parseHeaderVersion(["1", "1"])).toBe(1);
     expect(parseHeaderVersion(["1", "2"])).toBe("malformed");
+  });
+  it.each(["01", "002", "1, 01"])("parseHeaderVersion(%j) → malformed: one spelling per version", (value) => {
+    expect(parseHeaderVersion(value)).toBe("malformed");
   });
   it.each([
     ["application/vnd.svc.v2+json", [[2, "application/vnd.svc.v2+json", 1]]],
@@ -219,6 +225,7 @@ describe("pure parsers", () => {
       ],
     ],
     ["application/vnd.svc.vx+json", [[undefined, "application/vnd.svc.vx+json", 1]]],
+    ["application/vnd.svc.v01+json", [[undefined, "application/vnd.svc.v01+json", 1]]],
     ["application/vnd.svc.v2+json;q=0, application/vnd.svc.v2+yaml, text/vnd.svc.v2+json", []],
     ["application/vnd.svc.v2+json;q=2", []],
     ["application/vnd.svcx.v2+json", []],

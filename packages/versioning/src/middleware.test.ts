@@ -134,6 +134,17 @@ describe("URI strategy", () => {
     expect((await get("/vx/employees")).status).toBe(404);
     expect(at(await (await get("/v2x/employees")).json(), "path")).toBe("/v2x/employees");
   });
+  // RFC 3986 §6.2: /v01/x and /v1/x are different URIs (no normalisation makes them equal); taken
+  // as one version, every version had many URLs (/v1, /v01, ... /v000000001): duplicate cache
+  // entries, and path rules of intermediaries (deny /v1/admin) bypassed by another spelling.
+  it.each(["/v01/version", "/v001/version", "/v000000002/version"])(
+    "GET %s → not a version prefix (one URL per version): the router's 404",
+    async (path) => {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(at(await res.json(), "path")).toBe(path);
+    },
+  );
   it("GET /v99999999999999999999/employees → 404 path, not a 500", async () => {
     expect((await get("/v99999999999999999999/employees")).status).toBe(404);
   });
@@ -155,7 +166,7 @@ describe("header strategy", () => {
     expect(res.headers.get("vary")).toContain("API-Version");
     expect(at(await res.json(), "message")).toContain("API version 9 (header API-Version) is not supported");
   });
-  it.each(["abc", "1.5", "-1", "v2", "", "1, 2", ",", " , ,", "1,,2", "2, x"])(
+  it.each(["abc", "1.5", "-1", "v2", "", "1, 2", ",", " , ,", "1,,2", "2, x", "01", "002"])(
     "API-Version: %j → 400",
     async (value) => {
       const res = await get("/employees", { "API-Version": value });
@@ -225,6 +236,19 @@ describe("media type strategy", () => {
     expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
     const conflict = await get("/employees", { Accept: "application/vnd.svc.v2+json", "API-Version": "1" });
     expect(conflict.status).toBe(400);
+  });
+  // RFC 6838 §4.2: a media type name is compared as a string (case-insensitively); vnd.svc.v01+json
+  // is not vnd.svc.v1+json, and answering it labelled vnd.svc.v1+json sends a type not asked for.
+  it("Accept: application/vnd.svc.v01+json → 406, not version 1 labelled application/vnd.svc.v1+json", async () => {
+    const res = await get("/employees", { Accept: "application/vnd.svc.v01+json" });
+    expect(res.status).toBe(406);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+  it("Accept: application/vnd.svc.v02+json, application/json → the default version as application/json", async () => {
+    const res = await get("/employees", { Accept: "application/vnd.svc.v02+json, application/json" });
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBe(1);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
   });
   it("Accept: application/vnd.svc.v2+xml → Content-Type application/vnd.svc.v2+xml", async () => {
     const res = await get("/xml", { Accept: "application/vnd.svc.v2+xml" });

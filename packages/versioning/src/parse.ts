@@ -1,10 +1,16 @@
 import { parseMediaRanges } from "@svc/errors";
 
-const NUMBER = /^\d{1,9}$/;
+// One spelling per version: no leading zero. RFC 3986 §6.2: `/v01/x` and `/v1/x` are different
+// URIs that no normalisation makes equal, and RFC 6838 §4.2 compares media type names as strings,
+// so `vnd.svc.v01+json` is not `vnd.svc.v1+json`; read as version 1, every version had many
+// URLs (duplicate cache entries, intermediaries' path rules bypassed by another spelling) and a
+// client asking for `v01` got a response labelled with a type it did not list.
+const NUMBER = /^(?:0|[1-9]\d{0,8})$/;
 
 /**
  * Reads a `/v<N>` prefix off a request target, keeping the query. `/v2/employees?x=1` →
- * `{ version: 2, rest: "/employees?x=1" }`; `/v2` → rest `/`; a path without the prefix → undefined.
+ * `{ version: 2, rest: "/employees?x=1" }`; `/v2` → rest `/`; a path without the prefix (`/v01/x` included:
+ * no leading zero) → undefined.
  *
  * @example parseUriVersion("/v2/employees", "v") // { version: 2, rest: "/employees" }
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
@@ -22,7 +28,7 @@ export function parseUriVersion(url: string, prefix = "v"): { version: number; r
 }
 
 /**
- * Reads a version header value: `<N>`. Several field lines or list members (RFC 9110 §5.3) must agree;
+ * Reads a version header value: `<N>` (no leading zero: `01` is malformed). Several field lines or list members (RFC 9110 §5.3) must agree;
  * empty list members are skipped (RFC 9110 §5.6.1.2); a value with no member, or anything else, is
  * `"malformed"`.
  *
@@ -62,7 +68,7 @@ export interface VendorMediaType {
   q: number;
 }
 
-const VERSION_NAME = /^v\d{1,9}$/;
+const VERSION_NAME = /^v(?:0|[1-9]\d{0,8})$/;
 
 /**
  * Finds the vendor media ranges (`application/vnd.<vendor>.<name>+json|+xml`) in an `Accept` value,
