@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { absoluteFormOrigin, appendVary, HttpError } from "@svc/errors";
+import { absoluteFormOrigin, appendVary, HttpError, MAX_FIELD_LENGTH } from "@svc/errors";
 import { resolveConfig, type VersioningConfig } from "./config.js";
 import type { ApiVersioningOptions, VersionRequest, VersionResolution, VersionSource } from "./options.js";
 import {
@@ -37,12 +37,20 @@ interface AcceptedTypes {
 
 const NO_TYPES: AcceptedTypes = Object.freeze({ ranges: Object.freeze([]), unversioned: false });
 
-/** Parsed vendor ranges by vendor and `Accept` value: clients send the same few values again and again. */
+/**
+ * Parsed vendor ranges by vendor and `Accept` value: clients send the same few values again and
+ * again. Bounded: at most 500 entries, each an `Accept` value of at most `MAX_FIELD_LENGTH`
+ * (8192) characters and its vendor ranges (at most `MAX_LIST_MEMBERS`, 128).
+ */
 const rangeCache = new Map<string, AcceptedTypes>();
 const RANGE_CACHE_LIMIT = 500;
 
 function vendorRanges(accept: string | undefined, vendor: string): AcceptedTypes {
   if (!accept) return NO_TYPES;
+  // The shared grammar disregards a longer value (no ranges, so no vendor type and nothing
+  // unversioned): answered without a cache entry, whose key would otherwise be as large as the
+  // server's header limit allows (a raised maxHeaderSize: 500 values of 1 MB held 500 MB).
+  if (accept.length > MAX_FIELD_LENGTH) return NO_TYPES;
   const key = `${vendor}\n${accept}`;
   let types = rangeCache.get(key);
   if (types === undefined) {

@@ -1,6 +1,8 @@
-import { request } from "node:http";
+import { createServer, request } from "node:http";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { errorHandler, HttpError, notFound } from "@svc/errors";
-import { at, listen, simulatedProxy } from "@svc/test-utils";
+import { at, listen, listenOn, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiVersioning, versionedPath } from "./middleware.js";
@@ -435,6 +437,39 @@ describe("resolution", () => {
     const res = await fetch(`${u}/employees`, { headers: { "API-Version": "2" } });
     expect(at(await res.json(), "v")).toBe(1);
     expect(res.headers.get("vary")).toBeNull();
+  });
+});
+
+describe("oversized Accept values", () => {
+  // A server may raise Node's header limit (maxHeaderSize); the parsed-Accept cache kept every
+  // distinct value as a key, so its bytes grew with that limit: 500 values of 1 MB held 500 MB.
+  it("80 distinct Accept values of 256 KB (maxHeaderSize 1 MB) → 200, none of them kept in memory", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const app = express();
+    app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+    app.get("/version", (req, res) => void res.json({ v: req.apiVersion ?? null }));
+    const s = await listenOn(createServer({ maxHeaderSize: 1 << 20 }, app));
+    servers.push(s);
+    const send = (accept: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${s.url}/version`, { headers: { Accept: accept } }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 80; i++) {
+      // Built per request, so only what the middleware keeps survives the collection.
+      const accept = `application/vnd.svc.v2+json;p="${String(i).padStart(256 * 1024, "x")}"`;
+      expect(await send(accept)).toBe(200);
+    }
+    gc();
+    const kept = process.memoryUsage().heapUsed - before;
+    expect(kept).toBeLessThan(8 * 1024 * 1024);
   });
 });
 
