@@ -125,7 +125,9 @@ function deprecatedConfig(
     );
   }
   for (const [key, policy] of Object.entries(option ?? {})) {
-    const version = Number(key);
+    // A version's one spelling only (as `versioned` keys): Number() also read "01", "1.0", " 1" and
+    // "0x1" as 1, and two such keys silently replaced each other's policy.
+    const version = /^[1-9]\d{0,8}$/.test(key) ? Number(key) : Number.NaN;
     if (!versions.has(version)) {
       throw optionError(
         "deprecated",

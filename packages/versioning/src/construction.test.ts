@@ -119,6 +119,19 @@ describe("apiVersioning construction", () => {
       expect(() => build(options as never)).toThrow(expect.objectContaining({ name: "TypeError", code }));
     }
   });
+  // Keys other than the version's one spelling: read as version 1 by Number(), and two of them
+  // ({ "01": ..., "1.0": ... }) silently replaced each other's policy.
+  it.each(["01", "1.0", " 1", "0x1", "1e0"])(
+    "deprecated key %j → TypeError ERR_SVC_VERSIONING_DEPRECATED",
+    (key) => {
+      const options = { versions: [1], deprecated: { [key]: { deprecation: "2026-01-01T00:00:00Z" } } };
+      for (const build of [apiVersioning, createVersioning, versionResolver]) {
+        expect(() => build(options)).toThrow(
+          expect.objectContaining({ name: "TypeError", code: "ERR_SVC_VERSIONING_DEPRECATED" }),
+        );
+      }
+    },
+  );
   it("the message names the option, what was given and what is accepted", () => {
     expect(() => apiVersioning({ versions: [1], uri: { prefix: "v/" } })).toThrow(
       'apiVersioning: uri.prefix must be letters (A-Z, a-z), got "v/"',
