@@ -37,6 +37,9 @@ function service(options: ApiVersioningOptions) {
   app.get("/object", (_req, res) => {
     res.send({ sent: true });
   });
+  app.get("/jsonp", (_req, res) => {
+    res.jsonp({ padded: false });
+  });
   app.get("/problem", (_req, res) => {
     res.type("application/problem+json").json({ title: "t" });
   });
@@ -268,6 +271,11 @@ describe("media type strategy", () => {
     const res = await get("/object", { Accept: "application/vnd.svc.v1+xml" });
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v1+json; charset=utf-8");
     expect(await res.json()).toEqual({ sent: true });
+  });
+  it("res.jsonp without a callback (JSON through res.send) under a +xml label → the +json label too", async () => {
+    const res = await get("/jsonp", { Accept: "application/vnd.svc.v2+xml" });
+    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
+    expect(await res.json()).toEqual({ padded: false });
   });
   it("a handler that sets its own Content-Type before res.json keeps it", async () => {
     const res = await get("/problem", { Accept: "application/vnd.svc.v2+xml" });

@@ -82,17 +82,20 @@ export function apiVersioning(options: ApiVersioningOptions) {
 
 const XML_SUFFIX = "+xml";
 const ORIGINAL_JSON = Symbol("@svc/versioning res.json");
+const ORIGINAL_JSONP = Symbol("@svc/versioning res.jsonp");
 const XML_LABEL = Symbol("@svc/versioning +xml label");
 
 type JsonResponse = ServerResponse & {
   json?: (...args: unknown[]) => unknown;
+  jsonp?: (...args: unknown[]) => unknown;
   [ORIGINAL_JSON]?: (...args: unknown[]) => unknown;
+  [ORIGINAL_JSONP]?: (...args: unknown[]) => unknown;
   [XML_LABEL]?: string;
 };
 
 /**
  * A response labelled with a vendor `+xml` type whose handler answers with Express's `res.json`
- * (or `res.send` of an object, which calls it) gets the version's `+json` type instead: the body
+ * (or `res.send` of an object, which calls it, or `res.jsonp`) gets the version's `+json` type instead: the body
  * is JSON, and RFC 9110 §12.1 lets a server disregard `Accept` and send a representation the client
  * did not ask for, but never mislabel one (§8.3: Content-Type names the representation's media
  * type). A handler that writes XML, or sets its own type, keeps it. Only `+xml` responses are
@@ -107,15 +110,32 @@ function relabelJson(res: ServerResponse, xmlType: string): void {
   target[ORIGINAL_JSON] = json;
   target[XML_LABEL] = xmlType;
   target.json = jsonUnderJsonLabel;
+  // Express's `res.jsonp` sends its JSON through `res.send`, not `res.json`, and keeps a
+  // Content-Type already set: without a callback it too sent JSON under the `+xml` label.
+  const jsonp = target.jsonp;
+  if (typeof jsonp === "function") {
+    target[ORIGINAL_JSONP] = jsonp;
+    target.jsonp = jsonpUnderJsonLabel;
+  }
+}
+
+function relabelAsJson(res: JsonResponse): void {
+  const xmlType = res[XML_LABEL] as string;
+  if (res.getHeader("Content-Type") === xmlType) {
+    res.setHeader("Content-Type", `${xmlType.slice(0, -XML_SUFFIX.length)}+json`);
+  }
 }
 
 function jsonUnderJsonLabel(this: JsonResponse, ...args: unknown[]): unknown {
-  const xmlType = this[XML_LABEL] as string;
-  if (this.getHeader("Content-Type") === xmlType) {
-    this.setHeader("Content-Type", `${xmlType.slice(0, -XML_SUFFIX.length)}+json`);
-  }
+  relabelAsJson(this);
   // All the arguments: Express 4 still takes the deprecated `res.json(status, body)`.
   return (this[ORIGINAL_JSON] as (...args: unknown[]) => unknown).apply(this, args);
+}
+
+function jsonpUnderJsonLabel(this: JsonResponse, ...args: unknown[]): unknown {
+  // With a callback Express sets `text/javascript` itself; without one the body is JSON.
+  relabelAsJson(this);
+  return (this[ORIGINAL_JSONP] as (...args: unknown[]) => unknown).apply(this, args);
 }
 
 /**
