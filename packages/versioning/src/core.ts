@@ -4,8 +4,10 @@ import { resolveConfig, type VersioningConfig } from "./config.js";
 import type { ApiVersioningOptions, VersionRequest, VersionResolution, VersionSource } from "./options.js";
 import {
   acceptsUnversioned,
+  hasContent,
   parseHeaderVersion,
   parseUriVersion,
+  parseVendorContentType,
   parseVendorMediaTypes,
   type VendorMediaType,
 } from "./parse.js";
@@ -16,12 +18,14 @@ interface Named {
   source: Exclude<VersionSource, "default">;
   /** The `/v<N>` prefix, the header name or the media type. */
   label: string;
+  /** Where, for messages, when not `WHERE[source]`: `Content-Type` for the request's own type. */
+  where?: string;
 }
 
 const WHERE = { uri: "path", header: "header", "media-type": "media type" } as const;
 
 function described(named: Named): string {
-  return `${WHERE[named.source]} ${named.label}`;
+  return `${named.where ?? WHERE[named.source]} ${named.label}`;
 }
 
 /** The `vary` of a resolution under construction: `conclude` always replaces it. */
@@ -135,6 +139,33 @@ function readHeaders(config: VersioningConfig, headers: IncomingHttpHeaders, nam
 }
 
 /**
+ * The media type strategy, for a request with content: a vendor `Content-Type` names the version
+ * its content is in. RFC 9110 §8.3: Content-Type "indicates the media type of the associated
+ * representation", here the enclosed one, and in the vendor tree (RFC 6838 §3.2) that type is the
+ * version: a v2 body read as the default version was validated against the wrong schema. It names
+ * a version as the path or a header does (a different one anywhere else → 400 in `conclude`; an
+ * unknown one → 415 there). A type of the tree naming no version cannot be read: 415 (RFC 9110
+ * §15.5.16), except on a version-neutral path.
+ */
+function readContentType(
+  config: VersioningConfig,
+  named: Named[],
+  headers: IncomingHttpHeaders,
+  neutral: () => boolean,
+): void {
+  if (!config.mediaType || !hasContent(headers)) return;
+  const found = parseVendorContentType(headers["content-type"], config.mediaType.vendor);
+  if (found === undefined) return;
+  if (found.version !== undefined) {
+    named.push({ version: found.version, source: "media-type", label: found.mediaType, where: CONTENT_TYPE });
+  } else if (!neutral()) {
+    throw unsupported(config, 415, `Content-Type ${found.mediaType} (no API version)`);
+  }
+}
+
+const CONTENT_TYPE = "Content-Type";
+
+/**
  * The media type strategy: the most acceptable vendor range naming a supported version, else
  * the most acceptable vendor range (an unknown version).
  */
@@ -204,6 +235,10 @@ function useDefault(
 
 /** An unknown version: the status of the strategy that named it, the media type's first. */
 function refuseUnknown(config: VersioningConfig, named: readonly Named[], first: Named): HttpError {
+  // RFC 9110 §15.5.16: 415 when "the content is in a format not supported by this method on the
+  // target resource": a request whose content is in an unknown version cannot be read at all.
+  const content = named.find((n) => n.where === CONTENT_TYPE);
+  if (content) return unsupported(config, 415, `API version ${content.version} (${described(content)})`);
   const media = named.find((n) => n.source === "media-type");
   const header = named.find((n) => n.source === "header");
   const status =
@@ -298,8 +333,11 @@ export function decide(
   readUri(config, resolution, named);
   readHeaders(config, headers, named);
   const neutral = () => isNeutral(config, resolution.url, method, headers, caseSensitive);
+  readContentType(config, named, headers, neutral);
   readMediaType(config, resolution, named, headers, neutral);
   const decided = conclude(config, resolution, named, neutral);
+  // RFC 9110 §12.5.5: with content, its Content-Type was read and could have named the version.
+  if (config.mediaType && hasContent(headers)) decided.vary.push(CONTENT_TYPE);
   if (origin !== "") decided.url = `${origin}${decided.url}`;
   return decided;
 }
@@ -335,7 +373,7 @@ export interface Versioning {
   /**
    * The decision for one request (a `node:http` `IncomingMessage` fits as it is): version, source,
    * target without the `/v<N>` prefix, `Vary`, vendor `Content-Type` and deprecation headers. A
-   * refusal is thrown as an `HttpError` (400, 404 or 406) whose headers list the supported versions.
+   * refusal is thrown as an `HttpError` (400, 404, 406 or 415) whose headers list the supported versions.
    */
   resolve(request: VersionRequest): VersionResolution;
   /**

@@ -46,6 +46,12 @@ function service(options: ApiVersioningOptions) {
   app.get("/health", (req, res) => {
     res.json({ ok: true, v: req.apiVersion ?? null });
   });
+  app.post("/health", (req, res) => {
+    res.json({ ok: true, v: req.apiVersion ?? null });
+  });
+  app.patch("/employees/7", (req, res) => {
+    res.json({ v: req.apiVersion ?? null });
+  });
   app.get("/boom", () => {
     throw HttpError.conflict("boom");
   });
@@ -377,6 +383,154 @@ describe("media type strategy", () => {
     expect(
       (await fetch(`${u}/version`, { headers: { Accept: "application/vnd.acme.v3+json" } })).status,
     ).toBe(400);
+  });
+});
+
+describe("Content-Type of the request content (RFC 6838 §3.2, RFC 9110 §8.3)", () => {
+  const patch = (path: string, headers: Record<string, string>, body = '{"firstName":"Ada"}') =>
+    fetch(`${url}${path}`, { method: "PATCH", headers, body });
+  const v2 = "application/vnd.svc.v2+json";
+  it("PATCH with Content-Type: application/vnd.svc.v2+json → version 2, Vary adds Content-Type", async () => {
+    const res = await patch("/employees/7", { "Content-Type": v2 });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ v: 2 });
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept, Content-Type");
+    expect(res.headers.get("deprecation")).toBeNull();
+    // The request's own type names its content, not the response's: no vendor label asked for.
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+  it("PATCH with Content-Type: Application/VND.SVC.V2+JSON; charset=utf-8 → version 2 (case-insensitive, RFC 9110 §8.3.1)", async () => {
+    const res = await patch("/employees/7", { "Content-Type": "Application/VND.SVC.V2+JSON; charset=utf-8" });
+    expect(await res.json()).toEqual({ v: 2 });
+  });
+  it("PATCH with Content-Type: application/vnd.svc.v2+xml → version 2", async () => {
+    expect(
+      await (await patch("/employees/7", { "Content-Type": "application/vnd.svc.v2+xml" }, "<x/>")).json(),
+    ).toEqual({
+      v: 2,
+    });
+  });
+  it("PATCH with Content-Type v1 and Accept: application/vnd.svc.v2+json → 400 conflicting_api_version", async () => {
+    const res = await patch("/employees/7", {
+      "Content-Type": "application/vnd.svc.v1+json",
+      Accept: v2,
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(at(body, "message")).toBe(
+      "The request names API version 1 (Content-Type application/vnd.svc.v1+json) and 2 (media type application/vnd.svc.v2+json)",
+    );
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("PATCH /v1/employees/7 with Content-Type v2 → 400 conflicting_api_version", async () => {
+    const res = await patch("/v1/employees/7", { "Content-Type": v2 });
+    expect(res.status).toBe(400);
+    expect(at(await res.json(), "message")).toContain("(Content-Type application/vnd.svc.v2+json)");
+  });
+  it("PATCH with API-Version: 1 and Content-Type v2 → 400 conflicting_api_version", async () => {
+    const res = await patch("/employees/7", { "API-Version": "1", "Content-Type": v2 });
+    expect(res.status).toBe(400);
+    expect(at(await res.json(), "message")).toContain("(Content-Type application/vnd.svc.v2+json)");
+  });
+  it("PATCH with Content-Type v2 and Accept: vnd.svc.v1+json, vnd.svc.v2+json → version 2, labelled v2", async () => {
+    const res = await patch("/employees/7", {
+      "Content-Type": v2,
+      Accept: "application/vnd.svc.v1+json, application/vnd.svc.v2+json",
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ v: 2 });
+    expect(res.headers.get("content-type")).toMatch(/^application\/vnd\.svc\.v2\+json/);
+  });
+  it("PATCH /v2/employees/7 with Content-Type v2 and Accept: application/json → version 2", async () => {
+    const res = await patch("/v2/employees/7", { "Content-Type": v2, Accept: "application/json" });
+    expect(await res.json()).toEqual({ v: 2 });
+  });
+  it("PATCH with Content-Type: application/vnd.svc.v9+json → 415 unsupported_api_version", async () => {
+    const res = await patch("/employees/7", { "Content-Type": "application/vnd.svc.v9+json" });
+    expect(res.status).toBe(415);
+    const body = await res.json();
+    expect(at(body, "status")).toBe(415);
+    expect(at(body, "message")).toBe(
+      "API version 9 (Content-Type application/vnd.svc.v9+json) is not supported; supported versions: 1, 2",
+    );
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("PATCH with Content-Type v9 and Accept: application/vnd.svc.v9+json → 415 (the content cannot be read)", async () => {
+    const res = await patch("/employees/7", {
+      "Content-Type": "application/vnd.svc.v9+json",
+      Accept: "application/vnd.svc.v9+json",
+    });
+    expect(res.status).toBe(415);
+  });
+  it("PATCH with Content-Type: application/vnd.svc.vx+json (names no version) → 415", async () => {
+    const res = await patch("/employees/7", { "Content-Type": "application/vnd.svc.vx+json" });
+    expect(res.status).toBe(415);
+    expect(at(await res.json(), "message")).toContain(
+      "Content-Type application/vnd.svc.vx+json (no API version)",
+    );
+  });
+  it("POST /health (neutral) with Content-Type v9 → 200, default version", async () => {
+    const res = await fetch(`${url}/health`, {
+      method: "POST",
+      headers: { "Content-Type": "application/vnd.svc.v9+json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(200);
+  });
+  it("PATCH with Content-Type: application/json → default version 1, unchanged", async () => {
+    const res = await patch("/employees/7", { "Content-Type": "application/json" });
+    expect(await res.json()).toEqual({ v: 1 });
+  });
+  it("PATCH with Content-Type: application/vnd.svc.v2+yaml (not this API's suffix) → default version 1", async () => {
+    expect(
+      await (await patch("/employees/7", { "Content-Type": "application/vnd.svc.v2+yaml" })).json(),
+    ).toEqual({
+      v: 1,
+    });
+  });
+  it("GET without content, Content-Type: application/vnd.svc.v9+json → default version, Vary unchanged", async () => {
+    const res = await get("/version", { "Content-Type": "application/vnd.svc.v9+json" });
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "v")).toBe(1);
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
+  });
+  it("PATCH with Content-Length: 0 and Content-Type v9 → no content, default version", async () => {
+    const res = await patch("/employees/7", { "Content-Type": "application/vnd.svc.v9+json" }, "");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ v: 1 });
+  });
+  it("PATCH with chunked content (Transfer-Encoding) and Content-Type v2 → version 2", async () => {
+    const { port } = new URL(url);
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = request(
+        {
+          port,
+          path: "/employees/7",
+          method: "PATCH",
+          headers: { "Content-Type": v2, "Transfer-Encoding": "chunked" },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            text += chunk;
+          });
+          res.on("end", () => resolve(text));
+        },
+      );
+      req.on("error", reject);
+      req.end('{"firstName":"Ada"}');
+    });
+    expect(JSON.parse(body)).toEqual({ v: 2 });
+  });
+  it("Content-Type v2 without the media type strategy → ignored (version 1)", async () => {
+    const u = await start({ versions: [1, 2] });
+    const res = await fetch(`${u}/employees/7`, {
+      method: "PATCH",
+      headers: { "Content-Type": v2 },
+      body: "{}",
+    });
+    expect(await res.json()).toEqual({ v: 1 });
   });
 });
 

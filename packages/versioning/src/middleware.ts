@@ -34,7 +34,9 @@ export interface VersioningRequest extends IncomingMessage {
  * - **Header**: `API-Version: 2` or `Accept-Version: 2` (names configurable). Unknown → 400.
  * - **Media type**: `Accept: application/vnd.<vendor>.v2+json` (or `+xml`); the response's
  *   Content-Type is set to that vendor type before the handler runs (a `+xml` one becomes the
- *   version's `+json` type if the handler answers with `res.json`). Unknown → 406.
+ *   version's `+json` type if the handler answers with `res.json`). Unknown → 406. A request with
+ *   content sent as `Content-Type: application/vnd.<vendor>.v2+json` names version 2 too (RFC 9110
+ *   §8.3: the type of the enclosed representation); an unknown version there → 415.
  *
  * A request that names no version gets the default (or 400 when `required`); strategies naming
  * different versions → 400. Every response, errors included, carries `API-Supported-Versions` and

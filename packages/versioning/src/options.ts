@@ -29,7 +29,11 @@ export interface HeaderStrategyOptions {
   unknownVersionStatus?: number;
 }
 
-/** The media type strategy: `Accept: application/vnd.<vendor>.v<N>+json` (or `+xml`). */
+/**
+ * The media type strategy: `Accept: application/vnd.<vendor>.v<N>+json` (or `+xml`), and the
+ * `Content-Type` of a request with content (an unknown version there → 415, whatever
+ * `unknownVersionStatus` says: it is the status of an unknown version in `Accept`).
+ */
 export interface MediaTypeStrategyOptions {
   /** The vendor tree name: `svc` for `application/vnd.svc.v2+json`. */
   vendor: string;

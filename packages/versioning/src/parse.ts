@@ -1,4 +1,4 @@
-import { parseMediaRanges } from "@svc/errors";
+import { parseMediaRanges, parseMediaType } from "@svc/errors";
 
 // One spelling per version: no leading zero. RFC 3986 §6.2: `/v01/x` and `/v1/x` are different
 // URIs that no normalisation makes equal, and RFC 6838 §4.2 compares media type names as strings,
@@ -117,4 +117,45 @@ export function acceptsUnversioned(accept: string | undefined, vendor: string): 
         (range.suffix === "json" || range.suffix === "xml")
       ),
   );
+}
+
+/**
+ * Reads the vendor media type of a request's `Content-Type` (`application/vnd.<vendor>.<name>+json|+xml`,
+ * parameters allowed), or `undefined` for any other or malformed type. RFC 9110 §8.3: Content-Type
+ * names the media type of the enclosed representation, so a vendor type naming a version says which
+ * version the content is in; `version` is `undefined` for a type in the tree naming none (`vx`, `v01`).
+ *
+ * @example parseVendorContentType("application/vnd.svc.v2+json; charset=utf-8", "svc")?.version // 2
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.3
+ */
+export function parseVendorContentType(
+  contentType: string | undefined,
+  vendor: string,
+): { version: number | undefined; mediaType: string } | undefined {
+  if (!contentType) return undefined;
+  const mt = parseMediaType(contentType);
+  if (mt === undefined || mt.type !== "application") return undefined;
+  const tree = `vnd.${vendor.toLowerCase()}.`;
+  const plus = mt.subtype.lastIndexOf("+");
+  const suffix = plus === -1 ? "" : mt.subtype.slice(plus + 1);
+  if (!mt.subtype.startsWith(tree) || (suffix !== "json" && suffix !== "xml")) return undefined;
+  const name = mt.subtype.slice(tree.length, plus);
+  const version = VERSION_NAME.test(name) ? Number(name.slice(1)) : undefined;
+  return { version, mediaType: `application/${mt.subtype}` };
+}
+
+/**
+ * Whether a request has content: RFC 9112 §6.1 and §6.3, its framing is `Transfer-Encoding` or a
+ * `Content-Length` (here: other than 0; an empty body has no representation to read).
+ *
+ * @example hasContent({ "content-length": "2" }) // true
+ * @see https://www.rfc-editor.org/rfc/rfc9112#section-6.3
+ */
+export function hasContent(headers: {
+  "content-length"?: string | undefined;
+  "transfer-encoding"?: string | undefined;
+}): boolean {
+  if (headers["transfer-encoding"] !== undefined) return true;
+  const length = headers["content-length"];
+  return length !== undefined && !/^0*$/.test(length);
 }

@@ -14,7 +14,7 @@ export const server = createServer((req, res) => {
   try {
     v = versioning.resolve(req); // a CORS preflight never fails for a missing version
   } catch (err) {
-    const { status, headers, message } = err as HttpError; // 400, 404 or 406
+    const { status, headers, message } = err as HttpError; // 400, 404, 406 or 415
     versioning.writeHeaders(res); // API-Supported-Versions, Vary
     res.writeHead(status, { ...headers, "Content-Type": "text/plain" }).end(message);
     return;
