@@ -7,7 +7,7 @@ import {
   type NextFunction,
   refusedOption,
 } from "@svc/errors";
-import { listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
+import { isEntityTag, listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import { preconditionFailed } from "./preconditions.js";
@@ -92,6 +92,35 @@ function defaultFor(res: ServerResponse, cacheControl: string): string | undefin
 const writeError = errorHandler();
 
 function ignoreNext(): void {}
+
+/** The `code` of the warning {@link InvalidEtagWarning} emits. */
+const INVALID_ETAG_WARNING_CODE = "SVC_CONDITIONAL_INVALID_ETAG";
+
+/**
+ * The warning, once per `conditional()`, that a handler set an `ETag` that is no entity-tag (RFC
+ * 9110 §8.8.3: `entity-tag = [ weak ] opaque-tag`, `opaque-tag = DQUOTE *etagc DQUOTE`), such as
+ * `res.set("ETag", "7")`. Such a value is no validator: it matches no `If-Match` or
+ * `If-None-Match` (a client that stored it and sends it back gets neither a 304 nor a passing
+ * `If-Match`), and a 412 carrying it names a tag no retry can satisfy. RFC 9110 §5.5 has a sender
+ * generate only field values that match their grammar, so `conditional()` does not send it. It is
+ * the application's mistake, and a warning (as `@svc/negotiate` warns of its mount order, through
+ * `process.emitWarning` with a stable code) names it without failing the responses.
+ */
+class InvalidEtagWarning {
+  private warned = false;
+
+  emit(etag: string): void {
+    if (this.warned) return;
+    this.warned = true;
+    process.emitWarning(
+      `@svc/conditional: a response set the ETag ${JSON.stringify(etag.slice(0, 100))}, which is not an ` +
+        'entity-tag (RFC 9110 §8.8.3: a quoted opaque-tag, "7" or W/"7"); conditional() does not send it ' +
+        "and tags the response from its bytes instead (a streamed body goes without an ETag). Quote it " +
+        `where it is set: res.setHeader("ETag", '"7"'). Warned once.`,
+      { code: INVALID_ETAG_WARNING_CODE },
+    );
+  }
+}
 
 /**
  * The mark left on a response this middleware watches, a registered symbol: a compressing
@@ -185,6 +214,7 @@ class Revalidation {
   private readonly req: IncomingMessage;
   private readonly res: ServerResponse;
   private readonly config: ConditionalConfig;
+  private readonly invalidEtag: InvalidEtagWarning;
   /** The real `res.end`. */
   private readonly realEnd: RawEnd;
   /** The real `res.write`. */
@@ -208,11 +238,22 @@ class Revalidation {
   private contentType: string | undefined = undefined;
   /** The byte length of the labelled body, for the coding its full response would get. */
   private length: number | undefined = undefined;
+  /**
+   * The `ETag` of the 2xx to a GET/HEAD as {@link settleEtag} left it (the one the full response
+   * sends), so that it is settled once, not at every comparison.
+   */
+  private settled: string | undefined = undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, config: ConditionalConfig) {
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    config: ConditionalConfig,
+    invalidEtag: InvalidEtagWarning,
+  ) {
     this.req = req;
     this.res = res;
     this.config = config;
+    this.invalidEtag = invalidEtag;
     this.realEnd = res.end as RawEnd;
     this.realWrite = res.write as RawWrite;
     this.realWriteHead = res.writeHead as RawWriteHead;
@@ -226,7 +267,8 @@ class Revalidation {
   /**
    * Every 2xx body gets a strong tag (Express would add its weak one), weak when the response
    * is (or would be) content-coded (RFC 9110 §8.8.3); successful GET/HEAD responses get the
-   * default `Cache-Control`.
+   * default `Cache-Control`. A handler's own `ETag` is kept (made weak when coded), unless it is
+   * no entity-tag: then the body is tagged as if the handler had set none.
    */
   label(body: Body, fallbackType: string): void {
     const res = this.res;
@@ -236,10 +278,41 @@ class Revalidation {
     this.length = length;
     if (!this.successful()) return;
     this.defaultCachePolicy(res);
+    this.settleEtag(res);
     if (res.hasHeader("etag")) return;
     const tag = strongEtag(body);
-    const coding = oracle(res)?.codingFor(contentType, length) ?? "identity";
-    res.setHeader("ETag", coding === "identity" ? tag : `W/${tag}`);
+    this.settled = this.wouldBeCoded(res) ? `W/${tag}` : tag;
+    res.setHeader("ETag", this.settled);
+  }
+
+  /**
+   * The response's `ETag` made the one its full response sends, before any precondition is
+   * compared with it, so that the 412 / 304 / 200 decided and the tag sent agree:
+   *
+   * - a value that is no entity-tag (RFC 9110 §8.8.3), such as `7` or `"a b"`, is removed, with a
+   *   warning: it is no validator (it matches no `If-Match` and no `If-None-Match`), and RFC 9110
+   *   §5.5 has a sender generate only values matching the field's grammar;
+   * - on a 2xx to a GET/HEAD that is (or would be) content-coded, a strong tag is made weak now,
+   *   not once the headers go out: §8.8.3 makes the coded bytes a representation of their own,
+   *   whose tag is the weak one, and §13.1.1 compares `If-Match` with the selected
+   *   representation's current tag by the strong comparison. Compared before it was weakened,
+   *   `If-Match: "v7"` passed where the response then said `ETag: W/"v7"`, a 200 whose validator
+   *   fails the very precondition it passed (and a computed tag, weak from the start, gave a 412).
+   */
+  private settleEtag(res: ServerResponse): void {
+    const etag = headerText(res, "etag");
+    if (etag === undefined || etag === this.settled) return;
+    if (!isEntityTag(etag)) {
+      res.removeHeader("etag");
+      this.invalidEtag.emit(etag);
+      return;
+    }
+    // Only the tag of a 2xx to a GET/HEAD is compared here; any other response's tag is made
+    // weak by @svc/negotiate when it codes it.
+    if (!this.safe || !this.successful()) return;
+    const tag = etag.trim();
+    this.settled = tag.startsWith('"') && this.wouldBeCoded(res) ? `W/${tag}` : etag;
+    if (this.settled !== etag) res.setHeader("ETag", this.settled);
   }
 
   /**
@@ -277,6 +350,7 @@ class Revalidation {
       configurable: true,
       get: () => {
         const status = res.statusCode;
+        this.settleEtag(res);
         return (
           this.safe &&
           (status === 304 || (status >= 200 && status < 300 && this.preconditionsHold(res))) &&
@@ -338,9 +412,16 @@ class Revalidation {
    * goes nowhere). `true`: the head may go out, with the default `Cache-Control`.
    */
   private startStream(res: ServerResponse): boolean {
-    if (res.headersSent || !this.safe || !this.successful()) return true;
+    if (res.headersSent) return true;
+    if (!this.safe || !this.successful()) {
+      this.settleEtag(res);
+      return true;
+    }
     this.streamed = true;
     this.contentType ??= headerText(res, "content-type");
+    // The handler's tag as the streamed (and possibly coded) 200 sends it: bytes the handler coded
+    // itself, or that @svc/negotiate codes, get W/ (RFC 9110 §8.8.3), before If-Match is compared.
+    this.settleEtag(res);
     if (!this.preconditionsHold(res)) {
       this.failPrecondition(res);
       this.replace();
@@ -354,10 +435,6 @@ class Revalidation {
       return false;
     }
     this.defaultCachePolicy(res);
-    // Bytes the handler coded itself: their 304 (which drops Content-Encoding) says W/, so this
-    // 200 does too, as a body given to res.end does (RFC 9110 §8.8.3, §15.4.5: the 304 carries
-    // the ETag its 200 would).
-    if (isCoded(res)) weakenEtag(res);
     return true;
   }
 
@@ -409,6 +486,9 @@ class Revalidation {
       if (isBody(chunk) && chunk.length > 0 && this.contentType === undefined) {
         this.label(chunk, "application/octet-stream");
       }
+      // A tag label() did not see (a HEAD or an empty 200 ended without content, a 304 the
+      // handler set, a response of another method or status): checked, and weak when coded.
+      this.settleEtag(res);
       // Unsafe methods have nothing to revalidate: preconditions() answers those.
       if (this.safe && res.statusCode === 304) {
         this.notModified(res);
@@ -419,10 +499,10 @@ class Revalidation {
         res.statusCode = 304;
         return this.realEnd.call(res);
       } else if (this.safe && this.successful()) {
+        // The handler's tag on bytes it coded itself was made weak by settleEtag(): its 304
+        // (which drops Content-Encoding) says W/, and so does this 200, whether or not
+        // @svc/negotiate is there to weaken it.
         this.defaultCachePolicy(res);
-        // The handler coded the bytes itself: its 304 (which drops Content-Encoding) says W/, and
-        // so does this 200, whether or not @svc/negotiate is there to weaken it.
-        if (isCoded(res)) weakenEtag(res);
       }
     }
     return this.realEnd.apply(res, args);
@@ -510,13 +590,15 @@ class Revalidation {
   private wouldBeCoded(res: ServerResponse): boolean {
     if (isCoded(res)) return true;
     const n = oracle(res);
-    if (n === undefined) return false;
-    if (this.length !== undefined || this.streamed)
-      return n.codingFor(this.contentType, this.length) !== "identity";
-    // A HEAD ended without content: RFC 9110 §9.3.2 gives it the header fields of its GET, which
-    // @svc/negotiate codes by the declared Content-Length, or as a stream of unknown length without
-    // one; its 304 carries the tag that 200 has (§15.4.5), weak when coded.
-    if (this.req.method !== "HEAD") return false;
+    // @svc/negotiate codes no response carrying a Content-Range: its offsets count the identity
+    // bytes (RFC 9110 §14.4).
+    if (n === undefined || res.hasHeader("content-range")) return false;
+    if (this.length !== undefined) return n.codingFor(this.contentType, this.length) !== "identity";
+    // A streamed body, and a HEAD ended without content: RFC 9110 §9.3.2 gives the HEAD the header
+    // fields of its GET, which @svc/negotiate codes by the declared Content-Length, or as a stream
+    // of unknown length without one; its 304 carries the tag that 200 has (§15.4.5), weak when
+    // coded.
+    if (!this.streamed && this.req.method !== "HEAD") return false;
     const declared = Number(headerText(res, "content-length") ?? Number.NaN);
     const type = this.contentType ?? headerText(res, "content-type");
     return n.codingFor(type, Number.isFinite(declared) ? declared : undefined) !== "identity";
@@ -554,9 +636,12 @@ class Revalidation {
  * weak default tag:
  *
  * - the tag is computed (with the `etag` package) from the identity bytes the handler sends, so
- *   the JSON and the XML of one resource differ; a handler's own `ETag` is kept;
+ *   the JSON and the XML of one resource differ; a handler's own `ETag` is kept, unless it is no
+ *   entity-tag (RFC 9110 §8.8.3): then it is not sent, the body is tagged as if it had none, and
+ *   a warning (code `SVC_CONDITIONAL_INVALID_ETAG`) is emitted once;
  * - when the response is (or, for HEAD and 304, would be) content-coded by `@svc/negotiate`, the tag
- *   is made weak: the identity bytes' strong tag must not label gzip bytes (RFC 9110 §8.8.3);
+ *   is made weak: the identity bytes' strong tag must not label gzip bytes (RFC 9110 §8.8.3); the
+ *   preconditions below are compared with that weak tag, the one the response sends;
  * - `If-Match` (strong comparison) or, without it, `If-Unmodified-Since` false → 412 error record
  *   in place of the 2xx (RFC 9110 §13.1.1, §13.1.4);
  * - `If-None-Match` (weak comparison, lists, `*`) or, without it, `If-Modified-Since` against
@@ -576,8 +661,9 @@ class Revalidation {
  */
 export function conditional(options: ConditionalOptions = {}) {
   const config = resolveConditionalConfig(options);
+  const invalidEtag = new InvalidEtagWarning();
   return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const revalidation = new Revalidation(req, res, config);
+    const revalidation = new Revalidation(req, res, config, invalidEtag);
     (res as ServerResponse & { [REVALIDATED]?: true })[REVALIDATED] = true;
     const send = (res as Sendable).send;
     if (typeof send === "function") {

@@ -34,7 +34,7 @@ function parseTag(tag: string): ParsedTag | undefined {
 
 /** Whether `tag` is one entity-tag (RFC 9110 §8.8.3): `"v7"` or `W/"v7"`, not `v7`. */
 export function isEntityTag(tag: string): boolean {
-  return parseTag(tag) !== undefined;
+  return typeof tag === "string" && parseTag(tag) !== undefined;
 }
 
 const OPAQUE_TAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;

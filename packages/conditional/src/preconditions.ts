@@ -63,6 +63,11 @@ function seconds(date: Date | undefined): number | undefined {
  *    → 304 for GET/HEAD, 412 otherwise;
  * 4. else for GET/HEAD, `If-Modified-Since` (a valid date, known modification time): not modified → 304.
  *
+ * A current `etag` that is no entity-tag (`7` where `"7"` is meant, RFC 9110 §8.8.3) could match
+ * no `If-Match` or `If-None-Match`: a request with a precondition throws a `TypeError` (code
+ * `ERR_SVC_CONDITIONAL_INVALID_ETAG`) naming it, as {@link checkPreconditions} does, rather than
+ * answer a 412 no retry can pass.
+ *
  * @param current the resource's validators, or `undefined` when it does not exist
  * @example evaluatePreconditions("PUT", { "if-match": '"v1"' }, { etag: '"v2"' }) // → 412
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
@@ -80,6 +85,7 @@ export function evaluatePreconditions(
   // has no representation to answer 2xx with: its handler's 404 goes out, not a 412. (A write
   // may create the resource, a 2xx: `If-Match: *` fails there.)
   if (safe && current === undefined) return "proceed";
+  if (isConditional(headers)) checkCurrentTag(current?.etag);
   const ifMatch = headers["if-match"];
   const ifNoneMatch = headers["if-none-match"];
   const lastModified = seconds(current?.lastModified);
@@ -159,11 +165,15 @@ function isConditional(headers: IncomingHttpHeaders): boolean {
  * answer when a write finds, as it is applied, that the state its precondition was checked against
  * changed meanwhile (§13.1.1: the precondition must hold when the method is applied).
  *
+ * A current `etag` that is no entity-tag (RFC 9110 §8.8.3) throws a `TypeError` (code
+ * `ERR_SVC_CONDITIONAL_INVALID_ETAG`) instead: a 412 carrying it names a tag no retry can match.
+ *
  * @param current the current validators, or `undefined` when the resource does not exist (any more)
  * @example throw preconditionFailed({ etag: '"v8"' })
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.13
  */
 export function preconditionFailed(current: CurrentValidators | undefined): HttpError {
+  checkCurrentTag(current?.etag);
   return HttpError.preconditionFailed(
     current === undefined
       ? "The resource does not exist"
@@ -195,15 +205,21 @@ export function validatorHeaders(
 
 /**
  * A current tag that is no entity-tag (`7` where `"7"` is meant) matches nothing, ever: every
- * `If-Match` would be a 412 carrying that same tag, which the client sends back to no avail. It
- * is the application's mistake, so it surfaces as one (a 500, logged with this message) rather than
- * as a precondition that no retry can satisfy. RFC 9110 §8.8.3: `entity-tag = [ weak ]
- * opaque-tag`, `opaque-tag = DQUOTE *etagc DQUOTE`.
+ * `If-Match` would be a 412 carrying that same tag, which the client sends back to no avail, and
+ * no `If-None-Match` ever earns a 304. It is the application's mistake, so it surfaces as one (a
+ * 500, logged with this message) rather than as a precondition that no retry can satisfy, and the
+ * tag is never sent (RFC 9110 §5.5: a sender generates only values matching the field's grammar).
+ * RFC 9110 §8.8.3: `entity-tag = [ weak ] opaque-tag`, `opaque-tag = DQUOTE *etagc DQUOTE`.
+ * (`conditional()` meets such a tag on a response, set by the handler, instead: it drops it
+ * there, with a warning, and tags the body from its bytes.)
  */
 function checkCurrentTag(etag: string | undefined): void {
   if (etag === undefined || isEntityTag(etag)) return;
-  throw new TypeError(
-    `current() gave the ETag ${JSON.stringify(etag)}, which is not an entity-tag: quote it (""7"" or W/"7"), RFC 9110 §8.8.3`,
+  throw Object.assign(
+    new TypeError(
+      `the current ETag ${JSON.stringify(String(etag).slice(0, 100))} (of current() or the validators given) is not an entity-tag: quote it ("7" or W/"7"), RFC 9110 §8.8.3`,
+    ),
+    { code: "ERR_SVC_CONDITIONAL_INVALID_ETAG" },
   );
 }
 

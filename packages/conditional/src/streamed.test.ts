@@ -71,10 +71,19 @@ describe("conditional(): streamed responses", () => {
   });
 
   it('res.write with ETag "v1", If-Match: "v2" → 412 error record with the current ETag', async () => {
-    const res = await fetch(`${server.url}/written`, { headers: { "If-Match": '"v2"' } });
+    const res = await fetch(`${server.url}/written`, {
+      headers: { "If-Match": '"v2"', "Accept-Encoding": "identity" },
+    });
     expect(res.status).toBe(412);
     expect(res.headers.get("etag")).toBe('"v1"');
     expect(((await res.json()) as { status: number }).status).toBe(412);
+    // For a gzip client the streamed 200 would be coded and say W/"v1" (RFC 9110 §8.8.3): the 412
+    // carries that tag, the one its preconditions were compared with.
+    const gzip = await fetch(`${server.url}/written`, {
+      headers: { "If-Match": '"v2"', "Accept-Encoding": "gzip" },
+    });
+    expect(gzip.status).toBe(412);
+    expect(gzip.headers.get("etag")).toBe('W/"v1"');
   });
 
   it('a pipe with ETag "v1", If-None-Match: W/"v1" (the compressed 200\'s tag) → 304 with W/"v1"', async () => {
