@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
-import {
-  fallbackLogger,
-  HttpError,
-  type NextFunction,
-  type TrustHop,
-  toHttpError,
-  trustedHops,
-  trustedListValue,
-} from "@svc/errors";
+import { fallbackLogger, HttpError, type NextFunction, type TrustHop, toHttpError } from "@svc/errors";
+import { endpointAddress } from "./endpoint-address.js";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
@@ -51,7 +44,7 @@ export interface SoapEndpointHandler {
  * to the contract's handlers; `GET ?wsdl` serves the WSDL with its `soap12:address` rewritten to
  * the externally visible URL (`Host`, or behind a peer the app's `trust proxy` trusts the
  * `X-Forwarded-Proto` / `X-Forwarded-Host` value the trusted chain appended, on Express 4 and 5
- * alike) and
+ * alike; a host that is no RFC 3986 authority, or two `Host` lines, is a 400, RFC 9112 §3.2) and
  * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` and conditional GET/HEAD
  * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
  * 415, oversized bodies 413, bodies that do not arrive within `bodyTimeoutMs` 408 (RFC 9110
@@ -131,7 +124,15 @@ function serveDescription(
   xsd: string | undefined,
 ): void {
   const method = req.method ?? "GET";
-  const doc = service.contract.render(externalUrl(req), xsd);
+  let address: string;
+  try {
+    address = externalUrl(req);
+  } catch (err) {
+    // A Host (or trusted X-Forwarded-Host) that is no authority: 400 (RFC 9112 §3.2).
+    next(err);
+    return;
+  }
+  const doc = service.contract.render(address, xsd);
   if (doc === undefined) {
     next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
     return;
@@ -299,32 +300,33 @@ function headerText(req: SoapHttpRequest, name: string): string | undefined {
 }
 
 /**
- * The URL clients use to reach this endpoint. Behind a peer the app's `trust proxy` trusts, the
- * `X-Forwarded-Proto` / `X-Forwarded-Host` value the trusted chain appended (`trustedListValue` of
- * @svc/errors, as @svc/hal reads them for links): the first value of a list may be one the client
- * sent itself (RFC 7239 §8.1), which Express's `req.protocol` and `req.host` would take. Only
- * `http` and `https` name a scheme (RFC 9110 §4.2); else `Host` (RFC 9110 §7.2) and the
- * connection's own scheme.
+ * Every `Host` field line as sent: node keeps only the first of several in `req.headers`, and
+ * RFC 9112 §3.2 makes more than one a 400.
  */
-function externalUrl(req: SoapHttpRequest): string {
-  let protocol = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
-  let host = req.headers.host || "localhost";
-  const trust = trustedPeer(req);
-  if (trust !== undefined) {
-    let hops: number | undefined;
-    const walk = () => {
-      hops ??= trustedHops(headerText(req, "x-forwarded-for"), trust);
-      return hops;
-    };
-    const proto = trustedListValue(headerText(req, "x-forwarded-proto"), walk)?.toLowerCase();
-    if (proto === "http" || proto === "https") protocol = proto;
-    host = trustedListValue(headerText(req, "x-forwarded-host"), walk) ?? host;
+function hostLines(req: SoapHttpRequest): string[] {
+  const raw = req.rawHeaders;
+  const lines: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === "host") lines.push(raw[i + 1] ?? "");
   }
+  return lines;
+}
+
+/** The URL clients use to reach this endpoint ({@link endpointAddress} over the request's fields). */
+function externalUrl(req: SoapHttpRequest): string {
+  const trust = trustedPeer(req);
   const original = req.originalUrl ?? req.url ?? "/";
   const q = original.indexOf("?");
-  let path = q === -1 ? original : original.slice(0, q);
-  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
-  return `${protocol}://${host}${path}`;
+  return endpointAddress({
+    host: hostLines(req),
+    forwardedProto: trust === undefined ? undefined : headerText(req, "x-forwarded-proto"),
+    forwardedHost: trust === undefined ? undefined : headerText(req, "x-forwarded-host"),
+    forwardedFor: trust === undefined ? undefined : headerText(req, "x-forwarded-for"),
+    trust,
+    encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+    path: q === -1 ? original : original.slice(0, q),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { type Listening, listen } from "@svc/test-utils";
+import { connect } from "node:net";
+import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CUSTOMER_WSDL, customerHandlers, silentLogger } from "../test/helpers.js";
@@ -80,5 +81,68 @@ describe("soap12:address behind a trusted proxy that appends", () => {
     expect(
       await address(untrusted, { "x-forwarded-host": "shop.example", "x-forwarded-proto": "https" }),
     ).toBe(`http://${url.host}/ws/customer`);
+  });
+});
+
+// RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+// request message that lacks a Host header field and to any such message that contains more than
+// one Host header field line or a Host header field with an invalid field value." The WSDL writes
+// the host into soap12:address and every schemaLocation: one outside RFC 3986 §3.2.2 would be
+// malformed XML, another authority (userinfo@, a path) or injected text there.
+describe("an invalid Host on ?wsdl and ?xsd", () => {
+  it.each([
+    "a b",
+    'x"y',
+    "<",
+    "a/b",
+    "evil@shop.example",
+    "shop.example#x",
+    "shop.example?x",
+    "shop.example:80x",
+    "[::1",
+    "[fe80::1%25eth0]",
+    "a%zz",
+  ])("Host: %s → 400 Sender fault, no document", async (host) => {
+    for (const query of ["wsdl", "xsd=customer.xsd"]) {
+      const res = await rawRequest(`${loopback.replace("?wsdl", "")}?${query}`, "GET", { host });
+      expect(res.status).toBe(400);
+      expect(res.headers["content-type"]).toBe("application/soap+xml; charset=utf-8");
+      expect(res.body.toString()).toContain("Host");
+    }
+  });
+
+  it("two Host lines (a.example, b.example) → 400", async () => {
+    // node:http sends one Host line at most: the request is written on a socket.
+    const { hostname, port, pathname, search } = new URL(loopback);
+    const status = await new Promise<string>((resolve, reject) => {
+      let head = "";
+      const socket = connect({ host: hostname, port: Number(port) }, () =>
+        socket.write(
+          `GET ${pathname}${search} HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      socket.on("data", (chunk: Buffer) => {
+        head += chunk.toString("latin1");
+      });
+      socket.on("close", () => resolve(head.slice(9, 12)));
+      socket.on("error", reject);
+    });
+    expect(status).toBe("400");
+  });
+
+  it('a trusted X-Forwarded-Host: x"y → 400, never written into the WSDL', async () => {
+    const res = await rawRequest(loopback, "GET", { "x-forwarded-host": 'x"y' });
+    expect(res.status).toBe(400);
+  });
+
+  it.each([
+    ["shop.example:8080", "http://shop.example:8080/ws/customer"],
+    ["127.0.0.1", "http://127.0.0.1/ws/customer"],
+    ["[2001:db8::1]:3000", "http://[2001:db8::1]:3000/ws/customer"],
+    ["shop.example:", "http://shop.example:/ws/customer"],
+  ])("Host: %s → 200, address %s", async (host, expected) => {
+    const res = await rawRequest(loopback, "GET", { host });
+    expect(res.status).toBe(200);
+    expect(/<soap12:address location="([^"]*)"/.exec(res.body.toString())?.[1]).toBe(expected);
   });
 });

@@ -1,0 +1,80 @@
+import { isIPv6 } from "node:net";
+import { HttpError, type TrustHop, trustedHops, trustedListValue } from "@svc/errors";
+
+/** What the externally visible URL of the endpoint is computed from: header strings only. */
+export interface AddressInput {
+  /** Every `Host` field line the request carried (none for an HTTP/1.0 request without one). */
+  host: readonly string[];
+  /** `X-Forwarded-Proto`, `X-Forwarded-Host`, `X-Forwarded-For`: read only with `trust`. */
+  forwardedProto: string | undefined;
+  forwardedHost: string | undefined;
+  forwardedFor: string | undefined;
+  /** The app's `trust proxy` function, given only when it trusts the peer itself. */
+  trust: TrustHop | undefined;
+  /** Whether the connection is TLS (`https`). */
+  encrypted: boolean;
+  /** The endpoint's path as the client requested it (before mount-path stripping), no query. */
+  path: string;
+}
+
+/**
+ * The URL clients use to reach the endpoint, written into the WSDL's `soap12:address` and the
+ * `schemaLocation`s. Behind a trusted peer, the `X-Forwarded-Proto` / `X-Forwarded-Host` value the
+ * trusted chain appended (`trustedListValue` of @svc/errors): the first value of a list may be one
+ * the client sent itself (RFC 7239 §8.1). Only `http` and `https` name a scheme (RFC 9110 §4.2);
+ * else `Host` (RFC 9110 §7.2) and the connection's own scheme.
+ *
+ * The authority is checked before it is written: RFC 9112 §3.2, "A server MUST respond with a 400
+ * (Bad Request) status code to any HTTP/1.1 request message that ... contains more than one Host
+ * header field line or a Host header field with an invalid field value". A forwarded host that is
+ * not an authority is refused the same way, never written into the document.
+ *
+ * @throws HttpError 400 for more than one `Host` line or a host that is not an RFC 3986 authority
+ */
+export function endpointAddress(input: AddressInput): string {
+  if (input.host.length > 1) {
+    throw HttpError.badRequest("The request carries more than one Host header field line");
+  }
+  let protocol = input.encrypted ? "https" : "http";
+  let host = input.host[0] ?? "";
+  const trust = input.trust;
+  if (trust !== undefined) {
+    let hops: number | undefined;
+    const walk = () => {
+      hops ??= trustedHops(input.forwardedFor, trust);
+      return hops;
+    };
+    const proto = trustedListValue(input.forwardedProto, walk)?.toLowerCase();
+    if (proto === "http" || proto === "https") protocol = proto;
+    const forwarded = trustedListValue(input.forwardedHost, walk);
+    if (forwarded !== undefined) {
+      if (!isAuthority(forwarded)) throw HttpError.badRequest("X-Forwarded-Host is not a valid host");
+      host = forwarded;
+    }
+  }
+  if (host === "") host = "localhost";
+  else if (!isAuthority(host)) throw HttpError.badRequest("The request's Host header is not a valid host");
+  let path = input.path;
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  return `${protocol}://${host}${path}`;
+}
+
+// RFC 3986 §3.2.2: reg-name = *( unreserved / pct-encoded / sub-delims ), which IPv4address is a
+// subset of; §3.2.3: port = *DIGIT. Linear: one character class, each step consumes input.
+const REG_NAME_PORT = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*(?::[0-9]*)?$/;
+// RFC 3986 §3.2.2: IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
+const IP_FUTURE = /^v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/;
+
+/**
+ * RFC 9110 §7.2, `Host = uri-host [ ":" port ]` with RFC 3986 §3.2.2 `host`: an IP-literal
+ * (`[` IPv6address or IPvFuture `]`; an RFC 6874 zone identifier is not RFC 3986 syntax) or a
+ * reg-name, then §3.2.3 `port`. Nothing else may stand in a URI's authority: a space, `"`, `<`
+ * would break the XML or the URI, `@`, `/`, `?`, `#` would name another authority or a path.
+ */
+function isAuthority(value: string): boolean {
+  if (!value.startsWith("[")) return REG_NAME_PORT.test(value);
+  const close = value.indexOf("]");
+  if (close === -1 || !/^(?::[0-9]*)?$/.test(value.slice(close + 1))) return false;
+  const literal = value.slice(1, close);
+  return (/^[0-9A-Fa-f:.]+$/.test(literal) && isIPv6(literal)) || IP_FUTURE.test(literal);
+}
