@@ -17,6 +17,21 @@ export interface AddressInput {
   path: string;
 }
 
+/** The endpoint's URL and the request fields, besides `Host`, it was computed from. */
+export interface EndpointAddress {
+  url: string;
+  /**
+   * RFC 9110 §12.5.5: the fields Vary must name, "what parts of a request message, aside from the
+   * method and target URI, might have influenced the content of this response". `Host` is part of
+   * the target URI (§7.1) and never listed; behind a trusted peer, `X-Forwarded-Proto` and
+   * `X-Forwarded-Host` always (present or not, they decided), `X-Forwarded-For` when it chose
+   * which member of a list was read. Empty when the peer is not trusted.
+   */
+  vary: readonly string[];
+}
+
+const NO_VARY: readonly string[] = Object.freeze([]);
+
 /**
  * The URL clients use to reach the endpoint, written into the WSDL's `soap12:address` and the
  * `schemaLocation`s. Behind a trusted peer, the `X-Forwarded-Proto` / `X-Forwarded-Host` value the
@@ -29,15 +44,18 @@ export interface AddressInput {
  * header field line or a Host header field with an invalid field value". A forwarded host that is
  * not an authority is refused the same way, never written into the document.
  *
+ * Behind a trusted peer the result depends on the forwarded fields as well, which `vary` names.
+ *
  * @throws HttpError 400 for more than one `Host` line or a host that is not an RFC 3986 authority
  */
-export function endpointAddress(input: AddressInput): string {
+export function endpointAddress(input: AddressInput): EndpointAddress {
   if (input.host.length > 1) {
     throw HttpError.badRequest("The request carries more than one Host header field line");
   }
   let protocol = input.encrypted ? "https" : "http";
   let host = input.host[0] ?? "";
   const trust = input.trust;
+  let vary = NO_VARY;
   if (trust !== undefined) {
     let hops: number | undefined;
     const walk = () => {
@@ -51,12 +69,16 @@ export function endpointAddress(input: AddressInput): string {
       if (!isAuthority(forwarded)) throw HttpError.badRequest("X-Forwarded-Host is not a valid host");
       host = forwarded;
     }
+    vary =
+      hops === undefined
+        ? ["X-Forwarded-Proto", "X-Forwarded-Host"]
+        : ["X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-For"];
   }
   if (host === "") host = "localhost";
   else if (!isAuthority(host)) throw HttpError.badRequest("The request's Host header is not a valid host");
   let path = input.path;
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
-  return `${protocol}://${host}${path}`;
+  return { url: `${protocol}://${host}${path}`, vary };
 }
 
 // RFC 3986 §3.2.2: reg-name = *( unreserved / pct-encoded / sub-delims ), which IPv4address is a

@@ -1,8 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
-import { fallbackLogger, HttpError, type NextFunction, type TrustHop, toHttpError } from "@svc/errors";
-import { endpointAddress } from "./endpoint-address.js";
+import {
+  appendVary,
+  fallbackLogger,
+  HttpError,
+  type NextFunction,
+  type TrustHop,
+  toHttpError,
+} from "@svc/errors";
+import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
@@ -124,7 +131,7 @@ function serveDescription(
   xsd: string | undefined,
 ): void {
   const method = req.method ?? "GET";
-  let address: string;
+  let address: EndpointAddress;
   try {
     address = externalUrl(req);
   } catch (err) {
@@ -132,7 +139,11 @@ function serveDescription(
     next(err);
     return;
   }
-  const doc = service.contract.render(address, xsd);
+  // RFC 9110 §12.5.5: the address in the document was read from these fields too (behind a
+  // trusted proxy), so a shared cache must not serve it to a request forwarded for another host;
+  // a 304 carries the Vary a 200 would (§15.4.5).
+  if (address.vary.length > 0) appendVary(res, ...address.vary);
+  const doc = service.contract.render(address.url, xsd);
   if (doc === undefined) {
     next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
     return;
@@ -314,7 +325,7 @@ function hostLines(req: SoapHttpRequest): string[] {
 }
 
 /** The URL clients use to reach this endpoint ({@link endpointAddress} over the request's fields). */
-function externalUrl(req: SoapHttpRequest): string {
+function externalUrl(req: SoapHttpRequest): EndpointAddress {
   const trust = trustedPeer(req);
   const original = req.originalUrl ?? req.url ?? "/";
   const q = original.indexOf("?");

@@ -146,3 +146,59 @@ describe("an invalid Host on ?wsdl and ?xsd", () => {
     expect(/<soap12:address location="([^"]*)"/.exec(res.body.toString())?.[1]).toBe(expected);
   });
 });
+
+// RFC 9110 §12.5.5: Vary lists "what parts of a request message, aside from the method and target
+// URI, might have influenced the content of this response". Host is part of the target URI
+// (§7.1); the forwarded fields a trusted peer's request was read for are not, so a shared cache
+// must key on them, or it hands one host's soap12:address to a client of another.
+describe("Vary on ?wsdl and ?xsd", () => {
+  const varied = (vary: string | string[] | undefined) =>
+    String(vary ?? "")
+      .split(",")
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== "")
+      .sort();
+
+  it.each(["wsdl", "xsd=customer.xsd"])(
+    "?%s from a trusted peer, X-Forwarded-Host: shop.example → Vary: X-Forwarded-Host, X-Forwarded-Proto",
+    async (query) => {
+      const url = `${loopback.replace("?wsdl", "")}?${query}`;
+      for (const method of ["GET", "HEAD"]) {
+        const res = await rawRequest(url, method, { "x-forwarded-host": "shop.example" });
+        expect(res.status).toBe(200);
+        expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
+      }
+    },
+  );
+
+  it("?wsdl from a trusted peer without forwarded fields → Vary: X-Forwarded-Host, X-Forwarded-Proto (their absence chose Host)", async () => {
+    const res = await rawRequest(loopback, "GET");
+    expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
+  });
+
+  it("X-Forwarded-Host: evil.example, shop.example through two trusted hops → X-Forwarded-For in Vary too (it chose the value)", async () => {
+    const res = await rawRequest(twoHops, "GET", {
+      "x-forwarded-for": "203.0.113.9, 198.51.100.7",
+      "x-forwarded-host": "evil.example, shop.example",
+    });
+    expect(res.status).toBe(200);
+    expect(varied(res.headers.vary)).toEqual(["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
+  });
+
+  it("If-None-Match: <current tag> → 304 with the same Vary (RFC 9110 §15.4.5)", async () => {
+    const first = await rawRequest(loopback, "GET", { "x-forwarded-host": "shop.example" });
+    const res = await rawRequest(loopback, "GET", {
+      "x-forwarded-host": "shop.example",
+      "if-none-match": String(first.headers.etag),
+    });
+    expect(res.status).toBe(304);
+    expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
+  });
+
+  it("?wsdl from an untrusted peer, X-Forwarded-Host: shop.example → no Vary (only Host was read)", async () => {
+    const untrusted = await serve(false);
+    const res = await rawRequest(untrusted, "GET", { "x-forwarded-host": "shop.example" });
+    expect(res.status).toBe(200);
+    expect(res.headers.vary).toBeUndefined();
+  });
+});
