@@ -214,6 +214,21 @@ describe("limits and hostile input: a fault or 413, never a crash or a hang", ()
       expect(res.status).toBe(200);
     },
   );
+  it("charset=us-ascii, an ASCII first read, then é as UTF-8 in a comment → 400 Sender naming US-ASCII, as when it arrives whole", async () => {
+    const text = envelope(`<!--\u00e9-->${getCustomer("42")}`);
+    const cut = text.indexOf("<!--");
+    const contentType = "application/soap+xml; charset=us-ascii";
+    const res = await postInParts(
+      svc.endpoint,
+      [Buffer.from(text.slice(0, cut)), Buffer.from(text.slice(cut))],
+      contentType,
+    );
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain("US-ASCII");
+    const whole = await post(svc.endpoint, text, contentType);
+    expect(whole.status).toBe(400);
+    expect(readFault(whole.text).reason).toContain("US-ASCII");
+  });
   it("no charset, a UTF-8 message sent a few bytes per read → 200", async () => {
     const whole = Buffer.from(envelope(getCustomer("42")));
     const parts = [0, 3, 9, 20, 60].map((at, i, all) => whole.subarray(at, all[i + 1]));

@@ -498,6 +498,46 @@ const encodingRows: Row[] = [
     status: 400,
     code: "Sender",
   },
+  // RFC 7303 §3.2 and SOAP 1.2 Part 2 §7.1.4: the charset parameter names the encoding. US-ASCII
+  // (IANA character sets: US-ASCII, its aliases, names compared case-insensitively) is a subset
+  // of UTF-8, which XML 1.0 §4.3.3 requires every processor to read; a byte over 7F is not
+  // US-ASCII, an error of the message (XML 1.0 §4.3.3: a fatal error).
+  ...(
+    ["us-ascii", "US-ASCII", '"us-ascii"', "ANSI_X3.4-1968", "iso646-us", "csASCII", "IBM367"] as const
+  ).map(
+    (charset): Row => ({
+      name: `charset=${charset}, an ASCII message → 200`,
+      body: envelope(ok),
+      contentType: `application/soap+xml; charset=${charset}`,
+      status: 200,
+    }),
+  ),
+  {
+    name: "charset=us-ascii, a comment holding é as UTF-8 (C3 A9) → Sender, not read as UTF-8",
+    body: envelope(`<!--\u00e9-->${ok}`),
+    contentType: "application/soap+xml; charset=us-ascii",
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "charset=us-ascii, a comment holding é as Latin-1 (E9) → Sender",
+    body: Buffer.from(envelope(`<!--\u00e9-->${ok}`), "latin1"),
+    contentType: "application/soap+xml; charset=us-ascii",
+    status: 400,
+    code: "Sender",
+  },
+  {
+    name: "charset=utf-8, the same comment holding é as UTF-8 → 200",
+    body: envelope(`<!--\u00e9-->${ok}`),
+    contentType: "application/soap+xml; charset=utf-8",
+    status: 200,
+  },
+  {
+    name: "charset=us-ascii, a UTF-8 byte order mark and é in a comment → 200 (the BOM wins)",
+    body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(envelope(`<!--\u00e9-->${ok}`))]),
+    contentType: "application/soap+xml; charset=us-ascii",
+    status: 200,
+  },
   {
     name: "pretty-printed with CRLF and tabs → 200",
     body: `<?xml version="1.0"?>\r\n<env:Envelope xmlns:env="${ENV}">\r\n\t<env:Body>\r\n\t\t<c:GetCustomerRequest xmlns:c="${TNS}">\r\n\t\t\t<c:customerId> 42 </c:customerId>\r\n\t\t</c:GetCustomerRequest>\r\n\t</env:Body>\r\n</env:Envelope>\r\n`,

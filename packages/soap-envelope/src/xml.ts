@@ -111,7 +111,10 @@ export async function parseXml(
   if (typeof source === "string") return parseXmlString(source, limits);
   // The first chunk's text is held back: a message that arrives in one chunk (most do) is
   // parsed whole, by the fast path when it can; a longer one streams into saxes as it arrives.
-  const utf8 = charset === undefined || charset === "utf-8" || charset === "utf8";
+  const cs = charset?.toLowerCase();
+  // US-ASCII is UTF-8 without the bytes over 7F: read as UTF-8, and such a byte refused.
+  const ascii = cs !== undefined && US_ASCII.has(cs);
+  const utf8 = cs === undefined || cs === "utf-8" || cs === "utf8" || ascii;
   let builder: TreeBuilder | undefined;
   let first: string | undefined;
   let decoder: TextDecoder | undefined;
@@ -143,7 +146,14 @@ export async function parseXml(
     else {
       // Only the document's first bytes can be a byte order mark (XML 1.0 §4.3.3, Appendix F):
       // after ASCII reads, FF FE is invalid UTF-8, never a switch to UTF-16 mid-message.
-      decoder ??= pickDecoder(chunk, charset, bytes === chunk.byteLength);
+      const atStart = bytes === chunk.byteLength;
+      if (decoder === undefined && ascii && !(atStart && startsWithBom(chunk))) {
+        // XML 1.0 §4.3.3: "It is a fatal error when an XML processor encounters a character
+        // encoding that it is unable to process" / bytes not in the declared encoding. A BOM at
+        // the start still wins over the charset parameter (RFC 7303 §3.3), as for any charset.
+        throw new XmlError("encoding", "The message is not valid US-ASCII (a byte over 7F)");
+      }
+      decoder ??= pickDecoder(chunk, charset, atStart);
       text = decode(decoder, chunk, true);
     }
     if (builder === undefined && first === undefined) {
@@ -419,13 +429,32 @@ function releaseDecoder(decoder: TextDecoder): void {
   if (pool.length < DECODER_POOL_SIZE) pool.push(decoder);
 }
 
-/** Encoding names a receiver accepts in `charset` (anything else is a 415). */
+/**
+ * US-ASCII's name and aliases in the IANA Character Sets registry, lower-cased: charset names are
+ * compared case-insensitively (RFC 2978 §2.3, RFC 9110 §8.3.2). RFC 7303 §3.2 lets `charset`
+ * name it for an XML media type; every US-ASCII text is UTF-8 text (RFC 3629 §1).
+ */
+const US_ASCII: ReadonlySet<string> = new Set([
+  "us-ascii",
+  "ansi_x3.4-1968",
+  "iso-ir-6",
+  "ansi_x3.4-1986",
+  "iso_646.irv:1991",
+  "iso646-us",
+  "us",
+  "ibm367",
+  "cp367",
+  "csascii",
+]);
+
+/** Encoding names (lower-cased) a receiver accepts in `charset` (anything else is a 415). */
 export const SUPPORTED_CHARSETS: ReadonlySet<string> = new Set([
   "utf-8",
   "utf8",
   "utf-16",
   "utf-16le",
   "utf-16be",
+  ...US_ASCII,
 ]);
 
 /**
