@@ -225,6 +225,8 @@ function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerRespons
       contentType: headers["content-type"],
       contentLength: headers["content-length"],
       contentEncoding,
+      ifMatch: headers["if-match"],
+      ifNoneMatch: headers["if-none-match"],
       body,
       http: req,
       correlationId: readCorrelationId(req, res),

@@ -270,6 +270,60 @@ describe("a refused body on a keep-alive connection (RFC 9112 §6.3, §9.3)", ()
   });
 });
 
+// RFC 9110 §13.1.1: "An origin server that receives an If-Match field MUST evaluate the condition
+// as per Section 13.2 prior to performing the method"; §13.1.2 the same of If-None-Match. The
+// endpoint exists but has no entity tag: If-Match: * is true, any listed tag false (→ 412,
+// §13.2.2 step 1), If-None-Match: * false (→ 412 for a POST, step 3). It has no modification
+// date, so If-Unmodified-Since is ignored (§13.1.4). §13.2.1: a request answered 4xx without
+// its preconditions (415, 413) keeps that answer.
+describe("preconditions on a POSTed message (RFC 9110 §13.1, §13.2)", () => {
+  it.each([
+    ['If-Match: "x"', { "if-match": '"x"' }],
+    ['If-Match: W/"x"', { "if-match": 'W/"x"' }],
+    ['If-Match: "a", "b"', { "if-match": '"a", "b"' }],
+    ["If-None-Match: *", { "if-none-match": "*" }],
+  ])("%s → 412 Sender fault, the message not processed", async (_name, headers) => {
+    const before = received.length;
+    const res = await post(
+      svc.endpoint,
+      envelope(
+        `<LogEventRequest xmlns="${TNS}"><event><type>login</type><severity>INFO</severity><message>m</message></event></LogEventRequest>`,
+      ),
+      `${SOAP}; action=logEvent`,
+      headers,
+    );
+    expect(res.status).toBe(412);
+    expect(res.headers.get("content-type")).toBe(SOAP);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(readFault(res.text).code).toBe(`{${ENV}}Sender`);
+    expect(received.length).toBe(before);
+  });
+  it.each([
+    ["If-Match: *", { "if-match": "*" }],
+    ['If-None-Match: "x"', { "if-none-match": '"x"' }],
+    [
+      "If-Unmodified-Since: Sat, 01 Jan 2000 00:00:00 GMT",
+      { "if-unmodified-since": "Sat, 01 Jan 2000 00:00:00 GMT" },
+    ],
+  ])("%s → 200, processed", async (_name, headers) => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), SOAP, headers);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("Ada Lovelace");
+  });
+  it('If-Match: "x" with Content-Type: text/plain → 415, not 412 (§13.2.1)', async () => {
+    const res = await post(svc.endpoint, envelope(getCustomer("42")), "text/plain", { "if-match": '"x"' });
+    expect(res.status).toBe(415);
+  });
+  it('If-Match: "x" with Content-Length above the limit → 413, not 412 (§13.2.1)', async () => {
+    const big = envelope(getCustomer("42")).replace(
+      "<env:Body>",
+      `<env:Body><!--${"x".repeat(70 * 1024)}-->`,
+    );
+    const res = await post(svc.endpoint, big, SOAP, { "if-match": '"x"' });
+    expect(res.status).toBe(413);
+  });
+});
+
 describe("faults (Part 1 §5.4, Part 2 §7.5.2.2)", () => {
   it("xs:long 'notanumber' → 400 Sender naming the field, never NaN", async () => {
     const res = await post(svc.endpoint, envelope(getCustomer("notanumber")));

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { evaluatePreconditions } from "@svc/conditional";
 import {
   optionError as codedOptionError,
   describeValue,
@@ -260,6 +261,13 @@ export interface SoapRequest {
   contentEncoding?: string | undefined;
   /** The HTTP request, handed to the `authenticate` hook and the handlers as `context.http`. */
   http?: IncomingMessage | undefined;
+  /**
+   * `If-Match` header, evaluated before the message is read (RFC 9110 §13.1.1): the endpoint
+   * exists but has no entity tag, so `*` is true and any listed tag false (412).
+   */
+  ifMatch?: string | undefined;
+  /** `If-None-Match` header (RFC 9110 §13.1.2): `*` is false for the existing endpoint (412). */
+  ifNoneMatch?: string | undefined;
 }
 
 /** A transport-neutral response. */
@@ -609,8 +617,39 @@ function checkTransport(
   if (declared !== undefined && declared > limits.maxBytes) {
     return HttpError.contentTooLarge(`The message is larger than ${limits.maxBytes} bytes`);
   }
-  return soap11 ? SOAP11_MEDIA_TYPE : undefined;
+  if (soap11) return SOAP11_MEDIA_TYPE;
+  if (request.ifMatch !== undefined || request.ifNoneMatch !== undefined) return checkPreconditions(request);
+  return undefined;
 }
+
+/**
+ * RFC 9110 §13.1.1: "An origin server that receives an If-Match field MUST evaluate the condition
+ * as per Section 13.2 prior to performing the method" (§13.1.2 the same of If-None-Match), here
+ * before any of the message is read. The endpoint exists (`*` matches it) and has no entity tag
+ * (no listed tag does): `If-Match: "x"` is false, 412 by §13.2.2 step 1; `If-None-Match: *` is
+ * false, 412 for a POST by step 3. It has no modification date either, so If-Unmodified-Since is
+ * ignored (§13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the resource
+ * does not have a modification date available"). Called after the 415 and 413 checks: §13.2.1
+ * has preconditions ignored when the answer without them would not be a 2xx; a text/xml (SOAP
+ * 1.1) message is never answered 2xx. SOAP 1.2 Part 2 §7.5.2.2 leaves such statuses to HTTP: the
+ * 412 is a Sender fault, as every transport refusal.
+ */
+function checkPreconditions(request: SoapRequest): HttpError | undefined {
+  const outcome = evaluatePreconditions(
+    "POST",
+    { "if-match": request.ifMatch, "if-none-match": request.ifNoneMatch },
+    EXISTING_ENDPOINT,
+  );
+  if (outcome !== 412) return undefined;
+  return HttpError.preconditionFailed(
+    request.ifMatch !== undefined
+      ? "If-Match names no current entity tag of this endpoint, which has none"
+      : "If-None-Match: * is false: this endpoint exists",
+  );
+}
+
+/** The endpoint as a target resource: it exists, with no entity tag and no modification date. */
+const EXISTING_ENDPOINT = Object.freeze({});
 
 /**
  * `text/xml` is SOAP 1.1's media type: a SOAP 1.1 envelope gets the SOAP/1.1 VersionMismatch

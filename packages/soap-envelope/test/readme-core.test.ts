@@ -44,6 +44,15 @@ describe("README: the core from plain node:http", () => {
     expect(res.status).toBe(415);
     expect(res.headers.get("accept-post")).toBe("application/soap+xml");
   });
+  it('If-Match: "x" → 412 env:Sender before the message is read (RFC 9110 §13.1.1)', async () => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": SOAP, "If-Match": '"x"' },
+      body: greet("<g:name>Ada</g:name>"),
+    });
+    expect(res.status).toBe(412);
+    expect(readFault(await res.text()).code).toBe(`{${ENV}}Sender`);
+  });
   it("GET → 405 fault with Allow: POST", async () => {
     const res = await fetch(url);
     expect(res.status).toBe(405);

@@ -53,6 +53,8 @@ export const server = createServer(async (req, res) => {
           contentType: req.headers["content-type"],
           contentLength: req.headers["content-length"],
           contentEncoding: req.headers["content-encoding"],
+          ifMatch: req.headers["if-match"], // RFC 9110 §13.1: evaluated before the body is read
+          ifNoneMatch: req.headers["if-none-match"],
           body: req, // streamed into the parser, with the size limits applied as it arrives
           http: req,
         })
