@@ -434,6 +434,83 @@ afterAll(async () => {
   await hand.close();
 });
 
+describe("Bearer: a token without kid", () => {
+  // RFC 7515 §4.1.4: kid is OPTIONAL, so an issuer holding several keys of one algorithm may sign
+  // without it; each key of the set that fits the token's alg is then a candidate.
+  const pairs = Array.from({ length: 5 }, () => generateKeyPairSync("ec", { namedCurve: "P-256" }));
+  const publicJwks = async (n: number) => ({
+    keys: await Promise.all(
+      pairs
+        .slice(0, n)
+        .map(async (p, i) => ({ ...(await exportJWK(p.publicKey)), kid: `k${i}`, alg: "ES256" })),
+    ),
+  });
+  const kidless = (i: number, exp = "5m") =>
+    new SignJWT({ sub: `user${i}` })
+      .setProtectedHeader({ alg: "ES256" })
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setExpirationTime(exp)
+      .sign((pairs[i] as (typeof pairs)[number]).privateKey);
+  const bearer = { algorithms: ["ES256"], issuer: ISS, audience: AUD } as const;
+
+  it.each([0, 1])("local jwks of 2 ES256 keys, no kid, signed by key %i → 200", async (i) => {
+    const url = await serve(authenticate({ realm, bearer: { ...bearer, jwks: await publicJwks(2) } }));
+    const res = await get(url, `Bearer ${await kidless(i)}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: `user${i}` });
+  });
+
+  it("local jwks of 4 ES256 keys, no kid, signed by the 4th (the last one tried) → 200", async () => {
+    const url = await serve(authenticate({ realm, bearer: { ...bearer, jwks: await publicJwks(4) } }));
+    expect((await get(url, `Bearer ${await kidless(3)}`)).status).toBe(200);
+  });
+
+  it("local jwks of 5 ES256 keys, no kid, signed by the 5th (past the 4 tried) → 401", async () => {
+    const url = await serve(authenticate({ realm, bearer: { ...bearer, jwks: await publicJwks(5) } }));
+    expect((await get(url, `Bearer ${await kidless(4)}`)).status).toBe(401);
+    expect((await get(url, `Bearer ${await kidless(0)}`)).status).toBe(200);
+  });
+
+  it("local jwks of 2 ES256 keys, no kid, signed by a key outside the set → 401 (signature)", async () => {
+    const jwks2 = await publicJwks(2);
+    const url = await serve(authenticate({ realm, bearer: { ...bearer, jwks: jwks2 } }));
+    const t = await kidless(2);
+    expect((await get(url, `Bearer ${t}`)).status).toBe(401);
+    await expect(createBearerVerifier({ ...bearer, jwks: jwks2 }).verify(t)).rejects.toMatchObject({
+      reason: "ERR_JWS_SIGNATURE_VERIFICATION_FAILED",
+    });
+  });
+
+  it("local jwks of 2 ES256 keys, no kid, signed by key 1 but expired → 401 ERR_JWT_EXPIRED", async () => {
+    const jwks2 = await publicJwks(2);
+    const url = await serve(authenticate({ realm, bearer: { ...bearer, jwks: jwks2 } }));
+    const t = await kidless(1, "-1m");
+    expect((await get(url, `Bearer ${t}`)).status).toBe(401);
+    await expect(createBearerVerifier({ ...bearer, jwks: jwks2 }).verify(t)).rejects.toMatchObject({
+      reason: "ERR_JWT_EXPIRED",
+    });
+  });
+
+  it("remote jwksUri of 2 ES256 keys, no kid, signed by key 1 → 200, one download", async () => {
+    const body = await publicJwks(2);
+    let fetches = 0;
+    const jwksServer = express();
+    jwksServer.get("/jwks.json", (_req, res) => {
+      fetches++;
+      res.json(body);
+    });
+    const j = await listen(jwksServer);
+    opened.push(j);
+    const url = await serve(
+      authenticate({ realm, bearer: { ...bearer, ...LOOPBACK, jwksUri: `${j.url}/jwks.json` } }),
+    );
+    expect((await get(url, `Bearer ${await kidless(1)}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${await kidless(0)}`)).status).toBe(200);
+    expect(fetches).toBe(1);
+  });
+});
+
 describe("Bearer: a remote JWKS", () => {
   it("key rotation: a token with a new kid makes the verifier fetch the JWKS again → 200", async () => {
     const a = createTokenIssuer({ issuer: ISS, audience: AUD, kid: "a" });

@@ -1,10 +1,13 @@
 import { createPublicKey, createSecretKey, KeyObject } from "node:crypto";
 import {
   createLocalJWKSet,
+  errors,
   type JSONWebKeySet,
   type JWK,
   type JWTPayload,
   type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type JWTVerifyResult,
   jwtVerify,
 } from "jose";
 import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS, keyFitsAlgorithm } from "./algorithms.js";
@@ -123,7 +126,10 @@ export interface BearerOptions {
    * @default (message, code) => process.emitWarning(message, { type: "SecurityWarning", code })
    */
   onWarning?: (message: string, code: string) => void;
-  /** A local JSON Web Key Set; the token's `kid` selects the key. */
+  /**
+   * A local JSON Web Key Set; the token's `alg` and `kid` select the key. A token without `kid`
+   * (RFC 7515 §4.1.4) that fits several keys is tried against each, at most 4.
+   */
   jwks?: JSONWebKeySet;
   /** One public key: a JWK, a PEM (SPKI public key or X.509 certificate), or a `KeyObject`. */
   key?: JWK | string | KeyObject;
@@ -662,7 +668,9 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
   try {
     const result =
       typeof keySource === "function"
-        ? await jwtVerify(token, keySource, options)
+        ? await jwtVerify(token, keySource, options).catch((err: unknown) =>
+            verifyWithCandidates(err, token, options),
+          )
         : await jwtVerify(token, keySource, options);
     // RFC 7519 §4.1.3: "If the principal processing the claim does not identify itself with a
     // value in the "aud" claim when this claim is present, then the JWT MUST be rejected." Without
@@ -676,6 +684,39 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
     const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
     throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });
   }
+}
+
+/**
+ * Most keys of a JWK Set a token is tried against when several fit it (no `kid`, or a `kid` the
+ * set repeats): one signature check each, so a token cannot make one request cost a check per key
+ * of a large set. Key rotation holds two or three keys of one algorithm at a time.
+ */
+const CANDIDATE_KEYS_MAX = 4;
+
+/**
+ * RFC 7515 §4.1.4: `kid` "is a hint indicating which key was used to secure the JWS ... Use of
+ * this Header Parameter is OPTIONAL", and RFC 7517 §4.5 only says keys of a set SHOULD have
+ * distinct `kid`s. When a JWK Set holds more than one key fitting the token's header, jose throws
+ * JWKSMultipleMatchingKeys, iterable over those keys: each (at most {@link CANDIDATE_KEYS_MAX}, in
+ * the set's order) is tried in turn. Only a wrong signature moves on to the next; any other
+ * refusal (an expired token whose signature this key verified) is the answer.
+ */
+async function verifyWithCandidates(
+  err: unknown,
+  token: string,
+  options: JWTVerifyOptions,
+): Promise<JWTVerifyResult> {
+  if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
+  let tried = 0;
+  for await (const key of err) {
+    try {
+      return await jwtVerify(token, key, options);
+    } catch (cause) {
+      if (!(cause instanceof errors.JWSSignatureVerificationFailed)) throw cause;
+    }
+    if (++tried === CANDIDATE_KEYS_MAX) break;
+  }
+  throw new errors.JWSSignatureVerificationFailed();
 }
 
 /** Valid until the earliest of: exp (+ the tolerance jose allowed), iat + maxTokenAge, maxTtl. */
