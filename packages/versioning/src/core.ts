@@ -167,7 +167,9 @@ const CONTENT_TYPE = "Content-Type";
 
 /**
  * The media type strategy: the most acceptable vendor range naming a supported version, else
- * the most acceptable vendor range (an unknown version).
+ * the most acceptable vendor range (an unknown version). When the path, a header or the content's
+ * type named the version already, `Accept` is negotiation only: returns its best vendor range
+ * when it takes no representation of that version (→ 406 in `conclude`).
  */
 function readMediaType(
   config: VersioningConfig,
@@ -175,32 +177,33 @@ function readMediaType(
   named: Named[],
   headers: IncomingHttpHeaders,
   neutral: () => boolean,
-): void {
-  if (!config.mediaType) return;
+): VendorMediaType | undefined {
+  if (!config.mediaType) return undefined;
   const { ranges, unversioned } = vendorRanges(headers.accept, config.mediaType.vendor);
-  // The path or a header named a version already. RFC 9110 §12.5.1: `Accept` lists every media
-  // range the client accepts, not one choice: a client that speaks v1 and v2 (`vnd.svc.v1+json,
-  // vnd.svc.v2+json`) asking for `/v2/...` accepts the v2 type, and a client that also accepts a
-  // type naming no version (`application/json`, `*/*`) accepts v2's representation under it. Only
-  // an `Accept` that takes neither contradicts the other strategy (→ 400 in `conclude`).
+  // The path, a header or the content's type named a version already. RFC 9110 §12.5.1: `Accept`
+  // lists every media range the client accepts, not one choice: a client that speaks v1 and v2
+  // (`vnd.svc.v1+json, vnd.svc.v2+json`) asking for `/v2/...` accepts the v2 type, and a client
+  // that also accepts a type naming no version (`application/json`, `*/*`) accepts v2's
+  // representation under it. An `Accept` that takes neither names no version against the other
+  // field: it says that none of the version's representations is acceptable (→ 406 in `conclude`).
   const elsewhere = named[0]?.version;
   if (elsewhere !== undefined) {
     const same = ranges.find((r) => r.version === elsewhere);
     if (same !== undefined) {
       named.push({ version: elsewhere, source: "media-type", label: same.mediaType });
       if (!neutral()) resolution.mediaType = same.mediaType;
-      return;
+      return undefined;
     }
-    if (unversioned) return;
+    return unversioned ? undefined : ranges[0];
   }
   const known = ranges.find((r) => r.version !== undefined && config.versions.has(r.version));
   // RFC 9110 §15.5.7: a 406 says no representation is acceptable. A client that names only
   // versions this API does not have in the vendor tree but also accepts a type naming none
   // (`application/json`, `*/*`, §12.5.1) accepts the default version's: its vendor ranges
   // name no version.
-  if (known === undefined && unversioned) return;
+  if (known === undefined && unversioned) return undefined;
   const chosen = known ?? ranges[0];
-  if (chosen === undefined) return;
+  if (chosen === undefined) return undefined;
   if (chosen.version !== undefined) {
     named.push({ version: chosen.version, source: "media-type", label: chosen.mediaType });
     // A version-neutral route (`/health`) has no versioned representation: labelling its body
@@ -212,6 +215,7 @@ function readMediaType(
     const what = `Media type ${chosen.mediaType} (no API version)`;
     throw unsupported(config, config.mediaType.unknownVersionStatus, what);
   }
+  return undefined;
 }
 
 /** No version named, or an unknown one on a neutral path: the default (none when `required`). */
@@ -251,12 +255,26 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
   return unsupported(config, status, `API version ${reported.version} (${described(reported)})`);
 }
 
+/**
+ * RFC 9110 §15.5.7: 406 "indicates that the target resource does not have a current
+ * representation that would be acceptable to the user agent, according to the proactive
+ * negotiation header fields received in the request". The path (the target resource), a header or
+ * the content's type named the version; `Accept` (§12.5.1) takes none of its representations.
+ * Not a 400: two fields naming different versions contradict each other, while `Accept` lists
+ * what the client can take, and here that is nothing this version has.
+ */
+function notAcceptable(config: VersioningConfig, named: Named, accepted: VendorMediaType): HttpError {
+  const message = `Accept takes no representation of API version ${named.version} (${described(named)}); it names ${accepted.mediaType}`;
+  return HttpError.notAcceptable(message, { code: "not_acceptable", headers: config.supported });
+}
+
 /** From the versions the strategies named to the decision, or the error to answer with. */
 function conclude(
   config: VersioningConfig,
   resolution: VersionResolution,
   named: readonly Named[],
   neutral: () => boolean,
+  unacceptable: VendorMediaType | undefined,
 ): VersionResolution {
   const first = named[0];
   if (first === undefined) {
@@ -271,7 +289,8 @@ function conclude(
     }
     return useDefault(config, resolution, neutral);
   }
-  // Two strategies naming different versions: the request contradicts itself (→ 400).
+  // Two fields naming different versions (the path, a version header, the content's type, or
+  // `Accept` when nothing else named one): the request contradicts itself (→ 400).
   const other = named.find((n) => n.version !== first.version);
   if (other) {
     const message = `The request names API version ${first.version} (${described(first)}) and ${other.version} (${described(other)})`;
@@ -289,6 +308,8 @@ function conclude(
     if (neutral()) return useDefault(config, resolution, neutral);
     throw refuseUnknown(config, named, first);
   }
+  // A version-neutral route (`/health`) serves no versioned representation to negotiate.
+  if (unacceptable !== undefined && !neutral()) throw notAcceptable(config, first, unacceptable);
   resolution.version = first.version;
   resolution.source = named.some((n) => n.source === "uri") ? "uri" : byHeader ? "header" : "media-type";
   resolution.deprecation = config.deprecated.get(first.version);
@@ -334,8 +355,8 @@ export function decide(
   readHeaders(config, headers, named);
   const neutral = () => isNeutral(config, resolution.url, method, headers, caseSensitive);
   readContentType(config, named, headers, neutral);
-  readMediaType(config, resolution, named, headers, neutral);
-  const decided = conclude(config, resolution, named, neutral);
+  const unacceptable = readMediaType(config, resolution, named, headers, neutral);
+  const decided = conclude(config, resolution, named, neutral, unacceptable);
   // RFC 9110 §12.5.5: with content, its Content-Type was read and could have named the version.
   if (config.mediaType && hasContent(headers)) decided.vary.push(CONTENT_TYPE);
   if (origin !== "") decided.url = `${origin}${decided.url}`;

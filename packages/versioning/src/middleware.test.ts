@@ -242,11 +242,11 @@ describe("media type strategy", () => {
     const res = await get("/employees", { Accept: "application/vnd.svc.v2+json" });
     expect(at(await res.json(), "v")).toBe(2);
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
-    // RFC 9110 §12.5.5: the same Accept with a conflicting API-Version is a 400, so a cache must
-    // not reuse this 200 for it.
+    // RFC 9110 §12.5.5: the same Accept with API-Version: 1 is a 406, so a cache must not reuse
+    // this 200 for it.
     expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
-    const conflict = await get("/employees", { Accept: "application/vnd.svc.v2+json", "API-Version": "1" });
-    expect(conflict.status).toBe(400);
+    const other = await get("/employees", { Accept: "application/vnd.svc.v2+json", "API-Version": "1" });
+    expect(other.status).toBe(406);
   });
   // RFC 6838 §4.2: a media type name is compared as a string (case-insensitively); vnd.svc.v01+json
   // is not vnd.svc.v1+json, and answering it labelled vnd.svc.v1+json sends a type not asked for.
@@ -410,15 +410,15 @@ describe("Content-Type of the request content (RFC 6838 §3.2, RFC 9110 §8.3)",
       v: 2,
     });
   });
-  it("PATCH with Content-Type v1 and Accept: application/vnd.svc.v2+json → 400 conflicting_api_version", async () => {
+  it("PATCH with Content-Type v1 and Accept: application/vnd.svc.v2+json → 406 (RFC 9110 §15.5.7)", async () => {
     const res = await patch("/employees/7", {
       "Content-Type": "application/vnd.svc.v1+json",
       Accept: v2,
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(406);
     const body = await res.json();
     expect(at(body, "message")).toBe(
-      "The request names API version 1 (Content-Type application/vnd.svc.v1+json) and 2 (media type application/vnd.svc.v2+json)",
+      "Accept takes no representation of API version 1 (Content-Type application/vnd.svc.v1+json); it names application/vnd.svc.v2+json",
     );
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
   });
@@ -554,8 +554,39 @@ describe("resolution", () => {
   it("/v1/employees with API-Version: 2 → 400 conflict", async () => {
     expect((await get("/v1/employees", { "API-Version": "2" })).status).toBe(400);
   });
-  it("/v2/employees with Accept: application/vnd.svc.v1+json → 400 conflict", async () => {
-    expect((await get("/v2/employees", { Accept: "application/vnd.svc.v1+json" })).status).toBe(400);
+  // RFC 9110 §15.5.7: the path names the target resource, version 2; Accept, a proactive
+  // negotiation field (§12.5.1), takes none of its representations: 406, not a malformed request.
+  it("/v2/employees with Accept: application/vnd.svc.v1+json → 406, Vary and supported versions", async () => {
+    const res = await get("/v2/employees", { Accept: "application/vnd.svc.v1+json" });
+    expect(res.status).toBe(406);
+    expect(at(await res.json(), "message")).toBe(
+      "Accept takes no representation of API version 2 (path /v2); it names application/vnd.svc.v1+json",
+    );
+    expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("API-Version: 2 with Accept: application/vnd.svc.v1+json → 406", async () => {
+    const res = await get("/employees", { "API-Version": "2", Accept: "application/vnd.svc.v1+json" });
+    expect(res.status).toBe(406);
+    expect(at(await res.json(), "message")).toBe(
+      "Accept takes no representation of API version 2 (header API-Version); it names application/vnd.svc.v1+json",
+    );
+  });
+  it("/v2/employees with Accept: application/vnd.svc.v9+json (an unknown version) → 406", async () => {
+    expect((await get("/v2/employees", { Accept: "application/vnd.svc.v9+json" })).status).toBe(406);
+  });
+  it("/v9/employees with Accept: application/vnd.svc.v1+json → 404 (the path's unknown version first)", async () => {
+    expect((await get("/v9/employees", { Accept: "application/vnd.svc.v1+json" })).status).toBe(404);
+  });
+  it("/v1/employees with API-Version: 2 and Accept: application/vnd.svc.v1+json → 400 (path and header conflict)", async () => {
+    const res = await get("/v1/employees", { "API-Version": "2", Accept: "application/vnd.svc.v1+json" });
+    expect(res.status).toBe(400);
+    expect(at(await res.json(), "message")).toBe(
+      "The request names API version 1 (path /v1) and 2 (header API-Version)",
+    );
+  });
+  it("/v2/health (neutral) with Accept: application/vnd.svc.v1+json → 200, not negotiated", async () => {
+    expect((await get("/v2/health", { Accept: "application/vnd.svc.v1+json" })).status).toBe(200);
   });
   it("/v2/employees with Accept: vnd v1, vnd v2 (a client of both) → version 2, labelled v2, not a conflict", async () => {
     const res = await get("/v2/employees", {
@@ -579,11 +610,11 @@ describe("resolution", () => {
     expect(at(await res.json(), "v")).toBe(2);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
   });
-  it("/v2/employees with Accept: vnd v1, vnd v2;q=0 → 400 conflict (v2 not acceptable)", async () => {
+  it("/v2/employees with Accept: vnd v1, vnd v2;q=0 → 406 (v2 not acceptable)", async () => {
     const res = await get("/v2/employees", {
       Accept: "application/vnd.svc.v1+json, application/vnd.svc.v2+json;q=0",
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(406);
   });
   it("/v2/employees with API-Version: 2 and Accept vnd v2 → version 2 (they agree)", async () => {
     const res = await get("/v2/employees", { "API-Version": "2", Accept: "application/vnd.svc.v2+json" });

@@ -39,7 +39,8 @@ export interface VersioningRequest extends IncomingMessage {
  *   §8.3: the type of the enclosed representation); an unknown version there → 415.
  *
  * A request that names no version gets the default (or 400 when `required`); strategies naming
- * different versions → 400. Every response, errors included, carries `API-Supported-Versions` and
+ * different versions → 400; an `Accept` that takes no representation of the version the path, a
+ * header or the content's type named → 406 (RFC 9110 §15.5.7). Every response, errors included, carries `API-Supported-Versions` and
  * (when any) `API-Deprecated-Versions`; responses for a deprecated version carry `Deprecation`
  * (RFC 9745), `Sunset` (RFC 8594) and their `Link`s. `Vary` names the headers the decision
  * depended on. Failures go to `next(err)` as `HttpError`s. The decision is {@link createVersioning}'s;
