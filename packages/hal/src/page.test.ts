@@ -33,6 +33,13 @@ function app() {
       }),
     );
   });
+  // A maxSize above a billion: sizes are read up to it, not up to nine digits.
+  a.get("/large", (req, res) => {
+    const { page, size } = parsePageRequest(req.query, { maxSize: 5_000_000_000 });
+    res.json(
+      pageModel({ collection: "rows", items: [], page, size, totalElements: 0, url: req.originalUrl }),
+    );
+  });
   a.use(errorHandler({ logger: { error() {} } }));
   return a;
 }
@@ -131,6 +138,32 @@ describe("page model through a real server", () => {
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(at(body, "errors", 0, "field")).toBe(field);
+  });
+
+  it.each([
+    ["?page=1000000000", "page", "must not exceed 999999999"],
+    ["?page=99999999999999999999", "page", "must not exceed 999999999"],
+    ["?page=0999999999", "page", "must be a positive integer"],
+    ["?size=51", "size", "must not exceed 50"],
+    ["?size=1000000000", "size", "must not exceed 50"],
+  ])("%s → 400, %s %s", async (q, field, message) => {
+    const res = await get(q);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(at(body, "errors", 0)).toEqual({ field, message });
+    expect(at(body, "message")).toBe(`Query parameter ${field} ${message}`);
+  });
+
+  it("?page=999999999 (the largest page) → 200, an empty page past the end", async () => {
+    const res = await get("?page=999999999");
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "page", "number")).toBe(999_999_999);
+  });
+
+  it.each(["1000000000", "5000000000"])("maxSize 5000000000, ?size=%s → 200 with that size", async (size) => {
+    const res = await fetch(`${url}/large?size=${size}`);
+    expect(res.status).toBe(200);
+    expect(at(await res.json(), "page", "size")).toBe(Number(size));
   });
 
   // RFC 9112 §3.2.2: a server MUST accept a request-target in absolute-form; req.originalUrl is

@@ -43,10 +43,23 @@ function readParam(query: QueryInput, name: string): unknown {
   return query[name];
 }
 
+/**
+ * The largest `page` {@link parsePageRequest} reads: far past any collection's end, and small
+ * enough that `(page - 1) * size` stays a safe integer for every `size` up to 9 million.
+ */
+const MAX_PAGE = 999_999_999;
+
+/**
+ * One positive integer in decimal (RFC 9110 §15.5.1: a 400 names what is wrong with the request),
+ * at most `max`. Any number of digits is read, so one above `max` (page=1000000000) is refused as
+ * too large, naming `max`, rather than as no integer; the test and `Number` are linear in the
+ * input, which the server's URL length limit bounds, and a value past 2^53 still compares above
+ * every `max` (a safe integer).
+ */
 function positiveInt(input: unknown, field: string, max: number): number {
   // Programmatic callers may pass numbers; query strings always give strings.
   const value = typeof input === "number" && Number.isSafeInteger(input) ? String(input) : input;
-  if (typeof value !== "string" || !/^[1-9]\d{0,8}$/.test(value)) {
+  if (typeof value !== "string" || !/^[1-9]\d*$/.test(value)) {
     throw HttpError.badRequest(`Query parameter ${field} must be a positive integer`, {
       errors: [{ field, message: "must be a positive integer" }],
     });
@@ -62,7 +75,8 @@ function positiveInt(input: unknown, field: string, max: number): number {
 
 /**
  * Reads `page` (1-based) and `size` from the query. Anything but one
- * positive integer is a 400 `HttpError` with a field error; a size above `maxSize` too.
+ * positive integer is a 400 `HttpError` with a field error; a page above 999999999 or a size above
+ * `maxSize` too, its message naming that limit.
  *
  * @example const { page, size } = parsePageRequest(req.query, { defaultSize: 20, maxSize: 100 });
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
@@ -90,7 +104,7 @@ export function parsePageRequest(query: QueryInput, options: PageRequestOptions 
   const rawPage = readParam(query, "page");
   const rawSize = readParam(query, "size");
   return {
-    page: rawPage === undefined ? 1 : positiveInt(rawPage, "page", 999_999_999),
+    page: rawPage === undefined ? 1 : positiveInt(rawPage, "page", MAX_PAGE),
     size: rawSize === undefined ? defaultSize : positiveInt(rawSize, "size", maxSize),
   };
 }
