@@ -235,7 +235,7 @@ function installCoder(res: ServerResponse, negotiation: RequestNegotiation, leve
  * body coded with `node:zlib` when the negotiated coding is not `identity`.
  * Answers {@link MOUNTED_AFTER_CONDITIONAL} when it left the body uncoded for that reason.
  */
-export function applyCoding(
+function applyCoding(
   compression: CompressionConfig | undefined,
   method: string | undefined,
   res: ServerResponse,
@@ -279,9 +279,26 @@ const REVALIDATED = Symbol.for("@svc/conditional");
  * 9110 §13.1.1) or a 304 (§13.1.2), while the same resource's HEAD carried the ETag (§9.3.2). No
  * order of the wrappers can be set from here: such a response is sent uncoded, validators intact.
  */
-export const MOUNTED_AFTER_CONDITIONAL = Symbol("mounted after conditional()");
+const MOUNTED_AFTER_CONDITIONAL = Symbol("mounted after conditional()");
 
-export const MOUNT_ORDER_WARNING =
-  "@svc/negotiate: negotiate() with compression is mounted after conditional(), so responses are " +
+const MOUNT_ORDER_WARNING =
+  "@svc/negotiate: negotiate() (or createNegotiator().negotiate) with compression runs after conditional(), so responses are " +
   "sent uncompressed to keep their ETag and 304/412; mount negotiate() first, then conditional() " +
   "(app.use(negotiate()); app.use(conditional());)";
+
+/**
+ * The coding step of one negotiator ({@link applyCoding} with its compression), which warns once,
+ * the first time it finds `conditional()` came first (code `SVC_NEGOTIATE_MOUNT_ORDER`): the same
+ * for `createNegotiator().negotiate` and the `negotiate()` middleware, so neither turns
+ * compression off in silence.
+ */
+export function codingStep(
+  compression: CompressionConfig | undefined,
+): (method: string | undefined, res: ServerResponse, negotiation: RequestNegotiation) => void {
+  let warned = false;
+  return (method, res, negotiation) => {
+    if (applyCoding(compression, method, res, negotiation) !== MOUNTED_AFTER_CONDITIONAL || warned) return;
+    warned = true;
+    process.emitWarning(MOUNT_ORDER_WARNING, { code: "SVC_NEGOTIATE_MOUNT_ORDER" });
+  };
+}

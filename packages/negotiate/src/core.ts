@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
-import { applyCoding } from "./compress.js";
+import { codingStep } from "./compress.js";
 import { type Negotiation, negotiateRequest } from "./negotiation.js";
 import { type NegotiateConfig, type NegotiateOptions, resolveConfig } from "./options.js";
 import { NO_OPTIONS, type RepresentOptions, represent } from "./represent.js";
@@ -44,12 +44,13 @@ export interface Negotiator {
  */
 export function createNegotiator(options: NegotiateOptions = {}): Negotiator {
   const config = resolveConfig(options);
+  const code = codingStep(config.compression);
   return {
     config,
     negotiate(req, res) {
       const negotiation = negotiateRequest(config, req, res);
       if (negotiation instanceof HttpError) throw negotiation;
-      applyCoding(config.compression, req.method, res, negotiation);
+      code(req.method, res, negotiation);
       return negotiation;
     },
     represent: (req, res, data, representOptions) =>

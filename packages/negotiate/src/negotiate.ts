@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { applyCoding, MOUNT_ORDER_WARNING, MOUNTED_AFTER_CONDITIONAL } from "./compress.js";
+import { codingStep } from "./compress.js";
 import { labelJsonBodies } from "./media-type-hint.js";
 import { type Negotiation, negotiateRequest } from "./negotiation.js";
 import { type NegotiateOptions, resolveConfig } from "./options.js";
@@ -55,7 +55,7 @@ declare global {
  */
 export function negotiate(options: NegotiateOptions = {}) {
   const config = resolveConfig(options);
-  let warnedMountOrder = false;
+  const code = codingStep(config.compression);
   return function negotiateMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const negotiation = negotiateRequest(config, req, res);
     if (negotiation instanceof HttpError) {
@@ -65,12 +65,7 @@ export function negotiate(options: NegotiateOptions = {}) {
     (res as ServerResponse & NegotiatedResponse).represent = (data, representOptions) =>
       represent(config, req, res, data, representOptions ?? NO_OPTIONS, next);
     labelJsonBodies(req, res);
-    if (applyCoding(config.compression, req.method, res, negotiation) === MOUNTED_AFTER_CONDITIONAL) {
-      if (!warnedMountOrder) {
-        warnedMountOrder = true;
-        process.emitWarning(MOUNT_ORDER_WARNING, { code: "SVC_NEGOTIATE_MOUNT_ORDER" });
-      }
-    }
+    code(req.method, res, negotiation);
     next();
   };
 }
