@@ -27,6 +27,11 @@ beforeAll(async () => {
   // As @svc/versioning's media-type strategy does: the response declares its vendor type first.
   app.get("/labelled-json", (_req, res) => res.type("application/vnd.svc.v2+json").represent(employee));
   app.get("/labelled-xml", (_req, res) => res.type("application/vnd.svc.v2+xml").represent(employee));
+  app.get("/nullable", (_req, res) =>
+    res.represent({ id: 1, managerId: null, note: "", tags: [null, ""], gone: undefined }),
+  );
+  app.get("/nothing", (_req, res) => res.represent(null));
+  app.get("/nulls", (_req, res) => res.represent([null, ""]));
   app.get("/longs", (_req, res) => res.represent([{ id: 9223372036854775807n, name: "x" }]));
   app.get("/big", (_req, res) =>
     res.represent(Array.from({ length: 50 }, (_, i) => ({ ...employee, id: i }))),
@@ -137,6 +142,27 @@ describe("res.represent: media types", () => {
     const body = await res.text();
     expect(body).toContain("<name>Ada &lt;Lovelace&gt; &amp; co</name>");
     expect(body).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<resource>/);
+  });
+
+  // XML Schema Part 1 §2.6.2: xsi:nil="true" marks an element whose value is absent; an empty
+  // element is the empty string. Both were <x/> or <x></x>, the same infoset, so a client could not
+  // tell a JSON null from "".
+  const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+  it.each([
+    [
+      "/nullable",
+      `<resource ${XSI}><id>1</id><managerId xsi:nil="true"/><note></note><tags><item xsi:nil="true"/><item></item></tags></resource>`,
+    ],
+    ["/nothing", `<resource ${XSI} xsi:nil="true"/>`],
+    ["/nulls", `<items ${XSI}><item xsi:nil="true"/><item></item></items>`],
+  ])('Accept: application/xml, GET %s → null as xsi:nil, "" as an empty element', async (path, xml) => {
+    const res = await get(path, { accept: "application/xml" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+  });
+  it("Accept: application/xml, no null in the data → no xsi namespace declared", async () => {
+    const body = await (await get("/employees/42", { accept: "application/xml" })).text();
+    expect(body).not.toContain("xmlns:xsi");
   });
 
   // RFC 9110 §8.3: a Content-Type describes the representation sent; the plain JSON and XML are

@@ -86,19 +86,34 @@ function jsonValue(value: unknown): unknown {
   return typeof toJSON === "function" ? (toJSON as () => unknown).call(value) : value;
 }
 
-function toXml(name: string, raw: unknown, depth: number): string {
+/** The XML Schema instance namespace, declared on the root when an element is nil. */
+const XSI_NAMESPACE = "http://www.w3.org/2001/XMLSchema-instance";
+
+/** What one document's serialization found on the way: whether it wrote an `xsi:nil`. */
+interface XmlState {
+  nil: boolean;
+}
+
+function toXml(name: string, raw: unknown, depth: number, state: XmlState): string {
   const tag = xmlName(name);
   const value = jsonValue(raw);
   if (depth > 100) throw new TypeError("xml: data is nested too deeply");
-  if (value === null || value === undefined) return `<${tag}/>`;
+  // XML Schema Part 1 §2.6.2: an element "may ... have no element or character information item
+  // [children], even though its content type would otherwise require content": xsi:nil="true".
+  // An empty element is the empty string, so null (and what JSON writes as null in a list) is
+  // written nil, and a client tells the two apart.
+  if (value === null || value === undefined) {
+    state.nil = true;
+    return `<${tag} xsi:nil="true"/>`;
+  }
   if (Array.isArray(value)) {
-    return `<${tag}>${value.map((v) => toXml("item", v, depth + 1)).join("")}</${tag}>`;
+    return `<${tag}>${value.map((v) => toXml("item", v, depth + 1, state)).join("")}</${tag}>`;
   }
   if (value instanceof Date) return `<${tag}>${escapeXml(value.toISOString())}</${tag}>`;
   if (typeof value === "object") {
     const inner = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined && !isOmitted(v))
-      .map(([k, v]) => toXml(k, v, depth + 1))
+      .map(([k, v]) => toXml(k, v, depth + 1, state))
       .join("");
     return `<${tag}>${inner}</${tag}>`;
   }
@@ -123,7 +138,8 @@ export interface XmlRepresentationOptions {
 
 /**
  * An XML representation of plain objects and arrays: keys become elements, arrays become `<item>`
- * lists, text is escaped, names that are not XML names are prefixed with `_`.
+ * lists, text is escaped, names that are not XML names are prefixed with `_`. `null` is an element
+ * with `xsi:nil="true"` (the root then declares the `xsi` namespace), `""` an empty element.
  *
  * @example xmlRepresentation({ root: "employee" })
  * @see https://www.w3.org/TR/xml/
@@ -136,7 +152,13 @@ export function xmlRepresentation(options: XmlRepresentationOptions = {}): Repre
     mediaType: "application/xml",
     serialize: (raw) => {
       const data = jsonValue(raw);
-      return `<?xml version="1.0" encoding="UTF-8"?>\n${toXml(Array.isArray(data) ? collectionRoot : root, data, 0)}`;
+      const name = Array.isArray(data) ? collectionRoot : root;
+      const state: XmlState = { nil: false };
+      let body = toXml(name, data, 0, state);
+      // Namespaces in XML 1.0 §3: the xsi prefix is declared where its scope covers every use, the
+      // root (a valid root name is written as given, so the document starts with `<${name}`).
+      if (state.nil) body = `<${name} xmlns:xsi="${XSI_NAMESPACE}"${body.slice(name.length + 1)}`;
+      return `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
     },
   };
 }

@@ -140,11 +140,11 @@ describe("an invalid Date is null in every representation, as in JSON", () => {
     [
       "application/xml",
       "/one",
-      '<?xml version="1.0" encoding="UTF-8"?>\n<resource><id>7</id><hired/><dates><item/></dates></resource>',
+      '<?xml version="1.0" encoding="UTF-8"?>\n<resource xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><id>7</id><hired xsi:nil="true"/><dates><item xsi:nil="true"/></dates></resource>',
     ],
     ["text/csv", "/list", "id,hired,dates\r\n7,,[null]\r\n"],
     ["text/plain", "/one", "id: 7\nhired: \ndates:\n  - \n"],
-  ])("Accept: %s → 200, the date empty", async (accept, path, expected) => {
+  ])("Accept: %s → 200, the date empty (nil in XML)", async (accept, path, expected) => {
     const res = await fetch(`${url}${path}`, { headers: { accept } });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe(expected);
