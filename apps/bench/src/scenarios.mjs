@@ -250,6 +250,14 @@ export const scenarios = [
     prepare: getEmployee,
   },
   {
+    id: "svc-floor",
+    group: "get",
+    label:
+      "the reference server's response and unavoidable work on Express (app's prototypes), none of the packages' decisions",
+    server: () => ({ script: script("svc-floor.mjs"), env: { BENCH_PROTOTYPES: "classes" } }),
+    prepare: getEmployee,
+  },
+  {
     id: "peer-stack-classes",
     group: "get",
     label: "peer stack, requests built with the app's prototypes (as the reference server)",

@@ -1,0 +1,144 @@
+// The floor of the reference server's GET /employees/{id} on Express: the same response (the same
+// 23 header fields with the same values, the same HAL body, a strong ETag over it) and the same
+// work per request that no decision can avoid (a Bearer token looked up in a verified-token cache,
+// a rate-limit counter, the row read from SQLite through a prepared statement, one JSON access
+// line through pino), but none of the packages' decisions: no negotiation, no preconditions, no
+// version, host or CORS checks, no validation. Every header value that does not depend on the
+// request is computed once at start-up. Run with BENCH_PROTOTYPES=classes, as the reference server
+// builds its requests. Whatever this costs a request, no change to the packages can take the
+// reference server below it.
+import { hash, randomUUID } from "node:crypto";
+import Database from "better-sqlite3";
+import express from "express";
+import helmet from "helmet";
+import { jwtVerify } from "jose";
+import pino from "pino";
+import {
+  benchVerificationKey,
+  EMPLOYEES,
+  exitOnSigterm,
+  JWT_AUDIENCE,
+  JWT_ISSUER,
+  listenApp,
+} from "../fixtures.mjs";
+
+const key = await benchVerificationKey();
+
+// helmet's headers, read once (its default directives are static), as the reference server does.
+const securityHeaders = [];
+helmet({ strictTransportSecurity: false })(
+  {},
+  { setHeader: (name, value) => securityHeaders.push([name, String(value)]), removeHeader() {} },
+  () => {},
+);
+
+const db = new Database(":memory:");
+db.exec(
+  "CREATE TABLE employees (id INTEGER PRIMARY KEY, name TEXT, email TEXT, department_id INTEGER, department TEXT, city TEXT, salary INTEGER, manager_id INTEGER)",
+);
+const insert = db.prepare("INSERT INTO employees VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+for (const [id, e] of EMPLOYEES)
+  insert.run(
+    id,
+    e.name,
+    `${e.name.split(" ")[0].toLowerCase()}@example.com`,
+    1,
+    e.department,
+    "Berlin",
+    e.salary,
+    null,
+  );
+const select = db
+  .prepare(
+    "SELECT id, name, email, department_id, department, city, salary, manager_id FROM employees WHERE id = ?",
+  )
+  .raw();
+
+const logger = pino({ level: "info" });
+/** Verified tokens by their SHA-256 (the cache holds no token), as @svc/auth's cache keys them. */
+const verified = new Map();
+/** One fixed-window counter per principal, as an in-memory rate-limit store keeps them. */
+const counters = new Map();
+const LIMIT = 1_000_000;
+const VARY = "Origin, API-Version, Accept-Version, Accept, Accept-Encoding";
+
+const app = express();
+app.disable("x-powered-by");
+app.set("etag", false);
+app.get("/employees/:id", async (req, res) => {
+  const start = performance.now();
+  const correlationId = randomUUID();
+  res.on("close", () => {
+    logger.info(
+      {
+        correlationId,
+        method: req.method,
+        url: req.originalUrl,
+        statusCode: res.statusCode,
+        responseTime: Math.round(performance.now() - start),
+        remoteAddress: req.socket.remoteAddress,
+        userAgent: req.headers["user-agent"],
+      },
+      "request completed",
+    );
+  });
+  for (const [name, value] of securityHeaders) res.setHeader(name, value);
+  res.setHeader("X-Correlation-ID", correlationId);
+  res.setHeader("Vary", VARY);
+  res.setHeader("API-Supported-Versions", "1, 2");
+  const authorization = req.headers.authorization ?? "";
+  const cacheKey = hash("sha256", authorization.slice(7), "base64url");
+  let subject = verified.get(cacheKey);
+  if (subject === undefined) {
+    const { payload } = await jwtVerify(authorization.slice(7), key, {
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+    });
+    subject = String(payload.sub);
+    verified.set(cacheKey, subject);
+  }
+  const now = Date.now();
+  let counter = counters.get(subject);
+  if (counter === undefined || counter.resetAt <= now) {
+    counter = { count: 0, resetAt: now + 1000 };
+    counters.set(subject, counter);
+  }
+  const remaining = LIMIT - ++counter.count;
+  const reset = Math.ceil((counter.resetAt - now) / 1000);
+  res.setHeader("X-RateLimit-Limit", String(LIMIT));
+  res.setHeader("X-RateLimit-Remaining", String(remaining));
+  res.setHeader("X-RateLimit-Reset", String(Math.ceil(counter.resetAt / 1000)));
+  res.setHeader("RateLimit-Policy", `"default";q=${LIMIT};w=1`);
+  res.setHeader("RateLimit", `"default";r=${remaining};t=${reset}`);
+  const row = select.get(Number(req.params.id));
+  if (row === undefined) {
+    res.status(404).end();
+    return;
+  }
+  const self = `http://${req.headers.host}/employees/${row[0]}`;
+  const body = Buffer.from(
+    JSON.stringify({
+      _links: {
+        self: { href: self },
+        update: { href: self },
+        delete: { href: self },
+        department: { href: `http://${req.headers.host}/departments/${row[3]}` },
+        projects: { href: `${self}/projects` },
+      },
+      id: row[0],
+      name: row[1],
+      email: row[2],
+      department: row[4],
+      city: row[5],
+      salary: row[6],
+      managerId: row[7],
+    }),
+  );
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", body.length);
+  res.setHeader("Cache-Control", "no-cache");
+  res.setHeader("ETag", `"${body.length.toString(16)}-${hash("sha1", body, "base64").slice(0, 27)}"`);
+  res.end(body);
+});
+listenApp(app);
+exitOnSigterm();
