@@ -44,6 +44,9 @@ const NO_VARY: readonly string[] = Object.freeze([]);
  * header field line or a Host header field with an invalid field value". A forwarded host that is
  * not an authority is refused the same way, never written into the document.
  *
+ * An empty port, or the scheme's default (`:80` on http, `:443` on https), is left out of the URL
+ * (RFC 3986 §3.2.3): `Host: shop.example:` → `http://shop.example/...`.
+ *
  * Behind a trusted peer the result depends on the forwarded fields as well, which `vary` names.
  *
  * @throws HttpError 400 for more than one `Host` line or a host that is not an RFC 3986 authority
@@ -76,9 +79,24 @@ export function endpointAddress(input: AddressInput): EndpointAddress {
   }
   if (host === "") host = "localhost";
   else if (!isAuthority(host)) throw HttpError.badRequest("The request's Host header is not a valid host");
+  host = withoutDefaultPort(host, protocol);
   let path = input.path;
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   return { url: `${protocol}://${host}${path}`, vary };
+}
+
+/**
+ * RFC 3986 §3.2.3: "URI producers and normalizers should omit the port component and its ':'
+ * delimiter if port is empty or if its value would be the same as that of the scheme's default"
+ * (RFC 9110 §4.2.1: 80 for http; §4.2.2: 443 for https). `host` is an authority
+ * ({@link isAuthority}): a `:` after the last `]` (an IP-literal holds colons of its own) starts
+ * the port, digits only.
+ */
+function withoutDefaultPort(host: string, protocol: string): string {
+  const colon = host.lastIndexOf(":");
+  if (colon === -1 || colon < host.lastIndexOf("]")) return host;
+  const port = host.slice(colon + 1);
+  return port === "" || Number(port) === (protocol === "https" ? 443 : 80) ? host.slice(0, colon) : host;
 }
 
 // RFC 3986 §3.2.2: reg-name = *( unreserved / pct-encoded / sub-delims ), which IPv4address is a

@@ -139,11 +139,46 @@ describe("an invalid Host on ?wsdl and ?xsd", () => {
     ["shop.example:8080", "http://shop.example:8080/ws/customer"],
     ["127.0.0.1", "http://127.0.0.1/ws/customer"],
     ["[2001:db8::1]:3000", "http://[2001:db8::1]:3000/ws/customer"],
-    ["shop.example:", "http://shop.example:/ws/customer"],
   ])("Host: %s → 200, address %s", async (host, expected) => {
     const res = await rawRequest(loopback, "GET", { host });
     expect(res.status).toBe(200);
     expect(/<soap12:address location="([^"]*)"/.exec(res.body.toString())?.[1]).toBe(expected);
+  });
+});
+
+// RFC 3986 §3.2.3: "URI producers and normalizers should omit the port component and its ':'
+// delimiter if port is empty or if its value would be the same as that of the scheme's default"
+// (80 for http, 443 for https: RFC 9110 §4.2.1, §4.2.2). An empty port is valid in a Host
+// (`port = *DIGIT`), and `http://shop.example:/` names the same resource as `http://shop.example/`
+// (§6.2.3), which is the form the WSDL writes.
+describe("an empty or default port in the address", () => {
+  it.each([
+    ["Host: shop.example:", "http://shop.example/ws/customer", { host: "shop.example:" }],
+    ["Host: [2001:db8::1]:", "http://[2001:db8::1]/ws/customer", { host: "[2001:db8::1]:" }],
+    ["Host: shop.example:80", "http://shop.example/ws/customer", { host: "shop.example:80" }],
+    ["Host: shop.example:080", "http://shop.example/ws/customer", { host: "shop.example:080" }],
+    ["Host: shop.example:443", "http://shop.example:443/ws/customer", { host: "shop.example:443" }],
+    [
+      "X-Forwarded-Proto: https, X-Forwarded-Host: shop.example:443",
+      "https://shop.example/ws/customer",
+      { "x-forwarded-proto": "https", "x-forwarded-host": "shop.example:443" },
+    ],
+    [
+      "X-Forwarded-Proto: https, X-Forwarded-Host: shop.example:80",
+      "https://shop.example:80/ws/customer",
+      { "x-forwarded-proto": "https", "x-forwarded-host": "shop.example:80" },
+    ],
+    [
+      "X-Forwarded-Host: shop.example: (trusted)",
+      "http://shop.example/ws/customer",
+      { "x-forwarded-host": "shop.example:" },
+    ],
+  ])("%s → address %s, schemaLocation on it", async (_name, expected, headers) => {
+    const res = await rawRequest(loopback, "GET", headers);
+    expect(res.status).toBe(200);
+    const text = res.body.toString();
+    expect(/<soap12:address location="([^"]*)"/.exec(text)?.[1]).toBe(expected);
+    expect(text).toContain(`schemaLocation="${expected}?xsd=customer.xsd"`);
   });
 });
 
