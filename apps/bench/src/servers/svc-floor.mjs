@@ -32,27 +32,42 @@ helmet({ strictTransportSecurity: false })(
   () => {},
 );
 
+// The reference server's item read: the employee joined with its department, the full name
+// computed, as one derived table, through a statement prepared once (raw rows).
 const db = new Database(":memory:");
-db.exec(
-  "CREATE TABLE employees (id INTEGER PRIMARY KEY, name TEXT, email TEXT, department_id INTEGER, department TEXT, city TEXT, salary INTEGER, manager_id INTEGER)",
-);
-const insert = db.prepare("INSERT INTO employees VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-for (const [id, e] of EMPLOYEES)
+db.exec(`
+  CREATE TABLE departments (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+  CREATE TABLE employees (id INTEGER PRIMARY KEY, first_name TEXT NOT NULL, last_name TEXT NOT NULL,
+    email TEXT NOT NULL UNIQUE, department_id INTEGER NOT NULL REFERENCES departments(id), city TEXT NOT NULL,
+    salary INTEGER NOT NULL, manager_id INTEGER REFERENCES employees(id), updated_at TEXT NOT NULL);
+`);
+db.prepare("INSERT INTO departments VALUES (1, 'Engineering'), (2, 'Research')").run();
+const insert = db.prepare("INSERT INTO employees VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+for (const [id, e] of EMPLOYEES) {
+  const [first, last] = e.name.split(" ");
   insert.run(
     id,
-    e.name,
-    `${e.name.split(" ")[0].toLowerCase()}@example.com`,
-    1,
-    e.department,
+    first,
+    last,
+    `${first.toLowerCase()}@example.com`,
+    e.department === "Engineering" ? 1 : 2,
     "Berlin",
     e.salary,
     null,
+    new Date().toISOString(),
   );
+}
 const select = db
   .prepare(
-    "SELECT id, name, email, department_id, department, city, salary, manager_id FROM employees WHERE id = ?",
+    `SELECT t.* FROM (SELECT e.*, d.name AS department, trim(e.first_name || ' ' || e.last_name) AS full_name
+       FROM employees AS e INNER JOIN departments AS d ON d.id = e.department_id) AS t WHERE t.id = ?`,
   )
   .raw();
+// Column positions of the raw row above.
+const [ID, , , EMAIL, DEPARTMENT_ID, CITY, SALARY, MANAGER_ID, , DEPARTMENT, FULL_NAME] = Array.from(
+  { length: 11 },
+  (_, i) => i,
+);
 
 const logger = pino({ level: "info" });
 /** Verified tokens by their SHA-256 (the cache holds no token), as @svc/auth's cache keys them. */
@@ -115,23 +130,23 @@ app.get("/employees/:id", async (req, res) => {
     res.status(404).end();
     return;
   }
-  const self = `http://${req.headers.host}/employees/${row[0]}`;
+  const self = `http://${req.headers.host}/employees/${row[ID]}`;
   const body = Buffer.from(
     JSON.stringify({
       _links: {
         self: { href: self },
         update: { href: self },
         delete: { href: self },
-        department: { href: `http://${req.headers.host}/departments/${row[3]}` },
+        department: { href: `http://${req.headers.host}/departments/${row[DEPARTMENT_ID]}` },
         projects: { href: `${self}/projects` },
       },
-      id: row[0],
-      name: row[1],
-      email: row[2],
-      department: row[4],
-      city: row[5],
-      salary: row[6],
-      managerId: row[7],
+      id: row[ID],
+      name: row[FULL_NAME],
+      email: row[EMAIL],
+      department: row[DEPARTMENT],
+      city: row[CITY],
+      salary: row[SALARY],
+      managerId: row[MANAGER_ID],
     }),
   );
   res.setHeader("Content-Type", "application/json; charset=utf-8");
