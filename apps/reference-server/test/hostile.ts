@@ -109,7 +109,7 @@ function expectChosen(sent: Sent, res: Response, type: string, body: string): vo
 /** The element names and text of a parsed XML record, flattened one level. */
 function xmlFields(doc: Record<string, XmlValue>, root: string): Record<string, XmlValue | XmlValue[]> {
   const top = doc[root];
-  if (top === undefined || typeof top === "string") return {};
+  if (top === undefined || top === null || typeof top === "string") return {};
   return top as Record<string, XmlValue | XmlValue[]>;
 }
 
@@ -205,18 +205,20 @@ export function faultCode(body: string): string | undefined {
   }
   const envelopeName = Object.keys(doc)[0] ?? "";
   const envelope = doc[envelopeName];
-  if (typeof envelope !== "object" || !/(^|:)Envelope$/.test(envelopeName)) return undefined;
+  if (typeof envelope !== "object" || envelope === null || !/(^|:)Envelope$/.test(envelopeName))
+    return undefined;
   const prefix = envelopeName.includes(":") ? `${envelopeName.split(":")[0]}:` : "";
   if (envelope[`@xmlns${prefix ? `:${prefix.slice(0, -1)}` : ""}`] !== SOAP12) return undefined;
   const bodyEl = envelope[`${prefix}Body`];
-  if (typeof bodyEl !== "object" || Array.isArray(bodyEl)) return undefined;
+  if (typeof bodyEl !== "object" || bodyEl === null || Array.isArray(bodyEl)) return undefined;
   const fault = bodyEl[`${prefix}Fault`];
-  if (typeof fault !== "object" || Array.isArray(fault)) return undefined;
+  if (typeof fault !== "object" || fault === null || Array.isArray(fault)) return undefined;
   const code = fault[`${prefix}Code`];
-  if (typeof code !== "object" || Array.isArray(code)) return undefined;
+  if (typeof code !== "object" || code === null || Array.isArray(code)) return undefined;
   const value = code[`${prefix}Value`];
   if (typeof value !== "string") return undefined;
-  if (typeof fault[`${prefix}Reason`] !== "object") return undefined;
+  const reason = fault[`${prefix}Reason`];
+  if (typeof reason !== "object" || reason === null) return undefined;
   return value.replace(/^.*:/, "");
 }
 

@@ -5,6 +5,7 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBody, parseXmlBody } from "./body.js";
+import { negotiate } from "./negotiate.js";
 
 let server: Listening;
 beforeAll(async () => {
@@ -12,6 +13,7 @@ beforeAll(async () => {
   app.post("/echo", parseBody(), (req, res) => {
     res.status(201).json({ received: req.body });
   });
+  app.get("/employee", negotiate(), (_req, res) => res.represent({ id: 1, managerId: null, note: "" }));
   app.use(errorHandler());
   server = await listen(app);
 });
@@ -329,5 +331,100 @@ describe("parseXmlBody: element names that are Object.prototype members", () => 
     expect(parseXmlBody("<a><constructor>1</constructor><valueOf>2</valueOf></a>")).toEqual({
       a: { constructor: "1", valueOf: "2" },
     });
+  });
+});
+
+/**
+ * XML Schema Part 1 §2.6.2: "An element may be ·valid· without content if it has the attribute
+ * xsi:nil with the value true. An element so labeled must be empty". The XML representation writes
+ * null that way, so a body read back gives null where the document said nil, and only where the
+ * attribute's prefix is bound to the XML Schema instance namespace (Namespaces in XML 1.0 §6).
+ */
+describe("parseBody: xsi:nil", () => {
+  const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+  const XSI_URI = "http://www.w3.org/2001/XMLSchema-instance";
+
+  it.each([
+    [
+      `<e ${XSI}><id>1</id><managerId xsi:nil="true"/></e>`,
+      { "@xmlns:xsi": XSI_URI, id: "1", managerId: null },
+    ],
+    [`<e ${XSI}><managerId xsi:nil="1"/></e>`, { "@xmlns:xsi": XSI_URI, managerId: null }],
+    [`<e ${XSI}><managerId xsi:nil=" true "/></e>`, { "@xmlns:xsi": XSI_URI, managerId: null }],
+    [`<e ${XSI}><managerId xsi:nil="true"></managerId></e>`, { "@xmlns:xsi": XSI_URI, managerId: null }],
+    [
+      `<e ${XSI}><managerId xsi:nil="true"><!-- none --></managerId></e>`,
+      { "@xmlns:xsi": XSI_URI, managerId: null },
+    ],
+    [`<e><managerId ${XSI} xsi:nil="true"/></e>`, { managerId: null }],
+    [`<e xmlns:i="${XSI_URI}"><managerId i:nil="true"/></e>`, { "@xmlns:i": XSI_URI, managerId: null }],
+    [
+      `<e ${XSI}><tags><item xsi:nil="true"/><item></item></tags></e>`,
+      { "@xmlns:xsi": XSI_URI, tags: { item: [null, ""] } },
+    ],
+  ])("%s → null", async (body, e) => {
+    const res = await post(bytes(body), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { e } });
+  });
+
+  it(`<e ${XSI} xsi:nil="true"/> → { e: null }`, async () => {
+    const res = await post(bytes(`<e ${XSI} xsi:nil="true"/>`), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { e: null } });
+  });
+
+  it('GET as application/xml with managerId null, POSTed back → managerId null, note ""', async () => {
+    const got = await fetch(`${server.url}/employee`, { headers: { accept: "application/xml" } });
+    const res = await post(bytes(await got.text()), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({
+      received: { resource: { "@xmlns:xsi": XSI_URI, id: "1", managerId: null, note: "" } },
+    });
+  });
+
+  // Not the XML Schema instance's nil: read as any other attribute, as before.
+  it.each([
+    [`<e ${XSI}><m xsi:nil="false"/></e>`, { "@xmlns:xsi": XSI_URI, m: { "@xsi:nil": "false" } }],
+    [`<e ${XSI}><m xsi:nil="0">7</m></e>`, { "@xmlns:xsi": XSI_URI, m: { "@xsi:nil": "0", "#text": "7" } }],
+    [
+      '<e xmlns:xsi="urn:other"><m xsi:nil="true"/></e>',
+      { "@xmlns:xsi": "urn:other", m: { "@xsi:nil": "true" } },
+    ],
+    ['<e><m xsi:nil="true"/></e>', { m: { "@xsi:nil": "true" } }],
+    [`<e><a ${XSI}/><m xsi:nil="true"/></e>`, { a: { "@xmlns:xsi": XSI_URI }, m: { "@xsi:nil": "true" } }],
+    [`<e xmlns="${XSI_URI}"><m nil="true"/></e>`, { "@xmlns": XSI_URI, m: { "@nil": "true" } }],
+    [
+      `<e ${XSI}><m xsi:nil="true" unit="x"/></e>`,
+      { "@xmlns:xsi": XSI_URI, m: { "@xsi:nil": "true", "@unit": "x" } },
+    ],
+  ])("%s → read as before", async (body, e) => {
+    const res = await post(bytes(body), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { e } });
+  });
+
+  it.each([
+    [
+      `<e ${XSI}><m xsi:nil="true">7</m></e>`,
+      'an element with xsi:nil="true" has content (line 1, column 80); a nil element must be empty',
+    ],
+    [
+      `<e ${XSI}><m xsi:nil="true"><n/></m></e>`,
+      'an element with xsi:nil="true" has content (line 1, column 83); a nil element must be empty',
+    ],
+    [
+      `<e ${XSI}><m xsi:nil="true"> </m></e>`,
+      'an element with xsi:nil="true" has content (line 1, column 80); a nil element must be empty',
+    ],
+    [`<e ${XSI}><m xsi:nil="yes"/></e>`, "xsi:nil is not one of true, false, 1, 0 (line 1, column 75)"],
+    [
+      `<e ${XSI} xmlns:i="${XSI_URI}"><m xsi:nil="1" i:nil="0"/></e>`,
+      "two xsi:nil attributes on one element (line 1, column 135)",
+    ],
+  ])("%s → 400", async (body, reason) => {
+    const res = await post(bytes(body), "application/xml");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(`Malformed XML body: ${reason}`);
   });
 });

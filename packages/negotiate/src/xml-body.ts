@@ -1,22 +1,44 @@
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 
-/** A parsed XML element: attributes as `@name`, text as `#text` when mixed, repeated children as arrays. */
-export type XmlValue = string | { [name: string]: XmlValue | XmlValue[] };
+/**
+ * A parsed XML element: attributes as `@name`, text as `#text` when mixed, repeated children as
+ * arrays, an element that is `xsi:nil` (and nothing else) `null`.
+ */
+export type XmlValue = string | null | { [name: string]: XmlValue | XmlValue[] };
+
+/** The XML Schema instance namespace, whose `nil` attribute says an element has no value. */
+const XSI_NAMESPACE = "http://www.w3.org/2001/XMLSchema-instance";
 
 interface Frame {
   name: string;
   obj: Record<string, XmlValue | XmlValue[]>;
   text: string;
   children: number;
+  /** The prefixes this element binds (`xmlns:p`), unbound again when it closes. */
+  declared: string[] | undefined;
+  /** `xsi:nil` is true: the element must be empty, and is `null` when it has no other attribute. */
+  nil: boolean;
+  /** Attributes other than namespace declarations and `xsi:nil`. */
+  attributes: number;
 }
 
 /** Builds plain objects from saxes events; the first failure is kept. */
 class XmlBuilder {
   readonly stack: Frame[] = [];
+  /**
+   * Namespaces in XML 1.0 §6.1: a declaration's scope is its element and everything inside it,
+   * an inner one overriding; the URIs bound to each prefix, innermost last. Only prefixed
+   * declarations: "Default namespace declarations do not apply directly to attribute names" (§6.2).
+   */
+  readonly bindings = new Map<string, string[]>();
   result: Record<string, XmlValue> | undefined;
   failure: Error | undefined;
 
-  constructor(private readonly maxDepth: number) {}
+  constructor(
+    private readonly maxDepth: number,
+    /** Where the parser is, for a message: `line 1, column 9`. */
+    private readonly where: () => string,
+  ) {}
 
   fail(message: string, cause?: unknown): void {
     this.failure ??= cause === undefined ? new Error(message) : new Error(message, { cause });
@@ -26,10 +48,50 @@ class XmlBuilder {
     const { stack } = this;
     if (stack.length >= this.maxDepth) this.fail(`XML is nested deeper than ${this.maxDepth} levels`);
     const obj: Record<string, XmlValue | XmlValue[]> = {};
-    for (const [k, v] of Object.entries(tag.attributes)) obj[`@${k}`] = String(v);
+    const frame: Frame = {
+      name: tag.name,
+      obj,
+      text: "",
+      children: 0,
+      declared: undefined,
+      nil: false,
+      attributes: 0,
+    };
+    const entries = Object.entries(tag.attributes);
+    for (const [k, v] of entries) {
+      obj[`@${k}`] = String(v);
+      // The element's own declarations are in scope for its attributes (§6.1).
+      if (k.startsWith("xmlns:")) {
+        const prefix = k.slice(6);
+        const uris = this.bindings.get(prefix);
+        if (uris) uris.push(String(v));
+        else this.bindings.set(prefix, [String(v)]);
+        if (frame.declared) frame.declared.push(prefix);
+        else frame.declared = [prefix];
+      }
+    }
+    let nils = 0;
+    for (const [k, v] of entries) {
+      if (k === "xmlns" || k.startsWith("xmlns:")) continue;
+      const colon = k.indexOf(":");
+      // §4: a prefixed attribute is in the namespace its prefix is bound to, compared as strings
+      // (§2.3); an unbound prefix, or one bound elsewhere, is not the XML Schema instance.
+      if (
+        colon > 0 &&
+        k.slice(colon + 1) === "nil" &&
+        this.bindings.get(k.slice(0, colon))?.at(-1) === XSI_NAMESPACE
+      ) {
+        nils++;
+        frame.nil = xsdBoolean(String(v), (message) => this.fail(`${message} (${this.where()})`));
+      } else {
+        frame.attributes++;
+      }
+    }
+    // §6.3: no element may have two attributes with the same expanded name.
+    if (nils > 1) this.fail(`two xsi:nil attributes on one element (${this.where()})`);
     const parent = stack[stack.length - 1];
     if (parent) parent.children++;
-    stack.push({ name: tag.name, obj, text: "", children: 0 });
+    stack.push(frame);
   }
 
   text(t: string): void {
@@ -40,7 +102,24 @@ class XmlBuilder {
   close(): void {
     const frame = this.stack.pop();
     if (!frame) return;
-    const value = frameValue(frame);
+    if (frame.declared) for (const prefix of frame.declared) this.bindings.get(prefix)?.pop();
+    let value: XmlValue;
+    if (frame.nil) {
+      // XML Schema Part 1 §2.6.2: "An element may be ·valid· without content if it has the
+      // attribute xsi:nil with the value true. An element so labeled must be empty, but can carry
+      // attributes if permitted by the corresponding complex type." Empty: no character or
+      // element children (§3.3.4, Element Locally Valid (Element) clause 3.2.1), whitespace
+      // included; a comment is neither. With no attribute of its own it is null; one that carries
+      // attributes stays the object of them, as before, since null would drop them.
+      if (frame.children > 0 || frame.text !== "") {
+        this.fail(
+          `an element with xsi:nil="true" has content (${this.where()}); a nil element must be empty`,
+        );
+      }
+      value = frame.attributes === 0 ? null : frameValue(frame);
+    } else {
+      value = frameValue(frame);
+    }
     const parent = this.stack[this.stack.length - 1];
     if (!parent) {
       this.result = { [frame.name]: value };
@@ -54,6 +133,27 @@ class XmlBuilder {
     else if (Array.isArray(existing)) existing.push(value);
     else setOwn(parent.obj, frame.name, [existing, value]);
   }
+}
+
+/**
+ * The value of an `xsi:nil` attribute, of type boolean (XML Schema Part 1 §3.2.7): XML Schema
+ * Part 2 §3.2.2.1 "{true, false, 1, 0}", its whitespace collapsed (§4.3.6), so leading and
+ * trailing spaces, tabs and line breaks are dropped. Any other value is reported and read false.
+ */
+function xsdBoolean(raw: string, report: (message: string) => void): boolean {
+  let start = 0;
+  let end = raw.length;
+  while (start < end && isXmlSpace(raw.charCodeAt(start))) start++;
+  while (end > start && isXmlSpace(raw.charCodeAt(end - 1))) end--;
+  const value = raw.slice(start, end);
+  if (value === "true" || value === "1") return true;
+  if (value !== "false" && value !== "0") report("xsi:nil is not one of true, false, 1, 0");
+  return false;
+}
+
+/** XML 1.0 §2.3 S: space, tab, carriage return, line feed. */
+function isXmlSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0a;
 }
 
 function setOwn(
@@ -77,7 +177,9 @@ function frameValue(frame: Frame): XmlValue {
 
 /**
  * Parses XML into plain objects with `saxes`: elements become keys, repeated elements arrays,
- * attributes `@name`, text-only elements strings. A DOCTYPE is refused outright, which shuts out
+ * attributes `@name`, text-only elements strings, an element with `xsi:nil="true"` (the prefix bound
+ * to the XML Schema instance namespace) and no other attribute `null`; such an element with content,
+ * or an `xsi:nil` that is not a boolean, is refused. A DOCTYPE is refused outright, which shuts out
  * entity-expansion and external-entity attacks before they start.
  *
  * @example parseXmlBody("<a x='1'><b>2</b><b>3</b></a>") // → { a: { "@x": "1", b: ["2", "3"] } }
@@ -85,7 +187,7 @@ function frameValue(frame: Frame): XmlValue {
  */
 export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlValue> {
   const parser = new SaxesParser();
-  const builder = new XmlBuilder(maxDepth);
+  const builder = new XmlBuilder(maxDepth, () => `line ${parser.line}, column ${parser.column}`);
   parser.on("doctype", () => builder.fail("DOCTYPE is not allowed"));
   // XML 1.0 §2.1 well-formedness, in words of our own with where it broke: saxes' message can
   // quote the document (`unclosed tag: <name>`) and is kept as the cause, for logs only.
