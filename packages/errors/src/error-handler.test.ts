@@ -1092,6 +1092,52 @@ describe("RFC 9457 §3.2 extension members (HttpError option extensions)", () =>
     },
   );
 
+  // XML Schema Part 1 §2.6.2: xsi:nil="true" marks an element with no value; an empty element is
+  // the empty string. A null member was <managerId></managerId>, the XML of "" too, so a client
+  // could not tell them apart; @svc/negotiate's XML writes null as nil, the root declaring xsi.
+  const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+  const nullable = (app: Express) =>
+    app.get("/x", () => {
+      throw HttpError.conflict("taken", {
+        extensions: { managerId: null, note: "", list: [null, "", () => 1], holder: { since: null } },
+      });
+    });
+  it.each([
+    [
+      "application/xml",
+      `<error ${XSI}><timestamp>`,
+      '<path>/x</path><managerId xsi:nil="true"/><note></note><list><i xsi:nil="true"/><i></i><i xsi:nil="true"/></list><holder><since xsi:nil="true"/></holder></error>',
+    ],
+    [
+      "application/problem+xml",
+      `<problem xmlns="urn:ietf:rfc:7807" ${XSI}><type>`,
+      '<managerId xsi:nil="true"/><note></note><list><i xsi:nil="true"/><i></i><i xsi:nil="true"/></list><holder><since xsi:nil="true"/></holder></problem>',
+    ],
+  ])(
+    'extensions { managerId: null, note: "", list: [null, "", fn] }, Accept: %s → null as xsi:nil, "" empty',
+    async (accept, head, tail) => {
+      const { url } = await serve(nullable);
+      const text = await (await fetch(`${url}/x`, { headers: { Accept: accept } })).text();
+      expect(text.startsWith(`<?xml version="1.0" encoding="UTF-8"?>\n${head}`)).toBe(true);
+      expect(text.endsWith(tail)).toBe(true);
+      const json = await (await fetch(`${url}/x`, { headers: { Accept: "application/json" } })).json();
+      expect(json).toMatchObject({
+        managerId: null,
+        note: "",
+        list: [null, "", null],
+        holder: { since: null },
+      });
+    },
+  );
+  it.each([["application/xml"], ["application/problem+xml"]])(
+    "extensions without null, Accept: %s → no xsi namespace declared",
+    async (accept) => {
+      const { url } = await serve(unavailable);
+      const text = await (await fetch(`${url}/ready`, { headers: { Accept: accept } })).text();
+      expect(text).not.toContain("xmlns:xsi");
+    },
+  );
+
   it("a value with markup is escaped in XML", async () => {
     const { url } = await serve((app) =>
       app.get("/x", () => {

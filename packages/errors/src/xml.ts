@@ -91,23 +91,41 @@ function fieldErrorsXml(errors: ErrorRecord["errors"]): string {
   return `<errors>${items}</errors>`;
 }
 
+/** The XML Schema instance namespace, declared on the root when a member is nil. */
+const XSI_NAMESPACE = "http://www.w3.org/2001/XMLSchema-instance";
+
+/** What one document's serialization found on the way: whether it wrote an `xsi:nil`. */
+interface XmlState {
+  nil: boolean;
+}
+
 /**
- * An extension member's value as XML content, as RFC 9457 Appendix B serialises problem details:
- * an array's members each in an `<i>` element, an object's members each in an element named after
+ * An extension member as an element, as RFC 9457 Appendix B serialises problem details: an
+ * array's members each in an `<i>` element, an object's members each in an element named after
  * the member (members whose names are not such a name are left out), other values as text.
  */
-function valueXml(value: unknown, depth: number): string {
+function elementXml(name: string, value: unknown, depth: number, state: XmlState): string {
   // The same value the JSON forms carry (RFC 9457 Appendix B maps the JSON object): `toJSON()`
   // first (a Date is its ISO text, not an empty element), and members JSON leaves out (a function,
-  // a symbol, undefined) left out here too. `String(fn)` would send the function's source code.
+  // a symbol, undefined) left out by membersXml; in an array JSON writes them as null.
+  // `String(fn)` would send the function's source code.
   const json = jsonValue(value);
-  if (json === null || json === undefined || typeof json === "function" || typeof json === "symbol")
-    return "";
+  // XML Schema Part 1 §2.6.2: "An element may be ·valid· without content if it has the attribute
+  // xsi:nil with the value true." An empty element is the empty string, so null is written nil
+  // and a client tells the two apart, as @svc/negotiate's XML representation writes it.
+  if (json === null || json === undefined || typeof json === "function" || typeof json === "symbol") {
+    state.nil = true;
+    return `<${name} xsi:nil="true"/>`;
+  }
   // A cycle has no JSON text either (JSON.stringify throws); without a bound it is a stack overflow.
   if (depth > MAX_DEPTH) throw new TypeError("problem details extension nested too deeply (a cycle?)");
-  if (Array.isArray(json)) return json.map((v) => `<i>${valueXml(v, depth + 1)}</i>`).join("");
-  if (typeof json === "object") return membersXml(Object.entries(json), depth + 1);
-  return escapeXml(String(json));
+  if (Array.isArray(json)) {
+    return `<${name}>${json.map((v) => elementXml("i", v, depth + 1, state)).join("")}</${name}>`;
+  }
+  if (typeof json === "object") {
+    return `<${name}>${membersXml(Object.entries(json), state, depth + 1)}</${name}>`;
+  }
+  return `<${name}>${escapeXml(String(json))}</${name}>`;
 }
 
 const MAX_DEPTH = 100;
@@ -120,32 +138,43 @@ function jsonValue(value: unknown): unknown {
   return value;
 }
 
-function membersXml(members: Array<[string, unknown]>, depth = 0): string {
+function membersXml(members: Array<[string, unknown]>, state: XmlState, depth = 0): string {
   let xml = "";
   for (const [name, value] of members) {
     const json = jsonValue(value);
     if (json === undefined || typeof json === "function" || typeof json === "symbol") continue;
-    if (EXTENSION_NAME.test(name)) xml += `<${name}>${valueXml(json, depth)}</${name}>`;
+    if (EXTENSION_NAME.test(name)) xml += elementXml(name, json, depth, state);
   }
   return xml;
 }
 
-/** The members of `object` that `known` does not name: its extension members, as elements. */
-function extensionsXml(object: object, known: ReadonlySet<string>): string {
-  return membersXml(Object.entries(object).filter(([name]) => !known.has(name)));
+/**
+ * The members of `object` that `known` does not name: its extension members, as elements, and the
+ * attribute declaring the `xsi` prefix on the root when one of them is nil: Namespaces in XML 1.0
+ * §3, on the root so that its scope (§6.1) covers every use, and only then, so a document without
+ * null is as it was.
+ */
+function extensionsXml(object: object, known: ReadonlySet<string>): { xml: string; declare: string } {
+  const state: XmlState = { nil: false };
+  const xml = membersXml(
+    Object.entries(object).filter(([name]) => !known.has(name)),
+    state,
+  );
+  return { xml, declare: state.nil ? ` xmlns:xsi="${XSI_NAMESPACE}"` : "" };
 }
 
 /** The error record as `<error>…</error>`, same fields and order as the JSON record. */
 export function errorRecordToXml(record: ErrorRecord): string {
+  const extensions = extensionsXml(record, RECORD_MEMBERS);
   return (
-    '<?xml version="1.0" encoding="UTF-8"?>\n<error>' +
+    `<?xml version="1.0" encoding="UTF-8"?>\n<error${extensions.declare}>` +
     `<timestamp>${escapeXml(record.timestamp)}</timestamp>` +
     `<status>${record.status}</status>` +
     `<error>${escapeXml(record.error)}</error>` +
     `<message>${escapeXml(record.message)}</message>` +
     `<path>${escapeXml(record.path)}</path>` +
     fieldErrorsXml(record.errors) +
-    extensionsXml(record, RECORD_MEMBERS) +
+    extensions.xml +
     "</error>"
   );
 }
@@ -155,8 +184,9 @@ export function errorRecordToXml(record: ErrorRecord): string {
  * @see https://www.rfc-editor.org/rfc/rfc9457#appendix-B
  */
 export function problemDetailsToXml(problem: ProblemDetails): string {
+  const extensions = extensionsXml(problem, PROBLEM_MEMBERS);
   return (
-    '<?xml version="1.0" encoding="UTF-8"?>\n<problem xmlns="urn:ietf:rfc:7807">' +
+    `<?xml version="1.0" encoding="UTF-8"?>\n<problem xmlns="urn:ietf:rfc:7807"${extensions.declare}>` +
     `<type>${escapeXml(problem.type)}</type>` +
     `<title>${escapeXml(problem.title)}</title>` +
     `<status>${problem.status}</status>` +
@@ -165,7 +195,7 @@ export function problemDetailsToXml(problem: ProblemDetails): string {
     `<timestamp>${escapeXml(problem.timestamp)}</timestamp>` +
     (problem.code ? `<code>${escapeXml(problem.code)}</code>` : "") +
     fieldErrorsXml(problem.errors) +
-    extensionsXml(problem, PROBLEM_MEMBERS) +
+    extensions.xml +
     "</problem>"
   );
 }
