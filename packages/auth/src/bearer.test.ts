@@ -885,6 +885,133 @@ describe("Bearer: oversized tokens", () => {
   });
 });
 
+describe("Bearer: explicit typing (typ)", () => {
+  // RFC 9068 §4: "Resource servers receiving a JWT access token MUST verify that the typ header
+  // value is "at+jwt" or "application/at+jwt" and reject tokens carrying any other value"; RFC
+  // 8725 §3.11: explicit typing keeps an ID token or a logout token of the same issuer, signed by
+  // the same key with the same iss and aud, from passing as an access token.
+  let typed: Listening;
+  beforeAll(async () => {
+    const pub = { ...(await exportJWK(known.publicKey)), kid: "k1", alg: "ES256" };
+    typed = await listen(
+      app(
+        authenticate({
+          realm,
+          bearer: { jwks: { keys: [pub] }, algorithms: ["ES256"], issuer: ISS, audience: AUD, typ: "at+jwt" },
+        }),
+      ),
+    );
+  });
+  afterAll(async () => {
+    await typed.close();
+  });
+
+  /** A token of the trusted key with every claim right, and the given `typ` (none: undefined). */
+  function signedWithTyp(typ: string | undefined, key = known.privateKey): Promise<string> {
+    return new SignJWT({ sub: "alice" })
+      .setProtectedHeader({ alg: "ES256", kid: "k1", ...(typ === undefined ? {} : { typ }) })
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setExpirationTime("5m")
+      .sign(key);
+  }
+
+  it.each(["JWT", "jwt", "logout+jwt", "application/jwt", "text/at+jwt", "at+jwt+x"])(
+    'typ: "at+jwt", a token of the trusted key with typ %s → 401 invalid_token',
+    async (typ) => {
+      const res = await get(typed.url, `Bearer ${await signedWithTyp(typ)}`);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    },
+  );
+
+  it('typ: "at+jwt", a token of the trusted key without a typ header → 401', async () => {
+    expect((await get(typed.url, `Bearer ${await signedWithTyp(undefined)}`)).status).toBe(401);
+  });
+
+  it.each(["at+jwt", "application/at+jwt", "AT+JWT", "Application/AT+JWT"])(
+    'typ: "at+jwt", a token with typ %s → 200 (RFC 7515 §4.1.9: "application/" implied, case-insensitive)',
+    async (typ) => {
+      expect((await get(typed.url, `Bearer ${await signedWithTyp(typ)}`)).status).toBe(200);
+    },
+  );
+
+  it('typ: "application/at+jwt" configured, a token with typ at+jwt → 200, typ JWT → 401', async () => {
+    const pub = { ...(await exportJWK(known.publicKey)), kid: "k1", alg: "ES256" };
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: { jwks: { keys: [pub] }, algorithms: ["ES256"], audience: AUD, typ: "application/at+jwt" },
+      }),
+    );
+    expect((await get(url, `Bearer ${await signedWithTyp("at+jwt")}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${await signedWithTyp("JWT")}`)).status).toBe(401);
+  });
+
+  it('typ: "at+jwt", the package\'s own issuer (typ at+jwt) → 200', async () => {
+    const url = await serve(
+      authenticate({ realm, bearer: { jwks, algorithms: ["ES256"], audience: AUD, typ: "at+jwt" } }),
+    );
+    expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
+  });
+
+  it("without typ, a token with typ JWT or none → 200 (not checked, as before)", async () => {
+    expect((await get(hand.url, `Bearer ${await signedWithTyp("JWT")}`)).status).toBe(200);
+    expect((await get(hand.url, `Bearer ${await signedWithTyp(undefined)}`)).status).toBe(200);
+  });
+
+  it('typ: "at+jwt", a typ JWT token sent twice → 401 both times, never cached; verify() gives the reason', async () => {
+    const pub = { ...(await exportJWK(known.publicKey)), kid: "k1", alg: "ES256" };
+    let mapped = 0;
+    const verifier = createBearerVerifier({
+      jwks: { keys: [pub] },
+      algorithms: ["ES256"],
+      audience: AUD,
+      typ: "at+jwt",
+      principal: (p) => {
+        mapped++;
+        return { id: String(p.sub) };
+      },
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const t = await signedWithTyp("JWT");
+    expect((await get(url, `Bearer ${t}`)).status).toBe(401);
+    expect((await get(url, `Bearer ${t}`)).status).toBe(401);
+    expect(mapped).toBe(0);
+    await expect(verifier.verify(t)).rejects.toMatchObject({
+      name: "InvalidTokenError",
+      reason: "ERR_JWT_CLAIM_VALIDATION_FAILED",
+    });
+    // The right type through the same verifier is cached as usual: mapped once for two requests.
+    const good = await signedWithTyp("at+jwt");
+    expect((await get(url, `Bearer ${good}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${good}`)).status).toBe(200);
+    expect(mapped).toBe(1);
+  });
+
+  it('typ: "at+jwt", a local jwks of 2 keys, a kid-less typ JWT token by the second key → 401 (each candidate checks typ)', async () => {
+    const other = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const keys = [
+      { ...(await exportJWK(other.publicKey)), alg: "ES256" },
+      { ...(await exportJWK(known.publicKey)), alg: "ES256" },
+    ];
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: { jwks: { keys }, algorithms: ["ES256"], audience: AUD, typ: "at+jwt" },
+      }),
+    );
+    const sign = (typ: string) =>
+      new SignJWT({ sub: "alice" })
+        .setProtectedHeader({ alg: "ES256", typ })
+        .setAudience(AUD)
+        .setExpirationTime("5m")
+        .sign(known.privateKey);
+    expect((await get(url, `Bearer ${await sign("JWT")}`)).status).toBe(401);
+    expect((await get(url, `Bearer ${await sign("at+jwt")}`)).status).toBe(200);
+  });
+});
+
 describe("Bearer: tokens outside the Authorization header", () => {
   it("?access_token=... → 400, even with a valid header", async () => {
     const t = await token();

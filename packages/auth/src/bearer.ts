@@ -164,6 +164,17 @@ export interface BearerOptions {
    */
   requiredClaims?: readonly string[];
   /**
+   * The media type the token's protected header `typ` must name: `"at+jwt"` for RFC 9068 JWT
+   * access tokens, whose §4 says resource servers "MUST verify that the typ header value is
+   * "at+jwt" or "application/at+jwt" and reject tokens carrying any other value". Compared as RFC
+   * 7515 §4.1.9 says, `application/` implied and case-insensitively (`"at+jwt"` accepts `at+jwt`,
+   * `AT+JWT` and `application/at+jwt`); a token without `typ` is refused. Set it when the issuer
+   * types its access tokens: it keeps an ID token, a logout token or any other JWT the same key
+   * signs for the same `iss` and `aud` from passing as an access token (RFC 8725 §3.11).
+   * @default undefined (`typ` not checked)
+   */
+  typ?: string;
+  /**
    * Longest accepted token in characters; a longer one is an invalid token at once, before it is
    * decoded, looked up in the cache or verified (the issuers this serves produce well under 2 KiB).
    * @default 8192
@@ -322,6 +333,8 @@ interface BearerConfig {
     issuer?: string[];
     audience?: string[];
     maxTokenAge?: number;
+    /** jose compares it to the header's `typ` as RFC 7515 §4.1.9 says (see {@link typOption}). */
+    typ?: string;
   };
   clockTolerance: number;
   mapPrincipal: (payload: JWTPayload) => PrincipalInit;
@@ -397,6 +410,7 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
     throw optionError("bearer.maxTokenLength", maxTokenLength, "a positive integer");
   const audience = listOption(options.audience, "bearer.audience");
   const requiredClaims = listOption(options.requiredClaims ?? [], "bearer.requiredClaims", true) ?? [];
+  const typ = typOption(options.typ);
   // With issuerBaseURL and no `issuer`, `iss` must name the discovered (identical) issuer.
   const issuers =
     issuer ?? (options.issuerBaseURL !== undefined ? [String(options.issuerBaseURL)] : undefined);
@@ -411,6 +425,7 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
       // The seconds read here, not the option as given: jose parses a duration string again, per
       // token, by a stricter grammar ("1h " or "\t1h" made every token a 401, never a TypeError).
       ...(maxTokenAgeSeconds !== undefined ? { maxTokenAge: maxTokenAgeSeconds } : {}),
+      ...(typ !== undefined ? { typ } : {}),
     },
     clockTolerance,
     mapPrincipal: functionOption(
@@ -447,6 +462,30 @@ function listOption(value: unknown, option: string, emptyListOk = false): string
     );
   }
   return [...list];
+}
+
+/**
+ * An RFC 6838 §4.2 media type name, `type/subtype` or the subtype alone (RFC 7515 §4.1.9: producers
+ * omit `application/`), without parameters. Runs on the option only, never on client input.
+ */
+const MEDIA_TYPE = /^(?:[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/)?[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+
+/**
+ * `bearer.typ`, handed to jose's `jwtVerify` as is: jose refuses a token whose header has no `typ`
+ * or one that differs once both are lower-cased and `application/` is prepended to a value without
+ * a `/` (RFC 7515 §4.1.9: "A recipient using the media type value MUST treat it as if
+ * "application/" were prepended to any "typ" value not containing a '/'"), which is what RFC 9068
+ * §4 asks. The refusal is a JWTClaimValidationFailed, thrown before the token can be cached.
+ */
+function typOption(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !MEDIA_TYPE.test(value))
+    throw optionError(
+      "bearer.typ",
+      value,
+      'a media type without parameters, e.g. "at+jwt" or "application/at+jwt" (RFC 9068 §4)',
+    );
+  return value;
 }
 
 const KEY_SOURCES = ["jwksUri", "issuerBaseURL", "jwks", "key", "secret"] as const;

@@ -191,6 +191,22 @@ const cases: [string, () => unknown, string][] = [
   ["bearer.cache.maxTtl 0", bearer({ ...ok, cache: { maxTtl: 0 } }), "ERR_SVC_AUTH_BEARER_CACHE_MAX_TTL"],
   ['bearer.principal "sub"', bearer({ ...ok, principal: "sub" }), "ERR_SVC_AUTH_BEARER_PRINCIPAL"],
   ["bearer.now 0", bearer({ ...ok, now: 0 }), "ERR_SVC_AUTH_BEARER_NOW"],
+  // RFC 9068 §4, RFC 6838 §4.2: a media type ("at+jwt", "application/at+jwt"), one of them.
+  ...[
+    "",
+    " at+jwt",
+    "at+jwt; charset=utf-8",
+    "application/",
+    "application/at+jwt/x",
+    "+jwt",
+    5,
+    ["at+jwt"],
+    null,
+  ].map((typ): [string, () => unknown, string] => [
+    `bearer.typ ${JSON.stringify(typ)}`,
+    bearer({ ...ok, typ }),
+    "ERR_SVC_AUTH_BEARER_TYP",
+  ]),
   // authenticate
   ["authenticate()", () => authenticate(undefined as never), "ERR_SVC_AUTH_OPTIONS"],
   ["authenticate without a scheme", () => authenticate({ realm: "r" }), "ERR_SVC_AUTH_OPTIONS"],
