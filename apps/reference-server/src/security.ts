@@ -121,6 +121,8 @@ export function authentication(security: Security) {
       algorithms: [security.issuer.algorithm],
       issuer: security.issuerUrl,
       audience: security.issuerUrl,
+      // Its own issuer types access tokens at+jwt: any other JWT of its key is refused (RFC 9068 §4).
+      typ: "at+jwt",
     },
   });
 }

@@ -50,7 +50,8 @@ async function sign(
   header: Record<string, unknown> = {},
   key: KeyObject = signingKey.privateKey,
 ): Promise<string> {
-  return new SignJWT(payload).setProtectedHeader({ alg: "ES256", kid, ...header }).sign(key);
+  // typ at+jwt as the server's own tokens carry it, so each forgery below fails for its own reason.
+  return new SignJWT(payload).setProtectedHeader({ alg: "ES256", kid, typ: "at+jwt", ...header }).sign(key);
 }
 
 /** Signs any header as given (jose refuses to sign an unknown `crit`), ES256 in JOSE or DER form. */
@@ -397,6 +398,8 @@ describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
 
   it("baseline: a token forged with the real key and the real claims is accepted", async () => {
     expect((await get(await sign({ ...claims }))).status).toBe(200);
+    // RFC 7515 §4.1.9: the same media type, "application/" written out and in capitals.
+    expect((await get(await sign({ ...claims }, { typ: "application/AT+JWT" }))).status).toBe(200);
     expect((await get(readerToken)).status).toBe(200);
   });
 
@@ -443,9 +446,12 @@ describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
     ],
     [
       "an unknown critical header (RFC 7515 §4.1.11)",
-      async () => signRaw({ alg: "ES256", kid, crit: ["exp-ext"], "exp-ext": true }, claims),
+      async () => signRaw({ alg: "ES256", kid, typ: "at+jwt", crit: ["exp-ext"], "exp-ext": true }, claims),
     ],
-    ["a DER-encoded ES256 signature", async () => signRaw({ alg: "ES256", kid }, claims, "der")],
+    [
+      "a DER-encoded ES256 signature",
+      async () => signRaw({ alg: "ES256", typ: "at+jwt", kid }, claims, "der"),
+    ],
     ["expired an hour ago", () => sign({ ...claims, iat: now() - 7200, exp: now() - 3600 })],
     ["not valid for another hour", () => sign({ ...claims, nbf: now() + 3600 })],
     [
@@ -454,6 +460,9 @@ describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
     ],
     ["another issuer", () => sign({ ...claims, iss: "https://evil.example" })],
     ["another audience", () => sign({ ...claims, aud: "urn:someone-else" })],
+    // RFC 9068 §4, RFC 8725 §3.11: another JWT the same key signs (an ID token) is no access token.
+    ['typ "JWT", the real key and the real claims', () => sign({ ...claims }, { typ: "JWT" })],
+    ["no typ header, the real key and the real claims", async () => signRaw({ alg: "ES256", kid }, claims)],
     [
       "a tampered payload (reader → write scope)",
       async () => {
@@ -480,7 +489,7 @@ describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
   });
 
   it("baseline for the signer: the raw JOSE signature of the real claims is accepted", async () => {
-    expect((await get(signRaw({ alg: "ES256", kid }, claims))).status).toBe(200);
+    expect((await get(signRaw({ alg: "ES256", typ: "at+jwt", kid }, claims))).status).toBe(200);
   });
 
   it("credentials that are not b64token syntax (RFC 6750 §2.1) → 400 invalid_request", async () => {
