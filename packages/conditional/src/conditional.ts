@@ -3,8 +3,8 @@ import {
   appendVary,
   checkOptionNames,
   errorHandler,
-  type Negotiation,
   type NextFunction,
+  negotiationOf,
   refusedOption,
 } from "@svc/errors";
 import { isEntityTag, listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
@@ -191,17 +191,6 @@ function lastModifiedSeconds(res: ServerResponse): number | undefined {
   if (lastModified === undefined) return undefined;
   const seconds = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
   return Number.isNaN(seconds) ? undefined : seconds;
-}
-
-/**
- * The kernel's {@link Negotiation} a negotiation middleware (`@svc/negotiate`) left on the
- * response, if one is mounted (and nothing else took the name).
- */
-function oracle(res: ServerResponse): Negotiation | undefined {
-  const n = (res as ServerResponse & { negotiation?: Partial<Negotiation> }).negotiation;
-  return typeof n?.codingFor === "function" && typeof n.compressible === "function"
-    ? (n as Negotiation)
-    : undefined;
 }
 
 /**
@@ -589,7 +578,7 @@ class Revalidation {
    */
   private wouldBeCoded(res: ServerResponse): boolean {
     if (isCoded(res)) return true;
-    const n = oracle(res);
+    const n = negotiationOf(res);
     // @svc/negotiate codes no response carrying a Content-Range: its offsets count the identity
     // bytes (RFC 9110 §14.4).
     if (n === undefined || res.hasHeader("content-range")) return false;
@@ -627,7 +616,7 @@ class Revalidation {
       const value = defaultFor(res, cacheControl);
       if (value !== undefined) res.setHeader("Cache-Control", value);
     }
-    if (oracle(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
+    if (negotiationOf(this.res)?.compressible(this.contentType)) appendVary(this.res, "Accept-Encoding");
   }
 }
 

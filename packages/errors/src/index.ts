@@ -42,7 +42,7 @@ export {
   type SerializedError,
   serializeError,
 } from "./logger.js";
-export type { Negotiation } from "./negotiation.js";
+export { type Negotiation, negotiationOf } from "./negotiation.js";
 export {
   checkBooleanOption,
   checkOptionNames,

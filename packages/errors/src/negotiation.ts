@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import type { MediaTypeMatch } from "./grammar.js";
 
 /**
@@ -22,4 +23,20 @@ export interface Negotiation {
    * give a 304 or a HEAD the same validators as the full response (RFC 9110 §8.8.3).
    */
   codingFor(contentType: string | undefined, length: number | undefined): string;
+}
+
+/**
+ * The {@link Negotiation} a negotiation middleware in front (`@svc/negotiate`'s `negotiate()`) left
+ * on `res.negotiation`, or `undefined` when none is mounted or something else took that name (its
+ * `codingFor` and `compressible` are checked, not assumed).
+ *
+ * @example
+ * const coded = negotiationOf(res)?.codingFor("application/json", body.length) ?? "identity";
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
+ */
+export function negotiationOf(res: ServerResponse): Negotiation | undefined {
+  const n = (res as ServerResponse & { negotiation?: Partial<Negotiation> }).negotiation;
+  return typeof n?.codingFor === "function" && typeof n.compressible === "function"
+    ? (n as Negotiation)
+    : undefined;
 }

@@ -5,8 +5,8 @@ import {
   appendVary,
   fallbackLogger,
   HttpError,
-  type Negotiation,
   type NextFunction,
+  negotiationOf,
   type TrustHop,
   toHttpError,
 } from "@svc/errors";
@@ -190,18 +190,6 @@ function serveDescription(
   res.setHeader("Content-Type", contentType);
   res.setHeader("Content-Length", length);
   res.end(method === "HEAD" ? undefined : doc);
-}
-
-/**
- * The {@link Negotiation} a negotiation middleware in front (`@svc/negotiate`'s `negotiate()`)
- * left on `res.negotiation`, if one is mounted and nothing else took the name: it tells which
- * content coding a response of a given type and size will get.
- */
-function negotiationOf(res: ServerResponse): Negotiation | undefined {
-  const n = (res as ServerResponse & { negotiation?: Partial<Negotiation> }).negotiation;
-  return typeof n?.codingFor === "function" && typeof n.compressible === "function"
-    ? (n as Negotiation)
-    : undefined;
 }
 
 /** A POSTed message with the response and `next` it is answered through. */
