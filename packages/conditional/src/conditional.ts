@@ -152,6 +152,27 @@ function isBody(value: unknown): value is Body {
   return typeof value === "string" || value instanceof Uint8Array;
 }
 
+/**
+ * The fields given to `writeHead(status, [reason], headers)` set on `res`, as Node sets them over
+ * fields already set: an object's names with `setHeader`, and Node's flat array (name, value, name,
+ * value, ...) replacing the fields it names, a name given twice sent twice (two `Set-Cookie`
+ * lines), as Node sends such an array.
+ */
+function setFields(res: ServerResponse, headers: unknown): void {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i < headers.length; i += 2) if (headers[i]) res.removeHeader(String(headers[i]));
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = headers[i];
+      if (name) res.appendHeader(String(name), headers[i + 1] as string | string[]);
+    }
+  } else if (headers !== null && typeof headers === "object") {
+    for (const name of Object.keys(headers)) {
+      if (name)
+        res.setHeader(name, (headers as Record<string, string | string[]>)[name] as string | string[]);
+    }
+  }
+}
+
 /** Whether the response carries a content coding other than identity (RFC 9110 §8.4). */
 function isCoded(res: ServerResponse): boolean {
   const coding = headerText(res, "content-encoding");
@@ -434,22 +455,39 @@ class Revalidation {
    * and §13.1.3 for a 304, without an ETag or the default `Cache-Control`. For a 2xx to a GET or
    * HEAD, the status and fields are set on the response as Node's `writeHead` sets them, and the
    * head is left to the first write or `end`, which evaluate the preconditions as for any
-   * response. Anything else, and Node's own call from inside a write, goes out as it is.
+   * response. Any other head goes out at once, its `ETag` settled first as at `end`; Node's own
+   * call from inside a write goes out as it is.
    */
   writeHead(res: ServerResponse, args: unknown[]): ServerResponse {
+    // Node's own call from inside a write or end (the hot path): the head as it is.
+    if (this.busy > 0) return this.realWriteHead.apply(res, args);
     if (this.replaced) return res;
     const [status, reason] = args;
-    const headers = typeof reason === "string" ? args[2] : reason;
+    // Node's reading of the arguments: writeHead(status, [reason], [headers]).
+    const headers = typeof reason === "string" ? args[2] : (args[2] ?? reason);
     if (
-      this.busy > 0 ||
       res.headersSent ||
-      !this.safe ||
       typeof status !== "number" ||
-      status < 200 ||
-      status > 299 ||
+      status < 100 ||
+      status > 999 ||
       (Array.isArray(headers) && headers.length % 2 !== 0)
     )
+      // Node refuses these (or the head is gone): its error, as it would be without us.
       return this.realWriteHead.apply(res, args);
+    if (!this.safe || status < 200 || status > 299) {
+      // The head of any other response (a 404, a 304 or 412 of the handler's, a 201 to a POST)
+      // goes out now, but under the rule res.end applies: RFC 9110 §5.5, a sender generates only
+      // field values that match the field's grammar, and §8.8.3, "entity-tag = [ weak ]
+      // opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE". Its fields are set on the response as
+      // Node sets them when some were set before, so that the ETag given here, as an object or a
+      // flat array, or with setHeader, is settled like any other, then the head is sent.
+      res.statusCode = status;
+      setFields(res, headers);
+      this.settleEtag(res);
+      return typeof reason === "string"
+        ? this.realWriteHead.call(res, status, reason)
+        : this.realWriteHead.call(res, status);
+    }
     res.statusCode = status;
     if (typeof reason === "string") res.statusMessage = reason;
     if (Array.isArray(headers)) {

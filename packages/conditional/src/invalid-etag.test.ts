@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorHandler } from "@svc/errors";
 import { negotiate } from "@svc/negotiate";
 import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
@@ -216,5 +217,130 @@ describe("the core refuses a current tag that is no entity-tag (TypeError, never
     ).rejects.toThrow(expect.objectContaining(code));
     expect(() => preconditionFailed({ etag: '"a b"' })).toThrow(expect.objectContaining(code));
     expect(preconditionFailed({ etag: 'W/"7"' }).headers).toMatchObject({ ETag: 'W/"7"' });
+  });
+});
+
+// The same rule on a head the handler writes itself: `res.writeHead(status, headers)` of a non-2xx
+// or of a write (POST/PUT/PATCH/DELETE) went out at once, its ETag (from the headers given, as an
+// object or Node's flat array, or set before with setHeader) never checked; `abc` reached clients.
+describe("a head the handler writes with res.writeHead: the ETag rule of res.end", () => {
+  const FORMS = ["object", "array", "reason", "setHeader"] as const;
+  const CASES = [
+    ["GET", 404],
+    ["HEAD", 404],
+    ["GET", 304],
+    ["GET", 412],
+    ["POST", 201],
+    ["PUT", 200],
+    ["PATCH", 200],
+    ["DELETE", 204],
+  ] as const;
+  const BAD = ["abc", "7", '"a b"', "W/abc", 'w/"abc"', '"a", "b"'];
+  const VALID = ['"v7"', 'W/"v7"', '""', '"a,b"', '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"'];
+  const noBody = (method: string, status: number) => method === "HEAD" || status === 204 || status === 304;
+
+  const revalidate = conditional();
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const q = new URL(req.url ?? "/", "http://x").searchParams;
+    const status = Number(q.get("status"));
+    const tag = q.get("tag") ?? "";
+    const fields = { "Content-Type": "text/plain", Location: "/things/1" };
+    const text = noBody(req.method ?? "", status) ? undefined : "some text";
+    switch (q.get("form")) {
+      case "object":
+        res.writeHead(status, { ...fields, ETag: tag });
+        break;
+      case "array":
+        res.writeHead(status, ["Content-Type", "text/plain", "ETag", tag, "Location", "/things/1"]);
+        break;
+      case "reason":
+        res.writeHead(status, "As Said", { ...fields, ETag: tag });
+        break;
+      default:
+        res.setHeader("ETag", tag);
+        res.setHeader("Content-Type", "text/plain");
+        res.setHeader("Location", "/things/1");
+        res.writeHead(status);
+    }
+    res.end(text);
+  }
+
+  let node: Listening;
+  let app: Listening;
+  let warned = 0;
+  const onWarning = (w: Error & { code?: string }) => {
+    if (w.code === "SVC_CONDITIONAL_INVALID_ETAG") warned++;
+  };
+  beforeAll(async () => {
+    process.on("warning", onWarning);
+    node = await listen((req, res) => revalidate(req, res, () => handle(req, res)));
+    const a = express();
+    a.use(conditional());
+    a.use(handle);
+    app = await listen(a);
+  });
+  afterAll(async () => {
+    process.off("warning", onWarning);
+    await node.close();
+    await app.close();
+  });
+
+  const rows = (["node:http", "express"] as const).flatMap((on) =>
+    FORMS.flatMap((form) => CASES.map(([method, status]) => [on, method, form, status] as const)),
+  );
+  const ask = (on: string, method: string, form: string, status: number, tag: string) => {
+    const base = on === "express" ? app.url : node.url;
+    const query = new URLSearchParams({ form, status: String(status), tag });
+    return raw(`${base}/things?${query}`, method, {});
+  };
+
+  it.each(rows)(
+    "%s: %s → writeHead(%s form, status %d) with an ETag that is no entity-tag → not sent",
+    async (on, method, form, status) => {
+      for (const tag of BAD) {
+        const res = await ask(on, method, form, status, tag);
+        expect(res.status, tag).toBe(status);
+        expect(res.headers.etag, tag).toBeUndefined();
+        // Only the ETag goes; the rest of the head and the body are the handler's.
+        expect(res.headers.location, tag).toBe("/things/1");
+        if (status !== 304) expect(res.headers["content-type"], tag).toBe("text/plain");
+        expect(res.body.toString(), tag).toBe(noBody(method, status) ? "" : "some text");
+      }
+    },
+  );
+
+  it.each(rows)(
+    "%s: %s → writeHead(%s form, status %d) with a valid ETag → sent exactly as given",
+    async (on, method, form, status) => {
+      for (const tag of VALID) {
+        const res = await ask(on, method, form, status, tag);
+        expect(res.status, tag).toBe(status);
+        expect(res.headers.etag, tag).toBe(tag);
+        expect(res.headers.location, tag).toBe("/things/1");
+      }
+    },
+  );
+
+  it("warned once per conditional(): the node:http one and the Express one", () => {
+    expect(warned).toBe(2);
+  });
+});
+
+describe("writeHead of a redirect with a name given twice in Node's flat array", () => {
+  it("POST → writeHead(303, [Location, Set-Cookie a=1, Set-Cookie b=2]) → both cookies, as Node sends them", async () => {
+    const revalidate = conditional();
+    const server = await listen((req, res) =>
+      revalidate(req, res, () => {
+        res.writeHead(303, ["Location", "/", "Set-Cookie", "a=1", "Set-Cookie", "b=2", "ETag", '"v1"']).end();
+      }),
+    );
+    try {
+      const res = await raw(server.url, "POST", {});
+      expect(res.status).toBe(303);
+      expect(res.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
+      expect(res.headers.etag).toBe('"v1"');
+    } finally {
+      await server.close();
+    }
   });
 });
