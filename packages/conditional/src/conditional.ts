@@ -10,6 +10,7 @@ import {
 import { isEntityTag, listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
+import { trimOws } from "./ows.js";
 import { preconditionFailed } from "./preconditions.js";
 
 /** Options of {@link conditional}. */
@@ -320,7 +321,7 @@ class Revalidation {
     // Only the tag of a 2xx to a GET/HEAD is compared here; any other response's tag is made
     // weak by @svc/negotiate when it codes it.
     if (!this.safe || !this.successful()) return;
-    const tag = etag.trim();
+    const tag = trimOws(etag);
     this.settled = tag.startsWith('"') && this.wouldBeCoded(res) ? `W/${tag}` : etag;
     if (this.settled !== etag) res.setHeader("ETag", this.settled);
   }

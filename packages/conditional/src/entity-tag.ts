@@ -1,4 +1,5 @@
 import { hash } from "node:crypto";
+import { isOws, trimOws } from "./ows.js";
 
 /** The tag of an empty body (SHA-1 of no bytes). */
 const EMPTY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
@@ -28,7 +29,8 @@ interface ParsedTag {
 const ENTITY_TAG = /^(W\/)?("[\x21\x23-\x7e\x80-\xff]*")$/;
 
 function parseTag(tag: string): ParsedTag | undefined {
-  const m = ENTITY_TAG.exec(tag.trim());
+  // OWS only (RFC 9110 §5.6.3): `"7"<A0>` is no entity-tag (§8.8.3).
+  const m = ENTITY_TAG.exec(trimOws(tag));
   return m?.[2] === undefined ? undefined : { weak: m[1] !== undefined, opaque: m[2] };
 }
 
@@ -39,8 +41,6 @@ export function isEntityTag(tag: string): boolean {
 
 const OPAQUE_TAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
 
-const isOws = (c: string | undefined) => c === " " || c === "\t";
-
 /**
  * Parses an `If-Match` / `If-None-Match` value: `"*"` or a list of entity tags (RFC 9110 §13.1.1,
  * §13.1.2: `#entity-tag`, with the empty elements and optional whitespace of §5.6.1). A malformed
@@ -50,7 +50,8 @@ const isOws = (c: string | undefined) => c === " " || c === "\t";
  * spaces.
  */
 export function parseEtagList(value: string): "*" | ParsedTag[] {
-  if (value.trim() === "*") return "*";
+  // `"*"` (§13.1.1) with OWS around it at most: `<A0>*` is a malformed list, not `*`.
+  if (trimOws(value) === "*") return "*";
   const out: ParsedTag[] = [];
   const n = value.length;
   let i = 0;

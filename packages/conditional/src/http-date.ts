@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { trimOws } from "./ows.js";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const MONTH = `(?<month>${MONTHS.join("|")})`;
@@ -72,7 +73,8 @@ function toSeconds(
  */
 export function parseHttpDate(value: string | undefined, now: Date = new Date()): number | undefined {
   if (value === undefined) return undefined;
-  const text = value.trim();
+  // OWS only (§5.6.3): a date with U+00A0 beside it is no HTTP-date, to be ignored.
+  const text = trimOws(value);
   for (const [format, twoDigitYear] of FORMATS) {
     const g = format.exec(text)?.groups;
     if (g === undefined) continue;
