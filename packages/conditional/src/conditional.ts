@@ -154,10 +154,13 @@ function isBody(value: unknown): value is Body {
 }
 
 /**
- * The fields given to `writeHead(status, [reason], headers)` set on `res`, as Node sets them over
- * fields already set: an object's names with `setHeader`, and Node's flat array (name, value, name,
- * value, ...) replacing the fields it names, a name given twice sent twice (two `Set-Cookie`
- * lines), as Node sends such an array.
+ * The fields given to `writeHead(status, [reason], headers)` set on `res`: an object's names with
+ * `setHeader`, as Node sets them over fields already set; Node's flat array (name, value, name,
+ * value, ...) replacing the fields it names, a name given twice kept as two field lines (two
+ * `Set-Cookie`), as Node sends the array as given (`setHeader`, each name replacing the one before,
+ * kept only the last cookie). RFC 9110 §5.3: Set-Cookie "often appears in a response message
+ * across multiple field lines and does not use the list syntax" (RFC 6265 §3), so its lines cannot
+ * be joined into one either.
  */
 function setFields(res: ServerResponse, headers: unknown): void {
   if (Array.isArray(headers)) {
@@ -491,15 +494,7 @@ class Revalidation {
     }
     res.statusCode = status;
     if (typeof reason === "string") res.statusMessage = reason;
-    if (Array.isArray(headers)) {
-      // Node's raw form: name, value, name, value, ...
-      for (let i = 0; i < headers.length; i += 2) {
-        const name = headers[i];
-        if (name) res.setHeader(String(name), headers[i + 1] as string | string[]);
-      }
-    } else if (headers !== null && typeof headers === "object") {
-      for (const [name, value] of Object.entries(headers)) if (name) res.setHeader(name, value);
-    }
+    setFields(res, headers);
     return res;
   }
 

@@ -151,3 +151,33 @@ describe("conditional() on a handler that answers with res.writeHead(...).end(bo
     expect((await raw(`${app.url}/doc`, "GET", { "if-match": '"other"' })).status).toBe(412);
   });
 });
+
+// Node sends a flat header array as given, a name twice as two field lines (two cookies). For a
+// 2xx to a GET/HEAD, whose head conditional() holds back until the body, the array was set with
+// setHeader, each name replacing the one before: `Set-Cookie: a=1` was lost.
+describe("writeHead(200, [..., Set-Cookie, a=1, Set-Cookie, b=2]) on a GET or HEAD", () => {
+  it.each(["GET", "HEAD"])("%s → both cookies, the body's tag and its 304", async (method) => {
+    const revalidate = conditional();
+    const server = await listen((req, res) =>
+      revalidate(req, res, () => {
+        res
+          .writeHead(200, ["Content-Type", "application/json", "Set-Cookie", "a=1", "Set-Cookie", "b=2"])
+          .end(req.method === "HEAD" ? undefined : body);
+      }),
+    );
+    try {
+      const res = await raw(server.url, method, {});
+      expect(res.status).toBe(200);
+      expect(res.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
+      expect(res.headers["content-type"]).toBe("application/json");
+      if (method === "GET") {
+        expect(res.headers.etag).toBe(strongEtag(body));
+        const again = await raw(server.url, method, { "if-none-match": strongEtag(body) });
+        expect(again.status).toBe(304);
+        expect(again.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
