@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
-import { isToken } from "./grammar.js";
+import { isChallengeList, isToken } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { fallbackLogger, type Logger } from "./logger.js";
@@ -53,6 +53,15 @@ export interface ErrorHandlerOptions {
    * @default () => new Date()
    */
   now?: () => Date;
+  /**
+   * The `WWW-Authenticate` challenge(s) a 401 gets when neither the error nor the response carries
+   * one (RFC 9110 §15.5.2: the server MUST send at least one challenge), as one field value:
+   * `'Bearer realm="api"'`, or a list, `'Bearer realm="api", Basic realm="api"'`. Checked at
+   * construction against §11.6.1. Without it such a 401 goes out as it is, and the handler warns
+   * once (`process.emitWarning`, code `SVC_ERRORS_401_WITHOUT_CHALLENGE`): no scheme is invented.
+   * @default undefined
+   */
+  wwwAuthenticate?: string;
 }
 
 /**
@@ -149,17 +158,18 @@ interface ErrorHandlerConfig {
   readonly correlationId: (req: ErrorRequest, res: ServerResponse) => string | undefined;
   readonly problemTypeBase: string | undefined;
   readonly now: () => Date;
+  readonly wwwAuthenticate: string | undefined;
 }
 
 function newDate(): Date {
   return new Date();
 }
 
-const ERROR_HANDLER_OPTIONS = ["logger", "correlationId", "problemTypeBase", "now"];
+const ERROR_HANDLER_OPTIONS = ["logger", "correlationId", "problemTypeBase", "now", "wwwAuthenticate"];
 
 function resolveErrorHandlerConfig(options: ErrorHandlerOptions): ErrorHandlerConfig {
   checkOptionNames("errors", options, ERROR_HANDLER_OPTIONS, "errorHandler");
-  const { logger, problemTypeBase, correlationId, now } = options;
+  const { logger, problemTypeBase, correlationId, now, wwwAuthenticate } = options;
   if (logger !== undefined && typeof logger?.error !== "function") {
     throw refusedOption(
       "errors",
@@ -193,11 +203,21 @@ function resolveErrorHandlerConfig(options: ErrorHandlerOptions): ErrorHandlerCo
   if (now !== undefined && typeof now !== "function") {
     throw refusedOption("errors", "now", now, "a function () => Date", "errorHandler: now");
   }
+  if (wwwAuthenticate !== undefined && !isChallengeList(wwwAuthenticate)) {
+    throw refusedOption(
+      "errors",
+      "wwwAuthenticate",
+      wwwAuthenticate,
+      'one or more challenges (RFC 9110 §11.6.1, `Bearer realm="api"`, `Basic realm="api", charset="UTF-8"`)',
+      "errorHandler: wwwAuthenticate",
+    );
+  }
   return {
     logger,
     correlationId: correlationId ?? defaultCorrelationId,
     problemTypeBase,
     now: now ?? newDate,
+    wwwAuthenticate,
   };
 }
 
@@ -254,6 +274,45 @@ function logDroppedHeaders(
     },
     "error response headers dropped: not valid HTTP fields",
   );
+}
+
+const MISSING_CHALLENGE_WARNING =
+  "@svc/errors: a 401 response went out without a WWW-Authenticate challenge, which RFC 9110 " +
+  "§15.5.2 requires (the server MUST send at least one challenge applicable to the target resource). " +
+  'Give the error its challenge (HttpError.unauthorized(message, { headers: { "WWW-Authenticate": ' +
+  "'Bearer realm=\"api\"' } })), or errorHandler({ wwwAuthenticate: 'Bearer realm=\"api\"' }) the " +
+  "default for 401s without one. Warned once.";
+
+/** Whether a field value holds anything at all: an empty `WWW-Authenticate` is no challenge. */
+function isBlank(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(isBlank);
+  return value === undefined || String(value).trim() === "";
+}
+
+/**
+ * RFC 9110 §15.5.2: "The server generating a 401 response MUST send a WWW-Authenticate header
+ * field (Section 11.6.1) containing at least one challenge applicable to the target resource."
+ * A 401 whose error carries no challenge (one dropped as unsendable or blank counts as none) and
+ * whose response has none set by earlier middleware gets `wwwAuthenticate`. Only the application
+ * knows its schemes, so without that option none is invented: the 401 goes out as it is and
+ * `warn` names the omission.
+ */
+function withChallenge(
+  config: ErrorHandlerConfig,
+  status: number,
+  headers: readonly [string, string][],
+  res: ServerResponse,
+  warn: () => void,
+): readonly [string, string][] {
+  if (status !== 401) return headers;
+  const own = (name: string) => name.toLowerCase() === "www-authenticate";
+  if (headers.some(([name, value]) => own(name) && !isBlank(value))) return headers;
+  if (!isBlank(res.getHeader("www-authenticate"))) return headers;
+  if (config.wwwAuthenticate === undefined) {
+    warn();
+    return headers;
+  }
+  return [...headers.filter(([name]) => !own(name)), ["WWW-Authenticate", config.wwwAuthenticate]];
 }
 
 /**
@@ -334,6 +393,12 @@ function writeError(
  */
 export function errorHandler(options: ErrorHandlerOptions = {}) {
   const config = resolveErrorHandlerConfig(options);
+  let warned = false;
+  const warnMissingChallenge = () => {
+    if (warned) return;
+    warned = true;
+    process.emitWarning(MISSING_CHALLENGE_WARNING, { code: "SVC_ERRORS_401_WITHOUT_CHALLENGE" });
+  };
   return function svcErrorHandler(
     err: unknown,
     req: ErrorRequest,
@@ -380,7 +445,8 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     }
     const { valid, dropped } = sendableHeaders(httpError.headers);
     if (dropped.length > 0) logDroppedHeaders(config, dropped, httpError, req, res);
-    writeError(req, res, httpError, valid, contentType, body);
+    const headers = withChallenge(config, httpError.status, valid, res, warnMissingChallenge);
+    writeError(req, res, httpError, headers, contentType, body);
   };
 }
 

@@ -106,6 +106,77 @@ export function splitList(value: string): string[] | undefined {
   return out;
 }
 
+// RFC 9110 §5.5: field-value characters (field-vchar, SP, HTAB); no CR, LF, NUL or other CTL.
+const FIELD_CHARS = /^[\t\x20-\x7e\x80-\xff]*$/;
+const TCHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
+
+/** The end of the token starting at `i` in `text` (`i` itself when there is none). */
+function tokenEnd(text: string, i: number): number {
+  while (i < text.length && TCHAR.test(text[i] as string)) i++;
+  return i;
+}
+
+/**
+ * Whether `text` (a trimmed list member) is exactly an `auth-param`, RFC 9110 §11.2:
+ * `token BWS "=" BWS ( token / quoted-string )`.
+ */
+function isAuthParam(text: string): boolean {
+  let i = tokenEnd(text, 0);
+  if (i === 0) return false;
+  while (isOws(text[i])) i++;
+  if (text[i] !== "=") return false;
+  i++;
+  while (isOws(text[i])) i++;
+  if (text[i] !== '"') return i < text.length && tokenEnd(text, i) === text.length;
+  // quoted-string = DQUOTE *( qdtext / quoted-pair ) DQUOTE (§5.6.4): ends at the last character.
+  for (i++; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i === text.length - 1;
+  }
+  return false;
+}
+
+/**
+ * True when `value` is a `WWW-Authenticate` (or `Proxy-Authenticate`) field value holding at least
+ * one challenge, RFC 9110 §11.6.1 `WWW-Authenticate = #challenge` and §11.3
+ * `challenge = auth-scheme [ 1*SP ( token68 / #auth-param ) ]`: each challenge's parameters follow
+ * it as list members of their own, and a token68 challenge has none. One pass over
+ * {@link splitList}'s members, so bounded by {@link MAX_FIELD_LENGTH}.
+ *
+ * @example isChallengeList('Bearer realm="api", Basic realm="api", charset="UTF-8"') // true
+ * @example isChallengeList("realm=api") // false: a parameter without a scheme
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-11.6.1
+ */
+export function isChallengeList(value: string): boolean {
+  if (typeof value !== "string" || !FIELD_CHARS.test(value)) return false;
+  const members = splitList(value);
+  if (members === undefined) return false;
+  let challenges = 0;
+  // Whether the member before may be followed by more auth-params of the same challenge.
+  let takesParams = false;
+  for (const member of members) {
+    const scheme = tokenEnd(member, 0);
+    if (scheme === 0) return false;
+    if (scheme === member.length) {
+      challenges++;
+      takesParams = false;
+      continue;
+    }
+    if (member[scheme] === " " && !isAuthParam(member)) {
+      // A new challenge: auth-scheme 1*SP ( token68 / auth-param ).
+      let i = scheme;
+      while (member[i] === " ") i++;
+      const rest = member.slice(i);
+      challenges++;
+      takesParams = !isToken68(rest);
+      if (takesParams && !isAuthParam(rest)) return false;
+    } else if (!takesParams || !isAuthParam(member)) {
+      return false;
+    }
+  }
+  return challenges > 0;
+}
+
 /** One `name=value` parameter: name lower-cased (§5.6.6 "case-insensitive"), value unquoted. */
 export type Parameter = readonly [name: string, value: string];
 
