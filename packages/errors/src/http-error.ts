@@ -1,4 +1,4 @@
-import { refusedOption } from "./option-error.js";
+import { describeValue, optionError, refusedOption } from "./option-error.js";
 import { EXTENSION_NAME, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./record.js";
 import { isErrorStatus, reasonPhrase } from "./status.js";
 
@@ -56,6 +56,40 @@ function checkedExtensions(
     );
   }
   return names && names.length > 0 ? Object.freeze({ ...extensions }) : undefined;
+}
+
+/**
+ * The `errors` option checked and copied: an array of `{ field, message }` whose members are both
+ * strings, each entry copied into a frozen `{ field, message }`, so what the error renders is what
+ * was checked (a caller changing an entry later, or a getter, cannot put a `null` in the record).
+ * Anything else (`null`, a number, a missing message, from plain JavaScript) is the calling code's
+ * bug, refused here with code `ERR_SVC_ERRORS_ERRORS` rather than written as the text "null".
+ */
+export function checkedFieldErrors(errors: unknown): readonly FieldError[] | undefined {
+  if (errors === undefined) return undefined;
+  const refuse = (what: string, given: unknown) =>
+    optionError(
+      "errors",
+      "errors",
+      `HttpError options.${what} must be ${what === "errors" ? "an array of { field, message }" : "a string"}, got ${describeValue(given)}`,
+    );
+  if (!Array.isArray(errors)) throw refuse("errors", errors);
+  const copies: FieldError[] = [];
+  for (let i = 0; i < errors.length; i++) {
+    const entry: unknown = errors[i];
+    if (typeof entry !== "object" || entry === null) {
+      throw optionError(
+        "errors",
+        "errors",
+        `HttpError options.errors[${i}] must be an object { field, message }, got ${describeValue(entry)}`,
+      );
+    }
+    const { field, message } = entry as Record<string, unknown>;
+    if (typeof field !== "string") throw refuse(`errors[${i}].field`, field);
+    if (typeof message !== "string") throw refuse(`errors[${i}].message`, message);
+    copies.push(Object.freeze({ field, message }));
+  }
+  return Object.freeze(copies);
 }
 
 /** RFC 9111 §1.2.2 caps delta-seconds at 2^31 ("the cache MUST consider the value to be 2147483648"). */
@@ -133,7 +167,7 @@ export class HttpError extends Error {
     this.expose = options.expose ?? status < 500;
     this.headers = Object.freeze({ ...options.headers });
     this.code = options.code;
-    this.errors = options.errors ? Object.freeze([...options.errors]) : undefined;
+    this.errors = checkedFieldErrors(options.errors);
     this.extensions = checkedExtensions(options.extensions);
     Object.defineProperty(this, ERROR_BRAND, { value: true });
   }

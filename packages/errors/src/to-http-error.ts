@@ -1,4 +1,4 @@
-import { HttpError, type HttpErrorOptions, hasAllow, isHttpError } from "./http-error.js";
+import { checkedFieldErrors, HttpError, type HttpErrorOptions, hasAllow, isHttpError } from "./http-error.js";
 import { isErrorStatus } from "./status.js";
 
 /**
@@ -134,6 +134,9 @@ function mapError(err: unknown): HttpError {
   if (err instanceof HttpError) {
     // Its fields are readonly to TypeScript only: one set to a status no error can have after
     // construction is the server's bug, like any other unknown error.
+    // `errors` is checked again for the same reason (checkedFieldErrors throws, and the catch in
+    // toHttpError makes that the 500 it is).
+    checkedFieldErrors(err.errors);
     return isErrorStatus(err.status) && typeof err.headers === "object" && err.headers !== null
       ? err
       : HttpError.internal(undefined, { cause: err });

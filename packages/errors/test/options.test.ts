@@ -26,6 +26,20 @@ const rows: OptionCase[] = [
     () => new HttpError(400),
   ],
   [
+    "new HttpError(status, message, { errors }) (field null)",
+    () => new HttpError(400, "Invalid", { errors: [{ field: null as never, message: "is required" }] }),
+    "ERR_SVC_ERRORS_ERRORS",
+    /HttpError options\.errors\[0\]\.field must be a string, got null/,
+    () => new HttpError(400, "Invalid", { errors: [{ field: "name", message: "is required" }] }),
+  ],
+  [
+    "new HttpError(status, message, { errors }) (not an array)",
+    () => new HttpError(400, "Invalid", { errors: "name is required" as never }),
+    "ERR_SVC_ERRORS_ERRORS",
+    /HttpError options\.errors must be an array of \{ field, message \}, got "name is required"/,
+    () => new HttpError(400, "Invalid", { errors: [] }),
+  ],
+  [
     "errorHandler(options)",
     () => errorHandler("x" as never),
     "ERR_SVC_ERRORS_OPTIONS",
