@@ -1,5 +1,5 @@
 import { describeValue, optionError, refusedOption } from "./option-error.js";
-import { EXTENSION_NAME, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./record.js";
+import { isExtensionName, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./record.js";
 import { isErrorStatus, reasonPhrase } from "./status.js";
 
 /** One field-level problem of a request that failed validation. */
@@ -29,8 +29,9 @@ export interface HttpErrorOptions {
    * RFC 9457 §3.2 extension members, added to the record and to problem details after the
    * standard members (`{ checks: { database: "DOWN" } }`). Unlike `message`, they reach the
    * client whatever the status, so they must hold nothing secret. Names start with a letter and
-   * hold only letters, digits and `_` (§3.2, so that the XML forms can carry them), and may not
-   * be one of the record's or the problem's own members (`status`, `message`, `type`, ...).
+   * hold only letters, digits and `_` (§3.2, so that the XML forms can carry them), do not start
+   * with `xml` in any case (XML 1.0 §2.3 reserves such element names), and may not be one of the
+   * record's or the problem's own members (`status`, `message`, `type`, ...).
    */
   extensions?: Readonly<Record<string, unknown>>;
 }
@@ -46,11 +47,11 @@ function checkedExtensions(
   const bad =
     names === undefined
       ? String(extensions)
-      : names.find((n) => !EXTENSION_NAME.test(n) || RESERVED_MEMBERS.has(n));
+      : names.find((n) => !isExtensionName(n) || RESERVED_MEMBERS.has(n));
   if (bad !== undefined) {
     throw Object.assign(
       new TypeError(
-        `HttpError options.extensions must be an object whose member names start with a letter, hold only letters, digits and "_" and are none of ${[...RESERVED_MEMBERS].join(", ")}; got "${bad}"`,
+        `HttpError options.extensions must be an object whose member names start with a letter, hold only letters, digits and "_", do not start with "xml" in any case (XML 1.0 §2.3) and are none of ${[...RESERVED_MEMBERS].join(", ")}; got "${bad}"`,
       ),
       { code: "ERR_SVC_ERRORS_EXTENSIONS" },
     );

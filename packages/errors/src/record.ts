@@ -66,6 +66,22 @@ export const PROBLEM_MEMBERS: ReadonlySet<string> = new Set([
  */
 export const EXTENSION_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
+/**
+ * XML 1.0 §2.3: "Names beginning with the string "xml", or with any string which would match
+ * (('X'|'x') ('M'|'m') ('L'|'l')), are reserved for standardization in this or future versions of
+ * this specification." Namespaces in XML 1.0 §3 gives `xmlns` and the `xml` prefix their meaning.
+ */
+const XML_RESERVED = /^xml/i;
+
+/**
+ * Whether `name` can be an extension member's name in every format: {@link EXTENSION_NAME}
+ * (RFC 9457 §3.2), and not one of the names XML 1.0 §2.3 reserves (`xml`, `xmlns`, `XMLSchema`,
+ * any case), since the member becomes an element of that name in the XML forms (Appendix B).
+ */
+export function isExtensionName(name: string): boolean {
+  return EXTENSION_NAME.test(name) && !XML_RESERVED.test(name);
+}
+
 /** The message a client may see: the error's own for exposable errors, else the reason phrase. */
 export function clientMessage(err: HttpError): string {
   return err.expose && err.status < 500 ? err.message : genericMessage(err.status);

@@ -1,6 +1,6 @@
 import {
   type ErrorRecord,
-  EXTENSION_NAME,
+  isExtensionName,
   PROBLEM_MEMBERS,
   type ProblemDetails,
   RECORD_MEMBERS,
@@ -102,7 +102,8 @@ interface XmlState {
 /**
  * An extension member as an element, as RFC 9457 Appendix B serialises problem details: an
  * array's members each in an `<i>` element, an object's members each in an element named after
- * the member (members whose names are not such a name are left out), other values as text.
+ * the member (members whose names are not such a name, or start with `xml` in any case, which
+ * XML 1.0 §2.3 reserves, are left out), other values as text.
  */
 function elementXml(name: string, value: unknown, depth: number, state: XmlState): string {
   // The same value the JSON forms carry (RFC 9457 Appendix B maps the JSON object): `toJSON()`
@@ -143,7 +144,10 @@ function membersXml(members: Array<[string, unknown]>, state: XmlState, depth = 
   for (const [name, value] of members) {
     const json = jsonValue(value);
     if (json === undefined || typeof json === "function" || typeof json === "symbol") continue;
-    if (EXTENSION_NAME.test(name)) xml += elementXml(name, json, depth, state);
+    // A name that is no XML name, or one XML 1.0 §2.3 reserves ("Names beginning with the string
+    // "xml", or with any string which would match (('X'|'x') ('M'|'m') ('L'|'l')), are reserved"),
+    // such as `xmlns` (Namespaces in XML 1.0 §3), has no element: left out, kept in JSON.
+    if (isExtensionName(name)) xml += elementXml(name, json, depth, state);
   }
   return xml;
 }
