@@ -222,6 +222,46 @@ function resolveErrorHandlerConfig(options: ErrorHandlerOptions): ErrorHandlerCo
 }
 
 /**
+ * The request's correlation id for a log line. `correlationId` is the application's code, run on
+ * the failed request, which may be the very request it did not expect (one reading a header the
+ * client left out, `req.headers["x-request-id"].slice(0, 64)`): a throw there is the line without
+ * an id, not an exception out of the error handler, which through Express would give the client the
+ * framework's page (with the stack trace outside production; RFC 9457 §6: problem details must not
+ * expose implementation internals) and on plain `node:http` would escape the request listener and
+ * end the process.
+ */
+function correlationIdOf(
+  config: ErrorHandlerConfig,
+  req: ErrorRequest,
+  res: ServerResponse,
+): string | undefined {
+  try {
+    return config.correlationId(req, res);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes `entry` through the handler's logger. The response must go out whatever the log does: a
+ * logger (or its serializer, reading a hostile thrown value's getters) that throws would leave the
+ * client with the framework's page, stack trace included outside production (RFC 9457 §6). The
+ * line goes to stderr instead.
+ */
+function writeLog(logger: ErrorLogger, entry: Record<string, unknown>, msg: string): void {
+  try {
+    logger.error(entry, msg);
+  } catch {
+    if (logger === fallbackLogger) return;
+    try {
+      fallbackLogger.error(entry, msg);
+    } catch {
+      // stderr itself refused the line: nothing is left to tell, and the response still goes out.
+    }
+  }
+}
+
+/**
  * A 5xx is logged once, with the error as it was thrown and the correlation id: an `HttpError`
  * itself (its message, status and code, then its `cause` chain), anything else as it came, not
  * the generic 500 it was wrapped in. The fallback logger writes the whole `cause` chain.
@@ -233,22 +273,14 @@ function logFailure(
   req: ErrorRequest,
   res: ServerResponse,
 ): void {
-  const logger = config.logger ?? req.log ?? fallbackLogger;
   const entry = {
     err: thrown,
     status: httpError.status,
     method: req.method,
     path: req.originalUrl ?? req.url,
-    correlationId: config.correlationId(req, res),
+    correlationId: correlationIdOf(config, req, res),
   };
-  // The response must go out whatever the log does: a logger (or its serializer, reading a
-  // hostile thrown value's getters) that throws would leave the client with the framework's page,
-  // stack trace included outside production (RFC 9457 §6). The line goes to stderr instead.
-  try {
-    logger.error(entry, "request failed");
-  } catch {
-    if (logger !== fallbackLogger) fallbackLogger.error(entry, "request failed");
-  }
+  writeLog(config.logger ?? req.log ?? fallbackLogger, entry, "request failed");
 }
 
 /**
@@ -263,14 +295,14 @@ function logDroppedHeaders(
   req: ErrorRequest,
   res: ServerResponse,
 ): void {
-  const logger = config.logger ?? req.log ?? fallbackLogger;
-  logger.error(
+  writeLog(
+    config.logger ?? req.log ?? fallbackLogger,
     {
       droppedHeaders: dropped.slice(0, 20).map((name) => name.slice(0, 100)),
       status: httpError.status,
       method: req.method,
       path: req.originalUrl ?? req.url,
-      correlationId: config.correlationId(req, res),
+      correlationId: correlationIdOf(config, req, res),
     },
     "error response headers dropped: not valid HTTP fields",
   );
