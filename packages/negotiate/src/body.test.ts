@@ -14,6 +14,9 @@ beforeAll(async () => {
     res.status(201).json({ received: req.body });
   });
   app.get("/employee", negotiate(), (_req, res) => res.represent({ id: 1, managerId: null, note: "" }));
+  app.get("/team", negotiate(), (_req, res) =>
+    res.represent({ name: "ops", lead: { id: 2, deputy: null }, members: [null, "ann"] }),
+  );
   app.use(errorHandler());
   server = await listen(app);
 });
@@ -335,6 +338,51 @@ describe("parseXmlBody: element names that are Object.prototype members", () => 
 });
 
 /**
+ * Namespaces in XML 1.0 §3: `xmlns` and `xmlns:p` "declare" a namespace; they are not data, so
+ * they never become `@xmlns` keys. Names are the qualified names the document wrote (§4), prefix
+ * included, for elements and attributes alike; only `xsi:nil` resolves its prefix.
+ */
+describe("parseBody: namespace declarations are not data", () => {
+  const XSI_URI = "http://www.w3.org/2001/XMLSchema-instance";
+  it.each([
+    ['<e xmlns="urn:x"><id>1</id></e>', { e: { id: "1" } }],
+    ['<e xmlns="urn:x">7</e>', { e: "7" }],
+    ['<e xmlns="urn:x"/>', { e: "" }],
+    ['<e xmlns:p="urn:x"><id>1</id></e>', { e: { id: "1" } }],
+    ['<e><a xmlns:p="urn:x"/><a xmlns="urn:y">2</a></e>', { e: { a: ["", "2"] } }],
+    ['<p:e xmlns:p="urn:x"><p:id>1</p:id></p:e>', { "p:e": { "p:id": "1" } }],
+    ['<e xmlns:p="urn:x" p:id="1" id="2"/>', { e: { "@p:id": "1", "@id": "2" } }],
+    [`<e xmlns:xsi="${XSI_URI}"><m xsi:nil="true"/></e>`, { e: { m: null } }],
+    [
+      `<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><x xmlns="urn:x">1</x></s:Body></s:Envelope>`,
+      { "s:Envelope": { "s:Body": { x: "1" } } },
+    ],
+    // Not declarations: a reserved prefix other than xmlns, and an attribute named like one.
+    ['<e xml:lang="en">hi</e>', { e: { "@xml:lang": "en", "#text": "hi" } }],
+    ['<e xmlnsx="1" XMLNS:p="2"/>', { e: { "@xmlnsx": "1", "@XMLNS:p": "2" } }],
+  ])("%s → %j", async (body, received) => {
+    const res = await post(bytes(body), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received });
+  });
+
+  // managerId null, note "": nil and empty stay apart.
+  it.each([
+    ["/employee", { resource: { id: "1", managerId: null, note: "" } }],
+    [
+      "/team",
+      { resource: { name: "ops", lead: { id: "2", deputy: null }, members: { item: [null, "ann"] } } },
+    ],
+  ])("GET %s as application/xml, POSTed back → the same value, no @xmlns:xsi", async (path, received) => {
+    const got = await fetch(`${server.url}${path}`, { headers: { accept: "application/xml" } });
+    expect(await got.clone().text()).toContain("xmlns:xsi=");
+    const res = await post(bytes(await got.text()), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received });
+  });
+});
+
+/**
  * XML Schema Part 1 §2.6.2: "An element may be ·valid· without content if it has the attribute
  * xsi:nil with the value true. An element so labeled must be empty". The XML representation writes
  * null that way, so a body read back gives null where the document said nil, and only where the
@@ -345,23 +393,14 @@ describe("parseBody: xsi:nil", () => {
   const XSI_URI = "http://www.w3.org/2001/XMLSchema-instance";
 
   it.each([
-    [
-      `<e ${XSI}><id>1</id><managerId xsi:nil="true"/></e>`,
-      { "@xmlns:xsi": XSI_URI, id: "1", managerId: null },
-    ],
-    [`<e ${XSI}><managerId xsi:nil="1"/></e>`, { "@xmlns:xsi": XSI_URI, managerId: null }],
-    [`<e ${XSI}><managerId xsi:nil=" true "/></e>`, { "@xmlns:xsi": XSI_URI, managerId: null }],
-    [`<e ${XSI}><managerId xsi:nil="true"></managerId></e>`, { "@xmlns:xsi": XSI_URI, managerId: null }],
-    [
-      `<e ${XSI}><managerId xsi:nil="true"><!-- none --></managerId></e>`,
-      { "@xmlns:xsi": XSI_URI, managerId: null },
-    ],
+    [`<e ${XSI}><id>1</id><managerId xsi:nil="true"/></e>`, { id: "1", managerId: null }],
+    [`<e ${XSI}><managerId xsi:nil="1"/></e>`, { managerId: null }],
+    [`<e ${XSI}><managerId xsi:nil=" true "/></e>`, { managerId: null }],
+    [`<e ${XSI}><managerId xsi:nil="true"></managerId></e>`, { managerId: null }],
+    [`<e ${XSI}><managerId xsi:nil="true"><!-- none --></managerId></e>`, { managerId: null }],
     [`<e><managerId ${XSI} xsi:nil="true"/></e>`, { managerId: null }],
-    [`<e xmlns:i="${XSI_URI}"><managerId i:nil="true"/></e>`, { "@xmlns:i": XSI_URI, managerId: null }],
-    [
-      `<e ${XSI}><tags><item xsi:nil="true"/><item></item></tags></e>`,
-      { "@xmlns:xsi": XSI_URI, tags: { item: [null, ""] } },
-    ],
+    [`<e xmlns:i="${XSI_URI}"><managerId i:nil="true"/></e>`, { managerId: null }],
+    [`<e ${XSI}><tags><item xsi:nil="true"/><item></item></tags></e>`, { tags: { item: [null, ""] } }],
   ])("%s → null", async (body, e) => {
     const res = await post(bytes(body), "application/xml");
     expect(res.status).toBe(201);
@@ -374,31 +413,16 @@ describe("parseBody: xsi:nil", () => {
     expect(await res.json()).toEqual({ received: { e: null } });
   });
 
-  it('GET as application/xml with managerId null, POSTed back → managerId null, note ""', async () => {
-    const got = await fetch(`${server.url}/employee`, { headers: { accept: "application/xml" } });
-    const res = await post(bytes(await got.text()), "application/xml");
-    expect(res.status).toBe(201);
-    expect(await res.json()).toEqual({
-      received: { resource: { "@xmlns:xsi": XSI_URI, id: "1", managerId: null, note: "" } },
-    });
-  });
-
-  // Not the XML Schema instance's nil: read as any other attribute, as before.
+  // Not the XML Schema instance's nil: an attribute like any other.
   it.each([
-    [`<e ${XSI}><m xsi:nil="false"/></e>`, { "@xmlns:xsi": XSI_URI, m: { "@xsi:nil": "false" } }],
-    [`<e ${XSI}><m xsi:nil="0">7</m></e>`, { "@xmlns:xsi": XSI_URI, m: { "@xsi:nil": "0", "#text": "7" } }],
-    [
-      '<e xmlns:xsi="urn:other"><m xsi:nil="true"/></e>',
-      { "@xmlns:xsi": "urn:other", m: { "@xsi:nil": "true" } },
-    ],
+    [`<e ${XSI}><m xsi:nil="false"/></e>`, { m: { "@xsi:nil": "false" } }],
+    [`<e ${XSI}><m xsi:nil="0">7</m></e>`, { m: { "@xsi:nil": "0", "#text": "7" } }],
+    ['<e xmlns:xsi="urn:other"><m xsi:nil="true"/></e>', { m: { "@xsi:nil": "true" } }],
     ['<e><m xsi:nil="true"/></e>', { m: { "@xsi:nil": "true" } }],
-    [`<e><a ${XSI}/><m xsi:nil="true"/></e>`, { a: { "@xmlns:xsi": XSI_URI }, m: { "@xsi:nil": "true" } }],
-    [`<e xmlns="${XSI_URI}"><m nil="true"/></e>`, { "@xmlns": XSI_URI, m: { "@nil": "true" } }],
-    [
-      `<e ${XSI}><m xsi:nil="true" unit="x"/></e>`,
-      { "@xmlns:xsi": XSI_URI, m: { "@xsi:nil": "true", "@unit": "x" } },
-    ],
-  ])("%s → read as before", async (body, e) => {
+    [`<e><a ${XSI}/><m xsi:nil="true"/></e>`, { a: "", m: { "@xsi:nil": "true" } }],
+    [`<e xmlns="${XSI_URI}"><m nil="true"/></e>`, { m: { "@nil": "true" } }],
+    [`<e ${XSI}><m xsi:nil="true" unit="x"/></e>`, { m: { "@xsi:nil": "true", "@unit": "x" } }],
+  ])("%s → an attribute like any other", async (body, e) => {
     const res = await post(bytes(body), "application/xml");
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ received: { e } });

@@ -1,8 +1,8 @@
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 
 /**
- * A parsed XML element: attributes as `@name`, text as `#text` when mixed, repeated children as
- * arrays, an element that is `xsi:nil` (and nothing else) `null`.
+ * A parsed XML element: attributes as `@name` (namespace declarations left out), text as `#text`
+ * when mixed, repeated children as arrays, an element that is `xsi:nil` (and nothing else) `null`.
  */
 export type XmlValue = string | null | { [name: string]: XmlValue | XmlValue[] };
 
@@ -59,20 +59,26 @@ class XmlBuilder {
     };
     const entries = Object.entries(tag.attributes);
     for (const [k, v] of entries) {
-      obj[`@${k}`] = String(v);
-      // The element's own declarations are in scope for its attributes (§6.1).
-      if (k.startsWith("xmlns:")) {
-        const prefix = k.slice(6);
-        const uris = this.bindings.get(prefix);
-        if (uris) uris.push(String(v));
-        else this.bindings.set(prefix, [String(v)]);
-        if (frame.declared) frame.declared.push(prefix);
-        else frame.declared = [prefix];
+      // Namespaces in XML 1.0 §3: `xmlns` and `xmlns:p` are namespace declarations, "attributes"
+      // only in the syntax of XML 1.0; they bind a prefix, they are not data, so they never
+      // become `@xmlns` keys (the xsi declaration this package's own XML writes included).
+      if (isDeclaration(k)) {
+        // The element's own declarations are in scope for its attributes (§6.1).
+        if (k.startsWith("xmlns:")) {
+          const prefix = k.slice(6);
+          const uris = this.bindings.get(prefix);
+          if (uris) uris.push(String(v));
+          else this.bindings.set(prefix, [String(v)]);
+          if (frame.declared) frame.declared.push(prefix);
+          else frame.declared = [prefix];
+        }
+      } else {
+        obj[`@${k}`] = String(v);
       }
     }
     let nils = 0;
     for (const [k, v] of entries) {
-      if (k === "xmlns" || k.startsWith("xmlns:")) continue;
+      if (isDeclaration(k)) continue;
       const colon = k.indexOf(":");
       // §4: a prefixed attribute is in the namespace its prefix is bound to, compared as strings
       // (§2.3); an unbound prefix, or one bound elsewhere, is not the XML Schema instance.
@@ -151,6 +157,15 @@ function xsdBoolean(raw: string, report: (message: string) => void): boolean {
   return false;
 }
 
+/**
+ * A namespace declaration (Namespaces in XML 1.0 §3 `NSAttName`: `xmlns` or `xmlns:` and a
+ * prefix). Names are case-sensitive (XML 1.0 §2.3): `XMLNS:p` is an attribute with a reserved
+ * prefix, not a declaration.
+ */
+function isDeclaration(name: string): boolean {
+  return name === "xmlns" || name.startsWith("xmlns:");
+}
+
 /** XML 1.0 §2.3 S: space, tab, carriage return, line feed. */
 function isXmlSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0a;
@@ -177,8 +192,11 @@ function frameValue(frame: Frame): XmlValue {
 
 /**
  * Parses XML into plain objects with `saxes`: elements become keys, repeated elements arrays,
- * attributes `@name`, text-only elements strings, an element with `xsi:nil="true"` (the prefix bound
- * to the XML Schema instance namespace) and no other attribute `null`; such an element with content,
+ * attributes `@name`, text-only elements strings. Names are the qualified names the document
+ * wrote (Namespaces in XML 1.0 §4), prefix included, for elements and attributes alike
+ * (`<s:Body>` → `s:Body`, `p:id="1"` → `@p:id`); namespace declarations (`xmlns`, `xmlns:p`) are
+ * not data and are left out. An element with `xsi:nil="true"` (the prefix bound to the XML
+ * Schema instance namespace) and no other attribute is `null`; such an element with content,
  * or an `xsi:nil` that is not a boolean, is refused. A DOCTYPE is refused outright, which shuts out
  * entity-expansion and external-entity attacks before they start.
  *
