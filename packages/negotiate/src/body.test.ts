@@ -446,9 +446,47 @@ describe("parseBody: xsi:nil", () => {
       `<e ${XSI} xmlns:i="${XSI_URI}"><m xsi:nil="1" i:nil="0"/></e>`,
       "two xsi:nil attributes on one element (line 1, column 135)",
     ],
-  ])("%s → 400", async (body, reason) => {
+  ])("%s → 400 Invalid XML body (well-formed, against the xsi:nil rules)", async (body, reason) => {
+    const res = await post(bytes(body), "application/xml");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(`Invalid XML body: ${reason}`);
+  });
+
+  // XML 1.0 §1.2: a well-formedness error is fatal and is what the message names, also when an
+  // xsi:nil rule broke earlier in the document.
+  it.each([
+    [`<e ${XSI}><m xsi:nil="true">7</m>`, "not well-formed XML (line 1, column 80)"],
+    [`<e ${XSI}><m xsi:nil="yes"/><a></b></e>`, "not well-formed XML (line 1, column 82)"],
+  ])("%s → 400 Malformed XML body", async (body, reason) => {
     const res = await post(bytes(body), "application/xml");
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toBe(`Malformed XML body: ${reason}`);
   });
+
+  it.each([["application/json"], ["application/problem+json"]])(
+    "the xsi:nil refusal's error record, Accept: %s → the shape and code of a malformed body's",
+    async (accept) => {
+      const send = (body: string) =>
+        fetch(`${server.url}/echo`, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/xml", accept },
+        });
+      const invalid = await send(`<e ${XSI}><m xsi:nil="true">7</m></e>`);
+      const malformed = await send("<e><m></e>");
+      const a = (await invalid.json()) as Record<string, unknown>;
+      const b = (await malformed.json()) as Record<string, unknown>;
+      expect([invalid.status, invalid.headers.get("content-type")]).toEqual([
+        malformed.status,
+        malformed.headers.get("content-type"),
+      ]);
+      expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+      expect(a.status).toBe(400);
+      expect(a.type).toBe(b.type);
+      // RFC 9457 problem details carry the code; the plain record does not.
+      const code = accept === "application/problem+json" ? "malformed_body" : undefined;
+      expect([a.code, b.code]).toEqual([code, code]);
+      expect(a.message ?? a.detail).toMatch(/^Invalid XML body: an element with xsi:nil="true" has content/);
+    },
+  );
 });

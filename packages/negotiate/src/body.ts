@@ -9,7 +9,7 @@ import {
   xmlDeclaredEncoding,
 } from "@svc/errors";
 import { refused } from "./options.js";
-import { parseXmlBody } from "./xml-body.js";
+import { parseXmlBody, XmlNilError } from "./xml-body.js";
 
 export { parseXmlBody, type XmlValue } from "./xml-body.js";
 
@@ -256,6 +256,13 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
   try {
     value = kind === "xml" ? parseXmlBody(source, depth) : JSON.parse(source);
   } catch (err) {
+    // XML 1.0 §2.1 makes well-formedness a property of the bytes; a document that has it but
+    // breaks the xsi:nil rules (XML Schema Part 1 §2.6.2, §3.3.4: a nil element must be empty,
+    // its xsi:nil a boolean of Part 2 §3.2.2) is not malformed but invalid, and says so. Same
+    // 400 and code either way: the record's shape does not depend on which rule broke.
+    if (err instanceof XmlNilError) {
+      return HttpError.badRequest(`Invalid XML body: ${err.message}`, { code: "malformed_body" });
+    }
     // parseXmlBody's messages are all ours (well-formedness with a position, DOCTYPE, depth).
     const reason = kind === "xml" && err instanceof Error ? err.message : "not valid JSON";
     return HttpError.badRequest(`Malformed ${label} body: ${reason}`, { code: "malformed_body", cause: err });

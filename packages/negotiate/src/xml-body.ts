@@ -22,7 +22,19 @@ interface Frame {
   attributes: number;
 }
 
-/** Builds plain objects from saxes events; the first failure is kept. */
+/**
+ * A well-formed document (XML 1.0 §2.1) that breaks the xsi:nil rules of XML Schema Part 1
+ * (§2.6.2, §3.3.4): not malformed, but not valid, so it is told apart from a well-formedness error.
+ */
+export class XmlNilError extends Error {
+  override name = "XmlNilError";
+}
+
+/**
+ * Builds plain objects from saxes events. The first well-formedness (or DOCTYPE, depth) failure
+ * is kept in `failure`, the first xsi:nil one in `invalid`; the first decides, as XML 1.0 §1.2
+ * makes a well-formedness error fatal whatever else was found.
+ */
 class XmlBuilder {
   readonly stack: Frame[] = [];
   /**
@@ -33,6 +45,7 @@ class XmlBuilder {
   readonly bindings = new Map<string, string[]>();
   result: Record<string, XmlValue> | undefined;
   failure: Error | undefined;
+  invalid: XmlNilError | undefined;
 
   constructor(
     private readonly maxDepth: number,
@@ -42,6 +55,11 @@ class XmlBuilder {
 
   fail(message: string, cause?: unknown): void {
     this.failure ??= cause === undefined ? new Error(message) : new Error(message, { cause });
+  }
+
+  /** An xsi:nil rule broken: reported only if the document turns out well-formed. */
+  nilRule(message: string): void {
+    this.invalid ??= new XmlNilError(message);
   }
 
   open(tag: SaxesTagPlain): void {
@@ -88,13 +106,13 @@ class XmlBuilder {
         this.bindings.get(k.slice(0, colon))?.at(-1) === XSI_NAMESPACE
       ) {
         nils++;
-        frame.nil = xsdBoolean(String(v), (message) => this.fail(`${message} (${this.where()})`));
+        frame.nil = xsdBoolean(String(v), (message) => this.nilRule(`${message} (${this.where()})`));
       } else {
         frame.attributes++;
       }
     }
     // §6.3: no element may have two attributes with the same expanded name.
-    if (nils > 1) this.fail(`two xsi:nil attributes on one element (${this.where()})`);
+    if (nils > 1) this.nilRule(`two xsi:nil attributes on one element (${this.where()})`);
     const parent = stack[stack.length - 1];
     if (parent) parent.children++;
     stack.push(frame);
@@ -118,7 +136,7 @@ class XmlBuilder {
       // included; a comment is neither. With no attribute of its own it is null; one that carries
       // attributes stays the object of them, as before, since null would drop them.
       if (frame.children > 0 || frame.text !== "") {
-        this.fail(
+        this.nilRule(
           `an element with xsi:nil="true" has content (${this.where()}); a nil element must be empty`,
         );
       }
@@ -197,7 +215,8 @@ function frameValue(frame: Frame): XmlValue {
  * (`<s:Body>` → `s:Body`, `p:id="1"` → `@p:id`); namespace declarations (`xmlns`, `xmlns:p`) are
  * not data and are left out. An element with `xsi:nil="true"` (the prefix bound to the XML
  * Schema instance namespace) and no other attribute is `null`; such an element with content,
- * or an `xsi:nil` that is not a boolean, is refused. A DOCTYPE is refused outright, which shuts out
+ * or an `xsi:nil` that is not a boolean, is refused with an {@link XmlNilError} (a document that
+ * is not well-formed as well gets the well-formedness error). A DOCTYPE is refused outright, which shuts out
  * entity-expansion and external-entity attacks before they start.
  *
  * @example parseXmlBody("<a x='1'><b>2</b><b>3</b></a>") // → { a: { "@x": "1", b: ["2", "3"] } }
@@ -223,6 +242,7 @@ export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlV
     malformed(e);
   }
   if (builder.failure) throw builder.failure;
+  if (builder.invalid) throw builder.invalid;
   if (!builder.result) throw new Error("XML document has no root element");
   return builder.result;
 }
