@@ -21,7 +21,8 @@ function languageSpecificity(range: string, tag: string): number {
 
 /**
  * Picks the language the client prefers according to `Accept-Language` (RFC 9110 §12.5.4, basic
- * filtering of RFC 4647 §3.3.1 with a lookup fallback from `de-CH` to `de`). An absent, empty or
+ * filtering of RFC 4647 §3.3.1 with a lookup fallback from `de-CH` to `de`, which a refusal such
+ * as `de-CH;q=0` does not take: it refuses `de-CH` only). An absent, empty or
  * wholly invalid header selects the first offer; `undefined` means the client excluded every offer.
  * Ties on q go to the more specific match, then to the server's order.
  *
@@ -47,6 +48,11 @@ export function selectLanguage(
     let s = -1;
     for (const item of items) {
       const is = languageSpecificity(item.value, tag);
+      // The fallback from `de-CH` to `de` serves a request; a refusal (q=0, RFC 9110 §12.4.2:
+      // "not acceptable") of `de-CH` names that variant only, which `de` is not (RFC 4647 §3.3.1:
+      // a range matches a tag equal to it or that it is a prefix of), so it leaves `de` to the
+      // client's other ranges (`*`) instead of refusing the whole language.
+      if (is === 1 && item.q === 0) continue;
       // Ranges naming the tag equally well (de-CH and de-AT both falling back to de) give it the
       // higher weight: the order of a weighted list carries no preference (RFC 9110 §12.4.2), so
       // "de-CH;q=0.1, de-AT;q=0.9" and "de-AT;q=0.9, de-CH;q=0.1" select the same language.

@@ -317,6 +317,15 @@ describe("Accept-Language", () => {
     // The same weights in either order: de-AT falls back to de whatever de-CH;q=0 says.
     ["de-CH;q=0, de-AT", "de"],
     ["de-AT, de-CH;q=0", "de"],
+    // RFC 4647 §3.3.1: de-CH does not match de. A refusal (q=0, RFC 9110 §12.4.2) of a regional
+    // variant refuses that variant only; the fallback from de-CH to de serves a request.
+    ["en-GB;q=0, *", "en"],
+    ["DE-ch;q=0, *;q=0.5, en;q=0.4", "de"],
+    ["en-GB;q=0, de;q=0.1, *;q=0.5", "en"],
+    ["en-GB;q=0.000, de;q=0.1, *", "en"],
+    // A refusal of the language itself still refuses it, and its variants.
+    ["de;q=0, *", "en"],
+    ["en;q=0, en-GB, *;q=0.1", "de"],
   ])("Accept-Language: %j → Content-Language %s", async (header, lang) => {
     const res = await get("/employees/42", { "accept-language": header });
     expect(res.status).toBe(200);
