@@ -208,7 +208,12 @@ export function faultCode(body: string): string | undefined {
   if (typeof envelope !== "object" || envelope === null || !/(^|:)Envelope$/.test(envelopeName))
     return undefined;
   const prefix = envelopeName.includes(":") ? `${envelopeName.split(":")[0]}:` : "";
-  if (envelope[`@xmlns${prefix ? `:${prefix.slice(0, -1)}` : ""}`] !== SOAP12) return undefined;
+  // parseXmlBody leaves namespace declarations out of the data (Namespaces in XML 1.0 §3), so the
+  // envelope's own start tag must declare its prefix (or the default namespace) as SOAP 1.2.
+  const startTag = new RegExp(`<${envelopeName}\\s[^>]*>`).exec(body)?.[0] ?? "";
+  const declaration = prefix ? `xmlns:${prefix.slice(0, -1)}` : "xmlns";
+  if (!startTag.includes(`${declaration}="${SOAP12}"`) && !startTag.includes(`${declaration}='${SOAP12}'`))
+    return undefined;
   const bodyEl = envelope[`${prefix}Body`];
   if (typeof bodyEl !== "object" || bodyEl === null || Array.isArray(bodyEl)) return undefined;
   const fault = bodyEl[`${prefix}Fault`];
