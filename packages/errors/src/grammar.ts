@@ -375,24 +375,126 @@ interface ParsedOffer {
 
 /** Parameters that do not change a UTF-8 representation's bytes for our purposes. */
 const INSIGNIFICANT_PARAMS = new Set(["profile"]);
-const CACHE_LIMIT = 500;
-const rangeCache = new Map<string, readonly MediaRange[] | null>();
-const offerCache = new Map<string, ParsedOffer | null>();
+/**
+ * The parse caches below are shared by the whole process and keyed by what clients send (every
+ * request's `Accept`), so each is bounded in entries and in bytes, whatever the clients send:
+ *
+ * - only a key of at most {@link CACHEABLE_LENGTH} (256) characters is cached: the `Accept` of
+ *   browsers (about 130 characters) and of API clients fits; a longer value (up to
+ *   {@link MAX_FIELD_LENGTH}) is parsed on each request and never held;
+ * - at most {@link CACHE_LIMIT} (500) entries and {@link CACHE_MAX_BYTES} (512 KiB) per cache,
+ *   bytes estimated from V8's layout (16 bytes a string plus 2 a character, 80 an object, 32 an
+ *   array plus 8 an element, 64 a map entry): an entry that would pass either bound first clears
+ *   the cache, so a client sending a fresh `Accept` on every request only ever costs a clear().
+ *
+ * Two caches (`Accept` values, and the offers and declared types the application passes): at
+ * most 1000 entries and 1 MiB for both. Unbounded in bytes, 500 distinct 8 KB `Accept` values
+ * would hold some 37 MB in every process that saw them.
+ */
+export const CACHE_LIMIT = 500;
+/** Longest key, in characters, the parse caches hold (a longer value is parsed each time). */
+export const CACHEABLE_LENGTH = 256;
+/** Most bytes (estimated) each parse cache holds. */
+export const CACHE_MAX_BYTES = 512 * 1024;
 
-function remember<V>(cache: Map<string, V>, key: string, value: V): V {
-  // Bounded: a client sending a fresh Accept on every request only ever costs a clear().
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, value);
+/** A string's estimated size: V8's header, and at most two bytes a character. */
+const stringBytes = (s: string) => 16 + 2 * s.length;
+/** A map entry (hash table slot and key, value pointers), before its key's and value's own sizes. */
+const ENTRY_BYTES = 64;
+/** An object with up to six in-object fields, or an array header with its backing store's. */
+const OBJECT_BYTES = 80;
+const ARRAY_BYTES = 32;
+const POINTER_BYTES = 8;
+
+function parametersBytes(parameters: readonly Parameter[]): number {
+  let bytes = ARRAY_BYTES + POINTER_BYTES * parameters.length;
+  for (const [name, value] of parameters) {
+    bytes += ARRAY_BYTES + 2 * POINTER_BYTES + stringBytes(name) + stringBytes(value);
+  }
+  return bytes;
+}
+
+/** The estimated bytes a {@link rangeCache} entry holds: the key and the parsed ranges. */
+function rangesBytes(key: string, ranges: readonly MediaRange[] | null): number {
+  let bytes = ENTRY_BYTES + stringBytes(key);
+  if (ranges === null) return bytes;
+  bytes += ARRAY_BYTES + POINTER_BYTES * ranges.length;
+  for (const r of ranges) {
+    bytes += OBJECT_BYTES + stringBytes(r.type) + stringBytes(r.subtype) + stringBytes(r.essence);
+    if (r.suffix !== undefined) bytes += stringBytes(r.suffix);
+    bytes += parametersBytes(r.parameters);
+  }
+  return bytes;
+}
+
+/** The estimated bytes an {@link offerCache} entry holds: the key and the parsed offer. */
+function offerBytes(key: string, offer: ParsedOffer | null): number {
+  let bytes = ENTRY_BYTES + stringBytes(key);
+  if (offer === null) return bytes;
+  bytes += OBJECT_BYTES + stringBytes(offer.type) + stringBytes(offer.subtype) + OBJECT_BYTES;
+  for (const [name, value] of offer.params) bytes += ENTRY_BYTES + stringBytes(name) + stringBytes(value);
+  return bytes;
+}
+
+interface ParseCache<V> {
+  readonly map: Map<string, V>;
+  /** The estimated bytes of the entries held: kept as they are added, reset with them. */
+  bytes: number;
+  readonly size: (key: string, value: V) => number;
+}
+
+const rangeCache: ParseCache<readonly MediaRange[] | null> = { map: new Map(), bytes: 0, size: rangesBytes };
+const offerCache: ParseCache<ParsedOffer | null> = { map: new Map(), bytes: 0, size: offerBytes };
+
+function remember<V>(cache: ParseCache<V>, key: string, value: V): V {
+  if (key.length > CACHEABLE_LENGTH) return value;
+  const bytes = cache.size(key, value);
+  if (cache.map.size >= CACHE_LIMIT || cache.bytes + bytes > CACHE_MAX_BYTES) {
+    cache.map.clear();
+    cache.bytes = 0;
+  }
+  cache.map.set(key, value);
+  cache.bytes += bytes;
   return value;
 }
 
+/** What one parse cache holds, counted by {@link parseCacheUsage}. */
+export interface ParseCacheUsage {
+  entries: number;
+  /** The estimated bytes of its keys and values. */
+  bytes: number;
+  /** The longest key, in characters. */
+  longestKey: number;
+}
+
+function usageOf<V>(cache: ParseCache<V>): ParseCacheUsage {
+  let bytes = 0;
+  let longestKey = 0;
+  for (const [key, value] of cache.map) {
+    bytes += cache.size(key, value);
+    longestKey = Math.max(longestKey, key.length);
+  }
+  return { entries: cache.map.size, bytes, longestKey };
+}
+
+/**
+ * What the parse caches hold now, counted afresh from their entries (not from the running total
+ * that bounds them): for tests of the bound, and for a look at a live process.
+ *
+ * @internal not exported from the package entry
+ */
+export function parseCacheUsage(): { accept: ParseCacheUsage; offers: ParseCacheUsage } {
+  return { accept: usageOf(rangeCache), offers: usageOf(offerCache) };
+}
+
 function cachedRanges(accept: string): readonly MediaRange[] | null {
-  const hit = rangeCache.get(accept);
+  // The hit path allocates nothing: a length check and one lookup.
+  const hit = accept.length <= CACHEABLE_LENGTH ? rangeCache.map.get(accept) : undefined;
   return hit !== undefined ? hit : remember(rangeCache, accept, parseMediaRanges(accept) ?? null);
 }
 
 function parseOffer(offer: string): ParsedOffer | null {
-  const hit = offerCache.get(offer);
+  const hit = offer.length <= CACHEABLE_LENGTH ? offerCache.map.get(offer) : undefined;
   if (hit !== undefined) return hit;
   const mt = parseMediaType(offer);
   const parsed =
