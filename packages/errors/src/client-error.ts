@@ -1,6 +1,7 @@
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import type { Duplex } from "node:stream";
 import { HttpError } from "./http-error.js";
+import { fallbackLogger, type Logger, writeLog } from "./logger.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
 import { buildErrorRecord } from "./record.js";
 import { reasonPhrase } from "./status.js";
@@ -12,9 +13,23 @@ export interface ClientErrorOptions {
    * request: security headers, a correlation id. The socket is the one the request came on (a
    * `tls.TLSSocket`, with `encrypted: true`, over TLS), so headers such as
    * `Strict-Transport-Security` can be sent over TLS only (RFC 6797 §7.2).
+   *
+   * Fields the handler writes itself, or that would frame the response or keep the connection
+   * (`Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Proxy-Connection`,
+   * `Upgrade`, `TE`, `Trailer`, `Content-Type`, `Content-Encoding`, `Content-Digest`,
+   * `Repr-Digest`, `Cache-Control`; RFC 9112 §6.3, RFC 9110 §7.6.1), and fields that are no valid
+   * HTTP fields (CR or LF in a value) are left out and logged by name. When the function
+   * throws (or returns something that is not a list of pairs), none of its fields is sent: the
+   * record goes out with the handler's own, and the exception is logged.
    * @default no other headers
    */
   headers?: (socket: Duplex) => Iterable<readonly [string, string]>;
+  /**
+   * Where a `headers` function that threw, or fields it returned that had to be left out, are
+   * logged (`error(obj, msg)`).
+   * @default one JSON line on stderr
+   */
+  logger?: Pick<Logger, "error">;
   /**
    * The clock, for tests.
    * @default () => new Date()
@@ -123,18 +138,71 @@ function isHeadRequest(rawPacket: unknown, bytesParsed: unknown): boolean {
 }
 
 /**
- * `name: value` and CRLF, or nothing for a field `setHeader` would refuse (a name that is not a
- * token, a value with CR, LF or NUL, which would split the response): a listener that threw would
- * take the process down with it.
+ * Fields of the `headers` option that are never sent, compared case-insensitively. The handler
+ * frames the response itself (`Content-Length`) and closes the connection (`Connection: close`):
+ * RFC 9112 §6.3 makes a response with both `Transfer-Encoding` and `Content-Length`, or with two
+ * `Content-Length` values, one a recipient may frame differently from the sender (response
+ * splitting, request smuggling through a proxy that reuses the connection), and RFC 9110 §7.6.1
+ * makes `Connection` and the fields it names (`Keep-Alive`, `Upgrade`, `Proxy-Connection`, `TE`)
+ * options of the connection, which is closing. A second `Content-Type`, `Content-Encoding`
+ * (RFC 9110 §8.4) or digest would mislabel the JSON record, and a second `Cache-Control` dilute
+ * `no-store`.
  */
-function headerLine(name: string, value: string): string {
+const CLIENT_ERROR_OWN_FIELDS: ReadonlySet<string> = new Set([
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "upgrade",
+  "te",
+  "trailer",
+  "content-type",
+  "content-encoding",
+  "content-digest",
+  "repr-digest",
+  "cache-control",
+]);
+
+/**
+ * `name: value` and CRLF, or `undefined` for a field `setHeader` would refuse (a name that is not a
+ * token, a value with CR, LF or NUL, which would split the response) and for one of
+ * {@link CLIENT_ERROR_OWN_FIELDS}.
+ */
+function headerLine(name: unknown, value: unknown): string | undefined {
   try {
-    validateHeaderName(name);
-    validateHeaderValue(name, value);
+    validateHeaderName(name as string);
+    validateHeaderValue(name as string, value as string);
   } catch {
-    return "";
+    return undefined;
   }
+  if (CLIENT_ERROR_OWN_FIELDS.has((name as string).toLowerCase())) return undefined;
   return `${name}: ${value}\r\n`;
+}
+
+/**
+ * The lines of the `headers` option's fields and the names of those left out, or the exception
+ * when the function (or the iteration of what it returned) threw: the application's code, run for
+ * a request the client made malformed, must not throw out of a `'clientError'` listener, where the
+ * exception is uncaught and ends the process. All or nothing: a list cut short could send some
+ * security fields and not others without anyone noticing.
+ */
+function appFields(
+  headers: NonNullable<ClientErrorOptions["headers"]>,
+  socket: Duplex,
+): { lines: string; dropped: string[] } | { failure: unknown } {
+  try {
+    let lines = "";
+    const dropped: string[] = [];
+    for (const [name, value] of headers(socket)) {
+      const line = headerLine(name, value);
+      if (line !== undefined) lines += line;
+      else if (dropped.length < 20) dropped.push(String(name).slice(0, 100));
+    }
+    return { lines, dropped };
+  } catch (failure) {
+    return { failure };
+  }
 }
 
 /**
@@ -157,7 +225,7 @@ function headerLine(name: string, value: string): string {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
  */
 export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErrorListener {
-  checkOptionNames("errors", options, ["headers", "now"], "clientErrorHandler");
+  checkOptionNames("errors", options, ["headers", "logger", "now"], "clientErrorHandler");
   if (options.headers !== undefined && typeof options.headers !== "function") {
     throw refusedOption(
       "errors",
@@ -170,7 +238,17 @@ export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErro
   if (options.now !== undefined && typeof options.now !== "function") {
     throw refusedOption("errors", "now", options.now, "a function () => Date", "clientErrorHandler: now");
   }
+  if (options.logger !== undefined && typeof options.logger?.error !== "function") {
+    throw refusedOption(
+      "errors",
+      "logger",
+      options.logger,
+      "an object with an error(obj, msg) method",
+      "clientErrorHandler: logger",
+    );
+  }
   const extraHeaders = options.headers;
+  const logger = options.logger ?? fallbackLogger;
   const now = options.now ?? (() => new Date());
   return function svcClientError(err, socket) {
     if (
@@ -185,7 +263,23 @@ export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErro
     const body = JSON.stringify(buildErrorRecord(error, "/", now()));
     let head = `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n`;
     if (extraHeaders) {
-      for (const [name, value] of extraHeaders(socket)) head += headerLine(name, value);
+      const fields = appFields(extraHeaders, socket);
+      if ("failure" in fields) {
+        writeLog(
+          logger,
+          { err: fields.failure, status: error.status },
+          "clientErrorHandler: the headers option threw; the response went out without its fields",
+        );
+      } else {
+        head += fields.lines;
+        if (fields.dropped.length > 0) {
+          writeLog(
+            logger,
+            { droppedHeaders: fields.dropped, status: error.status },
+            "client error response headers dropped: not valid HTTP fields, or fields the handler writes itself",
+          );
+        }
+      }
     }
     socket.end(
       `${head}Cache-Control: no-store\r\n` +

@@ -3,7 +3,7 @@ import { type ErrorFormat, errorRendering } from "./error-format.js";
 import { isChallengeList, isToken } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
-import { fallbackLogger, type Logger } from "./logger.js";
+import { fallbackLogger, type Logger, writeLog } from "./logger.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
 import { buildErrorRecord, buildProblemDetails, type ErrorRecord, requestPath } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
@@ -239,25 +239,6 @@ function correlationIdOf(
     return config.correlationId(req, res);
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Writes `entry` through the handler's logger. The response must go out whatever the log does: a
- * logger (or its serializer, reading a hostile thrown value's getters) that throws would leave the
- * client with the framework's page, stack trace included outside production (RFC 9457 §6). The
- * line goes to stderr instead.
- */
-function writeLog(logger: ErrorLogger, entry: Record<string, unknown>, msg: string): void {
-  try {
-    logger.error(entry, msg);
-  } catch {
-    if (logger === fallbackLogger) return;
-    try {
-      fallbackLogger.error(entry, msg);
-    } catch {
-      // stderr itself refused the line: nothing is left to tell, and the response still goes out.
-    }
   }
 }
 

@@ -187,3 +187,23 @@ export const fallbackLogger: Required<Logger> = {
   info: (obj, msg) => writeLine(LEVELS.info, obj, msg),
   debug: (obj, msg) => writeLine(LEVELS.debug, obj, msg),
 };
+
+/**
+ * Writes `entry` through a handler's logger (`errorHandler`'s, `clientErrorHandler`'s). The
+ * response must go out whatever the log does: a logger (or its serializer, reading a hostile
+ * thrown value's getters) that throws would leave the client with the framework's page, stack
+ * trace included outside production (RFC 9457 §6), or escape a `'clientError'` listener and end
+ * the process. The line goes to stderr instead. Internal: not exported from the package entry.
+ */
+export function writeLog(logger: Pick<Logger, "error">, entry: Record<string, unknown>, msg: string): void {
+  try {
+    logger.error(entry, msg);
+  } catch {
+    if (logger === fallbackLogger) return;
+    try {
+      fallbackLogger.error(entry, msg);
+    } catch {
+      // stderr itself refused the line: nothing is left to tell, and the response still goes out.
+    }
+  }
+}

@@ -1,17 +1,32 @@
 import type { ServerOptions } from "node:http";
 import { connect } from "node:net";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ClientErrorOptions, clientErrorHandler } from "../src/index.js";
 import { listenWith } from "./listen-with.js";
 
 const NOW = new Date("2026-01-02T03:04:05.678Z");
+
+/** What escaped the 'clientError' listener: without this catch, an uncaught exception. */
+const escaped: unknown[] = [];
+afterEach(() => {
+  escaped.length = 0;
+  vi.restoreAllMocks();
+});
 
 async function serve(options: ServerOptions = {}, handler: ClientErrorOptions = {}): Promise<number> {
   const { server, port } = await listenWith(options, (req, res) => {
     // A slow answer, so a pipelined request arrives while this response is under way.
     setTimeout(() => res.end(`ok ${req.url}`), req.url === "/slow" ? 100 : 0);
   });
-  server.on("clientError", clientErrorHandler({ now: () => NOW, ...handler }));
+  const listener = clientErrorHandler({ now: () => NOW, ...handler });
+  server.on("clientError", (err, socket) => {
+    try {
+      listener(err, socket);
+    } catch (thrown) {
+      escaped.push(thrown);
+      socket.destroy();
+    }
+  });
   return port;
 }
 
@@ -208,6 +223,170 @@ describe("clientErrorHandler: what Node's parser refuses gets the error record",
   it("a headers option that is not a function → TypeError naming it", () => {
     expect(() => clientErrorHandler({ headers: [["a", "b"]] as never })).toThrow(
       expect.objectContaining({ name: "TypeError", code: "ERR_SVC_ERRORS_HEADERS" }),
+    );
+  });
+});
+
+/** The lines logged through a `logger` option. */
+function recorder(): {
+  lines: [Record<string, unknown>, string | undefined][];
+  error: (o: object, m?: string) => void;
+} {
+  const lines: [Record<string, unknown>, string | undefined][] = [];
+  return { lines, error: (obj, msg) => lines.push([obj as Record<string, unknown>, msg]) };
+}
+
+const MALFORMED = "GET / HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n";
+
+/** The response is the 400 record with the handler's own framing and nothing else's. */
+function expectOwnRecord(res: Awaited<ReturnType<typeof raw>>): void {
+  expect(res.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  const fields = res.head.split("\r\n").slice(1);
+  const count = (name: string) => fields.filter((f) => f.toLowerCase().startsWith(`${name}:`)).length;
+  for (const name of ["content-length", "connection", "content-type", "cache-control"])
+    expect(count(name)).toBe(1);
+  expect(count("transfer-encoding")).toBe(0);
+  expect(headerOf(res.head, "Connection")).toBe("close");
+  expect(headerOf(res.head, "Cache-Control")).toBe("no-store");
+  expect(headerOf(res.head, "Content-Type")).toBe("application/json; charset=utf-8");
+  expect(Number(headerOf(res.head, "Content-Length"))).toBe(Buffer.byteLength(res.body));
+  expect(JSON.parse(res.body)).toMatchObject({ status: 400, path: "/" });
+}
+
+describe("clientErrorHandler: a headers option that throws", () => {
+  function* halfway(): Generator<[string, string]> {
+    yield ["X-Content-Type-Options", "nosniff"];
+    throw new Error("tenant lookup failed at /srv/app/tenants.js:9");
+  }
+  it.each([
+    [
+      "throws (reading a TLS property the plain socket lacks)",
+      (socket: unknown) =>
+        [
+          [
+            "X-Peer",
+            (socket as { getPeerCertificate: () => { subject: { CN: string } } }).getPeerCertificate().subject
+              .CN,
+          ],
+        ] as [string, string][],
+    ],
+    ["returns undefined (plain JavaScript)", (() => undefined) as never],
+    ["returns a pair that is not an array", (() => [{ name: "X-A", value: "1" }]) as never],
+    ["yields one field, then throws", halfway],
+  ] as [string, NonNullable<ClientErrorOptions["headers"]>][])(
+    "headers %s → the 400 record with none of its fields, the failure logged, nothing thrown",
+    async (_label, headers) => {
+      const logger = recorder();
+      const port = await serve({}, { headers, logger });
+      const res = await raw(port, MALFORMED);
+      expect(escaped).toEqual([]);
+      expectOwnRecord(res);
+      expect(res.head).not.toMatch(/X-Peer|X-Content-Type-Options|X-A:/i);
+      expect(res.body).not.toMatch(/srv\/app|TypeError/);
+      expect(logger.lines).toHaveLength(1);
+      expect(logger.lines[0]?.[0]).toMatchObject({ err: expect.any(Error), status: 400 });
+      expect(logger.lines[0]?.[1]).toMatch(/headers option threw/);
+    },
+  );
+
+  it("headers that throws, no logger option → one JSON line on stderr, the record sent", async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation(((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write);
+    const port = await serve(
+      {},
+      {
+        headers: () => {
+          throw new Error("boom");
+        },
+      },
+    );
+    const res = await raw(port, MALFORMED);
+    expect(escaped).toEqual([]);
+    expectOwnRecord(res);
+    expect(lines.join("")).toMatch(
+      /"msg":"clientErrorHandler: the headers option threw[^"]*".*"message":"boom"/,
+    );
+  });
+
+  it("headers that throws and a logger that throws too → the record sent, the line on stderr", async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation(((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write);
+    const port = await serve(
+      {},
+      {
+        headers: () => {
+          throw new Error("boom");
+        },
+        logger: {
+          error() {
+            throw new Error("log transport down");
+          },
+        },
+      },
+    );
+    const res = await raw(port, MALFORMED);
+    expect(escaped).toEqual([]);
+    expectOwnRecord(res);
+    expect(lines.join("")).toMatch(/headers option threw/);
+  });
+});
+
+// RFC 9112 §6.3: a message with both Transfer-Encoding and Content-Length, or with Content-Length
+// fields that disagree, is one a recipient may frame differently from the sender (request
+// smuggling); RFC 9110 §7.6.1: connection options belong to the connection, which this handler
+// closes. The handler writes these fields itself: the application's are left out and logged.
+describe("clientErrorHandler: the headers option cannot frame or keep the response", () => {
+  it.each([
+    ["Content-Length", "0"],
+    ["content-length", "99999"],
+    ["Transfer-Encoding", "chunked"],
+    ["TRANSFER-ENCODING", "chunked"],
+    ["Connection", "keep-alive"],
+    ["connection", "close"],
+    ["Keep-Alive", "timeout=5"],
+    ["Upgrade", "websocket"],
+    ["Content-Type", "text/html"],
+    ["Content-Encoding", "gzip"],
+    ["Cache-Control", "public, max-age=3600"],
+  ])("headers returning %s: %s → left out, logged by name, the rest sent", async (name, value) => {
+    const logger = recorder();
+    const port = await serve(
+      {},
+      {
+        headers: () => [
+          ["X-Content-Type-Options", "nosniff"],
+          [name, value],
+        ],
+        logger,
+      },
+    );
+    const res = await raw(port, MALFORMED);
+    expectOwnRecord(res);
+    expect(res.head).not.toContain(`${name}: ${value}`);
+    expect(headerOf(res.head, "X-Content-Type-Options")).toBe("nosniff");
+    expect(logger.lines).toEqual([
+      [{ droppedHeaders: [name], status: 400 }, expect.stringMatching(/dropped/)],
+    ]);
+  });
+
+  it("a field that would split the response → left out and logged by name, the value never", async () => {
+    const logger = recorder();
+    const port = await serve({}, { headers: () => [["X-Injected", "a\r\nSet-Cookie: evil=1"]], logger });
+    const res = await raw(port, MALFORMED);
+    expectOwnRecord(res);
+    expect(res.head).not.toMatch(/X-Injected|Set-Cookie/i);
+    expect(logger.lines).toEqual([[{ droppedHeaders: ["X-Injected"], status: 400 }, expect.any(String)]]);
+  });
+
+  it("a logger option without error() → TypeError ERR_SVC_ERRORS_LOGGER", () => {
+    expect(() => clientErrorHandler({ logger: {} as never })).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_ERRORS_LOGGER" }),
     );
   });
 });

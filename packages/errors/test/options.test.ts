@@ -185,7 +185,7 @@ const rows: OptionCase[] = [
     "clientErrorHandler(options)",
     () => clientErrorHandler(null as never),
     "ERR_SVC_ERRORS_OPTIONS",
-    /clientErrorHandler: options must be an object with the fields headers, now, got null/,
+    /clientErrorHandler: options must be an object with the fields headers, logger, now, got null/,
     () => clientErrorHandler(),
   ],
   [
@@ -201,6 +201,13 @@ const rows: OptionCase[] = [
     "ERR_SVC_ERRORS_HEADERS",
     /clientErrorHandler: headers must be a function \(socket\) => \[name, value\] pairs, got \[\["X", "1"\]\]/,
     () => clientErrorHandler({ headers: () => [] }),
+  ],
+  [
+    "clientErrorHandler: logger",
+    () => clientErrorHandler({ logger: console.error as never }),
+    "ERR_SVC_ERRORS_LOGGER",
+    /clientErrorHandler: logger must be an object with an error\(obj, msg\) method/,
+    () => clientErrorHandler({ logger: { error() {} } }),
   ],
   [
     "clientErrorHandler: now",
