@@ -302,6 +302,19 @@ function isBlank(value: unknown): boolean {
   return value === undefined || String(value).trim() === "";
 }
 
+const MISSING_PROXY_CHALLENGE_WARNING =
+  "@svc/errors: a 407 response went out without a Proxy-Authenticate challenge, which RFC 9110 " +
+  "§15.5.8 requires (the proxy MUST send a Proxy-Authenticate header field containing a challenge " +
+  "applicable to that proxy for the request). A proxy gives the error its challenge " +
+  '(new HttpError(407, message, { headers: { "Proxy-Authenticate": \'Basic realm="proxy"\' } })); ' +
+  "an origin server asking for credentials sends 401 with WWW-Authenticate (RFC 9110 §15.5.2). Warned once.";
+
+/** Whether the challenge field `field` (lower-cased) is missing from the error and the response. */
+function lacksChallenge(field: string, headers: readonly [string, string][], res: ServerResponse): boolean {
+  if (headers.some(([name, value]) => name.toLowerCase() === field && !isBlank(value))) return false;
+  return isBlank(res.getHeader(field));
+}
+
 /**
  * RFC 9110 §15.5.2: "The server generating a 401 response MUST send a WWW-Authenticate header
  * field (Section 11.6.1) containing at least one challenge applicable to the target resource."
@@ -309,6 +322,11 @@ function isBlank(value: unknown): boolean {
  * whose response has none set by earlier middleware gets `wwwAuthenticate`. Only the application
  * knows its schemes, so without that option none is invented: the 401 goes out as it is and
  * `warn` names the omission.
+ *
+ * RFC 9110 §15.5.8: for a 407, "The proxy MUST send a Proxy-Authenticate header field (Section
+ * 11.7.1) containing a challenge applicable to that proxy for the request." An API is rarely a
+ * proxy, so there is no option for a default: a 407 without one goes out as it is and `warnProxy`
+ * names the omission.
  */
 function withChallenge(
   config: ErrorHandlerConfig,
@@ -316,15 +334,18 @@ function withChallenge(
   headers: readonly [string, string][],
   res: ServerResponse,
   warn: () => void,
+  warnProxy: () => void,
 ): readonly [string, string][] {
-  if (status !== 401) return headers;
-  const own = (name: string) => name.toLowerCase() === "www-authenticate";
-  if (headers.some(([name, value]) => own(name) && !isBlank(value))) return headers;
-  if (!isBlank(res.getHeader("www-authenticate"))) return headers;
+  if (status === 407) {
+    if (lacksChallenge("proxy-authenticate", headers, res)) warnProxy();
+    return headers;
+  }
+  if (status !== 401 || !lacksChallenge("www-authenticate", headers, res)) return headers;
   if (config.wwwAuthenticate === undefined) {
     warn();
     return headers;
   }
+  const own = (name: string) => name.toLowerCase() === "www-authenticate";
   return [...headers.filter(([name]) => !own(name)), ["WWW-Authenticate", config.wwwAuthenticate]];
 }
 
@@ -412,6 +433,12 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     warned = true;
     process.emitWarning(MISSING_CHALLENGE_WARNING, { code: "SVC_ERRORS_401_WITHOUT_CHALLENGE" });
   };
+  let warnedProxy = false;
+  const warnMissingProxyChallenge = () => {
+    if (warnedProxy) return;
+    warnedProxy = true;
+    process.emitWarning(MISSING_PROXY_CHALLENGE_WARNING, { code: "SVC_ERRORS_407_WITHOUT_CHALLENGE" });
+  };
   return function svcErrorHandler(
     err: unknown,
     req: ErrorRequest,
@@ -458,7 +485,14 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     }
     const { valid, dropped } = sendableHeaders(httpError.headers);
     if (dropped.length > 0) logDroppedHeaders(config, dropped, httpError, req, res);
-    const headers = withChallenge(config, httpError.status, valid, res, warnMissingChallenge);
+    const headers = withChallenge(
+      config,
+      httpError.status,
+      valid,
+      res,
+      warnMissingChallenge,
+      warnMissingProxyChallenge,
+    );
     writeError(req, res, httpError, headers, contentType, body);
   };
 }
