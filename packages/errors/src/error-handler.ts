@@ -79,7 +79,23 @@ const BODY_FIELDS = [
   "content-digest",
   "repr-digest",
 ] as const;
-const BODY_FIELD_SET: ReadonlySet<string> = new Set(BODY_FIELDS);
+/**
+ * Fields of an error's `headers` that belong to the connection, which Node manages, and never to
+ * an error: RFC 9110 §7.6.1, `Connection` and the connection options it names (`Keep-Alive`,
+ * `Proxy-Connection`, `TE`) "apply only to the immediate connection". An error carrying an upstream
+ * response's `Connection: keep-alive` would make Node keep open a connection whose client sent
+ * `close`, which RFC 9112 §9.6 says the server MUST close after the response; `Trailer` announces
+ * trailer fields of a chunked body (RFC 9110 §6.6.2) and Node throws on it beside the record's
+ * `Content-Length`. `Upgrade` stays: a 426 MUST carry it (RFC 9110 §15.5.22).
+ */
+const CONNECTION_FIELDS: ReadonlySet<string> = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+]);
+const IGNORED_FIELD_SET: ReadonlySet<string> = new Set([...BODY_FIELDS, ...CONNECTION_FIELDS]);
 
 /**
  * Headers that describe a representation the failed handler may have started to build: the
@@ -121,8 +137,9 @@ function fieldValue(value: unknown): string | undefined {
  * Splits an error's own headers into those that can be sent and the names of those that cannot:
  * a name that is not an RFC 9110 §5.1 `token` ("X-Bad\r\n", "Bad Name"), a value with CR, LF,
  * NUL or another character outside §5.5, a value that is not a string or number, and the
- * {@link BODY_FIELDS}. `res.setHeader` throws on the first two, inside the error handler, so
- * the error response would never go out.
+ * {@link BODY_FIELDS} and {@link CONNECTION_FIELDS}, which are ignored. `res.setHeader` throws
+ * on the first two (and Node on `Trailer`), inside the error handler, so the error response would
+ * never go out.
  */
 function sendableHeaders(headers: Readonly<Record<string, unknown>>): {
   valid: [string, string][];
@@ -135,7 +152,7 @@ function sendableHeaders(headers: Readonly<Record<string, unknown>>): {
       dropped.push(name);
       continue;
     }
-    if (BODY_FIELD_SET.has(name.toLowerCase())) continue;
+    if (IGNORED_FIELD_SET.has(name.toLowerCase())) continue;
     const value = fieldValue(raw);
     if (value === undefined) dropped.push(name);
     else valid.push([name, value]);
