@@ -281,6 +281,7 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
  */
 function receive(
   req: ParsedBodyRequest,
+  res: ServerResponse,
   config: BodyConfig,
   declared: DeclaredBody | HttpError,
   next: NextFunction,
@@ -298,7 +299,10 @@ function receive(
   if (config.timeout !== false) {
     timer = setTimeout(() => {
       // RFC 9110 §15.5.9: the server SHOULD send the "close" connection option with a 408, as
-      // the rest of the body may still arrive.
+      // the rest of the body may still arrive. Set on the response itself: `Connection` belongs
+      // to the connection (RFC 9110 §7.6.1), so an error handler rightly ignores it among an
+      // error's headers; the error keeps it for handlers that copy them.
+      if (!res.headersSent) res.setHeader("Connection", "close");
       finish(
         new HttpError(408, `The request body was not received within ${config.timeout} ms`, {
           code: "request_timeout",
@@ -361,11 +365,7 @@ function receive(
  */
 export function parseBody(options: ParseBodyOptions = {}) {
   const config = resolveBodyConfig(options);
-  return function parseBodyMiddleware(
-    req: ParsedBodyRequest,
-    _res: ServerResponse,
-    next: NextFunction,
-  ): void {
+  return function parseBodyMiddleware(req: ParsedBodyRequest, res: ServerResponse, next: NextFunction): void {
     if (alreadyParsed(req) || !hasBody(req)) {
       next();
       return;
@@ -379,6 +379,6 @@ export function parseBody(options: ParseBodyOptions = {}) {
       next(declared);
       return;
     }
-    receive(req, config, declared, next);
+    receive(req, res, config, declared, next);
   };
 }
