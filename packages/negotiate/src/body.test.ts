@@ -98,6 +98,91 @@ describe("parseBody: the 400's message is ours, not the parser's", () => {
 });
 
 /**
+ * XML 1.0 §2.3: white space is `S ::= (#x20 | #x9 | #xD | #xA)+`, nothing else. The insignificant
+ * space around mixed content is those four only; U+00A0, U+3000, U+FEFF and the other characters
+ * String.prototype.trim() also strips are text, and a client's `&#xA0;` is data.
+ */
+describe("parseBody: XML text keeps every character that is not XML white space", () => {
+  const kept: Array<[string, string]> = [
+    ["U+00A0 NO-BREAK SPACE", "\u00a0"],
+    ["U+1680 OGHAM SPACE MARK", "\u1680"],
+    ["U+2003 EM SPACE", "\u2003"],
+    ["U+2028 LINE SEPARATOR", "\u2028"],
+    ["U+2029 PARAGRAPH SEPARATOR", "\u2029"],
+    ["U+202F NARROW NO-BREAK SPACE", "\u202f"],
+    ["U+3000 IDEOGRAPHIC SPACE", "\u3000"],
+    ["U+FEFF ZERO WIDTH NO-BREAK SPACE", "\ufeff"],
+  ];
+
+  it.each(kept)('<a x="1">%s</a> → "#text" is that character', async (_label, ch) => {
+    const res = await post(bytes(`<a x="1">${ch}</a>`), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { a: { "@x": "1", "#text": ch } } });
+  });
+
+  it.each(kept)('<a x="1">&#x…; of %s</a> → "#text" is that character', async (_label, ch) => {
+    const ref = `&#x${ch.codePointAt(0)?.toString(16)};`;
+    const res = await post(bytes(`<a x="1">${ref}</a>`), "application/xml");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { a: { "@x": "1", "#text": ch } } });
+  });
+
+  it('<name lang="ja">\\u3000Tanaka</name> → the ideographic space kept', async () => {
+    const res = await post(bytes('<name lang="ja">\u3000Tanaka</name>'), "application/xml");
+    expect(await res.json()).toEqual({ received: { name: { "@lang": "ja", "#text": "\u3000Tanaka" } } });
+  });
+
+  it("<p>\\u00A0<b>x</b>\\u00A0</p> (mixed content) → both no-break spaces kept", async () => {
+    const res = await post(bytes("<p>\u00a0<b>x</b>\u00a0</p>"), "application/xml");
+    expect(await res.json()).toEqual({ received: { p: { b: "x", "#text": "\u00a0\u00a0" } } });
+  });
+
+  it("<p>\\n\\t\\u00A0x\\u3000\\r\\n <b/></p> → XML white space trimmed, the rest kept", async () => {
+    const res = await post(bytes("<p>\n\t\u00a0x\u3000\r\n <b/></p>"), "application/xml");
+    expect(await res.json()).toEqual({ received: { p: { b: "", "#text": "\u00a0x\u3000" } } });
+  });
+
+  it.each([
+    ["spaces", "   "],
+    ["tabs", "\t\t"],
+    ["CR LF", "\r\n"],
+    ["LF and spaces", "\n  "],
+  ])('<a x="1">%s</a> → XML white space only: no "#text"', async (_label, space) => {
+    const res = await post(bytes(`<a x="1">${space}</a>`), "application/xml");
+    expect(await res.json()).toEqual({ received: { a: { "@x": "1" } } });
+  });
+
+  it("indented children → no #text", async () => {
+    const res = await post(bytes("<e>\n  <n>x</n>\n  <n>y</n>\n</e>"), "application/xml");
+    expect(await res.json()).toEqual({ received: { e: { n: ["x", "y"] } } });
+  });
+});
+
+/** RFC 8259 §2: JSON's insignificant white space is the same four characters; JSON.parse agrees. */
+describe("parseBody: JSON white space is space, tab, CR and LF only", () => {
+  it.each([
+    ["U+00A0", "\u00a0"],
+    ["U+3000", "\u3000"],
+    ["U+FEFF inside", "\ufeff"],
+    ["U+2028", "\u2028"],
+  ])('{"a":1}%s around the value → 400 not valid JSON', async (_label, ch) => {
+    const res = await post(bytes(`{"a":${ch}1}`), "application/json");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe("Malformed JSON body: not valid JSON");
+  });
+
+  it('{"name":"\\u3000Tanaka\\u00A0"} → the string as sent', async () => {
+    const res = await post(bytes('{"name":"\u3000Tanaka\u00a0"}'), "application/json");
+    expect(await res.json()).toEqual({ received: { name: "\u3000Tanaka\u00a0" } });
+  });
+
+  it(' \\t\\r\\n{"a":1}\\n → parsed', async () => {
+    const res = await post(bytes(' \t\r\n{"a":1}\n'), "application/json");
+    expect(await res.json()).toEqual({ received: { a: 1 } });
+  });
+});
+
+/**
  * RFC 7303 §3.2 with XML 1.0 §4.3.3: the encoding of an XML body is its byte order mark, else the
  * charset parameter, else its encoding declaration. parseBody reads UTF-8 only, so a body that
  * says it is in another encoding is refused with 415, never decoded as UTF-8 regardless.

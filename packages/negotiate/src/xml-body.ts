@@ -165,11 +165,7 @@ class XmlBuilder {
  * trailing spaces, tabs and line breaks are dropped. Any other value is reported and read false.
  */
 function xsdBoolean(raw: string, report: (message: string) => void): boolean {
-  let start = 0;
-  let end = raw.length;
-  while (start < end && isXmlSpace(raw.charCodeAt(start))) start++;
-  while (end > start && isXmlSpace(raw.charCodeAt(end - 1))) end--;
-  const value = raw.slice(start, end);
+  const value = trimXmlSpace(raw);
   if (value === "true" || value === "1") return true;
   if (value !== "false" && value !== "0") report("xsi:nil is not one of true, false, 1, 0");
   return false;
@@ -189,6 +185,20 @@ function isXmlSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0a;
 }
 
+/**
+ * `text` without leading and trailing XML white space: XML 1.0 §2.3 `S ::= (#x20 | #x9 | #xD |
+ * #xA)+`, and nothing else. Not `String.prototype.trim()`, which also strips U+00A0, U+3000,
+ * U+FEFF, U+2028 and the other Unicode spaces: in XML those are character data (§2.4), a
+ * client's no-break space as much as its letters.
+ */
+function trimXmlSpace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isXmlSpace(text.charCodeAt(start))) start++;
+  while (end > start && isXmlSpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
 function setOwn(
   obj: Record<string, XmlValue | XmlValue[]>,
   name: string,
@@ -201,9 +211,13 @@ function setOwn(
   }
 }
 
-/** A text-only element is its text; otherwise its object, with `#text` when the content is mixed. */
+/**
+ * A text-only element is its text, as it is; otherwise its object, with `#text` when the content
+ * is mixed. The XML white space around mixed content (the indentation between child elements) is
+ * dropped, only XML white space (XML 1.0 §2.3 S), so `<a x="1">&#xA0;</a>` keeps its no-break space.
+ */
 function frameValue(frame: Frame): XmlValue {
-  const text = frame.text.trim();
+  const text = trimXmlSpace(frame.text);
   if (frame.children === 0 && Object.keys(frame.obj).length === 0) return frame.text;
   return text === "" ? frame.obj : Object.assign(frame.obj, { "#text": text });
 }
