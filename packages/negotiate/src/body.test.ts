@@ -84,16 +84,70 @@ describe("parseBody: the 400's message is ours, not the parser's", () => {
     expect(record.message).toBe(message);
     expect(JSON.stringify(record)).not.toMatch(/hunter2/);
   });
+});
 
-  it("our own refusals keep their text: DOCTYPE, depth", async () => {
-    const doctype = await post(bytes("<!DOCTYPE a><a/>"), "application/xml");
-    expect(((await doctype.json()) as { message: string }).message).toBe(
-      "Malformed XML body: DOCTYPE is not allowed",
-    );
-    const deep = await post(bytes(`${"[".repeat(40)}${"]".repeat(40)}`), "application/json");
-    expect(((await deep.json()) as { message: string }).message).toBe(
-      "Malformed JSON body: JSON is nested deeper than 32 levels",
-    );
+/**
+ * A document refused by policy, not by the grammar: a DOCTYPE (well-formed, XML 1.0 §2.8, but an
+ * open door to entity expansion and external entities) and nesting past `depth` (well-formed JSON,
+ * RFC 8259 §9 lets a parser limit it). The message never calls such a document malformed; the
+ * status and code stay those of any refused body.
+ */
+describe("parseBody: well-formed documents refused by policy are not called malformed", () => {
+  const deepXml = (n: number) => `${"<a>".repeat(n)}${"</a>".repeat(n)}`;
+  const DOCTYPE = "XML body: a document type declaration (DOCTYPE) is not accepted";
+  it.each([
+    ["<!DOCTYPE a><a/>", "<!DOCTYPE a><a/>", DOCTYPE],
+    [
+      "an internal subset with an entity",
+      '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>',
+      DOCTYPE,
+    ],
+    ["an external DTD", '<!DOCTYPE a SYSTEM "http://127.0.0.1/a.dtd"><a/>', DOCTYPE],
+    ["<a> 33 deep", deepXml(33), "XML body: nesting deeper than 32 levels is not accepted"],
+    ["<a> 1000 deep", deepXml(1000), "XML body: nesting deeper than 32 levels is not accepted"],
+  ])("XML, %s → 400 refused, not called malformed", async (_label, body, message) => {
+    const res = await post(bytes(body), "application/xml");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ status: 400, message });
+  });
+
+  it.each([
+    ["[ 33 deep", `${"[".repeat(33)}${"]".repeat(33)}`],
+    ['{"a": 40 deep', `${'{"a":'.repeat(40)}1${"}".repeat(40)}`],
+  ])("JSON, %s → 400 nesting deeper than 32 levels is not accepted", async (_label, body) => {
+    const res = await post(bytes(body), "application/json");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      status: 400,
+      message: "JSON body: nesting deeper than 32 levels is not accepted",
+    });
+  });
+
+  it.each([
+    ["XML 32 deep", deepXml(32), "application/xml"],
+    ["JSON 32 deep", `${"[".repeat(32)}${"]".repeat(32)}`, "application/json"],
+  ])("%s (the limit) → parsed", async (_label, body, type) => {
+    expect((await post(bytes(body), type)).status).toBe(201);
+  });
+
+  it("depth: 3, <a><b><c><d/></c></b></a> → 400 naming 3 levels", async () => {
+    const app = express();
+    app.post("/", parseBody({ depth: 3 }), (_req, res) => res.status(201).end());
+    app.use(errorHandler());
+    const small = await listen(app);
+    try {
+      const res = await fetch(`${small.url}/`, {
+        method: "POST",
+        body: "<a><b><c><d/></c></b></a>",
+        headers: { "content-type": "application/xml" },
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toBe(
+        "XML body: nesting deeper than 3 levels is not accepted",
+      );
+    } finally {
+      await small.close();
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import {
   xmlDeclaredEncoding,
 } from "@svc/errors";
 import { refused } from "./options.js";
-import { parseXmlBody, XmlNilError } from "./xml-body.js";
+import { parseXmlBody, XmlNilError, XmlRefusedError } from "./xml-body.js";
 
 export { parseXmlBody, type XmlValue } from "./xml-body.js";
 
@@ -263,12 +263,22 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
     if (err instanceof XmlNilError) {
       return HttpError.badRequest(`Invalid XML body: ${err.message}`, { code: "malformed_body" });
     }
-    // parseXmlBody's messages are all ours (well-formedness with a position, DOCTYPE, depth).
+    // A DOCTYPE (XML 1.0 §2.8) or nesting past `depth`: a document that may be well-formed,
+    // refused by policy, so never called malformed. Still 400 and the same code: 413 (RFC 9110
+    // §15.5.14) is for content larger than the server will take, and a deep document may be
+    // small; 422 (§15.5.21) for content whose instructions cannot be carried out, which these
+    // never reach.
+    if (err instanceof XmlRefusedError) {
+      return HttpError.badRequest(`XML body: ${err.message}`, { code: "malformed_body" });
+    }
+    // parseXmlBody's other messages are ours too (well-formedness, with a position).
     const reason = kind === "xml" && err instanceof Error ? err.message : "not valid JSON";
     return HttpError.badRequest(`Malformed ${label} body: ${reason}`, { code: "malformed_body", cause: err });
   }
+  // RFC 8259 §9: "An implementation may set limits on the maximum depth of nesting." Valid JSON
+  // refused by that limit is not malformed; same 400 and code as the XML refusal above.
   if (kind === "json" && !jsonDepth(value, depth)) {
-    return HttpError.badRequest(`Malformed JSON body: JSON is nested deeper than ${depth} levels`, {
+    return HttpError.badRequest(`JSON body: nesting deeper than ${depth} levels is not accepted`, {
       code: "malformed_body",
     });
   }
@@ -354,7 +364,9 @@ function receive(
  * - a body with a missing or unsupported `Content-Type` → 415 naming the accepted types, with
  *   `Accept-Post` (POST) or `Accept-Patch` (PATCH) listing them (RFC 9110 §15.5.16, RFC 5789 §3.1);
  * - a body in a content coding other than identity → 415 (RFC 9110 §15.5.16);
- * - longer than `limit` → 413; not UTF-8, malformed, too deep, or an XML DOCTYPE → 400.
+ * - longer than `limit` → 413; not UTF-8 or malformed → 400 `Malformed … body`; nested deeper than
+ *   `depth`, or XML with a DOCTYPE (well-formed, refused by policy) → 400 `JSON body: …` /
+ *   `XML body: … is not accepted`.
  *
  * Requests without content pass untouched, with `req.body` undefined, however they are framed
  * (no body, `Content-Length: 0`, or `Transfer-Encoding: chunked` with no data). It is

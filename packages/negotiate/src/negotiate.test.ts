@@ -490,7 +490,9 @@ describe("parseBody", () => {
       "content-type": "application/xml",
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { message: string }).message).toContain("DOCTYPE");
+    expect(((await res.json()) as { message: string }).message).toBe(
+      "XML body: a document type declaration (DOCTYPE) is not accepted",
+    );
   });
 
   it("malformed XML → 400", async () => {

@@ -31,8 +31,18 @@ export class XmlNilError extends Error {
 }
 
 /**
- * Builds plain objects from saxes events. The first well-formedness (or DOCTYPE, depth) failure
- * is kept in `failure`, the first xsi:nil one in `invalid`; the first decides, as XML 1.0 §1.2
+ * A well-formed document this parser refuses by policy, not by the grammar: a document type
+ * declaration (XML 1.0 §2.8 allows one; it is refused to shut out entity expansion and external
+ * entities) or nesting deeper than the limit. Not malformed, so told apart from a
+ * well-formedness error.
+ */
+export class XmlRefusedError extends Error {
+  override name = "XmlRefusedError";
+}
+
+/**
+ * Builds plain objects from saxes events. The first well-formedness failure or policy refusal
+ * (DOCTYPE, depth) is kept in `failure`, the first xsi:nil one in `invalid`; the first decides, as XML 1.0 §1.2
  * makes a well-formedness error fatal whatever else was found.
  */
 class XmlBuilder {
@@ -57,6 +67,11 @@ class XmlBuilder {
     this.failure ??= cause === undefined ? new Error(message) : new Error(message, { cause });
   }
 
+  /** A policy refusal of a document that may well be well-formed: the first failure still decides. */
+  refuse(message: string): void {
+    this.failure ??= new XmlRefusedError(message);
+  }
+
   /** An xsi:nil rule broken: reported only if the document turns out well-formed. */
   nilRule(message: string): void {
     this.invalid ??= new XmlNilError(message);
@@ -64,7 +79,8 @@ class XmlBuilder {
 
   open(tag: SaxesTagPlain): void {
     const { stack } = this;
-    if (stack.length >= this.maxDepth) this.fail(`XML is nested deeper than ${this.maxDepth} levels`);
+    if (stack.length >= this.maxDepth)
+      this.refuse(`nesting deeper than ${this.maxDepth} levels is not accepted`);
     const obj: Record<string, XmlValue | XmlValue[]> = {};
     const frame: Frame = {
       name: tag.name,
@@ -231,7 +247,8 @@ function frameValue(frame: Frame): XmlValue {
  * Schema instance namespace) and no other attribute is `null`; such an element with content,
  * or an `xsi:nil` that is not a boolean, is refused with an {@link XmlNilError} (a document that
  * is not well-formed as well gets the well-formedness error). A DOCTYPE is refused outright, which shuts out
- * entity-expansion and external-entity attacks before they start.
+ * entity-expansion and external-entity attacks before they start, and so is nesting deeper than
+ * `maxDepth`, each with an {@link XmlRefusedError} (the document may be well-formed).
  *
  * @example parseXmlBody("<a x='1'><b>2</b><b>3</b></a>") // → { a: { "@x": "1", b: ["2", "3"] } }
  * @see https://www.w3.org/TR/xml/
@@ -239,7 +256,9 @@ function frameValue(frame: Frame): XmlValue {
 export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlValue> {
   const parser = new SaxesParser();
   const builder = new XmlBuilder(maxDepth, () => `line ${parser.line}, column ${parser.column}`);
-  parser.on("doctype", () => builder.fail("DOCTYPE is not allowed"));
+  // XML 1.0 §2.8: a document type declaration is well-formed; it is refused by policy, being
+  // where entities (and their expansion, or an external fetch) are declared.
+  parser.on("doctype", () => builder.refuse("a document type declaration (DOCTYPE) is not accepted"));
   // XML 1.0 §2.1 well-formedness, in words of our own with where it broke: saxes' message can
   // quote the document (`unclosed tag: <name>`) and is kept as the cause, for logs only.
   const malformed = (e: unknown) =>
