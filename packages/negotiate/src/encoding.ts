@@ -1,8 +1,20 @@
 import { parseQList } from "@svc/errors";
-import { frozenQList, memoLast } from "./headers.js";
+import { frozenQList, lowestWeights, memoLast } from "./headers.js";
 
-/** content-coding = token, and `*` is itself a token (RFC 9110 §12.5.3). */
-const parsed = memoLast((header) => frozenQList(parseQList(header)));
+/**
+ * RFC 9110 §8.4.1.1, §8.4.1.3: "A recipient SHOULD consider "x-compress" to be equivalent to
+ * "compress"", and "x-gzip" to "gzip". Coding names are case-insensitive (§8.4.1), and
+ * `parseQList` has lower-cased them.
+ */
+const canonicalCoding = (coding: string) =>
+  coding === "x-gzip" ? "gzip" : coding === "x-compress" ? "compress" : coding;
+
+/**
+ * content-coding = token, and `*` is itself a token (RFC 9110 §12.5.3). A coding named twice
+ * (`gzip;q=0, gzip`, or `x-gzip;q=0, gzip`) has the lowest weight it is given, as every Accept*
+ * field read here: §12.5.3 makes q=0 "not acceptable", and no later duplicate undoes that.
+ */
+const parsed = memoLast((header) => frozenQList(lowestWeights(parseQList(header), canonicalCoding)));
 
 /**
  * Picks a content coding according to `Accept-Encoding` (RFC 9110 §12.5.3), or `undefined` when
@@ -13,6 +25,8 @@ const parsed = memoLast((header) => frozenQList(parseQList(header)));
  * - `identity` stays acceptable unless `identity;q=0` or `*;q=0` excludes it; when the client lists
  *   codings but not `identity`, identity gets the lowest listed weight, as `negotiator` does, so a
  *   listed coding wins ties.
+ * - A coding named twice (`gzip;q=0, gzip`) has the lowest weight it is given, so a refusal
+ *   stands; `x-gzip` is `gzip` (§8.4.1.3).
  * - Ties on q go to the server's order of `offers`.
  *
  * @param offers codings the server can produce, in order of preference (`identity` is implied)
@@ -40,12 +54,8 @@ export function selectEncoding(
   let best: string | undefined;
   let bestQ = 0;
   for (const offer of candidates) {
-    const coding = offer.toLowerCase();
-    let q: number | undefined;
-    for (const item of items) if (item.value === coding) q = item.q;
-    // RFC 9110 §8.4.1.3: "A recipient SHOULD consider "x-gzip" to be equivalent to "gzip"."
-    if (q === undefined && coding === "gzip")
-      for (const item of items) if (item.value === "x-gzip") q = item.q;
+    const coding = canonicalCoding(offer.toLowerCase());
+    let q = items.find((item) => item.value === coding)?.q;
     if (q === undefined) {
       if (coding === "identity") q = identity ?? (star === 0 ? 0 : (star ?? minQ));
       else q = star ?? 0;

@@ -96,3 +96,25 @@ export function memoLast<T>(parse: (header: string) => T): (header: string) => T
 export function frozenQList(items: readonly QItem[]): readonly QItem[] {
   return Object.freeze(items.map((item) => Object.freeze(item)));
 }
+
+/**
+ * A weighted list (RFC 9110 §12.4.2) with each value once, at its first place, with the lowest
+ * weight the field gives it. RFC 9110 does not define a value listed twice; the lowest weight is
+ * the most restrictive reading and does not depend on order, so a refusal (`q=0`, "not
+ * acceptable") is never undone by a duplicate before or after it: `gzip;q=0, gzip` and
+ * `gzip, gzip;q=0` both refuse gzip. `canonical` names values that are one (x-gzip is gzip).
+ * Linear: one map over the list, which `parseQList` bounds.
+ */
+export function lowestWeights(
+  items: readonly QItem[],
+  canonical: (value: string) => string = (v) => v,
+): QItem[] {
+  const byValue = new Map<string, QItem>();
+  for (const item of items) {
+    const value = canonical(item.value);
+    const seen = byValue.get(value);
+    if (seen === undefined) byValue.set(value, { value, q: item.q });
+    else if (item.q < seen.q) seen.q = item.q;
+  }
+  return [...byValue.values()];
+}

@@ -1,5 +1,5 @@
 import { parseQList, type QItem } from "@svc/errors";
-import { frozenQList, memoLast } from "./headers.js";
+import { frozenQList, lowestWeights, memoLast } from "./headers.js";
 
 // RFC 4647 §2.1: language-range = (1*8ALPHA *("-" 1*8alphanum)) / "*" (bounded repetition: linear).
 const LANGUAGE_RANGE = /^(?:\*|[a-z]{1,8}(?:-[a-z0-9]{1,8})*)$/;
@@ -7,7 +7,12 @@ const isLanguageRange = (value: string) => LANGUAGE_RANGE.test(value);
 
 const NONE: readonly QItem[] = Object.freeze([]);
 
-const parsed = memoLast((header) => frozenQList(parseQList(header, isLanguageRange)));
+/**
+ * A range named twice (`de;q=0, de`) has the lowest weight it is given, as in `Accept-Encoding`:
+ * q=0 is "not acceptable" (RFC 9110 §12.4.2) and no duplicate undoes it. Ranges are compared
+ * case-insensitively (RFC 4647 §2), as `parseQList` lower-cases them.
+ */
+const parsed = memoLast((header) => frozenQList(lowestWeights(parseQList(header, isLanguageRange))));
 
 /** How well `range` names `tag`: 3 exact, 2 range is a prefix of the tag, 1 tag is a prefix of the range, 0 `*`. */
 function languageSpecificity(range: string, tag: string): number {
@@ -24,6 +29,7 @@ function languageSpecificity(range: string, tag: string): number {
  * filtering of RFC 4647 §3.3.1 with a lookup fallback from `de-CH` to `de`, which a refusal such
  * as `de-CH;q=0` does not take: it refuses `de-CH` only). An absent, empty or
  * wholly invalid header selects the first offer; `undefined` means the client excluded every offer.
+ * A range listed twice has the lowest weight it is given (`de, de;q=0` refuses `de`).
  * Ties on q go to the more specific match, then to the server's order.
  *
  * @example

@@ -332,6 +332,24 @@ describe("Accept-Language", () => {
     expect(res.headers.get("content-language")).toBe(lang);
     expect(res.headers.get("vary")).toBe("Accept, Accept-Language, Accept-Encoding");
   });
+
+  // A range listed twice: the lowest weight it is given counts, in either order, as for
+  // Accept-Encoding (q=0 is "not acceptable", RFC 9110 §12.4.2, and stays so). Distinct ranges
+  // that fall back to one offer (de-CH, de-AT → de) are not duplicates.
+  it.each([
+    ["de;q=0, de", "en"],
+    ["de, de;q=0", "en"],
+    ["DE;q=0, de, en;q=0.1", "en"],
+    ["de;q=0.9, en;q=0.5, de;q=0.1", "en"],
+    ["de-CH;q=0.9, de-CH;q=0.1, en;q=0.5", "en"],
+    ["*, *;q=0, de;q=0.5", "de"],
+    ["de-CH;q=0.1, de-AT;q=0.9, en;q=0.5", "de"],
+  ])("Accept-Language naming a range twice, %j → Content-Language %s", async (header, lang) => {
+    const res = await get("/employees/42", { "accept-language": header });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-language")).toBe(lang);
+    expect(res.headers.get("vary")).toBe("Accept, Accept-Language, Accept-Encoding");
+  });
 });
 
 describe("Accept-Encoding", () => {

@@ -117,6 +117,40 @@ describe("the coding sent is the one negotiated (RFC 9110 §12.5.3)", () => {
   });
 });
 
+/**
+ * RFC 9110 does not say what a coding listed twice means. Every Accept* field read here takes the
+ * lowest weight given to a value, wherever it stands: q=0 is "not acceptable" (§12.4.2, §12.5.3),
+ * and a refusal is never overridden by a duplicate, before it or after it. x-gzip is gzip
+ * (§8.4.1.3), so the two are one coding listed twice.
+ */
+describe("Accept-Encoding naming a coding twice: the lowest weight counts", () => {
+  it.each([
+    ["gzip;q=0, gzip", "identity"],
+    ["gzip, gzip;q=0", "identity"],
+    ["GZIP;q=0, gzip", "identity"],
+    ["br;q=0, gzip;q=0.5, br", "gzip"],
+    ["gzip;q=0.1, deflate;q=0.5, gzip", "deflate"],
+    ["x-gzip;q=0, gzip", "identity"],
+    ["gzip, x-gzip;q=0", "identity"],
+    ["deflate;q=0.5, gzip;q=0.1, x-gzip", "deflate"],
+    ["*;q=0, *, identity", "identity"],
+  ])("Accept-Encoding: %j → Content-Encoding %s", async (ae, coding) => {
+    const res = await raw("/decision", ae);
+    expect(res.status).toBe(200);
+    expect(res.headers["x-encoding"]).toBe(coding);
+    expect(res.headers["content-encoding"] ?? "identity").toBe(coding);
+  });
+
+  it.each([["identity;q=0, identity"], ["identity, identity;q=0"], ["*, *;q=0"], ["*;q=0, *"]])(
+    "Accept-Encoding: %j → 406",
+    async (ae) => {
+      const res = await raw("/decision", ae);
+      expect(res.status).toBe(406);
+      expect(res.headers["content-encoding"]).toBeUndefined();
+    },
+  );
+});
+
 describe("large and written bodies decode to the original bytes", () => {
   it.each([
     ["/stream", "gzip"],
