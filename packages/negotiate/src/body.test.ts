@@ -279,6 +279,39 @@ describe("parseBody: XML in an encoding other than UTF-8 → 415", () => {
 });
 
 /**
+ * RFC 6838 §4.3: "It is an error for a specific parameter to be specified more than once." A
+ * Content-Type naming charset twice says two things about one body; reading it by the first
+ * would decode as UTF-8 what a proxy or logger reading the last takes for UTF-16 or Latin-1.
+ */
+describe("parseBody: a Content-Type naming charset twice → 415", () => {
+  it.each([
+    ['{"a":"é"}', "application/json; charset=utf-8; charset=utf-16"],
+    ['{"a":"é"}', "application/json; charset=utf-8; charset=iso-8859-1"],
+    ['{"a":"é"}', "application/json; charset=utf-16; charset=utf-8"],
+    ['{"a":"é"}', 'application/json; charset=utf-8; charset="utf-8"'],
+    ['{"a":"é"}', "application/json;charset=utf-8;CHARSET=windows-1252"],
+    ["<a>é</a>", "application/xml; charset=utf-8; charset=iso-8859-1"],
+    ["<a>é</a>", "text/xml; charset=us-ascii; Charset=utf-8"],
+  ])("%s as %s → 415, nothing handed on", async (body, contentType) => {
+    const res = await post(bytes(body), contentType);
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-post")).toBe("application/json, application/xml");
+    expect(((await res.json()) as { message: string }).message).toBe(
+      "Content-Type names charset more than once; send one charset, UTF-8",
+    );
+  });
+
+  it.each([
+    ['{"a":"é"}', "application/json; charset=utf-8"],
+    ['{"a":"é"}', "application/json; charset=UTF-8; foo=1; foo=2"],
+  ])("%s as %s → parsed", async (body, contentType) => {
+    const res = await post(bytes(body), contentType);
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ received: { a: "é" } });
+  });
+});
+
+/**
  * body-parser 1 (Express 4's express.json / express.urlencoded) sets `req.body = {}` on every
  * request, also one whose type it does not parse; only its `req._body` says it read the body.
  */

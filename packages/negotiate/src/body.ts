@@ -196,6 +196,9 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | Http
     );
   }
   const charset = charsetOf(parsed);
+  if (charset === TWICE) {
+    return unsupported(req, config, "Content-Type names charset more than once; send one charset, UTF-8");
+  }
   if (charset !== undefined && !UTF8_NAMES.has(charset)) {
     return unsupported(req, config, `charset "${charset}" is not supported; send UTF-8`);
   }
@@ -220,8 +223,24 @@ function kindOf(mediaType: string, types: ReadonlyArray<BodyKind>): BodyKind | u
   return undefined;
 }
 
-function charsetOf(parsed: MediaType | undefined): string | undefined {
-  return parsed?.parameters.find(([name]) => name === "charset")?.[1].toLowerCase();
+/** A `charset` parameter given more than once. */
+const TWICE = Symbol("charset twice");
+
+/**
+ * The body's charset, lower-cased, or {@link TWICE}: RFC 6838 §4.3, "It is an error for a specific
+ * parameter to be specified more than once", and parameter names are case-insensitive (RFC 9110
+ * §5.6.6, lower-cased by `parseMediaType`). Reading `charset=utf-8; charset=utf-16` by its first
+ * charset would decode as UTF-8 a body that a proxy, a logger or a signature check reading the
+ * last takes for UTF-16; it is refused instead, even when both name UTF-8.
+ */
+function charsetOf(parsed: MediaType | undefined): string | typeof TWICE | undefined {
+  let charset: string | undefined;
+  for (const [name, value] of parsed?.parameters ?? []) {
+    if (name !== "charset") continue;
+    if (charset !== undefined) return TWICE;
+    charset = value.toLowerCase();
+  }
+  return charset;
 }
 
 const UTF8_NAMES = new Set(["utf-8", "utf8", "us-ascii"]);
