@@ -121,3 +121,65 @@ describe("errorHandler: an error's connection fields do not manage the connectio
     expect(fields(head, "Upgrade")).toEqual(["HTTP/2.0"]);
   });
 });
+
+/**
+ * Sends a keep-alive request, then, once its response is in, a second one on the same connection,
+ * and reads until the connection closes (or 1 s passes): how many responses came back.
+ */
+function keepAliveRequest(port: number): Promise<{ head: string; responses: number }> {
+  const request = "GET /x HTTP/1.1\r\nHost: x\r\n\r\n";
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(request));
+    let text = "";
+    let second = false;
+    const done = () =>
+      resolve({
+        head: text.split("\r\n\r\n")[0] ?? "",
+        responses: text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0,
+      });
+    const timer = setTimeout(() => socket.destroy(), 1000);
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      const end = text.indexOf("\r\n\r\n");
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? Number.NaN);
+      if (!second && end !== -1 && text.length >= end + 4 + length) {
+        second = true;
+        // Give a server that closes after the response the moment to do it.
+        setTimeout(() => socket.writable && socket.write(request), 50);
+      }
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
+}
+
+// RFC 9110 §7.6.1: "close" is the one connection option a sender may set to end the connection
+// after this response; RFC 9110 §15.5.9: a server sending 408 "SHOULD send the 'close' connection
+// option". An error asking for close is honoured (the safe direction); keep-alive is not.
+describe("errorHandler: an error asking for Connection: close closes the connection", () => {
+  it.each([
+    ["HttpError 408 with Connection: close", new HttpError(408, "x", { headers: { Connection: "close" } })],
+    ["HttpError 503 with connection: Close", new HttpError(503, "x", { headers: { connection: "Close" } })],
+    [
+      "HttpError 400 with Connection: keep-alive, close",
+      HttpError.badRequest("x", { headers: { Connection: "keep-alive, close" } }),
+    ],
+  ])("%s, keep-alive request → Connection: close, one response", async (_label, thrown) => {
+    const port = await serve(thrown);
+    const { head, responses } = await keepAliveRequest(port);
+    expect(head).toMatch(/^HTTP\/1\.1 (400|408|503) /);
+    expect(fields(head, "Connection")).toEqual(["close"]);
+    expect(responses).toBe(1);
+    expect(escaped).toEqual([]);
+  });
+
+  it("HttpError 429 with Connection: keep-alive, keep-alive request → still kept alive, two responses", async () => {
+    const port = await serve(new HttpError(429, "x", { headers: { Connection: "keep-alive" } }));
+    const { head, responses } = await keepAliveRequest(port);
+    expect(fields(head, "Connection")).toEqual(["keep-alive"]);
+    expect(responses).toBe(2);
+  });
+});

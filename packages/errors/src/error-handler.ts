@@ -133,11 +133,20 @@ function fieldValue(value: unknown): string | undefined {
   return text !== undefined && FIELD_VALUE.test(text) ? text : undefined;
 }
 
+/** Whether a `Connection` value lists the `close` option (RFC 9110 §7.6.1, case-insensitive). */
+function asksToClose(raw: unknown): boolean {
+  const value = fieldValue(raw);
+  if (value === undefined) return false;
+  for (const option of value.split(",")) if (option.trim().toLowerCase() === "close") return true;
+  return false;
+}
+
 /**
  * Splits an error's own headers into those that can be sent and the names of those that cannot:
  * a name that is not an RFC 9110 §5.1 `token` ("X-Bad\r\n", "Bad Name"), a value with CR, LF,
  * NUL or another character outside §5.5, a value that is not a string or number, and the
- * {@link BODY_FIELDS} and {@link CONNECTION_FIELDS}, which are ignored. `res.setHeader` throws
+ * {@link BODY_FIELDS} and {@link CONNECTION_FIELDS}, which are ignored (but for
+ * `Connection: close`, honoured). `res.setHeader` throws
  * on the first two (and Node on `Trailer`), inside the error handler, so the error response would
  * never go out.
  */
@@ -152,7 +161,14 @@ function sendableHeaders(headers: Readonly<Record<string, unknown>>): {
       dropped.push(name);
       continue;
     }
-    if (IGNORED_FIELD_SET.has(name.toLowerCase())) continue;
+    const lower = name.toLowerCase();
+    if (IGNORED_FIELD_SET.has(lower)) {
+      // RFC 9110 §7.6.1: "close" ends the connection after this response, the one connection
+      // option an error may set (a 408 "SHOULD send the 'close' connection option", §15.5.9; a
+      // server shedding load on a 503). It only ever closes, so it is honoured; keep-alive is not.
+      if (lower === "connection" && asksToClose(raw)) valid.push(["Connection", "close"]);
+      continue;
+    }
     const value = fieldValue(raw);
     if (value === undefined) dropped.push(name);
     else valid.push([name, value]);
