@@ -282,8 +282,24 @@ export interface MediaRange {
 }
 
 /**
+ * Whether the `*`s of a parsed member name a range. RFC 9110 §12.5.1: "The asterisk "*" character
+ * is used to group media types into ranges, with "*\/*" indicating all media types and "type/*"
+ * indicating all subtypes of that type", and no media type's name has one (RFC 6838 §4.2
+ * restricted-name). `*` is a tchar, so `**\/*`, `text/**` or `text/x*ml` parse as tokens, but a
+ * `*` anywhere else names neither a range nor a type: such a member is invalid, as `*\/json` is
+ * (parseMediaType refuses that one). The structured-suffix wildcard clients send,
+ * `application/*+json`, is kept as a range of its own; nothing matches it but itself.
+ */
+function isRangeName(type: string, subtype: string): boolean {
+  if (type !== "*" && type.includes("*")) return false;
+  if (subtype === "*") return true;
+  const name = subtype.startsWith("*+") ? subtype.slice(2) : subtype;
+  return name !== "" && !name.includes("*");
+}
+
+/**
  * Parses an `Accept` value into its valid media ranges, in the client's order. Invalid members
- * are dropped (`q=2`, `text`, `*\/html`: never a 500); `undefined` means nothing usable was left
+ * are dropped (`q=2`, `text`, `*\/html`, `text/**`: never a 500); `undefined` means nothing usable was left
  * (no valid member, or a field over the bounds), which callers treat as no `Accept` at all.
  *
  * @example parseMediaRanges("text/html;level=1;q=0.5, text/*")?.map((r) => r.q) // [0.5, 1]
@@ -295,7 +311,7 @@ export function parseMediaRanges(accept: string): readonly MediaRange[] | undefi
   const ranges: MediaRange[] = [];
   for (const member of members) {
     const mt = parseMediaType(member);
-    if (mt === undefined) continue;
+    if (mt === undefined || !isRangeName(mt.type, mt.subtype)) continue;
     let q = 1;
     let valid = true;
     const parameters: Parameter[] = [];
