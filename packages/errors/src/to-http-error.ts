@@ -114,6 +114,8 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  *   only when they say it may be exposed (`expose: true`, as `http-errors` sets below 500), and
  *   their `headers` when they carry that `expose` flag, else only the error status's own fields
  *   (`WWW-Authenticate`, `Allow`, `Retry-After`, ...): an SDK error's are its upstream's;
+ * - a 407 on an error without that `expose` flag (an SDK's: the app's outbound proxy asking the
+ *   app for credentials) is a 502 without its `Proxy-Authenticate` (RFC 9110 §15.5.8, §15.6.3);
  * - everything else is a 500 whose `cause` is the original (logged, never shown).
  *
  * @example
@@ -161,6 +163,16 @@ function mapError(err: unknown): HttpError {
   }
   const status = isErrorStatus(e.status) ? e.status : isErrorStatus(e.statusCode) ? e.statusCode : undefined;
   if (status === undefined) return HttpError.internal(undefined, { cause: err });
+  // RFC 9110 §15.5.8: a 407 "indicates that the client needs to authenticate itself in order to
+  // use a proxy". Carried by an error not made for this response (no http-errors `expose` flag: an
+  // SDK's or HTTP client's), it is the app's own outbound proxy asking the app: this server's
+  // client uses no such proxy and cannot answer it, and its Proxy-Authenticate names that proxy's
+  // realm. To the client, the server "while acting as a gateway or proxy, received an invalid
+  // response from an inbound server it accessed" (§15.6.3): a 502, without the challenge, logged
+  // with the 407 as its cause. An upstream's 401 keeps its status and challenge: an auth
+  // middleware's own 401 has the same shape (express-oauth2-jwt-bearer's `status`, `statusCode`,
+  // `headers` and no `expose`), and its challenge MUST reach the client (§15.5.2).
+  if (status === 407 && typeof e.expose !== "boolean") return new HttpError(502, undefined, { cause: err });
   // Only an error that says its message is for the client (http-errors sets `expose: true` below
   // 500) shows it: an SDK's error carrying its upstream's status (`statusCode: 401` with "Invalid
   // API Key provided: sk_live_…") says nothing of the kind, and gets the reason phrase.
