@@ -390,3 +390,108 @@ describe("clientErrorHandler: the headers option cannot frame or keep the respon
     );
   });
 });
+
+// The `now` option is the application's code too, run for a request the client made malformed:
+// thrown out of a 'clientError' listener, its exception is uncaught and ends the process.
+describe("clientErrorHandler: a now option that throws or gives no valid Date", () => {
+  const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+  it.each([
+    [
+      "throws",
+      () => {
+        throw new Error("clock service down at /srv/app/clock.js:3");
+      },
+    ],
+    ["returns undefined (plain JavaScript)", (() => undefined) as never],
+    ["returns an invalid Date", () => new Date(Number.NaN)],
+    ["returns a string", (() => "2026-01-02T03:04:05.678Z") as never],
+    ["returns a number", (() => 1767322800000) as never],
+    [
+      "returns an object whose toISOString throws",
+      (() => ({
+        toISOString() {
+          throw new Error("boom");
+        },
+      })) as never,
+    ],
+  ] as [string, () => Date][])(
+    "now %s → the 400 record with the system clock's time, the failure logged, nothing thrown",
+    async (_label, now) => {
+      const logger = recorder();
+      const port = await serve({}, { now, logger });
+      const res = await raw(port, MALFORMED);
+      expect(escaped).toEqual([]);
+      expectOwnRecord(res);
+      const timestamp = (JSON.parse(res.body) as { timestamp: string }).timestamp;
+      expect(timestamp).toMatch(ISO);
+      expect(res.body).not.toMatch(/srv\/app|boom/);
+      expect(logger.lines).toHaveLength(1);
+      expect(logger.lines[0]?.[0]).toMatchObject({ err: expect.any(Error), status: 400 });
+      expect(logger.lines[0]?.[1]).toMatch(/now option/);
+    },
+  );
+
+  it("now returning a Date with a toISOString of its own that throws → that Date's time, nothing thrown", async () => {
+    const logger = recorder();
+    const now = () =>
+      Object.assign(new Date(NOW.getTime()), {
+        toISOString() {
+          throw new Error("boom");
+        },
+      });
+    const port = await serve({}, { now, logger });
+    const res = await raw(port, MALFORMED);
+    expect(escaped).toEqual([]);
+    expectOwnRecord(res);
+    expect(JSON.parse(res.body)).toMatchObject({ timestamp: NOW.toISOString() });
+    expect(logger.lines).toEqual([]);
+  });
+
+  it("now and headers both throwing → the record with the handler's fields, both logged", async () => {
+    const logger = recorder();
+    const port = await serve(
+      {},
+      {
+        now: () => {
+          throw new Error("clock");
+        },
+        headers: () => {
+          throw new Error("headers");
+        },
+        logger,
+      },
+    );
+    const res = await raw(port, MALFORMED);
+    expect(escaped).toEqual([]);
+    expectOwnRecord(res);
+    expect(logger.lines.map(([, msg]) => msg)).toEqual([
+      expect.stringMatching(/now option/),
+      expect.stringMatching(/headers option threw/),
+    ]);
+  });
+
+  it("now throwing and a logger that throws too → the record sent, the line on stderr", async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation(((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write);
+    const port = await serve(
+      {},
+      {
+        now: () => {
+          throw new Error("clock");
+        },
+        logger: {
+          error() {
+            throw new Error("log transport down");
+          },
+        },
+      },
+    );
+    const res = await raw(port, MALFORMED);
+    expect(escaped).toEqual([]);
+    expectOwnRecord(res);
+    expect(lines.join("")).toMatch(/now option/);
+  });
+});
