@@ -1,5 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import type { Duplex } from "node:stream";
+import { clockTime } from "./clock.js";
 import { HttpError } from "./http-error.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
@@ -207,29 +208,6 @@ function appFields(
 }
 
 /**
- * The `now` option's time, or the system clock's when it threw or gave no valid `Date` (the
- * failure logged): like `headers`, it is the application's code, run for a request the client
- * made malformed, and thrown out of a `'clientError'` listener its exception would be uncaught and
- * end the process. The record's `timestamp` is `toISOString()`, which throws for an invalid Date.
- */
-function clockTime(now: () => Date, logger: Pick<Logger, "error">, status: number): Date {
-  try {
-    // Date.prototype.getTime throws for anything without a Date's internal time value, and the
-    // copy leaves behind a toISOString the returned object may carry of its own.
-    const ms: number = Date.prototype.getTime.call(now());
-    if (Number.isNaN(ms)) throw new RangeError("now() returned an invalid Date");
-    return new Date(ms);
-  } catch (failure) {
-    writeLog(
-      logger,
-      { err: failure, status },
-      "clientErrorHandler: the now option threw or gave no valid Date; the record carries the system clock's time",
-    );
-    return new Date();
-  }
-}
-
-/**
  * A listener for Node's `'clientError'` event: a request the HTTP parser refuses (a malformed
  * header line, a bare CR, headers over `maxHeaderSize`, a request that did not arrive within
  * `headersTimeout`/`requestTimeout`) never reaches the app, and Node's default answer is a bare
@@ -284,7 +262,14 @@ export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErro
       return;
     }
     const error = parserError(err);
-    const body = JSON.stringify(buildErrorRecord(error, "/", clockTime(now, logger, error.status)));
+    const time = clockTime(now, (failure) =>
+      writeLog(
+        logger,
+        { err: failure, status: error.status },
+        "clientErrorHandler: the now option threw or gave no valid Date; the record carries the system clock's time",
+      ),
+    );
+    const body = JSON.stringify(buildErrorRecord(error, "/", time));
     let head = `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n`;
     if (extraHeaders) {
       const fields = appFields(extraHeaders, socket);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { clockTime } from "./clock.js";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
 import { isChallengeList, isToken } from "./grammar.js";
 import { HttpError } from "./http-error.js";
@@ -49,7 +50,8 @@ export interface ErrorHandlerOptions {
    */
   problemTypeBase?: string;
   /**
-   * The clock, for tests.
+   * The clock, for tests. When it throws or returns no valid `Date`, the record carries the system
+   * clock's time and the failure is logged.
    * @default () => new Date()
    */
   now?: () => Date;
@@ -491,7 +493,19 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
       return;
     }
     const path = req.originalUrl ?? req.url ?? "/";
-    const now = config.now();
+    const now = clockTime(config.now, (failure) =>
+      writeLog(
+        config.logger ?? req.log ?? fallbackLogger,
+        {
+          err: failure,
+          status: httpError.status,
+          method: req.method,
+          path,
+          correlationId: correlationIdOf(config, req, res),
+        },
+        "errorHandler: the now option threw or gave no valid Date; the record carries the system clock's time",
+      ),
+    );
     const { format, contentType } = errorRendering(req.headers.accept);
     let body: string;
     try {

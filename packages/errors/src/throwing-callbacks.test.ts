@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ErrorHandlerOptions, type ErrorLogger, errorHandler, HttpError } from "./index.js";
+import { type ErrorHandlerOptions, type ErrorLogger, errorHandler, HttpError, notFound } from "./index.js";
 
 // The error handler runs the application's callbacks (correlationId, the logger) on every failed
 // request. One that throws for some request (a correlationId reading a header the client left
@@ -50,6 +50,18 @@ const cases: [string, ErrorHandlerOptions, number][] = [
     400,
   ],
   ["a logger whose error() throws, a 400 with an unsendable header", { logger: throwingLogger }, 400],
+  [
+    "now throwing, a thrown Error",
+    {
+      now: () => {
+        throw new Error("clock down at /srv/app/clock.js:1");
+      },
+    },
+    500,
+  ],
+  ["now returning an invalid Date, a 400", { now: () => new Date(Number.NaN) }, 400],
+  ["now returning undefined (plain JavaScript), a 400", { now: (() => undefined) as never }, 400],
+  ["now returning a string, a thrown Error", { now: (() => "2026-01-02") as never }, 500],
 ];
 
 async function expectRecord(res: Response, status: number): Promise<void> {
@@ -94,4 +106,33 @@ describe("errorHandler callbacks that throw: the record still goes out", () => {
     // The line still reaches stderr when the logger itself failed.
     if (options.logger === throwingLogger) expect(lines.join("")).toContain("droppedHeaders");
   });
+});
+
+describe("errorHandler: a now option that throws or gives no valid Date", () => {
+  it.each([
+    [
+      "throws",
+      () => {
+        throw new Error("clock down");
+      },
+    ],
+    ["returns an invalid Date", () => new Date(Number.NaN)],
+    ["returns a number", (() => 1767322800000) as never],
+  ] as [string, () => Date][])(
+    "now %s → a 404 record with the system clock's time, the failure logged once",
+    async (_label, now) => {
+      const calls: [Record<string, unknown>, string | undefined][] = [];
+      const app = express();
+      app.use(notFound());
+      app.use(errorHandler({ now, logger: { error: (obj, msg) => calls.push([obj as never, msg]) } }));
+      const server = await listen(app);
+      closers.push(server.close);
+      const res = await fetch(`${server.url}/x`, { headers: { Accept: "application/problem+xml" } });
+      expect(res.status).toBe(404);
+      expect(await res.text()).toMatch(/<timestamp>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z<\/timestamp>/);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]?.[0]).toMatchObject({ err: expect.any(Error), status: 404, path: "/x" });
+      expect(calls[0]?.[1]).toMatch(/now option/);
+    },
+  );
 });
