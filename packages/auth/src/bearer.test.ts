@@ -216,6 +216,47 @@ describe("Bearer: attacks", () => {
     expect((await get(server.url, `Bearer ${good}`)).status).toBe(200);
   });
 
+  it.each([
+    ["ES256 (64-byte signature: 86 characters, 4 unused bits)", "ES256"],
+    ["HS256 (32-byte signature: 43 characters, 2 unused bits)", "HS256"],
+  ] as const)(
+    "a genuine %s respelled in the last signature character's unused bits → 401 for every respelling, and verify() refuses them",
+    async (_label, alg) => {
+      // RFC 4648 §3.5: the last character of a segment whose length is not a multiple of 4
+      // carries bits that encode nothing; jose's decoder ignores them, so each of these strings
+      // verified (and was cached) as the genuine token: one signature, 4 or 16 strings.
+      const secret = "a shared HS256 secret, 32 bytes or more";
+      const hs256 = (claims: object, key: string) => {
+        const input = `${b64url({ alg: "HS256", typ: "JWT" })}.${b64url(claims)}`;
+        return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`;
+      };
+      const options =
+        alg === "ES256"
+          ? { jwks, algorithms: ["ES256"], issuer: ISS, audience: AUD }
+          : { secret, algorithms: ["HS256"], issuer: ISS, audience: AUD };
+      const good =
+        alg === "ES256"
+          ? await token()
+          : hs256({ iss: ISS, aud: AUD, sub: "alice", exp: Math.floor(Date.now() / 1000) + 600 }, secret);
+      const signature = good.slice(good.lastIndexOf(".") + 1);
+      const unused = signature.length * 6 - Buffer.from(signature, "base64url").length * 8;
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+      const last = alphabet.indexOf(signature.slice(-1));
+      const respelled = Array.from(
+        { length: (1 << unused) - 1 },
+        (_, i) => `${good.slice(0, -1)}${alphabet[last | (i + 1)]}`,
+      );
+      expect(respelled).toHaveLength(alg === "ES256" ? 15 : 3);
+      const url = await serve(authenticate({ realm, bearer: options }));
+      const statuses = await Promise.all(respelled.map(async (t) => (await get(url, `Bearer ${t}`)).status));
+      expect(statuses).toEqual(respelled.map(() => 401));
+      const verifier = createBearerVerifier(options);
+      for (const t of respelled)
+        await expect(verifier.verify(t)).rejects.toMatchObject({ reason: "ERR_JWS_INVALID" });
+      expect((await get(url, `Bearer ${good}`)).status).toBe(200);
+    },
+  );
+
   it('alg "none" cannot even be configured', () => {
     expect(() => createBearerVerifier({ jwks, algorithms: ["none"] })).toThrow(TypeError);
     expect(() => createBearerVerifier({ jwks, algorithms: ["None"] })).toThrow(TypeError);

@@ -670,13 +670,52 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
+ * Whether each part of a token in {@link JWS_COMPACT} form is the one BASE64URL encoding of its
+ * octets. RFC 7515 §2 takes base64url from RFC 4648 §5, whose §3.5 ("Canonical Encoding") notes
+ * that when the octets do not fill the last character, its unused low bits "MUST be set to zero by
+ * conforming encoders" and that "decoders MAY chose to reject an encoding if the pad bits have not
+ * been set to zero". jose ignores them, so the last character of an ES256 signature (86 characters
+ * for 64 octets: 4 unused bits) could be spelled 16 ways, an HS256 one (43 for 32: 2 bits) 4 ways,
+ * each string verifying and cached as the genuine token. A part of 4n + 1 characters encodes no
+ * octets at all. One pass to find the two dots, then one character read per part.
+ */
+function isCanonicalJws(token: string): boolean {
+  const first = token.indexOf(".");
+  const second = token.indexOf(".", first + 1);
+  return (
+    isCanonicalPart(token, first, first) &&
+    isCanonicalPart(token, second, second - first - 1) &&
+    isCanonicalPart(token, token.length, token.length - second - 1)
+  );
+}
+
+/** Whether the part of `length` characters ending before `end` sets no bit past its last octet. */
+function isCanonicalPart(token: string, end: number, length: number): boolean {
+  const rest = length % 4;
+  if (rest === 0) return true;
+  if (rest === 1) return false;
+  // 4n + 2 characters: one octet in the last 12 bits, 4 unused; 4n + 3: two octets, 2 unused.
+  return (sextet(token.charCodeAt(end - 1)) & (rest === 2 ? 0x0f : 0x03)) === 0;
+}
+
+/** The 6-bit value of a base64url character (RFC 4648 §5, Table 2). */
+function sextet(c: number): number {
+  if (c === 0x2d) return 62; // "-"
+  if (c === 0x5f) return 63; // "_"
+  if (c >= 0x61) return c - 0x61 + 26; // a-z
+  if (c >= 0x41) return c - 0x41; // A-Z
+  return c - 0x30 + 52; // 0-9
+}
+
+/**
  * A token's principal: from the cache, else verified (RFC 7519 §7.2) and then cached. Only a
- * token in {@link JWS_COMPACT} form is verified, so only such a token is ever cached, and a cache
- * hit needs no syntax check (every such token is a token68, RFC 9110 §11.2).
+ * token in {@link JWS_COMPACT} form, each part canonical ({@link isCanonicalJws}), is verified, so
+ * only such a token is ever cached, and a cache hit needs no syntax check (every such token is a
+ * token68, RFC 9110 §11.2).
  */
 async function verifyToken(config: BearerConfig, token: string): Promise<Principal> {
   if (token.length > config.maxTokenLength) throw new InvalidTokenError("ERR_TOKEN_TOO_LONG");
-  if (!JWS_COMPACT.test(token)) throw new InvalidTokenError("ERR_JWS_INVALID");
+  if (!JWS_COMPACT.test(token) || !isCanonicalJws(token)) throw new InvalidTokenError("ERR_JWS_INVALID");
   const { cache } = config;
   const nowMs = config.now();
   const cacheKey = cache ? VerifiedTokenCache.keyOf(token) : "";
