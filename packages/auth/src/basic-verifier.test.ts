@@ -352,6 +352,28 @@ describe("verified-credentials cache", () => {
     expect(v.calls).toEqual(["alice", "alice"]);
   });
 
+  it("principals of 4.5 MB (verify adding 2,200 roles of 1,000 characters): the cache holds 8 MiB, so bob's evicts alice's; one of 9 MB is never cached", async () => {
+    const calls: string[] = [];
+    const url = await serve({}, (username, password) => {
+      calls.push(username);
+      if (username !== "huge" && PASSWORDS.get(username) !== password) return null;
+      return { id: username, roles: Array<string>(username === "huge" ? 4400 : 2200).fill("r".repeat(1000)) };
+    });
+    for (const [user, password] of [
+      ["alice", "right"],
+      ["alice", "right"],
+      ["bob", "builder"],
+      ["alice", "right"],
+      ["huge", "x"],
+      ["huge", "x"],
+    ] as const) {
+      const res = await get(url, basic(user, password));
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    expect(calls).toEqual(["alice", "bob", "alice", "huge", "huge"]);
+  });
+
   it("max 1 → a second user evicts the first", async () => {
     const v = counting();
     const url = await serve({ cache: { max: 1 } }, v.verify);

@@ -6,7 +6,7 @@ import { clientBucket } from "./client-address.js";
 import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
 import { optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
-import { VerifiedTokenCache } from "./token-cache.js";
+import { principalBytes, VerifiedTokenCache } from "./token-cache.js";
 
 /**
  * Checks a user name and password. Resolve to the principal for good credentials, and to
@@ -106,7 +106,9 @@ export interface FailureLimitOptions {
  */
 export interface BasicCacheOptions {
   /**
-   * Most entries held (least recently used leaves first); about 200 bytes each plus the principal.
+   * Most entries held (least recently used leaves first); about 200 bytes each plus the principal,
+   * and at most 8 MiB in all (estimated, the principal's strings at two bytes a character): a
+   * `verify` returning a principal over 8 MiB on its own is called again on every request.
    * @default 1000
    */
   max?: number;
@@ -399,7 +401,7 @@ function resolveCache(
   if (typeof cacheTtl !== "number" || !Number.isFinite(cacheTtl) || cacheTtl <= 0)
     throw optionError("basic.cache.ttl", cacheTtl, "a positive number of seconds");
   return {
-    cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined,
+    cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax, principalBytes) : undefined,
     cacheTtlMs: cacheTtl * 1000,
   };
 }

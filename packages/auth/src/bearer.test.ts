@@ -1155,6 +1155,30 @@ describe("Bearer: verified-token cache", () => {
     expect(verifications()).toBe(1);
   });
 
+  it("principals of 4.5 MB (a principal mapping adding 2,200 roles of 1,000 characters): the cache holds 8 MiB, so b's evicts a's; one of 9 MB is never cached", async () => {
+    let mapped = 0;
+    const verifier = createBearerVerifier({
+      jwks,
+      algorithms: ["ES256"],
+      issuer: ISS,
+      audience: AUD,
+      principal: (claims) => {
+        mapped++;
+        const roles = Array<string>(claims.sub === "huge" ? 4400 : 2200).fill("r".repeat(1000));
+        return { id: String(claims.sub), roles };
+      },
+    });
+    const url = await serve(authenticate({ realm, bearer: verifier }));
+    const [a, b, huge] = await Promise.all(["a", "b", "huge"].map((sub) => token({ sub })));
+    for (const t of [a, a, b, a, huge, huge] as string[]) {
+      const res = await get(url, `Bearer ${t}`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    // a; a from the cache; b, which evicts a; a again; huge twice, never cached.
+    expect(mapped).toBe(5);
+  });
+
   it("cache: false verifies every request", async () => {
     const { verifier, verifications } = countingVerifier({ cache: false });
     const url = await serve(authenticate({ realm, bearer: verifier }));

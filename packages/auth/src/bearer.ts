@@ -35,12 +35,15 @@ import {
   type RemoteJwksConfig,
   remoteKeySet,
 } from "./remote-jwks.js";
-import { VerifiedTokenCache } from "./token-cache.js";
+import { principalBytes, VerifiedTokenCache } from "./token-cache.js";
 
 /** The verified-token cache's settings. */
 export interface BearerCacheOptions {
   /**
-   * How many verified tokens are kept; the least recently used leaves first.
+   * How many verified tokens are kept; the least recently used leaves first. The cache also holds
+   * at most 8 MiB (estimated: about 200 bytes an entry plus its principal's strings at two bytes a
+   * character), so a `principal` mapping returning thousands of roles cannot make `max` entries
+   * take gigabytes; a principal over 8 MiB on its own is verified on every request.
    * @default 1000
    */
   max?: number;
@@ -434,7 +437,7 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
       "a function (claims) => { id, roles?, scopes? }",
     ),
     now,
-    cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax) : undefined,
+    cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax, principalBytes) : undefined,
     maxTtlMs: cacheMaxTtl * 1000,
     maxTokenAgeSeconds,
     maxTokenLength,

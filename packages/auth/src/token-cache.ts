@@ -1,17 +1,49 @@
 import { hash } from "node:crypto";
+import type { Principal } from "./principal.js";
+
+/**
+ * Most bytes (estimated by {@link principalBytes} and {@link ENTRY_BYTES}) one cache holds. A
+ * principal is usually a few hundred bytes, so `max` (1000 by default) bounds a cache long before
+ * this does; it is there for the principal that is not: one a `principal` mapping or a `verify`
+ * callback fills with thousands of roles, say, which `max` entries of would otherwise hold
+ * gigabytes. The least recently used entries leave to make room; a principal larger than this on
+ * its own is not cached (it is verified on every request).
+ */
+export const CACHE_MAX_BYTES = 8 * 1024 * 1024;
+
+/** Estimated bytes of an entry besides its principal: the 43-character key, the map entry, the deadline. */
+const ENTRY_BYTES = 192;
+
+/**
+ * An estimate of a principal's heap bytes, on the high side: two bytes a character (V8 keeps
+ * non-Latin-1 strings in UTF-16) and 32 more per string for its header and its array slot, shared
+ * strings counted each time.
+ */
+export function principalBytes(principal: Principal): number {
+  let bytes = 96 + 2 * principal.id.length;
+  for (const role of principal.roles) bytes += 32 + 2 * role.length;
+  for (const scope of principal.scopes) bytes += 32 + 2 * scope.length;
+  return bytes;
+}
 
 /**
  * A bounded map of verified tokens to what they proved, keyed by the SHA-256 of the token (the
  * token itself is never kept as a key, so a heap dump does not hand out live credentials).
- * Entries expire at their own deadline; the least recently used entry leaves when full.
+ * Entries expire at their own deadline; the least recently used entry leaves when the cache holds
+ * `max` entries or `maxBytes` (estimated by `sizeOf`).
  */
 export class VerifiedTokenCache<V> {
   readonly #max: number;
-  readonly #entries = new Map<string, { value: V; expiresAt: number }>();
+  readonly #maxBytes: number;
+  readonly #sizeOf: (value: V) => number;
+  readonly #entries = new Map<string, { value: V; expiresAt: number; bytes: number }>();
+  #bytes = 0;
   #generation = 0;
 
-  constructor(max: number) {
+  constructor(max: number, sizeOf: (value: V) => number, maxBytes = CACHE_MAX_BYTES) {
     this.#max = max;
+    this.#sizeOf = sizeOf;
+    this.#maxBytes = maxBytes;
   }
 
   /** The digest the cache is keyed by (one `crypto.hash` call: no Hash object per request). */
@@ -23,7 +55,7 @@ export class VerifiedTokenCache<V> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= now) {
-      this.#entries.delete(key);
+      this.#delete(key);
       return undefined;
     }
     // Re-insert to mark as most recently used (Map keeps insertion order).
@@ -33,18 +65,33 @@ export class VerifiedTokenCache<V> {
   }
 
   set(key: string, value: V, expiresAt: number): void {
-    if (this.#max <= 0) return;
-    this.#entries.delete(key);
-    while (this.#entries.size >= this.#max) {
+    this.#delete(key);
+    const bytes = ENTRY_BYTES + this.#sizeOf(value);
+    // Larger than the whole cache: kept, it would evict every other entry and then itself.
+    if (this.#max <= 0 || bytes > this.#maxBytes) return;
+    while (this.#entries.size >= this.#max || this.#bytes + bytes > this.#maxBytes) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;
-      this.#entries.delete(oldest.value);
+      this.#delete(oldest.value);
     }
-    this.#entries.set(key, { value, expiresAt });
+    this.#entries.set(key, { value, expiresAt, bytes });
+    this.#bytes += bytes;
+  }
+
+  #delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** The estimated bytes held, at most `maxBytes`. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /**
@@ -58,6 +105,7 @@ export class VerifiedTokenCache<V> {
 
   clear(): void {
     this.#entries.clear();
+    this.#bytes = 0;
     this.#generation++;
   }
 }
