@@ -1444,6 +1444,41 @@ describe("Bearer: keys", () => {
 });
 
 describe("Bearer: hand-signed tokens", () => {
+  it.each(["JWT", "jwt", "application/jwt", "Application/JWT"])(
+    "a token of the trusted key whose header says cty %s (a nested JWT), its payload a claims set → 401 invalid_token, and verify() gives the reason",
+    async (cty) => {
+      // RFC 7519 §7.2 step 8: with cty "JWT" the payload is a JWT to validate in turn, not the
+      // claims; this verifier takes no nested tokens, so such a token is refused, never read as one.
+      const t = await new SignJWT({ sub: "alice", scope: "read" })
+        .setProtectedHeader({ alg: "ES256", kid: "k1", cty })
+        .setIssuer(ISS)
+        .setAudience(AUD)
+        .setExpirationTime("5m")
+        .sign(known.privateKey);
+      const res = await get(hand.url, `Bearer ${t}`);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+      const pub = { ...(await exportJWK(known.publicKey)), kid: "k1", alg: "ES256" };
+      const verifier = createBearerVerifier({
+        jwks: { keys: [pub] },
+        algorithms: ["ES256"],
+        issuer: ISS,
+        audience: AUD,
+      });
+      await expect(verifier.verify(t)).rejects.toMatchObject({ reason: "ERR_JWT_NESTED" });
+    },
+  );
+
+  it("a token whose cty names another media type (cty: json) is not a nested JWT → 200", async () => {
+    const t = await new SignJWT({ sub: "alice" })
+      .setProtectedHeader({ alg: "ES256", kid: "k1", cty: "json" })
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setExpirationTime("5m")
+      .sign(known.privateKey);
+    expect((await get(hand.url, `Bearer ${t}`)).status).toBe(200);
+  });
+
   it("the hand-signing key works (so the claim tests above fail for the claim, not the key)", async () => {
     const t = await new SignJWT({ sub: "alice" })
       .setProtectedHeader({ alg: "ES256", kid: "k1" })

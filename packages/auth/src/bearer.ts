@@ -759,12 +759,26 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
     // same issuer) is refused; jose checks `aud` only when given an audience.
     if (config.verifyOptions.audience === undefined && result.payload.aud !== undefined)
       throw new InvalidTokenError("ERR_JWT_AUDIENCE_UNEXPECTED");
+    // RFC 7519 §7.2 step 8: "If the JOSE Header contains a "cty" (content type) value of "JWT",
+    // then the Message is a JWT that was the subject of nested signing or encryption operations",
+    // to be validated in turn from step 1; §5.2: the signer says so to mark a Nested JWT. Its
+    // payload is not this token's claims, whatever it parses as, and this verifier validates no
+    // nested tokens: refused. RFC 7515 §4.1.10 has "application/" implied in a cty without a "/",
+    // and RFC 6838 §4.2 makes type and subtype names case-insensitive (as jose compares `typ`).
+    if (isNestedJwt(result.protectedHeader.cty)) throw new InvalidTokenError("ERR_JWT_NESTED");
     return result.payload;
   } catch (cause) {
     if (cause instanceof KeySourceUnavailableError || cause instanceof InvalidTokenError) throw cause;
     const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
     throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });
   }
+}
+
+/** A `cty` naming the JWT media type: `JWT`, `application/jwt`, in any case. */
+function isNestedJwt(cty: unknown): boolean {
+  if (typeof cty !== "string") return false;
+  const type = cty.toLowerCase();
+  return type === "jwt" || type === "application/jwt";
 }
 
 /**
