@@ -185,7 +185,10 @@ export function captureResponse(
  * its body and retries) as soon as it has the response would meet the record still in flight: a
  * 409, or a 422 for the corrected body. The end itself runs at once, through every wrapper inside
  * this one (an ETag, a content coding), so the response is started and ended as without the
- * hold, and the record holds the headers sent. Bytes a handler wrote before `end` are not held:
+ * hold, and the record holds the headers sent. The bytes wait at the connection, in its public
+ * `write` and `end`, which every byte of a response goes through on any Node.js release (no
+ * private member of `ServerResponse` is relied on); a response without a connection whose `write`
+ * can be held has its end itself wait instead. Bytes a handler wrote before `end` are not held:
  * with a `Content-Length` of its own and the whole body in `write` calls, the client may still
  * finish reading before the record is stored.
  */
@@ -197,30 +200,114 @@ export function captureResponseHeld(
   capture(res, maxBytes, onEnd, true);
 }
 
-type WriteRaw = (this: ServerResponse, ...args: unknown[]) => boolean;
+type ConnectionOp = (this: unknown, ...args: unknown[]) => unknown;
+
+/** The connection's own `write` and `end`, replaced while a response's end is held. */
+interface ConnectionHold {
+  /** Responses holding the connection (more than one when requests are pipelined on it). */
+  holders: number;
+  readonly queue: Array<[ConnectionOp, unknown[]]>;
+  readonly write: ConnectionOp;
+  readonly end: ConnectionOp;
+  readonly heldWrite: ConnectionOp;
+  readonly heldEnd: ConnectionOp;
+}
+
+type Connection = { write?: unknown; end?: unknown; destroyed?: boolean; cork?(): void; uncork?(): void };
+
+const HOLDS = new WeakMap<object, ConnectionHold>();
+
+/** Puts back the connection's `write` and `end`, where they are still the holding ones. */
+function restore(conn: Connection, hold: ConnectionHold): void {
+  try {
+    if (conn.write === hold.heldWrite) conn.write = hold.write;
+    if (conn.end === hold.heldEnd) conn.end = hold.end;
+  } catch {
+    // Not writable after all: the held functions pass everything through once released.
+  }
+}
+
+/** Holds the connection's `write` and `end` for its first holder; `undefined` where they cannot be. */
+function holdConnection(conn: Connection): ConnectionHold | undefined {
+  let write: unknown;
+  let end: unknown;
+  try {
+    ({ write, end } = conn);
+  } catch {
+    return undefined; // an HTTP/2 compatibility response's socket proxy refuses to be written
+  }
+  if (typeof write !== "function" || typeof end !== "function") return undefined;
+  const queue: Array<[ConnectionOp, unknown[]]> = [];
+  const hold: ConnectionHold = {
+    holders: 0,
+    queue,
+    write: write as ConnectionOp,
+    end: end as ConnectionOp,
+    heldWrite(this: unknown, ...args: unknown[]) {
+      if (hold.holders === 0) return hold.write.apply(this, args);
+      queue.push([hold.write, args]);
+      return true; // as a write the stream takes in: no backpressure for the bytes of an end
+    },
+    heldEnd(this: unknown, ...args: unknown[]) {
+      if (hold.holders === 0) return hold.end.apply(this, args);
+      queue.push([hold.end, args]);
+      return this;
+    },
+  };
+  try {
+    conn.write = hold.heldWrite;
+    conn.end = hold.heldEnd;
+  } catch {
+    // A read-only property (a frozen or proxied socket): nothing to hold it with.
+  }
+  if (conn.write !== hold.heldWrite || conn.end !== hold.heldEnd) {
+    restore(conn, hold);
+    return undefined;
+  }
+  return hold;
+}
 
 /**
- * Holds what a response hands to its connection until `release()`: Node.js's ServerResponse
- * sends every byte (header section and body, from `write`, `end` and a coder's later output)
- * through `_writeRaw`, so the bytes queue here in order and go out as they would have, callbacks
- * (and so `finish`) included. `undefined` when the response has no such method to hold.
+ * Holds what a response hands to its connection until `release()`. The connection is a stream
+ * the HTTP server may only write through its public `write` and `end`: `http.Server` takes any
+ * Duplex stream as a connection (`server.emit("connection", duplex)`), so every byte a
+ * `ServerResponse` sends (header section and body, from `write`, `end`, a coder's later output,
+ * a pipelined response's buffered bytes when the connection comes to it) arrives there, whatever
+ * Node.js does inside the response (its private `_send`/`_writeRaw` differ between releases).
+ * The calls queue here in order and go out as they would have, callbacks (and so `finish`)
+ * included, batched by `cork()`. Responses pipelined on one connection share one hold, released
+ * with the last of them. A connection destroyed meanwhile gets nothing (as a response drops what
+ * it writes to a destroyed socket). `undefined` when the response has no connection whose
+ * `write` and `end` can be held.
  */
 function holdBytes(res: ServerResponse): { release(): void } | undefined {
-  const target = res as unknown as { _writeRaw?: WriteRaw };
-  const real = target._writeRaw;
-  if (typeof real !== "function") return undefined;
-  const pending: unknown[][] = [];
-  target._writeRaw = function heldWriteRaw(...raw: unknown[]): boolean {
-    pending.push(raw);
-    return true;
-  };
+  const conn = (res.socket ?? (res as { req?: { socket?: unknown } }).req?.socket) as
+    | Connection
+    | null
+    | undefined;
+  if (!conn || typeof conn !== "object") return undefined;
+  let hold = HOLDS.get(conn);
+  if (hold === undefined) {
+    hold = holdConnection(conn);
+    if (hold === undefined) return undefined;
+    HOLDS.set(conn, hold);
+  }
+  const held = hold;
+  held.holders++;
   let released = false;
   return {
     release() {
       if (released) return;
       released = true;
-      target._writeRaw = real;
-      for (const raw of pending.splice(0)) real.apply(res, raw);
+      held.holders--;
+      if (held.holders > 0) return;
+      HOLDS.delete(conn);
+      restore(conn, held);
+      const pending = held.queue.splice(0);
+      if (conn.destroyed === true || pending.length === 0) return;
+      conn.cork?.();
+      for (const [op, args] of pending) op.apply(conn, args);
+      conn.uncork?.();
     },
   };
 }
@@ -235,6 +322,25 @@ function capture(
   const originalWriteHead = res.writeHead as WriteHead;
   const originalWrite = res.write as Write;
   const originalEnd = res.end as End;
+  /** Set when the end itself waits for the record (no connection to hold): what comes after queues. */
+  let deferred: Promise<void> | undefined;
+  /** A queued call running: what it calls itself (an end that writes its chunk) goes straight on. */
+  let replaying = false;
+  const waiting = () => deferred !== undefined && !replaying;
+  const later = (self: ServerResponse, run: () => unknown) => {
+    deferred = (deferred as Promise<void>)
+      .then(() => {
+        replaying = true;
+        try {
+          run();
+        } finally {
+          replaying = false;
+        }
+      })
+      .catch((err: unknown) => {
+        self.destroy(err instanceof Error ? err : new Error(String(err)));
+      });
+  };
 
   res.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
     recording.keepHeaders(args);
@@ -244,11 +350,19 @@ function capture(
 
   // The arguments go through exactly as given: other wrappers (compression) look at their count.
   res.write = function write(this: ServerResponse, ...args: unknown[]) {
+    if (waiting()) {
+      later(this, () => originalWrite.apply(this, args));
+      return true;
+    }
     if (!recording.ended) recording.keep(args[0], args[1]);
     return originalWrite.apply(this, args);
   } as ServerResponse["write"];
 
   res.end = function end(this: ServerResponse, ...args: unknown[]) {
+    if (waiting()) {
+      later(this, () => originalEnd.apply(this, args));
+      return this;
+    }
     if (recording.ended) return originalEnd.apply(this, args);
     // An end that throws (node:http refuses the status code of res.status(undefined) on Express 4
     // when it writes the header section) has ended nothing: Express answers the error with a
@@ -258,9 +372,23 @@ function capture(
     recording.ended = true;
     // Held: the end runs now, through every wrapper inside this one (conditional's ETag, a content
     // coding) as it would without the hold, so the record holds the headers sent; only the bytes
-    // it hands to the connection (Node's internal _writeRaw, used for every write of a response)
-    // wait until the record is settled, in the order they came.
+    // it hands to the connection (through the connection's public write and end, which every byte
+    // of a response goes through on any Node.js: see holdBytes) wait until the record is settled,
+    // in the order they came.
     const bytes = hold ? holdBytes(this) : undefined;
+    if (hold && bytes === undefined && validStatus(this.statusCode)) {
+      // No connection to hold (an HTTP/2 compatibility response, a socket whose write is
+      // read-only): the end itself waits for the record, through the response's public API, so
+      // the guarantee stands; the record then lacks what wrappers inside this one add in their
+      // end (an ETag of the body), which the response itself still carries.
+      recording.keep(args[0], args[1]);
+      deferred = Promise.resolve(onEnd(recording.captured(res))).then(
+        () => {},
+        () => {},
+      );
+      later(this, () => originalEnd.apply(this, args));
+      return this;
+    }
     let result: ServerResponse;
     try {
       result = originalEnd.apply(this, args);
@@ -278,4 +406,9 @@ function capture(
     }
     return result;
   } as ServerResponse["end"];
+}
+
+/** A status code node:http sends (RFC 9110 §15: three digits); any other makes its end throw. */
+function validStatus(status: number): boolean {
+  return Number.isInteger(status) && status >= 100 && status <= 999;
 }

@@ -978,6 +978,112 @@ describe("the record is written before the client has the whole response", () =>
   });
 });
 
+/**
+ * Node.js internals a response might lose in another release: what a test does to one response
+ * to stand for a Node.js whose ServerResponse sends its bytes some other way. Every byte still
+ * reaches the connection through its public `write`/`end`, as it must for any Duplex stream an
+ * HTTP server is given (`server.emit("connection", duplex)`).
+ */
+type Internals = { _writeRaw?: unknown; _send: (...args: unknown[]) => unknown };
+const nodeVariants: Array<[string, (res: express.Response) => void]> = [
+  [
+    "a Node.js without ServerResponse#_writeRaw",
+    (res) => {
+      const own = res as unknown as Internals;
+      const writeRaw = own._writeRaw;
+      const send = own._send;
+      own._writeRaw = undefined;
+      own._send = function sendWithoutWriteRaw(this: Internals, ...args: unknown[]) {
+        this._writeRaw = writeRaw;
+        try {
+          return send.apply(this, args);
+        } finally {
+          this._writeRaw = undefined;
+        }
+      };
+    },
+  ],
+  [
+    "a Node.js whose _send writes without looking _writeRaw up on the response",
+    (res) => {
+      const own = res as unknown as Internals;
+      const writeRaw = own._writeRaw;
+      const send = own._send;
+      own._send = function sendPastWriteRaw(this: Internals, ...args: unknown[]) {
+        const hooked = this._writeRaw;
+        this._writeRaw = writeRaw;
+        try {
+          return send.apply(this, args);
+        } finally {
+          this._writeRaw = hooked;
+        }
+      };
+    },
+  ],
+  [
+    "a connection whose write cannot be replaced (the end itself waits)",
+    (res) => {
+      const socket = res.req.socket;
+      Object.defineProperty(socket, "write", { value: socket.write, writable: false, configurable: true });
+      Object.defineProperty(socket, "end", { value: socket.end, writable: false, configurable: true });
+    },
+  ],
+];
+
+describe("the record is written before the response is sent, on any Node.js", () => {
+  it.each(nodeVariants)(
+    "%s: 201, then the same request as soon as it is read → the replay, not a 409",
+    async (_, vary) => {
+      const app = express();
+      app.use((_req, res, next) => {
+        vary(res);
+        next();
+      });
+      let runs = 0;
+      app.post("/orders", express.json(), idempotency({ store: new SlowToSettle() }), (_req, res) => {
+        runs++;
+        res.status(201).json({ id: runs });
+      });
+      server = await listen(app);
+      const first = await post(`${server.url}/orders`, "any-node", { qty: 1 });
+      expect(first.status).toBe(201);
+      expect(await first.text()).toBe('{"id":1}');
+      const retry = await post(`${server.url}/orders`, "any-node", { qty: 1 });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(await retry.text()).toBe('{"id":1}');
+      expect(runs).toBe(1);
+    },
+  );
+
+  it("two POSTs pipelined on one connection, each with its key → both answered, in order, each run once", async () => {
+    const { url, calls } = await start({ store: new SlowToSettle() });
+    const body = '{"qty":1}';
+    const request = (key: string) =>
+      `POST /orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: "${key}"\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(url).port), "127.0.0.1", () => {
+        socket.write(request("pipe-1") + request("pipe-2"));
+      });
+      let text = "";
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString("latin1");
+        if ((text.match(/"echo"/g) ?? []).length === 2) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on("error", reject);
+    });
+    expect(reply.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 201", "HTTP/1.1 201"]);
+    expect(reply.indexOf('"id":1')).toBeLessThan(reply.indexOf('"id":2'));
+    expect(calls.orders).toBe(2);
+    const retry = await post(`${url}/orders`, '"pipe-2"', { qty: 1 });
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retry.json()).toMatchObject({ id: 2 });
+  });
+});
+
 describe("framing and hop-by-hop fields are never replayed (RFC 9112 §6.1, RFC 9110 §7.6.1)", () => {
   it.each(["transfer-encoding", "Content-Length", "connection", "keep-alive", "te", "trailer", "upgrade"])(
     "replayHeaders with %s → TypeError at construction",
