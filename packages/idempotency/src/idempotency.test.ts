@@ -1156,7 +1156,7 @@ describe("idempotency options", () => {
 
 describe("MemoryStore", () => {
   it("bounded: past maxEntries completed records are evicted before in-flight ones", async () => {
-    const store = new MemoryStore({ maxEntries: 2 });
+    const store = new MemoryStore({ maxEntries: 2, maxEntriesPerScope: 2 });
     const a = await store.claim("a", "fp", 60_000);
     const b = await store.claim("b", "fp", 60_000);
     if (a.outcome !== "claimed" || b.outcome !== "claimed") throw new Error("claim failed");
@@ -1172,7 +1172,7 @@ describe("MemoryStore", () => {
 
   it("full: expired records are dropped before a live completed record is evicted", async () => {
     let now = 1_000;
-    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    const store = new MemoryStore({ maxEntries: 2, maxEntriesPerScope: 2, now: () => now });
     const body = new Uint8Array([1]);
     const a = await store.claim("a", "fp", 50); // lease ends at 1050
     const b = await store.claim("b", "fp", 60_000);
@@ -1191,7 +1191,7 @@ describe("MemoryStore", () => {
 
   it("full: a record written after a sweep with a shorter life is still swept when it ends", async () => {
     let now = 0;
-    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    const store = new MemoryStore({ maxEntries: 2, maxEntriesPerScope: 2, now: () => now });
     const body = new Uint8Array([1]);
     const x = await store.claim("x", "fp", 100);
     if (x.outcome !== "claimed") throw new Error("claim failed");
@@ -1212,7 +1212,7 @@ describe("MemoryStore", () => {
 
   it("full: eviction follows completion order, and a key completed again is not evicted for its old record", async () => {
     let now = 0;
-    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    const store = new MemoryStore({ maxEntries: 2, maxEntriesPerScope: 2, now: () => now });
     const body = new Uint8Array([1]);
     const run = async (key: string, retentionMs: number) => {
       const claim = await store.claim(key, "fp", 60_000);
@@ -1281,7 +1281,7 @@ describe("MemoryStore", () => {
 
   it("full: a record renewed to a shorter lease is swept when it ends, not a live in-flight one evicted", async () => {
     let now = 0;
-    const store = new MemoryStore({ maxEntries: 2, now: () => now });
+    const store = new MemoryStore({ maxEntries: 2, maxEntriesPerScope: 2, now: () => now });
     await store.claim("a", "fp", 1000);
     const b = await store.claim("b", "fp", 1000);
     if (b.outcome !== "claimed") throw new Error("claim failed");

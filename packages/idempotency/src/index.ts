@@ -25,7 +25,7 @@ export {
   markStarted,
   type StoreStatusContext,
 } from "./idempotency.js";
-export { MemoryStore, type MemoryStoreOptions, StoreFullError } from "./memory-store.js";
+export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } from "./memory-store.js";
 export type { OptionError } from "./option-error.js";
 export { MAX_KEY_LENGTH, type ParsedIdempotencyKey, parseIdempotencyKey } from "./parse-key.js";
 export {

@@ -13,7 +13,8 @@ export const RECORD_OVERHEAD_BYTES = 256;
  */
 export interface MemoryStoreOptions {
   /**
-   * Most records kept; past it expired records go, then the oldest completed ones. In-flight
+   * Most records kept; past it expired records go, then completed ones (those of a client past
+   * its share, `maxEntriesPerScope`, first; then the oldest). In-flight
    * records are never evicted: a store full of them refuses new keys ({@link StoreFullError}, a
    * 503 from the middleware) rather than let a retry of one run again.
    * @default 10000
@@ -21,8 +22,8 @@ export interface MemoryStoreOptions {
   maxEntries?: number;
   /**
    * Most bytes kept, over all records: each counts its key, fingerprint, token, replayed headers
-   * and body, plus 256 bytes. Past it the oldest completed records go; never an in-flight one,
-   * as with `maxEntries`.
+   * and body, plus 256 bytes. Past it completed records go (a client past its share,
+   * `maxBytesPerScope`, first); never an in-flight one, as with `maxEntries`.
    * @example new MemoryStore({ maxBytes: 8 * 1024 * 1024 }) // 8 MiB
    * @default 33554432 (32 MiB)
    */
@@ -35,6 +36,28 @@ export interface MemoryStoreOptions {
    */
   maxRecordBytes?: number;
   /**
+   * A client's share of `maxEntries`: the records of one scope (the part of a key before its first
+   * `:`, the principal the middleware scopes keys by) it may hold before its records are the
+   * first to go. A client past its share gives up its own oldest completed records for its new
+   * ones, and any client's new record takes those of a client past its share first, so a client
+   * within its share never loses a record to another's traffic while some client is past its
+   * share; only with every client within its share (the store full of at least
+   * `maxEntries / maxEntriesPerScope` clients) does the oldest completed record go, whoever's.
+   * A client uses the room nobody else needs. Its in-flight records never exceed it: a claim past
+   * it is refused ({@link ScopeFullError}, a 503 from the middleware), since they cannot be evicted.
+   * All unauthenticated callers are one scope (`"anonymous"`). `maxEntries` turns the share off.
+   * @example new MemoryStore({ maxEntries: 10_000, maxEntriesPerScope: 500 }) // twenty clients at their share fill it
+   * @default a tenth of maxEntries, rounded up (1000)
+   */
+  maxEntriesPerScope?: number;
+  /**
+   * A client's share of `maxBytes`, counted as `maxBytes` counts; past it, its records are the
+   * first to go, as with `maxEntriesPerScope`.
+   * @example new MemoryStore({ maxBytes: 64 * 1024 * 1024, maxBytesPerScope: 4 * 1024 * 1024 })
+   * @default a tenth of maxBytes, rounded up (3355444, 3.2 MiB)
+   */
+  maxBytesPerScope?: number;
+  /**
    * The clock in milliseconds, for tests.
    * @default Date.now
    */
@@ -42,15 +65,39 @@ export interface MemoryStoreOptions {
 }
 
 type Entry =
-  | { state: "in-flight"; fingerprint: string; token: string; expiresAt: number; bytes: number }
+  | {
+      state: "in-flight";
+      scope: string;
+      fingerprint: string;
+      token: string;
+      expiresAt: number;
+      bytes: number;
+    }
   | {
       state: "completed";
+      scope: string;
       fingerprint: string;
       token: string;
       expiresAt: number;
       bytes: number;
       response: StoredResponse;
     };
+
+/** What one scope (one client) holds: its counts and its completed records, oldest first. */
+interface ScopeUse {
+  entries: number;
+  bytes: number;
+  inFlight: number;
+  completed: number;
+  queue: Array<[string, Entry] | undefined>;
+  head: number;
+}
+
+/** The scope of a key: the part before its first `:` (the middleware writes `scope:method:route:key`). */
+function scopeOfKey(key: string): string {
+  const colon = key.indexOf(":");
+  return colon === -1 ? "" : key.slice(0, colon);
+}
 
 function headerBytes(headers: StoredResponse["headers"]): number {
   let n = 0;
@@ -79,9 +126,31 @@ export class StoreFullError extends Error {
 }
 
 /**
+ * Thrown by {@link MemoryStore.claim} when the claiming scope (client) already holds
+ * `maxEntriesPerScope` in-flight records: no other client's room is taken for them. A
+ * {@link StoreFullError}, answered the same way by the middleware (a 503 with `Retry-After`).
+ *
+ * @example if (err instanceof ScopeFullError) log.warn({ scope: err.scope }, "one client holds its share in flight");
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.7
+ */
+export class ScopeFullError extends StoreFullError {
+  /** The scope (the part of the key before its first `:`). */
+  readonly scope: string;
+
+  constructor(scope: string, maxEntriesPerScope: number, maxEntries: number, maxBytes: number) {
+    super(maxEntries, maxBytes);
+    this.message = `MemoryStore: scope ${JSON.stringify(scope)} holds its share of in-flight records (maxEntriesPerScope ${maxEntriesPerScope}); none is evicted, and no other client's room is taken`;
+    this.name = "ScopeFullError";
+    this.scope = scope;
+  }
+}
+
+/**
  * An in-process {@link IdempotencyStore}: bounded in records (`maxEntries`, 10,000) and in bytes
- * (`maxBytes`, 32 MiB; no record over `maxRecordBytes`, 1 MiB), with per-record expiry, no timers. Right for
- * one process; a fleet behind a load balancer needs a shared store such as {@link RedisStore}.
+ * (`maxBytes`, 32 MiB; no record over `maxRecordBytes`, 1 MiB), with per-record expiry, no timers,
+ * and a share of both bounds per client (`maxEntriesPerScope`, `maxBytesPerScope`) so that one
+ * client's keys cannot evict another's records. Right for one process; a fleet behind a load
+ * balancer needs a shared store such as {@link RedisStore}.
  *
  * @example app.post("/orders", idempotency({ store: new MemoryStore({ maxEntries: 50_000 }) }), create);
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
@@ -91,7 +160,13 @@ export class MemoryStore implements IdempotencyStore {
   readonly #max: number;
   readonly #maxBytes: number;
   readonly #maxRecordBytes: number;
+  readonly #maxScopeEntries: number;
+  readonly #maxScopeBytes: number;
   readonly #now: () => number;
+  /** Every scope holding a record, with what it holds (at most one per record). */
+  readonly #scopes = new Map<string, ScopeUse>();
+  /** Scopes past their share that hold a completed record: the first whose records go. */
+  readonly #pastShare = new Set<string>();
   #bytes = 0;
   #fence = 0;
   /**
@@ -113,7 +188,7 @@ export class MemoryStore implements IdempotencyStore {
     checkOptionNames(
       "idempotency",
       options,
-      ["maxEntries", "maxBytes", "maxRecordBytes", "now"],
+      ["maxEntries", "maxBytes", "maxRecordBytes", "maxEntriesPerScope", "maxBytesPerScope", "now"],
       "MemoryStore",
     );
     const max = options.maxEntries ?? 10_000;
@@ -133,11 +208,31 @@ export class MemoryStore implements IdempotencyStore {
         `an integer from 1024 to maxBytes (${maxBytes})`,
       );
     }
+    const maxScopeEntries = options.maxEntriesPerScope ?? Math.ceil(max / 10);
+    if (!Number.isSafeInteger(maxScopeEntries) || maxScopeEntries < 1 || maxScopeEntries > max) {
+      throw optionError(
+        "MemoryStore",
+        "maxEntriesPerScope",
+        maxScopeEntries,
+        `an integer from 1 to maxEntries (${max})`,
+      );
+    }
+    const maxScopeBytes = options.maxBytesPerScope ?? Math.ceil(maxBytes / 10);
+    if (!Number.isSafeInteger(maxScopeBytes) || maxScopeBytes < 1 || maxScopeBytes > maxBytes) {
+      throw optionError(
+        "MemoryStore",
+        "maxBytesPerScope",
+        maxScopeBytes,
+        `an integer from 1 to maxBytes (${maxBytes})`,
+      );
+    }
     const now = options.now ?? Date.now;
     if (typeof now !== "function") throw optionError("MemoryStore", "now", now, "a function () => number");
     this.#max = max;
     this.#maxBytes = maxBytes;
     this.#maxRecordBytes = maxRecordBytes;
+    this.#maxScopeEntries = maxScopeEntries;
+    this.#maxScopeBytes = maxScopeBytes;
     this.#now = now;
   }
 
@@ -164,15 +259,24 @@ export class MemoryStore implements IdempotencyStore {
         leaseRemainingMs: entry.expiresAt - now,
       };
     }
+    const scope = scopeOfKey(key);
+    // draft §2.7: "If the request is retried, while the original request is still being
+    // processed, the resource server SHOULD reply with an HTTP 409 status code". Evicting an
+    // in-flight record would let that retry claim the key and run a second time, so a client's
+    // in-flight records stay within its share: never evicted, they would otherwise crowd out
+    // every other client's new keys.
+    if ((this.#scopes.get(scope)?.inFlight ?? 0) >= this.#maxScopeEntries) {
+      this.#sweep(now);
+      if ((this.#scopes.get(scope)?.inFlight ?? 0) >= this.#maxScopeEntries) {
+        throw new ScopeFullError(scope, this.#maxScopeEntries, this.#max, this.#maxBytes);
+      }
+    }
     this.#fence += 1;
     const token = String(this.#fence);
     const bytes = RECORD_OVERHEAD_BYTES + key.length + fingerprint.length + token.length;
-    // draft §2.7: "If the request is retried, while the original request is still being
-    // processed, the resource server SHOULD reply with an HTTP 409 status code". Evicting an
-    // in-flight record would let that retry claim the key and run a second time.
-    if (!this.#makeRoom(now, bytes)) throw new StoreFullError(this.#max, this.#maxBytes);
+    if (!this.#makeRoom(now, bytes, scope)) throw new StoreFullError(this.#max, this.#maxBytes);
     const expiresAt = now + leaseMs;
-    this.#set(key, { state: "in-flight", fingerprint, token, expiresAt, bytes });
+    this.#set(key, { state: "in-flight", scope, fingerprint, token, expiresAt, bytes });
     if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
     return { outcome: "claimed", token };
   }
@@ -193,7 +297,7 @@ export class MemoryStore implements IdempotencyStore {
     let kept: StoredResponse =
       base + response.body.byteLength > this.#maxRecordBytes ? withoutBody(response) : response;
     // Completed records may make room for this one; never an in-flight one (a duplicate would run).
-    if (!this.#makeRoom(now, base + kept.body.byteLength) && kept.body.byteLength > 0) {
+    if (!this.#makeRoom(now, base + kept.body.byteLength, entry.scope) && kept.body.byteLength > 0) {
       kept = {
         status: response.status,
         headers: response.headers,
@@ -203,6 +307,7 @@ export class MemoryStore implements IdempotencyStore {
     }
     const completed: Entry = {
       state: "completed",
+      scope: entry.scope,
       fingerprint: entry.fingerprint,
       token,
       expiresAt,
@@ -212,6 +317,16 @@ export class MemoryStore implements IdempotencyStore {
     };
     this.#set(key, completed);
     this.#completed.push([key, completed]);
+    const use = this.#scopes.get(completed.scope) as ScopeUse;
+    use.queue.push([key, completed]);
+    // Pairs of records gone through the shared queue or by expiry: dropped once they outnumber
+    // the scope's live completed records, so its queue stays within 2 × its records + 64.
+    if (use.queue.length - use.head > 2 * use.completed + 64) {
+      use.queue = use.queue
+        .slice(use.head)
+        .filter((pair) => pair !== undefined && this.#entries.get(pair[0]) === pair[1]);
+      use.head = 0;
+    }
     this.#compact();
     if (expiresAt < this.#noExpiryBefore) this.#noExpiryBefore = expiresAt;
     return true;
@@ -247,15 +362,69 @@ export class MemoryStore implements IdempotencyStore {
 
   #set(key: string, entry: Entry): void {
     const old = this.#entries.get(key);
-    if (old) this.#bytes -= old.bytes;
+    if (old) this.#delete(key, old);
     this.#entries.set(key, entry);
     this.#bytes += entry.bytes;
+    let use = this.#scopes.get(entry.scope);
+    if (use === undefined) {
+      use = { entries: 0, bytes: 0, inFlight: 0, completed: 0, queue: [], head: 0 };
+      this.#scopes.set(entry.scope, use);
+    }
+    use.entries += 1;
+    use.bytes += entry.bytes;
+    if (entry.state === "in-flight") use.inFlight += 1;
+    else use.completed += 1;
+    this.#rank(entry.scope, use);
   }
 
   #delete(key: string, entry: Entry): void {
     if (this.#entries.get(key) !== entry) return;
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
+    const use = this.#scopes.get(entry.scope) as ScopeUse;
+    use.entries -= 1;
+    use.bytes -= entry.bytes;
+    if (entry.state === "in-flight") use.inFlight -= 1;
+    else use.completed -= 1;
+    if (use.entries === 0) {
+      this.#scopes.delete(entry.scope);
+      this.#pastShare.delete(entry.scope);
+      return;
+    }
+    this.#rank(entry.scope, use);
+  }
+
+  /** Whether a scope holding `use` (and `entries`, `bytes` more) is past its share. */
+  #pastItsShare(use: ScopeUse, entries = 0, bytes = 0): boolean {
+    return use.entries + entries > this.#maxScopeEntries || use.bytes + bytes > this.#maxScopeBytes;
+  }
+
+  /** Keeps {@link MemoryStore.#pastShare} to the scopes past their share with a completed record. */
+  #rank(scope: string, use: ScopeUse): void {
+    if (use.completed > 0 && this.#pastItsShare(use)) this.#pastShare.add(scope);
+    else this.#pastShare.delete(scope);
+  }
+
+  /** Evicts the oldest completed record of a scope; false when it has none. */
+  #evictOldestOf(scope: string): boolean {
+    const use = this.#scopes.get(scope);
+    if (use === undefined || use.completed === 0) return false;
+    const { queue } = use;
+    while (use.head < queue.length) {
+      const pair = queue[use.head];
+      queue[use.head] = undefined;
+      use.head += 1;
+      if (pair === undefined) continue;
+      const [key, entry] = pair;
+      if (this.#entries.get(key) !== entry) continue; // replaced, released or evicted since
+      this.#delete(key, entry);
+      if (use.head > 64 && use.head * 2 > queue.length) {
+        queue.splice(0, use.head);
+        use.head = 0;
+      }
+      return true;
+    }
+    return false;
   }
 
   #fits(bytes: number): boolean {
@@ -269,32 +438,52 @@ export class MemoryStore implements IdempotencyStore {
       queue.splice(0, this.#head);
       this.#head = 0;
     }
+    const live = (pair: [string, Entry] | undefined): pair is [string, Entry] =>
+      pair !== undefined && this.#entries.get(pair[0]) === pair[1];
     if (queue.length - this.#head > 2 * this.#max + 1024) {
-      this.#completed = queue.slice(this.#head).filter(([key, entry]) => this.#entries.get(key) === entry);
+      this.#completed = queue.slice(this.#head).filter(live);
       this.#head = 0;
+      // The scopes' queues hold the same pairs: stale ones (evicted through the other queue,
+      // released, expired) go at the same time, so together they stay within 2 × maxEntries + 1024.
+      for (const use of this.#scopes.values()) {
+        use.queue = use.queue.slice(use.head).filter(live);
+        use.head = 0;
+      }
     }
   }
 
-  /**
-   * Frees one record slot and `bytes` bytes: expired records first, then the oldest completed
-   * ones; never an in-flight one (a duplicate would then run). False when it could not.
-   */
-  #makeRoom(now: number, bytes: number): boolean {
-    if (this.#fits(bytes)) return true;
-    if (this.#noExpiryBefore <= now) {
-      let earliest = Number.POSITIVE_INFINITY;
-      for (const [key, entry] of this.#entries) {
-        if (entry.expiresAt <= now) this.#delete(key, entry);
-        else if (entry.expiresAt < earliest) earliest = entry.expiresAt;
-      }
-      this.#noExpiryBefore = earliest;
+  /** Drops the expired records, once the earliest expiry has passed. */
+  #sweep(now: number): void {
+    if (this.#noExpiryBefore > now) return;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) this.#delete(key, entry);
+      else if (entry.expiresAt < earliest) earliest = entry.expiresAt;
     }
+    this.#noExpiryBefore = earliest;
+  }
+
+  /**
+   * Frees one record slot and `bytes` bytes for a record of `scope`: expired records first; then
+   * completed ones, in this order: the scope's own oldest while the new record puts it past its
+   * share, the oldest of a scope past its share, the oldest of all. Never an in-flight one (a
+   * duplicate would then run: draft §2.7), never a record of a client within its share while
+   * another is past its own. False when it could not.
+   */
+  #makeRoom(now: number, bytes: number, scope: string): boolean {
+    if (this.#fits(bytes)) return true;
+    this.#sweep(now);
     const queue = this.#completed;
-    while (!this.#fits(bytes) && this.#head < queue.length) {
-      const [key, entry] = queue[this.#head] as [string, Entry];
+    while (!this.#fits(bytes)) {
+      const own = this.#scopes.get(scope);
+      if (own !== undefined && this.#pastItsShare(own, 1, bytes) && this.#evictOldestOf(scope)) continue;
+      const [other] = this.#pastShare;
+      if (other !== undefined && this.#evictOldestOf(other)) continue;
+      if (this.#head >= queue.length) break;
+      const pair = queue[this.#head] as [string, Entry];
       queue[this.#head] = undefined as unknown as [string, Entry];
       this.#head += 1;
-      this.#delete(key, entry);
+      this.#delete(pair[0], pair[1]);
     }
     this.#compact();
     return this.#fits(bytes);

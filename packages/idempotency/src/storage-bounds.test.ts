@@ -4,7 +4,7 @@ import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { post } from "../test/helpers.js";
 import { idempotency, markStarted } from "./idempotency.js";
-import { MemoryStore } from "./memory-store.js";
+import { MemoryStore, ScopeFullError, StoreFullError } from "./memory-store.js";
 
 let server: Listening | undefined;
 afterEach(async () => {
@@ -61,6 +61,139 @@ describe("storage bounds through a real server", () => {
     // The newest is still replayed; the oldest went first.
     const newest = await post(`${url}/transfers`, "k-199", unknownFields);
     expect(newest.headers.get("idempotent-replayed")).toBe("true");
+  });
+});
+
+/**
+ * Two clients (principals a and b) on one route whose handler counts its runs per client and key.
+ * draft-ietf-httpapi-idempotency-key-header §2.6: a retry of a completed request gets its result;
+ * another client's traffic must not make it run again.
+ */
+async function twoClients(store: MemoryStore, options: { bodyBytes?: number; gate?: Promise<void> } = {}) {
+  const runs = new Map<string, number>();
+  const app = express();
+  app.use((req, _res, next) => {
+    Object.assign(req, { principal: { id: String(req.get("x-user")) } });
+    next();
+  });
+  app.post("/transfers", express.json(), idempotency({ store, logger: { warn() {} } }), async (req, res) => {
+    const run = `${req.get("x-user")} ${req.get("idempotency-key")}`;
+    runs.set(run, (runs.get(run) ?? 0) + 1);
+    if (options.gate && req.get("x-user") === "a") await options.gate;
+    res.status(201).json({ run, pad: "x".repeat(options.bodyBytes ?? 0) });
+  });
+  app.use(errorHandler({ logger: { error() {} } }));
+  server = await listen(app);
+  const url = `${server.url}/transfers`;
+  const send = async (user: string, key: string) => {
+    const res = await post(url, key, { amount: 1 }, { "x-user": user });
+    await res.arrayBuffer();
+    return res;
+  };
+  return { send, runs: (user: string, key: string) => runs.get(`${user} ${key}`) ?? 0 };
+}
+
+describe("MemoryStore: one client's keys cannot evict another's records", () => {
+  it("maxEntries 100: client b's key, then 300 distinct keys from client a → b's retry is replayed, its handler ran once", async () => {
+    const store = new MemoryStore({ maxEntries: 100 });
+    const { send, runs } = await twoClients(store);
+    expect((await send("b", "b-1")).status).toBe(201);
+    for (let i = 0; i < 300; i += 1) expect((await send("a", `a-${i}`)).status).toBe(201);
+    expect(store.size).toBeLessThanOrEqual(100);
+    const retry = await send("b", "b-1");
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(runs("b", "b-1")).toBe(1);
+    // a's newest records are kept, its oldest went.
+    expect((await send("a", "a-299")).headers.get("idempotent-replayed")).toBe("true");
+    expect(runs("a", "a-0")).toBe(1);
+  });
+
+  it("maxBytes 64 KiB: client b's key, then 100 distinct keys from client a with 2 KB bodies → b's retry is replayed, its handler ran once", async () => {
+    const store = new MemoryStore({ maxBytes: 65_536 });
+    const { send, runs } = await twoClients(store, { bodyBytes: 2000 });
+    expect((await send("b", "b-1")).status).toBe(201);
+    for (let i = 0; i < 100; i += 1) {
+      expect((await send("a", `a-${i}`)).status).toBe(201);
+      expect(store.bytes).toBeLessThanOrEqual(65_536);
+    }
+    const retry = await send("b", "b-1");
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(runs("b", "b-1")).toBe(1);
+  });
+
+  it("maxEntries 100, one client alone: 100 keys → all kept (a client uses the room nobody else needs)", async () => {
+    const store = new MemoryStore({ maxEntries: 100 });
+    const { send, runs } = await twoClients(store);
+    for (let i = 0; i < 100; i += 1) await send("a", `a-${i}`);
+    expect(store.size).toBe(100);
+    expect((await send("a", "a-0")).headers.get("idempotent-replayed")).toBe("true");
+    expect(runs("a", "a-0")).toBe(1);
+  });
+
+  it("maxEntriesPerScope 2: client a holds 2 keys in flight, a third key from a → 503 with Retry-After; client b's key → 201", async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const store = new MemoryStore({ maxEntries: 100, maxEntriesPerScope: 2 });
+    const { send, runs } = await twoClients(store, { gate });
+    const held = [send("a", "a-1"), send("a", "a-2")];
+    while (runs("a", "a-1") + runs("a", "a-2") < 2) await new Promise((r) => setImmediate(r));
+    const third = await send("a", "a-3");
+    expect(third.status).toBe(503);
+    expect(third.headers.get("retry-after")).toBe("1");
+    expect(runs("a", "a-3")).toBe(0);
+    expect((await send("b", "b-1")).status).toBe(201);
+    open();
+    for (const res of await Promise.all(held)) expect(res.status).toBe(201);
+    // Completed, a's records no longer hold its in-flight share.
+    expect((await send("a", "a-3")).status).toBe(201);
+  });
+});
+
+describe("MemoryStore shares, store level", () => {
+  const done = async (store: MemoryStore, key: string) => {
+    const claim = await store.claim(key, "fp", 60_000);
+    if (claim.outcome !== "claimed") throw new Error(`${key}: ${claim.outcome}`);
+    await store.complete(key, claim.token, { status: 201, headers: {}, body: new Uint8Array(8) }, 60_000);
+  };
+  const kept = async (store: MemoryStore, key: string) => (await store.claim(key, "fp", 60_000)).outcome;
+
+  it("maxEntriesPerScope 2, a past its share, b within: b's new key takes a's oldest record, not b's own", async () => {
+    const store = new MemoryStore({ maxEntries: 4, maxEntriesPerScope: 2 });
+    await done(store, "b:1");
+    for (const key of ["a:1", "a:2", "a:3"]) await done(store, key);
+    await done(store, "b:2");
+    expect(await kept(store, "b:1")).toBe("completed");
+    expect(await kept(store, "a:1")).toBe("claimed");
+  });
+
+  it("maxEntriesPerScope 2, every client within its share and the store full: the oldest completed record goes", async () => {
+    const store = new MemoryStore({ maxEntries: 4, maxEntriesPerScope: 2 });
+    for (const key of ["a:1", "b:1", "a:2", "b:2"]) await done(store, key);
+    await done(store, "c:1");
+    expect(await kept(store, "b:1")).toBe("completed");
+    expect(await kept(store, "a:1")).toBe("claimed");
+  });
+
+  it("maxEntriesPerScope 1, a holding one key in flight: a second key from a → ScopeFullError (a StoreFullError); from b → claimed", async () => {
+    const store = new MemoryStore({ maxEntries: 4, maxEntriesPerScope: 1 });
+    expect(await kept(store, "a:1")).toBe("claimed");
+    const refused = store.claim("a:2", "fp", 60_000);
+    await expect(refused).rejects.toBeInstanceOf(ScopeFullError);
+    await expect(refused).rejects.toBeInstanceOf(StoreFullError);
+    await expect(refused).rejects.toMatchObject({ scope: "a" });
+    expect(await kept(store, "b:1")).toBe("claimed");
+  });
+
+  it("maxEntriesPerScope 1, a's in-flight record past its lease: a's next key → claimed (swept, not refused)", async () => {
+    let now = 0;
+    const store = new MemoryStore({ maxEntries: 4, maxEntriesPerScope: 1, now: () => now });
+    expect((await store.claim("a:1", "fp", 100)).outcome).toBe("claimed");
+    now = 100;
+    expect((await store.claim("a:2", "fp", 100)).outcome).toBe("claimed");
+    expect(store.size).toBe(1);
   });
 });
 

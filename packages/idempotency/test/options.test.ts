@@ -233,7 +233,7 @@ const rows: OptionCase[] = [
     "MemoryStore(options)",
     () => new MemoryStore(1000 as never),
     "ERR_SVC_IDEMPOTENCY_OPTIONS",
-    /MemoryStore: options must be an object with the fields maxEntries, maxBytes, maxRecordBytes, now, got 1000/,
+    /MemoryStore: options must be an object with the fields maxEntries, maxBytes, maxRecordBytes, maxEntriesPerScope, maxBytesPerScope, now, got 1000/,
     () => new MemoryStore(),
   ],
   [
@@ -263,6 +263,20 @@ const rows: OptionCase[] = [
     "ERR_SVC_IDEMPOTENCY_MAX_RECORD_BYTES",
     /MemoryStore: maxRecordBytes must be an integer from 1024 to maxBytes \(8192\), got 16384/,
     () => new MemoryStore({ maxBytes: 8192, maxRecordBytes: 8192 }),
+  ],
+  [
+    "MemoryStore: maxEntriesPerScope",
+    () => new MemoryStore({ maxEntries: 100, maxEntriesPerScope: 101 }),
+    "ERR_SVC_IDEMPOTENCY_MAX_ENTRIES_PER_SCOPE",
+    /MemoryStore: maxEntriesPerScope must be an integer from 1 to maxEntries \(100\), got 101/,
+    () => new MemoryStore({ maxEntries: 100, maxEntriesPerScope: 100 }),
+  ],
+  [
+    "MemoryStore: maxBytesPerScope",
+    () => new MemoryStore({ maxBytes: 8192, maxBytesPerScope: 0 }),
+    "ERR_SVC_IDEMPOTENCY_MAX_BYTES_PER_SCOPE",
+    /MemoryStore: maxBytesPerScope must be an integer from 1 to maxBytes \(8192\), got 0/,
+    () => new MemoryStore({ maxBytes: 8192, maxBytesPerScope: 8192 }),
   ],
   [
     "MemoryStore: now",
