@@ -534,6 +534,156 @@ describe("Content-Type of the request content (RFC 6838 §3.2, RFC 9110 §8.3)",
   });
 });
 
+describe("a vendor Content-Type whose parameters are malformed (RFC 9110 §8.3.1)", () => {
+  // A body parser as applications mount it: express.json reads every +json type, and it reads
+  // `charset = utf-8` (whitespace around "=") or an unterminated quoted string as the type before
+  // the ";". The version is in that type: it must not be read as the default version.
+  let parsing: string;
+  beforeAll(async () => {
+    const app = express();
+    app.use(apiVersioning(base));
+    app.use(express.json({ type: "application/*+json" }));
+    app.patch("/employees/7", (req, res) => {
+      res.json({ v: req.apiVersion ?? null, body: (req.body as unknown) ?? null });
+    });
+    app.use(notFound());
+    app.use(errorHandler({ logger: quiet }));
+    const s = await listen(app);
+    servers.push(s);
+    parsing = s.url;
+  });
+  const patch = (path: string, contentType: string) =>
+    fetch(`${parsing}${path}`, {
+      method: "PATCH",
+      headers: { "Content-Type": contentType },
+      body: '{"a":1}',
+    });
+
+  it.each([
+    "application/vnd.svc.v2+json; charset = utf-8",
+    "application/vnd.svc.v2+json; charset =utf-8",
+    'application/vnd.svc.v2+json; charset="utf-8',
+    "application/vnd.svc.v2+json; charset",
+    "application/vnd.svc.v2+json; =x",
+    "APPLICATION/VND.SVC.V2+JSON ; charset = utf-8",
+  ])("PATCH /employees/7, Content-Type: %s → version 2, never the default version 1", async (contentType) => {
+    const res = await patch("/employees/7", contentType);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { v: number }).v).toBe(2);
+  });
+
+  it.each([
+    [
+      "application/vnd.svc.v9+json; charset = utf-8",
+      "API version 9 (Content-Type application/vnd.svc.v9+json)",
+    ],
+    [
+      "application/vnd.svc.vx+json; charset = utf-8",
+      "Content-Type application/vnd.svc.vx+json (no API version)",
+    ],
+  ])("PATCH /employees/7, Content-Type: %s → 415", async (contentType, message) => {
+    const res = await patch("/employees/7", contentType);
+    expect(res.status).toBe(415);
+    expect(at(await res.json(), "message")).toContain(message);
+  });
+
+  it("PATCH /v1/employees/7, Content-Type: application/vnd.svc.v2+json; charset = utf-8 → 400 (a conflict)", async () => {
+    const res = await patch("/v1/employees/7", "application/vnd.svc.v2+json; charset = utf-8");
+    expect(res.status).toBe(400);
+    expect(at(await res.json(), "message")).toContain("2 (Content-Type application/vnd.svc.v2+json)");
+  });
+
+  it("PATCH /employees/7, Content-Type: application/vnd.svc.v2+json; charset=utf-8 → version 2, the body read", async () => {
+    const res = await patch("/employees/7", "application/vnd.svc.v2+json; charset=utf-8");
+    expect(await res.json()).toEqual({ v: 2, body: { a: 1 } });
+  });
+
+  it.each([
+    // Outside the vendor tree: read as before.
+    "application/json; charset = utf-8",
+    // Not one media type (a list), so no vendor type either.
+    "application/vnd.svc.v2+json, application/json",
+  ])("PATCH /employees/7, Content-Type: %s → the default version 1", async (contentType) => {
+    const res = await patch("/employees/7", contentType);
+    expect(((await res.json()) as { v: number }).v).toBe(1);
+  });
+});
+
+describe("a vendor Content-Type whose parameters are malformed (RFC 9110 §8.3.1)", () => {
+  // A body parser as applications mount it: express.json reads every +json type, and it reads
+  // `charset = utf-8` (whitespace around "=") or an unterminated quoted string as the type before
+  // the ";". The version is in that type: it must not be read as the default version.
+  let parsing: string;
+  beforeAll(async () => {
+    const app = express();
+    app.use(apiVersioning(base));
+    app.use(express.json({ type: "application/*+json" }));
+    app.patch("/employees/7", (req, res) => {
+      res.json({ v: req.apiVersion ?? null, body: (req.body as unknown) ?? null });
+    });
+    app.use(notFound());
+    app.use(errorHandler({ logger: quiet }));
+    const s = await listen(app);
+    servers.push(s);
+    parsing = s.url;
+  });
+  const patch = (path: string, contentType: string) =>
+    fetch(`${parsing}${path}`, {
+      method: "PATCH",
+      headers: { "Content-Type": contentType },
+      body: '{"a":1}',
+    });
+
+  it.each([
+    "application/vnd.svc.v2+json; charset = utf-8",
+    "application/vnd.svc.v2+json; charset =utf-8",
+    'application/vnd.svc.v2+json; charset="utf-8',
+    "application/vnd.svc.v2+json; charset",
+    "application/vnd.svc.v2+json; =x",
+    "APPLICATION/VND.SVC.V2+JSON ; charset = utf-8",
+  ])("PATCH /employees/7, Content-Type: %s → version 2, never the default version 1", async (contentType) => {
+    const res = await patch("/employees/7", contentType);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { v: number }).v).toBe(2);
+  });
+
+  it.each([
+    [
+      "application/vnd.svc.v9+json; charset = utf-8",
+      "API version 9 (Content-Type application/vnd.svc.v9+json)",
+    ],
+    [
+      "application/vnd.svc.vx+json; charset = utf-8",
+      "Content-Type application/vnd.svc.vx+json (no API version)",
+    ],
+  ])("PATCH /employees/7, Content-Type: %s → 415", async (contentType, message) => {
+    const res = await patch("/employees/7", contentType);
+    expect(res.status).toBe(415);
+    expect(at(await res.json(), "message")).toContain(message);
+  });
+
+  it("PATCH /v1/employees/7, Content-Type: application/vnd.svc.v2+json; charset = utf-8 → 400 (a conflict)", async () => {
+    const res = await patch("/v1/employees/7", "application/vnd.svc.v2+json; charset = utf-8");
+    expect(res.status).toBe(400);
+    expect(at(await res.json(), "message")).toContain("2 (Content-Type application/vnd.svc.v2+json)");
+  });
+
+  it("PATCH /employees/7, Content-Type: application/vnd.svc.v2+json; charset=utf-8 → version 2, the body read", async () => {
+    const res = await patch("/employees/7", "application/vnd.svc.v2+json; charset=utf-8");
+    expect(await res.json()).toEqual({ v: 2, body: { a: 1 } });
+  });
+
+  it.each([
+    // Outside the vendor tree: read as before.
+    "application/json; charset = utf-8",
+    // Not one media type (a list), so no vendor type either.
+    "application/vnd.svc.v2+json, application/json",
+  ])("PATCH /employees/7, Content-Type: %s → the default version 1", async (contentType) => {
+    const res = await patch("/employees/7", contentType);
+    expect(((await res.json()) as { v: number }).v).toBe(1);
+  });
+});
+
 describe("resolution", () => {
   it("no version named → the lowest version, Vary on every header that could have named one", async () => {
     const res = await get("/employees");

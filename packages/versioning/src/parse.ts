@@ -121,9 +121,10 @@ export function acceptsUnversioned(accept: string | undefined, vendor: string): 
 
 /**
  * Reads the vendor media type of a request's `Content-Type` (`application/vnd.<vendor>.<name>+json|+xml`,
- * parameters allowed), or `undefined` for any other or malformed type. RFC 9110 §8.3: Content-Type
- * names the media type of the enclosed representation, so a vendor type naming a version says which
- * version the content is in; `version` is `undefined` for a type in the tree naming none (`vx`, `v01`).
+ * parameters allowed, well-formed or not), or `undefined` for any other type or a malformed
+ * `type/subtype`. RFC 9110 §8.3: Content-Type names the media type of the enclosed representation,
+ * so a vendor type naming a version says which version the content is in; `version` is `undefined`
+ * for a type in the tree naming none (`vx`, `v01`).
  *
  * @example parseVendorContentType("application/vnd.svc.v2+json; charset=utf-8", "svc")?.version // 2
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.3
@@ -133,7 +134,13 @@ export function parseVendorContentType(
   vendor: string,
 ): { version: number | undefined; mediaType: string } | undefined {
   if (!contentType) return undefined;
-  const mt = parseMediaType(contentType);
+  // RFC 9110 §8.3.1: `media-type = type "/" subtype parameters`; the type and subtype name the
+  // format (here the version), the parameters only modify it. So the version is read off the part
+  // before the first ";" whatever follows: body parsers read `vnd.svc.v2+json; charset = utf-8`
+  // (whitespace around "=", which §5.6.6 does not allow) or an unterminated quoted string as that
+  // type, and a v2 body was read as the default version when a malformed parameter hid the type.
+  const semi = contentType.indexOf(";");
+  const mt = parseMediaType(semi === -1 ? contentType : contentType.slice(0, semi));
   if (mt === undefined || mt.type !== "application") return undefined;
   const tree = `vnd.${vendor.toLowerCase()}.`;
   const plus = mt.subtype.lastIndexOf("+");
