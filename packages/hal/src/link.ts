@@ -1,4 +1,5 @@
 import { parseTemplate } from "url-template";
+import { reservedExpansionChars } from "./uri-chars.js";
 
 /**
  * A HAL Link Object: every attribute of draft-kelly-json-hal-11 §5.
@@ -87,7 +88,32 @@ export function expandTemplate(template: string, variables: TemplateVariables = 
       if (defined) context[key] = map;
     } else context[key] = wellFormed(value as string | number | boolean | null);
   }
-  return parseTemplate(prefixesInCharacters(wellFormed(template), context)).expand(context);
+  return expand(prefixesInCharacters(wellFormed(template), context), context);
+}
+
+// url-template's own split of a template into expressions and literals (RFC 6570 §2).
+const PART = /\{([^{}]+)\}|[^{}]+/g;
+
+/**
+ * url-template's expansion, with its reserved encoding corrected. RFC 6570 §3.2.1: reserved
+ * ("+") and fragment ("#") expansion pass "the union of ( unreserved / reserved / pct-encoded )"
+ * through and pct-encode every other character. url-template cuts the text around pct-encoded
+ * triplets and leaves a whole run as it is when that run holds a "%" and a hex digit: `{+path}`
+ * of a client's `/a b<x>%1` gave the href `/a b<x>%1`, no URI, and `\..\` that a browser reads
+ * as `/../`. Each reserved, fragment or literal part is re-encoded over its output, which for every
+ * other value already is what §3.2.1 asks (an idempotent pass).
+ */
+function expand(
+  template: string,
+  context: Parameters<ReturnType<typeof parseTemplate>["expand"]>[0],
+): string {
+  return template.replace(PART, (part: string, expression: string | undefined) => {
+    const expanded = parseTemplate(part).expand(context);
+    const operator = expression?.charAt(0);
+    return operator === undefined || operator === "+" || operator === "#"
+      ? reservedExpansionChars(expanded)
+      : expanded;
+  });
 }
 
 // RFC 6570 §2.1: an expression is "{" [ operator ] variable-list "}"; §2.4.1: a varspec's prefix

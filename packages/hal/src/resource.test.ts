@@ -74,6 +74,14 @@ describe("HAL resources through a real server", () => {
       const self = expandTemplate("/search{?q:3}", { q });
       res.type(halJson.mediaType).send(halJson.serialize(hal({ q }).link(Rel.SELF, self)));
     });
+    // A link to a file the client named, its path in reserved expansion (RFC 6570 §3.2.3) and a
+    // section in fragment expansion (§3.2.4); `prefix` cuts the path to 2 characters (§2.4.1).
+    app.get("/files", (req, res) => {
+      const { path, section, prefix } = req.query as Record<string, string | undefined>;
+      const template = prefix === undefined ? "/files{+path}{#section}" : "/files{+path:2}";
+      const self = expandTemplate(template, { path, section });
+      res.type(halJson.mediaType).send(halJson.serialize(hal({}).link(Rel.SELF, self)));
+    });
     app.use(errorHandler({ logger: { error() {} } }));
     ({ url, close } = await listen(app));
   });
@@ -127,6 +135,35 @@ describe("HAL resources through a real server", () => {
     const res = await fetch(`${url}/search?q=${encodeURIComponent("a😀bc")}`);
     expect(res.status).toBe(200);
     expect(at(await res.json(), "_links", "self", "href")).toBe("/search?q=a%F0%9F%98%80b");
+  });
+
+  // RFC 6570 §3.2.1: reserved ("+") and fragment ("#") expansion pass "the union of (unreserved /
+  // reserved / pct-encoded)" through, and pct-encode everything else. url-template left a whole
+  // run of the value unencoded when it held a "%" and one hex digit that start no pct-encoded
+  // triplet: spaces, "<", "\\", non-ASCII and the "%" itself went into the href as they were.
+  it.each([
+    ["path", "/a b%1", "/files/a%20b%251"],
+    ["path", "/x\\..\\..\\admin%a", "/files/x%5C..%5C..%5Cadmin%25a"],
+    ["path", '/"><img src=x>%2', "/files/%22%3E%3Cimg%20src=x%3E%252"],
+    ["path", "/ü%F", "/files/%C3%BC%25F"],
+    ["path", "/a%2Fb c%1", "/files/a%2Fb%20c%251"],
+    ["path", "/%1%2F", "/files/%251%2F"],
+    ["section", "a b%1", "/files#a%20b%251"],
+    ["path:2", "%2Fabc", "/files%252"],
+    // Pass on the old code too: what url-template did encode.
+    ["path", "/a b", "/files/a%20b"],
+    ["path", "/a%2Fb", "/files/a%2Fb"],
+    ["path", "/100%", "/files/100%25"],
+    ["path", "/[x]@", "/files/[x]@"],
+  ])("GET /files with %s = %j → href %s, a URI", async (name, value, href) => {
+    const query =
+      name === "path:2" ? `path=${encodeURIComponent(value)}&prefix` : `${name}=${encodeURIComponent(value)}`;
+    const res = await fetch(`${url}/files?${query}`);
+    expect(res.status).toBe(200);
+    const self = at(await res.json(), "_links", "self", "href");
+    expect(self).toBe(href);
+    // RFC 3986 §2: nothing but unreserved, reserved and pct-encoded triplets.
+    expect(self).toMatch(/^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/);
   });
 
   it("state given another member after construction → rendered", async () => {

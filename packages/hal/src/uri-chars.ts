@@ -25,3 +25,19 @@ export function uriChars(part: string, reference = false): string {
   if (!not.test(part)) return part;
   return part.replace(reference ? NOT_REFERENCE_CHARS : NOT_URI_CHARS, percentEncoded);
 }
+
+// RFC 6570 §3.2.1: "reserved ("+") and fragment ("#") expansions allow the set of characters in
+// the union of ( unreserved / reserved / pct-encoded ) to be passed through without
+// pct-encoding"; §3.1 copies a literal likewise. RFC 3986 §2.2 reserved = gen-delims / sub-delims.
+const NOT_RESERVED_EXPANSION_CHAR = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]|%(?![0-9A-Fa-f]{2})/u;
+const NOT_RESERVED_EXPANSION_CHARS = new RegExp(NOT_RESERVED_EXPANSION_CHAR.source, "gu");
+
+/**
+ * The text of a reserved or fragment expansion (or a template literal) with every character
+ * outside unreserved, reserved and pct-encoded triplets percent-encoded as UTF-8, a "%" that
+ * starts no triplet included (RFC 6570 §3.2.1, RFC 3986 §2.1, §2.4).
+ */
+export function reservedExpansionChars(text: string): string {
+  if (!NOT_RESERVED_EXPANSION_CHAR.test(text)) return text;
+  return text.replace(NOT_RESERVED_EXPANSION_CHARS, percentEncoded);
+}
