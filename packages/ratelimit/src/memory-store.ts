@@ -10,7 +10,9 @@ import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
  */
 export interface MemoryStoreOptions {
   /**
-   * The most keys held at once; memory grows with live keys up to this bound and never past it.
+   * The most keys held at once; memory grows with live keys up to this bound and never past it:
+   * about 110 bytes a key plus the key string, at most 256 characters through a limiter (a longer
+   * key is counted under its SHA-256 digest), so at most about `maxKeys × 640` bytes.
    * @default 1_000_000
    */
   maxKeys?: number;
@@ -40,13 +42,19 @@ const NONE = -1;
 /** Floating point slack for the sliding window and GCRA arithmetic (milliseconds or units). */
 const EPS = 1e-6;
 const INITIAL_SLOTS = 1024;
+const FIXED = 0;
+const SLIDING = 1;
+const GCRA = 2;
+/** The algorithm of a slot, as kept in a byte. */
+const ALGORITHM_CODE = { "fixed-window": FIXED, "sliding-window": SLIDING, gcra: GCRA } as const;
 
 /**
  * The embedded store: one process, O(1) per decision, no timer per key (no timer at all), a hard
  * bound on keys.
  *
  * State lives in typed arrays indexed by a slot number (one `Map<string, slot>` lookup per
- * decision), about 90 bytes per key plus the key string. Slots are kept in least-recently-used
+ * decision), about 110 bytes per key plus the key string (at most 256 characters through a
+ * limiter, which counts a longer key under its digest). Slots are kept in least-recently-used
  * order through an intrusive list. When the store is full and a new key arrives, eviction looks at
  * up to `evictionScan` keys from the cold end and
  * 1. drops the first key whose state has expired (nothing is lost), else
@@ -76,15 +84,23 @@ export class MemoryStore implements RateLimitStore {
   #c: Float64Array;
   /** Count in the previous window (sliding window only); Float64 as `#c`. */
   #p: Float64Array;
-  /** Index into #policies of the policy that last touched the slot. */
-  #pol: Uint8Array;
+  /**
+   * What eviction judges the slot by, copied from the policy of the decision that last touched
+   * it: the algorithm ({@link ALGORITHM_CODE}), the window (ms) and the room a decision needs
+   * (the limit; for GCRA the tolerance `windowMs / limit × (burst - 1)`). Per slot, not an index
+   * into a table of policy objects: a per-request `limit(req)` makes a policy per limit, and a
+   * bounded table shared between them judged one client by another's limit (a client limited
+   * at 1 counted as having room under someone's 5000, evicted, and handed a fresh quota).
+   */
+  #alg: Uint8Array;
+  #win: Float64Array;
+  #room: Float64Array;
   #prev: Int32Array;
   #next: Int32Array;
   #head = NONE;
   #tail = NONE;
   #allocated = 0;
   #free: number[] = [];
-  readonly #policies: RateLimitPolicy[] = [];
 
   constructor(options: MemoryStoreOptions = {}) {
     if (typeof options !== "object" || options === null)
@@ -102,7 +118,9 @@ export class MemoryStore implements RateLimitStore {
     this.#t = new Float64Array(size);
     this.#c = new Float64Array(size);
     this.#p = new Float64Array(size);
-    this.#pol = new Uint8Array(size);
+    this.#alg = new Uint8Array(size);
+    this.#win = new Float64Array(size);
+    this.#room = new Float64Array(size);
     this.#prev = new Int32Array(size);
     this.#next = new Int32Array(size);
   }
@@ -115,7 +133,6 @@ export class MemoryStore implements RateLimitStore {
   /** @inheritdoc */
   consume(key: string, cost: number, policy: RateLimitPolicy, now: number): Decision {
     let slot = this.#index.get(key);
-    const pol = this.#policyId(policy);
     if (slot === undefined) {
       slot = this.#take(now);
       this.#index.set(key, slot);
@@ -128,7 +145,10 @@ export class MemoryStore implements RateLimitStore {
       this.#unlink(slot);
       this.#linkHead(slot);
     }
-    this.#pol[slot] = pol;
+    this.#alg[slot] = ALGORITHM_CODE[policy.algorithm];
+    this.#win[slot] = policy.windowMs;
+    this.#room[slot] =
+      policy.algorithm === "gcra" ? (policy.windowMs / policy.limit) * (policy.burst - 1) : policy.limit;
     switch (policy.algorithm) {
       case "fixed-window":
         return this.#fixed(slot, cost, policy, now);
@@ -255,45 +275,32 @@ export class MemoryStore implements RateLimitStore {
     };
   }
 
-  #policyId(policy: RateLimitPolicy): number {
-    const policies = this.#policies;
-    for (let i = 0; i < policies.length; i++) if (policies[i] === policy) return i;
-    if (policies.length >= 255) {
-      // More than 255 distinct policy objects on one store: fall back to slot 255 for the rest;
-      // eviction then judges those keys by the last of them, which only affects eviction order.
-      policies[255] = policy;
-      return 255;
-    }
-    policies.push(policy);
-    return policies.length - 1;
-  }
-
   /** Whether the slot's state no longer matters at `now`. */
   #expired(slot: number, now: number): boolean {
-    const policy = this.#policies[this.#pol[slot] as number];
-    if (!policy) return true;
     const t = this.#t[slot] as number;
-    if (policy.algorithm === "gcra") return t <= now;
-    const span = policy.algorithm === "sliding-window" ? 2 * policy.windowMs : policy.windowMs;
-    return t + span <= now;
+    const alg = this.#alg[slot] as number;
+    if (alg === GCRA) return t <= now;
+    const windowMs = this.#win[slot] as number;
+    return t + (alg === SLIDING ? 2 * windowMs : windowMs) <= now;
   }
 
-  /** Whether the slot has no quota left in its current window at `now`. */
+  /**
+   * Whether the slot has no room for one more unit in its current window at `now`, under the
+   * policy of the decision that last touched it (RFC 6585 §4: the client "has sent too many
+   * requests in a given amount of time"; evicting it would forget that).
+   */
   #limited(slot: number, now: number): boolean {
-    const policy = this.#policies[this.#pol[slot] as number];
-    if (!policy) return false;
     const t = this.#t[slot] as number;
-    const { limit, windowMs } = policy;
-    if (policy.algorithm === "gcra") {
-      const interval = windowMs / limit;
-      return t - now > interval * (policy.burst - 1) + EPS;
-    }
-    if (policy.algorithm === "fixed-window") return (this.#c[slot] as number) >= limit;
+    const alg = this.#alg[slot] as number;
+    const room = this.#room[slot] as number;
+    if (alg === GCRA) return t - now > room + EPS;
+    if (alg === FIXED) return (this.#c[slot] as number) >= room;
+    const windowMs = this.#win[slot] as number;
     const start = Math.floor(now / windowMs) * windowMs;
     // The slot may still describe the previous window: its count then weighs as `prev`.
     const [prev, count] =
       t === start ? [this.#p[slot] as number, this.#c[slot] as number] : [this.#c[slot] as number, 0];
-    return (prev * (windowMs - (now - start))) / windowMs + count > limit - 1 + EPS;
+    return (prev * (windowMs - (now - start))) / windowMs + count > room - 1 + EPS;
   }
 
   /** A free slot for a new key: a released one, a fresh one, or one freed by eviction. */
@@ -331,7 +338,9 @@ export class MemoryStore implements RateLimitStore {
     this.#t = grow(this.#t, (n) => new Float64Array(n));
     this.#c = grow(this.#c, (n) => new Float64Array(n));
     this.#p = grow(this.#p, (n) => new Float64Array(n));
-    this.#pol = grow(this.#pol, (n) => new Uint8Array(n));
+    this.#alg = grow(this.#alg, (n) => new Uint8Array(n));
+    this.#win = grow(this.#win, (n) => new Float64Array(n));
+    this.#room = grow(this.#room, (n) => new Float64Array(n));
     this.#prev = grow(this.#prev, (n) => new Int32Array(n));
     this.#next = grow(this.#next, (n) => new Int32Array(n));
   }
