@@ -224,6 +224,59 @@ describe("client key", () => {
     expect((await fetch(url, { headers: { "X-Tenant": "a" } })).status).toBe(429);
   });
 
+  describe("key(req) answering what looks like a default key (u:<principal>, ip:<address>) → its own bucket", () => {
+    /** key(req) is the X-Api-Key header when sent (undefined otherwise: the default key). */
+    const apiKeyServer = () =>
+      serve({ limit: 1, key: (req) => req.headers["x-api-key"] as string | undefined }, (app) =>
+        app.use((req, _res, next) => {
+          const user = req.headers["x-user"];
+          if (typeof user === "string") (req as RateLimitRequest).principal = { id: user };
+          next();
+        }),
+      );
+    const send = (url: string, headers: Record<string, string>) =>
+      fetch(url, { headers }).then((r) => r.status);
+
+    it.each([
+      ["X-Api-Key: u:alice, then alice signed in", { "X-Api-Key": "u:alice" }, { "X-User": "alice" }],
+      ["alice signed in, then X-Api-Key: u:alice", { "X-User": "alice" }, { "X-Api-Key": "u:alice" }],
+      [
+        "X-Api-Key: ip:127.0.0.1, then an anonymous request from 127.0.0.1",
+        { "X-Api-Key": "ip:127.0.0.1" },
+        {},
+      ],
+      [
+        "an anonymous request from 127.0.0.1, then X-Api-Key: ip:127.0.0.1",
+        {},
+        { "X-Api-Key": "ip:127.0.0.1" },
+      ],
+      [
+        "X-Api-Key: u:alice, then X-Api-Key: k:u:alice",
+        { "X-Api-Key": "u:alice" },
+        { "X-Api-Key": "k:u:alice" },
+      ],
+      ["X-Api-Key: k:u:alice, then alice signed in", { "X-Api-Key": "k:u:alice" }, { "X-User": "alice" }],
+    ])("%s → 200, 200 (limit 1: neither spends the other's quota)", async (_name, first, second) => {
+      const url = await apiKeyServer();
+      expect(await send(url, first)).toBe(200);
+      expect(await send(url, second)).toBe(200);
+      // Each one's own bucket is spent.
+      expect(await send(url, first)).toBe(429);
+      expect(await send(url, second)).toBe(429);
+    });
+
+    it("req.rateLimit.key is the key as key(req) answered it", async () => {
+      const app = express();
+      app.use(rateLimit({ limit: 5, key: () => "u:alice", logger: { warn() {} } }));
+      app.get("/", (req, res) => {
+        res.json({ key: (req as RateLimitRequest).rateLimit?.key });
+      });
+      const server = await listen(app);
+      closers.push(server.close);
+      expect(await (await fetch(server.url)).json()).toEqual({ key: "u:alice" });
+    });
+  });
+
   it("key(req) from a header with 8,000-character values → each is its own bucket, and the store holds at most 256 characters per key", async () => {
     const memory = new MemoryStore();
     const seen: string[] = [];

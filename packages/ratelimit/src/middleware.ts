@@ -110,8 +110,25 @@ interface Pending {
   req: RateLimitRequest;
   res: ServerResponse;
   next: NextFunction;
+  /** The bucket in the store: the default key, or `key(req)` kept apart from default keys. */
   key: string;
+  /** The key as reported in `req.rateLimit.key`: the default key, or `key(req)` as answered. */
+  label: string;
   units: number;
+}
+
+/**
+ * The bucket of a key `key(req)` answered. The default keys are `u:<principal id>` and
+ * `ip:<address bucket>`, and `key(req)` may answer a value the client sent (an API key header
+ * before it is checked) or `undefined` for the default, so both kinds share one limiter: an
+ * answer spelled like a default key (`X-Api-Key: u:alice`) would count in alice's bucket and spend
+ * her quota, or hers would spend its. RFC 6585 §4: 429 "indicates that the user has sent too many
+ * requests"; one client's requests count against that client alone. Such an answer, and one
+ * starting with the escape `k:` itself (so no two answers meet), is counted under `k:<answer>`;
+ * any other answer is its own bucket as before.
+ */
+function customBucket(key: string): string {
+  return key.startsWith("u:") || key.startsWith("ip:") || key.startsWith("k:") ? `k:${key}` : key;
 }
 
 /**
@@ -186,8 +203,10 @@ export function rateLimit(options: RateLimitOptions) {
       return;
     }
     let key: string | undefined;
+    let custom: string | undefined;
     try {
-      key = config.key?.(req) ?? defaultKey(config, state, req);
+      custom = config.key?.(req);
+      key = custom ?? defaultKey(config, state, req);
     } catch (err) {
       next(misconfigured("key", "threw", err));
       return;
@@ -236,7 +255,7 @@ export function rateLimit(options: RateLimitOptions) {
       next(misconfigured("cost", `must answer a non-negative integer, answered ${String(units)}`));
       return;
     }
-    decide({ req, res, next, key, units });
+    decide({ req, res, next, key: key === custom ? customBucket(key) : key, label: key, units });
   }
 
   return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
@@ -309,7 +328,7 @@ function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitI
     used: decision.limit - decision.remaining,
     remaining: decision.remaining,
     resetTime: new Date(decision.resetAt),
-    key: p.key,
+    key: p.label,
     policy: config.headers.policyName,
   };
   const name = config.requestProperty;

@@ -113,7 +113,9 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   limiter?: RateLimiter;
   /**
-   * The bucket a request counts in; return `undefined` to fall back to the default.
+   * The bucket a request counts in; return `undefined` to fall back to the default. An answer
+   * spelled like a default key (`u:…`, `ip:…`) or starting with `k:` counts under `k:<answer>`,
+   * so a client-chosen value never lands in another client's default bucket.
    * @default `u:<principal.id>` when `req.principal` is set, else `ip:<client IP bucket>`
    */
   key?: (req: RateLimitRequest) => string | undefined;
