@@ -45,6 +45,8 @@ export interface RateLimiterOptions {
   store?: RateLimitStore;
   /**
    * Prepended to every key. Two limiters sharing one store object must use different prefixes.
+   * When one extends another (`""` and `"login:"`), a key of the shorter one that would spell a
+   * key of the longer (`login:alice`) is counted under a digest instead, so they never meet.
    * @default ""
    */
   prefix?: string;
@@ -106,6 +108,8 @@ interface LimiterConfig {
   policy: RateLimitPolicy;
   store: RateLimitStore;
   prefix: string;
+  /** Every prefix claimed on `store` so far, this one included (live: later limiters join it). */
+  prefixes: ReadonlySet<string>;
   now: () => number;
   /** Whether `burst` was given (else a per-request limit also sets the burst). */
   burstGiven: boolean;
@@ -158,7 +162,7 @@ function resolvePolicy(options: RateLimiterOptions): RateLimitPolicy {
 }
 
 /** Claims `prefix` in `store` for one limiter: two limiters must not silently share counters. */
-function claimPrefix(store: RateLimitStore, prefix: string): void {
+function claimPrefix(store: RateLimitStore, prefix: string): ReadonlySet<string> {
   const prefixes = claimed.get(store) ?? new Set<string>();
   if (prefixes.has(prefix))
     throw optionError(
@@ -169,6 +173,7 @@ function claimPrefix(store: RateLimitStore, prefix: string): void {
     );
   prefixes.add(prefix);
   claimed.set(store, prefixes);
+  return prefixes;
 }
 
 function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
@@ -196,8 +201,8 @@ function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
   if (typeof now !== "function")
     throw refused("rate limit", "now", now, "a function returning epoch milliseconds");
   store.attach?.(policy);
-  claimPrefix(store, prefix);
-  return { policy, store, prefix, now, burstGiven: options.burst !== undefined };
+  const prefixes = claimPrefix(store, prefix);
+  return { policy, store, prefix, prefixes, now, burstGiven: options.burst !== undefined };
 }
 
 /**
@@ -212,9 +217,21 @@ const DIGEST = "sha256:";
  * The key a store counts `key` under: `prefix + key`, or, past {@link MAX_STORE_KEY_LENGTH}
  * characters, its SHA-256 digest (a short key that looks like a digest is hashed too, so no two
  * keys share a bucket).
+ *
+ * Limiters share a store by prefix, and one prefix may extend another (`""` and `"login:"`): the
+ * key `login:alice` of the first would then be the key `alice` of the second, so a client whose
+ * key it chooses (an API key header) could spend another limiter's quota for someone else (RFC
+ * 6585 §4: 429 says "the user has sent too many requests"; another user's requests must not
+ * count). A key that would land under a longer prefix claimed on the same store is counted under
+ * `sha256:p:<digest of its prefix length, prefix and key>`, which neither a plain key (never
+ * stored raw when it starts with `sha256:`) nor a plain digest (base64url, no `:`) can spell.
  */
-function storeKey(prefix: string, key: string): string {
+function storeKey(prefix: string, key: string, prefixes: ReadonlySet<string>): string {
   const full = prefix === "" ? key : prefix + key;
+  if (prefixes.size > 1)
+    for (const other of prefixes)
+      if (other.length > prefix.length && full.startsWith(other))
+        return `${DIGEST}p:${createHash("sha256").update(`${prefix.length}:${full}`).digest("base64url")}`;
   if (full.length <= MAX_STORE_KEY_LENGTH && !full.startsWith(DIGEST)) return full;
   return DIGEST + createHash("sha256").update(full).digest("base64url");
 }
@@ -251,17 +268,17 @@ const POLICY_CACHE = 64;
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const { policy, store, prefix, now, burstGiven } = resolveLimiterConfig(options);
+  const { policy, store, prefix, prefixes, now, burstGiven } = resolveLimiterConfig(options);
   const policies = new Map<number, RateLimitPolicy>([[policy.limit, policy]]);
 
   function decide(key: string, cost = 1, applied: RateLimitPolicy = policy): Decision | Promise<Decision> {
     if (!Number.isSafeInteger(cost) || cost < 0)
       throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
     if (cost > capacityOf(applied)) {
-      const current = store.consume(storeKey(prefix, key), 0, applied, now());
+      const current = store.consume(storeKey(prefix, key, prefixes), 0, applied, now());
       return isThenable(current) ? current.then(neverFits) : neverFits(current);
     }
-    return store.consume(storeKey(prefix, key), cost, applied, now());
+    return store.consume(storeKey(prefix, key, prefixes), cost, applied, now());
   }
 
   function policyFor(limit: number): RateLimitPolicy {
@@ -293,10 +310,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       if (!decision.allowed || cost === 0) return;
       if (!store.refund)
         throw new TypeError("rate limit: this store cannot give units back (no refund method)");
-      await store.refund(storeKey(prefix, key), cost, applied, decision);
+      await store.refund(storeKey(prefix, key, prefixes), cost, applied, decision);
     },
     async reset(key) {
-      await store.reset(storeKey(prefix, key));
+      await store.reset(storeKey(prefix, key, prefixes));
     },
   };
 }

@@ -727,3 +727,60 @@ describe("skipFailedRequests and a client that hangs up while the handler runs",
     ]);
   });
 });
+
+describe("two limiters on one store, one prefix extending the other ('' and 'login:')", () => {
+  /**
+   * GET /search: limit 1, prefix "", key the X-Api-Key header (else the default); POST /login:
+   * limit 1, prefix "login:", key the X-User header (else the default). One MemoryStore.
+   */
+  async function twoLimiters(): Promise<string> {
+    const store = new MemoryStore();
+    const header = (name: string) => (req: RateLimitRequest) => req.headers[name] as string | undefined;
+    const app = express();
+    const quiet = { warn() {} };
+    app.get("/search", rateLimit({ limit: 1, store, key: header("x-api-key"), logger: quiet }), (_q, r) => {
+      r.json([]);
+    });
+    app.post(
+      "/login",
+      rateLimit({ limit: 1, store, prefix: "login:", key: header("x-user"), logger: quiet }),
+      (_q, r) => {
+        r.json({ ok: true });
+      },
+    );
+    app.use(errorHandler({ logger: silent }));
+    const server = await listen(app);
+    closers.push(server.close);
+    return server.url;
+  }
+  const search = (url: string, apiKey: string) =>
+    fetch(`${url}/search`, { headers: { "X-Api-Key": apiKey } }).then((r) => r.status);
+  const login = (url: string, user?: string) =>
+    fetch(`${url}/login`, { method: "POST", headers: user ? { "X-User": user } : {} }).then((r) => r.status);
+  const long = "a".repeat(300);
+
+  it.each([
+    ["X-Api-Key: login:ip:127.0.0.1 on /search, then /login from 127.0.0.1", "login:ip:127.0.0.1", undefined],
+    ["X-Api-Key: login:alice on /search, then /login as alice", "login:alice", "alice"],
+    [
+      `X-Api-Key: login:${"a".repeat(3)}… (306 characters) on /search, then /login as a… (300)`,
+      `login:${long}`,
+      long,
+    ],
+  ])("%s → 200, 200: neither spends the other limiter's quota", async (_name, apiKey, user) => {
+    const url = await twoLimiters();
+    expect(await search(url, apiKey)).toBe(200);
+    expect(await login(url, user)).toBe(200);
+    expect(await search(url, apiKey)).toBe(429);
+    expect(await login(url, user)).toBe(429);
+  });
+
+  it.each([
+    ["/login as alice first, then X-Api-Key: login:alice on /search", "login:alice", "alice"],
+    ["/login from 127.0.0.1 first, then X-Api-Key: login:ip:127.0.0.1", "login:ip:127.0.0.1", undefined],
+  ])("%s → 200, 200", async (_name, apiKey, user) => {
+    const url = await twoLimiters();
+    expect(await login(url, user)).toBe(200);
+    expect(await search(url, apiKey)).toBe(200);
+  });
+});
