@@ -5,6 +5,8 @@ import { HttpError, type TrustHop, trustedHops, trustedListValue } from "@svc/er
 export interface AddressInput {
   /** Every `Host` field line the request carried (none for an HTTP/1.0 request without one). */
   host: readonly string[];
+  /** The request's HTTP version (`"1.1"`, `"1.0"`): an HTTP/1.1 request must name a host. */
+  httpVersion: string | undefined;
   /** `X-Forwarded-Proto`, `X-Forwarded-Host`, `X-Forwarded-For`: read only with `trust`. */
   forwardedProto: string | undefined;
   forwardedHost: string | undefined;
@@ -49,12 +51,12 @@ const NO_VARY: readonly string[] = Object.freeze([]);
  *
  * Behind a trusted peer the result depends on the forwarded fields as well, which `vary` names.
  *
- * @throws HttpError 400 for more than one `Host` line or a host that is not an RFC 3986 authority
+ * @throws HttpError 400 for more than one `Host` line, a host that is not an RFC 3986 authority or
+ * an HTTP/1.1 request without one ({@link hostRefusal})
  */
 export function endpointAddress(input: AddressInput): EndpointAddress {
-  if (input.host.length > 1) {
-    throw HttpError.badRequest("The request carries more than one Host header field line");
-  }
+  const refusal = hostRefusal(input.host, input.httpVersion);
+  if (refusal !== undefined) throw refusal;
   let protocol = input.encrypted ? "https" : "http";
   let host = input.host[0] ?? "";
   const trust = input.trust;
@@ -77,12 +79,59 @@ export function endpointAddress(input: AddressInput): EndpointAddress {
         ? ["X-Forwarded-Proto", "X-Forwarded-Host"]
         : ["X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-For"];
   }
+  // Only an HTTP/1.0 request without a host gets here with an empty one (hostRefusal).
   if (host === "") host = "localhost";
-  else if (!isAuthority(host)) throw HttpError.badRequest("The request's Host header is not a valid host");
   host = withoutDefaultPort(host, protocol);
   let path = input.path;
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   return { url: `${protocol}://${host}${path}`, vary };
+}
+
+/**
+ * The 400 a request's `Host` field lines earn, or undefined when they are fine. RFC 9112 §3.2: "A
+ * server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1 request message that
+ * lacks a Host header field and to any request message that contains more than one Host header
+ * field line or a Host header field with an invalid field value." The value must be an RFC 9110
+ * §7.2 `uri-host [ ":" port ]` ({@link isAuthority}). An empty one is the grammar's, but it leaves
+ * the target URI's authority empty (RFC 9112 §3.3), which an `http` or `https` URI may not be (RFC
+ * 9110 §4.2.1: a recipient "MUST reject it as invalid"): refused on HTTP/1.1, whose clients must
+ * name the host; an HTTP/1.0 request, which need not carry `Host`, may leave it out or empty.
+ *
+ * Checked on every request the package answers, the SOAP POSTs as well as `?wsdl` / `?xsd=`.
+ */
+export function hostRefusal(
+  lines: readonly string[],
+  httpVersion: string | undefined,
+): HttpError | undefined {
+  if (lines.length > 1)
+    return HttpError.badRequest("The request carries more than one Host header field line");
+  const host = lines[0];
+  if (host === undefined || host === "") {
+    return httpVersion === "1.1"
+      ? HttpError.badRequest("The HTTP/1.1 request's Host header is empty")
+      : undefined;
+  }
+  return isAuthority(host)
+    ? undefined
+    : HttpError.badRequest("The request's Host header is not a valid host");
+}
+
+/**
+ * Every `Host` field line of a request's `rawHeaders` as sent: node keeps only the first of
+ * several in `req.headers`, and RFC 9112 §3.2 makes more than one a 400. Empty when the request
+ * has no raw header list (a stand-in object, an HTTP/2 request, which names its authority in the
+ * `:authority` pseudo-header instead).
+ */
+export function hostFieldLines(rawHeaders: readonly string[] | undefined): string[] {
+  const lines: string[] = [];
+  if (!Array.isArray(rawHeaders)) return lines;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (typeof name === "string" && name.length === 4 && name.toLowerCase() === "host") {
+      lines.push(String(rawHeaders[i + 1] ?? ""));
+    }
+  }
+  return lines;
 }
 
 /**

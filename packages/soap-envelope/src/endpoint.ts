@@ -10,7 +10,7 @@ import {
   type TrustHop,
   toHttpError,
 } from "@svc/errors";
-import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
+import { type EndpointAddress, endpointAddress, hostFieldLines } from "./endpoint-address.js";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
@@ -325,27 +325,14 @@ function headerText(req: SoapHttpRequest, name: string): string | undefined {
   return Array.isArray(value) ? value.join(",") : value;
 }
 
-/**
- * Every `Host` field line as sent: node keeps only the first of several in `req.headers`, and
- * RFC 9112 §3.2 makes more than one a 400.
- */
-function hostLines(req: SoapHttpRequest): string[] {
-  const raw = req.rawHeaders;
-  const lines: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 4 && name.toLowerCase() === "host") lines.push(raw[i + 1] ?? "");
-  }
-  return lines;
-}
-
 /** The URL clients use to reach this endpoint ({@link endpointAddress} over the request's fields). */
 function externalUrl(req: SoapHttpRequest): EndpointAddress {
   const trust = trustedPeer(req);
   const original = req.originalUrl ?? req.url ?? "/";
   const q = original.indexOf("?");
   return endpointAddress({
-    host: hostLines(req),
+    host: hostFieldLines(req.rawHeaders),
+    httpVersion: req.httpVersion,
     forwardedProto: trust === undefined ? undefined : headerText(req, "x-forwarded-proto"),
     forwardedHost: trust === undefined ? undefined : headerText(req, "x-forwarded-host"),
     forwardedFor: trust === undefined ? undefined : headerText(req, "x-forwarded-for"),

@@ -8,6 +8,7 @@ import {
   isHttpError,
   type Logger,
 } from "@svc/errors";
+import { hostFieldLines, hostRefusal } from "./endpoint-address.js";
 import {
   checkEnvelope,
   type HeaderBlock,
@@ -259,7 +260,12 @@ export interface SoapRequest {
   logger?: SoapLogger | undefined;
   /** `Content-Encoding` header; anything but `identity` is refused with 415. */
   contentEncoding?: string | undefined;
-  /** The HTTP request, handed to the `authenticate` hook and the handlers as `context.http`. */
+  /**
+   * The HTTP request, handed to the `authenticate` hook and the handlers as `context.http`. Its
+   * `Host` field lines are checked before anything else (RFC 9112 §3.2): two of them, a value
+   * that is no RFC 3986 authority (`x"y`, `a b`, `evil@shop.example`) or none (or an empty one)
+   * on HTTP/1.1 → 400 `env:Sender`, the message unread.
+   */
   http?: IncomingMessage | undefined;
   /**
    * `If-Match` header, evaluated before the message is read (RFC 9110 §13.1.1): the endpoint
@@ -585,15 +591,26 @@ function answerRefusal(
 const SOAP11_MEDIA_TYPE = "text/xml";
 
 /**
- * The checks SOAP 1.2 Part 2 §7.5.2.2 leaves to HTTP, made before any of the body is read: 415
- * (RFC 9110 §15.5.16) names what is accepted in `Accept-Post`, or in `Accept-Encoding` for a
- * content coding; 413 (§15.5.14) is decided on `Content-Length`. `text/xml` for SOAP 1.1.
+ * The checks SOAP 1.2 Part 2 §7.5.2.2 leaves to HTTP, made before any of the body is read: 400
+ * for the request's `Host` (RFC 9112 §3.2, when `request.http` is given); 415 (RFC 9110
+ * §15.5.16) names what is accepted in `Accept-Post`, or in `Accept-Encoding` for a content
+ * coding; 413 (§15.5.14) is decided on `Content-Length`. `text/xml` for SOAP 1.1.
  */
 function checkTransport(
   limits: ResolvedXmlLimits,
   request: SoapRequest,
   type: MessageType | undefined,
 ): HttpError | typeof SOAP11_MEDIA_TYPE | undefined {
+  const http = request.http;
+  if (http !== undefined) {
+    // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+    // request message that lacks a Host header field and to any request message that contains
+    // more than one Host header field line or a Host header field with an invalid field value."
+    // A message in such a request is not processed, whatever it holds; SOAP 1.2 Part 2
+    // §7.5.2.2 leaves the refusal to HTTP (a Sender fault with the 400).
+    const refusal = hostRefusal(hostFieldLines(http.rawHeaders), http.httpVersion);
+    if (refusal !== undefined) return refusal;
+  }
   if (request.contentEncoding !== undefined) {
     const coding = request.contentEncoding.trim().toLowerCase();
     if (coding !== "" && coding !== "identity") {

@@ -56,7 +56,7 @@ export const server = createServer(async (req, res) => {
           ifMatch: req.headers["if-match"], // RFC 9110 §13.1: evaluated before the body is read
           ifNoneMatch: req.headers["if-none-match"],
           body: req, // streamed into the parser, with the size limits applied as it arrives
-          http: req,
+          http: req, // its Host field lines are checked first (RFC 9112 §3.2: 400 when invalid)
         })
       : // SOAP 1.2 Part 2 §7: requests are POSTs; RFC 9110 §15.5.6: a 405 names them in Allow.
         service.errorResponse(HttpError.methodNotAllowed(["POST"], `${req.method} is not allowed`));
