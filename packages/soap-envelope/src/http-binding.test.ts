@@ -128,6 +128,39 @@ describe("HTTP binding (Part 2 §7)", () => {
       (await post(svc.endpoint, envelope(getCustomer("42")), `${SOAP}; action="urn:nothing"`)).status,
     ).toBe(200);
   });
+  // RFC 6838 §4.3: "It is an error for a specific parameter to be specified more than once." RFC
+  // 3902 §3 lets firewalls filter messages by `action`: one that reads the last of two while this
+  // node routed by the first would let a createCustomer through as a getCustomer.
+  const create = (id: string) =>
+    `<c:CreateCustomerRequest xmlns:c="${TNS}"><c:customer><c:id>${id}</c:id><c:name>Dup</c:name><c:email>d@example.com</c:email></c:customer></c:CreateCustomerRequest>`;
+  it.each([
+    ['action="createCustomer"; action="getCustomer"', "action", "771"],
+    ['action="getCustomer"; ACTION="createCustomer"', "action", undefined],
+    ['action=createCustomer; action="createCustomer"', "action", "772"],
+    ["charset=utf-8; charset=utf-16", "charset", undefined],
+    ["charset=utf-8; Charset=UTF-8", "charset", undefined],
+  ])("Content-Type: application/soap+xml; %s → 415 env:Sender, no handler runs", async (params, name, id) => {
+    const body = id === undefined ? getCustomer("42") : create(id);
+    const res = await post(svc.endpoint, envelope(body), `application/soap+xml; ${params}`);
+    expect(res.status).toBe(415);
+    expect(res.headers.get("accept-post")).toBe("application/soap+xml");
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}Sender`);
+    expect(fault.reason).toContain(`the ${name} parameter more than once`);
+    if (id !== undefined) {
+      // createCustomer never ran: the customer the message carried does not exist.
+      const after = await post(svc.endpoint, envelope(getCustomer(id)));
+      expect(readFault(after.text).subcodes).toEqual([`{${TNS}}CustomerNotFound`]);
+    }
+  });
+  it('action="createCustomer"; charset=utf-8 (each parameter once), a CreateCustomerRequest → 200', async () => {
+    const res = await post(
+      svc.endpoint,
+      envelope(create("773")),
+      'application/soap+xml; action="createCustomer"; charset=utf-8',
+    );
+    expect(res.status).toBe(200);
+  });
   it("one-way logEvent → 202 with an empty body, handler called", async () => {
     const before = received.length;
     const res = await post(

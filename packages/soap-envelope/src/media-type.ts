@@ -4,7 +4,10 @@ import { parseMediaType as parseFieldMediaType } from "@svc/errors";
 export interface MediaType {
   /** Lower-cased `type/subtype`. */
   type: string;
-  /** Parameters, names lower-cased, quoted values unquoted; the first of a repeated name wins. */
+  /**
+   * Parameters, names lower-cased, quoted values unquoted; the first of a repeated name wins here
+   * (the endpoint refuses such a message with 415, RFC 6838 §4.3).
+   */
   parameters: Record<string, string>;
 }
 
@@ -18,11 +21,28 @@ export interface MediaType {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.3.1
  */
 export function parseMediaType(value: string | undefined): MediaType | undefined {
+  return readMediaType(value)?.media;
+}
+
+/**
+ * {@link parseMediaType}, with the first parameter name the value gives more than once
+ * (lower-cased), which a receiver refuses: RFC 6838 §4.3, "It is an error for a specific parameter
+ * to be specified more than once", names compared case-insensitively (RFC 9110 §5.6.6). Another
+ * reader of the field (a firewall filtering on `action`, RFC 3902 §3; a logger; a signature check)
+ * may take the last of two where this one took the first.
+ */
+export function readMediaType(
+  value: string | undefined,
+): { media: MediaType; repeated: string | undefined } | undefined {
   if (value === undefined) return undefined;
   const parsed = parseFieldMediaType(value);
   if (parsed === undefined || parsed.type === "*" || parsed.subtype === "*") return undefined;
   // A null prototype: a parameter named `__proto__` or `constructor` is only data.
   const parameters: Record<string, string> = Object.create(null);
-  for (const [name, v] of parsed.parameters) if (!(name in parameters)) parameters[name] = v;
-  return { type: `${parsed.type}/${parsed.subtype}`, parameters };
+  let repeated: string | undefined;
+  for (const [name, v] of parsed.parameters) {
+    if (!(name in parameters)) parameters[name] = v;
+    else repeated ??= name;
+  }
+  return { media: { type: `${parsed.type}/${parsed.subtype}`, parameters }, repeated };
 }

@@ -29,7 +29,7 @@ import {
   WSSE_NS,
   writePlainDetail,
 } from "./fault.js";
-import { type MediaType, parseMediaType } from "./media-type.js";
+import { type MediaType, readMediaType } from "./media-type.js";
 import {
   checkFunction,
   checkLogger,
@@ -621,6 +621,15 @@ function checkTransport(
     }
   }
   if (!type) return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
+  if (type.repeated !== undefined) {
+    // RFC 6838 §4.3: "It is an error for a specific parameter to be specified more than once."
+    // Which of two `action`s or `charset`s counts is up to each reader: RFC 3902 §3 lets a
+    // firewall filter on `action`, and one reading the last would pass a message this node routes
+    // by the first. Refused as a media type this endpoint does not take (RFC 9110 §15.5.16).
+    return unsupportedMediaType(
+      `Content-Type names the ${type.repeated.slice(0, 40)} parameter more than once (RFC 6838 §4.3)`,
+    );
+  }
   const { media, charset } = type;
   const soap11 = media.type === SOAP11_MEDIA_TYPE;
   if (!soap11 && media.type !== SOAP12_MEDIA_TYPE)
@@ -1148,13 +1157,15 @@ interface MessageType {
   charset: string | undefined;
   /** The `action` parameter (Part 2 §7.1.4). */
   action: string | undefined;
+  /** A parameter name given more than once (RFC 6838 §4.3), lower-cased: the message is refused. */
+  repeated: string | undefined;
 }
 
 const MESSAGE_TYPES = new Map<string, MessageType | null>();
 const MESSAGE_TYPE_CACHE_SIZE = 256;
 
 /**
- * {@link parseMediaType} remembered per header value: clients repeat the same `Content-Type`
+ * {@link readMediaType} remembered per header value: clients repeat the same `Content-Type`
  * on every call. The cache is bounded (cleared when full) and its entries are frozen.
  */
 function cachedMessageType(value: string | undefined): MessageType | undefined {
@@ -1168,14 +1179,16 @@ function cachedMessageType(value: string | undefined): MessageType | undefined {
 }
 
 function messageType(value: string | undefined): MessageType | undefined {
-  const media = parseMediaType(value);
-  if (media === undefined) return undefined;
+  const read = readMediaType(value);
+  if (read === undefined) return undefined;
+  const media = read.media;
   Object.freeze(media.parameters);
   Object.freeze(media);
   return Object.freeze({
     media,
     charset: media.parameters.charset?.toLowerCase(),
     action: media.parameters.action,
+    repeated: read.repeated,
   });
 }
 
