@@ -246,7 +246,10 @@ export class SoapResultError extends Error {
 
 /** A transport-neutral request. */
 export interface SoapRequest {
-  /** HTTP method. */
+  /**
+   * HTTP method. Anything but `POST` (case-sensitive, RFC 9110 §9.1) is answered 405 with
+   * `Allow: POST`, an `env:Sender` fault, the body unread.
+   */
   method: string;
   /** `Content-Type` header. */
   contentType: string | undefined;
@@ -288,7 +291,10 @@ export interface SoapResponse {
 /** A compiled SOAP 1.2 service: the contract plus a request processor. */
 export interface SoapService {
   contract: Contract;
-  /** Processes one POSTed message (SOAP 1.2 Part 2 §7, the request-response and one-way MEPs). */
+  /**
+   * Processes one POSTed message (SOAP 1.2 Part 2 §7, the request-response and one-way MEPs); a
+   * request with another method gets 405 with `Allow: POST`.
+   */
   handle(request: SoapRequest): Promise<SoapResponse>;
   /** Renders a fault as a response with the Part 2 §7.5.2.2 status. */
   faultResponse(fault: SoapFault, status?: number, headers?: Record<string, string>): SoapResponse;
@@ -592,7 +598,8 @@ const SOAP11_MEDIA_TYPE = "text/xml";
 
 /**
  * The checks SOAP 1.2 Part 2 §7.5.2.2 leaves to HTTP, made before any of the body is read: 400
- * for the request's `Host` (RFC 9112 §3.2, when `request.http` is given); 415 (RFC 9110
+ * for the request's `Host` (RFC 9112 §3.2, when `request.http` is given); 405 with `Allow: POST`
+ * for any method but POST (RFC 9110 §15.5.6); 415 (RFC 9110
  * §15.5.16) names what is accepted in `Accept-Post`, or in `Accept-Encoding` for a content
  * coding; 413 (§15.5.14) is decided on `Content-Length`. `text/xml` for SOAP 1.1.
  */
@@ -610,6 +617,17 @@ function checkTransport(
     // §7.5.2.2 leaves the refusal to HTTP (a Sender fault with the 400).
     const refusal = hostRefusal(hostFieldLines(http.rawHeaders), http.httpVersion);
     if (refusal !== undefined) return refusal;
+  }
+  if (request.method !== "POST") {
+    // SOAP 1.2 Part 2 §7.4: the request-response exchange this node serves is an HTTP POST (the
+    // SOAP response MEP's GET carries no envelope to process). A transport that hands every
+    // request to handle() must not get a GET, PUT or DELETE with an envelope processed as a POST:
+    // GET is safe (RFC 9110 §9.2.1), and a method the resource does not support gets 405 with
+    // Allow (§15.5.6). Methods are case-sensitive (§9.1): `post` is not POST.
+    return HttpError.methodNotAllowed(
+      ["POST"],
+      `${String(request.method).slice(0, 40)} is not allowed: SOAP 1.2 messages are POSTed`,
+    );
   }
   if (request.contentEncoding !== undefined) {
     const coding = request.contentEncoding.trim().toLowerCase();
