@@ -73,6 +73,42 @@ describe("new SoapFault(init): every field is checked, with a coded TypeError", 
       /xs:language/,
     ],
     [
+      'reason in "en" twice',
+      {
+        code: "Sender",
+        reason: [
+          { lang: "en", text: "first" },
+          { lang: "en", text: "second" },
+        ],
+      },
+      "ERR_SVC_SOAP_ENVELOPE_FAULT_REASON",
+      /each lang a different/,
+    ],
+    [
+      'reason in "en-GB" and "EN-gb" (language tags compare case-insensitively)',
+      {
+        code: "Sender",
+        reason: [
+          { lang: "en-GB", text: "colour" },
+          { lang: "EN-gb", text: "color" },
+        ],
+      },
+      "ERR_SVC_SOAP_ENVELOPE_FAULT_REASON",
+      /each lang a different/,
+    ],
+    [
+      'reason in "" twice',
+      {
+        code: "Sender",
+        reason: [
+          { lang: "", text: "a" },
+          { lang: "", text: "b" },
+        ],
+      },
+      "ERR_SVC_SOAP_ENVELOPE_FAULT_REASON",
+      /each lang a different/,
+    ],
+    [
       "subcode with a space",
       { code: "Sender", reason: "r", subcode: "Not Found" },
       "ERR_SVC_SOAP_ENVELOPE_FAULT_SUBCODE",
@@ -164,6 +200,20 @@ describe("new SoapFault(init): every field is checked, with a coded TypeError", 
     },
   );
 
+  it('reason in "en", "en-GB" and "de" (each language once) → three env:Text in that order', () => {
+    const fault = new SoapFault({
+      code: "Sender",
+      reason: [
+        { lang: "en", text: "a" },
+        { lang: "en-GB", text: "b" },
+        { lang: "de", text: "c" },
+      ],
+    });
+    expect(faultToXml(fault)).toContain(
+      '<env:Reason><env:Text xml:lang="en">a</env:Text><env:Text xml:lang="en-GB">b</env:Text><env:Text xml:lang="de">c</env:Text></env:Reason>',
+    );
+  });
+
   it("an empty reason string is still a fault (Part 1 §5.4.2 requires an env:Text, not a non-empty one)", () => {
     const fault = new SoapFault({ code: "Receiver", reason: "" });
     expect(fault.reasons).toEqual([{ lang: "en", text: "" }]);
@@ -186,7 +236,15 @@ describe("a handler that builds an invalid SoapFault, through a listening endpoi
           throw new SoapFault({ code: "Sender", subcode: "Not Found", reason: "missing" });
         },
         createCustomer: async () => ({ customerId: 1n }),
-        logEvent: async () => {},
+        logEvent: async () => {
+          throw new SoapFault({
+            code: "Sender",
+            reason: [
+              { lang: "en", text: "refused" },
+              { lang: "EN", text: "declined" },
+            ],
+          });
+        },
         sendNotification: async () => {
           throw new SoapFault({ code: "Sender", reason: [{ lang: "en_US", text: "refused" }] });
         },
@@ -218,6 +276,21 @@ describe("a handler that builds an invalid SoapFault, through a listening endpoi
     expect(res.status).toBe(500);
     expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
     expect(res.text).not.toContain("en_US");
+    const logged = silentLogger.errors.at(before) as { err?: { code?: string } };
+    expect(logged.err?.code).toBe("ERR_SVC_SOAP_ENVELOPE_FAULT_REASON");
+  });
+
+  it('reason in "en" and "EN" → 500 Receiver, logged, not a Reason with two texts for one language', async () => {
+    const before = silentLogger.errors.length;
+    const res = await post(
+      svc.endpoint,
+      envelope(
+        `<c:LogEventRequest xmlns:c="${TNS}"><c:event><c:type>audit</c:type><c:severity>WARN</c:severity><c:message>m</c:message></c:event></c:LogEventRequest>`,
+      ),
+    );
+    expect(res.status).toBe(500);
+    expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
+    expect(res.text).not.toContain("declined");
     const logged = silentLogger.errors.at(before) as { err?: { code?: string } };
     expect(logged.err?.code).toBe("ERR_SVC_SOAP_ENVELOPE_FAULT_REASON");
   });

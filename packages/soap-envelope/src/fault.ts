@@ -42,7 +42,7 @@ export interface SoapFaultInit {
    * @default []
    */
   subcode?: string | QName | ReadonlyArray<string | QName>;
-  /** `env:Reason`: one text (`xml:lang="en"`) or several languages. */
+  /** `env:Reason`: one text (`xml:lang="en"`) or several languages, each once (Part 1 §5.4.2). */
   reason: string | readonly FaultReasonText[];
   /**
    * `env:Node`: the URI of the node that faulted.
@@ -147,9 +147,14 @@ const LANGUAGE = /^(?:[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)?$/;
 
 function checkReasons(reason: unknown): FaultReasonText[] {
   const accepted =
-    'a string, or a non-empty list of { lang, text } strings, each lang an xs:language ("en", "de-CH") or ""';
+    'a string, or a non-empty list of { lang, text } strings, each lang a different xs:language ("en", "de-CH") or ""';
   if (typeof reason === "string") return [{ lang: "en", text: reason }];
   if (!Array.isArray(reason) || reason.length === 0) throw faultInitError("fault_reason", reason, accepted);
+  // SOAP 1.2 Part 1 §5.4.2: "Each child env:Text element information item SHOULD have a different
+  // value for its xml:lang attribute information item": a client picks the text in its language,
+  // and two for one leave it to guess. Language tags compare case-insensitively (XML 1.0 §2.12,
+  // BCP 47 §2.1.1): "en-GB" and "EN-gb" are one language.
+  const langs = new Set<string>();
   return reason.map((item: unknown) => {
     const r = item as Partial<FaultReasonText> | null;
     if (
@@ -157,10 +162,12 @@ function checkReasons(reason: unknown): FaultReasonText[] {
       r === null ||
       typeof r.lang !== "string" ||
       typeof r.text !== "string" ||
-      !LANGUAGE.test(r.lang)
+      !LANGUAGE.test(r.lang) ||
+      langs.has(r.lang.toLowerCase())
     ) {
       throw faultInitError("fault_reason", item, accepted);
     }
+    langs.add(r.lang.toLowerCase());
     return { lang: r.lang, text: r.text };
   });
 }
