@@ -163,13 +163,21 @@ export function cacheControl(options: CacheControlOptions) {
 }
 
 /**
- * Sets `Last-Modified` (whole seconds, IMF-fixdate) unless the date is invalid or in the future
- * (RFC 9110 §8.8.2.1: an origin server must not send a date later than its own `Date`).
+ * Sets `Last-Modified` (whole seconds, IMF-fixdate) unless the date is invalid; one in the future
+ * is sent as now (RFC 9110 §8.8.2.1: an origin server must not send a date later than its own
+ * `Date`). The message's `Date` is set to that same now, unless the response already has one (then
+ * Last-Modified is held to it): Node writes `Date` from a per-second cache that a timer refreshes,
+ * which names an earlier second than now after the event loop was busy past a second boundary.
  *
  * @example setLastModified(res, employee.updatedAt)
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.2
  */
 export function setLastModified(res: ServerResponse, date: Date, now: Date = new Date()): void {
   if (res.headersSent || Number.isNaN(date.getTime())) return;
-  res.setHeader("Last-Modified", (date.getTime() > now.getTime() ? now : date).toUTCString());
+  const given = res.getHeader("date");
+  const origination = typeof given === "string" ? Date.parse(given) : Number.NaN;
+  let limit = now.getTime();
+  if (Number.isNaN(origination)) res.setHeader("Date", now.toUTCString());
+  else limit = origination;
+  res.setHeader("Last-Modified", (date.getTime() > limit ? new Date(limit) : date).toUTCString());
 }

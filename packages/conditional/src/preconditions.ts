@@ -188,7 +188,8 @@ export function preconditionFailed(current: CurrentValidators | undefined): Http
  * future goes out as now: RFC 9110 §8.8.2.1, "An origin server MUST NOT send a Last-Modified date
  * that is later than the server's time of message origination (Date)", and "if the last
  * modification date is in the future, the origin server MUST replace it with the message
- * origination date".
+ * origination date". The `Date` they were compared with is returned too, so the message's Date is
+ * that instant and not an older second from Node's date cache.
  */
 export function validatorHeaders(
   current: CurrentValidators | undefined,
@@ -199,6 +200,10 @@ export function validatorHeaders(
   const lastModified = current?.lastModified;
   if (lastModified !== undefined && !Number.isNaN(lastModified.getTime())) {
     headers["Last-Modified"] = (lastModified.getTime() > now.getTime() ? now : lastModified).toUTCString();
+    // The Date that Last-Modified was checked against goes out with it: Node writes `Date` from a
+    // per-second cache that a timer refreshes, so after the event loop was busy past a second
+    // boundary its Date names an earlier second than a Last-Modified of now (§8.8.2.1, §6.6.1).
+    headers.Date = now.toUTCString();
   }
   return headers;
 }

@@ -131,7 +131,12 @@ describe("preconditionFailed", () => {
     const err = preconditionFailed({ etag: '"v2"', lastModified: modified });
     expect(err.status).toBe(412);
     expect(err.code).toBe("precondition_failed");
-    expect(err.headers).toEqual({ ETag: '"v2"', "Last-Modified": modified.toUTCString() });
+    // With the Date that Last-Modified was checked against (RFC 9110 §8.8.2.1).
+    expect(err.headers).toEqual({
+      ETag: '"v2"',
+      "Last-Modified": modified.toUTCString(),
+      Date: expect.stringMatching(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/),
+    });
     expect(err.message).toMatch(/changed/);
   });
 
