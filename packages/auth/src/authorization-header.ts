@@ -3,7 +3,7 @@
  * (RFC 9110 §11). Pure functions over strings, usable without Express. The token, token68 and
  * quoted-string grammar is the shared one of `@svc/errors`.
  */
-import { isToken, isToken68, quoteString } from "@svc/errors";
+import { isToken, isToken68, quoteString, trimOws } from "@svc/errors";
 
 export { isToken68 };
 
@@ -35,21 +35,6 @@ export function parseAuthorization(header: string | undefined): AuthorizationCre
   const credentials = space === -1 ? "" : value.slice(space + 1).replace(/^ +/, "");
   return { scheme: scheme.toLowerCase(), credentials };
 }
-
-/**
- * The value without leading and trailing SP and HTAB. RFC 9110 §5.5: only these are whitespace
- * around a field value; `String#trim` also strips U+00A0 (a 0xa0 byte read as Latin-1), which
- * let `Bearer <token><0xa0>` through as the token alone.
- */
-function trimOws(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (start < end && isOws(value.charCodeAt(start))) start++;
-  while (end > start && isOws(value.charCodeAt(end - 1))) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}
-
-const isOws = (c: number): boolean => c === 0x20 || c === 0x09;
 
 /**
  * One challenge: `Scheme realm="...", name="value"`. Parameter values are always sent as

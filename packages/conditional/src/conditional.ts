@@ -6,11 +6,11 @@ import {
   type NextFunction,
   negotiationOf,
   refusedOption,
+  trimOws,
 } from "@svc/errors";
 import { isEntityTag, listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
-import { trimOws } from "./ows.js";
 import { preconditionFailed } from "./preconditions.js";
 
 /** Options of {@link conditional}. */

@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
-import { isOws, trimOws } from "./ows.js";
+import { trimOws } from "@svc/errors";
+import { isOws } from "./ows.js";
 
 /** The tag of an empty body (SHA-1 of no bytes). */
 const EMPTY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';

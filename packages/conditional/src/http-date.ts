@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { trimOws } from "./ows.js";
+import { trimOws } from "@svc/errors";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const MONTH = `(?<month>${MONTHS.join("|")})`;

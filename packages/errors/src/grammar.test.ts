@@ -13,6 +13,7 @@ import {
   quoteString,
   selectMediaType,
   splitList,
+  trimOws,
 } from "./grammar.js";
 
 describe("isToken / isToken68 (RFC 9110 §5.6.2, §11.2)", () => {
@@ -362,5 +363,19 @@ describe("selectMediaType (RFC 9110 §12.5.1)", () => {
   it("no offers → undefined; no Accept → the first offer, parameters stripped from mediaType", () => {
     expect(selectMediaType("*/*", [])).toBeUndefined();
     expect(matchMediaType(undefined, ["text/xml; charset=utf-8"])?.mediaType).toBe("text/xml");
+  });
+});
+
+describe("trimOws (RFC 9110 §5.6.3: OWS is SP and HTAB only)", () => {
+  it.each([
+    [' \t"v1"\t ', '"v1"'],
+    ["*", "*"],
+    ["", ""],
+    [" \t ", ""],
+    ["\u00a0*", "\u00a0*"],
+    ["a\u00a0", "a\u00a0"],
+    ["\u3000x\r\n", "\u3000x\r\n"],
+  ])("%j → %j", (value, trimmed) => {
+    expect(trimOws(value)).toBe(trimmed);
   });
 });

@@ -33,6 +33,27 @@ export function isToken(value: string): boolean {
 }
 
 /**
+ * `value` without its leading and trailing OWS (SP and HTAB, RFC 9110 §5.6.3), and nothing else:
+ * not `String.prototype.trim()`, which also strips U+00A0, a byte (A0, obs-text, §5.5) a field
+ * value may hold. The value itself when there is nothing to strip.
+ *
+ * @example trimOws(" \t\"v1\" ") // "\"v1\""
+ * @example trimOws("\u00a0*") // "\u00a0*", not "*"
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.3
+ */
+export function trimOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isOwsCode(value.charCodeAt(start))) start++;
+  while (end > start && isOwsCode(value.charCodeAt(end - 1))) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+function isOwsCode(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+/**
  * True when `value` matches RFC 9110's `token68`, the syntax of Bearer and Basic credentials.
  *
  * @example isToken68("eyJhbGciOi.eyJzdWIi.c2ln") // true

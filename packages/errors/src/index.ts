@@ -32,6 +32,7 @@ export {
   quoteString,
   selectMediaType,
   splitList,
+  trimOws,
 } from "./grammar.js";
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
 export { stringifyJson } from "./json.js";
