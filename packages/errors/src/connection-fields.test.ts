@@ -35,33 +35,36 @@ async function serve(thrown: unknown): Promise<number> {
 }
 
 /**
- * Sends a request with `Connection: close`, then, once its response is in, a second request on
- * the same connection, and reads until the connection closes. A server that honours `close`
- * (RFC 9112 §9.6) has closed it by then and answers once; one that kept it open answers twice.
+ * Sends a request (with `Connection: close` when `close`), then, once its response is in, a second
+ * request on the same connection, and reads until the connection closes (or 1 s passes). A server
+ * that closes after the first response (RFC 9112 §9.6) answers once; one that keeps it open, twice.
  */
-function closeRequest(port: number): Promise<{ head: string; responses: number }> {
-  const request = "GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+function twoRequests(port: number, close: boolean): Promise<{ head: string; responses: number }> {
+  const request = `GET /x HTTP/1.1\r\nHost: x\r\n${close ? "Connection: close\r\n" : ""}\r\n`;
   return new Promise((resolve) => {
     const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(request));
     let text = "";
     let second = false;
+    const timer = setTimeout(() => socket.destroy(), 1000);
     socket.on("data", (chunk: Buffer) => {
       text += chunk.toString("latin1");
       const end = text.indexOf("\r\n\r\n");
       const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? Number.NaN);
       if (!second && end !== -1 && text.length >= end + 4 + length) {
         second = true;
-        if (socket.writable) socket.write(request);
+        // Give a server that closes after the response the moment to do it.
+        setTimeout(() => socket.writable && socket.write(request), 50);
       }
     });
     // A write after the server closed may be reset: the connection is closed all the same.
     socket.on("error", () => {});
-    socket.on("close", () =>
+    socket.on("close", () => {
+      clearTimeout(timer);
       resolve({
         head: text.split("\r\n\r\n")[0] ?? "",
         responses: text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0,
-      }),
-    );
+      });
+    });
   });
 }
 
@@ -92,7 +95,7 @@ describe("errorHandler: an error's connection fields do not manage the connectio
     ],
   ])("%s, request Connection: close → Connection: close, the server closes", async (_label, thrown) => {
     const port = await serve(thrown);
-    const { head, responses } = await closeRequest(port);
+    const { head, responses } = await twoRequests(port, true);
     expect(head).toMatch(/^HTTP\/1\.1 (429|502|503) /);
     expect(fields(head, "Connection")).toEqual(["close"]);
     expect(fields(head, "Keep-Alive")).toEqual([]);
@@ -108,7 +111,7 @@ describe("errorHandler: an error's connection fields do not manage the connectio
     // Node refuses Trailer beside Content-Length (ERR_HTTP_TRAILER_INVALID): the handler threw.
   ])("HttpError with %s: %s → left out, the record sent", async (name, value) => {
     const port = await serve(HttpError.badRequest("x", { headers: { [name]: value, "X-Kept": "1" } }));
-    const { head } = await closeRequest(port);
+    const { head } = await twoRequests(port, true);
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(fields(head, name)).toEqual([]);
     expect(fields(head, "X-Kept")).toEqual(["1"]);
@@ -117,44 +120,10 @@ describe("errorHandler: an error's connection fields do not manage the connectio
 
   it("a 426 keeps its Upgrade (RFC 9110 §15.5.22: the server MUST send it)", async () => {
     const port = await serve(new HttpError(426, "x", { headers: { Upgrade: "HTTP/2.0" } }));
-    const { head } = await closeRequest(port);
+    const { head } = await twoRequests(port, true);
     expect(fields(head, "Upgrade")).toEqual(["HTTP/2.0"]);
   });
 });
-
-/**
- * Sends a keep-alive request, then, once its response is in, a second one on the same connection,
- * and reads until the connection closes (or 1 s passes): how many responses came back.
- */
-function keepAliveRequest(port: number): Promise<{ head: string; responses: number }> {
-  const request = "GET /x HTTP/1.1\r\nHost: x\r\n\r\n";
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(request));
-    let text = "";
-    let second = false;
-    const done = () =>
-      resolve({
-        head: text.split("\r\n\r\n")[0] ?? "",
-        responses: text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0,
-      });
-    const timer = setTimeout(() => socket.destroy(), 1000);
-    socket.on("data", (chunk: Buffer) => {
-      text += chunk.toString("latin1");
-      const end = text.indexOf("\r\n\r\n");
-      const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? Number.NaN);
-      if (!second && end !== -1 && text.length >= end + 4 + length) {
-        second = true;
-        // Give a server that closes after the response the moment to do it.
-        setTimeout(() => socket.writable && socket.write(request), 50);
-      }
-    });
-    socket.on("error", () => {});
-    socket.on("close", () => {
-      clearTimeout(timer);
-      done();
-    });
-  });
-}
 
 // RFC 9110 §7.6.1: "close" is the one connection option a sender may set to end the connection
 // after this response; RFC 9110 §15.5.9: a server sending 408 "SHOULD send the 'close' connection
@@ -169,7 +138,7 @@ describe("errorHandler: an error asking for Connection: close closes the connect
     ],
   ])("%s, keep-alive request → Connection: close, one response", async (_label, thrown) => {
     const port = await serve(thrown);
-    const { head, responses } = await keepAliveRequest(port);
+    const { head, responses } = await twoRequests(port, false);
     expect(head).toMatch(/^HTTP\/1\.1 (400|408|503) /);
     expect(fields(head, "Connection")).toEqual(["close"]);
     expect(responses).toBe(1);
@@ -178,7 +147,7 @@ describe("errorHandler: an error asking for Connection: close closes the connect
 
   it("HttpError 429 with Connection: keep-alive, keep-alive request → still kept alive, two responses", async () => {
     const port = await serve(new HttpError(429, "x", { headers: { Connection: "keep-alive" } }));
-    const { head, responses } = await keepAliveRequest(port);
+    const { head, responses } = await twoRequests(port, false);
     expect(fields(head, "Connection")).toEqual(["keep-alive"]);
     expect(responses).toBe(2);
   });
