@@ -145,6 +145,14 @@ export class ScopeFullError extends StoreFullError {
   }
 }
 
+/** `value` when it is an integer from `min` to `max` (the option `bound` names), else the option's error. */
+function integerWithin(name: string, value: unknown, min: number, max: number, bound: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw optionError("MemoryStore", name, value, `an integer from ${min} to ${bound} (${max})`);
+  }
+  return value;
+}
+
 /**
  * An in-process {@link IdempotencyStore}: bounded in records (`maxEntries`, 10,000) and in bytes
  * (`maxBytes`, 32 MiB; no record over `maxRecordBytes`, 1 MiB), with per-record expiry, no timers,
@@ -199,33 +207,27 @@ export class MemoryStore implements IdempotencyStore {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 4096) {
       throw optionError("MemoryStore", "maxBytes", maxBytes, "an integer of at least 4096 (bytes)");
     }
-    const maxRecordBytes = options.maxRecordBytes ?? Math.min(1_048_576, maxBytes);
-    if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1024 || maxRecordBytes > maxBytes) {
-      throw optionError(
-        "MemoryStore",
-        "maxRecordBytes",
-        maxRecordBytes,
-        `an integer from 1024 to maxBytes (${maxBytes})`,
-      );
-    }
-    const maxScopeEntries = options.maxEntriesPerScope ?? Math.ceil(max / 10);
-    if (!Number.isSafeInteger(maxScopeEntries) || maxScopeEntries < 1 || maxScopeEntries > max) {
-      throw optionError(
-        "MemoryStore",
-        "maxEntriesPerScope",
-        maxScopeEntries,
-        `an integer from 1 to maxEntries (${max})`,
-      );
-    }
-    const maxScopeBytes = options.maxBytesPerScope ?? Math.ceil(maxBytes / 10);
-    if (!Number.isSafeInteger(maxScopeBytes) || maxScopeBytes < 1 || maxScopeBytes > maxBytes) {
-      throw optionError(
-        "MemoryStore",
-        "maxBytesPerScope",
-        maxScopeBytes,
-        `an integer from 1 to maxBytes (${maxBytes})`,
-      );
-    }
+    const maxRecordBytes = integerWithin(
+      "maxRecordBytes",
+      options.maxRecordBytes ?? Math.min(1_048_576, maxBytes),
+      1024,
+      maxBytes,
+      "maxBytes",
+    );
+    const maxScopeEntries = integerWithin(
+      "maxEntriesPerScope",
+      options.maxEntriesPerScope ?? Math.ceil(max / 10),
+      1,
+      max,
+      "maxEntries",
+    );
+    const maxScopeBytes = integerWithin(
+      "maxBytesPerScope",
+      options.maxBytesPerScope ?? Math.ceil(maxBytes / 10),
+      1,
+      maxBytes,
+      "maxBytes",
+    );
     const now = options.now ?? Date.now;
     if (typeof now !== "function") throw optionError("MemoryStore", "now", now, "a function () => number");
     this.#max = max;
