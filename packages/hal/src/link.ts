@@ -1,3 +1,4 @@
+import { optionError } from "@svc/errors";
 import { parseTemplate } from "url-template";
 import { reservedExpansionChars } from "./uri-chars.js";
 
@@ -60,6 +61,7 @@ const LINK_KEYS = [
  */
 export function expandTemplate(template: string, variables: TemplateVariables = {}): string {
   if (typeof template !== "string") throw new TypeError("expandTemplate: template must be a string");
+  checkTemplate(template, "expandTemplate: template");
   const context: Record<
     string,
     | string
@@ -89,6 +91,65 @@ export function expandTemplate(template: string, variables: TemplateVariables = 
     } else context[key] = wellFormed(value as string | number | boolean | null);
   }
   return expand(prefixesInCharacters(wellFormed(template), context), context);
+}
+
+// RFC 6570 §2.2: "operator = op-level2 / op-level3 / op-reserve"; op-reserve ("=" "," "!" "@"
+// "|") is "reserved for future extensions". §2.3: "varname = varchar *( ["."] varchar )", "varchar
+// = ALPHA / DIGIT / "_" / pct-encoded". §2.4: "modifier-level4 = prefix / explode", one at most;
+// §2.4.1: "max-length = %x31-39 0*3DIGIT ; positive integer < 10000".
+const VARSPEC =
+  /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?$/;
+const RESERVED_OPERATORS = "=,!@|";
+
+/**
+ * Why `template` is no RFC 6570 URI Template (§2), or undefined when it is one. Literals are not
+ * narrowed beyond the braces: §3.1 expands any other character, percent-encoding what a URI
+ * cannot carry, and so does {@link expandTemplate}.
+ */
+function templateFault(template: string): string | undefined {
+  // §2.1: "{" and "}" are excluded from literals; without them there is no expression to check.
+  if (!template.includes("{") && !template.includes("}")) return undefined;
+  let at = 0;
+  while (at < template.length) {
+    const open = template.indexOf("{", at);
+    const close = template.indexOf("}", at);
+    if (close !== -1 && (open === -1 || close < open))
+      return `a "}" outside an expression at offset ${close}`;
+    if (open === -1) return undefined;
+    // §2.2: expression = "{" [ operator ] variable-list "}"
+    if (close === -1) return `the expression at offset ${open} is never closed`;
+    const body = template.slice(open + 1, close);
+    if (body.includes("{")) return `a "{" inside the expression at offset ${open}`;
+    const first = body.charAt(0);
+    if (first !== "" && RESERVED_OPERATORS.includes(first)) {
+      return `the operator "${first}" at offset ${open + 1} is reserved for future extensions (§2.2)`;
+    }
+    const operator = first !== "" && OPERATORS.includes(first) ? first : "";
+    for (const spec of body.slice(operator.length).split(",")) {
+      if (!VARSPEC.test(spec)) {
+        return `${JSON.stringify(spec)} in the expression at offset ${open} is no varname (ALPHA, DIGIT, "_", pct-encoded, inner ".") with at most one modifier, ":1" to ":9999" or "*" (§2.3, §2.4)`;
+      }
+    }
+    at = close + 1;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a template the application gives that is no RFC 6570 URI Template (§2): an expression
+ * left open, a stray brace, an unknown or reserved operator, a bad varname or modifier would
+ * reach clients as it is, and each processor reads it its own way (url-template drops `{!x}`,
+ * cuts `{x*:3}`, reads `{x:0}` as the empty string).
+ */
+export function checkTemplate(template: string, label: string): void {
+  const fault = templateFault(template);
+  if (fault !== undefined) {
+    throw optionError(
+      "hal",
+      "template",
+      `${label} must be an RFC 6570 URI Template, got ${JSON.stringify(template)}: ${fault}`,
+    );
+  }
 }
 
 // url-template's own split of a template into expressions and literals (RFC 6570 §2).
@@ -211,7 +272,11 @@ export function toHalLink(link: string | HalLink): HalLink {
     if (value === undefined) continue;
     if (key === "templated") {
       if (typeof value !== "boolean") throw new TypeError("HAL link attribute templated must be a boolean");
-      if (value) out.templated = true;
+      // draft-kelly-json-hal-11 §5.2: with templated true, href is a URI Template (RFC 6570).
+      if (value) {
+        checkTemplate(link.href, "HAL link href (templated)");
+        out.templated = true;
+      }
       continue;
     }
     if (typeof value !== "string") throw new TypeError(`HAL link attribute ${key} must be a string`);

@@ -1,6 +1,6 @@
 import { checkBooleanOption, checkOptionNames } from "@svc/errors";
 import { HAL_JSON, MEDIA_TYPE } from "./hal-json.js";
-import { type HalLink, toHalLink } from "./link.js";
+import { checkTemplate, type HalLink, toHalLink } from "./link.js";
 import { optionError } from "./option-error.js";
 
 /** A rendered HAL document (draft-kelly-json-hal-11 §4). */
@@ -123,6 +123,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
     if (typeof href !== "string" || !href.includes("{rel}")) {
       throw new TypeError("HalResource: a curie href must be a URI Template containing {rel}");
     }
+    checkTemplate(href, "HalResource: curie href");
     if (this.#curies.some((c) => c.name === name))
       throw new TypeError(`HalResource: curie ${name} is declared twice`);
     this.#curies.push({ href, templated: true, name });
