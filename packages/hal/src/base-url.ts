@@ -350,11 +350,30 @@ export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {
   return `${resolveOrigin(input)}${options.forwardedPrefix === false ? "" : resolvePrefix(input)}`;
 }
 
+// A "." or ".." segment, also percent-encoded (RFC 3986 §2.3, §6.2.2.2: %2E is "."), which the
+// WHATWG URL parser reads as a dot segment too ("A double-dot URL path segment must be ".." or an
+// ASCII case-insensitive match for ".%2e", "%2e.", or "%2e%2e""), up to the query or fragment.
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;
+
+/**
+ * Whether the path of `reference` holds a dot segment. RFC 3986 §5.2.4: "remove_dot_segments"
+ * removes every "." and ".." segment (with the segment before a "..") from a reference a client
+ * resolves, so `/documents/..` is `/`, and no encoding spares one: such a path names no resource
+ * of its own. A route parameter Express decoded into one (`%2E%2E`, `..%2F`) would otherwise make
+ * the link point outside the collection.
+ */
+function hasDotSegment(reference: string): boolean {
+  if (!reference.includes(".") && !/%2e/i.test(reference)) return false;
+  const end = reference.search(/[?#]/);
+  return DOT_SEGMENT.test(end === -1 ? reference : reference.slice(0, end));
+}
+
 /**
  * The href for a path of this service: absolute from the external base URL (the default), or the
  * path (behind any trusted `X-Forwarded-Prefix`) with `absolute: false`. Use it for `_links` and
  * for `Location`. Characters no URI carries (a decoded route parameter's space, `\`, non-ASCII)
- * are percent-encoded; `?`, `#`, template braces and percent-encodings are kept.
+ * are percent-encoded; `?`, `#`, template braces and percent-encodings are kept. A path with a dot
+ * segment (`/documents/..`, also as `%2e`) is a 400 `HttpError` (code `invalid_path`).
  *
  * @example res.location(hrefFor(req, `/employees/${id}`)).status(201).json(employee);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
@@ -371,6 +390,9 @@ export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions 
   // URI): a route parameter in the path is decoded (Express decodes req.params), so what no URI
   // carries is percent-encoded; "?", "#" and percent-encodings stay as given.
   const reference = uriChars(path, true);
+  if (hasDotSegment(reference)) {
+    throw HttpError.badRequest("The link's path holds a dot segment (. or ..)", { code: "invalid_path" });
+  }
   if (options.absolute === false) return `${prefix}${reference}`;
   return `${resolveOrigin(input)}${prefix}${reference}`;
 }
