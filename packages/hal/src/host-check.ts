@@ -27,6 +27,26 @@ export interface HostCheckOptions {
 export type HostCheck = (req: TrustRequest) => HttpError | undefined;
 
 /**
+ * Whether the request carries more than one `Host` field line. RFC 9112 §3.2: "A server MUST
+ * respond with a 400 (Bad Request) status code to any HTTP/1.1 request message that lacks a Host
+ * header field and to any request message that contains more than one Host header field line or a
+ * Host header field with an invalid field value." Node keeps the first line's value and drops the
+ * rest, so the check (and the links) read one host while a proxy or cache in front may have read
+ * another. `rawHeaders` holds every line, name then value.
+ */
+function repeatsHost(rawHeaders: readonly string[] | undefined): boolean {
+  if (rawHeaders === undefined) return false;
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length !== 4 || name.toLowerCase() !== "host") continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
+}
+
+/**
  * Compiles the hosts a service answers for into a framework-free check of a `node:http` request.
  * Links and `Location` are built from the request's host (`Host`, or the forwarded host of a
  * trusted proxy), so without the check a request with `Host: evil.example` gets links, and
@@ -34,8 +54,9 @@ export type HostCheck = (req: TrustRequest) => HttpError | undefined;
  * §7.4: a server unwilling to answer authoritatively for the target URI's authority; §15.5.20),
  * as does a request with no host at all. A host that is not a valid authority is a 400
  * `invalid_host` on every request, with `hosts` `"*"` too, not only where a link happens to be
- * built. `hosts`: exact names, `.example.com` for a domain and its subdomains, IPv4 addresses and
- * `[IPv6]` literals, compared case-insensitively (RFC 9110 §4.2.3) and without a trailing dot.
+ * built, and so is a request with more than one `Host` line (RFC 9112 §3.2). `hosts`: exact
+ * names, `.example.com` for a domain and its subdomains, IPv4 addresses and `[IPv6]` literals,
+ * compared case-insensitively (RFC 9110 §4.2.3) and without a trailing dot.
  * Options are checked here: a bad one is a `TypeError` with `code` `ERR_SVC_HAL_ALLOWED_HOSTS` or
  * `ERR_SVC_HAL_TRUST_PROXY`.
  *
@@ -55,6 +76,11 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
   let lastAuthority: Authority | undefined;
   let lastAllowed = false;
   return function checkHost(req) {
+    if (repeatsHost(req.rawHeaders)) {
+      return HttpError.badRequest("The request has more than one Host header field", {
+        code: "invalid_host",
+      });
+    }
     let authority: Authority | undefined;
     try {
       authority = requestAuthority(
