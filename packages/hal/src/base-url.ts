@@ -379,17 +379,20 @@ function hasDotSegment(reference: string): boolean {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
  */
 export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions = {}): string {
-  if (typeof path !== "string" || !isOriginPath(path)) {
-    // RFC 3986 §4.2: "//host" (or "/\host" to a browser) would be a network-path reference, another origin.
+  // RFC 9110 §10.2.2 (Location is a URI-reference), draft-kelly-json-hal-11 §5.1 (an href is a
+  // URI): a route parameter in the path is decoded (Express decodes req.params), so what no URI
+  // carries is percent-encoded; "?", "#" and percent-encodings stay as given.
+  const reference = typeof path === "string" ? uriChars(path, true) : undefined;
+  // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked on the
+  // encoded path: "\", tab and newlines, which the WHATWG URL parser reads as "/" or drops (so
+  // "/\host" was "//host" to a browser), are percent-encoded by then, and a client's route
+  // parameter holding one is a link of this origin rather than an error.
+  if (reference === undefined || !isOriginPath(reference)) {
     throw optionError("hrefFor", "path", path, 'a path starting with a single "/"');
   }
   checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
   const input = originInput(req, options);
   const prefix = options.forwardedPrefix === false ? "" : resolvePrefix(input);
-  // RFC 9110 §10.2.2 (Location is a URI-reference), draft-kelly-json-hal-11 §5.1 (an href is a
-  // URI): a route parameter in the path is decoded (Express decodes req.params), so what no URI
-  // carries is percent-encoded; "?", "#" and percent-encodings stay as given.
-  const reference = uriChars(path, true);
   if (hasDotSegment(reference)) {
     throw HttpError.badRequest("The link's path holds a dot segment (. or ..)", { code: "invalid_path" });
   }

@@ -275,10 +275,18 @@ describe("pageModel (pure)", () => {
       }),
     ).toThrow(TypeError);
   });
-  it("url /\\evil.example/x → TypeError (relative links a browser reads as another origin)", () => {
-    expect(() =>
-      pageModel({ collection: "x", items: [], page: 1, size: 5, totalElements: 0, url: "/\\evil.example/x" }),
-    ).toThrow(TypeError);
+  // A browser reads "\" as "/": the links carry it percent-encoded, a path of this origin.
+  it("url /\\evil.example/x → relative links to /%5Cevil.example/x, not another origin", () => {
+    const { _links } = pageModel({
+      collection: "x",
+      items: [],
+      page: 1,
+      size: 5,
+      totalElements: 0,
+      url: "/\\evil.example/x",
+    });
+    expect(_links.self.href).toBe("/%5Cevil.example/x?page=1&size=5");
+    expect(new URL(_links.self.href, "https://a.example").host).toBe("a.example");
   });
   it("page 0 → TypeError", () => {
     expect(() =>

@@ -210,9 +210,11 @@ function checkPageInput(input: PageModelInput<unknown>): void {
     throw optionError("pageModel", "size", size, "a positive integer");
   if (!Number.isSafeInteger(totalElements) || totalElements < 0)
     throw optionError("pageModel", "totalElements", totalElements, "a non-negative integer");
-  // RFC 3986 §4.2: "//host" (or "/\host" to a browser) would be a network-path reference, another origin.
+  // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked as the
+  // links carry the path, percent-encoded (uriChars): "/\host", which the WHATWG URL parser reads
+  // as "//host" and Node passes on in a request-target, is "/%5Chost" there, a path of this origin.
   const target = typeof url === "string" ? originForm(url) : undefined;
-  if (target === undefined || !isOriginPath(target))
+  if (target === undefined || !isOriginPath(uriChars(target)))
     throw optionError("pageModel", "url", url, 'a path starting with a single "/" (req.originalUrl)');
   if (origin !== undefined && (typeof origin !== "string" || !isLinkPrefix(origin))) {
     throw optionError(
