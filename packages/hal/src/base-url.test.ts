@@ -319,8 +319,13 @@ describe("resolveOrigin (pure core)", () => {
   ])("Forwarded: %j → %j", (value, expected) => {
     expect(parseForwarded(value)).toEqual(expected);
   });
-  it("hrefFor with //evil.example → TypeError (a programming error)", () => {
-    expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(TypeError);
+  it("hrefFor with //evil.example → 400 invalid_path (a route parameter may have put it there)", () => {
+    expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(
+      expect.objectContaining({ status: 400, code: "invalid_path" }),
+    );
+  });
+  it("hrefFor with a path not starting with / → TypeError (a programming error)", () => {
+    expect(() => hrefFor({ headers: { host: "a" } } as never, "evil.example")).toThrow(TypeError);
   });
   // The WHATWG URL parser, which browsers follow for Location and links, reads "\" as "/" and
   // drops tab and newlines: these are "//evil.example" to it, another origin. Percent-encoded, as

@@ -353,6 +353,16 @@ export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {
 // A "." or ".." segment, also percent-encoded (RFC 3986 §2.3, §6.2.2.2: %2E is "."), which the
 // WHATWG URL parser reads as a dot segment too ("A double-dot URL path segment must be ".." or an
 // ASCII case-insensitive match for ".%2e", "%2e.", or "%2e%2e""), up to the query or fragment.
+/**
+ * The 400 for a link path whose first segment is empty ("//host", RFC 3986 §4.2): the link would
+ * name another origin. It says nothing of the host, which the client may have chosen.
+ */
+export function anotherOrigin(): HttpError {
+  return HttpError.badRequest('The link\'s path starts with "//", which names another origin', {
+    code: "invalid_path",
+  });
+}
+
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;
 
 /**
@@ -383,16 +393,19 @@ export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions 
   // URI): a route parameter in the path is decoded (Express decodes req.params), so what no URI
   // carries is percent-encoded; "?", "#" and percent-encodings stay as given.
   const reference = typeof path === "string" ? uriChars(path, true) : undefined;
-  // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked on the
-  // encoded path: "\", tab and newlines, which the WHATWG URL parser reads as "/" or drops (so
-  // "/\host" was "//host" to a browser), are percent-encoded by then, and a client's route
-  // parameter holding one is a link of this origin rather than an error.
-  if (reference === undefined || !isOriginPath(reference)) {
-    throw optionError("hrefFor", "path", path, 'a path starting with a single "/"');
+  if (reference === undefined || !reference.startsWith("/")) {
+    throw optionError("hrefFor", "path", path, 'a path starting with "/"');
   }
   checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
   const input = originInput(req, options);
   const prefix = options.forwardedPrefix === false ? "" : resolvePrefix(input);
+  // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked on the
+  // encoded path: "\", tab and newlines, which the WHATWG URL parser reads as "/" or drops (so
+  // "/\host" was "//host" to a browser), are percent-encoded by then, and a client's route
+  // parameter holding one is a link of this origin rather than an error. An empty first segment
+  // is the client's doing as often as the application's (a parameter sent as "%2Fhost", which
+  // Express decodes, in `/${param}`), so, like a dot segment, it is a 400.
+  if (!isOriginPath(reference)) throw anotherOrigin();
   if (hasDotSegment(reference)) {
     throw HttpError.badRequest("The link's path holds a dot segment (. or ..)", { code: "invalid_path" });
   }

@@ -72,11 +72,39 @@ describe('a path starting "/\\" or "/<tab>" from the client, through a real serv
     }
   });
 
-  it("a literal // is still no path of this origin: TypeError, as before", () => {
+  // RFC 3986 §4.2: "//host" is a network-path reference, another origin. A route parameter the
+  // client sent as "%2F..." (Express decodes it) or a request-target starting "//" puts it in front
+  // of a link: the client's input, so a 400, not a TypeError that the error handler makes a 500.
+  it.each(["/%2Fevil.example", "/%2F%2Fevil.example", "//evil.example/x?page=2", "///evil.example/x"])(
+    "GET %s → 400 invalid_path, no link to another origin",
+    async (target) => {
+      const res = reply(
+        await raw(url, `GET ${target} HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n`),
+      );
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body)).toMatchObject({
+        status: 400,
+        message: 'The link\'s path starts with "//", which names another origin',
+      });
+      expect(res.body).not.toMatch(/_links|href/);
+    },
+  );
+
+  it("a literal // from the application: the same 400 HttpError, no link", () => {
     const req = { headers: { host: "api.example.com" }, socket: {}, url: "/" } as never;
-    expect(() => hrefFor(req, "//evil.example/x", { absolute: false })).toThrow(TypeError);
-    expect(() =>
-      pageModel({ collection: "x", items: [], page: 1, size: 5, totalElements: 0, url: "//evil.example/x" }),
-    ).toThrow(TypeError);
+    for (const build of [
+      () => hrefFor(req, "//evil.example/x", { absolute: false }),
+      () =>
+        pageModel({
+          collection: "x",
+          items: [],
+          page: 1,
+          size: 5,
+          totalElements: 0,
+          url: "//evil.example/x",
+        }),
+    ]) {
+      expect(build).toThrow(expect.objectContaining({ status: 400, code: "invalid_path" }));
+    }
   });
 });

@@ -263,7 +263,7 @@ describe("pageModel (pure)", () => {
     });
     expect(m._links.next?.href).toBe("/x?q=a%20b&page=2&size=5");
   });
-  it("absolute-form url whose path starts with // → TypeError (never a network-path link)", () => {
+  it("absolute-form url whose path starts with // → 400 invalid_path (never a network-path link)", () => {
     expect(() =>
       pageModel({
         collection: "x",
@@ -273,7 +273,7 @@ describe("pageModel (pure)", () => {
         totalElements: 0,
         url: "http://h//evil.example/x",
       }),
-    ).toThrow(TypeError);
+    ).toThrow(expect.objectContaining({ status: 400, code: "invalid_path" }));
   });
   // A browser reads "\" as "/": the links carry it percent-encoded, a path of this origin.
   it("url /\\evil.example/x → relative links to /%5Cevil.example/x, not another origin", () => {

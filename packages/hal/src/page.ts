@@ -1,4 +1,5 @@
 import { checkOptionNames, HttpError } from "@svc/errors";
+import { anotherOrigin } from "./base-url.js";
 import type { HalLink } from "./link.js";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
@@ -213,9 +214,12 @@ function checkPageInput(input: PageModelInput<unknown>): void {
   // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked as the
   // links carry the path, percent-encoded (uriChars): "/\host", which the WHATWG URL parser reads
   // as "//host" and Node passes on in a request-target, is "/%5Chost" there, a path of this origin.
-  const target = typeof url === "string" ? originForm(url) : undefined;
-  if (target === undefined || !isOriginPath(uriChars(target)))
-    throw optionError("pageModel", "url", url, 'a path starting with a single "/" (req.originalUrl)');
+  const target = typeof url === "string" ? uriChars(originForm(url)) : undefined;
+  if (target === undefined || !target.startsWith("/"))
+    throw optionError("pageModel", "url", url, 'a path starting with "/" (req.originalUrl)');
+  // A request-target "//host/x" (origin-form allows an empty first segment, RFC 9112 §3.2.1)
+  // reaches a catch-all route as req.originalUrl: the client's input, so a 400, not a TypeError.
+  if (!isOriginPath(target)) throw anotherOrigin();
   if (origin !== undefined && (typeof origin !== "string" || !isLinkPrefix(origin))) {
     throw optionError(
       "pageModel",
