@@ -629,9 +629,8 @@ describe("idempotency (memory store)", () => {
   });
 });
 
-/** A MemoryStore whose renew calls are counted, and optionally replaced. */
-function countingStore(renew?: IdempotencyStore["renew"]) {
-  const inner = new MemoryStore();
+/** A MemoryStore (`inner`) whose renew calls are counted, and optionally replaced. */
+function countingStore(renew?: IdempotencyStore["renew"], inner = new MemoryStore()) {
   const counts = { renew: 0 };
   const store: IdempotencyStore = {
     claim: (...a) => inner.claim(...a),
@@ -742,7 +741,10 @@ describe("lease renewal (memory store)", () => {
     try {
       const hold = gate();
       const entered = gate();
-      const { store, counts } = countingStore();
+      // The store's clock moves only when the test moves it: the lease runs out by the test's
+      // steps below, never because a loaded machine ran the renewal timer late.
+      let clock = 1_000_000;
+      const { store, counts } = countingStore(undefined, new MemoryStore({ now: () => clock }));
       const { url, calls } = await start(
         { store, leaseMs: 300, logger: { warn() {} } },
         {
@@ -763,22 +765,30 @@ describe("lease renewal (memory store)", () => {
       await entered.promise;
       abort.abort();
       expect(await request).toBeInstanceOf(Error);
-      // Two leases later the first run still holds the key: the client left, the handler did not.
-      await sleep(650);
+      // Seven thirds of a lease (past two leases) of store time after the client left, each
+      // step followed by a renewal: the first run still holds the key only because the renewal
+      // went on. A renewal that stopped with the client would leave the wait below unanswered,
+      // and the lease (claimed at the first clock reading) over by the third step.
+      const deadline = { timeout: 10_000, interval: 5 };
+      for (let step = 0; step < 7; step++) {
+        const seen = counts.renew;
+        clock += 100;
+        await vi.waitFor(() => expect(counts.renew).toBeGreaterThan(seen), deadline);
+      }
       expect(watch.live()).toBe(1);
-      const seen = counts.renew;
-      expect(seen).toBeGreaterThan(2);
       expect((await post(`${url}/orders`, "gone", {})).status).toBe(409);
       hold.open();
-      for (let i = 0; i < 200 && watch.live() > 0; i++) await sleep(10);
-      expect(watch.live()).toBe(0);
-      let after = await post(`${url}/orders`, "gone", {});
-      for (let i = 0; i < 200 && after.status === 409; i++) {
-        await sleep(10);
-        after = await post(`${url}/orders`, "gone", {});
-      }
+      await vi.waitFor(() => expect(watch.live()).toBe(0), deadline);
+      // The timer stops as the record starts to be written: the replay follows once it is.
+      const after = await vi.waitFor(async () => {
+        const res = await post(`${url}/orders`, "gone", {});
+        await res.arrayBuffer();
+        expect(res.status).not.toBe(409);
+        return res;
+      }, deadline);
       expect(after.status).toBe(201);
       expect(after.headers.get("idempotent-replayed")).toBe("true");
+      expect(after.headers.get("location")).toBe("/orders/1");
       expect(calls.orders).toBe(1);
     } finally {
       watch.restore();
