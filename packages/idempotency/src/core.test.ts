@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createIdempotency } from "./core.js";
 import { MemoryStore } from "./memory-store.js";
 
@@ -52,7 +52,8 @@ describe("createIdempotency (the core)", () => {
   });
 
   it("release frees the key; abandon leaves it in flight (409) until the lease ends", async () => {
-    const core = createIdempotency({ leaseMs: 50 });
+    let clock = 1_000_000;
+    const core = createIdempotency({ store: new MemoryStore({ now: () => clock }), leaseMs: 50 });
     const first = await core.begin(post("r"));
     if (first.outcome !== "claimed") throw new Error(first.outcome);
     await core.release(first.claim);
@@ -60,7 +61,9 @@ describe("createIdempotency (the core)", () => {
     if (second.outcome !== "claimed") throw new Error(second.outcome);
     core.abandon(second.claim);
     expect(await core.begin(post("r"))).toMatchObject({ outcome: "error", error: { status: 409 } });
-    await new Promise((r) => setTimeout(r, 80));
+    clock += 49;
+    expect(await core.begin(post("r"))).toMatchObject({ outcome: "error", error: { status: 409 } });
+    clock += 1;
     expect((await core.begin(post("r"))).outcome).toBe("claimed");
   });
 
@@ -103,16 +106,27 @@ describe("createIdempotency (the core)", () => {
   ])(
     "begin with a signal (%s) while a duplicate waits → 409, no abort listener left",
     async (_name, abort) => {
-      const core = createIdempotency({ store: new MemoryStore(), waitMs: 300 });
+      let claims = 0;
+      class Counting extends MemoryStore {
+        override claim(...args: Parameters<MemoryStore["claim"]>) {
+          claims++;
+          return super.claim(...args);
+        }
+      }
+      // Aborted: a wait far longer than the test, so only the abort can end it. Not aborted:
+      // the 409 comes when waitMs is over, after the store was polled more than once.
+      const core = createIdempotency({ store: new Counting(), waitMs: abort ? 600_000 : 300 });
       const attempt = { method: "POST", target: "/orders", headers: { "idempotency-key": '"k"' }, body: {} };
       expect((await core.begin(attempt)).outcome).toBe("claimed");
       const controller = new AbortController();
-      const started = Date.now();
       const waiting = core.begin({ ...attempt, signal: controller.signal });
-      if (abort) setTimeout(() => controller.abort(), 30);
+      if (abort) {
+        await vi.waitFor(() => expect(claims).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 5 });
+        controller.abort();
+      }
       const decision = await waiting;
       expect(decision.outcome === "error" && decision.error.status).toBe(409);
-      expect(Date.now() - started < 250).toBe(abort);
+      expect(claims).toBeGreaterThanOrEqual(abort ? 3 : 2);
       expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
     },
   );

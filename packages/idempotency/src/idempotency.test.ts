@@ -236,7 +236,14 @@ describe("idempotency (memory store)", () => {
       renew: (...args) => memory.renew(...args),
     };
     const hold = gate();
-    const { url, calls } = await start({ store, waitMs: 10_000 }, { before: () => hold.promise });
+    const gaveUp: number[] = [];
+    const { url, calls } = await start(
+      { store, waitMs: 10_000 },
+      {
+        before: () => hold.promise,
+        onError: (err) => gaveUp.push((err as { status?: number }).status ?? 0),
+      },
+    );
     const first = post(`${url}/orders`, "k", { a: 1 });
     await vi.waitFor(() => expect(calls.orders).toBe(1));
     const hangUp = new AbortController();
@@ -249,10 +256,11 @@ describe("idempotency (memory store)", () => {
     await vi.waitFor(() => expect(claims).toBeGreaterThanOrEqual(3));
     hangUp.abort();
     expect(await waiting).toBe("aborted");
-    await sleep(50);
+    // The wait ends with the hang-up (its 409 goes to the error handler, to a closed response),
+    // long before waitMs: polled every 25 ms, a duplicate still waiting would answer after 10 s.
+    await vi.waitFor(() => expect(gaveUp).toEqual([409]), { timeout: 5000, interval: 5 });
     const afterHangUp = claims;
-    await sleep(300);
-    // Polled every 25 ms, a still-waiting duplicate would have claimed about 12 more times.
+    await sleep(100);
     expect(claims).toBe(afterHangUp);
     hold.open();
     expect((await first).status).toBe(201);
@@ -798,19 +806,24 @@ describe("lease renewal (memory store)", () => {
   it("a handler that runs past maxLeaseMs → renewal stops with a warning, the claim then ends", async () => {
     const watch = watchIntervals(20);
     try {
+      const hold = gate();
       const warnings: string[] = [];
       const { store, counts } = countingStore();
       const { url } = await start(
         { store, leaseMs: 60, maxLeaseMs: 100, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
-        { before: () => sleep(300) },
+        { before: () => hold.promise },
       );
       const first = post(`${url}/orders`, "hung", {});
-      await sleep(200);
+      // The handler runs until the renewal gave up (100 ms after the claim), however late that is.
+      await vi.waitFor(() => expect(warnings.some((w) => w.includes("past maxLeaseMs"))).toBe(true), {
+        timeout: 10_000,
+        interval: 5,
+      });
       expect(watch.live()).toBe(0);
-      expect(warnings.some((w) => w.includes("past maxLeaseMs"))).toBe(true);
       const seen = counts.renew;
       await sleep(60);
       expect(counts.renew).toBe(seen);
+      hold.open();
       expect((await first).status).toBe(201);
     } finally {
       watch.restore();
@@ -832,9 +845,13 @@ describe("lease renewal (memory store)", () => {
   it("renew throws → a warning each time, renewal keeps trying until the response ends", async () => {
     const warnings: string[] = [];
     const { store, counts } = countingStore(() => Promise.reject(new Error("connection reset")));
+    // The handler ends after the third renewal, not after a time a loaded machine may not tick in.
     const { url } = await start(
       { store, leaseMs: 60, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
-      { before: () => sleep(200) },
+      {
+        before: () =>
+          vi.waitFor(() => expect(counts.renew).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 5 }),
+      },
     );
     expect((await post(`${url}/orders`, "k", {})).status).toBe(201);
     expect(counts.renew).toBeGreaterThanOrEqual(3);

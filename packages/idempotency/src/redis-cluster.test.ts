@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Listening, listen, type RedisCluster, redisCluster } from "@svc/test-utils";
 import { Cluster } from "ioredis";
 import { createCluster } from "redis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp, post, sleep } from "../test/helpers.js";
 import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
@@ -151,8 +151,14 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
     if (first.outcome !== "claimed") throw new Error("first claim failed");
     // A key in the same slot that has no record yet: its claim is asked for during the hold.
     const fresh = keyIn(label, slot);
+    const inSlot = async () => Number(await c.command(from, "CLUSTER", "COUNTKEYSINSLOT", String(slot)));
+    const before = await inSlot();
     const moving = c.reshard(slot, to, { holdMs: 1500, batch: 1 });
-    await sleep(700);
+    // The hold starts once the first key left the old owner: no guess at how long redis-cli takes.
+    await vi.waitFor(async () => expect(await inSlot()).toBeLessThan(before), {
+      timeout: 20_000,
+      interval: 10,
+    });
     const during = await Promise.all(
       Array.from({ length: 20 }, (_, n) => (n % 2 ? a : b).claim(key, "fp", 60_000)),
     );

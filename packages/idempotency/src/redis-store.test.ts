@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { type Listening, listen, serviceUrl, throwawayRedis, uniquePrefix } from "@svc/test-utils";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp, gate, post, retriesDuringSlowHandler, SLOW, sleep } from "../test/helpers.js";
 import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
@@ -202,7 +202,7 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       const { url, calls } = await start(
         {
           store: store("lease"),
-          leaseMs: 200,
+          leaseMs: 60_000,
           renewLease: false,
           logger: { warn: (_o, m) => warnings.push(m ?? "") },
         },
@@ -217,12 +217,18 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       const stale = post(`${url}/orders`, "k", { a: 1 });
       await entered.promise;
       expect((await post(`${url}/orders`, "k", { a: 1 })).status).toBe(409);
-      await sleep(300);
+      // The stalled worker's lease runs out in Redis (its own expiry, 1 ms from now), whatever
+      // the machine's load: no lease short enough to pass during the test has to outlast the 409.
+      const [, records] = await io.scan("0", "MATCH", `${prefix}${name}:lease:*`, "COUNT", 1000);
+      expect(records).toHaveLength(1);
+      expect(await io.pexpire(records[0] as string, 1)).toBe(1);
+      const deadline = { timeout: 10_000, interval: 5 };
+      await vi.waitFor(async () => expect(await io.exists(records[0] as string)).toBe(0), deadline);
       const fresh = await post(`${url}/orders`, "k", { a: 1 });
       expect(fresh.headers.get("location")).toBe("/orders/2");
       hold.open();
       expect((await stale).headers.get("location")).toBe("/orders/1");
-      for (let i = 0; i < 50 && warnings.length === 0; i++) await sleep(10);
+      await vi.waitFor(() => expect(warnings.some((w) => w.includes("lease lost"))).toBe(true), deadline);
       const replay = await post(`${url}/orders`, "k", { a: 1 });
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
       expect(replay.headers.get("location")).toBe("/orders/2");

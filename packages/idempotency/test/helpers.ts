@@ -17,7 +17,11 @@ export interface TestApp {
  */
 export function buildApp(
   options: IdempotencyOptions,
-  hooks: { before?: (n: number) => Promise<void> } = {},
+  hooks: {
+    before?: (n: number) => Promise<void>;
+    /** Sees every error on its way to the error handler (the middleware's 409 for a duplicate). */
+    onError?: (err: unknown) => void;
+  } = {},
 ): TestApp {
   const calls: Record<string, number> = {};
   const count = (route: string) => {
@@ -109,6 +113,10 @@ export function buildApp(
   app.get("/orders", guard, (_req, res) => {
     count("get");
     res.json([]);
+  });
+  app.use((err: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
+    hooks.onError?.(err);
+    next(err);
   });
   app.use(errorHandler({ problemTypeBase: PROBLEM_BASE, logger: { error() {} } }));
   return { app, calls };
