@@ -183,7 +183,25 @@ function run(
   if (res.writableEnded) return core.abandon(claim);
   // The end of the response waits for the record: a client that retries as soon as it has read
   // the response meets the stored record (or a released key), never the claim still in flight.
-  captureResponseHeld(res, maxBytes, (captured) => core.complete(claim, captured, STARTED.has(res)));
+  let settled = false;
+  captureResponseHeld(res, maxBytes, (captured) => {
+    settled = true;
+    return core.complete(claim, captured, STARTED.has(res));
+  });
+  // A response the server destroys before its end (an error after the header section went out:
+  // the error handler cuts the connection, RFC 9112 §8 an incomplete message; or the handler
+  // itself) ends the request with no response to store, like a 500. draft-ietf-httpapi-
+  // idempotency-key-header §2.7 keeps the 409 for a retry "while the original request is still
+  // being processed": left claimed, the key would be renewed and refused until maxLeaseMs. The
+  // claim is released (a client going away does not call destroy: its handler still runs and
+  // ends), and the connection is cut once it is, so a retry sent on seeing the cut runs.
+  const destroy = res.destroy;
+  res.destroy = function destroyReleased(this: ServerResponse, error?: Error) {
+    if (settled || this.writableEnded) return destroy.call(this, error);
+    settled = true;
+    void core.release(claim).then(() => destroy.call(this, error));
+    return this;
+  };
 }
 
 /**
