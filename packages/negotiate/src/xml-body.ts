@@ -20,6 +20,8 @@ interface Frame {
   nil: boolean;
   /** Attributes other than namespace declarations and `xsi:nil`. */
   attributes: number;
+  /** Under `xml:space="preserve"` (XML 1.0 §2.10), its own or inherited: white space is kept. */
+  preserve: boolean;
 }
 
 /**
@@ -82,6 +84,7 @@ class XmlBuilder {
     if (stack.length >= this.maxDepth)
       this.refuse(`nesting deeper than ${this.maxDepth} levels is not accepted`);
     const obj: Record<string, XmlValue | XmlValue[]> = {};
+    const parent = stack[stack.length - 1];
     const frame: Frame = {
       name: tag.name,
       obj,
@@ -90,6 +93,7 @@ class XmlBuilder {
       declared: undefined,
       nil: false,
       attributes: 0,
+      preserve: spaceHandling(tag.attributes["xml:space"], parent?.preserve ?? false),
     };
     const entries = Object.entries(tag.attributes);
     for (const [k, v] of entries) {
@@ -129,7 +133,6 @@ class XmlBuilder {
     }
     // §6.3: no element may have two attributes with the same expanded name.
     if (nils > 1) this.nilRule(`two xsi:nil attributes on one element (${this.where()})`);
-    const parent = stack[stack.length - 1];
     if (parent) parent.children++;
     stack.push(frame);
   }
@@ -188,6 +191,23 @@ function xsdBoolean(raw: string, report: (message: string) => void): boolean {
 }
 
 /**
+ * Whether white space is kept in an element, from its `xml:space` attribute and its parent's
+ * handling. XML 1.0 §2.10: "The value "default" signals that applications' default white-space
+ * processing modes are acceptable for this element; the value "preserve" indicates the intent
+ * that applications preserve all the white space. This declared intent is considered to apply
+ * to all elements within the content of the element where it is specified, unless overridden
+ * with another instance of the xml:space attribute." The `xml` prefix is bound by definition
+ * (Namespaces in XML 1.0 §3), so the name as written is the attribute. Without a DTD the
+ * attribute is undeclared (CDATA, never normalised), so only the exact values count; any other
+ * value leaves the inherited handling.
+ */
+function spaceHandling(value: string | undefined, inherited: boolean): boolean {
+  if (value === "preserve") return true;
+  if (value === "default") return false;
+  return inherited;
+}
+
+/**
  * A namespace declaration (Namespaces in XML 1.0 §3 `NSAttName`: `xmlns` or `xmlns:` and a
  * prefix). Names are case-sensitive (XML 1.0 §2.3): `XMLNS:p` is an attribute with a reserved
  * prefix, not a declaration.
@@ -230,10 +250,11 @@ function setOwn(
 /**
  * A text-only element is its text, as it is; otherwise its object, with `#text` when the content
  * is mixed. The XML white space around mixed content (the indentation between child elements) is
- * dropped, only XML white space (XML 1.0 §2.3 S), so `<a x="1">&#xA0;</a>` keeps its no-break space.
+ * dropped, only XML white space (XML 1.0 §2.3 S), so `<a x="1">&#xA0;</a>` keeps its no-break space;
+ * under `xml:space="preserve"` (XML 1.0 §2.10) none is, and `#text` is the text as sent.
  */
 function frameValue(frame: Frame): XmlValue {
-  const text = trimXmlSpace(frame.text);
+  const text = frame.preserve ? frame.text : trimXmlSpace(frame.text);
   if (frame.children === 0 && Object.keys(frame.obj).length === 0) return frame.text;
   return text === "" ? frame.obj : Object.assign(frame.obj, { "#text": text });
 }
