@@ -282,7 +282,8 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
     if (err instanceof XmlNilError) {
       return HttpError.badRequest(`Invalid XML body: ${err.message}`, { code: "malformed_body" });
     }
-    // A DOCTYPE (XML 1.0 §2.8) or nesting past `depth`: a document that may be well-formed,
+    // A DOCTYPE (XML 1.0 §2.8), nesting past `depth` or a version other than 1.0 (XML 1.1 has
+    // rules of its own, which this parser does not apply): a document that may be well-formed,
     // refused by policy, so never called malformed. Still 400 and the same code: 413 (RFC 9110
     // §15.5.14) is for content larger than the server will take, and a deep document may be
     // small; 422 (§15.5.21) for content whose instructions cannot be carried out, which these

@@ -35,8 +35,8 @@ export class XmlNilError extends Error {
 /**
  * A well-formed document this parser refuses by policy, not by the grammar: a document type
  * declaration (XML 1.0 §2.8 allows one; it is refused to shut out entity expansion and external
- * entities) or nesting deeper than the limit. Not malformed, so told apart from a
- * well-formedness error.
+ * entities), nesting deeper than the limit, or an XML declaration naming a version other than
+ * 1.0. Not malformed, so told apart from a well-formedness error.
  */
 export class XmlRefusedError extends Error {
   override name = "XmlRefusedError";
@@ -268,8 +268,9 @@ function frameValue(frame: Frame): XmlValue {
  * Schema instance namespace) and no other attribute is `null`; such an element with content,
  * or an `xsi:nil` that is not a boolean, is refused with an {@link XmlNilError} (a document that
  * is not well-formed as well gets the well-formedness error). A DOCTYPE is refused outright, which shuts out
- * entity-expansion and external-entity attacks before they start, and so is nesting deeper than
- * `maxDepth`, each with an {@link XmlRefusedError} (the document may be well-formed).
+ * entity-expansion and external-entity attacks before they start, and so are nesting deeper than
+ * `maxDepth` and an XML declaration naming a version other than 1.0, each with an
+ * {@link XmlRefusedError} (the document may be well-formed).
  *
  * @example parseXmlBody("<a x='1'><b>2</b><b>3</b></a>") // → { a: { "@x": "1", b: ["2", "3"] } }
  * @see https://www.w3.org/TR/xml/
@@ -280,6 +281,17 @@ export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlV
   // XML 1.0 §2.8: a document type declaration is well-formed; it is refused by policy, being
   // where entities (and their expansion, or an external fetch) are declared.
   parser.on("doctype", () => builder.refuse("a document type declaration (DOCTYPE) is not accepted"));
+  // XML 1.1 (its §2.2, §2.11, §4.3.4) is another language: NEL and LINE SEPARATOR are line
+  // ends, references to C0 controls are characters, and NEL or LSEP in the XML declaration is a
+  // fatal error. saxes switches to a 1.1 mode of its own on any 1.x other than 1.0, which accepts
+  // NEL and LSEP in the declaration, and reading 1.1 as 1.0 (XML 1.0 §2.8 lets a 1.0 processor
+  // try) would turn its NEL line ends into data. This package documents XML 1.0 and parses by
+  // it: any other version (a well-formed document, saxes having checked `1.[0-9]+`) is refused.
+  parser.on("xmldecl", ({ version }) => {
+    if (version !== undefined && version !== "1.0") {
+      builder.refuse("only XML 1.0 is accepted; the XML declaration names another version");
+    }
+  });
   // XML 1.0 §2.1 well-formedness, in words of our own with where it broke: saxes' message can
   // quote the document (`unclosed tag: <name>`) and is kept as the cause, for logs only.
   const malformed = (e: unknown) =>
