@@ -125,7 +125,7 @@ function jsonDepth(value: unknown, limit: number): boolean {
   return true;
 }
 
-/** Strict: a malformed sequence throws; a BOM is kept, as `Buffer#toString` kept it. */
+/** Strict: a malformed sequence throws; a BOM is kept (a JSON body's leading one is cut first). */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
@@ -253,9 +253,13 @@ const UTF8_NAMES = new Set(["utf-8", "utf8", "us-ascii"]);
  */
 function foreignXmlEncoding(body: Buffer, charsetGiven: boolean): string | undefined {
   if ((body[0] === 0xfe && body[1] === 0xff) || (body[0] === 0xff && body[1] === 0xfe)) return "utf-16";
-  if (charsetGiven || (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)) return undefined;
+  if (charsetGiven || startsWithUtf8Bom(body)) return undefined;
   const name = xmlDeclaredEncoding(body.toString("latin1", 0, 512));
   return name === undefined || UTF8_NAMES.has(name) ? undefined : name;
+}
+
+function startsWithUtf8Bom(body: Buffer): boolean {
+  return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
 }
 
 /** Decodes and parses the received bytes: the value, or the 400 refusing them. */
@@ -263,7 +267,13 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
   const label = kind === "json" ? "JSON" : "XML";
   let source: string;
   try {
-    source = utf8.decode(body);
+    // RFC 8259 §8.1: "implementations that parse JSON texts MAY ignore the presence of a byte
+    // order mark rather than treating it as an error." Clients that should not send one do
+    // (PowerShell's UTF-8 files, .NET writers using Encoding.UTF8); one UTF-8 BOM as the very
+    // first bytes is dropped. Anywhere else U+FEFF stays (not JSON white space, so a 400 between
+    // tokens, data inside a string), and a UTF-16 BOM is not valid UTF-8. XML keeps its BOM for
+    // saxes, which XML 1.0 §4.3.3 has read it.
+    source = utf8.decode(kind === "json" && startsWithUtf8Bom(body) ? body.subarray(3) : body);
   } catch {
     // RFC 8259 §8.1: JSON text exchanged between systems MUST be UTF-8 (and XML declared or
     // defaulted to it here); invalid bytes are refused rather than replaced by U+FFFD.
