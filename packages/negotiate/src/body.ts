@@ -181,6 +181,14 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | Http
       "Accept-Encoding": "identity",
     });
   }
+  // RFC 9110 §5.3: "A sender MUST NOT generate multiple field lines with the same name in a
+  // message ... unless that field's definition allows multiple field line values to be recombined
+  // as a comma-separated list", and Content-Type (§8.3) is a single media type. Node keeps the
+  // first of two and drops the other, so the body would be parsed by one type while a proxy or a
+  // logger that reads the last takes it for another: refused, as a charset given twice is.
+  if ((req.headersDistinct?.["content-type"]?.length ?? 0) > 1) {
+    return unsupported(req, config, "Content-Type is given more than once; send one Content-Type");
+  }
   const contentType = req.headers["content-type"];
   // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.
   const parsed = contentType === undefined ? undefined : parseMediaType(contentType);
