@@ -324,6 +324,18 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
 }
 
 /**
+ * Closes the connection after the response to a body refused before it was read whole, when what
+ * is left is over `limit` or of unknown length. Left to Node, the rest would be drained on a
+ * kept-alive connection with neither `limit` nor `timeout` in force any more, so a client could
+ * hold the socket by trickling a declared gigabyte. RFC 9110 §15.5.14: for a 413 "the server MAY
+ * close the connection"; RFC 9112 §9.6: `Connection: close` says it will. Set on the response, as
+ * for the 408: `Connection` belongs to the connection (RFC 9110 §7.6.1), not to the error.
+ */
+function closeAfterRefusal(res: ServerResponse): void {
+  if (!res.headersSent) res.setHeader("Connection", "close");
+}
+
+/**
  * Receives the body up to the limit and within the timeout, then parses it into `req.body`;
  * `next` is called once, with the refusal if there is one.
  */
@@ -364,12 +376,16 @@ function receive(
   req.on("data", (chunk: Buffer) => {
     if (done) return;
     if (declared instanceof HttpError && chunk.length > 0) {
+      // Only chunked content gets here (a refusal with a Content-Length is sent at once): its
+      // length is unknown.
+      closeAfterRefusal(res);
       finish(declared);
       req.resume();
       return;
     }
     size += chunk.length;
     if (size > config.limit) {
+      closeAfterRefusal(res);
       finish(tooLarge(config));
       req.resume();
       return;
@@ -424,7 +440,9 @@ export function parseBody(options: ParseBodyOptions = {}) {
     // RFC 9112 §7: chunked is a transfer coding, a property of the message, not of its content:
     // chunked content may still be empty, and empty content needs no Content-Type, as with
     // Content-Length: 0. Without a length, the refusal waits for the first byte of content.
-    if (declared instanceof HttpError && req.headers["content-length"] !== undefined) {
+    const length = req.headers["content-length"];
+    if (declared instanceof HttpError && length !== undefined) {
+      if (Number(length) > config.limit) closeAfterRefusal(res);
       req.resume();
       next(declared);
       return;
