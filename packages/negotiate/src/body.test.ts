@@ -420,15 +420,9 @@ describe("parseBody: empty content, whatever its framing → no body", () => {
   });
 });
 
-/** Sends the head and the first part of a body, then nothing: what the server answers, and when. */
-function stalledPost(
-  base: string,
-  path: string,
-  sent: string,
-  length: number,
-): Promise<{ text: string; ms: number }> {
+/** Sends the head and the first part of a body, then nothing: what the server answers before it closes. */
+function stalledPost(base: string, path: string, sent: string, length: number): Promise<{ text: string }> {
   const { hostname, port } = new URL(base);
-  const started = Date.now();
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     let text = "";
@@ -436,7 +430,7 @@ function stalledPost(
       text += c.toString("latin1");
     });
     socket.on("error", reject);
-    socket.on("close", () => resolve({ text, ms: Date.now() - started }));
+    socket.on("close", () => resolve({ text }));
     socket.write(
       `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${sent}`,
     );
@@ -461,13 +455,13 @@ describe("parseBody: a body that stalls after the headers → 408", () => {
   afterAll(() => slow.close());
 
   it("timeout: 300, 10 of 100 bytes sent then silence → 408 JSON error record, Connection: close", async () => {
-    const { text, ms } = await stalledPost(slow.url, "/short", '{"name":"', 100);
+    const { text } = await stalledPost(slow.url, "/short", '{"name":"', 100);
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
     expect(text).toMatch(/^Connection: close\r$/im);
     expect(text).toMatch(/^Content-Type: application\/(problem\+)?json/im);
+    // The JSON error record says parseBody's timer answered: Node's own request timeout (300 s,
+    // past the test's time limit anyway) answers 408 without a body.
     expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 408 });
-    // The server closed the connection itself, shortly after the time-out (not Node's 300 s).
-    expect(ms).toBeLessThan(5000);
     expect(handled).toBe(0);
   });
 
