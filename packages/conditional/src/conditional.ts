@@ -429,6 +429,8 @@ class Revalidation {
     if (res.headersSent) return true;
     if (!this.safe || !this.successful()) {
       this.settleEtag(res);
+      // A 304 of the handler's whose head goes out at a write or flushHeaders: as at res.end.
+      if (this.safe && res.statusCode === 304) this.notModified(res);
       return true;
     }
     this.streamed = true;
@@ -488,6 +490,8 @@ class Revalidation {
       res.statusCode = status;
       setFields(res, headers);
       this.settleEtag(res);
+      // The handler's own 304 gets the fields conditional()'s own 304 gets, as at res.end.
+      if (this.safe && status === 304) this.notModified(res);
       return typeof reason === "string"
         ? this.realWriteHead.call(res, status, reason)
         : this.realWriteHead.call(res, status);
@@ -621,13 +625,23 @@ class Revalidation {
     // fields of its GET, which @svc/negotiate codes by the declared Content-Length, or as a stream
     // of unknown length without one; its 304 carries the tag that 200 has (§15.4.5), weak when
     // coded.
-    if (!this.streamed && this.req.method !== "HEAD") return false;
+    // A handler's own 304 has no body either: its 200 is predicted the same way.
+    if (!this.streamed && this.req.method !== "HEAD" && res.statusCode !== 304) return false;
     const declared = Number(headerText(res, "content-length") ?? Number.NaN);
     const type = this.contentType ?? headerText(res, "content-type");
     return n.codingFor(type, Number.isFinite(declared) ? declared : undefined) !== "identity";
   }
 
   /**
+   * Every 304 to a GET/HEAD goes through here, whoever made it and however its head is written:
+   * conditional()'s own, the handler's `res.status(304).end()`, `res.writeHead(304, headers)` (an
+   * object, a flat array, or fields set before) and a 304 whose head goes out at a write or at
+   * `flushHeaders()`. Only the first one used to: a handler's `writeHead(304, headers)` sent the
+   * full body's Content-Length, its Content-Type, Content-Encoding and Content-Language, which
+   * RFC 9110 §15.4.5 has a 304 leave out ("SHOULD NOT generate representation metadata other
+   * than the above listed fields"; §8.6 a Content-Length only of the 200's own content), and no
+   * default Cache-Control where its 200 had one.
+   *
    * A 304 drops the representation's metadata (RFC 9110 §15.4.5) but keeps its `Vary`: the full
    * response would have varied on Accept-Encoding, so its 304 says so too. RFC 9110 §15.4.5: "The
    * server generating a 304 response MUST generate any of the following header fields that would
