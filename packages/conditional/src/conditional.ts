@@ -8,7 +8,7 @@ import {
   refusedOption,
   trimOws,
 } from "@svc/errors";
-import { isEntityTag, listMatches, parseEtagList, strongEtag } from "./entity-tag.js";
+import { isEntityTag, listMatches, parseEtagList, strongEtag, strongMatch } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import { preconditionFailed } from "./preconditions.js";
@@ -216,6 +216,67 @@ function lastModifiedSeconds(res: ServerResponse): number | undefined {
   if (lastModified === undefined) return undefined;
   const seconds = parseHttpDate(lastModified) ?? Math.floor(Date.parse(lastModified) / 1000);
   return Number.isNaN(seconds) ? undefined : seconds;
+}
+
+/**
+ * RFC 9110 §13.1.5, the If-Range condition on the validators `res` carries now: "To evaluate a
+ * received If-Range header field containing an entity-tag: 1. If the entity-tag validator
+ * provided exactly matches the ETag field value for the selected representation using the strong
+ * comparison function (Section 8.8.3.2), the condition is true" (a weak tag, on either side,
+ * never does); "containing an HTTP-date: 1. If the HTTP-date validator provided is not a strong
+ * validator in the sense defined by Section 8.8.2.2, the condition is false. 2. If the HTTP-date
+ * validator provided exactly matches the Last-Modified field value for the selected
+ * representation, the condition is true." (by exact match, not the "earlier than or equal to" of
+ * If-Unmodified-Since). §8.8.2.2: a Last-Modified is strong only when the origin server knows the
+ * representation "did not change twice during the second covered by the presented validator";
+ * one in the second of the message's Date, or later, may still change within it, so it is not.
+ * Anything else (no entity-tag and no HTTP-date: `W/"a"x`, `w/"a"`, two tags, an empty value)
+ * can match no representation: false.
+ */
+function ifRangeHolds(value: string, res: ServerResponse): boolean {
+  if (isEntityTag(value)) {
+    const etag = headerText(res, "etag");
+    return etag !== undefined && strongMatch(value, etag);
+  }
+  const date = parseHttpDate(value);
+  const modified = lastModifiedSeconds(res);
+  if (date === undefined || modified === undefined || date !== modified) return false;
+  const origination = parseHttpDate(headerText(res, "date")) ?? Math.floor(Date.now() / 1000);
+  return modified < origination;
+}
+
+/**
+ * Makes the request's `If-Range` read, by whatever serves the range (`express.static` and
+ * `res.sendFile` through `send`, or the handler), as {@link ifRangeHolds} evaluates it on the
+ * validators the response carries at that moment (a range is served after its validators are
+ * set: they are what If-Range is compared with). True: the value as received. False: a weak tag
+ * in its place, which every evaluation of §13.1.5 finds false, so that the Range header field is
+ * ignored and the whole representation sent ("A recipient of an If-Range header field MUST ignore
+ * the Range header field if the If-Range condition evaluates to false"). `send` tests whether the
+ * value contains the ETag as a substring, which is how it let its own weak tag, a list of tags or
+ * `W/"a"x` through, and compares dates with `<=`: the weak tag given is longer than the ETag and
+ * holds none. Only with a `Range` header field: "A server MUST ignore an If-Range header field
+ * received in a request that does not contain a Range header field."
+ */
+function guardIfRange(req: IncomingMessage, res: ServerResponse): void {
+  const headers = req.headers;
+  const given = headers["if-range"];
+  if (typeof given !== "string" || headers.range === undefined) return;
+  const redefine = (value: unknown): void => {
+    Object.defineProperty(headers, "if-range", {
+      value,
+      writable: true,
+      configurable: true,
+      enumerable: true,
+    });
+  };
+  Object.defineProperty(headers, "if-range", {
+    configurable: true,
+    enumerable: true,
+    get: () =>
+      ifRangeHolds(given, res) ? given : `W/"${"!".repeat((headerText(res, "etag") ?? "").length + 1)}"`,
+    set: redefine,
+  });
 }
 
 /**
@@ -701,6 +762,9 @@ export function conditional(options: ConditionalOptions = {}) {
   const invalidEtag = new InvalidEtagWarning();
   return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const revalidation = new Revalidation(req, res, config, invalidEtag);
+    // Range is defined for GET (RFC 9110 §14.2), whose header fields a HEAD carries (§9.3.2).
+    if (req.headers["if-range"] !== undefined && (req.method === "GET" || req.method === "HEAD"))
+      guardIfRange(req, res);
     (res as ServerResponse & { [REVALIDATED]?: true })[REVALIDATED] = true;
     const send = (res as Sendable).send;
     if (typeof send === "function") {
