@@ -45,8 +45,8 @@ const OPAQUE_TAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
 /**
  * Parses an `If-Match` / `If-None-Match` value: `"*"` or a list of entity tags (RFC 9110 §13.1.1,
  * §13.1.2: `#entity-tag`, with the empty elements and optional whitespace of §5.6.1). A malformed
- * member (`x"v1"`, two tags without a comma between them) is dropped up to the next comma and
- * never matches. One pass, each character looked at a bounded number of times, however long or
+ * member (`x"v1"`, two tags without a comma between them, `"x,"v1"`) is dropped up to the next
+ * comma outside a quoted string and never matches. One pass, each character looked at a bounded number of times, however long or
  * hostile the value: a backtracking expression scanning for tags took quadratic time on a run of
  * spaces.
  */
@@ -77,10 +77,27 @@ export function parseEtagList(value: string): "*" | ParsedTag[] {
         continue;
       }
     }
-    const comma = value.indexOf(",", start);
-    i = comma === -1 ? n : comma + 1;
+    i = afterMember(value, start);
   }
   return out;
+}
+
+/**
+ * Where the list member starting at `start` ends: after the next comma outside a quoted string,
+ * or at the end of `value`. RFC 9110 §8.8.3 lets an opaque-tag hold a comma (etagc includes
+ * %x2C), and §5.6.1 separates list members by the commas between them: `"x,"v1"` is one
+ * (malformed) member, the tag `"x,"` followed by `v1"`, and `"v1"` is no member of it. Counting
+ * from the member's start to its first comma made the rest, `"v1"`, a member of its own, which
+ * matched. No escapes: etagc has no quoted-pair, so each DQUOTE opens or closes a quoted string.
+ */
+function afterMember(value: string, start: number): number {
+  let quoted = false;
+  for (let j = start; j < value.length; j++) {
+    const c = value[j];
+    if (c === '"') quoted = !quoted;
+    else if (c === "," && !quoted) return j + 1;
+  }
+  return value.length;
 }
 
 /**

@@ -1,0 +1,89 @@
+import { errorHandler } from "@svc/errors";
+import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { conditional } from "./conditional.js";
+import { preconditions } from "./preconditions-middleware.js";
+
+// RFC 9110 §8.8.3: etagc = %x21 / %x23-7E / obs-text, so a comma belongs to an opaque-tag
+// (`"x,"` is one entity-tag), and §5.6.1 separates list members only by the commas between them.
+// A malformed member (`"x,"v1"`: the tag `"x,"` followed by `v1"`) was dropped only up to the next
+// comma, counted from its start, which could be the one inside its own quoted tag: the rest of it,
+// `"v1"`, was then read as a member and matched. A PUT whose If-Match named the current tag only
+// inside another tag's quotes went ahead, a GET with such an If-None-Match got a 304. A malformed
+// member now ends at the next comma outside a quoted string.
+
+const CURRENT = '"v1"';
+
+/** Values naming the current tag only inside another member: no member is "v1". */
+const HIDDEN = [
+  '"x,"v1"',
+  'W/"x,"v1"',
+  '"x,"v1", "y"',
+  '"a"b",c"v1"',
+  '"x,y,z,"v1"',
+  // An odd number of `"a,` pairs up as `"a,"a` members up to the last, `"a,"v1"`.
+  `${'"a,'.repeat(2001)}"v1"`,
+];
+/** Values with a malformed member and then the current tag as a member of its own. */
+const LISTED = ['"x,"y, "v1"', '"v1"x, "v1"', '"a,b", "v1"', '"a b", "v1"'];
+
+describe("a tag inside another member's quotes is no member (RFC 9110 §8.8.3, §5.6.1)", () => {
+  let server: Listening;
+  beforeAll(async () => {
+    const app = express();
+    app.use(conditional());
+    const current = () => ({ etag: CURRENT });
+    app.all("/doc", preconditions({ current }), (req, res) => {
+      res.setHeader("ETag", CURRENT);
+      if (req.method === "GET" || req.method === "HEAD") res.json({ id: 1 });
+      else res.status(204).end();
+    });
+    app.use(errorHandler({ logger: { error: () => {} } }));
+    server = await listen(app);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const rows = (values: string[], listed: boolean) =>
+    values.flatMap((value) =>
+      ["GET", "HEAD", "PUT", "DELETE", "PATCH", "POST"].flatMap((method) => [
+        {
+          value,
+          method,
+          field: "if-match",
+          status: listed ? (method === "GET" || method === "HEAD" ? 200 : 204) : 412,
+        },
+        {
+          value,
+          method,
+          field: "if-none-match",
+          status: listed
+            ? method === "GET" || method === "HEAD"
+              ? 304
+              : 412
+            : method === "GET" || method === "HEAD"
+              ? 200
+              : 204,
+        },
+      ]),
+    );
+
+  it.each(rows(HIDDEN, false))(
+    "$method $field: $value → $status",
+    async ({ value, method, field, status }) => {
+      const res = await raw(`${server.url}/doc`, method, { [field]: value });
+      expect(res.status).toBe(status);
+      if (status === 412) expect(res.headers.etag).toBe(CURRENT);
+    },
+  );
+
+  it.each(rows(LISTED, true))(
+    "$method $field: $value → $status",
+    async ({ value, method, field, status }) => {
+      const res = await raw(`${server.url}/doc`, method, { [field]: value });
+      expect(res.status).toBe(status);
+    },
+  );
+});
