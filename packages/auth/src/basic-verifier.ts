@@ -11,7 +11,9 @@ import { principalBytes, VerifiedTokenCache } from "./token-cache.js";
 /**
  * Checks a user name and password. Resolve to the principal for good credentials, and to
  * `null`/`undefined`/`false` for bad ones (a throw is a server failure, not a 401).
- * Compare passwords in constant time: {@link verifyPassword} does.
+ * Compare passwords in constant time: {@link verifyPassword} does. Both arrive in Unicode NFC
+ * (RFC 7617 §2.1, RFC 8265): look users up by their NFC name, and hash passwords in NFC
+ * ({@link hashPassword} does).
  *
  * @example
  * const verify: VerifyPassword = async (user, password) =>
@@ -129,7 +131,10 @@ export interface BasicCacheOptions {
  * @see https://www.rfc-editor.org/rfc/rfc7617
  */
 export interface BasicOptions {
-  /** Checks the credentials; the same callback can serve SOAP `Authentication` headers. */
+  /**
+   * Checks the credentials; the same callback can serve SOAP `Authentication` headers. Basic
+   * credentials reach it in Unicode NFC (`"cafe\u0301"` arrives as `"caf\u00e9"`).
+   */
   verify: VerifyPassword;
   /**
    * Budgets of failed attempts per client and per user name, checked before `verify` runs.
@@ -710,7 +715,15 @@ function checkCredentials(
   address: string | undefined,
 ): Promise<BasicOutcome> {
   if (!credentials) return attempt(config, undefined, address);
-  const { username, password } = credentials;
+  // RFC 7617 §2.1: with charset="UTF-8" (our challenge) "the server expects character data to be
+  // converted to Unicode Normalization Form C ("NFC" ...)"; the user-id's PRECIS profile
+  // (UsernameCasePreserved, RFC 8265 §3.3) and the password's (OpaqueString, RFC 8265 §4.2) both
+  // have NFC as their normalization rule. A client that did not normalise ("cafe\u0301" for
+  // "caf\u00e9") sends the same credentials: verify, the cache key and the user-name budget see the
+  // NFC form. NFC only merges canonically equivalent spellings; the profiles' other rules (width
+  // mapping, non-ASCII spaces, disallowed code points) are left to verify.
+  const username = credentials.username.normalize("NFC");
+  const password = credentials.password.normalize("NFC");
   const { verify } = config;
   return attempt(
     config,
