@@ -54,10 +54,20 @@ export async function readBody(response: Response, maxBytes: number, tooLarge: (
 
 /**
  * A 200's body read within `maxBytes` and handed to jose as a new response: jose's
- * `response.json()` reads any size into memory. Another status goes through, for jose to refuse.
+ * `response.json()` reads any size into memory. Another status goes through, for jose to refuse,
+ * with its body cancelled: jose refuses it unread, and an unread body keeps its connection busy
+ * (undici frees the socket only once the body is read or cancelled), so a key server answering
+ * errors with large pages would take one more connection per download.
  */
 async function boundedResponse(response: Response, maxBytes: number): Promise<Response> {
-  if (response.status !== 200) return response;
+  if (response.status !== 200) {
+    // RFC 9112 §9.3: "In order to remain persistent, all messages on a connection need to have a
+    // self-defined message length": the connection carries the next response only once this one
+    // is read to its end. Cancelling discards it (undici closes the connection, or reuses it if
+    // the body had all arrived) instead of holding it open until the response is collected.
+    await response.body?.cancel().catch(() => {});
+    return response;
+  }
   const body = await readBody(response, maxBytes, () => new JwksTooLargeError(maxBytes));
   return new Response(body, { status: 200, headers: response.headers });
 }
