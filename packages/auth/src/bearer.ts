@@ -58,7 +58,11 @@ export interface BearerCacheOptions {
 /** Settings of a remote JWKS (jose's `createRemoteJWKSet`). */
 export interface RemoteJwksOptions {
   /**
-   * Milliseconds a fetched key set is used before it is fetched again.
+   * Milliseconds a fetched key set is used before it is fetched again. `0` keeps no key set: every
+   * verification the verified-token cache does not answer downloads it first (concurrent ones share
+   * one download), forged tokens included, so each such request costs the key server a request.
+   * Unlike the verified-token cache (`cache: false` switches it off, a `maxTtl` of 0 is refused),
+   * 0 is accepted here, as jose takes it, for tests and key servers that must be read every time.
    * @default 600000
    */
   cacheMaxAge?: number;

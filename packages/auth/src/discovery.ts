@@ -32,6 +32,7 @@ export interface DiscoveryOptions {
   /**
    * Milliseconds the discovered metadata is used before it is fetched again. A refresh happens in
    * the background: requests go on with the metadata they have, and keep it if the refresh fails.
+   * `0`: every request that needs the keys starts a background refresh (one at a time).
    * @default 600000
    */
   cacheMaxAge?: number;
