@@ -34,11 +34,44 @@ function hostOf(ip: string): string | undefined {
 
 /** `64:ff9b::/96`, the IPv4/IPv6 translation Well-Known Prefix (RFC 6052 §2.1). */
 const WELL_KNOWN_NAT64 = ipaddr.IPv6.parse("64:ff9b::");
+/** `2002::/16`, the 6to4 prefix (RFC 3056 §2). */
+const SIX_TO_FOUR = ipaddr.IPv6.parse("2002::");
+/** `2001:0000::/32`, the Global Teredo IPv6 Service Prefix (RFC 4380 §2.6). */
+const TEREDO = ipaddr.IPv6.parse("2001::");
+
+/** Four bytes as a dotted IPv4 address. */
+function ipv4Of(bytes: number[]): string {
+  return bytes.join(".");
+}
 
 /**
- * The bucket an IP address counts in: IPv4 as is, IPv4-mapped IPv6 (`::ffff:192.0.2.1`) and
- * IPv4-embedded IPv6 under the translation Well-Known Prefix (`64:ff9b::192.0.2.1`) as the IPv4
- * address they carry, and IPv6 as its network of `ipv6Subnet` bits (`2001:db8:1:2::/64`).
+ * The IPv4 client an IPv6 address carries, or `undefined`: the client is that IPv4 host, and
+ * whatever bits around the IPv4 address it can choose must not give it another bucket.
+ * - RFC 6052 §2.1/§2.2: under the Well-Known Prefix `64:ff9b::/96` a translator (NAT64, SIIT-DC in
+ *   RFC 7755 §3) shows each IPv4 client with its address in the last 32 bits. Grouped by /64, every
+ *   IPv4 client on the internet would share one bucket.
+ * - RFC 3056 §2: a 6to4 site's prefix is `2002:V4ADDR::/48`, V4ADDR being the site's IPv4 address
+ *   (bits 16 to 47). The site numbers its own 2^16 subnets, so grouped by /64 one IPv4 host had
+ *   65,536 buckets.
+ * - RFC 4380 §4: a Teredo address is `2001:0000:<server IPv4>:<flags>:<port>:<client IPv4>`, the
+ *   "external IP address of the Teredo client" in the last 32 bits, "obfuscated" by inverting every
+ *   bit (XOR 0xffffffff). The client picks its server and the flags, and its NAT the port, so
+ *   grouped by /64 one client had a bucket per server, while every client of one server shared one.
+ */
+function embeddedIPv4(addr: ipaddr.IPv6): string | undefined {
+  const bytes = addr.toByteArray();
+  if (WELL_KNOWN_NAT64.match(addr, 96)) return ipv4Of(bytes.slice(12));
+  if (SIX_TO_FOUR.match(addr, 16)) return ipv4Of(bytes.slice(2, 6));
+  if (TEREDO.match(addr, 32)) return ipv4Of(bytes.slice(12).map((b) => b ^ 0xff));
+  return undefined;
+}
+
+/**
+ * The bucket an IP address counts in: IPv4 as is; an IPv6 address that carries an IPv4 client as
+ * that IPv4 address: IPv4-mapped (`::ffff:192.0.2.1`), the translation Well-Known Prefix
+ * (`64:ff9b::192.0.2.1`), 6to4 (`2002:c000:201::/48`) and Teredo
+ * (`2001:0:4136:e378:8000:63bf:3fff:fdd2` is 192.0.2.45), whatever `ipv6Subnet`; and other IPv6
+ * as its network of `ipv6Subnet` bits (`2001:db8:1:2::/64`).
  * Returns `undefined` for a value that is not an IP address.
  *
  * Why group IPv6: an end site usually receives a /64 or shorter (RFC 6177 §2 recommends more than
@@ -48,9 +81,12 @@ const WELL_KNOWN_NAT64 = ipaddr.IPv6.parse("64:ff9b::");
  * @example
  * ipBucket("2001:db8::1", 64); // "2001:db8::/64"
  * ipBucket("::ffff:10.0.0.1", 64); // "10.0.0.1"
+ * ipBucket("2002:c000:201:7::1", 64); // "192.0.2.1"
  * @see https://www.rfc-editor.org/rfc/rfc6177#section-2
  * @see https://www.rfc-editor.org/rfc/rfc4291#section-2.5.5.2
  * @see https://www.rfc-editor.org/rfc/rfc6052#section-2.1
+ * @see https://www.rfc-editor.org/rfc/rfc3056#section-2
+ * @see https://www.rfc-editor.org/rfc/rfc4380#section-4
  */
 export function ipBucket(ip: string, ipv6Subnet: number | false = 64): string | undefined {
   const bare = hostOf(ip);
@@ -58,11 +94,8 @@ export function ipBucket(ip: string, ipv6Subnet: number | false = 64): string | 
   // RFC 4291 §2.5.5.2: an IPv4-mapped IPv6 address is the IPv4 host itself.
   const addr = ipaddr.process(bare);
   if (addr.kind() === "ipv4") return addr.toString();
-  // RFC 6052 §2.1: 64:ff9b::/96 is the Well-Known Prefix under which a translator (NAT64,
-  // SIIT-DC in RFC 7755 §3) shows each IPv4 client to an IPv6 server, its address in the last 32
-  // bits (§2.2). Grouped by /64, every IPv4 client on the internet would share one bucket.
-  if (WELL_KNOWN_NAT64.match(addr as ipaddr.IPv6, 96))
-    return ipaddr.fromByteArray(addr.toByteArray().slice(12)).toString();
+  const v4 = embeddedIPv4(addr as ipaddr.IPv6);
+  if (v4 !== undefined) return v4;
   if (ipv6Subnet === false || ipv6Subnet >= 128) return addr.toString();
   const bytes = addr.toByteArray();
   for (let bit = ipv6Subnet; bit < 128; bit++) {
