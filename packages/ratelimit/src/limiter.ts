@@ -51,7 +51,11 @@ export interface RateLimiterOptions {
    */
   prefix?: string;
   /**
-   * The clock (epoch ms) handed to stores without their own; injectable for tests.
+   * The clock (epoch ms) handed to stores without their own; injectable for tests. It must answer
+   * a time value (ECMA-262 §21.4.1.1: a finite number of at most 8.64 × 10^15 ms either side of
+   * the epoch): it is called once at construction to check that, and a later answer that is not
+   * one (NaN, Infinity, a string, a Date object) or a throw fails that decision with a `TypeError`
+   * of code `ERR_SVC_RATELIMIT_NOW` (the middleware's 500), never a decision computed from it.
    * @default Date.now
    */
   now?: () => number;
@@ -124,6 +128,49 @@ interface LimiterConfig {
  * (about 31,700 years) keeps a window's end (now + 2 × windowMs) and the expiry exact.
  */
 const MAX_SPAN_MS = 1_000_000_000_000_000;
+
+/**
+ * ECMA-262 §21.4.1.1 (Time Values and Time Range): a time value, what `Date.now()` answers and a
+ * `Date` holds, is a finite number of milliseconds from the epoch, "−8.64 × 10^15 to 8.64 × 10^15
+ * milliseconds". A clock answer outside that range, or not a number, is not a time: NaN made the
+ * fixed window start over on every request (nothing was limited) and the sliding window and GCRA
+ * refuse every one, with `NaN` in `RateLimit` and `X-RateLimit-Reset`; 1e300 left the GCRA
+ * bucket always full.
+ */
+const MAX_TIME_VALUE = 8.64e15;
+
+/** How a clock's answer is shown in an error: a bigint with its `n`, a Date as ISO 8601. */
+function describeTime(value: unknown): string {
+  if (typeof value === "bigint") return `${value}n`;
+  if (value instanceof Date)
+    return `a Date (${Number.isFinite(value.getTime()) ? value.toISOString() : "Invalid Date"})`;
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  if (typeof value === "object" && value !== null) return "an object";
+  return String(value);
+}
+
+/**
+ * The time `now()` answers, checked: a `TypeError` with code `ERR_SVC_RATELIMIT_NOW` (the code
+ * of the option at fault; the middleware answers it with a 500, not its `failMode`, as it is no
+ * store failure) when the clock throws or answers anything but a time value.
+ */
+function readClock(now: () => number): number {
+  let value: unknown;
+  try {
+    value = now();
+  } catch (err) {
+    const error = optionError("rate limit", "now", "now() threw");
+    error.cause = err;
+    throw error;
+  }
+  if (typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= MAX_TIME_VALUE) return value;
+  throw optionError(
+    "rate limit",
+    "now",
+    `now() answered ${describeTime(value)}, not epoch milliseconds (a finite number within ±8.64e15, ECMA-262 §21.4.1.1)`,
+  );
+}
 
 /** `limit`, `windowMs`, `algorithm` and `burst`, checked, as one frozen policy. */
 function resolvePolicy(options: RateLimiterOptions): RateLimitPolicy {
@@ -200,6 +247,9 @@ function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
   const now = options.now ?? Date.now;
   if (typeof now !== "function")
     throw refused("rate limit", "now", now, "a function returning epoch milliseconds");
+  // Once here, so a clock that cannot answer a time (`now: Date`, which answers a string) is
+  // refused at startup rather than on every request.
+  readClock(now);
   store.attach?.(policy);
   const prefixes = claimPrefix(store, prefix);
   return { policy, store, prefix, prefixes, now, burstGiven: options.burst !== undefined };
@@ -275,10 +325,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     if (!Number.isSafeInteger(cost) || cost < 0)
       throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
     if (cost > capacityOf(applied)) {
-      const current = store.consume(storeKey(prefix, key, prefixes), 0, applied, now());
+      const current = store.consume(storeKey(prefix, key, prefixes), 0, applied, readClock(now));
       return isThenable(current) ? current.then(neverFits) : neverFits(current);
     }
-    return store.consume(storeKey(prefix, key, prefixes), cost, applied, now());
+    return store.consume(storeKey(prefix, key, prefixes), cost, applied, readClock(now));
   }
 
   function policyFor(limit: number): RateLimitPolicy {

@@ -64,6 +64,24 @@ function misconfigured(option: string, detail: string, cause?: unknown): HttpErr
   });
 }
 
+/** The limiter's refusal of what its `now` clock answered (see `RateLimiterOptions.now`). */
+function isClockError(err: unknown): boolean {
+  return err instanceof TypeError && (err as { code?: unknown }).code === "ERR_SVC_RATELIMIT_NOW";
+}
+
+/**
+ * The 500 for a `now` clock that threw or answered no time: the server's configuration is at
+ * fault, not the client nor the store, so neither a 429 nor `failMode` (whose "open" would let
+ * every request through uncounted) applies. RFC 9110 §15.6.1: 500 means the server "encountered
+ * an unexpected condition that prevented it from fulfilling the request". Nothing was counted.
+ */
+function clockFailed(err: unknown): HttpError {
+  return HttpError.internal("rate limit: now() did not answer epoch milliseconds", {
+    code: "rate_limit_misconfigured",
+    cause: err,
+  });
+}
+
 /**
  * The 500 for `key(req)` or `cost(req)` answering a promise (they are synchronous): once it
  * settles, so that a rejection is the cause in the log rather than an unhandled rejection.
@@ -183,7 +201,8 @@ export function rateLimit(options: RateLimitOptions) {
     try {
       outcome = limiter.decide(p.key, p.units, policy);
     } catch (err) {
-      storeFailed(config, state, err, p.next);
+      if (isClockError(err)) p.next(clockFailed(err));
+      else storeFailed(config, state, err, p.next);
       return;
     }
     // A synchronous store (memory) answers without a promise or a microtask.
