@@ -1,4 +1,5 @@
-import { refused } from "./option-error.js";
+import { checkOptionNames } from "@svc/errors";
+import { optionError, refused } from "./option-error.js";
 import { isThenable } from "./thenable.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
@@ -33,7 +34,27 @@ export interface ExpressRateLimitStore {
   get?(key: string): ExpressRateLimitHits | undefined | Promise<ExpressRateLimitHits | undefined>;
 }
 
+/**
+ * Options of {@link expressRateLimitStore}.
+ * @example
+ * const options: ExpressRateLimitStoreOptions = { maxCost: 1000 };
+ * @see https://express-rate-limit.mintlify.app/guides/creating-a-store
+ */
+export interface ExpressRateLimitStoreOptions {
+  /**
+   * The largest `cost` one decision may have on this store. Such a store adds one hit per
+   * `increment` call, so a request of cost n is n calls (n round trips for a remote store), and
+   * n decrements more when it is refused; a `cost(req)` that grows with the request (its size
+   * against a byte quota) would let one client have the server make millions of calls. A request
+   * costing more fails with a 500 (code `rate_limit_misconfigured`), whatever `failMode`, before
+   * any call: it is neither counted nor passed.
+   * @default 100
+   */
+  maxCost?: number;
+}
+
 const OWNER = "expressRateLimitStore";
+const DEFAULT_MAX_COST = 100;
 
 /**
  * Stores already wrapped. Two wrappers around one store would each call its `init` and count in
@@ -74,7 +95,10 @@ function resetOf(reply: ExpressRateLimitHits | undefined, unknown: number): numb
  * - such a store counts clock windows of its own, so the limiter's algorithm must be
  *   `"fixed-window"`, and every limiter on one wrapped store must use the same `windowMs` (it is
  *   handed to the store's `init` once);
- * - a request of `cost` n is n `increment` calls (not atomic across them);
+ * - a request of `cost` n is n `increment` calls (the store's interface adds one hit per call), at
+ *   most `maxCost` (default 100) of them; if one fails, those already made are taken back with
+ *   `decrement` before the failure is reported, so a failed request does not stay partly counted
+ *   (other requests may see its hits meanwhile: it is not atomic);
  * - a denied request is given back with `decrement`, so, as with the built-in stores, a refused
  *   request spends nothing (express-rate-limit itself keeps counting refused requests);
  * - `skipSuccessfulRequests` / `skipFailedRequests` give a request back with `decrement`, unless
@@ -86,8 +110,17 @@ function resetOf(reply: ExpressRateLimitHits | undefined, unknown: number): numb
  * app.use(rateLimit({ limit: 100, windowMs: 60_000, algorithm: "fixed-window", store }));
  * @see https://express-rate-limit.mintlify.app/guides/creating-a-store
  */
-export function expressRateLimitStore(store: ExpressRateLimitStore): RateLimitStore {
+export function expressRateLimitStore(
+  store: ExpressRateLimitStore,
+  options: ExpressRateLimitStoreOptions = {},
+): RateLimitStore {
   const accepted = "an express-rate-limit Store (increment, decrement and resetKey methods)";
+  if (typeof options !== "object" || options === null)
+    throw refused(OWNER, "options", options, "an object such as { maxCost: 100 }");
+  checkOptionNames("ratelimit", options, ["maxCost"], OWNER);
+  const maxCost = options.maxCost ?? DEFAULT_MAX_COST;
+  if (typeof maxCost !== "number" || !Number.isSafeInteger(maxCost) || maxCost < 1)
+    throw refused(OWNER, "maxCost", maxCost, "a positive integer (increment calls one decision may make)");
   if (typeof store !== "object" || store === null) throw refused(OWNER, "store", store, accepted);
   for (const method of ["increment", "decrement", "resetKey"] as const)
     if (typeof store[method] !== "function")
@@ -109,11 +142,27 @@ export function expressRateLimitStore(store: ExpressRateLimitStore): RateLimitSt
   /** The store's `init` while it runs (or its failure, which every decision then reports). */
   let ready: Promise<void> | undefined;
 
-  /** `cost` increments; the last reply is the request's count. */
+  /**
+   * `cost` increments; the last reply is the request's count. All or nothing: when one fails (or
+   * the store's answer is malformed), the ones made are taken back before the failure goes on to
+   * `failMode`. RFC 6585 §4: 429 means "the user has sent too many requests"; a request the
+   * limiter failed to count (passed by `failMode: "open"`, or answered 503) is not one of them,
+   * and must not keep part of its cost in the client's window. The take-back is best effort: if
+   * it fails too, the increment's failure is the one reported.
+   */
   async function increment(key: string, cost: number): Promise<ExpressRateLimitHits> {
     let reply: ExpressRateLimitHits | undefined;
-    for (let i = 0; i < cost; i++) reply = await store.increment(key);
-    return { totalHits: hitsOf(reply, false), resetTime: reply?.resetTime };
+    let made = 0;
+    try {
+      for (let i = 0; i < cost; i++) {
+        reply = await store.increment(key);
+        made++;
+      }
+      return { totalHits: hitsOf(reply, false), resetTime: reply?.resetTime };
+    } catch (err) {
+      await decrement(key, made).catch(() => {});
+      throw err;
+    }
   }
 
   async function decrement(key: string, cost: number): Promise<void> {
@@ -153,6 +202,14 @@ export function expressRateLimitStore(store: ExpressRateLimitStore): RateLimitSt
       }
     },
     async consume(key: string, cost: number, policy: RateLimitPolicy, now: number): Promise<Decision> {
+      // Before any call: a cost over the bound is the configuration's (cost, maxCost) fault, not
+      // the store's, so it is refused with the option's code rather than as a store failure.
+      if (cost > maxCost)
+        throw optionError(
+          OWNER,
+          "maxCost",
+          `cost ${cost} is more than maxCost ${maxCost}, the increment calls one decision may make on this store`,
+        );
       if (ready) await ready;
       const reply = cost === 0 ? await hitsNow(key) : await increment(key, cost);
       let hits = hitsOf(reply, true);

@@ -4,6 +4,7 @@ export { type IpMatcher, ipBucket, ipMatcher } from "./client-key.js";
 export {
   type ExpressRateLimitHits,
   type ExpressRateLimitStore,
+  type ExpressRateLimitStoreOptions,
   expressRateLimitStore,
 } from "./express-store.js";
 export {

@@ -64,22 +64,30 @@ function misconfigured(option: string, detail: string, cause?: unknown): HttpErr
   });
 }
 
-/** The limiter's refusal of what its `now` clock answered (see `RateLimiterOptions.now`). */
-function isClockError(err: unknown): boolean {
-  return err instanceof TypeError && (err as { code?: unknown }).code === "ERR_SVC_RATELIMIT_NOW";
-}
+/** What the limiter's refusals of its own configuration, by code, say in the 500. */
+const CONFIGURATION_ERRORS: Readonly<Record<string, string>> = {
+  // RateLimiterOptions.now: the clock threw or answered no time.
+  ERR_SVC_RATELIMIT_NOW: "rate limit: now() did not answer epoch milliseconds",
+  // ExpressRateLimitStoreOptions.maxCost: a cost the wrapped store is not to be asked for.
+  ERR_SVC_RATELIMIT_MAX_COST: "rate limit: the request's cost is more than the store takes in one decision",
+};
 
 /**
- * The 500 for a `now` clock that threw or answered no time: the server's configuration is at
+ * The 500 for a decision the limiter refused because of its own configuration (a `now` clock
+ * that answered no time, a cost over an express-rate-limit store's `maxCost`), or undefined for
+ * any other failure (the store's, which `failMode` decides). The server's configuration is at
  * fault, not the client nor the store, so neither a 429 nor `failMode` (whose "open" would let
- * every request through uncounted) applies. RFC 9110 §15.6.1: 500 means the server "encountered
- * an unexpected condition that prevented it from fulfilling the request". Nothing was counted.
+ * every such request through uncounted) applies. RFC 9110 §15.6.1: 500 means the server
+ * "encountered an unexpected condition that prevented it from fulfilling the request". Nothing
+ * was counted.
  */
-function clockFailed(err: unknown): HttpError {
-  return HttpError.internal("rate limit: now() did not answer epoch milliseconds", {
-    code: "rate_limit_misconfigured",
-    cause: err,
-  });
+function configurationFailed(err: unknown): HttpError | undefined {
+  if (!(err instanceof TypeError)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  const message = typeof code === "string" ? CONFIGURATION_ERRORS[code] : undefined;
+  return message === undefined
+    ? undefined
+    : HttpError.internal(message, { code: "rate_limit_misconfigured", cause: err });
 }
 
 /**
@@ -201,17 +209,23 @@ export function rateLimit(options: RateLimitOptions) {
     try {
       outcome = limiter.decide(p.key, p.units, policy);
     } catch (err) {
-      if (isClockError(err)) p.next(clockFailed(err));
-      else storeFailed(config, state, err, p.next);
+      failed(p, err);
       return;
     }
     // A synchronous store (memory) answers without a promise or a microtask.
     if (isThenable(outcome))
       outcome.then(
         (decision) => settle(config, state, p, policy, decision),
-        (err: unknown) => storeFailed(config, state, err, p.next),
+        (err: unknown) => failed(p, err),
       );
     else settle(config, state, p, policy, outcome);
+  }
+
+  /** A decision that failed: the configuration's fault (500), else the store's (`failMode`). */
+  function failed(p: Pending, err: unknown): void {
+    const misconfiguration = configurationFailed(err);
+    if (misconfiguration) p.next(misconfiguration);
+    else storeFailed(config, state, err, p.next);
   }
 
   /** After `skip`: the allowlist, the key, the cost, then the decision. */

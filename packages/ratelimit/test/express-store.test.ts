@@ -249,3 +249,158 @@ describe("what an express-rate-limit store cannot do is refused at construction"
     );
   });
 });
+
+// An express-rate-limit store can only add one hit per `increment` call, so a request of cost n
+// is n calls (n round trips for rate-limit-redis). cost(req) may be the request's size against a
+// byte quota, so n comes from the client: bounded per wrapped store (`maxCost`, default 100),
+// and a request whose increments fail half-way is not left half counted.
+describe("expressRateLimitStore: cost n is n increments, bounded and all or nothing", () => {
+  /** A limiter whose cost is the request's X-Cost header (a size, say), route reached counted. */
+  async function costly(
+    store: ReturnType<typeof expressRateLimitStore>,
+    extra: Partial<RateLimitOptions> = {},
+  ) {
+    let reached = 0;
+    const logged: unknown[] = [];
+    const app = express();
+    app.get(
+      "/",
+      rateLimit({
+        limit: 1_000_000,
+        windowMs: 60_000,
+        algorithm: "fixed-window",
+        store,
+        key: () => "client",
+        cost: (req) => Number(req.headers["x-cost"] ?? 1),
+        logger: { warn() {} },
+        ...extra,
+      }),
+      (_req, res) => {
+        reached++;
+        res.end("ok");
+      },
+    );
+    app.use(errorHandler({ logger: { error: (entry: { err: unknown }) => logged.push(entry.err) } }));
+    const server = await listen(app);
+    closers.push(server.close);
+    const send = (cost: number) => fetch(server.url, { headers: { "X-Cost": String(cost) } });
+    return { send, reached: () => reached, logged };
+  }
+
+  const increments = (store: CountingStore) => store.calls.filter((c) => c.startsWith("increment")).length;
+
+  it.each([
+    ["failMode open", "open", 200],
+    ["failMode closed", "closed", 503],
+  ] as const)(
+    "%s: the 3rd of 5 increments fails → the failMode's answer, and the 2 applied are taken back",
+    async (_name, failMode, status) => {
+      const store = new CountingStore();
+      const increment = store.increment.bind(store);
+      let calls = 0;
+      store.increment = (key) => {
+        if (++calls === 3) throw new Error("connection reset");
+        return increment(key);
+      };
+      const s = await costly(expressRateLimitStore(store), { failMode });
+      expect((await s.send(5)).status).toBe(status);
+      expect(store.get("client")?.totalHits ?? 0).toBe(0);
+      expect(store.calls.filter((c) => c.startsWith("decrement"))).toHaveLength(2);
+      // The store answers again: the next request counts its own units only.
+      const next = await s.send(5);
+      expect(next.status).toBe(200);
+      expect(next.headers.get("x-ratelimit-remaining")).toBe("999995");
+      expect(store.get("client")?.totalHits).toBe(5);
+    },
+  );
+
+  it("a failed increment whose take-back fails too → still the increment's failure (503), no unhandled rejection", async () => {
+    const store = new CountingStore();
+    const increment = store.increment.bind(store);
+    let calls = 0;
+    store.increment = (key) => {
+      if (++calls === 2) throw new Error("connection reset");
+      return increment(key);
+    };
+    store.decrement = async () => {
+      throw new Error("still down");
+    };
+    const s = await costly(expressRateLimitStore(store), { failMode: "closed" });
+    expect((await s.send(3)).status).toBe(503);
+    const causes: string[] = [];
+    for (let e: unknown = s.logged[0]; e instanceof Error; e = e.cause) causes.push(e.message);
+    expect(causes.join(" <- ")).toMatch(/connection reset/);
+  });
+
+  it.each([
+    ["failMode open", "open"],
+    ["failMode closed", "closed"],
+  ] as const)(
+    "%s: cost 101 (over the default maxCost 100) → 500 before any increment, never a pass",
+    async (_name, failMode) => {
+      const store = new CountingStore();
+      const s = await costly(expressRateLimitStore(store), { failMode });
+      for (const cost of [101, 100_000]) {
+        const res = await s.send(cost);
+        expect(res.status).toBe(500);
+        expect(res.headers.get("ratelimit")).toBeNull();
+        expect(res.headers.get("retry-after")).toBeNull();
+      }
+      expect(increments(store)).toBe(0);
+      expect(s.reached()).toBe(0);
+      for (const err of s.logged) {
+        const messages: string[] = [];
+        for (let e: unknown = err; e instanceof Error; e = e.cause) messages.push(e.message);
+        expect(messages.join(" <- ")).toMatch(/maxCost 100/);
+      }
+      // At the bound: 100 increments, counted exactly.
+      const ok = await s.send(100);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get("x-ratelimit-remaining")).toBe("999900");
+      expect(increments(store)).toBe(100);
+      expect(s.reached()).toBe(1);
+    },
+  );
+
+  it("maxCost 1000: cost 1000 → 1000 increments, 200; cost 1001 → 500", async () => {
+    const store = new CountingStore();
+    const s = await costly(expressRateLimitStore(store, { maxCost: 1000 }));
+    const ok = await s.send(1000);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-ratelimit-remaining")).toBe("999000");
+    expect((await s.send(1001)).status).toBe(500);
+    expect(increments(store)).toBe(1000);
+  });
+
+  it("a refused request of cost n within maxCost: n increments then n decrements, nothing kept", async () => {
+    const store = new CountingStore();
+    const s = await costly(expressRateLimitStore(store), { limit: 50 });
+    expect((await s.send(30)).status).toBe(200);
+    const refused = await s.send(30);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("20");
+    expect(store.get("client")?.totalHits).toBe(30);
+  });
+
+  it.each([
+    [0, "ERR_SVC_RATELIMIT_MAX_COST"],
+    [-1, "ERR_SVC_RATELIMIT_MAX_COST"],
+    [1.5, "ERR_SVC_RATELIMIT_MAX_COST"],
+    [Number.POSITIVE_INFINITY, "ERR_SVC_RATELIMIT_MAX_COST"],
+    ["100", "ERR_SVC_RATELIMIT_MAX_COST"],
+  ] as const)("maxCost %s → TypeError %s", (maxCost, code) => {
+    expect(() => expressRateLimitStore(new CountingStore(), { maxCost: maxCost as number })).toThrow(
+      expect.objectContaining({ name: "TypeError", code }),
+    );
+  });
+
+  it("an unknown option (maxcost) → ERR_SVC_RATELIMIT_UNKNOWN_OPTION", () => {
+    expect(() => expressRateLimitStore(new CountingStore(), { maxcost: 5 } as never)).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_RATELIMIT_UNKNOWN_OPTION" }),
+    );
+  });
+
+  it.each([1, 100, Number.MAX_SAFE_INTEGER])("maxCost %d → accepted", (maxCost) => {
+    expect(() => expressRateLimitStore(new CountingStore(), { maxCost })).not.toThrow();
+  });
+});
