@@ -24,6 +24,7 @@ import {
   type SoapService,
   type SoapServiceOptions,
 } from "./service.js";
+import { shown } from "./shown.js";
 
 /** The parts of an Express (or plain `node:http`) request the endpoint reads. */
 export interface SoapHttpRequest extends IncomingMessage {
@@ -147,7 +148,7 @@ function serveDescription(
   if (address.vary.length > 0) appendVary(res, ...address.vary);
   const doc = service.contract.render(address.url, xsd);
   if (doc === undefined) {
-    next(HttpError.notFound(`No schema "${String(xsd).slice(0, 100)}" belongs to this contract`));
+    next(HttpError.notFound(`No schema "${shown(String(xsd))}" belongs to this contract`));
     return;
   }
   const contentType =

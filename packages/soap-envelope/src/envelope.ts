@@ -156,8 +156,7 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
 function checkQualifiedAttributes(element: ParsedElement, name: string): void {
   for (const key in element.attributes) {
     // Qualified attributes are keyed `{ns}local`, unqualified ones by their local name.
-    if (key.charCodeAt(0) !== 0x7b)
-      throw senderFault(`Unqualified attribute "${key.slice(0, 100)}" on env:${name}`);
+    if (key.charCodeAt(0) !== 0x7b) throw senderFault(`Unqualified attribute "${shown(key)}" on env:${name}`);
   }
 }
 
@@ -175,7 +174,7 @@ function xsBoolean(value: string | undefined, name: string): boolean {
   const v = trimXml(value);
   if (v === "true" || v === "1") return true;
   if (v === "false" || v === "0") return false;
-  throw senderFault(`env:${name}="${value.slice(0, 40)}" is not an xs:boolean`);
+  throw senderFault(`env:${name}="${shown(value, 40)}" is not an xs:boolean`);
 }
 
 /**

@@ -45,7 +45,7 @@ export function decodeElement(
     // XML Schema Part 1 §3.2.7: xsi:nil is declared with type xs:boolean, and §3.2.4 (Attribute
     // Locally Valid) requires its value to be valid against it.
     if (!isNil && nilValue !== "false" && nilValue !== "0") {
-      throw new SchemaValidationError(path, `xsi:nil="${nil.slice(0, 40)}" is not an xs:boolean`);
+      throw new SchemaValidationError(path, `xsi:nil="${shown(nil, 40)}" is not an xs:boolean`);
     }
     // §3.3.4, Element Locally Valid (Element) 3.1: "If {nillable} is false, then there must be no
     // attribute information item among the element information item's [attributes] whose
@@ -267,7 +267,7 @@ function checkXsiType(element: XmlElement, decl: ElementDecl, path: string): voi
   if (q !== undefined && declared !== undefined && clark(q.namespace, q.localName) === declared) return;
   throw new SchemaValidationError(
     path,
-    `xsi:type="${raw.slice(0, 100)}" is not supported: only the declared type${declared === undefined ? "" : ` ${declared}`} may be named`,
+    `xsi:type="${shown(raw)}" is not supported: only the declared type${declared === undefined ? "" : ` ${declared}`} may be named`,
   );
 }
 

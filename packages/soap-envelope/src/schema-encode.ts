@@ -13,6 +13,7 @@ import {
   type SimpleType,
   XSI_NS,
 } from "./schema-model.js";
+import { shown } from "./shown.js";
 import { checkLexical, checkXmlChars, collapse, lexicalCheck } from "./xsd-lexical.js";
 
 /**
@@ -204,7 +205,7 @@ function isoDateTime(value: Date): string {
 function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 60))}`;
+  if (typeof value === "string") return `the string ${JSON.stringify(shown(value, 60))}`;
   if (typeof value === "bigint") return `the bigint ${value}n`;
   if (typeof value === "object") {
     return Array.isArray(value) ? "an array" : value instanceof Date ? "a Date" : "an object";

@@ -1,3 +1,5 @@
+import { shown } from "./shown.js";
+
 /**
  * A WSDL or XSD construct the compiler does not support; thrown at start-up so nothing in a
  * contract is silently ignored.
@@ -32,7 +34,7 @@ export class EncodingStyleError extends SchemaValidationError {
   /** The `env:encodingStyle` value, as sent. */
   readonly encodingStyle: string;
   constructor(path: string, encodingStyle: string) {
-    super(path, `encoding style "${encodingStyle.slice(0, 200)}" is not supported`);
+    super(path, `encoding style "${shown(encodingStyle, 200)}" is not supported`);
     this.name = "EncodingStyleError";
     this.encodingStyle = encodingStyle;
   }

@@ -905,7 +905,7 @@ function checkEncodingStyle(element: XmlElement): void {
   if (trimmed !== ENCODING_NONE && trimmed !== "") {
     throw new SoapFault({
       code: "DataEncodingUnknown",
-      reason: `Encoding style "${style.slice(0, 200)}" is not supported`,
+      reason: `Encoding style "${shown(style, 200)}" is not supported`,
     });
   }
 }
@@ -960,7 +960,7 @@ function decodeBody(config: ServiceConfig, bodyElement: ParsedElement): unknown 
     if (err instanceof EncodingStyleError) {
       throw new SoapFault({
         code: "DataEncodingUnknown",
-        reason: `Encoding style "${err.encodingStyle.slice(0, 200)}" is not supported (${err.path})`,
+        reason: `Encoding style "${shown(err.encodingStyle, 200)}" is not supported (${err.path})`,
       });
     }
     if (err instanceof SchemaValidationError) throw senderFault(`Invalid request: ${err.message}`);
@@ -1140,9 +1140,7 @@ const REASON_NAME_LENGTH = 200;
 function reasonName(n: QName): string {
   const half = REASON_NAME_LENGTH / 2;
   if (n.namespace.length + n.localName.length <= REASON_NAME_LENGTH) return `{${n.namespace}}${n.localName}`;
-  const ns = n.namespace.length > half ? `${n.namespace.slice(0, half)}…` : n.namespace;
-  const local = n.localName.length > half ? `${n.localName.slice(0, half)}…` : n.localName;
-  return `{${ns}}${local}`;
+  return `{${shown(n.namespace, half)}}${shown(n.localName, half)}`;
 }
 
 const ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;

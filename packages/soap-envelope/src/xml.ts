@@ -4,8 +4,11 @@ import { type XmlElement, xmlDeclaredEncoding } from "@svc/errors";
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
+import { cutCharacters } from "./shown.js";
 import { parseSimpleXml, setAttribute } from "./xml-fast.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
+
+export { shown } from "./shown.js";
 
 // The plain element shape is shared with @svc/auth, so it lives in @svc/errors (no parser there).
 export type { XmlElement };
@@ -628,19 +631,7 @@ function asXmlError(err: unknown): XmlError {
   if (err instanceof XmlError) return err;
   const message = err instanceof Error ? err.message : String(err);
   // saxes reports "line:column: message"; the text is safe to echo (no document content).
-  return new XmlError("malformed", `The message is not well-formed XML: ${message.slice(0, 200)}`);
-}
-
-/** Characters of a name or value from the message that an error message or fault Reason shows. */
-const SHOWN_LENGTH = 100;
-
-/**
- * `text`, from the message, as an error message or fault Reason shows it: cut to
- * {@link SHOWN_LENGTH} characters with `…`. Names are bounded only by `limits.maxBytes`, and a
- * Reason that echoed one whole would be as large as the message.
- */
-export function shown(text: string): string {
-  return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}…` : text;
+  return new XmlError("malformed", `The message is not well-formed XML: ${cutCharacters(message, 200)}`);
 }
 
 /** `{ns}local`: the Clark notation used for qualified names throughout this package. */

@@ -1,5 +1,6 @@
 import { SchemaValidationError } from "./schema-errors.js";
 import type { SimpleType } from "./schema-model.js";
+import { shown as shownText } from "./shown.js";
 import { trimXml } from "./xml-space.js";
 
 // Lexical forms of the supported built-in types and the checks of their constraining facets
@@ -155,7 +156,7 @@ function fail(path: string, msg: string): never {
 
 /** The value as quoted in an error message; only built when a check fails. */
 function shown(v: string): string {
-  return JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v);
+  return JSON.stringify(shownText(v, 60));
 }
 
 /** The lexical space and value range of the built-in base type (Part 2 §3.2, §3.3). */

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENV, envelope, getCustomer, post, readFault, startCustomerService, TNS } from "../test/helpers.js";
+
+// A fault Reason quotes names and values from the message cut short. XML 1.0 §2.2 Char admits
+// a supplementary character (U+10000–U+10FFFF) whole, never one half of its UTF-16 surrogate
+// pair: a cut after the high surrogate left a lone one, written as U+FFFD (or, unescaped, as an
+// ill-formed document). Each row puts a supplementary character astride the cut.
+
+let svc: Awaited<ReturnType<typeof startCustomerService>>;
+beforeAll(async () => {
+  svc = await startCustomerService();
+});
+afterAll(() => svc.close());
+
+/** U+1D49C MATHEMATICAL SCRIPT CAPITAL A: an XML NameStartChar and NameChar, two UTF-16 units. */
+const A = "\u{1D49C}";
+/** `a` then 300 of {@link A}: cut at any even number of UTF-16 units, a surrogate pair is split. */
+const NAME = `a${A.repeat(300)}`;
+/** What a Reason shows of {@link NAME} cut to `n` characters (code points). */
+const cutTo = (n: number) => `a${A.repeat(n - 1)}`;
+const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+const withAttribute = (attribute: string) =>
+  getCustomer("42").replace("<c:GetCustomerRequest ", `<c:GetCustomerRequest ${attribute} `);
+
+const rows: [string, string, string, string][] = [
+  ["the body child", envelope(`<${NAME}/>`), `{${ENV}}Sender`, `${cutTo(100)}…`],
+  ["the body child's namespace", envelope(`<x:op xmlns:x="${NAME}"/>`), `{${ENV}}Sender`, `{${cutTo(100)}…}`],
+  [
+    "an unexpected child",
+    envelope(getCustomer("42").replace("</c:GetCustomerRequest>", `<${NAME}/></c:GetCustomerRequest>`)),
+    `{${ENV}}Sender`,
+    `${cutTo(100)}…`,
+  ],
+  ["an attribute not allowed", envelope(withAttribute(`${NAME}="1"`)), `{${ENV}}Sender`, `"${cutTo(100)}…"`],
+  [
+    "an unqualified attribute on env:Envelope",
+    envelope(getCustomer("42")).replace("<env:Envelope ", `<env:Envelope ${NAME}="1" `),
+    `{${ENV}}Sender`,
+    `"${cutTo(100)}…"`,
+  ],
+  [
+    "an unqualified header block",
+    envelope(getCustomer("42"), `<${NAME}/>`),
+    `{${ENV}}Sender`,
+    `"${cutTo(100)}…"`,
+  ],
+  [
+    "an unsupported xsi: attribute",
+    envelope(withAttribute(`xmlns:xsi="${XSI}" xsi:${NAME}="1"`)),
+    `{${ENV}}Sender`,
+    `xsi:${cutTo(100)}…`,
+  ],
+  [
+    "an env:mustUnderstand value",
+    envelope(getCustomer("42"), `<h:b xmlns:h="urn:h" env:mustUnderstand="${NAME}"/>`),
+    `{${ENV}}Sender`,
+    `"${cutTo(40)}…"`,
+  ],
+  [
+    "an xsi:nil value",
+    envelope(withAttribute(`xmlns:xsi="${XSI}" xsi:nil="${NAME}"`)),
+    `{${ENV}}Sender`,
+    `"${cutTo(40)}…"`,
+  ],
+  [
+    "an xsi:type value",
+    envelope(withAttribute(`xmlns:xsi="${XSI}" xsi:type="${NAME}"`)),
+    `{${ENV}}Sender`,
+    `"${cutTo(100)}…"`,
+  ],
+  [
+    "an xs:long value",
+    envelope(
+      `<c:GetCustomerRequest xmlns:c="${TNS}"><c:customerId>${NAME}</c:customerId></c:GetCustomerRequest>`,
+    ),
+    `{${ENV}}Sender`,
+    `"${cutTo(60)}…"`,
+  ],
+  [
+    "a mandatory header block nobody understands",
+    envelope(getCustomer("42"), `<h:${NAME} xmlns:h="urn:h" env:mustUnderstand="true"/>`),
+    `{${ENV}}MustUnderstand`,
+    `{urn:h}${cutTo(100)}…`,
+  ],
+  [
+    "the body child's env:encodingStyle",
+    envelope(withAttribute(`env:encodingStyle="${NAME}"`)),
+    `{${ENV}}DataEncodingUnknown`,
+    `"${cutTo(200)}…"`,
+  ],
+  [
+    "a descendant's env:encodingStyle",
+    envelope(getCustomer("42").replace("<c:customerId>", `<c:customerId env:encodingStyle="${NAME}">`)),
+    `{${ENV}}DataEncodingUnknown`,
+    `"${cutTo(200)}…"`,
+  ],
+];
+
+describe("a fault Reason cuts names and values on characters, never inside a surrogate pair (XML 1.0 §2.2)", () => {
+  it.each(rows)(
+    "a long name or value with U+1D49C astride the cut in %s",
+    async (_, message, code, shown) => {
+      const res = await post(svc.endpoint, message);
+      expect(res.status).toBe(code === `{${ENV}}Sender` ? 400 : 500);
+      const fault = readFault(res.text);
+      expect(fault.code).toBe(code);
+      expect(res.text).not.toContain("\uFFFD");
+      expect(fault.reason).toContain(shown);
+      // Cut, not echoed whole: the next character of the name is not there.
+      expect(fault.reason).not.toContain(`${shown.replace("…", "")}${A}`);
+    },
+  );
+  it("a well-formed reply afterwards", async () => {
+    expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
+  });
+});
