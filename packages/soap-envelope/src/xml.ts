@@ -546,6 +546,11 @@ class TreeBuilder {
     let own: Record<string, string> | undefined;
     let declared = 0;
     for (const prefix in tag.ns) {
+      // Namespaces in XML 1.0 §3: "The prefix xml is by definition bound to the namespace name
+      // http://www.w3.org/XML/1998/namespace. It MAY, but need not, be declared" (saxes refuses
+      // any other name for it). The base scope holds that binding, frozen: assigning it again
+      // threw, and a namespace-well-formed message was refused as not well-formed.
+      if (prefix === "xml") continue;
       own ??= Object.create(parentScope) as Record<string, string>;
       own[prefix] = tag.ns[prefix] ?? "";
       declared++;
