@@ -89,6 +89,16 @@ describe("loadContract", () => {
       /notification/,
     ],
     [
+      // WS-I Basic Profile 1.1 R2710: operation signatures (the Body child's qualified name) must
+      // differ; distinct soapActions do not make the Body tell the operations apart.
+      "two operations taking one input element, with distinct soapActions",
+      customerWsdl.replace(
+        '<wsdl:part name="parameters" element="tns:CreateCustomerRequest"/>',
+        '<wsdl:part name="parameters" element="tns:GetCustomerRequest"/>',
+      ),
+      /two operations take \{http:\/\/svc\.example\.com\/ws\/customer\/v1\}GetCustomerRequest/,
+    ],
+    [
       "a DOCTYPE in the WSDL",
       customerWsdl.replace("<wsdl:definitions", "<!DOCTYPE x><wsdl:definitions"),
       /document type declaration/,
