@@ -1,5 +1,19 @@
+import { listen } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENV, envelope, getCustomer, post, readFault, startCustomerService, TNS } from "../test/helpers.js";
+import {
+  CUSTOMER_WSDL,
+  customerHandlers,
+  ENV,
+  envelope,
+  getCustomer,
+  post,
+  readFault,
+  SOAP,
+  silentLogger,
+  startCustomerService,
+  TNS,
+} from "../test/helpers.js";
+import { createSoapService } from "./service.js";
 
 // A fault Reason quotes names and values from the message cut short. XML 1.0 §2.2 Char admits
 // a supplementary character (U+10000–U+10FFFF) whole, never one half of its UTF-16 surrogate
@@ -112,5 +126,46 @@ describe("a fault Reason cuts names and values on characters, never inside a sur
   );
   it("a well-formed reply afterwards", async () => {
     expect((await post(svc.endpoint, envelope(getCustomer("42")))).status).toBe(200);
+  });
+});
+
+describe("header values quoted in a Reason are cut on characters too, on a transport that reads them as UTF-8", () => {
+  // RFC 9110 §5.5: a field value is octets; node hands them over as ISO-8859-1, a transport may
+  // decode them as UTF-8 (as this one does) before calling service.handle().
+  const service = createSoapService({
+    wsdl: CUSTOMER_WSDL,
+    handlers: customerHandlers(),
+    logger: silentLogger,
+  });
+  const utf8 = (value: string | undefined) =>
+    value === undefined ? undefined : Buffer.from(value, "latin1").toString("utf8");
+  let server: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    server = await listen(async (req, res) => {
+      const answer = await service.handle({
+        method: "POST",
+        contentType: utf8(req.headers["content-type"]),
+        contentLength: req.headers["content-length"],
+        contentEncoding: utf8(req.headers["content-encoding"]),
+        body: req,
+      });
+      if (answer.unreadBody) req.resume();
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+    });
+  });
+  afterAll(() => server.close());
+
+  /** A header value of UTF-8 octets, as node sends a string's code units below 256. */
+  const octets = (value: string) => Buffer.from(value, "utf8").toString("latin1");
+  it.each([
+    ["the charset parameter", { "content-type": octets(`application/soap+xml; charset=${NAME}`) }],
+    ["Content-Encoding", { "content-type": SOAP, "content-encoding": octets(NAME) }],
+  ])("%s, 40 characters shown → 415 Sender, the pair astride the cut kept whole", async (_, headers) => {
+    const res = await post(server.url, envelope(getCustomer("42")), headers["content-type"], headers);
+    expect(res.status).toBe(415);
+    const fault = readFault(res.text);
+    expect(fault.code).toBe(`{${ENV}}Sender`);
+    expect(res.text).not.toContain("\uFFFD");
+    expect(fault.reason).toContain(`"${cutTo(40)}…"`);
   });
 });

@@ -626,14 +626,14 @@ function checkTransport(
     // Allow (§15.5.6). Methods are case-sensitive (§9.1): `post` is not POST.
     return HttpError.methodNotAllowed(
       ["POST"],
-      `${String(request.method).slice(0, 40)} is not allowed: SOAP 1.2 messages are POSTed`,
+      `${shown(String(request.method), 40)} is not allowed: SOAP 1.2 messages are POSTed`,
     );
   }
   if (request.contentEncoding !== undefined) {
     const coding = request.contentEncoding.trim().toLowerCase();
     if (coding !== "" && coding !== "identity") {
       return HttpError.unsupportedMediaType(
-        `Content-Encoding "${coding.slice(0, 40)}" is not supported; send the message uncoded`,
+        `Content-Encoding "${shown(coding, 40)}" is not supported; send the message uncoded`,
         { headers: { "Accept-Encoding": "identity" } },
       );
     }
@@ -645,7 +645,7 @@ function checkTransport(
     // firewall filter on `action`, and one reading the last would pass a message this node routes
     // by the first. Refused as a media type this endpoint does not take (RFC 9110 §15.5.16).
     return unsupportedMediaType(
-      `Content-Type names the ${type.repeated.slice(0, 40)} parameter more than once (RFC 6838 §4.3)`,
+      `Content-Type names the ${shown(type.repeated, 40)} parameter more than once (RFC 6838 §4.3)`,
     );
   }
   const { media, charset } = type;
@@ -653,7 +653,7 @@ function checkTransport(
   if (!soap11 && media.type !== SOAP12_MEDIA_TYPE)
     return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
   if (!soap11 && charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
-    return unsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported`);
+    return unsupportedMediaType(`charset "${shown(charset, 40)}" is not supported`);
   }
   // RFC 9110 §15.5.14: a body larger than the server will process is a 413 whatever its media
   // type; a SOAP 1.1 message is read (for its VersionMismatch) only within the same limit.
