@@ -377,9 +377,20 @@ function appendLink(res: ServerResponse, links: readonly string[]): void {
  */
 function writeHeaders(config: VersioningConfig, res: ServerResponse, resolution?: VersionResolution): void {
   for (const name in config.supported) res.setHeader(name, config.supported[name] as string);
-  const vary = resolution === undefined ? config.varyAll : resolution.vary;
-  if (vary.length > 0) appendVary(res, ...vary);
-  if (resolution === undefined) return;
+  if (resolution === undefined) {
+    // RFC 9110 §12.5.5: Vary lists the request fields that "might have influenced the origin
+    // server's process for selecting the content of this response". A refusal of a request with
+    // content depends on its Content-Type as a success does (`vnd.svc.v9+json` is a 415, the same
+    // request in `vnd.svc.v2+json` a 200, in `v1` against `/v2/...` a 400), so it is named on both;
+    // `res.req` is the request the refusal answers (node:http sets it on every server response).
+    const request = (res as ServerResponse & { req?: { headers?: IncomingHttpHeaders } }).req;
+    const withContent =
+      config.mediaType !== undefined && request?.headers !== undefined && hasContent(request.headers);
+    const vary = withContent ? [...config.varyAll, CONTENT_TYPE] : config.varyAll;
+    if (vary.length > 0) appendVary(res, ...vary);
+    return;
+  }
+  if (resolution.vary.length > 0) appendVary(res, ...resolution.vary);
   if (resolution.mediaType !== undefined) res.setHeader("Content-Type", resolution.mediaType);
   const deprecation = resolution.deprecation;
   if (deprecation) {

@@ -532,6 +532,74 @@ describe("Content-Type of the request content (RFC 6838 §3.2, RFC 9110 §8.3)",
     });
     expect(await res.json()).toEqual({ v: 1 });
   });
+  // RFC 9110 §12.5.5: the refusal of a request with content depended on its Content-Type as much
+  // as a success did (a v9 type is a 415, the same request as v2 a 200): Vary names it on both.
+  const withContentType = "API-Version, Accept-Version, Accept, Content-Type";
+  const withoutContentType = "API-Version, Accept-Version, Accept";
+  it.each<[string, string, Record<string, string>, string, number, string]>([
+    ["PATCH", "/employees/7", { "Content-Type": "application/vnd.svc.v9+json" }, "{}", 415, withContentType],
+    ["PATCH", "/employees/7", { "Content-Type": "application/vnd.svc.vx+json" }, "{}", 415, withContentType],
+    ["PATCH", "/v1/employees/7", { "Content-Type": v2 }, "{}", 400, withContentType],
+    ["PATCH", "/employees/7", { "API-Version": "1", "Content-Type": v2 }, "{}", 400, withContentType],
+    [
+      "PATCH",
+      "/employees/7",
+      { "Content-Type": "application/vnd.svc.v1+json", Accept: v2 },
+      "{}",
+      406,
+      withContentType,
+    ],
+    [
+      "PATCH",
+      "/employees/7",
+      { "API-Version": "9", "Content-Type": "application/json" },
+      "{}",
+      400,
+      withContentType,
+    ],
+    ["PATCH", "/v9/employees/7", { "Content-Type": "application/json" }, "{}", 404, withContentType],
+    // Without content nothing of Content-Type was read: Vary as before.
+    [
+      "PATCH",
+      "/employees/7",
+      { "API-Version": "9", "Content-Type": "application/vnd.svc.v9+json" },
+      "",
+      400,
+      withoutContentType,
+    ],
+    [
+      "GET",
+      "/version",
+      { "API-Version": "9", "Content-Type": "application/vnd.svc.v9+json" },
+      "",
+      400,
+      withoutContentType,
+    ],
+  ])("%s %s %j with content %j → %i, Vary: %s", async (method, path, headers, body, status, vary) => {
+    const res = await fetch(`${url}${path}`, { method, headers, ...(method === "GET" ? {} : { body }) });
+    expect(res.status).toBe(status);
+    expect(at(await res.json(), "status")).toBe(status);
+    expect(res.headers.get("vary")).toBe(vary);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+  it("required: true, PATCH with content and no version → 400 missing_api_version, Vary names Content-Type", async () => {
+    const u = await start({ ...base, required: true });
+    const res = await fetch(`${u}/employees/7`, {
+      method: "PATCH",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(400);
+    expect(at(await res.json(), "message")).toBe("An API version is required; supported versions: 1, 2");
+    expect(res.headers.get("vary")).toBe(withContentType);
+    const named = await fetch(`${u}/employees/7`, {
+      method: "PATCH",
+      headers: { "Content-Type": v2 },
+      body: "{}",
+    });
+    expect(named.status).toBe(200);
+    expect(named.headers.get("vary")).toBe(withContentType);
+  });
 });
 
 describe("a vendor Content-Type whose parameters are malformed (RFC 9110 §8.3.1)", () => {

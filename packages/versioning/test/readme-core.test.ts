@@ -53,6 +53,20 @@ describe("README: the core from plain node:http", () => {
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
     expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
   });
+  it("POST with content in vnd.svc.v9+json → 415, Vary names Content-Type as the answers to v2 content do", async () => {
+    const post = (type: string) =>
+      get("/employees", { method: "POST", headers: { "Content-Type": type }, body: "{}" });
+    const refused = await post("application/vnd.svc.v9+json");
+    expect(refused.status).toBe(415);
+    expect(await refused.text()).toBe(
+      "API version 9 (Content-Type application/vnd.svc.v9+json) is not supported; supported versions: 1, 2",
+    );
+    expect(refused.headers.get("vary")).toBe("API-Version, Accept-Version, Accept, Content-Type");
+    const served = await post("application/vnd.svc.v2+json");
+    expect(served.status).toBe(200);
+    expect(await served.json()).toEqual({ version: 2, self: "/employees" });
+    expect(served.headers.get("vary")).toBe("API-Version, Accept-Version, Accept, Content-Type");
+  });
   it("/v9/employees → 404; Accept vnd.svc.v9+json → 406", async () => {
     expect((await get("/v9/employees")).status).toBe(404);
     expect((await get("/employees", { headers: { Accept: "application/vnd.svc.v9+json" } })).status).toBe(
