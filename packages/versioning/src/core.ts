@@ -6,9 +6,9 @@ import {
   acceptsUnversioned,
   hasContent,
   parseHeaderVersion,
-  parseUriVersion,
   parseVendorContentType,
   parseVendorMediaTypes,
+  readUriPrefix,
   type VendorMediaType,
 } from "./parse.js";
 
@@ -20,12 +20,19 @@ interface Named {
   label: string;
   /** Where, for messages, when not `WHERE[source]`: `Content-Type` for the request's own type. */
   where?: string;
+  /** The digits as sent, for messages, when `version` cannot hold them (`/v99999999999999999999`). */
+  spelled?: string;
 }
 
 const WHERE = { uri: "path", header: "header", "media-type": "media type" } as const;
 
 function described(named: Named): string {
   return `${named.where ?? WHERE[named.source]} ${named.label}`;
+}
+
+/** The version number as the request wrote it. */
+function spelled(named: Named): string {
+  return named.spelled ?? String(named.version);
 }
 
 /** The `vary` of a resolution under construction: `conclude` always replaces it. */
@@ -112,14 +119,24 @@ function badRequest(config: VersioningConfig, message: string, code: string): Ht
   return HttpError.badRequest(message, { code, headers: config.supported });
 }
 
-/** The URI strategy: strips a `/v<N>` prefix off the target, into `url` and `pathPrefix`. */
+/**
+ * The URI strategy: strips a `/v<N>` prefix off the target, into `url` and `pathPrefix`. A number
+ * beyond any version (`/v99999999999999999999`, more digits than the options allow) still names
+ * a version, one the API does not have: RFC 9110 §15.5.5, 404 for a target resource with no
+ * current representation, as `/v9`, with the package's record. Left to the router it was served
+ * as the default version, whose Deprecation and Sunset then answered a request that never named it.
+ */
 function readUri(config: VersioningConfig, resolution: VersionResolution, named: Named[]): void {
   if (!config.uri) return;
-  const found = parseUriVersion(resolution.url, config.uri.prefix);
+  const found = readUriPrefix(resolution.url, config.uri.prefix);
   if (!found) return;
   resolution.url = found.rest;
-  resolution.pathPrefix = `/${config.uri.prefix}${found.version}`;
-  named.push({ version: found.version, source: "uri", label: resolution.pathPrefix });
+  resolution.pathPrefix = `/${config.uri.prefix}${found.digits}`;
+  // Number() of more than 9 digits (at most 999999999 is a version) rounds or is Infinity: never a
+  // supported version, and the message quotes the digits as sent.
+  const uri: Named = { version: Number(found.digits), source: "uri", label: resolution.pathPrefix };
+  if (found.digits.length > 9) uri.spelled = found.digits;
+  named.push(uri);
 }
 
 /** The header strategy: each configured header that is present names a version. */
@@ -242,7 +259,7 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
   // RFC 9110 §15.5.16: 415 when "the content is in a format not supported by this method on the
   // target resource": a request whose content is in an unknown version cannot be read at all.
   const content = named.find((n) => n.where === CONTENT_TYPE);
-  if (content) return unsupported(config, 415, `API version ${content.version} (${described(content)})`);
+  if (content) return unsupported(config, 415, `API version ${spelled(content)} (${described(content)})`);
   const media = named.find((n) => n.source === "media-type");
   const header = named.find((n) => n.source === "header");
   const status =
@@ -252,7 +269,7 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
         ? config.header.unknownVersionStatus
         : (config.uri?.unknownVersionStatus ?? 404);
   const reported = media ?? header ?? first;
-  return unsupported(config, status, `API version ${reported.version} (${described(reported)})`);
+  return unsupported(config, status, `API version ${spelled(reported)} (${described(reported)})`);
 }
 
 /**
@@ -264,7 +281,7 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
  * what the client can take, and here that is nothing this version has.
  */
 function notAcceptable(config: VersioningConfig, named: Named, accepted: VendorMediaType): HttpError {
-  const message = `Accept takes no representation of API version ${named.version} (${described(named)}); it names ${accepted.mediaType}`;
+  const message = `Accept takes no representation of API version ${spelled(named)} (${described(named)}); it names ${accepted.mediaType}`;
   return HttpError.notAcceptable(message, { code: "not_acceptable", headers: config.supported });
 }
 
@@ -293,7 +310,7 @@ function conclude(
   // `Accept` when nothing else named one): the request contradicts itself (→ 400).
   const other = named.find((n) => n.version !== first.version);
   if (other) {
-    const message = `The request names API version ${first.version} (${described(first)}) and ${other.version} (${described(other)})`;
+    const message = `The request names API version ${spelled(first)} (${described(first)}) and ${spelled(other)} (${described(other)})`;
     throw badRequest(config, message, "conflicting_api_version");
   }
   const byHeader = named.some((n) => n.source === "header");

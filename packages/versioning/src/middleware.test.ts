@@ -156,8 +156,85 @@ describe("URI strategy", () => {
       expect(at(await res.json(), "path")).toBe(path);
     },
   );
-  it("GET /v99999999999999999999/employees → 404 path, not a 500", async () => {
-    expect((await get("/v99999999999999999999/employees")).status).toBe(404);
+  // A number too large to be any version is still spelled as one (no leading zero): an unknown
+  // version, refused like /v9 with the package's record, not routed as the default version 1
+  // (deprecated: its Deprecation and Sunset on a 404 for a path the client never meant as v1).
+  const huge = "99999999999999999999";
+  it.each<[string, string, Record<string, string>, number, string]>([
+    [
+      "GET",
+      "/v1000000000/employees",
+      {},
+      404,
+      "API version 1000000000 (path /v1000000000) is not supported; supported versions: 1, 2",
+    ],
+    [
+      "GET",
+      `/v${huge}/employees`,
+      {},
+      404,
+      `API version ${huge} (path /v${huge}) is not supported; supported versions: 1, 2`,
+    ],
+    ["HEAD", `/v${huge}/employees`, {}, 404, ""],
+    [
+      "OPTIONS",
+      `/v${huge}/employees`,
+      {},
+      404,
+      `API version ${huge} (path /v${huge}) is not supported; supported versions: 1, 2`,
+    ],
+    [
+      "GET",
+      `/v${huge}/employees`,
+      { "API-Version": "1" },
+      400,
+      `The request names API version ${huge} (path /v${huge}) and 1 (header API-Version)`,
+    ],
+    [
+      "GET",
+      `/v${huge}/employees`,
+      { Accept: "application/vnd.svc.v1+json" },
+      404,
+      `API version ${huge} (path /v${huge}) is not supported; supported versions: 1, 2`,
+    ],
+    // The largest version the options accept is still read as a number, as before.
+    [
+      "GET",
+      "/v999999999/employees",
+      {},
+      404,
+      "API version 999999999 (path /v999999999) is not supported; supported versions: 1, 2",
+    ],
+  ])(
+    "%s %s %j → %i, the package's error record, no Deprecation of the default version",
+    async (method, path, headers, status, message) => {
+      const res = await fetch(`${url}${path}`, { method, headers });
+      expect(res.status).toBe(status);
+      if (method !== "HEAD") {
+        const body = await res.json();
+        expect(at(body, "status")).toBe(status);
+        expect(at(body, "message")).toBe(message);
+      }
+      expect(res.headers.get("deprecation")).toBeNull();
+      expect(res.headers.get("sunset")).toBeNull();
+      expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+      expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
+    },
+  );
+  it("GET /v<400 nines> (beyond any double, Number() is Infinity) → 404 naming the digits as sent", async () => {
+    const digits = "9".repeat(400);
+    const res = await get(`/v${digits}`);
+    expect(res.status).toBe(404);
+    expect(at(await res.json(), "message")).toBe(
+      `API version ${digits} (path /v${digits}) is not supported; supported versions: 1, 2`,
+    );
+    expect(res.headers.get("deprecation")).toBeNull();
+  });
+  it(`GET /v${huge}/health (version-neutral) → 200 with the default version, as /v9/health`, async () => {
+    const res = await get(`/v${huge}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, v: 1 });
+    expect(res.headers.get("deprecation")).toBeNull();
   });
 });
 

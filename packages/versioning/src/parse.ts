@@ -16,16 +16,32 @@ const NUMBER = /^(?:0|[1-9]\d{0,8})$/;
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function parseUriVersion(url: string, prefix = "v"): { version: number; rest: string } | undefined {
+  const found = readUriPrefix(url, prefix);
+  if (found === undefined || !NUMBER.test(found.digits)) return undefined;
+  return { version: Number(found.digits), rest: found.rest };
+}
+
+/**
+ * Reads a `/v<N>` prefix whatever the size of `N` (ASCII digits, no leading zero): its digits as
+ * sent and the rest of the target. `/v99999999999999999999/x` → `{ digits: "99999999999999999999",
+ * rest: "/x" }`: a number no version can be (the options stop at 999999999) is still spelled as a
+ * version, so it is an unknown one, not a path for the router. Internal.
+ *
+ * @example readUriPrefix("/v2/x", "v") // { digits: "2", rest: "/x" }
+ */
+export function readUriPrefix(url: string, prefix: string): { digits: string; rest: string } | undefined {
   if (!url.startsWith(`/${prefix}`)) return undefined;
   let i = prefix.length + 1;
   while (i < url.length && url.charCodeAt(i) >= 48 && url.charCodeAt(i) <= 57) i++;
   const digits = url.slice(prefix.length + 1, i);
-  if (!NUMBER.test(digits)) return undefined;
+  if (!ANY_NUMBER.test(digits)) return undefined;
   const next = url[i];
   if (next !== undefined && next !== "/" && next !== "?") return undefined;
   const after = url.slice(i);
-  return { version: Number(digits), rest: after.startsWith("/") ? after : `/${after}` };
+  return { digits, rest: after.startsWith("/") ? after : `/${after}` };
 }
+
+const ANY_NUMBER = /^(?:0|[1-9]\d*)$/;
 
 /**
  * Reads a version header value: `<N>` (no leading zero: `01` is malformed). Several field lines or list members (RFC 9110 §5.3) must agree;
