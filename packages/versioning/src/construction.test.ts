@@ -140,7 +140,7 @@ describe("apiVersioning construction", () => {
       "apiVersioning: defaultVersion must be one of the supported versions (1, 2), got 3",
     );
     expect(() => apiVersioning({ versions: [1], deprecated: { 1: { deprecation: "soon" } } })).toThrow(
-      'apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string, got "soon"',
+      'apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string (2026-01-01, or a date-time with Z or an offset), got "soon"',
     );
   });
   it("header names as any iterable (a Set) → accepted, as before", () => {

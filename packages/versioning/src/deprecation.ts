@@ -3,7 +3,10 @@ import { optionError } from "./option-error.js";
 
 /** When a version is (or will be) deprecated and sunset, and where that is explained. */
 export interface DeprecationPolicy {
-  /** RFC 9745: the moment the version is (or becomes) deprecated. A `Date`, or an ISO 8601 string. */
+  /**
+   * RFC 9745: the moment the version is (or becomes) deprecated. A `Date`, or an ISO 8601 string:
+   * a date (`2026-01-01`, UTC) or a date-time with `Z` or an offset (`2026-01-01T00:00:00Z`).
+   */
   deprecation: Date | string;
   /**
    * RFC 8594: the moment the version stops answering. Must not be earlier than `deprecation`.
@@ -29,15 +32,47 @@ export interface DeprecationHeaders {
   links: string[];
 }
 
+/**
+ * The strings read as one instant everywhere: the ECMAScript date time string format (a profile
+ * of ISO 8601), a date alone (UTC) or a date-time with `Z` or an offset. RFC 9745 §2 and RFC 8594
+ * §3 each send one instant; `Date.parse` reads a date-time without `Z` or an offset in the
+ * server's local time zone (replicas in different zones sent different Deprecation and Sunset
+ * values) and any other string by the engine's own rules (`"1"` is 2001-01-01 local time).
+ */
+const INSTANT =
+  /^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
+
+/** Whether day `day` exists in month `month` (1-12) of `year`: `Date` rolls Feb 30 over to Mar 2. */
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  const last = new Date(0);
+  last.setUTCFullYear(year, month, 0);
+  return day >= 1 && day <= last.getUTCDate();
+}
+
+function parseInstant(value: string): Date | undefined {
+  const m = INSTANT.exec(value);
+  if (m === null) return undefined;
+  const [, year, month, day] = m;
+  if (month !== undefined && day !== undefined && !isCalendarDay(Number(year), Number(month), Number(day))) {
+    return undefined;
+  }
+  return new Date(value);
+}
+
 function toDate(value: Date | string, label: string, field: string): Date {
   const date =
     value instanceof Date
       ? new Date(value.getTime())
       : typeof value === "string"
-        ? new Date(value)
+        ? parseInstant(value)
         : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
-    throw optionError(`deprecated.${field}`, value, "a valid Date or ISO 8601 string", `${label}: ${field}`);
+    throw optionError(
+      `deprecated.${field}`,
+      value,
+      "a valid Date or ISO 8601 string (2026-01-01, or a date-time with Z or an offset)",
+      `${label}: ${field}`,
+    );
   }
   return date;
 }

@@ -156,7 +156,7 @@ const rows: OptionCase[] = [
     "apiVersioning: deprecated.deprecation",
     () => apiVersioning({ versions, deprecated: { 1: { deprecation: "soon" } } }),
     "ERR_SVC_VERSIONING_DEPRECATED_DEPRECATION",
-    /apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string, got "soon"/,
+    /apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string \(2026-01-01, or a date-time with Z or an offset\), got "soon"/,
     () => apiVersioning({ versions, deprecated: { 1: { deprecation: new Date(0) } } }),
   ],
   [
