@@ -320,7 +320,7 @@ function isRangeName(type: string, subtype: string): boolean {
 
 /**
  * Parses an `Accept` value into its valid media ranges, in the client's order. Invalid members
- * are dropped (`q=2`, `text`, `*\/html`, `text/**`: never a 500); `undefined` means nothing usable was left
+ * are dropped (`q=2`, two weights, `text`, `*\/html`, `text/**`: never a 500); `undefined` means nothing usable was left
  * (no valid member, or a field over the bounds), which callers treat as no `Accept` at all.
  *
  * @example parseMediaRanges("text/html;level=1;q=0.5, text/*")?.map((r) => r.q) // [0.5, 1]
@@ -333,20 +333,14 @@ export function parseMediaRanges(accept: string): readonly MediaRange[] | undefi
   for (const member of members) {
     const mt = parseMediaType(member);
     if (mt === undefined || !isRangeName(mt.type, mt.subtype)) continue;
-    let q = 1;
-    let valid = true;
     const parameters: Parameter[] = [];
     for (const [name, value] of mt.parameters) {
       // RFC 9110 §12.4.2: "q" separates media-type parameters from (ignored) accept extensions.
-      if (name === "q") {
-        const weight = parseQValue(value);
-        if (weight === undefined) valid = false;
-        else q = weight;
-        break;
-      }
+      if (name === "q") break;
       parameters.push([name, value.toLowerCase()]);
     }
-    if (!valid) continue;
+    const q = memberWeight(mt.parameters);
+    if (q === undefined) continue;
     const plus = mt.subtype.lastIndexOf("+");
     ranges.push({
       type: mt.type,
@@ -360,6 +354,25 @@ export function parseMediaRanges(accept: string): readonly MediaRange[] | undefi
   return ranges.length > 0 ? ranges : undefined;
 }
 
+/**
+ * The weight of one list member from its parameters: 1 without a `q`, the q-value with one, and
+ * `undefined` (the member is invalid) when the `q` is not a qvalue or when there is more than one.
+ * RFC 9110 §12.4.2 `weight = OWS ";" OWS "q=" qvalue`, and each weighted list allows one per
+ * member (§12.5.1 `Accept = #( media-range [ weight ] )`, §12.5.3 `#( codings [ weight ] )`,
+ * §12.5.4 `#( language-range [ weight ] )`): `gzip;q=0.1;q=1` matches none of them, and taking
+ * either weight would be a guess, so it is ignored like any other invalid member.
+ */
+function memberWeight(params: readonly Parameter[]): number | undefined {
+  let q: number | undefined = 1;
+  let weights = 0;
+  for (const [name, value] of params) {
+    if (name !== "q") continue;
+    if (++weights > 1) return undefined;
+    q = parseQValue(value);
+  }
+  return q;
+}
+
 /** One member of a weighted token list (`Accept-Language`, `Accept-Encoding`). */
 export interface QItem {
   /** The member, lower-cased. */
@@ -369,7 +382,7 @@ export interface QItem {
 
 /**
  * Parses `value *( OWS ";" OWS parameter )` lists with a `q` weight (RFC 9110 §12.4.2), keeping
- * members that pass `valid` and carry a well-formed weight; others are dropped. Over the bounds
+ * members that pass `valid` and carry at most one weight, well-formed; others are dropped. Over the bounds
  * → `[]` (the field is disregarded).
  *
  * @example parseQList("gzip;q=0.5, br") // [{ value: "gzip", q: 0.5 }, { value: "br", q: 1 }]
@@ -383,8 +396,7 @@ export function parseQList(header: string, valid: (value: string) => boolean = i
     if (value === "" || !valid(value)) continue;
     const params = semi === -1 ? [] : parseParameters(member.slice(semi));
     if (params === undefined) continue;
-    let q: number | undefined = 1;
-    for (const [name, weight] of params) if (name === "q") q = parseQValue(weight);
+    const q = memberWeight(params);
     if (q !== undefined) items.push({ value, q });
   }
   return items;
