@@ -93,6 +93,27 @@ interface ErrorLike {
   limit?: unknown;
 }
 
+/**
+ * Whether an error reports the response of an outbound call rather than a decision made for this
+ * request: it carries that response (`response`: axios, Octokit, gaxios, superagent, got, ky), the
+ * upstream's request id (`request_id`, `requestID`: OpenAI, Anthropic; `requestId`: Stripe, a member
+ * these SDKs define even when the upstream sent none), AWS SDK v3's `$metadata`, or is undici's
+ * status-code error. An auth middleware's own errors (express-oauth2-jwt-bearer, express-jwt,
+ * http-errors) carry none of these.
+ */
+function fromUpstream(e: ErrorLike): boolean {
+  const response = (e as { response?: unknown }).response;
+  const metadata = (e as { $metadata?: unknown }).$metadata;
+  return (
+    (typeof response === "object" && response !== null) ||
+    "request_id" in e ||
+    "requestID" in e ||
+    "requestId" in e ||
+    (typeof metadata === "object" && metadata !== null) ||
+    (e as { code?: unknown }).code === "UND_ERR_RESPONSE_STATUS_CODE"
+  );
+}
+
 function stringHeaders(value: unknown): Record<string, string> | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const out: Record<string, string> = {};
@@ -116,6 +137,8 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  *   (`WWW-Authenticate`, `Allow`, `Retry-After`, ...): an SDK error's are its upstream's;
  * - a 407 on an error without that `expose` flag (an SDK's: the app's outbound proxy asking the
  *   app for credentials) is a 502 without its `Proxy-Authenticate` (RFC 9110 §15.5.8, §15.6.3);
+ *   so is a 401 on such an error that carries its upstream's response or request id (the
+ *   upstream refusing the app's credentials), without the upstream's `WWW-Authenticate` (§15.5.2);
  * - everything else is a 500 whose `cause` is the original (logged, never shown).
  *
  * @example
@@ -169,10 +192,16 @@ function mapError(err: unknown): HttpError {
   // client uses no such proxy and cannot answer it, and its Proxy-Authenticate names that proxy's
   // realm. To the client, the server "while acting as a gateway or proxy, received an invalid
   // response from an inbound server it accessed" (§15.6.3): a 502, without the challenge, logged
-  // with the 407 as its cause. An upstream's 401 keeps its status and challenge: an auth
-  // middleware's own 401 has the same shape (express-oauth2-jwt-bearer's `status`, `statusCode`,
-  // `headers` and no `expose`), and its challenge MUST reach the client (§15.5.2).
-  if (status === 407 && typeof e.expose !== "boolean") return new HttpError(502, undefined, { cause: err });
+  // with the 407 as its cause.
+  // RFC 9110 §15.5.2: a 401's challenge is "applicable to the target resource". An upstream's 401
+  // refused the app's credentials (an API key) for the upstream's resource: this server's client
+  // can neither see nor fix them, and the challenge names the upstream's realm. It is the same 502,
+  // when the error shows it came from an outbound exchange (fromUpstream); without that mark a 401
+  // keeps its status and challenge: an auth middleware's own 401 (express-oauth2-jwt-bearer's
+  // `status`, `statusCode`, `headers` and no `expose`) MUST reach the client with its challenge.
+  if (typeof e.expose !== "boolean" && (status === 407 || (status === 401 && fromUpstream(e)))) {
+    return new HttpError(502, undefined, { cause: err });
+  }
   // Only an error that says its message is for the client (http-errors sets `expose: true` below
   // 500) shows it: an SDK's error carrying its upstream's status (`statusCode: 401` with "Invalid
   // API Key provided: sk_live_…") says nothing of the kind, and gets the reason phrase.
