@@ -104,7 +104,10 @@ const IGNORED_FIELD_SET: ReadonlySet<string> = new Set([...BODY_FIELDS, ...CONNE
  * {@link BODY_FIELDS} (a `Content-Encoding: gzip` set for a precompressed file would label the
  * plain error body as gzip, RFC 9110 §8.4; a digest, RFC 9530 §2, §3, would not match it; and the
  * error body goes with `Content-Length`, which a sender MUST NOT send beside `Transfer-Encoding`,
- * RFC 9112 §6.2), and the rest of the failed representation's metadata and validators.
+ * RFC 9112 §6.2), the rest of the failed representation's metadata and validators, and its
+ * `Trailer`: RFC 9110 §6.6.2, it announces the trailer fields of the failed content's chunked
+ * framing, and the record has none (Node throws ERR_HTTP_TRAILER_INVALID on a Trailer beside
+ * Content-Length, inside the error handler: the client would get no answer at all).
  */
 const STALE_REPRESENTATION_HEADERS = [
   ...BODY_FIELDS,
@@ -114,6 +117,7 @@ const STALE_REPRESENTATION_HEADERS = [
   "content-location",
   "etag",
   "last-modified",
+  "trailer",
 ] as const;
 
 /**
