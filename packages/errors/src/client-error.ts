@@ -168,18 +168,29 @@ const CLIENT_ERROR_OWN_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * `name: value` and CRLF, or `undefined` for a field `setHeader` would refuse (a name that is not a
- * token, a value with CR, LF or NUL, which would split the response) and for one of
- * {@link CLIENT_ERROR_OWN_FIELDS}.
+ * token, a value with CR, LF or NUL, which would split the response), for one of
+ * {@link CLIENT_ERROR_OWN_FIELDS}, and for a value that is neither a string nor a finite number.
+ * The bytes go on the socket as written here, so the text checked is the text written: RFC 9110
+ * §5.5 field values hold no CR or LF, and an object's `toString()` (or an array's members) could
+ * give one text to the check and another to the line, a field (or a response) of its own making.
  */
 function headerLine(name: unknown, value: unknown): string | undefined {
+  if (typeof name !== "string") return undefined;
+  const text =
+    typeof value === "string"
+      ? value
+      : typeof value === "number" && Number.isFinite(value)
+        ? String(value)
+        : undefined;
+  if (text === undefined) return undefined;
   try {
-    validateHeaderName(name as string);
-    validateHeaderValue(name as string, value as string);
+    validateHeaderName(name);
+    validateHeaderValue(name, text);
   } catch {
     return undefined;
   }
-  if (CLIENT_ERROR_OWN_FIELDS.has((name as string).toLowerCase())) return undefined;
-  return `${name}: ${value}\r\n`;
+  if (CLIENT_ERROR_OWN_FIELDS.has(name.toLowerCase())) return undefined;
+  return `${name}: ${text}\r\n`;
 }
 
 /**
