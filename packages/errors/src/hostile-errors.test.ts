@@ -199,3 +199,30 @@ describe("a Trailer field the failed handler had set", () => {
     expect(reply.headers.trailer).toBe("Server-Timing");
   });
 });
+
+describe("an extension member named toJSON", () => {
+  // RFC 9457 §3.2 lets a problem carry extension members of any name, and the README says a
+  // function member is left out, as JSON leaves it out. JSON.stringify calls a `toJSON` function
+  // of the object it writes (ECMA-262 SerializeJSONProperty): on the record itself, it replaced
+  // the whole body with whatever it returned.
+  const replacing = () =>
+    new HttpError(409, "Order 7 is already paid", {
+      extensions: { orderId: 7, toJSON: () => ({ status: 200, message: "paid, all fine" }) },
+    });
+  it.each(FORMATS)("a function → left out, Accept: %s → the 409 record", async (accept, type) => {
+    const { url, escaped } = await serve(replacing);
+    const reply = await get(`${url}/orders/7`, accept);
+    expectRecord(reply, accept, type, 409);
+    expect(reply.body).toContain("Order 7 is already paid");
+    expect(reply.body).not.toContain("all fine");
+    expect(reply.body).toMatch(/"orderId":7|<orderId>7<\/orderId>/);
+    expect(escaped).toEqual([]);
+  });
+
+  it.each(FORMATS)("a string → kept as a member, Accept: %s", async (accept, type) => {
+    const { url } = await serve(() => new HttpError(409, "Taken", { extensions: { toJSON: "just data" } }));
+    const reply = await get(`${url}/orders/7`, accept);
+    expectRecord(reply, accept, type, 409);
+    expect(reply.body).toMatch(/"toJSON":"just data"|<toJSON>just data<\/toJSON>/);
+  });
+});

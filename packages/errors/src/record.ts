@@ -104,7 +104,16 @@ export function buildErrorRecord(err: HttpError, path: string, now: Date = new D
   };
   if (err.errors && err.errors.length > 0 && err.status < 500) record.errors = [...err.errors];
   // RFC 9457 §3.2: extension members follow the standard ones; HttpError refuses clashing names.
-  if (err.extensions) Object.assign(record, err.extensions);
+  // A member JSON has no text for (a function, a symbol, undefined) is left out here, as every
+  // format leaves it out: on the record, a function named `toJSON` would be called by
+  // JSON.stringify (ECMA-262 SerializeJSONProperty) and its result written instead of the record.
+  if (err.extensions) {
+    for (const name of Object.keys(err.extensions)) {
+      const value = err.extensions[name];
+      if (value !== undefined && typeof value !== "function" && typeof value !== "symbol")
+        record[name] = value;
+    }
+  }
   return record;
 }
 
