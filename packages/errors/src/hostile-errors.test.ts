@@ -226,3 +226,44 @@ describe("an extension member named toJSON", () => {
     expect(reply.body).toMatch(/"toJSON":"just data"|<toJSON>just data<\/toJSON>/);
   });
 });
+
+describe("an HttpError whose fields were replaced after it was built", () => {
+  // Its fields are readonly to TypeScript only. One replaced with a value the constructor would
+  // have refused is the server's bug, as a status set to 200 already is: a logged 500 record, not
+  // a record whose `message` is an object or missing (RFC 9457 §3.1.4: `detail` is a string), nor
+  // an exception out of the handler.
+  const replaced = (field: string, value: unknown) => () => {
+    const err = HttpError.notFound("No such order");
+    Object.defineProperty(err, field, { value, configurable: true, writable: true });
+    return err;
+  };
+  const unreadable = new Proxy(
+    {},
+    {
+      ownKeys() {
+        throw new Error("headers trap");
+      },
+    },
+  );
+  it.each([
+    ["message, an object", replaced("message", { text: "No such order" })],
+    ["message, a symbol", replaced("message", Symbol("No such order"))],
+    ["message, a number", replaced("message", 42)],
+    ["headers, a Proxy whose ownKeys throws", replaced("headers", unreadable)],
+  ])("%s → a 500 record in every format, logged, nothing thrown", async (_label, thrown) => {
+    const { url, escaped, logged } = await serve(thrown);
+    for (const [accept, type] of FORMATS) {
+      const reply = await get(`${url}/orders/7`, accept);
+      expectRecord(reply, accept, type, 500);
+    }
+    expect(escaped).toEqual([]);
+    expect(logged).toHaveLength(FORMATS.length);
+  });
+
+  it("message replaced by another string → that message, 404", async () => {
+    const { url } = await serve(replaced("message", "Order 7 was never placed"));
+    const reply = await get(`${url}/orders/7`);
+    expectRecord(reply, "application/json", "application/json; charset=utf-8", 404);
+    expect(JSON.parse(reply.body).message).toBe("Order 7 was never placed");
+  });
+});

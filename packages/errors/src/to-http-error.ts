@@ -126,7 +126,8 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
 /**
  * Turns anything thrown or passed to `next(err)` into an {@link HttpError}:
  * - an `HttpError` is returned as is (one of another copy of the package is made again with this
- *   copy's constructor, so it passes the same checks; a status outside 400..599 is a 500);
+ *   copy's constructor, so it passes the same checks; a status outside 400..599, a message that
+ *   is no string or headers that cannot be read, set after construction, are a 500);
  * - a 405 without an `Allow` header is a 500 (RFC 9110 §15.5.6: a 405 MUST carry Allow);
  * - a value whose properties cannot be read (a getter or Proxy trap that throws) is a 500;
  * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
@@ -162,9 +163,19 @@ function mapError(err: unknown): HttpError {
     // `errors` is checked again for the same reason (checkedFieldErrors throws, and the catch in
     // toHttpError makes that the 500 it is).
     checkedFieldErrors(err.errors);
-    return isErrorStatus(err.status) && typeof err.headers === "object" && err.headers !== null
-      ? err
-      : HttpError.internal(undefined, { cause: err });
+    // So are `message` and `headers`: a message that is no string would be the record's `message`
+    // (RFC 9457 §3.1.4: `detail` is a string), an object or nothing at all; headers whose keys
+    // cannot be read (a Proxy trap that throws) would throw out of the handler.
+    if (
+      typeof err.message !== "string" ||
+      !isErrorStatus(err.status) ||
+      typeof err.headers !== "object" ||
+      err.headers === null
+    ) {
+      return HttpError.internal(undefined, { cause: err });
+    }
+    Object.keys(err.headers); // throws for unreadable headers, inside toHttpError's catch: a 500
+    return err;
   }
   if (isHttpError(err)) return fromOtherCopy(err);
   if (typeof err !== "object" || err === null) {
