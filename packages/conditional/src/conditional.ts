@@ -245,7 +245,15 @@ function ifRangeHolds(value: string, res: ServerResponse): boolean {
   return modified < origination;
 }
 
+/** The requests whose `If-Range` {@link guardIfRange} already evaluates. */
+const ifRangeGuarded = new WeakSet<IncomingMessage>();
+
 /**
+ * RFC 9110 §13.2.2 step 5, shared by `conditional()` and `preconditions()`: "When the method is
+ * GET and both Range and If-Range are present, evaluate the If-Range precondition: if true and the
+ * Range is applicable to the selected representation, respond 206 (Partial Content); otherwise,
+ * ignore the Range header field and respond 200 (OK)".
+ *
  * Makes the request's `If-Range` read, by whatever serves the range (`express.static` and
  * `res.sendFile` through `send`, or the handler), as {@link ifRangeHolds} evaluates it on the
  * validators the response carries at that moment (a range is served after its validators are
@@ -258,10 +266,16 @@ function ifRangeHolds(value: string, res: ServerResponse): boolean {
  * holds none. Only with a `Range` header field: "A server MUST ignore an If-Range header field
  * received in a request that does not contain a Range header field."
  */
-function guardIfRange(req: IncomingMessage, res: ServerResponse): void {
+export function guardIfRange(req: IncomingMessage, res: ServerResponse): void {
   const headers = req.headers;
+  // Range is defined for GET (RFC 9110 §14.2), whose header fields a HEAD carries (§9.3.2).
+  if (headers["if-range"] === undefined || (req.method !== "GET" && req.method !== "HEAD")) return;
+  // Once per request: conditional() and preconditions() both mounted evaluate it on the one
+  // response (a second guard would otherwise take the first one's answer for the value received).
+  if (ifRangeGuarded.has(req)) return;
   const given = headers["if-range"];
   if (typeof given !== "string" || headers.range === undefined) return;
+  ifRangeGuarded.add(req);
   const redefine = (value: unknown): void => {
     Object.defineProperty(headers, "if-range", {
       value,
@@ -762,9 +776,7 @@ export function conditional(options: ConditionalOptions = {}) {
   const invalidEtag = new InvalidEtagWarning();
   return function conditionalMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     const revalidation = new Revalidation(req, res, config, invalidEtag);
-    // Range is defined for GET (RFC 9110 §14.2), whose header fields a HEAD carries (§9.3.2).
-    if (req.headers["if-range"] !== undefined && (req.method === "GET" || req.method === "HEAD"))
-      guardIfRange(req, res);
+    guardIfRange(req, res);
     (res as ServerResponse & { [REVALIDATED]?: true })[REVALIDATED] = true;
     const send = (res as Sendable).send;
     if (typeof send === "function") {

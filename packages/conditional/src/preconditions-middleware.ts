@@ -7,6 +7,7 @@ import {
   type NextFunction,
   refusedOption,
 } from "@svc/errors";
+import { guardIfRange } from "./conditional.js";
 import { parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
@@ -44,7 +45,8 @@ export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMess
  * Evaluates conditional request headers against the resource's current validators before the
  * handler runs (RFC 9110 §13.2.2): a failed precondition becomes a 412 (or 304 for GET/HEAD), with
  * `ETag`/`Last-Modified` of the current state, through the error handler; with `required: true`,
- * an unconditional write becomes a 428. The validators are left on `res.locals.current` for the handler.
+ * an unconditional write becomes a 428. Step 5, `If-Range` on a GET with `Range`, is evaluated
+ * as `conditional()` evaluates it, on the validators of the response serving the range. The validators are left on `res.locals.current` for the handler.
  *
  * @example
  * app.put("/employees/:id", preconditions({ current: (req) => repo.validators(req.params.id), required: true }), update);
@@ -83,6 +85,11 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
       return;
     }
     if (outcome === "proceed") {
+      // RFC 9110 §13.2.2 step 5, after steps 1 to 4 held: If-Range, evaluated as conditional()
+      // evaluates it, by the same function, on the validators of the response that serves the
+      // range (express.static, res.sendFile or the handler), when it reads the field. Left to
+      // send, a weak tag, a list of tags or any date not before Last-Modified got the range.
+      guardIfRange(req, res);
       next();
       return;
     }
