@@ -505,7 +505,7 @@ class Revalidation {
     if (!this.safe || !this.successful()) {
       this.settleEtag(res);
       // A 304 of the handler's whose head goes out at a write or flushHeaders: as at res.end.
-      if (this.safe && res.statusCode === 304) this.notModified(res);
+      if (res.statusCode === 304) this.ownNotModified(res);
       return true;
     }
     this.streamed = true;
@@ -566,7 +566,7 @@ class Revalidation {
       setFields(res, headers);
       this.settleEtag(res);
       // The handler's own 304 gets the fields conditional()'s own 304 gets, as at res.end.
-      if (this.safe && status === 304) this.notModified(res);
+      if (status === 304) this.ownNotModified(res);
       return typeof reason === "string"
         ? this.realWriteHead.call(res, status, reason)
         : this.realWriteHead.call(res, status);
@@ -592,8 +592,8 @@ class Revalidation {
       // handler set, a response of another method or status): checked, and weak when coded.
       this.settleEtag(res);
       // Unsafe methods have nothing to revalidate: preconditions() answers those.
-      if (this.safe && res.statusCode === 304) {
-        this.notModified(res);
+      if (res.statusCode === 304) {
+        this.ownNotModified(res);
       } else if (this.safe && this.successful() && !this.preconditionsHold(res)) {
         return this.failPrecondition(res);
       } else if (this.safe && this.isFresh(res)) {
@@ -705,6 +705,22 @@ class Revalidation {
     const declared = Number(headerText(res, "content-length") ?? Number.NaN);
     const type = this.contentType ?? headerText(res, "content-type");
     return n.codingFor(type, Number.isFinite(declared) ? declared : undefined) !== "identity";
+  }
+
+  /**
+   * The handler's own 304. To a GET/HEAD: made as conditional()'s own ({@link notModified}). To any
+   * other method it is the application's mistake, a 304 answering "a conditional GET or HEAD
+   * request" (RFC 9110 §15.4.5); its status stays as the handler chose (there is no 200 to send in
+   * its place), but it is still a 304: it has no content, whatever its fields say (RFC 9112 §6.3:
+   * "any response with a 1xx, 204, or 304 status code is always terminated by the first empty line
+   * after the header fields"; Node sends none), and "SHOULD NOT generate representation metadata
+   * other than the above listed fields" (§15.4.5). Its Content-Length, Content-Type,
+   * Content-Encoding and Content-Language go, as on every 304; the GET-only steps (a weak tag for a
+   * coded 200, the default Cache-Control) do not apply.
+   */
+  private ownNotModified(res: ServerResponse): void {
+    if (this.safe) this.notModified(res);
+    else dropRepresentationMetadata(res);
   }
 
   /**
