@@ -166,26 +166,67 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
     expect(ttl).toBeLessThanOrEqual(11_000);
   });
 
+  /**
+   * Redis's `TIME` in epoch ms. Windows are aligned to it (`floor(now / windowMs) × windowMs`).
+   */
+  async function redisNow(): Promise<number> {
+    const [seconds, micros] = (await io.time()) as [number, number];
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
+  /**
+   * The one window every decision of a burst must fall in. Redis's clock cannot be fixed, and a
+   * sliding-window burst that straddles a window edge is rightly admitted past the limit: the
+   * count before the edge is weighted down as the new window runs (50 × (1 − d / 60 s) ≤ 49 once
+   * d ≥ 1.2 s, a run this machine takes under load). 10^15 ms (the longest window accepted) puts
+   * the only edge in the year 33658, so the whole run is in the window starting at 0, and the
+   * key's own window start and counts say so after the run.
+   */
+  const ONE_WINDOW = 1e15;
+
+  async function expectOneWindow(redisKey: string, before: number, counted: number): Promise<void> {
+    const after = await redisNow();
+    expect(Math.floor(after / ONE_WINDOW)).toBe(Math.floor(before / ONE_WINDOW));
+    expect(await io.hgetall(redisKey)).toEqual({
+      t: String(Math.floor(before / ONE_WINDOW) * ONE_WINDOW),
+      c: String(counted),
+      p: "0",
+    });
+  }
+
   it("200 concurrent requests against limit 50 (Redis) → exactly 50 × 200", async () => {
     // Atomicity, not latency: with the default 500 ms, a decision that timed out on a busy machine
-    // passed uncounted (failMode "open") and showed as 52 × 200.
+    // passed uncounted (failMode "open") and showed as 52 × 200. failMode "closed" would show any
+    // store failure as a 503 instead of a 200.
     const store = new RedisStore({ client: io, prefix: `${prefix}c200:`, timeoutMs: 10_000 });
-    const target = await serve({ limit: 50, windowMs: 60_000, store });
+    const target = await serve({ limit: 50, windowMs: ONE_WINDOW, failMode: "closed", store });
+    const before = await redisNow();
     const statuses = await Promise.all(
       Array.from({ length: 200 }, () => fetch(target).then((r) => r.status)),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 429)).toHaveLength(150);
+    await expectOneWindow(store.redisKey("ip:127.0.0.1"), before, 50);
   });
 
   it("two apps (ioredis and redis clients) sharing one Redis, 200 requests across both → exactly 50", async () => {
+    // It once admitted 51 with a 60 s sliding window: a run straddling a window edge (see
+    // ONE_WINDOW), and a 500 ms timeout under failMode "open" would pass a request uncounted.
     const shared = `${prefix}fleet:`;
-    const a = await serve({ limit: 50, store: new RedisStore({ client: io, prefix: shared }) });
-    const b = await serve({ limit: 50, store: new RedisStore({ client: nr, prefix: shared }) });
+    const options = { limit: 50, windowMs: ONE_WINDOW, failMode: "closed" } as const;
+    const storeA = new RedisStore({ client: io, prefix: shared, timeoutMs: 10_000 });
+    const storeB = new RedisStore({ client: nr, prefix: shared, timeoutMs: 10_000 });
+    const a = await serve({ ...options, store: storeA });
+    const b = await serve({ ...options, store: storeB });
+    const before = await redisNow();
     const statuses = await Promise.all(
       Array.from({ length: 200 }, (_, i) => fetch(i % 2 ? a : b).then((r) => r.status)),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(150);
+    // both apps counted in one key, in one window
+    expect(storeB.redisKey("ip:127.0.0.1")).toBe(storeA.redisKey("ip:127.0.0.1"));
+    await expectOneWindow(storeA.redisKey("ip:127.0.0.1"), before, 50);
   });
 
   for (const kind of ["ioredis", "redis"] as const) {
