@@ -100,7 +100,9 @@ function resetOf(reply: ExpressRateLimitHits | undefined, unknown: number): numb
  *   `decrement` before the failure is reported, so a failed request does not stay partly counted
  *   (other requests may see its hits meanwhile: it is not atomic);
  * - a denied request is given back with `decrement`, so, as with the built-in stores, a refused
- *   request spends nothing (express-rate-limit itself keeps counting refused requests);
+ *   request spends nothing (express-rate-limit itself keeps counting refused requests); if the
+ *   give-back fails, the request is still refused (429, whatever `failMode`) and the hits not
+ *   given back stay counted;
  * - `skipSuccessfulRequests` / `skipFailedRequests` give a request back with `decrement`, unless
  *   its window has ended (the store's `resetTime`).
  *
@@ -169,6 +171,24 @@ export function expressRateLimitStore(
     for (let i = 0; i < cost; i++) await store.decrement(key);
   }
 
+  /**
+   * Gives back a refused request's `cost` hits as far as the store lets it: how many it took
+   * back. Never fails: the request was counted past the limit, and RFC 6585 §4's 429 ("the user
+   * has sent too many requests") is the answer whether or not the give-back works. It only keeps
+   * the store's count right; were its failure a store failure, failMode "open" would pass the
+   * request. Hits it could not take back stay counted, as express-rate-limit counts every refused
+   * request.
+   */
+  async function giveBack(key: string, cost: number): Promise<number> {
+    let given = 0;
+    try {
+      for (; given < cost; given++) await store.decrement(key);
+    } catch {
+      // the store keeps the rest; the decision reports what it holds
+    }
+    return given;
+  }
+
   async function hitsNow(key: string): Promise<ExpressRateLimitHits | undefined> {
     if (!store.get) throw new Error(`${OWNER}: cost 0 (report without spending) needs a store with get(key)`);
     return store.get(key);
@@ -215,9 +235,9 @@ export function expressRateLimitStore(
       let hits = hitsOf(reply, true);
       const allowed = hits <= policy.limit;
       if (!allowed) {
-        // A refused request spends nothing here, as in the other stores.
-        await decrement(key, cost);
-        hits -= cost;
+        // A refused request spends nothing here, as in the other stores, when the store takes
+        // the hits back; it is refused either way.
+        hits -= await giveBack(key, cost);
       }
       const resetAt = resetOf(reply, now + policy.windowMs);
       return {

@@ -404,3 +404,89 @@ describe("expressRateLimitStore: cost n is n increments, bounded and all or noth
     expect(() => expressRateLimitStore(new CountingStore(), { maxCost })).not.toThrow();
   });
 });
+
+// The give-back of a refused request only keeps the store's count right: the request was counted
+// past the limit, so it is refused whether or not the give-back works. Were its failure a store
+// failure, failMode "open" would let a client past the limit whenever decrement fails.
+describe("expressRateLimitStore: a refused request whose give-back fails", () => {
+  it.each([
+    ["failMode open, decrement rejects", "open", "async"],
+    ["failMode open, decrement throws", "open", "sync"],
+    ["failMode closed, decrement rejects", "closed", "async"],
+    ["failMode closed, decrement throws", "closed", "sync"],
+  ] as const)("%s → still 429 with Retry-After, the route not reached", async (_name, failMode, how) => {
+    const store = new CountingStore();
+    const decrement = store.decrement.bind(store);
+    let down = false;
+    store.decrement = (key: string): Promise<void> => {
+      if (down) {
+        if (how === "sync") throw new Error("connection reset");
+        return Promise.reject(new Error("connection reset"));
+      }
+      return decrement(key);
+    };
+    let reached = 0;
+    const warned: unknown[] = [];
+    const app = express();
+    app.get(
+      "/",
+      rateLimit({
+        limit: 2,
+        windowMs: 60_000,
+        algorithm: "fixed-window",
+        store: expressRateLimitStore(store),
+        key: () => "client",
+        cost: (req) => Number(req.headers["x-cost"] ?? 1),
+        failMode,
+        logger: { warn: (o: unknown) => warned.push(o) },
+      }),
+      (_req, res) => {
+        reached++;
+        res.end("ok");
+      },
+    );
+    app.use(errorHandler({ logger: { error() {} } }));
+    const server = await listen(app);
+    closers.push(server.close);
+
+    const { statuses } = await inTurn(server.url, 2);
+    expect(statuses).toEqual([200, 200]);
+    down = true;
+    for (const cost of [1, 2]) {
+      const res = await fetch(server.url, { headers: { "X-Cost": String(cost) } });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      // the store still holds the hits it could not give back: nothing remains
+      expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(res.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
+    }
+    expect(reached).toBe(2);
+    expect(warned).toEqual([]);
+    // the store answers again: a refused request is given back, and the client stays limited
+    down = false;
+    expect((await fetch(server.url)).status).toBe(429);
+    expect(store.get("client")?.totalHits).toBe(5);
+  });
+
+  it("a give-back that fails half-way → 429; remaining counts only what was given back", async () => {
+    const store = new CountingStore();
+    const decrement = store.decrement.bind(store);
+    let calls = 0;
+    store.decrement = (key: string): Promise<void> =>
+      ++calls === 2 ? Promise.reject(new Error("connection reset")) : decrement(key);
+    const url = await serve({
+      limit: 10,
+      algorithm: "fixed-window",
+      store: expressRateLimitStore(store),
+      key: () => "client",
+      cost: (req) => Number(req.headers["x-cost"] ?? 1),
+      failMode: "open",
+    });
+    expect((await fetch(url, { headers: { "X-Cost": "6" } })).status).toBe(200);
+    // 12 counted, 1 given back before the 2nd decrement failed: the store holds 11 of 10
+    const refused = await fetch(url, { headers: { "X-Cost": "6" } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(store.get("client")?.totalHits).toBe(11);
+  });
+});
