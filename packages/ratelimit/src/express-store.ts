@@ -47,7 +47,8 @@ export interface ExpressRateLimitStoreOptions {
    * n decrements more when it is refused; a `cost(req)` that grows with the request (its size
    * against a byte quota) would let one client have the server make millions of calls. A request
    * costing more fails with a 500 (code `rate_limit_misconfigured`), whatever `failMode`, before
-   * any call: it is neither counted nor passed.
+   * any call: it is neither counted nor passed. A fixed `cost` above it is refused when the
+   * middleware is built (`ERR_SVC_RATELIMIT_COST`).
    * @default 100
    */
   maxCost?: number;
@@ -63,6 +64,18 @@ const DEFAULT_MAX_COST = 100;
  * `ERR_ERL_STORE_REUSE`).
  */
 const wrapped = new WeakSet<object>();
+
+/** The `maxCost` of each store {@link expressRateLimitStore} returned. */
+const maxCosts = new WeakMap<RateLimitStore, number>();
+
+/**
+ * The largest cost one decision may have on `store`, when it is an {@link expressRateLimitStore}
+ * wrapper; undefined for any other store. `rateLimit()` checks a fixed `cost` against it at
+ * construction.
+ */
+export function maxCostOf(store: RateLimitStore): number | undefined {
+  return maxCosts.get(store);
+}
 
 /** `totalHits` as the store gave it, refused unless it is a positive integer. */
 function hitsOf(reply: ExpressRateLimitHits | undefined, allowZero: boolean): number {
@@ -194,7 +207,7 @@ export function expressRateLimitStore(
     return store.get(key);
   }
 
-  return {
+  const adapter: RateLimitStore = {
     attach(policy: RateLimitPolicy): void {
       if (policy.algorithm !== "fixed-window")
         throw refused(
@@ -258,4 +271,6 @@ export function expressRateLimitStore(
       await store.resetKey(key);
     },
   };
+  maxCosts.set(adapter, maxCost);
+  return adapter;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkOptionNames, fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
 import { type IpMatcher, ipMatcher } from "./client-key.js";
+import { maxCostOf } from "./express-store.js";
 import { type HeaderSettings, isPolicyName, MAX_POLICY_NAME, type ResetFormat } from "./headers.js";
 import { capacityOf, createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
 import { optionError, refused } from "./option-error.js";
@@ -483,6 +484,16 @@ export function resolveConfig(options: RateLimitOptions): Config {
       "cost",
       cost,
       `at most ${capacityOf(limiter.policy)} (the ${limiter.policy.algorithm === "gcra" ? "burst" : "limit"}): a request costing more can never be allowed`,
+    );
+  // A fixed cost above an express-rate-limit store's maxCost would fail every request with a 500
+  // (the store adds one hit per increment call, and maxCost bounds the calls of one decision).
+  const maxCost = typeof cost === "number" ? maxCostOf(limiter.store) : undefined;
+  if (typeof cost === "number" && maxCost !== undefined && cost > maxCost)
+    throw refused(
+      "rate limit",
+      "cost",
+      cost,
+      `at most maxCost ${maxCost} of its expressRateLimitStore (one increment call per unit): every request costing more would fail with a 500; raise expressRateLimitStore(store, { maxCost })`,
     );
   const failMode = options.failMode ?? "open";
   if (failMode !== "open" && failMode !== "closed")

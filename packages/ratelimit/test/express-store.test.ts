@@ -4,6 +4,7 @@ import express from "express";
 import { MemoryStore as ErlMemoryStore } from "express-rate-limit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  createRateLimiter,
   type ExpressRateLimitHits,
   type ExpressRateLimitStore,
   expressRateLimitStore,
@@ -488,5 +489,53 @@ describe("expressRateLimitStore: a refused request whose give-back fails", () =>
     expect(refused.status).toBe(429);
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(store.get("client")?.totalHits).toBe(11);
+  });
+});
+
+// A fixed `cost` is known at construction, and so is the wrapped store's maxCost: a cost above it
+// would fail every request with a 500, so the combination is refused when the middleware is built.
+describe("expressRateLimitStore: a fixed cost above maxCost", () => {
+  const base = { windowMs: 60_000, algorithm: "fixed-window" } as const;
+
+  it.each([
+    ["cost 101, default maxCost 100", 101, undefined, {}],
+    ["cost 1001, maxCost 1000", 1001, 1000, {}],
+    ["cost 101, per-request limit", 101, undefined, { limit: () => 10_000 }],
+  ] as const)("%s → TypeError ERR_SVC_RATELIMIT_COST naming maxCost", (_name, cost, maxCost, extra) => {
+    const store = new CountingStore();
+    const wrapped = expressRateLimitStore(store, maxCost === undefined ? {} : { maxCost });
+    expect(() => rateLimit({ limit: 10_000, ...base, store: wrapped, cost, ...extra })).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_COST",
+        message: expect.stringContaining(`maxCost ${maxCost ?? 100}`),
+      }),
+    );
+    expect(store.calls.filter((c) => !c.startsWith("init"))).toEqual([]);
+  });
+
+  it("cost 101 with a limiter built on the wrapped store → TypeError ERR_SVC_RATELIMIT_COST", () => {
+    const limiter = createRateLimiter({
+      limit: 10_000,
+      ...base,
+      store: expressRateLimitStore(new CountingStore()),
+    });
+    expect(() => rateLimit({ limiter, cost: 101 })).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "ERR_SVC_RATELIMIT_COST" }),
+    );
+  });
+
+  it("cost 100 (the bound), cost 0 and a cost function are accepted; 100 is counted over HTTP", async () => {
+    const store = new CountingStore();
+    const wrapped = expressRateLimitStore(store);
+    const url = await serve({ limit: 250, ...base, store: wrapped, cost: 100, key: () => "c" });
+    const { statuses, last } = await inTurn(url, 3);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(last.headers.get("x-ratelimit-remaining")).toBe("50");
+    expect(store.get("c")?.totalHits).toBe(200);
+    const other = expressRateLimitStore(new CountingStore());
+    expect(() => rateLimit({ limit: 250, ...base, store: other, cost: 0 })).not.toThrow();
+    const third = expressRateLimitStore(new CountingStore());
+    expect(() => rateLimit({ limit: 250, ...base, store: third, cost: () => 101 })).not.toThrow();
   });
 });
