@@ -1,9 +1,6 @@
 import { request } from "node:http";
-import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { useEchoServer } from "./echo-server.js";
 
 /**
  * RFC 9110 §5.3: a sender MUST NOT send a field twice unless its definition allows a list, and
@@ -12,18 +9,7 @@ import { parseBody } from "../src/index.js";
  * WAF or a logger that reads the last one took the body for text: the body is refused with 415,
  * as a charset given twice is, whichever order and even when both say the same.
  */
-let server: Listening;
-let reached = 0;
-beforeAll(async () => {
-  const app = express();
-  app.post("/echo", parseBody(), (req, res) => {
-    reached++;
-    res.status(201).json({ received: req.body ?? null });
-  });
-  app.use(errorHandler());
-  server = await listen(app);
-});
-afterAll(() => server.close());
+const server = useEchoServer();
 
 /** One POST through node:http, an array value sent as one field line per member. */
 function post(
@@ -57,8 +43,8 @@ describe("parseBody: Content-Type sent as two field lines → 415", () => {
     ["JSON twice", ["application/json", "application/json"], '{"a":1}'],
     ["XML, then JSON", ["application/xml", "application/json"], "<a>1</a>"],
     ["JSON with charset, then without", ["application/json; charset=utf-8", "application/json"], '{"a":1}'],
-  ])("%s → 415 with Accept-Post, the handler never reached", async (_label, types, body) => {
-    const before = reached;
+  ])("%s → 415 with Accept-Post, the handler never server.reached", async (_label, types, body) => {
+    const before = server.reached;
     const res = await post(
       { "content-type": types, "content-length": String(Buffer.byteLength(body)) },
       body,
@@ -66,7 +52,7 @@ describe("parseBody: Content-Type sent as two field lines → 415", () => {
     expect(res.status).toBe(415);
     expect(res.headers["accept-post"]).toBe("application/json, application/xml");
     expect(res.record).toMatchObject({ status: 415, message: TWICE });
-    expect(reached).toBe(before);
+    expect(server.reached).toBe(before);
   });
 
   it("chunked, JSON then text/plain → 415", async () => {

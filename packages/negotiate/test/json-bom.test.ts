@@ -1,8 +1,5 @@
-import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { useEchoServer } from "./echo-server.js";
 
 /**
  * RFC 8259 §8.1: "Implementations MUST NOT add a byte order mark (U+FEFF) to the beginning of a
@@ -13,18 +10,7 @@ import { parseBody } from "../src/index.js";
  * it: one UTF-8 BOM at the very start is dropped. Anywhere else U+FEFF is not JSON white space,
  * and a UTF-16 BOM still means a body that is not UTF-8.
  */
-let server: Listening;
-let reached = 0;
-beforeAll(async () => {
-  const app = express();
-  app.post("/echo", parseBody(), (req, res) => {
-    reached++;
-    res.status(201).json({ received: req.body });
-  });
-  app.use(errorHandler());
-  server = await listen(app);
-});
-afterAll(() => server.close());
+const server = useEchoServer();
 
 const BOM = [0xef, 0xbb, 0xbf];
 const bytes = (...parts: Array<string | number[]>) =>
@@ -60,12 +46,12 @@ describe("parseBody: a JSON body starting with a UTF-8 byte order mark", () => {
     ["a BOM at the end", bytes('{"a":1}', BOM)],
     ["a BOM and nothing else", bytes(BOM)],
     ["a BOM and white space only", bytes(BOM, "  ")],
-  ])("%s → 400 not valid JSON, the handler never reached", async (_label, body) => {
-    const before = reached;
+  ])("%s → 400 not valid JSON, the handler never server.reached", async (_label, body) => {
+    const before = server.reached;
     const res = await post(body);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: 400, message: "Malformed JSON body: not valid JSON" });
-    expect(reached).toBe(before);
+    expect(server.reached).toBe(before);
   });
 
   it.each<[string, Buffer]>([

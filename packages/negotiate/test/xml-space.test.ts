@@ -1,8 +1,5 @@
-import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { useEchoServer } from "./echo-server.js";
 
 /**
  * XML 1.0 §2.10: `xml:space="preserve"` says the white space of an element is significant and
@@ -11,14 +8,7 @@ import { parseBody } from "../src/index.js";
  * default handling trims the XML white space around mixed content; under `preserve` nothing is
  * trimmed.
  */
-let server: Listening;
-beforeAll(async () => {
-  const app = express();
-  app.post("/echo", parseBody(), (req, res) => res.status(201).json({ received: req.body }));
-  app.use(errorHandler());
-  server = await listen(app);
-});
-afterAll(() => server.close());
+const server = useEchoServer();
 
 const post = async (xml: string) => {
   const res = await fetch(`${server.url}/echo`, {

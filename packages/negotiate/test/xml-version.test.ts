@@ -1,8 +1,6 @@
-import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody, parseXmlBody } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { parseXmlBody } from "../src/index.js";
+import { useEchoServer } from "./echo-server.js";
 
 /**
  * parseBody reads XML 1.0. XML 1.1 has other rules: NEL (U+0085) and LINE SEPARATOR (U+2028) are
@@ -13,18 +11,7 @@ import { parseBody, parseXmlBody } from "../src/index.js";
  * document declaring a version other than 1.0 is refused, by policy like a DOCTYPE (the media
  * type, RFC 7303, covers both versions), never parsed by rules the package does not document.
  */
-let server: Listening;
-let reached = 0;
-beforeAll(async () => {
-  const app = express();
-  app.post("/echo", parseBody(), (req, res) => {
-    reached++;
-    res.status(201).json({ received: req.body });
-  });
-  app.use(errorHandler());
-  server = await listen(app);
-});
-afterAll(() => server.close());
+const server = useEchoServer();
 
 const post = async (xml: string) => {
   const res = await fetch(`${server.url}/echo`, {
@@ -47,13 +34,13 @@ describe("parseBody: an XML declaration naming a version other than 1.0 → 400"
     ["1.1 with NEL inside the declaration (fatal in 1.1)", '<?xml version="1.1"\u0085encoding="UTF-8"?><a/>'],
     ["1.2", '<?xml version="1.2"?><a>x</a>'],
     ["1.10", '<?xml version="1.10"?><a>x</a>'],
-  ])("version %s → 400, the handler never reached", async (_label, xml) => {
-    const before = reached;
+  ])("version %s → 400, the handler never server.reached", async (_label, xml) => {
+    const before = server.reached;
     const res = await post(xml);
     expect(res.status).toBe(400);
     expect(res.type).toMatch(/json/);
     expect(res.body).toMatchObject({ status: 400, message: REFUSED });
-    expect(reached).toBe(before);
+    expect(server.reached).toBe(before);
   });
 
   it.each([
