@@ -1,6 +1,3 @@
-import { errorHandler } from "@svc/errors";
-import { listen } from "@svc/test-utils";
-import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type Algorithm,
@@ -10,6 +7,7 @@ import {
   type RateLimitOptions,
   rateLimit,
 } from "../src/index.js";
+import { limitedRoute } from "./requests.js";
 
 // The `now` option is the limiter's clock: epoch milliseconds, a time value as a Date holds one
 // (ECMA-262 §21.4.1.1: a finite number of at most 8.64 × 10^15 ms either side of the epoch).
@@ -120,29 +118,17 @@ const SETUPS: [string, Algorithm, () => Partial<RateLimitOptions>][] = [
  */
 async function serve(algorithm: Algorithm, extra: Partial<RateLimitOptions>) {
   const clock: { value: unknown; read: () => unknown } = { value: 90_000, read: () => clock.value };
-  const logged: unknown[] = [];
-  let reached = 0;
-  const app = express();
-  app.get(
-    "/",
-    rateLimit({
-      limit: 2,
-      windowMs: 60_000,
-      algorithm,
-      now: () => clock.read() as number,
-      failMode: "open",
-      logger: { warn() {} },
-      ...extra,
-    }),
-    (_req, res) => {
-      reached++;
-      res.end("ok");
-    },
-  );
-  app.use(errorHandler({ logger: { error: (entry: { err: unknown }) => logged.push(entry.err) } }));
-  const server = await listen(app);
+  const server = await limitedRoute({
+    limit: 2,
+    windowMs: 60_000,
+    algorithm,
+    now: () => clock.read() as number,
+    failMode: "open",
+    logger: { warn() {} },
+    ...extra,
+  });
   closers.push(server.close);
-  return { url: server.url, clock, logged, reached: () => reached };
+  return { ...server, clock };
 }
 
 /** Every response header value, to check none carries NaN or Infinity. */

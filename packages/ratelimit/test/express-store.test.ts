@@ -11,7 +11,7 @@ import {
   type RateLimitOptions,
   rateLimit,
 } from "../src/index.js";
-import { inTurn } from "./requests.js";
+import { inTurn, limitedRoute } from "./requests.js";
 
 // An express-rate-limit store kept through the adapter: a minimal one written to their Store
 // interface (init, increment, decrement, resetKey, get), and express-rate-limit's own MemoryStore.
@@ -261,31 +261,19 @@ describe("expressRateLimitStore: cost n is n increments, bounded and all or noth
     store: ReturnType<typeof expressRateLimitStore>,
     extra: Partial<RateLimitOptions> = {},
   ) {
-    let reached = 0;
-    const logged: unknown[] = [];
-    const app = express();
-    app.get(
-      "/",
-      rateLimit({
-        limit: 1_000_000,
-        windowMs: 60_000,
-        algorithm: "fixed-window",
-        store,
-        key: () => "client",
-        cost: (req) => Number(req.headers["x-cost"] ?? 1),
-        logger: { warn() {} },
-        ...extra,
-      }),
-      (_req, res) => {
-        reached++;
-        res.end("ok");
-      },
-    );
-    app.use(errorHandler({ logger: { error: (entry: { err: unknown }) => logged.push(entry.err) } }));
-    const server = await listen(app);
+    const server = await limitedRoute({
+      limit: 1_000_000,
+      windowMs: 60_000,
+      algorithm: "fixed-window",
+      store,
+      key: () => "client",
+      cost: (req) => Number(req.headers["x-cost"] ?? 1),
+      logger: { warn() {} },
+      ...extra,
+    });
     closers.push(server.close);
     const send = (cost: number) => fetch(server.url, { headers: { "X-Cost": String(cost) } });
-    return { send, reached: () => reached, logged };
+    return { send, reached: server.reached, logged: server.logged };
   }
 
   const increments = (store: CountingStore) => store.calls.filter((c) => c.startsWith("increment")).length;
@@ -426,28 +414,17 @@ describe("expressRateLimitStore: a refused request whose give-back fails", () =>
       }
       return decrement(key);
     };
-    let reached = 0;
     const warned: unknown[] = [];
-    const app = express();
-    app.get(
-      "/",
-      rateLimit({
-        limit: 2,
-        windowMs: 60_000,
-        algorithm: "fixed-window",
-        store: expressRateLimitStore(store),
-        key: () => "client",
-        cost: (req) => Number(req.headers["x-cost"] ?? 1),
-        failMode,
-        logger: { warn: (o: unknown) => warned.push(o) },
-      }),
-      (_req, res) => {
-        reached++;
-        res.end("ok");
-      },
-    );
-    app.use(errorHandler({ logger: { error() {} } }));
-    const server = await listen(app);
+    const server = await limitedRoute({
+      limit: 2,
+      windowMs: 60_000,
+      algorithm: "fixed-window",
+      store: expressRateLimitStore(store),
+      key: () => "client",
+      cost: (req) => Number(req.headers["x-cost"] ?? 1),
+      failMode,
+      logger: { warn: (o: unknown) => warned.push(o) },
+    });
     closers.push(server.close);
 
     const { statuses } = await inTurn(server.url, 2);
@@ -461,7 +438,7 @@ describe("expressRateLimitStore: a refused request whose give-back fails", () =>
       expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
       expect(res.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
     }
-    expect(reached).toBe(2);
+    expect(server.reached()).toBe(2);
     expect(warned).toEqual([]);
     // the store answers again: a refused request is given back, and the client stays limited
     down = false;
