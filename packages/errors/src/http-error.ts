@@ -19,7 +19,10 @@ export interface HttpErrorOptions {
   expose?: boolean;
   /** Response headers that belong to this error (`Retry-After`, `WWW-Authenticate`, `Allow`, ...). */
   headers?: Readonly<Record<string, string>>;
-  /** A stable, machine-readable code (`rate_limited`, `employee_not_found`); also the problem `type` suffix. */
+  /**
+   * A stable, machine-readable code (`rate_limited`, `employee_not_found`); also the problem `type`
+   * suffix. A string without lone surrogates (anything else is a `TypeError`, `ERR_SVC_ERRORS_CODE`).
+   */
   code?: string;
   /** The underlying exception; logged for 5xx, never sent to the client. */
   cause?: unknown;
@@ -34,6 +37,30 @@ export interface HttpErrorOptions {
    * record's or the problem's own members (`status`, `message`, `type`, ...).
    */
   extensions?: Readonly<Record<string, unknown>>;
+}
+
+/** With the `u` flag a surrogate pair is one code point, so only a lone surrogate matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Whether `code` can be the last segment of a problem `type` URI: a string without a lone surrogate.
+ * RFC 9457 §3.1.1 makes `type` a URI reference, and the code goes into it UTF-8 percent-encoded
+ * (RFC 3986 §2.5); a lone surrogate is no Unicode scalar value and has no UTF-8 form.
+ */
+export function isProblemCode(code: unknown): code is string {
+  return typeof code === "string" && !LONE_SURROGATE.test(code);
+}
+
+/** The `code` option checked: `undefined` or a well-formed string ({@link isProblemCode}). */
+function checkedCode(code: unknown): string | undefined {
+  if (code === undefined || isProblemCode(code)) return code;
+  throw refusedOption(
+    "errors",
+    "code",
+    code, // describeValue writes it with JSON.stringify, a lone surrogate as \uXXXX
+    "a string of Unicode scalar values (no lone surrogate: it becomes the problem type's last segment, RFC 9457 §3.1.1)",
+    "HttpError code",
+  );
 }
 
 /** Members of the record and of problem details, which an extension may not replace. */
@@ -167,7 +194,7 @@ export class HttpError extends Error {
     this.status = status;
     this.expose = options.expose ?? status < 500;
     this.headers = Object.freeze({ ...options.headers });
-    this.code = options.code;
+    this.code = checkedCode(options.code);
     this.errors = checkedFieldErrors(options.errors);
     this.extensions = checkedExtensions(options.extensions);
     Object.defineProperty(this, ERROR_BRAND, { value: true });

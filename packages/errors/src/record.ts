@@ -1,4 +1,4 @@
-import type { FieldError, HttpError } from "./http-error.js";
+import { type FieldError, type HttpError, isProblemCode } from "./http-error.js";
 import { reasonPhrase } from "./status.js";
 
 /**
@@ -120,12 +120,20 @@ export function buildErrorRecord(err: HttpError, path: string, now: Date = new D
 /**
  * Builds RFC 9457 problem details. `type` is `about:blank` (§4.2.1: the title is then the
  * status's reason phrase) unless a `typeBase` is given and the error has a `code`.
+ *
+ * A `code` that cannot be the type URI's last segment (not a string, or one holding a lone
+ * surrogate, which has no UTF-8 form to percent-encode: set after construction, or passed from
+ * plain JavaScript) is left out, type and member alike. RFC 9457 §3.1.1: "type" is "a JSON string
+ * containing a URI reference"; §3.1: a member whose value does not have its type "MUST be ignored",
+ * and an absent "type" is "about:blank". So the problem keeps the error's status, as the plain
+ * record does: the status never depends on the format the client asked for.
  */
 export function buildProblemDetails(
   record: ErrorRecord,
-  code: string | undefined,
+  given: string | undefined,
   typeBase?: string,
 ): ProblemDetails {
+  const code = isProblemCode(given) ? given : undefined;
   const problem: ProblemDetails = {
     type: typeBase && code ? problemType(typeBase, code) : "about:blank",
     title: record.error,

@@ -1,4 +1,11 @@
-import { checkedFieldErrors, HttpError, type HttpErrorOptions, hasAllow, isHttpError } from "./http-error.js";
+import {
+  checkedFieldErrors,
+  HttpError,
+  type HttpErrorOptions,
+  hasAllow,
+  isHttpError,
+  isProblemCode,
+} from "./http-error.js";
 import { isErrorStatus } from "./status.js";
 
 /**
@@ -30,7 +37,9 @@ function fromOtherCopy(err: HttpError): HttpError {
   if (typeof e.expose === "boolean") options.expose = e.expose;
   const headers = stringHeaders(e.headers);
   if (headers) options.headers = headers;
-  if (typeof e.code === "string") options.code = e.code;
+  // A code that cannot be a problem type's segment (RFC 9457 §3.1.1) is left out, as buildProblemDetails
+  // leaves one set after construction: the error keeps its status in every format.
+  if (isProblemCode(e.code)) options.code = e.code;
   if (Array.isArray(e.errors)) options.errors = e.errors as HttpErrorOptions["errors"] & object;
   if (e.extensions !== undefined) options.extensions = e.extensions as Record<string, unknown>;
   if (!isErrorStatus(e.status) || headers === undefined) return HttpError.internal(undefined, { cause: err });

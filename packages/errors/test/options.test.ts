@@ -40,6 +40,13 @@ const rows: OptionCase[] = [
     () => new HttpError(400, "Invalid", { errors: [] }),
   ],
   [
+    "new HttpError(status, message, { code }) (lone surrogate)",
+    () => new HttpError(409, "Taken", { code: "taken\uD800" }),
+    "ERR_SVC_ERRORS_CODE",
+    /HttpError code must be a string of Unicode scalar values .*, got "taken\\ud800"/,
+    () => new HttpError(409, "Taken", { code: "taken" }),
+  ],
+  [
     "errorHandler(options)",
     () => errorHandler("x" as never),
     "ERR_SVC_ERRORS_OPTIONS",
