@@ -121,7 +121,12 @@ function elementXml(name: string, value: unknown, depth: number, state: XmlState
   // A cycle has no JSON text either (JSON.stringify throws); without a bound it is a stack overflow.
   if (depth > MAX_DEPTH) throw new TypeError("problem details extension nested too deeply (a cycle?)");
   if (Array.isArray(json)) {
-    return `<${name}>${json.map((v) => elementXml("i", v, depth + 1, state)).join("")}</${name}>`;
+    // Every index up to `length`, as JSON writes it (ECMA-262 SerializeJSONArray: an empty slot is
+    // `null`): `map` would skip an empty slot, and the items after it would move up a place. The
+    // slot is then an `xsi:nil` item, as JSON's null is (XML Schema Part 1 §2.6.2).
+    let items = "";
+    for (let i = 0; i < json.length; i++) items += elementXml("i", json[i], depth + 1, state);
+    return `<${name}>${items}</${name}>`;
   }
   if (typeof json === "object") {
     return `<${name}>${membersXml(Object.entries(json), state, depth + 1)}</${name}>`;
