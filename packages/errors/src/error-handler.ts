@@ -6,7 +6,13 @@ import { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
-import { buildErrorRecord, buildProblemDetails, type ErrorRecord, requestPath } from "./record.js";
+import {
+  boundedRecord,
+  buildErrorRecord,
+  buildProblemDetails,
+  type ErrorRecord,
+  requestPath,
+} from "./record.js";
 import { toHttpError } from "./to-http-error.js";
 import { appendVary } from "./vary.js";
 import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
@@ -406,17 +412,20 @@ export function renderError(
   code: string | undefined,
   typeBase: string | undefined,
 ): string {
+  // Extension members as plain data, cut at the same depth in every format (bounds.ts); a no-op
+  // for a record buildErrorRecord made.
+  const bounded = boundedRecord(record);
   switch (format) {
     // stringifyJson: a BigInt extension member is a number with every digit (RFC 8259 §6), where
     // JSON.stringify would throw.
     case "problem+json":
-      return stringifyJson(buildProblemDetails(record, code, typeBase));
+      return stringifyJson(buildProblemDetails(bounded, code, typeBase));
     case "problem+xml":
-      return problemDetailsToXml(buildProblemDetails(record, code, typeBase));
+      return problemDetailsToXml(buildProblemDetails(bounded, code, typeBase));
     case "xml":
-      return errorRecordToXml(record);
+      return errorRecordToXml(bounded);
     default:
-      return stringifyJson(record);
+      return stringifyJson(bounded);
   }
 }
 

@@ -1,3 +1,4 @@
+import { hasNoJson, jsonData } from "./bounds.js";
 import { type FieldError, type HttpError, isProblemCode } from "./http-error.js";
 import { reasonPhrase } from "./status.js";
 
@@ -104,17 +105,46 @@ export function buildErrorRecord(err: HttpError, path: string, now: Date = new D
   };
   if (err.errors && err.errors.length > 0 && err.status < 500) record.errors = [...err.errors];
   // RFC 9457 §3.2: extension members follow the standard ones; HttpError refuses clashing names.
-  // A member JSON has no text for (a function, a symbol, undefined) is left out here, as every
-  // format leaves it out: on the record, a function named `toJSON` would be called by
-  // JSON.stringify (ECMA-262 SerializeJSONProperty) and its result written instead of the record.
-  if (err.extensions) {
-    for (const name of Object.keys(err.extensions)) {
-      const value = err.extensions[name];
-      if (value !== undefined && typeof value !== "function" && typeof value !== "symbol")
-        record[name] = value;
-    }
-  }
+  if (err.extensions) copyExtensions(err.extensions, record);
   return record;
+}
+
+/**
+ * Copies the extension members of `from` (those `own` does not name) onto `to`, each as the plain
+ * data JSON would write ({@link jsonData}), so that the JSON and the XML forms (RFC 9457 Appendix
+ * B) carry the same value, cut at the same depth. A member JSON has no text for (a function, a
+ * symbol, undefined) is left out, as every format leaves it out: on the record, a function named
+ * `toJSON` would be called by JSON.stringify (ECMA-262 SerializeJSONProperty) and its result
+ * written instead of the record.
+ */
+function copyExtensions(
+  from: Readonly<Record<string, unknown>>,
+  to: Record<string, unknown>,
+  own: ReadonlySet<string> = RECORD_MEMBERS,
+): void {
+  for (const name of Object.keys(from)) {
+    if (own.has(name)) continue;
+    const value = jsonData(name, from[name]);
+    if (!hasNoJson(value)) to[name] = value;
+  }
+}
+
+/**
+ * `record` with its extension members made the plain data {@link buildErrorRecord} makes of them:
+ * for a record built by other code and handed to `renderError`, so that every format renders it
+ * the same way (one {@link buildErrorRecord} made is unchanged).
+ */
+export function boundedRecord(record: ErrorRecord): ErrorRecord {
+  const bounded: ErrorRecord = {
+    timestamp: record.timestamp,
+    status: record.status,
+    error: record.error,
+    message: record.message,
+    path: record.path,
+  };
+  if (record.errors !== undefined) bounded.errors = record.errors;
+  copyExtensions(record, bounded);
+  return bounded;
 }
 
 /**

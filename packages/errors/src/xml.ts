@@ -1,3 +1,4 @@
+import { CUT_MARK, MAX_EXTENSION_DEPTH } from "./bounds.js";
 import {
   type ErrorRecord,
   isExtensionName,
@@ -118,8 +119,10 @@ function elementXml(name: string, value: unknown, depth: number, state: XmlState
     state.nil = true;
     return `<${name} xsi:nil="true"/>`;
   }
-  // A cycle has no JSON text either (JSON.stringify throws); without a bound it is a stack overflow.
-  if (depth > MAX_DEPTH) throw new TypeError("problem details extension nested too deeply (a cycle?)");
+  // Nested deeper than MAX_EXTENSION_DEPTH: cut as buildErrorRecord cuts the JSON forms' value, so
+  // both forms carry the same structure (and a value built elsewhere, a cycle, cannot recurse
+  // without end).
+  if (typeof json === "object" && depth >= MAX_EXTENSION_DEPTH) return `<${name}>${CUT_MARK}</${name}>`;
   if (Array.isArray(json)) {
     // Every index up to `length`, as JSON writes it (ECMA-262 SerializeJSONArray: an empty slot is
     // `null`): `map` would skip an empty slot, and the items after it would move up a place. The
@@ -133,8 +136,6 @@ function elementXml(name: string, value: unknown, depth: number, state: XmlState
   }
   return `<${name}>${escapeXml(String(json))}</${name}>`;
 }
-
-const MAX_DEPTH = 100;
 
 function jsonValue(value: unknown): unknown {
   if (value !== null && (typeof value === "object" || typeof value === "bigint")) {
