@@ -412,9 +412,18 @@ export function renderError(
   code: string | undefined,
   typeBase: string | undefined,
 ): string {
-  // Extension members as plain data, cut at the same depth in every format (bounds.ts); a no-op
-  // for a record buildErrorRecord made.
-  const bounded = boundedRecord(record);
+  // Extension members as plain data, within the same limits in every format (bounds.ts), as
+  // buildErrorRecord makes them.
+  return renderBounded(format, boundedRecord(record), code, typeBase);
+}
+
+/** {@link renderError} of a record {@link buildErrorRecord} made, so already bounded. */
+function renderBounded(
+  format: ErrorFormat,
+  bounded: ErrorRecord,
+  code: string | undefined,
+  typeBase: string | undefined,
+): string {
   switch (format) {
     // stringifyJson: a BigInt extension member is a number with every digit (RFC 8259 §6), where
     // JSON.stringify would throw.
@@ -522,7 +531,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     const { format, contentType } = errorRendering(req.headers.accept);
     let body: string;
     try {
-      body = renderError(
+      body = renderBounded(
         format,
         buildErrorRecord(httpError, path, now),
         httpError.code,
@@ -539,7 +548,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
         internal,
         [],
         contentType,
-        renderError(format, buildErrorRecord(internal, path, now), undefined, undefined),
+        renderBounded(format, buildErrorRecord(internal, path, now), undefined, undefined),
       );
       return;
     }

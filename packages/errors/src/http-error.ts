@@ -1,3 +1,4 @@
+import { ERROR_RECORD_LIMITS } from "./bounds.js";
 import { describeValue, optionError, refusedOption } from "./option-error.js";
 import { isExtensionName, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./record.js";
 import { isErrorStatus, reasonPhrase } from "./status.js";
@@ -75,6 +76,14 @@ function checkedExtensions(
     names === undefined
       ? String(extensions)
       : names.find((n) => !isExtensionName(n) || RESERVED_MEMBERS.has(n));
+  // ERROR_RECORD_LIMITS.extensionMembers: a record carries at most so many (bounds.ts).
+  if (bad === undefined && names !== undefined && names.length > ERROR_RECORD_LIMITS.extensionMembers) {
+    throw optionError(
+      "errors",
+      "extensions",
+      `HttpError options.extensions must have at most ${ERROR_RECORD_LIMITS.extensionMembers} members (ERROR_RECORD_LIMITS.extensionMembers), got ${names.length}`,
+    );
+  }
   if (bad !== undefined) {
     throw Object.assign(
       new TypeError(

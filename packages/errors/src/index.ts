@@ -1,4 +1,4 @@
-export { CUT_MARK, MAX_EXTENSION_DEPTH } from "./bounds.js";
+export { CUT_MARK, ERROR_RECORD_LIMITS, MAX_EXTENSION_DEPTH } from "./bounds.js";
 export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
 export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
 export {

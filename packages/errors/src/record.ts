@@ -1,4 +1,4 @@
-import { hasNoJson, jsonData } from "./bounds.js";
+import { CUT_MARK, cutText, ERROR_RECORD_LIMITS, extensionBudget, hasNoJson, jsonData } from "./bounds.js";
 import { type FieldError, type HttpError, isProblemCode } from "./http-error.js";
 import { reasonPhrase } from "./status.js";
 
@@ -100,10 +100,10 @@ export function buildErrorRecord(err: HttpError, path: string, now: Date = new D
     timestamp: now.toISOString(),
     status: err.status,
     error: reasonPhrase(err.status),
-    message: clientMessage(err),
+    message: boundedMessage(clientMessage(err)),
     path: requestPath(path),
   };
-  if (err.errors && err.errors.length > 0 && err.status < 500) record.errors = [...err.errors];
+  if (err.errors && err.errors.length > 0 && err.status < 500) record.errors = boundedFieldErrors(err.errors);
   // RFC 9457 §3.2: extension members follow the standard ones; HttpError refuses clashing names.
   if (err.extensions) copyExtensions(err.extensions, record);
   return record;
@@ -122,27 +122,56 @@ function copyExtensions(
   to: Record<string, unknown>,
   own: ReadonlySet<string> = RECORD_MEMBERS,
 ): void {
+  // One budget for all of a record's members (ERROR_RECORD_LIMITS); HttpError refuses more than
+  // `extensionMembers` of them, so only a record built elsewhere loses any here.
+  const budget = extensionBudget();
+  let count = 0;
   for (const name of Object.keys(from)) {
     if (own.has(name)) continue;
-    const value = jsonData(name, from[name]);
+    if (count++ === ERROR_RECORD_LIMITS.extensionMembers) break;
+    const value = jsonData(name, from[name], budget);
     if (!hasNoJson(value)) to[name] = value;
   }
 }
 
 /**
- * `record` with its extension members made the plain data {@link buildErrorRecord} makes of them:
- * for a record built by other code and handed to `renderError`, so that every format renders it
- * the same way (one {@link buildErrorRecord} made is unchanged).
+ * The record's `message` (the problem's `detail`) cut to `ERROR_RECORD_LIMITS.message` code points:
+ * RFC 9457 §3.1.4 makes `detail` a human-readable explanation of this occurrence, and nothing
+ * bounds what a handler puts in a 4xx message (a request body echoed back); the client gets a
+ * marked cut, the error (and so the logger) the whole text.
+ */
+function boundedMessage(message: string): string {
+  return cutText(message, ERROR_RECORD_LIMITS.message).text;
+}
+
+/**
+ * At most `ERROR_RECORD_LIMITS.fieldErrors` entries, each `field` and `message` cut to
+ * `fieldErrorText` code points; a longer list ends with one `{ field: "…", message: "…" }`.
+ */
+function boundedFieldErrors(errors: readonly FieldError[]): FieldError[] {
+  const limit = ERROR_RECORD_LIMITS.fieldErrorText;
+  const kept = errors.slice(0, ERROR_RECORD_LIMITS.fieldErrors).map((e) => ({
+    field: cutText(e.field, limit).text,
+    message: cutText(e.message, limit).text,
+  }));
+  if (errors.length > ERROR_RECORD_LIMITS.fieldErrors) kept.push({ field: CUT_MARK, message: CUT_MARK });
+  return kept;
+}
+
+/**
+ * `record` with its message, field errors and extension members bounded as {@link buildErrorRecord}
+ * bounds them: for a record built by other code and handed to `renderError`, so that every format
+ * renders it the same way, within the same limits.
  */
 export function boundedRecord(record: ErrorRecord): ErrorRecord {
   const bounded: ErrorRecord = {
     timestamp: record.timestamp,
     status: record.status,
     error: record.error,
-    message: record.message,
+    message: boundedMessage(record.message),
     path: record.path,
   };
-  if (record.errors !== undefined) bounded.errors = record.errors;
+  if (record.errors !== undefined) bounded.errors = boundedFieldErrors(record.errors);
   copyExtensions(record, bounded);
   return bounded;
 }
