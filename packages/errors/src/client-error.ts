@@ -1,6 +1,6 @@
-import { validateHeaderName, validateHeaderValue } from "node:http";
 import type { Duplex } from "node:stream";
 import { clockTime } from "./clock.js";
+import { fieldValue, isToken } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
@@ -175,20 +175,9 @@ const CLIENT_ERROR_OWN_FIELDS: ReadonlySet<string> = new Set([
  * give one text to the check and another to the line, a field (or a response) of its own making.
  */
 function headerLine(name: unknown, value: unknown): string | undefined {
-  if (typeof name !== "string") return undefined;
-  const text =
-    typeof value === "string"
-      ? value
-      : typeof value === "number" && Number.isFinite(value)
-        ? String(value)
-        : undefined;
+  if (typeof name !== "string" || !isToken(name)) return undefined;
+  const text = fieldValue(value);
   if (text === undefined) return undefined;
-  try {
-    validateHeaderName(name);
-    validateHeaderValue(name, text);
-  } catch {
-    return undefined;
-  }
   if (CLIENT_ERROR_OWN_FIELDS.has(name.toLowerCase())) return undefined;
   return `${name}: ${text}\r\n`;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { clockTime } from "./clock.js";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
-import { isChallengeList, isToken } from "./grammar.js";
+import { fieldValue, isChallengeList, isToken } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
@@ -125,25 +125,6 @@ const STALE_REPRESENTATION_HEADERS = [
   "last-modified",
   "trailer",
 ] as const;
-
-/**
- * RFC 9110 §5.5: `field-value = *field-content`, of `field-vchar` (VCHAR / obs-text), SP and HTAB;
- * "a recipient of CR, LF, or NUL within a field value MUST either reject the message or replace
- * each of those characters with SP". Node's `setHeader` throws on them (and on anything above
- * U+00FF); one bounded character class, linear in the value.
- */
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** An error's header value as sent: a string or a finite number, of field-value characters only. */
-function fieldValue(value: unknown): string | undefined {
-  const text =
-    typeof value === "string"
-      ? value
-      : typeof value === "number" && Number.isFinite(value)
-        ? String(value)
-        : undefined;
-  return text !== undefined && FIELD_VALUE.test(text) ? text : undefined;
-}
 
 /** Whether a `Connection` value lists the `close` option (RFC 9110 §7.6.1, case-insensitive). */
 function asksToClose(raw: unknown): boolean {

@@ -33,6 +33,29 @@ export function isToken(value: string): boolean {
 }
 
 /**
+ * RFC 9110 §5.5: `field-value = *field-content`, of `field-vchar` (VCHAR / obs-text), SP and HTAB;
+ * "a recipient of CR, LF, or NUL within a field value MUST either reject the message or replace
+ * each of those characters with SP". Node's `setHeader` throws on them (and on anything above
+ * U+00FF); one bounded character class, linear in the value.
+ */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * A header value as it goes on the wire: a string or a finite number, of field-value characters
+ * only; `undefined` for anything else (an object, whose `toString()` could give one text to a check
+ * and another to the line, NaN, a value with CR, LF or NUL).
+ */
+export function fieldValue(value: unknown): string | undefined {
+  const text =
+    typeof value === "string"
+      ? value
+      : typeof value === "number" && Number.isFinite(value)
+        ? String(value)
+        : undefined;
+  return text !== undefined && FIELD_VALUE.test(text) ? text : undefined;
+}
+
+/**
  * `value` without its leading and trailing OWS (SP and HTAB, RFC 9110 §5.6.3), and nothing else:
  * not `String.prototype.trim()`, which also strips U+00A0, a byte (A0, obs-text, §5.5) a field
  * value may hold. The value itself when there is nothing to strip.
