@@ -153,7 +153,7 @@ export function idempotency(options: IdempotencyOptions = {}) {
     if (decision.outcome === "pass") return next();
     if (decision.outcome === "error") return next(decision.error);
     if (decision.outcome === "replay") return writeReplay(res, decision.response);
-    run(core, decision.claim, res, config.maxStoredBytes);
+    run(core, decision.claim, req, res, config.maxStoredBytes);
     next();
   }
 
@@ -165,12 +165,20 @@ export function idempotency(options: IdempotencyOptions = {}) {
 }
 
 /**
+ * How long a response cut before its end waits for the store to release its claim before the
+ * connection is cut all the same: a store that never answers must not hold connections open.
+ * Past it the release may still land; a retry sent before then gets 409 with `Retry-After`.
+ */
+const CUT_RELEASE_WAIT_MS = 1000;
+
+/**
  * Hands a claimed request to its handler: the claim on `res.locals.idempotency`, and the response
  * completed into the store when the handler ends it (also after the client went away).
  */
 function run(
   core: IdempotencyCore<IdempotencyRequest>,
   claim: IdempotencyClaim,
+  req: IdempotencyRequest,
   res: ServerResponse,
   maxBytes: number,
 ) {
@@ -184,23 +192,120 @@ function run(
   // The end of the response waits for the record: a client that retries as soon as it has read
   // the response meets the stored record (or a released key), never the claim still in flight.
   let settled = false;
+  const over = () => settled || res.writableEnded;
+  // A response the server cuts before its end (an error after the header section went out: the
+  // error handler cuts the connection, RFC 9112 §8 an incomplete message; or the handler itself)
+  // ends the request with no response to store, like a 500. draft-ietf-httpapi-idempotency-key-
+  // header §2.7 keeps the 409 for a retry "while the original request is still being processed":
+  // left claimed, the key would be renewed and refused until maxLeaseMs. The claim is released,
+  // and the connection is cut once it is (or after CUT_RELEASE_WAIT_MS, for a store that does not
+  // answer), so a retry sent on seeing the cut runs.
+  const cut = (go: () => void) => {
+    settled = true;
+    unwatch();
+    void withinWait(core.release(claim), CUT_RELEASE_WAIT_MS).then(go);
+  };
+  const unwatch = watchConnectionCut(res.socket ?? req.socket, over, cut);
   captureResponseHeld(res, maxBytes, (captured) => {
     settled = true;
+    unwatch();
     return core.complete(claim, captured, STARTED.has(res));
   });
-  // A response the server destroys before its end (an error after the header section went out:
-  // the error handler cuts the connection, RFC 9112 §8 an incomplete message; or the handler
-  // itself) ends the request with no response to store, like a 500. draft-ietf-httpapi-
-  // idempotency-key-header §2.7 keeps the 409 for a retry "while the original request is still
-  // being processed": left claimed, the key would be renewed and refused until maxLeaseMs. The
-  // claim is released (a client going away does not call destroy: its handler still runs and
-  // ends), and the connection is cut once it is, so a retry sent on seeing the cut runs.
+  // Our errorHandler() (and a handler of its own) cuts the response: res.destroy().
   const destroy = res.destroy;
   res.destroy = function destroyReleased(this: ServerResponse, error?: Error) {
-    if (settled || this.writableEnded) return destroy.call(this, error);
-    settled = true;
-    void core.release(claim).then(() => destroy.call(this, error));
+    if (over()) return destroy.call(this, error);
+    cut(() => destroy.call(this, error));
     return this;
+  };
+}
+
+/** `promise`, or at most `ms` of waiting for it (the timer keeps no process alive). */
+function withinWait(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref?.();
+    void promise.finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+type WatchedSocket = {
+  destroy?: unknown;
+  destroyed?: boolean;
+  readableEnded?: boolean;
+  server?: { listening?: unknown } | null;
+  prependListener?(event: string, listener: () => void): unknown;
+  removeListener?(event: string, listener: () => void): unknown;
+};
+
+/**
+ * Watches the connection for Express's default error handler, which answers an error after the
+ * header section went out with `req.socket.destroy()` (finalhandler, Express 4 and 5), cutting the
+ * connection rather than the response. Such a cut is told apart from the connection closing under
+ * a handler that still runs (and will end its response, to be stored) by how the socket is
+ * destroyed: the server's code calls `destroy()` with no error on a connection whose client has
+ * not closed its side; Node.js destroys it with the error when the client resets it (ECONNRESET),
+ * after the client's FIN (its side ended), or on the server's idle timeout (the socket's `timeout`
+ * event, whose handler may be running still). A server no longer listening is shutting down
+ * (`closeAllConnections()`): its handlers may run still, so that is not taken as a cut either.
+ * `onCut` gets the destroy to run once the claim is released. Returns the function that stops
+ * watching.
+ */
+function watchConnectionCut(
+  socket: WatchedSocket | null | undefined,
+  over: () => boolean,
+  onCut: (go: () => void) => void,
+): () => void {
+  const none = () => {};
+  if (!socket || typeof socket !== "object") return none;
+  let original: unknown;
+  let own: boolean;
+  try {
+    original = socket.destroy;
+    own = Object.hasOwn(socket, "destroy");
+  } catch {
+    return none; // an HTTP/2 compatibility request's socket proxy refuses to be touched
+  }
+  if (typeof original !== "function") return none;
+  const destroy = original as (this: unknown, error?: unknown) => unknown;
+  let timedOut = false;
+  const onTimeout = () => {
+    timedOut = true;
+  };
+  function destroyWatched(this: unknown, error?: unknown) {
+    const serverCut =
+      this === socket &&
+      (error === undefined || error === null) &&
+      !timedOut &&
+      socket?.destroyed !== true &&
+      socket?.readableEnded !== true &&
+      socket?.server?.listening !== false &&
+      !over();
+    if (!serverCut) return destroy.call(this, error);
+    onCut(() => destroy.call(this, error));
+    return this;
+  }
+  try {
+    socket.destroy = destroyWatched;
+  } catch {
+    return none;
+  }
+  if (socket.destroy !== destroyWatched) return none;
+  // First in line: the server's own timeout handler destroys the socket in this same event.
+  socket.prependListener?.("timeout", onTimeout);
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    socket.removeListener?.("timeout", onTimeout);
+    // Still the watching one (a response pipelined after this one may have wrapped it since:
+    // then it stays, and passes every call through).
+    if (socket.destroy !== destroyWatched) return;
+    if (own) socket.destroy = destroy;
+    else delete socket.destroy;
   };
 }
 
