@@ -1,6 +1,6 @@
 import { checkOptionNames } from "@svc/errors";
 import { optionError } from "./option-error.js";
-import { type ClaimResult, type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
+import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
 /** Bytes counted for a record besides its key, fingerprint, token, headers and body. */
 export const RECORD_OVERHEAD_BYTES = 256;
@@ -23,14 +23,19 @@ export interface MemoryStoreOptions {
   /**
    * Most bytes kept, over all records: each counts its key, fingerprint, token, replayed headers
    * and body, plus 256 bytes. Past it completed records go (a client past its share,
-   * `maxBytesPerScope`, first); never an in-flight one, as with `maxEntries`.
+   * `maxBytesPerScope`, first); never an in-flight one, as with `maxEntries`. A completed record
+   * that still does not fit is kept without its body, else with its status alone: the store never
+   * holds more.
    * @example new MemoryStore({ maxBytes: 8 * 1024 * 1024 }) // 8 MiB
    * @default 33554432 (32 MiB)
    */
   maxBytes?: number;
   /**
-   * Largest record kept whole. A larger response is stored without its body (`bodyOmitted`):
-   * its replay sends the status and headers only, and the handler never runs twice.
+   * Largest record kept whole, counted as `maxBytes` counts (key, fingerprint, token, replayed
+   * headers and body, plus 256 bytes). A larger response is stored without its body
+   * (`bodyOmitted`): its replay sends the status and headers only, and the handler never runs
+   * twice. One whose replayed headers alone pass it (a long `Location`) is stored with its status
+   * alone, so no record passes it.
    * @example new MemoryStore({ maxRecordBytes: 256 * 1024 })
    * @default 1048576 (1 MiB), at most `maxBytes`
    */
@@ -295,17 +300,15 @@ export class MemoryStore implements IdempotencyStore {
     // Re-insert so Map order stays oldest-first for eviction.
     this.#delete(key, entry);
     const expiresAt = now + retentionMs;
-    const base = entry.bytes + headerBytes(response.headers);
-    let kept: StoredResponse =
-      base + response.body.byteLength > this.#maxRecordBytes ? withoutBody(response) : response;
+    // The record's bytes as maxBytes and maxRecordBytes count them: the in-flight record's (key,
+    // fingerprint, token, overhead), its replayed headers and its body.
+    const sizeOf = (form: StoredResponse) => entry.bytes + headerBytes(form.headers) + form.body.byteLength;
+    let kept = keptWithin(response, (form) => sizeOf(form) <= this.#maxRecordBytes);
     // Completed records may make room for this one; never an in-flight one (a duplicate would run).
-    if (!this.#makeRoom(now, base + kept.body.byteLength, entry.scope) && kept.body.byteLength > 0) {
-      kept = {
-        status: response.status,
-        headers: response.headers,
-        body: new Uint8Array(),
-        bodyOmitted: true,
-      };
+    // Past what is left, a smaller form: without the body, else the status alone, which fits in
+    // the room the in-flight record held, so maxBytes is never passed.
+    if (!this.#makeRoom(now, sizeOf(kept), entry.scope)) {
+      kept = keptWithin(kept, (form) => this.#makeRoom(now, sizeOf(form), entry.scope));
     }
     const completed: Entry = {
       state: "completed",
@@ -313,7 +316,7 @@ export class MemoryStore implements IdempotencyStore {
       fingerprint: entry.fingerprint,
       token,
       expiresAt,
-      bytes: base + kept.body.byteLength,
+      bytes: sizeOf(kept),
       // A copy, so the caller's buffer can change afterwards; the typed-array copy is native.
       response: { ...kept, headers: { ...kept.headers }, body: new Uint8Array(kept.body) },
     };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/errors";
 import { optionError } from "./option-error.js";
-import { type ClaimResult, type IdempotencyStore, type StoredResponse, withoutBody } from "./store.js";
+import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
 /** The one `ioredis` method the store uses (an `ioredis` `Redis` or `Cluster` fits). */
 export interface IoRedisLike {
@@ -70,6 +70,8 @@ export interface RedisStoreOptions {
    * Largest record kept whole, in bytes as sent to Redis (the body is base64 inside JSON, so
    * about 4/3 of its size plus the headers). A larger response is stored without its body
    * (`bodyOmitted`): a replay sends the status and headers only, and the handler never runs twice.
+   * One whose replayed headers alone pass it (a long `Location`) is stored with its status alone,
+   * so no record passes it.
    * @example new RedisStore({ client, maxRecordBytes: 256 * 1024 })
    * @default 1048576 (1 MiB)
    */
@@ -274,10 +276,15 @@ export class RedisStore implements IdempotencyStore {
     response: StoredResponse,
     retentionMs: number,
   ): Promise<boolean> {
-    let encoded = encodeResponse(response);
-    if (Buffer.byteLength(encoded) > this.#maxRecordBytes) {
-      encoded = encodeResponse(withoutBody(response));
-    }
+    // maxRecordBytes bounds the record as sent, headers included: whole, else without its body,
+    // else its status alone (each form encoded once).
+    let last: [StoredResponse, string] | undefined;
+    const encode = (form: StoredResponse): string => {
+      if (last?.[0] !== form) last = [form, encodeResponse(form)];
+      return last[1];
+    };
+    const kept = keptWithin(response, (form) => Buffer.byteLength(encode(form)) <= this.#maxRecordBytes);
+    const encoded = encode(kept);
     const reply = await this.#eval(SCRIPTS.complete, this.#prefix + key, [
       token,
       encoded,

@@ -61,3 +61,29 @@ export function withoutBody(response: StoredResponse): StoredResponse {
   delete headers["content-encoding"];
   return { status: response.status, headers, body: new Uint8Array(), bodyOmitted: true };
 }
+
+/**
+ * The largest form of `response` a store keeps within its record bound, `fits` saying whether a
+ * form is within it: the whole response; else without its body ({@link withoutBody}); else, when
+ * its replayed headers alone pass the bound (a long `Location`, a large field in `replayHeaders`),
+ * its status alone, with the `bodyOmitted` marker. Header bytes count like body bytes, so no
+ * record passes the bound whatever the handler set. draft-ietf-httpapi-idempotency-key-header
+ * §2.6: a retry still gets the result (the status), and the handler never runs twice.
+ *
+ * @example const kept = keptWithin(response, (r) => sizeOf(r) <= maxRecordBytes);
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export function keptWithin(
+  response: StoredResponse,
+  fits: (form: StoredResponse) => boolean,
+): StoredResponse {
+  if (fits(response)) return response;
+  const bodiless = withoutBody(response);
+  if (fits(bodiless)) return bodiless;
+  return statusOnly(response);
+}
+
+/** The smallest record of a response: its status, no header, no body, the `bodyOmitted` marker. */
+export function statusOnly(response: StoredResponse): StoredResponse {
+  return { status: response.status, headers: {}, body: new Uint8Array(), bodyOmitted: true };
+}
