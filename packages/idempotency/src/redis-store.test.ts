@@ -3,7 +3,7 @@ import { type Listening, listen, serviceUrl, throwawayRedis, uniquePrefix } from
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { buildApp, gate, post, retriesDuringSlowHandler, SLOW, sleep } from "../test/helpers.js";
+import { buildApp, gate, post, retriesDuringSlowHandler, sleep } from "../test/helpers.js";
 import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
 
@@ -236,29 +236,42 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       expect(warnings.some((w) => w.includes("lease lost"))).toBe(true);
     });
 
-    const slowHooks = { before: (n: number) => (n === 1 ? sleep(SLOW.slowMs) : Promise.resolve()) };
+    /**
+     * A store whose records age when the test says: `age(ms)` takes `ms` off the TTL of every
+     * record under its prefix (Redis's clock cannot be moved; the lease is a minute, so the real
+     * time a test takes is no part of it).
+     */
+    const aging = (label: string) => {
+      const own = `${prefix}${name}:${label}:`;
+      const age = async (ms: number) => {
+        for (const key of await io.keys(`${own}*`)) {
+          const ttl = await io.pttl(key);
+          if (ttl <= 0) continue;
+          if (ttl <= ms) await io.del(key);
+          else await io.pexpire(key, ttl - ms);
+        }
+      };
+      return { store: new RedisStore({ client: client(), prefix: own }), age };
+    };
 
     it("handler slower than leaseMs, retries during it → runs once: 409, 409, then the replay", async () => {
-      const { url, calls } = await start({ store: store("slow"), leaseMs: SLOW.leaseMs }, slowHooks);
-      const run = await retriesDuringSlowHandler(url);
+      const { store: s, age } = aging("slow");
+      const run = await retriesDuringSlowHandler(start, s, age);
       expect(run.first).toEqual({ status: 201, location: "/orders/1" });
       expect(run.retries.map(([status]) => status)).toEqual([409, 409]);
       expect(run.after).toEqual({ status: 201, location: "/orders/1", replayed: "true" });
-      expect(calls.orders).toBe(1);
+      expect(run.calls.orders).toBe(1);
     });
 
     it("the same with renewLease: false → the lease ends under the handler and a retry runs it again", async () => {
-      const { url, calls } = await start(
-        { store: store("slow-off"), leaseMs: SLOW.leaseMs, renewLease: false, logger: { warn() {} } },
-        slowHooks,
-      );
-      const run = await retriesDuringSlowHandler(url);
+      const { store: s, age } = aging("slow-off");
+      const run = await retriesDuringSlowHandler(start, s, age, { renewLease: false, logger: { warn() {} } });
       expect(run.retries).toEqual([
         [201, "/orders/2"],
         [201, "/orders/2"],
       ]);
       expect(run.after).toEqual({ status: 201, location: "/orders/2", replayed: "true" });
-      expect(calls.orders).toBe(2);
+      expect(run.calls.orders).toBe(2);
     });
 
     it("renew: the owner gets a fresh lease; a foreign token, a completed or an expired record → false", async () => {

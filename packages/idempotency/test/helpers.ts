@@ -1,7 +1,9 @@
 import { Readable } from "node:stream";
 import { errorHandler, HttpError } from "@svc/errors";
 import express from "express";
+import { vi } from "vitest";
 import { type IdempotencyOptions, idempotency, markStarted } from "../src/idempotency.js";
+import type { IdempotencyStore } from "../src/store.js";
 
 export const PROBLEM_BASE = "https://errors.example/";
 
@@ -156,41 +158,112 @@ export interface SlowRun {
   /** Status and Location of each retry sent while the first still ran. */
   retries: Array<[number, string | null]>;
   after: { status: number; location: string | null; replayed: string | null };
+  /** Handler executions, by route. */
+  calls: Record<string, number>;
 }
 
 /**
- * For an app built with `before: (n) => (n === 1 ? sleep(slowMs) : undefined)`: one POST, retries
- * at 200 and 400 ms after it (past a 150 ms lease), then one more once the first has answered.
+ * The lease of {@link retriesDuringSlowHandler}: one minute, renewed every 20 s. Time passes only
+ * when the test moves it, so no real lease can run out under a loaded machine.
  */
-export async function retriesDuringSlowHandler(url: string): Promise<SlowRun> {
-  const started = Date.now();
-  const firstPromise = post(`${url}/orders`, "slow", { a: 1 });
-  const retries: Array<[number, string | null]> = [];
-  for (const at of SLOW.retryAtMs) {
-    await sleep(Math.max(0, started + at - Date.now()));
-    const retry = await post(`${url}/orders`, "slow", { a: 1 });
-    await retry.arrayBuffer();
-    retries.push([retry.status, retry.headers.get("location")]);
-  }
-  const firstResponse = await firstPromise;
-  await firstResponse.arrayBuffer();
-  const after = await post(`${url}/orders`, "slow", { a: 1 });
-  await after.arrayBuffer();
-  return {
-    first: { status: firstResponse.status, location: firstResponse.headers.get("location") },
-    retries,
-    after: {
-      status: after.status,
-      location: after.headers.get("location"),
-      replayed: after.headers.get("idempotent-replayed"),
+export const SLOW = { leaseMs: 60_000, renewEveryMs: 20_000 } as const;
+
+/**
+ * A handler slower than its lease, with no real time in it. The first POST's handler is held on a
+ * promise until the test lets it go; meanwhile `age(ms)` makes `ms` of store time pass (a
+ * `MemoryStore`'s clock, the TTLs of a `RedisStore`'s records) and the renewal timer (a fake
+ * `setInterval`) fires for the same `ms`, each renewal answered before time moves on. Retries go
+ * out after two leases and after three and a third, the handler ends after four, and one more
+ * request follows its response. `options` go to the middleware (`leaseMs` is {@link SLOW}'s).
+ */
+export async function retriesDuringSlowHandler(
+  start: (
+    options: IdempotencyOptions,
+    hooks: NonNullable<Parameters<typeof buildApp>[1]>,
+  ) => Promise<{ url: string; calls: Record<string, number> }>,
+  inner: IdempotencyStore & { renew: NonNullable<IdempotencyStore["renew"]> },
+  age: (ms: number) => Promise<void>,
+  options: IdempotencyOptions = {},
+): Promise<SlowRun> {
+  let renewed = 0;
+  /** A renewal answered false: the lease is lost for good, and the timer stops. */
+  let lost = false;
+  const store: IdempotencyStore = {
+    claim: (...a) => inner.claim(...a),
+    complete: (...a) => inner.complete(...a),
+    release: (...a) => inner.release(...a),
+    renew: async (...a) => {
+      try {
+        const owned = await inner.renew(...a);
+        if (!owned) lost = true;
+        return owned;
+      } finally {
+        renewed += 1;
+      }
     },
   };
+  const renewing = options.renewLease !== false;
+  const hold = gate();
+  const entered = gate();
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  try {
+    const { url, calls } = await start(
+      { ...options, store, leaseMs: SLOW.leaseMs },
+      {
+        before: async (n) => {
+          if (n !== 1) return;
+          entered.open();
+          await hold.promise;
+        },
+      },
+    );
+    /** `periods` renewal periods of store time, one at a time, each renewal due in it answered. */
+    const elapse = async (periods: number) => {
+      for (let i = 0; i < periods; i++) {
+        await age(SLOW.renewEveryMs);
+        const seen = renewed;
+        await vi.advanceTimersByTimeAsync(SLOW.renewEveryMs);
+        if (renewing && !lost) {
+          await vi.waitFor(
+            () => {
+              if (renewed === seen) throw new Error("no lease renewal answered in this period");
+            },
+            { timeout: 10_000, interval: 1 },
+          );
+        }
+      }
+    };
+    const send = async () => {
+      const res = await post(`${url}/orders`, "slow", { a: 1 });
+      await res.arrayBuffer();
+      return res;
+    };
+    const firstPromise = post(`${url}/orders`, "slow", { a: 1 });
+    await entered.promise;
+    const retries: Array<[number, string | null]> = [];
+    // Three periods to a lease: retries after two leases and after three and a third.
+    for (const periods of [6, 4]) {
+      await elapse(periods);
+      const retry = await send();
+      retries.push([retry.status, retry.headers.get("location")]);
+    }
+    await elapse(2);
+    hold.open();
+    const firstResponse = await firstPromise;
+    await firstResponse.arrayBuffer();
+    const after = await send();
+    return {
+      first: { status: firstResponse.status, location: firstResponse.headers.get("location") },
+      retries,
+      after: {
+        status: after.status,
+        location: after.headers.get("location"),
+        replayed: after.headers.get("idempotent-replayed"),
+      },
+      calls,
+    };
+  } finally {
+    hold.open();
+    vi.useRealTimers();
+  }
 }
-
-/**
- * A slow first execution (2.4 s, four 600 ms leases) with the renewal on or off, retried at 1.2 s
- * and 2 s. Wide margins, so the outcome does not depend on the machine's load: with the renewal
- * (every 200 ms) a lease only runs out after 400 ms without a turn of the event loop; without it,
- * the first lease is over by the first retry unless the first request was claimed 600 ms late.
- */
-export const SLOW = { leaseMs: 600, slowMs: 2400, retryAtMs: [1200, 2000] } as const;
