@@ -28,6 +28,57 @@ let made = 0;
 const stores: [string, () => IdempotencyStore][] = [["MemoryStore", () => new MemoryStore()]];
 if (io) stores.push(["RedisStore", () => new RedisStore({ client: io, prefix: `${prefix}:${++made}:` })]);
 
+type Next = (err?: unknown) => void;
+
+/**
+ * An app whose `POST /orders` (behind `idempotency`) runs `first` on its first call, which cuts
+ * the response after its first bytes, and answers 201 `{ run }` on every later one.
+ */
+function ordersApp(make: () => IdempotencyStore, first: (res: express.Response, next: Next) => unknown) {
+  let runs = 0;
+  const app = express();
+  app.post(
+    "/orders",
+    express.json(),
+    idempotency({ store: make(), logger: { warn() {} } }),
+    async (_req, res, next) => {
+      runs += 1;
+      if (runs === 1) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"partial":');
+        await first(res, next);
+        return;
+      }
+      res.status(201).json({ run: runs });
+    },
+  );
+  return { app, runs: () => runs };
+}
+
+/** The first POST with `key` is cut; a retry runs the handler again at once; a third replays it. */
+async function expectCutThenRetry(url: string, key: string, runs: () => number) {
+  const send = () =>
+    fetch(`${url}/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": `"${key}"` },
+      body: '{"qty":1}',
+    });
+  // The first response is cut: its body never completes.
+  const cut = await send()
+    .then((res) => res.text())
+    .catch((err: unknown) => err);
+  expect(cut).toBeInstanceOf(Error);
+  const retry = await send();
+  expect(retry.status).toBe(201);
+  expect(retry.headers.get("idempotent-replayed")).toBeNull();
+  expect(await retry.json()).toEqual({ run: 2 });
+  const replay = await send();
+  expect(replay.status).toBe(201);
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  expect(await replay.json()).toEqual({ run: 2 });
+  expect(runs()).toBe(2);
+}
+
 const cuts = [
   ["an error after the first bytes (next(err): the error handler destroys the response)", "next"],
   ["the handler destroying the response itself", "destroy"],
@@ -39,46 +90,13 @@ describe("a response cut before its end by the server", () => {
   it.each(rows)(
     "%s, %s → the key is free at once: a retry runs, then replays",
     async (_s, _h, kind, make) => {
-      let runs = 0;
-      const app = express();
-      app.post(
-        "/orders",
-        express.json(),
-        idempotency({ store: make(), logger: { warn() {} } }),
-        (_req, res, next) => {
-          runs += 1;
-          if (runs === 1) {
-            res.writeHead(200, { "content-type": "application/json" });
-            res.write('{"partial":');
-            if (kind === "next") next(new Error("database went away mid-stream"));
-            else res.destroy();
-            return;
-          }
-          res.status(201).json({ run: runs });
-        },
-      );
+      const { app, runs } = ordersApp(make, (res, next) => {
+        if (kind === "next") next(new Error("database went away mid-stream"));
+        else res.destroy();
+      });
       app.use(errorHandler({ logger: { error() {} } }));
       server = await listen(app);
-      const send = () =>
-        fetch(`${server?.url}/orders`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "idempotency-key": '"cut-1"' },
-          body: '{"qty":1}',
-        });
-      // The first response is cut: its body never completes.
-      const cut = await send()
-        .then((res) => res.text())
-        .catch((err: unknown) => err);
-      expect(cut).toBeInstanceOf(Error);
-      const retry = await send();
-      expect(retry.status).toBe(201);
-      expect(retry.headers.get("idempotent-replayed")).toBeNull();
-      expect(await retry.json()).toEqual({ run: 2 });
-      const replay = await send();
-      expect(replay.status).toBe(201);
-      expect(replay.headers.get("idempotent-replayed")).toBe("true");
-      expect(await replay.json()).toEqual({ run: 2 });
-      expect(runs).toBe(2);
+      await expectCutThenRetry(server.url, "cut-1", runs);
     },
   );
 });
@@ -100,46 +118,14 @@ describe("a connection cut by Express's default error handler (no app error hand
   it.each(defaultRows)(
     "%s, next(err) %s after the first bytes → the key is free at once: a retry runs, then replays",
     async (_s, _h, later, make) => {
-      let runs = 0;
-      const app = express();
-      app.post(
-        "/orders",
-        express.json(),
-        idempotency({ store: make(), logger: { warn() {} } }),
-        async (_req, res, next) => {
-          runs += 1;
-          if (runs === 1) {
-            res.writeHead(200, { "content-type": "application/json" });
-            res.write('{"partial":');
-            if (later) await new Promise((r) => setImmediate(r));
-            next(new Error("database went away mid-stream"));
-            return;
-          }
-          res.status(201).json({ run: runs });
-        },
-      );
+      const { app, runs } = ordersApp(make, async (_res, next) => {
+        if (later) await new Promise((r) => setImmediate(r));
+        next(new Error("database went away mid-stream"));
+      });
       // Express's default error handler logs the error on stderr unless the env is "test".
       app.set("env", "test");
       server = await listen(app);
-      const send = () =>
-        fetch(`${server?.url}/orders`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "idempotency-key": '"cut-default"' },
-          body: '{"qty":1}',
-        });
-      const cut = await send()
-        .then((res) => res.text())
-        .catch((err: unknown) => err);
-      expect(cut).toBeInstanceOf(Error);
-      const retry = await send();
-      expect(retry.status).toBe(201);
-      expect(retry.headers.get("idempotent-replayed")).toBeNull();
-      expect(await retry.json()).toEqual({ run: 2 });
-      const replay = await send();
-      expect(replay.status).toBe(201);
-      expect(replay.headers.get("idempotent-replayed")).toBe("true");
-      expect(await replay.json()).toEqual({ run: 2 });
-      expect(runs).toBe(2);
+      await expectCutThenRetry(server.url, "cut-default", runs);
     },
   );
 });
