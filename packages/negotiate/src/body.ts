@@ -392,8 +392,16 @@ function receive(
     }
     chunks.push(chunk);
   });
+  // RFC 9112 §8: "A server that receives an incomplete request message, usually due to a canceled
+  // request or a triggered timeout exception, MAY send an error response prior to closing the
+  // connection." The stream errs before its end when the client closes the connection mid-body or
+  // something upstream destroys it; Node destroys the socket with it, so nothing here touches the
+  // response (no header, no write), and the 400 goes to `next` with a code like every other
+  // refusal, for handlers and logs: a client that went away is no server error (no 5xx).
   req.on("error", (err) =>
-    finish(HttpError.badRequest("The request body could not be read", { cause: err })),
+    finish(
+      HttpError.badRequest("The request body could not be read", { code: "unreadable_body", cause: err }),
+    ),
   );
   req.on("end", () => {
     if (done) return;
@@ -420,7 +428,8 @@ function receive(
  * - a body in a content coding other than identity → 415 (RFC 9110 §15.5.16);
  * - longer than `limit` → 413; not UTF-8 or malformed → 400 `Malformed … body`; nested deeper than
  *   `depth`, or XML with a DOCTYPE (well-formed, refused by policy) → 400 `JSON body: …` /
- *   `XML body: … is not accepted`.
+ *   `XML body: … is not accepted`;
+ * - a body stream that fails before its end (the client gone mid-body) → 400 `unreadable_body`.
  *
  * Requests without content pass untouched, with `req.body` undefined, however they are framed
  * (no body, `Content-Length: 0`, or `Transfer-Encoding: chunked` with no data). It is
