@@ -252,8 +252,8 @@ describe("parseBody: XML in an encoding other than UTF-8 → 415", () => {
       "windows-1252",
     ],
     ["declared UTF-16", bytes('<?xml version="1.0" encoding="UTF-16"?><a>x</a>'), "utf-16"],
-    ["a UTF-16LE byte order mark", Buffer.from("\ufeff<a>x</a>", "utf16le"), "utf-16"],
-    ["a UTF-16BE byte order mark", Buffer.from("\ufeff<a>x</a>", "utf16le").swap16(), "utf-16"],
+    ["a UTF-16LE byte order mark", Buffer.from("\ufeff<a>x</a>", "utf16le"), "utf-16le"],
+    ["a UTF-16BE byte order mark", Buffer.from("\ufeff<a>x</a>", "utf16le").swap16(), "utf-16be"],
   ])("application/xml %s → 415 naming the encoding, nothing handed on", async (_label, body, encoding) => {
     const res = await post(body, "application/xml");
     expect(res.status).toBe(415);

@@ -260,10 +260,30 @@ const UTF8_NAMES = new Set(["utf-8", "utf8", "us-ascii"]);
  * ISO-8859-1 as UTF-8 anyway would misread it (its bytes C3 A9, "Ã©", would become "é").
  */
 function foreignXmlEncoding(body: Buffer, charsetGiven: boolean): string | undefined {
-  if ((body[0] === 0xfe && body[1] === 0xff) || (body[0] === 0xff && body[1] === 0xfe)) return "utf-16";
+  const marked = byteOrderMarkEncoding(body);
+  if (marked !== undefined) return marked;
   if (charsetGiven || startsWithUtf8Bom(body)) return undefined;
   const name = xmlDeclaredEncoding(body.toString("latin1", 0, 512));
   return name === undefined || UTF8_NAMES.has(name) ? undefined : name;
+}
+
+/**
+ * The encoding a byte order mark other than UTF-8's names, by XML 1.0 Appendix F "Detection
+ * Without External Encoding Information", four bytes before two:
+ *
+ * - `FF FE 00 00`: "UCS-4, little-endian machine (4321 order)", UTF-32LE;
+ * - `FE FF 00 00`: "UCS-4, unusual octet order (3412)";
+ * - `FE FF ## ##`: "UTF-16, big-endian"; `FF FE ## ##`: "UTF-16, little-endian", the two bytes
+ *   after the mark not both 00 (U+0000 is no XML character, §2.2).
+ *
+ * A mark starting `00 00` (UCS-4 big-endian or 2143) is left to the UTF-8 decoding, which refuses
+ * it with a 400 as before: its `FE`/`FF` byte is never UTF-8.
+ */
+function byteOrderMarkEncoding(body: Buffer): string | undefined {
+  const nulAfter = body.length >= 4 && body[2] === 0 && body[3] === 0;
+  if (body[0] === 0xff && body[1] === 0xfe) return nulAfter ? "utf-32le" : "utf-16le";
+  if (body[0] === 0xfe && body[1] === 0xff) return nulAfter ? "ucs-4 (3412)" : "utf-16be";
+  return undefined;
 }
 
 function startsWithUtf8Bom(body: Buffer): boolean {
