@@ -259,6 +259,9 @@ function frameValue(frame: Frame): XmlValue {
   return text === "" ? frame.obj : Object.assign(frame.obj, { "#text": text });
 }
 
+/** Thrown out of a saxes handler to abandon the parse at the first failure. */
+const ABANDONED = Symbol("XML parse abandoned");
+
 /**
  * Parses XML into plain objects with `saxes`: elements become keys, repeated elements arrays,
  * attributes `@name`, text-only elements strings. Names are the qualified names the document
@@ -278,34 +281,54 @@ function frameValue(frame: Frame): XmlValue {
 export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlValue> {
   const parser = new SaxesParser();
   const builder = new XmlBuilder(maxDepth, () => `line ${parser.line}, column ${parser.column}`);
+  // XML 1.0 §1.2: after a fatal error the processor "MUST NOT continue normal processing"; the
+  // first failure, well-formedness or policy refusal, decides what is thrown, so nothing later in
+  // the source can change it. The parser is abandoned there: a throw out of the handler ends
+  // saxes' `write`, rather than running it over the rest of a hostile body for nothing. The
+  // xsi:nil rules do not stop it, as a well-formedness error found later still decides.
+  const stopped =
+    <A extends unknown[]>(handle: (...args: A) => void) =>
+    (...args: A): void => {
+      handle(...args);
+      if (builder.failure !== undefined) throw ABANDONED;
+    };
   // XML 1.0 §2.8: a document type declaration is well-formed; it is refused by policy, being
   // where entities (and their expansion, or an external fetch) are declared.
-  parser.on("doctype", () => builder.refuse("a document type declaration (DOCTYPE) is not accepted"));
+  parser.on(
+    "doctype",
+    stopped(() => builder.refuse("a document type declaration (DOCTYPE) is not accepted")),
+  );
   // XML 1.1 (its §2.2, §2.11, §4.3.4) is another language: NEL and LINE SEPARATOR are line
   // ends, references to C0 controls are characters, and NEL or LSEP in the XML declaration is a
   // fatal error. saxes switches to a 1.1 mode of its own on any 1.x other than 1.0, which accepts
   // NEL and LSEP in the declaration, and reading 1.1 as 1.0 (XML 1.0 §2.8 lets a 1.0 processor
   // try) would turn its NEL line ends into data. This package documents XML 1.0 and parses by
   // it: any other version (a well-formed document, saxes having checked `1.[0-9]+`) is refused.
-  parser.on("xmldecl", ({ version }) => {
-    if (version !== undefined && version !== "1.0") {
-      builder.refuse("only XML 1.0 is accepted; the XML declaration names another version");
-    }
-  });
+  parser.on(
+    "xmldecl",
+    stopped(({ version }) => {
+      if (version !== undefined && version !== "1.0") {
+        builder.refuse("only XML 1.0 is accepted; the XML declaration names another version");
+      }
+    }),
+  );
   // XML 1.0 §2.1 well-formedness, in words of our own with where it broke: saxes' message can
   // quote the document (`unclosed tag: <name>`) and is kept as the cause, for logs only.
   const malformed = (e: unknown) =>
     builder.fail(`not well-formed XML (line ${parser.line}, column ${parser.column})`, e);
-  parser.on("error", malformed);
-  parser.on("opentag", (tag) => builder.open(tag));
+  parser.on("error", stopped(malformed));
+  parser.on(
+    "opentag",
+    stopped((tag) => builder.open(tag)),
+  );
   parser.on("text", (t) => builder.text(t));
   parser.on("cdata", (t) => builder.text(t));
   parser.on("closetag", () => builder.close());
   try {
     parser.write(source);
-    if (builder.failure === undefined) parser.close();
+    parser.close();
   } catch (e) {
-    malformed(e);
+    if (e !== ABANDONED) malformed(e);
   }
   if (builder.failure) throw builder.failure;
   if (builder.invalid) throw builder.invalid;
