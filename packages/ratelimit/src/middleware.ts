@@ -127,6 +127,8 @@ function proxyMistake(req: RateLimitRequest): [{ trustProxy: boolean }, string] 
 /** What one middleware remembers between requests: warnings already given, failures logged. */
 interface State {
   proxyWarned: boolean;
+  /** A client address that is not an IP address was reported. */
+  addressWarned: boolean;
   lastLog: number;
   suppressed: number;
 }
@@ -178,7 +180,12 @@ function customBucket(key: string): string {
 export function rateLimit(options: RateLimitOptions) {
   const config = resolveConfig(options);
   const { limiter, cost } = config;
-  const state: State = { proxyWarned: false, lastLog: Number.NEGATIVE_INFINITY, suppressed: 0 };
+  const state: State = {
+    proxyWarned: false,
+    addressWarned: false,
+    lastLog: Number.NEGATIVE_INFINITY,
+    suppressed: 0,
+  };
 
   /** After the key and cost: the per-request limit, then the decision. */
   function decide(p: Pending): void {
@@ -230,6 +237,8 @@ export function rateLimit(options: RateLimitOptions) {
 
   /** After `skip`: the allowlist, the key, the cost, then the decision. */
   function proceed(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
+    // The client's own address only: a junk one (counted in the peer's bucket) is never allowed
+    // because the peer is.
     const ip = config.allowed ? clientIp(req) : undefined;
     if (ip !== undefined && config.allowed?.(ip)) {
       next();
@@ -417,7 +426,10 @@ function refundAfter(
   });
 }
 
-/** `u:<principal id>`, else `ip:<bucket of the client address>` (warning once about `trust proxy`). */
+/**
+ * `u:<principal id>`, else `ip:<bucket of the client address>` (warning once about `trust proxy`),
+ * else, for an address that is not one, the peer's bucket ({@link peerKey}).
+ */
 function defaultKey(config: Config, state: State, req: RateLimitRequest): string | undefined {
   const id = req.principal?.id;
   if (typeof id === "string" && id !== "") return `u:${id}`;
@@ -429,8 +441,34 @@ function defaultKey(config: Config, state: State, req: RateLimitRequest): string
     }
   }
   const ip = clientIp(req);
-  const bucket = ip === undefined ? undefined : ipBucket(ip, config.ipv6Subnet);
-  return bucket === undefined ? undefined : `ip:${bucket}`;
+  if (ip === undefined) return undefined;
+  const bucket = ipBucket(ip, config.ipv6Subnet);
+  return bucket === undefined ? peerKey(config, state, req, ip) : `ip:${bucket}`;
+}
+
+/**
+ * The key of a request whose client address is not an IP address: the bucket of the connection's
+ * peer, warning once. With `trust proxy` wider than the proxies (`true`: every hop), `req.ip` is the
+ * first X-Forwarded-For entry, whatever the client wrote there ("garbage", "010.0.0.1", "1.2.3").
+ * Express takes it as is, and RFC 7239 §6.2/§6.3 let a proxy name a client it hides as "unknown" or
+ * an obfuscated "_hidden". Without a key the request went to `failMode` (under "open", passed
+ * uncounted): any client could skip the limit by sending junk. RFC 6585 §4 limits the requests "the
+ * user has sent", so they are counted where they came from, the peer (every such client then shares
+ * its bucket), or, on a connection without a peer address (a Unix socket), in one bucket
+ * `ip:unknown`. Undefined only when the client reset the connection, taking its address with it.
+ */
+function peerKey(config: Config, state: State, req: RateLimitRequest, ip: string): string | undefined {
+  const peer = req.socket?.remoteAddress;
+  const bucket = peer === undefined ? undefined : ipBucket(peer, config.ipv6Subnet);
+  if (bucket === undefined && req.socket?.destroyed === true) return undefined;
+  if (!state.addressWarned) {
+    config.logger.warn(
+      { clientIp: ip.slice(0, 100), peer },
+      'rate limit: the client address is not an IP address (is "trust proxy" wider than your proxies?); such requests count in the bucket of the connection\'s peer',
+    );
+    state.addressWarned = true;
+  }
+  return `ip:${bucket ?? "unknown"}`;
 }
 
 /** A store failure in the log, at most once per `logIntervalMs` (the line counts the ones left out). */

@@ -218,7 +218,8 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   failRetryAfterSeconds?: number;
   /**
-   * Where store failures (`failMode: "open"`, refunds) and `trust proxy` mistakes are reported.
+   * Where store failures (`failMode: "open"`, refunds), `trust proxy` mistakes and (once) a client
+   * address that is not an IP address (counted in the connection peer's bucket) are reported.
    * @default one JSON line on stderr
    */
   logger?: RateLimitLogger;
