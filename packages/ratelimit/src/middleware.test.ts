@@ -277,6 +277,48 @@ describe("client key", () => {
     });
   });
 
+  describe("key(req) answering nothing (undefined, null, an empty string) → the default key", () => {
+    /** trust proxy loopback; key(req) per `answer`; the route answers the request's key. */
+    async function keyed(answer: (req: RateLimitRequest) => string | undefined) {
+      const app = express();
+      app.set("trust proxy", "loopback");
+      app.get("/", rateLimit({ limit: 1, key: answer, logger: { warn() {} } }), (req, res) => {
+        res.json({ key: (req as RateLimitRequest).rateLimit?.key });
+      });
+      app.use(errorHandler({ logger: silent }));
+      const server = await listen(app);
+      closers.push(server.close);
+      return async (client: string, apiKey: string) => {
+        const res = await fetch(server.url, { headers: { "X-Forwarded-For": client, "X-Api-Key": apiKey } });
+        return {
+          status: res.status,
+          key: res.status === 200 ? ((await res.json()) as { key: string }).key : "",
+        };
+      };
+    }
+
+    it.each([
+      [
+        "an empty X-Api-Key header",
+        (req: RateLimitRequest) => req.headers["x-api-key"] as string | undefined,
+      ],
+      ["null", () => null as unknown as undefined],
+      ["undefined", () => undefined],
+    ])("%s: two clients → 200, 200 in their own buckets, then 429 for the first", async (_name, answer) => {
+      const send = await keyed(answer);
+      expect(await send("203.0.113.1", "")).toEqual({ status: 200, key: "ip:203.0.113.1" });
+      expect(await send("203.0.113.2", "")).toEqual({ status: 200, key: "ip:203.0.113.2" });
+      expect((await send("203.0.113.1", "")).status).toBe(429);
+    });
+
+    it("a non-empty answer is still its own bucket, whatever the address", async () => {
+      const send = await keyed((req) => req.headers["x-api-key"] as string | undefined);
+      expect(await send("203.0.113.1", "team-a")).toEqual({ status: 200, key: "team-a" });
+      expect((await send("203.0.113.2", "team-a")).status).toBe(429);
+      expect(await send("203.0.113.2", "")).toEqual({ status: 200, key: "ip:203.0.113.2" });
+    });
+  });
+
   it("key(req) from a header with 8,000-character values → each is its own bucket, and the store holds at most 256 characters per key", async () => {
     const memory = new MemoryStore();
     const seen: string[] = [];

@@ -247,7 +247,11 @@ export function rateLimit(options: RateLimitOptions) {
     let key: string | undefined;
     let custom: string | undefined;
     try {
-      custom = config.key?.(req);
+      // An answer of nothing (undefined, null, "": an API key header absent or sent empty) is the
+      // default key, so it is counted per client. As a bucket of its own, "" put every client
+      // answering it in one: RFC 6585 §4 counts the requests of "the user", not of everyone.
+      custom = config.key?.(req) ?? undefined;
+      if (custom === "") custom = undefined;
       key = custom ?? defaultKey(config, state, req);
     } catch (err) {
       next(misconfigured("key", "threw", err));

@@ -114,7 +114,8 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   limiter?: RateLimiter;
   /**
-   * The bucket a request counts in; return `undefined` to fall back to the default. An answer
+   * The bucket a request counts in; return `undefined` (or `null`, or `""`) to fall back to the
+   * default, which counts the request too (an address that is not one in the peer's bucket). An answer
    * spelled like a default key (`u:…`, `ip:…`) or starting with `k:` counts under `k:<answer>`,
    * so a client-chosen value never lands in another client's default bucket.
    * @default `u:<principal.id>` when `req.principal` is set, else `ip:<client IP bucket>`
