@@ -34,6 +34,8 @@ function hostOf(ip: string): string | undefined {
 
 /** `64:ff9b::/96`, the IPv4/IPv6 translation Well-Known Prefix (RFC 6052 §2.1). */
 const WELL_KNOWN_NAT64 = ipaddr.IPv6.parse("64:ff9b::");
+/** `::ffff:0:0:0/96`, the IPv4-translated addresses (RFC 2765 §2.1). */
+const TRANSLATED = ipaddr.IPv6.parse("::ffff:0:0:0");
 /** `2002::/16`, the 6to4 prefix (RFC 3056 §2). */
 const SIX_TO_FOUR = ipaddr.IPv6.parse("2002::");
 /** `2001:0000::/32`, the Global Teredo IPv6 Service Prefix (RFC 4380 §2.6). */
@@ -50,6 +52,8 @@ function ipv4Of(bytes: number[]): string {
  * - RFC 6052 §2.1/§2.2: under the Well-Known Prefix `64:ff9b::/96` a translator (NAT64, SIIT-DC in
  *   RFC 7755 §3) shows each IPv4 client with its address in the last 32 bits. Grouped by /64, every
  *   IPv4 client on the internet would share one bucket.
+ * - RFC 2765 §2.1: an "IPv4-translated address" (`0::ffff:0:a.b.c.d`) is how a stateless translator
+ *   (SIIT, RFC 6145 since) shows an IPv4 node; grouped by /64, it shared `::/64` with every other one.
  * - RFC 3056 §2: a 6to4 site's prefix is `2002:V4ADDR::/48`, V4ADDR being the site's IPv4 address
  *   (bits 16 to 47). The site numbers its own 2^16 subnets, so grouped by /64 one IPv4 host had
  *   65,536 buckets.
@@ -60,7 +64,7 @@ function ipv4Of(bytes: number[]): string {
  */
 function embeddedIPv4(addr: ipaddr.IPv6): string | undefined {
   const bytes = addr.toByteArray();
-  if (WELL_KNOWN_NAT64.match(addr, 96)) return ipv4Of(bytes.slice(12));
+  if (WELL_KNOWN_NAT64.match(addr, 96) || TRANSLATED.match(addr, 96)) return ipv4Of(bytes.slice(12));
   if (SIX_TO_FOUR.match(addr, 16)) return ipv4Of(bytes.slice(2, 6));
   if (TEREDO.match(addr, 32)) return ipv4Of(bytes.slice(12).map((b) => b ^ 0xff));
   return undefined;
@@ -68,8 +72,8 @@ function embeddedIPv4(addr: ipaddr.IPv6): string | undefined {
 
 /**
  * The bucket an IP address counts in: IPv4 as is; an IPv6 address that carries an IPv4 client as
- * that IPv4 address: IPv4-mapped (`::ffff:192.0.2.1`), the translation Well-Known Prefix
- * (`64:ff9b::192.0.2.1`), 6to4 (`2002:c000:201::/48`) and Teredo
+ * that IPv4 address: IPv4-mapped (`::ffff:192.0.2.1`), IPv4-translated (`::ffff:0:192.0.2.1`), the
+ * translation Well-Known Prefix (`64:ff9b::192.0.2.1`), 6to4 (`2002:c000:201::/48`) and Teredo
  * (`2001:0:4136:e378:8000:63bf:3fff:fdd2` is 192.0.2.45), whatever `ipv6Subnet`; and other IPv6
  * as its network of `ipv6Subnet` bits (`2001:db8:1:2::/64`).
  * Returns `undefined` for a value that is not an IP address.
@@ -84,6 +88,7 @@ function embeddedIPv4(addr: ipaddr.IPv6): string | undefined {
  * ipBucket("2002:c000:201:7::1", 64); // "192.0.2.1"
  * @see https://www.rfc-editor.org/rfc/rfc6177#section-2
  * @see https://www.rfc-editor.org/rfc/rfc4291#section-2.5.5.2
+ * @see https://www.rfc-editor.org/rfc/rfc2765#section-2.1
  * @see https://www.rfc-editor.org/rfc/rfc6052#section-2.1
  * @see https://www.rfc-editor.org/rfc/rfc3056#section-2
  * @see https://www.rfc-editor.org/rfc/rfc4380#section-4

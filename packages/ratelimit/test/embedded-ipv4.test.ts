@@ -6,7 +6,8 @@ import { type RateLimitRequest, rateLimit } from "../src/index.js";
 
 // IPv6 addresses that carry an IPv4 client's address: the client is that IPv4 host, whose
 // bucket it shares, however it varies the other bits (RFC 3056 §2 6to4, RFC 4380 §4 Teredo,
-// RFC 6052 §2.1 NAT64 Well-Known Prefix, RFC 4291 §2.5.5.2 IPv4-mapped).
+// RFC 6052 §2.1 NAT64 Well-Known Prefix, RFC 4291 §2.5.5.2 IPv4-mapped, RFC 2765 §2.1
+// IPv4-translated).
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -52,6 +53,7 @@ describe("an IPv6 address embedding an IPv4 client counts in that IPv4 client's 
     ["Teredo, uppercase and zero-compressed", "255.255.255.255", "2001:0:A:B:C:D::", "2001::1:2:0:0"],
     ["NAT64 Well-Known Prefix", "198.51.100.7", "64:ff9b::c633:6407", "64:ff9b::198.51.100.7"],
     ["IPv4-mapped", "203.0.113.9", "::ffff:203.0.113.9", "::ffff:cb00:7109"],
+    ["IPv4-translated (RFC 2765 §2.1)", "192.0.2.33", "::ffff:0:192.0.2.33", "0:0:0:0:ffff:0:c000:221"],
   ])(
     "%s: IPv4 %s; %s → 200 under its IPv4 key, then %s → 429, the IPv4 host → 429",
     async (_name, ipv4, first, second) => {
@@ -86,7 +88,22 @@ describe("clients the embedding tells apart stay apart; other IPv6 is grouped by
       "2001:0:4136:e378:8000:63bf:3fff:fdd1",
       "ip:192.0.2.46",
     ],
+    // IPv4-translated addresses of two IPv4 hosts shared ::/64 before.
+    [
+      "IPv4-translated addresses of two IPv4 hosts",
+      "::ffff:0:192.0.2.33",
+      "ip:192.0.2.33",
+      "::ffff:0:192.0.2.34",
+      "ip:192.0.2.34",
+    ],
     // Next to the prefixes, native IPv6: /64 buckets.
+    [
+      "::ffff:1:0:0/96 (neither mapped nor translated)",
+      "::ffff:1:c000:221",
+      "ip:::/64",
+      "0:0:0:1::1",
+      "ip:0:0:0:1::/64",
+    ],
     [
       "2001:0:1::/48 vs 2001:1::/32 (not Teredo)",
       "2001:1::1",
