@@ -12,6 +12,16 @@ import type { Algorithm } from "./types.js";
 const url = serviceUrl("REDIS_URL");
 const DAY = 86_400_000;
 
+/**
+ * The one window every decision of a burst must fall in. Redis's clock cannot be fixed, and a
+ * sliding-window burst that straddles a window edge is rightly admitted past the limit: the
+ * count before the edge is weighted down as the new window runs (50 × (1 − d / 60 s) ≤ 49 once
+ * d ≥ 1.2 s, a run this machine takes under load). 10^15 ms (the longest window accepted) puts
+ * the only edge in the year 33658, so the whole run is in the window starting at 0, and the
+ * key's own window start and counts say so after the run.
+ */
+const ONE_WINDOW = 1e15;
+
 const SAFE_IOREDIS = {
   enableOfflineQueue: false,
   autoResendUnfulfilledCommands: false,
@@ -141,11 +151,14 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
   }
 
   it("fixed-window, limit(req) lowered from 5 to 2 after 4 requests in the window → 429 with r=0 and X-RateLimit-Remaining 0, never negative", async () => {
-    const store = new RedisStore({ client: io, prefix: `${prefix}lowered:` });
+    // As above: no window edge inside the run (a DAY window turns at midnight UTC), and no store
+    // call that times out on a busy machine passing uncounted under failMode "open".
+    const store = new RedisStore({ client: io, prefix: `${prefix}lowered:`, timeoutMs: 10_000 });
     const target = await serve({
       limit: (req) => Number(req.headers["x-plan"]),
       algorithm: "fixed-window",
-      windowMs: DAY,
+      windowMs: ONE_WINDOW,
+      failMode: "closed",
       store,
     });
     for (let i = 0; i < 4; i++) await fetch(target, { headers: { "x-plan": "5" } });
@@ -173,16 +186,6 @@ describe.skipIf(!url)("RedisStore on the shared Redis", () => {
     const [seconds, micros] = (await io.time()) as [number, number];
     return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   }
-
-  /**
-   * The one window every decision of a burst must fall in. Redis's clock cannot be fixed, and a
-   * sliding-window burst that straddles a window edge is rightly admitted past the limit: the
-   * count before the edge is weighted down as the new window runs (50 × (1 − d / 60 s) ≤ 49 once
-   * d ≥ 1.2 s, a run this machine takes under load). 10^15 ms (the longest window accepted) puts
-   * the only edge in the year 33658, so the whole run is in the window starting at 0, and the
-   * key's own window start and counts say so after the run.
-   */
-  const ONE_WINDOW = 1e15;
 
   async function expectOneWindow(redisKey: string, before: number, counted: number): Promise<void> {
     const after = await redisNow();
