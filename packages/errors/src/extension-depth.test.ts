@@ -1,32 +1,14 @@
-import { listen } from "@svc/test-utils";
 import { SaxesParser } from "saxes";
-import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError, MAX_EXTENSION_DEPTH } from "./index.js";
+import { describe, expect, it } from "vitest";
+import { ACCEPTS, useErrorServer } from "../test/error-server.js";
+import { HttpError, MAX_EXTENSION_DEPTH } from "./index.js";
 
 // RFC 9457 Appendix B: the XML forms carry the same problem as the JSON ones. An extension member
 // nested deeper than XML's old bound (100) made the XML forms a 500 while the JSON forms sent it
 // whole: the status followed Accept. Both now cut at the same depth, MAX_EXTENSION_DEPTH arrays
 // and objects, the value below it written "…"; a cycle is still no JSON and a 500 in every format.
 
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.map((c) => c()));
-  closers = [];
-});
-
-const ACCEPTS = [
-  "application/json",
-  "application/problem+json",
-  "application/xml",
-  "application/problem+xml",
-];
-
-async function serve(make: () => unknown): Promise<string> {
-  const handle = errorHandler({ logger: { error() {} } });
-  const server = await listen((req, res) => handle(make(), req, res, () => res.destroy()));
-  closers.push(server.close);
-  return server.url;
-}
+const serve = useErrorServer();
 
 /** `levels` objects (`{ a: … }`) or arrays (`[…]`) nested, innermost holding `"leaf"`. */
 function nested(levels: number, kind: "object" | "array" | "mixed"): unknown {

@@ -1,34 +1,16 @@
-import { listen } from "@svc/test-utils";
 import { SaxesParser } from "saxes";
-import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { describe, expect, it } from "vitest";
+import { ACCEPTS, useErrorServer } from "../test/error-server.js";
+import { HttpError } from "./index.js";
 
 // RFC 9457 §3.1.1: "type" is a URI reference; §3.1: "If a member's value type does not match the
 // specified type, the member MUST be ignored", and absent it is "about:blank". An error whose
 // `code` cannot be a type URI's last segment (not a string, a lone surrogate) used to make the
 // problem formats a 500 while the plain record kept the error's status: the status followed Accept.
 
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.map((c) => c()));
-  closers = [];
-});
-
 const BASE = "https://errors.example/problems/";
-const ACCEPTS = [
-  "application/json",
-  "application/problem+json",
-  "application/xml",
-  "application/problem+xml",
-];
 
-/** A plain node:http server that hands `make()` to errorHandler with problemTypeBase set. */
-async function serve(make: () => unknown): Promise<string> {
-  const handle = errorHandler({ logger: { error() {} }, problemTypeBase: BASE });
-  const server = await listen((req, res) => handle(make(), req, res, () => res.destroy()));
-  closers.push(server.close);
-  return server.url;
-}
+const serve = useErrorServer({ problemTypeBase: BASE });
 
 /** `<name>` element texts of a well-formed problem+xml document (saxes throws otherwise). */
 function xmlTexts(xml: string): Map<string, string> {

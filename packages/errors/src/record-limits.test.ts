@@ -1,32 +1,15 @@
-import { listen } from "@svc/test-utils";
 import { SaxesParser } from "saxes";
-import { afterEach, describe, expect, it } from "vitest";
-import { ERROR_RECORD_LIMITS, errorHandler, HttpError } from "./index.js";
+import { describe, expect, it } from "vitest";
+import { ACCEPTS, useErrorServer } from "../test/error-server.js";
+import { ERROR_RECORD_LIMITS, HttpError } from "./index.js";
 
 // A 4xx message the client may see used to go out whole (5 MB of it), as did field errors and
 // extension members of any size. One record now carries at most ERROR_RECORD_LIMITS, cut on code
 // points (a surrogate pair is never split) and marked "…" (U+2026), the same in every format.
 
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.map((c) => c()));
-  closers = [];
-});
-
-const ACCEPTS = [
-  "application/json",
-  "application/problem+json",
-  "application/xml",
-  "application/problem+xml",
-];
 const BIG = 5 * 1024 * 1024;
 
-async function serve(make: () => unknown): Promise<string> {
-  const handle = errorHandler({ logger: { error() {} } });
-  const server = await listen((req, res) => handle(make(), req, res, () => res.destroy()));
-  closers.push(server.close);
-  return server.url;
-}
+const serve = useErrorServer();
 
 interface Replies {
   json: Record<string, unknown>;
