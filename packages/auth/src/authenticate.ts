@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction } from "@svc/errors";
+import { HttpError, type NextFunction, repeatsField } from "@svc/errors";
 import {
   type AuthorizationCredentials,
   challenge,
@@ -251,17 +251,7 @@ function authenticateRequest(
  * credentials get confused; RFC 6750 §3.1 answers more than one credential with invalid_request.
  */
 function repeatsAuthorization(req: AuthRequest): boolean {
-  const raw = req.rawHeaders;
-  if (!Array.isArray(raw)) return false;
-  let seen = false;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i];
-    if (name?.length === 13 && name.toLowerCase() === "authorization") {
-      if (seen) return true;
-      seen = true;
-    }
-  }
-  return false;
+  return repeatsField(req.rawHeaders, "authorization");
 }
 
 /**

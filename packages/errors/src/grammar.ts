@@ -715,3 +715,41 @@ export function matchMediaType(
 export function selectMediaType(accept: string | undefined, offers: readonly string[]): string | undefined {
   return matchMediaType(accept, offers)?.offer;
 }
+
+/** Calls `onLine` with the value of each field line named `name` (lower case) until it answers true. */
+function scanFieldLines(
+  rawHeaders: readonly unknown[] | undefined,
+  name: string,
+  onLine: (value: unknown) => boolean,
+): void {
+  if (!Array.isArray(rawHeaders)) return;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const field = rawHeaders[i];
+    if (typeof field === "string" && field.length === name.length && field.toLowerCase() === name) {
+      if (onLine(rawHeaders[i + 1])) return;
+    }
+  }
+}
+
+/**
+ * The value of every field line named `name` (given in lower case) in a request's `rawHeaders`,
+ * in the order sent. Node's `req.headers` keeps the first line of a field that is no list and
+ * drops the rest, while RFC 9110 §5.3 forbids a sender more than one line of such a field
+ * (`Host`, RFC 9112 §3.2; `Authorization`; `Content-Type`): a proxy in front may have read the
+ * other. Empty when there is no raw list (a stand-in request, HTTP/2's pseudo-headers).
+ */
+export function fieldLines(rawHeaders: readonly unknown[] | undefined, name: string): string[] {
+  const lines: string[] = [];
+  scanFieldLines(rawHeaders, name, (value) => {
+    lines.push(String(value ?? ""));
+    return false;
+  });
+  return lines;
+}
+
+/** Whether `rawHeaders` holds more than one field line named `name` (lower case); see {@link fieldLines}. */
+export function repeatsField(rawHeaders: readonly unknown[] | undefined, name: string): boolean {
+  let seen = 0;
+  scanFieldLines(rawHeaders, name, () => ++seen > 1);
+  return seen > 1;
+}

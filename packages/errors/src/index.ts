@@ -15,6 +15,7 @@ export {
 export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
 export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
 export {
+  fieldLines,
   isToken,
   isToken68,
   MAX_FIELD_LENGTH,
@@ -31,6 +32,7 @@ export {
   parseQValue,
   type QItem,
   quoteString,
+  repeatsField,
   selectMediaType,
   splitList,
   trimOws,

@@ -1,4 +1,4 @@
-import { checkOptionNames, HttpError, isHttpError } from "@svc/errors";
+import { checkOptionNames, HttpError, isHttpError, repeatsField } from "@svc/errors";
 import { requestAuthority } from "./base-url.js";
 import { type Authority, compileHostList } from "./host.js";
 import {
@@ -25,26 +25,6 @@ export interface HostCheckOptions {
  * with (a 400 `invalid_host` `HttpError` or a 421 `misdirected_request` one).
  */
 export type HostCheck = (req: TrustRequest) => HttpError | undefined;
-
-/**
- * Whether the request carries more than one `Host` field line. RFC 9112 §3.2: "A server MUST
- * respond with a 400 (Bad Request) status code to any HTTP/1.1 request message that lacks a Host
- * header field and to any request message that contains more than one Host header field line or a
- * Host header field with an invalid field value." Node keeps the first line's value and drops the
- * rest, so the check (and the links) read one host while a proxy or cache in front may have read
- * another. `rawHeaders` holds every line, name then value.
- */
-function repeatsHost(rawHeaders: readonly string[] | undefined): boolean {
-  if (rawHeaders === undefined) return false;
-  let seen = false;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i] as string;
-    if (name.length !== 4 || name.toLowerCase() !== "host") continue;
-    if (seen) return true;
-    seen = true;
-  }
-  return false;
-}
 
 /**
  * Compiles the hosts a service answers for into a framework-free check of a `node:http` request.
@@ -76,7 +56,10 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
   let lastAuthority: Authority | undefined;
   let lastAllowed = false;
   return function checkHost(req) {
-    if (repeatsHost(req.rawHeaders)) {
+    // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+    // request message that [...] contains more than one Host header field line". Node keeps the
+    // first line and drops the rest, so the check would read one host while a proxy read another.
+    if (repeatsField(req.rawHeaders, "host")) {
       return HttpError.badRequest("The request has more than one Host header field", {
         code: "invalid_host",
       });

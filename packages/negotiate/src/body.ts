@@ -5,6 +5,7 @@ import {
   type MediaType,
   type NextFunction,
   parseMediaType,
+  repeatsField,
   splitList,
   xmlDeclaredEncoding,
 } from "@svc/errors";
@@ -186,7 +187,7 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | Http
   // as a comma-separated list", and Content-Type (§8.3) is a single media type. Node keeps the
   // first of two and drops the other, so the body would be parsed by one type while a proxy or a
   // logger that reads the last takes it for another: refused, as a charset given twice is.
-  if ((req.headersDistinct?.["content-type"]?.length ?? 0) > 1) {
+  if (repeatsField(req.rawHeaders, "content-type")) {
     return unsupported(req, config, "Content-Type is given more than once; send one Content-Type");
   }
   const contentType = req.headers["content-type"];

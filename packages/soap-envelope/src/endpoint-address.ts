@@ -117,24 +117,6 @@ export function hostRefusal(
 }
 
 /**
- * Every `Host` field line of a request's `rawHeaders` as sent: node keeps only the first of
- * several in `req.headers`, and RFC 9112 §3.2 makes more than one a 400. Empty when the request
- * has no raw header list (a stand-in object, an HTTP/2 request, which names its authority in the
- * `:authority` pseudo-header instead).
- */
-export function hostFieldLines(rawHeaders: readonly string[] | undefined): string[] {
-  const lines: string[] = [];
-  if (!Array.isArray(rawHeaders)) return lines;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i];
-    if (typeof name === "string" && name.length === 4 && name.toLowerCase() === "host") {
-      lines.push(String(rawHeaders[i + 1] ?? ""));
-    }
-  }
-  return lines;
-}
-
-/**
  * RFC 3986 §3.2.3: "URI producers and normalizers should omit the port component and its ':'
  * delimiter if port is empty or if its value would be the same as that of the scheme's default"
  * (RFC 9110 §4.2.1: 80 for http; §4.2.2: 443 for https). `host` is an authority

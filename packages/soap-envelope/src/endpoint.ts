@@ -4,13 +4,14 @@ import { evaluatePreconditions, strongEtag } from "@svc/conditional";
 import {
   appendVary,
   fallbackLogger,
+  fieldLines,
   HttpError,
   type NextFunction,
   negotiationOf,
   type TrustHop,
   toHttpError,
 } from "@svc/errors";
-import { type EndpointAddress, endpointAddress, hostFieldLines } from "./endpoint-address.js";
+import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
@@ -332,7 +333,7 @@ function externalUrl(req: SoapHttpRequest): EndpointAddress {
   const original = req.originalUrl ?? req.url ?? "/";
   const q = original.indexOf("?");
   return endpointAddress({
-    host: hostFieldLines(req.rawHeaders),
+    host: fieldLines(req.rawHeaders, "host"),
     httpVersion: req.httpVersion,
     forwardedProto: trust === undefined ? undefined : headerText(req, "x-forwarded-proto"),
     forwardedHost: trust === undefined ? undefined : headerText(req, "x-forwarded-host"),

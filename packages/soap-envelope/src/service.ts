@@ -4,11 +4,12 @@ import {
   optionError as codedOptionError,
   describeValue,
   fallbackLogger,
+  fieldLines,
   HttpError,
   isHttpError,
   type Logger,
 } from "@svc/errors";
-import { hostFieldLines, hostRefusal } from "./endpoint-address.js";
+import { hostRefusal } from "./endpoint-address.js";
 import {
   checkEnvelope,
   type HeaderBlock,
@@ -615,7 +616,7 @@ function checkTransport(
     // more than one Host header field line or a Host header field with an invalid field value."
     // A message in such a request is not processed, whatever it holds; SOAP 1.2 Part 2
     // §7.5.2.2 leaves the refusal to HTTP (a Sender fault with the 400).
-    const refusal = hostRefusal(hostFieldLines(http.rawHeaders), http.httpVersion);
+    const refusal = hostRefusal(fieldLines(http.rawHeaders, "host"), http.httpVersion);
     if (refusal !== undefined) return refusal;
   }
   if (request.method !== "POST") {
