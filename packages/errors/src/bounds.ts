@@ -1,3 +1,5 @@
+import { MAX_EXTENSION_MEMBERS } from "@svc/kernel";
+
 /**
  * What one error record may carry, the same in every format it is rendered in (the JSON record,
  * RFC 9457 problem details as JSON and as XML, Appendix B): a member cut here is cut everywhere, so
@@ -28,7 +30,7 @@ export const ERROR_RECORD_LIMITS = Object.freeze({
   message: 4096,
   fieldErrors: 100,
   fieldErrorText: 1024,
-  extensionMembers: 100,
+  extensionMembers: MAX_EXTENSION_MEMBERS,
   items: 100,
   text: 1024,
   extensionText: 16384,

@@ -1,11 +1,8 @@
 import type { Duplex } from "node:stream";
+import { checkOptionNames, fieldValue, HttpError, isToken, reasonPhrase, refusedOption } from "@svc/kernel";
 import { clockTime } from "./clock.js";
-import { fieldValue, isToken } from "./grammar.js";
-import { HttpError } from "./http-error.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
-import { checkOptionNames, refusedOption } from "./option-error.js";
 import { buildErrorRecord } from "./record.js";
-import { reasonPhrase } from "./status.js";
 
 /** Options of {@link clientErrorHandler}. */
 export interface ClientErrorOptions {

@@ -1,4 +1,4 @@
-import { matchMediaType } from "./grammar.js";
+import { matchMediaType } from "@svc/kernel";
 
 /** The renderings an error can take. */
 export type ErrorFormat = "json" | "problem+json" | "xml" | "problem+xml";

@@ -1,11 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  appendVary,
+  checkOptionNames,
+  fieldValue,
+  HttpError,
+  isChallengeList,
+  isToken,
+  refusedOption,
+  stringifyJson,
+} from "@svc/kernel";
 import { clockTime } from "./clock.js";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
-import { fieldValue, isChallengeList, isToken } from "./grammar.js";
-import { HttpError } from "./http-error.js";
-import { stringifyJson } from "./json.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
-import { checkOptionNames, refusedOption } from "./option-error.js";
 import {
   boundedRecord,
   buildErrorRecord,
@@ -14,7 +20,6 @@ import {
   requestPath,
 } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
-import { appendVary } from "./vary.js";
 import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
 
 /** The part of a {@link Logger} the error handler calls: `error(obj, msg)`. */

@@ -1,3 +1,47 @@
+export {
+  appendVary,
+  checkBooleanOption,
+  checkOptionNames,
+  describeValue,
+  type FieldError,
+  fieldLines,
+  HttpError,
+  type HttpErrorOptions,
+  isErrorStatus,
+  isHttpError,
+  isTimerDelay,
+  isToken,
+  isToken68,
+  MAX_FIELD_LENGTH,
+  MAX_LIST_MEMBERS,
+  MAX_TIMER_MS,
+  type MediaRange,
+  type MediaType,
+  type MediaTypeMatch,
+  matchMediaType,
+  type OptionError,
+  optionError,
+  optionErrorCode,
+  type Parameter,
+  parseMediaRanges,
+  parseMediaType,
+  parseParameters,
+  parseQList,
+  parseQValue,
+  type QItem,
+  quoteString,
+  reasonPhrase,
+  refusedOption,
+  repeatsField,
+  selectMediaType,
+  splitList,
+  stringifyJson,
+  type TrustHop,
+  trimOws,
+  trustedHops,
+  trustedListValue,
+  xmlDeclaredEncoding,
+} from "@svc/kernel";
 export { CUT_MARK, ERROR_RECORD_LIMITS, MAX_EXTENSION_DEPTH } from "./bounds.js";
 export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
 export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
@@ -13,32 +57,6 @@ export {
   renderError,
 } from "./error-handler.js";
 export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
-export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
-export {
-  fieldLines,
-  isToken,
-  isToken68,
-  MAX_FIELD_LENGTH,
-  MAX_LIST_MEMBERS,
-  type MediaRange,
-  type MediaType,
-  type MediaTypeMatch,
-  matchMediaType,
-  type Parameter,
-  parseMediaRanges,
-  parseMediaType,
-  parseParameters,
-  parseQList,
-  parseQValue,
-  type QItem,
-  quoteString,
-  repeatsField,
-  selectMediaType,
-  splitList,
-  trimOws,
-} from "./grammar.js";
-export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
-export { stringifyJson } from "./json.js";
 export {
   DEFAULT_CAUSE_DEPTH,
   fallbackLogger,
@@ -48,15 +66,6 @@ export {
 } from "./logger.js";
 export { type Negotiation, negotiationOf } from "./negotiation.js";
 export {
-  checkBooleanOption,
-  checkOptionNames,
-  describeValue,
-  type OptionError,
-  optionError,
-  optionErrorCode,
-  refusedOption,
-} from "./option-error.js";
-export {
   absoluteFormOrigin,
   buildErrorRecord,
   buildProblemDetails,
@@ -65,9 +74,5 @@ export {
   type ProblemDetails,
   stripQuery,
 } from "./record.js";
-export { isErrorStatus, reasonPhrase } from "./status.js";
-export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { toHttpError } from "./to-http-error.js";
-export { appendVary } from "./vary.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml, WSSE_NS, WSU_NS, type XmlElement } from "./xml.js";
-export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { MediaTypeMatch } from "./grammar.js";
+import type { MediaTypeMatch } from "@svc/kernel";
 
 /**
  * The outcome of proactive content negotiation (RFC 9110 §12.1) for one request: what a

@@ -1,13 +1,13 @@
 import { createServer } from "node:http";
-import { listenOn } from "@svc/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CACHE_LIMIT,
   CACHE_MAX_BYTES,
   CACHEABLE_LENGTH,
   MAX_FIELD_LENGTH,
   parseCacheUsage,
-} from "./grammar.js";
+} from "@svc/kernel";
+import { listenOn } from "@svc/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorHandler, HttpError } from "./index.js";
 
 // The Accept parse cache is shared by the whole process and keyed by what clients send: it must

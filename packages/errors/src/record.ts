@@ -1,6 +1,5 @@
+import { type FieldError, type HttpError, isProblemCode, RECORD_MEMBERS, reasonPhrase } from "@svc/kernel";
 import { CUT_MARK, cutText, ERROR_RECORD_LIMITS, extensionBudget, hasNoJson, jsonData } from "./bounds.js";
-import { type FieldError, type HttpError, isProblemCode } from "./http-error.js";
-import { reasonPhrase } from "./status.js";
 
 /**
  * The error record. Every error response of the resource API carries exactly these fields, plus
@@ -39,48 +38,6 @@ export interface ProblemDetails {
   errors?: FieldError[];
   /** RFC 9457 §3.2 extension members of the error (`HttpError` option `extensions`). */
   [extension: string]: unknown;
-}
-
-/** The record's own members; any other member of a record is an extension. */
-export const RECORD_MEMBERS: ReadonlySet<string> = new Set([
-  "timestamp",
-  "status",
-  "error",
-  "message",
-  "path",
-  "errors",
-]);
-/** The problem details' own members; any other member is an extension. */
-export const PROBLEM_MEMBERS: ReadonlySet<string> = new Set([
-  "type",
-  "title",
-  "status",
-  "detail",
-  "instance",
-  "timestamp",
-  "code",
-  "errors",
-]);
-/**
- * RFC 9457 §3.2: an extension member's name starts with a letter and holds only letters, digits
- * and `_`, so that it is an XML element name as it is (Appendix B).
- */
-export const EXTENSION_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
-
-/**
- * XML 1.0 §2.3: "Names beginning with the string "xml", or with any string which would match
- * (('X'|'x') ('M'|'m') ('L'|'l')), are reserved for standardization in this or future versions of
- * this specification." Namespaces in XML 1.0 §3 gives `xmlns` and the `xml` prefix their meaning.
- */
-const XML_RESERVED = /^xml/i;
-
-/**
- * Whether `name` can be an extension member's name in every format: {@link EXTENSION_NAME}
- * (RFC 9457 §3.2), and not one of the names XML 1.0 §2.3 reserves (`xml`, `xmlns`, `XMLSchema`,
- * any case), since the member becomes an element of that name in the XML forms (Appendix B).
- */
-export function isExtensionName(name: string): boolean {
-  return EXTENSION_NAME.test(name) && !XML_RESERVED.test(name);
 }
 
 /** The message a client may see: the error's own for exposable errors, else the reason phrase. */

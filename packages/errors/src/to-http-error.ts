@@ -3,10 +3,10 @@ import {
   HttpError,
   type HttpErrorOptions,
   hasAllow,
+  isErrorStatus,
   isHttpError,
   isProblemCode,
-} from "./http-error.js";
-import { isErrorStatus } from "./status.js";
+} from "@svc/kernel";
 
 /**
  * What body-parser (Express 5's `express.json()`, `express.text()`, `express.raw()`,

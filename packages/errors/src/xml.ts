@@ -1,11 +1,6 @@
+import { isExtensionName, PROBLEM_MEMBERS, RECORD_MEMBERS } from "@svc/kernel";
 import { CUT_MARK, MAX_EXTENSION_DEPTH } from "./bounds.js";
-import {
-  type ErrorRecord,
-  isExtensionName,
-  PROBLEM_MEMBERS,
-  type ProblemDetails,
-  RECORD_MEMBERS,
-} from "./record.js";
+import type { ErrorRecord, ProblemDetails } from "./record.js";
 
 const XML_ESCAPES: Readonly<Record<string, string>> = {
   "&": "&amp;",

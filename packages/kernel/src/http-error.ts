@@ -1,6 +1,5 @@
-import { ERROR_RECORD_LIMITS } from "./bounds.js";
+import { isExtensionName, MAX_EXTENSION_MEMBERS, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./error-members.js";
 import { describeValue, optionError, refusedOption } from "./option-error.js";
-import { isExtensionName, PROBLEM_MEMBERS, RECORD_MEMBERS } from "./record.js";
 import { isErrorStatus, reasonPhrase } from "./status.js";
 
 /** One field-level problem of a request that failed validation. */
@@ -76,12 +75,12 @@ function checkedExtensions(
     names === undefined
       ? String(extensions)
       : names.find((n) => !isExtensionName(n) || RESERVED_MEMBERS.has(n));
-  // ERROR_RECORD_LIMITS.extensionMembers: a record carries at most so many (bounds.ts).
-  if (bad === undefined && names !== undefined && names.length > ERROR_RECORD_LIMITS.extensionMembers) {
+  // A record carries at most so many (RFC 9457 §3.2 members; @svc/errors cuts no further).
+  if (bad === undefined && names !== undefined && names.length > MAX_EXTENSION_MEMBERS) {
     throw optionError(
       "errors",
       "extensions",
-      `HttpError options.extensions must have at most ${ERROR_RECORD_LIMITS.extensionMembers} members (ERROR_RECORD_LIMITS.extensionMembers), got ${names.length}`,
+      `HttpError options.extensions must have at most ${MAX_EXTENSION_MEMBERS} members, got ${names.length}`,
     );
   }
   if (bad !== undefined) {

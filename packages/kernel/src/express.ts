@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HandlerContext, Pipeline, Prepared, RouteOptions } from "./core.js";
+import { pipelineRequest, writeResponse } from "./node.js";
+import type { FieldValue } from "./response.js";
+import type { PipelineRequest } from "./steps.js";
+import { appendVary } from "./vary.js";
+
+/** Express's `next`, for the adapters: the error goes to the app's error handlers. */
+export type NextFunction = (err?: unknown) => void;
+
+/** The parts of an Express (4 or 5) request the adapter reads and sets. */
+export interface PipelineIncoming extends IncomingMessage {
+  /** Express: the whole request-target, kept when a prefix is stripped for routing. */
+  originalUrl?: string;
+  /** Express: the path as routed. */
+  path?: string;
+  /** The API version the pipeline's versioning step resolved. */
+  apiVersion?: number | undefined;
+  /** The `/v<N>` prefix stripped from the path, or `""`. */
+  apiVersionPrefix?: string | undefined;
+  /** A body parser's result, read by idempotency's fingerprint. */
+  body?: unknown;
+}
+
+/**
+ * A request's preparation, by request: set in front of routing (`pipeline.prepare()`), read by
+ * the routes' handlers (`pipeline.express(handler)`) of the same pipeline.
+ */
+const prepared = new WeakMap<Pipeline, WeakMap<IncomingMessage, Prepared>>();
+
+function preparedOf(pipeline: Pipeline): WeakMap<IncomingMessage, Prepared> {
+  let map = prepared.get(pipeline);
+  if (map === undefined) {
+    map = new WeakMap();
+    prepared.set(pipeline, map);
+  }
+  return map;
+}
+
+function setFields(res: ServerResponse, fields: Readonly<Record<string, FieldValue | null>>): void {
+  for (const name in fields) {
+    const value = fields[name];
+    if (value === null || value === undefined) res.removeHeader(name);
+    else res.setHeader(name, value as string | string[]);
+  }
+}
+
+/**
+ * Prepares `req` (version, preflight), setting the version's fields on the response, the
+ * refusal's included; the refusal is in the result.
+ */
+function prepareRequest(pipeline: Pipeline, req: PipelineIncoming, res: ServerResponse): Prepared {
+  const target = req.url ?? "/";
+  const result = pipeline.prepare(pipelineRequest(req, res), target);
+  const version = result.version;
+  if (version !== undefined) {
+    setFields(res, version.fields);
+    if (version.vary.length > 0) appendVary(res, ...version.vary);
+    if (version.target !== target) req.url = version.target;
+    req.apiVersion = version.version;
+    req.apiVersionPrefix = version.prefix;
+  }
+  return result;
+}
+
+/** What an Express handler under the pipeline is given beside its request. */
+export type ExpressHandler<Req extends IncomingMessage = IncomingMessage> = (
+  req: Req,
+  context: HandlerContext,
+) => unknown;
+
+/** A pipeline's Express adapter (Express 4 and 5): see {@link expressAdapter}. */
+export interface ExpressPipeline {
+  /**
+   * The middleware for what is decided before routing: the request's version (a `/v<N>` prefix
+   * stripped, so that routes are mounted once; `req.apiVersion`), and for a request that changes
+   * state, the 406 when nothing it could be answered with is acceptable. Mount it in front of the
+   * routes; it is required when the pipeline versions requests by path (a handler alone reads a
+   * version from headers, not from a path Express has already routed).
+   */
+  readonly prepare: (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
+  /**
+   * A route handler that runs `handler` through the pipeline: its result, a `Reply` or data, is
+   * represented, validated, checked, coded and written in one write; its error (thrown or
+   * rejected) goes to `next(err)`, so an async handler is safe under Express 4 too.
+   */
+  handle<Req extends IncomingMessage = IncomingMessage>(
+    handler: ExpressHandler<Req>,
+    route?: RouteOptions,
+  ): (req: Req, res: ServerResponse, next: NextFunction) => void;
+  /**
+   * RFC 9110 §13.2.2 before a write, inside its handler, on the resource's current data (as its GET
+   * would represent it: the tags compared are the ones a GET sends). `undefined`: the resource does
+   * not exist; then, unless `creates`, the preconditions are ignored and the handler's 404 answers
+   * (§13.2.1). Rejects with the 412.
+   */
+  preconditions(
+    req: IncomingMessage,
+    current: { data: unknown; lastModified?: Date | undefined } | undefined,
+    creates?: boolean,
+  ): Promise<void>;
+}
+
+/**
+ * The Express adapter of a pipeline: its `prepare` middleware, its route `handle`r and its write
+ * `preconditions`, all reading the same per-request decisions.
+ *
+ * @example
+ * const svc = expressAdapter(createPipeline({ representations: representations([json, xml]) }));
+ * app.use(svc.prepare);
+ * app.get("/employees/:id", svc.handle(async (req) => employees.get(req.params.id)));
+ */
+export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
+  const map = preparedOf(pipeline);
+  const readyFor = (req: IncomingMessage, res: ServerResponse): Prepared => {
+    let ready = map.get(req);
+    if (ready === undefined) {
+      ready = prepareRequest(pipeline, req as PipelineIncoming, res);
+      map.set(req, ready);
+    }
+    return ready;
+  };
+  return {
+    prepare: function svcPrepare(req, res, next) {
+      const ready = prepareRequest(pipeline, req as PipelineIncoming, res);
+      map.set(req, ready);
+      if (ready.refusal !== undefined) next(ready.refusal);
+      else next();
+    },
+    handle<Req extends IncomingMessage>(handler: ExpressHandler<Req>, route?: RouteOptions) {
+      return function svcHandler(req: Req, res: ServerResponse, next: NextFunction): void {
+        const ready = readyFor(req, res);
+        if (ready.refusal !== undefined) {
+          next(ready.refusal);
+          return;
+        }
+        const request: PipelineRequest = pipelineRequest(req, res, (req as PipelineIncoming).path);
+        pipeline
+          .run(request, ready, (context) => handler(req, context), route)
+          .then((value) => writeResponse(res, value, request.method))
+          .catch(next);
+      };
+    },
+    preconditions(req, current, creates = false) {
+      const ready = map.get(req) ?? NOT_PREPARED;
+      return pipeline.checkWrite(
+        pipelineRequest(req, undefined, (req as PipelineIncoming).path),
+        ready,
+        current,
+        creates,
+      );
+    },
+  };
+}
+
+const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });

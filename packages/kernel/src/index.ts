@@ -1,0 +1,107 @@
+export {
+  createPipeline,
+  type HandlerContext,
+  Pipeline,
+  type PipelineOptions,
+  type Prepared,
+  type RouteOptions,
+} from "./core.js";
+export {
+  EXTENSION_NAME,
+  isExtensionName,
+  MAX_EXTENSION_MEMBERS,
+  PROBLEM_MEMBERS,
+  RECORD_MEMBERS,
+} from "./error-members.js";
+export {
+  type ExpressHandler,
+  type ExpressPipeline,
+  expressAdapter,
+  type NextFunction,
+  type PipelineIncoming,
+} from "./express.js";
+export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
+export {
+  CACHE_LIMIT,
+  CACHE_MAX_BYTES,
+  CACHEABLE_LENGTH,
+  fieldLines,
+  fieldValue,
+  isChallengeList,
+  isToken,
+  isToken68,
+  MAX_FIELD_LENGTH,
+  MAX_LIST_MEMBERS,
+  type MediaRange,
+  type MediaType,
+  type MediaTypeMatch,
+  matchMediaType,
+  type Parameter,
+  type ParseCacheUsage,
+  parseCacheUsage,
+  parseMediaRanges,
+  parseMediaType,
+  parseParameters,
+  parseQList,
+  parseQValue,
+  type QItem,
+  quoteString,
+  repeatsField,
+  selectMediaType,
+  splitList,
+  trimOws,
+} from "./grammar.js";
+export {
+  checkedFieldErrors,
+  type FieldError,
+  HttpError,
+  type HttpErrorOptions,
+  hasAllow,
+  isHttpError,
+  isProblemCode,
+} from "./http-error.js";
+export { stringifyJson } from "./json.js";
+export { fieldName, pipelineRequest, writeResponse } from "./node.js";
+export {
+  checkBooleanOption,
+  checkOptionNames,
+  describeValue,
+  type OptionError,
+  optionError,
+  optionErrorCode,
+  refusedOption,
+} from "./option-error.js";
+export {
+  addVary,
+  type Body,
+  type Fields,
+  type FieldValue,
+  fieldText,
+  isReply,
+  Reply,
+  type ReplyInit,
+  type Representation,
+  type RepresentationBody,
+  type RepresentContext,
+  type ResponseValue,
+  reply,
+} from "./response.js";
+export { isErrorStatus, reasonPhrase } from "./status.js";
+export type {
+  Choice,
+  Claim,
+  Coder,
+  CurrentState,
+  Idempotency,
+  PipelineRequest,
+  PreconditionOutcome,
+  Replay,
+  Represented,
+  Representer,
+  Validators,
+  VersionDecision,
+  Versioner,
+} from "./steps.js";
+export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
+export { appendVary } from "./vary.js";
+export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -1,0 +1,124 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { Body, FieldValue, ResponseValue } from "./response.js";
+import type { PipelineRequest } from "./steps.js";
+import { appendVary } from "./vary.js";
+
+/**
+ * Field names as they are usually spelled: each hyphen-separated part capitalised, except the
+ * acronyms of the fields the pipeline writes. Names are case-insensitive (RFC 9110 §5.1); the
+ * spelling is only what people reading a trace expect.
+ */
+const SPELLED: Readonly<Record<string, string>> = {
+  etag: "ETag",
+  "www-authenticate": "WWW-Authenticate",
+  "content-md5": "Content-MD5",
+  "x-ratelimit-limit": "X-RateLimit-Limit",
+  "x-ratelimit-remaining": "X-RateLimit-Remaining",
+  "x-ratelimit-reset": "X-RateLimit-Reset",
+  "x-correlation-id": "X-Correlation-ID",
+  "api-supported-versions": "API-Supported-Versions",
+  "api-deprecated-versions": "API-Deprecated-Versions",
+  "api-version": "API-Version",
+};
+
+const spelled = new Map<string, string>(Object.entries(SPELLED));
+
+/** `name` (lower case) spelled for the wire; a bounded cache of the names seen. */
+export function fieldName(name: string): string {
+  const known = spelled.get(name);
+  if (known !== undefined) return known;
+  let out = "";
+  let upper = true;
+  for (const ch of name) {
+    out += upper ? ch.toUpperCase() : ch;
+    upper = ch === "-";
+  }
+  if (spelled.size < 512) spelled.set(name, out);
+  return out;
+}
+
+/**
+ * What the pipeline reads of a `node:http` request, built once per request: `res` answers for the
+ * fields middleware in front set on the response.
+ */
+export function pipelineRequest(
+  req: IncomingMessage,
+  res?: ServerResponse | undefined,
+  path?: string | undefined,
+): PipelineRequest {
+  const url = req.url ?? "/";
+  const query = url.indexOf("?");
+  return {
+    method: (req.method ?? "GET").toUpperCase(),
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    path: path ?? (query === -1 ? url : url.slice(0, query)),
+    body: (req as IncomingMessage & { body?: unknown }).body,
+    preset: res === undefined ? undefined : (name) => res.getHeader(name) as FieldValue | undefined,
+    native: req,
+  };
+}
+
+function isStream(body: Body): body is NodeJS.ReadableStream {
+  return typeof (body as NodeJS.ReadableStream).pipe === "function";
+}
+
+/**
+ * Pipes a streamed body into the response, settling when the response is done. A response closed
+ * before the body was all read (the client went away mid-download) destroys the body: `pipe` only
+ * unpipes it, and a paused file stream or cursor nobody reads again keeps its descriptor open.
+ */
+function sendStream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
+  const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
+  return new Promise<void>((resolve, reject) => {
+    stream.once("error", reject);
+    res.once("finish", resolve);
+    res.once("close", () => {
+      if (!stream.readableEnded) stream.destroy();
+      resolve();
+    });
+    stream.pipe(res);
+  });
+}
+
+/**
+ * Writes a pipeline's response: its status, its fields over those set in front of it (a `null`
+ * field removed), its `Vary` appended to the one there, and its content in one write (`Content-Length`
+ * for whole bytes; a stream piped with backpressure). A HEAD gets the fields and no content (RFC
+ * 9110 §9.3.2). Rejects when the response has already started, or when a streamed body fails
+ * (the connection is then cut by whoever handles the error: its head is gone).
+ */
+export function writeResponse(res: ServerResponse, value: ResponseValue, method: string): Promise<void> {
+  if (res.headersSent) return Promise.reject(new Error("@svc/kernel: the response has already started"));
+  res.statusCode = value.status;
+  const fields = value.fields;
+  for (const name in fields) {
+    const field = fields[name];
+    if (field === null || field === undefined) res.removeHeader(name);
+    else res.setHeader(fieldName(name), field as string | string[]);
+  }
+  if (value.vary.length > 0) appendVary(res, ...value.vary);
+  const body = value.body;
+  if (body === undefined) {
+    // RFC 9110 §15.3.6: a 205 has no content, and says so with Content-Length: 0 (Node would
+    // otherwise frame it as chunked).
+    if (value.status === 205) res.setHeader("Content-Length", 0);
+    res.end();
+    return Promise.resolve();
+  }
+  if (isStream(body)) {
+    res.removeHeader("content-length");
+    if (method === "HEAD") {
+      // The GET would be chunked: no length either (RFC 9110 §8.6 lets HEAD leave it out).
+      (body as { destroy?: () => void }).destroy?.();
+      res.end();
+      return Promise.resolve();
+    }
+    return sendStream(res, body);
+  }
+  res.setHeader("Content-Length", body.byteLength);
+  if (method === "HEAD") res.end();
+  else res.end(body);
+  return Promise.resolve();
+}

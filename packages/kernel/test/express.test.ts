@@ -1,0 +1,157 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { type Listening, listen, rawRequest } from "@svc/test-utils";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createPipeline,
+  expressAdapter,
+  HttpError,
+  isHttpError,
+  pipelineRequest,
+  reply,
+  type Versioner,
+  writeResponse,
+} from "../src/index.js";
+
+/** Versions by a `/v<N>` prefix, 1 and 2; anything else is a 404 carrying the supported versions. */
+const byPath: Versioner = {
+  resolve(_request, target) {
+    const match = /^\/v(\d+)(\/.*)?$/.exec(target);
+    const version = match === null ? 1 : Number(match[1]);
+    return {
+      target: match === null ? target : (match[2] ?? "/"),
+      version,
+      prefix: match === null ? "" : `/v${version}`,
+      label: undefined,
+      fields: { "api-supported-versions": "1, 2" },
+      vary: [],
+      error: version > 2 ? HttpError.notFound(`version ${version} does not exist`) : undefined,
+    };
+  },
+};
+
+function errorHandler(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
+  const status = isHttpError(err) ? err.status : 500;
+  res.status(status).json({ status, message: err instanceof Error ? err.message : String(err) });
+}
+
+let server: Listening;
+let plain: Listening;
+
+beforeAll(async () => {
+  const svc = expressAdapter(createPipeline({ versioning: byPath }));
+  const app = express();
+  app.use((_req, res, next) => {
+    res.setHeader("X-Front", "1");
+    res.setHeader("Vary", "Origin");
+    next();
+  });
+  app.use(svc.prepare);
+  app.get(
+    "/things/:id",
+    svc.handle(async (req: Request, ctx) => {
+      await Promise.resolve();
+      if (req.params.id === "0") throw HttpError.notFound("thing 0 does not exist");
+      return { id: Number(req.params.id), version: ctx.version };
+    }),
+  );
+  app.post(
+    "/things",
+    svc.handle(() => reply({ id: 9 }, { status: 201, headers: { Location: "/things/9" } })),
+  );
+  app.get(
+    "/empty",
+    svc.handle(() => undefined),
+  );
+  app.get(
+    "/stream",
+    svc.handle(() => reply.bytes(Readable.from(["a", "b", "c"]), "text/plain; charset=utf-8")),
+  );
+  app.use(errorHandler);
+  server = await listen(app);
+
+  const pipeline = createPipeline();
+  plain = await listen((req: IncomingMessage, res: ServerResponse) => {
+    const request = pipelineRequest(req, res);
+    pipeline
+      .respond(request, { version: undefined, refusal: undefined }, { path: request.path })
+      .then((value) => writeResponse(res, value, request.method))
+      .catch(() => {
+        res.statusCode = 500;
+        res.end();
+      });
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  await plain.close();
+});
+
+describe("the Express adapter (Express 4 and 5)", () => {
+  it("GET /things/7 → 200 JSON, one write with Content-Length; fields set in front kept, Vary kept", async () => {
+    const res = await rawRequest(`${server.url}/things/7`, "GET");
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.headers["content-length"]).toBe(String(res.body.length));
+    expect(res.headers["x-front"]).toBe("1");
+    expect(res.headers.vary).toBe("Origin");
+    expect(res.headers["api-supported-versions"]).toBe("1, 2");
+    expect(JSON.parse(res.body.toString())).toEqual({ id: 7, version: 1 });
+  });
+
+  it("GET /v2/things/7 → routed once as /things/7, version 2", async () => {
+    const res = await fetch(`${server.url}/v2/things/7`);
+    expect(await res.json()).toEqual({ id: 7, version: 2 });
+  });
+
+  it("GET /v3/things/7 → the version's refusal (404), with the fields every response carries; no handler", async () => {
+    const res = await fetch(`${server.url}/v3/things/7`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  });
+
+  it("an async handler throwing HttpError → next(err): the error handler answers, the process lives (Express 4 too)", async () => {
+    const res = await fetch(`${server.url}/things/0`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ status: 404, message: "thing 0 does not exist" });
+  });
+
+  it("POST /things → 201 with Location", async () => {
+    const res = await fetch(`${server.url}/things`, { method: "POST" });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("location")).toBe("/things/9");
+    expect(await res.json()).toEqual({ id: 9 });
+  });
+
+  it("a handler returning nothing → 204, no Content-Type, no Content-Length", async () => {
+    const res = await rawRequest(`${server.url}/empty`, "GET");
+    expect(res.status).toBe(204);
+    expect(res.headers["content-type"]).toBeUndefined();
+    expect(res.headers["content-length"]).toBeUndefined();
+  });
+
+  it("HEAD /things/7 → the GET's fields (Content-Length of the GET's bytes), no content", async () => {
+    const get = await rawRequest(`${server.url}/things/7`, "GET");
+    const head = await rawRequest(`${server.url}/things/7`, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers["content-length"]).toBe(String(get.body.length));
+    expect(head.body.length).toBe(0);
+  });
+
+  it("a streamed body → piped, chunked, no Content-Length", async () => {
+    const res = await rawRequest(`${server.url}/stream`, "GET");
+    expect(res.body.toString()).toBe("abc");
+    expect(res.headers["transfer-encoding"]).toBe("chunked");
+    expect(res.headers["content-length"]).toBeUndefined();
+  });
+});
+
+describe("the core on plain node:http", () => {
+  it("GET /x → the pipeline's value written by writeResponse", async () => {
+    const res = await fetch(`${plain.url}/x?y=1`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ path: "/x" });
+  });
+});

@@ -1,0 +1,1 @@
+export { default } from "../../tooling/tsup-preset.js";
