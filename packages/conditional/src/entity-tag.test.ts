@@ -72,6 +72,34 @@ describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
     expect(strongEtag(body)).toBe(etag(typeof body === "string" ? body : Buffer.from(body), { weak: false }));
   });
 
+  it.each([
+    ["4", 4, "got 4"],
+    ["undefined", undefined, "got undefined"],
+    ["null", null, "got null"],
+    ["an object", { id: 42 }, "got an object"],
+    ["an ArrayBuffer (not a view of one)", new ArrayBuffer(2), "got an object"],
+    ["a boolean", true, "got true"],
+  ])("strongEtag(%s) → TypeError ERR_SVC_CONDITIONAL_BODY naming what it got", (_what, body, got) => {
+    let thrown: unknown;
+    try {
+      strongEtag(body as never);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(thrown).toMatchObject({
+      code: "ERR_SVC_CONDITIONAL_BODY",
+      message: `strongEtag: body must be a string or bytes (a Buffer or Uint8Array): the representation as sent, ${got}`,
+    });
+  });
+
+  it("strongEtag of a DataView is the tag of the bytes it views", () => {
+    const bytes = Buffer.from('{"a":1}');
+    expect(strongEtag(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never)).toBe(
+      strongEtag(bytes),
+    );
+  });
+
   it("strongEtag is strong and depends on the bytes", () => {
     expect(strongEtag("{}")).toMatch(/^"/);
     expect(strongEtag("{}")).toBe(strongEtag(Buffer.from("{}")));

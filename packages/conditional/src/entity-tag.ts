@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import { trimOws } from "@svc/errors";
+import { refusedOption, trimOws } from "@svc/errors";
 import { isOws } from "./ows.js";
 
 /** The tag of an empty body (SHA-1 of no bytes). */
@@ -12,10 +12,22 @@ const EMPTY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
  * get different tags because their bytes differ. The digest is computed in one call
  * (`crypto.hash`), without a Hash object per response.
  *
+ * Anything but a string or bytes (a number, `undefined`, an object to serialise first) is refused
+ * with a `TypeError` of code `ERR_SVC_CONDITIONAL_BODY`: a tag is computed from the exact bytes
+ * sent (RFC 9110 §8.8.3), and there are none to hash.
+ *
  * @example strongEtag(Buffer.from('{"id":42}')) // → "\"9-...\""
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
  */
 export function strongEtag(body: string | Uint8Array): string {
+  if (typeof body !== "string" && !ArrayBuffer.isView(body))
+    throw refusedOption(
+      "conditional",
+      "body",
+      body,
+      "a string or bytes (a Buffer or Uint8Array): the representation as sent",
+      "strongEtag: body",
+    );
   const length = typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.byteLength;
   if (length === 0) return EMPTY_TAG;
   return `"${length.toString(16)}-${hash("sha1", body, "base64").slice(0, 27)}"`;

@@ -16,3 +16,4 @@ export {
   type RepresentationTags,
 } from "./preconditions.js";
 export { type PreconditionsOptions, preconditions } from "./preconditions-middleware.js";
+export { representationTag, type ValidatorsOptions, validators } from "./validators.js";

@@ -9,7 +9,7 @@ import {
   splitList,
   xmlDeclaredEncoding,
 } from "@svc/errors";
-import { refused } from "./options.js";
+import { byteLimit, refused } from "./options.js";
 import { parseXmlBody, XmlNilError, XmlRefusedError } from "./xml-body.js";
 
 export { parseXmlBody, type XmlValue } from "./xml-body.js";
@@ -17,10 +17,10 @@ export { parseXmlBody, type XmlValue } from "./xml-body.js";
 /** Options of {@link parseBody}. */
 export interface ParseBodyOptions {
   /**
-   * Largest accepted body in bytes; larger → 413.
+   * Largest accepted body: bytes, or a size as body-parser takes it (`"100kb"`, `"1mb"`); larger → 413.
    * @default 102400 (100 KiB)
    */
-  limit?: number;
+  limit?: number | string;
   /**
    * Deepest accepted nesting of JSON arrays/objects or XML elements; deeper → 400.
    * @default 32
@@ -69,12 +69,9 @@ const BODY_OPTIONS = ["limit", "depth", "types", "timeout"];
 
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
-  const limit = options.limit ?? 102_400;
+  const limit = byteLimit("parseBody", "limit", options.limit ?? 102_400);
   const depth = options.depth ?? 32;
   const types: unknown = options.types ?? ["json", "xml"];
-  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0) {
-    throw refused("parseBody", "limit", limit, "a non-negative integer (bytes)");
-  }
   if (typeof depth !== "number" || !Number.isSafeInteger(depth) || depth < 1) {
     throw refused("parseBody", "depth", depth, "a positive integer");
   }

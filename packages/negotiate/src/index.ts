@@ -9,6 +9,7 @@ export {
   parseXmlBody as parseXml,
   type XmlValue,
 } from "./body.js";
+export { type CompressionOptions as CompressionStepOptions, compression } from "./coder.js";
 export { createNegotiator, type Negotiator } from "./core.js";
 export { type CrossOriginOptions, crossOrigin } from "./cors.js";
 export { selectEncoding } from "./encoding.js";
@@ -40,3 +41,4 @@ export {
   xml,
   xmlRepresentation,
 } from "./representation.js";
+export { type RepresentationsOptions, representations } from "./representer.js";

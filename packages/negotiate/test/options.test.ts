@@ -121,10 +121,10 @@ const rows: OptionCase[] = [
   ],
   [
     "parseBody: limit",
-    () => parseBody({ limit: "100kb" as never }),
+    () => parseBody({ limit: "100 kilobytes" }),
     "ERR_SVC_NEGOTIATE_LIMIT",
-    /parseBody: limit must be a non-negative integer \(bytes\), got "100kb"/,
-    () => parseBody({ limit: 0 }),
+    /parseBody: limit must be a non-negative integer \(bytes\) or a size as body-parser takes it \("100kb", "1mb", "1\.5MB": b, kb, mb, gb, tb or pb, powers of 1024\), got "100 kilobytes"/,
+    () => parseBody({ limit: "100kb" }),
   ],
   [
     "parseBody: depth",

@@ -8,7 +8,7 @@ import versionRequest from "express-version-request";
 import { afterAll, bench, describe } from "vitest";
 import { apiVersioning, versionResolver } from "../src/index.js";
 
-const options = { versions: [1, 2, 3], mediaType: { vendor: "svc" } };
+const options = { versions: [1, 2, 3], defaultVersion: 1, mediaType: { vendor: "svc" } };
 
 function app(mw?: express.RequestHandler) {
   const a = express();

@@ -218,10 +218,35 @@ function supportedVersions(options: ApiVersioningOptions): number[] {
 }
 
 /**
+ * The version of a request that names none when `defaultVersion` is not given: the only one.
+ * With several versions there is no default to assume. The lowest keeps old clients working but
+ * answers them with its `Deprecation` and `Sunset` once it is deprecated; the latest changes the
+ * answer under every client that never named a version each time a version ships. Which one a
+ * request without a version gets is the API's contract, so it is said, at construction.
+ */
+function onlyVersion(sorted: readonly number[], options: ApiVersioningOptions): number {
+  const [lowest] = sorted;
+  if (sorted.length === 1 && lowest !== undefined) return lowest;
+  const deprecated = new Set(Object.keys(options.deprecated ?? {}).map(Number));
+  const current = sorted.filter((v) => !deprecated.has(v)).at(-1);
+  const hint =
+    `did you mean defaultVersion: ${String(lowest)} (what clients naming no version were written against)` +
+    (current !== undefined && current !== lowest
+      ? ` or defaultVersion: ${current} (the latest version not deprecated)`
+      : "") +
+    ", or required: true (400 for a request naming no version)?";
+  throw optionError(
+    "defaultVersion",
+    undefined,
+    `given when versions lists more than one (${sorted.join(", ")}): it is the version of every request that names none; ${hint}`,
+  );
+}
+
+/**
  * Validates the options once and resolves them into the config every request reads. A refused
  * option is a `TypeError` naming it, with `code` `ERR_SVC_VERSIONING_<OPTION>`.
  *
- * @example resolveConfig({ versions: [1, 2], mediaType: { vendor: "svc" } }).list // "1, 2"
+ * @example resolveConfig({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }).list // "1, 2"
  */
 export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
   const sorted = supportedVersions(options);
@@ -230,6 +255,9 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
   if (options.defaultVersion !== undefined && !versions.has(options.defaultVersion)) {
     throw optionError("defaultVersion", options.defaultVersion, `one of the supported versions (${list})`);
   }
+  const defaultVersion = options.required
+    ? undefined
+    : (options.defaultVersion ?? onlyVersion(sorted, options));
   const uri = uriConfig(options.uri ?? true);
   const header = headerConfig(options.header ?? true);
   const mediaType = mediaTypeConfig(options.mediaType);
@@ -248,7 +276,7 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
   return {
     versions,
     list,
-    defaultVersion: options.required ? undefined : (options.defaultVersion ?? sorted[0]),
+    defaultVersion,
     uri,
     header,
     mediaType,

@@ -143,8 +143,50 @@ describe("apiVersioning construction", () => {
       'apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string (2026-01-01, or a date-time with Z or an offset), got "soon"',
     );
   });
+  it.each([
+    [
+      "versions: [1, 2], 1 deprecated",
+      { versions: [1, 2], deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z" } } },
+      "did you mean defaultVersion: 1 (what clients naming no version were written against) or defaultVersion: 2 (the latest version not deprecated), or required: true",
+    ],
+    [
+      "versions: [3, 1, 2], 3 deprecated",
+      { versions: [3, 1, 2], deprecated: { 3: { deprecation: "2026-01-01T00:00:00Z" } } },
+      "more than one (1, 2, 3): it is the version of every request that names none; did you mean defaultVersion: 1 (what clients naming no version were written against) or defaultVersion: 2 (the latest version not deprecated)",
+    ],
+    [
+      "versions: [1, 2], both deprecated",
+      {
+        versions: [1, 2],
+        deprecated: {
+          1: { deprecation: "2026-01-01T00:00:00Z" },
+          2: { deprecation: "2026-01-01T00:00:00Z" },
+        },
+      },
+      "did you mean defaultVersion: 1 (what clients naming no version were written against), or required: true",
+    ],
+  ])("%s without defaultVersion → ERR_SVC_VERSIONING_DEFAULT_VERSION with %s", (_what, options, hint) => {
+    expect(() => createVersioning(options)).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_SVC_VERSIONING_DEFAULT_VERSION",
+        message: expect.stringContaining(hint),
+      }),
+    );
+  });
+  it.each([
+    ["versions: [2] (one version)", { versions: [2] }, "/employees", 2],
+    ["versions: [1, 2], defaultVersion: 2", { versions: [1, 2], defaultVersion: 2 }, "/employees", 2],
+    ["versions: [1, 2], required: true", { versions: [1, 2], required: true }, "/v1/employees", 1],
+  ])("%s constructs; GET %s → version %d", (_what, options, url, version) => {
+    expect(versionResolver(options)(url, {}).version).toBe(version);
+  });
   it("header names as any iterable (a Set) → accepted, as before", () => {
-    const resolve = versionResolver({ versions: [1, 2], header: { names: new Set(["X-V"]) as never } });
+    const resolve = versionResolver({
+      versions: [1, 2],
+      defaultVersion: 1,
+      header: { names: new Set(["X-V"]) as never },
+    });
     expect(resolve("/x", { "x-v": "2" })).toMatchObject({ version: 2, vary: ["X-V"] });
   });
   it("sunset in year 10000 → the message says why", () => {
@@ -294,7 +336,7 @@ describe("pure parsers", () => {
     expect(isCorsPreflight(undefined, { "access-control-request-method": "GET" })).toBe(false);
   });
   it("versionResolver without Express", () => {
-    expect(versionResolver({ versions: [1, 2] })("/v2/x", {})).toMatchObject({
+    expect(versionResolver({ versions: [1, 2], defaultVersion: 1 })("/v2/x", {})).toMatchObject({
       version: 2,
       source: "uri",
       url: "/x",

@@ -437,7 +437,7 @@ export interface Versioning {
  * `TypeError` with `code` `ERR_SVC_VERSIONING_<OPTION>`), then a pure decision per request.
  *
  * @example
- * const versioning = createVersioning({ versions: [1, 2] });
+ * const versioning = createVersioning({ versions: [1, 2], defaultVersion: 1 });
  * const v = versioning.resolve(req); // { version: 2, source: "uri", url: "/employees", pathPrefix: "/v2", ... }
  * versioning.writeHeaders(res, v);
  * @see https://www.rfc-editor.org/rfc/rfc9745
@@ -465,7 +465,7 @@ export function createVersioning(options: ApiVersioningOptions): Versioning {
  * as the middleware treats it (version-neutral).
  *
  * @example
- * const resolveVersion = versionResolver({ versions: [1, 2] });
+ * const resolveVersion = versionResolver({ versions: [1, 2], defaultVersion: 1 });
  * resolveVersion("/v2/employees", {}) // { version: 2, source: "uri", url: "/employees", pathPrefix: "/v2", ... }
  * @see createVersioning
  */

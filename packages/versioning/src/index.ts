@@ -21,3 +21,4 @@ export type {
 } from "./options.js";
 export { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 export { type VersionedOptions, versioned } from "./versioned.js";
+export { versions } from "./versions.js";

@@ -71,6 +71,7 @@ function service(options: ApiVersioningOptions) {
 
 const base: ApiVersioningOptions = {
   versions: [1, 2],
+  defaultVersion: 1,
   mediaType: { vendor: "svc" },
   deprecated: {
     1: {
@@ -108,7 +109,7 @@ describe("URI strategy", () => {
     expect(res.headers.get("api-supported-versions")).toBe("1, 2");
   });
   it("GET /v2/employees without the media type strategy → Vary: API-Version, Accept-Version (with API-Version: 1 the same URL is a 400)", async () => {
-    const u = await start({ versions: [1, 2] });
+    const u = await start({ versions: [1, 2], defaultVersion: 1 });
     const res = await fetch(`${u}/v2/employees`);
     expect(at(await res.json(), "v")).toBe(2);
     // RFC 9110 §12.5.5: the version headers were read too; a cache that reused this 200 for
@@ -117,7 +118,7 @@ describe("URI strategy", () => {
     expect((await fetch(`${u}/v2/employees`, { headers: { "API-Version": "1" } })).status).toBe(400);
   });
   it("GET /v2/employees with uri only (header: false, no mediaType) → no Vary: the URL is the cache key", async () => {
-    const u = await start({ versions: [1, 2], header: false });
+    const u = await start({ versions: [1, 2], defaultVersion: 1, header: false });
     const res = await fetch(`${u}/v2/employees`, { headers: { "API-Version": "1" } });
     expect(at(await res.json(), "v")).toBe(2);
     expect(res.headers.get("vary")).toBeNull();
@@ -291,6 +292,7 @@ describe("header strategy", () => {
   it("names: [X-Api-Version], unknownVersionStatus: 422 → only that header counts", async () => {
     const custom = await start({
       versions: [1, 2],
+      defaultVersion: 1,
       header: { names: ["X-Api-Version"], unknownVersionStatus: 422 },
     });
     const ok = await fetch(`${custom}/employees`, { headers: { "X-Api-Version": "2", "API-Version": "1" } });
@@ -303,7 +305,7 @@ describe("header strategy", () => {
   it.each(["constructor", "Constructor"])(
     "names: [%s] (an Object.prototype member) → without the field the lowest version, with it the version it names",
     async (name) => {
-      const custom = await start({ versions: [1, 2], header: { names: [name] } });
+      const custom = await start({ versions: [1, 2], defaultVersion: 1, header: { names: [name] } });
       const plain = await fetch(`${custom}/employees`);
       expect(plain.status).toBe(200);
       expect(at(await plain.json(), "v")).toBe(1);
@@ -601,7 +603,7 @@ describe("Content-Type of the request content (RFC 6838 §3.2, RFC 9110 §8.3)",
     expect(JSON.parse(body)).toEqual({ v: 2 });
   });
   it("Content-Type v2 without the media type strategy → ignored (version 1)", async () => {
-    const u = await start({ versions: [1, 2] });
+    const u = await start({ versions: [1, 2], defaultVersion: 1 });
     const res = await fetch(`${u}/employees/7`, {
       method: "PATCH",
       headers: { "Content-Type": v2 },
@@ -842,11 +844,11 @@ describe("resolution", () => {
     expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
   });
   it("uri: false → /v2/employees is just a path (404)", async () => {
-    const u = await start({ versions: [1, 2], uri: false });
+    const u = await start({ versions: [1, 2], defaultVersion: 1, uri: false });
     expect((await fetch(`${u}/v2/employees`)).status).toBe(404);
   });
   it("header: false → API-Version ignored, no Vary on it", async () => {
-    const u = await start({ versions: [1, 2], header: false });
+    const u = await start({ versions: [1, 2], defaultVersion: 1, header: false });
     const res = await fetch(`${u}/employees`, { headers: { "API-Version": "2" } });
     expect(at(await res.json(), "v")).toBe(1);
     expect(res.headers.get("vary")).toBeNull();
@@ -860,7 +862,7 @@ describe("oversized Accept values", () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
     const app = express();
-    app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+    app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
     app.get("/version", (req, res) => void res.json({ v: req.apiVersion ?? null }));
     const s = await listenOn(createServer({ maxHeaderSize: 1 << 20 }, app));
     servers.push(s);
@@ -1107,7 +1109,7 @@ describe("deprecation and sunset", () => {
     expect(res.headers.get("deprecation")).toBe("@1767225600");
   });
   it("no deprecated versions → no API-Deprecated-Versions header", async () => {
-    const u = await start({ versions: [3, 1] });
+    const u = await start({ versions: [3, 1], defaultVersion: 1 });
     const res = await fetch(`${u}/version`);
     expect(res.headers.get("api-supported-versions")).toBe("1, 3");
     expect(res.headers.has("api-deprecated-versions")).toBe(false);
@@ -1116,7 +1118,7 @@ describe("deprecation and sunset", () => {
 
 describe("versioned()", () => {
   it("a version without a handler → 404", async () => {
-    const u = await start({ versions: [1, 2, 3] });
+    const u = await start({ versions: [1, 2, 3], defaultVersion: 1 });
     const res = await fetch(`${u}/employees`, { headers: { "API-Version": "3" } });
     expect(res.status).toBe(404);
     expect(at(await res.json(), "message")).toBe("This resource is not available in API version 3");

@@ -50,6 +50,7 @@ export interface VersioningRequest extends IncomingMessage {
  * @example
  * app.use(apiVersioning({
  *   versions: [1, 2],
+ *   defaultVersion: 1,
  *   mediaType: { vendor: "svc" },
  *   deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "2026-07-01T00:00:00Z", link: "https://docs.example.com/v1" } },
  *   neutral: ["/health"],

@@ -49,9 +49,12 @@ export interface ApiVersioningOptions {
   /** The supported versions (positive integers). */
   versions: readonly number[];
   /**
-   * The version of a request that names none. Clients that never named a version were written
-   * against the first one, so that is what they keep getting.
-   * @default the lowest supported version, unless `required`
+   * The version of a request that names none: with a deprecated version, also whether such
+   * requests get its `Deprecation` and `Sunset`. Must be given when `versions` lists more than
+   * one (unless `required`): there the lowest (what clients naming no version were written
+   * against) and the latest (a new contract under them) are both reasonable, so neither is
+   * assumed, and construction throws `ERR_SVC_VERSIONING_DEFAULT_VERSION` naming both.
+   * @default the only version when `versions` lists one; none otherwise (required)
    */
   defaultVersion?: number;
   /**

@@ -10,7 +10,7 @@ import { apiVersioning, createVersioning, versionResolver } from "../src/index.j
 
 async function served(policy: DeprecationPolicy): Promise<Response> {
   const app = express();
-  app.use(apiVersioning({ versions: [1, 2], deprecated: { 1: policy } }));
+  app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, deprecated: { 1: policy } }));
   app.get("/employees", (req, res) => void res.json({ v: req.apiVersion }));
   app.use(notFound());
   app.use(errorHandler({ logger: { error() {} } }));

@@ -11,6 +11,7 @@ describe(`apiVersioning() and versioned() on Express ${version}`, () => {
     app.use(
       apiVersioning({
         versions: [1, 2],
+        defaultVersion: 1,
         mediaType: { vendor: "svc" },
         deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z" } },
       }),
@@ -37,9 +38,9 @@ describe(`apiVersioning() and versioned() on Express ${version}`, () => {
 
   it("res.json(status, body), Express 4's deprecated form, under a +xml label → that status, the +json label", async () => {
     const app = express4();
-    app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+    app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
     // The versioning middleware mounted twice wraps res.json once.
-    app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+    app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
     app.get("/created", (_req, res) => {
       (res.json as unknown as (status: number, body: unknown) => void)(201, { created: true });
     });

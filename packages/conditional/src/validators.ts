@@ -1,0 +1,310 @@
+import { hash } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import {
+  type CurrentState,
+  checkOptionNames,
+  type FieldValue,
+  fieldText,
+  HttpError,
+  type PipelineRequest,
+  type PreconditionOutcome,
+  type ResponseValue,
+  refusedOption,
+  trimOws,
+  type Validators,
+} from "@svc/kernel";
+import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
+import { parseHttpDate } from "./http-date.js";
+import { evaluatePreconditions, preconditionFailed } from "./preconditions.js";
+
+/** Options of {@link validators}. */
+export interface ValidatorsOptions {
+  /**
+   * `Cache-Control` for successful GET/HEAD responses that set neither it nor `Expires`, or
+   * `false` to leave them without one. `no-cache` lets clients and caches store the response but
+   * makes them revalidate it (cheaply, with the ETag) before each reuse. A response that sets a
+   * cookie gets it with `private` added and `public` dropped, unless it says `private` or
+   * `no-store` already (RFC 9111 §7.3: `Set-Cookie` does not keep a shared cache from storing it).
+   * @default "no-cache"
+   */
+  defaultCacheControl?: string | false;
+  /**
+   * Writes (`requiredMethods`) must carry a precondition (`If-Match`, `If-Unmodified-Since` or
+   * `If-None-Match`) when their handler checks them (`preconditions(req, current)`): 428 otherwise
+   * (RFC 6585 §3), against lost updates.
+   * @default false
+   */
+  required?: boolean;
+  /**
+   * The methods `required` applies to.
+   * @default ["PUT", "PATCH", "DELETE"]
+   */
+  requiredMethods?: readonly string[];
+}
+
+/** The tag of an empty body (SHA-1 of no bytes), the `etag` package's format. */
+const EMPTY_DIGEST = "0-2jmj7l5rSw0yVb/vlWAYkK/YBwk";
+
+/**
+ * A strong entity tag for one representation: its identity bytes, labelled by its media type and
+ * language. RFC 9110 §8.8.3: "a strong validator is unique across all versions of all
+ * representations associated with a particular resource over time", so `application/json`,
+ * `application/hal+json` and `application/vnd.x.v1+json` of the same bytes are three
+ * representations with three tags, and a tag a client holds for one never revalidates another.
+ * The format is the `etag` package's (the byte length in hex, then 27 characters of a SHA-1 in
+ * base64), over the bytes preceded by the media type and the language.
+ *
+ * @example representationTag("application/json", undefined, Buffer.from('{"id":42}'))
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
+ */
+export function representationTag(
+  contentType: string,
+  language: string | undefined,
+  body: string | Uint8Array,
+): string {
+  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  const label = `${contentType.toLowerCase()}\n${language ?? ""}\n`;
+  const digest =
+    bytes.byteLength === 0 && label === "\n\n"
+      ? EMPTY_DIGEST
+      : `${bytes.byteLength.toString(16)}-${hash("sha1", Buffer.concat([Buffer.from(label, "utf8"), bytes]), "base64").slice(0, 27)}`;
+  return `"${digest}"`;
+}
+
+/** RFC 9110 §8.8.3: a strong tag of the identity bytes becomes weak on coded ones. */
+function weak(tag: string): string {
+  return tag.startsWith('"') ? `W/${tag}` : tag;
+}
+
+/** The Last-Modified of a response value, in seconds, or undefined. */
+function lastModifiedOf(value: ResponseValue): Date | undefined {
+  const text = fieldText(value.fields["last-modified"]);
+  const seconds = text === undefined ? undefined : parseHttpDate(text);
+  return seconds === undefined ? undefined : new Date(seconds * 1000);
+}
+
+/** Whether the request carries any precondition of RFC 9110 §13.1. */
+function isConditional(headers: IncomingHttpHeaders): boolean {
+  return (
+    headers["if-match"] !== undefined ||
+    headers["if-unmodified-since"] !== undefined ||
+    headers["if-none-match"] !== undefined ||
+    headers["if-modified-since"] !== undefined
+  );
+}
+
+/** The date preconditions: each one HTTP-date, of which Node keeps only the first field line. */
+const DATE_FIELDS = ["if-modified-since", "if-unmodified-since"];
+
+/**
+ * The request's fields with `If-Modified-Since` and `If-Unmodified-Since` as received: RFC 9110
+ * §5.3 joins field lines of one name into a list, which is no HTTP-date and so is ignored
+ * (§13.1.3, §13.1.4); Node keeps only the first line of these two. `headers` itself unless one of
+ * them came on several lines.
+ */
+function withDateLists(request: PipelineRequest): IncomingHttpHeaders {
+  let headers = request.headers;
+  const raw = request.rawHeaders;
+  if (raw === undefined) return headers;
+  for (const name of DATE_FIELDS) {
+    if (headers[name] === undefined) continue;
+    const lines: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === name) lines.push(raw[i + 1] ?? "");
+    if (lines.length < 2) continue;
+    if (headers === request.headers) headers = { ...headers };
+    headers[name] = lines.join(", ");
+  }
+  return headers;
+}
+
+/**
+ * The default `Cache-Control` of a response: `private` added (and `public` dropped) when it sets
+ * a cookie (RFC 9111 §7.3, §5.2.2.7); none when it has its own `Expires` (§4.2.1 computes its
+ * lifetime from it), unless it sets a cookie (then `private` alone).
+ */
+function defaultCacheControl(
+  cacheControl: string,
+  setsCookie: boolean,
+  expires: boolean,
+): string | undefined {
+  if (expires) return setsCookie ? "private" : undefined;
+  if (!setsCookie) return cacheControl;
+  const directives = cacheControl
+    .split(",")
+    .map((d) => d.trim())
+    .filter((d) => d !== "");
+  const names = directives.map((d) => (d.split("=")[0] as string).trim().toLowerCase());
+  if (names.includes("private") || names.includes("no-store")) return cacheControl;
+  return ["private", ...directives.filter((_d, i) => names[i] !== "public")].join(", ");
+}
+
+/** The warning, once per `validators()`, that a reply set an `ETag` that is no entity-tag. */
+const INVALID_ETAG_WARNING_CODE = "SVC_CONDITIONAL_INVALID_ETAG";
+
+/**
+ * RFC 9110 §15.4.5: a 304 "SHOULD NOT generate representation metadata other than the above
+ * listed fields" (Content-Location, Date, ETag, Vary, Cache-Control, Expires).
+ */
+const NOT_MODIFIED_DROP = [
+  "content-type",
+  "content-length",
+  "content-language",
+  "content-range",
+  "transfer-encoding",
+  "content-encoding",
+];
+
+const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods"];
+
+/**
+ * The pipeline's validators step (`createPipeline({ validators: validators() })` of
+ * `@svc/kernel`): strong, per-representation ETags computed on the bytes the pipeline serialised
+ * (weak when the response is content-coded, RFC 9110 §8.8.3), `Last-Modified` never later than
+ * the response, the default cache policy, RFC 9110 §13.2.2 on GET/HEAD responses (304 with the
+ * fields of §15.4.5, 412 with the current validators), and on writes, checked by the handler
+ * (`preconditions(req, current)`), against the tag of the representation the client holds.
+ *
+ * @example
+ * const svc = expressAdapter(createPipeline({ validators: validators({ defaultCacheControl: "no-cache" }) }));
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13
+ */
+export function validators(options: ValidatorsOptions = {}): Validators {
+  checkOptionNames("conditional", options, VALIDATORS_OPTIONS, "validators");
+  const cacheControl = options.defaultCacheControl ?? "no-cache";
+  if (cacheControl !== false && (typeof cacheControl !== "string" || cacheControl.trim() === "")) {
+    throw refusedOption(
+      "conditional",
+      "defaultCacheControl",
+      cacheControl,
+      "a non-empty string or false",
+      "validators: defaultCacheControl",
+    );
+  }
+  if (options.required !== undefined && typeof options.required !== "boolean") {
+    throw refusedOption("conditional", "required", options.required, "true or false", "validators: required");
+  }
+  const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
+  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string" && m.trim() !== "")) {
+    throw refusedOption(
+      "conditional",
+      "requiredMethods",
+      methods,
+      "a list of method names",
+      "validators: requiredMethods",
+    );
+  }
+  const required = options.required === true ? new Set(methods.map((m) => m.toUpperCase())) : undefined;
+  let warned = false;
+
+  const presetOrOwn = (
+    request: PipelineRequest,
+    value: ResponseValue,
+    name: string,
+  ): FieldValue | undefined => {
+    const own = value.fields[name];
+    if (own === null) return undefined;
+    return own ?? request.preset?.(name);
+  };
+
+  return {
+    validate(request, value, coding, lastModified) {
+      const coded = coding !== "identity";
+      const given = fieldText(value.fields.etag);
+      if (given !== undefined) {
+        if (!isEntityTag(given)) {
+          // RFC 9110 §5.5: a sender generates only values that match the field's grammar; such a
+          // value matches no If-Match or If-None-Match, so the bytes are tagged instead.
+          value.fields.etag = null;
+          if (!warned) {
+            warned = true;
+            process.emitWarning(
+              `@svc/conditional: a reply set the ETag ${JSON.stringify(given.slice(0, 100))}, which is not an entity-tag (RFC 9110 §8.8.3: a quoted opaque-tag, "7" or W/"7"); it is not sent, and the response is tagged from its bytes. Warned once.`,
+              { code: INVALID_ETAG_WARNING_CODE },
+            );
+          }
+        } else {
+          value.fields.etag = coded ? weak(trimOws(given)) : given;
+        }
+      }
+      const body = value.body;
+      if (value.fields.etag == null && body !== undefined && body instanceof Uint8Array) {
+        const type = fieldText(value.fields["content-type"]) ?? "application/octet-stream";
+        const tag = representationTag(type, fieldText(value.fields["content-language"]), body);
+        value.fields.etag = coded ? weak(tag) : tag;
+      }
+      if (lastModified !== undefined && !Number.isNaN(lastModified.getTime())) {
+        // RFC 9110 §8.8.2.1: never later than the message's Date, which goes out with it (Node's
+        // own Date comes from a per-second cache that may name an earlier second).
+        const now = new Date();
+        value.fields["last-modified"] = (lastModified > now ? now : lastModified).toUTCString();
+        value.fields.date = now.toUTCString();
+      }
+      const safe = request.method === "GET" || request.method === "HEAD";
+      if (safe && cacheControl !== false && presetOrOwn(request, value, "cache-control") === undefined) {
+        const chosen = defaultCacheControl(
+          cacheControl,
+          presetOrOwn(request, value, "set-cookie") !== undefined,
+          presetOrOwn(request, value, "expires") !== undefined,
+        );
+        if (chosen !== undefined) value.fields["cache-control"] = chosen;
+      }
+    },
+
+    evaluate(request, value): PreconditionOutcome {
+      if (!isConditional(request.headers)) return "proceed";
+      const etag = fieldText(value.fields.etag);
+      return evaluatePreconditions(request.method, withDateLists(request), {
+        etag: etag !== undefined && isEntityTag(etag) ? etag : undefined,
+        lastModified: lastModifiedOf(value),
+      });
+    },
+
+    notModified(_request, value) {
+      value.status = 304;
+      for (const name of NOT_MODIFIED_DROP) value.fields[name] = null;
+    },
+
+    failed(value): HttpError {
+      return preconditionFailed({ etag: fieldText(value.fields.etag), lastModified: lastModifiedOf(value) });
+    },
+
+    async beforeWrite(request, current: CurrentState | undefined, creates) {
+      const headers = withDateLists(request);
+      if (required?.has(request.method) && !guardsWrite(headers)) {
+        throw HttpError.preconditionRequired(
+          `${request.method} requires a conditional request: send If-Match with the current ETag`,
+          { code: "precondition_required" },
+        );
+      }
+      if (!isConditional(headers)) return;
+      // RFC 9110 §13.2.1: preconditions are ignored when the response without them would not be
+      // 2xx/412: a write to an absent resource it does not create answers 404.
+      if (current === undefined && !creates) return;
+      let etag: string | undefined;
+      if (current !== undefined) {
+        const named = headers["if-match"] ?? headers["if-none-match"];
+        const list = named === undefined ? "*" : parseEtagList(named);
+        for await (const variant of current.variants) {
+          if (!(variant.body instanceof Uint8Array)) continue;
+          const tag = representationTag(variant.contentType, variant.language, variant.body);
+          etag ??= tag;
+          if (list !== "*" && listMatches(list, tag, headers["if-match"] !== undefined)) {
+            etag = tag;
+            break;
+          }
+          if (list === "*") break;
+        }
+      }
+      const validators = current === undefined ? undefined : { etag, lastModified: current.lastModified };
+      const outcome = evaluatePreconditions(request.method, headers, validators);
+      if (outcome === 412) throw preconditionFailed(validators);
+    },
+  };
+}
+
+/** Whether a write carries a precondition that guards it against a lost update. */
+function guardsWrite(headers: IncomingHttpHeaders): boolean {
+  if (headers["if-match"] !== undefined || headers["if-none-match"] !== undefined) return true;
+  const since = headers["if-unmodified-since"];
+  return since !== undefined && parseHttpDate(since) !== undefined;
+}

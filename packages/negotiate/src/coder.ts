@@ -1,0 +1,142 @@
+import { pipeline } from "node:stream";
+import { promisify } from "node:util";
+import {
+  brotliCompress,
+  constants,
+  createBrotliCompress,
+  createDeflate,
+  createGzip,
+  deflate,
+  gzip,
+} from "node:zlib";
+import {
+  addVary,
+  type Body,
+  type Coder,
+  checkOptionNames,
+  fieldText,
+  HttpError,
+  type PipelineRequest,
+  type ResponseValue,
+} from "@svc/kernel";
+import { selectEncoding } from "./encoding.js";
+import { headerString, isCompressible } from "./headers.js";
+import { refused } from "./options.js";
+
+/** Options of {@link compression}. */
+export interface CompressionOptions {
+  /**
+   * Responses smaller than this many bytes are sent uncoded (unless the client refused
+   * `identity`): coding them costs more than it saves.
+   * @default 1024
+   */
+  threshold?: number;
+  /** The zlib level of gzip and deflate, -1 (zlib's default) to 9. @default -1 */
+  level?: number;
+}
+
+/** The codings offered, in server preference: RFC 7932 br, RFC 9110 §8.4.1.3 gzip, §8.4.1.2 deflate. */
+const CODINGS: readonly string[] = Object.freeze(["br", "gzip", "deflate"]);
+const NO_CODINGS: readonly string[] = Object.freeze([]);
+const gzipBytes = promisify(gzip);
+const deflateBytes = promisify(deflate);
+const brotliBytes = promisify(brotliCompress);
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+
+/** Whether the response's `Cache-Control` forbids transforming it (RFC 9111 §5.2.2.6 no-transform). */
+function noTransform(request: PipelineRequest, value: ResponseValue): boolean {
+  const own = value.fields["cache-control"];
+  const cc = own === null ? undefined : (fieldText(own) ?? fieldText(request.preset?.("cache-control")));
+  return cc !== undefined && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
+}
+
+/** A digest of the identity bytes (RFC 9530) would no longer describe coded ones. */
+function hasDigest(value: ResponseValue): boolean {
+  return (
+    value.fields["content-digest"] != null ||
+    value.fields["repr-digest"] != null ||
+    value.fields.digest != null
+  );
+}
+
+/**
+ * The pipeline's content coding step (`createPipeline({ coding: compression() })` of
+ * `@svc/kernel`): br, gzip or deflate by `Accept-Encoding` (RFC 9110 §12.5.3), for compressible
+ * media types (text, JSON, XML, their `+json`/`+xml` types, CSV, SVG) from `threshold` bytes.
+ *
+ * - The coding is decided before the validators, so a coded response's tag is weak (§8.8.3), and
+ *   its 304 and its HEAD carry the fields the coded 200 would (§9.3.2, §15.4.5).
+ * - `Vary: Accept-Encoding` on every response that would be coded for some client.
+ * - `Accept-Encoding` refusing every coding, `identity` included → 406 before the handler runs;
+ *   refusing only `identity` → coded at any size.
+ * - Never coded: a response without content, one whose handler set its own `Content-Encoding` or
+ *   `Content-Range` (its offsets count identity bytes, §14.4), `Cache-Control: no-transform`, or a
+ *   digest of its bytes.
+ *
+ * @example
+ * const svc = expressAdapter(createPipeline({ coding: compression({ threshold: 1024 }) }));
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.4
+ */
+export function compression(options: CompressionOptions = {}): Coder {
+  checkOptionNames("negotiate", options, ["threshold", "level"], "compression");
+  const { threshold = 1024, level } = options;
+  if (typeof threshold !== "number" || !Number.isSafeInteger(threshold) || threshold < 0) {
+    throw refused("compression", "threshold", threshold, "a non-negative integer (bytes)");
+  }
+  // zlib's levels: -1 (its default), 0 (none) to 9 (best); anything else fails every deflate.
+  if (
+    level !== undefined &&
+    (typeof level !== "number" || !Number.isInteger(level) || level < -1 || level > 9)
+  ) {
+    throw refused("compression", "level", level, "an integer from -1 to 9 (zlib levels)");
+  }
+  const zlibOptions = level === undefined ? {} : { level };
+
+  return {
+    preflight(request) {
+      const acceptEncoding = headerString(request.headers["accept-encoding"]);
+      if (selectEncoding(acceptEncoding, CODINGS) !== undefined) return;
+      throw HttpError.notAcceptable(
+        `No acceptable content coding; available: ${[...CODINGS, "identity"].join(", ")}`,
+        { code: "not_acceptable", headers: { Vary: "Accept-Encoding" } },
+      );
+    },
+
+    choose(request, value, length) {
+      const status = value.status;
+      if (status === 204 || status === 304 || status < 200) return "identity";
+      const own = fieldText(value.fields["content-encoding"]);
+      if (own !== undefined && own.trim().toLowerCase() !== "identity") return "identity";
+      if (value.fields["content-range"] != null) return "identity";
+      if (!isCompressible(fieldText(value.fields["content-type"])) || noTransform(request, value))
+        return "identity";
+      // It would be coded for a client that asks: the choice depended on Accept-Encoding.
+      addVary(value.vary, "Accept-Encoding");
+      if (hasDigest(value)) return "identity";
+      const acceptEncoding = headerString(request.headers["accept-encoding"]);
+      const coding = selectEncoding(acceptEncoding, CODINGS) ?? "identity";
+      if (coding === "identity") return coding;
+      const identityRefused = selectEncoding(acceptEncoding, NO_CODINGS) === undefined;
+      return identityRefused || length === undefined || length >= threshold ? coding : "identity";
+    },
+
+    encode(coding, body): Body | Promise<Body> {
+      if (body instanceof Uint8Array) {
+        if (coding === "br") return brotliBytes(body, BROTLI);
+        return coding === "gzip" ? gzipBytes(body, zlibOptions) : deflateBytes(body, zlibOptions);
+      }
+      const coder =
+        coding === "br"
+          ? createBrotliCompress(BROTLI)
+          : coding === "gzip"
+            ? createGzip(zlibOptions)
+            : createDeflate(zlibOptions);
+      // pipeline(): a source failing mid-body fails the coded stream too, so the response is cut
+      // rather than ended as if complete.
+      pipeline(body as NodeJS.ReadableStream, coder, () => {});
+      return coder;
+    },
+  };
+}
+
+export type { PipelineRequest };

@@ -1,0 +1,180 @@
+import {
+  type Choice,
+  checkOptionNames,
+  HttpError,
+  type MediaTypeMatch,
+  matchMediaType,
+  type PipelineRequest,
+  type Representation,
+  type RepresentationBody,
+  type Represented,
+  type Representer,
+} from "@svc/kernel";
+import { essence, headerString } from "./headers.js";
+import { selectLanguage } from "./language.js";
+import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";
+import { refused, validateRepresentations } from "./options.js";
+import { defaultRepresentations, isTextual } from "./representation.js";
+
+/** Options of {@link representations}. */
+export interface RepresentationsOptions {
+  /**
+   * The representations offered, in server preference (the first is the default).
+   * @default [json, xml, csv, text, html]
+   */
+  offers?: readonly Representation[];
+  /**
+   * Languages offered (RFC 5646 tags), in server preference; the chosen one is sent as
+   * `Content-Language` and given to the serializers.
+   * @default [] (no language negotiation)
+   */
+  languages?: readonly string[];
+}
+
+// RFC 5646 §2.1, as a language-tag's shape: 1*8ALPHA *("-" 1*8alphanum).
+const LANGUAGE_TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/i;
+const LANGUAGES = 'an array of language tags (RFC 5646), such as ["en", "de-CH"]';
+
+/** The `Content-Type` of a chosen representation, with `charset=utf-8` for text (RFC 9110 §8.3). */
+function contentTypeFor(match: MediaTypeMatch): string {
+  const offerHasParams = match.mediaType === essence(match.offer) && match.offer.includes(";");
+  const contentType = offerHasParams ? match.offer : match.mediaType;
+  return isTextual(match.mediaType) && !/;\s*charset=/i.test(contentType)
+    ? `${contentType}; charset=utf-8`
+    : contentType;
+}
+
+/** RFC 9110 §15.5.7: none of the representations is acceptable. */
+function notAcceptable(offers: readonly string[]): HttpError {
+  const available = [...new Set(offers.map(essence))];
+  return HttpError.notAcceptable(
+    available.length > 0
+      ? `None of the available representations is acceptable: ${available.join(", ")}`
+      : "This resource has no representation for this data",
+    { code: "not_acceptable" },
+  );
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === "function";
+}
+
+function toBody(body: RepresentationBody): Uint8Array | NodeJS.ReadableStream {
+  return typeof body === "string" ? Buffer.from(body, "utf8") : body;
+}
+
+/**
+ * The pipeline's representation step (`createPipeline({ representations: representations(...) })`
+ * of `@svc/kernel`): proactive negotiation by `Accept` and `Accept-Language` (RFC 9110 §12.5.1,
+ * §12.5.4) among the representations offered, each response serialised once.
+ *
+ * - GET and HEAD: no acceptable representation of the handler's data → 406 (with the types
+ *   available). A request that changes state (POST, PUT, PATCH, DELETE) gets that 406 before its
+ *   handler runs, when none of the representations offered is acceptable; once its handler has
+ *   run, `Accept` is disregarded rather than refused (§12.5.1: "disregard the header field by
+ *   treating the response as if it is not subject to content negotiation"), and the default
+ *   representation that can carry the data is sent: no write ever runs for a response that is then
+ *   refused.
+ * - A vendor type the versioning step chose (`application/vnd.svc.v2+json`) labels the JSON or
+ *   XML representation of its suffix; a body that names its own `+json` type (a HAL resource) is
+ *   sent as that type when the client accepts it (RFC 6838 §4.2.8).
+ * - `Vary: Accept` (and `Accept-Language` when more than one language is offered).
+ *
+ * @example
+ * const svc = expressAdapter(createPipeline({ representations: representations({ offers: [json, xml] }) }));
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5
+ */
+export function representations(options: RepresentationsOptions = {}): Representer {
+  checkOptionNames("negotiate", options, ["offers", "languages"], "representations");
+  const offered = validateRepresentations(options.offers ?? defaultRepresentations, "representations");
+  const offeredTypes = Object.freeze(offered.map((r) => r.mediaType));
+  const languages = options.languages ?? [];
+  if (!Array.isArray(languages)) throw refused("representations", "languages", languages, LANGUAGES);
+  for (const l of languages as unknown[]) {
+    if (typeof l !== "string" || !LANGUAGE_TAG.test(l))
+      throw refused("representations", "languages", l, LANGUAGES);
+  }
+  const vary = languages.length > 1 ? ["Accept", "Accept-Language"] : ["Accept"];
+
+  /** The representations a reply may take for `data`, in server preference. */
+  const candidatesFor = (data: unknown, choice: Choice): readonly Representation[] => {
+    const reply = choice.reply;
+    let set = reply.representations ?? offered;
+    if (reply.representations) validateRepresentations(set, "reply", true);
+    if (reply.only) {
+      const only = new Set(reply.only.map(essence));
+      set = set.filter((r) => only.has(essence(r.mediaType)));
+    }
+    if (reply.add) set = [...set, ...validateRepresentations(reply.add, "reply", true)];
+    return set.filter((r) => r.canRepresent?.(data) ?? true);
+  };
+
+  const languageOf = (request: PipelineRequest): string | undefined =>
+    languages.length === 0
+      ? undefined
+      : (selectLanguage(headerString(request.headers["accept-language"]), languages) ?? languages[0]);
+
+  /** The match for `accept` among `candidates`, the data's own `+json` type considered. */
+  const matchFor = (
+    accept: string | undefined,
+    candidates: readonly Representation[],
+    data: unknown,
+    label: string | undefined,
+  ): { match: MediaTypeMatch; chosen: Representation } | undefined => {
+    const offers = candidates.map((r) => r.mediaType);
+    let match = matchMediaType(accept, offers, label ?? mediaTypeHint(data));
+    const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
+    if (match === undefined || chosen === undefined) return undefined;
+    if (label === undefined && match.mediaType === essence(match.offer)) {
+      const own = hintedLabel(accept, match.mediaType, data);
+      if (own !== undefined) match = { ...match, mediaType: own };
+    }
+    return { match, chosen };
+  };
+
+  const serialize = async (
+    chosen: Representation,
+    match: MediaTypeMatch,
+    language: string | undefined,
+    data: unknown,
+  ): Promise<Represented> => {
+    const serialized = chosen.serialize(data, { mediaType: match.mediaType, language });
+    const body = isPromiseLike(serialized) ? await serialized : serialized;
+    return { contentType: contentTypeFor(match), language, body: toBody(body), vary };
+  };
+
+  return {
+    preflight(request, label, changesState) {
+      if (!changesState) return;
+      const accept = headerString(request.headers.accept);
+      if (matchMediaType(accept, offeredTypes, label) !== undefined) return;
+      // A client naming only a structured-suffix type a body may declare for itself (a HAL
+      // resource's application/hal+json) may still be served by the JSON representation.
+      const suffixed = accept?.match(/[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+[a-z0-9!#$&^_.-]+/gi) ?? [];
+      for (const type of suffixed) if (matchMediaType(accept, offeredTypes, type) !== undefined) return;
+      throw notAcceptable(offeredTypes);
+    },
+
+    async represent(request, data, choice) {
+      const candidates = candidatesFor(data, choice);
+      const accept = headerString(request.headers.accept);
+      const language = languageOf(request);
+      let found = matchFor(accept, candidates, data, choice.label);
+      if (found === undefined && choice.fallback) found = matchFor(undefined, candidates, data, choice.label);
+      if (found === undefined) throw notAcceptable(candidates.map((r) => r.mediaType));
+      return serialize(found.chosen, found.match, language, data);
+    },
+
+    async *variants(request, data, choice) {
+      const candidates = candidatesFor(data, choice);
+      const language = languageOf(request);
+      const preferred = matchFor(headerString(request.headers.accept), candidates, data, choice.label);
+      if (preferred !== undefined) yield await serialize(preferred.chosen, preferred.match, language, data);
+      for (const candidate of candidates) {
+        if (candidate === preferred?.chosen) continue;
+        const own = matchFor(undefined, [candidate], data, choice.label);
+        if (own !== undefined) yield await serialize(own.chosen, own.match, language, data);
+      }
+    },
+  };
+}
