@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction, repeatsField } from "@svc/errors";
+import { HttpError, isHttpError, type NextFunction, repeatsField } from "@svc/errors";
 import {
   type AuthorizationCredentials,
   challenge,
@@ -21,7 +21,7 @@ import {
   type CachedLookup,
   createBearerVerifier,
 } from "./bearer.js";
-import { optionError } from "./options.js";
+import { checkNames, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
 
@@ -142,9 +142,17 @@ interface AuthenticateConfig {
 /** What a realm's quoted-string can carry (RFC 9110 §5.6.4: SP, VCHAR, obs-text). */
 const REALM = /^[\x20-\x7e\x80-\xff]+$/;
 
+const AUTHENTICATE_OPTIONS = Object.keys({
+  realm: 0,
+  bearer: 0,
+  basic: 0,
+  optional: 0,
+} satisfies Record<keyof AuthenticateOptions, 0>);
+
 function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateConfig {
   if (typeof options !== "object" || options === null)
     throw optionError("options", options, "an object { realm, bearer?, basic?, optional? }");
+  checkNames(options, AUTHENTICATE_OPTIONS, "options");
   const realm = options.realm;
   // RFC 9110 §11.5: realm is a quoted-string, whose qdtext and quoted-pair carry SP, VCHAR and
   // obs-text (%x80-FF) only. A control character would be dropped from every challenge, and a
@@ -295,7 +303,8 @@ async function verifyCredentials(
     // A scheme this middleware does not accept: the same 401 as no credentials.
     else next(missing(config));
   } catch (err) {
-    next(HttpError.internal("Authentication failed unexpectedly", { cause: err }));
+    // A callback's own HttpError (a 503 from a user store that is down) keeps its status.
+    next(isHttpError(err) ? err : HttpError.internal("Authentication failed unexpectedly", { cause: err }));
   }
 }
 

@@ -144,21 +144,27 @@ describe("failure budgets (with @svc/ratelimit's createRateLimiter)", () => {
     expect(v.calls).toEqual([]);
   });
 
-  it("per user name: 3 failures for alice from 3 clients → alice from a 4th → 429; bob from it → 200", async () => {
+  it("per user name (3): alice fails from .10, .11 and .12 → alice's right password from .13, which never failed → 200; from .10 → 429, ALICE too", async () => {
     const v = counting();
     const { limiter } = failures(3);
     const url = await serve({ failureLimit: { perUsername: limiter }, cache: false }, v.verify);
     for (const client of ["192.0.2.10", "192.0.2.11", "192.0.2.12"])
       expect((await get(url, basic("alice", "nope"), client)).status).toBe(401);
+    // The name's budget is spent, but it was not .13 that spent it.
+    expect((await get(url, basic("alice", "right"), "192.0.2.13")).status).toBe(200);
     const calls = v.calls.length;
-    expect((await get(url, basic("alice", "right"), "192.0.2.13")).status).toBe(429);
-    // The user name's budget is case- and normalisation-blind: `ALICE` is the same budget.
-    expect((await get(url, basic("ALICE", "right"), "192.0.2.13")).status).toBe(429);
+    // .10 failed for alice itself: the name's budget refuses it, right password or not, and the
+    // budget is case- and normalisation-blind (`ALICE` is alice).
+    expect((await get(url, basic("alice", "right"), "192.0.2.10")).status).toBe(429);
+    expect((await get(url, basic("ALICE", "right"), "192.0.2.10")).status).toBe(429);
     expect(v.calls.length).toBe(calls);
-    expect((await get(url, basic("bob", "builder"), "192.0.2.13")).status).toBe(200);
+    expect((await get(url, basic("bob", "builder"), "192.0.2.10")).status).toBe(200);
+    // One guess of its own makes .13 a client with failures too.
+    expect((await get(url, basic("alice", "guess"), "192.0.2.13")).status).toBe(401);
+    expect((await get(url, basic("alice", "right"), "192.0.2.13")).status).toBe(429);
   });
 
-  it("one limiter for both budgets (2): alice fails from .20 and .21 → alice from .22 → 429, bob from .20 → 200", async () => {
+  it("one limiter for both budgets (2): alice fails from .20 and .21 → alice from .22 → 200, bob from .20 → 200, alice from .20 → 429", async () => {
     const v = counting();
     const { limiter } = failures(2);
     const url = await serve(
@@ -167,24 +173,68 @@ describe("failure budgets (with @svc/ratelimit's createRateLimiter)", () => {
     );
     expect((await get(url, basic("alice", "a"), "192.0.2.20")).status).toBe(401);
     expect((await get(url, basic("alice", "b"), "192.0.2.21")).status).toBe(401);
-    expect((await get(url, basic("alice", "right"), "192.0.2.22")).status).toBe(429);
+    expect((await get(url, basic("alice", "right"), "192.0.2.22")).status).toBe(200);
     expect((await get(url, basic("bob", "builder"), "192.0.2.20")).status).toBe(200);
+    expect((await get(url, basic("alice", "right"), "192.0.2.20")).status).toBe(429);
   });
 
-  it("12 wrong passwords for alice sent at once with a budget of 3 → verify runs 3 times, not 12", async () => {
+  it("ALICE:wrong × 5 from 5 other clients (budgets of 5) → alice:right, which had just succeeded, → 200 from the cache, verify not run again", async () => {
+    const v = counting();
+    const { limiter } = failures(5);
+    const url = await serve({ failureLimit: { perClient: limiter, perUsername: limiter } }, v.verify);
+    expect((await get(url, basic("alice", "right"), "192.0.2.30")).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await get(url, basic("ALICE", "wrong"), `192.0.2.${31 + i}`)).status).toBe(401);
+    expect((await get(url, basic("alice", "right"), "192.0.2.30")).status).toBe(200);
+    // The same credentials from a client that never failed: the cache answers too.
+    expect((await get(url, basic("alice", "right"), "192.0.2.39")).status).toBe(200);
+    expect(v.calls).toEqual(["alice", "ALICE", "ALICE", "ALICE", "ALICE", "ALICE"]);
+  });
+
+  it("a client that failed for alice, alice's budget spent by others: alice's cached password → 429 too, so its guesses cannot be tested against the cache for free", async () => {
+    const v = counting();
+    const { limiter } = failures(3);
+    const url = await serve({ failureLimit: { perClient: limiter, perUsername: limiter } }, v.verify);
+    expect((await get(url, basic("alice", "right"), "192.0.2.80")).status).toBe(200); // cached
+    for (const client of ["192.0.2.81", "192.0.2.82", "192.0.2.83"])
+      expect((await get(url, basic("alice", "guess"), client)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await get(url, basic("alice", `guess${i}`), "192.0.2.81")).status).toBe(429);
+    expect((await get(url, basic("alice", "right"), "192.0.2.81")).status).toBe(429);
+    expect((await get(url, basic("alice", "right"), "192.0.2.80")).status).toBe(200);
+    expect(v.calls).toHaveLength(4);
+  });
+
+  it("one client sends ALICE:wrong 20 times → 401 × 5 then 429 × 15 (its own budget); alice from another client → 200 before, during and after", async () => {
+    const v = counting();
+    const { limiter } = failures(5);
+    const url = await serve(
+      { failureLimit: { perClient: limiter, perUsername: limiter }, cache: false },
+      v.verify,
+    );
+    expect((await get(url, basic("alice", "right"), "192.0.2.38")).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      statuses.push((await get(url, basic("ALICE", `wrong${i}`), "198.51.100.66")).status);
+      if (i % 5 === 4) expect((await get(url, basic("alice", "right"), "192.0.2.38")).status).toBe(200);
+    }
+    expect(statuses).toEqual([...Array<number>(5).fill(401), ...Array<number>(15).fill(429)]);
+  });
+
+  it("12 wrong passwords for alice sent at once from one client with a budget of 3 → verify runs 3 times, not 12", async () => {
     const v = counting();
     const { limiter } = failures(3);
     let checked = 0;
     const counted: FailureLimiter = {
       consume(key, cost) {
-        if (cost === 0) checked++;
+        if (cost === 0 && key.startsWith("p:")) checked++;
         return limiter.consume(key, cost);
       },
     };
     const url = await serve({ failureLimit: { perUsername: counted }, cache: false }, v.verify);
     v.hold();
     const attempts = Array.from({ length: 12 }, (_, i) =>
-      get(url, basic("alice", `guess${i}`), `192.0.2.${40 + i}`),
+      get(url, basic("alice", `guess${i}`), "192.0.2.40"),
     );
     // All 12 have checked the budget (3 left: nothing is spent until verify answers).
     await expect.poll(() => checked).toBe(12);
@@ -195,8 +245,21 @@ describe("failure budgets (with @svc/ratelimit's createRateLimiter)", () => {
     // The other 9 waited for those in flight, then found the budget spent.
     expect(statuses.filter((s) => s === 401)).toHaveLength(3);
     expect(statuses.filter((s) => s === 429)).toHaveLength(9);
-    // The budget is spent: the right password now waits out the window like any other attempt.
-    expect((await get(url, basic("alice", "right"), "192.0.2.99")).status).toBe(429);
+    // The client's budget for alice is spent: the right password now waits out the window.
+    expect((await get(url, basic("alice", "right"), "192.0.2.40")).status).toBe(429);
+  });
+
+  it("the name's budget (3) spent from .41-.43 → each new client gets one guess (401), then 429, right password or not", async () => {
+    const v = counting();
+    const { limiter } = failures(3);
+    const url = await serve({ failureLimit: { perUsername: limiter }, cache: false }, v.verify);
+    for (const client of ["192.0.2.41", "192.0.2.42", "192.0.2.43"])
+      expect((await get(url, basic("alice", "nope"), client)).status).toBe(401);
+    for (const client of ["192.0.2.44", "192.0.2.45", "192.0.2.46", "192.0.2.47"]) {
+      expect((await get(url, basic("alice", `guess-${client}`), client)).status).toBe(401);
+      expect((await get(url, basic("alice", "right"), client)).status).toBe(429);
+    }
+    expect(v.calls).toHaveLength(7);
   });
 
   it("6 right passwords sent at once with a budget of 2 → 200 × 6: the ones past the budget wait, not 503", async () => {
@@ -268,6 +331,35 @@ describe("failure budgets (with @svc/ratelimit's createRateLimiter)", () => {
   });
 });
 
+describe("the default failure budget (10 per 15 minutes, in memory)", () => {
+  it("basic: { verify } alone (the README's app): 10 wrong passwords → 401 each; the 11th and the right one → 429; verify ran 10 times", async () => {
+    const v = counting();
+    const url = await serve({ cache: false }, v.verify);
+    for (let i = 0; i < 10; i++) expect((await get(url, basic("alice", `wrong${i}`))).status).toBe(401);
+    const blocked = await get(url, basic("alice", "wrong10"));
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await get(url, basic("alice", "right"))).status).toBe(429);
+    expect(v.calls).toHaveLength(10);
+  });
+
+  it("failureLimit: false → 12 wrong passwords → 401 × 12 (no budget, as chosen)", async () => {
+    const v = counting();
+    const url = await serve({ cache: false, failureLimit: false }, v.verify);
+    for (let i = 0; i < 12; i++) expect((await get(url, basic("alice", `wrong${i}`))).status).toBe(401);
+    expect(v.calls).toHaveLength(12);
+  });
+
+  it("failureLimit: { clientAddress } alone → the default budgets, per that address: .50 spent, .51 → 200", async () => {
+    const v = counting();
+    const url = await serve({ cache: false, failureLimit: {} }, v.verify);
+    for (let i = 0; i < 10; i++)
+      expect((await get(url, basic("bob", `wrong${i}`), "192.0.2.50")).status).toBe(401);
+    expect((await get(url, basic("alice", "right"), "192.0.2.50")).status).toBe(429);
+    expect((await get(url, basic("alice", "right"), "192.0.2.51")).status).toBe(200);
+  });
+});
+
 describe("bounded hashing", () => {
   it("concurrency 1, queue 1: a third attempt while two are in → 503 with Retry-After, without verifying", async () => {
     const v = counting();
@@ -287,6 +379,43 @@ describe("bounded hashing", () => {
     expect((await first).status).toBe(200);
     expect((await second).status).toBe(200);
     expect(v.calls).toEqual(["alice", "bob"]);
+  });
+
+  it("concurrency 1, queue 1, a guesser with a failure holds the slot and the queue → a client that never failed → 200, the guesser's queued attempt → 503", async () => {
+    const v = counting();
+    const verifier = createBasicVerifier({
+      verify: v.verify,
+      concurrency: 1,
+      queue: 1,
+      cache: false,
+      failureLimit: { clientAddress: (req) => String(req.headers["x-client"]) },
+    });
+    server = await listen(app(authenticate({ realm: "api", basic: verifier }) as express.RequestHandler));
+    const url = server.url;
+    expect((await get(url, basic("mallory", "a"), "198.51.100.70")).status).toBe(401);
+    v.hold();
+    const inSlot = get(url, basic("mallory", "b"), "198.51.100.70");
+    await expect.poll(() => verifier.gate.active).toBe(1);
+    const queued = get(url, basic("mallory", "c"), "198.51.100.70");
+    await expect.poll(() => verifier.gate.waiting).toBe(1);
+    // Full: before, alice was shed with 503 behind the guesser's flood.
+    const alice = get(url, basic("alice", "right"), "192.0.2.71");
+    const shed = await queued;
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get("retry-after")).toBe("1");
+    v.release();
+    expect((await inSlot).status).toBe(401);
+    expect((await alice).status).toBe(200);
+    // A client with failures of its own finding the queue full is shed, as before.
+    v.hold();
+    const held = get(url, basic("mallory", "d"), "198.51.100.70");
+    await expect.poll(() => verifier.gate.active).toBe(1);
+    const waiting = get(url, basic("bob", "builder"), "192.0.2.72");
+    await expect.poll(() => verifier.gate.waiting).toBe(1);
+    expect((await get(url, basic("mallory", "e"), "198.51.100.70")).status).toBe(503);
+    v.release();
+    expect((await held).status).toBe(401);
+    expect((await waiting).status).toBe(200);
   });
 
   it("hashing slots all taken → a Bearer request still → 200, and a cached Basic client → 200", async () => {
@@ -432,7 +561,7 @@ describe("createBasicVerifier options", () => {
     ["busyRetryAfter: NaN", { busyRetryAfter: Number.NaN }, "ERR_SVC_AUTH_BASIC_BUSY_RETRY_AFTER"],
     ["cache.max: 0", { cache: { max: 0 } }, "ERR_SVC_AUTH_BASIC_CACHE_MAX"],
     ["cache.ttl: -1", { cache: { ttl: -1 } }, "ERR_SVC_AUTH_BASIC_CACHE_TTL"],
-    ["failureLimit: {}", { failureLimit: {} }, "ERR_SVC_AUTH_BASIC_FAILURE_LIMIT"],
+    ["failureLimit: true", { failureLimit: true }, "ERR_SVC_AUTH_BASIC_FAILURE_LIMIT"],
     [
       "failureLimit.perClient: {}",
       { failureLimit: { perClient: {} } },
@@ -482,6 +611,40 @@ describe("clientBucket", () => {
 });
 
 describe("ConcurrencyGate", () => {
+  it("limit 1, queue 1, full: enter(true) → takes the ordinary waiter's place (it gets undefined) and is served first", async () => {
+    const gate = new ConcurrencyGate(1, 1);
+    const first = gate.enter() as () => void;
+    const ordinary = gate.enter() as Promise<(() => void) | undefined>;
+    expect(gate.enter()).toBeUndefined();
+    const priority = gate.enter(true) as Promise<(() => void) | undefined>;
+    expect(await ordinary).toBeUndefined();
+    expect(gate.enter(true)).toBeUndefined(); // no ordinary waiter left to displace
+    first();
+    const release = await priority;
+    expect(typeof release).toBe("function");
+    expect([gate.active, gate.waiting]).toEqual([1, 0]);
+    release?.();
+    expect(gate.active).toBe(0);
+  });
+
+  it("limit 1, queue 2: an ordinary then a priority waiter → the priority one gets the slot first", async () => {
+    const gate = new ConcurrencyGate(1, 2);
+    const first = gate.enter() as () => void;
+    const order: string[] = [];
+    const ordinary = (gate.enter() as Promise<(() => void) | undefined>).then((r) => {
+      order.push("ordinary");
+      return r;
+    });
+    const priority = (gate.enter(true) as Promise<(() => void) | undefined>).then((r) => {
+      order.push("priority");
+      return r;
+    });
+    first();
+    (await priority)?.();
+    (await ordinary)?.();
+    expect(order).toEqual(["priority", "ordinary"]);
+  });
+
   it("limit 1, queue 1: enter → slot, enter → waits, enter → undefined; release passes the slot on", async () => {
     const gate = new ConcurrencyGate(1, 1);
     const first = gate.enter();

@@ -4,7 +4,13 @@ import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
 import type { BasicCredentials } from "./basic.js";
 import { clientBucket } from "./client-address.js";
 import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
-import { optionError } from "./options.js";
+import {
+  DEFAULT_FAILURE_KEYS,
+  DEFAULT_FAILURE_LIMIT,
+  DEFAULT_FAILURE_WINDOW_MS,
+  MemoryFailureBudget,
+} from "./failure-budget.js";
+import { checkNames, optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 import { principalBytes, VerifiedTokenCache } from "./token-cache.js";
 
@@ -37,6 +43,14 @@ export interface FailureDecision {
   allowed: boolean;
   /** Units left after this call. */
   remaining: number;
+  /**
+   * The budget's size (`@svc/ratelimit`'s `Decision` has it). With it a client with no failure
+   * for a user name (`remaining === limit`) can be told from one with some: the user name's
+   * budget from every client only refuses the latter, and the former queues ahead for a hashing
+   * slot. Without it, a client's failures for a name show only once its own budget for the name
+   * is spent, and no client queues ahead.
+   */
+  limit?: number;
   /** Milliseconds until a call of the same cost would be allowed; `0` when allowed. */
   retryAfterMs: number;
 }
@@ -60,7 +74,9 @@ export interface FailureLimiter {
 export type BasicLogger = Pick<Logger, "warn">;
 
 /**
- * Failed-authentication budgets, checked before any password is hashed.
+ * Failed-authentication budgets, checked before any password is hashed. Without `perClient` and
+ * `perUsername`, both are an in-memory budget of 10 failures per 15 minutes per key (see
+ * `failureLimit` in {@link BasicOptions}).
  *
  * @example
  * const failureLimit: FailureLimitOptions = { perClient: failures, perUsername: failures };
@@ -73,9 +89,12 @@ export interface FailureLimitOptions {
    */
   perClient?: FailureLimiter;
   /**
-   * Budget of failures per user name (key `u:<SHA-256 of the NFC, lower-cased name>`, so the key
-   * is small whatever the client sends). Spent: every attempt for that name gets 429, from any
-   * client. The same limiter object as `perClient` may serve both (the keys differ).
+   * Budgets of failures per user name, case-folded: the client's own for that name (key
+   * `p:<SHA-256 of client and name>`: spent, that client's attempts for the name get 429), and the
+   * name's from every client (key `u:<SHA-256 of the NFC, lower-cased name>`). The name's, which
+   * anyone can spend, refuses (429) only a client that has failed for that name itself or has no
+   * address: a client with a clean record for it keeps signing in through someone else's flood.
+   * The same limiter object as `perClient` may serve both (the keys differ).
    */
   perUsername?: FailureLimiter;
   /**
@@ -138,9 +157,12 @@ export interface BasicOptions {
   verify: VerifyPassword;
   /**
    * Budgets of failed attempts per client and per user name, checked before `verify` runs.
-   * @default off
+   * Without `perClient` and `perUsername` (or without `failureLimit`), both count in memory in this
+   * process: 10 failures per 15 minutes per key, a unit back every 90 s, at most 10,000 keys
+   * (about 2.5 MiB; the least recently counted leave first). `false` turns the budgets off.
+   * @default in-memory budgets of 10 failures per 15 minutes
    */
-  failureLimit?: FailureLimitOptions;
+  failureLimit?: FailureLimitOptions | false;
   /**
    * Most `verify` calls (password hashing) running at once in this process. scrypt runs on
    * libuv's thread pool (4 threads unless `UV_THREADPOOL_SIZE` says otherwise), which Bearer
@@ -284,13 +306,15 @@ function positiveInteger(value: unknown, name: string, fallback: number, min = 1
 
 /**
  * Builds a Basic verifier: the failure budgets, the bounded hashing and the verified-credentials
- * cache around `verify`. Order per attempt, so a client over its budget costs no hashing:
+ * cache around `verify`. Order per attempt, so a client over its budget costs no hashing and a
+ * stranger's failures cannot lock a user out:
  *
- * 1. the failure budgets of the client and the user name (`consume(key, 0)`): spent → `blocked`;
+ * 1. the failure budgets (`consume(key, 0)`): the client's, the client's for the user name, and
+ *    the name's from every client when the client has failed for that name: spent → `blocked`;
  * 2. the cache of verified credentials: a hit → `authenticated`;
  * 3. a unit left of each budget that no attempt in flight holds (else wait for one of them to
- *    end, and check again from 1.), then a verification slot (`concurrency`, `queue`): none →
- *    `busy`;
+ *    end, and check again from 1.), then a verification slot (`concurrency`, `queue`; a client
+ *    with no failure goes ahead of those with some): none → `busy`;
  * 4. `verify(username, password)`; a failure spends one unit of each budget → `invalid`.
  *
  * Misconfiguration throws a `TypeError` with a `code` (`ERR_SVC_AUTH_BASIC_CONCURRENCY`, ...).
@@ -343,9 +367,29 @@ interface BasicConfig {
   lastLog: number;
 }
 
+const BASIC_OPTIONS = Object.keys({
+  verify: 0,
+  failureLimit: 0,
+  concurrency: 0,
+  queue: 0,
+  busyRetryAfter: 0,
+  cache: 0,
+} satisfies Record<keyof BasicOptions, 0>);
+
+const FAILURE_LIMIT_OPTIONS = Object.keys({
+  perClient: 0,
+  perUsername: 0,
+  clientAddress: 0,
+  failMode: 0,
+  logger: 0,
+} satisfies Record<keyof FailureLimitOptions, 0>);
+
+const BASIC_CACHE_OPTIONS = Object.keys({ max: 0, ttl: 0 } satisfies Record<keyof BasicCacheOptions, 0>);
+
 function resolveBasicConfig(options: BasicOptions): BasicConfig {
   if (typeof options !== "object" || options === null)
     throw optionError("basic", options, "an object { verify, ... }");
+  checkNames(options, BASIC_OPTIONS, "basic");
   const verify = options.verify;
   if (typeof verify !== "function")
     throw optionError("basic.verify", verify, "a function (username, password) => principal");
@@ -370,18 +414,37 @@ type FailureLimitConfig = Pick<
   "perClient" | "perUsername" | "clientAddress" | "failMode" | "logger"
 >;
 
-/** `basic.failureLimit`: the two budgets, how the client is named, and what a limiter failure does. */
-function resolveFailureLimit(limits: FailureLimitOptions | undefined): FailureLimitConfig {
+/**
+ * `basic.failureLimit`: the two budgets, how the client is named, and what a limiter failure
+ * does. Neither budget given: both are one in-memory {@link MemoryFailureBudget} of this verifier,
+ * as unlimited guessing is not a default to ship (OWASP: "protect against automated attacks");
+ * `false` is the explicit way to have none.
+ */
+function resolveFailureLimit(limits: FailureLimitOptions | false | undefined): FailureLimitConfig {
+  if (limits === false)
+    return {
+      perClient: undefined,
+      perUsername: undefined,
+      clientAddress: defaultAddress,
+      failMode: "open",
+      logger: fallbackLogger,
+    };
   if (limits !== undefined && (typeof limits !== "object" || limits === null))
-    throw optionError("basic.failureLimit", limits, "an object { perClient?, perUsername? }");
-  const perClient = limits?.perClient;
-  const perUsername = limits?.perUsername;
+    throw optionError("basic.failureLimit", limits, "an object { perClient?, perUsername?, ... } or false");
+  checkNames(limits, FAILURE_LIMIT_OPTIONS, "basic.failureLimit");
+  let perClient = limits?.perClient;
+  let perUsername = limits?.perUsername;
   if (perClient !== undefined && !isLimiter(perClient))
     throw optionError("basic.failureLimit.perClient", perClient, "a limiter with consume(key, cost)");
   if (perUsername !== undefined && !isLimiter(perUsername))
     throw optionError("basic.failureLimit.perUsername", perUsername, "a limiter with consume(key, cost)");
-  if (limits !== undefined && perClient === undefined && perUsername === undefined)
-    throw optionError("basic.failureLimit", limits, "an object with perClient, perUsername or both");
+  if (perClient === undefined && perUsername === undefined) {
+    perClient = perUsername = new MemoryFailureBudget(
+      DEFAULT_FAILURE_LIMIT,
+      DEFAULT_FAILURE_WINDOW_MS,
+      DEFAULT_FAILURE_KEYS,
+    );
+  }
   const clientAddress = limits?.clientAddress ?? defaultAddress;
   if (typeof clientAddress !== "function")
     throw optionError("basic.failureLimit.clientAddress", clientAddress, "a function (req) => string");
@@ -401,6 +464,7 @@ function resolveCache(
   const cacheOptions = option === false ? undefined : (option ?? {});
   if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
     throw optionError("basic.cache", option, "an object { max, ttl } or false");
+  checkNames(cacheOptions, BASIC_CACHE_OPTIONS, "basic.cache");
   const cacheMax = positiveInteger(cacheOptions?.max, "basic.cache.max", 1000);
   const cacheTtl = cacheOptions?.ttl ?? 60;
   if (typeof cacheTtl !== "number" || !Number.isFinite(cacheTtl) || cacheTtl <= 0)
@@ -411,22 +475,18 @@ function resolveCache(
   };
 }
 
-/** A failure budget and the key an attempt counts against in it. */
-type BudgetKey = [FailureLimiter, string];
-
-/** No unit spent in advance (no budgets, or limiters that failed open). */
-const NONE_PRESPENT: readonly boolean[] = [];
-
 /**
- * What step 1 leaves an attempt that may go on: per key, whether a unit was spent on the way
- * (`prespent`), and the units left (`remaining`, `0` when spent on the way).
+ * What a budget key counts: the client's failures (`c:`, whatever user name), the client's
+ * failures for one user name (`p:`), or the user name's failures from every client (`u:`).
  */
-interface Admitted {
-  prespent: readonly boolean[];
-  remaining: readonly number[];
-}
+type Role = "client" | "pair" | "name";
 
-const NOT_COUNTED: Admitted = { prespent: NONE_PRESPENT, remaining: [] };
+/** A failure budget, the key an attempt counts against in it, and what that key counts. */
+interface BudgetKey {
+  limiter: FailureLimiter;
+  key: string;
+  role: Role;
+}
 
 /** What this process knows of one budget key beyond the limiter's count. */
 interface KeyState {
@@ -477,7 +537,7 @@ async function attempt(
 ): Promise<BasicOutcome> {
   const keys = budgetKeys(config, credential, address);
   for (;;) {
-    const states = keys.map(([limiter, key]) => stateOf(limiter, key));
+    const states = keys.map(({ limiter, key }) => stateOf(limiter, key));
     const versions = states.map((state) => state.version);
     for (const state of states) state.reading++;
     let decided: Decided;
@@ -486,7 +546,7 @@ async function attempt(
     } finally {
       states.forEach((state, i) => {
         state.reading--;
-        const [limiter, key] = keys[i] as BudgetKey;
+        const { limiter, key } = keys[i] as BudgetKey;
         forgetIfIdle(limiter, key, state);
       });
     }
@@ -497,9 +557,9 @@ async function attempt(
     }
     try {
       // 3. and 4. A slot for the expensive part (or shed the attempt now), then the check.
-      const { cacheKey, prespent } = decided;
+      const { cacheKey, prespent, clean } = decided;
       const generation = config.cache?.generation;
-      const result = await runGated(config, credential as CredentialCheck);
+      const result = await runGated(config, credential as CredentialCheck, clean);
       if (result === SHED) return { result: "busy", retryAfterMs: config.busyMs };
       if (!result) return recordFailure(config, keys, prespent);
       // clearCache() while this check ran (a changed password): it judged the old state, so its
@@ -515,17 +575,34 @@ async function attempt(
 type Decided =
   | { outcome: BasicOutcome }
   | { again: Promise<void> }
-  | { release: () => void; prespent: readonly boolean[]; cacheKey: string | undefined };
+  | {
+      release: () => void;
+      prespent: readonly boolean[];
+      cacheKey: string | undefined;
+      /** The client has no failure on record and nothing in flight: it queues ahead for a slot. */
+      clean: boolean;
+    };
 
 /**
- * Steps 1 and 2, and the hold on the budgets. A budget is spent only when a failure is recorded,
- * once `verify` answers: checked alone, N attempts sent at once all found the same units left and
- * all reached `verify`, N guesses for a budget of fewer. So each attempt that goes on to `verify`
- * holds one of the units left until it is judged; with every unit held, it waits for one of those
- * in flight to end and checks again (the budget spent by then, or the same credentials just
- * cached), and a check that a held attempt ended during is made again, as it may not show that
- * attempt's failure. Concurrency buys no guess beyond the budget (OWASP: limit the failed
- * attempts per account), and good credentials sent at once wait rather than fail.
+ * Steps 1 and 2, and the hold on the budgets.
+ *
+ * The budgets keep a stranger from locking a user out (OWASP: account lockout "can be abused to
+ * lock out legitimate users"). The client's budget, and its own budget for the user name, refuse
+ * that client. The name's budget from every client, which anyone can spend, refuses only a client
+ * that has failed for that name itself (its `p:` record, or an attempt of its own in flight): a
+ * client with a clean record for the name is verified, or answered from the cache, as usual, as a
+ * device-cookie scheme lets a known device through a lockout. A flood for one name from many
+ * clients thus gets one guess per new client once the name's budget is spent, and the right
+ * password from anywhere else keeps working. Every refusal comes before the cache: a refused
+ * attempt spends nothing, so one answered from the cache would test a guess for free.
+ *
+ * A budget is spent only when a failure is recorded, once `verify` answers: checked alone, N
+ * attempts sent at once all found the same units left and all reached `verify`, N guesses for a
+ * budget of fewer. So each attempt that goes on to `verify` holds one of the units left of every
+ * budget that applies to it until it is judged; with every unit held, it waits for one of those in
+ * flight to end and checks again (the budget spent by then, or the same credentials just cached),
+ * and a check that a held attempt ended during is made again, as it may not show that attempt's
+ * failure. Good credentials sent at once wait rather than fail.
  */
 async function beforeVerify(
   config: BasicConfig,
@@ -534,14 +611,24 @@ async function beforeVerify(
   states: readonly KeyState[],
   versions: readonly number[],
 ): Promise<Decided> {
-  // 1. The budgets, before any hashing: an attacker over budget costs a lookup, not scrypt.
-  let admitted = NOT_COUNTED;
+  // The budgets are read before any hashing: a client over budget costs a lookup, not scrypt.
+  let budgets: readonly Budget[] | undefined;
   if (keys.length > 0) {
-    const budgets = await checkBudgets(config, keys);
-    if (!("remaining" in budgets)) return { outcome: budgets };
-    admitted = budgets;
+    const read = await readBudgets(config, keys);
+    if (!Array.isArray(read)) return { outcome: read as BasicOutcome };
+    budgets = read.length > 0 ? read : undefined;
   }
-  const { prespent } = admitted;
+  // 1. The client's budget, and for a name the client's own budget for it, and the
+  // name's from every client when the client has failed for it (or cannot be told apart: no
+  // address). All before the cache: an attempt refused without being counted must not learn
+  // whether its password was right, or a client over a budget could test guesses for free.
+  const pair = keys.findIndex((k) => k.role === "pair");
+  const failedBefore =
+    budgets !== undefined && (pair === -1 || hasFailures(budgets[pair] as Budget, states[pair] as KeyState));
+  const applies = keys.map((k) => k.role !== "name" || failedBefore);
+  const wait = budgets === undefined ? 0 : waitOf(keys, budgets, (_, i) => applies[i] === true);
+  if (wait > 0) return { outcome: { result: "blocked", retryAfterMs: wait } };
+  const prespent = budgets?.map((budget) => budget.wait === -1) ?? NONE_PRESPENT;
   if (!credential) return { outcome: await recordFailure(config, keys, prespent) };
 
   // 2. Credentials verified a moment ago.
@@ -552,48 +639,100 @@ async function beforeVerify(
   }
 
   // No budgets, or limiters that failed open: nothing counted, nothing to hold.
-  if (admitted === NOT_COUNTED) return { release: () => {}, prespent, cacheKey };
-  const counted = states.filter((_, i) => !prespent[i]); // a unit spent in advance is this attempt's
-  const stale = states.some((state, i) => !prespent[i] && state.version !== versions[i]);
-  const full = states.find((state, i) => !prespent[i] && state.held >= (admitted.remaining[i] ?? 1));
+  if (budgets === undefined) return { release: () => {}, prespent, cacheKey, clean: false };
+  const known = budgets;
+  const guarding = (i: number) => applies[i] === true && !prespent[i]; // a unit spent in advance is this attempt's
+  const clean =
+    keys.some((k) => k.role !== "name") &&
+    keys.every((k, i) => k.role === "name" || isClean(known[i] as Budget, states[i] as KeyState));
+  const stale = states.some((state, i) => guarding(i) && state.version !== versions[i]);
+  const full = states.find((state, i) => guarding(i) && state.held >= (known[i]?.remaining ?? 1));
   if (stale || full) {
     // A unit spent in advance by this check would be spent again by the next one.
     if (prespent.includes(true)) return { outcome: { result: "busy", retryAfterMs: config.busyMs } };
     if (stale || full === undefined) return { again: Promise.resolve() };
     return { again: new Promise<void>((resolve) => full.waiting.push(resolve)) };
   }
-  for (const state of counted) state.held++;
+  const held = states.filter((_, i) => guarding(i));
+  for (const state of held) state.held++;
   let released = false;
   return {
     prespent,
     cacheKey,
+    clean,
     release: () => {
       if (released) return;
       released = true;
       states.forEach((state, i) => {
-        if (prespent[i]) return;
+        if (!guarding(i)) return;
         state.held--;
         state.version++;
         // Every waiter checks the budget again: spent by now, or a unit left for it.
         for (const wake of state.waiting.splice(0)) wake();
-        const [limiter, key] = keys[i] as BudgetKey;
+        const { limiter, key } = keys[i] as BudgetKey;
         forgetIfIdle(limiter, key, state);
       });
     },
   };
 }
 
-/** The budgets an attempt counts against: the client's (`c:`) and the user name's (`u:`). */
+/** No unit spent in advance (no budgets, or limiters that failed open). */
+const NONE_PRESPENT: readonly boolean[] = [];
+
+/** The longest wait of the spent budgets among those `counts` picks; `0` when none is spent. */
+function waitOf(
+  keys: readonly BudgetKey[],
+  budgets: readonly Budget[],
+  counts: (role: Role, i: number) => boolean,
+): number {
+  let wait = 0;
+  keys.forEach((k, i) => {
+    if (counts(k.role, i)) wait = Math.max(wait, budgets[i]?.wait ?? 0);
+  });
+  return wait;
+}
+
+/**
+ * Whether a budget shows failures: a unit spent (its limiter reports fewer than its `limit`, or
+ * `limit` unknown and none left), or an attempt of this process still in flight on it.
+ */
+function hasFailures(budget: Budget, state: KeyState): boolean {
+  return (
+    state.held > 0 || budget.wait !== 0 || (budget.limit !== undefined && budget.remaining < budget.limit)
+  );
+}
+
+/** A whole budget nothing is in flight on: `limit` reported and every unit left. */
+function isClean(budget: Budget, state: KeyState): boolean {
+  return (
+    state.held === 0 && budget.wait === 0 && budget.limit !== undefined && budget.remaining >= budget.limit
+  );
+}
+
+/**
+ * The budgets an attempt counts against: the client's (`c:`), the client's for this user name
+ * (`p:`) and the user name's (`u:`). The last two need credentials; `p:` needs a client too.
+ */
 function budgetKeys(
   config: BasicConfig,
   credential: CredentialCheck | undefined,
   address: string | undefined,
 ): BudgetKey[] {
   const { perClient, perUsername } = config;
-  const bucket = perClient ? clientKey(address) : undefined;
+  const bucket = perClient || perUsername ? clientKey(address) : undefined;
   const keys: BudgetKey[] = [];
-  if (perClient && bucket !== undefined) keys.push([perClient, `c:${bucket}`]);
-  if (perUsername && credential) keys.push([perUsername, usernameKey(credential.username)]);
+  if (perClient && bucket !== undefined)
+    keys.push({ limiter: perClient, key: `c:${bucket}`, role: "client" });
+  if (perUsername && credential) {
+    const name = foldedName(credential.username);
+    if (bucket !== undefined)
+      keys.push({
+        limiter: perUsername,
+        key: `p:${hash("sha256", `${bucket}\n${name}`, "base64url")}`,
+        role: "pair",
+      });
+    keys.push({ limiter: perUsername, key: `u:${hash("sha256", name, "base64url")}`, role: "name" });
+  }
   return keys;
 }
 
@@ -605,45 +744,46 @@ function clientKey(address: string | undefined): string | undefined {
   return address.length <= 64 ? `k:${address}` : `h:${hash("sha256", address, "base64url")}`;
 }
 
-function usernameKey(username: string): string {
-  return `u:${hash("sha256", username.normalize("NFC").toLowerCase(), "base64url")}`;
+/** The user name as its budgets count it: NFC and lower case, so `ADMIN` spends `admin`'s. */
+function foldedName(username: string): string {
+  return username.normalize("NFC").toLowerCase();
 }
 
 /**
- * Step 1: the outcome that ends the attempt (`blocked` by a spent budget, or `busy` on a
- * closed-mode limiter failure), else, per key, whether a unit was spent on the way and how many
- * are left.
+ * Reads every budget (`consume(key, 0)`): per key, how long to wait when it is spent, or the units
+ * left. A limiter failure answers `busy` when failing closed and no budgets (`[]`) when open.
  */
-async function checkBudgets(config: BasicConfig, keys: BudgetKey[]): Promise<BasicOutcome | Admitted> {
-  let budgets: Budget[];
+async function readBudgets(config: BasicConfig, keys: BudgetKey[]): Promise<Budget[] | BasicOutcome> {
   try {
-    budgets = await Promise.all(keys.map(([limiter, key]) => spent(limiter, key)));
+    return await Promise.all(keys.map(({ limiter, key }) => spent(limiter, key)));
   } catch (err) {
     // Failing open: no budgets, so nothing is counted or held either.
-    return limiterFailed(config, err) ?? NOT_COUNTED;
+    return limiterFailed(config, err) ?? [];
   }
-  const wait = Math.max(...budgets.map((b) => b.wait));
-  if (wait > 0) return { result: "blocked", retryAfterMs: wait };
-  return { prespent: budgets.map((b) => b.wait === -1), remaining: budgets.map((b) => b.remaining) };
 }
 
 /**
- * A budget as step 1 finds it: `wait` is the milliseconds to wait when it is spent, `0` when it
- * is not (`remaining` units left), or `-1` when a unit was spent on the way (the budget came back
- * between the two calls: that unit is this attempt's failure, recorded in advance).
+ * A budget as a read finds it: `wait` is the milliseconds to wait when it is spent, `0` when it
+ * is not (`remaining` units left of `limit`), or `-1` when a unit was spent on the way (the budget
+ * came back between the two calls: that unit is this attempt's failure, recorded in advance).
  */
 interface Budget {
   wait: number;
   remaining: number;
+  /** The budget's size as the limiter reports it; unknown, no client can be told clean. */
+  limit: number | undefined;
 }
 
 async function spent(limiter: FailureLimiter, key: string): Promise<Budget> {
   const report = await limiter.consume(key, 0);
-  if (report.allowed && report.remaining >= 1) return { wait: 0, remaining: report.remaining };
+  const limit = typeof report.limit === "number" && Number.isFinite(report.limit) ? report.limit : undefined;
+  if (report.allowed && report.remaining >= 1) return { wait: 0, remaining: report.remaining, limit };
   // A cost-0 report says "none left" but not when one comes back; a cost-1 call does, and a
   // denied call spends nothing (RFC 6585 §4 and §7.2 of RFC 9110 for Retry-After).
   const probe = await limiter.consume(key, 1);
-  return probe.allowed ? { wait: -1, remaining: 0 } : { wait: Math.max(1, probe.retryAfterMs), remaining: 0 };
+  return probe.allowed
+    ? { wait: -1, remaining: 0, limit }
+    : { wait: Math.max(1, probe.retryAfterMs), remaining: 0, limit };
 }
 
 /** A failed attempt: one unit of each budget not already spent in step 1, then `invalid`. */
@@ -653,7 +793,7 @@ async function recordFailure(
   prespent: readonly boolean[],
 ): Promise<BasicOutcome> {
   try {
-    await Promise.all(keys.map(([limiter, key], i) => (prespent[i] ? undefined : limiter.consume(key, 1))));
+    await Promise.all(keys.map(({ limiter, key }, i) => (prespent[i] ? undefined : limiter.consume(key, 1))));
   } catch (err) {
     const outcome = limiterFailed(config, err);
     if (outcome) return outcome;
@@ -678,16 +818,23 @@ function cacheKeyOf(config: BasicConfig, credential: CredentialCheck): string | 
   return createHmac("sha256", config.cacheSecret).update(credential.cacheMaterial).digest("base64url");
 }
 
-/** Steps 3 and 4: a verification slot when the check is expensive ({@link SHED} when none), then the check. */
+/**
+ * Steps 3 and 4: a verification slot when the check is expensive ({@link SHED} when none), then
+ * the check. A `clean` client (no failure on record, nothing in flight) queues ahead of the others
+ * and takes a full queue's last place from one of them: a guesser's flood, which has failures by
+ * its second attempt, cannot keep a client with a clean record from being verified.
+ */
 async function runGated(
   config: BasicConfig,
   credential: CredentialCheck,
+  clean: boolean,
 ): Promise<Awaited<ReturnType<VerifyPassword>> | typeof SHED> {
   let release: Release | undefined;
   if (credential.gated) {
-    const entry = config.gate.enter();
+    const entry = config.gate.enter(clean);
     if (entry === undefined) return SHED;
     release = typeof entry === "function" ? entry : await entry;
+    if (release === undefined) return SHED;
   }
   try {
     return await credential.run();

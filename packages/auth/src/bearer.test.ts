@@ -1,9 +1,9 @@
-import { createHmac, createSign, generateKeyPairSync } from "node:crypto";
+import { createHmac, createSecretKey, createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { createServer } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler, HttpError } from "@svc/errors";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
-import { exportJWK, type JSONWebKeySet, SignJWT } from "jose";
+import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { app, b64url, rsaPair } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
@@ -420,6 +420,27 @@ describe("Bearer: claims", () => {
     });
   });
 
+  // RFC 7519 §4.1.6: iat is when the token was issued; one issued an hour from now was not.
+  it("iat an hour in the future → 401 invalid_token; iat 3 s ahead, inside the 5 s clock tolerance → 200", async () => {
+    const res = await get(server.url, `Bearer ${await token({ iat: now() + 3600, exp: now() + 7200 })}`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+    expect((await get(server.url, `Bearer ${await token({ iat: now() + 3 })}`)).status).toBe(200);
+    await expect(
+      createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD }).verify(
+        await token({ iat: now() + 60 }),
+      ),
+    ).rejects.toMatchObject({ name: "InvalidTokenError", reason: "ERR_JWT_IAT_IN_FUTURE" });
+  });
+
+  it("clockTolerance 120: iat 100 s ahead → 200, 200 s ahead → 401", async () => {
+    const url = await serve(
+      authenticate({ realm, bearer: { jwks, algorithms: ["ES256"], audience: AUD, clockTolerance: 120 } }),
+    );
+    expect((await get(url, `Bearer ${await token({ iat: now() + 100 })}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${await token({ iat: now() + 200 })}`)).status).toBe(401);
+  });
+
   it("no sub → 401", async () => {
     const t = await new SignJWT({})
       .setProtectedHeader({ alg: "ES256", kid: "k1" })
@@ -450,6 +471,72 @@ describe("Bearer: claims", () => {
     );
     expect((await get(url, `Bearer ${await token({ iat: now() - 600 })}`)).status).toBe(401);
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
+  });
+});
+
+describe("Bearer: verifyPrincipal (the token's user must still exist)", () => {
+  const signed = (id: string) => issuer.issue({ id, scopes: ["read"] }).then((t) => t.access_token);
+
+  it("a removed user's token → 401 invalid_token; a present user's → 200, the hook asked once per token", async () => {
+    const asked: string[] = [];
+    const users = new Set(["alice"]);
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: {
+          jwks,
+          algorithms: ["ES256"],
+          audience: AUD,
+          async verifyPrincipal(principal, claims) {
+            asked.push(`${principal.id}:${String(claims.jti !== undefined)}`);
+            return users.has(principal.id);
+          },
+        },
+      }),
+    );
+    const gone = await get(url, `Bearer ${await signed("gone")}`);
+    expect(gone.status).toBe(401);
+    expect(gone.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+    const alice = await signed("alice");
+    expect((await get(url, `Bearer ${alice}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${alice}`)).status).toBe(200); // from the verified-token cache
+    expect(asked).toEqual(["gone:true", "alice:true"]);
+    await expect(
+      createBearerVerifier({
+        jwks,
+        algorithms: ["ES256"],
+        audience: AUD,
+        verifyPrincipal: () => false,
+      }).verify(alice),
+    ).rejects.toMatchObject({ name: "InvalidTokenError", reason: "ERR_PRINCIPAL_REFUSED" });
+  });
+
+  it.each<[string, number, () => unknown]>([
+    [
+      "throws",
+      500,
+      () => {
+        throw new Error("user store down");
+      },
+    ],
+    ["rejects", 500, () => Promise.reject(new Error("user store down"))],
+    [
+      "rejects with an HttpError 503",
+      503,
+      () => Promise.reject(HttpError.serviceUnavailable(7, "user store down")),
+    ],
+    ["answers undefined (no return)", 401, () => undefined],
+    ['answers "yes"', 401, () => "yes"],
+  ])("a hook that %s → %i, never a pass", async (_label, status, hook) => {
+    const url = await serve(
+      authenticate({
+        realm,
+        bearer: { jwks, algorithms: ["ES256"], audience: AUD, verifyPrincipal: hook as () => boolean },
+      }),
+    );
+    const res = await get(url, `Bearer ${await signed("alice")}`);
+    expect(res.status).toBe(status);
+    if (status === 503) expect(res.headers.get("retry-after")).toBe("7");
   });
 });
 
@@ -1433,6 +1520,49 @@ describe("Bearer: keys", () => {
       authenticate({ realm, bearer: { key: jwks.keys[0] as never, algorithms: ["ES256"], audience: AUD } }),
     );
     expect((await get(url, `Bearer ${await token()}`)).status).toBe(200);
+  });
+
+  it("bearer.key a CryptoKey from jose's generateKeyPair(\"ES256\") → a token it signed → 200, another key's → 401", async () => {
+    const { publicKey, privateKey } = await generateKeyPair("ES256");
+    const url = await serve(authenticate({ realm, bearer: { key: publicKey, algorithms: ["ES256"] } }));
+    const sign = (key: CryptoKey | KeyObject) =>
+      new SignJWT({ sub: "svc" }).setProtectedHeader({ alg: "ES256" }).setExpirationTime("5m").sign(key);
+    expect((await get(url, `Bearer ${await sign(privateKey)}`)).status).toBe(200);
+    expect((await get(url, `Bearer ${await sign(known.privateKey)}`)).status).toBe(401);
+    // The private CryptoKey given by mistake verifies with its public half, like a private KeyObject.
+    const fromPrivate = await serve(
+      authenticate({ realm, bearer: { key: privateKey, algorithms: ["ES256"] } }),
+    );
+    expect((await get(fromPrivate, `Bearer ${await sign(privateKey)}`)).status).toBe(200);
+  });
+
+  it("bearer.secret an HMAC CryptoKey or a secret KeyObject (HS256) → 200; one of 16 bytes → ERR_SVC_AUTH_BEARER_SECRET", async () => {
+    const bytes = Buffer.from("a-very-long-shared-secret-of-32-bytes!");
+    const hmac = await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, [
+      "verify",
+    ]);
+    const jwt = await new SignJWT({ sub: "svc" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime("5m")
+      .sign(bytes);
+    for (const secret of [hmac, createSecretKey(bytes)]) {
+      const url = await serve(authenticate({ realm, bearer: { secret, algorithms: ["HS256"] } }));
+      expect((await get(url, `Bearer ${jwt}`)).status).toBe(200);
+    }
+    expect(() =>
+      createBearerVerifier({ secret: createSecretKey(bytes.subarray(0, 16)), algorithms: ["HS256"] }),
+    ).toThrow(expect.objectContaining({ code: "ERR_SVC_AUTH_BEARER_SECRET" }));
+  });
+
+  it('tokenIssuer.privateKey a CryptoKey from generateKeyPair("ES256") → its tokens verify with the public CryptoKey → 200', async () => {
+    const { publicKey, privateKey } = await generateKeyPair("ES256");
+    const own = createTokenIssuer({ issuer: ISS, audience: AUD, privateKey });
+    const url = await serve(
+      authenticate({ realm, bearer: { key: publicKey, algorithms: ["ES256"], audience: AUD } }),
+    );
+    const { access_token } = await own.issue({ id: "alice" });
+    expect((await get(url, `Bearer ${access_token}`)).status).toBe(200);
+    expect((await own.jwks()).keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256" });
   });
 
   it("two key sources at once → TypeError", () => {

@@ -1,5 +1,6 @@
-import { createPublicKey, createSecretKey, KeyObject } from "node:crypto";
+import { createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
 import {
+  type CryptoKey,
   createLocalJWKSet,
   errors,
   type JSONWebKeySet,
@@ -17,7 +18,9 @@ import {
   discoverySettings,
   isIssuerIdentifier,
 } from "./discovery.js";
+import { asKeyObject } from "./key-input.js";
 import {
+  checkNames,
   codedError,
   functionOption,
   nonNegativeNumber,
@@ -138,13 +141,18 @@ export interface BearerOptions {
    * (RFC 7515 §4.1.4) that fits several keys is tried against each, at most 4.
    */
   jwks?: JSONWebKeySet;
-  /** One public key: a JWK, a PEM (SPKI public key or X.509 certificate), or a `KeyObject`. */
-  key?: JWK | string | KeyObject;
   /**
-   * A shared secret for `HS256`/`HS384`/`HS512`: at least as many bytes as the largest hash output
-   * among `algorithms` (32 for HS256, 48 for HS384, 64 for HS512; RFC 7518 §3.2).
+   * One public key: a JWK, a PEM (SPKI public key or X.509 certificate), a `KeyObject`, or a Web
+   * Crypto `CryptoKey` (jose's `generateKeyPair` and `importJWK` make those). A private key is
+   * reduced to its public half.
    */
-  secret?: string | Uint8Array;
+  key?: JWK | string | KeyObject | CryptoKey;
+  /**
+   * A shared secret for `HS256`/`HS384`/`HS512`: a string (UTF-8), bytes, or a secret `KeyObject`
+   * or HMAC `CryptoKey`, of at least as many bytes as the largest hash output among `algorithms`
+   * (32 for HS256, 48 for HS384, 64 for HS512; RFC 7518 §3.2).
+   */
+  secret?: string | Uint8Array | KeyObject | CryptoKey;
   /** Accepted `iss` value(s) (RFC 7519 §4.1.1). */
   issuer?: string | readonly string[];
   /**
@@ -154,9 +162,10 @@ export interface BearerOptions {
    */
   audience?: string | readonly string[];
   /**
-   * Seconds of clock skew allowed when checking `exp`, `nbf` and `iat`. Not capped: a token is
-   * accepted this long after its `exp`, so keep it small (RFC 7519 §4.1.4: "some small leeway,
-   * usually no more than a few minutes").
+   * Seconds of clock skew allowed when checking `exp`, `nbf` and `iat` (a token whose `iat` is
+   * further ahead than this was not issued yet, RFC 7519 §4.1.6, and is refused). Not capped: a
+   * token is accepted this long after its `exp`, so keep it small (RFC 7519 §4.1.4: "some small
+   * leeway, usually no more than a few minutes").
    * @default 5
    */
   clockTolerance?: number;
@@ -198,6 +207,17 @@ export interface BearerOptions {
    * @default `sub` → id, `scope` (space separated) or `scp` → scopes, `roles` → roles
    */
   principal?: (payload: JWTPayload) => PrincipalInit;
+  /**
+   * Asks the application whether the principal of a token whose signature and claims check out
+   * may still use it: resolve to `true` for a user that exists (and is allowed in), anything else
+   * refuses the token (401 `invalid_token`, RFC 6750 §3.1). A signed token outlives the user it
+   * names: removed, it still verifies until `exp`. Called once per token, before the token is
+   * cached, so a token already cached keeps working for up to `cache.maxTtl` (or until
+   * `clearCache()`). A throw or rejection fails the request (500, or the status of an `HttpError`
+   * it throws: a 503 for a user store that is down), never lets the token pass.
+   * @default undefined (every verified token's principal is accepted)
+   */
+  verifyPrincipal?: (principal: Principal, claims: JWTPayload) => boolean | Promise<boolean>;
   /**
    * The clock in milliseconds, for tests.
    * @default Date.now
@@ -292,18 +312,22 @@ function defaultPrincipal(payload: JWTPayload): PrincipalInit {
   return { id: payload.sub ?? "", roles, scopes };
 }
 
-const KEY_ACCEPTED = "a public key: a JWK, a PEM string or a KeyObject (use bearer.secret for HS*)";
+const KEY_ACCEPTED =
+  "a public key: a JWK, a PEM string, a KeyObject or a CryptoKey (use bearer.secret for HS*)";
 
-function toKeyObject(key: JWK | string | KeyObject): KeyObject {
-  if (key instanceof KeyObject) {
-    if (key.type === "secret") throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
-    return key.type === "private" ? createPublicKey(key) : key;
+function toKeyObject(key: JWK | string | KeyObject | CryptoKey): KeyObject {
+  const object = asKeyObject(key);
+  if (object !== undefined) {
+    if (object.type === "secret") throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
+    return object.type === "private" ? createPublicKey(object) : object;
   }
   try {
     if (typeof key === "string") return createPublicKey(key);
-    if (typeof key === "object" && key !== null && key.kty !== "oct") {
+    // Not a KeyObject or a CryptoKey (asKeyObject said so): a JWK, or nothing this accepts.
+    const jwk = key as JWK;
+    if (typeof jwk === "object" && jwk !== null && jwk.kty !== "oct") {
       // Only the public members: a private JWK passed by mistake is not kept around.
-      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, oth: _oth, ...pub } = key;
+      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, oth: _oth, ...pub } = jwk;
       return createPublicKey({ key: pub as JsonWebKeyInput["key"], format: "jwk" });
     }
   } catch {
@@ -345,6 +369,7 @@ interface BearerConfig {
   };
   clockTolerance: number;
   mapPrincipal: (payload: JWTPayload) => PrincipalInit;
+  verifyPrincipal: BearerOptions["verifyPrincipal"];
   now: () => number;
   /** The verified-token cache; undefined with `cache: false`. */
   cache: VerifiedTokenCache<Principal> | undefined;
@@ -385,6 +410,41 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
   return verifier;
 }
 
+/** Every name {@link BearerOptions} has (the compiler checks the list is complete). */
+const BEARER_OPTIONS = Object.keys({
+  algorithms: 0,
+  jwksUri: 0,
+  issuerBaseURL: 0,
+  discovery: 0,
+  jwksOptions: 0,
+  allowHttp: 0,
+  onWarning: 0,
+  jwks: 0,
+  key: 0,
+  secret: 0,
+  issuer: 0,
+  audience: 0,
+  clockTolerance: 0,
+  maxTokenAge: 0,
+  requiredClaims: 0,
+  typ: 0,
+  maxTokenLength: 0,
+  cache: 0,
+  principal: 0,
+  verifyPrincipal: 0,
+  now: 0,
+} satisfies Record<keyof BearerOptions, 0>);
+
+const BEARER_CACHE_OPTIONS = Object.keys({ max: 0, maxTtl: 0 } satisfies Record<keyof BearerCacheOptions, 0>);
+
+const JWKS_OPTIONS = Object.keys({
+  cacheMaxAge: 0,
+  cooldownDuration: 0,
+  timeoutDuration: 0,
+  failureCooldownDuration: 0,
+  maxBytes: 0,
+} satisfies Record<keyof RemoteJwksOptions, 0>);
+
 function resolveBearerConfig(options: BearerOptions): BearerConfig {
   if (typeof options !== "object" || options === null)
     throw optionError(
@@ -392,6 +452,7 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
       options,
       "an object { algorithms, and one of jwksUri, issuerBaseURL, jwks, key or secret }",
     );
+  checkNames(options, BEARER_OPTIONS, "bearer");
   const algorithms = checkAlgorithms(options);
   const now = functionOption(options.now ?? Date.now, "bearer.now", "a function () => milliseconds");
   const allowHttp = options.allowHttp ?? false;
@@ -407,6 +468,7 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
   const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
   if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
     throw optionError("bearer.cache", options.cache, "an object { max?, maxTtl? } or false");
+  checkNames(cacheOptions, BEARER_CACHE_OPTIONS, "bearer.cache");
   const cacheMax = cacheOptions?.max ?? 1000;
   if (!Number.isSafeInteger(cacheMax) || cacheMax < 1)
     throw optionError("bearer.cache.max", cacheMax, "a positive integer");
@@ -440,6 +502,14 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
       "bearer.principal",
       "a function (claims) => { id, roles?, scopes? }",
     ),
+    verifyPrincipal:
+      options.verifyPrincipal === undefined
+        ? undefined
+        : functionOption(
+            options.verifyPrincipal,
+            "bearer.verifyPrincipal",
+            "a function (principal, claims) => boolean | Promise<boolean>",
+          ),
     now,
     cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax, principalBytes) : undefined,
     maxTtlMs: cacheMaxTtl * 1000,
@@ -567,6 +637,7 @@ function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksC
       options,
       "an object { cacheMaxAge?, cooldownDuration?, timeoutDuration?, failureCooldownDuration?, maxBytes? }",
     );
+  checkNames(options, JWKS_OPTIONS, "bearer.jwksOptions");
   const given = options ?? {};
   const maxBytes = given.maxBytes ?? JWKS_MAX_BYTES_DEFAULT;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
@@ -596,6 +667,8 @@ function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksC
 function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObject | JWTVerifyGetKey {
   if (options.discovery !== undefined && options.issuerBaseURL === undefined)
     throw optionError("bearer.discovery", options.discovery, "given only with bearer.issuerBaseURL");
+  // Checked whatever the key source, so a misspelt setting is refused even where none is used.
+  const jwksSettings = remoteJwksSettings(options.jwksOptions);
   if (options.secret !== undefined) {
     const secret: unknown = options.secret;
     // RFC 7518 §3.2: "A key of the same size as the hash output (for instance, 256 bits for
@@ -604,20 +677,20 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
       32,
       ...options.algorithms.map((alg) => (alg === "HS512" ? 64 : alg === "HS384" ? 48 : 32)),
     );
-    const bytes =
+    const key =
       typeof secret === "string"
-        ? Buffer.from(secret, "utf8")
+        ? createSecretKey(Buffer.from(secret, "utf8"))
         : secret instanceof Uint8Array
-          ? Buffer.from(secret)
-          : undefined;
+          ? createSecretKey(Buffer.from(secret))
+          : asKeyObject(secret);
     // RFC 7518 §3.2: "A key of the same size as the hash output ... or larger MUST be used".
     // The secret itself never goes into the message.
-    if (bytes === undefined || bytes.length < minBytes)
+    if (key?.type !== "secret" || (key.symmetricKeySize ?? 0) < minBytes)
       throw codedError(
         "bearer.secret",
-        `bearer.secret must be a string or bytes of at least ${minBytes} bytes (RFC 7518 §3.2: the size of ${minBytes === 32 ? "HS256" : minBytes === 48 ? "HS384" : "HS512"}'s hash output)`,
+        `bearer.secret must be a string, bytes, a secret KeyObject or an HMAC CryptoKey of at least ${minBytes} bytes (RFC 7518 §3.2: the size of ${minBytes === 32 ? "HS256" : minBytes === 48 ? "HS384" : "HS512"}'s hash output)`,
       );
-    return createSecretKey(bytes);
+    return key;
   }
   if (options.key !== undefined) return keyFitting(toKeyObject(options.key), options.algorithms);
   if (options.jwks !== undefined) {
@@ -625,7 +698,6 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
       throw optionError("bearer.jwks", options.jwks, "a JWKS: { keys: [...] }");
     return createLocalJWKSet(options.jwks);
   }
-  const jwksSettings = remoteJwksSettings(options.jwksOptions);
   if (options.issuerBaseURL !== undefined) {
     // An http: issuer is warned about here, once; its http: jwks_uri is then no news.
     const issuerUrl = remoteUrl(options.issuerBaseURL, "bearer.issuerBaseURL", context);
@@ -738,6 +810,10 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
   } catch (cause) {
     throw new InvalidTokenError("ERR_NO_PRINCIPAL", { cause });
   }
+  // Its own failure (a user store that is down) propagates: the request fails, the token is
+  // neither refused as invalid nor let through.
+  if (config.verifyPrincipal && (await config.verifyPrincipal(clonePrincipal(principal), payload)) !== true)
+    throw new InvalidTokenError("ERR_PRINCIPAL_REFUSED");
   // clearCache() during the verification (after a key revocation): the result answers this
   // request only; caching it would serve the token for up to maxTtl after the clear.
   if (cache && typeof payload.exp === "number" && cache.generation === generation) {
@@ -770,6 +846,12 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
     // nested tokens: refused. RFC 7515 §4.1.10 has "application/" implied in a cty without a "/",
     // and RFC 6838 §4.2 makes type and subtype names case-insensitive (as jose compares `typ`).
     if (isNestedJwt(result.protectedHeader.cty)) throw new InvalidTokenError("ERR_JWT_NESTED");
+    // RFC 7519 §4.1.6: "iat" is "the time at which the JWT was issued". One further ahead than the
+    // clock tolerance was not issued yet (a signer's broken clock, or a token minted to outlast
+    // maxTokenAge); jose checks it only with maxTokenAge.
+    const { iat } = result.payload;
+    if (typeof iat === "number" && iat > nowMs / 1000 + config.clockTolerance)
+      throw new InvalidTokenError("ERR_JWT_IAT_IN_FUTURE");
     return result.payload;
   } catch (cause) {
     if (cause instanceof KeySourceUnavailableError || cause instanceof InvalidTokenError) throw cause;

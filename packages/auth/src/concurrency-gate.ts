@@ -1,16 +1,22 @@
 /** Gives a slot back; call it exactly once. */
 export type Release = () => void;
 
+/** A waiter: handed a slot, or `undefined` when a priority arrival took its place in the queue. */
+type Waiter = (release: Release | undefined) => void;
+
 /**
  * A counting semaphore with a bounded wait queue: at most `limit` holders at once, at most
  * `queue` waiting, and anything beyond is refused at once (`undefined`) rather than queued
- * without bound. Waiters are served first come, first served.
+ * without bound. Waiters are served first come, first served, priority ones first; a priority
+ * arrival that finds the queue full takes the place of the latest ordinary waiter, which is
+ * refused (its promise resolves to `undefined`). A slot once held is never taken back.
  */
 export class ConcurrencyGate {
   readonly limit: number;
   readonly queue: number;
   #active = 0;
-  readonly #waiting: Array<(release: Release) => void> = [];
+  readonly #first: Waiter[] = [];
+  readonly #rest: Waiter[] = [];
 
   constructor(limit: number, queue: number) {
     this.limit = limit;
@@ -24,20 +30,25 @@ export class ConcurrencyGate {
 
   /** Waiters right now. */
   get waiting(): number {
-    return this.#waiting.length;
+    return this.#first.length + this.#rest.length;
   }
 
   /**
    * A slot: a release function at once when one is free, a promise of one when the queue has
-   * room, `undefined` when both are full (shed the work).
+   * room (of `undefined` if a priority arrival later takes its place), `undefined` when both are
+   * full and nothing can make room (shed the work).
    */
-  enter(): Release | Promise<Release> | undefined {
+  enter(priority = false): Release | Promise<Release | undefined> | undefined {
     if (this.#active < this.limit) {
       this.#active++;
       return this.#releaser();
     }
-    if (this.#waiting.length >= this.queue) return undefined;
-    return new Promise<Release>((resolve) => this.#waiting.push(resolve));
+    if (this.waiting >= this.queue) {
+      const displaced = priority ? this.#rest.pop() : undefined;
+      if (displaced === undefined) return undefined;
+      displaced(undefined);
+    }
+    return new Promise<Release | undefined>((resolve) => (priority ? this.#first : this.#rest).push(resolve));
   }
 
   #releaser(): Release {
@@ -45,7 +56,7 @@ export class ConcurrencyGate {
     return () => {
       if (released) return;
       released = true;
-      const next = this.#waiting.shift();
+      const next = this.#first.shift() ?? this.#rest.shift();
       // The slot passes straight to the next waiter: `active` stays the same.
       if (next) next(this.#releaser());
       else this.#active--;

@@ -1,5 +1,5 @@
 import type { JWTVerifyGetKey } from "jose";
-import { nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
+import { checkNames, nonNegativeNumber, optionError, timeoutMilliseconds } from "./options.js";
 import { type ReloadableKeySource, type RemoteJwksConfig, readBody, remoteKeySet } from "./remote-jwks.js";
 
 /**
@@ -268,6 +268,7 @@ export async function discoverIssuer(
       options,
       "an object { timeoutDuration?, maxBytes?, fetch?, allowHttp? }",
     );
+  checkNames(options, DISCOVER_ISSUER_OPTIONS, "discoverIssuer");
   const allowHttp = options.allowHttp ?? false;
   if (typeof allowHttp !== "boolean")
     throw optionError("discoverIssuer.allowHttp", allowHttp, "true or false");
@@ -386,6 +387,21 @@ export function discoveredKeySource(options: DiscoveredKeysOptions): ReloadableK
   return Object.assign(getKey, { invalidate: () => current?.getKey.invalidate() });
 }
 
+const DISCOVERY_OPTIONS = Object.keys({
+  timeoutDuration: 0,
+  maxBytes: 0,
+  cacheMaxAge: 0,
+  cooldownDuration: 0,
+  fetch: 0,
+} satisfies Record<keyof DiscoveryOptions, 0>);
+
+const DISCOVER_ISSUER_OPTIONS = Object.keys({
+  timeoutDuration: 0,
+  maxBytes: 0,
+  fetch: 0,
+  allowHttp: 0,
+} satisfies Record<keyof DiscoverIssuerOptions, 0>);
+
 /** Discovery settings, each checked; refusals are named `<option>.<setting>`. */
 export function discoverySettings(
   options: DiscoveryOptions | undefined,
@@ -398,6 +414,7 @@ export function discoverySettings(
       options,
       "an object { timeoutDuration?, maxBytes?, cacheMaxAge?, cooldownDuration?, fetch? }",
     );
+  checkNames(options, DISCOVERY_OPTIONS, option);
   const given = options ?? {};
   const fetch = given.fetch;
   if (fetch !== undefined && typeof fetch !== "function")

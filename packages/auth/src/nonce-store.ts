@@ -1,4 +1,4 @@
-import { codedError, functionOption, optionError as refused } from "./options.js";
+import { checkNames, codedError, functionOption, optionError as refused } from "./options.js";
 /**
  * Remembers WS-Security nonces for their freshness window, so a captured message cannot be
  * replayed (WS-Security UsernameToken Profile 1.1 §4.1: "the receiver SHOULD maintain a cache of
@@ -39,6 +39,11 @@ export interface MemoryNonceStoreOptions {
 export function memoryNonceStore(options: MemoryNonceStoreOptions = {}): NonceStore {
   if (typeof options !== "object" || options === null)
     throw refused("memoryNonceStore", options, "an object { max?, now? }");
+  checkNames(
+    options,
+    Object.keys({ max: 0, now: 0 } satisfies Record<keyof MemoryNonceStoreOptions, 0>),
+    "memoryNonceStore",
+  );
   const max = options.max ?? 100_000;
   if (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1)
     throw refused("memoryNonceStore.max", max, "a positive integer");
@@ -174,6 +179,12 @@ function sender(client: unknown): Send | undefined {
  * @see https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#key-distribution-model
  */
 export function redisNonceStore(options: RedisNonceStoreOptions): NonceStore {
+  if (typeof options === "object" && options !== null)
+    checkNames(
+      options,
+      Object.keys({ client: 0, prefix: 0, timeoutMs: 0 } satisfies Record<keyof RedisNonceStoreOptions, 0>),
+      "redisNonceStore",
+    );
   const client = options?.client;
   const send = sender(client);
   if (!send)

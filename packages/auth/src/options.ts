@@ -1,4 +1,5 @@
 import {
+  checkOptionNames,
   optionError as coded,
   isTimerDelay,
   MAX_TIMER_MS,
@@ -23,6 +24,16 @@ export function optionError(option: string, given: unknown, accepted: string): O
  */
 export function codedError(option: string, message: string): OptionError {
   return coded("auth", option, `@svc/auth: ${message}`);
+}
+
+/**
+ * Refuses an options object (at `path`: `"bearer.cache"`, or `"options"` for a factory's own) that
+ * is not an object or has a name `known` does not list, with the closest known name (code
+ * `ERR_SVC_AUTH_UNKNOWN_OPTION`): TypeScript catches a misspelling only in an object literal, and
+ * an ignored `issur` turned the `iss` check off without a word.
+ */
+export function checkNames(options: unknown, known: readonly string[], path: string): void {
+  checkOptionNames("auth", options, known, "@svc/auth", path);
 }
 
 /** `value` when it is a non-negative finite number, else the refusal for `option`. */

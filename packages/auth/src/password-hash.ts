@@ -1,5 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
-import { optionError } from "./options.js";
+import { checkNames, optionError } from "./options.js";
 
 /** Cost parameters of {@link hashPassword}. */
 export interface PasswordHashOptions {
@@ -54,6 +54,11 @@ function resolveCost(options: PasswordHashOptions | undefined): Cost {
   if (options === undefined) return DEFAULT_COST;
   if (typeof options !== "object" || options === null)
     throw optionError("passwordHash", options, "an object { logN, r, p }");
+  checkNames(
+    options,
+    Object.keys({ logN: 0, r: 0, p: 0 } satisfies Record<keyof PasswordHashOptions, 0>),
+    "passwordHash",
+  );
   const name = (field: string) => `passwordHash.${field}`;
   const logN = options.logN ?? DEFAULT_COST.logN;
   const r = options.r ?? DEFAULT_COST.r;

@@ -445,8 +445,9 @@ describe("SOAP header credentials through a shared Basic verifier", () => {
     expect(await blocked.json()).toEqual({ status: 429, code: "too_many_failed_attempts" });
     expect((await post(url, authBlock("bob", "hunter2"))).status).toBe(429);
     expect(c.calls.verify).toBe(3);
-    // The user name's budget holds from another client; another user from there is fine.
-    expect((await post(url, authBlock("bob", "hunter2"), "198.51.100.7")).status).toBe(429);
+    // bob's budget, spent by 192.0.2.1, refuses no client that never failed for bob: the right
+    // password from another client is verified (a stranger's guesses lock no one out).
+    expect((await post(url, authBlock("bob", "hunter2"), "198.51.100.7")).status).toBe(200);
     expect((await post(url, authBlock("alice", "pa:ss wörd"), "198.51.100.7")).status).toBe(200);
   });
 
@@ -477,7 +478,7 @@ describe("SOAP header credentials through a shared Basic verifier", () => {
     expect((await post(url, usernameToken({ password: PASSWORDS.alice as string }))).status).toBe(429);
   });
 
-  it("PasswordText and Basic share the budget: 3 wrong Basic checks for bob → bob's right UsernameToken → 429", async () => {
+  it("PasswordText and Basic share the budget: 3 wrong Basic checks for bob from a client → bob's right UsernameToken from it → 429", async () => {
     const failures = budget(3);
     const verifier = createBasicVerifier({ verify, failureLimit: { perUsername: failures } });
     for (let i = 0; i < 3; i++)
@@ -485,7 +486,9 @@ describe("SOAP header credentials through a shared Basic verifier", () => {
         result: "invalid",
       });
     const url = await serve(createSoapCredentialsVerifier({ verifier }));
-    expect((await post(url, usernameToken({ username: "bob", password: "hunter2" }))).status).toBe(429);
+    const bob = usernameToken({ username: "bob", password: "hunter2" });
+    expect((await post(url, bob, "203.0.113.1")).status).toBe(429);
+    expect((await post(url, bob, "203.0.113.2")).status).toBe(200);
   });
 
   it("the same good PasswordText twice → verify runs once (the verified-credentials cache); scheme soap", async () => {

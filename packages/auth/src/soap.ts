@@ -11,7 +11,7 @@ import {
   type VerifyPassword,
 } from "./basic-verifier.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
-import { optionError } from "./options.js";
+import { checkNames, optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
 
 // The element shape and the WS-Security namespaces are shared with @svc/soap-envelope: one
@@ -234,9 +234,25 @@ function seconds(value: unknown, name: string, fallback: number): number {
   return value;
 }
 
+const SOAP_OPTIONS = Object.keys({
+  verify: 0,
+  verifier: 0,
+  getPassword: 0,
+  authenticationNamespace: 0,
+  allowAuthenticationHeader: 0,
+  maxAge: 0,
+  clockSkew: 0,
+  requireNonceForText: 0,
+  nonceStore: 0,
+  now: 0,
+} satisfies Record<keyof SoapCredentialsOptions, 0>);
+
+const CLIENT_OPTIONS = Object.keys({ address: 0, request: 0 } satisfies Record<keyof SoapClient, 0>);
+
 function resolveConfig(options: SoapCredentialsOptions): SoapConfig {
   if (typeof options !== "object" || options === null)
     throw optionError("soap", options, "an object { verify or verifier, getPassword?, ... }");
+  checkNames(options, SOAP_OPTIONS, "soap");
   const { verify, verifier, getPassword } = options;
   if (verify !== undefined && typeof verify !== "function")
     throw optionError("soap.verify", verify, "a function (username, password) => principal");
@@ -445,6 +461,8 @@ async function check(
   headerBlocks: readonly XmlElement[],
   client: SoapClient | undefined,
 ): Promise<Principal> {
+  // A misspelt `adress` would skip the client's failure budget in silence.
+  checkNames(client, CLIENT_OPTIONS, "client");
   const block = credentialsBlock(config, headerBlocks);
   if (block === undefined) {
     throw new SoapAuthError("FailedAuthentication", "no credentials in the SOAP header");

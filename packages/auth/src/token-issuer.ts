@@ -1,7 +1,21 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from "node:crypto";
-import { calculateJwkThumbprint, exportJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomUUID,
+} from "node:crypto";
+import {
+  type CryptoKey,
+  calculateJwkThumbprint,
+  exportJWK,
+  type JSONWebKeySet,
+  type JWK,
+  SignJWT,
+} from "jose";
 import { keyFitsAlgorithm, SIGNING_ALGORITHMS } from "./algorithms.js";
-import { codedError, functionOption, optionError } from "./options.js";
+import { asKeyObject } from "./key-input.js";
+import { checkNames, codedError, functionOption, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
 /** A JWS algorithm {@link createTokenIssuer} can sign with. */
@@ -10,10 +24,11 @@ export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 /** Options of {@link createTokenIssuer}. */
 export interface TokenIssuerOptions {
   /**
-   * The signing key: a private JWK, a PKCS#8 PEM, or a private `KeyObject`.
+   * The signing key: a private JWK, a PKCS#8 PEM, a private `KeyObject`, or a private Web Crypto
+   * `CryptoKey` (jose's `generateKeyPair` makes one).
    * @default a fresh key pair generated in memory (demos and tests: tokens die with the process)
    */
-  privateKey?: JWK | string | KeyObject;
+  privateKey?: JWK | string | KeyObject | CryptoKey;
   /** The `iss` claim (RFC 7519 §4.1.1). */
   issuer: string;
   /** The `aud` claim (RFC 7519 §4.1.3). */
@@ -78,11 +93,18 @@ function generate(algorithm: SigningAlgorithm): KeyObject {
   return generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
 }
 
-function toPrivateKey(key: JWK | string | KeyObject): KeyObject {
-  if (key instanceof KeyObject && key.type === "private") return key;
+function toPrivateKey(key: JWK | string | KeyObject | CryptoKey): KeyObject {
+  const object = asKeyObject(key);
+  if (object?.type === "private") return object;
   try {
     if (typeof key === "string") return createPrivateKey(key);
-    if (typeof key === "object" && key !== null && !(key instanceof KeyObject) && typeof key.d === "string") {
+    if (
+      object === undefined &&
+      typeof key === "object" &&
+      key !== null &&
+      "d" in key &&
+      typeof key.d === "string"
+    ) {
       return createPrivateKey({ key: key as import("node:crypto").JsonWebKey, format: "jwk" });
     }
   } catch {
@@ -91,7 +113,7 @@ function toPrivateKey(key: JWK | string | KeyObject): KeyObject {
   // The key itself never goes into the message.
   throw codedError(
     "tokenIssuer.privateKey",
-    "tokenIssuer.privateKey must be a private JWK, a PKCS#8 PEM or a private KeyObject",
+    "tokenIssuer.privateKey must be a private JWK, a PKCS#8 PEM, a private KeyObject or a private CryptoKey",
   );
 }
 
@@ -112,6 +134,16 @@ function keyFor(algorithm: SigningAlgorithm, key: KeyObject): KeyObject {
   );
 }
 
+const TOKEN_ISSUER_OPTIONS = Object.keys({
+  privateKey: 0,
+  issuer: 0,
+  audience: 0,
+  ttl: 0,
+  algorithm: 0,
+  kid: 0,
+  now: 0,
+} satisfies Record<keyof TokenIssuerOptions, 0>);
+
 /**
  * Signs access tokens (ES256 by default) and publishes the matching JWKS, for demos, tests and
  * the reference server's token endpoint. Not an authorization server: it checks nothing about
@@ -128,6 +160,7 @@ function keyFor(algorithm: SigningAlgorithm, key: KeyObject): KeyObject {
 export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
   if (typeof options !== "object" || options === null)
     throw optionError("tokenIssuer", options, "an object { issuer, audience, ... }");
+  checkNames(options, TOKEN_ISSUER_OPTIONS, "tokenIssuer");
   const algorithm = options.algorithm ?? "ES256";
   if (!SIGNING_ALGORITHMS.includes(algorithm))
     throw optionError("tokenIssuer.algorithm", algorithm, `one of ${SIGNING_ALGORITHMS.join(", ")}`);

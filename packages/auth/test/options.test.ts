@@ -15,6 +15,8 @@ import {
   redisNonceStore,
   requireRoles,
   requireScopes,
+  verifyPassword,
+  verifySoapCredentials,
 } from "../src/index.js";
 
 /**
@@ -191,6 +193,11 @@ const cases: [string, () => unknown, string][] = [
   ["bearer.cache.maxTtl 0", bearer({ ...ok, cache: { maxTtl: 0 } }), "ERR_SVC_AUTH_BEARER_CACHE_MAX_TTL"],
   ['bearer.principal "sub"', bearer({ ...ok, principal: "sub" }), "ERR_SVC_AUTH_BEARER_PRINCIPAL"],
   ["bearer.now 0", bearer({ ...ok, now: 0 }), "ERR_SVC_AUTH_BEARER_NOW"],
+  [
+    "bearer.verifyPrincipal true",
+    bearer({ ...ok, verifyPrincipal: true }),
+    "ERR_SVC_AUTH_BEARER_VERIFY_PRINCIPAL",
+  ],
   // RFC 9068 §4, RFC 6838 §4.2: a media type ("at+jwt", "application/at+jwt"), one of them.
   ...[
     "",
@@ -362,3 +369,203 @@ describe("every refused option: a TypeError with its code, at construction", () 
     }
   });
 });
+
+/**
+ * A misspelt option name is refused at construction, with the name it most likely meant, at
+ * every level of every factory's options: `issur` in place of `issuer` switched the `iss` check
+ * off in silence, and a token of any issuer verified. Each row names the options object, the
+ * misspelling and the right name, and builds the options with either; the right name must pass.
+ */
+describe("unknown option names: refused at every level, with a did-you-mean", () => {
+  const limiter = { consume: () => ({ allowed: true, remaining: 5, limit: 5, retryAfterMs: 0 }) };
+  const jwksUri = "https://i.example/jwks";
+  const redis = { call: async () => "OK" };
+  type Build = (name: string, value: unknown) => unknown;
+  const rows: [path: string, wrong: string, right: string, value: unknown, build: Build][] = [
+    [
+      "",
+      "optinal",
+      "optional",
+      true,
+      (n, v) => authenticate({ realm: "r", basic: { verify }, [n]: v } as never),
+    ],
+    ["", "realmm", "realm", "r", (n, v) => authenticate({ basic: { verify }, realm: "r", [n]: v } as never)],
+    [
+      "bearer.",
+      "issur",
+      "issuer",
+      "https://good/",
+      (n, v) => authenticate({ realm: "r", bearer: { ...ok, [n]: v } } as never),
+    ],
+    ["bearer.", "audiance", "audience", "a", (n, v) => createBearerVerifier({ ...ok, [n]: v } as never)],
+    [
+      "bearer.",
+      "clocktolerance",
+      "clockTolerance",
+      5,
+      (n, v) => createBearerVerifier({ ...ok, [n]: v } as never),
+    ],
+    [
+      "bearer.cache.",
+      "maxTTL",
+      "maxTtl",
+      60,
+      (n, v) => createBearerVerifier({ ...ok, cache: { [n]: v } } as never),
+    ],
+    [
+      "bearer.jwksOptions.",
+      "cacheMaxAgee",
+      "cacheMaxAge",
+      1000,
+      (n, v) => createBearerVerifier({ jwksUri, algorithms: ["ES256"], jwksOptions: { [n]: v } } as never),
+    ],
+    // A local key source takes no JWKS settings, but a misspelling there is still one.
+    [
+      "bearer.jwksOptions.",
+      "maxbytes",
+      "maxBytes",
+      1000,
+      (n, v) => createBearerVerifier({ ...ok, jwksOptions: { [n]: v } } as never),
+    ],
+    [
+      "bearer.discovery.",
+      "cooldownDurration",
+      "cooldownDuration",
+      1000,
+      (n, v) =>
+        createBearerVerifier({
+          issuerBaseURL: "https://i.example/",
+          algorithms: ["ES256"],
+          discovery: { [n]: v },
+        } as never),
+    ],
+    [
+      "basic.",
+      "concurency",
+      "concurrency",
+      1,
+      (n, v) => authenticate({ realm: "r", basic: { verify, [n]: v } } as never),
+    ],
+    ["basic.", "queu", "queue", 1, (n, v) => createBasicVerifier({ verify, [n]: v } as never)],
+    ["basic.cache.", "TTL", "ttl", 30, (n, v) => createBasicVerifier({ verify, cache: { [n]: v } } as never)],
+    [
+      "basic.failureLimit.",
+      "perclient",
+      "perClient",
+      limiter,
+      (n, v) => createBasicVerifier({ verify, failureLimit: { [n]: v } } as never),
+    ],
+    [
+      "basic.failureLimit.",
+      "failmode",
+      "failMode",
+      "closed",
+      (n, v) => createBasicVerifier({ verify, failureLimit: { perClient: limiter, [n]: v } } as never),
+    ],
+    [
+      "soap.",
+      "clockSkw",
+      "clockSkew",
+      30,
+      (n, v) => createSoapCredentialsVerifier({ verify, [n]: v } as never),
+    ],
+    [
+      "tokenIssuer.",
+      "tll",
+      "ttl",
+      60,
+      (n, v) => createTokenIssuer({ issuer: "i", audience: "a", privateKey, [n]: v } as never),
+    ],
+    ["memoryNonceStore.", "maxx", "max", 10, (n, v) => memoryNonceStore({ [n]: v } as never)],
+    [
+      "redisNonceStore.",
+      "timeout",
+      "timeoutMs",
+      500,
+      (n, v) => redisNonceStore({ client: redis, [n]: v } as never),
+    ],
+    ["passwordHash.", "logn", "logN", 12, (n, v) => createPasswordHasher({ [n]: v } as never)],
+  ];
+
+  it.each(rows)(
+    '%s%s → ERR_SVC_AUTH_UNKNOWN_OPTION, did you mean "%s"',
+    (path, wrong, right, value, build) => {
+      expect(() => build(wrong, value)).toThrow(
+        expect.objectContaining({
+          name: "TypeError",
+          code: "ERR_SVC_AUTH_UNKNOWN_OPTION",
+          message: expect.stringContaining(
+            `unknown option "${path}${wrong}" (did you mean "${path}${right}"?)`,
+          ),
+        }),
+      );
+      expect(() => build(right, value)).not.toThrow();
+    },
+  );
+
+  const asyncRows: [
+    path: string,
+    wrong: string,
+    right: string,
+    value: unknown,
+    call: (name: string, value: unknown) => Promise<unknown>,
+  ][] = [
+    [
+      "discoverIssuer.",
+      "allowHTTP",
+      "allowHttp",
+      true,
+      (n, v) =>
+        discoverIssuer("https://i.example/", {
+          fetch: async () => new Response("{}", { status: 500 }),
+          [n]: v,
+        } as never).catch((err: unknown) => {
+          if ((err as { code?: string }).code === "ERR_SVC_AUTH_UNKNOWN_OPTION") throw err;
+        }),
+    ],
+    ["passwordHash.", "P", "p", 1, (n, v) => hashPassword("pw", { logN: 4, [n]: v } as never)],
+    ["passwordHash.", "R", "r", 8, (n, v) => verifyPassword("pw", undefined, { logN: 4, [n]: v } as never)],
+    [
+      "soap.",
+      "getpassword",
+      "getPassword",
+      () => "pw",
+      (n, v) => verifySoapCredentials([], { verify, [n]: v } as never).catch(expectFault),
+    ],
+    [
+      "client.",
+      "adress",
+      "address",
+      "192.0.2.1",
+      (n, v) =>
+        createSoapCredentialsVerifier({ verify })
+          .verify([], { [n]: v } as never)
+          .catch(expectFault),
+    ],
+  ];
+
+  it.each(asyncRows)(
+    '%s%s → rejects with ERR_SVC_AUTH_UNKNOWN_OPTION, did you mean "%s"',
+    async (path, wrong, right, value, call) => {
+      await expect(call(wrong, value)).rejects.toMatchObject({
+        name: "TypeError",
+        code: "ERR_SVC_AUTH_UNKNOWN_OPTION",
+        message: expect.stringContaining(
+          `unknown option "${path}${wrong}" (did you mean "${path}${right}"?)`,
+        ),
+      });
+      await expect(call(right, value)).resolves.not.toThrow();
+    },
+  );
+
+  it("a nested options object that is not an object keeps its own code: bearer.cache [] → ERR_SVC_AUTH_BEARER_CACHE", () => {
+    expect(() => createBearerVerifier({ ...ok, cache: [] } as never)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_AUTH_BEARER_CACHE" }),
+    );
+  });
+});
+
+/** An empty SOAP header is a FailedAuthentication, not an option refusal: swallowed for the right spelling. */
+function expectFault(err: unknown): void {
+  if ((err as { name?: string }).name !== "SoapAuthError") throw err;
+}

@@ -1,0 +1,79 @@
+import type { FailureDecision, FailureLimiter } from "./basic-verifier.js";
+
+/** Failed attempts the default budget allows per key (client, user name) before it answers 429. */
+export const DEFAULT_FAILURE_LIMIT = 10;
+
+/** The span over which the default budget's {@link DEFAULT_FAILURE_LIMIT} units come back. */
+export const DEFAULT_FAILURE_WINDOW_MS = 15 * 60_000;
+
+/**
+ * Most keys the default budget keeps. The keys `createBasicVerifier` counts under are at most 70
+ * characters (an address or its /64, or a SHA-256 digest, behind a two-letter tag), so an entry
+ * is about 250 bytes with the map's own: 10,000 keys hold about 2.5 MiB.
+ */
+export const DEFAULT_FAILURE_KEYS = 10_000;
+
+interface Level {
+  /** Units spent, as of `at`. */
+  level: number;
+  at: number;
+}
+
+/**
+ * The failure budget a Basic verifier counts with when it is given none: in memory, per process,
+ * a leaky bucket per key. Each failure adds a unit; units leak back at `limit` per `windowMs`
+ * (one every 90 s by default), so a budget is whole again `windowMs` after its last failure and
+ * a slow guesser gets no more than `limit` per window. At most `maxKeys` keys are kept; past it
+ * the least recently counted leaves (forgetting its failures), so memory stays bounded under a
+ * flood of made-up user names. A fleet shares nothing: give `@svc/ratelimit`'s limiter with a
+ * `RedisStore` instead.
+ *
+ * @example
+ * const budget = new MemoryFailureBudget(10, 15 * 60_000, 10_000);
+ * budget.consume("c:192.0.2.1", 1); // { allowed: true, remaining: 9, limit: 10, retryAfterMs: 0 }
+ * @see https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#protect-against-automated-attacks
+ */
+export class MemoryFailureBudget implements FailureLimiter {
+  readonly limit: number;
+  readonly #perMs: number;
+  readonly #maxKeys: number;
+  readonly #now: () => number;
+  readonly #levels = new Map<string, Level>();
+
+  constructor(limit: number, windowMs: number, maxKeys: number, now: () => number = Date.now) {
+    this.limit = limit;
+    this.#perMs = limit / windowMs;
+    this.#maxKeys = maxKeys;
+    this.#now = now;
+  }
+
+  /** Keys held now, at most `maxKeys`. */
+  get size(): number {
+    return this.#levels.size;
+  }
+
+  consume(key: string, cost: number): FailureDecision {
+    const now = this.#now();
+    const entry = this.#levels.get(key);
+    // A millionth of a unit is float noise from the leak, not a failure.
+    const leaked = entry === undefined ? 0 : entry.level - (now - entry.at) * this.#perMs;
+    let level = leaked > 1e-6 ? leaked : 0;
+    const allowed = level + cost <= this.limit + 1e-6;
+    if (allowed) level += cost;
+    this.#levels.delete(key);
+    if (level > 0) {
+      // Re-inserted last: the map's order is least recently counted first.
+      this.#levels.set(key, { level, at: now });
+      if (this.#levels.size > this.#maxKeys) {
+        const oldest = this.#levels.keys().next();
+        if (!oldest.done) this.#levels.delete(oldest.value);
+      }
+    }
+    return {
+      allowed,
+      remaining: Math.max(0, Math.floor(this.limit - level + 1e-6)),
+      limit: this.limit,
+      retryAfterMs: allowed ? 0 : Math.ceil((level + cost - this.limit) / this.#perMs),
+    };
+  }
+}
