@@ -68,6 +68,27 @@ const wrapped = new WeakSet<object>();
 /** The `maxCost` of each store {@link expressRateLimitStore} returned. */
 const maxCosts = new WeakMap<RateLimitStore, number>();
 
+/** The pending `init` of each store {@link expressRateLimitStore} returned, once it started one. */
+const inits = new WeakMap<RateLimitStore, Promise<void>>();
+
+/**
+ * The asynchronous `init` of `store` when it is an {@link expressRateLimitStore} wrapper whose
+ * store answered `init` with a promise, else undefined: `rateLimit()` reports its rejection
+ * through its `logger` when it happens, not only as the failure of each decision after it.
+ */
+export function initOf(store: RateLimitStore): Promise<void> | undefined {
+  return inits.get(store);
+}
+
+/** What a rejected or throwing `init` is reported as: what failed, with the store's error as `cause`. */
+function initFailed(cause: unknown, verb: string): Error {
+  return new Error(`${OWNER}: the store's init({ windowMs, limit }) ${verb}: ${describe(cause)}`, { cause });
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /**
  * The largest cost one decision may have on `store`, when it is an {@link expressRateLimitStore}
  * wrapper; undefined for any other store. `rateLimit()` checks a fixed `cost` against it at
@@ -227,11 +248,24 @@ export function expressRateLimitStore(
         return;
       }
       windowMs = policy.windowMs;
-      const init = store.init?.({ windowMs: policy.windowMs, limit: policy.limit });
+      let init: void | Promise<void>;
+      try {
+        init = store.init?.({ windowMs: policy.windowMs, limit: policy.limit });
+      } catch (err) {
+        // A store that cannot start fails the limiter's construction, with the option at fault
+        // named, rather than every request later.
+        const error = optionError("rate limit", "store", initFailed(err, "threw").message);
+        error.cause = err;
+        throw error;
+      }
       if (init !== undefined && isThenable(init)) {
-        ready = init;
-        // Observed here so an early failure is not an unhandled rejection; decisions report it.
-        init.catch(() => {});
+        // Every decision waits for it, and fails with it once it has failed (then `failMode`
+        // decides); `rateLimit()` also reports the rejection through its `logger` when it happens.
+        ready = Promise.resolve(init).then(undefined, (err: unknown) => {
+          throw initFailed(err, "rejected");
+        });
+        ready.catch(() => {});
+        inits.set(adapter, ready);
       }
     },
     async consume(key: string, cost: number, policy: RateLimitPolicy, now: number): Promise<Decision> {

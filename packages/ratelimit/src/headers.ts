@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { refused } from "./option-error.js";
 import type { Decision, RateLimitPolicy } from "./types.js";
 
 /**
@@ -10,6 +11,32 @@ import type { Decision, RateLimitPolicy } from "./types.js";
 export type ResetFormat = "epoch-seconds" | "delta-seconds";
 
 /**
+ * A revision of the IETF RateLimit header fields draft whose syntax the standard headers follow,
+ * as express-rate-limit's `standardHeaders` names them:
+ *
+ * - `"draft-6"`: `RateLimit-Limit: 100`, `RateLimit-Remaining: 99`, `RateLimit-Reset: 60` and
+ *   `RateLimit-Policy: 100;w=60` (one policy: the tightest limiter's);
+ * - `"draft-7"`: `RateLimit: limit=100, remaining=99, reset=60` (a Dictionary) and
+ *   `RateLimit-Policy: 100;w=60` (one policy: the tightest limiter's);
+ * - `"draft-8"`, `"draft-9"`, `"draft-10"` (one syntax): `RateLimit-Policy: "default";q=100;w=60`
+ *   and `RateLimit: "default";r=99;t=60`, Lists with an item per limiter on the request.
+ *
+ * @example
+ * rateLimit({ limit: 100, standardHeaders: "draft-7" });
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-07#section-3
+ */
+export type RateLimitDraft = "draft-6" | "draft-7" | "draft-8" | "draft-9" | "draft-10";
+
+/** Every {@link RateLimitDraft}, for validation. */
+export const RATELIMIT_DRAFTS: readonly RateLimitDraft[] = [
+  "draft-6",
+  "draft-7",
+  "draft-8",
+  "draft-9",
+  "draft-10",
+];
+
+/**
  * Which headers {@link setRateLimitHeaders} writes.
  * @example
  * const settings: HeaderSettings = { legacy: true, standard: false, resetFormat: "epoch-seconds", policyName: "api" };
@@ -18,8 +45,11 @@ export type ResetFormat = "epoch-seconds" | "delta-seconds";
 export interface HeaderSettings {
   /** `X-RateLimit-Limit` / `-Remaining` / `-Reset` (de facto headers, no standard). */
   legacy: boolean;
-  /** The IETF draft's `RateLimit-Policy` and `RateLimit` (revision 10 syntax). */
-  standard: boolean;
+  /**
+   * The IETF draft's fields in the syntax of one of its revisions ({@link RateLimitDraft}); `true`
+   * is `"draft-10"` (`RateLimit-Policy` and `RateLimit` Lists), `false` none.
+   */
+  standard: boolean | RateLimitDraft;
   resetFormat: ResetFormat;
   /** The policy name in the IETF headers (an RFC 8941 string). */
   policyName: string;
@@ -82,6 +112,25 @@ export function isPolicyName(name: unknown): name is string {
     name.length > 0 &&
     name.length <= MAX_POLICY_NAME &&
     /^[\x20-\x7e]+$/.test(name)
+  );
+}
+
+/**
+ * The syntax family of a `standard` setting: `"list"` (draft-8 to -10), `"draft-7"`, `"draft-6"`,
+ * or undefined for none. Drafts 8, 9 and 10 write the same fields the same way.
+ */
+type Family = "list" | "draft-7" | "draft-6";
+
+function familyOf(standard: HeaderSettings["standard"]): Family | undefined {
+  if (standard === false) return undefined;
+  if (standard === true || standard === "draft-8" || standard === "draft-9" || standard === "draft-10")
+    return "list";
+  if (standard === "draft-7" || standard === "draft-6") return standard;
+  throw refused(
+    "rate limit",
+    "standardHeaders",
+    standard,
+    `true, false or one of ${RATELIMIT_DRAFTS.map((d) => `"${d}"`).join(", ")}`,
   );
 }
 
@@ -165,16 +214,53 @@ function writeHeaders(
   name: string,
 ): void {
   if (settings.legacy) writeLegacy(res, decision, settings);
-  if (settings.standard) {
+  const family = familyOf(settings.standard);
+  if (family === "list") {
     const item = sfString(name);
     res.setHeader("RateLimit-Policy", policyItem(item, decision, policy));
     res.setHeader("RateLimit", limitItem(item, decision));
+  } else if (family !== undefined) writeSingle(res, family, decision, policy);
+}
+
+/** `w`: the window in whole seconds, at least 1 (every draft: a positive Integer of seconds). */
+function windowSeconds(policy: RateLimitPolicy): number {
+  return sfInteger(Math.max(1, ceilSeconds(policy.windowMs)));
+}
+
+/**
+ * The fields of draft-6 or draft-7, which describe one quota: the tightest limiter's.
+ * draft-ietf-httpapi-ratelimit-headers-06 §3.1: "The expiring-limit MUST be set to the service
+ * limit that is closest to reaching its limit"; `RateLimit-Limit`, `RateLimit-Remaining` and
+ * `RateLimit-Reset` (§3.4: "the number of seconds until the quota associated with the
+ * expiring-limit resets") are each an Integer. draft-07 §3 puts them in one `RateLimit`
+ * Dictionary, keys `limit`, `remaining` and `reset`. Both list quota policies in
+ * `RateLimit-Policy` as Integers with a `w` parameter (the window, seconds), and "Two quota
+ * policies MUST NOT be associated with the same quota units value", so only the one is listed.
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-06#section-3
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-07#section-3
+ */
+function writeSingle(
+  res: ServerResponse,
+  family: "draft-6" | "draft-7",
+  decision: Decision,
+  policy: RateLimitPolicy,
+): void {
+  const limit = sfInteger(decision.limit);
+  const remaining = sfInteger(decision.remaining);
+  const reset = sfInteger(resetSeconds(decision));
+  res.setHeader("RateLimit-Policy", `${limit};w=${windowSeconds(policy)}`);
+  if (family === "draft-7") {
+    res.setHeader("RateLimit", `limit=${limit}, remaining=${remaining}, reset=${reset}`);
+    return;
   }
+  res.setHeader("RateLimit-Limit", String(limit));
+  res.setHeader("RateLimit-Remaining", String(remaining));
+  res.setHeader("RateLimit-Reset", String(reset));
 }
 
 /** One quota policy Item of `RateLimit-Policy` (draft-10 §3.1), its Integers within RFC 8941 §3.3.1. */
 function policyItem(name: string, decision: Decision, policy: RateLimitPolicy): string {
-  return `${name};q=${sfInteger(decision.limit)};w=${sfInteger(Math.max(1, ceilSeconds(policy.windowMs)))}`;
+  return `${name};q=${sfInteger(decision.limit)};w=${windowSeconds(policy)}`;
 }
 
 /** One service limit Item of `RateLimit` (draft-10 §4.1), its Integers within RFC 8941 §3.3.1. */
@@ -195,14 +281,28 @@ function writeLegacy(res: ServerResponse, decision: Decision, settings: HeaderSe
   );
 }
 
+/**
+ * The headers of every limiter on a response. The standard fields take the syntax of the first
+ * limiter that sends them: the drafts spell `RateLimit` and `RateLimit-Policy` in ways a client
+ * cannot read together, so limiters naming different drafts are all written in that one. Draft-6
+ * and draft-7 describe one quota, so they carry the tightest limiter's; drafts 8 to 10 list each.
+ */
 function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
   let legacy: Report | undefined;
+  let family: Family | undefined;
+  let single: Report | undefined;
   const policies: string[] = [];
   const limits: string[] = [];
   for (const r of list) {
     const { decision, settings } = r;
     if (settings.legacy && (!legacy || tighter(decision, legacy.decision))) legacy = r;
-    if (!settings.standard) continue;
+    const own = familyOf(settings.standard);
+    if (own === undefined) continue;
+    family ??= own;
+    if (family !== "list") {
+      if (!single || tighter(decision, single.decision)) single = r;
+      continue;
+    }
     const name = sfString(r.name);
     // draft-10 §3.1: 'A quota policy Item contains an identifier for the policy and a set of
     // Parameters'; §3.1.1 'q' "MUST be a non-negative Integer"; §3.1.3 'w' "MUST be a
@@ -214,6 +314,8 @@ function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
     limits.push(limitItem(name, decision));
   }
   if (legacy) writeLegacy(res, legacy.decision, legacy.settings);
+  if (single && family !== undefined && family !== "list")
+    writeSingle(res, family, single.decision, single.policy);
   if (policies.length > 0) {
     // draft-10 §3: 'The "RateLimit-Policy" response header field is a non-empty List[SF] of
     // Quota Policy Items'; §4: the RateLimit field "is expressed as a List[SF] of Service Limit

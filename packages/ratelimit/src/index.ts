@@ -11,6 +11,8 @@ export {
   type HeaderSettings,
   MAX_POLICIES,
   MAX_POLICY_NAME,
+  RATELIMIT_DRAFTS,
+  type RateLimitDraft,
   type ResetFormat,
   setRateLimitHeaders,
 } from "./headers.js";

@@ -29,7 +29,8 @@ export interface RateLimiterOptions {
    */
   windowMs?: number;
   /**
-   * The counting algorithm; see {@link Algorithm} for each one's accuracy.
+   * The counting algorithm; see {@link Algorithm} for each one's accuracy and longest `Retry-After`
+   * (with the default, a 60 s window may answer more than 60 s; `fixed-window` never does).
    * @default "sliding-window"
    */
   algorithm?: Algorithm;

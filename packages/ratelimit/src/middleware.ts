@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
 import { ipBucket } from "./client-key.js";
+import { initOf } from "./express-store.js";
 import { ceilSeconds, setRateLimitHeaders, tightestDecision } from "./headers.js";
 import { capacityOf } from "./limiter.js";
 import {
@@ -186,6 +187,7 @@ export function rateLimit(options: RateLimitOptions) {
     lastLog: Number.NEGATIVE_INFINITY,
     suppressed: 0,
   };
+  reportInit(config);
 
   /** After the key and cost: the per-request limit, then the decision. */
   function decide(p: Pending): void {
@@ -369,14 +371,18 @@ function settle(config: Config, state: State, p: Pending, policy: RateLimitPolic
 
 /** `req.rateLimit` (or `requestPropertyName`): this decision, unless another limiter's is tighter. */
 function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitInfo {
-  const info: RateLimitInfo = {
+  const used = decision.limit - decision.remaining;
+  const info = {
     limit: decision.limit,
-    used: decision.limit - decision.remaining,
+    used,
     remaining: decision.remaining,
     resetTime: new Date(decision.resetAt),
     key: p.label,
     policy: config.headers.policyName,
-  };
+  } as RateLimitInfo;
+  // express-rate-limit's `req.rateLimit.current` (its name for `used` before v7), still read by
+  // code moving from it; defined as there, not enumerable.
+  Object.defineProperty(info, "current", { value: used, enumerable: false });
   const name = config.requestProperty;
   if (name !== undefined) {
     const bag = p.req as unknown as Record<string, unknown>;
@@ -473,6 +479,22 @@ function peerKey(config: Config, state: State, req: RateLimitRequest, ip: string
     state.addressWarned = true;
   }
   return `ip:${bucket ?? "unknown"}`;
+}
+
+/**
+ * An express-rate-limit store whose asynchronous `init` rejects fails every decision after it,
+ * which `failMode` answers: under "open" every request would pass unlimited with only the periodic
+ * store-failure line to say why. The rejection itself is logged once, when it happens.
+ */
+function reportInit(config: Config): void {
+  initOf(config.limiter.store)?.catch((err: unknown) => {
+    config.logger.warn(
+      { err, failMode: config.failMode },
+      config.failMode === "open"
+        ? "rate limit: the store failed to initialise; its decisions fail, so requests pass unlimited (failMode open)"
+        : "rate limit: the store failed to initialise; its decisions fail, so requests are answered 503 (failMode closed)",
+    );
+  });
 }
 
 /** A store failure in the log, at most once per `logIntervalMs` (the line counts the ones left out). */

@@ -2,7 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkOptionNames, fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
 import { type IpMatcher, ipMatcher } from "./client-key.js";
 import { maxCostOf } from "./express-store.js";
-import { type HeaderSettings, isPolicyName, MAX_POLICY_NAME, type ResetFormat } from "./headers.js";
+import {
+  type HeaderSettings,
+  isPolicyName,
+  MAX_POLICY_NAME,
+  RATELIMIT_DRAFTS,
+  type RateLimitDraft,
+  type ResetFormat,
+} from "./headers.js";
 import { capacityOf, createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
 import { optionError, refused } from "./option-error.js";
 
@@ -28,6 +35,12 @@ export interface RateLimitInfo {
   limit: number;
   /** Units spent in the window, this request included (`limit - remaining`). */
   used: number;
+  /**
+   * The same as `used`, under express-rate-limit's older name; not enumerable (as there), so it
+   * is not serialised twice.
+   * @deprecated Read `used`.
+   */
+  readonly current: number;
   remaining: number;
   /** When the full quota is back. */
   resetTime: Date;
@@ -195,11 +208,15 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   resetFormat?: ResetFormat;
   /**
-   * Send the IETF draft's `RateLimit-Policy` and `RateLimit` headers (revision 10 syntax); every
-   * limiter on the request is one policy in them.
+   * Send the IETF draft's headers: `true` in the syntax of its revision 10 (`RateLimit-Policy`
+   * and `RateLimit` Lists, every limiter on the request one policy in them), or in the syntax of
+   * the revision named, as express-rate-limit writes them: `"draft-6"` (`RateLimit-Limit`,
+   * `-Remaining`, `-Reset`, `RateLimit-Policy: 100;w=60`), `"draft-7"` (`RateLimit: limit=100,
+   * remaining=99, reset=60`, `RateLimit-Policy: 100;w=60`), `"draft-8"` to `"draft-10"` (as
+   * `true`); `false` for none. Draft-6 and draft-7 carry one quota, the tightest limiter's.
    * @default true
    */
-  standardHeaders?: boolean;
+  standardHeaders?: boolean | RateLimitDraft;
   /**
    * The policy name in `RateLimit-Policy` / `RateLimit`: 1 to 64 printable ASCII characters.
    * @default "default"
@@ -391,12 +408,12 @@ function resolveHeaders(options: RateLimitOptions): HeaderSettings {
       `1 to ${MAX_POLICY_NAME} printable ASCII characters`,
     );
   const standard = options.standardHeaders ?? true;
-  if (typeof standard !== "boolean")
+  if (typeof standard !== "boolean" && !RATELIMIT_DRAFTS.includes(standard))
     throw refused(
       "rate limit",
       "standardHeaders",
       standard,
-      "true (RateLimit-Policy and RateLimit, draft-ietf-httpapi-ratelimit-headers-10) or false",
+      `true (RateLimit-Policy and RateLimit, draft-ietf-httpapi-ratelimit-headers-10), false, or the draft whose syntax to send: ${RATELIMIT_DRAFTS.map((d) => `"${d}"`).join(", ")}`,
     );
   return { legacy: booleanOption(options, "legacyHeaders", true), standard, resetFormat, policyName };
 }

@@ -11,6 +11,11 @@
  *   every `windowMs / limit` on average with bursts of up to `burst`. Exact: never more than
  *   `burst + elapsed / (windowMs / limit)` in any interval.
  *
+ * `Retry-After` is the exact wait until a request is admitted, so its longest differs: `windowMs`
+ * for `fixed-window`; `2 × windowMs` for `sliding-window` (the window's end, then the decay of
+ * what it passes on: 6 per 60 s spent as a window starts → 70 s); `cost × windowMs / limit` for
+ * `gcra`.
+ *
  * @example
  * createRateLimiter({ algorithm: "gcra", limit: 10, windowMs: 1000, burst: 20 });
  * @see https://blog.cloudflare.com/counting-things-a-lot-of-different-things/

@@ -163,6 +163,70 @@ describe("expressRateLimitStore(a store written to express-rate-limit's Store in
   });
 });
 
+describe("expressRateLimitStore: the store's init fails", () => {
+  it("init throws → the limiter is not built: TypeError ERR_SVC_RATELIMIT_STORE, the store's error as cause", () => {
+    const store = new CountingStore();
+    const cause = new Error("no connection");
+    store.init = () => {
+      throw cause;
+    };
+    expect(() =>
+      rateLimit({ limit: 1, algorithm: "fixed-window", store: expressRateLimitStore(store) }),
+    ).toThrow(
+      expect.objectContaining({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_STORE",
+        message:
+          "rate limit: expressRateLimitStore: the store's init({ windowMs, limit }) threw: no connection",
+        cause,
+      }),
+    );
+  });
+
+  it.each([
+    ["open", 200, "requests pass unlimited (failMode open)"],
+    ["closed", 503, "requests are answered 503 (failMode closed)"],
+  ] as const)(
+    "init rejects, failMode %s → logged once when it rejects, before any request; requests then answer %d",
+    async (failMode, status, says) => {
+      const store = new CountingStore();
+      let rejectInit: (err: Error) => void = () => {};
+      store.init = () =>
+        new Promise<void>((_resolve, reject) => {
+          rejectInit = reject;
+        });
+      const lines: { obj: { err?: Error }; msg: string }[] = [];
+      let logged: () => void = () => {};
+      const firstLine = new Promise<void>((resolve) => {
+        logged = resolve;
+      });
+      const url = await serve({
+        limit: 5,
+        algorithm: "fixed-window",
+        store: expressRateLimitStore(store),
+        failMode,
+        logger: {
+          warn(obj: { err?: Error }, msg: string) {
+            lines.push({ obj, msg });
+            logged();
+          },
+        },
+      });
+      rejectInit(new Error("cannot load script"));
+      await firstLine;
+      expect(lines).toHaveLength(1);
+      expect(lines[0]?.msg).toBe(
+        `rate limit: the store failed to initialise; its decisions fail, so ${says}`,
+      );
+      expect(lines[0]?.obj.err?.message).toBe(
+        "expressRateLimitStore: the store's init({ windowMs, limit }) rejected: cannot load script",
+      );
+      expect((await fetch(url)).status).toBe(status);
+      expect(store.calls.filter((c) => c.startsWith("increment"))).toEqual([]);
+    },
+  );
+});
+
 describe("expressRateLimitStore: resetTime an Invalid Date", () => {
   it("failMode open → the request passes, and no header carries NaN (RFC 9110 §10.2.3)", async () => {
     const store = new CountingStore();
