@@ -9,7 +9,13 @@ import {
   type GroupParticle,
   type LongRepresentation,
   type SimpleType,
+  TYPE_NAMES,
+  XS_NS,
 } from "./schema-model.js";
+import { BUILTIN_INFO, floatValue } from "./xsd-builtins.js";
+
+const ANY_TYPE = `{${XS_NS}}anyType`;
+
 import { type Contract, loadContract } from "./wsdl.js";
 import { parseXmlString, resolveLimits } from "./xml.js";
 
@@ -146,7 +152,7 @@ function contractName(contract: Contract): string | undefined {
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** The global types the generated file refers to, which its own declarations must not shadow. */
-const GLOBAL_NAMES = ["Date", "Record"];
+const GLOBAL_NAMES = ["Date", "Record", "Uint8Array"];
 
 /** A PascalCase identifier from an XML name (`get-customer.v1` → `GetCustomerV1`). */
 function typeName(xmlName: string): string {
@@ -298,6 +304,28 @@ class TypeWriter {
 
   private typeOf(type: SimpleType | ComplexType, mode: Mode, indent: string): string {
     if (type.kind === "simple") return this.simple(type, mode);
+    // xs:anyType: any content, and an xsi:type may make it any value of any type.
+    if (TYPE_NAMES.get(type) === ANY_TYPE) return "unknown";
+    // A type with derived global types: an instance may be of any of them (`xsi:type`, `$type`).
+    if (type.derived !== undefined && type.derived.length > 0) {
+      // A derived type's values carry `$type` (the decoder sets it, the encoder needs it).
+      const options = [type, ...type.derived]
+        .filter((t) => !t.abstract)
+        .map((t) =>
+          t === type
+            ? this.declaredType(t, mode, indent)
+            : `(${this.declaredType(t, mode, indent)} & { $type: ${JSON.stringify(TYPE_NAMES.get(t))} })`,
+        );
+      return options.length === 0
+        ? "never"
+        : options.length === 1
+          ? (options[0] as string)
+          : `(${options.join(" | ")})`;
+    }
+    return this.declaredType(type, mode, indent);
+  }
+
+  private declaredType(type: ComplexType, mode: Mode, indent: string): string {
     const own = this.declared.get(type);
     if (!own) return this.objectType(type, mode, indent);
     const known = this.names.get(type)?.[mode];
@@ -336,6 +364,16 @@ class TypeWriter {
     } else if (type.content) {
       this.groupProperties(type.content, mode, false, properties, `${indent}  `);
     }
+    if (type.anyAttribute) {
+      properties.push({
+        key: "$attributes",
+        type: "Record<string, string>",
+        optional: true,
+        doc: "attributes of xs:anyAttribute, by Clark name ({namespace}local)",
+      });
+    }
+    if (type.mixed)
+      properties.push({ key: "$text", type: "string", optional: true, doc: "mixed content: the text" });
     if (properties.length === 0) return "Record<string, never>";
     const inner = `${indent}  `;
     const rendered = properties.map((p) => {
@@ -366,6 +404,17 @@ class TypeWriter {
       g.min === 0 ||
       (mode === "decoded" && g.kind === "sequence" && emptiable(g));
     for (const item of g.items) {
+      if (item.kind === "any") {
+        if (!out.some((p) => p.key === "$any")) {
+          out.push({
+            key: "$any",
+            type: `${mode === "init" ? "readonly " : ""}{ name: string; value: unknown }[]`,
+            optional: true,
+            doc: "elements of xs:any, in document order: Clark name and value",
+          });
+        }
+        continue;
+      }
       if (item.kind !== "element") {
         this.groupProperties(item, mode, inner, out, indent);
         continue;
@@ -392,34 +441,52 @@ class TypeWriter {
   private simple(type: SimpleType, mode: Mode): string {
     const named = this.enums.get(type);
     if (named !== undefined) return named;
-    if (type.facets.enumeration !== undefined) return this.enumeration(type);
-    switch (type.base) {
-      case "string":
-        return "string";
+    if (type.facets.enumeration !== undefined && type.variety === "atomic") return this.enumeration(type);
+    if (type.variety === "list") {
+      const item = this.simple(type.itemType as SimpleType, mode);
+      const element = item.includes(" ") ? `(${item})` : item;
+      return mode === "decoded" ? `${element}[]` : `readonly ${element}[] | string`;
+    }
+    if (type.variety === "union") {
+      const members = new Set((type.memberTypes ?? []).flatMap((m) => this.simple(m, mode).split(" | ")));
+      return [...members].join(" | ");
+    }
+    switch (BUILTIN_INFO[type.base].value) {
       case "boolean":
         return "boolean";
       case "int":
         return "number";
-      case "long":
+      case "bigint":
         if (mode === "init") return "bigint | number | string";
         return this.longAs === "bigint" ? "bigint" : "string";
       case "decimal":
         // Exact: decoded as the lexical form, never a binary floating-point number.
         return mode === "init" ? "string | number | bigint" : "string";
-      case "date":
-      case "dateTime":
-        return mode === "init" ? "string | Date" : "string";
+      case "float":
+        return "number";
+      case "bytes":
+        return mode === "init" ? "Uint8Array | string" : "Uint8Array";
+      default:
+        if (type.base === "date" || type.base === "dateTime")
+          return mode === "init" ? "string | Date" : "string";
+        return "string";
     }
   }
 
   /** An enumeration as the union of its values, as the decoder returns them. */
   private enumeration(type: SimpleType): string {
     const values = new Set<string>();
+    const kind = BUILTIN_INFO[type.base].value;
     for (const v of type.facets.enumeration ?? []) {
-      if (type.base === "int") values.add(String(Number(v)));
-      else if (type.base === "long")
+      if (kind === "int") values.add(String(Number(v)));
+      else if (kind === "bigint")
         values.add(this.longAs === "bigint" ? `${BigInt(v)}n` : JSON.stringify(BigInt(v).toString()));
-      else if (type.base === "boolean") values.add(v === "true" || v === "1" ? "true" : "false");
+      else if (kind === "boolean") values.add(v === "true" || v === "1" ? "true" : "false");
+      else if (kind === "float") {
+        const n = floatValue(v);
+        if (!Number.isFinite(n)) return "number";
+        values.add(String(n));
+      } else if (kind === "bytes") return "Uint8Array";
       else values.add(JSON.stringify(v));
     }
     return values.size === 0 ? "never" : [...values].join(" | ");
@@ -437,7 +504,13 @@ function elementDoc(decl: ElementDecl, min: number, max: number): string {
 /** `xs:string, maxLength 254, pattern [^@\s]+@...`: the facets the types cannot express. */
 function describeSimple(type: SimpleType): string {
   const f: Facets = type.facets;
-  const parts = [`xs:${type.base}`];
+  const parts = [
+    type.variety === "list"
+      ? `list of ${describeSimple(type.itemType as SimpleType)}`
+      : type.variety === "union"
+        ? `union of ${(type.memberTypes ?? []).map((m) => m.name).join(", ")}`
+        : `xs:${type.base}`,
+  ];
   for (const key of [
     "length",
     "minLength",

@@ -426,8 +426,16 @@ describe("faults (Part 1 §5.4, Part 2 §7.5.2.2)", () => {
       expect(res.text).toContain(body === "" ? "<customerId>77</customerId>" : "<name>Ada Lovelace</name>");
     },
   );
-  it.each(["c:Other", "xs:int", "xs:string", "undeclared:long"])(
-    'xsi:type="%s", another type than the declared xs:long → 400 Sender naming xsi:type',
+  it('xsi:type="xs:int", a type derived from the declared xs:long (Part 1 §3.3.4 clause 4) → 200', async () => {
+    const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" xsi:type="xs:int"`;
+    const res = await post(
+      svc.endpoint,
+      envelope(getCustomer("42").replace("<c:customerId>", `<c:customerId ${xsi}>`)),
+    );
+    expect(res.status).toBe(200);
+  });
+  it.each(["c:Other", "xs:integer", "xs:string", "undeclared:long"])(
+    'xsi:type="%s", a type not derived from the declared xs:long → 400 Sender naming xsi:type',
     async (type) => {
       const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" xsi:type="${type}"`;
       const res = await post(

@@ -27,6 +27,19 @@ const RICH = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="${
   <xs:element name="Optional"><xs:complexType><xs:sequence><xs:element name="a" type="xs:int" minOccurs="0"/><xs:element name="b" type="xs:long" minOccurs="0" maxOccurs="unbounded"/></xs:sequence></xs:complexType></xs:element>
 </xs:schema>`;
 
+const CONSTRUCTS = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="${NS}" targetNamespace="${NS}" elementFormDefault="qualified">
+  <xs:complexType name="Base"><xs:sequence><xs:element name="a" type="xs:short"/></xs:sequence></xs:complexType>
+  <xs:complexType name="Ext"><xs:complexContent><xs:extension base="t:Base"><xs:sequence><xs:element name="b" type="xs:double" minOccurs="0"/><xs:any namespace="##other" processContents="lax" minOccurs="0"/></xs:sequence></xs:extension></xs:complexContent></xs:complexType>
+  <xs:simpleType name="Ints"><xs:list itemType="xs:unsignedByte"/></xs:simpleType>
+  <xs:simpleType name="IntOrWord"><xs:union memberTypes="xs:int xs:NCName"/></xs:simpleType>
+  <xs:group name="G"><xs:sequence><xs:element name="l" type="t:Ints"/><xs:element name="u" type="t:IntOrWord" maxOccurs="2"/></xs:sequence></xs:group>
+  <xs:element name="Derived" type="t:Ext"/>
+  <xs:element name="Untyped"/>
+  <xs:element name="Grouped"><xs:complexType><xs:group ref="t:G"/></xs:complexType></xs:element>
+  <xs:element name="Bytes" type="xs:base64Binary"/>
+  <xs:element name="Token" type="xs:token"/>
+</xs:schema>`;
+
 const limits = resolveLimits();
 const schemas: [string, CompiledSchema][] = [
   ["customer.wsdl", loadContract(fixture("customer.wsdl")).schema],
@@ -34,6 +47,7 @@ const schemas: [string, CompiledSchema][] = [
   ["price.wsdl", loadContract(fixture("price.wsdl")).schema],
   ["orders.wsdl", loadContract(fixture("orders.wsdl")).schema],
   ["inline", compileSchemas([{ root: parseXmlString(RICH, limits), location: "rich.xsd" }])],
+  ["constructs", compileSchemas([{ root: parseXmlString(CONSTRUCTS, limits), location: "constructs.xsd" }])],
 ];
 
 /** A seeded generator: the same instances on every run. */
@@ -116,6 +130,7 @@ function particle(p: Particle, pick: (n: number) => number, depth: number): stri
     for (let i = 0; i < count; i++) out += instance(p.decl, pick, depth + 1);
     return out;
   }
+  if (p.kind === "any") return pick(2) === 0 ? "" : `<extra xmlns="urn:other">${pick(3)}</extra>`;
   const parts = p.kind === "choice" ? [p.items[pick(p.items.length)] as Particle] : [...p.items];
   if (p.kind === "all" || pick(25) === 0) parts.reverse();
   return parts.map((item) => particle(item, pick, depth)).join("");
@@ -186,7 +201,7 @@ describe("compiled decoders and encoders", () => {
 });
 
 describe("length facets count characters, not UTF-16 code units (XML Schema Part 2 §4.3.1)", () => {
-  const schema = schemas[schemas.length - 1]?.[1] as CompiledSchema;
+  const schema = schemas.find(([label]) => label === "inline")?.[1] as CompiledSchema;
   const word = (text: string) => parseXmlString(`<Word xmlns="${NS}">${text}</Word>`, limits);
   it("a pair of surrogates is one character", () => {
     expect(schema.decode(word("a\u{1F600}b"))).toBe("a\u{1F600}b");

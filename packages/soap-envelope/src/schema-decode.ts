@@ -1,5 +1,6 @@
 import { EncodingStyleError, SchemaValidationError } from "./schema-errors.js";
 import {
+  type AnyParticle,
   type ComplexType,
   canStart,
   type ElementDecl,
@@ -9,21 +10,29 @@ import {
   type GroupParticle,
   type LongRepresentation,
   type Particle,
+  REGISTRY,
   type SimpleType,
+  substitutable,
   TYPE_NAMES,
+  type Wildcard,
+  wildcardAllows,
+  XS_NS,
   XSI_NIL,
   XSI_NS,
   XSI_TYPE,
 } from "./schema-model.js";
 import { clark, type ParsedElement, resolveQName, shown, type XmlElement } from "./xml.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
+import { BUILTIN_INFO, decodeBytes, floatValue } from "./xsd-builtins.js";
 import {
+  applyWhiteSpace,
   canonicalInteger,
   checkLexical,
-  collapse,
   collapseFast,
   enumerationLiteral,
   lexicalCheck,
+  listItems,
+  unionMember,
 } from "./xsd-lexical.js";
 
 /**
@@ -62,8 +71,9 @@ export function decodeElement(
       nilled = true;
     }
   }
+  let type = decl.type;
   for (const key in element.attributes) {
-    if (key === XSI_TYPE) checkXsiType(element, decl, path);
+    if (key === XSI_TYPE) type = xsiType(element, decl, path);
     else if (key.startsWith(XSI_PREFIX) && key !== XSI_NIL && !XSI_HINTS.has(key)) {
       throw new SchemaValidationError(
         path,
@@ -71,7 +81,15 @@ export function decodeElement(
       );
     }
   }
-  const type = decl.type;
+  // Part 1 §3.3.4 clause 4.2 and §3.4.4 clause 1: an element of an abstract type is valid only
+  // with an xsi:type naming a type derived from it that is not abstract.
+  if (type.kind === "complex" && type.abstract) {
+    throw new SchemaValidationError(
+      path,
+      `is of the abstract type ${TYPE_NAMES.get(type) ?? type.name}: xsi:type must name a type derived from it`,
+    );
+  }
+  const scope = (element as Partial<ParsedElement>).scope;
   // A nilled element is null once its attributes are checked: xsi:nil exempts its content from
   // the type (§3.3.4 clause 3.2), not its attributes (§3.3.4 clause 5, Element Locally Valid
   // (Type): a simple type allows none but xsi:*; §3.4.4 clauses 3 and 4: a complex type's
@@ -80,7 +98,14 @@ export function decodeElement(
     checkNoAttributes(element, path);
     if (nilled) return null;
     if (element.children.length > 0) throw new SchemaValidationError(path, "must not contain elements");
-    return decodeSimple(type, element.text, path, longAs);
+    const text = valueText(element, decl, type, path);
+    const value = decodeSimple(type, text, path, longAs, scope);
+    // A value of a type derived by xsi:type is also one of the declared simple type (§3.14.6):
+    // it keeps the declared type's JavaScript form (an xs:int in place of an xs:long stays a
+    // bigint), the one the handler's types promise.
+    return type !== decl.type && decl.type.kind === "simple"
+      ? decodeSimple(decl.type, text, path, longAs, scope)
+      : value;
   }
   const out: Record<string, unknown> = {};
   for (const a of type.attributes) {
@@ -90,22 +115,40 @@ export function decodeElement(
       if (a.required) throw new SchemaValidationError(`${path}/@${a.name}`, "is required");
       continue;
     }
-    out[a.name] = decodeSimple(a.type, raw, `${path}/@${a.name}`, longAs);
+    out[a.name] = decodeSimple(a.type, raw, `${path}/@${a.name}`, longAs, scope);
+    if (a.fixed !== undefined) checkFixed(a.type, raw, a.fixed, `${path}/@${a.name}`);
   }
   let known: ReadonlySet<string> | undefined;
+  let wild: Record<string, string> | undefined;
   for (const key in element.attributes) {
     known ??= knownAttributes(type);
     if (known.has(key) || SOAP_IGNORED.has(key) || XSI_HINTS.has(key) || key === XSI_TYPE) continue;
     if (key === SOAP_ENCODING_STYLE) checkEncodingStyle(element.attributes[key] ?? "", path);
-    else throw new SchemaValidationError(path, `attribute "${shown(key)}" is not allowed`);
+    else if (type.anyAttribute && wildcardAllows(type.anyAttribute, attributeNamespace(key))) {
+      // Part 1 §3.10.4: an attribute the wildcard allows, kept as written under its Clark name.
+      wild ??= {};
+      wild[key] = element.attributes[key] ?? "";
+    } else throw new SchemaValidationError(path, `attribute "${shown(key)}" is not allowed`);
   }
+  if (wild) out.$attributes = wild;
   if (nilled) return null;
+  if (type !== decl.type) out.$type = TYPE_NAMES.get(type);
   if (type.simpleContent) {
     if (element.children.length > 0) throw new SchemaValidationError(path, "must not contain elements");
-    out.$value = decodeSimple(type.simpleContent, element.text, path, longAs);
+    out.$value = decodeSimple(
+      type.simpleContent,
+      valueText(element, decl, type.simpleContent, path),
+      path,
+      longAs,
+      scope,
+    );
     return out;
   }
-  if (XML_NON_WHITESPACE.test(element.text)) throw new SchemaValidationError(path, "must not contain text");
+  if (XML_NON_WHITESPACE.test(element.text)) {
+    // Part 1 §3.4.4 clause 2.3: character data only where the type is mixed.
+    if (!type.mixed) throw new SchemaValidationError(path, "must not contain text");
+    out.$text = element.text;
+  }
   const children = element.children;
   let index = 0;
   if (type.content) index = matchGroup(type.content, { children, out, path, longAs }, 0);
@@ -130,6 +173,7 @@ export interface ContentMatch {
 /** Matches a particle against the children from index `i` on; returns the index after its match. */
 function matchParticle(p: Particle, m: ContentMatch, i: number): number {
   const { children, out, path, longAs } = m;
+  if (p.kind === "any") return matchAny(p, m, i);
   if (p.kind !== "element") return matchGroup(p, m, i);
   let count = 0;
   while (count < p.max) {
@@ -155,6 +199,116 @@ function matchParticle(p: Particle, m: ContentMatch, i: number): number {
   }
   if (p.many && count === 0 && out[p.decl.localName] === undefined) out[p.decl.localName] = [];
   return i;
+}
+
+/**
+ * An `xs:any` particle (Part 1 §3.10.4): each child in its namespaces, up to maxOccurs, becomes
+ * an entry `{ name, value }` of the value's `$any` list, in document order.
+ */
+function matchAny(p: AnyParticle, m: ContentMatch, i: number): number {
+  const { children, out, path, longAs } = m;
+  let count = 0;
+  while (count < p.max) {
+    const child = children[i];
+    if (!child || !wildcardAllows(p.wildcard, child.namespace)) break;
+    const list = (out.$any as unknown[] | undefined) ?? [];
+    out.$any = list;
+    list.push({
+      name: clark(child.namespace, child.localName),
+      value: decodeWildcard(child, p.wildcard, `${path}/${child.localName}`, longAs),
+    });
+    i++;
+    count++;
+  }
+  if (count < p.min) {
+    const found = children[i];
+    throw new SchemaValidationError(
+      path,
+      `expected an element of ${describeWildcard(p.wildcard)}${found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : ""}`,
+    );
+  }
+  return i;
+}
+
+function describeWildcard(w: Wildcard): string {
+  const ns = w.namespaces;
+  if (ns.kind === "any") return "any namespace";
+  if (ns.kind === "not") return `a namespace other than ${shown(ns.namespace)}`;
+  return `the namespaces ${ns.namespaces.map((n) => (n === "" ? "(none)" : shown(n))).join(", ")}`;
+}
+
+/**
+ * An element a wildcard matched (Part 1 §3.10.1 {process contents}): `skip`, not validated, as
+ * its tree; `strict` and `lax`, by the global declaration of its name; `lax` without one (and
+ * `strict` with an `xsi:type`), as xs:anyType, whose own wildcards are lax.
+ */
+export function decodeWildcard(
+  child: XmlElement,
+  wildcard: Wildcard,
+  path: string,
+  longAs: LongRepresentation,
+): unknown {
+  if (wildcard.process === "skip") return untyped(child);
+  const registry = REGISTRY.get(wildcard);
+  const decl = registry?.element(clark(child.namespace, child.localName));
+  if (decl) return decodeElement(child, decl, path, longAs);
+  if (wildcard.process === "strict" && child.attributes[XSI_TYPE] === undefined) {
+    throw new SchemaValidationError(
+      path,
+      `element ${shown(child.localName)}${describeNs(child.namespace)} is not declared (xs:any processContents="strict")`,
+    );
+  }
+  const untypedDecl: ElementDecl = {
+    namespace: child.namespace,
+    localName: child.localName,
+    clark: clark(child.namespace, child.localName),
+    type: registry?.type(ANY_TYPE) as ComplexType,
+    nillable: true,
+  };
+  if (registry) REGISTRY.set(untypedDecl, registry);
+  return decodeElement(child, untypedDecl, path, longAs);
+}
+
+const ANY_TYPE = `{${XS_NS}}anyType`;
+
+/** An element not validated (processContents="skip"): its attributes, children and text as written. */
+function untyped(element: XmlElement): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let attributes: Record<string, string> | undefined;
+  for (const key in element.attributes) {
+    attributes ??= {};
+    attributes[key] = element.attributes[key] ?? "";
+  }
+  if (attributes) out.$attributes = attributes;
+  if (element.children.length > 0) {
+    out.$any = element.children.map((c) => ({ name: clark(c.namespace, c.localName), value: untyped(c) }));
+  }
+  if (XML_NON_WHITESPACE.test(element.text)) out.$text = element.text;
+  return out;
+}
+
+/** The namespace of an attribute key (`{ns}local` or an unqualified `local`). */
+function attributeNamespace(key: string): string {
+  return key.charCodeAt(0) === 0x7b ? key.slice(1, key.indexOf("}")) : "";
+}
+
+/**
+ * An element's character content, or its declaration's default or fixed value when it is empty
+ * (Part 1 §3.3.4 Element Locally Valid (Element) 5.1); a fixed value must be the one given (5.2.2).
+ */
+function valueText(element: XmlElement, decl: ElementDecl, type: SimpleType, path: string): string {
+  const constraint = decl.valueConstraint;
+  if (constraint === undefined) return element.text;
+  if (element.text === "") return constraint.value;
+  if (constraint.fixed) checkFixed(type, element.text, constraint.value, path);
+  return element.text;
+}
+
+/** Part 1 §3.2.4 (Attribute Locally Valid) clause 3: a fixed value is the value it must have. */
+function checkFixed(type: SimpleType, raw: string, fixed: string, path: string): void {
+  const ws = type.variety === "union" ? "collapse" : type.whiteSpace;
+  if (applyWhiteSpace(ws, raw) !== applyWhiteSpace(ws, fixed))
+    throw new SchemaValidationError(path, `must be ${shown(fixed)} (fixed)`);
 }
 
 export function matchGroup(g: GroupParticle, m: ContentMatch, i: number): number {
@@ -210,11 +364,41 @@ export function matchGroup(g: GroupParticle, m: ContentMatch, i: number): number
   return i;
 }
 
-function decodeSimple(type: SimpleType, raw: string, path: string, longAs: LongRepresentation): unknown {
-  const lexical = type.base === "string" ? raw : collapse(raw);
+/**
+ * A simple type's literal validated and decoded: its white space handled (Part 2 §4.3.6), a
+ * list into an array of its items' values, a union by the first member it fits (§2.5.1.3).
+ */
+export function decodeSimple(
+  type: SimpleType,
+  raw: string,
+  path: string,
+  longAs: LongRepresentation,
+  scope: Readonly<Record<string, string>> | undefined,
+): unknown {
+  if (type.variety === "union") {
+    if (type.facets.patterns.length > 0 || type.facets.enumeration !== undefined)
+      checkLexical(type, raw, path);
+    return decodeSimple(unionMember(type, raw, path), raw, path, longAs, scope);
+  }
+  const lexical = applyWhiteSpace(type.whiteSpace, raw);
   checkLexical(type, lexical, path);
-  switch (type.base) {
-    case "long":
+  if (type.variety === "list") {
+    const item = type.itemType as SimpleType;
+    return listItems(lexical).map((i) => decodeSimple(item, i, path, longAs, scope));
+  }
+  return atomicValue(type, lexical, path, longAs, scope);
+}
+
+/** The JavaScript value of a checked atomic lexical (xsd-builtins.ts, ValueKind). */
+function atomicValue(
+  type: SimpleType,
+  lexical: string,
+  path: string,
+  longAs: LongRepresentation,
+  scope: Readonly<Record<string, string>> | undefined,
+): unknown {
+  switch (BUILTIN_INFO[type.base].value) {
+    case "bigint":
       // Converted from the canonical form: leading zeros (valid, but unbounded in number) would
       // make the conversion cost more than linear time in the message.
       return longAs === "bigint" ? BigInt(canonicalInteger(lexical)) : canonicalInteger(lexical);
@@ -227,6 +411,18 @@ function decodeSimple(type: SimpleType, raw: string, path: string, longAs: LongR
       // An enumerated xs:decimal decodes to the literal it equals (`1.50` → the schema's `1.5`),
       // the value generated types give it.
       return type.facets.enumeration ? (enumerationLiteral(type, lexical) ?? lexical) : lexical;
+    case "float":
+      return floatValue(lexical);
+    case "bytes":
+      return decodeBytes(type.base, lexical);
+    case "qname": {
+      // Part 2 §3.2.18: a QName's prefix (or, without one, the default namespace) is resolved
+      // against the namespaces in scope where it appears.
+      const q = scope === undefined ? undefined : resolveQName(lexical, scope);
+      if (q === undefined)
+        throw new SchemaValidationError(path, `the prefix of ${shown(lexical)} is not declared`);
+      return clark(q.namespace, q.localName);
+    }
     default:
       return lexical;
   }
@@ -254,21 +450,32 @@ const XSI_HINTS: ReadonlySet<string> = new Set([
 /**
  * XML Schema Part 1 §3.3.4, Element Locally Valid (Element) 4: `xsi:type` is a QName that "must
  * resolve to a type definition", which "must be validly derived from the {type definition}" of
- * the element's declaration, and becomes its type. Any type is validly derived from itself
- * (§3.4.6, §3.14.6), so an `xsi:type` naming the declared type (`xsi:type="xs:long"` on an
- * xs:long element, as some clients write on every element) changes nothing and is accepted.
- * Another type, derived or not, is refused: this decoder has no derivation to validate against.
+ * the element's declaration (§3.4.6, §3.14.6: by the derivations the schema declares, none its
+ * type or element blocks), and becomes its type. Any type is derived from itself, so naming the
+ * declared type (as some clients do on every element) changes nothing.
  */
-function checkXsiType(element: XmlElement, decl: ElementDecl, path: string): void {
+function xsiType(element: XmlElement, decl: ElementDecl, path: string): SimpleType | ComplexType {
   const raw = element.attributes[XSI_TYPE] ?? "";
   const scope = (element as Partial<ParsedElement>).scope;
-  const q = scope === undefined ? undefined : resolveQName(raw, scope);
+  const q = scope === undefined ? undefined : resolveQName(trimXml(raw), scope);
+  if (q === undefined)
+    throw new SchemaValidationError(path, `xsi:type="${shown(raw)}": its prefix is not declared`);
+  const name = clark(q.namespace, q.localName);
   const declared = TYPE_NAMES.get(decl.type);
-  if (q !== undefined && declared !== undefined && clark(q.namespace, q.localName) === declared) return;
-  throw new SchemaValidationError(
-    path,
-    `xsi:type="${shown(raw)}" is not supported: only the declared type${declared === undefined ? "" : ` ${declared}`} may be named`,
-  );
+  if (name === declared) return decl.type;
+  const candidate = REGISTRY.get(decl)?.type(name);
+  if (candidate === undefined)
+    throw new SchemaValidationError(path, `xsi:type="${shown(raw)}" names no type of the schema`);
+  const why = substitutable(candidate, decl.type, decl.block);
+  if (why !== undefined) {
+    throw new SchemaValidationError(
+      path,
+      `xsi:type="${shown(raw)}" cannot replace ${declared ?? `the type of ${decl.localName}`}: ${why}`,
+    );
+  }
+  if (candidate.kind === "complex" && candidate.abstract)
+    throw new SchemaValidationError(path, `xsi:type="${shown(raw)}" names an abstract type`);
+  return candidate;
 }
 
 const KNOWN_ATTRIBUTES = new WeakMap<ComplexType, ReadonlySet<string>>();
@@ -349,7 +556,10 @@ function compileDecoder(decl: ElementDecl, decoders: Decoders): ElementDecoder {
   const longAs = decoders.longAs;
   const interpret: ElementDecoder = (element, path) => decodeElement(element, decl, path, longAs);
   const type = decl.type;
+  if (decl.valueConstraint !== undefined) return interpret;
   if (type.kind === "simple") {
+    // A QName's value depends on the namespaces in scope, which decodeElement passes on.
+    if (needsScope(type)) return interpret;
     const simple = simpleDecoder(type, longAs);
     return (element, path) => {
       // With no attribute neither xsi:nil nor any other can apply (decodeElement's first steps).
@@ -358,7 +568,8 @@ function compileDecoder(decl: ElementDecl, decoders: Decoders): ElementDecoder {
       return simple(element.text, path);
     };
   }
-  if (type.attributes.length > 0 || type.simpleContent) return interpret;
+  // An abstract type refuses every element without xsi:type; a mixed one takes text.
+  if (type.attributes.length > 0 || type.simpleContent || type.abstract || type.mixed) return interpret;
   const content = type.content;
   const sequence = content ? sequenceOfElements(content) : undefined;
   if (content && sequence === undefined) {
@@ -467,9 +678,12 @@ function unexpected(children: readonly XmlElement[], index: number, path: string
 
 /** decodeSimple for one type, its lexical check chosen once. */
 function simpleDecoder(type: SimpleType, longAs: LongRepresentation): (raw: string, path: string) => unknown {
+  const generic = (raw: string, path: string) => decodeSimple(type, raw, path, longAs, undefined);
+  if (type.variety !== "atomic") return generic;
   const check = lexicalCheck(type);
   switch (type.base) {
     case "string":
+      if (type.whiteSpace !== "preserve") return generic;
       return (raw, path) => {
         check(raw, path);
         return raw;
@@ -507,11 +721,21 @@ function simpleDecoder(type: SimpleType, longAs: LongRepresentation): (raw: stri
         return enumerated ? (enumerationLiteral(type, lexical) ?? lexical) : lexical;
       };
     }
-    default:
+    case "date":
+    case "dateTime":
       return (raw, path) => {
         const lexical = collapseFast(raw);
         check(lexical, path);
         return lexical;
       };
+    default:
+      return generic;
   }
+}
+
+/** Whether decoding a type's values needs the namespaces in scope (a QName among its values). */
+function needsScope(type: SimpleType): boolean {
+  if (type.variety === "list") return needsScope(type.itemType as SimpleType);
+  if (type.variety === "union") return (type.memberTypes ?? []).some(needsScope);
+  return BUILTIN_INFO[type.base].value === "qname";
 }

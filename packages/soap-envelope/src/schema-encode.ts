@@ -1,6 +1,7 @@
 import { escapeXml } from "@svc/errors";
 import { SchemaValidationError } from "./schema-errors.js";
 import {
+  type AnyParticle,
   type ComplexType,
   cachedElementParticles,
   type ElementDecl,
@@ -10,11 +11,28 @@ import {
   firstNames,
   type GroupParticle,
   type Particle,
+  REGISTRY,
   type SimpleType,
+  substitutable,
+  TYPE_NAMES,
+  wildcardAllows,
+  XS_NS,
   XSI_NS,
 } from "./schema-model.js";
 import { shown } from "./shown.js";
-import { checkLexical, checkXmlChars, collapse, lexicalCheck } from "./xsd-lexical.js";
+import { BUILTIN_INFO, builtinLexical, encodeBytes, floatLexical } from "./xsd-builtins.js";
+import { applyWhiteSpace, checkLexical, checkXmlChars, collapse, lexicalCheck } from "./xsd-lexical.js";
+
+/**
+ * The namespace declarations QName values need on the element being written (Part 2 §3.2.18: a
+ * QName's prefix must be declared where it appears): `q`, `q1`, ... per namespace.
+ */
+interface QNameScope {
+  /** The element's default namespace, what an unprefixed QName would resolve to. */
+  defaultNs: string;
+  prefixes: Map<string, string>;
+  declarations: string;
+}
 
 /**
  * Validates a value against an element declaration and serializes it, attributes and child
@@ -30,15 +48,51 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
     if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
     return `<${name}${nsDecl} xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
   }
-  const type = decl.type;
+  let type = decl.type;
+  const qnames: QNameScope = { defaultNs: decl.namespace, prefixes: new Map(), declarations: "" };
   if (type.kind === "simple") {
-    return `<${name}${nsDecl}>${escapeXml(encodeSimple(type, value, path))}</${name}>`;
+    const text = escapeXml(encodeSimple(type, value, path, qnames));
+    return `<${name}${nsDecl}${qnames.declarations}>${text}</${name}>`;
+  }
+  if (TYPE_NAMES.get(type) === ANY_TYPE && typeof value === "string") {
+    // xs:anyType is mixed: a string is its character content.
+    checkXmlChars(value, path);
+    return `<${name}${nsDecl}>${escapeXml(value)}</${name}>`;
   }
   if (typeof value !== "object" || value === undefined || Array.isArray(value) || value instanceof Date) {
     throw new SchemaValidationError(path, `expected an object, got ${describeValue(value)}`);
   }
   const obj = value as Record<string, unknown>;
   let attrs = "";
+  // `$type` names the type derived from the declared one that the value is of: written as
+  // xsi:type (XML Schema Part 1 §3.3.4 clause 4.3), checked as the decoder checks it.
+  const named = obj.$type;
+  if (named !== undefined && named !== TYPE_NAMES.get(type)) {
+    const candidate = typeof named === "string" ? REGISTRY.get(decl)?.type(named) : undefined;
+    if (candidate === undefined)
+      throw new SchemaValidationError(`${path}.$type`, `${describeValue(named)} names no type of the schema`);
+    const why = substitutable(candidate, type, decl.block);
+    if (why !== undefined)
+      throw new SchemaValidationError(
+        `${path}.$type`,
+        `${named} cannot replace ${TYPE_NAMES.get(type) ?? type.name}: ${why}`,
+      );
+    if (candidate.kind !== "complex")
+      throw new SchemaValidationError(
+        `${path}.$type`,
+        `${named} is a simple type: give its value without $type`,
+      );
+    if (candidate.abstract) throw new SchemaValidationError(`${path}.$type`, `${named} is abstract`);
+    const at = (named as string).indexOf("}");
+    const ns = (named as string).slice(1, at);
+    attrs += ` xmlns:xsi="${XSI_NS}"${ns === "" ? "" : ` xmlns:xt="${escapeXml(ns)}"`} xsi:type="${ns === "" ? "" : "xt:"}${escapeXml((named as string).slice(at + 1))}"`;
+    type = candidate;
+  }
+  if (type.abstract)
+    throw new SchemaValidationError(
+      path,
+      `is of the abstract type ${TYPE_NAMES.get(type) ?? type.name}: $type must name a type derived from it`,
+    );
   // Namespaces in XML 1.0 §3 and XML 1.0 §3.1 (unique attribute names): each namespace of a
   // qualified attribute is declared once per element, with its own prefix.
   let prefixes: Map<string, string> | undefined;
@@ -48,7 +102,9 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
       if (a.required) throw new SchemaValidationError(`${path}.${a.name}`, "is required");
       continue;
     }
-    const text = escapeXml(encodeSimple(a.type, v, `${path}.${a.name}`));
+    const text = escapeXml(encodeSimple(a.type, v, `${path}.${a.name}`, qnames));
+    if (a.fixed !== undefined && text !== escapeXml(applyWhiteSpace(a.type.whiteSpace, a.fixed)))
+      throw new SchemaValidationError(`${path}.${a.name}`, `must be ${JSON.stringify(a.fixed)} (fixed)`);
     if (!a.qualifiedNs) {
       attrs += ` ${a.name}="${text}"`;
       continue;
@@ -62,18 +118,154 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
     }
     attrs += ` ${prefix}:${a.name}="${text}"`;
   }
+  if (obj.$attributes !== undefined)
+    attrs += wildcardAttributes(type, obj.$attributes, `${path}.$attributes`);
   let inner = "";
   if (type.simpleContent) {
-    inner = escapeXml(encodeSimple(type.simpleContent, obj.$value, `${path}.$value`));
-  } else if (type.content) {
-    inner = encodeGroup(type.content, obj, decl.namespace, path);
+    inner = escapeXml(encodeSimple(type.simpleContent, obj.$value, `${path}.$value`, qnames));
+  } else {
+    if (type.mixed && obj.$text !== undefined) {
+      if (typeof obj.$text !== "string")
+        throw new SchemaValidationError(
+          `${path}.$text`,
+          `expected a string, got ${describeValue(obj.$text)}`,
+        );
+      checkXmlChars(obj.$text, `${path}.$text`);
+      inner = escapeXml(obj.$text);
+    }
+    if (type.content) inner += encodeContent(type.content, obj, decl.namespace, path);
   }
   const allowed = allowedKeys(type);
   for (const key of Object.keys(obj)) {
-    if (!allowed.has(key) && obj[key] !== undefined)
+    if (!allowed.has(key) && obj[key] !== undefined && key !== "$type")
       throw new SchemaValidationError(path, `"${key}" is not in the schema`);
   }
-  return `<${name}${nsDecl}${attrs}>${inner}</${name}>`;
+  return `<${name}${nsDecl}${qnames.declarations}${attrs}>${inner}</${name}>`;
+}
+
+const ANY_TYPE = `{${XS_NS}}anyType`;
+
+/**
+ * `$attributes` of a type with `xs:anyAttribute`: each key a Clark name (`{ns}local`) or a local
+ * name, in a namespace the wildcard allows (Part 1 §3.10.4), each value a string.
+ */
+function wildcardAttributes(type: ComplexType, value: unknown, path: string): string {
+  const wildcard = type.anyAttribute;
+  if (wildcard === undefined) throw new SchemaValidationError(path, "the type allows no other attributes");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new SchemaValidationError(path, `expected an object, got ${describeValue(value)}`);
+  const declared = new Set(type.attributes.map((a) => a.key));
+  let out = "";
+  let n = 0;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v === undefined) continue;
+    const { namespace, localName } = splitClark(key, `${path}.${key}`);
+    if (declared.has(key))
+      throw new SchemaValidationError(`${path}.${key}`, "is a declared attribute: give it as a property");
+    if (!wildcardAllows(wildcard, namespace))
+      throw new SchemaValidationError(
+        `${path}.${key}`,
+        "is in a namespace the type's xs:anyAttribute does not allow",
+      );
+    if (typeof v !== "string")
+      throw new SchemaValidationError(`${path}.${key}`, `expected a string, got ${describeValue(v)}`);
+    checkXmlChars(v, `${path}.${key}`);
+    if (namespace === "") out += ` ${localName}="${escapeXml(v)}"`;
+    else out += ` xmlns:w${n}="${escapeXml(namespace)}" w${n++}:${localName}="${escapeXml(v)}"`;
+  }
+  return out;
+}
+
+/** A Clark name `{ns}local` or a bare local name, its local part an NCName. */
+function splitClark(name: string, path: string): { namespace: string; localName: string } {
+  let namespace = "";
+  let localName = name;
+  if (name.charCodeAt(0) === 0x7b) {
+    const end = name.indexOf("}");
+    namespace = name.slice(1, end);
+    localName = end === -1 ? "" : name.slice(end + 1);
+  }
+  if (!builtinLexical("NCName", localName))
+    throw new SchemaValidationError(
+      path,
+      `${JSON.stringify(shown(name, 60))} is not a name ({namespace}local)`,
+    );
+  return { namespace, localName };
+}
+
+/** A type's content: its particles, then a check that every `$any` entry found its wildcard. */
+function encodeContent(
+  content: GroupParticle,
+  obj: Record<string, unknown>,
+  ns: string,
+  path: string,
+): string {
+  const cursor = { any: 0 };
+  const out = encodeGroup(content, obj, ns, path, cursor);
+  const entries = obj.$any;
+  if (entries !== undefined) {
+    if (!Array.isArray(entries))
+      throw new SchemaValidationError(`${path}.$any`, `expected an array, got ${describeValue(entries)}`);
+    if (cursor.any < entries.length)
+      throw new SchemaValidationError(
+        `${path}.$any[${cursor.any}]`,
+        "matches no xs:any of the type where it would go",
+      );
+  }
+  return out;
+}
+
+/** The `$any` entries an `xs:any` particle takes, from the cursor on, as elements. */
+function encodeAny(
+  p: AnyParticle,
+  obj: Record<string, unknown>,
+  ns: string,
+  path: string,
+  cursor: { any: number },
+): string {
+  const entries = obj.$any;
+  if (entries !== undefined && !Array.isArray(entries))
+    throw new SchemaValidationError(`${path}.$any`, `expected an array, got ${describeValue(entries)}`);
+  const list = (entries ?? []) as unknown[];
+  let out = "";
+  let count = 0;
+  while (count < p.max && cursor.any < list.length) {
+    const entryPath = `${path}.$any[${cursor.any}]`;
+    const entry = list[cursor.any];
+    if (typeof entry !== "object" || entry === null || typeof (entry as { name?: unknown }).name !== "string")
+      throw new SchemaValidationError(entryPath, `expected { name, value }, got ${describeValue(entry)}`);
+    const { name, value } = entry as { name: string; value: unknown };
+    const q = splitClark(name, `${entryPath}.name`);
+    if (!wildcardAllows(p.wildcard, q.namespace)) break;
+    const registry = REGISTRY.get(p.wildcard);
+    let decl =
+      p.wildcard.process === "skip" ? undefined : registry?.element(clarkOf(q.namespace, q.localName));
+    if (decl === undefined) {
+      if (p.wildcard.process === "strict")
+        throw new SchemaValidationError(
+          entryPath,
+          `element ${name} is not declared (xs:any processContents="strict")`,
+        );
+      decl = {
+        namespace: q.namespace,
+        localName: q.localName,
+        clark: clarkOf(q.namespace, q.localName),
+        type: registry?.type(ANY_TYPE) as ComplexType,
+        nillable: true,
+      };
+      REGISTRY.set(decl, registry as NonNullable<typeof registry>);
+    }
+    out += encodeElement(decl, value, ns, `${entryPath}.value`);
+    cursor.any++;
+    count++;
+  }
+  if (count < p.min)
+    throw new SchemaValidationError(`${path}.$any`, `needs at least ${p.min} element(s) for xs:any`);
+  return out;
+}
+
+function clarkOf(namespace: string, localName: string): string {
+  return namespace === "" ? localName : `{${namespace}}${localName}`;
 }
 
 export function encodeGroup(
@@ -81,6 +273,7 @@ export function encodeGroup(
   obj: Record<string, unknown>,
   ns: string,
   path: string,
+  cursor: { any: number } = { any: 0 },
 ): string {
   if (g.kind === "choice") {
     const alt = g.items.find((item) => [...firstNames(item, true)].some((n) => obj[n] !== undefined));
@@ -91,17 +284,29 @@ export function encodeGroup(
         `needs one of ${g.items.flatMap((i) => [...firstNames(i, true)]).join(", ")}`,
       );
     }
-    return encodeParticle(alt, obj, ns, path);
+    return encodeParticle(alt, obj, ns, path, cursor);
   }
   if (g.max > 1) throw new SchemaValidationError(path, "repeated groups cannot be encoded from an object");
-  if (g.min === 0 && !cachedElementParticles(g).some((p) => obj[p.decl.localName] !== undefined)) return "";
+  if (
+    g.min === 0 &&
+    !cachedElementParticles(g).some((p) => obj[p.decl.localName] !== undefined) &&
+    !(obj.$any !== undefined && hasWildcard(g))
+  )
+    return "";
   let out = "";
-  for (const item of g.items) out += encodeParticle(item, obj, ns, path);
+  for (const item of g.items) out += encodeParticle(item, obj, ns, path, cursor);
   return out;
 }
 
-function encodeParticle(p: Particle, obj: Record<string, unknown>, ns: string, path: string): string {
-  if (p.kind !== "element") return encodeGroup(p, obj, ns, path);
+function encodeParticle(
+  p: Particle,
+  obj: Record<string, unknown>,
+  ns: string,
+  path: string,
+  cursor: { any: number },
+): string {
+  if (p.kind === "any") return encodeAny(p, obj, ns, path, cursor);
+  if (p.kind !== "element") return encodeGroup(p, obj, ns, path, cursor);
   const value = obj[p.decl.localName];
   const childPath = `${path}.${p.decl.localName}`;
   if (!p.many) {
@@ -131,26 +336,78 @@ function allowedKeys(type: ComplexType): ReadonlySet<string> {
     const set = new Set<string>(type.attributes.map((a) => a.name));
     if (type.simpleContent) set.add("$value");
     else if (type.content) for (const p of elementParticles(type.content)) set.add(p.decl.localName);
+    if (type.content && hasWildcard(type.content)) set.add("$any");
+    if (type.anyAttribute) set.add("$attributes");
+    if (type.mixed) set.add("$text");
     keys = set;
     ALLOWED_KEYS.set(type, keys);
   }
   return keys;
 }
 
+function hasWildcard(p: Particle): boolean {
+  return p.kind === "any" || (p.kind !== "element" && p.items.some(hasWildcard));
+}
+
 /** JS value → lexical form, then the same checks as on input. */
-function encodeSimple(type: SimpleType, value: unknown, path: string): string {
+function encodeSimple(type: SimpleType, value: unknown, path: string, qnames?: QNameScope): string {
+  if (type.variety === "union") {
+    // Part 2 §2.5.1.3: the value is of the first member type that takes it.
+    for (const member of type.memberTypes ?? []) {
+      let lexical: string;
+      try {
+        lexical = encodeSimple(member, value, path, qnames);
+      } catch (err) {
+        if (err instanceof SchemaValidationError) continue;
+        throw err;
+      }
+      checkLexical(type, lexical, path);
+      return lexical;
+    }
+    throw new SchemaValidationError(
+      path,
+      `${describeValue(value)} is not a value of any member type of ${type.name}`,
+    );
+  }
+  if (type.variety === "list") {
+    let lexical: string;
+    if (typeof value === "string") lexical = collapse(value);
+    else if (Array.isArray(value)) {
+      const item = type.itemType as SimpleType;
+      lexical = value
+        .map((v, i) => {
+          const text = encodeSimple(item, v, `${path}[${i}]`, qnames);
+          // Part 2 §4.2.1: list items are separated by white space, so none may hold any.
+          if (text === "" || /[ \t\n\r]/.test(text))
+            throw new SchemaValidationError(
+              `${path}[${i}]`,
+              "a list item must be non-empty and hold no white space",
+            );
+          return text;
+        })
+        .join(" ");
+    } else {
+      throw new SchemaValidationError(path, `expected an array, got ${describeValue(value)}`);
+    }
+    checkLexical(type, lexical, path);
+    return lexical;
+  }
   let lexical: string;
   const bad = (): never => {
     throw new SchemaValidationError(path, `expected xs:${type.base}, got ${describeValue(value)}`);
   };
-  switch (type.base) {
+  switch (BUILTIN_INFO[type.base].value) {
     case "string":
+      if (type.base === "date" || type.base === "dateTime") {
+        lexical = dateLexical(type.base, value, bad);
+        break;
+      }
       if (typeof value !== "string") bad();
-      lexical = value as string;
-      checkXmlChars(lexical, path);
+      checkXmlChars(value as string, path);
+      lexical = applyWhiteSpace(type.whiteSpace, value as string);
       break;
-    case "long":
     case "int":
+    case "bigint":
       if (typeof value === "bigint") lexical = value.toString();
       else if (typeof value === "number" && Number.isSafeInteger(value)) lexical = String(value);
       else if (typeof value === "string") lexical = collapse(value);
@@ -165,26 +422,66 @@ function encodeSimple(type: SimpleType, value: unknown, path: string): string {
       else if (typeof value === "string") lexical = collapse(value);
       else lexical = bad();
       break;
+    case "float":
+      if (typeof value === "number") lexical = floatLexical(value);
+      else if (typeof value === "string") lexical = collapse(value);
+      else lexical = bad();
+      break;
     case "boolean":
       if (typeof value === "boolean") lexical = String(value);
       else if (typeof value === "string") lexical = collapse(value);
       else lexical = bad();
       break;
-    case "date":
-      if (value instanceof Date && !Number.isNaN(value.getTime())) {
-        const iso = isoDateTime(value);
-        lexical = iso.slice(0, iso.indexOf("T"));
-      } else if (typeof value === "string") lexical = collapse(value);
-      else lexical = bad();
-      break;
-    case "dateTime":
-      if (value instanceof Date && !Number.isNaN(value.getTime())) lexical = isoDateTime(value);
+    case "bytes":
+      if (value instanceof Uint8Array) lexical = encodeBytes(type.base, value);
       else if (typeof value === "string") lexical = collapse(value);
       else lexical = bad();
+      break;
+    case "qname":
+      lexical = qnameLexical(value, path, qnames, bad);
       break;
   }
   checkLexical(type, lexical, path);
   return lexical;
+}
+
+function dateLexical(base: "date" | "dateTime", value: unknown, bad: () => never): string {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) {
+    const iso = isoDateTime(value);
+    return base === "date" ? iso.slice(0, iso.indexOf("T")) : iso;
+  }
+  if (typeof value === "string") return collapse(value);
+  return bad();
+}
+
+/**
+ * A QName value (a Clark name `{ns}local`, or a bare local name for no namespace) as `prefix:local`,
+ * its prefix declared on the element being written.
+ */
+function qnameLexical(
+  value: unknown,
+  path: string,
+  qnames: QNameScope | undefined,
+  bad: () => never,
+): string {
+  if (typeof value !== "string" || qnames === undefined) return bad();
+  const { namespace, localName } = splitClark(value, path);
+  if (namespace === "") {
+    // An unprefixed QName takes the default namespace, which is the element's own.
+    if (qnames.defaultNs !== "")
+      throw new SchemaValidationError(
+        path,
+        `${JSON.stringify(value)} has no namespace and cannot be written inside a namespaced element`,
+      );
+    return localName;
+  }
+  let prefix = qnames.prefixes.get(namespace);
+  if (prefix === undefined) {
+    prefix = `q${qnames.prefixes.size === 0 ? "" : qnames.prefixes.size}`;
+    qnames.prefixes.set(namespace, prefix);
+    qnames.declarations += ` xmlns:${prefix}="${escapeXml(namespace)}"`;
+  }
+  return `${prefix}:${localName}`;
 }
 
 /**
@@ -237,8 +534,21 @@ export class Encoders {
 
 function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
   const type = decl.type;
-  if (type.kind === "complex" && (type.attributes.length > 0 || type.simpleContent))
-    return (value, parentNs, path) => encodeElement(decl, value, parentNs, path);
+  const interpret: ElementEncoder = (value, parentNs, path) => encodeElement(decl, value, parentNs, path);
+  // The constructs encodeElement alone writes: attributes and simple content, `$type`
+  // substitution, wildcard attributes, mixed text, xs:anyType's strings; QNames' declarations.
+  if (
+    type.kind === "complex" &&
+    (type.attributes.length > 0 ||
+      type.simpleContent ||
+      type.derived !== undefined ||
+      type.baseType?.kind === "complex" ||
+      type.abstract ||
+      type.anyAttribute ||
+      type.mixed)
+  )
+    return interpret;
+  if (type.kind === "simple" && needsDeclarations(type)) return interpret;
   const ns = decl.namespace;
   const name = decl.localName;
   const open = `<${name}`;
@@ -251,7 +561,9 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
     // A lexical form that passed its check holds no character to escape (XML 1.0 §2.4) unless
     // it is an xs:string's: the other built-ins' lexical spaces are digits, signs, `.`, `:`,
     // `T`, `Z` and the booleans' words (XML Schema Part 2 §3.2, §3.3).
-    const needsEscape = type.base === "string";
+    const needsEscape =
+      type.variety !== "atomic" ||
+      (BUILTIN_INFO[type.base].value === "string" && type.base !== "date" && type.base !== "dateTime");
     return (value, parentNs, path) => {
       const start = ns === parentNs ? open : openNs;
       if (value === null) {
@@ -286,7 +598,7 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
     if (steps !== undefined) {
       for (const step of steps) inner += step(obj, path);
     } else if (content) {
-      inner = encodeGroup(content, obj, ns, path);
+      inner = encodeContent(content, obj, ns, path);
     }
     for (const key of Object.keys(obj)) {
       if (!allowed.has(key) && obj[key] !== undefined)
@@ -341,10 +653,18 @@ function particleEncoder(
   };
 }
 
+/** Whether a type's values may be QNames, whose prefixes the element must declare. */
+function needsDeclarations(type: SimpleType): boolean {
+  if (type.variety === "list") return needsDeclarations(type.itemType as SimpleType);
+  if (type.variety === "union") return (type.memberTypes ?? []).some(needsDeclarations);
+  return BUILTIN_INFO[type.base].value === "qname";
+}
+
 /** encodeSimple for one type: its conversion and lexical check chosen once. */
 function simpleEncoder(type: SimpleType): (value: unknown, path: string) => string {
   const check = lexicalCheck(type);
-  if (type.base === "string") {
+  if (type.variety !== "atomic") return (value, path) => encodeSimple(type, value, path);
+  if (type.base === "string" && type.whiteSpace === "preserve") {
     return (value, path) => {
       if (typeof value !== "string") return encodeSimple(type, value, path);
       checkXmlChars(value, path);

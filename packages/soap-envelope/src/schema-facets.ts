@@ -2,7 +2,8 @@ import { type SchemaDoc, unsupported, where, xsChildren } from "./schema-compone
 import { SchemaCompileError } from "./schema-errors.js";
 import type { Facets, SimpleType } from "./schema-model.js";
 import type { ParsedElement } from "./xml.js";
-import { collapse, DECIMAL_RE } from "./xsd-lexical.js";
+import { BUILTIN_INFO, builtinLexical, primitiveOf } from "./xsd-builtins.js";
+import { applyWhiteSpace, collapse, DECIMAL_RE } from "./xsd-lexical.js";
 import { compileXsdPattern, type XsdPattern, XsdPatternError } from "./xsd-regex.js";
 
 /**
@@ -14,13 +15,35 @@ export function restrictFacets(node: ParsedElement, doc: SchemaDoc, base: Simple
   const facets: Facets = { ...base.facets, patterns: [...base.facets.patterns] };
   const patterns: XsdPattern[] = [];
   const enumeration: string[] = [];
+  const kind = base.variety === "atomic" ? BUILTIN_INFO[base.base].value : undefined;
+  const decimalFamily = kind === "decimal" || kind === "int" || kind === "bigint";
+  const float = kind === "float";
+  // Part 2 §4.1.5: the length facets apply to strings, URIs, binary types (and lists, QNames).
+  const primitive = base.variety === "atomic" ? primitiveOf(base.base) : undefined;
+  const lengthApplies =
+    primitive === "string" ||
+    primitive === "anySimpleType" ||
+    primitive === "anyURI" ||
+    kind === "bytes" ||
+    kind === "qname";
   for (const f of xsChildren(node, doc.location)) {
     if (f.localName === "annotation" || f.localName === "simpleType") continue;
     const value = f.attributes.value;
     if (value === undefined) throw new SchemaCompileError(`${where(f, doc)}: facet without a value`);
+    // Part 2 §4.1.5: a union takes pattern and enumeration only; a list those and the lengths.
+    if (
+      (base.variety === "union" && !["enumeration", "pattern"].includes(f.localName)) ||
+      (base.variety === "list" && !LIST_FACETS.has(f.localName))
+    ) {
+      throw new SchemaCompileError(
+        `${where(f, doc)}: xs:${f.localName} does not apply to a ${base.variety} type`,
+      );
+    }
     switch (f.localName) {
+      case "whiteSpace":
+        break; // the compiler reads it with the type (schema-compile.ts)
       case "enumeration":
-        enumeration.push(base.base === "string" ? value : collapse(value));
+        enumeration.push(applyWhiteSpace(base.variety === "union" ? "collapse" : base.whiteSpace, value));
         break;
       case "pattern":
         patterns.push(xsdPattern(value, doc, name));
@@ -33,13 +56,15 @@ export function restrictFacets(node: ParsedElement, doc: SchemaDoc, base: Simple
         const n = Number(value);
         if (!Number.isSafeInteger(n) || n < 0)
           throw new SchemaCompileError(`${where(f, doc)}: ${value} is not a count`);
-        if (
-          f.localName.endsWith("Digits") &&
-          base.base !== "decimal" &&
-          base.base !== "long" &&
-          base.base !== "int"
-        ) {
-          throw new SchemaCompileError(`${where(f, doc)}: xs:${f.localName} applies to numeric types only`);
+        if (f.localName.endsWith("Digits") && !decimalFamily) {
+          throw new SchemaCompileError(
+            `${where(f, doc)}: xs:${f.localName} applies to xs:decimal and its derived types only`,
+          );
+        }
+        if (f.localName.endsWith("ength") && base.variety === "atomic" && !lengthApplies) {
+          throw new SchemaCompileError(
+            `${where(f, doc)}: xs:${f.localName} does not apply to xs:${base.base}`,
+          );
         }
         facets[f.localName] = n;
         break;
@@ -48,12 +73,18 @@ export function restrictFacets(node: ParsedElement, doc: SchemaDoc, base: Simple
       case "maxInclusive":
       case "minExclusive":
       case "maxExclusive":
-        if (base.base !== "decimal" && base.base !== "long" && base.base !== "int") {
+        if (!decimalFamily && !float && primitive !== "duration") {
           throw new SchemaCompileError(
-            `${where(f, doc)}: xs:${f.localName} is supported on xs:decimal, xs:long and xs:int only`,
+            `${where(f, doc)}: xs:${f.localName} is supported on xs:decimal, xs:float, xs:double, xs:duration and their derived types only`,
           );
         }
-        if (!DECIMAL_RE.test(collapse(value)))
+        if (
+          !(float
+            ? builtinLexical("double", collapse(value))
+            : primitive === "duration"
+              ? builtinLexical("duration", collapse(value))
+              : DECIMAL_RE.test(collapse(value)))
+        )
           throw new SchemaCompileError(`${where(f, doc)}: ${value} is not a number`);
         facets[f.localName] = collapse(value);
         break;
@@ -65,6 +96,8 @@ export function restrictFacets(node: ParsedElement, doc: SchemaDoc, base: Simple
   if (enumeration.length > 0) facets.enumeration = enumeration;
   return facets;
 }
+
+const LIST_FACETS = new Set(["length", "minLength", "maxLength", "enumeration", "pattern", "whiteSpace"]);
 
 /**
  * Compiles a `pattern` facet (XML Schema Part 2 §4.3.4) for the linear-time engine; a pattern

@@ -1,4 +1,5 @@
 import type { XmlElement } from "./xml.js";
+import type { BuiltinType, WhiteSpace } from "./xsd-builtins.js";
 import type { XsdPattern } from "./xsd-regex.js";
 
 // The compiled form of a schema: what the compiler produces and the decoder and encoder walk.
@@ -15,18 +16,50 @@ export const XSI_TYPE = `{${XSI_NS}}type`;
  */
 export const TYPE_NAMES = new WeakMap<SimpleType | ComplexType, string>();
 
-/** The built-in types the compiler supports (XML Schema Part 2 §3.2, §3.3). */
-export type BuiltinType = "string" | "long" | "int" | "decimal" | "boolean" | "date" | "dateTime";
+export type { BuiltinType, WhiteSpace } from "./xsd-builtins.js";
 
-export const BUILTINS: ReadonlySet<string> = new Set([
-  "string",
-  "long",
-  "int",
-  "decimal",
-  "boolean",
-  "date",
-  "dateTime",
-]);
+/**
+ * What the decoder and encoder look up by name while they run: the global element an `xs:any`
+ * with processContents strict or lax matches, the type an `xsi:type` names.
+ */
+export interface SchemaRegistry {
+  element(clarkName: string): ElementDecl | undefined;
+  type(clarkName: string): SimpleType | ComplexType | undefined;
+}
+
+/** The registry of the schema set each element declaration and wildcard was compiled in. */
+export const REGISTRY = new WeakMap<object, SchemaRegistry>();
+
+/** The type `xsi:type` may name in place of `declared`, or why not (Part 1 §3.3.4 clause 4.3, §3.4.6). */
+export function substitutable(
+  candidate: SimpleType | ComplexType,
+  declared: SimpleType | ComplexType,
+  elementBlock?: { extension: boolean; restriction: boolean },
+): string | undefined {
+  if (candidate === declared) return undefined;
+  if (TYPE_NAMES.get(declared) === ANY_TYPE_NAME) return undefined;
+  const own = declared.kind === "complex" ? declared.block : undefined;
+  const blocked =
+    own || elementBlock
+      ? {
+          extension: (own?.extension ?? false) || (elementBlock?.extension ?? false),
+          restriction: (own?.restriction ?? false) || (elementBlock?.restriction ?? false),
+        }
+      : undefined;
+  for (let t: SimpleType | ComplexType | undefined = candidate; t !== undefined; t = t.baseType) {
+    if (
+      t === declared ||
+      (TYPE_NAMES.get(t) !== undefined && TYPE_NAMES.get(t) === TYPE_NAMES.get(declared))
+    ) {
+      return undefined;
+    }
+    const method = t.kind === "complex" ? t.derivation : "restriction";
+    if (blocked && method !== undefined && blocked[method]) return `derivation by ${method} is blocked`;
+  }
+  return "it is not derived from the declared type";
+}
+
+const ANY_TYPE_NAME = `{${XS_NS}}anyType`;
 
 /** How `xs:long` values are represented in decoded payloads. */
 export type LongRepresentation = "bigint" | "string";
@@ -48,8 +81,17 @@ export interface Facets {
 export interface SimpleType {
   kind: "simple";
   name: string;
+  /** Atomic: the built-in it is derived from; a list or a union: `anySimpleType`. */
   base: BuiltinType;
   facets: Facets;
+  /** Part 2 §4.3.6, applied to a literal before its lexical space is checked. */
+  whiteSpace: WhiteSpace;
+  /** Part 2 §2.5.1: atomic, a white-space separated list of `itemType`, or a union of `memberTypes`. */
+  variety: "atomic" | "list" | "union";
+  itemType?: SimpleType;
+  memberTypes?: SimpleType[];
+  /** The type it restricts (absent for anySimpleType), for `xsi:type` derivation checks. */
+  baseType?: SimpleType | undefined;
 }
 
 export interface AttributeDecl {
@@ -59,6 +101,8 @@ export interface AttributeDecl {
   type: SimpleType;
   required: boolean;
   defaultValue: string | undefined;
+  /** Part 1 §3.2.2 {value constraint} fixed: the one value the attribute may have. */
+  fixed?: string;
 }
 
 export interface ElementDecl {
@@ -67,6 +111,10 @@ export interface ElementDecl {
   clark: string;
   type: SimpleType | ComplexType;
   nillable: boolean;
+  /** Part 1 §3.3.2 {disallowed substitutions}: derivations `xsi:type` may not name here. */
+  block?: { extension: boolean; restriction: boolean };
+  /** Part 1 §3.3.2 {value constraint}: the value of an empty element, and whether it is fixed. */
+  valueConstraint?: { value: string; fixed: boolean };
 }
 
 export interface ElementParticle {
@@ -84,7 +132,25 @@ export interface GroupParticle {
   max: number;
 }
 
-export type Particle = ElementParticle | GroupParticle;
+/**
+ * A namespace constraint (Part 1 §3.10.1): `##any`, `not` (##other: neither the target namespace
+ * nor absent) or a list of namespaces (`""` is absent, ##local); with how matching items are
+ * validated (§3.10.1 {process contents}).
+ */
+export interface Wildcard {
+  namespaces: { kind: "any" } | { kind: "not"; namespace: string } | { kind: "list"; namespaces: string[] };
+  process: "strict" | "lax" | "skip";
+}
+
+/** `xs:any` in a content model: each element it matches is one entry of the value's `$any`. */
+export interface AnyParticle {
+  kind: "any";
+  wildcard: Wildcard;
+  min: number;
+  max: number;
+}
+
+export type Particle = ElementParticle | GroupParticle | AnyParticle;
 
 export interface ComplexType {
   kind: "complex";
@@ -92,11 +158,32 @@ export interface ComplexType {
   attributes: AttributeDecl[];
   content: GroupParticle | undefined;
   simpleContent: SimpleType | undefined;
+  /** `xs:anyAttribute`: the attributes it matches become the value's `$attributes`. */
+  anyAttribute?: Wildcard | undefined;
+  /** Part 1 §3.4.2 {mixed}: character data between the elements, decoded as `$text`. */
+  mixed?: boolean;
+  /** Part 1 §3.4.2 {abstract}: an element of this type needs an `xsi:type` naming a derived one. */
+  abstract?: boolean;
+  /** The type it extends or restricts (`xs:complexContent`, `xs:simpleContent`). */
+  baseType?: SimpleType | ComplexType | undefined;
+  derivation?: "extension" | "restriction";
+  /** Derivations `xsi:type` may not substitute for this type (Part 1 §3.4.2 {prohibited substitutions}). */
+  block?: { extension: boolean; restriction: boolean };
+  /** The global types derived from this one, what `xsi:type` may name (filled at compile time). */
+  derived?: ComplexType[];
+}
+
+/** Whether a wildcard matches an element or attribute of `namespace` (Part 1 §3.10.4). */
+export function wildcardAllows(w: Wildcard, namespace: string): boolean {
+  const ns = w.namespaces;
+  if (ns.kind === "any") return true;
+  if (ns.kind === "not") return namespace !== "" && namespace !== ns.namespace;
+  return ns.namespaces.includes(namespace);
 }
 
 /** Every element particle of a group, nested groups included, in document order. */
 export function elementParticles(g: GroupParticle): ElementParticle[] {
-  return g.items.flatMap((i) => (i.kind === "element" ? [i] : elementParticles(i)));
+  return g.items.flatMap((i) => (i.kind === "element" ? [i] : i.kind === "any" ? [] : elementParticles(i)));
 }
 
 const ELEMENT_PARTICLES = new WeakMap<GroupParticle, ElementParticle[]>();
@@ -114,7 +201,7 @@ export function cachedElementParticles(g: GroupParticle): ElementParticle[] {
 /** Whether a particle can match no element at all. */
 export function emptiable(p: Particle): boolean {
   if (p.min === 0) return true;
-  if (p.kind === "element") return false;
+  if (p.kind === "element" || p.kind === "any") return false;
   if (p.kind === "choice") return p.items.some(emptiable);
   return p.items.every(emptiable);
 }
@@ -122,6 +209,7 @@ export function emptiable(p: Particle): boolean {
 /** Local names that can start a particle (with `all` names, every member). */
 export function firstNames(p: Particle, all = false): Set<string> {
   if (p.kind === "element") return new Set([p.decl.localName]);
+  if (p.kind === "any") return new Set(["$any"]);
   const out = new Set<string>();
   for (const item of p.items) {
     for (const n of firstNames(item, all)) out.add(n);
@@ -134,6 +222,7 @@ export function firstNames(p: Particle, all = false): Set<string> {
 export function canStart(p: Particle, child: XmlElement): boolean {
   if (p.kind === "element")
     return child.localName === p.decl.localName && child.namespace === p.decl.namespace;
+  if (p.kind === "any") return wildcardAllows(p.wildcard, child.namespace);
   for (const item of p.items) {
     if (canStart(item, child)) return true;
     if (p.kind === "sequence" && !emptiable(item)) return false;

@@ -17,7 +17,8 @@ export { compareDecimal } from "./xsd-lexical.js";
 /** Options of {@link compileSchemas}. */
 export interface CompileOptions {
   /**
-   * How `xs:long` is decoded: a `bigint` (exact, not JSON-serializable as is) or the canonical
+   * How `xs:long` (and `xs:integer`, `xs:unsignedLong` and the other integer types whose values
+   * may pass 2^53) is decoded: a `bigint` (exact, not JSON-serializable as is) or the canonical
    * decimal `string`. Either way no precision is lost.
    * @default "bigint"
    */
@@ -25,15 +26,17 @@ export interface CompileOptions {
 }
 
 /**
- * Compiles the subset of XML Schema 1.0 document/literal services use into validating
- * decoders and ordered encoders. Every unsupported construct throws {@link SchemaCompileError}.
+ * Compiles the XML Schema 1.0 that document/literal services use into validating decoders and
+ * ordered encoders. Every unsupported construct throws {@link SchemaCompileError}.
  *
- * Supported: global and local elements (`ref`, `minOccurs`, `maxOccurs`, `nillable`, `form`),
- * `complexType` with `sequence`, `all`, `choice`, attributes and `simpleContent/extension`,
- * `simpleType` restrictions (`enumeration`, `pattern`, `length`, `minLength`, `maxLength`,
- * `min/maxInclusive`, `min/maxExclusive`, `totalDigits`, `fractionDigits`), the built-ins
- * `xs:string`, `xs:long`, `xs:int`, `xs:decimal`, `xs:boolean`, `xs:date`, `xs:dateTime`, and
- * `elementFormDefault` / `attributeFormDefault`.
+ * Supported: global and local elements (`ref`, `minOccurs`, `maxOccurs`, `nillable`, `form`,
+ * `block`), complex types with `sequence`, `all`, `choice`, `xs:group`, attributes (and
+ * `xs:attributeGroup`, global ones by `ref`), `xs:any` / `xs:anyAttribute`, `mixed`, `abstract`,
+ * `simpleContent` / `complexContent` by extension or restriction, simple types by restriction
+ * (every facet), `xs:list` and `xs:union`, every built-in of XML Schema Part 2 and `xs:anyType`,
+ * identity constraints (read, not enforced), `xsi:type` naming a declared derivation, and
+ * `xs:import` by namespace of another source of the set or of the built-in xml / SOAP-ENC
+ * documents.
  *
  * @example
  * const schema = compileSchemas([{ root: parseXmlString(xsdText, limits), location: "customer.xsd" }]);

@@ -106,6 +106,28 @@ describe("xsi:nil (XML Schema 1.0 Part 1 §3.3.4, Element Locally Valid (Element
   });
 });
 
+describe("xsi:type on a simple element (XML Schema 1.0 Part 1 §3.3.4 clause 4, §3.14.6)", () => {
+  const XS = "xmlns:xs='http://www.w3.org/2001/XMLSchema'";
+  it.each([
+    [`<v:count ${XS} xsi:type='xs:short'>5</v:count>`, { count: 5 }],
+    [`<v:count ${XS} xsi:type='xs:byte'>-128</v:count>`, { count: -128 }],
+    [`<v:count ${XS} xsi:type=' xs:int '>7</v:count>`, { count: 7 }],
+  ])("%s (a type derived from xs:int) → 202", async (inner, value) => {
+    expect((await send(inner)).status).toBe(202);
+    expect(received).toEqual([value]);
+  });
+  it.each([
+    [`<v:count ${XS} xsi:type='xs:short'>40000</v:count>`, "out of the xs:short range"],
+    [`<v:count ${XS} xsi:type='xs:long'>5</v:count>`, "it is not derived from the declared type"],
+    [`<v:count ${XS} xsi:type='xs:nope'>5</v:count>`, "names no type of the schema"],
+  ])("%s → 400 Sender", async (inner, reason) => {
+    const res = await send(inner);
+    expect(res.status).toBe(400);
+    expect(readFault(res.text).reason).toContain(reason);
+    expect(received).toEqual([]);
+  });
+});
+
 describe("a nilled element's attributes (XML Schema 1.0 Part 1 §3.3.4 clause 5, §3.4.4 clauses 3 and 4)", () => {
   // xsi:nil="true" exempts an element's content from its type, not its attributes: a simple
   // type allows none but xsi:*, a complex type's required attributes are still required and an
@@ -115,7 +137,7 @@ describe("a nilled element's attributes (XML Schema 1.0 Part 1 §3.3.4 clause 5,
     ["<v:count xsi:nil='true' smuggled='1'/>", 'attribute "smuggled" is not allowed'],
     [
       "<v:note xsi:nil='true' xmlns:xs='http://www.w3.org/2001/XMLSchema' xsi:type='xs:int'/>",
-      'xsi:type="xs:int" is not supported',
+      'xsi:type="xs:int" cannot replace {http://www.w3.org/2001/XMLSchema}string: it is not derived from the declared type',
     ],
     ["<v:note xsi:nil='true' xsi:other='1'/>", "attribute xsi:other is not supported"],
     ["<v:price xsi:nil='true'/>", "record/price/@currency: is required"],

@@ -187,7 +187,9 @@ function importedFile(
     return undefined;
   const loc = child.attributes.schemaLocation;
   if (loc === undefined) {
-    if (child.localName === "import" && child.attributes.namespace === XS_NS) return undefined;
+    // An import by namespace alone: the schema compiler resolves it (a sibling schema, or one
+    // it knows), schema-compile.ts.
+    if (child.localName === "import") return undefined;
     throw new SchemaCompileError(
       `${location}: xs:${child.localName} without schemaLocation cannot be resolved`,
     );

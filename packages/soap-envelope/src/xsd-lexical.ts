@@ -2,6 +2,17 @@ import { SchemaValidationError } from "./schema-errors.js";
 import type { SimpleType } from "./schema-model.js";
 import { shown as shownText } from "./shown.js";
 import { trimXml } from "./xml-space.js";
+import {
+  BUILTIN_INFO,
+  type BuiltinType,
+  builtinLexical,
+  floatValue,
+  isDecimalFamily,
+  MAX_INTEGER_DIGITS,
+  octetLength,
+  primitiveOf,
+  type WhiteSpace,
+} from "./xsd-builtins.js";
 
 // Lexical forms of the supported built-in types and the checks of their constraining facets
 // (XML Schema 1.0 Part 2 §3.2, §3.3, §4.3), on strings only: no XML, no payload objects.
@@ -9,6 +20,42 @@ import { trimXml } from "./xml-space.js";
 /** XML Schema Part 2 §4.3.6: whiteSpace="collapse" for every supported type but xs:string. */
 export function collapse(value: string): string {
   return trimXml(value.replace(/[\t\n\r ]+/g, " "));
+}
+
+/** A literal after a type's whiteSpace facet (Part 2 §4.3.6). */
+export function applyWhiteSpace(whiteSpace: WhiteSpace, value: string): string {
+  if (whiteSpace === "preserve") return value;
+  if (whiteSpace === "replace") return value.replace(/[\t\n\r]/g, " ");
+  return collapseFast(value);
+}
+
+/** The items of a collapsed list literal (Part 2 §3.2.1.2 list: "white space separated"). */
+export function listItems(v: string): string[] {
+  return v === "" ? [] : v.split(" ");
+}
+
+/**
+ * The member of a union (Part 2 §2.5.1.3) a literal belongs to: the first, in the order of
+ * `memberTypes` then the inline ones, whose lexical space (with its facets) holds it.
+ */
+export function unionMember(type: SimpleType, raw: string, path: string): SimpleType {
+  for (const member of type.memberTypes ?? []) {
+    if (member.variety === "union") {
+      try {
+        return unionMember(member, raw, path);
+      } catch (err) {
+        if (err instanceof SchemaValidationError) continue;
+        throw err;
+      }
+    }
+    try {
+      checkLexical(member, applyWhiteSpace(member.whiteSpace, raw), path);
+      return member;
+    } catch (err) {
+      if (!(err instanceof SchemaValidationError)) throw err;
+    }
+  }
+  return fail(path, `${shown(raw)} is not a value of any member type of ${type.name}`);
 }
 
 // XML 1.0 §2.2 Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]; with
@@ -54,14 +101,33 @@ function validDate(y: string, m: string, d: string): boolean {
   return day <= days;
 }
 
-/** Checks a lexical value against the base type and every facet (XML Schema Part 2 §4.3). */
-export function checkLexical(type: SimpleType, v: string, path: string): void {
-  checkBaseLexical(type.base, v, path);
+/**
+ * Checks a lexical value (after the type's whiteSpace facet) against the base type and every
+ * facet (XML Schema Part 2 §4.3); a list's items against its item type, a union's against its
+ * members.
+ */
+export function checkLexical(type: SimpleType, value: string, path: string): void {
   const f = type.facets;
-  // The cheap, bounded checks come first (length, range, digits, enumeration) and the pattern
-  // facets last, so a value that is too long is refused before any pattern reads it.
-  if (type.base === "string") checkLength(f, v, path);
-  if (type.base === "decimal" || type.base === "long" || type.base === "int") checkRange(f, v, path);
+  let v = value;
+  if (type.variety === "list") {
+    const items = listItems(v);
+    const item = type.itemType as SimpleType;
+    // Part 2 §4.3.1.3: on a list, length facets count its items.
+    checkCount(f, items.length, path, "items");
+    for (const i of items) checkLexical(item, i, path);
+  } else if (type.variety === "union") {
+    // The union's own facets (pattern, enumeration) see the literal as its member normalises it.
+    v = applyWhiteSpace(unionMember(type, v, path).whiteSpace, v);
+  } else {
+    checkBaseLexical(type.base, v, path);
+    // The cheap, bounded checks come first (length, range, digits, enumeration) and the pattern
+    // facets last, so a value that is too long is refused before any pattern reads it.
+    checkLength(type.base, f, v, path);
+    const value = BUILTIN_INFO[type.base].value;
+    if (value === "int" || value === "bigint" || value === "decimal" || value === "float")
+      checkRange(type.base, f, v, path);
+    else if (type.base === "duration") checkDurationRange(f, v, path);
+  }
   if (f.enumeration && enumerationLiteral(type, v) === undefined)
     fail(path, `${shown(v)} is not one of ${f.enumeration.join(", ")}`);
   // Linear in the value's length whatever the pattern (see xsd-regex.ts); the value itself is
@@ -81,17 +147,26 @@ type Facets = SimpleType["facets"];
 export function enumerationLiteral(type: SimpleType, v: string): string | undefined {
   const values = type.facets.enumeration;
   if (values === undefined) return undefined;
-  switch (type.base) {
+  if (type.variety !== "atomic") return values.includes(v) ? v : undefined;
+  switch (BUILTIN_INFO[type.base].value) {
     case "int":
-    case "long": {
-      const n = BigInt(canonicalInteger(v));
-      return values.find((e) => INTEGER_RE.test(e) && BigInt(e) === n);
-    }
+    case "bigint":
+      return values.find((e) => INTEGER_RE.test(e) && compareDecimal(e, v) === 0);
     case "decimal":
       return values.find((e) => DECIMAL_RE.test(e) && compareDecimal(e, v) === 0);
     case "boolean": {
       const b = v === "true" || v === "1";
       return values.find((e) => (b ? e === "true" || e === "1" : e === "false" || e === "0"));
+    }
+    case "float": {
+      const n = floatValue(v);
+      return values.find((e) => builtinLexical("double", e) && Object.is(floatValue(e) || 0, n || 0));
+    }
+    case "bytes": {
+      const hex = primitiveOf(type.base) === "hexBinary";
+      const canonical = (x: string) => (hex ? x.toUpperCase() : x.replaceAll(" ", ""));
+      const c = canonical(v);
+      return values.find((e) => canonical(e) === c);
     }
     default:
       return values.includes(v) ? v : undefined;
@@ -111,9 +186,12 @@ const LEXICAL_CHECKS = new WeakMap<SimpleType, LexicalCheck>();
 export function lexicalCheck(type: SimpleType): LexicalCheck {
   let check = LEXICAL_CHECKS.get(type);
   if (check === undefined) {
-    if (!hasFacets(type.facets)) {
+    if (type.variety === "atomic" && !hasFacets(type.facets)) {
       const base = type.base;
-      check = base === "string" ? () => {} : (v, path) => checkBaseLexical(base, v, path);
+      check =
+        base === "string" || base === "anySimpleType"
+          ? () => {}
+          : (v, path) => checkBaseLexical(base, v, path);
     } else {
       check = (v, path) => checkLexical(type, v, path);
     }
@@ -160,8 +238,11 @@ function shown(v: string): string {
 }
 
 /** The lexical space and value range of the built-in base type (Part 2 §3.2, §3.3). */
-function checkBaseLexical(base: SimpleType["base"], v: string, path: string): void {
+function checkBaseLexical(base: BuiltinType, v: string, path: string): void {
   switch (base) {
+    case "string":
+    case "anySimpleType":
+      break;
     case "long":
     case "int":
       checkInteger(base, v, path);
@@ -185,9 +266,23 @@ function checkBaseLexical(base: SimpleType["base"], v: string, path: string): vo
         fail(path, `${shown(v)} is not a valid xs:dateTime`);
       break;
     }
-    default:
-      break;
+    default: {
+      const info = BUILTIN_INFO[base];
+      if (info.value === "int" || info.value === "bigint") checkIntegerRange(base, v, path);
+      else if (!builtinLexical(base, v)) fail(path, `${shown(v)} is not a valid xs:${base}`);
+    }
   }
+}
+
+/** The integer types but xs:long and xs:int: an integer within the type's bounds, if any. */
+function checkIntegerRange(base: BuiltinType, raw: string, path: string): void {
+  if (!INTEGER_RE.test(raw)) fail(path, `${shown(raw)} is not a valid xs:${base}`);
+  const v = canonicalInteger(raw);
+  const { min, max } = BUILTIN_INFO[base];
+  if ((min !== undefined && compareDecimal(v, min) < 0) || (max !== undefined && compareDecimal(v, max) > 0))
+    fail(path, `${shown(raw)} is out of the xs:${base} range`);
+  if (v.length - (v.charCodeAt(0) === 0x2d ? 1 : 0) > MAX_INTEGER_DIGITS)
+    fail(path, `${shown(raw)} has more than ${MAX_INTEGER_DIGITS} digits`);
 }
 
 /**
@@ -233,17 +328,33 @@ function checkInteger(base: "long" | "int", raw: string, path: string): void {
   if (n < lo || n > hi) fail(path, `${shown(raw)} is out of the xs:${base} range`);
 }
 
-/** length, minLength, maxLength (Part 2 §4.3.1-§4.3.3), counted in characters (code points). */
-function checkLength(f: Facets, v: string, path: string): void {
+/**
+ * length, minLength, maxLength (Part 2 §4.3.1-§4.3.3): counted in characters (code points) on
+ * strings and URIs, in octets on binary types; not applied to the other types (§4.1.5 lists
+ * them as not applicable there, and the compiler refuses them).
+ */
+function checkLength(base: BuiltinType, f: Facets, v: string, path: string): void {
   if (f.length === undefined && f.minLength === undefined && f.maxLength === undefined) return;
-  const len = codePointLength(v);
-  if (f.length !== undefined && len !== f.length) fail(path, `length must be ${f.length}`);
-  if (f.minLength !== undefined && len < f.minLength) fail(path, `length must be at least ${f.minLength}`);
-  if (f.maxLength !== undefined && len > f.maxLength) fail(path, `length must be at most ${f.maxLength}`);
+  const value = BUILTIN_INFO[base].value;
+  if (value === "bytes") checkCount(f, octetLength(base, v), path, "octets");
+  else if (value === "string") checkCount(f, codePointLength(v), path, "characters");
+}
+
+function checkCount(f: Facets, len: number, path: string, unit: string): void {
+  if (f.length !== undefined && len !== f.length)
+    fail(path, `length must be ${f.length}${unit === "characters" ? "" : ` ${unit}`}`);
+  if (f.minLength !== undefined && len < f.minLength)
+    fail(path, `length must be at least ${f.minLength}${unit === "characters" ? "" : ` ${unit}`}`);
+  if (f.maxLength !== undefined && len > f.maxLength)
+    fail(path, `length must be at most ${f.maxLength}${unit === "characters" ? "" : ` ${unit}`}`);
 }
 
 /** The range facets (Part 2 §4.3.7-§4.3.10), totalDigits and fractionDigits (§4.3.11, §4.3.12). */
-function checkRange(f: Facets, v: string, path: string): void {
+function checkRange(base: BuiltinType, f: Facets, v: string, path: string): void {
+  if (!isDecimalFamily(base)) {
+    checkFloatRange(f, floatValue(v), path);
+    return;
+  }
   if (f.minInclusive !== undefined && compareDecimal(v, f.minInclusive) < 0)
     fail(path, `must be ≥ ${f.minInclusive}`);
   if (f.maxInclusive !== undefined && compareDecimal(v, f.maxInclusive) > 0)
@@ -260,6 +371,78 @@ function checkRange(f: Facets, v: string, path: string): void {
   if (f.fractionDigits !== undefined && frac.length > f.fractionDigits) {
     fail(path, `has more than ${f.fractionDigits} fraction digits`);
   }
+}
+
+/** The range facets on xs:float and xs:double: compared as numbers (Part 2 §3.2.4, §3.2.5 order). */
+function checkFloatRange(f: Facets, n: number, path: string): void {
+  if (f.minInclusive !== undefined && !(n >= floatValue(f.minInclusive)))
+    fail(path, `must be ≥ ${f.minInclusive}`);
+  if (f.maxInclusive !== undefined && !(n <= floatValue(f.maxInclusive)))
+    fail(path, `must be ≤ ${f.maxInclusive}`);
+  if (f.minExclusive !== undefined && !(n > floatValue(f.minExclusive)))
+    fail(path, `must be > ${f.minExclusive}`);
+  if (f.maxExclusive !== undefined && !(n < floatValue(f.maxExclusive)))
+    fail(path, `must be < ${f.maxExclusive}`);
+}
+
+/**
+ * The range facets on xs:duration (Part 2 §3.2.6.2): durations are partially ordered (P1M and
+ * P30D are neither equal nor ordered), and a value not ordered against a bound fails it.
+ */
+function checkDurationRange(f: Facets, v: string, path: string): void {
+  const check = (bound: string | undefined, ok: (c: number) => boolean, op: string) => {
+    if (bound !== undefined && !ok(compareDuration(v, bound))) fail(path, `must be ${op} ${bound}`);
+  };
+  check(f.minInclusive, (c) => c >= 0, "≥");
+  check(f.maxInclusive, (c) => c <= 0, "≤");
+  check(f.minExclusive, (c) => c > 0, ">");
+  check(f.maxExclusive, (c) => c < 0, "<");
+}
+
+/** Digits a duration's component may have for a range facet to compare it exactly. */
+const DURATION_DIGITS = 30;
+
+/** A valid duration as its months and seconds, both signed (exact decimal strings for seconds). */
+function durationParts(v: string): { months: bigint; seconds: string } | undefined {
+  const m =
+    /^(-?)P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d+))?S)?)?$/.exec(v);
+  if (m === null) return undefined;
+  const parts = m.slice(2, 8).map((d) => d ?? "0");
+  if (parts.some((d) => d.length > DURATION_DIGITS) || (m[8] ?? "").length > DURATION_DIGITS)
+    return undefined;
+  const [y, mo, d, h, mi, s] = parts.map((p) => BigInt(p)) as [
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+  ];
+  const sign = m[1] === "-" ? -1n : 1n;
+  const whole = (d * 86400n + h * 3600n + mi * 60n + s) * sign;
+  const frac = m[8] ?? "";
+  const negative = sign < 0n && (whole !== 0n || /[1-9]/.test(frac));
+  const seconds = `${negative && whole === 0n ? "-" : ""}${whole}${frac ? `.${frac}` : ""}`;
+  return { months: (y * 12n + mo) * sign, seconds };
+}
+
+/** -1, 0, 1, or NaN when the durations are not ordered (Part 2 §3.2.6.2). */
+export function compareDuration(a: string, b: string): number {
+  const x = durationParts(a);
+  const y = durationParts(b);
+  if (x === undefined || y === undefined) return Number.NaN;
+  const bySeconds = compareDecimal(x.seconds, y.seconds);
+  if (x.months === y.months) return bySeconds;
+  const byMonths = x.months < y.months ? -1 : 1;
+  if (bySeconds === 0 || bySeconds === byMonths) return byMonths;
+  // Months and seconds disagree: a month is 28 to 31 days, so x - y lies between these bounds.
+  const months = Number(x.months - y.months);
+  const seconds = Number(x.seconds) - Number(y.seconds);
+  const low = seconds + months * (months > 0 ? 28 : 31) * 86400;
+  const high = seconds + months * (months > 0 ? 31 : 28) * 86400;
+  if (low > 0) return 1;
+  if (high < 0) return -1;
+  return Number.NaN;
 }
 
 const HIGH_SURROGATE = /[\ud800-\udbff]/;

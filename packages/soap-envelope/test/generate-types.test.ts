@@ -10,6 +10,7 @@ import { createSoapService } from "../src/service.js";
 import { CUSTOMER_WSDL, FIXTURES } from "./helpers.js";
 
 const ORDERS_WSDL = join(FIXTURES, "orders.wsdl");
+const SHAPES_WSDL = join(FIXTURES, "shapes.wsdl");
 const ROOT = resolve(import.meta.dirname, "../../..");
 
 /** Generated from the files, as the command does. */
@@ -78,8 +79,8 @@ describe("generateTypes: key shapes", () => {
   );
 
   it("a contract the service refuses is refused here too", () => {
-    expect(() => generateTypes(readFileSync(ORDERS_WSDL, "utf8").replace("xs:int", "xs:short"))).toThrow(
-      /xs:short is not supported/,
+    expect(() => generateTypes(readFileSync(ORDERS_WSDL, "utf8").replace("xs:int", "xs:shortish"))).toThrow(
+      /xs:shortish is not a built-in type/,
     );
   });
 });
@@ -89,6 +90,30 @@ describe("generateTypes: key shapes", () => {
  * TypeScript compiler, as strict as the package (noUncheckedIndexedAccess,
  * exactOptionalPropertyTypes); `@svc/*` resolve to the sources.
  */
+describe("generateTypes: XML Schema constructs", () => {
+  const shapes = generate(SHAPES_WSDL);
+  it.each([
+    ["xs:unsignedInt → number", "  id: number;"],
+    ["xs:double → number", "  radius: number;"],
+    ["xs:list of xs:unsignedShort → number[]", "  sides: number[];"],
+    [
+      "an abstract base → its derived types, each with $type",
+      '  shape: ((Circle & { $type: "{urn:example:shapes}Circle" }) | (Polygon & { $type: "{urn:example:shapes}Polygon" }))[];',
+    ],
+    ["xs:base64Binary in a payload → Uint8Array", "  thumbnail?: Uint8Array;"],
+    ["xs:any → $any entries", "  $any?: { name: string; value: unknown }[];"],
+    ["xs:anyAttribute → $attributes", "  $attributes?: Record<string, string>;"],
+    ["xs:QName → its Clark name", "  kind: string;"],
+    ["a union of xs:byte and an enumeration", '  level?: number | "max" | undefined;'],
+    ["xs:float → number", "  area: number;"],
+    ["xs:hexBinary in a result → bytes or the lexical form", "  checksum: Uint8Array | string;"],
+    ["xs:duration → its lexical form", "  took: string;"],
+    ["an element without a type (xs:anyType) → unknown", "  extra?: unknown | undefined;"],
+  ])("%s", (_name, line) => {
+    expect(shapes).toContain(line);
+  });
+});
+
 describe("generated types check handlers under strict TypeScript", () => {
   let dir: string;
   let diagnostics: { file: string; line: number; message: string }[];
@@ -108,7 +133,11 @@ describe("generated types check handlers under strict TypeScript", () => {
     writeFileSync(join(dir, "good.ts"), GOOD);
     writeFileSync(join(dir, "readme.ts"), README_TYPED);
     writeFileSync(join(dir, "bad.ts"), BAD);
+    writeFileSync(join(dir, "shapes.types.ts"), generate(SHAPES_WSDL));
+    writeFileSync(join(dir, "shapes.ts"), SHAPES_HANDLERS);
     const files = [
+      "shapes.types.ts",
+      "shapes.ts",
       "orders.types.ts",
       "customer.types.ts",
       "customer-string.types.ts",
@@ -137,6 +166,7 @@ describe("generated types check handlers under strict TypeScript", () => {
           "@svc/soap-envelope": [join(ROOT, "packages/soap-envelope/src/index.ts")],
           "@svc/errors": [join(ROOT, "packages/errors/src/index.ts")],
           "@svc/conditional": [join(ROOT, "packages/conditional/src/index.ts")],
+          "@svc/kernel": [join(ROOT, "packages/kernel/src/index.ts")],
         },
       },
     );
@@ -241,6 +271,64 @@ describe("svc-soap-types", () => {
  * types say, through a listening server: a Date, a number for xs:long, a readonly list, null.
  */
 describe("what the types allow, the service encodes", () => {
+  it("describe: a derived type by xsi:type, bytes, a list, skipped foreign elements; a QName, a union, a float", async () => {
+    const received: unknown[] = [];
+    const service = createSoapService({
+      wsdl: SHAPES_WSDL,
+      handlers: {
+        describe: (payload: unknown) => {
+          received.push(payload);
+          return {
+            kind: "{urn:example:kinds}polygon",
+            level: "max",
+            area: 12.5,
+            checksum: new Uint8Array([0xca, 0xfe]),
+            took: "PT0.5S",
+            extra: { $text: "ok" },
+          };
+        },
+      },
+    });
+    const answer = await service.handle({
+      method: "POST",
+      contentType: "application/soap+xml; charset=utf-8",
+      contentLength: undefined,
+      body: `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><e:Body><s:Describe xmlns:s="urn:example:shapes"><s:shape xsi:type="s:Polygon" xmlns:o="urn:o" o:note="n"><s:id>1</s:id><s:sides>3 4 5</s:sides></s:shape><s:thumbnail>AQID</s:thumbnail><x:trace xmlns:x="urn:x">anything<x:deep/></x:trace></s:Describe></e:Body></e:Envelope>`,
+    });
+    expect(answer.status).toBe(200);
+    expect(received).toEqual([
+      {
+        shape: [
+          {
+            $type: "{urn:example:shapes}Polygon",
+            $attributes: { "{urn:o}note": "n" },
+            id: 1,
+            sides: [3, 4, 5],
+          },
+        ],
+        thumbnail: new Uint8Array([1, 2, 3]),
+        $any: [
+          { name: "{urn:x}trace", value: { $text: "anything", $any: [{ name: "{urn:x}deep", value: {} }] } },
+        ],
+      },
+    ]);
+    expect(answer.body).toContain(
+      '<kind xmlns:q="urn:example:kinds">q:polygon</kind><level>max</level><area>12.5</area><checksum>CAFE</checksum><took>PT0.5S</took><extra>ok</extra>',
+    );
+  });
+
+  it("describe: an abstract type without xsi:type → Sender fault naming it", async () => {
+    const service = createSoapService({ wsdl: SHAPES_WSDL, handlers: { describe: () => ({}) } });
+    const answer = await service.handle({
+      method: "POST",
+      contentType: "application/soap+xml; charset=utf-8",
+      contentLength: undefined,
+      body: `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body><s:Describe xmlns:s="urn:example:shapes"><s:shape><s:id>1</s:id></s:shape></s:Describe></e:Body></e:Envelope>`,
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain("abstract type {urn:example:shapes}Shape");
+  });
+
   it("getOrder with a Date, numbers, a readonly list and null", async () => {
     const received: unknown[] = [];
     const service = createSoapService({
@@ -279,6 +367,26 @@ describe("what the types allow, the service encodes", () => {
   });
 });
 
+/** Handlers for the shapes contract, checked against its generated types. */
+const SHAPES_HANDLERS = `import { createSoapService } from "@svc/soap-envelope";
+import type { ShapesOperations } from "./shapes.types.js";
+
+export const service = createSoapService<ShapesOperations>({
+  wsdl: "shapes.wsdl",
+  handlers: {
+    describe: async ({ shape, thumbnail }) => {
+      let area = 0;
+      for (const s of shape) {
+        if (s.$type === "{urn:example:shapes}Circle") area += Math.PI * s.radius ** 2;
+        else area += s.sides.length;
+      }
+      const bytes: Uint8Array | undefined = thumbnail;
+      return { kind: "{urn:k}any", area, checksum: bytes ?? "00", took: "PT1S", level: 3 };
+    },
+  },
+});
+`;
+
 /** The README's typed example (its ts block, word for word). */
 const README_TYPED = `import { createSoapService, SoapFault } from "@svc/soap-envelope";
 import type { CustomerServiceOperations } from "./customer.types.js";
@@ -314,11 +422,14 @@ const SHADOWING_WSDL = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org
     <xs:schema targetNamespace="urn:cal" elementFormDefault="qualified">
       <xs:complexType name="Date"><xs:sequence><xs:element name="day" type="xs:int"/></xs:sequence></xs:complexType>
       <xs:complexType name="Record"><xs:sequence><xs:element name="id" type="xs:int"/></xs:sequence></xs:complexType>
+      <xs:complexType name="Uint8Array"><xs:sequence><xs:element name="n" type="xs:int"/></xs:sequence></xs:complexType>
       <xs:element name="Get"><xs:complexType><xs:sequence>
         <xs:element name="d" type="tns:Date"/><xs:element name="r" type="tns:Record"/>
+        <xs:element name="u" type="tns:Uint8Array"/><xs:element name="raw" type="xs:hexBinary"/>
       </xs:sequence></xs:complexType></xs:element>
       <xs:element name="GetResponse"><xs:complexType><xs:sequence>
         <xs:element name="when" type="xs:dateTime"/><xs:element name="empty"><xs:complexType/></xs:element>
+        <xs:element name="blob" type="xs:base64Binary"/>
       </xs:sequence></xs:complexType></xs:element>
     </xs:schema>
   </wsdl:types>
@@ -340,9 +451,9 @@ const SHADOWING_HANDLERS = `import type { CalHandlers } from "./shadowing.types.
 import type { SoapHandlers } from "./soap.types.js";
 
 export const cal: CalHandlers = {
-  Get: (input) => ({ when: new Date(input.d.day * 86_400_000), empty: {} }),
+  Get: (input) => ({ when: new Date(input.d.day * 86_400_000 + input.u.n), empty: {}, blob: input.raw.subarray(1) }),
 };
-export const soap: SoapHandlers = { Get: (input) => ({ when: new Date(input.r.id), empty: {} }) };
+export const soap: SoapHandlers = { Get: (input) => ({ when: new Date(input.r.id), empty: {}, blob: new Uint8Array([1]) }) };
 `;
 
 const GOOD = `import { createSoapService, soapEndpoint, SoapFault, type SoapHandlers } from "@svc/soap-envelope";
