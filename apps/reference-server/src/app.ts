@@ -60,6 +60,7 @@ import {
   helmetHeaders,
   permission,
   type Security,
+  signedIn,
 } from "./security.js";
 import { events, notifications, soapServices } from "./soap/index.js";
 import type { Stores } from "./stores.js";
@@ -387,7 +388,8 @@ function opsRouter(parts: AppParts): express.Router {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(security.jwks);
   });
-  ops.post("/auth/token", body, basicOnly(security), limiter, async (req, res) => {
+  // Credentials, then the rate limit, then the body: a bad body never hides a missing credential.
+  ops.post("/auth/token", basicOnly(security), limiter, signedIn(), body, async (req, res) => {
     const principal = req.principal;
     // basicOnly() answers a request without credentials itself; should one still get here, its
     // 401 carries the challenge RFC 9110 §15.5.2 requires ("MUST send a WWW-Authenticate").

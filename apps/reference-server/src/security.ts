@@ -30,13 +30,18 @@ export interface Security {
   issuer: TokenIssuer;
   jwks: Awaited<ReturnType<TokenIssuer["jwks"]>>;
   verify(username: string, password: string): Promise<PrincipalInit | null>;
+  /**
+   * Whether the user a token names is still configured: a token outlives the user it was issued
+   * to (the signing key stays, `JWT_PRIVATE_KEY`), and must not keep serving a removed one.
+   */
+  userExists(id: string): boolean;
   realm: string;
   issuerUrl: string;
   /**
    * The Basic verifier every Basic check (resource API, `POST /auth/token`, SOAP over HTTP Basic)
    * and every SOAP header credential (`soap/credentials.ts`) goes through: failure budgets,
    * bounded hashing, verified-credentials cache. Set by {@link guardBasic}; without it each
-   * middleware gets its own verifier with the package defaults and no failure budgets.
+   * middleware gets its own verifier with the package defaults (in-memory failure budgets).
    */
   basic?: BasicVerifier;
 }
@@ -66,6 +71,7 @@ export async function createSecurity(config: Config): Promise<Security> {
     jwks: await issuer.jwks(),
     realm: "svc",
     issuerUrl,
+    userExists: (id) => users.some((u) => u.username === id),
     async verify(username, password) {
       const user = users.find((u) => u.username === username);
       // An unknown user costs the same scrypt work as a known one (the hasher's cost).
@@ -80,9 +86,11 @@ export async function createSecurity(config: Config): Promise<Security> {
  * `security` with a shared Basic verifier whose failed attempts count per client address and per
  * user name in the rate-limit store (Redis for a fleet), before any password is hashed:
  * `RATE_LIMIT_MAX` failures per `RATE_LIMIT_WINDOW_SECONDS`, then 429 with `Retry-After` for
- * every Basic or SOAP-header attempt of that client or name, right password or not. Hashing runs at most 2 at a
- * time with 16 waiting (beyond: 503 with `Retry-After`), and good credentials are remembered for
- * 60 s, so a flood of bad ones neither starves Bearer requests nor known clients (spec part 8).
+ * every Basic or SOAP-header attempt of that client, right password or not; the name's budget
+ * refuses only clients that failed for that name themselves, so strangers cannot lock a user out.
+ * Hashing runs at most 2 at a time with 16 waiting (beyond: 503 with `Retry-After`), and good
+ * credentials are remembered for 60 s, so a flood of bad ones neither starves Bearer requests nor
+ * known clients (spec part 8).
  *
  * @example const guarded = guardBasic(security, config, stores.rateLimit, logger);
  */
@@ -123,6 +131,8 @@ export function authentication(security: Security) {
       audience: security.issuerUrl,
       // Its own issuer types access tokens at+jwt: any other JWT of its key is refused (RFC 9068 §4).
       typ: "at+jwt",
+      // The token of a user no longer configured is refused (401 invalid_token), signature or not.
+      verifyPrincipal: (principal) => security.userExists(principal.id),
     },
   });
 }
@@ -134,9 +144,22 @@ export function permission() {
   );
 }
 
-/** `POST /auth/token` accepts Basic only: a token is not traded for a token. */
+/**
+ * `POST /auth/token` accepts Basic only: a token is not traded for a token. Without credentials
+ * the request passes on without a principal, to the rate limit (per client IP) and then
+ * {@link signedIn}'s 401, so it counts like any other, and the body is read only after both.
+ */
 export function basicOnly(security: Security) {
-  return authenticate({ realm: security.realm, basic: security.basic ?? { verify: security.verify } });
+  return authenticate({
+    realm: security.realm,
+    optional: true,
+    basic: security.basic ?? { verify: security.verify },
+  });
+}
+
+/** 401 with the challenge of the `authenticate()` in front when the request has no principal. */
+export function signedIn() {
+  return authorize(() => true);
 }
 
 /**

@@ -51,14 +51,33 @@ describe("failed Basic credentials with RATE_LIMIT_MAX=5", () => {
     await expect429(await from("203.0.113.1", ADMIN));
   });
 
-  it("the user name's budget: reader (spent above) from a new client → 429; admin from it → 200", async () => {
-    await expect429(await from("203.0.113.2", READER));
-    expect((await from("203.0.113.2", ADMIN)).status).toBe(200);
+  it("the user name's budget: reader (spent above) from a client that never failed for it → 200, not locked out; from .1 → 429", async () => {
+    expect((await from("203.0.113.2", READER)).status).toBe(200);
+    await expect429(await from("203.0.113.1", READER));
   });
 
   it("unknown user names count too: 5 from one client → 401 each, then its admin → 429", async () => {
     for (let i = 0; i < 5; i++) expect((await from("203.0.113.3", basic(`ghost${i}`, "x"))).status).toBe(401);
     await expect429(await from("203.0.113.3", ADMIN));
+  });
+});
+
+describe("nobody can lock a named user out (RATE_LIMIT_MAX=5)", () => {
+  it("admin signs in; ADMIN:wrong from 5 other clients; one client tries 10 more → admin:admin still → 200 on the API and on POST /auth/token, from its client and from a new one", async () => {
+    expect((await from("203.0.113.60", ADMIN)).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await from(`203.0.113.${61 + i}`, basic("ADMIN", "wrong"))).status).toBe(401);
+    // One address keeps trying: admin's spent budget refuses it from its first failure on, and
+    // refuses only it.
+    const flood: number[] = [];
+    for (let i = 0; i < 10; i++) flood.push((await from("203.0.113.66", basic("ADMIN", `wrong${i}`))).status);
+    expect(flood).toEqual([401, 429, 429, 429, 429, 429, 429, 429, 429, 429]);
+    expect((await from("203.0.113.60", ADMIN)).status).toBe(200);
+    expect((await from("203.0.113.60", ADMIN, limited.url, "/auth/token")).status).toBe(200);
+    // A client that never failed for admin is verified (not from the cache: another spelling).
+    expect((await from("203.0.113.67", basic("admin", "admin"))).status).toBe(200);
+    // The clients that guessed are refused, the right password or not.
+    await expect429(await from("203.0.113.61", ADMIN));
   });
 });
 
@@ -70,6 +89,54 @@ describe("POST /auth/token with RATE_LIMIT_MAX=5", () => {
       );
     await expect429(await from("198.51.100.1", basic("admin", "bad5"), token.url, "/auth/token"));
     await expect429(await from("198.51.100.1", ADMIN, token.url, "/auth/token"));
+  });
+});
+
+describe("POST /auth/token: credentials, then the rate limit, then the body", () => {
+  const post = (client: string, init: { authorization?: string; type?: string; body?: string }) =>
+    fetch(`${token.url}/auth/token`, {
+      method: "POST",
+      headers: {
+        "x-forwarded-for": client,
+        ...(init.authorization ? { authorization: init.authorization } : {}),
+        ...(init.type ? { "content-type": init.type } : {}),
+      },
+      body: init.body ?? null,
+    });
+
+  it("no credentials: `{bad` as JSON → 401 with the Basic challenge, not 400; text/plain → 401, not 415", async () => {
+    for (const [type, body] of [
+      ["application/json", "{bad"],
+      ["text/plain", "hello"],
+    ] as const) {
+      const res = await post("198.51.100.20", { type, body });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Basic realm="svc", charset="UTF-8"');
+    }
+  });
+
+  it("no credentials, 5 from one client → 401 each, the 6th → 429: they count against the client's rate limit", async () => {
+    for (let i = 0; i < 5; i++) expect((await post("198.51.100.21", {})).status).toBe(401);
+    await expect429(await post("198.51.100.21", {}));
+  });
+
+  it("a wrong password with `{bad` as JSON → 401 (not 400), counted: the 6th → 429", async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await post("198.51.100.22", {
+        authorization: basic("reader", `nope${i}`),
+        type: "application/json",
+        body: "{bad",
+      });
+      expect(res.status).toBe(401);
+    }
+    await expect429(
+      await post("198.51.100.22", { authorization: READER, type: "application/json", body: "{bad" }),
+    );
+  });
+
+  it("the right password with `{bad` as JSON → 400, after the credentials", async () => {
+    const res = await post("198.51.100.23", { authorization: ADMIN, type: "application/json", body: "{bad" });
+    expect(res.status).toBe(400);
   });
 });
 

@@ -454,6 +454,10 @@ describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
     ],
     ["expired an hour ago", () => sign({ ...claims, iat: now() - 7200, exp: now() - 3600 })],
     ["not valid for another hour", () => sign({ ...claims, nbf: now() + 3600 })],
+    // RFC 7519 §4.1.6: a token issued an hour from now was not issued yet.
+    ["issued an hour from now (iat)", () => sign({ ...claims, iat: now() + 3600, exp: now() + 7200 })],
+    // The signing key outlives the users: a user no longer configured has no principal to serve.
+    ["the real key and claims, for a user the server does not have", () => sign({ ...claims, sub: "gone" })],
     [
       "no exp at all",
       async () => sign(Object.fromEntries(Object.entries(claims).filter(([k]) => k !== "exp"))),
@@ -509,6 +513,25 @@ describe("the JWT attack set against the running server (RFC 6750 §3)", () => {
     });
     expect(res.status).toBe(401);
     expect(await res.text()).toContain("env:Sender");
+  });
+
+  it("an admin removed from DEMO_USERS (the same key, after a restart): its token → POST /departments 401, nothing created", async () => {
+    const gone = await sign({
+      ...claims,
+      sub: "gone",
+      client_id: "gone",
+      scope: "read write",
+      roles: ["admin"],
+    });
+    const res = await fetch(`${s.url}/departments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gone}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Ghosts", city: "Rome" }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="svc", error="invalid_token"/);
+    const list = await fetch(`${s.url}/departments?size=100`, { headers: { authorization: ADMIN } });
+    expect(JSON.stringify(await list.json())).not.toContain("Ghosts");
   });
 
   it("a valid reader token cannot write: 403, not 401", async () => {

@@ -8,8 +8,9 @@ import { ADMIN, type Started, sqlite } from "./harness.js";
  * per client address and per user name, checked before any hashing) and its hashing bound
  * (spec part 8: 429 and 503 with Retry-After, as SOAP faults). The client address comes from
  * X-Forwarded-For through the loopback proxy the servers trust. The request rate limit counts
- * SOAP calls per address too, so the user-name budget is probed from a fresh address each time:
- * only the failure budget can refuse those.
+ * SOAP calls per address too, so the user-name budget is spent from a fresh address each time:
+ * only the failure budget can refuse those. The user name's budget refuses the clients that
+ * failed for that name, never one that did not.
  */
 const TNS = "http://svc.example.com/ws/customer/v1";
 const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
@@ -96,13 +97,16 @@ describe.each([
   { kind: "UsernameToken PasswordText", make: text, server: () => plain, net: "198.51.100" },
   { kind: "UsernameToken PasswordDigest", make: digest, server: () => digested, net: "192.0.2" },
 ])("SOAP $kind with RATE_LIMIT_MAX=5", ({ make, server, net }) => {
-  it("5 wrong reader passwords → Sender faults; the 6th → 429 + Retry-After; the right password then → 429", async () => {
+  it("5 wrong reader passwords from 5 clients → Sender faults; then those clients → 429 + Retry-After, the right password too; a client that never failed → 200", async () => {
     const base = server().url;
     for (let i = 0; i < 5; i++)
       await expectFailedAuthentication(await soapFrom(base, `${net}.${i + 1}`, make("reader", `wrong${i}`)));
-    await expectTooMany(await soapFrom(base, `${net}.6`, make("reader", "wrong5")));
-    // The user name's budget is spent, whichever client asks and whatever the password.
-    await expectTooMany(await soapFrom(base, `${net}.7`, make("reader", "reader")));
+    // The user name's budget is spent: the clients that failed for reader are refused, whatever
+    // the password.
+    await expectTooMany(await soapFrom(base, `${net}.1`, make("reader", "wrong5")));
+    await expectTooMany(await soapFrom(base, `${net}.2`, make("reader", "reader")));
+    // Not a client that never failed for reader: strangers' guesses lock no one out.
+    expect((await soapFrom(base, `${net}.7`, make("reader", "reader"))).status).toBe(200);
     // Another user from a fresh client is not affected.
     expect((await soapFrom(base, `${net}.8`, make("admin", "admin"))).status).toBe(200);
   });
@@ -121,7 +125,7 @@ describe("one failure budget across REST and SOAP (RATE_LIMIT_MAX=5)", () => {
     expect(res.headers.get("retry-after")).toBeTruthy();
   });
 
-  it("5 wrong REST Basic passwords for admin → a SOAP UsernameToken admin/admin from a new client → 429", async () => {
+  it("5 wrong REST Basic passwords for admin from 5 clients → a SOAP UsernameToken admin/admin from one of them → 429, from a new client → 200", async () => {
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${header.url}/departments`, {
         headers: {
@@ -131,7 +135,8 @@ describe("one failure budget across REST and SOAP (RATE_LIMIT_MAX=5)", () => {
       });
       expect(res.status).toBe(401);
     }
-    await expectTooMany(await soapFrom(header.url, "203.0.113.70", text("admin", "admin")));
+    await expectTooMany(await soapFrom(header.url, "203.0.113.60", text("admin", "admin")));
+    expect((await soapFrom(header.url, "203.0.113.70", text("admin", "admin"))).status).toBe(200);
   });
 });
 

@@ -22,7 +22,7 @@ const app = express();
 // @svc/hal, "Allowed hosts": links are built from Host, so only the service's own hosts answer.
 app.use(allowedHosts(["127.0.0.1", "localhost"]));
 // @svc/versioning: URI prefix, version headers and the vendor media type; no version named → 1.
-app.use(apiVersioning({ versions: [1, 2], mediaType: { vendor: "svc" } }));
+app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
 // @svc/negotiate, crossOrigin: the same origin list as the peer stack's `cors`.
 app.use(crossOrigin({ origins: ["https://app.example.com"] }));
 // @svc/auth, "Use": Bearer JWTs (ES256, one public key), issuer and audience checked.
