@@ -18,10 +18,20 @@
 //   -->                              request line (`METHOD /path [Header: value]... [< body] ->
 //                                    status`; `{{unique}}` is one value per run), stopped. The
 //                                    comment's other lines are prelude.
+//   <!-- example: run express5 ...   the same, for a program that needs Express 5 (an async
+//                                    handler's rejection reaching next()): not run against
+//                                    Express 4 (the registry suite runs the examples on both).
 //   <!-- example: skip <reason> -->  not compiled; the reason is listed in the summary.
 //
 // And an @svc package a block imports must be named by one of the README's `npm install` lines:
 // the consumer project here has every package, a reader has only what the README said to install.
+// So must every other package a run block (an app a reader starts as it is) imports, Express
+// aside (the framework each example plugs into).
+//
+// A block that creates an Express app switches `X-Powered-By` off (`app.disable("x-powered-by")`:
+// it tells every client the framework, and a reader copies the example as it is), or says why it
+// keeps it in a comment `// keeps X-Powered-By: <reason>`; a run block whose response carries the
+// header fails.
 //
 // The compiler settings are a strict consumer's: `strict`, `noUncheckedIndexedAccess`,
 // `exactOptionalPropertyTypes`, `module`/`moduleResolution: nodenext` (`skipLibCheck`, since the
@@ -29,7 +39,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -106,7 +116,14 @@ function parseMarker(lines, fenceIndex) {
     const isRequest = (r) => /^[A-Z]+\s+\//.test(r.trim());
     const requests = rest.filter(isRequest).map((r) => parseRequest(r.trim(), markerLine));
     if (requests.length === 0) throw new Error(`line ${markerLine}: <!-- example: run --> lists no request`);
-    return { kind, prelude: rest.filter((r) => !isRequest(r)), requests };
+    // `run express5`: the program relies on Express 5 (an async handler's rejection reaching
+    // next()); a run against Express 4 lists it as skipped instead of starting it.
+    return {
+      kind,
+      prelude: rest.filter((r) => !isRequest(r)),
+      requests,
+      express5: words.includes("express5"),
+    };
   }
   throw new Error(`line ${markerLine}: unknown example marker "${kind}" (module, fragment, run, skip)`);
 }
@@ -147,13 +164,44 @@ export function uninstalledImports(markdown, blocks) {
     if (block.kind === "skip") continue;
     const lines = block.code.split("\n");
     lines.forEach((text, i) => {
-      for (const m of text.matchAll(/(?:from\s+|import\s+|require\()["'](@svc\/[^/"']+)/g)) {
-        if (!installed.has(m[1]))
+      for (const m of text.matchAll(/(?:from\s+|import\s+|require\()["']((?:@[^/"']+\/)?[^/"'.][^/"']*)/g)) {
+        const name = m[1];
+        // Every @svc package; in a run block, every package but Node's own and Express.
+        const needed =
+          name.startsWith("@svc/") ||
+          (block.kind === "run" && !name.startsWith("node:") && !BUILTINS.has(name) && name !== "express");
+        if (needed && !installed.has(name))
           problems.push(
-            `${block.file}:${block.line + i}: imports ${m[1]}, which no \`npm install\` line of the README names`,
+            `${block.file}:${block.line + i}: imports ${name}, which no \`npm install\` line of the README names`,
           );
       }
     });
+  }
+  return problems;
+}
+
+const BUILTINS = new Set(builtinModules);
+
+/**
+ * The blocks that create an Express app (`express()`) and neither switch `X-Powered-By` off
+ * (`app.disable("x-powered-by")`, `app.set("x-powered-by", false)`) nor say why they keep it
+ * (`// keeps X-Powered-By: <reason>`). The header names the framework to every client (OWASP's
+ * HTTP headers cheat sheet: remove it), and a README's app is copied as it is.
+ */
+export function poweredByApps(blocks) {
+  const problems = [];
+  for (const block of blocks) {
+    if (block.kind === "skip") continue;
+    const at = block.code.split("\n").findIndex((text) => /(?<![\w.$])express\(\s*\)/.test(text));
+    if (at === -1) continue;
+    const off =
+      /\.disable\(\s*["']x-powered-by["']\s*\)/i.test(block.code) ||
+      /\.set\(\s*["']x-powered-by["']\s*,\s*false\s*\)/i.test(block.code) ||
+      /\/\/\s*keeps X-Powered-By:\s*\S/i.test(block.code);
+    if (!off)
+      problems.push(
+        `${block.file}:${block.line + at}: creates an Express app without app.disable("x-powered-by") (or a comment "// keeps X-Powered-By: <reason>")`,
+      );
   }
   return problems;
 }
@@ -216,9 +264,19 @@ export const compilerOptions = {
  * Type-checks (one compiler run) and runs the README examples of `readmes` (`[{ path, packageName }]`)
  * inside `project`, a directory whose node_modules has the packages, express, @types/express,
  * ioredis, redis and @types/node. Returns `{ checked, run, skipped, failures }`; each failure
- * names the README file and line.
+ * names the README file and line. `typecheck: false` compiles without checking types and runs;
+ * `expressMajor: 4` leaves out the blocks marked `run express5`.
  */
-export async function checkReadmeExamples({ readmes, project, root, tsc, env = {}, log = console.log }) {
+export async function checkReadmeExamples({
+  readmes,
+  project,
+  root,
+  tsc,
+  env = {},
+  log = console.log,
+  typecheck = true,
+  expressMajor = 5,
+}) {
   const dir = join(project, "readme-examples");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -241,6 +299,7 @@ export async function checkReadmeExamples({ readmes, project, root, tsc, env = {
     }
     for (const block of found) blocks.push({ ...block, packageName });
     failures.push(...uninstalledImports(readFileSync(path, "utf8"), found));
+    failures.push(...poweredByApps(found));
   }
   const exportsOf = await loadExports(
     dir,
@@ -273,11 +332,17 @@ export async function checkReadmeExamples({ readmes, project, root, tsc, env = {
   if (files.size > 0) {
     let output = "";
     try {
-      execFileSync("node", [tsc, "-p", "tsconfig.json", "--pretty", "false"], {
-        cwd: dir,
-        encoding: "utf8",
-        stdio: "pipe",
-      });
+      // Without `typecheck`, the blocks are only compiled to run (another framework version's
+      // types may differ where the code does not): `--noCheck` emits without checking.
+      execFileSync(
+        "node",
+        [tsc, "-p", "tsconfig.json", "--pretty", "false", ...(typecheck ? [] : ["--noCheck"])],
+        {
+          cwd: dir,
+          encoding: "utf8",
+          stdio: "pipe",
+        },
+      );
     } catch (err) {
       output = `${err.stdout ?? ""}${err.stderr ?? ""}`;
       if (!output.trim()) output = String(err.message);
@@ -306,6 +371,10 @@ export async function checkReadmeExamples({ readmes, project, root, tsc, env = {
   writeFileSync(preload, PRELOAD);
   for (const [name, { block }] of files) {
     if (block.kind !== "run") continue;
+    if (block.express5 && expressMajor < 5) {
+      skipped.push(`${block.file}:${block.line} (run express5: not run on Express ${expressMajor})`);
+      continue;
+    }
     if (bad.has(block)) {
       failures.push(`${block.file}:${block.line}: not run, it does not compile`);
       continue;
@@ -322,6 +391,7 @@ export async function checkReadmeExamples({ readmes, project, root, tsc, env = {
   return {
     found: blocks.length,
     checked: files.size,
+    typecheck,
     run: ran,
     skipped,
     failures: failures.sort(byPlace),
@@ -407,6 +477,9 @@ async function runBlock(file, block, env, preload) {
           problems.push(
             `${r.method} ${r.path} answered ${response.status}, expected ${r.status}: ${body.slice(0, 300)}`,
           );
+        const poweredBy = response.headers.get("x-powered-by");
+        if (poweredBy !== null && !/\/\/\s*keeps X-Powered-By:\s*\S/i.test(block.code))
+          problems.push(`${r.method} ${r.path} answered with X-Powered-By: ${poweredBy}`);
       } catch (err) {
         problems.push(`${r.method} ${r.path} failed: ${err.message}`);
       }
@@ -434,10 +507,13 @@ export function typescriptCompiler(root) {
   return createRequire(join(root, "package.json")).resolve("typescript/bin/tsc");
 }
 
-export function printSummary({ found, checked, run, skipped, failures, seconds }, log = console.log) {
+export function printSummary(
+  { found, checked, run, skipped, failures, seconds, typecheck = true },
+  log = console.log,
+) {
   for (const f of failures) console.error(`readme: ${f}`);
   log(
-    `readme: ${found} blocks found, ${checked} type-checked, ${run} run, ${skipped.length} skipped` +
+    `readme: ${found} blocks found, ${checked} ${typecheck ? "type-checked" : "compiled (types not checked)"}, ${run} run, ${skipped.length} skipped` +
       (skipped.length ? `: ${skipped.join("; ")}` : "") +
       `; ${failures.length} failure(s)` +
       (seconds ? ` (compile ${seconds.compile.toFixed(1)} s, run ${seconds.run.toFixed(1)} s)` : ""),

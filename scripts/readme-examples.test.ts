@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   checkReadmeExamples,
   extractBlocks,
+  poweredByApps,
   repositoryRoot,
   typescriptCompiler,
   uninstalledImports,
@@ -62,6 +63,12 @@ describe("README example markers", () => {
     ]);
   });
 
+  it("<!-- example: run express5 --> marks a program that needs Express 5; plain run does not", () => {
+    const marked = `<!-- example: run express5\nGET / -> 200\n-->\n${fence}ts\nx\n${fence}\n`;
+    expect(extractBlocks(marked, "R.md")[0]).toMatchObject({ kind: "run", express5: true });
+    expect(extractBlocks(readme, "README.md")[4]).toMatchObject({ kind: "run", express5: false });
+  });
+
   it("refuses a skip without a reason and an unknown marker", () => {
     expect(() => extractBlocks(`<!-- example: skip -->\n${fence}ts\nx\n${fence}\n`, "R.md")).toThrow(
       /needs a reason/,
@@ -86,6 +93,98 @@ describe("uninstalledImports", () => {
     expect(uninstalledImports(text, extractBlocks(text, "R.md"))).toEqual([
       "R.md:6: imports @svc/negotiate, which no `npm install` line of the README names",
     ]);
+  });
+});
+
+describe("uninstalledImports: a run block's other packages", () => {
+  const text = (marker: string) =>
+    [
+      `${fence}sh`, // 1
+      "npm install @svc/errors", // 2
+      fence, // 3
+      marker, // 4
+      `${fence}ts`, // 5
+      'import express from "express";', // 6
+      'import { createServer } from "node:http";', // 7
+      'import { readFileSync } from "fs";', // 8
+      'import pino from "pino";', // 9
+      'import { z } from "@scope/pkg";', // 10
+      'import { x } from "./local.js";', // 11
+      fence,
+    ].join("\n");
+
+  it("a run block importing pino and @scope/pkg, neither installed → both named; express, node:http, fs, ./local.js not", () => {
+    const markdown = text("<!-- example: run\nGET / -> 200\n-->");
+    expect(uninstalledImports(markdown, extractBlocks(markdown, "R.md"))).toEqual([
+      "R.md:11: imports pino, which no `npm install` line of the README names",
+      "R.md:12: imports @scope/pkg, which no `npm install` line of the README names",
+    ]);
+  });
+
+  it("the same imports in a fragment → nothing named (only @svc packages are checked there)", () => {
+    const markdown = text("<!-- example: fragment -->");
+    expect(uninstalledImports(markdown, extractBlocks(markdown, "R.md"))).toEqual([]);
+  });
+
+  it("pino on an install line → not named", () => {
+    const markdown = text("<!-- example: run\nGET / -> 200\n-->").replace(
+      "npm install @svc/errors",
+      "npm install @svc/errors pino @scope/pkg@^2",
+    );
+    expect(uninstalledImports(markdown, extractBlocks(markdown, "R.md"))).toEqual([]);
+  });
+});
+
+describe("poweredByApps", () => {
+  const block = (...lines: string[]) => [`${fence}ts`, ...lines, fence].join("\n");
+  it.each([
+    ["const app = express(); alone", ["R.md:2"], ["const app = express();"]],
+    ['app.disable("x-powered-by")', [], ["const app = express();", 'app.disable("x-powered-by");']],
+    ['app.set("x-powered-by", false)', [], ["const app = express();", "app.set('x-powered-by', false);"]],
+    ["a reason in a comment", [], ["const app = express(); // keeps X-Powered-By: the block shows it"]],
+    ["a comment without a reason", ["R.md:2"], ["const app = express(); // keeps X-Powered-By:"]],
+    ["express.Router() only", [], ["const router = express.Router();"]],
+    ["no app", [], ['app.get("/", handler);']],
+  ])("%s → problems at %j", (_what, where, lines) => {
+    const problems = poweredByApps(extractBlocks(block(...lines), "R.md"));
+    expect(problems.map((p: string) => p.slice(0, p.indexOf(": ")))).toEqual(where);
+  });
+
+  it("a skipped block is not looked at", () => {
+    const markdown = `<!-- example: skip shape only -->\n${block("const app = express();")}`;
+    expect(poweredByApps(extractBlocks(markdown, "R.md"))).toEqual([]);
+  });
+});
+
+describe("checkReadmeExamples: a run block answering with X-Powered-By", () => {
+  let project: string;
+  let failures: string[];
+  beforeAll(async () => {
+    project = mkdtempSync(join(repositoryRoot, ".readme-examples-test-"));
+    writeFileSync(
+      join(project, "README.md"),
+      [
+        "<!-- example: run",
+        "GET / -> 200",
+        "-->",
+        `${fence}ts`,
+        'import { createServer } from "node:http";',
+        'createServer((_req, res) => res.setHeader("X-Powered-By", "PHP/8.3").writeHead(200).end()).listen(8080);',
+        fence,
+      ].join("\n"),
+    );
+    ({ failures } = await checkReadmeExamples({
+      readmes: [{ path: join(project, "README.md"), packageName: undefined }],
+      project,
+      root: project,
+      tsc: typescriptCompiler(repositoryRoot),
+      log: () => {},
+    }));
+  }, 60_000);
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it("fails it, naming the request and the header", () => {
+    expect(failures).toEqual(["README.md:5 (run): GET / answered with X-Powered-By: PHP/8.3"]);
   });
 });
 

@@ -1,0 +1,435 @@
+#!/usr/bin/env node
+// The release, rehearsed against a real registry (npm run test:registry; CI runs it):
+//
+// 1. A throw-away verdaccio (root devDependency) on a free loopback port, its storage and users
+//    in a temporary folder, and an npm user config that sends `@svc/*` there (with a token of a
+//    user created on it) and everything else to the usual registry.
+// 2. A temporary clone of HEAD (plus uncommitted changes to tracked files) is versioned as the
+//    first release would be (scripts/version-packages.mjs --first-release), committed as the
+//    version commit, given the built dist/ of this checkout (same sources: build first), and
+//    published with `changeset publish`. Checked: private apps keep their version, each package
+//    has a one-entry CHANGELOG.md, every tag names the version commit.
+// 3. Consumers install exact versions from that registry: with Express 5 (and @types/express 5)
+//    and with Express 4.17.3, the oldest the peer ranges admit. In each, every package loads
+//    through `import` and `require` (its smoke.mjs), the installed files pass the tarball checks,
+//    and the README examples run: type-checked in the Express 5 project, compiled and run in the
+//    Express 4.17 one.
+// 4. The kernel rule: a second minor of @svc/errors is released with the dependents it leaves
+//    (scripts/version-packages.mjs moves their peer ranges). A consumer with @svc/auth 0.1.0 who
+//    adds @svc/ratelimit 0.2.0 (built against the other kernel minor) gets ERESOLVE, never a
+//    second copy; one with both at 0.2.0, or both at 0.1.0, has exactly one @svc/errors.
+//
+// Where verdaccio cannot start, the suite says so and skips, unless CI is set: then it fails.
+//   node scripts/registry-suite.mjs [--keep]     (--keep leaves the temporary folder)
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
+import { homedir, tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { packageProblems } from "./check-package.mjs";
+import { checkReadmeExamples, printSummary, readmeFiles, typescriptCompiler } from "./readme-examples.mjs";
+import { publishedPackages } from "./release-guard.mjs";
+
+const root = resolve(import.meta.dirname, "..");
+const inCI = Boolean(process.env.CI) && process.env.CI !== "false";
+const keep = process.argv.includes("--keep");
+const started = Date.now();
+const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
+const work = mkdtempSync(join(tmpdir(), "svc-registry-"));
+const results = { passed: 0, failed: 0 };
+const pass = (what) => {
+  results.passed++;
+  console.log(`registry: ${what} ok (${seconds()})`);
+};
+const fail = (what, detail = "") => {
+  results.failed++;
+  console.error(`registry: ${what} FAILED${detail ? `\n${detail}` : ""}`);
+};
+let verdaccio;
+let env;
+// A stopped suite stops its registry and removes its folder too.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    verdaccio?.kill();
+    if (!keep) rmSync(work, { recursive: true, force: true });
+    process.exit(1);
+  });
+}
+
+const run = (cmd, args, cwd, options = {}) =>
+  execFileSync(cmd, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
+const git = (cwd, ...args) => run("git", args, cwd).trim();
+
+function skipOrFail(reason) {
+  if (inCI) {
+    console.error(`registry: FAILED: ${reason} (CI must run the registry suite)`);
+    process.exit(1);
+  }
+  console.log(`registry: SKIPPED: ${reason}; the registry suite did not run`);
+  process.exit(0);
+}
+
+async function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function startRegistry() {
+  const bin = join(root, "node_modules/verdaccio/bin/verdaccio");
+  if (!existsSync(bin)) skipOrFail("verdaccio is not installed (npm install)");
+  const dir = join(work, "verdaccio");
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, "config.yaml"),
+    [
+      "storage: ./storage",
+      "auth:",
+      "  htpasswd:",
+      "    file: ./htpasswd",
+      "    max_users: 10",
+      "uplinks: {}",
+      "packages:",
+      "  '**':",
+      "    access: $all",
+      "    publish: $authenticated",
+      "    unpublish: $authenticated",
+      "log: { type: stdout, format: pretty, level: error }",
+      "",
+    ].join("\n"),
+  );
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  let output = "";
+  verdaccio = spawn(
+    process.execPath,
+    [bin, "--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`],
+    {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  verdaccio.stdout.on("data", (d) => (output += d));
+  verdaccio.stderr.on("data", (d) => (output += d));
+  for (let i = 0; i < 120; i++) {
+    if (verdaccio.exitCode !== null) break;
+    try {
+      const response = await fetch(`${url}-/ping`, { signal: AbortSignal.timeout(1000) });
+      if (response.ok) return url;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  verdaccio.kill();
+  skipOrFail(`verdaccio did not start on ${url}: ${output.trim().split("\n").slice(-3).join(" | ")}`);
+}
+
+/** A user on the registry, and an npm user config that sends @svc/* there with its token. */
+async function registryUser(url) {
+  const name = "svc-release";
+  const response = await fetch(`${url}-/user/org.couchdb.user:${name}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, password: `pw-${process.pid}-${Date.now()}`, type: "user", roles: [] }),
+  });
+  const { token } = await response.json();
+  if (!token) throw new Error(`verdaccio gave no token (${response.status})`);
+  const userConfig = join(homedir(), ".npmrc");
+  const host = url.replace(/^https?:/, "");
+  const npmrc = join(work, "npmrc");
+  writeFileSync(
+    npmrc,
+    `${existsSync(userConfig) ? `${readFileSync(userConfig, "utf8")}\n` : ""}@svc:registry=${url}\n${host}:_authToken=${token}\n`,
+  );
+  // The clone's commits and the tags `changeset publish` writes need an identity, which a CI
+  // machine may not have configured.
+  const identity = { NAME: "release rehearsal", EMAIL: "release@localhost" };
+  return {
+    ...process.env,
+    npm_config_userconfig: npmrc,
+    npm_config_update_notifier: "false",
+    GIT_AUTHOR_NAME: identity.NAME,
+    GIT_AUTHOR_EMAIL: identity.EMAIL,
+    GIT_COMMITTER_NAME: identity.NAME,
+    GIT_COMMITTER_EMAIL: identity.EMAIL,
+  };
+}
+
+/** A clone of HEAD with the uncommitted changes to tracked files, built dist/ copied in. */
+function cloneCheckout() {
+  const clone = join(work, "repo");
+  const snapshot = run("git", ["stash", "create"], root).trim() || "HEAD";
+  run("git", ["clone", "--quiet", "--shared", "--no-checkout", root, clone], work);
+  git(clone, "checkout", "--quiet", snapshot === "HEAD" ? "HEAD" : snapshot);
+  git(clone, "checkout", "--quiet", "-B", "main");
+  return clone;
+}
+
+function copyDist(clone) {
+  for (const { dir, manifest } of publishedPackages(root)) {
+    if (!existsSync(join(dir, "dist")))
+      throw new Error(`${manifest.name} is not built: run npm run build first`);
+    run("cp", ["-R", join(dir, "dist"), join(clone, relative(root, dir), "dist")], root);
+  }
+}
+
+function versionAndPublish(clone, versionArgs, label, only) {
+  run(
+    "node",
+    [join(root, "scripts/version-packages.mjs"), "--root", clone, "--no-install", ...versionArgs],
+    clone,
+  );
+  git(clone, "add", "-A");
+  git(clone, "commit", "--quiet", "-m", `Version packages (${label})`);
+  const versionCommit = git(clone, "rev-parse", "HEAD");
+  if (!only) {
+    const out = run("node", [join(root, "node_modules/@changesets/cli/bin.js"), "publish"], clone);
+    return { versionCommit, out };
+  }
+  // Just the packages a check needs: every publish costs a few seconds.
+  for (const name of only) run("npm", ["publish", "--access", "public"], join(clone, "packages", name));
+  return { versionCommit, out: "" };
+}
+
+function checkFirstRelease(clone, versionCommit) {
+  const problems = [];
+  for (const app of readdirSync(join(clone, "apps"))) {
+    const manifest = JSON.parse(readFileSync(join(clone, "apps", app, "package.json"), "utf8"));
+    if (manifest.version !== "0.0.0")
+      problems.push(`${manifest.name} (private) was versioned to ${manifest.version}`);
+  }
+  for (const { dir, manifest } of publishedPackages(clone)) {
+    if (manifest.version !== "0.1.0") problems.push(`${manifest.name} is ${manifest.version}, not 0.1.0`);
+    const log = existsSync(join(dir, "CHANGELOG.md")) ? readFileSync(join(dir, "CHANGELOG.md"), "utf8") : "";
+    const versions = log.match(/^## /gm)?.length ?? 0;
+    if (versions !== 1 || !log.includes("First release."))
+      problems.push(
+        `${manifest.name}: CHANGELOG.md has ${versions} version entries, not one first-release entry`,
+      );
+    if (log.length > 2000) problems.push(`${manifest.name}: CHANGELOG.md is ${log.length} bytes`);
+  }
+  const tags = git(clone, "tag", "--points-at", versionCommit).split("\n").filter(Boolean);
+  if (tags.length !== publishedPackages(clone).length)
+    problems.push(`the version commit has ${tags.length} tags (${tags.join(", ")}), not one per package`);
+  const elsewhere = git(clone, "tag", "--no-contains", versionCommit).split("\n").filter(Boolean);
+  if (elsewhere.length > 0) problems.push(`tags before the version commit: ${elsewhere.join(", ")}`);
+  return problems;
+}
+
+function consumer(name, installs) {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `svc-${name}`, private: true }));
+  const t = Date.now();
+  run("npm", ["install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", ...installs], dir);
+  console.log(
+    `registry: ${name}: installed ${installs.length} packages (${((Date.now() - t) / 1000).toFixed(1)} s)`,
+  );
+  return dir;
+}
+
+/** Each package through `import` and `require`, handed to its smoke.mjs (as npm run smoke does). */
+function loadEverywhere(dir, label) {
+  const problems = [];
+  for (const { dir: pkgDir, manifest } of publishedPackages(root)) {
+    const check = pathToFileURL(join(pkgDir, "smoke.mjs")).href;
+    const subpaths = Object.keys(manifest.exports ?? {}).filter(
+      (k) => k.startsWith("./") && k !== "./package.json",
+    );
+    for (const kind of ["esm", "cjs"]) {
+      const load = (s) =>
+        kind === "esm" ? `await import(${JSON.stringify(s)})` : `require(${JSON.stringify(s)})`;
+      const entries = `{ ${subpaths.map((k) => `${JSON.stringify(k)}: ${load(`${manifest.name}/${k.slice(2)}`)}`).join(", ")} }`;
+      const body = `const smoke = (await import(${JSON.stringify(check)})).default;\nawait smoke(${load(manifest.name)}, ${JSON.stringify(kind)}, ${entries});\n`;
+      const file = join(dir, `load-${manifest.name.replace("/", "-")}.${kind === "esm" ? "mjs" : "cjs"}`);
+      writeFileSync(
+        file,
+        kind === "esm"
+          ? body
+          : `(async () => {\n${body}})().catch((e) => { console.error(e); process.exit(1); });\n`,
+      );
+      const r = spawnSync("node", [file], { cwd: dir, encoding: "utf8" });
+      if (r.status !== 0)
+        problems.push(`${manifest.name} (${kind}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
+    }
+    const installed = join(dir, "node_modules", manifest.name);
+    const files = listFiles(installed);
+    for (const p of packageProblems(
+      JSON.parse(readFileSync(join(installed, "package.json"), "utf8")),
+      files,
+      (f) => readFileSync(join(installed, f), "utf8"),
+    ))
+      problems.push(`${manifest.name} (installed files): ${p}`);
+  }
+  if (problems.length === 0) pass(`${label}: every package loads through import and require, files complete`);
+  else fail(`${label}: loading`, problems.join("\n"));
+}
+
+function listFiles(dir, base = dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(join(dir, e.name), base) : [relative(base, join(dir, e.name))],
+  );
+}
+
+async function readmes(dir, label, typecheck, expressMajor) {
+  const result = await checkReadmeExamples({
+    readmes: readmeFiles(root, publishedPackages(root)),
+    project: dir,
+    root,
+    tsc: typescriptCompiler(root),
+    // biome-ignore lint/suspicious/noUndeclaredEnvVars: CI sets it; the runnable examples read it
+    env: { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" },
+    typecheck,
+    expressMajor,
+    log: () => {},
+  });
+  printSummary(result);
+  if (result.failures.length === 0)
+    pass(`${label}: README examples (${result.checked} compiled, ${result.run} run)`);
+  else fail(`${label}: README examples`);
+}
+
+function errorsCopies(dir) {
+  const out = spawnSync("npm", ["ls", "@svc/errors", "--all", "--parseable", "--long"], {
+    cwd: dir,
+    env,
+    encoding: "utf8",
+  });
+  return out.stdout
+    .split("\n")
+    .filter((l) => l.includes("@svc/errors@"))
+    .map((l) => l.split(":")[1]);
+}
+
+try {
+  const url = await startRegistry();
+  console.log(`registry: verdaccio on ${url} (${seconds()})`);
+  env = await registryUser(url);
+  const clone = cloneCheckout();
+  copyDist(clone);
+
+  // 2. The first release, as RELEASING.md does it.
+  const first = versionAndPublish(clone, ["--first-release"], "first release");
+  const problems = checkFirstRelease(clone, first.versionCommit);
+  if (problems.length === 0)
+    pass("first release: versions, one-entry changelogs, private apps untouched, tags on the version commit");
+  else fail("first release", problems.join("\n"));
+  const names = publishedPackages(root).map(({ manifest }) => manifest.name);
+  const pinned = names.map((n) => `${n}@0.1.0`);
+  const dev = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies;
+  const range = (alias) => dev[alias].replace(/^npm:[^@]+@/, "");
+  const libraries = [
+    `@types/node@${dev["@types/node"]}`,
+    `ioredis@${range("ioredis6")}`,
+    `redis@${range("redis6")}`,
+    "pino@^10",
+    `vitest@${dev.vitest}`, // a README shows a test
+  ];
+
+  // 3. Consumers.
+  const express5 = consumer("express5", [
+    ...pinned,
+    `express@${dev.express}`,
+    `@types/express@${dev["@types/express"]}`,
+    ...libraries,
+  ]);
+  loadEverywhere(express5, "Express 5");
+  await readmes(express5, "Express 5", true, 5);
+  const express4 = consumer("express4.17", [
+    ...pinned,
+    "express@4.17.3",
+    "@types/express@4.17.21",
+    ...libraries,
+  ]);
+  loadEverywhere(express4, "Express 4.17.3");
+  await readmes(express4, "Express 4.17.3", false, 4);
+
+  // 4. The kernel rule: a second kernel minor and the dependents it leaves.
+  writeFileSync(
+    join(clone, ".changeset/errors-second-minor.md"),
+    '---\n"@svc/errors": minor\n---\n\nA second minor of the kernel (registry suite).\n',
+  );
+  const second = versionAndPublish(clone, [], "kernel minor", ["errors", "auth", "ratelimit"]);
+  const ratelimit = JSON.parse(readFileSync(join(clone, "packages/ratelimit/package.json"), "utf8"));
+  if (ratelimit.version !== "0.2.0" || ratelimit.peerDependencies["@svc/errors"] !== "^0.2.0")
+    fail(
+      "kernel minor",
+      `@svc/ratelimit is ${ratelimit.version} with peer @svc/errors ${ratelimit.peerDependencies["@svc/errors"]}, not 0.2.0 with ^0.2.0\n${second.out}`,
+    );
+  const kernel = consumer("kernel", ["@svc/errors@0.1.0", "@svc/auth@0.1.0"]);
+  const mixed = spawnSync(
+    "npm",
+    ["install", "--save-exact", "--no-audit", "--no-fund", "@svc/ratelimit@0.2.0"],
+    {
+      cwd: kernel,
+      env,
+      encoding: "utf8",
+    },
+  );
+  const refused = mixed.status !== 0 && /ERESOLVE/.test(mixed.stderr) && /@svc\/errors/.test(mixed.stderr);
+  const afterRefusal = errorsCopies(kernel);
+  if (refused && afterRefusal.length === 1)
+    pass(
+      "kernel: @svc/ratelimit 0.2.0 (kernel ^0.2.0) beside @svc/auth 0.1.0 (kernel ^0.1.0) is refused with ERESOLVE, one copy stays",
+    );
+  else
+    fail(
+      "kernel: a second kernel minor was not refused",
+      `${mixed.stderr.slice(0, 800)}\ncopies: ${afterRefusal.join(", ")}`,
+    );
+  run(
+    "npm",
+    ["install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", "@svc/ratelimit@0.1.0"],
+    kernel,
+  );
+  const old = errorsCopies(kernel);
+  run(
+    "npm",
+    [
+      "install",
+      "--save-exact",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      "@svc/errors@0.2.0",
+      "@svc/auth@0.2.0",
+      "@svc/ratelimit@0.2.0",
+    ],
+    kernel,
+  );
+  const updated = errorsCopies(kernel);
+  const agree = spawnSync(
+    "node",
+    [
+      "-e",
+      'const { HttpError } = require("@svc/errors"); const r = require("@svc/ratelimit"); const a = require("@svc/auth"); if (!r || !a || !(new HttpError(429) instanceof HttpError)) process.exit(1);',
+    ],
+    { cwd: kernel, encoding: "utf8" },
+  );
+  if (old.join() === "@svc/errors@0.1.0" && updated.join() === "@svc/errors@0.2.0" && agree.status === 0)
+    pass("kernel: auth and ratelimit at 0.1.0, then both at 0.2.0, share one @svc/errors");
+  else
+    fail("kernel: copies", `0.1.0 set: ${old.join(", ")}; 0.2.0 set: ${updated.join(", ")}; ${agree.stderr}`);
+} catch (err) {
+  fail("suite", err.stack ?? String(err));
+  if (err.stdout || err.stderr) console.error(`${err.stdout ?? ""}${err.stderr ?? ""}`.slice(-3000));
+} finally {
+  verdaccio?.kill();
+  if (keep) console.log(`registry: kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+console.log(`registry: ${results.passed} passed, ${results.failed} failed (${seconds()})`);
+process.exit(results.failed === 0 ? 0 : 1);
