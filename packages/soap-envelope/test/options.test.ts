@@ -100,6 +100,12 @@ const serviceCases: [string, unknown, string, RegExp][] = [
     /got 0/,
   ],
   [
+    "limits.maxHeaderBlocks: 0",
+    service({ limits: { maxHeaderBlocks: 0 } }),
+    "ERR_SVC_SOAP_ENVELOPE_LIMITS_MAX_HEADER_BLOCKS",
+    /got 0/,
+  ],
+  [
     "limits.maxDepth: 1.5",
     service({ limits: { maxDepth: 1.5 } }),
     "ERR_SVC_SOAP_ENVELOPE_LIMITS_MAX_DEPTH",
