@@ -515,17 +515,25 @@ function checkRoles(value: unknown): readonly string[] {
   return value;
 }
 
-/** One handler per operation of the contract, and no handler for anything else. */
+/**
+ * One handler per operation of the contract, and no handler for anything else: every handler
+ * that matches no operation, and every operation without one, named in one error.
+ */
 function checkHandlers(contract: Contract, handlers: Readonly<Record<string, SoapHandler>>): void {
   const operations = contract.operations.map((o) => o.name);
+  const unknown = Object.keys(handlers).filter((name) => !operations.includes(name));
+  const missing = operations.filter((name) => !Object.hasOwn(handlers, name));
+  const problems: string[] = [];
+  if (unknown.length > 0) {
+    problems.push(
+      `${plural(unknown, "handler")} ${quoted(unknown)} ${unknown.length === 1 ? "matches" : "match"} no operation of the contract (${operations.join(", ")})`,
+    );
+  }
+  if (missing.length > 0) problems.push(`no handler for ${plural(missing, "operation")} ${quoted(missing)}`);
+  if (problems.length > 0) {
+    throw codedOptionError("soap-envelope", "handlers", `@svc/soap-envelope: ${problems.join("; ")}`);
+  }
   for (const name of Object.keys(handlers)) {
-    if (!operations.includes(name)) {
-      throw codedOptionError(
-        "soap-envelope",
-        "handlers",
-        `@svc/soap-envelope: handler "${name}" matches no operation of the contract (${operations.join(", ")})`,
-      );
-    }
     if (typeof handlers[name] !== "function") {
       throw optionError(
         "handlers",
@@ -535,15 +543,14 @@ function checkHandlers(contract: Contract, handlers: Readonly<Record<string, Soa
       );
     }
   }
-  for (const name of operations) {
-    if (!handlers[name]) {
-      throw codedOptionError(
-        "soap-envelope",
-        "handlers",
-        `@svc/soap-envelope: no handler for operation "${name}"`,
-      );
-    }
-  }
+}
+
+function plural(names: readonly string[], noun: string): string {
+  return names.length === 1 ? noun : `${noun}s`;
+}
+
+function quoted(names: readonly string[]): string {
+  return names.map((n) => `"${n}"`).join(", ");
 }
 
 /**

@@ -88,10 +88,20 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
 /** Why a document was refused; `kind` decides the fault or status it becomes. */
 export class XmlError extends Error {
   readonly kind: "malformed" | "too-large" | "timeout" | "limit" | "dtd" | "pi" | "encoding";
-  constructor(kind: XmlError["kind"], message: string) {
+  /**
+   * For a document that is not well-formed: where (1-based line and column) and what the parser
+   * found, without a subject (`unexpected end`), so a caller can speak of its own document.
+   */
+  readonly position: { line: number; column: number; problem: string } | undefined;
+  constructor(
+    kind: XmlError["kind"],
+    message: string,
+    position?: { line: number; column: number; problem: string },
+  ) {
     super(message);
     this.name = "XmlError";
     this.kind = kind;
+    this.position = position;
   }
 }
 
@@ -377,6 +387,22 @@ export function parseSimple(text: string, limits: ResolvedXmlLimits): ParsedElem
   return parseSimpleXml(text, limits, BASE_SCOPE);
 }
 
+/**
+ * A contract document (WSDL, XSD) at start-up: {@link parseXmlString}, but processing instructions
+ * are skipped (XML 1.0 §2.6: they are for applications, and a WSDL may carry an
+ * `<?xml-stylesheet?>` for browsers); DTDs are still refused, so no entity is ever expanded.
+ */
+export function parseXmlDocument(source: string, limits: ResolvedXmlLimits): ParsedElement {
+  if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  const fast = parseSimpleXml(text, limits, BASE_SCOPE);
+  if (fast !== undefined) return fast;
+  const builder = TreeBuilder.acquire(limits);
+  builder.allowInstructions = true;
+  builder.write(text);
+  return builder.close();
+}
+
 /** Synchronous {@link parseXml} of a whole string (contracts loaded at start-up). */
 export function parseXmlString(source: string, limits: ResolvedXmlLimits): ParsedElement {
   if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
@@ -602,6 +628,8 @@ class TreeBuilder {
   private stopped = false;
   /** How many children the open child of the document element may have. */
   private childLimit = Number.POSITIVE_INFINITY;
+  /** Whether processing instructions are skipped rather than refused (contracts, not messages). */
+  allowInstructions = false;
 
   constructor() {
     // XML 1.0 (Fifth Edition) §2.8: a 1.0 processor "will process [a document declaring another
@@ -613,6 +641,7 @@ class TreeBuilder {
       throw new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
     });
     this.parser.on("processinginstruction", () => {
+      if (this.allowInstructions) return;
       throw new XmlError("pi", "A processing instruction is not allowed in a SOAP message");
     });
     this.parser.on("opentagstart", () => {
@@ -783,6 +812,7 @@ class TreeBuilder {
     this.mayStop = false;
     this.stopped = false;
     this.childLimit = Number.POSITIVE_INFINITY;
+    this.allowInstructions = false;
     if (BUILDER_POOL.length < BUILDER_POOL_SIZE) BUILDER_POOL.push(this);
     return root;
   }
@@ -801,9 +831,11 @@ const BASE_SCOPE: Readonly<Record<string, string>> = Object.freeze(
 
 function asXmlError(err: unknown): XmlError {
   if (err instanceof XmlError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = cutCharacters(err instanceof Error ? err.message : String(err), 200);
   // saxes reports "line:column: message"; the text is safe to echo (no document content).
-  return new XmlError("malformed", `The message is not well-formed XML: ${cutCharacters(message, 200)}`);
+  const at = /^(\d+):(\d+): (.*)$/s.exec(message);
+  const position = at ? { line: Number(at[1]), column: Number(at[2]), problem: at[3] as string } : undefined;
+  return new XmlError("malformed", `The message is not well-formed XML: ${message}`, position);
 }
 
 /** `{ns}local`: the Clark notation used for qualified names throughout this package. */

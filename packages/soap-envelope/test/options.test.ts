@@ -50,7 +50,7 @@ const serviceCases: [string, unknown, string, RegExp][] = [
     "no handler for an operation",
     service({ handlers: { getCustomer: () => 1 } }),
     "ERR_SVC_SOAP_ENVELOPE_HANDLERS",
-    /no handler for operation "createCustomer"/,
+    /no handler for operations "createCustomer", "logEvent", "sendNotification"/,
   ],
   ["authenticate: true", service({ authenticate: true }), "ERR_SVC_SOAP_ENVELOPE_AUTHENTICATE", /got true/],
   ["authorize: 'yes'", service({ authorize: "yes" }), "ERR_SVC_SOAP_ENVELOPE_AUTHORIZE", /got "yes"/],
