@@ -1,10 +1,11 @@
 import { SOAP11_NS, SOAP12_NS, SoapFault, senderFault, UPGRADE_HEADER } from "./fault.js";
 import {
   type ParsedElement,
-  parseXml,
   type ResolvedXmlLimits,
+  readXml,
   resolveLimits,
   shown,
+  type XmlCheckpoint,
   XmlError,
   type XmlLimits,
   type XmlSource,
@@ -76,7 +77,8 @@ export async function parseEnvelope(
   const limits = resolveLimits(options.limits);
   let root: ParsedElement;
   try {
-    root = await parseXml(source, limits, options.charset);
+    root = (await readXml(source, limits, options.charset, undefined, envelopeCheckpoint(limits, false)))
+      .root;
   } catch (err) {
     if (err instanceof XmlError && err.kind !== "too-large") {
       throw new SoapFault({ code: "Sender", reason: err.message, cause: err });
@@ -88,6 +90,22 @@ export async function parseEnvelope(
 
 /** Part 1 §5 structure checks over an already parsed document. */
 export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
+  const { headers } = checkEnvelopeHead(root);
+  return { headers, body: checkEnvelopeBody(root) };
+}
+
+/** What {@link checkEnvelopeHead} found: the header blocks and the `env:Body` element (perhaps partial). */
+export interface EnvelopeHead {
+  headers: HeaderBlock[];
+  body: ParsedElement;
+}
+
+/**
+ * The structure checks that need only the envelope's start, up to the Body's start tag (what a
+ * parse stopped by {@link envelopeCheckpoint} holds): the version, the Envelope's attributes, the
+ * Header and its blocks, where the Body is and its attributes.
+ */
+export function checkEnvelopeHead(root: ParsedElement): EnvelopeHead {
   if (root.localName === "Envelope" && root.namespace === SOAP11_NS) throw new Soap11EnvelopeError();
   // Part 1 §5.4.6, VersionMismatch: "The faulting node found an invalid element information item
   // instead of the expected Envelope element information item. The namespace, local name or both
@@ -106,23 +124,15 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
     throw senderFault("env:encodingStyle is not allowed on env:Envelope");
   if (hasCharacterData(root.text)) throw senderFault("env:Envelope must not contain character data");
 
-  let index = 0;
-  let header: ParsedElement | undefined;
   const first = root.children[0];
-  if (first && first.namespace === SOAP12_NS && first.localName === "Header") {
-    header = first;
-    index = 1;
-  }
-  const body = root.children[index];
+  const header = first !== undefined && isHeader(first) ? first : undefined;
+  const body = root.children[header === undefined ? 0 : 1];
   if (!body || body.namespace !== SOAP12_NS || body.localName !== "Body") {
     throw senderFault("env:Body is missing or not where Part 1 §5 puts it");
   }
-  // Part 1 §5: "The Envelope element information item has ... one or two element children"
-  if (root.children.length > index + 1) throw senderFault("Elements after env:Body are not allowed");
   checkQualifiedAttributes(body, "Body");
   if (ATTR_ENCODING_STYLE in body.attributes)
     throw senderFault("env:encodingStyle is not allowed on env:Body");
-  if (hasCharacterData(body.text)) throw senderFault("env:Body must not contain character data");
 
   const headers: HeaderBlock[] = [];
   if (header) {
@@ -143,10 +153,60 @@ export function checkEnvelope(root: ParsedElement): ParsedEnvelope {
       });
     }
   }
+  return { headers, body };
+}
+
+/**
+ * The checks that need the whole envelope, after {@link checkEnvelopeHead}: nothing after the
+ * Body, no character data in the Envelope or the Body. Returns the Body's element children.
+ */
+export function checkEnvelopeBody(root: ParsedElement): ParsedElement[] {
+  const first = root.children[0];
+  const index = first !== undefined && isHeader(first) ? 1 : 0;
+  const body = root.children[index] as ParsedElement;
+  // Part 1 §5: "The Envelope element information item has ... one or two element children"
+  if (root.children.length > index + 1) throw senderFault("Elements after env:Body are not allowed");
+  if (hasCharacterData(root.text)) throw senderFault("env:Envelope must not contain character data");
+  if (hasCharacterData(body.text)) throw senderFault("env:Body must not contain character data");
   // Body children are not required to be namespace qualified: Part 1 §5.3.1 says they "SHOULD"
   // be, and the envelope schema's Body takes `xs:any namespace="##any"`. A contract whose schema
   // has no target namespace defines unqualified operations; routing decides what is known.
-  return { headers, body: body.children };
+  return body.children;
+}
+
+function isHeader(element: ParsedElement): boolean {
+  return element.namespace === SOAP12_NS && element.localName === "Header";
+}
+
+/**
+ * The parse's checkpoint for a SOAP 1.2 envelope: at most `limits.maxHeaderBlocks` children of
+ * the Header, refused as the one past the limit opens; with `stops`, the parse stops before the
+ * content of the Body's first child (its start tag read, so the operation is known) or of any
+ * element where Part 1 §5 has none (a second Header, an element instead of or after the Body).
+ * What stops there is everything a node needs to decide on the header blocks (Part 1 §2.6 steps
+ * 1 to 4: mustUnderstand, then the blocks it processes, credentials among them) before it parses
+ * a Body that may be a megabyte of nested elements from a sender it will refuse.
+ */
+export function envelopeCheckpoint(limits: ResolvedXmlLimits, stops: boolean): XmlCheckpoint {
+  const maxHeaderBlocks = limits.maxHeaderBlocks;
+  return {
+    stops,
+    stopBefore(element, parent, depth) {
+      if (depth === 2) return !isHeader(parent);
+      const index = parent.children.length - 1;
+      if (index === 0 && isHeader(element)) return false;
+      const previous = parent.children[index - 1];
+      const inPlace =
+        element.namespace === SOAP12_NS &&
+        element.localName === "Body" &&
+        (index === 0 || (index === 1 && previous !== undefined && isHeader(previous)));
+      return !inPlace;
+    },
+    maxChildren: (element, index) =>
+      index === 0 && isHeader(element) ? maxHeaderBlocks : Number.POSITIVE_INFINITY,
+    tooManyChildren: (_element, limit) =>
+      `The message has more than ${limit} header blocks (limits.maxHeaderBlocks)`,
+  };
 }
 
 /**

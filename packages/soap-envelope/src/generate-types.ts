@@ -17,7 +17,7 @@ import { BUILTIN_INFO, floatValue } from "./xsd-builtins.js";
 const ANY_TYPE = `{${XS_NS}}anyType`;
 
 import { type Contract, loadContract } from "./wsdl.js";
-import { parseXmlString, resolveLimits } from "./xml.js";
+import { parseXmlDocument, resolveLimits } from "./xml.js";
 
 // TypeScript declarations for a contract's operations, written from the same compiled schema the
 // service decodes and encodes with, so the types say what the runtime does: a handler's payload
@@ -141,7 +141,7 @@ function resolveGenerateOptions(wsdl: unknown, options: GenerateTypesOptions): R
 
 /** `wsdl:definitions/@name`, else the first `wsdl:service/@name`. */
 function contractName(contract: Contract): string | undefined {
-  const root = parseXmlString(
+  const root = parseXmlDocument(
     contract.wsdlText,
     resolveLimits({ maxBytes: 16 * 1024 * 1024, maxDepth: 128 }),
   );

@@ -441,6 +441,12 @@ describe("MustUnderstand fault for many blocks: no bigger than the message (Part
   // declared a 100,000-character namespace once, on env:Header, for 2,000 mandatory blocks (158 kB)
   // was answered with 2,000 NotUnderstood blocks and a Reason naming every block: a 400 MB fault.
   const ns = `urn:${"x".repeat(100_000)}`;
+  // A node that raised limits.maxHeaderBlocks (default 64) keeps the fault bounded as well.
+  let many: Awaited<ReturnType<typeof startCustomerService>>;
+  beforeAll(async () => {
+    many = await startCustomerService({ limits: { maxHeaderBlocks: 5000 } });
+  });
+  afterAll(() => many.close());
   const blocks = (names: readonly string[]) =>
     envelope(getCustomer("42"), names.map((n) => `<h:${n} env:mustUnderstand="1"/>`).join("")).replace(
       "<env:Header>",
@@ -449,7 +455,7 @@ describe("MustUnderstand fault for many blocks: no bigger than the message (Part
 
   it("2,000 blocks of one name in a 100,000-character namespace → one NotUnderstood, a fault smaller than the message", async () => {
     const message = blocks(Array.from({ length: 2000 }, () => "a"));
-    const res = await post(svc.endpoint, message);
+    const res = await post(many.endpoint, message);
     expect(res.status).toBe(500);
     const fault = readFault(res.text);
     expect(fault.code).toBe(`{${ENV}}MustUnderstand`);
@@ -458,7 +464,7 @@ describe("MustUnderstand fault for many blocks: no bigger than the message (Part
   });
   it("2,000 distinct names in that namespace → NotUnderstood for the first, a fault smaller than the message", async () => {
     const message = blocks(Array.from({ length: 2000 }, (_, i) => `a${i}`));
-    const res = await post(svc.endpoint, message);
+    const res = await post(many.endpoint, message);
     expect(res.status).toBe(500);
     const fault = readFault(res.text);
     expect(fault.code).toBe(`{${ENV}}MustUnderstand`);

@@ -878,7 +878,7 @@ describe("a response the transport cannot write", () => {
 describe("configuration errors at construction", () => {
   it("missing handler → TypeError", () => {
     expect(() => soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: {} })).toThrow(
-      /no handler for operation "getCustomer"/,
+      /no handler for operations "getCustomer", "createCustomer", "logEvent", "sendNotification"/,
     );
   });
   it("handler for an unknown operation → TypeError", () => {

@@ -5,9 +5,15 @@ import { shown } from "./shown.js";
  * contract is silently ignored.
  */
 export class SchemaCompileError extends Error {
-  constructor(message: string) {
+  /**
+   * Every problem found, each naming its file and construct: a contract is checked as a whole
+   * (its binding before its types), so one start-up lists all that stands in the way.
+   */
+  readonly problems: readonly string[];
+  constructor(message: string, problems: readonly string[] = [message]) {
     super(message);
     this.name = "SchemaCompileError";
+    this.problems = problems;
   }
 }
 

@@ -11,7 +11,9 @@ import {
 } from "@svc/errors";
 import { hostRefusal } from "./endpoint-address.js";
 import {
-  checkEnvelope,
+  checkEnvelopeBody,
+  checkEnvelopeHead,
+  envelopeCheckpoint,
   type HeaderBlock,
   isTargeted,
   ROLE_NONE,
@@ -48,12 +50,15 @@ import {
   type ParsedElement,
   parseXml,
   type ResolvedXmlLimits,
+  readXml,
   resolveLimits,
   SUPPORTED_CHARSETS,
   shown,
+  type XmlCheckpoint,
   type XmlElement,
   XmlError,
   type XmlLimits,
+  type XmlParse,
   type XmlSource,
 } from "./xml.js";
 import { trimXml } from "./xml-space.js";
@@ -194,7 +199,7 @@ export interface SoapServiceOptions<Operations = never> {
   roles?: readonly string[];
   /**
    * Size and shape limits of request messages.
-   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000, maxNamespaces: 128 }
+   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000, maxNamespaces: 128, maxHeaderBlocks: 64 }
    */
   limits?: XmlLimits;
   /**
@@ -323,6 +328,8 @@ interface ServiceConfig {
   /** The `logger` option; per message, the request's logger or the fallback stands in. */
   logger: SoapLogger | undefined;
   limits: ResolvedXmlLimits;
+  /** The envelope's checkpoint: header blocks bounded; with `authenticate`, a stop before the Body's content. */
+  checkpoint: XmlCheckpoint;
   /** The `bodyTimeoutMs` option, resolved. */
   bodyTimeoutMs: number;
   roles: ReadonlySet<string>;
@@ -428,6 +435,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     "maxAttributes",
     "maxElements",
     "maxNamespaces",
+    "maxHeaderBlocks",
   ]);
   const limits = resolveLimits(options.limits);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
@@ -477,6 +485,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     authorize: options.authorize,
     logger: options.logger,
     limits,
+    checkpoint: envelopeCheckpoint(limits, options.authenticate !== undefined),
     bodyTimeoutMs,
     roles: new Set(roles),
     understood: compileNameSet([
@@ -506,17 +515,25 @@ function checkRoles(value: unknown): readonly string[] {
   return value;
 }
 
-/** One handler per operation of the contract, and no handler for anything else. */
+/**
+ * One handler per operation of the contract, and no handler for anything else: every handler
+ * that matches no operation, and every operation without one, named in one error.
+ */
 function checkHandlers(contract: Contract, handlers: Readonly<Record<string, SoapHandler>>): void {
   const operations = contract.operations.map((o) => o.name);
+  const unknown = Object.keys(handlers).filter((name) => !operations.includes(name));
+  const missing = operations.filter((name) => !Object.hasOwn(handlers, name));
+  const problems: string[] = [];
+  if (unknown.length > 0) {
+    problems.push(
+      `${plural(unknown, "handler")} ${quoted(unknown)} ${unknown.length === 1 ? "matches" : "match"} no operation of the contract (${operations.join(", ")})`,
+    );
+  }
+  if (missing.length > 0) problems.push(`no handler for ${plural(missing, "operation")} ${quoted(missing)}`);
+  if (problems.length > 0) {
+    throw codedOptionError("soap-envelope", "handlers", `@svc/soap-envelope: ${problems.join("; ")}`);
+  }
   for (const name of Object.keys(handlers)) {
-    if (!operations.includes(name)) {
-      throw codedOptionError(
-        "soap-envelope",
-        "handlers",
-        `@svc/soap-envelope: handler "${name}" matches no operation of the contract (${operations.join(", ")})`,
-      );
-    }
     if (typeof handlers[name] !== "function") {
       throw optionError(
         "handlers",
@@ -526,15 +543,14 @@ function checkHandlers(contract: Contract, handlers: Readonly<Record<string, Soa
       );
     }
   }
-  for (const name of operations) {
-    if (!handlers[name]) {
-      throw codedOptionError(
-        "soap-envelope",
-        "handlers",
-        `@svc/soap-envelope: no handler for operation "${name}"`,
-      );
-    }
-  }
+}
+
+function plural(names: readonly string[], noun: string): string {
+  return names.length === 1 ? noun : `${noun}s`;
+}
+
+function quoted(names: readonly string[]): string {
+  return names.map((n) => `"${n}"`).join(", ");
 }
 
 /**
@@ -735,24 +751,31 @@ async function exchange<M extends SoapRequest>(
   const logger = config.logger ?? request.logger ?? fallbackLogger;
   let response: SoapResponse;
   try {
-    let root: ParsedElement | undefined;
+    let parsed: XmlParse | undefined;
     let parseError: unknown;
     try {
-      root = await parseXml(request.body, config.limits, type.charset, config.bodyTimeoutMs);
+      parsed = await readXml(
+        request.body,
+        config.limits,
+        type.charset,
+        config.bodyTimeoutMs,
+        config.checkpoint,
+      );
     } catch (err) {
       parseError = err;
     }
-    if (root === undefined) response = parseFailure(config, parseError);
+    if (parsed === undefined) response = parseFailure(config, parseError);
     else {
       const action = type.action;
       let op: ContractOperation | undefined;
       try {
-        const envelope = checkEnvelope(root);
-        const bodyElement = envelope.body[0];
-        const routed = route(config, action, bodyElement);
+        // With `authenticate`, the parse stopped before the Body's content (envelopeCheckpoint):
+        // the header blocks are complete, the Body's first child is a start tag.
+        const head = checkEnvelopeHead(parsed.root);
+        const routed = route(config, action, head.body.children[0]);
         op = routed?.op;
         const blocks: XmlElement[] = [];
-        for (const block of envelope.headers) blocks.push(block.element);
+        for (const block of head.headers) blocks.push(block.element);
         const base: SoapAuthContext = {
           operation: op?.name ?? "",
           action,
@@ -762,27 +785,27 @@ async function exchange<M extends SoapRequest>(
           http: request.http,
         };
         let context: SoapContext;
-        let target: ContractOperation;
         // Part 1 §2.6 step 3, before any header block is processed (the `authenticate` hook is
         // step 4): "If such a fault is generated, any further processing MUST NOT be done."
-        checkMustUnderstand(config, envelope.headers);
-        checkHeaderEncodings(config, envelope.headers);
+        checkMustUnderstand(config, head.headers);
+        checkHeaderEncodings(config, head.headers);
         if (config.authenticate) {
-          const own = targetedBlocks(config, envelope.headers, blocks);
+          const own = targetedBlocks(config, head.headers, blocks);
           const principal = await authenticateStep(config.authenticate, own, base);
-          // Refused credentials are the sender's fault; a hook that broke is this node's (toFaultResponse).
+          // Refused credentials are the sender's fault; a hook that broke is this node's
+          // (toFaultResponse). Either way the Body's content is never parsed.
           if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
-          target = checkBody(envelope.body, routed, action);
           context = { ...base, principal };
         } else {
-          target = checkBody(envelope.body, routed, action);
           // Without the hook nothing else saw `base`: it becomes the context (no copy per message).
           context = base as SoapContext;
           context.principal = undefined;
         }
+        const body = checkEnvelopeBody(parsed.rest === undefined ? parsed.root : parseRest(parsed.rest));
+        const target = checkBody(body, routed, action);
         // Authorization before decoding: a caller refused here costs no schema validation.
         if (config.authorize) await authorizeStep(config.authorize, context, target);
-        const payload = decodeBody(config, bodyElement as ParsedElement);
+        const payload = decodeBody(config, body[0] as ParsedElement);
         const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
         response = encodeResult(config, target, await handler(payload, context));
       } catch (err) {
@@ -797,6 +820,16 @@ async function exchange<M extends SoapRequest>(
   }
   if (sink !== undefined) respondThrough(sink, request, response);
   return response;
+}
+
+/** The rest of a stopped parse; what it finds wrong is the sender's fault, as in {@link parseFailure}. */
+function parseRest(rest: () => ParsedElement): ParsedElement {
+  try {
+    return rest();
+  } catch (err) {
+    if (err instanceof XmlError) throw senderFault(err.message);
+    throw err;
+  }
 }
 
 /** A body that is not well-formed XML (or too large) is refused before any SOAP processing. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { escapeXml } from "@svc/errors";
+import { optionError as codedOptionError, escapeXml } from "@svc/errors";
 import { checkLongAs, checkObject, optionError } from "./options.js";
 import {
   type CompiledSchema,
@@ -10,7 +10,7 @@ import {
   type SchemaSource,
   XS_NS,
 } from "./schema.js";
-import { clark, type ParsedElement, parseXmlString, resolveLimits, resolveQName } from "./xml.js";
+import { clark, type ParsedElement, parseXmlDocument, resolveLimits, resolveQName, XmlError } from "./xml.js";
 
 const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 const SOAP12_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
@@ -96,25 +96,60 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   }
   checkLongAs(options.longAs, "longAs", "loadContract: longAs");
   const doc = readWsdl(wsdl, options);
-  const { sources, schemaFiles } = loadSchemaSources(doc);
-  const schema = compileSchemas(sources, options.longAs === undefined ? {} : { longAs: options.longAs });
-  const messages = readMessages(doc.root, doc.tns, schema);
-  const binding = findSoap12Binding(doc.root, doc.tns);
-  const portType = findPortType(doc.root, doc.tns, binding);
-  const operations = wsdlChildren(binding, "operation").map((bop) => readOperation(bop, portType, messages));
-  checkRoutable(operations);
+  // Every blocker at once, the binding first: a team learns from one start-up whether the
+  // contract's binding is one this node serves before it reads about its types.
+  const problems: string[] = [];
+  const collect = <T>(step: () => T, prefix = `${doc.location}: `): T | undefined => {
+    try {
+      return step();
+    } catch (err) {
+      if (!(err instanceof SchemaCompileError)) throw err;
+      for (const problem of err.problems) problems.push(`${prefix}${problem}`);
+      return undefined;
+    }
+  };
+  const binding = collect(() => findSoap12Binding(doc.root, doc.tns));
+  const portType = binding && collect(() => findPortType(doc.root, doc.tns, binding));
+  const bindingOperations = binding ? wsdlChildren(binding, "operation") : [];
+  for (const bop of bindingOperations) collect(() => checkBindingOperation(bop));
+  const loaded = collect(() => loadSchemaSources(doc), "");
+  const schema =
+    loaded &&
+    collect(
+      () => compileSchemas(loaded.sources, options.longAs === undefined ? {} : { longAs: options.longAs }),
+      "",
+    );
+  const messages = schema && readMessages(doc.root, doc.tns, schema, collect);
+  const operations: ContractOperation[] = [];
+  if (portType && messages) {
+    for (const bop of bindingOperations) {
+      const op = collect(() => readOperation(bop, portType, messages));
+      if (op) operations.push(op);
+    }
+    collect(() => checkRoutable(operations));
+  }
+  if (problems.length > 0 || !schema || !loaded) {
+    throw new SchemaCompileError(
+      problems.length === 1
+        ? (problems[0] as string)
+        : `the contract cannot be loaded, ${problems.length} problems:\n- ${problems.join("\n- ")}`,
+      problems,
+    );
+  }
   return {
     targetNamespace: doc.tns,
     operations,
     schema,
     wsdlText: doc.wsdlText,
-    schemaFiles,
-    render: renderer(doc.wsdlText, schemaFiles),
+    schemaFiles: loaded.schemaFiles,
+    render: renderer(doc.wsdlText, loaded.schemaFiles),
   };
 }
 
 /** The WSDL document as read: its text, parsed root and where relative imports resolve from. */
 interface WsdlDocument {
+  /** How problems name the document: its path as given, or `WSDL` for text. */
+  location: string;
   wsdlText: string;
   root: ParsedElement;
   baseDir: string;
@@ -122,8 +157,11 @@ interface WsdlDocument {
   limits: ReturnType<typeof resolveLimits>;
 }
 
-/** Message name → its one part (document/literal): the part's name and element. */
-type Messages = ReadonlyMap<string, { part: string; element: string }>;
+/** Message name → its one part (document/literal): the part's name and element; null when refused. */
+type Messages = ReadonlyMap<string, { part: string; element: string } | null>;
+
+/** Thrown for a construct that names a message already reported: nothing more to say. */
+const REPORTED = new SchemaCompileError("reported with the message it names", []);
 
 /** Reads and parses the WSDL (a path, or the document's text) and checks its document element. */
 function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
@@ -135,12 +173,31 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
   });
   const isText = wsdl.trimStart().startsWith("<");
   const wsdlPath = isText ? join(resolve(options.baseDir ?? process.cwd()), "inline.wsdl") : resolve(wsdl);
-  const wsdlText = isText ? wsdl : readXmlFile(wsdlPath);
-  const root = parse(wsdlText, isText ? "WSDL" : wsdlPath, limits);
-  if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
-    throw new SchemaCompileError("the WSDL document element must be wsdl:definitions (WSDL 1.1)");
+  const location = isText ? "WSDL" : wsdl;
+  let wsdlText: string;
+  try {
+    wsdlText = isText ? wsdl : readXmlFile(wsdlPath);
+  } catch (err) {
+    throw codedOptionError(
+      "soap-envelope",
+      "wsdl",
+      `@svc/soap-envelope: wsdl names the file ${wsdlPath}, which cannot be read (${fileProblem(err)}); give the path of a WSDL 1.1 file or its text`,
+    );
   }
-  return { wsdlText, root, baseDir: dirname(wsdlPath), tns: root.attributes.targetNamespace ?? "", limits };
+  const root = parse(wsdlText, location, limits);
+  if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
+    throw new SchemaCompileError(
+      `${location}: the document element must be wsdl:definitions (WSDL 1.1), not {${root.namespace}}${root.localName}`,
+    );
+  }
+  return {
+    location,
+    wsdlText,
+    root,
+    baseDir: dirname(wsdlPath),
+    tns: root.attributes.targetNamespace ?? "",
+    limits,
+  };
 }
 
 /** wsdl:types: inline schemas and, transitively, the documents they import or include. */
@@ -154,7 +211,14 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
       if (file === undefined || seen.has(file)) continue;
       seen.add(file);
       const rel = relative(doc.baseDir, file);
-      const text = readXmlFile(file);
+      let text: string;
+      try {
+        text = readXmlFile(file);
+      } catch (err) {
+        throw new SchemaCompileError(
+          `${location}: xs:${child.localName} schemaLocation="${child.attributes.schemaLocation}" names ${file}, which cannot be read (${fileProblem(err)})`,
+        );
+      }
       const imported = parse(text, rel, doc.limits);
       schemaFiles.set(normalize(rel).split("\\").join("/"), text);
       sources.push({ root: imported, location: rel });
@@ -164,10 +228,12 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
   for (const t of wsdlChildren(doc.root, "types")) {
     for (const schema of t.children) {
       if (schema.namespace !== XS_NS || schema.localName !== "schema") {
-        throw new SchemaCompileError(`wsdl:types: {${schema.namespace}}${schema.localName} is not supported`);
+        throw new SchemaCompileError(
+          `${doc.location} wsdl:types: {${schema.namespace}}${schema.localName} is not supported`,
+        );
       }
-      sources.push({ root: schema, location: "wsdl:types" });
-      loadImports(schema, doc.baseDir, "wsdl:types");
+      sources.push({ root: schema, location: `${doc.location} wsdl:types` });
+      loadImports(schema, doc.baseDir, `${doc.location} wsdl:types`);
     }
   }
   return { sources, schemaFiles };
@@ -238,30 +304,46 @@ function qname(node: ParsedElement, attr: string): string {
 }
 
 /** wsdl:message: each must have one part naming a declared element (document/literal). */
-function readMessages(root: ParsedElement, tns: string, schema: CompiledSchema): Messages {
-  const messages = new Map<string, { part: string; element: string }>();
+function readMessages(
+  root: ParsedElement,
+  tns: string,
+  schema: CompiledSchema,
+  collect: <T>(step: () => T) => T | undefined,
+): Messages {
+  const messages = new Map<string, { part: string; element: string } | null>();
   for (const m of wsdlChildren(root, "message")) {
-    const parts = wsdlChildren(m, "part");
-    const part = parts[0];
-    if (parts.length !== 1 || !part || part.attributes.element === undefined) {
-      throw new SchemaCompileError(
-        `wsdl:message "${m.attributes.name ?? ""}": document/literal needs exactly one part with an element (no type= parts)`,
-      );
-    }
-    const element = qname(part, "element");
-    if (!schema.hasElement(element))
-      throw new SchemaCompileError(
-        `wsdl:message "${m.attributes.name ?? ""}": element ${element} is not declared`,
-      );
-    messages.set(clark(tns, m.attributes.name ?? ""), { part: part.attributes.name ?? "", element });
+    messages.set(clark(tns, m.attributes.name ?? ""), null);
+    collect(() => readMessage(m, tns, schema, messages));
   }
   return messages;
+}
+
+function readMessage(
+  m: ParsedElement,
+  tns: string,
+  schema: CompiledSchema,
+  messages: Map<string, { part: string; element: string } | null>,
+): void {
+  const parts = wsdlChildren(m, "part");
+  const part = parts[0];
+  if (parts.length !== 1 || !part || part.attributes.element === undefined) {
+    throw new SchemaCompileError(
+      `wsdl:message "${m.attributes.name ?? ""}": document/literal needs exactly one part with an element (no type= parts)`,
+    );
+  }
+  const element = qname(part, "element");
+  if (!schema.hasElement(element))
+    throw new SchemaCompileError(
+      `wsdl:message "${m.attributes.name ?? ""}": element ${element} is not declared`,
+    );
+  messages.set(clark(tns, m.attributes.name ?? ""), { part: part.attributes.name ?? "", element });
 }
 
 /** The element of the one part of the message `node` names. */
 function messageElement(node: ParsedElement, messages: Messages): string {
   const name = qname(node, "message");
   const declared = messages.get(name);
+  if (declared === null) throw REPORTED;
   if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
   return declared.element;
 }
@@ -325,9 +407,6 @@ function readOperation(bop: ParsedElement, portType: ParsedElement, messages: Me
   const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
   if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
   const soapOp = bop.children.find((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "operation");
-  if (soapOp?.attributes.style !== undefined && soapOp.attributes.style !== "document") {
-    throw new SchemaCompileError(`operation "${name}": style="${soapOp.attributes.style}" is not supported`);
-  }
   const headers = readInputHeaders(bop, name, messages);
   const input = wsdlChildren(op, "input")[0];
   const output = wsdlChildren(op, "output")[0];
@@ -349,35 +428,68 @@ function readOperation(bop: ParsedElement, portType: ParsedElement, messages: Me
 }
 
 /**
- * Checks the soap12:body / fault / header of a binding operation (literal use only) and returns
- * the elements of the input's header blocks, in document order.
+ * What the binding says of one operation, before any type is read: document style, and
+ * soap12:body / fault / header of literal use only (wsdl11soap12 §3.4-§3.7).
  */
-function readInputHeaders(bop: ParsedElement, name: string, messages: Messages): string[] {
-  const headers: string[] = [];
+function checkBindingOperation(bop: ParsedElement): void {
+  const name = bop.attributes.name ?? "";
+  const soapOp = bop.children.find((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "operation");
+  if (soapOp?.attributes.style !== undefined && soapOp.attributes.style !== "document") {
+    throw new SchemaCompileError(`operation "${name}": style="${soapOp.attributes.style}" is not supported`);
+  }
   for (const io of bop.children) {
     for (const body of io.children) {
       if (body.namespace !== SOAP12_BINDING_NS) continue;
       if (body.localName !== "body" && body.localName !== "fault" && body.localName !== "header") {
         throw new SchemaCompileError(`operation "${name}": soap12:${body.localName} is not supported`);
       }
-      if ((body.attributes.use ?? "literal") !== "literal") {
-        throw new SchemaCompileError(
-          `operation "${name}": use="${body.attributes.use}" is not supported (literal only)`,
-        );
+      for (const declaration of [body, ...headerFaults(body)]) {
+        if ((declaration.attributes.use ?? "literal") !== "literal") {
+          throw new SchemaCompileError(
+            `operation "${name}": soap12:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only)`,
+          );
+        }
       }
-      if (body.localName !== "header") continue;
-      // wsdl11soap12 §3.6: message and part name the element of the header block.
-      const messageName = qname(body, "message");
-      const declared = messages.get(messageName);
-      if (!declared || declared.part !== body.attributes.part) {
-        throw new SchemaCompileError(
-          `operation "${name}": soap12:header names part "${body.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
-        );
-      }
-      if (io.namespace === WSDL_NS && io.localName === "input") headers.push(declared.element);
+    }
+  }
+}
+
+/** The soap12:headerfault children of a soap12:header (wsdl11soap12 §3.7). */
+function headerFaults(node: ParsedElement): ParsedElement[] {
+  if (node.localName !== "header") return [];
+  return node.children.filter((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "headerfault");
+}
+
+/**
+ * The elements of the input's header blocks (soap12:header), in document order. Each
+ * soap12:header, and each soap12:headerfault in one, must name a part of a declared message
+ * (wsdl11soap12 §3.6, §3.7); a headerfault describes header blocks of faults, which this node
+ * never sends, so it is checked and otherwise ignored.
+ */
+function readInputHeaders(bop: ParsedElement, name: string, messages: Messages): string[] {
+  const headers: string[] = [];
+  for (const io of bop.children) {
+    for (const header of io.children) {
+      if (header.namespace !== SOAP12_BINDING_NS || header.localName !== "header") continue;
+      const element = declaredPart(header, name, messages);
+      for (const fault of headerFaults(header)) declaredPart(fault, name, messages);
+      if (io.namespace === WSDL_NS && io.localName === "input") headers.push(element);
     }
   }
   return headers;
+}
+
+/** The element of the message part a soap12:header or soap12:headerfault names. */
+function declaredPart(node: ParsedElement, operation: string, messages: Messages): string {
+  const messageName = qname(node, "message");
+  const declared = messages.get(messageName);
+  if (declared === null) throw REPORTED;
+  if (!declared || declared.part !== node.attributes.part) {
+    throw new SchemaCompileError(
+      `operation "${operation}": soap12:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
+    );
+  }
+  return declared.element;
 }
 
 /** The body element routes a request to its operation: no two operations may take the same one. */
@@ -456,12 +568,36 @@ const PREDEFINED_ENTITIES: Readonly<Record<string, string>> = {
   apos: "'",
 };
 
+/**
+ * A WSDL or XSD file parsed; what is wrong with it is said of the file (its line and column when it
+ * is not well-formed), never of a message.
+ */
 function parse(text: string, location: string, limits: ReturnType<typeof resolveLimits>): ParsedElement {
   try {
-    return parseXmlString(text, limits);
+    return parseXmlDocument(text, limits);
   } catch (err) {
-    throw new SchemaCompileError(`${location}: ${(err as Error).message}`);
+    if (!(err instanceof XmlError)) throw err;
+    const position = err.position;
+    if (position !== undefined) {
+      throw new SchemaCompileError(
+        `${location}:${position.line}:${position.column}: not well-formed XML: ${position.problem}`,
+      );
+    }
+    const problem =
+      err.kind === "dtd"
+        ? "a document type declaration is not allowed (no DTD is read, so no entity is expanded)"
+        : err.message.replace(/^The message\b/, "the document");
+    throw new SchemaCompileError(`${location}: ${problem}`);
   }
+}
+
+/** Why a file could not be read, for a message: `ENOENT: no such file or directory`. */
+function fileProblem(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return typeof code === "string"
+    ? `${code}: ${message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "")}`
+    : message;
 }
 
 function wsdlChildren(node: ParsedElement, localName: string): ParsedElement[] {

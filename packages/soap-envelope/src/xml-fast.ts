@@ -1,4 +1,4 @@
-import type { ParsedElement, ResolvedXmlLimits } from "./xml.js";
+import type { ParsedElement, ResolvedXmlLimits, XmlCheckpoint, XmlParse } from "./xml.js";
 import { XML_NON_WHITESPACE } from "./xml-space.js";
 
 // A fast path for the documents SOAP clients send: an optional XML declaration and elements with
@@ -127,6 +127,11 @@ class FastParse {
   rawCount = 0;
   readonly raw: string[] = [];
   readonly at = { colon: -1 };
+  /** The checkpoint asked as the first levels open (xml.ts), whether it may stop and did. */
+  checkpoint: XmlCheckpoint | undefined;
+  mayStop = false;
+  stopped = false;
+  childLimit = Number.POSITIVE_INFINITY;
 
   reset(s: string, limits: ResolvedXmlLimits, baseScope: Readonly<Record<string, string>>): void {
     this.s = s;
@@ -139,6 +144,10 @@ class FastParse {
     this.depth = 0;
     this.bindings = 0;
     this.rawCount = 0;
+    this.checkpoint = undefined;
+    this.mayStop = false;
+    this.stopped = false;
+    this.childLimit = Number.POSITIVE_INFINITY;
   }
 
   skipSpace(): number {
@@ -207,6 +216,13 @@ class FastParse {
       const parent = this.stack[depth - 1] as ParsedElement;
       if (this.textShown[depth - 1]) parent.mixed = true;
       parent.children.push(element);
+      if (
+        depth < 3 &&
+        this.checkpoint !== undefined &&
+        !this.watch(this.checkpoint, element, parent, depth)
+      ) {
+        return false;
+      }
     } else if (this.root === undefined) {
       this.root = element;
     } else {
@@ -221,6 +237,19 @@ class FastParse {
       this.textShown[depth] = false;
       this.declared[depth] = declared;
       this.depth = depth + 1;
+    }
+    return true;
+  }
+
+  /**
+   * The checkpoint's questions for an element opening at depth 1 or 2 (as xml.ts asks them); false
+   * to give up past the children limit (saxes then refuses the document).
+   */
+  watch(checkpoint: XmlCheckpoint, element: ParsedElement, parent: ParsedElement, depth: number): boolean {
+    if (depth === 1) this.childLimit = checkpoint.maxChildren(element, parent.children.length - 1);
+    else if (parent.children.length > this.childLimit) return false;
+    if (this.mayStop && !this.stopped && checkpoint.stopBefore(element, parent, depth as 1 | 2)) {
+      this.stopped = true;
     }
     return true;
   }
@@ -362,7 +391,8 @@ class FastParse {
   }
 }
 
-const PARSE = new FastParse();
+/** The parser of every document in turn; one that stopped at a checkpoint keeps its own. */
+let PARSE = new FastParse();
 
 /** The length of the XML declaration at offset 0, 0 when there is none, -1 when it is not one. */
 function declarationLength(s: string): number {
@@ -387,29 +417,67 @@ export function parseSimpleXml(
   const p = PARSE;
   p.reset(s, limits, baseScope);
   p.pos = declLength;
+  return finish(p, run(p));
+}
+
+/**
+ * {@link parseSimpleXml} asking `checkpoint` as the first levels open. A parse that stops keeps
+ * its state (another document takes a fresh parser meanwhile) and resumes in `rest()`; when the
+ * rest leaves the subset, `reparse()` (saxes over the whole document) gives the tree.
+ */
+export function parseSimpleXmlUntil(
+  s: string,
+  limits: ResolvedXmlLimits,
+  baseScope: Readonly<Record<string, string>>,
+  checkpoint: XmlCheckpoint,
+  reparse: () => ParsedElement,
+): XmlParse | undefined {
+  const declLength = declarationLength(s);
+  if (declLength === -1) return undefined;
+  const p = PARSE;
+  p.reset(s, limits, baseScope);
+  p.checkpoint = checkpoint;
+  p.mayStop = checkpoint.stops;
+  p.pos = declLength;
+  const ok = run(p);
+  if (!ok || !p.stopped) {
+    const root = finish(p, ok);
+    return root === undefined ? undefined : { root, rest: undefined };
+  }
+  PARSE = new FastParse();
+  return {
+    root: p.root as ParsedElement,
+    rest: () => {
+      p.mayStop = false;
+      return finish(p, run(p)) ?? reparse();
+    },
+  };
+}
+
+/** Parses from `p.pos` to the end of the text, or to a checkpoint's stop; false to give up. */
+function run(p: FastParse): boolean {
+  const s = p.s;
   const n = s.length;
-  let ok = true;
   while (p.pos < n) {
     if (s.charCodeAt(p.pos) !== LT) {
-      if (!p.text()) {
-        ok = false;
-        break;
-      }
+      if (!p.text()) return false;
       continue;
     }
     p.pos++;
     if (s.charCodeAt(p.pos) === SLASH) {
       p.pos++;
-      if (p.depth === 0 || !p.endTag()) {
-        ok = false;
-        break;
-      }
-    } else if (!p.startTag()) {
-      ok = false;
-      break;
+      if (p.depth === 0 || !p.endTag()) return false;
+    } else {
+      if (!p.startTag()) return false;
+      if (p.stopped && p.mayStop) return true;
     }
   }
+  return true;
+}
+
+/** The root of a parse that ran to the end (`ok`), else undefined; the parser is cleared. */
+function finish(p: FastParse, ok: boolean): ParsedElement | undefined {
   const root = ok && p.depth === 0 ? p.root : undefined;
-  p.reset("", limits, baseScope);
+  p.reset("", p.limits, p.baseScope);
   return root;
 }

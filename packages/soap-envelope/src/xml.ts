@@ -5,7 +5,7 @@ import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
 import { cutCharacters } from "./shown.js";
-import { parseSimpleXml, setAttribute } from "./xml-fast.js";
+import { parseSimpleXml, parseSimpleXmlUntil, setAttribute } from "./xml-fast.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
 export { shown } from "./shown.js";
@@ -55,6 +55,14 @@ export interface XmlLimits {
    * @default 128
    */
   maxNamespaces?: number;
+  /**
+   * Most header blocks (child elements of a SOAP `env:Header`). Without a bound, a message within
+   * every other limit could carry tens of thousands of blocks, each parsed, checked for
+   * `mustUnderstand` and handed to the `authenticate` hook; past the limit the message is refused
+   * with an `env:Sender` fault as the block opens, before the rest is parsed.
+   * @default 64
+   */
+  maxHeaderBlocks?: number;
 }
 
 /** Limits with every default applied. */
@@ -68,6 +76,7 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
     maxAttributes: limits.maxAttributes ?? 64,
     maxElements: limits.maxElements ?? 100_000,
     maxNamespaces: limits.maxNamespaces ?? 128,
+    maxHeaderBlocks: limits.maxHeaderBlocks ?? 64,
   };
   for (const [key, value] of Object.entries(out)) {
     if (!Number.isSafeInteger(value) || value < 1)
@@ -79,10 +88,20 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
 /** Why a document was refused; `kind` decides the fault or status it becomes. */
 export class XmlError extends Error {
   readonly kind: "malformed" | "too-large" | "timeout" | "limit" | "dtd" | "pi" | "encoding";
-  constructor(kind: XmlError["kind"], message: string) {
+  /**
+   * For a document that is not well-formed: where (1-based line and column) and what the parser
+   * found, without a subject (`unexpected end`), so a caller can speak of its own document.
+   */
+  readonly position: { line: number; column: number; problem: string } | undefined;
+  constructor(
+    kind: XmlError["kind"],
+    message: string,
+    position?: { line: number; column: number; problem: string },
+  ) {
     super(message);
     this.name = "XmlError";
     this.kind = kind;
+    this.position = position;
   }
 }
 
@@ -90,6 +109,42 @@ const XMLNS_URI = "http://www.w3.org/2000/xmlns/";
 
 /** Source of a document: one buffer or string, or a stream of buffers (an `IncomingMessage`). */
 export type XmlSource = string | Uint8Array | AsyncIterable<Uint8Array | string>;
+
+/**
+ * What a parse asks as the document element's children (depth 1) and grandchildren (depth 2)
+ * open: whether to stop there, and how many children a child of the document element may have.
+ * A stopped parse reads the rest of the source but parses none of it until its `rest()` is
+ * called, so a caller can decide on what came first (a SOAP envelope's header blocks) before
+ * paying for the rest (its Body). The envelope's rules are in envelope.ts; the parser knows none.
+ */
+export interface XmlCheckpoint {
+  /** Whether the parse may stop at all; when false, {@link XmlCheckpoint.stopBefore} is never asked. */
+  readonly stops: boolean;
+  /**
+   * Whether to stop before `element`'s content: its start tag is read (name, attributes), its
+   * content not. `depth` 1 is a child of the document element, 2 a grandchild.
+   */
+  stopBefore(element: ParsedElement, parent: ParsedElement, depth: 1 | 2): boolean;
+  /** How many child elements `element`, the `index`-th child of the document element, may have. */
+  maxChildren(element: ParsedElement, index: number): number;
+  /** The message of the {@link XmlError} (kind `"limit"`) when `element` has more than `limit` children. */
+  tooManyChildren(element: ParsedElement, limit: number): string;
+}
+
+/** A parse that may have stopped at an {@link XmlCheckpoint}. */
+export interface XmlParse {
+  /** The document element: complete when `rest` is undefined, else up to where the parse stopped. */
+  root: ParsedElement;
+  /**
+   * Parses the rest of a stopped document (throwing {@link XmlError} as the parse would have) and
+   * returns the complete document element: `root` completed, or a new tree equal to it in what
+   * was parsed before the stop. Undefined when the parse did not stop.
+   */
+  rest: (() => ParsedElement) | undefined;
+}
+
+/** Characters written to the streaming parser at once when it may stop: how far past a stop it parses. */
+const STOP_SLICE = 4096;
 
 /**
  * Parses a document with `saxes` (streaming, namespace-aware) into {@link ParsedElement}s,
@@ -111,7 +166,25 @@ export async function parseXml(
   charset?: string,
   timeoutMs?: number,
 ): Promise<ParsedElement> {
-  if (typeof source === "string") return parseXmlString(source, limits);
+  return (await readXml(source, limits, charset, timeoutMs, undefined)).root;
+}
+
+/**
+ * {@link parseXml} that asks `checkpoint` as the document's first levels open: the whole source
+ * is read (under the same limits and deadline), but a parse told to stop parses at most
+ * {@link STOP_SLICE} characters past that point until its `rest()` is called.
+ */
+export async function readXml(
+  source: XmlSource,
+  limits: ResolvedXmlLimits,
+  charset: string | undefined,
+  timeoutMs: number | undefined,
+  checkpoint: XmlCheckpoint | undefined,
+): Promise<XmlParse> {
+  if (typeof source === "string") {
+    if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
+    return parseWholeUntil(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source, limits, checkpoint);
+  }
   // The first chunk's text is held back: a message that arrives in one chunk (most do) is
   // parsed whole, by the fast path when it can; a longer one streams into saxes as it arrives.
   const cs = charset?.toLowerCase();
@@ -127,6 +200,15 @@ export async function parseXml(
   // The document's first bytes while they may be the start of a byte order mark, which a read
   // may end inside as well: they decide the decoder together with the bytes that follow.
   let held: Uint8Array | undefined;
+  // Text that arrived after the parse stopped at the checkpoint: parsed by `rest()`, if ever.
+  let parked: string[] | undefined;
+  const feed = (text: string) => {
+    if (parked !== undefined) parked.push(text);
+    else {
+      const left = (builder as TreeBuilder).write(text);
+      if (left !== undefined) parked = [left];
+    }
+  };
   const onChunk = (raw: Uint8Array | string) => {
     let chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
     bytes += chunk.byteLength;
@@ -166,10 +248,10 @@ export async function parseXml(
     }
     if (declaration !== undefined) declaration = checkDeclaredEncoding(declaration + text);
     if (builder === undefined) {
-      builder = TreeBuilder.acquire(limits);
-      builder.write(first ?? "");
+      builder = TreeBuilder.acquire(limits, checkpoint);
+      feed(first ?? "");
     }
-    builder.write(text);
+    feed(text);
   };
   if (source instanceof Uint8Array) onChunk(source);
   else if (isEmitterStream(source)) await readEmitter(source, onChunk, timeoutMs);
@@ -184,9 +266,21 @@ export async function parseXml(
     // without `stream` the state is flushed); one that failed midway is dropped.
     releaseDecoder(decoder);
   }
-  if (builder === undefined) return parseWhole(first === undefined ? rest : first + rest, limits);
-  builder.write(rest);
-  return builder.close();
+  if (builder === undefined) {
+    return parseWholeUntil(first === undefined ? rest : first + rest, limits, checkpoint);
+  }
+  feed(rest);
+  if (parked === undefined) return { root: builder.close(), rest: undefined };
+  const stopped = builder;
+  const texts = parked;
+  return {
+    root: stopped.partialRoot(),
+    rest: () => {
+      stopped.resume();
+      for (const text of texts) stopped.write(text);
+      return stopped.close();
+    },
+  };
 }
 
 const EMPTY = new Uint8Array(0);
@@ -252,9 +346,38 @@ function parseWhole(text: string, limits: ResolvedXmlLimits): ParsedElement {
   return parseSimpleXml(text, limits, BASE_SCOPE) ?? parseWithSaxes(text, limits);
 }
 
-/** A whole document through saxes alone (the fast path's tests compare against it). */
-export function parseWithSaxes(text: string, limits: ResolvedXmlLimits): ParsedElement {
-  const builder = TreeBuilder.acquire(limits);
+/** {@link parseWhole} asking `checkpoint`; a stopped fast parse that gives up later is parsed again by saxes. */
+function parseWholeUntil(
+  text: string,
+  limits: ResolvedXmlLimits,
+  checkpoint: XmlCheckpoint | undefined,
+): XmlParse {
+  if (checkpoint === undefined) return { root: parseWhole(text, limits), rest: undefined };
+  const fast = parseSimpleXmlUntil(text, limits, BASE_SCOPE, checkpoint, () =>
+    parseWithSaxes(text, limits, checkpoint),
+  );
+  if (fast !== undefined) return fast;
+  const builder = TreeBuilder.acquire(limits, checkpoint);
+  const left = builder.write(text);
+  if (left === undefined) return { root: builder.close(), rest: undefined };
+  return {
+    root: builder.partialRoot(),
+    rest: () => {
+      builder.resume();
+      builder.write(left);
+      return builder.close();
+    },
+  };
+}
+
+/** A whole document through saxes alone (the fast path's tests compare against it), never stopping. */
+export function parseWithSaxes(
+  text: string,
+  limits: ResolvedXmlLimits,
+  checkpoint?: XmlCheckpoint,
+): ParsedElement {
+  const builder = TreeBuilder.acquire(limits, checkpoint);
+  builder.resume();
   builder.write(text);
   return builder.close();
 }
@@ -262,6 +385,22 @@ export function parseWithSaxes(text: string, limits: ResolvedXmlLimits): ParsedE
 /** The fast path of xml-fast.ts with this module's base scope, for its tests. */
 export function parseSimple(text: string, limits: ResolvedXmlLimits): ParsedElement | undefined {
   return parseSimpleXml(text, limits, BASE_SCOPE);
+}
+
+/**
+ * A contract document (WSDL, XSD) at start-up: {@link parseXmlString}, but processing instructions
+ * are skipped (XML 1.0 §2.6: they are for applications, and a WSDL may carry an
+ * `<?xml-stylesheet?>` for browsers); DTDs are still refused, so no entity is ever expanded.
+ */
+export function parseXmlDocument(source: string, limits: ResolvedXmlLimits): ParsedElement {
+  if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  const fast = parseSimpleXml(text, limits, BASE_SCOPE);
+  if (fast !== undefined) return fast;
+  const builder = TreeBuilder.acquire(limits);
+  builder.allowInstructions = true;
+  builder.write(text);
+  return builder.close();
 }
 
 /** Synchronous {@link parseXml} of a whole string (contracts loaded at start-up). */
@@ -483,6 +622,14 @@ class TreeBuilder {
   private namespaces = 0;
   private readonly declared: number[] = [];
   private limits: ResolvedXmlLimits = DEFAULT_LIMITS;
+  private checkpoint: XmlCheckpoint | undefined;
+  /** Whether the checkpoint may still stop this parse, and whether it did. */
+  private mayStop = false;
+  private stopped = false;
+  /** How many children the open child of the document element may have. */
+  private childLimit = Number.POSITIVE_INFINITY;
+  /** Whether processing instructions are skipped rather than refused (contracts, not messages). */
+  allowInstructions = false;
 
   constructor() {
     // XML 1.0 (Fifth Edition) §2.8: a 1.0 processor "will process [a document declaring another
@@ -494,6 +641,7 @@ class TreeBuilder {
       throw new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
     });
     this.parser.on("processinginstruction", () => {
+      if (this.allowInstructions) return;
       throw new XmlError("pi", "A processing instruction is not allowed in a SOAP message");
     });
     this.parser.on("opentagstart", () => {
@@ -533,10 +681,39 @@ class TreeBuilder {
   }
 
   /** A builder ready for a new document under `limits`, from the pool when one is free. */
-  static acquire(limits: ResolvedXmlLimits): TreeBuilder {
+  static acquire(limits: ResolvedXmlLimits, checkpoint?: XmlCheckpoint): TreeBuilder {
     const builder = BUILDER_POOL.pop() ?? new TreeBuilder();
     builder.limits = limits;
+    if (checkpoint !== undefined) {
+      builder.checkpoint = checkpoint;
+      builder.mayStop = checkpoint.stops;
+    }
     return builder;
+  }
+
+  /** The document element as far as it is built (after a stop). */
+  partialRoot(): ParsedElement {
+    return this.root as ParsedElement;
+  }
+
+  /** Continues a stopped parse: the checkpoint no longer stops it. */
+  resume(): void {
+    this.mayStop = false;
+    this.stopped = false;
+  }
+
+  /** The checkpoint's questions for an element opening at depth 1 or 2. */
+  private watch(
+    checkpoint: XmlCheckpoint,
+    element: ParsedElement,
+    parent: ParsedElement,
+    depth: 1 | 2,
+  ): void {
+    if (depth === 1) this.childLimit = checkpoint.maxChildren(element, parent.children.length - 1);
+    else if (parent.children.length > this.childLimit) {
+      throw new XmlError("limit", checkpoint.tooManyChildren(parent, this.childLimit));
+    }
+    if (this.mayStop && !this.stopped && checkpoint.stopBefore(element, parent, depth)) this.stopped = true;
   }
 
   private open(tag: SaxesTagNS): void {
@@ -583,6 +760,9 @@ class TreeBuilder {
     if (parent) {
       if (this.textShown[this.stack.length - 1]) parent.mixed = true;
       parent.children.push(element);
+      const depth = this.stack.length;
+      if (depth < 3 && this.checkpoint !== undefined)
+        this.watch(this.checkpoint, element, parent, depth as 1 | 2);
     } else {
       this.root = element;
     }
@@ -590,10 +770,22 @@ class TreeBuilder {
     this.stack.push(element); // saxes emits closetag for self-closing tags too
   }
 
-  write(text: string): void {
-    if (text.length === 0) return;
+  /**
+   * Parses `text`. While the checkpoint may stop the parse, in slices of {@link STOP_SLICE}
+   * characters: once it has stopped, the text not yet parsed is returned (`""` when none is left).
+   */
+  write(text: string): string | undefined {
+    if (text.length === 0) return this.stopped ? "" : undefined;
     try {
-      this.parser.write(text);
+      if (!this.mayStop) {
+        this.parser.write(text);
+        return undefined;
+      }
+      for (let at = 0; at < text.length; at += STOP_SLICE) {
+        this.parser.write(at === 0 && text.length <= STOP_SLICE ? text : text.slice(at, at + STOP_SLICE));
+        if (this.stopped) return text.slice(at + STOP_SLICE);
+      }
+      return undefined;
     } catch (err) {
       throw asXmlError(err);
     }
@@ -616,6 +808,11 @@ class TreeBuilder {
     this.stack.length = 0;
     this.textShown.length = 0;
     this.limits = DEFAULT_LIMITS;
+    this.checkpoint = undefined;
+    this.mayStop = false;
+    this.stopped = false;
+    this.childLimit = Number.POSITIVE_INFINITY;
+    this.allowInstructions = false;
     if (BUILDER_POOL.length < BUILDER_POOL_SIZE) BUILDER_POOL.push(this);
     return root;
   }
@@ -634,9 +831,11 @@ const BASE_SCOPE: Readonly<Record<string, string>> = Object.freeze(
 
 function asXmlError(err: unknown): XmlError {
   if (err instanceof XmlError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = cutCharacters(err instanceof Error ? err.message : String(err), 200);
   // saxes reports "line:column: message"; the text is safe to echo (no document content).
-  return new XmlError("malformed", `The message is not well-formed XML: ${cutCharacters(message, 200)}`);
+  const at = /^(\d+):(\d+): (.*)$/s.exec(message);
+  const position = at ? { line: Number(at[1]), column: Number(at[2]), problem: at[3] as string } : undefined;
+  return new XmlError("malformed", `The message is not well-formed XML: ${message}`, position);
 }
 
 /** `{ns}local`: the Clark notation used for qualified names throughout this package. */

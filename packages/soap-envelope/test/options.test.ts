@@ -50,7 +50,7 @@ const serviceCases: [string, unknown, string, RegExp][] = [
     "no handler for an operation",
     service({ handlers: { getCustomer: () => 1 } }),
     "ERR_SVC_SOAP_ENVELOPE_HANDLERS",
-    /no handler for operation "createCustomer"/,
+    /no handler for operations "createCustomer", "logEvent", "sendNotification"/,
   ],
   ["authenticate: true", service({ authenticate: true }), "ERR_SVC_SOAP_ENVELOPE_AUTHENTICATE", /got true/],
   ["authorize: 'yes'", service({ authorize: "yes" }), "ERR_SVC_SOAP_ENVELOPE_AUTHORIZE", /got "yes"/],
@@ -97,6 +97,12 @@ const serviceCases: [string, unknown, string, RegExp][] = [
     "limits.maxBytes: 0",
     service({ limits: { maxBytes: 0 } }),
     "ERR_SVC_SOAP_ENVELOPE_LIMITS_MAX_BYTES",
+    /got 0/,
+  ],
+  [
+    "limits.maxHeaderBlocks: 0",
+    service({ limits: { maxHeaderBlocks: 0 } }),
+    "ERR_SVC_SOAP_ENVELOPE_LIMITS_MAX_HEADER_BLOCKS",
     /got 0/,
   ],
   [
