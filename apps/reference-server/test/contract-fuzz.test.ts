@@ -478,3 +478,107 @@ describe("the served /openapi.json, taken at its word by generated requests", ()
     expect(found()).toEqual([]);
   }, 120_000);
 });
+
+/*
+ * The inputs the generated runs found, as named rows: each pairs what the served document says
+ * with what the server answers, so either drifting alone fails.
+ */
+describe("what the served /openapi.json says, row by row", () => {
+  let doc: Json;
+  let c: Contract;
+  let t: Started;
+  let token: string;
+  beforeAll(async () => {
+    t = await sqlite.start();
+    doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as Json;
+    c = new Contract(doc);
+    const res = await fetch(`${t.url}/auth/token`, { method: "POST", headers: { authorization: ADMIN } });
+    token = `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
+  });
+  afterAll(() => t?.stop());
+
+  const op = (path: string, method: string) => (doc.paths as Record<string, Json>)[path]?.[method] as Json;
+  const param = (o: Json, name: string) =>
+    (o.parameters as Json[]).map((p) => c.resolve(p)).find((p) => p.name === name) as Json;
+  const bodySchema = (o: Json) =>
+    ((c.resolve<Json>(o.requestBody).content as Record<string, Json>)["application/json"] as Json)
+      .schema as Json;
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${t.url}${path}`, {
+      method,
+      headers: {
+        authorization: token,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+
+  it("GET /employees/9223372036854775808 → 400, outside the documented int64 id", async () => {
+    const id = c.resolve<Json>(param(op("/employees/{id}", "get"), "id").schema);
+    expect(id).toMatchObject({ type: "integer", format: "int64", minimum: 1 });
+    expect((await call("GET", "/employees/9223372036854775808")).status).toBe(400);
+    expect((await call("GET", "/employees/9223372036854775807")).status).toBe(404);
+  });
+
+  it('POST /customers {"email": "a@b-.com"} → 400, and the schema refuses it too', async () => {
+    const schema = bodySchema(op("/customers", "post"));
+    const body = { name: "Ada", email: "a@b-.com", city: "London" };
+    expect(c.valid(schema, body)).toBe(false);
+    expect((await call("POST", "/customers", body)).status).toBe(400);
+    const good = { ...body, email: "ada.lovelace+svc@example-mail.co.uk" };
+    expect(c.valid(schema, good)).toBe(true);
+    expect((await call("POST", "/customers", good)).status).toBe(201);
+  });
+
+  it('POST /departments {"name": "   "} or a NUL → 400, and the schema refuses both', async () => {
+    const schema = bodySchema(op("/departments", "post"));
+    for (const name of ["   ", "R&D\u0000"]) {
+      expect(c.valid(schema, { name, city: "Oslo" })).toBe(false);
+      expect((await call("POST", "/departments", { name, city: "Oslo" })).status).toBe(400);
+    }
+  });
+
+  it("a name of 100 emoji fits maxLength 100 and is taken; 100 letters and a space are not", async () => {
+    const schema = bodySchema(op("/departments", "post"));
+    const emoji = { name: "😀".repeat(100), city: "Oslo" };
+    expect(c.valid(schema, emoji)).toBe(true);
+    expect((await call("POST", "/departments", emoji)).status).toBe(201);
+    const padded = { name: `${"a".repeat(100)} `, city: "Oslo" };
+    expect(c.valid(schema, padded)).toBe(false);
+    expect((await call("POST", "/departments", padded)).status).toBe(400);
+  });
+
+  it("GET /projects?name=%00 → 400, and the filter's schema refuses NUL", async () => {
+    const name = c.resolve<Json>(param(op("/projects", "get"), "name").schema);
+    expect(c.valid(name, "\u0000")).toBe(false);
+    expect((await call("GET", "/projects?name=%00")).status).toBe(400);
+  });
+
+  it('POST /products {"categoryId": 999999} → 422 naming categoryId, which the 422 documents', async () => {
+    const o = op("/products", "post");
+    const body = { name: "Lamp", sku: "LAMP-1", categoryId: 999_999, price: 10, stock: 1 };
+    expect(c.valid(bodySchema(o), body)).toBe(true);
+    const res = await call("POST", "/products", body, { "idempotency-key": "lamp-1" });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe("categoryId");
+    expect(String(c.resolve<Json>((o.responses as Json)["422"]).description)).toContain("`categoryId`");
+  });
+
+  it("PUT /v2/employees/1 with an id other than 1 → 400; the documented body has no id", async () => {
+    const schema = bodySchema(op("/v2/employees/{id}", "put"));
+    expect(Object.keys((c.resolve<Json>(schema).properties as Json) ?? {})).not.toContain("id");
+    const current = (await (await call("GET", "/v2/employees/1")).json()) as Json;
+    const { _links, id, ...body } = current;
+    expect(c.valid(schema, body)).toBe(true);
+    expect((await call("PUT", "/v2/employees/1", { ...body, id: 2 })).status).toBe(400);
+    expect((await call("PUT", "/v2/employees/1", { ...body, id })).status).toBe(200);
+  });
+
+  it("If-None-Match: x (malformed) → 200, as the parameter's description says; * → 304", async () => {
+    const described = String(param(op("/employees/{id}", "get"), "If-None-Match").description);
+    expect(described).toMatch(/malformed member of the list matches nothing/);
+    expect((await call("GET", "/employees/1", undefined, { "if-none-match": "x" })).status).toBe(200);
+    expect((await call("GET", "/employees/1", undefined, { "if-none-match": "*" })).status).toBe(304);
+  });
+});
