@@ -24,9 +24,11 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The request schemas of the document. Each write has its own: a POST never carries `id` (the
- * server answers 400 when it does), a PUT may repeat the path's id, a PATCH may send any non-empty
- * subset of the fields (the server validates `schema.partial()` and refuses an empty one).
+ * The request schemas of the document. A POST and a PUT send every field, a PATCH any non-empty
+ * subset of them (the server validates `schema.partial()` and refuses an empty one). None of them
+ * documents `id`: the path names the resource, and a body id is only tolerated when it repeats
+ * the path's (as a representation read by GET does); any other is a 400 that no schema can tell
+ * from a valid request, since a schema cannot refer to the path.
  */
 function requestSchemas(): { schemas: Record<string, Json>; bodies: Map<z.ZodObject, RequestBodies> } {
   const registry = z.registry<{ id: string }>();
@@ -39,15 +41,10 @@ function requestSchemas(): { schemas: Record<string, Json>; bodies: Map<z.ZodObj
       continue;
     }
     const base = name.replace(/Input$/, "");
-    const hasId = "id" in schema.shape;
-    registry.add(hasId ? schema.omit({ id: true }) : schema, { id: name });
-    if (hasId) registry.add(schema, { id: `${base}Replacement` });
-    registry.add(schema.partial(), { id: `${base}Patch` });
-    bodies.set(schema, {
-      create: name,
-      replace: hasId ? `${base}Replacement` : name,
-      patch: `${base}Patch`,
-    });
+    const writable = "id" in schema.shape ? schema.omit({ id: true }) : schema;
+    registry.add(writable, { id: name });
+    registry.add(writable.partial(), { id: `${base}Patch` });
+    bodies.set(schema, { create: name, replace: name, patch: `${base}Patch` });
   }
   const generated = z.toJSONSchema(registry, {
     target: "draft-2020-12",
@@ -750,12 +747,13 @@ const noContent = (description: string) => ({ description, headers: CORRELATION 
 // Parameters
 // ---------------------------------------------------------------------------------------------
 
-const ID_SCHEMA = { type: "integer", minimum: 1 };
+/** Ids are signed 64-bit (`int64` bounds them to 2^63 − 1, which a JSON number cannot spell exactly). */
+const ID_SCHEMA = { type: "integer", format: "int64", minimum: 1 };
 const idParameter = (name: string, noun: string) => ({
   name,
   in: "path",
   required: true,
-  description: `The ${noun.toLowerCase()}'s id (any other path segment is a 404)`,
+  description: `The ${noun.toLowerCase()}'s id, 1 to 9223372036854775807 (more digits are a 400, any other path segment a 404)`,
   schema: ID_SCHEMA,
 });
 function pathParams(r: CrudResource): Json[] {
@@ -782,19 +780,20 @@ function listParams(r: CrudResource): Json[] {
       in: "query",
       description:
         spec.match === "contains"
-          ? "Case-insensitive substring, 1 to 200 characters"
+          ? "Case-insensitive substring, 1 to 200 characters, no NUL"
           : spec.match === "int"
             ? "Exact match"
             : spec.match === "id"
               ? "Exact match, an id from 0 to 9223372036854775807 (more is a 400)"
-              : "Exact match, 1 to 200 characters",
+              : "Exact match, 1 to 200 characters, no NUL",
       schema:
         spec.match === "int"
           ? { type: "integer", minimum: 0, maximum: 999_999_999 }
           : spec.match === "id"
             ? // Up to 2^63 − 1, as path ids (a JSON number cannot hold that bound exactly).
               { type: "integer", format: "int64", minimum: 0 }
-            : { type: "string", minLength: 1, maxLength: 200 },
+            : // PostgreSQL text cannot hold NUL: the server refuses it with a 400.
+              { type: "string", minLength: 1, maxLength: 200, pattern: NO_NUL },
     })),
   ];
 }
@@ -809,6 +808,9 @@ const IDEMPOTENCY_KEY = {
   type: "string",
   pattern: String.raw`^(?:[\x21\x23-\x2B\x2D-\x7E]{1,255}|"(?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\[\x22\x5C]){1,255}")$`,
 };
+
+/** Any text without U+0000 (`pattern` of JSON Schema is an ECMA-262 expression, unanchored). */
+const NO_NUL = "^[^\\u0000]*$";
 
 const PARAMETERS: Record<string, Json> = {
   Page: {
@@ -847,13 +849,15 @@ const PARAMETERS: Record<string, Json> = {
   IfMatch: {
     name: "If-Match",
     in: "header",
-    description: "The ETag the client holds; the write happens only while it is current (else 412)",
+    description:
+      "`*` or the ETags the client holds (RFC 9110 §13.1.1); the request is served only while one of them is current, else 412. A malformed member of the list matches nothing",
     schema: { type: "string" },
   },
   IfNoneMatch: {
     name: "If-None-Match",
     in: "header",
-    description: "The ETag the client holds; a 304 when it is still current",
+    description:
+      "`*` or the ETags the client holds (RFC 9110 §13.1.2): a 304 when one of them is current (any current representation for `*`), else the representation. A malformed member of the list matches nothing, so a value with no well-formed member never earns a 304",
     schema: { type: "string" },
   },
 };
@@ -937,14 +941,10 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
       prefix: "",
       item: either(ref("Employee"), ref("EmployeeV2")),
       page: either(ref("EmployeePage"), ref("EmployeeV2Page")),
-      bodies:
-        bodyRefs && v2
-          ? {
-              create: { oneOf: [bodyRefs.create, v2.create] },
-              replace: { oneOf: [bodyRefs.replace, v2.replace] },
-              patch: either(bodyRefs.patch, v2.patch),
-            }
-          : undefined,
+      // The body's version follows `API-Version` (or the vendor type), which a schema cannot
+      // make a body depend on: the writes here are described with version 1, the version
+      // they take without one, and version 2's are those of `/v2/employees`.
+      bodies: bodyRefs,
       suffix: "",
       params: [version],
       media: vendor(versions),
@@ -962,7 +962,7 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
 }
 
 const VERSION_NOTE =
-  " Employees come in version 1 (`name`) and version 2 (`firstName`, `lastName`): `/v2/employees`, `API-Version: 2` or `Accept: application/vnd.svc.v2+json` selects version 2.";
+  " Employees come in version 1 (`name`) and version 2 (`firstName`, `lastName`): `/v2/employees`, `API-Version: 2` or `Accept: application/vnd.svc.v2+json` selects version 2 (of the body too: without one, a body here is version 1).";
 
 /** What every operation of one collection variant is described with, resolved once. */
 interface Operations {
@@ -983,6 +983,8 @@ interface Operations {
   versionNote: string;
   /** Path parameters and the variant's own. */
   params: Json[];
+  /** …of a write with a body, whose version its schema states (no `API-Version`). */
+  bodyParams: Json[];
   /** The 404 of a parent that does not exist, for a nested collection. */
   parentMissing: Json;
   /** A write that moves money: an Idempotency-Key is required. */
@@ -1003,6 +1005,7 @@ function operationsOf(r: CrudResource, v: Variant): Operations {
     within: r.parent ? ` of one ${r.parent.noun.toLowerCase()}` : "",
     versionNote: r.path.startsWith("/employees") ? VERSION_NOTE : "",
     params: [...pathParams(r), ...v.params],
+    bodyParams: pathParams(r),
     parentMissing: r.parent ? { "404": response("NotFound") } : {},
     moneyKey: r.path === "/payments" || r.path === "/transfers",
   };
@@ -1023,8 +1026,9 @@ function collectionOperations(
   if (r.itemRoute === false) return;
   const itemParams = [...o.params, idParameter("id", r.noun)];
   const it: Json = { get: readOperation(o, itemParams) };
-  if (o.writes.includes("PUT") && o.bodies) it.put = replaceOperation(o, o.bodies, itemParams);
-  if (o.writes.includes("PATCH") && o.bodies) it.patch = updateOperation(o, o.bodies, itemParams);
+  const bodyParams = [...o.bodyParams, idParameter("id", r.noun)];
+  if (o.writes.includes("PUT") && o.bodies) it.put = replaceOperation(o, o.bodies, bodyParams);
+  if (o.writes.includes("PATCH") && o.bodies) it.patch = updateOperation(o, o.bodies, bodyParams);
   if (o.writes.includes("DELETE")) it.delete = deleteOperation(o, itemParams);
   paths[`${o.collection}/{id}`] = it;
 }
@@ -1063,7 +1067,7 @@ function createOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>):
       moneyKey ? " An `Idempotency-Key` is required." : " An `Idempotency-Key` makes a retry safe."
     }${versionNote}`,
     parameters: [
-      ...o.params,
+      ...o.bodyParams,
       { $ref: `#/components/parameters/${moneyKey ? "RequiredIdempotencyKey" : "IdempotencyKey"}` },
     ],
     requestBody: jsonBody(bodies.create),
@@ -1075,7 +1079,7 @@ function createOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>):
       ),
       ...o.parentMissing,
       "409": response("Conflict"),
-      "422": response("Unprocessable"),
+      "422": unprocessable("POST", r.path),
       ...WRITE,
     },
   };
@@ -1097,12 +1101,59 @@ function readOperation({ r, v, tag, singular, noun, versionNote }: Operations, i
   };
 }
 
+/**
+ * The business rules the writes check once a body is valid against its schema, by collection (and
+ * method where they differ): a 422 whose `errors` names the field at fault (spec part 7 rule 2). A
+ * schema cannot say that a referenced id exists, that stock is left or that a state allows a
+ * change, so each operation's 422 lists its rules, every field at fault in backticks.
+ */
+const BUSINESS_RULES: Record<string, readonly string[]> = {
+  "/employees": [
+    "`department` names no department",
+    "`managerId` names no employee, the employee itself or one it manages",
+    "`salary` is not positive",
+  ],
+  "/projects": ["`department` names no department", "`budget` is negative"],
+  "/products": ["`categoryId` names no category", "`price` is not positive", "`stock` is negative"],
+  "/users": ["`customerId` names no customer"],
+  "/accounts": [
+    "`balance` is negative, or has more decimals than the minor unit of its `currency` (EUR 2, JPY 0)",
+  ],
+  "/transfers": [
+    "`fromAccountId` or `toAccountId` names no account",
+    "`toAccountId` is `fromAccountId`, or holds another currency",
+    "`amount` is not positive, or has more decimals than the minor unit of the accounts' currency",
+  ],
+  "POST /orders": [
+    "`customerId` names no customer",
+    "an item's `productId` names no product",
+    "an item's `quantity` exceeds the stock left of its product",
+    "the `items` total more than 10^12 EUR",
+  ],
+  "PATCH /orders": [
+    "`status` is no transition from the order's state (PAID → SHIPPED; PENDING or PAID → CANCELLED)",
+    "`trackingNumber` and `carrier` are missing to ship",
+  ],
+  "/payments": ["`orderId` names no order", "`amount` is not the order's total"],
+  "/cart": ["`items` name a product twice, or one that does not exist, or total more than 10^12 EUR"],
+};
+
+/** The 422 of a write to `path`: its business rules, and a reused `Idempotency-Key` on a POST. */
+function unprocessable(method: "POST" | "PUT" | "PATCH", path: string): Json {
+  const rules = [...(BUSINESS_RULES[`${method} ${path}`] ?? BUSINESS_RULES[path] ?? [])];
+  if (method === "POST") rules.push("an `Idempotency-Key` is reused with another payload");
+  if (rules.length === 0) return response("Unprocessable");
+  return errorResponse(
+    `A business rule is broken (\`errors\` names the field at fault): ${rules.join("; ")}`,
+  );
+}
+
 /** The errors of a write to one item. */
-const ITEM_ERRORS = {
+const itemErrors = (method: "PUT" | "PATCH", path: string) => ({
   "404": response("NotFound"),
   "409": response("Conflict"),
-  "422": response("Unprocessable"),
-};
+  "422": unprocessable(method, path),
+});
 
 function replaceOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>, itemParams: Json[]): Json {
   const { v, noun } = o;
@@ -1110,10 +1161,14 @@ function replaceOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>,
     tags: [o.tag],
     operationId: `replace${o.singular}${v.suffix}`,
     summary: `Replace a ${noun}`,
-    description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
+    description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. The path names the ${noun}: a body \`id\` is tolerated when it repeats the path's, any other is a 400. \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
     parameters: [...itemParams, IF_MATCH],
     requestBody: jsonBody(bodies.replace),
-    responses: { "200": ok(`The ${noun} as replaced`, v.item, v.media.item), ...ITEM_ERRORS, ...OTHER_WRITE },
+    responses: {
+      "200": ok(`The ${noun} as replaced`, v.item, v.media.item),
+      ...itemErrors("PUT", o.r.path),
+      ...OTHER_WRITE,
+    },
   };
 }
 
@@ -1126,10 +1181,14 @@ function updateOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>, 
     summary: orderPatch ? "Ship or cancel an order" : `Change some fields of a ${noun}`,
     description: orderPatch
       ? "PAID → SHIPPED (with `carrier` and `trackingNumber`), PENDING or PAID → CANCELLED; any other transition is a 422. PENDING → PAID happens by `POST /payments`."
-      : `Changes only the fields sent (at least one). \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
+      : `Changes only the fields sent (at least one); the id is not one of them (a body \`id\` other than the path's is a 400). \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
     parameters: [...itemParams, IF_MATCH],
     requestBody: jsonBody(bodies.patch),
-    responses: { "200": ok(`The ${noun} as changed`, v.item, v.media.item), ...ITEM_ERRORS, ...PATCH_WRITE },
+    responses: {
+      "200": ok(`The ${noun} as changed`, v.item, v.media.item),
+      ...itemErrors("PATCH", o.r.path),
+      ...PATCH_WRITE,
+    },
   };
 }
 
@@ -1184,7 +1243,7 @@ const OTHER_PATHS: Record<string, Json> = {
         "Replaces every line of the cart; each product at most once, and each must exist (422). `If-Match` makes it a compare-and-swap.",
       parameters: [IF_MATCH],
       requestBody: jsonBody(ref("CartInput")),
-      responses: { "200": ok("The cart", ref("Cart")), "422": response("Unprocessable"), ...OTHER_WRITE },
+      responses: { "200": ok("The cart", ref("Cart")), "422": unprocessable("PUT", "/cart"), ...OTHER_WRITE },
     },
     delete: {
       tags: ["cart"],

@@ -9,25 +9,35 @@ import { toMinor } from "./db/money.js";
  */
 /** NUL cannot be stored in a PostgreSQL text column, and has no place in these fields anyway. */
 const noNul = (value: string) => !value.includes("\u0000");
-const plain = (max: number) =>
-  z.string().max(max, `must be at most ${max} characters`).refine(noNul, "must not contain NUL characters");
-const text = (max = 200) =>
+/** Every string the server takes is this, as JSON Schema's `pattern` (ECMA-262, unanchored) says. */
+const NO_NUL = "^[^\\u0000]*$";
+/** …and text that must say something has a character besides white space (what `trim()` drops). */
+const NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
+/**
+ * At most `max` characters as the document's `maxLength` counts them, in code points (JSON Schema
+ * Validation 2020-12 §6.3.1), not UTF-16 units (`String.length`, which counts an emoji twice), and
+ * before trimming: a value the document calls too long is never taken because it ends in spaces.
+ */
+const chars = (max: number) =>
   z
     .string()
+    .refine((v) => v.length <= max || [...v].length <= max, `must be at most ${max} characters`)
+    .meta({ maxLength: max });
+const plain = (max: number) =>
+  chars(max).refine(noNul, "must not contain NUL characters").meta({ pattern: NO_NUL });
+const text = (max = 200) =>
+  chars(max)
     .trim()
     .min(1, "must not be empty")
-    .max(max, `must be at most ${max} characters`)
-    .refine(noNul, "must not contain NUL characters");
+    .refine(noNul, "must not contain NUL characters")
+    // `min(1)` counts the trimmed value; the document says it with the pattern.
+    .meta({ minLength: 1, pattern: NOT_BLANK });
 /**
  * Like {@link text}, but may be empty: for fields the service itself leaves empty, which a client
  * must be able to PUT back as it read them (spec 4.1 rule 2, part 9).
  */
 const maybeEmpty = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max, `must be at most ${max} characters`)
-    .refine(noNul, "must not contain NUL characters");
+  chars(max).trim().refine(noNul, "must not contain NUL characters").meta({ pattern: NO_NUL });
 /** Counts (stock) are 32-bit `integer` columns: a larger number is not a database error. */
 export const INT_MAX = 2_147_483_647;
 /**
@@ -53,7 +63,15 @@ const money = (digits = 2) =>
     .refine((v) => toMinor(v, digits) !== undefined, `must have at most ${digits} decimal places`)
     // The refinement above as JSON Schema sees it (zod's own multipleOf lets 5e-11 through).
     .meta({ multipleOf: 10 ** -digits });
-const email = z.email("must be an e-mail address").max(254);
+/**
+ * An e-mail address as the document's pattern spells it, which every validator of `format: email`
+ * also takes: a dot-atom local part (RFC 5322 §3.4.1, without its rarer characters) and a domain
+ * of RFC 1035 labels (letters, digits, inner hyphens, at most 63 each) ending in a letters-only
+ * top-level label. `a@b-.com` and `a..b@c.de` are refused.
+ */
+const EMAIL =
+  /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+const email = z.email({ pattern: EMAIL, error: "must be an e-mail address" }).max(254);
 
 export const EmployeeV1Input = z
   .strictObject({

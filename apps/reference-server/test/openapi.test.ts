@@ -124,13 +124,16 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("a PATCH body needs no field but one; a POST /employees body has no id; business minimums are in the schema", () => {
+  it("a PATCH body needs no field but one; no write body documents an id; business minimums are in the schema", () => {
     const s = doc.components.schemas as Record<string, { properties: Json; required?: string[] }>;
     const props = (name: string) => s[name]?.properties ?? {};
     expect(s.EmployeePatch).toMatchObject({ minProperties: 1 });
     expect(s.EmployeePatch?.required).toBeUndefined();
     expect(Object.keys(props("EmployeeInput"))).not.toContain("id");
-    expect(Object.keys(props("EmployeeReplacement"))).toContain("id");
+    expect(Object.keys(props("EmployeePatch"))).not.toContain("id");
+    expect(JSON.stringify(doc.paths["/v2/employees/{id}"]?.put?.requestBody)).toContain(
+      "#/components/schemas/EmployeeV2Input",
+    );
     expect(props("ProductInput").price).toMatchObject({ exclusiveMinimum: 0, multipleOf: 0.01 });
     expect(props("ProjectInput").budget).toMatchObject({ minimum: 0 });
     expect(props("EmployeeInput").salary).toMatchObject({ exclusiveMinimum: 0 });
