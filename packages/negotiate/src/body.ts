@@ -27,11 +27,15 @@ export interface ParseBodyOptions {
    */
   depth?: number;
   /**
-   * Body media types accepted; `json` covers `application/json` and any `+json`, `xml` covers
-   * `application/xml`, `text/xml` and any `+xml`.
+   * Body media types accepted: `json` covers `application/json` and any `+json`, `xml` covers
+   * `application/xml`, `text/xml` and any `+xml`; a media type (`"application/json"`,
+   * `"application/merge-patch+json"`) accepts exactly that type, read as JSON or XML by its
+   * subtype (`json`, `xml` or a `+json` / `+xml` suffix). Any other type → 415, with `Accept-Post`
+   * / `Accept-Patch` listing the media types named (`application/json` for `json`,
+   * `application/xml` for `xml`).
    * @default ["json", "xml"]
    */
-  types?: ReadonlyArray<"json" | "xml">;
+  types?: ReadonlyArray<"json" | "xml" | (string & {})>;
   /**
    * Milliseconds allowed to receive the whole body, counted from when this middleware starts
    * reading it; a body still incomplete then → 408 with `Connection: close` (RFC 9110 §15.5.9),
@@ -59,7 +63,10 @@ interface DeclaredBody {
 interface BodyConfig {
   readonly limit: number;
   readonly depth: number;
+  /** The kinds accepted whole (`json`: any JSON type). */
   readonly types: ReadonlyArray<BodyKind>;
+  /** The media types accepted one by one (essence, lower case), with how each is read. */
+  readonly exact: ReadonlyMap<string, BodyKind>;
   readonly timeout: number | false;
   /** The accepted types, for `Accept-Post` / `Accept-Patch` and the 415's message. */
   readonly acceptedHeader: string;
@@ -75,8 +82,22 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   if (typeof depth !== "number" || !Number.isSafeInteger(depth) || depth < 1) {
     throw refused("parseBody", "depth", depth, "a positive integer");
   }
-  if (!Array.isArray(types) || types.length === 0 || types.some((t) => t !== "json" && t !== "xml")) {
-    throw refused("parseBody", "types", types, 'a non-empty array of "json" and "xml"');
+  const TYPES =
+    'a non-empty array of "json", "xml" and media types read as JSON or XML (such as "application/json", "application/merge-patch+json")';
+  if (!Array.isArray(types) || types.length === 0) throw refused("parseBody", "types", types, TYPES);
+  const wholeKinds: BodyKind[] = [];
+  const exact = new Map<string, BodyKind>();
+  for (const t of types as unknown[]) {
+    if (t === "json" || t === "xml") {
+      wholeKinds.push(t);
+      continue;
+    }
+    const parsed = typeof t === "string" ? parseMediaType(t) : undefined;
+    const essence = parsed && `${parsed.type}/${parsed.subtype}`;
+    const kind =
+      essence === undefined || parsed?.parameters.length !== 0 ? undefined : kindOf(essence, ["json", "xml"]);
+    if (essence === undefined || kind === undefined) throw refused("parseBody", "types", types, TYPES);
+    exact.set(essence, kind);
   }
   const timeout = options.timeout === undefined ? 30_000 : options.timeout;
   // setTimeout's largest delay (2^31 - 1 ms); a longer one would fire at once.
@@ -91,12 +112,12 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
       "false or a whole number of milliseconds from 1 to 2147483647",
     );
   }
-  const kinds = types as ReadonlyArray<BodyKind>;
-  const accepted = [
-    ...(kinds.includes("json") ? ["application/json"] : []),
-    ...(kinds.includes("xml") ? ["application/xml"] : []),
-  ];
-  return { limit, depth, types: kinds, timeout, acceptedHeader: accepted.join(", ") };
+  const accepted = new Set([
+    ...(wholeKinds.includes("json") ? ["application/json"] : []),
+    ...(wholeKinds.includes("xml") ? ["application/xml"] : []),
+    ...exact.keys(),
+  ]);
+  return { limit, depth, types: wholeKinds, exact, timeout, acceptedHeader: [...accepted].join(", ") };
 }
 
 function isJson(mediaType: string): boolean {
@@ -191,7 +212,7 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | Http
   // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.
   const parsed = contentType === undefined ? undefined : parseMediaType(contentType);
   const mediaType = parsed ? `${parsed.type}/${parsed.subtype}` : (contentType ?? "").trim().toLowerCase();
-  const kind = kindOf(mediaType, config.types);
+  const kind = config.exact.get(mediaType) ?? kindOf(mediaType, config.types);
   if (kind === undefined) {
     return unsupported(
       req,
