@@ -1,6 +1,26 @@
 import { randomUUID } from "node:crypto";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, client, type Started } from "./harness.js";
+import { ADMIN, backends, client, type Started, sqlite } from "./harness.js";
+
+/** One GET with a Host of our choosing (fetch sends the URL's): status and body. */
+function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const split = text.indexOf("\r\n\r\n");
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(split + 4) });
+    });
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${ADMIN}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`,
+    );
+  });
+}
 
 /** What a write may carry: the media types its Accept-Post / Accept-Patch name, nothing else. */
 describe.each(backends)("write inputs on $name", (backend) => {
@@ -58,5 +78,39 @@ describe.each(backends)("write inputs on $name", (backend) => {
       expect(res.status).toBe(200);
       expect(await salaryOf(3)).toBe(77000);
     });
+  });
+});
+
+describe("ALLOWED_HOSTS=127.0.0.1 and other spellings of that host", () => {
+  let s: Started;
+  let port: string;
+  beforeAll(async () => {
+    s = await sqlite.start({ ALLOWED_HOSTS: "127.0.0.1" });
+    port = new URL(s.url).port;
+  });
+  afterAll(() => s.stop());
+
+  it.each(["2130706433", "127.1", "0x7f.0.0.1", "0177.0.0.1", "127.000.000.001"])(
+    "GET /employees/1 with Host: %s:{port} → 400 error record, no link to it",
+    async (host) => {
+      const res = await getWithHost(s.url, "/employees/1", `${host}:${port}`);
+      expect(res.status).toBe(400);
+      const record = JSON.parse(res.body) as { status: number; message: string };
+      expect(record.status).toBe(400);
+      expect(record.message).toBe("The request's Host header is not a valid host");
+      expect(res.body).not.toContain(host);
+    },
+  );
+
+  it("GET /employees/1 with Host: 127.0.0.1.:{port} → 200, links written as http://127.0.0.1:{port}", async () => {
+    const res = await getWithHost(s.url, "/employees/1", `127.0.0.1.:${port}`);
+    expect(res.status).toBe(200);
+    const employee = JSON.parse(res.body) as { _links: { self: { href: string } } };
+    expect(employee._links.self.href).toBe(`http://127.0.0.1:${port}/employees/1`);
+    expect(res.body).not.toContain("127.0.0.1.:");
+  });
+
+  it("GET /employees/1 with Host: 10.0.0.1:{port} → 421 (another host)", async () => {
+    expect((await getWithHost(s.url, "/employees/1", `10.0.0.1:${port}`)).status).toBe(421);
   });
 });
