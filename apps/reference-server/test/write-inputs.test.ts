@@ -81,6 +81,63 @@ describe.each(backends)("write inputs on $name", (backend) => {
   });
 });
 
+describe.each(backends)("numbers the service cannot hold exactly on $name (RFC 8259 §6)", (backend) => {
+  let s: Started;
+  let api: ReturnType<typeof client>;
+  beforeAll(async () => {
+    s = await backend.start();
+    api = client(s.url);
+  });
+  afterAll(() => s.stop());
+
+  const count = async () =>
+    ((await (await api("/transfers?size=1")).json()) as { page: { totalElements: number } }).page
+      .totalElements;
+
+  it.each([
+    ["1.0000000000000001", "amount"],
+    ["0.010000000000000001", "amount"],
+    ["9007199254740993", "amount"],
+  ])("POST /transfers with amount %s → 400 naming %s, no transfer", async (amount, field) => {
+    const before = await count();
+    const res = await api("/transfers", {
+      method: "POST",
+      headers: { "idempotency-key": randomUUID(), "content-type": "application/json" },
+      body: `{"fromAccountId":6,"toAccountId":1,"amount":${amount}}`,
+    });
+    expect(res.status).toBe(400);
+    const record = (await res.json()) as {
+      status: number;
+      errors?: Array<{ field: string; message: string }>;
+    };
+    expect(record.status).toBe(400);
+    expect(record.errors?.map((e) => e.field)).toEqual([field]);
+    expect(record.errors?.[0]?.message).toContain(amount);
+    expect(await count()).toBe(before);
+  });
+
+  it("PATCH /employees/3 with salary 50000.000000000001 → 400 naming salary, unchanged", async () => {
+    const before = ((await (await api("/employees/3")).json()) as { salary: number }).salary;
+    const res = await api("/employees/3", {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: '{"salary":50000.000000000001}',
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe("salary");
+    expect(((await (await api("/employees/3")).json()) as { salary: number }).salary).toBe(before);
+  });
+
+  it("POST /transfers with amount 0.10 (held exactly, two decimals) → 202", async () => {
+    const res = await api("/transfers", {
+      method: "POST",
+      headers: { "idempotency-key": randomUUID(), "content-type": "application/json" },
+      body: '{"fromAccountId":6,"toAccountId":1,"amount":0.10}',
+    });
+    expect(res.status).toBe(202);
+  });
+});
+
 describe("ALLOWED_HOSTS=127.0.0.1 and other spellings of that host", () => {
   let s: Started;
   let port: string;

@@ -9,6 +9,7 @@ import {
   splitList,
   xmlDeclaredEncoding,
 } from "@svc/errors";
+import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
 import { parseXmlBody, XmlNilError, XmlRefusedError } from "./xml-body.js";
 
@@ -44,6 +45,15 @@ export interface ParseBodyOptions {
    * @default 30000
    */
   timeout?: number | false;
+  /**
+   * Refuse a JSON body holding a number that a JavaScript number does not hold exactly: one whose
+   * text names another value than the double it parses to (`1.0000000000000001`, read as 1;
+   * `9007199254740993`, read as 9007199254740992; `1e400`, Infinity; `1e-400`, 0) → 400 with
+   * code `inexact_number` and one `{ field, message }` per such number (RFC 8259 §6). `false`
+   * takes such numbers as `JSON.parse` rounds them, silently.
+   * @default false
+   */
+  exactNumbers?: boolean;
 }
 
 /** A request after {@link parseBody}: `body` holds the parsed value (`undefined` without a body). */
@@ -68,11 +78,12 @@ interface BodyConfig {
   /** The media types accepted one by one (essence, lower case), with how each is read. */
   readonly exact: ReadonlyMap<string, BodyKind>;
   readonly timeout: number | false;
+  readonly exactNumbers: boolean;
   /** The accepted types, for `Accept-Post` / `Accept-Patch` and the 415's message. */
   readonly acceptedHeader: string;
 }
 
-const BODY_OPTIONS = ["limit", "depth", "types", "timeout"];
+const BODY_OPTIONS = ["limit", "depth", "types", "timeout", "exactNumbers"];
 
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
@@ -117,7 +128,18 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     ...(wholeKinds.includes("xml") ? ["application/xml"] : []),
     ...exact.keys(),
   ]);
-  return { limit, depth, types: wholeKinds, exact, timeout, acceptedHeader: [...accepted].join(", ") };
+  const exactNumbers = options.exactNumbers ?? false;
+  if (typeof exactNumbers !== "boolean")
+    throw refused("parseBody", "exactNumbers", exactNumbers, "a boolean");
+  return {
+    limit,
+    depth,
+    types: wholeKinds,
+    exact,
+    timeout,
+    exactNumbers,
+    acceptedHeader: [...accepted].join(", "),
+  };
 }
 
 function isJson(mediaType: string): boolean {
@@ -310,7 +332,12 @@ function startsWithUtf8Bom(body: Buffer): boolean {
 }
 
 /** Decodes and parses the received bytes: the value, or the 400 refusing them. */
-function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: unknown } | HttpError {
+function parseReceived(
+  body: Buffer,
+  kind: BodyKind,
+  depth: number,
+  exactNumbers: boolean,
+): { value: unknown } | HttpError {
   const label = kind === "json" ? "JSON" : "XML";
   let source: string;
   try {
@@ -358,6 +385,18 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
     return HttpError.badRequest(`JSON body: nesting deeper than ${depth} levels is not accepted`, {
       code: "malformed_body",
     });
+  }
+  if (kind === "json" && exactNumbers) {
+    const inexact = inexactNumbers(source);
+    if (inexact.length > 0) {
+      return HttpError.badRequest("JSON body: a number is not held exactly", {
+        code: "inexact_number",
+        errors: inexact.map(({ path, text }) => ({
+          field: path === "" ? "(body)" : path,
+          message: `must be a number held exactly by a 64-bit binary float (RFC 8259 §6); ${text} is not`,
+        })),
+      });
+    }
   }
   return { value };
 }
@@ -452,7 +491,7 @@ function receive(
     if (foreign !== undefined) {
       return finish(unsupported(req, config, `XML encoding "${foreign}" is not supported; send UTF-8`));
     }
-    const parsed = parseReceived(body, kind, config.depth);
+    const parsed = parseReceived(body, kind, config.depth, config.exactNumbers);
     if (parsed instanceof HttpError) return finish(parsed);
     req.body = parsed.value;
     finish();

@@ -109,7 +109,7 @@ const rows: OptionCase[] = [
     "parseBody(options)",
     () => parseBody(7 as never),
     "ERR_SVC_NEGOTIATE_OPTIONS",
-    /parseBody: options must be an object with the fields limit, depth, types, timeout, got 7/,
+    /parseBody: options must be an object with the fields limit, depth, types, timeout, exactNumbers, got 7/,
     () => parseBody(),
   ],
   [
@@ -167,6 +167,13 @@ const rows: OptionCase[] = [
     "ERR_SVC_NEGOTIATE_TYPES",
     /got \["application\/json; charset=utf-8"\]/,
     () => parseBody({ types: ["APPLICATION/JSON"] }),
+  ],
+  [
+    "parseBody: exactNumbers",
+    () => parseBody({ exactNumbers: "yes" as never }),
+    "ERR_SVC_NEGOTIATE_EXACT_NUMBERS",
+    /parseBody: exactNumbers must be a boolean, got "yes"/,
+    () => parseBody({ exactNumbers: true }),
   ],
   [
     "parseBody: timeout",
