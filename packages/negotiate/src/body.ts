@@ -11,7 +11,8 @@ import {
 } from "@svc/errors";
 import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
-import { parseXmlBody, XmlNilError, XmlRefusedError } from "./xml-body.js";
+import { parseXmlBody, XmlNilError, XmlRefusedError, type XmlValue } from "./xml-body.js";
+import { fromXmlRepresentation, type XmlBodySchema } from "./xml-representation.js";
 
 export { parseXmlBody, type XmlValue } from "./xml-body.js";
 
@@ -54,6 +55,23 @@ export interface ParseBodyOptions {
    * @default false
    */
   exactNumbers?: boolean;
+  /**
+   * What an XML body becomes. `shape: "document"`: the document's plain objects (`{ order: { id:
+   * "3" } }`, see `parseXmlBody`). `shape: "representation"`: the value the `xml` representation
+   * would have been written from (see `fromXmlRepresentation`): the root unwrapped, `<item>` lists
+   * as arrays, and, with a `schema` for the request, leaves typed by it.
+   * @default { shape: "document" }
+   */
+  xml?: {
+    /** @default "document" */
+    shape?: "document" | "representation";
+    /**
+     * The JSON Schema of the request's body, typing its leaves (`shape: "representation"` only);
+     * undefined leaves every leaf a string.
+     * @default none
+     */
+    schema?: (req: IncomingMessage) => XmlBodySchema | undefined;
+  };
 }
 
 /** A request after {@link parseBody}: `body` holds the parsed value (`undefined` without a body). */
@@ -79,11 +97,16 @@ interface BodyConfig {
   readonly exact: ReadonlyMap<string, BodyKind>;
   readonly timeout: number | false;
   readonly exactNumbers: boolean;
+  /** Whether XML is read back as a representation's value, with the schema of a request. */
+  readonly xml: {
+    readonly representation: boolean;
+    readonly schema: ((req: IncomingMessage) => XmlBodySchema | undefined) | undefined;
+  };
   /** The accepted types, for `Accept-Post` / `Accept-Patch` and the 415's message. */
   readonly acceptedHeader: string;
 }
 
-const BODY_OPTIONS = ["limit", "depth", "types", "timeout", "exactNumbers"];
+const BODY_OPTIONS = ["limit", "depth", "types", "timeout", "exactNumbers", "xml"];
 
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
@@ -131,6 +154,28 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   const exactNumbers = options.exactNumbers ?? false;
   if (typeof exactNumbers !== "boolean")
     throw refused("parseBody", "exactNumbers", exactNumbers, "a boolean");
+  const xmlOption: unknown = options.xml ?? {};
+  if (typeof xmlOption !== "object" || xmlOption === null || Array.isArray(xmlOption)) {
+    throw refused(
+      "parseBody",
+      "xml",
+      xmlOption,
+      '{ shape?: "document" | "representation", schema?: (req) => schema }',
+    );
+  }
+  checkOptionNames("negotiate", xmlOption, ["shape", "schema"], "parseBody", "xml");
+  const { shape = "document", schema } = xmlOption as NonNullable<ParseBodyOptions["xml"]>;
+  if (shape !== "document" && shape !== "representation") {
+    throw refused("parseBody", "xml.shape", shape, '"document" or "representation"');
+  }
+  if (schema !== undefined && (typeof schema !== "function" || shape !== "representation")) {
+    throw refused(
+      "parseBody",
+      "xml.schema",
+      schema,
+      'a function (req) => JSON Schema, with shape "representation"',
+    );
+  }
   return {
     limit,
     depth,
@@ -138,6 +183,7 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     exact,
     timeout,
     exactNumbers,
+    xml: { representation: shape === "representation", schema },
     acceptedHeader: [...accepted].join(", "),
   };
 }
@@ -493,7 +539,13 @@ function receive(
     }
     const parsed = parseReceived(body, kind, config.depth, config.exactNumbers);
     if (parsed instanceof HttpError) return finish(parsed);
-    req.body = parsed.value;
+    if (kind === "xml" && config.xml.representation) {
+      try {
+        req.body = fromXmlRepresentation(parsed.value as Record<string, XmlValue>, config.xml.schema?.(req));
+      } catch (err) {
+        return finish(err);
+      }
+    } else req.body = parsed.value;
     finish();
   });
 }
