@@ -9,10 +9,15 @@ import type { XmlValue } from "./xml-body.js";
  * nullable field). Other keywords are ignored here: validation stays the application's.
  */
 export interface XmlBodySchema {
+  /** `integer`, `number`, `boolean`, `string`, `array`, `object` (and `null`, passed over). */
   type?: string | readonly string[];
+  /** An object's members, by name. */
   properties?: Readonly<Record<string, XmlBodySchema>>;
+  /** The schema of each entry of an array. */
   items?: XmlBodySchema;
+  /** Alternatives: the first that is not `{ type: "null" }` types the value. */
   anyOf?: readonly XmlBodySchema[];
+  /** As `anyOf`. */
   oneOf?: readonly XmlBodySchema[];
 }
 
