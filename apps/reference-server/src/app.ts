@@ -268,7 +268,11 @@ function resolveParts(config: Config, deps: AppDeps): AppParts {
     // A body that stalls after its headers is a 408 record (spec part 7), not a socket held open.
     body: parseBody({
       limit: 100 * 1024,
-      types: ["json"],
+      // Exactly what Accept-Post and Accept-Patch name: another JSON type (application/json-patch+json,
+      // RFC 6902) has its own semantics, which the writes do not apply (RFC 5789 §2.2: 415).
+      types: ["application/json"],
+      // An amount of 1.0000000000000001 is no amount the service holds: a 400, never taken as 1.
+      exactNumbers: true,
       timeout: config.requestTimeoutSeconds * 1000,
     }),
     // Per principal when authenticated, else per client IP (`trust proxy` decides which IP).

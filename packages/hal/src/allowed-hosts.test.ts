@@ -69,9 +69,29 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
     ["an IPv6 literal in another spelling", "[2001:DB8::1]:8080"],
     ["an exact name with an empty port (RFC 3986 §3.2.3)", "api.example.com:"],
     ["an IPv6 literal with an empty port", "[2001:db8::1]:"],
+    ["an IPv4 address with its root dot", "127.0.0.1.:8080"],
   ])("Host: %s → 200", async (_label, host) => {
     expect(status(await raw(guarded, get(host)))).toBe(200);
   });
+
+  it.each([
+    ["one number", "2130706433"],
+    ["two parts", "127.1"],
+    ["hex", "0x7f.0.0.1:8080"],
+    ["octal", "0177.0.0.1"],
+  ])(
+    "Host: the allowed 127.0.0.1 spelt as %s (%s) → 400 invalid_host, never matched",
+    async (_label, host) => {
+      for (const url of [guarded, any]) {
+        const reply = await raw(url, get(host));
+        expect(status(reply)).toBe(400);
+        expect(body(reply)).toMatchObject({
+          status: 400,
+          message: "The request's Host header is not a valid host",
+        });
+      }
+    },
+  );
 
   it.each([
     ["a foreign name", "evil.example"],
@@ -214,6 +234,8 @@ describe("allowedHosts options are checked at construction", () => {
     ["a domain of an address", [".10.0.0.1"]],
     ["a domain of an IPv6 literal", [".[::1]"]],
     ["an address that is not one", ["10.0.0.256"]],
+    ["an address spelt as one number", ["2130706433"]],
+    ["an address spelt in hex", ["0x7f.0.0.1"]],
     ["a number", [42]],
     ["undefined", undefined],
   ])("%s → TypeError ERR_SVC_HAL_ALLOWED_HOSTS naming the option", (_label, hosts) => {

@@ -404,6 +404,16 @@ describe("Host validation through a real server (RFC 9110 §7.2, RFC 1035 §2.3.
     ["a userinfo", "user@api.example"],
     ["an empty label", "api..example"],
     ["a label ending with a hyphen", "api-.example"],
+    // Other spellings of IPv4 addresses (WHATWG URL reads them, inet_aton some, RFC 3986 none).
+    ["an IPv4 address as one number", "2130706433"],
+    ["an IPv4 address in two parts", "127.1:8080"],
+    ["an IPv4 address in hex", "0x7f.0.0.1"],
+    ["an IPv4 address in octal", "0177.0.0.1"],
+    ["an IPv4 octet with a leading zero", "127.0.0.01"],
+    ["an IPv4 octet over 255", "256.0.0.1"],
+    ["five numeric labels", "1.2.3.4.5."],
+    ["a name ending in a number", "api.example.123"],
+    ["a name ending in 0x", "api.0x"],
   ])("Host: %s → 400 error record, no link", async (_label, host) => {
     const res = await getWithHost(server.url, "/origin", host);
     expect(res.status).toBe(400);
@@ -413,7 +423,10 @@ describe("Host validation through a real server (RFC 9110 §7.2, RFC 1035 §2.3.
 
   it.each([
     ["a 253-character name", name253, `http://${name253}`],
-    ["a 253-character name with its root dot", `${name253}.`, `http://${name253}.`],
+    // RFC 1034 §3.1: the absolute spelling of a name is that name, written without the root's dot.
+    ["a 253-character name with its root dot", `${name253}.`, `http://${name253}`],
+    ["an IPv4 address with a root dot", "127.0.0.1.:8080", "http://127.0.0.1:8080"],
+    ["an IPv6 literal in a long spelling", "[2001:db8:0:0::1]", "http://[2001:db8::1]"],
     ["a 63-character label", `${label63}.example:8080`, `http://${label63}.example:8080`],
     ["port 65535", "api.example:65535", "http://api.example:65535"],
     ["port 80 (the default, dropped)", "API.example:80", "http://api.example"],
@@ -422,7 +435,7 @@ describe("Host validation through a real server (RFC 9110 §7.2, RFC 1035 §2.3.
     // RFC 3986 §3.2.3: port = *DIGIT, and normalizers "should omit the port component and its
     // ':' delimiter if port is empty".
     ["an empty port (omitted)", "API.example:", "http://api.example"],
-    ["an empty port after the root dot", "api.example.:", "http://api.example."],
+    ["an empty port after the root dot", "api.example.:", "http://api.example"],
     ["an IPv6 literal with an empty port", "[2001:db8::1]:", "http://[2001:db8::1]"],
     ["an IPv4 address with an empty port", "192.0.2.7:", "http://192.0.2.7"],
   ])("Host: %s → 200 with that origin", async (_label, host, origin) => {

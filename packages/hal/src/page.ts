@@ -4,6 +4,7 @@ import type { HalLink } from "./link.js";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
 import { Rel } from "./relations.js";
+import { HalResource } from "./resource.js";
 import { uriChars } from "./uri-chars.js";
 
 /** A validated page request: 1-based `page` and `size`. */
@@ -332,7 +333,8 @@ export function isPage(data: unknown): data is PageModel<Record<string, unknown>
 
 /**
  * The items of a page (see {@link pageModel}) without their `_links`: the rows of a flat
- * representation such as CSV. Undefined when `data` is not a page ({@link isPage}).
+ * representation such as CSV. An item built with `hal(...)` gives the members its `toJSON()`
+ * writes. Undefined when `data` is not a page ({@link isPage}).
  *
  * @example pageItems(pageModel({ collection: "employees", items: [hal({ id: 7 }).link("self", "/employees/7").toJSON()], ... })) // [{ id: 7 }]
  * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-4.1.2
@@ -340,5 +342,11 @@ export function isPage(data: unknown): data is PageModel<Record<string, unknown>
 export function pageItems(data: unknown): Record<string, unknown>[] | undefined {
   if (!isPage(data)) return undefined;
   const [items] = Object.values(data._embedded) as Record<string, unknown>[][];
-  return (items ?? []).map(({ _links, ...item }) => item);
+  return (items ?? []).map((entry) => {
+    // An item built with `hal(...)` keeps its state in private fields: its members are what its
+    // `toJSON()` writes (what JSON and XML carry), not its own enumerable properties (none).
+    const { _links, ...item } =
+      entry instanceof HalResource ? (entry.toJSON() as Record<string, unknown>) : entry;
+    return item;
+  });
 }

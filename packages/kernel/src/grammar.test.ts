@@ -166,6 +166,10 @@ describe("parseMediaRanges (RFC 9110 §12.5.1)", () => {
       ],
     ],
     ["*/html, text", undefined],
+    // RFC 6838 §4.3: a parameter named twice, whatever its case, makes the range invalid.
+    ["text/html;LEVEL=1;level=2", undefined],
+    ["text/html;level=1;level=1, text/plain", [["text/plain", 1, []]]],
+    ["text/html;level=1;q=0.5;ext=1;ext=2", [["text/html", 0.5, [["level", "1"]]]]],
     ["garbage", undefined],
     [";;;,,,", undefined],
     ["", undefined],

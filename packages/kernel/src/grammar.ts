@@ -343,7 +343,8 @@ function isRangeName(type: string, subtype: string): boolean {
 
 /**
  * Parses an `Accept` value into its valid media ranges, in the client's order. Invalid members
- * are dropped (`q=2`, two weights, `text`, `*\/html`, `text/**`: never a 500); `undefined` means nothing usable was left
+ * are dropped (`q=2`, two weights, `text`, `*\/html`, `text/**`, a parameter named twice as in
+ * `text/html;LEVEL=1;level=2`: never a 500); `undefined` means nothing usable was left
  * (no valid member, or a field over the bounds), which callers treat as no `Accept` at all.
  *
  * @example parseMediaRanges("text/html;level=1;q=0.5, text/*")?.map((r) => r.q) // [0.5, 1]
@@ -357,12 +358,16 @@ export function parseMediaRanges(accept: string): readonly MediaRange[] | undefi
     const mt = parseMediaType(member);
     if (mt === undefined || !isRangeName(mt.type, mt.subtype)) continue;
     const parameters: Parameter[] = [];
+    let repeated = false;
     for (const [name, value] of mt.parameters) {
       // RFC 9110 §12.4.2: "q" separates media-type parameters from (ignored) accept extensions.
       if (name === "q") break;
+      // RFC 6838 §4.3: "It is an error for a specific parameter to be specified more than once"
+      // (names are case-insensitive, RFC 9110 §5.6.6): `text/html;LEVEL=1;level=2` names no type.
+      if (parameters.some(([seen]) => seen === name)) repeated = true;
       parameters.push([name, value.toLowerCase()]);
     }
-    const q = memberWeight(mt.parameters);
+    const q = repeated ? undefined : memberWeight(mt.parameters);
     if (q === undefined) continue;
     const plus = mt.subtype.lastIndexOf("+");
     ranges.push({

@@ -9,8 +9,10 @@ import {
   splitList,
   xmlDeclaredEncoding,
 } from "@svc/errors";
+import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
-import { parseXmlBody, XmlNilError, XmlRefusedError } from "./xml-body.js";
+import { parseXmlBody, XmlNilError, XmlRefusedError, type XmlValue } from "./xml-body.js";
+import { fromXmlRepresentation, type XmlBodySchema } from "./xml-representation.js";
 
 export { parseXmlBody, type XmlValue } from "./xml-body.js";
 
@@ -27,11 +29,15 @@ export interface ParseBodyOptions {
    */
   depth?: number;
   /**
-   * Body media types accepted; `json` covers `application/json` and any `+json`, `xml` covers
-   * `application/xml`, `text/xml` and any `+xml`.
+   * Body media types accepted: `json` covers `application/json` and any `+json`, `xml` covers
+   * `application/xml`, `text/xml` and any `+xml`; a media type (`"application/json"`,
+   * `"application/merge-patch+json"`) accepts exactly that type, read as JSON or XML by its
+   * subtype (`json`, `xml` or a `+json` / `+xml` suffix). Any other type → 415, with `Accept-Post`
+   * / `Accept-Patch` listing the media types named (`application/json` for `json`,
+   * `application/xml` for `xml`).
    * @default ["json", "xml"]
    */
-  types?: ReadonlyArray<"json" | "xml">;
+  types?: ReadonlyArray<"json" | "xml" | (string & {})>;
   /**
    * Milliseconds allowed to receive the whole body, counted from when this middleware starts
    * reading it; a body still incomplete then → 408 with `Connection: close` (RFC 9110 §15.5.9),
@@ -40,6 +46,32 @@ export interface ParseBodyOptions {
    * @default 30000
    */
   timeout?: number | false;
+  /**
+   * Refuse a JSON body holding a number that a JavaScript number does not hold exactly: one whose
+   * text names another value than the double it parses to (`1.0000000000000001`, read as 1;
+   * `9007199254740993`, read as 9007199254740992; `1e400`, Infinity; `1e-400`, 0) → 400 with
+   * code `inexact_number` and one `{ field, message }` per such number (RFC 8259 §6). `false`
+   * takes such numbers as `JSON.parse` rounds them, silently.
+   * @default false
+   */
+  exactNumbers?: boolean;
+  /**
+   * What an XML body becomes. `shape: "document"`: the document's plain objects (`{ order: { id:
+   * "3" } }`, see `parseXmlBody`). `shape: "representation"`: the value the `xml` representation
+   * would have been written from (see `fromXmlRepresentation`): the root unwrapped, `<item>` lists
+   * as arrays, and, with a `schema` for the request, leaves typed by it.
+   * @default { shape: "document" }
+   */
+  xml?: {
+    /** @default "document" */
+    shape?: "document" | "representation";
+    /**
+     * The JSON Schema of the request's body, typing its leaves (`shape: "representation"` only);
+     * undefined leaves every leaf a string.
+     * @default none
+     */
+    schema?: (req: IncomingMessage) => XmlBodySchema | undefined;
+  };
 }
 
 /** A request after {@link parseBody}: `body` holds the parsed value (`undefined` without a body). */
@@ -59,13 +91,22 @@ interface DeclaredBody {
 interface BodyConfig {
   readonly limit: number;
   readonly depth: number;
+  /** The kinds accepted whole (`json`: any JSON type). */
   readonly types: ReadonlyArray<BodyKind>;
+  /** The media types accepted one by one (essence, lower case), with how each is read. */
+  readonly exact: ReadonlyMap<string, BodyKind>;
   readonly timeout: number | false;
+  readonly exactNumbers: boolean;
+  /** Whether XML is read back as a representation's value, with the schema of a request. */
+  readonly xml: {
+    readonly representation: boolean;
+    readonly schema: ((req: IncomingMessage) => XmlBodySchema | undefined) | undefined;
+  };
   /** The accepted types, for `Accept-Post` / `Accept-Patch` and the 415's message. */
   readonly acceptedHeader: string;
 }
 
-const BODY_OPTIONS = ["limit", "depth", "types", "timeout"];
+const BODY_OPTIONS = ["limit", "depth", "types", "timeout", "exactNumbers", "xml"];
 
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
@@ -75,8 +116,22 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   if (typeof depth !== "number" || !Number.isSafeInteger(depth) || depth < 1) {
     throw refused("parseBody", "depth", depth, "a positive integer");
   }
-  if (!Array.isArray(types) || types.length === 0 || types.some((t) => t !== "json" && t !== "xml")) {
-    throw refused("parseBody", "types", types, 'a non-empty array of "json" and "xml"');
+  const TYPES =
+    'a non-empty array of "json", "xml" and media types read as JSON or XML (such as "application/json", "application/merge-patch+json")';
+  if (!Array.isArray(types) || types.length === 0) throw refused("parseBody", "types", types, TYPES);
+  const wholeKinds: BodyKind[] = [];
+  const exact = new Map<string, BodyKind>();
+  for (const t of types as unknown[]) {
+    if (t === "json" || t === "xml") {
+      wholeKinds.push(t);
+      continue;
+    }
+    const parsed = typeof t === "string" ? parseMediaType(t) : undefined;
+    const essence = parsed && `${parsed.type}/${parsed.subtype}`;
+    const kind =
+      essence === undefined || parsed?.parameters.length !== 0 ? undefined : kindOf(essence, ["json", "xml"]);
+    if (essence === undefined || kind === undefined) throw refused("parseBody", "types", types, TYPES);
+    exact.set(essence, kind);
   }
   const timeout = options.timeout === undefined ? 30_000 : options.timeout;
   // setTimeout's largest delay (2^31 - 1 ms); a longer one would fire at once.
@@ -91,12 +146,46 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
       "false or a whole number of milliseconds from 1 to 2147483647",
     );
   }
-  const kinds = types as ReadonlyArray<BodyKind>;
-  const accepted = [
-    ...(kinds.includes("json") ? ["application/json"] : []),
-    ...(kinds.includes("xml") ? ["application/xml"] : []),
-  ];
-  return { limit, depth, types: kinds, timeout, acceptedHeader: accepted.join(", ") };
+  const accepted = new Set([
+    ...(wholeKinds.includes("json") ? ["application/json"] : []),
+    ...(wholeKinds.includes("xml") ? ["application/xml"] : []),
+    ...exact.keys(),
+  ]);
+  const exactNumbers = options.exactNumbers ?? false;
+  if (typeof exactNumbers !== "boolean")
+    throw refused("parseBody", "exactNumbers", exactNumbers, "a boolean");
+  const xmlOption: unknown = options.xml ?? {};
+  if (typeof xmlOption !== "object" || xmlOption === null || Array.isArray(xmlOption)) {
+    throw refused(
+      "parseBody",
+      "xml",
+      xmlOption,
+      '{ shape?: "document" | "representation", schema?: (req) => schema }',
+    );
+  }
+  checkOptionNames("negotiate", xmlOption, ["shape", "schema"], "parseBody", "xml");
+  const { shape = "document", schema } = xmlOption as NonNullable<ParseBodyOptions["xml"]>;
+  if (shape !== "document" && shape !== "representation") {
+    throw refused("parseBody", "xml.shape", shape, '"document" or "representation"');
+  }
+  if (schema !== undefined && (typeof schema !== "function" || shape !== "representation")) {
+    throw refused(
+      "parseBody",
+      "xml.schema",
+      schema,
+      'a function (req) => JSON Schema, with shape "representation"',
+    );
+  }
+  return {
+    limit,
+    depth,
+    types: wholeKinds,
+    exact,
+    timeout,
+    exactNumbers,
+    xml: { representation: shape === "representation", schema },
+    acceptedHeader: [...accepted].join(", "),
+  };
 }
 
 function isJson(mediaType: string): boolean {
@@ -191,7 +280,7 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | Http
   // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.
   const parsed = contentType === undefined ? undefined : parseMediaType(contentType);
   const mediaType = parsed ? `${parsed.type}/${parsed.subtype}` : (contentType ?? "").trim().toLowerCase();
-  const kind = kindOf(mediaType, config.types);
+  const kind = config.exact.get(mediaType) ?? kindOf(mediaType, config.types);
   if (kind === undefined) {
     return unsupported(
       req,
@@ -289,7 +378,12 @@ function startsWithUtf8Bom(body: Buffer): boolean {
 }
 
 /** Decodes and parses the received bytes: the value, or the 400 refusing them. */
-function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: unknown } | HttpError {
+function parseReceived(
+  body: Buffer,
+  kind: BodyKind,
+  depth: number,
+  exactNumbers: boolean,
+): { value: unknown } | HttpError {
   const label = kind === "json" ? "JSON" : "XML";
   let source: string;
   try {
@@ -337,6 +431,18 @@ function parseReceived(body: Buffer, kind: BodyKind, depth: number): { value: un
     return HttpError.badRequest(`JSON body: nesting deeper than ${depth} levels is not accepted`, {
       code: "malformed_body",
     });
+  }
+  if (kind === "json" && exactNumbers) {
+    const inexact = inexactNumbers(source);
+    if (inexact.length > 0) {
+      return HttpError.badRequest("JSON body: a number is not held exactly", {
+        code: "inexact_number",
+        errors: inexact.map(({ path, text }) => ({
+          field: path === "" ? "(body)" : path,
+          message: `must be a number held exactly by a 64-bit binary float (RFC 8259 §6); ${text} is not`,
+        })),
+      });
+    }
   }
   return { value };
 }
@@ -431,9 +537,15 @@ function receive(
     if (foreign !== undefined) {
       return finish(unsupported(req, config, `XML encoding "${foreign}" is not supported; send UTF-8`));
     }
-    const parsed = parseReceived(body, kind, config.depth);
+    const parsed = parseReceived(body, kind, config.depth, config.exactNumbers);
     if (parsed instanceof HttpError) return finish(parsed);
-    req.body = parsed.value;
+    if (kind === "xml" && config.xml.representation) {
+      try {
+        req.body = fromXmlRepresentation(parsed.value as Record<string, XmlValue>, config.xml.schema?.(req));
+      } catch (err) {
+        return finish(err);
+      }
+    } else req.body = parsed.value;
     finish();
   });
 }

@@ -20,6 +20,8 @@ export interface Negotiator {
    * Serializes `data` in the representation the client prefers and sends it, with `Content-Type`,
    * `Content-Language`, `Content-Length` and `Vary`. Rejects with a 406 {@link HttpError} or the
    * serializer's error. Call {@link Negotiator.negotiate} first for the language and the coding.
+   * A request that changes state (POST, PUT, PATCH, DELETE) gets the default representation
+   * instead of a 406: its write has happened (RFC 9110 §12.5.1 lets `Accept` be disregarded).
    */
   represent(
     req: IncomingMessage,

@@ -42,3 +42,4 @@ export {
   xmlRepresentation,
 } from "./representation.js";
 export { type RepresentationsOptions, representations } from "./representer.js";
+export { fromXmlRepresentation, type XmlBodySchema } from "./xml-representation.js";

@@ -17,7 +17,9 @@ export interface NegotiatedResponse {
   /**
    * Serializes `data` in the representation the client prefers and sends it, with `Content-Type`,
    * `Content-Language`, `Content-Length` and `Vary`. Failures (406, a serializer error) go to
-   * Express's error handlers; the promise itself does not reject inside an Express app.
+   * Express's error handlers; the promise itself does not reject inside an Express app. For a
+   * request that changes state (POST, PUT, PATCH, DELETE), whose handler has already written,
+   * `Accept` is disregarded rather than refused: the default representation (RFC 9110 §12.5.1).
    */
   represent(data: unknown, options?: RepresentOptions): Promise<void>;
 }

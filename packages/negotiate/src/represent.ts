@@ -37,6 +37,9 @@ export interface RepresentOptions {
   status?: number;
 }
 
+/** Methods that change no state (RFC 9110 §9.2.1): their 406 refuses nothing that already happened. */
+const SAFE: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
+
 /** No per-response options. */
 export const NO_OPTIONS: RepresentOptions = Object.freeze({});
 
@@ -167,13 +170,21 @@ export async function represent(
     appendVary(res, "Accept");
     if (config.varyLanguage) appendVary(res, "Accept-Language");
     const offers = candidates.map((r) => r.mediaType);
-    const accept = headerString(req.headers.accept);
+    let accept = headerString(req.headers.accept);
     const label = labelled(res);
     // A client's structured-suffix type (`application/problem+json`) matches the JSON or XML
     // representation only when the representation declares itself to be of that type (RFC 9110
     // §8.3, RFC 6838 §4.2.8): the vendor type the response is already labelled with
     // (@svc/versioning), else the type the body names for itself (a HAL resource).
     let match = matchMediaType(accept, offers, label ?? mediaTypeHint(data));
+    // A request that changes state has run its handler by now: a 406 would refuse a response whose
+    // side effect already happened (and a client retrying it would write again). RFC 9110
+    // §12.5.1 lets the server "disregard the header field by treating the response as if it is
+    // not subject to content negotiation": the default representation that can carry the data.
+    if (match === undefined && !SAFE.has(req.method ?? "GET")) {
+      accept = undefined;
+      match = matchMediaType(accept, offers, label ?? mediaTypeHint(data));
+    }
     const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
     if (match === undefined || chosen === undefined) throw notAcceptable(offers);
     // A body naming its own `+json` type (a HAL resource: application/hal+json) is labelled so

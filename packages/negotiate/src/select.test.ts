@@ -108,4 +108,18 @@ describe("selectEncoding (RFC 9110 §12.5.3)", () => {
   ])("Accept-Encoding: %s → %s", (header, expected) => {
     expect(selectEncoding(header, offers)).toBe(expected);
   });
+
+  // identity offered first: a coding the client names wins a tie with the identity it implies.
+  it.each([
+    ["gzip", "gzip"],
+    ["gzip;q=0.5", "gzip"],
+    ["br", "identity"],
+    ["gzip, identity", "identity"],
+    ["gzip;q=0.5, identity;q=0.5", "identity"],
+    ["*", "identity"],
+    ["gzip;q=0.5, *;q=0.5", "identity"],
+    ["identity;q=0, gzip", "gzip"],
+  ])("Accept-Encoding: %s, offers [identity, gzip] → %s", (header, expected) => {
+    expect(selectEncoding(header, ["identity", "gzip"])).toBe(expected);
+  });
 });

@@ -109,7 +109,7 @@ const rows: OptionCase[] = [
     "parseBody(options)",
     () => parseBody(7 as never),
     "ERR_SVC_NEGOTIATE_OPTIONS",
-    /parseBody: options must be an object with the fields limit, depth, types, timeout, got 7/,
+    /parseBody: options must be an object with the fields limit, depth, types, timeout, exactNumbers, xml, got 7/,
     () => parseBody(),
   ],
   [
@@ -137,7 +137,7 @@ const rows: OptionCase[] = [
     "parseBody: types",
     () => parseBody({ types: "json" as never }),
     "ERR_SVC_NEGOTIATE_TYPES",
-    /parseBody: types must be a non-empty array of "json" and "xml", got "json"/,
+    /parseBody: types must be a non-empty array of "json", "xml" and media types read as JSON or XML \(such as "application\/json", "application\/merge-patch\+json"\), got "json"/,
     () => parseBody({ types: ["json"] }),
   ],
   [
@@ -146,6 +146,34 @@ const rows: OptionCase[] = [
     "ERR_SVC_NEGOTIATE_TYPES",
     /got \["yaml"\]/,
     () => parseBody({ types: ["xml"] }),
+  ],
+  [
+    "parseBody: types (a media type read as neither JSON nor XML)",
+    () => parseBody({ types: ["text/plain"] }),
+    "ERR_SVC_NEGOTIATE_TYPES",
+    /got \["text\/plain"\]/,
+    () => parseBody({ types: ["application/json", "application/merge-patch+json", "text/xml"] }),
+  ],
+  [
+    "parseBody: types (a range)",
+    () => parseBody({ types: ["application/*"] }),
+    "ERR_SVC_NEGOTIATE_TYPES",
+    /got \["application\/\*"\]/,
+    () => parseBody({ types: ["application/soap+xml"] }),
+  ],
+  [
+    "parseBody: types (a media type with parameters)",
+    () => parseBody({ types: ["application/json; charset=utf-8"] }),
+    "ERR_SVC_NEGOTIATE_TYPES",
+    /got \["application\/json; charset=utf-8"\]/,
+    () => parseBody({ types: ["APPLICATION/JSON"] }),
+  ],
+  [
+    "parseBody: exactNumbers",
+    () => parseBody({ exactNumbers: "yes" as never }),
+    "ERR_SVC_NEGOTIATE_EXACT_NUMBERS",
+    /parseBody: exactNumbers must be a boolean, got "yes"/,
+    () => parseBody({ exactNumbers: true }),
   ],
   [
     "parseBody: timeout",

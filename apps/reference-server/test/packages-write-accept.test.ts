@@ -1,0 +1,60 @@
+import { randomUUID } from "node:crypto";
+import { errorHandler } from "@svc/errors";
+import { idempotency, MemoryStore } from "@svc/idempotency";
+import { negotiate, parseBody } from "@svc/negotiate";
+import { type Listening, listen } from "@svc/test-utils";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * An app made only from the packages, as their READMEs compose them: a write whose `Accept` the
+ * created resource cannot meet is answered in the default representation (RFC 9110 §12.5.1), so
+ * the idempotency key records that answer and a retry replays it instead of writing again.
+ */
+describe("packages only: negotiate() + idempotency() on a write", () => {
+  let server: Listening;
+  let writes = 0;
+  beforeAll(async () => {
+    const app = express();
+    app.use(negotiate());
+    app.post(
+      "/transfers",
+      parseBody(),
+      idempotency({ store: new MemoryStore(), required: true }),
+      async (req, res) => {
+        writes++;
+        res.setHeader("Location", `/transfers/${writes}`);
+        await res.status(201).represent({ id: writes, ...(req.body as object) });
+      },
+    );
+    app.use(errorHandler());
+    server = await listen(app);
+  });
+  afterAll(() => server.close());
+
+  const post = (key: string, accept: string) =>
+    fetch(`${server.url}/transfers`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": key, accept },
+      body: JSON.stringify({ amount: 1 }),
+    });
+
+  it.each(["image/png", "application/pdf, text/calendar"])(
+    "30 keys, Accept: %s, each sent twice → 30 writes, every answer 201 JSON, no 406",
+    async (accept) => {
+      const before = writes;
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const key = randomUUID();
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const res = await post(key, accept);
+          statuses.push(res.status);
+          expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+          expect(((await res.json()) as { amount: number }).amount).toBe(1);
+        }
+      }
+      expect(statuses.filter((s) => s !== 201)).toEqual([]);
+      expect(writes).toBe(before + 30);
+    },
+  );
+});
