@@ -9,6 +9,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { dirname } from "node:path";
 import { pinoRedaction } from "@svc/auth";
 import { clientErrorHandler, expressServerOptions } from "@svc/errors";
+import { PostgresStore } from "@svc/idempotency";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
@@ -113,7 +114,11 @@ export async function startService(
   const background = new Background();
   await resumeTransfers(db, background);
   const security = await createSecurity(config);
-  const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix);
+  // On PostgreSQL the idempotency records live next to the data: a write and its key's outcome
+  // commit in one transaction (exactly once, whatever fails after the commit).
+  const keys = db.pool ? new PostgresStore({ pool: db.pool }) : undefined;
+  await keys?.migrate();
+  const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix, keys);
   await stores.ready(3000);
   const app = createApp(config, { db, logger, background, security, stores });
   // Requests and responses are built with the app's prototypes, so Express's per-request

@@ -31,26 +31,22 @@ afterEach(async () => {
   s = undefined;
 });
 
-/** Held transfer inserts: each INSERT INTO transfers waits until `open()`. */
-function holdTransferInserts(started: Started) {
+/**
+ * Held POST /transfers handlers: each lookup of a transfer's accounts (before anything is
+ * written) waits until `open()`.
+ */
+function holdTransfers(started: Started) {
   const kysely = started.service.db.kysely;
-  const insertInto = kysely.insertInto.bind(kysely);
+  const selectFrom = kysely.selectFrom.bind(kysely);
   let release!: () => void;
   const gate = new Promise<void>((r) => {
     release = r;
   });
   const waiting: Array<() => void> = [];
   let arrived = 0;
-  kysely.insertInto = ((table: string) => {
-    const builder = insertInto(table as never);
-    if (table !== "transfers") return builder;
-    arrived++;
-    for (const w of waiting.splice(0)) w();
-    return holdChain(builder);
-  }) as typeof kysely.insertInto;
   /** The builder, and every builder it returns, with its `execute…` waiting for the gate. */
-  function holdChain<T extends object>(b: T): T {
-    return new Proxy(b, {
+  const held = <T extends object>(b: T): T =>
+    new Proxy(b, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (typeof value !== "function") return value;
@@ -58,13 +54,19 @@ function holdTransferInserts(started: Started) {
         if (String(prop).startsWith("execute")) return (...args: unknown[]) => gate.then(() => call(...args));
         return (...args: unknown[]) => {
           const out = call(...args);
-          return out && typeof out === "object" ? holdChain(out as object) : out;
+          return out && typeof out === "object" ? held(out as object) : out;
         };
       },
     });
-  }
+  kysely.selectFrom = ((from: never) => {
+    const builder = selectFrom(from);
+    if (String(from) !== "accounts") return builder;
+    arrived++;
+    for (const w of waiting.splice(0)) w();
+    return held(builder);
+  }) as typeof kysely.selectFrom;
   return {
-    /** Resolves once `n` transfer inserts have been reached. */
+    /** Resolves once `n` handlers are held. */
     reached: (n: number) =>
       new Promise<void>((resolve) => {
         const check = () => (arrived >= n ? resolve() : waiting.push(check));
@@ -72,7 +74,7 @@ function holdTransferInserts(started: Started) {
       }),
     open: () => {
       release();
-      kysely.insertInto = insertInto as typeof kysely.insertInto;
+      kysely.selectFrom = selectFrom as typeof kysely.selectFrom;
     },
   };
 }
@@ -87,7 +89,7 @@ describe.each(rows)(
         ((await (await api("/transfers?size=1")).json()) as { page: { totalElements: number } }).page
           .totalElements;
       const before = await total();
-      const hold = holdTransferInserts(s);
+      const hold = holdTransfers(s);
       const port = Number(new URL(s.url).port);
       const tag = randomBytes(4).toString("hex");
       const keys = Array.from({ length: KEYS }, (_, i) => `conn-${tag}-${i}`);
@@ -99,7 +101,7 @@ describe.each(rows)(
               socket.write(
                 `POST /transfers HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${ADMIN}\r\nContent-Type: application/json\r\nIdempotency-Key: "${key}"\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`,
               );
-              // Once the transfer is being created: the malformed request, on the same connection.
+              // Once the handler runs: the malformed request, on the same connection.
               void hold.reached(i + 1).then(() => socket.write("\x01BAD\r\n\r\n"));
             });
             socket.on("data", () => {});
