@@ -36,7 +36,8 @@ function afterCommit(started: Started, how: "fail" | "hang") {
     open = r;
   });
   kysely.executeQuery = ((query: Parameters<typeof executeQuery>[0]) => {
-    if (!armed || !/"transfers" as "t"/.test(query.sql)) return executeQuery(query);
+    const text = "sql" in query ? query.sql : query.compile().sql;
+    if (!armed || !/"transfers" as "t"/.test(text)) return executeQuery(query);
     armed = false;
     if (how === "fail") return Promise.reject(new Error("Connection terminated unexpectedly"));
     return gate.then(() => executeQuery(query));
