@@ -25,6 +25,7 @@ import { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
 import { chain } from "./chain.js";
+import { type CommitKey, keyCommitter } from "./commit-key.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/database.js";
 import { fromDatabaseError } from "./errors.js";
@@ -177,7 +178,7 @@ const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-d
 const CORRELATION_ID = /^[\w.:@-]{1,128}$/;
 
 /** Every collection of the resource API (spec 4.1), in the order they are mounted. */
-export function resources(background: Background): CrudResource[] {
+export function resources(background: Background, commitKey?: CommitKey): CrudResource[] {
   return [
     employees,
     employeeProjects,
@@ -194,7 +195,7 @@ export function resources(background: Background): CrudResource[] {
     orderItems,
     payments,
     accounts,
-    transfers(background),
+    transfers(background, commitKey),
   ];
 }
 
@@ -258,7 +259,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
 /** Resolves what several steps share: the guarded security, the body parser, the rate limit. */
 function resolveParts(config: Config, deps: AppDeps): AppParts {
   const { logger, background, stores } = deps;
-  const collections = resources(background);
+  const collections = resources(background, keyCommitter(stores.idempotency));
   return {
     config,
     deps,

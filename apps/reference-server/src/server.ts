@@ -9,6 +9,8 @@ import { createServer as createHttpsServer } from "node:https";
 import { dirname } from "node:path";
 import { pinoRedaction } from "@svc/auth";
 import { clientErrorHandler, expressServerOptions } from "@svc/errors";
+import { PostgresStore } from "@svc/idempotency";
+import pg from "pg";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
@@ -113,7 +115,16 @@ export async function startService(
   const background = new Background();
   await resumeTransfers(db, background);
   const security = await createSecurity(config);
-  const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix);
+  // On PostgreSQL the idempotency records live next to the data: a write and its key's outcome
+  // commit in one transaction (exactly once, whatever fails after the commit). The store's own
+  // statements (claims, renewals, completions) run on a small pool of their own, so a burst of
+  // keyed writes never waits for the connections its transactions hold.
+  const keysPool = db.pool ? new pg.Pool({ ...db.pool.options, max: 4 }) : undefined;
+  keysPool?.on("error", () => {});
+  keysPool?.on("connect", (client) => client.on("error", () => {}));
+  const keys = keysPool ? new PostgresStore({ pool: keysPool }) : undefined;
+  await keys?.migrate();
+  const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix, keys);
   await stores.ready(3000);
   const app = createApp(config, { db, logger, background, security, stores });
   // Requests and responses are built with the app's prototypes, so Express's per-request
@@ -153,6 +164,7 @@ export async function startService(
         await background.drain();
         await db.close();
         await stores.close();
+        await keysPool?.end();
       })();
       return closing;
     },

@@ -118,13 +118,18 @@ async function pingCluster(cluster: Cluster): Promise<void> {
  * Creates the rate-limit and idempotency stores. With Redis (one server, or a Redis Cluster),
  * several instances behind a load balancer share limits and idempotency records. The client
  * never queues commands while disconnected, so a Redis outage is a fast failure (the packages'
- * fail modes), never a stall.
+ * fail modes), never a stall. `idempotency`, when given, holds the idempotency records instead
+ * (PostgreSQL's, whose records commit with the writes they answer).
  */
-export function createStores(target: RedisTarget, prefix = "svc:"): Stores {
+export function createStores(
+  target: RedisTarget,
+  prefix = "svc:",
+  idempotency: IdempotencyStore | undefined = undefined,
+): Stores {
   if (!target || (typeof target !== "string" && target.length === 0)) {
     return {
       rateLimit: new RateLimitMemoryStore(),
-      idempotency: new IdempotencyMemoryStore(),
+      idempotency: idempotency ?? new IdempotencyMemoryStore(),
       nonces: memoryNonceStore(),
       redis: undefined,
       async ping() {},
@@ -157,7 +162,7 @@ export function createStores(target: RedisTarget, prefix = "svc:"): Stores {
     // Each rate-limit key is hash-tagged by the store (`<prefix>rl:{<client>}`), so on a cluster
     // every decision is one command on one slot.
     rateLimit: new RateLimitRedisStore({ client: redis, prefix: `${prefix}rl:` }),
-    idempotency: new IdempotencyRedisStore({ client: redis, prefix: `${prefix}idem:` }),
+    idempotency: idempotency ?? new IdempotencyRedisStore({ client: redis, prefix: `${prefix}idem:` }),
     nonces: redisNonceStore({ client: redis, prefix: `${prefix}nonce:`, timeoutMs: 500 }),
     redis,
     ping,

@@ -104,7 +104,10 @@ describe("a response cut before its end by the server", () => {
 /**
  * Express's own final handler (no error handler of the app's): an error after the header
  * section went out is answered with `req.socket.destroy()` (finalhandler 1.x in Express 4, 2.x in
- * Express 5), the connection cut and not the response. Nothing runs any more, as above.
+ * Express 5), the connection cut and not the response. A connection that closes is no outcome of
+ * the handler (the server closes it for a malformed request pipelined behind a running one too),
+ * so the claim is kept and released by its lease alone: 409 until then, never a second run while
+ * the first may still be running; then a retry runs, then replays.
  */
 describe("a connection cut by Express's default error handler (no app error handler)", () => {
   const when = [
@@ -116,16 +119,59 @@ describe("a connection cut by Express's default error handler (no app error hand
   );
 
   it.each(defaultRows)(
-    "%s, next(err) %s after the first bytes → the key is free at once: a retry runs, then replays",
+    "%s, next(err) %s after the first bytes → 409 until the lease ends (maxLeaseMs), then a retry runs, then replays",
     async (_s, _h, later, make) => {
-      const { app, runs } = ordersApp(make, async (_res, next) => {
-        if (later) await new Promise((r) => setImmediate(r));
-        next(new Error("database went away mid-stream"));
-      });
+      let runs = 0;
+      const app = express();
+      app.post(
+        "/orders",
+        express.json(),
+        idempotency({ store: make(), logger: { warn() {} }, leaseMs: 1000, maxLeaseMs: 1000 }),
+        async (_req, res, next) => {
+          runs += 1;
+          if (runs === 1) {
+            res.writeHead(200, { "content-type": "application/json" });
+            res.write('{"partial":');
+            if (later) await new Promise((r) => setImmediate(r));
+            next(new Error("database went away mid-stream"));
+            return;
+          }
+          res.status(201).json({ run: runs });
+        },
+      );
       // Express's default error handler logs the error on stderr unless the env is "test".
       app.set("env", "test");
       server = await listen(app);
-      await expectCutThenRetry(server.url, "cut-default", runs);
+      const send = () =>
+        fetch(`${server?.url}/orders`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": '"cut-default"' },
+          body: '{"qty":1}',
+        });
+      const cut = await send()
+        .then((res) => res.text())
+        .catch((err: unknown) => err);
+      expect(cut).toBeInstanceOf(Error);
+      const during = await send();
+      await during.arrayBuffer();
+      expect(during.status).toBe(409);
+      expect(runs).toBe(1);
+      const retry = await vi.waitFor(
+        async () => {
+          const res = await send();
+          const body = await res.json();
+          expect(res.status).not.toBe(409);
+          return { res, body };
+        },
+        { timeout: 8_000, interval: 50 },
+      );
+      expect(retry.res.status).toBe(201);
+      expect(retry.res.headers.get("idempotent-replayed")).toBeNull();
+      expect(retry.body).toEqual({ run: 2 });
+      const replay = await send();
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(await replay.json()).toEqual({ run: 2 });
+      expect(runs).toBe(2);
     },
   );
 });
@@ -239,10 +285,7 @@ describe("a connection that closes while the handler still runs → the key stay
  * the claim, or a store that is down), never a connection held open for good.
  */
 describe("a cut whose release the store never answers → the connection is cut all the same", () => {
-  const hangs = [
-    ["errorHandler() (res.destroy())", "errors"],
-    ["Express's default error handler (req.socket.destroy())", "default"],
-  ] as const;
+  const hangs = [["errorHandler() (res.destroy())", "errors"]] as const;
 
   it.each(hangs)("%s", async (_h, kind) => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
@@ -286,5 +329,37 @@ describe("a cut whose release the store never answers → the connection is cut 
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+/** A store that never answers `complete`: the response's end waits one lease at most. */
+describe("a store that never answers complete → the response goes out within one lease", () => {
+  it("leaseMs 200, complete never settles → 201 within the lease", async () => {
+    const inner = new MemoryStore();
+    const store: IdempotencyStore = {
+      claim: (...a) => inner.claim(...a),
+      complete: () => new Promise<boolean>(() => {}),
+      renew: (...a) => inner.renew(...a),
+      release: (...a) => inner.release(...a),
+    };
+    const app = express();
+    app.post(
+      "/orders",
+      express.json(),
+      idempotency({ store, logger: { warn() {} }, leaseMs: 200 }),
+      (_req, res) => {
+        res.status(201).json({ ok: true });
+      },
+    );
+    server = await listen(app);
+    const started = Date.now();
+    const res = await fetch(`${server.url}/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": '"silent-store"' },
+      body: "{}",
+    });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ ok: true });
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

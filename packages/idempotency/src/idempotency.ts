@@ -153,7 +153,7 @@ export function idempotency(options: IdempotencyOptions = {}) {
     if (decision.outcome === "pass") return next();
     if (decision.outcome === "error") return next(decision.error);
     if (decision.outcome === "replay") return writeReplay(res, decision.response);
-    run(core, decision.claim, req, res, config.maxStoredBytes);
+    run(core, decision.claim, res, config);
     next();
   }
 
@@ -165,22 +165,28 @@ export function idempotency(options: IdempotencyOptions = {}) {
 }
 
 /**
- * How long a response cut before its end waits for the store to release its claim before the
- * connection is cut all the same: a store that never answers must not hold connections open.
- * Past it the release may still land; a retry sent before then gets 409 with `Retry-After`.
+ * How long a response destroyed before its end waits for the store to release its claim before
+ * it is destroyed all the same: a store that never answers must not hold connections open. Past
+ * it the release may still land; a retry sent before then gets 409 with `Retry-After`, and the
+ * claim ends with its lease at the latest.
  */
 const CUT_RELEASE_WAIT_MS = 1000;
 
 /**
- * Hands a claimed request to its handler: the claim on `res.locals.idempotency`, and the response
- * completed into the store when the handler ends it (also after the client went away).
+ * Hands a claimed request to its handler: the claim on `res.locals.idempotency`, and the claim
+ * settled by the handler's outcome alone. The handler ends its response: the response is stored
+ * (or the claim released, for a status `storeStatus` refuses), also when its connection closed
+ * meanwhile (the client went away, the server closed it for a malformed request pipelined behind
+ * this one, an idle timeout). The handler (or the error handler it handed its error to) destroys
+ * a response it started and cannot finish: the request failed with no response to store, and the
+ * claim is released. The connection closing is never an outcome: the handler still runs, and a
+ * retry meanwhile gets 409, then the stored response.
  */
 function run(
   core: IdempotencyCore<IdempotencyRequest>,
   claim: IdempotencyClaim,
-  req: IdempotencyRequest,
   res: ServerResponse,
-  maxBytes: number,
+  config: { maxStoredBytes: number; leaseMs: number },
 ) {
   const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
   if (locals) {
@@ -189,33 +195,29 @@ function run(
   }
   // Ended by someone else before the handler ran: nothing to store, the claim ends with its lease.
   if (res.writableEnded) return core.abandon(claim);
+  let settled = false;
   // The end of the response waits for the record: a client that retries as soon as it has read
   // the response meets the stored record (or a released key), never the claim still in flight.
-  let settled = false;
-  const over = () => settled || res.writableEnded;
-  // A response the server cuts before its end (an error after the header section went out: the
-  // error handler cuts the connection, RFC 9112 §8 an incomplete message; or the handler itself)
-  // ends the request with no response to store, like a 500. draft-ietf-httpapi-idempotency-key-
-  // header §2.7 keeps the 409 for a retry "while the original request is still being processed":
-  // left claimed, the key would be renewed and refused until maxLeaseMs. The claim is released,
-  // and the connection is cut once it is (or after CUT_RELEASE_WAIT_MS, for a store that does not
-  // answer), so a retry sent on seeing the cut runs.
-  const cut = (go: () => void) => {
+  // A store that never answers holds the bytes one lease at most (the claim is over by then).
+  captureResponseHeld(res, config.maxStoredBytes, (captured) => {
     settled = true;
-    unwatch();
-    void withinWait(core.release(claim), CUT_RELEASE_WAIT_MS).then(go);
-  };
-  const unwatch = watchConnectionCut(res.socket ?? req.socket, over, cut);
-  captureResponseHeld(res, maxBytes, (captured) => {
-    settled = true;
-    unwatch();
-    return core.complete(claim, captured, STARTED.has(res));
+    return withinWait(core.complete(claim, captured, STARTED.has(res)), config.leaseMs);
   });
-  // Our errorHandler() (and a handler of its own) cuts the response: res.destroy().
+  // A response destroyed before its end: errorHandler() for an error after the header section
+  // went out (RFC 9112 §8: an incomplete message), or the handler itself. Its connection still
+  // open, that is the handler's failure: the claim is released (at most CUT_RELEASE_WAIT_MS
+  // waited for), then the response destroyed, so a retry sent on seeing the cut runs. With its
+  // connection already closed, the destroy may only follow from the close (a stream piped into
+  // it), and the handler's effect may be done: the claim is kept, unrenewed, for one lease.
   const destroy = res.destroy;
   res.destroy = function destroyReleased(this: ServerResponse, error?: Error) {
-    if (over()) return destroy.call(this, error);
-    cut(() => destroy.call(this, error));
+    if (settled || res.writableEnded) return destroy.call(this, error);
+    settled = true;
+    if (res.destroyed || res.socket?.destroyed === true) {
+      core.abandon(claim);
+      return destroy.call(this, error);
+    }
+    void withinWait(core.release(claim), CUT_RELEASE_WAIT_MS).then(() => destroy.call(this, error));
     return this;
   };
 }
@@ -223,90 +225,13 @@ function run(
 /** `promise`, or at most `ms` of waiting for it (the timer keeps no process alive). */
 function withinWait(promise: Promise<void>, ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    const timer = setTimeout(resolve, Math.min(ms, 2_147_483_647));
     timer.unref?.();
     void promise.finally(() => {
       clearTimeout(timer);
       resolve();
     });
   });
-}
-
-type WatchedSocket = {
-  destroy?: unknown;
-  destroyed?: boolean;
-  readableEnded?: boolean;
-  server?: { listening?: unknown } | null;
-  prependListener?(event: string, listener: () => void): unknown;
-  removeListener?(event: string, listener: () => void): unknown;
-};
-
-/**
- * Watches the connection for Express's default error handler, which answers an error after the
- * header section went out with `req.socket.destroy()` (finalhandler, Express 4 and 5), cutting the
- * connection rather than the response. Such a cut is told apart from the connection closing under
- * a handler that still runs (and will end its response, to be stored) by how the socket is
- * destroyed: the server's code calls `destroy()` with no error on a connection whose client has
- * not closed its side; Node.js destroys it with the error when the client resets it (ECONNRESET),
- * after the client's FIN (its side ended), or on the server's idle timeout (the socket's `timeout`
- * event, whose handler may be running still). A server no longer listening is shutting down
- * (`closeAllConnections()`): its handlers may run still, so that is not taken as a cut either.
- * `onCut` gets the destroy to run once the claim is released. Returns the function that stops
- * watching.
- */
-function watchConnectionCut(
-  socket: WatchedSocket | null | undefined,
-  over: () => boolean,
-  onCut: (go: () => void) => void,
-): () => void {
-  const none = () => {};
-  if (!socket || typeof socket !== "object") return none;
-  let original: unknown;
-  let own: boolean;
-  try {
-    original = socket.destroy;
-    own = Object.hasOwn(socket, "destroy");
-  } catch {
-    return none; // an HTTP/2 compatibility request's socket proxy refuses to be touched
-  }
-  if (typeof original !== "function") return none;
-  const destroy = original as (this: unknown, error?: unknown) => unknown;
-  let timedOut = false;
-  const onTimeout = () => {
-    timedOut = true;
-  };
-  function destroyWatched(this: unknown, error?: unknown) {
-    const serverCut =
-      this === socket &&
-      (error === undefined || error === null) &&
-      !timedOut &&
-      socket?.destroyed !== true &&
-      socket?.readableEnded !== true &&
-      socket?.server?.listening !== false &&
-      !over();
-    if (!serverCut) return destroy.call(this, error);
-    onCut(() => destroy.call(this, error));
-    return this;
-  }
-  try {
-    socket.destroy = destroyWatched;
-  } catch {
-    return none;
-  }
-  if (socket.destroy !== destroyWatched) return none;
-  // First in line: the server's own timeout handler destroys the socket in this same event.
-  socket.prependListener?.("timeout", onTimeout);
-  let stopped = false;
-  return () => {
-    if (stopped) return;
-    stopped = true;
-    socket.removeListener?.("timeout", onTimeout);
-    // Still the watching one (a response pipelined after this one may have wrapped it since:
-    // then it stays, and passes every call through).
-    if (socket.destroy !== destroyWatched) return;
-    if (own) socket.destroy = destroy;
-    else delete socket.destroy;
-  };
 }
 
 /**

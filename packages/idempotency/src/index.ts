@@ -29,6 +29,13 @@ export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } 
 export type { OptionError } from "./option-error.js";
 export { MAX_KEY_LENGTH, type ParsedIdempotencyKey, parseIdempotencyKey } from "./parse-key.js";
 export {
+  ClaimLostError,
+  type CommitClaim,
+  type PgQueryable,
+  PostgresStore,
+  type PostgresStoreOptions,
+} from "./postgres-store.js";
+export {
   type IoRedisLike,
   type NodeRedisClusterLike,
   type NodeRedisLike,

@@ -18,6 +18,8 @@ export interface Db {
   /** The PostgreSQL schema the tables live in, when not the connection's default. */
   schema: string | undefined;
   kysely: Kysely<Database>;
+  /** PostgreSQL's pool (the one `kysely` runs on), for stores that write in the same database. */
+  pool: pg.Pool | undefined;
   /**
    * The rows of a compiled read, run at once on SQLite's one connection, or `undefined` when it
    * cannot be (PostgreSQL, or a transaction is open on the connection): the caller then runs it
@@ -38,6 +40,7 @@ export interface Db {
 export function createDatabase(config: DatabaseConfig): Db {
   let kysely: Kysely<Database>;
   let readNow: Db["readNow"] = () => undefined;
+  let pgPool: pg.Pool | undefined;
   if (config.kind === "sqlite") {
     const native = new SQLite(config.filename);
     native.pragma("journal_mode = WAL");
@@ -84,11 +87,13 @@ export function createDatabase(config: DatabaseConfig): Db {
     // rejects (→ 503), but the client also emits "error", and the pool listens only while idle.
     pool.on("connect", (client) => client.on("error", () => {}));
     kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pgPool = pool;
   }
   return {
     kind: config.kind,
     schema: config.kind === "postgres" ? config.schema : undefined,
     kysely,
+    pool: pgPool,
     readNow,
     async ping() {
       // A database behind a partition keeps the pooled connection open and never answers: without

@@ -2,6 +2,7 @@ import { checkPreconditions, preconditions } from "@svc/conditional";
 import { allowedMethods, HttpError } from "@svc/errors";
 import type { Request, Response, Router } from "express";
 import { type Kysely, sql } from "kysely";
+import type { CommitKey } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { fromMinor, MAX_MINOR, minorDigits, SERVICE_CURRENCY, toMinor } from "../db/money.js";
 import { loose } from "../db/query.js";
@@ -127,7 +128,12 @@ export async function resumeTransfers(db: Db, background: Background): Promise<v
   for (const t of pending) background.run(() => runTransfer(db, t.id));
 }
 
-export function transfers(background: Background): CrudResource {
+/**
+ * POST /transfers; with `commitKey` (PostgreSQL), the Idempotency-Key's outcome (202 and the
+ * Location) commits in the transaction that creates the transfer: a retry replays it whatever
+ * fails after the commit, and the transfer is never created twice.
+ */
+export function transfers(background: Background, commitKey?: CommitKey): CrudResource {
   async function create(req: Request, res: Response, ctx: Ctx): Promise<void> {
     const input = validate(TransferInput, req.body);
     if (!(input.amount > 0)) throw rule("amount", "must be positive");
@@ -149,19 +155,35 @@ export function transfers(background: Background): CrudResource {
     if (amount === undefined) {
       throw rule("amount", `must have at most ${digits} decimal places in ${from.currency}`);
     }
-    const created = await ctx.db.kysely
-      .insertInto("transfers")
-      .values({
-        from_account_id: from.id,
-        to_account_id: to.id,
-        amount,
-        status: "PENDING",
-        failure_reason: null,
-        created_at: new Date().toISOString(),
-        completed_at: null,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const insert = (db: Kysely<Database>) =>
+      db
+        .insertInto("transfers")
+        .values({
+          from_account_id: from.id,
+          to_account_id: to.id,
+          amount,
+          status: "PENDING",
+          failure_reason: null,
+          created_at: new Date().toISOString(),
+          completed_at: null,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+    const created = commitKey
+      ? await ctx.db.kysely.transaction().execute(async (trx) => {
+          const row = await insert(trx);
+          // The replay of a response that failed after the commit: its status and Location (the
+          // transfer's representation is one GET away); the response sent replaces it.
+          const location = ctx.href(`/transfers/${row.id}`);
+          await commitKey(trx, res, {
+            status: 202,
+            headers: { location },
+            body: new Uint8Array(),
+            bodyOmitted: true,
+          });
+          return row;
+        })
+      : await insert(ctx.db.kysely);
     // Spec 4.1 rule 8: accepted now, executed later; the status resource shows the outcome.
     background.run(() => new Promise((r) => setTimeout(r, 20)).then(() => runTransfer(ctx.db, created.id)));
     res.setHeader("Location", ctx.href(`/transfers/${created.id}`));

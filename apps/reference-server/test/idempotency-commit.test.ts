@@ -1,0 +1,94 @@
+import { randomBytes } from "node:crypto";
+import { MemoryStore, PostgresStore, RedisStore } from "@svc/idempotency";
+import { serviceUrl } from "@svc/test-utils";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { client, postgres, type Started } from "./harness.js";
+
+/**
+ * On PostgreSQL, POST /transfers commits the Idempotency-Key's outcome with the transfer. Whatever
+ * fails after that commit (the response, the instance, the store's write of the response), a
+ * retry with the same key replays the transfer's 202 and Location: one transfer per key.
+ */
+// As the fleet runs: PostgreSQL and Redis (when there is one); the records are PostgreSQL's.
+const redisUrl = serviceUrl("REDIS_URL");
+const env: Record<string, string> = redisUrl
+  ? {
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: `svc-test-commit-${process.pid}-${randomBytes(4).toString("hex")}:`,
+    }
+  : {};
+const BODY = JSON.stringify({ fromAccountId: 3, toAccountId: 4, amount: 1 });
+
+let s: Started | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await s?.stop();
+  s = undefined;
+});
+
+/** The read of a transfer's representation (after its commit) fails, or waits for `open()`. */
+function afterCommit(started: Started, how: "fail" | "hang") {
+  const kysely = started.service.db.kysely;
+  const executeQuery = kysely.executeQuery.bind(kysely);
+  let armed = true;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
+  kysely.executeQuery = ((query: Parameters<typeof executeQuery>[0]) => {
+    const text = "sql" in query ? query.sql : query.compile().sql;
+    if (!armed || !/"transfers" as "t"/.test(text)) return executeQuery(query);
+    armed = false;
+    if (how === "fail") return Promise.reject(new Error("Connection terminated unexpectedly"));
+    return gate.then(() => executeQuery(query));
+  }) as typeof kysely.executeQuery;
+  return { open };
+}
+
+describe.skipIf(!postgres)("POST /transfers on PostgreSQL: a failure after the transfer committed", () => {
+  const paths = [
+    ["the read that builds the response fails (a 5xx after the commit)", "5xx"],
+    ["no response: the instance is gone after the commit, before the record is stored", "dies"],
+    ["the store's write of the response fails after the commit", "store-lost"],
+  ] as const;
+
+  it.each(paths)("%s → the retry replays the 202 and its Location; one transfer", async (_n, path) => {
+    s = await (postgres as NonNullable<typeof postgres>).start(env);
+    const api = client(s.url);
+    const total = async () =>
+      ((await (await api("/transfers?size=1")).json()) as { page: { totalElements: number } }).page
+        .totalElements;
+    const before = await total();
+    const key = `commit-${path}-${randomBytes(4).toString("hex")}`;
+    const send = (signal?: AbortSignal) =>
+      api("/transfers", {
+        method: "POST",
+        headers: { "idempotency-key": `"${key}"`, "content-type": "application/json" },
+        body: BODY,
+        ...(signal ? { signal } : {}),
+      });
+    const hold = path === "store-lost" ? undefined : afterCommit(s, path === "5xx" ? "fail" : "hang");
+    if (path === "store-lost") {
+      // Whichever store holds the records loses the write of this response.
+      for (const store of [PostgresStore, RedisStore, MemoryStore])
+        vi.spyOn(store.prototype, "complete").mockRejectedValueOnce(new Error("connection lost"));
+    }
+    const first = await send(AbortSignal.timeout(path === "dies" ? 1500 : 10_000)).then(
+      async (res) => {
+        await res.arrayBuffer();
+        return res.status;
+      },
+      () => "no response",
+    );
+    expect(first).toBe(path === "5xx" ? 503 : path === "dies" ? "no response" : 202);
+    const retry = await send();
+    await retry.arrayBuffer();
+    expect({ status: retry.status, replayed: retry.headers.get("idempotent-replayed") }).toEqual({
+      status: 202,
+      replayed: "true",
+    });
+    expect(retry.headers.get("location")).toMatch(/\/transfers\/\d+$/);
+    hold?.open();
+    expect((await total()) - before).toBe(1);
+  });
+});

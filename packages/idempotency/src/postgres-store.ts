@@ -1,0 +1,367 @@
+import { randomBytes } from "node:crypto";
+import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/errors";
+import { optionError } from "./option-error.js";
+import { StoreUnavailableError } from "./redis-store.js";
+import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
+
+/**
+ * What the store needs of a PostgreSQL client: `query(text, values)`, as a `pg` `Pool`, `Client`
+ * or pooled client has it. Nothing else of `pg` is used, so the store works with any client of that
+ * shape (and `pg` stays an optional peer dependency).
+ */
+export interface PgQueryable {
+  /** Runs one statement with `$1`… parameters. */
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount?: number | null }>;
+}
+
+/** Options of {@link PostgresStore}. */
+export interface PostgresStoreOptions {
+  /** The pool (or client) the store's own statements run on: claims, renewals, completions. */
+  pool: PgQueryable;
+  /**
+   * The table of records, optionally schema-qualified (`svc.idempotency_keys`). Created by
+   * {@link PostgresStore.migrate}.
+   * @default "idempotency_keys"
+   */
+  table?: string;
+  /**
+   * The most bytes one record holds as stored (headers and base64 body in JSON); a larger
+   * response is kept without its body, then as its status alone.
+   * @default 1048576 (1 MiB)
+   */
+  maxRecordBytes?: number;
+  /** Each statement of the store's own is given up after this long (a 503 from the middleware). @default 1000 */
+  timeoutMs?: number;
+  /** How long a record committed with {@link PostgresStore.commit} is replayed. @default 86400000 (24 h) */
+  retentionMs?: number;
+}
+
+/** A claim as the handler has it (`res.locals.idempotency`, or `begin()`'s `decision.claim`). */
+export interface CommitClaim {
+  /** The scoped key the record is stored under. */
+  readonly key: string;
+  /** The fencing token of this execution: the commit lands only while it still owns the key. */
+  readonly token: string;
+}
+
+/**
+ * The claim is no longer this execution's (its lease ran out and a retry claimed the key): the
+ * transaction that holds {@link PostgresStore.commit} must roll back, so its effect never commits
+ * next to the other execution's.
+ *
+ * @example try { await store.commit(client, claim, response) } catch (err) { await client.query("ROLLBACK"); throw err }
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export class ClaimLostError extends Error {
+  constructor(key: string) {
+    super(`idempotency: the claim on ${key} is no longer this execution's; roll the transaction back`);
+    this.name = "ClaimLostError";
+  }
+}
+
+const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+
+/** A record's response as a JSON value (the body in base64). */
+interface ResponseJson {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+  bodyOmitted?: true;
+}
+
+const toJson = (r: StoredResponse): ResponseJson => ({
+  status: r.status,
+  headers: r.headers,
+  body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength).toString("base64"),
+  ...(r.bodyOmitted === true ? { bodyOmitted: true as const } : {}),
+});
+
+const fromJson = (j: ResponseJson): StoredResponse => ({
+  status: j.status,
+  headers: j.headers,
+  body: new Uint8Array(Buffer.from(j.body, "base64")),
+  ...(j.bodyOmitted === true ? { bodyOmitted: true as const } : {}),
+});
+
+/**
+ * An {@link IdempotencyStore} in PostgreSQL: one row per scoped key (its primary key, so two
+ * claims of one key can never both succeed), timed by the database's clock, so every instance
+ * agrees on when a lease ends. Used like the memory and Redis stores; and where the request's
+ * effect is written in the same database, the handler records the key's outcome inside its own
+ * transaction with {@link PostgresStore.commit}: the effect and the response it answers commit
+ * together or not at all, and a committed claim is never released. A retry then replays it,
+ * whether the response failed after the commit, the instance died before the middleware stored
+ * it, or the store could not be reached afterwards: exactly once.
+ *
+ * @example
+ * const store = new PostgresStore({ pool });
+ * await store.migrate();
+ * app.post("/transfers", express.json(), idempotency({ store }), async (req, res) => {
+ *   const client = await pool.connect();
+ *   await client.query("BEGIN");
+ *   const { rows } = await client.query("INSERT INTO transfers (amount) VALUES ($1) RETURNING id", [req.body.amount]);
+ *   const location = `/transfers/${rows[0].id}`;
+ *   await store.commit(client, res.locals.idempotency, { status: 201, headers: { location }, body: new Uint8Array() });
+ *   await client.query("COMMIT");
+ *   client.release();
+ *   res.status(201).location(location).end();
+ * });
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
+ */
+export class PostgresStore implements IdempotencyStore {
+  readonly #pool: PgQueryable;
+  readonly #table: string;
+  readonly #maxRecordBytes: number;
+  readonly #timeoutMs: number;
+  readonly #retentionMs: number;
+
+  constructor(options: PostgresStoreOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw optionError(
+        "PostgresStore",
+        "options",
+        options,
+        "an object { pool, table?, maxRecordBytes?, timeoutMs?, retentionMs? }",
+      );
+    }
+    checkOptionNames(
+      "idempotency",
+      options,
+      ["pool", "table", "maxRecordBytes", "timeoutMs", "retentionMs"],
+      "PostgresStore",
+    );
+    if (typeof (options.pool as Partial<PgQueryable> | undefined)?.query !== "function") {
+      throw optionError(
+        "PostgresStore",
+        "pool",
+        options.pool,
+        "a pg Pool or Client (an object with query())",
+      );
+    }
+    this.#pool = options.pool;
+    const table = options.table ?? "idempotency_keys";
+    if (typeof table !== "string" || !TABLE.test(table)) {
+      throw optionError(
+        "PostgresStore",
+        "table",
+        table,
+        "an unquoted identifier, optionally schema-qualified (letters, digits, _)",
+      );
+    }
+    this.#table = table;
+    const maxRecordBytes = options.maxRecordBytes ?? 1_048_576;
+    if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1024) {
+      throw optionError(
+        "PostgresStore",
+        "maxRecordBytes",
+        maxRecordBytes,
+        "an integer of at least 1024 (bytes)",
+      );
+    }
+    this.#maxRecordBytes = maxRecordBytes;
+    const timeoutMs = options.timeoutMs ?? 1000;
+    if (!isTimerDelay(timeoutMs)) {
+      throw optionError(
+        "PostgresStore",
+        "timeoutMs",
+        timeoutMs,
+        `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
+      );
+    }
+    this.#timeoutMs = timeoutMs;
+    const retentionMs = options.retentionMs ?? 86_400_000;
+    if (typeof retentionMs !== "number" || !Number.isFinite(retentionMs) || retentionMs <= 0) {
+      throw optionError(
+        "PostgresStore",
+        "retentionMs",
+        retentionMs,
+        "a positive finite number of milliseconds",
+      );
+    }
+    this.#retentionMs = retentionMs;
+  }
+
+  /**
+   * Creates the table (and its index on `expires_at`) when missing. The scoped key is the
+   * primary key: the unique constraint that makes a claim, and a commit, one per key.
+   */
+  async migrate(): Promise<void> {
+    const t = this.#table;
+    const index = `${t.replace(/^.*\./, "")}_expires_at`;
+    await this.#pool.query(
+      `CREATE TABLE IF NOT EXISTS ${t} (
+        key text PRIMARY KEY,
+        fingerprint text NOT NULL,
+        token text NOT NULL,
+        state text NOT NULL CHECK (state IN ('in-flight', 'committed', 'completed')),
+        response jsonb,
+        expires_at timestamptz NOT NULL
+      )`,
+    );
+    await this.#pool.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${t} (expires_at)`);
+  }
+
+  /**
+   * Deletes up to `limit` expired records (a claim replaces an expired record of its own key
+   * anyway; this bounds the table for keys never sent again). Run it from time to time.
+   */
+  async sweep(limit = 1000): Promise<number> {
+    const t = this.#table;
+    const res = await this.#pool.query(
+      `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE expires_at <= clock_timestamp() LIMIT $1)`,
+      [limit],
+    );
+    return res.rowCount ?? 0;
+  }
+
+  /** Claims `key` for `leaseMs` (a new key, or an expired record's), else answers the live record. */
+  async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
+    const t = this.#table;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const token = randomBytes(16).toString("hex");
+      // One statement: a new key, or an expired record taken over (a committed record has its
+      // retention as expiry, so it is never taken over while it is replayed).
+      const claimed = await this.#query(
+        `INSERT INTO ${t} AS r (key, fingerprint, token, state, response, expires_at)
+         VALUES ($1, $2, $3, 'in-flight', NULL, clock_timestamp() + make_interval(secs => $4::float8 / 1000))
+         ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token,
+           state = 'in-flight', response = NULL, expires_at = EXCLUDED.expires_at
+         WHERE r.expires_at <= clock_timestamp()
+         RETURNING token`,
+        [key, fingerprint, token, Math.ceil(leaseMs)],
+      );
+      if (claimed.rows.length === 1) return { outcome: "claimed", token };
+      const found = await this.#query(
+        `SELECT state, fingerprint, response,
+           extract(epoch FROM (expires_at - clock_timestamp())) * 1000 AS remaining
+         FROM ${t} WHERE key = $1 AND expires_at > clock_timestamp()`,
+        [key],
+      );
+      const row = found.rows[0] as
+        | { state: string; fingerprint: string; response: ResponseJson | null; remaining: number | string }
+        | undefined;
+      if (row === undefined) continue; // expired between the two statements: claim again
+      if (row.state !== "in-flight" && row.response !== null) {
+        return { outcome: "completed", fingerprint: row.fingerprint, response: fromJson(row.response) };
+      }
+      const remaining = Math.max(0, Math.ceil(Number(row.remaining)));
+      return { outcome: "in-flight", fingerprint: row.fingerprint, leaseRemainingMs: remaining };
+    }
+    throw new StoreUnavailableError(`idempotency: the record of ${key} kept changing under the claim`);
+  }
+
+  /**
+   * Stores the response the handler sent. A record already committed with this token keeps its
+   * committed status: the response sent replaces it only when its status is the same (the
+   * faithful bytes of what was committed); true either way.
+   */
+  async complete(
+    key: string,
+    token: string,
+    response: StoredResponse,
+    retentionMs: number,
+  ): Promise<boolean> {
+    const t = this.#table;
+    const stored = toJson(this.#kept(response));
+    const res = await this.#query(
+      `WITH up AS (
+         UPDATE ${t} SET state = 'completed', response = $3::jsonb,
+           expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
+         WHERE key = $1 AND token = $2
+           AND (state = 'in-flight' OR (state = 'committed' AND (response->>'status')::int = $5))
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM up) AS updated,
+         EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state <> 'in-flight') AS kept`,
+      [key, token, JSON.stringify(stored), Math.ceil(retentionMs), response.status],
+    );
+    const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
+    return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
+  }
+
+  /** Drops an in-flight claim; a committed one is never released (false). */
+  async release(key: string, token: string): Promise<boolean> {
+    const res = await this.#query(
+      `DELETE FROM ${this.#table} WHERE key = $1 AND token = $2 AND state = 'in-flight'`,
+      [key, token],
+    );
+    return (res.rowCount ?? 0) > 0;
+  }
+
+  /** Extends an in-flight claim; true for a claim this token has committed (nothing left to renew). */
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const t = this.#table;
+    const res = await this.#query(
+      `WITH up AS (
+         UPDATE ${t} SET expires_at = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
+         WHERE key = $1 AND token = $2 AND state = 'in-flight' RETURNING 1)
+       SELECT (SELECT count(*) FROM up) AS updated,
+         EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state <> 'in-flight') AS kept`,
+      [key, token, Math.ceil(leaseMs)],
+    );
+    const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;
+    return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
+  }
+
+  /**
+   * The statement that records the key's outcome, for a handler to run inside its own transaction
+   * with any driver (Kysely's `CompiledQuery.raw(text, values)`, …): it must update one row, else
+   * the claim is lost and the transaction must roll back ({@link ClaimLostError}).
+   * {@link PostgresStore.commit} runs it on a `pg` client.
+   */
+  commitStatement(
+    claim: CommitClaim,
+    response: StoredResponse,
+    retentionMs: number = this.#retentionMs,
+  ): { text: string; values: unknown[] } {
+    const stored = toJson(this.#kept(response));
+    return {
+      text: `UPDATE ${this.#table} SET state = 'committed', response = $3::jsonb,
+        expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
+        WHERE key = $1 AND token = $2 AND state = 'in-flight' RETURNING key`,
+      values: [claim.key, claim.token, JSON.stringify(stored), Math.ceil(retentionMs)],
+    };
+  }
+
+  /**
+   * Records the key's outcome (`response`, what a retry replays) in the handler's transaction on
+   * `client`, between its `BEGIN` and `COMMIT`: the effect and the record commit together, under
+   * the key's unique constraint. Throws {@link ClaimLostError} when the claim is no longer this
+   * execution's: roll back. Once committed, the claim is never released; the response the
+   * handler then sends replaces the record when its status is the same.
+   */
+  async commit(
+    client: PgQueryable,
+    claim: CommitClaim,
+    response: StoredResponse,
+    retentionMs?: number,
+  ): Promise<void> {
+    const { text, values } = this.commitStatement(claim, response, retentionMs);
+    const res = await client.query(text, values);
+    if (res.rows.length !== 1) throw new ClaimLostError(claim.key);
+  }
+
+  #kept(response: StoredResponse): StoredResponse {
+    const max = this.#maxRecordBytes;
+    return keptWithin(response, (form) => Buffer.byteLength(JSON.stringify(toJson(form))) <= max);
+  }
+
+  async #query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount?: number | null }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new StoreUnavailableError(`idempotency store did not answer within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+      timer.unref?.();
+    });
+    try {
+      return await Promise.race([this.#pool.query(text, values), timeout]);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) throw err;
+      throw new StoreUnavailableError("idempotency store failed", { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
