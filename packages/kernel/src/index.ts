@@ -15,6 +15,7 @@ export {
   RECORD_MEMBERS,
 } from "./error-members.js";
 export {
+  asyncRoute,
   type ExpressHandler,
   type ExpressPipeline,
   expressAdapter,
