@@ -1,4 +1,5 @@
-import { externalOrigin } from "@svc/hal";
+import { appendVary } from "@svc/errors";
+import { externalFacts } from "@svc/hal";
 import { versionedPath } from "@svc/versioning";
 import type { Request } from "express";
 
@@ -10,8 +11,14 @@ export type Href = (path: string) => string;
  * URI strategy): every link of a `/v2/...` response stays on `/v2`, so a client never reaches
  * version 1 employees by following links from version 2, not even through a version-neutral
  * resource (`/v2/` → departments → a department's employees). `href("")` is the bare origin.
+ *
+ * Behind a trusted proxy the origin comes from the forwarded fields, which the response's `Vary`
+ * then names (RFC 9110 §12.5.5), so a shared cache never gives links to one forwarded host to a
+ * request forwarded for another.
  */
 export function hrefs(req: Request): Href {
-  const origin = externalOrigin(req);
+  const facts = externalFacts(req);
+  const origin = facts.origin;
+  if (facts.vary.length > 0 && !req.res?.headersSent && req.res) appendVary(req.res, ...facts.vary);
   return (path) => (path === "" ? origin : `${origin}${versionedPath(req, path)}`);
 }

@@ -108,6 +108,68 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
     ).toBe(200);
   });
 
+  // RFC 9110 §8.8.3: a strong tag names one representation, media type included; the JSON,
+  // HAL+JSON and vendor JSON of one state share their bytes but not their tag.
+  it.each(["application/hal+json", "application/vnd.svc.v1+json", "application/xml"])(
+    "GET Accept: %s with If-None-Match of the application/json tag → 200, its own tag (never a 304)",
+    async (accept) => {
+      const jsonTag = (await api("/employees/5", { headers: identity })).headers.get("etag") ?? "";
+      const other = await api("/employees/5", {
+        headers: { ...revalidate, accept, "if-none-match": jsonTag },
+      });
+      expect(other.status).toBe(200);
+      expect(other.headers.get("content-type")).toMatch(new RegExp(`^${accept.replace(/[+.]/g, "\\$&")}`));
+      const own = other.headers.get("etag") ?? "";
+      expect(own).toMatch(/^"[^"]+"$/);
+      expect(own).not.toBe(jsonTag);
+      const again = await api("/employees/5", { headers: { ...revalidate, accept, "if-none-match": own } });
+      expect(again.status).toBe(304);
+    },
+  );
+
+  // RFC 9110 §13.1.1: If-Match is compared with the tag of the selected representation, the one a
+  // GET with the write's own header fields would be sent (§3.2).
+  it("PATCH Accept: application/hal+json with the HAL tag it read → 200; with the JSON tag → 412 carrying the HAL tag", async () => {
+    const hal = { ...identity, accept: "application/hal+json" };
+    const halTag = (await api("/employees/9", { headers: hal })).headers.get("etag") ?? "";
+    const jsonTag = (await api("/employees/9", { headers: identity })).headers.get("etag") ?? "";
+    expect(halTag).not.toBe(jsonTag);
+    const wrong = await api("/employees/9", {
+      method: "PATCH",
+      headers: { ...hal, "if-match": jsonTag },
+      json: { salary: 61001 },
+    });
+    expect(wrong.status).toBe(412);
+    expect(wrong.headers.get("etag")).toBe(halTag);
+    const ok = await api("/employees/9", {
+      method: "PATCH",
+      headers: { ...hal, "if-match": halTag },
+      json: { salary: 61002 },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("content-type")).toMatch(/^application\/hal\+json/);
+  });
+
+  it("PATCH without Accept is compared with the default JSON tag: the XML tag → 412, the JSON tag → 200", async () => {
+    const xmlTag =
+      (await api("/employees/10", { headers: { ...identity, accept: "application/xml" } })).headers.get(
+        "etag",
+      ) ?? "";
+    const stale = await api("/employees/10", {
+      method: "PATCH",
+      headers: { "if-match": xmlTag },
+      json: { salary: 62001 },
+    });
+    expect(stale.status).toBe(412);
+    const jsonTag = (await api("/employees/10", { headers: identity })).headers.get("etag") ?? "";
+    const ok = await api("/employees/10", {
+      method: "PATCH",
+      headers: { "if-match": jsonTag },
+      json: { salary: 62002 },
+    });
+    expect(ok.status).toBe(200);
+  });
+
   it("PUT and DELETE with a stale If-Match → 412 and nothing changes", async () => {
     const stale = '"0-stale"';
     const put = await api("/departments/2", {
@@ -161,10 +223,14 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
     expect(res.status).toBe(412);
   });
 
-  it("the cart takes the If-Match of its XML representation too", async () => {
-    const etag =
-      (await api("/cart", { headers: { ...identity, accept: "application/xml" } })).headers.get("etag") ?? "";
-    const ok = await api("/cart", { method: "PUT", headers: { "if-match": etag }, json: { items: [] } });
+  it("the cart takes the If-Match of its XML representation too, from a client that writes with Accept: application/xml", async () => {
+    const xmlHeaders = { ...identity, accept: "application/xml" };
+    const etag = (await api("/cart", { headers: xmlHeaders })).headers.get("etag") ?? "";
+    const ok = await api("/cart", {
+      method: "PUT",
+      headers: { ...xmlHeaders, "if-match": etag },
+      json: { items: [] },
+    });
     expect(ok.status).toBe(200);
   });
 

@@ -5,7 +5,10 @@ import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conditional } from "./conditional.js";
-import { strongEtag } from "./entity-tag.js";
+import { representationTag } from "./validators.js";
+
+/** The tag `conditional()` gives a JSON body (RFC 9110 §8.8.3: labelled by its media type). */
+const jsonTag = (body: string | Uint8Array) => representationTag("application/json", undefined, body);
 
 // A handler's own strong ETag on a body @svc/negotiate then codes was made weak for the response
 // (RFC 9110 §8.8.3: the gzip bytes are another representation, whose tag is W/), but If-Match and
@@ -111,7 +114,7 @@ describe("a handler's strong ETag on a coded response: preconditions compare the
   );
 
   it("a computed tag behaves the same: gzip, If-Match of the identity tag → 412", async () => {
-    const tag = strongEtag(JSON.stringify(rows));
+    const tag = jsonTag(JSON.stringify(rows));
     const res = await raw(`${server.url}/computed`, "GET", { ...gzip, "if-match": tag });
     expect(res.status).toBe(412);
     expect(res.headers.etag).toBe(`W/${tag}`);

@@ -6,7 +6,11 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cacheControl, setLastModified } from "./cache-control.js";
 import { conditional } from "./conditional.js";
-import { strongEtag } from "./entity-tag.js";
+import { representationTag } from "./validators.js";
+
+/** The tag `conditional()` gives a JSON body (RFC 9110 §8.8.3: labelled by its media type). */
+const jsonTag = (body: string | Uint8Array) => representationTag("application/json", undefined, body);
+
 import { preconditions } from "./preconditions-middleware.js";
 
 const employee = { id: 42, name: "Ada", department: "R&D", salary: 1000 };
@@ -42,7 +46,7 @@ function app(withNegotiate: boolean) {
   // of the GET's representation, then res.end().
   a.get("/head-by-hand", (req, res) => {
     const body = JSON.stringify(employee);
-    res.setHeader("ETag", strongEtag(body));
+    res.setHeader("ETag", jsonTag(body));
     setLastModified(res, modified);
     res.setHeader("Content-Type", "application/json");
     if (req.method === "HEAD") {
@@ -87,15 +91,15 @@ afterAll(async () => {
 describe("ETag", () => {
   it("res.json → strong tag of the bytes sent, replacing Express's weak default", async () => {
     const res = await raw(`${plain.url}/employees/42`, "GET", {});
-    expect(res.headers.etag).toBe(strongEtag(JSON.stringify(employee)));
+    expect(res.headers.etag).toBe(jsonTag(JSON.stringify(employee)));
     expect(res.headers.etag).not.toMatch(/^W\//);
   });
 
   it("JSON and XML of one resource get different strong tags", async () => {
     const json = await raw(`${full.url}/employees/42`, "GET", { accept: "application/json" });
     const xml = await raw(`${full.url}/employees/42`, "GET", { accept: "application/xml" });
-    expect(json.headers.etag).toBe(strongEtag(json.body));
-    expect(xml.headers.etag).toBe(strongEtag(xml.body));
+    expect(json.headers.etag).toBe(jsonTag(json.body));
+    expect(xml.headers.etag).toBe(representationTag("application/xml", undefined, xml.body));
     expect(json.headers.etag).not.toBe(xml.headers.etag);
   });
 
@@ -131,7 +135,7 @@ describe("ETag", () => {
       expect(head.headers.etag).toBe(get.headers.etag);
     }
     const plainHead = await raw(`${plain.url}/employees/42`, "HEAD", {});
-    expect(plainHead.headers.etag).toBe(strongEtag(JSON.stringify(employee)));
+    expect(plainHead.headers.etag).toBe(jsonTag(JSON.stringify(employee)));
   });
 });
 
@@ -275,7 +279,7 @@ describe("If-None-Match / If-Modified-Since → 304 (RFC 9110 §13.1.2, §13.1.3
         // condition evaluates to false; instead, the origin server MUST respond with either a) the
         // 304 (Not Modified) status code if the request method is GET or HEAD".
         const url = `${server().url}/head-by-hand`;
-        const etag = strongEtag(JSON.stringify(employee));
+        const etag = jsonTag(JSON.stringify(employee));
         expect((await raw(url, "GET", { "if-none-match": etag })).status).toBe(304);
         const head = await raw(url, "HEAD", { "if-none-match": etag });
         expect(head.status).toBe(304);
@@ -508,7 +512,7 @@ describe("negotiate + conditional + preconditions: a lost-update round trip", ()
     a.use(negotiate());
     a.use(conditional());
     a.use(express.json());
-    const current = () => ({ etag: strongEtag(JSON.stringify(doc)) });
+    const current = () => ({ etag: jsonTag(JSON.stringify(doc)) });
     a.get("/doc", (_req, res) => res.represent(doc));
     a.put("/doc", preconditions({ current, required: true }), (req, res) => {
       doc = req.body as typeof doc;
@@ -527,7 +531,7 @@ describe("negotiate + conditional + preconditions: a lost-update round trip", ()
       body: JSON.stringify({ id: 1, name: "Barbara" }),
     });
     expect(put.status).toBe(200);
-    expect(put.headers.get("etag")).toBe(strongEtag(JSON.stringify({ id: 1, name: "Barbara" })));
+    expect(put.headers.get("etag")).toBe(jsonTag(JSON.stringify({ id: 1, name: "Barbara" })));
     expect(put.headers.get("cache-control")).toBeNull();
   });
 

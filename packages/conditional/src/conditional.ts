@@ -8,10 +8,11 @@ import {
   refusedOption,
   trimOws,
 } from "@svc/errors";
-import { isEntityTag, listMatches, parseEtagList, strongEtag, strongMatch } from "./entity-tag.js";
+import { isEntityTag, listMatches, parseEtagList, strongMatch } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import { preconditionFailed } from "./preconditions.js";
+import { representationTag } from "./validators.js";
 
 /** Options of {@link conditional}. */
 export interface ConditionalOptions {
@@ -369,7 +370,9 @@ class Revalidation {
     this.defaultCachePolicy(res);
     this.settleEtag(res);
     if (res.hasHeader("etag")) return;
-    const tag = strongEtag(body);
+    // RFC 9110 §8.8.3: one representation's tag, labelled by its media type and language, so the
+    // JSON and the HAL+JSON of the same bytes never revalidate each other.
+    const tag = representationTag(contentType, headerText(res, "content-language"), body);
     this.settled = this.wouldBeCoded(res) ? `W/${tag}` : tag;
     res.setHeader("ETag", this.settled);
   }

@@ -5,7 +5,11 @@ import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conditional } from "./conditional.js";
-import { strongEtag } from "./entity-tag.js";
+import { representationTag } from "./validators.js";
+
+/** The tag `conditional()` gives a JSON body (RFC 9110 §8.8.3: labelled by its media type). */
+const jsonTag = (body: string | Uint8Array) => representationTag("application/json", undefined, body);
+
 import { checkPreconditions, evaluatePreconditions, preconditionFailed } from "./preconditions.js";
 
 // RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag, opaque-tag = DQUOTE *etagc DQUOTE,
@@ -16,7 +20,7 @@ import { checkPreconditions, evaluatePreconditions, preconditionFailed } from ".
 // set none (RFC 9110 §5.5: a sender generates only field values matching their grammar).
 const INVALID = ["abc", "7", '"a b"', "W/abc", 'w/"abc"', '"abc', '"a"b"', '"a", "b"'];
 const body = { id: 42, name: "Ada" };
-const tagOfBody = strongEtag(JSON.stringify(body));
+const tagOfBody = jsonTag(JSON.stringify(body));
 const big = Array.from({ length: 60 }, (_, i) => ({ ...body, id: i }));
 
 describe("a handler's ETag that is no entity-tag", () => {
@@ -106,7 +110,7 @@ describe("a handler's ETag that is no entity-tag", () => {
 
   it("a coded response gets the weak form of the computed tag, and its 304 too", async () => {
     const gzip = { "accept-encoding": "gzip" };
-    const tag = strongEtag(JSON.stringify(big));
+    const tag = jsonTag(JSON.stringify(big));
     const gz = await raw(url("/big", "abc"), "GET", gzip);
     expect(gz.headers["content-encoding"]).toBe("gzip");
     expect(gz.headers.etag).toBe(`W/${tag}`);

@@ -8,6 +8,7 @@ import {
   HttpError,
   type PipelineRequest,
   type PreconditionOutcome,
+  parseMediaType,
   type ResponseValue,
   refusedOption,
   trimOws,
@@ -42,8 +43,26 @@ export interface ValidatorsOptions {
   requiredMethods?: readonly string[];
 }
 
-/** The tag of an empty body (SHA-1 of no bytes), the `etag` package's format. */
-const EMPTY_DIGEST = "0-2jmj7l5rSw0yVb/vlWAYkK/YBwk";
+/**
+ * The label a representation's tag is computed under: the media type's `type/subtype` and its
+ * parameters (names lower-cased, sorted), without `charset`, and the language. `charset` is left
+ * out because the bytes carry it (RFC 9110 §8.3.2: it tells how the bytes decode, and two labels
+ * of one byte sequence are one text wherever both decode it), so `application/json` and
+ * `application/json; charset=utf-8` of the same bytes share a tag, and `current` can name a type
+ * as `res.represent` offers it. A value that is no media type is taken as it is, lower-cased.
+ */
+function representationLabel(contentType: string, language: string | undefined): string {
+  const parsed = parseMediaType(contentType);
+  let type = contentType.trim().toLowerCase();
+  if (parsed !== undefined) {
+    const parameters = parsed.parameters
+      .filter(([name]) => name !== "charset")
+      .map(([name, value]) => `;${name}=${value}`)
+      .sort();
+    type = `${parsed.type}/${parsed.subtype}${parameters.join("")}`;
+  }
+  return `${type}\n${(language ?? "").toLowerCase()}\n`;
+}
 
 /**
  * A strong entity tag for one representation: its identity bytes, labelled by its media type and
@@ -52,7 +71,9 @@ const EMPTY_DIGEST = "0-2jmj7l5rSw0yVb/vlWAYkK/YBwk";
  * `application/hal+json` and `application/vnd.x.v1+json` of the same bytes are three
  * representations with three tags, and a tag a client holds for one never revalidates another.
  * The format is the `etag` package's (the byte length in hex, then 27 characters of a SHA-1 in
- * base64), over the bytes preceded by the media type and the language.
+ * base64), over the bytes preceded by the media type (without `charset`, which the bytes carry)
+ * and the language. `conditional()` tags every response this way; a `current` for writes
+ * computes the same tag for the representation it names.
  *
  * @example representationTag("application/json", undefined, Buffer.from('{"id":42}'))
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
@@ -63,11 +84,8 @@ export function representationTag(
   body: string | Uint8Array,
 ): string {
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  const label = `${contentType.toLowerCase()}\n${language ?? ""}\n`;
-  const digest =
-    bytes.byteLength === 0 && label === "\n\n"
-      ? EMPTY_DIGEST
-      : `${bytes.byteLength.toString(16)}-${hash("sha1", Buffer.concat([Buffer.from(label, "utf8"), bytes]), "base64").slice(0, 27)}`;
+  const label = representationLabel(contentType, language);
+  const digest = `${bytes.byteLength.toString(16)}-${hash("sha1", Buffer.concat([Buffer.from(label, "utf8"), bytes]), "base64").slice(0, 27)}`;
   return `"${digest}"`;
 }
 

@@ -6,7 +6,10 @@ import { type Listening, listen, type RawResponse, rawRequest as raw } from "@sv
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conditional } from "./conditional.js";
-import { strongEtag } from "./entity-tag.js";
+import { representationTag } from "./validators.js";
+
+/** The tag `conditional()` gives a JSON body (RFC 9110 §8.8.3: labelled by its media type). */
+const jsonTag = (body: string | Uint8Array) => representationTag("application/json", undefined, body);
 
 // `res.writeHead(200, headers).end(body)` is how a plain node:http handler answers, and the README
 // says conditional() takes plain node:http requests and responses. writeHead sent the head at
@@ -66,23 +69,23 @@ describe("conditional() on a handler that answers with res.writeHead(...).end(bo
     const res = await raw(`${node.url}/doc`, "GET", {});
     expect(res.status).toBe(200);
     expect(res.body.toString()).toBe(body);
-    expect(res.headers.etag).toBe(strongEtag(body));
+    expect(res.headers.etag).toBe(jsonTag(body));
     expect(res.headers["cache-control"]).toBe("no-cache");
     expect(res.headers["content-type"]).toBe("application/json");
   });
 
   it("If-None-Match: the body's tag → 304 without the representation's headers", async () => {
-    const res = await raw(`${node.url}/doc`, "GET", { "if-none-match": strongEtag(body) });
+    const res = await raw(`${node.url}/doc`, "GET", { "if-none-match": jsonTag(body) });
     expect(res.status).toBe(304);
     expect(res.body.length).toBe(0);
-    expect(res.headers.etag).toBe(strongEtag(body));
+    expect(res.headers.etag).toBe(jsonTag(body));
     expect(res.headers["content-type"]).toBeUndefined();
   });
 
   it('If-Match: "other" → 412 with the current ETag, not the 200', async () => {
     const res = await raw(`${node.url}/doc`, "GET", { "if-match": '"other"' });
     expect(res.status).toBe(412);
-    expect(res.headers.etag).toBe(strongEtag(body));
+    expect(res.headers.etag).toBe(jsonTag(body));
     expect(res.headers["cache-control"]).toBe("no-store");
     expect(JSON.parse(res.body.toString())).toMatchObject({ status: 412 });
   });
@@ -108,7 +111,7 @@ describe("conditional() on a handler that answers with res.writeHead(...).end(bo
     expect(res.status).toBe(200);
     expect(res.headers["content-encoding"]).toBe("gzip");
     expect(gunzipSync(res.body).toString()).toBe(body);
-    expect(res.headers.etag).toBe(`W/${strongEtag(body)}`);
+    expect(res.headers.etag).toBe(`W/${jsonTag(body)}`);
     const again = await raw(`${node.url}/coded`, "GET", {
       "accept-encoding": "gzip",
       "if-none-match": res.headers.etag as string,
@@ -146,8 +149,8 @@ describe("conditional() on a handler that answers with res.writeHead(...).end(bo
 
   it("an Express handler calling res.writeHead gets the same: tag, 304, 412", async () => {
     const res = await raw(`${app.url}/doc`, "GET", {});
-    expect(res.headers.etag).toBe(strongEtag(body));
-    expect((await raw(`${app.url}/doc`, "GET", { "if-none-match": strongEtag(body) })).status).toBe(304);
+    expect(res.headers.etag).toBe(jsonTag(body));
+    expect((await raw(`${app.url}/doc`, "GET", { "if-none-match": jsonTag(body) })).status).toBe(304);
     expect((await raw(`${app.url}/doc`, "GET", { "if-match": '"other"' })).status).toBe(412);
   });
 });
@@ -171,8 +174,8 @@ describe("writeHead(200, [..., Set-Cookie, a=1, Set-Cookie, b=2]) on a GET or HE
       expect(res.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
       expect(res.headers["content-type"]).toBe("application/json");
       if (method === "GET") {
-        expect(res.headers.etag).toBe(strongEtag(body));
-        const again = await raw(server.url, method, { "if-none-match": strongEtag(body) });
+        expect(res.headers.etag).toBe(jsonTag(body));
+        const again = await raw(server.url, method, { "if-none-match": jsonTag(body) });
         expect(again.status).toBe(304);
         expect(again.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
       }

@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { checkPreconditions, conditional, strongEtag } from "@svc/conditional";
+import { checkPreconditions, conditional, representationTag } from "@svc/conditional";
 import type { HttpError } from "@svc/errors";
 
 let doc = { id: 1, name: "Ada" };
@@ -19,7 +19,10 @@ export const server = createServer(async (req, res) => {
     // One current tag per representation: If-Match may carry either (the XML one is computed
     // only when the JSON one is not named); a failed precondition throws the 412.
     await checkPreconditions(req, {
-      etag: { "application/json": strongEtag(asJson()), "application/xml": () => strongEtag(asXml()) },
+      etag: {
+        "application/json": representationTag("application/json", undefined, asJson()),
+        "application/xml": () => representationTag("application/xml", undefined, asXml()),
+      },
     });
   } catch (err) {
     const { status, headers, message } = err as HttpError; // 412 with the current ETag

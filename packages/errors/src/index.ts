@@ -1,5 +1,6 @@
 export {
   appendVary,
+  asyncRoute,
   checkBooleanOption,
   checkOptionNames,
   describeValue,

@@ -1,10 +1,10 @@
 import { errorHandler } from "@svc/errors";
+import { parseHost } from "@svc/kernel";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getWithHost, raw } from "../test/helpers.js";
 import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
-import { parseHost } from "./host.js";
 
 function appWith(trust: boolean | string | undefined, absolute = true) {
   const app = express();

@@ -1,17 +1,8 @@
-import { isIP, isIPv4 } from "node:net";
-import {
-  checkBooleanOption,
-  checkOptionNames,
-  HttpError,
-  parseParameters,
-  splitList,
-  trustedHops,
-  trustedListValue,
-} from "@svc/errors";
-import { type Authority, parseHost } from "./host.js";
+import { checkBooleanOption, checkOptionNames, HttpError, parseParameters, splitList } from "@svc/errors";
+import { type RequestFacts, requestFacts, resolveFacts } from "@svc/kernel";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
-import { isTrusted, type TrustProxy, type TrustRequest, trustFunction } from "./trust.js";
+import type { TrustProxy, TrustRequest } from "./trust.js";
 import { uriChars } from "./uri-chars.js";
 
 /** The parts of a plain `node:http` (or Express) request the base URL is built from. */
@@ -66,11 +57,6 @@ export interface OriginInput {
   trustProxy?: TrustProxy | undefined;
 }
 
-function header(headers: OriginInput["headers"], name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(",") : value;
-}
-
 /** What {@link parseForwarded} reads from a `Forwarded` header. */
 type ForwardedValues = { proto?: string; host?: string };
 
@@ -95,83 +81,15 @@ export function parseForwarded(value: string | undefined): ForwardedValues {
   return out;
 }
 
-/** One element of a `Forwarded` header, as read. */
-type ForwardedElement = ForwardedValues & { for?: string };
-
-function forwardedElements(value: string | undefined): ForwardedElement[] {
-  if (!value) return [];
-  const list = splitList(value);
-  // A trusted chain's Forwarded that cannot be read (a quoted-string left open, a list past the
-  // parser's bounds: what a client's own element can do to the header a proxy appends to) names
-  // no element; falling through to X-Forwarded-Host or Host would let that client pick the source.
-  if (list === undefined) {
-    throw HttpError.badRequest("The Forwarded header is not valid", { code: "invalid_forwarded" });
-  }
-  const elements: ForwardedElement[] = [];
-  for (const element of list) {
-    const out: ForwardedElement = {};
-    for (const [key, v] of parseParameters(`;${element}`) ?? []) {
-      if (key === "for" && out.for === undefined) out.for = v;
-      if (key === "proto" && out.proto === undefined) out.proto = v.toLowerCase();
-      if (key === "host" && out.host === undefined) out.host = v;
-    }
-    elements.push(out);
-  }
-  return elements;
-}
-
-/**
- * RFC 7239 §6: `node = nodename [ ":" node-port ]`, `nodename = IPv4address / "[" IPv6address "]" /
- * "unknown" / obfnode`; the address, or undefined for "unknown" and obfuscated identifiers, which
- * name no node that could be trusted.
- */
-function nodeAddress(node: string | undefined): string | undefined {
-  if (node === undefined) return undefined;
-  if (node.startsWith("[")) {
-    const close = node.indexOf("]");
-    const address = close === -1 ? "" : node.slice(1, close);
-    return isIP(address) === 6 ? address : undefined;
-  }
-  const colon = node.indexOf(":");
-  const address = colon === -1 ? node : node.slice(0, colon);
-  return isIPv4(address) ? address : undefined;
-}
-
-/**
- * The `Forwarded` element the trusted chain vouches for. RFC 7239 §4: a proxy "can either append
- * it to the last existing Forwarded header field after a comma separator or add a new field at
- * the end of the header block", so the last element is the trusted peer's, and the one before it
- * only counts when the node that added it, named by the `for` of the element after it, is trusted
- * at its hop (as proxy-addr walks `X-Forwarded-For`). Elements a client sent itself come first and
- * are never read unless the operator trusts every hop.
- */
-function trustedForwarded(value: string | undefined, trust: TrustProxy | undefined): ForwardedValues {
-  const elements = forwardedElements(value);
-  let i = elements.length - 1;
-  if (i < 0) return {};
-  for (let hop = 1; i > 0 && trust !== undefined; hop++) {
-    const address = nodeAddress(elements[i]?.for);
-    if (address === undefined || !trust(address, hop)) break;
-    i--;
-  }
-  const { proto, host } = elements[i] ?? {};
-  return { ...(proto === undefined ? {} : { proto }), ...(host === undefined ? {} : { host }) };
-}
-
-/** The trusted values of the de facto headers, the hops walked once, only for a list. */
-function trustedXForwarded(
-  headers: OriginInput["headers"],
-  trust: TrustProxy | undefined,
-): { proto: string | undefined; host: string | undefined } {
-  let hops: number | undefined;
-  const walk = () => {
-    hops ??= trustedHops(header(headers, "x-forwarded-for"), trust);
-    return hops;
-  };
-  return {
-    proto: trustedListValue(header(headers, "x-forwarded-proto"), walk)?.toLowerCase(),
-    host: trustedListValue(header(headers, "x-forwarded-host"), walk),
-  };
+/** The request's facts ({@link requestFacts} of @svc/kernel) from an {@link OriginInput}. */
+function factsOf(input: OriginInput): RequestFacts {
+  return resolveFacts({
+    headers: input.headers,
+    encrypted: input.encrypted,
+    target: input.target,
+    trusted: input.trusted,
+    trustHop: input.trustProxy,
+  });
 }
 
 /**
@@ -182,87 +100,20 @@ function trustedXForwarded(
  * of its choosing (RFC 7239 §8.1: a forwarded header is only as trustworthy as the proxy that set it).
  * Of `Forwarded`, the element the trusted chain added is read (proxies append, RFC 7239 §4: the
  * last element, and earlier ones while `trustProxy` trusts the hop that added them); of the de facto
- * headers, the value the trusted chain appended likewise (see `trustedListValue` of @svc/errors). An
- * absolute-form `target` names the host in place of `Host` (RFC 9112 §3.2.2).
+ * headers, the value the trusted chain appended likewise (see `trustedListValue` of @svc/kernel). An
+ * absolute-form `target` names the host in place of `Host` (RFC 9112 §3.2.2). The reading is
+ * `requestFacts` of @svc/kernel, shared with every package that reads forwarded fields.
  *
- * A `Host` that is not a valid host name (see {@link parseHost}: DNS label and name lengths, a port
- * from 1 to 65535, an IPv6 literal that parses) is a 400, never a link or a document built from it.
+ * A `Host` that is not a valid host name (see `parseHost` of @svc/kernel: DNS label and name
+ * lengths, a port from 1 to 65535, an IPv6 literal that parses) is a 400, never a link or a
+ * document built from it.
  *
  * @example resolveOrigin({ headers: { host: "api.example.com" }, encrypted: true, trusted: false }) // "https://api.example.com"
  * @see https://www.rfc-editor.org/rfc/rfc7239#section-5.3
  */
 export function resolveOrigin(input: OriginInput): string {
-  let proto = input.encrypted ? "https" : "http";
-  let forwardedHost: string | undefined;
-  if (input.trusted) {
-    const forwarded = trustedForwarded(header(input.headers, "forwarded"), input.trustProxy);
-    const xForwarded = trustedXForwarded(input.headers, input.trustProxy);
-    const fProto = forwarded.proto ?? xForwarded.proto;
-    if (fProto === "http" || fProto === "https") proto = fProto;
-    forwardedHost = forwarded.host ?? xForwarded.host;
-  }
-  const authority = authorityOf(input.headers, forwardedHost, input.target);
-  if (authority === undefined)
-    throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
-  const { port } = authority;
-  // RFC 3986 §6.2.3: the default port is left out of the normal form.
-  const defaultPort = proto === "https" ? 443 : 80;
-  return `${proto}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
+  return factsOf(input).origin;
 }
-
-/**
- * The authority the client named: the host a trusted proxy forwarded (`Forwarded`, then
- * `X-Forwarded-Host`, each as {@link resolveOrigin} reads it), else `Host`; undefined when there is none (an HTTP/1.0 request may carry no
- * `Host`). One that is not a valid authority (see {@link parseHost}) is a 400 `invalid_host`.
- */
-export function requestAuthority(
-  headers: OriginInput["headers"],
-  trusted: boolean,
-  target?: string,
-  trust?: TrustProxy,
-): Authority | undefined {
-  const forwardedHost = trusted
-    ? (trustedForwarded(header(headers, "forwarded"), trust).host ?? trustedXForwarded(headers, trust).host)
-    : undefined;
-  return authorityOf(headers, forwardedHost, target);
-}
-
-// RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
-const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
-
-/**
- * `forwardedHost` is the host a trusted proxy forwarded (`Forwarded`, else `X-Forwarded-Host`),
- * undefined when there is none or the peer is not trusted.
- * `target` is the request-target: RFC 9112 §3.2.2, "When an origin server receives a request with
- * an absolute-form of request-target, the origin server MUST ignore the received Host header
- * field (if any) and instead use the host information of the request-target", so a client cannot
- * name one authority in the target and pass an allowlist with another in `Host`.
- */
-function authorityOf(
-  headers: OriginInput["headers"],
-  forwardedHost: string | undefined,
-  target: string | undefined,
-): Authority | undefined {
-  let host = header(headers, "host");
-  const absolute = target === undefined || target.startsWith("/") ? null : ABSOLUTE_FORM.exec(target);
-  if (absolute !== null) {
-    host = absolute[1] ?? "";
-    // RFC 9110 §4.2.1: a recipient of an http URI with an empty host MUST reject it as invalid.
-    if (host === "") {
-      throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
-    }
-  }
-  if (forwardedHost !== undefined) host = forwardedHost;
-  if (host === undefined || host === "") return undefined;
-  const authority = parseHost(host);
-  if (authority === undefined) {
-    throw HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
-  }
-  return authority;
-}
-
-// RFC 3986 §3.3: path segments of pchar; no empty segment, so no "//" that would change the authority.
-const PREFIX = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@%]+)+$/;
 
 /**
  * The path prefix a trusted gateway announces in `X-Forwarded-Prefix` (`/api`), normalised
@@ -273,19 +124,7 @@ const PREFIX = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@%]+)+$/;
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function resolvePrefix(input: OriginInput): string {
-  if (!input.trusted) return "";
-  // The value the trusted chain appended, as for X-Forwarded-Host (see trustedListValue).
-  const raw = trustedListValue(header(input.headers, "x-forwarded-prefix"), () =>
-    trustedHops(header(input.headers, "x-forwarded-for"), input.trustProxy),
-  );
-  if (raw === undefined || raw === "/") return "";
-  const prefix = raw.endsWith("/") ? raw.slice(0, -1) : raw;
-  // A dot segment, also percent-encoded: %2E is "." (RFC 3986 §2.3, §6.2.2.2), and the WHATWG URL
-  // parser removes "/%2e%2e" as it removes "/..", so such a prefix would climb out of itself.
-  if (!PREFIX.test(prefix) || /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(prefix)) {
-    throw HttpError.badRequest("The X-Forwarded-Prefix header is not a valid path");
-  }
-  return prefix;
+  return factsOf(input).prefix;
 }
 
 /**
@@ -300,7 +139,7 @@ export function resolvePrefix(input: OriginInput): string {
  */
 export function externalOrigin(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
   checkBaseUrlOptions("externalOrigin", options, BASE_URL_OPTIONS);
-  return resolveOrigin(originInput(req, options));
+  return requestFacts(req, options.trustProxy).origin;
 }
 
 const BASE_URL_OPTIONS = ["trustProxy", "forwardedPrefix"] as const;
@@ -326,14 +165,22 @@ function checkBaseUrlOptions(owner: string, options: HrefOptions, known: readonl
   checkBooleanOption("hal", "absolute", options.absolute, `${owner}: absolute`);
 }
 
-function originInput(req: BaseUrlRequest, options: BaseUrlOptions): OriginInput {
-  return {
-    headers: req.headers,
-    encrypted: Boolean((req.socket as { encrypted?: boolean } | undefined)?.encrypted),
-    trusted: isTrusted(req, options.trustProxy),
-    target: req.originalUrl ?? req.url,
-    trustProxy: trustFunction(req, options.trustProxy),
-  };
+/**
+ * The facts of the request behind the proxies the options trust (`requestFacts` of
+ * @svc/kernel): the origin and prefix links are built from, the client's address, and in `vary`
+ * the forwarded fields they were read from, for the response's `Vary` (RFC 9110 §12.5.5: a cache
+ * must not give a page whose links name `shop.example` to a request forwarded for another host).
+ * Honours Express's `app.set("trust proxy", ...)` unless `trustProxy` is given.
+ *
+ * @example
+ * const facts = externalFacts(req);
+ * res.setHeader("Location", `${facts.origin}${facts.prefix}/orders/7`);
+ * appendVary(res, ...facts.vary);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
+ */
+export function externalFacts(req: BaseUrlRequest, options: BaseUrlOptions = {}): RequestFacts {
+  checkBaseUrlOptions("externalFacts", options, BASE_URL_OPTIONS);
+  return requestFacts(req, options.trustProxy);
 }
 
 /**
@@ -346,8 +193,8 @@ function originInput(req: BaseUrlRequest, options: BaseUrlOptions): OriginInput 
  */
 export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
   checkBaseUrlOptions("externalBaseUrl", options, BASE_URL_OPTIONS);
-  const input = originInput(req, options);
-  return `${resolveOrigin(input)}${options.forwardedPrefix === false ? "" : resolvePrefix(input)}`;
+  const facts = requestFacts(req, options.trustProxy);
+  return `${facts.origin}${options.forwardedPrefix === false ? "" : facts.prefix}`;
 }
 
 // A "." or ".." segment, also percent-encoded (RFC 3986 §2.3, §6.2.2.2: %2E is "."), which the
@@ -397,8 +244,8 @@ export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions 
     throw optionError("hrefFor", "path", path, 'a path starting with "/"');
   }
   checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
-  const input = originInput(req, options);
-  const prefix = options.forwardedPrefix === false ? "" : resolvePrefix(input);
+  const facts = requestFacts(req, options.trustProxy);
+  const prefix = options.forwardedPrefix === false ? "" : facts.prefix;
   // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked on the
   // encoded path: "\", tab and newlines, which the WHATWG URL parser reads as "/" or drops (so
   // "/\host" was "//host" to a browser), are percent-encoded by then, and a client's route
@@ -410,5 +257,5 @@ export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions 
     throw HttpError.badRequest("The link's path holds a dot segment (. or ..)", { code: "invalid_path" });
   }
   if (options.absolute === false) return `${prefix}${reference}`;
-  return `${resolveOrigin(input)}${prefix}${reference}`;
+  return `${facts.origin}${prefix}${reference}`;
 }

@@ -1,14 +1,7 @@
 import { checkOptionNames, HttpError, isHttpError, repeatsField } from "@svc/errors";
-import { requestAuthority } from "./base-url.js";
-import { type Authority, compileHostList } from "./host.js";
-import {
-  compileTrust,
-  isTrusted,
-  type TrustProxy,
-  type TrustProxyOption,
-  type TrustRequest,
-  trustFunction,
-} from "./trust.js";
+import { type Authority, requestFacts } from "@svc/kernel";
+import { compileHostList } from "./host.js";
+import { compileTrust, type TrustProxy, type TrustProxyOption, type TrustRequest } from "./trust.js";
 
 /** Options of {@link createHostCheck} and `allowedHosts`. */
 export interface HostCheckOptions {
@@ -66,12 +59,7 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
     }
     let authority: Authority | undefined;
     try {
-      authority = requestAuthority(
-        req.headers,
-        isTrusted(req, trust),
-        req.originalUrl ?? req.url,
-        trustFunction(req, trust),
-      );
+      authority = requestFacts(req, trust).authority;
     } catch (err) {
       if (isHttpError(err)) return err;
       throw err;

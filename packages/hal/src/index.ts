@@ -3,6 +3,7 @@ export {
   type BaseUrlOptions,
   type BaseUrlRequest,
   externalBaseUrl,
+  externalFacts,
   externalOrigin,
   type HrefOptions,
   hrefFor,

@@ -1,3 +1,4 @@
+export { type Authority, parseHost } from "./authority.js";
 export {
   createPipeline,
   type HandlerContext,
@@ -14,6 +15,7 @@ export {
   RECORD_MEMBERS,
 } from "./error-members.js";
 export {
+  asyncRoute,
   type ExpressHandler,
   type ExpressPipeline,
   expressAdapter,
@@ -72,6 +74,15 @@ export {
   refusedOption,
 } from "./option-error.js";
 export {
+  type FactsHeaders,
+  type FactsInput,
+  type FactsRequest,
+  type ForwardedValues,
+  type RequestFacts,
+  requestFacts,
+  resolveFacts,
+} from "./request-facts.js";
+export {
   addVary,
   type Body,
   type Fields,
@@ -103,5 +114,6 @@ export type {
   Versioner,
 } from "./steps.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
+export { compileTrust, type TrustOption } from "./trust.js";
 export { appendVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -1,5 +1,6 @@
 import { isIPv6 } from "node:net";
-import { HttpError, type TrustHop, trustedHops, trustedListValue } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import type { RequestFacts } from "@svc/kernel";
 
 /** What the externally visible URL of the endpoint is computed from: header strings only. */
 export interface AddressInput {
@@ -7,12 +8,12 @@ export interface AddressInput {
   host: readonly string[];
   /** The request's HTTP version (`"1.1"`, `"1.0"`): an HTTP/1.1 request must name a host. */
   httpVersion: string | undefined;
-  /** `X-Forwarded-Proto`, `X-Forwarded-Host`, `X-Forwarded-For`: read only with `trust`. */
-  forwardedProto: string | undefined;
-  forwardedHost: string | undefined;
-  forwardedFor: string | undefined;
-  /** The app's `trust proxy` function, given only when it trusts the peer itself. */
-  trust: TrustHop | undefined;
+  /**
+   * The request's facts (`requestFacts` of @svc/kernel): behind a trusted peer, the scheme and
+   * host it forwarded (`Forwarded`, else `X-Forwarded-Proto` / `X-Forwarded-Host`) and the fields
+   * they were read from.
+   */
+  facts: Pick<RequestFacts, "trusted" | "forwarded" | "vary">;
   /** Whether the connection is TLS (`https`). */
   encrypted: boolean;
   /** The endpoint's path as the client requested it (before mount-path stripping), no query. */
@@ -25,9 +26,10 @@ export interface EndpointAddress {
   /**
    * RFC 9110 §12.5.5: the fields Vary must name, "what parts of a request message, aside from the
    * method and target URI, might have influenced the content of this response". `Host` is part of
-   * the target URI (§7.1) and never listed; behind a trusted peer, `X-Forwarded-Proto` and
-   * `X-Forwarded-Host` always (present or not, they decided), `X-Forwarded-For` when it chose
-   * which member of a list was read. Empty when the peer is not trusted.
+   * the target URI (§7.1) and never listed; behind a trusted peer, `Forwarded` always, and
+   * `X-Forwarded-Proto` / `X-Forwarded-Host` when `Forwarded` left them to decide (present or
+   * not), `X-Forwarded-For` when it chose which member of a list was read. Empty when the peer is
+   * not trusted.
    */
   vary: readonly string[];
 }
@@ -36,10 +38,11 @@ const NO_VARY: readonly string[] = Object.freeze([]);
 
 /**
  * The URL clients use to reach the endpoint, written into the WSDL's `soap12:address` and the
- * `schemaLocation`s. Behind a trusted peer, the `X-Forwarded-Proto` / `X-Forwarded-Host` value the
- * trusted chain appended (`trustedListValue` of @svc/errors): the first value of a list may be one
- * the client sent itself (RFC 7239 §8.1). Only `http` and `https` name a scheme (RFC 9110 §4.2);
- * else `Host` (RFC 9110 §7.2) and the connection's own scheme.
+ * `schemaLocation`s. Behind a trusted peer, the scheme and host the trusted chain forwarded, as
+ * `requestFacts` of @svc/kernel reads them for every package: RFC 7239 `Forwarded` (the element
+ * the chain added), else the `X-Forwarded-Proto` / `X-Forwarded-Host` value the chain appended; the
+ * first value of a list may be one the client sent itself (RFC 7239 §8.1). Only `http` and `https`
+ * name a scheme (RFC 9110 §4.2); else `Host` (RFC 9110 §7.2) and the connection's own scheme.
  *
  * The authority is checked before it is written: RFC 9112 §3.2, "A server MUST respond with a 400
  * (Bad Request) status code to any HTTP/1.1 request message that ... contains more than one Host
@@ -59,25 +62,15 @@ export function endpointAddress(input: AddressInput): EndpointAddress {
   if (refusal !== undefined) throw refusal;
   let protocol = input.encrypted ? "https" : "http";
   let host = input.host[0] ?? "";
-  const trust = input.trust;
   let vary = NO_VARY;
-  if (trust !== undefined) {
-    let hops: number | undefined;
-    const walk = () => {
-      hops ??= trustedHops(input.forwardedFor, trust);
-      return hops;
-    };
-    const proto = trustedListValue(input.forwardedProto, walk)?.toLowerCase();
+  if (input.facts.trusted) {
+    const { proto, host: forwarded } = input.facts.forwarded;
     if (proto === "http" || proto === "https") protocol = proto;
-    const forwarded = trustedListValue(input.forwardedHost, walk);
     if (forwarded !== undefined) {
-      if (!isAuthority(forwarded)) throw HttpError.badRequest("X-Forwarded-Host is not a valid host");
+      if (!isAuthority(forwarded)) throw HttpError.badRequest("The forwarded host is not a valid host");
       host = forwarded;
     }
-    vary =
-      hops === undefined
-        ? ["X-Forwarded-Proto", "X-Forwarded-Host"]
-        : ["X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-For"];
+    vary = input.facts.vary;
   }
   // Only an HTTP/1.0 request without a host gets here with an empty one (hostRefusal).
   if (host === "") host = "localhost";

@@ -8,9 +8,9 @@ import {
   HttpError,
   type NextFunction,
   negotiationOf,
-  type TrustHop,
   toHttpError,
 } from "@svc/errors";
+import { requestFacts } from "@svc/kernel";
 import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
 import { faultToXml } from "./fault.js";
 import { checkLogger, checkObject } from "./options.js";
@@ -314,31 +314,15 @@ function readCorrelationId(req: IncomingMessage, res: ServerResponse): string {
   return typeof header === "string" && header.length <= 200 ? header : randomUUID();
 }
 
-/** The app's compiled `trust proxy` setting, when the peer is trusted by it (Express 4 and 5). */
-function trustedPeer(req: SoapHttpRequest): TrustHop | undefined {
-  const trust = (req as { app?: { get?(name: string): unknown } }).app?.get?.("trust proxy fn");
-  if (typeof trust !== "function") return undefined;
-  const hop = trust as TrustHop;
-  return hop(req.socket.remoteAddress ?? "", 0) ? hop : undefined;
-}
-
-function headerText(req: SoapHttpRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(",") : value;
-}
-
 /** The URL clients use to reach this endpoint ({@link endpointAddress} over the request's fields). */
 function externalUrl(req: SoapHttpRequest): EndpointAddress {
-  const trust = trustedPeer(req);
   const original = req.originalUrl ?? req.url ?? "/";
   const q = original.indexOf("?");
   return endpointAddress({
     host: fieldLines(req.rawHeaders, "host"),
     httpVersion: req.httpVersion,
-    forwardedProto: trust === undefined ? undefined : headerText(req, "x-forwarded-proto"),
-    forwardedHost: trust === undefined ? undefined : headerText(req, "x-forwarded-host"),
-    forwardedFor: trust === undefined ? undefined : headerText(req, "x-forwarded-for"),
-    trust,
+    // Behind a peer the app's `trust proxy` setting trusts (Express 4 and 5).
+    facts: requestFacts(req),
     encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
     path: q === -1 ? original : original.slice(0, q),
   });

@@ -42,6 +42,44 @@ afterAll(async () => {
   servers = [];
 });
 
+describe("soap12:address behind a trusted proxy that sends Forwarded (RFC 7239)", () => {
+  it("Forwarded: proto=https;host=shop.example → https://shop.example/ws/customer", async () => {
+    expect(await address(loopback, { forwarded: "proto=https;host=shop.example" })).toBe(
+      "https://shop.example/ws/customer",
+    );
+  });
+
+  it("Forwarded wins over X-Forwarded-Host; a value it lacks comes from X-Forwarded-Proto", async () => {
+    expect(
+      await address(loopback, {
+        forwarded: 'host="shop.example:8443"',
+        "x-forwarded-host": "other.example",
+        "x-forwarded-proto": "https",
+      }),
+    ).toBe("https://shop.example:8443/ws/customer");
+  });
+
+  it("Forwarded: host=evil.example, host=shop.example → the element the trusted peer added", async () => {
+    expect(await address(loopback, { forwarded: "host=evil.example, host=shop.example" })).toBe(
+      "http://shop.example/ws/customer",
+    );
+  });
+
+  it("an untrusted peer's Forwarded is ignored", async () => {
+    const untrusted = await serve(false);
+    const url = new URL(untrusted);
+    expect(await address(untrusted, { forwarded: "host=shop.example;proto=https" })).toBe(
+      `http://${url.host}/ws/customer`,
+    );
+  });
+
+  it('a trusted Forwarded: host="x y" → 400, never written into the WSDL', async () => {
+    const res = await fetch(loopback, { headers: { forwarded: 'host="x y"' } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).not.toContain("x y");
+  });
+});
+
 describe("soap12:address behind a trusted proxy that appends", () => {
   it("X-Forwarded-Host: evil.example, shop.example → shop.example (the value the peer appended)", async () => {
     expect(await address(loopback, { "x-forwarded-host": "evil.example, shop.example" })).toBe(
@@ -195,20 +233,20 @@ describe("Vary on ?wsdl and ?xsd", () => {
       .sort();
 
   it.each(["wsdl", "xsd=customer.xsd"])(
-    "?%s from a trusted peer, X-Forwarded-Host: shop.example → Vary: X-Forwarded-Host, X-Forwarded-Proto",
+    "?%s from a trusted peer, X-Forwarded-Host: shop.example → Vary: Forwarded, X-Forwarded-Host, X-Forwarded-Proto",
     async (query) => {
       const url = `${loopback.replace("?wsdl", "")}?${query}`;
       for (const method of ["GET", "HEAD"]) {
         const res = await rawRequest(url, method, { "x-forwarded-host": "shop.example" });
         expect(res.status).toBe(200);
-        expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
+        expect(varied(res.headers.vary)).toEqual(["forwarded", "x-forwarded-host", "x-forwarded-proto"]);
       }
     },
   );
 
-  it("?wsdl from a trusted peer without forwarded fields → Vary: X-Forwarded-Host, X-Forwarded-Proto (their absence chose Host)", async () => {
+  it("?wsdl from a trusted peer without forwarded fields → Vary: Forwarded, X-Forwarded-Host, X-Forwarded-Proto (their absence chose Host)", async () => {
     const res = await rawRequest(loopback, "GET");
-    expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
+    expect(varied(res.headers.vary)).toEqual(["forwarded", "x-forwarded-host", "x-forwarded-proto"]);
   });
 
   it("X-Forwarded-Host: evil.example, shop.example through two trusted hops → X-Forwarded-For in Vary too (it chose the value)", async () => {
@@ -217,7 +255,12 @@ describe("Vary on ?wsdl and ?xsd", () => {
       "x-forwarded-host": "evil.example, shop.example",
     });
     expect(res.status).toBe(200);
-    expect(varied(res.headers.vary)).toEqual(["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
+    expect(varied(res.headers.vary)).toEqual([
+      "forwarded",
+      "x-forwarded-for",
+      "x-forwarded-host",
+      "x-forwarded-proto",
+    ]);
   });
 
   it("If-None-Match: <current tag> → 304 with the same Vary (RFC 9110 §15.4.5)", async () => {
@@ -227,7 +270,16 @@ describe("Vary on ?wsdl and ?xsd", () => {
       "if-none-match": String(first.headers.etag),
     });
     expect(res.status).toBe(304);
-    expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
+    expect(varied(res.headers.vary)).toEqual(["forwarded", "x-forwarded-host", "x-forwarded-proto"]);
+  });
+
+  it("Forwarded: host=shop.example;proto=https → Vary: Forwarded alone (the X-Forwarded-* fields were not read)", async () => {
+    const res = await rawRequest(loopback, "GET", {
+      forwarded: "host=shop.example;proto=https",
+      "x-forwarded-host": "other.example",
+    });
+    expect(res.status).toBe(200);
+    expect(varied(res.headers.vary)).toEqual(["forwarded"]);
   });
 
   it("?wsdl from an untrusted peer, X-Forwarded-Host: shop.example → no Vary (only Host was read)", async () => {

@@ -3,11 +3,11 @@ import {
   preconditionFailed,
   preconditions,
   type RepresentationTags,
-  strongEtag,
+  representationTag,
 } from "@svc/conditional";
-import { allowedMethods, HttpError, isHttpError, stringifyJson } from "@svc/errors";
-import { hal, pageModel, Rel } from "@svc/hal";
-import { xml } from "@svc/negotiate";
+import { allowedMethods, HttpError, isHttpError, negotiationOf } from "@svc/errors";
+import { hal, halJson, pageModel, Rel } from "@svc/hal";
+import { html, json, type Representation, text, xml } from "@svc/negotiate";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import type { z } from "zod";
@@ -63,18 +63,34 @@ export interface CrudResource {
   >;
 }
 
+/** The representations of one resource, found by the media type negotiation offered. */
+const ITEM_REPRESENTATIONS: readonly Representation[] = [json, halJson, xml, text, html];
+
 /**
- * The current strong tag of each representation of a resource (@svc/conditional hashes the bytes
- * sent, so each has its own): JSON first (HAL+JSON has the same bytes), then XML, which is only
- * serialized when the JSON tag is not the one a precondition names, so JSON clients pay nothing more.
+ * The current strong tag of the representation this request selects, for a write's `If-Match`.
+ * RFC 9110 §13.1.1: "the condition is true if any of the listed tags match the entity tag of the
+ * selected representation", which §3.2 defines as the one a GET with the same request header
+ * fields would have been sent. Every representation has its own tag (the JSON, HAL+JSON and
+ * `application/vnd.svc.v1+json` of one state share their bytes, not their tag, §8.8.3), so a
+ * client sends the tag of what it reads with the `Accept` it writes with: an XML client that reads
+ * and writes with `Accept: application/xml` passes its XML tag, a write without `Accept` is
+ * compared with the default JSON one. The representation is serialized only when the request
+ * carries a precondition.
  */
 export function representationTags(req: Request, view: Record<string, unknown>): RepresentationTags {
+  const res = req.res;
+  const negotiation = res === undefined ? undefined : negotiationOf(res);
+  const match = negotiation?.mediaType;
+  const type = match?.mediaType ?? json.mediaType;
+  const offer = (match?.offer ?? json.mediaType).split(";")[0]?.trim().toLowerCase();
+  const representation = ITEM_REPRESENTATIONS.find((r) => r.mediaType === offer) ?? json;
+  const language = negotiation?.language;
   return {
-    // The bytes the JSON representation sends (a BigInt id as a number with all its digits).
-    "application/json": strongEtag(stringifyJson(view)),
-    "application/xml": async () => {
-      const body = await xml.serialize(view, { mediaType: "application/xml", req });
-      return typeof body === "string" || body instanceof Uint8Array ? strongEtag(body) : undefined;
+    [type]: async () => {
+      const body = await representation.serialize(view, { mediaType: type, language, req, res });
+      return typeof body === "string" || body instanceof Uint8Array
+        ? representationTag(type, language, body)
+        : undefined;
     },
   };
 }

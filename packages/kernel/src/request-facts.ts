@@ -1,0 +1,362 @@
+import { isIP, isIPv4 } from "node:net";
+import { type Authority, parseHost } from "./authority.js";
+import { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
+import { parseParameters, splitList } from "./grammar.js";
+import { HttpError } from "./http-error.js";
+import { TRUST_ALL } from "./trust.js";
+
+/** Header values as `node:http` gives them: lower-case names, a list for repeated fields. */
+export type FactsHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** What {@link resolveFacts} reads: header strings and connection facts, no request object. */
+export interface FactsInput {
+  /** Request headers (lower-case names, as node:http gives them). */
+  headers: FactsHeaders;
+  /** The connection's other end (`socket.remoteAddress`). */
+  peer?: string | undefined;
+  /** The connection is TLS. */
+  encrypted: boolean;
+  /**
+   * The request-target (`req.originalUrl` or `req.url`): when it is in absolute-form
+   * (`http://api.example.com/x`), its authority replaces `Host` (RFC 9112 §3.2.2).
+   * @default undefined (`Host` is read)
+   */
+  target?: string | undefined;
+  /** Whether the peer itself may be believed about the client's URL and address. */
+  trusted: boolean;
+  /**
+   * Whether the proxy at `address`, `hop` proxies away from the server, may be believed: lets a
+   * chain of trusted proxies name the client in `Forwarded` and the `X-Forwarded-*` lists.
+   * @default undefined (only what the trusted peer added is read)
+   */
+  trustHop?: TrustHop | undefined;
+}
+
+/** The scheme and host a trusted chain forwarded, as read (`Forwarded`, else `X-Forwarded-*`). */
+export interface ForwardedValues {
+  /** The scheme, lower-cased, as forwarded: not necessarily `http` or `https`. */
+  readonly proto?: string;
+  /** The host (with port) as forwarded, not yet checked. */
+  readonly host?: string;
+}
+
+/** The field names {@link RequestFacts.vary} lists, in the order a `Vary` names them. */
+const FIELD_ORDER = [
+  "Forwarded",
+  "X-Forwarded-Proto",
+  "X-Forwarded-Host",
+  "X-Forwarded-Prefix",
+  "X-Forwarded-For",
+] as const;
+
+type FieldName = (typeof FIELD_ORDER)[number];
+
+function header(headers: FactsHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(",") : value;
+}
+
+/**
+ * What a request says about its client once the proxies in front are taken into account: the
+ * client's address, the scheme, host and path prefix it used, and the request fields those were
+ * read from. One home for the forwarded fields, so links, `Location`, a WSDL's address and a
+ * rate-limit bucket read them the same way and name the same fields in `Vary`.
+ *
+ * Each fact is read when first asked for, once; a forwarded field that is not valid is a 400
+ * `HttpError` thrown by the fact that reads it. Untrusted forwarded fields are never read (RFC
+ * 7239 §8.1: a forwarded field is only as trustworthy as the proxy that set it).
+ */
+export interface RequestFacts {
+  /** Whether the peer is trusted, so forwarded fields are read at all. */
+  readonly trusted: boolean;
+  /**
+   * The client's address: the peer, or behind a trusted peer the `X-Forwarded-For` member the
+   * trusted chain vouches for (as Express's `req.ip` and proxy-addr read it).
+   */
+  readonly client: string;
+  /**
+   * The scheme and host the trusted chain forwarded: RFC 7239 `Forwarded` (the element the chain
+   * added), each value it lacks from `X-Forwarded-Proto` / `X-Forwarded-Host` (the value the chain
+   * appended). Empty when the peer is not trusted. A `Forwarded` that cannot be parsed is a 400
+   * `invalid_forwarded`.
+   */
+  readonly forwarded: ForwardedValues;
+  /** `http` or `https`: the forwarded scheme when it is one of them, else the connection's. */
+  readonly scheme: "http" | "https";
+  /**
+   * The authority the client named: the forwarded host, else the absolute-form target's, else
+   * `Host`; undefined when there is none (an HTTP/1.0 request may carry no `Host`). One that is
+   * not a valid authority (see {@link parseHost}) is a 400 `invalid_host`.
+   */
+  readonly authority: Authority | undefined;
+  /**
+   * `scheme://host[:port]`, the default port left out (RFC 3986 §6.2.3). No host is a 400
+   * `missing_host`.
+   */
+  readonly origin: string;
+  /**
+   * The path prefix a trusted gateway announces in `X-Forwarded-Prefix` (`/api`), without a
+   * trailing slash; `""` when absent or not trusted. One that is not a clean absolute path is a 400.
+   */
+  readonly prefix: string;
+  /**
+   * RFC 9110 §12.5.5: the request fields, besides the target URI (`Host` is part of it, §7.1),
+   * the facts read so far were computed from, present or absent, for the response's `Vary`: a
+   * cache must not reuse a response built from `X-Forwarded-Host: a` for a request naming `b`.
+   * Empty when the peer is not trusted.
+   */
+  readonly vary: readonly string[];
+}
+
+/**
+ * RFC 7239 §6: `node = nodename [ ":" node-port ]`, `nodename = IPv4address / "[" IPv6address "]" /
+ * "unknown" / obfnode`; the address, or undefined for "unknown" and obfuscated identifiers, which
+ * name no node that could be trusted.
+ */
+function nodeAddress(node: string | undefined): string | undefined {
+  if (node === undefined) return undefined;
+  if (node.startsWith("[")) {
+    const close = node.indexOf("]");
+    const address = close === -1 ? "" : node.slice(1, close);
+    return isIP(address) === 6 ? address : undefined;
+  }
+  const colon = node.indexOf(":");
+  const address = colon === -1 ? node : node.slice(0, colon);
+  return isIPv4(address) ? address : undefined;
+}
+
+/** One element of a `Forwarded` header, as read. */
+type ForwardedElement = { for?: string; proto?: string; host?: string };
+
+function forwardedElements(value: string | undefined): ForwardedElement[] {
+  if (!value) return [];
+  const list = splitList(value);
+  // A trusted chain's Forwarded that cannot be read (a quoted-string left open, a list past the
+  // parser's bounds: what a client's own element can do to the header a proxy appends to) names
+  // no element; falling through to X-Forwarded-Host or Host would let that client pick the source.
+  if (list === undefined) {
+    throw HttpError.badRequest("The Forwarded header is not valid", { code: "invalid_forwarded" });
+  }
+  const elements: ForwardedElement[] = [];
+  for (const element of list) {
+    const out: ForwardedElement = {};
+    // RFC 7239 §4: values are tokens or quoted-strings, which may hold ";" or "," (IPv6 with
+    // port): the parameter grammar of RFC 9110 §5.6.6.
+    for (const [key, v] of parseParameters(`;${element}`) ?? []) {
+      if (key === "for" && out.for === undefined) out.for = v;
+      if (key === "proto" && out.proto === undefined) out.proto = v.toLowerCase();
+      if (key === "host" && out.host === undefined) out.host = v;
+    }
+    elements.push(out);
+  }
+  return elements;
+}
+
+/**
+ * The `Forwarded` element the trusted chain vouches for. RFC 7239 §4: a proxy "can either append
+ * it to the last existing Forwarded header field after a comma separator or add a new field at
+ * the end of the header block", so the last element is the trusted peer's, and the one before it
+ * only counts when the node that added it, named by the `for` of the element after it, is trusted
+ * at its hop (as proxy-addr walks `X-Forwarded-For`). Elements a client sent itself come first and
+ * are never read unless the operator trusts every hop.
+ */
+function trustedForwarded(value: string | undefined, trust: TrustHop | undefined): ForwardedElement {
+  const elements = forwardedElements(value);
+  let i = elements.length - 1;
+  if (i < 0) return {};
+  for (let hop = 1; i > 0 && trust !== undefined; hop++) {
+    const address = nodeAddress(elements[i]?.for);
+    if (address === undefined || !trust(address, hop)) break;
+    i--;
+  }
+  return elements[i] ?? {};
+}
+
+// RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
+// RFC 3986 §3.3: path segments of pchar; no empty segment, so no "//" that would change the authority.
+const PREFIX = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@%]+)+$/;
+
+function invalidHost(): HttpError {
+  return HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
+}
+
+class Facts implements RequestFacts {
+  readonly trusted: boolean;
+  readonly #input: FactsInput;
+  readonly #read = new Set<FieldName>();
+  #hops: number | undefined;
+  #forwarded: ForwardedValues | undefined;
+  #authority: { value: Authority | undefined } | undefined;
+  #prefix: string | undefined;
+  #client: string | undefined;
+
+  constructor(input: FactsInput) {
+    this.#input = input;
+    this.trusted = input.trusted;
+  }
+
+  #field(name: FieldName): string | undefined {
+    this.#read.add(name);
+    return header(this.#input.headers, name.toLowerCase());
+  }
+
+  /** How many hops before the peer the chain vouches for, from `X-Forwarded-For`, walked once. */
+  #walk = (): number => {
+    this.#hops ??= trustedHops(this.#field("X-Forwarded-For"), this.#input.trustHop);
+    return this.#hops;
+  };
+
+  get forwarded(): ForwardedValues {
+    if (this.#forwarded !== undefined) return this.#forwarded;
+    let proto: string | undefined;
+    let host: string | undefined;
+    if (this.trusted) {
+      const element = trustedForwarded(this.#field("Forwarded"), this.#input.trustHop);
+      proto = element.proto ?? trustedListValue(this.#field("X-Forwarded-Proto"), this.#walk)?.toLowerCase();
+      host = element.host ?? trustedListValue(this.#field("X-Forwarded-Host"), this.#walk);
+    }
+    this.#forwarded = Object.freeze({
+      ...(proto === undefined ? {} : { proto }),
+      ...(host === undefined ? {} : { host }),
+    });
+    return this.#forwarded;
+  }
+
+  get scheme(): "http" | "https" {
+    const proto = this.forwarded.proto;
+    if (proto === "http" || proto === "https") return proto;
+    return this.#input.encrypted ? "https" : "http";
+  }
+
+  get authority(): Authority | undefined {
+    if (this.#authority !== undefined) return this.#authority.value;
+    const forwardedHost = this.forwarded.host;
+    let host = header(this.#input.headers, "host");
+    const target = this.#input.target;
+    // RFC 9112 §3.2.2: "When an origin server receives a request with an absolute-form of
+    // request-target, the origin server MUST ignore the received Host header field (if any) and
+    // instead use the host information of the request-target", so a client cannot name one
+    // authority in the target and pass an allowlist with another in `Host`.
+    const absolute = target === undefined || target.startsWith("/") ? null : ABSOLUTE_FORM.exec(target);
+    if (absolute !== null) {
+      host = absolute[1] ?? "";
+      // RFC 9110 §4.2.1: a recipient of an http URI with an empty host MUST reject it as invalid.
+      if (host === "") throw invalidHost();
+    }
+    if (forwardedHost !== undefined) host = forwardedHost;
+    let value: Authority | undefined;
+    if (host !== undefined && host !== "") {
+      value = parseHost(host);
+      if (value === undefined) throw invalidHost();
+    }
+    this.#authority = { value };
+    return value;
+  }
+
+  get origin(): string {
+    const authority = this.authority;
+    if (authority === undefined) {
+      throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
+    }
+    const scheme = this.scheme;
+    const { port } = authority;
+    // RFC 3986 §6.2.3: the default port is left out of the normal form.
+    const defaultPort = scheme === "https" ? 443 : 80;
+    return `${scheme}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
+  }
+
+  get prefix(): string {
+    if (this.#prefix !== undefined) return this.#prefix;
+    if (!this.trusted) return "";
+    // The value the trusted chain appended, as for X-Forwarded-Host (see trustedListValue).
+    const raw = trustedListValue(this.#field("X-Forwarded-Prefix"), this.#walk);
+    let prefix = "";
+    if (raw !== undefined && raw !== "/") {
+      prefix = raw.endsWith("/") ? raw.slice(0, -1) : raw;
+      // A dot segment, also percent-encoded: %2E is "." (RFC 3986 §2.3, §6.2.2.2), and the WHATWG
+      // URL parser removes "/%2e%2e" as it removes "/..", so such a prefix would climb out of itself.
+      if (!PREFIX.test(prefix) || /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(prefix)) {
+        throw HttpError.badRequest("The X-Forwarded-Prefix header is not a valid path");
+      }
+    }
+    this.#prefix = prefix;
+    return prefix;
+  }
+
+  get client(): string {
+    if (this.#client !== undefined) return this.#client;
+    const peer = this.#input.peer ?? "";
+    let client = peer;
+    if (this.trusted) {
+      // proxy-addr's walk: from the peer outwards, the first address not trusted at its hop is
+      // the client; when every one is trusted, the first the chain names.
+      const list = this.#field("X-Forwarded-For")?.split(",") ?? [];
+      const hops = this.#walk();
+      client = (list.length === 0 ? peer : list[Math.max(0, list.length - 1 - hops)]?.trim()) || peer;
+    }
+    this.#client = client;
+    return client;
+  }
+
+  get vary(): readonly string[] {
+    return FIELD_ORDER.filter((name) => this.#read.has(name));
+  }
+}
+
+/**
+ * The framework-free core of {@link requestFacts}: the facts of one request, from its header
+ * values and connection, with the trust already decided.
+ *
+ * @example resolveFacts({ headers: { host: "api.example.com" }, encrypted: true, trusted: false }).origin // "https://api.example.com"
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-5.3
+ */
+export function resolveFacts(input: FactsInput): RequestFacts {
+  return new Facts(input);
+}
+
+/** The parts of a `node:http` (or Express) request {@link requestFacts} reads. */
+export interface FactsRequest {
+  headers: FactsHeaders;
+  socket?: { remoteAddress?: string | undefined; encrypted?: boolean } | null | undefined;
+  url?: string | undefined;
+  /** Express: the whole request-target, before mount-path stripping. */
+  originalUrl?: string | undefined;
+  /** Express's app, read for its compiled `trust proxy fn` setting when no trust is given. */
+  app?: { get(setting: string): unknown } | undefined;
+}
+
+/**
+ * The facts of one request ({@link RequestFacts}): client address, scheme, host and path prefix,
+ * behind the proxies `trust` believes, and the fields they were read from for `Vary`.
+ *
+ * `trust`: `false` (no forwarded field is read), `true` (every hop: right only when nothing but
+ * the proxy can reach the server), or a function of a proxy's address and hop (0 for the peer;
+ * `compileTrust` makes one from Express's `trust proxy` forms). Undefined falls back to the
+ * Express app's own `trust proxy` setting (`req.app.get("trust proxy fn")`), and to `false`
+ * outside Express.
+ *
+ * @example
+ * const facts = requestFacts(req, compileTrust("loopback"));
+ * const self = `${facts.origin}${facts.prefix}/employees/7`;
+ * appendVary(res, ...facts.vary);
+ * @see https://www.rfc-editor.org/rfc/rfc7239
+ */
+export function requestFacts(req: FactsRequest, trust?: boolean | TrustHop): RequestFacts {
+  const peer = req.socket?.remoteAddress ?? "";
+  let hop: TrustHop | undefined;
+  if (trust === true) hop = TRUST_ALL;
+  else if (typeof trust === "function") hop = trust;
+  else if (trust === undefined) {
+    const fromApp = typeof req.app?.get === "function" ? req.app.get("trust proxy fn") : undefined;
+    if (typeof fromApp === "function") hop = fromApp as TrustHop;
+  }
+  return new Facts({
+    headers: req.headers,
+    peer,
+    encrypted: req.socket?.encrypted === true,
+    target: req.originalUrl ?? req.url,
+    trusted: trust === true || (hop !== undefined && Boolean(hop(peer, 0))),
+    trustHop: hop,
+  });
+}
