@@ -1,6 +1,6 @@
 import { promisify } from "node:util";
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from "node:zlib";
-import Negotiator from "negotiator";
+import { parseQList } from "@svc/errors";
 
 /**
  * The content codings a `Content-Encoding` value names, in the order they were applied
@@ -24,16 +24,52 @@ export function codingsOf(contentEncoding: string | readonly string[]): string[]
  * compression middleware decides). RFC 9110 §12.5.3: a coding with `q=0`, or left out of a list
  * (`*;q=0`), is "not acceptable"; and a request without the field "does not imply that the user
  * agent will be able to correctly process all encodings", so, as the compression middleware that
- * produced the record would have done for this request, it gets identity. The header is parsed by
- * `negotiator` (jshttp), the parser Express and compression use.
+ * produced the record would have done for this request, it gets identity.
+ *
+ * Each name takes the weight of its own member, else of `*`. A coding listed with a weight above 0
+ * is preferred to an `identity` the field does not name (by itself or by `*`), which is acceptable
+ * but no more than anything listed (§12.5.3: "unless specifically excluded"). Otherwise a tie goes
+ * to the name matched by its own member over one matched by `*`, then to the member listed first,
+ * then to the coding: the reading of the compression middleware (jshttp's negotiator), which a
+ * differential test holds this to.
  *
  * @example sendsCoded("gzip, br", ["gzip"]) // true
  * @example sendsCoded("identity", ["gzip"]) // false
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.3
  */
 export function sendsCoded(acceptEncoding: string | undefined, codings: readonly string[]): boolean {
-  const negotiator = new Negotiator({ headers: { "accept-encoding": acceptEncoding } });
-  return codings.every((coding) => negotiator.encodings([coding, "identity"])[0] === coding);
+  if (codings.length === 0) return true;
+  const members = acceptEncoding === undefined ? [] : parseQList(acceptEncoding);
+  if (members.length === 0) return false;
+  const identity = weightOf(members, "identity");
+  return codings.every((coding) => {
+    const c = weightOf(members, coding);
+    if (c === undefined || c.q === 0) return false;
+    if (identity === undefined) return true;
+    if (c.q !== identity.q) return c.q > identity.q;
+    if (c.exact !== identity.exact) return c.exact;
+    return c.at <= identity.at;
+  });
+}
+
+interface Weight {
+  q: number;
+  /** Matched by a member naming it, not by `*`. */
+  exact: boolean;
+  /** The position of that member in the field. */
+  at: number;
+}
+
+/** The weight `name` takes in the field: its own member's (the highest, the last of equals), else `*`'s. */
+function weightOf(members: readonly { value: string; q: number }[], name: string): Weight | undefined {
+  let best: Weight | undefined;
+  members.forEach((m, at) => {
+    const exact = m.value === name;
+    if (!exact && m.value !== "*") return;
+    if (best === undefined || (exact && !best.exact) || (exact === best.exact && m.q >= best.q))
+      best = { q: m.q, exact, at };
+  });
+  return best;
 }
 
 type Decode = (buf: Uint8Array, options: ZlibOptions) => Promise<Buffer>;
