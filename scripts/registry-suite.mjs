@@ -336,6 +336,8 @@ try {
     `ioredis@${range("ioredis6")}`,
     `redis@${range("redis6")}`,
     "pino@^10",
+    "pg@^8", // the PostgreSQL store's example
+    "@types/pg@^8",
     `vitest@${dev.vitest}`, // a README shows a test
   ];
 

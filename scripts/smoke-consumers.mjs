@@ -86,7 +86,7 @@ process.exit(failed === 0 ? 0 : 1);
 
 /**
  * The README examples, in a consumer project of their own: the tarballs, Express 5 with its
- * types, both Redis clients, pino and vitest (the libraries the examples import), @types/node.
+ * types, both Redis clients, pino, pg and vitest (the libraries the examples import), @types/node.
  */
 async function readmeExamples(tarballs, rootManifest) {
   const project = join(work, "readme");
@@ -104,6 +104,8 @@ async function readmeExamples(tarballs, rootManifest) {
     `ioredis@${range("ioredis6")}`,
     `redis@${range("redis6")}`,
     "pino@^10",
+    "pg@^8", // the PostgreSQL store's example
+    "@types/pg@^8",
     `vitest@${dev.vitest}`, // a README shows a test
   ];
   const installStart = Date.now();
