@@ -1,4 +1,4 @@
-import { type OptionError, refusedOption } from "@svc/errors";
+import { isTimerDelay, MAX_TIMER_MS, type OptionError, refusedOption } from "@svc/errors";
 
 export type { OptionError };
 
@@ -10,4 +10,29 @@ export type { OptionError };
  */
 export function optionError(owner: string, option: string, got: unknown, accepted: string): OptionError {
   return refusedOption("idempotency", option, got, accepted, `${owner}: ${option}`);
+}
+
+/**
+ * A store's `timeoutMs` (default 1000): a positive timer delay. Node.js fires a timer of more than
+ * 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"), so every call would time out at once
+ * and every keyed request get a 503.
+ */
+export function storeTimeoutMs(owner: string, value: unknown = 1000): number {
+  if (!isTimerDelay(value)) {
+    throw optionError(
+      owner,
+      "timeoutMs",
+      value,
+      `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
+    );
+  }
+  return value;
+}
+
+/** A store's `maxRecordBytes` (default 1 MiB): an integer of at least 1024. */
+export function storeMaxRecordBytes(owner: string, value: unknown = 1_048_576): number {
+  if (!Number.isSafeInteger(value) || (value as number) < 1024) {
+    throw optionError(owner, "maxRecordBytes", value, "an integer of at least 1024 (bytes)");
+  }
+  return value as number;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/errors";
-import { optionError } from "./option-error.js";
+import { checkOptionNames } from "@svc/errors";
+import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { StoreUnavailableError } from "./redis-store.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
@@ -149,26 +149,8 @@ export class PostgresStore implements IdempotencyStore {
       );
     }
     this.#table = table;
-    const maxRecordBytes = options.maxRecordBytes ?? 1_048_576;
-    if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1024) {
-      throw optionError(
-        "PostgresStore",
-        "maxRecordBytes",
-        maxRecordBytes,
-        "an integer of at least 1024 (bytes)",
-      );
-    }
-    this.#maxRecordBytes = maxRecordBytes;
-    const timeoutMs = options.timeoutMs ?? 1000;
-    if (!isTimerDelay(timeoutMs)) {
-      throw optionError(
-        "PostgresStore",
-        "timeoutMs",
-        timeoutMs,
-        `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
-      );
-    }
-    this.#timeoutMs = timeoutMs;
+    this.#maxRecordBytes = storeMaxRecordBytes("PostgresStore", options.maxRecordBytes);
+    this.#timeoutMs = storeTimeoutMs("PostgresStore", options.timeoutMs);
     const retentionMs = options.retentionMs ?? 86_400_000;
     if (typeof retentionMs !== "number" || !Number.isFinite(retentionMs) || retentionMs <= 0) {
       throw optionError(

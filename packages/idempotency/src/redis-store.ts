@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/errors";
-import { optionError } from "./option-error.js";
+import { checkOptionNames } from "@svc/errors";
+import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
 /** The one `ioredis` method the store uses (an `ioredis` `Redis` or `Cluster` fits). */
@@ -227,28 +227,8 @@ export class RedisStore implements IdempotencyStore {
       );
     }
     this.#prefix = prefix;
-    const timeoutMs = options.timeoutMs ?? 1000;
-    // Node.js fires a timer of more than 2^31 - 1 ms after 1 ms instead ("TimeoutOverflowWarning"):
-    // every call would time out at once, and every keyed request get a 503.
-    if (!isTimerDelay(timeoutMs)) {
-      throw optionError(
-        "RedisStore",
-        "timeoutMs",
-        timeoutMs,
-        `a positive number of milliseconds, at most ${MAX_TIMER_MS} (the longest setTimeout)`,
-      );
-    }
-    this.#timeoutMs = timeoutMs;
-    const maxRecordBytes = options.maxRecordBytes ?? 1_048_576;
-    if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1024) {
-      throw optionError(
-        "RedisStore",
-        "maxRecordBytes",
-        maxRecordBytes,
-        "an integer of at least 1024 (bytes)",
-      );
-    }
-    this.#maxRecordBytes = maxRecordBytes;
+    this.#timeoutMs = storeTimeoutMs("RedisStore", options.timeoutMs);
+    this.#maxRecordBytes = storeMaxRecordBytes("RedisStore", options.maxRecordBytes);
   }
 
   async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
