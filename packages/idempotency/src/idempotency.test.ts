@@ -810,7 +810,9 @@ describe("lease renewal (memory store)", () => {
     try {
       const hold = gate();
       const warnings: string[] = [];
-      const { store, counts } = countingStore();
+      // Every renewal succeeds: on a loaded machine a late tick would otherwise find the 60 ms lease
+      // of a real-clock MemoryStore expired and stop on "lease lost", never reaching maxLeaseMs.
+      const { store, counts } = countingStore(async () => true);
       const { url } = await start(
         { store, leaseMs: 60, maxLeaseMs: 100, logger: { warn: (_o, m) => warnings.push(m ?? "") } },
         { before: () => hold.promise },
