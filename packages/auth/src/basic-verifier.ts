@@ -1,8 +1,8 @@
 import { createHmac, hash, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
+import { ipBucket } from "@svc/kernel";
 import type { BasicCredentials } from "./basic.js";
-import { clientBucket } from "./client-address.js";
 import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
 import {
   DEFAULT_FAILURE_KEYS,
@@ -739,7 +739,7 @@ function budgetKeys(
 /** An IP address's bucket; any other client key as is, or its digest when long. */
 function clientKey(address: string | undefined): string | undefined {
   if (typeof address !== "string" || address === "") return undefined;
-  const bucket = clientBucket(address);
+  const bucket = ipBucket(address);
   if (bucket !== undefined) return bucket;
   return address.length <= 64 ? `k:${address}` : `h:${hash("sha256", address, "base64url")}`;
 }

@@ -1,4 +1,5 @@
 export { type Authority, parseHost } from "./authority.js";
+export { ipAddressOf, ipBucket } from "./client-bucket.js";
 export {
   createPipeline,
   type HandlerContext,

@@ -1,6 +1,7 @@
 /** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
 export type { NextFunction as RateLimitNext } from "@svc/errors";
-export { type IpMatcher, ipBucket, ipMatcher } from "./client-key.js";
+export { ipBucket } from "@svc/kernel";
+export { type IpMatcher, ipMatcher } from "./client-key.js";
 export {
   type ExpressRateLimitHits,
   type ExpressRateLimitStore,

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { ipBucket } from "./client-key.js";
+import { ipBucket } from "@svc/kernel";
 import { initOf } from "./express-store.js";
 import { ceilSeconds, setRateLimitHeaders, tightestDecision } from "./headers.js";
 import { capacityOf } from "./limiter.js";
