@@ -12,7 +12,8 @@ import {
 } from "@svc/errors";
 import { requestFacts } from "@svc/kernel";
 import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
-import { faultToXml } from "./fault.js";
+import { fault11ToXml, faultToXml } from "./fault.js";
+import { parseMediaType } from "./media-type.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
   compileSoapService,
@@ -338,7 +339,8 @@ function externalUrl(req: SoapHttpRequest): EndpointAddress {
 
 /**
  * Express error middleware that renders an error (an `HttpError` from rate limiting, auth or
- * body parsing middleware in front of the endpoint) as a SOAP 1.2 fault with the same HTTP status
+ * body parsing middleware in front of the endpoint) as a SOAP fault (1.1 for a `text/xml` request,
+ * else 1.2) with the same HTTP status
  * and headers (`Retry-After`, `WWW-Authenticate`, ...): 4xx as `env:Sender`, 5xx as
  * `env:Receiver` without internal detail. A 5xx is logged with `options.logger`, else the
  * request's `req.log`, else `fallbackLogger` from `@svc/errors` (one JSON line on stderr).
@@ -370,11 +372,14 @@ export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
       next(err);
       return;
     }
-    const body = faultToXml(httpErrorToFault(httpError));
+    // A text/xml request is SOAP 1.1's (SOAP 1.1 §6.1.1): its client reads SOAP 1.1 faults only.
+    const soap11 = parseMediaType(req.headers["content-type"])?.type === "text/xml";
+    const fault = httpErrorToFault(httpError);
+    const body = soap11 ? fault11ToXml(fault) : faultToXml(fault);
     res.statusCode = httpError.status;
     for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
     res.setHeader("Cache-Control", "no-store");
-    res.setHeader("Content-Type", "application/soap+xml; charset=utf-8");
+    res.setHeader("Content-Type", soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8");
     res.setHeader("Content-Length", Buffer.byteLength(body));
     res.end(req.method === "HEAD" ? undefined : body);
   };

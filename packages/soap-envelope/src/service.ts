@@ -158,7 +158,7 @@ export interface SoapServiceOptions<Operations = never> {
   /** The WSDL 1.1 contract: a file path or the document's text. */
   wsdl: string;
   /**
-   * One handler per operation of the contract's SOAP 1.2 binding, by operation name. Typed by
+   * One handler per operation of the contract's SOAP bindings (1.2 and 1.1), by operation name. Typed by
    * `Operations` when given (`createSoapService<CustomerServiceOperations>(...)`).
    */
   handlers: [Operations] extends [never] ? Readonly<Record<string, SoapHandler>> : SoapHandlers<Operations>;
@@ -321,12 +321,12 @@ export interface SoapResponse {
   unreadBody?: boolean;
 }
 
-/** A compiled SOAP 1.2 service: the contract plus a request processor. */
+/** A compiled SOAP service (1.2, 1.1 or both): the contract plus a request processor. */
 export interface SoapService {
   contract: Contract;
   /**
-   * Processes one POSTed message (SOAP 1.2 Part 2 §7, the request-response and one-way MEPs); a
-   * request with another method gets 405 with `Allow: POST`.
+   * Processes one POSTed message (SOAP 1.2 Part 2 §7, the request-response and one-way MEPs;
+   * SOAP 1.1 §6 for `text/xml`); a request with another method gets 405 with `Allow: POST`.
    */
   handle(request: SoapRequest): Promise<SoapResponse>;
   /**
@@ -387,7 +387,8 @@ interface ServiceConfig {
 }
 
 /**
- * Compiles a contract and its handlers into a transport-neutral SOAP 1.2 node. Misconfiguration
+ * Compiles a contract and its handlers into a transport-neutral SOAP 1.2 and SOAP 1.1 node (the
+ * versions its bindings offer, {@link Contract.versions}). Misconfiguration
  * (a handler for an unknown operation, a missing handler, an unsupported schema construct) throws
  * at construction.
  *

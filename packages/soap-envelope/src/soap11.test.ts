@@ -1,7 +1,11 @@
 import { request } from "node:http";
 import { join } from "node:path";
+import { HttpError } from "@svc/errors";
+import { listen } from "@svc/test-utils";
+import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  customerHandlers,
   ENV,
   envelope,
   FIXTURES,
@@ -12,6 +16,7 @@ import {
   startCustomerService,
   TNS,
 } from "../test/helpers.js";
+import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 import { SOAP11_NS, WSSE_NS } from "./fault.js";
 import { parseXmlString, resolveLimits } from "./xml.js";
 
@@ -400,6 +405,33 @@ describe("one endpoint, both bindings of one service (a soap and a soap12 port)"
     const text = await (await fetch(`${both.endpoint}?wsdl`)).text();
     expect(text).toContain(`<soap12:address location="${both.endpoint}"/>`);
     expect(text).toContain(`<soap:address location="${both.endpoint}"/>`);
+  });
+});
+
+describe("soapErrorHandler: what middleware in front refuses, in the request's SOAP version", () => {
+  it("a 429 from a limiter → a SOAP 1.1 fault to a text/xml request, a SOAP 1.2 one otherwise, Retry-After kept", async () => {
+    const app = express();
+    app.use(
+      "/ws",
+      (_req, _res, next) =>
+        next(new HttpError(429, "Too many requests", { headers: { "Retry-After": "5" } })),
+      soapEndpoint({ wsdl: CUSTOMER_BOTH_WSDL, handlers: customerHandlers() }),
+      soapErrorHandler(),
+    );
+    const server = await listen(app);
+    try {
+      const v11 = await post(`${server.url}/ws`, envelope11(ok), XML);
+      expect(v11.status).toBe(429);
+      expect(v11.headers.get("content-type")).toBe(XML);
+      expect(v11.headers.get("retry-after")).toBe("5");
+      expect(readFault(v11.text).code).toBe(CLIENT);
+      const v12 = await post(`${server.url}/ws`, envelope(ok), SOAP12);
+      expect(v12.status).toBe(429);
+      expect(v12.headers.get("content-type")).toBe(SOAP12);
+      expect(readFault(v12.text).code).toBe(`{${ENV}}Sender`);
+    } finally {
+      await server.close();
+    }
   });
 });
 
