@@ -336,6 +336,7 @@ const SOAP11_CODES: Readonly<Record<FaultCode, string>> = {
  * present if the contents of the Body element could not be successfully processed": an empty one
  * when the fault has no detail.
  *
+ * @example res.status(500).end(fault11ToXml(new SoapFault({ code: "Sender", reason: "Bad input" })));
  * @see https://www.w3.org/TR/2000/NOTE-SOAP-20000508/#_Toc478383507
  */
 export function fault11ToXml(

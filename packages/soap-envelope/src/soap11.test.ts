@@ -207,6 +207,21 @@ const rows: Row[] = [
     status: 200,
   },
   { name: "not well-formed XML → 500 Client", body: "<SOAP-ENV:Envelope", status: 500, faultcode: CLIENT },
+  // The bounds of SOAP 1.2 hold: the same parser, the same limits.
+  {
+    name: "a DOCTYPE (an entity that would expand) → 500 Client, no DTD read",
+    body: `<!DOCTYPE x [<!ENTITY e "${"a".repeat(10)}">]>${envelope11(getCustomer("42"))}`,
+    status: 500,
+    faultcode: CLIENT,
+    faultstring: /document type declaration/i,
+  },
+  {
+    name: "elements nested past limits.maxDepth (64) → 500 Client",
+    body: envelope11(`${'<x:a xmlns:x="urn:x">'.repeat(80)}${"</x:a>".repeat(80)}`),
+    status: 500,
+    faultcode: CLIENT,
+    faultstring: /depth|deep|nest/i,
+  },
   // VersionMismatch in the other direction (SOAP 1.1 §4.4.1; SOAP 1.2 Part 1 Appendix A).
   {
     name: "a SOAP 1.2 envelope as application/soap+xml → 500 SOAP 1.1 VersionMismatch",
