@@ -428,7 +428,7 @@ describe("soapErrorHandler: what middleware in front refuses, in the request's S
     const app = express();
     app.use(
       "/ws",
-      (_req, _res, next) =>
+      (_req: unknown, _res: unknown, next: (err: unknown) => void) =>
         next(new HttpError(429, "Too many requests", { headers: { "Retry-After": "5" } })),
       soapEndpoint({ wsdl: CUSTOMER_BOTH_WSDL, handlers: customerHandlers() }),
       soapErrorHandler(),
