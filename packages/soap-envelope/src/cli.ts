@@ -7,8 +7,8 @@ import { readXmlFile } from "./wsdl.js";
 /** The command line of `svc-soap-types`, printed by `--help` and with a usage error. */
 export const USAGE = `Usage: svc-soap-types <contract.wsdl> [-o <out.ts>] [options]
 
-Writes the TypeScript types of a WSDL 1.1 contract's operations (SOAP 1.2 binding,
-document/literal): each handler's payload and result, and <Name>Handlers for
+Writes the TypeScript types of a WSDL 1.1 contract's operations (SOAP 1.2 or 1.1
+binding, document/literal): each handler's payload and result, and <Name>Handlers for
 createSoapService<<Name>Operations>() / soapEndpoint<<Name>Operations>().
 
 Options:

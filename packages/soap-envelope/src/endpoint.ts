@@ -12,7 +12,8 @@ import {
 } from "@svc/errors";
 import { requestFacts } from "@svc/kernel";
 import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
-import { faultToXml } from "./fault.js";
+import { fault11ToXml, faultToXml } from "./fault.js";
+import { parseMediaType } from "./media-type.js";
 import { checkLogger, checkObject } from "./options.js";
 import {
   compileSoapService,
@@ -50,8 +51,10 @@ export interface SoapEndpointHandler {
 }
 
 /**
- * A SOAP 1.2 endpoint for Express 5 (or `node:http`): POSTed `application/soap+xml` messages go
- * to the contract's handlers; `GET ?wsdl` serves the WSDL with its `soap12:address` rewritten to
+ * A SOAP 1.2 and SOAP 1.1 endpoint for Express 5 (or `node:http`): POSTed `application/soap+xml`
+ * (SOAP 1.2) and `text/xml` (SOAP 1.1, routed by `SOAPAction`) messages go to the contract's
+ * handlers, in the versions its bindings offer; `GET ?wsdl` serves the WSDL with its port
+ * addresses (`soap12:address`, `soap:address`) rewritten to
  * the externally visible URL (`Host`, or behind a peer the app's `trust proxy` trusts the
  * `X-Forwarded-Proto` / `X-Forwarded-Host` value the trusted chain appended, on Express 4 and 5
  * alike; a host that is no RFC 3986 authority, or two `Host` lines, is a 400, RFC 9112 §3.2) and
@@ -59,7 +62,7 @@ export interface SoapEndpointHandler {
  * `negotiate()` of `@svc/negotiate` in front codes it, RFC 9110 §8.8.3) and conditional GET/HEAD
  * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
  * 415, oversized bodies 413, bodies that do not arrive within `bodyTimeoutMs` 408 (RFC 9110
- * §15.5.9, with `Connection: close`), each as a SOAP 1.2 fault. Mount it with `app.use(path, ...)`
+ * §15.5.9, with `Connection: close`), each as a SOAP fault (1.1 for a `text/xml` request). Mount it with `app.use(path, ...)`
  * (the mount point is the endpoint; paths below it are passed on) or on a route
  * (`app.post(path, ...)`, `app.all(path, ...)`).
  *
@@ -69,6 +72,7 @@ export interface SoapEndpointHandler {
  *   handlers: { getCustomer: async ({ customerId }) => ({ customer: await repo.get(customerId) }), ... },
  * }));
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
+ * @see https://www.w3.org/TR/2000/NOTE-SOAP-20000508/#_Toc478383526 (SOAP 1.1 in HTTP)
  */
 export function soapEndpoint<Operations = never>(
   options: SoapEndpointOptions<NoInfer<Operations>>,
@@ -102,7 +106,10 @@ export function soapEndpoint<Operations = never>(
       const allowed = describes ? ["GET", "HEAD", "POST"] : ["POST"];
       send(
         res,
-        service.errorResponse(HttpError.methodNotAllowed(allowed, `${method} is not allowed here`)),
+        service.errorResponse(
+          HttpError.methodNotAllowed(allowed, `${method} is not allowed here`),
+          req.headers["content-type"],
+        ),
         req,
       );
     } else {
@@ -239,6 +246,8 @@ function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerRespons
       method: "POST",
       contentType: headers["content-type"],
       contentLength: headers["content-length"],
+      // Node joins the lines of a field it does not know with ", ": a string (the service refuses two).
+      soapAction: headers.soapaction as string | undefined,
       contentEncoding,
       ifMatch: headers["if-match"],
       ifNoneMatch: headers["if-none-match"],
@@ -330,7 +339,8 @@ function externalUrl(req: SoapHttpRequest): EndpointAddress {
 
 /**
  * Express error middleware that renders an error (an `HttpError` from rate limiting, auth or
- * body parsing middleware in front of the endpoint) as a SOAP 1.2 fault with the same HTTP status
+ * body parsing middleware in front of the endpoint) as a SOAP fault (1.1 for a `text/xml` request,
+ * else 1.2) with the same HTTP status
  * and headers (`Retry-After`, `WWW-Authenticate`, ...): 4xx as `env:Sender`, 5xx as
  * `env:Receiver` without internal detail. A 5xx is logged with `options.logger`, else the
  * request's `req.log`, else `fallbackLogger` from `@svc/errors` (one JSON line on stderr).
@@ -362,11 +372,14 @@ export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
       next(err);
       return;
     }
-    const body = faultToXml(httpErrorToFault(httpError));
+    // A text/xml request is SOAP 1.1's (SOAP 1.1 §6.1.1): its client reads SOAP 1.1 faults only.
+    const soap11 = parseMediaType(req.headers["content-type"])?.type === "text/xml";
+    const fault = httpErrorToFault(httpError);
+    const body = soap11 ? fault11ToXml(fault) : faultToXml(fault);
     res.statusCode = httpError.status;
     for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
     res.setHeader("Cache-Control", "no-store");
-    res.setHeader("Content-Type", "application/soap+xml; charset=utf-8");
+    res.setHeader("Content-Type", soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8");
     res.setHeader("Content-Length", Buffer.byteLength(body));
     res.end(req.method === "HEAD" ? undefined : body);
   };

@@ -17,15 +17,22 @@ export const ROLE_NEXT = "http://www.w3.org/2003/05/soap-envelope/role/next";
 export const ROLE_NONE = "http://www.w3.org/2003/05/soap-envelope/role/none";
 export const ROLE_ULTIMATE_RECEIVER = "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver";
 
+/** SOAP 1.1 §4.2.2: the `actor` URI of "the first SOAP application that processes the message". */
+export const ACTOR_NEXT = "http://schemas.xmlsoap.org/soap/actor/next";
+
 /** One header block of a received envelope. */
 export interface HeaderBlock {
   /** The block's element. */
   element: ParsedElement;
-  /** `env:role`, `ultimateReceiver` when absent (Part 1 §5.2.2). */
+  /**
+   * `env:role`, `ultimateReceiver` when absent (Part 1 §5.2.2). In a SOAP 1.1 envelope, the
+   * `actor` (SOAP 1.1 §4.2.2): its next actor as {@link ROLE_NEXT}, none as `ultimateReceiver`
+   * ("the ultimate recipient"), any other URI as it is.
+   */
   role: string;
-  /** `env:mustUnderstand` as a boolean. */
+  /** `env:mustUnderstand` (in SOAP 1.1, `SOAP-ENV:mustUnderstand="1"`) as a boolean. */
   mustUnderstand: boolean;
-  /** `env:relay` as a boolean. */
+  /** `env:relay` as a boolean; SOAP 1.1 has no relay: false. */
   relay: boolean;
 }
 
@@ -49,6 +56,10 @@ const ATTR_MUST_UNDERSTAND = `{${SOAP12_NS}}mustUnderstand`;
 const ATTR_ROLE = `{${SOAP12_NS}}role`;
 const ATTR_RELAY = `{${SOAP12_NS}}relay`;
 const ATTR_ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;
+const ATTR11_MUST_UNDERSTAND = `{${SOAP11_NS}}mustUnderstand`;
+const ATTR11_ACTOR = `{${SOAP11_NS}}actor`;
+/** SOAP 1.1 §4.1.1: `SOAP-ENV:encodingStyle`, scoped to the element it is on and its descendants. */
+export const ATTR11_ENCODING_STYLE = `{${SOAP11_NS}}encodingStyle`;
 
 /**
  * Thrown for a SOAP/1.1 envelope: Part 1 Appendix A requires the answer to be a SOAP/1.1
@@ -178,8 +189,15 @@ function isHeader(element: ParsedElement): boolean {
   return element.namespace === SOAP12_NS && element.localName === "Header";
 }
 
+/** A Header or Body of either version: the checkpoint runs before the version is decided. */
+function isEnvelopePart(element: ParsedElement, localName: string): boolean {
+  return (
+    element.localName === localName && (element.namespace === SOAP12_NS || element.namespace === SOAP11_NS)
+  );
+}
+
 /**
- * The parse's checkpoint for a SOAP 1.2 envelope: at most `limits.maxHeaderBlocks` children of
+ * The parse's checkpoint for a SOAP 1.2 (or 1.1) envelope: at most `limits.maxHeaderBlocks` children of
  * the Header, refused as the one past the limit opens; with `stops`, the parse stops before the
  * content of the Body's first child (its start tag read, so the operation is known) or of any
  * element where Part 1 §5 has none (a second Header, an element instead of or after the Body).
@@ -192,21 +210,97 @@ export function envelopeCheckpoint(limits: ResolvedXmlLimits, stops: boolean): X
   return {
     stops,
     stopBefore(element, parent, depth) {
-      if (depth === 2) return !isHeader(parent);
+      if (depth === 2) return !isEnvelopePart(parent, "Header");
       const index = parent.children.length - 1;
-      if (index === 0 && isHeader(element)) return false;
+      if (index === 0 && isEnvelopePart(element, "Header")) return false;
       const previous = parent.children[index - 1];
       const inPlace =
-        element.namespace === SOAP12_NS &&
-        element.localName === "Body" &&
-        (index === 0 || (index === 1 && previous !== undefined && isHeader(previous)));
+        isEnvelopePart(element, "Body") &&
+        (index === 0 || (index === 1 && previous !== undefined && isEnvelopePart(previous, "Header")));
       return !inPlace;
     },
     maxChildren: (element, index) =>
-      index === 0 && isHeader(element) ? maxHeaderBlocks : Number.POSITIVE_INFINITY,
+      index === 0 && isEnvelopePart(element, "Header") ? maxHeaderBlocks : Number.POSITIVE_INFINITY,
     tooManyChildren: (_element, limit) =>
       `The message has more than ${limit} header blocks (limits.maxHeaderBlocks)`,
   };
+}
+
+/**
+ * {@link checkEnvelopeHead} for a SOAP 1.1 envelope (SOAP 1.1 §4), the root already known to be
+ * its `SOAP-ENV:Envelope`: attributes of Envelope, Header and Body namespace-qualified (§4.1), the
+ * Header first when present, then the Body (§4.1, §4.3), header entries namespace-qualified with
+ * `mustUnderstand` "1" or "0" (§4.2.3) and an `actor` (§4.2.2).
+ */
+export function checkSoap11EnvelopeHead(root: ParsedElement): EnvelopeHead {
+  checkQualifiedAttributes(root, "Envelope");
+  if (hasCharacterData(root.text)) throw senderFault("SOAP-ENV:Envelope must not contain character data");
+  const first = root.children[0];
+  const header = first !== undefined && isSoap11(first, "Header") ? first : undefined;
+  const body = root.children[header === undefined ? 0 : 1];
+  // §4.1: "The Header element MUST be the first immediate child ... The Body element MUST be an
+  // immediate child element of a SOAP Envelope ... immediately follow the SOAP Header element".
+  if (!body || !isSoap11(body, "Body")) {
+    throw senderFault("SOAP-ENV:Body is missing or not where SOAP 1.1 §4.1 puts it");
+  }
+  checkQualifiedAttributes(body, "Body");
+  const headers: HeaderBlock[] = [];
+  if (header) {
+    checkQualifiedAttributes(header, "Header");
+    if (hasCharacterData(header.text)) throw senderFault("SOAP-ENV:Header must not contain character data");
+    for (const element of header.children) {
+      // §4.2: "All immediate child elements of the SOAP Header element MUST be namespace-qualified."
+      if (!element.namespace)
+        throw senderFault(`Header entry "${shown(element.localName)}" is not namespace qualified`);
+      const actor = trimXml(element.attributes[ATTR11_ACTOR] ?? "");
+      headers.push({
+        element,
+        role: actor === ACTOR_NEXT ? ROLE_NEXT : actor || ROLE_ULTIMATE_RECEIVER,
+        mustUnderstand: soap11MustUnderstand(element.attributes[ATTR11_MUST_UNDERSTAND]),
+        relay: false,
+      });
+    }
+  }
+  return { headers, body };
+}
+
+/**
+ * {@link checkEnvelopeBody} for SOAP 1.1: §4.1 lets the Envelope hold "additional sub elements",
+ * which "MUST be namespace-qualified and MUST follow the SOAP Body element"; they are not this
+ * node's to process. Returns the Body's element children.
+ */
+export function checkSoap11EnvelopeBody(root: ParsedElement): ParsedElement[] {
+  const first = root.children[0];
+  const index = first !== undefined && isSoap11(first, "Header") ? 1 : 0;
+  const body = root.children[index] as ParsedElement;
+  for (let i = index + 1; i < root.children.length; i++) {
+    const after = root.children[i] as ParsedElement;
+    if (!after.namespace) {
+      throw senderFault(`Element "${shown(after.localName)}" after SOAP-ENV:Body is not namespace qualified`);
+    }
+  }
+  if (hasCharacterData(root.text)) throw senderFault("SOAP-ENV:Envelope must not contain character data");
+  if (hasCharacterData(body.text)) throw senderFault("SOAP-ENV:Body must not contain character data");
+  return body.children;
+}
+
+function isSoap11(element: ParsedElement, localName: string): boolean {
+  return element.namespace === SOAP11_NS && element.localName === localName;
+}
+
+/**
+ * SOAP 1.1 §4.2.3: "The value of the mustUnderstand attribute is either "1" or "0". The absence
+ * of the SOAP mustUnderstand attribute is semantically equivalent to its presence with the value
+ * "0"." Anything else (`true`, SOAP 1.2's spelling) is the sender's error, a Client fault: read
+ * as "0" it would let a mandatory block (credentials) be ignored, read as "1" it would accept
+ * what the Note does not define.
+ */
+function soap11MustUnderstand(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const v = trimXml(value);
+  if (v === "1") return true;
+  if (v === "0") return false;
+  throw senderFault(`SOAP-ENV:mustUnderstand="${shown(value, 40)}" is not "1" or "0" (SOAP 1.1 §4.2.3)`);
 }
 
 /**
@@ -216,7 +310,10 @@ export function envelopeCheckpoint(limits: ResolvedXmlLimits, stops: boolean): X
 function checkQualifiedAttributes(element: ParsedElement, name: string): void {
   for (const key in element.attributes) {
     // Qualified attributes are keyed `{ns}local`, unqualified ones by their local name.
-    if (key.charCodeAt(0) !== 0x7b) throw senderFault(`Unqualified attribute "${shown(key)}" on env:${name}`);
+    if (key.charCodeAt(0) !== 0x7b) {
+      const prefix = element.namespace === SOAP11_NS ? "SOAP-ENV" : "env";
+      throw senderFault(`Unqualified attribute "${shown(key)}" on ${prefix}:${name}`);
+    }
   }
 }
 
@@ -250,6 +347,13 @@ export function isTargeted(block: HeaderBlock, roles: ReadonlySet<string>): bool
 const ENVELOPE_START = `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${SOAP12_NS}">`;
 const ENVELOPE_BODY_START = `${ENVELOPE_START}<env:Body>`;
 const ENVELOPE_END = "</env:Body></env:Envelope>";
+const ENVELOPE11_BODY_START = `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}"><SOAP-ENV:Body>`;
+const ENVELOPE11_END = "</SOAP-ENV:Body></SOAP-ENV:Envelope>";
+
+/** A SOAP 1.1 response envelope (SOAP 1.1 §4) around already-serialized body content. */
+export function serializeSoap11Envelope(bodyXml: string): string {
+  return `${ENVELOPE11_BODY_START}${bodyXml}${ENVELOPE11_END}`;
+}
 
 /**
  * Serializes a SOAP 1.2 response envelope around already-serialized body content.

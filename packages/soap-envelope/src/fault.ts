@@ -1,9 +1,9 @@
-import { escapeXml, WSSE_NS } from "@svc/errors";
+import { escapeXml, WSSE_NS, WSU_NS } from "@svc/errors";
 import { optionError } from "./options.js";
 
 /** The SOAP 1.2 envelope namespace. */
 export const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
-/** The SOAP 1.1 envelope namespace (only ever answered with a VersionMismatch fault). */
+/** The SOAP 1.1 envelope namespace (SOAP 1.1 §4.1.2). */
 export const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
 /** WS-Security 1.0 secext namespace, for the `wsse:FailedAuthentication` subcode (one definition, in `@svc/errors`). */
 export { WSSE_NS };
@@ -288,11 +288,80 @@ export function notUnderstoodHeaders(blocks: readonly QName[]): string {
 export const UPGRADE_HEADER = `<env:Upgrade xmlns:env="${SOAP12_NS}"><env:SupportedEnvelope qname="env:Envelope"/></env:Upgrade>`;
 
 /**
- * Part 1 Appendix A: a SOAP 1.2 node answers a SOAP/1.1 message with a SOAP/1.1 VersionMismatch
- * fault that carries the SOAP 1.2 `env:Upgrade` header block.
+ * Part 1 §5.4.7: the `env:Upgrade` block for a node that supports `versions`, "in order of
+ * preference" (1.2 first); Example 6 there lists a SOAP 1.1 envelope beside the 1.2 one.
  */
-export function soap11VersionMismatchXml(): string {
-  return `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}"><SOAP-ENV:Header>${UPGRADE_HEADER}</SOAP-ENV:Header><SOAP-ENV:Body><SOAP-ENV:Fault><faultcode>SOAP-ENV:VersionMismatch</faultcode><faultstring>Version Mismatch: this node supports SOAP 1.2 only</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
+export function upgradeHeader(versions: readonly ("1.1" | "1.2")[]): string {
+  if (versions.length === 1 && versions[0] === "1.2") return UPGRADE_HEADER;
+  const supported = versions
+    .map((v) =>
+      v === "1.2"
+        ? `<env:SupportedEnvelope qname="env:Envelope"/>`
+        : `<env:SupportedEnvelope qname="ns11:Envelope" xmlns:ns11="${SOAP11_NS}"/>`,
+    )
+    .join("");
+  return `<env:Upgrade xmlns:env="${SOAP12_NS}">${supported}</env:Upgrade>`;
+}
+
+/**
+ * Part 1 Appendix A: a SOAP 1.2 node answers a SOAP/1.1 message with a SOAP/1.1 VersionMismatch
+ * fault that carries the SOAP 1.2 `env:Upgrade` header block. A SOAP 1.1 node answers an envelope
+ * of another namespace with the same fault (SOAP 1.1 §4.4.1: "The processing party found an
+ * invalid namespace for the SOAP Envelope element"), here with the Upgrade block naming the
+ * versions it does support.
+ */
+export function soap11VersionMismatchXml(upgrade = UPGRADE_HEADER, supports = "SOAP 1.2 only"): string {
+  return `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}"><SOAP-ENV:Header>${upgrade}</SOAP-ENV:Header><SOAP-ENV:Body><SOAP-ENV:Fault><faultcode>SOAP-ENV:VersionMismatch</faultcode><faultstring>Version Mismatch: this node supports ${supports}</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
+}
+
+/**
+ * SOAP 1.1 §4.4.1: the fault codes of the Note for SOAP 1.2's (Part 1 §5.4.6). `Sender` is
+ * `Client` ("the message was incorrectly formed or did not contain the appropriate information"),
+ * `Receiver` is `Server`; DataEncodingUnknown, which the Note lacks, is the sender's: `Client`.
+ */
+const SOAP11_CODES: Readonly<Record<FaultCode, string>> = {
+  VersionMismatch: "VersionMismatch",
+  MustUnderstand: "MustUnderstand",
+  DataEncodingUnknown: "Client",
+  Sender: "Client",
+  Receiver: "Server",
+};
+
+/**
+ * Serializes a fault as a SOAP 1.1 envelope (SOAP 1.1 §4.4): `faultcode`, `faultstring`,
+ * `faultactor` (the fault's `node`), `detail`. The code is the Note's (`SOAP-ENV:Client`,
+ * `Server`, `MustUnderstand`, `VersionMismatch`); a WS-Security subcode (`wsse:`, `wsu:`) is the
+ * faultcode itself, as WS-Security 1.0 §12 has it for SOAP 1.1. Other subcodes have no SOAP 1.1
+ * place (the detail carries a declared fault). `bodyFault`: §4.4 "The detail element MUST be
+ * present if the contents of the Body element could not be successfully processed": an empty one
+ * when the fault has no detail.
+ *
+ * @example res.status(500).end(fault11ToXml(new SoapFault({ code: "Sender", reason: "Bad input" })));
+ * @see https://www.w3.org/TR/2000/NOTE-SOAP-20000508/#_Toc478383507
+ */
+export function fault11ToXml(
+  fault: SoapFault,
+  defaultNamespace = "",
+  writeDetail?: DetailWriter,
+  bodyFault = false,
+): string {
+  let code = `SOAP-ENV:${SOAP11_CODES[fault.code]}`;
+  let codeNs = "";
+  const first = fault.subcodes[0];
+  if (first !== undefined) {
+    const q = toQName(first, defaultNamespace);
+    if (q.namespace === WSSE_NS || q.namespace === WSU_NS) {
+      code = `s0:${escapeXml(q.localName)}`;
+      codeNs = ` xmlns:s0="${escapeXml(q.namespace)}"`;
+    }
+  }
+  const text = fault.reasons.find((r) => r.lang.toLowerCase().startsWith("en")) ?? fault.reasons[0];
+  const actor = fault.node === undefined ? "" : `<faultactor>${escapeXml(fault.node)}</faultactor>`;
+  let detail = bodyFault ? "<detail/>" : "";
+  if (fault.detail !== undefined) {
+    detail = `<detail>${(writeDetail ?? writePlainDetail)(fault.detail)}</detail>`;
+  }
+  return `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_NS}"><SOAP-ENV:Body><SOAP-ENV:Fault><faultcode${codeNs}>${code}</faultcode><faultstring>${escapeXml(text?.text ?? "")}</faultstring>${actor}${detail}</SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
 }
 
 /** Shorthand for a Sender fault. */

@@ -62,8 +62,8 @@ type Mode = "decoded" | "init";
 const OPTION_KEYS = new Set(["baseDir", "longAs", "name", "importFrom", "source"]);
 
 /**
- * Writes a TypeScript module declaring, for each operation of a WSDL 1.1 contract (SOAP 1.2
- * binding, document/literal), the type of the payload its handler receives and of the result it
+ * Writes a TypeScript module declaring, for each operation of a WSDL 1.1 contract (SOAP 1.2 or
+ * SOAP 1.1 binding, document/literal), the type of the payload its handler receives and of the result it
  * returns, and `<Name>Handlers`, the handler map `createSoapService<<Name>Operations>()` checks.
  * The contract goes through the same loader and schema compiler as the service, so what the
  * service refuses at start-up is refused here too (a {@link SchemaCompileError}).

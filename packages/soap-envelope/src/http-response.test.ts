@@ -175,11 +175,21 @@ describe("what breaks outside the SOAP processing goes to next()", () => {
     expect(res.status).toBe(200);
     const context = contexts[contexts.length - 1] as Record<string, unknown>;
     expect(Object.keys(context).sort()).toEqual(
-      ["action", "correlationId", "headers", "http", "logger", "operation", "principal"].sort(),
+      [
+        "action",
+        "correlationId",
+        "headers",
+        "http",
+        "logger",
+        "operation",
+        "principal",
+        "soapVersion",
+      ].sort(),
     );
     expect(context).toMatchObject({
       operation: "getCustomer",
       action: "getCustomer",
+      soapVersion: "1.2",
       headers: [],
       correlationId: "corr-1",
       principal: undefined,

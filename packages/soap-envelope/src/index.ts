@@ -8,6 +8,7 @@ export {
   soapErrorHandler,
 } from "./endpoint.js";
 export {
+  ACTOR_NEXT,
   checkEnvelope,
   type HeaderBlock,
   isTargeted,
@@ -23,6 +24,7 @@ export {
 export {
   type FaultCode,
   type FaultReasonText,
+  fault11ToXml,
   faultToXml,
   isSoapFault,
   type QName,
@@ -48,6 +50,7 @@ export {
 export {
   createSoapService,
   httpErrorToFault,
+  SOAP11_MEDIA_TYPE,
   SOAP12_MEDIA_TYPE,
   type SoapAuthContext,
   type SoapContext,
@@ -61,7 +64,13 @@ export {
   type SoapService,
   type SoapServiceOptions,
 } from "./service.js";
-export { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
+export {
+  type Contract,
+  type ContractOperation,
+  type LoadContractOptions,
+  loadContract,
+  type SoapVersion,
+} from "./wsdl.js";
 export { SoapAuthenticationError } from "./wsse.js";
 export {
   type ParsedElement,

@@ -8,19 +8,26 @@ import {
   HttpError,
   isHttpError,
   type Logger,
+  repeatsField,
 } from "@svc/errors";
 import { hostRefusal } from "./endpoint-address.js";
 import {
+  ATTR11_ENCODING_STYLE,
   checkEnvelopeBody,
   checkEnvelopeHead,
+  checkSoap11EnvelopeBody,
+  checkSoap11EnvelopeHead,
+  type EnvelopeHead,
   envelopeCheckpoint,
   type HeaderBlock,
   isTargeted,
   ROLE_NONE,
   Soap11EnvelopeError,
   serializeEnvelope,
+  serializeSoap11Envelope,
 } from "./envelope.js";
 import {
+  fault11ToXml,
   faultToXml,
   notUnderstoodHeaders,
   type QName,
@@ -29,6 +36,7 @@ import {
   SoapFault,
   senderFault,
   soap11VersionMismatchXml,
+  upgradeHeader,
   WSSE_NS,
   writePlainDetail,
 } from "./fault.js";
@@ -43,7 +51,13 @@ import {
 } from "./options.js";
 import { SchemaValidationError } from "./schema.js";
 import { EncodingStyleError } from "./schema-errors.js";
-import { type Contract, type ContractOperation, type LoadContractOptions, loadContract } from "./wsdl.js";
+import {
+  type Contract,
+  type ContractOperation,
+  type LoadContractOptions,
+  loadContract,
+  type SoapVersion,
+} from "./wsdl.js";
 import { credentialsFault, notAuthorizedFault } from "./wsse.js";
 import {
   clark,
@@ -66,6 +80,9 @@ import { trimXml } from "./xml-space.js";
 /** SOAP 1.2 Part 2 §7.1.4: the media type of SOAP 1.2 messages over HTTP (RFC 3902). */
 export const SOAP12_MEDIA_TYPE = "application/soap+xml";
 const RESPONSE_CONTENT_TYPE = "application/soap+xml; charset=utf-8";
+/** SOAP 1.1 §6.1.1: "HTTP applications MUST use the media type "text/xml"". */
+export const SOAP11_MEDIA_TYPE = "text/xml";
+const RESPONSE11_CONTENT_TYPE = "text/xml; charset=utf-8";
 
 /** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
 export type SoapLogger = Pick<Logger, "error">;
@@ -74,8 +91,13 @@ export type SoapLogger = Pick<Logger, "error">;
 export interface SoapContext {
   /** The operation being invoked. */
   operation: string;
-  /** The `action` parameter of the request's media type, when sent. */
+  /**
+   * The `action` parameter of the request's media type (SOAP 1.2), or the `SOAPAction` field's
+   * URI without its quotes (SOAP 1.1 §6.1.1), when sent.
+   */
   action: string | undefined;
+  /** The SOAP version of the request's envelope, which the response's follows. */
+  soapVersion: SoapVersion;
   /** Every header block of the envelope, in document order. */
   headers: readonly XmlElement[];
   /** What `authenticate` returned; undefined without the hook. */
@@ -136,7 +158,7 @@ export interface SoapServiceOptions<Operations = never> {
   /** The WSDL 1.1 contract: a file path or the document's text. */
   wsdl: string;
   /**
-   * One handler per operation of the contract's SOAP 1.2 binding, by operation name. Typed by
+   * One handler per operation of the contract's SOAP bindings (1.2 and 1.1), by operation name. Typed by
    * `Operations` when given (`createSoapService<CustomerServiceOperations>(...)`).
    */
   handlers: [Operations] extends [never] ? Readonly<Record<string, SoapHandler>> : SoapHandlers<Operations>;
@@ -261,6 +283,11 @@ export interface SoapRequest {
   contentType: string | undefined;
   /** `Content-Length` header. */
   contentLength: string | undefined;
+  /**
+   * `SOAPAction` header (SOAP 1.1 §6.1.1), as received: `"urn:getCustomer"`, `""` or absent. It
+   * routes a SOAP 1.1 message when it names one operation of the binding.
+   */
+  soapAction?: string | undefined;
   /** The body. */
   body: XmlSource;
   /** Correlation id for logs and handlers. */
@@ -294,22 +321,27 @@ export interface SoapResponse {
   unreadBody?: boolean;
 }
 
-/** A compiled SOAP 1.2 service: the contract plus a request processor. */
+/** A compiled SOAP service (1.2, 1.1 or both): the contract plus a request processor. */
 export interface SoapService {
   contract: Contract;
   /**
-   * Processes one POSTed message (SOAP 1.2 Part 2 §7, the request-response and one-way MEPs); a
-   * request with another method gets 405 with `Allow: POST`.
+   * Processes one POSTed message (SOAP 1.2 Part 2 §7, the request-response and one-way MEPs;
+   * SOAP 1.1 §6 for `text/xml`); a request with another method gets 405 with `Allow: POST`.
    */
   handle(request: SoapRequest): Promise<SoapResponse>;
-  /** Renders a fault as a response with the Part 2 §7.5.2.2 status. */
+  /**
+   * Renders a fault as a response with the Part 2 §7.5.2.2 status, in the contract's first SOAP
+   * version (1.2 when it has a SOAP 1.2 binding; a SOAP 1.1 fault with 500 otherwise).
+   */
   faultResponse(fault: SoapFault, status?: number, headers?: Record<string, string>): SoapResponse;
   /**
    * Renders an `HttpError` (405, 413, 415, 429, 503, ...) as a SOAP fault with the error's status
    * and headers (`Allow`, `Accept-Post`, `Retry-After`): 4xx as Sender, 5xx as Receiver without
-   * internal detail. The one path every transport-level refusal takes.
+   * internal detail. The one path every transport-level refusal takes. `contentType`, the
+   * request's, chooses the SOAP version of the fault (`text/xml`: SOAP 1.1, when the contract has
+   * it); without it, the contract's first.
    */
-  errorResponse(err: HttpError): SoapResponse;
+  errorResponse(err: HttpError, contentType?: string): SoapResponse;
 }
 
 /** An operation and the namespace and local name of its input element (`op.input`, split). */
@@ -317,6 +349,13 @@ interface Route {
   op: ContractOperation;
   namespace: string;
   localName: string;
+}
+
+/** One binding's routes: operations by `action` / `SOAPAction` and by the qualified name of their input element. */
+interface Routes {
+  /** An action several operations share is left out (Part 2 §7.1.4, WS-I BP 1.1 R2710). */
+  byAction: ReadonlyMap<string, Route>;
+  byElement: ReadonlyMap<string, Route>;
 }
 
 /** The options of {@link createSoapService}, checked and resolved once. */
@@ -335,16 +374,21 @@ interface ServiceConfig {
   roles: ReadonlySet<string>;
   /** Whether a header block is understood (Part 1 §2.4). */
   understood: (element: XmlElement) => boolean;
-  /**
-   * Operations by `action` (Part 2 §7.1.4; an action several operations share is left out) and by
-   * the qualified name of their input element.
-   */
-  byAction: ReadonlyMap<string, Route>;
-  byElement: ReadonlyMap<string, Route>;
+  /** The SOAP 1.2 binding's routes; undefined when the contract has none. */
+  soap12: Routes | undefined;
+  /** The SOAP 1.1 binding's routes; undefined when the contract has none. */
+  soap11: Routes | undefined;
+  /** The contract's versions, 1.2 first. */
+  versions: readonly SoapVersion[];
+  /** The env:Upgrade block of a VersionMismatch fault (Part 1 §5.4.7). */
+  upgrade: string;
+  /** `Accept-Post` of a 415: the media types of the versions served. */
+  acceptPost: string;
 }
 
 /**
- * Compiles a contract and its handlers into a transport-neutral SOAP 1.2 node. Misconfiguration
+ * Compiles a contract and its handlers into a transport-neutral SOAP 1.2 and SOAP 1.1 node (the
+ * versions its bindings offer, {@link Contract.versions}). Misconfiguration
  * (a handler for an unknown operation, a missing handler, an unsupported schema construct) throws
  * at construction.
  *
@@ -386,8 +430,10 @@ export function compileSoapService(options: SoapServiceOptions): SoapNode {
     service: {
       contract: config.contract,
       handle: (request) => handle(config, request),
-      faultResponse: (fault, status, headers) => faultResponse(config, fault, status, headers),
-      errorResponse: (err) => errorResponse(config, err),
+      faultResponse: (fault, status, headers) =>
+        faultResponse(config, fault, status, headers, undefined, config.versions[0] as SoapVersion),
+      errorResponse: (err, contentType) =>
+        errorResponse(config, err, answerVersion(config, cachedMessageType(contentType))),
     },
     deliver: (message, sink) => deliver(config, message, sink),
   };
@@ -460,24 +506,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   checkLongAs(options.contract?.longAs, "contract.longAs");
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
-  const byAction = new Map<string, Route>();
-  const byElement = new Map<string, Route>();
-  // A soapAction need not be unique (WS-I Basic Profile 1.1 R2710 asks only that the operations'
-  // wire signatures, their Body elements, differ): one several operations share names none of
-  // them, and the Body element routes those messages.
-  const sharedActions = new Set<string>();
-  for (const op of contract.operations) {
-    const close = op.input.lastIndexOf("}");
-    const routed: Route = {
-      op,
-      namespace: op.input.startsWith("{") ? op.input.slice(1, close) : "",
-      localName: op.input.startsWith("{") ? op.input.slice(close + 1) : op.input,
-    };
-    if (op.soapAction && byAction.has(op.soapAction)) sharedActions.add(op.soapAction);
-    else if (op.soapAction) byAction.set(op.soapAction, routed);
-    byElement.set(op.input, routed);
-  }
-  for (const action of sharedActions) byAction.delete(action);
+  const versions = contract.versions;
   return {
     contract,
     handlers: options.handlers,
@@ -492,9 +521,36 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
       ...understoodHeaders,
       ...(options.authenticate ? (authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"]) : []),
     ]),
-    byAction,
-    byElement,
+    soap12: routesOf(contract.bindings["1.2"]),
+    soap11: routesOf(contract.bindings["1.1"]),
+    versions,
+    upgrade: upgradeHeader(versions),
+    acceptPost: versions.map((v) => (v === "1.2" ? SOAP12_MEDIA_TYPE : SOAP11_MEDIA_TYPE)).join(", "),
   };
+}
+
+/** A binding's operations as {@link Routes}; undefined without the binding. */
+function routesOf(operations: readonly ContractOperation[] | undefined): Routes | undefined {
+  if (operations === undefined) return undefined;
+  const byAction = new Map<string, Route>();
+  const byElement = new Map<string, Route>();
+  // A soapAction need not be unique (WS-I Basic Profile 1.1 R2710 asks only that the operations'
+  // wire signatures, their Body elements, differ): one several operations share names none of
+  // them, and the Body element routes those messages.
+  const sharedActions = new Set<string>();
+  for (const op of operations) {
+    const close = op.input.lastIndexOf("}");
+    const routed: Route = {
+      op,
+      namespace: op.input.startsWith("{") ? op.input.slice(1, close) : "",
+      localName: op.input.startsWith("{") ? op.input.slice(close + 1) : op.input,
+    };
+    if (op.soapAction && byAction.has(op.soapAction)) sharedActions.add(op.soapAction);
+    else if (op.soapAction) byAction.set(op.soapAction, routed);
+    byElement.set(op.input, routed);
+  }
+  for (const action of sharedActions) byAction.delete(action);
+  return { byAction, byElement };
 }
 
 /**
@@ -559,7 +615,7 @@ function quoted(names: readonly string[]): string {
  */
 function handle(config: ServiceConfig, request: SoapRequest): Promise<SoapResponse> {
   const type = cachedMessageType(request.contentType);
-  const refusal = checkTransport(config.limits, request, type);
+  const refusal = checkTransport(config, request, type);
   if (refusal !== undefined) return answerRefusal(config, request, type, refusal);
   // Without a sink, exchange resolves to the response (or rejects).
   return exchange(config, request, type as MessageType, undefined) as Promise<SoapResponse>;
@@ -568,7 +624,7 @@ function handle(config: ServiceConfig, request: SoapRequest): Promise<SoapRespon
 /** {@link handle} answering through a sink: the exchange calls `sink.respond` itself. */
 function deliver<M extends SoapRequest>(config: ServiceConfig, message: M, sink: MessageSink<M>): void {
   const type = cachedMessageType(message.contentType);
-  const refusal = checkTransport(config.limits, message, type);
+  const refusal = checkTransport(config, message, type);
   if (refusal === undefined) {
     void exchange(config, message, type as MessageType, sink);
     return;
@@ -599,7 +655,7 @@ function respondThrough<M extends SoapRequest>(
   }
 }
 
-/** The answer to a message {@link checkTransport} refused, or to a SOAP 1.1 one. */
+/** The answer to a message {@link checkTransport} refused, or to a SOAP 1.1 one a 1.2-only node got. */
 function answerRefusal(
   config: ServiceConfig,
   request: SoapRequest,
@@ -607,24 +663,32 @@ function answerRefusal(
   refusal: HttpError | typeof SOAP11_MEDIA_TYPE,
 ): Promise<SoapResponse> {
   if (refusal === SOAP11_MEDIA_TYPE) return soap11Answer(config, request, type?.charset);
-  return Promise.resolve(refuse(config, refusal));
+  return Promise.resolve(refuse(config, refusal, answerVersion(config, type)));
 }
 
-/** SOAP 1.1's media type (SOAP 1.1 §6.1.1). */
-const SOAP11_MEDIA_TYPE = "text/xml";
+/**
+ * The SOAP version of a fault answered before (or without) reading the envelope: the request's
+ * media type's (`text/xml` is SOAP 1.1's) when the contract has that version, else the contract's.
+ */
+function answerVersion(config: ServiceConfig, type: MessageType | undefined): SoapVersion {
+  const soap11 = type?.soap11 === true ? config.soap11 !== undefined : config.soap12 === undefined;
+  return soap11 ? "1.1" : "1.2";
+}
 
 /**
  * The checks SOAP 1.2 Part 2 §7.5.2.2 leaves to HTTP, made before any of the body is read: 400
  * for the request's `Host` (RFC 9112 §3.2, when `request.http` is given); 405 with `Allow: POST`
  * for any method but POST (RFC 9110 §15.5.6); 415 (RFC 9110
  * §15.5.16) names what is accepted in `Accept-Post`, or in `Accept-Encoding` for a content
- * coding; 413 (§15.5.14) is decided on `Content-Length`. `text/xml` for SOAP 1.1.
+ * coding; 413 (§15.5.14) is decided on `Content-Length`. `text/xml` for SOAP 1.1 at a node
+ * without a SOAP 1.1 binding (its VersionMismatch, {@link soap11Answer}).
  */
 function checkTransport(
-  limits: ResolvedXmlLimits,
+  config: ServiceConfig,
   request: SoapRequest,
   type: MessageType | undefined,
 ): HttpError | typeof SOAP11_MEDIA_TYPE | undefined {
+  const limits = config.limits;
   const http = request.http;
   if (http !== undefined) {
     // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
@@ -655,22 +719,25 @@ function checkTransport(
       );
     }
   }
-  if (!type) return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
+  if (!type) return unsupportedMediaType(config);
   if (type.repeated !== undefined) {
     // RFC 6838 §4.3: "It is an error for a specific parameter to be specified more than once."
     // Which of two `action`s or `charset`s counts is up to each reader: RFC 3902 §3 lets a
     // firewall filter on `action`, and one reading the last would pass a message this node routes
     // by the first. Refused as a media type this endpoint does not take (RFC 9110 §15.5.16).
     return unsupportedMediaType(
+      config,
       `Content-Type names the ${shown(type.repeated, 40)} parameter more than once (RFC 6838 §4.3)`,
     );
   }
   const { media, charset } = type;
-  const soap11 = media.type === SOAP11_MEDIA_TYPE;
-  if (!soap11 && media.type !== SOAP12_MEDIA_TYPE)
-    return unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE}`);
-  if (!soap11 && charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
-    return unsupportedMediaType(`charset "${shown(charset, 40)}" is not supported`);
+  const soap11 = type.soap11;
+  if (!soap11 && media.type !== SOAP12_MEDIA_TYPE) return unsupportedMediaType(config);
+  // SOAP 1.1 at a node that serves it is read as SOAP 1.2 is; at one that does not, only far
+  // enough for its VersionMismatch.
+  const served = !soap11 || config.soap11 !== undefined;
+  if (served && charset !== undefined && !SUPPORTED_CHARSETS.has(charset)) {
+    return unsupportedMediaType(config, `charset "${shown(charset, 40)}" is not supported`);
   }
   // RFC 9110 §15.5.14: a body larger than the server will process is a 413 whatever its media
   // type; a SOAP 1.1 message is read (for its VersionMismatch) only within the same limit.
@@ -678,7 +745,7 @@ function checkTransport(
   if (declared !== undefined && declared > limits.maxBytes) {
     return HttpError.contentTooLarge(`The message is larger than ${limits.maxBytes} bytes`);
   }
-  if (soap11) return SOAP11_MEDIA_TYPE;
+  if (!served) return SOAP11_MEDIA_TYPE;
   if (request.ifMatch !== undefined || request.ifNoneMatch !== undefined) return checkPreconditions(request);
   return undefined;
 }
@@ -692,7 +759,7 @@ function checkTransport(
  * ignored (§13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the resource
  * does not have a modification date available"). Called after the 415 and 413 checks: §13.2.1
  * has preconditions ignored when the answer without them would not be a 2xx; a text/xml (SOAP
- * 1.1) message is never answered 2xx. SOAP 1.2 Part 2 §7.5.2.2 leaves such statuses to HTTP: the
+ * 1.1) message at a node without a SOAP 1.1 binding is never answered 2xx. SOAP 1.2 Part 2 §7.5.2.2 leaves such statuses to HTTP: the
  * 412 is a Sender fault, as every transport refusal.
  */
 function checkPreconditions(request: SoapRequest): HttpError | undefined {
@@ -713,8 +780,8 @@ function checkPreconditions(request: SoapRequest): HttpError | undefined {
 const EXISTING_ENDPOINT = Object.freeze({});
 
 /**
- * `text/xml` is SOAP 1.1's media type: a SOAP 1.1 envelope gets the SOAP/1.1 VersionMismatch
- * fault of Part 1 Appendix A, anything else 415.
+ * `text/xml` at a node without a SOAP 1.1 binding: a SOAP 1.1 envelope gets the SOAP/1.1
+ * VersionMismatch fault of Part 1 Appendix A, anything else 415.
  */
 async function soap11Answer(
   config: ServiceConfig,
@@ -728,11 +795,16 @@ async function soap11Answer(
     // A body that did not arrive in time is a 408, one past limits.maxBytes a 413 (RFC 9110
     // §15.5.9, §15.5.14), whatever its version.
     if (err instanceof XmlError && (err.kind === "timeout" || err.kind === "too-large")) {
-      return parseFailure(config, err);
+      return parseFailure(config, err, "1.2");
     }
   }
-  if (root && root.localName === "Envelope" && root.namespace === SOAP11_NS) return soap11Fault();
-  return errorResponse(config, unsupportedMediaType(`Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`));
+  if (root && root.localName === "Envelope" && root.namespace === SOAP11_NS)
+    return versionMismatch(config, "1.1");
+  return errorResponse(
+    config,
+    unsupportedMediaType(config, `Content-Type must be ${SOAP12_MEDIA_TYPE} (SOAP 1.2)`),
+    "1.2",
+  );
 }
 
 /**
@@ -750,6 +822,11 @@ async function exchange<M extends SoapRequest>(
 ): Promise<SoapResponse | undefined> {
   const logger = config.logger ?? request.logger ?? fallbackLogger;
   let response: SoapResponse;
+  // The version faults are answered in until the envelope says (answerVersion).
+  let version: SoapVersion = type.soap11 ? "1.1" : "1.2";
+  if (version === "1.1" ? config.soap11 === undefined : config.soap12 === undefined) {
+    version = answerVersion(config, type);
+  }
   try {
     let parsed: XmlParse | undefined;
     let parseError: unknown;
@@ -764,21 +841,34 @@ async function exchange<M extends SoapRequest>(
     } catch (err) {
       parseError = err;
     }
-    if (parsed === undefined) response = parseFailure(config, parseError);
+    if (parsed === undefined) response = parseFailure(config, parseError, version);
     else {
-      const action = type.action;
+      let action = type.action;
       let op: ContractOperation | undefined;
+      let bodyFault = false;
       try {
+        const root = parsed.root;
+        version = envelopeVersion(config, type, root);
         // With `authenticate`, the parse stopped before the Body's content (envelopeCheckpoint):
         // the header blocks are complete, the Body's first child is a start tag.
-        const head = checkEnvelopeHead(parsed.root);
-        const routed = route(config, action, head.body.children[0]);
+        let head: EnvelopeHead;
+        let routes: Routes;
+        if (version === "1.2") {
+          head = checkEnvelopeHead(root);
+          routes = config.soap12 as Routes;
+        } else {
+          action = soapAction(request);
+          head = checkSoap11EnvelopeHead(root);
+          routes = config.soap11 as Routes;
+        }
+        const routed = route(routes, action, head.body.children[0]);
         op = routed?.op;
         const blocks: XmlElement[] = [];
         for (const block of head.headers) blocks.push(block.element);
         const base: SoapAuthContext = {
           operation: op?.name ?? "",
           action,
+          soapVersion: version,
           headers: blocks,
           correlationId: request.correlationId,
           logger,
@@ -801,15 +891,18 @@ async function exchange<M extends SoapRequest>(
           context = base as SoapContext;
           context.principal = undefined;
         }
-        const body = checkEnvelopeBody(parsed.rest === undefined ? parsed.root : parseRest(parsed.rest));
-        const target = checkBody(body, routed, action);
+        const whole = parsed.rest === undefined ? root : parseRest(parsed.rest);
+        // SOAP 1.1 §4.4: from here on, a fault says the Body's content could not be processed.
+        bodyFault = version === "1.1";
+        const body = version === "1.2" ? checkEnvelopeBody(whole) : checkSoap11EnvelopeBody(whole);
+        const target = checkBody(body, routed, action, version === "1.1" ? whole : undefined);
         // Authorization before decoding: a caller refused here costs no schema validation.
         if (config.authorize) await authorizeStep(config.authorize, context, target);
-        const payload = decodeBody(config, body[0] as ParsedElement);
+        const payload = decodeBody(config, body[0] as ParsedElement, version);
         const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
-        response = encodeResult(config, target, await handler(payload, context));
+        response = encodeResult(config, target, await handler(payload, context), version);
       } catch (err) {
-        response = toFaultResponse(config, err, op, request.correlationId, logger);
+        response = toFaultResponse(config, err, op, request.correlationId, logger, version, bodyFault);
       }
     }
   } catch (err) {
@@ -833,29 +926,114 @@ function parseRest(rest: () => ParsedElement): ParsedElement {
 }
 
 /** A body that is not well-formed XML (or too large) is refused before any SOAP processing. */
-function parseFailure(config: ServiceConfig, err: unknown): SoapResponse {
+function parseFailure(config: ServiceConfig, err: unknown, version: SoapVersion): SoapResponse {
   if (err instanceof XmlError && err.kind === "too-large") {
-    return refuse(config, HttpError.contentTooLarge(err.message));
+    return refuse(config, HttpError.contentTooLarge(err.message), version);
   }
   if (err instanceof XmlError && err.kind === "timeout") {
     // RFC 9110 §15.5.9: 408 when the server "did not receive a complete request message within
     // the time that it was prepared to wait"; it "SHOULD send the \"close\" connection option",
     // as it has decided to close the connection rather than continue waiting.
-    return refuse(config, new HttpError(408, err.message, { headers: { Connection: "close" } }));
+    return refuse(config, new HttpError(408, err.message, { headers: { Connection: "close" } }), version);
   }
-  if (err instanceof XmlError) return faultResponse(config, senderFault(err.message));
+  if (err instanceof XmlError) {
+    return faultResponse(config, senderFault(err.message), undefined, {}, undefined, version);
+  }
   throw err;
 }
 
-/** Routing (Part 2 §7.1.4 action parameter, then the body element's qualified name). */
+/** A response decided before the SOAP processing: thrown by a step, answered as it is. */
+class Answer {
+  constructor(readonly response: SoapResponse) {}
+}
+
+/**
+ * The version a message is processed in: its envelope's, when the node serves it in the media
+ * type it came in (`application/soap+xml` for 1.2, `text/xml` for 1.1). Otherwise a
+ * VersionMismatch (thrown as an {@link Answer}): Part 1 §5.4.7 (with the env:Upgrade block naming
+ * the versions served) for an envelope of no known version, in the version of the media type;
+ * Part 1 Appendix A and SOAP 1.1 §4.4.1 (a SOAP 1.1 fault) for a 1.2 envelope at a SOAP 1.1 node
+ * and a 1.1 envelope at a 1.2-only node. A 1.1 envelope sent as `application/soap+xml` to a node
+ * that serves 1.1 is a 415: SOAP 1.1 §6.1.1 sends it as `text/xml`.
+ */
+function envelopeVersion(config: ServiceConfig, type: MessageType, root: ParsedElement): SoapVersion {
+  if (root.localName === "Envelope") {
+    if (root.namespace === SOAP12_NS) {
+      if (!type.soap11 && config.soap12 !== undefined) return "1.2";
+      if (config.soap11 !== undefined) throw new Answer(versionMismatch(config, "1.1"));
+    } else if (root.namespace === SOAP11_NS) {
+      if (config.soap11 === undefined) throw new Answer(versionMismatch(config, "1.1"));
+      if (type.soap11) return "1.1";
+      throw new Answer(
+        errorResponse(
+          config,
+          unsupportedMediaType(
+            config,
+            `A SOAP 1.1 envelope is sent as ${SOAP11_MEDIA_TYPE} (SOAP 1.1 §6.1.1)`,
+          ),
+          "1.1",
+        ),
+      );
+    }
+  }
+  throw new Answer(versionMismatch(config, answerVersion(config, type)));
+}
+
+/** A VersionMismatch fault in `version`, its env:Upgrade block naming the versions served. */
+function versionMismatch(config: ServiceConfig, version: SoapVersion): SoapResponse {
+  if (version === "1.1") {
+    const names = config.versions.map((v) => `SOAP ${v}`);
+    const supports = names.length === 1 ? `${names[0]} only` : names.join(" and ");
+    // SOAP 1.1 §6.2: faults travel with 500 and text/xml.
+    return {
+      status: 500,
+      headers: { "Content-Type": RESPONSE11_CONTENT_TYPE },
+      body: soap11VersionMismatchXml(config.upgrade, supports),
+    };
+  }
+  return faultResponse(
+    config,
+    new SoapFault({
+      code: "VersionMismatch",
+      reason: "The message is not a SOAP 1.2 envelope",
+      headerXml: config.upgrade,
+    }),
+    500,
+    {},
+    undefined,
+    "1.2",
+  );
+}
+
+/**
+ * SOAP 1.1 §6.1.1: the `SOAPAction` field's quoted URI; `""` says the intent is the request's
+ * URI, and no field no intent. An unquoted value is read as it is (WS-I Basic Profile 1.1 R1119
+ * lets a receiver refuse it; clients that send one are many). Two field lines are refused: which
+ * one counts is up to each reader (a firewall filtering on it, §6.1.1, may take the other).
+ */
+function soapAction(request: SoapRequest): string | undefined {
+  const raw = request.soapAction;
+  if (raw === undefined) return undefined;
+  if (request.http !== undefined && repeatsField(request.http.rawHeaders, "soapaction")) {
+    throw senderFault("SOAPAction is given more than once");
+  }
+  const value = raw.trim();
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+}
+
+/**
+ * Routing (Part 2 §7.1.4 action parameter, SOAP 1.1 §6.1.1 SOAPAction, then the body element's
+ * qualified name). An action the binding does not name (node-soap sends `<tns>/<operation>` when
+ * the WSDL has none) routes nothing: the body element does.
+ */
 function route(
-  config: ServiceConfig,
+  routes: Routes,
   action: string | undefined,
   bodyElement: ParsedElement | undefined,
 ): Route | undefined {
-  const routed = action !== undefined ? config.byAction.get(action) : undefined;
+  const routed = action !== undefined ? routes.byAction.get(action) : undefined;
   if (routed !== undefined || !bodyElement) return routed;
-  return config.byElement.get(clark(bodyElement.namespace, bodyElement.localName));
+  return routes.byElement.get(clark(bodyElement.namespace, bodyElement.localName));
 }
 
 /** What the `authenticate` hook threw, turned into a fault by the step after it. */
@@ -908,6 +1086,7 @@ function checkBody(
   body: readonly ParsedElement[],
   routed: Route | undefined,
   action: string | undefined,
+  soap11Envelope: ParsedElement | undefined,
 ): ContractOperation {
   const bodyElement = body[0];
   if (body.length !== 1 || !bodyElement) {
@@ -918,8 +1097,28 @@ function checkBody(
   if (bodyElement.namespace !== routed.namespace || bodyElement.localName !== routed.localName) {
     throw senderFault(`The action "${shown(action ?? "")}" does not take ${shownName(bodyElement)}`);
   }
-  checkEncodingStyle(bodyElement);
+  if (soap11Envelope === undefined) checkEncodingStyle(bodyElement);
+  else checkSoap11EncodingStyle(soap11Envelope, bodyElement);
   return routed.op;
+}
+
+/**
+ * SOAP 1.1 §4.1.1: `SOAP-ENV:encodingStyle` "MAY appear on any element, and is scoped to that
+ * element's contents and all child elements not themselves containing such an attribute": on the
+ * body entry, else on the Body, else on the Envelope. This node reads literal content (`use=
+ * "literal"`, WSDL 1.1 §3.5): an empty value ("no claims") or none; any other is a Client fault.
+ * (Its descendants' are the schema's to refuse.)
+ */
+function checkSoap11EncodingStyle(envelope: ParsedElement, bodyElement: ParsedElement): void {
+  const body = envelope.children.find((c) => c.namespace === SOAP11_NS && c.localName === "Body");
+  const style =
+    bodyElement.attributes[ATTR11_ENCODING_STYLE] ??
+    body?.attributes[ATTR11_ENCODING_STYLE] ??
+    envelope.attributes[ATTR11_ENCODING_STYLE] ??
+    "";
+  if (trimXml(style) !== "") {
+    throw senderFault(`Encoding style "${shown(style, 200)}" is not supported (literal content only)`);
+  }
 }
 
 /** An element's `{ns}local` for a Reason, its namespace and local name cut by {@link shown}. */
@@ -986,9 +1185,11 @@ async function authorizeStep(
 }
 
 /** The input element's value, checked against the schema; a mismatch is the sender's fault. */
-function decodeBody(config: ServiceConfig, bodyElement: ParsedElement): unknown {
+function decodeBody(config: ServiceConfig, bodyElement: ParsedElement, version: SoapVersion): unknown {
   try {
-    return config.contract.schema.decode(stripSoapAttributes(bodyElement));
+    return config.contract.schema.decode(
+      stripSoapAttributes(bodyElement, version === "1.2" ? SOAP12_PREFIX : SOAP11_PREFIX),
+    );
   } catch (err) {
     // Part 1 §5.4.6: a descendant scoped with an encoding this node does not decode.
     if (err instanceof EncodingStyleError) {
@@ -1003,9 +1204,15 @@ function decodeBody(config: ServiceConfig, bodyElement: ParsedElement): unknown 
 }
 
 /** The handler's result as the output element in an envelope; a one-way operation's 202. */
-function encodeResult(config: ServiceConfig, op: ContractOperation, result: unknown): SoapResponse {
+function encodeResult(
+  config: ServiceConfig,
+  op: ContractOperation,
+  result: unknown,
+  version: SoapVersion,
+): SoapResponse {
   if (op.output === undefined) {
-    // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope.
+    // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope; so does
+    // a SOAP 1.1 one (WS-I Basic Profile 1.2 R1143, R2714: no envelope in the response).
     return { status: 202, headers: {}, body: "" };
   }
   let bodyXml: string;
@@ -1013,6 +1220,13 @@ function encodeResult(config: ServiceConfig, op: ContractOperation, result: unkn
     bodyXml = config.contract.schema.encode(op.output, result);
   } catch (err) {
     throw new SoapResultError(op.name, err);
+  }
+  if (version === "1.1") {
+    return {
+      status: 200,
+      headers: { "Content-Type": RESPONSE11_CONTENT_TYPE },
+      body: serializeSoap11Envelope(bodyXml),
+    };
   }
   return {
     status: 200,
@@ -1022,9 +1236,11 @@ function encodeResult(config: ServiceConfig, op: ContractOperation, result: unkn
 }
 
 /**
- * What a step threw, as the response: a SOAP 1.1 envelope's VersionMismatch; a {@link SoapFault}
- * with its Part 2 §7.5.2.2 status; an `HttpError` with its status and headers, 4xx as Sender,
- * 5xx as Receiver; anything else a Receiver fault (500), logged.
+ * What a step threw, as the response: an {@link Answer} as it is; a VersionMismatch; a
+ * {@link SoapFault} with its Part 2 §7.5.2.2 status; an `HttpError` with its status and headers,
+ * 4xx as Sender, 5xx as Receiver; anything else a Receiver fault (500), logged. In SOAP 1.1 every
+ * fault is a 500 (SOAP 1.1 §6.2: "In case of a SOAP error while processing the request, the SOAP
+ * HTTP server MUST issue an HTTP 500"), with the `HttpError`'s header fields.
  */
 function toFaultResponse(
   config: ServiceConfig,
@@ -1032,24 +1248,45 @@ function toFaultResponse(
   op: ContractOperation | undefined,
   correlationId: string | undefined,
   logger: SoapLogger,
+  version: SoapVersion = "1.2",
+  bodyFault = false,
 ): SoapResponse {
-  if (err instanceof Soap11EnvelopeError) return soap11Fault();
+  if (err instanceof Answer) return err.response;
+  if (err instanceof Soap11EnvelopeError) return versionMismatch(config, "1.1");
+  const soap11 = version === "1.1";
   if (err instanceof SoapFault) {
     try {
-      return faultResponse(config, err, err.httpStatus, {}, op);
+      return faultResponse(config, err, soap11 ? 500 : err.httpStatus, {}, op, version, bodyFault);
     } catch (detailError) {
-      return internalFault(config, logger, detailError, op, correlationId);
+      return internalFault(config, logger, detailError, op, correlationId, 500, {}, version, bodyFault);
     }
   }
   if (isHttpError(err)) {
     if (err.status < 500) {
-      return faultResponse(config, senderFault(err.expose ? err.message : err.reason), err.status, {
-        ...err.headers,
-      });
+      return faultResponse(
+        config,
+        senderFault(err.expose ? err.message : err.reason),
+        soap11 ? 500 : err.status,
+        { ...err.headers },
+        undefined,
+        version,
+        bodyFault,
+      );
     }
-    return internalFault(config, logger, err, op, correlationId, err.status, { ...err.headers });
+    const status = soap11 ? 500 : err.status;
+    return internalFault(
+      config,
+      logger,
+      err,
+      op,
+      correlationId,
+      status,
+      { ...err.headers },
+      version,
+      bodyFault,
+    );
   }
-  return internalFault(config, logger, err, op, correlationId);
+  return internalFault(config, logger, err, op, correlationId, 500, {}, version, bodyFault);
 }
 
 /** A failure of this node: logged with the correlation id, answered without internal detail. */
@@ -1061,6 +1298,8 @@ function internalFault(
   correlationId: string | undefined,
   status = 500,
   headers: Record<string, string> = {},
+  version: SoapVersion = "1.2",
+  bodyFault = false,
 ): SoapResponse {
   logger.error({ err, operation: op?.name, correlationId }, "SOAP operation failed");
   return faultResponse(
@@ -1068,19 +1307,39 @@ function internalFault(
     new SoapFault({ code: "Receiver", reason: "The service could not process the request" }),
     status,
     headers,
+    undefined,
+    version,
+    bodyFault,
   );
 }
 
-/** A fault as a response; its detail entries are encoded with the schema when it declares them. */
+/**
+ * A fault as a response; its detail entries are encoded with the schema when it declares them.
+ * In SOAP 1.1 (SOAP 1.1 §4.4), with 500 unless a transport refusal gives its own status.
+ */
 function faultResponse(
   config: ServiceConfig,
   fault: SoapFault,
-  status = fault.httpStatus,
+  status: number | undefined,
   headers: Record<string, string> = {},
   op?: ContractOperation,
+  version: SoapVersion = "1.2",
+  bodyFault = false,
 ): SoapResponse {
+  if (version === "1.1") {
+    return {
+      status: status ?? 500,
+      headers: { ...headers, "Content-Type": RESPONSE11_CONTENT_TYPE },
+      body: fault11ToXml(
+        fault,
+        config.contract.targetNamespace,
+        (detail) => writeDetail(config, op, detail),
+        bodyFault,
+      ),
+    };
+  }
   return {
-    status,
+    status: status ?? fault.httpStatus,
     headers: { ...headers, "Content-Type": RESPONSE_CONTENT_TYPE },
     body: faultToXml(fault, config.contract.targetNamespace, (detail) => writeDetail(config, op, detail)),
   };
@@ -1105,23 +1364,18 @@ function writeDetail(
   return out;
 }
 
-/** Any transport-level refusal as a fault with the error's status and headers. */
-function errorResponse(config: ServiceConfig, err: HttpError): SoapResponse {
-  return faultResponse(config, httpErrorToFault(err), err.status, { ...err.headers });
+/**
+ * Any transport-level refusal as a fault with the error's status and headers: a refusal of the
+ * HTTP request (405, 408, 413, 415) keeps its status in SOAP 1.1 too, which no SOAP processing
+ * reached.
+ */
+function errorResponse(config: ServiceConfig, err: HttpError, version: SoapVersion = "1.2"): SoapResponse {
+  return faultResponse(config, httpErrorToFault(err), err.status, { ...err.headers }, undefined, version);
 }
 
 /** A refusal before (all of) the body was read: the transport discards the rest. */
-function refuse(config: ServiceConfig, err: HttpError): SoapResponse {
-  return { ...errorResponse(config, err), unreadBody: true };
-}
-
-function soap11Fault(): SoapResponse {
-  // SOAP 1.1 §6.2: faults travel with 500 and text/xml.
-  return {
-    status: 500,
-    headers: { "Content-Type": "text/xml; charset=utf-8" },
-    body: soap11VersionMismatchXml(),
-  };
+function refuse(config: ServiceConfig, err: HttpError, version: SoapVersion): SoapResponse {
+  return { ...errorResponse(config, err, version), unreadBody: true };
 }
 
 /**
@@ -1180,11 +1434,11 @@ function reasonName(n: QName): string {
 const ENCODING_STYLE = `{${SOAP12_NS}}encodingStyle`;
 const ENCODING_NONE = "http://www.w3.org/2003/05/soap-envelope/encoding/none";
 
-/** env:* attributes belong to the SOAP layer, not to the payload's schema. */
-function stripSoapAttributes(element: ParsedElement): ParsedElement {
+/** env:* (SOAP-ENV:* in SOAP 1.1) attributes belong to the SOAP layer, not to the payload's schema. */
+function stripSoapAttributes(element: ParsedElement, prefix: string): ParsedElement {
   let soap = false;
   for (const k in element.attributes) {
-    if (k.startsWith(SOAP12_PREFIX)) {
+    if (k.startsWith(prefix)) {
       soap = true;
       break;
     }
@@ -1192,13 +1446,14 @@ function stripSoapAttributes(element: ParsedElement): ParsedElement {
   if (!soap) return element;
   // Object.fromEntries defines own properties: an attribute named `__proto__` stays one.
   const attributes: Record<string, string> = Object.fromEntries(
-    Object.entries(element.attributes).filter(([k]) => !k.startsWith(SOAP12_PREFIX)),
+    Object.entries(element.attributes).filter(([k]) => !k.startsWith(prefix)),
   );
   return { ...element, attributes };
 }
 
 /** How the Clark names of env:* attributes begin. */
 const SOAP12_PREFIX = `{${SOAP12_NS}}`;
+const SOAP11_PREFIX = `{${SOAP11_NS}}`;
 
 /** A request's `Content-Type`, parsed, with what the exchange reads of it. */
 interface MessageType {
@@ -1207,6 +1462,8 @@ interface MessageType {
   charset: string | undefined;
   /** The `action` parameter (Part 2 §7.1.4). */
   action: string | undefined;
+  /** Whether it is SOAP 1.1's `text/xml` (SOAP 1.1 §6.1.1). */
+  soap11: boolean;
   /** A parameter name given more than once (RFC 6838 §4.3), lower-cased: the message is refused. */
   repeated: string | undefined;
 }
@@ -1238,6 +1495,7 @@ function messageType(value: string | undefined): MessageType | undefined {
     media,
     charset: media.parameters.charset?.toLowerCase(),
     action: media.parameters.action,
+    soap11: media.type === SOAP11_MEDIA_TYPE,
     repeated: read.repeated,
   });
 }
@@ -1256,9 +1514,14 @@ function plainDetail(key: string, value: unknown): string {
   return writePlainDetail({ [key]: value });
 }
 
-/** 415 naming the one media type this endpoint accepts (RFC 9110 §15.5.16, `Accept-Post`). */
-function unsupportedMediaType(message: string): HttpError {
-  return HttpError.unsupportedMediaType(message, { headers: { "Accept-Post": SOAP12_MEDIA_TYPE } });
+/** 415 naming the media types this endpoint accepts (RFC 9110 §15.5.16, `Accept-Post`). */
+function unsupportedMediaType(config: ServiceConfig, message?: string): HttpError {
+  return HttpError.unsupportedMediaType(
+    message ?? `Content-Type must be ${config.acceptPost.replace(", ", " or ")}`,
+    {
+      headers: { "Accept-Post": config.acceptPost },
+    },
+  );
 }
 
 /** The HTTP status of a {@link HttpError} turned into a SOAP fault (used by the error middleware). */

@@ -148,21 +148,40 @@ describe("soap12:headerfault", () => {
 });
 
 describe("every blocker at once, the binding first", () => {
-  it("a SOAP 1.1-only binding and an undeclared type → both problems, the binding's first", () => {
+  it("a SOAP-over-TCP-only binding and an undeclared type → both problems, the binding's first", () => {
     const path = contract(
       (w) =>
         w.replace(
-          'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"',
-          'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap/"',
+          'transport="http://schemas.xmlsoap.org/soap/http"',
+          'transport="http://schemas.microsoft.com/soap/tcp"',
         ),
       (x) => x.replace('type="xs:long"', 'type="tns:Missing"'),
     );
     const err = thrown(() => loadContract(path));
     expect(err).toBeInstanceOf(SchemaCompileError);
     expect(err.problems).toHaveLength(2);
-    expect(err.problems?.[0]).toMatch(/customer\.wsdl: the WSDL has only SOAP 1\.1 bindings/);
+    expect(err.problems?.[0]).toMatch(
+      /customer\.wsdl: the WSDL's SOAP ports use the transport "http:\/\/schemas\.microsoft\.com\/soap\/tcp"/,
+    );
     expect(err.problems?.[1]).toMatch(/Missing/);
-    expect(err.message).toMatch(/2 problems:\n- .*SOAP 1\.1.*\n- .*Missing/);
+    expect(err.message).toMatch(/2 problems:\n- .*soap\/tcp.*\n- .*Missing/);
+  });
+
+  it("a SOAP 1.1-only binding in rpc style and an undeclared type → both problems, the binding's first", () => {
+    const path = contract(
+      (w) =>
+        w
+          .replace(
+            'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"',
+            'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap/"',
+          )
+          .replace('style="document"', 'style="rpc"'),
+      (x) => x.replace('type="xs:long"', 'type="tns:Missing"'),
+    );
+    const err = thrown(() => loadContract(path));
+    expect(err.problems).toHaveLength(2);
+    expect(err.problems?.[0]).toMatch(/customer\.wsdl: soap:binding style="rpc" is not supported/);
+    expect(err.problems?.[1]).toMatch(/Missing/);
   });
 
   it("rpc style and use=encoded in two operations, and a message naming an undeclared element → three problems", () => {

@@ -45,12 +45,22 @@ describe("loadContract", () => {
       /use="encoded" is not supported/,
     ],
     [
-      "SOAP 1.1 binding only",
+      "SOAP bindings over another transport only (SOAP over TCP)",
       customerWsdl.replace(
-        'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"',
-        'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap/"',
+        'transport="http://schemas.xmlsoap.org/soap/http"',
+        'transport="http://schemas.microsoft.com/soap/tcp"',
       ),
-      /only SOAP 1.1 bindings/,
+      /use the transport "http:\/\/schemas\.microsoft\.com\/soap\/tcp"; this node implements http:\/\/schemas\.xmlsoap\.org\/soap\/http/,
+    ],
+    [
+      "SOAP 1.1 binding only, rpc style",
+      customerWsdl
+        .replace(
+          'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"',
+          'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap/"',
+        )
+        .replace('style="document"', 'style="rpc"'),
+      /soap:binding style="rpc" is not supported/,
     ],
     [
       "type= message part",
@@ -104,6 +114,27 @@ describe("loadContract", () => {
       /document type declaration/,
     ],
   ];
+  it("SOAP 1.1 binding only → loads, served in SOAP 1.1", () => {
+    const c = load(
+      customerWsdl.replace(
+        'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"',
+        'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap/"',
+      ),
+    );
+    expect(c.versions).toEqual(["1.1"]);
+    expect(c.bindings["1.2"]).toBeUndefined();
+    expect(c.operations.map((o) => [o.name, o.soapAction])).toEqual([
+      ["getCustomer", "getCustomer"],
+      ["createCustomer", "createCustomer"],
+      ["logEvent", "logEvent"],
+      ["sendNotification", "sendNotification"],
+    ]);
+  });
+  it("customer.wsdl → served in SOAP 1.2 only", () => {
+    const c = loadContract(CUSTOMER_WSDL);
+    expect(c.versions).toEqual(["1.2"]);
+    expect(c.bindings["1.2"]).toEqual(c.operations);
+  });
   it.each(rejects)("%s → SchemaCompileError", (_name, text, message) => {
     expect(() => load(text)).toThrow(SchemaCompileError);
     expect(() => load(text)).toThrow(message);

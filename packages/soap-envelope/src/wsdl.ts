@@ -17,7 +17,10 @@ const SOAP12_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
 const SOAP11_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap/";
 const HTTP_TRANSPORT = "http://schemas.xmlsoap.org/soap/http";
 
-/** One operation of the contract's SOAP 1.2 binding. */
+/** A SOAP version a contract's binding speaks: `"1.1"` (W3C Note, 2000) or `"1.2"` (W3C Recommendation). */
+export type SoapVersion = "1.1" | "1.2";
+
+/** One operation of one of the contract's SOAP bindings. */
 export interface ContractOperation {
   /** The operation's name in the port type (`getCustomer`). */
   name: string;
@@ -31,7 +34,7 @@ export interface ContractOperation {
   faults: Readonly<Record<string, string>>;
   /**
    * Clark names of the header blocks the binding declares for the input (`soap12:header`,
-   * WSDL 1.1 SOAP 1.2 binding §3.6), in document order: what clients generated from the WSDL may
+   * WSDL 1.1 SOAP 1.2 binding §3.6; `soap:header`, WSDL 1.1 §3.7), in document order: what clients generated from the WSDL may
    * send (credentials, say). Declaring a block does not make this node understand it (SOAP 1.2
    * Part 1 §2.4): `understoodHeaders` or the `authenticate` hook do.
    */
@@ -42,8 +45,20 @@ export interface ContractOperation {
 export interface Contract {
   /** The WSDL's target namespace. */
   targetNamespace: string;
-  /** Operations of the SOAP 1.2 binding, in document order. */
+  /**
+   * The operations handlers implement, in document order: those of the SOAP 1.2 binding, then
+   * those only the SOAP 1.1 binding has. Their `soapAction` and `headers` are the first binding's;
+   * {@link Contract.bindings} has each binding's own.
+   */
   operations: readonly ContractOperation[];
+  /**
+   * The SOAP versions this node serves the contract in, 1.2 first: those of the first
+   * `wsdl:port` bound with `soap12:binding` and the first bound with `soap:binding` (WSDL 1.1 §3),
+   * each over HTTP. One endpoint answers both; the request's media type and envelope choose.
+   */
+  versions: readonly SoapVersion[];
+  /** Each served binding's operations, by SOAP version. */
+  bindings: Readonly<Partial<Record<SoapVersion, readonly ContractOperation[]>>>;
   /** The compiled XSD of the `wsdl:types` section and its imports. */
   schema: CompiledSchema;
   /** The WSDL text as loaded. */
@@ -52,7 +67,7 @@ export interface Contract {
   schemaFiles: ReadonlyMap<string, string>;
   /**
    * Renders the WSDL (or an imported XSD when `xsd` is given) for the endpoint at `endpointUrl`:
-   * the `soap12:address location` becomes `endpointUrl` and every `schemaLocation` points at
+   * every port's address `location` (`soap12:address`, `soap:address`) becomes `endpointUrl` and every `schemaLocation` points at
    * `endpointUrl?xsd=<path>`.
    */
   render(endpointUrl: string, xsd?: string): string | undefined;
@@ -73,9 +88,12 @@ export interface LoadContractOptions {
 }
 
 /**
- * Loads and compiles a WSDL 1.1 contract (SOAP 1.2 binding, document/literal) and the XSDs it
- * imports, synchronously, at start-up. Anything the compiler does not support throws a
- * {@link SchemaCompileError} naming the construct and the file. `soap12:header` declarations are
+ * Loads and compiles a WSDL 1.1 contract (a SOAP 1.2 binding, a SOAP 1.1 binding or both,
+ * document/literal) and the XSDs it imports, synchronously, at start-up. Anything the compiler does
+ * not support throws a {@link SchemaCompileError} naming the construct and the file. A binding of
+ * one version that cannot be served is not served when the other version's can be (the contract
+ * loads with {@link Contract.versions} naming the one); its problems block loading only when no
+ * binding can be served. `soap12:header` / `soap:header` declarations are
  * checked (their message part must name a declared element) and listed per operation; extension
  * elements of other namespaces, such as a WS-Policy 1.5 `wsp:Policy` and its
  * `wsp:PolicyReference` (WS-PolicyAttachment 1.5 §4.1), are left to the clients that read them.
@@ -83,7 +101,7 @@ export interface LoadContractOptions {
  * @example
  * const contract = loadContract("contracts/customer.wsdl");
  * contract.operations.map((o) => o.name); // ["getCustomer", "createCustomer", ...]
- * @see https://www.w3.org/TR/2001/NOTE-wsdl-20010315
+ * @see https://www.w3.org/TR/2001/NOTE-wsdl-20010315 (§3: the SOAP 1.1 binding)
  * @see https://www.w3.org/Submission/wsdl11soap12/
  */
 export function loadContract(wsdl: string, options: LoadContractOptions = {}): Contract {
@@ -108,10 +126,27 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       return undefined;
     }
   };
-  const binding = collect(() => findSoap12Binding(doc.root, doc.tns));
-  const portType = binding && collect(() => findPortType(doc.root, doc.tns, binding));
-  const bindingOperations = binding ? wsdlChildren(binding, "operation") : [];
-  for (const bop of bindingOperations) collect(() => checkBindingOperation(bop));
+  const found = collect(() => findBindings(doc.root, doc.tns));
+  // The binding's problems, per version, before any type is read.
+  const served: { version: SoapVersion; binding: Binding; problems: string[] }[] = [];
+  for (const binding of found ?? []) {
+    const before = problems.length;
+    const portType = collect(() => {
+      checkSoapBinding(binding);
+      return findPortType(doc.root, doc.tns, binding.element);
+    });
+    const bops = wsdlChildren(binding.element, "operation");
+    for (const bop of bops) collect(() => checkBindingOperation(bop, binding));
+    served.push({
+      version: binding.version,
+      binding: { ...binding, portType, operations: bops },
+      problems: problems.splice(before),
+    });
+  }
+  // A binding that cannot be served is left out when another can; with none, every problem counts.
+  const usable = served.filter((b) => b.problems.length === 0);
+  const bindings = usable.length > 0 ? usable : served;
+  for (const b of bindings) problems.push(...b.problems);
   const loaded = collect(() => loadSchemaSources(doc), "");
   const schema =
     loaded &&
@@ -120,14 +155,21 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       "",
     );
   const messages = schema && readMessages(doc.root, doc.tns, schema, collect);
-  const operations: ContractOperation[] = [];
-  if (portType && messages) {
-    for (const bop of bindingOperations) {
-      const op = collect(() => readOperation(bop, portType, messages));
-      if (op) operations.push(op);
+  const byVersion: Partial<Record<SoapVersion, ContractOperation[]>> = {};
+  if (messages) {
+    for (const { version, binding } of bindings) {
+      const portType = binding.portType;
+      if (!portType) continue;
+      const operations: ContractOperation[] = [];
+      for (const bop of binding.operations) {
+        const op = collect(() => readOperation(bop, portType, messages, binding));
+        if (op) operations.push(op);
+      }
+      collect(() => checkRoutable(operations));
+      byVersion[version] = operations;
     }
-    collect(() => checkRoutable(operations));
   }
+  const operations = collect(() => handledOperations(byVersion)) ?? [];
   if (problems.length > 0 || !schema || !loaded) {
     throw new SchemaCompileError(
       problems.length === 1
@@ -139,6 +181,8 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   return {
     targetNamespace: doc.tns,
     operations,
+    versions: SOAP_VERSIONS.filter((v) => byVersion[v] !== undefined),
+    bindings: byVersion,
     schema,
     wsdlText: doc.wsdlText,
     schemaFiles: loaded.schemaFiles,
@@ -348,12 +392,34 @@ function messageElement(node: ParsedElement, messages: Messages): string {
   return declared.element;
 }
 
-/** The binding of the first service port bound with SOAP 1.2: the one this node implements. */
-function findSoap12Binding(root: ParsedElement, tns: string): ParsedElement {
+/** A `wsdl:binding` this node may serve: its SOAP version and the namespace of its extension elements. */
+interface FoundBinding {
+  version: SoapVersion;
+  /** `http://schemas.xmlsoap.org/wsdl/soap12/` or `http://schemas.xmlsoap.org/wsdl/soap/`. */
+  ns: string;
+  /** How messages name the extension elements: `soap12` or `soap`. */
+  prefix: string;
+  element: ParsedElement;
+}
+
+/** A {@link FoundBinding} with its port type (undefined when it is missing) and operations. */
+interface Binding extends FoundBinding {
+  portType: ParsedElement | undefined;
+  operations: ParsedElement[];
+}
+
+const SOAP_VERSIONS: readonly SoapVersion[] = ["1.2", "1.1"];
+
+/**
+ * The bindings of the first service port bound with SOAP 1.2 (`soap12:binding`) and of the first
+ * bound with SOAP 1.1 (`soap:binding`, WSDL 1.1 §3.3), 1.2 first: the ones this node implements.
+ * A binding over another transport (SOAP over TCP, JMS) is not this node's.
+ */
+function findBindings(root: ParsedElement, tns: string): FoundBinding[] {
   const bindings = new Map<string, ParsedElement>();
   for (const b of wsdlChildren(root, "binding")) bindings.set(clark(tns, b.attributes.name ?? ""), b);
-  let binding: ParsedElement | undefined;
-  let soap11Only = false;
+  const found = new Map<SoapVersion, FoundBinding>();
+  const otherTransports = new Set<string>();
   for (const service of wsdlChildren(root, "service")) {
     for (const port of wsdlChildren(service, "port")) {
       const b = bindings.get(qname(port, "binding"));
@@ -361,35 +427,71 @@ function findSoap12Binding(root: ParsedElement, tns: string): ParsedElement {
         throw new SchemaCompileError(
           `wsdl:port "${port.attributes.name ?? ""}": its binding is not declared`,
         );
-      const soapBinding = b.children.find((c) => c.localName === "binding");
-      if (soapBinding?.namespace === SOAP11_BINDING_NS) soap11Only = true;
-      if (soapBinding?.namespace === SOAP12_BINDING_NS && !binding) binding = b;
+      const soapBinding = b.children.find(
+        (c) =>
+          c.localName === "binding" &&
+          (c.namespace === SOAP12_BINDING_NS || c.namespace === SOAP11_BINDING_NS),
+      );
+      if (!soapBinding) continue;
+      const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
+      // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks.
+      if (soapBinding.attributes.transport !== HTTP_TRANSPORT) {
+        otherTransports.add(`${soapBinding.attributes.transport ?? "none"}`);
+        continue;
+      }
+      if (!found.has(version)) {
+        found.set(version, {
+          version,
+          ns: soapBinding.namespace,
+          prefix: version === "1.2" ? "soap12" : "soap",
+          element: b,
+        });
+      }
     }
   }
-  if (!binding) {
+  if (found.size === 0) {
     throw new SchemaCompileError(
-      soap11Only
-        ? "the WSDL has only SOAP 1.1 bindings; this node implements SOAP 1.2 (soap12:binding)"
-        : "the WSDL has no wsdl:service port with a soap12:binding",
+      otherTransports.size > 0
+        ? `the WSDL's SOAP ports use the transport ${[...otherTransports].map((t) => `"${t}"`).join(", ")}; this node implements ${HTTP_TRANSPORT}`
+        : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding",
     );
   }
-  checkSoapBinding(binding);
-  return binding;
+  return SOAP_VERSIONS.flatMap((v) => found.get(v) ?? []);
 }
 
-/** soap12:binding: document style over HTTP only (wsdl11soap12 §3.3). */
-function checkSoapBinding(binding: ParsedElement): void {
-  const soapBinding = binding.children.find(
-    (c) => c.namespace === SOAP12_BINDING_NS && c.localName === "binding",
+/** soap12:binding, soap:binding: document style only (wsdl11soap12 §3.3, WSDL 1.1 §3.3). */
+function checkSoapBinding(binding: FoundBinding): void {
+  const soapBinding = binding.element.children.find(
+    (c) => c.namespace === binding.ns && c.localName === "binding",
   );
   if (soapBinding?.attributes.style !== undefined && soapBinding.attributes.style !== "document") {
     throw new SchemaCompileError(
-      `soap12:binding style="${soapBinding.attributes.style}" is not supported (document only)`,
+      `${binding.prefix}:binding style="${soapBinding.attributes.style}" is not supported (document only)`,
     );
   }
-  if (soapBinding?.attributes.transport !== HTTP_TRANSPORT) {
-    throw new SchemaCompileError(`soap12:binding transport must be ${HTTP_TRANSPORT}`);
+}
+
+/**
+ * The operations handlers implement: the first binding's, then those only a later one has. An
+ * operation both bind takes the same messages in each (one port type, or port types that agree):
+ * one handler serves both.
+ */
+function handledOperations(
+  byVersion: Partial<Record<SoapVersion, readonly ContractOperation[]>>,
+): ContractOperation[] {
+  const out = new Map<string, ContractOperation>();
+  for (const version of SOAP_VERSIONS) {
+    for (const op of byVersion[version] ?? []) {
+      const first = out.get(op.name);
+      if (first === undefined) out.set(op.name, op);
+      else if (first.input !== op.input || first.output !== op.output) {
+        throw new SchemaCompileError(
+          `operation "${op.name}" takes ${first.input} in the SOAP 1.2 binding and ${op.input} in the SOAP 1.1 binding: one handler cannot serve both`,
+        );
+      }
+    }
   }
+  return [...out.values()];
 }
 
 /** The port type the binding's `type` names. */
@@ -402,12 +504,17 @@ function findPortType(root: ParsedElement, tns: string, binding: ParsedElement):
 }
 
 /** One binding operation joined with its port type operation. */
-function readOperation(bop: ParsedElement, portType: ParsedElement, messages: Messages): ContractOperation {
+function readOperation(
+  bop: ParsedElement,
+  portType: ParsedElement,
+  messages: Messages,
+  binding: FoundBinding,
+): ContractOperation {
   const name = bop.attributes.name ?? "";
   const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
   if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
-  const soapOp = bop.children.find((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "operation");
-  const headers = readInputHeaders(bop, name, messages);
+  const soapOp = bop.children.find((c) => c.namespace === binding.ns && c.localName === "operation");
+  const headers = readInputHeaders(bop, name, messages, binding);
   const input = wsdlChildren(op, "input")[0];
   const output = wsdlChildren(op, "output")[0];
   if (!input) {
@@ -429,24 +536,26 @@ function readOperation(bop: ParsedElement, portType: ParsedElement, messages: Me
 
 /**
  * What the binding says of one operation, before any type is read: document style, and
- * soap12:body / fault / header of literal use only (wsdl11soap12 §3.4-§3.7).
+ * soap12:body / fault / header of literal use only (wsdl11soap12 §3.4-§3.7; soap:body, soap:fault,
+ * soap:header, WSDL 1.1 §3.5-§3.7).
  */
-function checkBindingOperation(bop: ParsedElement): void {
+function checkBindingOperation(bop: ParsedElement, binding: FoundBinding): void {
   const name = bop.attributes.name ?? "";
-  const soapOp = bop.children.find((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "operation");
+  const { ns, prefix } = binding;
+  const soapOp = bop.children.find((c) => c.namespace === ns && c.localName === "operation");
   if (soapOp?.attributes.style !== undefined && soapOp.attributes.style !== "document") {
     throw new SchemaCompileError(`operation "${name}": style="${soapOp.attributes.style}" is not supported`);
   }
   for (const io of bop.children) {
     for (const body of io.children) {
-      if (body.namespace !== SOAP12_BINDING_NS) continue;
+      if (body.namespace !== ns) continue;
       if (body.localName !== "body" && body.localName !== "fault" && body.localName !== "header") {
-        throw new SchemaCompileError(`operation "${name}": soap12:${body.localName} is not supported`);
+        throw new SchemaCompileError(`operation "${name}": ${prefix}:${body.localName} is not supported`);
       }
-      for (const declaration of [body, ...headerFaults(body)]) {
+      for (const declaration of [body, ...headerFaults(body, ns)]) {
         if ((declaration.attributes.use ?? "literal") !== "literal") {
           throw new SchemaCompileError(
-            `operation "${name}": soap12:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only)`,
+            `operation "${name}": ${prefix}:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only)`,
           );
         }
       }
@@ -454,10 +563,10 @@ function checkBindingOperation(bop: ParsedElement): void {
   }
 }
 
-/** The soap12:headerfault children of a soap12:header (wsdl11soap12 §3.7). */
-function headerFaults(node: ParsedElement): ParsedElement[] {
+/** The headerfault children of a soap12:header or soap:header (wsdl11soap12 §3.7, WSDL 1.1 §3.7). */
+function headerFaults(node: ParsedElement, ns: string): ParsedElement[] {
   if (node.localName !== "header") return [];
-  return node.children.filter((c) => c.namespace === SOAP12_BINDING_NS && c.localName === "headerfault");
+  return node.children.filter((c) => c.namespace === ns && c.localName === "headerfault");
 }
 
 /**
@@ -466,27 +575,33 @@ function headerFaults(node: ParsedElement): ParsedElement[] {
  * (wsdl11soap12 §3.6, §3.7); a headerfault describes header blocks of faults, which this node
  * never sends, so it is checked and otherwise ignored.
  */
-function readInputHeaders(bop: ParsedElement, name: string, messages: Messages): string[] {
+function readInputHeaders(
+  bop: ParsedElement,
+  name: string,
+  messages: Messages,
+  binding: FoundBinding,
+): string[] {
   const headers: string[] = [];
   for (const io of bop.children) {
     for (const header of io.children) {
-      if (header.namespace !== SOAP12_BINDING_NS || header.localName !== "header") continue;
-      const element = declaredPart(header, name, messages);
-      for (const fault of headerFaults(header)) declaredPart(fault, name, messages);
+      if (header.namespace !== binding.ns || header.localName !== "header") continue;
+      const element = declaredPart(header, name, messages, binding.prefix);
+      for (const fault of headerFaults(header, binding.ns))
+        declaredPart(fault, name, messages, binding.prefix);
       if (io.namespace === WSDL_NS && io.localName === "input") headers.push(element);
     }
   }
   return headers;
 }
 
-/** The element of the message part a soap12:header or soap12:headerfault names. */
-function declaredPart(node: ParsedElement, operation: string, messages: Messages): string {
+/** The element of the message part a header or headerfault names. */
+function declaredPart(node: ParsedElement, operation: string, messages: Messages, prefix: string): string {
   const messageName = qname(node, "message");
   const declared = messages.get(messageName);
   if (declared === null) throw REPORTED;
   if (!declared || declared.part !== node.attributes.part) {
     throw new SchemaCompileError(
-      `operation "${operation}": soap12:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
+      `operation "${operation}": ${prefix}:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
     );
   }
   return declared.element;

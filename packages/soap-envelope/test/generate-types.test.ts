@@ -61,6 +61,18 @@ describe("generateTypes: key shapes", () => {
     expect(text).toContain(line);
   });
 
+  it("a SOAP 1.1 contract (soap:binding) → the types of its SOAP 1.2 twin; both bindings → the same", () => {
+    const body = (text: string) => text.slice(text.indexOf("\n\n"));
+    const soap11 = generate(join(FIXTURES, "customer11.wsdl"), { source: "customer.wsdl" });
+    const both = generate(join(FIXTURES, "customer-both.wsdl"), { source: "customer.wsdl" });
+    expect(soap11).toContain(
+      "export type CustomerServiceHandlers = SoapHandlers<CustomerServiceOperations>;",
+    );
+    expect(body(soap11).length).toBeGreaterThan(1000);
+    expect(body(soap11)).toBe(body(customer));
+    expect(body(both)).toBe(body(customer));
+  });
+
   it('longAs: "string" → xs:long payloads are strings', () => {
     const text = generate(CUSTOMER_WSDL, { longAs: "string", name: "Customers" });
     expect(text).toContain("export type GetCustomerRequest = {\n  /** xs:long */\n  customerId: string;\n};");
