@@ -40,6 +40,8 @@ const TIMEOUT_MS = setting("EXACTLY_ONCE_TIMEOUT_MS", 3000, 200, 60_000);
 const MAX_RETRIES = 5;
 /** How long a SIGSTOP or a cut connection lasts. */
 const FAULT_MS = 2000;
+/** How long a killed instance may take to be ready again (it restarts under the load). */
+const RESTART_TIMEOUT_MS = 60_000;
 /** The longest `Retry-After` a client waits; the server's may be longer. */
 const RETRY_AFTER_CAP_MS = 2000;
 /**
@@ -255,7 +257,7 @@ describe.skipIf(!services)(
             await restarting;
             await instance.kill("SIGKILL");
             const at = performance.now();
-            restarting = instance.start().finally(() => {
+            restarting = instance.start(RESTART_TIMEOUT_MS).finally(() => {
               restartMs = Math.max(restartMs, performance.now() - at);
               busy.delete(i);
             });
