@@ -40,7 +40,10 @@ const TIMEOUT_MS = setting("EXACTLY_ONCE_TIMEOUT_MS", 3000, 200, 60_000);
 const MAX_RETRIES = 5;
 /** How long a SIGSTOP or a cut connection lasts. */
 const FAULT_MS = 2000;
-/** How long a killed instance may take to be ready again (it restarts under the load). */
+/**
+ * How long an instance may take to be ready, at the start (beside the other fleet suites of a
+ * run) and after a kill (under the load).
+ */
 const RESTART_TIMEOUT_MS = 60_000;
 /** The longest `Retry-After` a client waits; the server's may be longer. */
 const RETRY_AFTER_CAP_MS = 2000;
@@ -115,6 +118,7 @@ describe.skipIf(!services)(
         databaseUrl,
         redisUrl,
         label: "exactly-once",
+        readyTimeoutMs: RESTART_TIMEOUT_MS,
         env: { RATE_LIMIT_MAX: "1000000", LOG_LEVEL: "warn" },
         instanceEnv: (i) => ({
           DATABASE_URL: via(databaseUrl, pgProxies[i] as TcpProxy),
