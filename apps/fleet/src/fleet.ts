@@ -27,6 +27,13 @@ export interface FleetOptions {
   redisClusterNodes?: readonly string[];
   /** More environment for every instance (`RATE_LIMIT_MAX`, `DEMO_USERS`, `LOG_LEVEL`, ...). */
   env?: Record<string, string>;
+  /**
+   * Environment of one instance (0-based), over `env`: its own `DATABASE_URL` or `REDIS_URL`
+   * through a {@link tcpProxy}, so a fault suite can cut one instance off while the others go on.
+   */
+  instanceEnv?: (index: number) => Record<string, string>;
+  /** How long each instance may take to be ready at the start (see {@link Instance.start}). @default 30000 */
+  readyTimeoutMs?: number;
   /** Put nginx in front. @default true */
   proxy?: boolean;
   label?: string;
@@ -154,10 +161,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       LOG_LEVEL: "info",
       ...options.env,
     };
-    for (let i = 0; i < count; i++) instances.push(await createInstance(`${label}-${i + 1}`, env));
+    for (let i = 0; i < count; i++)
+      instances.push(await createInstance(`${label}-${i + 1}`, { ...env, ...options.instanceEnv?.(i) }));
     // The first instance migrates and seeds the empty schema; the others then find it ready.
-    await instances[0]?.start();
-    await Promise.all(instances.slice(1).map((i) => i.start()));
+    await instances[0]?.start(options.readyTimeoutMs);
+    await Promise.all(instances.slice(1).map((i) => i.start(options.readyTimeoutMs)));
     if (options.proxy !== false)
       proxy = await startProxy(
         dir,

@@ -29,8 +29,11 @@ export interface Instance {
   readonly pid: number | undefined;
   /** Everything the process wrote to stdout and stderr, over all its starts (the last 8 MB). */
   output(): string;
-  /** Starts the process (again) on the same port and waits until `/ready` answers 200. */
-  start(): Promise<void>;
+  /**
+   * Starts the process (again) on the same port and waits until `/ready` answers 200, at most
+   * `readyTimeoutMs` (30 s by default; a restart on a loaded machine, under load, may need more).
+   */
+  start(readyTimeoutMs?: number): Promise<void>;
   /** Sends a signal; resolves with how the process ended. */
   kill(signal: NodeJS.Signals): Promise<Exit>;
   /** Resolves when the process has ended. */
@@ -74,7 +77,7 @@ export async function createInstance(name: string, env: Record<string, string>):
       return child?.pid;
     },
     output: () => out,
-    async start() {
+    async start(readyTimeoutMs = 30_000) {
       if (child) throw new Error(`${name} is already running`);
       const proc = spawn(process.execPath, ["--enable-source-maps", SERVER_MAIN], {
         cwd: SERVER_DIR,
@@ -90,7 +93,7 @@ export async function createInstance(name: string, env: Record<string, string>):
           resolveExit({ code, signal, at: performance.now() });
         });
       });
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + readyTimeoutMs;
       for (;;) {
         if (child !== proc) {
           const ended = await exit;
@@ -106,7 +109,7 @@ export async function createInstance(name: string, env: Record<string, string>):
         }
         if (Date.now() > deadline) {
           proc.kill("SIGKILL");
-          throw new Error(`${name} was not ready within 30 s:\n${out.slice(-4000)}`);
+          throw new Error(`${name} was not ready within ${readyTimeoutMs} ms:\n${out.slice(-4000)}`);
         }
         await new Promise((r) => setTimeout(r, 100));
       }
