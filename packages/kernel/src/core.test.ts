@@ -230,6 +230,22 @@ describe("createPipeline(): the steps, in their one order", () => {
     expect(value.fields.etag).toBeUndefined();
     expect(value.fields["last-modified"]).toBe("Fri, 02 Jan 2026 03:04:05 GMT");
   });
+
+  it("a 4xx reply goes to the step's optional settle(), with its coding decided", async () => {
+    const { calls, steps } = recording();
+    const settled: string[] = [];
+    const validators = {
+      ...steps.validators,
+      settle: (_r: unknown, v: { status: number }, c: string) => void settled.push(`${v.status} ${c}`),
+    };
+    await createPipeline({ ...steps, validators }).respond(
+      request(),
+      PREPARED,
+      reply({ e: 1 }, { status: 409 }),
+    );
+    expect(calls).not.toContain("validate gzip");
+    expect(settled).toEqual(["409 gzip"]);
+  });
 });
 
 describe("prepare(): decided before routing and before the handler", () => {

@@ -280,7 +280,10 @@ export class Pipeline {
       return { value, coding };
     }
     if (isSuccessful(value.status)) validators.validate(request, value, coding, r.lastModified);
-    else plainLastModified(value, r.lastModified);
+    else {
+      plainLastModified(value, r.lastModified);
+      validators.settle?.(request, value, coding);
+    }
     const safe = request.method === "GET" || request.method === "HEAD";
     if (safe && isSuccessful(value.status)) {
       const outcome = validators.evaluate(request, value);
