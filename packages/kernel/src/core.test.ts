@@ -193,6 +193,15 @@ describe("createPipeline(): the steps, in their one order", () => {
     expect(calls.at(-1)).toBe("failed");
   });
 
+  it("412 in place of a streamed body → the stream is destroyed", async () => {
+    const { steps } = recording(412);
+    const stream = Readable.from(["a", "b"]);
+    await expect(
+      createPipeline(steps).respond(request(), PREPARED, reply.bytes(stream, "text/plain")),
+    ).rejects.toMatchObject({ status: 412 });
+    expect(stream.destroyed).toBe(true);
+  });
+
   it("304 in place of a streamed body → the stream is destroyed", async () => {
     const { steps } = recording(304);
     const stream = Readable.from(["a", "b"]);
