@@ -10,6 +10,7 @@ export {
   type CurrentState,
   type CurrentValidators,
   checkPreconditions,
+  evaluateIfRange,
   evaluatePreconditions,
   type PreconditionOutcome,
   preconditionFailed,

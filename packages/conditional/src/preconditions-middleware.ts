@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   checkBooleanOption,
   checkOptionNames,
@@ -9,12 +9,13 @@ import {
 } from "@svc/errors";
 import { guardIfRange } from "./conditional.js";
 import { parseEtagList } from "./entity-tag.js";
-import { parseHttpDate, withDateLists } from "./http-date.js";
+import { withDateLists } from "./http-date.js";
 import { dropRepresentationMetadata } from "./not-modified.js";
 import {
   type CurrentState,
   type CurrentValidators,
   checkPreconditions,
+  guardsWrite,
   validatorHeaders,
   validatorsOf,
 } from "./preconditions.js";
@@ -159,22 +160,4 @@ function heldTag(ifNoneMatch: string | undefined, etag: string | undefined): str
   if (list === "*") return undefined;
   const named = list.filter((t) => t.opaque === etag);
   return named.length > 0 && named.every((t) => t.weak) ? `W/${etag}` : undefined;
-}
-
-/** Whether a write carries a precondition that protects it against a lost update (RFC 6585 §3). */
-function guardsWrite(headers: IncomingHttpHeaders): boolean {
-  // RFC 9110 §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the
-  // received field value is not a valid HTTP-date": one that is not a date leaves the write
-  // unconditional, which is what 428 refuses.
-  // Likewise an If-None-Match naming no entity-tag (empty, or only malformed members, which
-  // never match): "the condition is true if none of the listed tags match" (§13.1.2), for every
-  // state of the resource, so it guards nothing. An If-Match of that kind is false instead (412).
-  const ifNoneMatch = headers["if-none-match"];
-  const named = ifNoneMatch === undefined ? [] : parseEtagList(ifNoneMatch);
-  return (
-    headers["if-match"] !== undefined ||
-    parseHttpDate(headers["if-unmodified-since"]) !== undefined ||
-    named === "*" ||
-    named.length > 0
-  );
 }
