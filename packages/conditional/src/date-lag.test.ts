@@ -3,8 +3,7 @@ import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setLastModified } from "./cache-control.js";
-import { preconditions } from "./preconditions-middleware.js";
+import { preconditions, setLastModified } from "./express.js";
 import { validators } from "./validators.js";
 
 // RFC 9110 §8.8.2.1: an origin server "MUST NOT send a Last-Modified date that is later than the

@@ -2,7 +2,6 @@ import { hash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import {
   type CurrentState,
-  checkOptionNames,
   type FieldValue,
   fieldText,
   HttpError,
@@ -10,38 +9,13 @@ import {
   type PreconditionOutcome,
   parseMediaType,
   type ResponseValue,
-  refusedOption,
   trimOws,
   type Validators,
 } from "@svc/kernel";
+import { evaluatePreconditions, guardsWrite, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
-import { evaluatePreconditions, guardsWrite, preconditionFailed } from "./preconditions.js";
-
-/** Options of {@link validators}. */
-export interface ValidatorsOptions {
-  /**
-   * `Cache-Control` for successful GET/HEAD responses that set neither it nor `Expires`, or
-   * `false` to leave them without one. `no-cache` lets clients and caches store the response but
-   * makes them revalidate it (cheaply, with the ETag) before each reuse. A response that sets a
-   * cookie gets it with `private` added and `public` dropped, unless it says `private` or
-   * `no-store` already (RFC 9111 §7.3: `Set-Cookie` does not keep a shared cache from storing it).
-   * @default "no-cache"
-   */
-  defaultCacheControl?: string | false;
-  /**
-   * Writes (`requiredMethods`) must carry a precondition (`If-Match`, `If-Unmodified-Since` or
-   * `If-None-Match`) when their handler checks them (`preconditions(req, current)`): 428 otherwise
-   * (RFC 6585 §3), against lost updates.
-   * @default false
-   */
-  required?: boolean;
-  /**
-   * The methods `required` applies to.
-   * @default ["PUT", "PATCH", "DELETE"]
-   */
-  requiredMethods?: readonly string[];
-}
+import { resolveValidatorsConfig, type ValidatorsOptions } from "./options.js";
 
 /**
  * The label a representation's tag is computed under: the media type's `type/subtype` and its
@@ -72,7 +46,7 @@ function representationLabel(contentType: string, language: string | undefined):
  * representations with three tags, and a tag a client holds for one never revalidates another.
  * The format is the `etag` package's (the byte length in hex, then 27 characters of a SHA-1 in
  * base64), over the bytes preceded by the media type (without `charset`, which the bytes carry)
- * and the language. `conditional()` tags every response this way; a `current` for writes
+ * and the language. `validators()` tags every response this way; a `current` for writes
  * computes the same tag for the representation it names.
  *
  * @example representationTag("application/json", undefined, Buffer.from('{"id":42}'))
@@ -172,8 +146,6 @@ const NOT_MODIFIED_DROP = [
   "content-encoding",
 ];
 
-const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods"];
-
 /**
  * The pipeline's validators step (`createPipeline({ validators: validators() })` of
  * `@svc/kernel`): strong, per-representation ETags computed on the bytes the pipeline serialised
@@ -187,31 +159,7 @@ const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods"
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13
  */
 export function validators(options: ValidatorsOptions = {}): Validators {
-  checkOptionNames("conditional", options, VALIDATORS_OPTIONS, "validators");
-  const cacheControl = options.defaultCacheControl ?? "no-cache";
-  if (cacheControl !== false && (typeof cacheControl !== "string" || cacheControl.trim() === "")) {
-    throw refusedOption(
-      "conditional",
-      "defaultCacheControl",
-      cacheControl,
-      "a non-empty string or false",
-      "validators: defaultCacheControl",
-    );
-  }
-  if (options.required !== undefined && typeof options.required !== "boolean") {
-    throw refusedOption("conditional", "required", options.required, "true or false", "validators: required");
-  }
-  const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
-  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string" && m.trim() !== "")) {
-    throw refusedOption(
-      "conditional",
-      "requiredMethods",
-      methods,
-      "a list of method names",
-      "validators: requiredMethods",
-    );
-  }
-  const required = options.required === true ? new Set(methods.map((m) => m.toUpperCase())) : undefined;
+  const { defaultCacheControl: cacheControl, required } = resolveValidatorsConfig(options);
   let warned = false;
 
   const presetOrOwn = (

@@ -215,7 +215,7 @@ export function validatorHeaders(
  * 500, logged with this message) rather than as a precondition that no retry can satisfy, and the
  * tag is never sent (RFC 9110 §5.5: a sender generates only values matching the field's grammar).
  * RFC 9110 §8.8.3: `entity-tag = [ weak ] opaque-tag`, `opaque-tag = DQUOTE *etagc DQUOTE`.
- * (`conditional()` meets such a tag on a response, set by the handler, instead: it drops it
+ * (`validators()` meets such a tag on a reply, set by the handler, instead: it drops it
  * there, with a warning, and tags the body from its bytes.)
  */
 function checkCurrentTag(etag: string | undefined): void {
