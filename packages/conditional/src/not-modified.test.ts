@@ -57,7 +57,7 @@ function routes(a: App): void {
   const current = () => ({ etag: '"v1"' });
   a.get(
     "/checked",
-    (req, res, next) => {
+    (_req, res, next) => {
       res.setHeader("Vary", "Origin");
       res.setHeader("Content-Location", "/checked.json");
       res.setHeader("Content-Type", "application/json");
