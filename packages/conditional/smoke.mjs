@@ -8,8 +8,8 @@ export default function smoke(mod) {
     throw new Error("evaluatePreconditions is broken");
   if (mod.formatCacheControl({ visibility: "public", maxAge: 60 }) !== "public, max-age=60")
     throw new Error("formatCacheControl is broken");
-  if (typeof mod.conditional() !== "function") throw new Error("conditional() is not a function");
-  if (typeof mod.cacheControl({ noStore: true }) !== "function") throw new Error("cacheControl() is broken");
+  if (typeof mod.validators().validate !== "function") throw new Error("validators() is not a pipeline step");
+  if (mod.evaluateIfRange('W/"1"', { etag: 'W/"1"' }) !== false) throw new Error("evaluateIfRange is broken");
   if (typeof mod.preconditions({ current: () => undefined }) !== "function")
     throw new Error("preconditions() is broken");
   if (typeof mod.checkPreconditions !== "function") throw new Error("checkPreconditions is missing");

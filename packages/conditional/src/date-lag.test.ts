@@ -1,9 +1,10 @@
 import { errorHandler } from "@svc/errors";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setLastModified } from "./cache-control.js";
-import { preconditions } from "./preconditions-middleware.js";
+import { preconditions, setLastModified } from "./express.js";
+import { validators } from "./validators.js";
 
 // RFC 9110 §8.8.2.1: an origin server "MUST NOT send a Last-Modified date that is later than the
 // server's time of message origination (Date)". Node writes `Date` from a per-second cache that a
@@ -42,6 +43,17 @@ beforeAll(async () => {
       res.end("x");
     },
   );
+  // The same through the pipeline: a reply modified just now, and a write's current state.
+  const svc = expressAdapter(createPipeline({ validators: validators() }));
+  app.all(
+    "/pipeline",
+    svc.handle(async (req: express.Request) => {
+      block(1200);
+      const lastModified = new Date();
+      if (req.method === "PUT") await svc.preconditions(req, { data: { v: 2 }, lastModified });
+      return reply({ v: 2 }, { lastModified });
+    }),
+  );
   app.use(errorHandler({ logger: { error() {} } }));
   server = await listen(app);
 });
@@ -74,6 +86,26 @@ describe("Last-Modified never later than Date when Node's date cache lags", () =
 
   it("preconditions() 304 for a resource changed just now, loop busy 1.2 s → Last-Modified ≤ Date", async () => {
     const res = await primedThen("GET", "/changed-now", { "if-none-match": '"v2"' });
+    expect(res.status).toBe(304);
+    lastModifiedNotAfterDate(res);
+  });
+});
+
+describe("Last-Modified never later than Date on the pipeline when Node's date cache lags", () => {
+  it("a reply modified now after the loop was busy 1.2 s → Last-Modified ≤ Date", async () => {
+    const res = await primedThen("GET", "/pipeline");
+    expect(res.status).toBe(200);
+    lastModifiedNotAfterDate(res);
+  });
+
+  it("svc.preconditions 412 for a resource changed just now, loop busy 1.2 s → Last-Modified ≤ Date", async () => {
+    const res = await primedThen("PUT", "/pipeline", { "if-match": '"v1"' });
+    expect(res.status).toBe(412);
+    lastModifiedNotAfterDate(res);
+  });
+
+  it("the 304 of a resource changed just now, loop busy 1.2 s → Last-Modified ≤ Date", async () => {
+    const res = await primedThen("GET", "/pipeline", { "if-none-match": "*" });
     expect(res.status).toBe(304);
     lastModifiedNotAfterDate(res);
   });

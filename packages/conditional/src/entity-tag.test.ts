@@ -1,7 +1,7 @@
 import etag from "etag";
 import { describe, expect, it } from "vitest";
-import { formatCacheControl } from "./cache-control.js";
 import { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
+import { formatCacheControl } from "./options.js";
 
 describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
   it.each([

@@ -1,19 +1,14 @@
 export {
-  type CacheControlOptions,
-  cacheControl,
-  formatCacheControl,
-  setLastModified,
-} from "./cache-control.js";
-export { type ConditionalOptions, conditional } from "./conditional.js";
-export { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
-export {
   type CurrentState,
   type CurrentValidators,
   checkPreconditions,
+  evaluateIfRange,
   evaluatePreconditions,
   type PreconditionOutcome,
   preconditionFailed,
   type RepresentationTags,
-} from "./preconditions.js";
-export { type PreconditionsOptions, preconditions } from "./preconditions-middleware.js";
-export { representationTag, type ValidatorsOptions, validators } from "./validators.js";
+} from "./core.js";
+export { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
+export { type PreconditionsOptions, preconditions, setLastModified } from "./express.js";
+export { type CacheControlOptions, formatCacheControl, type ValidatorsOptions } from "./options.js";
+export { representationTag, validators } from "./validators.js";

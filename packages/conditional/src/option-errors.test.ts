@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cacheControl, conditional, formatCacheControl, preconditions } from "./index.js";
+import { formatCacheControl, preconditions, validators } from "./index.js";
 
 /**
  * Every option @svc/conditional refuses at construction: a `TypeError` naming the option, what was
@@ -9,15 +9,15 @@ describe("refused options", () => {
   const current = () => undefined;
   it.each([
     [
-      "conditional: defaultCacheControl",
-      () => conditional({ defaultCacheControl: " " }),
-      'conditional: defaultCacheControl must be a non-empty string or false, got " "',
+      "validators: defaultCacheControl",
+      () => validators({ defaultCacheControl: " " }),
+      'validators: defaultCacheControl must be a non-empty string or false, got " "',
       "ERR_SVC_CONDITIONAL_DEFAULT_CACHE_CONTROL",
     ],
     [
-      "conditional: defaultCacheControl (not a string)",
-      () => conditional({ defaultCacheControl: true as never }),
-      "conditional: defaultCacheControl must be a non-empty string or false, got true",
+      "validators: defaultCacheControl (not a string)",
+      () => validators({ defaultCacheControl: true as never }),
+      "validators: defaultCacheControl must be a non-empty string or false, got true",
       "ERR_SVC_CONDITIONAL_DEFAULT_CACHE_CONTROL",
     ],
     [
@@ -40,19 +40,19 @@ describe("refused options", () => {
     ],
     [
       "cacheControl: visibility",
-      () => cacheControl({ visibility: "shared" as never }),
+      () => formatCacheControl({ visibility: "shared" as never }),
       'cacheControl: visibility must be "public" or "private", got "shared"',
       "ERR_SVC_CONDITIONAL_VISIBILITY",
     ],
     [
       "cacheControl: maxAge",
-      () => cacheControl({ maxAge: -1 }),
+      () => formatCacheControl({ maxAge: -1 }),
       "cacheControl: maxAge must be a non-negative integer of seconds (max-age), got -1",
       "ERR_SVC_CONDITIONAL_MAX_AGE",
     ],
     [
       "cacheControl: sMaxAge",
-      () => cacheControl({ sMaxAge: 1.5 }),
+      () => formatCacheControl({ sMaxAge: 1.5 }),
       "cacheControl: sMaxAge must be a non-negative integer of seconds (s-maxage), got 1.5",
       "ERR_SVC_CONDITIONAL_S_MAX_AGE",
     ],
@@ -64,13 +64,13 @@ describe("refused options", () => {
     ],
     [
       "cacheControl: noStore with maxAge",
-      () => cacheControl({ noStore: true, maxAge: 5 }),
+      () => formatCacheControl({ noStore: true, maxAge: 5 }),
       "cacheControl: noStore must be false when maxAge, sMaxAge or immutable is set, got true",
       "ERR_SVC_CONDITIONAL_NO_STORE",
     ],
     [
       "cacheControl: no directive",
-      () => cacheControl({ noCache: false }),
+      () => formatCacheControl({ noCache: false }),
       "cacheControl: options must name at least one directive (visibility, maxAge, noCache, noStore, ...), got none",
       "ERR_SVC_CONDITIONAL_OPTIONS",
     ],

@@ -3,8 +3,8 @@ import { errorHandler } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CurrentValidators, evaluatePreconditions } from "./preconditions.js";
-import { preconditions } from "./preconditions-middleware.js";
+import { type CurrentValidators, evaluatePreconditions } from "./core.js";
+import { preconditions } from "./express.js";
 
 const CURRENT = '"v2"';
 const MODIFIED = new Date("2026-03-01T12:00:00Z");

@@ -3,14 +3,14 @@ import { errorHandler, isHttpError } from "@svc/errors";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { strongEtag } from "./entity-tag.js";
 import {
   type CurrentState,
   checkPreconditions,
   preconditionFailed,
   type RepresentationTags,
-} from "./preconditions.js";
-import { preconditions } from "./preconditions-middleware.js";
+} from "./core.js";
+import { strongEtag } from "./entity-tag.js";
+import { preconditions } from "./express.js";
 
 // One state, two representations with their own strong tags (RFC 9110 §8.8.3).
 const JSON_BODY = '{"id":1,"name":"Ada"}';

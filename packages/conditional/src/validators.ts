@@ -2,7 +2,6 @@ import { hash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import {
   type CurrentState,
-  checkOptionNames,
   type FieldValue,
   fieldText,
   HttpError,
@@ -10,38 +9,13 @@ import {
   type PreconditionOutcome,
   parseMediaType,
   type ResponseValue,
-  refusedOption,
   trimOws,
   type Validators,
 } from "@svc/kernel";
+import { evaluatePreconditions, guardsWrite, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate } from "./http-date.js";
-import { evaluatePreconditions, preconditionFailed } from "./preconditions.js";
-
-/** Options of {@link validators}. */
-export interface ValidatorsOptions {
-  /**
-   * `Cache-Control` for successful GET/HEAD responses that set neither it nor `Expires`, or
-   * `false` to leave them without one. `no-cache` lets clients and caches store the response but
-   * makes them revalidate it (cheaply, with the ETag) before each reuse. A response that sets a
-   * cookie gets it with `private` added and `public` dropped, unless it says `private` or
-   * `no-store` already (RFC 9111 §7.3: `Set-Cookie` does not keep a shared cache from storing it).
-   * @default "no-cache"
-   */
-  defaultCacheControl?: string | false;
-  /**
-   * Writes (`requiredMethods`) must carry a precondition (`If-Match`, `If-Unmodified-Since` or
-   * `If-None-Match`) when their handler checks them (`preconditions(req, current)`): 428 otherwise
-   * (RFC 6585 §3), against lost updates.
-   * @default false
-   */
-  required?: boolean;
-  /**
-   * The methods `required` applies to.
-   * @default ["PUT", "PATCH", "DELETE"]
-   */
-  requiredMethods?: readonly string[];
-}
+import { resolveValidatorsConfig, type ValidatorsOptions } from "./options.js";
 
 /**
  * The label a representation's tag is computed under: the media type's `type/subtype` and its
@@ -72,7 +46,7 @@ function representationLabel(contentType: string, language: string | undefined):
  * representations with three tags, and a tag a client holds for one never revalidates another.
  * The format is the `etag` package's (the byte length in hex, then 27 characters of a SHA-1 in
  * base64), over the bytes preceded by the media type (without `charset`, which the bytes carry)
- * and the language. `conditional()` tags every response this way; a `current` for writes
+ * and the language. `validators()` tags every response this way; a `current` for writes
  * computes the same tag for the representation it names.
  *
  * @example representationTag("application/json", undefined, Buffer.from('{"id":42}'))
@@ -172,8 +146,6 @@ const NOT_MODIFIED_DROP = [
   "content-encoding",
 ];
 
-const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods"];
-
 /**
  * The pipeline's validators step (`createPipeline({ validators: validators() })` of
  * `@svc/kernel`): strong, per-representation ETags computed on the bytes the pipeline serialised
@@ -187,31 +159,7 @@ const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods"
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13
  */
 export function validators(options: ValidatorsOptions = {}): Validators {
-  checkOptionNames("conditional", options, VALIDATORS_OPTIONS, "validators");
-  const cacheControl = options.defaultCacheControl ?? "no-cache";
-  if (cacheControl !== false && (typeof cacheControl !== "string" || cacheControl.trim() === "")) {
-    throw refusedOption(
-      "conditional",
-      "defaultCacheControl",
-      cacheControl,
-      "a non-empty string or false",
-      "validators: defaultCacheControl",
-    );
-  }
-  if (options.required !== undefined && typeof options.required !== "boolean") {
-    throw refusedOption("conditional", "required", options.required, "true or false", "validators: required");
-  }
-  const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
-  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string" && m.trim() !== "")) {
-    throw refusedOption(
-      "conditional",
-      "requiredMethods",
-      methods,
-      "a list of method names",
-      "validators: requiredMethods",
-    );
-  }
-  const required = options.required === true ? new Set(methods.map((m) => m.toUpperCase())) : undefined;
+  const { defaultCacheControl: cacheControl, required } = resolveValidatorsConfig(options);
   let warned = false;
 
   const presetOrOwn = (
@@ -224,26 +172,44 @@ export function validators(options: ValidatorsOptions = {}): Validators {
     return own ?? request.preset?.(name);
   };
 
+  /**
+   * A reply's own `ETag`: kept (weak when the bytes are coded), or, when it is no entity-tag,
+   * dropped with a warning once. RFC 9110 §5.5: a sender generates only values that match the
+   * field's grammar; such a value matches no If-Match or If-None-Match.
+   */
+  const ownTag = (value: ResponseValue, coded: boolean): void => {
+    const given = fieldText(value.fields.etag);
+    if (given === undefined) return;
+    if (isEntityTag(given)) {
+      value.fields.etag = coded ? weak(trimOws(given)) : given;
+      return;
+    }
+    value.fields.etag = null;
+    if (warned) return;
+    warned = true;
+    process.emitWarning(
+      `@svc/conditional: a reply set the ETag ${JSON.stringify(given.slice(0, 100))}, which is not an entity-tag (RFC 9110 §8.8.3: a quoted opaque-tag, "7" or W/"7"); it is not sent, and a response with bytes is tagged from them. Warned once.`,
+      { code: INVALID_ETAG_WARNING_CODE },
+    );
+  };
+
+  /** The default `Cache-Control` of a GET/HEAD response that sets none (nor `Expires`). */
+  const cachePolicy = (request: PipelineRequest, value: ResponseValue): void => {
+    const safe = request.method === "GET" || request.method === "HEAD";
+    if (!safe || cacheControl === false || presetOrOwn(request, value, "cache-control") !== undefined) return;
+    const chosen = defaultCacheControl(
+      cacheControl,
+      presetOrOwn(request, value, "set-cookie") !== undefined,
+      presetOrOwn(request, value, "expires") !== undefined,
+    );
+    if (chosen !== undefined) value.fields["cache-control"] = chosen;
+  };
+
   return {
     validate(request, value, coding, lastModified) {
-      const coded = coding !== "identity";
-      const given = fieldText(value.fields.etag);
-      if (given !== undefined) {
-        if (!isEntityTag(given)) {
-          // RFC 9110 §5.5: a sender generates only values that match the field's grammar; such a
-          // value matches no If-Match or If-None-Match, so the bytes are tagged instead.
-          value.fields.etag = null;
-          if (!warned) {
-            warned = true;
-            process.emitWarning(
-              `@svc/conditional: a reply set the ETag ${JSON.stringify(given.slice(0, 100))}, which is not an entity-tag (RFC 9110 §8.8.3: a quoted opaque-tag, "7" or W/"7"); it is not sent, and the response is tagged from its bytes. Warned once.`,
-              { code: INVALID_ETAG_WARNING_CODE },
-            );
-          }
-        } else {
-          value.fields.etag = coded ? weak(trimOws(given)) : given;
-        }
-      }
+      // Bytes the reply coded itself (its own Content-Encoding) are coded too (RFC 9110 §8.8.3).
+      const coded = coding !== "identity" || isCoded(fieldText(value.fields["content-encoding"]));
+      ownTag(value, coded);
       const body = value.body;
       if (value.fields.etag == null && body !== undefined && body instanceof Uint8Array) {
         const type = fieldText(value.fields["content-type"]) ?? "application/octet-stream";
@@ -257,15 +223,21 @@ export function validators(options: ValidatorsOptions = {}): Validators {
         value.fields["last-modified"] = (lastModified > now ? now : lastModified).toUTCString();
         value.fields.date = now.toUTCString();
       }
+      cachePolicy(request, value);
+    },
+
+    settle(request, value, coding) {
       const safe = request.method === "GET" || request.method === "HEAD";
-      if (safe && cacheControl !== false && presetOrOwn(request, value, "cache-control") === undefined) {
-        const chosen = defaultCacheControl(
-          cacheControl,
-          presetOrOwn(request, value, "set-cookie") !== undefined,
-          presetOrOwn(request, value, "expires") !== undefined,
-        );
-        if (chosen !== undefined) value.fields["cache-control"] = chosen;
-      }
+      // A 304 to a GET/HEAD says the tag its coded 200 would (weak); to another method it is the
+      // reply's own mistake, its tag left as given (RFC 9110 §15.4.5).
+      const coded = (coding !== "identity" || isCoded(fieldText(value.fields["content-encoding"]))) && safe;
+      ownTag(value, coded);
+      if (value.status !== 304) return;
+      // A reply's own 304 is made as the pipeline's own (RFC 9110 §15.4.5): no representation
+      // metadata, whatever the method (RFC 9112 §6.3: it has no content); to a GET or HEAD, the
+      // default policy its 200 would carry.
+      for (const name of NOT_MODIFIED_DROP) value.fields[name] = null;
+      cachePolicy(request, value);
     },
 
     evaluate(request, value): PreconditionOutcome {
@@ -320,9 +292,8 @@ export function validators(options: ValidatorsOptions = {}): Validators {
   };
 }
 
-/** Whether a write carries a precondition that guards it against a lost update. */
-function guardsWrite(headers: IncomingHttpHeaders): boolean {
-  if (headers["if-match"] !== undefined || headers["if-none-match"] !== undefined) return true;
-  const since = headers["if-unmodified-since"];
-  return since !== undefined && parseHttpDate(since) !== undefined;
+/** Whether a `Content-Encoding` names a coding other than identity (RFC 9110 §8.4). */
+function isCoded(contentEncoding: string | undefined): boolean {
+  const coding = contentEncoding?.trim().toLowerCase();
+  return coding !== undefined && coding !== "" && coding !== "identity";
 }

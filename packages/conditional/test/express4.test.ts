@@ -1,17 +1,24 @@
-import { negotiate } from "@svc/negotiate";
+import { errorHandler } from "@svc/errors";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { representations } from "@svc/negotiate";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { conditional } from "../src/index.js";
+import { validators } from "../src/index.js";
 
-describe(`conditional() on Express ${version}`, () => {
+const quiet = { logger: { error: () => {} } };
+
+describe(`validators() through the pipeline on Express ${version}`, () => {
   it("a strong ETag on the 200, then 304 for If-None-Match with it", async () => {
     expect(version).toMatch(/^4\./);
+    const svc = expressAdapter(
+      createPipeline({ representations: representations(), validators: validators() }),
+    );
     const app = express4();
-    app.use(negotiate());
-    app.use(conditional());
-    app.get("/countries", async (_req, res) => {
-      await res.represent([{ code: "DE" }, { code: "FR" }]);
-    });
+    app.use(svc.prepare);
+    app.get(
+      "/countries",
+      svc.handle(async () => [{ code: "DE" }, { code: "FR" }]),
+    );
     const { url, close } = await listen(app);
     onTestFinished(close);
     const first = await fetch(`${url}/countries`);
@@ -23,16 +30,19 @@ describe(`conditional() on Express ${version}`, () => {
   });
 
   it("GET with a stale If-Match → 412 error record; If-None-Match with a comma in the tag → 304", async () => {
+    const svc = expressAdapter(
+      createPipeline({ representations: representations(), validators: validators() }),
+    );
     const app = express4();
-    app.use(negotiate());
-    app.use(conditional());
-    app.get("/countries", async (_req, res) => {
-      await res.represent([{ code: "DE" }, { code: "FR" }]);
-    });
-    app.get("/comma", (_req, res) => {
-      res.setHeader("ETag", '"a,b"');
-      res.json({ ok: true });
-    });
+    app.get(
+      "/countries",
+      svc.handle(async () => [{ code: "DE" }, { code: "FR" }]),
+    );
+    app.get(
+      "/comma",
+      svc.handle(() => reply({ ok: true }, { headers: { ETag: '"a,b"' } })),
+    );
+    app.use(errorHandler(quiet));
     const { url, close } = await listen(app);
     onTestFinished(close);
     const etag = (await fetch(`${url}/countries`)).headers.get("etag") as string;
@@ -52,12 +62,16 @@ describe(`conditional() on Express ${version}`, () => {
   });
 
   it("a response that sets a cookie gets the default as private, no-cache (RFC 9111 §7.3), its 304 too", async () => {
+    const svc = expressAdapter(createPipeline({ validators: validators() }));
     const app = express4();
-    app.use(conditional());
-    app.get("/me", (_req, res) => {
-      res.cookie("sid", "secret-session");
-      res.json({ id: 1 });
-    });
+    app.get(
+      "/me",
+      (_req, res, next) => {
+        res.cookie("sid", "secret-session");
+        next();
+      },
+      svc.handle(() => ({ id: 1 })),
+    );
     const { url, close } = await listen(app);
     onTestFinished(close);
     const first = await fetch(`${url}/me`);
@@ -68,24 +82,24 @@ describe(`conditional() on Express ${version}`, () => {
     expect(again.status).toBe(304);
     expect(again.headers.get("cache-control")).toBe("private, no-cache");
   });
-  // Express 4 still takes the deprecated res.send(status, body) and res.send(body, status); the
-  // wrapper of conditional() passed on the first argument alone, so res.send(201, "created") sent
-  // Express's "Created" and res.send("moved", 201) a 200.
-  it('res.send(201, "made") and res.send("made", 202) → the status and the body the handler gave', async () => {
+
+  it("a reply of 201 or 202 with text → the status and the body the handler gave", async () => {
+    const svc = expressAdapter(createPipeline({ validators: validators() }));
     const app = express4();
-    app.use(conditional());
-    app.get("/status-first", (_req, res) => {
-      (res.send as unknown as (status: number, body: string) => void)(201, "made");
-    });
-    app.get("/body-first", (_req, res) => {
-      (res.send as unknown as (body: string, status: number) => void)("made", 202);
-    });
+    app.get(
+      "/created",
+      svc.handle(() => reply.bytes("made", "text/plain", { status: 201 })),
+    );
+    app.get(
+      "/accepted",
+      svc.handle(() => reply.bytes("made", "text/plain", { status: 202 })),
+    );
     const { url, close } = await listen(app);
     onTestFinished(close);
-    const first = await fetch(`${url}/status-first`);
+    const first = await fetch(`${url}/created`);
     expect(first.status).toBe(201);
     expect(await first.text()).toBe("made");
-    const second = await fetch(`${url}/body-first`);
+    const second = await fetch(`${url}/accepted`);
     expect(second.status).toBe(202);
     expect(await second.text()).toBe("made");
   });

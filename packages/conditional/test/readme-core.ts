@@ -1,35 +1,30 @@
 import { createServer } from "node:http";
-import { checkPreconditions, conditional, representationTag } from "@svc/conditional";
-import type { HttpError } from "@svc/errors";
+import { validators } from "@svc/conditional";
+import { createPipeline, type HttpError, pipelineRequest, writeResponse } from "@svc/kernel";
+import { json, representations, xml } from "@svc/negotiate";
 
 let doc = { id: 1, name: "Ada" };
-const asJson = () => JSON.stringify(doc);
-const asXml = () => `<doc><id>${doc.id}</id><name>${doc.name}</name></doc>`;
-const revalidate = conditional(); // a strong ETag from the bytes sent, 304 on a match
+const pipeline = createPipeline({
+  representations: representations({ offers: [json, xml] }),
+  validators: validators(), // a strong ETag per representation, 304, 412, Cache-Control
+});
 
 export const server = createServer(async (req, res) => {
-  if (req.method === "GET") {
-    const xml = req.headers.accept === "application/xml";
-    return revalidate(req, res, () => {
-      res.setHeader("Content-Type", xml ? "application/xml" : "application/json");
-      res.end(xml ? asXml() : asJson());
-    });
-  }
+  const request = pipelineRequest(req, res);
+  const prepared = pipeline.prepare(request, req.url ?? "/");
   try {
-    // One current tag per representation: If-Match may carry either (the XML one is computed
-    // only when the JSON one is not named); a failed precondition throws the 412.
-    await checkPreconditions(req, {
-      etag: {
-        "application/json": representationTag("application/json", undefined, asJson()),
-        "application/xml": () => representationTag("application/xml", undefined, asXml()),
-      },
-    });
+    if (request.method === "PUT") {
+      // If-Match may carry the tag of the JSON or of the XML: each is made as its GET makes it,
+      // only until one matches; a stale one throws the 412, with the current tag.
+      await pipeline.checkWrite(request, prepared, { data: doc });
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      doc = JSON.parse(Buffer.concat(chunks).toString());
+    }
+    const value = await pipeline.respond(request, prepared, doc); // 200 or 304 (a GET's 412 throws)
+    await writeResponse(res, value, request.method);
   } catch (err) {
-    const { status, headers, message } = err as HttpError; // 412 with the current ETag
-    return void res.writeHead(status, { ...headers, "Content-Type": "text/plain" }).end(message);
+    const { status, headers, message } = err as HttpError;
+    res.writeHead(status ?? 500, { ...headers, "Content-Type": "text/plain" }).end(message);
   }
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  doc = JSON.parse(Buffer.concat(chunks).toString());
-  res.writeHead(200, { "Content-Type": "application/json" }).end(asJson());
 });

@@ -193,6 +193,15 @@ describe("createPipeline(): the steps, in their one order", () => {
     expect(calls.at(-1)).toBe("failed");
   });
 
+  it("412 in place of a streamed body → the stream is destroyed", async () => {
+    const { steps } = recording(412);
+    const stream = Readable.from(["a", "b"]);
+    await expect(
+      createPipeline(steps).respond(request(), PREPARED, reply.bytes(stream, "text/plain")),
+    ).rejects.toMatchObject({ status: 412 });
+    expect(stream.destroyed).toBe(true);
+  });
+
   it("304 in place of a streamed body → the stream is destroyed", async () => {
     const { steps } = recording(304);
     const stream = Readable.from(["a", "b"]);
@@ -229,6 +238,22 @@ describe("createPipeline(): the steps, in their one order", () => {
     expect(calls).not.toContain("validate gzip");
     expect(value.fields.etag).toBeUndefined();
     expect(value.fields["last-modified"]).toBe("Fri, 02 Jan 2026 03:04:05 GMT");
+  });
+
+  it("a 4xx reply goes to the step's optional settle(), with its coding decided", async () => {
+    const { calls, steps } = recording();
+    const settled: string[] = [];
+    const validators = {
+      ...steps.validators,
+      settle: (_r: unknown, v: { status: number }, c: string) => void settled.push(`${v.status} ${c}`),
+    };
+    await createPipeline({ ...steps, validators }).respond(
+      request(),
+      PREPARED,
+      reply({ e: 1 }, { status: 409 }),
+    );
+    expect(calls).not.toContain("validate gzip");
+    expect(settled).toEqual(["409 gzip"]);
   });
 });
 

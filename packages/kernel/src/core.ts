@@ -280,11 +280,18 @@ export class Pipeline {
       return { value, coding };
     }
     if (isSuccessful(value.status)) validators.validate(request, value, coding, r.lastModified);
-    else plainLastModified(value, r.lastModified);
+    else {
+      plainLastModified(value, r.lastModified);
+      validators.settle?.(request, value, coding);
+    }
     const safe = request.method === "GET" || request.method === "HEAD";
     if (safe && isSuccessful(value.status)) {
       const outcome = validators.evaluate(request, value);
-      if (outcome === 412) throw validators.failed(value);
+      if (outcome === 412) {
+        // The 412 is written in the response's place: a stream it had will not be read.
+        release(value.body);
+        throw validators.failed(value);
+      }
       if (outcome === 304) {
         validators.notModified(request, value);
         release(value.body);

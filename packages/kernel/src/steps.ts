@@ -107,6 +107,11 @@ export interface Validators {
     coding: string,
     lastModified: Date | undefined,
   ): void;
+  /**
+   * The fields of a response that is no 2xx, which gets no validators of its own: a reply's own
+   * `ETag` checked, a reply's own 304 made the 304 of RFC 9110 §15.4.5. Optional.
+   */
+  settle?(request: PipelineRequest, value: ResponseValue, coding: string): void;
   /** RFC 9110 §13.2.2 for this 2xx to a GET or HEAD, on its validators. */
   evaluate(request: PipelineRequest, value: ResponseValue): PreconditionOutcome;
   /** Makes `value` the 304 of RFC 9110 §15.4.5. */

@@ -1,14 +1,13 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   checkBooleanOption,
   checkOptionNames,
-  type NextFunction,
+  isToken,
   type OptionError,
   optionError,
   refusedOption,
 } from "@svc/errors";
 
-/** Options of {@link cacheControl}: the directives of RFC 9111 §5.2.2 a route may want. */
+/** Options of {@link formatCacheControl}: the directives of RFC 9111 §5.2.2 a route may want. */
 export interface CacheControlOptions {
   /**
    * `public` (shared caches may store it, even when authenticated) or `private` (only the client's own cache).
@@ -57,7 +56,7 @@ export interface CacheControlOptions {
   noTransform?: boolean;
 }
 
-/** A refused option of {@link cacheControl}: `ERR_SVC_CONDITIONAL_<OPTION>`. */
+/** A refused option of {@link formatCacheControl}: `ERR_SVC_CONDITIONAL_<OPTION>`. */
 function refused(option: string, given: unknown, accepted: string): OptionError {
   return refusedOption("conditional", option, given, accepted, `cacheControl: ${option}`);
 }
@@ -127,57 +126,69 @@ export function formatCacheControl(options: CacheControlOptions): string {
   return parts.join(", ");
 }
 
-/**
- * Per-route cache policy: sets `Cache-Control` on the route's responses (a handler's own value wins).
- * Error responses (4xx, 5xx) do not get it, whoever writes them: those of the error handler carry
- * its `no-store`.
- *
- * @example
- * app.get("/countries", cacheControl({ visibility: "public", maxAge: 86400 }), listCountries);
- * app.get("/accounts/:id/balance", cacheControl({ noStore: true }), balance);
- * @see https://www.rfc-editor.org/rfc/rfc9111#section-5.2.2
- */
-export function cacheControl(options: CacheControlOptions) {
-  const value = formatCacheControl(options);
-  return function cacheControlMiddleware(
-    _req: IncomingMessage,
-    res: ServerResponse,
-    next: NextFunction,
-  ): void {
-    if (!res.headersSent && !res.hasHeader("cache-control")) {
-      res.setHeader("Cache-Control", value);
-      // The policy is the route's answer's, not an error's: a handler writing its own 503 or 404
-      // (`res.status(503).send(...)`) kept it, and RFC 9111 §3 lets a cache store any final
-      // status with explicit freshness, so a shared cache could serve the outage for max-age.
-      // At the head (Node calls writeHead for every response), an error status drops the policy
-      // if it is still this one.
-      const writeHead = res.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
-      res.writeHead = function writeHeadWithPolicy(this: ServerResponse, ...args: unknown[]) {
-        const status = typeof args[0] === "number" ? args[0] : this.statusCode;
-        if (status >= 400 && this.getHeader("cache-control") === value) this.removeHeader("cache-control");
-        return writeHead.apply(this, args);
-      } as ServerResponse["writeHead"];
-    }
-    next();
-  };
+/** Options of `validators()`. */
+export interface ValidatorsOptions {
+  /**
+   * `Cache-Control` for successful GET/HEAD responses that set neither it nor `Expires`, or
+   * `false` to leave them without one. `no-cache` lets clients and caches store the response but
+   * makes them revalidate it (cheaply, with the ETag) before each reuse. A response that sets a
+   * cookie gets it with `private` added and `public` dropped, unless it says `private` or
+   * `no-store` already (RFC 9111 §7.3: `Set-Cookie` does not keep a shared cache from storing it).
+   * @default "no-cache"
+   */
+  defaultCacheControl?: string | false;
+  /**
+   * Writes (`requiredMethods`) must carry a precondition (`If-Match`, `If-Unmodified-Since` or
+   * `If-None-Match`) when their handler checks them (`preconditions(req, current)`): 428 otherwise
+   * (RFC 6585 §3), against lost updates.
+   * @default false
+   */
+  required?: boolean;
+  /**
+   * The methods `required` applies to.
+   * @default ["PUT", "PATCH", "DELETE"]
+   */
+  requiredMethods?: readonly string[];
 }
 
-/**
- * Sets `Last-Modified` (whole seconds, IMF-fixdate) unless the date is invalid; one in the future
- * is sent as now (RFC 9110 §8.8.2.1: an origin server must not send a date later than its own
- * `Date`). The message's `Date` is set to that same now, unless the response already has one (then
- * Last-Modified is held to it): Node writes `Date` from a per-second cache that a timer refreshes,
- * which names an earlier second than now after the event loop was busy past a second boundary.
- *
- * @example setLastModified(res, employee.updatedAt)
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.2
- */
-export function setLastModified(res: ServerResponse, date: Date, now: Date = new Date()): void {
-  if (res.headersSent || Number.isNaN(date.getTime())) return;
-  const given = res.getHeader("date");
-  const origination = typeof given === "string" ? Date.parse(given) : Number.NaN;
-  let limit = now.getTime();
-  if (Number.isNaN(origination)) res.setHeader("Date", now.toUTCString());
-  else limit = origination;
-  res.setHeader("Last-Modified", (date.getTime() > limit ? new Date(limit) : date).toUTCString());
+const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods"];
+
+/** The options of `validators()`, checked and resolved once, at construction. */
+export interface ValidatorsConfig {
+  /** `Cache-Control` for successful GET/HEAD responses that set none, or `false`. */
+  readonly defaultCacheControl: string | false;
+  /** The methods that must carry a precondition (upper case), or `undefined` when none must. */
+  readonly required: ReadonlySet<string> | undefined;
+}
+
+/** Resolves and refuses the options of `validators()` (`ERR_SVC_CONDITIONAL_<OPTION>`). */
+export function resolveValidatorsConfig(options: ValidatorsOptions): ValidatorsConfig {
+  checkOptionNames("conditional", options, VALIDATORS_OPTIONS, "validators");
+  const cacheControl = options.defaultCacheControl ?? "no-cache";
+  if (cacheControl !== false && (typeof cacheControl !== "string" || cacheControl.trim() === "")) {
+    throw refusedOption(
+      "conditional",
+      "defaultCacheControl",
+      cacheControl,
+      "a non-empty string or false",
+      "validators: defaultCacheControl",
+    );
+  }
+  if (options.required !== undefined && typeof options.required !== "boolean") {
+    throw refusedOption("conditional", "required", options.required, "true or false", "validators: required");
+  }
+  const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
+  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string" && isToken(m))) {
+    throw refusedOption(
+      "conditional",
+      "requiredMethods",
+      methods,
+      "a list of method names (RFC 9110 §9.1 tokens)",
+      "validators: requiredMethods",
+    );
+  }
+  return {
+    defaultCacheControl: cacheControl,
+    required: options.required === true ? new Set(methods.map((m) => m.toUpperCase())) : undefined,
+  };
 }

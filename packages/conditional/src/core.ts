@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "@svc/errors";
-import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
+import { isEntityTag, listMatches, parseEtagList, strongMatch } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 
 /** The validators of a resource's current state, as {@link evaluatePreconditions} needs them. */
@@ -215,7 +215,7 @@ export function validatorHeaders(
  * 500, logged with this message) rather than as a precondition that no retry can satisfy, and the
  * tag is never sent (RFC 9110 §5.5: a sender generates only values matching the field's grammar).
  * RFC 9110 §8.8.3: `entity-tag = [ weak ] opaque-tag`, `opaque-tag = DQUOTE *etagc DQUOTE`.
- * (`conditional()` meets such a tag on a response, set by the handler, instead: it drops it
+ * (`validators()` meets such a tag on a reply, set by the handler, instead: it drops it
  * there, with a warning, and tags the body from its bytes.)
  */
 function checkCurrentTag(etag: string | undefined): void {
@@ -267,4 +267,59 @@ export async function checkPreconditions(
   const outcome = evaluatePreconditions(method, headers, validators);
   if (outcome === 412) throw preconditionFailed(validators);
   return outcome;
+}
+
+/**
+ * RFC 9110 §13.1.5, the If-Range condition, for a handler that serves ranges: whether the range
+ * may be sent (206) on the current validators of the selected representation, or the Range header
+ * field must be ignored and the whole representation sent ("A recipient of an If-Range header
+ * field MUST ignore the Range header field if the If-Range condition evaluates to false").
+ *
+ * - An entity-tag holds only when it matches the current `etag` by the strong comparison
+ *   (§8.8.3.2): a weak tag, on either side, never does.
+ * - An HTTP-date holds only when it exactly matches `lastModified` and that is a strong validator
+ *   (§8.8.2.2): at least a second before `now`, the message's Date, so that it cannot have
+ *   changed twice within the second it names.
+ * - Anything else (`W/"a"x`, two tags, an empty value, a date in another form) holds for no
+ *   representation: false.
+ *
+ * Only for a GET with `Range` (§13.2.2 step 5), after the other preconditions held ("A server MUST
+ * ignore an If-Range header field received in a request that does not contain a Range header
+ * field"); `ifRange` undefined (no If-Range) holds.
+ *
+ * @example evaluateIfRange(req.headers["if-range"], { etag: '"s1"' }) // → true for '"s1"', false for 'W/"s1"'
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.5
+ */
+export function evaluateIfRange(
+  ifRange: string | readonly string[] | undefined,
+  current: CurrentValidators | undefined,
+  now: Date = new Date(),
+): boolean {
+  if (ifRange === undefined) return true;
+  // Several field lines are a list (RFC 9110 §5.3): no one entity-tag or HTTP-date.
+  if (typeof ifRange !== "string") return ifRange.length === 1 && evaluateIfRange(ifRange[0], current, now);
+  if (current === undefined) return false;
+  if (isEntityTag(ifRange)) return current.etag !== undefined && strongMatch(ifRange, current.etag);
+  const date = parseHttpDate(ifRange);
+  const modified = seconds(current.lastModified);
+  if (date === undefined || modified === undefined || date !== modified) return false;
+  return modified < Math.floor(now.getTime() / 1000);
+}
+
+/** Whether a write carries a precondition that protects it against a lost update (RFC 6585 §3). */
+export function guardsWrite(headers: IncomingHttpHeaders): boolean {
+  // RFC 9110 §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the
+  // received field value is not a valid HTTP-date": one that is not a date leaves the write
+  // unconditional, which is what 428 refuses.
+  // Likewise an If-None-Match naming no entity-tag (empty, or only malformed members, which
+  // never match): "the condition is true if none of the listed tags match" (§13.1.2), for every
+  // state of the resource, so it guards nothing. An If-Match of that kind is false instead (412).
+  const ifNoneMatch = headers["if-none-match"];
+  const named = ifNoneMatch === undefined ? [] : parseEtagList(ifNoneMatch);
+  return (
+    headers["if-match"] !== undefined ||
+    parseHttpDate(headers["if-unmodified-since"]) !== undefined ||
+    named === "*" ||
+    named.length > 0
+  );
 }

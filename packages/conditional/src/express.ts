@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   checkBooleanOption,
   checkOptionNames,
@@ -7,17 +7,17 @@ import {
   type NextFunction,
   refusedOption,
 } from "@svc/errors";
-import { guardIfRange } from "./conditional.js";
-import { parseEtagList } from "./entity-tag.js";
-import { parseHttpDate, withDateLists } from "./http-date.js";
-import { dropRepresentationMetadata } from "./not-modified.js";
 import {
   type CurrentState,
   type CurrentValidators,
   checkPreconditions,
+  evaluateIfRange,
+  guardsWrite,
   validatorHeaders,
   validatorsOf,
-} from "./preconditions.js";
+} from "./core.js";
+import { parseEtagList } from "./entity-tag.js";
+import { withDateLists } from "./http-date.js";
 
 /** Options of {@link preconditions}. */
 export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMessage> {
@@ -46,7 +46,8 @@ export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMess
  * handler runs (RFC 9110 §13.2.2): a failed precondition becomes a 412 (or 304 for GET/HEAD), with
  * `ETag`/`Last-Modified` of the current state, through the error handler; with `required: true`,
  * an unconditional write becomes a 428. Step 5, `If-Range` on a GET with `Range`, is evaluated
- * as `conditional()` evaluates it, on the validators of the response serving the range. The validators are left on `res.locals.current` for the handler.
+ * on the current validators ({@link evaluateIfRange}); when false, the `Range` field is removed so
+ * that whatever serves the range sends the whole representation. The validators are left on `res.locals.current` for the handler.
  *
  * @example
  * app.put("/employees/:id", preconditions({ current: (req) => repo.validators(req.params.id), required: true }), update);
@@ -85,18 +86,25 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
       return;
     }
     if (outcome === "proceed") {
-      // RFC 9110 §13.2.2 step 5, after steps 1 to 4 held: If-Range, evaluated as conditional()
-      // evaluates it, by the same function, on the validators of the response that serves the
-      // range (express.static, res.sendFile or the handler), when it reads the field. Left to
-      // send, a weak tag, a list of tags or any date not before Last-Modified got the range.
-      guardIfRange(req, res);
+      // RFC 9110 §13.2.2 step 5, after steps 1 to 4 held: a GET's If-Range on the current
+      // validators of the selected representation (§13.1.5). False: "ignore the Range header
+      // field and respond 200", so whatever serves the range (express.static, res.sendFile, the
+      // handler) sees none. Left to send, a weak tag, a list of tags or any date not before
+      // Last-Modified got the range.
+      const { range, "if-range": ifRange } = req.headers;
+      if (
+        (method === "GET" || method === "HEAD") &&
+        range !== undefined &&
+        !evaluateIfRange(ifRange, current)
+      )
+        delete req.headers.range;
       next();
       return;
     }
     // RFC 9110 §15.4.5: the 304 keeps the Cache-Control, Content-Location, Expires and Vary
     // already set on the response (Date is Node's), carries the current validators, and leaves
     // out the representation metadata an earlier middleware may have set.
-    dropRepresentationMetadata(res);
+    for (const name of NOT_MODIFIED_DROP) res.removeHeader(name);
     for (const [name, value] of Object.entries(validatorHeaders(current))) res.setHeader(name, value);
     const held = heldTag(req.headers["if-none-match"], current?.etag);
     if (held !== undefined) res.setHeader("ETag", held);
@@ -104,6 +112,19 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
     res.end();
   };
 }
+
+/**
+ * RFC 9110 §15.4.5: a 304 "SHOULD NOT generate representation metadata other than the above listed
+ * fields" (Content-Location, Date, ETag, Vary, Cache-Control, Expires): these go, those stay.
+ */
+const NOT_MODIFIED_DROP = [
+  "Content-Type",
+  "Content-Length",
+  "Content-Language",
+  "Content-Range",
+  "Transfer-Encoding",
+  "Content-Encoding",
+];
 
 /** The options of {@link preconditions}, checked and resolved once, at construction. */
 interface PreconditionsConfig<Req extends IncomingMessage> {
@@ -161,20 +182,22 @@ function heldTag(ifNoneMatch: string | undefined, etag: string | undefined): str
   return named.length > 0 && named.every((t) => t.weak) ? `W/${etag}` : undefined;
 }
 
-/** Whether a write carries a precondition that protects it against a lost update (RFC 6585 §3). */
-function guardsWrite(headers: IncomingHttpHeaders): boolean {
-  // RFC 9110 §13.1.4: "A recipient MUST ignore the If-Unmodified-Since header field if the
-  // received field value is not a valid HTTP-date": one that is not a date leaves the write
-  // unconditional, which is what 428 refuses.
-  // Likewise an If-None-Match naming no entity-tag (empty, or only malformed members, which
-  // never match): "the condition is true if none of the listed tags match" (§13.1.2), for every
-  // state of the resource, so it guards nothing. An If-Match of that kind is false instead (412).
-  const ifNoneMatch = headers["if-none-match"];
-  const named = ifNoneMatch === undefined ? [] : parseEtagList(ifNoneMatch);
-  return (
-    headers["if-match"] !== undefined ||
-    parseHttpDate(headers["if-unmodified-since"]) !== undefined ||
-    named === "*" ||
-    named.length > 0
-  );
+/**
+ * Sets `Last-Modified` (whole seconds, IMF-fixdate) unless the date is invalid; one in the future
+ * is sent as now (RFC 9110 §8.8.2.1: an origin server must not send a date later than its own
+ * `Date`). The message's `Date` is set to that same now, unless the response already has one (then
+ * Last-Modified is held to it): Node writes `Date` from a per-second cache that a timer refreshes,
+ * which names an earlier second than now after the event loop was busy past a second boundary.
+ *
+ * @example setLastModified(res, employee.updatedAt)
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.2
+ */
+export function setLastModified(res: ServerResponse, date: Date, now: Date = new Date()): void {
+  if (res.headersSent || Number.isNaN(date.getTime())) return;
+  const given = res.getHeader("date");
+  const origination = typeof given === "string" ? Date.parse(given) : Number.NaN;
+  let limit = now.getTime();
+  if (Number.isNaN(origination)) res.setHeader("Date", now.toUTCString());
+  else limit = origination;
+  res.setHeader("Last-Modified", (date.getTime() > limit ? new Date(limit) : date).toUTCString());
 }
