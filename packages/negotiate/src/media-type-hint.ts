@@ -1,17 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { appendVary, matchMediaType } from "@svc/errors";
+import { MEDIA_TYPE } from "@svc/kernel";
 import { essence, headerString } from "./headers.js";
 
-/**
- * The key under which a body object names its own, more specific media type: a HAL resource of
- * `@svc/hal` carries `application/hal+json` there. A registered symbol (`Symbol.for`), so a
- * package can set it without importing this one.
- *
- * @example
- * class Problem { get [MEDIA_TYPE]() { return "application/problem+json"; } toJSON() { ... } }
- * @see https://www.rfc-editor.org/rfc/rfc6838#section-4.2.8
- */
-export const MEDIA_TYPE: unique symbol = Symbol.for("@svc/media-type");
+/** The kernel's key under which data names its own media type (a HAL resource's `application/hal+json`). */
+export { MEDIA_TYPE };
 
 /** The structured-suffix media type a body names for itself, or undefined. */
 export function mediaTypeHint(body: unknown): string | undefined {
