@@ -10,7 +10,7 @@ import { negotiate } from "./negotiate.js";
 let server: Listening;
 beforeAll(async () => {
   const app = express();
-  app.post("/echo", parseBody(), (req, res) => {
+  app.post("/echo", parseBody({ others: "refuse" }), (req, res) => {
     res.status(201).json({ received: req.body });
   });
   app.get("/employee", negotiate(), (_req, res) => res.represent({ id: 1, managerId: null, note: "" }));

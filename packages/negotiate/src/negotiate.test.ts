@@ -97,10 +97,10 @@ beforeAll(async () => {
       ],
     }),
   );
-  app.post("/employees", parseBody({ limit: 1000, depth: 5 }), (req, res) => {
+  app.post("/employees", parseBody({ limit: 1000, depth: 5, others: "refuse" }), (req, res) => {
     res.status(201).json({ received: req.body ?? null });
   });
-  app.patch("/employees/42", parseBody({ types: ["json"] }), (req, res) => {
+  app.patch("/employees/42", parseBody({ types: ["json"], others: "refuse" }), (req, res) => {
     res.json({ received: req.body ?? null });
   });
   app.use(errorHandler({ logger: { error: () => {} } }));

@@ -13,7 +13,7 @@ import { createNegotiator, crossOrigin, type ParsedBodyRequest, parseBody } from
 
 const negotiator = createNegotiator({ languages: ["en", "de"], compression: { threshold: 256 } });
 const cors = crossOrigin({ origins: ["https://app.example"], exposedHeaders: ["Content-Language"] });
-const readBody = parseBody({ limit: 64 * 1024 });
+const readBody = parseBody({ limit: 64 * 1024, others: "refuse" }); // this server reads nothing else
 const handleError = errorHandler();
 const employees = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `Employee ${i + 1}` }));
 
