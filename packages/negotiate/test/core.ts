@@ -10,7 +10,7 @@ import {
   type PipelineRequest,
   type ResponseValue,
 } from "@svc/kernel";
-import { type Listening, listen } from "@svc/test-utils";
+import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express, { type Response as ExpressResponse, type NextFunction, type Request } from "express";
 
 /** A route's handler: what a `svc.handle` handler returns, from the request's plain values. */
@@ -89,7 +89,7 @@ export async function onExpress(
   steps: PipelineOptions,
   routes: Record<string, Route>,
   extend?: (app: express.Express) => void,
-): Promise<Listening & { client: Client }> {
+): Promise<Listening & { client: Client; raw: Client }> {
   const svc = expressAdapter(createPipeline(steps));
   const app = express();
   app.use(svc.prepare);
@@ -108,5 +108,15 @@ export async function onExpress(
   return {
     ...server,
     client: (path, init = {}) => fetch(`${server.url}${path}`, init),
+    // The bytes as sent: fetch would decode a coded body.
+    raw: async (path, init = {}) => {
+      const res = await rawRequest(`${server.url}${path}`, init.method ?? "GET", init.headers ?? {});
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value !== undefined) for (const line of [value].flat()) headers.append(name, line);
+      }
+      const empty = NULL_BODY.has(res.status) || (init.method ?? "GET").toUpperCase() === "HEAD";
+      return new Response(empty ? null : res.body, { status: res.status, headers });
+    },
   };
 }
