@@ -118,9 +118,10 @@ export function validateRepresentations(
   list: unknown,
   where: string,
   allowEmpty = false,
+  option = "representations",
 ): readonly Representation[] {
   if (!Array.isArray(list) || (list.length === 0 && !allowEmpty)) {
-    throw refused(where, "representations", list, REPRESENTATIONS);
+    throw refused(where, option, list, REPRESENTATIONS);
   }
   for (const r of list as unknown[]) {
     const rep = r as Partial<Representation> | null;
@@ -131,11 +132,11 @@ export function validateRepresentations(
       typeof rep.serialize !== "function" ||
       (rep.canRepresent !== undefined && typeof rep.canRepresent !== "function")
     ) {
-      throw refused(where, "representations", r, REPRESENTATIONS);
+      throw refused(where, option, r, REPRESENTATIONS);
     }
     const parsed = parseMediaType(rep.mediaType);
     if (parsed === undefined || parsed.type === "*" || parsed.subtype === "*") {
-      throw refused(where, "representations", rep.mediaType, REPRESENTATIONS);
+      throw refused(where, option, rep.mediaType, REPRESENTATIONS);
     }
   }
   return list as readonly Representation[];
