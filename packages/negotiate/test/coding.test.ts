@@ -160,20 +160,22 @@ describe.each(clients)("%s", (via, client) => {
       expect(gunzipSync(res.body).toString()).toBe(`${"a".repeat(600)}${"b".repeat(600)}${"c".repeat(600)}`);
     });
 
-    it("a client gone mid-body → the coder is released and the server keeps serving", async () => {
-      if (via !== "Express") return;
-      await new Promise<void>((resolve, reject) => {
-        const req = httpGet(`${server.url}/stream`, { headers: { "accept-encoding": "gzip" } }, (res) => {
-          res.once("data", () => {
-            req.destroy();
-            resolve();
+    it.runIf(via === "Express")(
+      "a client gone mid-body → the coder is released and the server keeps serving",
+      async () => {
+        await new Promise<void>((resolve, reject) => {
+          const req = httpGet(`${server.url}/stream`, { headers: { "accept-encoding": "gzip" } }, (res) => {
+            res.once("data", () => {
+              req.destroy();
+              resolve();
+            });
           });
+          req.on("error", (err) => (req.destroyed ? undefined : reject(err)));
         });
-        req.on("error", (err) => (req.destroyed ? undefined : reject(err)));
-      });
-      const res = await raw("/stream", "br");
-      expect(brotliDecompressSync(res.body).toString()).toBe(big);
-    });
+        const res = await raw("/stream", "br");
+        expect(brotliDecompressSync(res.body).toString()).toBe(big);
+      },
+    );
 
     // 40 chunks each past the coder's high-water mark: the coded stream is read with backpressure
     // to its end.
