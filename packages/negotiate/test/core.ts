@@ -1,3 +1,4 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Readable } from "node:stream";
 import { errorHandler } from "@svc/errors";
 import {
@@ -8,7 +9,9 @@ import {
   isHttpError,
   type PipelineOptions,
   type PipelineRequest,
+  pipelineRequest,
   type ResponseValue,
+  writeResponse,
 } from "@svc/kernel";
 import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express, { type Response as ExpressResponse, type NextFunction, type Request } from "express";
@@ -119,4 +122,29 @@ export async function onExpress(
       return new Response(empty ? null : res.body, { status: res.status, headers });
     },
   };
+}
+
+/**
+ * A plain `node:http` server answering every request through the pipeline over `steps` with
+ * what `dataOf` returns: `pipelineRequest`, `prepare`, `run`, `writeResponse`, and a 500 for an
+ * error (the README's core on `node:http`).
+ */
+export function pipelineServer(steps: PipelineOptions, dataOf: (req: IncomingMessage) => unknown): Server {
+  const pipeline = createPipeline(steps);
+  return createServer((req, res) => {
+    const request = pipelineRequest(req, res);
+    const fail = () => {
+      if (res.headersSent) res.destroy();
+      else {
+        res.statusCode = 500;
+        res.end();
+      }
+    };
+    const prepared = pipeline.prepare(request, req.url ?? "/");
+    if (prepared.refusal !== undefined) return fail();
+    pipeline
+      .run(request, prepared, () => dataOf(req))
+      .then((value) => writeResponse(res, value, request.method))
+      .catch(fail);
+  });
 }
