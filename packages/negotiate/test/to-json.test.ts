@@ -159,7 +159,7 @@ describe("XML element names from non-ASCII member names", () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    server = pipelineServer({ representations: representations({ offers: [json, xml] }) }, (req) => {
+    server = pipelineServer({ representations: representations({ offers: [json, xml] }) }, () => {
       return { prénom: "Ada", 名前: "エイダ", 住所: "London", "a b": 1 };
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
