@@ -14,12 +14,6 @@ export interface Representation {
 export const HAL_JSON = "application/hal+json";
 
 /**
- * The registered symbol under which a body names its own media type; @svc/negotiate reads it (as
- * its `MEDIA_TYPE`) without either package importing the other.
- */
-export const MEDIA_TYPE: unique symbol = Symbol.for("@svc/media-type");
-
-/**
  * `application/hal+json` as a representation for @svc/negotiate. A HAL document is JSON, so the
  * body is the one plain `application/json` clients get; only the Content-Type differs (a BigInt is a number with all its digits there too).
  * `HalResource`s render through their `toJSON()`.

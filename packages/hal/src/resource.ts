@@ -1,5 +1,6 @@
 import { checkBooleanOption, checkOptionNames } from "@svc/errors";
-import { HAL_JSON, MEDIA_TYPE } from "./hal-json.js";
+import { MEDIA_TYPE } from "@svc/kernel";
+import { HAL_JSON } from "./hal-json.js";
 import { checkTemplate, type HalLink, toHalLink } from "./link.js";
 import { optionError } from "./option-error.js";
 
@@ -46,8 +47,8 @@ const RESERVED = new Set(["_links", "_embedded"]);
  * a second link to a single-object relation throws, so a relation's shape never depends on data.
  *
  * Serialises itself through `toJSON()`, so `res.json(resource)` and `JSON.stringify` both work;
- * names its media type under `Symbol.for("@svc/media-type")`, so @svc/negotiate labels it
- * `application/hal+json`.
+ * names its media type under the kernel's `MEDIA_TYPE`, so @svc/negotiate's `representations()`
+ * labels it `application/hal+json`.
  *
  * @example
  * const employee = new HalResource({ id: 7, name: "Ada" })
@@ -160,9 +161,9 @@ export class HalResource<State extends object = Record<string, unknown>> {
   }
 
   /**
-   * `application/hal+json` (draft-kelly-json-hal-11 §3), under `Symbol.for("@svc/media-type")`:
-   * with @svc/negotiate's `negotiate()`, `res.json(resource)` and `res.represent(resource)` send
-   * that `Content-Type` instead of `application/json` when the client accepts it.
+   * `application/hal+json` (draft-kelly-json-hal-11 §3), under the kernel's `MEDIA_TYPE`: the
+   * representation step of @svc/negotiate sends that `Content-Type` instead of `application/json`
+   * when the client accepts it.
    */
   get [MEDIA_TYPE](): string {
     return HAL_JSON;

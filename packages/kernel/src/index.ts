@@ -64,6 +64,7 @@ export {
   isProblemCode,
 } from "./http-error.js";
 export { stringifyJson } from "./json.js";
+export { MEDIA_TYPE, type MediaTyped } from "./media-type.js";
 export { fieldName, pipelineRequest, writeResponse } from "./node.js";
 export {
   checkBooleanOption,

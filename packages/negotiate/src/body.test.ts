@@ -1,21 +1,27 @@
 import { request } from "node:http";
 import { connect } from "node:net";
 import { errorHandler } from "@svc/errors";
+import { createPipeline, expressAdapter } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBody, parseXmlBody } from "./body.js";
-import { negotiate } from "./negotiate.js";
+import { representations } from "./representer.js";
 
 let server: Listening;
 beforeAll(async () => {
   const app = express();
-  app.post("/echo", parseBody(), (req, res) => {
+  app.post("/echo", parseBody({ others: "refuse" }), (req, res) => {
     res.status(201).json({ received: req.body });
   });
-  app.get("/employee", negotiate(), (_req, res) => res.represent({ id: 1, managerId: null, note: "" }));
-  app.get("/team", negotiate(), (_req, res) =>
-    res.represent({ name: "ops", lead: { id: 2, deputy: null }, members: [null, "ann"] }),
+  const svc = expressAdapter(createPipeline({ representations: representations() }));
+  app.get(
+    "/employee",
+    svc.handle(() => ({ id: 1, managerId: null, note: "" })),
+  );
+  app.get(
+    "/team",
+    svc.handle(() => ({ name: "ops", lead: { id: 2, deputy: null }, members: [null, "ann"] })),
   );
   app.use(errorHandler());
   server = await listen(app);

@@ -29,15 +29,25 @@ export interface ParseBodyOptions {
    */
   depth?: number;
   /**
-   * Body media types accepted: `json` covers `application/json` and any `+json`, `xml` covers
-   * `application/xml`, `text/xml` and any `+xml`; a media type (`"application/json"`,
-   * `"application/merge-patch+json"`) accepts exactly that type, read as JSON or XML by its
-   * subtype (`json`, `xml` or a `+json` / `+xml` suffix). Any other type → 415, with `Accept-Post`
-   * / `Accept-Patch` listing the media types named (`application/json` for `json`,
-   * `application/xml` for `xml`).
+   * Body media types read: `json` covers `application/json` and any `+json`, `xml` covers
+   * `application/xml`, `text/xml` and any `+xml` but `application/soap+xml` (a SOAP envelope is
+   * its endpoint's to read, RFC 3902); a media type (`"application/json"`,
+   * `"application/merge-patch+json"`, `"application/soap+xml"`) accepts exactly that type, read as
+   * JSON or XML by its subtype (`json`, `xml` or a `+json` / `+xml` suffix). A body of any other
+   * type is left unread for what comes after (see `others`).
    * @default ["json", "xml"]
    */
   types?: ReadonlyArray<"json" | "xml" | (string & {})>;
+  /**
+   * What becomes of a body of a type outside `types` (or without `Content-Type`). `"next"`: it
+   * is left as it is, unread, `req.body` undefined, for a handler after this middleware (a SOAP
+   * endpoint, an upload) to read; mounted with `app.use`, the middleware never answers for
+   * another route's types. `"refuse"`: 415, with `Accept-Post` / `Accept-Patch` listing the
+   * media types named (`application/json` for `json`, `application/xml` for `xml`), as for a
+   * route that reads nothing else (RFC 9110 §15.5.16).
+   * @default "next"
+   */
+  others?: "next" | "refuse";
   /**
    * Milliseconds allowed to receive the whole body, counted from when this middleware starts
    * reading it; a body still incomplete then → 408 with `Connection: close` (RFC 9110 §15.5.9),
@@ -97,6 +107,8 @@ interface BodyConfig {
   readonly exact: ReadonlyMap<string, BodyKind>;
   readonly timeout: number | false;
   readonly exactNumbers: boolean;
+  /** A body of another type is refused (415) rather than left unread. */
+  readonly refuseOthers: boolean;
   /** Whether XML is read back as a representation's value, with the schema of a request. */
   readonly xml: {
     readonly representation: boolean;
@@ -106,7 +118,7 @@ interface BodyConfig {
   readonly acceptedHeader: string;
 }
 
-const BODY_OPTIONS = ["limit", "depth", "types", "timeout", "exactNumbers", "xml"];
+const BODY_OPTIONS = ["limit", "depth", "types", "others", "timeout", "exactNumbers", "xml"];
 
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
@@ -129,7 +141,9 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     const parsed = typeof t === "string" ? parseMediaType(t) : undefined;
     const essence = parsed && `${parsed.type}/${parsed.subtype}`;
     const kind =
-      essence === undefined || parsed?.parameters.length !== 0 ? undefined : kindOf(essence, ["json", "xml"]);
+      essence === undefined || parsed?.parameters.length !== 0
+        ? undefined
+        : kindOf(essence, ["json", "xml"], true);
     if (essence === undefined || kind === undefined) throw refused("parseBody", "types", types, TYPES);
     exact.set(essence, kind);
   }
@@ -151,6 +165,10 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     ...(wholeKinds.includes("xml") ? ["application/xml"] : []),
     ...exact.keys(),
   ]);
+  const others = options.others ?? "next";
+  if (others !== "next" && others !== "refuse") {
+    throw refused("parseBody", "others", others, '"next" or "refuse"');
+  }
   const exactNumbers = options.exactNumbers ?? false;
   if (typeof exactNumbers !== "boolean")
     throw refused("parseBody", "exactNumbers", exactNumbers, "a boolean");
@@ -183,6 +201,7 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     exact,
     timeout,
     exactNumbers,
+    refuseOthers: others === "refuse",
     xml: { representation: shape === "representation", schema },
     acceptedHeader: [...accepted].join(", "),
   };
@@ -198,6 +217,11 @@ function isXml(mediaType: string): boolean {
     mediaType === "text/xml" ||
     /^application\/[a-z0-9.!#$&^_-]+\+xml$/.test(mediaType)
   );
+}
+
+/** RFC 3902: a SOAP 1.2 envelope, which `xml` leaves to the SOAP endpoint (named exactly, it is read). */
+function isSoap(mediaType: string): boolean {
+  return mediaType === "application/soap+xml";
 }
 
 function jsonDepth(value: unknown, limit: number): boolean {
@@ -256,8 +280,28 @@ function tooLarge(config: BodyConfig): HttpError {
   });
 }
 
-/** The kind of body the request declares (RFC 9110 §8.3, §8.4), or the 415/413 refusing it. */
-function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | HttpError {
+/** A body of a type this middleware does not read, left as it is for what comes after. */
+const NOT_OURS = Symbol("not ours");
+
+/**
+ * The kind of body the request declares (RFC 9110 §8.3, §8.4), the 415/413 refusing it, or
+ * {@link NOT_OURS} for a type outside `types` when `others` is `"next"`.
+ */
+function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | HttpError | typeof NOT_OURS {
+  const contentType = req.headers["content-type"];
+  // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.
+  const parsed = contentType === undefined ? undefined : parseMediaType(contentType);
+  const mediaType = parsed ? `${parsed.type}/${parsed.subtype}` : (contentType ?? "").trim().toLowerCase();
+  const kind = config.exact.get(mediaType) ?? kindOf(mediaType, config.types);
+  // RFC 9110 §5.3: "A sender MUST NOT generate multiple field lines with the same name in a
+  // message ... unless that field's definition allows multiple field line values to be recombined
+  // as a comma-separated list", and Content-Type (§8.3) is a single media type. Node keeps the
+  // first of two and drops the other, so the body would be parsed by one type while a proxy or a
+  // logger that reads the last takes it for another: refused, as a charset given twice is.
+  if (repeatsField(req.rawHeaders, "content-type")) {
+    return unsupported(req, config, "Content-Type is given more than once; send one Content-Type");
+  }
+  if (kind === undefined && !config.refuseOthers) return NOT_OURS;
   const coding = req.headers["content-encoding"];
   if (coding !== undefined && !isIdentity(coding)) {
     // RFC 9110 §12.5.3: "Servers that fail a request due to an unsupported content coding ought to
@@ -268,19 +312,6 @@ function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | Http
       "Accept-Encoding": "identity",
     });
   }
-  // RFC 9110 §5.3: "A sender MUST NOT generate multiple field lines with the same name in a
-  // message ... unless that field's definition allows multiple field line values to be recombined
-  // as a comma-separated list", and Content-Type (§8.3) is a single media type. Node keeps the
-  // first of two and drops the other, so the body would be parsed by one type while a proxy or a
-  // logger that reads the last takes it for another: refused, as a charset given twice is.
-  if (repeatsField(req.rawHeaders, "content-type")) {
-    return unsupported(req, config, "Content-Type is given more than once; send one Content-Type");
-  }
-  const contentType = req.headers["content-type"];
-  // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.
-  const parsed = contentType === undefined ? undefined : parseMediaType(contentType);
-  const mediaType = parsed ? `${parsed.type}/${parsed.subtype}` : (contentType ?? "").trim().toLowerCase();
-  const kind = config.exact.get(mediaType) ?? kindOf(mediaType, config.types);
   if (kind === undefined) {
     return unsupported(
       req,
@@ -312,9 +343,10 @@ function isIdentity(contentEncoding: string): boolean {
   return splitList(contentEncoding)?.every((c) => c.toLowerCase() === "identity") === true;
 }
 
-function kindOf(mediaType: string, types: ReadonlyArray<BodyKind>): BodyKind | undefined {
+/** How `mediaType` is read: by its subtype when named `exactly`, else by the kinds accepted whole. */
+function kindOf(mediaType: string, types: ReadonlyArray<BodyKind>, exactly = false): BodyKind | undefined {
   if (types.includes("json") && isJson(mediaType)) return "json";
-  if (types.includes("xml") && isXml(mediaType)) return "xml";
+  if (types.includes("xml") && isXml(mediaType) && (exactly || !isSoap(mediaType))) return "xml";
   return undefined;
 }
 
@@ -553,8 +585,10 @@ function receive(
 /**
  * Request body middleware for JSON and XML (with `saxes`), in the service's error vocabulary:
  *
- * - a body with a missing or unsupported `Content-Type` → 415 naming the accepted types, with
- *   `Accept-Post` (POST) or `Accept-Patch` (PATCH) listing them (RFC 9110 §15.5.16, RFC 5789 §3.1);
+ * - a body of a type outside `types` (or without `Content-Type`) is left unread for what comes
+ *   after, a SOAP endpoint's `application/soap+xml` included; with `others: "refuse"` → 415 naming
+ *   the accepted types, with `Accept-Post` (POST) or `Accept-Patch` (PATCH) listing them (RFC 9110
+ *   §15.5.16, RFC 5789 §3.1);
  * - a body in a content coding other than identity → 415 (RFC 9110 §15.5.16);
  * - longer than `limit` → 413; not UTF-8 or malformed → 400 `Malformed … body`; nested deeper than
  *   `depth`, or XML with a DOCTYPE (well-formed, refused by policy) → 400 `JSON body: …` /
@@ -576,6 +610,10 @@ export function parseBody(options: ParseBodyOptions = {}) {
       return;
     }
     const declared = bodyKind(req, config);
+    if (declared === NOT_OURS) {
+      next();
+      return;
+    }
     // RFC 9112 §7: chunked is a transfer coding, a property of the message, not of its content:
     // chunked content may still be empty, and empty content needs no Content-Type, as with
     // Content-Length: 0. Without a length, the refusal waits for the first byte of content.

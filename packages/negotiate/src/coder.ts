@@ -106,7 +106,13 @@ export function compression(options: CompressionOptions = {}): Coder {
       const status = value.status;
       if (status === 204 || status === 304 || status < 200) return "identity";
       const own = fieldText(value.fields["content-encoding"]);
-      if (own !== undefined && own.trim().toLowerCase() !== "identity") return "identity";
+      if (own !== undefined && own.trim().toLowerCase() !== "identity") {
+        // Bytes the handler coded itself: a strong tag of the identity bytes no longer names
+        // them (RFC 9110 §8.8.3).
+        const tag = fieldText(value.fields.etag);
+        if (tag?.startsWith('"')) value.fields.etag = `W/${tag}`;
+        return "identity";
+      }
       if (value.fields["content-range"] != null) return "identity";
       if (!isCompressible(fieldText(value.fields["content-type"])) || noTransform(request, value))
         return "identity";
@@ -117,7 +123,10 @@ export function compression(options: CompressionOptions = {}): Coder {
       const coding = selectEncoding(acceptEncoding, CODINGS) ?? "identity";
       if (coding === "identity") return coding;
       const identityRefused = selectEncoding(acceptEncoding, NO_CODINGS) === undefined;
-      return identityRefused || length === undefined || length >= threshold ? coding : "identity";
+      if (!identityRefused && length !== undefined && length < threshold) return "identity";
+      // The coded bytes are made on the fly, and no range of them is served (§14.3).
+      if (value.fields["accept-ranges"] != null) value.fields["accept-ranges"] = null;
+      return coding;
     },
 
     encode(coding, body): Body | Promise<Body> {

@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { QItem } from "@svc/errors";
 
 // Not text/event-stream: HTML Living Standard §9.2 has the client dispatch each server-sent event
@@ -19,14 +18,6 @@ export function headerString(value: string | string[] | number | undefined): str
   return Array.isArray(value) ? value.join(", ") : String(value);
 }
 
-// Response headers are read by their lower-case names throughout: Node keys them by the
-// lower-cased name, and a name already in lower case skips a copy and a slow lookup per read.
-
-/** The response's `Content-Type`, as one string. */
-export function contentTypeOf(res: ServerResponse): string | undefined {
-  return headerString(res.getHeader("content-type"));
-}
-
 /** Answers by Content-Type value: a server sends a handful of them, asked several times per response. */
 const compressibleCache = new Map<string, boolean>();
 
@@ -41,38 +32,6 @@ export function isCompressible(contentType: string | undefined): boolean {
     compressibleCache.set(contentType, answer);
   }
   return answer;
-}
-
-/**
- * RFC 9111 §5.2.2.6: `Cache-Control: no-transform` forbids changing the content coding. The field
- * may be set as several lines (`setHeader(name, [...])`), which RFC 9110 §5.3 makes one list.
- */
-export function noTransform(res: ServerResponse): boolean {
-  const cc = headerString(res.getHeader("cache-control"));
-  return cc !== undefined && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cc);
-}
-
-/**
- * Whether the response carries a digest of its bytes: RFC 9530 §2 `Content-Digest` ("applied to the
- * actual message content") and §3 `Repr-Digest` (over the selected representation data, which a
- * content coding changes: its Appendix B gives gzip and identity different digests), or RFC 3230
- * `Digest` (over the encoded instance). A coding applied after the handler computed it makes the
- * digest, and any HTTP Message Signature (RFC 9421) covering it, fail at the client.
- */
-export function hasDigest(res: ServerResponse): boolean {
-  return res.hasHeader("content-digest") || res.hasHeader("repr-digest") || res.hasHeader("digest");
-}
-
-/** Whether the response already carries a content coding other than identity (RFC 9110 §8.4). */
-export function isCoded(res: ServerResponse): boolean {
-  const coding = res.getHeader("content-encoding");
-  return coding !== undefined && String(coding).toLowerCase() !== "identity";
-}
-
-/** An identity representation's strong tag no longer identifies coded bytes (RFC 9110 §8.8.3). */
-export function weakenEtag(res: ServerResponse): void {
-  const tag = res.getHeader("etag");
-  if (typeof tag === "string" && tag.startsWith('"')) res.setHeader("ETag", `W/${tag}`);
 }
 
 /**

@@ -1,8 +1,7 @@
-import { type Listening, listen } from "@svc/test-utils";
-import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { negotiate } from "./negotiate.js";
+import { describe, expect, it } from "vitest";
+import { inMemory } from "../test/core.js";
 import { html, json } from "./representation.js";
+import { representations } from "./representer.js";
 
 /** A domain object whose fields are private to its class: JSON reads it through `toJSON()`. */
 class Employee {
@@ -17,19 +16,17 @@ class Employee {
   }
 }
 
-let server: Listening;
-beforeAll(async () => {
-  const app = express();
-  app.use(negotiate({ representations: [json, html] }));
-  app.get("/employees", (_req, res) => res.represent([new Employee(7, "Ada"), new Employee(8, "Grace")]));
-  app.get("/dates", (_req, res) => res.represent([new Date(0), new Date(86_400_000)]));
-  app.get("/labels", (_req, res) => res.represent([{ toJSON: () => "first" }, { toJSON: () => "second" }]));
-  server = await listen(app);
-});
-afterAll(() => server.close());
+const server = inMemory(
+  { representations: representations({ offers: [json, html] }) },
+  {
+    "/employees": () => [new Employee(7, "Ada"), new Employee(8, "Grace")],
+    "/dates": () => [new Date(0), new Date(86_400_000)],
+    "/labels": () => [{ toJSON: () => "first" }, { toJSON: () => "second" }],
+  },
+);
 
 async function page(path: string): Promise<string> {
-  const res = await fetch(`${server.url}${path}`, { headers: { accept: "text/html" } });
+  const res = await server(path, { headers: { accept: "text/html" } });
   expect(res.status).toBe(200);
   return res.text();
 }

@@ -9,22 +9,16 @@ export {
   parseXmlBody as parseXml,
   type XmlValue,
 } from "./body.js";
-export { type CompressionOptions as CompressionStepOptions, compression } from "./coder.js";
-export { createNegotiator, type Negotiator } from "./core.js";
+export {
+  type CompressionOptions,
+  /** @deprecated The same type: `CompressionOptions`. */
+  type CompressionOptions as CompressionStepOptions,
+  compression,
+} from "./coder.js";
 export { type CrossOriginOptions, crossOrigin } from "./cors.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
 export { MEDIA_TYPE } from "./media-type-hint.js";
-export {
-  type CompressionOptions,
-  type NegotiatedResponse,
-  type NegotiateOptions,
-  type Negotiation,
-  negotiate,
-  type RepresentOptions,
-  weakenEtag,
-} from "./negotiate.js";
-export type { NegotiateConfig } from "./options.js";
 export {
   type CsvRepresentationOptions,
   csv,

@@ -1,10 +1,23 @@
 import { request } from "node:http";
 import { Readable } from "node:stream";
-import { type Listening, listen } from "@svc/test-utils";
-import express from "express";
+import { reply } from "@svc/kernel";
+import { type Listening, rawRequest } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { negotiate } from "./negotiate.js";
+import { inMemory, onExpress } from "../test/core.js";
+import { compression } from "./coder.js";
 import type { Representation } from "./representation.js";
+import { representations } from "./representer.js";
+
+/** Whether `source` is destroyed within a generous time (a stream left open never is). */
+function destroyedSoon(source: Readable): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(source.destroyed), 10_000);
+    source.once("close", () => {
+      clearTimeout(timer);
+      resolve(source.destroyed);
+    });
+  });
+}
 
 /** Each response's body stream, and whether it was destroyed once the response closed. */
 const outcomes: Promise<boolean>[] = [];
@@ -12,18 +25,13 @@ const outcomes: Promise<boolean>[] = [];
 /** An endless body, as a large file or a database cursor would be to a client that leaves. */
 const endless: Representation = {
   mediaType: "application/octet-stream",
-  serialize: (_data, context) => {
+  serialize: () => {
     const source = new Readable({
       read() {
         this.push(Buffer.alloc(64 * 1024));
       },
     });
-    outcomes.push(
-      new Promise((resolve) => {
-        // After every other close listener, the package's own included.
-        context?.res?.once("close", () => setImmediate(() => resolve(source.destroyed)));
-      }),
-    );
+    outcomes.push(destroyedSoon(source));
     return source;
   },
 };
@@ -34,30 +42,32 @@ const exported = { chunks: 0, closed: undefined as Promise<void> | undefined };
 /** A 4 MiB export read from its source chunk by chunk, as a large file or a query would be. */
 const export64: Representation = {
   mediaType: "text/csv",
-  serialize: (_data, context) => {
+  serialize: () => {
     let left = 64;
     exported.chunks = 0;
-    exported.closed = new Promise((resolve) => context?.res?.once("close", () => setImmediate(resolve)));
-    return new Readable({
+    const source = new Readable({
       read() {
         exported.chunks++;
         this.push(left-- > 0 ? "x".repeat(64 * 1024) : null);
       },
     });
+    exported.closed = destroyedSoon(source).then(() => {});
+    return source;
   },
 };
 
+const steps = { representations: representations({ offers: [endless] }), coding: compression() };
+const routes = {
+  "/download": () => ({}),
+  "/export": () => reply({}, { representations: [export64] }),
+};
 let server: Listening;
 beforeAll(async () => {
-  const app = express();
-  app.use(negotiate({ representations: [endless] }));
-  app.get("/download", (_req, res) => res.represent({}));
-  app.get("/export", (_req, res) => res.represent({}, { representations: [export64] }));
-  server = await listen(app);
+  server = await onExpress(steps, routes);
 });
 afterAll(() => server.close());
 
-describe("res.represent of a stream", () => {
+describe("a represented stream", () => {
   it("a client leaving mid-body → the body stream is destroyed, not left open", async () => {
     const { hostname, port } = new URL(server.url);
     await new Promise<void>((resolve) => {
@@ -91,5 +101,19 @@ describe("HEAD of a streamed representation (RFC 9110 §9.3.2)", () => {
     await exported.closed;
     // A GET reads all 65 (64 chunks and the end); the HEAD, whose content Node discards, none.
     expect(exported.chunks).toBe(0);
+  });
+
+  it("HEAD /export in memory → the headers of its GET, the body not read", async () => {
+    const res = await inMemory(steps, routes)("/export", { method: "HEAD" });
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(res.headers.get("content-length")).toBeNull();
+    await exported.closed;
+    expect(exported.chunks).toBe(0);
+  });
+
+  it("GET /export → all 64 chunks, then the end", async () => {
+    const res = await rawRequest(`${server.url}/export`, "GET", { "accept-encoding": "identity" });
+    expect(res.body.length).toBe(64 * 64 * 1024);
+    expect(exported.chunks).toBe(65);
   });
 });

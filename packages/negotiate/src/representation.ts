@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkBooleanOption, checkOptionNames, escapeXml, refusedOption, stringifyJson } from "@svc/errors";
 import { stringify } from "csv-stringify/sync";
 
@@ -8,8 +7,6 @@ export interface RepresentContext {
   mediaType: string;
   /** The language chosen from `Accept-Language`, when the app offers languages. */
   language?: string | undefined;
-  req?: IncomingMessage | undefined;
-  res?: ServerResponse | undefined;
 }
 
 /** What a serializer may return: text (sent as UTF-8), bytes, a stream, or a promise of one. */
@@ -39,7 +36,7 @@ export interface Representation {
 /**
  * JSON (RFC 8259), the default representation. A BigInt is written as a number with all its
  * digits (a 64-bit id past 2^53 stays exact) instead of making `JSON.stringify` throw.
- * @example negotiate({ representations: [json, xml] })
+ * @example representations({ offers: [json, xml] })
  * @see https://www.rfc-editor.org/rfc/rfc8259
  */
 export const json: Representation = {
@@ -177,7 +174,7 @@ function rootName(option: string, name: unknown): string {
   return name;
 }
 
-/** XML with `<resource>` / `<items>` roots. @example negotiate({ representations: [json, xml] }) @see https://www.w3.org/TR/xml/ */
+/** XML with `<resource>` / `<items>` roots. @example representations({ offers: [json, xml] }) @see https://www.w3.org/TR/xml/ */
 export const xml: Representation = xmlRepresentation();
 
 function isCollection(data: unknown): data is readonly unknown[] {
@@ -228,7 +225,7 @@ function neutralised(text: string): string {
  * items' keys, nested values as JSON. Offered only when the data is an array. Cells that would
  * run as spreadsheet formulas are neutralised unless `escapeFormulas: false`.
  *
- * @example negotiate({ representations: [json, csvRepresentation({ escapeFormulas: false })] })
+ * @example representations({ offers: [json, csvRepresentation({ escapeFormulas: false })] })
  * @see https://www.rfc-editor.org/rfc/rfc4180
  * @see https://owasp.org/www-community/attacks/CSV_Injection
  */

@@ -86,7 +86,12 @@ function toBody(body: RepresentationBody): Uint8Array | NodeJS.ReadableStream {
  */
 export function representations(options: RepresentationsOptions = {}): Representer {
   checkOptionNames("negotiate", options, ["offers", "languages"], "representations");
-  const offered = validateRepresentations(options.offers ?? defaultRepresentations, "representations");
+  const offered = validateRepresentations(
+    options.offers ?? defaultRepresentations,
+    "representations",
+    false,
+    "offers",
+  );
   const offeredTypes = Object.freeze(offered.map((r) => r.mediaType));
   const languages = options.languages ?? [];
   if (!Array.isArray(languages)) throw refused("representations", "languages", languages, LANGUAGES);
@@ -105,7 +110,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
       const only = new Set(reply.only.map(essence));
       set = set.filter((r) => only.has(essence(r.mediaType)));
     }
-    if (reply.add) set = [...set, ...validateRepresentations(reply.add, "reply", true)];
+    if (reply.add) set = [...set, ...validateRepresentations(reply.add, "reply", true, "add")];
     return set.filter((r) => r.canRepresent?.(data) ?? true);
   };
 

@@ -9,7 +9,7 @@ describe("parseBody({ types: [media types] }) through a listening server", () =>
   let server: Listening;
   beforeAll(async () => {
     const app = express();
-    app.use(parseBody({ types: ["application/json", "application/merge-patch+json"] }));
+    app.use(parseBody({ types: ["application/json", "application/merge-patch+json"], others: "refuse" }));
     app.all("/things", (req, res) => res.json({ received: req.body }));
     app.use(errorHandler());
     server = await listen(app);

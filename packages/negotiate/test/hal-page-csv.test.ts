@@ -1,13 +1,11 @@
-import { errorHandler } from "@svc/errors";
 import { hal, isPage, pageItems, pageModel } from "@svc/hal";
-import { type Listening, listen } from "@svc/test-utils";
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { csv, json, negotiate, type Representation } from "../src/index.js";
+import { csv, json, type Representation, representations } from "../src/index.js";
+import { onExpress } from "./core.js";
 
 /** @svc/hal's README recipe for a page as CSV, with items built by `hal(...)` and plain ones. */
 describe("a page as CSV (the @svc/hal README recipe)", () => {
-  let server: Listening;
+  let server: Awaited<ReturnType<typeof onExpress>>;
   beforeAll(async () => {
     // The recipe, as the README writes it.
     const pageCsv: Representation = {
@@ -15,8 +13,6 @@ describe("a page as CSV (the @svc/hal README recipe)", () => {
       canRepresent: isPage,
       serialize: (d, c) => csv.serialize(pageItems(d), c),
     };
-    const app = express();
-    app.use(negotiate({ representations: [json, pageCsv] }));
     const page = (items: object[]) =>
       pageModel({
         collection: "employees",
@@ -26,19 +22,17 @@ describe("a page as CSV (the @svc/hal README recipe)", () => {
         totalElements: items.length,
         url: "/employees",
       });
-    app.get("/hal", (_req, res) =>
-      res.represent(
-        page([
-          hal({ id: 7, name: "Ada" }).link("self", "/employees/7"),
-          hal({ id: 8, name: "Grace" }).link("self", "/employees/8").link("manager", "/employees/7"),
-        ]),
-      ),
+    server = await onExpress(
+      { representations: representations({ offers: [json, pageCsv] }) },
+      {
+        "/hal": () =>
+          page([
+            hal({ id: 7, name: "Ada" }).link("self", "/employees/7"),
+            hal({ id: 8, name: "Grace" }).link("self", "/employees/8").link("manager", "/employees/7"),
+          ]),
+        "/plain": () => page([{ id: 7, name: "Ada", _links: { self: { href: "/employees/7" } } }]),
+      },
     );
-    app.get("/plain", (_req, res) =>
-      res.represent(page([{ id: 7, name: "Ada", _links: { self: { href: "/employees/7" } } }])),
-    );
-    app.use(errorHandler());
-    server = await listen(app);
   });
   afterAll(() => server.close());
 

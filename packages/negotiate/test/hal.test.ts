@@ -1,36 +1,35 @@
-import { errorHandler } from "@svc/errors";
 import { HAL_JSON, hal } from "@svc/hal";
-import { listen } from "@svc/test-utils";
-import express from "express";
+import { MEDIA_TYPE as KERNEL_MEDIA_TYPE, reply, type Versioner } from "@svc/kernel";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MEDIA_TYPE, negotiate } from "../src/index.js";
+import { MEDIA_TYPE, representations } from "../src/index.js";
+import { inMemory, onExpress, type Route } from "./core.js";
 
 // Runs on Express 5 and, in the `(express 4)` project, on Express 4.
 const employee = () => hal({ id: 7, name: "Ada Lovelace" }).link("self", "/employees/7");
 
+/** As @svc/versioning labels a version's JSON: here the path /json-typed asks for v2. */
+const labels: Versioner = {
+  resolve(_request, target) {
+    const label = target === "/json-typed" ? "application/vnd.svc.v2+json" : undefined;
+    return { target, version: undefined, prefix: "", label, fields: {}, vary: [], error: undefined };
+  },
+};
+const steps = { versioning: labels, representations: representations() };
+// "/json" is a reply narrowed to JSON (what res.json sent); "/json-plain" is content in its final
+// form, not negotiated.
+const routes: Record<string, Route> = {
+  "/represent": () => employee(),
+  "/represent-list": () => [employee(), hal({ id: 8, name: "Grace Hopper" })],
+  "/json": () => reply(employee(), { only: ["application/json"] }),
+  "/json-status": () => reply(employee(), { status: 201, only: ["application/json"] }),
+  "/json-plain": () => reply.bytes(JSON.stringify({ id: 7 }), "application/json; charset=utf-8"),
+  "/json-typed": () => reply(employee(), { only: ["application/json"] }),
+};
+
 let url: string;
 
 beforeAll(async () => {
-  const app = express();
-  app.use(negotiate());
-  app.get("/represent", async (_req, res) => res.represent(employee()));
-  app.get("/represent-list", async (_req, res) =>
-    res.represent([employee(), hal({ id: 8, name: "Grace Hopper" })]),
-  );
-  app.get("/json", (_req, res) => {
-    res.json(employee());
-  });
-  app.get("/json-status", (_req, res) => {
-    res.status(201).json(employee());
-  });
-  app.get("/json-plain", (_req, res) => {
-    res.json({ id: 7 });
-  });
-  app.get("/json-typed", (_req, res) => {
-    res.type("application/vnd.svc.v2+json").json(employee());
-  });
-  app.use(errorHandler({ logger: { error() {} } }));
-  const server = await listen(app);
+  const server = await onExpress(steps, routes);
   url = server.url;
   return server.close;
 });
@@ -41,7 +40,7 @@ async function get(path: string, accept?: string) {
   return { status: res.status, type: res.headers.get("content-type"), vary, body: await res.text() };
 }
 
-describe("a HAL resource through res.represent", () => {
+describe("a HAL resource through representations()", () => {
   it.each([
     ["application/xml", /^application\/xml/, ["<id>7</id>", "<name>Ada Lovelace</name>", "/employees/7"]],
     ["text/html", /^text\/html/, ["Ada Lovelace", "/employees/7"]],
@@ -82,10 +81,10 @@ describe("a HAL resource through res.represent", () => {
   });
 });
 
-// The JSON representation's label, the same for res.represent and (behind negotiate()) res.json.
+// The JSON representation's label, the same for every offer and for a reply narrowed to JSON.
 describe.each([
-  ["res.represent", "/represent"],
-  ["res.json", "/json"],
+  ["representations()", "/represent"],
+  ["a reply narrowed to JSON", "/json"],
 ])("a HAL resource through %s", (_name, path) => {
   it.each([
     [undefined, "application/hal+json; charset=utf-8"],
@@ -108,44 +107,35 @@ describe.each([
   });
 });
 
-describe("a HAL resource through res.json", () => {
-  it("res.status(201).json(resource) → 201 application/hal+json", async () => {
+describe("a HAL resource in a reply narrowed to JSON", () => {
+  it("reply(resource, { status: 201, only: [JSON] }) → 201 application/hal+json", async () => {
     const res = await get("/json-status");
     expect(res.status).toBe(201);
     expect(res.type).toBe("application/hal+json; charset=utf-8");
   });
 
-  it("a plain object → application/json, no Vary: Accept added", async () => {
+  it("content in its final form → application/json, no Vary: Accept added", async () => {
     const res = await get("/json-plain");
     expect(res.type).toBe("application/json; charset=utf-8");
     expect(res.vary).not.toContain("Accept");
   });
 
-  it("a Content-Type the handler set is kept", async () => {
-    const res = await get("/json-typed");
+  it("the version's label (application/vnd.svc.v2+json) is kept", async () => {
+    const res = await get("/json-typed", "application/vnd.svc.v2+json");
     expect(res.type).toBe("application/vnd.svc.v2+json; charset=utf-8");
   });
 
-  it("the HAL resource names its type under negotiate's MEDIA_TYPE symbol", () => {
+  it("the HAL resource names its type under the kernel's MEDIA_TYPE, which negotiate re-exports", () => {
+    expect(MEDIA_TYPE).toBe(KERNEL_MEDIA_TYPE);
     expect((employee() as unknown as Record<symbol, unknown>)[MEDIA_TYPE]).toBe(HAL_JSON);
   });
 });
 
-describe("negotiate() mounted twice", () => {
-  it("res.json of a HAL resource → 200 application/hal+json, the label applied once", async () => {
-    const app = express();
-    app.use(negotiate(), negotiate());
-    app.get("/json", (_req, res) => {
-      res.json(employee());
-    });
-    const server = await listen(app);
-    try {
-      const res = await fetch(`${server.url}/json`, { headers: { Accept: "application/hal+json" } });
-      expect(res.status).toBe(200);
-      expect(res.headers.get("content-type")).toMatch(/^application\/hal\+json/);
-      expect(await res.json()).toMatchObject({ id: 7, _links: { self: { href: "/employees/7" } } });
-    } finally {
-      await server.close();
-    }
+describe("in memory, over the cores", () => {
+  it("a reply narrowed to JSON of a HAL resource → 200 application/hal+json, the label applied once", async () => {
+    const res = await inMemory(steps, routes)("/json", { headers: { Accept: "application/hal+json" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/hal\+json/);
+    expect(await res.json()).toMatchObject({ id: 7, _links: { self: { href: "/employees/7" } } });
   });
 });

@@ -1,19 +1,17 @@
 import { createServer } from "node:http";
-import { errorHandler } from "@svc/errors";
-import { type Listening, listen, listenOn } from "@svc/test-utils";
-import express from "express";
+import { type Listening, listenOn } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { negotiate, selectEncoding } from "../src/index.js";
+import { compression, representations, selectEncoding } from "../src/index.js";
+import { onExpress } from "./core.js";
 
 /** Where a team moving from `negotiator` meets the same answers, through a listening server. */
 describe("Accept with a media range naming a parameter twice (RFC 6838 §4.3)", () => {
   let server: Listening;
   beforeAll(async () => {
-    const app = express();
-    app.use(negotiate());
-    app.get("/things/1", (_req, res) => res.represent({ id: 1 }));
-    app.use(errorHandler());
-    server = await listen(app);
+    server = await onExpress(
+      { representations: representations(), coding: compression() },
+      { "/things/1": () => ({ id: 1 }) },
+    );
   });
   afterAll(() => server.close());
 

@@ -9,28 +9,39 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // #region readme-core
 import { createServer } from "node:http";
 import { errorHandler } from "@svc/errors";
-import { createNegotiator, crossOrigin, type ParsedBodyRequest, parseBody } from "../src/index.js";
+import { createPipeline, pipelineRequest, reply, writeResponse } from "@svc/kernel";
+import {
+  compression,
+  crossOrigin,
+  type ParsedBodyRequest,
+  parseBody,
+  representations,
+} from "../src/index.js";
 
-const negotiator = createNegotiator({ languages: ["en", "de"], compression: { threshold: 256 } });
+const pipeline = createPipeline({
+  representations: representations({ languages: ["en", "de"] }),
+  coding: compression({ threshold: 256 }),
+});
 const cors = crossOrigin({ origins: ["https://app.example"], exposedHeaders: ["Content-Language"] });
-const readBody = parseBody({ limit: 64 * 1024 });
+const readBody = parseBody({ limit: 64 * 1024, others: "refuse" }); // this server reads nothing else
 const handleError = errorHandler();
 const employees = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `Employee ${i + 1}` }));
 
 const server = createServer((req: ParsedBodyRequest, res) => {
   // A 406, a 415 or a serializer's error becomes the error record, negotiated like the success.
   const fail = (err: unknown) => handleError(err, req, res, () => res.destroy());
+  const respond = (result: unknown) => {
+    const request = pipelineRequest(req, res);
+    const prepared = pipeline.prepare(request, req.url ?? "/");
+    if (prepared.refusal !== undefined) return fail(prepared.refusal); // 406: no acceptable coding
+    pipeline
+      .run(request, prepared, () => result)
+      .then((value) => writeResponse(res, value, request.method))
+      .catch(fail);
+  };
   cors(req, res, () => {
-    try {
-      negotiator.negotiate(req, res); // res.negotiation; sets up br/gzip/deflate and Vary
-    } catch (err) {
-      return fail(err); // 406: no acceptable content coding
-    }
-    if (req.method !== "POST") return void negotiator.represent(req, res, employees).catch(fail);
-    readBody(req, res, (err) => {
-      if (err) return fail(err);
-      negotiator.represent(req, res, req.body, { status: 201 }).catch(fail);
-    });
+    if (req.method !== "POST") return respond(employees);
+    readBody(req, res, (err) => (err ? fail(err) : respond(reply(req.body, { status: 201 }))));
   });
 });
 server.listen(0);
@@ -75,10 +86,10 @@ describe("README: the core on plain node:http", () => {
     expect(await res.text()).toContain("<items><item><id>1</id>");
   });
 
-  it("Accept-Encoding: gzip → the JSON gzipped, with no Content-Length", async () => {
+  it("Accept-Encoding: gzip → the JSON gzipped, with the length of the coded bytes", async () => {
     const res = await raw("/employees", { "accept-encoding": "gzip" });
     expect(res.headers["content-encoding"]).toBe("gzip");
-    expect(res.headers["content-length"]).toBeUndefined();
+    expect(res.headers["content-length"]).toBe(String(res.body.length));
     expect(JSON.parse(gunzipSync(res.body).toString())).toHaveLength(20);
   });
 

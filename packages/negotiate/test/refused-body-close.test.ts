@@ -17,7 +17,7 @@ let server: Listening;
 let reached = 0;
 beforeAll(async () => {
   const app = express();
-  app.post("/echo", parseBody({ limit: 1000 }), (_req, res) => {
+  app.post("/echo", parseBody({ limit: 1000, others: "refuse" }), (_req, res) => {
     reached++;
     res.status(201).end();
   });

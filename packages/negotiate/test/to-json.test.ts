@@ -1,7 +1,8 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNegotiator, csv, html, json, parseXmlBody, text, xml } from "../src/index.js";
+import { csv, html, json, parseXmlBody, representations, text, xml } from "../src/index.js";
+import { pipelineServer } from "./core.js";
 
 /** A value whose fields are private to its class, like a HAL resource: only `toJSON` shows them. */
 class Employee {
@@ -20,15 +21,14 @@ describe("every representation reads a value through its toJSON(), as JSON does"
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    const negotiator = createNegotiator({ representations: [json, xml, csv, text, html] });
-    server = createServer((req, res) => {
-      const data =
-        req.url === "/list" ? [new Employee(1, "Ada"), new Employee(2, "Grace")] : new Employee(7, "Ada");
-      negotiator.represent(req, res, data).catch(() => {
-        res.statusCode = 500;
-        res.end();
-      });
-    });
+    server = pipelineServer(
+      { representations: representations({ offers: [json, xml, csv, text, html] }) },
+      (req) => {
+        const data =
+          req.url === "/list" ? [new Employee(1, "Ada"), new Employee(2, "Grace")] : new Employee(7, "Ada");
+        return data;
+      },
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -65,8 +65,7 @@ describe("CSV cells, and HTML past its depth, carry the value JSON carries", () 
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    const negotiator = createNegotiator({ representations: [json, csv, html] });
-    server = createServer((req, res) => {
+    server = pipelineServer({ representations: representations({ offers: [json, csv, html] }) }, (req) => {
       let deep: unknown = [9007199254740993n];
       for (let i = 0; i < 60; i++) deep = [deep];
       const data =
@@ -82,10 +81,7 @@ describe("CSV cells, and HTML past its depth, carry the value JSON carries", () 
                   debit: new Amount(-500),
                 },
               ];
-      negotiator.represent(req, res, data).catch(() => {
-        res.statusCode = 500;
-        res.end();
-      });
+      return data;
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -122,14 +118,13 @@ describe("an invalid Date is null in every representation, as in JSON", () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    const negotiator = createNegotiator({ representations: [json, xml, csv, text, html] });
-    server = createServer((req, res) => {
-      const row = { id: 7, hired: new Date(Number.NaN), dates: [new Date(Number.NaN)] };
-      negotiator.represent(req, res, req.url === "/list" ? [row] : row).catch(() => {
-        res.statusCode = 500;
-        res.end();
-      });
-    });
+    server = pipelineServer(
+      { representations: representations({ offers: [json, xml, csv, text, html] }) },
+      (req) => {
+        const row = { id: 7, hired: new Date(Number.NaN), dates: [new Date(Number.NaN)] };
+        return req.url === "/list" ? [row] : row;
+      },
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -164,9 +159,8 @@ describe("XML element names from non-ASCII member names", () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    const negotiator = createNegotiator({ representations: [json, xml] });
-    server = createServer((req, res) => {
-      void negotiator.represent(req, res, { prénom: "Ada", 名前: "エイダ", 住所: "London", "a b": 1 });
+    server = pipelineServer({ representations: representations({ offers: [json, xml] }) }, () => {
+      return { prénom: "Ada", 名前: "エイダ", 住所: "London", "a b": 1 };
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

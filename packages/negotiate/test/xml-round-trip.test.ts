@@ -1,12 +1,13 @@
 import { errorHandler } from "@svc/errors";
+import { createPipeline, expressAdapter } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   fromXmlRepresentation,
-  negotiate,
   parseBody,
   parseXmlBody,
+  representations,
   type XmlBodySchema,
 } from "../src/index.js";
 
@@ -23,17 +24,21 @@ const orderSchema: XmlBodySchema = {
 };
 
 /** What the `xml` representation writes, POSTed back, is the value it was written from. */
-describe("XML round trip: res.represent's XML POSTed back through parseBody({ xml: { shape: 'representation' } })", () => {
+describe("XML round trip: the xml representation POSTed back through parseBody({ xml: { shape: 'representation' } })", () => {
   let server: Listening;
   beforeAll(async () => {
+    const svc = expressAdapter(createPipeline({ representations: representations() }));
     const app = express();
-    app.use(negotiate());
+    app.use(svc.prepare);
     app.use(
       parseBody({
         xml: { shape: "representation", schema: (req) => (req.url === "/typed" ? orderSchema : undefined) },
       }),
     );
-    app.get("/order", (_req, res) => res.represent({ id: 3, tags: ["a", "b"] }));
+    app.get(
+      "/order",
+      svc.handle(() => ({ id: 3, tags: ["a", "b"] })),
+    );
     app.post(["/typed", "/untyped"], (req, res) => res.json({ received: req.body }));
     app.use(errorHandler());
     server = await listen(app);
