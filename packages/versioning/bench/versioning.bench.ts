@@ -1,12 +1,14 @@
 // Added cost per request of resolving the version: the pure core, and a real listening server with
-// no versioning, with @svc/versioning (header) and with express-version-request (header), called
+// no versioning, with @svc/versioning (header, the pipeline's prepare) and with express-version-request (header), called
 // with fetch over keep-alive. The server figures include the loopback round trip.
 // Run: npx vitest bench --run --project @svc/versioning
+
+import { createPipeline, expressAdapter } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import versionRequest from "express-version-request";
 import { afterAll, bench, describe } from "vitest";
-import { apiVersioning, versionResolver } from "../src/index.js";
+import { versionResolver, versions } from "../src/index.js";
 
 const options = { versions: [1, 2, 3], defaultVersion: 1, mediaType: { vendor: "svc" } };
 
@@ -20,7 +22,9 @@ function app(mw?: express.RequestHandler) {
 }
 
 const plain = await listen(app());
-const ours = await listen(app(apiVersioning(options) as unknown as express.RequestHandler));
+const ours = await listen(
+  app(expressAdapter(createPipeline({ versioning: versions(options) })).prepare as express.RequestHandler),
+);
 const peer = await listen(app(versionRequest.setVersionByHeader("API-Version")));
 afterAll(async () => {
   await Promise.all([plain.close(), ours.close(), peer.close()]);
@@ -37,6 +41,11 @@ describe("resolve the version (pure core)", () => {
   const resolveVersion = versionResolver(options);
   bench("versionResolver: header + media type", () => {
     resolveVersion("/employees?page=2", headers);
+  });
+  const step = versions(options);
+  const request = { method: "GET", headers, path: "/employees" };
+  bench("versions().resolve, the pipeline step: header + media type", () => {
+    step.resolve(request, "/employees?page=2");
   });
 });
 

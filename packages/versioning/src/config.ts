@@ -8,7 +8,7 @@ import type {
   UriStrategyOptions,
 } from "./options.js";
 
-/** The options of {@link apiVersioning}, validated and resolved once, at construction. */
+/** The options of {@link versions}, validated and resolved once, at construction. */
 export interface VersioningConfig {
   versions: ReadonlySet<number>;
   /** `1, 2`: the value of `API-Supported-Versions`, and the list in error messages. */
@@ -45,7 +45,7 @@ function settings<T>(option: boolean | T | undefined, name: string, fields: read
   if (option === null || typeof option !== "object" || Array.isArray(option)) {
     throw optionError(name, option, `true, false or an object { ${fields.map((f) => `${f}?`).join(", ")} }`);
   }
-  checkOptionNames("versioning", option, fields, "apiVersioning", name);
+  checkOptionNames("versioning", option, fields, "versions", name);
   return option;
 }
 
@@ -99,7 +99,7 @@ function mediaTypeConfig(option: MediaTypeStrategyOptions | undefined): Versioni
   if (option === null || typeof option !== "object") {
     throw optionError("mediaType", option, "an object { vendor, unknownVersionStatus? }");
   }
-  checkOptionNames("versioning", option, ["vendor", "unknownVersionStatus"], "apiVersioning", "mediaType");
+  checkOptionNames("versioning", option, ["vendor", "unknownVersionStatus"], "versions", "mediaType");
   const { vendor, unknownVersionStatus } = option;
   // RFC 6838 §3.2: the vendor tree `vnd.<producer>[.<name>...]`.
   if (typeof vendor !== "string" || !/^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*$/i.test(vendor)) {
@@ -133,10 +133,10 @@ function deprecatedConfig(
         "deprecated",
         key,
         `one of the supported versions (${list})`,
-        "apiVersioning: a deprecated version",
+        "versions: a deprecated version",
       );
     }
-    deprecated.set(version, deprecationHeaders(policy, `apiVersioning: deprecated.${key}`));
+    deprecated.set(version, deprecationHeaders(policy, `versions: deprecated.${key}`));
   }
   return deprecated;
 }
@@ -157,7 +157,7 @@ function neutralMatcher(pattern: string | RegExp): NeutralMatch {
     };
   }
   if (typeof pattern !== "string" || !pattern.startsWith("/")) {
-    throw optionError("neutral", pattern, NEUTRAL, "apiVersioning: each neutral path");
+    throw optionError("neutral", pattern, NEUTRAL, "versions: each neutral path");
   }
   const base = pattern.length > 1 && pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
   const below = base === "/" ? "/" : `${base}/`;
@@ -173,14 +173,9 @@ function neutralMatcher(pattern: string | RegExp): NeutralMatch {
 
 function routingConfig(option: ApiVersioningOptions["routing"]): boolean | undefined {
   if (option === undefined) return undefined;
-  checkOptionNames("versioning", option, ["caseSensitive"], "apiVersioning", "routing");
+  checkOptionNames("versioning", option, ["caseSensitive"], "versions", "routing");
   const { caseSensitive } = option;
-  checkBooleanOption(
-    "versioning",
-    "routing.caseSensitive",
-    caseSensitive,
-    "apiVersioning: routing.caseSensitive",
-  );
+  checkBooleanOption("versioning", "routing.caseSensitive", caseSensitive, "versions: routing.caseSensitive");
   return caseSensitive;
 }
 
@@ -206,10 +201,10 @@ function neutralMatchers(neutral: unknown): VersioningConfig["neutral"] {
 
 function supportedVersions(options: ApiVersioningOptions): number[] {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw optionError("options", options, "an object { versions, ... }", "apiVersioning: options");
+    throw optionError("options", options, "an object { versions, ... }", "versions: options");
   }
-  checkOptionNames("versioning", options, VERSIONING_OPTIONS, "apiVersioning");
-  checkBooleanOption("versioning", "required", options.required, "apiVersioning: required");
+  checkOptionNames("versioning", options, VERSIONING_OPTIONS, "versions");
+  checkBooleanOption("versioning", "required", options.required, "versions: required");
   const { versions } = options;
   if (!Array.isArray(versions) || versions.length === 0 || !versions.every(isVersion)) {
     throw optionError("versions", versions, "a non-empty array of integers from 1 to 999999999");
@@ -266,7 +261,7 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
       "strategies",
       "all off",
       "on for one of uri, header and mediaType at least",
-      "apiVersioning: strategies",
+      "versions: strategies",
     );
   }
   const deprecated = deprecatedConfig(options.deprecated, versions, list);

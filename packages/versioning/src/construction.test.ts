@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createVersioning, isCorsPreflight, versionResolver } from "./core.js";
+import { isCorsPreflight, versionResolver, versions } from "./core.js";
 import { formatDeprecation, formatSunset } from "./deprecation.js";
-import { apiVersioning } from "./middleware.js";
 import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes } from "./parse.js";
 import { versioned } from "./versioned.js";
 
-describe("apiVersioning construction", () => {
+describe("versions() construction", () => {
   it.each([
     ["options: null", null, "ERR_SVC_VERSIONING_OPTIONS"],
     ["versions: []", { versions: [] }, "ERR_SVC_VERSIONING_VERSIONS"],
@@ -115,7 +114,7 @@ describe("apiVersioning construction", () => {
       "ERR_SVC_VERSIONING_ROUTING_CASE_SENSITIVE",
     ],
   ])("%s → TypeError %s", (_name, options, code) => {
-    for (const build of [apiVersioning, createVersioning, versionResolver]) {
+    for (const build of [versions, versionResolver]) {
       expect(() => build(options as never)).toThrow(expect.objectContaining({ name: "TypeError", code }));
     }
   });
@@ -125,7 +124,7 @@ describe("apiVersioning construction", () => {
     "deprecated key %j → TypeError ERR_SVC_VERSIONING_DEPRECATED",
     (key) => {
       const options = { versions: [1], deprecated: { [key]: { deprecation: "2026-01-01T00:00:00Z" } } };
-      for (const build of [apiVersioning, createVersioning, versionResolver]) {
+      for (const build of [versions, versionResolver]) {
         expect(() => build(options)).toThrow(
           expect.objectContaining({ name: "TypeError", code: "ERR_SVC_VERSIONING_DEPRECATED" }),
         );
@@ -133,14 +132,14 @@ describe("apiVersioning construction", () => {
     },
   );
   it("the message names the option, what was given and what is accepted", () => {
-    expect(() => apiVersioning({ versions: [1], uri: { prefix: "v/" } })).toThrow(
-      'apiVersioning: uri.prefix must be letters (A-Z, a-z), got "v/"',
+    expect(() => versions({ versions: [1], uri: { prefix: "v/" } })).toThrow(
+      'versions: uri.prefix must be letters (A-Z, a-z), got "v/"',
     );
-    expect(() => apiVersioning({ versions: [1, 2], defaultVersion: 3 })).toThrow(
-      "apiVersioning: defaultVersion must be one of the supported versions (1, 2), got 3",
+    expect(() => versions({ versions: [1, 2], defaultVersion: 3 })).toThrow(
+      "versions: defaultVersion must be one of the supported versions (1, 2), got 3",
     );
-    expect(() => apiVersioning({ versions: [1], deprecated: { 1: { deprecation: "soon" } } })).toThrow(
-      'apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string (2026-01-01, or a date-time with Z or an offset), got "soon"',
+    expect(() => versions({ versions: [1], deprecated: { 1: { deprecation: "soon" } } })).toThrow(
+      'versions: deprecated.1: deprecation must be a valid Date or ISO 8601 string (2026-01-01, or a date-time with Z or an offset), got "soon"',
     );
   });
   it.each([
@@ -166,7 +165,7 @@ describe("apiVersioning construction", () => {
       "did you mean defaultVersion: 1 (what clients naming no version were written against), or required: true",
     ],
   ])("%s without defaultVersion → ERR_SVC_VERSIONING_DEFAULT_VERSION with %s", (_what, options, hint) => {
-    expect(() => createVersioning(options)).toThrow(
+    expect(() => versions(options)).toThrow(
       expect.objectContaining({
         name: "TypeError",
         code: "ERR_SVC_VERSIONING_DEFAULT_VERSION",
@@ -191,17 +190,17 @@ describe("apiVersioning construction", () => {
   });
   it("sunset in year 10000 → the message says why", () => {
     expect(() =>
-      apiVersioning({
+      versions({
         versions: [1],
         deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "+010000-01-01T00:00:00Z" } },
       }),
     ).toThrow(
-      'apiVersioning: deprecated.1: sunset must be a date from year 0001 to 9999 (an HTTP-date, RFC 9110 §5.6.7), got "+010000-01-01T00:00:00.000Z"',
+      'versions: deprecated.1: sunset must be a date from year 0001 to 9999 (an HTTP-date, RFC 9110 §5.6.7), got "+010000-01-01T00:00:00.000Z"',
     );
   });
   it("sunset on the last and the first instant an HTTP-date can write → accepted", () => {
     const build = (deprecation: string, sunset: string) =>
-      createVersioning({ versions: [1], deprecated: { 1: { deprecation, sunset } } });
+      versions({ versions: [1], deprecated: { 1: { deprecation, sunset } } });
     expect(() => build("2026-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z")).not.toThrow();
     expect(() => build("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z")).not.toThrow();
   });
@@ -225,7 +224,7 @@ describe("apiVersioning construction", () => {
   });
   it("sunset equal to deprecation → accepted", () => {
     expect(() =>
-      apiVersioning({
+      versions({
         versions: [1],
         deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: new Date("2026-01-01T00:00:00Z") } },
       }),
@@ -301,7 +300,7 @@ describe("pure parsers", () => {
       expect(other("/x", accept)).toMatchObject({ version: 1, source: "default" });
     }
   });
-  it("versionResolver: a CORS preflight is version-neutral, as in the middleware", () => {
+  it("versionResolver: a CORS preflight is version-neutral, as in the pipeline step", () => {
     const resolve = versionResolver({ versions: [1, 2], required: true, neutral: ["/health"] });
     const preflight = { origin: "https://app.example", "access-control-request-method": "GET" };
     expect(resolve("/employees", preflight, "OPTIONS")).toMatchObject({
@@ -321,11 +320,14 @@ describe("pure parsers", () => {
       expect.objectContaining({ status: 404 }),
     );
   });
-  it("createVersioning().resolve reads the method off the request: the same preflight rule", () => {
-    const { resolve } = createVersioning({ versions: [1, 2], required: true });
+  it("versions().resolve reads the method off the request: the same preflight rule", () => {
+    const { resolve } = versions({ versions: [1, 2], required: true });
     const headers = { "access-control-request-method": "PUT" };
-    expect(resolve({ method: "OPTIONS", url: "/employees", headers })).toMatchObject({ version: undefined });
-    expect(() => resolve({ method: "PUT", url: "/employees", headers })).toThrow(
+    expect(resolve({ method: "OPTIONS", headers, path: "/employees" }, "/employees")).toMatchObject({
+      version: undefined,
+      error: undefined,
+    });
+    expect(resolve({ method: "PUT", headers, path: "/employees" }, "/employees").error).toEqual(
       expect.objectContaining({ status: 400, code: "missing_api_version" }),
     );
   });

@@ -1,7 +1,17 @@
-import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { absoluteFormOrigin, appendVary, HttpError, MAX_FIELD_LENGTH } from "@svc/errors";
+import type { IncomingHttpHeaders } from "node:http";
+import { absoluteFormOrigin } from "@svc/errors";
+import {
+  type Fields,
+  type FieldValue,
+  HttpError,
+  isHttpError,
+  MAX_FIELD_LENGTH,
+  type PipelineRequest,
+  type VersionDecision,
+  type Versioner,
+} from "@svc/kernel";
 import { resolveConfig, type VersioningConfig } from "./config.js";
-import type { ApiVersioningOptions, VersionRequest, VersionResolution, VersionSource } from "./options.js";
+import type { ApiVersioningOptions, VersionResolution, VersionSource } from "./options.js";
 import {
   acceptsUnversioned,
   hasContent,
@@ -380,98 +390,115 @@ export function decide(
   return decided;
 }
 
-function appendLink(res: ServerResponse, links: readonly string[]): void {
-  const current = res.getHeader("Link");
-  const existing = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
-  res.setHeader("Link", [...existing, ...links].join(", "));
-}
-
 /**
- * Sets the version headers on a `node:http` response (an Express one is one too): the supported
- * versions always; then, for a decision, its `Vary`, vendor `Content-Type`, and for a deprecated
- * version `Deprecation` (RFC 9745 §2), `Sunset` (RFC 8594 §3) and their `Link`s (appended);
- * without one (a refused request), `Vary` on every field that could have named the version.
- */
-function writeHeaders(config: VersioningConfig, res: ServerResponse, resolution?: VersionResolution): void {
-  for (const name in config.supported) res.setHeader(name, config.supported[name] as string);
-  if (resolution === undefined) {
-    // RFC 9110 §12.5.5: Vary lists the request fields that "might have influenced the origin
-    // server's process for selecting the content of this response". A refusal of a request with
-    // content depends on its Content-Type as a success does (`vnd.svc.v9+json` is a 415, the same
-    // request in `vnd.svc.v2+json` a 200, in `v1` against `/v2/...` a 400), so it is named on both;
-    // `res.req` is the request the refusal answers (node:http sets it on every server response).
-    const request = (res as ServerResponse & { req?: { headers?: IncomingHttpHeaders } }).req;
-    const withContent =
-      config.mediaType !== undefined && request?.headers !== undefined && hasContent(request.headers);
-    const vary = withContent ? [...config.varyAll, CONTENT_TYPE] : config.varyAll;
-    if (vary.length > 0) appendVary(res, ...vary);
-    return;
-  }
-  if (resolution.vary.length > 0) appendVary(res, ...resolution.vary);
-  if (resolution.mediaType !== undefined) res.setHeader("Content-Type", resolution.mediaType);
-  const deprecation = resolution.deprecation;
-  if (deprecation) {
-    res.setHeader("Deprecation", deprecation.deprecation);
-    if (deprecation.sunset !== undefined) res.setHeader("Sunset", deprecation.sunset);
-    if (deprecation.links.length > 0) appendLink(res, deprecation.links);
-  }
-}
-
-/** API versioning without a framework: built once by {@link createVersioning}. */
-export interface Versioning {
-  /**
-   * The decision for one request (a `node:http` `IncomingMessage` fits as it is): version, source,
-   * target without the `/v<N>` prefix, `Vary`, vendor `Content-Type` and deprecation headers. A
-   * refusal is thrown as an `HttpError` (400, 404, 406 or 415) whose headers list the supported versions.
-   */
-  resolve(request: VersionRequest): VersionResolution;
-  /**
-   * Sets the response headers of a decision, or, without one, those of a refusal (supported
-   * versions and `Vary`). Existing `Vary` and `Link` values are kept.
-   */
-  writeHeaders(res: ServerResponse, resolution?: VersionResolution): void;
-}
-
-/**
- * The framework-free core of {@link apiVersioning}: options validated once (a refused option is a
- * `TypeError` with `code` `ERR_SVC_VERSIONING_<OPTION>`), then a pure decision per request.
- *
- * @example
- * const versioning = createVersioning({ versions: [1, 2], defaultVersion: 1 });
- * const v = versioning.resolve(req); // { version: 2, source: "uri", url: "/employees", pathPrefix: "/v2", ... }
- * versioning.writeHeaders(res, v);
- * @see https://www.rfc-editor.org/rfc/rfc9745
- */
-export function createVersioning(options: ApiVersioningOptions): Versioning {
-  const config = resolveConfig(options);
-  return {
-    resolve: (request) =>
-      decide(
-        config,
-        request.method,
-        request.url ?? "/",
-        request.headers,
-        // Express: the app's `case sensitive routing` (off by default), unless `routing` says.
-        config.caseSensitive ?? request.app?.get("case sensitive routing") === true,
-      ),
-    writeHeaders: (res, resolution) => writeHeaders(config, res, resolution),
-  };
-}
-
-/**
- * The decision {@link apiVersioning} makes, as a pure function of the request target, headers
- * and method, for frameworks other than Express: options are validated once, the returned
- * function throws the `HttpError` to answer with. Pass the method so a CORS preflight is treated
- * as the middleware treats it (version-neutral).
+ * The decision {@link versions} makes, as a pure function of the request target, headers and
+ * method: options are validated once, the returned function throws the `HttpError` to answer
+ * with. Pass the method so a CORS preflight is treated as the pipeline treats it (version-neutral).
  *
  * @example
  * const resolveVersion = versionResolver({ versions: [1, 2], defaultVersion: 1 });
  * resolveVersion("/v2/employees", {}) // { version: 2, source: "uri", url: "/employees", pathPrefix: "/v2", ... }
- * @see createVersioning
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
 export function versionResolver(
   options: ApiVersioningOptions,
 ): (url: string, headers: IncomingHttpHeaders, method?: string) => VersionResolution {
   const config = resolveConfig(options);
   return (url, headers, method) => decide(config, method, url, headers);
+}
+
+/** A field value as one list (RFC 9110 §5.3: lines of a list field combine with commas). */
+function fieldList(value: FieldValue): string {
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+/** Field names in lower case, as the pipeline keeps them. */
+function lowerCased(fields: Readonly<Record<string, string>>): Fields {
+  const out: Fields = {};
+  for (const name of Object.keys(fields)) out[name.toLowerCase()] = fields[name] as string;
+  return out;
+}
+
+/**
+ * The fields every response of each version carries, made once: the supported versions, and for
+ * a deprecated version `Deprecation` (RFC 9745 §2), `Sunset` (RFC 8594 §3) and their `Link`s.
+ */
+function fieldsByVersion(config: VersioningConfig): { supported: Fields; byVersion: Map<number, Fields> } {
+  const supported = Object.freeze(lowerCased(config.supported));
+  const byVersion = new Map<number, Fields>();
+  for (const [version, deprecation] of config.deprecated) {
+    const fields: Fields = { ...supported, deprecation: deprecation.deprecation };
+    if (deprecation.sunset !== undefined) fields.sunset = deprecation.sunset;
+    if (deprecation.links.length > 0) fields.link = deprecation.links.join(", ");
+    byVersion.set(version, Object.freeze(fields));
+  }
+  return { supported, byVersion };
+}
+
+/**
+ * The pipeline's versioning step (`createPipeline({ versioning: versions({...}) })` of
+ * `@svc/kernel`, mounted with its adapter's `prepare` in front of the routes): the version a
+ * request asks for by URI `/v<N>` prefix, `API-Version` / `Accept-Version` header or vendor
+ * media type (they must agree), decided before routing. The decision carries the version, the
+ * target without its prefix, the vendor type that labels the response's JSON or XML (RFC 6838
+ * §3.2; the representation step labels only the representation of its suffix, so JSON is never
+ * sent under a `+xml` type), the fields every response carries (`API-Supported-Versions`, and for
+ * a deprecated version `Deprecation`, `Sunset` and their `Link`s) and the request fields it
+ * depended on; a refusal (404, 400, 406, 415) carries the same fields.
+ *
+ * @example
+ * const svc = expressAdapter(createPipeline({ versioning: versions({ versions: [1, 2], defaultVersion: 2 }) }));
+ * app.use(svc.prepare); // /v1/employees is routed as /employees, req.apiVersion 1
+ * @see https://www.rfc-editor.org/rfc/rfc9745
+ */
+export function versions(options: ApiVersioningOptions): Versioner {
+  const config = resolveConfig(options);
+  const { supported, byVersion } = fieldsByVersion(config);
+  // RFC 9110 §12.5.5: a refusal depended on every field that could have named the version, and
+  // on a request's Content-Type when it has content (vnd.svc.v9+json is a 415).
+  const refusalVary = Object.freeze([...config.varyAll]);
+  const refusalVaryWithContent = config.mediaType
+    ? Object.freeze([...config.varyAll, CONTENT_TYPE])
+    : refusalVary;
+  return {
+    resolve(request: PipelineRequest, target: string): VersionDecision {
+      const caseSensitive =
+        config.caseSensitive ??
+        (request.native as { app?: { get(s: string): unknown } } | undefined)?.app?.get(
+          "case sensitive routing",
+        ) === true;
+      try {
+        const resolution = decide(config, request.method, target, request.headers, caseSensitive);
+        const deprecation = resolution.deprecation;
+        let fields = supported;
+        if (deprecation !== undefined) {
+          fields = byVersion.get(resolution.version as number) ?? supported;
+          // RFC 8288 §3.5: links set in front of the pipeline stay; the version's are appended.
+          const links = fields.link;
+          const preset = links === undefined ? undefined : request.preset?.("link");
+          if (preset !== undefined) fields = { ...fields, link: `${fieldList(preset)}, ${links}` };
+        }
+        return {
+          target: resolution.url,
+          version: resolution.version,
+          prefix: resolution.pathPrefix,
+          label: resolution.mediaType,
+          fields,
+          vary: resolution.vary,
+          error: undefined,
+        };
+      } catch (err) {
+        if (!isHttpError(err)) throw err;
+        return {
+          target,
+          version: undefined,
+          prefix: "",
+          label: undefined,
+          fields: supported,
+          vary: hasContent(request.headers) ? refusalVaryWithContent : refusalVary,
+          error: err,
+        };
+      }
+    },
+  };
 }

@@ -1,5 +1,5 @@
 export type { NextFunction } from "@svc/errors";
-export { createVersioning, isCorsPreflight, type Versioning, versionResolver } from "./core.js";
+export { isCorsPreflight, versionResolver, versions } from "./core.js";
 export {
   type DeprecationHeaders,
   type DeprecationPolicy,
@@ -7,7 +7,7 @@ export {
   formatDeprecation,
   formatSunset,
 } from "./deprecation.js";
-export { apiVersioning, type VersioningRequest, versionedPath } from "./middleware.js";
+export { versionedPath } from "./express.js";
 export type { VersioningOptionError } from "./option-error.js";
 export type {
   ApiVersioningOptions,
@@ -15,10 +15,8 @@ export type {
   MediaTypeStrategyOptions,
   NeutralRouting,
   UriStrategyOptions,
-  VersionRequest,
   VersionResolution,
   VersionSource,
 } from "./options.js";
 export { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 export { type VersionedOptions, versioned } from "./versioned.js";
-export { versions } from "./versions.js";

@@ -13,7 +13,7 @@ export function optionError(
   option: string,
   given: unknown,
   accepted: string,
-  label = `apiVersioning: ${option}`,
+  label = `versions: ${option}`,
 ): VersioningOptionError {
   return refusedOption("versioning", option, given, accepted, label);
 }

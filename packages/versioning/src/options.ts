@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from "node:http";
 import type { DeprecationHeaders, DeprecationPolicy } from "./deprecation.js";
 
 /** The URI strategy: `/v<N>/employees`. */
@@ -44,7 +43,7 @@ export interface MediaTypeStrategyOptions {
   unknownVersionStatus?: number;
 }
 
-/** Options of {@link apiVersioning} and {@link createVersioning}. */
+/** Options of {@link versions} (the pipeline step) and {@link versionResolver}. */
 export interface ApiVersioningOptions {
   /** The supported versions (positive integers). */
   versions: readonly number[];
@@ -111,23 +110,6 @@ export interface NeutralRouting {
 /** Which strategy chose a request's version. */
 export type VersionSource = "uri" | "header" | "media-type" | "default";
 
-/**
- * The parts of a request the decision reads: a `node:http` `IncomingMessage` (or an Express
- * request) is one as it is.
- */
-export interface VersionRequest {
-  /** The method; an `OPTIONS` with `Access-Control-Request-Method` is a CORS preflight. */
-  method?: string | undefined;
-  /** The request target (path and query). @default "/" */
-  url?: string | undefined;
-  headers: IncomingHttpHeaders;
-  /**
-   * Express: the application, whose `case sensitive routing` setting decides how `neutral` paths
-   * are compared when the `routing` option does not.
-   */
-  app?: { get(setting: string): unknown } | undefined;
-}
-
 /** The decision for one request: a pure function of its method, target and headers. */
 export interface VersionResolution {
   version: number | undefined;
@@ -138,7 +120,7 @@ export interface VersionResolution {
   pathPrefix: string;
   /** Request headers the decision depended on, for `Vary`. */
   vary: string[];
-  /** The vendor media type to echo as Content-Type, when the media type chose. */
+  /** The vendor media type that labels the response, when the media type strategy chose the version. */
   mediaType: string | undefined;
   /**
    * `Deprecation`, `Sunset` and `Link` values of a deprecated version (resolved once, at

@@ -16,14 +16,14 @@ export interface VersionedOptions {
 type Handler<Req, Res> = (req: Req, res: Res, next: NextFunction) => unknown;
 
 /**
- * A per-route dispatcher on `req.apiVersion` (set by `apiVersioning`): `{ 1: h1, 2: h2 }` calls
+ * A per-route dispatcher on `req.apiVersion` (set by the pipeline's `prepare`, from `versions()`): `{ 1: h1, 2: h2 }` calls
  * the handler of the request's version. A version without a handler is a 404 `HttpError` (or, with
  * `inherit`, the nearest lower version's handler). A request without a version (a version-neutral
  * path without a default) uses the `default` handler when given, else 404. Promises returned by
  * handlers are passed through, so Express 5 sees their rejections.
  *
  * @example app.get("/employees/:id", versioned({ 1: getV1, 2: getV2 }));
- * @see apiVersioning
+ * @see versions
  */
 export function versioned<Req extends { apiVersion?: number | undefined }, Res>(
   handlers: Readonly<Record<number, Handler<Req, Res>>> & { default?: Handler<Req, Res> },

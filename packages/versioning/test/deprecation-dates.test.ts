@@ -2,16 +2,25 @@
 // its time zone, or refused at construction.
 
 import { errorHandler, notFound } from "@svc/errors";
+import { createPipeline, expressAdapter } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { DeprecationPolicy } from "../src/index.js";
-import { apiVersioning, createVersioning, versionResolver } from "../src/index.js";
+import { versionResolver, versions } from "../src/index.js";
 
 async function served(policy: DeprecationPolicy): Promise<Response> {
   const app = express();
-  app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, deprecated: { 1: policy } }));
-  app.get("/employees", (req, res) => void res.json({ v: req.apiVersion }));
+  const svc = expressAdapter(
+    createPipeline({
+      versioning: versions({ versions: [1, 2], defaultVersion: 1, deprecated: { 1: policy } }),
+    }),
+  );
+  app.use(svc.prepare);
+  app.get(
+    "/employees",
+    svc.handle((req: express.Request) => ({ v: req.apiVersion })),
+  );
   app.use(notFound());
   app.use(errorHandler({ logger: { error() {} } }));
   const { url, close } = await listen(app);
@@ -56,7 +65,7 @@ describe("deprecation and sunset strings (ECMAScript date time string format, an
     "2026-04-31T00:00:00Z",
     " 2026-01-01",
   ])("deprecation %j → TypeError ERR_SVC_VERSIONING_DEPRECATED_DEPRECATION", (deprecation) => {
-    for (const build of [apiVersioning, createVersioning, versionResolver]) {
+    for (const build of [versions, versionResolver]) {
       expect(() => build({ versions: [1], deprecated: { 1: { deprecation } } })).toThrow(
         expect.objectContaining({
           name: "TypeError",
@@ -70,7 +79,7 @@ describe("deprecation and sunset strings (ECMAScript date time string format, an
     "sunset %j → TypeError ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
     (sunset) => {
       expect(() =>
-        apiVersioning({ versions: [1], deprecated: { 1: { deprecation: "2026-01-01", sunset } } }),
+        versions({ versions: [1], deprecated: { 1: { deprecation: "2026-01-01", sunset } } }),
       ).toThrow(expect.objectContaining({ name: "TypeError", code: "ERR_SVC_VERSIONING_DEPRECATED_SUNSET" }));
     },
   );

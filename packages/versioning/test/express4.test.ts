@@ -1,26 +1,35 @@
 import { errorHandler, notFound } from "@svc/errors";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { json, representations } from "@svc/negotiate";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import type express from "express";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { apiVersioning, versioned } from "../src/index.js";
+import { type ApiVersioningOptions, versioned, versions } from "../src/index.js";
 
-describe(`apiVersioning() and versioned() on Express ${version}`, () => {
+/** The pipeline's versioning step in front of `app`'s routes, JSON offered through @svc/negotiate. */
+function pipelined(app: express.Express, options: ApiVersioningOptions) {
+  const svc = expressAdapter(
+    createPipeline({ versioning: versions(options), representations: representations({ offers: [json] }) }),
+  );
+  app.use(svc.prepare);
+  return svc;
+}
+
+describe(`versions() through the pipeline, and versioned(), on Express ${version}`, () => {
   it("the vendor media type picks the handler; version 1 carries Deprecation", async () => {
     expect(version).toMatch(/^4\./);
     const app = express4();
-    app.use(
-      apiVersioning({
-        versions: [1, 2],
-        defaultVersion: 1,
-        mediaType: { vendor: "svc" },
-        deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z" } },
-      }),
-    );
+    const svc = pipelined(app, {
+      versions: [1, 2],
+      defaultVersion: 1,
+      mediaType: { vendor: "svc" },
+      deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z" } },
+    });
     app.get(
       "/employees",
       versioned<express.Request, express.Response>({
-        1: (_req, res) => res.json({ v: 1 }),
-        2: (_req, res) => res.json({ v: 2 }),
+        1: svc.handle(() => ({ v: 1 })),
+        2: svc.handle(() => ({ v: 2 })),
       }),
     );
     app.use(notFound());
@@ -36,20 +45,23 @@ describe(`apiVersioning() and versioned() on Express ${version}`, () => {
     expect(v2.headers.get("deprecation")).toBeNull();
   });
 
-  it("res.json(status, body), Express 4's deprecated form, under a +xml label → that status, the +json label", async () => {
+  it("a reply with status 201 under the vendor +json label → that status, the label, the JSON", async () => {
     const app = express4();
-    app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
-    // The versioning middleware mounted twice wraps res.json once.
-    app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
-    app.get("/created", (_req, res) => {
-      (res.json as unknown as (status: number, body: unknown) => void)(201, { created: true });
-    });
+    const svc = pipelined(app, { versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } });
+    app.get(
+      "/created",
+      svc.handle(() => reply({ created: true }, { status: 201 })),
+    );
     const { url, close } = await listen(app);
     onTestFinished(close);
-    const res = await fetch(`${url}/created`, { headers: { Accept: "application/vnd.svc.v2+xml" } });
+    const res = await fetch(`${url}/created`, { headers: { Accept: "application/vnd.svc.v2+json" } });
     expect(res.status).toBe(201);
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
     expect(await res.json()).toEqual({ created: true });
+    // A +xml label never names these JSON bytes: the representation step refuses instead.
+    const xml = await fetch(`${url}/created`, { headers: { Accept: "application/vnd.svc.v2+xml" } });
+    expect(xml.status).toBe(406);
+    expect(xml.headers.get("content-type")).not.toMatch(/xml/);
   });
 
   it.each([
@@ -62,7 +74,7 @@ describe(`apiVersioning() and versioned() on Express ${version}`, () => {
     async (caseSensitive, path, status) => {
       const app = express4();
       app.set("case sensitive routing", caseSensitive);
-      app.use(apiVersioning({ versions: [1, 2], required: true, neutral: ["/health"] }));
+      pipelined(app, { versions: [1, 2], required: true, neutral: ["/health"] });
       app.get("/health", (_req, res) => res.json({ ok: true }));
       app.use(notFound());
       app.use(errorHandler({ logger: { error() {} } }));

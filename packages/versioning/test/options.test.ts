@@ -1,11 +1,5 @@
 import { describeOptions, type OptionCase } from "@svc/test-utils";
-import {
-  apiVersioning,
-  createVersioning,
-  deprecationHeaders,
-  versioned,
-  versionResolver,
-} from "../src/index.js";
+import { deprecationHeaders, versioned, versions as versioning, versionResolver } from "../src/index.js";
 
 const versions = [1, 2];
 const handler = () => undefined;
@@ -13,39 +7,39 @@ const policy = { deprecation: "2026-01-01T00:00:00Z" };
 
 const rows: OptionCase[] = [
   [
-    "apiVersioning(options)",
-    () => apiVersioning(undefined as never),
+    "versions(options)",
+    () => versioning(undefined as never),
     "ERR_SVC_VERSIONING_OPTIONS",
-    /apiVersioning: options must be an object \{ versions, \.\.\. \}, got undefined/,
-    () => apiVersioning({ versions, defaultVersion: 1 }),
+    /versions: options must be an object \{ versions, \.\.\. \}, got undefined/,
+    () => versioning({ versions, defaultVersion: 1 }),
   ],
   [
-    "apiVersioning: unknown name",
-    () => apiVersioning({ versions, defaultVerison: 1 } as never),
+    "versions: unknown name",
+    () => versioning({ versions, defaultVerison: 1 } as never),
     "ERR_SVC_VERSIONING_UNKNOWN_OPTION",
-    /apiVersioning: unknown option "defaultVerison" \(did you mean "defaultVersion"\?\)/,
-    () => apiVersioning({ versions, defaultVersion: 1 }),
+    /versions: unknown option "defaultVerison" \(did you mean "defaultVersion"\?\)/,
+    () => versioning({ versions, defaultVersion: 1 }),
   ],
   [
-    "apiVersioning: versions",
-    () => apiVersioning({ versions: "1,2" as never }),
+    "versions: versions",
+    () => versioning({ versions: "1,2" as never }),
     "ERR_SVC_VERSIONING_VERSIONS",
-    /apiVersioning: versions must be a non-empty array of integers from 1 to 999999999, got "1,2"/,
-    () => apiVersioning({ versions: [1] }),
+    /versions: versions must be a non-empty array of integers from 1 to 999999999, got "1,2"/,
+    () => versioning({ versions: [1] }),
   ],
   [
-    "apiVersioning: defaultVersion",
-    () => apiVersioning({ versions, defaultVersion: 3 }),
+    "versions: defaultVersion",
+    () => versioning({ versions, defaultVersion: 3 }),
     "ERR_SVC_VERSIONING_DEFAULT_VERSION",
-    /apiVersioning: defaultVersion must be one of the supported versions \(1, 2\), got 3/,
-    () => apiVersioning({ versions, defaultVersion: 2 }),
+    /versions: defaultVersion must be one of the supported versions \(1, 2\), got 3/,
+    () => versioning({ versions, defaultVersion: 2 }),
   ],
   [
-    "apiVersioning: defaultVersion (omitted with two versions)",
-    () => apiVersioning({ versions }),
+    "versions: defaultVersion (omitted with two versions)",
+    () => versioning({ versions }),
     "ERR_SVC_VERSIONING_DEFAULT_VERSION",
-    /apiVersioning: defaultVersion must be given when versions lists more than one \(1, 2\): it is the version of every request that names none; did you mean defaultVersion: 1 \(what clients naming no version were written against\) or defaultVersion: 2 \(the latest version not deprecated\), or required: true \(400 for a request naming no version\)\?, got undefined/,
-    () => apiVersioning({ versions: [1] }),
+    /versions: defaultVersion must be given when versions lists more than one \(1, 2\): it is the version of every request that names none; did you mean defaultVersion: 1 \(what clients naming no version were written against\) or defaultVersion: 2 \(the latest version not deprecated\), or required: true \(400 for a request naming no version\)\?, got undefined/,
+    () => versioning({ versions: [1] }),
   ],
   [
     "versionResolver: defaultVersion (omitted with two versions)",
@@ -55,136 +49,135 @@ const rows: OptionCase[] = [
     () => versionResolver({ versions, required: true }),
   ],
   [
-    "apiVersioning: required",
-    () => apiVersioning({ versions, required: "yes" as never }),
+    "versions: required",
+    () => versioning({ versions, required: "yes" as never }),
     "ERR_SVC_VERSIONING_REQUIRED",
-    /apiVersioning: required must be true or false, got "yes"/,
-    () => apiVersioning({ versions, required: true }),
+    /versions: required must be true or false, got "yes"/,
+    () => versioning({ versions, required: true }),
   ],
   [
-    "apiVersioning: uri",
-    () => apiVersioning({ versions, defaultVersion: 1, uri: "v" as never }),
+    "versions: uri",
+    () => versioning({ versions, defaultVersion: 1, uri: "v" as never }),
     "ERR_SVC_VERSIONING_URI",
-    /apiVersioning: uri must be true, false or an object \{ prefix\?, unknownVersionStatus\? \}, got "v"/,
-    () => apiVersioning({ versions, defaultVersion: 1, uri: false }),
+    /versions: uri must be true, false or an object \{ prefix\?, unknownVersionStatus\? \}, got "v"/,
+    () => versioning({ versions, defaultVersion: 1, uri: false }),
   ],
   [
-    "apiVersioning: uri (unknown name)",
-    () => apiVersioning({ versions, defaultVersion: 1, uri: { prefx: "v" } as never }),
+    "versions: uri (unknown name)",
+    () => versioning({ versions, defaultVersion: 1, uri: { prefx: "v" } as never }),
     "ERR_SVC_VERSIONING_UNKNOWN_OPTION",
     /unknown option "uri.prefx" \(did you mean "uri.prefix"\?\)/,
-    () => apiVersioning({ versions, defaultVersion: 1, uri: { prefix: "version" } }),
+    () => versioning({ versions, defaultVersion: 1, uri: { prefix: "version" } }),
   ],
   [
-    "apiVersioning: uri.prefix",
-    () => apiVersioning({ versions, defaultVersion: 1, uri: { prefix: "v/" } }),
+    "versions: uri.prefix",
+    () => versioning({ versions, defaultVersion: 1, uri: { prefix: "v/" } }),
     "ERR_SVC_VERSIONING_URI_PREFIX",
-    /apiVersioning: uri.prefix must be letters \(A-Z, a-z\), got "v\/"/,
-    () => apiVersioning({ versions, defaultVersion: 1, uri: { prefix: "V" } }),
+    /versions: uri.prefix must be letters \(A-Z, a-z\), got "v\/"/,
+    () => versioning({ versions, defaultVersion: 1, uri: { prefix: "V" } }),
   ],
   [
-    "apiVersioning: uri.unknownVersionStatus",
-    () => apiVersioning({ versions, defaultVersion: 1, uri: { unknownVersionStatus: 500 } }),
+    "versions: uri.unknownVersionStatus",
+    () => versioning({ versions, defaultVersion: 1, uri: { unknownVersionStatus: 500 } }),
     "ERR_SVC_VERSIONING_URI_UNKNOWN_VERSION_STATUS",
-    /apiVersioning: uri.unknownVersionStatus must be a 4xx status, got 500/,
-    () => apiVersioning({ versions, defaultVersion: 1, uri: { unknownVersionStatus: 400 } }),
+    /versions: uri.unknownVersionStatus must be a 4xx status, got 500/,
+    () => versioning({ versions, defaultVersion: 1, uri: { unknownVersionStatus: 400 } }),
   ],
   [
-    "apiVersioning: header",
-    () => apiVersioning({ versions, defaultVersion: 1, header: "API-Version" as never }),
+    "versions: header",
+    () => versioning({ versions, defaultVersion: 1, header: "API-Version" as never }),
     "ERR_SVC_VERSIONING_HEADER",
-    /apiVersioning: header must be true, false or an object \{ names\?, unknownVersionStatus\? \}, got "API-Version"/,
-    () => apiVersioning({ versions, defaultVersion: 1, header: true }),
+    /versions: header must be true, false or an object \{ names\?, unknownVersionStatus\? \}, got "API-Version"/,
+    () => versioning({ versions, defaultVersion: 1, header: true }),
   ],
   [
-    "apiVersioning: header.names",
-    () => apiVersioning({ versions, defaultVersion: 1, header: { names: "API-Version" as never } }),
+    "versions: header.names",
+    () => versioning({ versions, defaultVersion: 1, header: { names: "API-Version" as never } }),
     "ERR_SVC_VERSIONING_HEADER_NAMES",
-    /apiVersioning: header.names must be a non-empty list of header field names \(RFC 9110 §5.1\), got "API-Version"/,
-    () => apiVersioning({ versions, defaultVersion: 1, header: { names: ["API-Version"] } }),
+    /versions: header.names must be a non-empty list of header field names \(RFC 9110 §5.1\), got "API-Version"/,
+    () => versioning({ versions, defaultVersion: 1, header: { names: ["API-Version"] } }),
   ],
   [
-    "apiVersioning: header.unknownVersionStatus",
-    () => apiVersioning({ versions, defaultVersion: 1, header: { unknownVersionStatus: "400" as never } }),
+    "versions: header.unknownVersionStatus",
+    () => versioning({ versions, defaultVersion: 1, header: { unknownVersionStatus: "400" as never } }),
     "ERR_SVC_VERSIONING_HEADER_UNKNOWN_VERSION_STATUS",
     /must be a 4xx status, got "400"/,
-    () => apiVersioning({ versions, defaultVersion: 1, header: { unknownVersionStatus: 422 } }),
+    () => versioning({ versions, defaultVersion: 1, header: { unknownVersionStatus: 422 } }),
   ],
   [
-    "apiVersioning: mediaType",
-    () => apiVersioning({ versions, defaultVersion: 1, mediaType: "svc" as never }),
+    "versions: mediaType",
+    () => versioning({ versions, defaultVersion: 1, mediaType: "svc" as never }),
     "ERR_SVC_VERSIONING_MEDIA_TYPE",
-    /apiVersioning: mediaType must be an object \{ vendor, unknownVersionStatus\? \}, got "svc"/,
-    () => apiVersioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc" } }),
+    /versions: mediaType must be an object \{ vendor, unknownVersionStatus\? \}, got "svc"/,
+    () => versioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc" } }),
   ],
   [
-    "apiVersioning: mediaType (unknown name)",
-    () => apiVersioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc", vnd: "x" } as never }),
+    "versions: mediaType (unknown name)",
+    () => versioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc", vnd: "x" } as never }),
     "ERR_SVC_VERSIONING_UNKNOWN_OPTION",
     /unknown option "mediaType.vnd"/,
-    () => apiVersioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc" } }),
+    () => versioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc" } }),
   ],
   [
-    "apiVersioning: mediaType.vendor",
-    () => apiVersioning({ versions, defaultVersion: 1, mediaType: { vendor: "my vendor" } }),
+    "versions: mediaType.vendor",
+    () => versioning({ versions, defaultVersion: 1, mediaType: { vendor: "my vendor" } }),
     "ERR_SVC_VERSIONING_MEDIA_TYPE_VENDOR",
-    /apiVersioning: mediaType.vendor must be a vendor tree name such as "svc", got "my vendor"/,
-    () => apiVersioning({ versions, defaultVersion: 1, mediaType: { vendor: "acme.api" } }),
+    /versions: mediaType.vendor must be a vendor tree name such as "svc", got "my vendor"/,
+    () => versioning({ versions, defaultVersion: 1, mediaType: { vendor: "acme.api" } }),
   ],
   [
-    "apiVersioning: mediaType.unknownVersionStatus",
+    "versions: mediaType.unknownVersionStatus",
     () =>
-      apiVersioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc", unknownVersionStatus: 200 } }),
+      versioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc", unknownVersionStatus: 200 } }),
     "ERR_SVC_VERSIONING_MEDIA_TYPE_UNKNOWN_VERSION_STATUS",
     /got 200/,
     () =>
-      apiVersioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc", unknownVersionStatus: 415 } }),
+      versioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc", unknownVersionStatus: 415 } }),
   ],
   [
-    "apiVersioning: strategies",
-    () => apiVersioning({ versions, defaultVersion: 1, uri: false, header: false }),
+    "versions: strategies",
+    () => versioning({ versions, defaultVersion: 1, uri: false, header: false }),
     "ERR_SVC_VERSIONING_STRATEGIES",
-    /apiVersioning: strategies must be on for one of uri, header and mediaType at least/,
-    () => apiVersioning({ versions, defaultVersion: 1, uri: false }),
+    /versions: strategies must be on for one of uri, header and mediaType at least/,
+    () => versioning({ versions, defaultVersion: 1, uri: false }),
   ],
   [
-    "apiVersioning: deprecated",
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: [policy] as never }),
+    "versions: deprecated",
+    () => versioning({ versions, defaultVersion: 1, deprecated: [policy] as never }),
     "ERR_SVC_VERSIONING_DEPRECATED",
-    /apiVersioning: deprecated must be an object \{ <version>: \{ deprecation, sunset\?, link\?, sunsetLink\? \} \}, got \[an object\]/,
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: { 1: policy } }),
+    /versions: deprecated must be an object \{ <version>: \{ deprecation, sunset\?, link\?, sunsetLink\? \} \}, got \[an object\]/,
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 1: policy } }),
   ],
   [
-    "apiVersioning: deprecated (unsupported version)",
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: { 3: policy } }),
+    "versions: deprecated (unsupported version)",
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 3: policy } }),
     "ERR_SVC_VERSIONING_DEPRECATED",
-    /apiVersioning: a deprecated version must be one of the supported versions \(1, 2\), got "3"/,
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: { 2: policy } }),
+    /versions: a deprecated version must be one of the supported versions \(1, 2\), got "3"/,
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 2: policy } }),
   ],
   [
-    "apiVersioning: deprecated (unknown name)",
+    "versions: deprecated (unknown name)",
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, sunet: "2027-01-01" } as never },
       }),
     "ERR_SVC_VERSIONING_UNKNOWN_OPTION",
     /unknown option "deprecated.sunet" \(did you mean "deprecated.sunset"\?\)/,
-    () =>
-      apiVersioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, sunset: "2027-01-01" } } }),
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, sunset: "2027-01-01" } } }),
   ],
   [
-    "apiVersioning: deprecated.deprecation",
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: { 1: { deprecation: "soon" } } }),
+    "versions: deprecated.deprecation",
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 1: { deprecation: "soon" } } }),
     "ERR_SVC_VERSIONING_DEPRECATED_DEPRECATION",
-    /apiVersioning: deprecated.1: deprecation must be a valid Date or ISO 8601 string \(2026-01-01, or a date-time with Z or an offset\), got "soon"/,
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: { 1: { deprecation: new Date(0) } } }),
+    /versions: deprecated.1: deprecation must be a valid Date or ISO 8601 string \(2026-01-01, or a date-time with Z or an offset\), got "soon"/,
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 1: { deprecation: new Date(0) } } }),
   ],
   [
-    "apiVersioning: deprecated.sunset",
+    "versions: deprecated.sunset",
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, sunset: "2025-01-01T00:00:00Z" } },
@@ -192,19 +185,19 @@ const rows: OptionCase[] = [
     "ERR_SVC_VERSIONING_DEPRECATED_SUNSET",
     /sunset must be no earlier than deprecation \(2026-01-01T00:00:00.000Z\), got "2025-01-01T00:00:00.000Z"/,
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, sunset: "2026-07-01T00:00:00Z" } },
       }),
   ],
   [
-    "apiVersioning: deprecated.link",
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, link: "<x>" } } }),
+    "versions: deprecated.link",
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, link: "<x>" } } }),
     "ERR_SVC_VERSIONING_DEPRECATED_LINK",
     /link must be a URI, got "<x>"/,
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, link: "https://docs.example/v1" } },
@@ -212,9 +205,9 @@ const rows: OptionCase[] = [
   ],
   [
     // RFC 3986 §2: a URI is ASCII; U+2013 made Node refuse the Link header (every v1 request a 500).
-    "apiVersioning: deprecated.link (not ASCII)",
+    "versions: deprecated.link (not ASCII)",
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, link: "https://docs.example/v1–deprecation" } },
@@ -222,16 +215,16 @@ const rows: OptionCase[] = [
     "ERR_SVC_VERSIONING_DEPRECATED_LINK",
     /link must be a URI, got "https:\/\/docs.example\/v1–deprecation"/,
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, link: "https://docs.example/v1%E2%80%93deprecation" } },
       }),
   ],
   [
-    "apiVersioning: deprecated.sunsetLink (a control character)",
+    "versions: deprecated.sunsetLink (a control character)",
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, sunsetLink: "https://docs.example/\u0000" } },
@@ -239,40 +232,40 @@ const rows: OptionCase[] = [
     "ERR_SVC_VERSIONING_DEPRECATED_SUNSET_LINK",
     /sunsetLink must be a URI/,
     () =>
-      apiVersioning({
+      versioning({
         versions,
         defaultVersion: 1,
         deprecated: { 1: { ...policy, sunsetLink: "https://docs.example/%00" } },
       }),
   ],
   [
-    "apiVersioning: deprecated.sunsetLink",
-    () => apiVersioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, sunsetLink: "a b" } } }),
+    "versions: deprecated.sunsetLink",
+    () => versioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, sunsetLink: "a b" } } }),
     "ERR_SVC_VERSIONING_DEPRECATED_SUNSET_LINK",
     /sunsetLink must be a URI, got "a b"/,
     () =>
-      apiVersioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, sunsetLink: "/sunset" } } }),
+      versioning({ versions, defaultVersion: 1, deprecated: { 1: { ...policy, sunsetLink: "/sunset" } } }),
   ],
   [
-    "apiVersioning: neutral (a string)",
-    () => apiVersioning({ versions, defaultVersion: 1, neutral: "/health" as never }),
+    "versions: neutral (a string)",
+    () => versioning({ versions, defaultVersion: 1, neutral: "/health" as never }),
     "ERR_SVC_VERSIONING_NEUTRAL",
-    /apiVersioning: neutral must be a list of paths starting with "\/" or RegExps, got "\/health"/,
-    () => apiVersioning({ versions, defaultVersion: 1, neutral: ["/health", /^\/metrics/] }),
+    /versions: neutral must be a list of paths starting with "\/" or RegExps, got "\/health"/,
+    () => versioning({ versions, defaultVersion: 1, neutral: ["/health", /^\/metrics/] }),
   ],
   [
-    "apiVersioning: neutral (a relative path)",
-    () => apiVersioning({ versions, defaultVersion: 1, neutral: ["health"] }),
+    "versions: neutral (a relative path)",
+    () => versioning({ versions, defaultVersion: 1, neutral: ["health"] }),
     "ERR_SVC_VERSIONING_NEUTRAL",
-    /apiVersioning: each neutral path must be .*, got "health"/,
-    () => apiVersioning({ versions, defaultVersion: 1, neutral: [] }),
+    /versions: each neutral path must be .*, got "health"/,
+    () => versioning({ versions, defaultVersion: 1, neutral: [] }),
   ],
   [
-    "createVersioning: same options",
-    () => createVersioning({ versions, defaultVersion: 1, neutral: "/health" as never }),
+    "versions: same options (a second step)",
+    () => versioning({ versions, defaultVersion: 1, neutral: "/health" as never }),
     "ERR_SVC_VERSIONING_NEUTRAL",
     /got "\/health"/,
-    () => createVersioning({ versions, defaultVersion: 1 }),
+    () => versioning({ versions, defaultVersion: 1 }),
   ],
   [
     "versionResolver: same options",

@@ -1,28 +1,47 @@
-// Issue 22 §1: what a team gets when it composes its own Express app from the @svc packages
-// exactly as their READMEs show (no code of the reference server), serving the same in-memory
-// employee as the peer stack. Each block below names the README it comes from.
+// Issue 22 §1 and issue 38: what a team gets when it composes its own Express app from the @svc
+// packages as their READMEs show (no code of the reference server), serving the same in-memory
+// employee as the peer stack. The response goes through @svc/kernel's pipeline: the steps of
+// @svc/versioning, @svc/negotiate and @svc/conditional in one `createPipeline`, each route's
+// handler under `svc.handle`. Each block below names the README it comes from.
 //
 // BENCH_PROTOTYPES=none starts the same app with `http.createServer(app)`, without
 // `expressServerOptions(app)`, so the helper's effect has a row of its own.
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like soap-envelope-bare.
 import http from "node:http";
 import { authenticate, requireScopes } from "@svc/auth";
-import { conditional } from "@svc/conditional";
+import { validators } from "@svc/conditional";
 import { errorHandler, expressServerOptions, HttpError, notFound } from "@svc/errors";
 import { allowedHosts, hal, halJson, hrefFor, Rel } from "@svc/hal";
 import { idempotency, MemoryStore } from "@svc/idempotency";
-import { crossOrigin, json, negotiate, parseBody, xml } from "@svc/negotiate";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { compression, crossOrigin, json, parseBody, representations, xml } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
-import { apiVersioning, versionedPath } from "@svc/versioning";
+import { versionedPath, versions } from "@svc/versioning";
 import express from "express";
 import { benchPort, EMPLOYEES, exitOnSigterm, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+
+// @svc/kernel, "The pipeline": one pipeline, its steps from the packages that own them, run in
+// the kernel's fixed order (version, representation, coding decision, validators, preconditions,
+// coding, one write) whatever order they are given in.
+const svc = expressAdapter(
+  createPipeline({
+    // @svc/versioning: URI prefix, version headers and the vendor media type; no version named → 1.
+    versioning: versions({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }),
+    // @svc/negotiate + @svc/hal ("With @svc/negotiate"): JSON, HAL and XML.
+    representations: representations({ offers: [json, halJson, xml] }),
+    // @svc/negotiate: content coding from 1 KiB.
+    coding: compression({ threshold: 1024 }),
+    // @svc/conditional: strong ETags per representation, preconditions, the default Cache-Control.
+    validators: validators(),
+  }),
+);
 
 const app = express();
 
 // @svc/hal, "Allowed hosts": links are built from Host, so only the service's own hosts answer.
 app.use(allowedHosts(["127.0.0.1", "localhost"]));
-// @svc/versioning: URI prefix, version headers and the vendor media type; no version named → 1.
-app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
+// @svc/versioning: the version is decided before routing (a /v<N> prefix stripped).
+app.use(svc.prepare);
 // @svc/negotiate, crossOrigin: the same origin list as the peer stack's `cors`.
 app.use(crossOrigin({ origins: ["https://app.example.com"] }));
 // @svc/auth, "Use": Bearer JWTs (ES256, one public key), issuer and audience checked.
@@ -40,9 +59,6 @@ app.use(
 // @svc/ratelimit, "Examples": after authenticate, so limits apply per principal. The same limit
 // as the peer stack's express-rate-limit: counted on every request, never hit.
 app.use(rateLimit({ limit: 1_000_000, windowMs: 1000 }));
-// @svc/negotiate + @svc/hal ("With @svc/negotiate"), then @svc/conditional after negotiate().
-app.use(negotiate({ representations: [json, halJson, xml], compression: { threshold: 1024 } }));
-app.use(conditional());
 
 // The plain document (`toJSON()`), not the HalResource: @svc/negotiate's `xml` walks the object's
 // own properties and renders a HalResource as an empty `<resource/>` (JSON is the same either way).
@@ -52,24 +68,30 @@ function represent(req, employee) {
     .toJSON();
 }
 
-app.get("/employees/:id", requireScopes("employees:read"), async (req, res) => {
-  const employee = EMPLOYEES.get(Number(req.params.id));
-  if (!employee) throw HttpError.notFound(`Employee ${req.params.id} does not exist`);
-  await res.represent(represent(req, employee));
-});
+app.get(
+  "/employees/:id",
+  requireScopes("employees:read"),
+  svc.handle(async (req) => {
+    const employee = EMPLOYEES.get(Number(req.params.id));
+    if (!employee) throw HttpError.notFound(`Employee ${req.params.id} does not exist`);
+    return represent(req, employee);
+  }),
+);
 
-// @svc/idempotency, "Use": body parser, then authentication (above), then idempotency().
+// @svc/idempotency, "Use": body parser, then authentication (above), then idempotency(). Its
+// middleware is what main has; it becomes the route's `{ idempotency }` step of `svc.handle`
+// once @svc/idempotency offers one (issue 38).
 let nextId = 1000;
 app.post(
   "/employees",
   parseBody({ limit: 100 * 1024 }),
   idempotency({ store: new MemoryStore() }),
-  async (req, res) => {
+  svc.handle(async (req) => {
     const employee = { ...req.body, id: nextId++ };
     EMPLOYEES.set(employee.id, employee);
-    res.location(hrefFor(req, versionedPath(req, `/employees/${employee.id}`)));
-    await res.status(201).represent(represent(req, employee));
-  },
+    const location = hrefFor(req, versionedPath(req, `/employees/${employee.id}`));
+    return reply(represent(req, employee), { status: 201, headers: { Location: location } });
+  }),
 );
 
 // @svc/errors, "Use": unmatched routes → 404 record, the error handler last.

@@ -2,14 +2,39 @@ import { createServer, request } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { errorHandler, HttpError, notFound } from "@svc/errors";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { json, type Representation, representations } from "@svc/negotiate";
 import { at, listen, listenOn, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiVersioning, versionedPath } from "./middleware.js";
+import { versions } from "./core.js";
+import { versionedPath } from "./express.js";
 import type { ApiVersioningOptions } from "./options.js";
 import { versioned } from "./versioned.js";
 
 const quiet = { error() {} };
+
+/** A representation of `{ v }` as `<v>…</v>`: an XML offer a route adds to the JSON one. */
+const vXml: Representation = {
+  mediaType: "application/xml",
+  serialize: (data) => `<v>${String((data as { v: unknown }).v)}</v>`,
+};
+
+/**
+ * The pipeline's versioning step on `app`, in front of the routes (`svc.prepare`). With the media
+ * type strategy the routes offer JSON through @svc/negotiate's representations (which put the
+ * vendor label on it); without it, the pipeline's default (JSON whatever `Accept` says, no `Vary`).
+ */
+function pipelined(app: express.Express, options: ApiVersioningOptions) {
+  const svc = expressAdapter(
+    createPipeline({
+      versioning: versions(options),
+      representations: options.mediaType ? representations({ offers: [json] }) : undefined,
+    }),
+  );
+  app.use(svc.prepare);
+  return svc;
+}
 
 function service(options: ApiVersioningOptions) {
   const app = express();
@@ -17,31 +42,42 @@ function service(options: ApiVersioningOptions) {
     res.setHeader("Link", '</openapi.json>; rel="service-desc"');
     next();
   });
-  app.use(apiVersioning(options));
+  const svc = pipelined(app, options);
   app.get(
     "/employees",
     versioned<express.Request, express.Response>({
-      1: (_req, res) => void res.json({ v: 1 }),
-      2: (req, res) => void res.json({ v: 2, apiVersion: req.apiVersion }),
+      1: svc.handle(() => ({ v: 1 })),
+      2: svc.handle((req: express.Request) => ({ v: 2, apiVersion: req.apiVersion })),
     }),
   );
-  app.get("/version", (req, res) => {
-    res.json({ v: req.apiVersion ?? null, url: req.url, originalUrl: req.originalUrl });
-  });
-  app.get("/employees/7", (req, res) => {
-    res.json({ self: versionedPath(req, "/employees/7") });
-  });
-  app.get("/xml", (_req, res) => {
-    res.send("<v>2</v>");
-  });
-  app.get("/object", (_req, res) => {
-    res.send({ sent: true });
-  });
-  app.get("/jsonp", (_req, res) => {
-    res.jsonp({ padded: false });
-  });
-  app.get("/problem", (_req, res) => {
-    res.type("application/problem+json").json({ title: "t" });
+  app.get(
+    "/version",
+    svc.handle((req: express.Request) => ({
+      v: req.apiVersion ?? null,
+      url: req.url,
+      originalUrl: req.originalUrl,
+    })),
+  );
+  app.get(
+    "/employees/7",
+    svc.handle((req: express.Request) => ({ self: versionedPath(req, "/employees/7") })),
+  );
+  app.get(
+    "/xml",
+    svc.handle(() => reply({ v: 2 }, { add: [vXml] })),
+  );
+  app.get(
+    "/object",
+    svc.handle(() => ({ sent: true })),
+  );
+  app.get(
+    "/problem",
+    svc.handle(() => reply.bytes(JSON.stringify({ title: "t" }), "application/problem+json; charset=utf-8")),
+  );
+  // Routes outside the pipeline: prepare() has set req.apiVersion, and nothing negotiates their
+  // JSON (the decision on a request whose Accept takes no JSON).
+  app.get("/plain", (req, res) => {
+    res.json({ v: req.apiVersion ?? null });
   });
   app.get("/health", (req, res) => {
     res.json({ ok: true, v: req.apiVersion ?? null });
@@ -49,19 +85,23 @@ function service(options: ApiVersioningOptions) {
   app.post("/health", (req, res) => {
     res.json({ ok: true, v: req.apiVersion ?? null });
   });
-  app.patch("/employees/7", (req, res) => {
-    res.json({ v: req.apiVersion ?? null });
-  });
-  app.get("/boom", () => {
-    throw HttpError.conflict("boom");
-  });
+  app.patch(
+    "/employees/7",
+    svc.handle((req: express.Request) => ({ v: req.apiVersion ?? null })),
+  );
+  app.get(
+    "/boom",
+    svc.handle(() => {
+      throw HttpError.conflict("boom");
+    }),
+  );
   app.get(
     "/async",
-    versioned({
-      1: async () => {
+    versioned<express.Request, express.Response>({
+      1: svc.handle(async () => {
         await Promise.resolve();
         throw HttpError.conflict("async boom");
-      },
+      }),
     }),
   );
   app.use(notFound());
@@ -157,71 +197,9 @@ describe("URI strategy", () => {
       expect(at(await res.json(), "path")).toBe(path);
     },
   );
-  // A number too large to be any version is still spelled as one (no leading zero): an unknown
-  // version, refused like /v9 with the package's record, not routed as the default version 1
-  // (deprecated: its Deprecation and Sunset on a 404 for a path the client never meant as v1).
+  // A number too large to be any version is still spelled as one (the table of such targets is
+  // core.test.ts's): an unknown version, refused with the package's record.
   const huge = "99999999999999999999";
-  it.each<[string, string, Record<string, string>, number, string]>([
-    [
-      "GET",
-      "/v1000000000/employees",
-      {},
-      404,
-      "API version 1000000000 (path /v1000000000) is not supported; supported versions: 1, 2",
-    ],
-    [
-      "GET",
-      `/v${huge}/employees`,
-      {},
-      404,
-      `API version ${huge} (path /v${huge}) is not supported; supported versions: 1, 2`,
-    ],
-    ["HEAD", `/v${huge}/employees`, {}, 404, ""],
-    [
-      "OPTIONS",
-      `/v${huge}/employees`,
-      {},
-      404,
-      `API version ${huge} (path /v${huge}) is not supported; supported versions: 1, 2`,
-    ],
-    [
-      "GET",
-      `/v${huge}/employees`,
-      { "API-Version": "1" },
-      400,
-      `The request names API version ${huge} (path /v${huge}) and 1 (header API-Version)`,
-    ],
-    [
-      "GET",
-      `/v${huge}/employees`,
-      { Accept: "application/vnd.svc.v1+json" },
-      404,
-      `API version ${huge} (path /v${huge}) is not supported; supported versions: 1, 2`,
-    ],
-    // The largest version the options accept is still read as a number, as before.
-    [
-      "GET",
-      "/v999999999/employees",
-      {},
-      404,
-      "API version 999999999 (path /v999999999) is not supported; supported versions: 1, 2",
-    ],
-  ])(
-    "%s %s %j → %i, the package's error record, no Deprecation of the default version",
-    async (method, path, headers, status, message) => {
-      const res = await fetch(`${url}${path}`, { method, headers });
-      expect(res.status).toBe(status);
-      if (method !== "HEAD") {
-        const body = await res.json();
-        expect(at(body, "status")).toBe(status);
-        expect(at(body, "message")).toBe(message);
-      }
-      expect(res.headers.get("deprecation")).toBeNull();
-      expect(res.headers.get("sunset")).toBeNull();
-      expect(res.headers.get("api-supported-versions")).toBe("1, 2");
-      expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
-    },
-  );
   it("GET /v<400 nines> (beyond any double, Number() is Infinity) → 404 naming the digits as sent", async () => {
     const digits = "9".repeat(400);
     const res = await get(`/v${digits}`);
@@ -255,28 +233,12 @@ describe("header strategy", () => {
     expect(res.headers.get("vary")).toContain("API-Version");
     expect(at(await res.json(), "message")).toContain("API version 9 (header API-Version) is not supported");
   });
-  it.each(["abc", "1.5", "-1", "v2", "", "1, 2", ",", " , ,", "1,,2", "2, x", "01", "002"])(
-    "API-Version: %j → 400",
-    async (value) => {
-      const res = await get("/employees", { "API-Version": value });
-      expect(res.status).toBe(400);
-      expect(res.headers.get("api-supported-versions")).toBe("1, 2");
-    },
-  );
   it("API-Version: 99999999999 → 400, not a 500", async () => {
     expect((await get("/employees", { "API-Version": "99999999999" })).status).toBe(400);
   });
   it("API-Version: 2, 2 (same value twice) → version 2", async () => {
     expect(at(await (await get("/employees", { "API-Version": "2, 2" })).json(), "v")).toBe(2);
   });
-  it.each(["2,", ", 2", "2,,2", "2, ,"])(
-    "API-Version: %j (empty list members, RFC 9110 §5.6.1.2) → version 2",
-    async (value) => {
-      const res = await get("/employees", { "API-Version": value });
-      expect(res.status).toBe(200);
-      expect(at(await res.json(), "v")).toBe(2);
-    },
-  );
   it("API-Version: 2 and an empty API-Version appended (combined with a comma, RFC 9110 §5.3) → version 2", async () => {
     const headers = new Headers();
     headers.append("API-Version", "2");
@@ -345,24 +307,26 @@ describe("media type strategy", () => {
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+xml; charset=utf-8");
     expect(await res.text()).toBe("<v>2</v>");
   });
-  it("Accept: application/vnd.svc.v2+xml on a route that answers with res.json → labelled application/vnd.svc.v2+json, not JSON under an XML label", async () => {
+  // RFC 9110 §8.3: Content-Type names the representation sent. The label is the representation
+  // step's: it names the XML representation of its suffix, never JSON bytes.
+  it("Accept: application/vnd.svc.v2+xml on a route whose only representation is JSON → 406, never JSON under an XML label", async () => {
     const res = await get("/employees", { Accept: "application/vnd.svc.v2+xml" });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
-    expect(at(await res.json(), "v")).toBe(2);
+    expect(res.status).toBe(406);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(res.headers.get("vary")).toBe("API-Version, Accept-Version, Accept");
   });
-  it("res.send of an object (Express calls res.json) under a +xml label → the +json label too", async () => {
-    const res = await get("/object", { Accept: "application/vnd.svc.v1+xml" });
-    expect(res.headers.get("content-type")).toBe("application/vnd.svc.v1+json; charset=utf-8");
+  it("Accept: application/vnd.svc.v1+xml, application/json;q=0.5 on a JSON route → the JSON as application/json", async () => {
+    const res = await get("/object", { Accept: "application/vnd.svc.v1+xml, application/json;q=0.5" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await res.json()).toEqual({ sent: true });
   });
-  it("res.jsonp without a callback (JSON through res.send) under a +xml label → the +json label too", async () => {
-    const res = await get("/jsonp", { Accept: "application/vnd.svc.v2+xml" });
+  it("Accept: application/vnd.svc.v2+json on the same route → the +json label", async () => {
+    const res = await get("/object", { Accept: "application/vnd.svc.v2+json" });
     expect(res.headers.get("content-type")).toBe("application/vnd.svc.v2+json; charset=utf-8");
-    expect(await res.json()).toEqual({ padded: false });
+    expect(await res.json()).toEqual({ sent: true });
   });
-  it("a handler that sets its own Content-Type before res.json keeps it", async () => {
+  it("a handler that answers bytes with its own Content-Type keeps it", async () => {
     const res = await get("/problem", { Accept: "application/vnd.svc.v2+xml" });
     expect(res.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
   });
@@ -395,24 +359,12 @@ describe("media type strategy", () => {
     expect(at(await res.json(), "v")).toBe(2);
   });
   it("Accept: application/vnd.svc.v2+json;q=0 → not acceptable, so not a version: default 1", async () => {
-    expect(
-      at(await (await get("/employees", { Accept: "application/vnd.svc.v2+json;q=0" })).json(), "v"),
-    ).toBe(1);
-  });
-  it("Accept: application/vnd.other.v2+json → another vendor, default 1", async () => {
-    expect(at(await (await get("/employees", { Accept: "application/vnd.other.v2+json" })).json(), "v")).toBe(
+    expect(at(await (await get("/plain", { Accept: "application/vnd.svc.v2+json;q=0" })).json(), "v")).toBe(
       1,
     );
   });
-  it.each([
-    "application/vnd.svc.v99999999999+json",
-    "application/vnd.svc.vx+json",
-    "APPLICATION/VND.SVC.V1.5+XML",
-  ])("Accept: %s (names no version) → 406, the type never echoed", async (accept) => {
-    const res = await get("/employees", { Accept: accept });
-    expect(res.status).toBe(406);
-    expect(res.headers.get("content-type")).toMatch(/^application\/(?:json|xml); charset=utf-8$/);
-    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+  it("Accept: application/vnd.other.v2+json → another vendor, default 1", async () => {
+    expect(at(await (await get("/plain", { Accept: "application/vnd.other.v2+json" })).json(), "v")).toBe(1);
   });
   // RFC 9110 §15.5.7: 406 says the resource has no representation the client accepts; RFC 9110
   // §12.5.1: these clients accept a type that names no version, which the default version has.
@@ -453,9 +405,7 @@ describe("media type strategy", () => {
     expect(at(await res.json(), "v")).toBe(2);
   });
   it("Accept: application/vnd.svc.v2+yaml → not a versioned JSON/XML type: default 1", async () => {
-    expect(at(await (await get("/employees", { Accept: "application/vnd.svc.v2+yaml" })).json(), "v")).toBe(
-      1,
-    );
+    expect(at(await (await get("/plain", { Accept: "application/vnd.svc.v2+yaml" })).json(), "v")).toBe(1);
   });
   it("unknownVersionStatus: 400 → 400 instead of 406", async () => {
     const u = await start({ versions: [1], mediaType: { vendor: "acme", unknownVersionStatus: 400 } });
@@ -612,55 +562,8 @@ describe("Content-Type of the request content (RFC 6838 §3.2, RFC 9110 §8.3)",
     expect(await res.json()).toEqual({ v: 1 });
   });
   // RFC 9110 §12.5.5: the refusal of a request with content depended on its Content-Type as much
-  // as a success did (a v9 type is a 415, the same request as v2 a 200): Vary names it on both.
+  // as a success did; the table of such refusals is core.test.ts's.
   const withContentType = "API-Version, Accept-Version, Accept, Content-Type";
-  const withoutContentType = "API-Version, Accept-Version, Accept";
-  it.each<[string, string, Record<string, string>, string, number, string]>([
-    ["PATCH", "/employees/7", { "Content-Type": "application/vnd.svc.v9+json" }, "{}", 415, withContentType],
-    ["PATCH", "/employees/7", { "Content-Type": "application/vnd.svc.vx+json" }, "{}", 415, withContentType],
-    ["PATCH", "/v1/employees/7", { "Content-Type": v2 }, "{}", 400, withContentType],
-    ["PATCH", "/employees/7", { "API-Version": "1", "Content-Type": v2 }, "{}", 400, withContentType],
-    [
-      "PATCH",
-      "/employees/7",
-      { "Content-Type": "application/vnd.svc.v1+json", Accept: v2 },
-      "{}",
-      406,
-      withContentType,
-    ],
-    [
-      "PATCH",
-      "/employees/7",
-      { "API-Version": "9", "Content-Type": "application/json" },
-      "{}",
-      400,
-      withContentType,
-    ],
-    ["PATCH", "/v9/employees/7", { "Content-Type": "application/json" }, "{}", 404, withContentType],
-    // Without content nothing of Content-Type was read: Vary as before.
-    [
-      "PATCH",
-      "/employees/7",
-      { "API-Version": "9", "Content-Type": "application/vnd.svc.v9+json" },
-      "",
-      400,
-      withoutContentType,
-    ],
-    [
-      "GET",
-      "/version",
-      { "API-Version": "9", "Content-Type": "application/vnd.svc.v9+json" },
-      "",
-      400,
-      withoutContentType,
-    ],
-  ])("%s %s %j with content %j → %i, Vary: %s", async (method, path, headers, body, status, vary) => {
-    const res = await fetch(`${url}${path}`, { method, headers, ...(method === "GET" ? {} : { body }) });
-    expect(res.status).toBe(status);
-    expect(at(await res.json(), "status")).toBe(status);
-    expect(res.headers.get("vary")).toBe(vary);
-    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
-  });
   it("required: true, PATCH with content and no version → 400 missing_api_version, Vary names Content-Type", async () => {
     const u = await start({ ...base, required: true });
     const res = await fetch(`${u}/employees/7`, {
@@ -688,7 +591,7 @@ describe("a vendor Content-Type whose parameters are malformed (RFC 9110 §8.3.1
   let parsing: string;
   beforeAll(async () => {
     const app = express();
-    app.use(apiVersioning(base));
+    pipelined(app, base);
     app.use(express.json({ type: "application/*+json" }));
     app.patch("/employees/7", (req, res) => {
       res.json({ v: req.apiVersion ?? null, body: (req.body as unknown) ?? null });
@@ -862,7 +765,7 @@ describe("oversized Accept values", () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
     const app = express();
-    app.use(apiVersioning({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }));
+    pipelined(app, { versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } });
     app.get("/version", (req, res) => void res.json({ v: req.apiVersion ?? null }));
     const s = await listenOn(createServer({ maxHeaderSize: 1 << 20 }, app));
     servers.push(s);
@@ -1003,7 +906,7 @@ describe("neutral paths compared as the router compares them", () => {
   ) {
     const app = express();
     if (settings.caseSensitive !== undefined) app.set("case sensitive routing", settings.caseSensitive);
-    app.use(apiVersioning({ versions: [1, 2], required: true, neutral: ["/health", "/Status"], ...options }));
+    pipelined(app, { versions: [1, 2], required: true, neutral: ["/health", "/Status"], ...options });
     app.get("/health", (req, res) => void res.json({ route: "/health", v: req.apiVersion ?? null }));
     app.get("/status", (_req, res) => void res.json({ route: "/status" }));
     app.use(notFound());
@@ -1052,7 +955,7 @@ describe("neutral paths compared as the router compares them", () => {
     async (strict, status) => {
       const app = express();
       app.set("strict routing", strict);
-      app.use(apiVersioning({ versions: [1, 2], required: true, neutral: ["/health"] }));
+      pipelined(app, { versions: [1, 2], required: true, neutral: ["/health"] });
       app.get("/health", (_req, res) => void res.json({ ok: true }));
       app.use(notFound());
       app.use(errorHandler({ logger: quiet }));
@@ -1127,7 +1030,7 @@ describe("versioned()", () => {
     // The README and the JSDoc: "a version without one is a 404"; "default handles requests
     // without a version" (a neutral path). A route gone in version 2 must not answer it.
     const app = express();
-    app.use(apiVersioning({ versions: [1, 2], neutral: ["/docs"], required: true }));
+    pipelined(app, { versions: [1, 2], neutral: ["/docs"], required: true });
     const route = versioned<express.Request, express.Response>({
       1: (_req, res) => void res.json({ v: 1 }),
       default: (_req, res) => void res.json({ v: "default" }),
@@ -1144,14 +1047,10 @@ describe("versioned()", () => {
     expect(await (await fetch(`${s.url}/v1/employees`)).json()).toEqual({ v: 1 });
     expect(await (await fetch(`${s.url}/docs`)).json()).toEqual({ v: "default" });
   });
-  // versioned() passes the handler's promise through; Express 5 hands its rejection to next(err),
-  // Express 4 does not look at it (an async handler there calls next(err) itself): 5 only.
-  it.skipIf(process.env.EXPRESS_MAJOR === "4")(
-    "an async handler that rejects → its HttpError reaches the error handler",
-    async () => {
-      expect((await get("/async")).status).toBe(409);
-    },
-  );
+  // The pipeline's handler sends a rejection to next(err) itself, on Express 4 as on 5.
+  it("an async handler that rejects → its HttpError reaches the error handler", async () => {
+    expect((await get("/async")).status).toBe(409);
+  });
 });
 
 describe("behind a proxy", () => {
