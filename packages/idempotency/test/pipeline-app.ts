@@ -11,7 +11,12 @@ import {
   reply,
 } from "@svc/kernel";
 import express from "express";
-import { type IdempotencyKeyClaim, type IdempotencyOptions, idempotency } from "../src/step.js";
+import {
+  type IdempotencyKeyClaim,
+  type IdempotencyOptions,
+  type IdempotencyStep,
+  idempotency,
+} from "../src/step.js";
 
 export const PROBLEM_BASE = "https://errors.example/";
 
@@ -148,6 +153,14 @@ export function buildStepApp(
     }, keys),
   );
   app.post(
+    "/broken",
+    json,
+    svc.handle(() => {
+      const n = count("broken");
+      return reply({ n }, { status: n === 1 ? 500 : 201 });
+    }, keys),
+  );
+  app.post(
     "/reject",
     json,
     svc.handle((_req, context) => {
@@ -208,4 +221,21 @@ export function buildStepApp(
   });
   app.use(errorHandler({ problemTypeBase: PROBLEM_BASE, logger: { error() {} } }));
   return { app, calls };
+}
+
+/**
+ * An Express route handler that runs `handler` through a plain pipeline (JSON) with the step
+ * (given, or made of `options`): what a route looks like under the step.
+ */
+export function keyed(
+  step: IdempotencyOptions | IdempotencyStep,
+  handler: (req: express.Request, context: HandlerContext) => unknown,
+): express.RequestHandler {
+  const idempotencyStep =
+    typeof (step as IdempotencyStep).begin === "function"
+      ? (step as IdempotencyStep)
+      : idempotency(step as IdempotencyOptions);
+  return expressAdapter(createPipeline()).handle(handler, {
+    idempotency: idempotencyStep,
+  }) as unknown as express.RequestHandler;
 }
