@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { connect } from "node:net";
-import { gzipSync } from "node:zlib";
 import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
@@ -1135,7 +1134,7 @@ describe("framing and hop-by-hop fields are never replayed (RFC 9112 §6.1, RFC 
       svc.handle(() => reply.empty({ status: 500 }), { idempotency: idempotency({ store }) }),
     );
     server = await listen(app);
-    const reply = await new Promise<string>((resolve, reject) => {
+    const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(new URL(server?.url ?? "").port), "127.0.0.1", () => {
         socket.end(
           "POST /x HTTP/1.1\r\nHost: x\r\nIdempotency-Key: k\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
@@ -1148,11 +1147,11 @@ describe("framing and hop-by-hop fields are never replayed (RFC 9112 §6.1, RFC 
       socket.on("end", () => resolve(text));
       socket.on("error", reject);
     });
-    const head = reply.slice(0, reply.indexOf("\r\n\r\n")).toLowerCase();
+    const head = answer.slice(0, answer.indexOf("\r\n\r\n")).toLowerCase();
     expect(head).toContain("content-length: 11");
     expect(head).not.toContain("transfer-encoding");
     expect(head).not.toContain("upgrade");
-    expect(reply.endsWith("\r\n\r\nhello world")).toBe(true);
+    expect(answer.endsWith("\r\n\r\nhello world")).toBe(true);
   });
 });
 
