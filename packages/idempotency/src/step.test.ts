@@ -1,25 +1,28 @@
-import { connect, type Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { connect as connectHttp2, createServer } from "node:http2";
+import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
-import { clientErrorHandler, errorHandler } from "@svc/errors";
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
-import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
+import { HttpError } from "@svc/errors";
+import {
+  createPipeline,
+  expressAdapter,
+  pipelineRequest,
+  reply,
+  type Validators,
+  writeResponse,
+} from "@svc/kernel";
+import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { gate, post } from "../test/helpers.js";
 import { buildStepApp, gzipCoding, PROBLEM_BASE } from "../test/pipeline-app.js";
 import { IDEMPOTENCY_ERROR_CODES } from "./core.js";
 import { MemoryStore } from "./memory-store.js";
-import { RedisStore } from "./redis-store.js";
 import { type IdempotencyOptions, idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 // draft-ietf-httpapi-idempotency-key-header, through a response pipeline: the step records the
 // pipeline's final response value, and a retry's replay is that value, coded for the retry.
-const redisUrl = serviceUrl("REDIS_URL");
-const io = redisUrl ? new Redis(redisUrl) : undefined;
-afterAll(() => io?.disconnect());
-const prefix = uniquePrefix("idempotency-step");
 
 let server: Listening | undefined;
 afterEach(async () => {
@@ -208,123 +211,100 @@ async function rawPost(url: string, path: string, key: string, acceptEncoding: s
   );
 }
 
-let made = 0;
-const stores: [string, () => IdempotencyStore][] = [["MemoryStore", () => new MemoryStore()]];
-if (io) stores.push(["RedisStore", () => new RedisStore({ client: io, prefix: `${prefix}:${++made}:` })]);
-
-const BODY = '{"amount":5}';
-
-/** Sends raw bytes on a fresh connection; resolves with what came back once the server closed it. */
-function rawExchange(port: number, bytes: string, onOpen?: (socket: Socket) => void): Promise<string> {
-  return new Promise((resolve) => {
-    let got = "";
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.write(bytes);
-      onOpen?.(socket);
-    });
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => {
-      got += chunk;
-    });
-    socket.on("error", () => {});
-    socket.once("close", () => resolve(got));
+describe("fields other steps set are recorded with the response", () => {
+  it("POST with an Idempotency-Key → the validators step's ETag is on the response and on its replay", async () => {
+    // What @svc/conditional's validators() does: a tag of the bytes, computed by the pipeline.
+    const tagging: Validators = {
+      validate(_request, value) {
+        value.fields.etag = `"${(value.body as Uint8Array).byteLength}"`;
+      },
+      evaluate: () => "proceed",
+      notModified() {},
+      failed: () => new HttpError(412, "failed"),
+      beforeWrite: async () => {},
+    };
+    const app = express();
+    let runs = 0;
+    const svc = expressAdapter(createPipeline({ validators: tagging }));
+    app.post(
+      "/orders",
+      svc.handle(
+        () => {
+          runs++;
+          return reply.bytes('{"id":1}', "application/json", { status: 201 });
+        },
+        { idempotency: idempotency({ store: new MemoryStore() }) },
+      ),
+    );
+    server = await listen(app);
+    const send = (key?: string) =>
+      fetch(`${server?.url}/orders`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(key ? { "idempotency-key": `"${key}"` } : {}) },
+        body: "{}",
+      });
+    const plain = await send();
+    expect(plain.headers.get("etag")).toBe('"8"');
+    const first = await send("k1");
+    expect(first.status).toBe(201);
+    expect(await first.text()).toBe('{"id":1}');
+    expect(first.headers.get("etag")).toBe('"8"');
+    const replay = await send("k1");
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("etag")).toBe('"8"');
+    expect(await replay.text()).toBe('{"id":1}');
+    expect(runs).toBe(2);
   });
-}
+});
 
-const keyedPost = (key: string) =>
-  `POST /transfers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: "${key}"\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`;
-
-describe("POST with a key, then a malformed request pipelined on its connection (the server closes it) while the handler runs", () => {
-  it.each(stores)(
-    "%s: 10 keys → each handler runs once; 409 while it runs, its replay after",
-    async (_s, make) => {
-      const runs = new Map<string, number>();
-      const holds = new Map<string, ReturnType<typeof gate>>();
-      const started = new Map<string, ReturnType<typeof gate>>();
-      const app = express();
-      const svc = expressAdapter(createPipeline());
-      app.post(
-        "/transfers",
-        express.json(),
-        svc.handle(
-          async (req: express.Request) => {
-            const key = String(req.get("idempotency-key"));
-            const n = (runs.get(key) ?? 0) + 1;
-            runs.set(key, n);
-            if (n === 1) {
-              started.get(key)?.open();
-              await holds.get(key)?.promise;
-            }
-            return reply(
-              { run: n },
-              { status: 201, headers: { location: `/transfers/${key.replaceAll('"', "")}-${n}` } },
-            );
-          },
-          { idempotency: idempotency({ store: make(), logger: { warn() {} } }) },
-        ),
-      );
-      app.use(errorHandler({ logger: { error() {} } }));
-      server = await listen(app);
-      server.server.on("clientError", clientErrorHandler({ logger: { error() {}, warn() {} } as never }));
-      const port = Number(new URL(server.url).port);
-      const send = (key: string) =>
-        fetch(`${server?.url}/transfers`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "idempotency-key": `"${key}"` },
-          body: BODY,
-        });
-
-      const keys = Array.from({ length: 10 }, (_, i) => `${prefix}-k${i}`);
-      for (const key of keys) {
-        holds.set(`"${key}"`, gate());
-        started.set(`"${key}"`, gate());
-      }
-      const firsts = keys.map((key) =>
-        rawExchange(port, keyedPost(key), (socket) => {
-          void started.get(`"${key}"`)?.promise.then(() => socket.write("\x01BAD\r\n\r\n"));
-        }),
-      );
-      await Promise.all(firsts);
-      const during: number[] = [];
-      for (const key of keys) {
-        const res = await send(key);
-        await res.arrayBuffer();
-        during.push(res.status);
-      }
-      for (const key of keys) holds.get(`"${key}"`)?.open();
-      const replays: Array<{
-        status: number;
-        replayed: string | null;
-        location: string | null;
-        body: unknown;
-      }> = [];
-      for (const key of keys) {
-        const after = await vi.waitFor(
-          async () => {
-            const res = await send(key);
-            const text = await res.text();
-            expect(res.status).not.toBe(409);
-            return { res, text };
-          },
-          { timeout: 10_000, interval: 5 },
-        );
-        replays.push({
-          status: after.res.status,
-          replayed: after.res.headers.get("idempotent-replayed"),
-          location: after.res.headers.get("location"),
-          body: JSON.parse(after.text),
-        });
-      }
-      const twice = keys.filter((key) => (runs.get(`"${key}"`) ?? 0) > 1);
-      expect({ during, twice }).toEqual({ during: keys.map(() => 409), twice: [] });
-      expect(replays).toEqual(
-        keys.map((key) => ({
-          status: 201,
-          replayed: "true",
-          location: `/transfers/${key}-1`,
-          body: { run: 1 },
-        })),
-      );
-    },
-  );
+describe("the record is stored before the response is written", () => {
+  it("an HTTP/2 compatibility response, a store slower than the client → the response comes after the record", async () => {
+    const events: string[] = [];
+    const inner = new MemoryStore();
+    const store: IdempotencyStore = {
+      claim: (...a) => inner.claim(...a),
+      release: (...a) => inner.release(...a),
+      complete: async (key, token, response, retentionMs) => {
+        // A store slower than the client: the response must still come after it.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        events.push(`stored ${response.status} ${Buffer.from(response.body).toString()}`);
+        return inner.complete(key, token, response, retentionMs);
+      },
+    };
+    const pipeline = createPipeline();
+    const route = { idempotency: idempotency({ store }) };
+    const server2 = createServer((req, res) => {
+      const request = pipelineRequest(req as unknown as IncomingMessage);
+      void pipeline
+        .run(
+          request,
+          { version: undefined, refusal: undefined },
+          () => reply.bytes("created", "text/plain", { status: 201 }),
+          route,
+        )
+        .then((value) => writeResponse(res as unknown as ServerResponse, value, request.method));
+    });
+    await new Promise<void>((resolve) => server2.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server2.close(() => resolve())));
+    const client = connectHttp2(`http://127.0.0.1:${(server2.address() as AddressInfo).port}`);
+    onTestFinished(() => {
+      client.close();
+    });
+    const body = await new Promise<string>((resolve, reject) => {
+      const stream = client.request({ ":method": "POST", ":path": "/", "idempotency-key": "h2" });
+      let text = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      stream.on("end", () => {
+        events.push(`received ${text}`);
+        resolve(text);
+      });
+      stream.on("error", reject);
+      stream.end();
+    });
+    expect(body).toBe("created");
+    expect(events).toEqual(["stored 201 created", "received created"]);
+  });
 });

@@ -145,7 +145,7 @@ function keyClaim(
         body = await recordedBody(value, config.maxStoredBytes);
       } catch (err) {
         // The response's own stream failed: no response to record, the handler's failure.
-        await core.release(inner);
+        await withinWait(core.release(inner), RELEASE_WAIT_MS);
         throw err;
       }
       const response: IdempotencyResponse = {
@@ -153,7 +153,8 @@ function keyClaim(
         headers: headersOf(config.replayHeaders, value, request),
         body,
       };
-      await core.complete(inner, response, started || state.committing);
+      // A store that never answers holds the response one lease at most (the claim is over by then).
+      await withinWait(core.complete(inner, response, started || state.committing), config.leaseMs);
     },
     async release() {
       if (state.committing && typeof config.store.recorded === "function") {
@@ -173,12 +174,29 @@ function keyClaim(
           return { replay: replayValue(recorded) };
         }
       }
-      await core.release(inner);
+      // A store that never answers must not hold the failure's answer: past the wait the release
+      // may still land; a retry meanwhile gets 409, and the claim ends with its lease at the latest.
+      await withinWait(core.release(inner), RELEASE_WAIT_MS);
       return undefined;
     },
   };
   STATE.set(claim, Object.assign(state, { inner }));
   return claim;
+}
+
+/** How long a failure's answer waits for the store to release the claim. */
+const RELEASE_WAIT_MS = 1000;
+
+/** `promise`, or at most `ms` of waiting for it (the timer keeps no process alive). */
+function withinWait(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.min(ms, 2_147_483_647));
+    timer.unref?.();
+    void promise.finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /**
