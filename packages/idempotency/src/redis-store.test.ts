@@ -4,8 +4,8 @@ import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp, gate, post, retriesDuringSlowHandler, sleep } from "../test/helpers.js";
-import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
+import type { IdempotencyOptions } from "./step.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 

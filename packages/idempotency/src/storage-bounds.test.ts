@@ -34,7 +34,7 @@ async function echoingValidator(store: MemoryStore, options: { started: boolean 
 const unknownFields = Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`unknown_field_${i}`, 1]));
 
 describe("storage bounds through a real server", () => {
-  it("200 keys, each a ~100 KB 400 from validation (no markStarted) → nothing stored", async () => {
+  it("200 keys, each a ~100 KB 400 from validation (no markStarted()) → nothing stored", async () => {
     const store = new MemoryStore();
     const { url, runs } = await echoingValidator(store, { started: false });
     for (let i = 0; i < 200; i += 1) {
@@ -45,9 +45,9 @@ describe("storage bounds through a real server", () => {
     expect(runs()).toBe(200);
     expect(store.size).toBe(0);
     expect(store.bytes).toBe(0);
-  });
+  }, 120_000);
 
-  it("200 keys, each a ~100 KB stored 400 (after markStarted) → the store stays within maxBytes: 2 MiB", async () => {
+  it("200 keys, each a ~100 KB stored 400 (after markStarted()) → the store stays within maxBytes: 2 MiB", async () => {
     const store = new MemoryStore({ maxBytes: 2 * 1_048_576 });
     const { url } = await echoingValidator(store, { started: true });
     let peak = 0;
@@ -61,7 +61,7 @@ describe("storage bounds through a real server", () => {
     // The newest is still replayed; the oldest went first.
     const newest = await post(`${url}/transfers`, "k-199", unknownFields);
     expect(newest.headers.get("idempotent-replayed")).toBe("true");
-  });
+  }, 120_000);
 });
 
 /**
