@@ -449,7 +449,7 @@ describe("idempotency (memory store)", () => {
     expect(calls.orders).toBe(1);
   });
 
-  it("handler 400 after markStarted(res) → stored and replayed", async () => {
+  it("handler 400 after claim.markStarted() → stored and replayed", async () => {
     const { url, calls } = await start();
     await post(`${url}/reject`, "k", {});
     const again = await post(`${url}/reject`, "k", {});
@@ -458,7 +458,7 @@ describe("idempotency (memory store)", () => {
     expect(calls.reject).toBe(1);
   });
 
-  it("400 from validation before markStarted → not stored: a retry with the same key and a valid body runs", async () => {
+  it("400 from validation before claim.markStarted() → not stored: a retry with the same key and a valid body runs", async () => {
     const { url, calls } = await start();
     const bad = await post(`${url}/validate`, "k", { qty: -1 });
     expect(bad.status).toBe(400);

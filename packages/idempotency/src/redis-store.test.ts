@@ -181,7 +181,7 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       });
     });
 
-    it("a validation 400 (before markStarted) → not stored in Redis: a retry with a valid body runs", async () => {
+    it("a validation 400 (before claim.markStarted()) → not stored in Redis: a retry with a valid body runs", async () => {
       const { url, calls } = await start({ store: store("validate") });
       expect((await post(`${url}/validate`, "k", { qty: 0, pad: "y".repeat(80_000) })).status).toBe(400);
       expect((await post(`${url}/validate`, "k", { qty: 1 })).status).toBe(201);
