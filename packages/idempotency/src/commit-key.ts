@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from "node:http";
-import type { FieldValue, Reply } from "@svc/kernel";
+import type { Claim, FieldValue, Reply } from "@svc/kernel";
 import { HttpError } from "@svc/kernel";
 import { IDEMPOTENCY_ERROR_CODES, toStored } from "./core.js";
 import { ClaimLostError, type PgQueryable, PostgresStore } from "./postgres-store.js";
@@ -59,7 +59,7 @@ export type CommittedResponse =
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
  */
 export async function commitKey(
-  claim: unknown,
+  claim: Claim | undefined,
   client: PgQueryable,
   response: CommittedResponse,
 ): Promise<boolean> {
