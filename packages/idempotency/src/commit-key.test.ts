@@ -271,7 +271,8 @@ describe("commitKey without a PostgresStore or without a key", () => {
     expect(await commitKey(undefined, client, reply.empty())).toBe(false);
     const step = idempotency({ store: new MemoryStore() });
     const claim = await step.begin({ method: "POST", headers: { "idempotency-key": "k" }, path: "/t" });
-    expect(await commitKey(claim, client, reply.empty())).toBe(false);
+    expect(claim?.replay).toBeUndefined();
+    expect(await commitKey(claim as IdempotencyKeyClaim, client, reply.empty())).toBe(false);
     expect(client.query).not.toHaveBeenCalled();
   });
 
