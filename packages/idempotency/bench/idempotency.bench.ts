@@ -1,23 +1,31 @@
 // Added latency per POST: the same route with no middleware, with the memory store and with the
 // Redis store, each behind a real listening server and called with fetch (keep-alive).
 // Run: REDIS_URL=redis://127.0.0.1:6379 npx vitest bench --run --project @svc/idempotency
+
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { listen, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, bench, describe } from "vitest";
-import { idempotency, MemoryStore, RedisStore } from "../src/index.js";
+import { type IdempotencyStep, idempotency, MemoryStore, RedisStore } from "../src/index.js";
 
 const redisUrl = process.env.REDIS_URL;
 const prefix = uniquePrefix("idempotency-bench");
 const redis = redisUrl ? new Redis(redisUrl) : undefined;
 
-function app(guard?: express.RequestHandler) {
+/** The same route with no step, or through the pipeline with the idempotency step. */
+function app(step?: IdempotencyStep) {
   const a = express();
-  const handlers: express.RequestHandler[] = [express.json()];
-  if (guard) handlers.push(guard);
-  a.post("/orders", ...handlers, (req, res) => {
-    res.location("/orders/1").status(201).json({ id: 1, echo: req.body });
-  });
+  const svc = expressAdapter(createPipeline());
+  a.post(
+    "/orders",
+    express.json(),
+    svc.handle(
+      (req: express.Request) =>
+        reply({ id: 1, echo: req.body }, { status: 201, headers: { location: "/orders/1" } }),
+      step === undefined ? {} : { idempotency: step },
+    ),
+  );
   return a;
 }
 

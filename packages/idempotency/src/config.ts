@@ -11,7 +11,7 @@ export type IdempotencyLogger = Pick<Logger, "warn">;
  * Says which requests must carry a key: every one (`true`), none (`false`), those whose
  * canonical path is in a list, or those a predicate picks. Lists and predicates see the path the
  * way the router matches it (see {@link canonicalPath}), so `/Transfers/` is `/transfers`. The
- * predicate gets the request the caller handed to `begin` (the Express request, in the middleware).
+ * predicate gets the request the caller handed to `begin` (the Express request, in the pipeline step).
  *
  * @example const rule: IdempotencyRequiredRule<IncomingMessage> = (path) => path.startsWith("/payments/");
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.7
@@ -24,7 +24,7 @@ export type IdempotencyRequiredRule<Req> =
 /** What {@link IdempotencyCoreOptions.storeStatus} is told besides the status. */
 export interface StoreStatusContext {
   /**
-   * The endpoint said it started executing (`markStarted`) before it answered. A 4xx
+   * The endpoint said it started executing (`claim.markStarted()`) before it answered. A 4xx
    * without it came from validation in front of the work (body parser, auth, a handler's own
    * input checks) and is not stored.
    */
@@ -32,7 +32,7 @@ export interface StoreStatusContext {
 }
 
 /**
- * Options of `createIdempotency` (the framework-free core), and of the `idempotency` middleware,
+ * Options of `createIdempotency` (the framework-free core), and of the `idempotency` step,
  * which adds `scope`.
  *
  * @example createIdempotency({ store, required: true, leaseMs: 30_000 })
@@ -46,9 +46,9 @@ export interface IdempotencyCoreOptions<Req = unknown> {
   store?: IdempotencyStore;
   /**
    * Answer 400 when a request has no `Idempotency-Key` (draft §2.7): `true` for every request
-   * the middleware sees, or only for some paths, given as a list or a predicate over the path as
+   * the step sees, or only for some paths, given as a list or a predicate over the path as
    * the router matches it (lower-cased unless `case sensitive routing`, one trailing slash
-   * dropped unless `strict routing`; see {@link canonicalPath}). So an app-level middleware in
+   * dropped unless `strict routing`; see {@link canonicalPath}). So a step shared by routes in
    * front of routing cannot be bypassed by spelling `/Transfers/`.
    * @example idempotency({ required: ["/payments", "/transfers"] })
    * @example idempotency({ required: (path) => path.startsWith("/payments") })
@@ -65,7 +65,7 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   routing?: Partial<RoutingRules>;
   /**
-   * The methods the middleware acts on; every other method passes straight through.
+   * The methods the step acts on; every other method passes straight through.
    * @default ["POST"]
    */
   methods?: readonly string[];
@@ -110,18 +110,8 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   maxStoredBytes?: number;
   /**
-   * Largest body a replay decodes. A response stored content-coded (compression mounted after the
-   * middleware, on the route) is replayed as stored to a retry that accepts its coding, and decoded
-   * to identity for one that does not (RFC 9110 §12.5.3: `Accept-Encoding: identity`, `gzip;q=0`,
-   * no `Accept-Encoding`). Decoding stops past this many bytes: that retry gets a 406 (code
-   * `idempotency_replay_not_decodable`) instead of an unbounded allocation.
-   * @example idempotency({ maxDecodedBytes: 4 * 1024 * 1024 })
-   * @default 16 × maxStoredBytes (1 MiB)
-   */
-  maxDecodedBytes?: number;
-  /**
    * Which handler statuses are stored for replay. Others release the claim so a retry can run.
-   * `started` is whether the endpoint called `markStarted`. A promise it answers (an `async`
+   * `started` is whether the endpoint called `claim.markStarted()`. A promise it answers (an `async`
    * function, from plain JavaScript) is awaited.
    * @example idempotency({ storeStatus: (status) => status < 500 }) // also 4xx of validation
    * @default (status, { started }) => status < 400 || (started && status < 500)
@@ -137,7 +127,7 @@ export interface IdempotencyCoreOptions<Req = unknown> {
   /**
    * Who the key belongs to; keys of different scopes never meet. It gets the request handed to
    * `begin` as `request`.
-   * @default the middleware: the auth layer's `req.principal.id`, else `"anonymous"`; the core:
+   * @default the step: the auth layer's `req.principal.id`, else `"anonymous"`; the core:
    * `"anonymous"` for every request
    */
   scope?: (req: Req) => string;
@@ -161,7 +151,7 @@ export interface IdempotencyCoreOptions<Req = unknown> {
   onStoreError?: "fail" | "pass-through";
   /**
    * A page that documents the key's use, sent as `Link: <url>; rel="describedby"` on the
-   * middleware's own errors (draft §2.7).
+   * step's own errors (draft §2.7).
    * @default undefined (no Link header; the errors still carry a `code`)
    */
   documentationUrl?: string;
@@ -178,7 +168,7 @@ export interface IdempotencyConfig<Req> {
   methods: ReadonlySet<string>;
   /** Whether the request must carry a key; a promise when an async predicate answered one. */
   isRequired: (path: string, rules: RoutingRules, req: Req | undefined) => boolean | Promise<boolean>;
-  /** The `routing` option as given: the middleware fills the rest in from the Express app. */
+  /** The `routing` option as given: the step fills the rest in from the Express app. */
   routing: Partial<RoutingRules>;
   /** The routing rules of a request that names none. */
   rules: RoutingRules;
@@ -189,7 +179,6 @@ export interface IdempotencyConfig<Req> {
   renewEveryMs: number;
   retentionMs: number;
   maxStoredBytes: number;
-  maxDecodedBytes: number;
   waitMs: number;
   /** `Retry-After` of the 409 and the 503, whole seconds. */
   retryAfter: string;
@@ -437,7 +426,6 @@ const IDEMPOTENCY_OPTIONS = [
   "maxLeaseMs",
   "retentionMs",
   "maxStoredBytes",
-  "maxDecodedBytes",
   "storeStatus",
   "replayHeaders",
   "scope",
@@ -490,7 +478,6 @@ export function resolveConfig<Req>(
   const lease = resolveLease(options, store);
   const retentionMs = positive("retentionMs", options.retentionMs ?? 86_400_000, false, MAX_STORE_MS);
   const maxStoredBytes = positive("maxStoredBytes", options.maxStoredBytes ?? 65_536, true);
-  const maxDecodedBytes = positive("maxDecodedBytes", options.maxDecodedBytes ?? 16 * maxStoredBytes, true);
   const waitMs = positive("waitMs", options.waitMs ?? 0, true);
   const retryAfterSeconds = positive(
     "retryAfterSeconds",
@@ -507,7 +494,6 @@ export function resolveConfig<Req>(
     ...lease,
     retentionMs,
     maxStoredBytes,
-    maxDecodedBytes,
     waitMs,
     retryAfter: String(Math.ceil(retryAfterSeconds)),
     storeStatus: resolveStoreStatus(options.storeStatus),

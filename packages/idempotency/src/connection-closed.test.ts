@@ -1,13 +1,14 @@
 import { connect, type Socket } from "node:net";
 import { clientErrorHandler, errorHandler } from "@svc/errors";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { gate } from "../test/helpers.js";
-import { idempotency } from "./idempotency.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
+import { idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 // draft-ietf-httpapi-idempotency-key-header §2.6/§2.7: a retry gets 409 "while the original request
@@ -58,23 +59,26 @@ describe("POST with a key, then a malformed request pipelined on its connection 
       const holds = new Map<string, ReturnType<typeof gate>>();
       const started = new Map<string, ReturnType<typeof gate>>();
       const app = express();
+      const svc = expressAdapter(createPipeline());
       app.post(
         "/transfers",
         express.json(),
-        idempotency({ store: make(), logger: { warn() {} } }),
-        async (req, res) => {
-          const key = String(req.get("idempotency-key"));
-          const n = (runs.get(key) ?? 0) + 1;
-          runs.set(key, n);
-          if (n === 1) {
-            started.get(key)?.open();
-            await holds.get(key)?.promise;
-          }
-          res
-            .status(201)
-            .location(`/transfers/${key.replaceAll('"', "")}-${n}`)
-            .json({ run: n });
-        },
+        svc.handle(
+          async (req: express.Request) => {
+            const key = String(req.get("idempotency-key"));
+            const n = (runs.get(key) ?? 0) + 1;
+            runs.set(key, n);
+            if (n === 1) {
+              started.get(key)?.open();
+              await holds.get(key)?.promise;
+            }
+            return reply(
+              { run: n },
+              { status: 201, headers: { location: `/transfers/${key.replaceAll('"', "")}-${n}` } },
+            );
+          },
+          { idempotency: idempotency({ store: make(), logger: { warn() {} } }) },
+        ),
       );
       app.use(errorHandler({ logger: { error() {} } }));
       server = await listen(app);
@@ -92,8 +96,6 @@ describe("POST with a key, then a malformed request pipelined on its connection 
         holds.set(`"${key}"`, gate());
         started.set(`"${key}"`, gate());
       }
-      // Each first request, with a malformed one behind it on the same connection once its
-      // handler runs: the server answers the malformed one by closing the connection.
       const firsts = keys.map((key) =>
         rawExchange(port, keyedPost(key), (socket) => {
           void started.get(`"${key}"`)?.promise.then(() => socket.write("\x01BAD\r\n\r\n"));

@@ -1,17 +1,14 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { appendVary, fallbackLogger, HttpError } from "@svc/errors";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { fallbackLogger, HttpError } from "@svc/errors";
 import { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
-import { HEADER_OF } from "./capture.js";
 import {
   type IdempotencyConfig,
   type IdempotencyCoreOptions,
   type IdempotencyLogger,
-  NEVER_REPLAYED,
   resolveConfig,
 } from "./config.js";
 import { canonicalJson, requestFingerprint } from "./fingerprint.js";
 import { parseIdempotencyKey } from "./parse-key.js";
-import { codingsOf, decodeContent, sendsCoded } from "./replay-coding.js";
 import { type ClaimResult, type StoredResponse, withoutBody } from "./store.js";
 
 /**
@@ -26,8 +23,6 @@ export const IDEMPOTENCY_ERROR_CODES = {
   mismatch: "idempotency_key_reused",
   inFlight: "idempotency_request_in_progress",
   unavailable: "idempotency_store_unavailable",
-  /** A stored content-coded response the retry does not accept, which could not be decoded. */
-  notDecodable: "idempotency_replay_not_decodable",
 } as const;
 
 /**
@@ -42,8 +37,8 @@ export interface IdempotencyAttempt<Req = unknown> {
   /** The request target as sent (origin form `/a?b`, or absolute form): path and query. */
   target: string;
   /**
-   * The request header fields (`Idempotency-Key`; `Content-Length`/`Transfer-Encoding`;
-   * `Accept-Encoding`, to replay a content-coded response in a coding the retry accepts).
+   * The request header fields (`Idempotency-Key`; `Content-Length`/`Transfer-Encoding`, to warn
+   * of a body no parser read).
    */
   headers: IncomingHttpHeaders;
   /**
@@ -89,11 +84,11 @@ export interface IdempotencyClaim {
  * - `pass`: run it unprotected (method not guarded, no key where none is required, or a store
  *   failure with `onStoreError: "pass-through"`);
  * - `claimed`: run it, then {@link IdempotencyCore.complete} (or `release`) the claim;
- * - `replay`: send the stored response (see {@link writeReplay}), do not run it; a content-coded
- *   one comes decoded to identity when the request's `Accept-Encoding` does not accept its coding;
+ * - `replay`: send the stored response (the pipeline step makes it a response value, coded for
+ *   the retry), do not run it;
  * - `error`: send this 400, 409, 422 or 503, do not run it.
  *
- * @example if (decision.outcome === "replay") writeReplay(res, decision.response);
+ * @example if (decision.outcome === "replay") return replayValue(decision.response);
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
  */
 export type IdempotencyDecision =
@@ -117,7 +112,7 @@ export interface IdempotencyResponse {
 }
 
 /**
- * The framework-free claim/replay core of the `idempotency` middleware. Create it with
+ * The framework-free claim/replay core of the `idempotency` pipeline step. Create it with
  * {@link createIdempotency}.
  *
  * @example
@@ -136,9 +131,9 @@ export interface IdempotencyCore<Req = unknown> {
   begin(attempt: IdempotencyAttempt<Req>): Promise<IdempotencyDecision>;
   /**
    * Stores the response for replay when `storeStatus(status, { started })` says so, else releases
-   * the claim. `started`: the endpoint began its work (Stripe's rule; see `markStarted`).
+   * the claim. `started`: the endpoint began its work (Stripe's rule; the step's `claim.markStarted()`).
    * Never rejects: store failures and a lost lease are logged. Await it before sending the
-   * response (the middleware holds the response's end for it): sent first, a client retrying as
+   * response (the pipeline step does): sent first, a client retrying as
    * soon as it has read the response would still meet the claim in flight (409, or 422 with a
    * corrected body).
    */
@@ -177,7 +172,7 @@ function own(claim: IdempotencyClaim): Claim {
 /**
  * Creates the claim/replay core of draft-ietf-httpapi-idempotency-key-header, with no framework:
  * `begin` a request, run it when claimed, then `complete` it with its response. Options are the
- * middleware's (checked here, once); a refused one throws a `TypeError` with `code`
+ * step's (checked here, once); a refused one throws a `TypeError` with `code`
  * `ERR_SVC_IDEMPOTENCY_<OPTION>`.
  *
  * @example
@@ -223,9 +218,7 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     // The canonical path and the query as sent: another spelling of the same request replays.
     const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules);
     const fingerprint = requestFingerprint({ method, url, body: attempt.body });
-    const decision = await claimKey(config, key, fingerprint, logger, attempt.signal);
-    if (decision.outcome !== "replay") return decision;
-    return inAcceptedCoding(config, decision.response, attempt.headers["accept-encoding"], key, logger);
+    return claimKey(config, key, fingerprint, logger, attempt.signal);
   }
 
   return {
@@ -237,62 +230,6 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
       own(claim);
     },
   };
-}
-
-/**
- * A stored response in a content coding the retry accepts. The record keeps the bytes a
- * compression wrapper on the route produced (for the first request's `Accept-Encoding`); RFC 9110
- * §12.5.3: a coding the retry does not accept (`identity`, `gzip;q=0`, `*;q=0`) must not be sent,
- * so the body is decoded and replayed as identity, with its own `Content-Length` (set by
- * `writeReplay`). Either way the replay now depends on `Accept-Encoding`: `Vary` says so
- * (RFC 9110 §12.5.5). A body that cannot be decoded within `maxDecodedBytes` (or in a coding
- * node:zlib does not know) is a 406, one that does not decode at all a 500: never the refused bytes.
- */
-async function inAcceptedCoding(
-  config: IdempotencyConfig<never>,
-  stored: StoredResponse,
-  acceptEncoding: string | undefined,
-  key: string,
-  logger: IdempotencyLogger,
-): Promise<IdempotencyDecision> {
-  const contentEncoding = stored.headers["content-encoding"];
-  if (contentEncoding === undefined) return { outcome: "replay", response: stored };
-  const codings = codingsOf(contentEncoding);
-  const headers: StoredResponse["headers"] = {
-    ...stored.headers,
-    vary: withAcceptEncoding(stored.headers.vary),
-  };
-  if (codings.length > 0 && sendsCoded(acceptEncoding, codings)) {
-    return { outcome: "replay", response: { ...stored, headers } };
-  }
-  delete headers["content-encoding"];
-  if (stored.body.byteLength === 0) return { outcome: "replay", response: { ...stored, headers } };
-  try {
-    const body = await decodeContent(stored.body, codings, config.maxDecodedBytes);
-    return { outcome: "replay", response: { ...stored, headers, body } };
-  } catch (err) {
-    const reason = (err as { reason?: unknown }).reason;
-    const coding = codings.join(", ");
-    logger.warn(
-      { err: errInfo(err), key, coding, maxDecodedBytes: config.maxDecodedBytes },
-      "idempotency: a stored content-coded response could not be decoded for a retry that does not accept its coding",
-    );
-    const corrupt = reason === "corrupt";
-    const message = corrupt
-      ? `The stored response (Content-Encoding: ${coding}) could not be decoded`
-      : `The stored response is only available with Content-Encoding: ${coding}; retry with an Accept-Encoding that accepts it`;
-    const status = corrupt ? 500 : 406;
-    const vary = { Vary: "Accept-Encoding" };
-    return failure(config, status, message, IDEMPOTENCY_ERROR_CODES.notDecodable, false, err, vary);
-  }
-}
-
-/** A stored `Vary` (when `replayHeaders` keeps it) with `Accept-Encoding` added, unless listed or `*`. */
-function withAcceptEncoding(vary: string | string[] | undefined): string {
-  const value = vary === undefined ? "" : Array.isArray(vary) ? vary.join(", ") : vary;
-  const listed = value.split(",").map((v) => v.trim().toLowerCase());
-  if (listed.includes("*") || listed.includes("accept-encoding")) return value;
-  return value.trim() === "" ? "Accept-Encoding" : `${value}, Accept-Encoding`;
 }
 
 /** Claims `key`, or waits (up to `waitMs`) for the execution that holds it. */
@@ -487,63 +424,21 @@ async function release(config: IdempotencyConfig<never>, claim: Claim): Promise<
 }
 
 /** The record of a response: its replayed headers, and its body unless it is too large. */
-function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never>): StoredResponse {
+export function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never>): StoredResponse {
   const headers: Record<string, string | string[]> = {};
-  // A captured response reads one header at a time instead of copying them all.
-  const headerOf = (response as IdempotencyResponse & { [HEADER_OF]?: (name: string) => unknown })[HEADER_OF];
   for (const name of config.replayHeaders) {
-    const value = headerOf ? headerOf.call(response, name) : response.headers[name];
+    const value = response.headers[name];
     if (value === undefined) continue;
     headers[name] = Array.isArray(value) ? value.map(String) : String(value);
   }
   // RFC 9110 §8.4: Content-Encoding names the codings "applied to the representation" that a
   // recipient has to undo; stored bytes replayed without it would be read as unencoded.
-  const coding = headerOf
-    ? headerOf.call(response, "content-encoding")
-    : response.headers["content-encoding"];
+  const coding = response.headers["content-encoding"];
   if (coding !== undefined)
     headers["content-encoding"] = Array.isArray(coding) ? coding.join(", ") : String(coding);
   const { body } = response;
   const stored = { status: response.status, headers, body: body ?? new Uint8Array() };
   return body === undefined || body.byteLength > config.maxStoredBytes ? withoutBody(stored) : stored;
-}
-
-/**
- * Sends a stored response again, with `Idempotent-Replayed: true` (and `Idempotent-Body-Omitted:
- * true` for a record kept without its body). A 1xx, 204 or 304 gets no content (RFC 9110 §6.4.1).
- *
- * @example if (decision.outcome === "replay") return writeReplay(res, decision.response);
- * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.6
- */
-export function writeReplay(res: ServerResponse, stored: StoredResponse): void {
-  res.statusCode = stored.status;
-  for (const [name, value] of Object.entries(stored.headers)) {
-    // A record stored before `replayHeaders` refused them, or by a store of your own: the replay
-    // is framed by its own Content-Length (RFC 9112 §6.1), never by a stored Transfer-Encoding.
-    if (NEVER_REPLAYED.test(name.toLowerCase())) continue;
-    // Added to, not replaced: a middleware before this one may vary on other fields.
-    if (name === "vary")
-      appendVary(
-        res,
-        ...[value]
-          .flat()
-          .join(",")
-          .split(",")
-          .map((f) => f.trim())
-          .filter(Boolean),
-      );
-    else res.setHeader(name, value);
-  }
-  res.setHeader("Idempotent-Replayed", "true");
-  if (stored.bodyOmitted === true) res.setHeader("Idempotent-Body-Omitted", "true");
-  const bodyless =
-    stored.status === 204 || stored.status === 304 || (stored.status >= 100 && stored.status < 200);
-  if (bodyless) {
-    res.end();
-    return;
-  }
-  res.setHeader("Content-Length", stored.body.byteLength);
-  res.end(stored.body);
 }
 
 /**

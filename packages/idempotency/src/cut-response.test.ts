@@ -1,18 +1,21 @@
 import { connect } from "node:net";
+import { Readable } from "node:stream";
 import { errorHandler } from "@svc/errors";
+import { reply } from "@svc/kernel";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { gate } from "../test/helpers.js";
-import { idempotency } from "./idempotency.js";
+import { keyed } from "../test/pipeline-app.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
 import type { IdempotencyStore } from "./store.js";
 
 // draft-ietf-httpapi-idempotency-key-header §2.7: the 409 is for a retry "while the original
-// request is still being processed". A response the server cut after its header section went out
-// (an error mid-body: the error handler closes the connection) is over, and nothing runs any more.
+// request is still being processed". A request whose handler failed (it threw, or the body it
+// answered with failed) is over, and its key free at once; a connection that closes is no outcome
+// of the handler at all.
 const redisUrl = serviceUrl("REDIS_URL");
 const io = redisUrl ? new Redis(redisUrl) : undefined;
 afterAll(() => io?.disconnect());
@@ -28,46 +31,36 @@ let made = 0;
 const stores: [string, () => IdempotencyStore][] = [["MemoryStore", () => new MemoryStore()]];
 if (io) stores.push(["RedisStore", () => new RedisStore({ client: io, prefix: `${prefix}:${++made}:` })]);
 
-type Next = (err?: unknown) => void;
-
-/**
- * An app whose `POST /orders` (behind `idempotency`) runs `first` on its first call, which cuts
- * the response after its first bytes, and answers 201 `{ run }` on every later one.
- */
-function ordersApp(make: () => IdempotencyStore, first: (res: express.Response, next: Next) => unknown) {
-  let runs = 0;
-  const app = express();
-  app.post(
-    "/orders",
-    express.json(),
-    idempotency({ store: make(), logger: { warn() {} } }),
-    async (_req, res, next) => {
-      runs += 1;
-      if (runs === 1) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.write('{"partial":');
-        await first(res, next);
-        return;
-      }
-      res.status(201).json({ run: runs });
+/** A body stream that sends its first bytes, then fails. */
+function failingStream(): Readable {
+  return new Readable({
+    read() {
+      this.push('{"partial":');
+      this.destroy(new Error("database went away mid-stream"));
     },
-  );
-  return { app, runs: () => runs };
+  });
 }
 
-/** The first POST with `key` is cut; a retry runs the handler again at once; a third replays it. */
-async function expectCutThenRetry(url: string, key: string, runs: () => number) {
+const failures = [
+  ["the handler throws", "throw"],
+  ["the body stream it answers with fails after its first bytes", "stream"],
+] as const;
+
+const rows = stores.flatMap(([name, make]) =>
+  failures.map(([how, kind]) => [name, how, kind, make] as const),
+);
+
+/** The first POST with `key` fails; a retry runs the handler again at once; a third replays it. */
+async function expectFailThenRetry(url: string, key: string, runs: () => number) {
   const send = () =>
     fetch(`${url}/orders`, {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": `"${key}"` },
       body: '{"qty":1}',
     });
-  // The first response is cut: its body never completes.
-  const cut = await send()
-    .then((res) => res.text())
-    .catch((err: unknown) => err);
-  expect(cut).toBeInstanceOf(Error);
+  const failed = await send();
+  await failed.arrayBuffer();
+  expect(failed.status).toBe(500);
   const retry = await send();
   expect(retry.status).toBe(201);
   expect(retry.headers.get("idempotent-replayed")).toBeNull();
@@ -79,108 +72,51 @@ async function expectCutThenRetry(url: string, key: string, runs: () => number) 
   expect(runs()).toBe(2);
 }
 
-const cuts = [
-  ["an error after the first bytes (next(err): the error handler destroys the response)", "next"],
-  ["the handler destroying the response itself", "destroy"],
-] as const;
+function ordersApp(make: () => IdempotencyStore, kind: "throw" | "stream") {
+  let runs = 0;
+  const app = express();
+  app.post(
+    "/orders",
+    express.json(),
+    keyed({ store: make(), logger: { warn() {} } }, () => {
+      runs += 1;
+      if (runs === 1) {
+        if (kind === "throw") throw new Error("database went away");
+        return reply.bytes(failingStream(), "application/json", { status: 200 });
+      }
+      return reply({ run: runs }, { status: 201 });
+    }),
+  );
+  return { app, runs: () => runs };
+}
 
-const rows = stores.flatMap(([name, make]) => cuts.map(([how, kind]) => [name, how, kind, make] as const));
-
-describe("a response cut before its end by the server", () => {
+describe("the handler fails (an explicit outcome)", () => {
   it.each(rows)(
     "%s, %s → the key is free at once: a retry runs, then replays",
     async (_s, _h, kind, make) => {
-      const { app, runs } = ordersApp(make, (res, next) => {
-        if (kind === "next") next(new Error("database went away mid-stream"));
-        else res.destroy();
-      });
+      const { app, runs } = ordersApp(make, kind);
       app.use(errorHandler({ logger: { error() {} } }));
       server = await listen(app);
-      await expectCutThenRetry(server.url, "cut-1", runs);
+      await expectFailThenRetry(server.url, "cut-1", runs);
     },
   );
-});
 
-/**
- * Express's own final handler (no error handler of the app's): an error after the header
- * section went out is answered with `req.socket.destroy()` (finalhandler 1.x in Express 4, 2.x in
- * Express 5), the connection cut and not the response. A connection that closes is no outcome of
- * the handler (the server closes it for a malformed request pipelined behind a running one too),
- * so the claim is kept and released by its lease alone: 409 until then, never a second run while
- * the first may still be running; then a retry runs, then replays.
- */
-describe("a connection cut by Express's default error handler (no app error handler)", () => {
-  const when = [
-    ["synchronously", false],
-    ["after an await", true],
-  ] as const;
-  const defaultRows = stores.flatMap(([name, make]) =>
-    when.map(([how, later]) => [name, how, later, make] as const),
-  );
-
-  it.each(defaultRows)(
-    "%s, next(err) %s after the first bytes → 409 until the lease ends (maxLeaseMs), then a retry runs, then replays",
-    async (_s, _h, later, make) => {
-      let runs = 0;
-      const app = express();
-      app.post(
-        "/orders",
-        express.json(),
-        idempotency({ store: make(), logger: { warn() {} }, leaseMs: 1000, maxLeaseMs: 1000 }),
-        async (_req, res, next) => {
-          runs += 1;
-          if (runs === 1) {
-            res.writeHead(200, { "content-type": "application/json" });
-            res.write('{"partial":');
-            if (later) await new Promise((r) => setImmediate(r));
-            next(new Error("database went away mid-stream"));
-            return;
-          }
-          res.status(201).json({ run: runs });
-        },
-      );
+  it.each(stores)(
+    "%s, no app error handler (Express's default answers the 500) → the key is free at once: a retry runs, then replays",
+    async (_s, make) => {
+      const { app, runs } = ordersApp(make, "throw");
       // Express's default error handler logs the error on stderr unless the env is "test".
       app.set("env", "test");
       server = await listen(app);
-      const send = () =>
-        fetch(`${server?.url}/orders`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "idempotency-key": '"cut-default"' },
-          body: '{"qty":1}',
-        });
-      const cut = await send()
-        .then((res) => res.text())
-        .catch((err: unknown) => err);
-      expect(cut).toBeInstanceOf(Error);
-      const during = await send();
-      await during.arrayBuffer();
-      expect(during.status).toBe(409);
-      expect(runs).toBe(1);
-      const retry = await vi.waitFor(
-        async () => {
-          const res = await send();
-          const body = await res.json();
-          expect(res.status).not.toBe(409);
-          return { res, body };
-        },
-        { timeout: 8_000, interval: 50 },
-      );
-      expect(retry.res.status).toBe(201);
-      expect(retry.res.headers.get("idempotent-replayed")).toBeNull();
-      expect(retry.body).toEqual({ run: 2 });
-      const replay = await send();
-      expect(replay.headers.get("idempotent-replayed")).toBe("true");
-      expect(await replay.json()).toEqual({ run: 2 });
-      expect(runs).toBe(2);
+      await expectFailThenRetry(server.url, "cut-default", runs);
     },
   );
 });
 
 /**
- * The other side of it: a connection that closes while the handler still runs is not a request
- * that is over. The client going away (a FIN, an RST, fetch aborted) or the server's own idle
- * timeout: the handler goes on and ends its response, which is stored; a retry meanwhile gets
- * 409 (draft §2.7), never a second run.
+ * A connection that closes while the handler still runs is not a request that is over. The
+ * client going away (a FIN, an RST, fetch aborted) or the server's own idle timeout: the handler
+ * goes on and answers, which is recorded; a retry meanwhile gets 409 (draft §2.7), never a second run.
  */
 describe("a connection that closes while the handler still runs → the key stays claimed", () => {
   const closes = [
@@ -194,27 +130,24 @@ describe("a connection that closes while the handler still runs → the key stay
   );
 
   it.each(closeRows)(
-    "%s, %s after the first bytes → 409 while it runs, then its result replays",
+    "%s, %s while it runs → 409 while it runs, then its result replays",
     async (_s, _h, kind, make) => {
       let runs = 0;
       const hold = gate();
-      const wrote = gate();
+      const entered = gate();
       const app = express();
       app.post(
         "/orders",
         express.json(),
-        idempotency({ store: make(), logger: { warn() {} } }),
-        async (_req, res) => {
+        keyed({ store: make(), logger: { warn() {} } }, async () => {
           runs += 1;
           const n = runs;
-          res.writeHead(201, { "content-type": "application/json", location: `/orders/${n}` });
-          res.write('{"run":');
           if (n === 1) {
-            wrote.open();
+            entered.open();
             await hold.promise;
           }
-          res.end(`${n}}`);
-        },
+          return reply({ run: n }, { status: 201, headers: { location: `/orders/${n}` } });
+        }),
       );
       app.set("env", "test");
       server = await listen(app);
@@ -235,7 +168,7 @@ describe("a connection that closes while the handler still runs → the key stay
           body,
           signal: abort.signal,
         }).then((res) => res.text());
-        await wrote.promise;
+        await entered.promise;
         abort.abort();
         expect(await first.catch((err: unknown) => err)).toBeInstanceOf(Error);
       } else {
@@ -247,7 +180,7 @@ describe("a connection that closes while the handler still runs → the key stay
             );
           });
           socket.on("error", () => {});
-          socket.once("data", () => {
+          void entered.promise.then(() => {
             if (kind === "fin") socket.end();
             if (kind === "rst") socket.resetAndDestroy();
           });
@@ -256,11 +189,11 @@ describe("a connection that closes while the handler still runs → the key stay
         });
         expect(closed).toBe("closed");
       }
-      await wrote.promise;
+      await entered.promise;
       const during = await send();
       await during.arrayBuffer();
       expect(during.status).toBe(409);
-      // The handler ends its response now: its record is there once it is stored.
+      // The handler answers now: its record is there once it is stored.
       hold.open();
       const after = await vi.waitFor(
         async () => {
@@ -280,14 +213,9 @@ describe("a connection that closes while the handler still runs → the key stay
   );
 });
 
-/**
- * A store that never answers `release`: the cut must still reach the client (a retry then meets
- * the claim, or a store that is down), never a connection held open for good.
- */
-describe("a cut whose release the store never answers → the connection is cut all the same", () => {
-  const hangs = [["errorHandler() (res.destroy())", "errors"]] as const;
-
-  it.each(hangs)("%s", async (_h, kind) => {
+/** A store that never answers `release`: the failure must still reach the client. */
+describe("a failure whose release the store never answers → answered all the same", () => {
+  it("the handler throws, release never settles → 500 within the release wait", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
       const asked = gate();
@@ -305,34 +233,28 @@ describe("a cut whose release the store never answers → the connection is cut 
       app.post(
         "/orders",
         express.json(),
-        idempotency({ store, logger: { warn() {} } }),
-        (_req, res, next) => {
-          res.writeHead(200, { "content-type": "application/json" });
-          res.write('{"partial":');
-          next(new Error("database went away mid-stream"));
-        },
+        keyed({ store, logger: { warn() {} } }, () => {
+          throw new Error("database went away");
+        }),
       );
-      app.set("env", "test");
-      if (kind === "errors") app.use(errorHandler({ logger: { error() {} } }));
+      app.use(errorHandler({ logger: { error() {} } }));
       server = await listen(app);
-      const cut = fetch(`${server.url}/orders`, {
+      const answered = fetch(`${server.url}/orders`, {
         method: "POST",
         headers: { "content-type": "application/json", "idempotency-key": '"hung"' },
         body: "{}",
-      })
-        .then((res) => res.text())
-        .catch((err: unknown) => err);
+      }).then((res) => res.status);
       await asked.promise;
       // However long the store takes: a few seconds of fake time, far past the cap.
       await vi.advanceTimersByTimeAsync(5_000);
-      expect(await cut).toBeInstanceOf(Error);
+      expect(await answered).toBe(500);
     } finally {
       vi.useRealTimers();
     }
   });
 });
 
-/** A store that never answers `complete`: the response's end waits one lease at most. */
+/** A store that never answers `complete`: the response waits one lease at most. */
 describe("a store that never answers complete → the response goes out within one lease", () => {
   it("leaseMs 200, complete never settles → 201 within the lease", async () => {
     const inner = new MemoryStore();
@@ -346,10 +268,7 @@ describe("a store that never answers complete → the response goes out within o
     app.post(
       "/orders",
       express.json(),
-      idempotency({ store, logger: { warn() {} }, leaseMs: 200 }),
-      (_req, res) => {
-        res.status(201).json({ ok: true });
-      },
+      keyed({ store, logger: { warn() {} }, leaseMs: 200 }, () => reply({ ok: true }, { status: 201 })),
     );
     server = await listen(app);
     const started = Date.now();

@@ -1,30 +1,22 @@
-/** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
-export type { NextFunction as IdempotencyNext } from "@svc/errors";
 export { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
-export { type CapturedResponse, captureResponse } from "./capture.js";
-export type { IdempotencyCoreOptions, IdempotencyRequiredRule } from "./config.js";
+export { type CommittedResponse, commitKey } from "./commit-key.js";
+export type {
+  IdempotencyCoreOptions,
+  IdempotencyLogger,
+  IdempotencyRequiredRule,
+  StoreStatusContext,
+} from "./config.js";
 export {
   createIdempotency,
+  IDEMPOTENCY_ERROR_CODES,
   type IdempotencyAttempt,
   type IdempotencyClaim,
   type IdempotencyCore,
   type IdempotencyDecision,
   type IdempotencyResponse,
-  writeReplay,
 } from "./core.js";
+export type { IdempotencyPrincipal, IdempotencyRequest, IdempotencyRequired } from "./express.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
-export {
-  IDEMPOTENCY_ERROR_CODES,
-  type IdempotencyLocals,
-  type IdempotencyLogger,
-  type IdempotencyOptions,
-  type IdempotencyPrincipal,
-  type IdempotencyRequest,
-  type IdempotencyRequired,
-  idempotency,
-  markStarted,
-  type StoreStatusContext,
-} from "./idempotency.js";
 export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } from "./memory-store.js";
 export type { OptionError } from "./option-error.js";
 export { MAX_KEY_LENGTH, type ParsedIdempotencyKey, parseIdempotencyKey } from "./parse-key.js";
@@ -43,4 +35,11 @@ export {
   type RedisStoreOptions,
   StoreUnavailableError,
 } from "./redis-store.js";
+export {
+  type IdempotencyKeyClaim,
+  type IdempotencyOptions,
+  type IdempotencyStep,
+  idempotency,
+  replayValue,
+} from "./step.js";
 export type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";

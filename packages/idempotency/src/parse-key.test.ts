@@ -1,9 +1,10 @@
 import { createServer } from "node:http";
 import { errorHandler } from "@svc/errors";
+import { reply } from "@svc/kernel";
 import { listenOn } from "@svc/test-utils";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { idempotency } from "./idempotency.js";
+import { keyed } from "../test/pipeline-app.js";
 import { parseIdempotencyKey } from "./parse-key.js";
 
 describe("parseIdempotencyKey", () => {
@@ -65,10 +66,14 @@ describe("Idempotency-Key with a long inner run of spaces", () => {
   it("through a server (maxHeaderSize 1 MiB): POST with that key → 400 idempotency_key_invalid, the handler never runs", async () => {
     let ran = 0;
     const app = express();
-    app.post("/orders", express.json(), idempotency(), (_req, res) => {
-      ran++;
-      res.status(201).end();
-    });
+    app.post(
+      "/orders",
+      express.json(),
+      keyed({}, () => {
+        ran++;
+        return reply.empty({ status: 201 });
+      }),
+    );
     app.use(errorHandler({ problemTypeBase: "https://errors.example/", logger: { error() {} } }));
     const server = await listenOn(createServer({ maxHeaderSize: 1 << 20 }, app));
     try {

@@ -4,8 +4,8 @@ import { Cluster } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp, post, sleep } from "../test/helpers.js";
-import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
+import type { IdempotencyOptions } from "./step.js";
 
 const cluster = await redisCluster({ masters: 3 });
 

@@ -4,8 +4,8 @@ import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp, gate, post, retriesDuringSlowHandler, sleep } from "../test/helpers.js";
-import type { IdempotencyOptions } from "./idempotency.js";
 import { RedisStore } from "./redis-store.js";
+import type { IdempotencyOptions } from "./step.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 
@@ -181,7 +181,7 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
       });
     });
 
-    it("a validation 400 (before markStarted) → not stored in Redis: a retry with a valid body runs", async () => {
+    it("a validation 400 (before claim.markStarted()) → not stored in Redis: a retry with a valid body runs", async () => {
       const { url, calls } = await start({ store: store("validate") });
       expect((await post(`${url}/validate`, "k", { qty: 0, pad: "y".repeat(80_000) })).status).toBe(400);
       expect((await post(`${url}/validate`, "k", { qty: 1 })).status).toBe(201);

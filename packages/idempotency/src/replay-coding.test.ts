@@ -1,181 +1,101 @@
-import { request } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { errorHandler } from "@svc/errors";
-import { type Listening, listen } from "@svc/test-utils";
-import compression from "compression";
-import express from "express";
-import { afterEach, describe, expect, it } from "vitest";
-import { type IdempotencyOptions, idempotency } from "./idempotency.js";
+import { type Body, createPipeline, fieldText, type PipelineRequest, reply } from "@svc/kernel";
+import { compression } from "@svc/negotiate";
+import { describe, expect, it } from "vitest";
 import { MemoryStore } from "./memory-store.js";
-import type { ClaimResult } from "./store.js";
-
-let server: Listening | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** The bytes as sent, not decoded (fetch would undo a coding and hide it). */
-  body: Buffer;
-}
-
-/** A POST with one Idempotency-Key, read without undoing any content coding. */
-function rawPost(url: string, key: string, acceptEncoding: string | undefined): Promise<Raw> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    "idempotency-key": `"${key}"`,
-  };
-  if (acceptEncoding !== undefined) headers["accept-encoding"] = acceptEncoding;
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/orders`, { method: "POST", headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify({ item: "book" }));
-  });
-}
-
-/** The JSON the handler sends: long enough to compress well, and numbered by execution. */
-const order = (n: number) => ({
-  id: n,
-  lines: Array.from({ length: 40 }, (_, i) => `line ${i} of order ${n}`),
-});
+import { idempotency } from "./step.js";
 
 /**
- * compression() mounted on the route after the middleware: it encodes the handler's bytes before
- * they reach the capture, so the record is stored gzip (or br) coded, with its Content-Encoding.
+ * A replay is recorded in identity and coded by the pipeline's coding step, like any response:
+ * RFC 9110 §12.5.3, a retry never gets a coding its Accept-Encoding does not accept, and gets the
+ * one a first request with that field would get. One reading of the field, the coding step's: this
+ * table runs a first request and a replay over every field of up to three members drawn from the
+ * names and weights below (with repeats and `*`), and compares their codings.
  */
-async function start(options: IdempotencyOptions = {}, handler?: express.RequestHandler) {
-  const app = express();
-  let runs = 0;
-  const warnings: string[] = [];
-  app.post(
-    "/orders",
-    express.json(),
-    idempotency({
-      store: new MemoryStore(),
-      logger: { warn: (_obj: object, msg?: string) => void warnings.push(msg ?? "") },
-      ...options,
-    }),
-    compression({ threshold: 0 }),
-    handler ??
-      ((_req, res) => {
-        res.status(201).json(order(++runs));
-      }),
-  );
-  app.use(errorHandler({ logger: { error() {} } }));
-  server = await listen(app);
-  return { url: server.url, runs: () => runs, warnings };
+const NAMES = ["gzip", "br", "identity", "*", "deflate"];
+const WEIGHTS = ["", ";q=1", ";q=0.5", ";q=0", ";q=0.001"];
+
+function* fields(): Generator<string | undefined> {
+  yield undefined;
+  yield "";
+  const members = NAMES.flatMap((n) => WEIGHTS.map((w) => `${n}${w}`));
+  for (const a of members) {
+    yield a;
+    for (const b of members) {
+      yield `${a}, ${b}`;
+      for (const c of ["gzip;q=0.5", "*;q=0.2", "identity;q=0.5", "br"]) yield `${a}, ${b}, ${c}`;
+    }
+  }
 }
 
-const decoded = (raw: Raw): unknown => {
-  const coding = raw.headers["content-encoding"];
-  const bytes =
-    coding === "gzip" ? gunzipSync(raw.body) : coding === "br" ? brotliDecompressSync(raw.body) : raw.body;
-  return JSON.parse(bytes.toString("utf8"));
-};
+const TEXT = "a line of text that compresses well. ".repeat(40);
+const pipeline = createPipeline({ coding: compression({ threshold: 0 }) });
+const PREPARED = { version: undefined, refusal: undefined };
 
-describe("replay of a content-coded record (compression on the route, RFC 9110 §12.5.3)", () => {
-  it.each([
-    ["identity", "identity"],
-    ["gzip;q=0", "gzip;q=0"],
-    ["br, *;q=0 (gzip excluded by *;q=0)", "br, *;q=0"],
-    ["deflate (gzip not listed)", "deflate"],
-    ["identity;q=1, gzip;q=0.5 (identity preferred)", "identity;q=1, gzip;q=0.5"],
-    ["an empty value", ""],
-    ["no Accept-Encoding", undefined],
-  ])(
-    "stored gzip, retry with Accept-Encoding: %s → identity, correct Content-Length, Vary kept",
-    async (_name, retryAccept) => {
-      const { url, runs } = await start();
-      const first = await rawPost(url, "k", "gzip");
-      expect(first.status).toBe(201);
-      expect(first.headers["content-encoding"]).toBe("gzip");
-      const again = await rawPost(url, "k", retryAccept);
-      expect(again.status).toBe(201);
-      expect(again.headers["idempotent-replayed"]).toBe("true");
-      expect(again.headers["content-encoding"]).toBeUndefined();
-      expect(again.headers["content-length"]).toBe(String(again.body.byteLength));
-      expect(again.headers.vary).toMatch(/accept-encoding/i);
-      expect(again.headers["content-type"]).toBe("application/json; charset=utf-8");
-      expect(JSON.parse(again.body.toString("utf8"))).toEqual(order(1));
-      expect(runs()).toBe(1);
-    },
-  );
+function request(acceptEncoding: string | undefined, key?: string): PipelineRequest {
+  const headers: IncomingHttpHeaders = {};
+  if (acceptEncoding !== undefined) headers["accept-encoding"] = acceptEncoding;
+  if (key !== undefined) headers["idempotency-key"] = key;
+  return { method: "POST", headers, path: "/reports" };
+}
 
-  it.each(["gzip", "gzip, deflate, br", "*", "GZIP;q=0.5, identity;q=0.1"])(
-    "stored gzip, retry with Accept-Encoding: %s → replayed gzip as stored, Vary: Accept-Encoding",
-    async (retryAccept) => {
-      const { url } = await start();
-      const first = await rawPost(url, "k", "gzip");
-      const again = await rawPost(url, "k", retryAccept);
-      expect(again.headers["content-encoding"]).toBe("gzip");
-      expect(again.body.equals(first.body)).toBe(true);
-      expect(again.headers["content-length"]).toBe(String(first.body.byteLength));
-      expect(again.headers.vary).toMatch(/accept-encoding/i);
-      expect(decoded(again)).toEqual(order(1));
-    },
-  );
+const handler = () => reply.bytes(TEXT, "text/plain; charset=utf-8", { status: 201 });
 
-  it("stored br, retry with Accept-Encoding: gzip → identity (br is not accepted)", async () => {
-    const { url } = await start();
-    const first = await rawPost(url, "k", "br");
-    expect(first.headers["content-encoding"]).toBe("br");
-    const again = await rawPost(url, "k", "gzip");
-    expect(again.headers["content-encoding"]).toBeUndefined();
-    expect(JSON.parse(again.body.toString("utf8"))).toEqual(order(1));
-  });
+/** The coding of a response value (`identity` when it has none), or the error it was refused with. */
+async function codingOf(run: Promise<{ fields: Record<string, unknown>; body: Body | undefined }>) {
+  try {
+    const value = await run;
+    return fieldText(value.fields["content-encoding"] as string | undefined) ?? "identity";
+  } catch (err) {
+    return `refused ${(err as { status?: number }).status}`;
+  }
+}
 
-  it("maxDecodedBytes smaller than the decoded body, retry with identity → 406 problem, with gzip → the record", async () => {
-    const { url, runs, warnings } = await start({ maxDecodedBytes: 100 });
-    await rawPost(url, "k", "gzip");
-    const refused = await rawPost(url, "k", "identity");
-    expect(refused.status).toBe(406);
-    expect(refused.headers["content-encoding"]).toBeUndefined();
-    expect(refused.body.toString("utf8")).toMatch(/Accept-Encoding/);
-    expect(refused.headers.vary).toMatch(/accept-encoding/i);
-    expect(warnings).toEqual([expect.stringContaining("could not be decoded")]);
-    const coded = await rawPost(url, "k", "gzip");
-    expect(coded.status).toBe(201);
-    expect(decoded(coded)).toEqual(order(1));
-    expect(runs()).toBe(1);
-  });
-
-  it("a coding the middleware cannot decode (x-custom), retry with identity → 406; with x-custom → the record", async () => {
-    const { url } = await start({}, (_req, res) => {
-      res.status(201).set("Content-Encoding", "x-custom").type("application/octet-stream");
-      res.end(Buffer.from("opaque"));
-    });
-    const first = await rawPost(url, "k", "x-custom");
-    expect(first.headers["content-encoding"]).toBe("x-custom");
-    expect((await rawPost(url, "k", "identity")).status).toBe(406);
-    const again = await rawPost(url, "k", "x-custom");
-    expect(again.status).toBe(201);
-    expect(again.body.toString("utf8")).toBe("opaque");
-  });
-
-  it("a stored gzip body that does not decode, retry with identity → 500 problem, never the coded bytes", async () => {
-    // A store whose record was damaged: the bytes are not gzip.
-    class Damaged extends MemoryStore {
-      override async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
-        const result = await super.claim(key, fingerprint, leaseMs);
-        if (result.outcome !== "completed") return result;
-        return { ...result, response: { ...result.response, body: Buffer.from("not gzip at all") } };
-      }
+describe("a replay is coded for the retry as a first response would be", () => {
+  it("on every Accept-Encoding field of the table", async () => {
+    const step = idempotency({ store: new MemoryStore({ maxEntries: 10 }) });
+    const route = { idempotency: step };
+    await pipeline.run(request("identity", "k"), PREPARED, handler, route);
+    const disagreements: string[] = [];
+    let rows = 0;
+    for (const field of fields()) {
+      rows++;
+      // The 406 for a field that refuses every coding is the pipeline's preflight, before any step.
+      const prepared = pipeline.prepare(request(field), "/reports");
+      if (prepared.refusal !== undefined) continue;
+      const first = await codingOf(pipeline.run(request(field), PREPARED, handler));
+      const replay = await codingOf(pipeline.run(request(field, "k"), PREPARED, handler, route));
+      if (first !== replay) disagreements.push(`${JSON.stringify(field)} → first ${first}, replay ${replay}`);
     }
-    const { url } = await start({ store: new Damaged() });
-    await rawPost(url, "k", "gzip");
-    const again = await rawPost(url, "k", "identity");
-    expect(again.status).toBe(500);
-    expect(again.headers["content-encoding"]).toBeUndefined();
-    expect(again.body.toString("utf8")).not.toContain("not gzip at all");
-  });
+    expect(rows).toBeGreaterThan(2_500);
+    expect(disagreements.slice(0, 20)).toEqual([]);
+  }, 120_000);
+
+  it.each([
+    [undefined, "identity"],
+    ["gzip", "gzip"],
+    ["gzip;q=0.5", "gzip"],
+    ["gzip;q=0", "identity"],
+    ["gzip;q=0, gzip", "identity"],
+    ["x-gzip", "gzip"],
+    ["br", "br"],
+    ["br;q=0, gzip", "gzip"],
+  ] as const)(
+    "recorded in identity, a retry with Accept-Encoding %j → %s, the same bytes decoded",
+    async (field, coding) => {
+      const step = idempotency({ store: new MemoryStore() });
+      const route = { idempotency: step };
+      const first = await pipeline.run(request("identity", "t"), PREPARED, handler, route);
+      expect(first.fields["content-encoding"]).toBeUndefined();
+      const replay = await pipeline.run(request(field, "t"), PREPARED, handler, route);
+      expect(replay.fields["idempotent-replayed"]).toBe("true");
+      expect(fieldText(replay.fields["content-encoding"] as string | undefined) ?? "identity").toBe(coding);
+      if (coding !== "identity") expect(replay.vary).toContain("Accept-Encoding");
+      const bytes = Buffer.from(replay.body as Uint8Array);
+      const decoded =
+        coding === "gzip" ? gunzipSync(bytes) : coding === "br" ? brotliDecompressSync(bytes) : bytes;
+      expect(decoded.toString()).toBe(TEXT);
+    },
+  );
 });

@@ -1,17 +1,27 @@
 import { errorHandler } from "@svc/errors";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { idempotency, MemoryStore } from "../src/index.js";
+
+const svc = expressAdapter(createPipeline());
 
 describe(`idempotency() on Express ${version}`, () => {
   it("a repeated POST with one Idempotency-Key runs the handler once and replays its response", async () => {
     expect(version).toMatch(/^4\./);
     const app = express4();
     let runs = 0;
-    app.post("/orders", express4.json(), idempotency({ store: new MemoryStore() }), (req, res) => {
-      runs++;
-      res.status(201).json({ order: runs, item: (req.body as { item: string }).item });
-    });
+    app.post(
+      "/orders",
+      express4.json(),
+      svc.handle(
+        (req: import("node:http").IncomingMessage & { body?: unknown }) => {
+          runs++;
+          return reply({ order: runs, item: (req.body as { item: string }).item }, { status: 201 });
+        },
+        { idempotency: idempotency({ store: new MemoryStore() }) },
+      ),
+    );
     app.use(errorHandler({ logger: { error() {} } }));
     const { url, close } = await listen(app);
     onTestFinished(close);
@@ -29,20 +39,26 @@ describe(`idempotency() on Express ${version}`, () => {
   });
 });
 
-describe(`an end that throws on Express ${version} (idempotency)`, () => {
-  // Express 4's res.status(code) takes any value: res.status(err.response?.status) with no status
-  // makes res.json throw (node:http refuses the status code when it writes the header section), and
-  // Express answers the thrown error with a 500. draft-ietf-httpapi-idempotency-key-header §2.7:
+describe(`a reply that throws on Express ${version} (idempotency)`, () => {
+  // A status taken from elsewhere (err.response?.status) that is no final status: reply() refuses
+  // it, the handler throws, and the error handler answers a 500. draft-ietf-httpapi-idempotency-key-header §2.7:
   // 409 is for a retry "while the original request is still being processed"; this one is done.
-  it("res.status(undefined).json() → 500; the retry runs the handler again, not a 409 until maxLeaseMs", async () => {
+  it("reply(data, { status: 1000 }) (an upstream status passed on) → 500; the retry runs the handler again, not a 409 until maxLeaseMs", async () => {
     const app = express4();
     let runs = 0;
-    app.post("/orders", express4.json(), idempotency({ store: new MemoryStore() }), (_req, res) => {
-      runs++;
-      const upstream: { status?: number } = {};
-      if (runs === 1) res.status(upstream.status as number).json({ failed: true });
-      else res.status(201).json({ order: runs });
-    });
+    app.post(
+      "/orders",
+      express4.json(),
+      svc.handle(
+        () => {
+          runs++;
+          const upstream = { status: 1000 };
+          if (runs === 1) return reply({ failed: true }, { status: upstream.status });
+          return reply({ order: runs }, { status: 201 });
+        },
+        { idempotency: idempotency({ store: new MemoryStore() }) },
+      ),
+    );
     app.use(errorHandler({ logger: { error() {} } }));
     const { url, close } = await listen(app);
     onTestFinished(close);

@@ -138,11 +138,11 @@ const rows: OptionCase[] = [
     () => idempotency({ maxStoredBytes: 0 }),
   ],
   [
-    "idempotency: maxDecodedBytes",
-    () => idempotency({ maxDecodedBytes: Number.POSITIVE_INFINITY }),
-    "ERR_SVC_IDEMPOTENCY_MAX_DECODED_BYTES",
-    /idempotency: maxDecodedBytes must be a non-negative finite number, got Infinity/,
-    () => idempotency({ maxDecodedBytes: 4 * 1024 * 1024 }),
+    "idempotency: maxDecodedBytes (removed: the pipeline codes replays, nothing is decoded)",
+    () => idempotency({ maxDecodedBytes: 4 * 1024 * 1024 } as never),
+    "ERR_SVC_IDEMPOTENCY_UNKNOWN_OPTION",
+    /idempotency: unknown option "maxDecodedBytes"/,
+    () => idempotency({ maxStoredBytes: 4 * 1024 * 1024 }),
   ],
   [
     "idempotency: storeStatus",

@@ -1,9 +1,11 @@
 // #region readme-core
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorHandler, HttpError } from "@svc/errors";
-import { createIdempotency, MemoryStore, writeReplay } from "@svc/idempotency";
+import { idempotency, MemoryStore } from "@svc/idempotency";
+import { createPipeline, pipelineRequest, reply, writeResponse } from "@svc/kernel";
 
-const idempotency = createIdempotency({ store: new MemoryStore(), required: ["/orders"] });
+const pipeline = createPipeline(); // JSON; add coding, validators... as your service needs
+const route = { idempotency: idempotency({ store: new MemoryStore(), required: ["/orders"] }) };
 const sendError = errorHandler(); // the error record, in plain node:http too
 const MAX_BODY_BYTES = 1_048_576; // the most of a request body held in memory
 let orders = 0;
@@ -23,28 +25,24 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     // RFC 9110 §15.5.14: 413 Content Too Large, before any key is claimed.
     return sendError(HttpError.contentTooLarge("The request body is over 1 MiB"), req, res, () => {});
   }
-  const decision = await idempotency.begin({
-    method: req.method,
-    target: req.url ?? "/",
-    headers: req.headers,
-    body: Buffer.concat(chunks), // fingerprinted byte for byte
-  });
-  if (decision.outcome === "error") return sendError(decision.error, req, res, () => {}); // 400, 409, 422, 503
-  if (decision.outcome === "replay") return writeReplay(res, decision.response);
-  if (chunks.length === 0) {
-    // Validation failed before any work: free the key for a corrected retry.
-    if (decision.outcome === "claimed") await idempotency.release(decision.claim);
-    res.writeHead(400).end();
-    return;
+  // The body as read is fingerprinted byte for byte.
+  const request = { ...pipelineRequest(req, res), body: Buffer.concat(chunks) };
+  try {
+    const value = await pipeline.run(
+      request,
+      pipeline.prepare(request, req.url ?? "/"),
+      () => {
+        // A thrown error is the handler's failure: the key is freed for a corrected retry.
+        if (chunks.length === 0) throw new HttpError(400, "An order needs a body");
+        orders += 1;
+        return reply({ id: orders }, { status: 201, headers: { location: `/orders/${orders}` } });
+      },
+      route, // the key claimed before the handler runs, its response recorded before it is sent
+    );
+    await writeResponse(res, value, request.method);
+  } catch (err) {
+    sendError(err, req, res, () => {}); // 400, 409, 422, 503, or the handler's own error
   }
-  // "claimed" (or "pass", for a GET): run the operation.
-  const body = Buffer.from(JSON.stringify({ id: ++orders }));
-  const headers = { "content-type": "application/json", location: `/orders/${orders}` };
-  // Stored before it is sent: a client retrying as soon as it has the response gets the replay.
-  if (decision.outcome === "claimed") {
-    await idempotency.complete(decision.claim, { status: 201, headers, body }, true);
-  }
-  res.writeHead(201, headers).end(body);
 }
 
 // #endregion readme-core

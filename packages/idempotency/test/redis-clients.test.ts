@@ -1,9 +1,11 @@
 import { errorHandler } from "@svc/errors";
+import { reply } from "@svc/kernel";
 import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import { redisClientMajors } from "@svc/test-utils/redis-clients";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { idempotency, RedisStore } from "../src/index.js";
+import { RedisStore } from "../src/index.js";
+import { keyed } from "./pipeline-app.js";
 
 // Every client major inside the peer ranges (`ioredis ^5 || ^6`, `redis ^4.6 || ^5 || ^6`)
 // claims, completes and replays through the same scripts.
@@ -15,10 +17,14 @@ describe.skipIf(!url).each(redisClientMajors())("RedisStore with $name", ({ conn
     const app = express();
     const store = new RedisStore({ client, prefix: uniquePrefix("idem-clients") });
     let runs = 0;
-    app.post("/orders", express.json(), idempotency({ store }), (req, res) => {
-      runs++;
-      res.status(201).json({ order: runs, item: (req.body as { item: string }).item });
-    });
+    app.post(
+      "/orders",
+      express.json(),
+      keyed({ store }, (req) => {
+        runs++;
+        return reply({ order: runs, item: (req.body as { item: string }).item }, { status: 201 });
+      }),
+    );
     app.use(errorHandler({ logger: { error() {} } }));
     const server = await listen(app);
     try {
