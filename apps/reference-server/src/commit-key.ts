@@ -6,7 +6,7 @@ import {
   PostgresStore,
   type StoredResponse,
 } from "@svc/idempotency";
-import type { Response } from "express";
+import type { Request } from "express";
 import { CompiledQuery, type Transaction } from "kysely";
 import type { Database } from "./db/schema.js";
 
@@ -15,11 +15,7 @@ import type { Database } from "./db/schema.js";
  * the two commit together (see @svc/idempotency's `PostgresStore.commit`). A request without a key
  * records nothing.
  */
-export type CommitKey = (
-  trx: Transaction<Database>,
-  res: Response,
-  response: StoredResponse,
-) => Promise<void>;
+export type CommitKey = (trx: Transaction<Database>, req: Request, response: StoredResponse) => Promise<void>;
 
 /**
  * The {@link CommitKey} of a store that commits with the write (PostgreSQL), else `undefined`: the
@@ -28,8 +24,8 @@ export type CommitKey = (
  */
 export function keyCommitter(store: IdempotencyStore): CommitKey | undefined {
   if (!(store instanceof PostgresStore)) return undefined;
-  return async (trx, res, response) => {
-    const claim = res.locals.idempotency as IdempotencyLocals | undefined;
+  return async (trx, req, response) => {
+    const claim = req.res?.locals.idempotency as IdempotencyLocals | undefined;
     if (claim === undefined) return;
     const { text, values } = store.commitStatement(claim, response);
     const result = await trx.executeQuery(CompiledQuery.raw(text, values));
