@@ -5,7 +5,7 @@ import { listen, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, bench, describe } from "vitest";
-import { idempotency, MemoryStore, RedisStore } from "../src/index.js";
+import { idempotencyMiddleware as idempotency, MemoryStore, RedisStore } from "../src/index.js";
 
 const redisUrl = process.env.REDIS_URL;
 const prefix = uniquePrefix("idempotency-bench");

@@ -487,7 +487,7 @@ async function release(config: IdempotencyConfig<never>, claim: Claim): Promise<
 }
 
 /** The record of a response: its replayed headers, and its body unless it is too large. */
-function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never>): StoredResponse {
+export function toStored(response: IdempotencyResponse, config: IdempotencyConfig<never>): StoredResponse {
   const headers: Record<string, string | string[]> = {};
   // A captured response reads one header at a time instead of copying them all.
   const headerOf = (response as IdempotencyResponse & { [HEADER_OF]?: (name: string) => unknown })[HEADER_OF];

@@ -1,13 +1,15 @@
 import { createHash } from "node:crypto";
 import { connect } from "node:net";
-import { gzipSync } from "node:zlib";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildApp, gate, PROBLEM_BASE, post, retriesDuringSlowHandler, sleep } from "../test/helpers.js";
+import { gzipCoding } from "../test/pipeline-app.js";
+import { IDEMPOTENCY_ERROR_CODES } from "./core.js";
 import { requestFingerprint } from "./fingerprint.js";
-import { IDEMPOTENCY_ERROR_CODES, type IdempotencyOptions, idempotency } from "./idempotency.js";
 import { MemoryStore, StoreFullError } from "./memory-store.js";
+import { type IdempotencyOptions, idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 let server: Listening | undefined;
@@ -338,49 +340,18 @@ describe("idempotency (memory store)", () => {
     expect(calls.write).toBe(1);
   });
 
-  it("a gzip wrapper mounted after the middleware or before it → the replay decodes to the first response", async () => {
-    // A stand-in for compression(): it gzips what the handler writes and sets Content-Encoding
-    // when the header section goes out (as on-headers does), whoever sends it.
-    const gzipAll: express.RequestHandler = (_req, res, next) => {
-      const chunks: Buffer[] = [];
-      const { writeHead, end } = res;
-      res.writeHead = function (this: express.Response, ...args: unknown[]) {
-        this.setHeader("Content-Encoding", "gzip");
-        this.removeHeader("Content-Length");
-        return (writeHead as (...a: unknown[]) => express.Response).apply(this, args);
-      } as typeof res.writeHead;
-      res.write = ((chunk: string | Uint8Array) => chunks.push(Buffer.from(chunk)) > 0) as typeof res.write;
-      res.end = function (this: express.Response, chunk?: unknown) {
-        if (typeof chunk === "string" || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
-        return (end as (body: Buffer) => express.Response).call(this, gzipSync(Buffer.concat(chunks)));
-      } as typeof res.end;
-      next();
-    };
-    const app = express();
-    let n = 0;
-    const json: express.RequestHandler = (_req, res) => {
-      res.status(201).json({ n: ++n });
-    };
-    const written: express.RequestHandler = (_req, res) => {
-      res.writeHead(201, { "Content-Type": "text/plain" });
-      res.write("alpha-");
-      res.end(`omega-${++n}`);
-    };
-    app.post("/after/json", express.json(), idempotency(), gzipAll, json);
-    app.post("/after/written", express.json(), idempotency(), gzipAll, written);
-    app.post("/before/json", gzipAll, express.json(), idempotency(), json);
-    app.post("/before/written", gzipAll, express.json(), idempotency(), written);
-    server = await listen(app);
-    for (const path of ["/after/json", "/after/written", "/before/json", "/before/written"]) {
-      const first = await post(`${server.url}${path}`, "gz", {});
+  it("a pipeline with a gzip coding step → recorded as identity, the replay coded again: the same bytes decoded", async () => {
+    const { url, calls } = await start({}, { pipeline: { coding: gzipCoding } });
+    for (const path of ["/orders", "/write"]) {
+      const first = await post(`${url}${path}`, "gz", {}, { "accept-encoding": "gzip" });
       expect(first.headers.get("content-encoding")).toBe("gzip");
       const body = await first.text(); // fetch decodes the gzip coding
-      const again = await post(`${server.url}${path}`, "gz", {});
+      const again = await post(`${url}${path}`, "gz", {}, { "accept-encoding": "gzip" });
       expect(again.headers.get("idempotent-replayed")).toBe("true");
       expect(again.headers.get("content-encoding"), path).toBe("gzip");
       expect(await again.text(), path).toBe(body);
     }
-    expect(n).toBe(4);
+    expect([calls.orders, calls.write]).toEqual([1, 1]);
   });
 
   it("piped stream of 256 KiB → live response intact, replay identical", async () => {
@@ -448,13 +419,21 @@ describe("idempotency (memory store)", () => {
     expect(calls.flaky).toBe(2);
   });
 
-  it("storeStatus: () => true → a 500 is stored and replayed", async () => {
+  it("storeStatus: () => true → a 500 the handler answers is stored and replayed", async () => {
     const { url, calls } = await start({ storeStatus: () => true });
-    await post(`${url}/flaky`, "k", {});
-    const retry = await post(`${url}/flaky`, "k", {});
+    await post(`${url}/broken`, "k", {});
+    const retry = await post(`${url}/broken`, "k", {});
     expect(retry.status).toBe(500);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect(calls.flaky).toBe(1);
+    expect(calls.broken).toBe(1);
+  });
+
+  it("storeStatus: () => true, the handler throws → released all the same (a thrown error is no response): the retry runs", async () => {
+    const { url, calls } = await start({ storeStatus: () => true });
+    expect((await post(`${url}/flaky`, "k", {})).status).toBe(500);
+    const retry = await post(`${url}/flaky`, "k", {});
+    expect(retry.status).toBe(201);
+    expect(calls.flaky).toBe(2);
   });
 
   it("storeStatus: async (status) => status < 500 (a promise) → the 201 is stored: the retry is replayed, the handler ran once", async () => {
@@ -1071,10 +1050,18 @@ describe("the record is written before the response is sent, on any Node.js", ()
         next();
       });
       let runs = 0;
-      app.post("/orders", express.json(), idempotency({ store: new SlowToSettle() }), (_req, res) => {
-        runs++;
-        res.status(201).json({ id: runs });
-      });
+      const svc = expressAdapter(createPipeline());
+      app.post(
+        "/orders",
+        express.json(),
+        svc.handle(
+          () => {
+            runs++;
+            return reply({ id: runs }, { status: 201 });
+          },
+          { idempotency: idempotency({ store: new SlowToSettle() }) },
+        ),
+      );
       server = await listen(app);
       const first = await post(`${server.url}/orders`, "any-node", { qty: 1 });
       expect(first.status).toBe(201);
@@ -1141,11 +1128,13 @@ describe("framing and hop-by-hop fields are never replayed (RFC 9112 §6.1, RFC 
       release: async () => true,
     };
     const app = express();
-    app.post("/x", idempotency({ store }), (_req, res) => {
-      res.status(500).end();
-    });
+    const svc = expressAdapter(createPipeline());
+    app.post(
+      "/x",
+      svc.handle(() => reply.empty({ status: 500 }), { idempotency: idempotency({ store }) }),
+    );
     server = await listen(app);
-    const reply = await new Promise<string>((resolve, reject) => {
+    const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(new URL(server?.url ?? "").port), "127.0.0.1", () => {
         socket.end(
           "POST /x HTTP/1.1\r\nHost: x\r\nIdempotency-Key: k\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
@@ -1158,11 +1147,11 @@ describe("framing and hop-by-hop fields are never replayed (RFC 9112 §6.1, RFC 
       socket.on("end", () => resolve(text));
       socket.on("error", reject);
     });
-    const head = reply.slice(0, reply.indexOf("\r\n\r\n")).toLowerCase();
+    const head = answer.slice(0, answer.indexOf("\r\n\r\n")).toLowerCase();
     expect(head).toContain("content-length: 11");
     expect(head).not.toContain("transfer-encoding");
     expect(head).not.toContain("upgrade");
-    expect(reply.endsWith("\r\n\r\nhello world")).toBe(true);
+    expect(answer.endsWith("\r\n\r\nhello world")).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@
 export type { NextFunction as IdempotencyNext } from "@svc/errors";
 export { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 export { type CapturedResponse, captureResponse } from "./capture.js";
+export { type CommittedResponse, commitKey } from "./commit-key.js";
 export type { IdempotencyCoreOptions, IdempotencyRequiredRule } from "./config.js";
 export {
   createIdempotency,
@@ -12,16 +13,14 @@ export {
   type IdempotencyResponse,
   writeReplay,
 } from "./core.js";
+export type { IdempotencyPrincipal, IdempotencyRequest } from "./express.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
 export {
   IDEMPOTENCY_ERROR_CODES,
   type IdempotencyLocals,
   type IdempotencyLogger,
-  type IdempotencyOptions,
-  type IdempotencyPrincipal,
-  type IdempotencyRequest,
   type IdempotencyRequired,
-  idempotency,
+  idempotency as idempotencyMiddleware,
   markStarted,
   type StoreStatusContext,
 } from "./idempotency.js";
@@ -43,4 +42,11 @@ export {
   type RedisStoreOptions,
   StoreUnavailableError,
 } from "./redis-store.js";
+export {
+  type IdempotencyKeyClaim,
+  type IdempotencyOptions,
+  type IdempotencyStep,
+  idempotency,
+  replayValue,
+} from "./step.js";
 export type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";

@@ -284,6 +284,16 @@ export class PostgresStore implements IdempotencyStore {
     return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
   }
 
+  /** The response committed or stored under `key` by `token`; undefined while in flight, or another's. */
+  async recorded(key: string, token: string): Promise<StoredResponse | undefined> {
+    const found = await this.#query(
+      `SELECT response FROM ${this.#table} WHERE key = $1 AND token = $2 AND state <> 'in-flight'`,
+      [key, token],
+    );
+    const row = found.rows[0] as { response: ResponseJson | null } | undefined;
+    return row?.response == null ? undefined : fromJson(row.response);
+  }
+
   /**
    * The statement that records the key's outcome, for a handler to run inside its own transaction
    * with any driver (Kysely's `CompiledQuery.raw(text, values)`, …): it must update one row, else

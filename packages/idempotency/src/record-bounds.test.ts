@@ -1,12 +1,14 @@
 import { errorHandler } from "@svc/errors";
+import { reply } from "@svc/kernel";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { gate, post } from "../test/helpers.js";
-import { idempotency } from "./idempotency.js";
+import { keyed } from "../test/pipeline-app.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
+import { idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 // A record's bound (`maxRecordBytes`) counts its header bytes as well as its body, in MemoryStore
@@ -68,14 +70,17 @@ if (io) {
 async function start(store: IdempotencyStore, locationBytes: number, bodyBytes: number) {
   let runs = 0;
   const app = express();
-  app.post("/orders", express.json(), idempotency({ store, logger: { warn() {} } }), (_req, res) => {
-    runs += 1;
-    res
-      .status(201)
-      .location(`/orders/${runs}?${"p".repeat(locationBytes)}`)
-      .type("text/plain")
-      .send("b".repeat(bodyBytes));
-  });
+  app.post(
+    "/orders",
+    express.json(),
+    keyed({ store, logger: { warn() {} } }, () => {
+      runs += 1;
+      return reply.bytes("b".repeat(bodyBytes), "text/plain; charset=utf-8", {
+        status: 201,
+        headers: { location: `/orders/${runs}?${"p".repeat(locationBytes)}` },
+      });
+    }),
+  );
   app.use(errorHandler({ logger: { error() {} } }));
   server = await listen(app);
   return { url: `${server.url}/orders`, runs: () => runs };
@@ -149,18 +154,26 @@ describe("MemoryStore maxBytes counts the header bytes", () => {
     let runs = 0;
     const app = express();
     const guard = idempotency({ store, logger: { warn() {} } });
-    app.post("/held", express.json(), guard, async (_req, res) => {
-      held += 1;
-      await hold.promise;
-      res.status(201).json({ held: true });
-    });
-    app.post("/orders", express.json(), guard, (_req, res) => {
-      runs += 1;
-      res
-        .status(201)
-        .location(`/orders/${runs}?${"p".repeat(2500)}`)
-        .json({ run: runs });
-    });
+    app.post(
+      "/held",
+      express.json(),
+      keyed(guard, async () => {
+        held += 1;
+        await hold.promise;
+        return reply({ held: true }, { status: 201 });
+      }),
+    );
+    app.post(
+      "/orders",
+      express.json(),
+      keyed(guard, () => {
+        runs += 1;
+        return reply(
+          { run: runs },
+          { status: 201, headers: { location: `/orders/${runs}?${"p".repeat(2500)}` } },
+        );
+      }),
+    );
     app.use(errorHandler({ logger: { error() {} } }));
     server = await listen(app);
     const url = server.url;

@@ -1,11 +1,12 @@
 import { request } from "node:http";
 import { createRequire } from "node:module";
 import { errorHandler } from "@svc/errors";
+import { createPipeline, expressAdapter, reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { type IdempotencyOptions, idempotency } from "./idempotency.js";
 import { MemoryStore } from "./memory-store.js";
+import { type IdempotencyOptions, idempotency } from "./step.js";
 
 /** Express 4 (installed as `express4`): it matches paths the same way, and is still widely run. */
 const express4 = createRequire(import.meta.url)("express4") as typeof express;
@@ -49,12 +50,15 @@ function rawPost(
 
 const SPELLINGS = ["/transfers", "/Transfers", "/transfers/", "/TRANSFERS"];
 
-function counter() {
+/** A route handler through a pipeline with the step of `options`, counting its runs. */
+function counter(options: IdempotencyOptions) {
   const runs: string[] = [];
-  const handler = (req: express.Request, res: express.Response) => {
+  const svc = expressAdapter(createPipeline());
+  const route = { idempotency: idempotency(options) };
+  const handler = svc.handle((req: express.Request) => {
     runs.push(req.originalUrl);
-    res.status(202).json({ id: runs.length });
-  };
+    return reply({ id: runs.length }, { status: 202 });
+  }, route);
   return { runs, handler };
 }
 
@@ -69,12 +73,12 @@ describe.each([
   ["Express 5", express],
   ["Express 4", express4],
 ])("%s", (_name, framework) => {
-  /** The middleware in front of routing, as a service mounts it for every route at once. */
+  /** One step on every route of the app, as a service configures it once for all of them. */
   async function appLevel(options: IdempotencyOptions, configure?: (app: express.Express) => void) {
-    const { runs, handler } = counter();
+    const { runs, handler } = counter(options);
     const app = framework();
     configure?.(app);
-    app.use(framework.json(), idempotency(options));
+    app.use(framework.json());
     app.post("/transfers", handler);
     app.post("/orders/:id/pay", handler);
     finish(app);
@@ -82,7 +86,7 @@ describe.each([
     return { url: server.url, runs };
   }
 
-  describe("app-level middleware: spellings of one route are one key", () => {
+  describe("one step on every route: spellings of one route are one key", () => {
     it("four spellings of POST /transfers with one key → the handler ran once, three replays", async () => {
       const { url, runs } = await appLevel({ store: new MemoryStore() });
       const results = [];
@@ -154,14 +158,14 @@ describe.each([
     });
   });
 
-  describe("route-level middleware: the key is scoped to the route the router runs", () => {
+  describe("the key is scoped to the route the router runs, a mounted router included", () => {
     async function routeLevel(options: IdempotencyOptions) {
-      const { runs, handler } = counter();
+      const { runs, handler } = counter(options);
       const app = framework();
       const router = framework.Router();
-      router.post("/transfers", framework.json(), idempotency(options), handler);
+      router.post("/transfers", framework.json(), handler);
       app.use("/api", router);
-      app.post("/transfers", framework.json(), idempotency(options), handler);
+      app.post("/transfers", framework.json(), handler);
       finish(app);
       server = await listen(app);
       return { url: server.url, runs };
@@ -195,9 +199,9 @@ describe("route parameters keep their case (Express matches the route case-insen
     ["Express 4", express4],
   ] as const) {
     it(`${label}: /accounts/ABC/charges then /accounts/abc/charges with one key → 422, the handler ran once`, async () => {
-      const { runs, handler } = counter();
+      const { runs, handler } = counter({ store: new MemoryStore() });
       const app = framework();
-      app.post("/accounts/:id/charges", framework.json(), idempotency({ store: new MemoryStore() }), handler);
+      app.post("/accounts/:id/charges", framework.json(), handler);
       app.use(errorHandler({ logger: { error() {} } }));
       server = await listen(app);
       expect(await rawPost(server.url, "/accounts/ABC/charges", "k")).toEqual({

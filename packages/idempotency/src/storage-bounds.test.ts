@@ -1,9 +1,10 @@
 import { errorHandler } from "@svc/errors";
+import { reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { post } from "../test/helpers.js";
-import { idempotency, markStarted } from "./idempotency.js";
+import { keyClaim, keyed } from "../test/pipeline-app.js";
 import { MemoryStore, ScopeFullError, StoreFullError } from "./memory-store.js";
 
 let server: Listening | undefined;
@@ -19,12 +20,11 @@ async function echoingValidator(store: MemoryStore, options: { started: boolean 
   app.post(
     "/transfers",
     express.json({ limit: "1mb" }),
-    idempotency({ store, maxStoredBytes: 1_048_576 }),
-    (req, res) => {
+    keyed({ store, maxStoredBytes: 1_048_576 }, (req, context) => {
       runs += 1;
-      if (options.started) markStarted(res);
-      res.status(400).json({ title: "unknown fields", fields: Object.keys(req.body as object) });
-    },
+      if (options.started) keyClaim(context)?.markStarted();
+      return reply({ title: "unknown fields", fields: Object.keys(req.body as object) }, { status: 400 });
+    }),
   );
   app.use(errorHandler({ logger: { error() {} } }));
   server = await listen(app);
@@ -76,12 +76,16 @@ async function twoClients(store: MemoryStore, options: { bodyBytes?: number; gat
     Object.assign(req, { principal: { id: String(req.get("x-user")) } });
     next();
   });
-  app.post("/transfers", express.json(), idempotency({ store, logger: { warn() {} } }), async (req, res) => {
-    const run = `${req.get("x-user")} ${req.get("idempotency-key")}`;
-    runs.set(run, (runs.get(run) ?? 0) + 1);
-    if (options.gate && req.get("x-user") === "a") await options.gate;
-    res.status(201).json({ run, pad: "x".repeat(options.bodyBytes ?? 0) });
-  });
+  app.post(
+    "/transfers",
+    express.json(),
+    keyed({ store, logger: { warn() {} } }, async (req) => {
+      const run = `${req.get("x-user")} ${req.get("idempotency-key")}`;
+      runs.set(run, (runs.get(run) ?? 0) + 1);
+      if (options.gate && req.get("x-user") === "a") await options.gate;
+      return reply({ run, pad: "x".repeat(options.bodyBytes ?? 0) }, { status: 201 });
+    }),
+  );
   app.use(errorHandler({ logger: { error() {} } }));
   server = await listen(app);
   const url = `${server.url}/transfers`;
@@ -255,13 +259,12 @@ describe("MemoryStore byte budget", () => {
     app.post(
       "/transfers",
       express.json(),
-      idempotency({ store: new MemoryStore({ maxEntries: 1 }), logger: { warn() {} } }),
-      async (req, res) => {
+      keyed({ store: new MemoryStore({ maxEntries: 1 }), logger: { warn() {} } }, async (req) => {
         const key = String(req.get("idempotency-key"));
         runs[key] = (runs[key] ?? 0) + 1;
         if (key === "k1" && runs[key] === 1) await gate;
-        res.status(201).json({ key, run: runs[key] });
-      },
+        return reply({ key, run: runs[key] }, { status: 201 });
+      }),
     );
     app.use(errorHandler({ logger: { error() {} } }));
     server = await listen(app);

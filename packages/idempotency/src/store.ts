@@ -45,6 +45,13 @@ export interface IdempotencyStore {
    * that lacks it, a claim simply lasts `leaseMs` (a handler running longer may run twice).
    */
   renew?(key: string, token: string, leaseMs: number): Promise<boolean>;
+  /**
+   * The response recorded under `key` by the execution holding `token`, or undefined while it is
+   * in flight (or the record is another's, or gone). Optional: a store whose records can commit
+   * with the handler's own transaction (`PostgresStore`) has it, for the claim to learn, after a
+   * failure, whether that transaction committed.
+   */
+  recorded?(key: string, token: string): Promise<StoredResponse | undefined>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { errorHandler } from "@svc/errors";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { idempotency, MemoryStore } from "../src/index.js";
+import { idempotencyMiddleware as idempotency, MemoryStore } from "../src/index.js";
 
 describe(`idempotency() on Express ${version}`, () => {
   it("a repeated POST with one Idempotency-Key runs the handler once and replays its response", async () => {

@@ -3,7 +3,7 @@ import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import { redisClientMajors } from "@svc/test-utils/redis-clients";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { idempotency, RedisStore } from "../src/index.js";
+import { idempotencyMiddleware as idempotency, RedisStore } from "../src/index.js";
 
 // Every client major inside the peer ranges (`ioredis ^5 || ^6`, `redis ^4.6 || ^5 || ^6`)
 // claims, completes and replays through the same scripts.

@@ -363,6 +363,37 @@ describe("run(): idempotent routes", () => {
     ).rejects.toThrow("db down");
     expect(events).toEqual(["release db down"]);
   });
+  it("the handler fails after the key's outcome committed → release answers the recorded response, coded; no error", async () => {
+    const { steps } = recording();
+    const recorded: ResponseValue = {
+      status: 202,
+      fields: { "content-type": "text/plain", location: "/t/9" },
+      vary: [],
+      body: Buffer.from("accepted"),
+    };
+    const released: unknown[] = [];
+    const claim: Claim = {
+      complete: async () => {
+        throw new Error("not reached");
+      },
+      release: async (err) => {
+        released.push(err);
+        return { replay: recorded };
+      },
+    };
+    const value = await createPipeline(steps).run(
+      request("POST"),
+      PREPARED,
+      () => {
+        throw new Error("read after the commit failed");
+      },
+      { idempotency: { begin: async () => claim } },
+    );
+    expect(released).toHaveLength(1);
+    expect(value.status).toBe(202);
+    expect(value.fields.location).toBe("/t/9");
+    expect(text(value)).toBe("gzip:accepted");
+  });
 });
 
 describe("checkWrite(): a write's preconditions on the current state", () => {

@@ -201,7 +201,9 @@ export class Pipeline {
       const result = await handler({ version: prepared.version?.version, claim });
       built = await this.build(request, prepared, result);
     } catch (err) {
-      if (claim !== undefined) await claim.release(err);
+      const committed = claim === undefined ? undefined : await claim.release(err);
+      if (committed?.replay !== undefined)
+        return this.code(request, this.replayed(request, committed.replay));
       throw err;
     }
     if (claim !== undefined) await claim.complete(built.value);

@@ -159,8 +159,13 @@ export interface Claim {
   readonly replay?: undefined;
   /** Records the response the request ended with (before content coding), for retries to replay. */
   complete(value: ResponseValue): Promise<void>;
-  /** The handler failed with no response to record: the key is free for a retry. */
-  release(error: unknown): Promise<void>;
+  /**
+   * The handler failed with no response to record: the key is free for a retry. Resolves to a
+   * {@link Replay} when the key's outcome had already committed with the handler's effect (a
+   * failure after the commit): that response answers the request instead of the error, as a
+   * retry's replay would, and the key is not freed.
+   */
+  release(error: unknown): Promise<Replay | undefined>;
 }
 
 /** Exactly-once execution for a request key: `@svc/idempotency`'s `idempotency()`. */
