@@ -15,13 +15,12 @@ import { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
 import { chain } from "./chain.js";
-import { type CommitKey, keyCommitter } from "./commit-key.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/database.js";
 import { fromDatabaseError } from "./errors.js";
 import { hrefs } from "./links.js";
 import { openApiDocument } from "./openapi.js";
-import { type Svc, servicePipeline } from "./pipeline.js";
+import { type Keys, type Svc, servicePipeline } from "./pipeline.js";
 import { parseQueryString } from "./request.js";
 import {
   accounts,
@@ -160,7 +159,7 @@ const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-d
 const CORRELATION_ID = /^[\w.:@-]{1,128}$/;
 
 /** Every collection of the resource API (spec 4.1), in the order they are mounted. */
-export function resources(background: Background, commitKey?: CommitKey): CrudResource[] {
+export function resources(background: Background): CrudResource[] {
   return [
     employees,
     employeeProjects,
@@ -177,7 +176,7 @@ export function resources(background: Background, commitKey?: CommitKey): CrudRe
     orderItems,
     payments,
     accounts,
-    transfers(background, commitKey),
+    transfers(background),
   ];
 }
 
@@ -245,7 +244,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
 /** Resolves what several steps share: the guarded security, the body parser, the rate limit. */
 function resolveParts(config: Config, deps: AppDeps): AppParts {
   const { logger, background, stores } = deps;
-  const collections = resources(background, keyCommitter(stores.idempotency));
+  const collections = resources(background);
   return {
     config,
     deps,
@@ -488,21 +487,20 @@ function readiness({ db, stores }: AppDeps): () => Promise<unknown> {
 function mountResourceApi(app: express.Express, parts: AppParts): void {
   const { db, stores, logger } = parts.deps;
   const svc = parts.svc;
-  const lenientKeys = idempotency({ store: stores.idempotency, logger });
-  const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
+  const lenientKeys = { idempotency: idempotency({ store: stores.idempotency, logger }) };
+  const requiredKeys = { idempotency: idempotency({ store: stores.idempotency, required: true, logger }) };
+  const keys: Keys = (path, method) =>
+    method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys;
   const allowed = permission() as RequestHandler;
-  // One route layer per guard (each layer Express enters costs a dispatch). Idempotency acts on
-  // unsafe methods only (the package refuses GET, HEAD and OPTIONS), so reads get the permission
-  // check alone. A write's body is read only after the rate limit (in front of every route) and
-  // the permission check: spec part 5 rule 4 gives a client without credentials 401 and a reader
-  // 403 whatever it sends, not the 400, 413 or 415 that would tell it what a write accepts, and a
-  // body that cannot be parsed is still a request the rate limit counts (spec part 8 rule 1).
-  const lenient = chain(allowed, parts.body, lenientKeys);
-  const required = chain(allowed, parts.body, requiredKeys);
-  const api = guardedRoutes(app as unknown as express.Router, (path, method) =>
-    method === "get" || method === "options"
-      ? [allowed]
-      : [method === "post" && KEY_REQUIRED.has(path) ? required : lenient],
+  // One route layer per guard (each layer Express enters costs a dispatch). Reads get the
+  // permission check alone. A write's body is read only after the rate limit (in front of every
+  // route) and the permission check: spec part 5 rule 4 gives a client without credentials 401 and
+  // a reader 403 whatever it sends, not the 400, 413 or 415 that would tell it what a write
+  // accepts, and a body that cannot be parsed is still a request the rate limit counts (spec part
+  // 8 rule 1). Its Idempotency-Key is the pipeline's step of each write route (`keys`).
+  const write = chain(allowed, parts.body);
+  const api = guardedRoutes(app as unknown as express.Router, (_path, method) =>
+    method === "get" || method === "options" ? [allowed] : [write],
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start
@@ -521,7 +519,7 @@ function mountResourceApi(app: express.Express, parts: AppParts): void {
     )
     .options(rootMethods)
     .all(rootMethods);
-  for (const resource of parts.collections) mountCrud(api, svc, db, resource);
+  for (const resource of parts.collections) mountCrud(api, svc, db, resource, keys);
   mountOrderDocuments(api, svc, db);
-  mountCart(api, svc, db, owner);
+  mountCart(api, svc, db, owner, keys);
 }

@@ -9,6 +9,7 @@ import {
   parseMediaType,
   type Represented,
   type Representer,
+  type RouteOptions,
   type Validators,
 } from "@svc/kernel";
 import {
@@ -25,6 +26,12 @@ import { versions } from "@svc/versioning";
 
 /** The app's response pipeline, as its routes use it (`svc.handle`, `svc.preconditions`). */
 export type Svc = ExpressPipeline;
+
+/** The options of a write route (its Idempotency-Key step), by the route's path and method. */
+export type Keys = (path: string, method: "post" | "put" | "patch" | "delete") => RouteOptions;
+
+/** No Idempotency-Key step on any route. */
+export const NO_KEYS: Keys = () => ({});
 
 /** A page model as CSV: one row per embedded item, without its links. */
 const pageCsv: Representation = {

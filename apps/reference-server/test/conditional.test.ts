@@ -4,7 +4,7 @@ import { backends, client, type Started } from "./harness.js";
 const identity = { "accept-encoding": "identity" };
 
 /** The JSON a request naming its version by `headers` reads: the vendor type it names, else plain JSON. */
-function jsonOf(headers: { accept?: string }): string {
+function jsonOf(headers: Readonly<Record<string, string>>): string {
   return headers.accept?.includes("+json") ? headers.accept : "application/json";
 }
 /**

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { Db } from "../db/database.js";
 import { compiledTemplate, type LooseDb, type LooseQuery, listPage, loose } from "../db/query.js";
 import { type Href, hrefs } from "../links.js";
-import type { Svc } from "../pipeline.js";
+import { type Keys, NO_KEYS, type Svc } from "../pipeline.js";
 import { type Id, type ListSpec, parseId, parseListQuery, validate } from "../request.js";
 
 /** Per-request context handed to a resource's callbacks. */
@@ -76,10 +76,16 @@ function collectionPath(resource: CrudResource, parentId: Id | undefined): strin
  * Allow, 405 for the rest. Each handler returns data; representations, ETags, preconditions,
  * coding and caching come from the pipeline (`svc`).
  */
-export function mountCrud(router: Router, svc: Svc, db: Db, resource: CrudResource): void {
+export function mountCrud(
+  router: Router,
+  svc: Svc,
+  db: Db,
+  resource: CrudResource,
+  keys: Keys = NO_KEYS,
+): void {
   const crud = new Crud(svc, db, resource);
-  mountCollection(router, svc, crud);
-  if (resource.itemRoute !== false) mountItem(router, svc, crud);
+  mountCollection(router, svc, crud, keys);
+  if (resource.itemRoute !== false) mountItem(router, svc, crud, keys);
 }
 
 /** A handler that names the media types a write may carry on an OPTIONS response. */
@@ -96,12 +102,13 @@ function acceptWrites(header: "Accept-Post" | "Accept-Patch"): RequestHandler {
  * other method with 405 and `Allow`, decided by routing before permission (a reader gets 405,
  * not 403).
  */
-function mountCollection(router: Router, svc: Svc, crud: Crud): void {
-  const route = router.route(crud.resource.path);
+function mountCollection(router: Router, svc: Svc, crud: Crud, keys: Keys): void {
+  const path = crud.resource.path;
+  const route = router.route(path);
   const allowed = allowedMethods(crud.collectionAllow);
   // Only a collection that takes POST has a POST route: elsewhere POST is the 405 of `.all`.
   if (crud.writes.has("POST")) {
-    route.post(svc.handle((req: Request, context) => crud.create(req, context)));
+    route.post(svc.handle((req: Request, context) => crud.create(req, context), keys(path, "post")));
     // The media types a POST may carry (W3C LDP 1.0 §7.1, registered with IANA).
     route.options(acceptWrites("Accept-Post"), allowed);
   } else {
@@ -110,14 +117,17 @@ function mountCollection(router: Router, svc: Svc, crud: Crud): void {
   route.get(svc.handle((req: Request) => crud.list(req))).all(allowed);
 }
 
-function mountItem(router: Router, svc: Svc, crud: Crud): void {
-  const route = router.route(`${crud.resource.path}/:id`);
+function mountItem(router: Router, svc: Svc, crud: Crud, keys: Keys): void {
+  const path = `${crud.resource.path}/:id`;
+  const route = router.route(path);
   const allowed = allowedMethods(crud.itemAllow);
   route.get(svc.handle((req: Request) => crud.read(req)));
-  if (crud.writes.has("PUT")) route.put(svc.handle((req: Request, c) => crud.update(req, c, "PUT")));
-  if (crud.writes.has("DELETE")) route.delete(svc.handle((req: Request, c) => crud.delete(req, c)));
+  if (crud.writes.has("PUT"))
+    route.put(svc.handle((req: Request, c) => crud.update(req, c, "PUT"), keys(path, "put")));
+  if (crud.writes.has("DELETE"))
+    route.delete(svc.handle((req: Request, c) => crud.delete(req, c), keys(path, "delete")));
   if (crud.writes.has("PATCH")) {
-    route.patch(svc.handle((req: Request, c) => crud.update(req, c, "PATCH")));
+    route.patch(svc.handle((req: Request, c) => crud.update(req, c, "PATCH"), keys(path, "patch")));
     // RFC 5789 §3.1: Accept-Patch SHOULD appear in the OPTIONS response of a resource that
     // supports PATCH.
     route.options(acceptWrites("Accept-Patch"), allowed);

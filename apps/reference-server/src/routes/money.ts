@@ -2,13 +2,13 @@ import { allowedMethods, HttpError } from "@svc/errors";
 import { reply } from "@svc/kernel";
 import type { Request, Router } from "express";
 import { type Kysely, sql } from "kysely";
-import type { CommitKey } from "../commit-key.js";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { fromMinor, MAX_MINOR, minorDigits, SERVICE_CURRENCY, toMinor } from "../db/money.js";
 import { loose } from "../db/query.js";
 import type { Database } from "../db/schema.js";
 import { type Href, hrefs } from "../links.js";
-import type { Svc } from "../pipeline.js";
+import { type Keys, NO_KEYS, type Svc } from "../pipeline.js";
 import { parseAssignedId, validate } from "../request.js";
 import { CartInput, MONEY_MAX, TransferInput } from "../schemas.js";
 import { cents, NO_STORE, rule } from "./catalogue.js";
@@ -129,11 +129,11 @@ export async function resumeTransfers(db: Db, background: Background): Promise<v
 }
 
 /**
- * POST /transfers; with `commitKey` (PostgreSQL), the Idempotency-Key's outcome (202 and the
- * Location) commits in the transaction that creates the transfer: a retry replays it whatever
- * fails after the commit, and the transfer is never created twice.
+ * POST /transfers: the Idempotency-Key's outcome (202 and the Location) commits in the transaction
+ * that creates the transfer (PostgreSQL records): a retry replays it whatever fails after the
+ * commit, and the transfer is never created twice.
  */
-export function transfers(background: Background, commitKey?: CommitKey): CrudResource {
+export function transfers(background: Background): CrudResource {
   async function create(req: Request, ctx: Ctx) {
     const input = validate(TransferInput, req.body);
     if (!(input.amount > 0)) throw rule("amount", "must be positive");
@@ -169,21 +169,11 @@ export function transfers(background: Background, commitKey?: CommitKey): CrudRe
         })
         .returning("id")
         .executeTakeFirstOrThrow();
-    const created = commitKey
-      ? await ctx.db.kysely.transaction().execute(async (trx) => {
-          const row = await insert(trx);
-          // The replay of a response that failed after the commit: its status and Location (the
-          // transfer's representation is one GET away); the response sent replaces it.
-          const location = ctx.href(`/transfers/${row.id}`);
-          await commitKey(trx, req, {
-            status: 202,
-            headers: { location },
-            body: new Uint8Array(),
-            bodyOmitted: true,
-          });
-          return row;
-        })
-      : await insert(ctx.db.kysely);
+    const created = await ctx.db.kysely.transaction().execute(async (trx) => {
+      const row = await insert(trx);
+      await commitKeyIn(trx, ctx.context?.claim, writtenAt(202, ctx.href(`/transfers/${row.id}`)));
+      return row;
+    });
     // Spec 4.1 rule 8: accepted now, executed later; the status resource shows the outcome.
     background.run(() => new Promise((r) => setTimeout(r, 20)).then(() => runTransfer(ctx.db, created.id)));
     return reply(await ctx.show(created.id), {
@@ -249,7 +239,13 @@ function lineView(
 }
 
 /** The cart of the caller (the authenticated principal): one per user, no server session. */
-export function mountCart(router: Router, svc: Svc, db: Db, owner: (req: Request) => string): void {
+export function mountCart(
+  router: Router,
+  svc: Svc,
+  db: Db,
+  owner: (req: Request) => string,
+  keys: Keys = NO_KEYS,
+): void {
   function lines(req: Request, k: Kysely<Database>) {
     return k
       .selectFrom("cart_items as c")
@@ -294,46 +290,52 @@ export function mountCart(router: Router, svc: Svc, db: Db, owner: (req: Request
     .route("/cart")
     .get(svc.handle(async (req: Request) => reply(await view(req), privateCache)))
     .put(
-      svc.handle(async (req: Request) => {
-        const input = validate(CartInput, req.body);
-        const ids = [...new Set(input.items.map((i) => i.productId))];
-        if (ids.length !== input.items.length) throw rule("items", "must name each product once");
-        const found = ids.length
-          ? await db.kysely.selectFrom("products").select(["id", "price"]).where("id", "in", ids).execute()
-          : [];
-        const missing = ids.filter((id) => !found.some((f) => f.id === id));
-        if (missing.length) throw rule("items", `name products that do not exist: ${missing.join(", ")}`);
-        // The cart's total is what an order of it would cost: beyond the largest payment it could
-        // never be paid, and past 2^53 cents the total shown would not be exact.
-        const total = input.items.reduce(
-          (sum, i) => sum + i.quantity * Number(found.find((f) => f.id === i.productId)?.price),
-          0,
-        );
-        if (total > cents(MONEY_MAX))
-          throw rule("items", `total more than ${MONEY_MAX} EUR, the largest payment`);
-        await guarded(req, async (trx) => {
-          await trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
-          if (input.items.length) {
-            await trx
-              .insertInto("cart_items")
-              .values(
-                input.items.map((i) => ({
-                  owner: owner(req),
-                  product_id: i.productId,
-                  quantity: i.quantity,
-                })),
-              )
-              .execute();
-          }
-        });
-        return view(req);
-      }),
+      svc.handle(
+        async (req: Request) => {
+          const input = validate(CartInput, req.body);
+          const ids = [...new Set(input.items.map((i) => i.productId))];
+          if (ids.length !== input.items.length) throw rule("items", "must name each product once");
+          const found = ids.length
+            ? await db.kysely.selectFrom("products").select(["id", "price"]).where("id", "in", ids).execute()
+            : [];
+          const missing = ids.filter((id) => !found.some((f) => f.id === id));
+          if (missing.length) throw rule("items", `name products that do not exist: ${missing.join(", ")}`);
+          // The cart's total is what an order of it would cost: beyond the largest payment it could
+          // never be paid, and past 2^53 cents the total shown would not be exact.
+          const total = input.items.reduce(
+            (sum, i) => sum + i.quantity * Number(found.find((f) => f.id === i.productId)?.price),
+            0,
+          );
+          if (total > cents(MONEY_MAX))
+            throw rule("items", `total more than ${MONEY_MAX} EUR, the largest payment`);
+          await guarded(req, async (trx) => {
+            await trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
+            if (input.items.length) {
+              await trx
+                .insertInto("cart_items")
+                .values(
+                  input.items.map((i) => ({
+                    owner: owner(req),
+                    product_id: i.productId,
+                    quantity: i.quantity,
+                  })),
+                )
+                .execute();
+            }
+          });
+          return view(req);
+        },
+        keys("/cart", "put"),
+      ),
     )
     .delete(
-      svc.handle(async (req: Request) => {
-        await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
-        return reply.empty();
-      }),
+      svc.handle(
+        async (req: Request) => {
+          await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
+          return reply.empty();
+        },
+        keys("/cart", "delete"),
+      ),
     )
     .options(allowed)
     .all(allowed);
