@@ -2,6 +2,7 @@ import { HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
 import { reply } from "@svc/kernel";
 import type { Request } from "express";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import { insertCustomer } from "../db/customers.js";
 import { type Db, exactInteger } from "../db/database.js";
 import { fromMinor, minorDigits, toMinor } from "../db/money.js";
@@ -250,7 +251,9 @@ export const customers: CrudResource = {
  */
 async function createCustomer(req: Request, ctx: Ctx) {
   const input = validate(CustomerInput, req.body);
-  const result = await insertCustomer(ctx.db, input);
+  const result = await insertCustomer(ctx.db, input, (trx, id) =>
+    commitKeyIn(trx, ctx.context?.claim, writtenAt(201, ctx.href(`/customers/${id}`))),
+  );
   if (result.outcome !== "created") {
     throw HttpError.conflict("A resource with the same unique value already exists");
   }

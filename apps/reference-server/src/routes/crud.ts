@@ -2,8 +2,9 @@ import { allowedMethods, HttpError, isHttpError } from "@svc/errors";
 import { hal, pageModel, Rel } from "@svc/hal";
 import { type HandlerContext, type Reply, type ReplyInit, reply } from "@svc/kernel";
 import type { Request, RequestHandler, Router } from "express";
-import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
+import { type CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { z } from "zod";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { compiledTemplate, type LooseDb, type LooseQuery, listPage, loose } from "../db/query.js";
 import { type Href, hrefs } from "../links.js";
@@ -203,17 +204,22 @@ class Crud {
     if (custom) return custom(req, ctx);
     const row = await this.rowOf(req, ctx, this.schema(ctx), undefined);
     if (this.resource.parent) row[parentColumn(this.resource)] = ctx.parentId;
-    const inserted = await loose(this.db)
-      .insertInto(this.resource.table)
-      .values(row)
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    // The new resource's URI keeps the version prefix the client used (it is its self link).
+    const locationOf = (id: unknown) =>
+      ctx.href(`${collectionPath(this.resource, ctx.parentId)}/${String(id)}`);
+    // The Idempotency-Key's outcome commits with the row (PostgreSQL records): a retry replays it
+    // whatever fails after the commit, and the row is never inserted twice.
+    const inserted = await this.db.kysely.transaction().execute(async (trx) => {
+      const created = await (trx as unknown as Kysely<LooseDb>)
+        .insertInto(this.resource.table)
+        .values(row)
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await commitKeyIn(trx, ctx.context?.claim, writtenAt(201, locationOf(created.id)));
+      return created;
+    });
     const created = this.resource.view(await this.load(ctx, inserted.id as Id), ctx);
-    // The new resource's URI is its self link, so it keeps the version prefix the client used.
-    const self = (created._links as { self?: { href?: string } } | undefined)?.self?.href;
-    const location =
-      self ?? ctx.href(`${collectionPath(this.resource, ctx.parentId)}/${String(inserted.id)}`);
-    return reply(created, { status: 201, headers: { Location: location } });
+    return reply(created, { status: 201, headers: { Location: locationOf(inserted.id) } });
   }
 
   /** DELETE → 204. */

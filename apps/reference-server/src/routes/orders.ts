@@ -2,6 +2,7 @@ import { allowedMethods, HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
 import { reply } from "@svc/kernel";
 import type { Request, Router } from "express";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { type LooseQuery, loose } from "../db/query.js";
 import { invoicePdf } from "../documents/invoice-pdf.js";
@@ -127,6 +128,7 @@ async function createOrder(req: Request, ctx: Ctx) {
       .insertInto("order_items")
       .values(lines.map((l) => ({ ...l, order_id: order.id })))
       .execute();
+    await commitKeyIn(trx, ctx.context?.claim, writtenAt(201, ctx.href(`/orders/${order.id}`)));
     return order.id;
   });
   return reply(await ctx.show(id), { status: 201, headers: { Location: ctx.href(`/orders/${id}`) } });
@@ -298,6 +300,7 @@ async function createPayment(req: Request, ctx: Ctx) {
       .values({ order_id: order.id, amount, method: input.method, created_at: at })
       .returning("id")
       .executeTakeFirstOrThrow();
+    await commitKeyIn(trx, ctx.context?.claim, writtenAt(201, ctx.href(`/payments/${payment.id}`)));
     return payment.id;
   });
   return reply(await ctx.show(id), { status: 201, headers: { Location: ctx.href(`/payments/${id}`) } });
