@@ -1,36 +1,26 @@
 import { randomUUID } from "node:crypto";
+import { createReadStream, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { challenge } from "@svc/auth";
-import { conditional } from "@svc/conditional";
-import { allowedMethods, errorHandler, HttpError, notFound } from "@svc/errors";
-import { allowedHosts, externalOrigin, halJson, isPage, pageItems } from "@svc/hal";
+import { allowedMethods, errorHandler, HttpError, notFound, stringifyJson } from "@svc/errors";
+import { allowedHosts, externalOrigin } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
-import {
-  crossOrigin,
-  csv,
-  html,
-  json,
-  negotiate,
-  parseBody,
-  type Representation,
-  text,
-  xml,
-} from "@svc/negotiate";
+import { type Reply, type ReplyInit, reply } from "@svc/kernel";
+import { crossOrigin, parseBody } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
-import { apiVersioning } from "@svc/versioning";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
 import { chain } from "./chain.js";
-import { type CommitKey, keyCommitter } from "./commit-key.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/database.js";
 import { fromDatabaseError } from "./errors.js";
 import { hrefs } from "./links.js";
 import { openApiDocument } from "./openapi.js";
+import { type Keys, type Svc, servicePipeline } from "./pipeline.js";
 import { parseQueryString } from "./request.js";
 import {
   accounts,
@@ -75,15 +65,6 @@ export interface AppDeps {
   stores: Stores;
 }
 
-/** A page model as CSV: one row per embedded item, without its links. */
-const pageCsv: Representation = {
-  mediaType: "text/csv",
-  canRepresent: isPage,
-  serialize: (data, context) => csv.serialize(pageItems(data), context),
-};
-
-/** Requests and routes outside the resource API: no version, no authentication. */
-const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
 const READ_ONLY = ["GET", "HEAD", "OPTIONS"];
 /** The operational routes and the methods each has. */
 const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = [
@@ -178,7 +159,7 @@ const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-d
 const CORRELATION_ID = /^[\w.:@-]{1,128}$/;
 
 /** Every collection of the resource API (spec 4.1), in the order they are mounted. */
-export function resources(background: Background, commitKey?: CommitKey): CrudResource[] {
+export function resources(background: Background): CrudResource[] {
   return [
     employees,
     employeeProjects,
@@ -195,7 +176,7 @@ export function resources(background: Background, commitKey?: CommitKey): CrudRe
     orderItems,
     payments,
     accounts,
-    transfers(background, commitKey),
+    transfers(background),
   ];
 }
 
@@ -213,6 +194,8 @@ interface AppParts {
   collections: CrudResource[];
   /** Those and the one-way operations' collections: what the entry point and OpenAPI list. */
   listed: CrudResource[];
+  /** The response pipeline of every route but the SOAP endpoints. */
+  svc: Svc;
 }
 
 /**
@@ -230,9 +213,11 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     security: parts.security,
     limiter: parts.limiter,
     nonces: deps.stores.nonces,
+    svc: parts.svc,
   });
   // One layer in front of every route: the middleware every request goes through, the SOAP
-  // endpoints, the rest of the REST middleware, the operational routes and the one-way operations'
+  // endpoints, the response pipeline's decisions before routing (the version, a `/v<N>` prefix
+  // stripped; the 406 of a write no representation could answer), the operational routes and the one-way operations'
   // collections (each router entered only for its own paths, which it answers), then the resource
   // API's authentication and rate limit. The body is read later, inside each write route after its
   // permission check (see mountResourceApi). The SOAP error handler follows, for the errors of
@@ -241,7 +226,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
     chain(
       ...everyRequest(app, config, deps.logger),
       only(SOAP_PATHS, soap.endpoints),
-      ...restRequest(),
+      parts.svc.prepare as RequestHandler,
       only(OPS_PATHS, opsRouter(parts)),
       only(SOAP_COLLECTION_PATHS, soap.collections),
       authentication(parts.security) as RequestHandler,
@@ -259,7 +244,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
 /** Resolves what several steps share: the guarded security, the body parser, the rate limit. */
 function resolveParts(config: Config, deps: AppDeps): AppParts {
   const { logger, background, stores } = deps;
-  const collections = resources(background, keyCommitter(stores.idempotency));
+  const collections = resources(background);
   return {
     config,
     deps,
@@ -288,6 +273,7 @@ function resolveParts(config: Config, deps: AppDeps): AppParts {
     // The one-way operations' collections are mounted with the SOAP services, but belong to the
     // resource API's description and entry point like every other collection.
     listed: [...collections, events, notifications],
+    svc: servicePipeline(),
   };
 }
 
@@ -350,21 +336,38 @@ function everyRequest(app: express.Express, config: Config, logger: Logger): Req
   ];
 }
 
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** The media type of each kind of file Swagger UI's directory holds. */
+const ASSET_TYPES: Readonly<Record<string, string>> = {
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".map": "application/json; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".png": "image/png",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+};
+
+/** The files of Swagger UI's directory, by name, listed once. */
+function swaggerAssets(): Map<string, { path: string; type: string; modified: Date }> {
+  const assets = new Map<string, { path: string; type: string; modified: Date }>();
+  for (const entry of readdirSync(SWAGGER_DIR, { withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(SWAGGER_DIR, entry.name);
+    const type = ASSET_TYPES[extname(entry.name)] ?? "application/octet-stream";
+    assets.set(entry.name, { path, type, modified: statSync(path).mtime });
+  }
+  return assets;
+}
+
 /**
- * What every request but a SOAP call goes through: versioning, negotiation, and strong ETags per
- * representation with 304 on a current If-None-Match last (Express's weak tags are off).
+ * `data` as JSON whatever the request's `Accept` (RFC 9110 §12.5.1 lets a server disregard it): the
+ * operational endpoints have one representation, and are never a 406.
  */
-function restRequest(): RequestHandler[] {
-  return [
-    apiVersioning({
-      versions: [1, 2],
-      defaultVersion: 1,
-      mediaType: { vendor: "svc" },
-      neutral: NEUTRAL,
-    }),
-    negotiate({ representations: [json, halJson, xml, pageCsv, text, html] }) as RequestHandler,
-    conditional() as RequestHandler,
-  ];
+function asJson(data: unknown, init: ReplyInit): Reply {
+  return reply.bytes(stringifyJson(data), JSON_TYPE, init);
 }
 
 /**
@@ -372,43 +375,71 @@ function restRequest(): RequestHandler[] {
  * router, only entered for their paths, so resource requests do not try each of their routes.
  */
 function opsRouter(parts: AppParts): express.Router {
-  const { security, body, limiter } = parts;
+  const { security, body, limiter, svc } = parts;
   const ops = express.Router(ROUTING);
-  ops.get("/health", (_req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.json({ status: "UP" });
-  });
-  ops.get("/ready", readiness(parts.deps));
-  const document = openApiDocument(parts.listed);
-  ops.get("/openapi.json", (_req, res) => {
-    res.setHeader("Cache-Control", "public, max-age=300");
-    res.json(document);
-  });
-  ops.get("/docs", (_req, res) => res.sendFile(join(PUBLIC_DIR, "index.html")));
-  ops.get("/docs/init.js", (_req, res) => res.sendFile(join(PUBLIC_DIR, "init.js")));
-  // No index and no redirect: the directory itself is the 404 error record for the path the
-  // client sent, not a 301 to "/docs/assets/" that would only lead to the same 404.
-  ops.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, redirect: false, maxAge: "1h" }));
-  ops.get("/.well-known/jwks.json", (_req, res) => {
-    res.setHeader("Cache-Control", "public, max-age=300");
-    res.json(security.jwks);
-  });
-  // Credentials, then the rate limit, then the body: a bad body never hides a missing credential.
-  ops.post("/auth/token", basicOnly(security), limiter, signedIn(), body, async (req, res) => {
-    const principal = req.principal;
-    // basicOnly() answers a request without credentials itself; should one still get here, its
-    // 401 carries the challenge RFC 9110 §15.5.2 requires ("MUST send a WWW-Authenticate").
-    if (!principal) {
-      throw HttpError.unauthorized(undefined, {
-        headers: { "WWW-Authenticate": challenge("Basic", { realm: security.realm, charset: "UTF-8" }) },
+  const noStore = { headers: { "Cache-Control": "no-store" } };
+  const fiveMinutes = { headers: { "Cache-Control": "public, max-age=300" } };
+  ops.get(
+    "/health",
+    svc.handle(() => asJson({ status: "UP" }, noStore)),
+  );
+  ops.get("/ready", svc.handle(readiness(parts.deps)));
+  const document = Buffer.from(stringifyJson(openApiDocument(parts.listed)), "utf8");
+  ops.get(
+    "/openapi.json",
+    svc.handle(() => reply.bytes(document, JSON_TYPE, fiveMinutes)),
+  );
+  // The page and its script, read once: content in its final form, tagged and coded by the pipeline.
+  const page = readFileSync(join(PUBLIC_DIR, "index.html"));
+  const init = readFileSync(join(PUBLIC_DIR, "init.js"));
+  ops.get(
+    "/docs",
+    svc.handle(() => reply.bytes(page, "text/html; charset=utf-8")),
+  );
+  ops.get(
+    "/docs/init.js",
+    svc.handle(() => reply.bytes(init, "text/javascript; charset=utf-8")),
+  );
+  // Swagger UI's files by name: only the files of its directory exist (no path is resolved, so no
+  // path leads out of it), and the directory itself is the 404 error record for the path the client
+  // sent, not a 301 to "/docs/assets/" that would only lead to the same 404.
+  const assets = swaggerAssets();
+  ops.get(
+    "/docs/assets/:file",
+    svc.handle((req: Request) => {
+      const asset = assets.get(req.params.file as string);
+      if (asset === undefined) throw HttpError.notFound();
+      return reply.bytes(createReadStream(asset.path), asset.type, {
+        lastModified: asset.modified,
+        headers: { "Cache-Control": "public, max-age=3600" },
       });
-    }
-    const token = await security.issuer.issue(principal);
-    // RFC 6749 §5.1: token responses are never cached.
-    res.setHeader("Cache-Control", "no-store");
-    res.setHeader("Pragma", "no-cache");
-    res.json(token);
-  });
+    }),
+  );
+  ops.get(
+    "/.well-known/jwks.json",
+    svc.handle(() => asJson(security.jwks, fiveMinutes)),
+  );
+  // Credentials, then the rate limit, then the body: a bad body never hides a missing credential.
+  ops.post(
+    "/auth/token",
+    basicOnly(security),
+    limiter,
+    signedIn(),
+    body,
+    svc.handle(async (req: Request) => {
+      const principal = req.principal;
+      // basicOnly() answers a request without credentials itself; should one still get here, its
+      // 401 carries the challenge RFC 9110 §15.5.2 requires ("MUST send a WWW-Authenticate").
+      if (!principal) {
+        throw HttpError.unauthorized(undefined, {
+          headers: { "WWW-Authenticate": challenge("Basic", { realm: security.realm, charset: "UTF-8" }) },
+        });
+      }
+      const token = await security.issuer.issue(principal);
+      // RFC 6749 §5.1: token responses are never cached.
+      return asJson(token, { headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+    }),
+  );
   // Every operational path answers OPTIONS with its methods and any other method (TRACE, DELETE)
   // with 405 and Allow, like the resource API (RFC 9110 §9.3.7, §15.5.6), not 404.
   for (const [path, allow] of OPS_METHODS) ops.route(path).all(allowedMethods(allow));
@@ -421,9 +452,8 @@ function opsRouter(parts: AppParts): express.Router {
  * the record's generic 5xx message would hide (an RFC 9457 §3.2 extension member); the drivers'
  * errors go to the log only, as the error's cause.
  */
-function readiness({ db, stores }: AppDeps): RequestHandler {
-  return async (_req, res) => {
-    res.setHeader("Cache-Control", "no-store");
+function readiness({ db, stores }: AppDeps): () => Promise<unknown> {
+  return async () => {
     const failures: unknown[] = [];
     const check = (ping: () => Promise<void>) =>
       ping().then(
@@ -438,13 +468,12 @@ function readiness({ db, stores }: AppDeps): RequestHandler {
       stores.redis ? check(() => stores.ping()) : Promise.resolve("not used"),
     ]);
     const checks = { database, redis };
-    if (failures.length === 0) {
-      res.json({ status: "UP", checks });
-      return;
-    }
+    if (failures.length === 0)
+      return asJson({ status: "UP", checks }, { headers: { "Cache-Control": "no-store" } });
     throw HttpError.serviceUnavailable(5, "Not ready: a dependency is down", {
       cause: failures[0],
       extensions: { checks },
+      headers: { "Cache-Control": "no-store" },
     });
   };
 }
@@ -456,23 +485,22 @@ function readiness({ db, stores }: AppDeps): RequestHandler {
  * the route lacks a 405 with Allow, for every user, before any 401 or 403.
  */
 function mountResourceApi(app: express.Express, parts: AppParts): void {
-  const { db } = parts.deps;
-  const { stores, logger } = parts.deps;
-  const lenientKeys = idempotency({ store: stores.idempotency, logger });
-  const requiredKeys = idempotency({ store: stores.idempotency, required: true, logger });
+  const { db, stores, logger } = parts.deps;
+  const svc = parts.svc;
+  const lenientKeys = { idempotency: idempotency({ store: stores.idempotency, logger }) };
+  const requiredKeys = { idempotency: idempotency({ store: stores.idempotency, required: true, logger }) };
+  const keys: Keys = (path, method) =>
+    method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys;
   const allowed = permission() as RequestHandler;
-  // One route layer per guard (each layer Express enters costs a dispatch). Idempotency acts on
-  // unsafe methods only (the package refuses GET, HEAD and OPTIONS), so reads get the permission
-  // check alone. A write's body is read only after the rate limit (in front of every route) and
-  // the permission check: spec part 5 rule 4 gives a client without credentials 401 and a reader
-  // 403 whatever it sends, not the 400, 413 or 415 that would tell it what a write accepts, and a
-  // body that cannot be parsed is still a request the rate limit counts (spec part 8 rule 1).
-  const lenient = chain(allowed, parts.body, lenientKeys);
-  const required = chain(allowed, parts.body, requiredKeys);
-  const api = guardedRoutes(app as unknown as express.Router, (path, method) =>
-    method === "get" || method === "options"
-      ? [allowed]
-      : [method === "post" && KEY_REQUIRED.has(path) ? required : lenient],
+  // One route layer per guard (each layer Express enters costs a dispatch). Reads get the
+  // permission check alone. A write's body is read only after the rate limit (in front of every
+  // route) and the permission check: spec part 5 rule 4 gives a client without credentials 401 and
+  // a reader 403 whatever it sends, not the 400, 413 or 415 that would tell it what a write
+  // accepts, and a body that cannot be parsed is still a request the rate limit counts (spec part
+  // 8 rule 1). Its Idempotency-Key is the pipeline's step of each write route (`keys`).
+  const write = chain(allowed, parts.body);
+  const api = guardedRoutes(app as unknown as express.Router, (_path, method) =>
+    method === "get" || method === "options" ? [allowed] : [write],
   );
   const owner = (req: Request) => req.principal?.id ?? "anonymous";
   // The entry point: a link to every top-level collection, so a client (or a crawler) can start
@@ -480,18 +508,18 @@ function mountResourceApi(app: express.Express, parts: AppParts): void {
   const rootMethods = allowedMethods(["GET", "HEAD", "OPTIONS"]);
   api
     .route("/")
-    .get(async (req, res) => {
-      const href = hrefs(req);
-      const links: Record<string, string> = {};
-      for (const r of parts.listed) if (!r.parent) links[r.collection] = href(r.path);
-      links.cart = href("/cart");
-      await res.represent(
-        resourceView({ name: "@svc reference service", docs: `${href("")}/docs` }, href("/"), links),
-      );
-    })
+    .get(
+      svc.handle((req: Request) => {
+        const href = hrefs(req);
+        const links: Record<string, string> = {};
+        for (const r of parts.listed) if (!r.parent) links[r.collection] = href(r.path);
+        links.cart = href("/cart");
+        return resourceView({ name: "@svc reference service", docs: `${href("")}/docs` }, href("/"), links);
+      }),
+    )
     .options(rootMethods)
     .all(rootMethods);
-  for (const resource of parts.collections) mountCrud(api, db, resource);
-  mountOrderDocuments(api, db);
-  mountCart(api, db, owner);
+  for (const resource of parts.collections) mountCrud(api, svc, db, resource, keys);
+  mountOrderDocuments(api, svc, db);
+  mountCart(api, svc, db, owner, keys);
 }

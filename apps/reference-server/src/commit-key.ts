@@ -1,43 +1,34 @@
-import { HttpError } from "@svc/errors";
-import {
-  IDEMPOTENCY_ERROR_CODES,
-  type IdempotencyLocals,
-  type IdempotencyStore,
-  PostgresStore,
-  type StoredResponse,
-} from "@svc/idempotency";
-import type { Response } from "express";
-import { CompiledQuery, type Transaction } from "kysely";
+import { type CommittedResponse, commitKey } from "@svc/idempotency";
+import { type Reply, reply } from "@svc/kernel";
+import { CompiledQuery, type Kysely } from "kysely";
 import type { Database } from "./db/schema.js";
 
 /**
- * Records the request's Idempotency-Key outcome inside the transaction that writes its effect, so
- * the two commit together (see @svc/idempotency's `PostgresStore.commit`). A request without a key
- * records nothing.
+ * Records the request's Idempotency-Key outcome inside `trx`, the transaction that writes its
+ * effect, so the two commit together (see @svc/idempotency's `commitKey`): a retry replays
+ * `response` whatever fails after the commit, and the effect never happens twice. Records nothing
+ * for a request without a key (`claim` undefined) or when the records are not PostgreSQL's (they
+ * are then stored after the response, by the memory or Redis store). A claim another execution
+ * took over (its lease ran out) rejects with a 409 with `Retry-After`, rolling `trx` back.
  */
-export type CommitKey = (
-  trx: Transaction<Database>,
-  res: Response,
-  response: StoredResponse,
-) => Promise<void>;
+export function commitKeyIn(
+  trx: Kysely<Database>,
+  claim: unknown,
+  response: CommittedResponse,
+): Promise<boolean> {
+  return commitKey(
+    claim,
+    { query: (text, values) => trx.executeQuery(CompiledQuery.raw(text, values ? [...values] : [])) },
+    response,
+  );
+}
 
 /**
- * The {@link CommitKey} of a store that commits with the write (PostgreSQL), else `undefined`: the
- * record is then stored after the response, as by the memory and Redis stores. A claim another
- * execution took over (its lease ran out) rolls the transaction back: a 409 with `Retry-After`.
+ * The outcome a write commits with its key: its status and `Location` (the new resource's
+ * representation is one GET away). A retry meets it only when the response the pipeline makes
+ * after the commit is never recorded (a failure after the commit, a crash); otherwise that
+ * response, of the same status, replaces it.
  */
-export function keyCommitter(store: IdempotencyStore): CommitKey | undefined {
-  if (!(store instanceof PostgresStore)) return undefined;
-  return async (trx, res, response) => {
-    const claim = res.locals.idempotency as IdempotencyLocals | undefined;
-    if (claim === undefined) return;
-    const { text, values } = store.commitStatement(claim, response);
-    const result = await trx.executeQuery(CompiledQuery.raw(text, values));
-    if (result.rows.length !== 1) {
-      throw new HttpError(409, "A request with this Idempotency-Key is still being processed", {
-        code: IDEMPOTENCY_ERROR_CODES.inFlight,
-        headers: { "Retry-After": "1" },
-      });
-    }
-  };
+export function writtenAt(status: number, location: string): Reply {
+  return reply(undefined, { status, headers: { Location: location } });
 }

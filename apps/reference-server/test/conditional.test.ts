@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, client, type Started } from "./harness.js";
 
 const identity = { "accept-encoding": "identity" };
+
+/** The JSON a request naming its version by `headers` reads: the vendor type it names, else plain JSON. */
+function jsonOf(headers: Readonly<Record<string, string>>): string {
+  return headers.accept?.includes("+json") ? headers.accept : "application/json";
+}
 /**
  * fetch() sends `Cache-Control: no-cache` with any conditional header unless told otherwise
  * (Fetch standard, cache mode "no-store"), and a server must not answer that with a 304.
@@ -110,6 +115,19 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
 
   // RFC 9110 §8.8.3: a strong tag names one representation, media type included; the JSON,
   // HAL+JSON and vendor JSON of one state share their bytes but not their tag.
+  it.each(["application/hal+json", "application/vnd.svc.v1+json", "application/xml", "text/csv"])(
+    "GET /employees?size=3 Accept: %s with If-None-Match of the application/json tag → 200, its own tag",
+    async (accept) => {
+      const jsonTag = (await api("/employees?size=3", { headers: identity })).headers.get("etag") ?? "";
+      const other = await api("/employees?size=3", {
+        headers: { ...revalidate, accept, "if-none-match": jsonTag },
+      });
+      expect(other.status).toBe(200);
+      expect(other.headers.get("etag")).toMatch(/^"[^"]+"$/);
+      expect(other.headers.get("etag")).not.toBe(jsonTag);
+    },
+  );
+
   it.each(["application/hal+json", "application/vnd.svc.v1+json", "application/xml"])(
     "GET Accept: %s with If-None-Match of the application/json tag → 200, its own tag (never a 304)",
     async (accept) => {
@@ -201,7 +219,10 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
     expect(now.salary).toBe(winners[0]?.body.salary);
   });
 
-  it("concurrent DELETEs with the same If-Match → one 204, the rest 412", async () => {
+  // The losers either raced the winner (412: the row changed under their precondition) or came
+  // after it (404: RFC 9110 §13.2.1, a request whose response would be 404 without its
+  // precondition ignores it).
+  it("concurrent DELETEs with the same If-Match → one 204, each other one 412 or 404, the item gone", async () => {
     const created = await api("/categories", { method: "POST", json: { name: "Race", description: "x" } });
     const path = new URL(created.headers.get("location") ?? "").pathname;
     const etag = (await api(path, { headers: identity })).headers.get("etag") ?? "";
@@ -211,17 +232,57 @@ describe.each(backends)("conditional requests on $name (part 4.3)", (backend) =>
         async () => (await api(path, { method: "DELETE", headers: { "if-match": etag } })).status,
       ),
     );
-    expect(statuses.sort()).toEqual([204, 412, 412, 412, 412, 412]);
+    expect(statuses.filter((status) => status === 204)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 412 || status === 404)).toHaveLength(5);
+    expect((await api(path)).status).toBe(404);
   });
 
-  it("If-Match: * on a missing resource → 412", async () => {
-    const res = await api("/employees/999999", {
-      method: "PATCH",
-      headers: { "if-match": "*" },
-      json: { salary: 1 },
-    });
-    expect(res.status).toBe(412);
+  // RFC 9110 §13.2.1: "A server MUST ignore all received preconditions if its response to the same
+  // request without those conditions, prior to processing the request content, would have been a
+  // status code other than a 2xx (Successful) or 412 (Precondition Failed)."
+  it.each([
+    ["PATCH", "/employees/999999", { salary: 1 }],
+    ["PUT", "/departments/999999", { name: "Nowhere", city: "Nice" }],
+    ["DELETE", "/accounts/0", undefined],
+    ["DELETE", "/projects/999999", undefined],
+  ])("%s %s with If-Match: * on a missing resource → 404, not 412", async (method, path, json) => {
+    const res = await api(path, { method, headers: { "if-match": "*" }, ...(json ? { json } : {}) });
+    expect(res.status).toBe(404);
   });
+
+  // RFC 9110 §13.1.1: the tag compared is the selected representation's, the one the write's own
+  // GET gets, whichever way the request names version 2 (spec part 9).
+  it.each([
+    ["/v2/employees/11", "/employees/11", {}],
+    ["/employees/12", "/employees/12", { "api-version": "2" }],
+    ["/employees/13", "/employees/13", { accept: "application/vnd.svc.v2+json" }],
+    ["/v2/employees/14", "/employees/14", { accept: "application/hal+json" }],
+    ["/employees/15", "/employees/15", { "api-version": "2", accept: "application/xml" }],
+    ["/v2/employees/16", "/employees/16", { accept: "application/xml" }],
+    ["/employees/17", "/employees/17", { "api-version": "2", "accept-encoding": "gzip" }],
+  ])(
+    "PUT %s %o with the tag of its v2 GET → 200; with the v1 tag → 412 advertising the v2 tag",
+    async (v2Path, v1Path, v2) => {
+      const read = await api(v2Path, { headers: { ...identity, ...v2 } });
+      expect(read.status).toBe(200);
+      const v2Tag = read.headers.get("etag") ?? "";
+      const asJson = await api(v2Path, { headers: { ...v2, accept: jsonOf(v2) } });
+      const { _links, ...state } = (await asJson.json()) as Record<string, unknown>;
+      expect(state).toHaveProperty("firstName");
+      const v1Tag = (await api(v1Path, { headers: identity })).headers.get("etag") ?? "";
+      expect(v2Tag).toMatch(/^"[^"]+"$/);
+      expect(v1Tag).not.toBe(v2Tag);
+      const body = { ...state, city: "Lyon" };
+      const stale = await api(v2Path, { method: "PUT", headers: { ...v2, "if-match": v1Tag }, json: body });
+      expect(stale.status).toBe(412);
+      expect(stale.headers.get("etag")).toBe(v2Tag);
+      const ok = await api(v2Path, { method: "PUT", headers: { ...v2, "if-match": v2Tag }, json: body });
+      expect(ok.status).toBe(200);
+      expect(
+        (await (await api(v2Path, { headers: { ...v2, accept: jsonOf(v2) } })).json()) as object,
+      ).toMatchObject({ city: "Lyon" });
+    },
+  );
 
   it("the cart takes the If-Match of its XML representation too, from a client that writes with Accept: application/xml", async () => {
     const xmlHeaders = { ...identity, accept: "application/xml" };

@@ -456,3 +456,26 @@ describe("createPipeline(options) refused at construction", () => {
     );
   });
 });
+
+describe("a representation's own fields", () => {
+  it("Represented.fields (a PDF's Content-Disposition) → on the response of that representation only", async () => {
+    const pdf: Representer = {
+      preflight() {},
+      represent: (r) => ({
+        contentType: r.headers.accept === "application/pdf" ? "application/pdf" : "application/json",
+        language: undefined,
+        body: Buffer.from("x"),
+        vary: ["Accept"],
+        ...(r.headers.accept === "application/pdf"
+          ? { fields: { "Content-Disposition": 'inline; filename="a.pdf"' } }
+          : {}),
+      }),
+      async *variants() {},
+    };
+    const pipeline = createPipeline({ representations: pdf });
+    const asPdf = await pipeline.respond(request("GET", { accept: "application/pdf" }), PREPARED, { a: 1 });
+    expect(asPdf.fields["content-disposition"]).toBe('inline; filename="a.pdf"');
+    const asJson = await pipeline.respond(request("GET", { accept: "application/json" }), PREPARED, { a: 1 });
+    expect(asJson.fields["content-disposition"]).toBeUndefined();
+  });
+});

@@ -269,6 +269,7 @@ export class Pipeline {
       });
       value.fields["content-type"] = chosen.contentType;
       if (chosen.language !== undefined) value.fields["content-language"] = chosen.language;
+      if (chosen.fields !== undefined) Object.assign(value.fields, lowerCased(chosen.fields));
       addVary(value.vary, ...chosen.vary);
       value.body = chosen.body;
     } else if (r.kind === "bytes" && r.body !== undefined) {

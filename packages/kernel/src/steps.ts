@@ -36,6 +36,11 @@ export interface Represented {
   readonly body: Body;
   /** The request fields the choice depended on (`Accept`, `Accept-Language`). */
   readonly vary: readonly string[];
+  /**
+   * Response fields that belong to this representation only, such as the `Content-Disposition`
+   * of a PDF (RFC 6266) that its JSON alternative must not carry.
+   */
+  readonly fields?: Readonly<Record<string, FieldValue>> | undefined;
 }
 
 /** What the representation step is told about one response. */

@@ -30,11 +30,15 @@ export type InsertOutcome =
  * with itself (a PostgreSQL table lock; SQLite runs one write transaction at a time), so the id
  * and email checks below stay true until commit.
  *
+ * `within` runs in the transaction once the customer is inserted (the Idempotency-Key's outcome
+ * of `POST /customers` commits with it).
+ *
  * @example const r = await insertCustomer(db, { name: "Acme", email: "a@acme.example", city: "" });
  */
 export async function insertCustomer(
   db: Db,
   customer: NewCustomer & { id?: bigint | undefined },
+  within?: (trx: Kysely<Database>, id: bigint) => Promise<unknown>,
 ): Promise<InsertOutcome> {
   try {
     return await db.kysely.transaction().execute(async (trx): Promise<InsertOutcome> => {
@@ -57,6 +61,7 @@ export async function insertCustomer(
         .insertInto("customers")
         .values({ id, name: customer.name, email: customer.email, city: customer.city })
         .execute();
+      await within?.(trx, id);
       return { outcome: "created", id };
     });
   } catch (err) {

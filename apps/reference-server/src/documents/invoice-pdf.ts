@@ -1,5 +1,5 @@
-import type { Representation } from "@svc/negotiate";
 import PDFDocument from "pdfkit";
+import type { DocumentRepresentation } from "../pipeline.js";
 
 /** Who issues the invoices: the service's own trading name and address. */
 export const SELLER = {
@@ -172,17 +172,15 @@ export function renderInvoicePdf(invoice: InvoiceData): Promise<Buffer> {
  * may be offered through content negotiation"). Shown inline with a file name for saving, as
  * RFC 6266 §4.2 describes.
  *
- * @example res.represent(invoice, { add: [invoicePdf] })
+ * @example return reply(invoice, { add: [invoicePdf] })
  * @see https://www.rfc-editor.org/rfc/rfc8118
  */
-export const invoicePdf: Representation = {
+export const invoicePdf: DocumentRepresentation = {
   mediaType: "application/pdf",
   canRepresent: isInvoice,
-  async serialize(data, context) {
-    const invoice = data as InvoiceData;
-    const bytes = await renderInvoicePdf(invoice);
-    const id = text(invoice.orderId).replace(/[^A-Za-z0-9_-]/g, "");
-    context?.res?.setHeader("Content-Disposition", `inline; filename="invoice-${id}.pdf"`);
-    return bytes;
+  serialize: (data) => renderInvoicePdf(data as InvoiceData),
+  fields(data) {
+    const id = text((data as InvoiceData).orderId).replace(/[^A-Za-z0-9_-]/g, "");
+    return { "Content-Disposition": `inline; filename="invoice-${id}.pdf"` };
   },
 };

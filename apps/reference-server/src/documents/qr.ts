@@ -11,7 +11,7 @@ const QR_OPTIONS = { errorCorrectionLevel: "M", margin: 4 } as const;
  * `image/png` and `image/svg+xml` QR codes of one URL, e.g. a tracking resource's externally
  * visible address, so a phone camera opens it directly.
  *
- * @example res.represent(tracking, { add: qrCodes(href(`/orders/${id}/tracking`)) })
+ * @example return reply(tracking, { add: qrCodes(href(`/orders/${id}/tracking`)) })
  * @see https://www.iso.org/standard/62021.html
  */
 export function qrCodes(url: string): Representation[] {

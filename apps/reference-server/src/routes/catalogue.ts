@@ -1,12 +1,13 @@
 import { HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
-import type { Request, Response } from "express";
+import { reply } from "@svc/kernel";
+import type { Request } from "express";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import { insertCustomer } from "../db/customers.js";
 import { type Db, exactInteger } from "../db/database.js";
 import { fromMinor, minorDigits, toMinor } from "../db/money.js";
 import { loose } from "../db/query.js";
 import { validate } from "../request.js";
-import { send } from "../respond.js";
 import {
   AccountInput,
   CategoryInput,
@@ -248,14 +249,18 @@ export const customers: CrudResource = {
  * `POST /customers`: the id comes from the service's allocator, which skips the ids SOAP clients
  * chose (db/customers.ts), never from the table's sequence.
  */
-async function createCustomer(req: Request, res: Response, ctx: Ctx): Promise<void> {
+async function createCustomer(req: Request, ctx: Ctx) {
   const input = validate(CustomerInput, req.body);
-  const result = await insertCustomer(ctx.db, input);
+  const result = await insertCustomer(ctx.db, input, (trx, id) =>
+    commitKeyIn(trx, ctx.context?.claim, writtenAt(201, ctx.href(`/customers/${id}`))),
+  );
   if (result.outcome !== "created") {
     throw HttpError.conflict("A resource with the same unique value already exists");
   }
-  res.setHeader("Location", ctx.href(`/customers/${result.id}`));
-  await send(req, res, await ctx.show(exactInteger(result.id)), 201);
+  return reply(await ctx.show(exactInteger(result.id)), {
+    status: 201,
+    headers: { Location: ctx.href(`/customers/${result.id}`) },
+  });
 }
 
 export const users: CrudResource = {

@@ -1,21 +1,15 @@
-import {
-  type CurrentState,
-  preconditionFailed,
-  preconditions,
-  type RepresentationTags,
-  representationTag,
-} from "@svc/conditional";
-import { allowedMethods, HttpError, isHttpError, negotiationOf } from "@svc/errors";
-import { hal, halJson, pageModel, Rel } from "@svc/hal";
-import { html, json, type Representation, text, xml } from "@svc/negotiate";
-import type { Request, RequestHandler, Response, Router } from "express";
-import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
+import { allowedMethods, HttpError, isHttpError } from "@svc/errors";
+import { hal, pageModel, Rel } from "@svc/hal";
+import { type HandlerContext, type Reply, type ReplyInit, reply } from "@svc/kernel";
+import type { Request, RequestHandler, Router } from "express";
+import { type CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { z } from "zod";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { compiledTemplate, type LooseDb, type LooseQuery, listPage, loose } from "../db/query.js";
 import { type Href, hrefs } from "../links.js";
+import { type Keys, NO_KEYS, type Svc } from "../pipeline.js";
 import { type Id, type ListSpec, parseId, parseListQuery, validate } from "../request.js";
-import { send } from "../respond.js";
 
 /** Per-request context handed to a resource's callbacks. */
 export interface Ctx {
@@ -26,7 +20,15 @@ export interface Ctx {
   parentId: Id | undefined;
   /** The current representation of an item of this collection (404 when absent). */
   show(id: Id): Promise<Record<string, unknown>>;
+  /** What the pipeline tells the handler: the request's version, its Idempotency-Key claim. */
+  context: HandlerContext | undefined;
 }
+
+/**
+ * A write whose rules go beyond a row update. It returns what the client is sent: data (a 200 in
+ * the negotiated representation) or a `reply(...)` with its status and fields.
+ */
+export type WriteHandler = (req: Request, ctx: Ctx) => Promise<Reply | Record<string, unknown>>;
 
 /** How one collection maps onto its table and its representation. */
 export interface CrudResource {
@@ -58,41 +60,7 @@ export interface CrudResource {
   /** `Cache-Control` of reads. */
   cacheControl?: string;
   /** Writes whose rules go beyond a row update (state transitions, several tables). */
-  handlers?: Partial<
-    Record<"POST" | "PUT" | "PATCH" | "DELETE", (req: Request, res: Response, ctx: Ctx) => Promise<void>>
-  >;
-}
-
-/** The representations of one resource, found by the media type negotiation offered. */
-const ITEM_REPRESENTATIONS: readonly Representation[] = [json, halJson, xml, text, html];
-
-/**
- * The current strong tag of the representation this request selects, for a write's `If-Match`.
- * RFC 9110 §13.1.1: "the condition is true if any of the listed tags match the entity tag of the
- * selected representation", which §3.2 defines as the one a GET with the same request header
- * fields would have been sent. Every representation has its own tag (the JSON, HAL+JSON and
- * `application/vnd.svc.v1+json` of one state share their bytes, not their tag, §8.8.3), so a
- * client sends the tag of what it reads with the `Accept` it writes with: an XML client that reads
- * and writes with `Accept: application/xml` passes its XML tag, a write without `Accept` is
- * compared with the default JSON one. The representation is serialized only when the request
- * carries a precondition.
- */
-export function representationTags(req: Request, view: Record<string, unknown>): RepresentationTags {
-  const res = req.res;
-  const negotiation = res === undefined ? undefined : negotiationOf(res);
-  const match = negotiation?.mediaType;
-  const type = match?.mediaType ?? json.mediaType;
-  const offer = (match?.offer ?? json.mediaType).split(";")[0]?.trim().toLowerCase();
-  const representation = ITEM_REPRESENTATIONS.find((r) => r.mediaType === offer) ?? json;
-  const language = negotiation?.language;
-  return {
-    [type]: async () => {
-      const body = await representation.serialize(view, { mediaType: type, language, req, res });
-      return typeof body === "string" || body instanceof Uint8Array
-        ? representationTag(type, language, body)
-        : undefined;
-    },
-  };
+  handlers?: Partial<Record<"POST" | "PUT" | "PATCH" | "DELETE", WriteHandler>>;
 }
 
 /** What write bodies may be: the app's body parser takes JSON only (a write in XML is a 415). */
@@ -106,12 +74,19 @@ function collectionPath(resource: CrudResource, parentId: Id | undefined): strin
 /**
  * Mounts the list, item and write routes of a collection: paging, sorting and filtering, 201 +
  * Location, PUT needing the whole object, PATCH changing only what is sent, DELETE → 204, OPTIONS →
- * Allow, 405 for the rest. Representations, ETags, preconditions and caching come from the packages.
+ * Allow, 405 for the rest. Each handler returns data; representations, ETags, preconditions,
+ * coding and caching come from the pipeline (`svc`).
  */
-export function mountCrud(router: Router, db: Db, resource: CrudResource): void {
-  const crud = new Crud(db, resource);
-  mountCollection(router, crud);
-  if (resource.itemRoute !== false) mountItem(router, crud);
+export function mountCrud(
+  router: Router,
+  svc: Svc,
+  db: Db,
+  resource: CrudResource,
+  keys: Keys = NO_KEYS,
+): void {
+  const crud = new Crud(svc, db, resource);
+  mountCollection(router, svc, crud, keys);
+  if (resource.itemRoute !== false) mountItem(router, svc, crud, keys);
 }
 
 /** A handler that names the media types a write may carry on an OPTIONS response. */
@@ -128,29 +103,32 @@ function acceptWrites(header: "Accept-Post" | "Accept-Patch"): RequestHandler {
  * other method with 405 and `Allow`, decided by routing before permission (a reader gets 405,
  * not 403).
  */
-function mountCollection(router: Router, crud: Crud): void {
-  const route = router.route(crud.resource.path);
+function mountCollection(router: Router, svc: Svc, crud: Crud, keys: Keys): void {
+  const path = crud.resource.path;
+  const route = router.route(path);
   const allowed = allowedMethods(crud.collectionAllow);
   // Only a collection that takes POST has a POST route: elsewhere POST is the 405 of `.all`.
   if (crud.writes.has("POST")) {
-    route.post((req, res) => crud.create(req, res));
+    route.post(svc.handle((req: Request, context) => crud.create(req, context), keys(path, "post")));
     // The media types a POST may carry (W3C LDP 1.0 §7.1, registered with IANA).
     route.options(acceptWrites("Accept-Post"), allowed);
   } else {
     route.options(allowed);
   }
-  route.get((req, res) => crud.list(req, res)).all(allowed);
+  route.get(svc.handle((req: Request) => crud.list(req))).all(allowed);
 }
 
-function mountItem(router: Router, crud: Crud): void {
-  const route = router.route(`${crud.resource.path}/:id`);
+function mountItem(router: Router, svc: Svc, crud: Crud, keys: Keys): void {
+  const path = `${crud.resource.path}/:id`;
+  const route = router.route(path);
   const allowed = allowedMethods(crud.itemAllow);
-  const ifMatch = preconditions({ current: (req: Request) => crud.current(req) });
-  route.get((req, res) => crud.read(req, res));
-  if (crud.writes.has("PUT")) route.put(ifMatch, (req, res) => crud.replace(req, res));
-  if (crud.writes.has("DELETE")) route.delete(ifMatch, (req, res) => crud.delete(req, res));
+  route.get(svc.handle((req: Request) => crud.read(req)));
+  if (crud.writes.has("PUT"))
+    route.put(svc.handle((req: Request, c) => crud.update(req, c, "PUT"), keys(path, "put")));
+  if (crud.writes.has("DELETE"))
+    route.delete(svc.handle((req: Request, c) => crud.delete(req, c), keys(path, "delete")));
   if (crud.writes.has("PATCH")) {
-    route.patch(ifMatch, (req, res) => crud.patch(req, res));
+    route.patch(svc.handle((req: Request, c) => crud.update(req, c, "PATCH"), keys(path, "patch")));
     // RFC 5789 §3.1: Accept-Patch SHOULD appear in the OPTIONS response of a resource that
     // supports PATCH.
     route.options(acceptWrites("Accept-Patch"), allowed);
@@ -165,20 +143,16 @@ class Crud {
   readonly writes: ReadonlySet<string>;
   readonly collectionAllow: readonly string[];
   readonly itemAllow: readonly string[];
+  /** The reply options of reads: the resource's `Cache-Control`. */
+  readonly #reads: ReplyInit;
   /**
    * A base that does not take the request context is the same query on every request: it is
    * compiled once and only the id is bound per read (the hot path of every item GET).
    */
   readonly #byId: ((id: unknown) => CompiledQuery) | undefined;
-  /**
-   * The table row an `If-Match` was evaluated against, per request. RFC 9110 §13.1.1: the
-   * precondition must hold when the method is applied, not only when it was checked; the write
-   * only succeeds while the row still equals this snapshot, so two writes racing with the same
-   * tag (on one instance or across a fleet) cannot both win: one gets 412.
-   */
-  readonly #snapshots = new WeakMap<Request, Record<string, unknown>>();
 
   constructor(
+    readonly svc: Svc,
     readonly db: Db,
     readonly resource: CrudResource,
   ) {
@@ -186,6 +160,7 @@ class Crud {
     this.writes = new Set(writes);
     this.collectionAllow = ["GET", "HEAD", "OPTIONS", ...(writes.includes("POST") ? ["POST"] : [])];
     this.itemAllow = ["GET", "HEAD", "OPTIONS", ...writes.filter((w) => w !== "POST")];
+    this.#reads = resource.cacheControl ? { headers: { "Cache-Control": resource.cacheControl } } : {};
     this.#byId =
       resource.base.length < 2
         ? compiledTemplate((id) =>
@@ -195,14 +170,11 @@ class Crud {
   }
 
   /** GET of the collection: one page, sorted and filtered. */
-  async list(req: Request, res: Response): Promise<void> {
-    const ctx = await this.ctxOf(req);
+  async list(req: Request): Promise<Reply> {
+    const ctx = await this.ctxOf(req, undefined);
     const q = parseListQuery(req.query as Record<string, unknown>, this.resource.list);
     const { rows, total } = await listPage(this.resource.base(this.db, ctx), q, "t.id");
-    this.cache(res);
-    await send(
-      req,
-      res,
+    return reply(
       pageModel({
         collection: this.resource.collection,
         items: rows.map((row) => this.resource.view(row, ctx)),
@@ -212,114 +184,118 @@ class Crud {
         url: req.originalUrl,
         origin: ctx.href(""),
       }),
+      this.#reads,
     );
   }
 
   /** GET of one item. */
-  async read(req: Request, res: Response): Promise<void> {
-    const ctx = this.resource.parent ? await this.ctxOf(req) : this.newCtx(req);
+  async read(req: Request): Promise<Reply> {
+    const ctx = this.resource.parent ? await this.ctxOf(req, undefined) : this.newCtx(req, undefined);
     const id = parseId(req.params.id, this.resource.noun);
     // load() inlined: the common read then costs no promise turn of its own.
     const row = this.loadNow(id) ?? (await this.loadQueued(ctx, id));
-    this.cache(res);
-    await send(req, res, this.resource.view(row, ctx));
+    return reply(this.resource.view(row, ctx), this.#reads);
   }
 
   /** POST: 201 with the new item and its `Location`. */
-  async create(req: Request, res: Response): Promise<void> {
-    const ctx = await this.ctxOf(req);
+  async create(req: Request, context: HandlerContext): Promise<unknown> {
+    const ctx = await this.ctxOf(req, context);
     const custom = this.resource.handlers?.POST;
-    if (custom) return custom(req, res, ctx);
+    if (custom) return custom(req, ctx);
     const row = await this.rowOf(req, ctx, this.schema(ctx), undefined);
     if (this.resource.parent) row[parentColumn(this.resource)] = ctx.parentId;
-    const inserted = await loose(this.db)
-      .insertInto(this.resource.table)
-      .values(row)
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    // The new resource's URI keeps the version prefix the client used (it is its self link).
+    const locationOf = (id: unknown) =>
+      ctx.href(`${collectionPath(this.resource, ctx.parentId)}/${String(id)}`);
+    // The Idempotency-Key's outcome commits with the row (PostgreSQL records): a retry replays it
+    // whatever fails after the commit, and the row is never inserted twice.
+    const inserted = await this.db.kysely.transaction().execute(async (trx) => {
+      const created = await (trx as unknown as Kysely<LooseDb>)
+        .insertInto(this.resource.table)
+        .values(row)
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await commitKeyIn(trx, ctx.context?.claim, writtenAt(201, locationOf(created.id)));
+      return created;
+    });
     const created = this.resource.view(await this.load(ctx, inserted.id as Id), ctx);
-    // The new resource's URI is its self link, so it keeps the version prefix the client used.
-    const self = (created._links as { self?: { href?: string } } | undefined)?.self?.href;
-    res.setHeader(
-      "Location",
-      self ?? ctx.href(`${collectionPath(this.resource, ctx.parentId)}/${String(inserted.id)}`),
-    );
-    await send(req, res, created, 201);
-  }
-
-  /** PUT: the whole object replaces the item (never creates one). */
-  replace(req: Request, res: Response): Promise<void> {
-    return this.update(req, res, "PUT");
-  }
-
-  /** PATCH: only the fields sent change. */
-  patch(req: Request, res: Response): Promise<void> {
-    return this.update(req, res, "PATCH");
+    return reply(created, { status: 201, headers: { Location: locationOf(inserted.id) } });
   }
 
   /** DELETE → 204. */
-  async delete(req: Request, res: Response): Promise<void> {
-    const ctx = await this.ctxOf(req);
+  async delete(req: Request, context: HandlerContext): Promise<unknown> {
+    const ctx = await this.ctxOf(req, context);
     const id = parseId(req.params.id, this.resource.noun);
-    await this.loadGuarded(req, ctx, id);
+    const { snapshot } = await this.current(req, ctx, id);
     const custom = this.resource.handlers?.DELETE;
-    if (custom) return custom(req, res, ctx);
-    await this.guardedDelete(req, id);
-    res.status(204).end();
+    if (custom) return custom(req, ctx);
+    await this.guardedDelete(id, snapshot);
+    return reply.empty();
+  }
+
+  /** PUT (the whole object replaces the item, never creates one) or PATCH (only the fields sent change). */
+  async update(req: Request, context: HandlerContext, mode: "PUT" | "PATCH"): Promise<unknown> {
+    const ctx = await this.ctxOf(req, context);
+    const id = parseId(req.params.id, this.resource.noun);
+    const { snapshot } = await this.current(req, ctx, id);
+    const custom = this.resource.handlers?.[mode];
+    if (custom) return custom(req, ctx);
+    const schema = this.schema(ctx);
+    const row = await this.rowOf(req, ctx, mode === "PATCH" ? schema.partial() : schema, id);
+    await this.guardedUpdate(id, row, snapshot);
+    return this.resource.view(await this.load(ctx, id), ctx);
   }
 
   /**
-   * The item's current state for `If-Match` (`undefined` when it does not exist): the tag of each
-   * representation the client could have read. The raw row is read first, then the
-   * representation: if a write lands in between, the row no longer equals the snapshot and the
-   * guarded write answers 412 (never a lost update).
+   * The item a write applies to, with the request's preconditions evaluated on it (RFC 9110
+   * §13.2.2): its 404 first, which §13.2.1 puts before any precondition (`If-Match: *` on an
+   * absent item is a 404), then the tag of the representation the client negotiated, made the way
+   * its GET makes it (`svc.preconditions`). The raw row is read first, as the snapshot the write
+   * is applied against (RFC 9110 §13.1.1: the precondition must hold when the method is applied,
+   * not only when it was checked): if a write lands in between, the row no longer equals the
+   * snapshot and the guarded write answers 412 (never a lost update), and an item that vanished
+   * after it was read is a 412 too.
    */
-  async current(req: Request): Promise<CurrentState | undefined> {
+  private async current(
+    req: Request,
+    ctx: Ctx,
+    id: Id,
+  ): Promise<{ row: Record<string, unknown>; snapshot: Record<string, unknown> | undefined }> {
+    const snapshot =
+      req.headers["if-match"] !== undefined || req.headers["if-unmodified-since"] !== undefined
+        ? await loose(this.db)
+            .selectFrom(this.resource.table)
+            .selectAll()
+            .where("id", "=", id)
+            .executeTakeFirst()
+        : undefined;
+    let row: Record<string, unknown>;
     try {
-      const ctx = await this.ctxOf(req);
-      const id = parseId(req.params.id as string | undefined, this.resource.noun);
-      if (req.headers["if-match"] !== undefined || req.headers["if-unmodified-since"] !== undefined) {
-        const raw = await loose(this.db)
-          .selectFrom(this.resource.table)
-          .selectAll()
-          .where("id", "=", id)
-          .executeTakeFirst();
-        if (raw) this.#snapshots.set(req, raw);
-      }
-      return { etag: representationTags(req, await ctx.show(id)) };
+      row = await this.load(ctx, id);
     } catch (err) {
-      if (isHttpError(err) && err.status === 404) return undefined;
+      if (snapshot !== undefined && isHttpError(err) && err.status === 404) throw changedMeanwhile();
       throw err;
     }
-  }
-
-  private async update(req: Request, res: Response, mode: "PUT" | "PATCH"): Promise<void> {
-    const ctx = await this.ctxOf(req);
-    const custom = this.resource.handlers?.[mode];
-    if (custom) return custom(req, res, ctx);
-    const schema = this.schema(ctx);
-    const id = parseId(req.params.id, this.resource.noun);
-    await this.loadGuarded(req, ctx, id);
-    const row = await this.rowOf(req, ctx, mode === "PATCH" ? schema.partial() : schema, id);
-    await this.guardedUpdate(req, id, row);
-    await send(req, res, this.resource.view(await this.load(ctx, id), ctx));
+    await this.svc.preconditions(req, { data: this.resource.view(row, ctx) });
+    return { row, snapshot };
   }
 
   /** The request's context before its parent (if any) is checked. */
-  private newCtx(req: Request): Ctx {
+  private newCtx(req: Request, context: HandlerContext | undefined): Ctx {
     const ctx: Ctx = {
       req,
       href: hrefs(req),
       db: this.db,
       parentId: undefined,
       show: async (id) => this.resource.view(await this.load(ctx, id), ctx),
+      context,
     };
     return ctx;
   }
 
-  private async ctxOf(req: Request): Promise<Ctx> {
+  private async ctxOf(req: Request, context: HandlerContext | undefined): Promise<Ctx> {
     const { db, resource } = this;
-    const ctx = this.newCtx(req);
+    const ctx = this.newCtx(req, context);
     if (resource.parent) {
       const parentId = parseId(req.params.parentId, resource.parent.noun);
       const found = await loose(db)
@@ -357,29 +333,21 @@ class Crud {
     return row as Record<string, unknown>;
   }
 
-  /** A resource that passed If-Match and vanished before the write failed the precondition: 412. */
-  private async loadGuarded(req: Request, ctx: Ctx, id: Id): Promise<Record<string, unknown>> {
-    try {
-      return await this.load(ctx, id);
-    } catch (err) {
-      if (this.#snapshots.has(req) && isHttpError(err) && err.status === 404) throw changedMeanwhile();
-      throw err;
-    }
-  }
-
   /** The update of one row, applied only while the row equals its snapshot. */
-  private async guardedUpdate(req: Request, id: Id, row: Record<string, unknown>): Promise<void> {
+  private async guardedUpdate(
+    id: Id,
+    row: Record<string, unknown>,
+    snapshot: Record<string, unknown> | undefined,
+  ): Promise<void> {
     let query = loose(this.db).updateTable(this.resource.table).set(row).where("id", "=", id);
-    const snapshot = this.#snapshots.get(req);
     if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
     const result = await query.executeTakeFirst();
     if (snapshot && Number(result.numUpdatedRows) === 0) throw changedMeanwhile();
   }
 
   /** The delete of one row, applied only while the row equals its snapshot. */
-  private async guardedDelete(req: Request, id: Id): Promise<void> {
+  private async guardedDelete(id: Id, snapshot: Record<string, unknown> | undefined): Promise<void> {
     let query = loose(this.db).deleteFrom(this.resource.table).where("id", "=", id);
-    const snapshot = this.#snapshots.get(req);
     if (snapshot) query = query.where((eb) => eb.and(sameRow(eb, snapshot)));
     const result = await query.executeTakeFirst();
     if (snapshot && Number(result.numDeletedRows) === 0) throw changedMeanwhile();
@@ -409,15 +377,13 @@ class Crud {
     }
     return (this.resource.toRow as NonNullable<CrudResource["toRow"]>)(body, ctx);
   }
-
-  private cache(res: Response): void {
-    if (this.resource.cacheControl) res.setHeader("Cache-Control", this.resource.cacheControl);
-  }
 }
 
 /** A write whose row the resource changed meanwhile: 412, its new validators not read here. */
 function changedMeanwhile(): HttpError {
-  return preconditionFailed({});
+  return HttpError.preconditionFailed("The resource has changed since the precondition was computed", {
+    code: "precondition_failed",
+  });
 }
 
 /** `col = value` for every column of a row read earlier (`is null` for nulls): a compare-and-swap. */

@@ -1,18 +1,18 @@
-import { checkPreconditions, preconditions } from "@svc/conditional";
 import { allowedMethods, HttpError } from "@svc/errors";
-import type { Request, Response, Router } from "express";
+import { reply } from "@svc/kernel";
+import type { Request, Router } from "express";
 import { type Kysely, sql } from "kysely";
-import type { CommitKey } from "../commit-key.js";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { fromMinor, MAX_MINOR, minorDigits, SERVICE_CURRENCY, toMinor } from "../db/money.js";
 import { loose } from "../db/query.js";
 import type { Database } from "../db/schema.js";
 import { type Href, hrefs } from "../links.js";
+import { type Keys, NO_KEYS, type Svc } from "../pipeline.js";
 import { parseAssignedId, validate } from "../request.js";
-import { send } from "../respond.js";
 import { CartInput, MONEY_MAX, TransferInput } from "../schemas.js";
 import { cents, NO_STORE, rule } from "./catalogue.js";
-import { type CrudResource, type Ctx, representationTags, resourceView } from "./crud.js";
+import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
 /** Background work the server must finish (or hand over) before it exits. */
 export class Background {
@@ -129,12 +129,12 @@ export async function resumeTransfers(db: Db, background: Background): Promise<v
 }
 
 /**
- * POST /transfers; with `commitKey` (PostgreSQL), the Idempotency-Key's outcome (202 and the
- * Location) commits in the transaction that creates the transfer: a retry replays it whatever
- * fails after the commit, and the transfer is never created twice.
+ * POST /transfers: the Idempotency-Key's outcome (202 and the Location) commits in the transaction
+ * that creates the transfer (PostgreSQL records): a retry replays it whatever fails after the
+ * commit, and the transfer is never created twice.
  */
-export function transfers(background: Background, commitKey?: CommitKey): CrudResource {
-  async function create(req: Request, res: Response, ctx: Ctx): Promise<void> {
+export function transfers(background: Background): CrudResource {
+  async function create(req: Request, ctx: Ctx) {
     const input = validate(TransferInput, req.body);
     if (!(input.amount > 0)) throw rule("amount", "must be positive");
     if (input.fromAccountId === input.toAccountId)
@@ -169,25 +169,17 @@ export function transfers(background: Background, commitKey?: CommitKey): CrudRe
         })
         .returning("id")
         .executeTakeFirstOrThrow();
-    const created = commitKey
-      ? await ctx.db.kysely.transaction().execute(async (trx) => {
-          const row = await insert(trx);
-          // The replay of a response that failed after the commit: its status and Location (the
-          // transfer's representation is one GET away); the response sent replaces it.
-          const location = ctx.href(`/transfers/${row.id}`);
-          await commitKey(trx, res, {
-            status: 202,
-            headers: { location },
-            body: new Uint8Array(),
-            bodyOmitted: true,
-          });
-          return row;
-        })
-      : await insert(ctx.db.kysely);
+    const created = await ctx.db.kysely.transaction().execute(async (trx) => {
+      const row = await insert(trx);
+      await commitKeyIn(trx, ctx.context?.claim, writtenAt(202, ctx.href(`/transfers/${row.id}`)));
+      return row;
+    });
     // Spec 4.1 rule 8: accepted now, executed later; the status resource shows the outcome.
     background.run(() => new Promise((r) => setTimeout(r, 20)).then(() => runTransfer(ctx.db, created.id)));
-    res.setHeader("Location", ctx.href(`/transfers/${created.id}`));
-    await send(req, res, await ctx.show(created.id), 202);
+    return reply(await ctx.show(created.id), {
+      status: 202,
+      headers: { Location: ctx.href(`/transfers/${created.id}`) },
+    });
   }
   return {
     path: "/transfers",
@@ -247,7 +239,13 @@ function lineView(
 }
 
 /** The cart of the caller (the authenticated principal): one per user, no server session. */
-export function mountCart(router: Router, db: Db, owner: (req: Request) => string): void {
+export function mountCart(
+  router: Router,
+  svc: Svc,
+  db: Db,
+  owner: (req: Request) => string,
+  keys: Keys = NO_KEYS,
+): void {
   function lines(req: Request, k: Kysely<Database>) {
     return k
       .selectFrom("cart_items as c")
@@ -267,82 +265,92 @@ export function mountCart(router: Router, db: Db, owner: (req: Request) => strin
     );
     return resourceView({ owner: owner(req), items, total, currency: SERVICE_CURRENCY }, href("/cart"));
   }
-  // The cart always exists (possibly empty); If-Match compares with the tag of the
-  // representation the client read (JSON or XML).
-  const ifMatch = preconditions({
-    current: async (req: Request) => ({ etag: representationTags(req, await view(req)) }),
-  });
   /**
-   * A cart write as one transaction that re-evaluates the preconditions on the cart it is about to
+   * A cart write as one transaction that evaluates the preconditions on the cart it is about to
    * change (RFC 9110 §13.1.1: they must hold when the method is applied), so two writes carrying the
-   * same tag cannot both win. One owner's cart writes queue on a transaction-scoped advisory lock
-   * on PostgreSQL; SQLite runs one transaction at a time anyway.
+   * same tag cannot both win. The cart always exists (possibly empty); If-Match compares with the
+   * tag of the representation the client negotiated (JSON, XML, ...), as its GET makes it. One
+   * owner's cart writes queue on a transaction-scoped advisory lock on PostgreSQL; SQLite runs one
+   * transaction at a time anyway.
    */
   async function guarded(req: Request, write: (trx: Kysely<Database>) => Promise<unknown>): Promise<void> {
     await db.kysely.transaction().execute(async (trx) => {
       if (db.kind === "postgres") {
         await sql`select pg_advisory_xact_lock(hashtext(${`cart:${owner(req)}`}))`.execute(trx);
       }
-      await checkPreconditions(req, async () => ({ etag: representationTags(req, await view(req, trx)) }));
+      await svc.preconditions(req, { data: await view(req, trx) });
       await write(trx);
     });
   }
+  const privateCache = { headers: { "Cache-Control": "private, no-cache" } };
   // Methods run behind the permission guard, OPTIONS included; `.all` (unguarded) answers the rest
   // with 405 and Allow.
   const allowed = allowedMethods(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
   router
     .route("/cart")
-    .get(async (req, res) => {
-      res.setHeader("Cache-Control", "private, no-cache");
-      await send(req, res, await view(req));
-    })
-    .put(ifMatch, async (req, res) => {
-      const input = validate(CartInput, req.body);
-      const ids = [...new Set(input.items.map((i) => i.productId))];
-      if (ids.length !== input.items.length) throw rule("items", "must name each product once");
-      const found = ids.length
-        ? await db.kysely.selectFrom("products").select(["id", "price"]).where("id", "in", ids).execute()
-        : [];
-      const missing = ids.filter((id) => !found.some((f) => f.id === id));
-      if (missing.length) throw rule("items", `name products that do not exist: ${missing.join(", ")}`);
-      // The cart's total is what an order of it would cost: beyond the largest payment it could
-      // never be paid, and past 2^53 cents the total shown would not be exact.
-      const total = input.items.reduce(
-        (sum, i) => sum + i.quantity * Number(found.find((f) => f.id === i.productId)?.price),
-        0,
-      );
-      if (total > cents(MONEY_MAX))
-        throw rule("items", `total more than ${MONEY_MAX} EUR, the largest payment`);
-      await guarded(req, async (trx) => {
-        await trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
-        if (input.items.length) {
-          await trx
-            .insertInto("cart_items")
-            .values(
-              input.items.map((i) => ({ owner: owner(req), product_id: i.productId, quantity: i.quantity })),
-            )
-            .execute();
-        }
-      });
-      await send(req, res, await view(req));
-    })
-    .delete(ifMatch, async (req, res) => {
-      await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
-      res.status(204).end();
-    })
+    .get(svc.handle(async (req: Request) => reply(await view(req), privateCache)))
+    .put(
+      svc.handle(
+        async (req: Request) => {
+          const input = validate(CartInput, req.body);
+          const ids = [...new Set(input.items.map((i) => i.productId))];
+          if (ids.length !== input.items.length) throw rule("items", "must name each product once");
+          const found = ids.length
+            ? await db.kysely.selectFrom("products").select(["id", "price"]).where("id", "in", ids).execute()
+            : [];
+          const missing = ids.filter((id) => !found.some((f) => f.id === id));
+          if (missing.length) throw rule("items", `name products that do not exist: ${missing.join(", ")}`);
+          // The cart's total is what an order of it would cost: beyond the largest payment it could
+          // never be paid, and past 2^53 cents the total shown would not be exact.
+          const total = input.items.reduce(
+            (sum, i) => sum + i.quantity * Number(found.find((f) => f.id === i.productId)?.price),
+            0,
+          );
+          if (total > cents(MONEY_MAX))
+            throw rule("items", `total more than ${MONEY_MAX} EUR, the largest payment`);
+          await guarded(req, async (trx) => {
+            await trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute();
+            if (input.items.length) {
+              await trx
+                .insertInto("cart_items")
+                .values(
+                  input.items.map((i) => ({
+                    owner: owner(req),
+                    product_id: i.productId,
+                    quantity: i.quantity,
+                  })),
+                )
+                .execute();
+            }
+          });
+          return view(req);
+        },
+        keys("/cart", "put"),
+      ),
+    )
+    .delete(
+      svc.handle(
+        async (req: Request) => {
+          await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
+          return reply.empty();
+        },
+        keys("/cart", "delete"),
+      ),
+    )
     .options(allowed)
     .all(allowed);
   // One line of the caller's cart, read-only: the cart is changed as a whole through /cart.
   const lineAllowed = allowedMethods(["GET", "HEAD", "OPTIONS"]);
   router
     .route("/cart/items/:productId")
-    .get(async (req, res) => {
-      const id = parseAssignedId(req.params.productId, "product");
-      const row = await lines(req, db.kysely).where("c.product_id", "=", id).executeTakeFirst();
-      if (!row) throw HttpError.notFound(`The cart has no line for product ${id}`);
-      res.setHeader("Cache-Control", "private, no-cache");
-      await send(req, res, lineView(row, hrefs(req)));
-    })
+    .get(
+      svc.handle(async (req: Request) => {
+        const id = parseAssignedId(req.params.productId, "product");
+        const row = await lines(req, db.kysely).where("c.product_id", "=", id).executeTakeFirst();
+        if (!row) throw HttpError.notFound(`The cart has no line for product ${id}`);
+        return reply(lineView(row, hrefs(req)), privateCache);
+      }),
+    )
     .options(lineAllowed)
     .all(lineAllowed);
 }

@@ -1,13 +1,15 @@
 import { allowedMethods, HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
-import type { Request, Response, Router } from "express";
+import { reply } from "@svc/kernel";
+import type { Request, Router } from "express";
+import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { type LooseQuery, loose } from "../db/query.js";
 import { invoicePdf } from "../documents/invoice-pdf.js";
 import { qrCodes } from "../documents/qr.js";
 import { hrefs } from "../links.js";
+import type { Svc } from "../pipeline.js";
 import { parseAssignedId, validate } from "../request.js";
-import { send } from "../respond.js";
 import { INT_MAX, MONEY_MAX, OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
 import { cents, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
@@ -63,7 +65,7 @@ const orderList = {
   sort: { id: "t.id", total: "t.total", status: "t.status", createdAt: "t.created_at" },
 };
 
-async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void> {
+async function createOrder(req: Request, ctx: Ctx) {
   const input = validate(OrderInput, req.body);
   const db = ctx.db;
   await mustExist(db, "customers", input.customerId, "customerId");
@@ -126,10 +128,10 @@ async function createOrder(req: Request, res: Response, ctx: Ctx): Promise<void>
       .insertInto("order_items")
       .values(lines.map((l) => ({ ...l, order_id: order.id })))
       .execute();
+    await commitKeyIn(trx, ctx.context?.claim, writtenAt(201, ctx.href(`/orders/${order.id}`)));
     return order.id;
   });
-  res.setHeader("Location", ctx.href(`/orders/${id}`));
-  await send(req, res, await ctx.show(id), 201);
+  return reply(await ctx.show(id), { status: 201, headers: { Location: ctx.href(`/orders/${id}`) } });
 }
 
 /** The order life cycle: PENDING → PAID (by a payment) → SHIPPED; PENDING or PAID → CANCELLED. */
@@ -140,7 +142,7 @@ const TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
   CANCELLED: [],
 };
 
-async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> {
+async function patchOrder(req: Request, ctx: Ctx) {
   const input = validate(OrderPatch, req.body);
   const id = parseAssignedId(req.params.id, "order");
   const order = await ctx.db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
@@ -193,7 +195,7 @@ async function patchOrder(req: Request, res: Response, ctx: Ctx): Promise<void> 
       }
     }
   });
-  await send(req, res, await ctx.show(id));
+  return ctx.show(id);
 }
 
 export const orders: CrudResource = {
@@ -270,7 +272,7 @@ export const orderItems: CrudResource = {
     ),
 };
 
-async function createPayment(req: Request, res: Response, ctx: Ctx): Promise<void> {
+async function createPayment(req: Request, ctx: Ctx) {
   const input = validate(PaymentInput, req.body);
   const order = await ctx.db.kysely
     .selectFrom("orders")
@@ -298,10 +300,10 @@ async function createPayment(req: Request, res: Response, ctx: Ctx): Promise<voi
       .values({ order_id: order.id, amount, method: input.method, created_at: at })
       .returning("id")
       .executeTakeFirstOrThrow();
+    await commitKeyIn(trx, ctx.context?.claim, writtenAt(201, ctx.href(`/payments/${payment.id}`)));
     return payment.id;
   });
-  res.setHeader("Location", ctx.href(`/payments/${id}`));
-  await send(req, res, await ctx.show(id), 201);
+  return reply(await ctx.show(id), { status: 201, headers: { Location: ctx.href(`/payments/${id}`) } });
 }
 
 export const payments: CrudResource = {
@@ -332,7 +334,7 @@ export const payments: CrudResource = {
 };
 
 /** `/orders/{id}/tracking` (SHIPPED orders) and `/orders/{id}/invoice` (PAID or SHIPPED orders). */
-export function mountOrderDocuments(router: Router, db: Db): void {
+export function mountOrderDocuments(router: Router, svc: Svc, db: Db): void {
   // Methods run behind the permission guard, OPTIONS included; `.all` (unguarded) answers the rest
   // with 405 and Allow.
   const allowed = allowedMethods(["GET", "HEAD", "OPTIONS"]);
@@ -346,73 +348,78 @@ export function mountOrderDocuments(router: Router, db: Db): void {
   }
   router
     .route("/orders/:id/tracking")
-    .get(async (req, res) => {
-      const order = await load(req, ["SHIPPED"], "tracking");
-      const href = hrefs(req);
-      const self = href(`/orders/${order.id}/tracking`);
-      res.status(200);
-      await res.represent(
-        resourceView(
-          {
-            orderId: order.id,
-            carrier: order.carrier,
-            trackingNumber: order.tracking_number,
-            shippedAt: order.updated_at,
-          },
-          self,
-          { order: href(`/orders/${order.id}`) },
-        ),
-        { add: qrCodes(self) },
-      );
-    })
+    .get(
+      svc.handle(async (req: Request) => {
+        const order = await load(req, ["SHIPPED"], "tracking");
+        const href = hrefs(req);
+        const self = href(`/orders/${order.id}/tracking`);
+        return reply(
+          resourceView(
+            {
+              orderId: order.id,
+              carrier: order.carrier,
+              trackingNumber: order.tracking_number,
+              shippedAt: order.updated_at,
+            },
+            self,
+            { order: href(`/orders/${order.id}`) },
+          ),
+          { add: qrCodes(self) },
+        );
+      }),
+    )
     .options(allowed)
     .all(allowed);
   router
     .route("/orders/:id/invoice")
-    .get(async (req, res) => {
-      const order = await load(req, ["PAID", "SHIPPED"], "invoice");
-      const href = hrefs(req);
-      const [customer, lines] = await Promise.all([
-        db.kysely.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirst(),
-        db.kysely
-          .selectFrom("order_items as i")
-          .innerJoin("products as p", "p.id", "i.product_id")
-          .select(["p.name", "p.sku", "i.quantity", "i.unit_price"])
-          .where("i.order_id", "=", order.id)
-          .orderBy("i.id")
-          .execute(),
-      ]);
-      // The invoice names the order's status and the customer's details, which change (PAID →
-      // SHIPPED, a customer's PUT): a client's cache may keep it but must revalidate it with its
-      // ETag each time (RFC 9111 §5.2.2.4), not serve it unchecked for an hour.
-      res.setHeader("Cache-Control", "private, no-cache");
-      res.status(200);
-      await res.represent(
-        resourceView(
-          {
-            invoiceNumber: `INV-${String(order.id).padStart(6, "0")}`,
-            orderId: order.id,
-            status: order.status,
-            customer: customer
-              ? { id: customer.id, name: customer.name, email: customer.email, city: customer.city }
-              : null,
-            lines: lines.map((l) => ({
-              product: l.name,
-              sku: l.sku,
-              quantity: l.quantity,
-              unitPrice: eur(l.unit_price),
-              amount: eur(l.quantity * Number(l.unit_price)),
-            })),
-            total: eur(order.total),
-            currency: order.currency,
-            issuedAt: order.created_at,
-          },
-          href(`/orders/${order.id}/invoice`),
-          { order: href(`/orders/${order.id}`) },
-        ),
-        { add: [invoicePdf] },
-      );
-    })
+    .get(
+      svc.handle(async (req: Request) => {
+        const order = await load(req, ["PAID", "SHIPPED"], "invoice");
+        const href = hrefs(req);
+        const [customer, lines] = await Promise.all([
+          db.kysely
+            .selectFrom("customers")
+            .selectAll()
+            .where("id", "=", order.customer_id)
+            .executeTakeFirst(),
+          db.kysely
+            .selectFrom("order_items as i")
+            .innerJoin("products as p", "p.id", "i.product_id")
+            .select(["p.name", "p.sku", "i.quantity", "i.unit_price"])
+            .where("i.order_id", "=", order.id)
+            .orderBy("i.id")
+            .execute(),
+        ]);
+        // The invoice names the order's status and the customer's details, which change (PAID →
+        // SHIPPED, a customer's PUT): a client's cache may keep it but must revalidate it with its
+        // ETag each time (RFC 9111 §5.2.2.4), not serve it unchecked for an hour.
+        return reply(
+          resourceView(
+            {
+              invoiceNumber: `INV-${String(order.id).padStart(6, "0")}`,
+              orderId: order.id,
+              status: order.status,
+              customer: customer
+                ? { id: customer.id, name: customer.name, email: customer.email, city: customer.city }
+                : null,
+              lines: lines.map((l) => ({
+                product: l.name,
+                sku: l.sku,
+                quantity: l.quantity,
+                unitPrice: eur(l.unit_price),
+                amount: eur(l.quantity * Number(l.unit_price)),
+              })),
+              total: eur(order.total),
+              currency: order.currency,
+              issuedAt: order.created_at,
+            },
+            href(`/orders/${order.id}/invoice`),
+            { order: href(`/orders/${order.id}`) },
+          ),
+          { add: [invoicePdf], headers: { "Cache-Control": "private, no-cache" } },
+        );
+      }),
+    )
     .options(allowed)
     .all(allowed);
 }

@@ -12,6 +12,7 @@ import { chain, mountAt } from "../chain.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { loose } from "../db/query.js";
+import type { Svc } from "../pipeline.js";
 import { NO_STORE } from "../routes/catalogue.js";
 import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
 import { guardedRoutes } from "../routes/guarded.js";
@@ -31,6 +32,8 @@ export interface SoapDeps {
   limiter: RequestHandler;
   /** WS-Security nonces already seen: shared by the fleet when Redis is configured. */
   nonces: NonceStore;
+  /** The response pipeline of the resource API, which `/events` and `/notifications` belong to. */
+  svc: Svc;
 }
 
 /** SOAP endpoints (spec part 4.2): the customer service and the price service. */
@@ -127,7 +130,7 @@ export function soapServices(
   config: Config,
   deps: SoapDeps,
 ): { endpoints: RequestHandler; collections: express.Router; errors: ErrorRequestHandler } {
-  const { db, security, limiter, nonces } = deps;
+  const { db, security, limiter, nonces, svc } = deps;
   const authenticateCustomer = soapAuthenticator(config, security, nonces, CUSTOMER_NS);
   const authenticatePrice = soapAuthenticator(config, security, nonces, PRICE_NS);
   const httpAuth = authentication(security);
@@ -166,8 +169,8 @@ export function soapServices(
   collections.use(["/events", "/notifications"], httpAuth, limiter);
   const allowed = [permission() as RequestHandler];
   const guarded = guardedRoutes(collections, () => allowed);
-  mountCrud(guarded, db, events);
-  mountCrud(guarded, db, notifications);
+  mountCrud(guarded, svc, db, events);
+  mountCrud(guarded, svc, db, notifications);
 
   // Failures are logged through the request's logger, which carries the correlation id.
   const faults = soapErrorHandler();
