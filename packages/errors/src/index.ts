@@ -65,7 +65,6 @@ export {
   type SerializedError,
   serializeError,
 } from "./logger.js";
-export { type Negotiation, negotiationOf } from "./negotiation.js";
 export {
   absoluteFormOrigin,
   buildErrorRecord,

@@ -19,7 +19,7 @@ export const HAL_JSON = "application/hal+json";
  * `HalResource`s render through their `toJSON()`.
  *
  * @example
- * app.get("/employees/:id", negotiate({ representations: [json, halJson, xml] }), handler);
+ * const svc = expressAdapter(createPipeline({ representations: representations({ offers: [json, halJson, xml] }) }));
  * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-3
  */
 export const halJson: Representation = Object.freeze({

@@ -7,7 +7,6 @@ import {
   fieldLines,
   HttpError,
   type NextFunction,
-  negotiationOf,
   toHttpError,
 } from "@svc/errors";
 import { requestFacts } from "@svc/kernel";
@@ -58,8 +57,7 @@ export interface SoapEndpointHandler {
  * the externally visible URL (`Host`, or behind a peer the app's `trust proxy` trusts the
  * `X-Forwarded-Proto` / `X-Forwarded-Host` value the trusted chain appended, on Express 4 and 5
  * alike; a host that is no RFC 3986 authority, or two `Host` lines, is a 400, RFC 9112 §3.2) and
- * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` (weak where a compressing
- * `negotiate()` of `@svc/negotiate` in front codes it, RFC 9110 §8.8.3) and conditional GET/HEAD
+ * `GET ?xsd=<path>` the schemas it imports, each with a strong `ETag` of the bytes sent and conditional GET/HEAD
  * (`If-None-Match` → 304, `If-Match` → 412, RFC 9110 §13.1). Other methods get 405 with `Allow`, other media types
  * 415, oversized bodies 413, bodies that do not arrive within `bodyTimeoutMs` 408 (RFC 9110
  * §15.5.9, with `Connection: close`), each as a SOAP fault (1.1 for a `text/xml` request). Mount it with `app.use(path, ...)`
@@ -164,19 +162,9 @@ function serveDescription(
   const length = Buffer.byteLength(doc);
   // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
   // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
-  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. §8.8.3: "a strong
-  // entity tag for a content-encoded representation has to be distinct from the entity tag of an
-  // unencoded representation": bytes a compressing `negotiate()` in front will code get W/ (which
-  // it adds to the 200 itself). That W/ tag is the one the preconditions compare (§13.1.1:
-  // If-Match compares the selected representation's current entity tag strongly, which a weak tag
-  // never passes) and the one the 304 and 412 carry (§15.4.5).
-  const negotiation = negotiationOf(res);
-  const coded = negotiation !== undefined && negotiation.codingFor(contentType, length) !== "identity";
-  const etag = coded ? `W/${strongEtag(doc)}` : strongEtag(doc);
-  // RFC 9110 §15.4.5: the 304 carries the Vary its 200 would, which names Accept-Encoding where
-  // some client would get the document coded (§12.5.5); @svc/negotiate cannot tell on a 304 that
-  // carries no Content-Type.
-  if (negotiation?.compressible(contentType) === true) appendVary(res, "Accept-Encoding");
+  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. The document is
+  // sent as these bytes, uncoded, so the tag the preconditions compare is the one the 200 carries.
+  const etag = strongEtag(doc);
   // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
   // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
   const outcome = evaluatePreconditions(method, req.headers, { etag });
