@@ -1,5 +1,5 @@
 import { type CommittedResponse, commitKey } from "@svc/idempotency";
-import { type Reply, reply } from "@svc/kernel";
+import { type Claim, type Reply, reply } from "@svc/kernel";
 import { CompiledQuery, type Kysely } from "kysely";
 import type { Database } from "./db/schema.js";
 
@@ -13,7 +13,7 @@ import type { Database } from "./db/schema.js";
  */
 export function commitKeyIn(
   trx: Kysely<Database>,
-  claim: unknown,
+  claim: Claim | undefined,
   response: CommittedResponse,
 ): Promise<boolean> {
   return commitKey(
