@@ -257,6 +257,9 @@ function resolveParts(config: Config, deps: AppDeps): AppParts {
       // Exactly what Accept-Post and Accept-Patch name: another JSON type (application/json-patch+json,
       // RFC 6902) has its own semantics, which the writes do not apply (RFC 5789 §2.2: 415).
       types: ["application/json"],
+      // The resource API reads nothing else: any other type is refused here (415 naming Accept-Post)
+      // rather than left for a route that would not read it. The SOAP endpoints are not behind it.
+      others: "refuse",
       // An amount of 1.0000000000000001 is no amount the service holds: a 400, never taken as 1.
       exactNumbers: true,
       timeout: config.requestTimeoutSeconds * 1000,

@@ -40,7 +40,7 @@ export function fromDatabaseError(err: unknown): unknown {
   }
   if (
     UNREACHABLE.has(code) ||
-    /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connect ECONNREFUSED|database connection is not open|driver has already been destroyed|pool.*(ended|destroyed)/i.test(
+    /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connect ECONNREFUSED|database connection is not open|is not queryable|driver has already been destroyed|pool.*(ended|destroyed)/i.test(
       message,
     )
   ) {

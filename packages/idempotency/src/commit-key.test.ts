@@ -153,6 +153,15 @@ describe.skipIf(!postgresUrl)(
         );
         if (after === "dies") expect(first).toBe("no response");
         else expect(first).toEqual({ status: 202, location: expect.stringMatching(/^\/transfers\/\d+$/) });
+        if (after === "store-lost") {
+          // Its execution never recorded the response it sent, and its lease (300 ms) is not over:
+          // a retry now waits as for an execution in flight, rather than replay the committed
+          // stand-in while the execution could still record the response it sent.
+          const early = await send();
+          expect(early.status).toBe(409);
+          expect(Number(early.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+          await new Promise((r) => setTimeout(r, 400));
+        }
         const immediate = await send();
         expect({ status: immediate.status, replayed: immediate.headers.get("idempotent-replayed") }).toEqual({
           status: 202,

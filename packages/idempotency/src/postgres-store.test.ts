@@ -82,20 +82,56 @@ describe.skipIf(!postgresUrl)("PostgresStore, the store interface", () => {
     expect(results.filter((r) => r.outcome === "claimed")).toHaveLength(1);
   });
 
-  it("commit in a transaction → a committed claim is never released, and replays", async () => {
-    const store = await freshStore();
-    const a = await store.claim("k4", "fp", 60_000);
+  async function committed(store: PostgresStore, key: string, leaseMs: number, location: string) {
+    const a = await store.claim(key, "fp", leaseMs);
     if (a.outcome !== "claimed") throw new Error("not claimed");
     const client = await (pool as pg.Pool).connect();
     try {
       await client.query("BEGIN");
-      await store.commit(client, { key: "k4", token: a.token }, response(202, "/t/4"));
+      await store.commit(client, { key, token: a.token }, response(202, location));
       await client.query("COMMIT");
     } finally {
       client.release();
     }
-    expect(await store.release("k4", a.token)).toBe(false);
+    return a.token;
+  }
+
+  it("commit in a transaction → a committed claim is never released; once its execution answers with it, it replays", async () => {
+    const store = await freshStore();
+    const token = await committed(store, "k4", 60_000, "/t/4");
+    expect(await store.release("k4", token)).toBe(false);
+    expect((await store.recorded("k4", token))?.status).toBe(202);
     expect(await store.claim("k4", "fp", 60_000)).toMatchObject({
+      outcome: "completed",
+      response: { status: 202 },
+    });
+  });
+
+  it("a retry while the committed execution still makes its response → in flight (409), never the committed stand-in; then the final response replays", async () => {
+    const store = await freshStore();
+    const token = await committed(store, "k6", 60_000, "/t/6");
+    const early = await store.claim("k6", "fp", 60_000);
+    expect(early.outcome).toBe("in-flight");
+    if (early.outcome === "in-flight") expect(early.leaseRemainingMs).toBeGreaterThan(50_000);
+    const final: StoredResponse = {
+      status: 202,
+      headers: { location: "/t/6", etag: '"final"', "content-type": "application/json" },
+      body: new Uint8Array(Buffer.from('{"id":6}')),
+    };
+    expect(await store.complete("k6", token, final, 60_000)).toBe(true);
+    const later = await store.claim("k6", "fp", 60_000);
+    expect(later).toMatchObject({
+      outcome: "completed",
+      response: { status: 202, headers: { etag: '"final"' } },
+    });
+  });
+
+  it("the execution died after the commit → once its lease is over, retries replay the committed record, and it is never claimed again", async () => {
+    const store = await freshStore();
+    await committed(store, "k7", 200, "/t/7");
+    expect((await store.claim("k7", "fp", 60_000)).outcome).toBe("in-flight");
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await store.claim("k7", "fp", 60_000)).toMatchObject({
       outcome: "completed",
       response: { status: 202 },
     });

@@ -177,9 +177,11 @@ export class PostgresStore implements IdempotencyStore {
         token text NOT NULL,
         state text NOT NULL CHECK (state IN ('in-flight', 'committed', 'completed')),
         response jsonb,
-        expires_at timestamptz NOT NULL
+        expires_at timestamptz NOT NULL,
+        settle_by timestamptz
       )`,
     );
+    await this.#pool.query(`ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS settle_by timestamptz`);
     await this.#pool.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${t} (expires_at)`);
   }
 
@@ -215,14 +217,30 @@ export class PostgresStore implements IdempotencyStore {
       if (claimed.rows.length === 1) return { outcome: "claimed", token };
       const found = await this.#query(
         `SELECT state, fingerprint, response,
-           extract(epoch FROM (expires_at - clock_timestamp())) * 1000 AS remaining
+           extract(epoch FROM (expires_at - clock_timestamp())) * 1000 AS remaining,
+           extract(epoch FROM (settle_by - clock_timestamp())) * 1000 AS settling
          FROM ${t} WHERE key = $1 AND expires_at > clock_timestamp()`,
         [key],
       );
       const row = found.rows[0] as
-        | { state: string; fingerprint: string; response: ResponseJson | null; remaining: number | string }
+        | {
+            state: string;
+            fingerprint: string;
+            response: ResponseJson | null;
+            remaining: number | string;
+            settling: number | string | null;
+          }
         | undefined;
       if (row === undefined) continue; // expired between the two statements: claim again
+      // Committed with the effect, while its execution still makes the response it will record
+      // (its lease not yet over): a retry now would replay the outcome the transaction committed
+      // (status and Location) instead of the response the first request gets, so it waits as for
+      // an execution in flight. Once the execution records its response, or its lease ends (it
+      // died after the commit), the record is replayed.
+      const settling = row.settling === null ? 0 : Number(row.settling);
+      if (row.state === "committed" && settling > 0) {
+        return { outcome: "in-flight", fingerprint: row.fingerprint, leaseRemainingMs: Math.ceil(settling) };
+      }
       if (row.state !== "in-flight" && row.response !== null) {
         return { outcome: "completed", fingerprint: row.fingerprint, response: fromJson(row.response) };
       }
@@ -247,7 +265,7 @@ export class PostgresStore implements IdempotencyStore {
     const stored = toJson(this.#kept(response));
     const res = await this.#query(
       `WITH up AS (
-         UPDATE ${t} SET state = 'completed', response = $3::jsonb,
+         UPDATE ${t} SET state = 'completed', response = $3::jsonb, settle_by = NULL,
            expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
          WHERE key = $1 AND token = $2
            AND (state = 'in-flight' OR (state = 'committed' AND (response->>'status')::int = $5))
@@ -284,10 +302,15 @@ export class PostgresStore implements IdempotencyStore {
     return row !== undefined && (Number(row.updated) > 0 || row.kept === true);
   }
 
-  /** The response committed or stored under `key` by `token`; undefined while in flight, or another's. */
+  /**
+   * The response committed or stored under `key` by `token`; undefined while in flight, or
+   * another's. The execution asks when it answers with that record (it failed after the commit),
+   * so the record is settled: retries replay it from now on.
+   */
   async recorded(key: string, token: string): Promise<StoredResponse | undefined> {
     const found = await this.#query(
-      `SELECT response FROM ${this.#table} WHERE key = $1 AND token = $2 AND state <> 'in-flight'`,
+      `UPDATE ${this.#table} SET settle_by = NULL
+       WHERE key = $1 AND token = $2 AND state <> 'in-flight' RETURNING response`,
       [key, token],
     );
     const row = found.rows[0] as { response: ResponseJson | null } | undefined;
@@ -307,7 +330,7 @@ export class PostgresStore implements IdempotencyStore {
   ): { text: string; values: unknown[] } {
     const stored = toJson(this.#kept(response));
     return {
-      text: `UPDATE ${this.#table} SET state = 'committed', response = $3::jsonb,
+      text: `UPDATE ${this.#table} SET state = 'committed', response = $3::jsonb, settle_by = expires_at,
         expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
         WHERE key = $1 AND token = $2 AND state = 'in-flight' RETURNING key`,
       values: [claim.key, claim.token, JSON.stringify(stored), Math.ceil(retentionMs)],

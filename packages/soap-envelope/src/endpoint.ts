@@ -13,7 +13,7 @@ import { requestFacts } from "@svc/kernel";
 import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
 import { fault11ToXml, faultToXml } from "./fault.js";
 import { parseMediaType } from "./media-type.js";
-import { checkLogger, checkObject } from "./options.js";
+import { checkLogger, checkObject, optionError } from "./options.js";
 import {
   compileSoapService,
   httpErrorToFault,
@@ -26,6 +26,7 @@ import {
   type SoapServiceOptions,
 } from "./service.js";
 import { shown } from "./shown.js";
+import type { SoapVersion } from "./wsdl.js";
 
 /** The parts of an Express (or plain `node:http`) request the endpoint reads. */
 export interface SoapHttpRequest extends IncomingMessage {
@@ -327,8 +328,8 @@ function externalUrl(req: SoapHttpRequest): EndpointAddress {
 
 /**
  * Express error middleware that renders an error (an `HttpError` from rate limiting, auth or
- * body parsing middleware in front of the endpoint) as a SOAP fault (1.1 for a `text/xml` request,
- * else 1.2) with the same HTTP status
+ * body parsing middleware in front of the endpoint) as a SOAP fault (1.1 for a `text/xml` request
+ * when `versions` includes 1.1, else 1.2) with the same HTTP status
  * and headers (`Retry-After`, `WWW-Authenticate`, ...): 4xx as `env:Sender`, 5xx as
  * `env:Receiver` without internal detail. A 5xx is logged with `options.logger`, else the
  * request's `req.log`, else `fallbackLogger` from `@svc/errors` (one JSON line on stderr).
@@ -337,9 +338,30 @@ function externalUrl(req: SoapHttpRequest): EndpointAddress {
  * app.use("/ws/customer", rateLimit(...), soapEndpoint(...), soapErrorHandler());
  * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
  */
-export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
-  checkObject(options, "options", ["logger"]);
+export function soapErrorHandler(
+  options: {
+    logger?: SoapLogger;
+    /**
+     * The SOAP versions the endpoints behind it serve: a `text/xml` request gets a SOAP 1.1 fault
+     * only when `"1.1"` is one of them. An endpoint that serves 1.2 alone answers a 1.2 fault to
+     * every request (SOAP 1.2 Part 2 §7.1.4 binds it to `application/soap+xml`); a 1.1 fault from
+     * its error handler would tell the client a version the endpoint does not speak.
+     * @default ["1.1", "1.2"]
+     */
+    versions?: readonly SoapVersion[];
+  } = {},
+) {
+  checkObject(options, "options", ["logger", "versions"]);
   checkLogger(options.logger, "logger", "soapErrorHandler: logger");
+  const versions = options.versions ?? ["1.1", "1.2"];
+  if (
+    !Array.isArray(versions) ||
+    versions.length === 0 ||
+    !versions.every((v: unknown) => v === "1.1" || v === "1.2")
+  ) {
+    throw optionError("versions", versions, 'a non-empty list of "1.1" and "1.2"');
+  }
+  const speaks11 = versions.includes("1.1");
   return function svcSoapErrorHandler(
     err: unknown,
     req: SoapHttpRequest,
@@ -361,7 +383,7 @@ export function soapErrorHandler(options: { logger?: SoapLogger } = {}) {
       return;
     }
     // A text/xml request is SOAP 1.1's (SOAP 1.1 §6.1.1): its client reads SOAP 1.1 faults only.
-    const soap11 = parseMediaType(req.headers["content-type"])?.type === "text/xml";
+    const soap11 = speaks11 && parseMediaType(req.headers["content-type"])?.type === "text/xml";
     const fault = httpErrorToFault(httpError);
     const body = soap11 ? fault11ToXml(fault) : faultToXml(fault);
     res.statusCode = httpError.status;

@@ -450,6 +450,37 @@ describe("soapErrorHandler: what middleware in front refuses, in the request's S
   });
 });
 
+describe("soapErrorHandler({ versions }): an endpoint that serves SOAP 1.2 only", () => {
+  it("a 401 from auth in front of a 1.2-only endpoint → a SOAP 1.2 fault even to a text/xml request; unset, a 1.1 one", async () => {
+    const refuse = (_req: unknown, _res: unknown, next: (err: unknown) => void) =>
+      next(new HttpError(401, "Unauthorized", { headers: { "WWW-Authenticate": 'Bearer realm="ws"' } }));
+    const app = express();
+    app.use("/only12", refuse, soapErrorHandler({ versions: ["1.2"] }));
+    app.use("/any", refuse, soapErrorHandler());
+    const server = await listen(app);
+    try {
+      const only12 = await post(`${server.url}/only12`, envelope(ok), XML);
+      expect(only12.status).toBe(401);
+      expect(only12.headers.get("content-type")).toBe(SOAP12);
+      expect(readFault(only12.text).code).toBe(`{${ENV}}Sender`);
+      const any = await post(`${server.url}/any`, envelope(ok), XML);
+      expect(any.headers.get("content-type")).toBe(XML);
+      expect(readFault(any.text).code).toBe(CLIENT);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([[["1.3"]], [[]], ["1.2"], [{}]])(
+    "versions: %j → ERR_SVC_SOAP_ENVELOPE_VERSIONS at construction",
+    (versions) => {
+      expect(() => soapErrorHandler({ versions } as never)).toThrow(
+        expect.objectContaining({ code: "ERR_SVC_SOAP_ENVELOPE_VERSIONS" }),
+      );
+    },
+  );
+});
+
 /** A POST whose header fields go out as given, one line each (`fetch` joins repeated names). */
 function postRaw(url: string, body: string, fields: [string, string][]) {
   return new Promise<{ status: number; text: string }>((resolve, reject) => {

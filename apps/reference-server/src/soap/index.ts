@@ -173,7 +173,8 @@ export function soapServices(
   mountCrud(guarded, svc, db, notifications);
 
   // Failures are logged through the request's logger, which carries the correlation id.
-  const faults = soapErrorHandler();
+  // Every contract here binds SOAP 1.2 only: a text/xml request refused in front gets a 1.2 fault.
+  const faults = soapErrorHandler({ versions: ["1.2"] });
   // Errors of the middleware in front (429, 401 for a bad Authorization) as SOAP faults.
   const soapErrors: ErrorRequestHandler = (err, req: Request, res: Response, next: NextFunction) => {
     const path = req.originalUrl.split("?")[0] ?? "";
