@@ -5,6 +5,14 @@ import { StoreUnavailableError } from "./redis-store.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
 /**
+ * How long after the key's outcome commits with the effect a retry waits (409, as for an execution
+ * in flight) for the execution to record the response it sends, before the committed record (its
+ * status and fields, no body) is replayed in its place: an execution records it milliseconds after
+ * its commit, so one that has not within this time is taken to have died or hung.
+ */
+const SETTLE_MS = 2000;
+
+/**
  * What the store needs of a PostgreSQL client: `query(text, values)`, as a `pg` `Pool`, `Client`
  * or pooled client has it. Nothing else of `pg` is used, so the store works with any client of that
  * shape (and `pg` stays an optional peer dependency).
@@ -233,10 +241,10 @@ export class PostgresStore implements IdempotencyStore {
         | undefined;
       if (row === undefined) continue; // expired between the two statements: claim again
       // Committed with the effect, while its execution still makes the response it will record
-      // (its lease not yet over): a retry now would replay the outcome the transaction committed
+      // (for SETTLE_MS at most, and never past its lease): a retry now would replay the outcome the transaction committed
       // (status and Location) instead of the response the first request gets, so it waits as for
-      // an execution in flight. Once the execution records its response, or its lease ends (it
-      // died after the commit), the record is replayed.
+      // an execution in flight. Once the execution records its response, or that time is over (it
+      // died or hangs after the commit), the committed record is replayed.
       const settling = row.settling === null ? 0 : Number(row.settling);
       if (row.state === "committed" && settling > 0) {
         return { outcome: "in-flight", fingerprint: row.fingerprint, leaseRemainingMs: Math.ceil(settling) };
@@ -330,10 +338,10 @@ export class PostgresStore implements IdempotencyStore {
   ): { text: string; values: unknown[] } {
     const stored = toJson(this.#kept(response));
     return {
-      text: `UPDATE ${this.#table} SET state = 'committed', response = $3::jsonb, settle_by = expires_at,
+      text: `UPDATE ${this.#table} SET state = 'committed', response = $3::jsonb, settle_by = LEAST(expires_at, clock_timestamp() + make_interval(secs => $5::float8 / 1000)),
         expires_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
         WHERE key = $1 AND token = $2 AND state = 'in-flight' RETURNING key`,
-      values: [claim.key, claim.token, JSON.stringify(stored), Math.ceil(retentionMs)],
+      values: [claim.key, claim.token, JSON.stringify(stored), Math.ceil(retentionMs), SETTLE_MS],
     };
   }
 
