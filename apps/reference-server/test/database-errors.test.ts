@@ -29,7 +29,7 @@ describe("fromDatabaseError: an unreachable database → 503 with Retry-After", 
   });
 
   it("any other error is left as it is (a 500: something really broke)", () => {
-    const err = new Error("column \"x\" does not exist");
+    const err = new Error('column "x" does not exist');
     expect(fromDatabaseError(err)).toBe(err);
   });
 });
