@@ -14,9 +14,11 @@ export default function smoke(mod) {
     throw new Error("matchMediaType is broken");
   if (mod.selectEncoding("identity;q=0", ["gzip"]) !== undefined) throw new Error("selectEncoding is broken");
   if (mod.selectLanguage("de-AT", ["en", "de"]) !== "de") throw new Error("selectLanguage is broken");
-  if (typeof mod.negotiate() !== "function") throw new Error("negotiate() is not a function");
+  const step = mod.representations({ offers: [mod.json, mod.xml] });
+  if (typeof step.represent !== "function" || typeof step.preflight !== "function")
+    throw new Error("representations() is not a pipeline step");
+  if (typeof mod.compression().choose !== "function") throw new Error("compression() is not a pipeline step");
   if (typeof mod.parseBody() !== "function") throw new Error("parseBody() is not a function");
-  if (typeof mod.createNegotiator().represent !== "function") throw new Error("createNegotiator() is broken");
   if (typeof mod.crossOrigin({ origins: ["https://a.example"] }) !== "function")
     throw new Error("crossOrigin() is not a function");
   if (!mod.xml.serialize({ a: "<" }).includes("<a>&lt;</a>")) throw new Error("xml representation is broken");
