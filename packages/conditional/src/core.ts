@@ -150,7 +150,7 @@ export async function validatorsOf(
 }
 
 /** Whether the request carries any precondition of RFC 9110 §13.1. */
-function isConditional(headers: IncomingHttpHeaders): boolean {
+export function isConditional(headers: IncomingHttpHeaders): boolean {
   return (
     headers["if-match"] !== undefined ||
     headers["if-unmodified-since"] !== undefined ||

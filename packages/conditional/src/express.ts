@@ -3,7 +3,6 @@ import {
   checkBooleanOption,
   checkOptionNames,
   HttpError,
-  isToken,
   type NextFunction,
   refusedOption,
 } from "@svc/errors";
@@ -18,6 +17,7 @@ import {
 } from "./core.js";
 import { parseEtagList } from "./entity-tag.js";
 import { withDateLists } from "./http-date.js";
+import { requiredMethodsOption } from "./options.js";
 
 /** Options of {@link preconditions}. */
 export interface PreconditionsOptions<Req extends IncomingMessage = IncomingMessage> {
@@ -147,21 +147,11 @@ function resolvePreconditionsConfig<Req extends IncomingMessage>(
       "preconditions: current",
     );
   }
-  const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
   checkBooleanOption("conditional", "required", options.required, "preconditions: required");
-  if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string" && isToken(m))) {
-    throw refusedOption(
-      "conditional",
-      "requiredMethods",
-      methods,
-      "a list of method names (RFC 9110 §9.1 tokens)",
-      "preconditions: requiredMethods",
-    );
-  }
   return {
     read: options.current,
     required: options.required ?? false,
-    requiredMethods: new Set(methods.map((m: string) => m.toUpperCase())),
+    requiredMethods: requiredMethodsOption(options.requiredMethods, "preconditions"),
   };
 }
 

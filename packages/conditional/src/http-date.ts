@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { trimOws } from "@svc/errors";
+import { fieldLines, trimOws } from "@svc/errors";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const MONTH = `(?<month>${MONTHS.join("|")})`;
@@ -99,12 +99,14 @@ const DATE_FIELDS = ["if-modified-since", "if-unmodified-since"] as const;
 export function withDateLists(req: {
   headers: IncomingHttpHeaders;
   headersDistinct?: NodeJS.Dict<string[]> | undefined;
+  /** Read when `headersDistinct` is absent (a pipeline request carries the raw field lines). */
+  rawHeaders?: readonly string[] | undefined;
 }): IncomingHttpHeaders {
   let headers = req.headers;
   for (const name of DATE_FIELDS) {
     if (headers[name] === undefined) continue;
-    const lines = req.headersDistinct?.[name];
-    if (lines === undefined || lines.length < 2) continue;
+    const lines = req.headersDistinct?.[name] ?? fieldLines(req.rawHeaders, name);
+    if (lines.length < 2) continue;
     if (headers === req.headers) headers = { ...headers };
     headers[name] = lines.join(", ");
   }

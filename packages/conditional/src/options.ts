@@ -177,18 +177,27 @@ export function resolveValidatorsConfig(options: ValidatorsOptions): ValidatorsC
   if (options.required !== undefined && typeof options.required !== "boolean") {
     throw refusedOption("conditional", "required", options.required, "true or false", "validators: required");
   }
-  const methods = options.requiredMethods ?? ["PUT", "PATCH", "DELETE"];
+  const methods = requiredMethodsOption(options.requiredMethods, "validators");
+  return { defaultCacheControl: cacheControl, required: options.required === true ? methods : undefined };
+}
+
+/**
+ * The `requiredMethods` option of `validators()` and `preconditions()` (`factory`): method tokens
+ * (RFC 9110 §9.1), upper-cased; PUT, PATCH and DELETE when left out.
+ */
+export function requiredMethodsOption(
+  value: readonly string[] | undefined,
+  factory: string,
+): ReadonlySet<string> {
+  const methods = value ?? ["PUT", "PATCH", "DELETE"];
   if (!Array.isArray(methods) || !methods.every((m) => typeof m === "string" && isToken(m))) {
     throw refusedOption(
       "conditional",
       "requiredMethods",
       methods,
       "a list of method names (RFC 9110 §9.1 tokens)",
-      "validators: requiredMethods",
+      `${factory}: requiredMethods`,
     );
   }
-  return {
-    defaultCacheControl: cacheControl,
-    required: options.required === true ? new Set(methods.map((m) => m.toUpperCase())) : undefined,
-  };
+  return new Set(methods.map((m: string) => m.toUpperCase()));
 }

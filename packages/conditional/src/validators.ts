@@ -1,5 +1,4 @@
 import { hash } from "node:crypto";
-import type { IncomingHttpHeaders } from "node:http";
 import {
   type CurrentState,
   type FieldValue,
@@ -12,9 +11,9 @@ import {
   trimOws,
   type Validators,
 } from "@svc/kernel";
-import { evaluatePreconditions, guardsWrite, preconditionFailed } from "./core.js";
+import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
-import { parseHttpDate } from "./http-date.js";
+import { parseHttpDate, withDateLists } from "./http-date.js";
 import { resolveValidatorsConfig, type ValidatorsOptions } from "./options.js";
 
 /**
@@ -73,40 +72,6 @@ function lastModifiedOf(value: ResponseValue): Date | undefined {
   const text = fieldText(value.fields["last-modified"]);
   const seconds = text === undefined ? undefined : parseHttpDate(text);
   return seconds === undefined ? undefined : new Date(seconds * 1000);
-}
-
-/** Whether the request carries any precondition of RFC 9110 §13.1. */
-function isConditional(headers: IncomingHttpHeaders): boolean {
-  return (
-    headers["if-match"] !== undefined ||
-    headers["if-unmodified-since"] !== undefined ||
-    headers["if-none-match"] !== undefined ||
-    headers["if-modified-since"] !== undefined
-  );
-}
-
-/** The date preconditions: each one HTTP-date, of which Node keeps only the first field line. */
-const DATE_FIELDS = ["if-modified-since", "if-unmodified-since"];
-
-/**
- * The request's fields with `If-Modified-Since` and `If-Unmodified-Since` as received: RFC 9110
- * §5.3 joins field lines of one name into a list, which is no HTTP-date and so is ignored
- * (§13.1.3, §13.1.4); Node keeps only the first line of these two. `headers` itself unless one of
- * them came on several lines.
- */
-function withDateLists(request: PipelineRequest): IncomingHttpHeaders {
-  let headers = request.headers;
-  const raw = request.rawHeaders;
-  if (raw === undefined) return headers;
-  for (const name of DATE_FIELDS) {
-    if (headers[name] === undefined) continue;
-    const lines: string[] = [];
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === name) lines.push(raw[i + 1] ?? "");
-    if (lines.length < 2) continue;
-    if (headers === request.headers) headers = { ...headers };
-    headers[name] = lines.join(", ");
-  }
-  return headers;
 }
 
 /**
