@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { errorHandler, HttpError } from "@svc/errors";
 import { createPipeline, expressAdapter, reply } from "@svc/kernel";
-import { type Listening, listen, serviceUrl } from "@svc/test-utils";
+import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
-import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { postgresUrl, throwawaySchema } from "../test/postgres.js";
 import { commitKey } from "./commit-key.js";
 import { MemoryStore } from "./memory-store.js";
 import { PostgresStore } from "./postgres-store.js";
@@ -14,28 +14,7 @@ import { type IdempotencyKeyClaim, idempotency } from "./step.js";
 // the previously completed operation". With the key's outcome committed in the transaction of the
 // effect (commitKey), no failure after the commit (a 5xx, the process gone, the store unreachable)
 // lets a retry run the effect again, and the failing request itself answers as the replay would.
-const databaseUrl = serviceUrl("DATABASE_URL");
-const postgresUrl = databaseUrl && /^postgres(ql)?:\/\//.test(databaseUrl) ? databaseUrl : undefined;
-const schema = `svc_idem_ck_${process.pid}_${randomBytes(4).toString("hex")}`;
-let pool: pg.Pool | undefined;
-
-beforeAll(async () => {
-  if (!postgresUrl) return;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  pool = new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${schema}`, max: 8 });
-  await pool.query("CREATE TABLE effects (id serial PRIMARY KEY, key text NOT NULL)");
-});
-afterAll(async () => {
-  await pool?.end();
-  if (!postgresUrl) return;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
-});
+const database = throwawaySchema("ck");
 
 let server: Listening | undefined;
 afterEach(async () => {
@@ -45,7 +24,7 @@ afterEach(async () => {
 
 let tables = 0;
 async function freshStore(): Promise<PostgresStore> {
-  const store = new PostgresStore({ pool: pool as pg.Pool, table: `idem_ck_${++tables}` });
+  const store = new PostgresStore({ pool: database.pool(), table: `idem_ck_${++tables}` });
   await store.migrate();
   return store;
 }
@@ -81,7 +60,7 @@ async function transfersApp(after: After, commit: boolean) {
     svc.handle(
       async (req: express.Request, { claim }) => {
         const first = ++runs === 1;
-        const client = await (pool as pg.Pool).connect();
+        const client = await database.pool().connect();
         let id: number;
         try {
           await client.query("BEGIN");
@@ -120,7 +99,7 @@ async function transfersApp(after: After, commit: boolean) {
 
 const effectsOf = async (key: string) =>
   (
-    (await (pool as pg.Pool).query("SELECT count(*)::int AS n FROM effects WHERE key = $1", [`"${key}"`]))
+    (await database.pool().query("SELECT count(*)::int AS n FROM effects WHERE key = $1", [`"${key}"`]))
       .rows[0] as { n: number }
   ).n;
 
@@ -240,7 +219,7 @@ describe.skipIf(!postgresUrl)(
             // Another execution claims the key once the lease is over.
             const other = await store.claim((claim as IdempotencyKeyClaim).key, "other", 60_000);
             expect(other.outcome).toBe("claimed");
-            const client = await (pool as pg.Pool).connect();
+            const client = await database.pool().connect();
             try {
               await client.query("BEGIN");
               await client.query("INSERT INTO effects (key) VALUES ('lost')");
@@ -266,9 +245,9 @@ describe.skipIf(!postgresUrl)(
       });
       expect(res.status).toBe(409);
       expect(res.headers.get("retry-after")).toBe("1");
-      const { rows } = await (pool as pg.Pool).query(
-        "SELECT count(*)::int AS n FROM effects WHERE key = 'lost'",
-      );
+      const { rows } = await database
+        .pool()
+        .query("SELECT count(*)::int AS n FROM effects WHERE key = 'lost'");
       expect(rows[0]).toEqual({ n: 0 });
     });
   },

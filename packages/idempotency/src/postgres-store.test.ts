@@ -1,7 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { serviceUrl } from "@svc/test-utils";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { postgresUrl, throwawaySchema } from "../test/postgres.js";
 import { ClaimLostError, PostgresStore } from "./postgres-store.js";
 import type { StoredResponse } from "./store.js";
 
@@ -9,32 +7,11 @@ import type { StoredResponse } from "./store.js";
 // the previously completed operation". With the key's outcome committed in the transaction of the
 // effect, no failure after the commit (a 5xx, the process gone, the store unreachable) lets a retry
 // run the effect again.
-const databaseUrl = serviceUrl("DATABASE_URL");
-const postgresUrl = databaseUrl && /^postgres(ql)?:\/\//.test(databaseUrl) ? databaseUrl : undefined;
-const schema = `svc_idem_${process.pid}_${randomBytes(4).toString("hex")}`;
-let pool: pg.Pool | undefined;
-
-beforeAll(async () => {
-  if (!postgresUrl) return;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  pool = new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${schema}`, max: 8 });
-  await pool.query("CREATE TABLE effects (id serial PRIMARY KEY, key text NOT NULL)");
-});
-afterAll(async () => {
-  await pool?.end();
-  if (!postgresUrl) return;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
-});
+const database = throwawaySchema("store");
 
 let tables = 0;
 async function freshStore(options: { retentionMs?: number } = {}): Promise<PostgresStore> {
-  const store = new PostgresStore({ pool: pool as pg.Pool, table: `idem_${++tables}`, ...options });
+  const store = new PostgresStore({ pool: database.pool(), table: `idem_${++tables}`, ...options });
   await store.migrate();
   return store;
 }
@@ -85,7 +62,7 @@ describe.skipIf(!postgresUrl)("PostgresStore, the store interface", () => {
   async function committed(store: PostgresStore, key: string, leaseMs: number, location: string) {
     const a = await store.claim(key, "fp", leaseMs);
     if (a.outcome !== "claimed") throw new Error("not claimed");
-    const client = await (pool as pg.Pool).connect();
+    const client = await database.pool().connect();
     try {
       await client.query("BEGIN");
       await store.commit(client, { key, token: a.token }, response(202, location));
@@ -154,7 +131,7 @@ describe.skipIf(!postgresUrl)("PostgresStore, the store interface", () => {
     if (a.outcome !== "claimed") throw new Error("not claimed");
     await new Promise((r) => setTimeout(r, 60));
     expect((await store.claim("k5", "fp", 60_000)).outcome).toBe("claimed");
-    const client = await (pool as pg.Pool).connect();
+    const client = await database.pool().connect();
     try {
       await client.query("BEGIN");
       await client.query("INSERT INTO effects (key) VALUES ('k5')");
@@ -165,7 +142,7 @@ describe.skipIf(!postgresUrl)("PostgresStore, the store interface", () => {
     } finally {
       client.release();
     }
-    const { rows } = await (pool as pg.Pool).query("SELECT count(*)::int AS n FROM effects WHERE key = 'k5'");
+    const { rows } = await database.pool().query("SELECT count(*)::int AS n FROM effects WHERE key = 'k5'");
     expect(rows[0]).toEqual({ n: 0 });
   });
 });
