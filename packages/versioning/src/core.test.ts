@@ -1,23 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { createPipeline, type PipelineRequest, type VersionDecision } from "@svc/kernel";
 import { describe, expect, it } from "vitest";
+import { base } from "../test/base-options.js";
 import { versions } from "./core.js";
-import type { ApiVersioningOptions } from "./options.js";
 
-const base: ApiVersioningOptions = {
-  versions: [1, 2],
-  defaultVersion: 1,
-  mediaType: { vendor: "svc" },
-  deprecated: {
-    1: {
-      deprecation: "2026-01-01T00:00:00Z",
-      sunset: "2026-07-01T00:00:00Z",
-      link: "https://docs.example.com/deprecations/v1",
-      sunsetLink: "https://docs.example.com/sunset/v1",
-    },
-  },
-  neutral: ["/health"],
-};
 const step = versions(base);
 
 function request(headers: IncomingHttpHeaders = {}, method = "GET"): PipelineRequest {

@@ -7,6 +7,7 @@ import { json, type Representation, representations } from "@svc/negotiate";
 import { at, listen, listenOn, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { base } from "../test/base-options.js";
 import { versions } from "./core.js";
 import { versionedPath } from "./express.js";
 import type { ApiVersioningOptions } from "./options.js";
@@ -108,21 +109,6 @@ function service(options: ApiVersioningOptions) {
   app.use(errorHandler({ logger: quiet }));
   return app;
 }
-
-const base: ApiVersioningOptions = {
-  versions: [1, 2],
-  defaultVersion: 1,
-  mediaType: { vendor: "svc" },
-  deprecated: {
-    1: {
-      deprecation: "2026-01-01T00:00:00Z",
-      sunset: "2026-07-01T00:00:00Z",
-      link: "https://docs.example.com/deprecations/v1",
-      sunsetLink: "https://docs.example.com/sunset/v1",
-    },
-  },
-  neutral: ["/health"],
-};
 
 const servers: { close: () => Promise<void> }[] = [];
 async function start(options: ApiVersioningOptions): Promise<string> {
