@@ -5,10 +5,6 @@ import {
   createPipeline,
   type ExpressPipeline,
   expressAdapter,
-  type FieldValue,
-  parseMediaType,
-  type Represented,
-  type Representer,
   type RouteOptions,
   type Validators,
 } from "@svc/kernel";
@@ -39,40 +35,6 @@ const pageCsv: Representation = {
   canRepresent: isPage,
   serialize: (data, context) => csv.serialize(pageItems(data), context),
 };
-
-/**
- * A representation with response fields of its own: an invoice's PDF is sent inline with a file
- * name (RFC 6266 §4.2), which its JSON alternative must not carry.
- */
-export interface DocumentRepresentation extends Representation {
-  fields(data: unknown): Readonly<Record<string, FieldValue>>;
-}
-
-function essence(type: string): string {
-  const parsed = parseMediaType(type);
-  return parsed === undefined ? type.toLowerCase() : `${parsed.type}/${parsed.subtype}`;
-}
-
-/**
- * `step` with the fields of the {@link DocumentRepresentation} a reply added (`reply(data, { add })`)
- * on the response when that representation is the one chosen.
- */
-function withDocumentFields(step: Representer): Representer {
-  return {
-    preflight: (request, label, changesState) => step.preflight(request, label, changesState),
-    variants: (request, data, choice) => step.variants(request, data, choice),
-    async represent(request, data, choice): Promise<Represented> {
-      const chosen = await step.represent(request, data, choice);
-      const added = choice.reply.add;
-      if (added === undefined) return chosen;
-      const type = essence(chosen.contentType);
-      const own = added.find((r) => essence(r.mediaType) === type && "fields" in r) as
-        | DocumentRepresentation
-        | undefined;
-      return own === undefined ? chosen : { ...chosen, fields: own.fields(data) };
-    },
-  };
-}
 
 /**
  * `step` comparing a write's `If-Match` with the tag of the selected representation only: RFC 9110
@@ -122,9 +84,7 @@ export function servicePipeline(): Svc {
         mediaType: { vendor: "svc" },
         neutral: NEUTRAL,
       }),
-      representations: withDocumentFields(
-        representations({ offers: [json, halJson, xml, pageCsv, text, html] }),
-      ),
+      representations: representations({ offers: [json, halJson, xml, pageCsv, text, html] }),
       coding: compression(),
       validators: selectedOnly(validators()),
     }),

@@ -95,6 +95,12 @@ export interface Representation {
    * @default () => true
    */
   canRepresent?(data: unknown): boolean;
+  /**
+   * Response fields of this representation only, set when it is the one chosen (a PDF's
+   * `Content-Disposition`, RFC 6266 §4.2, which its JSON alternative must not carry).
+   * @default none
+   */
+  fields?(data: unknown): Readonly<Record<string, string>>;
 }
 
 const NO_FIELDS: Readonly<Record<string, FieldValue>> = Object.freeze({});

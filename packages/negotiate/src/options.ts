@@ -75,7 +75,8 @@ export function validateRepresentations(
       typeof rep !== "object" ||
       typeof rep.mediaType !== "string" ||
       typeof rep.serialize !== "function" ||
-      (rep.canRepresent !== undefined && typeof rep.canRepresent !== "function")
+      (rep.canRepresent !== undefined && typeof rep.canRepresent !== "function") ||
+      (rep.fields !== undefined && typeof rep.fields !== "function")
     ) {
       throw refused(where, option, r, REPRESENTATIONS);
     }

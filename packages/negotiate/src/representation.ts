@@ -31,6 +31,12 @@ export interface Representation {
    * @default () => true
    */
   canRepresent?(data: unknown): boolean;
+  /**
+   * Response fields of this representation only, set when it is the one chosen: an invoice's PDF
+   * sent inline with a file name (RFC 6266 §4.2), which its JSON alternative must not carry.
+   * @default none
+   */
+  fields?(data: unknown): Readonly<Record<string, string>>;
 }
 
 /**

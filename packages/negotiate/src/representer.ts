@@ -145,7 +145,13 @@ export function representations(options: RepresentationsOptions = {}): Represent
   ): Promise<Represented> => {
     const serialized = chosen.serialize(data, { mediaType: match.mediaType, language });
     const body = isPromiseLike(serialized) ? await serialized : serialized;
-    return { contentType: contentTypeFor(match), language, body: toBody(body), vary };
+    return {
+      contentType: contentTypeFor(match),
+      language,
+      body: toBody(body),
+      vary,
+      fields: chosen.fields?.(data),
+    };
   };
 
   return {

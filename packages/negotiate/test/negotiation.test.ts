@@ -26,6 +26,14 @@ const pdf: Representation = {
   serialize: () => new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff]),
 };
 
+/** A PDF with fields of its own: shown inline with a file name (RFC 6266 §4.2). */
+const invoicePdf: Representation = {
+  ...pdf,
+  fields: (data) => ({
+    "Content-Disposition": `inline; filename="invoice-${(data as { id: number }).id}.pdf"`,
+  }),
+};
+
 /** As @svc/versioning's media-type strategy does: the request's version labels its JSON or XML. */
 const labels: Versioner = {
   resolve(_request, target) {
@@ -72,6 +80,7 @@ const routes: Record<string, Route> = {
     bell: "\u0007\u2028",
   }),
   "/report": () => reply(employee, { only: ["application/json"], add: [pdf] }),
+  "/invoice": () => reply(employee, { only: ["application/json"], add: [invoicePdf] }),
   "/no-transform": () => reply(fifty(), { headers: { "Cache-Control": "no-transform" } }),
   // Two Cache-Control field lines: one list of directives (RFC 9110 §5.3).
   "/no-transform-lines": () =>
@@ -309,6 +318,15 @@ describe.each(clients)("%s", (via, client) => {
       const xml = await get("/report", { accept: "application/xml" });
       expect(xml.status).toBe(406);
       expect(await xml.text()).toContain("application/json, application/pdf");
+    });
+
+    it("a representation's own fields (Content-Disposition) go out when it is chosen, never with the JSON", async () => {
+      const asPdf = await get("/invoice", { accept: "application/pdf" });
+      expect(asPdf.headers.get("content-type")).toBe("application/pdf");
+      expect(asPdf.headers.get("content-disposition")).toBe(`inline; filename="invoice-${employee.id}.pdf"`);
+      const asJson = await get("/invoice", { accept: "application/json" });
+      expect(asJson.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(asJson.headers.get("content-disposition")).toBeNull();
     });
 
     it("a serializer's HttpError reaches the error handler", async () => {

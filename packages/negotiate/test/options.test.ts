@@ -49,6 +49,17 @@ const rows: OptionCase[] = [
     () => representations({ offers: [{ mediaType: "text/plain", serialize: String }] }),
   ],
   [
+    "representations: offers (fields not a function)",
+    () =>
+      representations({
+        offers: [{ mediaType: "application/pdf", serialize: String, fields: "inline" as never }],
+      }),
+    "ERR_SVC_NEGOTIATE_OFFERS",
+    /got an object/,
+    () =>
+      representations({ offers: [{ mediaType: "application/pdf", serialize: String, fields: () => ({}) }] }),
+  ],
+  [
     "representations: languages (a string)",
     () => representations({ languages: "en" as never }),
     "ERR_SVC_NEGOTIATE_LANGUAGES",

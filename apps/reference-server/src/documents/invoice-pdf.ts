@@ -1,5 +1,5 @@
+import type { Representation } from "@svc/negotiate";
 import PDFDocument from "pdfkit";
-import type { DocumentRepresentation } from "../pipeline.js";
 
 /** Who issues the invoices: the service's own trading name and address. */
 export const SELLER = {
@@ -175,7 +175,7 @@ export function renderInvoicePdf(invoice: InvoiceData): Promise<Buffer> {
  * @example return reply(invoice, { add: [invoicePdf] })
  * @see https://www.rfc-editor.org/rfc/rfc8118
  */
-export const invoicePdf: DocumentRepresentation = {
+export const invoicePdf: Representation = {
   mediaType: "application/pdf",
   canRepresent: isInvoice,
   serialize: (data) => renderInvoicePdf(data as InvoiceData),
