@@ -77,7 +77,8 @@ export interface ExpressPipeline {
    * stripped, so that routes are mounted once; `req.apiVersion`), and for a request that changes
    * state, the 406 when nothing it could be answered with is acceptable. Mount it in front of the
    * routes; it is required when the pipeline versions requests by path (a handler alone reads a
-   * version from headers, not from a path Express has already routed).
+   * version from headers, not from a path Express has already routed). Mounted more than once
+   * (app-wide and on a router), it decides once: the first mount's decision stands.
    */
   readonly prepare: (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
   /**
@@ -123,8 +124,9 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
   };
   return {
     prepare: function svcPrepare(req, res, next) {
-      const ready = prepareRequest(pipeline, req as PipelineIncoming, res);
-      map.set(req, ready);
+      // Mounted twice (app-wide and on a router), the second would read the path the first
+      // stripped of its `/v<N>` and decide the version again: the first decision stands.
+      const ready = readyFor(req, res);
       if (ready.refusal !== undefined) next(ready.refusal);
       else next();
     },

@@ -83,8 +83,25 @@ function sendStream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<v
 }
 
 /**
+ * Appends a response's `Link` to the links set in front of the pipeline (a preload hint, a
+ * version's deprecation link) instead of putting it in their place.
+ * @see https://www.rfc-editor.org/rfc/rfc8288#section-3.5 — several Link field lines, or one
+ *   comma-separated list, carry all their links.
+ */
+function appendLink(res: ServerResponse, field: FieldValue): void {
+  const before = res.getHeader("link");
+  if (before === undefined) {
+    res.setHeader("Link", field as string | string[]);
+    return;
+  }
+  const lines = (list: FieldValue | number): string[] =>
+    typeof list === "string" || typeof list === "number" ? [String(list)] : [...list];
+  res.setHeader("Link", [...lines(before), ...lines(field)].join(", "));
+}
+
+/**
  * Writes a pipeline's response: its status, its fields over those set in front of it (a `null`
- * field removed), its `Vary` appended to the one there, and its content in one write (`Content-Length`
+ * field removed; a `Link` appended to the links there), its `Vary` appended to the one there, and its content in one write (`Content-Length`
  * for whole bytes; a stream piped with backpressure). A HEAD gets the fields and no content (RFC
  * 9110 §9.3.2). Rejects when the response has already started, or when a streamed body fails
  * (the connection is then cut by whoever handles the error: its head is gone).
@@ -96,6 +113,7 @@ export function writeResponse(res: ServerResponse, value: ResponseValue, method:
   for (const name in fields) {
     const field = fields[name];
     if (field === null || field === undefined) res.removeHeader(name);
+    else if (name === "link") appendLink(res, field);
     else res.setHeader(fieldName(name), field as string | string[]);
   }
   if (value.vary.length > 0) appendVary(res, ...value.vary);

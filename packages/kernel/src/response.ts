@@ -16,7 +16,7 @@ export type Body = Uint8Array | NodeJS.ReadableStream;
  * A response as a value: what the pipeline makes of a handler's result, step by step, before one
  * write puts it on the wire. Its fields are the ones the pipeline sets or removes; fields set by
  * middleware in front (security headers, CORS, rate-limit usage) stay where they were set, and
- * `vary` is appended to any `Vary` already there.
+ * `vary` is appended to any `Vary` already there, a `link` field to any `Link`.
  */
 export interface ResponseValue {
   /** A final status, 200..599. */

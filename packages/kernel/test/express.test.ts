@@ -38,13 +38,15 @@ function errorHandler(err: unknown, _req: Request, res: Response, _next: NextFun
 
 let server: Listening;
 let plain: Listening;
+let twice: Listening;
 
 beforeAll(async () => {
   const svc = expressAdapter(createPipeline({ versioning: byPath }));
   const app = express();
-  app.use((_req, res, next) => {
+  app.use((req, res, next) => {
     res.setHeader("X-Front", "1");
     res.setHeader("Vary", "Origin");
+    if (req.url === "/linked") res.setHeader("Link", "</style.css>; rel=preload; as=style");
     next();
   });
   app.use(svc.prepare);
@@ -68,8 +70,26 @@ beforeAll(async () => {
     "/stream",
     svc.handle(() => reply.bytes(Readable.from(["a", "b", "c"]), "text/plain; charset=utf-8")),
   );
+  app.get(
+    "/linked",
+    svc.handle(() => reply({ page: 2 }, { headers: { Link: '</things?page=3>; rel="next"' } })),
+  );
   app.use(errorHandler);
   server = await listen(app);
+
+  // The same adapter's prepare mounted twice: app-wide and again on a router in front of the routes.
+  const again = expressAdapter(createPipeline({ versioning: byPath }));
+  const twiceApp = express();
+  twiceApp.use(again.prepare);
+  const router = express.Router();
+  router.use(again.prepare);
+  router.get(
+    "/things/:id",
+    again.handle((req: Request, ctx) => ({ id: Number(req.params.id), version: ctx.version })),
+  );
+  twiceApp.use(router);
+  twiceApp.use(errorHandler);
+  twice = await listen(twiceApp);
 
   const pipeline = createPipeline();
   plain = await listen((req: IncomingMessage, res: ServerResponse) => {
@@ -87,6 +107,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   await plain.close();
+  await twice.close();
 });
 
 describe("the Express adapter (Express 4 and 5)", () => {
@@ -138,6 +159,20 @@ describe("the Express adapter (Express 4 and 5)", () => {
     expect(head.status).toBe(200);
     expect(head.headers["content-length"]).toBe(String(get.body.length));
     expect(head.body.length).toBe(0);
+  });
+
+  it("a reply's Link is appended to the Link set in front, not put in its place (RFC 8288 §3.5)", async () => {
+    const res = await rawRequest(`${server.url}/linked`, "GET");
+    expect(res.status).toBe(200);
+    expect(res.headers.link).toBe('</style.css>; rel=preload; as=style, </things?page=3>; rel="next"');
+  });
+
+  it("prepare mounted twice decides the version once: /v2 stays version 2, routed as /things/7", async () => {
+    const res = await fetch(`${twice.url}/v2/things/7`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: 7, version: 2 });
+    const refused = await fetch(`${twice.url}/v3/things/7`);
+    expect(refused.status).toBe(404);
   });
 
   it("a streamed body → piped, chunked, no Content-Length", async () => {
