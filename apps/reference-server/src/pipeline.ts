@@ -1,13 +1,6 @@
 import { validators } from "@svc/conditional";
 import { halJson, isPage, pageItems } from "@svc/hal";
-import {
-  type CurrentState,
-  createPipeline,
-  type ExpressPipeline,
-  expressAdapter,
-  type RouteOptions,
-  type Validators,
-} from "@svc/kernel";
+import { createPipeline, type ExpressPipeline, expressAdapter, type RouteOptions } from "@svc/kernel";
 import {
   compression,
   csv,
@@ -36,34 +29,6 @@ const pageCsv: Representation = {
   serialize: (data, context) => csv.serialize(pageItems(data), context),
 };
 
-/**
- * `step` comparing a write's `If-Match` with the tag of the selected representation only: RFC 9110
- * §13.1.1, "the condition is true if any of the listed tags match the entity tag of the selected
- * representation", the one a GET with the write's own header fields would be sent (§3.2), which is
- * the first of the current state's variants. A client holding the JSON tag does not pass the
- * precondition of a write that negotiates HAL+JSON: it has not seen that representation.
- */
-function selectedOnly(step: Validators): Validators {
-  return {
-    validate: (request, value, coding, lastModified) => step.validate(request, value, coding, lastModified),
-    evaluate: (request, value) => step.evaluate(request, value),
-    notModified: (request, value) => step.notModified(request, value),
-    failed: (value) => step.failed(value),
-    beforeWrite(request, current, creates) {
-      const selected: CurrentState | undefined =
-        current === undefined ? undefined : { ...current, variants: first(current.variants) };
-      return step.beforeWrite(request, selected, creates);
-    },
-  };
-}
-
-async function* first<T>(items: AsyncIterable<T>): AsyncIterable<T> {
-  for await (const item of items) {
-    yield item;
-    return;
-  }
-}
-
 /** Requests and routes outside the resource API: no version, no authentication. */
 export const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known", "/auth"];
 
@@ -86,7 +51,7 @@ export function servicePipeline(): Svc {
       }),
       representations: representations({ offers: [json, halJson, xml, pageCsv, text, html] }),
       coding: compression(),
-      validators: selectedOnly(validators()),
+      validators: validators({ writeMatch: "selected" }),
     }),
   );
 }

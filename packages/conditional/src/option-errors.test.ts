@@ -21,6 +21,12 @@ describe("refused options", () => {
       "ERR_SVC_CONDITIONAL_DEFAULT_CACHE_CONTROL",
     ],
     [
+      "validators: writeMatch",
+      () => validators({ writeMatch: "first" as never }),
+      'validators: writeMatch must be "any" or "selected", got "first"',
+      "ERR_SVC_CONDITIONAL_WRITE_MATCH",
+    ],
+    [
       "preconditions: current",
       () => preconditions({} as never),
       "preconditions: current must be a function returning the current validators, got undefined",

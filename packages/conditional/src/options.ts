@@ -149,9 +149,19 @@ export interface ValidatorsOptions {
    * @default ["PUT", "PATCH", "DELETE"]
    */
   requiredMethods?: readonly string[];
+  /**
+   * What a write's `If-Match` / `If-None-Match` tags are compared with: the tag of any
+   * representation of the current state (`"any"`: a client that read the XML may PUT JSON with
+   * the XML tag; every tag proves which state it saw), or only the tag of the representation
+   * the request negotiates, as a GET with its headers would be answered (`"selected"`: RFC 9110
+   * §13.1.1 compares with "the selected representation"; a client holding the JSON tag does not
+   * pass a write that negotiates HAL+JSON).
+   * @default "any"
+   */
+  writeMatch?: "any" | "selected";
 }
 
-const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods"];
+const VALIDATORS_OPTIONS = ["defaultCacheControl", "required", "requiredMethods", "writeMatch"];
 
 /** The options of `validators()`, checked and resolved once, at construction. */
 export interface ValidatorsConfig {
@@ -159,6 +169,8 @@ export interface ValidatorsConfig {
   readonly defaultCacheControl: string | false;
   /** The methods that must carry a precondition (upper case), or `undefined` when none must. */
   readonly required: ReadonlySet<string> | undefined;
+  /** Whether a write's tags are compared with the negotiated representation's only. */
+  readonly selectedOnly: boolean;
 }
 
 /** Resolves and refuses the options of `validators()` (`ERR_SVC_CONDITIONAL_<OPTION>`). */
@@ -178,7 +190,21 @@ export function resolveValidatorsConfig(options: ValidatorsOptions): ValidatorsC
     throw refusedOption("conditional", "required", options.required, "true or false", "validators: required");
   }
   const methods = requiredMethodsOption(options.requiredMethods, "validators");
-  return { defaultCacheControl: cacheControl, required: options.required === true ? methods : undefined };
+  const writeMatch = options.writeMatch ?? "any";
+  if (writeMatch !== "any" && writeMatch !== "selected") {
+    throw refusedOption(
+      "conditional",
+      "writeMatch",
+      writeMatch,
+      '"any" or "selected"',
+      "validators: writeMatch",
+    );
+  }
+  return {
+    defaultCacheControl: cacheControl,
+    required: options.required === true ? methods : undefined,
+    selectedOnly: writeMatch === "selected",
+  };
 }
 
 /**

@@ -124,7 +124,7 @@ const NOT_MODIFIED_DROP = [
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13
  */
 export function validators(options: ValidatorsOptions = {}): Validators {
-  const { defaultCacheControl: cacheControl, required } = resolveValidatorsConfig(options);
+  const { defaultCacheControl: cacheControl, required, selectedOnly } = resolveValidatorsConfig(options);
   let warned = false;
 
   const presetOrOwn = (
@@ -239,15 +239,18 @@ export function validators(options: ValidatorsOptions = {}): Validators {
       if (current !== undefined) {
         const named = headers["if-match"] ?? headers["if-none-match"];
         const list = named === undefined ? "*" : parseEtagList(named);
+        // The variants come negotiated one first: with `writeMatch: "selected"`, only it counts.
         for await (const variant of current.variants) {
-          if (!(variant.body instanceof Uint8Array)) continue;
-          const tag = representationTag(variant.contentType, variant.language, variant.body);
-          etag ??= tag;
-          if (list !== "*" && listMatches(list, tag, headers["if-match"] !== undefined)) {
-            etag = tag;
-            break;
+          if (variant.body instanceof Uint8Array) {
+            const tag = representationTag(variant.contentType, variant.language, variant.body);
+            etag ??= tag;
+            if (list !== "*" && listMatches(list, tag, headers["if-match"] !== undefined)) {
+              etag = tag;
+              break;
+            }
+            if (list === "*") break;
           }
-          if (list === "*") break;
+          if (selectedOnly) break;
         }
       }
       const validators = current === undefined ? undefined : { etag, lastModified: current.lastModified };

@@ -9,14 +9,14 @@ const rows: OptionCase[] = [
     "validators(options)",
     () => validators("no-cache" as never),
     "ERR_SVC_CONDITIONAL_OPTIONS",
-    /validators: options must be an object with the fields defaultCacheControl, required, requiredMethods, got "no-cache"/,
+    /validators: options must be an object with the fields defaultCacheControl, required, requiredMethods, writeMatch, got "no-cache"/,
     () => validators(),
   ],
   [
     "validators: unknown name",
     () => validators({ cacheControl: "no-cache" } as never),
     "ERR_SVC_CONDITIONAL_UNKNOWN_OPTION",
-    /validators: unknown option "cacheControl"; options must be an object with the fields defaultCacheControl, required, requiredMethods/,
+    /validators: unknown option "cacheControl"; options must be an object with the fields defaultCacheControl, required, requiredMethods, writeMatch/,
     () => validators({ defaultCacheControl: "no-cache" }),
   ],
   [
