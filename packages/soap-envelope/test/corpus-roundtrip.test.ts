@@ -22,7 +22,7 @@ import { silentLogger } from "./helpers.js";
 /**
  * Every corpus WSDL that loads, served from a real listening server and called by the two clients
  * teams use, as they use them: node-soap's `createClientAsync(url)` and zeep's `Client(url)`, each
- * loading the WSDL the endpoint serves. For each contract one request-response operation is called
+ * loading the WSDL the endpoint serves (zeep's first SOAP port bound to the endpoint, zeep-calls.py). For each contract one request-response operation is called
  * with a minimal valid value of its input element (corpus-values.ts); its handler answers a minimal
  * valid value of the output element. Checked: the handler received what the client sent, the
  * client received what the handler answered, no fault. The set follows what loads: a contract
@@ -66,10 +66,15 @@ interface Case {
   output: Node;
 }
 
-const files = wsdlFiles(CORPUS);
+/**
+ * Besides the corpus, a contract with one element of each kind of simple value (every value form
+ * the generator and the comparison know), served in SOAP 1.2 only.
+ */
+const BUILTINS = join(import.meta.dirname, "fixtures/builtins.wsdl");
+const files = [...wsdlFiles(CORPUS), BUILTINS];
 const notCalled: Record<string, string> = {};
 const cases: Case[] = files.flatMap((wsdl): Case[] => {
-  const file = relative(CORPUS, wsdl);
+  const file = relative(wsdl === BUILTINS ? import.meta.dirname : CORPUS, wsdl);
   let contract: Contract;
   try {
     contract = loadContract(wsdl);
@@ -131,6 +136,35 @@ describe("the corpus round trip: what is called", () => {
       Object.fromEntries(Object.entries(NOT_CALLED).map(([file, why]) => [file, expect.stringMatching(why)])),
     );
     for (const file of Object.keys(CLIENT_LIMITS)) expect(cases.map((c) => c.file)).toContain(file);
+  });
+});
+
+describe("the comparison with a client's result", () => {
+  const expected: Node = {
+    kind: "complex",
+    attributes: [["id", { kind: "leaf", base: "int", lexical: "1" }]],
+    children: [
+      ["name", { kind: "leaf", base: "string", lexical: "a" }],
+      ["at", [{ kind: "leaf", base: "dateTime", lexical: "2001-02-03T04:05:06Z" }]],
+    ],
+    emptyLists: [],
+  };
+
+  it("takes each client's value forms", () => {
+    const at = new Date("2001-02-03T04:05:06Z");
+    expect(differences(expected, { attributes: { id: "1" }, name: "a", at }, "node-soap")).toEqual([]);
+    expect(
+      differences(expected, { id: 1, name: "a", at: ["2001-02-03T04:05:06+00:00"], note: null }, "zeep"),
+    ).toEqual([]);
+  });
+
+  it("names what differs, what is missing and what was not sent", () => {
+    expect(differences(expected, { id: 2, at: ["2001-02-03T04:05:07Z"], extra: "x" }, "zeep")).toEqual([
+      "result@id: expected 1, got 2",
+      "result.name: expected a, got undefined",
+      'result.at[0]: expected 2001-02-03T04:05:06Z, got "2001-02-03T04:05:07Z"',
+      'result.extra: not sent, got "x"',
+    ]);
   });
 });
 

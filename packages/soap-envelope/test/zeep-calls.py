@@ -3,7 +3,8 @@
 Reads a JSON list of calls on stdin, each {"wsdl": url, "address": the endpoint, "operation": name,
 "input": value}, and
 prints a JSON list of outcomes, one per call and in the same order: {"result": the whole output
-element as zeep parses it} or {"error": "ExceptionType: message"}. The input's literals are
+element as zeep parses it, dates and durations in ISO 8601, binary in base64, the g* types as
+zeep's tuples} or {"error": "ExceptionType: message"}. The input's literals are
 {"$xsd": built-in, "lexical": literal}; those zeep only accepts as Python values (binary,
 durations, the g* types) are turned into zeep's own value for that type.
 """
@@ -14,6 +15,7 @@ import decimal
 import json
 import sys
 
+import isodate
 import zeep
 from zeep.helpers import serialize_object
 from zeep.plugins import HistoryPlugin
@@ -39,6 +41,8 @@ def python_value(value):
 def to_json(value):
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
+    if isinstance(value, (datetime.timedelta, isodate.Duration)):
+        return isodate.duration_isoformat(value)
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, bytes):
