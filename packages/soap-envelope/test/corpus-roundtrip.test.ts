@@ -17,7 +17,6 @@ import {
   nodeSoapInput,
   zeepInput,
 } from "./corpus-values.js";
-import { silentLogger } from "./helpers.js";
 
 /**
  * Every corpus WSDL that loads, served from a real listening server and called by the two clients
@@ -99,6 +98,18 @@ const cases: Case[] = files.flatMap((wsdl): Case[] => {
 
 /** What each operation's handler received, by client (each client calls its own mount). */
 const received = new Map<string, unknown[]>();
+/** What each mount logged (a result that does not match the schema, a handler's error). */
+const logged = new Map<string, unknown[]>();
+
+/** A failed call's error, with what the service logged meanwhile. */
+function failure(key: string, error: string): Error {
+  const log = logged.get(key) ?? [];
+  return new Error(
+    log.length === 0
+      ? error
+      : `${error}\nthe service logged: ${String((log[0] as { err?: unknown }).err ?? JSON.stringify(log[0]))}`,
+  );
+}
 
 let server: Awaited<ReturnType<typeof listen>>;
 beforeAll(async () => {
@@ -107,6 +118,7 @@ beforeAll(async () => {
     for (const client of ["node-soap", "zeep"] as const) {
       const key = `${client} ${c.file}`;
       received.set(key, []);
+      logged.set(key, []);
       const handlers = Object.fromEntries(
         c.contract.operations.map((op) => [
           op.name,
@@ -119,7 +131,11 @@ beforeAll(async () => {
       );
       app.use(
         `/${client}/${index}`,
-        soapEndpoint({ wsdl: c.wsdl, handlers, logger: silentLogger } as Parameters<typeof soapEndpoint>[0]),
+        soapEndpoint({
+          wsdl: c.wsdl,
+          handlers,
+          logger: { error: (obj: object) => logged.get(key)?.push(obj) },
+        } as Parameters<typeof soapEndpoint>[0]),
         soapErrorHandler(),
       );
     }
@@ -193,7 +209,7 @@ describe("the corpus round trip with node-soap", () => {
         expect("error" in outcome ? outcome.error : "a round trip", c.file).toMatch(limit);
         return;
       }
-      if ("error" in outcome) throw new Error(outcome.error);
+      if ("error" in outcome) throw failure(key, outcome.error);
       expect(received.get(key)?.slice(before), "the handler received").toEqual([decoded(c.input)]);
       expect(differences(c.output, outcome.result, "node-soap"), "the client received").toEqual([]);
     });
@@ -255,7 +271,7 @@ describe.skipIf(!hasZeep)("the corpus round trip with zeep", () => {
         expect("error" in outcome ? outcome.error : "a round trip", c.file).toMatch(limit);
         return;
       }
-      if ("error" in outcome) throw new Error(outcome.error);
+      if ("error" in outcome) throw failure(`zeep ${c.file}`, outcome.error);
       expect(received.get(`zeep ${c.file}`), "the handler received").toEqual([decoded(c.input)]);
       expect(differences(c.output, outcome.result, "zeep"), "the client received").toEqual([]);
     });
