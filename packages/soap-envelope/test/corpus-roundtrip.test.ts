@@ -7,6 +7,7 @@ import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { soapEndpoint, soapErrorHandler } from "../src/endpoint.js";
 import { type Contract, type ContractOperation, loadContract } from "../src/wsdl.js";
+import { compileXsdPattern } from "../src/xsd-regex.js";
 import {
   type Client,
   decoded,
@@ -15,6 +16,7 @@ import {
   type Node,
   NoValue,
   nodeSoapInput,
+  patternExample,
   zeepInput,
 } from "./corpus-values.js";
 
@@ -181,6 +183,21 @@ describe("the comparison with a client's result", () => {
       'result.at[0]: expected 2001-02-03T04:05:06Z, got "2001-02-03T04:05:07Z"',
       'result.extra: not sent, got "x"',
     ]);
+  });
+});
+
+describe("the value generator's patterns", () => {
+  it.each([
+    "[A-Za-z][A-Za-z][A-Za-z]",
+    "[\\da-fA-F]{8}-[\\da-fA-F]{4}-[\\da-fA-F]{4}-[\\da-fA-F]{4}-[\\da-fA-F]{12}",
+    "\\d{5,15}",
+    "0|1",
+    "EBID[A-Z0-9]{32}",
+    "(ab|c)+\\.\\p{Lu}?[^x]\\W",
+  ])("%s: a string it matches", (pattern) => {
+    const example = patternExample(pattern);
+    expect(example).toBeDefined();
+    expect(compileXsdPattern(pattern).test(example as string)).toBe(true);
   });
 });
 

@@ -194,9 +194,20 @@ function simpleLeaf(type: SimpleType, where: string): Leaf {
   const f = type.facets;
   const candidates = f.enumeration?.length
     ? [f.enumeration[0] as string]
-    : kind === "int" || kind === "bigint"
-      ? ["1", "0", "-1", f.minInclusive, f.maxInclusive, f.minExclusive && `${BigInt(f.minExclusive) + 1n}`]
-      : (CANDIDATES[type.base] ?? ["a"]);
+    : [
+        // The shortest string each pattern of the last derivation step matches.
+        ...(f.patterns.at(-1) ?? []).map((p) => patternExample(p.source)),
+        ...(kind === "int" || kind === "bigint"
+          ? [
+              "1",
+              "0",
+              "-1",
+              f.minInclusive,
+              f.maxInclusive,
+              f.minExclusive && `${BigInt(f.minExclusive) + 1n}`,
+            ]
+          : (CANDIDATES[type.base] ?? ["a"])),
+      ];
   const length = f.length ?? f.minLength;
   for (const c of candidates) {
     if (c === undefined || c === "") continue;
@@ -207,6 +218,97 @@ function simpleLeaf(type: SimpleType, where: string): Leaf {
     } catch {}
   }
   throw new NoValue(`${where}: no literal of ${type.name} accepted by its facets`);
+}
+
+/**
+ * A short string an XSD pattern (XML Schema Part 2 Appendix F) matches, or undefined when the
+ * pattern uses what this reads no further: the first branch of each alternation, each atom its
+ * fewest times, the first character of a class (`a` for a negated one), `0` for `\d`, `a` for
+ * the other escapes that name a class.
+ */
+export function patternExample(pattern: string): string | undefined {
+  let i = 0;
+  const branch = (): string | undefined => {
+    let out = "";
+    while (i < pattern.length && pattern[i] !== "|" && pattern[i] !== ")") {
+      const piece = atom();
+      if (piece === undefined) return undefined;
+      const times = quantifier();
+      if (times === undefined) return undefined;
+      out += piece.repeat(times);
+    }
+    return out;
+  };
+  const alternatives = (): string | undefined => {
+    const first = branch();
+    while (pattern[i] === "|") {
+      i++;
+      if (branch() === undefined) return undefined;
+    }
+    return first;
+  };
+  const escaped = (): string | undefined => {
+    const [example, next] = escapeExample(pattern, i);
+    i = next;
+    return example;
+  };
+  const atom = (): string | undefined => {
+    const c = pattern[i];
+    if (c === "(") {
+      i++;
+      const inner = alternatives();
+      if (pattern[i] !== ")") return undefined;
+      i++;
+      return inner;
+    }
+    if (c === "[") {
+      const end = pattern.indexOf("]", i + 2);
+      if (end < 0) return undefined;
+      const body = pattern.slice(i + 1, end);
+      i = end + 1;
+      if (body.startsWith("^") || body.includes("-[")) return "a";
+      return body.startsWith("\\") ? escapeExample(body, 0)[0] : body[0];
+    }
+    if (c === "\\") return escaped();
+    i++;
+    return c === "." ? "a" : c;
+  };
+  const quantifier = (): number | undefined => {
+    const c = pattern[i];
+    if (c === "?" || c === "*") {
+      i++;
+      return 0;
+    }
+    if (c === "+") {
+      i++;
+      return 1;
+    }
+    if (c === "{") {
+      const end = pattern.indexOf("}", i);
+      const min = Number.parseInt(pattern.slice(i + 1, end), 10);
+      if (end < 0 || !Number.isSafeInteger(min) || min > 1000) return undefined;
+      i = end + 1;
+      return min;
+    }
+    return 1;
+  };
+  const example = alternatives();
+  return i === pattern.length ? example : undefined;
+}
+
+/** A character the escape at `at` (a backslash) matches, and the index after the escape. */
+function escapeExample(pattern: string, at: number): [string | undefined, number] {
+  const c = pattern[at + 1];
+  if (c === undefined) return [undefined, at + 1];
+  if (c === "p" || c === "P") {
+    const end = pattern.indexOf("}", at);
+    return end < 0 ? [undefined, pattern.length] : ["a", end + 1];
+  }
+  const named: Record<string, string> = {
+    ...{ d: "0", s: " ", i: "a", c: "a", w: "a", n: "\n", t: "\t", r: "\r" },
+    ...{ D: "a", S: "a", I: "-", C: " ", W: " " },
+  };
+  return [named[c] ?? c, at + 2];
 }
 
 function leaf(type: SimpleType, lexical: string): Leaf {
