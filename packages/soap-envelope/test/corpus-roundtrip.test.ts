@@ -23,11 +23,12 @@ import {
 /**
  * Every corpus WSDL that loads, served from a real listening server and called by the two clients
  * teams use, as they use them: node-soap's `createClientAsync(url)` and zeep's `Client(url)`, each
- * loading the WSDL the endpoint serves (zeep's first SOAP port bound to the endpoint, zeep-calls.py). For each contract one request-response operation is called
- * with a minimal valid value of its input element (corpus-values.ts); its handler answers a minimal
- * valid value of the output element. Checked: the handler received what the client sent, the
- * client received what the handler answered, no fault. The set follows what loads: a contract
- * that starts loading is called too, and one a client cannot call goes in CLIENT_LIMITS.
+ * loading the WSDL the endpoint serves (zeep's first SOAP port bound to the endpoint,
+ * zeep-calls.py). For each contract one request-response operation is called with a minimal valid
+ * value of its input element (corpus-values.ts); its handler answers a minimal valid value of the
+ * output element. Checked: the handler received what the client sent, the client received what
+ * the handler answered, no fault. The set follows what loads: a contract that starts loading is
+ * called too, and one a client cannot call goes in CLIENT_LIMITS.
  */
 const CORPUS = join(import.meta.dirname, "corpus");
 

@@ -13,11 +13,12 @@ import { checkLexical } from "../src/xsd-lexical.js";
 
 // Minimal valid values of a compiled schema, for round trips through real clients: every required
 // element once, every required attribute, a valid literal for each simple type (its first
-// enumeration value, else a literal of its built-in that its facets accept), the first branch of a
-// required choice. A complex type whose required content is empty gets its first optional child
-// element (of its sequences, nested ones too, whose type is not already being built), so a message
-// carries something.
-// The value is a tree; each client gets it in its own input form and is compared in its own
+// enumeration value, else the shortest match of its pattern or a literal of its built-in, checked
+// against every facet), the first branch of a required choice (none when a branch may be empty). A
+// complex type whose required content is empty gets its first optional child element (of its
+// sequences, nested ones too, whose type is not already being built), so a message carries
+// something. Not generated (NoValue): a required xs:any, an abstract type (it needs xsi:type), a
+// QName. The value is a tree; each client gets it in its own input form and is compared in its own
 // output form (the value forms below).
 
 /** A simple value: its built-in, its literal and the value the service decodes it to. */
