@@ -17,7 +17,13 @@ import type { Config } from "./config.js";
 import { createDatabase, type Db } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { seed } from "./db/seed.js";
-import { Background, resumeTransfers } from "./routes/money.js";
+import {
+  Background,
+  resumeTransfers,
+  startTransferSweep,
+  TRANSFER_SWEEP,
+  type TransferSweep,
+} from "./routes/money.js";
 import { clientErrorHeaders, createSecurity } from "./security.js";
 import { createStores } from "./stores.js";
 
@@ -108,7 +114,7 @@ function shutdownDrain(server: Server) {
  */
 export async function startService(
   config: Config,
-  options: { logger?: Logger; redisPrefix?: string } = {},
+  options: { logger?: Logger; redisPrefix?: string; transferSweep?: TransferSweep } = {},
 ): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   const db = await openDatabase(config, logger);
@@ -148,6 +154,8 @@ export async function startService(
   server.keepAliveTimeout = 5000;
   const drain = shutdownDrain(server);
   const url = await listen(server, config);
+  // Transfers whose retries ran out while the database was unreachable run again without a restart.
+  const stopSweep = startTransferSweep(db, background, options.transferSweep ?? TRANSFER_SWEEP);
   let closing: Promise<void> | undefined;
   return {
     server,
@@ -161,6 +169,7 @@ export async function startService(
           drain.start();
           server.closeIdleConnections();
         });
+        stopSweep();
         await background.drain();
         await db.close();
         await stores.close();
