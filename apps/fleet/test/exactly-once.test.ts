@@ -373,9 +373,10 @@ describe.skipIf(!services)(
           );
         };
         await sendAll(keys);
-        // A claim whose statement outlasted the store's 1 s limit (a 503) may still have landed: its
-        // key then answers 409 until that lease ends, with nothing executed. Keys left without a
-        // 202 get one more round once no claim is in flight.
+        // A claim whose statement outlasted the store's 1 s limit (a 503) may still have landed; the
+        // store takes it back, but not when its instance was killed first: that key answers 409
+        // until the lease ends, with nothing executed. Keys left without a 202 get one more round
+        // once no claim is in flight.
         const secondRound = keys.filter((k) => k.final?.status !== 202);
         if (secondRound.length > 0) {
           await leasesEnd();
