@@ -152,6 +152,19 @@ describe.each(backends)("stuck transfers on %s", (_name, url) => {
   });
 });
 
+describe.each(backends)("the sweep's index on %s", (_name, url) => {
+  it("PENDING transfers have an index of their own, so a sweep reads only them", async () => {
+    const service = await start(url);
+    const found =
+      service.db.kind === "postgres"
+        ? await sql<{ name: string }>`select indexname as name from pg_indexes
+            where tablename = 'transfers' and schemaname = ${service.db.schema}`.execute(service.db.kysely)
+        : await sql<{ name: string }>`select name from sqlite_master
+            where type = 'index' and tbl_name = 'transfers'`.execute(service.db.kysely);
+    expect(found.rows.map((r) => r.name)).toContain("transfers_pending_idx");
+  });
+});
+
 describe.skipIf(!postgresUrl)("two instances sweeping at once (PostgreSQL)", () => {
   it("every stuck transfer is applied exactly once", async () => {
     const url = postgresUrl as string;
