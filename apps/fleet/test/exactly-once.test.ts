@@ -48,10 +48,13 @@ const RESTART_TIMEOUT_MS = 60_000;
 /** The longest `Retry-After` a client waits; the server's may be longer. */
 const RETRY_AFTER_CAP_MS = 2000;
 /**
- * The reference server's lease is the idempotency middleware's default, 60 s (no setting changes
- * it), so a claim left by a killed instance frees its key up to 60 s after the kill.
+ * The instances' Idempotency-Key lease (`IDEMPOTENCY_LEASE_SECONDS`; 60 s by default): a claim
+ * left by a killed instance frees its key this long after the kill. Short, so the final retry
+ * waits seconds for it; still longer than a SIGSTOP, so a stopped instance's claims outlive it.
  */
-const LEASE_WAIT_MS = 90_000;
+const LEASE_SECONDS = 5;
+/** The longest wait for every lease to end (a restart under load may come first). */
+const LEASE_WAIT_MS = LEASE_SECONDS * 1000 + RESTART_TIMEOUT_MS;
 
 const FAULTS = ["kill -9 + restart", "SIGSTOP 2 s", "PostgreSQL cut 2 s", "Redis cut 2 s"] as const;
 type FaultKind = (typeof FAULTS)[number];
@@ -119,7 +122,11 @@ describe.skipIf(!services)(
         redisUrl,
         label: "exactly-once",
         readyTimeoutMs: RESTART_TIMEOUT_MS,
-        env: { RATE_LIMIT_MAX: "1000000", LOG_LEVEL: "warn" },
+        env: {
+          RATE_LIMIT_MAX: "1000000",
+          LOG_LEVEL: "warn",
+          IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
+        },
         instanceEnv: (i) => ({
           DATABASE_URL: via(databaseUrl, pgProxies[i] as TcpProxy),
           REDIS_URL: via(redisUrl, redisProxies[i] as TcpProxy),
@@ -366,9 +373,10 @@ describe.skipIf(!services)(
           );
         };
         await sendAll(keys);
-        // A claim whose statement outlasted the store's 1 s limit (a 503) may still have landed: its
-        // key then answers 409 until that lease ends, with nothing executed. Keys left without a
-        // 202 get one more round once no claim is in flight.
+        // A claim whose statement outlasted the store's 1 s limit (a 503) may still have landed; the
+        // store takes it back, but not when its instance was killed first: that key answers 409
+        // until the lease ends, with nothing executed. Keys left without a 202 get one more round
+        // once no claim is in flight.
         const secondRound = keys.filter((k) => k.final?.status !== 202);
         if (secondRound.length > 0) {
           await leasesEnd();

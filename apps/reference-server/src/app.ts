@@ -490,8 +490,11 @@ function readiness({ db, stores }: AppDeps): () => Promise<unknown> {
 function mountResourceApi(app: express.Express, parts: AppParts): void {
   const { db, stores, logger } = parts.deps;
   const svc = parts.svc;
-  const lenientKeys = { idempotency: idempotency({ store: stores.idempotency, logger }) };
-  const requiredKeys = { idempotency: idempotency({ store: stores.idempotency, required: true, logger }) };
+  const leaseMs = parts.config.idempotencyLeaseSeconds * 1000;
+  const lenientKeys = { idempotency: idempotency({ store: stores.idempotency, leaseMs, logger }) };
+  const requiredKeys = {
+    idempotency: idempotency({ store: stores.idempotency, required: true, leaseMs, logger }),
+  };
   const keys: Keys = (path, method) =>
     method === "post" && KEY_REQUIRED.has(path) ? requiredKeys : lenientKeys;
   const allowed = permission() as RequestHandler;

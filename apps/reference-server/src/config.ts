@@ -77,6 +77,12 @@ export interface Config {
    * still incomplete after both time-outs and 5 s more, such as a body nothing reads.
    */
   requestTimeoutSeconds: number;
+  /**
+   * How long an Idempotency-Key's claim lasts (`IDEMPOTENCY_LEASE_SECONDS`, @svc/idempotency's
+   * `leaseMs`): it is renewed while its request runs, so this is how long a key stays blocked
+   * (409 with `Retry-After`) after the instance running its request died or hung.
+   */
+  idempotencyLeaseSeconds: number;
   production: boolean;
 }
 
@@ -452,6 +458,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     intIn("REQUEST_TIMEOUT_SECONDS", 1, 3600),
     30,
   );
+  const idempotencyLeaseSeconds = read(
+    "IDEMPOTENCY_LEASE_SECONDS",
+    intIn("IDEMPOTENCY_LEASE_SECONDS", 1, 86_400),
+    60,
+  );
   const trustProxy = parseTrustProxy(optional(env.TRUST_PROXY), problems);
   const corsOrigins = parseOrigins(optional(env.CORS_ORIGINS), problems);
   const allowedHosts = parseAllowedHosts(optional(env.ALLOWED_HOSTS), problems);
@@ -483,6 +494,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     shutdownGraceSeconds,
     headersTimeoutSeconds,
     requestTimeoutSeconds,
+    idempotencyLeaseSeconds,
     production,
   };
 }

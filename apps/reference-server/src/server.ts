@@ -17,9 +17,18 @@ import type { Config } from "./config.js";
 import { createDatabase, type Db } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { seed } from "./db/seed.js";
-import { Background, resumeTransfers } from "./routes/money.js";
+import {
+  Background,
+  resumeTransfers,
+  startTransferSweep,
+  TRANSFER_SWEEP,
+  type TransferSweep,
+} from "./routes/money.js";
 import { clientErrorHeaders, createSecurity } from "./security.js";
 import { createStores } from "./stores.js";
+
+/** How long the idempotency store waits for each of its statements (its default). */
+const KEYS_TIMEOUT_MS = 1000;
 
 /** A started service. */
 export interface Service {
@@ -108,7 +117,7 @@ function shutdownDrain(server: Server) {
  */
 export async function startService(
   config: Config,
-  options: { logger?: Logger; redisPrefix?: string } = {},
+  options: { logger?: Logger; redisPrefix?: string; transferSweep?: TransferSweep } = {},
 ): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   const db = await openDatabase(config, logger);
@@ -119,11 +128,16 @@ export async function startService(
   // commit in one transaction (exactly once, whatever fails after the commit). The store's own
   // statements (claims, renewals, completions) run on a small pool of their own, so a burst of
   // keyed writes never waits for the connections its transactions hold.
-  const keysPool = db.pool ? new pg.Pool({ ...db.pool.options, max: 4 }) : undefined;
+  // The server ends each of the store's statements when the store gives up on it (1 s), so a claim
+  // that got a 503 cannot commit later than the store takes it back. The table is migrated on the
+  // main pool: its ALTER may wait for other instances' transactions longer than that.
+  const keysPool = db.pool
+    ? new pg.Pool({ ...db.pool.options, max: 4, statement_timeout: KEYS_TIMEOUT_MS })
+    : undefined;
   keysPool?.on("error", () => {});
   keysPool?.on("connect", (client) => client.on("error", () => {}));
-  const keys = keysPool ? new PostgresStore({ pool: keysPool }) : undefined;
-  await keys?.migrate();
+  if (db.pool) await new PostgresStore({ pool: db.pool }).migrate();
+  const keys = keysPool ? new PostgresStore({ pool: keysPool, timeoutMs: KEYS_TIMEOUT_MS }) : undefined;
   const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix, keys);
   await stores.ready(3000);
   const app = createApp(config, { db, logger, background, security, stores });
@@ -148,6 +162,8 @@ export async function startService(
   server.keepAliveTimeout = 5000;
   const drain = shutdownDrain(server);
   const url = await listen(server, config);
+  // Transfers whose retries ran out while the database was unreachable run again without a restart.
+  const stopSweep = startTransferSweep(db, background, options.transferSweep ?? TRANSFER_SWEEP);
   let closing: Promise<void> | undefined;
   return {
     server,
@@ -161,6 +177,7 @@ export async function startService(
           drain.start();
           server.closeIdleConnections();
         });
+        stopSweep();
         await background.drain();
         await db.close();
         await stores.close();

@@ -213,7 +213,8 @@ export class PostgresStore implements IdempotencyStore {
       const token = randomBytes(16).toString("hex");
       // One statement: a new key, or an expired record taken over (a committed record has its
       // retention as expiry, so it is never taken over while it is replayed).
-      const claimed = await this.#query(
+      const sent = performance.now();
+      const insert = this.#send(
         `INSERT INTO ${t} AS r (key, fingerprint, token, state, response, expires_at)
          VALUES ($1, $2, $3, 'in-flight', NULL, clock_timestamp() + make_interval(secs => $4::float8 / 1000))
          ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token,
@@ -222,6 +223,16 @@ export class PostgresStore implements IdempotencyStore {
          RETURNING token`,
         [key, fingerprint, token, Math.ceil(leaseMs)],
       );
+      let claimed: { rows: unknown[] };
+      try {
+        claimed = await this.#bounded(insert);
+      } catch (err) {
+        // No one will run the request under this token, yet the claim may have landed (its answer
+        // lost) or still land (the statement waits for a connection or a lock): taken back, so the
+        // client's retry is not refused (409) for the whole lease.
+        this.#disown(key, token, insert, sent, leaseMs);
+        throw err;
+      }
       if (claimed.rows.length === 1) return { outcome: "claimed", token };
       const found = await this.#query(
         `SELECT state, fingerprint, response,
@@ -368,7 +379,63 @@ export class PostgresStore implements IdempotencyStore {
     return keptWithin(response, (form) => Buffer.byteLength(JSON.stringify(toJson(form))) <= max);
   }
 
+  /**
+   * Takes back the claim `token` made with `insert`, a statement whose answer the claim gave up on.
+   * Once it answers: nothing to do when it claimed nothing; its record deleted when it claimed.
+   * When it failed, whether it committed is unknown: the record is deleted once the statement has
+   * had `timeoutMs` since it was sent (a pool whose `statement_timeout` is at most `timeoutMs` has
+   * the server end it by then), tried again while the database cannot be reached. Only the record
+   * of this token, still in flight, is deleted: no one else's claim, and no committed outcome.
+   * Gives up at the lease's end, when the record expires anyway (as it does when the process dies
+   * first).
+   */
+  #disown(
+    key: string,
+    token: string,
+    insert: Promise<{ rows: unknown[] }>,
+    sent: number,
+    leaseMs: number,
+  ): void {
+    const until = sent + leaseMs;
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref?.());
+    const landed = insert.then(
+      (res) => (res.rows.length === 1 ? ("claimed" as const) : ("nothing" as const)),
+      () => "unknown" as const,
+    );
+    void (async () => {
+      const outcome = await Promise.race([landed, sleep(leaseMs).then(() => "expired" as const)]);
+      if (outcome === "nothing" || outcome === "expired") return;
+      if (outcome === "unknown") await sleep(sent + this.#timeoutMs - performance.now());
+      for (let delay = 100; performance.now() < until; delay = Math.min(delay * 2, 5000)) {
+        try {
+          await this.#query(
+            `DELETE FROM ${this.#table} WHERE key = $1 AND token = $2 AND state = 'in-flight'`,
+            [key, token],
+          );
+          return;
+        } catch {
+          await sleep(Math.min(delay, until - performance.now()));
+        }
+      }
+    })();
+  }
+
   async #query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount?: number | null }> {
+    return this.#bounded(this.#send(text, values));
+  }
+
+  /** The pool's answer to one statement; a client that throws instead of rejecting, as a rejection. */
+  #send(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount?: number | null }> {
+    try {
+      return Promise.resolve(this.#pool.query(text, values));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** `pending`, given up after `timeoutMs`; any failure as a {@link StoreUnavailableError}. */
+  async #bounded<T>(pending: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -379,7 +446,7 @@ export class PostgresStore implements IdempotencyStore {
       timer.unref?.();
     });
     try {
-      return await Promise.race([this.#pool.query(text, values), timeout]);
+      return await Promise.race([pending, timeout]);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
       throw new StoreUnavailableError("idempotency store failed", { cause: err });

@@ -331,6 +331,14 @@ export function migrator(db: Db): Migrator {
         // Events and notifications of the SOAP one-way operations.
         "0002_soap_events_notifications": soapTablesMigration(db.kind),
         "0003_exact_money_and_long_ids": exactMoneyAndLongIds(db.kind, minorDigits),
+        // Every instance looks for stuck PENDING transfers every few seconds (routes/money.ts):
+        // an index of those alone, so the look costs the few there are, not the whole table.
+        "0004_pending_transfers_index": {
+          up: (k: Kysely<unknown>) =>
+            sql`create index transfers_pending_idx on transfers (created_at) where status = 'PENDING'`
+              .execute(k)
+              .then(() => {}),
+        },
       };
     },
   };

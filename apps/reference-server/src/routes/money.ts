@@ -17,11 +17,19 @@ import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 /** Background work the server must finish (or hand over) before it exits. */
 export class Background {
   readonly #running = new Set<Promise<unknown>>();
+  readonly #named = new Set<string>();
   run(task: () => Promise<unknown>): void {
     const p = task()
       .catch(() => {})
       .finally(() => this.#running.delete(p));
     this.#running.add(p);
+  }
+  /** {@link Background.run}, unless a task of this `name` still runs: false then, nothing started. */
+  runOnce(name: string, task: () => Promise<unknown>): boolean {
+    if (this.#named.has(name)) return false;
+    this.#named.add(name);
+    this.run(() => task().finally(() => this.#named.delete(name)));
+    return true;
   }
   async drain(): Promise<void> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
@@ -105,7 +113,7 @@ const RETRY_DELAYS_MS = [100, 400, 1600];
 
 /**
  * {@link processTransfer}, retried after a failed transaction (which left the transfer PENDING);
- * after the last retry it stays PENDING until the next start ({@link resumeTransfers}).
+ * after the last retry it stays PENDING until a sweep finds it ({@link startTransferSweep}).
  */
 export async function runTransfer(db: Db, id: number): Promise<void> {
   for (const delay of [...RETRY_DELAYS_MS, undefined]) {
@@ -118,6 +126,14 @@ export async function runTransfer(db: Db, id: number): Promise<void> {
   }
 }
 
+/** Runs a transfer in the background, unless this process is running it already. */
+function startTransfer(db: Db, background: Background, id: number, delayMs = 0): boolean {
+  return background.runOnce(`transfer:${id}`, async () => {
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    await runTransfer(db, id);
+  });
+}
+
 /** Transfers left PENDING by a previous run are executed at start-up. */
 export async function resumeTransfers(db: Db, background: Background): Promise<void> {
   const pending = await db.kysely
@@ -125,7 +141,64 @@ export async function resumeTransfers(db: Db, background: Background): Promise<v
     .select("id")
     .where("status", "=", "PENDING")
     .execute();
-  for (const t of pending) background.run(() => runTransfer(db, t.id));
+  for (const t of pending) startTransfer(db, background, t.id);
+}
+
+/** The most stuck transfers one sweep starts; the next sweep takes the rest. */
+const SWEEP_LIMIT = 100;
+
+/**
+ * Starts the transfers still PENDING `stuckAfterMs` after they were created (their retries ran out
+ * while the database was unreachable, or the instance that accepted them died), in the order they
+ * were accepted; answers how many it started. Any number of instances may sweep at once: a
+ * transfer runs only through {@link processTransfer}'s conditional claim (PENDING → PROCESSING,
+ * under the row's lock, in the transaction that moves the money), so it is applied once.
+ */
+export async function sweepTransfers(db: Db, background: Background, stuckAfterMs: number): Promise<number> {
+  const createdBy = new Date(Date.now() - stuckAfterMs).toISOString();
+  const stuck = await db.kysely
+    .selectFrom("transfers")
+    .select("id")
+    .where("status", "=", "PENDING")
+    .where("created_at", "<=", createdBy)
+    .orderBy("id")
+    .limit(SWEEP_LIMIT)
+    .execute();
+  let started = 0;
+  for (const t of stuck) if (startTransfer(db, background, t.id)) started++;
+  return started;
+}
+
+/** How often a service sweeps, and how old a PENDING transfer must be to count as stuck. */
+export interface TransferSweep {
+  everyMs: number;
+  stuckAfterMs: number;
+}
+
+/**
+ * A transfer normally runs within milliseconds of its 202; one still PENDING after 10 s is past
+ * its retries (2.1 s of back-off) and waits for this sweep, every 5 s.
+ */
+export const TRANSFER_SWEEP: TransferSweep = { everyMs: 5000, stuckAfterMs: 10_000 };
+
+/**
+ * Sweeps for stuck transfers ({@link sweepTransfers}) every `everyMs` while the service runs, one
+ * sweep at a time; a sweep that fails (the database unreachable) is tried again at the next tick.
+ * Answers the function that stops it.
+ */
+export function startTransferSweep(db: Db, background: Background, sweep = TRANSFER_SWEEP): () => void {
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    sweepTransfers(db, background, sweep.stuckAfterMs)
+      .catch(() => {})
+      .finally(() => {
+        sweeping = false;
+      });
+  }, sweep.everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
@@ -175,7 +248,7 @@ export function transfers(background: Background): CrudResource {
       return row;
     });
     // Spec 4.1 rule 8: accepted now, executed later; the status resource shows the outcome.
-    background.run(() => new Promise((r) => setTimeout(r, 20)).then(() => runTransfer(ctx.db, created.id)));
+    startTransfer(ctx.db, background, created.id, 20);
     return reply(await ctx.show(created.id), {
       status: 202,
       headers: { Location: ctx.href(`/transfers/${created.id}`) },
