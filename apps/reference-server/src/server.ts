@@ -121,7 +121,9 @@ export async function startService(
 ): Promise<Service> {
   const logger = options.logger ?? createLogger(config);
   const db = await openDatabase(config, logger);
-  const background = new Background();
+  const background = new Background((err) =>
+    logger.warn({ err }, "a background transfer failed; it stays PENDING for the next sweep"),
+  );
   await resumeTransfers(db, background);
   const security = await createSecurity(config);
   // On PostgreSQL the idempotency records live next to the data: a write and its key's outcome

@@ -201,3 +201,14 @@ describe.skipIf(!postgresUrl)("two instances sweeping at once (PostgreSQL)", () 
     expect(credited).toBe(BigInt(moved));
   });
 });
+
+describe("a background task that fails", () => {
+  it("is reported to the Background's listener (the service logs it), not swallowed", async () => {
+    const heard: unknown[] = [];
+    const background = new Background((err) => heard.push(err));
+    background.run(() => Promise.reject(new Error("connection terminated")));
+    background.run(() => Promise.resolve());
+    await background.drain();
+    expect(heard).toEqual([new Error("connection terminated")]);
+  });
+});

@@ -18,9 +18,14 @@ import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 export class Background {
   readonly #running = new Set<Promise<unknown>>();
   readonly #named = new Set<string>();
+  readonly #failed: (err: unknown) => void;
+  /** `failed` hears each task's error (the task itself is not retried: the sweep picks it up). */
+  constructor(failed: (err: unknown) => void = () => {}) {
+    this.#failed = failed;
+  }
   run(task: () => Promise<unknown>): void {
     const p = task()
-      .catch(() => {})
+      .catch((err: unknown) => this.#failed(err))
       .finally(() => this.#running.delete(p));
     this.#running.add(p);
   }
