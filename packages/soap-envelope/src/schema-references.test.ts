@@ -66,9 +66,9 @@ describe("a reference that names nothing declared: every one at once, with what 
         ),
       ],
       [
-        /xs:extension: type \{urn:r\}B1 is not declared$/,
-        /xs:list: type \{urn:r\}B2/,
-        /xs:union: type \{urn:r\}B3/,
+        /xs:extension \(in "C"\): type \{urn:r\}B1 is not declared$/,
+        /xs:list \(in "L"\): type \{urn:r\}B2/,
+        /xs:union \(in "U"\): type \{urn:r\}B3/,
       ],
     ],
     [
@@ -81,10 +81,10 @@ describe("a reference that names nothing declared: every one at once, with what 
         ),
       ],
       [
-        /xs:element: element \{urn:r\}e is not declared/,
-        /xs:group: group \{urn:r\}g is not declared/,
-        /xs:attribute: attribute \{urn:r\}a is not declared/,
-        /xs:attributeGroup: attribute group \{urn:r\}ag is not declared/,
+        /xs:element \(in "C"\): element \{urn:r\}e is not declared/,
+        /xs:group \(in "C"\): group \{urn:r\}g is not declared/,
+        /xs:attribute \(in "C"\): attribute \{urn:r\}a is not declared/,
+        /xs:attributeGroup \(in "C"\): attribute group \{urn:r\}ag is not declared/,
       ],
     ],
     [
@@ -332,7 +332,7 @@ describe("real-world contracts refused for a type they do not declare say what i
     ],
     [
       "extended_element.wsdl",
-      /xs:extension: type \{http:\/\/www\.Dummy\.com\/Name\/Types\}DummyRequest is not declared \(an element of that name is declared, not a type\)$/,
+      /xs:extension \(in "ExtendedDummyRequest"\): type \{http:\/\/www\.Dummy\.com\/Name\/Types\}DummyRequest is not declared \(an element of that name is declared, not a type\)$/,
     ],
     [
       "perf/order.wsdl",

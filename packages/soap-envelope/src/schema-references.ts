@@ -51,15 +51,18 @@ export function unresolvedReferences(
   const seen = new Set<string>();
   for (const doc of docs) {
     // Iterative: a schema document's depth is the parser's to bound, not the call stack's.
-    const stack: ParsedElement[] = [doc.root];
-    const inOrder: ParsedElement[] = [];
+    // Each node with the name of the nearest named component around it, for unnamed constructs.
+    const stack: [ParsedElement, string | undefined][] = [[doc.root, undefined]];
+    const inOrder: [ParsedElement, string | undefined][] = [];
     while (stack.length > 0) {
-      const node = stack.pop() as ParsedElement;
+      const [node, owner] = stack.pop() as [ParsedElement, string | undefined];
       if (node.namespace !== XS_NS || node.localName === "annotation") continue;
-      inOrder.push(node);
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as ParsedElement);
+      inOrder.push([node, owner]);
+      const inner = node.attributes.name ?? owner;
+      for (let i = node.children.length - 1; i >= 0; i--)
+        stack.push([node.children[i] as ParsedElement, inner]);
     }
-    for (const node of inOrder) {
+    for (const [node, owner] of inOrder) {
       const refs = REFERENCES[node.localName];
       if (refs === undefined) continue;
       for (const [attr, kind] of Object.entries(refs)) {
@@ -71,7 +74,11 @@ export function unresolvedReferences(
           if (q === undefined) continue;
           const name = clark(q.namespace, q.localName);
           if (declared(kind, name)) continue;
-          const problem = `${where(node, doc)}: ${kind} ${name} is not declared${hint(kind, q, raw, doc, declared)}`;
+          const at =
+            node.attributes.name === undefined && owner !== undefined
+              ? `${where(node, doc)} (in "${owner}")`
+              : where(node, doc);
+          const problem = `${at}: ${kind} ${name} is not declared${hint(kind, q, raw, doc, declared)}`;
           if (!seen.has(problem)) problems.push(problem);
           seen.add(problem);
         }
