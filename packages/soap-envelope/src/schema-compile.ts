@@ -25,13 +25,20 @@ import {
   type Wildcard,
   XS_NS,
 } from "./schema-model.js";
-import { clark, type ParsedElement, parseXmlString, resolveLimits, resolveQName } from "./xml.js";
+import { type ComponentKind, resolveReference, unresolvedReferences } from "./schema-references.js";
+import { clark, type ParsedElement, parseXmlString, resolveLimits } from "./xml.js";
 import { BUILTIN_INFO, BUILTIN_LISTS, isBuiltin, type WhiteSpace } from "./xsd-builtins.js";
 
 /** A schema document to compile, with the location its messages name it by. */
 export interface SchemaSource {
   root: ParsedElement;
   location: string;
+  /**
+   * For a document an `xs:include` brings in: the including schema's targetNamespace. The
+   * document must have that targetNamespace or none; with none, its components take it (Part 1
+   * §4.2.1, the chameleon include).
+   */
+  includedInto?: string;
 }
 
 interface Global<T> {
@@ -95,11 +102,15 @@ class SchemaCompiler {
   >();
   /** How many element declarations' inline types are being compiled, one inside the other. */
   private elementDepth = 0;
+  /** How many types, model groups, attribute groups and derivations are being compiled, one inside the other. */
+  private nesting = 0;
   private readonly attributeGroupDefs = new Map<string, Global<AttributeUses>>();
   private readonly attributeDefs = new Map<string, Global<AttributeDecl>>();
   private readonly builtins = new Map<string, SimpleType | ComplexType>();
   private readonly pending = new Map<ComplexType, Derivation>();
   private readonly deriving = new Set<ComplexType>();
+  /** How many derivation steps lead from xs:anyType (or a simple type) to each derived complex type. */
+  private readonly derivationSteps = new Map<ComplexType, number>();
   private readonly inProgress = new Set<object>();
   private readonly complexTypes: { type: ComplexType; node: ParsedElement; doc: SchemaDoc }[] = [];
   private readonly registry: SchemaRegistry;
@@ -122,6 +133,18 @@ class SchemaCompiler {
     };
     const docs = sources.map((source) => this.collect(source));
     this.addBuiltinDocs(docs);
+    const missing = unresolvedReferences(
+      docs.map((d) => d.doc),
+      (kind, name) => this.declares(kind, name),
+    );
+    if (missing.length > 0) {
+      throw new SchemaCompileError(
+        missing.length === 1
+          ? (missing[0] as string)
+          : `${missing.length} references name nothing the schemas declare:\n- ${missing.join("\n- ")}`,
+        missing,
+      );
+    }
     for (const name of this.elementDefs.keys()) this.globalElement(name, "");
     for (const name of this.typeDefs.keys()) this.globalType(name, "");
     for (const name of this.groupDefs.keys()) this.globalGroup(name, "", false, 1, 1);
@@ -134,6 +157,35 @@ class SchemaCompiler {
         throw new SchemaCompileError(`${at}: default or fixed needs a simple type or simple content`);
     }
     this.linkDerivations();
+  }
+
+  /**
+   * One more component compiled inside the others. XML Schema sets no limit on how deeply types
+   * refer to types, but each level is a few stack frames here and in the decoder, so a contract
+   * whose references nest deeper than {@link MAX_NESTING} is refused rather than left to exhaust
+   * the stack. Each caller decrements `nesting` when it returns.
+   */
+  private enter(at: string): void {
+    if (++this.nesting > MAX_NESTING)
+      throw new SchemaCompileError(
+        `${at}: types, groups and derivations nest more than ${MAX_NESTING} deep (each referring to the next); this compiler stops there`,
+      );
+  }
+
+  /** Whether the set declares a global component of this kind and Clark name (built-ins included). */
+  private declares(kind: ComponentKind, name: string): boolean {
+    switch (kind) {
+      case "type":
+        return this.typeDefs.has(name) || this.registry.type(name) !== undefined;
+      case "element":
+        return this.elementDefs.has(name);
+      case "attribute":
+        return this.attributeDefs.has(name);
+      case "group":
+        return this.groupDefs.has(name);
+      case "attribute group":
+        return this.attributeGroupDefs.has(name);
+    }
   }
 
   /** The global elements, all compiled by the constructor. */
@@ -164,12 +216,22 @@ class SchemaCompiler {
       "version",
       "id",
     ]);
+    const own = root.attributes.targetNamespace;
+    const into = source.includedInto;
+    // Part 1 §4.2.1 (src-include.2): an included document has the including schema's
+    // targetNamespace, or none and takes it.
+    if (into !== undefined && own !== undefined && own !== into) {
+      throw new SchemaCompileError(
+        `${source.location}: xs:include of a schema whose targetNamespace "${own}" is not "${into}", the including schema's (xs:import brings in another namespace)`,
+      );
+    }
     const doc: SchemaDoc = {
       root,
       location: source.location,
-      targetNamespace: root.attributes.targetNamespace ?? "",
+      targetNamespace: own ?? into ?? "",
       qualifiedElements: root.attributes.elementFormDefault === "qualified",
       qualifiedAttributes: root.attributes.attributeFormDefault === "qualified",
+      chameleon: own === undefined && (into ?? "") !== "",
     };
     const imports: { node: ParsedElement; ns: string }[] = [];
     for (const child of xsChildren(root, source.location)) {
@@ -305,7 +367,7 @@ class SchemaCompiler {
     doc: SchemaDoc,
     raw = node.attributes[attr] ?? "",
   ): string {
-    const q = resolveQName(raw, node.scope);
+    const q = resolveReference(raw, node, doc);
     if (!q) throw new SchemaCompileError(`${where(node, doc)}: prefix of "${raw}" is not declared`);
     return clark(q.namespace, q.localName);
   }
@@ -383,16 +445,14 @@ class SchemaCompiler {
     if (children.length !== 1 || !def) {
       throw new SchemaCompileError(`${where(node, doc)}: needs one of xs:restriction, xs:list, xs:union`);
     }
-    switch (def.localName) {
-      case "restriction":
-        return this.restriction(def, doc, name);
-      case "list":
-        return this.list(def, doc, name);
-      case "union":
-        return this.union(def, doc, name);
-      default:
-        throw unsupported(def, doc, name);
-    }
+    this.enter(where(node, doc));
+    let type: SimpleType;
+    if (def.localName === "restriction") type = this.restriction(def, doc, name);
+    else if (def.localName === "list") type = this.list(def, doc, name);
+    else if (def.localName === "union") type = this.union(def, doc, name);
+    else throw unsupported(def, doc, name);
+    this.nesting--;
+    return type;
   }
 
   private inlineSimple(node: ParsedElement, doc: SchemaDoc, name: string): SimpleType | undefined {
@@ -476,6 +536,7 @@ class SchemaCompiler {
     type = { kind: "complex" } as ComplexType,
   ): ComplexType {
     allowAttributes(node, doc.location, ["name", "id", "mixed", "abstract", "block", "final"]);
+    this.enter(where(node, doc));
     Object.assign(type, { name, attributes: [], content: undefined, simpleContent: undefined });
     if (parseBool(node.attributes.mixed, node, doc)) type.mixed = true;
     if (parseBool(node.attributes.abstract, node, doc)) type.abstract = true;
@@ -496,6 +557,7 @@ class SchemaCompiler {
       type.anyAttribute = uses.anyAttribute;
     }
     this.complexTypes.push({ type, node, doc });
+    this.nesting--;
     return type;
   }
 
@@ -543,10 +605,19 @@ class SchemaCompiler {
     if (!d) return;
     if (this.deriving.has(type))
       throw new SchemaCompileError(`${where(d.node, d.doc)}: the type is derived from itself`);
+    this.enter(where(d.node, d.doc));
     this.deriving.add(type);
     const base = d.base;
     if (base.kind === "complex") this.derive(base);
     const at = where(d.node, d.doc);
+    // Each extension nests its base's content one level deeper: bounded in whatever order the
+    // chain's types were compiled.
+    const steps = (base.kind === "complex" ? (this.derivationSteps.get(base) ?? 0) : 0) + 1;
+    if (steps > MAX_NESTING)
+      throw new SchemaCompileError(
+        `${at}: type "${type.name}" is derived in more than ${MAX_NESTING} steps; this compiler stops there`,
+      );
+    this.derivationSteps.set(type, steps);
     if (d.simple) {
       // Simple content: the base is a simple type or a complex type with simple content.
       let content: SimpleType | undefined;
@@ -594,6 +665,7 @@ class SchemaCompiler {
     }
     this.pending.delete(type);
     this.deriving.delete(type);
+    this.nesting--;
   }
 
   /** Each global complex type learns the global types derived from it, what `xsi:type` may name. */
@@ -678,6 +750,7 @@ class SchemaCompiler {
       if (this.inProgress.has(def))
         throw new SchemaCompileError(`${at}: attribute group ${name} refers to itself`);
       this.inProgress.add(def);
+      this.enter(at);
       allowAttributes(def.node, def.doc.location, ["name", "id"]);
       const uses: AttributeUses = { attributes: [], anyAttribute: undefined, prohibited: new Set() };
       for (const c of xsChildren(def.node, def.doc.location)) {
@@ -685,6 +758,7 @@ class SchemaCompiler {
       }
       def.compiled = uses;
       this.inProgress.delete(def);
+      this.nesting--;
     }
     return def.compiled;
   }
@@ -842,6 +916,7 @@ class SchemaCompiler {
     allowAttributes(node, doc.location, ["minOccurs", "maxOccurs", "id"]);
     const kind = node.localName as GroupParticle["kind"];
     const { min, max } = occurs(node, doc);
+    this.enter(where(node, doc));
     if (kind === "all" && (max !== 1 || min > 1))
       throw new SchemaCompileError(`${where(node, doc)}: xs:all occurs at most once`);
     const repeated = many || max > 1;
@@ -878,9 +953,17 @@ class SchemaCompiler {
         throw unsupported(child, doc, node.localName);
       }
     }
+    this.nesting--;
     return { kind, items, min, max };
   }
 }
+
+/**
+ * The deepest nesting of types, model groups, attribute groups and derivations the compiler
+ * follows (about 128 element declarations, each of a named type holding the next): far past real
+ * contracts, and far below the stack the compiler and the decoder use for it.
+ */
+const MAX_NESTING = 256;
 
 /** The facets a simpleContent restriction may hold besides attributes (Part 2 §4.3). */
 const FACETS = new Set([
@@ -1041,7 +1124,7 @@ function checkPropertyNames(type: ComplexType, node: ParsedElement, doc: SchemaD
       );
     }
   }
-  coOccurringNames(type.content, false, (name) => {
+  coOccurringNames(type.content, false, new Set(), (name) => {
     throw new SchemaCompileError(
       `${owner}: the element "${name}" can occur in two places of its content model; both would be the property "${name}" of the value`,
     );
@@ -1049,22 +1132,39 @@ function checkPropertyNames(type: ComplexType, node: ParsedElement, doc: SchemaD
 }
 
 /**
- * The element names (property names: local names) a particle can give values to, calling `clash`
- * with a name two of its particles can both match in one instance: any two in a sequence or an
- * all group, and two alternatives of a choice when that choice can occur more than once
- * (`repeated`: it or a group around it has maxOccurs > 1).
+ * Adds to `into` the element names (property names: local names) a particle can give values to,
+ * calling `clash` with a name two of its particles can both match in one instance: any two in a
+ * sequence or an all group, and two alternatives of a choice when that choice can occur more than
+ * once (`repeated`: it or a group around it has maxOccurs > 1). Groups nested in a sequence add to
+ * the one set, so a deep nesting (a long chain of extensions) costs its size, not its square.
  */
-function coOccurringNames(p: Particle, repeated: boolean, clash: (name: string) => never): Set<string> {
-  if (p.kind === "element") return new Set([p.decl.localName]);
-  // Every element a wildcard matches is one more entry of the one list `$any`.
-  if (p.kind === "any") return new Set();
-  const again = repeated || p.max > 1;
-  const out = new Set<string>();
-  for (const item of p.items) {
-    for (const name of coOccurringNames(item, again, clash)) {
-      if (out.has(name) && (p.kind !== "choice" || again)) clash(name);
-      out.add(name);
-    }
+function coOccurringNames(
+  p: Particle,
+  repeated: boolean,
+  into: Set<string>,
+  clash: (name: string) => never,
+): void {
+  if (p.kind === "element") {
+    if (into.has(p.decl.localName)) clash(p.decl.localName);
+    into.add(p.decl.localName);
+    return;
   }
-  return out;
+  // Every element a wildcard matches is one more entry of the one list `$any`.
+  if (p.kind === "any") return;
+  const again = repeated || p.max > 1;
+  if (p.kind !== "choice" || again) {
+    for (const item of p.items) coOccurringNames(item, again, into, clash);
+    return;
+  }
+  // A choice that occurs once: its alternatives never both match, so each is checked alone.
+  const union = new Set<string>();
+  for (const item of p.items) {
+    const alternative = new Set<string>();
+    coOccurringNames(item, again, alternative, clash);
+    for (const name of alternative) union.add(name);
+  }
+  for (const name of union) {
+    if (into.has(name)) clash(name);
+    into.add(name);
+  }
 }

@@ -13,6 +13,11 @@ export interface SchemaDoc {
   targetNamespace: string;
   qualifiedElements: boolean;
   qualifiedAttributes: boolean;
+  /**
+   * Included without a targetNamespace into a schema with one (Part 1 §4.2.1): its components
+   * and its references to no namespace are in `targetNamespace`, the including schema's.
+   */
+  chameleon: boolean;
 }
 
 /** `file: xs:kind "name"`, the location a compile error names. */

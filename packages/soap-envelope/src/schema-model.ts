@@ -182,8 +182,13 @@ export function wildcardAllows(w: Wildcard, namespace: string): boolean {
 }
 
 /** Every element particle of a group, nested groups included, in document order. */
-export function elementParticles(g: GroupParticle): ElementParticle[] {
-  return g.items.flatMap((i) => (i.kind === "element" ? [i] : i.kind === "any" ? [] : elementParticles(i)));
+export function elementParticles(g: GroupParticle, into: ElementParticle[] = []): ElementParticle[] {
+  // Into one list: a deep nesting (a long chain of extensions) costs its size, not its square.
+  for (const i of g.items) {
+    if (i.kind === "element") into.push(i);
+    else if (i.kind !== "any") elementParticles(i, into);
+  }
+  return into;
 }
 
 const ELEMENT_PARTICLES = new WeakMap<GroupParticle, ElementParticle[]>();

@@ -249,11 +249,16 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
   const sources: SchemaSource[] = [];
   const schemaFiles = new Map<string, string>();
   const seen = new Set<string>();
-  const loadImports = (schema: ParsedElement, fromDir: string, location: string) => {
+  // `tns`: the schema's targetNamespace, the one a document it includes without one takes.
+  const loadImports = (schema: ParsedElement, fromDir: string, location: string, tns: string) => {
     for (const child of schema.children) {
       const file = importedFile(child, fromDir, location, doc.baseDir);
-      if (file === undefined || seen.has(file)) continue;
-      seen.add(file);
+      if (file === undefined) continue;
+      const included = child.localName === "include";
+      // A document included into two namespaces is two sets of components (Part 1 §4.2.1).
+      const key = included ? `${file}\n${tns}` : file;
+      if (seen.has(key)) continue;
+      seen.add(key);
       const rel = relative(doc.baseDir, file);
       let text: string;
       try {
@@ -265,8 +270,8 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
       }
       const imported = parse(text, rel, doc.limits);
       schemaFiles.set(normalize(rel).split("\\").join("/"), text);
-      sources.push({ root: imported, location: rel });
-      loadImports(imported, dirname(file), rel);
+      sources.push({ root: imported, location: rel, ...(included ? { includedInto: tns } : {}) });
+      loadImports(imported, dirname(file), rel, imported.attributes.targetNamespace ?? (included ? tns : ""));
     }
   };
   for (const t of wsdlChildren(doc.root, "types")) {
@@ -277,7 +282,7 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
         );
       }
       sources.push({ root: schema, location: `${doc.location} wsdl:types` });
-      loadImports(schema, doc.baseDir, `${doc.location} wsdl:types`);
+      loadImports(schema, doc.baseDir, `${doc.location} wsdl:types`, schema.attributes.targetNamespace ?? "");
     }
   }
   return { sources, schemaFiles };
@@ -300,8 +305,10 @@ function importedFile(
     // An import by namespace alone: the schema compiler resolves it (a sibling schema, or one
     // it knows), schema-compile.ts.
     if (child.localName === "import") return undefined;
+    // Part 1 §4.2.1: schemaLocation is required on xs:include; no other attribute names the file.
+    const named = Object.keys(child.attributes).filter((k) => k !== "id" && !k.startsWith("{"));
     throw new SchemaCompileError(
-      `${location}: xs:${child.localName} without schemaLocation cannot be resolved`,
+      `${location}: xs:include without schemaLocation cannot be resolved (XML Schema Part 1 §4.2.1 requires it${named.length > 0 ? `; ${named.map((k) => `${k}=`).join(", ")} is not an attribute of xs:include` : ""})`,
     );
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
