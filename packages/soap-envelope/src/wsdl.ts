@@ -8,9 +8,12 @@ import {
   type LongRepresentation,
   SchemaCompileError,
   type SchemaSource,
+  schemaComponents,
   XS_NS,
 } from "./schema.js";
+import { TYPE_NAMES } from "./schema-model.js";
 import { clark, type ParsedElement, parseXmlDocument, resolveLimits, resolveQName, XmlError } from "./xml.js";
+import { isBuiltin } from "./xsd-builtins.js";
 
 const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 const SOAP12_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
@@ -26,10 +29,31 @@ export interface ContractOperation {
   name: string;
   /** The binding's `soapAction`, `""` when none. */
   soapAction: string;
-  /** Clark name of the input part's element. */
+  /**
+   * The binding's style for the operation (WSDL 1.1 §3.4, §3.5): `"document"`, the Body holds the
+   * message parts; `"rpc"`, a wrapper element named after the operation holds one accessor per part.
+   */
+  style: "document" | "rpc";
+  /**
+   * Clark name of the element a request decodes as, the handler's payload: the one part's element
+   * (document style, one `element=` part); the wrapper `{soap:body namespace}operation` (rpc style);
+   * an element the loader declares for the Body's content otherwise (document style with `type=`
+   * parts, several parts or none), whose children are the parts.
+   */
   input: string;
-  /** Clark name of the output part's element; undefined for a one-way operation (WSDL 1.1 §2.4.1). */
+  /**
+   * Clark name of the element a response encodes from (as {@link ContractOperation.input}, the
+   * rpc wrapper being `operationResponse`); undefined for a one-way operation (WSDL 1.1 §2.4.1).
+   */
   output: string | undefined;
+  /**
+   * Clark names of the request Body's children, in order: `[input]` when the Body holds that one
+   * element, each part's element (or its name, unqualified, for a `type=` part) when the Body holds
+   * the parts themselves, `[]` for an empty Body.
+   */
+  inputBody: readonly string[];
+  /** The response Body's children, as {@link ContractOperation.inputBody}; undefined for a one-way operation. */
+  outputBody: readonly string[] | undefined;
   /** Clark names of the declared fault elements, by fault name. */
   faults: Readonly<Record<string, string>>;
   /**
@@ -132,7 +156,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   for (const binding of found ?? []) {
     const before = problems.length;
     const portType = collect(() => {
-      checkSoapBinding(binding);
+      bindingStyle(binding);
       return findPortType(doc.root, doc.tns, binding.element);
     });
     const bops = wsdlChildren(binding.element, "operation");
@@ -156,13 +180,14 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     );
   const messages = schema && readMessages(doc.root, doc.tns, schema, collect);
   const byVersion: Partial<Record<SoapVersion, ContractOperation[]>> = {};
-  if (messages) {
+  const declared = new DeclaredElements();
+  if (messages && schema) {
     for (const { version, binding } of bindings) {
       const portType = binding.portType;
       if (!portType) continue;
       const operations: ContractOperation[] = [];
       for (const bop of binding.operations) {
-        const op = collect(() => readOperation(bop, portType, messages, binding));
+        const op = collect(() => readOperation(bop, portType, messages, binding, schema, declared));
         if (op) operations.push(op);
       }
       collect(() => checkRoutable(operations));
@@ -170,7 +195,21 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     }
   }
   const operations = collect(() => handledOperations(byVersion)) ?? [];
-  if (problems.length > 0 || !schema || !loaded) {
+  // The elements rpc wrappers and Bodies of several parts decode as, compiled with the contract's
+  // schemas they refer to (a second compile, at start-up, only for contracts that need one).
+  const extra = declared.sources(doc.limits);
+  const compiled =
+    schema && loaded && extra.length > 0 && problems.length === 0
+      ? collect(
+          () =>
+            compileSchemas(
+              [...loaded.sources, ...extra],
+              options.longAs === undefined ? {} : { longAs: options.longAs },
+            ),
+          "",
+        )
+      : schema;
+  if (problems.length > 0 || !schema || !compiled || !loaded) {
     throw new SchemaCompileError(
       problems.length === 1
         ? (problems[0] as string)
@@ -183,7 +222,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     operations,
     versions: SOAP_VERSIONS.filter((v) => byVersion[v] !== undefined),
     bindings: byVersion,
-    schema,
+    schema: compiled,
     wsdlText: doc.wsdlText,
     schemaFiles: loaded.schemaFiles,
     render: renderer(doc.wsdlText, loaded.schemaFiles),
@@ -201,8 +240,17 @@ interface WsdlDocument {
   limits: ReturnType<typeof resolveLimits>;
 }
 
-/** Message name → its one part (document/literal): the part's name and element; null when refused. */
-type Messages = ReadonlyMap<string, { part: string; element: string } | null>;
+/** One `wsdl:part`: its name and either the element or the type it refers to (WSDL 1.1 §2.3). */
+interface Part {
+  name: string;
+  /** Clark name of the part's element (`element=`). */
+  element?: string;
+  /** Clark name of the part's type (`type=`). */
+  type?: string;
+}
+
+/** Message name → its parts, in document order; null when refused. */
+type Messages = ReadonlyMap<string, { name: string; parts: Part[] } | null>;
 
 /** Thrown for a construct that names a message already reported: nothing more to say. */
 const REPORTED = new SchemaCompileError("reported with the message it names", []);
@@ -347,17 +395,21 @@ function qname(node: ParsedElement, attr: string): string {
   return clark(q.namespace, q.localName);
 }
 
-/** wsdl:message: each must have one part naming a declared element (document/literal). */
+/** wsdl:message: each part names a declared element or type (WSDL 1.1 §2.3). */
 function readMessages(
   root: ParsedElement,
   tns: string,
   schema: CompiledSchema,
   collect: <T>(step: () => T) => T | undefined,
 ): Messages {
-  const messages = new Map<string, { part: string; element: string } | null>();
+  const messages = new Map<string, { name: string; parts: Part[] } | null>();
+  const types = schemaComponents(schema)?.types;
+  const hasType = (name: string) =>
+    types?.has(name) === true ||
+    (name.startsWith(`{${XS_NS}}`) && (isBuiltin(name.slice(XS_NS.length + 2)) || name.endsWith("}anyType")));
   for (const m of wsdlChildren(root, "message")) {
     messages.set(clark(tns, m.attributes.name ?? ""), null);
-    collect(() => readMessage(m, tns, schema, messages));
+    collect(() => readMessage(m, tns, schema, hasType, messages));
   }
   return messages;
 }
@@ -366,30 +418,58 @@ function readMessage(
   m: ParsedElement,
   tns: string,
   schema: CompiledSchema,
-  messages: Map<string, { part: string; element: string } | null>,
+  hasType: (name: string) => boolean,
+  messages: Map<string, { name: string; parts: Part[] } | null>,
 ): void {
-  const parts = wsdlChildren(m, "part");
-  const part = parts[0];
-  if (parts.length !== 1 || !part || part.attributes.element === undefined) {
-    throw new SchemaCompileError(
-      `wsdl:message "${m.attributes.name ?? ""}": document/literal needs exactly one part with an element (no type= parts)`,
-    );
+  const name = m.attributes.name ?? "";
+  const parts: Part[] = [];
+  for (const part of wsdlChildren(m, "part")) {
+    const partName = part.attributes.name ?? "";
+    const { element, type } = part.attributes;
+    if ((element === undefined) === (type === undefined)) {
+      throw new SchemaCompileError(
+        `wsdl:message "${name}": part "${partName}" needs either element= or type= (WSDL 1.1 §2.3)`,
+      );
+    }
+    if (parts.some((p) => p.name === partName)) {
+      throw new SchemaCompileError(`wsdl:message "${name}": two parts are named "${partName}"`);
+    }
+    if (element !== undefined) {
+      const el = qname(part, "element");
+      if (!schema.hasElement(el))
+        throw new SchemaCompileError(`wsdl:message "${name}": element ${el} is not declared`);
+      parts.push({ name: partName, element: el });
+    } else {
+      const t = qname(part, "type");
+      if (!hasType(t)) throw new SchemaCompileError(`wsdl:message "${name}": type ${t} is not declared`);
+      parts.push({ name: partName, type: t });
+    }
   }
-  const element = qname(part, "element");
-  if (!schema.hasElement(element))
-    throw new SchemaCompileError(
-      `wsdl:message "${m.attributes.name ?? ""}": element ${element} is not declared`,
-    );
-  messages.set(clark(tns, m.attributes.name ?? ""), { part: part.attributes.name ?? "", element });
+  messages.set(clark(tns, name), { name, parts });
 }
 
-/** The element of the one part of the message `node` names. */
-function messageElement(node: ParsedElement, messages: Messages): string {
+/** The parts of the message `node` names (its `message` attribute). */
+function messageParts(node: ParsedElement, messages: Messages): { name: string; parts: Part[] } {
   const name = qname(node, "message");
   const declared = messages.get(name);
   if (declared === null) throw REPORTED;
   if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
-  return declared.element;
+  return declared;
+}
+
+/**
+ * The element of a fault's message: WSDL 1.1 §3.6, "the fault message MUST have a single part",
+ * written as the fault's detail entry, so an element.
+ */
+function faultElement(node: ParsedElement, operation: string, messages: Messages): string {
+  const { name, parts } = messageParts(node, messages);
+  const part = parts[0];
+  if (parts.length !== 1 || part?.element === undefined) {
+    throw new SchemaCompileError(
+      `operation "${operation}": fault "${node.attributes.name ?? ""}" names message "${name}", which needs exactly one part with an element (WSDL 1.1 §3.6)`,
+    );
+  }
+  return part.element;
 }
 
 /** A `wsdl:binding` this node may serve: its SOAP version and the namespace of its extension elements. */
@@ -459,16 +539,21 @@ function findBindings(root: ParsedElement, tns: string): FoundBinding[] {
   return SOAP_VERSIONS.flatMap((v) => found.get(v) ?? []);
 }
 
-/** soap12:binding, soap:binding: document style only (wsdl11soap12 §3.3, WSDL 1.1 §3.3). */
-function checkSoapBinding(binding: FoundBinding): void {
+/**
+ * The style of soap12:binding / soap:binding, `document` by default (wsdl11soap12 §3.3, WSDL 1.1
+ * §3.3): the default of each of its operations.
+ */
+function bindingStyle(binding: FoundBinding): "document" | "rpc" {
   const soapBinding = binding.element.children.find(
     (c) => c.namespace === binding.ns && c.localName === "binding",
   );
-  if (soapBinding?.attributes.style !== undefined && soapBinding.attributes.style !== "document") {
+  const style = soapBinding?.attributes.style ?? "document";
+  if (style !== "document" && style !== "rpc") {
     throw new SchemaCompileError(
-      `${binding.prefix}:binding style="${soapBinding.attributes.style}" is not supported (document only)`,
+      `${binding.prefix}:binding style="${style}" is not supported (WSDL 1.1 §3.3: "rpc" or "document")`,
     );
   }
+  return style;
 }
 
 /**
@@ -509,11 +594,14 @@ function readOperation(
   portType: ParsedElement,
   messages: Messages,
   binding: FoundBinding,
+  schema: CompiledSchema,
+  declared: DeclaredElements,
 ): ContractOperation {
   const name = bop.attributes.name ?? "";
   const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
   if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
   const soapOp = bop.children.find((c) => c.namespace === binding.ns && c.localName === "operation");
+  const style = (soapOp?.attributes.style ?? bindingStyle(binding)) as "document" | "rpc";
   const headers = readInputHeaders(bop, name, messages, binding);
   const input = wsdlChildren(op, "input")[0];
   const output = wsdlChildren(op, "output")[0];
@@ -523,19 +611,204 @@ function readOperation(
     );
   }
   const faults: Record<string, string> = {};
-  for (const f of wsdlChildren(op, "fault")) faults[f.attributes.name ?? ""] = messageElement(f, messages);
+  for (const f of wsdlChildren(op, "fault"))
+    faults[f.attributes.name ?? ""] = faultElement(f, name, messages);
+  const shape = { operation: name, style, binding, messages, schema, declared };
+  const inputBody = bodyShape(bop, input, "input", shape);
+  const outputBody = output ? bodyShape(bop, output, "output", shape) : undefined;
   return {
     name,
     soapAction: soapOp?.attributes.soapAction ?? "",
-    input: messageElement(input, messages),
-    output: output ? messageElement(output, messages) : undefined,
+    style,
+    input: inputBody.element,
+    output: outputBody?.element,
+    inputBody: inputBody.body,
+    outputBody: outputBody?.body,
     faults,
     headers,
   };
 }
 
+/** What {@link bodyShape} reads an operation's messages with. */
+interface ShapeContext {
+  operation: string;
+  style: "document" | "rpc";
+  binding: FoundBinding;
+  messages: Messages;
+  schema: CompiledSchema;
+  declared: DeclaredElements;
+}
+
 /**
- * What the binding says of one operation, before any type is read: document style, and
+ * How one message of an operation travels in the Body (WSDL 1.1 §3.5, wsdl11soap12 §3.5): the
+ * parts `soap:body parts=` names (all of them when it is absent, but those bound to a
+ * `soap:header` of the same message, §3.7); in document style, each part directly in the Body (an
+ * `element=` part as that element, a `type=` part as an unqualified element named after the
+ * part); in rpc style, one wrapper element named after the operation (`operationResponse` for the
+ * output) in the `namespace` of soap:body, with an unqualified accessor per part named after it.
+ */
+function bodyShape(
+  bop: ParsedElement,
+  io: ParsedElement,
+  direction: "input" | "output",
+  ctx: ShapeContext,
+): { element: string; body: string[] } {
+  const { operation, binding } = ctx;
+  const message = messageParts(io, ctx.messages);
+  const bound = wsdlChildren(bop, direction)[0];
+  const soapBody = bound?.children.find((c) => c.namespace === binding.ns && c.localName === "body");
+  let parts = message.parts;
+  const listed = soapBody?.attributes.parts;
+  if (listed !== undefined) {
+    const names = listed.split(/[ \t\r\n]+/).filter((n) => n !== "");
+    parts = names.map((n) => {
+      const part = message.parts.find((p) => p.name === n);
+      if (!part)
+        throw new SchemaCompileError(
+          `operation "${operation}": ${binding.prefix}:body parts names "${n}", which message "${message.name}" does not have`,
+        );
+      return part;
+    });
+  } else {
+    const inHeaders = new Set(
+      (bound?.children ?? [])
+        .filter((h) => h.namespace === binding.ns && h.localName === "header")
+        .filter((h) => h.attributes.message !== undefined && qname(h, "message") === qname(io, "message"))
+        .map((h) => h.attributes.part),
+    );
+    parts = parts.filter((p) => !inHeaders.has(p.name));
+  }
+  if (ctx.style === "rpc") {
+    const namespace = soapBody?.attributes.namespace;
+    if (namespace === undefined || namespace === "") {
+      throw new SchemaCompileError(
+        `operation "${operation}": rpc style needs ${binding.prefix}:body namespace= for the ${direction}'s wrapper element (WS-I Basic Profile 1.1 R2717)`,
+      );
+    }
+    const local = direction === "input" ? operation : `${operation}Response`;
+    const wrapper = clark(namespace, local);
+    if (ctx.schema.hasElement(wrapper)) {
+      throw new SchemaCompileError(
+        `operation "${operation}": its rpc wrapper element ${wrapper} is also a global element of the schema`,
+      );
+    }
+    const members = parts.map((p) => ({
+      name: p.name,
+      type: p.type ?? namedTypeOf(p, operation, ctx.schema),
+    }));
+    ctx.declared.add(namespace, local, members, operation);
+    return { element: wrapper, body: [wrapper] };
+  }
+  const only = parts[0];
+  if (parts.length === 1 && only?.element !== undefined)
+    return { element: only.element, body: [only.element] };
+  const body = parts.map((p) => p.element ?? p.name);
+  if (new Set(body).size !== body.length) {
+    throw new SchemaCompileError(
+      `operation "${operation}": two parts of message "${message.name}" put the same element in the Body: they could not be told apart`,
+    );
+  }
+  const local = direction === "input" ? operation : `${operation}Response`;
+  ctx.declared.add(
+    PARTS_NS,
+    local,
+    parts.map((p) =>
+      p.element !== undefined ? { ref: p.element } : { name: p.name, type: p.type as string },
+    ),
+    operation,
+  );
+  return { element: clark(PARTS_NS, local), body };
+}
+
+/**
+ * The namespace of the elements the loader declares for a document-style Body of several parts,
+ * `type=` parts or none: their children are the Body's.
+ */
+const PARTS_NS = "urn:svc:soap-envelope:document-parts";
+
+/** The named type of an rpc part's element: its accessor has that type (WSDL 1.1 §3.5). */
+function namedTypeOf(part: Part, operation: string, schema: CompiledSchema): string {
+  const decl = schemaComponents(schema)?.elements.get(part.element as string);
+  const name = decl && TYPE_NAMES.get(decl.type);
+  if (name === undefined) {
+    throw new SchemaCompileError(
+      `operation "${operation}": rpc part "${part.name}" names element ${part.element}, whose type is anonymous: give the part type= (WS-I Basic Profile 1.1 R2203)`,
+    );
+  }
+  return name;
+}
+
+/** A member of a declared wrapper: a local element of a type, or a reference to a global element. */
+type Member = { name: string; type: string } | { ref: string };
+
+/**
+ * The elements the loader declares from the WSDL: rpc wrappers and the wrappers of document-style
+ * Bodies of several parts, as XSD documents compiled with the contract's schemas (one per
+ * namespace, each referring to the contract's types and elements by Clark name).
+ */
+class DeclaredElements {
+  private readonly byNamespace = new Map<string, Map<string, { members: Member[]; key: string }>>();
+
+  add(namespace: string, local: string, members: Member[], operation: string): void {
+    let elements = this.byNamespace.get(namespace);
+    if (!elements) {
+      elements = new Map();
+      this.byNamespace.set(namespace, elements);
+    }
+    const key = JSON.stringify(members);
+    const before = elements.get(local);
+    if (before && before.key !== key) {
+      throw new SchemaCompileError(
+        `operation "${operation}": its ${namespace === PARTS_NS ? "Body" : `rpc wrapper {${namespace}}${local}`} differs from another binding's or operation's of the same name`,
+      );
+    }
+    elements.set(local, { members, key });
+  }
+
+  sources(limits: ReturnType<typeof resolveLimits>): SchemaSource[] {
+    const out: SchemaSource[] = [];
+    for (const [namespace, elements] of this.byNamespace) {
+      const prefixes = new Map<string, string>();
+      const ref = (name: string) => {
+        if (!name.startsWith("{")) return name;
+        const close = name.indexOf("}");
+        const ns = name.slice(1, close);
+        let prefix = prefixes.get(ns);
+        if (prefix === undefined) {
+          prefix = `n${prefixes.size}`;
+          prefixes.set(ns, prefix);
+        }
+        return `${prefix}:${name.slice(close + 1)}`;
+      };
+      let body = "";
+      for (const [local, { members }] of elements) {
+        const content = members
+          .map((m) =>
+            "ref" in m
+              ? `<xs:element ref="${escapeXml(ref(m.ref))}"/>`
+              : `<xs:element name="${escapeXml(m.name)}" type="${escapeXml(ref(m.type))}"/>`,
+          )
+          .join("");
+        body += `<xs:element name="${escapeXml(local)}"><xs:complexType><xs:sequence>${content}</xs:sequence></xs:complexType></xs:element>`;
+      }
+      let head = `<xs:schema xmlns:xs="${XS_NS}"${namespace === "" ? "" : ` targetNamespace="${escapeXml(namespace)}"`}`;
+      let imports = "";
+      for (const [ns, prefix] of prefixes) {
+        head += ` xmlns:${prefix}="${escapeXml(ns)}"`;
+        if (ns !== namespace && ns !== XS_NS) imports += `<xs:import namespace="${escapeXml(ns)}"/>`;
+      }
+      const text = `${head}>${imports}${body}</xs:schema>`;
+      out.push({
+        root: parseXmlDocument(text, limits),
+        location: `the WSDL's message parts in ${namespace || "no namespace"}`,
+      });
+    }
+    return out;
+  }
+}
+
+/**
+ * What the binding says of one operation, before any type is read: document or rpc style, and
  * soap12:body / fault / header of literal use only (wsdl11soap12 §3.4-§3.7; soap:body, soap:fault,
  * soap:header, WSDL 1.1 §3.5-§3.7).
  */
@@ -543,8 +816,11 @@ function checkBindingOperation(bop: ParsedElement, binding: FoundBinding): void 
   const name = bop.attributes.name ?? "";
   const { ns, prefix } = binding;
   const soapOp = bop.children.find((c) => c.namespace === ns && c.localName === "operation");
-  if (soapOp?.attributes.style !== undefined && soapOp.attributes.style !== "document") {
-    throw new SchemaCompileError(`operation "${name}": style="${soapOp.attributes.style}" is not supported`);
+  const style = soapOp?.attributes.style;
+  if (style !== undefined && style !== "document" && style !== "rpc") {
+    throw new SchemaCompileError(
+      `operation "${name}": style="${style}" is not supported (WSDL 1.1 §3.4: "rpc" or "document")`,
+    );
   }
   for (const io of bop.children) {
     for (const body of io.children) {
@@ -555,7 +831,7 @@ function checkBindingOperation(bop: ParsedElement, binding: FoundBinding): void 
       for (const declaration of [body, ...headerFaults(body, ns)]) {
         if ((declaration.attributes.use ?? "literal") !== "literal") {
           throw new SchemaCompileError(
-            `operation "${name}": ${prefix}:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only)`,
+            `operation "${name}": ${prefix}:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only: SOAP encoding's graphs of multi-referenced values and arrays are not XML Schema validation; WS-I Basic Profile 1.1 R2706)`,
           );
         }
       }
@@ -594,29 +870,37 @@ function readInputHeaders(
   return headers;
 }
 
-/** The element of the message part a header or headerfault names. */
+/** The element of the message part a header or headerfault names (WSDL 1.1 §3.7). */
 function declaredPart(node: ParsedElement, operation: string, messages: Messages, prefix: string): string {
   const messageName = qname(node, "message");
   const declared = messages.get(messageName);
   if (declared === null) throw REPORTED;
-  if (!declared || declared.part !== node.attributes.part) {
+  const part = declared?.parts.find((p) => p.name === node.attributes.part);
+  if (!part) {
     throw new SchemaCompileError(
       `operation "${operation}": ${prefix}:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
     );
   }
-  return declared.element;
+  // A type= part's block is named after the part, unqualified, as a document-style Body's part is.
+  return part.element ?? part.name;
 }
 
-/** The body element routes a request to its operation: no two operations may take the same one. */
+/**
+ * The Body's first child (none for an empty Body) routes a request to its operation: no two
+ * operations may take the same one.
+ */
 function checkRoutable(operations: readonly ContractOperation[]): void {
   const inputs = new Set<string>();
   for (const op of operations) {
-    if (inputs.has(op.input)) {
+    const key = op.inputBody[0] ?? "";
+    if (inputs.has(key)) {
       throw new SchemaCompileError(
-        `two operations take ${op.input}: the body element could not route requests`,
+        key === ""
+          ? "two operations take an empty Body: the body could not route requests"
+          : `two operations take ${key}: the body element could not route requests`,
       );
     }
-    inputs.add(op.input);
+    inputs.add(key);
   }
 }
 
