@@ -11,6 +11,7 @@ import {
   schemaComponents,
   XS_NS,
 } from "./schema.js";
+import { builtinSchemaText } from "./schema-builtin-docs.js";
 import { TYPE_NAMES } from "./schema-model.js";
 import { clark, type ParsedElement, parseXmlDocument, resolveLimits, resolveQName, XmlError } from "./xml.js";
 import { isBuiltin } from "./xsd-builtins.js";
@@ -150,14 +151,16 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       return undefined;
     }
   };
-  const found = collect(() => findBindings(doc.root, doc.tns));
+  const imported = collect(() => importDefinitions(doc));
+  const defs = imported?.definitions ?? [mainDefinitions(doc)];
+  const found = collect(() => findBindings(defs));
   // The binding's problems, per version, before any type is read.
   const served: { version: SoapVersion; binding: Binding; problems: string[] }[] = [];
   for (const binding of found ?? []) {
     const before = problems.length;
     const portType = collect(() => {
       bindingStyle(binding);
-      return findPortType(doc.root, doc.tns, binding.element);
+      return findPortType(defs, binding.element);
     });
     const bops = wsdlChildren(binding.element, "operation");
     for (const bop of bops) collect(() => checkBindingOperation(bop, binding));
@@ -171,14 +174,14 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   const usable = served.filter((b) => b.problems.length === 0);
   const bindings = usable.length > 0 ? usable : served;
   for (const b of bindings) problems.push(...b.problems);
-  const loaded = collect(() => loadSchemaSources(doc), "");
+  const loaded = collect(() => loadSchemaSources(doc, defs, imported?.schemas ?? []), "");
   const schema =
     loaded &&
     collect(
       () => compileSchemas(loaded.sources, options.longAs === undefined ? {} : { longAs: options.longAs }),
       "",
     );
-  const messages = schema && readMessages(doc.root, doc.tns, schema, collect);
+  const messages = schema && readMessages(defs, schema, collect);
   const byVersion: Partial<Record<SoapVersion, ContractOperation[]>> = {};
   const declared = new DeclaredElements();
   if (messages && schema) {
@@ -209,6 +212,8 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
           "",
         )
       : schema;
+  // Imported WSDLs are served next to the schemas, their locations rewritten as theirs are.
+  for (const [path, text] of imported?.files ?? []) loaded?.schemaFiles.set(path, text);
   if (problems.length > 0 || !schema || !compiled || !loaded) {
     throw new SchemaCompileError(
       problems.length === 1
@@ -233,11 +238,26 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
 interface WsdlDocument {
   /** How problems name the document: its path as given, or `WSDL` for text. */
   location: string;
+  /** Its absolute path (`inline.wsdl` in `baseDir` for text). */
+  path: string;
   wsdlText: string;
   root: ParsedElement;
   baseDir: string;
   tns: string;
   limits: ReturnType<typeof resolveLimits>;
+}
+
+/**
+ * One `wsdl:definitions`: the WSDL's own, then those it imports (`wsdl:import`, WSDL 1.1 §2.1.1),
+ * each naming its components in its own target namespace.
+ */
+interface Definitions {
+  root: ParsedElement;
+  tns: string;
+  /** How problems name the document: the WSDL's location, or an imported file's path from its folder. */
+  location: string;
+  /** Where its relative locations resolve from. */
+  dir: string;
 }
 
 /** One `wsdl:part`: its name and either the element or the type it refers to (WSDL 1.1 §2.3). */
@@ -284,6 +304,7 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
   }
   return {
     location,
+    path: wsdlPath,
     wsdlText,
     root,
     baseDir: dirname(wsdlPath),
@@ -293,7 +314,11 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
 }
 
 /** wsdl:types: inline schemas and, transitively, the documents they import or include. */
-function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schemaFiles: Map<string, string> } {
+function loadSchemaSources(
+  doc: WsdlDocument,
+  defs: readonly Definitions[],
+  importedSchemas: readonly ImportedSchema[],
+): { sources: SchemaSource[]; schemaFiles: Map<string, string> } {
   const sources: SchemaSource[] = [];
   const schemaFiles = new Map<string, string>();
   const seen = new Set<string>();
@@ -312,23 +337,126 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
         );
       }
       const imported = parse(text, rel, doc.limits);
-      schemaFiles.set(normalize(rel).split("\\").join("/"), text);
+      schemaFiles.set(servedPath(rel), text);
       sources.push({ root: imported, location: rel });
       loadImports(imported, dirname(file), rel);
     }
   };
-  for (const t of wsdlChildren(doc.root, "types")) {
-    for (const schema of t.children) {
-      if (schema.namespace !== XS_NS || schema.localName !== "schema") {
-        throw new SchemaCompileError(
-          `${doc.location} wsdl:types: {${schema.namespace}}${schema.localName} is not supported`,
-        );
+  for (const def of defs) {
+    for (const t of wsdlChildren(def.root, "types")) {
+      for (const schema of t.children) {
+        if (schema.namespace !== XS_NS || schema.localName !== "schema") {
+          throw new SchemaCompileError(
+            `${def.location} wsdl:types: {${schema.namespace}}${schema.localName} is not supported`,
+          );
+        }
+        sources.push({ root: schema, location: `${def.location} wsdl:types` });
+        loadImports(schema, def.dir, `${def.location} wsdl:types`);
       }
-      sources.push({ root: schema, location: `${doc.location} wsdl:types` });
-      loadImports(schema, doc.baseDir, `${doc.location} wsdl:types`);
     }
   }
+  // An XSD a wsdl:import names (WSDL 1.1 §2.1.1 shows one) is a schema of the contract.
+  for (const imported of importedSchemas) {
+    if ("error" in imported) throw imported.error;
+    const { root, file, text } = imported;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const rel = relative(doc.baseDir, file);
+    schemaFiles.set(servedPath(rel), text);
+    sources.push({ root, location: rel });
+    loadImports(root, dirname(file), rel);
+  }
   return { sources, schemaFiles };
+}
+
+/** An XSD a `wsdl:import` names, parsed, or what is wrong with it. */
+type ImportedSchema =
+  | { root: ParsedElement; file: string; text: string }
+  | { error: SchemaCompileError; file: string; text: string };
+
+/** A file's path from the WSDL's folder as it is served (`?xsd=`): `/`-separated. */
+function servedPath(rel: string): string {
+  return normalize(rel).split("\\").join("/");
+}
+
+/** The WSDL's own definitions. */
+function mainDefinitions(doc: WsdlDocument): Definitions {
+  return { root: doc.root, tns: doc.tns, location: doc.location, dir: doc.baseDir };
+}
+
+/**
+ * The WSDL's definitions and, transitively, those its `wsdl:import`s name (WSDL 1.1 §2.1.1): local
+ * files in the WSDL's folder, each read once; an imported XSD joins the schemas. Each imported
+ * document keeps its own target namespace for the names it defines (WSDL 1.1 §2.1); the import's
+ * `namespace` is a hint WS-I BP R2005 asks to agree with it, not checked here. The imported WSDLs
+ * are served as the XSDs are (`?xsd=sub.wsdl`).
+ */
+function importDefinitions(doc: WsdlDocument): {
+  definitions: Definitions[];
+  schemas: ImportedSchema[];
+  files: Map<string, string>;
+} {
+  const definitions: Definitions[] = [mainDefinitions(doc)];
+  const schemas: ImportedSchema[] = [];
+  const files = new Map<string, string>();
+  const seen = new Set<string>([doc.path]);
+  for (let i = 0; i < definitions.length; i++) {
+    const def = definitions[i] as Definitions;
+    for (const imp of wsdlChildren(def.root, "import")) {
+      const loc = imp.attributes.location;
+      if (loc === undefined || loc === "") {
+        throw new SchemaCompileError(`${def.location}: wsdl:import without location cannot be resolved`);
+      }
+      if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
+        throw new SchemaCompileError(
+          `${def.location}: wsdl:import of the remote location "${loc}" is not loaded; keep imported WSDLs next to the WSDL`,
+        );
+      }
+      const file = resolve(def.dir, locationPath(loc));
+      const rel = relative(doc.baseDir, file);
+      if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+        throw new SchemaCompileError(
+          `${def.location}: wsdl:import location "${loc}" is outside the WSDL's directory`,
+        );
+      }
+      if (seen.has(file)) continue;
+      seen.add(file);
+      let text: string;
+      try {
+        text = readXmlFile(file);
+      } catch (err) {
+        throw new SchemaCompileError(
+          `${def.location}: wsdl:import location="${loc}" names ${file}, which cannot be read (${fileProblem(err)})`,
+        );
+      }
+      let root: ParsedElement;
+      try {
+        root = parse(text, rel, doc.limits);
+      } catch (err) {
+        // Said with the types (loadSchemaSources), after the binding's problems, as for an XSD.
+        if (!(err instanceof SchemaCompileError)) throw err;
+        schemas.push({ error: err, file, text });
+        continue;
+      }
+      if (root.namespace === XS_NS && root.localName === "schema") {
+        schemas.push({ root, file, text });
+        continue;
+      }
+      if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
+        throw new SchemaCompileError(
+          `${rel}: a wsdl:import names a document whose element is {${root.namespace}}${root.localName}, neither wsdl:definitions nor xs:schema`,
+        );
+      }
+      files.set(servedPath(rel), text);
+      definitions.push({
+        root,
+        tns: root.attributes.targetNamespace ?? "",
+        location: rel,
+        dir: dirname(file),
+      });
+    }
+  }
+  return { definitions, schemas, files };
 }
 
 /**
@@ -353,6 +481,10 @@ function importedFile(
     );
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
+    // A namespace every SOAP toolkit knows (SOAP-ENC, xml:) is built in: its remote copy is not needed.
+    const ns = child.attributes.namespace;
+    if (child.localName === "import" && ns !== undefined && builtinSchemaText(ns) !== undefined)
+      return undefined;
     throw new SchemaCompileError(
       `${location}: remote schemaLocation "${loc}" is not loaded; keep schemas next to the WSDL`,
     );
@@ -397,19 +529,20 @@ function qname(node: ParsedElement, attr: string): string {
 
 /** wsdl:message: each part names a declared element or type (WSDL 1.1 §2.3). */
 function readMessages(
-  root: ParsedElement,
-  tns: string,
+  defs: readonly Definitions[],
   schema: CompiledSchema,
-  collect: <T>(step: () => T) => T | undefined,
+  collect: <T>(step: () => T, prefix?: string) => T | undefined,
 ): Messages {
   const messages = new Map<string, { name: string; parts: Part[] } | null>();
   const types = schemaComponents(schema)?.types;
   const hasType = (name: string) =>
     types?.has(name) === true ||
     (name.startsWith(`{${XS_NS}}`) && (isBuiltin(name.slice(XS_NS.length + 2)) || name.endsWith("}anyType")));
-  for (const m of wsdlChildren(root, "message")) {
-    messages.set(clark(tns, m.attributes.name ?? ""), null);
-    collect(() => readMessage(m, tns, schema, hasType, messages));
+  for (const { root, tns, location } of defs) {
+    for (const m of wsdlChildren(root, "message")) {
+      messages.set(clark(tns, m.attributes.name ?? ""), null);
+      collect(() => readMessage(m, tns, schema, hasType, messages), `${location}: `);
+    }
   }
   return messages;
 }
@@ -495,12 +628,14 @@ const SOAP_VERSIONS: readonly SoapVersion[] = ["1.2", "1.1"];
  * bound with SOAP 1.1 (`soap:binding`, WSDL 1.1 §3.3), 1.2 first: the ones this node implements.
  * A binding over another transport (SOAP over TCP, JMS) is not this node's.
  */
-function findBindings(root: ParsedElement, tns: string): FoundBinding[] {
+function findBindings(defs: readonly Definitions[]): FoundBinding[] {
   const bindings = new Map<string, ParsedElement>();
-  for (const b of wsdlChildren(root, "binding")) bindings.set(clark(tns, b.attributes.name ?? ""), b);
+  for (const { root, tns } of defs) {
+    for (const b of wsdlChildren(root, "binding")) bindings.set(clark(tns, b.attributes.name ?? ""), b);
+  }
   const found = new Map<SoapVersion, FoundBinding>();
   const otherTransports = new Set<string>();
-  for (const service of wsdlChildren(root, "service")) {
+  for (const service of defs.flatMap((d) => wsdlChildren(d.root, "service"))) {
     for (const port of wsdlChildren(service, "port")) {
       const b = bindings.get(qname(port, "binding"));
       if (!b)
@@ -580,9 +715,11 @@ function handledOperations(
 }
 
 /** The port type the binding's `type` names. */
-function findPortType(root: ParsedElement, tns: string, binding: ParsedElement): ParsedElement {
+function findPortType(defs: readonly Definitions[], binding: ParsedElement): ParsedElement {
   const portTypes = new Map<string, ParsedElement>();
-  for (const p of wsdlChildren(root, "portType")) portTypes.set(clark(tns, p.attributes.name ?? ""), p);
+  for (const { root, tns } of defs) {
+    for (const p of wsdlChildren(root, "portType")) portTypes.set(clark(tns, p.attributes.name ?? ""), p);
+  }
   const portType = portTypes.get(qname(binding, "type"));
   if (!portType) throw new SchemaCompileError("the binding's port type is not declared");
   return portType;
@@ -911,7 +1048,7 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
     if (text === undefined) return undefined;
     const from = xsd === undefined ? "" : dirname(xsd);
     let out = text.replace(
-      /(schemaLocation\s*=\s*)(["'])([^"']*)\2/g,
+      /(schemaLocation\s*=\s*|<(?:[\w.-]+:)?import\b[^>]*?\slocation\s*=\s*)(["'])([^"']*)\2/g,
       (_all, pre: string, q: string, raw: string) => {
         // The attribute's value, as the loader resolved it (XML 1.0 §3.3.3): `a&amp;b.xsd` is a&b.xsd.
         const path = join(from, locationPath(unescapeAttribute(raw)))
@@ -925,7 +1062,7 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
           : `${pre}${q}${raw}${q}`;
       },
     );
-    if (xsd === undefined) {
+    if (xsd === undefined || xsd.endsWith(".wsdl")) {
       out = out.replace(
         /(<[\w.-]+:address\b[^>]*\blocation\s*=\s*)(["'])[^"']*\2/g,
         (_all, pre: string, q: string) => `${pre}${q}${escapeXml(endpointUrl)}${q}`,
