@@ -349,6 +349,11 @@ interface Route {
   op: ContractOperation;
   namespace: string;
   localName: string;
+  /**
+   * The operations that take this Body element when there are several: the action tells them
+   * apart (checked at load), a message without one of theirs is refused.
+   */
+  shared?: readonly ContractOperation[];
 }
 
 /** One binding's routes: operations by `action` / `SOAPAction` and by the qualified name of their input element. */
@@ -550,7 +555,10 @@ function routesOf(operations: readonly ContractOperation[] | undefined): Routes 
     };
     if (op.soapAction && byAction.has(op.soapAction)) sharedActions.add(op.soapAction);
     else if (op.soapAction) byAction.set(op.soapAction, routed);
-    byElement.set(first, routed);
+    const before = byElement.get(first);
+    // Operations that take one Body element are told apart by their actions (loadContract).
+    if (before) byElement.set(first, { ...before, shared: [...(before.shared ?? [before.op]), op] });
+    else byElement.set(first, routed);
   }
   for (const action of sharedActions) byAction.delete(action);
   return { byAction, byElement };
@@ -1092,6 +1100,17 @@ function checkBody(
   soap11Envelope: ParsedElement | undefined,
 ): ContractOperation {
   const bodyElement = body[0];
+  if (routed?.shared !== undefined) {
+    // SOAP 1.2 Part 2 §7.1.4 (the action parameter), SOAP 1.1 §6.1.1 (SOAPAction): the intent the
+    // Body alone does not tell.
+    const names = routed.shared.map((o) => `${o.name} ("${o.soapAction}")`).join(", ");
+    const what = bodyElement ? shownName(bodyElement) : "an empty env:Body";
+    throw senderFault(
+      action === undefined
+        ? `Operations ${names} take ${what}: the action must name one`
+        : `The action "${shown(action)}" names none of the operations that take ${what}: ${names}`,
+    );
+  }
   if (routed !== undefined && !holdsInput(routed.op)) {
     // WSDL 1.1 §3.5: the Body holds the parts themselves (or nothing); the schema checks their
     // number and order as it decodes them, the first one (or none) is checked here.

@@ -103,14 +103,16 @@ describe("loadContract", () => {
       /notification/,
     ],
     [
-      // WS-I Basic Profile 1.1 R2710: operation signatures (the Body child's qualified name) must
-      // differ; distinct soapActions do not make the Body tell the operations apart.
-      "two operations taking one input element, with distinct soapActions",
-      customerWsdl.replace(
-        '<wsdl:part name="parameters" element="tns:CreateCustomerRequest"/>',
-        '<wsdl:part name="parameters" element="tns:GetCustomerRequest"/>',
-      ),
-      /two operations take \{http:\/\/svc\.example\.com\/ws\/customer\/v1\}GetCustomerRequest/,
+      // Neither the Body element nor the action tells the operations apart (with distinct
+      // soapActions they load: wsdl-actions.test.ts).
+      "two operations taking one input element, with one soapAction",
+      customerWsdl
+        .replace(
+          '<wsdl:part name="parameters" element="tns:CreateCustomerRequest"/>',
+          '<wsdl:part name="parameters" element="tns:GetCustomerRequest"/>',
+        )
+        .replace('soapAction="createCustomer"', 'soapAction="getCustomer"'),
+      /two operations take \{http:\/\/svc\.example\.com\/ws\/customer\/v1\}GetCustomerRequest and their soapActions do not tell them apart/,
     ],
     [
       "a DOCTYPE in the WSDL",

@@ -1023,21 +1023,26 @@ function declaredPart(node: ParsedElement, operation: string, messages: Messages
 }
 
 /**
- * The Body's first child (none for an empty Body) routes a request to its operation: no two
- * operations may take the same one.
+ * The Body's first child (none for an empty Body) routes a request to its operation. Operations
+ * that take the same one are told apart by their actions (SOAP 1.2 Part 2 §7.1.4, SOAP 1.1
+ * §6.1.1): each needs its own `soapAction`, shared with no other operation.
  */
 function checkRoutable(operations: readonly ContractOperation[]): void {
-  const inputs = new Set<string>();
+  const byKey = new Map<string, ContractOperation[]>();
+  const actions = new Map<string, number>();
   for (const op of operations) {
     const key = op.inputBody[0] ?? "";
-    if (inputs.has(key)) {
-      throw new SchemaCompileError(
-        key === ""
-          ? "two operations take an empty Body: the body could not route requests"
-          : `two operations take ${key}: the body element could not route requests`,
-      );
-    }
-    inputs.add(key);
+    byKey.set(key, [...(byKey.get(key) ?? []), op]);
+    if (op.soapAction) actions.set(op.soapAction, (actions.get(op.soapAction) ?? 0) + 1);
+  }
+  for (const [key, ops] of byKey) {
+    if (ops.length < 2) continue;
+    const untold = ops.filter((o) => o.soapAction === "" || (actions.get(o.soapAction) ?? 0) > 1);
+    if (untold.length === 0) continue;
+    const what = key === "" ? "an empty Body" : key;
+    throw new SchemaCompileError(
+      `two operations take ${what} and their soapActions do not tell them apart (${ops.map((o) => `${o.name}: "${o.soapAction}"`).join(", ")}): the body ${key === "" ? "" : "element "}could not route requests`,
+    );
   }
 }
 
