@@ -591,6 +591,12 @@ function checkHandlers(contract: Contract, handlers: Readonly<Record<string, Soa
   const unknown = Object.keys(handlers).filter((name) => !operations.includes(name));
   const missing = operations.filter((name) => !Object.hasOwn(handlers, name));
   const problems: string[] = [];
+  for (const { operation, reason } of contract.notServed) {
+    if (unknown.includes(operation)) {
+      unknown.splice(unknown.indexOf(operation), 1);
+      problems.push(`handler "${operation}" is for ${reason}, which this node does not serve`);
+    }
+  }
   if (unknown.length > 0) {
     problems.push(
       `${plural(unknown, "handler")} ${quoted(unknown)} ${unknown.length === 1 ? "matches" : "match"} no operation of the contract (${operations.join(", ")})`,

@@ -95,14 +95,6 @@ describe("loadContract", () => {
       /outside the WSDL's directory/,
     ],
     [
-      "notification operation",
-      customerWsdl.replace(
-        '<wsdl:input message="tns:LogEventRequest"/>',
-        '<wsdl:output message="tns:LogEventRequest"/>',
-      ),
-      /notification/,
-    ],
-    [
       // Neither the Body element nor the action tells the operations apart (with distinct
       // soapActions they load: wsdl-actions.test.ts).
       "two operations taking one input element, with one soapAction",

@@ -82,6 +82,14 @@ export interface Contract {
    * each over HTTP. One endpoint answers both; the request's media type and envelope choose.
    */
   versions: readonly SoapVersion[];
+  /**
+   * Operations of the served bindings this node does not serve, with why: notification and
+   * solicit-response operations (WSDL 1.1 §2.4.3, §2.4.4), which the endpoint would have to send
+   * on its own initiative; HTTP request-response carries only one-way and request-response
+   * operations (WSDL 1.1 §2.4: "WSDL only defines bindings for the One-way and Request-response
+   * primitives"). Handlers are neither needed nor accepted for them.
+   */
+  notServed: readonly { operation: string; reason: string }[];
   /** Each served binding's operations, by SOAP version. */
   bindings: Readonly<Partial<Record<SoapVersion, readonly ContractOperation[]>>>;
   /** The compiled XSD of the `wsdl:types` section and its imports. */
@@ -184,6 +192,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   const messages = schema && readMessages(defs, schema, collect);
   const byVersion: Partial<Record<SoapVersion, ContractOperation[]>> = {};
   const declared = new DeclaredElements();
+  const notServed: { operation: string; reason: string }[] = [];
   if (messages && schema) {
     for (const { version, binding } of bindings) {
       const portType = binding.portType;
@@ -191,7 +200,9 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       const operations: ContractOperation[] = [];
       for (const bop of binding.operations) {
         const op = collect(() => readOperation(bop, portType, messages, binding, schema, declared));
-        if (op) operations.push(op);
+        if (op && "reason" in op) {
+          if (!notServed.some((n) => n.operation === op.operation)) notServed.push(op);
+        } else if (op) operations.push(op);
       }
       collect(() => checkRoutable(operations));
       byVersion[version] = operations;
@@ -226,6 +237,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     targetNamespace: doc.tns,
     operations,
     versions: SOAP_VERSIONS.filter((v) => byVersion[v] !== undefined),
+    notServed,
     bindings: byVersion,
     schema: compiled,
     wsdlText: doc.wsdlText,
@@ -733,7 +745,7 @@ function readOperation(
   binding: FoundBinding,
   schema: CompiledSchema,
   declared: DeclaredElements,
-): ContractOperation {
+): ContractOperation | { operation: string; reason: string } {
   const name = bop.attributes.name ?? "";
   const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
   if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
@@ -742,10 +754,18 @@ function readOperation(
   const headers = readInputHeaders(bop, name, messages, binding);
   const input = wsdlChildren(op, "input")[0];
   const output = wsdlChildren(op, "output")[0];
-  if (!input) {
-    throw new SchemaCompileError(
-      `operation "${name}": notification and solicit-response operations are not supported`,
-    );
+  // WSDL 1.1 §2.4.3, §2.4.4: an output first (alone, or then an input) is a message the
+  // endpoint sends unasked.
+  const first = op.children.find(
+    (c) => c.namespace === WSDL_NS && (c.localName === "input" || c.localName === "output"),
+  );
+  if (!input || first?.localName === "output") {
+    return {
+      operation: name,
+      reason: input
+        ? "a solicit-response operation (WSDL 1.1 §2.4.4): the endpoint would send the first message"
+        : "a notification operation (WSDL 1.1 §2.4.3): the endpoint would send the message unasked",
+    };
   }
   const faults: Record<string, string> = {};
   for (const f of wsdlChildren(op, "fault"))
