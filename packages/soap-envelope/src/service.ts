@@ -557,8 +557,9 @@ function routesOf(operations: readonly ContractOperation[] | undefined): Routes 
     else if (op.soapAction) byAction.set(op.soapAction, routed);
     const before = byElement.get(first);
     // Operations that take one Body element are told apart by their actions (loadContract).
-    if (before) byElement.set(first, { ...before, shared: [...(before.shared ?? [before.op]), op] });
-    else byElement.set(first, routed);
+    if (before === undefined) byElement.set(first, routed);
+    else if (before.shared === undefined) byElement.set(first, { ...before, shared: [before.op, op] });
+    else (before.shared as ContractOperation[]).push(op);
   }
   for (const action of sharedActions) byAction.delete(action);
   return { byAction, byElement };

@@ -122,12 +122,13 @@ export interface LoadContractOptions {
 
 /**
  * Loads and compiles a WSDL 1.1 contract (a SOAP 1.2 binding, a SOAP 1.1 binding or both,
- * document/literal) and the XSDs it imports, synchronously, at start-up. Anything the compiler does
+ * document or rpc style, literal use), the WSDLs it imports (`wsdl:import` of local files) and the
+ * XSDs it imports, synchronously, at start-up. Anything the compiler does
  * not support throws a {@link SchemaCompileError} naming the construct and the file. A binding of
  * one version that cannot be served is not served when the other version's can be (the contract
  * loads with {@link Contract.versions} naming the one); its problems block loading only when no
  * binding can be served. `soap12:header` / `soap:header` declarations are
- * checked (their message part must name a declared element) and listed per operation; extension
+ * checked (their message part must be declared) and listed per operation; extension
  * elements of other namespaces, such as a WS-Policy 1.5 `wsp:Policy` and its
  * `wsp:PolicyReference` (WS-PolicyAttachment 1.5 §4.1), are left to the clients that read them.
  *
@@ -568,6 +569,7 @@ function readMessage(
 ): void {
   const name = m.attributes.name ?? "";
   const parts: Part[] = [];
+  const names = new Set<string>();
   for (const part of wsdlChildren(m, "part")) {
     const partName = part.attributes.name ?? "";
     const { element, type } = part.attributes;
@@ -576,9 +578,10 @@ function readMessage(
         `wsdl:message "${name}": part "${partName}" needs either element= or type= (WSDL 1.1 §2.3)`,
       );
     }
-    if (parts.some((p) => p.name === partName)) {
+    if (names.has(partName)) {
       throw new SchemaCompileError(`wsdl:message "${name}": two parts are named "${partName}"`);
     }
+    names.add(partName);
     if (element !== undefined) {
       const el = qname(part, "element");
       if (!schema.hasElement(el))
@@ -818,8 +821,9 @@ function bodyShape(
   const listed = soapBody?.attributes.parts;
   if (listed !== undefined) {
     const names = listed.split(/[ \t\r\n]+/).filter((n) => n !== "");
+    const byName = new Map(message.parts.map((p) => [p.name, p]));
     parts = names.map((n) => {
-      const part = message.parts.find((p) => p.name === n);
+      const part = byName.get(n);
       if (!part)
         throw new SchemaCompileError(
           `operation "${operation}": ${binding.prefix}:body parts names "${n}", which message "${message.name}" does not have`,
@@ -1052,7 +1056,9 @@ function checkRoutable(operations: readonly ContractOperation[]): void {
   const actions = new Map<string, number>();
   for (const op of operations) {
     const key = op.inputBody[0] ?? "";
-    byKey.set(key, [...(byKey.get(key) ?? []), op]);
+    const same = byKey.get(key);
+    if (same) same.push(op);
+    else byKey.set(key, [op]);
     if (op.soapAction) actions.set(op.soapAction, (actions.get(op.soapAction) ?? 0) + 1);
   }
   for (const [key, ops] of byKey) {
