@@ -159,7 +159,9 @@ function serveDescription(
     return;
   }
   const contentType =
-    xsd === undefined ? "application/wsdl+xml; charset=utf-8" : "application/xml; charset=utf-8";
+    xsd === undefined || xsd.endsWith(".wsdl")
+      ? "application/wsdl+xml; charset=utf-8"
+      : "application/xml; charset=utf-8";
   const length = Buffer.byteLength(doc);
   // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
   // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse

@@ -349,6 +349,11 @@ interface Route {
   op: ContractOperation;
   namespace: string;
   localName: string;
+  /**
+   * The operations that take this Body element when there are several: the action tells them
+   * apart (checked at load), a message without one of theirs is refused.
+   */
+  shared?: readonly ContractOperation[];
 }
 
 /** One binding's routes: operations by `action` / `SOAPAction` and by the qualified name of their input element. */
@@ -539,15 +544,22 @@ function routesOf(operations: readonly ContractOperation[] | undefined): Routes 
   // them, and the Body element routes those messages.
   const sharedActions = new Set<string>();
   for (const op of operations) {
-    const close = op.input.lastIndexOf("}");
+    // The Body's first child routes: the input element, the rpc wrapper, the first part; "" for
+    // an empty Body.
+    const first = op.inputBody[0] ?? "";
+    const close = first.lastIndexOf("}");
     const routed: Route = {
       op,
-      namespace: op.input.startsWith("{") ? op.input.slice(1, close) : "",
-      localName: op.input.startsWith("{") ? op.input.slice(close + 1) : op.input,
+      namespace: first.startsWith("{") ? first.slice(1, close) : "",
+      localName: first.startsWith("{") ? first.slice(close + 1) : first,
     };
     if (op.soapAction && byAction.has(op.soapAction)) sharedActions.add(op.soapAction);
     else if (op.soapAction) byAction.set(op.soapAction, routed);
-    byElement.set(op.input, routed);
+    const before = byElement.get(first);
+    // Operations that take one Body element are told apart by their actions (loadContract).
+    if (before === undefined) byElement.set(first, routed);
+    else if (before.shared === undefined) byElement.set(first, { ...before, shared: [before.op, op] });
+    else (before.shared as ContractOperation[]).push(op);
   }
   for (const action of sharedActions) byAction.delete(action);
   return { byAction, byElement };
@@ -580,6 +592,12 @@ function checkHandlers(contract: Contract, handlers: Readonly<Record<string, Soa
   const unknown = Object.keys(handlers).filter((name) => !operations.includes(name));
   const missing = operations.filter((name) => !Object.hasOwn(handlers, name));
   const problems: string[] = [];
+  for (const { operation, reason } of contract.notServed) {
+    if (unknown.includes(operation)) {
+      unknown.splice(unknown.indexOf(operation), 1);
+      problems.push(`handler "${operation}" is for ${reason}, which this node does not serve`);
+    }
+  }
   if (unknown.length > 0) {
     problems.push(
       `${plural(unknown, "handler")} ${quoted(unknown)} ${unknown.length === 1 ? "matches" : "match"} no operation of the contract (${operations.join(", ")})`,
@@ -898,7 +916,7 @@ async function exchange<M extends SoapRequest>(
         const target = checkBody(body, routed, action, version === "1.1" ? whole : undefined);
         // Authorization before decoding: a caller refused here costs no schema validation.
         if (config.authorize) await authorizeStep(config.authorize, context, target);
-        const payload = decodeBody(config, body[0] as ParsedElement, version);
+        const payload = decodeBody(config, target, body, version);
         const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
         response = encodeResult(config, target, await handler(payload, context), version);
       } catch (err) {
@@ -1032,8 +1050,8 @@ function route(
   bodyElement: ParsedElement | undefined,
 ): Route | undefined {
   const routed = action !== undefined ? routes.byAction.get(action) : undefined;
-  if (routed !== undefined || !bodyElement) return routed;
-  return routes.byElement.get(clark(bodyElement.namespace, bodyElement.localName));
+  if (routed !== undefined) return routed;
+  return routes.byElement.get(bodyElement ? clark(bodyElement.namespace, bodyElement.localName) : "");
 }
 
 /** What the `authenticate` hook threw, turned into a fault by the step after it. */
@@ -1089,6 +1107,40 @@ function checkBody(
   soap11Envelope: ParsedElement | undefined,
 ): ContractOperation {
   const bodyElement = body[0];
+  if (routed?.shared !== undefined) {
+    // SOAP 1.2 Part 2 §7.1.4 (the action parameter), SOAP 1.1 §6.1.1 (SOAPAction): the intent the
+    // Body alone does not tell.
+    const names = routed.shared.map((o) => `${o.name} ("${o.soapAction}")`).join(", ");
+    const what = bodyElement ? shownName(bodyElement) : "an empty env:Body";
+    throw senderFault(
+      action === undefined
+        ? `Operations ${names} take ${what}: the action must name one`
+        : `The action "${shown(action)}" names none of the operations that take ${what}: ${names}`,
+    );
+  }
+  if (routed !== undefined && !holdsInput(routed.op)) {
+    // WSDL 1.1 §3.5: the Body holds the parts themselves (or nothing); the schema checks their
+    // number and order as it decodes them, the first one (or none) is checked here.
+    const first = routed.op.inputBody[0];
+    if (first === undefined ? bodyElement !== undefined : !bodyElement) {
+      throw senderFault(
+        bodyElement
+          ? `The action "${shown(action ?? "")}" takes an empty env:Body, not ${shownName(bodyElement)}`
+          : `The action "${shown(action ?? "")}" does not take an empty env:Body`,
+      );
+    }
+    if (
+      bodyElement &&
+      (bodyElement.namespace !== routed.namespace || bodyElement.localName !== routed.localName)
+    ) {
+      throw senderFault(`The action "${shown(action ?? "")}" does not take ${shownName(bodyElement)}`);
+    }
+    for (const part of body) {
+      if (soap11Envelope === undefined) checkEncodingStyle(part);
+      else checkSoap11EncodingStyle(soap11Envelope, part);
+    }
+    return routed.op;
+  }
   if (body.length !== 1 || !bodyElement) {
     throw senderFault("env:Body must contain exactly one element (document/literal)");
   }
@@ -1184,12 +1236,40 @@ async function authorizeStep(
   }
 }
 
-/** The input element's value, checked against the schema; a mismatch is the sender's fault. */
-function decodeBody(config: ServiceConfig, bodyElement: ParsedElement, version: SoapVersion): unknown {
+/**
+ * Whether the Body holds the operation's input element itself (document style with one element
+ * part, or the rpc wrapper) rather than the parts of its content.
+ */
+function holdsInput(op: ContractOperation): boolean {
+  return op.inputBody.length === 1 && op.inputBody[0] === op.input;
+}
+
+/**
+ * The input's value, checked against the schema; a mismatch is the sender's fault. A Body of
+ * several parts (or none) decodes as the content of the element the contract declares for it.
+ */
+function decodeBody(
+  config: ServiceConfig,
+  op: ContractOperation,
+  body: readonly ParsedElement[],
+  version: SoapVersion,
+): unknown {
+  const prefix = version === "1.2" ? SOAP12_PREFIX : SOAP11_PREFIX;
   try {
-    return config.contract.schema.decode(
-      stripSoapAttributes(bodyElement, version === "1.2" ? SOAP12_PREFIX : SOAP11_PREFIX),
-    );
+    if (!holdsInput(op)) {
+      const close = op.input.indexOf("}");
+      const wrapper: ParsedElement = {
+        namespace: op.input.slice(1, close),
+        localName: op.input.slice(close + 1),
+        attributes: {},
+        children: body.map((part) => stripSoapAttributes(part, prefix)),
+        text: "",
+        scope: {},
+        mixed: false,
+      };
+      return config.contract.schema.decode(wrapper);
+    }
+    return config.contract.schema.decode(stripSoapAttributes(body[0] as ParsedElement, prefix));
   } catch (err) {
     // Part 1 §5.4.6: a descendant scoped with an encoding this node does not decode.
     if (err instanceof EncodingStyleError) {
@@ -1220,6 +1300,12 @@ function encodeResult(
     bodyXml = config.contract.schema.encode(op.output, result);
   } catch (err) {
     throw new SoapResultError(op.name, err);
+  }
+  if (op.outputBody?.length !== 1 || op.outputBody[0] !== op.output) {
+    // The Body holds the parts themselves: the declared element's content, without its tags (it
+    // has no attributes, so its start tag ends at the first `>`).
+    const end = bodyXml.indexOf(">");
+    bodyXml = bodyXml[end - 1] === "/" ? "" : bodyXml.slice(end + 1, bodyXml.lastIndexOf("</"));
   }
   if (version === "1.1") {
     return {

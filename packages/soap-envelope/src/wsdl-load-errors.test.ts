@@ -167,7 +167,7 @@ describe("every blocker at once, the binding first", () => {
     expect(err.message).toMatch(/2 problems:\n- .*soap\/tcp.*\n- .*Missing/);
   });
 
-  it("a SOAP 1.1-only binding in rpc style and an undeclared type → both problems, the binding's first", () => {
+  it("a SOAP 1.1-only binding in an unknown style and an undeclared type → both problems, the binding's first", () => {
     const path = contract(
       (w) =>
         w
@@ -175,20 +175,20 @@ describe("every blocker at once, the binding first", () => {
             'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"',
             'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap/"',
           )
-          .replace('style="document"', 'style="rpc"'),
+          .replace('style="document"', 'style="message"'),
       (x) => x.replace('type="xs:long"', 'type="tns:Missing"'),
     );
     const err = thrown(() => loadContract(path));
     expect(err.problems).toHaveLength(2);
-    expect(err.problems?.[0]).toMatch(/customer\.wsdl: soap:binding style="rpc" is not supported/);
+    expect(err.problems?.[0]).toMatch(/customer\.wsdl: soap:binding style="message" is not supported/);
     expect(err.problems?.[1]).toMatch(/Missing/);
   });
 
-  it("rpc style and use=encoded in two operations, and a message naming an undeclared element → three problems", () => {
+  it("an unknown style and use=encoded in two operations, and a message naming an undeclared element → three problems", () => {
     const text = customerWsdl
       .replace(
         '<soap12:operation soapAction="getCustomer"',
-        '<soap12:operation style="rpc" soapAction="getCustomer"',
+        '<soap12:operation style="message" soapAction="getCustomer"',
       )
       .replace(
         /(<soap12:operation soapAction="createCustomer"[^>]*>\s*)<wsdl:input><soap12:body use="literal"\/>/,
@@ -197,7 +197,7 @@ describe("every blocker at once, the binding first", () => {
       .replace('element="tns:GetCustomerResponse"', 'element="tns:Nowhere"');
     const err = thrown(() => loadContract(text, { baseDir: FIXTURES }));
     expect(err.problems).toEqual([
-      expect.stringMatching(/^WSDL: operation "getCustomer": style="rpc" is not supported/),
+      expect.stringMatching(/^WSDL: operation "getCustomer": style="message" is not supported/),
       expect.stringMatching(/^WSDL: operation "createCustomer": soap12:body use="encoded" is not supported/),
       expect.stringMatching(
         /^WSDL: wsdl:message "GetCustomerResponse": element \{[^}]+\}Nowhere is not declared/,

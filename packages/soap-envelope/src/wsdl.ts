@@ -8,9 +8,13 @@ import {
   type LongRepresentation,
   SchemaCompileError,
   type SchemaSource,
+  schemaComponents,
   XS_NS,
 } from "./schema.js";
+import { builtinSchemaText } from "./schema-builtin-docs.js";
+import { TYPE_NAMES } from "./schema-model.js";
 import { clark, type ParsedElement, parseXmlDocument, resolveLimits, resolveQName, XmlError } from "./xml.js";
+import { isBuiltin } from "./xsd-builtins.js";
 
 const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 const SOAP12_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
@@ -26,10 +30,31 @@ export interface ContractOperation {
   name: string;
   /** The binding's `soapAction`, `""` when none. */
   soapAction: string;
-  /** Clark name of the input part's element. */
+  /**
+   * The binding's style for the operation (WSDL 1.1 §3.4, §3.5): `"document"`, the Body holds the
+   * message parts; `"rpc"`, a wrapper element named after the operation holds one accessor per part.
+   */
+  style: "document" | "rpc";
+  /**
+   * Clark name of the element a request decodes as, the handler's payload: the one part's element
+   * (document style, one `element=` part); the wrapper `{soap:body namespace}operation` (rpc style);
+   * an element the loader declares for the Body's content otherwise (document style with `type=`
+   * parts, several parts or none), whose children are the parts.
+   */
   input: string;
-  /** Clark name of the output part's element; undefined for a one-way operation (WSDL 1.1 §2.4.1). */
+  /**
+   * Clark name of the element a response encodes from (as {@link ContractOperation.input}, the
+   * rpc wrapper being `operationResponse`); undefined for a one-way operation (WSDL 1.1 §2.4.1).
+   */
   output: string | undefined;
+  /**
+   * Clark names of the request Body's children, in order: `[input]` when the Body holds that one
+   * element, each part's element (or its name, unqualified, for a `type=` part) when the Body holds
+   * the parts themselves, `[]` for an empty Body.
+   */
+  inputBody: readonly string[];
+  /** The response Body's children, as {@link ContractOperation.inputBody}; undefined for a one-way operation. */
+  outputBody: readonly string[] | undefined;
   /** Clark names of the declared fault elements, by fault name. */
   faults: Readonly<Record<string, string>>;
   /**
@@ -57,6 +82,14 @@ export interface Contract {
    * each over HTTP. One endpoint answers both; the request's media type and envelope choose.
    */
   versions: readonly SoapVersion[];
+  /**
+   * Operations of the served bindings this node does not serve, with why: notification and
+   * solicit-response operations (WSDL 1.1 §2.4.3, §2.4.4), which the endpoint would have to send
+   * on its own initiative; HTTP request-response carries only one-way and request-response
+   * operations (WSDL 1.1 §2.4: "WSDL only defines bindings for the One-way and Request-response
+   * primitives"). Handlers are neither needed nor accepted for them.
+   */
+  notServed: readonly { operation: string; reason: string }[];
   /** Each served binding's operations, by SOAP version. */
   bindings: Readonly<Partial<Record<SoapVersion, readonly ContractOperation[]>>>;
   /** The compiled XSD of the `wsdl:types` section and its imports. */
@@ -89,12 +122,13 @@ export interface LoadContractOptions {
 
 /**
  * Loads and compiles a WSDL 1.1 contract (a SOAP 1.2 binding, a SOAP 1.1 binding or both,
- * document/literal) and the XSDs it imports, synchronously, at start-up. Anything the compiler does
+ * document or rpc style, literal use), the WSDLs it imports (`wsdl:import` of local files) and the
+ * XSDs it imports, synchronously, at start-up. Anything the compiler does
  * not support throws a {@link SchemaCompileError} naming the construct and the file. A binding of
  * one version that cannot be served is not served when the other version's can be (the contract
  * loads with {@link Contract.versions} naming the one); its problems block loading only when no
  * binding can be served. `soap12:header` / `soap:header` declarations are
- * checked (their message part must name a declared element) and listed per operation; extension
+ * checked (their message part must be declared) and listed per operation; extension
  * elements of other namespaces, such as a WS-Policy 1.5 `wsp:Policy` and its
  * `wsp:PolicyReference` (WS-PolicyAttachment 1.5 §4.1), are left to the clients that read them.
  *
@@ -126,14 +160,16 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       return undefined;
     }
   };
-  const found = collect(() => findBindings(doc.root, doc.tns));
+  const imported = collect(() => importDefinitions(doc));
+  const defs = imported?.definitions ?? [mainDefinitions(doc)];
+  const found = collect(() => findBindings(defs));
   // The binding's problems, per version, before any type is read.
   const served: { version: SoapVersion; binding: Binding; problems: string[] }[] = [];
   for (const binding of found ?? []) {
     const before = problems.length;
     const portType = collect(() => {
-      checkSoapBinding(binding);
-      return findPortType(doc.root, doc.tns, binding.element);
+      bindingStyle(binding);
+      return findPortType(defs, binding.element);
     });
     const bops = wsdlChildren(binding.element, "operation");
     for (const bop of bops) collect(() => checkBindingOperation(bop, binding));
@@ -147,30 +183,50 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   const usable = served.filter((b) => b.problems.length === 0);
   const bindings = usable.length > 0 ? usable : served;
   for (const b of bindings) problems.push(...b.problems);
-  const loaded = collect(() => loadSchemaSources(doc), "");
+  const loaded = collect(() => loadSchemaSources(doc, defs, imported?.schemas ?? []), "");
   const schema =
     loaded &&
     collect(
       () => compileSchemas(loaded.sources, options.longAs === undefined ? {} : { longAs: options.longAs }),
       "",
     );
-  const messages = schema && readMessages(doc.root, doc.tns, schema, collect);
+  const messages = schema && readMessages(defs, schema, collect);
   const byVersion: Partial<Record<SoapVersion, ContractOperation[]>> = {};
-  if (messages) {
+  const declared = new DeclaredElements();
+  const notServed: { operation: string; reason: string }[] = [];
+  if (messages && schema) {
     for (const { version, binding } of bindings) {
       const portType = binding.portType;
       if (!portType) continue;
       const operations: ContractOperation[] = [];
       for (const bop of binding.operations) {
-        const op = collect(() => readOperation(bop, portType, messages, binding));
-        if (op) operations.push(op);
+        const op = collect(() => readOperation(bop, portType, messages, binding, schema, declared));
+        if (op && "reason" in op) {
+          if (!notServed.some((n) => n.operation === op.operation)) notServed.push(op);
+        } else if (op) operations.push(op);
       }
       collect(() => checkRoutable(operations));
       byVersion[version] = operations;
     }
   }
   const operations = collect(() => handledOperations(byVersion)) ?? [];
-  if (problems.length > 0 || !schema || !loaded) {
+  // The elements rpc wrappers and Bodies of several parts decode as, compiled with the contract's
+  // schemas they refer to (a second compile, at start-up, only for contracts that need one).
+  const extra = declared.sources(doc.limits);
+  const compiled =
+    schema && loaded && extra.length > 0 && problems.length === 0
+      ? collect(
+          () =>
+            compileSchemas(
+              [...loaded.sources, ...extra],
+              options.longAs === undefined ? {} : { longAs: options.longAs },
+            ),
+          "",
+        )
+      : schema;
+  // Imported WSDLs are served next to the schemas, their locations rewritten as theirs are.
+  for (const [path, text] of imported?.files ?? []) loaded?.schemaFiles.set(path, text);
+  if (problems.length > 0 || !schema || !compiled || !loaded) {
     throw new SchemaCompileError(
       problems.length === 1
         ? (problems[0] as string)
@@ -182,8 +238,9 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     targetNamespace: doc.tns,
     operations,
     versions: SOAP_VERSIONS.filter((v) => byVersion[v] !== undefined),
+    notServed,
     bindings: byVersion,
-    schema,
+    schema: compiled,
     wsdlText: doc.wsdlText,
     schemaFiles: loaded.schemaFiles,
     render: renderer(doc.wsdlText, loaded.schemaFiles),
@@ -194,6 +251,8 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
 interface WsdlDocument {
   /** How problems name the document: its path as given, or `WSDL` for text. */
   location: string;
+  /** Its absolute path (`inline.wsdl` in `baseDir` for text). */
+  path: string;
   wsdlText: string;
   root: ParsedElement;
   baseDir: string;
@@ -201,8 +260,30 @@ interface WsdlDocument {
   limits: ReturnType<typeof resolveLimits>;
 }
 
-/** Message name → its one part (document/literal): the part's name and element; null when refused. */
-type Messages = ReadonlyMap<string, { part: string; element: string } | null>;
+/**
+ * One `wsdl:definitions`: the WSDL's own, then those it imports (`wsdl:import`, WSDL 1.1 §2.1.1),
+ * each naming its components in its own target namespace.
+ */
+interface Definitions {
+  root: ParsedElement;
+  tns: string;
+  /** How problems name the document: the WSDL's location, or an imported file's path from its folder. */
+  location: string;
+  /** Where its relative locations resolve from. */
+  dir: string;
+}
+
+/** One `wsdl:part`: its name and either the element or the type it refers to (WSDL 1.1 §2.3). */
+interface Part {
+  name: string;
+  /** Clark name of the part's element (`element=`). */
+  element?: string;
+  /** Clark name of the part's type (`type=`). */
+  type?: string;
+}
+
+/** Message name → its parts, in document order; null when refused. */
+type Messages = ReadonlyMap<string, { name: string; parts: Part[] } | null>;
 
 /** Thrown for a construct that names a message already reported: nothing more to say. */
 const REPORTED = new SchemaCompileError("reported with the message it names", []);
@@ -236,6 +317,7 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
   }
   return {
     location,
+    path: wsdlPath,
     wsdlText,
     root,
     baseDir: dirname(wsdlPath),
@@ -245,7 +327,11 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
 }
 
 /** wsdl:types: inline schemas and, transitively, the documents they import or include. */
-function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schemaFiles: Map<string, string> } {
+function loadSchemaSources(
+  doc: WsdlDocument,
+  defs: readonly Definitions[],
+  importedSchemas: readonly ImportedSchema[],
+): { sources: SchemaSource[]; schemaFiles: Map<string, string> } {
   const sources: SchemaSource[] = [];
   const schemaFiles = new Map<string, string>();
   const seen = new Set<string>();
@@ -269,23 +355,126 @@ function loadSchemaSources(doc: WsdlDocument): { sources: SchemaSource[]; schema
         );
       }
       const imported = parse(text, rel, doc.limits);
-      schemaFiles.set(normalize(rel).split("\\").join("/"), text);
+      schemaFiles.set(servedPath(rel), text);
       sources.push({ root: imported, location: rel, ...(included ? { includedInto: tns } : {}) });
       loadImports(imported, dirname(file), rel, imported.attributes.targetNamespace ?? (included ? tns : ""));
     }
   };
-  for (const t of wsdlChildren(doc.root, "types")) {
-    for (const schema of t.children) {
-      if (schema.namespace !== XS_NS || schema.localName !== "schema") {
-        throw new SchemaCompileError(
-          `${doc.location} wsdl:types: {${schema.namespace}}${schema.localName} is not supported`,
-        );
+  for (const def of defs) {
+    for (const t of wsdlChildren(def.root, "types")) {
+      for (const schema of t.children) {
+        if (schema.namespace !== XS_NS || schema.localName !== "schema") {
+          throw new SchemaCompileError(
+            `${def.location} wsdl:types: {${schema.namespace}}${schema.localName} is not supported`,
+          );
+        }
+        sources.push({ root: schema, location: `${def.location} wsdl:types` });
+        loadImports(schema, def.dir, `${def.location} wsdl:types`, schema.attributes.targetNamespace ?? "");
       }
-      sources.push({ root: schema, location: `${doc.location} wsdl:types` });
-      loadImports(schema, doc.baseDir, `${doc.location} wsdl:types`, schema.attributes.targetNamespace ?? "");
     }
   }
+  // An XSD a wsdl:import names (WSDL 1.1 §2.1.1 shows one) is a schema of the contract.
+  for (const imported of importedSchemas) {
+    if ("error" in imported) throw imported.error;
+    const { root, file, text } = imported;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const rel = relative(doc.baseDir, file);
+    schemaFiles.set(servedPath(rel), text);
+    sources.push({ root, location: rel });
+    loadImports(root, dirname(file), rel, root.attributes.targetNamespace ?? "");
+  }
   return { sources, schemaFiles };
+}
+
+/** An XSD a `wsdl:import` names, parsed, or what is wrong with it. */
+type ImportedSchema =
+  | { root: ParsedElement; file: string; text: string }
+  | { error: SchemaCompileError; file: string; text: string };
+
+/** A file's path from the WSDL's folder as it is served (`?xsd=`): `/`-separated. */
+function servedPath(rel: string): string {
+  return normalize(rel).split("\\").join("/");
+}
+
+/** The WSDL's own definitions. */
+function mainDefinitions(doc: WsdlDocument): Definitions {
+  return { root: doc.root, tns: doc.tns, location: doc.location, dir: doc.baseDir };
+}
+
+/**
+ * The WSDL's definitions and, transitively, those its `wsdl:import`s name (WSDL 1.1 §2.1.1): local
+ * files in the WSDL's folder, each read once; an imported XSD joins the schemas. Each imported
+ * document keeps its own target namespace for the names it defines (WSDL 1.1 §2.1); the import's
+ * `namespace` is a hint WS-I BP R2005 asks to agree with it, not checked here. The imported WSDLs
+ * are served as the XSDs are (`?xsd=sub.wsdl`).
+ */
+function importDefinitions(doc: WsdlDocument): {
+  definitions: Definitions[];
+  schemas: ImportedSchema[];
+  files: Map<string, string>;
+} {
+  const definitions: Definitions[] = [mainDefinitions(doc)];
+  const schemas: ImportedSchema[] = [];
+  const files = new Map<string, string>();
+  const seen = new Set<string>([doc.path]);
+  for (let i = 0; i < definitions.length; i++) {
+    const def = definitions[i] as Definitions;
+    for (const imp of wsdlChildren(def.root, "import")) {
+      const loc = imp.attributes.location;
+      if (loc === undefined || loc === "") {
+        throw new SchemaCompileError(`${def.location}: wsdl:import without location cannot be resolved`);
+      }
+      if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
+        throw new SchemaCompileError(
+          `${def.location}: wsdl:import of the remote location "${loc}" is not loaded; keep imported WSDLs next to the WSDL`,
+        );
+      }
+      const file = resolve(def.dir, locationPath(loc));
+      const rel = relative(doc.baseDir, file);
+      if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+        throw new SchemaCompileError(
+          `${def.location}: wsdl:import location "${loc}" is outside the WSDL's directory`,
+        );
+      }
+      if (seen.has(file)) continue;
+      seen.add(file);
+      let text: string;
+      try {
+        text = readXmlFile(file);
+      } catch (err) {
+        throw new SchemaCompileError(
+          `${def.location}: wsdl:import location="${loc}" names ${file}, which cannot be read (${fileProblem(err)})`,
+        );
+      }
+      let root: ParsedElement;
+      try {
+        root = parse(text, rel, doc.limits);
+      } catch (err) {
+        // Said with the types (loadSchemaSources), after the binding's problems, as for an XSD.
+        if (!(err instanceof SchemaCompileError)) throw err;
+        schemas.push({ error: err, file, text });
+        continue;
+      }
+      if (root.namespace === XS_NS && root.localName === "schema") {
+        schemas.push({ root, file, text });
+        continue;
+      }
+      if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
+        throw new SchemaCompileError(
+          `${rel}: a wsdl:import names a document whose element is {${root.namespace}}${root.localName}, neither wsdl:definitions nor xs:schema`,
+        );
+      }
+      files.set(servedPath(rel), text);
+      definitions.push({
+        root,
+        tns: root.attributes.targetNamespace ?? "",
+        location: rel,
+        dir: dirname(file),
+      });
+    }
+  }
+  return { definitions, schemas, files };
 }
 
 /**
@@ -312,6 +501,10 @@ function importedFile(
     );
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
+    // A namespace every SOAP toolkit knows (SOAP-ENC, xml:) is built in: its remote copy is not needed.
+    const ns = child.attributes.namespace;
+    if (child.localName === "import" && ns !== undefined && builtinSchemaText(ns) !== undefined)
+      return undefined;
     throw new SchemaCompileError(
       `${location}: remote schemaLocation "${loc}" is not loaded; keep schemas next to the WSDL`,
     );
@@ -354,17 +547,22 @@ function qname(node: ParsedElement, attr: string): string {
   return clark(q.namespace, q.localName);
 }
 
-/** wsdl:message: each must have one part naming a declared element (document/literal). */
+/** wsdl:message: each part names a declared element or type (WSDL 1.1 §2.3). */
 function readMessages(
-  root: ParsedElement,
-  tns: string,
+  defs: readonly Definitions[],
   schema: CompiledSchema,
-  collect: <T>(step: () => T) => T | undefined,
+  collect: <T>(step: () => T, prefix?: string) => T | undefined,
 ): Messages {
-  const messages = new Map<string, { part: string; element: string } | null>();
-  for (const m of wsdlChildren(root, "message")) {
-    messages.set(clark(tns, m.attributes.name ?? ""), null);
-    collect(() => readMessage(m, tns, schema, messages));
+  const messages = new Map<string, { name: string; parts: Part[] } | null>();
+  const types = schemaComponents(schema)?.types;
+  const hasType = (name: string) =>
+    types?.has(name) === true ||
+    (name.startsWith(`{${XS_NS}}`) && (isBuiltin(name.slice(XS_NS.length + 2)) || name.endsWith("}anyType")));
+  for (const { root, tns, location } of defs) {
+    for (const m of wsdlChildren(root, "message")) {
+      messages.set(clark(tns, m.attributes.name ?? ""), null);
+      collect(() => readMessage(m, tns, schema, hasType, messages), `${location}: `);
+    }
   }
   return messages;
 }
@@ -373,30 +571,60 @@ function readMessage(
   m: ParsedElement,
   tns: string,
   schema: CompiledSchema,
-  messages: Map<string, { part: string; element: string } | null>,
+  hasType: (name: string) => boolean,
+  messages: Map<string, { name: string; parts: Part[] } | null>,
 ): void {
-  const parts = wsdlChildren(m, "part");
-  const part = parts[0];
-  if (parts.length !== 1 || !part || part.attributes.element === undefined) {
-    throw new SchemaCompileError(
-      `wsdl:message "${m.attributes.name ?? ""}": document/literal needs exactly one part with an element (no type= parts)`,
-    );
+  const name = m.attributes.name ?? "";
+  const parts: Part[] = [];
+  const names = new Set<string>();
+  for (const part of wsdlChildren(m, "part")) {
+    const partName = part.attributes.name ?? "";
+    const { element, type } = part.attributes;
+    if ((element === undefined) === (type === undefined)) {
+      throw new SchemaCompileError(
+        `wsdl:message "${name}": part "${partName}" needs either element= or type= (WSDL 1.1 §2.3)`,
+      );
+    }
+    if (names.has(partName)) {
+      throw new SchemaCompileError(`wsdl:message "${name}": two parts are named "${partName}"`);
+    }
+    names.add(partName);
+    if (element !== undefined) {
+      const el = qname(part, "element");
+      if (!schema.hasElement(el))
+        throw new SchemaCompileError(`wsdl:message "${name}": element ${el} is not declared`);
+      parts.push({ name: partName, element: el });
+    } else {
+      const t = qname(part, "type");
+      if (!hasType(t)) throw new SchemaCompileError(`wsdl:message "${name}": type ${t} is not declared`);
+      parts.push({ name: partName, type: t });
+    }
   }
-  const element = qname(part, "element");
-  if (!schema.hasElement(element))
-    throw new SchemaCompileError(
-      `wsdl:message "${m.attributes.name ?? ""}": element ${element} is not declared`,
-    );
-  messages.set(clark(tns, m.attributes.name ?? ""), { part: part.attributes.name ?? "", element });
+  messages.set(clark(tns, name), { name, parts });
 }
 
-/** The element of the one part of the message `node` names. */
-function messageElement(node: ParsedElement, messages: Messages): string {
+/** The parts of the message `node` names (its `message` attribute). */
+function messageParts(node: ParsedElement, messages: Messages): { name: string; parts: Part[] } {
   const name = qname(node, "message");
   const declared = messages.get(name);
   if (declared === null) throw REPORTED;
   if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
-  return declared.element;
+  return declared;
+}
+
+/**
+ * The element of a fault's message: WSDL 1.1 §3.6, "the fault message MUST have a single part",
+ * written as the fault's detail entry, so an element.
+ */
+function faultElement(node: ParsedElement, operation: string, messages: Messages): string {
+  const { name, parts } = messageParts(node, messages);
+  const part = parts[0];
+  if (parts.length !== 1 || part?.element === undefined) {
+    throw new SchemaCompileError(
+      `operation "${operation}": fault "${node.attributes.name ?? ""}" names message "${name}", which needs exactly one part with an element (WSDL 1.1 §3.6)`,
+    );
+  }
+  return part.element;
 }
 
 /** A `wsdl:binding` this node may serve: its SOAP version and the namespace of its extension elements. */
@@ -422,12 +650,14 @@ const SOAP_VERSIONS: readonly SoapVersion[] = ["1.2", "1.1"];
  * bound with SOAP 1.1 (`soap:binding`, WSDL 1.1 §3.3), 1.2 first: the ones this node implements.
  * A binding over another transport (SOAP over TCP, JMS) is not this node's.
  */
-function findBindings(root: ParsedElement, tns: string): FoundBinding[] {
+function findBindings(defs: readonly Definitions[]): FoundBinding[] {
   const bindings = new Map<string, ParsedElement>();
-  for (const b of wsdlChildren(root, "binding")) bindings.set(clark(tns, b.attributes.name ?? ""), b);
+  for (const { root, tns } of defs) {
+    for (const b of wsdlChildren(root, "binding")) bindings.set(clark(tns, b.attributes.name ?? ""), b);
+  }
   const found = new Map<SoapVersion, FoundBinding>();
   const otherTransports = new Set<string>();
-  for (const service of wsdlChildren(root, "service")) {
+  for (const service of defs.flatMap((d) => wsdlChildren(d.root, "service"))) {
     for (const port of wsdlChildren(service, "port")) {
       const b = bindings.get(qname(port, "binding"));
       if (!b)
@@ -466,16 +696,21 @@ function findBindings(root: ParsedElement, tns: string): FoundBinding[] {
   return SOAP_VERSIONS.flatMap((v) => found.get(v) ?? []);
 }
 
-/** soap12:binding, soap:binding: document style only (wsdl11soap12 §3.3, WSDL 1.1 §3.3). */
-function checkSoapBinding(binding: FoundBinding): void {
+/**
+ * The style of soap12:binding / soap:binding, `document` by default (wsdl11soap12 §3.3, WSDL 1.1
+ * §3.3): the default of each of its operations.
+ */
+function bindingStyle(binding: FoundBinding): "document" | "rpc" {
   const soapBinding = binding.element.children.find(
     (c) => c.namespace === binding.ns && c.localName === "binding",
   );
-  if (soapBinding?.attributes.style !== undefined && soapBinding.attributes.style !== "document") {
+  const style = soapBinding?.attributes.style ?? "document";
+  if (style !== "document" && style !== "rpc") {
     throw new SchemaCompileError(
-      `${binding.prefix}:binding style="${soapBinding.attributes.style}" is not supported (document only)`,
+      `${binding.prefix}:binding style="${style}" is not supported (WSDL 1.1 §3.3: "rpc" or "document")`,
     );
   }
+  return style;
 }
 
 /**
@@ -502,9 +737,11 @@ function handledOperations(
 }
 
 /** The port type the binding's `type` names. */
-function findPortType(root: ParsedElement, tns: string, binding: ParsedElement): ParsedElement {
+function findPortType(defs: readonly Definitions[], binding: ParsedElement): ParsedElement {
   const portTypes = new Map<string, ParsedElement>();
-  for (const p of wsdlChildren(root, "portType")) portTypes.set(clark(tns, p.attributes.name ?? ""), p);
+  for (const { root, tns } of defs) {
+    for (const p of wsdlChildren(root, "portType")) portTypes.set(clark(tns, p.attributes.name ?? ""), p);
+  }
   const portType = portTypes.get(qname(binding, "type"));
   if (!portType) throw new SchemaCompileError("the binding's port type is not declared");
   return portType;
@@ -516,33 +753,230 @@ function readOperation(
   portType: ParsedElement,
   messages: Messages,
   binding: FoundBinding,
-): ContractOperation {
+  schema: CompiledSchema,
+  declared: DeclaredElements,
+): ContractOperation | { operation: string; reason: string } {
   const name = bop.attributes.name ?? "";
   const op = wsdlChildren(portType, "operation").find((o) => o.attributes.name === name);
   if (!op) throw new SchemaCompileError(`binding operation "${name}" is not in the port type`);
   const soapOp = bop.children.find((c) => c.namespace === binding.ns && c.localName === "operation");
+  const style = (soapOp?.attributes.style ?? bindingStyle(binding)) as "document" | "rpc";
   const headers = readInputHeaders(bop, name, messages, binding);
   const input = wsdlChildren(op, "input")[0];
   const output = wsdlChildren(op, "output")[0];
-  if (!input) {
-    throw new SchemaCompileError(
-      `operation "${name}": notification and solicit-response operations are not supported`,
-    );
+  // WSDL 1.1 §2.4.3, §2.4.4: an output first (alone, or then an input) is a message the
+  // endpoint sends unasked.
+  const first = op.children.find(
+    (c) => c.namespace === WSDL_NS && (c.localName === "input" || c.localName === "output"),
+  );
+  if (!input || first?.localName === "output") {
+    return {
+      operation: name,
+      reason: input
+        ? "a solicit-response operation (WSDL 1.1 §2.4.4): the endpoint would send the first message"
+        : "a notification operation (WSDL 1.1 §2.4.3): the endpoint would send the message unasked",
+    };
   }
   const faults: Record<string, string> = {};
-  for (const f of wsdlChildren(op, "fault")) faults[f.attributes.name ?? ""] = messageElement(f, messages);
+  for (const f of wsdlChildren(op, "fault"))
+    faults[f.attributes.name ?? ""] = faultElement(f, name, messages);
+  const shape = { operation: name, style, binding, messages, schema, declared };
+  const inputBody = bodyShape(bop, input, "input", shape);
+  const outputBody = output ? bodyShape(bop, output, "output", shape) : undefined;
   return {
     name,
     soapAction: soapOp?.attributes.soapAction ?? "",
-    input: messageElement(input, messages),
-    output: output ? messageElement(output, messages) : undefined,
+    style,
+    input: inputBody.element,
+    output: outputBody?.element,
+    inputBody: inputBody.body,
+    outputBody: outputBody?.body,
     faults,
     headers,
   };
 }
 
+/** What {@link bodyShape} reads an operation's messages with. */
+interface ShapeContext {
+  operation: string;
+  style: "document" | "rpc";
+  binding: FoundBinding;
+  messages: Messages;
+  schema: CompiledSchema;
+  declared: DeclaredElements;
+}
+
 /**
- * What the binding says of one operation, before any type is read: document style, and
+ * How one message of an operation travels in the Body (WSDL 1.1 §3.5, wsdl11soap12 §3.5): the
+ * parts `soap:body parts=` names (all of them when it is absent, but those bound to a
+ * `soap:header` of the same message, §3.7); in document style, each part directly in the Body (an
+ * `element=` part as that element, a `type=` part as an unqualified element named after the
+ * part); in rpc style, one wrapper element named after the operation (`operationResponse` for the
+ * output) in the `namespace` of soap:body, with an unqualified accessor per part named after it.
+ */
+function bodyShape(
+  bop: ParsedElement,
+  io: ParsedElement,
+  direction: "input" | "output",
+  ctx: ShapeContext,
+): { element: string; body: string[] } {
+  const { operation, binding } = ctx;
+  const message = messageParts(io, ctx.messages);
+  const bound = wsdlChildren(bop, direction)[0];
+  const soapBody = bound?.children.find((c) => c.namespace === binding.ns && c.localName === "body");
+  let parts = message.parts;
+  const listed = soapBody?.attributes.parts;
+  if (listed !== undefined) {
+    const names = listed.split(/[ \t\r\n]+/).filter((n) => n !== "");
+    const byName = new Map(message.parts.map((p) => [p.name, p]));
+    parts = names.map((n) => {
+      const part = byName.get(n);
+      if (!part)
+        throw new SchemaCompileError(
+          `operation "${operation}": ${binding.prefix}:body parts names "${n}", which message "${message.name}" does not have`,
+        );
+      return part;
+    });
+  } else {
+    const inHeaders = new Set(
+      (bound?.children ?? [])
+        .filter((h) => h.namespace === binding.ns && h.localName === "header")
+        .filter((h) => h.attributes.message !== undefined && qname(h, "message") === qname(io, "message"))
+        .map((h) => h.attributes.part),
+    );
+    parts = parts.filter((p) => !inHeaders.has(p.name));
+  }
+  if (ctx.style === "rpc") {
+    const namespace = soapBody?.attributes.namespace;
+    if (namespace === undefined || namespace === "") {
+      throw new SchemaCompileError(
+        `operation "${operation}": rpc style needs ${binding.prefix}:body namespace= for the ${direction}'s wrapper element (WS-I Basic Profile 1.1 R2717)`,
+      );
+    }
+    const local = direction === "input" ? operation : `${operation}Response`;
+    const wrapper = clark(namespace, local);
+    if (ctx.schema.hasElement(wrapper)) {
+      throw new SchemaCompileError(
+        `operation "${operation}": its rpc wrapper element ${wrapper} is also a global element of the schema`,
+      );
+    }
+    const members = parts.map((p) => ({
+      name: p.name,
+      type: p.type ?? namedTypeOf(p, operation, ctx.schema),
+    }));
+    ctx.declared.add(namespace, local, members, operation);
+    return { element: wrapper, body: [wrapper] };
+  }
+  const only = parts[0];
+  if (parts.length === 1 && only?.element !== undefined)
+    return { element: only.element, body: [only.element] };
+  const body = parts.map((p) => p.element ?? p.name);
+  if (new Set(body).size !== body.length) {
+    throw new SchemaCompileError(
+      `operation "${operation}": two parts of message "${message.name}" put the same element in the Body: they could not be told apart`,
+    );
+  }
+  const local = direction === "input" ? operation : `${operation}Response`;
+  ctx.declared.add(
+    PARTS_NS,
+    local,
+    parts.map((p) =>
+      p.element !== undefined ? { ref: p.element } : { name: p.name, type: p.type as string },
+    ),
+    operation,
+  );
+  return { element: clark(PARTS_NS, local), body };
+}
+
+/**
+ * The namespace of the elements the loader declares for a document-style Body of several parts,
+ * `type=` parts or none: their children are the Body's.
+ */
+const PARTS_NS = "urn:svc:soap-envelope:document-parts";
+
+/** The named type of an rpc part's element: its accessor has that type (WSDL 1.1 §3.5). */
+function namedTypeOf(part: Part, operation: string, schema: CompiledSchema): string {
+  const decl = schemaComponents(schema)?.elements.get(part.element as string);
+  const name = decl && TYPE_NAMES.get(decl.type);
+  if (name === undefined) {
+    throw new SchemaCompileError(
+      `operation "${operation}": rpc part "${part.name}" names element ${part.element}, whose type is anonymous: give the part type= (WS-I Basic Profile 1.1 R2203)`,
+    );
+  }
+  return name;
+}
+
+/** A member of a declared wrapper: a local element of a type, or a reference to a global element. */
+type Member = { name: string; type: string } | { ref: string };
+
+/**
+ * The elements the loader declares from the WSDL: rpc wrappers and the wrappers of document-style
+ * Bodies of several parts, as XSD documents compiled with the contract's schemas (one per
+ * namespace, each referring to the contract's types and elements by Clark name).
+ */
+class DeclaredElements {
+  private readonly byNamespace = new Map<string, Map<string, { members: Member[]; key: string }>>();
+
+  add(namespace: string, local: string, members: Member[], operation: string): void {
+    let elements = this.byNamespace.get(namespace);
+    if (!elements) {
+      elements = new Map();
+      this.byNamespace.set(namespace, elements);
+    }
+    const key = JSON.stringify(members);
+    const before = elements.get(local);
+    if (before && before.key !== key) {
+      throw new SchemaCompileError(
+        `operation "${operation}": its ${namespace === PARTS_NS ? "Body" : `rpc wrapper {${namespace}}${local}`} differs from another binding's or operation's of the same name`,
+      );
+    }
+    elements.set(local, { members, key });
+  }
+
+  sources(limits: ReturnType<typeof resolveLimits>): SchemaSource[] {
+    const out: SchemaSource[] = [];
+    for (const [namespace, elements] of this.byNamespace) {
+      const prefixes = new Map<string, string>();
+      const ref = (name: string) => {
+        if (!name.startsWith("{")) return name;
+        const close = name.indexOf("}");
+        const ns = name.slice(1, close);
+        let prefix = prefixes.get(ns);
+        if (prefix === undefined) {
+          prefix = `n${prefixes.size}`;
+          prefixes.set(ns, prefix);
+        }
+        return `${prefix}:${name.slice(close + 1)}`;
+      };
+      let body = "";
+      for (const [local, { members }] of elements) {
+        const content = members
+          .map((m) =>
+            "ref" in m
+              ? `<xs:element ref="${escapeXml(ref(m.ref))}"/>`
+              : `<xs:element name="${escapeXml(m.name)}" type="${escapeXml(ref(m.type))}"/>`,
+          )
+          .join("");
+        body += `<xs:element name="${escapeXml(local)}"><xs:complexType><xs:sequence>${content}</xs:sequence></xs:complexType></xs:element>`;
+      }
+      let head = `<xs:schema xmlns:xs="${XS_NS}"${namespace === "" ? "" : ` targetNamespace="${escapeXml(namespace)}"`}`;
+      let imports = "";
+      for (const [ns, prefix] of prefixes) {
+        head += ` xmlns:${prefix}="${escapeXml(ns)}"`;
+        if (ns !== namespace && ns !== XS_NS) imports += `<xs:import namespace="${escapeXml(ns)}"/>`;
+      }
+      const text = `${head}>${imports}${body}</xs:schema>`;
+      out.push({
+        root: parseXmlDocument(text, limits),
+        location: `the WSDL's message parts in ${namespace || "no namespace"}`,
+      });
+    }
+    return out;
+  }
+}
+
+/**
+ * What the binding says of one operation, before any type is read: document or rpc style, and
  * soap12:body / fault / header of literal use only (wsdl11soap12 §3.4-§3.7; soap:body, soap:fault,
  * soap:header, WSDL 1.1 §3.5-§3.7).
  */
@@ -550,8 +984,11 @@ function checkBindingOperation(bop: ParsedElement, binding: FoundBinding): void 
   const name = bop.attributes.name ?? "";
   const { ns, prefix } = binding;
   const soapOp = bop.children.find((c) => c.namespace === ns && c.localName === "operation");
-  if (soapOp?.attributes.style !== undefined && soapOp.attributes.style !== "document") {
-    throw new SchemaCompileError(`operation "${name}": style="${soapOp.attributes.style}" is not supported`);
+  const style = soapOp?.attributes.style;
+  if (style !== undefined && style !== "document" && style !== "rpc") {
+    throw new SchemaCompileError(
+      `operation "${name}": style="${style}" is not supported (WSDL 1.1 §3.4: "rpc" or "document")`,
+    );
   }
   for (const io of bop.children) {
     for (const body of io.children) {
@@ -562,7 +999,7 @@ function checkBindingOperation(bop: ParsedElement, binding: FoundBinding): void 
       for (const declaration of [body, ...headerFaults(body, ns)]) {
         if ((declaration.attributes.use ?? "literal") !== "literal") {
           throw new SchemaCompileError(
-            `operation "${name}": ${prefix}:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only)`,
+            `operation "${name}": ${prefix}:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only: SOAP encoding's graphs of multi-referenced values and arrays are not XML Schema validation; WS-I Basic Profile 1.1 R2706)`,
           );
         }
       }
@@ -601,29 +1038,44 @@ function readInputHeaders(
   return headers;
 }
 
-/** The element of the message part a header or headerfault names. */
+/** The element of the message part a header or headerfault names (WSDL 1.1 §3.7). */
 function declaredPart(node: ParsedElement, operation: string, messages: Messages, prefix: string): string {
   const messageName = qname(node, "message");
   const declared = messages.get(messageName);
   if (declared === null) throw REPORTED;
-  if (!declared || declared.part !== node.attributes.part) {
+  const part = declared?.parts.find((p) => p.name === node.attributes.part);
+  if (!part) {
     throw new SchemaCompileError(
       `operation "${operation}": ${prefix}:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
     );
   }
-  return declared.element;
+  // A type= part's block is named after the part, unqualified, as a document-style Body's part is.
+  return part.element ?? part.name;
 }
 
-/** The body element routes a request to its operation: no two operations may take the same one. */
+/**
+ * The Body's first child (none for an empty Body) routes a request to its operation. Operations
+ * that take the same one are told apart by their actions (SOAP 1.2 Part 2 §7.1.4, SOAP 1.1
+ * §6.1.1): each needs its own `soapAction`, shared with no other operation.
+ */
 function checkRoutable(operations: readonly ContractOperation[]): void {
-  const inputs = new Set<string>();
+  const byKey = new Map<string, ContractOperation[]>();
+  const actions = new Map<string, number>();
   for (const op of operations) {
-    if (inputs.has(op.input)) {
-      throw new SchemaCompileError(
-        `two operations take ${op.input}: the body element could not route requests`,
-      );
-    }
-    inputs.add(op.input);
+    const key = op.inputBody[0] ?? "";
+    const same = byKey.get(key);
+    if (same) same.push(op);
+    else byKey.set(key, [op]);
+    if (op.soapAction) actions.set(op.soapAction, (actions.get(op.soapAction) ?? 0) + 1);
+  }
+  for (const [key, ops] of byKey) {
+    if (ops.length < 2) continue;
+    const untold = ops.filter((o) => o.soapAction === "" || (actions.get(o.soapAction) ?? 0) > 1);
+    if (untold.length === 0) continue;
+    const what = key === "" ? "an empty Body" : key;
+    throw new SchemaCompileError(
+      `two operations take ${what} and their soapActions do not tell them apart (${ops.map((o) => `${o.name}: "${o.soapAction}"`).join(", ")}): the body ${key === "" ? "" : "element "}could not route requests`,
+    );
   }
 }
 
@@ -634,7 +1086,7 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
     if (text === undefined) return undefined;
     const from = xsd === undefined ? "" : dirname(xsd);
     let out = text.replace(
-      /(schemaLocation\s*=\s*)(["'])([^"']*)\2/g,
+      /(schemaLocation\s*=\s*|<(?:[\w.-]+:)?import\b[^>]*?\slocation\s*=\s*)(["'])([^"']*)\2/g,
       (_all, pre: string, q: string, raw: string) => {
         // The attribute's value, as the loader resolved it (XML 1.0 §3.3.3): `a&amp;b.xsd` is a&b.xsd.
         const path = join(from, locationPath(unescapeAttribute(raw)))
@@ -648,7 +1100,7 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
           : `${pre}${q}${raw}${q}`;
       },
     );
-    if (xsd === undefined) {
+    if (xsd === undefined || xsd.endsWith(".wsdl")) {
       out = out.replace(
         /(<[\w.-]+:address\b[^>]*\blocation\s*=\s*)(["'])[^"']*\2/g,
         (_all, pre: string, q: string) => `${pre}${q}${escapeXml(endpointUrl)}${q}`,
