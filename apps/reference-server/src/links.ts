@@ -1,5 +1,5 @@
-import { appendVary } from "@svc/errors";
 import { externalFacts } from "@svc/hal";
+import { appendVary } from "@svc/kernel";
 import { versionedPath } from "@svc/versioning";
 import type { Request } from "express";
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, isHttpError, type NextFunction, repeatsField } from "@svc/errors";
+import { HttpError, isHttpError, type NextFunction } from "@svc/errors";
+import { repeatsField } from "@svc/kernel";
 import {
   type AuthorizationCredentials,
   challenge,

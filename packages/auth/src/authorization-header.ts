@@ -3,7 +3,7 @@
  * (RFC 9110 §11). Pure functions over strings, usable without Express. The token, token68 and
  * quoted-string grammar is the shared one of `@svc/errors`.
  */
-import { isToken, isToken68, quoteString, trimOws } from "@svc/errors";
+import { isToken, isToken68, quoteString, trimOws } from "@svc/kernel";
 
 export { isToken68 };
 

@@ -1,11 +1,11 @@
+import type { OptionError } from "@svc/kernel";
 import {
   checkOptionNames,
   optionError as coded,
   isTimerDelay,
   MAX_TIMER_MS,
-  type OptionError,
   refusedOption,
-} from "@svc/errors";
+} from "@svc/kernel/internal";
 
 export type { OptionError };
 

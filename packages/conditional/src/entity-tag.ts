@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
-import { refusedOption, trimOws } from "@svc/errors";
+import { trimOws } from "@svc/kernel";
+import { refusedOption } from "@svc/kernel/internal";
 import { isOws } from "./ows.js";
 
 /** The tag of an empty body (SHA-1 of no bytes). */

@@ -1,11 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  checkBooleanOption,
-  checkOptionNames,
-  HttpError,
-  type NextFunction,
-  refusedOption,
-} from "@svc/errors";
+import { HttpError, type NextFunction } from "@svc/errors";
+import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import {
   type CurrentState,
   type CurrentValidators,

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { fieldLines, trimOws } from "@svc/errors";
+import { fieldLines, trimOws } from "@svc/kernel";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const MONTH = `(?<month>${MONTHS.join("|")})`;

@@ -1,11 +1,5 @@
-import {
-  checkBooleanOption,
-  checkOptionNames,
-  isToken,
-  type OptionError,
-  optionError,
-  refusedOption,
-} from "@svc/errors";
+import { isToken, type OptionError } from "@svc/kernel";
+import { checkBooleanOption, checkOptionNames, optionError, refusedOption } from "@svc/kernel/internal";
 
 /** Options of {@link formatCacheControl}: the directives of RFC 9111 §5.2.2 a route may want. */
 export interface CacheControlOptions {

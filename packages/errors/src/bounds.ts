@@ -1,4 +1,4 @@
-import { MAX_EXTENSION_MEMBERS } from "@svc/kernel";
+import { MAX_EXTENSION_MEMBERS } from "@svc/kernel/internal";
 
 /**
  * What one error record may carry, the same in every format it is rendered in (the JSON record,

@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
-import { checkOptionNames, fieldValue, HttpError, isToken, reasonPhrase, refusedOption } from "@svc/kernel";
+import { fieldValue, HttpError, isToken, reasonPhrase } from "@svc/kernel";
+import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import { clockTime } from "./clock.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
 import { buildErrorRecord } from "./record.js";

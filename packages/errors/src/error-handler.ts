@@ -1,14 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  appendVary,
-  checkOptionNames,
-  fieldValue,
-  HttpError,
-  isChallengeList,
-  isToken,
-  refusedOption,
-  stringifyJson,
-} from "@svc/kernel";
+import { appendVary, fieldValue, HttpError, isChallengeList, isToken, stringifyJson } from "@svc/kernel";
+import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import { clockTime } from "./clock.js";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";

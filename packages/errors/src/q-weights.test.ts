@@ -1,6 +1,7 @@
+import { matchMediaType, parseMediaRanges, parseQList } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError, matchMediaType, parseMediaRanges, parseQList } from "./index.js";
+import { errorHandler, HttpError } from "./index.js";
 
 // RFC 9110 §12.4.2: `weight = OWS ";" OWS "q=" qvalue`, one per member: §12.5.1
 // `Accept = #( media-range [ weight ] )`, §12.5.3 `Accept-Encoding = #( codings [ weight ] )`,

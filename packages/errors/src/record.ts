@@ -1,4 +1,5 @@
-import { type FieldError, type HttpError, isProblemCode, RECORD_MEMBERS, reasonPhrase } from "@svc/kernel";
+import { type FieldError, type HttpError, reasonPhrase } from "@svc/kernel";
+import { isProblemCode, RECORD_MEMBERS } from "@svc/kernel/internal";
 import { CUT_MARK, cutText, ERROR_RECORD_LIMITS, extensionBudget, hasNoJson, jsonData } from "./bounds.js";
 
 /**

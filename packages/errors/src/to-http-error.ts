@@ -1,12 +1,5 @@
-import {
-  checkedFieldErrors,
-  HttpError,
-  type HttpErrorOptions,
-  hasAllow,
-  isErrorStatus,
-  isHttpError,
-  isProblemCode,
-} from "@svc/kernel";
+import { HttpError, type HttpErrorOptions, isErrorStatus, isHttpError } from "@svc/kernel";
+import { checkedFieldErrors, hasAllow, isProblemCode } from "@svc/kernel/internal";
 
 /**
  * What body-parser (Express 5's `express.json()`, `express.text()`, `express.raw()`,

@@ -1,4 +1,4 @@
-import { isExtensionName, PROBLEM_MEMBERS, RECORD_MEMBERS } from "@svc/kernel";
+import { isExtensionName, PROBLEM_MEMBERS, RECORD_MEMBERS } from "@svc/kernel/internal";
 import { CUT_MARK, MAX_EXTENSION_DEPTH } from "./bounds.js";
 import type { ErrorRecord, ProblemDetails } from "./record.js";
 

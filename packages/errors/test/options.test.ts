@@ -1,8 +1,7 @@
+import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { describeOptions, type OptionCase, refusal } from "@svc/test-utils";
 import { describe, expect, it } from "vitest";
 import {
-  checkBooleanOption,
-  checkOptionNames,
   clientErrorHandler,
   errorHandler,
   expressServerOptions,

@@ -1,5 +1,6 @@
-import { checkBooleanOption, checkOptionNames, HttpError, parseParameters, splitList } from "@svc/errors";
-import { type RequestFacts, requestFacts, resolveFacts } from "@svc/kernel";
+import { HttpError } from "@svc/errors";
+import { parseParameters, type RequestFacts, requestFacts, resolveFacts, splitList } from "@svc/kernel";
+import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
 import type { TrustProxy, TrustRequest } from "./trust.js";

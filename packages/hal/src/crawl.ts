@@ -1,4 +1,4 @@
-import { isTimerDelay } from "@svc/errors";
+import { isTimerDelay } from "@svc/kernel/internal";
 import { expandTemplate, type TemplateVariables } from "./link.js";
 import { optionError } from "./option-error.js";
 

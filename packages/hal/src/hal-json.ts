@@ -1,4 +1,4 @@
-import { stringifyJson } from "@svc/errors";
+import { stringifyJson } from "@svc/kernel";
 
 /**
  * A representation in the structural shape @svc/negotiate accepts: a media type and a serializer.

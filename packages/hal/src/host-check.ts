@@ -1,5 +1,6 @@
-import { checkOptionNames, HttpError, isHttpError, repeatsField } from "@svc/errors";
-import { type Authority, requestFacts } from "@svc/kernel";
+import { HttpError, isHttpError } from "@svc/errors";
+import { type Authority, repeatsField, requestFacts } from "@svc/kernel";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { compileHostList } from "./host.js";
 import { compileTrust, type TrustProxy, type TrustProxyOption, type TrustRequest } from "./trust.js";
 

@@ -1,4 +1,4 @@
-import { optionError } from "@svc/errors";
+import { optionError } from "@svc/kernel/internal";
 import { parseTemplate } from "url-template";
 import { reservedExpansionChars } from "./uri-chars.js";
 

@@ -1,4 +1,5 @@
-import { type OptionError, refusedOption } from "@svc/errors";
+import type { OptionError } from "@svc/kernel";
+import { refusedOption } from "@svc/kernel/internal";
 
 export type { OptionError };
 

@@ -1,4 +1,5 @@
-import { checkOptionNames, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { anotherOrigin } from "./base-url.js";
 import type { HalLink } from "./link.js";
 import { optionError } from "./option-error.js";

@@ -1,4 +1,4 @@
-import { refusedOption } from "@svc/errors";
+import { refusedOption } from "@svc/kernel/internal";
 import type { HalLink, TemplateVariables } from "./link.js";
 import { expandTemplate } from "./link.js";
 

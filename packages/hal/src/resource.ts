@@ -1,5 +1,5 @@
-import { checkBooleanOption, checkOptionNames } from "@svc/errors";
 import { MEDIA_TYPE } from "@svc/kernel";
+import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { HAL_JSON } from "./hal-json.js";
 import { checkTemplate, type HalLink, toHalLink } from "./link.js";
 import { optionError } from "./option-error.js";

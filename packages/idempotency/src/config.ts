@@ -1,4 +1,6 @@
-import { checkOptionNames, isToken, type Logger, MAX_TIMER_MS } from "@svc/errors";
+import type { Logger } from "@svc/errors";
+import { isToken } from "@svc/kernel";
+import { checkOptionNames, MAX_TIMER_MS } from "@svc/kernel/internal";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";

@@ -1,4 +1,5 @@
-import { isTimerDelay, MAX_TIMER_MS, type OptionError, refusedOption } from "@svc/errors";
+import type { OptionError } from "@svc/kernel";
+import { isTimerDelay, MAX_TIMER_MS, refusedOption } from "@svc/kernel/internal";
 
 export type { OptionError };
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { checkOptionNames } from "@svc/errors";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { StoreUnavailableError } from "./redis-store.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";

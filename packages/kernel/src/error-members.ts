@@ -7,10 +7,16 @@
 /**
  * How many extension members one error carries at most; `HttpError` refuses more (the error
  * record's limits, `ERROR_RECORD_LIMITS.extensionMembers` of `@svc/errors`, are this number).
+ *
+ * @internal
  */
 export const MAX_EXTENSION_MEMBERS = 100;
 
-/** The record's own members; any other member of a record is an extension. */
+/**
+ * The record's own members; any other member of a record is an extension.
+ *
+ * @internal
+ */
 export const RECORD_MEMBERS: ReadonlySet<string> = new Set([
   "timestamp",
   "status",
@@ -19,7 +25,11 @@ export const RECORD_MEMBERS: ReadonlySet<string> = new Set([
   "path",
   "errors",
 ]);
-/** The problem details' own members; any other member is an extension. */
+/**
+ * The problem details' own members; any other member is an extension.
+ *
+ * @internal
+ */
 export const PROBLEM_MEMBERS: ReadonlySet<string> = new Set([
   "type",
   "title",
@@ -33,6 +43,8 @@ export const PROBLEM_MEMBERS: ReadonlySet<string> = new Set([
 /**
  * RFC 9457 §3.2: an extension member's name starts with a letter and holds only letters, digits
  * and `_`, so that it is an XML element name as it is (Appendix B).
+ *
+ * @internal
  */
 export const EXTENSION_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
@@ -47,6 +59,8 @@ const XML_RESERVED = /^xml/i;
  * Whether `name` can be an extension member's name in every format: {@link EXTENSION_NAME}
  * (RFC 9457 §3.2), and not one of the names XML 1.0 §2.3 reserves (`xml`, `xmlns`, `XMLSchema`,
  * any case), since the member becomes an element of that name in the XML forms (Appendix B).
+ *
+ * @internal
  */
 export function isExtensionName(name: string): boolean {
   return EXTENSION_NAME.test(name) && !XML_RESERVED.test(name);

@@ -558,7 +558,8 @@ function usageOf<V>(cache: ParseCache<V>): ParseCacheUsage {
  * What the parse caches hold now, counted afresh from their entries (not from the running total
  * that bounds them): for tests of the bound, and for a look at a live process.
  *
- * @internal not exported from the package entry
+ * @internal Exported from the main entry, not from `@svc/kernel/internal`: each entry is bundled
+ * on its own, and this reads the caches of the parsers the main entry holds.
  */
 export function parseCacheUsage(): { accept: ParseCacheUsage; offers: ParseCacheUsage } {
   return { accept: usageOf(rangeCache), offers: usageOf(offerCache) };

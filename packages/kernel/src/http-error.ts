@@ -46,6 +46,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
  * Whether `code` can be the last segment of a problem `type` URI: a string without a lone surrogate.
  * RFC 9457 §3.1.1 makes `type` a URI reference, and the code goes into it UTF-8 percent-encoded
  * (RFC 3986 §2.5); a lone surrogate is no Unicode scalar value and has no UTF-8 form.
+ *
+ * @internal
  */
 export function isProblemCode(code: unknown): code is string {
   return typeof code === "string" && !LONE_SURROGATE.test(code);
@@ -100,6 +102,8 @@ function checkedExtensions(
  * was checked (a caller changing an entry later, or a getter, cannot put a `null` in the record).
  * Anything else (`null`, a number, a missing message, from plain JavaScript) is the calling code's
  * bug, refused here with code `ERR_SVC_ERRORS_ERRORS` rather than written as the text "null".
+ *
+ * @internal
  */
 export function checkedFieldErrors(errors: unknown): readonly FieldError[] | undefined {
   if (errors === undefined) return undefined;
@@ -141,7 +145,11 @@ function delaySeconds(seconds: number): string | undefined {
   return String(Math.min(Math.max(0, Math.ceil(seconds)), MAX_DELAY_SECONDS));
 }
 
-/** Whether `headers` has an `Allow` field (names are case-insensitive, RFC 9110 §5.1). */
+/**
+ * Whether `headers` has an `Allow` field (names are case-insensitive, RFC 9110 §5.1).
+ *
+ * @internal
+ */
 export function hasAllow(headers: Readonly<Record<string, unknown>> | undefined): boolean {
   if (typeof headers !== "object" || headers === null) return false;
   for (const name of Object.keys(headers)) {

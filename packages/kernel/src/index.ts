@@ -9,13 +9,6 @@ export {
   type RouteOptions,
 } from "./core.js";
 export {
-  EXTENSION_NAME,
-  isExtensionName,
-  MAX_EXTENSION_MEMBERS,
-  PROBLEM_MEMBERS,
-  RECORD_MEMBERS,
-} from "./error-members.js";
-export {
   asyncRoute,
   type ExpressHandler,
   type ExpressPipeline,
@@ -54,27 +47,11 @@ export {
   splitList,
   trimOws,
 } from "./grammar.js";
-export {
-  checkedFieldErrors,
-  type FieldError,
-  HttpError,
-  type HttpErrorOptions,
-  hasAllow,
-  isHttpError,
-  isProblemCode,
-} from "./http-error.js";
+export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
 export { stringifyJson } from "./json.js";
 export { MEDIA_TYPE, type MediaTyped } from "./media-type.js";
 export { fieldName, pipelineRequest, writeResponse } from "./node.js";
-export {
-  checkBooleanOption,
-  checkOptionNames,
-  describeValue,
-  type OptionError,
-  optionError,
-  optionErrorCode,
-  refusedOption,
-} from "./option-error.js";
+export type { OptionError } from "./option-error.js";
 export {
   type FactsHeaders,
   type FactsInput,
@@ -115,7 +92,6 @@ export type {
   VersionDecision,
   Versioner,
 } from "./steps.js";
-export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { compileTrust, type TrustOption } from "./trust.js";
 export { appendVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeValue, optionError, optionErrorCode, refusedOption } from "./index.js";
+import { describeValue, optionError, optionErrorCode, refusedOption } from "./internal.js";
 
 describe("option errors", () => {
   it.each([

@@ -16,6 +16,8 @@ export interface OptionError extends TypeError {
 /**
  * How a refused value is shown in the message: strings quoted, functions and plain objects named
  * (never their contents, which may hold secrets), lists item by item, the rest as `String` does.
+ *
+ * @internal
  */
 export function describeValue(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
@@ -29,6 +31,8 @@ export function describeValue(value: unknown): string {
 /**
  * The stable code of a refused option: list positions dropped, camelCase split, punctuation made
  * `_`, in the package name too (`soap-envelope` → `SOAP_ENVELOPE`). `("versioning", "deprecated.1.sunset")` → `ERR_SVC_VERSIONING_DEPRECATED_SUNSET`.
+ *
+ * @internal
  */
 export function optionErrorCode(pkg: string, option: string): string {
   return `ERR_SVC_${constantCase(pkg)}_${constantCase(option.replace(/\.\d+(?=\.|$)/g, ""))}`;
@@ -46,6 +50,8 @@ function constantCase(name: string): string {
  * {@link optionErrorCode}.
  *
  * @example throw optionError("ratelimit", "timeoutMs", "RedisStore: timeoutMs must be a positive number of milliseconds");
+ *
+ * @internal
  */
 export function optionError(pkg: string, option: string, message: string): OptionError {
   const err = new TypeError(message) as OptionError;
@@ -58,6 +64,8 @@ export function optionError(pkg: string, option: string, message: string): Optio
  * accepted: `<label> must be <accepted>, got <given>`.
  *
  * @example throw refusedOption("hal", "trustProxy", -1, "true, false, a hop count, addresses or a function", "@svc/hal: trustProxy");
+ *
+ * @internal
  */
 export function refusedOption(
   pkg: string,
@@ -77,6 +85,8 @@ export function refusedOption(
  * ignored, as TypeScript only catches it in an object literal.
  *
  * @example checkOptionNames("negotiate", options, ["representations", "languages", "compression"], "negotiate");
+ *
+ * @internal
  */
 export function checkOptionNames(
   pkg: string,
@@ -145,6 +155,8 @@ function editDistance(a: string, b: string, limit: number): number {
  * variable would otherwise read as true).
  *
  * @example checkBooleanOption("conditional", "required", options.required, "preconditions: required");
+ *
+ * @internal
  */
 export function checkBooleanOption(pkg: string, option: string, value: unknown, label = option): void {
   if (value !== undefined && typeof value !== "boolean") {

@@ -1,6 +1,8 @@
 /**
  * The longest delay a Node.js timer keeps (`setTimeout`, `setInterval`, `AbortSignal.timeout`):
  * 2^31 - 1 ms, about 24.8 days. A longer one fires after 1 ms instead ("TimeoutOverflowWarning").
+ *
+ * @internal
  */
 export const MAX_TIMER_MS = 2_147_483_647;
 
@@ -11,6 +13,8 @@ export const MAX_TIMER_MS = 2_147_483_647;
  *
  * @example isTimerDelay(500) // true
  * @example isTimerDelay(2 ** 31) // false: it would fire after 1 ms
+ *
+ * @internal
  */
 export function isTimerDelay(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS;

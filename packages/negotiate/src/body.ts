@@ -1,14 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  checkOptionNames,
-  HttpError,
-  type MediaType,
-  type NextFunction,
-  parseMediaType,
-  repeatsField,
-  splitList,
-  xmlDeclaredEncoding,
-} from "@svc/errors";
+import { HttpError, type NextFunction } from "@svc/errors";
+import { type MediaType, parseMediaType, repeatsField, splitList, xmlDeclaredEncoding } from "@svc/kernel";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
 import { parseXmlBody, XmlNilError, XmlRefusedError, type XmlValue } from "./xml-body.js";

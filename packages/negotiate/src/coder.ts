@@ -13,12 +13,12 @@ import {
   addVary,
   type Body,
   type Coder,
-  checkOptionNames,
   fieldText,
   HttpError,
   type PipelineRequest,
   type ResponseValue,
 } from "@svc/kernel";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { selectEncoding } from "./encoding.js";
 import { headerString, isCompressible } from "./headers.js";
 import { refused } from "./options.js";

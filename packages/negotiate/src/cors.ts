@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendVary, checkOptionNames, describeValue, isToken, type NextFunction } from "@svc/errors";
+import type { NextFunction } from "@svc/errors";
+import { appendVary, isToken } from "@svc/kernel";
+import { checkOptionNames, describeValue } from "@svc/kernel/internal";
 import cors from "cors";
 import { optionError } from "./options.js";
 

@@ -1,4 +1,4 @@
-import { parseQList } from "@svc/errors";
+import { parseQList } from "@svc/kernel";
 import { frozenQList, lowestWeights, memoLast } from "./headers.js";
 
 /**

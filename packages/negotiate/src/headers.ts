@@ -1,4 +1,4 @@
-import type { QItem } from "@svc/errors";
+import type { QItem } from "@svc/kernel";
 
 // Not text/event-stream: HTML Living Standard §9.2 has the client dispatch each server-sent event
 // as it arrives, over a response kept open between events, and a zlib coder holds small writes

@@ -1,5 +1,5 @@
 // One media-range selection for every @svc package: @svc/errors picks error renderings with it too.
-export { type MediaTypeMatch, matchMediaType, selectMediaType } from "@svc/errors";
+export { type MediaTypeMatch, matchMediaType, selectMediaType } from "@svc/kernel";
 export {
   type ParseBodyOptions,
   type ParsedBodyRequest,

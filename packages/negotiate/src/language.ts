@@ -1,4 +1,4 @@
-import { parseQList, type QItem } from "@svc/errors";
+import { parseQList, type QItem } from "@svc/kernel";
 import { frozenQList, lowestWeights, memoLast } from "./headers.js";
 
 // RFC 4647 §2.1: language-range = (1*8ALPHA *("-" 1*8alphanum)) / "*" (bounded repetition: linear).

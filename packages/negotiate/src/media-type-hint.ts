@@ -1,5 +1,4 @@
-import { matchMediaType } from "@svc/errors";
-import { MEDIA_TYPE } from "@svc/kernel";
+import { MEDIA_TYPE, matchMediaType } from "@svc/kernel";
 import { essence } from "./headers.js";
 
 /** The kernel's key under which data names its own media type (a HAL resource's `application/hal+json`). */

@@ -1,9 +1,5 @@
-import {
-  optionError as codedOptionError,
-  type OptionError,
-  parseMediaType,
-  refusedOption,
-} from "@svc/errors";
+import { type OptionError, parseMediaType } from "@svc/kernel";
+import { optionError as codedOptionError, refusedOption } from "@svc/kernel/internal";
 import type { Representation } from "./representation.js";
 
 /** A refused option: a `TypeError` with a stable `code` naming the option. */

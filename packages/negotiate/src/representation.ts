@@ -1,4 +1,6 @@
-import { checkBooleanOption, checkOptionNames, escapeXml, refusedOption, stringifyJson } from "@svc/errors";
+import { escapeXml } from "@svc/errors";
+import { stringifyJson } from "@svc/kernel";
+import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import { stringify } from "csv-stringify/sync";
 
 /** What a serializer learns about the response it is producing. */

@@ -1,6 +1,5 @@
 import {
   type Choice,
-  checkOptionNames,
   HttpError,
   type MediaTypeMatch,
   matchMediaType,
@@ -10,6 +9,7 @@ import {
   type Represented,
   type Representer,
 } from "@svc/kernel";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { essence, headerString } from "./headers.js";
 import { selectLanguage } from "./language.js";
 import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";

@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 
 // Counts the parses of Accept-Encoding / Accept-Language lists behind the selections.
 const parses = vi.hoisted(() => ({ count: 0 }));
-vi.mock("@svc/errors", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("@svc/errors")>();
+vi.mock("@svc/kernel", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@svc/kernel")>();
   return {
     ...actual,
     parseQList: (...args: Parameters<typeof actual.parseQList>) => {

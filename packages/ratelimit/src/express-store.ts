@@ -1,4 +1,4 @@
-import { checkOptionNames } from "@svc/errors";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { optionError, refused } from "./option-error.js";
 import { isThenable } from "./thenable.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { checkOptionNames } from "@svc/errors";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
 import { isThenable } from "./thenable.js";

@@ -1,4 +1,4 @@
-import { checkOptionNames } from "@svc/errors";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { refused } from "./option-error.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 

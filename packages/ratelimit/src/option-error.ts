@@ -1,4 +1,5 @@
-import { optionError as codedOptionError, type OptionError, refusedOption } from "@svc/errors";
+import type { OptionError } from "@svc/kernel";
+import { optionError as codedOptionError, refusedOption } from "@svc/kernel/internal";
 
 /**
  * The `TypeError` for a refused option, with a stable `code` to match on:

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { checkOptionNames, fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
+import { fallbackLogger, HttpError, type Logger, type NextFunction } from "@svc/errors";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { type IpMatcher, ipMatcher } from "./client-key.js";
 import { maxCostOf } from "./express-store.js";
 import {

@@ -1,4 +1,4 @@
-import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/errors";
+import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/kernel/internal";
 import { optionError as refused, refused as refusedValue } from "./option-error.js";
 import { DECIDE_SCRIPT, DECIDE_SHA, REFUND_SCRIPT, REFUND_SHA } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";

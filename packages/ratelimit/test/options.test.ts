@@ -1,4 +1,4 @@
-import { describeValue } from "@svc/errors";
+import { describeValue } from "@svc/kernel/internal";
 import { describe, expect, it } from "vitest";
 import {
   createRateLimiter,

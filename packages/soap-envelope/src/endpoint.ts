@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
-import {
-  appendVary,
-  fallbackLogger,
-  fieldLines,
-  HttpError,
-  type NextFunction,
-  toHttpError,
-} from "@svc/errors";
-import { requestFacts } from "@svc/kernel";
+import { fallbackLogger, HttpError, type NextFunction, toHttpError } from "@svc/errors";
+import { appendVary, fieldLines, requestFacts } from "@svc/kernel";
 import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
 import { fault11ToXml, faultToXml } from "./fault.js";
 import { parseMediaType } from "./media-type.js";

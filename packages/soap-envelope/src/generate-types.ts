@@ -1,4 +1,4 @@
-import { refusedOption } from "@svc/errors";
+import { refusedOption } from "@svc/kernel/internal";
 import { type CompiledSchema, schemaComponents } from "./schema.js";
 import type { SchemaComponents } from "./schema-compile.js";
 import {

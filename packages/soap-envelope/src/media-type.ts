@@ -1,4 +1,4 @@
-import { parseMediaType as parseFieldMediaType } from "@svc/errors";
+import { parseMediaType as parseFieldMediaType } from "@svc/kernel";
 
 /** A parsed `Content-Type` value. */
 export interface MediaType {

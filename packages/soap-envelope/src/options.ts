@@ -1,4 +1,5 @@
-import { type OptionError, refusedOption } from "@svc/errors";
+import type { OptionError } from "@svc/kernel";
+import { refusedOption } from "@svc/kernel/internal";
 
 // Every option of this package's factories is checked once, at construction, and a refused one
 // throws a `TypeError` with the stable code `ERR_SVC_SOAP_ENVELOPE_<OPTION>` (from @svc/errors)

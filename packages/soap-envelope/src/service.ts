@@ -1,15 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { evaluatePreconditions } from "@svc/conditional";
-import {
-  optionError as codedOptionError,
-  describeValue,
-  fallbackLogger,
-  fieldLines,
-  HttpError,
-  isHttpError,
-  type Logger,
-  repeatsField,
-} from "@svc/errors";
+import { fallbackLogger, HttpError, isHttpError, type Logger } from "@svc/errors";
+import { fieldLines, repeatsField } from "@svc/kernel";
+import { optionError as codedOptionError, describeValue } from "@svc/kernel/internal";
 import { hostRefusal } from "./endpoint-address.js";
 import {
   ATTR11_ENCODING_STYLE,

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { optionError as codedOptionError, escapeXml } from "@svc/errors";
+import { escapeXml } from "@svc/errors";
+import { optionError as codedOptionError } from "@svc/kernel/internal";
 import { checkLongAs, checkObject, optionError } from "./options.js";
 import {
   type CompiledSchema,

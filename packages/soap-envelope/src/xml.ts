@@ -1,6 +1,7 @@
 import { isAscii } from "node:buffer";
 import { TextDecoder } from "node:util";
-import { type XmlElement, xmlDeclaredEncoding } from "@svc/errors";
+import type { XmlElement } from "@svc/errors";
+import { xmlDeclaredEncoding } from "@svc/kernel";
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";

@@ -1,4 +1,5 @@
-import { checkBooleanOption, checkOptionNames, isToken } from "@svc/errors";
+import { isToken } from "@svc/kernel";
+import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { type DeprecationHeaders, deprecationHeaders } from "./deprecation.js";
 import { optionError } from "./option-error.js";
 import type {

@@ -1,4 +1,4 @@
-import { checkOptionNames } from "@svc/errors";
+import { checkOptionNames } from "@svc/kernel/internal";
 import { optionError } from "./option-error.js";
 
 /** When a version is (or will be) deprecated and sunset, and where that is explained. */

@@ -1,4 +1,5 @@
-import { type OptionError, refusedOption } from "@svc/errors";
+import type { OptionError } from "@svc/kernel";
+import { refusedOption } from "@svc/kernel/internal";
 
 /** An option refused at construction: a `TypeError` with a stable `code` to match on. */
 export type VersioningOptionError = OptionError;

@@ -1,4 +1,4 @@
-import { parseMediaRanges, parseMediaType } from "@svc/errors";
+import { parseMediaRanges, parseMediaType } from "@svc/kernel";
 
 // One spelling per version: no leading zero. RFC 3986 §6.2: `/v01/x` and `/v1/x` are different
 // URIs that no normalisation makes equal, and RFC 6838 §4.2 compares media type names as strings,

@@ -1,5 +1,6 @@
 import type { NextFunction } from "@svc/errors";
-import { checkBooleanOption, checkOptionNames, HttpError, refusedOption } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 
 const HANDLERS = "an object of handler functions by version number ({ 1: h1, 2: h2, default? })";
 

@@ -1,0 +1,32 @@
+/**
+ * `@svc/kernel/internal`: what the @svc packages share so that each has one implementation of it,
+ * not a second copy that could drift (option refusals and their codes, timer bounds, the members
+ * an error record reserves). It is an entry of its own so that the main
+ * entry, `@svc/kernel`, holds only what applications use.
+ *
+ * For the @svc packages only. It has an API report (`api/internal.api.md`) and changes to it
+ * take the bump they need, because a released @svc package imports it within its peer range of
+ * `@svc/kernel`; but it is not documented for applications and is no promise to them: a name may
+ * move or go in the next minor (the next major from 1.0.0).
+ *
+ * @packageDocumentation
+ */
+export {
+  EXTENSION_NAME,
+  isExtensionName,
+  MAX_EXTENSION_MEMBERS,
+  PROBLEM_MEMBERS,
+  RECORD_MEMBERS,
+} from "./error-members.js";
+// The types the helpers take and return, exported by the main entry as well.
+export { checkedFieldErrors, type FieldError, hasAllow, isProblemCode } from "./http-error.js";
+export {
+  checkBooleanOption,
+  checkOptionNames,
+  describeValue,
+  type OptionError,
+  optionError,
+  optionErrorCode,
+  refusedOption,
+} from "./option-error.js";
+export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
