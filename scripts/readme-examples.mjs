@@ -6,7 +6,7 @@
 //
 //   (no marker)                      a whole module: imports what it uses, compiles as it is.
 //   <!-- example: fragment -->       a piece of a program: compiled after a prelude that imports,
-//                                    from the README's own package and @svc/errors, each export
+//                                    from the README's own package, @svc/errors and @svc/kernel, each export
 //                                    the block uses without declaring it, and declares the
 //                                    Express names it uses without declaring them (`express`,
 //                                    `app`, `req`, `res`, `next`). Lines after the first line of
@@ -228,7 +228,7 @@ export function blockSource(block, packageName, exportsOf) {
   const code = `${block.prelude.join("\n")}\n${block.code}`;
   const head = [];
   const taken = new Set();
-  for (const pkg of [packageName, "@svc/errors"]) {
+  for (const pkg of [packageName, "@svc/errors", "@svc/kernel"]) {
     if (!pkg) continue;
     const names = (exportsOf.get(pkg) ?? []).filter(
       (name) => !taken.has(name) && uses(code, name) && !declares(code, name),
@@ -307,7 +307,7 @@ export async function checkReadmeExamples({
       ...new Set(
         blocks
           .filter((b) => b.kind === "fragment" || b.kind === "run")
-          .flatMap((b) => [b.packageName, "@svc/errors"]),
+          .flatMap((b) => [b.packageName, "@svc/errors", "@svc/kernel"]),
       ),
     ].filter(Boolean),
   );
