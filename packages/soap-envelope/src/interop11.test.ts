@@ -1,8 +1,8 @@
-import { execFile, execFileSync } from "node:child_process";
 import { join } from "node:path";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, received, startCustomerService, TNS } from "../test/helpers.js";
+import { runZeep, zeepAvailable } from "../test/zeep.js";
 import { WSSE_NS } from "./fault.js";
 
 /**
@@ -104,63 +104,32 @@ describe("the soap npm client's defaults against a contract with both bindings",
   });
 });
 
-/** python3-zeep, the system's (CI installs it); without it the block is skipped, saying so. */
-const PYTHON = "/usr/bin/python3";
-const hasZeep = (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import zeep"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasZeep) {
-  console.warn(
-    "interop11.test.ts: python3-zeep is not installed (/usr/bin/python3 -c 'import zeep'): zeep interop skipped",
-  );
-}
-
-/** Runs a zeep script against the endpoint's WSDL; it prints one JSON line. */
-function zeep(script: string): Promise<Record<string, unknown>> {
-  const program = `
-import json, sys, zeep
-from zeep.helpers import serialize_object
-from zeep.wsse.username import UsernameToken
-url = sys.argv[1]
-def run():
-${script
-  .trim()
-  .split("\n")
-  .map((line) => `    ${line}`)
-  .join("\n")}
-print(json.dumps(run(), default=str))
-`;
-  return new Promise((resolve, reject) => {
-    execFile(PYTHON, ["-c", program, `${svc.endpoint}?wsdl`], { timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}"));
-    });
-  });
-}
+const hasZeep = zeepAvailable("interop11.test.ts");
 
 describe.skipIf(!hasZeep)("interop with zeep, its defaults (SOAP 1.1)", () => {
   it("getCustomer → the customer, customerId a Python int", async () => {
-    const out = await zeep(`
+    const out = await runZeep(
+      svc.endpoint,
+      `
 client = zeep.Client(url)
 r = serialize_object(client.service.getCustomer(customerId=42))
 return {"name": r["name"], "id": r["id"]}
-`);
+`,
+    );
     expect(out).toEqual({ name: "Ada Lovelace", id: 42 });
   }, 60_000);
 
   it("createCustomer (64-bit id) and logEvent (one-way)", async () => {
     const before = received.length;
-    const out = await zeep(`
+    const out = await runZeep(
+      svc.endpoint,
+      `
 client = zeep.Client(url)
 created = client.service.createCustomer(customer={"id": 9223372036854775806, "name": "Zed", "email": "zed@example.com"})
 client.service.logEvent(event={"type": "audit", "severity": "INFO", "message": "from zeep"})
 return {"created": str(created)}
-`);
+`,
+    );
     expect(out).toEqual({ created: "9223372036854775806" });
     expect(received.slice(before)).toContainEqual({
       event: { type: "audit", severity: "INFO", message: "from zeep" },
@@ -168,19 +137,24 @@ return {"created": str(created)}
   }, 60_000);
 
   it("getCustomer of an unknown id → zeep.exceptions.Fault with code Client and the detail", async () => {
-    const out = await zeep(`
+    const out = await runZeep(
+      svc.endpoint,
+      `
 client = zeep.Client(url)
 try:
     client.service.getCustomer(customerId=1)
     return {"fault": None}
 except zeep.exceptions.Fault as f:
     return {"code": f.code, "message": f.message, "detail": f.detail is not None}
-`);
+`,
+    );
     expect(out).toEqual({ code: "SOAP-ENV:Client", message: "Customer 1 does not exist", detail: true });
   }, 60_000);
 
   it("WS-Security UsernameToken → reaches authenticate; a wrong password → Fault wsse:FailedAuthentication", async () => {
-    const out = await zeep(`
+    const out = await runZeep(
+      svc.endpoint,
+      `
 ok = zeep.Client(url, wsse=UsernameToken("ada", "s3cret")).service.getCustomer(customerId=42)
 try:
     zeep.Client(url, wsse=UsernameToken("ada", "wrong")).service.getCustomer(customerId=42)
@@ -188,7 +162,8 @@ try:
 except zeep.exceptions.Fault as f:
     code = f.code
 return {"name": ok["name"], "refused": code}
-`);
+`,
+    );
     expect(out.name).toBe("Ada Lovelace");
     expect(String(out.refused)).toMatch(/FailedAuthentication$/);
   }, 60_000);

@@ -1,11 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listen } from "@svc/test-utils";
-import express from "express";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURES, post, readFault, silentLogger, TNS } from "../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { FIXTURES, post, readFault, startSoapService, TNS } from "../test/helpers.js";
 import { loadContract } from "./wsdl.js";
 
 /**
@@ -22,27 +19,20 @@ const env11 = `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><
 const env12 = `<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body>${event}</s:Body></s:Envelope>`;
 
 const calls: string[] = [];
-let server: Awaited<ReturnType<typeof listen>>;
+let server: Awaited<ReturnType<typeof startSoapService>>;
 let endpoint: string;
 beforeAll(async () => {
-  const app = express();
-  app.use(
-    "/ws/customer",
-    soapEndpoint({
-      wsdl: shared,
-      contract: { baseDir: FIXTURES },
-      handlers: {
-        getCustomer: () => ({}),
-        createCustomer: () => ({}),
-        logEvent: () => void calls.push("logEvent"),
-        sendNotification: () => void calls.push("sendNotification"),
-      } as never,
-      logger: silentLogger,
-    }),
-    soapErrorHandler(),
-  );
-  server = await listen(app);
-  endpoint = `${server.url}/ws/customer`;
+  server = await startSoapService({
+    wsdl: shared,
+    contract: { baseDir: FIXTURES },
+    handlers: {
+      getCustomer: () => ({}),
+      createCustomer: () => ({}),
+      logEvent: () => void calls.push("logEvent"),
+      sendNotification: () => void calls.push("sendNotification"),
+    } as never,
+  });
+  endpoint = server.endpoint;
 });
 afterAll(() => server.close());
 

@@ -1,12 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listen } from "@svc/test-utils";
-import express from "express";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { startSoapService } from "../test/helpers.js";
 import { generateTypes } from "./generate-types.js";
 import { SchemaCompileError } from "./schema.js";
 import { loadContract } from "./wsdl.js";
@@ -134,23 +131,19 @@ describe("loadContract: wsdl:import", () => {
 });
 
 describe("wsdl:import through a listening endpoint", () => {
-  let server: Awaited<ReturnType<typeof listen>>;
+  let server: Awaited<ReturnType<typeof startSoapService>>;
   let endpoint: string;
   beforeAll(async () => {
-    const app = express();
-    app.use(
-      "/ws/version",
-      soapEndpoint({
+    server = await startSoapService(
+      {
         wsdl: join(dir, "version.wsdl"),
         handlers: {
           getVersion: ({ component }: { component: string }) => ({ version: component.length }),
         } as never,
-        logger: silentLogger,
-      }),
-      soapErrorHandler(),
+      },
+      "/ws/version",
     );
-    server = await listen(app);
-    endpoint = `${server.url}/ws/version`;
+    endpoint = server.endpoint;
   });
   afterAll(() => server.close());
 

@@ -1,11 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listen } from "@svc/test-utils";
-import express from "express";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { customerHandlers, FIXTURES, silentLogger } from "../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { customerHandlers, FIXTURES, startSoapService } from "../test/helpers.js";
 import { createSoapService } from "./service.js";
 import { loadContract } from "./wsdl.js";
 
@@ -63,22 +60,15 @@ describe("notification and solicit-response operations", () => {
 });
 
 describe("the served operations through a listening endpoint", () => {
-  let server: Awaited<ReturnType<typeof listen>>;
+  let server: Awaited<ReturnType<typeof startSoapService>>;
   let endpoint: string;
   beforeAll(async () => {
-    const app = express();
-    app.use(
-      "/ws/customer",
-      soapEndpoint({
-        wsdl: text,
-        contract: { baseDir: FIXTURES },
-        handlers: served as never,
-        logger: silentLogger,
-      }),
-      soapErrorHandler(),
-    );
-    server = await listen(app);
-    endpoint = `${server.url}/ws/customer`;
+    server = await startSoapService({
+      wsdl: text,
+      contract: { baseDir: FIXTURES },
+      handlers: served as never,
+    });
+    endpoint = server.endpoint;
   });
   afterAll(() => server.close());
 

@@ -1,12 +1,9 @@
-import { execFile, execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listen } from "@svc/test-utils";
-import express from "express";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURES, post, readFault, silentLogger } from "../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { FIXTURES, post, readFault, startSoapService } from "../test/helpers.js";
+import { runZeep, zeepAvailable } from "../test/zeep.js";
 import { generateTypes } from "./generate-types.js";
 import { loadContract } from "./wsdl.js";
 
@@ -33,16 +30,7 @@ const handlers = {
   },
 };
 
-async function start(wsdl: string) {
-  const app = express();
-  app.use(
-    "/ws/calc",
-    soapEndpoint({ wsdl, handlers: handlers as never, logger: silentLogger }),
-    soapErrorHandler(),
-  );
-  const server = await listen(app);
-  return { ...server, endpoint: `${server.url}/ws/calc` };
-}
+const start = (wsdl: string) => startSoapService({ wsdl, handlers: handlers as never }, "/ws/calc");
 
 const env11 = (body: string) => `<s:Envelope xmlns:s="${SOAP11}"><s:Body>${body}</s:Body></s:Envelope>`;
 const env12 = (body: string) => `<s:Envelope xmlns:s="${SOAP12}"><s:Body>${body}</s:Body></s:Envelope>`;
@@ -186,33 +174,7 @@ function readRpc(): string {
   return readFileSync(RPC_WSDL, "utf8");
 }
 
-/** python3-zeep, the system's (CI installs it); without it those tests are skipped, saying so. */
-const PYTHON = "/usr/bin/python3";
-const hasZeep = (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import zeep"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasZeep) console.warn("wsdl-styles.test.ts: python3-zeep is not installed: zeep interop skipped");
-
-/** Runs a zeep script against the endpoint's WSDL; it prints one JSON line. */
-function zeep(endpoint: string, script: string): Promise<Record<string, unknown>> {
-  const body = script
-    .trim()
-    .split("\n")
-    .map((line) => `    ${line}`)
-    .join("\n");
-  const program = `import json, sys, zeep\nfrom zeep.helpers import serialize_object\nurl = sys.argv[1]\ndef run():\n${body}\nprint(json.dumps(run(), default=str))\n`;
-  return new Promise((resolve, reject) => {
-    execFile(PYTHON, ["-c", program, `${endpoint}?wsdl`], { timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}"));
-    });
-  });
-}
+const hasZeep = zeepAvailable("wsdl-styles.test.ts");
 
 describe("rpc style through a listening endpoint", () => {
   let svc: Awaited<ReturnType<typeof start>>;
@@ -308,7 +270,7 @@ describe("rpc style through a listening endpoint", () => {
   });
 
   it.skipIf(!hasZeep)("zeep (SOAP 1.1) calls add and reset, an operation without parts", async () => {
-    const out = await zeep(
+    const out = await runZeep(
       svc.endpoint,
       `
 client = zeep.Client(url)
@@ -386,7 +348,7 @@ describe("document style with type= parts, several parts or none, through a list
 
   it.skipIf(!hasZeep)("zeep (SOAP 1.1) sends the parts in the Body: move and reset answered", async () => {
     const before = calls.length;
-    const out = await zeep(
+    const out = await runZeep(
       svc.endpoint,
       `
 client = zeep.Client(url)

@@ -1,5 +1,5 @@
-import { execFile, execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { listen } from "@svc/test-utils";
 import express from "express";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { soapEndpoint, soapErrorHandler } from "../src/endpoint.js";
 import { type Contract, type ContractOperation, loadContract } from "../src/wsdl.js";
 import { compileXsdPattern } from "../src/xsd-regex.js";
+import { CORPUS, wsdlFiles } from "./corpus-files.js";
 import {
   type Client,
   decoded,
@@ -19,6 +20,7 @@ import {
   patternExample,
   zeepInput,
 } from "./corpus-values.js";
+import { PYTHON, zeepAvailable } from "./zeep.js";
 
 /**
  * Every corpus WSDL that loads, served from a real listening server and called by the two clients
@@ -30,18 +32,6 @@ import {
  * the handler answered, no fault. The set follows what loads: a contract that starts loading is
  * called too, and one a client cannot call goes in CLIENT_LIMITS.
  */
-const CORPUS = join(import.meta.dirname, "corpus");
-
-function wsdlFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((entry) => {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) return wsdlFiles(path);
-      return path.endsWith(".wsdl") ? [path] : [];
-    });
-}
-
 /** What each client cannot do with a corpus contract, with the client's own error. */
 const CLIENT_LIMITS: Readonly<Record<string, Partial<Record<Client, RegExp>>>> = {
   // node-soap qualifies every local element with the namespace of the element it is in: here
@@ -273,22 +263,7 @@ describe("the corpus round trip with node-soap", () => {
   }
 });
 
-/** python3-zeep, the system's (CI installs it); without it the block is skipped, saying so. */
-const PYTHON = "/usr/bin/python3";
-const hasZeep = (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import zeep"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasZeep) {
-  if (process.env.CI) throw new Error("python3-zeep is not installed: CI installs it for the interop tests");
-  console.warn(
-    "corpus-roundtrip.test.ts: python3-zeep is not installed (/usr/bin/python3 -c 'import zeep'): zeep round trip skipped",
-  );
-}
+const hasZeep = zeepAvailable("corpus-roundtrip.test.ts");
 
 /** One python process calls every operation in turn (zeep-calls.py). */
 function zeepCalls(calls: { wsdl: string; address: string; operation: string; input: unknown }[]) {

@@ -1,10 +1,12 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateTypes } from "../src/generate-types.js";
 import { loadContract } from "../src/wsdl.js";
+import { strictDiagnostics } from "./compile-types.js";
+import { CORPUS, wsdlFiles } from "./corpus-files.js";
 import { FIXTURES } from "./helpers.js";
 
 /**
@@ -12,18 +14,7 @@ import { FIXTURES } from "./helpers.js";
  * shared Body elements, notifications left out) and for the rpc and parts fixtures: the generated
  * files compile, and handlers typed by them check the rpc payloads.
  */
-const CORPUS = join(import.meta.dirname, "corpus");
-const ROOT = resolve(import.meta.dirname, "../../..");
-
-function wsdlFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((entry) => {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) return wsdlFiles(path);
-      return path.endsWith(".wsdl") ? [path] : [];
-    });
-}
+const _ROOT = resolve(import.meta.dirname, "../../..");
 
 const loading = wsdlFiles(CORPUS).filter((file) => {
   try {
@@ -64,26 +55,7 @@ beforeAll(() => {
   );
   writeFileSync(join(dir, "calc.ts"), CALC_HANDLERS);
   files.push(join(dir, "rpc.types.ts"), join(dir, "parts.types.ts"), join(dir, "calc.ts"));
-  const program = ts.createProgram(files, {
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    exactOptionalPropertyTypes: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ["lib.es2023.d.ts"],
-    types: ["node"],
-    typeRoots: [join(ROOT, "node_modules/@types")],
-    noEmit: true,
-    skipLibCheck: true,
-    paths: {
-      "@svc/soap-envelope": [join(ROOT, "packages/soap-envelope/src/index.ts")],
-      "@svc/errors": [join(ROOT, "packages/errors/src/index.ts")],
-      "@svc/conditional": [join(ROOT, "packages/conditional/src/index.ts")],
-      "@svc/kernel": [join(ROOT, "packages/kernel/src/index.ts")],
-    },
-  });
-  diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ({
+  diagnostics = strictDiagnostics(files).map((d) => ({
     file: d.file ? relative(dir, d.file.fileName) : "",
     message: ts.flattenDiagnosticMessageText(d.messageText, "\n"),
   }));

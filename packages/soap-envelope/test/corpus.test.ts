@@ -1,21 +1,8 @@
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SchemaCompileError } from "../src/schema.js";
 import { loadContract } from "../src/wsdl.js";
-
-/** Real-world contracts from public projects' test fixtures (test/corpus/LICENSES.md). */
-const CORPUS = join(import.meta.dirname, "corpus");
-
-function wsdlFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((entry) => {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) return wsdlFiles(path);
-      return path.endsWith(".wsdl") ? [path] : [];
-    });
-}
+import { CORPUS, wsdlFiles } from "./corpus-files.js";
 
 describe("the corpus of real-world WSDLs", () => {
   const files = wsdlFiles(CORPUS);

@@ -7,11 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
 import { generateTypes } from "../src/generate-types.js";
 import { createSoapService } from "../src/service.js";
+import { strictDiagnostics } from "./compile-types.js";
 import { CUSTOMER_WSDL, FIXTURES } from "./helpers.js";
 
 const ORDERS_WSDL = join(FIXTURES, "orders.wsdl");
 const SHAPES_WSDL = join(FIXTURES, "shapes.wsdl");
-const ROOT = resolve(import.meta.dirname, "../../..");
+const _ROOT = resolve(import.meta.dirname, "../../..");
 
 /** Generated from the files, as the command does. */
 const generate = (wsdl: string, options: Parameters<typeof generateTypes>[1] = {}) =>
@@ -160,29 +161,7 @@ describe("generated types check handlers under strict TypeScript", () => {
       "readme.ts",
       "bad.ts",
     ];
-    const program = ts.createProgram(
-      files.map((f) => join(dir, f)),
-      {
-        strict: true,
-        noUncheckedIndexedAccess: true,
-        exactOptionalPropertyTypes: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
-        lib: ["lib.es2023.d.ts"],
-        types: ["node"],
-        typeRoots: [join(ROOT, "node_modules/@types")],
-        noEmit: true,
-        skipLibCheck: true,
-        paths: {
-          "@svc/soap-envelope": [join(ROOT, "packages/soap-envelope/src/index.ts")],
-          "@svc/errors": [join(ROOT, "packages/errors/src/index.ts")],
-          "@svc/conditional": [join(ROOT, "packages/conditional/src/index.ts")],
-          "@svc/kernel": [join(ROOT, "packages/kernel/src/index.ts")],
-        },
-      },
-    );
-    diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ({
+    diagnostics = strictDiagnostics(files.map((f) => join(dir, f))).map((d) => ({
       file: d.file ? d.file.fileName.slice(dir.length + 1) : "",
       line: d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0,
       message: ts.flattenDiagnosticMessageText(d.messageText, "\n"),

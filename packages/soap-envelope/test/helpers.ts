@@ -67,17 +67,18 @@ export const silentLogger = {
   },
 };
 
-/** The customer service on a real listening Express app. */
-export async function startCustomerService(extra: Partial<SoapServiceOptions> = {}) {
+/** A SOAP endpoint on a real listening Express app, mounted at `path`, with its error handler. */
+export async function startSoapService(options: SoapServiceOptions, path = "/ws/customer") {
   const app = express();
   app.set("trust proxy", true);
-  app.use(
-    "/ws/customer",
-    soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), logger: silentLogger, ...extra }),
-    soapErrorHandler(),
-  );
+  app.use(path, soapEndpoint({ logger: silentLogger, ...options }), soapErrorHandler());
   const server = await listen(app);
-  return { ...server, endpoint: `${server.url}/ws/customer` };
+  return { ...server, endpoint: `${server.url}${path}` };
+}
+
+/** The customer service on a real listening Express app. */
+export function startCustomerService(extra: Partial<SoapServiceOptions> = {}) {
+  return startSoapService({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), ...extra });
 }
 
 export function envelope(body: string, header?: string, ns = ENV): string {
