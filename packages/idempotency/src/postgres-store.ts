@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as wait } from "node:timers/promises";
 import { checkOptionNames } from "@svc/kernel/internal";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { StoreUnavailableError } from "./redis-store.js";
@@ -397,14 +398,19 @@ export class PostgresStore implements IdempotencyStore {
     leaseMs: number,
   ): void {
     const until = sent + leaseMs;
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref?.());
+    const sleep = (ms: number) => wait(Math.max(0, ms), undefined, { ref: false });
     const landed = insert.then(
       (res) => (res.rows.length === 1 ? ("claimed" as const) : ("nothing" as const)),
       () => "unknown" as const,
     );
     void (async () => {
-      const outcome = await Promise.race([landed, sleep(leaseMs).then(() => "expired" as const)]);
+      // The lease's timer is cleared once the statement answers, not left to run out.
+      const answered = new AbortController();
+      const expired = wait(leaseMs, "expired" as const, { ref: false, signal: answered.signal }).catch(
+        () => "expired" as const,
+      );
+      const outcome = await Promise.race([landed, expired]);
+      answered.abort();
       if (outcome === "nothing" || outcome === "expired") return;
       if (outcome === "unknown") await sleep(sent + this.#timeoutMs - performance.now());
       for (let delay = 100; performance.now() < until; delay = Math.min(delay * 2, 5000)) {
