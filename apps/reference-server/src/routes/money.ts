@@ -139,14 +139,9 @@ function startTransfer(db: Db, background: Background, id: number, delayMs = 0):
   });
 }
 
-/** Transfers left PENDING by a previous run are executed at start-up. */
+/** Transfers left PENDING by a previous run are executed at start-up: all of them, however new. */
 export async function resumeTransfers(db: Db, background: Background): Promise<void> {
-  const pending = await db.kysely
-    .selectFrom("transfers")
-    .select("id")
-    .where("status", "=", "PENDING")
-    .execute();
-  for (const t of pending) startTransfer(db, background, t.id);
+  await sweepTransfers(db, background, 0, Number.MAX_SAFE_INTEGER);
 }
 
 /** The most stuck transfers one sweep starts; the next sweep takes the rest. */
@@ -159,7 +154,12 @@ const SWEEP_LIMIT = 100;
  * transfer runs only through {@link processTransfer}'s conditional claim (PENDING → PROCESSING,
  * under the row's lock, in the transaction that moves the money), so it is applied once.
  */
-export async function sweepTransfers(db: Db, background: Background, stuckAfterMs: number): Promise<number> {
+export async function sweepTransfers(
+  db: Db,
+  background: Background,
+  stuckAfterMs: number,
+  limit = SWEEP_LIMIT,
+): Promise<number> {
   const createdBy = new Date(Date.now() - stuckAfterMs).toISOString();
   const stuck = await db.kysely
     .selectFrom("transfers")
@@ -167,7 +167,7 @@ export async function sweepTransfers(db: Db, background: Background, stuckAfterM
     .where("status", "=", "PENDING")
     .where("created_at", "<=", createdBy)
     .orderBy("id")
-    .limit(SWEEP_LIMIT)
+    .limit(limit)
     .execute();
   let started = 0;
   for (const t of stuck) if (startTransfer(db, background, t.id)) started++;
