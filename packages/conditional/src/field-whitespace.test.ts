@@ -2,6 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EARLIER, MODIFIED, NBSP_PRECONDITIONS } from "../test/tables.js";
 import { preconditions } from "./express.js";
 
 // RFC 9110 §5.5: a field value carries no leading or trailing whitespace, and the whitespace of
@@ -11,9 +12,6 @@ import { preconditions } from "./express.js";
 // If-Unmodified-Since with an A0 beside the date was read as that HTTP-date (§13.1.3, §13.1.4: a
 // value that is not one MUST be ignored); and a handler's `ETag: "v1"<A0>`, no entity-tag
 // (§8.8.3), was kept and sent (validators() drops it: validators-core.test.ts).
-const NBSP = "\u00a0";
-const MODIFIED = "Thu, 01 Jan 2026 00:00:00 GMT";
-const EARLIER = "Wed, 31 Dec 2025 00:00:00 GMT";
 const body = { id: 1 };
 
 describe("preconditions(): U+00A0 (obs-text) around a precondition is no OWS", () => {
@@ -44,23 +42,12 @@ describe("preconditions(): U+00A0 (obs-text) around a precondition is no OWS", (
     await server.close();
   });
 
-  it.each([
-    ["GET", "/r", { "if-none-match": `${NBSP}*` }, 200],
-    ["GET", "/r", { "if-none-match": `*${NBSP}` }, 200],
-    ["HEAD", "/r", { "if-none-match": `${NBSP}*` }, 200],
-    ["GET", "/r", { "if-match": `${NBSP}*` }, 412],
-    ["PUT", "/r", { "if-match": `${NBSP}*` }, 412],
-    ["PUT", "/r", { "if-match": `*${NBSP}` }, 412],
-    ["PUT", "/r", { "if-none-match": `${NBSP}*` }, 204],
-    ["PUT", "/required", { "if-none-match": `${NBSP}*` }, 428],
-    ["GET", "/r", { "if-modified-since": `${MODIFIED}${NBSP}` }, 200],
-    ["GET", "/r", { "if-modified-since": `${NBSP}${MODIFIED}` }, 200],
-    ["GET", "/r", { "if-unmodified-since": `${NBSP}${EARLIER}` }, 200],
-    ["PUT", "/r", { "if-unmodified-since": `${EARLIER}${NBSP}` }, 204],
-    ["PUT", "/required", { "if-unmodified-since": `${NBSP}${MODIFIED}` }, 428],
-  ])("%s %s %j → %d (the value is no * and no HTTP-date)", async (method, path, headers, status) => {
-    expect((await raw(`${server.url}${path}`, method, headers)).status).toBe(status);
-  });
+  it.each(NBSP_PRECONDITIONS)(
+    "%s %s %j → %d (the value is no * and no HTTP-date)",
+    async (method, path, headers, status) => {
+      expect((await raw(`${server.url}${path}`, method, headers)).status).toBe(status);
+    },
+  );
 
   // The same values with OWS (SP, HTAB) inside a list, and the plain ones, still hold.
   it.each([

@@ -2,6 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HIDDEN_TAGS, LISTED_TAGS } from "../test/tables.js";
 import { preconditions } from "./express.js";
 
 // RFC 9110 §8.8.3: etagc = %x21 / %x23-7E / obs-text, so a comma belongs to an opaque-tag
@@ -13,19 +14,6 @@ import { preconditions } from "./express.js";
 // member now ends at the next comma outside a quoted string.
 
 const CURRENT = '"v1"';
-
-/** Values naming the current tag only inside another member: no member is "v1". */
-const HIDDEN = [
-  '"x,"v1"',
-  'W/"x,"v1"',
-  '"x,"v1", "y"',
-  '"a"b",c"v1"',
-  '"x,y,z,"v1"',
-  // An odd number of `"a,` pairs up as `"a,"a` members up to the last, `"a,"v1"`.
-  `${'"a,'.repeat(2001)}"v1"`,
-];
-/** Values with a malformed member and then the current tag as a member of its own. */
-const LISTED = ['"x,"y, "v1"', '"v1"x, "v1"', '"a,b", "v1"', '"a b", "v1"'];
 
 describe("a tag inside another member's quotes is no member (RFC 9110 §8.8.3, §5.6.1)", () => {
   let server: Listening;
@@ -70,7 +58,7 @@ describe("a tag inside another member's quotes is no member (RFC 9110 §8.8.3, �
       ]),
     );
 
-  it.each(rows(HIDDEN, false))(
+  it.each(rows(HIDDEN_TAGS, false))(
     "$method $field: $value → $status",
     async ({ value, method, field, status }) => {
       const res = await raw(`${server.url}/doc`, method, { [field]: value });
@@ -79,7 +67,7 @@ describe("a tag inside another member's quotes is no member (RFC 9110 §8.8.3, �
     },
   );
 
-  it.each(rows(LISTED, true))(
+  it.each(rows(LISTED_TAGS, true))(
     "$method $field: $value → $status",
     async ({ value, method, field, status }) => {
       const res = await raw(`${server.url}/doc`, method, { [field]: value });

@@ -1,6 +1,7 @@
 import { createPipeline, type PipelineRequest, type Prepared, reply } from "@svc/kernel";
 import { compression } from "@svc/negotiate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EARLIER, HIDDEN_TAGS, LISTED_TAGS, MODIFIED, NBSP, NBSP_PRECONDITIONS } from "../test/tables.js";
 import { evaluateIfRange, representationTag, validators } from "./index.js";
 
 // Tables over the pipeline's validators step with plain values (no server): what a handler's
@@ -45,15 +46,6 @@ describe("a tag inside another member's quotes is no member (RFC 9110 §8.8.3, �
   // The current tag of {"id":1}; "v1" in the values below stands for its opaque part.
   const CURRENT = jsonTag('{"id":1}');
   const v1 = (value: string) => value.replaceAll("v1", CURRENT.slice(1, -1));
-  const HIDDEN = [
-    '"x,"v1"',
-    'W/"x,"v1"',
-    '"x,"v1", "y"',
-    '"a"b",c"v1"',
-    '"x,y,z,"v1"',
-    `${'"a,'.repeat(2001)}"v1"`,
-  ];
-  const LISTED = ['"x,"y, "v1"', '"v1"x, "v1"', '"a,b", "v1"', '"a b", "v1"'];
   const safe = (m: string) => m === "GET" || m === "HEAD";
   const rows = (values: string[], listed: boolean) =>
     values.flatMap((value) =>
@@ -68,7 +60,7 @@ describe("a tag inside another member's quotes is no member (RFC 9110 §8.8.3, �
       ]),
     );
 
-  it.each([...rows(HIDDEN, false), ...rows(LISTED, true)])(
+  it.each([...rows(HIDDEN_TAGS, false), ...rows(LISTED_TAGS, true)])(
     "$method $field: $value → $status",
     async ({ value, method, field, status }) => {
       const headers = { [field]: v1(value) };
@@ -86,9 +78,6 @@ describe("a tag inside another member's quotes is no member (RFC 9110 §8.8.3, �
 });
 
 describe("U+00A0 (obs-text) around a precondition or an ETag is no OWS", () => {
-  const NBSP = "\u00a0";
-  const MODIFIED = "Thu, 01 Jan 2026 00:00:00 GMT";
-  const EARLIER = "Wed, 31 Dec 2025 00:00:00 GMT";
   const lastModified = new Date(MODIFIED);
   const strict = createPipeline({ validators: validators({ required: true }) });
   let onWarning: () => void;
@@ -117,23 +106,12 @@ describe("U+00A0 (obs-text) around a precondition or an ETag is no OWS", () => {
     return writeStatus(p.checkWrite(request(method, named), PREPARED, { data: { id: 1 }, lastModified }));
   };
 
-  it.each([
-    ["GET", "/r", { "if-none-match": `${NBSP}*` }, 200],
-    ["GET", "/r", { "if-none-match": `*${NBSP}` }, 200],
-    ["HEAD", "/r", { "if-none-match": `${NBSP}*` }, 200],
-    ["GET", "/r", { "if-match": `${NBSP}*` }, 412],
-    ["PUT", "/r", { "if-match": `${NBSP}*` }, 412],
-    ["PUT", "/r", { "if-match": `*${NBSP}` }, 412],
-    ["PUT", "/r", { "if-none-match": `${NBSP}*` }, 204],
-    ["PUT", "/required", { "if-none-match": `${NBSP}*` }, 428],
-    ["GET", "/r", { "if-modified-since": `${MODIFIED}${NBSP}` }, 200],
-    ["GET", "/r", { "if-modified-since": `${NBSP}${MODIFIED}` }, 200],
-    ["GET", "/r", { "if-unmodified-since": `${NBSP}${EARLIER}` }, 200],
-    ["PUT", "/r", { "if-unmodified-since": `${EARLIER}${NBSP}` }, 204],
-    ["PUT", "/required", { "if-unmodified-since": `${NBSP}${MODIFIED}` }, 428],
-  ])("%s %s %j → %d (the value is no * and no HTTP-date)", async (method, path, headers, status) => {
-    expect(await answer(method, path, headers)).toBe(status);
-  });
+  it.each(NBSP_PRECONDITIONS)(
+    "%s %s %j → %d (the value is no * and no HTTP-date)",
+    async (method, path, headers, status) => {
+      expect(await answer(method, path, headers)).toBe(status);
+    },
+  );
 
   // The same values with OWS (SP, HTAB) inside a list, and the plain ones, still hold.
   it.each([
