@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { serviceUrl } from "@svc/test-utils";
 import pg from "pg";
-import { type Config, loadConfig } from "../src/config.js";
+import { type Config, ConfigError, loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
 import { installResponseCheck, watchResponses } from "./openapi-check.js";
 
@@ -89,4 +89,15 @@ export function client(base: string) {
     const { json: _json, ...rest } = init;
     return fetch(`${base}${path}`, { ...rest, headers, body: body ?? null });
   };
+}
+
+/** What `loadConfig` refuses in `env`, each problem as its error names it; none when it loads. */
+export function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.problems];
+    throw err;
+  }
+  return [];
 }

@@ -1,22 +1,13 @@
 import { MemoryStore } from "@svc/idempotency";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
-import { client, type Started, sqlite } from "./harness.js";
+import { loadConfig } from "../src/config.js";
+import { client, problemsOf, type Started, sqlite } from "./harness.js";
 
 /**
  * IDEMPOTENCY_LEASE_SECONDS: how long a key's claim lasts, so how long a key stays blocked after
  * the instance running its request died (draft-ietf-httpapi-idempotency-key-header §2.6: a retry
  * meanwhile gets 409).
  */
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.problems];
-    throw err;
-  }
-  return [];
-}
 
 let s: Started | undefined;
 afterEach(async () => {

@@ -5,19 +5,9 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
 import { createLogger, startService } from "../src/server.js";
-import { ADMIN, client, watchResponses } from "./harness.js";
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.problems];
-    throw err;
-  }
-  return [];
-}
+import { ADMIN, client, problemsOf, watchResponses } from "./harness.js";
 
 describe("configuration from the environment", () => {
   it("defaults: port 3000, host 127.0.0.1, SQLite under data/, admin and reader demo users", () => {

@@ -1,19 +1,9 @@
 import type { Server } from "node:http";
 import { type RedisCluster, redisCluster, uniquePrefix } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { watchResponses } from "./harness.js";
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.problems];
-    throw err;
-  }
-  return [];
-}
+import { problemsOf, watchResponses } from "./harness.js";
 
 describe("REDIS_CLUSTER_NODES", () => {
   it("127.0.0.1:7000, redis-1.internal:7001 and [::1]:7002 → three seeds", () => {
