@@ -339,6 +339,10 @@ try {
     "pg@^8", // the PostgreSQL store's example
     "@types/pg@^8",
     `vitest@${dev.vitest}`, // a README shows a test
+    // The frameworks the READMEs show beside Express.
+    `fastify@${dev.fastify}`,
+    `hono@${dev.hono}`,
+    `@hono/node-server@${dev["@hono/node-server"]}`,
   ];
 
   // 3. Consumers.

@@ -107,6 +107,10 @@ async function readmeExamples(tarballs, rootManifest) {
     "pg@^8", // the PostgreSQL store's example
     "@types/pg@^8",
     `vitest@${dev.vitest}`, // a README shows a test
+    // The frameworks the READMEs show beside Express.
+    `fastify@${dev.fastify}`,
+    `hono@${dev.hono}`,
+    `@hono/node-server@${dev["@hono/node-server"]}`,
   ];
   const installStart = Date.now();
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...libraries], project);

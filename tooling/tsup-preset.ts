@@ -1,4 +1,13 @@
+import { readFileSync } from "node:fs";
 import { defineConfig, type Options } from "tsup";
+
+/**
+ * The package being built (tsup runs in its folder). Its framework entries (`src/fastify.ts`)
+ * import the package's core by its own name, which stays an import: the core then exists once in
+ * a process whichever entries an application loads (one `Reply` class, one cache, one store of
+ * per-request decisions), instead of a copy bundled into each entry.
+ */
+const own = JSON.parse(readFileSync("package.json", "utf8")).name as string;
 
 /**
  * The one tsup preset every published package builds with: ESM + CJS, `.d.ts` and `.d.cts`,
@@ -20,6 +29,7 @@ import { defineConfig, type Options } from "tsup";
  */
 export const presetOptions = {
   entry: ["src/index.ts"],
+  external: [own, new RegExp(`^${own.replace("/", "\\/")}\\/`)],
   format: ["esm", "cjs"],
   dts: { banner: '/// <reference types="node" />' },
   sourcemap: true,

@@ -1,6 +1,17 @@
 import { defineConfig } from "tsup";
 import { presetOptions } from "../../tooling/tsup-preset.js";
 
-// Two entries: the library, and `@svc/kernel/internal` (what the @svc packages share; README,
-// "The internal entry").
-export default defineConfig({ ...presetOptions, entry: ["src/index.ts", "src/internal.ts"] });
+// The library, `@svc/kernel/internal` (what the @svc packages share; README, "The internal
+// entry") and one entry per framework, each importing the library by its name (README,
+// "Frameworks").
+export default defineConfig({
+  ...presetOptions,
+  entry: [
+    "src/index.ts",
+    "src/internal.ts",
+    "src/express.ts",
+    "src/node.ts",
+    "src/fastify.ts",
+    "src/fetch.ts",
+  ],
+});

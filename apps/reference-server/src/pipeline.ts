@@ -1,6 +1,7 @@
 import { validators } from "@svc/conditional";
 import { halJson, isPage, pageItems } from "@svc/hal";
-import { createPipeline, type ExpressPipeline, expressAdapter, type RouteOptions } from "@svc/kernel";
+import { createPipeline, type RouteOptions } from "@svc/kernel";
+import { type ExpressPipeline, expressAdapter } from "@svc/kernel/express";
 import {
   compression,
   csv,

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { errorHandler } from "@svc/errors";
 import { idempotency, MemoryStore } from "@svc/idempotency";
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { parseBody, representations } from "@svc/negotiate";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";

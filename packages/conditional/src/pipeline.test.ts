@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import { gunzipSync } from "node:zlib";
 import { errorHandler, notFound } from "@svc/errors";
-import { createPipeline, expressAdapter, HttpError, reply } from "@svc/kernel";
+import { createPipeline, HttpError, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { compression, json, representations, xml } from "@svc/negotiate";
 import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
-import { createPipeline, type HttpError, pipelineRequest, writeResponse } from "@svc/kernel";
+import { createPipeline, type HttpError } from "@svc/kernel";
+import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 import { json, representations, xml } from "@svc/negotiate";
 import { type Listening, listenOn } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

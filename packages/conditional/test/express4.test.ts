@@ -1,5 +1,6 @@
 import { errorHandler } from "@svc/errors";
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { representations } from "@svc/negotiate";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { validators } from "@svc/conditional";
-import { createPipeline, type HttpError, pipelineRequest, writeResponse } from "@svc/kernel";
+import { createPipeline, type HttpError } from "@svc/kernel";
+import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 import { json, representations, xml } from "@svc/negotiate";
 
 let doc = { id: 1, name: "Ada" };

@@ -1,11 +1,11 @@
 export {
-  asyncRoute,
   type FieldError,
   HttpError,
   type HttpErrorOptions,
   isHttpError,
   reasonPhrase,
 } from "@svc/kernel";
+export { asyncRoute } from "@svc/kernel/express";
 export { CUT_MARK, ERROR_RECORD_LIMITS, MAX_EXTENSION_DEPTH } from "./bounds.js";
 export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
 export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";

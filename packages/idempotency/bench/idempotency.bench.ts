@@ -2,7 +2,8 @@
 // Redis store, each behind a real listening server and called with fetch (keep-alive).
 // Run: REDIS_URL=redis://127.0.0.1:6379 npx vitest bench --run --project @svc/idempotency
 
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { listen, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { errorHandler, HttpError } from "@svc/errors";
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";

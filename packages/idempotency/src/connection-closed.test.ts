@@ -1,6 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { clientErrorHandler, errorHandler } from "@svc/errors";
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";

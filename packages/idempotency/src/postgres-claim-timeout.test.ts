@@ -1,5 +1,6 @@
 import { errorHandler } from "@svc/errors";
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";

@@ -3,14 +3,9 @@ import { connect as connectHttp2, createServer } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { HttpError } from "@svc/errors";
-import {
-  createPipeline,
-  expressAdapter,
-  pipelineRequest,
-  reply,
-  type Validators,
-  writeResponse,
-} from "@svc/kernel";
+import { createPipeline, reply, type Validators } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
+import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";

@@ -4,12 +4,12 @@ import { errorHandler, HttpError } from "@svc/errors";
 import {
   type Coder,
   createPipeline,
-  expressAdapter,
   fieldText,
   type HandlerContext,
   type PipelineOptions,
   reply,
 } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import express from "express";
 import {
   type IdempotencyKeyClaim,

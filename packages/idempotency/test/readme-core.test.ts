@@ -2,7 +2,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorHandler, HttpError } from "@svc/errors";
 import { idempotency, MemoryStore } from "@svc/idempotency";
-import { createPipeline, pipelineRequest, reply, writeResponse } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 
 const pipeline = createPipeline(); // JSON; add coding, validators... as your service needs
 const route = { idempotency: idempotency({ store: new MemoryStore(), required: ["/orders"] }) };

@@ -1,10 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { HandlerContext, Pipeline, Prepared, RouteOptions } from "./core.js";
-import { pipelineRequest, writeResponse } from "./node.js";
-import { refusedOption } from "./option-error.js";
-import type { FieldValue } from "./response.js";
-import type { PipelineRequest } from "./steps.js";
-import { appendVary } from "./vary.js";
+import {
+  type Gate,
+  type HandlerContext,
+  isAnswer,
+  type Pipeline,
+  type PipelineRequest,
+  type Prepared,
+  type RouteOptions,
+} from "@svc/kernel";
+import { refusedOption } from "@svc/kernel/internal";
+import { pipelineRequest, setPassage, writeResponse } from "./node.js";
 
 /** Express's `next`, for the adapters: the error goes to the app's error handlers. */
 export type NextFunction = (err?: unknown) => void;
@@ -38,14 +43,6 @@ function preparedOf(pipeline: Pipeline): WeakMap<IncomingMessage, Prepared> {
   return map;
 }
 
-function setFields(res: ServerResponse, fields: Readonly<Record<string, FieldValue | null>>): void {
-  for (const name in fields) {
-    const value = fields[name];
-    if (value === null || value === undefined) res.removeHeader(name);
-    else res.setHeader(name, value as string | string[]);
-  }
-}
-
 /**
  * Prepares `req` (version, preflight), setting the version's fields on the response, the
  * refusal's included; the refusal is in the result.
@@ -55,8 +52,7 @@ function prepareRequest(pipeline: Pipeline, req: PipelineIncoming, res: ServerRe
   const result = pipeline.prepare(pipelineRequest(req, res), target);
   const version = result.version;
   if (version !== undefined) {
-    setFields(res, version.fields);
-    if (version.vary.length > 0) appendVary(res, ...version.vary);
+    setPassage(res, version);
     if (version.target !== target) req.url = version.target;
     req.apiVersion = version.version;
     req.apiVersionPrefix = version.prefix;
@@ -200,5 +196,34 @@ export function asyncRoute<Req = IncomingMessage, Res = ServerResponse, Next = N
     if (typeof (result as PromiseLike<unknown> | null)?.then === "function") {
       (result as PromiseLike<unknown>).then(undefined, fail);
     }
+  };
+}
+
+/**
+ * A {@link Gate} as Express (4 and 5) middleware: a passage's fields are set on the response and
+ * the request goes on (`next()`); an answer is written; a refusal (thrown or rejected) goes to
+ * `next(err)`, for the app's error handler (`errorHandler()` of `@svc/errors`).
+ *
+ * @example app.use(expressGate((view) => (view.headers["x-block"] ? { answer: blocked } : undefined)));
+ */
+export function expressGate(
+  gate: Gate<IncomingMessage>,
+): (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void {
+  return function svcGate(req, res, next): void {
+    let pending: ReturnType<Gate<IncomingMessage>>;
+    try {
+      pending = gate(req, req);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    Promise.resolve(pending)
+      .then((outcome) => {
+        if (outcome === undefined || outcome === null) return next();
+        if (isAnswer(outcome)) return writeResponse(res, outcome.answer, (req.method ?? "GET").toUpperCase());
+        setPassage(res, outcome);
+        return next();
+      })
+      .catch(next);
   };
 }

@@ -8,15 +8,15 @@ export {
   type Prepared,
   type RouteOptions,
 } from "./core.js";
-export {
-  asyncRoute,
-  type ExpressHandler,
-  type ExpressPipeline,
-  expressAdapter,
-  type NextFunction,
-  type PipelineIncoming,
-} from "./express.js";
 export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
+export {
+  type Answer,
+  type Gate,
+  type GateOutcome,
+  isAnswer,
+  type Passage,
+  type RequestView,
+} from "./gate.js";
 export {
   CACHE_LIMIT,
   CACHE_MAX_BYTES,
@@ -50,7 +50,6 @@ export {
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
 export { stringifyJson } from "./json.js";
 export { MEDIA_TYPE, type MediaTyped } from "./media-type.js";
-export { fieldName, pipelineRequest, writeResponse } from "./node.js";
 export type { OptionError } from "./option-error.js";
 export {
   type FactsHeaders,
@@ -93,5 +92,5 @@ export type {
   Versioner,
 } from "./steps.js";
 export { compileTrust, type TrustOption } from "./trust.js";
-export { appendVary } from "./vary.js";
+export { appendVary, mergeVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -88,3 +88,37 @@ export function appendVary(res: ServerResponse, ...fields: string[]): void {
   res.setHeader("Vary", state.value);
   tracked[written] = state;
 }
+
+/**
+ * A `Vary` value with `fields` added: `current` kept, no name twice (case-insensitive), `*` left
+ * alone; `undefined` when nothing changes. {@link appendVary} on a response that is no
+ * `node:http` one (Fastify's `reply`, a Fetch `Headers`).
+ *
+ * @example mergeVary("Accept", ["accept-encoding", "Accept"]) // "Accept, accept-encoding"
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
+ */
+export function mergeVary(
+  current: string | readonly string[] | number | null | undefined,
+  fields: readonly string[],
+): string | undefined {
+  const text =
+    typeof current === "string"
+      ? current
+      : Array.isArray(current)
+        ? current.join(", ")
+        : current == null
+          ? ""
+          : String(current);
+  const names = memberNames(text);
+  if (names.includes("*")) return undefined;
+  let value = names.length === 0 ? "" : text;
+  let changed = false;
+  for (const field of fields) {
+    if (field === "*") return "*";
+    if (listed(names, field)) continue;
+    names.push(field);
+    value = value === "" ? field : `${value}, ${field}`;
+    changed = true;
+  }
+  return changed ? value : undefined;
+}

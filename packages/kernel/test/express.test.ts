@@ -3,16 +3,9 @@ import { Readable } from "node:stream";
 import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createPipeline,
-  expressAdapter,
-  HttpError,
-  isHttpError,
-  pipelineRequest,
-  reply,
-  type Versioner,
-  writeResponse,
-} from "../src/index.js";
+import { expressAdapter } from "../src/express.js";
+import { createPipeline, HttpError, isHttpError, reply, type Versioner } from "../src/index.js";
+import { pipelineRequest, writeResponse } from "../src/node.js";
 
 /** Versions by a `/v<N>` prefix, 1 and 2; anything else is a 404 carrying the supported versions. */
 const byPath: Versioner = {

@@ -3,16 +3,14 @@ import { Readable } from "node:stream";
 import { errorHandler } from "@svc/errors";
 import {
   createPipeline,
-  expressAdapter,
-  fieldName,
   HttpError,
   isHttpError,
   type PipelineOptions,
   type PipelineRequest,
-  pipelineRequest,
   type ResponseValue,
-  writeResponse,
 } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
+import { fieldName, pipelineRequest, writeResponse } from "@svc/kernel/node";
 import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express, { type Response as ExpressResponse, type NextFunction, type Request } from "express";
 

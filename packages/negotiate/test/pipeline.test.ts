@@ -1,5 +1,6 @@
 import { gunzipSync } from "node:zlib";
-import { createPipeline, expressAdapter, isHttpError, reply } from "@svc/kernel";
+import { createPipeline, isHttpError, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

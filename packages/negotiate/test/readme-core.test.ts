@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // #region readme-core
 import { createServer } from "node:http";
 import { errorHandler } from "@svc/errors";
-import { createPipeline, pipelineRequest, reply, writeResponse } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 import {
   compression,
   crossOrigin,

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { errorHandler } from "@svc/errors";
-import { createPipeline, pipelineRequest, reply, writeResponse } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 import { type Listening, listenOn } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { representations } from "../src/index.js";

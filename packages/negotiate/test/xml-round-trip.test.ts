@@ -1,5 +1,6 @@
 import { errorHandler } from "@svc/errors";
-import { createPipeline, expressAdapter } from "@svc/kernel";
+import { createPipeline } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

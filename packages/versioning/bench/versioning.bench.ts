@@ -3,7 +3,8 @@
 // with fetch over keep-alive. The server figures include the loopback round trip.
 // Run: npx vitest bench --run --project @svc/versioning
 
-import { createPipeline, expressAdapter } from "@svc/kernel";
+import { createPipeline } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import versionRequest from "express-version-request";

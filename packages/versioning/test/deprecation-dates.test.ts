@@ -2,7 +2,8 @@
 // its time zone, or refused at construction.
 
 import { errorHandler, notFound } from "@svc/errors";
-import { createPipeline, expressAdapter } from "@svc/kernel";
+import { createPipeline } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { describe, expect, it, onTestFinished } from "vitest";

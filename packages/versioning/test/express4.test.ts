@@ -1,5 +1,6 @@
 import { errorHandler, notFound } from "@svc/errors";
-import { createPipeline, expressAdapter, reply } from "@svc/kernel";
+import { createPipeline, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
 import { json, representations } from "@svc/negotiate";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import type express from "express";

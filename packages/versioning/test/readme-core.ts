@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { pipelineRequest } from "@svc/kernel";
+import { pipelineRequest } from "@svc/kernel/node";
 import { versions } from "@svc/versioning";
 
 const versioning = versions({

@@ -1,0 +1,263 @@
+/**
+ * `@svc/kernel/fastify`: the response pipeline and gates on Fastify 5. Fastify's own request,
+ * `reply`, hooks and error handler carry what the framework-free cores decide; this module
+ * decides nothing.
+ *
+ * @packageDocumentation
+ */
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import {
+  type Body,
+  type FieldValue,
+  type Gate,
+  type HandlerContext,
+  isAnswer,
+  mergeVary,
+  type Passage,
+  type Pipeline,
+  type PipelineRequest,
+  type Prepared,
+  type ResponseValue,
+  type RouteOptions,
+} from "@svc/kernel";
+import type {
+  FastifyInstance,
+  FastifyPluginCallback,
+  FastifyPluginOptions,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  RawServerDefault,
+  RouteHandlerMethod,
+} from "fastify";
+import { fieldName } from "./node.js";
+
+/** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
+export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | undefined): PipelineRequest {
+  const url = request.url;
+  const query = url.indexOf("?");
+  return {
+    method: request.method.toUpperCase(),
+    headers: request.headers,
+    rawHeaders: request.raw.rawHeaders,
+    path: query === -1 ? url : url.slice(0, query),
+    body: request.body,
+    preset: reply === undefined ? undefined : (name) => reply.getHeader(name) as FieldValue | undefined,
+    native: request,
+  };
+}
+
+function isStream(body: Body): body is NodeJS.ReadableStream {
+  return typeof (body as NodeJS.ReadableStream).pipe === "function";
+}
+
+/** Appends `field` to a `Link` set in front (RFC 8288 §3.5: several links, one list). */
+function appendLink(reply: FastifyReply, field: FieldValue): void {
+  const before = reply.getHeader("link");
+  const lines = (list: FieldValue | number): string[] =>
+    typeof list === "string" || typeof list === "number" ? [String(list)] : [...list];
+  reply.header("Link", before === undefined ? field : [...lines(before), ...lines(field)].join(", "));
+}
+
+/** A passage's fields on the reply, its `Vary` appended to the reply's. */
+export function setReplyPassage(reply: FastifyReply, passage: Passage): void {
+  const fields = passage.fields;
+  if (fields !== undefined) {
+    for (const name of Object.keys(fields)) {
+      const value = fields[name];
+      if (value === null) reply.removeHeader(name);
+      else if (value !== undefined) reply.header(fieldName(name.toLowerCase()), value);
+    }
+  }
+  if (passage.vary !== undefined && passage.vary.length > 0) {
+    const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, passage.vary);
+    if (vary !== undefined) reply.header("Vary", vary);
+  }
+}
+
+/**
+ * Sends a response value through Fastify's `reply` (its `onSend` hooks and logging see it as any
+ * other reply): the status, its fields over those set in front (a `null` one removed, a `Link`
+ * appended), its `Vary` appended, and the content: whole bytes with `Content-Length`, a stream
+ * piped. A HEAD gets the fields only (RFC 9110 §9.3.2). Returns the reply, for an async handler
+ * to return.
+ */
+export function sendValue(reply: FastifyReply, value: ResponseValue, method: string): FastifyReply {
+  reply.code(value.status);
+  const fields = value.fields;
+  for (const name in fields) {
+    const field = fields[name];
+    if (field === null || field === undefined) reply.removeHeader(name);
+    else if (name === "link") appendLink(reply, field);
+    else reply.header(fieldName(name), field);
+  }
+  if (value.vary.length > 0) {
+    const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, value.vary);
+    if (vary !== undefined) reply.header("Vary", vary);
+  }
+  const body = value.body;
+  if (body === undefined) {
+    // RFC 9110 §15.3.6: a 205 says it has no content with Content-Length: 0.
+    if (value.status === 205) reply.header("Content-Length", "0");
+    return reply.send();
+  }
+  if (isStream(body)) {
+    reply.removeHeader("content-length");
+    if (method === "HEAD") {
+      // An empty stream, not nothing: Fastify's HEAD route would otherwise say Content-Length: 0
+      // of a GET that is sent chunked, with no length (RFC 9110 §8.6 lets HEAD leave it out).
+      (body as { destroy?: () => void }).destroy?.();
+      return reply.send(Readable.from([]));
+    }
+    return reply.send(body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>));
+  }
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  reply.header("Content-Length", String(bytes.byteLength));
+  // A HEAD's bytes too: Fastify's HEAD route takes their length and sends none of them.
+  return reply.send(bytes);
+}
+
+/**
+ * A {@link Gate} as a Fastify hook (`onRequest` or `preHandler`): a passage's fields go on the
+ * reply and the request goes on; an answer is sent (the route does not run); a refusal (thrown
+ * or rejected) goes to Fastify's error handler (`@svc/errors/fastify`).
+ *
+ * @example app.addHook("onRequest", fastifyGate(gate));
+ */
+export function fastifyGate(gate: Gate<FastifyRequest>): onRequestHookHandler {
+  return async function svcGate(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const outcome = await gate(request.raw, request);
+    if (outcome === undefined || outcome === null) return;
+    if (isAnswer(outcome)) {
+      await sendValue(reply, outcome.answer, request.method.toUpperCase());
+      return reply;
+    }
+    setReplyPassage(reply, outcome);
+  } as onRequestHookHandler;
+}
+
+/**
+ * A plugin that applies to the whole application, not only to what is registered inside it
+ * (Fastify's `skip-override`, what `fastify-plugin` sets), named in Fastify's logs and errors.
+ */
+export function appWide<Options extends FastifyPluginOptions>(
+  name: string,
+  plugin: FastifyPluginCallback<Options>,
+): FastifyPluginCallback<Options> {
+  const marked = plugin as FastifyPluginCallback<Options> & Record<symbol, unknown>;
+  marked[Symbol.for("skip-override")] = true;
+  marked[Symbol.for("fastify.display-name")] = name;
+  marked[Symbol.for("plugin-meta")] = { name, fastify: "5.x" };
+  return marked;
+}
+
+/** The decision made for a raw request before routing. */
+interface Decided {
+  readonly prepared: Prepared;
+}
+
+/** What a Fastify handler under the pipeline is given beside its request. */
+export type FastifyHandler = (request: FastifyRequest, context: HandlerContext) => unknown;
+
+/** A pipeline's Fastify adapter: see {@link fastifyAdapter}. */
+export interface FastifyPipeline {
+  /**
+   * Fastify's `rewriteUrl` server option (`Fastify({ rewriteUrl: svc.rewriteUrl })`), needed
+   * when the pipeline versions requests by path: Fastify routes before any hook runs, so the
+   * `/v<N>` prefix is stripped here, once, and the version decided with it.
+   */
+  readonly rewriteUrl: (this: unknown, req: IncomingMessage) => string;
+  /**
+   * The plugin (`app.register(svc.plugin)`), for the whole application: an `onRequest` hook that
+   * sets the version's fields on the reply and answers its refusal, or a write's 406, through
+   * Fastify's error handler.
+   */
+  readonly plugin: FastifyPluginCallback;
+  /**
+   * A route handler that runs `handler` through the pipeline and sends its response value with
+   * `reply`; its error goes to Fastify's error handler.
+   */
+  handle(handler: FastifyHandler, route?: RouteOptions): RouteHandlerMethod<RawServerDefault>;
+  /** RFC 9110 §13.2.2 before a write, inside its handler (see `Pipeline.checkWrite`); rejects with the 412. */
+  preconditions(
+    request: FastifyRequest,
+    current: { data: unknown; lastModified?: Date | undefined } | undefined,
+    creates?: boolean,
+  ): Promise<void>;
+}
+
+/**
+ * The Fastify 5 adapter of a pipeline.
+ *
+ * @example
+ * const svc = fastifyAdapter(createPipeline({ versioning: versions({ versions: [1, 2] }) }));
+ * const app = Fastify({ rewriteUrl: svc.rewriteUrl });
+ * await app.register(svc.plugin);
+ * app.get("/employees/:id", svc.handle(async (request) => employees.get(request.params.id)));
+ */
+export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
+  const decided = new WeakMap<IncomingMessage, Decided>();
+  const decide = (req: IncomingMessage): Decided => {
+    let ready = decided.get(req);
+    if (ready === undefined) {
+      const target = req.url ?? "/";
+      const query = target.indexOf("?");
+      const prepared = pipeline.prepare(
+        {
+          method: (req.method ?? "GET").toUpperCase(),
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+          path: query === -1 ? target : target.slice(0, query),
+          native: req,
+        },
+        target,
+      );
+      ready = { prepared };
+      decided.set(req, ready);
+    }
+    return ready;
+  };
+  const plugin = appWide(
+    "@svc/kernel",
+    (app: FastifyInstance, _options: unknown, done: (err?: Error) => void) => {
+      app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
+        const { prepared } = decide(request.raw);
+        if (prepared.version !== undefined) setReplyPassage(reply, prepared.version);
+        if (prepared.refusal !== undefined) throw prepared.refusal;
+      });
+      done();
+    },
+  );
+  return {
+    rewriteUrl(req) {
+      const version = decide(req).prepared.version;
+      return version === undefined ? (req.url ?? "/") : version.target;
+    },
+    plugin: plugin as FastifyPluginCallback,
+    handle(handler, route) {
+      return async function svcHandler(request: FastifyRequest, reply: FastifyReply) {
+        const ready = decide(request.raw);
+        if (ready.prepared.refusal !== undefined) throw ready.prepared.refusal;
+        const pipelineRequest = fastifyRequest(request, reply);
+        const value = await pipeline.run(
+          pipelineRequest,
+          ready.prepared,
+          (context) => handler(request, context),
+          route,
+        );
+        return sendValue(reply, value, pipelineRequest.method);
+      } as RouteHandlerMethod<RawServerDefault>;
+    },
+    preconditions(request, current, creates = false) {
+      return pipeline.checkWrite(
+        fastifyRequest(request),
+        decided.get(request.raw)?.prepared ?? NOT_PREPARED,
+        current,
+        creates,
+      );
+    },
+  };
+}
+
+const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });

@@ -1,0 +1,347 @@
+/**
+ * `@svc/kernel/fetch`: the response pipeline and gates on the Fetch API (`Request` in, `Response`
+ * out), for any Fetch server (Deno, Bun, workers, `@hono/node-server`) and as Hono middleware.
+ * This module decides nothing: it turns a `Request` into what the cores read and their response
+ * value into a `Response`.
+ *
+ * @packageDocumentation
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import {
+  type Gate,
+  type HandlerContext,
+  isAnswer,
+  mergeVary,
+  type Passage,
+  type Pipeline,
+  type PipelineRequest,
+  type Prepared,
+  type RequestView,
+  type ResponseValue,
+  type RouteOptions,
+} from "@svc/kernel";
+import { fieldName } from "./node.js";
+
+/** What a Fetch server knows of a request beyond the `Request` itself. */
+export interface ConnectionInfo {
+  /** The connection's other end (for a client's bucket, for trusting a proxy). */
+  readonly address?: string | undefined;
+  /** Whether the connection is TLS. @default the request URL's scheme is `https:` */
+  readonly encrypted?: boolean | undefined;
+  /**
+   * The fields as received, name and value alternating. A `Request`'s `Headers` join a repeated
+   * field into one value, so a second `Host` or `Authorization` can only be refused when the
+   * server hands over what it received (`@hono/node-server` does: see {@link honoConnection}).
+   */
+  readonly rawHeaders?: readonly string[] | undefined;
+}
+
+/** The part of a Hono `Context` the Hono middleware reads and sets. */
+export interface HonoContextLike {
+  readonly req: { readonly raw: Request };
+  /** `@hono/node-server` puts the `node:http` request here (`env.incoming`). */
+  readonly env?: unknown;
+  res: Response;
+}
+
+/** A Hono middleware: `app.use(middleware)`. */
+export type HonoMiddleware = (c: HonoContextLike, next: () => Promise<void>) => Promise<Response | undefined>;
+
+/** A Fetch handler: what `Deno.serve`, `Bun.serve`, a worker's `fetch` and `@hono/node-server` call. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/**
+ * What `@hono/node-server` tells about the connection (`c.env.incoming`, the `node:http`
+ * request): its address, TLS, and the fields as received. Elsewhere, nothing.
+ */
+export function honoConnection(c: HonoContextLike): ConnectionInfo | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming === undefined || typeof incoming !== "object" || incoming.socket === undefined)
+    return undefined;
+  return {
+    address: incoming.socket.remoteAddress,
+    encrypted: (incoming.socket as { encrypted?: boolean }).encrypted === true,
+    rawHeaders: incoming.rawHeaders,
+  };
+}
+
+/**
+ * A `Request` as a {@link RequestView}: the fields by lower-case name (`Headers` already joins a
+ * repeated one), the path and query of its URL, and the connection `info` gives.
+ */
+export function fetchView(request: Request, info?: ConnectionInfo | undefined): RequestView {
+  const headers: IncomingHttpHeaders = {};
+  const raw: string[] = [];
+  for (const [name, value] of request.headers) {
+    headers[name] = value;
+    raw.push(name, value);
+  }
+  const url = new URL(request.url);
+  return {
+    method: request.method.toUpperCase(),
+    url: `${url.pathname}${url.search}`,
+    headers,
+    rawHeaders: info?.rawHeaders ?? raw,
+    socket: { remoteAddress: info?.address, encrypted: info?.encrypted ?? url.protocol === "https:" },
+  };
+}
+
+/** What the pipeline reads of a `Request`: its view, its path as routed, and the body already read. */
+export function fetchPipelineRequest(
+  request: Request,
+  options: { info?: ConnectionInfo | undefined; path?: string | undefined; body?: unknown } = {},
+): PipelineRequest {
+  const view = fetchView(request, options.info);
+  const url = view.url ?? "/";
+  const query = url.indexOf("?");
+  return {
+    method: view.method ?? "GET",
+    headers: view.headers,
+    rawHeaders: view.rawHeaders,
+    path: options.path ?? (query === -1 ? url : url.slice(0, query)),
+    body: options.body,
+    native: request,
+  };
+}
+
+/** Sets `fields` on `headers`: a `null` one removed, a list as separate lines (`Set-Cookie`). */
+function setFields(headers: Headers, fields: Passage["fields"]): void {
+  if (fields === undefined) return;
+  for (const name of Object.keys(fields)) {
+    const value = fields[name];
+    if (value === undefined) continue;
+    if (value === null) {
+      headers.delete(name);
+      continue;
+    }
+    if (typeof value === "string") headers.set(name, value);
+    else {
+      headers.delete(name);
+      for (const line of value) headers.append(name, line);
+    }
+  }
+}
+
+function appendVaryTo(headers: Headers, names: readonly string[] | undefined): void {
+  if (names === undefined || names.length === 0) return;
+  const vary = mergeVary(headers.get("vary") ?? undefined, names);
+  if (vary !== undefined) headers.set("vary", vary);
+}
+
+/** Field names as people reading a trace expect them; a `Headers` compares them case-insensitively anyway. */
+function spelledHeaders(value: ResponseValue, preset: Headers | undefined): Headers {
+  const headers = new Headers(preset);
+  const fields = value.fields;
+  for (const name of Object.keys(fields)) {
+    const field = fields[name];
+    if (field === null || field === undefined) headers.delete(name);
+    else if (name === "link" && headers.has("link")) {
+      headers.set("link", `${headers.get("link")}, ${typeof field === "string" ? field : field.join(", ")}`);
+    } else if (typeof field === "string") headers.set(fieldName(name), field);
+    else {
+      headers.delete(name);
+      for (const line of field) headers.append(fieldName(name), line);
+    }
+  }
+  appendVaryTo(headers, value.vary);
+  return headers;
+}
+
+/**
+ * A response value as a `Response`: its status, its fields over `preset` (the fields set in
+ * front, a `null` one removed, a `Link` appended), its `Vary` appended, and its content (whole
+ * bytes with `Content-Length`, a stream as a `ReadableStream`). A HEAD gets the fields only (RFC
+ * 9110 §9.3.2).
+ */
+export function toResponse(value: ResponseValue, method: string, preset?: Headers | undefined): Response {
+  const headers = spelledHeaders(value, preset);
+  const body = value.body;
+  if (body === undefined) {
+    if (value.status === 205) headers.set("content-length", "0");
+    return new Response(null, { status: value.status, headers });
+  }
+  if (typeof (body as NodeJS.ReadableStream).pipe === "function") {
+    headers.delete("content-length");
+    const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
+    if (method === "HEAD") {
+      stream.destroy();
+      return new Response(null, { status: value.status, headers });
+    }
+    return new Response(Readable.toWeb(stream) as ReadableStream, { status: value.status, headers });
+  }
+  const bytes = body as Uint8Array;
+  headers.set("content-length", String(bytes.byteLength));
+  return new Response(method === "HEAD" ? null : bytes, { status: value.status, headers });
+}
+
+/**
+ * `response` with a passage's fields and `Vary` added. A `Response` from `fetch()` has immutable
+ * headers, so a new one is made around the same body.
+ */
+export function withPassage(response: Response, passage: Passage): Response {
+  const headers = new Headers(response.headers);
+  const own = new Set(headers.keys());
+  // The route's own fields win over the gate's: the gate's are set only where the route set none.
+  const fields = passage.fields;
+  if (fields !== undefined) {
+    const missing: Record<string, NonNullable<Passage["fields"]>[string]> = {};
+    for (const name of Object.keys(fields))
+      if (!own.has(name.toLowerCase())) missing[name] = fields[name] ?? null;
+    setFields(headers, missing);
+  }
+  appendVaryTo(headers, passage.vary);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * The passages given for a request so far. A `Request` has no response in front to set fields
+ * on, as `node:http`'s has: what a gate or the version decision adds to every response waits
+ * here, for the route's response ({@link withPassage}) and for an error's (`@svc/errors/fetch`
+ * reads {@link passagesOf}).
+ */
+const passages = new WeakMap<Request, Passage[]>();
+
+/** Records `passage` for every response to `request`, an error's included. */
+export function addPassage(request: Request, passage: Passage): void {
+  const list = passages.get(request);
+  if (list === undefined) passages.set(request, [passage]);
+  else list.push(passage);
+}
+
+/** The passages recorded for `request`, in the order they were given. */
+export function passagesOf(request: Request): readonly Passage[] {
+  return passages.get(request) ?? [];
+}
+
+/** A Fetch-API middleware: Hono middleware as called, with `wrap` for any other Fetch server. */
+export interface FetchMiddleware extends HonoMiddleware {
+  /** `handler` behind the gate, for a Fetch server without Hono: `export default { fetch: gate.wrap(app) }`. */
+  wrap(handler: FetchHandler, info?: (request: Request) => ConnectionInfo | undefined): FetchHandler;
+}
+
+/**
+ * A {@link Gate} on the Fetch API: as Hono middleware (`app.use(fetchGate(gate))`, the connection
+ * read from `@hono/node-server` when it is there), and as a wrapper of any Fetch handler
+ * (`fetchGate(gate).wrap(handler)`). A passage's fields go on the route's response (the route's
+ * own fields of the same name win); an answer is the response; a refusal is thrown, for Hono's
+ * `app.onError` or the wrapper from `@svc/errors/fetch` to answer.
+ */
+export function fetchGate(gate: Gate<Request>): FetchMiddleware {
+  const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<Response | undefined> => {
+    const request = c.req.raw;
+    const outcome = await gate(fetchView(request, honoConnection(c)), request);
+    if (outcome !== undefined && outcome !== null && isAnswer(outcome)) {
+      return toResponse(outcome.answer, request.method.toUpperCase());
+    }
+    if (outcome !== undefined && outcome !== null) addPassage(request, outcome);
+    await next();
+    if (outcome !== undefined && outcome !== null) c.res = withPassage(c.res, outcome);
+    return undefined;
+  };
+  return Object.assign(middleware, {
+    wrap(handler: FetchHandler, info?: (request: Request) => ConnectionInfo | undefined): FetchHandler {
+      return async (request: Request) => {
+        const outcome = await gate(fetchView(request, info?.(request)), request);
+        if (outcome === undefined || outcome === null) return handler(request);
+        if (isAnswer(outcome)) return toResponse(outcome.answer, request.method.toUpperCase());
+        addPassage(request, outcome);
+        return withPassage(await handler(request), outcome);
+      };
+    },
+  });
+}
+
+/** A pipeline on the Fetch API: see {@link fetchAdapter}. */
+export interface FetchPipeline {
+  /**
+   * Hono's `getPath` option (`new Hono({ getPath: svc.getPath })`), needed when the pipeline
+   * versions requests by path: Hono routes on the path it returns, the `/v<N>` prefix stripped,
+   * and the version is decided with it, once per request.
+   */
+  readonly getPath: (request: Request) => string;
+  /**
+   * Hono middleware for the whole app (`app.use(svc.middleware)`): the version's fields on every
+   * response, the version's refusal (or a write's 406) thrown for `app.onError`.
+   */
+  readonly middleware: HonoMiddleware;
+  /**
+   * The response to `request`: `handler`'s result through the pipeline. Rejects with the error to
+   * answer, for `app.onError` or `@svc/errors/fetch`. `body`: the request content the handler read,
+   * for an idempotent route's fingerprint.
+   */
+  respond(
+    request: Request,
+    handler: (context: HandlerContext) => unknown,
+    options?: { route?: RouteOptions | undefined; body?: unknown; info?: ConnectionInfo | undefined },
+  ): Promise<Response>;
+  /** RFC 9110 §13.2.2 before a write, inside its handler (see `Pipeline.checkWrite`); rejects with the 412. */
+  preconditions(
+    request: Request,
+    current: { data: unknown; lastModified?: Date | undefined } | undefined,
+    creates?: boolean,
+  ): Promise<void>;
+}
+
+/**
+ * The Fetch-API adapter of a pipeline, for Hono and for any Fetch server.
+ *
+ * @example
+ * const svc = fetchAdapter(createPipeline());
+ * const app = new Hono({ getPath: svc.getPath });
+ * app.use(svc.middleware);
+ * app.get("/employees/:id", (c) => svc.respond(c.req.raw, () => employees.get(c.req.param("id"))));
+ */
+export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
+  const decided = new WeakMap<Request, { prepared: Prepared; path: string }>();
+  const decide = (request: Request, info?: ConnectionInfo | undefined) => {
+    let ready = decided.get(request);
+    if (ready === undefined) {
+      const view = fetchPipelineRequest(request, { info });
+      const url = new URL(request.url);
+      const target = `${url.pathname}${url.search}`;
+      const prepared = pipeline.prepare(view, target);
+      const routed = prepared.version?.target ?? target;
+      const query = routed.indexOf("?");
+      ready = { prepared, path: query === -1 ? routed : routed.slice(0, query) };
+      decided.set(request, ready);
+      if (prepared.version !== undefined) addPassage(request, prepared.version);
+    }
+    return ready;
+  };
+  const withVersion = (response: Response, prepared: Prepared): Response =>
+    prepared.version === undefined ? response : withPassage(response, prepared.version);
+  return {
+    getPath: (request) => decide(request).path,
+    middleware: async (c, next) => {
+      const { prepared } = decide(c.req.raw, honoConnection(c));
+      if (prepared.refusal !== undefined) throw prepared.refusal;
+      await next();
+      c.res = withVersion(c.res, prepared);
+      return undefined;
+    },
+    async respond(request, handler, options = {}) {
+      const { prepared, path } = decide(request, options.info);
+      if (prepared.refusal !== undefined) throw prepared.refusal;
+      const pipelineRequest = fetchPipelineRequest(request, { info: options.info, path, body: options.body });
+      const value = await pipeline.run(pipelineRequest, prepared, handler, options.route);
+      const preset = new Headers();
+      for (const passage of passagesOf(request)) {
+        setFields(preset, passage.fields);
+        appendVaryTo(preset, passage.vary);
+      }
+      return toResponse(value, pipelineRequest.method, preset);
+    },
+    preconditions(request, current, creates = false) {
+      const ready = decided.get(request);
+      return pipeline.checkWrite(
+        fetchPipelineRequest(request, { path: ready?.path }),
+        ready?.prepared ?? NOT_PREPARED,
+        current,
+        creates,
+      );
+    },
+  };
+}
+
+const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });

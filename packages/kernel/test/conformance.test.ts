@@ -1,0 +1,235 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import express, { type Request } from "express";
+import Fastify, { type FastifyRequest } from "fastify";
+import { Hono } from "hono";
+import { expect } from "vitest";
+import { expressAdapter, expressGate } from "../src/express.js";
+import { fastifyAdapter, fastifyGate } from "../src/fastify.js";
+import { fetchAdapter, fetchGate } from "../src/fetch.js";
+import { createPipeline, type Gate, HttpError, type Passage, reply, type Versioner } from "../src/index.js";
+import { nodeAdapter, nodeGate } from "../src/node.js";
+
+/** Versions by a `/v<N>` prefix, 1 and 2; a `/v3` or later is a 404 carrying the supported versions. */
+const byPath: Versioner = {
+  resolve(_request, target) {
+    const match = /^\/v(\d+)(\/.*)?$/.exec(target);
+    const version = match === null ? 1 : Number(match[1]);
+    return {
+      target: match === null ? target : (match[2] ?? "/"),
+      version,
+      prefix: match === null ? "" : `/v${version}`,
+      label: undefined,
+      fields: { "api-supported-versions": "1, 2" },
+      vary: [],
+      error: version > 2 ? HttpError.notFound(`version ${version} does not exist`) : undefined,
+    };
+  },
+};
+
+/** A gate of every kind: a passage (a field and a Vary), an answer, a refusal. */
+const gate: Gate = (view) => {
+  if (view.headers["x-answer"] !== undefined) {
+    return {
+      answer: {
+        status: 200,
+        fields: { "content-type": "text/plain" },
+        vary: [],
+        body: Buffer.from("answered"),
+      },
+    };
+  }
+  if (view.headers["x-refuse"] !== undefined) throw HttpError.tooManyRequests(30, "slow down");
+  return { fields: { "X-Gate": "passed" }, vary: ["X-Answer"] } satisfies Passage;
+};
+
+const employees = new Map([[7, { id: 7, name: "Ada" }]]);
+
+/** The routes, once, framework-free: what each framework's route hands its handler. */
+const routes = {
+  employee: (id: string, version: number | undefined) => {
+    const employee = employees.get(Number(id));
+    if (employee === undefined) throw HttpError.notFound(`employee ${id} does not exist`);
+    return { ...employee, version };
+  },
+  create: () => reply({ id: 8 }, { status: 201, headers: { Location: "/employees/8" } }),
+  empty: () => undefined,
+  stream: () => reply.bytes(Readable.from([Buffer.from("a"), Buffer.from("bc")]), "text/plain"),
+  linked: () => reply({ ok: true }, { headers: { Link: "</next>; rel=next" } }),
+};
+
+function pipeline() {
+  return createPipeline({ versioning: byPath });
+}
+
+const mounts: Mounts = {
+  express() {
+    const svc = expressAdapter(pipeline());
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(svc.prepare);
+    app.use(expressGate(gate));
+    app.get(
+      "/employees/:id",
+      svc.handle((req: Request, ctx) => routes.employee(req.params.id as string, ctx.version)),
+    );
+    app.post("/employees", svc.handle(routes.create));
+    app.get("/empty", svc.handle(routes.empty));
+    app.get("/stream", svc.handle(routes.stream));
+    app.get("/linked", svc.handle(routes.linked));
+    app.use(fallbackErrors.express);
+    return app;
+  },
+  node() {
+    const svc = nodeAdapter(pipeline());
+    const guard = nodeGate(gate);
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const run = async () => {
+        const { path } = await svc.prepare(req, res);
+        if (await guard(req, res)) return;
+        const id = /^\/employees\/([^/]+)$/.exec(path)?.[1];
+        const read = req.method === "GET" || req.method === "HEAD";
+        if (read && id !== undefined) {
+          return svc.respond(req, res, (ctx) => routes.employee(id, ctx.version));
+        }
+        const route =
+          req.method === "POST" && path === "/employees"
+            ? routes.create
+            : read
+              ? { "/empty": routes.empty, "/stream": routes.stream, "/linked": routes.linked }[path]
+              : undefined;
+        if (route === undefined) throw HttpError.notFound();
+        return svc.respond(req, res, route);
+      };
+      run().catch((err) => fallbackErrors.node(err, req, res));
+    };
+  },
+  fastify() {
+    const svc = fastifyAdapter(pipeline());
+    const app = Fastify({ rewriteUrl: svc.rewriteUrl });
+    app.register(svc.plugin);
+    app.addHook("onRequest", fastifyGate(gate));
+    app.get(
+      "/employees/:id",
+      svc.handle((request: FastifyRequest, ctx) =>
+        routes.employee((request.params as { id: string }).id, ctx.version),
+      ),
+    );
+    app.post("/employees", svc.handle(routes.create));
+    app.get("/empty", svc.handle(routes.empty));
+    app.get("/stream", svc.handle(routes.stream));
+    app.get("/linked", svc.handle(routes.linked));
+    app.setErrorHandler(fallbackErrors.fastify);
+    return app;
+  },
+  fetch() {
+    const svc = fetchAdapter(pipeline());
+    const app = new Hono({ getPath: svc.getPath });
+    app.use(svc.middleware);
+    app.use(fetchGate(gate));
+    app.get("/employees/:id", (c) =>
+      svc.respond(c.req.raw, (ctx) => routes.employee(c.req.param("id"), ctx.version)),
+    );
+    app.post("/employees", (c) => svc.respond(c.req.raw, routes.create));
+    app.get("/empty", (c) => svc.respond(c.req.raw, routes.empty));
+    app.get("/stream", (c) => svc.respond(c.req.raw, routes.stream));
+    app.get("/linked", (c) => svc.respond(c.req.raw, routes.linked));
+    app.notFound(() => {
+      throw HttpError.notFound();
+    });
+    app.onError((err, c) => fallbackErrors.fetch(err, c));
+    return app.fetch;
+  },
+};
+
+const rows: Row[] = [
+  {
+    name: "data is 200 JSON with its length",
+    request: { path: "/employees/7" },
+    status: 200,
+    headers: {
+      "content-type": "application/json",
+      "content-length": "33",
+      "api-supported-versions": "1, 2",
+      "x-gate": "passed",
+      vary: "X-Answer",
+    },
+    body: { id: 7, name: "Ada", version: 1 },
+  },
+  {
+    name: "HEAD has the GET's fields and no content",
+    request: { method: "HEAD", path: "/employees/7" },
+    status: 200,
+    headers: { "content-type": "application/json", "content-length": "33" },
+    body: "",
+  },
+  {
+    name: "a /v2 prefix is stripped before routing and decides the version",
+    request: { path: "/v2/employees/7" },
+    status: 200,
+    body: { id: 7, name: "Ada", version: 2 },
+  },
+  {
+    name: "a version the API lacks is refused with the version's fields",
+    request: { path: "/v3/employees/7" },
+    status: 404,
+    headers: { "api-supported-versions": "1, 2" },
+    body: (r) => expect(JSON.parse(r.text).status).toBe(404),
+  },
+  {
+    name: "a handler's HttpError reaches the error handler",
+    request: { path: "/employees/1" },
+    status: 404,
+    headers: { "x-gate": "passed" },
+    body: (r) => expect(JSON.parse(r.text).status).toBe(404),
+  },
+  {
+    name: "a reply's status and fields",
+    request: {
+      method: "POST",
+      path: "/employees",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    },
+    status: 201,
+    headers: { location: "/employees/8" },
+    body: { id: 8 },
+  },
+  {
+    name: "no result is a 204 without representation fields",
+    request: { path: "/empty" },
+    status: 204,
+    headers: { "content-type": null, "content-length": null },
+    body: "",
+  },
+  {
+    name: "a stream is sent whole, without a length",
+    request: { path: "/stream" },
+    status: 200,
+    headers: { "content-type": "text/plain", "content-length": null },
+    body: "abc",
+  },
+  {
+    name: "a reply's Link",
+    request: { path: "/linked" },
+    status: 200,
+    headers: { link: "</next>; rel=next" },
+  },
+  {
+    name: "a gate's answer replaces the route",
+    request: { path: "/employees/7", headers: { "X-Answer": "1" } },
+    status: 200,
+    headers: { "content-type": "text/plain", "x-gate": null },
+    body: "answered",
+  },
+  {
+    name: "a gate's refusal is the error handler's, with its headers",
+    request: { path: "/employees/7", headers: { "X-Refuse": "1" } },
+    status: 429,
+    headers: { "retry-after": "30" },
+    body: (r) => expect(JSON.parse(r.text)).toEqual({ status: 429, message: "slow down" }),
+  },
+];
+
+conformance("@svc/kernel pipeline and gates", mounts, rows);

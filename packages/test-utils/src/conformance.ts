@@ -1,0 +1,255 @@
+import { createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
+import { createAdaptorServer } from "@hono/node-server";
+import type { ResponseValue } from "@svc/kernel";
+import { passagesOf, toResponse, withPassage } from "@svc/kernel/fetch";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Listening, listenOn, whenListening } from "./listen.js";
+
+/** The frameworks every @svc package has an adapter for. */
+export const FRAMEWORKS = ["express", "node", "fastify", "fetch"] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+
+/** A Fastify instance as far as the harness needs it (no import of Fastify's types here). */
+export interface FastifyLike {
+  listen(options: { port: number; host: string }): Promise<string>;
+  close(): Promise<unknown>;
+  readonly server: Server;
+}
+
+/**
+ * One server of the same behaviour per framework, built by the package's test:
+ * - `express`: an Express app (or any request listener);
+ * - `node`: a `node:http` request listener;
+ * - `fastify`: a Fastify instance, not yet listening (plugins registered, routes added);
+ * - `fetch`: a Fetch handler, served on Node through `@hono/node-server` (a Hono app's `fetch`,
+ *   or a plain `(request) => Response`).
+ */
+export interface Mounts {
+  express: () => RequestListener | Promise<RequestListener>;
+  node: () => RequestListener | Promise<RequestListener>;
+  fastify: () => FastifyLike | Promise<FastifyLike>;
+  fetch: () =>
+    | ((request: Request) => Response | Promise<Response>)
+    | Promise<(request: Request) => Response | Promise<Response>>;
+}
+
+/** Starts `framework`'s server of `mounts` on a loopback port. */
+export async function serve(framework: Framework, mounts: Mounts): Promise<Listening> {
+  switch (framework) {
+    case "express":
+      return listenOn(createServer(await mounts.express()));
+    case "node":
+      return listenOn(createServer(await mounts.node()));
+    case "fastify": {
+      const app = await mounts.fastify();
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      const listening = await whenListening(app.server);
+      return {
+        ...listening,
+        close: async () => {
+          app.server.closeAllConnections();
+          await app.close();
+        },
+      };
+    }
+    case "fetch": {
+      const fetch = await mounts.fetch();
+      const server = createAdaptorServer({ fetch }) as Server;
+      return listenOn(server);
+    }
+  }
+}
+
+/** A request of a conformance row. */
+export interface RowRequest {
+  method?: string;
+  path: string;
+  /** Field lines in order; a name may repeat (a second `Host`, two `Authorization`s). */
+  headers?: Record<string, string> | readonly (readonly [string, string])[];
+  body?: string | Uint8Array;
+}
+
+/** What came back, as the harness read it off the socket. */
+export interface RowResponse {
+  status: number;
+  /** Fields by lower-case name; a repeated one joined with ", " (`set-cookie` with "\n"). */
+  headers: Record<string, string>;
+  body: Buffer;
+  text: string;
+}
+
+/**
+ * One row: a request and what every framework's server must answer. `headers`: a string is the
+ * exact value, a RegExp must match, `null` means absent. `body`: a string is the exact text, a
+ * function checks the response itself (`expect` inside), anything else is compared with the
+ * parsed JSON. `steps`: requests sent first on the same server (to use a quota, record a key).
+ */
+export interface Row {
+  name: string;
+  before?: readonly RowRequest[];
+  request: RowRequest;
+  status: number;
+  headers?: Record<string, string | RegExp | null>;
+  body?: string | ((response: RowResponse) => void) | object;
+  /** Rows that need a server of their own (they use up state another row would see). */
+  fresh?: boolean;
+}
+
+/** Sends `row` to `url` over `node:http`: field lines exactly as given, nothing decoded. */
+export function send(url: string, row: RowRequest): Promise<RowResponse> {
+  const lines: [string, string][] = Array.isArray(row.headers)
+    ? row.headers.map(([n, v]) => [n, v])
+    : Object.entries((row.headers ?? {}) as Record<string, string>);
+  const flat: string[] = [];
+  // Given as an array, field lines go out as they are: Node adds no Host of its own.
+  if (!lines.some(([n]) => n.toLowerCase() === "host")) flat.push("Host", new URL(url).host);
+  for (const [name, value] of lines) flat.push(name, value);
+  const body =
+    row.body === undefined ? undefined : typeof row.body === "string" ? Buffer.from(row.body) : row.body;
+  if (body !== undefined && !lines.some(([n]) => n.toLowerCase() === "content-length")) {
+    flat.push("Content-Length", String(body.byteLength));
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${row.path}`, { method: row.method ?? "GET", headers: flat }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const headers: Record<string, string> = {};
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          const name = (res.rawHeaders[i] as string).toLowerCase();
+          const value = res.rawHeaders[i + 1] as string;
+          headers[name] =
+            headers[name] === undefined
+              ? value
+              : `${headers[name]}${name === "set-cookie" ? "\n" : ", "}${value}`;
+        }
+        const all = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers, body: all, text: all.toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Checks `response` against `row`'s expectations. */
+export function expectRow(row: Row, response: RowResponse): void {
+  expect(response.status, `${row.name}: status`).toBe(row.status);
+  for (const [name, want] of Object.entries(row.headers ?? {})) {
+    const got = response.headers[name.toLowerCase()];
+    if (want === null) expect(got, `${row.name}: ${name} absent`).toBeUndefined();
+    else if (want instanceof RegExp) expect(got, `${row.name}: ${name}`).toMatch(want);
+    else expect(got, `${row.name}: ${name}`).toBe(want);
+  }
+  const body = row.body;
+  if (body === undefined) return;
+  if (typeof body === "string") expect(response.text, `${row.name}: body`).toBe(body);
+  else if (typeof body === "function") (body as (r: RowResponse) => void)(response);
+  else expect(JSON.parse(response.text), `${row.name}: body`).toEqual(body);
+}
+
+/**
+ * The conformance table of a package: every row against a listening server of each framework,
+ * so that a row answered differently on one framework fails there. Rows marked `fresh` get a
+ * server of their own; the others share one per framework.
+ *
+ * @example conformance("ratelimit", mounts, rows);
+ */
+export function conformance(
+  name: string,
+  mounts: Mounts | ((framework: Framework) => Mounts),
+  rows: readonly Row[],
+  frameworks: readonly Framework[] = FRAMEWORKS,
+): void {
+  for (const framework of frameworks) {
+    const mountsOf = () => (typeof mounts === "function" ? mounts(framework) : mounts);
+    describe(`${name} on ${framework}`, () => {
+      let shared: Listening | undefined;
+      beforeAll(async () => {
+        if (rows.some((row) => !row.fresh)) shared = await serve(framework, mountsOf());
+      });
+      afterAll(async () => {
+        await shared?.close();
+      });
+      for (const row of rows) {
+        it(row.name, async () => {
+          const server = row.fresh ? await serve(framework, mountsOf()) : (shared as Listening);
+          try {
+            for (const step of row.before ?? []) await send(server.url, step);
+            expectRow(row, await send(server.url, row.request));
+          } finally {
+            if (row.fresh) await server.close();
+          }
+        });
+      }
+    });
+  }
+}
+
+/** An error as the test servers' fallback error handling answers it: its status, its fields, `{ status, message }`. */
+function fallbackError(err: unknown): { status: number; fields: Record<string, string>; body: string } {
+  const e = err as {
+    status?: unknown;
+    statusCode?: unknown;
+    headers?: unknown;
+    message?: unknown;
+    expose?: unknown;
+  };
+  const given =
+    typeof e?.status === "number" ? e.status : typeof e?.statusCode === "number" ? e.statusCode : 500;
+  const status = given >= 400 && given <= 599 ? given : 500;
+  const fields: Record<string, string> = {};
+  if (status < 500 && typeof e?.headers === "object" && e.headers !== null) {
+    for (const [name, value] of Object.entries(e.headers))
+      if (typeof value === "string") fields[name] = value;
+  }
+  const message = status < 500 && typeof e?.message === "string" ? e.message : "Internal Server Error";
+  return { status, fields, body: JSON.stringify({ status, message }) };
+}
+
+/**
+ * Error handling for a test's servers where the package under test is not the error record's
+ * (`@svc/errors`' own adapters are tested by its table): the error's status and fields, a JSON
+ * `{ status, message }`, the same on every framework. A 5xx says nothing of the exception.
+ */
+export const fallbackErrors = {
+  express(err: unknown, _req: unknown, res: import("node:http").ServerResponse, _next: unknown): void {
+    fallbackErrors.node(err, _req, res);
+  },
+  node(err: unknown, _req: unknown, res: import("node:http").ServerResponse): void {
+    const e = fallbackError(err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [name, value] of Object.entries(e.fields)) res.setHeader(name, value);
+    res.setHeader("Content-Type", "application/json");
+    res.setHeader("Content-Length", Buffer.byteLength(e.body));
+    res.statusCode = e.status;
+    res.end(e.body);
+  },
+  fastify(
+    err: unknown,
+    _request: unknown,
+    reply: { code(n: number): unknown; header(n: string, v: string): unknown; send(b: string): unknown },
+  ): unknown {
+    const e = fallbackError(err);
+    reply.code(e.status);
+    for (const [name, value] of Object.entries(e.fields)) reply.header(name, value);
+    reply.header("content-type", "application/json");
+    return reply.send(e.body);
+  },
+  /** Hono's `app.onError`: with the fields the gates in front recorded for the request (`passagesOf`). */
+  fetch(err: unknown, c?: { req: { raw: Request } }): Response {
+    const e = fallbackError(err);
+    const value: ResponseValue = {
+      status: e.status,
+      fields: { ...e.fields, "content-type": "application/json" },
+      vary: [],
+      body: Buffer.from(e.body),
+    };
+    const response = toResponse(value, c?.req.raw.method ?? "GET");
+    if (c === undefined) return response;
+    return passagesOf(c.req.raw).reduce((out, passage) => withPassage(out, passage), response);
+  },
+};
