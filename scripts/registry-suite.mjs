@@ -363,6 +363,14 @@ try {
   loadEverywhere(express4, "Express 4.17.3");
   await readmes(express4, "Express 4.17.3", false, 4);
 
+  // A team on Hono installs every package and no Express (nor Fastify): every framework is an
+  // optional peer, and no entry, the Express ones included, loads its framework at run time.
+  const hono = consumer("hono", [...pinned, `hono@${dev.hono}`, `@hono/node-server@${dev["@hono/node-server"]}`]);
+  const pulled = ["express", "fastify"].filter((name) => existsSync(join(hono, "node_modules", name)));
+  if (pulled.length === 0) pass("Hono only: installing every package pulled in neither Express nor Fastify");
+  else fail("Hono only", `installing the packages for Hono also installed ${pulled.join(" and ")}`);
+  loadEverywhere(hono, "Hono only");
+
   // 4. The kernel rule: a second kernel minor and the dependents it leaves.
   writeFileSync(
     join(clone, ".changeset/errors-second-minor.md"),

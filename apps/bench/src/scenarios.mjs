@@ -293,6 +293,22 @@ export const scenarios = [
     prepare: getEmployee,
   },
   {
+    id: "fastify-peers",
+    group: "get",
+    label:
+      "Fastify 5 with its plugins: @fastify/helmet, cors, compress, rate-limit, etag, jwt, its logger, accepts",
+    server: () => ({ script: script("fastify-peers.mjs") }),
+    prepare: getEmployee,
+  },
+  {
+    id: "hono-peers",
+    group: "get",
+    label:
+      "Hono on @hono/node-server with its middleware: secureHeaders, cors, compress, etag, jwt, logger, hono-rate-limiter",
+    server: () => ({ script: script("hono-peers.mjs") }),
+    prepare: getEmployee,
+  },
+  {
     id: "express-bare-304",
     group: "revalidate",
     label: "bare Express 5 (default weak ETag, fresh)",
