@@ -365,7 +365,11 @@ try {
 
   // A team on Hono installs every package and no Express (nor Fastify): every framework is an
   // optional peer, and no entry, the Express ones included, loads its framework at run time.
-  const hono = consumer("hono", [...pinned, `hono@${dev.hono}`, `@hono/node-server@${dev["@hono/node-server"]}`]);
+  const hono = consumer("hono", [
+    ...pinned,
+    `hono@${dev.hono}`,
+    `@hono/node-server@${dev["@hono/node-server"]}`,
+  ]);
   const pulled = ["express", "fastify"].filter((name) => existsSync(join(hono, "node_modules", name)));
   if (pulled.length === 0) pass("Hono only: installing every package pulled in neither Express nor Fastify");
   else fail("Hono only", `installing the packages for Hono also installed ${pulled.join(" and ")}`);
