@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, isToken, type RequestView } from "@svc/kernel";
-import { refusedOption } from "@svc/kernel/internal";
+import type { RequestView } from "@svc/kernel";
 import { writeResponse } from "@svc/kernel/node";
 import { type ErrorContext, errorValue, failureLog, writeErrorLogs } from "./core.js";
 import { type ErrorLogger, type ErrorOptions, errorConfig } from "./options.js";
-import { requestPath } from "./record.js";
+import { allowedList, methodNotAllowedError, notFoundError } from "./route-errors.js";
 
 export type { ErrorLogger } from "./options.js";
 
@@ -104,7 +103,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
  */
 export function notFound() {
   return function svcNotFound(req: ErrorRequest, _res: ServerResponse, next: NextFunction): void {
-    next(HttpError.notFound(`No resource matches ${req.method ?? "GET"} ${pathOf(req)}`));
+    next(notFoundError(targetOf(req)));
   };
 }
 
@@ -114,22 +113,9 @@ export function notFound() {
  * @example router.route("/employees").get(list).post(create).all(methodNotAllowed(["GET", "HEAD", "POST"]));
  */
 export function methodNotAllowed(allowed: readonly string[]) {
-  if (
-    !Array.isArray(allowed) ||
-    allowed.length === 0 ||
-    allowed.some((m) => typeof m !== "string" || !isToken(m))
-  ) {
-    throw refusedOption(
-      "errors",
-      "allowed",
-      allowed,
-      "a non-empty array of method names (RFC 9110 §9.1 tokens)",
-      "methodNotAllowed: allowed",
-    );
-  }
-  const methods = allowed.map((m) => m.toUpperCase());
+  const methods = allowedList(allowed);
   return function svcMethodNotAllowed(req: ErrorRequest, _res: ServerResponse, next: NextFunction): void {
-    next(HttpError.methodNotAllowed(methods, `Method ${req.method ?? ""} is not allowed on ${pathOf(req)}`));
+    next(methodNotAllowedError(targetOf(req), methods));
   };
 }
 
@@ -142,16 +128,14 @@ export function methodNotAllowed(allowed: readonly string[]) {
  * @example router.route("/employees").get(list).post(create).all(allowedMethods(["GET", "HEAD", "POST", "OPTIONS"]));
  */
 export function allowedMethods(allowed: readonly string[]) {
-  methodNotAllowed(allowed); // checks the list
   // RFC 9110 §10.2.1: Allow lists "the set of methods advertised as supported by the target
   // resource", and this handler answers OPTIONS itself: it is listed even when left out.
-  const methods = allowed.map((m) => m.toUpperCase());
+  const methods = allowedList(allowed);
   if (!methods.includes("OPTIONS")) methods.push("OPTIONS");
-  const refuse = methodNotAllowed(methods);
   const allow = methods.join(", ");
   return function svcAllowedMethods(req: ErrorRequest, res: ServerResponse, next: NextFunction): void {
     if (req.method !== "OPTIONS") {
-      refuse(req, res, next);
+      next(methodNotAllowedError(targetOf(req), methods));
       return;
     }
     res.statusCode = 204;
@@ -160,7 +144,6 @@ export function allowedMethods(allowed: readonly string[]) {
   };
 }
 
-function pathOf(req: ErrorRequest): string {
-  const path = requestPath(req.originalUrl ?? req.url ?? "/");
-  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+function targetOf(req: ErrorRequest): { method: string | undefined; url: string | undefined } {
+  return { method: req.method, url: req.originalUrl ?? req.url };
 }

@@ -51,5 +51,6 @@ export {
   type ProblemDetails,
   stripQuery,
 } from "./record.js";
-export { toHttpError } from "./to-http-error.js";
+export { allowedList, methodNotAllowedError, notFoundError } from "./route-errors.js";
+export { malformedBody, toHttpError } from "./to-http-error.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml, WSSE_NS, WSU_NS, type XmlElement } from "./xml.js";
