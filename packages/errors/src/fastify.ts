@@ -95,7 +95,14 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
 export const errorPlugin: FastifyPluginCallback<ErrorPluginOptions> = appWide(
   "@svc/errors",
   function svcErrors(app: FastifyInstance, options: ErrorPluginOptions, done: (err?: Error) => void) {
-    const handler = fastifyErrorHandler(ownOptions(options));
+    let handler: FastifyErrorHandler;
+    try {
+      handler = fastifyErrorHandler(ownOptions(options));
+    } catch (refused) {
+      // A refused option fails `register` (and so `ready`/`listen`), with its coded TypeError.
+      done(refused as Error);
+      return;
+    }
     app.setErrorHandler(handler);
     app.setNotFoundHandler(function svcNotFound(request, reply) {
       return handler(
