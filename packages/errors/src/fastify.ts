@@ -18,7 +18,13 @@ import type { RequestView } from "@svc/kernel";
 import { appWide, sendValue } from "@svc/kernel/fastify";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 
-export { methodNotAllowedError, notFoundError } from "@svc/errors";
+export {
+  type ErrorLogger,
+  type ErrorOptions,
+  type Logger,
+  methodNotAllowedError,
+  notFoundError,
+} from "@svc/errors";
 
 /** Options of {@link errorPlugin}: see `ErrorOptions`; `correlationId` reads `(request, reply)`. */
 export type ErrorPluginOptions = ErrorOptions<[request: FastifyRequest, reply: FastifyReply]>;

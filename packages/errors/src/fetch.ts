@@ -25,7 +25,14 @@ import {
   toResponse,
 } from "@svc/kernel/fetch";
 
-export { malformedBody, methodNotAllowedError, notFoundError } from "@svc/errors";
+export {
+  type ErrorLogger,
+  type ErrorOptions,
+  type Logger,
+  malformedBody,
+  methodNotAllowedError,
+  notFoundError,
+} from "@svc/errors";
 
 /** Options of the Fetch adapters: see `ErrorOptions`; `correlationId` reads the `Request`. */
 export type FetchErrorOptions = ErrorOptions<[request: Request]>;

@@ -7,7 +7,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ErrorHandlerOptions, type ErrorRequest, errorHandler } from "@svc/errors";
 
-export { type ErrorHandlerOptions, methodNotAllowedError, notFoundError } from "@svc/errors";
+export {
+  type ErrorHandlerOptions,
+  type ErrorLogger,
+  type ErrorOptions,
+  type ErrorRequest,
+  type Logger,
+  methodNotAllowedError,
+  notFoundError,
+} from "@svc/errors";
 
 /** What {@link errorResponder} returns: answers `err` for `req` on `res`. */
 export type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
