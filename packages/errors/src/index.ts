@@ -8,6 +8,15 @@ export {
 export { asyncRoute } from "@svc/kernel/express";
 export { CUT_MARK, ERROR_RECORD_LIMITS, MAX_EXTENSION_DEPTH } from "./bounds.js";
 export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
+export {
+  type ErrorContext,
+  type ErrorLog,
+  type ErrorOutcome,
+  errorValue,
+  failureLog,
+  renderError,
+  writeErrorLogs,
+} from "./core.js";
 export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
 export {
   allowedMethods,
@@ -18,7 +27,6 @@ export {
   methodNotAllowed,
   type NextFunction,
   notFound,
-  renderError,
 } from "./error-handler.js";
 export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
 export {
@@ -29,6 +37,12 @@ export {
   serializeError,
 } from "./logger.js";
 export {
+  type ErrorConfig,
+  type ErrorOptions,
+  type ErrorValueConfig,
+  errorConfig,
+} from "./options.js";
+export {
   absoluteFormOrigin,
   buildErrorRecord,
   buildProblemDetails,
@@ -37,5 +51,6 @@ export {
   type ProblemDetails,
   stripQuery,
 } from "./record.js";
-export { toHttpError } from "./to-http-error.js";
+export { allowedList, methodNotAllowedError, notFoundError } from "./route-errors.js";
+export { malformedBody, toHttpError } from "./to-http-error.js";
 export { errorRecordToXml, escapeXml, problemDetailsToXml, WSSE_NS, WSU_NS, type XmlElement } from "./xml.js";

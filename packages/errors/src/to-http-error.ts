@@ -19,6 +19,51 @@ const BODY_PARSER_ERRORS: Readonly<Record<string, { status: number; message: str
 };
 
 /**
+ * What Fastify's body parsing raises before a route runs, by its `code`, as the body-parser
+ * `type` of the same failure, so it gets the same record (the same status, message and problem code on every framework). Fastify's own
+ * messages name its parser ("content-type is set to 'application/json'"), so they are replaced.
+ */
+const FASTIFY_BODY_ERRORS: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: "entity.parse.failed",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "entity.parse.failed",
+  FST_ERR_CTP_BODY_TOO_LARGE: "entity.too.large",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "request.size.invalid",
+};
+
+/**
+ * The 400 of a request body that is not the JSON it says it is: the record body-parser's
+ * `entity.parse.failed` gets, for an adapter that sees the parse fail itself (Hono's
+ * `c.req.json()`, a Fetch handler's `request.json()`).
+ *
+ * @example throw malformedBody(syntaxError);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1
+ */
+export function malformedBody(cause?: unknown): HttpError {
+  const known = BODY_PARSER_ERRORS["entity.parse.failed"] as { status: number; message: string };
+  return new HttpError(known.status, known.message, { cause, code: "entity.parse.failed" });
+}
+
+/**
+ * Fastify's schema validation error (`FST_ERR_VALIDATION`): a 400 whose field errors are the
+ * failed checks, each at its field's dot path within the part that failed (`body`, `querystring`,
+ * `params`, `headers`), with the validator's message.
+ */
+function fastifyValidation(e: { validation: unknown; validationContext?: unknown }, err: unknown): HttpError {
+  const part = typeof e.validationContext === "string" ? e.validationContext : "request";
+  const errors: { field: string; message: string }[] = [];
+  for (const entry of (e.validation as unknown[]).slice(0, 100)) {
+    const v = entry as { instancePath?: unknown; message?: unknown; params?: { missingProperty?: unknown } };
+    const path = typeof v.instancePath === "string" ? v.instancePath.split("/").filter(Boolean) : [];
+    if (typeof v.params?.missingProperty === "string") path.push(v.params.missingProperty);
+    errors.push({
+      field: path.length > 0 ? path.join(".") : part,
+      message: typeof v.message === "string" ? v.message : "is invalid",
+    });
+  }
+  return new HttpError(400, `The request ${part} is invalid`, { cause: err, errors });
+}
+
+/**
  * Another copy's `HttpError` (recognised by its registered brand, which anything can carry) made
  * again with this copy's constructor, so its status (400..599, RFC 9110 §15.5, §15.6), headers,
  * field errors and extension members pass the same checks as this copy's own; a value that fails
@@ -133,7 +178,10 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  * - a 405 without an `Allow` header is a 500 (RFC 9110 §15.5.6: a 405 MUST carry Allow);
  * - a value whose properties cannot be read (a getter or Proxy trap that throws) is a 500;
  * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
- *   charset or content coding → 415, a `verify` option that threw → 403 or its error's status);
+ *   charset or content coding → 415, a `verify` option that threw → 403 or its error's status),
+ *   and Fastify's by their `code` onto the same records (`FST_ERR_CTP_INVALID_JSON_BODY` → 400,
+ *   `FST_ERR_CTP_BODY_TOO_LARGE` → 413, `FST_ERR_CTP_INVALID_MEDIA_TYPE` → 415; a schema's
+ *   `FST_ERR_VALIDATION` → 400 with its field errors);
  * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, their message
  *   only when they say it may be exposed (`expose: true`, as `http-errors` sets below 500), and
  *   their `headers` when they carry that `expose` flag, else only the error status's own fields
@@ -184,18 +232,27 @@ function mapError(err: unknown): HttpError {
     return HttpError.internal(undefined, { cause: err });
   }
   const e = err as ErrorLike;
-  const known = typeof e.type === "string" ? BODY_PARSER_ERRORS[e.type] : undefined;
+  const code = (e as { code?: unknown }).code;
+  const type =
+    typeof e.type === "string" ? e.type : typeof code === "string" ? FASTIFY_BODY_ERRORS[code] : undefined;
+  const known = type === undefined ? undefined : BODY_PARSER_ERRORS[type];
   if (known) {
     let message = known.message;
-    if (e.type === "charset.unsupported" && typeof e.charset === "string") {
+    if (type === "charset.unsupported" && typeof e.charset === "string") {
       message = `The request body's charset "${e.charset.slice(0, 40)}" is not supported`;
-    } else if (e.type === "encoding.unsupported" && typeof e.encoding === "string") {
+    } else if (type === "encoding.unsupported" && typeof e.encoding === "string") {
       message = `The request body's Content-Encoding "${e.encoding.slice(0, 40)}" is not supported`;
-    } else if (e.type === "entity.too.large" && typeof e.limit === "number") {
+    } else if (type === "entity.too.large" && typeof e.limit === "number") {
       message = `The request body is larger than the limit of ${e.limit} bytes`;
     }
-    if (e.type === "entity.verify.failed") return verifyFailure(e, message, err);
-    return new HttpError(known.status, message, { cause: err, code: e.type as string });
+    if (type === "entity.verify.failed") return verifyFailure(e, message, err);
+    return new HttpError(known.status, message, { cause: err, code: type as string });
+  }
+  if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    return new HttpError(415, "The request body's media type is not supported", { cause: err });
+  }
+  if (code === "FST_ERR_VALIDATION" && Array.isArray((e as { validation?: unknown }).validation)) {
+    return fastifyValidation(e as { validation: unknown }, err);
   }
   const status = isErrorStatus(e.status) ? e.status : isErrorStatus(e.statusCode) ? e.statusCode : undefined;
   if (status === undefined) return HttpError.internal(undefined, { cause: err });

@@ -1,0 +1,146 @@
+import Fastify from "fastify";
+import { describe, expect, it } from "vitest";
+import { errorPlugin, fastifyErrorHandler } from "./fastify.js";
+import { HttpError } from "./index.js";
+
+const quiet = { error() {} };
+
+async function app(register = true) {
+  const lines: { entry: Record<string, unknown>; msg: string | undefined }[] = [];
+  const logger = {
+    error: (entry: object, msg?: string) => lines.push({ entry: entry as Record<string, unknown>, msg }),
+  };
+  const fastify = Fastify({ bodyLimit: 64 });
+  if (register) await fastify.register(errorPlugin, { logger });
+  fastify.post("/echo", async (request) => request.body);
+  fastify.post(
+    "/people",
+    {
+      schema: {
+        body: {
+          type: "object",
+          required: ["name"],
+          properties: { name: { type: "string" }, age: { type: "integer" } },
+        },
+      },
+    },
+    async (request) => request.body,
+  );
+  fastify.get("/boom", async () => {
+    throw new Error("secret");
+  });
+  fastify.get("/started", async (_request, reply) => {
+    reply.raw.writeHead(200, { "content-type": "text/plain" });
+    reply.raw.write("partial");
+    throw HttpError.internal("after the head");
+  });
+  return { fastify, lines };
+}
+
+describe("errorPlugin: Fastify's own errors get the record", () => {
+  it("Content-Type: text/csv on a JSON-only route → 415 record", async () => {
+    const { fastify } = await app();
+    const res = await fastify.inject({
+      method: "POST",
+      url: "/echo",
+      headers: { "content-type": "text/csv" },
+      payload: "a,b",
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({
+      status: 415,
+      message: "The request body's media type is not supported",
+    });
+    expect(res.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("a body over bodyLimit → 413 record", async () => {
+    const { fastify } = await app();
+    const res = await fastify.inject({
+      method: "POST",
+      url: "/echo",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ text: "x".repeat(100) }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ status: 413, message: "The request body is too large" });
+  });
+
+  it("an empty JSON body → 400 record", async () => {
+    const { fastify } = await app();
+    const res = await fastify.inject({
+      method: "POST",
+      url: "/echo",
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ status: 400, message: "The request body is malformed" });
+  });
+
+  it("a body the schema refuses → 400 with field errors", async () => {
+    const { fastify } = await app();
+    const res = await fastify.inject({ method: "POST", url: "/people", payload: { age: "old" } });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body).toMatchObject({ status: 400, message: "The request body is invalid" });
+    expect(body.errors).toContainEqual({ field: "name", message: "must have required property 'name'" });
+    expect(Object.keys(body).sort()).toEqual(["error", "errors", "message", "path", "status", "timestamp"]);
+  });
+
+  it("a thrown Error → 500, logged once through the logger option, never shown", async () => {
+    const { fastify, lines } = await app();
+    const res = await fastify.inject({ url: "/boom", headers: { "x-correlation-id": "c-1" } });
+    expect(res.statusCode).toBe(500);
+    expect(res.body).not.toContain("secret");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.entry).toMatchObject({
+      status: 500,
+      method: "GET",
+      path: "/boom",
+      correlationId: "c-1",
+    });
+    expect(lines[0]?.entry.err).toMatchObject({ message: "secret" });
+  });
+
+  it("no logger option → request.log", async () => {
+    const seen: unknown[] = [];
+    const fastify = Fastify({
+      logger: { level: "error", stream: { write: (line: string) => seen.push(JSON.parse(line)) } },
+    });
+    await fastify.register(errorPlugin);
+    fastify.get("/boom", async () => {
+      throw new Error("secret");
+    });
+    const res = await fastify.inject({ url: "/boom" });
+    expect(res.statusCode).toBe(500);
+    expect(seen).toContainEqual(expect.objectContaining({ msg: "request failed", reqId: expect.anything() }));
+  });
+
+  it("an error after the head was sent → the connection is cut, the 5xx logged", async () => {
+    const { fastify, lines } = await app();
+    await fastify.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = fastify.server.address() as { port: number };
+      await expect(fetch(`http://127.0.0.1:${address.port}/started`).then((r) => r.text())).rejects.toThrow();
+      expect(lines.map((l) => l.msg)).toEqual(["request failed"]);
+    } finally {
+      fastify.server.closeAllConnections();
+      await fastify.close();
+    }
+  });
+
+  it("an unknown option is refused at register", async () => {
+    const fastify = Fastify();
+    await expect(fastify.register(errorPlugin, { loger: quiet } as never)).rejects.toThrow(
+      /did you mean "logger"/,
+    );
+  });
+
+  it("fastifyErrorHandler as frameworkErrors: a malformed URL → 400 record", async () => {
+    const fastify = Fastify({ frameworkErrors: fastifyErrorHandler({ logger: quiet }) });
+    fastify.get("/items/:id", async () => "ok");
+    const res = await fastify.inject({ url: "/items/%E0%A4%A" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ status: 400, error: "Bad Request", path: "/items/%E0%A4%A" });
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * `@svc/errors/fastify`: the error record on Fastify 5, as a plugin that sets the application's
+ * error and not-found handlers. Fastify's own errors (a body that is no JSON, too large, of a
+ * media type no parser takes, a schema's validation) get the same record as on Express.
+ *
+ * @packageDocumentation
+ */
+import {
+  type ErrorContext,
+  type ErrorOptions,
+  errorConfig,
+  errorValue,
+  failureLog,
+  notFoundError,
+  writeErrorLogs,
+} from "@svc/errors";
+import type { RequestView } from "@svc/kernel";
+import { appWide, sendValue } from "@svc/kernel/fastify";
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+
+export {
+  type ErrorLogger,
+  type ErrorOptions,
+  type Logger,
+  methodNotAllowedError,
+  notFoundError,
+} from "@svc/errors";
+
+/** Options of {@link errorPlugin}: see `ErrorOptions`; `correlationId` reads `(request, reply)`. */
+export type ErrorPluginOptions = ErrorOptions<[request: FastifyRequest, reply: FastifyReply]>;
+
+/** Fastify's error handler signature, as {@link fastifyErrorHandler} returns it. */
+export type FastifyErrorHandler = (
+  err: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => FastifyReply | undefined;
+
+/** Options `register` itself reads, which reach the plugin too. */
+const REGISTER_OPTIONS = new Set(["prefix", "logLevel", "logSerializers"]);
+
+function ownOptions(options: ErrorPluginOptions | undefined): ErrorPluginOptions {
+  if (options === undefined || options === null || typeof options !== "object") return options ?? {};
+  const own: Record<string, unknown> = {};
+  for (const name of Object.keys(options))
+    if (!REGISTER_OPTIONS.has(name)) own[name] = (options as Record<string, unknown>)[name];
+  return own as ErrorPluginOptions;
+}
+
+/**
+ * The error handler {@link errorPlugin} sets, for where Fastify takes one outside a plugin: its
+ * `frameworkErrors` server option (a malformed URL, before any route), so that those get the
+ * record too. The rules are `errorHandler()`'s (see `errorValue`); logged through
+ * `request.log` unless `logger` is given. When the reply has already started, the connection is
+ * cut instead (RFC 9112 §8).
+ *
+ * @example const app = Fastify({ frameworkErrors: fastifyErrorHandler() });
+ * @see https://fastify.dev/docs/latest/Reference/Server/#frameworkerrors
+ */
+export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyErrorHandler {
+  const config = errorConfig(options, "errorPlugin");
+  const correlationId = config.correlationId;
+  return function svcErrorHandler(err, request, reply) {
+    const view: RequestView = {
+      method: request.method,
+      url: request.originalUrl ?? request.url,
+      headers: request.headers,
+    };
+    const context: ErrorContext = {
+      preset: (name) => reply.getHeader(name),
+      correlationId: correlationId === undefined ? undefined : () => correlationId(request, reply),
+    };
+    const logger = config.logger ?? request.log;
+    if (reply.sent || reply.raw.headersSent) {
+      const log = failureLog(err, view, context);
+      if (log !== undefined) writeErrorLogs(logger, [log]);
+      if (!reply.raw.writableEnded) reply.raw.destroy();
+      return undefined;
+    }
+    const { value, logs } = errorValue(err, view, config, context);
+    writeErrorLogs(logger, logs);
+    return sendValue(reply, value, request.method.toUpperCase());
+  };
+}
+
+/**
+ * The error record on Fastify 5: `app.register(errorPlugin, options)` sets the application's error
+ * handler and not-found handler (a 404 record). It applies to the whole application, not only to
+ * what is registered inside it (`appWide`: Fastify's `skip-override`), so register it on the
+ * root instance, once; a child context may still set a handler of its own. What was thrown,
+ * by a route or a hook (a gate's refusal), is answered as on Express: the record, or RFC 9457
+ * problem details by `Accept`, the error's own fields, `Cache-Control: no-store`, `Vary: Accept`;
+ * the fields set in front (a gate's `RateLimit`) stay. Fastify's own errors are mapped
+ * (`toHttpError`): no client sees Fastify's JSON shape.
+ *
+ * @example
+ * const app = Fastify();
+ * await app.register(errorPlugin, { problemTypeBase: "https://example.com/problems/" });
+ * @see https://www.rfc-editor.org/rfc/rfc9457
+ */
+export const errorPlugin: FastifyPluginCallback<ErrorPluginOptions> = appWide(
+  "@svc/errors",
+  function svcErrors(app: FastifyInstance, options: ErrorPluginOptions, done: (err?: Error) => void) {
+    let handler: FastifyErrorHandler;
+    try {
+      handler = fastifyErrorHandler(ownOptions(options));
+    } catch (refused) {
+      // A refused option fails `register` (and so `ready`/`listen`), with its coded TypeError.
+      done(refused as Error);
+      return;
+    }
+    app.setErrorHandler(handler);
+    app.setNotFoundHandler(function svcNotFound(request, reply) {
+      return handler(
+        notFoundError({ method: request.method, url: request.originalUrl ?? request.url }),
+        request,
+        reply,
+      );
+    });
+    done();
+  },
+);

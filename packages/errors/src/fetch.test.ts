@@ -1,0 +1,144 @@
+import { createPipeline, type Gate, HttpError, type Versioner } from "@svc/kernel";
+import { fetchAdapter, fetchGate } from "@svc/kernel/fetch";
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { errorResponse, notFoundHandler, onError, requestJson, withErrors } from "./fetch.js";
+
+const quiet = { error() {} };
+const usage: Gate = () => ({ fields: { RateLimit: '"default";r=0;t=30', "Retry-After": "99" }, vary: [] });
+
+describe("withErrors: a plain Fetch handler", () => {
+  it("a gate's refusal behind withErrors → the record", async () => {
+    const refuse: Gate = () => {
+      throw HttpError.tooManyRequests(7, "slow down");
+    };
+    const handler = withErrors(
+      fetchGate(refuse).wrap(() => new Response("ok")),
+      { logger: quiet },
+    );
+    const res = await handler(new Request("http://api.test/x"));
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("7");
+    expect(await res.json()).toMatchObject({ status: 429, message: "slow down", path: "/x" });
+  });
+
+  it("a route's error behind a passing gate → the gate's fields, the error's own winning", async () => {
+    const handler = withErrors(
+      fetchGate(usage).wrap(() => {
+        throw HttpError.tooManyRequests(30, "slow down");
+      }),
+      { logger: quiet },
+    );
+    const res = await handler(new Request("http://api.test/x"));
+    expect(res.status).toBe(429);
+    expect(res.headers.get("ratelimit")).toBe('"default";r=0;t=30');
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(res.headers.get("vary")).toBe("Accept");
+  });
+
+  it("a thrown Error → 500, logged once with the correlation id", async () => {
+    const lines: object[] = [];
+    const handler = withErrors(
+      () => {
+        throw new Error("secret");
+      },
+      {
+        logger: { error: (entry) => lines.push(entry) },
+        correlationId: (request) => request.headers.get("x-request-id") ?? undefined,
+      },
+    );
+    const res = await handler(new Request("http://api.test/x", { headers: { "x-request-id": "r-1" } }));
+    expect(res.status).toBe(500);
+    expect(await res.text()).not.toContain("secret");
+    expect(lines).toEqual([expect.objectContaining({ status: 500, path: "/x", correlationId: "r-1" })]);
+  });
+
+  it("requestJson: a body that is no JSON → 400 record", async () => {
+    const handler = withErrors(async (request) => Response.json(await requestJson(request)), {
+      logger: quiet,
+    });
+    const res = await handler(new Request("http://api.test/x", { method: "POST", body: "{" }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ message: "The request body is malformed" });
+  });
+
+  it("errorResponse on HEAD → the fields and length, no content", async () => {
+    const res = errorResponse(
+      HttpError.notFound("gone"),
+      new Request("http://api.test/x", { method: "HEAD" }),
+    );
+    expect(res.status).toBe(404);
+    expect(Number(res.headers.get("content-length"))).toBeGreaterThan(0);
+    expect(await res.text()).toBe("");
+  });
+
+  it("an unknown option is refused at construction", () => {
+    expect(() => withErrors(() => new Response(), { loger: quiet } as never)).toThrow(
+      /did you mean "logger"/,
+    );
+  });
+});
+
+describe("onError and notFoundHandler on Hono", () => {
+  const byPath: Versioner = {
+    resolve(_request, target) {
+      const match = /^\/v(\d+)(\/.*)?$/.exec(target);
+      const version = match === null ? 1 : Number(match[1]);
+      return {
+        target: match === null ? target : (match[2] ?? "/"),
+        version,
+        prefix: match === null ? "" : `/v${version}`,
+        label: undefined,
+        fields: { "api-supported-versions": "1, 2" },
+        vary: [],
+        error: version > 2 ? HttpError.notFound(`version ${version} does not exist`) : undefined,
+      };
+    },
+  };
+
+  function app() {
+    const svc = fetchAdapter(createPipeline({ versioning: byPath }));
+    const hono = new Hono({ getPath: svc.getPath });
+    hono.use(svc.middleware);
+    hono.post("/own", async (c) => {
+      await c.req.json();
+      return c.json(JSON.parse("{"));
+    });
+    hono.get("/x", (c) => svc.respond(c.req.raw, () => ({ ok: true })));
+    hono.notFound(notFoundHandler({ logger: quiet }));
+    hono.onError(onError({ logger: quiet }));
+    return hono;
+  }
+
+  it("a version refusal → the record with API-Supported-Versions", async () => {
+    const res = await app().request("/v3/x");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    expect(await res.json()).toMatchObject({ message: "version 3 does not exist", path: "/v3/x" });
+  });
+
+  it("an unknown route → the 404 record with the version's fields", async () => {
+    const res = await app().request("/v2/nowhere");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("api-supported-versions")).toBe("1, 2");
+    expect(await res.json()).toMatchObject({ message: "No resource matches GET /v2/nowhere" });
+  });
+
+  it("the application's own SyntaxError after a valid body → 500, not the body's 400", async () => {
+    const res = await app().request("/own", {
+      method: "POST",
+      body: '{"a":1}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(500);
+  });
+
+  it("a body c.req.json() cannot parse → 400", async () => {
+    const res = await app().request("/own", {
+      method: "POST",
+      body: '{"a":',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * `@svc/errors/fetch`: the error record on the Fetch API (`Request` in, `Response` out): Hono's
+ * `app.onError` and `app.notFound`, and a wrapper for any Fetch server (Deno, Bun, workers,
+ * `@hono/node-server`). An error response carries the fields the gates in front recorded for the
+ * request (`passagesOf`, `@svc/kernel/fetch`): a 429 keeps its `RateLimit` fields.
+ *
+ * @packageDocumentation
+ */
+import {
+  type ErrorConfig,
+  type ErrorContext,
+  type ErrorOptions,
+  errorConfig,
+  errorValue,
+  malformedBody,
+  notFoundError,
+  writeErrorLogs,
+} from "@svc/errors";
+import { mergeVary } from "@svc/kernel";
+import {
+  type FetchHandler,
+  fetchView,
+  type HonoContextLike,
+  passagesOf,
+  toResponse,
+} from "@svc/kernel/fetch";
+
+export {
+  type ErrorLogger,
+  type ErrorOptions,
+  type Logger,
+  malformedBody,
+  methodNotAllowedError,
+  notFoundError,
+} from "@svc/errors";
+
+/** Options of the Fetch adapters: see `ErrorOptions`; `correlationId` reads the `Request`. */
+export type FetchErrorOptions = ErrorOptions<[request: Request]>;
+
+/** The fields the gates in front recorded for `request`, in order, as a `Headers`. */
+function passageHeaders(request: Request): Headers {
+  const headers = new Headers();
+  for (const passage of passagesOf(request)) {
+    const fields = passage.fields ?? {};
+    for (const name of Object.keys(fields)) {
+      const value = fields[name];
+      if (value === undefined) continue;
+      headers.delete(name);
+      if (value === null) continue;
+      if (typeof value === "string") headers.set(name, value);
+      else for (const line of value) headers.append(name, line);
+    }
+    if (passage.vary !== undefined && passage.vary.length > 0) {
+      const vary = mergeVary(headers.get("vary") ?? undefined, passage.vary);
+      if (vary !== undefined) headers.set("vary", vary);
+    }
+  }
+  return headers;
+}
+
+function respond(config: ErrorConfig<[request: Request]>, err: unknown, request: Request): Response {
+  const preset = passageHeaders(request);
+  const correlationId = config.correlationId;
+  const context: ErrorContext = {
+    preset: (name) => preset.get(name) ?? undefined,
+    correlationId: correlationId === undefined ? undefined : () => correlationId(request),
+  };
+  const { value, logs } = errorValue(err, fetchView(request), config, context);
+  writeErrorLogs(config.logger, logs);
+  // The error's own fields over the gates' (a 429's Retry-After over a usage field of the same name).
+  return toResponse(value, request.method.toUpperCase(), preset);
+}
+
+/**
+ * The error response to `request`: the record (or RFC 9457 problem details, by `Accept`), the
+ * error's own fields over those the gates in front recorded, `Cache-Control: no-store`, `Vary:
+ * Accept`, no content for HEAD; a 5xx logged once (through `logger`, else one JSON line on
+ * stderr) and never shown. Options are checked on every call: for a hot path, make a handler
+ * once with {@link onError} or {@link withErrors}.
+ *
+ * @example
+ * try { return await handle(request); } catch (err) { return errorResponse(err, request); }
+ * @see https://www.rfc-editor.org/rfc/rfc9457
+ */
+export function errorResponse(err: unknown, request: Request, options: FetchErrorOptions = {}): Response {
+  return respond(errorConfig(options, "errorResponse"), err, request);
+}
+
+/**
+ * `JSON.parse` of a request body Hono's `c.req.json()` read: the error of `c.req.json()` is the
+ * body's when parsing the text it cached fails the same way. A `SyntaxError` from the
+ * application's own parsing is not (a 500, logged).
+ */
+async function honoBodyError(err: unknown, c: HonoContextLike): Promise<boolean> {
+  if (!(err instanceof SyntaxError)) return false;
+  const cached = (c.req as { bodyCache?: { text?: unknown } }).bodyCache?.text;
+  if (cached === undefined || typeof (cached as Promise<unknown>).then !== "function") return false;
+  let text: unknown;
+  try {
+    text = await cached;
+  } catch {
+    return false;
+  }
+  if (typeof text !== "string") return false;
+  try {
+    JSON.parse(text);
+    return false;
+  } catch (again) {
+    return again instanceof SyntaxError && again.message === err.message;
+  }
+}
+
+/**
+ * Hono's error handler: `app.onError(onError(options))`. What a route or middleware threw (a
+ * gate's refusal included) becomes the record, with the fields the gates recorded for the request.
+ * A body `c.req.json()` could not parse is the 400 `express.json()` gives on Express.
+ *
+ * @example
+ * const app = new Hono();
+ * app.onError(onError({ problemTypeBase: "https://example.com/problems/" }));
+ * app.notFound(notFoundHandler());
+ * @see https://hono.dev/docs/api/hono#error-handling
+ */
+export function onError(
+  options: FetchErrorOptions = {},
+): (err: Error, c: HonoContextLike) => Promise<Response> {
+  const config = errorConfig(options, "onError");
+  return async function svcOnError(err, c) {
+    const answered = (await honoBodyError(err, c)) ? malformedBody(err) : err;
+    return respond(config, answered, c.req.raw);
+  };
+}
+
+/**
+ * Hono's not-found handler: `app.notFound(notFoundHandler(options))`, a 404 record for a request
+ * no route matched, with the message `notFound()` gives it on Express.
+ *
+ * @example app.notFound(notFoundHandler());
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.5
+ */
+export function notFoundHandler(options: FetchErrorOptions = {}): (c: HonoContextLike) => Response {
+  const config = errorConfig(options, "notFoundHandler");
+  return function svcNotFound(c) {
+    const request = c.req.raw;
+    return respond(config, notFoundError(fetchView(request)), request);
+  };
+}
+
+/**
+ * A Fetch handler whose thrown error or rejection is answered with the record, for a Fetch server
+ * without Hono (`export default { fetch: withErrors(handler) }`, `Deno.serve(withErrors(handler))`).
+ * Put it outside the gates (`withErrors(gate.wrap(handler))`), so a gate's refusal is answered too.
+ *
+ * @example
+ * const fetch = withErrors(async (request) => {
+ *   if (new URL(request.url).pathname !== "/hello") throw notFoundError({ method: request.method, url: request.url });
+ *   return Response.json({ hello: "world" });
+ * });
+ * @see https://www.rfc-editor.org/rfc/rfc9457
+ */
+export function withErrors(handler: FetchHandler, options: FetchErrorOptions = {}): FetchHandler {
+  const config = errorConfig(options, "withErrors");
+  return async function svcWithErrors(request) {
+    try {
+      return await handler(request);
+    } catch (err) {
+      return respond(config, err, request);
+    }
+  };
+}
+
+/**
+ * The request's content as JSON, or the 400 record's error when it is none (`malformedBody`), as
+ * `express.json()` refuses it: for a Fetch handler, where `await request.json()` rejects with a
+ * `SyntaxError` no error handler can tell from the application's own.
+ *
+ * @example const body = await requestJson(request);
+ * @see https://www.rfc-editor.org/rfc/rfc8259#section-2
+ */
+export async function requestJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw malformedBody(err);
+  }
+}

@@ -1,0 +1,138 @@
+import { isChallengeList } from "@svc/kernel";
+import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
+import type { Logger } from "./logger.js";
+
+/** The part of a {@link Logger} the error handlers call: `error(obj, msg)`. */
+export type ErrorLogger = Pick<Logger, "error">;
+
+/**
+ * The options every error adapter takes (`errorHandler`, `errorResponder`, `errorPlugin`,
+ * `onError`, `withErrors`); `Args` are what its `correlationId` reads of the framework's request
+ * (`(req, res)` on Express and `node:http`, `(request, reply)` on Fastify, `(request)` on Fetch).
+ */
+export interface ErrorOptions<Args extends unknown[] = unknown[]> {
+  /**
+   * Where 5xx exceptions are logged, once per failed request, with the correlation id.
+   * @default the request's own logger (pino-http's `req.log`, Fastify's `request.log`) when there is one, else one JSON line on stderr
+   */
+  logger?: ErrorLogger;
+  /**
+   * Reads the request's correlation id for the log line.
+   * @default on Express `res.locals.correlationId`, else (every framework) the `X-Correlation-ID` request header
+   */
+  correlationId?: (...args: Args) => string | undefined;
+  /**
+   * Base URI for problem `type`s: an error with `code: "out_of_stock"` gets
+   * `type: <base>out_of_stock`. Without it every problem is `about:blank` (RFC 9457 §4.2.1).
+   * @default undefined
+   */
+  problemTypeBase?: string;
+  /**
+   * The clock, for tests. When it throws or returns no valid `Date`, the record carries the system
+   * clock's time and the failure is logged.
+   * @default () => new Date()
+   */
+  now?: () => Date;
+  /**
+   * The `WWW-Authenticate` challenge(s) a 401 gets when neither the error nor the response carries
+   * one (RFC 9110 §15.5.2: the server MUST send at least one challenge), as one field value:
+   * `'Bearer realm="api"'`, or a list, `'Bearer realm="api", Basic realm="api"'`. Checked at
+   * construction against §11.6.1. Without it such a 401 goes out as it is, and the handler warns
+   * once (`process.emitWarning`, code `SVC_ERRORS_401_WITHOUT_CHALLENGE`): no scheme is invented.
+   * @default undefined
+   */
+  wwwAuthenticate?: string;
+}
+
+/**
+ * {@link ErrorOptions} checked and resolved once, at construction, for an adapter and for
+ * `errorValue`.
+ * Made by {@link errorConfig}; it also holds whether a missing challenge was warned about.
+ */
+export interface ErrorConfig<Args extends unknown[] = unknown[]> extends ErrorValueConfig {
+  /** The `logger` option; without it, the request's own logger, else `fallbackLogger`. */
+  readonly logger: ErrorLogger | undefined;
+  /** The `correlationId` option; without it, the adapter's default. */
+  readonly correlationId: ((...args: Args) => string | undefined) | undefined;
+}
+
+/** The part of an {@link ErrorConfig} `errorValue` reads: what decides the response. */
+export interface ErrorValueConfig {
+  readonly problemTypeBase: string | undefined;
+  readonly now: () => Date;
+  readonly wwwAuthenticate: string | undefined;
+  /** Warned once per configuration: see `wwwAuthenticate`. */
+  readonly warned: { challenge: boolean; proxyChallenge: boolean };
+}
+
+function newDate(): Date {
+  return new Date();
+}
+
+const ERROR_OPTIONS = ["logger", "correlationId", "problemTypeBase", "now", "wwwAuthenticate"];
+
+/**
+ * Checks an error adapter's options once, at construction (a `TypeError` with code
+ * `ERR_SVC_ERRORS_<OPTION>` naming what it got and what it accepts; an unknown name with a "did
+ * you mean"), and resolves them for `errorValue`. `name` is the adapter's, for the message.
+ *
+ * @example const config = errorConfig({ problemTypeBase: "https://example.com/problems/" }, "myAdapter");
+ * @see https://www.rfc-editor.org/rfc/rfc9457#section-3.1.1
+ */
+export function errorConfig<Args extends unknown[] = unknown[]>(
+  options: ErrorOptions<Args> = {},
+  name = "errorHandler",
+): ErrorConfig<Args> {
+  checkOptionNames("errors", options, ERROR_OPTIONS, name);
+  const { logger, problemTypeBase, correlationId, now, wwwAuthenticate } = options;
+  if (logger !== undefined && typeof logger?.error !== "function") {
+    throw refusedOption(
+      "errors",
+      "logger",
+      logger,
+      "an object with an error(obj, msg) method",
+      `${name}: logger`,
+    );
+  }
+  if (
+    problemTypeBase !== undefined &&
+    (typeof problemTypeBase !== "string" || !URL.canParse(problemTypeBase))
+  ) {
+    throw refusedOption(
+      "errors",
+      "problemTypeBase",
+      problemTypeBase,
+      "an absolute URI",
+      `${name}: problemTypeBase`,
+    );
+  }
+  if (correlationId !== undefined && typeof correlationId !== "function") {
+    throw refusedOption(
+      "errors",
+      "correlationId",
+      correlationId,
+      "a function (req, res) => string | undefined",
+      `${name}: correlationId`,
+    );
+  }
+  if (now !== undefined && typeof now !== "function") {
+    throw refusedOption("errors", "now", now, "a function () => Date", `${name}: now`);
+  }
+  if (wwwAuthenticate !== undefined && !isChallengeList(wwwAuthenticate)) {
+    throw refusedOption(
+      "errors",
+      "wwwAuthenticate",
+      wwwAuthenticate,
+      'one or more challenges (RFC 9110 §11.6.1, `Bearer realm="api"`, `Basic realm="api", charset="UTF-8"`)',
+      `${name}: wwwAuthenticate`,
+    );
+  }
+  return {
+    logger,
+    correlationId,
+    problemTypeBase,
+    now: now ?? newDate,
+    wwwAuthenticate,
+    warned: { challenge: false, proxyChallenge: false },
+  };
+}
