@@ -69,6 +69,7 @@ export interface AuthRealm {
  * request without credentials through) and the realm the authorization guards challenge in.
  */
 export interface AuthContext extends AuthRealm {
+  /** Who made the request, from verified credentials only; `undefined` without credentials under `optional`. */
   readonly principal: Principal | undefined;
 }
 
