@@ -89,4 +89,10 @@ describe("@svc/auth/fastify", () => {
     app.register(onFastify.auth, { realm: "api" });
     await expect(app.ready()).rejects.toThrow(/bearer, basic or both/);
   });
+
+  it('hook: "onSend" → a coded TypeError at registration', async () => {
+    const app = Fastify();
+    app.register(onFastify.auth, { ...options, hook: "onSend" as "onRequest" });
+    await expect(app.ready()).rejects.toMatchObject({ code: "ERR_SVC_AUTH_HOOK" });
+  });
 });

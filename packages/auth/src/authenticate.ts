@@ -125,10 +125,6 @@ function queryHasAccessToken(url: string | undefined): boolean {
  */
 export function authenticate(options: AuthenticateOptions) {
   const config = resolveAuthenticateConfig(options);
-  const accept = (req: AuthRequest, next: NextFunction) => (principal: Principal | undefined) => {
-    if (principal !== undefined) req.principal = principal;
-    next();
-  };
   return function svcAuthenticate(
     req: AuthRequest,
     _res: ServerResponse,
@@ -143,8 +139,16 @@ export function authenticate(options: AuthenticateOptions) {
       next(err);
       return;
     }
-    if (decided instanceof Promise) return decided.then(accept(req, next), next);
-    accept(req, next)(decided);
+    // A cached token is decided in this turn: no promise, no closure on the hot path.
+    if (!(decided instanceof Promise)) {
+      if (decided !== undefined) req.principal = decided;
+      next();
+      return;
+    }
+    return decided.then((principal) => {
+      if (principal !== undefined) req.principal = principal;
+      next();
+    }, next);
   };
 }
 

@@ -19,6 +19,7 @@ import {
   scopeGuard,
 } from "@svc/auth";
 import { appWide } from "@svc/kernel/fastify";
+import { refusedOption } from "@svc/kernel/internal";
 import type {
   FastifyInstance,
   FastifyPluginCallback,
@@ -77,7 +78,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
   let authenticator: ReturnType<typeof createAuthenticator>;
   try {
     if (hook !== "onRequest" && hook !== "preHandler")
-      throw new TypeError(`@svc/auth: hook must be "onRequest" or "preHandler", got ${String(hook)}`);
+      throw refusedOption("auth", "hook", hook, '"onRequest" or "preHandler"', "@svc/auth: hook");
     authenticator = createAuthenticator(rest);
   } catch (err) {
     done(err as Error);
