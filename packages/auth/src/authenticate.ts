@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, isHttpError, type NextFunction } from "@svc/errors";
 import { repeatsField } from "@svc/kernel";
+import type { AuthView } from "./auth-view.js";
 import {
   type AuthorizationCredentials,
   challenge,
@@ -55,19 +56,29 @@ export interface AuthRequest extends IncomingMessage {
   body?: unknown;
 }
 
-interface AuthContext {
-  realm: string;
-  bearer: boolean;
-  /** The challenge(s) sent with a 401 for missing credentials. */
-  challenges: string;
+/** The protection space of an authenticator: what a 401 or 403 challenge names. */
+export interface AuthRealm {
+  /** The realm named in every challenge (RFC 9110 §11.5). */
+  readonly realm: string;
+  /** The challenge(s) sent with a 401 for missing credentials, one per enabled scheme. */
+  readonly challenges: string;
 }
 
-/** Where {@link authenticate} leaves its context on a request (a property, not a WeakMap entry per request). */
+/**
+ * The outcome of authenticating one request: who made it (`undefined` when `optional` let a
+ * request without credentials through) and the realm the authorization guards challenge in.
+ */
+export interface AuthContext extends AuthRealm {
+  /** Who made the request, from verified credentials only; `undefined` without credentials under `optional`. */
+  readonly principal: Principal | undefined;
+}
+
+/** Where {@link authenticate} leaves its realm on a request (a property, not a WeakMap entry per request). */
 const CONTEXT = Symbol("@svc/auth context");
 
-/** The context {@link authenticate} left on a request, for the authorization guards. */
-export function authContextOf(req: object): AuthContext | undefined {
-  return (req as { [CONTEXT]?: AuthContext })[CONTEXT];
+/** The realm {@link authenticate} left on a request, for the authorization guards. */
+export function authContextOf(req: object): AuthRealm | undefined {
+  return (req as { [CONTEXT]?: AuthRealm })[CONTEXT];
 }
 
 function isVerifier(value: BearerOptions | BearerVerifier): value is BearerVerifier {
@@ -119,7 +130,67 @@ export function authenticate(options: AuthenticateOptions) {
     _res: ServerResponse,
     next: NextFunction,
   ): void | Promise<void> {
-    return authenticateRequest(config, req, next);
+    (req as AuthRequest & { [CONTEXT]?: AuthRealm })[CONTEXT] = config.context;
+    delete req.principal;
+    let decided: Principal | undefined | Promise<Principal | undefined>;
+    try {
+      decided = decide(config, req);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    // A cached token is decided in this turn: no promise, no closure on the hot path.
+    if (!(decided instanceof Promise)) {
+      if (decided !== undefined) req.principal = decided;
+      next();
+      return;
+    }
+    return decided.then((principal) => {
+      if (principal !== undefined) req.principal = principal;
+      next();
+    }, next);
+  };
+}
+
+/**
+ * The authentication decision of {@link authenticate}, without a framework: options resolved
+ * once, then one {@link AuthView} at a time.
+ */
+export interface Authenticator extends AuthRealm {
+  /**
+   * Authenticates the request `view` describes. Resolves to its {@link AuthContext}; rejects with
+   * the `HttpError` to answer: 401 with the challenge(s) (`error="invalid_token"` for a Bearer
+   * token that fails), 400 `invalid_request` (a repeated `Authorization`, a token in the query),
+   * 429 or 503 with `Retry-After` (failure budget, busy), as {@link authenticate} documents.
+   */
+  authenticate(view: AuthView): Promise<AuthContext>;
+}
+
+/**
+ * The framework-free core of {@link authenticate}: the options checked and resolved once (a
+ * refused one throws here), then a decision per request from its {@link AuthView}. The adapters
+ * of `@svc/auth/node`, `/fastify` and `/fetch` are built on it; so can any other.
+ *
+ * @example
+ * const auth = createAuthenticator({ realm: "api", bearer: { secret, algorithms: ["HS256"] } });
+ * const { principal } = await auth.authenticate(req); // a node:http request is an AuthView
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-11.6
+ */
+export function createAuthenticator(options: AuthenticateOptions): Authenticator {
+  const config = resolveAuthenticateConfig(options);
+  const { realm, challenges } = config.context;
+  const contextOf = (principal: Principal | undefined): AuthContext => ({ principal, realm, challenges });
+  return {
+    realm,
+    challenges,
+    authenticate(view) {
+      try {
+        const decided = decide(config, view);
+        return decided instanceof Promise ? decided.then(contextOf) : Promise.resolve(contextOf(decided));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
   };
 }
 
@@ -131,7 +202,7 @@ interface AuthenticateConfig {
   /** The Bearer verifier's synchronous cache lookup, bound once (see {@link CACHED}). */
   cached: ((token: string) => Principal | undefined) | undefined;
   /** What the authorization guards read from the request. */
-  context: AuthContext;
+  context: AuthRealm;
   /** `Bearer realm="...", error="invalid_token"` (RFC 6750 §3.1). */
   invalidTokenChallenge: string;
   /** `Bearer realm="...", error="invalid_request"` (RFC 6750 §3.1). */
@@ -189,7 +260,7 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
     basic,
     optional,
     cached: (bearer as (BearerVerifier & CachedLookup) | undefined)?.[CACHED]?.bind(bearer),
-    context: { realm, bearer: bearer !== undefined, challenges },
+    context: { realm, challenges },
     invalidTokenChallenge: challenge("Bearer", { realm, error: "invalid_token" }),
     invalidRequestChallenge: challenge("Bearer", { realm, error: "invalid_request" }),
     basicChallenge,
@@ -206,37 +277,31 @@ function resolveBearer(option: BearerOptions | BearerVerifier | undefined): Bear
 
 /**
  * The per-request flow: query and body tokens refused, then the `Authorization` header; a Bearer
- * token in the verified-token cache is answered without a promise (the hot path).
+ * token in the verified-token cache is answered without a promise (the hot path). Returns the
+ * principal (`undefined`: no credentials, `optional`), or a promise of it; a refusal is thrown
+ * (or rejected) as the `HttpError` to answer.
  */
-function authenticateRequest(
+function decide(
   config: AuthenticateConfig,
-  req: AuthRequest,
-  next: NextFunction,
-): void | Promise<void> {
-  (req as AuthRequest & { [CONTEXT]?: AuthContext })[CONTEXT] = config.context;
-  delete req.principal;
+  view: AuthView,
+): Principal | undefined | Promise<Principal | undefined> {
   // RFC 6750 §2.3/§5.3: query (and form) tokens leak into logs and history;
   // refuse them outright, even next to a valid header ("more than one method", §3.1).
   // Only with Bearer enabled. RFC 6750 §1: "This specification describes how to use bearer
   // tokens in HTTP requests to access OAuth 2.0 protected resources"; its §2.2/§2.3 rules are
   // for a resource server that accepts them. With Basic alone, `access_token` names no credential
   // here and is the resource's own data (a third-party token being stored, say), passed through.
-  if (config.bearer !== undefined && carriesTokenOutsideHeader(req)) {
-    next(invalidRequest(config, "Access tokens are accepted only in the Authorization header"));
-    return;
-  }
-  const header = req.headers.authorization;
+  if (config.bearer !== undefined && carriesTokenOutsideHeader(view))
+    throw invalidRequest(config, "Access tokens are accepted only in the Authorization header");
+  const header = view.headers.authorization;
   // Node keeps only the first of several Authorization field lines and drops the rest unseen.
-  if (header !== undefined && repeatsAuthorization(req)) {
-    next(invalidRequest(config, "The request carries more than one Authorization header"));
-    return;
-  }
+  if (header !== undefined && repeatsAuthorization(view))
+    throw invalidRequest(config, "The request carries more than one Authorization header");
   const parsed = parseAuthorization(header);
   if (parsed === undefined || (parsed.scheme !== "bearer" && parsed.scheme !== "basic")) {
     // `optional`: no credentials at all pass; an unknown scheme is still refused.
-    if (config.optional && (header === undefined || /^[ \t]*$/.test(header))) next();
-    else next(missing(config));
-    return;
+    if (config.optional && (header === undefined || /^[ \t]*$/.test(header))) return undefined;
+    throw missing(config);
   }
   const { cached } = config;
   if (parsed.scheme === "bearer" && cached !== undefined) {
@@ -244,13 +309,9 @@ function authenticateRequest(
     // check (RFC 6750 §2.1): the verifier caches only JWS compact tokens, each a token68. A
     // miss is checked below, before any verification.
     const principal = cached(parsed.credentials);
-    if (principal !== undefined) {
-      req.principal = principal;
-      next();
-      return;
-    }
+    if (principal !== undefined) return principal;
   }
-  return verifyCredentials(config, req, parsed, next);
+  return verifyCredentials(config, view, parsed);
 }
 
 /**
@@ -259,8 +320,8 @@ function authenticateRequest(
  * first, as Node's `req.headers` does, while a proxy in front may have judged another is how
  * credentials get confused; RFC 6750 §3.1 answers more than one credential with invalid_request.
  */
-function repeatsAuthorization(req: AuthRequest): boolean {
-  return repeatsField(req.rawHeaders, "authorization");
+function repeatsAuthorization(view: AuthView): boolean {
+  return repeatsField(view.rawHeaders, "authorization");
 }
 
 /**
@@ -270,14 +331,14 @@ function repeatsAuthorization(req: AuthRequest): boolean {
  * as the credential. Next to one, it is the resource's own data (a third-party token being
  * stored, say), which the header's credentials are allowed to send.
  */
-function carriesTokenOutsideHeader(req: AuthRequest): boolean {
-  const body = req.body;
+function carriesTokenOutsideHeader(view: AuthView): boolean {
+  const body = view.body;
   return (
-    queryHasAccessToken(req.originalUrl ?? req.url) ||
+    queryHasAccessToken(view.originalUrl ?? view.url) ||
     (typeof body === "object" &&
       body !== null &&
       Object.hasOwn(body, "access_token") &&
-      (req.headers.authorization === undefined || isFormEncoded(req.headers["content-type"])))
+      (view.headers.authorization === undefined || isFormEncoded(view.headers["content-type"])))
   );
 }
 
@@ -291,55 +352,40 @@ function isFormEncoded(contentType: string | undefined): boolean {
 /** The credentials verified by their scheme's verifier; anything unexpected is a 500. */
 async function verifyCredentials(
   config: AuthenticateConfig,
-  req: AuthRequest,
+  view: AuthView,
   parsed: AuthorizationCredentials,
-  next: NextFunction,
-): Promise<void> {
+): Promise<Principal> {
   const { bearer, basic } = config;
   try {
-    if (parsed.scheme === "bearer" && bearer)
-      await verifyBearer(config, bearer, req, parsed.credentials, next);
-    else if (parsed.scheme === "basic" && basic)
-      await verifyBasic(config, basic, req, parsed.credentials, next);
-    // A scheme this middleware does not accept: the same 401 as no credentials.
-    else next(missing(config));
+    if (parsed.scheme === "bearer" && bearer) return await verifyBearer(config, bearer, parsed.credentials);
+    if (parsed.scheme === "basic" && basic) return await verifyBasic(config, basic, view, parsed.credentials);
   } catch (err) {
     // A callback's own HttpError (a 503 from a user store that is down) keeps its status.
-    next(isHttpError(err) ? err : HttpError.internal("Authentication failed unexpectedly", { cause: err }));
+    throw isHttpError(err) ? err : HttpError.internal("Authentication failed unexpectedly", { cause: err });
   }
+  // A scheme this middleware does not accept: the same 401 as no credentials.
+  throw missing(config);
 }
 
 async function verifyBearer(
   config: AuthenticateConfig,
   bearer: BearerVerifier,
-  req: AuthRequest,
   token: string,
-  next: NextFunction,
-): Promise<void> {
+): Promise<Principal> {
   // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token
-  if (!isToken68(token)) {
-    next(invalidRequest(config, "The Authorization header is malformed"));
-    return;
-  }
+  if (!isToken68(token)) throw invalidRequest(config, "The Authorization header is malformed");
   let result: unknown;
   try {
     result = await bearer.verify(token);
   } catch (err) {
-    const refusal = bearerRefusal(config, err);
-    if (refusal === undefined) throw err;
-    next(refusal);
-    return;
+    throw bearerRefusal(config, err) ?? err;
   }
   // A verifier of one's own that answers a bad token with null, undefined or false (as a Basic
   // verify callback does) proved nothing: passing on without a principal let every route without
   // a guard serve the request. RFC 6750 §3.1 invalid_token, as for a token the verifier threw on.
-  if (result === null || result === undefined || result === false) {
-    next(invalidToken(config));
-    return;
-  }
+  if (result === null || result === undefined || result === false) throw invalidToken(config);
   // Anything else that is no principal is the verifier's bug: a TypeError, so a 500.
-  req.principal = checkedPrincipal(result);
-  next();
+  return checkedPrincipal(result);
 }
 
 /** `value` when it has a principal's shape, else a `TypeError` naming the verifier. */
@@ -388,27 +434,21 @@ function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | un
 async function verifyBasic(
   config: AuthenticateConfig,
   basic: BasicVerifier,
-  req: AuthRequest,
+  view: AuthView,
   credentials: string,
-  next: NextFunction,
-): Promise<void> {
-  const outcome = await basic.check(decodeBasicCredentials(credentials), basic.clientAddress(req));
+): Promise<Principal> {
+  const outcome = await basic.check(decodeBasicCredentials(credentials), basic.clientAddress(view));
   switch (outcome.result) {
     case "authenticated":
-      req.principal = outcome.principal;
-      next();
-      return;
+      return outcome.principal;
     case "blocked":
     case "busy":
-      next(notJudged(outcome));
-      return;
+      throw notJudged(outcome);
     default:
-      next(
-        HttpError.unauthorized("The user name or password is wrong", {
-          code: "invalid_credentials",
-          headers: { "WWW-Authenticate": config.basicChallenge },
-        }),
-      );
+      throw HttpError.unauthorized("The user name or password is wrong", {
+        code: "invalid_credentials",
+        headers: { "WWW-Authenticate": config.basicChallenge },
+      });
   }
 }
 

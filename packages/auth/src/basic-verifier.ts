@@ -1,7 +1,7 @@
 import { createHmac, hash, randomBytes } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
 import { ipBucket } from "@svc/kernel";
+import type { AuthView } from "./auth-view.js";
 import type { BasicCredentials } from "./basic.js";
 import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
 import {
@@ -101,9 +101,10 @@ export interface FailureLimitOptions {
    * The client's address (IPv6 grouped per /64), or any other key naming the client (longer than
    * 64 characters: its SHA-256 is used); `undefined` skips the client budget. Express's `req.ip`
    * honours `trust proxy`; set it to exactly your proxies, or every client shares their budget.
+   * On Fetch servers the address is the one the adapter was given (`@hono/node-server`'s).
    * @default (req) => req.ip ?? req.socket.remoteAddress
    */
-  clientAddress?: (req: IncomingMessage & { ip?: string | undefined }) => string | undefined;
+  clientAddress?: (req: AuthView) => string | undefined;
   /**
    * When a limiter fails (Redis down): `"open"` goes on without the budgets (the concurrency
    * bound still holds) and logs at most once a minute; `"closed"` answers 503 with `Retry-After`.
@@ -219,7 +220,7 @@ export interface BasicVerifier {
   /** Checks credentials (`undefined`: undecodable) from the client at `address`. */
   check(credentials: BasicCredentials | undefined, address: string | undefined): Promise<BasicOutcome>;
   /** The client address of a request, as `failureLimit.clientAddress` reads it. */
-  clientAddress(req: IncomingMessage & { ip?: string | undefined }): string | undefined;
+  clientAddress(req: AuthView): string | undefined;
   /** Forgets every verified credential (after a password change, for instance). */
   clearCache(): void;
   /** The verification slots: `limit` and `queue`, `active` and `waiting` now. */
@@ -288,8 +289,7 @@ export function isBasicVerifier(value: unknown): value is BasicVerifier {
   return typeof value === "object" && value !== null && VERIFIER in value;
 }
 
-const defaultAddress = (req: IncomingMessage & { ip?: string | undefined }) =>
-  req.ip ?? req.socket?.remoteAddress;
+const defaultAddress = (req: AuthView) => req.ip ?? req.socket?.remoteAddress;
 
 function isLimiter(value: unknown): value is FailureLimiter {
   return (
@@ -348,7 +348,7 @@ interface BasicConfig {
   verify: VerifyPassword;
   perClient: FailureLimiter | undefined;
   perUsername: FailureLimiter | undefined;
-  clientAddress: (req: IncomingMessage & { ip?: string | undefined }) => string | undefined;
+  clientAddress: (req: AuthView) => string | undefined;
   failMode: "open" | "closed";
   logger: BasicLogger;
   /** `busyRetryAfter` in milliseconds: the wait of a `busy` outcome. */

@@ -1,9 +1,14 @@
 /** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
 export type { NextFunction as AuthNext } from "@svc/errors";
+export type { AuthView } from "./auth-view.js";
 export {
+  type AuthContext,
   type AuthenticateOptions,
+  type Authenticator,
+  type AuthRealm,
   type AuthRequest,
   authenticate,
+  createAuthenticator,
 } from "./authenticate.js";
 export {
   type AuthorizationCredentials,
@@ -11,7 +16,16 @@ export {
   isToken68,
   parseAuthorization,
 } from "./authorization-header.js";
-export { type AuthorizePredicate, authorize, requireRoles, requireScopes } from "./authorize.js";
+export {
+  type AuthGuard,
+  type AuthorizePredicate,
+  authorize,
+  predicateGuard,
+  requireRoles,
+  requireScopes,
+  roleGuard,
+  scopeGuard,
+} from "./authorize.js";
 export { type BasicCredentials, decodeBasicCredentials } from "./basic.js";
 export {
   type BasicCacheOptions,

@@ -1,0 +1,155 @@
+/**
+ * `@svc/auth/fastify`: authentication and authorization on Fastify 5. A plugin authenticates in a
+ * hook and leaves the {@link AuthContext} on `request.auth`; the guards are `preHandler` hooks for
+ * a route's options. A refusal is thrown to Fastify's error handler (`errorPlugin` of
+ * `@svc/errors/fastify`), with its challenge in its headers. Nothing is decided here: the core
+ * (`createAuthenticator`, the guards of `@svc/auth`) decides.
+ *
+ * @packageDocumentation
+ */
+import {
+  type AuthContext,
+  type AuthenticateOptions,
+  type AuthGuard,
+  type AuthorizePredicate,
+  type AuthView,
+  createAuthenticator,
+  predicateGuard,
+  roleGuard,
+  scopeGuard,
+} from "@svc/auth";
+import { appWide } from "@svc/kernel/fastify";
+import { refusedOption } from "@svc/kernel/internal";
+import type {
+  FastifyInstance,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerHookHandler,
+} from "fastify";
+
+export type { AuthContext, AuthenticateOptions, AuthorizePredicate };
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * Set by `@svc/auth/fastify`'s plugin: who made the request (`principal`) and the realm the
+     * guards challenge in; `null` where the plugin does not apply.
+     */
+    auth: AuthContext | null;
+  }
+}
+
+/** The options of {@link auth}: those of `authenticate()`, and the hook it runs in. */
+export interface AuthPluginOptions extends AuthenticateOptions {
+  /**
+   * The hook that authenticates: `"onRequest"` refuses before the body is read or parsed;
+   * `"preHandler"` runs after parsing, so an `access_token` in a form body is refused too
+   * (RFC 6750 §2.2), as it is on Express behind a body parser.
+   * @default "onRequest"
+   */
+  hook?: "onRequest" | "preHandler";
+}
+
+/** What the core reads of a Fastify request: the raw request's field lines, Fastify's `ip` (it honours `trustProxy`), the parsed body. */
+function viewOf(request: FastifyRequest): AuthView {
+  const raw = request.raw;
+  return {
+    method: request.method,
+    url: request.url,
+    originalUrl: request.originalUrl,
+    headers: request.headers,
+    rawHeaders: raw.rawHeaders,
+    socket: raw.socket,
+    ip: request.ip,
+    body: request.body,
+  };
+}
+
+const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, options, done) => {
+  // Fastify's own registration options are not the authenticator's.
+  const {
+    hook = "onRequest",
+    prefix: _prefix,
+    logLevel: _logLevel,
+    logSerializers: _logSerializers,
+    ...rest
+  } = options as AuthPluginOptions & { prefix?: unknown; logLevel?: unknown; logSerializers?: unknown };
+  let authenticator: ReturnType<typeof createAuthenticator>;
+  try {
+    if (hook !== "onRequest" && hook !== "preHandler")
+      throw refusedOption("auth", "hook", hook, '"onRequest" or "preHandler"', "@svc/auth: hook");
+    authenticator = createAuthenticator(rest);
+  } catch (err) {
+    done(err as Error);
+    return;
+  }
+  if (!app.hasRequestDecorator("auth")) app.decorateRequest("auth", null);
+  app.addHook(hook, async function svcAuthenticate(request: FastifyRequest, _reply: FastifyReply) {
+    const context = await authenticator.authenticate(viewOf(request));
+    request.auth = context;
+    if (context.principal !== undefined)
+      request.log.debug(
+        { principal: context.principal.id, scheme: context.principal.scheme },
+        "authenticated",
+      );
+  });
+  done();
+};
+
+/**
+ * The Fastify plugin: `app.register(auth, { realm, bearer, basic })`. It authenticates every
+ * request of the context it is registered in (and of that context's children: it is not
+ * encapsulated in its own, like a plugin wrapped with `fastify-plugin`), sets `request.auth`, and
+ * throws the 401 (with its `WWW-Authenticate` challenges), 400, 429 or 503 to the error handler.
+ * Register it inside a plugin of your own to protect only that plugin's routes.
+ *
+ * @example
+ * await app.register(auth, { realm: "api", bearer: { secret, algorithms: ["HS256"] } });
+ * app.get("/me", (request) => request.auth?.principal);
+ * @see https://www.rfc-editor.org/rfc/rfc6750
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export const auth: FastifyPluginCallback<AuthPluginOptions> = appWide("@svc/auth", plugin);
+
+/** A core guard as a `preHandler` hook reading `request.auth`. */
+function hookOf(guard: AuthGuard<FastifyRequest>): preHandlerHookHandler {
+  return async function svcAuthorize(request: FastifyRequest) {
+    await guard(request.auth ?? undefined, request);
+  } as unknown as preHandlerHookHandler;
+}
+
+/**
+ * A `preHandler` hook that lets a request through only when `request.auth`'s principal holds every
+ * listed OAuth scope; otherwise 403 with `Bearer error="insufficient_scope", scope="..."`, or 401
+ * without a principal.
+ *
+ * @example app.post("/employees", { preHandler: requireScopes("employees:write") }, create);
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
+export function requireScopes(...scopes: string[]): preHandlerHookHandler {
+  return hookOf(scopeGuard(...scopes));
+}
+
+/**
+ * A `preHandler` hook that lets a request through only when its principal holds one of the
+ * listed roles; otherwise 403, or 401 without a principal.
+ *
+ * @example app.delete("/employees/:id", { preHandler: requireRoles("admin") }, remove);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function requireRoles(...roles: string[]): preHandlerHookHandler {
+  return hookOf(roleGuard(...roles));
+}
+
+/**
+ * A `preHandler` hook that lets a request through when `predicate(principal, request)` is true;
+ * otherwise 403, 401 without a principal, 500 when the predicate throws.
+ *
+ * @example
+ * app.put("/employees/:id", { preHandler: authorize((p, request) => p.id === idOf(request)) }, update);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function authorize(predicate: AuthorizePredicate<FastifyRequest>): preHandlerHookHandler {
+  return hookOf(predicateGuard(predicate));
+}

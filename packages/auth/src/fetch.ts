@@ -1,0 +1,139 @@
+/**
+ * `@svc/auth/fetch`: authentication and authorization on the Fetch API (`Request` in, `Response`
+ * out): Hono middleware, and `.wrap(handler)` for any Fetch server (Deno, Bun, workers,
+ * `@hono/node-server`). The {@link AuthContext} of a request is `c.get("auth")` in Hono and
+ * {@link authOf}`(request)` anywhere. A refusal is thrown, for Hono's `app.onError` or
+ * `withErrors()` of `@svc/errors/fetch`, with its challenge in its headers. Nothing is decided
+ * here: the core (`createAuthenticator`, the guards of `@svc/auth`) decides.
+ *
+ * @packageDocumentation
+ */
+import {
+  type AuthContext,
+  type AuthenticateOptions,
+  type AuthGuard,
+  type AuthorizePredicate,
+  createAuthenticator,
+  predicateGuard,
+  roleGuard,
+  scopeGuard,
+} from "@svc/auth";
+import {
+  type ConnectionInfo,
+  type FetchHandler,
+  type FetchMiddleware,
+  fetchView,
+  type HonoContextLike,
+  honoConnection,
+} from "@svc/kernel/fetch";
+
+export type { AuthContext, AuthenticateOptions, AuthorizePredicate, FetchMiddleware };
+
+/** Hono's variables this middleware sets: `new Hono<{ Variables: AuthVariables }>()` types `c.get("auth")`. */
+export interface AuthVariables {
+  auth: AuthContext;
+}
+
+const contexts = new WeakMap<Request, AuthContext>();
+
+/**
+ * The context {@link authenticate} resolved for `request`, without Hono (or in a handler that
+ * only has the `Request`).
+ *
+ * @example const principal = authOf(request)?.principal;
+ */
+export function authOf(request: Request): AuthContext | undefined {
+  return contexts.get(request);
+}
+
+/**
+ * Authenticates every request from its `Authorization` header (RFC 6750 Bearer, RFC 7617 Basic),
+ * with the options of `authenticate()` of the main entry, resolved once here: as Hono middleware
+ * (`app.use(authenticate(options))`, then `c.get("auth")`), or around any Fetch handler
+ * (`authenticate(options).wrap(handler)`, then `authOf(request)`). A repeated `Authorization` is
+ * refused only where the field lines as received are known: on `@hono/node-server` they are read
+ * from the connection; for `.wrap`, give them with `info`. The client address of the Basic failure
+ * budget is the connection's (`info.address`). A form body is not read.
+ *
+ * @example
+ * const app = new Hono<{ Variables: AuthVariables }>();
+ * app.use(authenticate({ realm: "api", bearer: { secret, algorithms: ["HS256"] } }));
+ * app.get("/me", (c) => c.json(c.get("auth").principal));
+ * @see https://www.rfc-editor.org/rfc/rfc6750
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export function authenticate(options: AuthenticateOptions): FetchMiddleware {
+  const authenticator = createAuthenticator(options);
+  const run = async (request: Request, info: ConnectionInfo | undefined) => {
+    const view = fetchView(request, info);
+    const context = await authenticator.authenticate(
+      info?.address === undefined ? view : { ...view, ip: info.address },
+    );
+    contexts.set(request, context);
+    return context;
+  };
+  const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<undefined> => {
+    const context = await run(c.req.raw, honoConnection(c));
+    (c as { set?: (key: string, value: unknown) => void }).set?.("auth", context);
+    await next();
+    return undefined;
+  };
+  return Object.assign(middleware, {
+    wrap(handler: FetchHandler, info?: (request: Request) => ConnectionInfo | undefined): FetchHandler {
+      return async (request: Request) => {
+        await run(request, info?.(request));
+        return handler(request);
+      };
+    },
+  });
+}
+
+/** A core guard as Fetch middleware over the context {@link authenticate} recorded. */
+function middlewareOf(guard: AuthGuard<Request>): FetchMiddleware {
+  const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<undefined> => {
+    await guard(contexts.get(c.req.raw), c.req.raw);
+    await next();
+    return undefined;
+  };
+  return Object.assign(middleware, {
+    wrap(handler: FetchHandler): FetchHandler {
+      return async (request: Request) => {
+        await guard(contexts.get(request), request);
+        return handler(request);
+      };
+    },
+  });
+}
+
+/**
+ * Lets a request through only when its principal holds every listed OAuth scope; otherwise 403
+ * with `Bearer error="insufficient_scope", scope="..."`, or 401 without a principal.
+ *
+ * @example app.post("/employees", requireScopes("employees:write"), create);
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
+export function requireScopes(...scopes: string[]): FetchMiddleware {
+  return middlewareOf(scopeGuard(...scopes));
+}
+
+/**
+ * Lets a request through only when its principal holds one of the listed roles; otherwise 403,
+ * or 401 without a principal.
+ *
+ * @example app.delete("/employees/:id", requireRoles("admin"), remove);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function requireRoles(...roles: string[]): FetchMiddleware {
+  return middlewareOf(roleGuard(...roles));
+}
+
+/**
+ * Lets a request through when `predicate(principal, request)` is true; otherwise 403, 401
+ * without a principal, 500 when the predicate throws.
+ *
+ * @example app.put("/employees/:id", authorize((p, request) => p.id === idOf(request)), update);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function authorize(predicate: AuthorizePredicate<Request>): FetchMiddleware {
+  return middlewareOf(predicateGuard(predicate));
+}

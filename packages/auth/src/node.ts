@@ -1,0 +1,94 @@
+/**
+ * `@svc/auth/node`: authentication and authorization on plain `node:http`. `authenticate(options)`
+ * resolves to the request's {@link AuthContext} or rejects with the `HttpError` to answer (for
+ * `errorResponder()` of `@svc/errors/node`); the guards check a context the same way.
+ *
+ * @packageDocumentation
+ */
+import type { IncomingMessage } from "node:http";
+import {
+  type AuthContext,
+  type AuthenticateOptions,
+  type AuthGuard,
+  type AuthorizePredicate,
+  createAuthenticator,
+  predicateGuard,
+  roleGuard,
+  scopeGuard,
+} from "@svc/auth";
+
+export type { AuthContext, AuthenticateOptions, AuthGuard, AuthorizePredicate };
+
+/** The contexts of the requests authenticated so far, for {@link authOf}. */
+const contexts = new WeakMap<IncomingMessage, AuthContext>();
+
+/**
+ * The context {@link authenticate} resolved for `req`, for code that was not handed it.
+ *
+ * @example const principal = authOf(req)?.principal;
+ */
+export function authOf(req: IncomingMessage): AuthContext | undefined {
+  return contexts.get(req);
+}
+
+/**
+ * Authenticates `node:http` requests from their `Authorization` header (RFC 6750 Bearer, RFC 7617
+ * Basic), with the options of `authenticate()` of the main entry, resolved once here. Resolves
+ * to the {@link AuthContext} (its `principal`); rejects with the 401 (with its challenges), 400,
+ * 429 or 503 `HttpError` to answer.
+ *
+ * @example
+ * const auth = authenticate({ realm: "api", bearer: { secret, algorithms: ["HS256"] } });
+ * createServer(async (req, res) => {
+ *   try {
+ *     const { principal } = await auth(req);
+ *     res.end(`hello ${principal?.id}`);
+ *   } catch (err) {
+ *     respondError(err, req, res);
+ *   }
+ * });
+ * @see https://www.rfc-editor.org/rfc/rfc6750
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export function authenticate(options: AuthenticateOptions): (req: IncomingMessage) => Promise<AuthContext> {
+  const authenticator = createAuthenticator(options);
+  return async function svcAuthenticate(req) {
+    const context = await authenticator.authenticate(req);
+    contexts.set(req, context);
+    return context;
+  };
+}
+
+/**
+ * Resolves when the context's principal holds every listed OAuth scope; rejects with 401, or 403
+ * with `Bearer error="insufficient_scope", scope="..."`.
+ *
+ * @example await requireScopes("employees:write")(await auth(req), req);
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
+export function requireScopes(...scopes: string[]): AuthGuard<IncomingMessage> {
+  return scopeGuard(...scopes);
+}
+
+/**
+ * Resolves when the context's principal holds one of the listed roles; rejects with 401 or 403.
+ *
+ * @example await requireRoles("admin")(context, req);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function requireRoles(...roles: string[]): AuthGuard<IncomingMessage> {
+  return roleGuard(...roles);
+}
+
+/**
+ * Resolves when `predicate(principal, req)` is true; rejects with 401, 403, or 500 when the
+ * predicate throws.
+ *
+ * @example await authorize((p, req) => p.id === ownerOf(req))(context, req);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function authorize<R extends IncomingMessage = IncomingMessage>(
+  predicate: AuthorizePredicate<R>,
+): AuthGuard<R> {
+  return predicateGuard(predicate);
+}
