@@ -717,7 +717,11 @@ export function bodyReader(options: ParseBodyOptions = {}): BodyReader {
  * @example const value = await readBody({ method: "POST", headers: { "content-type": "application/json" } }, bytes);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.3
  */
-export function readBody(request: RequestView, content: BodyContent, options: ParseBodyOptions = {}): Promise<unknown> {
+export function readBody(
+  request: RequestView,
+  content: BodyContent,
+  options: ParseBodyOptions = {},
+): Promise<unknown> {
   return bodyReader(options)(request, content);
 }
 

@@ -105,7 +105,9 @@ const ALLOWED_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE";
  * @see https://fetch.spec.whatwg.org/#http-cors-protocol
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
-export function crossOriginGate(options: CrossOriginOptions): (view: RequestView, native?: unknown) => Passage | Answer {
+export function crossOriginGate(
+  options: CrossOriginOptions,
+): (view: RequestView, native?: unknown) => Passage | Answer {
   if (options === undefined) {
     throw optionError(
       "options",
@@ -124,7 +126,10 @@ export function crossOriginGate(options: CrossOriginOptions): (view: RequestView
     // Fetch standard §3.2.2: a CORS-preflight request "uses `OPTIONS` as method and includes"
     // `Access-Control-Request-Method`; an OPTIONS without it is an actual request
     // (fetch(url, { method: "OPTIONS" })), for its route.
-    if (view.method?.toUpperCase() === "OPTIONS" && view.headers["access-control-request-method"] !== undefined) {
+    if (
+      view.method?.toUpperCase() === "OPTIONS" &&
+      view.headers["access-control-request-method"] !== undefined
+    ) {
       const requested = view.headers["access-control-request-headers"];
       const headers = Array.isArray(requested) ? requested.join(",") : requested;
       return {

@@ -9,9 +9,9 @@ export {
   type ParsedBodyRequest,
   parseBody,
   parseXmlBody,
-  readBody,
   /** @deprecated Renamed `parseXmlBody` (the same function): `parseXml` is `@svc/soap-envelope`'s infoset parser. */
   parseXmlBody as parseXml,
+  readBody,
   type XmlValue,
 } from "./body.js";
 export {
