@@ -10,16 +10,32 @@ import { nodeGate } from "@svc/kernel/node";
 
 export {
   type BaseUrlOptions,
+  type BaseUrlRequest,
   compileTrust,
   createHostCheck,
   externalFacts,
+  type HalDocument,
+  type HalLink,
+  type HalResource,
+  type HalResourceOptions,
+  type HostCheck,
   type HostCheckOptions,
   type HrefOptions,
   hal,
   hostGate,
   hrefFor,
+  type PageLinks,
+  type PageMetadata,
+  type PageModel,
+  type PageModelInput,
+  type PageRequest,
+  type PageRequestOptions,
   pageModel,
   parsePageRequest,
+  type QueryInput,
+  type RelationOptions,
+  type TrustProxy,
+  type TrustProxyOption,
 } from "@svc/hal";
 
 /**

@@ -18,8 +18,11 @@ export {
   type ParsedBodyRequest,
   parseBody,
   type Representation,
+  type RepresentationBody,
   type RepresentationsOptions,
+  type RepresentContext,
   representations,
   text,
+  type XmlBodySchema,
   xml,
 } from "@svc/negotiate";

@@ -26,9 +26,12 @@ export {
   json,
   type ParseBodyOptions,
   type Representation,
+  type RepresentationBody,
   type RepresentationsOptions,
+  type RepresentContext,
   representations,
   text,
+  type XmlBodySchema,
   xml,
 } from "@svc/negotiate";
 
