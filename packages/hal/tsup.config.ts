@@ -1,5 +1,16 @@
 import { defineConfig } from "tsup";
 import { presetOptions } from "../../tooling/tsup-preset.js";
 
-// Two entries: the library, and `@svc/hal/testing` (the link crawler for a service's own tests).
-export default defineConfig({ ...presetOptions, entry: ["src/index.ts", "src/testing.ts"] });
+// The library, `@svc/hal/testing` (the link crawler for a service's own tests) and one entry per
+// framework, each importing the library by its name (README, "Frameworks").
+export default defineConfig({
+  ...presetOptions,
+  entry: [
+    "src/index.ts",
+    "src/testing.ts",
+    "src/express.ts",
+    "src/node.ts",
+    "src/fastify.ts",
+    "src/fetch.ts",
+  ],
+});

@@ -1,7 +1,6 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
 import { createHostCheck, type HostCheckOptions } from "./host-check.js";
-import type { TrustRequest } from "./trust.js";
 
 /**
  * Express (or Connect) middleware of {@link createHostCheck}: passes a request for a host the
@@ -13,7 +12,7 @@ import type { TrustRequest } from "./trust.js";
  */
 export function allowedHosts(hosts: readonly string[] | "*", options: HostCheckOptions = {}) {
   const checkHost = createHostCheck(hosts, options);
-  return function svcAllowedHosts(req: TrustRequest, _res: ServerResponse, next: NextFunction): void {
+  return function svcAllowedHosts(req: IncomingMessage, _res: ServerResponse, next: NextFunction): void {
     const error = checkHost(req);
     if (error === undefined) next();
     else next(error);

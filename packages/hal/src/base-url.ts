@@ -1,13 +1,29 @@
 import { HttpError } from "@svc/errors";
-import { parseParameters, type RequestFacts, requestFacts, resolveFacts, splitList } from "@svc/kernel";
+import {
+  parseParameters,
+  type RequestFacts,
+  type RequestView,
+  requestFacts,
+  resolveFacts,
+  splitList,
+} from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
-import type { TrustProxy, TrustRequest } from "./trust.js";
+import type { TrustProxy } from "./trust.js";
 import { uriChars } from "./uri-chars.js";
 
-/** The parts of a plain `node:http` (or Express) request the base URL is built from. */
-export type BaseUrlRequest = TrustRequest;
+/**
+ * What the base URL is built from: a request's view (a `node:http` or Express request as it is,
+ * Fastify's `request.raw`, `fetchView(request)` of `@svc/kernel/fetch`), with Express's app and
+ * whole request-target when there are.
+ */
+export interface BaseUrlRequest extends RequestView {
+  /** Express's app, read for its `trust proxy fn` setting when no trust is given. */
+  readonly app?: { get(setting: string): unknown } | undefined;
+  /** Express's whole request-target, read for an absolute-form authority (RFC 9112 §3.2.2). */
+  readonly originalUrl?: string | undefined;
+}
 
 /** Options of {@link externalOrigin} and {@link hrefFor}. */
 export interface BaseUrlOptions {

@@ -1,8 +1,9 @@
 import { HttpError, isHttpError } from "@svc/errors";
-import { type Authority, repeatsField, requestFacts } from "@svc/kernel";
+import { type Authority, type RequestView, repeatsField, requestFacts } from "@svc/kernel";
 import { checkOptionNames } from "@svc/kernel/internal";
+import type { BaseUrlRequest } from "./base-url.js";
 import { compileHostList } from "./host.js";
-import { compileTrust, type TrustProxy, type TrustProxyOption, type TrustRequest } from "./trust.js";
+import { compileTrust, type TrustProxy, type TrustProxyOption } from "./trust.js";
 
 /** Options of {@link createHostCheck} and `allowedHosts`. */
 export interface HostCheckOptions {
@@ -18,10 +19,11 @@ export interface HostCheckOptions {
  * Checks one request's host: undefined when the service answers for it, else the error to answer
  * with (a 400 `invalid_host` `HttpError` or a 421 `misdirected_request` one).
  */
-export type HostCheck = (req: TrustRequest) => HttpError | undefined;
+export type HostCheck = (req: BaseUrlRequest) => HttpError | undefined;
 
 /**
- * Compiles the hosts a service answers for into a framework-free check of a `node:http` request.
+ * Compiles the hosts a service answers for into a framework-free check of a request's view (a
+ * `node:http` request as it is, or `fetchView(request)` of `@svc/kernel/fetch`).
  * Links and `Location` are built from the request's host (`Host`, or the forwarded host of a
  * trusted proxy), so without the check a request with `Host: evil.example` gets links, and
  * cacheable pages, pointing there. A host not in `hosts` gets 421 Misdirected Request (RFC 9110
@@ -74,5 +76,29 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
     return new HttpError(421, "This service does not answer for the host the request names", {
       code: "misdirected_request",
     });
+  };
+}
+
+/**
+ * {@link createHostCheck} as a `Gate` of `@svc/kernel`: a request for a host the service answers
+ * for goes on (`undefined`); any other is refused by throwing the check's `HttpError` (421
+ * `misdirected_request`, or 400 `invalid_host`), for the framework's error handling. The
+ * framework adapters apply it: `allowedHosts` of `@svc/hal` (Express) and of `@svc/hal/node`,
+ * `/fastify` and `/fetch`.
+ *
+ * @example
+ * const gate = hostGate(["api.example.com"], { trustProxy: "loopback" });
+ * gate({ headers: { host: "evil.example" } }); // throws the 421
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20
+ */
+export function hostGate(
+  hosts: readonly string[] | "*",
+  options: HostCheckOptions = {},
+): (view: RequestView, native?: unknown) => undefined {
+  const checkHost = createHostCheck(hosts, options);
+  return function checkHostGate(view) {
+    const error = checkHost(view);
+    if (error !== undefined) throw error;
+    return undefined;
   };
 }

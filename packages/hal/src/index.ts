@@ -14,7 +14,7 @@ export {
 } from "./base-url.js";
 export { templateVariables } from "./crawl.js";
 export { HAL_JSON, halJson, type Representation } from "./hal-json.js";
-export { createHostCheck, type HostCheck, type HostCheckOptions } from "./host-check.js";
+export { createHostCheck, type HostCheck, type HostCheckOptions, hostGate } from "./host-check.js";
 export {
   expandLink,
   expandTemplate,

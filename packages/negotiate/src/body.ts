@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { type MediaType, parseMediaType, repeatsField, splitList, xmlDeclaredEncoding } from "@svc/kernel";
+import {
+  type MediaType,
+  parseMediaType,
+  type RequestView,
+  repeatsField,
+  splitList,
+  xmlDeclaredEncoding,
+} from "@svc/kernel";
 import { checkOptionNames } from "@svc/kernel/internal";
 import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
@@ -250,14 +257,14 @@ function alreadyParsed(req: ParsedBodyRequest): boolean {
   return !placeholder;
 }
 
-function hasBody(req: IncomingMessage): boolean {
+function hasBody(req: RequestView): boolean {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
 /** RFC 9110 §15.5.16 with `Accept-Post` / `Accept-Patch` (RFC 5789 §3.1) naming what is accepted. */
 function unsupported(
-  req: IncomingMessage,
+  req: RequestView,
   config: BodyConfig,
   message: string,
   headers: Record<string, string> = {},
@@ -280,7 +287,7 @@ const NOT_OURS = Symbol("not ours");
  * The kind of body the request declares (RFC 9110 §8.3, §8.4), the 415/413 refusing it, or
  * {@link NOT_OURS} for a type outside `types` when `others` is `"next"`.
  */
-function bodyKind(req: IncomingMessage, config: BodyConfig): DeclaredBody | HttpError | typeof NOT_OURS {
+function bodyKind(req: RequestView, config: BodyConfig): DeclaredBody | HttpError | typeof NOT_OURS {
   const contentType = req.headers["content-type"];
   // RFC 9110 §8.3.1; a malformed value (`application/json; charset`) names no type we accept.
   const parsed = contentType === undefined ? undefined : parseMediaType(contentType);
@@ -472,107 +479,250 @@ function parseReceived(
   return { value };
 }
 
+/** What a request body is read from: whole bytes, a `node:http` stream, or any stream of bytes (a `Request`'s body). */
+export type BodyContent = Uint8Array | NodeJS.ReadableStream | AsyncIterable<Uint8Array> | null | undefined;
+
+/** Reads one request's body: see {@link bodyReader}. */
+export type BodyReader = (request: RequestView, content: BodyContent) => Promise<unknown>;
+
 /**
- * Closes the connection after the response to a body refused before it was read whole, when what
- * is left is over `limit` or of unknown length. Left to Node, the rest would be drained on a
- * kept-alive connection with neither `limit` nor `timeout` in force any more, so a client could
- * hold the socket by trickling a declared gigabyte. RFC 9110 §15.5.14: for a 413 "the server MAY
- * close the connection"; RFC 9112 §9.6: `Connection: close` says it will. Set on the response, as
- * for the 408: `Connection` belongs to the connection (RFC 9110 §7.6.1), not to the error.
+ * `Connection: close` on a refusal sent before the body was read whole, when what is left is over
+ * `limit` or of unknown length. Left to Node, the rest would be drained on a kept-alive connection
+ * with neither `limit` nor `timeout` in force any more, so a client could hold the socket by
+ * trickling a declared gigabyte. RFC 9110 §15.5.14: for a 413 "the server MAY close the
+ * connection"; RFC 9112 §9.6: `Connection: close` says it will. The field rides on the error for
+ * the adapter to set on the response: `Connection` belongs to the connection (RFC 9110 §7.6.1),
+ * and error renderings leave it out of the error's own fields.
  */
-function closeAfterRefusal(res: ServerResponse): void {
-  if (!res.headersSent) res.setHeader("Connection", "close");
+function closing(err: HttpError): HttpError {
+  if (err.headers.Connection === "close") return err;
+  return new HttpError(err.status, err.message, {
+    headers: { ...err.headers, Connection: "close" },
+    ...(err.code === undefined ? {} : { code: err.code }),
+    ...(err.cause === undefined ? {} : { cause: err.cause }),
+  });
 }
 
 /**
- * Receives the body up to the limit and within the timeout, then parses it into `req.body`;
- * `next` is called once, with the refusal if there is one.
+ * Whether a refusal from {@link readBody} asks for the connection to be closed after its response
+ * (`Connection: close` among its headers: the rest of the body was not read).
  */
-function receive(
-  req: ParsedBodyRequest,
-  res: ServerResponse,
-  config: BodyConfig,
-  declared: DeclaredBody | HttpError,
-  next: NextFunction,
-): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let done = false;
-  let timer: NodeJS.Timeout | undefined;
-  const finish = (err?: unknown) => {
-    if (done) return;
-    done = true;
-    if (timer !== undefined) clearTimeout(timer);
-    next(err);
-  };
-  if (config.timeout !== false) {
-    timer = setTimeout(() => {
-      // RFC 9110 §15.5.9: the server SHOULD send the "close" connection option with a 408, as
-      // the rest of the body may still arrive. Set on the response itself: `Connection` belongs
-      // to the connection (RFC 9110 §7.6.1), so an error handler rightly ignores it among an
-      // error's headers; the error keeps it for handlers that copy them.
-      if (!res.headersSent) res.setHeader("Connection", "close");
-      finish(
-        new HttpError(408, `The request body was not received within ${config.timeout} ms`, {
-          code: "request_timeout",
-          headers: { Connection: "close" },
-        }),
-      );
-      chunks.length = 0;
-    }, config.timeout);
-    timer.unref();
+export function closesConnection(err: unknown): boolean {
+  return err instanceof HttpError && err.headers.Connection === "close";
+}
+
+function isNodeStream(content: BodyContent): content is NodeJS.ReadableStream {
+  const stream = content as NodeJS.ReadableStream | null | undefined;
+  return typeof stream?.on === "function" && typeof stream.resume === "function";
+}
+
+/** Lets the rest of a refused body go: a `node:http` stream drained (its socket stays usable), another cancelled. */
+function release(content: BodyContent): void {
+  if (isNodeStream(content)) content.resume();
+  else if (typeof (content as ReadableStream | null | undefined)?.cancel === "function") {
+    (content as ReadableStream).cancel().catch(() => undefined);
   }
-  req.on("data", (chunk: Buffer) => {
-    if (done) return;
-    if (declared instanceof HttpError && chunk.length > 0) {
-      // Only chunked content gets here (a refusal with a Content-Length is sent at once): its
-      // length is unknown.
-      closeAfterRefusal(res);
-      finish(declared);
-      req.resume();
-      return;
-    }
-    size += chunk.length;
-    if (size > config.limit) {
-      closeAfterRefusal(res);
-      finish(tooLarge(config));
-      req.resume();
-      return;
-    }
-    chunks.push(chunk);
+}
+
+function timedOut(config: BodyConfig): HttpError {
+  // RFC 9110 §15.5.9: the server SHOULD send the "close" connection option with a 408, as the rest
+  // of the body may still arrive.
+  return new HttpError(408, `The request body was not received within ${config.timeout} ms`, {
+    code: "request_timeout",
+    headers: { Connection: "close" },
   });
-  // RFC 9112 §8: "A server that receives an incomplete request message, usually due to a canceled
-  // request or a triggered timeout exception, MAY send an error response prior to closing the
-  // connection." The stream errs before its end when the client closes the connection mid-body or
-  // something upstream destroys it; Node destroys the socket with it, so nothing here touches the
-  // response (no header, no write), and the 400 goes to `next` with a code like every other
-  // refusal, for handlers and logs: a client that went away is no server error (no 5xx).
-  req.on("error", (err) =>
-    finish(
-      HttpError.badRequest("The request body could not be read", { code: "unreadable_body", cause: err }),
-    ),
-  );
-  req.on("end", () => {
-    if (done) return;
-    // Empty content (RFC 9112 §7.1: a chunked body may have no chunk of data): no body.
-    if (size === 0 || declared instanceof HttpError) return finish();
-    const { kind, charsetGiven } = declared;
-    const body = Buffer.concat(chunks);
-    const foreign = kind === "xml" ? foreignXmlEncoding(body, charsetGiven) : undefined;
-    if (foreign !== undefined) {
-      return finish(unsupported(req, config, `XML encoding "${foreign}" is not supported; send UTF-8`));
-    }
-    const parsed = parseReceived(body, kind, config.depth, config.exactNumbers);
-    if (parsed instanceof HttpError) return finish(parsed);
-    if (kind === "xml" && config.xml.representation) {
-      try {
-        req.body = fromXmlRepresentation(parsed.value as Record<string, XmlValue>, config.xml.schema?.(req));
-      } catch (err) {
-        return finish(err);
+}
+
+/**
+ * RFC 9112 §8: "A server that receives an incomplete request message, usually due to a canceled
+ * request or a triggered timeout exception, MAY send an error response prior to closing the
+ * connection." A stream that fails before its end (the client gone mid-body) is a 400 with a
+ * code like every other refusal: a client that went away is no server error (no 5xx).
+ */
+function unreadable(cause: unknown): HttpError {
+  return HttpError.badRequest("The request body could not be read", { code: "unreadable_body", cause });
+}
+
+/**
+ * Receives a `node:http` body up to the limit and within the timeout. Never destroys the stream:
+ * a refused rest is drained (`resume`), so the refusal can still be answered on the connection.
+ */
+function receiveNode(
+  stream: NodeJS.ReadableStream,
+  config: BodyConfig,
+  deferred: HttpError | undefined,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (err: HttpError | undefined) => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      if (err === undefined) resolve(Buffer.concat(chunks));
+      else {
+        chunks.length = 0;
+        reject(err);
       }
-    } else req.body = parsed.value;
-    finish();
+    };
+    if (config.timeout !== false) {
+      timer = setTimeout(() => finish(timedOut(config)), config.timeout);
+      timer.unref();
+    }
+    stream.on("data", (chunk: Buffer) => {
+      if (done) return;
+      if (deferred !== undefined && chunk.length > 0) {
+        // Only content of unknown length gets here (a refusal with a Content-Length is sent at once).
+        finish(closing(deferred));
+        stream.resume();
+        return;
+      }
+      size += chunk.length;
+      if (size > config.limit) {
+        finish(closing(tooLarge(config)));
+        stream.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.on("error", (err) => finish(unreadable(err)));
+    stream.on("end", () => finish(undefined));
   });
+}
+
+/** Receives a stream of bytes (a `Request`'s body) up to the limit and within the timeout; cancelled when refused. */
+async function receiveIterable(
+  content: AsyncIterable<Uint8Array>,
+  config: BodyConfig,
+  deferred: HttpError | undefined,
+): Promise<Buffer> {
+  const iterator = content[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const expired =
+    config.timeout === false
+      ? undefined
+      : new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(timedOut(config)), config.timeout as number);
+          timer.unref();
+        });
+  expired?.catch(() => undefined);
+  const stop = () => {
+    iterator.return?.()?.catch?.(() => undefined);
+  };
+  try {
+    for (;;) {
+      let step: IteratorResult<Uint8Array>;
+      try {
+        step = await (expired === undefined ? iterator.next() : Promise.race([iterator.next(), expired]));
+      } catch (err) {
+        stop();
+        throw err instanceof HttpError ? err : unreadable(err);
+      }
+      if (step.done) break;
+      const chunk = step.value;
+      if (deferred !== undefined && chunk.byteLength > 0) {
+        stop();
+        throw closing(deferred);
+      }
+      size += chunk.byteLength;
+      if (size > config.limit) {
+        stop();
+        throw closing(tooLarge(config));
+      }
+      chunks.push(chunk);
+    }
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Whether `content` may hold bytes: a `node:http` stream by its framing (RFC 9112 §6), bytes by their length. */
+function mayHaveContent(request: RequestView, content: BodyContent): boolean {
+  if (content === null || content === undefined) return false;
+  if (content instanceof Uint8Array) return content.byteLength > 0;
+  if (isNodeStream(content)) return hasBody(request);
+  return true;
+}
+
+/** The body of `request` read from `content` with `config`: see {@link bodyReader}. */
+async function read(config: BodyConfig, request: RequestView, content: BodyContent): Promise<unknown> {
+  if (!mayHaveContent(request, content)) return undefined;
+  const declared = bodyKind(request, config);
+  if (declared === NOT_OURS) return undefined;
+  // RFC 9112 §7: chunked is a transfer coding, a property of the message, not of its content:
+  // chunked content may still be empty, and empty content needs no Content-Type, as with
+  // Content-Length: 0. Without a length, the refusal waits for the first byte of content.
+  const length = request.headers["content-length"];
+  if (declared instanceof HttpError && (length !== undefined || content instanceof Uint8Array)) {
+    release(content);
+    throw length !== undefined && Number(length) > config.limit ? closing(declared) : declared;
+  }
+  const deferred = declared instanceof HttpError ? declared : undefined;
+  let body: Buffer;
+  if (content instanceof Uint8Array) {
+    if (content.byteLength > config.limit) throw tooLarge(config);
+    body = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  } else if (isNodeStream(content)) body = await receiveNode(content, config, deferred);
+  else body = await receiveIterable(content as AsyncIterable<Uint8Array>, config, deferred);
+  // Empty content (RFC 9112 §7.1: a chunked body may have no chunk of data): no body.
+  if (body.byteLength === 0 || deferred !== undefined) return undefined;
+  const { kind, charsetGiven } = declared as DeclaredBody;
+  const foreign = kind === "xml" ? foreignXmlEncoding(body, charsetGiven) : undefined;
+  if (foreign !== undefined) {
+    throw unsupported(request, config, `XML encoding "${foreign}" is not supported; send UTF-8`);
+  }
+  const parsed = parseReceived(body, kind, config.depth, config.exactNumbers);
+  if (parsed instanceof HttpError) throw parsed;
+  if (kind === "xml" && config.xml.representation) {
+    return fromXmlRepresentation(
+      parsed.value as Record<string, XmlValue>,
+      config.xml.schema?.(request as IncomingMessage),
+    );
+  }
+  return parsed.value;
+}
+
+/**
+ * The framework-free core of request body parsing, its options checked once: a reader of one
+ * request's body from its fields (a {@link RequestView}: `node:http`'s request as it is, or
+ * `fetchView(request)` of `@svc/kernel/fetch`) and its content (bytes, a `node:http` stream, a
+ * `Request`'s `body`). It resolves to the parsed value, or `undefined` when there is no content or
+ * its type is outside `types` (the content is then left unread, for what comes after); it rejects
+ * with the `HttpError` to answer: 415 (a type refused, a content coding, a charset), 413 (over
+ * `limit`), 400 (malformed, too deep, unreadable), 408 (not received within `timeout`). A
+ * refusal with `Connection: close` among its headers ({@link closesConnection}) left part of the
+ * body unread: the adapter closes the connection after answering.
+ *
+ * @example
+ * const read = bodyReader({ limit: "64kb" });
+ * const body = await read(fetchView(request), request.body);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.16
+ */
+export function bodyReader(options: ParseBodyOptions = {}): BodyReader {
+  const config = resolveBodyConfig(options);
+  return function readRequestBody(request, content) {
+    return read(config, request, content);
+  };
+}
+
+/**
+ * One request's body read with `options` (see {@link bodyReader}, which checks the options once
+ * for many requests).
+ *
+ * @example const value = await readBody({ method: "POST", headers: { "content-type": "application/json" } }, bytes);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.3
+ */
+export function readBody(
+  request: RequestView,
+  content: BodyContent,
+  options: ParseBodyOptions = {},
+): Promise<unknown> {
+  return bodyReader(options)(request, content);
 }
 
 /**
@@ -590,33 +740,28 @@ function receive(
  *
  * Requests without content pass untouched, with `req.body` undefined, however they are framed
  * (no body, `Content-Length: 0`, or `Transfer-Encoding: chunked` with no data). It is
- * `(req, res, next)` with nothing of Express: plain `node:http` calls it with a callback.
+ * `(req, res, next)` with nothing of Express: plain `node:http` calls it with a callback. The
+ * decisions are {@link bodyReader}'s.
  *
  * @example app.use(parseBody({ limit: 64 * 1024 }));
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.16
  */
 export function parseBody(options: ParseBodyOptions = {}) {
-  const config = resolveBodyConfig(options);
+  const read = bodyReader(options);
   return function parseBodyMiddleware(req: ParsedBodyRequest, res: ServerResponse, next: NextFunction): void {
     if (alreadyParsed(req) || !hasBody(req)) {
       next();
       return;
     }
-    const declared = bodyKind(req, config);
-    if (declared === NOT_OURS) {
-      next();
-      return;
-    }
-    // RFC 9112 §7: chunked is a transfer coding, a property of the message, not of its content:
-    // chunked content may still be empty, and empty content needs no Content-Type, as with
-    // Content-Length: 0. Without a length, the refusal waits for the first byte of content.
-    const length = req.headers["content-length"];
-    if (declared instanceof HttpError && length !== undefined) {
-      if (Number(length) > config.limit) closeAfterRefusal(res);
-      req.resume();
-      next(declared);
-      return;
-    }
-    receive(req, res, config, declared, next);
+    read(req, req).then(
+      (value) => {
+        if (value !== undefined) req.body = value;
+        next();
+      },
+      (err: unknown) => {
+        if (closesConnection(err) && !res.headersSent) res.setHeader("Connection", "close");
+        next(err);
+      },
+    );
   };
 }

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
-import { appendVary, isToken } from "@svc/kernel";
+import { type Answer, isAnswer, isToken, type Passage, type RequestView } from "@svc/kernel";
 import { checkOptionNames, describeValue } from "@svc/kernel/internal";
-import cors from "cors";
+import { setPassage, writeResponse } from "@svc/kernel/node";
 import { optionError } from "./options.js";
 
 /** Options of {@link crossOrigin}. */
@@ -73,25 +73,41 @@ function resolveMaxAge(maxAge: unknown): number | undefined {
 }
 
 /**
- * CORS for a fixed list of origins (Fetch standard §3.2, the CORS protocol): a request whose
- * `Origin` is allowed gets `Access-Control-Allow-Origin` (and `Access-Control-Expose-Headers`),
- * and a preflight from it (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 by the
- * `cors` package with the allowed methods, headers and `Access-Control-Max-Age`; an `OPTIONS`
- * without `Access-Control-Request-Method` is an actual request and goes on to the routes. Any other request, one without `Origin`
- * (not a CORS request) or from another origin, gets no CORS header at all, only `Vary: Origin`,
- * since the answer differs by origin (RFC 9110 §12.5.5); a preflight from another origin goes on
- * to the routes (its `OPTIONS` answer carries no permission).
+ * The methods a preflight allows (`Access-Control-Allow-Methods`): the `cors` package's default
+ * list, which this package answered with before its decision became a gate.
+ */
+const ALLOWED_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE";
+
+/**
+ * CORS for a fixed list of origins (Fetch standard §3.2, the CORS protocol) as a framework-free
+ * `Gate` of `@svc/kernel`: a {@link RequestView} in, the decision out.
  *
- * Works as Express middleware and from plain `node:http` (`(req, res, next)`). Options are
- * checked at construction: refusals are `TypeError`s with `code` `ERR_SVC_NEGOTIATE_ORIGINS`,
+ * - A preflight (`OPTIONS` with `Access-Control-Request-Method`) from an allowed origin is an
+ *   `Answer`: 204 with `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers` (the
+ *   requested ones), `-Max-Age`, `-Expose-Headers`, `Content-Length: 0` and `Vary: Origin,
+ *   Access-Control-Request-Headers`.
+ * - Any other request from an allowed origin (an `OPTIONS` without
+ *   `Access-Control-Request-Method` included: an actual request) is a `Passage` with
+ *   `Access-Control-Allow-Origin`, `Access-Control-Expose-Headers` and `Vary: Origin`.
+ * - A request without `Origin` (not a CORS request) or from another origin is a `Passage` with
+ *   `Vary: Origin` only, since the answer differs by origin (RFC 9110 §12.5.5); a preflight from
+ *   another origin goes on to the routes (its `OPTIONS` answer carries no permission).
+ *
+ * The framework adapters apply it: `crossOrigin()` (Express, `(req, res, next)`), and
+ * `crossOrigin()` of `@svc/negotiate/node`, `/fastify` and `/fetch`. Options are checked here:
+ * refusals are `TypeError`s with `code` `ERR_SVC_NEGOTIATE_ORIGINS`,
  * `ERR_SVC_NEGOTIATE_EXPOSED_HEADERS` or `ERR_SVC_NEGOTIATE_MAX_AGE`.
  *
  * @example
- * app.use(crossOrigin({ origins: ["https://app.example"], exposedHeaders: ["ETag"], maxAge: 600 }));
+ * const gate = crossOriginGate({ origins: ["https://app.example"] });
+ * gate({ method: "GET", headers: { origin: "https://app.example" } });
+ * // { fields: { "Access-Control-Allow-Origin": "https://app.example" }, vary: ["Origin"] }
  * @see https://fetch.spec.whatwg.org/#http-cors-protocol
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
-export function crossOrigin(options: CrossOriginOptions) {
+export function crossOriginGate(
+  options: CrossOriginOptions,
+): (view: RequestView, native?: unknown) => Passage | Answer {
   if (options === undefined) {
     throw optionError(
       "options",
@@ -99,31 +115,64 @@ export function crossOrigin(options: CrossOriginOptions) {
     );
   }
   checkOptionNames("negotiate", options, ["origins", "exposedHeaders", "maxAge"], "crossOrigin");
-  const origins = resolveOrigins(options.origins);
-  const exposedHeaders = resolveExposedHeaders(options.exposedHeaders);
+  const allowed = new Set(resolveOrigins(options.origins));
+  const exposed = resolveExposedHeaders(options.exposedHeaders).join(",");
   const maxAge = resolveMaxAge(options.maxAge);
-  const allowed = new Set(origins);
-  const exposed = exposedHeaders.join(",");
-  const preflight = cors({
-    origin: [...origins],
-    ...(exposedHeaders.length > 0 ? { exposedHeaders: [...exposedHeaders] } : {}),
-    ...(maxAge === undefined ? {} : { maxAge }),
-  });
-  return function crossOriginMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const origin = req.headers.origin;
-    if (origin !== undefined && allowed.has(origin)) {
-      // Fetch standard §3.2.2: a CORS-preflight request "uses `OPTIONS` as method and includes"
-      // `Access-Control-Request-Method`. The `cors` package answers every OPTIONS as one, so an
-      // actual OPTIONS request (fetch(url, { method: "OPTIONS" })) never reached its route.
-      if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
-        preflight(req, res, next);
-        return;
-      }
-      // §3.2.3: the response to a CORS request names the origin it may be shared with.
-      res.setHeader("Access-Control-Allow-Origin", origin);
-      if (exposed !== "") res.setHeader("Access-Control-Expose-Headers", exposed);
+  const exposing: Record<string, string> = exposed === "" ? {} : { "Access-Control-Expose-Headers": exposed };
+  const notShared = Object.freeze({ vary: Object.freeze(["Origin"]) });
+  return function crossOriginDecision(view: RequestView): Passage | Answer {
+    const origin = view.headers.origin;
+    if (typeof origin !== "string" || !allowed.has(origin)) return notShared;
+    // Fetch standard §3.2.2: a CORS-preflight request "uses `OPTIONS` as method and includes"
+    // `Access-Control-Request-Method`; an OPTIONS without it is an actual request
+    // (fetch(url, { method: "OPTIONS" })), for its route.
+    if (
+      view.method?.toUpperCase() === "OPTIONS" &&
+      view.headers["access-control-request-method"] !== undefined
+    ) {
+      const requested = view.headers["access-control-request-headers"];
+      const headers = Array.isArray(requested) ? requested.join(",") : requested;
+      return {
+        answer: {
+          status: 204,
+          fields: {
+            "access-control-allow-origin": origin,
+            "access-control-allow-methods": ALLOWED_METHODS,
+            ...(headers === undefined || headers === "" ? {} : { "access-control-allow-headers": headers }),
+            ...(maxAge === undefined ? {} : { "access-control-max-age": String(maxAge) }),
+            ...(exposed === "" ? {} : { "access-control-expose-headers": exposed }),
+            // Safari waits for content on a 204 without a length.
+            "content-length": "0",
+          },
+          vary: ["Origin", "Access-Control-Request-Headers"],
+          body: undefined,
+        },
+      };
     }
-    appendVary(res, "Origin");
+    // §3.2.3: the response to a CORS request names the origin it may be shared with.
+    return { fields: { "Access-Control-Allow-Origin": origin, ...exposing }, vary: ["Origin"] };
+  };
+}
+
+/**
+ * CORS for a fixed list of origins as Express (4 and 5) middleware, and from plain `node:http`
+ * (`(req, res, next)`): the decision of {@link crossOriginGate}, its preflight answer written,
+ * its fields set on the response before `next()`.
+ *
+ * @example
+ * app.use(crossOrigin({ origins: ["https://app.example"], exposedHeaders: ["ETag"], maxAge: 600 }));
+ * @see https://fetch.spec.whatwg.org/#http-cors-protocol
+ */
+export function crossOrigin(options: CrossOriginOptions) {
+  const gate = crossOriginGate(options);
+  return function crossOriginMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+    // The gate decides synchronously: the decision is applied before `next`, as a header writer.
+    const outcome = gate(req);
+    if (isAnswer(outcome)) {
+      writeResponse(res, outcome.answer, (req.method ?? "GET").toUpperCase()).catch(next);
+      return;
+    }
+    setPassage(res, outcome);
     next();
   };
 }

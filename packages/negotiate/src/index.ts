@@ -1,12 +1,17 @@
 // One media-range selection for every @svc package: @svc/errors picks error renderings with it too.
 export { type MediaTypeMatch, matchMediaType, selectMediaType } from "@svc/kernel";
 export {
+  type BodyContent,
+  type BodyReader,
+  bodyReader,
+  closesConnection,
   type ParseBodyOptions,
   type ParsedBodyRequest,
   parseBody,
   parseXmlBody,
   /** @deprecated Renamed `parseXmlBody` (the same function): `parseXml` is `@svc/soap-envelope`'s infoset parser. */
   parseXmlBody as parseXml,
+  readBody,
   type XmlValue,
 } from "./body.js";
 export {
@@ -15,7 +20,7 @@ export {
   type CompressionOptions as CompressionStepOptions,
   compression,
 } from "./coder.js";
-export { type CrossOriginOptions, crossOrigin } from "./cors.js";
+export { type CrossOriginOptions, crossOrigin, crossOriginGate } from "./cors.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
 export { MEDIA_TYPE } from "./media-type-hint.js";

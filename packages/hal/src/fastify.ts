@@ -1,0 +1,91 @@
+/**
+ * `@svc/hal/fastify`: the package on Fastify 5: the host check as a plugin (an `onRequest` hook)
+ * and the base URL and links from a Fastify request.
+ *
+ * @packageDocumentation
+ */
+
+import {
+  type BaseUrlOptions,
+  externalBaseUrl,
+  type HostCheckOptions,
+  type HrefOptions,
+  hostGate,
+  hrefFor as hrefOf,
+} from "@svc/hal";
+import { appWide, fastifyGate } from "@svc/kernel/fastify";
+import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from "fastify";
+
+export {
+  type BaseUrlOptions,
+  type BaseUrlRequest,
+  compileTrust,
+  type HalDocument,
+  type HalLink,
+  type HalResource,
+  type HalResourceOptions,
+  type HostCheck,
+  type HostCheckOptions,
+  type HrefOptions,
+  hal,
+  hostGate,
+  type PageLinks,
+  type PageMetadata,
+  type PageModel,
+  type PageModelInput,
+  type PageRequest,
+  type PageRequestOptions,
+  pageModel,
+  parsePageRequest,
+  type QueryInput,
+  type RelationOptions,
+  type TrustProxy,
+  type TrustProxyOption,
+} from "@svc/hal";
+
+/** Options of the {@link allowedHosts} plugin. */
+export interface AllowedHostsOptions extends HostCheckOptions {
+  /** The hosts the service answers for (see `createHostCheck`), or `"*"` for any valid host. */
+  hosts: readonly string[] | "*";
+}
+
+/**
+ * The host check as a Fastify plugin: `app.register(allowedHosts, { hosts, trustProxy })`, an
+ * `onRequest` hook for the context it is registered in and those inside it (app-wide there: a
+ * host check that stopped at its own encapsulation would leave the routes beside it open). A
+ * host the service does not answer for is the 421 `misdirected_request` (400 `invalid_host` for
+ * a malformed one), for Fastify's error handler (`@svc/errors/fastify`). `trustProxy` is this
+ * package's (Fastify's own `trustProxy` server option is not read).
+ *
+ * @example await app.register(allowedHosts, { hosts: ["api.example.com"], trustProxy: "loopback" });
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20
+ */
+export const allowedHosts: FastifyPluginCallback<AllowedHostsOptions> = appWide(
+  "@svc/hal/allowed-hosts",
+  (app: FastifyInstance, options: AllowedHostsOptions, done: (err?: Error) => void) => {
+    const { hosts, trustProxy } = options;
+    app.addHook("onRequest", fastifyGate(hostGate(hosts, trustProxy === undefined ? {} : { trustProxy })));
+    done();
+  },
+);
+
+/**
+ * The external base URL of the service for a Fastify request (`externalBaseUrl` of its
+ * `request.raw`), behind the proxies `trustProxy` trusts (none by default).
+ *
+ * @example pageModel({ ..., url: request.url, origin: baseUrl(request, { trustProxy }) })
+ * @see https://www.rfc-editor.org/rfc/rfc7239
+ */
+export function baseUrl(request: FastifyRequest, options: BaseUrlOptions = {}): string {
+  return externalBaseUrl(request.raw, options);
+}
+
+/**
+ * The href for a path of this service (`hrefFor` of `@svc/hal`) from a Fastify request.
+ *
+ * @example hal(employee).link("self", hrefFor(request, `/employees/${employee.id}`, { trustProxy }))
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
+ */
+export function hrefFor(request: FastifyRequest, path: string, options: HrefOptions = {}): string {
+  return hrefOf(request.raw, path, options);
+}

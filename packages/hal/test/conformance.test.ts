@@ -1,0 +1,218 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import * as onExpress from "@svc/hal/express";
+import * as onFastify from "@svc/hal/fastify";
+import * as onFetch from "@svc/hal/fetch";
+import * as onNode from "@svc/hal/node";
+import { HttpError } from "@svc/kernel";
+import { honoConnection } from "@svc/kernel/fetch";
+import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import express from "express";
+import Fastify from "fastify";
+import { Hono } from "hono";
+import { expect } from "vitest";
+
+/** The service answers for api.example.com and for the loopback address the harness sends to. */
+const HOSTS = ["api.example.com", "127.0.0.1"];
+const trustProxy = onNode.compileTrust("loopback");
+
+const employees = [1, 2, 3, 4, 5].map((id) => ({ id, name: `employee ${id}` }));
+
+/** The routes, once, framework-free: what each framework's route hands them. */
+const routes = {
+  employee: (id: string, href: (path: string) => string) => {
+    const employee = employees.find((e) => String(e.id) === id);
+    if (employee === undefined) throw HttpError.notFound();
+    return onNode
+      .hal(employee)
+      .link("self", href(`/employees/${id}`))
+      .link("collection", href("/employees"));
+  },
+  page: (query: URLSearchParams, url: string, origin: string) => {
+    const { page, size } = onNode.parsePageRequest(query, { defaultSize: 2 });
+    return onNode.pageModel({
+      collection: "employees",
+      items: employees.slice((page - 1) * size, page * size),
+      page,
+      size,
+      totalElements: employees.length,
+      url,
+      origin,
+    });
+  },
+};
+
+const HAL = "application/hal+json";
+
+const mounts: Mounts = {
+  express() {
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(onExpress.allowedHosts(HOSTS, { trustProxy: "loopback" }));
+    app.get("/employees/:id", (req, res) => {
+      const doc = routes.employee(req.params.id, (path) => onExpress.hrefFor(req, path, { trustProxy }));
+      res.type(HAL).send(JSON.stringify(doc));
+    });
+    app.get("/employees", (req, res) => {
+      const url = new URL(req.originalUrl, "http://x");
+      const body = routes.page(url.searchParams, req.originalUrl, onExpress.baseUrl(req, { trustProxy }));
+      res.type(HAL).send(JSON.stringify(body));
+    });
+    app.use(fallbackErrors.express);
+    return app;
+  },
+  node() {
+    const checkHost = onNode.allowedHosts(HOSTS, { trustProxy: "loopback" });
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const send = (body: unknown) => {
+        res.setHeader("Content-Type", HAL);
+        res.end(JSON.stringify(body));
+      };
+      const run = async () => {
+        await checkHost(req, res);
+        const url = new URL(req.url ?? "/", "http://x");
+        const id = /^\/employees\/([^/]+)$/.exec(url.pathname)?.[1];
+        if (id !== undefined)
+          return send(routes.employee(id, (path) => onNode.hrefFor(req, path, { trustProxy })));
+        if (url.pathname === "/employees") {
+          return send(routes.page(url.searchParams, req.url ?? "/", onNode.baseUrl(req, { trustProxy })));
+        }
+        throw HttpError.notFound();
+      };
+      run().catch((err) => fallbackErrors.node(err, req, res));
+    };
+  },
+  async fastify() {
+    const app = Fastify();
+    await app.register(onFastify.allowedHosts, { hosts: HOSTS, trustProxy: "loopback" });
+    app.get("/employees/:id", async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const doc = routes.employee(id, (path) => onFastify.hrefFor(request, path, { trustProxy }));
+      return reply.type(HAL).send(JSON.stringify(doc));
+    });
+    app.get("/employees", async (request, reply) => {
+      const url = new URL(request.url, "http://x");
+      const body = routes.page(url.searchParams, request.url, onFastify.baseUrl(request, { trustProxy }));
+      return reply.type(HAL).send(JSON.stringify(body));
+    });
+    app.setErrorHandler(fallbackErrors.fastify);
+    return app;
+  },
+  fetch() {
+    const app = new Hono();
+    app.use(onFetch.allowedHosts(HOSTS, { trustProxy: "loopback" }));
+    app.get("/employees/:id", (c) => {
+      const info = honoConnection(c);
+      const doc = routes.employee(c.req.param("id"), (path) =>
+        onFetch.hrefFor(c.req.raw, path, { info, trustProxy }),
+      );
+      return c.body(JSON.stringify(doc), 200, { "content-type": HAL });
+    });
+    app.get("/employees", (c) => {
+      const url = new URL(c.req.url);
+      const origin = onFetch.baseUrl(c.req.raw, { info: honoConnection(c), trustProxy });
+      const body = routes.page(url.searchParams, url.pathname + url.search, origin);
+      return c.body(JSON.stringify(body), 200, { "content-type": HAL });
+    });
+    app.notFound(() => {
+      throw HttpError.notFound();
+    });
+    app.onError((err, c) => fallbackErrors.fetch(err, c));
+    return app.fetch;
+  },
+};
+
+const selfOf = (text: string) => JSON.parse(text)._links.self.href;
+
+const rows: Row[] = [
+  {
+    name: "Host: api.example.com → self link on that host",
+    request: { path: "/employees/2", headers: [["Host", "api.example.com"]] },
+    status: 200,
+    headers: { "content-type": /^application\/hal\+json/ },
+    body: {
+      id: 2,
+      name: "employee 2",
+      _links: {
+        self: { href: "http://api.example.com/employees/2" },
+        collection: { href: "http://api.example.com/employees" },
+      },
+    },
+  },
+  {
+    name: "X-Forwarded-Proto/-Host from a trusted proxy → the client's URL",
+    request: {
+      path: "/employees/2",
+      headers: { "X-Forwarded-Proto": "https", "X-Forwarded-Host": "api.example.com" },
+    },
+    status: 200,
+    body: (r) => expect(selfOf(r.text)).toBe("https://api.example.com/employees/2"),
+  },
+  {
+    name: "Forwarded: proto=https;host=api.example.com → the client's URL",
+    request: { path: "/employees/2", headers: { Forwarded: "proto=https;host=api.example.com" } },
+    status: 200,
+    body: (r) => expect(selfOf(r.text)).toBe("https://api.example.com/employees/2"),
+  },
+  {
+    name: "X-Forwarded-Prefix: /api → the prefix in the links",
+    request: {
+      path: "/employees/2",
+      headers: {
+        "X-Forwarded-Proto": "https",
+        "X-Forwarded-Host": "api.example.com",
+        "X-Forwarded-Prefix": "/api",
+      },
+    },
+    status: 200,
+    body: (r) => expect(selfOf(r.text)).toBe("https://api.example.com/api/employees/2"),
+  },
+  {
+    name: "Host: evil.example → 421",
+    request: { path: "/employees/2", headers: [["Host", "evil.example"]] },
+    status: 421,
+    body: (r) => expect(JSON.parse(r.text).status).toBe(421),
+  },
+  {
+    name: "X-Forwarded-Host: evil.example from a trusted proxy → 421",
+    request: { path: "/employees/2", headers: { "X-Forwarded-Host": "evil.example" } },
+    status: 421,
+  },
+  {
+    name: "two Host lines → 400",
+    request: {
+      path: "/employees/2",
+      headers: [
+        ["Host", "api.example.com"],
+        ["Host", "evil.example"],
+      ],
+    },
+    status: 400,
+    body: (r) => expect(JSON.parse(r.text).status).toBe(400),
+  },
+  {
+    name: "page 2 of 3 → self, first, previous, next, last on the forwarded origin",
+    request: {
+      path: "/employees?page=2&size=2",
+      headers: { "X-Forwarded-Proto": "https", "X-Forwarded-Host": "api.example.com" },
+    },
+    status: 200,
+    body: (r) => {
+      const doc = JSON.parse(r.text);
+      expect(doc.page).toEqual({ number: 2, size: 2, totalElements: 5, totalPages: 3 });
+      expect(doc._embedded.employees.map((e: { id: number }) => e.id)).toEqual([3, 4]);
+      const href = (rel: string) => doc._links[rel]?.href;
+      expect(href("self")).toBe("https://api.example.com/employees?page=2&size=2");
+      expect(href("first")).toBe("https://api.example.com/employees?page=1&size=2");
+      expect(href("previous")).toBe("https://api.example.com/employees?page=1&size=2");
+      expect(href("next")).toBe("https://api.example.com/employees?page=3&size=2");
+      expect(href("last")).toBe("https://api.example.com/employees?page=3&size=2");
+    },
+  },
+  {
+    name: "page=0 → 400",
+    request: { path: "/employees?page=0" },
+    status: 400,
+  },
+];
+
+conformance("hal", mounts, rows);

@@ -1,0 +1,105 @@
+/**
+ * `@svc/negotiate/fastify`: the package on Fastify 5, as plugins. The pipeline steps
+ * (`representations`, `compression`) run in `fastifyAdapter` of `@svc/kernel/fastify`; the
+ * decisions are the main entry's (`bodyReader`, `crossOriginGate`).
+ *
+ * @packageDocumentation
+ */
+import type { IncomingMessage } from "node:http";
+import { appWide, fastifyGate } from "@svc/kernel/fastify";
+import {
+  bodyReader,
+  type CrossOriginOptions,
+  closesConnection,
+  crossOriginGate,
+  type ParseBodyOptions,
+} from "@svc/negotiate";
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+
+export {
+  type CompressionOptions,
+  type CrossOriginOptions,
+  compression,
+  crossOriginGate,
+  csv,
+  html,
+  json,
+  type ParseBodyOptions,
+  type Representation,
+  type RepresentationBody,
+  type RepresentationsOptions,
+  type RepresentContext,
+  representations,
+  text,
+  type XmlBodySchema,
+  xml,
+} from "@svc/negotiate";
+
+/**
+ * Body parsing as a Fastify plugin: `app.register(parseBody, options)`. It replaces Fastify's own
+ * content-type parsers (its JSON and text ones) in the context it is registered in (and the
+ * contexts inside it: it is registered app-wide there, as `@fastify/formbody` is) by one catch-all
+ * parser that reads through `bodyReader(options)`, so `request.body` and the refusals (415 with
+ * `Accept-Post`, 413, 400, 408, as `HttpError`s for the error handler) are the ones the Express,
+ * `node:http` and Fetch adapters give. A type outside `types` is left unread (`request.body`
+ * undefined) unless `others: "refuse"`; a parser registered for it inside the context takes it.
+ * A refusal that left part of the body unread closes the connection (`Connection: close`).
+ *
+ * @example
+ * await app.register(parseBody, { limit: "64kb", others: "refuse" });
+ * app.post("/orders", async (request) => ({ got: request.body }));
+ * @see https://fastify.dev/docs/latest/Reference/ContentTypeParser/
+ */
+export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
+  "@svc/negotiate/parse-body",
+  (app: FastifyInstance, options: ParseBodyOptions, done: (err?: Error) => void) => {
+    const {
+      prefix: _prefix,
+      logLevel: _logLevel,
+      ...bodyOptions
+    } = options as ParseBodyOptions & {
+      prefix?: unknown;
+      logLevel?: unknown;
+    };
+    const read = bodyReader(bodyOptions);
+    const closing = new WeakSet<IncomingMessage>();
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", async (request: FastifyRequest, payload: IncomingMessage) => {
+      try {
+        return await read(request.raw, payload);
+      } catch (err) {
+        if (closesConnection(err)) closing.add(request.raw);
+        throw err;
+      }
+    });
+    app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply) => {
+      if (closing.has(request.raw)) reply.header("Connection", "close");
+    });
+    done();
+  },
+);
+
+/**
+ * CORS as a Fastify plugin: `app.register(crossOrigin, { origins })`, an `onRequest` hook
+ * (`fastifyGate` of `crossOriginGate`) for the context it is registered in and those inside it
+ * (app-wide there, as `@fastify/cors` is). A preflight is answered 204 before routing, a route for
+ * its path or not; any other request gets its CORS fields on the reply.
+ *
+ * @example await app.register(crossOrigin, { origins: ["https://app.example"], maxAge: 600 });
+ * @see https://fetch.spec.whatwg.org/#http-cors-protocol
+ */
+export const crossOrigin: FastifyPluginCallback<CrossOriginOptions> = appWide(
+  "@svc/negotiate/cross-origin",
+  (app: FastifyInstance, options: CrossOriginOptions, done: (err?: Error) => void) => {
+    const {
+      prefix: _prefix,
+      logLevel: _logLevel,
+      ...corsOptions
+    } = options as CrossOriginOptions & {
+      prefix?: unknown;
+      logLevel?: unknown;
+    };
+    app.addHook("onRequest", fastifyGate(crossOriginGate(corsOptions)));
+    done();
+  },
+);
