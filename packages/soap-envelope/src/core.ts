@@ -84,8 +84,9 @@ export interface SoapEndpoint {
    * Reads a body whole within {@link maxBytes} and {@link bodyTimeoutMs}, for a framework that
    * hands its handlers bytes (Fastify's content-type parsers): the bytes, or the {@link XmlError}
    * why not (`"too-large"`, `"timeout"`), which {@link answer} turns into the 413 or 408 fault.
+   * A `contentLength` over the limit is that error at once, nothing read (RFC 9110 §15.5.14).
    */
-  readBody(source: Exclude<XmlSource, string>): Promise<Uint8Array | XmlError>;
+  readBody(source: Exclude<XmlSource, string>, contentLength?: string): Promise<Uint8Array | XmlError>;
   /**
    * Decides one request up to the SOAP processing: `GET`/`HEAD` `?wsdl` and `?xsd=` are answered
    * (or refused by a thrown `HttpError`: 400 for the host, 404, 412), other methods but POST get
@@ -132,11 +133,13 @@ export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
     service,
     maxBytes,
     bodyTimeoutMs,
-    readBody: (source) =>
-      readBytes(source, maxBytes, bodyTimeoutMs).catch((err: unknown) => {
-        if (err instanceof XmlError) return err;
-        throw err;
-      }),
+    readBody: (source, contentLength) =>
+      contentLength !== undefined && Number(contentLength) > maxBytes
+        ? Promise.resolve(new XmlError("too-large", `The message is larger than ${maxBytes} bytes`))
+        : readBytes(source, maxBytes, bodyTimeoutMs).catch((err: unknown) => {
+            if (err instanceof XmlError) return err;
+            throw err;
+          }),
     route: (input) => route(service, input),
     answer: (input) => {
       let routed: SoapRoute;
