@@ -1,61 +1,7 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { join } from "node:path";
-import { HttpError } from "@svc/kernel";
-import { honoConnection } from "@svc/kernel/fetch";
-import { soapEndpoint as expressEndpoint } from "@svc/soap-envelope/express";
-import { soap } from "@svc/soap-envelope/fastify";
-import { soapEndpoint as fetchEndpoint } from "@svc/soap-envelope/fetch";
-import { soapEndpoint as nodeEndpoint } from "@svc/soap-envelope/node";
-import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
-import express from "express";
-import Fastify from "fastify";
-import { Hono } from "hono";
+import { conformance, type Row } from "@svc/test-utils/conformance";
 import { expect } from "vitest";
-import { customerHandlers, envelope, FIXTURES, getCustomer, silentLogger, TNS } from "./helpers.js";
-
-/** The contract with a SOAP 1.2 and a SOAP 1.1 binding of the same port type. */
-const options = () => ({
-  wsdl: join(FIXTURES, "customer-both.wsdl"),
-  handlers: customerHandlers(),
-  logger: silentLogger,
-  limits: { maxBytes: 8192 },
-});
-
-const PATH = "/ws/customer";
-
-const mounts: Mounts = {
-  express() {
-    const app = express();
-    app.disable("x-powered-by");
-    app.use(PATH, expressEndpoint(options()));
-    app.use(fallbackErrors.express);
-    return app;
-  },
-  node() {
-    const endpoint = nodeEndpoint({ ...options(), path: PATH });
-    return (req: IncomingMessage, res: ServerResponse) => {
-      endpoint(req, res).then(
-        (answered) => {
-          if (!answered) fallbackErrors.node(HttpError.notFound(), req, res);
-        },
-        (err: unknown) => fallbackErrors.node(err, req, res),
-      );
-    };
-  },
-  fastify() {
-    const app = Fastify();
-    app.register(soap, { ...options(), prefix: PATH });
-    app.setErrorHandler(fallbackErrors.fastify);
-    return app;
-  },
-  fetch() {
-    const endpoint = fetchEndpoint(options());
-    const app = new Hono();
-    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
-    return app.fetch;
-  },
-};
+import { envelope, getCustomer, TNS } from "./helpers.js";
+import { PATH, soapMounts } from "./mounts.js";
 
 const SOAP12 = "application/soap+xml; charset=utf-8";
 const SOAP11 = "text/xml; charset=utf-8";
@@ -207,4 +153,4 @@ const rows: Row[] = [
   },
 ];
 
-conformance("@svc/soap-envelope endpoint", mounts, rows);
+conformance("@svc/soap-envelope endpoint", soapMounts(), rows);
