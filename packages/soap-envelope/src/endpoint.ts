@@ -1,25 +1,28 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { evaluatePreconditions, strongEtag } from "@svc/conditional";
 import { fallbackLogger, HttpError, type NextFunction, toHttpError } from "@svc/errors";
-import { appendVary, fieldLines, requestFacts } from "@svc/kernel";
-import { type EndpointAddress, endpointAddress } from "./endpoint-address.js";
+import { fieldLines, requestFacts } from "@svc/kernel";
+import {
+  compileSoapEndpoint,
+  type SoapEndpoint,
+  type SoapEndpointOptions,
+  type SoapHttpInput,
+  type SoapRoute,
+} from "./core.js";
 import { fault11ToXml, faultToXml } from "./fault.js";
 import { parseMediaType } from "./media-type.js";
+import { writeSoapResponse } from "./node-write.js";
 import { checkLogger, checkObject, optionError } from "./options.js";
 import {
   compileSoapService,
   httpErrorToFault,
   type MessageSink,
   type SoapLogger,
-  type SoapNode,
   type SoapRequest,
-  type SoapResponse,
   type SoapService,
   type SoapServiceOptions,
 } from "./service.js";
-import { shown } from "./shown.js";
 import type { SoapVersion } from "./wsdl.js";
+import type { XmlSource } from "./xml.js";
 
 /** The parts of an Express (or plain `node:http`) request the endpoint reads. */
 export interface SoapHttpRequest extends IncomingMessage {
@@ -33,8 +36,7 @@ export interface SoapHttpRequest extends IncomingMessage {
   log?: SoapLogger;
 }
 
-/** Options of {@link soapEndpoint}: those of the service (`Operations` types the handlers). */
-export type SoapEndpointOptions<Operations = never> = SoapServiceOptions<Operations>;
+export type { SoapEndpointOptions } from "./core.js";
 
 /** The Express handler {@link soapEndpoint} returns, with the compiled service attached. */
 export interface SoapEndpointHandler {
@@ -70,7 +72,7 @@ export function soapEndpoint<Operations = never>(
   options: SoapEndpointOptions<NoInfer<Operations>>,
 ): SoapEndpointHandler {
   const node = compileSoapService(options as SoapServiceOptions);
-  const service = node.service;
+  const endpoint = compileSoapEndpoint(node);
   const handler = function svcSoapEndpoint(
     req: SoapHttpRequest,
     res: ServerResponse,
@@ -86,29 +88,31 @@ export function soapEndpoint<Operations = never>(
       next();
       return;
     }
-    const method = req.method ?? "GET";
-    // Only the WSDL and XSD URIs carry a query this endpoint reads.
-    const query = q === -1 ? undefined : new URLSearchParams(url.slice(q + 1));
-    const describes = query !== undefined && (query.has("wsdl") || query.has("WSDL") || query.has("xsd"));
-    if (describes && (method === "GET" || method === "HEAD")) {
-      serveDescription(service, req, res, next, query.get("xsd") ?? undefined);
-    } else if (method !== "POST") {
-      // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
-      // endpoint URI takes POST only; its ?wsdl / ?xsd URIs also GET and HEAD.
-      const allowed = describes ? ["GET", "HEAD", "POST"] : ["POST"];
-      send(
-        res,
-        service.errorResponse(
-          HttpError.methodNotAllowed(allowed, `${method} is not allowed here`),
-          req.headers["content-type"],
-        ),
-        req,
-      );
-    } else {
-      processMessage(node, req, res, next);
+    const body = bodyOf(req);
+    let routed: SoapRoute;
+    try {
+      routed = endpoint.route(expressInput(req, body, correlationOf(res)));
+    } catch (err) {
+      next(err);
+      return;
     }
+    if (routed.response !== undefined) {
+      writeSoapResponse(res, req, routed.response);
+      return;
+    }
+    if (body === undefined) {
+      next(
+        new HttpError(
+          500,
+          "The request body was consumed by middleware in front of the SOAP endpoint without leaving it as a Buffer or string in req.body",
+          { expose: false },
+        ),
+      );
+      return;
+    }
+    node.deliver<EndpointMessage>({ ...routed.message, res, next, endpoint }, ENDPOINT_SINK);
   } as SoapEndpointHandler;
-  handler.service = service;
+  handler.service = node.service;
   return handler;
 }
 
@@ -125,201 +129,65 @@ function dispatchedByRoute(req: SoapHttpRequest, handler: unknown): boolean {
   return false;
 }
 
-/** GET / HEAD `?wsdl` or `?xsd=<path>`: the rendered WSDL or schema, with conditional requests. */
-function serveDescription(
-  service: SoapService,
+/**
+ * The body as Express has it: the request stream, or, when a body parser in front (node-soap's
+ * setup: `bodyParser.raw({ type: () => true })`) has read the whole message already, its Buffer
+ * or string (reading the ended stream would wait for data that never comes, then blame the
+ * client with a 408). Undefined when the parser left neither.
+ */
+function bodyOf(req: SoapHttpRequest): XmlSource | undefined {
+  if (!req.readableEnded) return req;
+  const parsed = (req as { body?: unknown }).body;
+  return typeof parsed === "string" || parsed instanceof Uint8Array ? parsed : undefined;
+}
+
+/** The correlation id middleware in front assigned (`res.locals.correlationId`). */
+function correlationOf(res: ServerResponse): string | undefined {
+  const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
+  return typeof locals?.correlationId === "string" ? locals.correlationId : undefined;
+}
+
+/**
+ * The core's input from an Express request: the target before mount-path stripping
+ * (`originalUrl`), the facts under the app's `trust proxy`.
+ */
+function expressInput(
   req: SoapHttpRequest,
-  res: ServerResponse,
-  next: NextFunction,
-  xsd: string | undefined,
-): void {
-  const method = req.method ?? "GET";
-  let address: EndpointAddress;
-  try {
-    address = externalUrl(req);
-  } catch (err) {
-    // A Host (or trusted X-Forwarded-Host) that is no authority: 400 (RFC 9112 §3.2).
-    next(err);
-    return;
-  }
-  // RFC 9110 §12.5.5: the address in the document was read from these fields too (behind a
-  // trusted proxy), so a shared cache must not serve it to a request forwarded for another host;
-  // a 304 carries the Vary a 200 would (§15.4.5).
-  if (address.vary.length > 0) appendVary(res, ...address.vary);
-  const doc = service.contract.render(address.url, xsd);
-  if (doc === undefined) {
-    next(HttpError.notFound(`No schema "${shown(String(xsd))}" belongs to this contract`));
-    return;
-  }
-  const contentType =
-    xsd === undefined || xsd.endsWith(".wsdl")
-      ? "application/wsdl+xml; charset=utf-8"
-      : "application/xml; charset=utf-8";
-  const length = Buffer.byteLength(doc);
-  // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
-  // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
-  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. The document is
-  // sent as these bytes, uncoded, so the tag the preconditions compare is the one the 200 carries.
-  const etag = strongEtag(doc);
-  // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
-  // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
-  const outcome = evaluatePreconditions(method, req.headers, { etag });
-  if (outcome === 412) {
-    next(
-      HttpError.preconditionFailed("The document has changed since the precondition was computed", {
-        headers: { ETag: etag },
-      }),
-    );
-    return;
-  }
-  res.setHeader("ETag", etag);
-  res.setHeader("Cache-Control", "no-cache");
-  if (outcome === 304) {
-    res.statusCode = 304;
-    res.end();
-    return;
-  }
-  res.statusCode = 200;
-  res.setHeader("Content-Type", contentType);
-  res.setHeader("Content-Length", length);
-  res.end(method === "HEAD" ? undefined : doc);
+  body: XmlSource | undefined,
+  correlationId: string | undefined,
+): SoapHttpInput {
+  const headers = req.headers;
+  return {
+    method: req.method ?? "GET",
+    target: req.originalUrl ?? req.url ?? "/",
+    // RFC 9110 §8.4: Content-Encoding names the codings applied to the content as sent. Body
+    // parsers remove them (body-parser's `inflate`, on by default, decodes gzip and deflate, and br
+    // from version 2, and refuses other codings itself) and leave the field: req.body is not coded.
+    headers: body === req ? headers : { ...headers, "content-encoding": undefined },
+    host: fieldLines(req.rawHeaders, "host"),
+    httpVersion: req.httpVersion,
+    encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+    facts: requestFacts(req),
+    body,
+    http: req,
+    logger: req.log,
+    correlationId,
+  };
 }
 
 /** A POSTed message with the response and `next` it is answered through. */
 interface EndpointMessage extends SoapRequest {
-  http: SoapHttpRequest;
   res: ServerResponse;
   next: NextFunction;
+  endpoint: SoapEndpoint;
 }
 
 /** Responses are written back; what broke outside the SOAP processing goes to `next`. */
 const ENDPOINT_SINK: MessageSink<EndpointMessage> = {
-  respond: (message, response) => send(message.res, response, message.http),
+  respond: (message, response) =>
+    writeSoapResponse(message.res, message.http as IncomingMessage, message.endpoint.complete(response)),
   fail: (message, err) => message.next(err),
 };
-
-/** POST: the message goes to the transport-neutral service; its response is written back. */
-function processMessage(node: SoapNode, req: SoapHttpRequest, res: ServerResponse, next: NextFunction): void {
-  const headers = req.headers;
-  let body: SoapRequest["body"] = req;
-  let contentEncoding = headers["content-encoding"];
-  if (req.readableEnded) {
-    // A body parser in front (node-soap's setup: `bodyParser.raw({ type: () => true })`) has read
-    // the whole message already: reading the ended stream would wait for data that never comes,
-    // then blame the client with a 408. Its Buffer or string is the message, under the same limits.
-    const parsed = (req as { body?: unknown }).body;
-    if (typeof parsed === "string" || parsed instanceof Uint8Array) {
-      body = parsed;
-      // RFC 9110 §8.4: Content-Encoding names the codings applied to the content as sent. Body
-      // parsers remove them (body-parser's `inflate`, on by default, decodes gzip and deflate, and br
-      // from version 2, and refuses other codings itself) and leave the field: req.body is not coded.
-      contentEncoding = undefined;
-    } else {
-      next(
-        new HttpError(
-          500,
-          "The request body was consumed by middleware in front of the SOAP endpoint without leaving it as a Buffer or string in req.body",
-          { expose: false },
-        ),
-      );
-      return;
-    }
-  }
-  node.deliver<EndpointMessage>(
-    {
-      method: "POST",
-      contentType: headers["content-type"],
-      contentLength: headers["content-length"],
-      // Node joins the lines of a field it does not know with ", ": a string (the service refuses two).
-      soapAction: headers.soapaction as string | undefined,
-      contentEncoding,
-      ifMatch: headers["if-match"],
-      ifNoneMatch: headers["if-none-match"],
-      body,
-      http: req,
-      correlationId: readCorrelationId(req, res),
-      logger: req.log,
-      res,
-      next,
-    },
-    ENDPOINT_SINK,
-  );
-}
-
-function send(res: ServerResponse, response: SoapResponse, req: IncomingMessage): void {
-  if (res.headersSent) return;
-  if (!req.complete) {
-    // The body was refused before all of it arrived (RFC 9112 §9.3: a server may answer before
-    // the request is complete). Discard the rest rather than close at once: closing a socket
-    // with unread data resets the connection and the client loses the response. A client that
-    // keeps sending is cut off a few seconds later.
-    req.resume();
-    res.once("finish", () => {
-      setTimeout(() => {
-        if (!req.complete) req.socket.destroy();
-      }, 5000).unref();
-    });
-  }
-  const body = response.body;
-  const fields = wireFields(response.headers, body);
-  if (fields !== undefined) {
-    // One writeHead with every field: header fields other middleware set before stay (node
-    // merges them, these replacing a field of the same name, as setHeader would).
-    res.writeHead(response.status, fields);
-  } else {
-    res.statusCode = response.status;
-    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-    res.setHeader("Cache-Control", "no-store");
-    if (body) res.setHeader("Content-Length", Buffer.byteLength(body));
-  }
-  res.end(body || undefined);
-}
-
-/**
- * The header fields of a response with a body whose only field is `Content-Type` (every answer
- * but a few refusals), plus `Cache-Control: no-store` (RFC 9111 §5.2.2.5: an answer to one
- * message is never reused) and its `Content-Length` (RFC 9110 §8.6), in the order the setHeader
- * path writes them. Undefined otherwise: other fields may differ from these only in case, which
- * setHeader folds, and an empty body leaves `Content-Length: 0` to node, which adds it at `end()`.
- */
-function wireFields(
-  headers: Readonly<Record<string, string>>,
-  body: string,
-): Record<string, string | number> | undefined {
-  if (body === "") return undefined;
-  let contentType: string | undefined;
-  for (const name in headers) {
-    if (name !== "Content-Type") return undefined;
-    contentType = headers[name];
-  }
-  if (contentType === undefined) return undefined;
-  return {
-    "Content-Type": contentType,
-    "Cache-Control": "no-store",
-    "Content-Length": Buffer.byteLength(body),
-  };
-}
-
-function readCorrelationId(req: IncomingMessage, res: ServerResponse): string {
-  const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
-  if (typeof locals?.correlationId === "string") return locals.correlationId;
-  const header = req.headers["x-correlation-id"];
-  return typeof header === "string" && header.length <= 200 ? header : randomUUID();
-}
-
-/** The URL clients use to reach this endpoint ({@link endpointAddress} over the request's fields). */
-function externalUrl(req: SoapHttpRequest): EndpointAddress {
-  const original = req.originalUrl ?? req.url ?? "/";
-  const q = original.indexOf("?");
-  return endpointAddress({
-    host: fieldLines(req.rawHeaders, "host"),
-    httpVersion: req.httpVersion,
-    // Behind a peer the app's `trust proxy` setting trusts (Express 4 and 5).
-    facts: requestFacts(req),
-    encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
-    path: q === -1 ? original : original.slice(0, q),
-  });
-}
 
 /**
  * Express error middleware that renders an error (an `HttpError` from rate limiting, auth or

@@ -1,6 +1,12 @@
 /** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
 export type { NextFunction as SoapNextFunction } from "@svc/errors";
 export {
+  createSoapEndpoint,
+  type SoapEndpoint,
+  type SoapHttpInput,
+  type SoapRoute,
+} from "./core.js";
+export {
   type SoapEndpointHandler,
   type SoapEndpointOptions,
   type SoapHttpRequest,

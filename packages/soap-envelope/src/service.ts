@@ -297,6 +297,13 @@ export interface SoapRequest {
    */
   http?: IncomingMessage | undefined;
   /**
+   * Every `Host` field line the request carried, checked as those of `http` are (RFC 9112 §3.2),
+   * for a transport without a `node:http` request (a Fetch `Request`). Read instead of `http`'s.
+   */
+  host?: readonly string[] | undefined;
+  /** The request's HTTP version (`"1.1"`), with `host`: an HTTP/1.1 request must name a host. */
+  httpVersion?: string | undefined;
+  /**
    * `If-Match` header, evaluated before the message is read (RFC 9110 §13.1.1): the endpoint
    * exists but has no entity tag, so `*` is true and any listed tag false (412).
    */
@@ -312,6 +319,11 @@ export interface SoapResponse {
   body: string;
   /** Whether the request body was left unread (the connection should close). */
   unreadBody?: boolean;
+  /**
+   * Request fields, besides the method and target, the response was computed from, to append to
+   * the response's `Vary` (RFC 9110 §12.5.5) rather than replace one set in front.
+   */
+  vary?: readonly string[];
 }
 
 /** A compiled SOAP service (1.2, 1.1 or both): the contract plus a request processor. */
@@ -419,6 +431,10 @@ export interface SoapNode {
    * that made it, not through one more promise.
    */
   deliver<M extends SoapRequest>(message: M, sink: MessageSink<M>): void;
+  /** The largest message read, in bytes (`limits.maxBytes`, resolved). */
+  maxBytes: number;
+  /** The `bodyTimeoutMs` option, resolved. */
+  bodyTimeoutMs: number;
 }
 
 /** {@link createSoapService}, with the {@link SoapNode.deliver} entry `soapEndpoint` uses. */
@@ -434,6 +450,8 @@ export function compileSoapService(options: SoapServiceOptions): SoapNode {
         errorResponse(config, err, answerVersion(config, cachedMessageType(contentType))),
     },
     deliver: (message, sink) => deliver(config, message, sink),
+    maxBytes: config.limits.maxBytes,
+    bodyTimeoutMs: config.bodyTimeoutMs,
   };
 }
 
@@ -701,13 +719,16 @@ function checkTransport(
 ): HttpError | typeof SOAP11_MEDIA_TYPE | undefined {
   const limits = config.limits;
   const http = request.http;
-  if (http !== undefined) {
+  if (request.host !== undefined || http !== undefined) {
     // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
     // request message that lacks a Host header field and to any request message that contains
     // more than one Host header field line or a Host header field with an invalid field value."
     // A message in such a request is not processed, whatever it holds; SOAP 1.2 Part 2
     // §7.5.2.2 leaves the refusal to HTTP (a Sender fault with the 400).
-    const refusal = hostRefusal(fieldLines(http.rawHeaders, "host"), http.httpVersion);
+    const refusal =
+      request.host !== undefined
+        ? hostRefusal(request.host, request.httpVersion)
+        : hostRefusal(fieldLines((http as IncomingMessage).rawHeaders, "host"), http?.httpVersion);
     if (refusal !== undefined) return refusal;
   }
   if (request.method !== "POST") {

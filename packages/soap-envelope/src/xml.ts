@@ -286,6 +286,37 @@ export async function readXml(
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * The whole of a body, read as {@link readXml} reads one (a Node stream through its events, with
+ * the shared deadline; any other async iterable with a timer): at most `maxBytes`, else an
+ * {@link XmlError} of kind `"too-large"`; not ended within `timeoutMs`, one of kind `"timeout"`.
+ */
+export async function readBytes(
+  source: Exclude<XmlSource, string>,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Uint8Array> {
+  if (source instanceof Uint8Array) {
+    if (source.byteLength > maxBytes) throw tooLargeBytes(maxBytes);
+    return source;
+  }
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const onChunk = (raw: Uint8Array | string) => {
+    const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) throw tooLargeBytes(maxBytes);
+    chunks.push(chunk);
+  };
+  if (isEmitterStream(source)) await readEmitter(source, onChunk, timeoutMs);
+  else await readIterable(source, onChunk, timeoutMs);
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, bytes);
+}
+
+function tooLargeBytes(maxBytes: number): XmlError {
+  return new XmlError("too-large", `The message is larger than ${maxBytes} bytes`);
+}
+
 /** Whether `chunk`, the document's first bytes, is a byte order mark cut short (EF, EF BB, FE, FF). */
 function mayStartBom(chunk: Uint8Array): boolean {
   const length = chunk.byteLength;

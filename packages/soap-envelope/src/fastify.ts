@@ -1,0 +1,81 @@
+/**
+ * `@svc/soap-envelope/fastify`: the SOAP endpoint as a Fastify 5 plugin. It reads the request into
+ * the core's input ({@link createSoapEndpoint}) and sends the core's response through `reply`; it
+ * decides nothing.
+ *
+ * @packageDocumentation
+ */
+
+import { type FieldValue, fieldLines, mergeVary, requestFacts } from "@svc/kernel";
+import { createSoapEndpoint, type SoapEndpointOptions, type XmlError } from "@svc/soap-envelope";
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+import { type AdapterOptions, splitOptions } from "./adapter-options.js";
+
+/** Options of the {@link soap} plugin: the endpoint's and `trustProxy` (and Fastify's `prefix`). */
+export type FastifySoapOptions<Operations = never> = SoapEndpointOptions<Operations> & AdapterOptions;
+
+/** What Fastify's `register` takes beside a plugin's own options; not the endpoint's. */
+const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"] as const;
+
+/**
+ * A SOAP 1.2 and 1.1 endpoint as a Fastify plugin: `app.register(soap, { prefix: "/ws/customer",
+ * wsdl, handlers })` serves the prefix itself, every method (the core answers `GET ?wsdl` and
+ * `?xsd=`, processes a POST, refuses anything else with 405 and `Allow`). Encapsulated: its
+ * content-type parsers apply to its own route only. They hand the core `application/soap+xml`
+ * and `text/xml` bodies as bytes, read within the endpoint's size limit (the route's `bodyLimit`)
+ * and `bodyTimeoutMs`; any other type is left unread, for the core's 415. Handler failures are
+ * logged with `request.log` unless a `logger` is given; what the core refuses with an `HttpError`
+ * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`).
+ *
+ * @example
+ * await app.register(soap, { prefix: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers });
+ * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
+ */
+export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
+  instance: FastifyInstance,
+  options: FastifySoapOptions,
+  done: (err?: Error) => void,
+): void {
+  const { soap: own, trust } = splitOptions(options, REGISTER_OPTIONS);
+  const endpoint = createSoapEndpoint(own);
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser(
+    ["application/soap+xml", "text/xml"],
+    { bodyLimit: endpoint.maxBytes },
+    (request: FastifyRequest, payload: NodeJS.ReadableStream & AsyncIterable<Uint8Array>) =>
+      endpoint.readBody(payload, request.headers["content-length"]),
+  );
+  instance.addContentTypeParser("*", (_request: FastifyRequest, _payload: unknown, parsed) =>
+    parsed(null, undefined),
+  );
+  instance.route({
+    method: instance.supportedMethods,
+    url: "/",
+    bodyLimit: endpoint.maxBytes,
+    exposeHeadRoute: false,
+    handler: async function svcSoapRoute(request: FastifyRequest, reply: FastifyReply) {
+      const raw = request.raw;
+      const response = await endpoint.answer({
+        method: raw.method ?? request.method,
+        target: raw.url ?? request.url,
+        headers: raw.headers,
+        host: fieldLines(raw.rawHeaders, "host"),
+        httpVersion: raw.httpVersion,
+        encrypted: (raw.socket as { encrypted?: boolean }).encrypted === true,
+        facts: requestFacts(raw, trust),
+        body: request.body as Uint8Array | XmlError | undefined,
+        http: raw,
+        logger: request.log,
+      });
+      reply.code(response.status);
+      for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
+      if (response.vary !== undefined && response.vary.length > 0) {
+        const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, response.vary);
+        if (vary !== undefined) reply.header("Vary", vary);
+      }
+      return reply.send(response.body === "" ? undefined : response.body);
+    },
+  });
+  done();
+};
+(soap as unknown as Record<symbol, unknown>)[Symbol.for("fastify.display-name")] = "@svc/soap-envelope";

@@ -1,0 +1,88 @@
+/**
+ * `@svc/soap-envelope/node`: the SOAP endpoint on plain `node:http`. It reads the request into
+ * the core's input ({@link createSoapEndpoint}) and writes the core's response; it decides nothing.
+ *
+ * @packageDocumentation
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { fieldLines, requestFacts } from "@svc/kernel";
+import { createSoapEndpoint, type SoapEndpointOptions, type SoapService } from "@svc/soap-envelope";
+import { type AdapterOptions, splitOptions } from "./adapter-options.js";
+import { writeSoapResponse } from "./node-write.js";
+import { optionError } from "./options.js";
+
+/** Options of the `node:http` {@link soapEndpoint}: the endpoint's, its path, `trustProxy`. */
+export type NodeSoapOptions<Operations = never> = SoapEndpointOptions<Operations> &
+  AdapterOptions & {
+    /**
+     * The endpoint's path (`/ws/customer`): a request to another path is not answered (the
+     * handler resolves `false`). A trailing slash is the same path.
+     * @default undefined (every request is the endpoint's)
+     */
+    path?: string;
+  };
+
+/**
+ * The endpoint as a `node:http` handler: resolves `true` once it has answered, `false` when the
+ * request's path is not the endpoint's (nothing written). Rejects with an `HttpError` (a `Host`
+ * that is no authority on `?wsdl`, an unknown `?xsd=`, a failed `If-Match`) for the
+ * application's error handling (`errorResponder` of `@svc/errors/node`, or `soapErrorHandler`
+ * semantics through the core's `service.errorResponse`).
+ */
+export interface NodeSoapHandler {
+  (req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** The compiled service (contract and message processor). */
+  service: SoapService;
+}
+
+/**
+ * A SOAP 1.2 and 1.1 endpoint on `node:http`: POSTed messages to the contract's handlers, `GET
+ * ?wsdl` and `?xsd=` the contract with its address rewritten to the request's host, every other
+ * method 405, as `soapEndpoint` of the main entry does on Express.
+ *
+ * @example
+ * const soap = soapEndpoint({ path: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers });
+ * createServer((req, res) => {
+ *   soap(req, res).then((answered) => answered || notFound(res), (err) => errors(err, req, res));
+ * });
+ * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
+ */
+export function soapEndpoint<Operations = never>(
+  options: NodeSoapOptions<NoInfer<Operations>>,
+): NodeSoapHandler {
+  const { soap, own, trust } = splitOptions(options, ["path"]);
+  const endpoint = createSoapEndpoint(soap);
+  if (own.path !== undefined && (typeof own.path !== "string" || !own.path.startsWith("/"))) {
+    throw optionError("path", own.path, 'a path starting with "/"');
+  }
+  const path = own.path === undefined ? undefined : trimSlash(own.path);
+  const handler = async function svcSoapEndpoint(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<boolean> {
+    const target = req.url ?? "/";
+    if (path !== undefined) {
+      const q = target.indexOf("?");
+      if (trimSlash(q === -1 ? target : target.slice(0, q)) !== path) return false;
+    }
+    const response = await endpoint.answer({
+      method: req.method ?? "GET",
+      target,
+      headers: req.headers,
+      host: fieldLines(req.rawHeaders, "host"),
+      httpVersion: req.httpVersion,
+      encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+      facts: requestFacts(req, trust),
+      body: req,
+      http: req,
+    });
+    writeSoapResponse(res, req, response);
+    return true;
+  } as NodeSoapHandler;
+  handler.service = endpoint.service;
+  return handler;
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
