@@ -107,7 +107,7 @@ export function rateLimitGate<Request extends object = object>(
     }
   }
   const { trustProxy, ...rest } = (options ?? {}) as RateLimitGateOptions<Request>;
-  const config = resolveConfig(rest as RateLimitOptions);
+  const config = resolveConfig(rest as unknown as RateLimitOptions);
   const trust =
     trustProxy === undefined || trustProxy === false ? undefined : compileTrust(trustProxy, "ratelimit");
   const { decide } = createDecider(config, true);
