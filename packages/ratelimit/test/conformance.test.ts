@@ -293,3 +293,42 @@ describe("ratelimit: a misconfigured limiter is refused at construction, on ever
     },
   );
 });
+
+describe("ratelimit on fastify: the plugin applies to the scope it is registered in", () => {
+  it("registered in the /api scope: /api/a → 200, 200, 429 with its fields; /health (outside) → 200 without fields", async () => {
+    const app = Fastify();
+    app.setErrorHandler(fallbackErrors.fastify);
+    await app.register(
+      async (api) => {
+        await api.register(fastifyRateLimit, {
+          limit: 2,
+          windowMs: 60_000,
+          keyPrefix: "api:",
+          logger: silent,
+        });
+        api.get("/a", async (request) => ({
+          remaining: (request as { rateLimit?: { remaining: number } }).rateLimit?.remaining,
+        }));
+      },
+      { prefix: "/api" },
+    );
+    app.get("/health", async () => "ok");
+    try {
+      const statuses: number[] = [];
+      let last: Awaited<ReturnType<typeof app.inject>> | undefined;
+      for (let i = 0; i < 3; i++) {
+        last = await app.inject({ method: "GET", url: "/api/a" });
+        statuses.push(last.statusCode);
+        if (i === 0) expect(last.json()).toEqual({ remaining: 1 });
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(last?.headers["retry-after"]).toMatch(/^\d+$/);
+      expect(last?.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+      const health = await app.inject({ method: "GET", url: "/health" });
+      expect(health.statusCode).toBe(200);
+      expect(health.headers.ratelimit).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+});
