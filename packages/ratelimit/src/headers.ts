@@ -143,9 +143,14 @@ interface Report {
   name: string;
 }
 
-/** The reports on a response, kept on it (a symbol-keyed property is cheaper than a WeakMap). */
-const REPORTS = Symbol("@svc/ratelimit reports");
-type Reported = ServerResponse & { [REPORTS]?: Report[] };
+/**
+ * The reports on one response, by its owner (Express's `res`, or the request a gate decides for:
+ * every limiter on that request adds to one list).
+ */
+const reports = new WeakMap<object, Report[]>();
+
+/** The response fields of the rate limit reports, by name as written on the wire. */
+export type RateLimitFields = Record<string, string>;
 
 /** Whether `a` leaves the client less room than `b`: denied first, then fewer remaining, then the later reset. */
 function tighter(a: Decision, b: Decision): boolean {
@@ -154,10 +159,10 @@ function tighter(a: Decision, b: Decision): boolean {
   return a.resetAt > b.resetAt;
 }
 
-/** The tightest decision reported on `res` so far, if any. */
-export function tightestDecision(res: ServerResponse): Decision | undefined {
+/** The tightest decision reported for `owner` so far, if any. */
+export function tightestDecision(owner: object): Decision | undefined {
   let best: Decision | undefined;
-  for (const r of (res as Reported)[REPORTS] ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
+  for (const r of reports.get(owner) ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
   return best;
 }
 
@@ -184,13 +189,28 @@ export function setRateLimitHeaders(
   settings: HeaderSettings,
 ): void {
   if (res.headersSent) return;
-  const list = (res as Reported)[REPORTS];
+  const fields = reportDecision(res, decision, policy, settings);
+  if (fields === undefined) return;
+  for (const name of Object.keys(fields)) res.setHeader(name, fields[name] as string);
+}
+
+/**
+ * Adds one limiter's decision to the reports of `owner` (a response, or the request a gate decides
+ * for) and answers the rate limit fields of every report so far, to set on the response; undefined
+ * when the list is full and this decision is not tighter than any on it (nothing changes).
+ */
+export function reportDecision(
+  owner: object,
+  decision: Decision,
+  policy: RateLimitPolicy,
+  settings: HeaderSettings,
+): RateLimitFields | undefined {
+  const list = reports.get(owner);
   if (!list) {
     // The first (often the only) limiter on this response.
     const name = settings.policyName;
-    (res as Reported)[REPORTS] = [{ decision, policy, settings, name }];
-    writeHeaders(res, decision, policy, settings, name);
-    return;
+    reports.set(owner, [{ decision, policy, settings, name }]);
+    return singleFields(decision, policy, settings, name);
   }
   const report: Report = { decision, policy, settings, name: uniqueName(list, settings.policyName) };
   if (list.length < MAX_POLICIES) list.push(report);
@@ -199,27 +219,28 @@ export function setRateLimitHeaders(
     let loosest = 0;
     for (let i = 1; i < list.length; i++)
       if (tighter((list[loosest] as Report).decision, (list[i] as Report).decision)) loosest = i;
-    if (!tighter(decision, (list[loosest] as Report).decision)) return;
+    if (!tighter(decision, (list[loosest] as Report).decision)) return undefined;
     list[loosest] = report;
   }
-  writeAllHeaders(res, list);
+  return allFields(list);
 }
 
-/** The headers of one limiter's decision: the fields the loop below joins, for a single item. */
-function writeHeaders(
-  res: ServerResponse,
+/** The fields of one limiter's decision: the fields the loop below joins, for a single item. */
+function singleFields(
   decision: Decision,
   policy: RateLimitPolicy,
   settings: HeaderSettings,
   name: string,
-): void {
-  if (settings.legacy) writeLegacy(res, decision, settings);
+): RateLimitFields {
+  const out: RateLimitFields = {};
+  if (settings.legacy) writeLegacy(out, decision, settings);
   const family = familyOf(settings.standard);
   if (family === "list") {
     const item = sfString(name);
-    res.setHeader("RateLimit-Policy", policyItem(item, decision, policy));
-    res.setHeader("RateLimit", limitItem(item, decision));
-  } else if (family !== undefined) writeSingle(res, family, decision, policy);
+    out["RateLimit-Policy"] = policyItem(item, decision, policy);
+    out.RateLimit = limitItem(item, decision);
+  } else if (family !== undefined) writeSingle(out, family, decision, policy);
+  return out;
 }
 
 /** `w`: the window in whole seconds, at least 1 (every draft: a positive Integer of seconds). */
@@ -240,7 +261,7 @@ function windowSeconds(policy: RateLimitPolicy): number {
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-07#section-3
  */
 function writeSingle(
-  res: ServerResponse,
+  out: RateLimitFields,
   family: "draft-6" | "draft-7",
   decision: Decision,
   policy: RateLimitPolicy,
@@ -248,14 +269,14 @@ function writeSingle(
   const limit = sfInteger(decision.limit);
   const remaining = sfInteger(decision.remaining);
   const reset = sfInteger(resetSeconds(decision));
-  res.setHeader("RateLimit-Policy", `${limit};w=${windowSeconds(policy)}`);
+  out["RateLimit-Policy"] = `${limit};w=${windowSeconds(policy)}`;
   if (family === "draft-7") {
-    res.setHeader("RateLimit", `limit=${limit}, remaining=${remaining}, reset=${reset}`);
+    out.RateLimit = `limit=${limit}, remaining=${remaining}, reset=${reset}`;
     return;
   }
-  res.setHeader("RateLimit-Limit", String(limit));
-  res.setHeader("RateLimit-Remaining", String(remaining));
-  res.setHeader("RateLimit-Reset", String(reset));
+  out["RateLimit-Limit"] = String(limit);
+  out["RateLimit-Remaining"] = String(remaining);
+  out["RateLimit-Reset"] = String(reset);
 }
 
 /** One quota policy Item of `RateLimit-Policy` (draft-10 §3.1), its Integers within RFC 8941 §3.3.1. */
@@ -268,26 +289,24 @@ function limitItem(name: string, decision: Decision): string {
   return `${name};r=${sfInteger(decision.remaining)};t=${sfInteger(resetSeconds(decision))}`;
 }
 
-function writeLegacy(res: ServerResponse, decision: Decision, settings: HeaderSettings): void {
-  res.setHeader("X-RateLimit-Limit", String(decision.limit));
-  res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
-  res.setHeader(
-    "X-RateLimit-Reset",
-    String(
-      settings.resetFormat === "epoch-seconds"
-        ? Math.ceil(decision.resetAt / 1000)
-        : ceilSeconds(decision.resetAt - decision.now),
-    ),
+function writeLegacy(out: RateLimitFields, decision: Decision, settings: HeaderSettings): void {
+  out["X-RateLimit-Limit"] = String(decision.limit);
+  out["X-RateLimit-Remaining"] = String(decision.remaining);
+  out["X-RateLimit-Reset"] = String(
+    settings.resetFormat === "epoch-seconds"
+      ? Math.ceil(decision.resetAt / 1000)
+      : ceilSeconds(decision.resetAt - decision.now),
   );
 }
 
 /**
- * The headers of every limiter on a response. The standard fields take the syntax of the first
+ * The fields of every limiter on a response. The standard fields take the syntax of the first
  * limiter that sends them: the drafts spell `RateLimit` and `RateLimit-Policy` in ways a client
  * cannot read together, so limiters naming different drafts are all written in that one. Draft-6
  * and draft-7 describe one quota, so they carry the tightest limiter's; drafts 8 to 10 list each.
  */
-function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
+function allFields(list: readonly Report[]): RateLimitFields {
+  const out: RateLimitFields = {};
   let legacy: Report | undefined;
   let family: Family | undefined;
   let single: Report | undefined;
@@ -313,14 +332,15 @@ function writeAllHeaders(res: ServerResponse, list: readonly Report[]): void {
     // seconds until additional quota associated with the quota policy is made available".
     limits.push(limitItem(name, decision));
   }
-  if (legacy) writeLegacy(res, legacy.decision, legacy.settings);
+  if (legacy) writeLegacy(out, legacy.decision, legacy.settings);
   if (single && family !== undefined && family !== "list")
-    writeSingle(res, family, single.decision, single.policy);
+    writeSingle(out, family, single.decision, single.policy);
   if (policies.length > 0) {
     // draft-10 §3: 'The "RateLimit-Policy" response header field is a non-empty List[SF] of
     // Quota Policy Items'; §4: the RateLimit field "is expressed as a List[SF] of Service Limit
     // Items". One field each, members joined as RFC 8941 §4.1.1 serializes a List (", ").
-    res.setHeader("RateLimit-Policy", policies.join(", "));
-    res.setHeader("RateLimit", limits.join(", "));
+    out["RateLimit-Policy"] = policies.join(", ");
+    out.RateLimit = limits.join(", ");
   }
+  return out;
 }

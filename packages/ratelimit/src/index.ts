@@ -8,12 +8,14 @@ export {
   type ExpressRateLimitStoreOptions,
   expressRateLimitStore,
 } from "./express-store.js";
+export { type RateLimitGateOptions, rateLimitGate } from "./gate.js";
 export {
   type HeaderSettings,
   MAX_POLICIES,
   MAX_POLICY_NAME,
   RATELIMIT_DRAFTS,
   type RateLimitDraft,
+  type RateLimitFields,
   type ResetFormat,
   setRateLimitHeaders,
 } from "./headers.js";

@@ -1,0 +1,550 @@
+import type { ServerResponse } from "node:http";
+import { HttpError } from "@svc/errors";
+import { ipBucket, type RequestView } from "@svc/kernel";
+import { initOf } from "./express-store.js";
+import { ceilSeconds, type RateLimitFields, reportDecision, tightestDecision } from "./headers.js";
+import { capacityOf } from "./limiter.js";
+import type { Config, RateLimitInfo, RateLimitMessage } from "./options.js";
+import { isThenable } from "./thenable.js";
+import type { Decision, RateLimitPolicy } from "./types.js";
+
+/**
+ * One request as the limiter reads it, whatever framework received it: the view (fields and
+ * connection), the framework's own request (handed to the option functions, read for its
+ * `principal`, given the decision under `requestPropertyName`), and the client's address.
+ */
+export interface Asked {
+  readonly view: RequestView;
+  /** The framework's request object: Express's `req`, Fastify's `request`, a Fetch `Request`. */
+  readonly native: object;
+  /** Express only: the response, the option functions' second argument (none elsewhere). */
+  readonly res?: ServerResponse | undefined;
+  /** The client's address after the trusted proxies (Express's `req.ip`), or the peer's. */
+  readonly address: string | undefined;
+  /** What the rate limit reports of the request are kept by (every limiter on it adds to them). */
+  readonly owner: object;
+}
+
+/** What the limiter decided about one request. */
+export type Verdict =
+  /** Not limited (skipped, allowlisted, or the store failed under `failMode: "open"`): no fields. */
+  | { readonly kind: "pass" }
+  /** Refused before or without a decision (a 500 of the configuration, a 503, an oversize cost). */
+  | { readonly kind: "refuse"; readonly error: unknown }
+  /** Counted and allowed: the fields for the response. */
+  | {
+      readonly kind: "allowed";
+      readonly fields: RateLimitFields | undefined;
+      readonly info: RateLimitInfo;
+      readonly key: string;
+      readonly units: number;
+      readonly decision: Decision;
+      readonly policy: RateLimitPolicy;
+    }
+  /** Denied: the 429 (with `Retry-After`), the fields, the message it was built from. */
+  | {
+      readonly kind: "denied";
+      readonly fields: RateLimitFields | undefined;
+      readonly info: RateLimitInfo;
+      readonly error: HttpError;
+      readonly message: RateLimitMessage | undefined;
+      readonly retryAfterSeconds: number;
+    };
+
+/** What one limiter remembers between requests: warnings already given, failures logged. */
+export interface State {
+  proxyWarned: boolean;
+  /** A client address that is not an IP address was reported. */
+  addressWarned: boolean;
+  lastLog: number;
+  suppressed: number;
+}
+
+/** One request on its way through the limiter. */
+interface Pending {
+  asked: Asked;
+  done: (verdict: Verdict) => void;
+  /** The bucket in the store: the default key, or `key(req)` kept apart from default keys. */
+  key: string;
+  /** The key as reported in `req.rateLimit.key`: the default key, or `key(req)` as answered. */
+  label: string;
+  units: number;
+}
+
+/** An option function as the core calls it: the framework's request, and Express's `res`. */
+type OptionFunction<T> = (req: unknown, res: unknown) => T | Promise<T>;
+
+function call<T>(fn: unknown, asked: Asked): T | Promise<T> {
+  return (fn as OptionFunction<T>)(asked.native, asked.res);
+}
+
+/**
+ * Runs `step` on a value computed by an option function (`skip`, `limit`, `message`...), at once
+ * when it is plain, after it settles when it is a promise; a throw or a rejection goes to `failed`.
+ */
+export function after<T>(
+  compute: () => T | Promise<T>,
+  step: (value: T) => void,
+  failed: (err: unknown) => void,
+): void {
+  let value: T | Promise<T>;
+  try {
+    value = compute();
+  } catch (err) {
+    failed(err);
+    return;
+  }
+  if (isThenable(value)) value.then(step, failed);
+  else step(value);
+}
+
+/**
+ * The 500 for an option function that threw or answered outside its domain: the configuration is
+ * at fault, so the request is neither counted nor let through, and the error handler logs the cause.
+ */
+function misconfigured(option: string, detail: string, cause?: unknown): HttpError {
+  return HttpError.internal(`rate limit: ${option}(req) ${detail}`, {
+    code: "rate_limit_misconfigured",
+    cause,
+  });
+}
+
+/** What the limiter's refusals of its own configuration, by code, say in the 500. */
+const CONFIGURATION_ERRORS: Readonly<Record<string, string>> = {
+  // RateLimiterOptions.now: the clock threw or answered no time.
+  ERR_SVC_RATELIMIT_NOW: "rate limit: now() did not answer epoch milliseconds",
+  // ExpressRateLimitStoreOptions.maxCost: a cost the wrapped store is not to be asked for.
+  ERR_SVC_RATELIMIT_MAX_COST: "rate limit: the request's cost is more than the store takes in one decision",
+};
+
+/**
+ * The 500 for a decision the limiter refused because of its own configuration (a `now` clock
+ * that answered no time, a cost over an express-rate-limit store's `maxCost`), or undefined for
+ * any other failure (the store's, which `failMode` decides). The server's configuration is at
+ * fault, not the client nor the store, so neither a 429 nor `failMode` (whose "open" would let
+ * every such request through uncounted) applies. RFC 9110 §15.6.1: 500 means the server
+ * "encountered an unexpected condition that prevented it from fulfilling the request". Nothing
+ * was counted.
+ */
+function configurationFailed(err: unknown): HttpError | undefined {
+  if (!(err instanceof TypeError)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  const message = typeof code === "string" ? CONFIGURATION_ERRORS[code] : undefined;
+  return message === undefined
+    ? undefined
+    : HttpError.internal(message, { code: "rate_limit_misconfigured", cause: err });
+}
+
+/**
+ * The 500 for `key(req)` or `cost(req)` answering a promise (they are synchronous): once it
+ * settles, so that a rejection is the cause in the log rather than an unhandled rejection.
+ */
+function refuseAsync(option: string, answer: Promise<unknown>, done: (verdict: Verdict) => void): void {
+  const detail = "answered a promise; it must answer synchronously";
+  answer.then(
+    () => done({ kind: "refuse", error: misconfigured(option, detail) }),
+    (err: unknown) => done({ kind: "refuse", error: misconfigured(option, detail, err) }),
+  );
+}
+
+/**
+ * The two `trust proxy` mistakes of an Express app that break IP keying, or undefined: a
+ * forwarded request while nothing is trusted (every client shares the proxy's bucket), and
+ * trusting every hop (any client picks its own address, and bucket, with a forged `X-Forwarded-For`).
+ */
+function proxyMistake(asked: Asked): [{ trustProxy: boolean }, string] | undefined {
+  const app = (asked.native as { app?: { get?: (setting: string) => unknown } }).app;
+  const trust = typeof app?.get === "function" ? app.get("trust proxy") : undefined;
+  if (trust === true) {
+    return [
+      { trustProxy: true },
+      'rate limit: "trust proxy" is true, so any client can choose its IP with X-Forwarded-For; trust only your proxies (a hop count or their addresses)',
+    ];
+  }
+  if (trust === false && asked.view.headers["x-forwarded-for"] !== undefined) {
+    return [
+      { trustProxy: false },
+      'rate limit: X-Forwarded-For arrived but "trust proxy" is off, so every client behind that proxy shares one bucket; set "trust proxy" to your proxies',
+    ];
+  }
+  return undefined;
+}
+
+/**
+ * The bucket of a key `key(req)` answered. The default keys are `u:<principal id>` and
+ * `ip:<address bucket>`, and `key(req)` may answer a value the client sent (an API key header
+ * before it is checked) or `undefined` for the default, so both kinds share one limiter: an
+ * answer spelled like a default key (`X-Api-Key: u:alice`) would count in alice's bucket and spend
+ * her quota, or hers would spend its. RFC 6585 §4: 429 "indicates that the user has sent too many
+ * requests"; one client's requests count against that client alone. Such an answer, and one
+ * starting with the escape `k:` itself (so no two answers meet), is counted under `k:<answer>`;
+ * any other answer is its own bucket as before.
+ */
+function customBucket(key: string): string {
+  return key.startsWith("u:") || key.startsWith("ip:") || key.startsWith("k:") ? `k:${key}` : key;
+}
+
+function socketGone(asked: Asked): boolean {
+  return (asked.view.socket as { destroyed?: boolean } | null | undefined)?.destroyed === true;
+}
+
+/**
+ * The framework-free decision of one limiter: a request in, a {@link Verdict} out, through `done`
+ * (at once when the store answers synchronously, as `MemoryStore` does). `errorFields`: whether
+ * the 429 carries the rate limit fields itself (a gate's refusal is rendered by the framework's
+ * error handling, which has nothing else to read them from).
+ */
+export function createDecider(
+  config: Config,
+  errorFields: boolean,
+): { state: State; decide(asked: Asked, done: (verdict: Verdict) => void): void } {
+  const { limiter, cost } = config;
+  const state: State = {
+    proxyWarned: false,
+    addressWarned: false,
+    lastLog: Number.NEGATIVE_INFINITY,
+    suppressed: 0,
+  };
+  reportInit(config);
+
+  /** After the key and cost: the per-request limit, then the decision. */
+  function withLimit(p: Pending): void {
+    const { limit } = config;
+    if (!limit) {
+      consume(p, limiter.policy);
+      return;
+    }
+    after(
+      () => call<number>(limit, p.asked),
+      (n) => {
+        if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0)
+          p.done({
+            kind: "refuse",
+            error: misconfigured("limit", `must answer a positive integer, answered ${String(n)}`),
+          });
+        else consume(p, limiter.policyFor(n));
+      },
+      (err) => p.done({ kind: "refuse", error: misconfigured("limit", "threw", err) }),
+    );
+  }
+
+  function consume(p: Pending, policy: RateLimitPolicy): void {
+    const capacity = capacityOf(policy);
+    if (p.units > capacity) {
+      // Refused before the store: nothing to count, and no store outage can let it through.
+      p.done({ kind: "refuse", error: costExceedsQuota(p.units, capacity, config.headers.policyName) });
+      return;
+    }
+    let outcome: Decision | Promise<Decision>;
+    try {
+      outcome = limiter.decide(p.key, p.units, policy);
+    } catch (err) {
+      failed(p, err);
+      return;
+    }
+    // A synchronous store (memory) answers without a promise or a microtask.
+    if (isThenable(outcome))
+      outcome.then(
+        (decision) => settle(p, policy, decision),
+        (err: unknown) => failed(p, err),
+      );
+    else settle(p, policy, outcome);
+  }
+
+  /** A decision that failed: the configuration's fault (500), else the store's (`failMode`). */
+  function failed(p: Pending, err: unknown): void {
+    const misconfiguration = configurationFailed(err);
+    if (misconfiguration) p.done({ kind: "refuse", error: misconfiguration });
+    else p.done(storeFailed(config, state, err));
+  }
+
+  /** The decision is in: the fields, the request's info, then allowed or the 429. */
+  function settle(p: Pending, policy: RateLimitPolicy, decision: Decision): void {
+    const { asked } = p;
+    const fields =
+      asked.res?.headersSent === true
+        ? undefined
+        : reportDecision(asked.owner, decision, policy, config.headers);
+    const info = requestInfo(config, p, decision);
+    if (decision.allowed) {
+      p.done({ kind: "allowed", fields, info, key: p.key, units: p.units, decision, policy });
+      return;
+    }
+    const retryAfterSeconds = Math.max(1, ceilSeconds(decision.retryAfterMs));
+    const { message } = config;
+    after(
+      () => (typeof message === "function" ? call<RateLimitMessage>(message, asked) : message),
+      (resolved) => {
+        let error: HttpError;
+        try {
+          error = tooManyRequests(retryAfterSeconds, resolved, errorFields ? fields : undefined);
+        } catch (err) {
+          p.done({
+            kind: "refuse",
+            error: misconfigured("message", "answered an object that cannot extend the error record", err),
+          });
+          return;
+        }
+        p.done({ kind: "denied", fields, info, error, message: resolved, retryAfterSeconds });
+      },
+      (err) => p.done({ kind: "refuse", error: misconfigured("message", "threw", err) }),
+    );
+  }
+
+  /** After `skip`: the allowlist, the key, the cost, then the decision. */
+  function proceed(asked: Asked, done: (verdict: Verdict) => void): void {
+    // The client's own address only: a junk one (counted in the peer's bucket) is never allowed
+    // because the peer is.
+    const ip = config.allowed ? asked.address : undefined;
+    if (ip !== undefined && config.allowed?.(ip)) {
+      done(PASS);
+      return;
+    }
+    let key: string | undefined;
+    let custom: string | undefined;
+    try {
+      // An answer of nothing (undefined, null, "": an API key header absent or sent empty) is the
+      // default key, so it is counted per client. As a bucket of its own, "" put every client
+      // answering it in one: RFC 6585 §4 counts the requests of "the user", not of everyone.
+      custom =
+        config.key === undefined ? undefined : ((call(config.key, asked) as string | undefined) ?? undefined);
+      if (custom === "") custom = undefined;
+      key = custom ?? defaultKey(config, state, asked);
+    } catch (err) {
+      done({ kind: "refuse", error: misconfigured("key", "threw", err) });
+      return;
+    }
+    if (isThenable(key as unknown)) {
+      // An async key generator (express-rate-limit's keyGenerator may be one): refused as any
+      // other non-string answer, and its rejection handled here, since nobody else will await
+      // it and Node ends the process on an unhandled rejection.
+      refuseAsync("key", key as unknown as Promise<unknown>, done);
+      return;
+    }
+    if (key === undefined) {
+      if (socketGone(asked)) {
+        // The client reset the connection while an earlier step ran, taking its address with it.
+        // Not a store failure: under failMode "open" it would pass uncounted, so any client could
+        // skip the limit by resetting each request after sending it (its side effects still run).
+        // RFC 6585 §4 limits the requests a client sends, whether or not it waits for the answers.
+        done({ kind: "refuse", error: clientGone() });
+        return;
+      }
+      // No principal and no IP on a live connection (a Unix socket without trust proxy).
+      done(
+        storeFailed(config, state, new Error("rate limit: request has neither a principal nor a client IP")),
+      );
+      return;
+    }
+    if (typeof key !== "string") {
+      done({
+        kind: "refuse",
+        error: misconfigured("key", `must answer a string or undefined, answered ${typeof key}`),
+      });
+      return;
+    }
+    let units: number;
+    try {
+      units = typeof cost === "number" ? cost : (call(cost, asked) as number);
+    } catch (err) {
+      done({ kind: "refuse", error: misconfigured("cost", "threw", err) });
+      return;
+    }
+    if (isThenable(units as unknown)) {
+      refuseAsync("cost", units as unknown as Promise<unknown>, done);
+      return;
+    }
+    if (!Number.isSafeInteger(units) || units < 0) {
+      done({
+        kind: "refuse",
+        error: misconfigured("cost", `must answer a non-negative integer, answered ${String(units)}`),
+      });
+      return;
+    }
+    withLimit({ asked, done, key: key === custom ? customBucket(key) : key, label: key, units });
+  }
+
+  return {
+    state,
+    decide(asked, done) {
+      const { skip } = config;
+      if (!skip) {
+        proceed(asked, done);
+        return;
+      }
+      after(
+        () => call<boolean>(skip, asked),
+        (skipped) => (skipped ? done(PASS) : proceed(asked, done)),
+        // Not skipped on error: a skip that throws must not become a way around the limit.
+        (err) => done({ kind: "refuse", error: misconfigured("skip", "threw", err) }),
+      );
+    },
+  };
+}
+
+const PASS: Verdict = Object.freeze({ kind: "pass" });
+
+/**
+ * `req.rateLimit` (or `requestPropertyName`) on the framework's request: this decision, unless
+ * another limiter's on the same request is tighter.
+ */
+function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitInfo {
+  const used = decision.limit - decision.remaining;
+  const info = {
+    limit: decision.limit,
+    used,
+    remaining: decision.remaining,
+    resetTime: new Date(decision.resetAt),
+    key: p.label,
+    policy: config.headers.policyName,
+  } as RateLimitInfo;
+  // express-rate-limit's `req.rateLimit.current` (its name for `used` before v7), still read by
+  // code moving from it; defined as there, not enumerable.
+  Object.defineProperty(info, "current", { value: used, enumerable: false });
+  const name = config.requestProperty;
+  if (name !== undefined) {
+    const bag = p.asked.native as Record<string, unknown>;
+    // The tightest decision of every limiter on the request, the same one X-RateLimit-* shows.
+    if (!(name in bag) || bag[name] == null || tightestDecision(p.asked.owner) === decision) bag[name] = info;
+  }
+  return info;
+}
+
+/**
+ * `u:<principal id>` (the `principal` an authentication step left on the framework's request),
+ * else `ip:<bucket of the client address>` (warning once about Express's `trust proxy`), else,
+ * for an address that is not one, the peer's bucket ({@link peerKey}).
+ */
+function defaultKey(config: Config, state: State, asked: Asked): string | undefined {
+  const id = (asked.native as { principal?: { id?: unknown } | undefined }).principal?.id;
+  if (typeof id === "string" && id !== "") return `u:${id}`;
+  if (!state.proxyWarned) {
+    const mistake = proxyMistake(asked);
+    if (mistake) {
+      config.logger.warn(...mistake);
+      state.proxyWarned = true;
+    }
+  }
+  const ip = asked.address;
+  if (ip === undefined) return undefined;
+  const bucket = ipBucket(ip, config.ipv6Subnet);
+  return bucket === undefined ? peerKey(config, state, asked, ip) : `ip:${bucket}`;
+}
+
+/**
+ * The key of a request whose client address is not an IP address: the bucket of the connection's
+ * peer, warning once. With `trust proxy` wider than the proxies (`true`: every hop), `req.ip` is the
+ * first X-Forwarded-For entry, whatever the client wrote there ("garbage", "010.0.0.1", "1.2.3").
+ * Express takes it as is, and RFC 7239 §6.2/§6.3 let a proxy name a client it hides as "unknown" or
+ * an obfuscated "_hidden". Without a key the request went to `failMode` (under "open", passed
+ * uncounted): any client could skip the limit by sending junk. RFC 6585 §4 limits the requests "the
+ * user has sent", so they are counted where they came from, the peer (every such client then shares
+ * its bucket), or, on a connection without a peer address (a Unix socket), in one bucket
+ * `ip:unknown`. Undefined only when the client reset the connection, taking its address with it.
+ */
+function peerKey(config: Config, state: State, asked: Asked, ip: string): string | undefined {
+  const peer = asked.view.socket?.remoteAddress;
+  const bucket = peer === undefined ? undefined : ipBucket(peer, config.ipv6Subnet);
+  if (bucket === undefined && socketGone(asked)) return undefined;
+  if (!state.addressWarned) {
+    config.logger.warn(
+      { clientIp: ip.slice(0, 100), peer },
+      'rate limit: the client address is not an IP address (is "trust proxy" wider than your proxies?); such requests count in the bucket of the connection\'s peer',
+    );
+    state.addressWarned = true;
+  }
+  return `ip:${bucket ?? "unknown"}`;
+}
+
+/**
+ * An express-rate-limit store whose asynchronous `init` rejects fails every decision after it,
+ * which `failMode` answers: under "open" every request would pass unlimited with only the periodic
+ * store-failure line to say why. The rejection itself is logged once, when it happens.
+ */
+function reportInit(config: Config): void {
+  initOf(config.limiter.store)?.catch((err: unknown) => {
+    config.logger.warn(
+      { err, failMode: config.failMode },
+      config.failMode === "open"
+        ? "rate limit: the store failed to initialise; its decisions fail, so requests pass unlimited (failMode open)"
+        : "rate limit: the store failed to initialise; its decisions fail, so requests are answered 503 (failMode closed)",
+    );
+  });
+}
+
+/** A store failure in the log, at most once per `logIntervalMs` (the line counts the ones left out). */
+export function logFailure(config: Config, state: State, err: unknown, message: string): void {
+  const now = Date.now();
+  if (now - state.lastLog >= config.logIntervalMs) {
+    const { suppressed } = state;
+    config.logger.warn({ err, suppressed }, message);
+    state.lastLog = now;
+    state.suppressed = 0;
+  } else {
+    state.suppressed++;
+  }
+}
+
+/** `failMode`: a 503, or the request passes unlimited (logged at most once per interval). */
+function storeFailed(config: Config, state: State, err: unknown): Verdict {
+  if (config.failMode === "closed") {
+    return {
+      kind: "refuse",
+      error: HttpError.serviceUnavailable(config.failRetryAfter, "Rate limiting is temporarily unavailable", {
+        code: "rate_limit_unavailable",
+        cause: err,
+      }),
+    };
+  }
+  logFailure(config, state, err, "rate limit store failed; requests pass unlimited until it answers again");
+  return PASS;
+}
+
+/**
+ * The refusal of a request whose client reset the connection before it could be keyed: nobody
+ * reads it (the error handler logs it); what matters is that the route does not run uncounted.
+ */
+function clientGone(): HttpError {
+  return new HttpError(400, "The client closed the connection before the request could be rate limited", {
+    code: "rate_limit_client_gone",
+  });
+}
+
+/**
+ * The 429 of a request that costs more than its policy ever allows (`limit`, `burst` for `gcra`).
+ * RFC 6585 §4: 429 "indicates that the user has sent too many requests in a given amount of
+ * time", and it "MAY include a Retry-After header indicating how long to wait before making a new
+ * request". RFC 9110 §10.2.3: Retry-After says "how long the user agent ought to wait before
+ * making a follow-up request". No wait makes this request fit, so it carries no Retry-After, and
+ * none of the RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10 §4.1.2: `t` is when
+ * "additional quota" is available, which would again read as a time to retry); a distinct `code`
+ * and a message that says to make the request smaller.
+ */
+function costExceedsQuota(units: number, capacity: number, policyName: string): HttpError {
+  return new HttpError(
+    429,
+    `This request costs ${units} units; the ${JSON.stringify(policyName)} rate limit allows at most ${capacity} at once, so it can never be accepted: send a smaller request`,
+    { code: "rate_limit_cost_exceeds_quota" },
+  );
+}
+
+/**
+ * The 429 of a denied decision. RFC 6585 §4: it "MAY include a Retry-After header indicating how
+ * long to wait"; rounded up so a client that obeys it never arrives before its quota is back.
+ * `message` is the record's message (a string) or extension members added to it (an object);
+ * `fields`, the rate limit fields the error response carries.
+ */
+function tooManyRequests(
+  retryAfter: number,
+  message: RateLimitMessage | undefined,
+  fields: RateLimitFields | undefined,
+): HttpError {
+  const headers = fields === undefined ? {} : { headers: fields };
+  if (typeof message === "string")
+    return HttpError.tooManyRequests(retryAfter, message, { code: "rate_limited", ...headers });
+  return HttpError.tooManyRequests(retryAfter, "Too many requests", {
+    code: "rate_limited",
+    ...headers,
+    ...(message === undefined ? {} : { extensions: message }),
+  });
+}
