@@ -9,6 +9,12 @@ export {
   type RepresentationTags,
 } from "./core.js";
 export { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
-export { type PreconditionsOptions, preconditions, setLastModified } from "./express.js";
 export { type CacheControlOptions, formatCacheControl, type ValidatorsOptions } from "./options.js";
+export {
+  lastModifiedFields,
+  type PreconditionsOptions,
+  preconditions,
+  preconditionsGate,
+  setLastModified,
+} from "./preconditions.js";
 export { representationTag, validators } from "./validators.js";

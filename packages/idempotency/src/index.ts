@@ -15,7 +15,15 @@ export {
   type IdempotencyDecision,
   type IdempotencyResponse,
 } from "./core.js";
-export type { IdempotencyPrincipal, IdempotencyRequest, IdempotencyRequired } from "./express.js";
+export {
+  connectionGone,
+  expressRequestReader,
+  type IdempotencyPrincipal,
+  type IdempotencyRequest,
+  type IdempotencyRequestFacts,
+  type IdempotencyRequestReader,
+  type IdempotencyRequired,
+} from "./express-request.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
 export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } from "./memory-store.js";
 export type { OptionError } from "./option-error.js";

@@ -17,19 +17,25 @@ import {
   resolveConfig,
 } from "./config.js";
 import { coreOf, type IdempotencyClaim, type IdempotencyCore, type IdempotencyResponse } from "./core.js";
-import { connectionGone, type IdempotencyRequest, principalScope, routedFacts } from "./express.js";
+import {
+  expressRequestReader,
+  type IdempotencyRequest,
+  type IdempotencyRequestReader,
+  principalScope,
+} from "./express-request.js";
 import type { StoredResponse } from "./store.js";
 
 /**
  * Options of {@link idempotency}: those of the core (`createIdempotency`), over the request the
- * adapter hands the pipeline (`PipelineRequest.native`: the Express request). `scope` defaults to
+ * adapter hands the pipeline (`PipelineRequest.native`: the Express request; the framework's own
+ * request with the entry of another framework). `scope` defaults to
  * the auth layer's `req.principal.id`, else `"anonymous"`; `routing` to the Express app's
  * `case sensitive routing` and `strict routing` settings.
  *
  * @example idempotency({ store, required: true, leaseMs: 30_000, documentationUrl: "https://api.example/docs/idempotency" })
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
  */
-export interface IdempotencyOptions extends IdempotencyCoreOptions<IdempotencyRequest> {}
+export interface IdempotencyOptions<Req = IdempotencyRequest> extends IdempotencyCoreOptions<Req> {}
 
 /**
  * A key this execution claimed: what the handler finds in `context.claim` (typed as the kernel's
@@ -88,21 +94,31 @@ export function claimState(claim: unknown): (ClaimState & { inner: IdempotencyCl
  * released only when the handler fails (it throws, or the pipeline refuses its result), never for
  * a connection's fate: a response the client did not read is still recorded.
  *
+ * `reader` reads the framework's request (`PipelineRequest.native`); the default reads an Express
+ * or `node:http` request, and `@svc/idempotency/fastify` and `/fetch` give theirs.
+ *
  * @example
  * const keys = idempotency({ store, required: true });
  * app.post("/orders", express.json(), svc.handle(async (req) => reply(await orders.create(req.body), { status: 201 }), { idempotency: keys }));
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
  */
-export function idempotency(options: IdempotencyOptions = {}): IdempotencyStep {
-  const config = resolveConfig<IdempotencyRequest>(options, principalScope);
+export function idempotency<Req = IdempotencyRequest>(
+  options: IdempotencyOptions<Req> = {},
+  reader: IdempotencyRequestReader<Req> = expressRequestReader as IdempotencyRequestReader<never>,
+): IdempotencyStep {
+  // The request type only types the callbacks; the step hands them what the adapter gave it.
+  const config = resolveConfig<IdempotencyRequest>(
+    options as IdempotencyCoreOptions<IdempotencyRequest>,
+    principalScope,
+  );
   const core = coreOf(config);
   const { routing } = config;
   return {
     async begin(request) {
       if (!core.guards(request.method)) return undefined;
-      const native = request.native as IdempotencyRequest | undefined;
-      const facts = routedFacts(native, routing);
-      const gone = config.waitMs > 0 ? connectionGone(native) : undefined;
+      const native = request.native as (IdempotencyRequest & Req) | undefined;
+      const facts = reader.facts(native, routing);
+      const gone = config.waitMs > 0 ? reader.gone(native) : undefined;
       const decision = await core
         .begin({
           method: request.method,

@@ -7,7 +7,6 @@ export {
   formatDeprecation,
   formatSunset,
 } from "./deprecation.js";
-export { versionedPath } from "./express.js";
 export type { VersioningOptionError } from "./option-error.js";
 export type {
   ApiVersioningOptions,
@@ -20,3 +19,4 @@ export type {
 } from "./options.js";
 export { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 export { type VersionedOptions, versioned } from "./versioned.js";
+export { routedPrefix, versionedPath } from "./versioned-path.js";

@@ -1,0 +1,51 @@
+/**
+ * `@svc/idempotency` on Fastify 5: `idempotency()` as a route's step of the response pipeline
+ * (`svc.handle(handler, { idempotency: keys })` of `@svc/kernel/fastify`), reading the Fastify
+ * request: the route (`request.routeOptions.url`), `request.params`, `request.log`, the app's
+ * `caseSensitive` and `ignoreTrailingSlash`, the raw request's socket; the body Fastify parsed is the
+ * fingerprint's.
+ */
+import {
+  connectionGone,
+  type IdempotencyOptions,
+  type IdempotencyRequestReader,
+  type IdempotencyStep,
+  idempotency as step,
+} from "@svc/idempotency";
+import type { FastifyRequest } from "fastify";
+
+export { commitKey, type IdempotencyOptions, type IdempotencyPrincipal } from "@svc/idempotency";
+
+/** What the step reads of a Fastify request. */
+export const fastifyRequestReader: IdempotencyRequestReader<FastifyRequest> = {
+  facts(request, routing) {
+    const config = request?.server.initialConfig as
+      | { caseSensitive?: boolean; ignoreTrailingSlash?: boolean }
+      | undefined;
+    return {
+      target: request?.originalUrl,
+      route: request?.routeOptions.url,
+      params: request?.params as Readonly<Record<string, unknown>> | undefined,
+      routing: {
+        caseSensitive: routing.caseSensitive ?? config?.caseSensitive !== false,
+        strict: routing.strict ?? config?.ignoreTrailingSlash !== true,
+      },
+      log: request?.log,
+    };
+  },
+  gone: (request) => connectionGone(request?.raw),
+};
+
+/**
+ * The `Idempotency-Key` step for routes of `fastifyAdapter(pipeline)`. Keys are scoped by
+ * `request.principal.id` (the auth plugin's) unless `scope` says otherwise; a duplicate is answered
+ * 409, a reused key 422, a missing one 400 when `required`, all through Fastify's error handler.
+ *
+ * @example
+ * const keys = idempotency({ store: new MemoryStore(), required: true });
+ * app.post("/orders", svc.handle((request) => reply(orders.create(request.body), { status: 201 }), { idempotency: keys }));
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
+ */
+export function idempotency(options: IdempotencyOptions<FastifyRequest> = {}): IdempotencyStep {
+  return step(options, fastifyRequestReader);
+}

@@ -1,0 +1,208 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createPipeline, type HandlerContext, HttpError, reply } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
+import { fastifyAdapter } from "@svc/kernel/fastify";
+import { fetchAdapter } from "@svc/kernel/fetch";
+import { nodeAdapter } from "@svc/kernel/node";
+import { conformance, fallbackErrors, type Mounts, type Row, send } from "@svc/test-utils/conformance";
+import express from "express";
+import Fastify from "fastify";
+import { Hono } from "hono";
+import { expect } from "vitest";
+import { idempotency as expressIdempotency } from "../src/express.js";
+import { idempotency as fastifyIdempotency } from "../src/fastify.js";
+import { idempotency as fetchIdempotency } from "../src/fetch.js";
+import { MemoryStore } from "../src/index.js";
+import { idempotency as nodeIdempotency } from "../src/node.js";
+
+// idempotency() as a route's step through the kernel's pipeline adapter of each framework, with
+// the body each framework parsed as the fingerprint's input.
+
+/** `required: true`, and no wait for a duplicate: it is answered 409 at once. */
+const options = () => ({ store: new MemoryStore(), required: true, waitMs: 0 });
+
+interface Order {
+  item: string;
+}
+
+/**
+ * The route, once: counts executions per item (a replay shows the first's count). An item
+ * `probe` sends its own duplicate while it runs, and answers with what that duplicate got.
+ */
+function orders() {
+  const runs = new Map<string, number>();
+  return async (body: unknown, headers: IncomingMessage["headers"], _ctx: HandlerContext) => {
+    const { item } = body as Order;
+    const execution = (runs.get(item) ?? 0) + 1;
+    runs.set(item, execution);
+    if (item === "probe") {
+      const duplicate = await send(`http://${headers.host}`, {
+        method: "POST",
+        path: "/orders",
+        headers: {
+          "Content-Type": "application/json",
+          "Idempotency-Key": headers["idempotency-key"] as string,
+        },
+        body: JSON.stringify(body),
+      });
+      return reply(
+        {
+          item,
+          execution,
+          duplicate: duplicate.status,
+          retryAfter: duplicate.headers["retry-after"] ?? null,
+        },
+        { status: 201 },
+      );
+    }
+    return reply({ item, execution }, { status: 201, headers: { Location: `/orders/${item}` } });
+  };
+}
+
+const mounts: Mounts = {
+  express() {
+    const svc = expressAdapter(createPipeline());
+    const keys = expressIdempotency(options());
+    const create = orders();
+    const app = express();
+    app.use(express.json());
+    app.use(svc.prepare);
+    app.post(
+      "/orders",
+      svc.handle((req: express.Request, ctx) => create(req.body, req.headers, ctx), { idempotency: keys }),
+    );
+    app.use(fallbackErrors.express);
+    return app;
+  },
+  node() {
+    const svc = nodeAdapter(createPipeline());
+    const keys = nodeIdempotency(options());
+    const create = orders();
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const run = async () => {
+        const { path } = await svc.prepare(req, res);
+        if (req.method !== "POST" || path !== "/orders") throw HttpError.notFound();
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        Object.assign(req, { body });
+        return svc.respond(req, res, (ctx) => create(body, req.headers, ctx), { idempotency: keys });
+      };
+      run().catch((err) => fallbackErrors.node(err, req, res));
+    };
+  },
+  fastify() {
+    const svc = fastifyAdapter(createPipeline());
+    const keys = fastifyIdempotency(options());
+    const create = orders();
+    const app = Fastify({ rewriteUrl: svc.rewriteUrl });
+    app.register(svc.plugin);
+    app.post(
+      "/orders",
+      svc.handle((request, ctx) => create(request.body, request.headers, ctx), { idempotency: keys }),
+    );
+    app.setErrorHandler(fallbackErrors.fastify);
+    return app;
+  },
+  fetch() {
+    const svc = fetchAdapter(createPipeline());
+    const keys = fetchIdempotency(options());
+    const create = orders();
+    const app = new Hono({ getPath: svc.getPath });
+    app.use(svc.middleware);
+    app.post("/orders", async (c) => {
+      const body: unknown = await c.req.json();
+      const headers = Object.fromEntries(c.req.raw.headers);
+      return svc.respond(c.req.raw, (ctx) => create(body, headers, ctx), {
+        route: { idempotency: keys },
+        body,
+      });
+    });
+    app.notFound(() => {
+      throw HttpError.notFound();
+    });
+    app.onError((err, c) => fallbackErrors.fetch(err, c));
+    return app.fetch;
+  },
+};
+
+const post = (key: string | undefined, item: string) => ({
+  method: "POST",
+  path: "/orders",
+  headers: {
+    "Content-Type": "application/json",
+    ...(key === undefined ? {} : { "Idempotency-Key": `"${key}"` }),
+  },
+  body: JSON.stringify({ item }),
+});
+
+const refused = (status: number) => (r: { text: string }) => expect(JSON.parse(r.text).status).toBe(status);
+
+const rows: Row[] = [
+  {
+    name: "the first POST with a key → 201, the handler runs",
+    request: post("k-first", "apple"),
+    status: 201,
+    headers: { location: "/orders/apple", "idempotent-replayed": null },
+    body: { item: "apple", execution: 1 },
+  },
+  {
+    name: "a retry with the same key and body → the first's 201 replayed, the handler not run",
+    before: [post("k-retry", "pear")],
+    request: post("k-retry", "pear"),
+    status: 201,
+    headers: {
+      location: "/orders/pear",
+      "idempotent-replayed": "true",
+      "content-type": "application/json",
+    },
+    body: { item: "pear", execution: 1 },
+  },
+  {
+    name: "another key with the same body → the handler runs again",
+    before: [post("k-plum-1", "plum")],
+    request: post("k-plum-2", "plum"),
+    status: 201,
+    headers: { "idempotent-replayed": null },
+    body: { item: "plum", execution: 2 },
+  },
+  {
+    name: "the same key with another body → 422",
+    before: [post("k-reused", "fig")],
+    request: post("k-reused", "kiwi"),
+    status: 422,
+    body: refused(422),
+  },
+  {
+    name: "a duplicate while the first is in flight → 409 with Retry-After",
+    request: post("k-probe", "probe"),
+    status: 201,
+    body: (r) => {
+      const body = JSON.parse(r.text);
+      expect(body.duplicate).toBe(409);
+      expect(body.retryAfter).toMatch(/^\d+$/);
+      expect(body.execution).toBe(1);
+    },
+  },
+  {
+    name: "no Idempotency-Key where required → 400",
+    request: post(undefined, "lime"),
+    status: 400,
+    body: refused(400),
+  },
+  {
+    name: "two Idempotency-Key field lines → 400",
+    request: {
+      ...post(undefined, "lime"),
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Idempotency-Key", '"a"'],
+        ["Idempotency-Key", '"b"'],
+      ],
+    },
+    status: 400,
+    body: refused(400),
+  },
+];
+
+conformance("@svc/idempotency", mounts, rows);

@@ -1,0 +1,168 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createPipeline, HttpError } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
+import { fastifyAdapter } from "@svc/kernel/fastify";
+import { fetchAdapter } from "@svc/kernel/fetch";
+import { nodeAdapter } from "@svc/kernel/node";
+import { json, representations } from "@svc/negotiate";
+import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import express from "express";
+import Fastify from "fastify";
+import { Hono } from "hono";
+import { expect } from "vitest";
+import { versionedPath as expressPath } from "../src/express.js";
+import { versionedPath as fastifyPath } from "../src/fastify.js";
+import { versionedPath as fetchPath } from "../src/fetch.js";
+import { versions } from "../src/index.js";
+import { versionedPath as nodePath } from "../src/node.js";
+
+// versions() through the kernel's pipeline adapter of each framework: each strategy, the refusal
+// of a version the API lacks, a deprecated version's fields, and versionedPath of each entry.
+
+const DEPRECATION = new Date("2026-01-01T00:00:00Z");
+const SUNSET = new Date("2026-07-01T00:00:00Z");
+
+const pipeline = () =>
+  createPipeline({
+    representations: representations({ offers: [json] }),
+    versioning: versions({
+      versions: [1, 2],
+      defaultVersion: 2,
+      uri: true,
+      header: true,
+      mediaType: { vendor: "svc" },
+      deprecated: {
+        1: {
+          deprecation: DEPRECATION,
+          sunset: SUNSET,
+          link: "https://docs.example.com/deprecations/v1",
+        },
+      },
+    }),
+  });
+
+/** The route, once: the version the handler got and its self link as each entry spells it. */
+const employee = (version: number | undefined, self: string) => ({ id: 7, version, self });
+
+const mounts: Mounts = {
+  express() {
+    const svc = expressAdapter(pipeline());
+    const app = express();
+    app.use(svc.prepare);
+    app.get(
+      "/employees/7",
+      svc.handle((req: express.Request, ctx) => employee(ctx.version, expressPath(req, "/employees/7"))),
+    );
+    app.use(fallbackErrors.express);
+    return app;
+  },
+  node() {
+    const svc = nodeAdapter(pipeline());
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const run = async () => {
+        const ready = await svc.prepare(req, res);
+        if (ready.path !== "/employees/7") throw HttpError.notFound();
+        return svc.respond(req, res, (ctx) => employee(ctx.version, nodePath(ready, "/employees/7")));
+      };
+      run().catch((err) => fallbackErrors.node(err, req, res));
+    };
+  },
+  fastify() {
+    const svc = fastifyAdapter(pipeline());
+    const app = Fastify({ rewriteUrl: svc.rewriteUrl });
+    app.register(svc.plugin);
+    app.get(
+      "/employees/7",
+      svc.handle((request, ctx) => employee(ctx.version, fastifyPath(request, "/employees/7"))),
+    );
+    app.setErrorHandler(fallbackErrors.fastify);
+    return app;
+  },
+  fetch() {
+    const svc = fetchAdapter(pipeline());
+    const app = new Hono({ getPath: svc.getPath });
+    app.use(svc.middleware);
+    app.get("/employees/7", (c) =>
+      svc.respond(c.req.raw, (ctx) => employee(ctx.version, fetchPath(c, "/employees/7"))),
+    );
+    app.notFound(() => {
+      throw HttpError.notFound();
+    });
+    app.onError((err, c) => fallbackErrors.fetch(err, c));
+    return app.fetch;
+  },
+};
+
+const refused = (status: number) => (r: { text: string }) => expect(JSON.parse(r.text).status).toBe(status);
+
+const rows: Row[] = [
+  {
+    name: "no version → the default, unprefixed links",
+    request: { path: "/employees/7" },
+    status: 200,
+    headers: { "api-supported-versions": "1, 2", deprecation: null },
+    body: { id: 7, version: 2, self: "/employees/7" },
+  },
+  {
+    name: "GET /v2/employees/7 → version 2, links keep the prefix",
+    request: { path: "/v2/employees/7" },
+    status: 200,
+    headers: { "api-supported-versions": "1, 2" },
+    body: { id: 7, version: 2, self: "/v2/employees/7" },
+  },
+  {
+    name: "API-Version: 2 → version 2, links without a prefix",
+    request: { path: "/employees/7", headers: { "API-Version": "2" } },
+    status: 200,
+    headers: { vary: /API-Version/i },
+    body: { id: 7, version: 2, self: "/employees/7" },
+  },
+  {
+    name: "Accept: application/vnd.svc.v2+json → version 2, labelled so",
+    request: { path: "/employees/7", headers: { Accept: "application/vnd.svc.v2+json" } },
+    status: 200,
+    headers: { "content-type": /^application\/vnd\.svc\.v2\+json/, vary: /Accept/ },
+    body: { id: 7, version: 2, self: "/employees/7" },
+  },
+  {
+    name: "GET /v9/employees/7 → 404 with API-Supported-Versions",
+    request: { path: "/v9/employees/7" },
+    status: 404,
+    headers: { "api-supported-versions": "1, 2" },
+    body: refused(404),
+  },
+  {
+    name: "API-Version: 9 → 400 with API-Supported-Versions",
+    request: { path: "/employees/7", headers: { "API-Version": "9" } },
+    status: 400,
+    headers: { "api-supported-versions": "1, 2" },
+    body: refused(400),
+  },
+  {
+    name: "Accept: application/vnd.svc.v9+json → 406 with API-Supported-Versions",
+    request: { path: "/employees/7", headers: { Accept: "application/vnd.svc.v9+json" } },
+    status: 406,
+    headers: { "api-supported-versions": "1, 2" },
+    body: refused(406),
+  },
+  {
+    name: "GET /v1/employees/7 (deprecated) → Deprecation, Sunset, Link",
+    request: { path: "/v1/employees/7" },
+    status: 200,
+    headers: {
+      deprecation: `@${DEPRECATION.getTime() / 1000}`,
+      sunset: SUNSET.toUTCString(),
+      link: /<https:\/\/docs\.example\.com\/deprecations\/v1>; rel="?deprecation"?/,
+    },
+    body: { id: 7, version: 1, self: "/v1/employees/7" },
+  },
+  {
+    name: "API-Version: 1 (deprecated) → Deprecation and Sunset",
+    request: { path: "/employees/7", headers: { "API-Version": "1" } },
+    status: 200,
+    headers: { deprecation: `@${DEPRECATION.getTime() / 1000}`, sunset: SUNSET.toUTCString() },
+    body: { id: 7, version: 1, self: "/employees/7" },
+  },
+];
+
+conformance("@svc/versioning", mounts, rows);
