@@ -16,32 +16,7 @@ import {
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
 import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from "fastify";
 
-export {
-  type BaseUrlOptions,
-  type BaseUrlRequest,
-  compileTrust,
-  type HalDocument,
-  type HalLink,
-  type HalResource,
-  type HalResourceOptions,
-  type HostCheck,
-  type HostCheckOptions,
-  type HrefOptions,
-  hal,
-  hostGate,
-  type PageLinks,
-  type PageMetadata,
-  type PageModel,
-  type PageModelInput,
-  type PageRequest,
-  type PageRequestOptions,
-  pageModel,
-  parsePageRequest,
-  type QueryInput,
-  type RelationOptions,
-  type TrustProxy,
-  type TrustProxyOption,
-} from "@svc/hal";
+export type { BaseUrlOptions, HostCheckOptions, HrefOptions } from "@svc/hal";
 
 /** Options of the {@link allowedHosts} plugin. */
 export interface AllowedHostsOptions extends HostCheckOptions {

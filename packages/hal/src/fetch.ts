@@ -15,32 +15,7 @@ import {
 } from "@svc/hal";
 import { type ConnectionInfo, type FetchMiddleware, fetchGate, fetchView } from "@svc/kernel/fetch";
 
-export {
-  type BaseUrlOptions,
-  type BaseUrlRequest,
-  compileTrust,
-  type HalDocument,
-  type HalLink,
-  type HalResource,
-  type HalResourceOptions,
-  type HostCheck,
-  type HostCheckOptions,
-  type HrefOptions,
-  hal,
-  hostGate,
-  type PageLinks,
-  type PageMetadata,
-  type PageModel,
-  type PageModelInput,
-  type PageRequest,
-  type PageRequestOptions,
-  pageModel,
-  parsePageRequest,
-  type QueryInput,
-  type RelationOptions,
-  type TrustProxy,
-  type TrustProxyOption,
-} from "@svc/hal";
+export type { BaseUrlOptions, HostCheckOptions, HrefOptions } from "@svc/hal";
 
 /**
  * The host check on the Fetch API: Hono middleware (`app.use(allowedHosts(hosts, options))`,

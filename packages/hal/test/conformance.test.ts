@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { compileTrust, hal, pageModel, parsePageRequest } from "@svc/hal";
 import * as onExpress from "@svc/hal/express";
 import * as onFastify from "@svc/hal/fastify";
 import * as onFetch from "@svc/hal/fetch";
@@ -13,7 +14,7 @@ import { expect } from "vitest";
 
 /** The service answers for api.example.com and for the loopback address the harness sends to. */
 const HOSTS = ["api.example.com", "127.0.0.1"];
-const trustProxy = onNode.compileTrust("loopback");
+const trustProxy = compileTrust("loopback");
 
 const employees = [1, 2, 3, 4, 5].map((id) => ({ id, name: `employee ${id}` }));
 
@@ -22,14 +23,13 @@ const routes = {
   employee: (id: string, href: (path: string) => string) => {
     const employee = employees.find((e) => String(e.id) === id);
     if (employee === undefined) throw HttpError.notFound();
-    return onNode
-      .hal(employee)
+    return hal(employee)
       .link("self", href(`/employees/${id}`))
       .link("collection", href("/employees"));
   },
   page: (query: URLSearchParams, url: string, origin: string) => {
-    const { page, size } = onNode.parsePageRequest(query, { defaultSize: 2 });
-    return onNode.pageModel({
+    const { page, size } = parsePageRequest(query, { defaultSize: 2 });
+    return pageModel({
       collection: "employees",
       items: employees.slice((page - 1) * size, page * size),
       page,

@@ -6,23 +6,9 @@
  * @packageDocumentation
  */
 export {
-  type CompressionOptions,
   type CrossOriginOptions,
-  compression,
   crossOrigin,
-  crossOriginGate,
-  csv,
-  html,
-  json,
   type ParseBodyOptions,
   type ParsedBodyRequest,
   parseBody,
-  type Representation,
-  type RepresentationBody,
-  type RepresentationsOptions,
-  type RepresentContext,
-  representations,
-  text,
-  type XmlBodySchema,
-  xml,
 } from "@svc/negotiate";

@@ -16,24 +16,7 @@ import {
 } from "@svc/negotiate";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 
-export {
-  type CompressionOptions,
-  type CrossOriginOptions,
-  compression,
-  crossOriginGate,
-  csv,
-  html,
-  json,
-  type ParseBodyOptions,
-  type Representation,
-  type RepresentationBody,
-  type RepresentationsOptions,
-  type RepresentContext,
-  representations,
-  text,
-  type XmlBodySchema,
-  xml,
-} from "@svc/negotiate";
+export type { CrossOriginOptions, ParseBodyOptions } from "@svc/negotiate";
 
 /**
  * Body parsing as a Fastify plugin: `app.register(parseBody, options)`. It replaces Fastify's own

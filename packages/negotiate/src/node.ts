@@ -16,24 +16,7 @@ import {
   type ParseBodyOptions,
 } from "@svc/negotiate";
 
-export {
-  type CompressionOptions,
-  type CrossOriginOptions,
-  compression,
-  crossOriginGate,
-  csv,
-  html,
-  json,
-  type ParseBodyOptions,
-  type Representation,
-  type RepresentationBody,
-  type RepresentationsOptions,
-  type RepresentContext,
-  representations,
-  text,
-  type XmlBodySchema,
-  xml,
-} from "@svc/negotiate";
+export type { CrossOriginOptions, ParseBodyOptions } from "@svc/negotiate";
 
 /**
  * The body of a `node:http` request, read and parsed by `bodyReader(options)`: resolves to the

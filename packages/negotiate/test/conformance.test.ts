@@ -5,6 +5,7 @@ import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
+import { compression, csv, json, representations, xml } from "@svc/negotiate";
 import * as onExpress from "@svc/negotiate/express";
 import * as onFastify from "@svc/negotiate/fastify";
 import * as onFetch from "@svc/negotiate/fetch";
@@ -23,7 +24,6 @@ const body = { limit: 100, others: "refuse" as const };
 const items = Array.from({ length: 60 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}` }));
 
 function pipeline() {
-  const { representations, compression, json, xml, csv } = onExpress;
   return createPipeline({
     representations: representations({ offers: [json, xml, csv] }),
     coding: compression(),
