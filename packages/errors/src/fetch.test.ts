@@ -1,5 +1,6 @@
-import { createPipeline, type Gate, HttpError, type Versioner } from "@svc/kernel";
+import { createPipeline, type Gate, HttpError } from "@svc/kernel";
 import { fetchAdapter, fetchGate } from "@svc/kernel/fetch";
+import { byPathVersioner } from "@svc/test-utils";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { errorResponse, notFoundHandler, onError, requestJson, withErrors } from "./fetch.js";
@@ -80,24 +81,8 @@ describe("withErrors: a plain Fetch handler", () => {
 });
 
 describe("onError and notFoundHandler on Hono", () => {
-  const byPath: Versioner = {
-    resolve(_request, target) {
-      const match = /^\/v(\d+)(\/.*)?$/.exec(target);
-      const version = match === null ? 1 : Number(match[1]);
-      return {
-        target: match === null ? target : (match[2] ?? "/"),
-        version,
-        prefix: match === null ? "" : `/v${version}`,
-        label: undefined,
-        fields: { "api-supported-versions": "1, 2" },
-        vary: [],
-        error: version > 2 ? HttpError.notFound(`version ${version} does not exist`) : undefined,
-      };
-    },
-  };
-
   function app() {
-    const svc = fetchAdapter(createPipeline({ versioning: byPath }));
+    const svc = fetchAdapter(createPipeline({ versioning: byPathVersioner }));
     const hono = new Hono({ getPath: svc.getPath });
     hono.use(svc.middleware);
     hono.post("/own", async (c) => {

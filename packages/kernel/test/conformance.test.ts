@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { byPathVersioner } from "@svc/test-utils";
 import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
 import express, { type Request } from "express";
 import Fastify, { type FastifyRequest } from "fastify";
@@ -8,25 +9,8 @@ import { expect } from "vitest";
 import { expressAdapter, expressGate } from "../src/express.js";
 import { fastifyAdapter, fastifyGate } from "../src/fastify.js";
 import { fetchAdapter, fetchGate } from "../src/fetch.js";
-import { createPipeline, type Gate, HttpError, type Passage, reply, type Versioner } from "../src/index.js";
+import { createPipeline, type Gate, HttpError, type Passage, reply } from "../src/index.js";
 import { nodeAdapter, nodeGate } from "../src/node.js";
-
-/** Versions by a `/v<N>` prefix, 1 and 2; a `/v3` or later is a 404 carrying the supported versions. */
-const byPath: Versioner = {
-  resolve(_request, target) {
-    const match = /^\/v(\d+)(\/.*)?$/.exec(target);
-    const version = match === null ? 1 : Number(match[1]);
-    return {
-      target: match === null ? target : (match[2] ?? "/"),
-      version,
-      prefix: match === null ? "" : `/v${version}`,
-      label: undefined,
-      fields: { "api-supported-versions": "1, 2" },
-      vary: [],
-      error: version > 2 ? HttpError.notFound(`version ${version} does not exist`) : undefined,
-    };
-  },
-};
 
 /** A gate of every kind: a passage (a field and a Vary), an answer, a refusal. */
 const gate: Gate = (view) => {
@@ -60,7 +44,7 @@ const routes = {
 };
 
 function pipeline() {
-  return createPipeline({ versioning: byPath });
+  return createPipeline({ versioning: byPathVersioner });
 }
 
 const mounts: Mounts = {

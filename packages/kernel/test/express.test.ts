@@ -1,28 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { type Listening, listen, rawRequest } from "@svc/test-utils";
+import { byPathVersioner, type Listening, listen, rawRequest } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expressAdapter } from "../src/express.js";
-import { createPipeline, HttpError, isHttpError, reply, type Versioner } from "../src/index.js";
+import { createPipeline, HttpError, isHttpError, reply } from "../src/index.js";
 import { pipelineRequest, writeResponse } from "../src/node.js";
-
-/** Versions by a `/v<N>` prefix, 1 and 2; anything else is a 404 carrying the supported versions. */
-const byPath: Versioner = {
-  resolve(_request, target) {
-    const match = /^\/v(\d+)(\/.*)?$/.exec(target);
-    const version = match === null ? 1 : Number(match[1]);
-    return {
-      target: match === null ? target : (match[2] ?? "/"),
-      version,
-      prefix: match === null ? "" : `/v${version}`,
-      label: undefined,
-      fields: { "api-supported-versions": "1, 2" },
-      vary: [],
-      error: version > 2 ? HttpError.notFound(`version ${version} does not exist`) : undefined,
-    };
-  },
-};
 
 function errorHandler(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
   const status = isHttpError(err) ? err.status : 500;
@@ -34,7 +17,7 @@ let plain: Listening;
 let twice: Listening;
 
 beforeAll(async () => {
-  const svc = expressAdapter(createPipeline({ versioning: byPath }));
+  const svc = expressAdapter(createPipeline({ versioning: byPathVersioner }));
   const app = express();
   app.use((req, res, next) => {
     res.setHeader("X-Front", "1");
@@ -71,7 +54,7 @@ beforeAll(async () => {
   server = await listen(app);
 
   // The same adapter's prepare mounted twice: app-wide and again on a router in front of the routes.
-  const again = expressAdapter(createPipeline({ versioning: byPath }));
+  const again = expressAdapter(createPipeline({ versioning: byPathVersioner }));
   const twiceApp = express();
   twiceApp.use(again.prepare);
   const router = express.Router();

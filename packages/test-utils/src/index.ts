@@ -13,3 +13,4 @@ export { at, simulatedProxy } from "./proxy.js";
 export { type RawResponse, rawRequest } from "./raw-request.js";
 export { assertReadmeShows, readmeRegion } from "./readme.js";
 export { freePort, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "./services.js";
+export { byPathVersioner } from "./versioner.js";
