@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import { conformance, errorStatus, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
 import { SignJWT } from "jose";
-import { expect } from "vitest";
 import * as onExpress from "../src/express.js";
 import * as onFastify from "../src/fastify.js";
 import * as onFetch from "../src/fetch.js";
@@ -125,15 +124,13 @@ const mounts: Mounts = {
   },
 };
 
-const status = (want: number) => (r: { text: string }) => expect(JSON.parse(r.text).status).toBe(want);
-
 const rows: Row[] = [
   {
     name: "no credentials → 401 with a challenge per scheme",
     request: { path: "/me" },
     status: 401,
     headers: { "www-authenticate": 'Bearer realm="api", Basic realm="api", charset="UTF-8"' },
-    body: status(401),
+    body: errorStatus(401),
   },
   {
     name: "a valid JWT → 200, the principal seen by the route",
@@ -146,7 +143,7 @@ const rows: Row[] = [
     request: { path: "/me", headers: { Authorization: `Bearer ${expired}` } },
     status: 401,
     headers: { "www-authenticate": 'Bearer realm="api", error="invalid_token"' },
-    body: status(401),
+    body: errorStatus(401),
   },
   {
     name: "a JWT that is no JWS → 401 invalid_token",
@@ -161,7 +158,7 @@ const rows: Row[] = [
     headers: {
       "www-authenticate": 'Bearer realm="api", error="insufficient_scope", scope="employees:write"',
     },
-    body: status(403),
+    body: errorStatus(403),
   },
   {
     name: "a JWT with the route's scope → 200",
@@ -198,7 +195,7 @@ const rows: Row[] = [
     request: { path: "/me", headers: { Authorization: basic("bob", "wrong") } },
     status: 401,
     headers: { "www-authenticate": 'Basic realm="api", charset="UTF-8"' },
-    body: status(401),
+    body: errorStatus(401),
   },
   {
     name: "authorize: a Basic principal the predicate refuses → 403 without a Bearer challenge",

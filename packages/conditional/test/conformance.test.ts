@@ -5,11 +5,16 @@ import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
 import { compression } from "@svc/negotiate";
-import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import {
+  conformance,
+  errorStatus,
+  fallbackErrors,
+  fastifyPipelineApp,
+  honoPipelineApp,
+  type Mounts,
+  type Row,
+} from "@svc/test-utils/conformance";
 import express from "express";
-import Fastify from "fastify";
-import { Hono } from "hono";
-import { expect } from "vitest";
 import { preconditions as expressPreconditions } from "../src/express.js";
 import { preconditions as fastifyPreconditions } from "../src/fastify.js";
 import { preconditions as fetchPreconditions } from "../src/fetch.js";
@@ -87,8 +92,7 @@ const mounts: Mounts = {
   },
   fastify() {
     const svc = fastifyAdapter(pipeline());
-    const app = Fastify({ rewriteUrl: svc.rewriteUrl });
-    app.register(svc.plugin);
+    const app = fastifyPipelineApp(svc);
     app.get("/employees/7", svc.handle(routes.read));
     app.put(
       "/employees/7",
@@ -99,13 +103,11 @@ const mounts: Mounts = {
       reply.header("ETag", PLAIN_TAG).type("text/plain").send("plain"),
     );
     app.put("/plain/7", { onRequest: guard }, (_request, reply) => reply.code(204).send());
-    app.setErrorHandler(fallbackErrors.fastify);
     return app;
   },
   fetch() {
     const svc = fetchAdapter(pipeline());
-    const app = new Hono({ getPath: svc.getPath });
-    app.use(svc.middleware);
+    const app = honoPipelineApp(svc);
     app.get("/employees/7", (c) => svc.respond(c.req.raw, routes.read));
     app.put("/employees/7", (c) =>
       svc.respond(c.req.raw, () => routes.write((now) => svc.preconditions(c.req.raw, now))),
@@ -113,15 +115,9 @@ const mounts: Mounts = {
     const guard = fetchPreconditions({ current });
     app.get("/plain/7", guard, (c) => c.text("plain", 200, { ETag: PLAIN_TAG }));
     app.put("/plain/7", guard, (c) => c.body(null, 204));
-    app.notFound(() => {
-      throw HttpError.notFound();
-    });
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
     return app.fetch;
   },
 };
-
-const status = (want: number) => (r: { text: string }) => expect(JSON.parse(r.text).status).toBe(want);
 
 const rows: Row[] = [
   {
@@ -211,7 +207,7 @@ const rows: Row[] = [
       body: json,
     },
     status: 412,
-    body: status(412),
+    body: errorStatus(412),
   },
   {
     name: "PUT If-Unmodified-Since: before Last-Modified → 412",
@@ -222,7 +218,7 @@ const rows: Row[] = [
       body: json,
     },
     status: 412,
-    body: status(412),
+    body: errorStatus(412),
   },
   {
     name: "preconditions(): GET If-None-Match: the current tag → 304 with it",
@@ -247,7 +243,7 @@ const rows: Row[] = [
       body: json,
     },
     status: 412,
-    body: status(412),
+    body: errorStatus(412),
   },
   {
     name: "preconditions(): PUT If-Match: the current tag → the handler",

@@ -4,10 +4,17 @@ import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
-import { conformance, fallbackErrors, type Mounts, type Row, send } from "@svc/test-utils/conformance";
+import {
+  conformance,
+  errorStatus,
+  fallbackErrors,
+  fastifyPipelineApp,
+  honoPipelineApp,
+  type Mounts,
+  type Row,
+  send,
+} from "@svc/test-utils/conformance";
 import express from "express";
-import Fastify from "fastify";
-import { Hono } from "hono";
 import { expect } from "vitest";
 import { idempotency as expressIdempotency } from "../src/express.js";
 import { idempotency as fastifyIdempotency } from "../src/fastify.js";
@@ -95,21 +102,18 @@ const mounts: Mounts = {
     const svc = fastifyAdapter(createPipeline());
     const keys = fastifyIdempotency(options());
     const create = orders();
-    const app = Fastify({ rewriteUrl: svc.rewriteUrl });
-    app.register(svc.plugin);
+    const app = fastifyPipelineApp(svc);
     app.post(
       "/orders",
       svc.handle((request, ctx) => create(request.body, request.headers, ctx), { idempotency: keys }),
     );
-    app.setErrorHandler(fallbackErrors.fastify);
     return app;
   },
   fetch() {
     const svc = fetchAdapter(createPipeline());
     const keys = fetchIdempotency(options());
     const create = orders();
-    const app = new Hono({ getPath: svc.getPath });
-    app.use(svc.middleware);
+    const app = honoPipelineApp(svc);
     app.post("/orders", async (c) => {
       const body: unknown = await c.req.json();
       const headers = Object.fromEntries(c.req.raw.headers);
@@ -118,10 +122,6 @@ const mounts: Mounts = {
         body,
       });
     });
-    app.notFound(() => {
-      throw HttpError.notFound();
-    });
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
     return app.fetch;
   },
 };
@@ -135,8 +135,6 @@ const post = (key: string | undefined, item: string) => ({
   },
   body: JSON.stringify({ item }),
 });
-
-const refused = (status: number) => (r: { text: string }) => expect(JSON.parse(r.text).status).toBe(status);
 
 const rows: Row[] = [
   {
@@ -171,7 +169,7 @@ const rows: Row[] = [
     before: [post("k-reused", "fig")],
     request: post("k-reused", "kiwi"),
     status: 422,
-    body: refused(422),
+    body: errorStatus(422),
   },
   {
     name: "a duplicate while the first is in flight → 409 with Retry-After",
@@ -188,7 +186,7 @@ const rows: Row[] = [
     name: "no Idempotency-Key where required → 400",
     request: post(undefined, "lime"),
     status: 400,
-    body: refused(400),
+    body: errorStatus(400),
   },
   {
     name: "two Idempotency-Key field lines → 400",
@@ -201,7 +199,7 @@ const rows: Row[] = [
       ],
     },
     status: 400,
-    body: refused(400),
+    body: errorStatus(400),
   },
 ];
 

@@ -1,10 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { byPathVersioner } from "@svc/test-utils";
-import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import {
+  conformance,
+  errorStatus,
+  fallbackErrors,
+  fastifyPipelineApp,
+  honoPipelineApp,
+  type Mounts,
+  type Row,
+} from "@svc/test-utils/conformance";
 import express, { type Request } from "express";
-import Fastify, { type FastifyRequest } from "fastify";
-import { Hono } from "hono";
+import type { FastifyRequest } from "fastify";
 import { expect } from "vitest";
 import { expressAdapter, expressGate } from "../src/express.js";
 import { fastifyAdapter, fastifyGate } from "../src/fastify.js";
@@ -91,8 +98,7 @@ const mounts: Mounts = {
   },
   fastify() {
     const svc = fastifyAdapter(pipeline());
-    const app = Fastify({ rewriteUrl: svc.rewriteUrl });
-    app.register(svc.plugin);
+    const app = fastifyPipelineApp(svc);
     app.addHook("onRequest", fastifyGate(gate));
     app.get(
       "/employees/:id",
@@ -104,13 +110,11 @@ const mounts: Mounts = {
     app.get("/empty", svc.handle(routes.empty));
     app.get("/stream", svc.handle(routes.stream));
     app.get("/linked", svc.handle(routes.linked));
-    app.setErrorHandler(fallbackErrors.fastify);
     return app;
   },
   fetch() {
     const svc = fetchAdapter(pipeline());
-    const app = new Hono({ getPath: svc.getPath });
-    app.use(svc.middleware);
+    const app = honoPipelineApp(svc);
     app.use(fetchGate(gate));
     app.get("/employees/:id", (c) =>
       svc.respond(c.req.raw, (ctx) => routes.employee(c.req.param("id"), ctx.version)),
@@ -119,10 +123,6 @@ const mounts: Mounts = {
     app.get("/empty", (c) => svc.respond(c.req.raw, routes.empty));
     app.get("/stream", (c) => svc.respond(c.req.raw, routes.stream));
     app.get("/linked", (c) => svc.respond(c.req.raw, routes.linked));
-    app.notFound(() => {
-      throw HttpError.notFound();
-    });
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
     return app.fetch;
   },
 };
@@ -159,14 +159,14 @@ const rows: Row[] = [
     request: { path: "/v3/employees/7" },
     status: 404,
     headers: { "api-supported-versions": "1, 2" },
-    body: (r) => expect(JSON.parse(r.text).status).toBe(404),
+    body: errorStatus(404),
   },
   {
     name: "a handler's HttpError reaches the error handler",
     request: { path: "/employees/1" },
     status: 404,
     headers: { "x-gate": "passed" },
-    body: (r) => expect(JSON.parse(r.text).status).toBe(404),
+    body: errorStatus(404),
   },
   {
     name: "a reply's status and fields",

@@ -10,7 +10,7 @@ import * as onExpress from "@svc/negotiate/express";
 import * as onFastify from "@svc/negotiate/fastify";
 import * as onFetch from "@svc/negotiate/fetch";
 import * as onNode from "@svc/negotiate/node";
-import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import { conformance, errorStatus, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
 import express from "express";
 import Fastify, { type FastifyRequest } from "fastify";
 import { Hono } from "hono";
@@ -104,8 +104,6 @@ const mounts: Mounts = {
   },
 };
 
-const statusOf = (status: number) => (r: { text: string }) => expect(JSON.parse(r.text).status).toBe(status);
-
 const rows: Row[] = [
   {
     name: "Accept: application/json → JSON, Vary: Origin, Accept, Accept-Encoding",
@@ -137,7 +135,7 @@ const rows: Row[] = [
     name: "Accept: image/png → 406",
     request: { path: "/items", headers: { accept: "image/png" } },
     status: 406,
-    body: statusOf(406),
+    body: errorStatus(406),
   },
   {
     name: "Accept: application/json;q=0, text/csv → CSV (q=0 is not acceptable)",
@@ -186,13 +184,13 @@ const rows: Row[] = [
     request: { method: "POST", path: "/items", headers: { "content-type": "text/plain" }, body: "hello" },
     status: 415,
     headers: { "accept-post": "application/json, application/xml" },
-    body: statusOf(415),
+    body: errorStatus(415),
   },
   {
     name: "POST without Content-Type → 415",
     request: { method: "POST", path: "/items", body: '{"name":"new"}' },
     status: 415,
-    body: statusOf(415),
+    body: errorStatus(415),
   },
   {
     name: "POST of 101 bytes over a limit of 100 → 413, Connection: close",
@@ -204,7 +202,7 @@ const rows: Row[] = [
     },
     status: 413,
     headers: { connection: "close" },
-    body: statusOf(413),
+    body: errorStatus(413),
   },
   {
     name: "POST invalid JSON → 400",

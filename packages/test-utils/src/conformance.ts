@@ -1,7 +1,9 @@
 import { createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
-import type { ResponseValue } from "@svc/kernel";
+import { HttpError, type ResponseValue } from "@svc/kernel";
 import { passagesOf, toResponse, withPassage } from "@svc/kernel/fetch";
+import Fastify, { type FastifyInstance, type FastifyPluginCallback } from "fastify";
+import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Listening, listenOn, whenListening } from "./listen.js";
 
@@ -253,3 +255,39 @@ export const fallbackErrors = {
     return passagesOf(c.req.raw).reduce((out, passage) => withPassage(out, passage), response);
   },
 };
+
+/** A row's `body` check of an error response: the status the fallback record (or `@svc/errors`') names. */
+export function errorStatus(want: number): (response: RowResponse) => void {
+  return (response) => expect(JSON.parse(response.text).status).toBe(want);
+}
+
+/**
+ * A Fastify app around a pipeline's adapter (`fastifyAdapter` of `@svc/kernel/fastify`): its
+ * `rewriteUrl` and `plugin`, and {@link fallbackErrors}; the test adds its routes.
+ */
+export function fastifyPipelineApp(svc: {
+  rewriteUrl: (this: unknown, req: import("node:http").IncomingMessage) => string;
+  plugin: FastifyPluginCallback;
+}): FastifyInstance {
+  const app = Fastify({ rewriteUrl: svc.rewriteUrl });
+  app.register(svc.plugin);
+  app.setErrorHandler(fallbackErrors.fastify);
+  return app as unknown as FastifyInstance;
+}
+
+/**
+ * A Hono app around a pipeline's Fetch adapter (`fetchAdapter` of `@svc/kernel/fetch`): its
+ * `getPath` and `middleware`, a 404 for what no route matches, and {@link fallbackErrors}.
+ */
+export function honoPipelineApp(svc: {
+  getPath: (request: Request) => string;
+  middleware: (c: never, next: () => Promise<void>) => Promise<Response | undefined>;
+}): Hono {
+  const app = new Hono({ getPath: svc.getPath });
+  app.use(svc.middleware as never);
+  app.notFound(() => {
+    throw HttpError.notFound();
+  });
+  app.onError((err, c) => fallbackErrors.fetch(err, c));
+  return app;
+}

@@ -5,11 +5,16 @@ import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
 import { json, representations } from "@svc/negotiate";
-import { conformance, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import {
+  conformance,
+  errorStatus,
+  fallbackErrors,
+  fastifyPipelineApp,
+  honoPipelineApp,
+  type Mounts,
+  type Row,
+} from "@svc/test-utils/conformance";
 import express from "express";
-import Fastify from "fastify";
-import { Hono } from "hono";
-import { expect } from "vitest";
 import { versionedPath as expressPath } from "../src/express.js";
 import { versionedPath as fastifyPath } from "../src/fastify.js";
 import { versionedPath as fetchPath } from "../src/fetch.js";
@@ -69,31 +74,22 @@ const mounts: Mounts = {
   },
   fastify() {
     const svc = fastifyAdapter(pipeline());
-    const app = Fastify({ rewriteUrl: svc.rewriteUrl });
-    app.register(svc.plugin);
+    const app = fastifyPipelineApp(svc);
     app.get(
       "/employees/7",
       svc.handle((request, ctx) => employee(ctx.version, fastifyPath(request, "/employees/7"))),
     );
-    app.setErrorHandler(fallbackErrors.fastify);
     return app;
   },
   fetch() {
     const svc = fetchAdapter(pipeline());
-    const app = new Hono({ getPath: svc.getPath });
-    app.use(svc.middleware);
+    const app = honoPipelineApp(svc);
     app.get("/employees/7", (c) =>
       svc.respond(c.req.raw, (ctx) => employee(ctx.version, fetchPath(c, "/employees/7"))),
     );
-    app.notFound(() => {
-      throw HttpError.notFound();
-    });
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
     return app.fetch;
   },
 };
-
-const refused = (status: number) => (r: { text: string }) => expect(JSON.parse(r.text).status).toBe(status);
 
 const rows: Row[] = [
   {
@@ -129,21 +125,21 @@ const rows: Row[] = [
     request: { path: "/v9/employees/7" },
     status: 404,
     headers: { "api-supported-versions": "1, 2" },
-    body: refused(404),
+    body: errorStatus(404),
   },
   {
     name: "API-Version: 9 → 400 with API-Supported-Versions",
     request: { path: "/employees/7", headers: { "API-Version": "9" } },
     status: 400,
     headers: { "api-supported-versions": "1, 2" },
-    body: refused(400),
+    body: errorStatus(400),
   },
   {
     name: "Accept: application/vnd.svc.v9+json → 406 with API-Supported-Versions",
     request: { path: "/employees/7", headers: { Accept: "application/vnd.svc.v9+json" } },
     status: 406,
     headers: { "api-supported-versions": "1, 2" },
-    body: refused(406),
+    body: errorStatus(406),
   },
   {
     name: "GET /v1/employees/7 (deprecated) → Deprecation, Sunset, Link",
