@@ -31,7 +31,7 @@ import type {
   RawServerDefault,
   RouteHandlerMethod,
 } from "fastify";
-import { fieldName } from "./node.js";
+import { fieldName, pipelineRequest } from "./node.js";
 
 /** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
 export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | undefined): PipelineRequest {
@@ -201,18 +201,7 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
   const decide = (req: IncomingMessage): Decided => {
     let ready = decided.get(req);
     if (ready === undefined) {
-      const target = req.url ?? "/";
-      const query = target.indexOf("?");
-      const prepared = pipeline.prepare(
-        {
-          method: (req.method ?? "GET").toUpperCase(),
-          headers: req.headers,
-          rawHeaders: req.rawHeaders,
-          path: query === -1 ? target : target.slice(0, query),
-          native: req,
-        },
-        target,
-      );
+      const prepared = pipeline.prepare(pipelineRequest(req), req.url ?? "/");
       ready = { prepared };
       decided.set(req, ready);
     }
@@ -239,14 +228,9 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
       return async function svcHandler(request: FastifyRequest, reply: FastifyReply) {
         const ready = decide(request.raw);
         if (ready.prepared.refusal !== undefined) throw ready.prepared.refusal;
-        const pipelineRequest = fastifyRequest(request, reply);
-        const value = await pipeline.run(
-          pipelineRequest,
-          ready.prepared,
-          (context) => handler(request, context),
-          route,
-        );
-        return sendValue(reply, value, pipelineRequest.method);
+        const read = fastifyRequest(request, reply);
+        const value = await pipeline.run(read, ready.prepared, (context) => handler(request, context), route);
+        return sendValue(reply, value, read.method);
       } as RouteHandlerMethod<RawServerDefault>;
     },
     preconditions(request, current, creates = false) {

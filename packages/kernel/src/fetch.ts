@@ -92,15 +92,24 @@ export function fetchPipelineRequest(
   request: Request,
   options: { info?: ConnectionInfo | undefined; path?: string | undefined; body?: unknown } = {},
 ): PipelineRequest {
-  const view = fetchView(request, options.info);
+  return readView(request, fetchView(request, options.info), options.path, options.body);
+}
+
+/** The pipeline's reading of a request from its view: the path is the target's, unless routed otherwise. */
+function readView(
+  request: Request,
+  view: RequestView,
+  path: string | undefined,
+  body: unknown,
+): PipelineRequest {
   const url = view.url ?? "/";
   const query = url.indexOf("?");
   return {
     method: view.method ?? "GET",
     headers: view.headers,
     rawHeaders: view.rawHeaders,
-    path: options.path ?? (query === -1 ? url : url.slice(0, query)),
-    body: options.body,
+    path: path ?? (query === -1 ? url : url.slice(0, query)),
+    body,
     native: request,
   };
 }
@@ -293,17 +302,20 @@ export interface FetchPipeline {
  * app.get("/employees/:id", (c) => svc.respond(c.req.raw, () => employees.get(c.req.param("id"))));
  */
 export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
-  const decided = new WeakMap<Request, { prepared: Prepared; path: string }>();
+  const decided = new WeakMap<
+    Request,
+    { prepared: Prepared; path: string; read: PipelineRequest; info: unknown }
+  >();
   const decide = (request: Request, info?: ConnectionInfo | undefined) => {
     let ready = decided.get(request);
     if (ready === undefined) {
-      const view = fetchPipelineRequest(request, { info });
-      const url = new URL(request.url);
-      const target = `${url.pathname}${url.search}`;
-      const prepared = pipeline.prepare(view, target);
+      const view = fetchView(request, info);
+      const target = view.url ?? "/";
+      const read = readView(request, view, undefined, undefined);
+      const prepared = pipeline.prepare(read, target);
       const routed = prepared.version?.target ?? target;
       const query = routed.indexOf("?");
-      ready = { prepared, path: query === -1 ? routed : routed.slice(0, query) };
+      ready = { prepared, path: query === -1 ? routed : routed.slice(0, query), read, info };
       decided.set(request, ready);
       if (prepared.version !== undefined) addPassage(request, prepared.version);
     }
@@ -321,9 +333,13 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
       return undefined;
     },
     async respond(request, handler, options = {}) {
-      const { prepared, path } = decide(request, options.info);
+      const { prepared, path, read, info } = decide(request, options.info);
       if (prepared.refusal !== undefined) throw prepared.refusal;
-      const pipelineRequest = fetchPipelineRequest(request, { info: options.info, path, body: options.body });
+      // The request as read for the decision, unless this call knows more of the connection.
+      const pipelineRequest =
+        options.info === undefined || options.info === info
+          ? { ...read, path, body: options.body }
+          : fetchPipelineRequest(request, { info: options.info, path, body: options.body });
       const value = await pipeline.run(pipelineRequest, prepared, handler, options.route);
       const preset = new Headers();
       for (const passage of passagesOf(request)) {
