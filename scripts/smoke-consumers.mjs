@@ -146,6 +146,10 @@ function smokeConsumer(tarballs, rootManifest) {
   // A TypeScript consumer installs `@types/node` (each package's optional peer) itself; the
   // workspace's own range keeps the check deterministic.
   peers.add(`@types/node@${rootManifest.devDependencies["@types/node"]}`);
+  // The Fastify entries' declarations name Fastify's types, as a Fastify app has them; the
+  // consumer of the types check below installs it. That no entry loads Fastify (or Express) at
+  // run time is the registry suite's Hono-only consumer.
+  peers.add(`fastify@${rootManifest.devDependencies.fastify}`);
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...peers], consumer);
 
   for (const { dir, manifest } of packages) {
