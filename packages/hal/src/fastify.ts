@@ -16,7 +16,7 @@ import {
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
 import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from "fastify";
 
-export type { BaseUrlOptions, HostCheckOptions, HrefOptions } from "@svc/hal";
+export type { BaseUrlOptions, HostCheckOptions, HrefOptions, TrustProxy, TrustProxyOption } from "@svc/hal";
 
 /** Options of the {@link allowedHosts} plugin. */
 export interface AllowedHostsOptions extends HostCheckOptions {

@@ -15,7 +15,7 @@ import {
 } from "@svc/hal";
 import { type ConnectionInfo, type FetchMiddleware, fetchGate, fetchView } from "@svc/kernel/fetch";
 
-export type { BaseUrlOptions, HostCheckOptions, HrefOptions } from "@svc/hal";
+export type { BaseUrlOptions, HostCheckOptions, HrefOptions, TrustProxy, TrustProxyOption } from "@svc/hal";
 
 /**
  * The host check on the Fetch API: Hono middleware (`app.use(allowedHosts(hosts, options))`,

@@ -14,6 +14,8 @@ export {
   type HostCheckOptions,
   type HrefOptions,
   hrefFor,
+  type TrustProxy,
+  type TrustProxyOption,
 } from "@svc/hal";
 
 /**

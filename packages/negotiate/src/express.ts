@@ -11,4 +11,5 @@ export {
   type ParseBodyOptions,
   type ParsedBodyRequest,
   parseBody,
+  type XmlBodySchema,
 } from "@svc/negotiate";

@@ -16,7 +16,7 @@ import {
 } from "@svc/negotiate";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 
-export type { CrossOriginOptions, ParseBodyOptions } from "@svc/negotiate";
+export type { CrossOriginOptions, ParseBodyOptions, XmlBodySchema } from "@svc/negotiate";
 
 /**
  * Body parsing as a Fastify plugin: `app.register(parseBody, options)`. It replaces Fastify's own

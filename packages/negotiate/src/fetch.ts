@@ -9,7 +9,7 @@
 import { type ConnectionInfo, type FetchMiddleware, fetchGate, fetchView } from "@svc/kernel/fetch";
 import { bodyReader, type CrossOriginOptions, crossOriginGate, type ParseBodyOptions } from "@svc/negotiate";
 
-export type { CrossOriginOptions, ParseBodyOptions } from "@svc/negotiate";
+export type { CrossOriginOptions, ParseBodyOptions, XmlBodySchema } from "@svc/negotiate";
 
 /**
  * The body of a `Request`, read from `request.body` and parsed by `bodyReader(options)`: resolves

@@ -16,7 +16,7 @@ import {
   type ParseBodyOptions,
 } from "@svc/negotiate";
 
-export type { CrossOriginOptions, ParseBodyOptions } from "@svc/negotiate";
+export type { CrossOriginOptions, ParseBodyOptions, XmlBodySchema } from "@svc/negotiate";
 
 /**
  * The body of a `node:http` request, read and parsed by `bodyReader(options)`: resolves to the
