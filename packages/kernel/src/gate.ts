@@ -52,9 +52,9 @@ export type GateOutcome = Passage | Answer | undefined;
 export type Gate<Native = unknown> = (
   view: RequestView,
   native: Native,
-) => GateOutcome | void | Promise<GateOutcome | void>;
+) => GateOutcome | Promise<GateOutcome>;
 
 /** Whether `outcome` answers the request itself. */
-export function isAnswer(outcome: GateOutcome | void): outcome is Answer {
+export function isAnswer(outcome: GateOutcome): outcome is Answer {
   return typeof outcome === "object" && outcome !== null && "answer" in outcome;
 }
