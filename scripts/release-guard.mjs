@@ -16,7 +16,8 @@
 //
 // The base: `--base <ref>` (or RELEASE_BASE); else the merge base with origin/main when HEAD is
 // not on it (a branch); else the newest release tag (`<package>@<version>`) reachable from HEAD;
-// else the root commit (nothing released yet, so everything since is pending).
+// else the newest commit that changed a published package's version (the version commit, in a
+// clone without tags); else the root commit (nothing released yet, so everything is pending).
 //
 //   node scripts/release-guard.mjs [--base <ref>] [--root <dir>] [--no-pack]
 import { execFileSync, spawnSync } from "node:child_process";
@@ -60,8 +61,23 @@ export function releaseBase(root, names, explicit) {
     .filter((tag) => names.some((name) => tag.startsWith(`${name}@`)));
   if (tags.length > 0)
     return { ref: git(root, "rev-list", "-n", "1", tags[0]), why: `the release tag ${tags[0]}` };
+  // A clone that did not bring the tags still has the version commit: the newest commit that
+  // changed a published package's version.
+  const versioned = tryGit(
+    root,
+    "log",
+    "-n",
+    "1",
+    "--format=%H",
+    "-G",
+    '^  "version": ',
+    "HEAD",
+    "--",
+    "packages/*/package.json",
+  );
+  if (versioned) return { ref: versioned, why: "the newest version commit (no release tag reachable)" };
   const roots = git(root, "rev-list", "--max-parents=0", "HEAD").split("\n");
-  return { ref: roots[roots.length - 1], why: "the root commit (no release tag yet)" };
+  return { ref: roots[roots.length - 1], why: "the root commit (nothing released yet)" };
 }
 
 /** The pending changesets: `Map<package, bump>`, the highest bump any changeset gives it. */
