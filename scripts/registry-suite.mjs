@@ -4,20 +4,22 @@
 // 1. A throw-away verdaccio (root devDependency) on a free loopback port, its storage and users
 //    in a temporary folder, and an npm user config that sends `@svc/*` there (with a token of a
 //    user created on it) and everything else to the usual registry.
-// 2. A temporary clone of HEAD (plus uncommitted changes to tracked files) is versioned as the
-//    first release would be (scripts/version-packages.mjs --first-release), committed as the
-//    version commit, given the built dist/ of this checkout (same sources: build first), and
-//    published with `changeset publish`. Checked: private apps keep their version, each package
-//    has a one-entry CHANGELOG.md, every tag names the version commit.
+// 2. A temporary clone of HEAD (plus uncommitted changes to tracked files) is released as
+//    RELEASING.md does it: scripts/version-packages.mjs versions the pending changesets (when
+//    none is pending, a rehearsal patch of @svc/kernel, so versioning always runs), the result is
+//    committed as the version commit, given the built dist/ of this checkout (same sources: build
+//    first), and published with `changeset publish`. Checked: private apps keep their version,
+//    each versioned package's CHANGELOG.md gains one entry for its new version on top of the
+//    released ones, every new tag names the version commit, every package's version is tagged.
 // 3. Consumers install exact versions from that registry: with Express 5 (and @types/express 5)
 //    and with Express 4.17.3, the oldest the peer ranges admit. In each, every package loads
 //    through `import` and `require` (its smoke.mjs), the installed files pass the tarball checks,
 //    and the README examples run: type-checked in the Express 5 project, compiled and run in the
 //    Express 4.17 one.
 // 4. The kernel rule: a second minor of @svc/errors is released with the dependents it leaves
-//    (scripts/version-packages.mjs moves their peer ranges). A consumer with @svc/auth 0.1.0 who
-//    adds @svc/ratelimit 0.2.0 (built against the other kernel minor) gets ERESOLVE, never a
-//    second copy; one with both at 0.2.0, or both at 0.1.0, has exactly one @svc/errors.
+//    (scripts/version-packages.mjs moves their peer ranges). A consumer with @svc/auth of the
+//    current kernel minor who adds the @svc/ratelimit built against the next one gets ERESOLVE,
+//    never a second copy; one with both on either minor has exactly one @svc/errors.
 //
 // Where verdaccio cannot start, the suite says so and skips, unless CI is set: then it fails.
 //   node scripts/registry-suite.mjs [--keep]     (--keep leaves the temporary folder)
@@ -204,28 +206,40 @@ function versionAndPublish(clone, versionArgs, label, only) {
   return { versionCommit, out: "" };
 }
 
-function checkFirstRelease(clone, versionCommit) {
+/** `name → version` of every published package of `dir`. */
+function versionsOf(dir) {
+  return new Map(publishedPackages(dir).map(({ manifest }) => [manifest.name, manifest.version]));
+}
+
+function checkRelease(clone, before, versionCommit) {
   const problems = [];
   for (const app of readdirSync(join(clone, "apps"))) {
     const manifest = JSON.parse(readFileSync(join(clone, "apps", app, "package.json"), "utf8"));
     if (manifest.version !== "0.0.0")
       problems.push(`${manifest.name} (private) was versioned to ${manifest.version}`);
   }
+  const onCommit = git(clone, "tag", "--points-at", versionCommit).split("\n").filter(Boolean);
+  let versioned = 0;
   for (const { dir, manifest } of publishedPackages(clone)) {
-    if (manifest.version !== "0.1.0") problems.push(`${manifest.name} is ${manifest.version}, not 0.1.0`);
+    const { name, version } = manifest;
+    const tag = `${name}@${version}`;
+    if (git(clone, "tag", "--list", tag) === "") problems.push(`${tag} is not tagged`);
+    if (version === before.get(name)) continue;
+    versioned++;
     const log = existsSync(join(dir, "CHANGELOG.md")) ? readFileSync(join(dir, "CHANGELOG.md"), "utf8") : "";
-    const versions = log.match(/^## /gm)?.length ?? 0;
-    if (versions !== 1 || !log.includes("First release."))
+    const entries = [...log.matchAll(/^## (\S+)$/gm)].map((m) => m[1]);
+    if (entries[0] !== version || entries[1] !== before.get(name))
       problems.push(
-        `${manifest.name}: CHANGELOG.md has ${versions} version entries, not one first-release entry`,
+        `${name}: CHANGELOG.md lists ${entries.slice(0, 2).join(", ") || "nothing"}, not ${version} on top of ${before.get(name)}`,
       );
-    if (log.length > 2000) problems.push(`${manifest.name}: CHANGELOG.md is ${log.length} bytes`);
+    if (!onCommit.includes(tag)) problems.push(`${tag} is not tagged on the version commit`);
   }
-  const tags = git(clone, "tag", "--points-at", versionCommit).split("\n").filter(Boolean);
-  if (tags.length !== publishedPackages(clone).length)
-    problems.push(`the version commit has ${tags.length} tags (${tags.join(", ")}), not one per package`);
-  const elsewhere = git(clone, "tag", "--no-contains", versionCommit).split("\n").filter(Boolean);
-  if (elsewhere.length > 0) problems.push(`tags before the version commit: ${elsewhere.join(", ")}`);
+  if (versioned === 0) problems.push("the release versioned no package");
+  const stray = onCommit.filter(
+    (tag) => !publishedPackages(clone).some((p) => tag === `${p.manifest.name}@${p.manifest.version}`),
+  );
+  if (stray.length > 0)
+    problems.push(`tags of no current version on the version commit: ${stray.join(", ")}`);
   return problems;
 }
 
@@ -321,14 +335,29 @@ try {
   const clone = cloneCheckout();
   copyDist(clone);
 
-  // 2. The first release, as RELEASING.md does it.
-  const first = versionAndPublish(clone, ["--first-release"], "first release");
-  const problems = checkFirstRelease(clone, first.versionCommit);
+  // 2. The next release, as RELEASING.md does it.
+  const pending = readdirSync(join(clone, ".changeset")).filter(
+    (f) => f.endsWith(".md") && f !== "README.md",
+  );
+  if (pending.length === 0)
+    writeFileSync(
+      join(clone, ".changeset/kernel-release-rehearsal.md"),
+      '---\n"@svc/kernel": patch\n---\n\nA release rehearsal (registry suite).\n',
+    );
+  const before = versionsOf(clone);
+  const release = versionAndPublish(clone, [], "release");
+  const problems = checkRelease(clone, before, release.versionCommit);
+  const current = versionsOf(clone);
   if (problems.length === 0)
-    pass("first release: versions, one-entry changelogs, private apps untouched, tags on the version commit");
-  else fail("first release", problems.join("\n"));
-  const names = publishedPackages(root).map(({ manifest }) => manifest.name);
-  const pinned = names.map((n) => `${n}@0.1.0`);
+    pass(
+      `release (${pending.length > 0 ? `${pending.length} pending changesets` : "a rehearsal changeset"}): ${[...current]
+        .filter(([n, v]) => v !== before.get(n))
+        .map(([n, v]) => `${n}@${v}`)
+        .join(", ")}; changelogs, private apps untouched, tags on the version commit`,
+    );
+  else fail("release", problems.join("\n"));
+  const names = [...current.keys()];
+  const pinned = names.map((n) => `${n}@${current.get(n)}`);
   const dev = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies;
   const range = (alias) => dev[alias].replace(/^npm:[^@]+@/, "");
   const libraries = [
@@ -381,16 +410,24 @@ try {
     '---\n"@svc/errors": minor\n---\n\nA second minor of the kernel (registry suite).\n',
   );
   const second = versionAndPublish(clone, [], "kernel minor", ["errors", "auth", "ratelimit"]);
+  const next = versionsOf(clone);
+  const [errors1, auth1, ratelimit1] = ["errors", "auth", "ratelimit"].map((n) => current.get(`@svc/${n}`));
+  const [errors2, auth2, ratelimit2] = ["errors", "auth", "ratelimit"].map((n) => next.get(`@svc/${n}`));
   const ratelimit = JSON.parse(readFileSync(join(clone, "packages/ratelimit/package.json"), "utf8"));
-  if (ratelimit.version !== "0.2.0" || ratelimit.peerDependencies["@svc/errors"] !== "^0.2.0")
+  const minor = (v) => v.split(".").slice(0, 2).join(".");
+  if (
+    minor(errors2) === minor(errors1) ||
+    minor(ratelimit2) === minor(ratelimit1) ||
+    ratelimit.peerDependencies["@svc/errors"] !== `^${errors2}`
+  )
     fail(
       "kernel minor",
-      `@svc/ratelimit is ${ratelimit.version} with peer @svc/errors ${ratelimit.peerDependencies["@svc/errors"]}, not 0.2.0 with ^0.2.0\n${second.out}`,
+      `@svc/errors ${errors1} → ${errors2}; @svc/ratelimit ${ratelimit1} → ${ratelimit2} with peer @svc/errors ${ratelimit.peerDependencies["@svc/errors"]}, not a minor with ^${errors2}\n${second.out}`,
     );
-  const kernel = consumer("kernel", ["@svc/errors@0.1.0", "@svc/auth@0.1.0"]);
+  const kernel = consumer("kernel", [`@svc/errors@${errors1}`, `@svc/auth@${auth1}`]);
   const mixed = spawnSync(
     "npm",
-    ["install", "--save-exact", "--no-audit", "--no-fund", "@svc/ratelimit@0.2.0"],
+    ["install", "--save-exact", "--no-audit", "--no-fund", `@svc/ratelimit@${ratelimit2}`],
     {
       cwd: kernel,
       env,
@@ -401,7 +438,7 @@ try {
   const afterRefusal = errorsCopies(kernel);
   if (refused && afterRefusal.length === 1)
     pass(
-      "kernel: @svc/ratelimit 0.2.0 (kernel ^0.2.0) beside @svc/auth 0.1.0 (kernel ^0.1.0) is refused with ERESOLVE, one copy stays",
+      `kernel: @svc/ratelimit ${ratelimit2} (kernel ^${errors2}) beside @svc/auth ${auth1} (kernel ${errors1}) is refused with ERESOLVE, one copy stays`,
     );
   else
     fail(
@@ -410,7 +447,14 @@ try {
     );
   run(
     "npm",
-    ["install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", "@svc/ratelimit@0.1.0"],
+    [
+      "install",
+      "--save-exact",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      `@svc/ratelimit@${ratelimit1}`,
+    ],
     kernel,
   );
   const old = errorsCopies(kernel);
@@ -422,9 +466,9 @@ try {
       "--no-audit",
       "--no-fund",
       "--loglevel=error",
-      "@svc/errors@0.2.0",
-      "@svc/auth@0.2.0",
-      "@svc/ratelimit@0.2.0",
+      `@svc/errors@${errors2}`,
+      `@svc/auth@${auth2}`,
+      `@svc/ratelimit@${ratelimit2}`,
     ],
     kernel,
   );
@@ -437,10 +481,19 @@ try {
     ],
     { cwd: kernel, encoding: "utf8" },
   );
-  if (old.join() === "@svc/errors@0.1.0" && updated.join() === "@svc/errors@0.2.0" && agree.status === 0)
-    pass("kernel: auth and ratelimit at 0.1.0, then both at 0.2.0, share one @svc/errors");
+  if (
+    old.join() === `@svc/errors@${errors1}` &&
+    updated.join() === `@svc/errors@${errors2}` &&
+    agree.status === 0
+  )
+    pass(
+      `kernel: auth and ratelimit on @svc/errors ${errors1}, then both on ${errors2}, share one @svc/errors`,
+    );
   else
-    fail("kernel: copies", `0.1.0 set: ${old.join(", ")}; 0.2.0 set: ${updated.join(", ")}; ${agree.stderr}`);
+    fail(
+      "kernel: copies",
+      `${errors1} set: ${old.join(", ")}; ${errors2} set: ${updated.join(", ")}; ${agree.stderr}`,
+    );
 } catch (err) {
   fail("suite", err.stack ?? String(err));
   if (err.stdout || err.stderr) console.error(`${err.stdout ?? ""}${err.stderr ?? ""}`.slice(-3000));
