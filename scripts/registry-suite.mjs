@@ -350,7 +350,9 @@ try {
   const current = versionsOf(clone);
   if (problems.length === 0)
     pass(
-      `release (${pending.length > 0 ? `${pending.length} pending changesets` : "a rehearsal changeset"}): ${[...current]
+      `release (${pending.length > 0 ? `${pending.length} pending changesets` : "a rehearsal changeset"}): ${[
+        ...current,
+      ]
         .filter(([n, v]) => v !== before.get(n))
         .map(([n, v]) => `${n}@${v}`)
         .join(", ")}; changelogs, private apps untouched, tags on the version commit`,
