@@ -11,12 +11,23 @@ import {
   type Row,
 } from "@svc/test-utils/conformance";
 import express, { type Request } from "express";
-import type { FastifyRequest } from "fastify";
+import Fastify, { type FastifyRequest } from "fastify";
+import { Hono } from "hono";
 import { expect } from "vitest";
 import { expressAdapter, expressGate } from "../src/express.js";
-import { fastifyAdapter, fastifyGate } from "../src/fastify.js";
+import { fastifyAdapter, fastifyGate, fastifyView } from "../src/fastify.js";
 import { fetchAdapter, fetchGate } from "../src/fetch.js";
-import { createPipeline, type Gate, HttpError, type Passage, reply } from "../src/index.js";
+import {
+  compileTrust,
+  createPipeline,
+  type Gate,
+  HttpError,
+  type Passage,
+  type RequestView,
+  reply,
+  requestFacts,
+  type TrustHop,
+} from "../src/index.js";
 import { nodeAdapter, nodeGate } from "../src/node.js";
 
 /** A gate of every kind: a passage (a field and a Vary), an answer, a refusal. */
@@ -217,3 +228,132 @@ const rows: Row[] = [
 ];
 
 conformance("@svc/kernel pipeline and gates", mounts, rows);
+
+/**
+ * A gate that reports the request's facts (`requestFacts` of its view) in the response's fields:
+ * behind the trust `trust` names, or with none given, the framework's own setting.
+ */
+function factsGate(trust?: TrustHop): Gate {
+  return (view: RequestView) => {
+    const facts = requestFacts(view, trust);
+    return { fields: { "X-Origin": facts.origin, "X-Client": facts.client }, vary: [...facts.vary] };
+  };
+}
+
+/**
+ * The same trust set the way each framework sets it: Express's `trust proxy` setting, Fastify's
+ * `trustProxy` server option, and the option itself where the framework has none (node:http, Fetch).
+ */
+function trustMounts(setting: string): Mounts {
+  const hello = {
+    status: 200,
+    fields: { "content-type": "text/plain" },
+    vary: [],
+    body: Buffer.from("hello"),
+  };
+  return {
+    express() {
+      const app = express();
+      app.set("trust proxy", setting);
+      app.use(expressGate(factsGate()));
+      app.get("/", (_req, res) => {
+        res.type("text/plain").send("hello");
+      });
+      app.use(fallbackErrors.express);
+      return app;
+    },
+    node() {
+      const guard = nodeGate(factsGate(compileTrust(setting)));
+      return (req: IncomingMessage, res: ServerResponse) => {
+        guard(req, res)
+          .then(() => {
+            res.setHeader("Content-Type", "text/plain");
+            res.end("hello");
+          })
+          .catch((err) => fallbackErrors.node(err, req, res));
+      };
+    },
+    fastify() {
+      const app = Fastify({ trustProxy: setting });
+      app.addHook("onRequest", fastifyGate(factsGate()));
+      app.get("/", async (request, replyTo) => {
+        // The route's own reading agrees with Fastify's (which reads no RFC 7239 Forwarded).
+        if (request.headers.forwarded === undefined) {
+          const facts = requestFacts(fastifyView(request));
+          expect(facts.scheme).toBe(request.protocol);
+          expect(facts.client).toBe(request.ip);
+        }
+        return replyTo.type("text/plain").send("hello");
+      });
+      app.setErrorHandler(fallbackErrors.fastify);
+      return app;
+    },
+    fetch() {
+      const app = new Hono();
+      app.use(fetchGate(factsGate(compileTrust(setting))));
+      app.get("/", () => new Response(hello.body, { headers: hello.fields }));
+      app.onError((err, c) => fallbackErrors.fetch(err, c));
+      return app.fetch;
+    },
+  };
+}
+
+const forwardedRows = (trusted: boolean): Row[] => [
+  {
+    name: `X-Forwarded-Proto: https, X-Forwarded-For from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "api.example.com"],
+        ["X-Forwarded-Proto", "https"],
+        ["X-Forwarded-For", "203.0.113.9"],
+      ],
+    },
+    status: 200,
+    headers: {
+      "x-origin": trusted ? "https://api.example.com" : "http://api.example.com",
+      "x-client": trusted ? "203.0.113.9" : "127.0.0.1",
+    },
+    body: "hello",
+  },
+  {
+    name: `Forwarded: proto=https;host=… from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "internal.example"],
+        ["Forwarded", "for=203.0.113.9;proto=https;host=api.example.com"],
+      ],
+    },
+    status: 200,
+    headers: { "x-origin": trusted ? "https://api.example.com" : "http://internal.example" },
+    body: "hello",
+  },
+  {
+    name: `X-Forwarded-Host from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "internal.example:8080"],
+        ["X-Forwarded-Host", "api.example.com"],
+      ],
+    },
+    status: 200,
+    headers: {
+      "x-origin": trusted ? "http://api.example.com" : "http://internal.example:8080",
+      vary: trusted ? /X-Forwarded-Host/ : null,
+    },
+  },
+];
+
+// The harness connects from the loopback address: trusted by "loopback", not by "10.0.0.0/8".
+conformance(
+  "@svc/kernel request facts behind the framework's trust (loopback)",
+  trustMounts("loopback"),
+  forwardedRows(true),
+);
+conformance(
+  "@svc/kernel request facts behind the framework's trust (10.0.0.0/8)",
+  trustMounts("10.0.0.0/8"),
+  forwardedRows(false),
+);
