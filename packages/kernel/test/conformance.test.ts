@@ -18,12 +18,15 @@ import { expressAdapter, expressGate } from "../src/express.js";
 import { fastifyAdapter, fastifyGate, fastifyView } from "../src/fastify.js";
 import { fetchAdapter, fetchGate } from "../src/fetch.js";
 import {
+  type Coder,
   compileTrust,
   createPipeline,
   type Gate,
   HttpError,
+  type Idempotency,
   type Passage,
   type RequestView,
+  repeatsField,
   reply,
   requestFacts,
   type TrustHop,
@@ -56,13 +59,35 @@ const routes = {
     return { ...employee, version };
   },
   create: () => reply({ id: 8 }, { status: 201, headers: { Location: "/employees/8" } }),
+  keyed: () => reply({ id: 9 }, { status: 201 }),
   empty: () => undefined,
   stream: () => reply.bytes(Readable.from([Buffer.from("a"), Buffer.from("bc")]), "text/plain"),
   linked: () => reply({ ok: true }, { headers: { Link: "</next>; rel=next" } }),
 };
 
+/**
+ * Steps that refuse a repeated singleton field, as `@svc/negotiate` refuses two `Content-Type`
+ * lines before the handler and `@svc/idempotency` two `Idempotency-Key` lines as it begins: what
+ * they read is the request's field lines as received, which each adapter must hand over.
+ */
+const singletons: Coder = {
+  preflight(request) {
+    if (repeatsField(request.rawHeaders, "content-type"))
+      throw HttpError.badRequest("two Content-Type lines", { code: "repeated_content_type" });
+  },
+  choose: () => "identity",
+  encode: (_coding, body) => body,
+};
+const keyed: Idempotency = {
+  async begin(request) {
+    if (repeatsField(request.rawHeaders, "idempotency-key"))
+      throw HttpError.badRequest("two Idempotency-Key lines", { code: "repeated_key" });
+    return undefined;
+  },
+};
+
 function pipeline() {
-  return createPipeline({ versioning: byPathVersioner });
+  return createPipeline({ versioning: byPathVersioner, coding: singletons });
 }
 
 const mounts: Mounts = {
@@ -77,6 +102,7 @@ const mounts: Mounts = {
       svc.handle((req: Request, ctx) => routes.employee(req.params.id as string, ctx.version)),
     );
     app.post("/employees", svc.handle(routes.create));
+    app.post("/keyed", svc.handle(routes.keyed, { idempotency: keyed }));
     app.get("/empty", svc.handle(routes.empty));
     app.get("/stream", svc.handle(routes.stream));
     app.get("/linked", svc.handle(routes.linked));
@@ -94,6 +120,9 @@ const mounts: Mounts = {
         const read = req.method === "GET" || req.method === "HEAD";
         if (read && id !== undefined) {
           return svc.respond(req, res, (ctx) => routes.employee(id, ctx.version));
+        }
+        if (req.method === "POST" && path === "/keyed") {
+          return svc.respond(req, res, routes.keyed, { idempotency: keyed });
         }
         const route =
           req.method === "POST" && path === "/employees"
@@ -118,6 +147,7 @@ const mounts: Mounts = {
       ),
     );
     app.post("/employees", svc.handle(routes.create));
+    app.post("/keyed", svc.handle(routes.keyed, { idempotency: keyed }));
     app.get("/empty", svc.handle(routes.empty));
     app.get("/stream", svc.handle(routes.stream));
     app.get("/linked", svc.handle(routes.linked));
@@ -131,6 +161,7 @@ const mounts: Mounts = {
       svc.respond(c.req.raw, (ctx) => routes.employee(c.req.param("id"), ctx.version)),
     );
     app.post("/employees", (c) => svc.respond(c.req.raw, routes.create));
+    app.post("/keyed", (c) => svc.respond(c.req.raw, routes.keyed, { route: { idempotency: keyed } }));
     app.get("/empty", (c) => svc.respond(c.req.raw, routes.empty));
     app.get("/stream", (c) => svc.respond(c.req.raw, routes.stream));
     app.get("/linked", (c) => svc.respond(c.req.raw, routes.linked));
@@ -204,6 +235,49 @@ const rows: Row[] = [
     status: 200,
     headers: { "content-type": "text/plain", "content-length": null },
     body: "abc",
+  },
+  {
+    name: "two Content-Type lines → 400 from a step before the handler",
+    request: {
+      method: "POST",
+      path: "/employees",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Content-Type", "application/json"],
+      ],
+      body: "{}",
+    },
+    status: 400,
+    body: errorStatus(400),
+  },
+  {
+    name: "two Idempotency-Key lines → 400 from a route's step",
+    request: {
+      method: "POST",
+      path: "/keyed",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Idempotency-Key", '"a"'],
+        ["Idempotency-Key", '"b"'],
+      ],
+      body: "{}",
+    },
+    status: 400,
+    body: errorStatus(400),
+  },
+  {
+    name: "one Idempotency-Key line → the route",
+    request: {
+      method: "POST",
+      path: "/keyed",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Idempotency-Key", '"a"'],
+      ],
+      body: "{}",
+    },
+    status: 201,
+    body: { id: 9 },
   },
   {
     name: "a reply's Link",
