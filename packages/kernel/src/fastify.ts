@@ -90,6 +90,9 @@ function fastifyTrust(server: object | undefined): TrustHop | false {
   return trust;
 }
 
+/** The view of each request, made once for the gates and routes that read it. */
+const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
+
 /**
  * A Fastify request as the @svc cores read it ({@link RequestView}, and what `requestFacts` reads):
  * `request.raw`'s method, target, fields and connection, with Fastify's own `trustProxy` server
@@ -106,8 +109,10 @@ function fastifyTrust(server: object | undefined): TrustHop | false {
  */
 export function fastifyView(request: FastifyRequest): RequestView & FactsRequest {
   const raw = request.raw;
+  const known = views.get(raw);
+  if (known !== undefined) return known;
   const trust = fastifyTrust(request.server);
-  return {
+  const view: RequestView & FactsRequest = {
     method: raw.method,
     url: raw.url,
     originalUrl: (raw as { originalUrl?: string }).originalUrl ?? raw.url,
@@ -116,7 +121,10 @@ export function fastifyView(request: FastifyRequest): RequestView & FactsRequest
     socket: raw.socket,
     app: { get: (setting: string) => (setting === "trust proxy fn" && trust !== false ? trust : undefined) },
   };
+  views.set(raw, view);
+  return view;
 }
+
 
 function isStream(body: Body): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
