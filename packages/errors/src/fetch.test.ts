@@ -2,6 +2,7 @@ import { createPipeline, type Gate, HttpError } from "@svc/kernel";
 import { fetchAdapter, fetchGate } from "@svc/kernel/fetch";
 import { byPathVersioner } from "@svc/test-utils";
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { errorResponse, notFoundHandler, onError, requestJson, withErrors } from "./fetch.js";
 
@@ -125,5 +126,88 @@ describe("onError and notFoundHandler on Hono", () => {
       headers: { "content-type": "application/json" },
     });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("Hono's HTTPException under onError", () => {
+  async function answer(thrown: () => never, init: RequestInit = {}): Promise<Response> {
+    const app = new Hono();
+    app.use(async (_c, next) => {
+      await next();
+    });
+    app.get("/x", () => thrown());
+    app.onError(onError({ logger: quiet }));
+    return app.request("/x", init);
+  }
+
+  it("HTTPException(403, { message }) → the 403 record, the message as its detail", async () => {
+    const res = await answer(() => {
+      throw new HTTPException(403, { message: "The token does not grant orders:write" });
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({
+      status: 403,
+      message: "The token does not grant orders:write",
+      path: "/x",
+    });
+  });
+
+  it("HTTPException(401) with a res carrying WWW-Authenticate → the challenge, not the res's body or type", async () => {
+    const res = await answer(() => {
+      throw new HTTPException(401, {
+        res: new Response("Unauthorized", {
+          status: 401,
+          headers: { "WWW-Authenticate": 'Bearer realm="api"', "Content-Type": "text/plain" },
+        }),
+      });
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({ status: 401, message: "Unauthorized" });
+  });
+
+  it("HTTPException(503, { message }) → the 503 record with the generic message, the exception logged", async () => {
+    const lines: { status?: number }[] = [];
+    const app = new Hono();
+    app.get("/x", () => {
+      throw new HTTPException(503, { message: "db-primary-7 is down" });
+    });
+    app.onError(onError({ logger: { error: (entry) => lines.push(entry as { status?: number }) } }));
+    const res = await app.request("/x");
+    expect(res.status).toBe(503);
+    const text = await res.text();
+    expect(text).not.toContain("db-primary-7");
+    expect(JSON.parse(text)).toMatchObject({ status: 503 });
+    expect(lines).toEqual([expect.objectContaining({ status: 503 })]);
+  });
+
+  it("HTTPException(400) thrown by middleware, asked for problem details → detail is the message", async () => {
+    const app = new Hono();
+    app.use(() => {
+      throw new HTTPException(400, { message: "The cursor is not valid" });
+    });
+    app.get("/x", (c) => c.text("never"));
+    app.onError(onError({ logger: quiet }));
+    const res = await app.request("/x", { headers: { Accept: "application/problem+json" } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ status: 400, detail: "The cursor is not valid" });
+  });
+
+  it("withErrors: HTTPException(429) with Retry-After on its res → the 429 record with it", async () => {
+    const handler = withErrors(
+      () => {
+        throw new HTTPException(429, {
+          message: "slow down",
+          res: new Response(null, { headers: { "Retry-After": "12" } }),
+        });
+      },
+      { logger: quiet },
+    );
+    const res = await handler(new Request("http://api.test/x"));
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("12");
+    expect(await res.json()).toMatchObject({ status: 429, message: "slow down" });
   });
 });

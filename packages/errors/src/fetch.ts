@@ -12,11 +12,12 @@ import {
   type ErrorOptions,
   errorConfig,
   errorValue,
+  HttpError,
   malformedBody,
   notFoundError,
   writeErrorLogs,
 } from "@svc/errors";
-import { mergeVary } from "@svc/kernel";
+import { isErrorStatus, mergeVary } from "@svc/kernel";
 import {
   type FetchHandler,
   fetchView,
@@ -58,7 +59,52 @@ function passageHeaders(request: Request): Headers {
   return headers;
 }
 
-function respond(config: ErrorConfig<[request: Request]>, err: unknown, request: Request): Response {
+/**
+ * Hono's `HTTPException` (`hono/http-exception`), read by its shape (`status`, `res`,
+ * `getResponse()`), so that this entry needs no Hono: the status the application chose for this
+ * response, and the message it wrote for the client, as `http-errors` with `expose` says of its own.
+ */
+interface HonoException extends Error {
+  readonly status: unknown;
+  readonly res: unknown;
+  getResponse(): unknown;
+}
+
+function isHonoException(err: unknown): err is HonoException {
+  return (
+    err instanceof Error &&
+    typeof (err as { getResponse?: unknown }).getResponse === "function" &&
+    "status" in err &&
+    "res" in err
+  );
+}
+
+/**
+ * A Hono `HTTPException` as the record's `HttpError`: its status, its message as the record's
+ * `message` (`detail` in problem details, RFC 9457 §3.1.4) below 500, the reason phrase for a 5xx
+ * (logged with the exception as its cause), and the fields of its `res`, the response Hono would
+ * have sent (a 401's `WWW-Authenticate` from `bearerAuth`, a `Retry-After`): not its content, nor
+ * the fields describing it, which the record replaces (RFC 9457 §3: the problem details are the
+ * content). A status that is no error status is left to `toHttpError`, a 500.
+ */
+function fromHonoException(err: HonoException): unknown {
+  const status = err.status;
+  if (!isErrorStatus(status)) return err;
+  const headers: Record<string, string> = {};
+  const fields = (err.res as { headers?: unknown } | undefined)?.headers;
+  if (fields instanceof Headers) for (const [name, value] of fields) headers[name] = value;
+  const message =
+    status < 500 && typeof err.message === "string" && err.message !== "" ? err.message : undefined;
+  try {
+    return new HttpError(status, message, { cause: err, headers });
+  } catch {
+    // A 405 without Allow: the server's bug, the 500 toHttpError makes of it.
+    return err;
+  }
+}
+
+function respond(config: ErrorConfig<[request: Request]>, thrown: unknown, request: Request): Response {
+  const err = isHonoException(thrown) ? fromHonoException(thrown) : thrown;
   const preset = passageHeaders(request);
   const correlationId = config.correlationId;
   const context: ErrorContext = {
@@ -113,7 +159,9 @@ async function honoBodyError(err: unknown, c: HonoContextLike): Promise<boolean>
 /**
  * Hono's error handler: `app.onError(onError(options))`. What a route or middleware threw (a
  * gate's refusal included) becomes the record, with the fields the gates recorded for the request.
- * A body `c.req.json()` could not parse is the 400 `express.json()` gives on Express.
+ * A body `c.req.json()` could not parse is the 400 `express.json()` gives on Express. Hono's
+ * `HTTPException(status, { message, res })` is the record of its status, its message shown below
+ * 500, with the fields of its `res` (not its content).
  *
  * @example
  * const app = new Hono();

@@ -8,6 +8,7 @@ import { conformance, type Mounts, type Row } from "@svc/test-utils/conformance"
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { expect } from "vitest";
 import { errorHandler, methodNotAllowed, notFound } from "../src/express.js";
 import { errorPlugin, methodNotAllowedError } from "../src/fastify.js";
@@ -45,6 +46,8 @@ const routes = {
   },
 };
 const ALLOWED = ["GET", "HEAD"];
+/** The body limit of `POST /small`, set each framework's own way. */
+const SMALL = 64;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -74,6 +77,9 @@ const mounts: Mounts = {
     app.post("/echo", (req, res) => {
       res.json(req.body);
     });
+    app.post("/small", express.text({ limit: SMALL }), (_req, res) => {
+      res.send("ok");
+    });
     app.use(notFound());
     app.use(errorHandler(options));
     return app;
@@ -95,6 +101,11 @@ const mounts: Mounts = {
         if (read && (path === "/limited" || path === "/gated/limited")) return routes.limited();
         if (read && path === "/boom") return routes.boom();
         if (read && path === "/private") return routes.private();
+        if (req.method === "POST" && path === "/small") {
+          // The application's own limit, checked before reading: the body is left unread.
+          if (Number(req.headers["content-length"]) > SMALL) throw HttpError.contentTooLarge();
+          return sendJson(res, await readBody(req));
+        }
         if (req.method === "POST" && path === "/echo") {
           const text = await readBody(req);
           let body: unknown;
@@ -128,6 +139,7 @@ const mounts: Mounts = {
     app.get("/boom", routes.boom);
     app.get("/private", routes.private);
     app.post("/echo", async (request) => request.body);
+    app.post("/small", { bodyLimit: SMALL }, async () => "ok");
     return app;
   },
   fetch() {
@@ -143,6 +155,8 @@ const mounts: Mounts = {
     app.get("/boom", routes.boom);
     app.get("/private", routes.private);
     app.post("/echo", async (c) => c.json(await c.req.json()));
+    // Hono's own limit: an HTTPException(413), the body left unread.
+    app.post("/small", bodyLimit({ maxSize: SMALL }), (c) => c.text("ok"));
     app.notFound(notFoundHandler(options));
     app.onError(onError(options));
     return app.fetch;
@@ -171,6 +185,18 @@ const LIMITED = {
 };
 
 const rows: Row[] = [
+  {
+    name: "a body over the route's limit → 413 record, and the connection closed",
+    request: {
+      method: "POST",
+      path: "/small",
+      headers: { "Content-Type": "text/plain" },
+      body: "x".repeat(SMALL * 4),
+    },
+    status: 413,
+    headers: { connection: "close", "cache-control": "no-store" },
+    body: (r) => expect(JSON.parse(r.text)).toMatchObject({ status: 413, path: "/small" }),
+  },
   {
     name: "an unknown route → 404 record",
     request: { path: "/nowhere?page=2" },

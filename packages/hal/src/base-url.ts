@@ -32,7 +32,8 @@ export interface BaseUrlOptions {
    * only when the server cannot be reached except through the proxy), or a function of the peer's
    * address; `compileTrust("loopback, 10.0.0.0/8")` compiles the other forms of Express's
    * `trust proxy` setting into one, once.
-   * @default under Express, the app's `trust proxy` setting (`req.app.get("trust proxy fn")`); else false
+   * @default under Express, the app's `trust proxy` setting (`req.app.get("trust proxy fn")`); under
+   *   Fastify (`@svc/hal/fastify`), its `trustProxy` server option; else false
    */
   trustProxy?: boolean | TrustProxy;
   /**

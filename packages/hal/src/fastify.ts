@@ -13,7 +13,7 @@ import {
   hostGate,
   hrefFor as hrefOf,
 } from "@svc/hal";
-import { appWide, fastifyGate } from "@svc/kernel/fastify";
+import { appWide, fastifyGate, fastifyView } from "@svc/kernel/fastify";
 import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from "fastify";
 
 export type { BaseUrlOptions, HostCheckOptions, HrefOptions, TrustProxy, TrustProxyOption } from "@svc/hal";
@@ -29,10 +29,13 @@ export interface AllowedHostsOptions extends HostCheckOptions {
  * `onRequest` hook for the context it is registered in and those inside it (app-wide there: a
  * host check that stopped at its own encapsulation would leave the routes beside it open). A
  * host the service does not answer for is the 421 `misdirected_request` (400 `invalid_host` for
- * a malformed one), for Fastify's error handler (`@svc/errors/fastify`). `trustProxy` is this
- * package's (Fastify's own `trustProxy` server option is not read).
+ * a malformed one), for Fastify's error handler (`@svc/errors/fastify`). Behind the proxies
+ * Fastify's own `trustProxy` server option trusts, the forwarded host is the one checked, unless
+ * the plugin's `trustProxy` option names others.
  *
- * @example await app.register(allowedHosts, { hosts: ["api.example.com"], trustProxy: "loopback" });
+ * @example
+ * const app = Fastify({ trustProxy: "loopback" });
+ * await app.register(allowedHosts, { hosts: ["api.example.com"] });
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20
  */
 export const allowedHosts: FastifyPluginCallback<AllowedHostsOptions> = appWide(
@@ -46,21 +49,23 @@ export const allowedHosts: FastifyPluginCallback<AllowedHostsOptions> = appWide(
 
 /**
  * The external base URL of the service for a Fastify request (`externalBaseUrl` of its
- * `request.raw`), behind the proxies `trustProxy` trusts (none by default).
+ * `fastifyView`), behind the proxies `trustProxy` trusts, by default those of Fastify's own
+ * `trustProxy` server option.
  *
- * @example pageModel({ ..., url: request.url, origin: baseUrl(request, { trustProxy }) })
+ * @example pageModel({ ..., url: request.url, origin: baseUrl(request) })
  * @see https://www.rfc-editor.org/rfc/rfc7239
  */
 export function baseUrl(request: FastifyRequest, options: BaseUrlOptions = {}): string {
-  return externalBaseUrl(request.raw, options);
+  return externalBaseUrl(fastifyView(request), options);
 }
 
 /**
- * The href for a path of this service (`hrefFor` of `@svc/hal`) from a Fastify request.
+ * The href for a path of this service (`hrefFor` of `@svc/hal`) from a Fastify request, behind
+ * the proxies `trustProxy` trusts, by default those of Fastify's own `trustProxy` server option.
  *
- * @example hal(employee).link("self", hrefFor(request, `/employees/${employee.id}`, { trustProxy }))
+ * @example hal(employee).link("self", hrefFor(request, `/employees/${employee.id}`))
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
  */
 export function hrefFor(request: FastifyRequest, path: string, options: HrefOptions = {}): string {
-  return hrefOf(request.raw, path, options);
+  return hrefOf(fastifyView(request), path, options);
 }

@@ -10,7 +10,8 @@ export interface HostCheckOptions {
   /**
    * Which peers may name the host in `Forwarded` / `X-Forwarded-Host` (see `compileTrust`):
    * behind them, the forwarded host is the one checked, as it is the one links are built from.
-   * @default under Express, the app's `trust proxy` setting; else false
+   * @default under Express, the app's `trust proxy` setting; under Fastify, its `trustProxy` server
+   *   option; else false
    */
   trustProxy?: TrustProxyOption;
 }

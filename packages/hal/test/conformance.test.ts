@@ -216,3 +216,111 @@ const rows: Row[] = [
 ];
 
 conformance("hal", mounts, rows);
+
+/**
+ * The same trust set the way each framework sets it, no `trustProxy` option where the framework
+ * has a setting of its own: Express's `trust proxy`, Fastify's `trustProxy` server option; the
+ * option on node:http and the Fetch API, which have none.
+ */
+function frameworkTrust(setting: string): Mounts {
+  const trust = compileTrust(setting);
+  return {
+    express() {
+      const app = express();
+      app.set("trust proxy", setting);
+      app.use(onExpress.allowedHosts(HOSTS));
+      app.get("/employees/:id", (req, res) => {
+        const doc = routes.employee(req.params.id, (path) => onExpress.hrefFor(req, path));
+        res.type(HAL).send(JSON.stringify(doc));
+      });
+      app.use(fallbackErrors.express);
+      return app;
+    },
+    node() {
+      const checkHost = onNode.allowedHosts(HOSTS, { trustProxy: setting });
+      return (req: IncomingMessage, res: ServerResponse) => {
+        const run = async () => {
+          await checkHost(req, res);
+          const id = /^\/employees\/([^/?]+)/.exec(req.url ?? "/")?.[1];
+          if (id === undefined) throw HttpError.notFound();
+          const doc = routes.employee(id, (path) => onNode.hrefFor(req, path, { trustProxy: trust }));
+          res.setHeader("Content-Type", HAL);
+          res.end(JSON.stringify(doc));
+        };
+        run().catch((err) => fallbackErrors.node(err, req, res));
+      };
+    },
+    async fastify() {
+      const app = Fastify({ trustProxy: setting });
+      await app.register(onFastify.allowedHosts, { hosts: HOSTS });
+      app.get("/employees/:id", async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const doc = routes.employee(id, (path) => onFastify.hrefFor(request, path));
+        return reply.type(HAL).send(JSON.stringify(doc));
+      });
+      app.setErrorHandler(fallbackErrors.fastify);
+      return app;
+    },
+    fetch() {
+      const app = new Hono();
+      app.use(onFetch.allowedHosts(HOSTS, { trustProxy: setting }));
+      app.get("/employees/:id", (c) => {
+        const info = honoConnection(c);
+        const doc = routes.employee(c.req.param("id"), (path) =>
+          onFetch.hrefFor(c.req.raw, path, { info, trustProxy: trust }),
+        );
+        return c.body(JSON.stringify(doc), 200, { "content-type": HAL });
+      });
+      app.onError((err, c) => fallbackErrors.fetch(err, c));
+      return app.fetch;
+    },
+  };
+}
+
+const trustRows = (trusted: boolean): Row[] => {
+  const from = trusted ? "a trusted peer" : "an untrusted peer";
+  return [
+    {
+      name: `X-Forwarded-Proto: https from ${from} → ${trusted ? "https" : "http"} links`,
+      request: {
+        path: "/employees/2",
+        headers: [
+          ["Host", "api.example.com"],
+          ["X-Forwarded-Proto", "https"],
+        ],
+      },
+      status: 200,
+      body: (r) => expect(selfOf(r.text)).toBe(`${trusted ? "https" : "http"}://api.example.com/employees/2`),
+    },
+    {
+      name: `Forwarded: proto=https;host=api.example.com from ${from} → ${trusted ? "the client's URL" : "Host"}`,
+      request: {
+        path: "/employees/2",
+        headers: [
+          ["Host", "127.0.0.1"],
+          ["Forwarded", "proto=https;host=api.example.com"],
+        ],
+      },
+      status: 200,
+      body: (r) =>
+        expect(selfOf(r.text)).toBe(
+          trusted ? "https://api.example.com/employees/2" : "http://127.0.0.1/employees/2",
+        ),
+    },
+    {
+      name: `X-Forwarded-Host: evil.example from ${from} → ${trusted ? "421" : "ignored"}`,
+      request: {
+        path: "/employees/2",
+        headers: [
+          ["Host", "api.example.com"],
+          ["X-Forwarded-Host", "evil.example"],
+        ],
+      },
+      status: trusted ? 421 : 200,
+    },
+  ];
+};
+
+// The harness connects from the loopback address: trusted by "loopback", not by "10.0.0.0/8".
+conformance("hal behind the framework's trust (loopback)", frameworkTrust("loopback"), trustRows(true));
+conformance("hal behind the framework's trust (10.0.0.0/8)", frameworkTrust("10.0.0.0/8"), trustRows(false));

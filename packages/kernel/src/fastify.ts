@@ -9,6 +9,8 @@ import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import {
   type Body,
+  compileTrust,
+  type FactsRequest,
   type FieldValue,
   type Gate,
   type HandlerContext,
@@ -18,8 +20,10 @@ import {
   type Pipeline,
   type PipelineRequest,
   type Prepared,
+  type RequestView,
   type ResponseValue,
   type RouteOptions,
+  type TrustHop,
 } from "@svc/kernel";
 import type {
   FastifyInstance,
@@ -47,6 +51,80 @@ export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | u
     native: request,
   };
 }
+
+/** Fastify's options by instance: an encapsulated instance inherits its root's. */
+const trustOf = new WeakMap<object, TrustHop | false>();
+
+/**
+ * Fastify's own `trustProxy` server option, compiled as Fastify compiles it (its Server reference
+ * documents the forms): `true` every peer, addresses and CIDR ranges (a comma-separated string or
+ * a list) compiled by proxy-addr, a function `(address, hop)` as it is; `false` when the option is
+ * off, and for a hop count, which Fastify 5 does not read as trust (it cannot check the peer).
+ * Fastify keeps the option on the instance under a symbol only (`initialConfig` leaves it out), so
+ * it is found by that symbol's description; an instance without it trusts no peer, as Fastify's
+ * default does.
+ */
+function fastifyTrust(server: object | undefined): TrustHop | false {
+  if (server === undefined || server === null) return false;
+  const known = trustOf.get(server);
+  if (known !== undefined) return known;
+  let option: unknown;
+  for (let o: object | null = server; o !== null; o = Object.getPrototypeOf(o)) {
+    const key = Object.getOwnPropertySymbols(o).find((s) => s.description === "fastify.options");
+    if (key !== undefined) {
+      option = ((o as Record<symbol, unknown>)[key] as { trustProxy?: unknown } | undefined)?.trustProxy;
+      break;
+    }
+  }
+  let trust: TrustHop | false = false;
+  if (option === true || typeof option === "function") trust = compileTrust(option as TrustHop | true);
+  else if ((typeof option === "string" && option !== "") || Array.isArray(option)) {
+    try {
+      trust = compileTrust(option as string | string[]);
+    } catch {
+      // Fastify refuses such an address when it starts: no request reaches here with it.
+      trust = false;
+    }
+  }
+  trustOf.set(server, trust);
+  return trust;
+}
+
+/** The view of each request, made once for the gates and routes that read it. */
+const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
+
+/**
+ * A Fastify request as the @svc cores read it ({@link RequestView}, and what `requestFacts` reads):
+ * `request.raw`'s method, target, fields and connection, with Fastify's own `trustProxy` server
+ * option where `requestFacts` looks for a framework's setting when no trust is given (as it reads
+ * Express's `trust proxy`). So the client address, scheme and host a package reads behind a proxy
+ * follow `Fastify({ trustProxy })`, as `request.ip`, `request.protocol` and `request.host` do,
+ * unless the package's own `trustProxy` option says otherwise. Gates under {@link fastifyGate}
+ * are given this view.
+ *
+ * @example
+ * const app = Fastify({ trustProxy: "loopback" });
+ * app.get("/", (request) => ({ origin: requestFacts(fastifyView(request)).origin }));
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
+ */
+export function fastifyView(request: FastifyRequest): RequestView & FactsRequest {
+  const raw = request.raw;
+  const known = views.get(raw);
+  if (known !== undefined) return known;
+  const trust = fastifyTrust(request.server);
+  const view: RequestView & FactsRequest = {
+    method: raw.method,
+    url: raw.url,
+    originalUrl: (raw as { originalUrl?: string }).originalUrl ?? raw.url,
+    headers: raw.headers,
+    rawHeaders: raw.rawHeaders,
+    socket: raw.socket,
+    app: { get: (setting: string) => (setting === "trust proxy fn" && trust !== false ? trust : undefined) },
+  };
+  views.set(raw, view);
+  return view;
+}
+
 
 function isStream(body: Body): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
@@ -119,15 +197,16 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
 }
 
 /**
- * A {@link Gate} as a Fastify hook (`onRequest` or `preHandler`): a passage's fields go on the
- * reply and the request goes on; an answer is sent (the route does not run); a refusal (thrown
+ * A {@link Gate} as a Fastify hook (`onRequest` or `preHandler`), given the request's
+ * {@link fastifyView} (Fastify's `trustProxy` with it): a passage's fields go on the reply and the
+ * request goes on; an answer is sent (the route does not run); a refusal (thrown
  * or rejected) goes to Fastify's error handler (`@svc/errors/fastify`).
  *
  * @example app.addHook("onRequest", fastifyGate(gate));
  */
 export function fastifyGate(gate: Gate<FastifyRequest>): onRequestHookHandler {
   return async function svcGate(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await gate(request.raw, request);
+    const outcome = await gate(fastifyView(request), request);
     if (outcome === undefined || outcome === null) return;
     if (isAnswer(outcome)) {
       await sendValue(reply, outcome.answer, request.method.toUpperCase());

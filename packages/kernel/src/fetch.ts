@@ -87,6 +87,18 @@ export function fetchView(request: Request, info?: ConnectionInfo | undefined): 
   };
 }
 
+/** Whether a field name appears on more than one line of `rawHeaders` (names compared case-insensitively). */
+function repeatsAnyField(rawHeaders: readonly string[] | undefined): boolean {
+  if (rawHeaders === undefined || rawHeaders.length < 4) return false;
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = String(rawHeaders[i]).toLowerCase();
+    if (seen.has(name)) return true;
+    seen.add(name);
+  }
+  return false;
+}
+
 /** What the pipeline reads of a `Request`: its view, its path as routed, and the body already read. */
 export function fetchPipelineRequest(
   request: Request,
@@ -307,18 +319,23 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
     { prepared: Prepared; path: string; read: PipelineRequest; info: unknown }
   >();
   const decide = (request: Request, info?: ConnectionInfo | undefined) => {
-    let ready = decided.get(request);
-    if (ready === undefined) {
-      const view = fetchView(request, info);
-      const target = view.url ?? "/";
-      const read = readView(request, view, undefined, undefined);
-      const prepared = pipeline.prepare(read, target);
-      const routed = prepared.version?.target ?? target;
-      const query = routed.indexOf("?");
-      ready = { prepared, path: query === -1 ? routed : routed.slice(0, query), read, info };
-      decided.set(request, ready);
-      if (prepared.version !== undefined) addPassage(request, prepared.version);
-    }
+    const first = decided.get(request);
+    // Hono asks `getPath` first, with the `Request` alone: when the middleware then brings the
+    // field lines as received and a name repeats in them, the decision is made again on those
+    // lines (the path stays the one routed), so a step refuses a repeated singleton field here as
+    // on the other frameworks. Without a repeated name, the joined `Headers` read the same.
+    if (first !== undefined && (first.info !== undefined || !repeatsAnyField(info?.rawHeaders))) return first;
+    const view = fetchView(request, info);
+    const target = view.url ?? "/";
+    const read = readView(request, view, undefined, undefined);
+    const prepared = pipeline.prepare(read, target);
+    const routed = prepared.version?.target ?? target;
+    const query = routed.indexOf("?");
+    const path = first?.path ?? (query === -1 ? routed : routed.slice(0, query));
+    const ready = { prepared, path, read, info };
+    decided.set(request, ready);
+    if (prepared.version !== undefined && first?.prepared.version === undefined)
+      addPassage(request, prepared.version);
     return ready;
   };
   const withVersion = (response: Response, prepared: Prepared): Response =>
@@ -351,7 +368,7 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
     preconditions(request, current, creates = false) {
       const ready = decided.get(request);
       return pipeline.checkWrite(
-        fetchPipelineRequest(request, { path: ready?.path }),
+        ready === undefined ? fetchPipelineRequest(request) : { ...ready.read, path: ready.path },
         ready?.prepared ?? NOT_PREPARED,
         current,
         creates,

@@ -333,8 +333,9 @@ export interface FactsRequest {
  * `trust`: `false` (no forwarded field is read), `true` (every hop: right only when nothing but
  * the proxy can reach the server), or a function of a proxy's address and hop (0 for the peer;
  * `compileTrust` makes one from Express's `trust proxy` forms). Undefined falls back to the
- * Express app's own `trust proxy` setting (`req.app.get("trust proxy fn")`), and to `false`
- * outside Express.
+ * Express app's own `trust proxy` setting (`req.app.get("trust proxy fn")`), to Fastify's
+ * `trustProxy` server option on `fastifyView(request)` of `@svc/kernel/fastify` (which carries it
+ * the same way), and to `false` elsewhere.
  *
  * @example
  * const facts = requestFacts(req, compileTrust("loopback"));

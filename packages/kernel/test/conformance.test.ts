@@ -11,12 +11,26 @@ import {
   type Row,
 } from "@svc/test-utils/conformance";
 import express, { type Request } from "express";
-import type { FastifyRequest } from "fastify";
+import Fastify, { type FastifyRequest } from "fastify";
+import { Hono } from "hono";
 import { expect } from "vitest";
 import { expressAdapter, expressGate } from "../src/express.js";
-import { fastifyAdapter, fastifyGate } from "../src/fastify.js";
+import { fastifyAdapter, fastifyGate, fastifyView } from "../src/fastify.js";
 import { fetchAdapter, fetchGate } from "../src/fetch.js";
-import { createPipeline, type Gate, HttpError, type Passage, reply } from "../src/index.js";
+import {
+  type Coder,
+  compileTrust,
+  createPipeline,
+  type Gate,
+  HttpError,
+  type Idempotency,
+  type Passage,
+  type RequestView,
+  repeatsField,
+  reply,
+  requestFacts,
+  type TrustHop,
+} from "../src/index.js";
 import { nodeAdapter, nodeGate } from "../src/node.js";
 
 /** A gate of every kind: a passage (a field and a Vary), an answer, a refusal. */
@@ -45,13 +59,35 @@ const routes = {
     return { ...employee, version };
   },
   create: () => reply({ id: 8 }, { status: 201, headers: { Location: "/employees/8" } }),
+  keyed: () => reply({ id: 9 }, { status: 201 }),
   empty: () => undefined,
   stream: () => reply.bytes(Readable.from([Buffer.from("a"), Buffer.from("bc")]), "text/plain"),
   linked: () => reply({ ok: true }, { headers: { Link: "</next>; rel=next" } }),
 };
 
+/**
+ * Steps that refuse a repeated singleton field, as `@svc/negotiate` refuses two `Content-Type`
+ * lines before the handler and `@svc/idempotency` two `Idempotency-Key` lines as it begins: what
+ * they read is the request's field lines as received, which each adapter must hand over.
+ */
+const singletons: Coder = {
+  preflight(request) {
+    if (repeatsField(request.rawHeaders, "content-type"))
+      throw HttpError.badRequest("two Content-Type lines", { code: "repeated_content_type" });
+  },
+  choose: () => "identity",
+  encode: (_coding, body) => body,
+};
+const keyed: Idempotency = {
+  async begin(request) {
+    if (repeatsField(request.rawHeaders, "idempotency-key"))
+      throw HttpError.badRequest("two Idempotency-Key lines", { code: "repeated_key" });
+    return undefined;
+  },
+};
+
 function pipeline() {
-  return createPipeline({ versioning: byPathVersioner });
+  return createPipeline({ versioning: byPathVersioner, coding: singletons });
 }
 
 const mounts: Mounts = {
@@ -66,6 +102,7 @@ const mounts: Mounts = {
       svc.handle((req: Request, ctx) => routes.employee(req.params.id as string, ctx.version)),
     );
     app.post("/employees", svc.handle(routes.create));
+    app.post("/keyed", svc.handle(routes.keyed, { idempotency: keyed }));
     app.get("/empty", svc.handle(routes.empty));
     app.get("/stream", svc.handle(routes.stream));
     app.get("/linked", svc.handle(routes.linked));
@@ -83,6 +120,9 @@ const mounts: Mounts = {
         const read = req.method === "GET" || req.method === "HEAD";
         if (read && id !== undefined) {
           return svc.respond(req, res, (ctx) => routes.employee(id, ctx.version));
+        }
+        if (req.method === "POST" && path === "/keyed") {
+          return svc.respond(req, res, routes.keyed, { idempotency: keyed });
         }
         const route =
           req.method === "POST" && path === "/employees"
@@ -107,6 +147,7 @@ const mounts: Mounts = {
       ),
     );
     app.post("/employees", svc.handle(routes.create));
+    app.post("/keyed", svc.handle(routes.keyed, { idempotency: keyed }));
     app.get("/empty", svc.handle(routes.empty));
     app.get("/stream", svc.handle(routes.stream));
     app.get("/linked", svc.handle(routes.linked));
@@ -120,6 +161,7 @@ const mounts: Mounts = {
       svc.respond(c.req.raw, (ctx) => routes.employee(c.req.param("id"), ctx.version)),
     );
     app.post("/employees", (c) => svc.respond(c.req.raw, routes.create));
+    app.post("/keyed", (c) => svc.respond(c.req.raw, routes.keyed, { route: { idempotency: keyed } }));
     app.get("/empty", (c) => svc.respond(c.req.raw, routes.empty));
     app.get("/stream", (c) => svc.respond(c.req.raw, routes.stream));
     app.get("/linked", (c) => svc.respond(c.req.raw, routes.linked));
@@ -195,6 +237,49 @@ const rows: Row[] = [
     body: "abc",
   },
   {
+    name: "two Content-Type lines → 400 from a step before the handler",
+    request: {
+      method: "POST",
+      path: "/employees",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Content-Type", "application/json"],
+      ],
+      body: "{}",
+    },
+    status: 400,
+    body: errorStatus(400),
+  },
+  {
+    name: "two Idempotency-Key lines → 400 from a route's step",
+    request: {
+      method: "POST",
+      path: "/keyed",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Idempotency-Key", '"a"'],
+        ["Idempotency-Key", '"b"'],
+      ],
+      body: "{}",
+    },
+    status: 400,
+    body: errorStatus(400),
+  },
+  {
+    name: "one Idempotency-Key line → the route",
+    request: {
+      method: "POST",
+      path: "/keyed",
+      headers: [
+        ["Content-Type", "application/json"],
+        ["Idempotency-Key", '"a"'],
+      ],
+      body: "{}",
+    },
+    status: 201,
+    body: { id: 9 },
+  },
+  {
     name: "a reply's Link",
     request: { path: "/linked" },
     status: 200,
@@ -217,3 +302,132 @@ const rows: Row[] = [
 ];
 
 conformance("@svc/kernel pipeline and gates", mounts, rows);
+
+/**
+ * A gate that reports the request's facts (`requestFacts` of its view) in the response's fields:
+ * behind the trust `trust` names, or with none given, the framework's own setting.
+ */
+function factsGate(trust?: TrustHop): Gate {
+  return (view: RequestView) => {
+    const facts = requestFacts(view, trust);
+    return { fields: { "X-Origin": facts.origin, "X-Client": facts.client }, vary: [...facts.vary] };
+  };
+}
+
+/**
+ * The same trust set the way each framework sets it: Express's `trust proxy` setting, Fastify's
+ * `trustProxy` server option, and the option itself where the framework has none (node:http, Fetch).
+ */
+function trustMounts(setting: string): Mounts {
+  const hello = {
+    status: 200,
+    fields: { "content-type": "text/plain" },
+    vary: [],
+    body: Buffer.from("hello"),
+  };
+  return {
+    express() {
+      const app = express();
+      app.set("trust proxy", setting);
+      app.use(expressGate(factsGate()));
+      app.get("/", (_req, res) => {
+        res.type("text/plain").send("hello");
+      });
+      app.use(fallbackErrors.express);
+      return app;
+    },
+    node() {
+      const guard = nodeGate(factsGate(compileTrust(setting)));
+      return (req: IncomingMessage, res: ServerResponse) => {
+        guard(req, res)
+          .then(() => {
+            res.setHeader("Content-Type", "text/plain");
+            res.end("hello");
+          })
+          .catch((err) => fallbackErrors.node(err, req, res));
+      };
+    },
+    fastify() {
+      const app = Fastify({ trustProxy: setting });
+      app.addHook("onRequest", fastifyGate(factsGate()));
+      app.get("/", async (request, replyTo) => {
+        // The route's own reading agrees with Fastify's (which reads no RFC 7239 Forwarded).
+        if (request.headers.forwarded === undefined) {
+          const facts = requestFacts(fastifyView(request));
+          expect(facts.scheme).toBe(request.protocol);
+          expect(facts.client).toBe(request.ip);
+        }
+        return replyTo.type("text/plain").send("hello");
+      });
+      app.setErrorHandler(fallbackErrors.fastify);
+      return app;
+    },
+    fetch() {
+      const app = new Hono();
+      app.use(fetchGate(factsGate(compileTrust(setting))));
+      app.get("/", () => new Response(hello.body, { headers: hello.fields }));
+      app.onError((err, c) => fallbackErrors.fetch(err, c));
+      return app.fetch;
+    },
+  };
+}
+
+const forwardedRows = (trusted: boolean): Row[] => [
+  {
+    name: `X-Forwarded-Proto: https, X-Forwarded-For from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "api.example.com"],
+        ["X-Forwarded-Proto", "https"],
+        ["X-Forwarded-For", "203.0.113.9"],
+      ],
+    },
+    status: 200,
+    headers: {
+      "x-origin": trusted ? "https://api.example.com" : "http://api.example.com",
+      "x-client": trusted ? "203.0.113.9" : "127.0.0.1",
+    },
+    body: "hello",
+  },
+  {
+    name: `Forwarded: proto=https;host=… from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "internal.example"],
+        ["Forwarded", "for=203.0.113.9;proto=https;host=api.example.com"],
+      ],
+    },
+    status: 200,
+    headers: { "x-origin": trusted ? "https://api.example.com" : "http://internal.example" },
+    body: "hello",
+  },
+  {
+    name: `X-Forwarded-Host from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "internal.example:8080"],
+        ["X-Forwarded-Host", "api.example.com"],
+      ],
+    },
+    status: 200,
+    headers: {
+      "x-origin": trusted ? "http://api.example.com" : "http://internal.example:8080",
+      vary: trusted ? /X-Forwarded-Host/ : null,
+    },
+  },
+];
+
+// The harness connects from the loopback address: trusted by "loopback", not by "10.0.0.0/8".
+conformance(
+  "@svc/kernel request facts behind the framework's trust (loopback)",
+  trustMounts("loopback"),
+  forwardedRows(true),
+);
+conformance(
+  "@svc/kernel request facts behind the framework's trust (10.0.0.0/8)",
+  trustMounts("10.0.0.0/8"),
+  forwardedRows(false),
+);
