@@ -6,7 +6,7 @@
 // instructions by the requests.
 //
 //   node apps/bench/src/callgrind.mjs [--root <repository>] [--warmup 4000] [--requests 2000]
-//     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap]
+//     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap] [--frameworks]
 //
 // `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
 // from its own /auth/token) takes any scenario of scenarios.mjs whose server is a script of
@@ -14,6 +14,8 @@
 // `soap-floor-node` (given the bench token and its key, as run.mjs gives them). `--soap`
 // measures those three one after the other, with the same getCustomer request, and prints the
 // SOAP layer (server − floor) and the ratios node-soap / soap-envelope, whole server and layer.
+// `--frameworks` measures packages-fastify and fastify-peers, then packages-hono and hono-peers,
+// and prints each peer's instructions over the packages' app on the same framework.
 //
 // `--root` names another checkout (a worktree of an older commit), so the same client measures
 // both sides of an A/B; its server runs from its own sources (packages bundled from src/).
@@ -29,6 +31,7 @@ import { issueBenchToken } from "./fixtures.mjs";
 import { freePort } from "./harness.mjs";
 import { referenceNodeFlags } from "./reference-flags.mjs";
 import { scenarios } from "./scenarios.mjs";
+import { workspaceSources } from "./workspace-sources.mjs";
 
 const exec = promisify(execFile);
 // valgrind names its control pipes after $HOST, which the server gets as its listen address:
@@ -71,6 +74,33 @@ if (args.includes("--soap")) {
       "",
       `node-soap / soap-envelope: whole server ${(nodeSoap / envelope).toFixed(2)} ×, ` +
         `SOAP layer ${((nodeSoap - floor) / (envelope - floor)).toFixed(2)} ×`,
+    ].join("\n"),
+  );
+} else if (args.includes("--frameworks")) {
+  // The packages' app against the peers users would pick on the same framework, one pair at a
+  // time: the ratio is the peer's instructions over the packages' (above 1: the packages do less).
+  const pairs = [
+    ["packages-fastify", "fastify-peers"],
+    ["packages-hono", "hono-peers"],
+  ];
+  const main = (figure) => figure.perRequestByThread["1"] ?? figure.perRequest;
+  const rows = [];
+  for (const [packages, peers] of pairs) {
+    const ours = await measure(packages);
+    console.log(JSON.stringify(ours));
+    const theirs = await measure(peers);
+    console.log(JSON.stringify(theirs));
+    rows.push(
+      `| ${packages} | ${main(ours).toLocaleString("en")} | ${peers} | ${main(theirs).toLocaleString("en")} | ` +
+        `${(main(theirs) / main(ours)).toFixed(2)} × | ${(theirs.perRequest / ours.perRequest).toFixed(2)} × |`,
+    );
+  }
+  console.log(
+    [
+      "",
+      "| @svc row | instructions/request (main thread) | peer row | instructions/request (main thread) | peer / @svc | peer / @svc, whole process |",
+      "|---|---:|---|---:|---:|---:|",
+      ...rows,
     ].join("\n"),
   );
 } else {
@@ -159,10 +189,7 @@ async function measure(id) {
  * through the loader hooks takes minutes.
  */
 async function bundled(scenario, port, publicJwk) {
-  const packages = await readdir(join(root, "packages"));
-  const alias = Object.fromEntries(
-    packages.map((name) => [`@svc/${name}`, join(root, "packages", name, "src/index.ts")]),
-  );
+  const sources = workspaceSources(root);
   const env = {
     ...process.env,
     PORT: String(port),
@@ -182,7 +209,7 @@ async function bundled(scenario, port, publicJwk) {
       LOG_LEVEL: "info",
     });
     const bundle = join(serverDir, "dist", "callgrind-main.mjs");
-    await esbuild(join(serverDir, "src/main.ts"), bundle, alias);
+    await esbuild(join(serverDir, "src/main.ts"), bundle, sources);
     // As `npm start` of the checkout measured runs it (see referenceNodeFlags).
     const nodeArgs = referenceNodeFlags(serverDir);
     return { bundle, cwd: serverDir, env, nodeArgs, readyPath: "/health", readyStatus: 200 };
@@ -197,7 +224,7 @@ async function bundled(scenario, port, publicJwk) {
     relative(join(root, "apps/bench/src"), dirname(source)),
     `callgrind-${basename(source)}`,
   );
-  await esbuild(source, bundle, alias);
+  await esbuild(source, bundle, sources);
   Object.assign(env, spec.env ?? {});
   return {
     bundle,
@@ -211,7 +238,20 @@ async function bundled(scenario, port, publicJwk) {
   };
 }
 
-function esbuild(entry, outfile, alias) {
+/**
+ * `entry` bundled into `outfile`, every `@svc/...` specifier (entries such as `@svc/kernel/fastify`
+ * included) from the source file `sources` maps it to; the other packages stay external.
+ */
+function esbuild(entry, outfile, sources) {
+  const workspace = {
+    name: "workspace-sources",
+    setup(context) {
+      context.onResolve({ filter: /^@svc\// }, (args) => {
+        const path = sources.get(args.path);
+        return path === undefined ? undefined : { path };
+      });
+    },
+  };
   return build({
     entryPoints: [entry],
     bundle: true,
@@ -219,7 +259,7 @@ function esbuild(entry, outfile, alias) {
     format: "esm",
     target: "node20",
     packages: "external",
-    alias,
+    plugins: [workspace],
     outfile,
     logLevel: "error",
   });

@@ -26,7 +26,9 @@ export const groups = [
   {
     id: "get",
     title: "GET /employees/{id} with Bearer JWT, Accept: application/json → 200",
-    baselines: ["raw-node", "express-bare", "peer-stack"],
+    // fastify-peers and hono-peers: the peers on Fastify and on a Fetch server, the baselines of
+    // packages-fastify and packages-hono.
+    baselines: ["raw-node", "express-bare", "peer-stack", "fastify-peers", "hono-peers"],
   },
   {
     id: "revalidate",
@@ -210,6 +212,12 @@ function packagesReadme() {
   return { script: script("packages-readme.mjs"), nodeArgs: ["--import", tsLoader] };
 }
 
+/** The same app on another framework, from the packages' entries for it (`entry` is the kernel's). */
+function packagesOn(name, entry) {
+  if (!existsSync(join(repoRoot, entry))) return { unavailable: `${entry} is not there yet` };
+  return { script: script(name), nodeArgs: ["--import", tsLoader] };
+}
+
 /** SOAP getCustomer for customer 1 of the in-memory SOAP servers. */
 const getCustomerInMemory = async (_url, ctx) => ({
   method: "POST",
@@ -306,6 +314,22 @@ export const scenarios = [
     label:
       "Hono on @hono/node-server with its middleware: secureHeaders, cors, compress, etag, jwt, logger, hono-rate-limiter",
     server: () => ({ script: script("hono-peers.mjs") }),
+    prepare: getEmployee,
+  },
+  {
+    id: "packages-fastify",
+    group: "get",
+    label:
+      "the packages-readme app on Fastify 5 from the packages' /fastify entries, in memory, Fastify's logger",
+    server: () => packagesOn("packages-fastify.mjs", "packages/kernel/src/fastify.ts"),
+    prepare: getEmployee,
+  },
+  {
+    id: "packages-hono",
+    group: "get",
+    label:
+      "the packages-readme app on Hono + @hono/node-server from the packages' /fetch entries, in memory, Hono's logger",
+    server: () => packagesOn("packages-hono.mjs", "packages/kernel/src/fetch.ts"),
     prepare: getEmployee,
   },
   {

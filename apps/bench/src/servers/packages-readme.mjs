@@ -79,20 +79,19 @@ app.get(
   }),
 );
 
-// @svc/idempotency, "Use": body parser, then authentication (above), then idempotency(). Its
-// middleware is what main has; it becomes the route's `{ idempotency }` step of `svc.handle`
-// once @svc/idempotency offers one (issue 38).
+// @svc/idempotency, "Use": body parser, then authentication (above), then the route's
+// `{ idempotency }` step of `svc.handle`.
 let nextId = 1000;
+const keys = { idempotency: idempotency({ store: new MemoryStore() }) };
 app.post(
   "/employees",
   parseBody({ limit: 100 * 1024 }),
-  idempotency({ store: new MemoryStore() }),
   svc.handle(async (req) => {
     const employee = { ...req.body, id: nextId++ };
     EMPLOYEES.set(employee.id, employee);
     const location = hrefFor(req, versionedPath(req, `/employees/${employee.id}`));
     return reply(represent(req, employee), { status: 201, headers: { Location: location } });
-  }),
+  }, keys),
 );
 
 // @svc/errors, "Use": unmatched routes → 404 record, the error handler last.
