@@ -197,22 +197,42 @@ export function toResponse(value: ResponseValue, method: string, preset?: Header
 }
 
 /**
- * `response` with a passage's fields and `Vary` added. A `Response` from `fetch()` has immutable
- * headers, so a new one is made around the same body.
+ * `response` with a passage's fields and `Vary` added, in place as Hono's own middleware sets
+ * fields after `next()`. A `Response` whose headers are immutable (one from `fetch()`) is the one
+ * case copied: a new `Response` around the same body.
  */
 export function withPassage(response: Response, passage: Passage): Response {
-  const headers = new Headers(response.headers);
-  const own = new Set(headers.keys());
+  try {
+    addPassageTo(response.headers, passage);
+    return response;
+  } catch (err) {
+    // Only an immutable `Headers` throws, on its first write, before any field changed.
+    if (!(err instanceof TypeError)) throw err;
+    const headers = new Headers(response.headers);
+    addPassageTo(headers, passage);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+}
+
+function addPassageTo(headers: Headers, passage: Passage): void {
   // The route's own fields win over the gate's: the gate's are set only where the route set none.
   const fields = passage.fields;
   if (fields !== undefined) {
     const missing: Record<string, NonNullable<Passage["fields"]>[string]> = {};
+    let any = false;
     for (const name of Object.keys(fields))
-      if (!own.has(name.toLowerCase())) missing[name] = fields[name] ?? null;
-    setFields(headers, missing);
+      if (!headers.has(name)) {
+        missing[name] = fields[name] ?? null;
+        any = true;
+      }
+    if (any) setFields(headers, missing);
   }
   appendVaryTo(headers, passage.vary);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** `c.res = response` only when it is another `Response`: Hono's setter rebuilds the response. */
+function replaceResponse(c: HonoContextLike, response: Response): void {
+  if (response !== c.res) c.res = response;
 }
 
 /**
@@ -257,7 +277,7 @@ export function fetchGate(gate: Gate<Request>): FetchMiddleware {
     }
     if (outcome !== undefined && outcome !== null) addPassage(request, outcome);
     await next();
-    if (outcome !== undefined && outcome !== null) c.res = withPassage(c.res, outcome);
+    if (outcome !== undefined && outcome !== null) replaceResponse(c, withPassage(c.res, outcome));
     return undefined;
   };
   return Object.assign(middleware, {
@@ -346,7 +366,7 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
       const { prepared } = decide(c.req.raw, honoConnection(c));
       if (prepared.refusal !== undefined) throw prepared.refusal;
       await next();
-      c.res = withVersion(c.res, prepared);
+      replaceResponse(c, withVersion(c.res, prepared));
       return undefined;
     },
     async respond(request, handler, options = {}) {
