@@ -125,7 +125,6 @@ export function fastifyView(request: FastifyRequest): RequestView & FactsRequest
   return view;
 }
 
-
 function isStream(body: Body): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
 }

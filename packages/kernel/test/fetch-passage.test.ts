@@ -86,5 +86,4 @@ describe("withPassage", () => {
     expect(result.headers.get("x-gate")).toBe("passed");
     expect(result.headers.get("vary")).toBe("Accept, Origin");
   });
-
 });
