@@ -65,6 +65,9 @@ export interface SoapHttpInput {
  * The request a refusal outside the SOAP processing answers, as {@link SoapEndpoint.refusal}
  * reads it: its method and `Content-Type` (which SOAP version the client reads), and the
  * request's logger.
+ * @example
+ * const response = endpoint.refusal(err, { method: req.method, contentType: req.headers["content-type"] });
+ * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
  */
 export interface SoapRefusedRequest {
   /** The method (`HEAD` gets the fields, no content). */
