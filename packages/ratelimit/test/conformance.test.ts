@@ -540,6 +540,38 @@ describe("ratelimit: a client that hangs up before its response stays counted, o
       }
     },
   );
+  it("fastify, a route's rateLimitHook: GET /slow hung up while its handler runs, then GET /ok → r=0", async () => {
+    const hook = rateLimitHook(options());
+    const server = await serve("fastify", {
+      ...slowMounts,
+      fastify() {
+        const app = Fastify();
+        app.get("/slow", { onRequest: hook }, async () => later("ok"));
+        app.get("/ok", { onRequest: hook }, async () => "ok");
+        app.setErrorHandler(fallbackErrors.fastify);
+        return app;
+      },
+    });
+    try {
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const port = Number(new URL(server.url).port);
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+      });
+      socket.on("error", () => {});
+      await running;
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await send(server.url, { path: "/ok" });
+      expect(after.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+      // And a finished 200 is given back: the next one still has r=0, not a 429.
+      expect((await send(server.url, { path: "/ok" })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe("ratelimit/fetch: .wrap(handler) decides on the Response the handler returns", () => {
