@@ -384,6 +384,46 @@ export function createDecider(
 
 const PASS: Verdict = Object.freeze({ kind: "pass" });
 
+/** What an allowed request spent, for giving it back after the response. */
+export interface Counted {
+  readonly key: string;
+  readonly units: number;
+  readonly decision: Decision;
+  readonly policy: RateLimitPolicy;
+}
+
+/**
+ * `skipSuccessfulRequests` / `skipFailedRequests`, once the response to a counted request has been
+ * written whole: gives its units back if its outcome (`successful`, the `requestWasSuccessful`
+ * answer on the response's final status) is one to skip. `successful` throwing or rejecting
+ * leaves the request counted, logged. The adapters call this only for a response written whole:
+ * one whose write failed, or whose client went away before it ended, stays counted, whatever its
+ * status. The handler is usually still running then (its side effects too), and nothing says it
+ * failed; were the units given back, a client sending requests and hanging up at once would run
+ * the handler without limit. RFC 6585 §4 limits the requests a client sends, whether or not it
+ * waits for the answers.
+ */
+export function afterResponse(
+  config: Config,
+  state: State,
+  counted: Counted,
+  successful: () => boolean | Promise<boolean>,
+  label: string,
+): void {
+  after(
+    successful,
+    (success) => {
+      if (!(success ? config.refundSuccessful : config.refundFailed)) return;
+      config.limiter
+        .refund(counted.key, counted.units, counted.decision, counted.policy)
+        .catch((err: unknown) =>
+          logFailure(config, state, err, "rate limit store failed to give units back"),
+        );
+    },
+    (err) => logFailure(config, state, err, `rate limit: ${label} threw; the request stays counted`),
+  );
+}
+
 /**
  * `req.rateLimit` (or `requestPropertyName`) on the framework's request: this decision, unless
  * another limiter's on the same request is tighter.

@@ -3,11 +3,16 @@
  *
  * @packageDocumentation
  */
-import type { Gate } from "@svc/kernel";
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
 import { refusedOption } from "@svc/kernel/internal";
-import { type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
-import type { FastifyInstance, FastifyPluginCallback, FastifyRequest, onRequestHookHandler } from "fastify";
+import { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
+import type {
+  FastifyInstance,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+} from "fastify";
 
 /**
  * Options of the Fastify plugin: the gate's, its functions given Fastify's `request`. The store
@@ -32,7 +37,7 @@ const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"];
 function gateOf(
   options: FastifyRateLimitOptions,
   log: FastifyInstance["log"] | undefined,
-): Gate<FastifyRequest> {
+): RateLimitGate<FastifyRequest> {
   if (typeof options !== "object" || options === null) return rateLimitGate<FastifyRequest>(options);
   const { keyPrefix, ...rest } = options as FastifyRateLimitOptions & Record<string, unknown>;
   for (const name of REGISTER_OPTIONS) delete rest[name];
@@ -51,7 +56,11 @@ function gateOf(
  * carries the rate limit fields; over the limit the 429, with `Retry-After` and the same fields,
  * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`). Store failures and
  * `trust proxy` mistakes are logged on Fastify's logger unless `logger` is given. The decision is
- * left on `request.rateLimit` (`requestPropertyName`), declared with `decorateRequest`.
+ * left on `request.rateLimit` (`requestPropertyName`), declared with `decorateRequest`. With
+ * `skipSuccessfulRequests` / `skipFailedRequests`, an `onResponse` hook in the same context gives
+ * a counted request's units back when its reply finished (written whole) with a status
+ * `requestWasSuccessful` says to skip; a reply that did not finish (the client went away, the
+ * write failed) stays counted.
  *
  * The client is the connection's peer, or behind the proxies named in `trustProxy` (the forms of
  * Fastify's own `trustProxy`) the client they forward for.
@@ -63,7 +72,7 @@ function gateOf(
 export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide(
   "@svc/ratelimit",
   function svcRateLimit(app: FastifyInstance, options: FastifyRateLimitOptions, done: (err?: Error) => void) {
-    let gate: Gate<FastifyRequest>;
+    let gate: RateLimitGate<FastifyRequest>;
     try {
       gate = gateOf(options, app.log);
     } catch (err) {
@@ -73,6 +82,14 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
     const name = options.requestPropertyName ?? "rateLimit";
     if (name !== false && !app.hasRequestDecorator(name)) app.decorateRequest(name, null);
     app.addHook("onRequest", fastifyGate(gate));
+    if (gate.readsResponse) {
+      const settled = gate;
+      // Fastify runs onResponse when the reply finished or its write failed: only a finished
+      // reply's status is decided on.
+      app.addHook("onResponse", async function svcRateLimitResponse(request, reply) {
+        if (reply.raw.writableFinished) settled.responded(request, reply.statusCode);
+      });
+    }
     done();
   },
 );
@@ -81,7 +98,9 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
  * The rate limit as one route's `onRequest` hook, for a limit of its own beside (or instead of)
  * the plugin's: `app.post("/search", { onRequest: rateLimitHook({ limit: 10 }) }, search)`. Both
  * are reported on the route's responses. Store failures are logged on `logger` (pass `app.log`
- * for Fastify's), by default one JSON line on stderr.
+ * for Fastify's), by default one JSON line on stderr. With `skipSuccessfulRequests` /
+ * `skipFailedRequests`, a counted request's units go back when its reply has finished (written
+ * whole: the `finish` of the reply's response) with a status `requestWasSuccessful` says to skip.
  *
  * @example
  * app.post("/search", { onRequest: rateLimitHook({ limit: 10, policyName: "search" }) }, search);
@@ -96,5 +115,24 @@ export function rateLimitHook(options: Omit<FastifyRateLimitOptions, "prefix">):
       "left out: the store key prefix is keyPrefix",
       "rate limit: prefix",
     );
-  return fastifyGate(gateOf(options as FastifyRateLimitOptions, undefined));
+  const gate = gateOf(options as FastifyRateLimitOptions, undefined);
+  const hook = fastifyGate(gate);
+  if (!gate.readsResponse) return hook;
+  // A route's hook adds no onResponse hook of its own: the response's completion, with its status.
+  return async function svcRateLimitHook(
+    this: FastifyInstance,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
+    const answered = await (hook as unknown as RouteHook).call(this, request, reply);
+    reply.raw.once("finish", () => gate.responded(request, reply.statusCode));
+    return answered;
+  } as onRequestHookHandler;
 }
+
+/** The gate's hook as it is called (async: it never takes `done`). */
+type RouteHook = (
+  this: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<FastifyReply | undefined>;

@@ -5,9 +5,16 @@
  * @packageDocumentation
  */
 import type { Gate } from "@svc/kernel";
-import { type ConnectionInfo, type FetchMiddleware, fetchGate, fetchView } from "@svc/kernel/fetch";
+import {
+  type ConnectionInfo,
+  type FetchHandler,
+  type FetchMiddleware,
+  fetchGate,
+  fetchView,
+  type HonoContextLike,
+} from "@svc/kernel/fetch";
 import { refusedOption } from "@svc/kernel/internal";
-import { type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
+import { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
 
 /** Options of the Fetch {@link rateLimit}: the gate's, and where the client's address comes from. */
 export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
@@ -28,6 +35,15 @@ export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
  * fields (the route's own fields of the same name win); over the limit the 429, with
  * `Retry-After` and the same fields, is thrown for Hono's `app.onError` or `withErrors()` of
  * `@svc/errors/fetch` to answer.
+ *
+ * With `skipSuccessfulRequests` / `skipFailedRequests`, a counted request's units go back once its
+ * `Response` has been sent whole (its body read to the end by the server; at once for one without
+ * a body, and for a HEAD) with a status `requestWasSuccessful` says to skip. The response decided
+ * on is the one after the route: under Hono, `c.res` after `await next()`, an error's included
+ * (`app.onError`'s); with `.wrap(handler)`, the `Response` the handler returns, so wrap the error
+ * handling inside (`withErrors(limit.wrap(withErrors(handler)))`): a handler that throws leaves
+ * the request counted. A body the server stops reading or that fails, and a request whose
+ * `signal` the server aborted (the client went away), leave it counted too.
  *
  * @example
  * const app = new Hono();
@@ -51,5 +67,56 @@ export function rateLimit(options: FetchRateLimitOptions): FetchMiddleware {
     connection === undefined
       ? gate
       : (_view, request) => gate(fetchView(request, connection(request)), request);
-  return fetchGate(connected);
+  const applied = fetchGate(connected);
+  return gate.readsResponse ? settling(applied, gate) : applied;
+}
+
+/** `applied`, telling `gate` the status of each response once it has been sent whole. */
+function settling(applied: FetchMiddleware, gate: RateLimitGate<Request>): FetchMiddleware {
+  const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<Response | undefined> => {
+    const answered = await applied(c, next);
+    if (answered !== undefined) return answered;
+    c.res = whenSent(c.res, c.req.raw, gate);
+    return undefined;
+  };
+  return Object.assign(middleware, {
+    wrap(handler: FetchHandler, info?: (request: Request) => ConnectionInfo | undefined): FetchHandler {
+      const wrapped = applied.wrap(handler, info);
+      return async (request: Request) => whenSent(await wrapped(request), request, gate);
+    },
+  });
+}
+
+/**
+ * `response`, calling `gate.responded` with its status once the server has read its body to the
+ * end: the last point a Fetch handler sees of a response being sent. A response without content
+ * (no body, or the answer to a HEAD, whose body the server drops) is complete as it is handed
+ * over. A body the server cancels or that fails is never complete, and neither is one for a
+ * request whose `signal` the server aborted (the Fetch servers' word that the client went away:
+ * `@hono/node-server`, Deno, Bun): the request stays counted.
+ */
+function whenSent(response: Response, request: Request, gate: RateLimitGate<Request>): Response {
+  const status = response.status;
+  const body = response.body;
+  const sent = (): void => {
+    if (!request.signal.aborted) gate.responded(request, status);
+  };
+  if (body === null || request.method.toUpperCase() === "HEAD") {
+    sent();
+    return response;
+  }
+  const reader = body.getReader();
+  const watched = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await reader.read();
+      if (chunk.done) {
+        controller.close();
+        sent();
+      } else controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(watched, { status, statusText: response.statusText, headers: response.headers });
 }

@@ -6,14 +6,27 @@ import {
   requestFacts,
   type TrustOption,
 } from "@svc/kernel";
-import { type Asked, createDecider, type Verdict } from "./core.js";
+import { type Asked, afterResponse, type Counted, createDecider, type Verdict } from "./core.js";
 import { optionError } from "./option-error.js";
 import { type RateLimitMessage, type RateLimitOptions, resolveConfig } from "./options.js";
 
 /**
- * Options of {@link rateLimitGate}: those of `rateLimit()` that do not read the response, their
- * functions given the framework's own request (Express's `req`, Fastify's `request`, a Fetch
- * `Request`), and the proxies to trust.
+ * The response to a counted request as {@link RateLimitGateOptions.requestWasSuccessful} reads it:
+ * its final status, once it has been written whole (the same `statusCode` as Express's `res`, so
+ * one function serves every framework).
+ * @example
+ * const requestWasSuccessful = (_request: unknown, response: RateLimitResponse) => response.statusCode < 500;
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15
+ */
+export interface RateLimitResponse {
+  /** The status the response was sent with. */
+  readonly statusCode: number;
+}
+
+/**
+ * Options of {@link rateLimitGate}: those of `rateLimit()` but `handler` (a gate throws its 429
+ * for the framework's error handling), their functions given the framework's own request
+ * (Express's `req`, Fastify's `request`, a Fetch `Request`), and the proxies to trust.
  * @example
  * const options: RateLimitGateOptions = { limit: 100, windowMs: 60_000, trustProxy: "loopback" };
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
@@ -21,15 +34,7 @@ import { type RateLimitMessage, type RateLimitOptions, resolveConfig } from "./o
 export interface RateLimitGateOptions<Request = unknown>
   extends Omit<
     RateLimitOptions,
-    | "limit"
-    | "key"
-    | "cost"
-    | "skip"
-    | "message"
-    | "handler"
-    | "skipSuccessfulRequests"
-    | "skipFailedRequests"
-    | "requestWasSuccessful"
+    "limit" | "key" | "cost" | "skip" | "message" | "handler" | "requestWasSuccessful"
   > {
   /** Units per window: a positive integer, or a function of the request (sync or async) answering one. */
   limit?: number | ((request: Request) => number | Promise<number>);
@@ -55,6 +60,13 @@ export interface RateLimitGateOptions<Request = unknown>
    */
   message?: RateLimitMessage | ((request: Request) => RateLimitMessage | Promise<RateLimitMessage>);
   /**
+   * Whether a response written whole counts as successful, for `skipSuccessfulRequests` and
+   * `skipFailedRequests`: the request and the response's final status. A response that was not
+   * written whole (its write failed, the client went away) is not asked about: it stays counted.
+   * @default (request, response) => response.statusCode < 400
+   */
+  requestWasSuccessful?: (request: Request, response: RateLimitResponse) => boolean | Promise<boolean>;
+  /**
    * The proxies whose `X-Forwarded-For` names the client (Express's `trust proxy` forms: a hop
    * count, addresses and CIDR ranges, `true`, a function). The client's address is the
    * connection's peer when none is trusted.
@@ -65,24 +77,49 @@ export interface RateLimitGateOptions<Request = unknown>
 }
 
 /**
- * Options of `rateLimit()` that read the response, which no gate sees: refused by name, so a
- * limiter moved from Express never counts differently without saying so.
+ * Options of `rateLimit()` that write the response, which a gate leaves to the framework: refused
+ * by name, so a limiter moved from Express never answers differently without saying so.
  */
-const RESPONSE_OPTIONS: Readonly<Record<string, string>> = {
+const EXPRESS_ONLY: Readonly<Record<string, string>> = {
   handler: "a 429 is thrown for the framework's error handling to render",
-  skipSuccessfulRequests: "a request is counted when it arrives, whatever its response",
-  skipFailedRequests: "a request is counted when it arrives, whatever its response",
-  requestWasSuccessful: "a request is counted when it arrives, whatever its response",
 };
+
+/**
+ * A {@link Gate} of the rate limit, with what its framework adapter calls once a counted request's
+ * response has been written whole, for `skipSuccessfulRequests` / `skipFailedRequests`.
+ * @example
+ * const limit = rateLimitGate({ limit: 100, skipFailedRequests: true });
+ * const passage = await limit(req, req);
+ * res.once("finish", () => limit.responded(req, res.statusCode)); // as @svc/ratelimit/node does
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export interface RateLimitGate<Request = unknown> extends Gate<Request> {
+  /**
+   * Whether the gate decides anything after the response (`skipSuccessfulRequests` or
+   * `skipFailedRequests` given): when false, an adapter need not call {@link responded}.
+   */
+  readonly readsResponse: boolean;
+  /**
+   * The response to `request` (the framework's request, as the gate was given it) has been written
+   * whole with `statusCode`: its units go back when `requestWasSuccessful` says its outcome is one
+   * to skip. Called by the adapter from the framework's own signal that the response is complete
+   * (Fastify's `onResponse` for a finished reply, a `node:http` response's `finish`, the end of a
+   * Fetch `Response`'s body), never for a response whose write failed or whose client went away:
+   * such a request stays counted. A request the gate did not count, or already settled, is ignored.
+   */
+  responded(request: Request, statusCode: number): void;
+}
 
 /**
  * The rate limit as a framework-free {@link Gate}: a request's view (fields and connection) and
  * the framework's request in; out, the {@link Passage} of the rate limit fields (`RateLimit`,
  * `RateLimit-Policy`, `X-RateLimit-*`), or a thrown 429 `HttpError` with `Retry-After` and the
  * same fields. The client's address is the view's `socket.remoteAddress`, or behind proxies
- * named in `trustProxy` the client they forward for. A request is counted when it arrives: the
- * decision never depends on the response. The framework entries (`@svc/ratelimit/node`,
- * `/fastify`, `/fetch`) apply it with the kernel's gate adapters; so can any other.
+ * named in `trustProxy` the client they forward for. A request is counted when it arrives; with
+ * `skipSuccessfulRequests` / `skipFailedRequests` its units go back once its response has been
+ * written whole, on its final status ({@link RateLimitGate.responded}). The framework entries
+ * (`@svc/ratelimit/node`, `/fastify`, `/fetch`) apply it with the kernel's gate adapters and call
+ * `responded`; so can any other.
  *
  * Several gates on one request (a global limit and a route's) are all reported, as with
  * `rateLimit()`: each is a policy in `RateLimit-Policy` and `RateLimit`.
@@ -95,14 +132,14 @@ const RESPONSE_OPTIONS: Readonly<Record<string, string>> = {
  */
 export function rateLimitGate<Request extends object = object>(
   options: RateLimitGateOptions<Request>,
-): Gate<Request> {
+): RateLimitGate<Request> {
   if (typeof options === "object" && options !== null) {
-    for (const name of Object.keys(RESPONSE_OPTIONS)) {
+    for (const name of Object.keys(EXPRESS_ONLY)) {
       if ((options as Record<string, unknown>)[name] !== undefined)
         throw optionError(
           "rate limit",
           name,
-          `${name} is an option of the Express middleware only, which sees the response; here ${RESPONSE_OPTIONS[name]}`,
+          `${name} is an option of the Express middleware only, which writes the response; here ${EXPRESS_ONLY[name]}`,
         );
     }
   }
@@ -110,11 +147,23 @@ export function rateLimitGate<Request extends object = object>(
   const config = resolveConfig(rest as unknown as RateLimitOptions);
   const trust =
     trustProxy === undefined || trustProxy === false ? undefined : compileTrust(trustProxy, "ratelimit");
-  const { decide } = createDecider(config, true);
+  const { state, decide } = createDecider(config, true);
+  const readsResponse = config.refundSuccessful || config.refundFailed;
+  /** What each counted request spent, until its response is written (weakly: one never written is dropped). */
+  const counted = new WeakMap<object, Counted>();
+  const successful = config.requestWasSuccessful as unknown as (
+    request: Request,
+    response: RateLimitResponse,
+  ) => boolean | Promise<boolean>;
+  /** A verdict as the gate's outcome, remembering what an allowed request spent. */
+  const outcome = (verdict: Verdict, native: Request): Passage | undefined => {
+    if (readsResponse && verdict.kind === "allowed" && verdict.units > 0) counted.set(native, verdict);
+    return outcomeOf(verdict);
+  };
   const address = (view: RequestView): string | undefined =>
     trust === undefined ? view.socket?.remoteAddress : requestFacts(view, trust).client || undefined;
 
-  return function rateLimitGate(view, native) {
+  const gate = function rateLimitGate(view: RequestView, native: Request) {
     const asked: Asked = { view, native, address: address(view), owner: native };
     let verdict: Verdict | undefined;
     let settled: ((verdict: Verdict) => void) | undefined;
@@ -123,17 +172,32 @@ export function rateLimitGate<Request extends object = object>(
       else settled(v);
     });
     // A synchronous store (memory) decides at once: no promise, no microtask.
-    if (verdict !== undefined) return outcomeOf(verdict);
+    if (verdict !== undefined) return outcome(verdict, native);
     return new Promise<Passage | undefined>((resolve, reject) => {
       settled = (v) => {
         try {
-          resolve(outcomeOf(v));
+          resolve(outcome(v, native));
         } catch (err) {
           reject(err);
         }
       };
     });
   };
+  return Object.assign(gate, {
+    readsResponse,
+    responded(request: Request, statusCode: number): void {
+      const spent = counted.get(request);
+      if (spent === undefined) return;
+      counted.delete(request);
+      afterResponse(
+        config,
+        state,
+        spent,
+        () => successful(request, { statusCode }),
+        "requestWasSuccessful(request, response)",
+      );
+    },
+  });
 }
 
 /** A verdict as a gate's outcome: the fields to pass with, or the refusal thrown. */

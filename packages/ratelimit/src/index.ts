@@ -8,7 +8,12 @@ export {
   type ExpressRateLimitStoreOptions,
   expressRateLimitStore,
 } from "./express-store.js";
-export { type RateLimitGateOptions, rateLimitGate } from "./gate.js";
+export {
+  type RateLimitGate,
+  type RateLimitGateOptions,
+  type RateLimitResponse,
+  rateLimitGate,
+} from "./gate.js";
 export {
   type HeaderSettings,
   MAX_POLICIES,

@@ -1,9 +1,8 @@
 import type { ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
-import { type Asked, after, createDecider, logFailure, type State } from "./core.js";
+import { type Asked, after, afterResponse, type Counted, createDecider, type State } from "./core.js";
 import type { RateLimitOptions } from "./options.js";
 import { type Config, type RateLimitExceeded, type RateLimitRequest, resolveConfig } from "./options.js";
-import type { Decision, RateLimitPolicy } from "./types.js";
 
 export type {
   PerRequest,
@@ -97,44 +96,24 @@ function setFields(res: ServerResponse, fields: Readonly<Record<string, string>>
 }
 
 /**
- * `skipSuccessfulRequests` / `skipFailedRequests` (Express only): once the response is finished,
- * give the units back if its outcome is one to skip. At most once per request.
- *
- * A connection the client closed before the response ended stays counted, whatever the options:
- * the handler is usually still running (its side effects too), and nothing says it failed. Were
- * the units given back at the hang-up, a client sending requests and closing each connection at
- * once would run the handler without limit; RFC 6585 §4 limits the requests a client sends,
- * whether or not it waits for the answers.
+ * `skipSuccessfulRequests` / `skipFailedRequests`: once the response is finished (written whole),
+ * `requestWasSuccessful(req, res)` decides whether its units go back (see `afterResponse`). At
+ * most once per request; a response that never finishes (the client went away) stays counted.
  */
 function refundAfter(
   config: Config,
   state: State,
   req: RateLimitRequest,
   res: ServerResponse,
-  counted: { key: string; units: number; decision: Decision; policy: RateLimitPolicy },
+  counted: Counted,
 ): void {
-  let settled = false;
-  const refund = (): void => {
-    if (settled) return;
-    settled = true;
-    config.limiter
-      .refund(counted.key, counted.units, counted.decision, counted.policy)
-      .catch((err: unknown) => logFailure(config, state, err, "rate limit store failed to give units back"));
-  };
   res.once("finish", () => {
-    after(
+    afterResponse(
+      config,
+      state,
+      counted,
       () => config.requestWasSuccessful(req, res),
-      (success) => {
-        if (success ? config.refundSuccessful : config.refundFailed) refund();
-        else settled = true;
-      },
-      (err) =>
-        logFailure(
-          config,
-          state,
-          err,
-          "rate limit: requestWasSuccessful(req, res) threw; the request stays counted",
-        ),
+      "requestWasSuccessful(req, res)",
     );
   });
 }

@@ -1,5 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { conformance, FRAMEWORKS, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
+import { connect } from "node:net";
+import { HttpError } from "@svc/kernel";
+import {
+  conformance,
+  FRAMEWORKS,
+  fallbackErrors,
+  type Mounts,
+  type Row,
+  send,
+  serve,
+} from "@svc/test-utils/conformance";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
@@ -23,7 +33,12 @@ function pathOf(req: object): string {
 
 /** Not counted: the health check, the test clock, the routes with limits of their own only, OPTIONS. */
 const UNLIMITED = new Set(["/health", "/tick", "/down", "/broken"]);
-const skip = (req: object) => UNLIMITED.has(pathOf(req)) || (req as { method?: string }).method === "OPTIONS";
+/** The routes of the response-dependent limiters (`/ss/ok`, `/sf/fail`, `/rws/missing`), counted by their own only. */
+const OWN_ONLY = /^\/(ss|sf|rws)\//;
+const skip = (req: object) =>
+  UNLIMITED.has(pathOf(req)) ||
+  OWN_ONLY.test(pathOf(req)) ||
+  (req as { method?: string }).method === "OPTIONS";
 /** An API key, when the client sends one, is its bucket. */
 const key = (req: object) => {
   const apiKey = field(req, "x-api-key");
@@ -55,7 +70,28 @@ function limiters() {
     search: { ...window, limit: 5, policyName: "search", store: new MemoryStore() },
     down: { limit: 5, store: down(), failMode: "closed", logger: silent } as const,
     broken: { limit: () => 0, logger: silent },
+    /** Successes given back: only failures spend the quota of 2. */
+    ss: { ...window, limit: 2, policyName: "ss", store: new MemoryStore(), skipSuccessfulRequests: true },
+    /** Failures given back: only successes spend the quota of 2. */
+    sf: { ...window, limit: 2, policyName: "sf", store: new MemoryStore(), skipFailedRequests: true },
+    /** Failures given back, where a 404 is the only failure (a 400 is the client's success here). */
+    rws: {
+      ...window,
+      limit: 2,
+      policyName: "rws",
+      store: new MemoryStore(),
+      skipFailedRequests: true,
+      requestWasSuccessful: (_req: unknown, res: { statusCode: number }) => res.statusCode !== 404,
+    },
   };
+}
+
+/** The status each outcome route answers: `/ok` 200, `/fail` a 400 thrown, `/missing` a 404 thrown. */
+function outcome(path: string): string {
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  if (last === "fail") throw HttpError.badRequest("The request failed");
+  if (last === "missing") throw HttpError.notFound();
+  return "ok";
 }
 
 const mounts: Mounts = {
@@ -78,6 +114,11 @@ const mounts: Mounts = {
     app.get("/broken", expressRateLimit(l.broken), (_req, res) => {
       res.end("ok");
     });
+    for (const name of ["ss", "sf", "rws"] as const) {
+      app.get(`/${name}/:outcome`, expressRateLimit(l[name]), (req, res) => {
+        res.end(outcome(req.path));
+      });
+    }
     app.use((_req, res) => {
       res.end("ok");
     });
@@ -91,6 +132,9 @@ const mounts: Mounts = {
       "/search": nodeRateLimit(l.search),
       "/down": nodeRateLimit(l.down),
       "/broken": nodeRateLimit(l.broken),
+      "/ss": nodeRateLimit(l.ss),
+      "/sf": nodeRateLimit(l.sf),
+      "/rws": nodeRateLimit(l.rws),
     };
     return (req, res) => {
       const run = async () => {
@@ -101,8 +145,8 @@ const mounts: Mounts = {
           return;
         }
         await limit(req, res);
-        await routes[path]?.(req, res);
-        res.end("ok");
+        await (routes[path] ?? routes[path.slice(0, path.lastIndexOf("/"))])?.(req, res);
+        res.end(outcome(path));
       };
       run().catch((err) => fallbackErrors.node(err, req, res));
     };
@@ -121,6 +165,14 @@ const mounts: Mounts = {
       limited.get("/broken", { onRequest: rateLimitHook(l.broken) }, async () => "ok");
       limited.all("/*", async () => "ok");
     });
+    // A route's hook (skipSuccessfulRequests), and the plugin in scopes of their own (its onResponse hook).
+    app.get("/ss/:outcome", { onRequest: rateLimitHook(l.ss) }, async (request) => outcome(request.url));
+    for (const name of ["sf", "rws"] as const) {
+      app.register(async (scope) => {
+        await scope.register(fastifyRateLimit, { ...l[name], requestPropertyName: false });
+        scope.get(`/${name}/:outcome`, async (request) => outcome(request.url));
+      });
+    }
     app.setErrorHandler(fallbackErrors.fastify);
     return app;
   },
@@ -135,6 +187,9 @@ const mounts: Mounts = {
     app.get("/search", fetchRateLimit(l.search), (c) => c.text("ok"));
     app.get("/down", fetchRateLimit(l.down), (c) => c.text("ok"));
     app.get("/broken", fetchRateLimit(l.broken), (c) => c.text("ok"));
+    for (const name of ["ss", "sf", "rws"] as const) {
+      app.get(`/${name}/:outcome`, fetchRateLimit(l[name]), (c) => c.text(outcome(c.req.path)));
+    }
     app.all("*", (c) => c.text("ok"));
     app.onError(fallbackErrors.fetch);
     return app.fetch;
@@ -249,6 +304,67 @@ const rows: Row[] = [
     status: 500,
     body: { status: 500, message: "Internal Server Error" },
   },
+  {
+    name: "skipSuccessfulRequests: three 200s, then GET /ss/ok → 200 with r=1 (each success given back)",
+    fresh: true,
+    before: [get("/ss/ok"), get("/ss/ok"), get("/ss/ok")],
+    request: get("/ss/ok"),
+    status: 200,
+    headers: { ratelimit: '"ss";r=1;t=30' },
+    body: "ok",
+  },
+  {
+    name: "skipSuccessfulRequests: three HEAD /ss/ok (200), then GET /ss/ok → 200 with r=1",
+    fresh: true,
+    before: [
+      { method: "HEAD", path: "/ss/ok" },
+      { method: "HEAD", path: "/ss/ok" },
+      { method: "HEAD", path: "/ss/ok" },
+    ],
+    request: get("/ss/ok"),
+    status: 200,
+    headers: { ratelimit: '"ss";r=1;t=30' },
+  },
+  {
+    name: "skipSuccessfulRequests: two 400s stay counted → GET /ss/ok 429",
+    fresh: true,
+    before: [get("/ss/fail"), get("/ss/fail")],
+    request: get("/ss/ok"),
+    status: 429,
+    headers: { "retry-after": "30", ratelimit: '"ss";r=0;t=30' },
+  },
+  {
+    name: "skipFailedRequests: three 400s, then GET /sf/ok → 200 with r=1 (each failure given back)",
+    fresh: true,
+    before: [get("/sf/fail"), get("/sf/fail"), get("/sf/fail")],
+    request: get("/sf/ok"),
+    status: 200,
+    headers: { ratelimit: '"sf";r=1;t=30' },
+  },
+  {
+    name: "skipFailedRequests: two 200s stay counted → GET /sf/ok 429",
+    fresh: true,
+    before: [get("/sf/ok"), get("/sf/ok")],
+    request: get("/sf/ok"),
+    status: 429,
+    headers: { "retry-after": "30", ratelimit: '"sf";r=0;t=30' },
+  },
+  {
+    name: "requestWasSuccessful (a 404 fails) with skipFailedRequests: three 404s given back → GET /rws/ok 200, r=1",
+    fresh: true,
+    before: [get("/rws/missing"), get("/rws/missing"), get("/rws/missing")],
+    request: get("/rws/ok"),
+    status: 200,
+    headers: { ratelimit: '"rws";r=1;t=30' },
+  },
+  {
+    name: "requestWasSuccessful (a 400 succeeds) with skipFailedRequests: two 400s stay counted → GET /rws/ok 429",
+    fresh: true,
+    before: [get("/rws/fail"), get("/rws/fail")],
+    request: get("/rws/ok"),
+    status: 429,
+    headers: { "retry-after": "30", ratelimit: '"rws";r=0;t=30' },
+  },
 ];
 
 conformance("ratelimit", mounts, rows);
@@ -285,10 +401,24 @@ describe("ratelimit: a misconfigured limiter is refused at construction, on ever
     },
   );
   it.each(FRAMEWORKS.filter((f) => f !== "express"))(
-    "%s: skipSuccessfulRequests (reads the response) → TypeError ERR_SVC_RATELIMIT_SKIP_SUCCESSFUL_REQUESTS",
+    "%s: handler (writes the response; a gate throws its 429) → TypeError ERR_SVC_RATELIMIT_HANDLER",
     async (framework) => {
-      await expect(refusals[framework]({ limit: 5, skipSuccessfulRequests: true })).rejects.toMatchObject({
-        code: "ERR_SVC_RATELIMIT_SKIP_SUCCESSFUL_REQUESTS",
+      await expect(refusals[framework]({ limit: 5, handler: () => {} })).rejects.toMatchObject({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_HANDLER",
+      });
+    },
+  );
+  it.each(FRAMEWORKS)(
+    "%s: skipFailedRequests with a store that cannot give units back → TypeError ERR_SVC_RATELIMIT_SKIP_FAILED_REQUESTS",
+    async (framework) => {
+      const store: RateLimitStore = {
+        consume: () => ({ allowed: true, remaining: 1, resetAt: 0, limit: 2 }),
+        reset() {},
+      } as never;
+      await expect(refusals[framework]({ limit: 5, store, skipFailedRequests: true })).rejects.toMatchObject({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_SKIP_FAILED_REQUESTS",
       });
     },
   );
@@ -330,5 +460,153 @@ describe("ratelimit on fastify: the plugin applies to the scope it is registered
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("ratelimit: a client that hangs up before its response stays counted, on every framework", () => {
+  /** GET /slow answers 200 after 150 ms, by when its client has gone; limit 2, successes given back. */
+  const options = () => ({
+    limit: 2,
+    windowMs: 60_000,
+    skipSuccessfulRequests: true,
+    store: new MemoryStore(),
+    logger: silent,
+  });
+  /** Resolved once a handler of /slow runs (the request was counted): the client hangs up then. */
+  let started: () => void = () => {};
+  const later = <T>(value: T) => {
+    started();
+    return new Promise<T>((resolve) => setTimeout(() => resolve(value), 150));
+  };
+  const slowMounts: Mounts = {
+    express() {
+      const app = express();
+      app.use(expressRateLimit(options()));
+      app.get("/slow", async (_req, res) => {
+        res.end(await later("ok"));
+      });
+      app.get("/ok", (_req, res) => {
+        res.end("ok");
+      });
+      return app;
+    },
+    node() {
+      const limit = nodeRateLimit(options());
+      return (req, res) => {
+        limit(req, res)
+          .then(async () => res.end(pathOf(req) === "/slow" ? await later("ok") : "ok"))
+          .catch((err) => fallbackErrors.node(err, req, res));
+      };
+    },
+    fastify() {
+      const app = Fastify();
+      app.register(fastifyRateLimit, options());
+      app.get("/slow", async () => later("ok"));
+      app.get("/ok", async () => "ok");
+      app.setErrorHandler(fallbackErrors.fastify);
+      return app;
+    },
+    fetch() {
+      const app = new Hono();
+      app.use(fetchRateLimit(options()));
+      app.get("/slow", async (c) => c.text(await later("ok")));
+      app.get("/ok", (c) => c.text("ok"));
+      app.onError(fallbackErrors.fetch);
+      return app.fetch;
+    },
+  };
+  it.each(FRAMEWORKS)(
+    "%s: GET /slow, the connection closed while its handler runs, then GET /ok → r=0 (the hung-up request not given back)",
+    async (framework) => {
+      const server = await serve(framework, slowMounts);
+      try {
+        const running = new Promise<void>((resolve) => {
+          started = resolve;
+        });
+        const port = Number(new URL(server.url).port);
+        const socket = connect(port, "127.0.0.1", () => {
+          socket.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+        });
+        socket.on("error", () => {});
+        await running;
+        socket.destroy();
+        // The handler answers into the closed connection, and the limiter hears of it, or not.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const after = await send(server.url, { path: "/ok" });
+        expect(after.status).toBe(200);
+        expect(after.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+  it("fastify, a route's rateLimitHook: GET /slow hung up while its handler runs, then GET /ok → r=0", async () => {
+    const hook = rateLimitHook(options());
+    const server = await serve("fastify", {
+      ...slowMounts,
+      fastify() {
+        const app = Fastify();
+        app.get("/slow", { onRequest: hook }, async () => later("ok"));
+        app.get("/ok", { onRequest: hook }, async () => "ok");
+        app.setErrorHandler(fallbackErrors.fastify);
+        return app;
+      },
+    });
+    try {
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const port = Number(new URL(server.url).port);
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+      });
+      socket.on("error", () => {});
+      await running;
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await send(server.url, { path: "/ok" });
+      expect(after.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+      // And a finished 200 is given back: the next one still has r=0, not a 429.
+      expect((await send(server.url, { path: "/ok" })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("ratelimit/fetch: .wrap(handler) decides on the Response the handler returns", () => {
+  const wrapped = (handler: (request: Request) => Response) =>
+    fetchRateLimit({
+      limit: 2,
+      windowMs: 60_000,
+      skipSuccessfulRequests: true,
+      store: new MemoryStore(),
+      logger: silent,
+    }).wrap(handler, () => ({ address: "203.0.113.7" }));
+  const request = () => new Request("http://svc.example/ok");
+
+  it("three 200s read to the end → the fourth has r=1 (each given back)", async () => {
+    const fetch = wrapped(() => new Response("ok"));
+    for (let i = 0; i < 3; i++) expect(await (await fetch(request())).text()).toBe("ok");
+    expect((await fetch(request())).headers.get("ratelimit")).toMatch(/^"default";r=1;t=\d+$/);
+  });
+  it("a 200 whose body the server cancels (the client went away) → stays counted", async () => {
+    const fetch = wrapped(() => new Response("ok"));
+    await (await fetch(request())).body?.cancel();
+    expect((await fetch(request())).headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
+  });
+  it("a request whose signal is aborted before its body is read → stays counted", async () => {
+    const fetch = wrapped(() => new Response("ok"));
+    const controller = new AbortController();
+    const response = await fetch(new Request("http://svc.example/ok", { signal: controller.signal }));
+    controller.abort();
+    await response.text();
+    expect((await fetch(request())).headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
+  });
+  it("a 204 without a body → given back as it is handed over", async () => {
+    const fetch = wrapped(() => new Response(null, { status: 204 }));
+    await fetch(request());
+    await fetch(request());
+    expect((await fetch(request())).status).toBe(204);
   });
 });

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, strongEtag } from "@svc/conditional";
-import { HttpError } from "@svc/errors";
+import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
 import type { RequestFacts } from "@svc/kernel";
 import { endpointAddress } from "./endpoint-address.js";
+import { fault11ToXml, faultToXml } from "./fault.js";
 import {
   compileSoapService,
+  httpErrorToFault,
   type SoapLogger,
   type SoapNode,
   type SoapRequest,
@@ -14,6 +16,7 @@ import {
   type SoapServiceOptions,
 } from "./service.js";
 import { shown } from "./shown.js";
+import type { SoapVersion } from "./wsdl.js";
 import { readBytes, XmlError, type XmlSource } from "./xml.js";
 
 /**
@@ -56,6 +59,23 @@ export interface SoapHttpInput {
    * field (up to 200 characters), else a random UUID.
    */
   correlationId?: string | undefined;
+}
+
+/**
+ * The request a refusal outside the SOAP processing answers, as {@link SoapEndpoint.refusal}
+ * reads it: its method and `Content-Type` (which SOAP version the client reads), and the
+ * request's logger.
+ * @example
+ * const response = endpoint.refusal(err, { method: req.method, contentType: req.headers["content-type"] });
+ * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
+ */
+export interface SoapRefusedRequest {
+  /** The method (`HEAD` gets the fields, no content). */
+  method: string;
+  /** The request's `Content-Type` field: `text/xml` is a SOAP 1.1 client's. */
+  contentType?: string | undefined;
+  /** A request-scoped logger (Fastify's `request.log`), for a 5xx when no `logger` option is given. */
+  logger?: SoapLogger | undefined;
 }
 
 /**
@@ -105,6 +125,18 @@ export interface SoapEndpoint {
    * `Content-Length` (RFC 9110 §8.6).
    */
   complete(response: SoapResponse): SoapResponse;
+  /**
+   * The answer to an error a request to the endpoint failed with outside the SOAP processing (a
+   * rate limit's 429, an authentication's 401, a body limit's 413 from middleware or hooks in
+   * front, or the endpoint's own thrown refusals): a SOAP fault instead of the JSON error record,
+   * since the client reads envelopes. The fault is in the version the endpoint answers the
+   * request's media type with (SOAP 1.1 for `text/xml` where the contract offers it), 4xx as
+   * `env:Sender`, 5xx as `env:Receiver` without the error's detail; the HTTP status and the
+   * error's fields (`Retry-After`, `WWW-Authenticate`) are kept, with `Cache-Control: no-store`.
+   * A 5xx is logged (the `logger` option, else the request's, else one JSON line on stderr). A
+   * HEAD gets the fields and no content.
+   */
+  refusal(err: unknown, request: SoapRefusedRequest): SoapResponse;
 }
 
 /** Options of {@link createSoapEndpoint}: those of the service. */
@@ -152,8 +184,45 @@ export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
       return service.handle(routed.message).then(complete);
     },
     complete,
+    refusal: (err, request) => {
+      const httpError = toHttpError(err);
+      logRefusal(httpError, node.logger ?? request.logger);
+      return refusalResponse(httpError, node.versionFor(request.contentType), request.method);
+    },
   };
   return endpoint;
+}
+
+/**
+ * A 5xx refusal in the log: what a fault shows nothing of is recorded somewhere (the logger given,
+ * else one JSON line on stderr), since no framework error handler sees it after the fault.
+ */
+export function logRefusal(httpError: HttpError, logger: SoapLogger | undefined): void {
+  if (httpError.status < 500) return;
+  (logger ?? fallbackLogger).error(
+    { err: (httpError as { cause?: unknown }).cause ?? httpError, status: httpError.status },
+    "SOAP request failed",
+  );
+}
+
+/**
+ * An `HttpError` as the SOAP fault of `version` (SOAP 1.2 Part 2 §7.5.2.2 leaves refusals of the
+ * HTTP request to HTTP: the status stays, with a Sender fault for a 4xx and a Receiver fault for a
+ * 5xx), its fields kept, `Cache-Control: no-store` and `Content-Length`; no content for a HEAD
+ * (RFC 9110 §9.3.2).
+ */
+export function refusalResponse(httpError: HttpError, version: SoapVersion, method: string): SoapResponse {
+  const fault = httpErrorToFault(httpError);
+  const soap11 = version === "1.1";
+  const response = complete({
+    status: httpError.status,
+    headers: {
+      ...httpError.headers,
+      "Content-Type": soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8",
+    },
+    body: soap11 ? fault11ToXml(fault) : faultToXml(fault),
+  });
+  return method === "HEAD" ? { ...response, body: "" } : response;
 }
 
 function route(service: SoapService, input: SoapHttpInput): SoapRoute {

@@ -1,20 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fallbackLogger, HttpError, type NextFunction, toHttpError } from "@svc/errors";
+import { HttpError, type NextFunction, toHttpError } from "@svc/errors";
 import { fieldLines, requestFacts } from "@svc/kernel";
 import {
   compileSoapEndpoint,
+  logRefusal,
+  refusalResponse,
   type SoapEndpoint,
   type SoapEndpointOptions,
   type SoapHttpInput,
   type SoapRoute,
 } from "./core.js";
-import { fault11ToXml, faultToXml } from "./fault.js";
 import { parseMediaType } from "./media-type.js";
 import { writeSoapResponse } from "./node-write.js";
 import { checkLogger, checkObject, optionError } from "./options.js";
 import {
   compileSoapService,
-  httpErrorToFault,
   type MessageSink,
   type SoapLogger,
   type SoapRequest,
@@ -232,28 +232,19 @@ export function soapErrorHandler(
     next: NextFunction,
   ): void {
     const httpError = toHttpError(err);
-    if (httpError.status >= 500) {
-      // As the service's own failures: the logger option, else the request's, else one JSON line
-      // on stderr. A 5xx this handler renders never reaches Express's final handler, which would
-      // have printed it: without a fallback it would be recorded nowhere.
-      (options.logger ?? req.log ?? fallbackLogger).error(
-        { err: (httpError as { cause?: unknown }).cause ?? httpError, status: httpError.status },
-        "SOAP request failed",
-      );
-    }
+    // As the service's own failures: the logger option, else the request's, else one JSON line
+    // on stderr. A 5xx this handler renders never reaches Express's final handler, which would
+    // have printed it: without a fallback it would be recorded nowhere.
+    logRefusal(httpError, options.logger ?? req.log);
     if (res.headersSent) {
       next(err);
       return;
     }
     // A text/xml request is SOAP 1.1's (SOAP 1.1 §6.1.1): its client reads SOAP 1.1 faults only.
     const soap11 = speaks11 && parseMediaType(req.headers["content-type"])?.type === "text/xml";
-    const fault = httpErrorToFault(httpError);
-    const body = soap11 ? fault11ToXml(fault) : faultToXml(fault);
-    res.statusCode = httpError.status;
-    for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
-    res.setHeader("Cache-Control", "no-store");
-    res.setHeader("Content-Type", soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8");
-    res.setHeader("Content-Length", Buffer.byteLength(body));
-    res.end(req.method === "HEAD" ? undefined : body);
+    const response = refusalResponse(httpError, soap11 ? "1.1" : "1.2", req.method ?? "GET");
+    res.statusCode = response.status;
+    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    res.end(response.body === "" ? undefined : response.body);
   };
 }

@@ -6,16 +6,38 @@
  * @packageDocumentation
  */
 
-import { type FieldValue, fieldLines, mergeVary, requestFacts } from "@svc/kernel";
-import { createSoapEndpoint, type SoapEndpointOptions, type XmlError } from "@svc/soap-envelope";
+import { type FieldValue, fieldLines, mergeVary, requestFacts, type TrustHop } from "@svc/kernel";
+import {
+  createSoapEndpoint,
+  type SoapEndpoint,
+  type SoapEndpointOptions,
+  type SoapResponse,
+  type XmlError,
+} from "@svc/soap-envelope";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { type AdapterOptions, splitOptions } from "./adapter-options.js";
+import { optionError } from "./options.js";
 
-/** Options of the {@link soap} plugin: the endpoint's and `trustProxy` (and Fastify's `prefix`). */
-export type FastifySoapOptions<Operations = never> = SoapEndpointOptions<Operations> & AdapterOptions;
+/** Options of the {@link soap} plugin: the endpoint's, `trustProxy` and `faults` (and Fastify's `prefix`). */
+export type FastifySoapOptions<Operations = never> = SoapEndpointOptions<Operations> &
+  AdapterOptions & {
+    /**
+     * Answer the errors of the endpoint's route as SOAP faults (`SoapEndpoint.refusal`), as
+     * `soapErrorHandler` does on Express: the plugin sets an error handler of its own, which its
+     * encapsulation scopes to the endpoint, so what the hooks in front throw for its requests (a
+     * rate limit's 429, an authentication's 401) and the endpoint's own refusals (a `?xsd=` of no
+     * schema, a body over Fastify's limit) are envelopes, with their status and fields; the
+     * application's other routes keep its error handler.
+     * @default false (they go to the application's error handler: `errorPlugin` of `@svc/errors/fastify`)
+     */
+    faults?: boolean;
+  };
 
 /** What Fastify's `register` takes beside a plugin's own options; not the endpoint's. */
 const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"] as const;
+
+/** The plugin's own options besides the endpoint's. */
+const OWN_OPTIONS = [...REGISTER_OPTIONS, "faults"] as const;
 
 /**
  * A SOAP 1.2 and 1.1 endpoint as a Fastify plugin: `app.register(soap, { prefix: "/ws/customer",
@@ -25,10 +47,13 @@ const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"] as const;
  * and `text/xml` bodies as bytes, read within the endpoint's size limit (the route's `bodyLimit`)
  * and `bodyTimeoutMs`; any other type is left unread, for the core's 415. Handler failures are
  * logged with `request.log` unless a `logger` is given; what the core refuses with an `HttpError`
- * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`).
+ * goes to Fastify's error handler (`errorPlugin` of `@svc/errors/fastify`), or with `faults: true`
+ * to the plugin's own, which answers it, and what hooks in front threw for the endpoint's
+ * requests, as a SOAP fault.
  *
  * @example
- * await app.register(soap, { prefix: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers });
+ * await app.register(rateLimit, { limit: 100, windowMs: 60_000 }); // its 429 a fault on /ws/customer
+ * await app.register(soap, { prefix: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers, faults: true });
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
 export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
@@ -36,8 +61,34 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
   options: FastifySoapOptions,
   done: (err?: Error) => void,
 ): void {
-  const { soap: own, trust } = splitOptions(options, REGISTER_OPTIONS);
-  const endpoint = createSoapEndpoint(own);
+  let endpoint: SoapEndpoint;
+  let trust: TrustHop;
+  let faults: unknown;
+  try {
+    const split = splitOptions(options, OWN_OPTIONS);
+    trust = split.trust;
+    endpoint = createSoapEndpoint(split.soap);
+    faults = split.own.faults ?? false;
+    if (typeof faults !== "boolean") throw optionError("faults", faults, "true or false");
+  } catch (refused) {
+    // A refused option fails `register` (and so `ready`/`listen`) with its coded TypeError.
+    done(refused as Error);
+    return;
+  }
+  if (faults) {
+    instance.setErrorHandler(function svcSoapFault(err, request: FastifyRequest, reply: FastifyReply) {
+      const response = endpoint.refusal(err, {
+        method: request.method,
+        contentType: request.headers["content-type"],
+        logger: request.log,
+      });
+      if (reply.sent || reply.raw.headersSent) {
+        if (!reply.raw.writableEnded) reply.raw.destroy();
+        return undefined;
+      }
+      return sendSoapResponse(reply, response);
+    });
+  }
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser(
     ["application/soap+xml", "text/xml"],
@@ -67,15 +118,20 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
         http: raw,
         logger: request.log,
       });
-      reply.code(response.status);
-      for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
-      if (response.vary !== undefined && response.vary.length > 0) {
-        const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, response.vary);
-        if (vary !== undefined) reply.header("Vary", vary);
-      }
-      return reply.send(response.body === "" ? undefined : response.body);
+      return sendSoapResponse(reply, response);
     },
   });
   done();
 };
+
+/** The core's response through `reply`: its status, its fields over those set in front, `Vary` appended. */
+function sendSoapResponse(reply: FastifyReply, response: SoapResponse): FastifyReply {
+  reply.code(response.status);
+  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
+  if (response.vary !== undefined && response.vary.length > 0) {
+    const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, response.vary);
+    if (vary !== undefined) reply.header("Vary", vary);
+  }
+  return reply.send(response.body === "" ? undefined : response.body);
+}
 (soap as unknown as Record<symbol, unknown>)[Symbol.for("fastify.display-name")] = "@svc/soap-envelope";

@@ -7,8 +7,19 @@
  * @packageDocumentation
  */
 import { fieldLines, requestFacts } from "@svc/kernel";
-import { type ConnectionInfo, fetchView } from "@svc/kernel/fetch";
-import { createSoapEndpoint, type SoapEndpointOptions, type SoapService } from "@svc/soap-envelope";
+import {
+  type ConnectionInfo,
+  fetchView,
+  type HonoMiddleware,
+  passagesOf,
+  withPassage,
+} from "@svc/kernel/fetch";
+import {
+  createSoapEndpoint,
+  type SoapEndpointOptions,
+  type SoapResponse,
+  type SoapService,
+} from "@svc/soap-envelope";
 import { type AdapterOptions, splitOptions } from "./adapter-options.js";
 
 /** Options of the Fetch {@link soapEndpoint}: the endpoint's and `trustProxy`. */
@@ -25,6 +36,21 @@ export interface FetchSoapHandler {
   (request: Request, info?: ConnectionInfo): Promise<Response>;
   /** The compiled service (contract and message processor). */
   service: SoapService;
+  /**
+   * The answer to `err`, an error a request to the endpoint failed with (what the handler
+   * rejected with, or what a gate in front threw: a rate limit's 429, an authentication's 401), as
+   * a SOAP fault, as `soapErrorHandler` does on Express (see `SoapEndpoint.refusal`): the status
+   * and the error's fields kept, with the fields the gates recorded for the request (`RateLimit`).
+   * For a Fetch server without Hono: `catch (err) { return soap.fault(err, request); }` around the
+   * gates and the endpoint.
+   */
+  fault(err: unknown, request: Request): Response;
+  /**
+   * Hono middleware for the endpoint's route, mounted before the gates in front of it
+   * (`app.use("/ws/customer", soap.faults)`): what is thrown after it for the route's requests
+   * (by the gates, the endpoint) is answered with {@link fault} instead of `app.onError`.
+   */
+  faults: HonoMiddleware;
 }
 
 /**
@@ -36,6 +62,8 @@ export interface FetchSoapHandler {
  *
  * @example
  * const soap = soapEndpoint({ wsdl: "contracts/customer.wsdl", handlers });
+ * app.use("/ws/customer", soap.faults); // a refusal in front (a rate limit's 429) as a fault
+ * app.use(rateLimit({ limit: 100, windowMs: 60_000 }));
  * app.all("/ws/customer", (c) => soap(c.req.raw, honoConnection(c)));
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
@@ -58,14 +86,44 @@ export function soapEndpoint<Operations = never>(
       // A ReadableStream is an async iterable of its chunks: read as it arrives, within the limits.
       body: (request.body ?? undefined) as AsyncIterable<Uint8Array> | undefined,
     });
-    const headers = new Headers(response.headers);
-    for (const field of response.vary ?? []) headers.append("Vary", field);
-    // RFC 9110 §9.3.2 and §15.4.5: a HEAD and a 304 carry the fields, no content.
-    const empty = response.body === "" || method === "HEAD" || response.status === 304;
-    return new Response(empty ? null : response.body, { status: response.status, headers });
+    return toFetchResponse(response, method);
   } as FetchSoapHandler;
   handler.service = endpoint.service;
+  handler.fault = function svcSoapFault(err: unknown, request: Request): Response {
+    const method = request.method.toUpperCase();
+    const response = endpoint.refusal(err, {
+      method,
+      contentType: request.headers.get("content-type") ?? undefined,
+    });
+    // The gates' fields (a rate limit's) where the fault has none of the same name.
+    return passagesOf(request).reduce(withPassage, toFetchResponse(response, method));
+  };
+  handler.faults = async function svcSoapFaults(c, next) {
+    let error: unknown;
+    try {
+      await next();
+      // Hono answers an `Error` with `app.onError` at the step that threw, and leaves it here.
+      error = (c as { error?: unknown }).error;
+      if (error === undefined) return undefined;
+    } catch (err) {
+      error = err;
+    }
+    // Hono merges the fields of the response it replaces into the new one (the error record's
+    // Content-Length among them): the fault replaces it whole, its fields the gates' and its own.
+    (c as { res: Response | undefined }).res = undefined;
+    c.res = handler.fault(error, c.req.raw);
+    return undefined;
+  };
   return handler;
+}
+
+/** The core's response as a `Response`: its fields, its `Vary` appended. */
+function toFetchResponse(response: SoapResponse, method: string): Response {
+  const headers = new Headers(response.headers);
+  for (const field of response.vary ?? []) headers.append("Vary", field);
+  // RFC 9110 §9.3.2 and §15.4.5: a HEAD and a 304 carry the fields, no content.
+  const empty = response.body === "" || method === "HEAD" || response.status === 304;
+  return new Response(empty ? null : response.body, { status: response.status, headers });
 }
 
 /**

@@ -4,6 +4,7 @@ export {
   createSoapEndpoint,
   type SoapEndpoint,
   type SoapHttpInput,
+  type SoapRefusedRequest,
   type SoapRoute,
 } from "./core.js";
 export {

@@ -26,13 +26,22 @@ export type NodeSoapOptions<Operations = never> = SoapEndpointOptions<Operations
  * The endpoint as a `node:http` handler: resolves `true` once it has answered, `false` when the
  * request's path is not the endpoint's (nothing written). Rejects with an `HttpError` (a `Host`
  * that is no authority on `?wsdl`, an unknown `?xsd=`, a failed `If-Match`) for the
- * application's error handling (`errorResponder` of `@svc/errors/node`, or `soapErrorHandler`
- * semantics through the core's `service.errorResponse`).
+ * application's error handling: {@link NodeSoapHandler.fault} answers it as a SOAP fault, as
+ * `soapErrorHandler` does on Express (or `errorResponder` of `@svc/errors/node`, the JSON record).
  */
 export interface NodeSoapHandler {
   (req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** The compiled service (contract and message processor). */
   service: SoapService;
+  /**
+   * The error path of the endpoint's requests: answers `err` (what the handler rejected with, or
+   * what a check in front of it threw: a rate limit's 429, an authentication's 401) as a SOAP
+   * fault, as `soapErrorHandler` does on Express (see `SoapEndpoint.refusal`): the status and the
+   * error's fields kept, the fields set on `res` in front (`RateLimit`) too. When the response
+   * has already started, the connection is cut instead (RFC 9112 §8: the client sees an
+   * incomplete message, not one that looks complete).
+   */
+  fault(err: unknown, req: IncomingMessage, res: ServerResponse): void;
 }
 
 /**
@@ -42,8 +51,13 @@ export interface NodeSoapHandler {
  *
  * @example
  * const soap = soapEndpoint({ path: "/ws/customer", wsdl: "contracts/customer.wsdl", handlers });
- * createServer((req, res) => {
- *   soap(req, res).then((answered) => answered || notFound(res), (err) => errors(err, req, res));
+ * createServer(async (req, res) => {
+ *   try {
+ *     await limit(req, res); // a rate limit in front: its 429 is answered as a fault too
+ *     if (!(await soap(req, res))) notFound(res);
+ *   } catch (err) {
+ *     soap.fault(err, req, res);
+ *   }
  * });
  * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
  */
@@ -80,7 +94,24 @@ export function soapEndpoint<Operations = never>(
     return true;
   } as NodeSoapHandler;
   handler.service = endpoint.service;
+  handler.fault = function svcSoapFault(err, req, res) {
+    const response = endpoint.refusal(err, {
+      method: req.method ?? "GET",
+      contentType: contentTypeOf(req),
+    });
+    if (res.headersSent) {
+      if (!res.writableEnded) res.destroy();
+      return;
+    }
+    writeSoapResponse(res, req, response);
+  };
   return handler;
+}
+
+/** The request's one `Content-Type` (node keeps a repeated one as its first line). */
+function contentTypeOf(req: IncomingMessage): string | undefined {
+  const value = req.headers["content-type"];
+  return typeof value === "string" ? value : undefined;
 }
 
 function trimSlash(path: string): string {

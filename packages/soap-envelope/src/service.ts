@@ -435,6 +435,13 @@ export interface SoapNode {
   maxBytes: number;
   /** The `bodyTimeoutMs` option, resolved. */
   bodyTimeoutMs: number;
+  /**
+   * The SOAP version a refusal of a request with this `Content-Type` is answered in: the one the
+   * node answers its messages in (1.1 for `text/xml` where a SOAP 1.1 binding is offered).
+   */
+  versionFor(contentType: string | undefined): SoapVersion;
+  /** The `logger` option, when given. */
+  logger: SoapLogger | undefined;
 }
 
 /** {@link createSoapService}, with the {@link SoapNode.deliver} entry `soapEndpoint` uses. */
@@ -452,6 +459,8 @@ export function compileSoapService(options: SoapServiceOptions): SoapNode {
     deliver: (message, sink) => deliver(config, message, sink),
     maxBytes: config.limits.maxBytes,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    versionFor: (contentType) => answerVersion(config, cachedMessageType(contentType)),
+    logger: config.logger,
   };
 }
 
