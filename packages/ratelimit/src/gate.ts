@@ -69,8 +69,9 @@ export interface RateLimitGateOptions<Request = unknown>
   /**
    * The proxies whose `X-Forwarded-For` names the client (Express's `trust proxy` forms: a hop
    * count, addresses and CIDR ranges, `true`, a function). The client's address is the
-   * connection's peer when none is trusted.
-   * @default false
+   * connection's peer when none is trusted. Not given: the framework's own setting (Express's
+   * `trust proxy`, Fastify's `trustProxy` server option), and none on `node:http` and Fetch.
+   * @default the framework's setting
    * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
    */
   trustProxy?: TrustOption;
@@ -160,8 +161,10 @@ export function rateLimitGate<Request extends object = object>(
     if (readsResponse && verdict.kind === "allowed" && verdict.units > 0) counted.set(native, verdict);
     return outcomeOf(verdict);
   };
+  // No option given: the framework's own setting, as the view carries it (Express's `trust
+  // proxy`, Fastify's `trustProxy`), else none.
   const address = (view: RequestView): string | undefined =>
-    trust === undefined ? view.socket?.remoteAddress : requestFacts(view, trust).client || undefined;
+    trustProxy === false ? view.socket?.remoteAddress : requestFacts(view, trust).client || undefined;
 
   const gate = function rateLimitGate(view: RequestView, native: Request) {
     const asked: Asked = { view, native, address: address(view), owner: native };

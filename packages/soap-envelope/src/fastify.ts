@@ -7,6 +7,7 @@
  */
 
 import { type FieldValue, fieldLines, mergeVary, requestFacts, type TrustHop } from "@svc/kernel";
+import { fastifyView } from "@svc/kernel/fastify";
 import {
   createSoapEndpoint,
   type SoapEndpoint,
@@ -62,11 +63,12 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
   done: (err?: Error) => void,
 ): void {
   let endpoint: SoapEndpoint;
-  let trust: TrustHop;
+  /** The `trustProxy` option compiled; none given: Fastify's own `trustProxy` (`fastifyView`). */
+  let trust: TrustHop | undefined;
   let faults: unknown;
   try {
     const split = splitOptions(options, OWN_OPTIONS);
-    trust = split.trust;
+    trust = split.own.trustProxy === undefined ? undefined : split.trust;
     endpoint = createSoapEndpoint(split.soap);
     faults = split.own.faults ?? false;
     if (typeof faults !== "boolean") throw optionError("faults", faults, "true or false");
@@ -113,7 +115,7 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
         host: fieldLines(raw.rawHeaders, "host"),
         httpVersion: raw.httpVersion,
         encrypted: (raw.socket as { encrypted?: boolean }).encrypted === true,
-        facts: requestFacts(raw, trust),
+        facts: trust === undefined ? requestFacts(fastifyView(request)) : requestFacts(raw, trust),
         body: request.body as Uint8Array | XmlError | undefined,
         http: raw,
         logger: request.log,
