@@ -15,7 +15,7 @@ import { loose } from "../db/query.js";
 import type { Svc } from "../pipeline.js";
 import { NO_STORE } from "../routes/catalogue.js";
 import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
-import { guardedRoutes } from "../routes/guarded.js";
+import { expressRoutes } from "../routes/guarded.js";
 import { authentication, permission, type Security } from "../security.js";
 import { authorizeSoap, soapAuthenticator } from "./credentials.js";
 import type { CustomerServiceOperations } from "./customer.types.js";
@@ -168,9 +168,9 @@ export function soapServices(
   const collections = express.Router({ caseSensitive: true, strict: true });
   collections.use(["/events", "/notifications"], httpAuth, limiter);
   const allowed = [permission() as RequestHandler];
-  const guarded = guardedRoutes(collections, () => allowed);
-  mountCrud(guarded, svc, db, events);
-  mountCrud(guarded, svc, db, notifications);
+  const guarded = expressRoutes(collections, svc, () => allowed);
+  mountCrud(guarded, db, events);
+  mountCrud(guarded, db, notifications);
 
   // Failures are logged through the request's logger, which carries the correlation id.
   // Every contract here binds SOAP 1.2 only: a text/xml request refused in front gets a 1.2 fault.
