@@ -130,6 +130,36 @@ const variantProjects = variants.flatMap((v) => {
 });
 
 /**
+ * The reference server's black-box suites that run a second time against its Fastify composition
+ * (`SERVER_FRAMEWORK=fastify`, read by `test/harness.ts`), in a project named
+ * `@svc/reference-server (fastify)`.
+ */
+const fastifySuites = [
+  "test/conditional.test.ts",
+  "test/hardening.test.ts",
+  "test/protocol.test.ts",
+  "test/resources.test.ts",
+  "test/security.test.ts",
+  "test/soap-customer.test.ts",
+  "test/soap-faults.test.ts",
+];
+const referenceServer = apps.find((a) => a.name === "@svc/reference-server");
+const fastifyProjects = referenceServer
+  ? [
+      {
+        extends: true,
+        test: {
+          name: `${referenceServer.name} (fastify)`,
+          root: referenceServer.dir,
+          include: fastifySuites,
+          env: { SERVER_FRAMEWORK: "fastify" },
+          ...timeouts,
+        },
+      },
+    ]
+  : [];
+
+/**
  * Most suites wait on sockets (listening servers, Redis, PostgreSQL, child processes) rather than
  * compute, and vitest's default of one worker per core minus one runs them one file at a time on
  * a two-core machine. There, with Redis and PostgreSQL: about 11 min with one worker, 4 min 23 s
@@ -147,6 +177,7 @@ export default defineConfig({
         test: { name: w.name, root: w.dir, include, ...timeouts },
       })),
       ...variantProjects,
+      ...fastifyProjects,
       // The repository's own scripts (the README example checker).
       { extends: true, test: { name: "scripts", root: join(root, "scripts"), include: ["*.test.ts"] } },
     ],
