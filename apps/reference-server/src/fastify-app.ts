@@ -128,6 +128,10 @@ export function createFastifyApp(
     genReqId: (req) => correlationIdOf(req.headers["x-correlation-id"]),
     // Express's `trust proxy` forms, which Fastify takes too (a hop count included).
     trustProxy: config.trustProxy as boolean | string,
+    // A GET route's HEAD runs the same handler through the pipeline, which answers it with the
+    // GET's fields: Fastify's own HEAD route would write Content-Length: 0 where the pipeline
+    // leaves the length out (a coded response).
+    exposeHeadRoutes: false,
     routerOptions: {
       // node:querystring, with a malformed (non-UTF-8) query marked for a 400 on collection reads.
       querystringParser: (query) => parseQueryString(query),
@@ -135,16 +139,22 @@ export function createFastifyApp(
       caseSensitive: true,
       ignoreTrailingSlash: false,
       ignoreDuplicateSlashes: false,
+      // A path segment of any length reaches its route, whose handler answers it (an id of 150
+      // digits is the 400 of an id out of range), as on Express; past 100 characters Fastify's
+      // router would match no route. The request line is bounded by Node's header size limit.
+      maxParamLength: 16 * 1024,
     },
-    // The version step strips `/v<N>` before routing; a SOAP endpoint is never versioned (its
+    // The version step strips `/v<N>` before routing. A SOAP endpoint is never versioned (its
     // version is its contract's namespace), so `/v2/ws/customer` stays what it is: no route.
     rewriteUrl(req) {
+      const url = req.url ?? "/";
+      if (isSoap(url)) return soapEndpointTarget(url);
       const target = versioned.call(this, req);
-      return isSoap(target) && target !== req.url ? (req.url ?? "/") : target;
+      return isSoap(target) ? url : target;
     },
     // A request target Fastify cannot route (a malformed path) gets the headers and the record too.
     frameworkErrors: (err, request, reply) => {
-      everyRequest.headers(request, reply);
+      everyRequest.onRequest(request, reply, () => {});
       return errors(err, request, reply);
     },
   });
@@ -171,9 +181,26 @@ export function createFastifyApp(
   return app;
 }
 
-/** Whether a routed path is a SOAP endpoint's. */
+/** Whether a request target is under the SOAP endpoints' path. */
 function isSoap(target: string): boolean {
   return target.startsWith("/ws/");
+}
+
+const SOAP_ENDPOINTS = [CUSTOMER_PATH, PRICE_PATH].map((path) => [path.toLowerCase(), path] as const);
+
+/**
+ * `target` with an endpoint's path in the endpoint's own spelling: endpoints are matched without
+ * regard to case after `/ws/`, as the Express composition mounts them (`mountAt`), and Fastify
+ * routes case-sensitively.
+ */
+function soapEndpointTarget(target: string): string {
+  const query = target.indexOf("?");
+  const path = query === -1 ? target : target.slice(0, query);
+  const lower = path.toLowerCase();
+  for (const [spelled, path] of SOAP_ENDPOINTS) {
+    if (lower === spelled || lower === `${spelled}/`) return `${path}${target.slice(spelled.length)}`;
+  }
+  return target;
 }
 
 /**
@@ -196,14 +223,10 @@ function rootSteps(config: Config, deps: AppDeps) {
     }
   };
   const log = accessLines(deps.logger, (res) => res.getHeader("x-correlation-id") as string);
-  const headers = (request: FastifyRequest, reply: FastifyReply) => {
-    for (const [name, value] of overTls(request.raw) ? all : plain) reply.header(name, value);
-    reply.header("X-Correlation-ID", request.id);
-  };
   return {
-    headers,
     onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
-      headers(request, reply);
+      for (const [name, value] of overTls(request.raw) ? all : plain) reply.header(name, value);
+      reply.header("X-Correlation-ID", request.id);
       // The access line reads the id from the response, where Fastify writes the reply's fields.
       reply.raw.setHeader("X-Correlation-ID", request.id);
       log(request.raw, reply.raw);
@@ -370,11 +393,13 @@ function fastifyView(
     hrefs() {
       if (href === undefined) {
         const facts = externalFacts(request.raw, { trustProxy: trust });
+        // The origin first: reading it is what records the forwarded fields it depended on.
+        const origin = facts.origin;
         if (facts.vary.length > 0 && !reply.sent) {
           const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, facts.vary);
           if (vary !== undefined) reply.header("Vary", vary);
         }
-        href = linksOn(facts.origin, routedPrefix(request.originalUrl, request.url));
+        href = linksOn(origin, routedPrefix(request.originalUrl, request.url));
       }
       return href;
     },
@@ -411,7 +436,7 @@ function fastifyRoutes(
       const handler = spec.handlers[method];
       if (handler === undefined) continue;
       context.route({
-        method: method.toUpperCase(),
+        method: method === "get" ? ["GET", "HEAD"] : method.toUpperCase(),
         url: spec.path,
         ...(spec.path.includes(":") ? { onRequest: nonEmptyParams } : {}),
         preParsing: guard,
@@ -432,10 +457,12 @@ function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, lim
   return async (ops: FastifyInstance) => {
     for (const route of opsRoutes(security, deps, collectionsOf(deps.background).listed)) {
       const handle = route.handle;
-      ops.get(
-        route.path,
-        svc.handle((request: FastifyRequest) => handle(request.params as Record<string, string>)),
-      );
+      ops.route({
+        method: ["GET", "HEAD"],
+        url: route.path,
+        ...(route.path.includes(":") ? { onRequest: nonEmptyParams } : {}),
+        handler: svc.handle((request: FastifyRequest) => handle(request.params as Record<string, string>)),
+      });
     }
     for (const [path, allow] of OPS_METHODS) methodRoutes(ops, path, allow, undefined, undefined);
     await ops.register(async (token) => {

@@ -29,6 +29,8 @@ export function linksOn(origin: string, prefix: string | undefined): Href {
 /** {@link hrefs} of an Express request: its app's `trust proxy`, its `apiVersionPrefix`. */
 export function expressHrefs(req: Request): Href {
   const facts = externalFacts(req);
+  // The origin first: reading it is what records the forwarded fields it depended on.
+  const origin = facts.origin;
   if (facts.vary.length > 0 && !req.res?.headersSent && req.res) appendVary(req.res, ...facts.vary);
-  return linksOn(facts.origin, req.apiVersionPrefix);
+  return linksOn(origin, req.apiVersionPrefix);
 }

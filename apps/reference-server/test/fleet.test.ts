@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { type Service, startService } from "../src/server.js";
-import { client, watchResponses } from "./harness.js";
+import { client, frameworkEnv, watchResponses } from "./harness.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 
@@ -20,6 +20,7 @@ describe.skipIf(!redisUrl)("two instances sharing REDIS_URL", () => {
       LOG_LEVEL: "silent",
       REDIS_URL: redisUrl ?? "",
       RATE_LIMIT_MAX: "6",
+      ...frameworkEnv(),
     };
     a = await startService(loadConfig(env), { redisPrefix: prefix });
     b = await startService(loadConfig(env), { redisPrefix: prefix });
