@@ -130,6 +130,71 @@ const variantProjects = variants.flatMap((v) => {
 });
 
 /**
+ * The reference server's black-box suites, run a second time against its Fastify composition
+ * (`SERVER_FRAMEWORK=fastify`, read by `test/harness.ts`) in a project named
+ * `@svc/reference-server (fastify)`: every suite that starts the service. The four left out
+ * never start it (`chain`, `database-errors`, `packages-write-accept`, `soap-types`).
+ */
+const fastifySuites = [
+  "test/auth-failures.test.ts",
+  "test/auth-timing.test.ts",
+  "test/business-rules.test.ts",
+  "test/cart-total.test.ts",
+  "test/conditional.test.ts",
+  "test/contract-fuzz.test.ts",
+  "test/data-types.test.ts",
+  "test/docs-browser.test.ts",
+  "test/documents.test.ts",
+  "test/employees.test.ts",
+  "test/fleet.test.ts",
+  "test/forwarded-vary.test.ts",
+  "test/hardening.test.ts",
+  "test/header-grammar.test.ts",
+  "test/hostile-named.test.ts",
+  "test/hostile-properties.test.ts",
+  "test/idempotency-commit.test.ts",
+  "test/idempotency-connection.test.ts",
+  "test/idempotency-lease.test.ts",
+  "test/openapi-headers.test.ts",
+  "test/openapi-xml.test.ts",
+  "test/openapi.test.ts",
+  "test/operations.test.ts",
+  "test/protocol.test.ts",
+  "test/rate-limit-bodies.test.ts",
+  "test/read-isolation.test.ts",
+  "test/redis-cluster.test.ts",
+  "test/resources.test.ts",
+  "test/runtime-operations.test.ts",
+  "test/security.test.ts",
+  "test/soap-auth-failures.test.ts",
+  "test/soap-customer.test.ts",
+  "test/soap-faults.test.ts",
+  "test/soap-price.test.ts",
+  "test/soap-redos.test.ts",
+  "test/string-lengths.test.ts",
+  "test/transfer-sweep.test.ts",
+  "test/write-inputs.test.ts",
+  "test/write-negotiation.test.ts",
+  "test/wsdl.test.ts",
+  "test/zeep.test.ts",
+];
+const referenceServer = apps.find((a) => a.name === "@svc/reference-server");
+const fastifyProjects = referenceServer
+  ? [
+      {
+        extends: true,
+        test: {
+          name: `${referenceServer.name} (fastify)`,
+          root: referenceServer.dir,
+          include: fastifySuites,
+          env: { SERVER_FRAMEWORK: "fastify" },
+          ...timeouts,
+        },
+      },
+    ]
+  : [];
+
+/**
  * Most suites wait on sockets (listening servers, Redis, PostgreSQL, child processes) rather than
  * compute, and vitest's default of one worker per core minus one runs them one file at a time on
  * a two-core machine. There, with Redis and PostgreSQL: about 11 min with one worker, 4 min 23 s
@@ -147,6 +212,7 @@ export default defineConfig({
         test: { name: w.name, root: w.dir, include, ...timeouts },
       })),
       ...variantProjects,
+      ...fastifyProjects,
       // The repository's own scripts (the README example checker).
       { extends: true, test: { name: "scripts", root: join(root, "scripts"), include: ["*.test.ts"] } },
     ],

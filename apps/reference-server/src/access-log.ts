@@ -100,7 +100,6 @@ function requestSummary(req: Tracked) {
  * app.use(accessLog(app, logger, (res) => res.locals.correlationId));
  */
 export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: Response) => string) {
-  const lines = logger.child({}, { redact: ACCESS_LINE_REDACTION });
   const childOf = (req: Tracked, res: Response): Logger => {
     let child = req[CHILD];
     if (child === undefined) {
@@ -135,26 +134,43 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
     },
   });
 
+  const start = accessLines(logger, (res) => correlationIdOf(res as Response));
   return function accessLogMiddleware(req: Request, res: Response, next: NextFunction): void {
+    start(req, res);
+    next();
+  };
+}
+
+/**
+ * The access log's lines without a framework: `start(req, res)` when a request comes in writes
+ * its line when its response is finished (or the client went away), as {@link accessLog} does;
+ * `correlationIdOf` reads the request's correlation id from the response.
+ *
+ * @example const start = accessLines(logger, (res) => res.getHeader("x-correlation-id") as string);
+ */
+export function accessLines(
+  logger: Logger,
+  correlationIdOf: (res: ServerResponse) => string,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const lines = logger.child({}, { redact: ACCESS_LINE_REDACTION });
+  return function startAccessLine(req, res) {
     (req as Tracked)[START] = performance.now();
     // ServerResponse emits "close" once, after "finish" or when the connection went away first
     // (so `on`, which needs no wrapper per request, is enough).
     res.on("close", onClose);
-    next();
   };
 
   function onClose(this: ServerResponse): void {
-    const res = this as Response;
-    const req = res.req as Tracked;
-    const failed = res.statusCode >= 500;
-    const completed = res.writableFinished && !req.readableAborted;
+    const req = this.req as Tracked;
+    const failed = this.statusCode >= 500;
+    const completed = this.writableFinished && !req.readableAborted;
     // Flat on purpose: every nested object costs a pass of the logger's redaction paths.
     lines[failed ? "error" : "info"](
       {
-        correlationId: correlationIdOf(res),
+        correlationId: correlationIdOf(this),
         method: req.method,
         url: req.originalUrl ?? req.url,
-        statusCode: res.statusCode,
+        statusCode: this.statusCode,
         responseTime: Math.round(performance.now() - (req[START] ?? 0)),
         remoteAddress: req.socket?.remoteAddress,
         userAgent: req.headers["user-agent"],

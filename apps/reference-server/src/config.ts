@@ -27,6 +27,12 @@ export interface RedisNode {
 
 /** The resolved, validated configuration of the server. */
 export interface Config {
+  /**
+   * The web framework that serves the service (`SERVER_FRAMEWORK`): `express` (Express 5) or
+   * `fastify` (Fastify 5). Both compose the same packages, handlers, database and stores, and
+   * answer every request alike.
+   */
+  framework: "express" | "fastify";
   port: number;
   host: string;
   database: DatabaseConfig;
@@ -463,6 +469,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     intIn("IDEMPOTENCY_LEASE_SECONDS", 1, 86_400),
     60,
   );
+  const framework = read(
+    "SERVER_FRAMEWORK",
+    z.enum(["express", "fastify"], { error: "SERVER_FRAMEWORK must be express or fastify" }),
+    "express",
+  );
   const trustProxy = parseTrustProxy(optional(env.TRUST_PROXY), problems);
   const corsOrigins = parseOrigins(optional(env.CORS_ORIGINS), problems);
   const allowedHosts = parseAllowedHosts(optional(env.ALLOWED_HOSTS), problems);
@@ -476,6 +487,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const demoUsers = parseDemoUsers(optional(env.DEMO_USERS), production, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    framework,
     port,
     host,
     database,

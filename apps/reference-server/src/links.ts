@@ -2,9 +2,9 @@ import { externalFacts } from "@svc/hal";
 import { appendVary } from "@svc/kernel";
 import { versionedPath } from "@svc/versioning";
 import type { Request } from "express";
+import type { Href, RequestView } from "./view.js";
 
-/** Builds absolute hrefs from the URL the client used (proxy-aware through @svc/hal). */
-export type Href = (path: string) => string;
+export type { Href };
 
 /**
  * Links to `path` on the origin the client used, under the `/v<N>` prefix it named (spec part 9,
@@ -16,9 +16,21 @@ export type Href = (path: string) => string;
  * then names (RFC 9110 §12.5.5), so a shared cache never gives links to one forwarded host to a
  * request forwarded for another.
  */
-export function hrefs(req: Request): Href {
+export function hrefs(req: RequestView): Href {
+  return req.hrefs();
+}
+
+/** {@link hrefs} from the external origin and the `/v<N>` prefix the request was routed under. */
+export function linksOn(origin: string, prefix: string | undefined): Href {
+  const versioned = { apiVersionPrefix: prefix };
+  return (path) => (path === "" ? origin : `${origin}${versionedPath(versioned, path)}`);
+}
+
+/** {@link hrefs} of an Express request: its app's `trust proxy`, its `apiVersionPrefix`. */
+export function expressHrefs(req: Request): Href {
   const facts = externalFacts(req);
+  // The origin first: reading it is what records the forwarded fields it depended on.
   const origin = facts.origin;
   if (facts.vary.length > 0 && !req.res?.headersSent && req.res) appendVary(req.res, ...facts.vary);
-  return (path) => (path === "" ? origin : `${origin}${versionedPath(req, path)}`);
+  return linksOn(origin, req.apiVersionPrefix);
 }

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const service = await startService(config, { redisPrefix: config.redisKeyPrefix });
   const lines = [
     "",
-    `  @svc reference service listening on ${service.url}`,
+    `  @svc reference service listening on ${service.url} (${config.framework === "fastify" ? "Fastify" : "Express"})`,
     `  API docs:      ${service.url}/docs   (OpenAPI: ${service.url}/openapi.json)`,
     `  Database:      ${config.database.kind === "sqlite" ? config.database.filename : "PostgreSQL"}`,
     config.demoUsers.length > 0

@@ -1,6 +1,6 @@
 import { validators } from "@svc/conditional";
 import { halJson, isPage, pageItems } from "@svc/hal";
-import { createPipeline, type RouteOptions } from "@svc/kernel";
+import { createPipeline, type Pipeline, type RouteOptions } from "@svc/kernel";
 import { type ExpressPipeline, expressAdapter } from "@svc/kernel/express";
 import {
   compression,
@@ -42,17 +42,20 @@ export const NEUTRAL = ["/health", "/ready", "/openapi.json", "/docs", "/.well-k
  * write's `If-Match` its current tag (`svc.preconditions`).
  */
 export function servicePipeline(): Svc {
-  return expressAdapter(
-    createPipeline({
-      versioning: versions({
-        versions: [1, 2],
-        defaultVersion: 1,
-        mediaType: { vendor: "svc" },
-        neutral: NEUTRAL,
-      }),
-      representations: representations({ offers: [json, halJson, xml, pageCsv, text, html] }),
-      coding: compression(),
-      validators: validators({ writeMatch: "selected" }),
+  return expressAdapter(pipeline());
+}
+
+/** The pipeline {@link servicePipeline} adapts, for a framework's own adapter. */
+export function pipeline(): Pipeline {
+  return createPipeline({
+    versioning: versions({
+      versions: [1, 2],
+      defaultVersion: 1,
+      mediaType: { vendor: "svc" },
+      neutral: NEUTRAL,
     }),
-  );
+    representations: representations({ offers: [json, halJson, xml, pageCsv, text, html] }),
+    coding: compression(),
+    validators: validators({ writeMatch: "selected" }),
+  });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import {
+  type AuthenticateOptions,
   authenticate,
   authorize,
   type BasicLogger,
@@ -120,7 +121,12 @@ export function guardBasic(
 
 /** Basic or Bearer on every resource request; no credentials pass on to the rate limit, then 401. */
 export function authentication(security: Security) {
-  return authenticate({
+  return authenticate(authenticationOptions(security));
+}
+
+/** The options of {@link authentication}, for the framework's own authentication step. */
+export function authenticationOptions(security: Security): AuthenticateOptions {
+  return {
     realm: security.realm,
     optional: true,
     basic: security.basic ?? { verify: security.verify },
@@ -134,14 +140,17 @@ export function authentication(security: Security) {
       // The token of a user no longer configured is refused (401 invalid_token), signature or not.
       verifyPrincipal: (principal) => security.userExists(principal.id),
     },
-  });
+  };
 }
 
 /** Reads need a principal; writes need the `write` scope (401 without credentials, else 403). */
 export function permission() {
-  return authorize(
-    (principal: Principal, req) => SAFE_METHODS.has(req.method ?? "") || principal.scopes.includes("write"),
-  );
+  return authorize(mayCall);
+}
+
+/** Whether `principal` may make a request with this method: reads, or writes with `write`. */
+export function mayCall(principal: Principal, req: { method?: string | undefined }): boolean {
+  return SAFE_METHODS.has(req.method ?? "") || principal.scopes.includes("write");
 }
 
 /**
@@ -150,11 +159,16 @@ export function permission() {
  * {@link signedIn}'s 401, so it counts like any other, and the body is read only after both.
  */
 export function basicOnly(security: Security) {
-  return authenticate({
+  return authenticate(basicOnlyOptions(security));
+}
+
+/** The options of {@link basicOnly}, for the framework's own authentication step. */
+export function basicOnlyOptions(security: Security): AuthenticateOptions {
+  return {
     realm: security.realm,
     optional: true,
     basic: security.basic ?? { verify: security.verify },
-  });
+  };
 }
 
 /** 401 with the challenge of the `authenticate()` in front when the request has no principal. */

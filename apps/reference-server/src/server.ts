@@ -3,6 +3,7 @@ import {
   createServer as createHttpServer,
   type IncomingMessage,
   type Server,
+  type ServerOptions,
   type ServerResponse,
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -10,6 +11,7 @@ import { dirname } from "node:path";
 import { pinoRedaction } from "@svc/auth";
 import { clientErrorHandler, expressServerOptions } from "@svc/errors";
 import { PostgresStore } from "@svc/idempotency";
+import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
@@ -17,6 +19,7 @@ import type { Config } from "./config.js";
 import { createDatabase, type Db } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { seed } from "./db/seed.js";
+import { createFastifyApp } from "./fastify-app.js";
 import {
   Background,
   resumeTransfers,
@@ -142,23 +145,41 @@ export async function startService(
   const keys = keysPool ? new PostgresStore({ pool: keysPool, timeoutMs: KEYS_TIMEOUT_MS }) : undefined;
   const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix, keys);
   await stores.ready(3000);
-  const app = createApp(config, { db, logger, background, security, stores });
-  // Requests and responses are built with the app's prototypes, so Express's per-request
-  // Object.setPrototypeOf is a no-op (measured on this server: 189 → 78 µs of CPU per request).
-  const classes = expressServerOptions(app);
+  const deps = { db, logger, background, security, stores };
   // Node checks its header and request time-outs every `connectionsCheckingInterval` (30 s by
   // default, which would stretch a 10 s HEADERS_TIMEOUT_SECONDS to 40 s): every second instead.
   const timeouts = {
-    ...classes,
     connectionsCheckingInterval: 1000,
     headersTimeout: config.headersTimeoutSeconds * 1000,
     // A backstop for bodies nothing reads: the app's body parser answers 408 before this.
     requestTimeout: (config.headersTimeoutSeconds + config.requestTimeoutSeconds + 5) * 1000,
   };
-  const server = config.tls
-    ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key, ...timeouts }, app)
-    : createHttpServer(timeouts, app);
-  // Requests the HTTP parser refuses still get security headers and the error record.
+  const serverOf = (
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+    classes: Partial<Pick<ServerOptions, "IncomingMessage" | "ServerResponse">> = {},
+  ): Server =>
+    config.tls
+      ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key, ...timeouts, ...classes }, handler)
+      : createHttpServer({ ...timeouts, ...classes }, handler);
+  let server: Server;
+  let fastify: FastifyInstance | undefined;
+  if (config.framework === "fastify") {
+    let made: Server | undefined;
+    fastify = createFastifyApp(config, deps, (handler) => {
+      made = serverOf(handler);
+      return made;
+    });
+    await fastify.ready();
+    server = made as Server;
+  } else {
+    const app = createApp(config, deps);
+    // Requests and responses are built with the app's prototypes, so Express's per-request
+    // Object.setPrototypeOf is a no-op (measured on this server: 189 → 78 µs of CPU per request).
+    server = serverOf(app, expressServerOptions(app));
+  }
+  // Requests the HTTP parser refuses still get security headers and the error record (in place
+  // of Fastify's own answer, which has neither).
+  server.removeAllListeners("clientError");
   server.on("clientError", clientErrorHandler({ headers: clientErrorHeaders() }));
   // Keep-alive sockets must not outlive a shutdown by more than a few seconds.
   server.keepAliveTimeout = 5000;
@@ -179,6 +200,7 @@ export async function startService(
           drain.start();
           server.closeIdleConnections();
         });
+        await fastify?.close();
         stopSweep();
         await background.drain();
         await db.close();

@@ -4,12 +4,22 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { type Service, startService } from "../src/server.js";
-import { client, watchResponses } from "./harness.js";
+import { client, frameworkEnv, watchResponses } from "./harness.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 
+/**
+ * The frameworks of the two instances: the suite's own (`SERVER_FRAMEWORK`) twice, and, where that
+ * is the default, an Express and a Fastify instance side by side: one service whichever framework
+ * serves it, sharing its records and budgets.
+ */
+type Pair = [label: string, first: Record<string, string>, second: Record<string, string>];
+const pairs: Pair[] = [["", frameworkEnv(), frameworkEnv()]];
+if (!process.env.SERVER_FRAMEWORK)
+  pairs.push([" (Express and Fastify)", { SERVER_FRAMEWORK: "express" }, { SERVER_FRAMEWORK: "fastify" }]);
+
 /** Two instances behind a load balancer share rate limits and idempotency records through Redis. */
-describe.skipIf(!redisUrl)("two instances sharing REDIS_URL", () => {
+describe.skipIf(!redisUrl).each(pairs)("two instances sharing REDIS_URL%s", (_label, first, second) => {
   const prefix = uniquePrefix("reference-server");
   let a: Service;
   let b: Service;
@@ -21,8 +31,8 @@ describe.skipIf(!redisUrl)("two instances sharing REDIS_URL", () => {
       REDIS_URL: redisUrl ?? "",
       RATE_LIMIT_MAX: "6",
     };
-    a = await startService(loadConfig(env), { redisPrefix: prefix });
-    b = await startService(loadConfig(env), { redisPrefix: prefix });
+    a = await startService(loadConfig({ ...env, ...first }), { redisPrefix: prefix });
+    b = await startService(loadConfig({ ...env, ...second }), { redisPrefix: prefix });
     for (const s of [a, b]) watchResponses(s.server as Server);
   });
   afterAll(async () => {

@@ -29,8 +29,23 @@ const postgresUrl = (() => {
   return url && /^postgres(ql)?:\/\//.test(url) ? url : undefined;
 })();
 
+/**
+ * The framework the suites run the service on: `SERVER_FRAMEWORK` of the test process (the
+ * `@svc/reference-server (fastify)` project sets it), else the configuration's default.
+ */
+export function frameworkEnv(): Record<string, string> {
+  const framework = process.env.SERVER_FRAMEWORK;
+  return framework ? { SERVER_FRAMEWORK: framework } : {};
+}
+
 async function boot(env: Record<string, string>, after?: () => Promise<void>): Promise<Started> {
-  const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", RATE_LIMIT_MAX: "100000", ...env });
+  const config = loadConfig({
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_MAX: "100000",
+    ...frameworkEnv(),
+    ...env,
+  });
   const service = await startService(config, { logger: createLogger({ logLevel: "silent" }) });
   watchResponses(service.server as Server);
   return {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, startService } from "../src/server.js";
-import { ADMIN, client, problemsOf, watchResponses } from "./harness.js";
+import { ADMIN, client, frameworkEnv, problemsOf, watchResponses } from "./harness.js";
 
 describe("configuration from the environment", () => {
   it("defaults: port 3000, host 127.0.0.1, SQLite under data/, admin and reader demo users", () => {
@@ -18,6 +18,7 @@ describe("configuration from the environment", () => {
     expect(c.database.kind === "sqlite" && c.database.filename).toMatch(/reference-server[/\\]data[/\\]/);
     expect(c.demoUsers.map((u) => `${u.username}:${u.role}`)).toEqual(["admin:admin", "reader:reader"]);
     expect(c.rateLimit).toEqual({ max: 100, windowSeconds: 60 });
+    expect(c.framework).toBe("express");
   });
 
   it.each([
@@ -39,6 +40,8 @@ describe("configuration from the environment", () => {
     [{ ALLOWED_HOSTS: "https://api.example.com" }, /ALLOWED_HOSTS entry/],
     [{ ALLOWED_HOSTS: "a..b" }, /ALLOWED_HOSTS entry/],
     [{ ALLOWED_HOSTS: " , " }, /ALLOWED_HOSTS names no host/],
+    [{ SERVER_FRAMEWORK: "koa" }, /SERVER_FRAMEWORK must be express or fastify/],
+    [{ SERVER_FRAMEWORK: "Fastify" }, /SERVER_FRAMEWORK must be express or fastify/],
   ])("%j → a clear problem", (env, message) => {
     const problems = problemsOf(env);
     expect(problems.join("\n")).toMatch(message);
@@ -70,6 +73,8 @@ describe("configuration from the environment", () => {
     expect(loadConfig({ ALLOWED_HOSTS: "*" }).allowedHosts).toBeUndefined();
     expect(loadConfig({}).allowedHosts).toBeUndefined();
     expect(loadConfig({ DATABASE_URL: "sqlite:./x.sqlite" }).database).toMatchObject({ kind: "sqlite" });
+    expect(loadConfig({ SERVER_FRAMEWORK: "fastify" }).framework).toBe("fastify");
+    expect(loadConfig({ SERVER_FRAMEWORK: "express" }).framework).toBe("express");
   });
 
   it("NODE_ENV=production has no demo users unless DEMO_USERS is set", () => {
@@ -84,9 +89,12 @@ describe("operations", () => {
   it("logs are JSON lines with the correlation id and no credentials", async () => {
     const lines: string[] = [];
     const logger = createLogger({ logLevel: "info" }, { write: (line: string) => void lines.push(line) });
-    const service = await startService(loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:" }), {
-      logger,
-    });
+    const service = await startService(
+      loadConfig({ PORT: "0", ...frameworkEnv(), DATABASE_URL: "sqlite::memory:" }),
+      {
+        logger,
+      },
+    );
     watchResponses(service.server as Server);
     try {
       await fetch(`${service.url}/employees/1`, {
@@ -127,7 +135,7 @@ describe("operations", () => {
 
   it("graceful shutdown: an in-flight request finishes, new connections are refused, pools close", async () => {
     const service = await startService(
-      loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent" }),
+      loadConfig({ PORT: "0", ...frameworkEnv(), DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent" }),
     );
     watchResponses(service.server as Server);
     const api = client(service.url);
@@ -177,6 +185,7 @@ describe("operations", () => {
     const service = await startService(
       loadConfig({
         PORT: "0",
+        ...frameworkEnv(),
         DATABASE_URL: "sqlite::memory:",
         LOG_LEVEL: "silent",
         TLS_CERT: cert,

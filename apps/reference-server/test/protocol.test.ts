@@ -1,14 +1,15 @@
-import { get as httpGet } from "node:http";
-import { freePort, listen } from "@svc/test-utils";
+import { createServer, get as httpGet, type Server } from "node:http";
+import { freePort, type Listening, listen, listenOn } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { createDatabase } from "../src/db/database.js";
+import { createFastifyApp } from "../src/fastify-app.js";
 import { Background } from "../src/routes/money.js";
 import { createSecurity } from "../src/security.js";
 import { createLogger } from "../src/server.js";
 import { createStores } from "../src/stores.js";
-import { client, READER, type Started, sqlite, watchResponses } from "./harness.js";
+import { client, frameworkEnv, READER, type Started, sqlite, watchResponses } from "./harness.js";
 
 /** Parts 4.3, 5, 8 and 9 of the spec: the packages composed in front of the resource API. */
 describe("protocol rules through the reference server", () => {
@@ -434,18 +435,31 @@ describe("limits and failures (parts 7 and 8)", () => {
     const config = loadConfig({
       DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/none`,
       LOG_LEVEL: "silent",
+      ...frameworkEnv(),
     });
     if (config.database.kind !== "postgres") throw new Error("expected a postgres configuration");
     const db = createDatabase(config.database);
     const stores = createStores(undefined);
-    const app = createApp(config, {
+    const deps = {
       db,
       logger: createLogger({ logLevel: "silent" }),
       background: new Background(),
       security: await createSecurity(config),
       stores,
-    });
-    const server = await listen(app);
+    };
+    // The service's start-up would stop at the migration: the app alone, on the framework it names.
+    let server: Listening;
+    if (config.framework === "fastify") {
+      let made: Server | undefined;
+      const app = createFastifyApp(config, deps, (handler) => {
+        made = createServer(handler);
+        return made;
+      });
+      await app.ready();
+      server = await listenOn(made as Server);
+    } else {
+      server = await listen(createApp(config, deps));
+    }
     watchResponses(server.server);
     try {
       const res = await client(server.url)("/employees");

@@ -3,7 +3,7 @@ import { type RedisCluster, redisCluster, uniquePrefix } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { problemsOf, watchResponses } from "./harness.js";
+import { frameworkEnv, problemsOf, watchResponses } from "./harness.js";
 
 describe("REDIS_CLUSTER_NODES", () => {
   it("127.0.0.1:7000, redis-1.internal:7001 and [::1]:7002 → three seeds", () => {
@@ -57,6 +57,7 @@ describe.skipIf(!cluster)("the service on a Redis Cluster (REDIS_CLUSTER_NODES)"
   beforeAll(async () => {
     const config = loadConfig({
       PORT: "0",
+      ...frameworkEnv(),
       LOG_LEVEL: "silent",
       DATABASE_URL: "sqlite::memory:",
       REDIS_CLUSTER_NODES: c.seeds.join(","),

@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { ADMIN, client, watchResponses } from "./harness.js";
+import { ADMIN, client, frameworkEnv, watchResponses } from "./harness.js";
 
 const postgresUrl = (() => {
   const url = serviceUrl("DATABASE_URL");
@@ -25,7 +25,13 @@ async function withService(
   use: (service: Service) => Promise<void>,
 ): Promise<void> {
   const service = await startService(
-    loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", ...env }),
+    loadConfig({
+      PORT: "0",
+      ...frameworkEnv(),
+      DATABASE_URL: "sqlite::memory:",
+      LOG_LEVEL: "silent",
+      ...env,
+    }),
     { logger: createLogger({ logLevel: "silent" }) },
   );
   watchResponses(service.server as Server);
@@ -77,6 +83,7 @@ describe.runIf(postgresUrl)(
       service = await startService(
         loadConfig({
           PORT: "0",
+          ...frameworkEnv(),
           LOG_LEVEL: "silent",
           DATABASE_URL: url.toString(),
           DATABASE_SCHEMA: schema,
@@ -105,6 +112,7 @@ describe.runIf(postgresUrl)(
       try {
         const env = {
           PORT: "0",
+          ...frameworkEnv(),
           LOG_LEVEL: "silent",
           DATABASE_URL: `postgresql:///${url.pathname.slice(1)}?host=${url.hostname}&port=${url.port || "5432"}&user=${decodeURIComponent(url.username || "postgres")}`,
           DATABASE_SCHEMA: other,
@@ -222,7 +230,13 @@ describe("configuration files that exist but cannot serve → start-up refused, 
 
   const refused = (env: Record<string, string>): string => {
     try {
-      loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", ...env });
+      loadConfig({
+        PORT: "0",
+        ...frameworkEnv(),
+        DATABASE_URL: "sqlite::memory:",
+        LOG_LEVEL: "silent",
+        ...env,
+      });
     } catch (err) {
       if (err instanceof ConfigError) return err.message;
       return `not a ConfigError: ${err instanceof Error ? err.message : String(err)}`;
@@ -279,7 +293,13 @@ describe("values the check passed but start-up refused with no variable named", 
     try {
       // Before: the configuration passed and start-up failed with proxy-addr's or ioredis' words.
       service = await startService(
-        loadConfig({ PORT: "0", DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", ...env }),
+        loadConfig({
+          PORT: "0",
+          ...frameworkEnv(),
+          DATABASE_URL: "sqlite::memory:",
+          LOG_LEVEL: "silent",
+          ...env,
+        }),
         {
           logger: createLogger({ logLevel: "silent" }),
         },
@@ -349,6 +369,7 @@ describe.runIf(postgresUrl)(
         service = await startService(
           loadConfig({
             PORT: "0",
+            ...frameworkEnv(),
             LOG_LEVEL: "silent",
             DATABASE_URL: url.toString(),
             DATABASE_SCHEMA: schema,

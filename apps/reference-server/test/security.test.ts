@@ -9,7 +9,7 @@ import { exportJWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { ADMIN, READER, type Started, sqlite, watchResponses } from "./harness.js";
+import { ADMIN, frameworkEnv, READER, type Started, sqlite, watchResponses } from "./harness.js";
 import { expectSecurityHeaders, SOAP12, TNS } from "./hostile.js";
 
 const ALLOWED = "https://app.example.com";
@@ -637,6 +637,7 @@ describe("no credential in any log line", () => {
   beforeAll(async () => {
     const config = loadConfig({
       PORT: "0",
+      ...frameworkEnv(),
       DATABASE_URL: "sqlite::memory:",
       LOG_LEVEL: "trace",
       DEMO_USERS: `alice:${PASSWORD}:admin`,

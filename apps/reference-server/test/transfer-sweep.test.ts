@@ -7,7 +7,7 @@ import { loadConfig } from "../src/config.js";
 import { createDatabase, type Db } from "../src/db/database.js";
 import { Background, sweepTransfers } from "../src/routes/money.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { client } from "./harness.js";
+import { client, frameworkEnv } from "./harness.js";
 
 /**
  * Spec 4.1 rule 8: a transfer accepted with 202 is executed later. One whose execution failed until
@@ -52,7 +52,12 @@ const backends: Array<[string, string | undefined]> = postgresUrl
 
 /** A service sweeping every 100 ms for transfers PENDING for 200 ms. */
 async function start(url: string | undefined): Promise<Service> {
-  const env: Record<string, string> = { PORT: "0", LOG_LEVEL: "silent", DATABASE_URL: "sqlite::memory:" };
+  const env: Record<string, string> = {
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    DATABASE_URL: "sqlite::memory:",
+    ...frameworkEnv(),
+  };
   if (url) {
     const { schema, drop } = await freshSchema(url);
     cleanups.push(drop);

@@ -1,7 +1,6 @@
 import { HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
 import { reply } from "@svc/kernel";
-import type { Request } from "express";
 import { commitKeyIn, writtenAt } from "../commit-key.js";
 import { insertCustomer } from "../db/customers.js";
 import { type Db, exactInteger } from "../db/database.js";
@@ -18,6 +17,7 @@ import {
   ReviewInput,
   UserInput,
 } from "../schemas.js";
+import type { RequestView } from "../view.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
 /**
@@ -249,7 +249,7 @@ export const customers: CrudResource = {
  * `POST /customers`: the id comes from the service's allocator, which skips the ids SOAP clients
  * chose (db/customers.ts), never from the table's sequence.
  */
-async function createCustomer(req: Request, ctx: Ctx) {
+async function createCustomer(req: RequestView, ctx: Ctx) {
   const input = validate(CustomerInput, req.body);
   const result = await insertCustomer(ctx.db, input, (trx, id) =>
     commitKeyIn(trx, ctx.context?.claim, writtenAt(201, ctx.href(`/customers/${id}`))),

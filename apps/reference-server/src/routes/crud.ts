@@ -1,19 +1,19 @@
-import { allowedMethods, HttpError, isHttpError } from "@svc/errors";
+import { HttpError, isHttpError } from "@svc/errors";
 import { hal, pageModel, Rel } from "@svc/hal";
 import { type HandlerContext, type Reply, type ReplyInit, reply } from "@svc/kernel";
-import type { Request, RequestHandler, Router } from "express";
 import { type CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { z } from "zod";
 import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { compiledTemplate, type LooseDb, type LooseQuery, listPage, loose } from "../db/query.js";
 import { type Href, hrefs } from "../links.js";
-import { type Keys, NO_KEYS, type Svc } from "../pipeline.js";
+import { type Keys, NO_KEYS } from "../pipeline.js";
 import { type Id, type ListSpec, parseId, parseListQuery, validate } from "../request.js";
+import type { RequestView, Routes } from "../view.js";
 
 /** Per-request context handed to a resource's callbacks. */
 export interface Ctx {
-  req: Request;
+  req: RequestView;
   href: Href;
   db: Db;
   /** The parent id of a nested collection (`/products/{id}/reviews`). */
@@ -28,7 +28,7 @@ export interface Ctx {
  * A write whose rules go beyond a row update. It returns what the client is sent: data (a 200 in
  * the negotiated representation) or a `reply(...)` with its status and fields.
  */
-export type WriteHandler = (req: Request, ctx: Ctx) => Promise<Reply | Record<string, unknown>>;
+export type WriteHandler = (req: RequestView, ctx: Ctx) => Promise<Reply | Record<string, unknown>>;
 
 /** How one collection maps onto its table and its representation. */
 export interface CrudResource {
@@ -75,67 +75,53 @@ function collectionPath(resource: CrudResource, parentId: Id | undefined): strin
  * Mounts the list, item and write routes of a collection: paging, sorting and filtering, 201 +
  * Location, PUT needing the whole object, PATCH changing only what is sent, DELETE → 204, OPTIONS →
  * Allow, 405 for the rest. Each handler returns data; representations, ETags, preconditions,
- * coding and caching come from the pipeline (`svc`).
+ * coding and caching come from the pipeline the composition runs it in.
  */
-export function mountCrud(
-  router: Router,
-  svc: Svc,
-  db: Db,
-  resource: CrudResource,
-  keys: Keys = NO_KEYS,
-): void {
-  const crud = new Crud(svc, db, resource);
-  mountCollection(router, svc, crud, keys);
-  if (resource.itemRoute !== false) mountItem(router, svc, crud, keys);
-}
-
-/** A handler that names the media types a write may carry on an OPTIONS response. */
-function acceptWrites(header: "Accept-Post" | "Accept-Patch"): RequestHandler {
-  return (_req, res, next) => {
-    res.setHeader(header, WRITE_MEDIA_TYPES);
-    next();
-  };
+export function mountCrud(routes: Routes, db: Db, resource: CrudResource, keys: Keys = NO_KEYS): void {
+  const crud = new Crud(db, resource);
+  mountCollection(routes, crud, keys);
+  if (resource.itemRoute !== false) mountItem(routes, crud, keys);
 }
 
 /**
- * The method handlers run behind the route's permission guard (see `guardedRoutes` in app.ts),
- * OPTIONS included, so it keeps its 401 for a client without credentials; `.all` answers every
- * other method with 405 and `Allow`, decided by routing before permission (a reader gets 405,
- * not 403).
+ * The method handlers run behind the route's permission check, OPTIONS included, so it keeps its
+ * 401 for a client without credentials; every other method is a 405 with `Allow`, decided by
+ * routing before permission (a reader gets 405, not 403). Only a collection that takes POST has a
+ * POST route: elsewhere POST is a 405.
  */
-function mountCollection(router: Router, svc: Svc, crud: Crud, keys: Keys): void {
+function mountCollection(routes: Routes, crud: Crud, keys: Keys): void {
   const path = crud.resource.path;
-  const route = router.route(path);
-  const allowed = allowedMethods(crud.collectionAllow);
-  // Only a collection that takes POST has a POST route: elsewhere POST is the 405 of `.all`.
-  if (crud.writes.has("POST")) {
-    route.post(svc.handle((req: Request, context) => crud.create(req, context), keys(path, "post")));
+  routes({
+    path,
+    allow: crud.collectionAllow,
+    handlers: {
+      get: { handle: (req) => crud.list(req) },
+      ...(crud.writes.has("POST")
+        ? { post: { handle: (req, context) => crud.create(req, context), options: keys(path, "post") } }
+        : {}),
+    },
     // The media types a POST may carry (W3C LDP 1.0 §7.1, registered with IANA).
-    route.options(acceptWrites("Accept-Post"), allowed);
-  } else {
-    route.options(allowed);
-  }
-  route.get(svc.handle((req: Request) => crud.list(req))).all(allowed);
+    optionsFields: crud.writes.has("POST") ? { "Accept-Post": WRITE_MEDIA_TYPES } : undefined,
+  });
 }
 
-function mountItem(router: Router, svc: Svc, crud: Crud, keys: Keys): void {
+function mountItem(routes: Routes, crud: Crud, keys: Keys): void {
   const path = `${crud.resource.path}/:id`;
-  const route = router.route(path);
-  const allowed = allowedMethods(crud.itemAllow);
-  route.get(svc.handle((req: Request) => crud.read(req)));
+  const handlers: Parameters<Routes>[0]["handlers"] = { get: { handle: (req) => crud.read(req) } };
   if (crud.writes.has("PUT"))
-    route.put(svc.handle((req: Request, c) => crud.update(req, c, "PUT"), keys(path, "put")));
+    handlers.put = { handle: (req, c) => crud.update(req, c, "PUT"), options: keys(path, "put") };
   if (crud.writes.has("DELETE"))
-    route.delete(svc.handle((req: Request, c) => crud.delete(req, c), keys(path, "delete")));
-  if (crud.writes.has("PATCH")) {
-    route.patch(svc.handle((req: Request, c) => crud.update(req, c, "PATCH"), keys(path, "patch")));
+    handlers.delete = { handle: (req, c) => crud.delete(req, c), options: keys(path, "delete") };
+  if (crud.writes.has("PATCH"))
+    handlers.patch = { handle: (req, c) => crud.update(req, c, "PATCH"), options: keys(path, "patch") };
+  routes({
+    path,
+    allow: crud.itemAllow,
+    handlers,
     // RFC 5789 §3.1: Accept-Patch SHOULD appear in the OPTIONS response of a resource that
     // supports PATCH.
-    route.options(acceptWrites("Accept-Patch"), allowed);
-  } else {
-    route.options(allowed);
-  }
-  route.all(allowed);
+    optionsFields: crud.writes.has("PATCH") ? { "Accept-Patch": WRITE_MEDIA_TYPES } : undefined,
+  });
 }
 
 /** One collection's options resolved once, and its request steps. */
@@ -152,7 +138,6 @@ class Crud {
   readonly #byId: ((id: unknown) => CompiledQuery) | undefined;
 
   constructor(
-    readonly svc: Svc,
     readonly db: Db,
     readonly resource: CrudResource,
   ) {
@@ -170,7 +155,7 @@ class Crud {
   }
 
   /** GET of the collection: one page, sorted and filtered. */
-  async list(req: Request): Promise<Reply> {
+  async list(req: RequestView): Promise<Reply> {
     const ctx = await this.ctxOf(req, undefined);
     const q = parseListQuery(req.query as Record<string, unknown>, this.resource.list);
     const { rows, total } = await listPage(this.resource.base(this.db, ctx), q, "t.id");
@@ -189,7 +174,7 @@ class Crud {
   }
 
   /** GET of one item. */
-  async read(req: Request): Promise<Reply> {
+  async read(req: RequestView): Promise<Reply> {
     const ctx = this.resource.parent ? await this.ctxOf(req, undefined) : this.newCtx(req, undefined);
     const id = parseId(req.params.id, this.resource.noun);
     // load() inlined: the common read then costs no promise turn of its own.
@@ -198,7 +183,7 @@ class Crud {
   }
 
   /** POST: 201 with the new item and its `Location`. */
-  async create(req: Request, context: HandlerContext): Promise<unknown> {
+  async create(req: RequestView, context: HandlerContext): Promise<unknown> {
     const ctx = await this.ctxOf(req, context);
     const custom = this.resource.handlers?.POST;
     if (custom) return custom(req, ctx);
@@ -223,7 +208,7 @@ class Crud {
   }
 
   /** DELETE → 204. */
-  async delete(req: Request, context: HandlerContext): Promise<unknown> {
+  async delete(req: RequestView, context: HandlerContext): Promise<unknown> {
     const ctx = await this.ctxOf(req, context);
     const id = parseId(req.params.id, this.resource.noun);
     const { snapshot } = await this.current(req, ctx, id);
@@ -234,7 +219,7 @@ class Crud {
   }
 
   /** PUT (the whole object replaces the item, never creates one) or PATCH (only the fields sent change). */
-  async update(req: Request, context: HandlerContext, mode: "PUT" | "PATCH"): Promise<unknown> {
+  async update(req: RequestView, context: HandlerContext, mode: "PUT" | "PATCH"): Promise<unknown> {
     const ctx = await this.ctxOf(req, context);
     const id = parseId(req.params.id, this.resource.noun);
     const { snapshot } = await this.current(req, ctx, id);
@@ -257,7 +242,7 @@ class Crud {
    * after it was read is a 412 too.
    */
   private async current(
-    req: Request,
+    req: RequestView,
     ctx: Ctx,
     id: Id,
   ): Promise<{ row: Record<string, unknown>; snapshot: Record<string, unknown> | undefined }> {
@@ -276,12 +261,12 @@ class Crud {
       if (snapshot !== undefined && isHttpError(err) && err.status === 404) throw changedMeanwhile();
       throw err;
     }
-    await this.svc.preconditions(req, { data: this.resource.view(row, ctx) });
+    await req.preconditions({ data: this.resource.view(row, ctx) });
     return { row, snapshot };
   }
 
   /** The request's context before its parent (if any) is checked. */
-  private newCtx(req: Request, context: HandlerContext | undefined): Ctx {
+  private newCtx(req: RequestView, context: HandlerContext | undefined): Ctx {
     const ctx: Ctx = {
       req,
       href: hrefs(req),
@@ -293,7 +278,7 @@ class Crud {
     return ctx;
   }
 
-  private async ctxOf(req: Request, context: HandlerContext | undefined): Promise<Ctx> {
+  private async ctxOf(req: RequestView, context: HandlerContext | undefined): Promise<Ctx> {
     const { db, resource } = this;
     const ctx = this.newCtx(req, context);
     if (resource.parent) {
@@ -359,7 +344,7 @@ class Crud {
 
   /** The request body, validated, as column values; business rules throw 422 in `toRow`. */
   private async rowOf(
-    req: Request,
+    req: RequestView,
     ctx: Ctx,
     schema: z.ZodObject,
     id: Id | undefined,

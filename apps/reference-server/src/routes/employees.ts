@@ -1,13 +1,13 @@
 import { Rel } from "@svc/hal";
-import type { Request } from "express";
 import { sql } from "kysely";
 import { loose } from "../db/query.js";
 import { EmployeeV1Input, EmployeeV2Input } from "../schemas.js";
+import type { RequestView } from "../view.js";
 import { cents, departmentId, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, resourceView } from "./crud.js";
 
 /** The employee representation version the request selected (spec part 9); 1 by default. */
-export function apiVersion(req: Request): number {
+export function apiVersion(req: RequestView): number {
   return req.apiVersion ?? 1;
 }
 

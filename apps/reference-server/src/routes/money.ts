@@ -1,6 +1,5 @@
-import { allowedMethods, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
 import { reply } from "@svc/kernel";
-import type { Request, Router } from "express";
 import { type Kysely, sql } from "kysely";
 import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
@@ -8,9 +7,10 @@ import { fromMinor, MAX_MINOR, minorDigits, SERVICE_CURRENCY, toMinor } from "..
 import { loose } from "../db/query.js";
 import type { Database } from "../db/schema.js";
 import { type Href, hrefs } from "../links.js";
-import { type Keys, NO_KEYS, type Svc } from "../pipeline.js";
+import { type Keys, NO_KEYS } from "../pipeline.js";
 import { parseAssignedId, validate } from "../request.js";
 import { CartInput, MONEY_MAX, TransferInput } from "../schemas.js";
+import type { RequestView, Routes } from "../view.js";
 import { cents, NO_STORE, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
@@ -212,7 +212,7 @@ export function startTransferSweep(db: Db, background: Background, sweep = TRANS
  * commit, and the transfer is never created twice.
  */
 export function transfers(background: Background): CrudResource {
-  async function create(req: Request, ctx: Ctx) {
+  async function create(req: RequestView, ctx: Ctx) {
     const input = validate(TransferInput, req.body);
     if (!(input.amount > 0)) throw rule("amount", "must be positive");
     if (input.fromAccountId === input.toAccountId)
@@ -318,20 +318,19 @@ function lineView(
 
 /** The cart of the caller (the authenticated principal): one per user, no server session. */
 export function mountCart(
-  router: Router,
-  svc: Svc,
+  routes: Routes,
   db: Db,
-  owner: (req: Request) => string,
+  owner: (req: RequestView) => string,
   keys: Keys = NO_KEYS,
 ): void {
-  function lines(req: Request, k: Kysely<Database>) {
+  function lines(req: RequestView, k: Kysely<Database>) {
     return k
       .selectFrom("cart_items as c")
       .innerJoin("products as p", "p.id", "c.product_id")
       .select(["c.product_id", "c.quantity", "p.name", "p.price"])
       .where("c.owner", "=", owner(req));
   }
-  async function view(req: Request, k: Kysely<Database> = db.kysely) {
+  async function view(req: RequestView, k: Kysely<Database> = db.kysely) {
     const href = hrefs(req);
     const rows = await lines(req, k).orderBy("c.id").execute();
     const items = rows.map((r) => lineView(r, href));
@@ -351,25 +350,27 @@ export function mountCart(
    * owner's cart writes queue on a transaction-scoped advisory lock on PostgreSQL; SQLite runs one
    * transaction at a time anyway.
    */
-  async function guarded(req: Request, write: (trx: Kysely<Database>) => Promise<unknown>): Promise<void> {
+  async function guarded(
+    req: RequestView,
+    write: (trx: Kysely<Database>) => Promise<unknown>,
+  ): Promise<void> {
     await db.kysely.transaction().execute(async (trx) => {
       if (db.kind === "postgres") {
         await sql`select pg_advisory_xact_lock(hashtext(${`cart:${owner(req)}`}))`.execute(trx);
       }
-      await svc.preconditions(req, { data: await view(req, trx) });
+      await req.preconditions({ data: await view(req, trx) });
       await write(trx);
     });
   }
   const privateCache = { headers: { "Cache-Control": "private, no-cache" } };
-  // Methods run behind the permission guard, OPTIONS included; `.all` (unguarded) answers the rest
-  // with 405 and Allow.
-  const allowed = allowedMethods(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
-  router
-    .route("/cart")
-    .get(svc.handle(async (req: Request) => reply(await view(req), privateCache)))
-    .put(
-      svc.handle(
-        async (req: Request) => {
+  // Methods run behind the permission check, OPTIONS included; the others are 405 with Allow.
+  routes({
+    path: "/cart",
+    allow: ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"],
+    handlers: {
+      get: { handle: async (req) => reply(await view(req), privateCache) },
+      put: {
+        handle: async (req) => {
           const input = validate(CartInput, req.body);
           const ids = [...new Set(input.items.map((i) => i.productId))];
           if (ids.length !== input.items.length) throw rule("items", "must name each product once");
@@ -403,34 +404,32 @@ export function mountCart(
           });
           return view(req);
         },
-        keys("/cart", "put"),
-      ),
-    )
-    .delete(
-      svc.handle(
-        async (req: Request) => {
+        options: keys("/cart", "put"),
+      },
+      delete: {
+        handle: async (req) => {
           await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
           return reply.empty();
         },
-        keys("/cart", "delete"),
-      ),
-    )
-    .options(allowed)
-    .all(allowed);
+        options: keys("/cart", "delete"),
+      },
+    },
+  });
   // One line of the caller's cart, read-only: the cart is changed as a whole through /cart.
-  const lineAllowed = allowedMethods(["GET", "HEAD", "OPTIONS"]);
-  router
-    .route("/cart/items/:productId")
-    .get(
-      svc.handle(async (req: Request) => {
-        const id = parseAssignedId(req.params.productId, "product");
-        const row = await lines(req, db.kysely).where("c.product_id", "=", id).executeTakeFirst();
-        if (!row) throw HttpError.notFound(`The cart has no line for product ${id}`);
-        return reply(lineView(row, hrefs(req)), privateCache);
-      }),
-    )
-    .options(lineAllowed)
-    .all(lineAllowed);
+  routes({
+    path: "/cart/items/:productId",
+    allow: ["GET", "HEAD", "OPTIONS"],
+    handlers: {
+      get: {
+        handle: async (req) => {
+          const id = parseAssignedId(req.params.productId, "product");
+          const row = await lines(req, db.kysely).where("c.product_id", "=", id).executeTakeFirst();
+          if (!row) throw HttpError.notFound(`The cart has no line for product ${id}`);
+          return reply(lineView(row, hrefs(req)), privateCache);
+        },
+      },
+    },
+  });
 }
 
 export const employeeProjects: CrudResource = {

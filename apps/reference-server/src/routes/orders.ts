@@ -1,16 +1,15 @@
-import { allowedMethods, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
 import { Rel } from "@svc/hal";
 import { reply } from "@svc/kernel";
-import type { Request, Router } from "express";
 import { commitKeyIn, writtenAt } from "../commit-key.js";
 import type { Db } from "../db/database.js";
 import { type LooseQuery, loose } from "../db/query.js";
 import { invoicePdf } from "../documents/invoice-pdf.js";
 import { qrCodes } from "../documents/qr.js";
 import { hrefs } from "../links.js";
-import type { Svc } from "../pipeline.js";
 import { parseAssignedId, validate } from "../request.js";
 import { INT_MAX, MONEY_MAX, OrderInput, OrderPatch, PaymentInput } from "../schemas.js";
+import type { RequestView, Routes } from "../view.js";
 import { cents, eur, mustExist, rule } from "./catalogue.js";
 import { type CrudResource, type Ctx, resourceView } from "./crud.js";
 
@@ -65,7 +64,7 @@ const orderList = {
   sort: { id: "t.id", total: "t.total", status: "t.status", createdAt: "t.created_at" },
 };
 
-async function createOrder(req: Request, ctx: Ctx) {
+async function createOrder(req: RequestView, ctx: Ctx) {
   const input = validate(OrderInput, req.body);
   const db = ctx.db;
   await mustExist(db, "customers", input.customerId, "customerId");
@@ -142,7 +141,7 @@ const TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
   CANCELLED: [],
 };
 
-async function patchOrder(req: Request, ctx: Ctx) {
+async function patchOrder(req: RequestView, ctx: Ctx) {
   const input = validate(OrderPatch, req.body);
   const id = parseAssignedId(req.params.id, "order");
   const order = await ctx.db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
@@ -272,7 +271,7 @@ export const orderItems: CrudResource = {
     ),
 };
 
-async function createPayment(req: Request, ctx: Ctx) {
+async function createPayment(req: RequestView, ctx: Ctx) {
   const input = validate(PaymentInput, req.body);
   const order = await ctx.db.kysely
     .selectFrom("orders")
@@ -334,11 +333,10 @@ export const payments: CrudResource = {
 };
 
 /** `/orders/{id}/tracking` (SHIPPED orders) and `/orders/{id}/invoice` (PAID or SHIPPED orders). */
-export function mountOrderDocuments(router: Router, svc: Svc, db: Db): void {
-  // Methods run behind the permission guard, OPTIONS included; `.all` (unguarded) answers the rest
-  // with 405 and Allow.
-  const allowed = allowedMethods(["GET", "HEAD", "OPTIONS"]);
-  async function load(req: Request, states: readonly string[], what: string) {
+export function mountOrderDocuments(routes: Routes, db: Db): void {
+  // Methods run behind the permission check, OPTIONS included; the others are 405 with Allow.
+  const allow = ["GET", "HEAD", "OPTIONS"];
+  async function load(req: RequestView, states: readonly string[], what: string) {
     const id = parseAssignedId(req.params.id, "order");
     const order = await db.kysely.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
     if (!order) throw HttpError.notFound(`Order ${id} does not exist`);
@@ -346,80 +344,84 @@ export function mountOrderDocuments(router: Router, svc: Svc, db: Db): void {
       throw HttpError.notFound(`Order ${id} is ${order.status} and has no ${what}`);
     return order;
   }
-  router
-    .route("/orders/:id/tracking")
-    .get(
-      svc.handle(async (req: Request) => {
-        const order = await load(req, ["SHIPPED"], "tracking");
-        const href = hrefs(req);
-        const self = href(`/orders/${order.id}/tracking`);
-        return reply(
-          resourceView(
-            {
-              orderId: order.id,
-              carrier: order.carrier,
-              trackingNumber: order.tracking_number,
-              shippedAt: order.updated_at,
-            },
-            self,
-            { order: href(`/orders/${order.id}`) },
-          ),
-          { add: qrCodes(self) },
-        );
-      }),
-    )
-    .options(allowed)
-    .all(allowed);
-  router
-    .route("/orders/:id/invoice")
-    .get(
-      svc.handle(async (req: Request) => {
-        const order = await load(req, ["PAID", "SHIPPED"], "invoice");
-        const href = hrefs(req);
-        const [customer, lines] = await Promise.all([
-          db.kysely
-            .selectFrom("customers")
-            .selectAll()
-            .where("id", "=", order.customer_id)
-            .executeTakeFirst(),
-          db.kysely
-            .selectFrom("order_items as i")
-            .innerJoin("products as p", "p.id", "i.product_id")
-            .select(["p.name", "p.sku", "i.quantity", "i.unit_price"])
-            .where("i.order_id", "=", order.id)
-            .orderBy("i.id")
-            .execute(),
-        ]);
-        // The invoice names the order's status and the customer's details, which change (PAID →
-        // SHIPPED, a customer's PUT): a client's cache may keep it but must revalidate it with its
-        // ETag each time (RFC 9111 §5.2.2.4), not serve it unchecked for an hour.
-        return reply(
-          resourceView(
-            {
-              invoiceNumber: `INV-${String(order.id).padStart(6, "0")}`,
-              orderId: order.id,
-              status: order.status,
-              customer: customer
-                ? { id: customer.id, name: customer.name, email: customer.email, city: customer.city }
-                : null,
-              lines: lines.map((l) => ({
-                product: l.name,
-                sku: l.sku,
-                quantity: l.quantity,
-                unitPrice: eur(l.unit_price),
-                amount: eur(l.quantity * Number(l.unit_price)),
-              })),
-              total: eur(order.total),
-              currency: order.currency,
-              issuedAt: order.created_at,
-            },
-            href(`/orders/${order.id}/invoice`),
-            { order: href(`/orders/${order.id}`) },
-          ),
-          { add: [invoicePdf], headers: { "Cache-Control": "private, no-cache" } },
-        );
-      }),
-    )
-    .options(allowed)
-    .all(allowed);
+  routes({
+    path: "/orders/:id/tracking",
+    allow,
+    handlers: {
+      get: {
+        handle: async (req) => {
+          const order = await load(req, ["SHIPPED"], "tracking");
+          const href = hrefs(req);
+          const self = href(`/orders/${order.id}/tracking`);
+          return reply(
+            resourceView(
+              {
+                orderId: order.id,
+                carrier: order.carrier,
+                trackingNumber: order.tracking_number,
+                shippedAt: order.updated_at,
+              },
+              self,
+              { order: href(`/orders/${order.id}`) },
+            ),
+            { add: qrCodes(self) },
+          );
+        },
+      },
+    },
+  });
+  routes({
+    path: "/orders/:id/invoice",
+    allow,
+    handlers: {
+      get: {
+        handle: async (req) => {
+          const order = await load(req, ["PAID", "SHIPPED"], "invoice");
+          const href = hrefs(req);
+          const [customer, lines] = await Promise.all([
+            db.kysely
+              .selectFrom("customers")
+              .selectAll()
+              .where("id", "=", order.customer_id)
+              .executeTakeFirst(),
+            db.kysely
+              .selectFrom("order_items as i")
+              .innerJoin("products as p", "p.id", "i.product_id")
+              .select(["p.name", "p.sku", "i.quantity", "i.unit_price"])
+              .where("i.order_id", "=", order.id)
+              .orderBy("i.id")
+              .execute(),
+          ]);
+          // The invoice names the order's status and the customer's details, which change (PAID →
+          // SHIPPED, a customer's PUT): a client's cache may keep it but must revalidate it with its
+          // ETag each time (RFC 9111 §5.2.2.4), not serve it unchecked for an hour.
+          return reply(
+            resourceView(
+              {
+                invoiceNumber: `INV-${String(order.id).padStart(6, "0")}`,
+                orderId: order.id,
+                status: order.status,
+                customer: customer
+                  ? { id: customer.id, name: customer.name, email: customer.email, city: customer.city }
+                  : null,
+                lines: lines.map((l) => ({
+                  product: l.name,
+                  sku: l.sku,
+                  quantity: l.quantity,
+                  unitPrice: eur(l.unit_price),
+                  amount: eur(l.quantity * Number(l.unit_price)),
+                })),
+                total: eur(order.total),
+                currency: order.currency,
+                issuedAt: order.created_at,
+              },
+              href(`/orders/${order.id}/invoice`),
+              { order: href(`/orders/${order.id}`) },
+            ),
+            { add: [invoicePdf], headers: { "Cache-Control": "private, no-cache" } },
+          );
+        },
+      },
+    },
+  });
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { NonceStore } from "@svc/auth";
-import { soapEndpoint, soapErrorHandler, WSSE_NS } from "@svc/soap-envelope";
+import { type SoapEndpointOptions, soapEndpoint, soapErrorHandler, WSSE_NS } from "@svc/soap-envelope";
 import express, {
   type ErrorRequestHandler,
   type NextFunction,
@@ -15,7 +15,7 @@ import { loose } from "../db/query.js";
 import type { Svc } from "../pipeline.js";
 import { NO_STORE } from "../routes/catalogue.js";
 import { type CrudResource, mountCrud, resourceView } from "../routes/crud.js";
-import { guardedRoutes } from "../routes/guarded.js";
+import { expressRoutes } from "../routes/guarded.js";
 import { authentication, permission, type Security } from "../security.js";
 import { authorizeSoap, soapAuthenticator } from "./credentials.js";
 import type { CustomerServiceOperations } from "./customer.types.js";
@@ -37,7 +37,9 @@ export interface SoapDeps {
 }
 
 /** SOAP endpoints (spec part 4.2): the customer service and the price service. */
-const ENDPOINTS = ["/ws/customer", "/ws/PriceService"];
+export const CUSTOMER_PATH = "/ws/customer";
+export const PRICE_PATH = "/ws/PriceService";
+const ENDPOINTS = [CUSTOMER_PATH, PRICE_PATH];
 /** The target namespaces of contracts/customer.xsd and contracts/price.xsd (spec part 9 rule 3). */
 const CUSTOMER_NS = "http://svc.example.com/ws/customer/v1";
 const PRICE_NS = "http://svc.example.com/ws/price/v1";
@@ -113,6 +115,37 @@ export const notifications: CrudResource = {
 };
 
 /**
+ * The options of the customer and price endpoints (@svc/soap-envelope), whichever framework
+ * serves them: the contracts, the handlers, the credentials of the SOAP Header or of HTTP.
+ */
+export function soapEndpointOptions(
+  config: Config,
+  deps: Pick<SoapDeps, "db" | "security" | "nonces">,
+): {
+  customer: SoapEndpointOptions<CustomerServiceOperations>;
+  price: SoapEndpointOptions<PriceServiceOperations>;
+} {
+  const { db, security, nonces } = deps;
+  return {
+    customer: {
+      wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
+      handlers: customerHandlers(db),
+      authenticate: soapAuthenticator(config, security, nonces, CUSTOMER_NS),
+      authenticateHeaders: credentialHeaders(CUSTOMER_NS),
+      // Who may call an operation is decided before its Body is decoded (writes need `write`).
+      authorize: authorizeSoap,
+    },
+    price: {
+      wsdl: join(CONTRACTS_DIR, "price.wsdl"),
+      handlers: priceHandlers(db),
+      authenticate: soapAuthenticator(config, security, nonces, PRICE_NS),
+      authenticateHeaders: credentialHeaders(PRICE_NS),
+      authorize: authorizeSoap,
+    },
+  };
+}
+
+/**
  * The SOAP customer and price services (served by @svc/soap-envelope from the contracts in
  * `contracts/`) and the read-only `/events` and `/notifications` collections that show the
  * effect of the one-way operations. `endpoints` is mounted right after the app's security headers,
@@ -130,9 +163,7 @@ export function soapServices(
   config: Config,
   deps: SoapDeps,
 ): { endpoints: RequestHandler; collections: express.Router; errors: ErrorRequestHandler } {
-  const { db, security, limiter, nonces, svc } = deps;
-  const authenticateCustomer = soapAuthenticator(config, security, nonces, CUSTOMER_NS);
-  const authenticatePrice = soapAuthenticator(config, security, nonces, PRICE_NS);
+  const { db, security, limiter, svc } = deps;
   const httpAuth = authentication(security);
   // Basic or Bearer when sent; a SOAP call may instead carry its credentials in the envelope.
   const optionalHttpAuth: RequestHandler = (req, res, next) => {
@@ -140,25 +171,13 @@ export function soapServices(
     return httpAuth(req, res, next);
   };
 
-  const customer = soapEndpoint<CustomerServiceOperations>({
-    wsdl: join(CONTRACTS_DIR, "customer.wsdl"),
-    handlers: customerHandlers(db),
-    authenticate: authenticateCustomer,
-    authenticateHeaders: credentialHeaders(CUSTOMER_NS),
-    // Who may call an operation is decided before its Body is decoded (writes need `write`).
-    authorize: authorizeSoap,
-  });
-  const price = soapEndpoint<PriceServiceOperations>({
-    wsdl: join(CONTRACTS_DIR, "price.wsdl"),
-    handlers: priceHandlers(db),
-    authenticate: authenticatePrice,
-    authenticateHeaders: credentialHeaders(PRICE_NS),
-    authorize: authorizeSoap,
-  });
+  const { customer: customerOptions, price: priceOptions } = soapEndpointOptions(config, deps);
+  const customer = soapEndpoint<CustomerServiceOperations>(customerOptions);
+  const price = soapEndpoint<PriceServiceOperations>(priceOptions);
 
   // Each endpoint as `router.use(path, ...)` would mount it, without a router's layer matching.
-  const atCustomer = mountAt(ENDPOINTS[0] as string, optionalHttpAuth, limiter, customer as RequestHandler);
-  const atPrice = mountAt(ENDPOINTS[1] as string, optionalHttpAuth, limiter, price as RequestHandler);
+  const atCustomer = mountAt(CUSTOMER_PATH, optionalHttpAuth, limiter, customer as RequestHandler);
+  const atPrice = mountAt(PRICE_PATH, optionalHttpAuth, limiter, price as RequestHandler);
   const endpoints = chain(atCustomer, atPrice);
 
   // The collections get the resource API's authentication and rate limit, and its permission
@@ -168,9 +187,9 @@ export function soapServices(
   const collections = express.Router({ caseSensitive: true, strict: true });
   collections.use(["/events", "/notifications"], httpAuth, limiter);
   const allowed = [permission() as RequestHandler];
-  const guarded = guardedRoutes(collections, () => allowed);
-  mountCrud(guarded, svc, db, events);
-  mountCrud(guarded, svc, db, notifications);
+  const guarded = expressRoutes(collections, svc, () => allowed);
+  mountCrud(guarded, db, events);
+  mountCrud(guarded, db, notifications);
 
   // Failures are logged through the request's logger, which carries the correlation id.
   // Every contract here binds SOAP 1.2 only: a text/xml request refused in front gets a 1.2 fault.

@@ -1,0 +1,517 @@
+import { type IncomingMessage, METHODS, type Server, type ServerResponse } from "node:http";
+import type { Principal } from "@svc/auth";
+import { auth, authorize } from "@svc/auth/fastify";
+import { fastifyErrorHandler, methodNotAllowedError, notFoundError } from "@svc/errors/fastify";
+import { externalFacts, externalOrigin } from "@svc/hal";
+import { allowedHosts } from "@svc/hal/fastify";
+import { idempotency } from "@svc/idempotency/fastify";
+import {
+  compileTrust,
+  type FieldValue,
+  type HandlerContext,
+  mergeVary,
+  type RouteOptions,
+} from "@svc/kernel";
+import { type FastifyPipeline, fastifyAdapter, fastifyGate } from "@svc/kernel/fastify";
+import { bodyReader, closesConnection } from "@svc/negotiate";
+import { crossOrigin } from "@svc/negotiate/fastify";
+import { rateLimitGate } from "@svc/ratelimit";
+import { soapErrorHandler } from "@svc/soap-envelope";
+import { soap } from "@svc/soap-envelope/fastify";
+import { routedPrefix } from "@svc/versioning";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerFactory,
+  LogController,
+  type onRequestHookHandler,
+  type preParsingHookHandler,
+  type RouteHandlerMethod,
+} from "fastify";
+import { accessLines } from "./access-log.js";
+import type { Config } from "./config.js";
+import { fromDatabaseError } from "./errors.js";
+import { linksOn } from "./links.js";
+import { pipeline } from "./pipeline.js";
+import { parseQueryString } from "./request.js";
+import { mountCrud } from "./routes/crud.js";
+import {
+  authenticationOptions,
+  basicOnlyOptions,
+  guardBasic,
+  helmetHeaders,
+  mayCall,
+  type Security,
+} from "./security.js";
+import {
+  type AppDeps,
+  bodyOptions,
+  collectionsOf,
+  correlationIdOf,
+  corsOptions,
+  issueToken,
+  mountResourceApi,
+  OPS_METHODS,
+  opsRoutes,
+  rateLimitOptions,
+  writeKeys,
+} from "./service.js";
+import { CUSTOMER_PATH, events, notifications, PRICE_PATH, soapEndpointOptions } from "./soap/index.js";
+import { type Href, type RequestView, ROUTE_METHODS, type Routes, type ViewHandler } from "./view.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * The authenticated principal, copied from `request.auth` (@svc/auth/fastify) where the rate
+     * limit and the Idempotency-Key step look for it (`request.principal`).
+     */
+    principal: Principal | undefined;
+  }
+  interface FastifyContextConfig {
+    /** Whether the route reads a request body (its writes): the others never read one. */
+    body?: boolean;
+  }
+}
+
+/**
+ * Every method Node's HTTP parser accepts but CONNECT (Node answers it apart): each is routed, so
+ * a method a route lacks is its 405 with `Allow`, as Express's `route.all()` answers, never a 404.
+ */
+const METHODS_ROUTED = METHODS.filter((m) => m !== "CONNECT");
+
+/**
+ * The Fastify application: the same service as {@link createApp}'s Express application, from the
+ * same handlers, packages and settings, in the same order of decisions. Fastify routes before any
+ * hook runs, so what Express decides by mount order is decided by encapsulation here:
+ *
+ * - the root: security headers, correlation id and access log, allowed hosts, CORS, the error
+ *   record (every request);
+ * - the SOAP endpoints: their own optional HTTP authentication and the rate limit, errors as SOAP
+ *   faults;
+ * - everything else behind the version step (a `/v<N>` prefix is stripped by `rewriteUrl`, before
+ *   routing): the operational routes (public, outside the rate limit; `POST /auth/token` behind
+ *   Basic, the rate limit and its body), then the resource API behind authentication and the rate
+ *   limit, whose not-found handler answers every path no route has (after both, as on Express).
+ *
+ * Inside a route: routing first (404, 405 with `Allow`), then the permission check (a
+ * `preParsing` hook, before any byte of the body is read), then the body, then the pipeline with
+ * its Idempotency-Key step. Routing is case-sensitive and strict (no trailing-slash folding).
+ *
+ * @example
+ * const app = createFastifyApp(config, deps, (handler) => createServer(handler));
+ * await app.ready();
+ */
+export function createFastifyApp(
+  config: Config,
+  deps: AppDeps,
+  serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => Server,
+): FastifyInstance {
+  const { logger, stores } = deps;
+  const security = guardBasic(deps.security, config, stores.rateLimit, logger);
+  const svc = fastifyAdapter(pipeline());
+  const trust = compileTrust(config.trustProxy);
+  const errors = fastifyErrorHandler();
+  const everyRequest = rootSteps(config, deps);
+  // One limiter for the resource API, `POST /auth/token` and the SOAP endpoints, as on Express:
+  // they spend one budget per client. Per principal when authenticated, else per client IP.
+  const limiter = fastifyGate(
+    rateLimitGate<FastifyRequest>({ ...rateLimitOptions(config, deps), trustProxy: config.trustProxy }),
+  );
+  const versioned = svc.rewriteUrl;
+  const app = Fastify<Server>({
+    serverFactory: serverFactory as unknown as FastifyServerFactory<Server>,
+    loggerInstance: logger,
+    // The access line (access-log.ts) is the request log, as on Express.
+    logController: new LogController({ disableRequestLogging: true }),
+    // The correlation id is the request's id: Fastify's request logger carries it.
+    genReqId: (req) => correlationIdOf(req.headers["x-correlation-id"]),
+    // Express's `trust proxy` forms, which Fastify takes too (a hop count included).
+    trustProxy: config.trustProxy as boolean | string,
+    // A GET route's HEAD runs the same handler through the pipeline, which answers it with the
+    // GET's fields: Fastify's own HEAD route would write Content-Length: 0 where the pipeline
+    // leaves the length out (a coded response).
+    exposeHeadRoutes: false,
+    routerOptions: {
+      // node:querystring, with a malformed (non-UTF-8) query marked for a 400 on collection reads.
+      querystringParser: (query) => parseQueryString(query),
+      // The service spec names plural lowercase paths (spec 4.1): `/Transfers/` is no resource.
+      caseSensitive: true,
+      ignoreTrailingSlash: false,
+      ignoreDuplicateSlashes: false,
+      // A path segment of any length reaches its route, whose handler answers it (an id of 150
+      // digits is the 400 of an id out of range), as on Express; past 100 characters Fastify's
+      // router would match no route. The request line is bounded by Node's header size limit.
+      maxParamLength: 16 * 1024,
+    },
+    // The version step strips `/v<N>` before routing. A SOAP endpoint is never versioned (its
+    // version is its contract's namespace), so `/v2/ws/customer` stays what it is: no route.
+    rewriteUrl(req) {
+      const url = req.url ?? "/";
+      if (isSoap(url)) return soapEndpointTarget(url);
+      const target = versioned.call(this, req);
+      return isSoap(target) ? url : target;
+    },
+    // A request target Fastify cannot route (a malformed path) gets the headers and the record too.
+    frameworkErrors: (err, request, reply) => {
+      everyRequest.onRequest(request, reply, () => {});
+      return errors(err, request, reply);
+    },
+  });
+  for (const method of METHODS_ROUTED)
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  app.decorateRequest("principal", undefined);
+  app.decorateRequest("rateLimit", null);
+  app.setErrorHandler((err, request, reply) => errors(fromDatabaseError(err), request, reply));
+  app.addHook("onRequest", everyRequest.onRequest);
+  // RFC 9110 §7.4: 421 for a host the service is not configured for; 400 for a malformed one.
+  app.register(allowedHosts, { hosts: config.allowedHosts ?? "*", trustProxy: trust });
+  const cors = corsOptions(config);
+  if (cors !== undefined) app.register(crossOrigin, cors);
+
+  app.register(soapContext(config, deps, security, limiter));
+  app.register(async (main) => {
+    // The version and a write's 406, decided once per request before any route runs.
+    await main.register(svc.plugin);
+    // No body is read unless the route is a write; then after its permission check.
+    readBodies(main, config);
+    await main.register(opsContext(deps, security, svc, limiter));
+    await main.register(apiContext(config, limiter, deps, security, svc, trust, errors));
+  });
+  return app;
+}
+
+/** Whether a request target is under the SOAP endpoints' path. */
+function isSoap(target: string): boolean {
+  return target.startsWith("/ws/");
+}
+
+const SOAP_ENDPOINTS = [CUSTOMER_PATH, PRICE_PATH].map((path) => [path.toLowerCase(), path] as const);
+
+/**
+ * `target` with an endpoint's path in the endpoint's own spelling: endpoints are matched without
+ * regard to case after `/ws/`, as the Express composition mounts them (`mountAt`), and Fastify
+ * routes case-sensitively.
+ */
+function soapEndpointTarget(target: string): string {
+  const query = target.indexOf("?");
+  const path = query === -1 ? target : target.slice(0, query);
+  const lower = path.toLowerCase();
+  for (const [spelled, path] of SOAP_ENDPOINTS) {
+    if (lower === spelled || lower === `${spelled}/`) return `${path}${target.slice(spelled.length)}`;
+  }
+  return target;
+}
+
+/**
+ * The steps every request goes through: security headers first, so errors and 304s carry them
+ * too (Strict-Transport-Security only over TLS, RFC 6797 §7.2), then the correlation id and the
+ * access line that carries it.
+ */
+function rootSteps(config: Config, deps: AppDeps) {
+  const all = helmetHeaders();
+  const plain = all.filter(([name]) => name.toLowerCase() !== "strict-transport-security");
+  const trust = compileTrust(config.trustProxy);
+  const overTls = (req: IncomingMessage): boolean => {
+    if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+    if (req.headers["x-forwarded-proto"] === undefined && req.headers.forwarded === undefined) return false;
+    try {
+      return externalOrigin(req, { trustProxy: trust }).startsWith("https:");
+    } catch {
+      // A Host or Forwarded header that cannot be read: not known to be https; allowedHosts answers it.
+      return false;
+    }
+  };
+  const log = accessLines(deps.logger, (res) => res.getHeader("x-correlation-id") as string);
+  return {
+    onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+      for (const [name, value] of overTls(request.raw) ? all : plain) reply.header(name, value);
+      reply.header("X-Correlation-ID", request.id);
+      // The access line reads the id from the response, where Fastify writes the reply's fields.
+      reply.raw.setHeader("X-Correlation-ID", request.id);
+      log(request.raw, reply.raw);
+      done();
+    },
+  };
+}
+
+/**
+ * After authentication: the principal where the rate limit and the Idempotency-Key step read it,
+ * and on the raw request, where the SOAP credentials verifier reads it (with the client address
+ * Fastify resolved behind the trusted proxies).
+ */
+function principalStep(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  const principal = request.auth?.principal ?? undefined;
+  request.principal = principal;
+  const raw = request.raw as IncomingMessage & { principal?: Principal | undefined; ip?: string | undefined };
+  raw.principal = principal;
+  raw.ip = request.ip;
+  done();
+}
+
+/** The service's JSON body reader as the context's only content-type parser, for writes alone. */
+function readBodies(context: FastifyInstance, config: Config): void {
+  const read = bodyReader(bodyOptions(config));
+  const closing = new WeakSet<IncomingMessage>();
+  context.removeAllContentTypeParsers();
+  context.addContentTypeParser("*", async (request: FastifyRequest, payload: IncomingMessage) => {
+    // A route that reads no body (a read, OPTIONS, a 405, the not-found handler) leaves it unread,
+    // as Express does where no body parser runs.
+    if (request.routeOptions.config?.body !== true || request.is404) return undefined;
+    try {
+      return await read(request.raw, payload);
+    } catch (err) {
+      if (closesConnection(err)) closing.add(request.raw);
+      throw err;
+    }
+  });
+  // A refusal that left part of the body unread closes the connection.
+  context.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply) => {
+    if (closing.has(request.raw)) reply.header("Connection", "close");
+  });
+}
+
+/**
+ * The SOAP endpoints: HTTP Basic or Bearer when sent (a call may carry its credentials in the
+ * envelope instead), the rate limit the resource API spends, and their failures in front of the
+ * endpoint (a 401 for a bad Authorization, 429) as SOAP 1.2 faults.
+ */
+function soapContext(config: Config, deps: AppDeps, security: Security, limiter: onRequestHookHandler) {
+  return async (context: FastifyInstance) => {
+    await context.register(auth, authenticationOptions(security));
+    context.addHook("onRequest", principalStep);
+    context.addHook("onRequest", limiter);
+    const faults = soapErrorHandler({ versions: ["1.2"] });
+    context.setErrorHandler((err, request, reply) => {
+      // The fault is written on the raw response, with the fields the reply holds so far.
+      const res = reply.raw;
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) res.setHeader(name, value as FieldValue);
+      reply.hijack();
+      const raw = request.raw as IncomingMessage & { log?: FastifyRequest["log"] };
+      raw.log = request.log;
+      faults(fromDatabaseError(err), raw as never, res, () => {
+        if (!res.writableEnded) res.destroy();
+      });
+    });
+    const { customer, price } = soapEndpointOptions(config, {
+      db: deps.db,
+      security,
+      nonces: deps.stores.nonces,
+    });
+    await context.register(soap, {
+      ...customer,
+      trustProxy: config.trustProxy,
+      prefix: CUSTOMER_PATH,
+    } as never);
+    await context.register(soap, { ...price, trustProxy: config.trustProxy, prefix: PRICE_PATH } as never);
+  };
+}
+
+/** The permission check as a `preParsing` hook: before a byte of a write's body is read. */
+function beforeBody(check: ReturnType<typeof authorize>): preParsingHookHandler {
+  return async function permissionFirst(this: FastifyInstance, request, reply) {
+    await (check as unknown as (request: FastifyRequest, reply: FastifyReply) => Promise<void>).call(
+      this,
+      request,
+      reply,
+    );
+  } as preParsingHookHandler;
+}
+
+/**
+ * OPTIONS (204 with `Allow` and `fields`, behind `guard` when given) and every method `path` lacks
+ * (405 with `Allow`, unguarded: routing decides it before permission).
+ */
+function methodRoutes(
+  context: FastifyInstance,
+  path: string,
+  allow: readonly string[],
+  guard: preParsingHookHandler | undefined,
+  fields: Readonly<Record<string, string>> | undefined,
+): void {
+  const methods = allow.includes("OPTIONS") ? [...allow] : [...allow, "OPTIONS"];
+  const header = methods.join(", ");
+  const params = path.includes(":") ? { onRequest: nonEmptyParams } : {};
+  context.route({
+    method: "OPTIONS",
+    url: path,
+    ...params,
+    ...(guard === undefined ? {} : { preParsing: guard }),
+    handler: async (_request, reply) => {
+      for (const [name, value] of Object.entries(fields ?? {})) reply.header(name, value);
+      return reply.code(204).header("Allow", header).send();
+    },
+  });
+  const lacking = METHODS_ROUTED.filter((m) => !methods.includes(m));
+  context.route({
+    method: lacking,
+    url: path,
+    ...params,
+    exposeHeadRoute: false,
+    handler: async (request) => {
+      throw methodNotAllowedError({ method: request.method, url: request.originalUrl }, methods);
+    },
+  });
+}
+
+/** The response pipeline's handler for a service handler, given the request's view. */
+function viewRoute(
+  svc: FastifyPipeline,
+  trust: ReturnType<typeof compileTrust>,
+  handle: ViewHandler,
+  options: RouteOptions | undefined,
+): RouteHandlerMethod {
+  const replies = new WeakMap<FastifyRequest, FastifyReply>();
+  const run = svc.handle((request: FastifyRequest, context: HandlerContext) => {
+    return handle(fastifyView(request, replies.get(request) as FastifyReply, svc, trust, context), context);
+  }, options);
+  return function viewHandler(this: FastifyInstance, request, reply) {
+    replies.set(request, reply);
+    return run.call(this, request, reply);
+  } as RouteHandlerMethod;
+}
+
+/** The request view (view.ts) of a Fastify request. */
+function fastifyView(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  svc: FastifyPipeline,
+  trust: ReturnType<typeof compileTrust>,
+  context: HandlerContext,
+): RequestView {
+  let href: Href | undefined;
+  return {
+    method: request.method,
+    params: request.params as Record<string, string | undefined>,
+    query: request.query as Record<string, unknown>,
+    body: request.body,
+    headers: request.headers,
+    originalUrl: request.originalUrl,
+    principal: request.principal,
+    apiVersion: context.version,
+    hrefs() {
+      if (href === undefined) {
+        const facts = externalFacts(request.raw, { trustProxy: trust });
+        // The origin first: reading it is what records the forwarded fields it depended on.
+        const origin = facts.origin;
+        if (facts.vary.length > 0 && !reply.sent) {
+          const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, facts.vary);
+          if (vary !== undefined) reply.header("Vary", vary);
+        }
+        href = linksOn(origin, routedPrefix(request.originalUrl, request.url));
+      }
+      return href;
+    },
+    preconditions: (current) => svc.preconditions(request, current),
+  };
+}
+
+/**
+ * A `:name` segment matches only a non-empty segment, as on Express: Fastify's router takes
+ * `/transfers/` for `/transfers/:id` with an empty id, which would make it a second spelling of
+ * a route (a 405 for its POST, not the 404 of a path no route has). Its hook answers that 404,
+ * after authentication and the rate limit, where the not-found handler answers it.
+ */
+function nonEmptyParams(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  const params = request.params as Record<string, string>;
+  for (const name in params) {
+    if (params[name] === "") {
+      done(notFoundError({ method: request.method, url: request.originalUrl }));
+      return;
+    }
+  }
+  done();
+}
+
+/** The resource modules' {@link Routes} on a Fastify context, each method behind `guard`. */
+function fastifyRoutes(
+  context: FastifyInstance,
+  svc: FastifyPipeline,
+  trust: ReturnType<typeof compileTrust>,
+  guard: preParsingHookHandler,
+): Routes {
+  return (spec) => {
+    for (const method of ROUTE_METHODS) {
+      const handler = spec.handlers[method];
+      if (handler === undefined) continue;
+      context.route({
+        method: method === "get" ? ["GET", "HEAD"] : method.toUpperCase(),
+        url: spec.path,
+        ...(spec.path.includes(":") ? { onRequest: nonEmptyParams } : {}),
+        preParsing: guard,
+        config: { body: method !== "get" },
+        handler: viewRoute(svc, trust, handler.handle, handler.options),
+      });
+    }
+    methodRoutes(context, spec.path, spec.allow, guard, spec.optionsFields);
+  };
+}
+
+/**
+ * The operational endpoints: public, never cached, outside the rate limit; `POST /auth/token`
+ * behind Basic, the rate limit and the body, in that order (a bad body never hides a missing
+ * credential).
+ */
+function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, limiter: onRequestHookHandler) {
+  return async (ops: FastifyInstance) => {
+    for (const route of opsRoutes(security, deps, collectionsOf(deps.background).listed)) {
+      const handle = route.handle;
+      ops.route({
+        method: ["GET", "HEAD"],
+        url: route.path,
+        ...(route.path.includes(":") ? { onRequest: nonEmptyParams } : {}),
+        handler: svc.handle((request: FastifyRequest) => handle(request.params as Record<string, string>)),
+      });
+    }
+    for (const [path, allow] of OPS_METHODS) methodRoutes(ops, path, allow, undefined, undefined);
+    await ops.register(async (token) => {
+      await token.register(auth, basicOnlyOptions(security));
+      token.addHook("onRequest", principalStep);
+      token.addHook("onRequest", limiter);
+      const issue = issueToken(security);
+      token.route({
+        method: "POST",
+        url: "/auth/token",
+        // 401 with the Basic challenge when the request has no principal.
+        preParsing: beforeBody(authorize(() => true)),
+        config: { body: true },
+        handler: svc.handle((request: FastifyRequest) => issue(request.principal)),
+      });
+    });
+  };
+}
+
+/**
+ * The resource API and the one-way operations' collections: authentication, then the rate limit
+ * (per principal, else per client IP), then routing; every path no route has is the 404 record,
+ * after both.
+ */
+function apiContext(
+  config: Config,
+  limiter: onRequestHookHandler,
+  deps: AppDeps,
+  security: Security,
+  svc: FastifyPipeline,
+  trust: ReturnType<typeof compileTrust>,
+  errors: ReturnType<typeof fastifyErrorHandler>,
+) {
+  return async (api: FastifyInstance) => {
+    await api.register(auth, authenticationOptions(security));
+    api.addHook("onRequest", principalStep);
+    api.addHook("onRequest", limiter);
+    const { stores, logger, db } = deps;
+    const leaseMs = config.idempotencyLeaseSeconds * 1000;
+    const keys = writeKeys((required) =>
+      idempotency({ store: stores.idempotency, required, leaseMs, logger }),
+    );
+    const routes = fastifyRoutes(api, svc, trust, beforeBody(authorize(mayCall)));
+    const { collections, listed } = collectionsOf(deps.background);
+    mountResourceApi(routes, db, collections, listed, keys);
+    mountCrud(routes, db, events);
+    mountCrud(routes, db, notifications);
+    api.setNotFoundHandler((request, reply) =>
+      errors(notFoundError({ method: request.method, url: request.originalUrl }), request, reply),
+    );
+  };
+}
