@@ -1,10 +1,10 @@
 import { errorPlugin } from "@svc/errors/fastify";
 import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FastifyRateLimitOptions, rateLimit } from "../src/fastify.js";
+import { rateLimit } from "../src/fastify.js";
 
 /** A Fastify server behind a proxy on loopback, limited to one request a client a minute. */
-async function server(options: Partial<FastifyRateLimitOptions> = {}) {
+async function server(options: { trustProxy?: false } = {}) {
   const app = Fastify({ trustProxy: "127.0.0.1" });
   await app.register(errorPlugin);
   await app.register(rateLimit, { limit: 1, windowMs: 60_000, ...options });
