@@ -14,6 +14,7 @@ import {
   type AuthorizePredicate,
   type AuthView,
   createAuthenticator,
+  type Principal,
   predicateGuard,
   roleGuard,
   scopeGuard,
@@ -37,6 +38,13 @@ declare module "fastify" {
      * guards challenge in; `null` where the plugin does not apply.
      */
     auth: AuthContext | null;
+    /**
+     * Set by `@svc/auth/fastify`'s plugin: `request.auth.principal`, where the other @svc
+     * packages look for the request's principal as they look for Express's `req.principal`
+     * (`@svc/ratelimit`'s default key `u:<id>`, `@svc/idempotency`'s default scope); `null`
+     * without one.
+     */
+    principal: Principal | null;
   }
 }
 
@@ -85,9 +93,11 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     return;
   }
   if (!app.hasRequestDecorator("auth")) app.decorateRequest("auth", null);
+  if (!app.hasRequestDecorator("principal")) app.decorateRequest("principal", null);
   app.addHook(hook, async function svcAuthenticate(request: FastifyRequest, _reply: FastifyReply) {
     const context = await authenticator.authenticate(viewOf(request));
     request.auth = context;
+    request.principal = context.principal ?? null;
     if (context.principal !== undefined)
       request.log.debug(
         { principal: context.principal.id, scheme: context.principal.scheme },
