@@ -61,13 +61,6 @@ import { CUSTOMER_PATH, events, notifications, PRICE_PATH, soapEndpointOptions }
 import { type Href, type RequestView, ROUTE_METHODS, type Routes, type ViewHandler } from "./view.js";
 
 declare module "fastify" {
-  interface FastifyRequest {
-    /**
-     * The authenticated principal, copied from `request.auth` (@svc/auth/fastify) where the rate
-     * limit and the Idempotency-Key step look for it (`request.principal`).
-     */
-    principal: Principal | undefined;
-  }
   interface FastifyContextConfig {
     /** Whether the route reads a request body (its writes): the others never read one. */
     body?: boolean;
@@ -160,7 +153,7 @@ export function createFastifyApp(
   });
   for (const method of METHODS_ROUTED)
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
-  app.decorateRequest("principal", undefined);
+  app.decorateRequest("principal", null);
   app.decorateRequest("rateLimit", null);
   app.setErrorHandler((err, request, reply) => errors(fromDatabaseError(err), request, reply));
   app.addHook("onRequest", everyRequest.onRequest);
@@ -242,7 +235,7 @@ function rootSteps(config: Config, deps: AppDeps) {
  */
 function principalStep(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   const principal = request.auth?.principal ?? undefined;
-  request.principal = principal;
+  request.principal = principal ?? null;
   const raw = request.raw as IncomingMessage & { principal?: Principal | undefined; ip?: string | undefined };
   raw.principal = principal;
   raw.ip = request.ip;
@@ -388,7 +381,7 @@ function fastifyView(
     body: request.body,
     headers: request.headers,
     originalUrl: request.originalUrl,
-    principal: request.principal,
+    principal: request.principal ?? undefined,
     apiVersion: context.version,
     hrefs() {
       if (href === undefined) {
@@ -476,7 +469,7 @@ function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, lim
         // 401 with the Basic challenge when the request has no principal.
         preParsing: beforeBody(authorize(() => true)),
         config: { body: true },
-        handler: svc.handle((request: FastifyRequest) => issue(request.principal)),
+        handler: svc.handle((request: FastifyRequest) => issue(request.principal ?? undefined)),
       });
     });
   };
