@@ -125,6 +125,11 @@ export function fastifyView(request: FastifyRequest): RequestView & FactsRequest
   return view;
 }
 
+/** Whether a response of `status` has content in its GET (RFC 9110 §6.4.1: not 1xx, 204, 304). */
+function hasContent(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304;
+}
+
 function isStream(body: Body): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
 }
@@ -177,6 +182,10 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
   if (body === undefined) {
     // RFC 9110 §15.3.6: a 205 says it has no content with Content-Length: 0.
     if (value.status === 205) reply.header("Content-Length", "0");
+    // A HEAD whose GET has content (its coded length unknown): an empty stream, as below, since
+    // Fastify's HEAD route says Content-Length: 0 of nothing (RFC 9110 §8.6: only the GET's length).
+    else if (method === "HEAD" && hasContent(value.status) && reply.getHeader("content-length") === undefined)
+      return reply.send(Readable.from([]));
     return reply.send();
   }
   if (isStream(body)) {
