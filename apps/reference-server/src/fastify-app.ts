@@ -7,16 +7,13 @@ import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
 import {
   compileTrust,
-  type FieldValue,
   type HandlerContext,
-  mergeVary,
   type RouteOptions,
 } from "@svc/kernel";
-import { type FastifyPipeline, fastifyAdapter, fastifyGate } from "@svc/kernel/fastify";
+import { type FastifyPipeline, fastifyAdapter, fastifyGate, setReplyPassage } from "@svc/kernel/fastify";
 import { bodyReader, closesConnection } from "@svc/negotiate";
 import { crossOrigin } from "@svc/negotiate/fastify";
 import { rateLimitGate } from "@svc/ratelimit";
-import { soapErrorHandler } from "@svc/soap-envelope";
 import { soap } from "@svc/soap-envelope/fastify";
 import { routedPrefix } from "@svc/versioning";
 import Fastify, {
@@ -274,19 +271,6 @@ function soapContext(config: Config, deps: AppDeps, security: Security, limiter:
     await context.register(auth, authenticationOptions(security));
     context.addHook("onRequest", principalStep);
     context.addHook("onRequest", limiter);
-    const faults = soapErrorHandler({ versions: ["1.2"] });
-    context.setErrorHandler((err, request, reply) => {
-      // The fault is written on the raw response, with the fields the reply holds so far.
-      const res = reply.raw;
-      for (const [name, value] of Object.entries(reply.getHeaders()))
-        if (value !== undefined) res.setHeader(name, value as FieldValue);
-      reply.hijack();
-      const raw = request.raw as IncomingMessage & { log?: FastifyRequest["log"] };
-      raw.log = request.log;
-      faults(fromDatabaseError(err), raw as never, res, () => {
-        if (!res.writableEnded) res.destroy();
-      });
-    });
     const { customer, price } = soapEndpointOptions(config, {
       db: deps.db,
       security,
@@ -296,8 +280,14 @@ function soapContext(config: Config, deps: AppDeps, security: Security, limiter:
       ...customer,
       trustProxy: config.trustProxy,
       prefix: CUSTOMER_PATH,
+      faults: true,
     } as never);
-    await context.register(soap, { ...price, trustProxy: config.trustProxy, prefix: PRICE_PATH } as never);
+    await context.register(soap, {
+      ...price,
+      trustProxy: config.trustProxy,
+      prefix: PRICE_PATH,
+      faults: true,
+    } as never);
   };
 }
 
@@ -388,10 +378,7 @@ function fastifyView(
         const facts = externalFacts(request.raw, { trustProxy: trust });
         // The origin first: reading it is what records the forwarded fields it depended on.
         const origin = facts.origin;
-        if (facts.vary.length > 0 && !reply.sent) {
-          const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, facts.vary);
-          if (vary !== undefined) reply.header("Vary", vary);
-        }
+        if (!reply.sent) setReplyPassage(reply, { vary: facts.vary });
         href = linksOn(origin, routedPrefix(request.originalUrl, request.url));
       }
       return href;
