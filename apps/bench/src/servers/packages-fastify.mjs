@@ -6,36 +6,23 @@
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like packages-readme.
 
 import { auth, requireScopes } from "@svc/auth/fastify";
-import { validators } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
 import { errorPlugin } from "@svc/errors/fastify";
-import { hal, halJson, Rel } from "@svc/hal";
+import { hal, Rel } from "@svc/hal";
 import { allowedHosts, hrefFor } from "@svc/hal/fastify";
 import { MemoryStore } from "@svc/idempotency";
 import { idempotency } from "@svc/idempotency/fastify";
-import { createPipeline, reply } from "@svc/kernel";
+import { reply } from "@svc/kernel";
 import { fastifyAdapter } from "@svc/kernel/fastify";
-import { compression, json, representations, xml } from "@svc/negotiate";
 import { crossOrigin, parseBody } from "@svc/negotiate/fastify";
 import { rateLimit } from "@svc/ratelimit/fastify";
-import { versions } from "@svc/versioning";
 import { versionedPath } from "@svc/versioning/fastify";
 import Fastify from "fastify";
-import { benchPort, EMPLOYEES, exitOnSigterm, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+import { benchPort, EMPLOYEES, exitOnSigterm } from "../fixtures.mjs";
+import { readmeAuth, readmePipeline } from "./readme-pipeline.mjs";
 
 // @svc/kernel, "Frameworks": the same pipeline as packages-readme, through the Fastify adapter.
-const svc = fastifyAdapter(
-  createPipeline({
-    // @svc/versioning: URI prefix, version headers and the vendor media type; no version named → 1.
-    versioning: versions({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }),
-    // @svc/negotiate + @svc/hal: JSON, HAL and XML.
-    representations: representations({ offers: [json, halJson, xml] }),
-    // @svc/negotiate: content coding from 1 KiB.
-    coding: compression({ threshold: 1024 }),
-    // @svc/conditional: strong ETags per representation, preconditions, the default Cache-Control.
-    validators: validators(),
-  }),
-);
+const svc = fastifyAdapter(readmePipeline());
 
 // @svc/versioning, "Frameworks": Fastify routes before any hook runs, so the /v<N> prefix is
 // stripped by its rewriteUrl option. The harness points stdout at /dev/null: the log lines are
@@ -53,15 +40,7 @@ await app.register(svc.plugin);
 // @svc/negotiate, "Frameworks": the same origin list as fastify-peers' @fastify/cors.
 await app.register(crossOrigin, { origins: ["https://app.example.com"] });
 // @svc/auth, "Frameworks": Bearer JWTs (ES256, one public key), issuer and audience checked.
-await app.register(auth, {
-  realm: "employees",
-  bearer: {
-    key: JSON.parse(process.env.BENCH_JWK ?? "null"),
-    algorithms: ["ES256"],
-    issuer: JWT_ISSUER,
-    audience: JWT_AUDIENCE,
-  },
-});
+await app.register(auth, readmeAuth);
 // @svc/ratelimit, "Frameworks": registered after auth, so limits apply per principal. The same
 // limit as fastify-peers' @fastify/rate-limit: counted on every request, never hit.
 await app.register(rateLimit, { limit: 1_000_000, windowMs: 1000 });

@@ -6,37 +6,24 @@
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like packages-readme.
 import { serve } from "@hono/node-server";
 import { authenticate, requireScopes } from "@svc/auth/fetch";
-import { validators } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
 import { notFoundHandler, onError } from "@svc/errors/fetch";
-import { hal, halJson, Rel } from "@svc/hal";
+import { hal, Rel } from "@svc/hal";
 import { allowedHosts, hrefFor } from "@svc/hal/fetch";
 import { MemoryStore } from "@svc/idempotency";
 import { idempotency } from "@svc/idempotency/fetch";
-import { createPipeline, reply } from "@svc/kernel";
+import { reply } from "@svc/kernel";
 import { fetchAdapter, honoConnection } from "@svc/kernel/fetch";
-import { compression, json, representations, xml } from "@svc/negotiate";
 import { crossOrigin, parseBody } from "@svc/negotiate/fetch";
 import { rateLimit } from "@svc/ratelimit/fetch";
-import { versions } from "@svc/versioning";
 import { versionedPath } from "@svc/versioning/fetch";
 import { Hono } from "hono";
 import { logger } from "hono/logger";
-import { benchPort, EMPLOYEES, exitOnSigterm, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+import { benchPort, EMPLOYEES, exitOnSigterm } from "../fixtures.mjs";
+import { readmeAuth, readmePipeline } from "./readme-pipeline.mjs";
 
 // @svc/kernel, "Frameworks": the same pipeline as packages-readme, through the Fetch adapter.
-const svc = fetchAdapter(
-  createPipeline({
-    // @svc/versioning: URI prefix, version headers and the vendor media type; no version named → 1.
-    versioning: versions({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }),
-    // @svc/negotiate + @svc/hal: JSON, HAL and XML.
-    representations: representations({ offers: [json, halJson, xml] }),
-    // @svc/negotiate: content coding from 1 KiB.
-    coding: compression({ threshold: 1024 }),
-    // @svc/conditional: strong ETags per representation, preconditions, the default Cache-Control.
-    validators: validators(),
-  }),
-);
+const svc = fetchAdapter(readmePipeline());
 
 // @svc/versioning, "Frameworks": Hono routes on the path its getPath option returns, the /v<N>
 // prefix stripped.
@@ -50,17 +37,7 @@ app.use(svc.middleware);
 // @svc/negotiate, "Frameworks": the same origin list as hono-peers' cors.
 app.use(crossOrigin({ origins: ["https://app.example.com"] }));
 // @svc/auth, "Frameworks": Bearer JWTs (ES256, one public key), issuer and audience checked.
-app.use(
-  authenticate({
-    realm: "employees",
-    bearer: {
-      key: JSON.parse(process.env.BENCH_JWK ?? "null"),
-      algorithms: ["ES256"],
-      issuer: JWT_ISSUER,
-      audience: JWT_AUDIENCE,
-    },
-  }),
-);
+app.use(authenticate(readmeAuth));
 // @svc/ratelimit, "Frameworks": after authenticate, so limits apply per principal; on
 // @hono/node-server the client's address comes from the connection. The same limit as
 // hono-peers' hono-rate-limiter: counted on every request, never hit.

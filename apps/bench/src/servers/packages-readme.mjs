@@ -9,33 +9,22 @@
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like soap-envelope-bare.
 import http from "node:http";
 import { authenticate, requireScopes } from "@svc/auth";
-import { validators } from "@svc/conditional";
 import { errorHandler, expressServerOptions, HttpError, notFound } from "@svc/errors";
-import { allowedHosts, hal, halJson, hrefFor, Rel } from "@svc/hal";
+import { allowedHosts, hal, hrefFor, Rel } from "@svc/hal";
 import { idempotency, MemoryStore } from "@svc/idempotency";
-import { createPipeline, reply } from "@svc/kernel";
+import { reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
-import { compression, crossOrigin, json, parseBody, representations, xml } from "@svc/negotiate";
+import { crossOrigin, parseBody } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
-import { versionedPath, versions } from "@svc/versioning";
+import { versionedPath } from "@svc/versioning";
 import express from "express";
-import { benchPort, EMPLOYEES, exitOnSigterm, JWT_AUDIENCE, JWT_ISSUER } from "../fixtures.mjs";
+import { benchPort, EMPLOYEES, exitOnSigterm } from "../fixtures.mjs";
+import { readmeAuth, readmePipeline } from "./readme-pipeline.mjs";
 
 // @svc/kernel, "The pipeline": one pipeline, its steps from the packages that own them, run in
 // the kernel's fixed order (version, representation, coding decision, validators, preconditions,
 // coding, one write) whatever order they are given in.
-const svc = expressAdapter(
-  createPipeline({
-    // @svc/versioning: URI prefix, version headers and the vendor media type; no version named → 1.
-    versioning: versions({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }),
-    // @svc/negotiate + @svc/hal ("With @svc/negotiate"): JSON, HAL and XML.
-    representations: representations({ offers: [json, halJson, xml] }),
-    // @svc/negotiate: content coding from 1 KiB.
-    coding: compression({ threshold: 1024 }),
-    // @svc/conditional: strong ETags per representation, preconditions, the default Cache-Control.
-    validators: validators(),
-  }),
-);
+const svc = expressAdapter(readmePipeline());
 
 const app = express();
 
@@ -46,17 +35,7 @@ app.use(svc.prepare);
 // @svc/negotiate, crossOrigin: the same origin list as the peer stack's `cors`.
 app.use(crossOrigin({ origins: ["https://app.example.com"] }));
 // @svc/auth, "Use": Bearer JWTs (ES256, one public key), issuer and audience checked.
-app.use(
-  authenticate({
-    realm: "employees",
-    bearer: {
-      key: JSON.parse(process.env.BENCH_JWK ?? "null"),
-      algorithms: ["ES256"],
-      issuer: JWT_ISSUER,
-      audience: JWT_AUDIENCE,
-    },
-  }),
-);
+app.use(authenticate(readmeAuth));
 // @svc/ratelimit, "Examples": after authenticate, so limits apply per principal. The same limit
 // as the peer stack's express-rate-limit: counted on every request, never hit.
 app.use(rateLimit({ limit: 1_000_000, windowMs: 1000 }));
