@@ -5,11 +5,7 @@ import { fastifyErrorHandler, methodNotAllowedError, notFoundError } from "@svc/
 import { externalFacts, externalOrigin } from "@svc/hal";
 import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
-import {
-  compileTrust,
-  type HandlerContext,
-  type RouteOptions,
-} from "@svc/kernel";
+import { compileTrust, type HandlerContext, type RouteOptions } from "@svc/kernel";
 import { type FastifyPipeline, fastifyAdapter, fastifyGate, setReplyPassage } from "@svc/kernel/fastify";
 import { bodyReader, closesConnection } from "@svc/negotiate";
 import { crossOrigin } from "@svc/negotiate/fastify";
@@ -226,13 +222,12 @@ function rootSteps(config: Config, deps: AppDeps) {
 }
 
 /**
- * After authentication: the principal where the rate limit and the Idempotency-Key step read it,
- * and on the raw request, where the SOAP credentials verifier reads it (with the client address
- * Fastify resolved behind the trusted proxies).
+ * After authentication (which sets `request.principal`): the principal on the raw request too,
+ * where the SOAP credentials verifier reads it (with the client address Fastify resolved behind
+ * the trusted proxies).
  */
 function principalStep(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
-  const principal = request.auth?.principal ?? undefined;
-  request.principal = principal ?? null;
+  const principal = request.principal ?? undefined;
   const raw = request.raw as IncomingMessage & { principal?: Principal | undefined; ip?: string | undefined };
   raw.principal = principal;
   raw.ip = request.ip;
