@@ -219,8 +219,10 @@ function checkRelease(clone, before, versionCommit) {
       problems.push(`${manifest.name} (private) was versioned to ${manifest.version}`);
   }
   const onCommit = git(clone, "tag", "--points-at", versionCommit).split("\n").filter(Boolean);
+  const packages = publishedPackages(clone);
+  const currentTags = new Set(packages.map(({ manifest }) => `${manifest.name}@${manifest.version}`));
   let versioned = 0;
-  for (const { dir, manifest } of publishedPackages(clone)) {
+  for (const { dir, manifest } of packages) {
     const { name, version } = manifest;
     const tag = `${name}@${version}`;
     if (git(clone, "tag", "--list", tag) === "") problems.push(`${tag} is not tagged`);
@@ -235,9 +237,7 @@ function checkRelease(clone, before, versionCommit) {
     if (!onCommit.includes(tag)) problems.push(`${tag} is not tagged on the version commit`);
   }
   if (versioned === 0) problems.push("the release versioned no package");
-  const stray = onCommit.filter(
-    (tag) => !publishedPackages(clone).some((p) => tag === `${p.manifest.name}@${p.manifest.version}`),
-  );
+  const stray = onCommit.filter((tag) => !currentTags.has(tag));
   if (stray.length > 0)
     problems.push(`tags of no current version on the version commit: ${stray.join(", ")}`);
   return problems;
