@@ -163,7 +163,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   };
   const imported = collect(() => importDefinitions(doc));
   const defs = imported?.definitions ?? [mainDefinitions(doc)];
-  const found = collect(() => findBindings(defs));
+  const found = collect(() => findBindings(defs), "");
   // The binding's problems, per version, before any type is read.
   const served: { version: SoapVersion; binding: Binding; problems: string[] }[] = [];
   for (const binding of found ?? []) {
@@ -537,6 +537,17 @@ export function readXmlFile(path: string): string {
   return text.replace(/^(<\?xml\s[^?]*?\bencoding\s*=\s*)(["'])[^"']*\2/, "$1$2UTF-8$2");
 }
 
+/** `step`'s SchemaCompileError with each problem prefixed by `location`, the document it is about. */
+function located<T>(location: string, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (!(err instanceof SchemaCompileError)) throw err;
+    const problems = err.problems.map((p) => `${location}: ${p}`);
+    throw new SchemaCompileError(problems.length === 1 ? (problems[0] as string) : err.message, problems);
+  }
+}
+
 /** The Clark name of the QName in attribute `attr` of `node`, resolved in the node's scope. */
 function qname(node: ParsedElement, attr: string): string {
   const raw = node.attributes[attr];
@@ -658,40 +669,51 @@ function findBindings(defs: readonly Definitions[]): FoundBinding[] {
   }
   const found = new Map<SoapVersion, FoundBinding>();
   const otherTransports = new Set<string>();
-  for (const service of defs.flatMap((d) => wsdlChildren(d.root, "service"))) {
-    for (const port of wsdlChildren(service, "port")) {
-      const b = bindings.get(qname(port, "binding"));
-      if (!b)
-        throw new SchemaCompileError(
-          `wsdl:port "${port.attributes.name ?? ""}": its binding is not declared`,
+  for (const def of defs) {
+    for (const service of wsdlChildren(def.root, "service")) {
+      for (const port of wsdlChildren(service, "port")) {
+        // Named with the document the port is in: the WSDL's own, or one it imports.
+        const name = located(def.location, () => qname(port, "binding"));
+        const b = bindings.get(name);
+        if (!b) {
+          // A QName resolves in its scope (WSDL 1.1 §2.1): an unprefixed one takes the default
+          // namespace, often WSDL's own, not the target namespace the binding is named in.
+          const local = name.slice(name.indexOf("}") + 1);
+          const near = [...bindings.keys()].filter((k) => k.endsWith(`}${local}`));
+          throw new SchemaCompileError(
+            `${def.location}: wsdl:port "${port.attributes.name ?? ""}": its binding ${name} is not declared${near.length > 0 ? ` (declared: ${near.join(", ")})` : ""}`,
+          );
+        }
+        const soapBinding = b.children.find(
+          (c) =>
+            c.localName === "binding" &&
+            (c.namespace === SOAP12_BINDING_NS || c.namespace === SOAP11_BINDING_NS),
         );
-      const soapBinding = b.children.find(
-        (c) =>
-          c.localName === "binding" &&
-          (c.namespace === SOAP12_BINDING_NS || c.namespace === SOAP11_BINDING_NS),
-      );
-      if (!soapBinding) continue;
-      const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
-      // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks.
-      if (soapBinding.attributes.transport !== HTTP_TRANSPORT) {
-        otherTransports.add(`${soapBinding.attributes.transport ?? "none"}`);
-        continue;
-      }
-      if (!found.has(version)) {
-        found.set(version, {
-          version,
-          ns: soapBinding.namespace,
-          prefix: version === "1.2" ? "soap12" : "soap",
-          element: b,
-        });
+        if (!soapBinding) continue;
+        const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
+        // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks.
+        if (soapBinding.attributes.transport !== HTTP_TRANSPORT) {
+          otherTransports.add(`${soapBinding.attributes.transport ?? "none"}`);
+          continue;
+        }
+        if (!found.has(version)) {
+          found.set(version, {
+            version,
+            ns: soapBinding.namespace,
+            prefix: version === "1.2" ? "soap12" : "soap",
+            element: b,
+          });
+        }
       }
     }
   }
   if (found.size === 0) {
     throw new SchemaCompileError(
-      otherTransports.size > 0
-        ? `the WSDL's SOAP ports use the transport ${[...otherTransports].map((t) => `"${t}"`).join(", ")}; this node implements ${HTTP_TRANSPORT}`
-        : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding",
+      `${defs[0]?.location}: ${
+        otherTransports.size > 0
+          ? `the WSDL's SOAP ports use the transport ${[...otherTransports].map((t) => `"${t}"`).join(", ")}; this node implements ${HTTP_TRANSPORT}`
+          : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding"
+      }`,
     );
   }
   return SOAP_VERSIONS.flatMap((v) => found.get(v) ?? []);

@@ -81,7 +81,7 @@ const REASONS = {
   "not namespace-well-formed": /not well-formed XML/,
   "no SOAP port over HTTP":
     /no wsdl:service port with a soap12:binding or soap:binding|this node implements http/,
-  "a binding named but not declared": /its binding is not declared/,
+  "a binding named but not declared": /its binding \S+ is not declared/,
   "use=encoded": /use="encoded" is not supported/,
   "a type named but not declared": /type \S+ is not declared/,
   "soap:body parts= naming a part the message lacks": /body parts names "[^"]+", which message/,
