@@ -336,6 +336,8 @@ function loadSchemaSources(
   const sources: SchemaSource[] = [];
   const schemaFiles = new Map<string, string>();
   const seen = new Set<string>();
+  /** Each file read, by absolute path: its targetNamespace, absent as undefined. */
+  const namespaces = new Map<string, string | undefined>();
   // `tns`: the schema's targetNamespace, the one a document it includes without one takes.
   const loadImports = (schema: ParsedElement, fromDir: string, location: string, tns: string) => {
     for (const child of schema.children) {
@@ -344,7 +346,10 @@ function loadSchemaSources(
       const included = child.localName === "include";
       // A document included into two namespaces is two sets of components (Part 1 §4.2.1).
       const key = included ? `${file}\n${tns}` : file;
-      if (seen.has(key)) continue;
+      if (seen.has(key)) {
+        if (!included) checkImportedNamespace(child, namespaces.get(file), location);
+        continue;
+      }
       seen.add(key);
       const rel = relative(doc.baseDir, file);
       let text: string;
@@ -356,6 +361,8 @@ function loadSchemaSources(
         );
       }
       const imported = parse(text, rel, doc.limits);
+      namespaces.set(file, imported.attributes.targetNamespace);
+      if (!included) checkImportedNamespace(child, imported.attributes.targetNamespace, location);
       schemaFiles.set(servedPath(rel), text);
       sources.push({ root: imported, location: rel, ...(included ? { includedInto: tns } : {}) });
       loadImports(imported, dirname(file), rel, imported.attributes.targetNamespace ?? (included ? tns : ""));
@@ -386,6 +393,24 @@ function loadSchemaSources(
     loadImports(root, dirname(file), rel, root.attributes.targetNamespace ?? "");
   }
   return { sources, schemaFiles };
+}
+
+/**
+ * An `xs:import`'s `namespace` is the imported document's `targetNamespace` (XML Schema Part 1
+ * §4.2.3, Import Constraints and Semantics, clause 3.1): a client reading the served schemas
+ * refuses a mismatch (zeep does), so the contract is refused here rather than served. An import
+ * without `namespace` of a document that has one (clause 3.2) is taken, as node-soap and zeep
+ * take it: the document's own targetNamespace names its components.
+ * @see https://www.w3.org/TR/xmlschema-1/#src-import
+ */
+function checkImportedNamespace(child: ParsedElement, targetNamespace: string | undefined, location: string) {
+  const expected = child.attributes.namespace;
+  if (expected === undefined || expected === targetNamespace) return;
+  const has =
+    targetNamespace === undefined ? "has no targetNamespace" : `has targetNamespace="${targetNamespace}"`;
+  throw new SchemaCompileError(
+    `${location}: xs:import namespace="${expected}" names schemaLocation="${child.attributes.schemaLocation}", which ${has} (XML Schema Part 1 §4.2.3: the two must be the same)`,
+  );
 }
 
 /** An XSD a `wsdl:import` names, parsed, or what is wrong with it. */
