@@ -119,6 +119,15 @@ export interface LoadContractOptions {
    * @default "bigint"
    */
   longAs?: LongRepresentation;
+  /**
+   * The folder the contract's imports may read from (`wsdl:import`, `xs:import`, `xs:include`),
+   * which holds the WSDL's folder: the WSDL's own folder by default. A parent of it lets contracts
+   * share schemas kept in a sibling folder (`schemaLocation="../common/types.xsd"`). Nothing outside
+   * it is read, and every file read is served to clients (`?xsd=`), so it names a folder of
+   * contracts only.
+   * @default the WSDL's folder (`baseDir` for a WSDL given as text)
+   */
+  importRoot?: string;
 }
 
 /**
@@ -143,9 +152,15 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   if (typeof wsdl !== "string" || wsdl.trim() === "") {
     throw optionError("wsdl", wsdl, "the path of a WSDL 1.1 file or its text", "loadContract: wsdl");
   }
-  checkObject(options, "options", ["baseDir", "longAs"]);
+  checkObject(options, "options", ["baseDir", "longAs", "importRoot"]);
   if (options.baseDir !== undefined && (typeof options.baseDir !== "string" || options.baseDir === "")) {
     throw optionError("baseDir", options.baseDir, "a directory path", "loadContract: baseDir");
+  }
+  if (
+    options.importRoot !== undefined &&
+    (typeof options.importRoot !== "string" || options.importRoot === "")
+  ) {
+    throw optionError("importRoot", options.importRoot, "a directory path", "loadContract: importRoot");
   }
   checkLongAs(options.longAs, "longAs", "loadContract: longAs");
   const doc = readWsdl(wsdl, options);
@@ -257,6 +272,8 @@ interface WsdlDocument {
   wsdlText: string;
   root: ParsedElement;
   baseDir: string;
+  /** The folder imports may read from: `baseDir` or a folder holding it (`importRoot`). */
+  importRoot: string;
   tns: string;
   limits: ReturnType<typeof resolveLimits>;
 }
@@ -316,12 +333,23 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
       `${location}: the document element must be wsdl:definitions (WSDL 1.1), not {${root.namespace}}${root.localName}`,
     );
   }
+  const baseDir = dirname(wsdlPath);
+  const importRoot = options.importRoot === undefined ? baseDir : resolve(options.importRoot);
+  if (outside(importRoot, baseDir)) {
+    throw optionError(
+      "importRoot",
+      options.importRoot,
+      `a folder holding the WSDL's folder ${baseDir}`,
+      "loadContract: importRoot",
+    );
+  }
   return {
     location,
     path: wsdlPath,
     wsdlText,
     root,
-    baseDir: dirname(wsdlPath),
+    baseDir,
+    importRoot,
     tns: root.attributes.targetNamespace ?? "",
     limits,
   };
@@ -341,7 +369,7 @@ function loadSchemaSources(
   // `tns`: the schema's targetNamespace, the one a document it includes without one takes.
   const loadImports = (schema: ParsedElement, fromDir: string, location: string, tns: string) => {
     for (const child of schema.children) {
-      const file = importedFile(child, fromDir, location, doc.baseDir);
+      const file = importedFile(child, fromDir, location, doc);
       if (file === undefined) continue;
       const included = child.localName === "include";
       // A document included into two namespaces is two sets of components (Part 1 §4.2.1).
@@ -458,9 +486,9 @@ function importDefinitions(doc: WsdlDocument): {
       }
       const file = resolve(def.dir, locationPath(loc));
       const rel = relative(doc.baseDir, file);
-      if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      if (outside(doc.importRoot, file)) {
         throw new SchemaCompileError(
-          `${def.location}: wsdl:import location "${loc}" is outside the WSDL's directory`,
+          `${def.location}: wsdl:import location "${loc}" is outside ${rootName(doc)}`,
         );
       }
       if (seen.has(file)) continue;
@@ -511,7 +539,7 @@ function importedFile(
   child: ParsedElement,
   fromDir: string,
   location: string,
-  baseDir: string,
+  doc: WsdlDocument,
 ): string | undefined {
   if (child.namespace !== XS_NS || (child.localName !== "import" && child.localName !== "include"))
     return undefined;
@@ -536,12 +564,26 @@ function importedFile(
     );
   }
   const file = resolve(fromDir, locationPath(loc));
-  const rel = relative(baseDir, file);
-  // Outside: the relative path climbs (`..` as a whole segment); `..shared.xsd` is a file in it.
-  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside the WSDL's directory`);
+  if (outside(doc.importRoot, file)) {
+    throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside ${rootName(doc)}`);
   }
   return file;
+}
+
+/**
+ * Whether `path` is outside the folder `root`: the relative path climbs (`..` as a whole
+ * segment; `..shared.xsd` is a file in it) or is on another drive.
+ */
+function outside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+/** How a problem names the folder imports may read from. */
+function rootName(doc: WsdlDocument): string {
+  return doc.importRoot === doc.baseDir
+    ? "the WSDL's directory (the importRoot option names a folder holding it)"
+    : `importRoot ${doc.importRoot}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { soapEndpoint, soapErrorHandler } from "../src/endpoint.js";
 import { type Contract, type ContractOperation, loadContract } from "../src/wsdl.js";
 import { compileXsdPattern } from "../src/xsd-regex.js";
-import { CORPUS, wsdlFiles } from "./corpus-files.js";
+import { CORPUS, contractOptions, wsdlFiles } from "./corpus-files.js";
 import {
   type Client,
   decoded,
@@ -107,7 +107,7 @@ const cases: Case[] = files.flatMap((wsdl): Case[] => {
   const file = relative(wsdl === BUILTINS ? import.meta.dirname : CORPUS, wsdl);
   let contract: Contract;
   try {
-    contract = loadContract(wsdl);
+    contract = loadContract(wsdl, contractOptions(wsdl));
   } catch {
     return []; // corpus.test.ts says why
   }
@@ -179,6 +179,7 @@ beforeAll(async () => {
         soapEndpoint({
           wsdl: c.wsdl,
           handlers,
+          contract: contractOptions(c.wsdl),
           logger: { error: (obj: object) => logged.get(key)?.push(obj) },
         } as Parameters<typeof soapEndpoint>[0]),
         soapErrorHandler(),
