@@ -124,6 +124,18 @@ describe("loadContract: wsdl:import", () => {
     expect(() => loadContract(text, { baseDir: dir })).toThrow(message);
   });
 
+  it("a remote location → the problem names the WSDL once", () => {
+    let problems: readonly string[] = [];
+    try {
+      loadContract(main("http://example.com/interface.wsdl"), { baseDir: dir });
+    } catch (err) {
+      problems = (err as SchemaCompileError).problems;
+    }
+    expect(problems[0]).toBe(
+      'WSDL: wsdl:import of the remote location "http://example.com/interface.wsdl" is not loaded; keep imported WSDLs next to the WSDL',
+    );
+  });
+
   it("a port of the imported WSDL naming an undeclared prefix → the problem names the imported file", () => {
     const folder = mkdtempSync(join(dir, "port-"));
     const withPort = sub.replace(

@@ -176,7 +176,8 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       return undefined;
     }
   };
-  const imported = collect(() => importDefinitions(doc));
+  // Its problems name their document: the WSDL, or the imported file.
+  const imported = collect(() => importDefinitions(doc), "");
   const defs = imported?.definitions ?? [mainDefinitions(doc)];
   const found = collect(() => findBindings(defs), "");
   // The binding's problems, per version, before any type is read.
