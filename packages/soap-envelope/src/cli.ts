@@ -14,6 +14,8 @@ createSoapService<<Name>Operations>() / soapEndpoint<<Name>Operations>().
 Options:
   -o, --out <file>          write to <file> (default: standard output)
       --long-as <repr>      how the service decodes xs:long: bigint (default) or string
+      --import-root <dir>   folder the contract's imports may read from, holding the
+                            WSDL's folder (default: the WSDL's folder)
       --name <Name>         prefix of <Name>Operations / <Name>Handlers
                             (default: the WSDL's definitions or service name)
       --import-from <mod>   module to import SoapHandlers from (default: @svc/soap-envelope)
@@ -54,6 +56,7 @@ export function runCli(args: readonly string[], io: CliStreams): number {
       baseDir: dirname(path),
       source: basename(path),
       ...(values["long-as"] === undefined ? {} : { longAs: values["long-as"] as "bigint" | "string" }),
+      ...(values["import-root"] === undefined ? {} : { importRoot: values["import-root"] }),
       ...(values.name === undefined ? {} : { name: values.name }),
       ...(values["import-from"] === undefined ? {} : { importFrom: values["import-from"] }),
     });
@@ -79,6 +82,7 @@ function parse(args: readonly string[]) {
     options: {
       out: { type: "string", short: "o" },
       "long-as": { type: "string" },
+      "import-root": { type: "string" },
       name: { type: "string" },
       "import-from": { type: "string" },
       help: { type: "boolean", short: "h" },

@@ -40,6 +40,12 @@ export interface GenerateTypesOptions {
    */
   longAs?: LongRepresentation;
   /**
+   * The folder the contract's imports may read from, holding the WSDL's folder (the service's
+   * `contract.importRoot`).
+   * @default the WSDL's folder
+   */
+  importRoot?: string;
+  /**
    * Prefix of the generated `<name>Operations`, `<name>Handlers` and `<name>FaultDetails` types.
    * @default the `name` of `wsdl:definitions`, else of its first `wsdl:service`, else `"Service"`
    */
@@ -59,7 +65,7 @@ export interface GenerateTypesOptions {
 /** Decoded: what handlers receive. Init: what handlers may return (what the encoder accepts). */
 type Mode = "decoded" | "init";
 
-const OPTION_KEYS = new Set(["baseDir", "longAs", "name", "importFrom", "source"]);
+const OPTION_KEYS = new Set(["baseDir", "longAs", "importRoot", "name", "importFrom", "source"]);
 
 /**
  * Writes a TypeScript module declaring, for each operation of a WSDL 1.1 contract (SOAP 1.2 or
@@ -81,6 +87,7 @@ export function generateTypes(wsdl: string, options: GenerateTypesOptions = {}):
   const resolved = resolveGenerateOptions(wsdl, options);
   const contract = loadContract(wsdl, {
     ...(resolved.baseDir === undefined ? {} : { baseDir: resolved.baseDir }),
+    ...(resolved.importRoot === undefined ? {} : { importRoot: resolved.importRoot }),
     longAs: resolved.longAs,
   });
   const name = resolved.name ?? typeName(contractName(contract) ?? "Service");
@@ -89,6 +96,7 @@ export function generateTypes(wsdl: string, options: GenerateTypesOptions = {}):
 
 interface ResolvedGenerateOptions {
   baseDir: string | undefined;
+  importRoot: string | undefined;
   longAs: LongRepresentation;
   name: string | undefined;
   importFrom: string;
@@ -116,6 +124,7 @@ function resolveGenerateOptions(wsdl: unknown, options: GenerateTypesOptions): R
   }
   const {
     baseDir,
+    importRoot,
     longAs = "bigint",
     name,
     importFrom = "@svc/soap-envelope",
@@ -123,6 +132,9 @@ function resolveGenerateOptions(wsdl: unknown, options: GenerateTypesOptions): R
   } = options;
   if (baseDir !== undefined && (typeof baseDir !== "string" || baseDir === "")) {
     throw refusedOption("soap-envelope", "baseDir", baseDir, "a directory path", label("baseDir"));
+  }
+  if (importRoot !== undefined && (typeof importRoot !== "string" || importRoot === "")) {
+    throw refusedOption("soap-envelope", "importRoot", importRoot, "a directory path", label("importRoot"));
   }
   if (longAs !== "bigint" && longAs !== "string") {
     throw refusedOption("soap-envelope", "longAs", longAs, '"bigint" or "string"', label("longAs"));
@@ -136,7 +148,7 @@ function resolveGenerateOptions(wsdl: unknown, options: GenerateTypesOptions): R
   if (typeof source !== "string") {
     throw refusedOption("soap-envelope", "source", source, "a string", label("source"));
   }
-  return { baseDir, longAs, name, importFrom, source };
+  return { baseDir, importRoot, longAs, name, importFrom, source };
 }
 
 /** `wsdl:definitions/@name`, else the first `wsdl:service/@name`. */

@@ -26,16 +26,75 @@ export function where(node: XmlElement, doc: SchemaDoc): string {
   return `${doc.location}: xs:${node.localName}${name ? ` "${name}"` : ""}`;
 }
 
-/** The error for a construct the compiler does not support, naming the file and its context. */
+/**
+ * The elements of the XML Schema 1.0 namespace (Part 1 §3, Part 2 §4.3): a name in that namespace
+ * outside this list is no construct at all, whatever the compiler supports.
+ */
+const XS_ELEMENTS: readonly string[] = [
+  "all",
+  "annotation",
+  "any",
+  "anyAttribute",
+  "appinfo",
+  "attribute",
+  "attributeGroup",
+  "choice",
+  "complexContent",
+  "complexType",
+  "documentation",
+  "element",
+  "enumeration",
+  "extension",
+  "field",
+  "fractionDigits",
+  "group",
+  "import",
+  "include",
+  "key",
+  "keyref",
+  "length",
+  "list",
+  "maxExclusive",
+  "maxInclusive",
+  "maxLength",
+  "minExclusive",
+  "minInclusive",
+  "minLength",
+  "notation",
+  "pattern",
+  "redefine",
+  "restriction",
+  "schema",
+  "selector",
+  "sequence",
+  "simpleContent",
+  "simpleType",
+  "totalDigits",
+  "union",
+  "unique",
+  "whiteSpace",
+];
+
+/**
+ * The error for a construct the compiler does not support, naming the file and its context; for a
+ * name XML Schema does not define (`xs:simpletype`), that it is none, with the name it differs
+ * from only in case (XML names are case-sensitive, XML 1.0 §2.3).
+ */
 export function unsupported(
   node: XmlElement,
   doc: SchemaDoc,
   context: string | undefined,
 ): SchemaCompileError {
   const ns = node.namespace === XS_NS ? "xs:" : `{${node.namespace}}`;
-  return new SchemaCompileError(
-    `${doc.location}: ${ns}${node.localName}${context ? ` (in "${context}")` : ""} is not supported by the schema compiler`,
-  );
+  const at = `${doc.location}: ${ns}${node.localName}${context ? ` (in "${context}")` : ""}`;
+  if (node.namespace === XS_NS && !XS_ELEMENTS.includes(node.localName)) {
+    const lower = node.localName.toLowerCase();
+    const near = XS_ELEMENTS.find((name) => name.toLowerCase() === lower);
+    return new SchemaCompileError(
+      `${at} is not an element of XML Schema${near ? ` (names are case-sensitive: xs:${near})` : ""}`,
+    );
+  }
+  return new SchemaCompileError(`${at} is not supported by the schema compiler`);
 }
 
 /** The child elements of a schema component, all of which must be in the XSD namespace. */

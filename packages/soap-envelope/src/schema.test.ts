@@ -363,6 +363,28 @@ describe("unsupported constructs are rejected at start-up", () => {
   });
 });
 
+describe("a name the XML Schema namespace does not define", () => {
+  it.each([
+    [
+      "xs:simpletype, a construct's name in the wrong case",
+      '<xs:complexType name="C"><xs:sequence><xs:element name="a" type="xs:string"/></xs:sequence></xs:complexType><xs:simpletype name="S"><xs:restriction base="xs:string"/></xs:simpletype>',
+      /^test\.xsd: xs:simpletype \(in "S"\) is not an element of XML Schema \(names are case-sensitive: xs:simpleType\)$/,
+    ],
+    [
+      "xs:sequense, no construct's name",
+      '<xs:complexType name="C"><xs:sequense/></xs:complexType>',
+      /^test\.xsd: xs:sequense \(in "C"\) is not an element of XML Schema$/,
+    ],
+    [
+      "xs:redefine, a construct not supported yet",
+      '<xs:redefine schemaLocation="other.xsd"/>',
+      /^test\.xsd: xs:redefine is not supported by the schema compiler$/,
+    ],
+  ])("%s → named as such, not as a construct left unsupported", (_name, body, message) => {
+    expect(() => compile(body)).toThrow(message);
+  });
+});
+
 describe("pattern facets", () => {
   const email = compile(`
     <xs:simpleType name="Email"><xs:restriction base="xs:string">

@@ -241,7 +241,7 @@ export interface SoapServiceOptions<Operations = never> {
    * @default true
    */
   validateResponses?: boolean;
-  /** Options of the contract loader (`baseDir`, `longAs`). */
+  /** Options of the contract loader (`baseDir`, `longAs`, `importRoot`). */
   contract?: LoadContractOptions;
 }
 
@@ -523,10 +523,12 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   if (options.validateResponses !== undefined && typeof options.validateResponses !== "boolean") {
     throw optionError("validateResponses", options.validateResponses, "true or false");
   }
-  checkObject(options.contract, "contract", ["baseDir", "longAs"]);
-  const baseDir = options.contract?.baseDir;
-  if (baseDir !== undefined && (typeof baseDir !== "string" || baseDir === "")) {
-    throw optionError("contract.baseDir", baseDir, "a directory path");
+  checkObject(options.contract, "contract", ["baseDir", "longAs", "importRoot"]);
+  for (const key of ["baseDir", "importRoot"] as const) {
+    const dir = options.contract?.[key];
+    if (dir !== undefined && (typeof dir !== "string" || dir === "")) {
+      throw optionError(`contract.${key}`, dir, "a directory path");
+    }
   }
   checkLongAs(options.contract?.longAs, "contract.longAs");
   const contract = loadContract(options.wsdl, options.contract ?? {});

@@ -124,6 +124,39 @@ describe("loadContract: wsdl:import", () => {
     expect(() => loadContract(text, { baseDir: dir })).toThrow(message);
   });
 
+  it("a remote location → the problem names the WSDL once", () => {
+    let problems: readonly string[] = [];
+    try {
+      loadContract(main("http://example.com/interface.wsdl"), { baseDir: dir });
+    } catch (err) {
+      problems = (err as SchemaCompileError).problems;
+    }
+    expect(problems[0]).toBe(
+      'WSDL: wsdl:import of the remote location "http://example.com/interface.wsdl" is not loaded; keep imported WSDLs next to the WSDL',
+    );
+  });
+
+  it("a port of the imported WSDL naming an undeclared prefix → the problem names the imported file", () => {
+    const folder = mkdtempSync(join(dir, "port-"));
+    const withPort = sub.replace(
+      "</wsdl:definitions>",
+      '<wsdl:service name="S"><wsdl:port name="SubPort" binding="auth:SubBinding"/></wsdl:service></wsdl:definitions>',
+    );
+    writeFileSync(join(folder, "interface.wsdl"), withPort);
+    mkdirSync(join(folder, "types"));
+    writeFileSync(join(folder, "types/version.xsd"), xsd);
+    writeFileSync(join(folder, "version.wsdl"), main());
+    let problems: readonly string[] = [];
+    try {
+      loadContract(join(folder, "version.wsdl"));
+    } catch (err) {
+      problems = (err as SchemaCompileError).problems;
+    }
+    expect(problems).toEqual([
+      'interface.wsdl: wsdl:port "SubPort": binding is missing or its prefix is undeclared',
+    ]);
+  });
+
   it("svc-soap-types writes the imported operation's types", () => {
     const types = generateTypes(main(), { baseDir: dir });
     expect(types).toContain("getVersion: { input: GetVersion; output: GetVersionResponseInit };");

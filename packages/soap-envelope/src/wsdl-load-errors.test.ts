@@ -51,6 +51,19 @@ describe("loading a contract: errors name the file, the line and the construct",
     expect(err.message).toMatch(/ENOENT/);
   });
 
+  it("a port naming its binding unprefixed, in WSDL's default namespace → the name it resolved to and the one declared", () => {
+    const path = contract((w) =>
+      w
+        .replace("<wsdl:definitions ", '<wsdl:definitions xmlns="http://schemas.xmlsoap.org/wsdl/" ')
+        .replace('binding="tns:CustomerBinding"', 'binding="CustomerBinding"'),
+    );
+    const err = thrown(() => loadContract(path));
+    expect(err).toBeInstanceOf(SchemaCompileError);
+    expect(err.problems).toEqual([
+      `${path}: wsdl:port "CustomerPort": its binding {http://schemas.xmlsoap.org/wsdl/}CustomerBinding is not declared (declared: {http://svc.example.com/ws/customer/v1}CustomerBinding)`,
+    ]);
+  });
+
   it("a WSDL that is not well-formed → its path, line and column, never 'The message'", () => {
     const path = contract((w) => w.replace("</wsdl:portType>", "</wsdl:porttype>"));
     const err = thrown(() => loadContract(path));

@@ -364,6 +364,33 @@ describe("schema files in the WSDL's directory", () => {
   });
 });
 
+describe("xs:import namespace and the imported schema's targetNamespace (XML Schema Part 1 §4.2.3)", () => {
+  const imports = (attrs: string) =>
+    customerWsdl.replace(
+      '<xs:import namespace="http://svc.example.com/ws/customer/v1" schemaLocation="customer.xsd"/>',
+      `<xs:import ${attrs}/>`,
+    );
+
+  it("a namespace other than the document's targetNamespace → SchemaCompileError naming both", () => {
+    expect(() => load(imports('namespace="customer.xsd" schemaLocation="customer.xsd"'))).toThrow(
+      'WSDL wsdl:types: xs:import namespace="customer.xsd" names schemaLocation="customer.xsd", which has targetNamespace="http://svc.example.com/ws/customer/v1" (XML Schema Part 1 §4.2.3: the two must be the same)',
+    );
+  });
+
+  it("the same schema imported twice, the second time under another namespace → refused too", () => {
+    const twice = customerWsdl.replace(
+      '<xs:import namespace="http://svc.example.com/ws/customer/v1" schemaLocation="customer.xsd"/>',
+      '<xs:import namespace="http://svc.example.com/ws/customer/v1" schemaLocation="customer.xsd"/><xs:import namespace="urn:other" schemaLocation="customer.xsd"/>',
+    );
+    expect(() => load(twice)).toThrow(/xs:import namespace="urn:other" names schemaLocation="customer\.xsd"/);
+  });
+
+  it("no namespace, the document having one → loads, its components in its own targetNamespace", () => {
+    const c = load(imports('schemaLocation="customer.xsd"'));
+    expect(c.operations[0]?.input).toBe("{http://svc.example.com/ws/customer/v1}GetCustomerRequest");
+  });
+});
+
 describe("a contract saved as UTF-16 (XML 1.0 §4.3.3: processors MUST read UTF-16)", () => {
   it.each([
     ["utf-16le", Buffer.from([0xff, 0xfe])],

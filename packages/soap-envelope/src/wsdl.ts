@@ -119,6 +119,15 @@ export interface LoadContractOptions {
    * @default "bigint"
    */
   longAs?: LongRepresentation;
+  /**
+   * The folder the contract's imports may read from (`wsdl:import`, `xs:import`, `xs:include`),
+   * which holds the WSDL's folder: the WSDL's own folder by default. A parent of it lets contracts
+   * share schemas kept in a sibling folder (`schemaLocation="../common/types.xsd"`). Nothing outside
+   * it is read, and every file read is served to clients (`?xsd=`), so it names a folder of
+   * contracts only.
+   * @default the WSDL's folder (`baseDir` for a WSDL given as text)
+   */
+  importRoot?: string;
 }
 
 /**
@@ -143,9 +152,15 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   if (typeof wsdl !== "string" || wsdl.trim() === "") {
     throw optionError("wsdl", wsdl, "the path of a WSDL 1.1 file or its text", "loadContract: wsdl");
   }
-  checkObject(options, "options", ["baseDir", "longAs"]);
+  checkObject(options, "options", ["baseDir", "longAs", "importRoot"]);
   if (options.baseDir !== undefined && (typeof options.baseDir !== "string" || options.baseDir === "")) {
     throw optionError("baseDir", options.baseDir, "a directory path", "loadContract: baseDir");
+  }
+  if (
+    options.importRoot !== undefined &&
+    (typeof options.importRoot !== "string" || options.importRoot === "")
+  ) {
+    throw optionError("importRoot", options.importRoot, "a directory path", "loadContract: importRoot");
   }
   checkLongAs(options.longAs, "longAs", "loadContract: longAs");
   const doc = readWsdl(wsdl, options);
@@ -161,9 +176,10 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
       return undefined;
     }
   };
-  const imported = collect(() => importDefinitions(doc));
+  // Its problems name their document: the WSDL, or the imported file.
+  const imported = collect(() => importDefinitions(doc), "");
   const defs = imported?.definitions ?? [mainDefinitions(doc)];
-  const found = collect(() => findBindings(defs));
+  const found = collect(() => findBindings(defs), "");
   // The binding's problems, per version, before any type is read.
   const served: { version: SoapVersion; binding: Binding; problems: string[] }[] = [];
   for (const binding of found ?? []) {
@@ -257,6 +273,8 @@ interface WsdlDocument {
   wsdlText: string;
   root: ParsedElement;
   baseDir: string;
+  /** The folder imports may read from: `baseDir` or a folder holding it (`importRoot`). */
+  importRoot: string;
   tns: string;
   limits: ReturnType<typeof resolveLimits>;
 }
@@ -316,12 +334,23 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
       `${location}: the document element must be wsdl:definitions (WSDL 1.1), not {${root.namespace}}${root.localName}`,
     );
   }
+  const baseDir = dirname(wsdlPath);
+  const importRoot = options.importRoot === undefined ? baseDir : resolve(options.importRoot);
+  if (outside(importRoot, baseDir)) {
+    throw optionError(
+      "importRoot",
+      options.importRoot,
+      `a folder holding the WSDL's folder ${baseDir}`,
+      "loadContract: importRoot",
+    );
+  }
   return {
     location,
     path: wsdlPath,
     wsdlText,
     root,
-    baseDir: dirname(wsdlPath),
+    baseDir,
+    importRoot,
     tns: root.attributes.targetNamespace ?? "",
     limits,
   };
@@ -336,15 +365,20 @@ function loadSchemaSources(
   const sources: SchemaSource[] = [];
   const schemaFiles = new Map<string, string>();
   const seen = new Set<string>();
+  /** Each file read, by absolute path: its targetNamespace, absent as undefined. */
+  const namespaces = new Map<string, string | undefined>();
   // `tns`: the schema's targetNamespace, the one a document it includes without one takes.
   const loadImports = (schema: ParsedElement, fromDir: string, location: string, tns: string) => {
     for (const child of schema.children) {
-      const file = importedFile(child, fromDir, location, doc.baseDir);
+      const file = importedFile(child, fromDir, location, doc);
       if (file === undefined) continue;
       const included = child.localName === "include";
       // A document included into two namespaces is two sets of components (Part 1 §4.2.1).
       const key = included ? `${file}\n${tns}` : file;
-      if (seen.has(key)) continue;
+      if (seen.has(key)) {
+        if (!included) checkImportedNamespace(child, namespaces.get(file), location);
+        continue;
+      }
       seen.add(key);
       const rel = relative(doc.baseDir, file);
       let text: string;
@@ -356,6 +390,8 @@ function loadSchemaSources(
         );
       }
       const imported = parse(text, rel, doc.limits);
+      namespaces.set(file, imported.attributes.targetNamespace);
+      if (!included) checkImportedNamespace(child, imported.attributes.targetNamespace, location);
       schemaFiles.set(servedPath(rel), text);
       sources.push({ root: imported, location: rel, ...(included ? { includedInto: tns } : {}) });
       loadImports(imported, dirname(file), rel, imported.attributes.targetNamespace ?? (included ? tns : ""));
@@ -386,6 +422,24 @@ function loadSchemaSources(
     loadImports(root, dirname(file), rel, root.attributes.targetNamespace ?? "");
   }
   return { sources, schemaFiles };
+}
+
+/**
+ * An `xs:import`'s `namespace` is the imported document's `targetNamespace` (XML Schema Part 1
+ * §4.2.3, Import Constraints and Semantics, clause 3.1): a client reading the served schemas
+ * refuses a mismatch (zeep does), so the contract is refused here rather than served. An import
+ * without `namespace` of a document that has one (clause 3.2) is taken, as node-soap and zeep
+ * take it: the document's own targetNamespace names its components.
+ * @see https://www.w3.org/TR/xmlschema-1/#src-import
+ */
+function checkImportedNamespace(child: ParsedElement, targetNamespace: string | undefined, location: string) {
+  const expected = child.attributes.namespace;
+  if (expected === undefined || expected === targetNamespace) return;
+  const has =
+    targetNamespace === undefined ? "has no targetNamespace" : `has targetNamespace="${targetNamespace}"`;
+  throw new SchemaCompileError(
+    `${location}: xs:import namespace="${expected}" names schemaLocation="${child.attributes.schemaLocation}", which ${has} (XML Schema Part 1 §4.2.3: the two must be the same)`,
+  );
 }
 
 /** An XSD a `wsdl:import` names, parsed, or what is wrong with it. */
@@ -433,9 +487,9 @@ function importDefinitions(doc: WsdlDocument): {
       }
       const file = resolve(def.dir, locationPath(loc));
       const rel = relative(doc.baseDir, file);
-      if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      if (outside(doc.importRoot, file)) {
         throw new SchemaCompileError(
-          `${def.location}: wsdl:import location "${loc}" is outside the WSDL's directory`,
+          `${def.location}: wsdl:import location "${loc}" is outside ${rootName(doc)}`,
         );
       }
       if (seen.has(file)) continue;
@@ -486,7 +540,7 @@ function importedFile(
   child: ParsedElement,
   fromDir: string,
   location: string,
-  baseDir: string,
+  doc: WsdlDocument,
 ): string | undefined {
   if (child.namespace !== XS_NS || (child.localName !== "import" && child.localName !== "include"))
     return undefined;
@@ -511,12 +565,26 @@ function importedFile(
     );
   }
   const file = resolve(fromDir, locationPath(loc));
-  const rel = relative(baseDir, file);
-  // Outside: the relative path climbs (`..` as a whole segment); `..shared.xsd` is a file in it.
-  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside the WSDL's directory`);
+  if (outside(doc.importRoot, file)) {
+    throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside ${rootName(doc)}`);
   }
   return file;
+}
+
+/**
+ * Whether `path` is outside the folder `root`: the relative path climbs (`..` as a whole
+ * segment; `..shared.xsd` is a file in it) or is on another drive.
+ */
+function outside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+/** How a problem names the folder imports may read from. */
+function rootName(doc: WsdlDocument): string {
+  return doc.importRoot === doc.baseDir
+    ? "the WSDL's directory (the importRoot option names a folder holding it)"
+    : `importRoot ${doc.importRoot}`;
 }
 
 /**
@@ -535,6 +603,17 @@ export function readXmlFile(path: string): string {
   if (encoding === undefined) return bytes.toString("utf8");
   const text = new TextDecoder(encoding).decode(bytes);
   return text.replace(/^(<\?xml\s[^?]*?\bencoding\s*=\s*)(["'])[^"']*\2/, "$1$2UTF-8$2");
+}
+
+/** `step`'s SchemaCompileError with each problem prefixed by `location`, the document it is about. */
+function located<T>(location: string, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (!(err instanceof SchemaCompileError)) throw err;
+    const problems = err.problems.map((p) => `${location}: ${p}`);
+    throw new SchemaCompileError(problems.length === 1 ? (problems[0] as string) : err.message, problems);
+  }
 }
 
 /** The Clark name of the QName in attribute `attr` of `node`, resolved in the node's scope. */
@@ -658,40 +737,51 @@ function findBindings(defs: readonly Definitions[]): FoundBinding[] {
   }
   const found = new Map<SoapVersion, FoundBinding>();
   const otherTransports = new Set<string>();
-  for (const service of defs.flatMap((d) => wsdlChildren(d.root, "service"))) {
-    for (const port of wsdlChildren(service, "port")) {
-      const b = bindings.get(qname(port, "binding"));
-      if (!b)
-        throw new SchemaCompileError(
-          `wsdl:port "${port.attributes.name ?? ""}": its binding is not declared`,
+  for (const def of defs) {
+    for (const service of wsdlChildren(def.root, "service")) {
+      for (const port of wsdlChildren(service, "port")) {
+        // Named with the document the port is in: the WSDL's own, or one it imports.
+        const name = located(def.location, () => qname(port, "binding"));
+        const b = bindings.get(name);
+        if (!b) {
+          // A QName resolves in its scope (WSDL 1.1 §2.1): an unprefixed one takes the default
+          // namespace, often WSDL's own, not the target namespace the binding is named in.
+          const local = name.slice(name.indexOf("}") + 1);
+          const near = [...bindings.keys()].filter((k) => k.endsWith(`}${local}`));
+          throw new SchemaCompileError(
+            `${def.location}: wsdl:port "${port.attributes.name ?? ""}": its binding ${name} is not declared${near.length > 0 ? ` (declared: ${near.join(", ")})` : ""}`,
+          );
+        }
+        const soapBinding = b.children.find(
+          (c) =>
+            c.localName === "binding" &&
+            (c.namespace === SOAP12_BINDING_NS || c.namespace === SOAP11_BINDING_NS),
         );
-      const soapBinding = b.children.find(
-        (c) =>
-          c.localName === "binding" &&
-          (c.namespace === SOAP12_BINDING_NS || c.namespace === SOAP11_BINDING_NS),
-      );
-      if (!soapBinding) continue;
-      const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
-      // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks.
-      if (soapBinding.attributes.transport !== HTTP_TRANSPORT) {
-        otherTransports.add(`${soapBinding.attributes.transport ?? "none"}`);
-        continue;
-      }
-      if (!found.has(version)) {
-        found.set(version, {
-          version,
-          ns: soapBinding.namespace,
-          prefix: version === "1.2" ? "soap12" : "soap",
-          element: b,
-        });
+        if (!soapBinding) continue;
+        const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
+        // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks.
+        if (soapBinding.attributes.transport !== HTTP_TRANSPORT) {
+          otherTransports.add(`${soapBinding.attributes.transport ?? "none"}`);
+          continue;
+        }
+        if (!found.has(version)) {
+          found.set(version, {
+            version,
+            ns: soapBinding.namespace,
+            prefix: version === "1.2" ? "soap12" : "soap",
+            element: b,
+          });
+        }
       }
     }
   }
   if (found.size === 0) {
     throw new SchemaCompileError(
-      otherTransports.size > 0
-        ? `the WSDL's SOAP ports use the transport ${[...otherTransports].map((t) => `"${t}"`).join(", ")}; this node implements ${HTTP_TRANSPORT}`
-        : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding",
+      `${defs[0]?.location}: ${
+        otherTransports.size > 0
+          ? `the WSDL's SOAP ports use the transport ${[...otherTransports].map((t) => `"${t}"`).join(", ")}; this node implements ${HTTP_TRANSPORT}`
+          : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding"
+      }`,
     );
   }
   return SOAP_VERSIONS.flatMap((v) => found.get(v) ?? []);
