@@ -23,7 +23,8 @@ const WSDL_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targ
  * namespace in the WSDLs it generates (`<attribute ref="SOAP-ENC:arrayType" wsdl:arrayType=..>`),
  * so it is declared for those contracts to load; it is never read on the wire.
  */
-const SOAP12_ENC_SCHEMA = () => `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="${SOAP12_ENC_NS}" targetNamespace="${SOAP12_ENC_NS}">
+const SOAP12_ENC_SCHEMA =
+  () => `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="${SOAP12_ENC_NS}" targetNamespace="${SOAP12_ENC_NS}">
   <xs:attribute name="id" type="xs:ID"/>
   <xs:attribute name="ref" type="xs:IDREF"/>
   <xs:attribute name="nodeType" type="xs:NCName"/>
@@ -106,11 +107,14 @@ const SIMPLE = [
 /** The simple types, and SOAP 1.1 §5.2.3's `base64` (a `base64Binary`). */
 function simpleTypes(): string {
   return [...SIMPLE.map((t) => [t, t]), ["base64", "base64Binary"]]
-    .map(([name, base]) => `<xs:simpleType name="${name}"><xs:restriction base="xs:${base}"/></xs:simpleType>`)
+    .map(
+      ([name, base]) => `<xs:simpleType name="${name}"><xs:restriction base="xs:${base}"/></xs:simpleType>`,
+    )
     .join("\n  ");
 }
 
-const SOAP_ENC_SCHEMA = () => `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="${SOAP_ENC_NS}" targetNamespace="${SOAP_ENC_NS}">
+const SOAP_ENC_SCHEMA =
+  () => `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="${SOAP_ENC_NS}" targetNamespace="${SOAP_ENC_NS}">
   <xs:attributeGroup name="commonAttributes">
     <xs:attribute name="id" type="xs:ID"/><xs:attribute name="href" type="xs:anyURI"/>
     <xs:anyAttribute namespace="##other" processContents="lax"/>

@@ -676,7 +676,31 @@ class SchemaCompiler {
         // restricts soapenc:Array with attributes only keeps its members (SOAP 1.1 §5.4.2).
         const array = SOAP_ARRAYS.get(base) !== undefined || ARRAY_TYPES.has(TYPE_NAMES.get(base) ?? "");
         type.content = d.content ?? (array ? base.content : undefined);
-        if (array) SOAP_ARRAYS.set(type, this.arrayItem(d, base));
+        if (array) {
+          const item = this.arrayItem(d, base);
+          if (d.content === undefined && d.arrayType !== undefined && item.itemType !== undefined) {
+            // WSDL 1.1 §2.2 declares the item type alone: the members are `item` elements of it
+            // (SOAP 1.1 §5.4.2 leaves their name free), a list in the value as any repeated element.
+            const decl: ElementDecl = {
+              namespace: "",
+              localName: "item",
+              clark: "item",
+              type: this.registry.type(item.itemType) as SimpleType | ComplexType,
+              nillable: true,
+            };
+            REGISTRY.set(decl, this.registry);
+            const member: Particle = {
+              kind: "element",
+              decl,
+              min: 0,
+              max: Number.POSITIVE_INFINITY,
+              many: true,
+            };
+            type.content = { kind: "sequence", items: [member], min: 1, max: 1 };
+            item.member = "item";
+          }
+          SOAP_ARRAYS.set(type, item);
+        }
       }
     }
     if (base.kind === "complex") {

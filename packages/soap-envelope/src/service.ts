@@ -1195,7 +1195,11 @@ function checkBody(
  * (§5), which the binding names whether the message does or not. Any other is a Client fault.
  * (Its descendants' are the schema's, or the encoded reader's, to refuse.)
  */
-function checkSoap11EncodingStyle(envelope: ParsedElement, bodyElement: ParsedElement, encoded: boolean): void {
+function checkSoap11EncodingStyle(
+  envelope: ParsedElement,
+  bodyElement: ParsedElement,
+  encoded: boolean,
+): void {
   const body = envelope.children.find((c) => c.namespace === SOAP11_NS && c.localName === "Body");
   const style =
     bodyElement.attributes[ATTR11_ENCODING_STYLE] ??

@@ -238,7 +238,11 @@ function read(
     }
     const id = refTarget(ref, r.names, path);
     target = r.ids.get(id);
-    if (target === undefined) throw new SchemaValidationError(path, `refers to "${shown(id)}", which no element of the Body has as its id`);
+    if (target === undefined)
+      throw new SchemaValidationError(
+        path,
+        `refers to "${shown(id)}", which no element of the Body has as its id`,
+      );
     if (r.following.has(target)) {
       throw new SchemaValidationError(
         path,
@@ -300,7 +304,8 @@ function readValue(
     delete attributes[XSI_TYPE];
     const same = declaredName !== undefined && name === canonical(declaredName);
     // SOAP 1.1 §5.4.2: an array's accessor may name the generic SOAP-ENC Array.
-    const generic = array !== undefined && (name === `{${SOAP_ENC_NS}}Array` || name === `{${SOAP12_ENC_NS}}Array`);
+    const generic =
+      array !== undefined && (name === `{${SOAP_ENC_NS}}Array` || name === `{${SOAP12_ENC_NS}}Array`);
     if (!same && !generic) {
       const candidate = r.registry.type(name);
       if (candidate === undefined)
@@ -396,13 +401,23 @@ function readMembers(
       const m = /^\s*([^\s[\]]+)((?:\[[\s,]*\])*)\[([\d\s,]*)\]\s*$/.exec(raw);
       const q = m ? resolveQName(m[1] as string, element.scope) : undefined;
       if (!m || !q)
-        throw new SchemaValidationError(path, `SOAP-ENC:arrayType="${shown(raw)}" is not an array type (SOAP 1.1 §5.4.2)`);
-      if (m[2] !== "") throw new SchemaValidationError(path, `SOAP-ENC:arrayType="${shown(raw)}": arrays of arrays are not supported`);
+        throw new SchemaValidationError(
+          path,
+          `SOAP-ENC:arrayType="${shown(raw)}" is not an array type (SOAP 1.1 §5.4.2)`,
+        );
+      if (m[2] !== "")
+        throw new SchemaValidationError(
+          path,
+          `SOAP-ENC:arrayType="${shown(raw)}": arrays of arrays are not supported`,
+        );
       wireItem = clark(q.namespace, q.localName);
       const dims = (m[3] as string).split(",").map((d) => d.trim());
       if (dims.some((d) => d !== "")) {
         if (dims.some((d) => d === ""))
-          throw new SchemaValidationError(path, `SOAP-ENC:arrayType="${shown(raw)}" gives only some of its dimensions`);
+          throw new SchemaValidationError(
+            path,
+            `SOAP-ENC:arrayType="${shown(raw)}" gives only some of its dimensions`,
+          );
         size = dims.reduce((n, d) => n * Number(d), 1);
       }
     }
@@ -410,30 +425,44 @@ function readMembers(
     const item = element.attributes[`{${enc}}itemType`];
     if (item !== undefined) {
       const q = resolveQName(item, element.scope);
-      if (!q) throw new SchemaValidationError(path, `enc:itemType="${shown(item)}": its prefix is not declared`);
+      if (!q)
+        throw new SchemaValidationError(path, `enc:itemType="${shown(item)}": its prefix is not declared`);
       wireItem = clark(q.namespace, q.localName);
     }
     const raw = element.attributes[`{${enc}}arraySize`];
     if (raw !== undefined) {
       const dims = trimXml(raw).split(/[ \t\r\n]+/);
       if (!dims.every((d, i) => /^\d+$/.test(d) || (d === "*" && i === 0)))
-        throw new SchemaValidationError(path, `enc:arraySize="${shown(raw)}" is not an array size (SOAP 1.2 Part 2 §3.1.6)`);
+        throw new SchemaValidationError(
+          path,
+          `enc:arraySize="${shown(raw)}" is not an array size (SOAP 1.2 Part 2 §3.1.6)`,
+        );
       if (dims[0] !== "*") size = dims.reduce((n, d) => n * Number(d), 1);
     }
   }
   let itemType = array.itemType === undefined ? undefined : r.registry.type(array.itemType);
   if (wireItem !== undefined) {
     const wire = r.registry.type(canonical(wireItem));
-    if (wire === undefined) throw new SchemaValidationError(path, `the array's item type ${shown(wireItem)} is not a type of the schema`);
+    if (wire === undefined)
+      throw new SchemaValidationError(
+        path,
+        `the array's item type ${shown(wireItem)} is not a type of the schema`,
+      );
     if (itemType !== undefined && canonical(wireItem) !== canonical(array.itemType as string)) {
       const why = substitutable(wire, itemType);
       if (why !== undefined)
-        throw new SchemaValidationError(path, `the array's item type ${shown(wireItem)} cannot replace ${array.itemType}: ${why}`);
+        throw new SchemaValidationError(
+          path,
+          `the array's item type ${shown(wireItem)} cannot replace ${array.itemType}: ${why}`,
+        );
     }
     itemType ??= wire;
   }
   if (size !== undefined && size !== element.children.length) {
-    throw new SchemaValidationError(path, `the array declares ${size} member(s) and holds ${element.children.length}`);
+    throw new SchemaValidationError(
+      path,
+      `the array declares ${size} member(s) and holds ${element.children.length}`,
+    );
   }
   const memberDecl =
     array.member !== undefined && type.content
@@ -453,7 +482,12 @@ function readMembers(
     );
     // Members the restriction does not name are the base's xs:any (lax): typed by the item type.
     const name = itemType === undefined ? undefined : TYPE_NAMES.get(itemType);
-    if (memberDecl === undefined && name !== undefined && name !== ANY_TYPE && made.attributes[XSI_TYPE] === undefined) {
+    if (
+      memberDecl === undefined &&
+      name !== undefined &&
+      name !== ANY_TYPE &&
+      made.attributes[XSI_TYPE] === undefined
+    ) {
       const at = name.indexOf("}");
       made.attributes[XSI_TYPE] = `enc-t:${name.slice(at + 1)}`;
       const scope = Object.create(made.scope) as Record<string, string>;
@@ -549,11 +583,15 @@ function write(
       attrs += ` ${prefix}:${key.slice(at + 1)}="${value}"`;
     } else attrs += ` ${key}="${value}"`;
   }
-  const typeName = TYPE_NAMES.get(type) ?? (type.kind === "simple" ? `{${XS_NS}}${type.base}` : undefined);
+  const own = TYPE_NAMES.get(type);
+  const typeName =
+    own !== undefined ? canonical(own) : type.kind === "simple" ? `{${XS_NS}}${type.base}` : undefined;
   const array = arrayOf(type);
   let itemType: SimpleType | ComplexType | undefined;
-  if (!nil && typeName !== undefined && typeName !== ANY_TYPE) attrs += ` xsi:type="${typeQName(typeName, decls)}"`;
-  else if (!nil && typeName === ANY_TYPE && e.children.length === 0 && e.text !== "") attrs += ' xsi:type="xsd:string"';
+  if (!nil && typeName !== undefined && typeName !== ANY_TYPE)
+    attrs += ` xsi:type="${typeQName(typeName, decls)}"`;
+  else if (!nil && typeName === ANY_TYPE && e.children.length === 0 && e.text !== "")
+    attrs += ' xsi:type="xsd:string"';
   if (array !== undefined && !nil) {
     itemType = array.itemType === undefined ? undefined : w.registry.type(array.itemType);
     const item = array.itemType === undefined ? ANY_TYPE : canonical(array.itemType);
@@ -565,14 +603,16 @@ function write(
   w.out += `<${tag}${attrs}${decls.text}>`;
   if (e.text !== "") w.out += escapeXml(e.text);
   const particles =
-    type.kind === "complex" && type.content && array === undefined ? cachedElementParticles(type.content) : [];
+    type.kind === "complex" && type.content && array === undefined
+      ? cachedElementParticles(type.content)
+      : [];
   const anyType = w.registry.type(ANY_TYPE) as ComplexType;
   for (const child of e.children) {
     const childType =
       array !== undefined
         ? (itemType ?? anyType)
-        : (particles.find((p) => p.decl.localName === child.localName && p.decl.namespace === child.namespace)?.decl
-            .type ?? anyType);
+        : (particles.find((p) => p.decl.localName === child.localName && p.decl.namespace === child.namespace)
+            ?.decl.type ?? anyType);
     write(child, childType, e.namespace, e.scope, "", w);
   }
   w.out += `</${tag}>`;

@@ -799,7 +799,9 @@ function readOperation(
   const inputBody = bodyShape(bop, input, "input", shape);
   const outputBody = output ? bodyShape(bop, output, "output", shape) : undefined;
   const encoded = bop.children.some((io) =>
-    io.children.some((c) => c.namespace === binding.ns && c.localName === "body" && c.attributes.use === "encoded"),
+    io.children.some(
+      (c) => c.namespace === binding.ns && c.localName === "body" && c.attributes.use === "encoded",
+    ),
   );
   return {
     name,
