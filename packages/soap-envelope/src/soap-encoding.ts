@@ -299,6 +299,7 @@ function readValue(
   const declaredName = TYPE_NAMES.get(declared);
   const array = arrayOf(declared);
   const named = attributes[XSI_TYPE];
+  const written = (element.attributes[XSI_TYPE] ?? accessor.attributes[XSI_TYPE]) as string;
   if (named !== undefined) {
     const name = canonical(named);
     delete attributes[XSI_TYPE];
@@ -309,13 +310,13 @@ function readValue(
     if (!same && !generic) {
       const candidate = r.registry.type(name);
       if (candidate === undefined)
-        throw new SchemaValidationError(path, `xsi:type="${shown(named)}" names no type of the schema`);
+        throw new SchemaValidationError(path, `xsi:type="${shown(written)}" names no type of the schema`);
       if (declaredName !== ANY_TYPE) {
         const why = substitutable(candidate, declared);
         if (why !== undefined)
           throw new SchemaValidationError(
             path,
-            `xsi:type="${shown(named)}" cannot replace ${declaredName ?? "the declared type"}: ${why}`,
+            `xsi:type="${shown(written)}" cannot replace ${declaredName ?? "the declared type"}: ${why}`,
           );
       }
       type = candidate;
