@@ -129,7 +129,7 @@ export interface LoadContractOptions {
 
 /**
  * Loads and compiles a WSDL 1.1 contract (a SOAP 1.2 binding, a SOAP 1.1 binding or both,
- * document or rpc style, literal use), the WSDLs it imports (`wsdl:import` of local files) and the
+ * document or rpc style, literal or SOAP-encoded use), the WSDLs it imports (`wsdl:import` of local files) and the
  * XSDs it imports, synchronously, at start-up. Anything the compiler does
  * not support throws a {@link SchemaCompileError} naming the construct and the file. A binding of
  * one version that cannot be served is not served when the other version's can be (the contract
