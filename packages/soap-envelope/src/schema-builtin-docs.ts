@@ -16,12 +16,35 @@ const WSDL_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targ
   <xs:attribute name="arrayType" type="xs:string"/>
 </xs:schema>`;
 
-const SOAP12_ENC_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="${SOAP12_ENC_NS}">
+/**
+ * SOAP 1.2 Part 2 §3.1: the encoding's attributes (`enc:id`, `enc:ref`, `enc:itemType`,
+ * `enc:arraySize`, `enc:nodeType`), its `Array` and `Struct`, and its simple types as SOAP 1.1's
+ * (below). `arrayType` is no SOAP 1.2 name: gSOAP writes SOAP 1.1's `arrayType` in the SOAP 1.2
+ * namespace in the WSDLs it generates (`<attribute ref="SOAP-ENC:arrayType" wsdl:arrayType=..>`),
+ * so it is declared for those contracts to load; it is never read on the wire.
+ */
+const SOAP12_ENC_SCHEMA =
+  () => `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="${SOAP12_ENC_NS}" targetNamespace="${SOAP12_ENC_NS}">
   <xs:attribute name="id" type="xs:ID"/>
   <xs:attribute name="ref" type="xs:IDREF"/>
   <xs:attribute name="nodeType" type="xs:NCName"/>
   <xs:attribute name="itemType" type="xs:QName"/>
   <xs:attribute name="arraySize" type="xs:string"/>
+  <xs:attribute name="arrayType" type="xs:string"/>
+  <xs:attributeGroup name="commonAttributes">
+    <xs:attribute ref="tns:id"/><xs:attribute ref="tns:ref"/>
+    <xs:anyAttribute namespace="##other" processContents="lax"/>
+  </xs:attributeGroup>
+  <xs:complexType name="Array">
+    <xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>
+    <xs:attribute ref="tns:arraySize"/><xs:attribute ref="tns:itemType"/>
+    <xs:attributeGroup ref="tns:commonAttributes"/>
+  </xs:complexType>
+  <xs:complexType name="Struct">
+    <xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>
+    <xs:attributeGroup ref="tns:commonAttributes"/>
+  </xs:complexType>
+  ${simpleTypes()}
 </xs:schema>`;
 
 const XML_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="${XML_NS}">
@@ -34,9 +57,11 @@ const XML_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targe
 </xs:schema>`;
 
 /**
- * SOAP 1.1 §5.4.2: a SOAP-ENC array is a `soapenc:Array`, its members any elements. The simple
- * types of §5.2.1 (`soapenc:string` ...) are the XSD built-ins with the `id`/`href` attributes of
- * §5.4.1 (`commonAttributes`).
+ * SOAP 1.1 §5.2.1: the encoding's simple types (`soapenc:string` ...) are the XSD built-ins of
+ * the same name, as the SOAP 1.2 encoding's are; here each is that built-in, restricted by
+ * nothing, so a value of one is the value of its XSD counterpart. (Their schema documents give
+ * them the `id`/`href` attributes of §5.4.1, which only multi-reference values carry: the encoded
+ * reader resolves those before it validates, soap-encoding.ts.)
  */
 const SIMPLE = [
   "string",
@@ -60,9 +85,36 @@ const SIMPLE = [
   "hexBinary",
   "anyURI",
   "QName",
+  "normalizedString",
+  "token",
+  "language",
+  "Name",
+  "NCName",
+  "ID",
+  "IDREF",
+  "duration",
+  "gYearMonth",
+  "gYear",
+  "gMonthDay",
+  "gDay",
+  "gMonth",
+  "positiveInteger",
+  "nonPositiveInteger",
+  "negativeInteger",
+  "nonNegativeInteger",
 ];
 
-const SOAP_ENC_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="${SOAP_ENC_NS}" targetNamespace="${SOAP_ENC_NS}">
+/** The simple types, and SOAP 1.1 §5.2.3's `base64` (a `base64Binary`). */
+function simpleTypes(): string {
+  return [...SIMPLE.map((t) => [t, t]), ["base64", "base64Binary"]]
+    .map(
+      ([name, base]) => `<xs:simpleType name="${name}"><xs:restriction base="xs:${base}"/></xs:simpleType>`,
+    )
+    .join("\n  ");
+}
+
+const SOAP_ENC_SCHEMA =
+  () => `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="${SOAP_ENC_NS}" targetNamespace="${SOAP_ENC_NS}">
   <xs:attributeGroup name="commonAttributes">
     <xs:attribute name="id" type="xs:ID"/><xs:attribute name="href" type="xs:anyURI"/>
     <xs:anyAttribute namespace="##other" processContents="lax"/>
@@ -83,18 +135,15 @@ const SOAP_ENC_SCHEMA = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" 
     <xs:sequence><xs:any namespace="##any" minOccurs="0" maxOccurs="unbounded" processContents="lax"/></xs:sequence>
     <xs:attributeGroup ref="tns:commonAttributes"/>
   </xs:complexType>
-  ${SIMPLE.map(
-    (t) => `<xs:complexType name="${t}"><xs:simpleContent><xs:extension base="xs:${t}">
-    <xs:attributeGroup ref="tns:commonAttributes"/></xs:extension></xs:simpleContent></xs:complexType>`,
-  ).join("\n  ")}
+  ${simpleTypes()}
 </xs:schema>`;
 
 /** The built-in schema document of a namespace, when there is one. */
 export function builtinSchemaText(namespace: string): string | undefined {
   if (namespace === XML_NS) return XML_SCHEMA;
-  if (namespace === SOAP_ENC_NS) return SOAP_ENC_SCHEMA;
+  if (namespace === SOAP_ENC_NS) return SOAP_ENC_SCHEMA();
   if (namespace === WSDL_NS) return WSDL_SCHEMA;
-  if (namespace === SOAP12_ENC_NS) return SOAP12_ENC_SCHEMA;
+  if (namespace === SOAP12_ENC_NS) return SOAP12_ENC_SCHEMA();
   return undefined;
 }
 

@@ -1,4 +1,10 @@
-import { BUILTIN_NAMESPACES, builtinSchemaText, SOAP_ENC_NS } from "./schema-builtin-docs.js";
+import {
+  BUILTIN_NAMESPACES,
+  builtinSchemaText,
+  SOAP_ENC_NS,
+  SOAP12_ENC_NS,
+  WSDL_NS,
+} from "./schema-builtin-docs.js";
 import {
   allowAttributes,
   occurs,
@@ -21,12 +27,14 @@ import {
   REGISTRY,
   type SchemaRegistry,
   type SimpleType,
+  SOAP_ARRAYS,
+  type SoapArray,
   TYPE_NAMES,
   type Wildcard,
   XS_NS,
 } from "./schema-model.js";
 import { type ComponentKind, resolveReference, unresolvedReferences } from "./schema-references.js";
-import { clark, type ParsedElement, parseXmlString, resolveLimits } from "./xml.js";
+import { clark, type ParsedElement, parseXmlString, resolveLimits, resolveQName } from "./xml.js";
 import { BUILTIN_INFO, BUILTIN_LISTS, isBuiltin, type WhiteSpace } from "./xsd-builtins.js";
 
 /** A schema document to compile, with the location its messages name it by. */
@@ -65,6 +73,20 @@ export function compileComponents(sources: readonly SchemaSource[]): SchemaCompo
   return { elements: compiler.globalElements(), types: compiler.globalTypes() };
 }
 
+/** The SOAP-ENC array types: what every SOAP-encoded array restricts (SOAP 1.1 §5.4.2, SOAP 1.2 Part 2 §3.1.6). */
+const ARRAY_TYPES: ReadonlySet<string> = new Set([`{${SOAP_ENC_NS}}Array`, `{${SOAP12_ENC_NS}}Array`]);
+
+/** The `wsdl:arrayType` attribute (WSDL 1.1 §2.2) among a derivation step's attribute uses. */
+function arrayTypeOf(children: readonly ParsedElement[]): { value: string; node: ParsedElement } | undefined {
+  for (const c of children) {
+    const value = c.localName === "attribute" ? c.attributes[WSDL_ARRAY_TYPE] : undefined;
+    if (value !== undefined) return { value, node: c };
+  }
+  return undefined;
+}
+
+const WSDL_ARRAY_TYPE = `{${WSDL_NS}}arrayType`;
+
 /** A complex type's derivation, merged once every global component is compiled. */
 interface Derivation {
   base: SimpleType | ComplexType;
@@ -76,6 +98,8 @@ interface Derivation {
   prohibited: Set<string>;
   /** simpleContent/restriction: the facets, applied to the base's simple content. */
   facets: ParsedElement | undefined;
+  /** WSDL 1.1 §2.2: the `wsdl:arrayType` an attribute use of the step carries (`xsd:string[]`). */
+  arrayType: { value: string; node: ParsedElement } | undefined;
   node: ParsedElement;
   doc: SchemaDoc;
 }
@@ -594,6 +618,7 @@ class SchemaCompiler {
       anyAttribute: uses.anyAttribute,
       prohibited: uses.prohibited,
       facets: simple && method === "restriction" ? step : undefined,
+      arrayType: arrayTypeOf(children),
       node: step,
       doc,
     });
@@ -649,8 +674,33 @@ class SchemaCompiler {
       } else {
         // A restriction's content model is written out whole (§3.4.2). A SOAP-ENC array that
         // restricts soapenc:Array with attributes only keeps its members (SOAP 1.1 §5.4.2).
-        type.content =
-          d.content ?? (TYPE_NAMES.get(base) === `{${SOAP_ENC_NS}}Array` ? base.content : undefined);
+        const array = SOAP_ARRAYS.get(base) !== undefined || ARRAY_TYPES.has(TYPE_NAMES.get(base) ?? "");
+        type.content = d.content ?? (array ? base.content : undefined);
+        if (array) {
+          const item = this.arrayItem(d, base);
+          if (d.content === undefined && d.arrayType !== undefined && item.itemType !== undefined) {
+            // WSDL 1.1 §2.2 declares the item type alone: the members are `item` elements of it
+            // (SOAP 1.1 §5.4.2 leaves their name free), a list in the value as any repeated element.
+            const decl: ElementDecl = {
+              namespace: "",
+              localName: "item",
+              clark: "item",
+              type: this.registry.type(item.itemType) as SimpleType | ComplexType,
+              nillable: true,
+            };
+            REGISTRY.set(decl, this.registry);
+            const member: Particle = {
+              kind: "element",
+              decl,
+              min: 0,
+              max: Number.POSITIVE_INFINITY,
+              many: true,
+            };
+            type.content = { kind: "sequence", items: [member], min: 1, max: 1 };
+            item.member = "item";
+          }
+          SOAP_ARRAYS.set(type, item);
+        }
       }
     }
     if (base.kind === "complex") {
@@ -666,6 +716,38 @@ class SchemaCompiler {
     this.pending.delete(type);
     this.deriving.delete(type);
     this.nesting--;
+  }
+
+  /**
+   * The item type of a SOAP-encoded array (SOAP 1.1 §5.4.2, SOAP 1.2 Part 2 §3.1.6): `wsdl:arrayType`
+   * (WSDL 1.1 §2.2, `xsd:string[]`) names it; without it, the restriction's one element declares
+   * it; a type derived from another array keeps that one's.
+   */
+  private arrayItem(d: Derivation, base: ComplexType): SoapArray {
+    const at = d.arrayType;
+    if (at === undefined) {
+      const members = d.content ? elementParticles(d.content) : [];
+      const member = members.length === 1 ? members[0] : undefined;
+      if (member) return { itemType: TYPE_NAMES.get(member.decl.type), member: member.decl.localName };
+      return SOAP_ARRAYS.get(base) ?? { itemType: undefined, member: undefined };
+    }
+    const match = /^\s*([^\s[]+)((?:\[[\s,]*\])*)\[\s*\]\s*$/.exec(at.value);
+    const q = match ? resolveQName(match[1] as string, at.node.scope) : undefined;
+    if (!match || !q) {
+      throw new SchemaCompileError(
+        `${where(at.node, d.doc)}: wsdl:arrayType="${at.value}" is not an array type (WSDL 1.1 §2.2: a type's QName, then [])`,
+      );
+    }
+    const name = clark(q.namespace, q.localName);
+    if (match[2] !== "" || !this.registry.type(name)) {
+      throw new SchemaCompileError(
+        match[2] !== ""
+          ? `${where(at.node, d.doc)}: wsdl:arrayType="${at.value}": an array of arrays is not supported (one-dimensional arrays of one item type)`
+          : `${where(at.node, d.doc)}: wsdl:arrayType="${at.value}": type ${name} is not declared`,
+      );
+    }
+    const members = d.content ? elementParticles(d.content) : [];
+    return { itemType: name, member: members.length === 1 ? members[0]?.decl.localName : undefined };
   }
 
   /** Each global complex type learns the global types derived from it, what `xsi:type` may name. */

@@ -1,6 +1,7 @@
 import { SchemaCompileError } from "./schema-errors.js";
 import { XS_NS } from "./schema-model.js";
 import type { ParsedElement, XmlElement } from "./xml.js";
+import { trimXml } from "./xml-space.js";
 
 // Reading the elements of an XSD document as schema components (XML Schema 1.0 Part 1 §3):
 // which attributes each may carry, its name, its occurrence bounds, and the location that
@@ -121,9 +122,12 @@ export function allowAttributes(node: ParsedElement, location: string, allowed: 
   }
 }
 
-/** The `name` of a component that must have one. */
+/**
+ * The `name` of a component that must have one: an `xs:NCName`, so its white space collapsed
+ * (Part 2 §3.3.9, §4.3.6), as `name="ResultCode "` is the name `ResultCode`.
+ */
 export function requireName(node: ParsedElement, doc: SchemaDoc): string {
-  const name = node.attributes.name;
+  const name = trimXml(node.attributes.name ?? "");
   if (!name) throw new SchemaCompileError(`${doc.location}: xs:${node.localName} needs a name`);
   return name;
 }

@@ -173,6 +173,19 @@ export interface ComplexType {
   derived?: ComplexType[];
 }
 
+/**
+ * A SOAP-encoded array type (a restriction of SOAP-ENC's `Array`, SOAP 1.1 §5.4.2, SOAP 1.2 Part 2
+ * §3.1.6): the Clark name of its item type (undefined: any), and the local name of the one element
+ * its restriction declares for the members, which take that name whatever the wire calls them.
+ */
+export interface SoapArray {
+  itemType: string | undefined;
+  member: string | undefined;
+}
+
+/** The SOAP-encoded array types of the compiled schemas (filled at compile time). */
+export const SOAP_ARRAYS = new WeakMap<ComplexType, SoapArray>();
+
 /** Whether a wildcard matches an element or attribute of `namespace` (Part 1 §3.10.4). */
 export function wildcardAllows(w: Wildcard, namespace: string): boolean {
   const ns = w.namespaces;

@@ -42,8 +42,9 @@ import {
   checkObject,
   optionError,
 } from "./options.js";
-import { SchemaValidationError } from "./schema.js";
+import { SchemaValidationError, schemaComponents } from "./schema.js";
 import { EncodingStyleError } from "./schema-errors.js";
+import { claimsEncoding, ENCODING_URI, readEncoded, writeEncoded } from "./soap-encoding.js";
 import {
   type Contract,
   type ContractOperation,
@@ -1160,42 +1161,59 @@ function checkBody(
     ) {
       throw senderFault(`The action "${shown(action ?? "")}" does not take ${shownName(bodyElement)}`);
     }
+    const encoded = routed.op.use === "encoded";
     for (const part of body) {
-      if (soap11Envelope === undefined) checkEncodingStyle(part);
-      else checkSoap11EncodingStyle(soap11Envelope, part);
+      if (soap11Envelope === undefined) checkEncodingStyle(part, encoded);
+      else checkSoap11EncodingStyle(soap11Envelope, part, encoded);
     }
     return routed.op;
   }
-  if (body.length !== 1 || !bodyElement) {
-    throw senderFault("env:Body must contain exactly one element (document/literal)");
+  // SOAP 1.1 §5.4.1: an encoded Body may hold multi-reference values after the wrapper, which
+  // the encoded reader tells from parts (soap-encoding.ts).
+  const independent = routed?.op.use === "encoded" && soap11Envelope !== undefined;
+  if (!bodyElement || (body.length !== 1 && !independent)) {
+    throw senderFault(
+      `env:Body must contain exactly one element (${routed?.op.style ?? "document"}/${routed?.op.use ?? "literal"})`,
+    );
   }
   // The names and the action come from the message: a Reason shows them cut short.
   if (!routed) throw senderFault(`No operation takes ${shownName(bodyElement)}`);
   if (bodyElement.namespace !== routed.namespace || bodyElement.localName !== routed.localName) {
     throw senderFault(`The action "${shown(action ?? "")}" does not take ${shownName(bodyElement)}`);
   }
-  if (soap11Envelope === undefined) checkEncodingStyle(bodyElement);
-  else checkSoap11EncodingStyle(soap11Envelope, bodyElement);
+  const encoded = routed.op.use === "encoded";
+  for (const part of independent ? body : [bodyElement]) {
+    if (soap11Envelope === undefined) checkEncodingStyle(part, encoded);
+    else checkSoap11EncodingStyle(soap11Envelope, part, encoded);
+  }
   return routed.op;
 }
 
 /**
  * SOAP 1.1 §4.1.1: `SOAP-ENV:encodingStyle` "MAY appear on any element, and is scoped to that
  * element's contents and all child elements not themselves containing such an attribute": on the
- * body entry, else on the Body, else on the Envelope. This node reads literal content (`use=
- * "literal"`, WSDL 1.1 §3.5): an empty value ("no claims") or none; any other is a Client fault.
- * (Its descendants' are the schema's to refuse.)
+ * body entry, else on the Body, else on the Envelope. A literal operation (`use="literal"`, WSDL
+ * 1.1 §3.5) reads an empty value ("no claims") or none; an encoded one also the SOAP encoding
+ * (§5), which the binding names whether the message does or not. Any other is a Client fault.
+ * (Its descendants' are the schema's, or the encoded reader's, to refuse.)
  */
-function checkSoap11EncodingStyle(envelope: ParsedElement, bodyElement: ParsedElement): void {
+function checkSoap11EncodingStyle(
+  envelope: ParsedElement,
+  bodyElement: ParsedElement,
+  encoded: boolean,
+): void {
   const body = envelope.children.find((c) => c.namespace === SOAP11_NS && c.localName === "Body");
   const style =
     bodyElement.attributes[ATTR11_ENCODING_STYLE] ??
     body?.attributes[ATTR11_ENCODING_STYLE] ??
     envelope.attributes[ATTR11_ENCODING_STYLE] ??
     "";
-  if (trimXml(style) !== "") {
-    throw senderFault(`Encoding style "${shown(style, 200)}" is not supported (literal content only)`);
-  }
+  if (trimXml(style) === "" || (encoded && claimsEncoding(style, "1.1"))) return;
+  throw senderFault(
+    encoded
+      ? `Encoding style "${shown(style, 200)}" is not supported (the SOAP encoding, ${ENCODING_URI["1.1"]}, only)`
+      : `Encoding style "${shown(style, 200)}" is not supported (literal content only)`,
+  );
 }
 
 /** An element's `{ns}local` for a Reason, its namespace and local name cut by {@link shown}. */
@@ -1206,13 +1224,14 @@ function shownName(element: XmlElement): string {
 /**
  * Part 1 §5.4.6, DataEncodingUnknown: "A header or body child element information item targeted
  * at the faulting SOAP node is scoped (see 5.1.1 SOAP encodingStyle Attribute) with a data
- * encoding that the faulting node does not support." This node supports literal content only:
- * `encoding/none`, or an empty value, which makes no claims (§5.1.1).
+ * encoding that the faulting node does not support." This node supports literal content
+ * (`encoding/none`, or an empty value, which makes no claims, §5.1.1) and, for an operation bound
+ * `use="encoded"`, the SOAP encoding (Part 2 §3).
  */
-function checkEncodingStyle(element: XmlElement): void {
+function checkEncodingStyle(element: XmlElement, encoded = false): void {
   const style = element.attributes[ENCODING_STYLE] ?? "";
   const trimmed = trimXml(style);
-  if (trimmed !== ENCODING_NONE && trimmed !== "") {
+  if (trimmed !== ENCODING_NONE && trimmed !== "" && !(encoded && claimsEncoding(style, "1.2"))) {
     throw new SoapFault({
       code: "DataEncodingUnknown",
       reason: `Encoding style "${shown(style, 200)}" is not supported`,
@@ -1281,6 +1300,12 @@ function decodeBody(
 ): unknown {
   const prefix = version === "1.2" ? SOAP12_PREFIX : SOAP11_PREFIX;
   try {
+    if (op.use === "encoded") {
+      const decl = schemaComponents(config.contract.schema)?.elements.get(op.input);
+      if (decl === undefined) throw new Error(`${op.input} is not a global element of the schema`);
+      const parts = body.map((part) => stripSoapAttributes(part, prefix));
+      return config.contract.schema.decode(readEncoded(parts, decl, holdsInput(op), version, config.limits));
+    }
     if (!holdsInput(op)) {
       const close = op.input.indexOf("}");
       const wrapper: ParsedElement = {
@@ -1325,6 +1350,10 @@ function encodeResult(
     bodyXml = config.contract.schema.encode(op.output, result);
   } catch (err) {
     throw new SoapResultError(op.name, err);
+  }
+  if (op.use === "encoded") {
+    const decl = schemaComponents(config.contract.schema)?.elements.get(op.output);
+    if (decl !== undefined) bodyXml = writeEncoded(bodyXml, decl, version);
   }
   if (op.outputBody?.length !== 1 || op.outputBody[0] !== op.output) {
     // The Body holds the parts themselves: the declared element's content, without its tags (it

@@ -197,7 +197,7 @@ describe("every blocker at once, the binding first", () => {
     expect(err.problems?.[1]).toMatch(/Missing/);
   });
 
-  it("an unknown style and use=encoded in two operations, and a message naming an undeclared element → three problems", () => {
+  it("an unknown style and an encoding not SOAP's in two operations, and a message naming an undeclared element → three problems", () => {
     const text = customerWsdl
       .replace(
         '<soap12:operation soapAction="getCustomer"',
@@ -205,13 +205,15 @@ describe("every blocker at once, the binding first", () => {
       )
       .replace(
         /(<soap12:operation soapAction="createCustomer"[^>]*>\s*)<wsdl:input><soap12:body use="literal"\/>/,
-        '$1<wsdl:input><soap12:body use="encoded"/>',
+        '$1<wsdl:input><soap12:body use="encoded" encodingStyle="urn:x:own-rules"/>',
       )
       .replace('element="tns:GetCustomerResponse"', 'element="tns:Nowhere"');
     const err = thrown(() => loadContract(text, { baseDir: FIXTURES }));
     expect(err.problems).toEqual([
       expect.stringMatching(/^WSDL: operation "getCustomer": style="message" is not supported/),
-      expect.stringMatching(/^WSDL: operation "createCustomer": soap12:body use="encoded" is not supported/),
+      expect.stringMatching(
+        /^WSDL: operation "createCustomer" \(line \d+\): soap12:body use="encoded" encodingStyle="urn:x:own-rules" is not supported: this node reads and writes the SOAP 1\.2 encoding/,
+      ),
       expect.stringMatching(
         /^WSDL: wsdl:message "GetCustomerResponse": element \{[^}]+\}Nowhere is not declared/,
       ),

@@ -149,9 +149,9 @@ describe("loadContract: rpc style and document-style parts", () => {
       /wsdl:message "AddRequest": two parts are named "a"/,
     ],
     [
-      "use=encoded",
-      (w: string) => w.replaceAll('body use="literal"', 'body use="encoded"'),
-      /soap12:body use="encoded" is not supported \(literal only: SOAP encoding's graphs/,
+      "use=encoded in an encoding of the application's own",
+      (w: string) => w.replaceAll('body use="literal"', 'body use="encoded" encodingStyle="urn:x:own-rules"'),
+      /body use="encoded" encodingStyle="urn:x:own-rules" is not supported: this node reads and writes the SOAP 1\.\d encoding/,
     ],
   ])("%s → SchemaCompileError", (_name, edit, message) => {
     expect(rpc(edit)).toThrow(message);

@@ -44,9 +44,9 @@ describe("loadContract", () => {
       /style="message" is not supported/,
     ],
     [
-      "use=encoded",
+      "use=encoded without encodingStyle",
       customerWsdl.replace('<soap12:body use="literal"/>', '<soap12:body use="encoded"/>'),
-      /use="encoded" is not supported/,
+      /soap12:body use="encoded" needs encodingStyle="http:\/\/www\.w3\.org\/2003\/05\/soap-encoding"/,
     ],
     [
       "SOAP bindings over another transport only (SOAP over TCP)",

@@ -37,6 +37,12 @@ export interface ContractOperation {
    */
   style: "document" | "rpc";
   /**
+   * How the messages' parts are written (WSDL 1.1 §3.5 `use`): `"literal"`, as the schema
+   * declares them; `"encoded"`, by the SOAP encoding of the binding's version (SOAP 1.1 §5, SOAP
+   * 1.2 Part 2 §3): accessors typed by `xsi:type`, SOAP-ENC arrays, multi-reference values.
+   */
+  use: "literal" | "encoded";
+  /**
    * Clark name of the element a request decodes as, the handler's payload: the one part's element
    * (document style, one `element=` part); the wrapper `{soap:body namespace}operation` (rpc style);
    * an element the loader declares for the Body's content otherwise (document style with `type=`
@@ -132,7 +138,7 @@ export interface LoadContractOptions {
 
 /**
  * Loads and compiles a WSDL 1.1 contract (a SOAP 1.2 binding, a SOAP 1.1 binding or both,
- * document or rpc style, literal use), the WSDLs it imports (`wsdl:import` of local files) and the
+ * document or rpc style, literal or SOAP-encoded use), the WSDLs it imports (`wsdl:import` of local files) and the
  * XSDs it imports, synchronously, at start-up. Anything the compiler does
  * not support throws a {@link SchemaCompileError} naming the construct and the file. A binding of
  * one version that cannot be served is not served when the other version's can be (the contract
@@ -285,6 +291,8 @@ interface WsdlDocument {
  */
 interface Definitions {
   root: ParsedElement;
+  /** The document's text. */
+  text: string;
   tns: string;
   /** How problems name the document: the WSDL's location, or an imported file's path from its folder. */
   location: string;
@@ -454,7 +462,7 @@ function servedPath(rel: string): string {
 
 /** The WSDL's own definitions. */
 function mainDefinitions(doc: WsdlDocument): Definitions {
-  return { root: doc.root, tns: doc.tns, location: doc.location, dir: doc.baseDir };
+  return { root: doc.root, text: doc.wsdlText, tns: doc.tns, location: doc.location, dir: doc.baseDir };
 }
 
 /**
@@ -523,6 +531,7 @@ function importDefinitions(doc: WsdlDocument): {
       files.set(servedPath(rel), text);
       definitions.push({
         root,
+        text,
         tns: root.attributes.targetNamespace ?? "",
         location: rel,
         dir: dirname(file),
@@ -715,6 +724,8 @@ interface FoundBinding {
   /** How messages name the extension elements: `soap12` or `soap`. */
   prefix: string;
   element: ParsedElement;
+  /** The text of the document that declares the binding, for the line a problem is on. */
+  text: string;
 }
 
 /** A {@link FoundBinding} with its port type (undefined when it is missing) and operations. */
@@ -731,9 +742,10 @@ const SOAP_VERSIONS: readonly SoapVersion[] = ["1.2", "1.1"];
  * A binding over another transport (SOAP over TCP, JMS) is not this node's.
  */
 function findBindings(defs: readonly Definitions[]): FoundBinding[] {
-  const bindings = new Map<string, ParsedElement>();
-  for (const { root, tns } of defs) {
-    for (const b of wsdlChildren(root, "binding")) bindings.set(clark(tns, b.attributes.name ?? ""), b);
+  const bindings = new Map<string, { element: ParsedElement; text: string }>();
+  for (const { root, tns, text } of defs) {
+    for (const b of wsdlChildren(root, "binding"))
+      bindings.set(clark(tns, b.attributes.name ?? ""), { element: b, text });
   }
   const found = new Map<SoapVersion, FoundBinding>();
   const otherTransports = new Set<string>();
@@ -742,8 +754,8 @@ function findBindings(defs: readonly Definitions[]): FoundBinding[] {
       for (const port of wsdlChildren(service, "port")) {
         // Named with the document the port is in: the WSDL's own, or one it imports.
         const name = located(def.location, () => qname(port, "binding"));
-        const b = bindings.get(name);
-        if (!b) {
+        const declared = bindings.get(name);
+        if (!declared) {
           // A QName resolves in its scope (WSDL 1.1 §2.1): an unprefixed one takes the default
           // namespace, often WSDL's own, not the target namespace the binding is named in.
           const local = name.slice(name.indexOf("}") + 1);
@@ -752,6 +764,7 @@ function findBindings(defs: readonly Definitions[]): FoundBinding[] {
             `${def.location}: wsdl:port "${port.attributes.name ?? ""}": its binding ${name} is not declared${near.length > 0 ? ` (declared: ${near.join(", ")})` : ""}`,
           );
         }
+        const b = declared.element;
         const soapBinding = b.children.find(
           (c) =>
             c.localName === "binding" &&
@@ -770,6 +783,7 @@ function findBindings(defs: readonly Definitions[]): FoundBinding[] {
             ns: soapBinding.namespace,
             prefix: version === "1.2" ? "soap12" : "soap",
             element: b,
+            text: declared.text,
           });
         }
       }
@@ -874,10 +888,16 @@ function readOperation(
   const shape = { operation: name, style, binding, messages, schema, declared };
   const inputBody = bodyShape(bop, input, "input", shape);
   const outputBody = output ? bodyShape(bop, output, "output", shape) : undefined;
+  const encoded = bop.children.some((io) =>
+    io.children.some(
+      (c) => c.namespace === binding.ns && c.localName === "body" && c.attributes.use === "encoded",
+    ),
+  );
   return {
     name,
     soapAction: soapOp?.attributes.soapAction ?? "",
     style,
+    use: encoded ? "encoded" : "literal",
     input: inputBody.element,
     output: outputBody?.element,
     inputBody: inputBody.body,
@@ -1067,9 +1087,10 @@ class DeclaredElements {
 }
 
 /**
- * What the binding says of one operation, before any type is read: document or rpc style, and
- * soap12:body / fault / header of literal use only (wsdl11soap12 §3.4-§3.7; soap:body, soap:fault,
- * soap:header, WSDL 1.1 §3.5-§3.7).
+ * What the binding says of one operation, before any type is read: document or rpc style;
+ * soap12:body of literal or encoded use (the SOAP encoding of the binding's version), the same for
+ * input and output; soap12:fault and header of literal use only (wsdl11soap12 §3.4-§3.7;
+ * soap:body, soap:fault, soap:header, WSDL 1.1 §3.5-§3.7).
  */
 function checkBindingOperation(bop: ParsedElement, binding: FoundBinding): void {
   const name = bop.attributes.name ?? "";
@@ -1088,14 +1109,74 @@ function checkBindingOperation(bop: ParsedElement, binding: FoundBinding): void 
         throw new SchemaCompileError(`operation "${name}": ${prefix}:${body.localName} is not supported`);
       }
       for (const declaration of [body, ...headerFaults(body, ns)]) {
-        if ((declaration.attributes.use ?? "literal") !== "literal") {
+        const use = declaration.attributes.use ?? "literal";
+        if (use === "literal") continue;
+        if (use !== "encoded") {
           throw new SchemaCompileError(
-            `operation "${name}": ${prefix}:${declaration.localName} use="${declaration.attributes.use}" is not supported (literal only: SOAP encoding's graphs of multi-referenced values and arrays are not XML Schema validation; WS-I Basic Profile 1.1 R2706)`,
+            `operation "${name}": ${prefix}:${declaration.localName} use="${use}" is not supported (WSDL 1.1 §3.5: "literal" or "encoded")`,
           );
         }
+        if (declaration.localName !== "body") {
+          throw new SchemaCompileError(
+            `operation "${name}": ${prefix}:${declaration.localName} use="encoded" is not supported (header blocks and fault details are read and written literal; the Body's parts may be encoded)`,
+          );
+        }
+        checkEncodingStyle(declaration, name, binding);
       }
     }
   }
+  const uses = new Set(
+    bop.children.flatMap((io) =>
+      io.children
+        .filter((c) => c.namespace === ns && c.localName === "body")
+        .map((c) => c.attributes.use ?? "literal"),
+    ),
+  );
+  if (uses.size > 1) {
+    throw new SchemaCompileError(
+      `operation "${name}": its input and output differ in ${prefix}:body use; one operation is literal or encoded`,
+    );
+  }
+}
+
+/** The SOAP encoding of each version: what `use="encoded"` is read and written in. */
+export const SOAP_ENCODINGS: Readonly<Record<SoapVersion, string>> = {
+  "1.1": "http://schemas.xmlsoap.org/soap/encoding/",
+  "1.2": "http://www.w3.org/2003/05/soap-encoding",
+};
+
+/**
+ * WSDL 1.1 §3.5: with `use="encoded"`, `encodingStyle` lists the encodings the parts are written
+ * in, most restrictive first. This node reads and writes one: the SOAP encoding of the binding's
+ * version (SOAP 1.1 §5, SOAP 1.2 Part 2 §3). Any other (an application's own rules, the other
+ * version's encoding, none at all) is refused, naming where it is.
+ */
+function checkEncodingStyle(body: ParsedElement, operation: string, binding: FoundBinding): void {
+  const raw = body.attributes.encodingStyle;
+  const styles = (raw ?? "").split(/[ \t\r\n]+/).filter((u) => u !== "");
+  const expected = SOAP_ENCODINGS[binding.version];
+  if (styles.length === 1 && styles[0] === expected) return;
+  const line = lineOf(
+    binding.text,
+    raw === undefined
+      ? /\buse\s*=\s*["']encoded["']/
+      : new RegExp(`encodingStyle\\s*=\\s*["']${raw.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}["']`),
+  );
+  const where = `operation "${operation}"${line === undefined ? "" : ` (line ${line})`}: ${binding.prefix}:body`;
+  throw new SchemaCompileError(
+    raw === undefined
+      ? `${where} use="encoded" needs encodingStyle="${expected}" (WSDL 1.1 §3.5: the encoding the parts are written in; this node reads and writes the SOAP ${binding.version} encoding)`
+      : `${where} use="encoded" encodingStyle="${raw}" is not supported: this node reads and writes the SOAP ${binding.version} encoding, encodingStyle="${expected}" (WSDL 1.1 §3.5)`,
+  );
+}
+
+/** The 1-based line of the first match of `pattern` in `text`. */
+function lineOf(text: string, pattern: RegExp): number | undefined {
+  const at = pattern.exec(text)?.index;
+  if (at === undefined) return undefined;
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < at; i = text.indexOf("\n", i + 1)) line++;
+  return line;
 }
 
 /** The headerfault children of a soap12:header or soap:header (wsdl11soap12 §3.7, WSDL 1.1 §3.7). */

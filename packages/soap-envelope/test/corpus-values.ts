@@ -385,6 +385,10 @@ export type Client = "node-soap" | "zeep";
  * `[]` (zeep lists every element of the type).
  */
 export function differences(expected: Node, actual: unknown, client: Client, path = "result"): string[] {
+  // node-soap keeps the xsi:type of an encoded simple value (SOAP 1.1 §5) as its attribute.
+  if (client === "node-soap" && expected.kind !== "complex" && typedSimple(actual)) actual = actual.$value;
+  // zeep reads soapenc:string as the SOAP-ENC schema declares it: simple content with id/href.
+  if (client === "zeep" && expected.kind !== "complex" && encodedSimple(actual)) actual = actual._value_1;
   if (expected.kind === "list") {
     const items = Array.isArray(actual)
       ? actual
@@ -440,6 +444,23 @@ export function differences(expected: Node, actual: unknown, client: Client, pat
     found.push(`${path}.${key}: not sent, got ${show(value)}`);
   }
   return found;
+}
+
+/** node-soap's form of a simple value with `xsi:type`: `{ attributes: { "xsi:type": ... }, $value }`. */
+function typedSimple(value: unknown): value is { $value: unknown } {
+  if (typeof value !== "object" || value === null || !("$value" in value)) return false;
+  const attributes = (value as { attributes?: unknown }).attributes;
+  return (
+    typeof attributes === "object" &&
+    attributes !== null &&
+    Object.keys(attributes).every((k) => k === "xsi:type")
+  );
+}
+
+/** zeep's form of a SOAP-ENC simple value: `{ _value_1, id: null, href: null, _attr_1: null }`. */
+function encodedSimple(value: unknown): value is { _value_1: unknown } {
+  if (typeof value !== "object" || value === null || !("_value_1" in value)) return false;
+  return Object.entries(value).every(([k, v]) => k === "_value_1" || v === null);
 }
 
 function sameLeaf(expected: Leaf, actual: unknown): boolean {

@@ -13,13 +13,16 @@ import base64
 import datetime
 import decimal
 import json
+import os
 import sys
 
 import isodate
 import zeep
 from zeep.helpers import serialize_object
 from zeep.plugins import HistoryPlugin
+from zeep.transports import Transport
 from zeep.wsdl.bindings.soap import SoapBinding
+from zeep.wsdl.messages.soap import RpcMessage
 from zeep.xsd.types import builtins
 
 BUILTINS = {qname.localname: zeep_type for qname, zeep_type in builtins.default_types.items()}
@@ -64,10 +67,26 @@ def soap_service(client, address):
     raise LookupError("no port bound with SOAP")
 
 
+class LocalSoapEncoding(Transport):
+    """zeep fetches the SOAP 1.1 encoding's schema from its namespace URI when a schema imports
+    it without schemaLocation; here it is the corpus's copy, so no call needs the network."""
+
+    def load(self, url):
+        if url.rstrip("/") == SOAP_ENC.rstrip("/"):
+            with open(SOAP_ENC_XSD, "rb") as f:
+                return f.read()
+        return super().load(url)
+
+
+SOAP_ENC = "http://schemas.xmlsoap.org/soap/encoding/"
+SOAP_ENC_XSD = os.path.join(os.path.dirname(__file__), "corpus", "zeep", "soap-enc.xsd")
+
+
 def call(spec):
     history = HistoryPlugin()
-    client = zeep.Client(spec["wsdl"], plugins=[history])
-    operation = getattr(soap_service(client, spec["address"]), spec["operation"])
+    client = zeep.Client(spec["wsdl"], plugins=[history], transport=LocalSoapEncoding())
+    service = soap_service(client, spec["address"])
+    operation = getattr(service, spec["operation"])
     value = python_value(spec["input"])
     if isinstance(value, dict):
         operation(**value)
@@ -77,7 +96,11 @@ def call(spec):
     # output element has a single child.
     body = history.last_received["envelope"].find("{*}Body")
     element = body[0]
-    parsed = client.get_element(element.tag).parse(element, client.wsdl.types)
+    output = service._binding.get(spec["operation"]).output
+    # An rpc wrapper is no element of the schema: the binding's message declares it (WSDL 1.1 §3.5).
+    declared = output.body if isinstance(output, RpcMessage) else client.get_element(element.tag)
+    # An empty output message declares no wrapper for zeep: nothing to parse.
+    parsed = None if declared is None else declared.parse(element, client.wsdl.types)
     return serialize_object(parsed)
 
 
