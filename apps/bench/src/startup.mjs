@@ -265,6 +265,7 @@ async function measureEntries(entries, runs, warmup, log) {
  *   machine: { node: string, cpus: number, cpuModel: string,
  *     loadAverage: { start: string[], end: string[] } },
  *   baseline?: { import: Measure, require: Measure },
+ *   shared: { packages: string[], installed: number },
  *   unpaired: { name: string, installed: boolean }[], rows: StartupRow[],
  * }} StartupReport
  */
@@ -296,6 +297,15 @@ export async function runStartup({
     const pack = packOf(dir);
     return { bytes: pack.unpackedSize, files: pack.entryCount };
   };
+  // The @svc packages others require as peers: installed once per application, whatever it uses.
+  const required = new Set(
+    packages.flatMap(({ manifest }) =>
+      Object.keys(manifest.peerDependencies ?? {}).filter(
+        (peer) => peer.startsWith("@svc/") && !manifest.peerDependenciesMeta?.[peer]?.optional,
+      ),
+    ),
+  );
+  const shared = installedClosure([...required].sort(), here, sizeOfWorkspace);
   const entries = [{ key: "(node alone)", specifiers: [] }];
   const rows = packages.map(({ dir, manifest }) => {
     const pairing = pairings[manifest.name] ?? {
@@ -376,6 +386,7 @@ export async function runStartup({
       loadAverage: { start: started.loadAverage, end: loadavg().map((l) => l.toFixed(2)) },
     },
     baseline: measured.get("(node alone)"),
+    shared: { packages: shared.packages, installed: shared.bytes },
     unpaired: unpaired.map((name) => ({ name, installed: findInstalled(name, here) !== undefined })),
     rows,
   };
@@ -405,7 +416,7 @@ export function startupMarkdown(report) {
     "",
     `${report.startedAt} · Node ${machine.node} · ${machine.cpus} × ${machine.cpuModel} · load average ` +
       `${machine.loadAverage.start.join(" / ")} at the start, ${machine.loadAverage.end.join(" / ")} at the end · ` +
-      `${settings.runs} fresh processes per entry for \`import()\` and as many for \`require()\` ${settings.warmup ? " (after one discarded round)" : ""}`,
+      `${settings.runs} fresh process${settings.runs === 1 ? "" : "es"} per entry for \`import()\` and as many for \`require()\`${settings.warmup ? " (after one discarded round)" : ""}`,
     "",
     "Import ms: `performance.now()` around the `import()` of the built entry in a fresh `node`, " +
       "resolved as an application resolves it (node_modules, `exports`), median / p90; CPU ms: the " +
@@ -417,8 +428,8 @@ export function startupMarkdown(report) {
       "`dependencies` and the @svc packages it requires as peers, each once; host frameworks such as " +
       "Express left out), with the number of packages; a peer's the same from node_modules.",
     "",
-    "| package | import ms | CPU ms | require ms | replaces | peer import ms | peer CPU ms | peer require ms | import × peer | CPU × peer | tarball | installed | peer installed | installed × peer |",
-    "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| package | import ms | CPU ms | require ms | replaces | peer import ms | peer CPU ms | peer require ms | import × peer | CPU × peer | tarball | unpacked | installed | peer installed | installed × peer |",
+    "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const row of report.rows) {
     const peer = row.peer;
@@ -426,11 +437,16 @@ export function startupMarkdown(report) {
       `| ${row.package} | ${pair(row.import)} | ${pair(row.import, "cpuMs")} | ${pair(row.require)} | ` +
         `${peer ? peer.packages.join(" + ") : "none"} | ${pair(peer?.import)} | ${pair(peer?.import, "cpuMs")} | ` +
         `${pair(peer?.require)} | ${times(row.ratios.import)} | ${times(row.ratios.importCpu)} | ${kB(row.size.tarball)} | ` +
+        `${kB(row.size.unpacked)} | ` +
         `${kB(row.size.installed)} (${row.size.installedPackages.length}) | ` +
         `${peer ? `${kB(peer.size.installed)} (${peer.size.installedPackages.length})` : "–"} | ${times(row.ratios.installed)} |`,
     );
   }
   lines.push(
+    "",
+    "The installed figures include the @svc packages each one requires as peers; those, with what " +
+      `they need (${report.shared.packages.map((p) => `\`${p}\``).join(", ")}), take ` +
+      `${kB(report.shared.installed)}, installed once per application however many @svc packages it uses.`,
     "",
     `A fresh \`node\` that loads nothing: ${fmt(baseline?.import.processMs?.median)} ms from spawn to exit (median).`,
     "",
