@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // node apps/bench/src/run.mjs [--quick] [--only <id>[,<id>...]] [--micro | --no-micro]
-//                             [--redis | --no-redis] [--generator wrk|autocannon] [--no-pin]
+//                             [--redis | --no-redis] [--startup | --no-startup] [--startup-runs <n>]
+//                             [--generator wrk|autocannon] [--no-pin]
 //                             [--duration <s>] [--connections <n>] [--out <dir>] [--profile]
 //
 // Starts each scenario's server in its own process, warms it up, loads it with wrk when it is
@@ -10,6 +11,9 @@
 // for the packages' micro-benchmarks) into apps/bench/results/.
 // --redis: rate-limit decisions per second through RedisStore on one Redis node vs a 3-master
 // Redis Cluster (throw-away servers; redis.md / redis.json), also part of a full run.
+// --startup: the time a fresh node takes to import / require each published package's built
+// entry, and its installed size, beside the peer packages it replaces (startup.md /
+// startup.json; 20 processes per entry and mode, 3 with --quick), also part of a full or quick run.
 // --profile runs every server under `node --cpu-prof` and adds profiles.md: self time by
 // package and by function, to show where the time goes.
 // Exits non-zero when a server does not start or a scenario gets no expected response at all;
@@ -38,6 +42,7 @@ import { profileReport } from "./profile.mjs";
 import { runRedisDecisions } from "./redis.mjs";
 import { addRatios, writeReport } from "./report.mjs";
 import { groups, scenarios, Unavailable } from "./scenarios.mjs";
+import { runStartup } from "./startup.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../../..");
@@ -50,6 +55,9 @@ const { values: args } = parseArgs({
     "no-micro": { type: "boolean", default: false },
     redis: { type: "boolean" },
     "no-redis": { type: "boolean", default: false },
+    startup: { type: "boolean" },
+    "no-startup": { type: "boolean", default: false },
+    "startup-runs": { type: "string" },
     duration: { type: "string" },
     connections: { type: "string" },
     out: { type: "string" },
@@ -94,14 +102,25 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-// --micro / --redis alone run only those; a full run (not --quick) includes them.
-const microOnly = (args.micro === true || args.redis === true) && !only && !args.quick;
-const withMicro = args.micro === true || (!args.quick && !only && !args["no-micro"] && args.redis !== true);
-const withRedis = args.redis === true || (!args.quick && !only && !args["no-redis"] && args.micro !== true);
+// --micro / --redis / --startup alone run only those; a full run (not --quick) includes them all,
+// a --quick run the start-up table (with a few processes per entry).
+const startupAlone = args.startup === true && !only;
+const skipLoad = ((args.micro === true || args.redis === true) && !only && !args.quick) || startupAlone;
+const picked = args.micro === true || args.redis === true || args.startup === true;
+const withMicro =
+  args.micro === true || (!args.quick && !only && !args["no-micro"] && !picked && !startupAlone);
+const withRedis =
+  args.redis === true || (!args.quick && !only && !args["no-redis"] && !picked && !startupAlone);
+const withStartup = args.startup === true || (!only && !args["no-startup"] && !picked);
+const startupRuns = args["startup-runs"] === undefined ? undefined : Number(args["startup-runs"]);
+if (startupRuns !== undefined && !(Number.isInteger(startupRuns) && startupRuns >= 1)) {
+  console.error(`--startup-runs: a whole number of 1 or more, not ${args["startup-runs"]}`);
+  process.exit(2);
+}
 
 let failed = false;
 
-if (!microOnly) {
+if (!skipLoad) {
   const selected = scenarios.filter((s) => !only || only.includes(s.id));
   const { token, publicJwk } = await issueBenchToken();
   const ctx = { token };
@@ -254,6 +273,13 @@ if (withRedis) {
   if (redis.failed) failed = true;
   if (redis.markdown) console.log(`\n${redis.markdown}`);
   console.log(`written: ${join(outDir, "redis")}.{md,json}`);
+}
+
+if (withStartup) {
+  const startup = await runStartup({ outDir, quick: args.quick, runs: startupRuns });
+  if (startup.failed) failed = true;
+  console.log(`\n${startup.markdown}`);
+  console.log(`written: ${join(outDir, "startup")}.{md,json}`);
 }
 
 process.exit(failed ? 1 : 0);
