@@ -289,6 +289,27 @@ function correlationId(headers: IncomingHttpHeaders): string {
 }
 
 function complete(response: SoapResponse): SoapResponse {
+  const given = response.headers;
+  // Most answers carry `Content-Type` alone (every envelope, every refusal without fields of its
+  // own): their fields are made without the case-insensitive merge below.
+  let only: string | undefined;
+  for (const name in given) {
+    if (only !== undefined || name !== "Content-Type") {
+      only = undefined;
+      break;
+    }
+    only = given[name];
+  }
+  if (only !== undefined) {
+    return {
+      ...response,
+      headers: {
+        "Content-Type": only,
+        "Cache-Control": "no-store",
+        "Content-Length": String(Buffer.byteLength(response.body)),
+      },
+    };
+  }
   const headers: Record<string, string> = {};
   // Field names are case-insensitive (RFC 9110 §5.1): of an error's own `content-type` and the
   // fault's `Content-Type` the later stands, and `cache-control` and `content-length` are these.
