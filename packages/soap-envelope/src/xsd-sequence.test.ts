@@ -38,6 +38,8 @@ const PATTERNS: readonly [pattern: string, alphabet: string][] = [
   ["", "a"],
   ["\\p{L}{2}", "a\u{1d400}1é"],
   ["[\u{10000}-\u{10ffff}]+a", "a\u{1f600}\u{10000}b"],
+  // 128 deterministic states, more than the automaton caches: the rest are stepped as bit sets.
+  ["[ab]*a[ab]{6}", "ab"],
 ];
 
 describe("the sequence automaton answers as RE2", () => {
@@ -55,6 +57,19 @@ describe("the sequence automaton answers as RE2", () => {
           `pattern ${JSON.stringify(pattern)}, value ${JSON.stringify(value)}: ${!re2.testExact(value)}`,
         );
       }
+    }
+  });
+
+  it("a pattern with more deterministic states than are cached answers as RE2 on long values", () => {
+    const pattern = "[ab]*a[ab]{6}";
+    const re2 = RE2JS.compile(translateXsdPattern(pattern));
+    const test = compileXsdPattern(pattern).test;
+    const next = random(42);
+    for (let n = 0; n < 500; n++) {
+      let value = "";
+      const length = Math.floor(next() * 60);
+      for (let i = 0; i < length; i++) value += next() < 0.5 ? "a" : "b";
+      if (test(value) !== re2.testExact(value)) expect.fail(`value ${JSON.stringify(value)}`);
     }
   });
 

@@ -27,6 +27,12 @@ export interface SequenceStep {
 /** States fit in one 31-bit integer, the bit operations' fast path. */
 const MAX_POSITIONS = 31;
 
+/**
+ * The deterministic states a pattern caches for ASCII input (a 128-byte row each, so 4 KiB a
+ * pattern at most); under 127 so a state's number fits the row's signed bytes.
+ */
+const MAX_CACHED_STATES = 32;
+
 /** Whether `cp` falls in one of the sorted, disjoint `ranges` (binary search). */
 function inRanges(ranges: readonly CodePointRange[], cp: number): boolean {
   let lo = 0;
@@ -110,12 +116,49 @@ export function compileSequence(steps: readonly SequenceStep[]): ((value: string
   });
   const followOf = Int32Array.from(follow);
 
+  // The automaton made deterministic lazily over ASCII (state = the positions the last character
+  // reached): a value's characters then cost one table load each once the states it visits are
+  // known. At most MAX_CACHED_STATES states are kept (the table is MAX_CACHED_STATES × 128
+  // bytes, made at the first match); past that a value goes on with the bit-set steps above, so
+  // every value still takes time linear in its length and memory stays bounded.
+  let table: Int8Array | undefined;
+  const stateNext = new Int32Array(MAX_CACHED_STATES);
+  const stateAccepts = new Uint8Array(MAX_CACHED_STATES);
+  const stateOf = new Map<number, number>();
+  /** The state for the positions `reached` (-1 at the start), or -1 when the cache is full. */
+  const intern = (reached: number, next: number): number => {
+    const known = stateOf.get(reached);
+    if (known !== undefined) return known;
+    const id = stateOf.size;
+    if (id >= MAX_CACHED_STATES) return -1;
+    stateOf.set(reached, id);
+    stateNext[id] = next;
+    stateAccepts[id] = (reached === -1 ? acceptsEmpty : (reached & last) !== 0) ? 1 : 0;
+    return id;
+  };
+
   return (value: string): boolean => {
     if (value.length === 0) return acceptsEmpty;
+    if (table === undefined) {
+      table = new Int8Array(MAX_CACHED_STATES * 128);
+      intern(-1, first);
+    }
+    const cache = table;
+    // `state` is the cached state, or -1 once outside the cache; `next` and `reached` are kept
+    // only while outside it.
+    let state = 0;
     let next = first;
     let reached = 0;
     for (let k = 0; k < value.length; k++) {
       let cp = value.charCodeAt(k);
+      if (cp < 128 && state >= 0) {
+        const to = cache[state * 128 + cp] as number;
+        if (to > 0) {
+          state = to - 1;
+          continue;
+        }
+        if (to < 0) return false;
+      }
       if (cp >= 0xd800 && cp <= 0xdbff && k + 1 < value.length) {
         const low = value.charCodeAt(k + 1);
         if (low >= 0xdc00 && low <= 0xdfff) {
@@ -123,6 +166,8 @@ export function compileSequence(steps: readonly SequenceStep[]): ((value: string
           k++;
         }
       }
+      const from = state;
+      if (from >= 0) next = stateNext[from] as number;
       reached = 0;
       if (cp < 128) {
         const word = cp >>> 5;
@@ -137,11 +182,16 @@ export function compileSequence(steps: readonly SequenceStep[]): ((value: string
           if (inRanges(positions[i] as readonly CodePointRange[], cp)) reached |= 1 << i;
         }
       }
-      if (reached === 0) return false;
+      if (reached === 0) {
+        if (from >= 0 && cp < 128) cache[from * 128 + cp] = -1;
+        return false;
+      }
       next = 0;
       for (let bits = reached; bits !== 0; bits &= bits - 1)
         next |= followOf[31 - Math.clz32(bits & -bits)] as number;
+      state = intern(reached, next);
+      if (from >= 0 && cp < 128 && state >= 0) cache[from * 128 + cp] = state + 1;
     }
-    return (reached & last) !== 0;
+    return state >= 0 ? stateAccepts[state] === 1 : (reached & last) !== 0;
   };
 }
