@@ -39,6 +39,8 @@ export class VerifiedTokenCache<V> {
   readonly #entries = new Map<string, { value: V; expiresAt: number; bytes: number }>();
   #bytes = 0;
   #generation = 0;
+  /** The most recently used entry: a hit on it is already in its place, nothing to move. */
+  #newest: { value: V; expiresAt: number; bytes: number } | undefined;
 
   constructor(max: number, sizeOf: (value: V) => number, maxBytes = CACHE_MAX_BYTES) {
     this.#max = max;
@@ -58,9 +60,12 @@ export class VerifiedTokenCache<V> {
       this.#delete(key);
       return undefined;
     }
-    // Re-insert to mark as most recently used (Map keeps insertion order).
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    // Re-insert to mark as most recently used (Map keeps insertion order), unless it is already.
+    if (entry !== this.#newest) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      this.#newest = entry;
+    }
     return entry.value;
   }
 
@@ -74,7 +79,9 @@ export class VerifiedTokenCache<V> {
       if (oldest.done) break;
       this.#delete(oldest.value);
     }
-    this.#entries.set(key, { value, expiresAt, bytes });
+    const entry = { value, expiresAt, bytes };
+    this.#entries.set(key, entry);
+    this.#newest = entry;
     this.#bytes += bytes;
   }
 
@@ -82,6 +89,7 @@ export class VerifiedTokenCache<V> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
     this.#entries.delete(key);
+    if (entry === this.#newest) this.#newest = undefined;
     this.#bytes -= entry.bytes;
   }
 
@@ -105,6 +113,7 @@ export class VerifiedTokenCache<V> {
 
   clear(): void {
     this.#entries.clear();
+    this.#newest = undefined;
     this.#bytes = 0;
     this.#generation++;
   }

@@ -38,6 +38,35 @@ function representationLabel(contentType: string, language: string | undefined):
 }
 
 /**
+ * The labels' UTF-8 bytes by content type and language: a server sends a handful of types (its
+ * representations', the vendor labels of its versions), each response tagged under one, so the
+ * label is parsed and encoded once per value instead of on every response. Bounded: at most
+ * {@link LABEL_CACHE_LIMIT} (64) entries, keys of at most {@link LABEL_KEY_LENGTH} (256)
+ * characters (a longer value is labelled afresh each time and never held), so at most some 100 KB;
+ * a 65th value clears it.
+ */
+const labelCache = new Map<string, Buffer>();
+const LABEL_CACHE_LIMIT = 64;
+const LABEL_KEY_LENGTH = 256;
+
+function labelBytes(contentType: string, language: string | undefined): Buffer {
+  // No language (the common case) keys by the type itself: no string is built for the lookup.
+  const key = language === undefined ? contentType : `${contentType}\n${language}`;
+  let bytes = labelCache.get(key);
+  if (bytes !== undefined) return bytes;
+  bytes = Buffer.from(representationLabel(contentType, language), "utf8");
+  if (key.length > LABEL_KEY_LENGTH) return bytes;
+  if (labelCache.size >= LABEL_CACHE_LIMIT) labelCache.clear();
+  labelCache.set(key, bytes);
+  return bytes;
+}
+
+/** How many labels {@link representationTag} holds now, for tests of its bound. @internal */
+export function labelCacheSize(): number {
+  return labelCache.size;
+}
+
+/**
  * A strong entity tag for one representation: its identity bytes, labelled by its media type and
  * language. RFC 9110 §8.8.3: "a strong validator is unique across all versions of all
  * representations associated with a particular resource over time", so `application/json`,
@@ -57,9 +86,11 @@ export function representationTag(
   body: string | Uint8Array,
 ): string {
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  const label = representationLabel(contentType, language);
-  const digest = `${bytes.byteLength.toString(16)}-${hash("sha1", Buffer.concat([Buffer.from(label, "utf8"), bytes]), "base64").slice(0, 27)}`;
-  return `"${digest}"`;
+  const label = labelBytes(contentType, language);
+  const labelled = Buffer.allocUnsafe(label.byteLength + bytes.byteLength);
+  label.copy(labelled, 0);
+  labelled.set(bytes, label.byteLength);
+  return `"${bytes.byteLength.toString(16)}-${hash("sha1", labelled, "base64").slice(0, 27)}"`;
 }
 
 /** RFC 9110 §8.8.3: a strong tag of the identity bytes becomes weak on coded ones. */

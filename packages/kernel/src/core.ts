@@ -99,6 +99,20 @@ function isStream(body: unknown): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream | null)?.pipe === "function";
 }
 
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === "function";
+}
+
+/** The chosen representation's content and metadata on the response value. */
+function represented(value: ResponseValue, chosen: Represented): ResponseValue {
+  value.fields["content-type"] = chosen.contentType;
+  if (chosen.language !== undefined) value.fields["content-language"] = chosen.language;
+  if (chosen.fields !== undefined) Object.assign(value.fields, lowerCased(chosen.fields));
+  addVary(value.vary, ...chosen.vary);
+  value.body = chosen.body;
+  return value;
+}
+
 /** Text as UTF-8 bytes; bytes as they are. */
 function bytesOf(body: string | Uint8Array): Uint8Array {
   return typeof body === "string" ? Buffer.from(body, "utf8") : body;
@@ -193,13 +207,17 @@ export class Pipeline {
     handler: (context: HandlerContext) => unknown,
     route?: RouteOptions,
   ): Promise<ResponseValue> {
-    const started = await route?.idempotency?.begin(request);
+    // Each `await` is a turn of the microtask queue: a route without idempotency, a representation
+    // serialised synchronously and a response left uncoded take none beyond the handler's.
+    const idempotency = route?.idempotency;
+    const started = idempotency === undefined ? undefined : await idempotency.begin(request);
     if (started?.replay !== undefined) return this.code(request, this.replayed(request, started.replay));
     const claim = started as Claim | undefined;
     let built: Built;
     try {
       const result = await handler({ version: prepared.version?.version, claim });
-      built = await this.build(request, prepared, result);
+      const building = this.build(request, prepared, result);
+      built = isThenable(building) ? await building : building;
     } catch (err) {
       const committed = claim === undefined ? undefined : await claim.release(err);
       if (committed?.replay !== undefined)
@@ -247,7 +265,7 @@ export class Pipeline {
   }
 
   /** The handler's result as a response value, up to (not including) its content coding. */
-  private async build(request: PipelineRequest, prepared: Prepared, result: unknown): Promise<Built> {
+  private build(request: PipelineRequest, prepared: Prepared, result: unknown): Built | Promise<Built> {
     const r: Reply = isReply(result) ? result : result === undefined ? reply.empty() : reply(result);
     const value: ResponseValue = {
       status: r.status,
@@ -262,19 +280,23 @@ export class Pipeline {
       value.fields["content-language"] = null;
       value.fields["content-length"] = null;
     } else if (r.kind === "data") {
-      const chosen = await this.#representer.represent(request, r.data, {
+      const chosen = this.#representer.represent(request, r.data, {
         label,
         fallback: !SAFE.has(request.method),
         reply: r,
       });
-      value.fields["content-type"] = chosen.contentType;
-      if (chosen.language !== undefined) value.fields["content-language"] = chosen.language;
-      if (chosen.fields !== undefined) Object.assign(value.fields, lowerCased(chosen.fields));
-      addVary(value.vary, ...chosen.vary);
-      value.body = chosen.body;
+      if (isThenable(chosen)) {
+        return Promise.resolve(chosen).then((later) => this.validated(request, r, represented(value, later)));
+      }
+      represented(value, chosen);
     } else if (r.kind === "bytes" && r.body !== undefined) {
       value.body = isStream(r.body) ? r.body : bytesOf(r.body);
     }
+    return this.validated(request, r, value);
+  }
+
+  /** A response value, represented, through the coding decision, validators and preconditions. */
+  private validated(request: PipelineRequest, r: Reply, value: ResponseValue): Built {
     const length = value.body === undefined || isStream(value.body) ? undefined : value.body.byteLength;
     const coding = this.#coder?.choose(request, value, length) ?? "identity";
     const validators = this.#validators;
@@ -318,8 +340,17 @@ export class Pipeline {
   }
 
   /** Applies the content coding decided for the response (a HEAD only gets its fields). */
-  private async code(request: PipelineRequest, { value, coding }: Built): Promise<ResponseValue> {
+  private code(request: PipelineRequest, { value, coding }: Built): ResponseValue | Promise<ResponseValue> {
     if (coding === "identity" || this.#coder === undefined || noContent(value.status)) return value;
+    return this.coded(request, value, coding, this.#coder);
+  }
+
+  private async coded(
+    request: PipelineRequest,
+    value: ResponseValue,
+    coding: string,
+    coder: Coder,
+  ): Promise<ResponseValue> {
     value.fields["content-encoding"] = coding;
     // RFC 9110 §8.6: the coded length is not the identity one; a coded body goes out chunked,
     // and a HEAD (§9.3.2: the GET's fields) may leave the length out.
@@ -328,7 +359,7 @@ export class Pipeline {
       release(value.body);
       value.body = undefined;
     } else if (value.body !== undefined) {
-      value.body = await this.#coder.encode(coding, value.body);
+      value.body = await coder.encode(coding, value.body);
     }
     return value;
   }

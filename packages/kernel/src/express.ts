@@ -10,6 +10,7 @@ import {
 } from "@svc/kernel";
 import { refusedOption } from "@svc/kernel/internal";
 import { pipelineRequest, setPassage, writeResponse } from "./node.js";
+import { writeValue } from "./write.js";
 
 /** Express's `next`, for the adapters: the error goes to the app's error handlers. */
 export type NextFunction = (err?: unknown) => void;
@@ -134,10 +135,16 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
           return;
         }
         const request: PipelineRequest = pipelineRequest(req, res, (req as PipelineIncoming).path);
+        // No promise chained beyond what the work needs: the write of whole bytes is done at once.
         pipeline
           .run(request, ready, (context) => handler(req, context), route)
-          .then((value) => writeResponse(res, value, request.method))
-          .catch(next);
+          .then((value) => {
+            try {
+              writeValue(res, value, request.method)?.catch(next);
+            } catch (err) {
+              next(err);
+            }
+          }, next);
       };
     },
     preconditions(req, current, creates = false) {

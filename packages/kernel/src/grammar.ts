@@ -447,6 +447,8 @@ export interface MediaTypeMatch {
 interface ParsedOffer {
   type: string;
   subtype: string;
+  /** `type/subtype`, made once: the `mediaType` of every match of this offer. */
+  essence: string;
   params: ReadonlyMap<string, string>;
 }
 
@@ -508,7 +510,12 @@ function rangesBytes(key: string, ranges: readonly MediaRange[] | null): number 
 function offerBytes(key: string, offer: ParsedOffer | null): number {
   let bytes = ENTRY_BYTES + stringBytes(key);
   if (offer === null) return bytes;
-  bytes += OBJECT_BYTES + stringBytes(offer.type) + stringBytes(offer.subtype) + OBJECT_BYTES;
+  bytes +=
+    OBJECT_BYTES +
+    stringBytes(offer.type) +
+    stringBytes(offer.subtype) +
+    stringBytes(offer.essence) +
+    OBJECT_BYTES;
   for (const [name, value] of offer.params) bytes += ENTRY_BYTES + stringBytes(name) + stringBytes(value);
   return bytes;
 }
@@ -580,6 +587,7 @@ function parseOffer(offer: string): ParsedOffer | null {
       ? {
           type: mt.type,
           subtype: mt.subtype,
+          essence: `${mt.type}/${mt.subtype}`,
           params: new Map(mt.parameters.map(([n, v]) => [n, v.toLowerCase()] as const)),
         }
       : null;
@@ -678,7 +686,7 @@ export function matchMediaType(
   const ranges = accept === undefined ? null : cachedRanges(accept);
   if (ranges === null) {
     const parsed = parseOffer(first);
-    return { offer: first, mediaType: parsed ? `${parsed.type}/${parsed.subtype}` : first, q: 1 };
+    return { offer: first, mediaType: parsed ? parsed.essence : first, q: 1 };
   }
   let best: MediaTypeMatch | undefined;
   let bestS = -1;
@@ -697,14 +705,14 @@ export function matchMediaType(
     const parsed = parseOffer(offer);
     if (!parsed) continue;
     const own = quality(ranges, parsed.type, parsed.subtype, parsed);
-    consider(offer, `${parsed.type}/${parsed.subtype}`, own.q, own.s);
+    consider(offer, parsed.essence, own.q, own.s);
     if (suffixed === null || plus <= 0) continue;
     if (suffixed.type !== parsed.type || suffixed.subtype.slice(plus + 1) !== parsed.subtype) continue;
     const echo = quality(ranges, suffixed.type, suffixed.subtype, parsed);
     // Only a range naming the declared type itself (specificity 4) counts; `application/*` or
     // `*\/*` already accept the offer's own type. Specificity 3: below an exact offer of the
     // declared type, above `type/*`.
-    if (echo.s >= 4) consider(offer, `${suffixed.type}/${suffixed.subtype}`, echo.q, 3 + (echo.s - 4));
+    if (echo.s >= 4) consider(offer, suffixed.essence, echo.q, 3 + (echo.s - 4));
   }
   return best;
 }

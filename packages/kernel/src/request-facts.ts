@@ -51,6 +51,20 @@ const FIELD_ORDER = [
 
 type FieldName = (typeof FIELD_ORDER)[number];
 
+/** Each field's bit in {@link Facts}'s record of the fields read. */
+const FIELD_BIT: Readonly<Record<FieldName, number>> = {
+  Forwarded: 1,
+  "X-Forwarded-Proto": 2,
+  "X-Forwarded-Host": 4,
+  "X-Forwarded-Prefix": 8,
+  "X-Forwarded-For": 16,
+};
+
+const NONE_READ: readonly string[] = Object.freeze([]);
+
+/** No forwarded scheme nor host: what an untrusted peer's request says. */
+const NOT_FORWARDED: ForwardedValues = Object.freeze({});
+
 function header(headers: FactsHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(",") : value;
@@ -184,7 +198,8 @@ function invalidHost(): HttpError {
 class Facts implements RequestFacts {
   readonly trusted: boolean;
   readonly #input: FactsInput;
-  readonly #read = new Set<FieldName>();
+  /** The fields read so far, as {@link FIELD_BIT}s: a number, not a Set, on every request. */
+  #read = 0;
   #hops: number | undefined;
   #forwarded: ForwardedValues | undefined;
   #authority: { value: Authority | undefined } | undefined;
@@ -197,7 +212,7 @@ class Facts implements RequestFacts {
   }
 
   #field(name: FieldName): string | undefined {
-    this.#read.add(name);
+    this.#read |= FIELD_BIT[name];
     return header(this.#input.headers, name.toLowerCase());
   }
 
@@ -216,10 +231,13 @@ class Facts implements RequestFacts {
       proto = element.proto ?? trustedListValue(this.#field("X-Forwarded-Proto"), this.#walk)?.toLowerCase();
       host = element.host ?? trustedListValue(this.#field("X-Forwarded-Host"), this.#walk);
     }
-    this.#forwarded = Object.freeze({
-      ...(proto === undefined ? {} : { proto }),
-      ...(host === undefined ? {} : { host }),
-    });
+    this.#forwarded =
+      proto === undefined && host === undefined
+        ? NOT_FORWARDED
+        : Object.freeze({
+            ...(proto === undefined ? {} : { proto }),
+            ...(host === undefined ? {} : { host }),
+          });
     return this.#forwarded;
   }
 
@@ -300,7 +318,8 @@ class Facts implements RequestFacts {
   }
 
   get vary(): readonly string[] {
-    return FIELD_ORDER.filter((name) => this.#read.has(name));
+    const read = this.#read;
+    return read === 0 ? NONE_READ : FIELD_ORDER.filter((name) => (read & FIELD_BIT[name]) !== 0);
   }
 }
 

@@ -43,17 +43,77 @@ function memberNames(list: string): string[] {
 }
 
 /**
- * What {@link appendVary} last wrote on a response: the value and the names it lists. While the
- * header is still that very string, the next call checks its fields against the names instead of
- * parsing the text again (each package that varies on a request field calls it, several times a
- * response); once anything else set `Vary`, the text is read afresh.
+ * A `Vary` value with one field added, by value and field: `undefined` when the field is listed
+ * already (or the value is `*`). Responses of one server go through the same few values (each
+ * package that varies on a request field appends its names, several times a response, always
+ * the same ones in the same order), so each step is worked out once and then only looked up: no
+ * parse, no array and no string built per response. The values are the server's own field names,
+ * not what clients send; still bounded: at most {@link STEP_LIMIT} (256) steps held, each value
+ * of at most {@link STEP_KEY_LENGTH} (1024) characters (a longer one is worked out each time and
+ * never held), so some 1 MB at worst; a step past the bound clears them.
  */
-const written = Symbol("svc.vary");
-interface Written {
-  value: string;
-  names: string[];
+const steps = new Map<string, Map<string, string | null>>();
+let stepCount = 0;
+const STEP_LIMIT = 256;
+const STEP_KEY_LENGTH = 1024;
+
+/** `text` with `field` appended, `null` when nothing changes (see {@link steps}). */
+function workedOut(text: string, field: string): string | null {
+  const names = memberNames(text);
+  if (names.includes("*")) return null;
+  if (field === "*") return "*";
+  if (listed(names, field)) return null;
+  return names.length === 0 ? field : `${text}, ${field}`;
 }
-type Tracked = ServerResponse & { [written]?: Written | undefined };
+
+function step(text: string, field: string): string | null {
+  let byField = steps.get(text);
+  let next = byField?.get(field);
+  if (next !== undefined) return next;
+  next = workedOut(text, field);
+  if (text.length > STEP_KEY_LENGTH || field.length > STEP_KEY_LENGTH) return next;
+  if (stepCount >= STEP_LIMIT) {
+    steps.clear();
+    stepCount = 0;
+    byField = undefined;
+  }
+  if (byField === undefined) {
+    byField = new Map();
+    steps.set(text, byField);
+  }
+  byField.set(field, next);
+  stepCount++;
+  return next;
+}
+
+/** How many steps {@link appendVary} and {@link mergeVary} hold now, for tests of the bound. @internal */
+export function varyStepCount(): number {
+  return stepCount;
+}
+
+/** `current` with `fields` added, or `undefined` when nothing changes. */
+function varyWith(text: string, fields: readonly string[]): string | undefined {
+  let value = text;
+  let changed = false;
+  for (const field of fields) {
+    const next = step(value, field);
+    if (next === null) continue;
+    value = next;
+    changed = true;
+    if (next === "*") return "*";
+  }
+  return changed ? value : undefined;
+}
+
+function varyText(current: string | readonly string[] | number | null | undefined): string {
+  return typeof current === "string"
+    ? current
+    : Array.isArray(current)
+      ? current.join(", ")
+      : current == null
+        ? ""
+        : String(current);
+}
 
 /**
  * Adds field names to the response's `Vary` header, keeping what is there, never duplicating a
@@ -63,30 +123,8 @@ type Tracked = ServerResponse & { [written]?: Written | undefined };
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
 export function appendVary(res: ServerResponse, ...fields: string[]): void {
-  const tracked = res as Tracked;
-  const current = res.getHeader("vary");
-  let state = tracked[written];
-  if (state === undefined || current !== state.value) {
-    const text = Array.isArray(current) ? current.join(", ") : current === undefined ? "" : String(current);
-    const names = memberNames(text);
-    if (names.includes("*")) return;
-    state = { value: names.length === 0 ? "" : text, names };
-  }
-  let changed = false;
-  for (const field of fields) {
-    if (field === "*") {
-      res.setHeader("Vary", "*");
-      tracked[written] = undefined;
-      return;
-    }
-    if (listed(state.names, field)) continue;
-    state.names.push(field);
-    state.value = state.value === "" ? field : `${state.value}, ${field}`;
-    changed = true;
-  }
-  if (!changed) return;
-  res.setHeader("Vary", state.value);
-  tracked[written] = state;
+  const value = varyWith(varyText(res.getHeader("vary")), fields);
+  if (value !== undefined) res.setHeader("Vary", value);
 }
 
 /**
@@ -101,24 +139,5 @@ export function mergeVary(
   current: string | readonly string[] | number | null | undefined,
   fields: readonly string[],
 ): string | undefined {
-  const text =
-    typeof current === "string"
-      ? current
-      : Array.isArray(current)
-        ? current.join(", ")
-        : current == null
-          ? ""
-          : String(current);
-  const names = memberNames(text);
-  if (names.includes("*")) return undefined;
-  let value = names.length === 0 ? "" : text;
-  let changed = false;
-  for (const field of fields) {
-    if (field === "*") return "*";
-    if (listed(names, field)) continue;
-    names.push(field);
-    value = value === "" ? field : `${value}, ${field}`;
-    changed = true;
-  }
-  return changed ? value : undefined;
+  return varyWith(varyText(current), fields);
 }

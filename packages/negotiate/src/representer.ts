@@ -36,12 +36,48 @@ const LANGUAGE_TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/i;
 const LANGUAGES = 'an array of language tags (RFC 5646), such as ["en", "de-CH"]';
 
 /** The `Content-Type` of a chosen representation, with `charset=utf-8` for text (RFC 9110 §8.3). */
-function contentTypeFor(match: MediaTypeMatch): string {
-  const offerHasParams = match.mediaType === essence(match.offer) && match.offer.includes(";");
-  const contentType = offerHasParams ? match.offer : match.mediaType;
-  return isTextual(match.mediaType) && !/;\s*charset=/i.test(contentType)
+function contentTypeOf(offer: string, mediaType: string): string {
+  const offerHasParams = mediaType === essence(offer) && offer.includes(";");
+  const contentType = offerHasParams ? offer : mediaType;
+  return isTextual(mediaType) && !/;\s*charset=/i.test(contentType)
     ? `${contentType}; charset=utf-8`
     : contentType;
+}
+
+/**
+ * Content types by offer and media type: the server's own strings (its representations' types,
+ * the vendor labels of its versions, a body's own `+json` type), the same few on every response.
+ * Bounded all the same: at most {@link CONTENT_TYPE_LIMIT} (128) entries, keys of at most 256
+ * characters (a longer one is worked out each time and never held); past the bound it is cleared.
+ */
+const contentTypes = new Map<string, Map<string, string>>();
+let contentTypeCount = 0;
+const CONTENT_TYPE_LIMIT = 128;
+
+/** How many content types {@link representations} holds now, for tests of the bound. @internal */
+export function contentTypeCacheSize(): number {
+  return contentTypeCount;
+}
+
+function contentTypeFor(match: MediaTypeMatch): string {
+  const { offer, mediaType } = match;
+  let byType = contentTypes.get(offer);
+  let contentType = byType?.get(mediaType);
+  if (contentType !== undefined) return contentType;
+  contentType = contentTypeOf(offer, mediaType);
+  if (offer.length > 256 || mediaType.length > 256) return contentType;
+  if (contentTypeCount >= CONTENT_TYPE_LIMIT) {
+    contentTypes.clear();
+    contentTypeCount = 0;
+    byType = undefined;
+  }
+  if (byType === undefined) {
+    byType = new Map();
+    contentTypes.set(offer, byType);
+  }
+  byType.set(mediaType, contentType);
+  contentTypeCount++;
+  return contentType;
 }
 
 /** RFC 9110 §15.5.7: none of the representations is acceptable. */
@@ -86,13 +122,14 @@ function toBody(body: RepresentationBody): Uint8Array | NodeJS.ReadableStream {
  */
 export function representations(options: RepresentationsOptions = {}): Representer {
   checkOptionNames("negotiate", options, ["offers", "languages"], "representations");
-  const offered = validateRepresentations(
-    options.offers ?? defaultRepresentations,
-    "representations",
-    false,
-    "offers",
-  );
+  // A copy: options are resolved once, whatever becomes of the caller's array.
+  const offered: readonly Representation[] = Object.freeze([
+    ...validateRepresentations(options.offers ?? defaultRepresentations, "representations", false, "offers"),
+  ]);
   const offeredTypes = Object.freeze(offered.map((r) => r.mediaType));
+  // Every offer can represent any data: a reply that narrows nothing negotiates among them as
+  // they are, without a filtered copy per response.
+  const offeredAlways = offered.every((r) => r.canRepresent === undefined);
   const languages = options.languages ?? [];
   if (!Array.isArray(languages)) throw refused("representations", "languages", languages, LANGUAGES);
   for (const l of languages as unknown[]) {
@@ -104,6 +141,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
   /** The representations a reply may take for `data`, in server preference. */
   const candidatesFor = (data: unknown, choice: Choice): readonly Representation[] => {
     const reply = choice.reply;
+    if (offeredAlways && !reply.representations && !reply.only && !reply.add) return offered;
     let set = reply.representations ?? offered;
     if (reply.representations) validateRepresentations(set, "reply", true);
     if (reply.only) {
@@ -126,7 +164,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
     data: unknown,
     label: string | undefined,
   ): { match: MediaTypeMatch; chosen: Representation } | undefined => {
-    const offers = candidates.map((r) => r.mediaType);
+    const offers = candidates === offered ? offeredTypes : candidates.map((r) => r.mediaType);
     let match = matchMediaType(accept, offers, label ?? mediaTypeHint(data));
     const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
     if (match === undefined || chosen === undefined) return undefined;
@@ -137,22 +175,32 @@ export function representations(options: RepresentationsOptions = {}): Represent
     return { match, chosen };
   };
 
-  const serialize = async (
+  /** The representation made: synchronously when the serializer answers synchronously. */
+  const serialize = (
     chosen: Representation,
     match: MediaTypeMatch,
     language: string | undefined,
     data: unknown,
-  ): Promise<Represented> => {
+  ): Represented | Promise<Represented> => {
     const serialized = chosen.serialize(data, { mediaType: match.mediaType, language });
-    const body = isPromiseLike(serialized) ? await serialized : serialized;
-    return {
-      contentType: contentTypeFor(match),
-      language,
-      body: toBody(body),
-      vary,
-      fields: chosen.fields?.(data),
-    };
+    return isPromiseLike(serialized)
+      ? Promise.resolve(serialized).then((body) => made(chosen, match, language, data, body))
+      : made(chosen, match, language, data, serialized);
   };
+
+  const made = (
+    chosen: Representation,
+    match: MediaTypeMatch,
+    language: string | undefined,
+    data: unknown,
+    body: RepresentationBody,
+  ): Represented => ({
+    contentType: contentTypeFor(match),
+    language,
+    body: toBody(body),
+    vary,
+    fields: chosen.fields?.(data),
+  });
 
   return {
     preflight(request, label, changesState) {
@@ -166,7 +214,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
       throw notAcceptable(offeredTypes);
     },
 
-    async represent(request, data, choice) {
+    represent(request, data, choice) {
       const candidates = candidatesFor(data, choice);
       const accept = headerString(request.headers.accept);
       const language = languageOf(request);

@@ -425,22 +425,39 @@ export function afterResponse(
 }
 
 /**
+ * A request's {@link RateLimitInfo}: its fields own and enumerable, `current` (express-rate-limit's
+ * name for `used` before v7, still read by code moving from it) on the prototype, not enumerable,
+ * as there. A class rather than `Object.defineProperty` on each request's object: the same fields,
+ * without a property definition per request.
+ */
+class Info implements RateLimitInfo {
+  limit: number;
+  used: number;
+  remaining: number;
+  resetTime: Date;
+  key: string;
+  policy: string;
+
+  constructor(decision: Decision, key: string, policy: string) {
+    this.limit = decision.limit;
+    this.used = decision.limit - decision.remaining;
+    this.remaining = decision.remaining;
+    this.resetTime = new Date(decision.resetAt);
+    this.key = key;
+    this.policy = policy;
+  }
+
+  get current(): number {
+    return this.used;
+  }
+}
+
+/**
  * `req.rateLimit` (or `requestPropertyName`) on the framework's request: this decision, unless
  * another limiter's on the same request is tighter.
  */
 function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitInfo {
-  const used = decision.limit - decision.remaining;
-  const info = {
-    limit: decision.limit,
-    used,
-    remaining: decision.remaining,
-    resetTime: new Date(decision.resetAt),
-    key: p.label,
-    policy: config.headers.policyName,
-  } as RateLimitInfo;
-  // express-rate-limit's `req.rateLimit.current` (its name for `used` before v7), still read by
-  // code moving from it; defined as there, not enumerable.
-  Object.defineProperty(info, "current", { value: used, enumerable: false });
+  const info = new Info(decision, p.label, config.headers.policyName);
   const name = config.requestProperty;
   if (name !== undefined) {
     const bag = p.asked.native as Record<string, unknown>;

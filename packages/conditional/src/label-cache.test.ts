@@ -1,0 +1,42 @@
+import { hash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { labelCacheSize, representationTag } from "./validators.js";
+
+/** The tag as documented, computed from first principles: length, SHA-1 of label then bytes. */
+function expectedTag(label: string, body: string): string {
+  const bytes = Buffer.from(body, "utf8");
+  const digest = hash("sha1", Buffer.concat([Buffer.from(label, "utf8"), bytes]), "base64").slice(0, 27);
+  return `"${bytes.byteLength.toString(16)}-${digest}"`;
+}
+
+// representationTag keeps the labels of the content types it tags: at most 64 of them.
+describe("representationTag's labels", () => {
+  it("100,000 distinct content types → each tagged as documented, at most 64 labels held", () => {
+    for (let i = 0; i < 100_000; i++) {
+      const tag = representationTag(`application/x-${i}; charset=utf-8`, undefined, '{"id":1}');
+      if (i % 997 === 0) expect(tag).toBe(expectedTag(`application/x-${i}\n\n`, '{"id":1}'));
+      expect(labelCacheSize()).toBeLessThanOrEqual(64);
+    }
+  });
+
+  it("a content type longer than 256 characters → tagged as documented, not held", () => {
+    const type = `application/x-${"a".repeat(300)}`;
+    const before = labelCacheSize();
+    expect(representationTag(type, "de", "x")).toBe(expectedTag(`${type}\nde\n`, "x"));
+    expect(labelCacheSize()).toBe(before);
+  });
+
+  it("JSON and XML, English and German, in turn → each its own tag, as computed alone", () => {
+    const cases: [string, string | undefined, string][] = [
+      ["application/json", undefined, "application/json\n\n"],
+      ["application/xml; charset=utf-8", "de", "application/xml\nde\n"],
+      ["application/json", "EN", "application/json\nen\n"],
+      ["text/csv; header=present", undefined, "text/csv;header=present\n\n"],
+    ];
+    for (let round = 0; round < 20; round++) {
+      for (const [type, language, label] of cases) {
+        expect(representationTag(type, language, `body ${round}`)).toBe(expectedTag(label, `body ${round}`));
+      }
+    }
+  });
+});

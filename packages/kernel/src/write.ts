@@ -1,0 +1,121 @@
+import type { ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { appendVary, type Body, type FieldValue, type ResponseValue } from "@svc/kernel";
+
+/**
+ * Field names as they are usually spelled: each hyphen-separated part capitalised, except the
+ * acronyms of the fields the pipeline writes. Names are case-insensitive (RFC 9110 §5.1); the
+ * spelling is only what people reading a trace expect.
+ */
+const SPELLED: Readonly<Record<string, string>> = {
+  etag: "ETag",
+  "www-authenticate": "WWW-Authenticate",
+  "content-md5": "Content-MD5",
+  "x-ratelimit-limit": "X-RateLimit-Limit",
+  "x-ratelimit-remaining": "X-RateLimit-Remaining",
+  "x-ratelimit-reset": "X-RateLimit-Reset",
+  "x-correlation-id": "X-Correlation-ID",
+  "api-supported-versions": "API-Supported-Versions",
+  "api-deprecated-versions": "API-Deprecated-Versions",
+  "api-version": "API-Version",
+};
+
+const spelled = new Map<string, string>(Object.entries(SPELLED));
+
+/** `name` (lower case) spelled for the wire; a bounded cache of the names seen. */
+export function fieldName(name: string): string {
+  const known = spelled.get(name);
+  if (known !== undefined) return known;
+  let out = "";
+  let upper = true;
+  for (const ch of name) {
+    out += upper ? ch.toUpperCase() : ch;
+    upper = ch === "-";
+  }
+  if (spelled.size < 512) spelled.set(name, out);
+  return out;
+}
+
+function isStream(body: Body): body is NodeJS.ReadableStream {
+  return typeof (body as NodeJS.ReadableStream).pipe === "function";
+}
+
+/**
+ * Pipes a streamed body into the response, settling when the response is done. A response closed
+ * before the body was all read (the client went away mid-download) destroys the body: `pipe` only
+ * unpipes it, and a paused file stream or cursor nobody reads again keeps its descriptor open.
+ */
+function sendStream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
+  const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
+  return new Promise<void>((resolve, reject) => {
+    stream.once("error", reject);
+    res.once("finish", resolve);
+    res.once("close", () => {
+      if (!stream.readableEnded) stream.destroy();
+      resolve();
+    });
+    stream.pipe(res);
+  });
+}
+
+/**
+ * Appends a response's `Link` to the links set in front of the pipeline (a preload hint, a
+ * version's deprecation link) instead of putting it in their place.
+ * @see https://www.rfc-editor.org/rfc/rfc8288#section-3.5 — several Link field lines, or one
+ *   comma-separated list, carry all their links.
+ */
+function appendLink(res: ServerResponse, field: FieldValue): void {
+  const before = res.getHeader("link");
+  if (before === undefined) {
+    res.setHeader("Link", field as string | string[]);
+    return;
+  }
+  const lines = (list: FieldValue | number): string[] =>
+    typeof list === "string" || typeof list === "number" ? [String(list)] : [...list];
+  res.setHeader("Link", [...lines(before), ...lines(field)].join(", "));
+}
+
+/**
+ * `writeResponse` of `@svc/kernel/node`, without a promise when the write is done at once (whole
+ * bytes, or none): `undefined` then, so that an adapter waits for nothing (a resolved promise
+ * still costs its reader a turn of the microtask queue). A promise for a stream, or the rejection
+ * of a response that has already started.
+ */
+export function writeValue(
+  res: ServerResponse,
+  value: ResponseValue,
+  method: string,
+): Promise<void> | undefined {
+  if (res.headersSent) return Promise.reject(new Error("@svc/kernel: the response has already started"));
+  res.statusCode = value.status;
+  const fields = value.fields;
+  for (const name in fields) {
+    const field = fields[name];
+    if (field === null || field === undefined) res.removeHeader(name);
+    else if (name === "link") appendLink(res, field);
+    else res.setHeader(fieldName(name), field as string | string[]);
+  }
+  if (value.vary.length > 0) appendVary(res, ...value.vary);
+  const body = value.body;
+  if (body === undefined) {
+    // RFC 9110 §15.3.6: a 205 has no content, and says so with Content-Length: 0 (Node would
+    // otherwise frame it as chunked).
+    if (value.status === 205) res.setHeader("Content-Length", 0);
+    res.end();
+    return undefined;
+  }
+  if (isStream(body)) {
+    res.removeHeader("content-length");
+    if (method === "HEAD") {
+      // The GET would be chunked: no length either (RFC 9110 §8.6 lets HEAD leave it out).
+      (body as { destroy?: () => void }).destroy?.();
+      res.end();
+      return undefined;
+    }
+    return sendStream(res, body);
+  }
+  res.setHeader("Content-Length", body.byteLength);
+  if (method === "HEAD") res.end();
+  else res.end(body);
+  return undefined;
+}
