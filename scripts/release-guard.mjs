@@ -18,6 +18,8 @@
 // not on it (a branch); else the newest release tag (`<package>@<version>`) reachable from HEAD;
 // else the newest commit that changed a published package's version (the version commit, in a
 // clone without tags); else the root commit (nothing released yet, so everything is pending).
+// The version step (scripts/version-packages.mjs, the kernel rule) takes the same order from the
+// tags on (`lastRelease`): it compares with what was last released, on a branch too.
 //
 //   node scripts/release-guard.mjs [--base <ref>] [--root <dir>] [--no-pack]
 import { execFileSync, spawnSync } from "node:child_process";
@@ -56,6 +58,15 @@ export function releaseBase(root, names, explicit) {
     const mergeBase = tryGit(root, "merge-base", "HEAD", "origin/main");
     if (mergeBase && mergeBase !== head) return { ref: mergeBase, why: "the merge base with origin/main" };
   }
+  return lastRelease(root, names);
+}
+
+/**
+ * `{ ref, why }`: the last release reachable from HEAD (the base order above, without the merge
+ * base): the newest release tag, else the version commit, else the root commit. The version step
+ * (scripts/version-packages.mjs) compares the kernels' API reports with it.
+ */
+export function lastRelease(root, names) {
   const tags = (tryGit(root, "tag", "--merged", "HEAD", "--sort=-creatordate") ?? "")
     .split("\n")
     .filter((tag) => names.some((name) => tag.startsWith(`${name}@`)));

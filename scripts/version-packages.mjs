@@ -10,18 +10,28 @@
 //        package.json description). Refused once any package has a version.
 //   --root <dir>    another checkout (the registry suite versions a temporary clone)
 //   --no-install    leave package-lock.json alone (otherwise refreshed with --package-lock-only)
+//   --base <ref>    the release the kernel rule compares the kernels' API reports with
 //
 // Then, before `changeset version`, the kernel rule (CONTRIBUTING.md): when a kernel (root
-// package.json `svc.kernels`) is released at a version outside a dependent's peer range, the
-// dependent's peer range (and devDependency) moves to `^<new version>` and the dependent gets a
-// changeset of its own, minor below 1.0.0 (major from 1.0.0), saying so: an application that
-// updates it must update the kernel too, which npm enforces. Changesets alone would either leave
-// the range (two copies) or, for a peer, release the dependent as 1.0.0.
+// package.json `svc.kernels`) has a pending bump, a dependent's peer range on it (and its
+// devDependency) moves to `^<new version>`, and the dependent gets a changeset of its own, minor
+// below 1.0.0 (major from 1.0.0, or the higher bump already pending), saying so, when
+//   - the new version is outside the range (a breaking kernel release), or
+//   - the dependent's shipped source (src/, no tests, benchmarks or fixtures) imports, as a value
+//     or a type, a name the kernel entry exports now and did not at the last release: its API
+//     report (packages/<kernel>/api/<entry>.api.md) at the last release tag or version commit
+//     (release-guard.mjs `lastRelease`; `--base <ref>` to choose) against the working tree. The
+//     kernel versions the old range admits lack that name: with one of them, the dependent
+//     fails at import (or, for a type, at the application's type check).
+// An application that updates the dependent must then update the kernel too, which npm enforces
+// (ERESOLVE). Changesets alone would either leave the range (two copies, or a missing export) or,
+// for a peer, release the dependent as 1.0.0.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
-import { pendingBumps, publishedPackages } from "./release-guard.mjs";
+import { join, relative, resolve } from "node:path";
+import { entryPoints, reportPath } from "./api-report.mjs";
+import { lastRelease, pendingBumps, publishedPackages } from "./release-guard.mjs";
 
 const toolingRoot = resolve(import.meta.dirname, "..");
 const semver = createRequire(join(toolingRoot, "package.json"))("semver");
@@ -59,43 +69,285 @@ export function firstRelease(root) {
   return { removed, written: packages.length };
 }
 
-/** The kernel rule: moves the peer ranges a kernel release leaves, with changesets saying so. */
-export function kernelPeerRanges(root, { first = false } = {}) {
+// The declaration keywords of an API report line, `export [declare] <kind> <name>`.
+const DECLARATION_KINDS = new Set([
+  "function",
+  "class",
+  "interface",
+  "type",
+  "const",
+  "let",
+  "var",
+  "enum",
+  "namespace",
+]);
+
+/**
+ * The names an API report (scripts/api-report.mjs) says its entry exports: its top-level
+ * `export [declare] <kind> <name>` and `export { a, b as c }` lines. Forgotten exports (no
+ * `export`) and members (indented) are not exported.
+ */
+export function reportedExports(report) {
+  const names = new Set();
+  const lines = report.split("\n");
+  const word = (text) => /^[\w$]+/.exec(text)?.[0] ?? "";
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].startsWith("export ")) continue;
+    let rest = lines[i].slice("export ".length).trimStart();
+    if (rest.startsWith("{")) {
+      while (!rest.includes("}") && i + 1 < lines.length) rest += ` ${lines[++i]}`;
+      const end = rest.indexOf("}");
+      // `a`, `a as b`, `type a`: the exported name is the last word.
+      for (const item of rest.slice(1, end < 0 ? undefined : end).split(",")) {
+        const last = item.trim().split(/\s+/).at(-1);
+        if (last) names.add(last);
+      }
+      continue;
+    }
+    for (;;) {
+      const w = word(rest);
+      rest = rest.slice(w.length).trimStart();
+      if (w === "declare" || w === "abstract" || w === "async") continue;
+      if (w === "default") names.add("default");
+      else if (DECLARATION_KINDS.has(w)) {
+        if (rest.startsWith("*")) rest = rest.slice(1).trimStart(); // function*
+        let name = word(rest);
+        if (w === "const" && name === "enum") name = word(rest.slice(name.length).trimStart());
+        if (name) names.add(name);
+      }
+      break;
+    }
+  }
+  return names;
+}
+
+/** Every name of a kernel entry: what `export * from` and `export * as` reach. */
+const ALL = "*";
+
+/**
+ * What the shipped source of a package (`src/**`, no tests, benchmarks or fixtures: the
+ * `changedFilePatterns` of .changeset/config.json) imports from the packages `wanted` (names):
+ * `Map<specifier, Set<name>>`, from `import` and `export ... from` (values and types), `import
+ * type`, `import("x").Name` types, and `ns.name` of a namespace import. `export *` and dynamic
+ * imports count as every name (ALL).
+ */
+export function importedNames(dir, wanted) {
+  const ts = createRequire(join(toolingRoot, "package.json"))("typescript");
+  const found = new Map();
+  const src = join(dir, "src");
+  if (!existsSync(src)) return found;
+  const ofKernel = (specifier) => wanted.some((k) => specifier === k || specifier.startsWith(`${k}/`));
+  const add = (specifier, name) => {
+    if (!found.has(specifier)) found.set(specifier, new Set());
+    found.get(specifier).add(name);
+  };
+  const files = readdirSync(src, { recursive: true })
+    .map((f) => String(f).replaceAll("\\", "/"))
+    .filter(
+      (f) =>
+        /\.[cm]?tsx?$/.test(f) &&
+        !/\.(test|bench)\.[cm]?tsx?$/.test(f) &&
+        !`/${f}`.includes("/__fixtures__/"),
+    );
+  for (const file of files) {
+    const text = readFileSync(join(src, file), "utf8");
+    if (!wanted.some((k) => text.includes(k))) continue;
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+    const namespaces = new Map(); // local name → specifier
+    const visit = (node) => {
+      const specifier =
+        node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) ? node.moduleSpecifier.text : "";
+      if (ts.isImportDeclaration(node) && ofKernel(specifier)) {
+        const clause = node.importClause;
+        if (clause?.name) add(specifier, "default");
+        const bindings = clause?.namedBindings;
+        if (bindings && ts.isNamespaceImport(bindings)) namespaces.set(bindings.name.text, specifier);
+        else for (const e of bindings?.elements ?? []) add(specifier, (e.propertyName ?? e.name).text);
+      } else if (ts.isExportDeclaration(node) && ofKernel(specifier)) {
+        const clause = node.exportClause;
+        if (clause && ts.isNamedExports(clause))
+          for (const e of clause.elements) add(specifier, (e.propertyName ?? e.name).text);
+        else add(specifier, ALL);
+      } else if (
+        ts.isImportEqualsDeclaration(node) &&
+        ts.isExternalModuleReference(node.moduleReference) &&
+        ts.isStringLiteral(node.moduleReference.expression) &&
+        ofKernel(node.moduleReference.expression.text)
+      ) {
+        namespaces.set(node.name.text, node.moduleReference.expression.text);
+      } else if (ts.isImportTypeNode(node)) {
+        const literal = ts.isLiteralTypeNode(node.argument) ? node.argument.literal : undefined;
+        if (literal && ts.isStringLiteral(literal) && ofKernel(literal.text)) {
+          let first = node.qualifier;
+          while (first && ts.isQualifiedName(first)) first = first.left;
+          add(literal.text, first ? first.text : ALL);
+        }
+      } else if (
+        ts.isCallExpression(node) &&
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments[0] &&
+        ts.isStringLiteral(node.arguments[0]) &&
+        ofKernel(node.arguments[0].text)
+      ) {
+        add(node.arguments[0].text, ALL);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    if (namespaces.size === 0) continue;
+    // `ns.name` and the type `ns.Name` of a namespace import.
+    const members = (node) => {
+      if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) {
+        const specifier = namespaces.get(node.expression.text);
+        if (specifier) add(specifier, node.name.text);
+      } else if (ts.isQualifiedName(node) && ts.isIdentifier(node.left)) {
+        const specifier = namespaces.get(node.left.text);
+        if (specifier) add(specifier, node.right.text);
+      }
+      ts.forEachChild(node, members);
+    };
+    members(source);
+  }
+  return found;
+}
+
+/**
+ * The names of each entry of a kernel that its API reports list now and did not at `base`
+ * (`Map<entry, Set<name>>`, entries named as scripts/api-report.mjs names them): an entry
+ * without a report at the base is new as a whole.
+ */
+function newExports(root, own, base) {
+  const fresh = new Map();
+  const dir = relative(root, own.dir).replaceAll("\\", "/");
+  for (const { entry } of entryPoints(own.manifest)) {
+    const file = join(own.dir, reportPath(entry));
+    if (!existsSync(file)) continue;
+    const now = reportedExports(readFileSync(file, "utf8"));
+    const before = showAt(root, base, `${dir}/${reportPath(entry).replaceAll("\\", "/")}`);
+    const was = before === undefined ? new Set() : reportedExports(before);
+    const added = [...now].filter((n) => !was.has(n));
+    if (added.length > 0) fresh.set(entry, new Set(added));
+  }
+  return fresh;
+}
+
+function showAt(root, ref, path) {
+  try {
+    return execFileSync("git", ["show", `${ref}:${path}`], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** `[{ specifier, names }]`: what `imported` (importedNames) takes from `fresh` of `kernel`. */
+function newNamesUsed(imported, kernel, fresh) {
+  const used = [];
+  for (const [specifier, names] of imported) {
+    if (specifier !== kernel && !specifier.startsWith(`${kernel}/`)) continue;
+    // The entry of a specifier as scripts/api-report.mjs `entryPoints` names it: `index` for
+    // the package itself, `a-b` for `<kernel>/a/b`.
+    const subpath = specifier.slice(kernel.length + 1);
+    const added = fresh.get(subpath === "" ? "index" : subpath.replaceAll("/", "-"));
+    if (!added) continue;
+    const hit = names.has(ALL) ? [...added] : [...names].filter((n) => added.has(n));
+    if (hit.length > 0) used.push({ specifier, names: hit.sort() });
+  }
+  return used;
+}
+
+const code = (names) => names.map((n) => `\`${n}\``).join(", ");
+
+/**
+ * The kernel rule: moves the peer (and dev) range of a dependent on a kernel being released to
+ * `^<next>`, with a changeset saying so, when the next version is outside the range, or when the
+ * dependent's shipped source imports a name the kernel exports now and did not at the last
+ * release (`base`, default `lastRelease`): the versions the range admits lack that name.
+ */
+export function kernelPeerRanges(root, { first = false, base } = {}) {
   const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const kernels = rootManifest.svc?.kernels ?? [];
   const packages = publishedPackages(root);
   const bumps = pendingBumps(root);
+  let since = base;
+  const imports = new Map(); // dir → importedNames
   const moved = [];
   for (const kernel of kernels) {
     const own = packages.find(({ manifest }) => manifest.name === kernel);
     const bump = bumps.get(kernel);
     if (!own || !bump || bump === "none") continue;
     const next = semver.inc(own.manifest.version, bump);
+    // Never released (0.0.0): no version lacks a name; every range moves anyway.
+    let fresh = new Map();
+    if (own.manifest.version !== "0.0.0") {
+      since ??= releasedAt(root, packages);
+      fresh = newExports(root, own, since);
+    }
     for (const { dir, manifest } of packages) {
       const range = manifest.peerDependencies?.[kernel];
-      if (!range || semver.satisfies(next, range)) continue;
+      if (!range || manifest.name === kernel) continue;
+      const outside = !semver.satisfies(next, range);
+      let needs = [];
+      if (!outside && fresh.size > 0 && admitsBelow(range, next)) {
+        if (!imports.has(dir)) imports.set(dir, importedNames(dir, kernels));
+        needs = newNamesUsed(imports.get(dir), kernel, fresh);
+      }
+      if (!outside && needs.length === 0) continue;
       const file = join(dir, "package.json");
-      const text = readFileSync(file, "utf8");
-      const edited = JSON.parse(text);
+      const edited = JSON.parse(readFileSync(file, "utf8"));
       edited.peerDependencies[kernel] = `^${next}`;
       if (edited.devDependencies?.[kernel]) edited.devDependencies[kernel] = `^${next}`;
       writeFileSync(file, `${JSON.stringify(edited, null, 2)}\n`);
-      moved.push(`${manifest.name}: peer ${kernel} ${range} → ^${next}`);
+      const imported = needs
+        .map(({ specifier, names }) => `${code(names)} from \`${specifier}\``)
+        .join(" and ");
+      moved.push(
+        `${manifest.name}: peer ${kernel} ${range} → ^${next}${outside ? "" : ` (imports ${imported.replaceAll("`", "")}, new in ${next})`}`,
+      );
       // A first release has no earlier kernel to update from: its own entry says it all.
       if (first) continue;
       const needed = semver.major(manifest.version) === 0 ? "minor" : "major";
       const given = bumps.get(manifest.name) ?? "none";
       const type = BUMPS.indexOf(given) > BUMPS.indexOf(needed) ? given : needed;
+      const why = outside
+        ? "a peer dependency: update it together with this package; npm refuses a second copy"
+        : `it imports ${imported}, new in ${next}; a peer dependency: update it together with this package`;
       writeFileSync(
         join(root, ".changeset", `${slug(manifest.name)}-peer-${slug(kernel)}-${next}.md`),
-        changeset(
-          { [manifest.name]: type },
-          `Needs \`${kernel}\` ^${next} (a peer dependency: update it together with this package; npm refuses a second copy).`,
-        ),
+        changeset({ [manifest.name]: type }, `Needs \`${kernel}\` ^${next} (${why}).`),
       );
+      // A kernel after this one in svc.kernels sees the dependent's release.
+      bumps.set(manifest.name, type);
     }
   }
   return moved;
+}
+
+function releasedAt(root, packages) {
+  try {
+    return lastRelease(
+      root,
+      packages.map(({ manifest }) => manifest.name),
+    ).ref;
+  } catch (err) {
+    throw new Error(
+      `the kernel rule compares the kernels' API reports with the last release, which needs the git history of ${root}: ${err.message}`,
+    );
+  }
+}
+
+/** Whether `range` admits a version below `version` (one that lacks what `version` adds). */
+function admitsBelow(range, version) {
+  try {
+    const lowest = semver.minVersion(range);
+    return lowest !== null && semver.lt(lowest, version);
+  } catch {
+    return false;
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -110,7 +362,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
   }
   const first = args.includes("--first-release");
-  for (const line of kernelPeerRanges(root, { first })) console.log(`version: kernel rule: ${line}`);
+  const base = args.includes("--base") ? args[args.indexOf("--base") + 1] : undefined;
+  for (const line of kernelPeerRanges(root, { first, base })) console.log(`version: kernel rule: ${line}`);
   execFileSync("node", [join(toolingRoot, "node_modules/@changesets/cli/bin.js"), "version"], {
     cwd: root,
     stdio: "inherit",
