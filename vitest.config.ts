@@ -140,8 +140,8 @@ const variantProjects = variants.flatMap((v) => {
 /**
  * The reference server's black-box suites, run a second time against its Fastify composition
  * (`SERVER_FRAMEWORK=fastify`, read by `test/harness.ts`) in a project named
- * `@svc/reference-server (fastify)`: every suite that starts the service (hostile-properties with
- * half its generated cases), so a new suite runs on both. Left out: the four that never start it.
+ * `@svc/reference-server (fastify)`: every suite that starts the service (hostile-properties and
+ * contract-fuzz with fewer generated cases), so a new suite runs on both. Left out: the four that never start it.
  */
 const withoutService = ["chain", "database-errors", "packages-write-accept", "soap-types"].map(
   (name) => `test/${name}.test.ts`,
@@ -156,9 +156,11 @@ const fastifyProjects = referenceServer
           root: referenceServer.dir,
           include: ["test/**/*.test.ts"],
           exclude: withoutService,
-          // Half the generated cases of hostile-properties: the suites' time on a second framework
-          // without a second 10,000-case run.
-          env: { SERVER_FRAMEWORK: "fastify", HOSTILE_SCALE: "0.5" },
+          // A thinner layer on the second framework: what the generated suites prove about the
+          // packages' cores they proved on Express already, so here they check the Fastify
+          // composition's wiring with a quarter of hostile-properties' cases (2,500 and more) and
+          // half of contract-fuzz's per operation, fresh random input each run.
+          env: { SERVER_FRAMEWORK: "fastify", HOSTILE_SCALE: "0.25", CONTRACT_RUNS: "6" },
           ...timeouts,
         },
       },

@@ -21,7 +21,7 @@ import {
 const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 /**
  * The share of the cases below that a run makes: `HOSTILE_SCALE` (default 1). The suite's second
- * run, against the Fastify composition (`vitest.config.ts`), makes half, with fresh random input.
+ * run, against the Fastify composition (`vitest.config.ts`), makes a quarter, with fresh random input.
  */
 const scale = Number(process.env.HOSTILE_SCALE ?? "1");
 const scaled = <T extends Record<string, number>>(runs: T): T =>
