@@ -138,34 +138,68 @@ const variantProjects = variants.flatMap((v) => {
 });
 
 /**
+ * The reference server's suites import the whole service from source (every package's `src/`
+ * through the aliases): some 10 s a file on a two-core machine, paid again by every file when
+ * each gets a fresh module graph. They are black-box suites (each starts its own service and
+ * talks to it over HTTP), so a worker keeps the graph between files (`isolate: false`); the hooks
+ * every file needs are in `test/setup.ts`, which runs per file. The suites that replace a module
+ * or a prototype's method (`vi.mock`, `vi.spyOn`) run isolated, in a project of their own.
+ */
+const replacesModules = ["auth-timing", "idempotency-commit", "idempotency-lease"].map(
+  (name) => `test/${name}.test.ts`,
+);
+const referenceServer = apps.find((a) => a.name === "@svc/reference-server");
+
+/** The reference server's suites as two projects: `name` sharing its graph, `isolated` not. */
+function referenceProjects(
+  name: string,
+  isolated: string,
+  options: { include?: string[]; exclude?: string[]; env?: Record<string, string> } = {},
+) {
+  if (referenceServer === undefined) return [];
+  const base = {
+    root: referenceServer.dir,
+    env: options.env ?? {},
+    setupFiles: ["test/setup.ts"],
+    ...timeouts,
+  };
+  return [
+    {
+      extends: true,
+      test: {
+        ...base,
+        name,
+        include: options.include ?? include,
+        exclude: [...(options.exclude ?? []), ...replacesModules],
+        isolate: false,
+      },
+    },
+    { extends: true, test: { ...base, name: isolated, include: replacesModules } },
+  ];
+}
+
+/**
  * The reference server's black-box suites, run a second time against its Fastify composition
- * (`SERVER_FRAMEWORK=fastify`, read by `test/harness.ts`) in a project named
+ * (`SERVER_FRAMEWORK=fastify`, read by `test/harness.ts`) in projects named
  * `@svc/reference-server (fastify)`: every suite that starts the service (hostile-properties and
- * contract-fuzz with fewer generated cases), so a new suite runs on both. Left out: the four that never start it.
+ * contract-fuzz with fewer generated cases), so a new suite runs on both. Left out: the four
+ * that never start it.
  */
 const withoutService = ["chain", "database-errors", "packages-write-accept", "soap-types"].map(
   (name) => `test/${name}.test.ts`,
 );
-const referenceServer = apps.find((a) => a.name === "@svc/reference-server");
-const fastifyProjects = referenceServer
-  ? [
-      {
-        extends: true,
-        test: {
-          name: `${referenceServer.name} (fastify)`,
-          root: referenceServer.dir,
-          include: ["test/**/*.test.ts"],
-          exclude: withoutService,
-          // A thinner layer on the second framework: what the generated suites prove about the
-          // packages' cores they proved on Express already, so here they check the Fastify
-          // composition's wiring with a quarter of hostile-properties' cases (2,500 and more) and
-          // half of contract-fuzz's per operation, fresh random input each run.
-          env: { SERVER_FRAMEWORK: "fastify", HOSTILE_SCALE: "0.25", CONTRACT_RUNS: "6" },
-          ...timeouts,
-        },
-      },
-    ]
-  : [];
+const serverProjects = [
+  ...referenceProjects("@svc/reference-server", "@svc/reference-server (isolated)"),
+  ...referenceProjects("@svc/reference-server (fastify)", "@svc/reference-server (fastify, isolated)", {
+    include: ["test/**/*.test.ts"],
+    exclude: withoutService,
+    // A thinner layer on the second framework: what the generated suites prove about the
+    // packages' cores they proved on Express already, so here they check the Fastify
+    // composition's wiring with a quarter of hostile-properties' cases (2,500 and more) and half
+    // of contract-fuzz's per operation, fresh random input each run.
+    env: { SERVER_FRAMEWORK: "fastify", HOSTILE_SCALE: "0.25", CONTRACT_RUNS: "6" },
+  }),
+];
 
 /**
  * Most suites wait on sockets (listening servers, Redis, PostgreSQL, child processes) rather than
@@ -180,12 +214,14 @@ export default defineConfig({
   test: {
     maxWorkers,
     projects: [
-      ...[...packages, ...apps].map((w) => ({
-        extends: true,
-        test: { name: w.name, root: w.dir, include, ...timeouts },
-      })),
+      ...[...packages, ...apps]
+        .filter((w) => w !== referenceServer)
+        .map((w) => ({
+          extends: true,
+          test: { name: w.name, root: w.dir, include, ...timeouts },
+        })),
       ...variantProjects,
-      ...fastifyProjects,
+      ...serverProjects,
       // The repository's own scripts (the README example checker).
       { extends: true, test: { name: "scripts", root: join(root, "scripts"), include: ["*.test.ts"] } },
     ],

@@ -4,12 +4,10 @@ import { serviceUrl } from "@svc/test-utils";
 import pg from "pg";
 import { type Config, ConfigError, loadConfig } from "../src/config.js";
 import { createLogger, type Service, startService } from "../src/server.js";
-import { installResponseCheck, watchResponses } from "./openapi-check.js";
+import { watchResponses } from "./openapi-check.js";
 
+// Every suite's responses are checked against /openapi.json: test/setup.ts installs the check.
 export { watchResponses };
-
-// Every suite that uses this harness has each response it receives checked against /openapi.json.
-installResponseCheck();
 
 /** The databases every black-box suite runs against: SQLite always, PostgreSQL when configured. */
 export interface Backend {
