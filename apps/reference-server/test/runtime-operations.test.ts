@@ -16,6 +16,20 @@ const postgresUrl = (() => {
   return url && /^postgres(ql)?:\/\//.test(url) ? url : undefined;
 })();
 
+/** The environment of a service started in this process: any port, silent logs, in-memory SQLite unless `env` says otherwise. */
+function serviceEnv(env: Record<string, string>): Record<string, string> {
+  return { PORT: "0", ...frameworkEnv(), DATABASE_URL: "sqlite::memory:", LOG_LEVEL: "silent", ...env };
+}
+
+/** A service started in this process with {@link serviceEnv}, its responses checked against /openapi.json. */
+async function startQuiet(env: Record<string, string>): Promise<Service> {
+  const service = await startService(loadConfig(serviceEnv(env)), {
+    logger: createLogger({ logLevel: "silent" }),
+  });
+  watchResponses(service.server as Server);
+  return service;
+}
+
 /**
  * Runs `use` against a service started in this process on in-memory SQLite with `env` added
  * (silent logs, any port), then closes it, connections and all, whatever `use` did.
@@ -24,17 +38,7 @@ async function withService(
   env: Record<string, string>,
   use: (service: Service) => Promise<void>,
 ): Promise<void> {
-  const service = await startService(
-    loadConfig({
-      PORT: "0",
-      ...frameworkEnv(),
-      DATABASE_URL: "sqlite::memory:",
-      LOG_LEVEL: "silent",
-      ...env,
-    }),
-    { logger: createLogger({ logLevel: "silent" }) },
-  );
-  watchResponses(service.server as Server);
+  const service = await startQuiet(env);
   try {
     await use(service);
   } finally {
@@ -80,17 +84,7 @@ describe.runIf(postgresUrl)(
       const appName = `${schema}_app`;
       const url = new URL(postgresUrl as string);
       url.searchParams.set("options", `-c application_name=${appName}`);
-      service = await startService(
-        loadConfig({
-          PORT: "0",
-          ...frameworkEnv(),
-          LOG_LEVEL: "silent",
-          DATABASE_URL: url.toString(),
-          DATABASE_SCHEMA: schema,
-        }),
-        { logger: createLogger({ logLevel: "silent" }) },
-      );
-      watchResponses(service.server as Server);
+      service = await startQuiet({ DATABASE_URL: url.toString(), DATABASE_SCHEMA: schema });
       const tables = await sqlOn<{ table_schema: string }>(
         "select table_schema from information_schema.tables where table_name = 'employees' and table_schema in ($1, 'public')",
         [schema],
@@ -110,16 +104,11 @@ describe.runIf(postgresUrl)(
       const other = `${schema}_b`;
       await sqlOn(`create schema ${other}`);
       try {
-        const env = {
-          PORT: "0",
-          ...frameworkEnv(),
-          LOG_LEVEL: "silent",
+        const started = await startQuiet({
           DATABASE_URL: `postgresql:///${url.pathname.slice(1)}?host=${url.hostname}&port=${url.port || "5432"}&user=${decodeURIComponent(url.username || "postgres")}`,
           DATABASE_SCHEMA: other,
-        };
-        const started = await startService(loadConfig(env), { logger: createLogger({ logLevel: "silent" }) });
+        });
         others.push(started);
-        watchResponses(started.server as Server);
         const res = await client(started.url)("/employees?size=1");
         expect(res.status).toBe(200);
         started.server.closeAllConnections();
@@ -230,13 +219,7 @@ describe("configuration files that exist but cannot serve → start-up refused, 
 
   const refused = (env: Record<string, string>): string => {
     try {
-      loadConfig({
-        PORT: "0",
-        ...frameworkEnv(),
-        DATABASE_URL: "sqlite::memory:",
-        LOG_LEVEL: "silent",
-        ...env,
-      });
+      loadConfig(serviceEnv(env));
     } catch (err) {
       if (err instanceof ConfigError) return err.message;
       return `not a ConfigError: ${err instanceof Error ? err.message : String(err)}`;
