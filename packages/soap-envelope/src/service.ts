@@ -69,6 +69,7 @@ import {
   type XmlParse,
   type XmlSource,
 } from "./xml.js";
+import { XmlTemplates } from "./xml-fast.js";
 import { trimXml } from "./xml-space.js";
 
 /** SOAP 1.2 Part 2 §7.1.4: the media type of SOAP 1.2 messages over HTTP (RFC 3902). */
@@ -542,7 +543,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     authorize: options.authorize,
     logger: options.logger,
     limits,
-    checkpoint: envelopeCheckpoint(limits, options.authenticate !== undefined),
+    checkpoint: envelopeCheckpoint(limits, options.authenticate !== undefined, new XmlTemplates()),
     bodyTimeoutMs,
     roles: new Set(roles),
     understood: compileNameSet([

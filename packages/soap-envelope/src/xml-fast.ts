@@ -104,7 +104,7 @@ function sameRange(s: string, a: number, b: number, len: number): boolean {
  * synchronous and calls out to nothing, so one instance serves every document in turn; its
  * stacks are arrays with explicit tops, reset by {@link FastParse.reset}.
  */
-class FastParse {
+export class FastParse {
   s = "";
   limits!: ResolvedXmlLimits;
   baseScope!: Readonly<Record<string, string>>;
@@ -132,6 +132,15 @@ class FastParse {
   mayStop = false;
   stopped = false;
   childLimit = Number.POSITIVE_INFINITY;
+  /**
+   * Whether the parse writes down its document's shape for a {@link Template}: the elements in
+   * the order they open, the ops (an element opening, closing, a text run) and the text runs'
+   * offsets. Off once the document is past what a template keeps.
+   */
+  recording = false;
+  readonly opened: ParsedElement[] = [];
+  readonly ops: number[] = [];
+  readonly runs: number[] = [];
 
   reset(s: string, limits: ResolvedXmlLimits, baseScope: Readonly<Record<string, string>>): void {
     this.s = s;
@@ -148,6 +157,16 @@ class FastParse {
     this.mayStop = false;
     this.stopped = false;
     this.childLimit = Number.POSITIVE_INFINITY;
+    this.recording = false;
+    this.opened.length = 0;
+    this.ops.length = 0;
+    this.runs.length = 0;
+  }
+
+  /** One more op of the shape being recorded; past {@link TEMPLATE_OPS} the recording stops. */
+  note(op: number): void {
+    if (this.ops.length >= TEMPLATE_OPS) this.recording = false;
+    else this.ops.push(op);
   }
 
   skipSpace(): number {
@@ -167,6 +186,10 @@ class FastParse {
     const blank = !NOT_BLANK.test(text);
     const depth = this.depth;
     this.pos = i;
+    if (this.recording) {
+      this.note(OP_TEXT);
+      this.runs.push(start, i);
+    }
     if (depth === 0) return blank; // outside the root only white space
     if (i === s.length) return false; // an element left open
     if (!blank && text.includes("]]>")) return false; // §2.4
@@ -227,6 +250,11 @@ class FastParse {
       this.root = element;
     } else {
       return false; // a second root element
+    }
+    if (this.recording) {
+      this.note(this.opened.length);
+      this.opened.push(element);
+      if (selfClosing) this.note(OP_CLOSE);
     }
     if (selfClosing) {
       this.bindings -= declared;
@@ -387,6 +415,7 @@ class FastParse {
     this.stack[top] = undefined;
     this.bindings -= this.declared[top] as number;
     this.depth = top;
+    if (this.recording) this.note(OP_CLOSE);
     return true;
   }
 }
@@ -432,6 +461,12 @@ export function parseSimpleXmlUntil(
   checkpoint: XmlCheckpoint,
   reparse: () => ParsedElement,
 ): XmlParse | undefined {
+  const templates = checkpoint.templates;
+  const templated = templates !== undefined && s.length <= TEMPLATE_CHARS;
+  if (templated) {
+    const root = templates.replay(s, limits, baseScope);
+    if (root !== undefined) return { root, rest: undefined };
+  }
   const declLength = declarationLength(s);
   if (declLength === -1) return undefined;
   const p = PARSE;
@@ -439,8 +474,10 @@ export function parseSimpleXmlUntil(
   p.checkpoint = checkpoint;
   p.mayStop = checkpoint.stops;
   p.pos = declLength;
+  p.recording = templated;
   const ok = run(p);
   if (!ok || !p.stopped) {
+    if (ok) templates?.remember(p);
     const root = finish(p, ok);
     return root === undefined ? undefined : { root, rest: undefined };
   }
@@ -449,7 +486,9 @@ export function parseSimpleXmlUntil(
     root: p.root as ParsedElement,
     rest: () => {
       p.mayStop = false;
-      return finish(p, run(p)) ?? reparse();
+      const ok = run(p);
+      if (ok) templates?.remember(p);
+      return finish(p, ok) ?? reparse();
     },
   };
 }
@@ -480,4 +519,258 @@ function finish(p: FastParse, ok: boolean): ParsedElement | undefined {
   const root = ok && p.depth === 0 ? p.root : undefined;
   p.reset("", p.limits, p.baseScope);
   return root;
+}
+
+// Templates. The messages a service receives differ in their text, rarely in their markup: a
+// client sends the same tags, namespace declarations and attributes on every call of an operation,
+// with other values between them. A document the parser above read to its end (one stopped at
+// the checkpoint once its rest is read) leaves its shape behind: its markup, cut at its text runs,
+// and the elements it opens. A later document whose markup is the same, character for character,
+// with text runs in the same places, has the same elements, namespaces and attributes under the
+// same limits and checkpoint: its tree is built from the template, and only its text runs are
+// read, with the checks text() makes (an empty run is no run: the parser reads nothing there
+// either). Any difference in the markup (another value in a tag, white space between tags where
+// there was none) fails the comparison, and the document is parsed. What the checkpoint would
+// have stopped is built too: it holds no more than the template's document did.
+
+/** Ops of a template besides an element opening (its index, ≥ 0). */
+const OP_CLOSE = -1;
+const OP_TEXT = -2;
+/** The most ops (elements opening and closing, text runs) a template holds. */
+const TEMPLATE_OPS = 512;
+/** The longest document a template is made of or compared with, in characters. */
+const TEMPLATE_CHARS = 16 * 1024;
+/** Templates kept, the last used first. */
+const TEMPLATE_COUNT = 8;
+
+/** An element as its start tag made it: what every document of the template shares. */
+export interface TemplateElement {
+  namespace: string;
+  localName: string;
+  /** Expanded attribute names and their values, in document order. */
+  attributes: string[];
+  /** Its in-scope namespaces: the parent's object, or one of the template's own (frozen). */
+  scope: Readonly<Record<string, string>>;
+}
+
+export interface Template {
+  limits: ResolvedXmlLimits;
+  baseScope: Readonly<Record<string, string>>;
+  /** The markup before the first text run, between runs, and after the last: one more than the runs. */
+  markup: string[];
+  /** Element indices as they open, {@link OP_CLOSE} and {@link OP_TEXT}, in document order. */
+  ops: number[];
+  elements: TemplateElement[];
+  /** Whether its strings are still cut from the document it was made of (see {@link detach}). */
+  attached: boolean;
+}
+
+/**
+ * The templates of the documents one checkpoint's parses read (a service's messages), the last
+ * used first. A checkpoint without them (`parseEnvelope`'s, made per call) keeps none.
+ */
+export class XmlTemplates {
+  private readonly list: Template[] = [];
+
+  /** The shape of the document `p` parsed to its end, as the first template, if it recorded one. */
+  remember(p: FastParse): void {
+    if (!p.recording || p.depth !== 0 || p.root === undefined) return;
+    this.list.unshift(template(p));
+    if (this.list.length > TEMPLATE_COUNT) this.list.pop();
+  }
+
+  /** The tree of `s` from the first template whose markup it repeats, else undefined. */
+  replay(
+    s: string,
+    limits: ResolvedXmlLimits,
+    baseScope: Readonly<Record<string, string>>,
+  ): ParsedElement | undefined {
+    const list = this.list;
+    for (let k = 0; k < list.length; k++) {
+      const t = list[k] as Template;
+      if (t.limits !== limits || t.baseScope !== baseScope) continue;
+      const root = replay(t, s);
+      if (root === undefined) continue;
+      if (k > 0) {
+        list.splice(k, 1);
+        list.unshift(t);
+      }
+      if (t.attached) detach(t);
+      return root;
+    }
+    return undefined;
+  }
+}
+
+/** The shape of the document `p` parsed to its end. */
+function template(p: FastParse): Template {
+  const s = p.s;
+  const runs = p.runs;
+  const markup: string[] = [];
+  let at = 0;
+  for (let k = 0; k < runs.length; k += 2) {
+    markup.push(s.slice(at, runs[k] as number));
+    at = runs[k + 1] as number;
+  }
+  markup.push(s.slice(at));
+  // The template's scopes are its own, built as the parse built the document's: an element's
+  // scope is its parent's object or one made from it with the element's declarations.
+  const scopes = new Map<object, Readonly<Record<string, string>>>([[p.baseScope, p.baseScope]]);
+  const elements: TemplateElement[] = [];
+  for (const e of p.opened) {
+    const attributes: string[] = [];
+    for (const key of Object.keys(e.attributes)) attributes.push(key, e.attributes[key] as string);
+    elements.push({
+      namespace: e.namespace,
+      localName: e.localName,
+      attributes,
+      scope: scopeCopy(e.scope, scopes, (text) => text),
+    });
+  }
+  return { limits: p.limits, baseScope: p.baseScope, markup, ops: p.ops.slice(), elements, attached: true };
+}
+
+/**
+ * `scope` rebuilt on the copies of its ancestors in `scopes` (the base scope maps to itself),
+ * its own bindings through `copy`, frozen: the template's, shared by every tree built from it.
+ */
+function scopeCopy(
+  scope: Readonly<Record<string, string>>,
+  scopes: Map<object, Readonly<Record<string, string>>>,
+  copy: (text: string) => string,
+): Readonly<Record<string, string>> {
+  let made = scopes.get(scope);
+  if (made === undefined) {
+    const parent = scopeCopy(Object.getPrototypeOf(scope), scopes, copy);
+    const own = Object.create(parent) as Record<string, string>;
+    // Defined, not assigned: a prefix the parent binds too is frozen there, and assigning it
+    // would throw.
+    for (const prefix of Object.keys(scope)) {
+      Object.defineProperty(own, copy(prefix), {
+        value: copy(scope[prefix] as string),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    made = Object.freeze(own);
+    scopes.set(scope, made);
+  }
+  return made;
+}
+
+/** The open elements of a replay and whether each one's text so far holds character data. */
+const REPLAY_STACK: (ParsedElement | undefined)[] = [];
+const REPLAY_SHOWN: boolean[] = [];
+
+/** `s` built from template `t`, or undefined when its markup is not `t`'s or a text run is not plain. */
+function replay(t: Template, s: string): ParsedElement | undefined {
+  const markup = t.markup;
+  let segment = markup[0] as string;
+  if (!sameAt(s, 0, segment)) return undefined;
+  let pos = segment.length;
+  let next = 1;
+  let depth = 0;
+  let root: ParsedElement | undefined;
+  const stack = REPLAY_STACK;
+  const shown = REPLAY_SHOWN;
+  const ops = t.ops;
+  const elements = t.elements;
+  try {
+    for (let k = 0; k < ops.length; k++) {
+      const op = ops[k] as number;
+      if (op >= 0) {
+        const e = elements[op] as TemplateElement;
+        const element: ParsedElement = {
+          namespace: e.namespace,
+          localName: e.localName,
+          attributes: attributesOf(e.attributes),
+          children: [],
+          text: "",
+          scope: e.scope,
+          mixed: false,
+        };
+        if (depth > 0) {
+          const parent = stack[depth - 1] as ParsedElement;
+          if (shown[depth - 1]) parent.mixed = true;
+          parent.children.push(element);
+        } else {
+          root = element;
+        }
+        stack[depth] = element;
+        shown[depth] = false;
+        depth++;
+      } else if (op === OP_CLOSE) {
+        depth--;
+        stack[depth] = undefined;
+      } else {
+        let i = s.indexOf("<", pos);
+        if (i === -1) i = s.length;
+        // An empty run is no run: the parser reads none there.
+        if (i > pos && !replayText(s, pos, i, depth)) return undefined;
+        pos = i;
+        segment = markup[next++] as string;
+        if (!sameAt(s, pos, segment)) return undefined;
+        pos += segment.length;
+      }
+    }
+  } finally {
+    for (let k = 0; k < depth; k++) stack[k] = undefined;
+  }
+  return pos === s.length ? root : undefined;
+}
+
+/**
+ * Whether `s` holds `segment` at `pos`. A cut and one comparison: V8 compiles `startsWith` with a
+ * string it does not know in advance into a loop that costs some forty instructions a character.
+ */
+function sameAt(s: string, pos: number, segment: string): boolean {
+  return s.slice(pos, pos + segment.length) === segment;
+}
+
+/** FastParse.text() over `s[start, end)` in the element open at `depth` (0: outside the root). */
+function replayText(s: string, start: number, end: number, depth: number): boolean {
+  const text = s.slice(start, end);
+  if (NOT_PLAIN_IN_TEXT.test(text)) return false;
+  const blank = !NOT_BLANK.test(text);
+  if (depth === 0) return blank;
+  if (end === s.length) return false;
+  if (!blank && text.includes("]]>")) return false;
+  const top = REPLAY_STACK[depth - 1] as ParsedElement;
+  top.text += text;
+  if (!blank) {
+    if (top.children.length > 0) top.mixed = true;
+    if (!REPLAY_SHOWN[depth - 1] && XML_NON_WHITESPACE.test(text)) REPLAY_SHOWN[depth - 1] = true;
+  }
+  return true;
+}
+
+function attributesOf(pairs: readonly string[]): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (let k = 0; k < pairs.length; k += 2)
+    setAttribute(attributes, pairs[k] as string, pairs[k + 1] as string);
+  return attributes;
+}
+
+/**
+ * A template that has matched a second document is kept: its strings, cut from the first one,
+ * would keep that document (its text, credentials too) alive as long as the template. They are
+ * replaced by copies, V8's single copy of a property name, which its comparisons with the
+ * package's constant names (`Envelope`, the SOAP namespace) find equal without reading them.
+ */
+function detach(t: Template): void {
+  t.markup = t.markup.map(own);
+  const scopes = new Map<object, Readonly<Record<string, string>>>([[t.baseScope, t.baseScope]]);
+  t.elements = t.elements.map((e) => ({
+    namespace: own(e.namespace),
+    localName: own(e.localName),
+    attributes: e.attributes.map(own),
+    scope: scopeCopy(e.scope, scopes, own),
+  }));
+  t.attached = false;
+}
+
+/** A copy of `text` of its own (a property name's), not a slice of a longer string. */
+function own(text: string): string {
+  return Object.keys({ [text]: 0 })[0] as string;
 }
