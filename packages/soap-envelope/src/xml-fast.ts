@@ -1,3 +1,4 @@
+import { interned } from "./interned.js";
 import type { ParsedElement, ResolvedXmlLimits, XmlCheckpoint, XmlParse } from "./xml.js";
 import { XML_NON_WHITESPACE } from "./xml-space.js";
 
@@ -728,22 +729,44 @@ function sameAt(s: string, pos: number, segment: string): boolean {
   return s.slice(pos, pos + segment.length) === segment;
 }
 
-/** FastParse.text() over `s[start, end)` in the element open at `depth` (0: outside the root). */
+/**
+ * FastParse.text() over `s[start, end)` in the element open at `depth` (0: outside the root). A
+ * short run (most values: an id, an amount) is checked in one pass over its characters rather
+ * than by three expressions, each of which costs more to start than to read a few characters.
+ */
 function replayText(s: string, start: number, end: number, depth: number): boolean {
-  const text = s.slice(start, end);
-  if (NOT_PLAIN_IN_TEXT.test(text)) return false;
-  const blank = !NOT_BLANK.test(text);
+  let blank = true;
+  let text: string | undefined;
+  if (end - start <= SHORT_RUN) {
+    for (let i = start; i < end; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x09) continue;
+      // NOT_PLAIN_IN_TEXT: a control character, `&`, a surrogate or above.
+      if (c < 0x20 || c === 0x26 || c > 0xd7ff) return false;
+      blank = false;
+    }
+  } else {
+    text = s.slice(start, end);
+    if (NOT_PLAIN_IN_TEXT.test(text)) return false;
+    blank = !NOT_BLANK.test(text);
+  }
   if (depth === 0) return blank;
   if (end === s.length) return false;
+  text ??= s.slice(start, end);
   if (!blank && text.includes("]]>")) return false;
   const top = REPLAY_STACK[depth - 1] as ParsedElement;
   top.text += text;
   if (!blank) {
     if (top.children.length > 0) top.mixed = true;
-    if (!REPLAY_SHOWN[depth - 1] && XML_NON_WHITESPACE.test(text)) REPLAY_SHOWN[depth - 1] = true;
+    // Not blank and plain (no carriage return): it holds a character that is not XML white
+    // space, which text() asks XML_NON_WHITESPACE.
+    REPLAY_SHOWN[depth - 1] = true;
   }
   return true;
 }
+
+/** Characters of a text run checked one by one (longer ones by the expressions). */
+const SHORT_RUN = 16;
 
 function attributesOf(pairs: readonly string[]): Record<string, string> {
   const attributes: Record<string, string> = {};
@@ -755,22 +778,17 @@ function attributesOf(pairs: readonly string[]): Record<string, string> {
 /**
  * A template that has matched a second document is kept: its strings, cut from the first one,
  * would keep that document (its text, credentials too) alive as long as the template. They are
- * replaced by copies, V8's single copy of a property name, which its comparisons with the
- * package's constant names (`Envelope`, the SOAP namespace) find equal without reading them.
+ * replaced by {@link interned} copies, which the service's comparisons with its constant names
+ * (`Envelope`, the SOAP namespace, the contract's names) find equal without reading them.
  */
 function detach(t: Template): void {
-  t.markup = t.markup.map(own);
+  t.markup = t.markup.map(interned);
   const scopes = new Map<object, Readonly<Record<string, string>>>([[t.baseScope, t.baseScope]]);
   t.elements = t.elements.map((e) => ({
-    namespace: own(e.namespace),
-    localName: own(e.localName),
-    attributes: e.attributes.map(own),
-    scope: scopeCopy(e.scope, scopes, own),
+    namespace: interned(e.namespace),
+    localName: interned(e.localName),
+    attributes: e.attributes.map(interned),
+    scope: scopeCopy(e.scope, scopes, interned),
   }));
   t.attached = false;
-}
-
-/** A copy of `text` of its own (a property name's), not a slice of a longer string. */
-function own(text: string): string {
-  return Object.keys({ [text]: 0 })[0] as string;
 }
