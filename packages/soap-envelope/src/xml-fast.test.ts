@@ -322,6 +322,29 @@ describe("templates (documents that repeat an earlier one's markup)", () => {
     expect(a.scope).not.toBe(b.scope);
   });
 
+  it("stops comparing after many documents no template built, and starts again", async () => {
+    const templated = envelopeCheckpoint(big, false, new XmlTemplates());
+    const built = async (doc: string) =>
+      Object.isFrozen((await readXml(doc, big, undefined, undefined, templated)).root.scope);
+    // Markup that differs in every message: no template ever builds one.
+    for (let i = 0; i < 100; i++) {
+      expect(await built(BASE.replace("a='1'", `a='${i}'`))).toBe(false);
+    }
+    // Then the same markup again and again: a sampled message leaves its template, the next
+    // sampled one is built from it, and from then on every one is.
+    const results: boolean[] = [];
+    for (let i = 0; i < 40; i++) results.push(await built(BASE.replace("<c:id>1<", `<c:id>${i}<`)));
+    // Not at once: warm, the second of them would have been built from the first one's template.
+    expect(results.slice(0, 4)).toEqual([false, false, false, false]);
+    expect(results.slice(-8)).toEqual(Array(8).fill(true));
+    // And whatever the state, the trees are a parse's.
+    const parsing = envelopeCheckpoint(big, false);
+    for (let i = 0; i < 80; i++) {
+      const doc = i % 2 ? BASE.replace("a='1'", `a='x${i}'`) : BASE.replace("<c:id>1<", `<c:id>${i}<`);
+      await same(doc, templated, parsing);
+    }
+  });
+
   it("holds a template to the limits it was read under", async () => {
     const templates = new XmlTemplates();
     const few: ResolvedXmlLimits = resolveLimits({ maxElements: 5 });

@@ -139,9 +139,13 @@ export class FastParse {
    * offsets. Off once the document is past what a template keeps.
    */
   recording = false;
-  readonly opened: ParsedElement[] = [];
+  readonly opened: (ParsedElement | undefined)[] = [];
+  openedCount = 0;
   readonly ops: number[] = [];
+  opCount = 0;
+  /** Each text run's start and end offsets. */
   readonly runs: number[] = [];
+  runCount = 0;
 
   reset(s: string, limits: ResolvedXmlLimits, baseScope: Readonly<Record<string, string>>): void {
     this.s = s;
@@ -159,15 +163,17 @@ export class FastParse {
     this.stopped = false;
     this.childLimit = Number.POSITIVE_INFINITY;
     this.recording = false;
-    this.opened.length = 0;
-    this.ops.length = 0;
-    this.runs.length = 0;
+    // Counts, not `length = 0`: shrinking an array calls into the runtime.
+    for (let k = 0; k < this.openedCount; k++) this.opened[k] = undefined;
+    this.openedCount = 0;
+    this.opCount = 0;
+    this.runCount = 0;
   }
 
   /** One more op of the shape being recorded; past {@link TEMPLATE_OPS} the recording stops. */
   note(op: number): void {
-    if (this.ops.length >= TEMPLATE_OPS) this.recording = false;
-    else this.ops.push(op);
+    if (this.opCount >= TEMPLATE_OPS) this.recording = false;
+    else this.ops[this.opCount++] = op;
   }
 
   skipSpace(): number {
@@ -189,7 +195,8 @@ export class FastParse {
     this.pos = i;
     if (this.recording) {
       this.note(OP_TEXT);
-      this.runs.push(start, i);
+      this.runs[this.runCount++] = start;
+      this.runs[this.runCount++] = i;
     }
     if (depth === 0) return blank; // outside the root only white space
     if (i === s.length) return false; // an element left open
@@ -253,8 +260,8 @@ export class FastParse {
       return false; // a second root element
     }
     if (this.recording) {
-      this.note(this.opened.length);
-      this.opened.push(element);
+      this.note(this.openedCount);
+      this.opened[this.openedCount++] = element;
       if (selfClosing) this.note(OP_CLOSE);
     }
     if (selfClosing) {
@@ -463,7 +470,7 @@ export function parseSimpleXmlUntil(
   reparse: () => ParsedElement,
 ): XmlParse | undefined {
   const templates = checkpoint.templates;
-  const templated = templates !== undefined && s.length <= TEMPLATE_CHARS;
+  const templated = templates !== undefined && s.length <= TEMPLATE_CHARS && templates.attempt();
   if (templated) {
     const root = templates.replay(s, limits, baseScope);
     if (root !== undefined) return { root, rest: undefined };
@@ -543,6 +550,14 @@ const TEMPLATE_OPS = 512;
 const TEMPLATE_CHARS = 16 * 1024;
 /** Templates kept, the last used first. */
 const TEMPLATE_COUNT = 8;
+/**
+ * How far documents no template builds may outnumber those one builds (see
+ * {@link XmlTemplates.attempt}) before only one in {@link COLD_EVERY} is compared with the
+ * templates: traffic whose markup differs from message to message (an attribute with a fresh id
+ * in each) would pay the comparisons and the recording for nothing.
+ */
+const CREDIT = 64;
+const COLD_EVERY = 16;
 
 /** An element as its start tag made it: what every document of the template shares. */
 export interface TemplateElement {
@@ -550,8 +565,14 @@ export interface TemplateElement {
   localName: string;
   /** Expanded attribute names and their values, in document order. */
   attributes: string[];
-  /** Its in-scope namespaces: the parent's object, or one of the template's own (frozen). */
-  scope: Readonly<Record<string, string>>;
+  /** Its in-scope namespaces: an index into the template's scopes (0: the base scope). */
+  scope: number;
+}
+
+/** Namespace bindings an element made: on the scope at index `parent`, prefixes and URIs. */
+interface TemplateScope {
+  parent: number;
+  bindings: string[];
 }
 
 export interface Template {
@@ -562,8 +583,13 @@ export interface Template {
   /** Element indices as they open, {@link OP_CLOSE} and {@link OP_TEXT}, in document order. */
   ops: number[];
   elements: TemplateElement[];
-  /** Whether its strings are still cut from the document it was made of (see {@link detach}). */
-  attached: boolean;
+  /** The scopes its elements' declarations made, after the base scope (index 0). */
+  scopes: TemplateScope[];
+  /**
+   * The scope objects every tree built from it shares (frozen), by index; undefined until a
+   * document's markup first begins as its does (see {@link detach}).
+   */
+  scopeObjects: Readonly<Record<string, string>>[] | undefined;
 }
 
 /**
@@ -572,6 +598,18 @@ export interface Template {
  */
 export class XmlTemplates {
   private readonly list: Template[] = [];
+  /**
+   * Goes up by 2 for each document a template builds (to {@link CREDIT}) and down by 1 for each
+   * that is compared and none builds (to 0); at 0, only one document in {@link COLD_EVERY} is
+   * compared. A document built saves more than twice what a miss costs.
+   */
+  private credit = CREDIT;
+  private skipped = 0;
+
+  /** Whether this document is compared with the templates, and leaves its own if none builds it. */
+  attempt(): boolean {
+    return this.credit > 0 || ++this.skipped % COLD_EVERY === 0;
+  }
 
   /** The shape of the document `p` parsed to its end, as the first template, if it recorded one. */
   remember(p: FastParse): void {
@@ -596,9 +634,10 @@ export class XmlTemplates {
         list.splice(k, 1);
         list.unshift(t);
       }
-      if (t.attached) detach(t);
+      if (this.credit < CREDIT) this.credit += 2;
       return root;
     }
+    if (this.credit > 0) this.credit--;
     return undefined;
   }
 }
@@ -609,55 +648,51 @@ function template(p: FastParse): Template {
   const runs = p.runs;
   const markup: string[] = [];
   let at = 0;
-  for (let k = 0; k < runs.length; k += 2) {
+  for (let k = 0; k < p.runCount; k += 2) {
     markup.push(s.slice(at, runs[k] as number));
     at = runs[k + 1] as number;
   }
   markup.push(s.slice(at));
-  // The template's scopes are its own, built as the parse built the document's: an element's
-  // scope is its parent's object or one made from it with the element's declarations.
-  const scopes = new Map<object, Readonly<Record<string, string>>>([[p.baseScope, p.baseScope]]);
+  // The scopes as the parse made them: an element's is its parent's object or one made from it
+  // with the element's declarations (few: most documents declare on their root alone).
+  const made: object[] = [p.baseScope];
+  const scopes: TemplateScope[] = [];
   const elements: TemplateElement[] = [];
-  for (const e of p.opened) {
+  for (let k = 0; k < p.openedCount; k++) {
+    const e = p.opened[k] as ParsedElement;
+    const keys = Object.keys(e.attributes);
     const attributes: string[] = [];
-    for (const key of Object.keys(e.attributes)) attributes.push(key, e.attributes[key] as string);
+    for (const key of keys) attributes.push(key, e.attributes[key] as string);
     elements.push({
       namespace: e.namespace,
       localName: e.localName,
       attributes,
-      scope: scopeCopy(e.scope, scopes, (text) => text),
+      scope: scopeIndex(e.scope, made, scopes),
     });
   }
-  return { limits: p.limits, baseScope: p.baseScope, markup, ops: p.ops.slice(), elements, attached: true };
+  return {
+    limits: p.limits,
+    baseScope: p.baseScope,
+    markup,
+    ops: p.ops.slice(0, p.opCount),
+    elements,
+    scopes,
+    scopeObjects: undefined,
+  };
 }
 
-/**
- * `scope` rebuilt on the copies of its ancestors in `scopes` (the base scope maps to itself),
- * its own bindings through `copy`, frozen: the template's, shared by every tree built from it.
- */
-function scopeCopy(
-  scope: Readonly<Record<string, string>>,
-  scopes: Map<object, Readonly<Record<string, string>>>,
-  copy: (text: string) => string,
-): Readonly<Record<string, string>> {
-  let made = scopes.get(scope);
-  if (made === undefined) {
-    const parent = scopeCopy(Object.getPrototypeOf(scope), scopes, copy);
-    const own = Object.create(parent) as Record<string, string>;
-    // Defined, not assigned: a prefix the parent binds too is frozen there, and assigning it
-    // would throw.
-    for (const prefix of Object.keys(scope)) {
-      Object.defineProperty(own, copy(prefix), {
-        value: copy(scope[prefix] as string),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    made = Object.freeze(own);
-    scopes.set(scope, made);
+/** The index of `scope` among the scopes `made`, its bindings added to `scopes` when new. */
+function scopeIndex(scope: object, made: object[], scopes: TemplateScope[]): number {
+  let index = made.indexOf(scope);
+  if (index === -1) {
+    const parent = scopeIndex(Object.getPrototypeOf(scope) as object, made, scopes);
+    const bindings: string[] = [];
+    for (const prefix of Object.keys(scope))
+      bindings.push(prefix, (scope as Record<string, string>)[prefix] as string);
+    index = made.push(scope) - 1;
+    scopes.push({ parent, bindings });
   }
-  return made;
+  return index;
 }
 
 /** The open elements of a replay and whether each one's text so far holds character data. */
@@ -666,9 +701,10 @@ const REPLAY_SHOWN: boolean[] = [];
 
 /** `s` built from template `t`, or undefined when its markup is not `t`'s or a text run is not plain. */
 function replay(t: Template, s: string): ParsedElement | undefined {
-  const markup = t.markup;
-  let segment = markup[0] as string;
+  let segment = t.markup[0] as string;
   if (!sameAt(s, 0, segment)) return undefined;
+  const scopes = t.scopeObjects ?? detach(t);
+  const markup = t.markup;
   let pos = segment.length;
   let next = 1;
   let depth = 0;
@@ -688,7 +724,7 @@ function replay(t: Template, s: string): ParsedElement | undefined {
           attributes: attributesOf(e.attributes),
           children: [],
           text: "",
-          scope: e.scope,
+          scope: scopes[e.scope] as Readonly<Record<string, string>>,
           mixed: false,
         };
         if (depth > 0) {
@@ -776,19 +812,36 @@ function attributesOf(pairs: readonly string[]): Record<string, string> {
 }
 
 /**
- * A template that has matched a second document is kept: its strings, cut from the first one,
- * would keep that document (its text, credentials too) alive as long as the template. They are
- * replaced by {@link interned} copies, which the service's comparisons with its constant names
- * (`Envelope`, the SOAP namespace, the contract's names) find equal without reading them.
+ * A template whose markup a second document begins with is kept: its strings, cut from the first
+ * one, would keep that document (its text, credentials too) alive as long as the template. They
+ * are replaced by {@link interned} copies, which the service's comparisons with its constant names
+ * (`Envelope`, the SOAP namespace, the contract's names) find equal without reading them, and its
+ * scope objects are made (frozen: every tree built from it shares them).
  */
-function detach(t: Template): void {
+function detach(t: Template): Readonly<Record<string, string>>[] {
   t.markup = t.markup.map(interned);
-  const scopes = new Map<object, Readonly<Record<string, string>>>([[t.baseScope, t.baseScope]]);
   t.elements = t.elements.map((e) => ({
     namespace: interned(e.namespace),
     localName: interned(e.localName),
     attributes: e.attributes.map(interned),
-    scope: scopeCopy(e.scope, scopes, interned),
+    scope: e.scope,
   }));
-  t.attached = false;
+  const objects: Readonly<Record<string, string>>[] = [t.baseScope];
+  for (const { parent, bindings } of t.scopes) {
+    const own = Object.create(objects[parent] as object) as Record<string, string>;
+    // Defined, not assigned: a prefix the parent binds too is frozen there, and assigning it
+    // would throw.
+    for (let k = 0; k < bindings.length; k += 2) {
+      Object.defineProperty(own, interned(bindings[k] as string), {
+        value: interned(bindings[k + 1] as string),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    objects.push(Object.freeze(own));
+  }
+  t.scopes = [];
+  t.scopeObjects = objects;
+  return objects;
 }
