@@ -10,6 +10,7 @@ import {
   type XmlLimits,
   type XmlSource,
 } from "./xml.js";
+import type { XmlTemplates } from "./xml-fast.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
 /** SOAP 1.2 Part 1 §5.2.2: the roles every SOAP node acts in, plus `none`, which it never acts in. */
@@ -203,12 +204,19 @@ function isEnvelopePart(element: ParsedElement, localName: string): boolean {
  * element where Part 1 §5 has none (a second Header, an element instead of or after the Body).
  * What stops there is everything a node needs to decide on the header blocks (Part 1 §2.6 steps
  * 1 to 4: mustUnderstand, then the blocks it processes, credentials among them) before it parses
- * a Body that may be a megabyte of nested elements from a sender it will refuse.
+ * a Body that may be a megabyte of nested elements from a sender it will refuse. With `templates`,
+ * a message whose markup repeats an earlier one's (xml-fast.ts) is built whole without a stop: it
+ * holds no more than that one did, and only its text is read.
  */
-export function envelopeCheckpoint(limits: ResolvedXmlLimits, stops: boolean): XmlCheckpoint {
+export function envelopeCheckpoint(
+  limits: ResolvedXmlLimits,
+  stops: boolean,
+  templates?: XmlTemplates,
+): XmlCheckpoint {
   const maxHeaderBlocks = limits.maxHeaderBlocks;
   return {
     stops,
+    templates,
     stopBefore(element, parent, depth) {
       if (depth === 2) return !isEnvelopePart(parent, "Header");
       const index = parent.children.length - 1;

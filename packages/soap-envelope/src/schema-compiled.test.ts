@@ -220,7 +220,22 @@ function damaged(value: unknown, pick: (n: number) => number): unknown[] {
   const out: unknown[] = [{ ...obj, extra: 1 }, { ...obj, extra: undefined }, [obj], new Date(0)];
   if (keys.length > 0) {
     const key = keys[pick(keys.length)] as string;
-    const replacements = [undefined, null, 7, 7n, "7", "x", true, [], [obj[key], obj[key]], { a: 1 }];
+    const replacements = [
+      undefined,
+      null,
+      7,
+      7n,
+      "7",
+      "x",
+      // Characters to escape, and characters XML 1.0 does not allow.
+      `a<b&c>"d'\te`,
+      "\u0001",
+      "x\ud800",
+      true,
+      [],
+      [obj[key], obj[key]],
+      { a: 1 },
+    ];
     for (const r of replacements) out.push({ ...obj, [key]: r });
     const inner = obj[key];
     if (inner !== null && typeof inner === "object" && !Array.isArray(inner)) {

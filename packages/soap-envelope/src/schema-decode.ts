@@ -1,3 +1,4 @@
+import { interned } from "./interned.js";
 import { EncodingStyleError, SchemaValidationError } from "./schema-errors.js";
 import {
   type AnyParticle,
@@ -627,7 +628,9 @@ type ParticleStep = (
 
 /** matchParticle for one element particle, its element's decoder compiled on first use. */
 function particleDecoder(p: ElementParticle, decoders: Decoders): ParticleStep {
-  const { localName, namespace } = p.decl;
+  // Interned: each child's names are compared with them, and `localName` keys the value.
+  const localName = interned(p.decl.localName);
+  const namespace = interned(p.decl.namespace);
   const { min, max, many } = p;
   let decode: ElementDecoder | undefined;
   // The child's path is the same string for the same parent path: built once, not per element.

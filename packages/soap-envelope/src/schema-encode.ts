@@ -1,4 +1,5 @@
 import { escapeXml } from "@svc/errors";
+import { interned } from "./interned.js";
 import { SchemaValidationError } from "./schema-errors.js";
 import {
   type AnyParticle,
@@ -556,6 +557,27 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
   const close = `</${name}>`;
   const nil = ` xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
   const nillable = decl.nillable;
+  if (type.kind === "simple" && isPlainString(type)) {
+    const simple = simpleEncoder(type);
+    const check = lexicalCheck(type);
+    return (value, parentNs, path) => {
+      const start = ns === parentNs ? open : openNs;
+      if (value === null) {
+        if (!nillable) throw new SchemaValidationError(path, "is not nillable");
+        return start + nil;
+      }
+      if (typeof value !== "string") return `${start}>${escapeXml(simple(value, path))}${close}`;
+      // simpleEncoder's checks and escapeXml, with one expression for what checkXmlChars looks
+      // for and escapeXml replaces: a value without any of it (most) needs neither.
+      if (!NEEDS_WORK.test(value)) {
+        check(value, path);
+        return `${start}>${value}${close}`;
+      }
+      checkXmlChars(value, path);
+      check(value, path);
+      return `${start}>${escapeXml(value)}${close}`;
+    };
+  }
   if (type.kind === "simple") {
     const simple = simpleEncoder(type);
     // A lexical form that passed its check holds no character to escape (XML 1.0 §2.4) unless
@@ -614,7 +636,9 @@ function particleEncoder(
   ns: string,
   encoders: Encoders,
 ): (obj: Record<string, unknown>, path: string) => string {
-  const name = p.decl.localName;
+  // Interned: it is the key of every value read (a key V8 does not hold interned is looked up
+  // among the interned ones on each read).
+  const name = interned(p.decl.localName);
   const { min, max } = p;
   let encode: ElementEncoder | undefined;
   if (!p.many) {
@@ -660,11 +684,22 @@ function needsDeclarations(type: SimpleType): boolean {
   return BUILTIN_INFO[type.base].value === "qname";
 }
 
+/** An xs:string (or a restriction of it) that keeps its white space: written as given. */
+function isPlainString(type: SimpleType): boolean {
+  return type.variety === "atomic" && type.base === "string" && type.whiteSpace === "preserve";
+}
+
+/**
+ * escapeXml's test (`@svc/errors`): a character to escape, or one XML 1.0 §2.2 does not allow
+ * (which checkXmlChars refuses).
+ */
+const NEEDS_WORK = /[&<>"'\t\n\r]|[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
 /** encodeSimple for one type: its conversion and lexical check chosen once. */
 function simpleEncoder(type: SimpleType): (value: unknown, path: string) => string {
   const check = lexicalCheck(type);
   if (type.variety !== "atomic") return (value, path) => encodeSimple(type, value, path);
-  if (type.base === "string" && type.whiteSpace === "preserve") {
+  if (isPlainString(type)) {
     return (value, path) => {
       if (typeof value !== "string") return encodeSimple(type, value, path);
       checkXmlChars(value, path);

@@ -1,3 +1,4 @@
+import { interned } from "./interned.js";
 import { checkLongAs, checkObject } from "./options.js";
 import { compileComponents, type SchemaComponents, type SchemaSource } from "./schema-compile.js";
 import { Decoders } from "./schema-decode.js";
@@ -76,12 +77,14 @@ export class CompiledSchema {
     this.elements = components.elements;
     for (const [key, decl] of this.elements) {
       if (key !== clark(decl.namespace, decl.localName)) continue;
+      // Interned keys: a message's names (interned by the parse's templates) are then found
+      // without reading their characters.
       let local = this.byNamespace.get(decl.namespace);
       if (local === undefined) {
         local = new Map();
-        this.byNamespace.set(decl.namespace, local);
+        this.byNamespace.set(interned(decl.namespace), local);
       }
-      local.set(decl.localName, decl);
+      local.set(interned(decl.localName), decl);
     }
     COMPONENTS.set(this, { ...components, longAs });
   }

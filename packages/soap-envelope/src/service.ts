@@ -33,6 +33,7 @@ import {
   WSSE_NS,
   writePlainDetail,
 } from "./fault.js";
+import { interned } from "./interned.js";
 import { type MediaType, readMediaType } from "./media-type.js";
 import {
   checkFunction,
@@ -69,6 +70,7 @@ import {
   type XmlParse,
   type XmlSource,
 } from "./xml.js";
+import { XmlTemplates } from "./xml-fast.js";
 import { trimXml } from "./xml-space.js";
 
 /** SOAP 1.2 Part 2 §7.1.4: the media type of SOAP 1.2 messages over HTTP (RFC 3902). */
@@ -542,7 +544,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     authorize: options.authorize,
     logger: options.logger,
     limits,
-    checkpoint: envelopeCheckpoint(limits, options.authenticate !== undefined),
+    checkpoint: envelopeCheckpoint(limits, options.authenticate !== undefined, new XmlTemplates()),
     bodyTimeoutMs,
     roles: new Set(roles),
     understood: compileNameSet([
@@ -571,10 +573,12 @@ function routesOf(operations: readonly ContractOperation[] | undefined): Routes 
     // an empty Body.
     const first = op.inputBody[0] ?? "";
     const close = first.lastIndexOf("}");
+    // Interned, as the parse's template names are: each message's Body element is compared with
+    // these (checkBody).
     const routed: Route = {
       op,
-      namespace: first.startsWith("{") ? first.slice(1, close) : "",
-      localName: first.startsWith("{") ? first.slice(close + 1) : first,
+      namespace: interned(first.startsWith("{") ? first.slice(1, close) : ""),
+      localName: interned(first.startsWith("{") ? first.slice(close + 1) : first),
     };
     if (op.soapAction && byAction.has(op.soapAction)) sharedActions.add(op.soapAction);
     else if (op.soapAction) byAction.set(op.soapAction, routed);

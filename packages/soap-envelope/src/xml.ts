@@ -6,7 +6,7 @@ import { SaxesParser, type SaxesTagNS } from "saxes";
 import { optionError } from "./options.js";
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
 import { cutCharacters } from "./shown.js";
-import { parseSimpleXml, parseSimpleXmlUntil, setAttribute } from "./xml-fast.js";
+import { parseSimpleXml, parseSimpleXmlUntil, setAttribute, type XmlTemplates } from "./xml-fast.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
 export { shown } from "./shown.js";
@@ -130,6 +130,11 @@ export interface XmlCheckpoint {
   maxChildren(element: ParsedElement, index: number): number;
   /** The message of the {@link XmlError} (kind `"limit"`) when `element` has more than `limit` children. */
   tooManyChildren(element: ParsedElement, limit: number): string;
+  /**
+   * Where the parses asking this checkpoint keep the shapes of the documents they read, so a
+   * document that repeats one's markup is built without parsing it (xml-fast.ts); none without.
+   */
+  readonly templates?: XmlTemplates | undefined;
 }
 
 /** A parse that may have stopped at an {@link XmlCheckpoint}. */
