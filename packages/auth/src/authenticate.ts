@@ -131,7 +131,8 @@ export function authenticate(options: AuthenticateOptions) {
     next: NextFunction,
   ): void | Promise<void> {
     (req as AuthRequest & { [CONTEXT]?: AuthRealm })[CONTEXT] = config.context;
-    delete req.principal;
+    // Only one left by an earlier step: `delete` of an absent property still costs a lookup.
+    if (req.principal !== undefined) delete req.principal;
     let decided: Principal | undefined | Promise<Principal | undefined>;
     try {
       decided = decide(config, req);
@@ -200,7 +201,7 @@ interface AuthenticateConfig {
   basic: BasicVerifier | undefined;
   optional: boolean;
   /** The Bearer verifier's synchronous cache lookup, bound once (see {@link CACHED}). */
-  cached: ((token: string) => Principal | undefined) | undefined;
+  cached: ((token: string, connection?: object) => Principal | undefined) | undefined;
   /** What the authorization guards read from the request. */
   context: AuthRealm;
   /** `Bearer realm="...", error="invalid_token"` (RFC 6750 §3.1). */
@@ -308,7 +309,7 @@ function decide(
     // A token verified before and still in the cache: no promise, no await, and no token68
     // check (RFC 6750 §2.1): the verifier caches only JWS compact tokens, each a token68. A
     // miss is checked below, before any verification.
-    const principal = cached(parsed.credentials);
+    const principal = cached(parsed.credentials, view.socket ?? undefined);
     if (principal !== undefined) return principal;
   }
   return verifyCredentials(config, view, parsed);

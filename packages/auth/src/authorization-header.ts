@@ -29,11 +29,22 @@ export function parseAuthorization(header: string | undefined): AuthorizationCre
   if (value === "") return undefined;
   const space = value.indexOf(" ");
   const scheme = space === -1 ? value : value.slice(0, space);
-  // RFC 9110 §11.1: auth-scheme = token
-  if (!isToken(scheme)) return undefined;
+  // RFC 9110 §11.1: auth-scheme = token, case-insensitive. The usual spellings are tokens
+  // already, in lower case without a new string.
+  const lowered =
+    scheme === "Bearer"
+      ? "bearer"
+      : scheme === "Basic"
+        ? "basic"
+        : isToken(scheme)
+          ? scheme.toLowerCase()
+          : undefined;
+  if (lowered === undefined) return undefined;
   // credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]: any number of spaces separate.
-  const credentials = space === -1 ? "" : value.slice(space + 1).replace(/^ +/, "");
-  return { scheme: scheme.toLowerCase(), credentials };
+  let start = space + 1;
+  if (space !== -1) while (value.charCodeAt(start) === 0x20) start++;
+  const credentials = space === -1 ? "" : value.slice(start);
+  return { scheme: lowered, credentials };
 }
 
 /**

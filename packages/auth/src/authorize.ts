@@ -143,8 +143,11 @@ export function authorize<R extends AuthRequest = AuthRequest>(predicate: Author
     let pending: PromiseLike<unknown> | undefined;
     try {
       answer = predicate(principal, req);
-      const then = (answer as { then?: unknown } | null | undefined)?.then;
-      if (typeof then === "function") pending = answer as PromiseLike<unknown>;
+      // A boolean (the usual answer) has no `then` to look up on its prototype.
+      if (typeof answer !== "boolean") {
+        const then = (answer as { then?: unknown } | null | undefined)?.then;
+        if (typeof then === "function") pending = answer as PromiseLike<unknown>;
+      }
     } catch (err) {
       return next(failed(err));
     }

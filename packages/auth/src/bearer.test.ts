@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { createServer } from "node:http";
+import { Agent, createServer, request } from "node:http";
 import { errorHandler, HttpError } from "@svc/errors";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { app, b64url, rsaPair } from "../test/helpers.js";
 import { authenticate } from "./authenticate.js";
 import { createBearerVerifier } from "./bearer.js";
+import { VerifiedTokenCache } from "./token-cache.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 /** The JWKS servers here listen on plain http on loopback: allowed, and its warning kept quiet. */
@@ -1298,6 +1299,59 @@ describe("Bearer: verified-token cache", () => {
     for (let i = 0; i < 3; i++) {
       const res = await get(l.url, `Bearer ${t}`);
       expect(((await res.json()) as { roles: string[] }).roles).toEqual(["admin"]);
+    }
+  });
+
+  it("one keep-alive connection: a cached token is digested until it is remembered for the connection, and each token gets its own principal", async () => {
+    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD });
+    const a = express();
+    a.get("/me", authenticate({ realm, bearer: verifier }), (req, res) => {
+      const principal = req.principal;
+      res.json(principal ?? null);
+      // A handler changing its principal changes neither the cache nor the next request's.
+      principal?.roles.push("superuser");
+      principal?.scopes.splice(0);
+    });
+    const l = await listen(a);
+    opened.push(l);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ids: string[] = [];
+    const ports = new Set<number>();
+    const me = (t: string) =>
+      new Promise<{ id: string; roles: string[]; scopes: string[] }>((resolve, reject) => {
+        const req = request(`${l.url}/me`, { agent, headers: { authorization: `Bearer ${t}` } }, (res) => {
+          ports.add(res.socket.localPort ?? 0);
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk) => {
+            body += chunk;
+          });
+          res.on("end", () => resolve(JSON.parse(body)));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    const alice = await token();
+    const bob = (await issuer.issue({ id: "bob", scopes: ["read"], roles: [] })).access_token;
+    const digests = vi.spyOn(VerifiedTokenCache, "keyOf");
+    try {
+      for (const t of [alice, alice, alice, bob, bob, alice]) {
+        const principal = await me(t);
+        ids.push(principal.id);
+        expect(principal).toEqual(
+          t === alice
+            ? { id: "alice", roles: ["admin"], scopes: ["read", "write"], scheme: "bearer" }
+            : { id: "bob", roles: [], scopes: ["read"], scheme: "bearer" },
+        );
+      }
+      expect(ids).toEqual(["alice", "alice", "alice", "bob", "bob", "alice"]);
+      // alice: a miss (the lookup's digest and verify's), a hit (its digest, then remembered), a
+      // hit without one; bob the same, but for the last; alice again, a hit digested once more.
+      expect(digests).toHaveBeenCalledTimes(2 + 1 + 0 + 2 + 1 + 1);
+      expect(ports.size).toBe(1);
+    } finally {
+      digests.mockRestore();
+      agent.destroy();
     }
   });
 

@@ -38,7 +38,7 @@ import {
   type RemoteJwksConfig,
   remoteKeySet,
 } from "./remote-jwks.js";
-import { principalBytes, VerifiedTokenCache } from "./token-cache.js";
+import { ConnectionTokens, principalBytes, VerifiedTokenCache } from "./token-cache.js";
 
 /** The verified-token cache's settings. */
 export interface BearerCacheOptions {
@@ -279,7 +279,11 @@ export const CACHED = Symbol("@svc/auth cached principal");
 
 /** A verifier that may answer from its cache without a promise (see {@link CACHED}). */
 export interface CachedLookup {
-  [CACHED]?(token: string): Principal | undefined;
+  /**
+   * `connection`: the request's connection (its socket), when it has one: the last token a hit
+   * answered on it is remembered with it (see {@link ConnectionTokens}).
+   */
+  [CACHED]?(token: string, connection?: object): Principal | undefined;
 }
 
 /** What {@link createBearerVerifier} returns. */
@@ -373,6 +377,8 @@ interface BearerConfig {
   now: () => number;
   /** The verified-token cache; undefined with `cache: false`. */
   cache: VerifiedTokenCache<Principal> | undefined;
+  /** Each connection's last token answered from the cache, with its digest. */
+  connections: ConnectionTokens;
   maxTtlMs: number;
   maxTokenAgeSeconds: number | undefined;
   maxTokenLength: number;
@@ -405,7 +411,7 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
         (config.keySource as ReloadableKeySource).invalidate();
     },
     // The same lookup verify() starts with, without the promise: undefined for anything else.
-    [CACHED]: (token) => cachedPrincipal(config, token),
+    [CACHED]: (token, connection) => cachedPrincipal(config, token, connection),
   };
   return verifier;
 }
@@ -512,6 +518,7 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
           ),
     now,
     cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax, principalBytes) : undefined,
+    connections: new ConnectionTokens(),
     maxTtlMs: cacheMaxTtl * 1000,
     maxTokenAgeSeconds,
     maxTokenLength,
@@ -914,15 +921,30 @@ function cachedUntil(config: BearerConfig, exp: number, iat: number | undefined,
  * The cache lookup verify() starts with, without the promise (see {@link CACHED}). A hit is a
  * token verify() checked and cached, so it has the JWS compact form and is a token68.
  */
-function cachedPrincipal(config: BearerConfig, token: string): Principal | undefined {
+function cachedPrincipal(config: BearerConfig, token: string, connection?: object): Principal | undefined {
   const { cache } = config;
   if (!cache || token.length > config.maxTokenLength) return undefined;
-  const hit = cache.get(VerifiedTokenCache.keyOf(token), config.now());
-  return hit ? clonePrincipal(hit) : undefined;
+  const known = connection === undefined ? undefined : config.connections.keyOf(connection, token);
+  const key = known ?? VerifiedTokenCache.keyOf(token);
+  const hit = cache.get(key, config.now());
+  if (hit === undefined) return undefined;
+  if (known === undefined && connection !== undefined) config.connections.remember(connection, token, key);
+  return clonePrincipal(hit);
 }
 
+/**
+ * A copy whose lists the caller may change without changing the cached principal (a handler
+ * pushing a role must not grant it to the next request). `slice()` copies a list without the
+ * iteration a spread goes through; an empty one is a new literal.
+ */
 function clonePrincipal(p: Principal): Principal {
-  return { id: p.id, roles: [...p.roles], scopes: [...p.scopes], scheme: p.scheme };
+  const { roles, scopes } = p;
+  return {
+    id: p.id,
+    roles: roles.length === 0 ? [] : roles.slice(),
+    scopes: scopes.length === 0 ? [] : scopes.slice(),
+    scheme: p.scheme,
+  };
 }
 
 const UNIT_SECONDS: Record<string, number> = {

@@ -144,10 +144,25 @@ interface Report {
 }
 
 /**
- * The reports on one response, by its owner (Express's `res`, or the request a gate decides for:
- * every limiter on that request adds to one list).
+ * Where the reports on one response are kept: a property of their owner (Express's `res`, or the
+ * request a gate decides for: every limiter on that request adds to one list), so they live and
+ * go with it, without a `WeakMap` entry per request.
  */
-const reports = new WeakMap<object, Report[]>();
+const REPORTS = Symbol("@svc/ratelimit reports");
+
+/** The reports of an owner that takes no property (a frozen or sealed request object). */
+const sealedReports = new WeakMap<object, Report[]>();
+
+type ReportOwner = { [REPORTS]?: Report[] };
+
+function reportsOf(owner: object): Report[] | undefined {
+  return (owner as ReportOwner)[REPORTS] ?? sealedReports.get(owner);
+}
+
+function keepReports(owner: object, list: Report[]): void {
+  if (Object.isExtensible(owner)) (owner as ReportOwner)[REPORTS] = list;
+  else sealedReports.set(owner, list);
+}
 
 /** The response fields of the rate limit reports, by name as written on the wire. */
 export type RateLimitFields = Record<string, string>;
@@ -162,7 +177,7 @@ function tighter(a: Decision, b: Decision): boolean {
 /** The tightest decision reported for `owner` so far, if any. */
 export function tightestDecision(owner: object): Decision | undefined {
   let best: Decision | undefined;
-  for (const r of reports.get(owner) ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
+  for (const r of reportsOf(owner) ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
   return best;
 }
 
@@ -205,11 +220,11 @@ export function reportDecision(
   policy: RateLimitPolicy,
   settings: HeaderSettings,
 ): RateLimitFields | undefined {
-  const list = reports.get(owner);
+  const list = reportsOf(owner);
   if (!list) {
     // The first (often the only) limiter on this response.
     const name = settings.policyName;
-    reports.set(owner, [{ decision, policy, settings, name }]);
+    keepReports(owner, [{ decision, policy, settings, name }]);
     return singleFields(decision, policy, settings, name);
   }
   const report: Report = { decision, policy, settings, name: uniqueName(list, settings.policyName) };
@@ -225,6 +240,60 @@ export function reportDecision(
   return allFields(list);
 }
 
+/**
+ * What a limiter's fields say that depends on its policy, its header settings, its policy name and
+ * the decision's `limit` alone, written once rather than on every response: the `RateLimit-Policy`
+ * value, the quoted name that starts its `RateLimit` item, `X-RateLimit-Limit`.
+ */
+interface PolicyText {
+  readonly settings: HeaderSettings;
+  readonly name: string;
+  readonly limit: number;
+  readonly family: Family | undefined;
+  /** `X-RateLimit-Limit`. */
+  readonly legacyLimit: string;
+  /** The policy name as an sf-string (drafts 8 to 10). */
+  readonly item: string;
+  /** `RateLimit-Policy`: the item with `q` and `w` (drafts 8 to 10), or the limit with `w` (6, 7). */
+  readonly policyField: string;
+}
+
+/**
+ * The text of each policy's fields, by policy (a limiter's own, or one of its at most 64 cached
+ * per-request limits): one entry per live policy object, for the last settings, name and limit
+ * it was written for (another replaces it), so it never holds more than the policies do.
+ */
+const policyTexts = new WeakMap<RateLimitPolicy, PolicyText>();
+
+export function policyText(
+  decision: Decision,
+  policy: RateLimitPolicy,
+  settings: HeaderSettings,
+  name: string,
+): PolicyText {
+  const known = policyTexts.get(policy);
+  if (
+    known !== undefined &&
+    known.settings === settings &&
+    known.name === name &&
+    known.limit === decision.limit
+  )
+    return known;
+  const family = familyOf(settings.standard);
+  const item = sfString(name);
+  const text: PolicyText = {
+    settings,
+    name,
+    limit: decision.limit,
+    family,
+    legacyLimit: String(decision.limit),
+    item,
+    policyField: family === "list" ? policyItem(item, decision, policy) : quotaPolicy(decision, policy),
+  };
+  policyTexts.set(policy, text);
+  return text;
+}
+
 /** The fields of one limiter's decision: the fields the loop below joins, for a single item. */
 function singleFields(
   decision: Decision,
@@ -232,14 +301,18 @@ function singleFields(
   settings: HeaderSettings,
   name: string,
 ): RateLimitFields {
+  const text = policyText(decision, policy, settings, name);
   const out: RateLimitFields = {};
-  if (settings.legacy) writeLegacy(out, decision, settings);
-  const family = familyOf(settings.standard);
+  if (settings.legacy) {
+    out["X-RateLimit-Limit"] = text.legacyLimit;
+    out["X-RateLimit-Remaining"] = String(decision.remaining);
+    out["X-RateLimit-Reset"] = legacyReset(decision, settings);
+  }
+  const { family } = text;
   if (family === "list") {
-    const item = sfString(name);
-    out["RateLimit-Policy"] = policyItem(item, decision, policy);
-    out.RateLimit = limitItem(item, decision);
-  } else if (family !== undefined) writeSingle(out, family, decision, policy);
+    out["RateLimit-Policy"] = text.policyField;
+    out.RateLimit = limitItem(text.item, decision);
+  } else if (family !== undefined) writeSingle(out, family, decision, text.policyField);
   return out;
 }
 
@@ -264,12 +337,12 @@ function writeSingle(
   out: RateLimitFields,
   family: "draft-6" | "draft-7",
   decision: Decision,
-  policy: RateLimitPolicy,
+  policyField: string,
 ): void {
   const limit = sfInteger(decision.limit);
   const remaining = sfInteger(decision.remaining);
   const reset = sfInteger(resetSeconds(decision));
-  out["RateLimit-Policy"] = `${limit};w=${windowSeconds(policy)}`;
+  out["RateLimit-Policy"] = policyField;
   if (family === "draft-7") {
     out.RateLimit = `limit=${limit}, remaining=${remaining}, reset=${reset}`;
     return;
@@ -277,6 +350,11 @@ function writeSingle(
   out["RateLimit-Limit"] = String(limit);
   out["RateLimit-Remaining"] = String(remaining);
   out["RateLimit-Reset"] = String(reset);
+}
+
+/** `RateLimit-Policy` of draft-6 and draft-7: the limit, with the window as `w`. */
+function quotaPolicy(decision: Decision, policy: RateLimitPolicy): string {
+  return `${sfInteger(decision.limit)};w=${windowSeconds(policy)}`;
 }
 
 /** One quota policy Item of `RateLimit-Policy` (draft-10 §3.1), its Integers within RFC 8941 §3.3.1. */
@@ -292,7 +370,12 @@ function limitItem(name: string, decision: Decision): string {
 function writeLegacy(out: RateLimitFields, decision: Decision, settings: HeaderSettings): void {
   out["X-RateLimit-Limit"] = String(decision.limit);
   out["X-RateLimit-Remaining"] = String(decision.remaining);
-  out["X-RateLimit-Reset"] = String(
+  out["X-RateLimit-Reset"] = legacyReset(decision, settings);
+}
+
+/** `X-RateLimit-Reset`: epoch seconds, or seconds from now (`resetFormat`). */
+function legacyReset(decision: Decision, settings: HeaderSettings): string {
+  return String(
     settings.resetFormat === "epoch-seconds"
       ? Math.ceil(decision.resetAt / 1000)
       : ceilSeconds(decision.resetAt - decision.now),
@@ -334,7 +417,7 @@ function allFields(list: readonly Report[]): RateLimitFields {
   }
   if (legacy) writeLegacy(out, legacy.decision, legacy.settings);
   if (single && family !== undefined && family !== "list")
-    writeSingle(out, family, single.decision, single.policy);
+    writeSingle(out, family, single.decision, quotaPolicy(single.decision, single.policy));
   if (policies.length > 0) {
     // draft-10 §3: 'The "RateLimit-Policy" response header field is a non-empty List[SF] of
     // Quota Policy Items'; §4: the RateLimit field "is expressed as a List[SF] of Service Limit

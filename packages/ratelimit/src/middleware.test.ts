@@ -217,6 +217,45 @@ describe("client key", () => {
     expect(await as()).toBe(429);
   });
 
+  it("the client address (Express's req.ip, a walk of X-Forwarded-For) is read only when the key needs it, at most once; with skip, as the request arrives", async () => {
+    let reads = 0;
+    const counted = (app: express.Express) =>
+      app.use((req, _res, next) => {
+        Object.defineProperty(req, "ip", {
+          get() {
+            reads++;
+            return "203.0.113.9";
+          },
+        });
+        const user = req.headers["x-user"];
+        if (typeof user === "string") (req as RateLimitRequest).principal = { id: user };
+        next();
+      });
+    const url = await serve({ limit: 5 }, counted);
+    expect((await fetch(url, { headers: { "X-User": "alice" } })).status).toBe(200);
+    expect(reads).toBe(0);
+    expect((await fetch(url)).status).toBe(200);
+    expect(reads).toBe(1);
+    const allowing = await serve({ limit: 5, allowlist: ["198.51.100.0/24"] }, counted);
+    reads = 0;
+    expect((await fetch(allowing)).status).toBe(200);
+    expect(reads).toBe(1);
+    let seen = -1;
+    const skipping = await serve(
+      {
+        limit: 5,
+        skip: () => {
+          seen = reads;
+          return false;
+        },
+      },
+      counted,
+    );
+    reads = 0;
+    expect((await fetch(skipping)).status).toBe(200);
+    expect([seen, reads]).toEqual([1, 1]);
+  });
+
   it("custom key(req) → the header's value is the bucket", async () => {
     const url = await serve({ limit: 1, key: (req) => String(req.headers["x-tenant"] ?? "none") });
     expect((await fetch(url, { headers: { "X-Tenant": "a" } })).status).toBe(200);

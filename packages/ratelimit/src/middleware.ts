@@ -39,15 +39,7 @@ export function rateLimit(options: RateLimitOptions) {
   const { state, decide } = createDecider(config, false);
 
   return function rateLimitMiddleware(req: RateLimitRequest, res: ServerResponse, next: NextFunction): void {
-    // Express's `req.ip` applies the app's `trust proxy`; the peer's address without Express.
-    const asked: Asked = {
-      view: req,
-      native: req,
-      res,
-      address: req.ip ?? req.socket?.remoteAddress,
-      owner: res,
-    };
-    decide(asked, (verdict) => {
+    decide(new ExpressAsked(req, res, config.skip !== undefined), (verdict) => {
       switch (verdict.kind) {
         case "pass":
           next();
@@ -89,10 +81,47 @@ export function rateLimit(options: RateLimitOptions) {
   };
 }
 
+/**
+ * An Express request as the limiter reads it. The client's address is read when the decision
+ * needs it (an `allowed` list, or no principal to key by), at most once: Express's `req.ip`
+ * applies the app's `trust proxy` on every read, a walk of `X-Forwarded-For` a request keyed by
+ * its principal never needs. The peer's address without Express. With a `skip` (which may answer
+ * a promise) it is read at once, as the request arrives: a client resetting the connection while
+ * `skip` runs leaves its address behind, and the request is counted under it.
+ */
+class ExpressAsked implements Asked {
+  readonly view: RateLimitRequest;
+  readonly native: RateLimitRequest;
+  readonly res: ServerResponse;
+  readonly owner: ServerResponse;
+  #read = false;
+  #address: string | undefined;
+
+  constructor(req: RateLimitRequest, res: ServerResponse, now: boolean) {
+    this.view = req;
+    this.native = req;
+    this.res = res;
+    this.owner = res;
+    if (now) this.#resolve();
+  }
+
+  #resolve(): void {
+    this.#address = this.native.ip ?? this.native.socket?.remoteAddress;
+    this.#read = true;
+  }
+
+  get address(): string | undefined {
+    if (!this.#read) this.#resolve();
+    return this.#address;
+  }
+}
+
 /** The rate limit fields on the response, before the route's answer or the error's. */
 function setFields(res: ServerResponse, fields: Readonly<Record<string, string>> | undefined): void {
   if (fields === undefined || res.headersSent) return;
-  for (const name of Object.keys(fields)) res.setHeader(name, fields[name] as string);
+  // The fields of one response are written in one shape (the same names, in the same order):
+  // `for...in` reads them through the shape's enumeration cache.
+  for (const name in fields) res.setHeader(name, fields[name] as string);
 }
 
 /**

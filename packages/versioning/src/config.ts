@@ -8,6 +8,7 @@ import type {
   MediaTypeStrategyOptions,
   UriStrategyOptions,
 } from "./options.js";
+import type { VendorMediaType } from "./parse.js";
 
 /** The options of {@link versions}, validated and resolved once, at construction. */
 export interface VersioningConfig {
@@ -31,7 +32,27 @@ export interface VersioningConfig {
   supported: Readonly<Record<string, string>>;
   /** Every request field that can name a version: the `Vary` of every answer (RFC 9110 §12.5.5). */
   varyAll: readonly string[];
+  /** `varyAll`, then `Content-Type` when the media type strategy reads a request's content type. */
+  varyWithContent: readonly string[];
+  /**
+   * What each `Accept` value says to the media type strategy, parsed once per value: at most
+   * {@link ACCEPT_CACHE_LIMIT} values of at most `MAX_FIELD_LENGTH` characters (see `vendorRanges`).
+   */
+  accepted: Map<string, AcceptedTypes>;
+  /** The `Accept` value last answered from `accepted`, with its answer (one more value at most). */
+  lastAccepted: { readonly accept: string; readonly types: AcceptedTypes } | undefined;
 }
+
+/** What an `Accept` value says to the media type strategy. */
+export interface AcceptedTypes {
+  /** Its vendor ranges, best first. */
+  readonly ranges: readonly VendorMediaType[];
+  /** Whether it also accepts a type that names no version (see `acceptsUnversioned`). */
+  readonly unversioned: boolean;
+}
+
+/** The most `Accept` values one configuration keeps parsed (clients send the same few again and again). */
+export const ACCEPT_CACHE_LIMIT = 500;
 
 function isVersion(v: unknown): v is number {
   return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 999_999_999;
@@ -267,6 +288,7 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
   }
   const deprecated = deprecatedConfig(options.deprecated, versions, list);
   const deprecatedList = [...deprecated.keys()].sort((a, b) => a - b).join(", ");
+  const varyAll = [...(header?.names ?? []), ...(mediaType ? ["Accept"] : [])];
   const supported: Record<string, string> = { "API-Supported-Versions": list };
   if (deprecatedList) supported["API-Deprecated-Versions"] = deprecatedList;
   return {
@@ -280,6 +302,9 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
     neutral: neutralMatchers(options.neutral),
     caseSensitive: routingConfig(options.routing),
     supported: Object.freeze(supported),
-    varyAll: [...(header?.names ?? []), ...(mediaType ? ["Accept"] : [])],
+    varyAll: Object.freeze(varyAll),
+    varyWithContent: mediaType ? Object.freeze([...varyAll, "Content-Type"]) : Object.freeze(varyAll),
+    accepted: new Map(),
+    lastAccepted: undefined,
   };
 }

@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import { createPipeline, type PipelineRequest, type VersionDecision } from "@svc/kernel";
 import { describe, expect, it } from "vitest";
 import { base } from "../test/base-options.js";
-import { versions } from "./core.js";
+import { ACCEPT_CACHE_LIMIT, resolveConfig } from "./config.js";
+import { decide, versionResolver, versions } from "./core.js";
 
 const step = versions(base);
 
@@ -409,5 +410,44 @@ describe("versions() in a pipeline", () => {
     const prepared = createPipeline({ versioning: step }).prepare(request(), "/v9/x");
     expect((prepared.refusal as { status: number }).status).toBe(404);
     expect(prepared.version?.fields["api-supported-versions"]).toBe("1, 2");
+  });
+});
+
+describe("parsed Accept values", () => {
+  it("2,000 distinct Accept values → each decided on its own, at most 500 kept parsed", () => {
+    const config = resolveConfig({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } });
+    for (let i = 0; i < 2000; i++) {
+      const version = (i % 2) + 1;
+      const accept = `application/vnd.svc.v${version}+json;p=${i}`;
+      expect(decide(config, "GET", "/x", { accept }).version).toBe(version);
+    }
+    expect(config.accepted.size).toBeLessThanOrEqual(ACCEPT_CACHE_LIMIT);
+    expect(ACCEPT_CACHE_LIMIT).toBe(500);
+  });
+
+  it("two vendors, one Accept value → each configuration reads it in its own tree", () => {
+    const accept = "application/vnd.a.v2+json, application/vnd.b.v1+json;q=0.5";
+    const a = resolveConfig({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "a" } });
+    const b = resolveConfig({ versions: [1, 2], defaultVersion: 2, mediaType: { vendor: "b" } });
+    for (let i = 0; i < 2; i++) {
+      expect(decide(a, "GET", "/x", { accept }).mediaType).toBe("application/vnd.a.v2+json");
+      expect(decide(b, "GET", "/x", { accept }).mediaType).toBe("application/vnd.b.v1+json");
+    }
+  });
+});
+
+describe("versionResolver(): Vary", () => {
+  it("each resolution's vary is its own list: changing one leaves the next as it was", () => {
+    const resolve = versionResolver({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } });
+    const first = resolve("/v2/x", { "content-length": "2" });
+    expect(first.vary).toEqual(["API-Version", "Accept-Version", "Accept", "Content-Type"]);
+    first.vary.push("Origin");
+    expect(resolve("/v2/x", { "content-length": "2" }).vary).toEqual([
+      "API-Version",
+      "Accept-Version",
+      "Accept",
+      "Content-Type",
+    ]);
+    expect(resolve("/x", {}).vary).toEqual(["API-Version", "Accept-Version", "Accept"]);
   });
 });

@@ -10,7 +10,7 @@ import {
   type VersionDecision,
   type Versioner,
 } from "@svc/kernel";
-import { resolveConfig, type VersioningConfig } from "./config.js";
+import { ACCEPT_CACHE_LIMIT, type AcceptedTypes, resolveConfig, type VersioningConfig } from "./config.js";
 import type { ApiVersioningOptions, VersionResolution, VersionSource } from "./options.js";
 import {
   acceptsUnversioned,
@@ -45,44 +45,47 @@ function spelled(named: Named): string {
   return named.spelled ?? String(named.version);
 }
 
-/** The `vary` of a resolution under construction: `conclude` always replaces it. */
+/** The `vary` of a resolution under construction: each entry point sets its own (see `varyOf`). */
 const PENDING: string[] = [];
 
-/** What an `Accept` value says to the media type strategy. */
-interface AcceptedTypes {
-  /** Its vendor ranges, best first. */
-  readonly ranges: readonly VendorMediaType[];
-  /** Whether it also accepts a type that names no version (see `acceptsUnversioned`). */
-  readonly unversioned: boolean;
+/**
+ * The request fields any decision depended on (RFC 9110 §12.5.5), the same for every answer:
+ * every field that can name a version, and with content its Content-Type, which was read and
+ * could have named it (a refusal of vnd.svc.v9+json content is a 415).
+ */
+function varyOf(config: VersioningConfig, headers: IncomingHttpHeaders): readonly string[] {
+  return config.mediaType !== undefined && hasContent(headers) ? config.varyWithContent : config.varyAll;
 }
 
 const NO_TYPES: AcceptedTypes = Object.freeze({ ranges: Object.freeze([]), unversioned: false });
 
 /**
- * Parsed vendor ranges by vendor and `Accept` value: clients send the same few values again and
- * again. Bounded: at most 500 entries, each an `Accept` value of at most `MAX_FIELD_LENGTH`
- * (8192) characters and its vendor ranges (at most `MAX_LIST_MEMBERS`, 128).
+ * Parsed vendor ranges of an `Accept` value, from the configuration's own cache (its vendor is
+ * fixed, so the value alone is the key): clients send the same few values again and again.
+ * Bounded: at most `ACCEPT_CACHE_LIMIT` (500) entries, each an `Accept` value of at most
+ * `MAX_FIELD_LENGTH` (8192) characters and its vendor ranges (at most `MAX_LIST_MEMBERS`, 128).
  */
-const rangeCache = new Map<string, AcceptedTypes>();
-const RANGE_CACHE_LIMIT = 500;
-
-function vendorRanges(accept: string | undefined, vendor: string): AcceptedTypes {
+function vendorRanges(config: VersioningConfig, accept: string | undefined, vendor: string): AcceptedTypes {
   if (!accept) return NO_TYPES;
   // The shared grammar disregards a longer value (no ranges, so no vendor type and nothing
   // unversioned): answered without a cache entry, whose key would otherwise be as large as the
   // server's header limit allows (a raised maxHeaderSize: 500 values of 1 MB held 500 MB).
   if (accept.length > MAX_FIELD_LENGTH) return NO_TYPES;
-  const key = `${vendor}\n${accept}`;
-  let types = rangeCache.get(key);
+  // The value of the request before (clients of one API mostly send one): no lookup.
+  const last = config.lastAccepted;
+  if (last !== undefined && last.accept === accept) return last.types;
+  const cache = config.accepted;
+  let types = cache.get(accept);
   if (types === undefined) {
     types = Object.freeze({
       ranges: Object.freeze(parseVendorMediaTypes(accept, vendor)),
       unversioned: acceptsUnversioned(accept, vendor),
     });
     // Bounded: a client sending a new Accept on every request only ever costs a clear().
-    if (rangeCache.size >= RANGE_CACHE_LIMIT) rangeCache.clear();
-    rangeCache.set(key, types);
+    if (cache.size >= ACCEPT_CACHE_LIMIT) cache.clear();
+    cache.set(accept, types);
   }
+  config.lastAccepted = { accept, types };
   return types;
 }
 
@@ -157,7 +160,9 @@ function readHeaders(config: VersioningConfig, headers: IncomingHttpHeaders, nam
     const key = keys[i] as string;
     // Own fields only: Node's req.headers inherits from Object.prototype, so a configured name
     // such as `constructor` or `toString` would otherwise read a function when the field is absent.
-    const value = parseHeaderVersion(Object.hasOwn(headers, key) ? headers[key] : undefined);
+    // An absent field (the usual case) reads undefined without asking.
+    const read = headers[key];
+    const value = parseHeaderVersion(read !== undefined && Object.hasOwn(headers, key) ? read : undefined);
     if (value === "malformed") {
       throw badRequest(config, `Header ${names[i]} must be one API version number`, "malformed_api_version");
     }
@@ -206,7 +211,7 @@ function readMediaType(
   neutral: () => boolean,
 ): VendorMediaType | undefined {
   if (!config.mediaType) return undefined;
-  const { ranges, unversioned } = vendorRanges(headers.accept, config.mediaType.vendor);
+  const { ranges, unversioned } = vendorRanges(config, headers.accept, config.mediaType.vendor);
   // The path, a header or the content's type named a version already. RFC 9110 §12.5.1: `Accept`
   // lists every media range the client accepts, not one choice: a client that speaks v1 and v2
   // (`vnd.svc.v1+json, vnd.svc.v2+json`) asking for `/v2/...` accepts the v2 type, and a client
@@ -305,8 +310,8 @@ function conclude(
 ): VersionResolution {
   const first = named[0];
   if (first === undefined) {
-    // The absence of every version-bearing header chose the default, so caches must key on them too.
-    resolution.vary = config.varyAll.slice();
+    // The absence of every version-bearing header chose the default, so caches must key on them
+    // too: `vary` stays every version field (see `varyOf`).
     if (config.defaultVersion === undefined && !neutral()) {
       throw badRequest(
         config,
@@ -329,8 +334,8 @@ function conclude(
   // whichever strategy named the version, and any of them could have changed the answer: a
   // conflicting `API-Version` with `/v2/x` or with `Accept: vnd.svc.v2+json` is a 400, the other
   // header name could name another version, and a vendor range in `Accept` labels the response.
-  // So a cache keeps this answer only for requests with the same values of all of them.
-  resolution.vary = config.varyAll.slice();
+  // So a cache keeps this answer only for requests with the same values of all of them: `vary`
+  // is every version field, whatever named the version (see `varyOf`).
   if (!config.versions.has(first.version)) {
     if (neutral()) return useDefault(config, resolution, neutral);
     throw refuseUnknown(config, named, first);
@@ -384,8 +389,6 @@ export function decide(
   readContentType(config, named, headers, neutral);
   const unacceptable = readMediaType(config, resolution, named, headers, neutral);
   const decided = conclude(config, resolution, named, neutral, unacceptable);
-  // RFC 9110 §12.5.5: with content, its Content-Type was read and could have named the version.
-  if (config.mediaType && hasContent(headers)) decided.vary.push(CONTENT_TYPE);
   if (origin !== "") decided.url = `${origin}${decided.url}`;
   return decided;
 }
@@ -404,7 +407,12 @@ export function versionResolver(
   options: ApiVersioningOptions,
 ): (url: string, headers: IncomingHttpHeaders, method?: string) => VersionResolution {
   const config = resolveConfig(options);
-  return (url, headers, method) => decide(config, method, url, headers);
+  return (url, headers, method) => {
+    const resolution = decide(config, method, url, headers);
+    // The caller's own list, free to change.
+    resolution.vary = [...varyOf(config, headers)];
+    return resolution;
+  };
 }
 
 /** A field value as one list (RFC 9110 §5.3: lines of a list field combine with commas). */
@@ -454,12 +462,6 @@ function fieldsByVersion(config: VersioningConfig): { supported: Fields; byVersi
 export function versions(options: ApiVersioningOptions): Versioner {
   const config = resolveConfig(options);
   const { supported, byVersion } = fieldsByVersion(config);
-  // RFC 9110 §12.5.5: a refusal depended on every field that could have named the version, and
-  // on a request's Content-Type when it has content (vnd.svc.v9+json is a 415).
-  const refusalVary = Object.freeze([...config.varyAll]);
-  const refusalVaryWithContent = config.mediaType
-    ? Object.freeze([...config.varyAll, CONTENT_TYPE])
-    : refusalVary;
   return {
     resolve(request: PipelineRequest, target: string): VersionDecision {
       const caseSensitive =
@@ -484,7 +486,7 @@ export function versions(options: ApiVersioningOptions): Versioner {
           prefix: resolution.pathPrefix,
           label: resolution.mediaType,
           fields,
-          vary: resolution.vary,
+          vary: varyOf(config, request.headers),
           error: undefined,
         };
       } catch (err) {
@@ -495,7 +497,8 @@ export function versions(options: ApiVersioningOptions): Versioner {
           prefix: "",
           label: undefined,
           fields: supported,
-          vary: hasContent(request.headers) ? refusalVaryWithContent : refusalVary,
+          // RFC 9110 §12.5.5: a refusal depended on the same fields.
+          vary: varyOf(config, request.headers),
           error: err,
         };
       }

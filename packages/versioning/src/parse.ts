@@ -30,7 +30,7 @@ export function parseUriVersion(url: string, prefix = "v"): { version: number; r
  * @example readUriPrefix("/v2/x", "v") // { digits: "2", rest: "/x" }
  */
 export function readUriPrefix(url: string, prefix: string): { digits: string; rest: string } | undefined {
-  if (!url.startsWith(`/${prefix}`)) return undefined;
+  if (url.charCodeAt(0) !== 0x2f || !url.startsWith(prefix, 1)) return undefined;
   let i = prefix.length + 1;
   while (i < url.length && url.charCodeAt(i) >= 48 && url.charCodeAt(i) <= 57) i++;
   const digits = url.slice(prefix.length + 1, i);
