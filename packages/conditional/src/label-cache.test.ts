@@ -26,6 +26,13 @@ describe("representationTag's labels", () => {
     expect(labelCacheSize()).toBe(before);
   });
 
+  it('("a\\nb", no language) and ("a", "b") in turn → each its own label, though joined they read alike', () => {
+    for (let round = 0; round < 3; round++) {
+      expect(representationTag("a\nb", undefined, "x")).toBe(expectedTag("a\nb\n\n", "x"));
+      expect(representationTag("a", "b", "x")).toBe(expectedTag("a\nb\n", "x"));
+    }
+  });
+
   it("JSON and XML, English and German, in turn → each its own tag, as computed alone", () => {
     const cases: [string, string | undefined, string][] = [
       ["application/json", undefined, "application/json\n\n"],

@@ -11,6 +11,7 @@ import {
   trimOws,
   type Validators,
 } from "@svc/kernel";
+import { BoundedPairMemo } from "@svc/kernel/internal";
 import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -38,32 +39,20 @@ function representationLabel(contentType: string, language: string | undefined):
 }
 
 /**
- * The labels' UTF-8 bytes by content type and language: a server sends a handful of types (its
- * representations', the vendor labels of its versions), each response tagged under one, so the
- * label is parsed and encoded once per value instead of on every response. Bounded: at most
- * {@link LABEL_CACHE_LIMIT} (64) entries, keys of at most {@link LABEL_KEY_LENGTH} (256)
- * characters (a longer value is labelled afresh each time and never held), so at most some 100 KB;
- * a 65th value clears it.
+ * The labels' UTF-8 bytes by content type and language (`""` for none): a server sends a handful
+ * of types (its representations', the vendor labels of its versions), each response tagged under
+ * one, so the label is parsed and encoded once per value instead of on every response. Bounded: at
+ * most 64 entries, a type and a language of at most 256 characters each (a longer one is labelled
+ * afresh each time and never held), so at most some 100 KB; a 65th entry clears them.
  */
-const labelCache = new Map<string, Buffer>();
-const LABEL_CACHE_LIMIT = 64;
-const LABEL_KEY_LENGTH = 256;
-
-function labelBytes(contentType: string, language: string | undefined): Buffer {
-  // No language (the common case) keys by the type itself: no string is built for the lookup.
-  const key = language === undefined ? contentType : `${contentType}\n${language}`;
-  let bytes = labelCache.get(key);
-  if (bytes !== undefined) return bytes;
-  bytes = Buffer.from(representationLabel(contentType, language), "utf8");
-  if (key.length > LABEL_KEY_LENGTH) return bytes;
-  if (labelCache.size >= LABEL_CACHE_LIMIT) labelCache.clear();
-  labelCache.set(key, bytes);
-  return bytes;
-}
+const labels = new BoundedPairMemo(
+  (contentType: string, language: string) => Buffer.from(representationLabel(contentType, language), "utf8"),
+  { limit: 64, maxKeyLength: 256 },
+);
 
 /** How many labels {@link representationTag} holds now, for tests of its bound. @internal */
 export function labelCacheSize(): number {
-  return labelCache.size;
+  return labels.size;
 }
 
 /**
@@ -86,7 +75,7 @@ export function representationTag(
   body: string | Uint8Array,
 ): string {
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  const label = labelBytes(contentType, language);
+  const label = labels.get(contentType, language ?? "");
   const labelled = Buffer.allocUnsafe(label.byteLength + bytes.byteLength);
   label.copy(labelled, 0);
   labelled.set(bytes, label.byteLength);
