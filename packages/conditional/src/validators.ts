@@ -11,7 +11,7 @@ import {
   trimOws,
   type Validators,
 } from "@svc/kernel";
-import { BoundedPairMemo } from "@svc/kernel/internal";
+import { BoundedMemo, BoundedPairMemo } from "@svc/kernel/internal";
 import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -38,21 +38,29 @@ function representationLabel(contentType: string, language: string | undefined):
   return `${type}\n${(language ?? "").toLowerCase()}\n`;
 }
 
+/** A representation's label as UTF-8 bytes. */
+function labelBytes(contentType: string, language: string | undefined): Buffer {
+  return Buffer.from(representationLabel(contentType, language), "utf8");
+}
+
 /**
- * The labels' UTF-8 bytes by content type and language (`""` for none): a server sends a handful
- * of types (its representations', the vendor labels of its versions), each response tagged under
- * one, so the label is parsed and encoded once per value instead of on every response. Bounded: at
- * most 64 entries, a type and a language of at most 256 characters each (a longer one is labelled
- * afresh each time and never held), so at most some 100 KB; a 65th entry clears them.
+ * The labels' UTF-8 bytes by content type, and by content type and language: a server sends a
+ * handful of types (its representations', the vendor labels of its versions), each response tagged
+ * under one, so the label is parsed and encoded once per value instead of on every response. No
+ * language (the common case) is one lookup by the type itself. Bounded: at most 64 labels without a
+ * language and 64 with one, each type and language of at most 256 characters (a longer one is
+ * labelled afresh each time and never held), so at most some 200 KB; a 65th of either kind clears
+ * that kind.
  */
-const labels = new BoundedPairMemo(
-  (contentType: string, language: string) => Buffer.from(representationLabel(contentType, language), "utf8"),
-  { limit: 64, maxKeyLength: 256 },
-);
+const labels = new BoundedMemo((contentType) => labelBytes(contentType, undefined), {
+  limit: 64,
+  maxKeyLength: 256,
+});
+const labelsByLanguage = new BoundedPairMemo(labelBytes, { limit: 64, maxKeyLength: 256 });
 
 /** How many labels {@link representationTag} holds now, for tests of its bound. @internal */
 export function labelCacheSize(): number {
-  return labels.size;
+  return labels.size + labelsByLanguage.size;
 }
 
 /**
@@ -75,7 +83,8 @@ export function representationTag(
   body: string | Uint8Array,
 ): string {
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  const label = labels.get(contentType, language ?? "");
+  const label =
+    language === undefined ? labels.get(contentType) : labelsByLanguage.get(contentType, language);
   const labelled = Buffer.allocUnsafe(label.byteLength + bytes.byteLength);
   label.copy(labelled, 0);
   labelled.set(bytes, label.byteLength);
