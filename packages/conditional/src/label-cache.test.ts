@@ -9,13 +9,16 @@ function expectedTag(label: string, body: string): string {
   return `"${bytes.byteLength.toString(16)}-${digest}"`;
 }
 
-// representationTag keeps the labels of the content types it tags: at most 64 of them.
+// representationTag keeps the labels of the content types it tags: at most 64 without a language
+// and 64 with one.
 describe("representationTag's labels", () => {
-  it("100,000 distinct content types → each tagged as documented, at most 64 labels held", () => {
+  it("100,000 distinct content types, half with a language → each tagged as documented, at most 128 labels held", () => {
     for (let i = 0; i < 100_000; i++) {
-      const tag = representationTag(`application/x-${i}; charset=utf-8`, undefined, '{"id":1}');
-      if (i % 997 === 0) expect(tag).toBe(expectedTag(`application/x-${i}\n\n`, '{"id":1}'));
-      expect(labelCacheSize()).toBeLessThanOrEqual(64);
+      const language = i % 2 === 0 ? undefined : "de";
+      const tag = representationTag(`application/x-${i}; charset=utf-8`, language, '{"id":1}');
+      if (i % 997 === 0 || i % 997 === 1)
+        expect(tag).toBe(expectedTag(`application/x-${i}\n${language ?? ""}\n`, '{"id":1}'));
+      expect(labelCacheSize()).toBeLessThanOrEqual(128);
     }
   });
 
@@ -24,6 +27,13 @@ describe("representationTag's labels", () => {
     const before = labelCacheSize();
     expect(representationTag(type, "de", "x")).toBe(expectedTag(`${type}\nde\n`, "x"));
     expect(labelCacheSize()).toBe(before);
+  });
+
+  it('("a\\nb", no language) and ("a", "b") in turn → each its own label, though joined they read alike', () => {
+    for (let round = 0; round < 3; round++) {
+      expect(representationTag("a\nb", undefined, "x")).toBe(expectedTag("a\nb\n\n", "x"));
+      expect(representationTag("a", "b", "x")).toBe(expectedTag("a\nb\n", "x"));
+    }
   });
 
   it("JSON and XML, English and German, in turn → each its own tag, as computed alone", () => {

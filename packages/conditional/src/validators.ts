@@ -11,6 +11,7 @@ import {
   trimOws,
   type Validators,
 } from "@svc/kernel";
+import { BoundedMemo, BoundedPairMemo } from "@svc/kernel/internal";
 import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -37,33 +38,29 @@ function representationLabel(contentType: string, language: string | undefined):
   return `${type}\n${(language ?? "").toLowerCase()}\n`;
 }
 
-/**
- * The labels' UTF-8 bytes by content type and language: a server sends a handful of types (its
- * representations', the vendor labels of its versions), each response tagged under one, so the
- * label is parsed and encoded once per value instead of on every response. Bounded: at most
- * {@link LABEL_CACHE_LIMIT} (64) entries, keys of at most {@link LABEL_KEY_LENGTH} (256)
- * characters (a longer value is labelled afresh each time and never held), so at most some 100 KB;
- * a 65th value clears it.
- */
-const labelCache = new Map<string, Buffer>();
-const LABEL_CACHE_LIMIT = 64;
-const LABEL_KEY_LENGTH = 256;
-
+/** A representation's label as UTF-8 bytes. */
 function labelBytes(contentType: string, language: string | undefined): Buffer {
-  // No language (the common case) keys by the type itself: no string is built for the lookup.
-  const key = language === undefined ? contentType : `${contentType}\n${language}`;
-  let bytes = labelCache.get(key);
-  if (bytes !== undefined) return bytes;
-  bytes = Buffer.from(representationLabel(contentType, language), "utf8");
-  if (key.length > LABEL_KEY_LENGTH) return bytes;
-  if (labelCache.size >= LABEL_CACHE_LIMIT) labelCache.clear();
-  labelCache.set(key, bytes);
-  return bytes;
+  return Buffer.from(representationLabel(contentType, language), "utf8");
 }
+
+/**
+ * The labels' UTF-8 bytes by content type, and by content type and language: a server sends a
+ * handful of types (its representations', the vendor labels of its versions), each response tagged
+ * under one, so the label is parsed and encoded once per value instead of on every response. No
+ * language (the common case) is one lookup by the type itself. Bounded: at most 64 labels without a
+ * language and 64 with one, each type and language of at most 256 characters (a longer one is
+ * labelled afresh each time and never held), so at most some 200 KB; a 65th of either kind clears
+ * that kind.
+ */
+const labels = new BoundedMemo((contentType) => labelBytes(contentType, undefined), {
+  limit: 64,
+  maxKeyLength: 256,
+});
+const labelsByLanguage = new BoundedPairMemo(labelBytes, { limit: 64, maxKeyLength: 256 });
 
 /** How many labels {@link representationTag} holds now, for tests of its bound. @internal */
 export function labelCacheSize(): number {
-  return labelCache.size;
+  return labels.size + labelsByLanguage.size;
 }
 
 /**
@@ -86,7 +83,8 @@ export function representationTag(
   body: string | Uint8Array,
 ): string {
   const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  const label = labelBytes(contentType, language);
+  const label =
+    language === undefined ? labels.get(contentType) : labelsByLanguage.get(contentType, language);
   const labelled = Buffer.allocUnsafe(label.byteLength + bytes.byteLength);
   label.copy(labelled, 0);
   labelled.set(bytes, label.byteLength);

@@ -1,8 +1,8 @@
 /**
  * `@svc/kernel/internal`: what the @svc packages share so that each has one implementation of it,
  * not a second copy that could drift (option refusals and their codes, timer bounds, the members
- * an error record reserves). It is an entry of its own so that the main
- * entry, `@svc/kernel`, holds only what applications use.
+ * an error record reserves, the bounded memo of the per-request path). It is an entry of its own
+ * so that the main entry, `@svc/kernel`, holds only what applications use.
  *
  * For the @svc packages only. It has an API report (`api/internal.api.md`) and changes to it
  * take the bump they need, because a released @svc package imports it within its peer range of
@@ -11,6 +11,7 @@
  *
  * @packageDocumentation
  */
+export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
 export {
   EXTENSION_NAME,
   isExtensionName,

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { BoundedPairMemo } from "./bounded-memo.js";
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 9;
@@ -42,21 +43,6 @@ function memberNames(list: string): string[] {
   return names;
 }
 
-/**
- * A `Vary` value with one field added, by value and field: `undefined` when the field is listed
- * already (or the value is `*`). Responses of one server go through the same few values (each
- * package that varies on a request field appends its names, several times a response, always
- * the same ones in the same order), so each step is worked out once and then only looked up: no
- * parse, no array and no string built per response. The values are the server's own field names,
- * not what clients send; still bounded: at most {@link STEP_LIMIT} (256) steps held, each value
- * of at most {@link STEP_KEY_LENGTH} (1024) characters (a longer one is worked out each time and
- * never held), so some 1 MB at worst; a step past the bound clears them.
- */
-const steps = new Map<string, Map<string, string | null>>();
-let stepCount = 0;
-const STEP_LIMIT = 256;
-const STEP_KEY_LENGTH = 1024;
-
 /** `text` with `field` appended, `null` when nothing changes (see {@link steps}). */
 function workedOut(text: string, field: string): string | null {
   const names = memberNames(text);
@@ -66,29 +52,21 @@ function workedOut(text: string, field: string): string | null {
   return names.length === 0 ? field : `${text}, ${field}`;
 }
 
-function step(text: string, field: string): string | null {
-  let byField = steps.get(text);
-  let next = byField?.get(field);
-  if (next !== undefined) return next;
-  next = workedOut(text, field);
-  if (text.length > STEP_KEY_LENGTH || field.length > STEP_KEY_LENGTH) return next;
-  if (stepCount >= STEP_LIMIT) {
-    steps.clear();
-    stepCount = 0;
-    byField = undefined;
-  }
-  if (byField === undefined) {
-    byField = new Map();
-    steps.set(text, byField);
-  }
-  byField.set(field, next);
-  stepCount++;
-  return next;
-}
+/**
+ * A `Vary` value with one field added, by value and field: `null` when the field is listed
+ * already (or the value is `*`). Responses of one server go through the same few values (each
+ * package that varies on a request field appends its names, several times a response, always
+ * the same ones in the same order), so each step is worked out once and then only looked up: no
+ * parse, no array and no string built per response. The values are the server's own field names,
+ * not what clients send; still bounded: at most 256 steps held, each value and field of at most
+ * 1024 characters (a longer one is worked out each time and never held), so some 1 MB at worst; a
+ * step past the bound clears them.
+ */
+const steps = new BoundedPairMemo(workedOut, { limit: 256, maxKeyLength: 1024 });
 
 /** How many steps {@link appendVary} and {@link mergeVary} hold now, for tests of the bound. @internal */
 export function varyStepCount(): number {
-  return stepCount;
+  return steps.size;
 }
 
 /** `current` with `fields` added, or `undefined` when nothing changes. */
@@ -96,7 +74,7 @@ function varyWith(text: string, fields: readonly string[]): string | undefined {
   let value = text;
   let changed = false;
   for (const field of fields) {
-    const next = step(value, field);
+    const next = steps.get(value, field);
     if (next === null) continue;
     value = next;
     changed = true;

@@ -1,5 +1,7 @@
 import { MEDIA_TYPE, type PipelineRequest, parseCacheUsage, type Represented, reply } from "@svc/kernel";
 import { describe, expect, it } from "vitest";
+import { compressibleCacheSize, isCompressible } from "./headers.js";
+import { hintCacheSize, mediaTypeHint } from "./media-type-hint.js";
 import { json, text, xml } from "./representation.js";
 import { contentTypeCacheSize, representations } from "./representer.js";
 
@@ -42,5 +44,45 @@ describe("representations(): what is remembered between requests", () => {
       );
       expect((await represent("application/json", hal)).contentType).toBe("application/json; charset=utf-8");
     }
+  });
+});
+
+// What negotiate remembers by a value a handler or a body chose: each bounded in entries and in
+// key length (256 characters), whatever values come.
+describe.each([
+  {
+    memo: "isCompressible, by Content-Type",
+    limit: 200,
+    ask: (value: string) => isCompressible(`application/${value}+json`),
+    answer: true,
+    held: compressibleCacheSize,
+  },
+  {
+    memo: "mediaTypeHint, by the type a body names",
+    limit: 64,
+    ask: (value: string) => mediaTypeHint({ [MEDIA_TYPE]: `application/${value}+json` }),
+    answer: (value: string) => `application/${value}+json`,
+    held: hintCacheSize,
+  },
+])("$memo", ({ limit, ask, answer, held }) => {
+  const expected = (value: string) => (typeof answer === "function" ? answer(value) : answer);
+
+  it(`100,000 distinct values → each answered, at most ${limit} held`, () => {
+    let wrong = 0;
+    let most = 0;
+    for (let i = 0; i < 100_000; i++) {
+      if (ask(`x-${i}`) !== expected(`x-${i}`)) wrong++;
+      most = Math.max(most, held());
+    }
+    expect({ wrong, most }).toEqual({ wrong: 0, most: limit });
+  });
+
+  it("a value longer than 256 characters → answered, not held", () => {
+    ask("x-short");
+    const before = held();
+    const value = `x-${"a".repeat(300)}`;
+    expect(ask(value)).toBe(expected(value));
+    expect(ask(value)).toBe(expected(value));
+    expect(held()).toBe(before);
   });
 });

@@ -1,4 +1,5 @@
 import type { QItem } from "@svc/kernel";
+import { BoundedMemo } from "@svc/kernel/internal";
 
 // Not text/event-stream: HTML Living Standard §9.2 has the client dispatch each server-sent event
 // as it arrives, over a response kept open between events, and a zlib coder holds small writes
@@ -18,20 +19,25 @@ export function headerString(value: string | string[] | number | undefined): str
   return Array.isArray(value) ? value.join(", ") : String(value);
 }
 
-/** Answers by Content-Type value: a server sends a handful of them, asked several times per response. */
-const compressibleCache = new Map<string, boolean>();
+/**
+ * Answers by Content-Type value: a server sends a handful of them, asked several times per
+ * response. Bounded all the same: at most 200 values of at most 256 characters (a longer one is
+ * answered each time and never held), so a handler setting arbitrary types only ever costs a
+ * `clear()`.
+ */
+const compressible = new BoundedMemo((contentType) => COMPRESSIBLE.test(essence(contentType)), {
+  limit: 200,
+  maxKeyLength: 256,
+});
 
 /** Whether a response of this type is worth a content coding (text, JSON, XML, SVG, CSV). */
 export function isCompressible(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false;
-  let answer = compressibleCache.get(contentType);
-  if (answer === undefined) {
-    answer = COMPRESSIBLE.test(essence(contentType));
-    // Bounded: handlers setting arbitrary types only ever cost a clear().
-    if (compressibleCache.size >= 200) compressibleCache.clear();
-    compressibleCache.set(contentType, answer);
-  }
-  return answer;
+  return contentType !== undefined && compressible.get(contentType);
+}
+
+/** How many Content-Type values {@link isCompressible} holds now, for tests of the bound. @internal */
+export function compressibleCacheSize(): number {
+  return compressible.size;
 }
 
 /**

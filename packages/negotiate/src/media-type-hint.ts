@@ -1,4 +1,5 @@
 import { MEDIA_TYPE, matchMediaType } from "@svc/kernel";
+import { BoundedMemo } from "@svc/kernel/internal";
 import { essence } from "./headers.js";
 
 /** The kernel's key under which data names its own media type (a HAL resource's `application/hal+json`). */
@@ -8,29 +9,25 @@ export { MEDIA_TYPE };
  * Hints checked, by the value a body names (a HAL resource's `application/hal+json`, a problem's
  * `application/problem+json`): the types of the application's own classes, a handful, each
  * checked once. Bounded all the same: at most 64 values of at most 256 characters (a longer one
- * is checked each time and never held); a 65th clears it.
+ * is checked each time and never held); a 65th clears it. `null`: no structured-suffix type.
  */
-const checkedHints = new Map<string, string | null>();
+const checkedHints = new BoundedMemo(
+  // RFC 6838 §4.2.8: `type/name+suffix` is also processable as `type/suffix`.
+  (hint: string): string | null =>
+    /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+[a-z0-9!#$&^_.-]+$/i.test(hint) ? hint.toLowerCase() : null,
+  { limit: 64, maxKeyLength: 256 },
+);
 
-function checkedHint(hint: string): string | undefined {
-  let checked = checkedHints.get(hint);
-  if (checked === undefined) {
-    // RFC 6838 §4.2.8: `type/name+suffix` is also processable as `type/suffix`.
-    checked = /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+[a-z0-9!#$&^_.-]+$/i.test(hint)
-      ? hint.toLowerCase()
-      : null;
-    if (hint.length > 256) return checked ?? undefined;
-    if (checkedHints.size >= 64) checkedHints.clear();
-    checkedHints.set(hint, checked);
-  }
-  return checked ?? undefined;
+/** How many hints {@link mediaTypeHint} holds now, for tests of the bound. @internal */
+export function hintCacheSize(): number {
+  return checkedHints.size;
 }
 
 /** The structured-suffix media type a body names for itself, or undefined. */
 export function mediaTypeHint(body: unknown): string | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const hint = (body as { [MEDIA_TYPE]?: unknown })[MEDIA_TYPE];
-  return typeof hint === "string" ? checkedHint(hint) : undefined;
+  return typeof hint === "string" ? (checkedHints.get(hint) ?? undefined) : undefined;
 }
 
 /**

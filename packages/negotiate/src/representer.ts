@@ -9,7 +9,7 @@ import {
   type Represented,
   type Representer,
 } from "@svc/kernel";
-import { checkOptionNames } from "@svc/kernel/internal";
+import { BoundedPairMemo, checkOptionNames } from "@svc/kernel/internal";
 import { essence, headerString } from "./headers.js";
 import { selectLanguage } from "./language.js";
 import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";
@@ -47,37 +47,14 @@ function contentTypeOf(offer: string, mediaType: string): string {
 /**
  * Content types by offer and media type: the server's own strings (its representations' types,
  * the vendor labels of its versions, a body's own `+json` type), the same few on every response.
- * Bounded all the same: at most {@link CONTENT_TYPE_LIMIT} (128) entries, keys of at most 256
- * characters (a longer one is worked out each time and never held); past the bound it is cleared.
+ * Bounded all the same: at most 128 entries, keys of at most 256 characters (a longer one is
+ * worked out each time and never held); past the bound it is cleared.
  */
-const contentTypes = new Map<string, Map<string, string>>();
-let contentTypeCount = 0;
-const CONTENT_TYPE_LIMIT = 128;
+const contentTypes = new BoundedPairMemo(contentTypeOf, { limit: 128, maxKeyLength: 256 });
 
 /** How many content types {@link representations} holds now, for tests of the bound. @internal */
 export function contentTypeCacheSize(): number {
-  return contentTypeCount;
-}
-
-function contentTypeFor(match: MediaTypeMatch): string {
-  const { offer, mediaType } = match;
-  let byType = contentTypes.get(offer);
-  let contentType = byType?.get(mediaType);
-  if (contentType !== undefined) return contentType;
-  contentType = contentTypeOf(offer, mediaType);
-  if (offer.length > 256 || mediaType.length > 256) return contentType;
-  if (contentTypeCount >= CONTENT_TYPE_LIMIT) {
-    contentTypes.clear();
-    contentTypeCount = 0;
-    byType = undefined;
-  }
-  if (byType === undefined) {
-    byType = new Map();
-    contentTypes.set(offer, byType);
-  }
-  byType.set(mediaType, contentType);
-  contentTypeCount++;
-  return contentType;
+  return contentTypes.size;
 }
 
 /** RFC 9110 §15.5.7: none of the representations is acceptable. */
@@ -195,7 +172,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
     data: unknown,
     body: RepresentationBody,
   ): Represented => ({
-    contentType: contentTypeFor(match),
+    contentType: contentTypes.get(match.offer, match.mediaType),
     language,
     body: toBody(body),
     vary,
