@@ -12,11 +12,11 @@ function expectedTag(label: string, body: string): string {
 // representationTag keeps the labels of the content types it tags: at most 64 without a language
 // and 64 with one.
 describe("representationTag's labels", () => {
-  it("100,000 distinct content types, half with a language → each tagged as documented, at most 128 labels held", () => {
-    for (let i = 0; i < 100_000; i++) {
+  it("2,000 distinct content types, half with a language → each tagged as documented, at most 128 labels held", () => {
+    for (let i = 0; i < 2_000; i++) {
       const language = i % 2 === 0 ? undefined : "de";
       const tag = representationTag(`application/x-${i}; charset=utf-8`, language, '{"id":1}');
-      if (i % 997 === 0 || i % 997 === 1)
+      if (i % 97 === 0 || i % 97 === 1)
         expect(tag).toBe(expectedTag(`application/x-${i}\n${language ?? ""}\n`, '{"id":1}'));
       expect(labelCacheSize()).toBeLessThanOrEqual(128);
     }

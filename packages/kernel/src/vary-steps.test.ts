@@ -3,8 +3,8 @@ import { mergeVary, varyStepCount } from "./vary.js";
 
 // The Vary steps appendVary and mergeVary remember are bounded (256), whatever names they see.
 describe("mergeVary's remembered steps", () => {
-  it("100,000 distinct field names → each appended as if nothing were held, at most 256 steps held", () => {
-    for (let i = 0; i < 100_000; i++) {
+  it("2,000 distinct field names (eight times the bound) → each appended as if nothing were held, at most 256 steps held", () => {
+    for (let i = 0; i < 2_000; i++) {
       expect(mergeVary("Accept", [`X-Field-${i}`, "accept"])).toBe(`Accept, X-Field-${i}`);
       expect(varyStepCount()).toBeLessThanOrEqual(256);
     }

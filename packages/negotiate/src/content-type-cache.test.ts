@@ -18,8 +18,8 @@ async function represent(accept: string | undefined, data: unknown, label?: stri
 // The content types of chosen representations are remembered by offer and media type (at most
 // 128); the Accept parses by value (CACHE_LIMIT of @svc/kernel). Neither grows with what clients send.
 describe("representations(): what is remembered between requests", () => {
-  it("100,000 distinct Accept values → the right Content-Type each time, at most 128 content types held", async () => {
-    for (let i = 0; i < 100_000; i++) {
+  it("2,000 distinct Accept values → the right Content-Type each time, at most 128 content types held", async () => {
+    for (let i = 0; i < 2_000; i++) {
       const accept = i % 2 === 0 ? `application/xml, text/x-${i};q=0.5` : `text/plain;q=0.9, image/x-${i}`;
       const chosen = await represent(accept, { id: i });
       expect(chosen.contentType).toBe(
@@ -67,10 +67,10 @@ describe.each([
 ])("$memo", ({ limit, ask, answer, held }) => {
   const expected = (value: string) => (typeof answer === "function" ? answer(value) : answer);
 
-  it(`100,000 distinct values → each answered, at most ${limit} held`, () => {
+  it(`2,000 distinct values → each answered, at most ${limit} held`, () => {
     let wrong = 0;
     let most = 0;
-    for (let i = 0; i < 100_000; i++) {
+    for (let i = 0; i < 2_000; i++) {
       if (ask(`x-${i}`) !== expected(`x-${i}`)) wrong++;
       most = Math.max(most, held());
     }
