@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../test/seeded-random.js";
 import { envelopeCheckpoint } from "./envelope.js";
 import {
   type ParsedElement,
@@ -117,11 +118,7 @@ describe("parseSimple (the fast path)", () => {
 
   it("agrees with saxes on thousands of mutations of an envelope", () => {
     // A seeded generator: the same mutations on every run.
-    let seed = 22;
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed % n;
-    };
+    const random = seededRandom(22);
     const pieces = [
       "<",
       ">",
@@ -253,11 +250,7 @@ describe("templates (documents that repeat an earlier one's markup)", () => {
   it("agrees with a parse on thousands of mutations, in the text and in the markup", async () => {
     const templated = envelopeCheckpoint(big, false, new XmlTemplates());
     const parsing = envelopeCheckpoint(big, false);
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed % n;
-    };
+    const random = seededRandom(7);
     const pieces = [
       " ",
       "\n",
