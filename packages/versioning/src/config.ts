@@ -1,5 +1,5 @@
-import { isToken } from "@svc/kernel";
-import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
+import { isToken, MAX_FIELD_LENGTH } from "@svc/kernel";
+import { BoundedMemo, checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { type DeprecationHeaders, deprecationHeaders } from "./deprecation.js";
 import { optionError } from "./option-error.js";
 import type {
@@ -8,7 +8,7 @@ import type {
   MediaTypeStrategyOptions,
   UriStrategyOptions,
 } from "./options.js";
-import type { VendorMediaType } from "./parse.js";
+import { acceptsUnversioned, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
 
 /** The options of {@link versions}, validated and resolved once, at construction. */
 export interface VersioningConfig {
@@ -38,9 +38,7 @@ export interface VersioningConfig {
    * What each `Accept` value says to the media type strategy, parsed once per value: at most
    * {@link ACCEPT_CACHE_LIMIT} values of at most `MAX_FIELD_LENGTH` characters (see `vendorRanges`).
    */
-  accepted: Map<string, AcceptedTypes>;
-  /** The `Accept` value last answered from `accepted`, with its answer (one more value at most). */
-  lastAccepted: { readonly accept: string; readonly types: AcceptedTypes } | undefined;
+  accepted: BoundedMemo<AcceptedTypes>;
 }
 
 /** What an `Accept` value says to the media type strategy. */
@@ -304,7 +302,15 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
     supported: Object.freeze(supported),
     varyAll: Object.freeze(varyAll),
     varyWithContent: mediaType ? Object.freeze([...varyAll, "Content-Type"]) : Object.freeze(varyAll),
-    accepted: new Map(),
-    lastAccepted: undefined,
+    accepted: new BoundedMemo(
+      (accept) => {
+        const vendor = mediaType?.vendor ?? "";
+        return Object.freeze({
+          ranges: Object.freeze(parseVendorMediaTypes(accept, vendor)),
+          unversioned: acceptsUnversioned(accept, vendor),
+        });
+      },
+      { limit: ACCEPT_CACHE_LIMIT, maxKeyLength: MAX_FIELD_LENGTH },
+    ),
   };
 }

@@ -10,14 +10,12 @@ import {
   type VersionDecision,
   type Versioner,
 } from "@svc/kernel";
-import { ACCEPT_CACHE_LIMIT, type AcceptedTypes, resolveConfig, type VersioningConfig } from "./config.js";
+import { type AcceptedTypes, resolveConfig, type VersioningConfig } from "./config.js";
 import type { ApiVersioningOptions, VersionResolution, VersionSource } from "./options.js";
 import {
-  acceptsUnversioned,
   hasContent,
   parseHeaderVersion,
   parseVendorContentType,
-  parseVendorMediaTypes,
   readUriPrefix,
   type VendorMediaType,
 } from "./parse.js";
@@ -65,28 +63,13 @@ const NO_TYPES: AcceptedTypes = Object.freeze({ ranges: Object.freeze([]), unver
  * Bounded: at most `ACCEPT_CACHE_LIMIT` (500) entries, each an `Accept` value of at most
  * `MAX_FIELD_LENGTH` (8192) characters and its vendor ranges (at most `MAX_LIST_MEMBERS`, 128).
  */
-function vendorRanges(config: VersioningConfig, accept: string | undefined, vendor: string): AcceptedTypes {
+function vendorRanges(config: VersioningConfig, accept: string | undefined): AcceptedTypes {
   if (!accept) return NO_TYPES;
   // The shared grammar disregards a longer value (no ranges, so no vendor type and nothing
   // unversioned): answered without a cache entry, whose key would otherwise be as large as the
   // server's header limit allows (a raised maxHeaderSize: 500 values of 1 MB held 500 MB).
   if (accept.length > MAX_FIELD_LENGTH) return NO_TYPES;
-  // The value of the request before (clients of one API mostly send one): no lookup.
-  const last = config.lastAccepted;
-  if (last !== undefined && last.accept === accept) return last.types;
-  const cache = config.accepted;
-  let types = cache.get(accept);
-  if (types === undefined) {
-    types = Object.freeze({
-      ranges: Object.freeze(parseVendorMediaTypes(accept, vendor)),
-      unversioned: acceptsUnversioned(accept, vendor),
-    });
-    // Bounded: a client sending a new Accept on every request only ever costs a clear().
-    if (cache.size >= ACCEPT_CACHE_LIMIT) cache.clear();
-    cache.set(accept, types);
-  }
-  config.lastAccepted = { accept, types };
-  return types;
+  return config.accepted.get(accept);
 }
 
 /**
@@ -211,7 +194,7 @@ function readMediaType(
   neutral: () => boolean,
 ): VendorMediaType | undefined {
   if (!config.mediaType) return undefined;
-  const { ranges, unversioned } = vendorRanges(config, headers.accept, config.mediaType.vendor);
+  const { ranges, unversioned } = vendorRanges(config, headers.accept);
   // The path, a header or the content's type named a version already. RFC 9110 §12.5.1: `Accept`
   // lists every media range the client accepts, not one choice: a client that speaks v1 and v2
   // (`vnd.svc.v1+json, vnd.svc.v2+json`) asking for `/v2/...` accepts the v2 type, and a client
