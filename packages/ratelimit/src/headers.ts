@@ -303,11 +303,7 @@ function singleFields(
 ): RateLimitFields {
   const text = policyText(decision, policy, settings, name);
   const out: RateLimitFields = {};
-  if (settings.legacy) {
-    out["X-RateLimit-Limit"] = text.legacyLimit;
-    out["X-RateLimit-Remaining"] = String(decision.remaining);
-    out["X-RateLimit-Reset"] = legacyReset(decision, settings);
-  }
+  if (settings.legacy) writeLegacy(out, decision, settings, text.legacyLimit);
   const { family } = text;
   if (family === "list") {
     out["RateLimit-Policy"] = text.policyField;
@@ -367,8 +363,14 @@ function limitItem(name: string, decision: Decision): string {
   return `${name};r=${sfInteger(decision.remaining)};t=${sfInteger(resetSeconds(decision))}`;
 }
 
-function writeLegacy(out: RateLimitFields, decision: Decision, settings: HeaderSettings): void {
-  out["X-RateLimit-Limit"] = String(decision.limit);
+/** The X-RateLimit fields; `limit`, the limit's text when the caller has it already. */
+function writeLegacy(
+  out: RateLimitFields,
+  decision: Decision,
+  settings: HeaderSettings,
+  limit = String(decision.limit),
+): void {
+  out["X-RateLimit-Limit"] = limit;
   out["X-RateLimit-Remaining"] = String(decision.remaining);
   out["X-RateLimit-Reset"] = legacyReset(decision, settings);
 }
