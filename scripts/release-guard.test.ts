@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitEnv, gitIn, json, writeIn } from "./fake-repo.js";
 // The guard is a plain .mjs script: CI runs it with node, without a build step.
 import { kernelProblems, neededBump, pendingBumps } from "./release-guard.mjs";
 
@@ -15,19 +16,9 @@ const scripts = import.meta.dirname;
 const realConfig = readFileSync(resolve(scripts, "../.changeset/config.json"), "utf8");
 let repo: string;
 
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@t",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@t",
-};
-const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env, encoding: "utf8" });
-function write(path: string, text: string) {
-  mkdirSync(dirname(join(repo, path)), { recursive: true });
-  writeFileSync(join(repo, path), text);
-}
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+const env = gitEnv;
+const git = (...args: string[]) => gitIn(repo, ...args);
+const write = (path: string, text: string) => writeIn(repo, path, text);
 function run(script: string, ...args: string[]) {
   const r = spawnSync("node", [join(scripts, script), "--root", repo, ...args], { encoding: "utf8", env });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };

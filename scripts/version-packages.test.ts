@@ -1,16 +1,9 @@
 import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitIn, json, writeIn } from "./fake-repo.js";
 import { releaseBase } from "./release-guard.mjs";
 // A plain .mjs script: the release runs it with node, without a build step.
 import { kernelPeerRanges, reportedExports } from "./version-packages.mjs";
@@ -25,20 +18,8 @@ import { kernelPeerRanges, reportedExports } from "./version-packages.mjs";
 let template: string;
 const clones: string[] = [];
 
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@t",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@t",
-};
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-function write(root: string, path: string, text: string) {
-  mkdirSync(dirname(join(root, path)), { recursive: true });
-  writeFileSync(join(root, path), text);
-}
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+const git = gitIn;
+const write = writeIn;
 const read = (root: string, path: string) => JSON.parse(readFileSync(join(root, path), "utf8"));
 
 // API reports as scripts/api-report.mjs writes them: forgotten exports without `export`.
