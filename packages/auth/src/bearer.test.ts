@@ -1285,16 +1285,26 @@ describe("Bearer: verified-token cache", () => {
     expect((await get(url, `Bearer ${t}`)).status).toBe(401);
   });
 
-  it("through authenticate: a handler mutating a cached principal does not change the next request's", async () => {
+  /**
+   * A listening app whose `/me` answers the request's principal, then changes it, as a careless
+   * handler would: neither the cache nor the next request's principal may change with it.
+   */
+  async function mutatingMe() {
     const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD });
     const a = express();
     a.get("/me", authenticate({ realm, bearer: verifier }), (req, res) => {
       const principal = req.principal;
       res.json(principal ?? null);
       principal?.roles.push("superuser");
+      principal?.scopes.splice(0);
     });
     const l = await listen(a);
     opened.push(l);
+    return l;
+  }
+
+  it("through authenticate: a handler mutating a cached principal does not change the next request's", async () => {
+    const l = await mutatingMe();
     const t = await token();
     for (let i = 0; i < 3; i++) {
       const res = await get(l.url, `Bearer ${t}`);
@@ -1303,17 +1313,7 @@ describe("Bearer: verified-token cache", () => {
   });
 
   it("one keep-alive connection: a cached token is digested until it is remembered for the connection, and each token gets its own principal", async () => {
-    const verifier = createBearerVerifier({ jwks, algorithms: ["ES256"], audience: AUD });
-    const a = express();
-    a.get("/me", authenticate({ realm, bearer: verifier }), (req, res) => {
-      const principal = req.principal;
-      res.json(principal ?? null);
-      // A handler changing its principal changes neither the cache nor the next request's.
-      principal?.roles.push("superuser");
-      principal?.scopes.splice(0);
-    });
-    const l = await listen(a);
-    opened.push(l);
+    const l = await mutatingMe();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const ids: string[] = [];
     const ports = new Set<number>();
