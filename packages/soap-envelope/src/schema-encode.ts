@@ -35,6 +35,15 @@ interface QNameScope {
   declarations: string;
 }
 
+/** What closes an `xsi:nil` element (XML Schema Part 1 §2.6.2), its prefix declared with it. */
+const NIL = ` xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
+
+/** A `null` value: the element opened by `start`, empty and `xsi:nil`, when it is nillable. */
+function nilElement(start: string, nillable: boolean, path: string): string {
+  if (!nillable) throw new SchemaValidationError(path, "is not nillable");
+  return `${start}${NIL}`;
+}
+
 /**
  * Validates a value against an element declaration and serializes it, attributes and child
  * elements in schema order whatever the order of the object's keys; `parentNs` is the default
@@ -45,10 +54,7 @@ interface QNameScope {
 export function encodeElement(decl: ElementDecl, value: unknown, parentNs: string, path: string): string {
   const nsDecl = decl.namespace === parentNs ? "" : ` xmlns="${escapeXml(decl.namespace)}"`;
   const name = decl.localName;
-  if (value === null) {
-    if (!decl.nillable) throw new SchemaValidationError(path, "is not nillable");
-    return `<${name}${nsDecl} xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
-  }
+  if (value === null) return nilElement(`<${name}${nsDecl}`, decl.nillable, path);
   let type = decl.type;
   const qnames: QNameScope = { defaultNs: decl.namespace, prefixes: new Map(), declarations: "" };
   if (type.kind === "simple") {
@@ -555,17 +561,13 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
   const open = `<${name}`;
   const openNs = `<${name} xmlns="${escapeXml(ns)}"`;
   const close = `</${name}>`;
-  const nil = ` xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
   const nillable = decl.nillable;
   if (type.kind === "simple" && isPlainString(type)) {
     const simple = simpleEncoder(type);
     const check = lexicalCheck(type);
     return (value, parentNs, path) => {
       const start = ns === parentNs ? open : openNs;
-      if (value === null) {
-        if (!nillable) throw new SchemaValidationError(path, "is not nillable");
-        return start + nil;
-      }
+      if (value === null) return nilElement(start, nillable, path);
       if (typeof value !== "string") return `${start}>${escapeXml(simple(value, path))}${close}`;
       // simpleEncoder's checks and escapeXml, with one expression for what checkXmlChars looks
       // for and escapeXml replaces: a value without any of it (most) needs neither.
@@ -588,10 +590,7 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
       (BUILTIN_INFO[type.base].value === "string" && type.base !== "date" && type.base !== "dateTime");
     return (value, parentNs, path) => {
       const start = ns === parentNs ? open : openNs;
-      if (value === null) {
-        if (!nillable) throw new SchemaValidationError(path, "is not nillable");
-        return start + nil;
-      }
+      if (value === null) return nilElement(start, nillable, path);
       const lexical = simple(value, path);
       return `${start}>${needsEscape ? escapeXml(lexical) : lexical}${close}`;
     };
@@ -608,10 +607,7 @@ function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
   const allowed = allowedKeys(type);
   return (value, parentNs, path) => {
     const start = ns === parentNs ? open : openNs;
-    if (value === null) {
-      if (!nillable) throw new SchemaValidationError(path, "is not nillable");
-      return start + nil;
-    }
+    if (value === null) return nilElement(start, nillable, path);
     if (typeof value !== "object" || value === undefined || Array.isArray(value) || value instanceof Date) {
       throw new SchemaValidationError(path, `expected an object, got ${describeValue(value)}`);
     }
