@@ -31,12 +31,16 @@ export function mediaTypeHint(body: unknown): string | undefined {
 }
 
 /**
- * The label for a body serialized as `base` (`application/json`): the body's own structured-suffix
- * type when it is a `+suffix` of `base` and the client accepts it at least as much as `base`
- * (RFC 9110 §12.5.1), otherwise undefined. The bytes are the same; only `Content-Type` changes.
+ * The label for a body serialized as `base` (`application/json`) that names `hint`
+ * ({@link mediaTypeHint}) for itself: the hint when it is a `+suffix` of `base` and the client
+ * accepts it at least as much as `base` (RFC 9110 §12.5.1), otherwise undefined. The bytes are the
+ * same; only `Content-Type` changes.
  */
-export function hintedLabel(accept: string | undefined, base: string, body: unknown): string | undefined {
-  const hint = mediaTypeHint(body);
+export function hintedLabel(
+  accept: string | undefined,
+  base: string,
+  hint: string | undefined,
+): string | undefined {
   if (hint === undefined) return undefined;
   const plus = hint.lastIndexOf("+");
   if (`${hint.slice(0, hint.indexOf("/"))}/${hint.slice(plus + 1)}` !== essence(base)) return undefined;

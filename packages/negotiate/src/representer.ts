@@ -9,7 +9,7 @@ import {
   type Represented,
   type Representer,
 } from "@svc/kernel";
-import { BoundedPairMemo, checkOptionNames } from "@svc/kernel/internal";
+import { BoundedMemo, BoundedPairMemo, checkOptionNames } from "@svc/kernel/internal";
 import { essence, headerString } from "./headers.js";
 import { selectLanguage } from "./language.js";
 import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";
@@ -57,6 +57,17 @@ export function contentTypeCacheSize(): number {
   return contentTypes.size;
 }
 
+/** What each representer remembers of its choices, for tests of the bound. */
+const choiceCaches = new WeakMap<Representer, () => { shapes: number; accepts: number }>();
+
+/**
+ * How many shapes `representer` holds, and how many `Accept` values in all: at most 16 shapes of
+ * at most 64 values. For tests of the bound. @internal
+ */
+export function choiceCacheSize(representer: Representer): { shapes: number; accepts: number } {
+  return choiceCaches.get(representer)?.() ?? { shapes: 0, accepts: 0 };
+}
+
 /** RFC 9110 §15.5.7: none of the representations is acceptable. */
 function notAcceptable(offers: readonly string[]): HttpError {
   const available = [...new Set(offers.map(essence))];
@@ -67,6 +78,35 @@ function notAcceptable(offers: readonly string[]): HttpError {
     { code: "not_acceptable" },
   );
 }
+
+/** A representation chosen for a response, its match and the `Content-Type` it is sent with. */
+interface Found {
+  readonly chosen: Representation;
+  readonly match: MediaTypeMatch;
+  readonly contentType: string;
+}
+
+/**
+ * What the choice among the offers depends on besides `Accept`: the offers that can represent the
+ * data, and the type the response is labelled with (the version's) or that the data names for
+ * itself (a HAL resource's `application/hal+json`). The server's own strings, a few per server.
+ */
+interface Shape {
+  readonly candidates: readonly Representation[];
+  /** The choice by `Accept` value; `null`: none of the candidates is acceptable. */
+  readonly byAccept: BoundedMemo<Found | null>;
+  /** The choice for a request without `Accept` (and a write's fallback), once made. */
+  withoutAccept: Found | null | undefined;
+}
+
+/** Shapes a representer remembers; the 17th clears them. */
+const SHAPES = 16;
+/** `Accept` values a shape remembers (each of at most 256 characters); the 65th clears them. */
+const ACCEPTS = 64;
+/** The longest label or hint a shape is remembered by. */
+const SHAPE_KEY_LENGTH = 256;
+/** Offers past this many are chosen among without a memo (the shape's mask is a 31-bit number). */
+const MASKED_OFFERS = 30;
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === "function";
@@ -134,52 +174,140 @@ export function representations(options: RepresentationsOptions = {}): Represent
       ? undefined
       : (selectLanguage(headerString(request.headers["accept-language"]), languages) ?? languages[0]);
 
-  /** The match for `accept` among `candidates`, the data's own `+json` type considered. */
+  /** The match for `accept` among `candidates`, given the data's own `+json` type (`hint`). */
   const matchFor = (
     accept: string | undefined,
     candidates: readonly Representation[],
-    data: unknown,
     label: string | undefined,
-  ): { match: MediaTypeMatch; chosen: Representation } | undefined => {
+    hint: string | undefined,
+  ): Found | undefined => {
     const offers = candidates === offered ? offeredTypes : candidates.map((r) => r.mediaType);
-    let match = matchMediaType(accept, offers, label ?? mediaTypeHint(data));
+    let match = matchMediaType(accept, offers, label ?? hint);
     const chosen = match === undefined ? undefined : candidates[offers.indexOf(match.offer)];
     if (match === undefined || chosen === undefined) return undefined;
     if (label === undefined && match.mediaType === essence(match.offer)) {
-      const own = hintedLabel(accept, match.mediaType, data);
+      const own = hintedLabel(accept, match.mediaType, hint);
       if (own !== undefined) match = { ...match, mediaType: own };
     }
-    return { match, chosen };
+    return { chosen, match, contentType: contentTypes.get(match.offer, match.mediaType) };
+  };
+
+  /**
+   * The shapes of the responses of this representer, by the mask of the offers that can represent
+   * the data (bit i: `offered[i]`), then by label, or by hint when there is no label (`""`: none).
+   * Bounded: at most {@link SHAPES} shapes, each holding at most {@link ACCEPTS} choices by `Accept`
+   * values of at most 256 characters (a longer value is chosen for each time, never held): at most
+   * 16 × 64 × 256 characters of keys a representer, whatever clients send.
+   */
+  const shapes = new Map<number, { labelled: Map<string, Shape>; hinted: Map<string, Shape> }>();
+  let shapeCount = 0;
+  const allOffers = offered.length > MASKED_OFFERS ? -1 : 2 ** offered.length - 1;
+
+  const maskOf = (data: unknown): number => {
+    if (offeredAlways) return allOffers;
+    let mask = 0;
+    for (let i = 0; i < offered.length; i++) {
+      const canRepresent = (offered[i] as Representation).canRepresent;
+      if (canRepresent === undefined || canRepresent(data)) mask |= 1 << i;
+    }
+    return mask;
+  };
+
+  const shapeOf = (mask: number, label: string | undefined, hint: string | undefined): Shape | undefined => {
+    const key = label ?? hint ?? "";
+    let byMask = shapes.get(mask);
+    const held = label !== undefined ? byMask?.labelled.get(key) : byMask?.hinted.get(key);
+    if (held !== undefined) return held;
+    if (key.length > SHAPE_KEY_LENGTH) return undefined;
+    if (shapeCount >= SHAPES) {
+      shapes.clear();
+      shapeCount = 0;
+      byMask = undefined;
+    }
+    if (byMask === undefined) {
+      byMask = { labelled: new Map(), hinted: new Map() };
+      shapes.set(mask, byMask);
+    }
+    const candidates = mask === allOffers ? offered : offered.filter((_, i) => (mask & (1 << i)) !== 0);
+    const shape: Shape = {
+      candidates,
+      byAccept: new BoundedMemo((accept) => matchFor(accept, candidates, label, hint) ?? null, {
+        limit: ACCEPTS,
+        maxKeyLength: 256,
+      }),
+      withoutAccept: undefined,
+    };
+    (label !== undefined ? byMask.labelled : byMask.hinted).set(key, shape);
+    shapeCount++;
+    return shape;
+  };
+
+  const withoutAccept = (
+    shape: Shape,
+    label: string | undefined,
+    hint: string | undefined,
+  ): Found | undefined => {
+    if (shape.withoutAccept === undefined)
+      shape.withoutAccept = matchFor(undefined, shape.candidates, label, hint) ?? null;
+    return shape.withoutAccept ?? undefined;
+  };
+
+  /**
+   * The representation `choice` takes for `data` and `accept`: remembered per shape and `Accept`
+   * value when the reply negotiates among the representer's own offers, worked out each time
+   * when it names its own.
+   */
+  const choose = (accept: string | undefined, data: unknown, choice: Choice): Found => {
+    const reply = choice.reply;
+    const label = choice.label;
+    if (allOffers !== -1 && !reply.representations && !reply.only && !reply.add) {
+      const mask = maskOf(data);
+      const hint = label === undefined ? mediaTypeHint(data) : undefined;
+      const shape = shapeOf(mask, label, hint);
+      if (shape !== undefined) {
+        let found =
+          accept === undefined
+            ? withoutAccept(shape, label, hint)
+            : (shape.byAccept.get(accept) ?? undefined);
+        if (found === undefined && choice.fallback) found = withoutAccept(shape, label, hint);
+        if (found === undefined) throw notAcceptable(shape.candidates.map((r) => r.mediaType));
+        return found;
+      }
+    }
+    const candidates = candidatesFor(data, choice);
+    const hint = label === undefined ? mediaTypeHint(data) : undefined;
+    let found = matchFor(accept, candidates, label, hint);
+    if (found === undefined && choice.fallback) found = matchFor(undefined, candidates, label, hint);
+    if (found === undefined) throw notAcceptable(candidates.map((r) => r.mediaType));
+    return found;
   };
 
   /** The representation made: synchronously when the serializer answers synchronously. */
   const serialize = (
-    chosen: Representation,
-    match: MediaTypeMatch,
+    found: Found,
     language: string | undefined,
     data: unknown,
   ): Represented | Promise<Represented> => {
-    const serialized = chosen.serialize(data, { mediaType: match.mediaType, language });
+    const serialized = found.chosen.serialize(data, { mediaType: found.match.mediaType, language });
     return isPromiseLike(serialized)
-      ? Promise.resolve(serialized).then((body) => made(chosen, match, language, data, body))
-      : made(chosen, match, language, data, serialized);
+      ? Promise.resolve(serialized).then((body) => made(found, language, data, body))
+      : made(found, language, data, serialized);
   };
 
   const made = (
-    chosen: Representation,
-    match: MediaTypeMatch,
+    found: Found,
     language: string | undefined,
     data: unknown,
     body: RepresentationBody,
   ): Represented => ({
-    contentType: contentTypes.get(match.offer, match.mediaType),
+    contentType: found.contentType,
     language,
     body: toBody(body),
     vary,
-    fields: chosen.fields?.(data),
+    fields: found.chosen.fields?.(data),
   });
 
-  return {
+  const representer: Representer = {
     preflight(request, label, changesState) {
       if (!changesState) return;
       const accept = headerString(request.headers.accept);
@@ -192,25 +320,29 @@ export function representations(options: RepresentationsOptions = {}): Represent
     },
 
     represent(request, data, choice) {
-      const candidates = candidatesFor(data, choice);
-      const accept = headerString(request.headers.accept);
-      const language = languageOf(request);
-      let found = matchFor(accept, candidates, data, choice.label);
-      if (found === undefined && choice.fallback) found = matchFor(undefined, candidates, data, choice.label);
-      if (found === undefined) throw notAcceptable(candidates.map((r) => r.mediaType));
-      return serialize(found.chosen, found.match, language, data);
+      const found = choose(headerString(request.headers.accept), data, choice);
+      return serialize(found, languageOf(request), data);
     },
 
     async *variants(request, data, choice) {
       const candidates = candidatesFor(data, choice);
       const language = languageOf(request);
-      const preferred = matchFor(headerString(request.headers.accept), candidates, data, choice.label);
-      if (preferred !== undefined) yield await serialize(preferred.chosen, preferred.match, language, data);
+      const hint = choice.label === undefined ? mediaTypeHint(data) : undefined;
+      const preferred = matchFor(headerString(request.headers.accept), candidates, choice.label, hint);
+      if (preferred !== undefined) yield await serialize(preferred, language, data);
       for (const candidate of candidates) {
         if (candidate === preferred?.chosen) continue;
-        const own = matchFor(undefined, [candidate], data, choice.label);
-        if (own !== undefined) yield await serialize(own.chosen, own.match, language, data);
+        const own = matchFor(undefined, [candidate], choice.label, hint);
+        if (own !== undefined) yield await serialize(own, language, data);
       }
     },
   };
+  choiceCaches.set(representer, () => {
+    let accepts = 0;
+    for (const byMask of shapes.values())
+      for (const map of [byMask.labelled, byMask.hinted])
+        for (const shape of map.values()) accepts += shape.byAccept.size;
+    return { shapes: shapeCount, accepts };
+  });
+  return representer;
 }
