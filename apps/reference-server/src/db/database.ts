@@ -268,13 +268,18 @@ const STATEMENT_CACHE_SIZE = 256;
  */
 export function withStatementCache(native: SQLite.Database, max = STATEMENT_CACHE_SIZE): SqliteDatabase {
   const statements = new Map<string, { native: SQLite.Statement; exact: SqliteStatement }>();
+  // The most recently used text: asked again (an item GET after an item GET), it is already last.
+  let newest: string | undefined;
   return {
     prepare(text: string) {
       const cached = statements.get(text);
       if (cached !== undefined && !cached.native.busy) {
-        // Re-insert to mark it as the most recently used (a Map keeps insertion order).
-        statements.delete(text);
-        statements.set(text, cached);
+        if (text !== newest) {
+          // Re-insert to mark it as the most recently used (a Map keeps insertion order).
+          statements.delete(text);
+          statements.set(text, cached);
+          newest = text;
+        }
         return cached.exact;
       }
       const statement = native.prepare(text);
@@ -285,11 +290,13 @@ export function withStatementCache(native: SQLite.Database, max = STATEMENT_CACH
           if (!oldest.done) statements.delete(oldest.value);
         }
         statements.set(text, { native: statement, exact });
+        newest = text;
       }
       return exact;
     },
     close() {
       statements.clear();
+      newest = undefined;
       native.close();
     },
   };
