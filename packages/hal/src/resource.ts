@@ -38,6 +38,46 @@ export interface RelationOptions {
 
 type Embeddable = HalResource | object;
 
+/** One relation of a resource: its name, its shape (array or single) and what it holds. */
+interface Relation<T> {
+  readonly rel: string;
+  readonly array: boolean;
+  readonly items: T[];
+}
+
+/** Relations a resource holds before its lookups go through a Map index. */
+const INDEX_AFTER = 16;
+
+/**
+ * A resource's relations in the order they were added. Looked up by a linear scan (a resource
+ * holds a handful of relations, and a scan costs less per response than a Map), with a Map index
+ * built once the list grows past {@link INDEX_AFTER} entries so many relations stay linear overall.
+ */
+interface Relations<T> {
+  readonly list: Relation<T>[];
+  index: Map<string, Relation<T>> | undefined;
+}
+
+function relations<T>(): Relations<T> {
+  return { list: [], index: undefined };
+}
+
+function relationOf<T>(table: Relations<T>, rel: string): Relation<T> | undefined {
+  if (table.index !== undefined) return table.index.get(rel);
+  const list = table.list;
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i] as Relation<T>;
+    if (entry.rel === rel) return entry;
+  }
+  return undefined;
+}
+
+function addRelation<T>(table: Relations<T>, entry: Relation<T>): void {
+  table.list.push(entry);
+  if (table.index !== undefined) table.index.set(entry.rel, entry);
+  else if (table.list.length > INDEX_AFTER) table.index = new Map(table.list.map((e) => [e.rel, e]));
+}
+
 const RESERVED = new Set(["_links", "_embedded"]);
 
 /**
@@ -60,19 +100,25 @@ const RESERVED = new Set(["_links", "_embedded"]);
  */
 export class HalResource<State extends object = Record<string, unknown>> {
   readonly #state: State;
-  readonly #links = new Map<string, { array: boolean; links: HalLink[] }>();
-  readonly #embedded = new Map<string, { array: boolean; items: Embeddable[] }>();
-  readonly #curies: HalLink[] = [];
-  readonly #arrayRelations: ReadonlySet<string>;
+  readonly #links = relations<HalLink>();
+  // Built per response: what most resources never use is only allocated when used.
+  #embedded: Relations<Embeddable> | undefined;
+  #curies: HalLink[] | undefined;
+  readonly #arrayRelations: ReadonlySet<string> | undefined;
   readonly #emptyEmbedded: boolean;
 
-  constructor(state?: State, options: HalResourceOptions = {}) {
+  constructor(state?: State, options?: HalResourceOptions) {
     const value = state ?? ({} as State);
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw optionError("HalResource", "state", value, "a plain object");
     }
-    checkState(value);
+    if (hasReserved(value)) checkState(value);
     this.#state = value;
+    if (options === undefined) {
+      this.#arrayRelations = undefined;
+      this.#emptyEmbedded = false;
+      return;
+    }
     checkOptionNames("hal", options, ["arrayRelations", "emptyEmbedded"], "HalResource");
     const arrayRelations: unknown = options.arrayRelations ?? [];
     // A lone string would be a set of its characters.
@@ -80,7 +126,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
       throw optionError("HalResource", "arrayRelations", arrayRelations, "an array of relation names");
     }
     checkBooleanOption("hal", "emptyEmbedded", options.emptyEmbedded, "HalResource: emptyEmbedded");
-    this.#arrayRelations = new Set(arrayRelations as readonly string[]);
+    this.#arrayRelations = arrayRelations.length === 0 ? undefined : new Set(arrayRelations as string[]);
     this.#emptyEmbedded = options.emptyEmbedded ?? false;
   }
 
@@ -88,19 +134,16 @@ export class HalResource<State extends object = Record<string, unknown>> {
    * Adds one link (or several) under a relation (draft §4.1.1).
    * @example resource.link("self", "/orders/1").link("item", ["/items/1", "/items/2"])
    */
-  link(
-    rel: string,
-    link: string | HalLink | readonly (string | HalLink)[],
-    options: RelationOptions = {},
-  ): this {
+  link(rel: string, link: string | HalLink | readonly (string | HalLink)[], options?: RelationOptions): this {
     checkRel(rel);
     if (rel === "curies") throw new TypeError("HalResource: use curie(name, href) for curies");
-    const list = Array.isArray(link) ? link.map(toHalLink) : [toHalLink(link as string | HalLink)];
-    const array = Array.isArray(link) || options.array === true || this.#arrayRelations.has(rel);
-    const entry = this.#links.get(rel);
+    const many = Array.isArray(link);
+    const list = many ? link.map(toHalLink) : [toHalLink(link as string | HalLink)];
+    const array = many || this.#isArray(rel, options);
+    const entry = relationOf(this.#links, rel);
     if (entry === undefined) {
       if (!array && list.length !== 1) throw new TypeError(`HalResource: relation ${rel} is single`);
-      this.#links.set(rel, { array, links: list });
+      addRelation(this.#links, { rel, array, items: list });
       return this;
     }
     if (!entry.array) {
@@ -108,7 +151,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
         `HalResource: relation ${rel} already has a link; declare it an array (array: true) to hold several`,
       );
     }
-    entry.links.push(...list);
+    entry.items.push(...list);
     return this;
   }
 
@@ -125,6 +168,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
       throw new TypeError("HalResource: a curie href must be a URI Template containing {rel}");
     }
     checkTemplate(href, "HalResource: curie href");
+    this.#curies ??= [];
     if (this.#curies.some((c) => c.name === name))
       throw new TypeError(`HalResource: curie ${name} is declared twice`);
     this.#curies.push({ href, templated: true, name });
@@ -136,18 +180,20 @@ export class HalResource<State extends object = Record<string, unknown>> {
    * empty or has one entry) under a relation (draft §4.1.2).
    * @example order.embed("items", itemResources).embed("customer", customerResource)
    */
-  embed(rel: string, resource: Embeddable | readonly Embeddable[], options: RelationOptions = {}): this {
+  embed(rel: string, resource: Embeddable | readonly Embeddable[], options?: RelationOptions): this {
     checkRel(rel);
-    const list: Embeddable[] = Array.isArray(resource) ? [...resource] : [resource as Embeddable];
+    const many = Array.isArray(resource);
+    const list: Embeddable[] = many ? [...resource] : [resource as Embeddable];
     for (const item of list) {
       if (item === null || typeof item !== "object" || Array.isArray(item)) {
         throw new TypeError(`HalResource: embedded ${rel} must be resources (objects)`);
       }
     }
-    const array = Array.isArray(resource) || options.array === true || this.#arrayRelations.has(rel);
-    const entry = this.#embedded.get(rel);
+    const array = many || this.#isArray(rel, options);
+    this.#embedded ??= relations<Embeddable>();
+    const entry = relationOf(this.#embedded, rel);
     if (entry === undefined) {
-      this.#embedded.set(rel, { array, items: list });
+      addRelation(this.#embedded, { rel, array, items: list });
       return this;
     }
     if (!entry.array) throw new TypeError(`HalResource: embedded relation ${rel} is single`);
@@ -157,7 +203,7 @@ export class HalResource<State extends object = Record<string, unknown>> {
 
   /** The links of a relation as added, or undefined. */
   links(rel: string): readonly HalLink[] | undefined {
-    return this.#links.get(rel)?.links;
+    return typeof rel === "string" ? relationOf(this.#links, rel)?.items : undefined;
   }
 
   /**
@@ -172,45 +218,57 @@ export class HalResource<State extends object = Record<string, unknown>> {
   /** The HAL document: `_links`, then the state's properties, then `_embedded`. */
   toJSON(): HalDocument {
     const doc: HalDocument = {};
-    if (this.#links.size > 0 || this.#curies.length > 0) {
+    const relations = this.#links.list;
+    const curies = this.#curies;
+    if (relations.length > 0 || curies !== undefined) {
       const links: Record<string, HalLink | HalLink[]> = {};
-      for (const [rel, { array, links: list }] of this.#links) {
-        setMember(links, rel, array ? [...list] : (list[0] as HalLink));
+      for (let i = 0; i < relations.length; i++) {
+        const { rel, array, items } = relations[i] as Relation<HalLink>;
+        setMember(links, rel, array ? items.slice() : (items[0] as HalLink));
       }
       // draft §8.2: curies is always an array of links
-      if (this.#curies.length > 0) links.curies = [...this.#curies];
+      if (curies !== undefined) links.curies = curies.slice();
       doc._links = links;
     }
     // The state is held by reference, so a reserved member added after construction is refused
     // here too (draft-kelly-json-hal-11 §4.1: _links and _embedded are the resource's own): it
     // would silently replace the links this builder holds.
-    if (Object.hasOwn(this.#state, "_links") || Object.hasOwn(this.#state, "_embedded")) {
-      checkState(this.#state);
-    }
-    if (Object.hasOwn(this.#state, "__proto__")) copyMembers(doc, this.#state);
-    else Object.assign(doc, this.#state);
-    if (this.#embedded.size > 0 || this.#emptyEmbedded) {
-      const embedded: Record<string, object | object[]> = {};
-      for (const [rel, { array, items }] of this.#embedded) {
-        const rendered = items.map(renderEmbedded);
-        setMember(embedded, rel, array ? rendered : (rendered[0] as object));
+    copyState(doc, this.#state);
+    const embedded = this.#embedded;
+    if (embedded !== undefined || this.#emptyEmbedded) {
+      const out: Record<string, object | object[]> = {};
+      if (embedded !== undefined) {
+        for (const { rel, array, items } of embedded.list) {
+          const rendered = items.map(renderEmbedded);
+          setMember(out, rel, array ? rendered : (rendered[0] as object));
+        }
       }
-      doc._embedded = embedded;
+      doc._embedded = out;
     }
     return doc;
+  }
+
+  /** Whether a new relation renders as an array: `{ array: true }` or listed in `arrayRelations`. */
+  #isArray(rel: string, options: RelationOptions | undefined): boolean {
+    // `options` is read like a defaulted parameter: undefined stands for `{}`, null throws.
+    const asked = options === undefined ? false : (options as RelationOptions).array === true;
+    return asked || this.#arrayRelations?.has(rel) === true;
   }
 }
 
 /**
- * Copies the state's members as data properties. An own `__proto__` member (JSON.parse makes one,
- * RFC 8259 allows any member name) would, through Object.assign's assignment, set the document's
- * prototype instead and be missing from the JSON text.
+ * Copies the state's members into the document, refusing a reserved one. An own `__proto__`
+ * member (JSON.parse makes one, RFC 8259 allows any member name) is defined as a data property:
+ * Object.assign's assignment would set the document's prototype instead, and the member would be
+ * missing from the JSON text.
  */
-function copyMembers(doc: HalDocument, state: object): void {
-  for (const key of Object.keys(state)) {
-    const value: unknown = (state as Record<string, unknown>)[key];
-    Object.defineProperty(doc, key, { value, enumerable: true, writable: true, configurable: true });
+function copyState(doc: HalDocument, state: object): void {
+  if (hasReserved(state)) checkState(state);
+  if (!Object.hasOwn(state, "__proto__")) {
+    Object.assign(doc, state);
+    return;
   }
+  for (const key of Object.keys(state)) setMember(doc, key, (state as Record<string, unknown>)[key]);
 }
 
 /**
@@ -222,6 +280,14 @@ function setMember(object: Record<string, unknown>, key: string, value: unknown)
   if (key === "__proto__")
     Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   else object[key] = value;
+}
+
+/** Whether the state has an own `_links` or `_embedded`; `in` first answers on the usual shape without a call. */
+function hasReserved(state: object): boolean {
+  return (
+    ("_links" in state && Object.hasOwn(state, "_links")) ||
+    ("_embedded" in state && Object.hasOwn(state, "_embedded"))
+  );
 }
 
 /** Refuses a state holding a reserved property (draft-kelly-json-hal-11 §4.1). */
@@ -242,11 +308,38 @@ function renderEmbedded(item: Embeddable): object {
 }
 
 function checkRel(rel: string): void {
-  if (typeof rel !== "string" || rel.length === 0 || /\s/.test(rel)) {
+  if (typeof rel !== "string" || rel.length === 0 || hasSpace(rel)) {
     throw new TypeError(
       `HalResource: relation must be a non-empty string without spaces, got ${String(rel)}`,
     );
   }
+}
+
+/**
+ * Whether `text` holds a character `/\s/` matches (ECMA-262 WhiteSpace and LineTerminator), by a
+ * scan of its code units: a relation name is checked on every link, and a short scan costs less
+ * than a regular expression.
+ */
+function hasSpace(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0x20) {
+      if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) return true;
+    } else if (
+      c >= 0xa0 &&
+      (c === 0xa0 ||
+        c === 0x1680 ||
+        (c >= 0x2000 && c <= 0x200a) ||
+        c === 0x2028 ||
+        c === 0x2029 ||
+        c === 0x202f ||
+        c === 0x205f ||
+        c === 0x3000 ||
+        c === 0xfeff)
+    )
+      return true;
+  }
+  return false;
 }
 
 /**

@@ -390,6 +390,9 @@ export function resourceView(
   links: Record<string, string | undefined> = {},
 ): Record<string, unknown> {
   const r = hal(state).link(Rel.SELF, self);
-  for (const [rel, href] of Object.entries(links)) if (href !== undefined) r.link(rel, href);
+  for (const rel in links) {
+    const href = Object.hasOwn(links, rel) ? links[rel] : undefined;
+    if (href !== undefined) r.link(rel, href);
+  }
   return r.toJSON() as unknown as Record<string, unknown>;
 }

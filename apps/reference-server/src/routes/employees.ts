@@ -1,10 +1,10 @@
-import { Rel } from "@svc/hal";
+import { hal, Rel } from "@svc/hal";
 import { sql } from "kysely";
 import { loose } from "../db/query.js";
 import { EmployeeV1Input, EmployeeV2Input } from "../schemas.js";
 import type { RequestView } from "../view.js";
 import { cents, departmentId, eur, mustExist, rule } from "./catalogue.js";
-import { type CrudResource, resourceView } from "./crud.js";
+import type { CrudResource } from "./crud.js";
 
 /** The employee representation version the request selected (spec part 9); 1 by default. */
 export function apiVersion(req: RequestView): number {
@@ -66,24 +66,38 @@ export const employees: CrudResource = {
   view: (r, { href, req }) => {
     // `/v2/...` when the client named the version in the path (links.ts), so links keep using that strategy.
     const self = href(`/employees/${r.id}`);
-    const common = {
-      email: r.email,
-      department: r.department,
-      city: r.city,
-      salary: eur(r.salary),
-      managerId: r.manager_id === null ? null : Number(r.manager_id),
-    };
+    const managerId = r.manager_id === null ? null : Number(r.manager_id);
+    // Each version's members written out (no spread of shared ones): built on every response.
     const state =
       apiVersion(req) >= 2
-        ? { id: Number(r.id), firstName: r.first_name, lastName: r.last_name, ...common }
-        : { id: Number(r.id), name: `${r.first_name} ${r.last_name}`.trim(), ...common };
-    return resourceView(state, self, {
-      [Rel.UPDATE]: self,
-      [Rel.DELETE]: self,
-      [Rel.DEPARTMENT]: href(`/departments/${r.department_id}`),
-      [Rel.MANAGER]: r.manager_id === null ? undefined : href(`/employees/${r.manager_id}`),
-      projects: href(`/employees/${r.id}/projects`),
-    });
+        ? {
+            id: Number(r.id),
+            firstName: r.first_name,
+            lastName: r.last_name,
+            email: r.email,
+            department: r.department,
+            city: r.city,
+            salary: eur(r.salary),
+            managerId,
+          }
+        : {
+            id: Number(r.id),
+            name: `${r.first_name} ${r.last_name}`.trim(),
+            email: r.email,
+            department: r.department,
+            city: r.city,
+            salary: eur(r.salary),
+            managerId,
+          };
+    // The links added one by one rather than through resourceView's record: no record to build
+    // and walk on every response.
+    const resource = hal(state)
+      .link(Rel.SELF, self)
+      .link(Rel.UPDATE, self)
+      .link(Rel.DELETE, self)
+      .link(Rel.DEPARTMENT, href(`/departments/${r.department_id}`));
+    if (r.manager_id !== null) resource.link(Rel.MANAGER, href(`/employees/${r.manager_id}`));
+    return resource.link("projects", href(`/employees/${r.id}/projects`)).toJSON();
   },
   input: ({ req }) => (apiVersion(req) >= 2 ? EmployeeV2Input : EmployeeV1Input),
   toRow: async (input, { db, req }) => {
