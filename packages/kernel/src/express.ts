@@ -30,19 +30,23 @@ export interface PipelineIncoming extends IncomingMessage {
 }
 
 /**
- * A request's preparation, by request: set in front of routing (`pipeline.prepare()`), read by
- * the routes' handlers (`pipeline.express(handler)`) of the same pipeline.
+ * The slot, by pipeline, of a request's preparation: set on the request in front of routing
+ * (`pipeline.prepare()`), read by the routes' handlers (`pipeline.express(handler)`) of the same
+ * pipeline, whichever of its adapters they come from. A property of the request, gone with it: no
+ * table of requests to look up and keep.
  */
-const prepared = new WeakMap<Pipeline, WeakMap<IncomingMessage, Prepared>>();
+const slots = new WeakMap<Pipeline, symbol>();
 
-function preparedOf(pipeline: Pipeline): WeakMap<IncomingMessage, Prepared> {
-  let map = prepared.get(pipeline);
-  if (map === undefined) {
-    map = new WeakMap();
-    prepared.set(pipeline, map);
+function slotOf(pipeline: Pipeline): symbol {
+  let slot = slots.get(pipeline);
+  if (slot === undefined) {
+    slot = Symbol("svc.prepared");
+    slots.set(pipeline, slot);
   }
-  return map;
+  return slot;
 }
+
+type Preparing = IncomingMessage & { [slot: symbol]: Prepared | undefined };
 
 /**
  * Prepares `req` (version, preflight), setting the version's fields on the response, the
@@ -110,12 +114,12 @@ export interface ExpressPipeline {
  * app.get("/employees/:id", svc.handle(async (req) => employees.get(req.params.id)));
  */
 export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
-  const map = preparedOf(pipeline);
+  const slot = slotOf(pipeline);
   const readyFor = (req: IncomingMessage, res: ServerResponse): Prepared => {
-    let ready = map.get(req);
+    let ready = (req as Preparing)[slot];
     if (ready === undefined) {
       ready = prepareRequest(pipeline, req as PipelineIncoming, res);
-      map.set(req, ready);
+      (req as Preparing)[slot] = ready;
     }
     return ready;
   };
@@ -148,7 +152,7 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
       };
     },
     preconditions(req, current, creates = false) {
-      const ready = map.get(req) ?? NOT_PREPARED;
+      const ready = (req as Preparing)[slot] ?? NOT_PREPARED;
       return pipeline.checkWrite(
         pipelineRequest(req, undefined, (req as PipelineIncoming).path),
         ready,

@@ -166,3 +166,31 @@ describe("the core on plain node:http", () => {
     expect(await res.json()).toEqual({ path: "/x" });
   });
 });
+
+describe("adapters of one pipeline", () => {
+  it("a handler of a second adapter of the pipeline reads the preparation of the first's prepare", async () => {
+    const pipeline = createPipeline({ versioning: byPathVersioner });
+    const front = expressAdapter(pipeline);
+    const routes = expressAdapter(pipeline);
+    const other = expressAdapter(createPipeline({ versioning: byPathVersioner }));
+    const app = express();
+    app.use(front.prepare);
+    app.get(
+      "/things/:id",
+      routes.handle((req: Request, ctx) => ({ id: Number(req.params.id), version: ctx.version })),
+    );
+    // Another pipeline decides for itself, from the path its routes were given (the prefix gone).
+    app.get(
+      "/others/:id",
+      other.handle((req: Request, ctx) => ({ id: Number(req.params.id), version: ctx.version })),
+    );
+    app.use(errorHandler);
+    const shared = await listen(app);
+    try {
+      expect(await (await fetch(`${shared.url}/v2/things/7`)).json()).toEqual({ id: 7, version: 2 });
+      expect(await (await fetch(`${shared.url}/v2/others/7`)).json()).toEqual({ id: 7, version: 1 });
+    } finally {
+      await shared.close();
+    }
+  });
+});
