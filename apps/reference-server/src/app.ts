@@ -50,7 +50,10 @@ export { type AppDeps, resources } from "./service.js";
  */
 function only(prefixes: readonly string[], router: RequestHandler): RequestHandler {
   return (req, res, next) => {
-    const path = req.path;
+    // An origin-form target (RFC 9112 §3.2.1) starts with its path, and no prefix holds a `?`:
+    // the target starts with a prefix exactly when its path does, without parsing it.
+    const url = req.url;
+    const path = url.startsWith("/") ? url : req.path;
     for (const prefix of prefixes) if (path.startsWith(prefix)) return router(req, res, next);
     next();
   };
@@ -88,7 +91,8 @@ function hstsOverTls(): RequestHandler {
 
 function overTls(req: Request): boolean {
   if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  if (req.headers["x-forwarded-proto"] === undefined && req.headers.forwarded === undefined) return false;
+  const headers = req.headers;
+  if (headers["x-forwarded-proto"] === undefined && headers.forwarded === undefined) return false;
   try {
     return externalOrigin(req).startsWith("https:");
   } catch {

@@ -237,6 +237,23 @@ describe("security headers on every kind of response", () => {
   );
 });
 
+// The operational routes and the SOAP endpoints are entered by the path's prefix, whatever query
+// follows it; a path that only begins like one of them is a resource path like any other.
+describe("prefix-routed paths with and without a query", () => {
+  it.each([
+    ["/health", "200", /"status"/],
+    ["/health?probe=1", "200", /"status"/],
+    ["/ws/customer?wsdl", "200", /definitions/],
+    ["/ws/customer?xsd=customer.xsd", "200", /schema/],
+    ["/healthz", "404", /"status":404/],
+    ["/health/?x", "404", /"status":404/],
+  ])("GET %s → %s", async (target, status, body) => {
+    const response = await raw(s.url, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(response).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(response.split("\r\n\r\n").slice(1).join("\r\n\r\n")).toMatch(body);
+  });
+});
+
 describe("CORS only for the configured origins", () => {
   it.each([ALLOWED, "http://localhost:5173"])("allowed %s → echoed with Vary: Origin", async (origin) => {
     const res = await fetch(`${s.url}/employees/1`, { headers: { origin, authorization: ADMIN } });
