@@ -58,23 +58,41 @@ export function mountAt(prefix: string, ...handlers: RequestHandler[]): RequestH
   return function mounted(req: Request, res: Response, next: NextFunction): void {
     const url = req.url;
     const query = url.indexOf("?");
-    const pathLength = query === -1 ? url.length : query;
+    const end = query === -1 ? url.length : query;
+    // RFC 9112 §3.2.2: an absolute-form target's path follows its scheme and authority, which
+    // stay in front of it as the router keeps them.
+    const start = url.startsWith("/") ? 0 : pathStart(url, end);
+    const at = start + prefix.length;
     if (
-      pathLength < prefix.length ||
-      (pathLength > prefix.length && url.charCodeAt(prefix.length) !== 47) || // "/"
-      url.slice(0, prefix.length).toLowerCase() !== lower
+      start === -1 ||
+      end < at ||
+      (end > at && url.charCodeAt(at) !== 47) || // "/"
+      url.slice(start, at).toLowerCase() !== lower
     ) {
       next();
       return;
     }
     const baseUrl = req.baseUrl;
-    const rest = url.slice(prefix.length);
-    req.baseUrl = baseUrl + url.slice(0, prefix.length);
-    req.url = rest.startsWith("/") ? rest : `/${rest}`;
+    const origin = url.slice(0, start);
+    // A path that ends in the prefix and one slash is the mount point itself, as a router takes it.
+    const rest = url.startsWith("/?", at) || end === at + 1 ? url.slice(at + 1) : url.slice(at);
+    req.baseUrl = baseUrl + url.slice(start, at);
+    req.url = origin !== "" || rest.startsWith("/") ? origin + rest : `/${rest}`;
     run(req, res, (err?: unknown) => {
       req.url = url;
       req.baseUrl = baseUrl;
       next(err);
     });
   };
+}
+
+/**
+ * Where the path of an absolute-form target (`http://host/ws/customer?wsdl`) starts: after its
+ * scheme and authority, before the query that starts at `end`; -1 when it has none.
+ */
+function pathStart(url: string, end: number): number {
+  const scheme = url.indexOf("://");
+  if (scheme === -1 || scheme > end) return -1;
+  const slash = url.indexOf("/", scheme + 3);
+  return slash === -1 || slash > end ? -1 : slash;
 }

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { type Listening, listen } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,7 +64,42 @@ const paths = [
   "/ws/customer//",
 ];
 
+// RFC 9112 §3.2.2: a server must accept a target in absolute-form, which fetch never sends.
+const absolute = [
+  "http://x/ws/customer",
+  "http://x/ws/customer?wsdl",
+  "http://x/WS/Customer/?xsd=1",
+  "http://x/ws/customer/x?y=1",
+  "http://x/ws/customerx",
+  "http://x/other/ws/customer",
+  "http://x/",
+  "https://x:8443/ws/customer?fail=1",
+  "http://x/other/http://x/ws/customer",
+  "http://x?/ws/customer",
+];
+
+/** Status and JSON body of `GET <target>` sent as it is written. */
+function rawGet(base: string, target: string): Promise<{ status: number; body: unknown }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head = "", body = ""] = Buffer.concat(chunks).toString("utf8").split("\r\n\r\n");
+      resolve({ status: Number(head.split(" ")[1]), body: JSON.parse(body) });
+    });
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  });
+}
+
 describe("mountAt", () => {
+  it.each(absolute)("%s (absolute-form): what a router.use would give", async (target) => {
+    const [mine, theirs] = await Promise.all([rawGet(ours.url, target), rawGet(router.url, target)]);
+    expect(mine).toEqual(theirs);
+  });
+
   it.each(paths)(
     "%s: what the handlers and the rest of the app see is what a router.use would give",
     async (path) => {
