@@ -137,7 +137,11 @@ class Checker {
 
   /** What is wrong with a response, or undefined when it is as documented. */
   check(r: Recorded): string | undefined {
-    const path = r.url.split("?")[0] ?? "";
+    // An absolute-form target (RFC 9112 §3.2.2) names the same resource as its path.
+    const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(r.url)
+      ? r.url.replace(/^[^:]+:\/\/[^/?]*/, "") || "/"
+      : r.url;
+    const path = target.split("?")[0] || "/";
     if (OTHER_CONTRACTS.some((p) => p.test(path))) return this.#count("other contract");
     const route = this.#route(path);
     const method = r.method === "HEAD" ? "get" : r.method.toLowerCase();

@@ -238,13 +238,16 @@ describe("security headers on every kind of response", () => {
 });
 
 // The operational routes and the SOAP endpoints are entered by the path's prefix, whatever query
-// follows it; a path that only begins like one of them is a resource path like any other.
-describe("prefix-routed paths with and without a query", () => {
+// follows it and in either form of the target; a path that only begins like one of them is a
+// resource path like any other.
+describe("prefix-routed paths with and without a query, in origin-form and absolute-form", () => {
   it.each([
     ["/health", "200", /"status"/],
     ["/health?probe=1", "200", /"status"/],
     ["/ws/customer?wsdl", "200", /definitions/],
     ["/ws/customer?xsd=customer.xsd", "200", /schema/],
+    // RFC 9112 §3.2.2: a server must accept a target in absolute-form.
+    ["http://x/ws/customer?wsdl", "200", /location="http:\/\/x\/ws\/customer"/],
     ["/healthz", "404", /"status":404/],
     ["/health/?x", "404", /"status":404/],
   ])("GET %s → %s", async (target, status, body) => {

@@ -5,6 +5,7 @@ import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
 import type { RequestFacts } from "@svc/kernel";
 import { endpointAddress } from "./endpoint-address.js";
 import { fault11ToXml, faultToXml } from "./fault.js";
+import { targetPath } from "./request-target.js";
 import {
   compileSoapService,
   httpErrorToFault,
@@ -233,7 +234,7 @@ function route(service: SoapService, input: SoapHttpInput): SoapRoute {
   const query = q === -1 ? undefined : new URLSearchParams(target.slice(q + 1));
   const describes = query !== undefined && (query.has("wsdl") || query.has("WSDL") || query.has("xsd"));
   if (describes && (method === "GET" || method === "HEAD")) {
-    return { response: describe(service, input, q === -1 ? target : target.slice(0, q), query.get("xsd")) };
+    return { response: describe(service, input, targetPath(target), query.get("xsd")) };
   }
   if (method !== "POST") {
     // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the

@@ -13,6 +13,7 @@ import {
 import { parseMediaType } from "./media-type.js";
 import { writeSoapResponse } from "./node-write.js";
 import { checkLogger, checkObject, optionError } from "./options.js";
+import { targetPath } from "./request-target.js";
 import {
   compileSoapService,
   type MessageSink,
@@ -78,9 +79,7 @@ export function soapEndpoint<Operations = never>(
     res: ServerResponse,
     next: NextFunction,
   ): void {
-    const url = req.url ?? "/";
-    const q = url.indexOf("?");
-    const path = q === -1 ? url : url.slice(0, q);
+    const path = targetPath(req.url ?? "/");
     // Mounted with app.use(path, ...): only the mount point itself is the endpoint. On a route
     // (app.post(path, ...), app.all), Express leaves the whole path in req.url and the route has
     // already matched it: the request is the endpoint's whatever its path.

@@ -21,6 +21,7 @@ import {
 import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 import { ROLE_NONE } from "./envelope.js";
 import { WSSE_NS } from "./fault.js";
+import { soapEndpoint as nodeEndpoint } from "./node.js";
 import { SoapAuthenticationError } from "./wsse.js";
 import type { XmlElement } from "./xml.js";
 
@@ -284,6 +285,63 @@ function exchangeOnOneConnection(
     socket.on("error", reject);
   });
 }
+
+// RFC 9112 §3.2.2: a server must accept a request-target in absolute-form. Mounted with
+// app.use(path, endpoint), the router leaves `http://host?wsdl` in req.url for the mount point.
+describe("absolute-form request-targets", () => {
+  it("GET http://<host>/ws/customer?wsdl → the WSDL, its address on that host", async () => {
+    const { host, pathname } = new URL(svc.endpoint);
+    const [answer] = await exchangeOnOneConnection(
+      svc.endpoint,
+      `GET http://${host}${pathname}?wsdl HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+      1,
+    );
+    expect(answer?.status).toBe(200);
+    expect(answer?.body).toContain(`<soap12:address location="http://${host}${pathname}"/>`);
+  });
+
+  it("POST http://<host>/ws/customer → the operation's answer; another path → not the endpoint's", async () => {
+    const { host, pathname } = new URL(svc.endpoint);
+    const body = envelope(getCustomer("42"));
+    const request = (path: string) =>
+      `POST http://${host}${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${SOAP}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const [ours, other] = await exchangeOnOneConnection(
+      svc.endpoint,
+      request(pathname) + request(`${pathname}/other`),
+      2,
+    );
+    expect(ours?.status).toBe(200);
+    expect(ours?.body).toContain("<name>Ada Lovelace</name>");
+    expect(other?.status).toBe(404);
+  });
+
+  it("on node:http with a path: GET http://<host>/ws/customer/?wsdl → the WSDL; another path → not answered", async () => {
+    const endpoint = nodeEndpoint({
+      wsdl: CUSTOMER_WSDL,
+      handlers: customerHandlers(),
+      path: "/ws/customer",
+    });
+    const server = await listen((req, res) => {
+      endpoint(req, res).then((answered) => {
+        if (!answered) res.writeHead(404, { "Content-Length": "0" }).end();
+      });
+    });
+    try {
+      const { host } = new URL(server.url);
+      const get = (path: string) => `GET http://${host}${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
+      const [wsdl, other] = await exchangeOnOneConnection(
+        server.url,
+        get("/ws/customer/?wsdl") + get("/ws/other?wsdl"),
+        2,
+      );
+      expect(wsdl?.status).toBe(200);
+      expect(wsdl?.body).toContain(`<soap12:address location="http://${host}/ws/customer"/>`);
+      expect(other?.status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 describe("a refused body on a keep-alive connection (RFC 9112 §6.3, §9.3)", () => {
   // The rest of a body refused with 413 is read as that body (its Content-Length or chunked

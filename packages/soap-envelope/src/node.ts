@@ -10,6 +10,7 @@ import { createSoapEndpoint, type SoapEndpointOptions, type SoapService } from "
 import { type AdapterOptions, splitOptions } from "./adapter-options.js";
 import { writeSoapResponse } from "./node-write.js";
 import { optionError } from "./options.js";
+import { targetPath } from "./request-target.js";
 
 /** Options of the `node:http` {@link soapEndpoint}: the endpoint's, its path, `trustProxy`. */
 export type NodeSoapOptions<Operations = never> = SoapEndpointOptions<Operations> &
@@ -76,8 +77,7 @@ export function soapEndpoint<Operations = never>(
   ): Promise<boolean> {
     const target = req.url ?? "/";
     if (path !== undefined) {
-      const q = target.indexOf("?");
-      if (trimSlash(q === -1 ? target : target.slice(0, q)) !== path) return false;
+      if (trimSlash(targetPath(target)) !== path) return false;
     }
     const response = await endpoint.answer({
       method: req.method ?? "GET",
