@@ -1,5 +1,4 @@
-import { connect } from "node:net";
-import { type Listening, listen } from "@svc/test-utils";
+import { type Listening, listen, rawExchange } from "@svc/test-utils";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mountAt } from "./chain.js";
@@ -79,19 +78,9 @@ const absolute = [
 ];
 
 /** Status and JSON body of `GET <target>` sent as it is written. */
-function rawGet(base: string, target: string): Promise<{ status: number; body: unknown }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const [head = "", body = ""] = Buffer.concat(chunks).toString("utf8").split("\r\n\r\n");
-      resolve({ status: Number(head.split(" ")[1]), body: JSON.parse(body) });
-    });
-    socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-  });
+async function rawGet(base: string, target: string): Promise<{ status: number; body: unknown }> {
+  const { status, body } = await rawExchange(base, `GET ${target} HTTP/1.1\r\nHost: x`);
+  return { status, body: JSON.parse(body) };
 }
 
 describe("mountAt", () => {

@@ -5,31 +5,13 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
+import { rawExchange } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { ADMIN, client, READER, type Started, sqlite } from "./harness.js";
 
 /** A raw HTTP/1.1 exchange, for what `fetch` refuses to send (a Host of our choosing, TRACE). */
-function raw(base: string, head: string, body = ""): Promise<{ status: number; head: string; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const text = Buffer.concat(chunks).toString("latin1");
-      const split = text.indexOf("\r\n\r\n");
-      const h = split === -1 ? text : text.slice(0, split);
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(h)?.[1] ?? 0),
-        head: h,
-        body: split === -1 ? "" : text.slice(split + 4),
-      });
-    });
-    socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`, "latin1");
-  });
-}
+const raw = rawExchange;
 
 function headerOf(head: string, name: string): string | undefined {
   return new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1];

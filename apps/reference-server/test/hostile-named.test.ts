@@ -1,35 +1,13 @@
 import { createServer, request } from "node:http";
-import { connect } from "node:net";
+import { rawExchange } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, backends, client, type Started, sqlite } from "./harness.js";
 import { expectAlive, expectApiResponse, expectSoapResponse, faultCode, SOAP12, TNS } from "./hostile.js";
 
 /** A raw HTTP/1.1 exchange, for what `fetch` refuses to send (bare `..`, CR/LF, invalid bytes). */
-function raw(
-  base: string,
-  head: string,
-  body: Buffer | string = "",
-): Promise<{ status: number; head: string; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const text = Buffer.concat(chunks).toString("latin1");
-      const split = text.indexOf("\r\n\r\n");
-      const h = split === -1 ? text : text.slice(0, split);
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(h)?.[1] ?? 0),
-        head: h,
-        body: split === -1 ? "" : text.slice(split + 4),
-      });
-    });
-    socket.write(
-      Buffer.concat([Buffer.from(`${head}\r\nConnection: close\r\n\r\n`, "latin1"), Buffer.from(body)]),
-    );
-  });
+function raw(base: string, head: string, body: Buffer | string = "") {
+  // A string body goes out as UTF-8.
+  return rawExchange(base, head, Buffer.from(body));
 }
 
 function headerOf(head: string, name: string): string | undefined {
