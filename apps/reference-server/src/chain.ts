@@ -1,3 +1,4 @@
+import { absoluteFormOrigin } from "@svc/errors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
 /**
@@ -61,10 +62,9 @@ export function mountAt(prefix: string, ...handlers: RequestHandler[]): RequestH
     const end = query === -1 ? url.length : query;
     // RFC 9112 §3.2.2: an absolute-form target's path follows its scheme and authority, which
     // stay in front of it as the router keeps them.
-    const start = url.startsWith("/") ? 0 : pathStart(url, end);
+    const start = absoluteFormOrigin(url).length;
     const at = start + prefix.length;
     if (
-      start === -1 ||
       end < at ||
       (end > at && url.charCodeAt(at) !== 47) || // "/"
       url.slice(start, at).toLowerCase() !== lower
@@ -84,15 +84,4 @@ export function mountAt(prefix: string, ...handlers: RequestHandler[]): RequestH
       next(err);
     });
   };
-}
-
-/**
- * Where the path of an absolute-form target (`http://host/ws/customer?wsdl`) starts: after its
- * scheme and authority, before the query that starts at `end`; -1 when it has none.
- */
-function pathStart(url: string, end: number): number {
-  const scheme = url.indexOf("://");
-  if (scheme === -1 || scheme > end) return -1;
-  const slash = url.indexOf("/", scheme + 3);
-  return slash === -1 || slash > end ? -1 : slash;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { absoluteFormOrigin } from "@svc/errors";
 import Ajv2020Module from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { resources } from "../src/app.js";
@@ -138,10 +139,7 @@ class Checker {
   /** What is wrong with a response, or undefined when it is as documented. */
   check(r: Recorded): string | undefined {
     // An absolute-form target (RFC 9112 §3.2.2) names the same resource as its path.
-    const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(r.url)
-      ? r.url.replace(/^[^:]+:\/\/[^/?]*/, "") || "/"
-      : r.url;
-    const path = target.split("?")[0] || "/";
+    const path = r.url.slice(absoluteFormOrigin(r.url).length).split("?")[0] || "/";
     if (OTHER_CONTRACTS.some((p) => p.test(path))) return this.#count("other contract");
     const route = this.#route(path);
     const method = r.method === "HEAD" ? "get" : r.method.toLowerCase();

@@ -1,3 +1,5 @@
+import { absoluteFormOrigin } from "@svc/errors";
+
 /**
  * The path of a request-target, without its query: an origin-form target (`/ws/customer?wsdl`) up
  * to its `?`; an absolute-form one (`http://host/ws/customer?wsdl`) from the `/` after its scheme
@@ -6,11 +8,9 @@
  *   absolute-form, which a client sends to a proxy and a proxy may pass on.
  */
 export function targetPath(target: string): string {
-  const query = target.indexOf("?");
-  const end = query === -1 ? target.length : query;
-  if (target.startsWith("/")) return target.slice(0, end);
-  const scheme = target.indexOf("://");
-  if (scheme === -1 || scheme > end) return target.slice(0, end);
-  const slash = target.indexOf("/", scheme + 3);
-  return slash === -1 || slash > end ? "/" : target.slice(slash, end);
+  const origin = absoluteFormOrigin(target);
+  const rest = target.slice(origin.length);
+  const query = rest.indexOf("?");
+  const path = query === -1 ? rest : rest.slice(0, query);
+  return origin === "" || path.startsWith("/") ? path : `/${path}`;
 }
