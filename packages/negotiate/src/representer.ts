@@ -242,13 +242,21 @@ export function representations(options: RepresentationsOptions = {}): Represent
     return shape;
   };
 
-  const withoutAccept = (
-    shape: Shape,
+  /**
+   * The match for `accept` among `candidates`: the shape's remembered one when there is a shape
+   * (`accept` undefined: no `Accept`, or a write's fallback), worked out otherwise.
+   */
+  const lookup = (
+    shape: Shape | undefined,
+    candidates: readonly Representation[],
+    accept: string | undefined,
     label: string | undefined,
     hint: string | undefined,
   ): Found | undefined => {
+    if (shape === undefined) return matchFor(accept, candidates, label, hint);
+    if (accept !== undefined) return shape.byAccept.get(accept) ?? undefined;
     if (shape.withoutAccept === undefined)
-      shape.withoutAccept = matchFor(undefined, shape.candidates, label, hint) ?? null;
+      shape.withoutAccept = matchFor(undefined, candidates, label, hint) ?? null;
     return shape.withoutAccept ?? undefined;
   };
 
@@ -258,26 +266,14 @@ export function representations(options: RepresentationsOptions = {}): Represent
    * when it names its own.
    */
   const choose = (accept: string | undefined, data: unknown, choice: Choice): Found => {
-    const reply = choice.reply;
-    const label = choice.label;
-    if (allOffers !== -1 && !reply.representations && !reply.only && !reply.add) {
-      const mask = maskOf(data);
-      const hint = label === undefined ? mediaTypeHint(data) : undefined;
-      const shape = shapeOf(mask, label, hint);
-      if (shape !== undefined) {
-        let found =
-          accept === undefined
-            ? withoutAccept(shape, label, hint)
-            : (shape.byAccept.get(accept) ?? undefined);
-        if (found === undefined && choice.fallback) found = withoutAccept(shape, label, hint);
-        if (found === undefined) throw notAcceptable(shape.candidates.map((r) => r.mediaType));
-        return found;
-      }
-    }
-    const candidates = candidatesFor(data, choice);
+    const { reply, label } = choice;
+    const own = allOffers === -1 || reply.representations || reply.only || reply.add;
+    const mask = own ? undefined : maskOf(data);
     const hint = label === undefined ? mediaTypeHint(data) : undefined;
-    let found = matchFor(accept, candidates, label, hint);
-    if (found === undefined && choice.fallback) found = matchFor(undefined, candidates, label, hint);
+    const shape = mask === undefined ? undefined : shapeOf(mask, label, hint);
+    const candidates = shape?.candidates ?? candidatesFor(data, choice);
+    let found = lookup(shape, candidates, accept, label, hint);
+    if (found === undefined && choice.fallback) found = lookup(shape, candidates, undefined, label, hint);
     if (found === undefined) throw notAcceptable(candidates.map((r) => r.mediaType));
     return found;
   };
