@@ -1,25 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { connect } from "node:net";
+import { rawExchange } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, backends, client, type Started, sqlite } from "./harness.js";
 
 /** One GET with a Host of our choosing (fetch sends the URL's): status and body. */
-function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      const split = text.indexOf("\r\n\r\n");
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(split + 4) });
-    });
-    socket.write(
-      `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${ADMIN}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`,
-    );
-  });
+async function getWithHost(
+  base: string,
+  path: string,
+  host: string,
+): Promise<{ status: number; body: string }> {
+  const { status, body } = await rawExchange(
+    base,
+    `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${ADMIN}\r\nAccept: application/json`,
+  );
+  return { status, body: Buffer.from(body, "latin1").toString("utf8") };
 }
 
 /** What a write may carry: the media types its Accept-Post / Accept-Patch name, nothing else. */
