@@ -1,6 +1,7 @@
 import type { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
+import { releaseBody } from "./release.js";
 import {
   addVary,
   type Body,
@@ -367,7 +368,7 @@ export class Pipeline {
 
 /** A stream that will not be read (a 304 in place of a file, a HEAD) is released. */
 function release(body: Body | undefined): void {
-  if (body !== undefined && isStream(body)) (body as { destroy?: () => void }).destroy?.();
+  if (body !== undefined && isStream(body)) releaseBody(body);
 }
 
 const PIPELINE_OPTIONS = ["versioning", "representations", "coding", "validators"];

@@ -36,6 +36,7 @@ import type {
   RouteHandlerMethod,
 } from "fastify";
 import { fieldName, pipelineRequest } from "./node.js";
+import { releaseBody } from "./release.js";
 
 /** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
 export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | undefined): PipelineRequest {
@@ -193,7 +194,7 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
     if (method === "HEAD") {
       // An empty stream, not nothing: Fastify's HEAD route would otherwise say Content-Length: 0
       // of a GET that is sent chunked, with no length (RFC 9110 §8.6 lets HEAD leave it out).
-      (body as { destroy?: () => void }).destroy?.();
+      releaseBody(body);
       return reply.send(Readable.from([]));
     }
     return reply.send(body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>));

@@ -22,6 +22,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 import { fieldName } from "./node.js";
+import { releaseBody } from "./release.js";
 
 /** What a Fetch server knows of a request beyond the `Request` itself. */
 export interface ConnectionInfo {
@@ -186,7 +187,7 @@ export function toResponse(value: ResponseValue, method: string, preset?: Header
     headers.delete("content-length");
     const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
     if (method === "HEAD") {
-      stream.destroy();
+      releaseBody(stream);
       return new Response(null, { status: value.status, headers });
     }
     return new Response(Readable.toWeb(stream) as ReadableStream, { status: value.status, headers });

@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { appendVary, type Body, type FieldValue, type ResponseValue } from "@svc/kernel";
+import { releaseBody } from "./release.js";
 
 /**
  * Field names as they are usually spelled: each hyphen-separated part capitalised, except the
@@ -108,7 +109,7 @@ export function writeValue(
     res.removeHeader("content-length");
     if (method === "HEAD") {
       // The GET would be chunked: no length either (RFC 9110 §8.6 lets HEAD leave it out).
-      (body as { destroy?: () => void }).destroy?.();
+      releaseBody(body);
       res.end();
       return undefined;
     }

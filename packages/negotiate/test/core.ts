@@ -44,7 +44,12 @@ async function toResponse(value: ResponseValue, method: string): Promise<Respons
   if (value.vary.length > 0) headers.set("Vary", value.vary.join(", "));
   const streamed = value.body !== undefined && !(value.body instanceof Uint8Array);
   const bytes = method === "HEAD" && streamed ? undefined : await bytesOf(value.body);
-  if (method === "HEAD" && streamed) (value.body as { destroy?: () => void }).destroy?.();
+  if (method === "HEAD" && streamed) {
+    // As the adapters release it: an error the stream raises once released concerns no response.
+    const stream = value.body as NodeJS.ReadableStream & { destroy(): void };
+    stream.on("error", () => {});
+    stream.destroy();
+  }
   if (bytes !== undefined && !streamed) headers.set("Content-Length", String(bytes.length));
   else headers.delete("content-length");
   if (value.status === 205) headers.set("Content-Length", "0");
