@@ -29,7 +29,9 @@ export interface SoapHttpInput {
   method: string;
   /**
    * The request-target as the client sent it, path and query (`/ws/customer?wsdl`), before any
-   * mount-path stripping: its path is the endpoint's address written into the WSDL.
+   * mount-path stripping: its path is the endpoint's address written into the WSDL. In
+   * absolute-form (`http://shop.example/ws/customer?wsdl`), or a Fetch `Request`'s URL, its
+   * authority is the address's host instead of `Host` (RFC 9112 §3.2.2).
    */
   target: string;
   /** The fields by lower-case name (a `node:http` request's `headers`). */
@@ -347,6 +349,7 @@ function describe(
     facts: input.facts,
     encrypted: input.encrypted,
     path,
+    target: input.target,
   });
   // RFC 9110 §12.5.5: the address in the document was read from these fields too (behind a
   // trusted proxy), so a shared cache must not serve it to a request forwarded for another host;

@@ -1,5 +1,5 @@
 import { isIPv6 } from "node:net";
-import { HttpError } from "@svc/errors";
+import { absoluteFormOrigin, HttpError } from "@svc/errors";
 import type { RequestFacts } from "@svc/kernel";
 
 /** What the externally visible URL of the endpoint is computed from: header strings only. */
@@ -18,6 +18,12 @@ export interface AddressInput {
   encrypted: boolean;
   /** The endpoint's path as the client requested it (before mount-path stripping), no query. */
   path: string;
+  /**
+   * The request-target as received: in absolute-form (`http://shop.example/ws/customer`), its
+   * authority names the host instead of `Host` (RFC 9112 §3.2.2).
+   * @default undefined (`Host` names the host)
+   */
+  target?: string | undefined;
 }
 
 /** The endpoint's URL and the request fields, besides `Host`, it was computed from. */
@@ -42,7 +48,10 @@ const NO_VARY: readonly string[] = Object.freeze([]);
  * `requestFacts` of @svc/kernel reads them for every package: RFC 7239 `Forwarded` (the element
  * the chain added), else the `X-Forwarded-Proto` / `X-Forwarded-Host` value the chain appended; the
  * first value of a list may be one the client sent itself (RFC 7239 §8.1). Only `http` and `https`
- * name a scheme (RFC 9110 §4.2); else `Host` (RFC 9110 §7.2) and the connection's own scheme.
+ * name a scheme (RFC 9110 §4.2); else the authority of an absolute-form target, which RFC 9112
+ * §3.2.2 says to use instead of `Host` ("the origin server MUST ignore the received Host header
+ * field (if any) and instead use the host information of the request-target"), else `Host` (RFC
+ * 9110 §7.2), with the connection's own scheme.
  *
  * The authority is checked before it is written: RFC 9112 §3.2, "A server MUST respond with a 400
  * (Bad Request) status code to any HTTP/1.1 request message that ... contains more than one Host
@@ -55,13 +64,14 @@ const NO_VARY: readonly string[] = Object.freeze([]);
  * Behind a trusted peer the result depends on the forwarded fields as well, which `vary` names.
  *
  * @throws HttpError 400 for more than one `Host` line, a host that is not an RFC 3986 authority or
- * an HTTP/1.1 request without one ({@link hostRefusal})
+ * an HTTP/1.1 request without one ({@link hostRefusal}), an absolute-form target whose authority
+ * is empty or not one ({@link targetAuthority})
  */
 export function endpointAddress(input: AddressInput): EndpointAddress {
   const refusal = hostRefusal(input.host, input.httpVersion);
   if (refusal !== undefined) throw refusal;
   let protocol = input.encrypted ? "https" : "http";
-  let host = input.host[0] ?? "";
+  let host = targetAuthority(input.target) ?? input.host[0] ?? "";
   let vary = NO_VARY;
   if (input.facts.trusted) {
     const { proto, host: forwarded } = input.facts.forwarded;
@@ -107,6 +117,26 @@ export function hostRefusal(
   return isAuthority(host)
     ? undefined
     : HttpError.badRequest("The request's Host header is not a valid host");
+}
+
+/**
+ * The authority of an absolute-form request-target (`http://shop.example:8080/ws?wsdl` →
+ * `shop.example:8080`), undefined for any other form. The `Host` lines are still checked (RFC 9112
+ * §3.2 asks it of every HTTP/1.1 request), but this is the host the client asked for.
+ *
+ * @throws HttpError 400 for an empty authority (RFC 9110 §4.2.1: a recipient of an `http` URI
+ * with an empty host "MUST reject it as invalid") or one that is not an RFC 3986 authority, such
+ * as one with userinfo (RFC 9110 §4.2.4: "treat its presence as an error").
+ */
+function targetAuthority(target: string | undefined): string | undefined {
+  if (target === undefined || target.startsWith("/")) return undefined;
+  const origin = absoluteFormOrigin(target);
+  if (origin === "") return undefined;
+  const authority = origin.slice(origin.indexOf("://") + 3);
+  if (authority === "" || !isAuthority(authority)) {
+    throw HttpError.badRequest("The request-target's authority is not a valid host");
+  }
+  return authority;
 }
 
 /**

@@ -77,7 +77,9 @@ export function soapEndpoint<Operations = never>(
     const method = view.method ?? "GET";
     const response = await endpoint.answer({
       method: request.method,
-      target: view.url ?? "/",
+      // The target URI (RFC 9112 §3.3): its authority is the one the client named, which an
+      // absolute-form target carries instead of Host (§3.2.2) and a worker's Request only here.
+      target: request.url,
       headers: view.headers,
       host: hostLines(view.rawHeaders ?? [], request.url),
       httpVersion: undefined,

@@ -300,6 +300,20 @@ describe("absolute-form request-targets", () => {
     expect(answer?.body).toContain(`<soap12:address location="http://${host}${pathname}"/>`);
   });
 
+  it("GET http://shop.example/ws/customer?wsdl with another Host → the address on the target's host", async () => {
+    const { host, pathname } = new URL(svc.endpoint);
+    const [named, empty] = await exchangeOnOneConnection(
+      svc.endpoint,
+      `GET http://shop.example:8080${pathname}?wsdl HTTP/1.1\r\nHost: ${host}\r\n\r\n` +
+        `GET http://${pathname}?wsdl HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+      2,
+    );
+    expect(named?.status).toBe(200);
+    expect(named?.body).toContain(`<soap12:address location="http://shop.example:8080${pathname}"/>`);
+    expect(named?.body).not.toContain(host);
+    expect(empty?.status).toBe(400);
+  });
+
   it("POST http://<host>/ws/customer → the operation's answer; another path → not the endpoint's", async () => {
     const { host, pathname } = new URL(svc.endpoint);
     const body = envelope(getCustomer("42"));

@@ -41,6 +41,17 @@ const rows: Row[] = [
     },
   },
   {
+    // RFC 9112 §3.2.2: the origin server "MUST ignore the received Host header field (if any) and
+    // instead use the host information of the request-target".
+    name: "GET http://shop.example:8080/ws/customer?wsdl, another Host → the target's host in the address",
+    request: { path: `http://shop.example:8080${PATH}?wsdl`, headers: { Host: "soap.example" } },
+    status: 200,
+    body: (r) => {
+      expect(r.text).toContain('soap12:address location="http://shop.example:8080/ws/customer"');
+      expect(r.text).not.toContain("soap.example/");
+    },
+  },
+  {
     name: "HEAD ?wsdl → the GET's fields, no content",
     request: { method: "HEAD", path: `${PATH}?wsdl` },
     status: 200,

@@ -65,6 +65,7 @@ export async function serve(framework: Framework, mounts: Mounts): Promise<Liste
 /** A request of a conformance row. */
 export interface RowRequest {
   method?: string;
+  /** The request-target: origin-form (`/x?y`), or absolute-form (`http://host/x`) sent as it is. */
   path: string;
   /** Field lines in order; a name may repeat (a second `Host`, two `Authorization`s). */
   headers?: Record<string, string> | readonly (readonly [string, string])[];
@@ -111,8 +112,11 @@ export function send(url: string, row: RowRequest): Promise<RowResponse> {
   if (body !== undefined && !lines.some(([n]) => n.toLowerCase() === "content-length")) {
     flat.push("Content-Length", String(body.byteLength));
   }
+  // An absolute-form target (RFC 9112 §3.2.2) goes on the request line as written, to the server at `url`.
+  const absolute = /^https?:\/\//i.test(row.path);
+  const options = { method: row.method ?? "GET", headers: flat, ...(absolute && { path: row.path }) };
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${row.path}`, { method: row.method ?? "GET", headers: flat }, (res) => {
+    const req = httpRequest(absolute ? url : `${url}${row.path}`, options, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
