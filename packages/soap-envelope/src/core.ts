@@ -79,6 +79,12 @@ export interface SoapRefusedRequest {
   contentType?: string | undefined;
   /** A request-scoped logger (Fastify's `request.log`), for a 5xx when no `logger` option is given. */
   logger?: SoapLogger | undefined;
+  /**
+   * The framework's error handling has already recorded the error (Hono ran `app.onError` for
+   * it): a 5xx is not logged again.
+   * @default false
+   */
+  logged?: boolean | undefined;
 }
 
 /**
@@ -189,7 +195,7 @@ export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
     complete,
     refusal: (err, request) => {
       const httpError = toHttpError(err);
-      logRefusal(httpError, node.logger ?? request.logger);
+      if (request.logged !== true) logRefusal(httpError, node.logger ?? request.logger);
       return refusalResponse(httpError, node.versionFor(request.contentType), request.method);
     },
   };

@@ -48,7 +48,8 @@ export interface FetchSoapHandler {
   /**
    * Hono middleware for the endpoint's route, mounted before the gates in front of it
    * (`app.use("/ws/customer", soap.faults)`): what is thrown after it for the route's requests
-   * (by the gates, the endpoint) is answered with {@link fault} instead of `app.onError`.
+   * (by the gates, the endpoint) is answered with {@link fault} instead of `app.onError`. An
+   * `Error` Hono has already given to `app.onError` (which logs it) is not logged again.
    */
   faults: HonoMiddleware;
 }
@@ -91,29 +92,36 @@ export function soapEndpoint<Operations = never>(
     return toFetchResponse(response, method);
   } as FetchSoapHandler;
   handler.service = endpoint.service;
-  handler.fault = function svcSoapFault(err: unknown, request: Request): Response {
+  /** The fault answering `err`, with the gates' fields (a rate limit's) where it has none of the same name. */
+  const faultOf = (err: unknown, request: Request, logged: boolean): Response => {
     const method = request.method.toUpperCase();
     const response = endpoint.refusal(err, {
       method,
       contentType: request.headers.get("content-type") ?? undefined,
+      logged,
     });
-    // The gates' fields (a rate limit's) where the fault has none of the same name.
     return passagesOf(request).reduce(withPassage, toFetchResponse(response, method));
+  };
+  handler.fault = function svcSoapFault(err: unknown, request: Request): Response {
+    return faultOf(err, request, false);
   };
   handler.faults = async function svcSoapFaults(c, next) {
     let error: unknown;
+    // Hono answers an `Error` with `app.onError` at the step that threw (its default handler logs
+    // it too) and leaves it here; anything else thrown comes up unanswered and unlogged.
+    let logged = false;
     try {
       await next();
-      // Hono answers an `Error` with `app.onError` at the step that threw, and leaves it here.
       error = (c as { error?: unknown }).error;
       if (error === undefined) return undefined;
+      logged = true;
     } catch (err) {
       error = err;
     }
     // Hono merges the fields of the response it replaces into the new one (the error record's
     // Content-Length among them): the fault replaces it whole, its fields the gates' and its own.
     (c as { res: Response | undefined }).res = undefined;
-    c.res = handler.fault(error, c.req.raw);
+    c.res = faultOf(error, c.req.raw, logged);
     return undefined;
   };
   return handler;

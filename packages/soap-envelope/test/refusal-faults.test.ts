@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { onError } from "@svc/errors/fetch";
 import { type Gate, HttpError } from "@svc/kernel";
 import { expressGate } from "@svc/kernel/express";
 import { fastifyGate } from "@svc/kernel/fastify";
@@ -243,5 +244,46 @@ describe("@svc/soap-envelope/node: fault() once the response has started", () =>
     } finally {
       await listening.close();
     }
+  });
+});
+
+// A 5xx is recorded once: Hono runs `app.onError` (its own default logs too) at the step that
+// threw and leaves the error on the context, where `soap.faults` finds it and replaces the
+// response with the fault. The failure must not be logged a second time on the way.
+describe("@svc/soap-envelope/fetch: soap.faults after Hono's onError", () => {
+  it("an Error in front → one 500 fault, logged once through the shared logger", async () => {
+    const errors: unknown[] = [];
+    const logger = { ...silentLogger, error: (...args: unknown[]) => void errors.push(args) };
+    const endpoint = fetchEndpoint({ ...options(), logger });
+    const app = new Hono();
+    app.use(PATH, endpoint.faults);
+    app.use(fetchGate(authenticate));
+    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
+    app.onError(onError({ logger }));
+    const res = await app.request(PATH, {
+      method: "POST",
+      headers: { "Content-Type": SOAP12, "X-Boom": "1" },
+      body: envelope(getCustomer("42")),
+    });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toMatch(/env:Receiver/);
+    expect(errors).toHaveLength(1);
+  });
+
+  it("a non-Error thrown in front, which Hono passes on → one 500 fault, logged by the fault", async () => {
+    const errors: unknown[] = [];
+    const logger = { ...silentLogger, error: (...args: unknown[]) => void errors.push(args) };
+    const endpoint = fetchEndpoint({ ...options(), logger });
+    const app = new Hono();
+    app.use(PATH, endpoint.faults);
+    app.use(() => {
+      throw "a string, not an Error";
+    });
+    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
+    app.onError(onError({ logger }));
+    const res = await app.request(PATH, { method: "POST", headers: { "Content-Type": SOAP12 }, body: "" });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toMatch(/env:Receiver/);
+    expect(errors).toHaveLength(1);
   });
 });
