@@ -223,8 +223,8 @@ function rootSteps(config: Config, deps: AppDeps) {
 
 /**
  * After authentication (which sets `request.principal`): the principal on the raw request too,
- * where the SOAP credentials verifier reads it (with the client address Fastify resolved behind
- * the trusted proxies).
+ * where the routes shared with the Express app read it (`req.principal`, `req.ip`, with the client
+ * address Fastify resolved behind the trusted proxies).
  */
 function principalStep(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   const principal = request.principal ?? undefined;
@@ -263,8 +263,8 @@ function readBodies(context: FastifyInstance, config: Config): void {
  */
 function soapContext(config: Config, deps: AppDeps, security: Security, limiter: onRequestHookHandler) {
   return async (context: FastifyInstance) => {
+    // The plugin leaves the principal and Fastify's `ip` where the SOAP credentials hook reads them.
     await context.register(auth, authenticationOptions(security));
-    context.addHook("onRequest", principalStep);
     context.addHook("onRequest", limiter);
     const { customer, price } = soapEndpointOptions(config, {
       db: deps.db,

@@ -28,6 +28,7 @@ import type {
   FastifyRequest,
   preHandlerHookHandler,
 } from "fastify";
+import { leaveAuthenticated } from "./left-on-request.js";
 
 export type { AuthContext, AuthenticateOptions, AuthorizePredicate };
 
@@ -98,6 +99,8 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     const context = await authenticator.authenticate(viewOf(request));
     request.auth = context;
     request.principal = context.principal ?? null;
+    // For code handed only `request.raw` (the SOAP credentials hook under @svc/soap-envelope).
+    leaveAuthenticated(request.raw, { principal: context.principal, ip: request.ip });
     if (context.principal !== undefined)
       request.log.debug(
         { principal: context.principal.id, scheme: context.principal.scheme },

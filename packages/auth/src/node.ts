@@ -16,6 +16,7 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
+import { leaveAuthenticated } from "./left-on-request.js";
 
 export type { AuthContext, AuthenticateOptions, AuthGuard, AuthorizePredicate };
 
@@ -55,6 +56,8 @@ export function authenticate(options: AuthenticateOptions): (req: IncomingMessag
   return async function svcAuthenticate(req) {
     const context = await authenticator.authenticate(req);
     contexts.set(req, context);
+    // For code handed only `req` (the SOAP credentials hook under @svc/soap-envelope).
+    leaveAuthenticated(req, { principal: context.principal, ip: undefined });
     return context;
   };
 }

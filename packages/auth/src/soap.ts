@@ -10,6 +10,7 @@ import {
   notJudged,
   type VerifyPassword,
 } from "./basic-verifier.js";
+import { authenticatedOn, clientView } from "./left-on-request.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
 import { checkNames, optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
@@ -191,7 +192,11 @@ export interface SoapCredentialsVerifier {
 
 /** What the {@link SoapCredentialsVerifier.authenticate} hook reads of the SOAP service's context. */
 export interface SoapHookContext {
-  /** The HTTP request that carried the envelope; `principal` is set by {@link authenticate}. */
+  /**
+   * The HTTP request that carried the envelope: the principal `authenticate()` found from its
+   * `Authorization` field (Express's `req.principal`, or left on the `node:http` request by
+   * `@svc/auth/fastify`'s plugin and `@svc/auth/node`'s `authenticate`), and the client's address.
+   */
   readonly http?: (IncomingMessage & { principal?: Principal; ip?: string | undefined }) | undefined;
 }
 
@@ -327,7 +332,7 @@ function settle(outcome: BasicOutcome, reason: string): Principal {
 function addressOf(config: SoapConfig, client: SoapClient | undefined): string | undefined {
   if (client === undefined) return undefined;
   if (client.address !== undefined) return client.address;
-  return client.request ? config.verifier.clientAddress(client.request) : undefined;
+  return client.request ? config.verifier.clientAddress(clientView(client.request)) : undefined;
 }
 
 function child(el: XmlElement, ns: string | null, name: string): XmlElement[] {
@@ -477,7 +482,10 @@ async function authenticateMessage(
   context: SoapHookContext | undefined,
 ): Promise<Principal> {
   const request = context?.http;
-  const fromHttp = request?.principal;
+  // Express's authenticate() sets `req.principal`; the Fastify plugin and `node:http`'s
+  // authenticate() leave it on the `node:http` request the SOAP adapters hand over.
+  const fromHttp =
+    request === undefined ? undefined : (request.principal ?? authenticatedOn(request)?.principal);
   const block = credentialsBlock(config, headerBlocks);
   if (block === undefined) {
     if (fromHttp) return fromHttp;
@@ -488,7 +496,7 @@ async function authenticateMessage(
   const principal = await verifyBlock(
     config,
     block,
-    request ? config.verifier.clientAddress(request) : undefined,
+    request ? config.verifier.clientAddress(clientView(request)) : undefined,
   );
   // Two different users in one request: whose request it is would be a guess.
   if (fromHttp && fromHttp.id !== principal.id) {
