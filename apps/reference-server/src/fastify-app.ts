@@ -286,17 +286,6 @@ function soapContext(config: Config, deps: AppDeps, security: Security, limiter:
   };
 }
 
-/** The permission check as a `preParsing` hook: before a byte of a write's body is read. */
-function beforeBody(check: ReturnType<typeof authorize>): preParsingHookHandler {
-  return async function permissionFirst(this: FastifyInstance, request, reply) {
-    await (check as unknown as (request: FastifyRequest, reply: FastifyReply) => Promise<void>).call(
-      this,
-      request,
-      reply,
-    );
-  } as preParsingHookHandler;
-}
-
 /**
  * OPTIONS (204 with `Allow` and `fields`, behind `guard` when given) and every method `path` lacks
  * (405 with `Allow`, unguarded: routing decides it before permission).
@@ -449,7 +438,7 @@ function opsContext(deps: AppDeps, security: Security, svc: FastifyPipeline, lim
         method: "POST",
         url: "/auth/token",
         // 401 with the Basic challenge when the request has no principal.
-        preParsing: beforeBody(authorize(() => true)),
+        preParsing: authorize(() => true),
         config: { body: true },
         handler: svc.handle((request: FastifyRequest) => issue(request.principal ?? undefined)),
       });
@@ -480,7 +469,7 @@ function apiContext(
     const keys = writeKeys((required) =>
       idempotency({ store: stores.idempotency, required, leaseMs, logger }),
     );
-    const routes = fastifyRoutes(api, svc, trust, beforeBody(authorize(mayCall)));
+    const routes = fastifyRoutes(api, svc, trust, authorize(mayCall));
     const { collections, listed } = collectionsOf(deps.background);
     mountResourceApi(routes, db, collections, listed, keys);
     mountCrud(routes, db, events);

@@ -1,7 +1,7 @@
 /**
  * `@svc/auth/fastify`: authentication and authorization on Fastify 5. A plugin authenticates in a
- * hook and leaves the {@link AuthContext} on `request.auth`; the guards are `preHandler` hooks for
- * a route's options. A refusal is thrown to Fastify's error handler (`errorPlugin` of
+ * hook and leaves the {@link AuthContext} on `request.auth`; the guards are hooks for a route's
+ * options (`onRequest`, `preParsing` or `preHandler`). A refusal is thrown to Fastify's error handler (`errorPlugin` of
  * `@svc/errors/fastify`), with its challenge in its headers. Nothing is decided here: the core
  * (`createAuthenticator`, the guards of `@svc/auth`) decides.
  *
@@ -26,7 +26,9 @@ import type {
   FastifyPluginCallback,
   FastifyReply,
   FastifyRequest,
-  preHandlerHookHandler,
+  onRequestAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+  preParsingAsyncHookHandler,
 } from "fastify";
 import { leaveAuthenticated } from "./left-on-request.js";
 
@@ -125,44 +127,53 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
  */
 export const auth: FastifyPluginCallback<AuthPluginOptions> = appWide("@svc/auth", plugin);
 
-/** A core guard as a `preHandler` hook reading `request.auth`. */
-function hookOf(guard: AuthGuard<FastifyRequest>): preHandlerHookHandler {
-  return async function svcAuthorize(request: FastifyRequest) {
+/**
+ * A guard as a route's hook, in any of three places: `onRequest` or `preParsing`, where a refused
+ * request's body is never read (the plugin's default `hook: "onRequest"` has set `request.auth` by
+ * then), or `preHandler`, after the body was parsed (needed with `hook: "preHandler"`). As
+ * `preParsing` it leaves the body stream as it is.
+ */
+export type GuardHook = onRequestAsyncHookHandler & preParsingAsyncHookHandler & preHandlerAsyncHookHandler;
+
+/** A core guard as a route hook reading `request.auth`. */
+function hookOf(guard: AuthGuard<FastifyRequest>): GuardHook {
+  return async function svcAuthorize(request: FastifyRequest): Promise<undefined> {
     await guard(request.auth ?? undefined, request);
-  } as unknown as preHandlerHookHandler;
+    return undefined;
+  } as GuardHook;
 }
 
 /**
- * A `preHandler` hook that lets a request through only when `request.auth`'s principal holds every
- * listed OAuth scope; otherwise 403 with `Bearer error="insufficient_scope", scope="..."`, or 401
- * without a principal.
+ * A route hook ({@link GuardHook}) that lets a request through only when `request.auth`'s principal
+ * holds every listed OAuth scope; otherwise 403 with `Bearer error="insufficient_scope",
+ * scope="..."`, or 401 without a principal.
  *
- * @example app.post("/employees", { preHandler: requireScopes("employees:write") }, create);
+ * @example app.post("/employees", { onRequest: requireScopes("employees:write") }, create);
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */
-export function requireScopes(...scopes: string[]): preHandlerHookHandler {
+export function requireScopes(...scopes: string[]): GuardHook {
   return hookOf(scopeGuard(...scopes));
 }
 
 /**
- * A `preHandler` hook that lets a request through only when its principal holds one of the
- * listed roles; otherwise 403, or 401 without a principal.
+ * A route hook ({@link GuardHook}) that lets a request through only when its principal holds one
+ * of the listed roles; otherwise 403, or 401 without a principal.
  *
- * @example app.delete("/employees/:id", { preHandler: requireRoles("admin") }, remove);
+ * @example app.delete("/employees/:id", { onRequest: requireRoles("admin") }, remove);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
-export function requireRoles(...roles: string[]): preHandlerHookHandler {
+export function requireRoles(...roles: string[]): GuardHook {
   return hookOf(roleGuard(...roles));
 }
 
 /**
- * A `preHandler` hook that lets a request through when `predicate(principal, request)` is true;
- * otherwise 403, 401 without a principal, 500 when the predicate throws.
+ * A route hook ({@link GuardHook}) that lets a request through when `predicate(principal, request)`
+ * is true; otherwise 403, 401 without a principal, 500 when the predicate throws.
  *
  * @example
- * app.put("/employees/:id", { preHandler: authorize((p, request) => p.id === idOf(request)) }, update);
+ * app.put("/employees/:id", { onRequest: authorize((p, request) => p.id === idOf(request)) }, update);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
-export function authorize(predicate: AuthorizePredicate<FastifyRequest>): preHandlerHookHandler {
+export function authorize(predicate: AuthorizePredicate<FastifyRequest>): GuardHook {
   return hookOf(predicateGuard(predicate));
 }
