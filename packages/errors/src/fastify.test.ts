@@ -1,5 +1,6 @@
-import Fastify from "fastify";
-import { describe, expect, it } from "vitest";
+import { whenListening } from "@svc/test-utils";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { errorPlugin, fastifyErrorHandler } from "./fastify.js";
 import { HttpError } from "./index.js";
 
@@ -142,5 +143,131 @@ describe("errorPlugin: Fastify's own errors get the record", () => {
     const res = await fastify.inject({ url: "/items/%E0%A4%A" });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, error: "Bad Request", path: "/items/%E0%A4%A" });
+  });
+});
+
+/** `fastify` listening on a loopback port, closed after the test. */
+async function listening(fastify: FastifyInstance): Promise<string> {
+  await fastify.listen({ port: 0, host: "127.0.0.1" });
+  const { url, close } = await whenListening(fastify.server);
+  onTestFinished(async () => {
+    await close();
+    await fastify.close();
+  });
+  return url;
+}
+
+// RFC 9110 §15.5.6: a 405 MUST carry Allow, the target resource's methods; §9.3.7: OPTIONS
+// answers with them. The plugin asks Fastify's router which methods route the request's path.
+describe("errorPlugin: a path routed for other methods → 405 with Allow, OPTIONS → 204", () => {
+  async function routed(options: FastifyServerOptions = {}) {
+    const fastify = Fastify(options);
+    await fastify.register(errorPlugin, { logger: quiet });
+    fastify.get("/reports", async () => []);
+    fastify.get("/items/:id", async (request, reply) =>
+      (request.params as { id: string }).id === "7" ? { id: 7 } : reply.callNotFound(),
+    );
+    fastify.delete("/items/:id", async (_request, reply) => reply.code(204).send());
+    await fastify.register(
+      async (child) => {
+        child.post("/orders", async () => ({}));
+      },
+      { prefix: "/api" },
+    );
+    return listening(fastify);
+  }
+
+  it("PUT /reports (GET only) → 405 record with Allow: GET, HEAD, OPTIONS", async () => {
+    const url = await routed();
+    const res = await fetch(`${url}/reports?page=2`, { method: "PUT" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(await res.json()).toMatchObject({
+      status: 405,
+      error: "Method Not Allowed",
+      message: "Method PUT is not allowed on /reports",
+      path: "/reports",
+    });
+  });
+
+  it("OPTIONS /reports → 204, Allow: GET, HEAD, OPTIONS, no content", async () => {
+    const url = await routed();
+    const res = await fetch(`${url}/reports`, { method: "OPTIONS" });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(await res.text()).toBe("");
+  });
+
+  it("POST /items/8 (GET and DELETE /items/:id) → 405 with Allow: GET, HEAD, DELETE, OPTIONS", async () => {
+    const url = await routed();
+    const res = await fetch(`${url}/items/8`, {
+      method: "POST",
+      headers: { Accept: "application/problem+json" },
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, DELETE, OPTIONS");
+    expect(res.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
+    expect(await res.json()).toMatchObject({
+      status: 405,
+      title: "Method Not Allowed",
+      instance: "/items/8",
+    });
+  });
+
+  it("GET /api/orders (POST in a prefixed child context) → 405 with Allow: POST, OPTIONS", async () => {
+    const url = await routed();
+    const res = await fetch(`${url}/api/orders`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+  });
+
+  it("HEAD /api/orders → 405 with Allow and no content", async () => {
+    const url = await routed();
+    const res = await fetch(`${url}/api/orders`, { method: "HEAD" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(await res.text()).toBe("");
+  });
+
+  it.each([
+    ["PUT", "/nowhere"],
+    ["OPTIONS", "/nowhere"],
+    ["GET", "/items"],
+    ["PUT", "/reports/extra"],
+  ])("%s %s (no route for that path) → 404 record, no Allow", async (method, path) => {
+    const url = await routed();
+    const res = await fetch(`${url}${path}`, { method });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("allow")).toBeNull();
+    expect(await res.json()).toMatchObject({ status: 404, message: `No resource matches ${method} ${path}` });
+  });
+
+  it("GET /items/8, whose route calls reply.callNotFound() → 404, not a 405 naming GET", async () => {
+    const url = await routed();
+    const res = await fetch(`${url}/items/8`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("allow")).toBeNull();
+  });
+
+  it("PUT /items/<a 120-character id> (over maxParamLength: GET would not route it) → 404", async () => {
+    const url = await routed();
+    const res = await fetch(`${url}/items/${"x".repeat(120)}`, { method: "PUT" });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("allow")).toBeNull();
+  });
+
+  it("exposeHeadRoutes: false → HEAD /reports is 405 and Allow leaves HEAD out", async () => {
+    const url = await routed({ exposeHeadRoutes: false });
+    const res = await fetch(`${url}/reports`, { method: "HEAD" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, OPTIONS");
+  });
+
+  it("routerOptions.ignoreTrailingSlash → PUT /reports/ is routed as /reports: 405", async () => {
+    const url = await routed({ routerOptions: { ignoreTrailingSlash: true } });
+    const res = await fetch(`${url}/reports/`, { method: "PUT" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 });

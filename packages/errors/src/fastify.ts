@@ -11,12 +11,19 @@ import {
   errorConfig,
   errorValue,
   failureLog,
+  methodNotAllowedError,
   notFoundError,
   writeErrorLogs,
 } from "@svc/errors";
 import type { RequestView } from "@svc/kernel";
 import { appWide, sendValue } from "@svc/kernel/fastify";
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyInstance,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  HTTPMethods,
+} from "fastify";
 
 export {
   type ErrorLogger,
@@ -45,6 +52,49 @@ function ownOptions(options: ErrorPluginOptions | undefined): ErrorPluginOptions
   for (const name of Object.keys(options))
     if (!REGISTER_OPTIONS.has(name)) own[name] = (options as Record<string, unknown>)[name];
   return own as ErrorPluginOptions;
+}
+
+/**
+ * The order `Allow` lists methods in: the ones most resources have first, as the Express examples
+ * list them, then the others in the order Fastify's `supportedMethods` gives, `OPTIONS` last (the
+ * plugin answers it, as `allowedMethods` adds it at the end of its list on Express).
+ */
+const ALLOW_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+function allowOrder(supported: readonly string[]): string[] {
+  const rest = supported.filter((m) => !ALLOW_ORDER.includes(m) && m !== "OPTIONS");
+  return [...ALLOW_ORDER.filter((m) => supported.includes(m)), ...rest, "OPTIONS"];
+}
+
+/**
+ * Whether Fastify's router routes `method` on `url` (the request's own URL: the router applies its
+ * own options, trailing slash, case, duplicate slashes, params, as for the request). Constrained
+ * routes (host, version) are not seen: no constraint is derived here. A lookup that only reached
+ * Fastify's bad-URL or too-long-parameter handler has no `searchParams` and is no route.
+ */
+function routes(app: FastifyInstance, method: string, url: string): boolean {
+  const found = app.findRoute({ method: method as HTTPMethods, url });
+  return found !== null && found.searchParams !== undefined;
+}
+
+/**
+ * The methods other than the request's own that route the request's path, in `order`, or
+ * `undefined` when none does or when the request's own does (a route that called
+ * `reply.callNotFound()`: its resource is missing, the method is not at fault). One router lookup
+ * per method Fastify knows, whatever the number of routes.
+ */
+function otherMethods(app: FastifyInstance, request: FastifyRequest, order: readonly string[]) {
+  const url = request.url;
+  if (routes(app, request.method, url)) return undefined;
+  let allowed: string[] | undefined;
+  for (const method of order) {
+    if (method === "OPTIONS" || method === request.method || !routes(app, method, url)) continue;
+    allowed ??= [];
+    allowed.push(method);
+  }
+  if (allowed === undefined) return undefined;
+  allowed.push("OPTIONS");
+  return allowed;
 }
 
 /**
@@ -85,7 +135,11 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
 
 /**
  * The error record on Fastify 5: `app.register(errorPlugin, options)` sets the application's error
- * handler and not-found handler (a 404 record). It applies to the whole application, not only to
+ * handler and not-found handler. The not-found handler answers as `allowedMethods` does on
+ * Express, with no list to keep: a path that Fastify's router routes for other methods (a
+ * `GET /reports` route and a `PUT /reports` request, params included) gets 405 with `Allow`
+ * naming them and `OPTIONS`, and `OPTIONS` on it 204 with the same `Allow`; a path no route
+ * matches gets the 404 record. It applies to the whole application, not only to
  * what is registered inside it (`appWide`: Fastify's `skip-override`), so register it on the
  * root instance, once; a child context may still set a handler of its own. What was thrown,
  * by a route or a hook (a gate's refusal), is answered as on Express: the record, or RFC 9457
@@ -97,6 +151,8 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
  * const app = Fastify();
  * await app.register(errorPlugin, { problemTypeBase: "https://example.com/problems/" });
  * @see https://www.rfc-editor.org/rfc/rfc9457
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.6 (405: the origin server MUST send `Allow`)
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-9.3.7 (OPTIONS: the target resource's methods)
  */
 export const errorPlugin: FastifyPluginCallback<ErrorPluginOptions> = appWide(
   "@svc/errors",
@@ -110,12 +166,15 @@ export const errorPlugin: FastifyPluginCallback<ErrorPluginOptions> = appWide(
       return;
     }
     app.setErrorHandler(handler);
+    // Read once requests arrive: `addHttpMethod` may still add methods while plugins register.
+    let order: string[] | undefined;
     app.setNotFoundHandler(function svcNotFound(request, reply) {
-      return handler(
-        notFoundError({ method: request.method, url: request.originalUrl ?? request.url }),
-        request,
-        reply,
-      );
+      const target = { method: request.method, url: request.originalUrl ?? request.url };
+      order ??= allowOrder(app.supportedMethods);
+      const allowed = otherMethods(app, request, order);
+      if (allowed === undefined) return handler(notFoundError(target), request, reply);
+      if (request.method === "OPTIONS") return reply.code(204).header("Allow", allowed.join(", ")).send();
+      return handler(methodNotAllowedError(target, allowed), request, reply);
     });
     done();
   },

@@ -10,7 +10,7 @@ import Fastify from "fastify";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { expect } from "vitest";
-import { errorHandler, methodNotAllowed, notFound } from "../src/express.js";
+import { allowedMethods, errorHandler, methodNotAllowed, notFound } from "../src/express.js";
 import { errorPlugin, methodNotAllowedError } from "../src/fastify.js";
 import { notFoundHandler, onError } from "../src/fetch.js";
 import { malformedBody } from "../src/index.js";
@@ -46,6 +46,8 @@ const routes = {
   },
 };
 const ALLOWED = ["GET", "HEAD"];
+/** `/reports`: GET and HEAD, OPTIONS answered (`allowedMethods` on Express, the router on Fastify). */
+const REPORTS_ALLOW = ["GET", "HEAD", "OPTIONS"];
 /** The body limit of `POST /small`, set each framework's own way. */
 const SMALL = 64;
 
@@ -71,6 +73,10 @@ const mounts: Mounts = {
       res.json([]);
     });
     app.all("/employees", methodNotAllowed(ALLOWED));
+    app.route("/reports").get((_req, res) => {
+      res.json([]);
+    });
+    app.all("/reports", allowedMethods(ALLOWED));
     app.get(["/limited", "/gated/limited"], routes.limited);
     app.get("/boom", routes.boom);
     app.get("/private", routes.private);
@@ -97,6 +103,12 @@ const mounts: Mounts = {
         if (path === "/employees") {
           if (!read) throw methodNotAllowedError(req, ALLOWED);
           return sendJson(res, []);
+        }
+        if (path === "/reports") {
+          if (read) return sendJson(res, []);
+          if (req.method !== "OPTIONS") throw methodNotAllowedError(req, REPORTS_ALLOW);
+          res.writeHead(204, { Allow: REPORTS_ALLOW.join(", ") });
+          return res.end();
         }
         if (read && (path === "/limited" || path === "/gated/limited")) return routes.limited();
         if (read && path === "/boom") return routes.boom();
@@ -134,6 +146,8 @@ const mounts: Mounts = {
         throw methodNotAllowedError(request, ALLOWED);
       },
     });
+    // No route for the other methods: the plugin's not-found handler finds GET and HEAD.
+    app.get("/reports", async () => []);
     app.get("/limited", routes.limited);
     app.get("/gated/limited", routes.limited);
     app.get("/boom", routes.boom);
@@ -149,6 +163,11 @@ const mounts: Mounts = {
     app.get("/employees", (c) => c.json([]));
     app.all("/employees", (c) => {
       throw methodNotAllowedError({ method: c.req.method, url: c.req.path }, ALLOWED);
+    });
+    app.get("/reports", (c) => c.json([]));
+    app.options("/reports", (c) => c.body(null, 204, { Allow: REPORTS_ALLOW.join(", ") }));
+    app.all("/reports", (c) => {
+      throw methodNotAllowedError({ method: c.req.method, url: c.req.path }, REPORTS_ALLOW);
     });
     app.get("/limited", routes.limited);
     app.get("/gated/limited", routes.limited);
@@ -222,6 +241,26 @@ const rows: Row[] = [
       message: "Method DELETE is not allowed on /employees",
       path: "/employees",
     },
+  },
+  {
+    name: "PUT on a resource that answers GET, HEAD, OPTIONS → 405 with Allow: GET, HEAD, OPTIONS",
+    request: { method: "PUT", path: "/reports" },
+    status: 405,
+    headers: { ...JSON_RECORD, allow: "GET, HEAD, OPTIONS" },
+    body: {
+      timestamp: TIME,
+      status: 405,
+      error: "Method Not Allowed",
+      message: "Method PUT is not allowed on /reports",
+      path: "/reports",
+    },
+  },
+  {
+    name: "OPTIONS on that resource → 204 with the same Allow, no content",
+    request: { method: "OPTIONS", path: "/reports" },
+    status: 204,
+    headers: { allow: "GET, HEAD, OPTIONS" },
+    body: "",
   },
   {
     name: "a thrown HttpError's own fields → Retry-After",

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
-import { refusedOption } from "@svc/kernel/internal";
+import { optionError, refusedOption } from "@svc/kernel/internal";
 import { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
 import type {
   FastifyInstance,
@@ -13,6 +13,9 @@ import type {
   FastifyRequest,
   onRequestHookHandler,
 } from "fastify";
+
+// The gate to build once for one budget in several contexts (`{ gate }`), from this entry too.
+export { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
 
 /**
  * Options of the Fastify plugin: the gate's, its functions given Fastify's `request`. The store
@@ -28,23 +31,66 @@ export interface FastifyRateLimitOptions extends Omit<RateLimitGateOptions<Fasti
    * @default ""
    */
   keyPrefix?: string;
+  /**
+   * A gate built once with `rateLimitGate` (of `@svc/ratelimit`), for one budget across contexts:
+   * each registration given the same gate (and each `rateLimitHook({ gate })`) counts in it, as
+   * one Express middleware mounted twice does. Its options, store key prefix (`prefix` there) and
+   * logger are set where it is built, so no other option goes with it but Fastify's register
+   * options (`prefix`, `logLevel`, `logSerializers`).
+   * @default a gate of this registration's own, built from its options
+   */
+  gate?: RateLimitGate<FastifyRequest>;
 }
 
 /** Fastify's own register options, which it hands to the plugin too: not the limiter's. */
 const REGISTER_OPTIONS = ["prefix", "logLevel", "logSerializers"];
 
-/** The gate of `options`, with Fastify's logger when none is given. */
+/**
+ * The gate of `options`: the one given as `gate`, else one built from the options, with
+ * Fastify's logger when none is given.
+ */
 function gateOf(
   options: FastifyRateLimitOptions,
   log: FastifyInstance["log"] | undefined,
 ): RateLimitGate<FastifyRequest> {
   if (typeof options !== "object" || options === null) return rateLimitGate<FastifyRequest>(options);
+  if (options.gate !== undefined) return givenGate(options);
   const { keyPrefix, ...rest } = options as FastifyRateLimitOptions & Record<string, unknown>;
   for (const name of REGISTER_OPTIONS) delete rest[name];
   const gateOptions = rest as RateLimitGateOptions<FastifyRequest>;
   if (keyPrefix !== undefined) gateOptions.prefix = keyPrefix;
   if (gateOptions.logger === undefined && log !== undefined) gateOptions.logger = log;
   return rateLimitGate<FastifyRequest>(gateOptions);
+}
+
+/** `options.gate`, checked: a gate of `rateLimitGate`, with none of the options it was built with. */
+function givenGate(options: FastifyRateLimitOptions): RateLimitGate<FastifyRequest> {
+  const { gate } = options;
+  if (
+    typeof gate !== "function" ||
+    typeof gate.responded !== "function" ||
+    typeof gate.readsResponse !== "boolean"
+  )
+    throw refusedOption(
+      "ratelimit",
+      "gate",
+      gate,
+      "a gate built with rateLimitGate(options) of @svc/ratelimit",
+      "rate limit: gate",
+    );
+  const own = Object.keys(options).filter(
+    (name) =>
+      name !== "gate" &&
+      !REGISTER_OPTIONS.includes(name) &&
+      (options as Record<string, unknown>)[name] !== undefined,
+  );
+  if (own.length > 0)
+    throw optionError(
+      "ratelimit",
+      "gate",
+      `rate limit: pass either gate or ${own.join(", ")}, not both: a gate's options (its store key prefix is its prefix) are set where it is built`,
+    );
+  return gate;
 }
 
 /**
@@ -65,8 +111,16 @@ function gateOf(
  * The client is the connection's peer, or behind the proxies named in `trustProxy` (the forms of
  * Fastify's own `trustProxy`) the client they forward for.
  *
+ * Each registration built from options has a gate, hence a budget, of its own: registered in two
+ * sibling contexts, each counts its own requests. For one budget across contexts, build the gate
+ * once with `rateLimitGate` and register `{ gate }` in each.
+ *
  * @example
  * await app.register(rateLimit, { limit: 100, windowMs: 60_000 });
+ * @example
+ * const shared = rateLimitGate<FastifyRequest>({ limit: 100, windowMs: 60_000, logger: app.log });
+ * await app.register(async (a) => { await a.register(rateLimit, { gate: shared }); }, { prefix: "/a" });
+ * await app.register(async (b) => { await b.register(rateLimit, { gate: shared }); }, { prefix: "/b" });
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
  */
 export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide(
@@ -79,8 +133,9 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
       done(err as Error);
       return;
     }
-    const name = options.requestPropertyName ?? "rateLimit";
-    if (name !== false && !app.hasRequestDecorator(name)) app.decorateRequest(name, null);
+    // Declared in every context the gate applies in, a shared gate's too.
+    const name = gate.requestProperty;
+    if (name !== undefined && !app.hasRequestDecorator(name)) app.decorateRequest(name, null);
     app.addHook("onRequest", fastifyGate(gate));
     if (gate.readsResponse) {
       const settled = gate;
@@ -101,6 +156,8 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
  * for Fastify's), by default one JSON line on stderr. With `skipSuccessfulRequests` /
  * `skipFailedRequests`, a counted request's units go back when its reply has finished (written
  * whole: the `finish` of the reply's response) with a status `requestWasSuccessful` says to skip.
+ * Given `{ gate }`, the hook counts in that gate's budget, which the plugin's registrations given
+ * the same gate share.
  *
  * @example
  * app.post("/search", { onRequest: rateLimitHook({ limit: 10, policyName: "search" }) }, search);

@@ -101,6 +101,12 @@ export interface RateLimitGate<Request = unknown> extends Gate<Request> {
    */
   readonly readsResponse: boolean;
   /**
+   * The property of the framework's request the gate leaves its decision on
+   * (`requestPropertyName`), `undefined` when that is `false`: what an adapter declares (Fastify's
+   * `decorateRequest`) in each context it applies the gate in.
+   */
+  readonly requestProperty: string | undefined;
+  /**
    * The response to `request` (the framework's request, as the gate was given it) has been written
    * whole with `statusCode`: its units go back when `requestWasSuccessful` says its outcome is one
    * to skip. Called by the adapter from the framework's own signal that the response is complete
@@ -188,6 +194,7 @@ export function rateLimitGate<Request extends object = object>(
   };
   return Object.assign(gate, {
     readsResponse,
+    requestProperty: config.requestProperty,
     responded(request: Request, statusCode: number): void {
       const spent = counted.get(request);
       if (spent === undefined) return;
