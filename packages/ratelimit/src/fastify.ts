@@ -24,7 +24,7 @@ export { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@s
  */
 export interface FastifyRateLimitOptions extends Omit<RateLimitGateOptions<FastifyRequest>, "prefix"> {
   /** Fastify's register option: the path prefix of the routes registered inside (not the store's). */
-  prefix?: string | undefined;
+  prefix?: string;
   /**
    * Prepended to every key in the store (the limiter's `prefix`): two limiters sharing one store
    * need different ones.
