@@ -56,7 +56,7 @@ function represent(request, employee) {
 
 app.get(
   "/employees/:id",
-  { preHandler: requireScopes("employees:read") },
+  { onRequest: requireScopes("employees:read") },
   svc.handle(async (request) => {
     const employee = EMPLOYEES.get(Number(request.params.id));
     if (!employee) throw HttpError.notFound(`Employee ${request.params.id} does not exist`);
