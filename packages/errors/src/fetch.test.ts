@@ -4,7 +4,7 @@ import { byPathVersioner } from "@svc/test-utils";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
-import { errorResponse, notFoundHandler, onError, requestJson, withErrors } from "./fetch.js";
+import { allowedMethods, errorResponse, notFoundHandler, onError, requestJson, withErrors } from "./fetch.js";
 
 const quiet = { error() {} };
 const usage: Gate = () => ({ fields: { RateLimit: '"default";r=0;t=30', "Retry-After": "99" }, vary: [] });
@@ -210,4 +210,50 @@ describe("Hono's HTTPException under onError", () => {
     expect(res.headers.get("retry-after")).toBe("12");
     expect(await res.json()).toMatchObject({ status: 429, message: "slow down" });
   });
+});
+
+// RFC 9110 §15.5.6: a 405 MUST carry Allow; §9.3.7: OPTIONS tells the target resource's methods.
+describe("allowedMethods: the last handler of a path, on any Fetch server", () => {
+  const reports = allowedMethods(["get", "HEAD"]);
+  const fetch = withErrors(async (request) => {
+    const { pathname } = new URL(request.url);
+    if (pathname !== "/reports") return new Response("not here", { status: 404 });
+    if (request.method === "GET") return Response.json([]);
+    return reports(request);
+  });
+
+  it("DELETE /reports?x=1 → 405 record, Allow: GET, HEAD, OPTIONS, the path without its query", async () => {
+    const res = await fetch(new Request("http://api.example/reports?x=1", { method: "DELETE" }));
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(await res.json()).toMatchObject({
+      message: "Method DELETE is not allowed on /reports",
+      path: "/reports",
+    });
+  });
+
+  it("OPTIONS /reports → 204 with the same Allow, no content", async () => {
+    const res = await fetch(new Request("http://api.example/reports", { method: "OPTIONS" }));
+    expect(res.status).toBe(204);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(await res.text()).toBe("");
+  });
+
+  it("on Hono after the path's routes: HEAD is the GET route's, POST 405", async () => {
+    const app = new Hono();
+    app.get("/reports", (c) => c.json([]));
+    app.all("/reports", allowedMethods(["GET", "HEAD", "OPTIONS"]));
+    app.onError(onError({ logger: { error() {} } }));
+    expect((await app.request("/reports", { method: "HEAD" })).status).toBe(200);
+    const post = await app.request("/reports", { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it.each([[[]], [["GET", "NOT A TOKEN"]], ["GET" as never]])(
+    "allowedMethods(%j) → TypeError at setup",
+    (allowed) => {
+      expect(() => allowedMethods(allowed)).toThrow(TypeError);
+    },
+  );
 });

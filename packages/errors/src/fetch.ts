@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import {
+  allowedList,
   type ErrorConfig,
   type ErrorContext,
   type ErrorOptions,
@@ -14,6 +15,7 @@ import {
   errorValue,
   HttpError,
   malformedBody,
+  methodNotAllowedError,
   notFoundError,
   writeErrorLogs,
 } from "@svc/errors";
@@ -191,6 +193,30 @@ export function notFoundHandler(options: FetchErrorOptions = {}): (c: HonoContex
   return function svcNotFound(c) {
     const request = c.req.raw;
     return respond(config, notFoundError(fetchView(request)), request);
+  };
+}
+
+/**
+ * The last handler of a path, after its routes: `OPTIONS` answered 204 with `Allow` (RFC 9110
+ * §9.3.7, §10.2.1), any other method the path lacks thrown as the 405 record's error with the same
+ * `Allow` (RFC 9110 §15.5.6: the origin server MUST send it), for `app.onError` (or
+ * {@link withErrors}) to answer, as `allowedMethods` of `@svc/errors/express` does. One list feeds
+ * both answers; `OPTIONS` is added to it when missing, as it is answered here. Hono answers `HEAD`
+ * with the `GET` route. Takes a Hono context or a `Request`.
+ *
+ * @example
+ * app.get("/reports", list);
+ * app.all("/reports", allowedMethods(["GET", "HEAD"]));
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.6
+ */
+export function allowedMethods(allowed: readonly string[]): (target: HonoContextLike | Request) => Response {
+  const methods = allowedList(allowed, "allowedMethods");
+  if (!methods.includes("OPTIONS")) methods.push("OPTIONS");
+  const allow = methods.join(", ");
+  return function svcAllowedMethods(target) {
+    const request = target instanceof Request ? target : target.req.raw;
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
+    throw methodNotAllowedError(fetchView(request), methods);
   };
 }
 

@@ -12,7 +12,7 @@ import { bodyLimit } from "hono/body-limit";
 import { expect } from "vitest";
 import { allowedMethods, errorHandler, methodNotAllowed, notFound } from "../src/express.js";
 import { errorPlugin, methodNotAllowedError } from "../src/fastify.js";
-import { notFoundHandler, onError } from "../src/fetch.js";
+import { allowedMethods as fetchAllowedMethods, notFoundHandler, onError } from "../src/fetch.js";
 import { malformedBody } from "../src/index.js";
 import { errorResponder, notFoundError } from "../src/node.js";
 
@@ -165,10 +165,7 @@ const mounts: Mounts = {
       throw methodNotAllowedError({ method: c.req.method, url: c.req.path }, ALLOWED);
     });
     app.get("/reports", (c) => c.json([]));
-    app.options("/reports", (c) => c.body(null, 204, { Allow: REPORTS_ALLOW.join(", ") }));
-    app.all("/reports", (c) => {
-      throw methodNotAllowedError({ method: c.req.method, url: c.req.path }, REPORTS_ALLOW);
-    });
+    app.all("/reports", fetchAllowedMethods(REPORTS_ALLOW));
     app.get("/limited", routes.limited);
     app.get("/gated/limited", routes.limited);
     app.get("/boom", routes.boom);
