@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, type Started, sqlite } from "./harness.js";
 
 /**
- * An item GET on SQLite reads at once, outside Kysely's connection lock (Db.readNow); a transaction
+ * An item GET on SQLite reads at once, outside Kysely's connection lock (Db.readFirstNow); a transaction
  * holds that lock across its awaits on the one connection, so a read taken at once while it is
  * open would see its uncommitted rows.
  */

@@ -21,11 +21,12 @@ export interface Db {
   /** PostgreSQL's pool (the one `kysely` runs on), for stores that write in the same database. */
   pool: pg.Pool | undefined;
   /**
-   * The rows of a compiled read, run at once on SQLite's one connection, or `undefined` when it
-   * cannot be (PostgreSQL, or a transaction is open on the connection): the caller then runs it
-   * through `kysely`, which waits for the connection.
+   * The first row of a compiled read (`null`: none), run at once on SQLite's one connection, or
+   * `undefined` when it cannot be (PostgreSQL, or a transaction is open on the connection): the
+   * caller then runs it through `kysely`, which waits for the connection. Only the first row is
+   * read (better-sqlite3's `get`): no array of rows is built for a read by primary key.
    */
-  readNow(query: CompiledQuery): unknown[] | undefined;
+  readFirstNow(query: CompiledQuery): unknown;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -39,7 +40,7 @@ export interface Db {
  */
 export function createDatabase(config: DatabaseConfig): Db {
   let kysely: Kysely<Database>;
-  let readNow: Db["readNow"] = () => undefined;
+  let readFirstNow: Db["readFirstNow"] = () => undefined;
   let pgPool: pg.Pool | undefined;
   if (config.kind === "sqlite") {
     const native = new SQLite(config.filename);
@@ -60,8 +61,8 @@ export function createDatabase(config: DatabaseConfig): Db {
     // outside a transaction needs none of them: better-sqlite3 is synchronous, so no other query
     // of this process can run while it does. While a transaction is open (the lock is held across
     // its awaits) the read must wait its turn, or it would see the transaction's uncommitted rows.
-    readNow = (query) =>
-      native.inTransaction ? undefined : (database.prepare(query.sql).all(query.parameters) as unknown[]);
+    readFirstNow = (query) =>
+      native.inTransaction ? undefined : database.prepare(query.sql).get(query.parameters);
   } else {
     const pool = new pg.Pool({
       connectionString: config.schema ? withSearchPath(config.url, config.schema) : config.url,
@@ -94,7 +95,7 @@ export function createDatabase(config: DatabaseConfig): Db {
     schema: config.kind === "postgres" ? config.schema : undefined,
     kysely,
     pool: pgPool,
-    readNow,
+    readFirstNow,
     async ping() {
       // A database behind a partition keeps the pooled connection open and never answers: without
       // a bound, /ready would hang instead of answering 503 (spec part 7: 503 for a database down).
@@ -164,7 +165,13 @@ function inexact(value: unknown): boolean {
 
 /** Whether any value of `rows` (raw rows: arrays of column values) is {@link inexact}. */
 function hasInexact(rows: unknown[][]): boolean {
-  for (const row of rows) for (const value of row) if (inexact(value)) return true;
+  for (const row of rows) if (hasInexactValue(row)) return true;
+  return false;
+}
+
+/** Whether any value of a raw row is {@link inexact}. */
+function hasInexactValue(row: unknown[]): boolean {
+  for (const value of row) if (inexact(value)) return true;
   return false;
 }
 
@@ -212,13 +219,14 @@ function rowBuilder(names: readonly string[]): ((row: unknown[]) => unknown) | u
  * comes in between). A statement that writes (INSERT ... RETURNING) runs once, in safe-integer
  * mode. Rows are read as arrays and made objects by {@link rowBuilder}.
  */
-function exactStatement(statement: SQLite.Statement): SqliteStatement {
+function exactStatement(statement: SQLite.Statement): CachedStatement {
   const toObject = statement.reader ? rowBuilder(statement.columns().map((c) => c.name)) : undefined;
   if (toObject === undefined) {
     // A statement that returns no rows (kysely only runs it), or a column named __proto__.
     return {
       reader: statement.reader,
       all: (parameters) => statement.all(parameters).map(exactObject),
+      get: (parameters) => (statement.reader ? exactObject(statement.get(parameters) ?? null) : null),
       run: (parameters) => statement.run(parameters),
       *iterate(parameters) {
         for (const row of statement.iterate(parameters)) yield exactObject(row);
@@ -236,12 +244,26 @@ function exactStatement(statement: SQLite.Statement): SqliteStatement {
       if (reread) statement.safeIntegers(false);
     }
   };
+  const exactFirst = (parameters: readonly unknown[]): unknown[] | undefined => {
+    if (reread) statement.safeIntegers(true);
+    try {
+      const row = statement.get(parameters) as unknown[] | undefined;
+      return row === undefined ? undefined : exactRow(row);
+    } finally {
+      if (reread) statement.safeIntegers(false);
+    }
+  };
   return {
     reader: true,
     all(parameters) {
       let rows = reread ? (statement.all(parameters) as unknown[][]) : exactly(parameters);
       if (reread && hasInexact(rows)) rows = exactly(parameters);
       return rows.map(toObject);
+    },
+    get(parameters) {
+      let row = reread ? (statement.get(parameters) as unknown[] | undefined) : exactFirst(parameters);
+      if (reread && row !== undefined && hasInexactValue(row)) row = exactFirst(parameters);
+      return row === undefined ? null : toObject(row);
     },
     run: (parameters) => statement.run(parameters),
     *iterate(parameters) {
@@ -255,6 +277,17 @@ function exactStatement(statement: SQLite.Statement): SqliteStatement {
   };
 }
 
+/** A statement of {@link withStatementCache}: Kysely's, and its first row alone. */
+export interface CachedStatement extends SqliteStatement {
+  /** The first row of a read (`null`: none, or a statement that returns no rows). */
+  get(parameters: readonly unknown[]): unknown;
+}
+
+/** The database {@link withStatementCache} returns: Kysely's, with {@link CachedStatement}s. */
+export interface CachedDatabase extends SqliteDatabase {
+  prepare(sql: string): CachedStatement;
+}
+
 /** How many distinct SQL texts keep their prepared statement. */
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -266,8 +299,8 @@ const STATEMENT_CACHE_SIZE = 256;
  * (list queries vary with their filters and sort). A statement still being iterated is not
  * shared: the caller gets a fresh one. Every statement reads integers as {@link exactStatement} says.
  */
-export function withStatementCache(native: SQLite.Database, max = STATEMENT_CACHE_SIZE): SqliteDatabase {
-  const statements = new Map<string, { native: SQLite.Statement; exact: SqliteStatement }>();
+export function withStatementCache(native: SQLite.Database, max = STATEMENT_CACHE_SIZE): CachedDatabase {
+  const statements = new Map<string, { native: SQLite.Statement; exact: CachedStatement }>();
   // The most recently used text: asked again (an item GET after an item GET), it is already last.
   let newest: string | undefined;
   return {

@@ -299,10 +299,10 @@ class Crud {
     return this.loadNow(id) ?? (await this.loadQueued(ctx, id));
   }
 
-  /** The row by {@link Db.readNow}, or `undefined` when it must wait for Kysely's connection. */
+  /** The row by {@link Db.readFirstNow}, or `undefined` when it must wait for Kysely's connection. */
   private loadNow(id: Id): Record<string, unknown> | undefined {
-    const rows = this.#byId && this.db.readNow(this.#byId(id));
-    return rows === undefined ? undefined : this.found(id, rows[0]);
+    const row = this.#byId && this.db.readFirstNow(this.#byId(id));
+    return row === undefined ? undefined : this.found(id, row);
   }
 
   /** The row through Kysely, which waits its turn for the connection. */
