@@ -129,7 +129,7 @@ export function hostRefusal(
  * as one with userinfo (RFC 9110 §4.2.4: "treat its presence as an error").
  */
 function targetAuthority(target: string | undefined): string | undefined {
-  if (target === undefined || target.startsWith("/")) return undefined;
+  if (target === undefined) return undefined;
   const origin = absoluteFormOrigin(target);
   if (origin === "") return undefined;
   const authority = origin.slice(origin.indexOf("://") + 3);

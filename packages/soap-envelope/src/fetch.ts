@@ -82,7 +82,8 @@ export function soapEndpoint<Operations = never>(
       // absolute-form target carries instead of Host (§3.2.2) and a worker's Request only here.
       target: request.url,
       headers: view.headers,
-      host: hostLines(view.rawHeaders ?? [], request.url),
+      // Checked as received (two lines are a 400); the address's host is the URL's (`target`).
+      host: fieldLines(view.rawHeaders ?? [], "host"),
       httpVersion: undefined,
       encrypted: view.socket?.encrypted === true,
       facts: requestFacts(view, trust),
@@ -134,13 +135,4 @@ function toFetchResponse(response: SoapResponse, method: string): Response {
   // RFC 9110 §9.3.2 and §15.4.5: a HEAD and a 304 carry the fields, no content.
   const empty = response.body === "" || method === "HEAD" || response.status === 304;
   return new Response(empty ? null : response.body, { status: response.status, headers });
-}
-
-/**
- * The `Host` lines as received; a `Request` whose fields do not carry them (a worker's) has the
- * target URI's authority in its URL (RFC 9110 §7.2: Host is that authority).
- */
-function hostLines(rawHeaders: readonly string[], url: string): readonly string[] {
-  const lines = fieldLines(rawHeaders, "host");
-  return lines.length > 0 ? lines : [new URL(url).host];
 }
