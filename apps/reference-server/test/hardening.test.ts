@@ -1,11 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
-import { rawExchange } from "@svc/test-utils";
+import { rawExchange, rawSend } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { ADMIN, client, READER, type Started, sqlite } from "./harness.js";
@@ -399,29 +398,13 @@ describe("Strict-Transport-Security only over TLS (RFC 6797 §7.2)", () => {
 });
 
 /** Writes `sent` and then nothing more: what the server answers, and after how long. */
-function stall(
+async function stall(
   base: string,
   sent: string,
 ): Promise<{ status: number; head: string; body: string; ms: number }> {
-  const { hostname, port } = new URL(base);
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const text = Buffer.concat(chunks).toString("latin1");
-      const split = text.indexOf("\r\n\r\n");
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
-        head: split === -1 ? text : text.slice(0, split),
-        body: split === -1 ? "" : text.slice(split + 4),
-        ms: Date.now() - started,
-      });
-    });
-    socket.write(sent, "latin1");
-  });
+  const answer = await rawSend(base, Buffer.from(sent, "latin1"));
+  return { ...answer, ms: Date.now() - started };
 }
 
 describe("slow clients: HEADERS_TIMEOUT_SECONDS and REQUEST_TIMEOUT_SECONDS → 408", () => {

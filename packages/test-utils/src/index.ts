@@ -10,7 +10,7 @@ export { express4, express4Version } from "./express4.js";
 export { type Listening, listen, listenOn, whenListening } from "./listen.js";
 export { describeOptions, type OptionCase, refusal } from "./options.js";
 export { at, simulatedProxy } from "./proxy.js";
-export { type RawExchange, type RawResponse, rawExchange, rawRequest } from "./raw-request.js";
+export { type RawExchange, type RawResponse, rawExchange, rawRequest, rawSend } from "./raw-request.js";
 export { assertReadmeShows, readmeRegion } from "./readme.js";
 export { freePort, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "./services.js";
 export { byPathVersioner } from "./versioner.js";

@@ -45,6 +45,20 @@ export interface RawExchange {
  * server closes. Head and body are decoded as latin1, one character per byte.
  */
 export function rawExchange(url: string, head: string, body: string | Uint8Array = ""): Promise<RawExchange> {
+  return rawSend(
+    url,
+    Buffer.concat([
+      Buffer.from(`${head}\r\nConnection: close\r\n\r\n`, "latin1"),
+      typeof body === "string" ? Buffer.from(body, "latin1") : body,
+    ]),
+  );
+}
+
+/**
+ * `bytes` written on a connection of their own, exactly and nothing after them (a request left
+ * unfinished, to see how the server times it out); what came back by the time the server closed.
+ */
+export function rawSend(url: string, bytes: Uint8Array): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -61,11 +75,6 @@ export function rawExchange(url: string, head: string, body: string | Uint8Array
         body: split === -1 ? "" : text.slice(split + 4),
       });
     });
-    socket.write(
-      Buffer.concat([
-        Buffer.from(`${head}\r\nConnection: close\r\n\r\n`, "latin1"),
-        typeof body === "string" ? Buffer.from(body, "latin1") : body,
-      ]),
-    );
+    socket.write(bytes);
   });
 }
