@@ -113,6 +113,38 @@ function testFiles(dir: string): string[] {
   });
 }
 
+/**
+ * Most suites import their package from source once per file when each file gets a fresh module
+ * graph: on a two-core machine that import was most of a package project's time (soap-envelope:
+ * 151 s isolated, 67 s sharing). They test through listening servers and plain values, so a worker
+ * keeps the graph between a project's files (`isolate: false`), as the reference server's do. A
+ * file that replaces something for its own tests (a module, a method, a global, the environment or
+ * the clock: `vi.mock`, `vi.spyOn`, ...), itself or through a local helper, runs with a fresh graph
+ * in a project of its own, `<name> (isolated)`; `--project '<name>*'` runs both.
+ */
+const replaces = /\bvi\.(?:mock|doMock|spyOn|stubGlobal|stubEnv|useFakeTimers|resetModules)\b/;
+
+interface ProjectTest {
+  name: string;
+  root: string;
+  include: string[];
+  [option: string]: unknown;
+}
+
+/** `test` as two projects: its files that replace nothing sharing a graph, the others isolated. */
+function shareGraph(test: ProjectTest, extra: Record<string, unknown> = {}) {
+  const isolated = test.include.filter((f) => loads(join(test.root, f), replaces));
+  const shared = test.include.filter((f) => !isolated.includes(f));
+  return [
+    ...(shared.length > 0
+      ? [{ ...extra, extends: true, test: { ...test, include: shared, isolate: false } }]
+      : []),
+    ...(isolated.length > 0
+      ? [{ ...extra, extends: true, test: { ...test, name: `${test.name} (isolated)`, include: isolated } }]
+      : []),
+  ];
+}
+
 const variantProjects = variants.flatMap((v) => {
   const names = new RegExp(
     `^\\s*import\\s+(?!type\\s)[^;]*?\\bfrom\\s+["'](?:${v.names.join("|")})["']`,
@@ -127,13 +159,10 @@ const variantProjects = variants.flatMap((v) => {
       (f) => !notInVariants.test(f) && loads(join(p.dir, f), names, v.direct === true),
     );
     if (files.length === 0) return [];
-    return [
-      {
-        extends: true,
-        resolve: { alias: aliases },
-        test: { name: `${p.name} (${v.label})`, root: p.dir, include: files, env: v.env, ...timeouts },
-      },
-    ];
+    return shareGraph(
+      { name: `${p.name} (${v.label})`, root: p.dir, include: files, env: v.env, ...timeouts },
+      { resolve: { alias: aliases } },
+    );
   });
 });
 
@@ -145,10 +174,11 @@ const variantProjects = variants.flatMap((v) => {
  * every file needs are in `test/setup.ts`, which runs per file. The suites that replace a module
  * or a prototype's method (`vi.mock`, `vi.spyOn`) run isolated, in a project of their own.
  */
-const replacesModules = ["auth-timing", "idempotency-commit", "idempotency-lease"].map(
-  (name) => `test/${name}.test.ts`,
-);
 const referenceServer = apps.find((a) => a.name === "@svc/reference-server");
+const replacesModules =
+  referenceServer === undefined
+    ? []
+    : testFiles(referenceServer.dir).filter((f) => loads(join(referenceServer.dir, f), replaces));
 
 /** The reference server's suites as two projects: `name` sharing its graph, `isolated` not. */
 function referenceProjects(
@@ -216,10 +246,7 @@ export default defineConfig({
     projects: [
       ...[...packages, ...apps]
         .filter((w) => w !== referenceServer)
-        .map((w) => ({
-          extends: true,
-          test: { name: w.name, root: w.dir, include, ...timeouts },
-        })),
+        .flatMap((w) => shareGraph({ name: w.name, root: w.dir, include: testFiles(w.dir), ...timeouts })),
       ...variantProjects,
       ...serverProjects,
       // The repository's own scripts (the README example checker).
