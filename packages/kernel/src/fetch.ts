@@ -36,6 +36,15 @@ export interface ConnectionInfo {
    * server hands over what it received (`@hono/node-server` does: see {@link honoConnection}).
    */
   readonly rawHeaders?: readonly string[] | undefined;
+  /**
+   * The request-target as received (`/employees/1`, or `http://shop.example/employees/1` in
+   * absolute-form). A `Request`'s URL no longer tells which form the client sent: when it is
+   * given, an absolute-form target's authority is the request's host in place of `Host` (RFC 9112
+   * §3.2.2), as on `node:http` and Express, for the base URL of links and the host check.
+   * `@hono/node-server` hands it over (see {@link honoConnection}).
+   * @default unknown: the host is read from `Host`
+   */
+  readonly target?: string | undefined;
 }
 
 /** The part of a Hono `Context` the Hono middleware reads and sets. */
@@ -52,26 +61,67 @@ export type HonoMiddleware = (c: HonoContextLike, next: () => Promise<void>) => 
 /** A Fetch handler: what `Deno.serve`, `Bun.serve`, a worker's `fetch` and `@hono/node-server` call. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
+/** The connection of each `node:http` request, made once for the middlewares that ask. */
+const connections = new WeakMap<IncomingMessage, ConnectionInfo>();
+
 /**
  * What `@hono/node-server` tells about the connection (`c.env.incoming`, the `node:http`
- * request): its address, TLS, and the fields as received. Elsewhere, nothing.
+ * request): its address, TLS, the fields and the request-target as received. Elsewhere, nothing.
+ * The same object for every call on one request, so the middlewares of a request share one
+ * {@link fetchView}.
  */
 export function honoConnection(c: HonoContextLike): ConnectionInfo | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming === undefined || typeof incoming !== "object" || incoming.socket === undefined)
+  if (
+    incoming === undefined ||
+    typeof incoming !== "object" ||
+    incoming === null ||
+    incoming.socket === undefined
+  )
     return undefined;
-  return {
+  const known = connections.get(incoming);
+  if (known !== undefined) return known;
+  const info: ConnectionInfo = Object.freeze({
     address: incoming.socket.remoteAddress,
     encrypted: (incoming.socket as { encrypted?: boolean }).encrypted === true,
     rawHeaders: incoming.rawHeaders,
-  };
+    target: incoming.url,
+  });
+  connections.set(incoming, info);
+  return info;
 }
 
-/**
- * A `Request` as a {@link RequestView}: the fields by lower-case name (`Headers` already joins a
- * repeated one), the path and query of its URL, and the connection `info` gives.
- */
-export function fetchView(request: Request, info?: ConnectionInfo | undefined): RequestView {
+/** A request's view on the Fetch API ({@link fetchView}). */
+export interface FetchView extends RequestView {
+  /**
+   * The request-target as received (`ConnectionInfo.target`), when the server told it: where
+   * `requestFacts` of `@svc/kernel` reads an absolute-form target's authority, as it does in
+   * Express's `req.originalUrl` (RFC 9112 §3.2.2). `url` stays the path and query.
+   */
+  readonly originalUrl?: string | undefined;
+}
+
+/** What every view of one `Request` shares, read off it once; and its views so far. */
+interface Reading {
+  readonly method: string;
+  readonly url: string;
+  readonly encrypted: boolean;
+  readonly headers: IncomingHttpHeaders;
+  readonly rawHeaders: readonly string[];
+  /** The view without connection info. */
+  bare: FetchView | undefined;
+  /** The view for `info`, the last connection info given. */
+  info: ConnectionInfo | undefined;
+  view: FetchView | undefined;
+}
+
+// One per copy of this module: where a process loads both the ESM and the CJS build, each reads
+// a request once, and the views stay equal.
+const readings = new WeakMap<Request, Reading>();
+
+function readingOf(request: Request): Reading {
+  const known = readings.get(request);
+  if (known !== undefined) return known;
   const headers: IncomingHttpHeaders = {};
   const raw: string[] = [];
   for (const [name, value] of request.headers) {
@@ -79,13 +129,60 @@ export function fetchView(request: Request, info?: ConnectionInfo | undefined): 
     raw.push(name, value);
   }
   const url = new URL(request.url);
-  return {
+  const reading: Reading = {
     method: request.method.toUpperCase(),
     url: `${url.pathname}${url.search}`,
-    headers,
-    rawHeaders: info?.rawHeaders ?? raw,
-    socket: { remoteAddress: info?.address, encrypted: info?.encrypted ?? url.protocol === "https:" },
+    encrypted: url.protocol === "https:",
+    headers: Object.freeze(headers),
+    rawHeaders: Object.freeze(raw),
+    bare: undefined,
+    info: undefined,
+    view: undefined,
   };
+  readings.set(request, reading);
+  return reading;
+}
+
+function viewOf(reading: Reading, info: ConnectionInfo | undefined): FetchView {
+  const socket = Object.freeze({
+    remoteAddress: info?.address,
+    encrypted: info?.encrypted ?? reading.encrypted,
+  });
+  const rawHeaders = info?.rawHeaders ?? reading.rawHeaders;
+  const { method, url, headers } = reading;
+  const target = info?.target;
+  return Object.freeze(
+    target === undefined
+      ? { method, url, headers, rawHeaders, socket }
+      : { method, url, headers, rawHeaders, socket, originalUrl: target },
+  );
+}
+
+/**
+ * A `Request` as a {@link RequestView}: the fields by lower-case name (`Headers` already joins a
+ * repeated one), the path and query of its URL, and the connection `info` gives; with `info.target`,
+ * the target as received in `originalUrl` (as Express names it), which the host of links and the
+ * host check read (RFC 9112 §3.2.2).
+ *
+ * The `Request` is read once, at the first call for it: every package's middleware on the request
+ * shares that reading, so a field set on `request.headers` afterwards is not seen (hand on a new
+ * `Request` instead). The view is frozen, so no reader changes what the next one reads. The same
+ * `info` object (what {@link honoConnection} returns for a request), or none, gives the same view
+ * again; another `info` gets a view of its own, over the same fields.
+ *
+ * @example const view = fetchView(c.req.raw, honoConnection(c));
+ */
+export function fetchView(request: Request, info?: ConnectionInfo | undefined): FetchView {
+  const reading = readingOf(request);
+  if (info === undefined) {
+    if (reading.bare === undefined) reading.bare = viewOf(reading, undefined);
+    return reading.bare;
+  }
+  if (reading.info !== info || reading.view === undefined) {
+    reading.view = viewOf(reading, info);
+    reading.info = info;
+  }
+  return reading.view;
 }
 
 /** Whether a field name appears on more than one line of `rawHeaders` (names compared case-insensitively). */

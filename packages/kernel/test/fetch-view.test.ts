@@ -1,0 +1,152 @@
+import type { IncomingMessage } from "node:http";
+import { serve } from "@hono/node-server";
+import { byPathVersioner, rawExchange } from "@svc/test-utils";
+import { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConnectionInfo, fetchAdapter, fetchGate, fetchView, honoConnection } from "../src/fetch.js";
+import { createPipeline, type Gate, type RequestView, requestFacts } from "../src/index.js";
+
+/** A `Request` that counts how often its fields are asked for. */
+function counted(url: string, init?: RequestInit): { request: Request; reads: () => number } {
+  const request = new Request(url, init);
+  const headers = request.headers;
+  let reads = 0;
+  Object.defineProperty(request, "headers", {
+    get() {
+      reads++;
+      return headers;
+    },
+  });
+  return { request, reads: () => reads };
+}
+
+describe("fetchView: one reading per Request", () => {
+  it("two calls for one Request → the same view, its fields read once; another Request → another view", () => {
+    const { request, reads } = counted("http://api.example/employees?page=2", { headers: { Accept: "x/y" } });
+    const first = fetchView(request);
+    const second = fetchView(request);
+    expect(second).toBe(first);
+    expect(reads()).toBe(1);
+    expect(first).toMatchObject({ method: "GET", url: "/employees?page=2", headers: { accept: "x/y" } });
+    const another = new Request("http://api.example/employees?page=2", { headers: { Accept: "x/z" } });
+    expect(fetchView(another)).not.toBe(first);
+    expect(fetchView(another).headers.accept).toBe("x/z");
+  });
+
+  it("the same info twice → the same view; another info → its own connection over the same fields", () => {
+    const { request, reads } = counted("http://api.example/a", { headers: { Host: "api.example" } });
+    const info: ConnectionInfo = { address: "192.0.2.1", rawHeaders: ["Host", "api.example"] };
+    const other: ConnectionInfo = { address: "192.0.2.2" };
+    const view = fetchView(request, info);
+    expect(fetchView(request, info)).toBe(view);
+    const otherView = fetchView(request, other);
+    expect(otherView.socket?.remoteAddress).toBe("192.0.2.2");
+    expect(otherView.rawHeaders).toEqual(["host", "api.example"]);
+    expect(view.socket?.remoteAddress).toBe("192.0.2.1");
+    expect(view.rawHeaders).toEqual(["Host", "api.example"]);
+    expect(fetchView(request).socket?.remoteAddress).toBeUndefined();
+    expect(otherView.headers).toBe(view.headers);
+    expect(reads()).toBe(1);
+  });
+
+  it("a gate writing to its view's fields → a TypeError, and the next reader sees the fields as sent", () => {
+    const request = new Request("http://api.example/a", { headers: { Accept: "x/y" } });
+    const view = fetchView(request);
+    expect(() => {
+      (view.headers as Record<string, string>).accept = "*/*";
+    }).toThrow(TypeError);
+    expect(() => {
+      (view as { url?: string }).url = "/b";
+    }).toThrow(TypeError);
+    expect(fetchView(request).headers.accept).toBe("x/y");
+    expect(fetchView(request).url).toBe("/a");
+  });
+
+  it("honoConnection twice on one request → the same info, with the target as received", () => {
+    const incoming = {
+      url: "http://shop.example:8080/employees/1",
+      rawHeaders: ["Host", "other"],
+      socket: { remoteAddress: "192.0.2.1" },
+    } as unknown as IncomingMessage;
+    const c = {
+      req: { raw: new Request("http://shop.example:8080/employees/1") },
+      env: { incoming },
+      res: new Response(),
+    };
+    const info = honoConnection(c);
+    expect(honoConnection(c)).toBe(info);
+    expect(info).toEqual({
+      address: "192.0.2.1",
+      encrypted: false,
+      rawHeaders: ["Host", "other"],
+      target: "http://shop.example:8080/employees/1",
+    });
+  });
+});
+
+describe("@svc/kernel/fetch on @hono/node-server: the view of a request", () => {
+  let url: string;
+  let server: ReturnType<typeof serve>;
+  const seen: RequestView[][] = [];
+  const record: Gate<Request> = (view) => {
+    seen.at(-1)?.push(view);
+    return undefined;
+  };
+  beforeAll(async () => {
+    const svc = fetchAdapter(createPipeline({ versioning: byPathVersioner }));
+    const app = new Hono({ getPath: svc.getPath });
+    app.use(async (_c, next) => {
+      seen.push([]);
+      await next();
+    });
+    app.use(fetchGate(record));
+    app.use(svc.middleware);
+    app.use(fetchGate(record));
+    app.get("/employees/:id", (c) =>
+      svc.respond(c.req.raw, () => {
+        const view = fetchView(c.req.raw, honoConnection(c));
+        return {
+          id: c.req.param("id"),
+          url: view.url,
+          originalUrl: view.originalUrl,
+          origin: requestFacts(view).origin,
+        };
+      }),
+    );
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
+        url = `http://127.0.0.1:${info.port}`;
+        resolve();
+      });
+    });
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("two gates on one request → one view; the next request → another", async () => {
+    expect((await fetch(`${url}/employees/1`)).status).toBe(200);
+    expect((await fetch(`${url}/employees/2`)).status).toBe(200);
+    const [one, two] = seen.slice(-2);
+    expect(one).toHaveLength(2);
+    expect(one?.[1]).toBe(one?.[0]);
+    expect(two?.[0]).not.toBe(one?.[0]);
+  });
+
+  it("GET http://shop.example:8080/v2/employees/1 (absolute-form) with Host: other → the target's origin, routed by its path", async () => {
+    const reply = await rawExchange(
+      url,
+      "GET http://shop.example:8080/v2/employees/1 HTTP/1.1\r\nHost: other\r\nAccept: application/json",
+    );
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual({
+      id: "1",
+      url: "/v2/employees/1",
+      originalUrl: "http://shop.example:8080/v2/employees/1",
+      origin: "http://shop.example:8080",
+    });
+    const originForm = await rawExchange(
+      url,
+      "GET /employees/1 HTTP/1.1\r\nHost: shop.example\r\nAccept: application/json",
+    );
+    expect(JSON.parse(originForm.body)).toMatchObject({ url: "/employees/1", origin: "http://shop.example" });
+  });
+});
