@@ -36,7 +36,8 @@ export function allowedHosts(
 /** Options of {@link baseUrl} and {@link hrefFor} on the Fetch API. */
 export interface FetchBaseUrlOptions extends BaseUrlOptions {
   /**
-   * What the server knows of the connection: the peer's address, for `trustProxy`
+   * What the server knows of the connection: the peer's address, for `trustProxy`, and the
+   * request-target as received, whose authority an absolute-form target names in place of `Host`
    * (`honoConnection(c)` of `@svc/kernel/fetch` under `@hono/node-server`).
    * @default none: no peer is trusted but by `trustProxy: true`
    */

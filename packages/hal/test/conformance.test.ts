@@ -173,6 +173,18 @@ const rows: Row[] = [
     body: errorStatus(421),
   },
   {
+    name: "GET http://api.example.com/employees/2 (absolute-form) with Host: evil.example → self link on the target's host",
+    request: { path: "http://api.example.com/employees/2", headers: [["Host", "evil.example"]] },
+    status: 200,
+    body: (r) => expect(selfOf(r.text)).toBe("http://api.example.com/employees/2"),
+  },
+  {
+    name: "GET http://evil.example/employees/2 (absolute-form) with Host: api.example.com → 421",
+    request: { path: "http://evil.example/employees/2", headers: [["Host", "api.example.com"]] },
+    status: 421,
+    body: errorStatus(421),
+  },
+  {
     name: "X-Forwarded-Host: evil.example from a trusted proxy → 421",
     request: { path: "/employees/2", headers: { "X-Forwarded-Host": "evil.example" } },
     status: 421,
