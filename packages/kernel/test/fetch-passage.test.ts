@@ -1,7 +1,7 @@
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchAdapter, fetchGate, withPassage } from "../src/fetch.js";
+import { addPassage, fetchAdapter, fetchGate, passagesOf, withPassage } from "../src/fetch.js";
 import { createPipeline, type Gate, type Versioner } from "../src/index.js";
 
 /** A version decided from `Accept-Version`, so every response varies on it. */
@@ -85,5 +85,30 @@ describe("withPassage", () => {
     expect(result).toBe(response);
     expect(result.headers.get("x-gate")).toBe("passed");
     expect(result.headers.get("vary")).toBe("Accept, Origin");
+  });
+});
+
+/**
+ * A process that imports one package and requires another loads both builds of
+ * `@svc/kernel/fetch`: two copies of the module. A gate's fields recorded through one (a rate
+ * limit's, CORS's) must reach the response or the error the other writes.
+ */
+describe("passages across two copies of @svc/kernel/fetch", () => {
+  it("a passage recorded through one copy is read through the other, in order", async () => {
+    const spec = "../src/fetch.ts?second-copy";
+    const other = (await import(/* @vite-ignore */ spec)) as typeof import("../src/fetch.js");
+    expect(other.addPassage).not.toBe(addPassage);
+    const request = new Request("http://127.0.0.1/item");
+    other.addPassage(request, { fields: { "X-Rate": "1" }, vary: [] });
+    addPassage(request, { fields: { "X-Cors": "2" }, vary: ["Origin"] });
+    const expected = [
+      { fields: { "X-Rate": "1" }, vary: [] },
+      { fields: { "X-Cors": "2" }, vary: ["Origin"] },
+    ];
+    expect(passagesOf(request)).toEqual(expected);
+    expect(other.passagesOf(request)).toEqual(expected);
+    expect(passagesOf(new Request("http://127.0.0.1/item"))).toEqual([]);
+    // Kept out of the way: not an own enumerable property of the request.
+    expect(Object.keys(request)).toEqual([]);
   });
 });
