@@ -52,7 +52,6 @@ for (const p of packages) {
   }
 }
 
-const include = ["src/**/*.test.ts", "test/**/*.test.ts"];
 const timeouts = { testTimeout: 20_000, hookTimeout: 30_000 };
 
 /**
@@ -168,44 +167,28 @@ const variantProjects = variants.flatMap((v) => {
 
 /**
  * The reference server's suites import the whole service from source (every package's `src/`
- * through the aliases): some 10 s a file on a two-core machine, paid again by every file when
- * each gets a fresh module graph. They are black-box suites (each starts its own service and
- * talks to it over HTTP), so a worker keeps the graph between files (`isolate: false`); the hooks
- * every file needs are in `test/setup.ts`, which runs per file. The suites that replace a module
- * or a prototype's method (`vi.mock`, `vi.spyOn`) run isolated, in a project of their own.
+ * through the aliases): some 10 s a file on a two-core machine. They are black-box suites (each
+ * starts its own service and talks to it over HTTP), so they share their graph as above; the hooks
+ * every file needs are in `test/setup.ts`, which runs per file.
  */
 const referenceServer = apps.find((a) => a.name === "@svc/reference-server");
-const replacesModules =
-  referenceServer === undefined
-    ? []
-    : testFiles(referenceServer.dir).filter((f) => loads(join(referenceServer.dir, f), replaces));
 
-/** The reference server's suites as two projects: `name` sharing its graph, `isolated` not. */
+/** The reference server's suites (`files` of them) as a project `name`, split by {@link shareGraph}. */
 function referenceProjects(
   name: string,
-  isolated: string,
-  options: { include?: string[]; exclude?: string[]; env?: Record<string, string> } = {},
+  files: (file: string) => boolean = () => true,
+  env: Record<string, string> = {},
 ) {
   if (referenceServer === undefined) return [];
-  const base = {
-    root: referenceServer.dir,
-    env: options.env ?? {},
+  const { dir } = referenceServer;
+  return shareGraph({
+    name,
+    root: dir,
+    include: testFiles(dir).filter(files),
+    env,
     setupFiles: ["test/setup.ts"],
     ...timeouts,
-  };
-  return [
-    {
-      extends: true,
-      test: {
-        ...base,
-        name,
-        include: options.include ?? include,
-        exclude: [...(options.exclude ?? []), ...replacesModules],
-        isolate: false,
-      },
-    },
-    { extends: true, test: { ...base, name: isolated, include: replacesModules } },
-  ];
+  });
 }
 
 /**
@@ -219,16 +202,16 @@ const withoutService = ["chain", "database-errors", "packages-write-accept", "so
   (name) => `test/${name}.test.ts`,
 );
 const serverProjects = [
-  ...referenceProjects("@svc/reference-server", "@svc/reference-server (isolated)"),
-  ...referenceProjects("@svc/reference-server (fastify)", "@svc/reference-server (fastify, isolated)", {
-    include: ["test/**/*.test.ts"],
-    exclude: withoutService,
+  ...referenceProjects("@svc/reference-server"),
+  ...referenceProjects(
+    "@svc/reference-server (fastify)",
+    (f) => f.startsWith("test/") && !withoutService.includes(f),
     // A thinner layer on the second framework: what the generated suites prove about the
     // packages' cores they proved on Express already, so here they check the Fastify
     // composition's wiring with a quarter of hostile-properties' cases (2,500 and more) and half
     // of contract-fuzz's per operation, fresh random input each run.
-    env: { SERVER_FRAMEWORK: "fastify", HOSTILE_SCALE: "0.25", CONTRACT_RUNS: "6" },
-  }),
+    { SERVER_FRAMEWORK: "fastify", HOSTILE_SCALE: "0.25", CONTRACT_RUNS: "6" },
+  ),
 ];
 
 /**
