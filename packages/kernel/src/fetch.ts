@@ -72,13 +72,7 @@ const connections = new WeakMap<IncomingMessage, ConnectionInfo>();
  */
 export function honoConnection(c: HonoContextLike): ConnectionInfo | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (
-    incoming === undefined ||
-    typeof incoming !== "object" ||
-    incoming === null ||
-    incoming.socket === undefined
-  )
-    return undefined;
+  if (typeof incoming !== "object" || incoming === null || incoming.socket === undefined) return undefined;
   const known = connections.get(incoming);
   if (known !== undefined) return known;
   const info: ConnectionInfo = Object.freeze({

@@ -1,6 +1,6 @@
-import type { IncomingMessage } from "node:http";
-import { serve } from "@hono/node-server";
-import { byPathVersioner, rawExchange } from "@svc/test-utils";
+import type { IncomingMessage, Server } from "node:http";
+import { createAdaptorServer } from "@hono/node-server";
+import { byPathVersioner, type Listening, listenOn, rawExchange } from "@svc/test-utils";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConnectionInfo, fetchAdapter, fetchGate, fetchView, honoConnection } from "../src/fetch.js";
@@ -86,7 +86,7 @@ describe("fetchView: one reading per Request", () => {
 
 describe("@svc/kernel/fetch on @hono/node-server: the view of a request", () => {
   let url: string;
-  let server: ReturnType<typeof serve>;
+  let server: Listening;
   const seen: RequestView[][] = [];
   const record: Gate<Request> = (view) => {
     seen.at(-1)?.push(view);
@@ -113,14 +113,10 @@ describe("@svc/kernel/fetch on @hono/node-server: the view of a request", () => 
         };
       }),
     );
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
-        url = `http://127.0.0.1:${info.port}`;
-        resolve();
-      });
-    });
+    server = await listenOn(createAdaptorServer({ fetch: app.fetch }) as Server);
+    url = server.url;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.close());
 
   it("two gates on one request → one view; the next request → another", async () => {
     expect((await fetch(`${url}/employees/1`)).status).toBe(200);
