@@ -78,9 +78,11 @@ export function soapEndpoint<Operations = never>(
     const method = view.method ?? "GET";
     const response = await endpoint.answer({
       method: request.method,
-      // The target URI (RFC 9112 §3.3): its authority is the one the client named, which an
-      // absolute-form target carries instead of Host (§3.2.2) and a worker's Request only here.
-      target: request.url,
+      // The request-target as received when the server told it (`honoConnection`): an
+      // absolute-form one names the host instead of Host (RFC 9112 §3.2.2), an origin-form one
+      // leaves Host to name it as the client wrote it. Else the URL the server built: a worker's
+      // Request carries the target URI (§3.3) only there.
+      target: view.originalUrl ?? request.url,
       headers: view.headers,
       // Checked as received (two lines are a 400); the address's host is the URL's (`target`).
       host: fieldLines(view.rawHeaders ?? [], "host"),

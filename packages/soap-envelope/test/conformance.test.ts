@@ -41,6 +41,14 @@ const rows: Row[] = [
     },
   },
   {
+    // The same contract bytes, and so the same ETag, whichever framework serves it: the host as
+    // the client wrote it, not as a URL parser would normalise it.
+    name: "GET ?wsdl with Host: Soap.Example:8080 → the address spells the host as received",
+    request: { path: `${PATH}?wsdl`, headers: { Host: "Soap.Example:8080" } },
+    status: 200,
+    body: (r) => expect(r.text).toContain('soap12:address location="http://Soap.Example:8080/ws/customer"'),
+  },
+  {
     // RFC 9112 §3.2.2: the origin server "MUST ignore the received Host header field (if any) and
     // instead use the host information of the request-target".
     name: "GET http://shop.example:8080/ws/customer?wsdl, another Host → the target's host in the address",
