@@ -7,6 +7,7 @@
 //
 //   node apps/bench/src/callgrind.mjs [--root <repository>] [--warmup 4000] [--requests 2000]
 //     [--connections 8] [--keep <dir>] [--scenario svc-stack] [--soap] [--frameworks]
+//     [--readme [--rounds 2]]
 //
 // `--scenario` (default `svc-stack`: the reference server's GET /employees/{id}, with a token
 // from its own /auth/token) takes any scenario of scenarios.mjs whose server is a script of
@@ -15,7 +16,8 @@
 // measures those three one after the other, with the same getCustomer request, and prints the
 // SOAP layer (server − floor) and the ratios node-soap / soap-envelope, whole server and layer.
 // `--frameworks` measures packages-fastify and fastify-peers, then packages-hono and hono-peers,
-// and prints each peer's instructions over the packages' app on the same framework.
+// and prints each peer's instructions over the packages' app on the same framework. `--readme`
+// measures readme-floor and packages-readme in turn, `--rounds` times, and prints the difference.
 //
 // `--root` names another checkout (a worktree of an older commit), so the same client measures
 // both sides of an A/B; its server runs from its own sources (packages bundled from src/).
@@ -57,10 +59,9 @@ if (args.includes("--soap")) {
     figures[id] = await measure(id);
     console.log(JSON.stringify(figures[id]));
   }
-  const main = (id) => figures[id].perRequestByThread["1"] ?? figures[id].perRequest;
-  const floor = main("soap-floor-node");
-  const envelope = main("soap-envelope-node");
-  const nodeSoap = main("node-soap-node");
+  const floor = mainThread(figures["soap-floor-node"]);
+  const envelope = mainThread(figures["soap-envelope-node"]);
+  const nodeSoap = mainThread(figures["node-soap-node"]);
   const row = (name, value) =>
     `| ${name} | ${value.toLocaleString("en")} | ${(value - floor).toLocaleString("en")} |`;
   console.log(
@@ -83,7 +84,6 @@ if (args.includes("--soap")) {
     ["packages-fastify", "fastify-peers"],
     ["packages-hono", "hono-peers"],
   ];
-  const main = (figure) => figure.perRequestByThread["1"] ?? figure.perRequest;
   const rows = [];
   for (const [packages, peers] of pairs) {
     const ours = await measure(packages);
@@ -91,8 +91,8 @@ if (args.includes("--soap")) {
     const theirs = await measure(peers);
     console.log(JSON.stringify(theirs));
     rows.push(
-      `| ${packages} | ${main(ours).toLocaleString("en")} | ${peers} | ${main(theirs).toLocaleString("en")} | ` +
-        `${(main(theirs) / main(ours)).toFixed(2)} × | ${(theirs.perRequest / ours.perRequest).toFixed(2)} × |`,
+      `| ${packages} | ${mainThread(ours).toLocaleString("en")} | ${peers} | ${mainThread(theirs).toLocaleString("en")} | ` +
+        `${(mainThread(theirs) / mainThread(ours)).toFixed(2)} × | ${(theirs.perRequest / ours.perRequest).toFixed(2)} × |`,
     );
   }
   console.log(
@@ -103,8 +103,36 @@ if (args.includes("--soap")) {
       ...rows,
     ].join("\n"),
   );
+} else if (args.includes("--readme")) {
+  // The READMEs app against its floor (the same response on Express, none of the packages'
+  // decisions), alternating, `--rounds` times (2 by default): what the packages' decisions cost,
+  // and whether the app could reach a bound at all.
+  const rows = [];
+  for (let round = 0; round < Number(option("rounds", "2")); round++) {
+    const floor = await measure("readme-floor");
+    console.log(JSON.stringify(floor));
+    const app = await measure("packages-readme");
+    console.log(JSON.stringify(app));
+    rows.push(
+      `| ${round + 1} | ${mainThread(floor).toLocaleString("en")} | ${mainThread(app).toLocaleString("en")} | ` +
+        `${(mainThread(app) - mainThread(floor)).toLocaleString("en")} |`,
+    );
+  }
+  console.log(
+    [
+      "",
+      "| round | readme-floor | packages-readme | decisions (app − floor) |",
+      "|---|---:|---:|---:|",
+      ...rows,
+    ].join("\n"),
+  );
 } else {
   console.log(JSON.stringify(await measure(option("scenario", "svc-stack"))));
+}
+
+/** A measurement's instructions a request on the main thread (the whole process's if not split by thread). */
+function mainThread(figure) {
+  return figure.perRequestByThread["1"] ?? figure.perRequest;
 }
 
 /** Starts `id`'s server under callgrind, warms it up, and counts the measured requests. */

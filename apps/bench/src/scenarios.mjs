@@ -291,6 +291,14 @@ export const scenarios = [
     prepare: getEmployee,
   },
   {
+    id: "readme-floor",
+    group: "get",
+    label:
+      "packages-readme's response and unavoidable work on Express (app's prototypes), none of the packages' decisions",
+    server: () => ({ script: script("readme-floor.mjs"), env: { BENCH_PROTOTYPES: "classes" } }),
+    prepare: getEmployee,
+  },
+  {
     id: "packages-readme-plain",
     group: "get",
     label: "the same app on http.createServer(app), without expressServerOptions",

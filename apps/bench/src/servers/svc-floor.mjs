@@ -11,18 +11,9 @@ import { hash, randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import express from "express";
 import helmet from "helmet";
-import { jwtVerify } from "jose";
 import pino from "pino";
-import {
-  benchVerificationKey,
-  EMPLOYEES,
-  exitOnSigterm,
-  JWT_AUDIENCE,
-  JWT_ISSUER,
-  listenApp,
-} from "../fixtures.mjs";
-
-const key = await benchVerificationKey();
+import { EMPLOYEES, exitOnSigterm, listenApp } from "../fixtures.mjs";
+import { floorWork } from "./floor-work.mjs";
 
 // helmet's headers, read once (its default directives are static), as the reference server does.
 const securityHeaders = [];
@@ -70,11 +61,7 @@ const [ID, , , EMAIL, DEPARTMENT_ID, CITY, SALARY, MANAGER_ID, , DEPARTMENT, FUL
 );
 
 const logger = pino({ level: "info" });
-/** Verified tokens by their SHA-256 (the cache holds no token), as @svc/auth's cache keys them. */
-const verified = new Map();
-/** One fixed-window counter per principal, as an in-memory rate-limit store keeps them. */
-const counters = new Map();
-const LIMIT = 1_000_000;
+const floor = await floorWork();
 const VARY = "Origin, API-Version, Accept-Version, Accept, Accept-Encoding";
 
 const app = express();
@@ -101,30 +88,7 @@ app.get("/employees/:id", async (req, res) => {
   res.setHeader("X-Correlation-ID", correlationId);
   res.setHeader("Vary", VARY);
   res.setHeader("API-Supported-Versions", "1, 2");
-  const authorization = req.headers.authorization ?? "";
-  const cacheKey = hash("sha256", authorization.slice(7), "base64url");
-  let subject = verified.get(cacheKey);
-  if (subject === undefined) {
-    const { payload } = await jwtVerify(authorization.slice(7), key, {
-      issuer: JWT_ISSUER,
-      audience: JWT_AUDIENCE,
-    });
-    subject = String(payload.sub);
-    verified.set(cacheKey, subject);
-  }
-  const now = Date.now();
-  let counter = counters.get(subject);
-  if (counter === undefined || counter.resetAt <= now) {
-    counter = { count: 0, resetAt: now + 1000 };
-    counters.set(subject, counter);
-  }
-  const remaining = LIMIT - ++counter.count;
-  const reset = Math.ceil((counter.resetAt - now) / 1000);
-  res.setHeader("X-RateLimit-Limit", String(LIMIT));
-  res.setHeader("X-RateLimit-Remaining", String(remaining));
-  res.setHeader("X-RateLimit-Reset", String(Math.ceil(counter.resetAt / 1000)));
-  res.setHeader("RateLimit-Policy", `"default";q=${LIMIT};w=1`);
-  res.setHeader("RateLimit", `"default";r=${remaining};t=${reset}`);
+  floor.count(await floor.subject(req.headers.authorization ?? ""), res);
   const row = select.get(Number(req.params.id));
   if (row === undefined) {
     res.status(404).end();
