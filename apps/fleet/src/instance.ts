@@ -30,8 +30,9 @@ export interface Instance {
   /** Everything the process wrote to stdout and stderr, over all its starts (the last 8 MB). */
   output(): string;
   /**
-   * Starts the process (again) on the same port and waits until `/ready` answers 200, at most
-   * `readyTimeoutMs` (30 s by default; a restart on a loaded machine, under load, may need more).
+   * Starts the process (again) on the same port and waits until it prints that it listens and
+   * then `/ready` answers 200, at most `readyTimeoutMs` (30 s by default; a restart on a loaded
+   * machine, under load, may need more).
    */
   start(readyTimeoutMs?: number): Promise<void>;
   /** Sends a signal; resolves with how the process ended. */
@@ -85,6 +86,16 @@ export async function createInstance(name: string, env: Record<string, string>):
         stdio: ["ignore", "pipe", "pipe"],
       });
       child = proc;
+      // Until this process says it listens, whatever answers on the port is another process's
+      // server (the port was free when it was picked, not reserved), so /ready is not asked.
+      const banner = `listening on ${instance.url} (`;
+      let said = "";
+      let listening = false;
+      proc.stdout?.on("data", (chunk: Buffer) => {
+        if (listening) return;
+        said = (said + chunk.toString("utf8")).slice(-4096);
+        listening = said.includes(banner);
+      });
       proc.stdout?.on("data", append);
       proc.stderr?.on("data", append);
       exit = new Promise<Exit>((resolveExit) => {
@@ -101,11 +112,13 @@ export async function createInstance(name: string, env: Record<string, string>):
             `${name} exited (code ${ended.code}, signal ${ended.signal}) before it was ready:\n${out.slice(-4000)}`,
           );
         }
-        try {
-          const res = await call(`${instance.url}/ready`, { timeoutMs: 2000 });
-          if (res.status === 200) return;
-        } catch {
-          // not listening yet
+        if (listening) {
+          try {
+            const res = await call(`${instance.url}/ready`, { timeoutMs: 2000 });
+            if (res.status === 200) return;
+          } catch {
+            // not ready yet
+          }
         }
         if (Date.now() > deadline) {
           proc.kill("SIGKILL");
