@@ -153,16 +153,34 @@ function fleetSuite(
       });
       expect(issued.status).toBe(200);
       const authorization = `Bearer ${issued.json<{ access_token: string }>().access_token}`;
-      const replies = await Promise.all(
-        ids.map((id) =>
-          call(`${proxyUrl}/products/1/reviews`, {
-            method: "POST",
-            localAddress: "127.0.0.6",
-            headers: { authorization, "idempotency-key": key, "x-correlation-id": id },
-            body: { author, rating: 4, comment: "fleet" },
-          }),
-        ),
-      );
+      const send = (id: string) =>
+        call(`${proxyUrl}/products/1/reviews`, {
+          method: "POST",
+          localAddress: "127.0.0.6",
+          headers: { authorization, "idempotency-key": key, "x-correlation-id": id },
+          body: { author, rating: 4, comment: "fleet" },
+        });
+      const replies = await Promise.all(ids.map(send));
+      // A 503 with Retry-After is an instance's overload answer (on a loaded machine a claim can
+      // wait past the key store's limit): a client sends the same request again when told, and
+      // these do, so it ends as one of the outcomes below like the rest.
+      for (let round = 0; round < 3; round++) {
+        const unavailable = ids.flatMap((_, i) => (replies[i]?.status === 503 ? [i] : []));
+        if (unavailable.length === 0) break;
+        let wait = 0;
+        for (const i of unavailable) {
+          const r = replies[i] as Reply;
+          expect(r.json(), r.body).toMatchObject({ status: 503 });
+          const after = Number(r.header("retry-after"));
+          expect(after, r.body).toBeGreaterThan(0);
+          wait = Math.max(wait, Math.min(after, 5));
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        const again = await Promise.all(unavailable.map((i) => send(ids[i] as string)));
+        unavailable.forEach((i, k) => {
+          replies[i] = again[k] as Reply;
+        });
+      }
       expect([...(await servedBy(ids)).keys()].sort()).toEqual(fleet.instances.map((i) => i.name).sort());
       const fresh = replies.filter((r) => r.status === 201 && r.header("idempotent-replayed") === undefined);
       expect(fresh).toHaveLength(1);
@@ -174,7 +192,7 @@ function fleetSuite(
           expect(r.header("retry-after")).toBeDefined();
           continue;
         }
-        expect(r.status).toBe(201);
+        expect(r.status, r.body).toBe(201);
         expect(r.header("idempotent-replayed")).toBe("true");
         expect(r.header("location")).toBe(original.header("location"));
         expect(r.header("etag")).toBe(original.header("etag"));
