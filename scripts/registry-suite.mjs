@@ -33,10 +33,10 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { freePort } from "@svc/test-utils/free-port";
 import { packageProblems } from "./check-package.mjs";
 import { checkReadmeExamples, printSummary, readmeFiles, typescriptCompiler } from "./readme-examples.mjs";
 import { publishedPackages } from "./release-guard.mjs";
@@ -78,17 +78,6 @@ function skipOrFail(reason) {
   }
   console.log(`registry: SKIPPED: ${reason}; the registry suite did not run`);
   process.exit(0);
-}
-
-async function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 async function startRegistry() {

@@ -6,27 +6,16 @@ import { execFile, spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { freePort } from "@svc/test-utils/free-port";
 import autocannon from "autocannon";
 
 const run = promisify(execFile);
 
-/** A free TCP port on 127.0.0.1 (the OS picks it; the listener is closed before use). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * Starts `node [nodeArgs] script` with PORT set, and resolves once `readyPath` answers with

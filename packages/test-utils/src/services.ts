@@ -1,7 +1,10 @@
 import { spawn } from "node:child_process";
-import { randomBytes, randomInt } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createServer, Socket } from "node:net";
+import { randomBytes } from "node:crypto";
+import { Socket } from "node:net";
+
+import { freePort } from "./free-port.mjs";
+
+export { freePort };
 
 /**
  * The URL of an external service the integration suites need (`REDIS_URL`, `DATABASE_URL`).
@@ -23,61 +26,6 @@ export function serviceUrl(variable: "REDIS_URL" | "DATABASE_URL"): string | und
 /** A key prefix unique to this test run, so runs sharing one Redis never see each other's keys. */
 export function uniquePrefix(label: string): string {
   return `svc-test:${label}:${process.pid}:${randomBytes(4).toString("hex")}:`;
-}
-
-/** The lowest port {@link freePort} hands out: above the registered services a machine may run. */
-const LOWEST_PORT = 20_000;
-
-/**
- * The ports the kernel gives outgoing connections and `listen(0)` (Linux's
- * `ip_local_port_range`; elsewhere, the IANA dynamic range).
- */
-function ephemeralRange(): [number, number] {
-  try {
-    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
-      .trim()
-      .split(/\s+/)
-      .map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return [low as number, high as number];
-  } catch {
-    // not Linux
-  }
-  return [49_152, 65_535];
-}
-
-function bindable(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(undefined));
-    server.listen(port, "127.0.0.1", () => {
-      const address = server.address();
-      const bound = typeof address === "object" && address ? address.port : undefined;
-      server.close(() => resolve(bound));
-    });
-  });
-}
-
-/**
- * A TCP port on 127.0.0.1 that is free now, for a process started later (a child server, a
- * Redis node, nginx). It is drawn at random below the kernel's ephemeral range: a port from
- * `listen(0)` lies inside that range, and between this call and the later bind any other
- * process's `listen(0)` or outgoing connection could be given it. Below the range only another
- * caller of this function can pick it, one chance in several thousand.
- */
-export async function freePort(): Promise<number> {
-  const [ephemeralLow, ephemeralHigh] = ephemeralRange();
-  const below = [LOWEST_PORT, ephemeralLow - 1] as const;
-  const above = [ephemeralHigh + 1, 65_535] as const;
-  const [low, high] = below[1] - below[0] >= above[1] - above[0] ? below : above;
-  if (high - low >= 1000) {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const port = await bindable(low + randomInt(high - low + 1));
-      if (port !== undefined) return port;
-    }
-  }
-  const port = await bindable(0);
-  if (port === undefined) throw new Error("freePort: no port could be bound on 127.0.0.1");
-  return port;
 }
 
 async function answers(port: number): Promise<boolean> {
