@@ -294,8 +294,14 @@ describe("errorPlugin: a path routed for other methods → 405 with Allow, OPTIO
     expect(res.headers.get("allow")).toBe("GET, OPTIONS");
   });
 
-  it("routerOptions.ignoreTrailingSlash → PUT /reports/ is routed as /reports: 405", async () => {
-    const url = await routed({ routerOptions: { ignoreTrailingSlash: true } });
+  it("the router's ignoreTrailingSlash → PUT /reports/ is routed as /reports: 405", async () => {
+    // Fastify 5.5 moved the router's options into routerOptions (the top-level ones deprecated);
+    // before 5.5 there is no routerOptions, and they are server options of their own.
+    const url = await routed(
+      process.env.FASTIFY_FLOOR === "1"
+        ? { ignoreTrailingSlash: true }
+        : { routerOptions: { ignoreTrailingSlash: true } },
+    );
     const res = await fetch(`${url}/reports/`, { method: "PUT" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
