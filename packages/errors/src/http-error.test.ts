@@ -65,6 +65,19 @@ describe("toHttpError", () => {
     expect(toHttpError(input).status).toBe(status);
   });
 
+  it("a content-type parser's SyntaxError with statusCode 400 → the malformed body's record", () => {
+    const parsed = Object.assign(new SyntaxError("Unexpected end of JSON input"), { statusCode: 400 });
+    const error = toHttpError(parsed);
+    expect(error).toMatchObject({
+      status: 400,
+      message: "The request body is malformed",
+      code: "entity.parse.failed",
+    });
+    expect(error.cause).toBe(parsed);
+    // The application's own SyntaxError, with no status, stays the server's 500.
+    expect(toHttpError(new SyntaxError("Unexpected token")).status).toBe(500);
+  });
+
   it("an http-errors style error with expose false keeps a generic message", () => {
     expect(toHttpError({ status: 400, message: "internal detail", expose: false }).message).toBe(
       "Bad Request",

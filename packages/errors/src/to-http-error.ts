@@ -22,6 +22,7 @@ const BODY_PARSER_ERRORS: Readonly<Record<string, { status: number; message: str
  * What Fastify's body parsing raises before a route runs, by its `code`, as the body-parser
  * `type` of the same failure, so it gets the same record (the same status, message and problem code on every framework). Fastify's own
  * messages name its parser ("content-type is set to 'application/json'"), so they are replaced.
+ * A body that is no JSON has no code before Fastify 5.5.0: see {@link isParseFailure}.
  */
 const FASTIFY_BODY_ERRORS: Readonly<Record<string, string>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "entity.parse.failed",
@@ -29,6 +30,18 @@ const FASTIFY_BODY_ERRORS: Readonly<Record<string, string>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "entity.too.large",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "request.size.invalid",
 };
+
+/**
+ * Whether `err` is a content-type parser's `SyntaxError` handed on as a 400 (`statusCode: 400`):
+ * what Fastify's own JSON parser raises before 5.5.0 (no `FST_ERR_CTP_INVALID_JSON_BODY` yet), and
+ * what a custom parser written as Fastify's content-type parser reference shows one raises. The
+ * application's own `SyntaxError` carries no status and stays a 500.
+ *
+ * @see https://fastify.dev/docs/latest/Reference/ContentTypeParser/
+ */
+function isParseFailure(err: object, e: ErrorLike): boolean {
+  return err instanceof SyntaxError && (e.statusCode === 400 || e.status === 400);
+}
 
 /**
  * The 400 of a request body that is not the JSON it says it is: the record body-parser's
@@ -179,7 +192,8 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
  * - a value whose properties cannot be read (a getter or Proxy trap that throws) is a 500;
  * - body-parser errors by their `type` (malformed JSON → 400, too large → 413, unsupported
  *   charset or content coding → 415, a `verify` option that threw → 403 or its error's status),
- *   and Fastify's by their `code` onto the same records (`FST_ERR_CTP_INVALID_JSON_BODY` → 400,
+ *   and Fastify's by their `code` onto the same records (`FST_ERR_CTP_INVALID_JSON_BODY`, or a
+ *   content-type parser's `SyntaxError` with `statusCode: 400` as Fastify before 5.5.0 raises → 400,
  *   `FST_ERR_CTP_BODY_TOO_LARGE` → 413, `FST_ERR_CTP_INVALID_MEDIA_TYPE` → 415; a schema's
  *   `FST_ERR_VALIDATION` → 400 with its field errors);
  * - `http-errors`-style errors (`status`/`statusCode` 400..599) keep their status, their message
@@ -233,8 +247,9 @@ function mapError(err: unknown): HttpError {
   }
   const e = err as ErrorLike;
   const code = (e as { code?: unknown }).code;
-  const type =
+  let type =
     typeof e.type === "string" ? e.type : typeof code === "string" ? FASTIFY_BODY_ERRORS[code] : undefined;
+  if (type === undefined && isParseFailure(err, e)) type = "entity.parse.failed";
   const known = type === undefined ? undefined : BODY_PARSER_ERRORS[type];
   if (known) {
     let message = known.message;

@@ -317,8 +317,9 @@ function factsGate(trust?: TrustHop): Gate {
 /**
  * The same trust set the way each framework sets it: Express's `trust proxy` setting, Fastify's
  * `trustProxy` server option, and the option itself where the framework has none (node:http, Fetch).
+ * `peerTrusted`: whether `setting` trusts the harness's peer (the loopback address).
  */
-function trustMounts(setting: string): Mounts {
+function trustMounts(setting: string, peerTrusted: boolean): Mounts {
   const hello = {
     status: 200,
     fields: { "content-type": "text/plain" },
@@ -351,10 +352,12 @@ function trustMounts(setting: string): Mounts {
       const app = Fastify({ trustProxy: setting });
       app.addHook("onRequest", fastifyGate(factsGate()));
       app.get("/", async (request, replyTo) => {
-        // The route's own reading agrees with Fastify's (which reads no RFC 7239 Forwarded).
+        // The route's own reading agrees with Fastify's (which reads no RFC 7239 Forwarded). Before
+        // Fastify 5.8.3, request.protocol took X-Forwarded-Proto from any peer once trustProxy was
+        // set, so on the floor the scheme is compared only where the peer is trusted.
         if (request.headers.forwarded === undefined) {
           const facts = requestFacts(fastifyView(request));
-          expect(facts.scheme).toBe(request.protocol);
+          if (peerTrusted || process.env.FASTIFY_FLOOR !== "1") expect(facts.scheme).toBe(request.protocol);
           expect(facts.client).toBe(request.ip);
         }
         return replyTo.type("text/plain").send("hello");
@@ -423,11 +426,11 @@ const forwardedRows = (trusted: boolean): Row[] => [
 // The harness connects from the loopback address: trusted by "loopback", not by "10.0.0.0/8".
 conformance(
   "@svc/kernel request facts behind the framework's trust (loopback)",
-  trustMounts("loopback"),
+  trustMounts("loopback", true),
   forwardedRows(true),
 );
 conformance(
   "@svc/kernel request facts behind the framework's trust (10.0.0.0/8)",
-  trustMounts("10.0.0.0/8"),
+  trustMounts("10.0.0.0/8", false),
   forwardedRows(false),
 );

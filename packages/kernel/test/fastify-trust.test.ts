@@ -35,9 +35,12 @@ describe("fastifyView(request): Fastify's trustProxy, read as Fastify reads it",
   ] as const)("%s", async (_name, trustProxy, peer, trusted) => {
     const got = await read(trustProxy as FastifyServerOptions["trustProxy"], peer);
     expect(got.scheme).toBe(trusted ? "https" : "http");
-    // Fastify's own reading of the same request agrees.
-    expect(got.scheme).toBe(got.protocol);
-    expect(got.client).toBe(got.ip);
+    // Fastify's own reading of the same request agrees, where the floor's reading is sound: before
+    // Fastify 5.8.3 request.protocol took X-Forwarded-Proto from any peer once trustProxy was set,
+    // and before 5.12.1 a hop count trusted the peer (request.ip and request.protocol alike).
+    const floor = process.env.FASTIFY_FLOOR === "1";
+    if (!(floor && trustProxy && !trusted)) expect(got.scheme).toBe(got.protocol);
+    if (!(floor && typeof trustProxy === "number")) expect(got.client).toBe(got.ip);
   });
 
   it("a function trusting every hop names the first address of X-Forwarded-For, as request.ip does", async () => {
