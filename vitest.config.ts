@@ -59,17 +59,19 @@ const timeouts = { testTimeout: 20_000, hookTimeout: 30_000 };
  * `names` runs a second time in a project named `<package> (<label>)`, where each name resolves to
  * its aliased install (root dev dependencies), pinned to the lowest version the ranges admit:
  * `express` to Express 4.17.0 (`^4.17.0 || ^5.0.0`), `ioredis` to ioredis 5 (`^5.0.0 || ^6.0.0`;
- * not yet its floor) and `redis` to node-redis 4.6.15 (`^4.6.15 || ^5.0.0 || ^6.0.0`; before 4.6.15 a
- * cluster client does not reach a restarted master again). `test/redis-clients.test.ts` still runs
- * a smoke test on every major. A pin moves with the floor of the range it tests. A Redis client counts when the file loads it itself or through a local
- * helper such as `test/helpers.ts` (the stores' suites make their clients there); Express only when
+ * not yet its floor), `redis` to node-redis 4.6.15 (`^4.6.15 || ^5.0.0 || ^6.0.0`; before 4.6.15 a
+ * cluster client does not reach a restarted master again) and `pg` to pg 8.0.3 (`^8.0.3`; before
+ * 8.0.3 a client never connects on Node 14 and later). `test/redis-clients.test.ts` still runs
+ * a smoke test on every major. A pin moves with the floor of the range it tests. A Redis client or
+ * `pg` counts when the file loads it itself or through a local helper such as `test/helpers.ts` or
+ * `test/postgres.ts` (the stores' suites make their clients there); Express only when
  * the file imports it itself, as the files that test an Express adapter do: a suite whose helper
  * happens to serve its subject through Express (a WSDL, a type generator) tests that subject, the
  * same on either major. Files that load none of them would only repeat themselves, so they are
  * left out; so is `express4.test.ts` (pinned to 4 already). The Redis Cluster suites
  * (`*cluster.test.ts`) run on both, as the cluster clients differ most between majors.
  * A test of behaviour only the newer major has skips there (`process.env.EXPRESS_MAJOR === "4"`;
- * `IOREDIS_MAJOR`, `REDIS_MAJOR` likewise).
+ * `IOREDIS_MAJOR`, `REDIS_MAJOR`, and `PG_FLOOR` for what pg 8.0.3 lacks, likewise).
  *
  * `fastify` resolves to Fastify 5.0.0 (`^5.0.0`: a floor within the only major) in the
  * `(fastify 5.0)` projects. A file counts when it loads Fastify itself or through a local helper
@@ -103,6 +105,7 @@ const variants = [
     installs: { fastify: "fastify50" },
     env: { FASTIFY_FLOOR: "1" },
   },
+  { label: "pg 8.0.3", names: ["pg"], installs: { pg: "pg8" }, env: { PG_FLOOR: "1" } },
 ];
 const relativeImport = /\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g;
 

@@ -133,6 +133,25 @@ describe.skipIf(!postgresUrl)("PostgresStore: a claim the store gave up on", () 
     ]);
   });
 
+  it("a pool whose statement_timeout is within timeoutMs: the server ends the blocked INSERT, the claim fails with its error, the retry claims the key", async () => {
+    const pool = database.pool({ statement_timeout: 100 });
+    const table = `idem_t${++tables}`;
+    const store = new PostgresStore({ pool, table, timeoutMs: 1000 });
+    await store.migrate();
+    const lock = await blockInserts(table);
+    const failed = await store.claim("k5", "fp", 60_000).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(StoreUnavailableError);
+    // query_canceled: the server's own end of the statement, not the store's time-out.
+    expect((failed as Error).cause).toMatchObject({ code: "57014" });
+    expect(await rowsOf(table, "k5")).toEqual([]);
+    await lock.release();
+    const answer = await retry(store, "k5");
+    expect(answer.outcome).toBe("claimed");
+    expect(await rowsOf(table, "k5")).toEqual([
+      { token: (answer as { token: string }).token, state: "in-flight" },
+    ]);
+  });
+
   it("a timed-out claim that found the key held by another execution takes nothing from it", async () => {
     const { store, table } = await freshStore();
     const owner = await store.claim("k4", "fp", 60_000);

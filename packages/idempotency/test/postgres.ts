@@ -20,25 +20,38 @@ async function admin(sql: string): Promise<void> {
 /**
  * A schema of its own for the calling test file, made before its tests and dropped after them,
  * with an `effects` table the tests' handlers write to. `pool()` is its pool (throws when
- * PostgreSQL is not configured: such suites are skipped).
+ * PostgreSQL is not configured: such suites are skipped); `pool(config)` a further pool on the
+ * schema with `config` added (a `statement_timeout`, …), ended with the others after the tests.
  */
-export function throwawaySchema(label: string): { pool(): pg.Pool } {
+export function throwawaySchema(label: string): { pool(config?: pg.PoolConfig): pg.Pool } {
   const schema = `svc_idem_${label}_${process.pid}_${randomBytes(4).toString("hex")}`;
-  let pool: pg.Pool | undefined;
+  const pools: pg.Pool[] = [];
+  const open = (config: pg.PoolConfig = {}): pg.Pool => {
+    const pool = new pg.Pool({ connectionString: postgresUrl, max: 8, ...config });
+    // Set on each new connection before its first query (which queues behind it), not through the
+    // `options` startup parameter: pg ignores that before 8.3.0, and the suites run on the peer
+    // range's floor as well. A connection whose schema could not be set is closed, so its queries
+    // fail rather than run in `public`.
+    pool.on("connect", (client) => {
+      client.query(`SET search_path TO ${schema}`).catch(() => client.end());
+    });
+    pools.push(pool);
+    return pool;
+  };
   beforeAll(async () => {
     if (!postgresUrl) return;
     await admin(`CREATE SCHEMA ${schema}`);
-    pool = new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${schema}`, max: 8 });
-    await pool.query("CREATE TABLE effects (id serial PRIMARY KEY, key text NOT NULL)");
+    await open().query("CREATE TABLE effects (id serial PRIMARY KEY, key text NOT NULL)");
   });
   afterAll(async () => {
-    await pool?.end();
+    await Promise.all(pools.map((p) => p.end()));
     if (postgresUrl) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   });
   return {
-    pool() {
-      if (pool === undefined) throw new Error("PostgreSQL is not configured (DATABASE_URL)");
-      return pool;
+    pool(config) {
+      const main = pools[0];
+      if (main === undefined) throw new Error("PostgreSQL is not configured (DATABASE_URL)");
+      return config === undefined ? main : open(config);
     },
   };
 }
