@@ -1,14 +1,9 @@
 import { createRequire } from "node:module";
-import * as ioredis5 from "ioredis5";
+import { Redis as IoRedis5 } from "ioredis5";
 import { Redis as IoRedis6 } from "ioredis6";
 import { createClient as createClient4 } from "redis4";
 import { createClient as createClient5 } from "redis5";
 import { createClient as createClient6 } from "redis6";
-
-// ioredis before 5.3.0 has no named `Redis`, and its types make the module the default import:
-// the class is the default's own `default` (it is the class again at run time).
-const IoRedis5 = ioredis5.default.default;
-type IoRedis5 = InstanceType<typeof IoRedis5>;
 
 /** One Redis client major the packages' stores declare support for (their `ioredis`/`redis` peers). */
 export interface RedisClientMajor {
