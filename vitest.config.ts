@@ -58,8 +58,9 @@ const timeouts = { testTimeout: 20_000, hookTimeout: 30_000 };
  * The floors of the packages' peer ranges beside the current majors. A test file that loads one of
  * `names` runs a second time in a project named `<package> (<label>)`, where each name resolves to
  * its aliased install (root dev dependencies), pinned to the lowest version the ranges admit:
- * `express` to Express 4.17.0 (`^4.17.0 || ^5.0.0`), `ioredis` to ioredis 5.9.0 (`^5.9.0 ||
- * ^6.0.0`; before 5.9.0 a cluster client sends a command named in upper case to a random master)
+ * `express` to Express 4.17.0 (`^4.17.0 || ^5.0.0`), `ioredis` to ioredis 5.4.0 (`^5.4.0 ||
+ * ^6.0.0`; before 5.9.0 a cluster client sends a command named in upper case to a random master,
+ * so the stores name theirs in lower case)
  * and `redis` to node-redis 4.6.15 (`^4.6.15 || ^5.0.0 || ^6.0.0`; before 4.6.15 a cluster client
  * does not reach a restarted master again). `test/redis-clients.test.ts` still runs
  * a smoke test on every major. A pin moves with the floor of the range it tests. A Redis client counts when the file loads it itself or through a local
