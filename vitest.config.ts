@@ -58,13 +58,15 @@ const timeouts = { testTimeout: 20_000, hookTimeout: 30_000 };
  * The floors of the packages' peer ranges beside the current majors. A test file that loads one of
  * `names` runs a second time in a project named `<package> (<label>)`, where each name resolves to
  * its aliased install (root dev dependencies), pinned to the lowest version the ranges admit:
- * `express` to Express 4.17.0 (`^4.17.0 || ^5.0.0`), `ioredis` to ioredis 5 (`^5.0.0 || ^6.0.0`;
- * not yet its floor), `redis` to node-redis 4.6.15 (`^4.6.15 || ^5.0.0 || ^6.0.0`; before 4.6.15 a
- * cluster client does not reach a restarted master again) and `pg` to pg 8.0.3 (`^8.0.3`; before
- * 8.0.3 a client never connects on Node 14 and later). `test/redis-clients.test.ts` still runs
- * a smoke test on every major. A pin moves with the floor of the range it tests. A Redis client or
- * `pg` counts when the file loads it itself or through a local helper such as `test/helpers.ts` or
- * `test/postgres.ts` (the stores' suites make their clients there); Express only when
+ * `express` to Express 4.17.0 (`^4.17.0 || ^5.0.0`), `ioredis` to ioredis 5.4.0 (`^5.4.0 ||
+ * ^6.0.0`; before 5.9.0 a cluster client sends a command named in upper case to a random master,
+ * so the stores name theirs in lower case), `redis` to node-redis 4.6.15 (`^4.6.15 || ^5.0.0 ||
+ * ^6.0.0`; before 4.6.15 a cluster client does not reach a restarted master again) and `pg` to pg
+ * 8.0.3 (`^8.0.3`; before 8.0.3 a client never connects on Node 14 and later).
+ * `test/redis-clients.test.ts` still runs a smoke test on every major. A pin moves with the floor
+ * of the range it tests. A Redis client or `pg` counts when the file loads it itself or through a
+ * local helper such as `test/helpers.ts` or `test/postgres.ts` (the stores' suites make their
+ * clients there); Express only when
  * the file imports it itself, as the files that test an Express adapter do: a suite whose helper
  * happens to serve its subject through Express (a WSDL, a type generator) tests that subject, the
  * same on either major. Files that load none of them would only repeat themselves, so they are

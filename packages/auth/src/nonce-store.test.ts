@@ -1,14 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { type RedisCluster, redisCluster, serviceUrl, throwawayRedis } from "@svc/test-utils";
-import * as IoRedis from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryNonceStore, type NonceStore, NonceStoreTimeoutError, redisNonceStore } from "./nonce-store.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
-const { Cluster } = IoRedis;
-type Cluster = IoRedis.Cluster;
 
 describe("memoryNonceStore when full", () => {
   it("expired nonces behind a live one go first: a live nonce is not dropped, so its replay is refused", async () => {

@@ -154,9 +154,10 @@ function sender(client: unknown): Send | undefined {
     masters?: unknown;
   };
   const { call, sendCommand } = c;
-  // ioredis (Redis and Cluster alike) routes by the command's key itself.
+  // ioredis (Redis and Cluster alike) routes by the command's key itself, finding the command by
+  // its lower-case name.
   if (typeof call === "function")
-    return (_key, args) => call.call(client, args[0] as string, ...args.slice(1));
+    return (_key, args) => call.call(client, (args[0] as string).toLowerCase(), ...args.slice(1));
   if (typeof sendCommand !== "function") return undefined;
   // node-redis createCluster: the first argument is the key whose hash slot picks the master;
   // SET writes, so it is not read-only.

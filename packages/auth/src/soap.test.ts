@@ -3,7 +3,7 @@ import { isHttpError } from "@svc/errors";
 import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
-import * as IoRedis from "ioredis";
+import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerBlocks } from "../test/helpers.js";
@@ -21,10 +21,6 @@ import {
   WSSE_NS,
   WSU_NS,
 } from "./soap.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
-type Redis = IoRedis.Redis;
 
 const PASSWORDS: Record<string, string> = { alice: "pa:ss wörd", bob: "hunter2" };
 

@@ -4,16 +4,13 @@ import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
-import * as IoRedis from "ioredis";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { gate } from "../test/helpers.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
 import { idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
 
 // draft-ietf-httpapi-idempotency-key-header §2.6/§2.7: a retry gets 409 "while the original request
 // is still being processed" and then "the result of the previously completed operation"; a

@@ -2,7 +2,7 @@ import { errorHandler } from "@svc/errors";
 import { reply } from "@svc/kernel";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
-import * as IoRedis from "ioredis";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { gate, post } from "../test/helpers.js";
 import { keyed } from "../test/pipeline-app.js";
@@ -10,9 +10,6 @@ import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
 import { idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
 
 // A record's bound (`maxRecordBytes`) counts its header bytes as well as its body, in MemoryStore
 // (key, fingerprint, token, headers, body, 256 B) and in RedisStore (the JSON sent). A response

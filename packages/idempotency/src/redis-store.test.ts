@@ -1,15 +1,11 @@
 import { createHash } from "node:crypto";
 import { type Listening, listen, serviceUrl, throwawayRedis, uniquePrefix } from "@svc/test-utils";
-import * as IoRedis from "ioredis";
+import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp, gate, post, retriesDuringSlowHandler, sleep } from "../test/helpers.js";
 import { RedisStore } from "./redis-store.js";
 import type { IdempotencyOptions } from "./step.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
-type Redis = IoRedis.Redis;
 
 const redisUrl = serviceUrl("REDIS_URL");
 

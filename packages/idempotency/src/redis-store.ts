@@ -195,9 +195,10 @@ export class RedisStore implements IdempotencyStore {
     );
     const client = options.client as Partial<IoRedisLike & NodeRedisLike & NodeRedisClusterLike> | undefined;
     if (client && typeof client.call === "function") {
-      // ioredis, Redis or Cluster: the Cluster reads the key of EVALSHA from its numkeys.
+      // ioredis, Redis or Cluster: the Cluster reads the key of EVALSHA from its numkeys, finding
+      // the command by its lower-case name.
       const io = client as IoRedisLike;
-      this.#send = (_key, [command, ...args]) => io.call(command ?? "", args);
+      this.#send = (_key, [command, ...args]) => io.call((command ?? "").toLowerCase(), args);
     } else if (
       client &&
       typeof client.sendCommand === "function" &&

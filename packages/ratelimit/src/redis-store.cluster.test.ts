@@ -1,18 +1,13 @@
 import { errorHandler } from "@svc/errors";
 import { listen, type RedisCluster, redisCluster, uniquePrefix } from "@svc/test-utils";
 import express from "express";
-import * as IoRedis from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRateLimiter } from "./limiter.js";
 import { type RateLimitOptions, rateLimit } from "./middleware.js";
 import { RedisStore } from "./redis-store.js";
 import type { Algorithm } from "./types.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
-const { Cluster } = IoRedis;
-type Cluster = IoRedis.Cluster;
 
 /**
  * RedisStore against a real, throw-away 3-master Redis Cluster (started by the test-utils

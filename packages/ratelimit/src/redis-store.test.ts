@@ -1,17 +1,13 @@
 import { errorHandler } from "@svc/errors";
 import { listen, serviceUrl, type ThrowawayRedis, throwawayRedis, uniquePrefix } from "@svc/test-utils";
 import express from "express";
-import * as IoRedis from "ioredis";
+import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRateLimiter } from "./limiter.js";
 import { type RateLimitOptions, rateLimit } from "./middleware.js";
 import { RedisStore, StoreTimeoutError } from "./redis-store.js";
 import type { Algorithm } from "./types.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
-type Redis = IoRedis.Redis;
 
 const url = serviceUrl("REDIS_URL");
 const DAY = 86_400_000;

@@ -158,8 +158,9 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
         "create the ioredis client with autoResendUnfulfilledCommands: false, or a reconnect may count a request twice",
       );
     }
-    // ioredis routes by the command's keys itself (EVALSHA's KEYS after numkeys, DEL's key).
-    return (_key, args) => client.call(args[0] as string, ...args.slice(1));
+    // ioredis routes by the command's keys itself (EVALSHA's KEYS after numkeys, DEL's key), which
+    // it finds by the command's lower-case name.
+    return (_key, args) => client.call((args[0] as string).toLowerCase(), ...args.slice(1));
   }
   if (isNodeRedisCluster(client)) {
     const queues = clusterQueues(client);

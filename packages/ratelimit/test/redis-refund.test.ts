@@ -1,13 +1,9 @@
 import { errorHandler } from "@svc/errors";
 import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
-import * as IoRedis from "ioredis";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ALGORITHMS, createRateLimiter, RedisStore, rateLimit } from "../src/index.js";
-
-// The named `Redis` exists at run time from ioredis 5.3.0 only; the default, on every 5.x and 6.x.
-const Redis = IoRedis.Redis ?? IoRedis.default;
-type Redis = IoRedis.Redis;
 
 // skipFailedRequests / skipSuccessfulRequests against Redis: the refund script gives units back
 // in the window (or GCRA bucket) that counted them, and never creates a key.

@@ -1,14 +1,9 @@
 import { createRequire } from "node:module";
-import * as ioredis5 from "ioredis5";
-import { Redis as IoRedis6 } from "ioredis6";
+import { Command as Command5, Redis as IoRedis5 } from "ioredis5";
+import { Command as Command6, Redis as IoRedis6 } from "ioredis6";
 import { createClient as createClient4 } from "redis4";
 import { createClient as createClient5 } from "redis5";
 import { createClient as createClient6 } from "redis6";
-
-// ioredis before 5.3.0 has no named `Redis`, and its types make the module the default import:
-// the class is the default's own `default` (it is the class again at run time).
-const IoRedis5 = ioredis5.default.default;
-type IoRedis5 = InstanceType<typeof IoRedis5>;
 
 /** One Redis client major the packages' stores declare support for (their `ioredis`/`redis` peers). */
 export interface RedisClientMajor {
@@ -18,7 +13,16 @@ export interface RedisClientMajor {
    * A connected client, configured the way the packages' READMEs ask (no offline queue, no resend
    * of unfulfilled commands), and how to close it.
    */
-  connect(url: string): Promise<{ client: RedisTestClient; close(): Promise<void> }>;
+  connect(url: string): Promise<{
+    client: RedisTestClient;
+    close(): Promise<void>;
+    /**
+     * The commands sent through an ioredis client so far that ioredis itself finds no key slot
+     * for (its own `Command#getSlot`), as `name args...`: an ioredis Cluster sends such a command
+     * to a random master instead of the key's. Empty for node-redis, which is given the key.
+     */
+    unroutable(): string[];
+  }>;
 }
 
 /** Any of the clients {@link redisClientMajors} connects. */
@@ -40,14 +44,36 @@ const ioredisOptions = {
   lazyConnect: true,
 } as const;
 
-function ioredis(alias: string, create: (url: string) => IoRedis5 | IoRedis6): RedisClientMajor {
+function ioredis(
+  alias: string,
+  create: (url: string) => IoRedis5 | IoRedis6,
+  Command: typeof Command5 | typeof Command6,
+): RedisClientMajor {
   return {
     name: `ioredis ${version(alias)}`,
     async connect(url) {
       const client = create(url);
       client.on("error", () => {});
       await client.connect();
-      return { client, close: async () => void (await client.quit()) };
+      const sent: (string | number)[][] = [];
+      const call = client.call.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      // The store gets the client itself with its `call` recorded (an own property over the
+      // prototype's method), so every check it makes of the client's options still sees ioredis.
+      Object.defineProperty(client, "call", {
+        configurable: true,
+        value: (...args: unknown[]) => {
+          sent.push(args.flat() as (string | number)[]);
+          return call(...args);
+        },
+      });
+      return {
+        client,
+        close: async () => void (await client.quit()),
+        unroutable: () =>
+          sent
+            .filter(([name, ...args]) => new Command(String(name), args).getSlot() === null)
+            .map((command) => command.join(" ")),
+      };
     },
   };
 }
@@ -61,7 +87,7 @@ function nodeRedis(alias: string, create: (url: string) => NodeRedisClient): Red
       const client = create(url);
       client.on("error", () => {});
       await client.connect();
-      return { client, close: async () => void (await client.quit()) };
+      return { client, close: async () => void (await client.quit()), unroutable: () => [] };
     },
   };
 }
@@ -76,8 +102,8 @@ function nodeRedis(alias: string, create: (url: string) => NodeRedisClient): Red
  */
 export function redisClientMajors(): RedisClientMajor[] {
   return [
-    ioredis("ioredis5", (url) => new IoRedis5(url, ioredisOptions)),
-    ioredis("ioredis6", (url) => new IoRedis6(url, ioredisOptions)),
+    ioredis("ioredis5", (url) => new IoRedis5(url, ioredisOptions), Command5),
+    ioredis("ioredis6", (url) => new IoRedis6(url, ioredisOptions), Command6),
     nodeRedis("redis4", (url) => createClient4({ url, disableOfflineQueue: true })),
     nodeRedis("redis5", (url) => createClient5({ url, disableOfflineQueue: true })),
     nodeRedis("redis6", (url) => createClient6({ url, disableOfflineQueue: true })),
