@@ -155,9 +155,9 @@ function sender(client: unknown): Send | undefined {
   };
   const { call, sendCommand } = c;
   // ioredis (Redis and Cluster alike) routes by the command's key itself, finding the command by
-  // its lower-case name.
+  // its name in lower case, as the store spells it.
   if (typeof call === "function")
-    return (_key, args) => call.call(client, (args[0] as string).toLowerCase(), ...args.slice(1));
+    return (_key, args) => call.call(client, args[0] as string, ...args.slice(1));
   if (typeof sendCommand !== "function") return undefined;
   // node-redis createCluster: the first argument is the key whose hash slot picks the master;
   // SET writes, so it is not read-only.
@@ -212,7 +212,7 @@ export function redisNonceStore(options: RedisNonceStoreOptions): NonceStore {
   return {
     async claim(nonce, ttlMs) {
       const key = prefix + nonce;
-      const args = ["SET", key, "1", "PX", String(Math.max(1, Math.ceil(ttlMs))), "NX"];
+      const args = ["set", key, "1", "PX", String(Math.max(1, Math.ceil(ttlMs))), "NX"];
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new NonceStoreTimeoutError(timeoutMs)), timeoutMs);

@@ -196,9 +196,9 @@ export class RedisStore implements IdempotencyStore {
     const client = options.client as Partial<IoRedisLike & NodeRedisLike & NodeRedisClusterLike> | undefined;
     if (client && typeof client.call === "function") {
       // ioredis, Redis or Cluster: the Cluster reads the key of EVALSHA from its numkeys, finding
-      // the command by its lower-case name.
+      // the command by its name in lower case, as the store spells them.
       const io = client as IoRedisLike;
-      this.#send = (_key, [command, ...args]) => io.call((command ?? "").toLowerCase(), args);
+      this.#send = (_key, [command, ...args]) => io.call(command ?? "", args);
     } else if (
       client &&
       typeof client.sendCommand === "function" &&
@@ -288,12 +288,12 @@ export class RedisStore implements IdempotencyStore {
   async #eval(s: Script, key: string, args: string[]): Promise<unknown> {
     const tail = ["1", key, ...args];
     try {
-      return await this.#bounded(this.#send(key, ["EVALSHA", s.sha, ...tail]));
+      return await this.#bounded(this.#send(key, ["evalsha", s.sha, ...tail]));
     } catch (err) {
       // The script cache is empty after a restart, a failover, or on a node a slot moved to:
       // load it with the one EVAL.
       if (err instanceof Error && err.message.startsWith("NOSCRIPT")) {
-        return this.#bounded(this.#send(key, ["EVAL", s.source, ...tail]));
+        return this.#bounded(this.#send(key, ["eval", s.source, ...tail]));
       }
       throw err;
     }

@@ -159,8 +159,8 @@ function sender(client: AnyClient | undefined): (key: string, args: string[]) =>
       );
     }
     // ioredis routes by the command's keys itself (EVALSHA's KEYS after numkeys, DEL's key), which
-    // it finds by the command's lower-case name.
-    return (_key, args) => client.call((args[0] as string).toLowerCase(), ...args.slice(1));
+    // it finds by the command's name in lower case, as the store spells them.
+    return (_key, args) => client.call(args[0] as string, ...args.slice(1));
   }
   if (isNodeRedisCluster(client)) {
     const queues = clusterQueues(client);
@@ -370,7 +370,7 @@ export class RedisStore implements RateLimitStore {
   /** @inheritdoc */
   async reset(key: string): Promise<void> {
     const redisKey = this.redisKey(key);
-    await this.#bounded(() => this.#send(redisKey, ["DEL", redisKey]));
+    await this.#bounded(() => this.#send(redisKey, ["del", redisKey]));
   }
 
   /**
@@ -397,11 +397,11 @@ export class RedisStore implements RateLimitStore {
     ];
     return this.#bounded(async () => {
       try {
-        return await this.#send(redisKey, ["EVALSHA", sha, ...tail]);
+        return await this.#send(redisKey, ["evalsha", sha, ...tail]);
       } catch (err) {
         // NOSCRIPT means the script did not run, so sending it once in full cannot double count.
         if (!isNoScript(err)) throw err;
-        return this.#send(redisKey, ["EVAL", script, ...tail]);
+        return this.#send(redisKey, ["eval", script, ...tail]);
       }
     });
   }
