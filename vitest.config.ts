@@ -73,7 +73,7 @@ const timeouts = { testTimeout: 20_000, hookTimeout: 30_000 };
  * left out; so is `express4.test.ts` (pinned to 4 already). The Redis Cluster suites
  * (`*cluster.test.ts`) run on both, as the cluster clients differ most between majors.
  * A test of behaviour only the newer major has skips there (`process.env.EXPRESS_MAJOR === "4"`;
- * `IOREDIS_MAJOR`, `REDIS_MAJOR`, and `PG_FLOOR` for what pg 8.0.3 lacks, likewise).
+ * `IOREDIS_MAJOR`, `REDIS_MAJOR` likewise).
  *
  * `fastify` resolves to Fastify 5.0.0 (`^5.0.0`: a floor within the only major) in the
  * `(fastify 5.0)` projects. A file counts when it loads Fastify itself or through a local helper
@@ -107,7 +107,7 @@ const variants = [
     installs: { fastify: "fastify50" },
     env: { FASTIFY_FLOOR: "1" },
   },
-  { label: "pg 8.0.3", names: ["pg"], installs: { pg: "pg8" }, env: { PG_FLOOR: "1" } },
+  { label: "pg 8.0.3", names: ["pg"], installs: { pg: "pg8" }, env: {} },
 ];
 const relativeImport = /\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g;
 

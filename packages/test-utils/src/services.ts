@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Socket } from "node:net";
-
 import { freePort } from "./free-port.mjs";
 
 export { freePort };
