@@ -15,8 +15,6 @@ import autocannon from "autocannon";
 
 const run = promisify(execFile);
 
-export { freePort };
-
 /**
  * Starts `node [nodeArgs] script` with PORT set, and resolves once `readyPath` answers with
  * `readyStatus` (any status when unset). Rejects with the tail of the server's stderr if it
