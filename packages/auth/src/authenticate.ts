@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, isHttpError, type NextFunction } from "@svc/errors";
-import { repeatsField } from "@svc/kernel";
+import { recordAuthentication, repeatsField } from "@svc/kernel";
 import type { AuthView } from "./auth-view.js";
 import {
   type AuthorizationCredentials,
@@ -143,11 +143,13 @@ export function authenticate(options: AuthenticateOptions) {
     // A cached token is decided in this turn: no promise, no closure on the hot path.
     if (!(decided instanceof Promise)) {
       if (decided !== undefined) req.principal = decided;
+      recordAuthentication(req, decided);
       next();
       return;
     }
     return decided.then((principal) => {
       if (principal !== undefined) req.principal = principal;
+      recordAuthentication(req, principal);
       next();
     }, next);
   };

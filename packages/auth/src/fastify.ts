@@ -19,6 +19,7 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
+import { recordAuthentication } from "@svc/kernel";
 import { appWide } from "@svc/kernel/fastify";
 import { refusedOption } from "@svc/kernel/internal";
 import type {
@@ -101,6 +102,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     const context = await authenticator.authenticate(viewOf(request));
     request.auth = context;
     request.principal = context.principal ?? null;
+    recordAuthentication(request.raw, context.principal);
     // For code handed only `request.raw` (the SOAP credentials hook under @svc/soap-envelope).
     leaveAuthenticated(request.raw, { principal: context.principal, ip: request.ip });
     if (context.principal !== undefined)

@@ -18,6 +18,7 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
+import { recordAuthentication } from "@svc/kernel";
 import {
   type ConnectionInfo,
   type FetchHandler,
@@ -70,6 +71,7 @@ export function authenticate(options: AuthenticateOptions): FetchMiddleware {
       info?.address === undefined ? view : { ...view, ip: info.address },
     );
     contexts.set(request, context);
+    recordAuthentication(request, context.principal);
     return context;
   };
   const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<undefined> => {

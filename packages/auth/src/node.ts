@@ -16,6 +16,7 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
+import { recordAuthentication } from "@svc/kernel";
 import { leaveAuthenticated } from "./left-on-request.js";
 
 export type { AuthContext, AuthenticateOptions, AuthGuard, AuthorizePredicate };
@@ -56,6 +57,7 @@ export function authenticate(options: AuthenticateOptions): (req: IncomingMessag
   return async function svcAuthenticate(req) {
     const context = await authenticator.authenticate(req);
     contexts.set(req, context);
+    recordAuthentication(req, context.principal);
     // For code handed only `req` (the SOAP credentials hook under @svc/soap-envelope).
     leaveAuthenticated(req, { principal: context.principal, ip: undefined });
     return context;

@@ -2,6 +2,7 @@ import type { Logger } from "@svc/errors";
 import { isToken } from "@svc/kernel";
 import { checkOptionNames, MAX_TIMER_MS } from "@svc/kernel/internal";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
+import { principalScope } from "./express-request.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";
 import type { IdempotencyStore } from "./store.js";
@@ -129,8 +130,9 @@ export interface IdempotencyCoreOptions<Req = unknown> {
   /**
    * Who the key belongs to; keys of different scopes never meet. It gets the request handed to
    * `begin` as `request`.
-   * @default the step: the auth layer's `req.principal.id`, else `"anonymous"`; the core:
-   * `"anonymous"` for every request
+   * @default the id of the principal `@svc/auth` recorded for the request (on every framework),
+   * else `"anonymous"`; a request that carries credentials (`Authorization`) when nothing recorded
+   * its principal is refused with a 500 (logged), never scoped with every other caller's
    */
   scope?: (req: Req) => string;
   /**
@@ -187,6 +189,8 @@ export interface IdempotencyConfig<Req> {
   storeStatus: (status: number, context: StoreStatusContext) => boolean;
   replayHeaders: readonly string[];
   scope: (req: Req) => string;
+  /** Whether `scope` is the application's: the default reads the principal `@svc/auth` recorded. */
+  scopeGiven: boolean;
   onStoreError: "fail" | "pass-through";
   /** `Link: <documentationUrl>; rel="describedby"`, or undefined. */
   link: string | undefined;
@@ -395,8 +399,6 @@ function resolveScope<Req>(
   return scope ?? fallback;
 }
 
-const anonymous = (): string => "anonymous";
-
 function resolveOnStoreError(value: IdempotencyCoreOptions["onStoreError"]): "fail" | "pass-through" {
   const resolved = value ?? "fail";
   if (resolved !== "fail" && resolved !== "pass-through") {
@@ -470,7 +472,7 @@ function resolveLease(
  */
 export function resolveConfig<Req>(
   options: IdempotencyCoreOptions<Req>,
-  defaultScope: (req: Req) => string = anonymous,
+  defaultScope: (req: Req) => string = principalScope as (req: Req) => string,
 ): IdempotencyConfig<Req> {
   checkOptionNames("idempotency", options, IDEMPOTENCY_OPTIONS, "idempotency");
   const store = resolveStore(options.store);
@@ -501,6 +503,7 @@ export function resolveConfig<Req>(
     storeStatus: resolveStoreStatus(options.storeStatus),
     replayHeaders: resolveReplayHeaders(options.replayHeaders),
     scope: resolveScope(options.scope, defaultScope),
+    scopeGiven: options.scope !== undefined,
     onStoreError: resolveOnStoreError(options.onStoreError),
     link: resolveLink(options.documentationUrl),
     logger: resolveLogger(options.logger),

@@ -205,6 +205,14 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     }
     if (parsed.kind === "invalid")
       return failure(config, 400, parsed.reason, IDEMPOTENCY_ERROR_CODES.invalid);
+    // Without the request, the default scope cannot see a principal: a credentialed request
+    // would share the anonymous scope with every caller.
+    if (attempt.request === undefined && !config.scopeGiven && attempt.headers.authorization !== undefined)
+      throw new HttpError(
+        500,
+        "idempotency: the request carries credentials (Authorization) but begin() was given no `request` to read its principal from; pass `request`, or give the `scope` option",
+        { code: "unauthenticated_credentials" },
+      );
     const scope = scopeOf(config.scope(attempt.request as Req));
     const key = [scope, method, attempt.route ?? path, parsed.key].map(encodeURIComponent).join(":");
     const logger = config.logger ?? attempt.log ?? fallbackLogger;

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { principalFor } from "@svc/kernel";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
 import type { IdempotencyLogger, IdempotencyRequiredRule } from "./config.js";
 
@@ -40,12 +41,20 @@ export type IdempotencyRequired = IdempotencyRequiredRule<IdempotencyRequest>;
  * `anonymous` would otherwise share every unauthenticated caller's records (and replay them).
  * Such an id, and every id that starts with `~`, gets a `~` in front: no id maps to
  * `"anonymous"`, no two ids to one scope, and every other id keeps the scope it always had.
+ *
+ * The principal is the one `@svc/auth` (or the application, with `recordAuthentication` of
+ * `@svc/kernel`) recorded for the request, on every framework. A request that carries credentials
+ * when nothing recorded who sent it is refused (500, logged) rather than scoped with every other
+ * caller's.
  */
-export const principalScope = (req: IdempotencyRequest | undefined): string => {
-  const id = req?.principal?.id;
+export const principalScope = (req: object | undefined): string => {
+  const id = req === undefined ? undefined : principalFor(req, "idempotency", SCOPE_FIX)?.id;
   if (id === undefined || id === null) return "anonymous";
   return id === "anonymous" || (typeof id === "string" && id.startsWith("~")) ? `~${id}` : id;
 };
+
+const SCOPE_FIX =
+  "run the Idempotency-Key step after authenticate() of @svc/auth (or record the principal with recordAuthentication of @svc/kernel), or give the `scope` option";
 
 /** What the core reads of the request the router runs, beyond header strings. */
 export interface IdempotencyRequestFacts {

@@ -37,8 +37,8 @@ export const fastifyRequestReader: IdempotencyRequestReader<FastifyRequest> = {
 };
 
 /**
- * The `Idempotency-Key` step for routes of `fastifyAdapter(pipeline)`. Keys are scoped by
- * `request.principal.id` (the auth plugin's) unless `scope` says otherwise; a duplicate is answered
+ * The `Idempotency-Key` step for routes of `fastifyAdapter(pipeline)`. Keys are scoped by the
+ * principal the auth plugin recorded unless `scope` says otherwise; a duplicate is answered
  * 409, a reused key 422, a missing one 400 when `required`, all through Fastify's error handler.
  *
  * @example

@@ -33,12 +33,13 @@ export const fetchRequestReader: IdempotencyRequestReader<Request> = {
 };
 
 /**
- * The `Idempotency-Key` step for `fetchAdapter(pipeline).respond`. A `Request` carries no
- * principal: give `scope` (`(request) => principalOf(request)`) when callers authenticate, or
- * every caller's keys share the `"anonymous"` scope.
+ * The `Idempotency-Key` step for `fetchAdapter(pipeline).respond`. Keys are scoped by the
+ * principal `authenticate()` of `@svc/auth/fetch` recorded for the `Request` (else `"anonymous"`;
+ * a request with credentials nobody recorded a principal for is refused with a 500), unless
+ * `scope` says otherwise.
  *
  * @example
- * const keys = idempotency({ store: new MemoryStore(), required: true, scope: (request) => users.idOf(request) });
+ * const keys = idempotency({ store: new MemoryStore(), required: true });
  * app.post("/orders", async (c) => {
  *   const body = await c.req.json();
  *   return svc.respond(c.req.raw, () => reply(orders.create(body), { status: 201 }), { route: { idempotency: keys }, body });

@@ -2,8 +2,9 @@
  * `@svc/idempotency` on plain `node:http`: `idempotency()` as a route's step of the response
  * pipeline (`svc.respond(req, res, handler, { idempotency: keys })` of `@svc/kernel/node`). It reads
  * the `node:http` request as the Express one, without a router: keys are scoped by the canonical
- * path (`routing` says how the application compares paths), the scope by `req.principal`, and the
- * parsed body is `req.body` (set it before `respond`).
+ * path (`routing` says how the application compares paths), the scope by the principal
+ * `authenticate()` of `@svc/auth/node` recorded for `req`, and the parsed body is `req.body` (set
+ * it before `respond`).
  */
 export {
   commitKey,

@@ -28,8 +28,8 @@ import type { StoredResponse } from "./store.js";
 /**
  * Options of {@link idempotency}: those of the core (`createIdempotency`), over the request the
  * adapter hands the pipeline (`PipelineRequest.native`: the Express request; the framework's own
- * request with the entry of another framework). `scope` defaults to
- * the auth layer's `req.principal.id`, else `"anonymous"`; `routing` to the Express app's
+ * request with the entry of another framework). `scope` defaults to the id of the principal
+ * `@svc/auth` recorded for the request, else `"anonymous"`; `routing` to the Express app's
  * `case sensitive routing` and `strict routing` settings.
  *
  * @example idempotency({ store, required: true, leaseMs: 30_000, documentationUrl: "https://api.example/docs/idempotency" })

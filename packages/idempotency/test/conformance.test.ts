@@ -183,6 +183,27 @@ const rows: Row[] = [
     },
   },
   {
+    name: "Authorization with no authentication step in front → 500, the handler not run",
+    request: {
+      ...post("k-credentials", "quince"),
+      headers: { ...post("k-credentials", "quince").headers, Authorization: "Bearer t" },
+    },
+    status: 500,
+    body: errorStatus(500),
+  },
+  {
+    name: "the same key without credentials after that 500 → 201, the handler's first run",
+    before: [
+      {
+        ...post("k-after", "quince"),
+        headers: { ...post("k-after", "quince").headers, Authorization: "Bearer t" },
+      },
+    ],
+    request: post("k-after", "quince"),
+    status: 201,
+    body: { item: "quince", execution: 1 },
+  },
+  {
     name: "no Idempotency-Key where required → 400",
     request: post(undefined, "lime"),
     status: 400,

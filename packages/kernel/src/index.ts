@@ -8,6 +8,14 @@ export {
   type Prepared,
   type RouteOptions,
 } from "./core.js";
+export {
+  type Authentication,
+  type Exchange,
+  exchangeOf,
+  type Principal,
+  principalFor,
+  recordAuthentication,
+} from "./exchange.js";
 export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
 export {
   type Answer,

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
-import { ipBucket, type RequestView } from "@svc/kernel";
+import { ipBucket, principalFor, type RequestView } from "@svc/kernel";
 import { initOf } from "./express-store.js";
 import { ceilSeconds, type RateLimitFields, reportDecision, tightestDecision } from "./headers.js";
 import { capacityOf } from "./limiter.js";
@@ -309,9 +309,16 @@ export function createDecider(
       custom =
         config.key === undefined ? undefined : ((call(config.key, asked) as string | undefined) ?? undefined);
       if (custom === "") custom = undefined;
-      key = custom ?? defaultKey(config, state, asked);
     } catch (err) {
       done({ kind: "refuse", error: misconfigured("key", "threw", err) });
+      return;
+    }
+    try {
+      key = custom ?? defaultKey(config, state, asked);
+    } catch (err) {
+      // A credentialed request nobody authenticated (principalFor): refused as it is, not counted
+      // in an address bucket it shares with every other caller behind that address.
+      done({ kind: "refuse", error: err });
       return;
     }
     if (isThenable(key as unknown)) {
@@ -467,14 +474,19 @@ function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitI
   return info;
 }
 
+const KEY_FIX =
+  'mount the limiter after authenticate() of @svc/auth (or record the principal with recordAuthentication of @svc/kernel), or give key: "client" to count every request by its client address';
+
 /**
- * `u:<principal id>` (the `principal` an authentication step left on the framework's request),
- * else `ip:<bucket of the client address>` (warning once about Express's `trust proxy`), else,
+ * `u:<principal id>` (the principal `@svc/auth` recorded for the request, on every framework; none
+ * with `key: "client"`), else `ip:<bucket of the client address>` (warning once about Express's `trust proxy`), else,
  * for an address that is not one, the peer's bucket ({@link peerKey}).
  */
 function defaultKey(config: Config, state: State, asked: Asked): string | undefined {
-  const id = (asked.native as { principal?: { id?: unknown } | undefined }).principal?.id;
-  if (typeof id === "string" && id !== "") return `u:${id}`;
+  if (!config.byClient) {
+    const id = principalFor(asked.native, "rate limit", KEY_FIX)?.id;
+    if (typeof id === "string" && id !== "") return `u:${id}`;
+  }
   if (!state.proxyWarned) {
     const mistake = proxyMistake(asked);
     if (mistake) {

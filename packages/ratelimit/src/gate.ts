@@ -39,10 +39,13 @@ export interface RateLimitGateOptions<Request = unknown>
   /** Units per window: a positive integer, or a function of the request (sync or async) answering one. */
   limit?: number | ((request: Request) => number | Promise<number>);
   /**
-   * The bucket a request counts in; `undefined` (or `null`, `""`) for the default.
-   * @default `u:<principal.id>` when the request has a `principal`, else `ip:<client IP bucket>`
+   * The bucket a request counts in; `undefined` (or `null`, `""`) for the default. `"client"`:
+   * every request by its client address, whoever it authenticates as (a limiter in front of
+   * authentication).
+   * @default `u:<principal id>` when `@svc/auth` recorded a principal for the request, else
+   * `ip:<client IP bucket>`; a request with credentials nothing authenticated is refused (500)
    */
-  key?: (request: Request) => string | undefined;
+  key?: "client" | ((request: Request) => string | undefined);
   /**
    * Units a request spends: a non-negative integer, at most the limit.
    * @default 1

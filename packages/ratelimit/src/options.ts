@@ -132,9 +132,16 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    * default, which counts the request too (an address that is not one in the peer's bucket). An answer
    * spelled like a default key (`u:…`, `ip:…`) or starting with `k:` counts under `k:<answer>`,
    * so a client-chosen value never lands in another client's default bucket.
-   * @default `u:<principal.id>` when `req.principal` is set, else `ip:<client IP bucket>`
+   *
+   * `"client"` counts every request by its client address (`ip:<client IP bucket>`), whoever it
+   * authenticates as: the limiter to mount in front of authentication, so that requests whose
+   * credentials are missing or refused are limited too (see the README's "Order").
+   * @default `u:<principal id>` when `@svc/auth` (or `recordAuthentication` of `@svc/kernel`)
+   * recorded a principal for the request, else `ip:<client IP bucket>`; a request that carries
+   * credentials (`Authorization`) when nothing recorded its principal is refused with a 500
+   * (logged), never counted with every other caller behind its address
    */
-  key?: (req: RateLimitRequest) => string | undefined;
+  key?: "client" | ((req: RateLimitRequest) => string | undefined);
   /**
    * Units a request spends (per-route costs: a search costs 5, a read 1): a non-negative integer,
    * at most the limit (`burst` for `gcra`). A function answering more refuses that request with a
@@ -262,6 +269,8 @@ export interface Config {
   allowed: IpMatcher | undefined;
   skip: PerRequest<boolean> | undefined;
   key: ((req: RateLimitRequest) => string | undefined) | undefined;
+  /** `key: "client"`: the default key without the principal. */
+  byClient: boolean;
   /** Give units back after the response: when successful, when failed. */
   refundSuccessful: boolean;
   refundFailed: boolean;
@@ -536,7 +545,11 @@ export function resolveConfig(options: RateLimitOptions): Config {
     failRetryAfter,
     allowed: resolveAllowlist(options.allowlist),
     skip: functionOr("skip", options.skip, "a function (req, res) => boolean | Promise<boolean>"),
-    key: functionOr("key", options.key, "a function (req) => string | undefined"),
+    key:
+      options.key === "client"
+        ? undefined
+        : functionOr("key", options.key, '"client" or a function (req) => string | undefined'),
+    byClient: options.key === "client",
     ...resolveRefunds(options, limiter),
     requestWasSuccessful:
       functionOr(

@@ -242,6 +242,22 @@ const rows: Row[] = [
     headers: { ratelimit: '"default";r=1;t=30' },
   },
   {
+    name: "Authorization with no authentication step in front → 500, not counted in the address's bucket",
+    fresh: true,
+    before: [get("/a", { Authorization: "Bearer t1" })],
+    request: get("/a", { Authorization: "Bearer t2" }),
+    status: 500,
+    body: { status: 500, message: "Internal Server Error" },
+  },
+  {
+    name: "Authorization refused (500) twice, then a request without credentials → 200, r=1",
+    fresh: true,
+    before: [get("/a", { Authorization: "Bearer t1" }), get("/a", { Authorization: "Bearer t2" })],
+    request: get("/a"),
+    status: 200,
+    headers: { ratelimit: '"default";r=1;t=30' },
+  },
+  {
     name: "X-Api-Key: the key's own bucket (key a spent, key b not)",
     fresh: true,
     before: [get("/a", { "X-Api-Key": "a" }), get("/a", { "X-Api-Key": "a" })],

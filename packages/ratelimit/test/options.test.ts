@@ -199,8 +199,9 @@ describe("rateLimit(options): each option refused at construction", () => {
 
   it('key: "ip" and skip: true (which used to pass construction and then fail every request) are refused', () => {
     expect(() => rateLimit({ limit: 1, key: "ip" as unknown as () => string })).toThrow(
-      /key must be a function/,
+      /key must be "client" or a function/,
     );
+    expect(() => rateLimit({ limit: 1, key: "client" })).not.toThrow();
     expect(() => rateLimit({ limit: 1, skip: true as unknown as () => boolean })).toThrow(
       /skip must be a function/,
     );
