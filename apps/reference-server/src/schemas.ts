@@ -7,12 +7,57 @@ import { toMinor } from "./db/money.js";
  * errors; business rules (a positive salary, an existing department) are checked afterwards and
  * answered with 422.
  */
+/**
+ * Characters a text field refuses, written once as the inside of a character class that the
+ * server's check and the document's `pattern` both use (JSON Schema's ECMA-262 expressions, which
+ * validators compile with the `u` flag, as `ajv` does).
+ */
+interface Refused {
+  /** The inside of a `[...]` class, each code point a `\uXXXX` escape. */
+  readonly chars: string;
+  readonly re: RegExp;
+  /** The message for a value holding `found`. */
+  readonly message: (found: string) => string;
+}
+const refused = (chars: string, message: (found: string) => string): Refused => ({
+  chars,
+  re: new RegExp(`[${chars}]`, "u"),
+  message,
+});
+
 /** NUL cannot be stored in a PostgreSQL text column, and has no place in these fields anyway. */
-const noNul = (value: string) => !value.includes("\u0000");
-/** Every string the server takes is this, as JSON Schema's `pattern` (ECMA-262, unanchored) says. */
-const NO_NUL = "^[^\\u0000]*$";
-/** …and text that must say something has a character besides white space (what `trim()` drops). */
-const NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
+const NUL = refused("\\u0000", () => "must not contain NUL characters");
+
+/**
+ * What XML 1.0 `Char` leaves out: C0 controls but tab, LF and CR, surrogates, U+FFFE and U+FFFF;
+ * no character reference can write them either (§4.1, WFC: Legal Character). A field the SOAP
+ * contract carries refuses them, or SOAP could not send what REST stored. Matched by code point
+ * (the `u` flag), a surrogate is a lone one: a pair is one character past U+FFFF.
+ * @see https://www.w3.org/TR/xml/#NT-Char
+ */
+const NOT_XML_CHAR = refused(
+  "\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uD800-\\uDFFF\\uFFFE\\uFFFF",
+  (found) =>
+    `must not contain U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}, which is not an XML 1.0 character`,
+);
+
+/**
+ * The zod check and the document's patterns (unanchored in JSON Schema, hence `^…$`) of `r`. The
+ * check runs before `trim()`, which would take a leading U+000B or U+000C away unseen while the
+ * pattern refuses it.
+ */
+function checksOf(r: Refused) {
+  return {
+    check: (value: string, ctx: z.RefinementCtx) => {
+      const found = r.re.exec(value)?.[0];
+      if (found !== undefined) ctx.addIssue({ code: "custom", message: r.message(found) });
+    },
+    /** Every string the field takes. */
+    pattern: `^[^${r.chars}]*$`,
+    /** …and, for text that must say something, a character besides white space (what `trim()` drops). */
+    notBlank: `^[^${r.chars}]*[^\\s${r.chars}][^${r.chars}]*$`,
+  };
+}
 /**
  * At most `max` characters as the document's `maxLength` counts them, in code points (JSON Schema
  * Validation 2020-12 §6.3.1), not UTF-16 units (`String.length`, which counts an emoji twice), and
@@ -23,21 +68,26 @@ const chars = (max: number) =>
     .string()
     .refine((v) => v.length <= max || [...v].length <= max, `must be at most ${max} characters`)
     .meta({ maxLength: max });
-const plain = (max: number) =>
-  chars(max).refine(noNul, "must not contain NUL characters").meta({ pattern: NO_NUL });
-const text = (max = 200) =>
-  chars(max)
-    .trim()
-    .min(1, "must not be empty")
-    .refine(noNul, "must not contain NUL characters")
-    // `min(1)` counts the trimmed value; the document says it with the pattern.
-    .meta({ minLength: 1, pattern: NOT_BLANK });
+const noNul = checksOf(NUL);
+const plain = (max: number) => chars(max).superRefine(noNul.check).meta({ pattern: noNul.pattern });
+/** Text that must say something, refusing NUL, or what `refusing` names. */
+const text = (max = 200, refusing = NUL) => {
+  const { check, notBlank } = checksOf(refusing);
+  return (
+    chars(max)
+      .superRefine(check)
+      .trim()
+      .min(1, "must not be empty")
+      // `min(1)` counts the trimmed value; the document says it with the pattern.
+      .meta({ minLength: 1, pattern: notBlank })
+  );
+};
 /**
  * Like {@link text}, but may be empty: for fields the service itself leaves empty, which a client
  * must be able to PUT back as it read them (spec 4.1 rule 2, part 9).
  */
 const maybeEmpty = (max: number) =>
-  chars(max).trim().refine(noNul, "must not contain NUL characters").meta({ pattern: NO_NUL });
+  chars(max).superRefine(noNul.check).trim().meta({ pattern: noNul.pattern });
 /** Counts (stock) are 32-bit `integer` columns: a larger number is not a database error. */
 export const INT_MAX = 2_147_483_647;
 /**
@@ -143,7 +193,9 @@ export const ReviewInput = z
 
 export const CustomerInput = z
   .strictObject({
-    name: text(),
+    // The SOAP contract's Customer carries the name (and the e-mail address, whose pattern allows
+    // only ASCII): what REST stores there, getCustomer must be able to send.
+    name: text(200, NOT_XML_CHAR),
     email,
     // The SOAP contract's Customer has no city: customers createCustomer makes have an empty one.
     city: maybeEmpty(100).describe("Empty for a customer created over SOAP"),
