@@ -64,7 +64,7 @@ export function exchangeOf(request: object): Exchange {
  * recordAuthentication(request, user === undefined ? undefined : { id: user.id });
  */
 export function recordAuthentication(request: object, principal: Principal | undefined): void {
-  exchangeOf(request).authentication = Object.freeze({ principal });
+  exchangeOf(request).authentication = { principal };
 }
 
 /**
