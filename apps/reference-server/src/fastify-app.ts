@@ -1,11 +1,12 @@
 import { type IncomingMessage, METHODS, type Server, type ServerResponse } from "node:http";
 import type { Principal } from "@svc/auth";
 import { auth, authorize } from "@svc/auth/fastify";
+import { absoluteFormOrigin } from "@svc/errors";
 import { fastifyErrorHandler, methodNotAllowedError, notFoundError } from "@svc/errors/fastify";
 import { externalFacts, externalOrigin } from "@svc/hal";
 import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
-import { compileTrust, type HandlerContext, type RouteOptions } from "@svc/kernel";
+import { compileTrust, type HandlerContext, HttpError, type RouteOptions } from "@svc/kernel";
 import { type FastifyPipeline, fastifyAdapter, fastifyGate, setReplyPassage } from "@svc/kernel/fastify";
 import { bodyReader, closesConnection } from "@svc/negotiate";
 import { crossOrigin } from "@svc/negotiate/fastify";
@@ -136,7 +137,10 @@ export function createFastifyApp(
       const url = req.url ?? "/";
       if (isSoap(url)) return soapEndpointTarget(url);
       const target = versioned.call(this, req);
-      return isSoap(target) ? url : target;
+      if (isSoap(target)) return url;
+      const routed = routedTarget(target);
+      if (routed !== target && HAS_STRAY_PERCENT.test(target)) strayPercent.add(req);
+      return routed;
     },
     // A request target Fastify cannot route (a malformed path) gets the headers and the record too.
     frameworkErrors: (err, request, reply) => {
@@ -167,6 +171,44 @@ export function createFastifyApp(
   return app;
 }
 
+/** A target no route has: what Express's router makes of a target it cannot route. */
+const NO_ROUTE = "//";
+
+/** `%` that starts no percent-encoding (RFC 3986 §2.1): `%ZZ`, a `%` at the end. */
+const STRAY_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
+const HAS_STRAY_PERCENT = /%(?![0-9A-Fa-f]{2})/;
+
+/**
+ * The requests whose target had a stray `%` escaped for the router: on a route with parameters,
+ * their parameter could not be decoded, which Express's router answers 400 (see nonEmptyParams).
+ */
+const strayPercent = new WeakSet<IncomingMessage>();
+
+/**
+ * The target Fastify's router is given, so that it routes what Express's router does:
+ * - an absolute-form target (RFC 9112 §3.2.2) by its path, whatever its scheme: Fastify's router
+ *   strips only `http://` and `https://` authorities, Express's reads the path of any;
+ * - any other form that is not origin-form (`*`, RFC 9112 §3.2.4) to no route, where Express's
+ *   router leaves it (Fastify's routes `*` as `/`);
+ * - a `%` of the path that starts no percent-encoding escaped (`/%ZZ` → `/%25ZZ`), so that the
+ *   router matches the path as Express's does instead of refusing it before any hook runs.
+ */
+function routedTarget(target: string): string {
+  let routed = target;
+  if (!routed.startsWith("/")) {
+    const origin = absoluteFormOrigin(routed);
+    if (origin === "") return NO_ROUTE;
+    if (!/^https?:/i.test(origin)) {
+      const rest = routed.slice(origin.length);
+      routed = rest.startsWith("/") ? rest : `/${rest}`;
+    }
+  }
+  const query = routed.indexOf("?");
+  const path = query === -1 ? routed : routed.slice(0, query);
+  if (!path.includes("%")) return routed;
+  return `${path.replace(STRAY_PERCENT, "%25")}${query === -1 ? "" : routed.slice(query)}`;
+}
+
 /** Whether a request target is under the SOAP endpoints' path. */
 function isSoap(target: string): boolean {
   return target.startsWith("/ws/");
@@ -186,7 +228,9 @@ function soapEndpointTarget(target: string): string {
   for (const [spelled, path] of SOAP_ENDPOINTS) {
     if (lower === spelled || lower === `${spelled}/`) return `${path}${target.slice(spelled.length)}`;
   }
-  return target;
+  // No endpoint as spelled: Express compares the path as received (`/ws/%63ustomer` is none),
+  // where Fastify's router would decode it into one.
+  return target.replaceAll("%", "%25");
 }
 
 /**
@@ -311,10 +355,15 @@ function methodRoutes(
     },
   });
   const lacking = METHODS_ROUTED.filter((m) => !methods.includes(m));
+  const refuse = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) =>
+    done(methodNotAllowedError({ method: request.method, url: request.originalUrl }, methods));
   context.route({
     method: lacking,
     url: path,
-    ...params,
+    // Refused in onRequest: before the body is read, and before Fastify's own check that a QUERY
+    // has a Content-Type (draft-ietf-httpbis-safe-method-w-body §2), a 400 that would hide the
+    // 405 (RFC 9110 §15.5.6).
+    onRequest: path.includes(":") ? [nonEmptyParams, refuse] : refuse,
     exposeHeadRoute: false,
     handler: async (request) => {
       throw methodNotAllowedError({ method: request.method, url: request.originalUrl }, methods);
@@ -378,6 +427,11 @@ function fastifyView(
  * after authentication and the rate limit, where the not-found handler answers it.
  */
 function nonEmptyParams(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  // RFC 3986 §2.1: a parameter with a `%` that starts no percent-encoding cannot be decoded.
+  if (strayPercent.has(request.raw)) {
+    done(new HttpError(400, "Bad Request"));
+    return;
+  }
   const params = request.params as Record<string, string>;
   for (const name in params) {
     if (params[name] === "") {
