@@ -8,7 +8,7 @@ export {
   type Prepared,
   type RouteOptions,
 } from "./core.js";
-export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
+export { type ForwardedHeaders, type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
 export {
   type Answer,
   type Gate,
