@@ -6,7 +6,13 @@ import { externalFacts, externalOrigin } from "@svc/hal";
 import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
 import { compileTrust, type HandlerContext, type RouteOptions } from "@svc/kernel";
-import { type FastifyPipeline, fastifyAdapter, fastifyGate, setReplyPassage } from "@svc/kernel/fastify";
+import {
+  type FastifyPipeline,
+  fastifyAdapter,
+  fastifyGate,
+  fastifyTrustProxy,
+  setReplyPassage,
+} from "@svc/kernel/fastify";
 import { bodyReader, closesConnection } from "@svc/negotiate";
 import { crossOrigin } from "@svc/negotiate/fastify";
 import { rateLimitGate } from "@svc/ratelimit";
@@ -112,8 +118,9 @@ export function createFastifyApp(
     logController: new LogController({ disableRequestLogging: true }),
     // The correlation id is the request's id: Fastify's request logger carries it.
     genReqId: (req) => correlationIdOf(req.headers["x-correlation-id"]),
-    // Express's `trust proxy` forms, which Fastify takes too (a hop count included).
-    trustProxy: config.trustProxy as boolean | string,
+    // One trust policy with Express's meaning (a hop count trusts that many proxies), compiled
+    // once: Fastify 5.12.1 and later would read a bare hop count as trusting no peer.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // A GET route's HEAD runs the same handler through the pipeline, which answers it with the
     // GET's fields: Fastify's own HEAD route would write Content-Length: 0 where the pipeline
     // leaves the length out (a coded response).
