@@ -207,11 +207,12 @@ function rootSteps(config: Config, deps: AppDeps) {
   const trust = compileTrust(config.trustProxy);
   const overTls = (req: IncomingMessage): boolean => {
     if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-    if (req.headers["x-forwarded-proto"] === undefined && req.headers.forwarded === undefined) return false;
+    // The scheme is read from X-Forwarded-Proto alone, as for links: never a client's Forwarded.
+    if (req.headers["x-forwarded-proto"] === undefined) return false;
     try {
       return externalOrigin(req, { trustProxy: trust }).startsWith("https:");
     } catch {
-      // A Host or Forwarded header that cannot be read: not known to be https; allowedHosts answers it.
+      // A Host that cannot be read: not known to be https; allowedHosts answers it.
       return false;
     }
   };
