@@ -77,9 +77,10 @@ function securityHeaders(): RequestHandler {
  * `Strict-Transport-Security` only on responses that travel over TLS: on the connection itself, or
  * behind a trusted proxy that says the client used https. RFC 6797 §7.2: an HSTS host MUST NOT
  * include the header in responses over non-secure transport. The scheme is read as @svc/hal
- * reads it for links (`Forwarded`, then the `X-Forwarded-Proto` value the trusted chain
- * appended), not as Express's `req.secure` does: that takes the first `X-Forwarded-Proto` value,
- * which a client writes itself when the proxy appends (`https, http`).
+ * reads it for links (the `X-Forwarded-Proto` value the trusted chain appended; a `Forwarded` the
+ * proxy passed through from the client is never read), not as Express's `req.secure` does: that
+ * takes the first `X-Forwarded-Proto` value, which a client writes itself when the proxy appends
+ * (`https, http`).
  */
 function hstsOverTls(): RequestHandler {
   const hsts = strictTransportSecurity();
@@ -91,12 +92,11 @@ function hstsOverTls(): RequestHandler {
 
 function overTls(req: Request): boolean {
   if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  const headers = req.headers;
-  if (headers["x-forwarded-proto"] === undefined && headers.forwarded === undefined) return false;
+  if (req.headers["x-forwarded-proto"] === undefined) return false;
   try {
     return externalOrigin(req).startsWith("https:");
   } catch {
-    // A Host or Forwarded header that cannot be read: not known to be https; allowedHosts answers it.
+    // A Host that cannot be read: not known to be https; allowedHosts answers it.
     return false;
   }
 }

@@ -7,7 +7,13 @@ import { externalFacts, externalOrigin } from "@svc/hal";
 import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
 import { compileTrust, type HandlerContext, HttpError, type RouteOptions } from "@svc/kernel";
-import { type FastifyPipeline, fastifyAdapter, fastifyGate, setReplyPassage } from "@svc/kernel/fastify";
+import {
+  type FastifyPipeline,
+  fastifyAdapter,
+  fastifyGate,
+  fastifyTrustProxy,
+  setReplyPassage,
+} from "@svc/kernel/fastify";
 import { bodyReader, closesConnection } from "@svc/negotiate";
 import { crossOrigin } from "@svc/negotiate/fastify";
 import { rateLimitGate } from "@svc/ratelimit";
@@ -113,8 +119,9 @@ export function createFastifyApp(
     logController: new LogController({ disableRequestLogging: true }),
     // The correlation id is the request's id: Fastify's request logger carries it.
     genReqId: (req) => correlationIdOf(req.headers["x-correlation-id"]),
-    // Express's `trust proxy` forms, which Fastify takes too (a hop count included).
-    trustProxy: config.trustProxy as boolean | string,
+    // One trust policy with Express's meaning (a hop count trusts that many proxies), compiled
+    // once: Fastify 5.12.1 and later would read a bare hop count as trusting no peer.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // A GET route's HEAD runs the same handler through the pipeline, which answers it with the
     // GET's fields: Fastify's own HEAD route would write Content-Length: 0 where the pipeline
     // leaves the length out (a coded response).
@@ -244,11 +251,12 @@ function rootSteps(config: Config, deps: AppDeps) {
   const trust = compileTrust(config.trustProxy);
   const overTls = (req: IncomingMessage): boolean => {
     if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-    if (req.headers["x-forwarded-proto"] === undefined && req.headers.forwarded === undefined) return false;
+    // The scheme is read from X-Forwarded-Proto alone, as for links: never a client's Forwarded.
+    if (req.headers["x-forwarded-proto"] === undefined) return false;
     try {
       return externalOrigin(req, { trustProxy: trust }).startsWith("https:");
     } catch {
-      // A Host or Forwarded header that cannot be read: not known to be https; allowedHosts answers it.
+      // A Host that cannot be read: not known to be https; allowedHosts answers it.
       return false;
     }
   };

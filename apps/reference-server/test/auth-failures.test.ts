@@ -161,3 +161,22 @@ describe("a flood of unknown-user Basic requests", () => {
     expect(await shed[0]?.json()).toMatchObject({ status: 503 });
   });
 });
+
+describe("Basic guesses behind TRUST_PROXY=1, a hop count (RATE_LIMIT_MAX=5)", () => {
+  let hop: Started;
+  beforeAll(async () => {
+    hop = await sqlite.start({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_SECONDS: "60", TRUST_PROXY: "1" });
+  });
+  afterAll(() => hop.stop());
+
+  it("6 wrong admin passwords from X-Forwarded-For: 203.0.113.66 → 401 ×5, 429; admin:admin from 198.51.100.9 → 200; POST /auth/token from 198.51.100.11 → 200", async () => {
+    const guesses: number[] = [];
+    for (let i = 0; i < 6; i++)
+      guesses.push((await from("203.0.113.66", basic("admin", `wrong${i}`), hop.url)).status);
+    expect(guesses).toEqual([401, 401, 401, 401, 401, 429]);
+    // The budgets spent are the forwarded client's, not the proxy's that every client shares.
+    expect((await from("198.51.100.9", ADMIN, hop.url)).status).toBe(200);
+    expect((await from("198.51.100.11", ADMIN, hop.url, "/auth/token")).status).toBe(200);
+    await expect429(await from("203.0.113.66", ADMIN, hop.url));
+  });
+});

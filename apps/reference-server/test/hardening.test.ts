@@ -332,6 +332,18 @@ describe("Strict-Transport-Security only over TLS (RFC 6797 §7.2)", () => {
     expect(insecure.headers.get("strict-transport-security")).toBeNull();
   });
 
+  it("X-Forwarded-Proto: http from a trusted proxy with a client's Forwarded: proto=https → no Strict-Transport-Security", async () => {
+    // The proxy sets X-Forwarded-Proto and passes the client's own Forwarded through: RFC 6797
+    // §7.2, no STS header over non-secure transport, whatever the client claims.
+    const res = await fetch(`${proxied.url}/health`, {
+      headers: { "x-forwarded-for": "203.0.113.66", "x-forwarded-proto": "http", forwarded: "proto=https" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("strict-transport-security")).toBeNull();
+    const bare = await fetch(`${proxied.url}/health`, { headers: { forwarded: "proto=https" } });
+    expect(bare.headers.get("strict-transport-security")).toBeNull();
+  });
+
   it("X-Forwarded-Proto: https, http (the client's https, the proxy's http) → no Strict-Transport-Security", async () => {
     // A proxy appends its value; the first one is the client's own (RFC 7239 §8.1). RFC 6797 §7.2:
     // no STS header over non-secure transport.

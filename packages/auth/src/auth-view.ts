@@ -6,7 +6,7 @@ import type { RequestView } from "@svc/kernel";
  * address) and what a framework may know besides. A `node:http` or Express request is one as is.
  */
 export interface AuthView extends RequestView {
-  /** The client's address as the framework resolved it (Express's and Fastify's `ip`, which honour their proxy settings). */
+  /** The client's address as the framework resolved it behind its proxy setting (Express's `req.ip`; on Fastify, `requestFacts` of the kernel). */
   readonly ip?: string | undefined;
   /** The whole request-target when the framework rewrote `url` for routing (Express's `originalUrl`). */
   readonly originalUrl?: string | undefined;

@@ -19,8 +19,8 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
-import { recordAuthentication } from "@svc/kernel";
-import { appWide } from "@svc/kernel/fastify";
+import { recordAuthentication, requestFacts } from "@svc/kernel";
+import { appWide, fastifyView } from "@svc/kernel/fastify";
 import { refusedOption } from "@svc/kernel/internal";
 import type {
   FastifyInstance,
@@ -63,7 +63,16 @@ export interface AuthPluginOptions extends AuthenticateOptions {
   hook?: "onRequest" | "preHandler";
 }
 
-/** What the core reads of a Fastify request: the raw request's field lines, Fastify's `ip` (it honours `trustProxy`), the parsed body. */
+/**
+ * The client's address as every @svc package reads it behind Fastify's `trustProxy` (`requestFacts`
+ * of its `fastifyView`), with Express's meaning of the trust: what the failure budgets key on.
+ * `request.ip` agrees under `fastifyTrustProxy` of `@svc/kernel/fastify`.
+ */
+function clientOf(request: FastifyRequest): string {
+  return requestFacts(fastifyView(request)).client;
+}
+
+/** What the core reads of a Fastify request: the raw request's field lines, the client ({@link clientOf}), the parsed body. */
 function viewOf(request: FastifyRequest): AuthView {
   const raw = request.raw;
   return {
@@ -73,7 +82,9 @@ function viewOf(request: FastifyRequest): AuthView {
     headers: request.headers,
     rawHeaders: raw.rawHeaders,
     socket: raw.socket,
-    ip: request.ip,
+    get ip() {
+      return clientOf(request);
+    },
     body: request.body,
   };
 }
@@ -104,7 +115,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     request.principal = context.principal ?? null;
     recordAuthentication(request.raw, context.principal);
     // For code handed only `request.raw` (the SOAP credentials hook under @svc/soap-envelope).
-    leaveAuthenticated(request.raw, { principal: context.principal, ip: request.ip });
+    leaveAuthenticated(request.raw, { principal: context.principal, ip: clientOf(request) });
     if (context.principal !== undefined)
       request.log.debug(
         { principal: context.principal.id, scheme: context.principal.scheme },

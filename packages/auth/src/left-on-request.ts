@@ -13,7 +13,7 @@ const LEFT = Symbol.for("@svc/auth.authenticated");
 /** The principal an adapter found (none on an anonymous request) and the client address it read. */
 export interface Authenticated {
   readonly principal: Principal | undefined;
-  /** The client's address as the framework resolved it (Fastify's `ip`, behind `trustProxy`). */
+  /** The client's address as the adapter read it (on Fastify, `requestFacts` behind its `trustProxy`). */
   readonly ip: string | undefined;
 }
 

@@ -38,6 +38,7 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
   let proxied: string;
   let expressTrust: string;
   let untrusted: string;
+  let rfc7239: string;
   beforeAll(async () => {
     const started = await Promise.all([
       listen(expressApp(["API.Example.com", ".svc.test", "127.0.0.1", "[2001:db8:0::1]", "fqdn.example."])),
@@ -45,9 +46,11 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
       listen(expressApp(["api.example.com"], { trustProxy: "loopback" })),
       listen(expressApp(["api.example.com"], undefined, "loopback")),
       listen(expressApp(["api.example.com"], { trustProxy: false }, "loopback")),
+      listen(expressApp(["api.example.com"], { trustProxy: "loopback", forwardedHeaders: "forwarded" })),
     ]);
     servers.push(...started);
-    [guarded, any, proxied, expressTrust, untrusted] = started.map((s) => s.url) as [
+    [guarded, any, proxied, expressTrust, untrusted, rfc7239] = started.map((s) => s.url) as [
+      string,
       string,
       string,
       string,
@@ -160,8 +163,31 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
 
   it("trustProxy: the forwarded host of a trusted proxy is the one checked", async () => {
     expect(status(await raw(proxied, get("127.0.0.1", ["X-Forwarded-Host: api.example.com"])))).toBe(200);
-    expect(status(await raw(proxied, get("127.0.0.1", ["Forwarded: host=api.example.com"])))).toBe(200);
     expect(status(await raw(proxied, get("api.example.com", ["X-Forwarded-Host: evil.example"])))).toBe(421);
+  });
+
+  it("trustProxy loopback, X-Forwarded-Host: api.example.com and a client's Forwarded: host=evil.example → 200, X-Forwarded-Host checked", async () => {
+    expect(status(await raw(proxied, get("127.0.0.1", ["Forwarded: host=api.example.com"])))).toBe(421);
+    expect(
+      status(
+        await raw(
+          proxied,
+          get("127.0.0.1", ["Forwarded: host=evil.example", "X-Forwarded-Host: api.example.com"]),
+        ),
+      ),
+    ).toBe(200);
+  });
+
+  it('forwardedHeaders "forwarded": Forwarded: host=api.example.com → 200; a client\'s X-Forwarded-Host: api.example.com beside Forwarded: host=evil.example → 421', async () => {
+    expect(status(await raw(rfc7239, get("127.0.0.1", ["Forwarded: host=api.example.com"])))).toBe(200);
+    expect(
+      status(
+        await raw(
+          rfc7239,
+          get("127.0.0.1", ["Forwarded: host=evil.example", "X-Forwarded-Host: api.example.com"]),
+        ),
+      ),
+    ).toBe(421);
   });
 
   // RFC 7239 §4: proxies append; the trusted peer's element is the last, a client's comes first.
@@ -170,9 +196,9 @@ describe("allowedHosts through an Express server (RFC 9110 §7.4, §15.5.20)", (
     ["host=evil.example, for=192.0.2.1;host=api.example.com", 200],
     ["host=api.example.com, for=127.0.0.1;host=evil.example", 200],
   ])(
-    "trustProxy loopback, Forwarded: %s → %i (the element the trusted chain added)",
+    'trustProxy loopback, forwardedHeaders "forwarded", Forwarded: %s → %i (the element the trusted chain added)',
     async (forwarded, expected) => {
-      expect(status(await raw(proxied, get("127.0.0.1", [`Forwarded: ${forwarded}`])))).toBe(expected);
+      expect(status(await raw(rfc7239, get("127.0.0.1", [`Forwarded: ${forwarded}`])))).toBe(expected);
     },
   );
 

@@ -6,17 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getWithHost, raw } from "../test/helpers.js";
 import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
 
-function appWith(trust: boolean | string | undefined, absolute = true) {
+function appWith(trust: boolean | string | undefined, absolute = true, forwardedHeaders?: "forwarded") {
   const app = express();
   if (trust !== undefined) app.set("trust proxy", trust);
+  const family = forwardedHeaders === undefined ? {} : { forwardedHeaders };
   app.post("/employees", (req, res) => {
     res
-      .location(hrefFor(req, "/employees/7", { absolute }))
+      .location(hrefFor(req, "/employees/7", { absolute, ...family }))
       .status(201)
       .json({ id: 7 });
   });
   app.get("/origin", (req, res) => {
-    res.json({ origin: externalOrigin(req), href: hrefFor(req, "/employees/7", { absolute }) });
+    res.json({
+      origin: externalOrigin(req, family),
+      href: hrefFor(req, "/employees/7", { absolute, ...family }),
+    });
   });
   app.use(errorHandler({ logger: { error() {} } }));
   return app;
@@ -27,14 +31,18 @@ describe("external base URL through a real server", () => {
   let trusted: string;
   let untrusted: string;
   let relative: string;
+  /** Trusts loopback and reads RFC 7239 `Forwarded` alone (`forwardedHeaders: "forwarded"`). */
+  let rfc7239: string;
   beforeAll(async () => {
     const a = await listen(appWith("loopback"));
     const b = await listen(appWith(undefined));
     const c = await listen(appWith("loopback", false));
-    servers.push(a, b, c);
+    const d = await listen(appWith("loopback", true, "forwarded"));
+    servers.push(a, b, c, d);
     trusted = a.url;
     untrusted = b.url;
     relative = c.url;
+    rfc7239 = d.url;
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));
@@ -82,8 +90,23 @@ describe("external base URL through a real server", () => {
     }
   });
 
-  it("trusted proxy with Forwarded: proto=https;host=… → Forwarded wins over X-Forwarded-*", async () => {
+  it("trusted proxy with X-Forwarded-Host: api.example.com, -Proto: https and the client's Forwarded: host=evil.example;proto=http → https://api.example.com", async () => {
     const proxy = await simulatedProxy(trusted, {
+      forwarded: "host=evil.example;proto=http",
+      "x-forwarded-host": "api.example.com",
+      "x-forwarded-proto": "https",
+    });
+    try {
+      const body = await (await fetch(`${proxy.url}/origin`)).json();
+      expect(at(body, "origin")).toBe("https://api.example.com");
+      expect(at(body, "href")).toBe("https://api.example.com/employees/7");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('forwardedHeaders "forwarded", trusted proxy with Forwarded: proto=https;host=… and X-Forwarded-Host → Forwarded alone', async () => {
+    const proxy = await simulatedProxy(rfc7239, {
       // The peer's element names a trusted (loopback) hop before it, so that hop's element counts.
       forwarded: 'for=192.0.2.60;proto=https;host="gw.example.com:8443", for=127.0.0.1;host=inner',
       "x-forwarded-host": "other.example.com",
@@ -109,15 +132,18 @@ describe("external base URL through a real server", () => {
     ['for=192.0.2.60;host=gw.example.com, for="_hidden";host=inner', "http://inner"],
     ["for=192.0.2.60;host=gw.example.com, for=unknown;host=inner", "http://inner"],
     ["host=evil.example, host=api.example.com", "http://api.example.com"],
-  ])("trusted peer, Forwarded: %s → links from %s", async (forwarded, origin) => {
-    const reply = await raw(
-      trusted,
-      `GET /origin HTTP/1.1\r\nHost: 127.0.0.1\r\nForwarded: ${forwarded}\r\nConnection: close\r\n\r\n`,
-    );
-    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
-    const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
-    expect(body.origin).toBe(origin);
-  });
+  ])(
+    'forwardedHeaders "forwarded", trusted peer, Forwarded: %s → links from %s',
+    async (forwarded, origin) => {
+      const reply = await raw(
+        rfc7239,
+        `GET /origin HTTP/1.1\r\nHost: 127.0.0.1\r\nForwarded: ${forwarded}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+      const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;
+      expect(body.origin).toBe(origin);
+    },
+  );
 
   // A proxy that adds to X-Forwarded-Host or -Proto appends (Apache's mod_proxy does, as every
   // proxy does to X-Forwarded-For), so a client's own value comes first: the last value is the
@@ -154,14 +180,17 @@ describe("external base URL through a real server", () => {
   it.each([
     ["an open quoted-string", 'for="x, for=192.0.2.60;host=api.example.com'],
     ["201 elements", `${"for=192.0.2.1, ".repeat(200)}for=192.0.2.60;host=api.example.com`],
-  ])("trusted peer, Forwarded with %s, X-Forwarded-Host: evil.example → 400", async (_label, forwarded) => {
-    const reply = await raw(
-      trusted,
-      `GET /origin HTTP/1.1\r\nHost: 127.0.0.1\r\nForwarded: ${forwarded}\r\nX-Forwarded-Host: evil.example\r\nConnection: close\r\n\r\n`,
-    );
-    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
-    expect(reply).not.toContain("evil.example");
-  });
+  ])(
+    'forwardedHeaders "forwarded", trusted peer, Forwarded with %s, X-Forwarded-Host: evil.example → 400',
+    async (_label, forwarded) => {
+      const reply = await raw(
+        rfc7239,
+        `GET /origin HTTP/1.1\r\nHost: 127.0.0.1\r\nForwarded: ${forwarded}\r\nX-Forwarded-Host: evil.example\r\nConnection: close\r\n\r\n`,
+      );
+      expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+      expect(reply).not.toContain("evil.example");
+    },
+  );
 
   it("untrusted proxy with X-Forwarded-Host: evil.example → forwarded headers ignored", async () => {
     const proxy = await simulatedProxy(untrusted, {
@@ -344,16 +373,22 @@ describe("resolveOrigin (pure core)", () => {
 
 describe("an empty port in a forwarded host (RFC 3986 §3.2.3) through a real server", () => {
   let server: { url: string; close: () => Promise<void> };
+  let rfc7239: { url: string; close: () => Promise<void> };
   beforeAll(async () => {
     server = await listen(appWith("loopback"));
+    rfc7239 = await listen(appWith("loopback", true, "forwarded"));
   });
-  afterAll(() => server.close());
+  afterAll(() => Promise.all([server.close(), rfc7239.close()]));
 
   it.each([
     ["X-Forwarded-Host: api.example.com:", { "x-forwarded-host": "api.example.com:" }],
-    ['Forwarded: host="api.example.com:"', { forwarded: 'host="api.example.com:";proto=https' }],
+    [
+      'Forwarded: host="api.example.com:" (forwardedHeaders "forwarded")',
+      { forwarded: 'host="api.example.com:";proto=https' },
+    ],
   ])("%s → links and Location without the ':'", async (_label, headers) => {
-    const proxy = await simulatedProxy(server.url, { "x-forwarded-proto": "https", ...headers });
+    const url = "forwarded" in headers ? rfc7239.url : server.url;
+    const proxy = await simulatedProxy(url, { "x-forwarded-proto": "https", ...headers });
     try {
       const body = await (await fetch(`${proxy.url}/origin`)).json();
       expect(at(body, "origin")).toBe("https://api.example.com");

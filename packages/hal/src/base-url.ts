@@ -1,5 +1,6 @@
 import { HttpError } from "@svc/errors";
 import {
+  type ForwardedHeaders,
   parseParameters,
   type RequestFacts,
   type RequestView,
@@ -7,7 +8,7 @@ import {
   resolveFacts,
   splitList,
 } from "@svc/kernel";
-import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
+import { checkBooleanOption, checkForwardedHeaders, checkOptionNames } from "@svc/kernel/internal";
 import { optionError } from "./option-error.js";
 import { isOriginPath } from "./origin-path.js";
 import type { TrustProxy } from "./trust.js";
@@ -36,6 +37,13 @@ export interface BaseUrlOptions {
    *   Fastify (`@svc/hal/fastify`), its `trustProxy` server option; else false
    */
   trustProxy?: boolean | TrustProxy;
+  /**
+   * The one family of forwarded fields read behind a trusted proxy, the one it sets:
+   * `"x-forwarded"` (`X-Forwarded-Proto`, `-Host`, `-Prefix`, `-For`) or `"forwarded"` (RFC 7239
+   * `Forwarded`; no prefix). Never a mix: a proxy passes the other family through from the client.
+   * @default "x-forwarded" (as Express and Fastify read)
+   */
+  forwardedHeaders?: ForwardedHeaders;
   /**
    * Read `X-Forwarded-Prefix` (the path a gateway strips before forwarding, such as `/api`) from a
    * trusted proxy into {@link externalBaseUrl} and {@link hrefFor}.
@@ -73,6 +81,11 @@ export interface OriginInput {
    * @default undefined (only the element the trusted peer added is read)
    */
   trustProxy?: TrustProxy | undefined;
+  /**
+   * The one family of forwarded fields read: `"x-forwarded"` or `"forwarded"` (RFC 7239).
+   * @default "x-forwarded"
+   */
+  forwardedHeaders?: ForwardedHeaders | undefined;
 }
 
 /** What {@link parseForwarded} reads from a `Forwarded` header. */
@@ -107,18 +120,21 @@ function factsOf(input: OriginInput): RequestFacts {
     target: input.target,
     trusted: input.trusted,
     trustHop: input.trustProxy,
+    forwardedHeaders: input.forwardedHeaders,
   });
 }
 
 /**
  * The origin (`scheme://host[:port]`) the client used, as a pure function of the request's
- * headers. When the proxy is trusted, RFC 7239 `Forwarded` wins over `X-Forwarded-Proto` /
- * `X-Forwarded-Host` (the de facto headers Express reads), which win over the connection itself;
- * untrusted forwarded headers are ignored, so a client cannot make the service emit links to a host
- * of its choosing (RFC 7239 §8.1: a forwarded header is only as trustworthy as the proxy that set it).
- * Of `Forwarded`, the element the trusted chain added is read (proxies append, RFC 7239 §4: the
- * last element, and earlier ones while `trustProxy` trusts the hop that added them); of the de facto
- * headers, the value the trusted chain appended likewise (see `trustedListValue` of @svc/kernel). An
+ * headers. When the proxy is trusted, the one family of forwarded fields it sets
+ * (`forwardedHeaders`: `X-Forwarded-Proto` / `X-Forwarded-Host` by default, as Express reads, or
+ * RFC 7239 `Forwarded`) wins over the connection itself, and the other family is never read (the
+ * proxy passes it through from the client); untrusted forwarded headers are ignored, so a client
+ * cannot make the service emit links to a host of its choosing (RFC 7239 §8.1: a forwarded header
+ * is only as trustworthy as the proxy that set it). Of `Forwarded`, the element the trusted chain
+ * added is read (proxies append, RFC 7239 §4: the last element, and earlier ones while
+ * `trustProxy` trusts the hop that added them); of the de facto headers, the value the trusted
+ * chain appended likewise (see `trustedListValue` of @svc/kernel). An
  * absolute-form `target` names the host in place of `Host` (RFC 9112 §3.2.2). The reading is
  * `requestFacts` of @svc/kernel, shared with every package that reads forwarded fields.
  *
@@ -157,10 +173,10 @@ export function resolvePrefix(input: OriginInput): string {
  */
 export function externalOrigin(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
   checkBaseUrlOptions("externalOrigin", options, BASE_URL_OPTIONS);
-  return requestFacts(req, options.trustProxy).origin;
+  return requestFacts(req, options.trustProxy, options.forwardedHeaders).origin;
 }
 
-const BASE_URL_OPTIONS = ["trustProxy", "forwardedPrefix"] as const;
+const BASE_URL_OPTIONS = ["trustProxy", "forwardedHeaders", "forwardedPrefix"] as const;
 const HREF_OPTIONS = [...BASE_URL_OPTIONS, "absolute"] as const;
 
 /**
@@ -179,6 +195,7 @@ function checkBaseUrlOptions(owner: string, options: HrefOptions, known: readonl
       "true, false or a function (address, hop) => boolean (compileTrust(value) compiles the other forms)",
     );
   }
+  if (options.forwardedHeaders !== undefined) checkForwardedHeaders(options.forwardedHeaders, "hal");
   checkBooleanOption("hal", "forwardedPrefix", options.forwardedPrefix, `${owner}: forwardedPrefix`);
   checkBooleanOption("hal", "absolute", options.absolute, `${owner}: absolute`);
 }
@@ -198,7 +215,7 @@ function checkBaseUrlOptions(owner: string, options: HrefOptions, known: readonl
  */
 export function externalFacts(req: BaseUrlRequest, options: BaseUrlOptions = {}): RequestFacts {
   checkBaseUrlOptions("externalFacts", options, BASE_URL_OPTIONS);
-  return requestFacts(req, options.trustProxy);
+  return requestFacts(req, options.trustProxy, options.forwardedHeaders);
 }
 
 /**
@@ -211,7 +228,7 @@ export function externalFacts(req: BaseUrlRequest, options: BaseUrlOptions = {})
  */
 export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
   checkBaseUrlOptions("externalBaseUrl", options, BASE_URL_OPTIONS);
-  const facts = requestFacts(req, options.trustProxy);
+  const facts = requestFacts(req, options.trustProxy, options.forwardedHeaders);
   return `${facts.origin}${options.forwardedPrefix === false ? "" : facts.prefix}`;
 }
 
@@ -262,7 +279,7 @@ export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions 
     throw optionError("hrefFor", "path", path, 'a path starting with "/"');
   }
   checkBaseUrlOptions("hrefFor", options, HREF_OPTIONS);
-  const facts = requestFacts(req, options.trustProxy);
+  const facts = requestFacts(req, options.trustProxy, options.forwardedHeaders);
   const prefix = options.forwardedPrefix === false ? "" : facts.prefix;
   // RFC 3986 §4.2: "//host" would be a network-path reference, another origin. Checked on the
   // encoded path: "\", tab and newlines, which the WHATWG URL parser reads as "/" or drops (so

@@ -25,7 +25,7 @@ export interface AllowedHostsOptions extends HostCheckOptions {
 }
 
 /**
- * The host check as a Fastify plugin: `app.register(allowedHosts, { hosts, trustProxy })`, an
+ * The host check as a Fastify plugin: `app.register(allowedHosts, { hosts, trustProxy, forwardedHeaders })`, an
  * `onRequest` hook for the context it is registered in and those inside it (app-wide there: a
  * host check that stopped at its own encapsulation would leave the routes beside it open). A
  * host the service does not answer for is the 421 `misdirected_request` (400 `invalid_host` for
@@ -34,15 +34,25 @@ export interface AllowedHostsOptions extends HostCheckOptions {
  * the plugin's `trustProxy` option names others.
  *
  * @example
- * const app = Fastify({ trustProxy: "loopback" });
+ * const app = Fastify({ trustProxy: fastifyTrustProxy("loopback") });
  * await app.register(allowedHosts, { hosts: ["api.example.com"] });
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20
  */
 export const allowedHosts: FastifyPluginCallback<AllowedHostsOptions> = appWide(
   "@svc/hal/allowed-hosts",
   (app: FastifyInstance, options: AllowedHostsOptions, done: (err?: Error) => void) => {
-    const { hosts, trustProxy } = options;
-    app.addHook("onRequest", fastifyGate(hostGate(hosts, trustProxy === undefined ? {} : { trustProxy })));
+    const { hosts, trustProxy, forwardedHeaders } = options;
+    let gate: ReturnType<typeof hostGate>;
+    try {
+      gate = hostGate(hosts, {
+        ...(trustProxy === undefined ? {} : { trustProxy }),
+        ...(forwardedHeaders === undefined ? {} : { forwardedHeaders }),
+      });
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    app.addHook("onRequest", fastifyGate(gate));
     done();
   },
 );

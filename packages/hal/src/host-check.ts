@@ -1,6 +1,12 @@
 import { HttpError, isHttpError } from "@svc/errors";
-import { type Authority, type RequestView, repeatsField, requestFacts } from "@svc/kernel";
-import { checkOptionNames } from "@svc/kernel/internal";
+import {
+  type Authority,
+  type ForwardedHeaders,
+  type RequestView,
+  repeatsField,
+  requestFacts,
+} from "@svc/kernel";
+import { checkForwardedHeaders, checkOptionNames } from "@svc/kernel/internal";
 import type { BaseUrlRequest } from "./base-url.js";
 import { compileHostList } from "./host.js";
 import { compileTrust, type TrustProxy, type TrustProxyOption } from "./trust.js";
@@ -8,12 +14,19 @@ import { compileTrust, type TrustProxy, type TrustProxyOption } from "./trust.js
 /** Options of {@link createHostCheck} and `allowedHosts`. */
 export interface HostCheckOptions {
   /**
-   * Which peers may name the host in `Forwarded` / `X-Forwarded-Host` (see `compileTrust`):
+   * Which peers may name the host in `X-Forwarded-Host` / `Forwarded` (see `compileTrust`):
    * behind them, the forwarded host is the one checked, as it is the one links are built from.
    * @default under Express, the app's `trust proxy` setting; under Fastify, its `trustProxy` server
    *   option; else false
    */
   trustProxy?: TrustProxyOption;
+  /**
+   * The one family of forwarded fields the host is read from behind a trusted proxy, the one it
+   * sets: `"x-forwarded"` (`X-Forwarded-Host`) or `"forwarded"` (RFC 7239 `Forwarded`). Never a
+   * mix: a proxy passes the other family through from the client.
+   * @default "x-forwarded" (as Express and Fastify read)
+   */
+  forwardedHeaders?: ForwardedHeaders;
 }
 
 /**
@@ -34,8 +47,8 @@ export type HostCheck = (req: BaseUrlRequest) => HttpError | undefined;
  * built, and so is a request with more than one `Host` line (RFC 9112 §3.2). `hosts`: exact
  * names, `.example.com` for a domain and its subdomains, IPv4 addresses and `[IPv6]` literals,
  * compared case-insensitively (RFC 9110 §4.2.3) and without a trailing dot.
- * Options are checked here: a bad one is a `TypeError` with `code` `ERR_SVC_HAL_ALLOWED_HOSTS` or
- * `ERR_SVC_HAL_TRUST_PROXY`.
+ * Options are checked here: a bad one is a `TypeError` with `code` `ERR_SVC_HAL_ALLOWED_HOSTS`,
+ * `ERR_SVC_HAL_TRUST_PROXY` or `ERR_SVC_HAL_FORWARDED_HEADERS`.
  *
  * @example
  * const checkHost = createHostCheck(["api.example.com", ".svc.example"], { trustProxy: "loopback" });
@@ -43,8 +56,9 @@ export type HostCheck = (req: BaseUrlRequest) => HttpError | undefined;
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.20
  */
 export function createHostCheck(hosts: readonly string[] | "*", options: HostCheckOptions = {}): HostCheck {
-  checkOptionNames("hal", options, ["trustProxy"], "@svc/hal");
+  checkOptionNames("hal", options, ["trustProxy", "forwardedHeaders"], "@svc/hal");
   const list = compileHostList(hosts);
+  const family = checkForwardedHeaders(options.forwardedHeaders, "hal");
   // true and false stay booleans: no address is read for them.
   const option = options.trustProxy;
   const trust: boolean | TrustProxy | undefined =
@@ -63,7 +77,7 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
     }
     let authority: Authority | undefined;
     try {
-      authority = requestFacts(req, trust).authority;
+      authority = requestFacts(req, trust, family).authority;
     } catch (err) {
       if (isHttpError(err)) return err;
       throw err;

@@ -4,7 +4,7 @@ import * as onExpress from "@svc/hal/express";
 import * as onFastify from "@svc/hal/fastify";
 import * as onFetch from "@svc/hal/fetch";
 import * as onNode from "@svc/hal/node";
-import { HttpError } from "@svc/kernel";
+import { type ForwardedHeaders, HttpError } from "@svc/kernel";
 import { honoConnection } from "@svc/kernel/fetch";
 import { conformance, errorStatus, fallbackErrors, type Mounts, type Row } from "@svc/test-utils/conformance";
 import express from "express";
@@ -43,82 +43,91 @@ const routes = {
 
 const HAL = "application/hal+json";
 
-const mounts: Mounts = {
-  express() {
-    const app = express();
-    app.disable("x-powered-by");
-    app.use(onExpress.allowedHosts(HOSTS, { trustProxy: "loopback" }));
-    app.get("/employees/:id", (req, res) => {
-      const doc = routes.employee(req.params.id, (path) => onExpress.hrefFor(req, path, { trustProxy }));
-      res.type(HAL).send(JSON.stringify(doc));
-    });
-    app.get("/employees", (req, res) => {
-      const url = new URL(req.originalUrl, "http://x");
-      const body = routes.page(url.searchParams, req.originalUrl, onExpress.baseUrl(req, { trustProxy }));
-      res.type(HAL).send(JSON.stringify(body));
-    });
-    app.use(fallbackErrors.express);
-    return app;
-  },
-  node() {
-    const checkHost = onNode.allowedHosts(HOSTS, { trustProxy: "loopback" });
-    return (req: IncomingMessage, res: ServerResponse) => {
-      const send = (body: unknown) => {
-        res.setHeader("Content-Type", HAL);
-        res.end(JSON.stringify(body));
+/** The service on each framework, reading `family` behind the loopback proxy (the default when undefined). */
+const mountsWith = (family?: ForwardedHeaders): Mounts => {
+  const forwardedHeaders = family === undefined ? {} : { forwardedHeaders: family };
+  const trusting = { trustProxy, ...forwardedHeaders };
+  return {
+    express() {
+      const app = express();
+      app.disable("x-powered-by");
+      app.use(onExpress.allowedHosts(HOSTS, { trustProxy: "loopback", ...forwardedHeaders }));
+      app.get("/employees/:id", (req, res) => {
+        const doc = routes.employee(req.params.id, (path) => onExpress.hrefFor(req, path, trusting));
+        res.type(HAL).send(JSON.stringify(doc));
+      });
+      app.get("/employees", (req, res) => {
+        const url = new URL(req.originalUrl, "http://x");
+        const body = routes.page(url.searchParams, req.originalUrl, onExpress.baseUrl(req, trusting));
+        res.type(HAL).send(JSON.stringify(body));
+      });
+      app.use(fallbackErrors.express);
+      return app;
+    },
+    node() {
+      const checkHost = onNode.allowedHosts(HOSTS, { trustProxy: "loopback", ...forwardedHeaders });
+      return (req: IncomingMessage, res: ServerResponse) => {
+        const send = (body: unknown) => {
+          res.setHeader("Content-Type", HAL);
+          res.end(JSON.stringify(body));
+        };
+        const run = async () => {
+          await checkHost(req, res);
+          const url = new URL(req.url ?? "/", "http://x");
+          const id = /^\/employees\/([^/]+)$/.exec(url.pathname)?.[1];
+          if (id !== undefined)
+            return send(routes.employee(id, (path) => onNode.hrefFor(req, path, trusting)));
+          if (url.pathname === "/employees") {
+            return send(routes.page(url.searchParams, req.url ?? "/", onNode.baseUrl(req, trusting)));
+          }
+          throw HttpError.notFound();
+        };
+        run().catch((err) => fallbackErrors.node(err, req, res));
       };
-      const run = async () => {
-        await checkHost(req, res);
-        const url = new URL(req.url ?? "/", "http://x");
-        const id = /^\/employees\/([^/]+)$/.exec(url.pathname)?.[1];
-        if (id !== undefined)
-          return send(routes.employee(id, (path) => onNode.hrefFor(req, path, { trustProxy })));
-        if (url.pathname === "/employees") {
-          return send(routes.page(url.searchParams, req.url ?? "/", onNode.baseUrl(req, { trustProxy })));
-        }
+    },
+    async fastify() {
+      const app = Fastify();
+      await app.register(onFastify.allowedHosts, {
+        hosts: HOSTS,
+        trustProxy: "loopback",
+        ...forwardedHeaders,
+      });
+      app.get("/employees/:id", async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const doc = routes.employee(id, (path) => onFastify.hrefFor(request, path, trusting));
+        return reply.type(HAL).send(JSON.stringify(doc));
+      });
+      app.get("/employees", async (request, reply) => {
+        const url = new URL(request.url, "http://x");
+        const body = routes.page(url.searchParams, request.url, onFastify.baseUrl(request, trusting));
+        return reply.type(HAL).send(JSON.stringify(body));
+      });
+      app.setErrorHandler(fallbackErrors.fastify);
+      return app;
+    },
+    fetch() {
+      const app = new Hono();
+      app.use(onFetch.allowedHosts(HOSTS, { trustProxy: "loopback", ...forwardedHeaders }));
+      app.get("/employees/:id", (c) => {
+        const info = honoConnection(c);
+        const doc = routes.employee(c.req.param("id"), (path) =>
+          onFetch.hrefFor(c.req.raw, path, { info, ...trusting }),
+        );
+        return c.body(JSON.stringify(doc), 200, { "content-type": HAL });
+      });
+      app.get("/employees", (c) => {
+        const url = new URL(c.req.url);
+        const origin = onFetch.baseUrl(c.req.raw, { info: honoConnection(c), ...trusting });
+        const body = routes.page(url.searchParams, url.pathname + url.search, origin);
+        return c.body(JSON.stringify(body), 200, { "content-type": HAL });
+      });
+      app.notFound(() => {
         throw HttpError.notFound();
-      };
-      run().catch((err) => fallbackErrors.node(err, req, res));
-    };
-  },
-  async fastify() {
-    const app = Fastify();
-    await app.register(onFastify.allowedHosts, { hosts: HOSTS, trustProxy: "loopback" });
-    app.get("/employees/:id", async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const doc = routes.employee(id, (path) => onFastify.hrefFor(request, path, { trustProxy }));
-      return reply.type(HAL).send(JSON.stringify(doc));
-    });
-    app.get("/employees", async (request, reply) => {
-      const url = new URL(request.url, "http://x");
-      const body = routes.page(url.searchParams, request.url, onFastify.baseUrl(request, { trustProxy }));
-      return reply.type(HAL).send(JSON.stringify(body));
-    });
-    app.setErrorHandler(fallbackErrors.fastify);
-    return app;
-  },
-  fetch() {
-    const app = new Hono();
-    app.use(onFetch.allowedHosts(HOSTS, { trustProxy: "loopback" }));
-    app.get("/employees/:id", (c) => {
-      const info = honoConnection(c);
-      const doc = routes.employee(c.req.param("id"), (path) =>
-        onFetch.hrefFor(c.req.raw, path, { info, trustProxy }),
-      );
-      return c.body(JSON.stringify(doc), 200, { "content-type": HAL });
-    });
-    app.get("/employees", (c) => {
-      const url = new URL(c.req.url);
-      const origin = onFetch.baseUrl(c.req.raw, { info: honoConnection(c), trustProxy });
-      const body = routes.page(url.searchParams, url.pathname + url.search, origin);
-      return c.body(JSON.stringify(body), 200, { "content-type": HAL });
-    });
-    app.notFound(() => {
-      throw HttpError.notFound();
-    });
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
-    return app.fetch;
-  },
+      });
+      app.onError((err, c) => fallbackErrors.fetch(err, c));
+      return app.fetch;
+    },
+  };
 };
 
 const selfOf = (text: string) => JSON.parse(text)._links.self.href;
@@ -148,8 +157,29 @@ const rows: Row[] = [
     body: (r) => expect(selfOf(r.text)).toBe("https://api.example.com/employees/2"),
   },
   {
-    name: "Forwarded: proto=https;host=api.example.com → the client's URL",
-    request: { path: "/employees/2", headers: { Forwarded: "proto=https;host=api.example.com" } },
+    name: "Forwarded: proto=https;host=api.example.com → not read (the proxy sets X-Forwarded-*): the Host's URL",
+    request: {
+      path: "/employees/2",
+      headers: [
+        ["Host", "127.0.0.1"],
+        ["Forwarded", "proto=https;host=api.example.com"],
+      ],
+    },
+    status: 200,
+    body: (r) => expect(selfOf(r.text)).toBe("http://127.0.0.1/employees/2"),
+  },
+  {
+    name: "X-Forwarded-For, X-Forwarded-Host: api.example.com, X-Forwarded-Proto: https and a client's Forwarded: host=evil.example;proto=http → https://api.example.com",
+    request: {
+      path: "/employees/2",
+      headers: [
+        ["Host", "127.0.0.1"],
+        ["Forwarded", "host=evil.example;proto=http"],
+        ["X-Forwarded-For", "203.0.113.66"],
+        ["X-Forwarded-Host", "api.example.com"],
+        ["X-Forwarded-Proto", "https"],
+      ],
+    },
     status: 200,
     body: (r) => expect(selfOf(r.text)).toBe("https://api.example.com/employees/2"),
   },
@@ -227,7 +257,45 @@ const rows: Row[] = [
   },
 ];
 
-conformance("hal", mounts, rows);
+conformance("hal", mountsWith(), rows);
+
+/** With `forwardedHeaders: "forwarded"`: the reverse, RFC 7239 `Forwarded` alone. */
+const rfc7239Rows: Row[] = [
+  {
+    name: "Forwarded: host=api.example.com;proto=https and a client's X-Forwarded-Host: evil.example, X-Forwarded-Proto: http → https://api.example.com",
+    request: {
+      path: "/employees/2",
+      headers: [
+        ["Host", "127.0.0.1"],
+        ["Forwarded", "for=203.0.113.66;host=api.example.com;proto=https"],
+        ["X-Forwarded-Host", "evil.example"],
+        ["X-Forwarded-Proto", "http"],
+      ],
+    },
+    status: 200,
+    body: (r) => expect(selfOf(r.text)).toBe("https://api.example.com/employees/2"),
+  },
+  {
+    name: "X-Forwarded-Host: evil.example alone → not read: the Host's URL",
+    request: {
+      path: "/employees/2",
+      headers: [
+        ["Host", "api.example.com"],
+        ["X-Forwarded-Host", "evil.example"],
+        ["X-Forwarded-Prefix", "/api"],
+      ],
+    },
+    status: 200,
+    body: (r) => expect(selfOf(r.text)).toBe("http://api.example.com/employees/2"),
+  },
+  {
+    name: "Forwarded: host=evil.example → 421",
+    request: { path: "/employees/2", headers: { Forwarded: "host=evil.example" } },
+    status: 421,
+  },
+];
+
+conformance('hal, forwardedHeaders "forwarded"', mountsWith("forwarded"), rfc7239Rows);
 
 /**
  * The same trust set the way each framework sets it, no `trustProxy` option where the framework
@@ -305,7 +373,7 @@ const trustRows = (trusted: boolean): Row[] => {
       body: (r) => expect(selfOf(r.text)).toBe(`${trusted ? "https" : "http"}://api.example.com/employees/2`),
     },
     {
-      name: `Forwarded: proto=https;host=api.example.com from ${from} → ${trusted ? "the client's URL" : "Host"}`,
+      name: `Forwarded: proto=https;host=api.example.com from ${from} → Host (X-Forwarded-* is the family read)`,
       request: {
         path: "/employees/2",
         headers: [
@@ -314,10 +382,7 @@ const trustRows = (trusted: boolean): Row[] => {
         ],
       },
       status: 200,
-      body: (r) =>
-        expect(selfOf(r.text)).toBe(
-          trusted ? "https://api.example.com/employees/2" : "http://127.0.0.1/employees/2",
-        ),
+      body: (r) => expect(selfOf(r.text)).toBe("http://127.0.0.1/employees/2"),
     },
     {
       name: `X-Forwarded-Host: evil.example from ${from} → ${trusted ? "421" : "ignored"}`,

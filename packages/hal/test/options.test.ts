@@ -36,7 +36,7 @@ const rows: OptionCase[] = [
     "allowedHosts(hosts, options)",
     () => allowedHosts(hosts, "loopback" as never),
     "ERR_SVC_HAL_OPTIONS",
-    /@svc\/hal: options must be an object with the fields trustProxy, got "loopback"/,
+    /@svc\/hal: options must be an object with the fields trustProxy, forwardedHeaders, got "loopback"/,
     () => allowedHosts(hosts, {}),
   ],
   [
@@ -59,6 +59,13 @@ const rows: OptionCase[] = [
     "ERR_SVC_HAL_TRUST_PROXY",
     /got "nearby"/,
     () => createHostCheck(hosts, { trustProxy: "loopback, 10.0.0.0/8" }),
+  ],
+  [
+    "allowedHosts: forwardedHeaders",
+    () => allowedHosts(hosts, { forwardedHeaders: "x-forwarded-for" as never }),
+    "ERR_SVC_HAL_FORWARDED_HEADERS",
+    /@svc\/hal: forwardedHeaders must be "x-forwarded" .* or "forwarded" .*, got "x-forwarded-for"/,
+    () => allowedHosts(hosts, { forwardedHeaders: "forwarded" }),
   ],
   [
     "compileTrust: value",
@@ -151,7 +158,7 @@ const rows: OptionCase[] = [
     "hrefFor(req, path, options)",
     () => hrefFor(req, "/a", "absolute" as never),
     "ERR_SVC_HAL_OPTIONS",
-    /hrefFor: options must be an object with the fields trustProxy, forwardedPrefix, absolute, got "absolute"/,
+    /hrefFor: options must be an object with the fields trustProxy, forwardedHeaders, forwardedPrefix, absolute, got "absolute"/,
     () => hrefFor(req, "/a", {}),
   ],
   [
@@ -188,6 +195,13 @@ const rows: OptionCase[] = [
     "ERR_SVC_HAL_UNKNOWN_OPTION",
     /externalOrigin: unknown option "absolute"/,
     () => externalOrigin(req, {}),
+  ],
+  [
+    "hrefFor: forwardedHeaders",
+    () => hrefFor(req, "/a", { forwardedHeaders: "Forwarded" as never }),
+    "ERR_SVC_HAL_FORWARDED_HEADERS",
+    /forwardedHeaders must be .*, got "Forwarded"/,
+    () => hrefFor(req, "/a", { forwardedHeaders: "x-forwarded" }),
   ],
   [
     "externalBaseUrl: forwardedPrefix",

@@ -96,7 +96,10 @@ describe("README: the core from plain node:http", () => {
   });
 
   it("behind the trusted proxy: links under the forwarded URL", async () => {
-    const proxy = await simulatedProxy(base, { forwarded: "proto=https;host=api.example.com" });
+    const proxy = await simulatedProxy(base, {
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "api.example.com",
+    });
     try {
       const body = (await (await fetch(`${proxy.url}/employees`)).json()) as {
         _links: { next: { href: string } };

@@ -24,7 +24,9 @@ import {
   type ResponseValue,
   type RouteOptions,
   type TrustHop,
+  type TrustOption,
 } from "@svc/kernel";
+import { optionError } from "@svc/kernel/internal";
 import type {
   FastifyInstance,
   FastifyPluginCallback,
@@ -53,17 +55,46 @@ export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | u
   };
 }
 
+/**
+ * What Fastify's `trustProxy` server option takes, compiled from `option` with Express's meaning
+ * (`compileTrust`): `Fastify({ trustProxy: fastifyTrustProxy(1) })` trusts the nearest proxy, as
+ * `app.set("trust proxy", 1)` does on Express, so `request.ip` and every @svc package's client
+ * (`requestFacts`) name the same client on both frameworks, on every Fastify 5 release. Fastify
+ * 5.12.1 and later read a bare hop count (`trustProxy: 1`) as trusting no peer, so the @svc
+ * plugins refuse one (see {@link appWide}). Refused forms are a `TypeError` with `code`
+ * `ERR_SVC_KERNEL_TRUST_PROXY`.
+ *
+ * @example const app = Fastify({ trustProxy: fastifyTrustProxy(process.env.TRUST_PROXY === "1" ? 1 : "loopback") });
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
+ */
+export function fastifyTrustProxy(option: TrustOption): (address: string, hop: number) => boolean {
+  return compileTrust(option);
+}
+
 /** Fastify's options by instance: an encapsulated instance inherits its root's. */
 const trustOf = new WeakMap<object, TrustHop | false>();
 
 /**
+ * The refusal of a hop count as Fastify's own `trustProxy`: Fastify before 5.12.1 reads it as
+ * Express does, 5.12.1 and later as trusting no peer, so `request.ip` would name the proxy where
+ * Express names the client.
+ */
+function hopCountRefused(option: number): Error {
+  return optionError(
+    "kernel",
+    "trustProxy",
+    `@svc/kernel/fastify: Fastify's trustProxy is the hop count ${option}, which Fastify 5.12.1 and later read as trusting no peer (request.ip is then the proxy) while Express trusts the ${option} nearest hops; pass Fastify({ trustProxy: fastifyTrustProxy(${option}) }) of @svc/kernel/fastify, which means the same on every framework`,
+  );
+}
+
+/**
  * Fastify's own `trustProxy` server option, compiled as Fastify compiles it (its Server reference
  * documents the forms): `true` every peer, addresses and CIDR ranges (a comma-separated string or
- * a list) compiled by proxy-addr, a function `(address, hop)` as it is; `false` when the option is
- * off, and for a hop count, which Fastify 5 does not read as trust (it cannot check the peer).
- * Fastify keeps the option on the instance under a symbol only (`initialConfig` leaves it out), so
- * it is found by that symbol's description; an instance without it trusts no peer, as Fastify's
- * default does.
+ * a list) compiled by proxy-addr, a function `(address, hop)` as it is (what
+ * {@link fastifyTrustProxy} gives); `false` when the option is off. A hop count above 0 is
+ * refused (see `hopCountRefused`). Fastify keeps the option on the instance under a symbol only
+ * (`initialConfig` leaves it out), so it is found by that symbol's description; an instance
+ * without it trusts no peer, as Fastify's default does.
  */
 function fastifyTrust(server: object | undefined): TrustHop | false {
   if (server === undefined || server === null) return false;
@@ -77,6 +108,8 @@ function fastifyTrust(server: object | undefined): TrustHop | false {
       break;
     }
   }
+  // Not remembered: every request through a view of this server is refused the same way.
+  if (typeof option === "number" && option > 0) throw hopCountRefused(option);
   let trust: TrustHop | false = false;
   if (option === true || typeof option === "function") trust = compileTrust(option as TrustHop | true);
   else if ((typeof option === "string" && option !== "") || Array.isArray(option)) {
@@ -101,10 +134,11 @@ const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
  * Express's `trust proxy`). So the client address, scheme and host a package reads behind a proxy
  * follow `Fastify({ trustProxy })`, as `request.ip`, `request.protocol` and `request.host` do,
  * unless the package's own `trustProxy` option says otherwise. Gates under {@link fastifyGate}
- * are given this view.
+ * are given this view. A hop count as Fastify's `trustProxy` is refused (a `TypeError` with
+ * `code` `ERR_SVC_KERNEL_TRUST_PROXY`): give {@link fastifyTrustProxy}'s function instead.
  *
  * @example
- * const app = Fastify({ trustProxy: "loopback" });
+ * const app = Fastify({ trustProxy: fastifyTrustProxy("loopback") });
  * app.get("/", (request) => ({ origin: requestFacts(fastifyView(request)).origin }));
  * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
  */
@@ -228,12 +262,30 @@ export function fastifyGate(gate: Gate<FastifyRequest>): onRequestHookHandler {
 /**
  * A plugin that applies to the whole application, not only to what is registered inside it
  * (Fastify's `skip-override`, what `fastify-plugin` sets), named in Fastify's logs and errors.
+ * Its registration fails (and so `ready` and `listen`) on an instance whose `trustProxy` is a hop
+ * count, with the `TypeError` `ERR_SVC_KERNEL_TRUST_PROXY` naming {@link fastifyTrustProxy}: the
+ * @svc packages and Fastify's `request.ip` would otherwise name different clients.
  */
 export function appWide<Options extends FastifyPluginOptions>(
   name: string,
   plugin: FastifyPluginCallback<Options>,
 ): FastifyPluginCallback<Options> {
-  const marked = plugin as FastifyPluginCallback<Options> & Record<symbol, unknown>;
+  const checked = function svcPlugin(
+    this: unknown,
+    app: FastifyInstance,
+    options: Options,
+    done: (err?: Error) => void,
+  ) {
+    try {
+      fastifyTrust(app);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    return plugin.call(this, app, options, done);
+  };
+  Object.defineProperty(checked, "name", { value: plugin.name || "svcPlugin" });
+  const marked = checked as unknown as FastifyPluginCallback<Options> & Record<symbol, unknown>;
   marked[Symbol.for("skip-override")] = true;
   marked[Symbol.for("fastify.display-name")] = name;
   marked[Symbol.for("plugin-meta")] = { name, fastify: "5.x" };

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { refusedOption } from "./option-error.js";
 
 /**
  * Whether a proxy at `address`, `hop` steps before this server (0: the peer itself), may be
@@ -43,4 +44,34 @@ export function trustedListValue(value: string | undefined, hops: () => number):
   const chosen = list.length === 1 ? list[0] : list[Math.max(0, list.length - 1 - hops())];
   const trimmed = chosen?.trim();
   return trimmed ? trimmed : undefined;
+}
+
+/**
+ * Which family of forwarded fields the proxies in front set, and so the only one read:
+ * `"x-forwarded"` (the de facto `X-Forwarded-For`, `-Proto`, `-Host`, `-Prefix`, which Express and
+ * Fastify read) or `"forwarded"` (RFC 7239 `Forwarded`: `for`, `proto`, `host`). Never both: a
+ * proxy that sets one family passes the other through from the client, so reading both would let
+ * the client fill in what the proxy left out.
+ */
+export type ForwardedHeaders = "x-forwarded" | "forwarded";
+
+/**
+ * A `forwardedHeaders` option checked once: `"x-forwarded"` when not given (as Express and Fastify
+ * read), else `"x-forwarded"` or `"forwarded"`; anything else is a `TypeError` with `code`
+ * `ERR_SVC_<PKG>_FORWARDED_HEADERS`.
+ *
+ * @example const family = checkForwardedHeaders(options.forwardedHeaders, "hal");
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
+ * @internal
+ */
+export function checkForwardedHeaders(value: unknown, pkg = "kernel"): ForwardedHeaders {
+  if (value === undefined || value === "x-forwarded") return "x-forwarded";
+  if (value === "forwarded") return value;
+  throw refusedOption(
+    pkg,
+    "forwardedHeaders",
+    value,
+    '"x-forwarded" (X-Forwarded-For, -Proto, -Host, -Prefix) or "forwarded" (RFC 7239 Forwarded)',
+    `@svc/${pkg}: forwardedHeaders`,
+  );
 }

@@ -16,7 +16,7 @@ export {
   principalFor,
   recordAuthentication,
 } from "./exchange.js";
-export { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
+export { type ForwardedHeaders, type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
 export {
   type Answer,
   type Gate,

@@ -19,6 +19,7 @@ export {
   PROBLEM_MEMBERS,
   RECORD_MEMBERS,
 } from "./error-members.js";
+export { checkForwardedHeaders } from "./forwarded.js";
 // The types the helpers take and return, exported by the main entry as well.
 export { checkedFieldErrors, type FieldError, hasAllow, isProblemCode } from "./http-error.js";
 export {

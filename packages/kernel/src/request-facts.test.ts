@@ -9,43 +9,91 @@ import { appendVary } from "./vary.js";
 const facts = (headers: FactsInput["headers"], more: Partial<FactsInput> = {}) =>
   resolveFacts({ headers, encrypted: false, trusted: true, peer: "127.0.0.1", ...more });
 
-describe("resolveFacts: origin behind a trusted peer", () => {
+describe("resolveFacts: origin behind a trusted peer, one family of fields", () => {
+  const X = "x-forwarded";
+  const RFC = "forwarded";
   it.each([
-    [{ host: "a.example" }, "http://a.example", ["Forwarded", "X-Forwarded-Proto", "X-Forwarded-Host"]],
+    [X, { host: "a.example" }, "http://a.example", ["X-Forwarded-Proto", "X-Forwarded-Host"]],
+    [RFC, { host: "a.example" }, "http://a.example", ["Forwarded"]],
     [
+      X,
+      { host: "a.example", forwarded: "proto=https;host=shop.example" },
+      "http://a.example",
+      ["X-Forwarded-Proto", "X-Forwarded-Host"],
+    ],
+    [
+      RFC,
       { host: "a.example", forwarded: "proto=https;host=shop.example" },
       "https://shop.example",
       ["Forwarded"],
     ],
+    // The proxy's X-Forwarded-*, the client's own Forwarded passed through: never a mix.
     [
-      { host: "a.example", forwarded: "host=shop.example", "x-forwarded-proto": "https" },
-      "https://shop.example",
-      ["Forwarded", "X-Forwarded-Proto"],
+      X,
+      {
+        host: "internal.example",
+        forwarded: "host=evil.example;proto=http",
+        "x-forwarded-host": "api.example.com",
+        "x-forwarded-proto": "https",
+      },
+      "https://api.example.com",
+      ["X-Forwarded-Proto", "X-Forwarded-Host"],
     ],
     [
+      RFC,
+      {
+        host: "internal.example",
+        forwarded: "host=api.example.com;proto=https",
+        "x-forwarded-host": "evil.example",
+        "x-forwarded-proto": "http",
+      },
+      "https://api.example.com",
+      ["Forwarded"],
+    ],
+    [
+      RFC,
+      { host: "a.example", forwarded: "host=shop.example", "x-forwarded-proto": "https" },
+      "http://shop.example",
+      ["Forwarded"],
+    ],
+    [
+      X,
       { host: "a.example", "x-forwarded-host": "evil.example, shop.example" },
       "http://shop.example",
-      ["Forwarded", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-For"],
+      ["X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-For"],
     ],
     [
+      RFC,
       { host: "a.example", forwarded: "host=evil.example, host=shop.example" },
       "http://shop.example",
-      ["Forwarded", "X-Forwarded-Proto"],
+      ["Forwarded"],
     ],
     [
+      RFC,
       { host: "a.example", forwarded: 'host="shop.example:443";proto=https' },
       "https://shop.example",
       ["Forwarded"],
     ],
     [
+      X,
       { host: "a.example", "x-forwarded-proto": "gopher" },
       "http://a.example",
-      ["Forwarded", "X-Forwarded-Proto", "X-Forwarded-Host"],
+      ["X-Forwarded-Proto", "X-Forwarded-Host"],
     ],
-  ] as const)("%j → %s, read from %j", (headers, origin, vary) => {
-    const f = facts(headers);
+  ] as const)("%s: %j → %s, read from %j", (family, headers, origin, vary) => {
+    const f = facts(headers, { forwardedHeaders: family });
     expect(f.origin).toBe(origin);
     expect(f.vary).toEqual(vary);
+  });
+
+  it("the default is x-forwarded, as Express and Fastify read", () => {
+    const f = facts({
+      host: "a.example",
+      forwarded: "host=evil.example",
+      "x-forwarded-host": "shop.example",
+    });
+    expect(f.origin).toBe("http://shop.example");
+    expect(f.vary).not.toContain("Forwarded");
   });
 
   it("an untrusted peer's forwarded fields are not read, and Vary names none", () => {
@@ -73,7 +121,7 @@ describe("resolveFacts: origin behind a trusted peer", () => {
   ] as const)("%j → 400 %s", (headers, code) => {
     let caught: unknown;
     try {
-      void facts(headers).origin;
+      void facts(headers, { forwardedHeaders: "forwarded" in headers ? "forwarded" : "x-forwarded" }).origin;
     } catch (err) {
       caught = err;
     }
@@ -97,6 +145,31 @@ describe("resolveFacts: prefix and client", () => {
     expect(facts(headers, { trustHop: () => true }).client).toBe("192.0.2.1");
     expect(facts({}, { peer: "127.0.0.1" }).client).toBe("127.0.0.1");
   });
+
+  it("forwarded: the client is the for= of the element the chain vouches for; X-Forwarded-For is not read", () => {
+    const hop = compileTrust(["loopback", "198.51.100.7"]);
+    const headers = {
+      forwarded: 'for=192.0.2.1, for=203.0.113.9, for=198.51.100.7, for="[2001:db8::17]:4711"',
+      "x-forwarded-for": "192.0.2.99",
+    };
+    const rfc = { forwardedHeaders: "forwarded" } as const;
+    expect(facts(headers, rfc).client).toBe("2001:db8::17");
+    expect(facts(headers, { ...rfc, trustHop: compileTrust(["2001:db8::17", "198.51.100.7"]) }).client).toBe(
+      "203.0.113.9",
+    );
+    expect(facts(headers, { ...rfc, trustHop: () => true }).client).toBe("192.0.2.1");
+    expect(facts({ forwarded: "for=unknown" }, rfc).client).toBe("unknown");
+    expect(facts({ forwarded: "proto=https" }, rfc).client).toBe("127.0.0.1");
+    const read = facts(headers, { ...rfc, trustHop: hop });
+    expect(read.client).toBe("2001:db8::17");
+    expect(read.vary).toEqual(["Forwarded"]);
+  });
+
+  it("forwarded: X-Forwarded-Prefix is not read (RFC 7239 has no prefix)", () => {
+    const f = facts({ "x-forwarded-prefix": "/api" }, { forwardedHeaders: "forwarded" });
+    expect(f.prefix).toBe("");
+    expect(f.vary).toEqual([]);
+  });
 });
 
 describe("compileTrust", () => {
@@ -115,7 +188,7 @@ describe("requestFacts on a listening node:http server", () => {
   beforeAll(async () => {
     const trust = compileTrust("loopback");
     server = await listen((req: IncomingMessage, res: ServerResponse) => {
-      const f = requestFacts(req, trust);
+      const f = requestFacts(req, trust, req.url === "/rfc7239" ? "forwarded" : undefined);
       try {
         const body = JSON.stringify({ origin: f.origin, client: f.client });
         appendVary(res, ...f.vary);
@@ -128,18 +201,42 @@ describe("requestFacts on a listening node:http server", () => {
   });
   afterAll(() => server.close());
 
-  it("Forwarded: for=192.0.2.60;proto=https;host=shop.example → its origin, Vary: Forwarded", async () => {
+  it("X-Forwarded-Proto: https, X-Forwarded-Host: shop.example, X-Forwarded-For, a client's Forwarded → the X-Forwarded-* origin and client", async () => {
     const res = await fetch(server.url, {
-      headers: { forwarded: "for=192.0.2.60;proto=https;host=shop.example", "x-forwarded-for": "192.0.2.60" },
+      headers: {
+        forwarded: "for=192.0.2.66;proto=http;host=evil.example",
+        "x-forwarded-for": "192.0.2.60",
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "shop.example",
+      },
     });
     expect(await res.json()).toEqual({ origin: "https://shop.example", client: "192.0.2.60" });
-    expect(res.headers.get("vary")).toBe("Forwarded, X-Forwarded-For");
+    expect(res.headers.get("vary")).toBe("X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-For");
+  });
+
+  it("Forwarded: for=192.0.2.60;proto=https;host=shop.example, forwardedHeaders forwarded → its origin and client, Vary: Forwarded", async () => {
+    const res = await fetch(new URL("/rfc7239", server.url), {
+      headers: {
+        forwarded: "for=192.0.2.60;proto=https;host=shop.example",
+        "x-forwarded-for": "192.0.2.66",
+        "x-forwarded-proto": "http",
+        "x-forwarded-host": "evil.example",
+      },
+    });
+    expect(await res.json()).toEqual({ origin: "https://shop.example", client: "192.0.2.60" });
+    expect(res.headers.get("vary")).toBe("Forwarded");
   });
 
   it("without forwarded fields → the Host, Vary naming the fields whose absence chose it", async () => {
     const res = await fetch(server.url);
     const { origin } = (await res.json()) as { origin: string };
     expect(origin).toBe(server.url.replace(/\/$/, ""));
-    expect(res.headers.get("vary")).toBe("Forwarded, X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-For");
+    expect(res.headers.get("vary")).toBe("X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-For");
+  });
+
+  it('requestFacts(req, trust, "forwarded-for") → a coded TypeError', () => {
+    expect(() => requestFacts({ headers: {} }, true, "forwarded-for" as never)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_KERNEL_FORWARDED_HEADERS" }),
+    );
   });
 });

@@ -1,6 +1,12 @@
 import { isIP, isIPv4 } from "node:net";
 import { type Authority, parseHost } from "./authority.js";
-import { type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";
+import {
+  checkForwardedHeaders,
+  type ForwardedHeaders,
+  type TrustHop,
+  trustedHops,
+  trustedListValue,
+} from "./forwarded.js";
 import { parseParameters, splitList } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { TRUST_ALL } from "./trust.js";
@@ -30,9 +36,17 @@ export interface FactsInput {
    * @default undefined (only what the trusted peer added is read)
    */
   trustHop?: TrustHop | undefined;
+  /**
+   * The one family of forwarded fields read behind a trusted peer: `"x-forwarded"`
+   * (`X-Forwarded-For`, `-Proto`, `-Host`, `-Prefix`) or `"forwarded"` (RFC 7239 `Forwarded`),
+   * the one the proxy in front sets. The other is never read: the proxy passes it through from
+   * the client.
+   * @default "x-forwarded" (as Express and Fastify read)
+   */
+  forwardedHeaders?: ForwardedHeaders | undefined;
 }
 
-/** The scheme and host a trusted chain forwarded, as read (`Forwarded`, else `X-Forwarded-*`). */
+/** The scheme and host a trusted chain forwarded, as read from the one family of fields read. */
 export interface ForwardedValues {
   /** The scheme, lower-cased, as forwarded: not necessarily `http` or `https`. */
   readonly proto?: string;
@@ -85,14 +99,15 @@ export interface RequestFacts {
   readonly trusted: boolean;
   /**
    * The client's address: the peer, or behind a trusted peer the `X-Forwarded-For` member the
-   * trusted chain vouches for (as Express's `req.ip` and proxy-addr read it).
+   * trusted chain vouches for (as Express's `req.ip` and proxy-addr read it); with
+   * `forwardedHeaders: "forwarded"`, the `for` of the `Forwarded` element it vouches for.
    */
   readonly client: string;
   /**
-   * The scheme and host the trusted chain forwarded: RFC 7239 `Forwarded` (the element the chain
-   * added), each value it lacks from `X-Forwarded-Proto` / `X-Forwarded-Host` (the value the chain
-   * appended). Empty when the peer is not trusted. A `Forwarded` that cannot be parsed is a 400
-   * `invalid_forwarded`.
+   * The scheme and host the trusted chain forwarded, from the one family read: the
+   * `X-Forwarded-Proto` / `X-Forwarded-Host` value the chain appended, or with
+   * `forwardedHeaders: "forwarded"` the RFC 7239 `Forwarded` element the chain added. Empty when
+   * the peer is not trusted. A `Forwarded` that cannot be parsed is a 400 `invalid_forwarded`.
    */
   readonly forwarded: ForwardedValues;
   /** `http` or `https`: the forwarded scheme when it is one of them, else the connection's. */
@@ -110,14 +125,15 @@ export interface RequestFacts {
   readonly origin: string;
   /**
    * The path prefix a trusted gateway announces in `X-Forwarded-Prefix` (`/api`), without a
-   * trailing slash; `""` when absent or not trusted. One that is not a clean absolute path is a 400.
+   * trailing slash; `""` when absent or not trusted, and with `forwardedHeaders: "forwarded"`
+   * (RFC 7239 has no prefix). One that is not a clean absolute path is a 400.
    */
   readonly prefix: string;
   /**
    * RFC 9110 §12.5.5: the request fields, besides the target URI (`Host` is part of it, §7.1),
    * the facts read so far were computed from, present or absent, for the response's `Vary`: a
    * cache must not reuse a response built from `X-Forwarded-Host: a` for a request naming `b`.
-   * Empty when the peer is not trusted.
+   * Only fields of the family read; empty when the peer is not trusted.
    */
   readonly vary: readonly string[];
 }
@@ -198,6 +214,9 @@ function invalidHost(): HttpError {
 class Facts implements RequestFacts {
   readonly trusted: boolean;
   readonly #input: FactsInput;
+  /** RFC 7239 `Forwarded` is the family read, not `X-Forwarded-*`. */
+  readonly #rfc7239: boolean;
+  #element: ForwardedElement | undefined;
   /** The fields read so far, as {@link FIELD_BIT}s: a number, not a Set, on every request. */
   #read = 0;
   #hops: number | undefined;
@@ -209,6 +228,7 @@ class Facts implements RequestFacts {
   constructor(input: FactsInput) {
     this.#input = input;
     this.trusted = input.trusted;
+    this.#rfc7239 = input.forwardedHeaders === "forwarded";
   }
 
   #field(name: FieldName): string | undefined {
@@ -222,14 +242,25 @@ class Facts implements RequestFacts {
     return this.#hops;
   };
 
+  /** The `Forwarded` element the trusted chain vouches for, read once. */
+  #trustedElement(): ForwardedElement {
+    this.#element ??= trustedForwarded(this.#field("Forwarded"), this.#input.trustHop);
+    return this.#element;
+  }
+
   get forwarded(): ForwardedValues {
     if (this.#forwarded !== undefined) return this.#forwarded;
     let proto: string | undefined;
     let host: string | undefined;
-    if (this.trusted) {
-      const element = trustedForwarded(this.#field("Forwarded"), this.#input.trustHop);
-      proto = element.proto ?? trustedListValue(this.#field("X-Forwarded-Proto"), this.#walk)?.toLowerCase();
-      host = element.host ?? trustedListValue(this.#field("X-Forwarded-Host"), this.#walk);
+    // RFC 7239 §8.1: one family, the one the proxy sets. A proxy passes the other through as the
+    // client sent it, so filling one family's gaps from the other lets the client name the host.
+    if (this.trusted && this.#rfc7239) {
+      const element = this.#trustedElement();
+      proto = element.proto;
+      host = element.host;
+    } else if (this.trusted) {
+      proto = trustedListValue(this.#field("X-Forwarded-Proto"), this.#walk)?.toLowerCase();
+      host = trustedListValue(this.#field("X-Forwarded-Host"), this.#walk);
     }
     this.#forwarded =
       proto === undefined && host === undefined
@@ -286,7 +317,7 @@ class Facts implements RequestFacts {
 
   get prefix(): string {
     if (this.#prefix !== undefined) return this.#prefix;
-    if (!this.trusted) return "";
+    if (!this.trusted || this.#rfc7239) return "";
     // The value the trusted chain appended, as for X-Forwarded-Host (see trustedListValue).
     const raw = trustedListValue(this.#field("X-Forwarded-Prefix"), this.#walk);
     let prefix = "";
@@ -306,7 +337,12 @@ class Facts implements RequestFacts {
     if (this.#client !== undefined) return this.#client;
     const peer = this.#input.peer ?? "";
     let client = peer;
-    if (this.trusted) {
+    if (this.trusted && this.#rfc7239) {
+      // RFC 7239 §5.2: `for` names the node that made the request to the proxy that added the
+      // element; "unknown" and obfuscated identifiers (§6) are kept as given, naming no address.
+      const node = this.#trustedElement().for;
+      client = (node === undefined ? undefined : (nodeAddress(node) ?? node)) || peer;
+    } else if (this.trusted) {
       // proxy-addr's walk: from the peer outwards, the first address not trusted at its hop is
       // the client; when every one is trusted, the first the chain names.
       const list = this.#field("X-Forwarded-For")?.split(",") ?? [];
@@ -356,13 +392,21 @@ export interface FactsRequest {
  * `trustProxy` server option on `fastifyView(request)` of `@svc/kernel/fastify` (which carries it
  * the same way), and to `false` elsewhere.
  *
+ * `forwardedHeaders`: the one family of forwarded fields read, the one the proxy in front sets:
+ * `"x-forwarded"` (the default, as Express and Fastify read) or `"forwarded"` (RFC 7239). Any
+ * other value is a `TypeError` with `code` `ERR_SVC_KERNEL_FORWARDED_HEADERS`.
+ *
  * @example
  * const facts = requestFacts(req, compileTrust("loopback"));
  * const self = `${facts.origin}${facts.prefix}/employees/7`;
  * appendVary(res, ...facts.vary);
  * @see https://www.rfc-editor.org/rfc/rfc7239
  */
-export function requestFacts(req: FactsRequest, trust?: boolean | TrustHop): RequestFacts {
+export function requestFacts(
+  req: FactsRequest,
+  trust?: boolean | TrustHop,
+  forwardedHeaders?: ForwardedHeaders,
+): RequestFacts {
   const peer = req.socket?.remoteAddress ?? "";
   let hop: TrustHop | undefined;
   if (trust === true) hop = TRUST_ALL;
@@ -378,5 +422,9 @@ export function requestFacts(req: FactsRequest, trust?: boolean | TrustHop): Req
     target: req.originalUrl ?? req.url,
     trusted: trust === true || (hop !== undefined && Boolean(hop(peer, 0))),
     trustHop: hop,
+    forwardedHeaders:
+      forwardedHeaders === undefined || forwardedHeaders === "x-forwarded"
+        ? undefined
+        : checkForwardedHeaders(forwardedHeaders),
   });
 }

@@ -33,6 +33,7 @@ export function compileTrust(value: TrustOption, pkg = "kernel"): TrustHop {
   if (value === false) return TRUST_NONE;
   if (typeof value === "number") {
     if (!Number.isSafeInteger(value) || value < 0) throw refuse();
+    // Express's and proxy-addr's meaning: the peer is hop 0, so N trusts the N nearest proxies.
     return (_address, hop) => hop < value;
   }
   const list = typeof value === "string" ? value.split(",").map((v) => v.trim()) : value;

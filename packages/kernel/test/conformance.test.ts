@@ -15,12 +15,13 @@ import Fastify, { type FastifyRequest } from "fastify";
 import { Hono } from "hono";
 import { expect } from "vitest";
 import { expressAdapter, expressGate } from "../src/express.js";
-import { fastifyAdapter, fastifyGate, fastifyView } from "../src/fastify.js";
-import { fetchAdapter, fetchGate } from "../src/fetch.js";
+import { fastifyAdapter, fastifyGate, fastifyTrustProxy, fastifyView } from "../src/fastify.js";
+import { fetchAdapter, fetchGate, fetchView, honoConnection } from "../src/fetch.js";
 import {
   type Coder,
   compileTrust,
   createPipeline,
+  type ForwardedHeaders,
   type Gate,
   HttpError,
   type Idempotency,
@@ -30,6 +31,7 @@ import {
   reply,
   requestFacts,
   type TrustHop,
+  type TrustOption,
 } from "../src/index.js";
 import { nodeAdapter, nodeGate } from "../src/node.js";
 
@@ -307,9 +309,9 @@ conformance("@svc/kernel pipeline and gates", mounts, rows);
  * A gate that reports the request's facts (`requestFacts` of its view) in the response's fields:
  * behind the trust `trust` names, or with none given, the framework's own setting.
  */
-function factsGate(trust?: TrustHop): Gate {
+function factsGate(trust?: TrustHop, family?: ForwardedHeaders): Gate {
   return (view: RequestView) => {
-    const facts = requestFacts(view, trust);
+    const facts = requestFacts(view, trust, family);
     return { fields: { "X-Origin": facts.origin, "X-Client": facts.client }, vary: [...facts.vary] };
   };
 }
@@ -317,9 +319,10 @@ function factsGate(trust?: TrustHop): Gate {
 /**
  * The same trust set the way each framework sets it: Express's `trust proxy` setting, Fastify's
  * `trustProxy` server option, and the option itself where the framework has none (node:http, Fetch).
- * `peerTrusted`: whether `setting` trusts the harness's peer (the loopback address).
+ * `peerTrusted`: whether `setting` trusts the harness's peer (the loopback address). `family`: the
+ * forwarded fields read.
  */
-function trustMounts(setting: string, peerTrusted: boolean): Mounts {
+function trustMounts(setting: string, peerTrusted: boolean, family?: ForwardedHeaders): Mounts {
   const hello = {
     status: 200,
     fields: { "content-type": "text/plain" },
@@ -330,7 +333,7 @@ function trustMounts(setting: string, peerTrusted: boolean): Mounts {
     express() {
       const app = express();
       app.set("trust proxy", setting);
-      app.use(expressGate(factsGate()));
+      app.use(expressGate(factsGate(undefined, family)));
       app.get("/", (_req, res) => {
         res.type("text/plain").send("hello");
       });
@@ -338,7 +341,7 @@ function trustMounts(setting: string, peerTrusted: boolean): Mounts {
       return app;
     },
     node() {
-      const guard = nodeGate(factsGate(compileTrust(setting)));
+      const guard = nodeGate(factsGate(compileTrust(setting), family));
       return (req: IncomingMessage, res: ServerResponse) => {
         guard(req, res)
           .then(() => {
@@ -350,12 +353,12 @@ function trustMounts(setting: string, peerTrusted: boolean): Mounts {
     },
     fastify() {
       const app = Fastify({ trustProxy: setting });
-      app.addHook("onRequest", fastifyGate(factsGate()));
+      app.addHook("onRequest", fastifyGate(factsGate(undefined, family)));
       app.get("/", async (request, replyTo) => {
         // The route's own reading agrees with Fastify's (which reads no RFC 7239 Forwarded). Before
         // Fastify 5.8.3, request.protocol took X-Forwarded-Proto from any peer once trustProxy was
         // set, so on the floor the scheme is compared only where the peer is trusted.
-        if (request.headers.forwarded === undefined) {
+        if (family !== "forwarded") {
           const facts = requestFacts(fastifyView(request));
           if (peerTrusted || process.env.FASTIFY_FLOOR !== "1") expect(facts.scheme).toBe(request.protocol);
           expect(facts.client).toBe(request.ip);
@@ -367,7 +370,7 @@ function trustMounts(setting: string, peerTrusted: boolean): Mounts {
     },
     fetch() {
       const app = new Hono();
-      app.use(fetchGate(factsGate(compileTrust(setting))));
+      app.use(fetchGate(factsGate(compileTrust(setting), family)));
       app.get("/", () => new Response(hello.body, { headers: hello.fields }));
       app.onError((err, c) => fallbackErrors.fetch(err, c));
       return app.fetch;
@@ -394,7 +397,7 @@ const forwardedRows = (trusted: boolean): Row[] => [
     body: "hello",
   },
   {
-    name: `Forwarded: proto=https;host=… from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    name: `Forwarded: proto=https;host=… from ${trusted ? "a trusted" : "an untrusted"} peer → not read (X-Forwarded-* is)`,
     request: {
       path: "/",
       headers: [
@@ -403,7 +406,25 @@ const forwardedRows = (trusted: boolean): Row[] => [
       ],
     },
     status: 200,
-    headers: { "x-origin": trusted ? "https://api.example.com" : "http://internal.example" },
+    headers: { "x-origin": "http://internal.example", "x-client": "127.0.0.1" },
+    body: "hello",
+  },
+  {
+    name: `X-Forwarded-Host: api.example.com, X-Forwarded-Proto: https, a client's Forwarded: host=evil.example;proto=http from ${trusted ? "a trusted" : "an untrusted"} peer`,
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "internal.example"],
+        ["Forwarded", "host=evil.example;proto=http"],
+        ["X-Forwarded-Host", "api.example.com"],
+        ["X-Forwarded-Proto", "https"],
+      ],
+    },
+    status: 200,
+    headers: {
+      "x-origin": trusted ? "https://api.example.com" : "http://internal.example",
+      vary: trusted ? "X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-For" : null,
+    },
     body: "hello",
   },
   {
@@ -434,3 +455,122 @@ conformance(
   trustMounts("10.0.0.0/8", false),
   forwardedRows(false),
 );
+
+/** With `forwardedHeaders: "forwarded"`: RFC 7239 `Forwarded` alone, `X-Forwarded-*` never read. */
+const rfc7239Rows: Row[] = [
+  {
+    name: "Forwarded: for=203.0.113.9;proto=https;host=api.example.com → its origin and client, Vary: Forwarded",
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "internal.example"],
+        ["Forwarded", "for=203.0.113.9;proto=https;host=api.example.com"],
+      ],
+    },
+    status: 200,
+    headers: { "x-origin": "https://api.example.com", "x-client": "203.0.113.9", vary: "Forwarded" },
+    body: "hello",
+  },
+  {
+    name: "Forwarded: host=api.example.com;proto=https, a client's X-Forwarded-Host: evil.example, X-Forwarded-Proto: http, X-Forwarded-For",
+    request: {
+      path: "/",
+      headers: [
+        ["Host", "internal.example"],
+        ["Forwarded", "for=203.0.113.9;host=api.example.com;proto=https"],
+        ["X-Forwarded-Host", "evil.example"],
+        ["X-Forwarded-Proto", "http"],
+        ["X-Forwarded-For", "192.0.2.66"],
+      ],
+    },
+    status: 200,
+    headers: { "x-origin": "https://api.example.com", "x-client": "203.0.113.9", vary: "Forwarded" },
+    body: "hello",
+  },
+];
+
+conformance(
+  '@svc/kernel request facts behind the framework\'s trust (loopback), forwardedHeaders "forwarded"',
+  trustMounts("loopback", true, "forwarded"),
+  rfc7239Rows,
+);
+
+/**
+ * One trust policy, set the way each framework takes it, Express's meaning everywhere: Express's
+ * `trust proxy` setting, Fastify's `trustProxy` given `fastifyTrustProxy(setting)`, `compileTrust`
+ * on node:http and Fetch. Each reports the client `requestFacts` reads (`X-Client`) and the
+ * framework's own (`X-Ip`: Express's `req.ip`, Fastify's `request.ip`).
+ */
+function clientMounts(setting: TrustOption): Mounts {
+  const text = { "content-type": "text/plain" };
+  return {
+    express() {
+      const app = express();
+      app.set("trust proxy", setting);
+      app.use(expressGate(factsGate()));
+      app.get("/", (req, res) => {
+        res.set("X-Ip", req.ip).type("text/plain").send("hello");
+      });
+      app.use(fallbackErrors.express);
+      return app;
+    },
+    node() {
+      const guard = nodeGate(factsGate(compileTrust(setting)));
+      return (req: IncomingMessage, res: ServerResponse) => {
+        guard(req, res)
+          .then(() => {
+            res.setHeader("X-Ip", requestFacts(req, compileTrust(setting)).client);
+            res.setHeader("Content-Type", "text/plain");
+            res.end("hello");
+          })
+          .catch((err) => fallbackErrors.node(err, req, res));
+      };
+    },
+    fastify() {
+      const app = Fastify({ trustProxy: fastifyTrustProxy(setting) });
+      app.addHook("onRequest", fastifyGate(factsGate()));
+      app.get("/", async (request, replyTo) =>
+        replyTo.header("X-Ip", request.ip).type("text/plain").send("hello"),
+      );
+      app.setErrorHandler(fallbackErrors.fastify);
+      return app;
+    },
+    fetch() {
+      const app = new Hono();
+      const trust = compileTrust(setting);
+      app.use(fetchGate(factsGate(trust)));
+      app.get("/", (c) => {
+        const client = requestFacts(fetchView(c.req.raw, honoConnection(c)), trust).client;
+        return new Response("hello", { headers: { ...text, "X-Ip": client } });
+      });
+      app.onError((err, c) => fallbackErrors.fetch(err, c));
+      return app.fetch;
+    },
+  };
+}
+
+// The harness's peer is 127.0.0.1; the proxies it stands for appended 10.0.0.2, then the chain
+// before it 203.0.113.9 and 192.0.2.1.
+const CHAIN = "192.0.2.1, 203.0.113.9, 10.0.0.2";
+for (const [label, setting, client] of [
+  ["a hop count, 1", 1, "10.0.0.2"],
+  ["a hop count, 2", 2, "203.0.113.9"],
+  ['a CIDR list, "127.0.0.0/8, 10.0.0.0/8"', "127.0.0.0/8, 10.0.0.0/8", "203.0.113.9"],
+  ["true", true, "192.0.2.1"],
+  ["false", false, "127.0.0.1"],
+  [
+    "a function, (address) => address !== 203.0.113.9",
+    (address: string) => address !== "203.0.113.9",
+    "203.0.113.9",
+  ],
+] as const) {
+  conformance(`@svc/kernel one client on every framework, trust ${label}`, clientMounts(setting), [
+    {
+      name: `X-Forwarded-For: ${CHAIN} → client ${client}, the framework's ip too`,
+      request: { path: "/", headers: { "X-Forwarded-For": CHAIN } },
+      status: 200,
+      headers: { "x-client": client, "x-ip": client },
+      body: "hello",
+    },
+  ]);
+}

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyServerOptions } from "fastify";
 import { describe, expect, it } from "vitest";
-import { fastifyView } from "../src/fastify.js";
+import { appWide, fastifyTrustProxy, fastifyView } from "../src/fastify.js";
 import { requestFacts } from "../src/index.js";
 
 /** The facts a route inside a plugin reads, beside Fastify's own reading, for one request. */
@@ -31,7 +31,9 @@ describe("fastifyView(request): Fastify's trustProxy, read as Fastify reads it",
     ['trustProxy: "127.0.0.1, 10.0.0.1" (a list in a string)', "127.0.0.1, 10.0.0.1", "10.0.0.1", true],
     ['trustProxy: ["10.0.0.1"]', ["10.0.0.1"], "10.0.0.1", true],
     ["trustProxy: (address) => address === 10.0.0.1", (a: string) => a === "10.0.0.1", "10.0.0.1", true],
-    ["trustProxy: 1 (a hop count, which Fastify does not trust)", 1, "10.0.0.1", false],
+    ["trustProxy: 0 (a hop count trusting no peer, on every framework)", 0, "10.0.0.1", false],
+    ["trustProxy: fastifyTrustProxy(1)", fastifyTrustProxy(1), "10.0.0.1", true],
+    ["trustProxy: fastifyTrustProxy(false)", fastifyTrustProxy(false), "10.0.0.1", false],
   ] as const)("%s", async (_name, trustProxy, peer, trusted) => {
     const got = await read(trustProxy as FastifyServerOptions["trustProxy"], peer);
     expect(got.scheme).toBe(trusted ? "https" : "http");
@@ -49,11 +51,59 @@ describe("fastifyView(request): Fastify's trustProxy, read as Fastify reads it",
     expect(got.client).toBe(got.ip);
   });
 
+  it("fastifyTrustProxy(1) names the client Express's trust proxy 1 names: the nearest hop's", async () => {
+    const got = await read(fastifyTrustProxy(1), "10.0.0.1");
+    expect(got.client).toBe("198.51.100.7");
+    expect(got.ip).toBe("198.51.100.7");
+    const two = await read(fastifyTrustProxy(2), "10.0.0.1");
+    expect([two.client, two.ip]).toEqual(["203.0.113.9", "203.0.113.9"]);
+  });
+
   it("an explicit trust given to requestFacts wins over Fastify's setting", async () => {
     const app = Fastify({ trustProxy: true });
     app.get("/", async (request) => ({ scheme: requestFacts(fastifyView(request), false).scheme }));
     const response = await app.inject({ url: "/", headers: { "x-forwarded-proto": "https" } });
     await app.close();
     expect(response.json()).toEqual({ scheme: "http" });
+  });
+});
+
+describe("Fastify({ trustProxy: <a hop count> }) is refused, naming fastifyTrustProxy", () => {
+  // Fastify 5.0's types take a number; later ones leave it out, but JavaScript still passes one.
+  const hopCount = () => ({ trustProxy: 1 }) as unknown as FastifyServerOptions;
+  const refusal = expect.objectContaining({
+    name: "TypeError",
+    code: "ERR_SVC_KERNEL_TRUST_PROXY",
+    message: expect.stringContaining("fastifyTrustProxy(1)"),
+  });
+
+  it("trustProxy: 1 and an @svc plugin → ready() rejects with ERR_SVC_KERNEL_TRUST_PROXY", async () => {
+    const app = Fastify(hopCount());
+    app.register(appWide("@svc/test", (_app, _options, done) => done()));
+    await expect(app.ready()).rejects.toThrow(refusal);
+    await app.close().catch(() => undefined);
+  });
+
+  it("trustProxy: 1 and a route reading fastifyView(request) → the refusal, never the proxy as the client", async () => {
+    const app = Fastify(hopCount());
+    let caught: unknown;
+    app.get("/", async (request) => {
+      try {
+        return { client: requestFacts(fastifyView(request)).client };
+      } catch (err) {
+        caught = err;
+        throw err;
+      }
+    });
+    const response = await app.inject({ url: "/", headers: { "x-forwarded-for": "203.0.113.9" } });
+    await app.close();
+    expect(response.statusCode).toBe(500);
+    expect(caught).toEqual(refusal);
+  });
+
+  it("fastifyTrustProxy(-1) → ERR_SVC_KERNEL_TRUST_PROXY at once", () => {
+    expect(() => fastifyTrustProxy(-1)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_KERNEL_TRUST_PROXY" }),
+    );
   });
 });

@@ -108,8 +108,9 @@ function givenGate(options: FastifyRateLimitOptions): RateLimitGate<FastifyReque
  * `requestWasSuccessful` says to skip; a reply that did not finish (the client went away, the
  * write failed) stays counted.
  *
- * The client is the connection's peer, or behind the proxies named in `trustProxy` (the forms of
- * Fastify's own `trustProxy`) the client they forward for.
+ * The client is the connection's peer, or behind the proxies named in `trustProxy` (Express's
+ * forms; not given, Fastify's own `trustProxy` server option) the client they forward for, read
+ * from the one family `forwardedHeaders` names (`X-Forwarded-For` by default).
  *
  * Each registration built from options has a gate, hence a budget, of its own: registered in two
  * sibling contexts, each counts its own requests. For one budget across contexts, build the gate

@@ -1,11 +1,13 @@
 import {
   compileTrust,
+  type ForwardedHeaders,
   type Gate,
   type Passage,
   type RequestView,
   requestFacts,
   type TrustOption,
 } from "@svc/kernel";
+import { checkForwardedHeaders } from "@svc/kernel/internal";
 import { type Asked, afterResponse, type Counted, createDecider, type Verdict } from "./core.js";
 import { optionError } from "./option-error.js";
 import { type RateLimitMessage, type RateLimitOptions, resolveConfig } from "./options.js";
@@ -78,6 +80,15 @@ export interface RateLimitGateOptions<Request = unknown>
    * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
    */
   trustProxy?: TrustOption;
+  /**
+   * The one family of forwarded fields the client is read from behind a trusted proxy, the one it
+   * sets: `"x-forwarded"` (`X-Forwarded-For`, as Express's `req.ip` and Fastify's `request.ip`
+   * read) or `"forwarded"` (the `for` of RFC 7239 `Forwarded`). Never a mix: a proxy passes the
+   * other family through from the client.
+   * @default "x-forwarded"
+   * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
+   */
+  forwardedHeaders?: ForwardedHeaders;
 }
 
 /**
@@ -153,8 +164,9 @@ export function rateLimitGate<Request extends object = object>(
         );
     }
   }
-  const { trustProxy, ...rest } = (options ?? {}) as RateLimitGateOptions<Request>;
+  const { trustProxy, forwardedHeaders, ...rest } = (options ?? {}) as RateLimitGateOptions<Request>;
   const config = resolveConfig(rest as unknown as RateLimitOptions);
+  const family = checkForwardedHeaders(forwardedHeaders, "ratelimit");
   const trust =
     trustProxy === undefined || trustProxy === false ? undefined : compileTrust(trustProxy, "ratelimit");
   const { state, decide } = createDecider(config, true);
@@ -173,7 +185,7 @@ export function rateLimitGate<Request extends object = object>(
   // No option given: the framework's own setting, as the view carries it (Express's `trust
   // proxy`, Fastify's `trustProxy`), else none.
   const address = (view: RequestView): string | undefined =>
-    trustProxy === false ? view.socket?.remoteAddress : requestFacts(view, trust).client || undefined;
+    trustProxy === false ? view.socket?.remoteAddress : requestFacts(view, trust, family).client || undefined;
 
   const gate = function rateLimitGate(view: RequestView, native: Request) {
     const asked: Asked = { view, native, address: address(view), owner: native };

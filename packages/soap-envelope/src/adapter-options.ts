@@ -1,4 +1,5 @@
-import { compileTrust, type TrustHop, type TrustOption } from "@svc/kernel";
+import { compileTrust, type ForwardedHeaders, type TrustHop, type TrustOption } from "@svc/kernel";
+import { checkForwardedHeaders } from "@svc/kernel/internal";
 import type { SoapEndpointOptions } from "@svc/soap-envelope";
 
 /** Options every adapter but Express's takes besides the endpoint's. */
@@ -10,28 +11,37 @@ export interface AdapterOptions {
    * @default false (the address is the request's own `Host` and connection)
    */
   trustProxy?: TrustOption;
+  /**
+   * The one family of forwarded fields the WSDL's address is read from behind a trusted proxy,
+   * the one it sets: `"x-forwarded"` (`X-Forwarded-Proto` / `-Host`) or `"forwarded"` (RFC 7239
+   * `Forwarded`). Never a mix: a proxy passes the other family through from the client.
+   * @default "x-forwarded"
+   */
+  forwardedHeaders?: ForwardedHeaders;
 }
 
 /**
- * The endpoint's options and the adapter's (`trustProxy` and `extra`), apart; `trustProxy`
- * compiled once. What is neither is left to the endpoint, which refuses an unknown name.
+ * The endpoint's options and the adapter's (`trustProxy`, `forwardedHeaders` and `extra`), apart;
+ * `trustProxy` compiled once, `forwardedHeaders` checked once. What is neither is left to the
+ * endpoint, which refuses an unknown name.
  */
 export function splitOptions(
   options: object,
   extra: readonly string[],
-): { soap: SoapEndpointOptions; own: Record<string, unknown>; trust: TrustHop } {
+): { soap: SoapEndpointOptions; own: Record<string, unknown>; trust: TrustHop; family: ForwardedHeaders } {
   if (typeof options !== "object" || options === null) {
-    return { soap: options as SoapEndpointOptions, own: {}, trust: NO_TRUST };
+    return { soap: options as SoapEndpointOptions, own: {}, trust: NO_TRUST, family: "x-forwarded" };
   }
   const soap: Record<string, unknown> = {};
   const own: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
-    if (key === "trustProxy" || extra.includes(key)) own[key] = value;
+    if (key === "trustProxy" || key === "forwardedHeaders" || extra.includes(key)) own[key] = value;
     else soap[key] = value;
   }
   const trust =
     own.trustProxy === undefined ? NO_TRUST : compileTrust(own.trustProxy as TrustOption, "soap-envelope");
-  return { soap: soap as unknown as SoapEndpointOptions, own, trust };
+  const family = checkForwardedHeaders(own.forwardedHeaders, "soap-envelope");
+  return { soap: soap as unknown as SoapEndpointOptions, own, trust, family };
 }
 
 const NO_TRUST: TrustHop = () => false;

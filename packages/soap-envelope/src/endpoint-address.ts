@@ -10,8 +10,8 @@ export interface AddressInput {
   httpVersion: string | undefined;
   /**
    * The request's facts (`requestFacts` of @svc/kernel): behind a trusted peer, the scheme and
-   * host it forwarded (`Forwarded`, else `X-Forwarded-Proto` / `X-Forwarded-Host`) and the fields
-   * they were read from.
+   * host it forwarded (from the one family read: `X-Forwarded-Proto` / `X-Forwarded-Host`, or
+   * `Forwarded`) and the fields they were read from.
    */
   facts: Pick<RequestFacts, "trusted" | "forwarded" | "vary">;
   /** Whether the connection is TLS (`https`). */
@@ -32,10 +32,9 @@ export interface EndpointAddress {
   /**
    * RFC 9110 §12.5.5: the fields Vary must name, "what parts of a request message, aside from the
    * method and target URI, might have influenced the content of this response". `Host` is part of
-   * the target URI (§7.1) and never listed; behind a trusted peer, `Forwarded` always, and
-   * `X-Forwarded-Proto` / `X-Forwarded-Host` when `Forwarded` left them to decide (present or
-   * not), `X-Forwarded-For` when it chose which member of a list was read. Empty when the peer is
-   * not trusted.
+   * the target URI (§7.1) and never listed; behind a trusted peer, the fields of the one family
+   * read, present or not: `X-Forwarded-Proto` / `X-Forwarded-Host` (`X-Forwarded-For` when it chose
+   * which member of a list was read), or `Forwarded`. Empty when the peer is not trusted.
    */
   vary: readonly string[];
 }
@@ -45,9 +44,10 @@ const NO_VARY: readonly string[] = Object.freeze([]);
 /**
  * The URL clients use to reach the endpoint, written into the WSDL's `soap12:address` and the
  * `schemaLocation`s. Behind a trusted peer, the scheme and host the trusted chain forwarded, as
- * `requestFacts` of @svc/kernel reads them for every package: RFC 7239 `Forwarded` (the element
- * the chain added), else the `X-Forwarded-Proto` / `X-Forwarded-Host` value the chain appended; the
- * first value of a list may be one the client sent itself (RFC 7239 §8.1). Only `http` and `https`
+ * `requestFacts` of @svc/kernel reads them for every package, from the one family the proxy sets:
+ * the `X-Forwarded-Proto` / `X-Forwarded-Host` value the chain appended, or RFC 7239 `Forwarded`
+ * (the element the chain added); the first value of a list may be one the client sent itself
+ * (RFC 7239 §8.1). Only `http` and `https`
  * name a scheme (RFC 9110 §4.2); else the authority of an absolute-form target, which RFC 9112
  * §3.2.2 says to use instead of `Host` ("the origin server MUST ignore the received Host header
  * field (if any) and instead use the host information of the request-target"), else `Host` (RFC

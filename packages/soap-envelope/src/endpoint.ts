@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction, toHttpError } from "@svc/errors";
-import { fieldLines, requestFacts } from "@svc/kernel";
+import { type ForwardedHeaders, fieldLines, requestFacts } from "@svc/kernel";
+import { checkForwardedHeaders } from "@svc/kernel/internal";
 import {
   compileSoapEndpoint,
   logRefusal,
@@ -70,9 +71,25 @@ export interface SoapEndpointHandler {
  * @see https://www.w3.org/TR/2000/NOTE-SOAP-20000508/#_Toc478383526 (SOAP 1.1 in HTTP)
  */
 export function soapEndpoint<Operations = never>(
-  options: SoapEndpointOptions<NoInfer<Operations>>,
+  options: SoapEndpointOptions<NoInfer<Operations>> & {
+    /**
+     * The one family of forwarded fields the WSDL's address is read from behind a peer the app's
+     * `trust proxy` trusts: `"x-forwarded"` (`X-Forwarded-Proto` / `-Host`, as Express reads) or
+     * `"forwarded"` (RFC 7239 `Forwarded`), the one the proxy sets. Never a mix.
+     * @default "x-forwarded"
+     */
+    forwardedHeaders?: ForwardedHeaders;
+  },
 ): SoapEndpointHandler {
-  const node = compileSoapService(options as SoapServiceOptions);
+  // The adapter's own option apart; what is left is the service's, which refuses an unknown name.
+  let service: unknown = options;
+  let family: ForwardedHeaders = "x-forwarded";
+  if (typeof options === "object" && options !== null) {
+    const { forwardedHeaders, ...rest } = options;
+    family = checkForwardedHeaders(forwardedHeaders, "soap-envelope");
+    service = rest;
+  }
+  const node = compileSoapService(service as SoapServiceOptions);
   const endpoint = compileSoapEndpoint(node);
   const handler = function svcSoapEndpoint(
     req: SoapHttpRequest,
@@ -90,7 +107,7 @@ export function soapEndpoint<Operations = never>(
     const body = bodyOf(req);
     let routed: SoapRoute;
     try {
-      routed = endpoint.route(expressInput(req, body, correlationOf(res)));
+      routed = endpoint.route(expressInput(req, body, correlationOf(res), family));
     } catch (err) {
       next(err);
       return;
@@ -161,6 +178,7 @@ function expressInput(
   req: SoapHttpRequest,
   body: XmlSource | undefined,
   correlationId: string | undefined,
+  family: ForwardedHeaders,
 ): SoapHttpInput {
   const headers = req.headers;
   return {
@@ -173,7 +191,7 @@ function expressInput(
     host: fieldLines(req.rawHeaders, "host"),
     httpVersion: req.httpVersion,
     encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
-    facts: requestFacts(req),
+    facts: requestFacts(req, undefined, family),
     body,
     http: req,
     logger: req.log,

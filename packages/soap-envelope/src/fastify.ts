@@ -6,7 +6,14 @@
  * @packageDocumentation
  */
 
-import { type FieldValue, fieldLines, mergeVary, requestFacts, type TrustHop } from "@svc/kernel";
+import {
+  type FieldValue,
+  type ForwardedHeaders,
+  fieldLines,
+  mergeVary,
+  requestFacts,
+  type TrustHop,
+} from "@svc/kernel";
 import { fastifyView } from "@svc/kernel/fastify";
 import {
   createSoapEndpoint,
@@ -19,7 +26,7 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyReque
 import { type AdapterOptions, splitOptions } from "./adapter-options.js";
 import { optionError } from "./options.js";
 
-/** Options of the {@link soap} plugin: the endpoint's, `trustProxy` and `faults` (and Fastify's `prefix`). */
+/** Options of the {@link soap} plugin: the endpoint's, `trustProxy`, `forwardedHeaders` and `faults` (and Fastify's `prefix`). */
 export type FastifySoapOptions<Operations = never> = SoapEndpointOptions<Operations> &
   AdapterOptions & {
     /**
@@ -65,10 +72,12 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
   let endpoint: SoapEndpoint;
   /** The `trustProxy` option compiled; none given: Fastify's own `trustProxy` (`fastifyView`). */
   let trust: TrustHop | undefined;
+  let family: ForwardedHeaders;
   let faults: unknown;
   try {
     const split = splitOptions(options, OWN_OPTIONS);
     trust = split.own.trustProxy === undefined ? undefined : split.trust;
+    family = split.family;
     endpoint = createSoapEndpoint(split.soap);
     faults = split.own.faults ?? false;
     if (typeof faults !== "boolean") throw optionError("faults", faults, "true or false");
@@ -115,7 +124,10 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
         host: fieldLines(raw.rawHeaders, "host"),
         httpVersion: raw.httpVersion,
         encrypted: (raw.socket as { encrypted?: boolean }).encrypted === true,
-        facts: trust === undefined ? requestFacts(fastifyView(request)) : requestFacts(raw, trust),
+        facts:
+          trust === undefined
+            ? requestFacts(fastifyView(request), undefined, family)
+            : requestFacts(raw, trust, family),
         body: request.body as Uint8Array | XmlError | undefined,
         http: raw,
         logger: request.log,

@@ -71,7 +71,7 @@ export interface FetchSoapHandler {
 export function soapEndpoint<Operations = never>(
   options: FetchSoapOptions<NoInfer<Operations>>,
 ): FetchSoapHandler {
-  const { soap, trust } = splitOptions(options, []);
+  const { soap, trust, family } = splitOptions(options, []);
   const endpoint = createSoapEndpoint(soap);
   const handler = async function svcSoapEndpoint(request: Request, info?: ConnectionInfo): Promise<Response> {
     const view = fetchView(request, info);
@@ -88,7 +88,7 @@ export function soapEndpoint<Operations = never>(
       host: fieldLines(view.rawHeaders ?? [], "host"),
       httpVersion: undefined,
       encrypted: view.socket?.encrypted === true,
-      facts: requestFacts(view, trust),
+      facts: requestFacts(view, trust, family),
       // A ReadableStream is an async iterable of its chunks: read as it arrives, within the limits.
       body: (request.body ?? undefined) as AsyncIterable<Uint8Array> | undefined,
     });

@@ -11,12 +11,17 @@ import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 // de facto headers' trust: a forwarded value is only as trustworthy as the proxy that set it).
 let servers: Listening[] = [];
 
-async function serve(trust: unknown): Promise<string> {
+async function serve(trust: unknown, forwardedHeaders?: "forwarded"): Promise<string> {
   const app = express();
   app.set("trust proxy", trust);
   app.use(
     "/ws/customer",
-    soapEndpoint({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), logger: silentLogger }),
+    soapEndpoint({
+      wsdl: CUSTOMER_WSDL,
+      handlers: customerHandlers(),
+      logger: silentLogger,
+      ...(forwardedHeaders === undefined ? {} : { forwardedHeaders }),
+    }),
     soapErrorHandler(),
   );
   const server = await listen(app);
@@ -32,8 +37,11 @@ async function address(url: string, headers: Record<string, string>): Promise<st
 
 let loopback: string;
 let twoHops: string;
+/** Trusts loopback, reads RFC 7239 `Forwarded` alone. */
+let rfc7239: string;
 beforeAll(async () => {
   loopback = await serve("loopback");
+  rfc7239 = await serve("loopback", "forwarded");
   // The peer (loopback) and the proxy before it (198.51.100.7) are trusted.
   twoHops = await serve(["loopback", "198.51.100.7"]);
 });
@@ -42,25 +50,44 @@ afterAll(async () => {
   servers = [];
 });
 
-describe("soap12:address behind a trusted proxy that sends Forwarded (RFC 7239)", () => {
-  it("Forwarded: proto=https;host=shop.example → https://shop.example/ws/customer", async () => {
+describe("soap12:address behind a trusted proxy that sets X-Forwarded-* (the default)", () => {
+  it("X-Forwarded-Host: shop.example, X-Forwarded-Proto: https and a client's Forwarded: host=evil.example;proto=http → https://shop.example/ws/customer", async () => {
+    expect(
+      await address(loopback, {
+        forwarded: "host=evil.example;proto=http",
+        "x-forwarded-host": "shop.example",
+        "x-forwarded-proto": "https",
+      }),
+    ).toBe("https://shop.example/ws/customer");
+  });
+
+  it("Forwarded: proto=https;host=shop.example alone → not read, the request's own Host", async () => {
+    const url = new URL(loopback);
     expect(await address(loopback, { forwarded: "proto=https;host=shop.example" })).toBe(
+      `http://${url.host}/ws/customer`,
+    );
+  });
+});
+
+describe('soap12:address behind a trusted proxy that sends Forwarded (RFC 7239), forwardedHeaders "forwarded"', () => {
+  it("Forwarded: proto=https;host=shop.example → https://shop.example/ws/customer", async () => {
+    expect(await address(rfc7239, { forwarded: "proto=https;host=shop.example" })).toBe(
       "https://shop.example/ws/customer",
     );
   });
 
-  it("Forwarded wins over X-Forwarded-Host; a value it lacks comes from X-Forwarded-Proto", async () => {
+  it("Forwarded: host=shop.example:8443 and a client's X-Forwarded-Host, X-Forwarded-Proto: https → http://shop.example:8443, never a mix", async () => {
     expect(
-      await address(loopback, {
+      await address(rfc7239, {
         forwarded: 'host="shop.example:8443"',
         "x-forwarded-host": "other.example",
         "x-forwarded-proto": "https",
       }),
-    ).toBe("https://shop.example:8443/ws/customer");
+    ).toBe("http://shop.example:8443/ws/customer");
   });
 
   it("Forwarded: host=evil.example, host=shop.example → the element the trusted peer added", async () => {
-    expect(await address(loopback, { forwarded: "host=evil.example, host=shop.example" })).toBe(
+    expect(await address(rfc7239, { forwarded: "host=evil.example, host=shop.example" })).toBe(
       "http://shop.example/ws/customer",
     );
   });
@@ -74,7 +101,7 @@ describe("soap12:address behind a trusted proxy that sends Forwarded (RFC 7239)"
   });
 
   it('a trusted Forwarded: host="x y" → 400, never written into the WSDL', async () => {
-    const res = await fetch(loopback, { headers: { forwarded: 'host="x y"' } });
+    const res = await fetch(rfc7239, { headers: { forwarded: 'host="x y"' } });
     expect(res.status).toBe(400);
     expect(await res.text()).not.toContain("x y");
   });
@@ -233,20 +260,20 @@ describe("Vary on ?wsdl and ?xsd", () => {
       .sort();
 
   it.each(["wsdl", "xsd=customer.xsd"])(
-    "?%s from a trusted peer, X-Forwarded-Host: shop.example → Vary: Forwarded, X-Forwarded-Host, X-Forwarded-Proto",
+    "?%s from a trusted peer, X-Forwarded-Host: shop.example → Vary: X-Forwarded-Host, X-Forwarded-Proto",
     async (query) => {
       const url = `${loopback.replace("?wsdl", "")}?${query}`;
       for (const method of ["GET", "HEAD"]) {
         const res = await rawRequest(url, method, { "x-forwarded-host": "shop.example" });
         expect(res.status).toBe(200);
-        expect(varied(res.headers.vary)).toEqual(["forwarded", "x-forwarded-host", "x-forwarded-proto"]);
+        expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
       }
     },
   );
 
-  it("?wsdl from a trusted peer without forwarded fields → Vary: Forwarded, X-Forwarded-Host, X-Forwarded-Proto (their absence chose Host)", async () => {
+  it("?wsdl from a trusted peer without forwarded fields → Vary: X-Forwarded-Host, X-Forwarded-Proto (their absence chose Host)", async () => {
     const res = await rawRequest(loopback, "GET");
-    expect(varied(res.headers.vary)).toEqual(["forwarded", "x-forwarded-host", "x-forwarded-proto"]);
+    expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
   });
 
   it("X-Forwarded-Host: evil.example, shop.example through two trusted hops → X-Forwarded-For in Vary too (it chose the value)", async () => {
@@ -255,12 +282,7 @@ describe("Vary on ?wsdl and ?xsd", () => {
       "x-forwarded-host": "evil.example, shop.example",
     });
     expect(res.status).toBe(200);
-    expect(varied(res.headers.vary)).toEqual([
-      "forwarded",
-      "x-forwarded-for",
-      "x-forwarded-host",
-      "x-forwarded-proto",
-    ]);
+    expect(varied(res.headers.vary)).toEqual(["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
   });
 
   it("If-None-Match: <current tag> → 304 with the same Vary (RFC 9110 §15.4.5)", async () => {
@@ -270,11 +292,11 @@ describe("Vary on ?wsdl and ?xsd", () => {
       "if-none-match": String(first.headers.etag),
     });
     expect(res.status).toBe(304);
-    expect(varied(res.headers.vary)).toEqual(["forwarded", "x-forwarded-host", "x-forwarded-proto"]);
+    expect(varied(res.headers.vary)).toEqual(["x-forwarded-host", "x-forwarded-proto"]);
   });
 
-  it("Forwarded: host=shop.example;proto=https → Vary: Forwarded alone (the X-Forwarded-* fields were not read)", async () => {
-    const res = await rawRequest(loopback, "GET", {
+  it('forwardedHeaders "forwarded", Forwarded: host=shop.example;proto=https → Vary: Forwarded alone (the X-Forwarded-* fields were not read)', async () => {
+    const res = await rawRequest(rfc7239, "GET", {
       forwarded: "host=shop.example;proto=https",
       "x-forwarded-host": "other.example",
     });

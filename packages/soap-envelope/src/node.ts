@@ -65,7 +65,7 @@ export interface NodeSoapHandler {
 export function soapEndpoint<Operations = never>(
   options: NodeSoapOptions<NoInfer<Operations>>,
 ): NodeSoapHandler {
-  const { soap, own, trust } = splitOptions(options, ["path"]);
+  const { soap, own, trust, family } = splitOptions(options, ["path"]);
   const endpoint = createSoapEndpoint(soap);
   if (own.path !== undefined && (typeof own.path !== "string" || !own.path.startsWith("/"))) {
     throw optionError("path", own.path, 'a path starting with "/"');
@@ -86,7 +86,7 @@ export function soapEndpoint<Operations = never>(
       host: fieldLines(req.rawHeaders, "host"),
       httpVersion: req.httpVersion,
       encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
-      facts: requestFacts(req, trust),
+      facts: requestFacts(req, trust, family),
       body: req,
       http: req,
     });
