@@ -217,7 +217,7 @@ export interface SoapServiceOptions<Operations = never> {
   roles?: readonly string[];
   /**
    * Size and shape limits of request messages.
-   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000, maxNamespaces: 128, maxHeaderBlocks: 64 }
+   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000, maxNamespaces: 128, maxHeaderBlocks: 64, maxExpandedBytes: 4 × maxBytes }
    */
   limits?: XmlLimits;
   /**
@@ -510,6 +510,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     "maxElements",
     "maxNamespaces",
     "maxHeaderBlocks",
+    "maxExpandedBytes",
   ]);
   const limits = resolveLimits(options.limits);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;

@@ -64,6 +64,16 @@ export interface XmlLimits {
    * @default 64
    */
   maxHeaderBlocks?: number;
+  /**
+   * Most bytes that SOAP-encoded references (`href="#id"`, `enc:ref`) may copy into the values
+   * they refer from, counted across the whole message: each copy counts the serialized size of
+   * the element it copies. Without a bound, 600 references to one 40 KB string in a 50 KB
+   * request made a 24 MB value (and response); past it the message is refused with the
+   * `env:Sender` (SOAP 1.1: `Client`) fault that `maxElements` gives. Only operations bound
+   * `use="encoded"` copy anything.
+   * @default 4 × maxBytes (a value read is at most five times the largest message)
+   */
+  maxExpandedBytes?: number;
 }
 
 /** Limits with every default applied. */
@@ -78,6 +88,8 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
     maxElements: limits.maxElements ?? 100_000,
     maxNamespaces: limits.maxNamespaces ?? 128,
     maxHeaderBlocks: limits.maxHeaderBlocks ?? 64,
+    maxExpandedBytes:
+      limits.maxExpandedBytes ?? Math.min(4 * (limits.maxBytes ?? 1_048_576), Number.MAX_SAFE_INTEGER),
   };
   for (const [key, value] of Object.entries(out)) {
     if (!Number.isSafeInteger(value) || value < 1)
