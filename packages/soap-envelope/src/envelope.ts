@@ -206,15 +206,23 @@ function isEnvelopePart(element: ParsedElement, localName: string): boolean {
  * 1 to 4: mustUnderstand, then the blocks it processes, credentials among them) before it parses
  * a Body that may be a megabyte of nested elements from a sender it will refuse. With `templates`,
  * a message whose markup repeats an earlier one's (xml-fast.ts) is built whole without a stop: it
- * holds no more than that one did, and only its text is read.
+ * holds no more than that one did, and only its text is read. With `processes` as well, the
+ * content of a header block it does not name is held unparsed (xml-skip.ts): Part 1 §2.6 step 3
+ * needs only the start tags of the blocks nobody processes (their name, `mustUnderstand`, role),
+ * and no processing needs more; its elements still count against the limits.
  */
 export function envelopeCheckpoint(
   limits: ResolvedXmlLimits,
   stops: boolean,
   templates?: XmlTemplates,
+  processes?: (block: ParsedElement) => boolean,
 ): XmlCheckpoint {
   const maxHeaderBlocks = limits.maxHeaderBlocks;
   return {
+    ...(processes !== undefined && {
+      skipContent: (element: ParsedElement, parent: ParsedElement) =>
+        isEnvelopePart(parent, "Header") && !processes(element),
+    }),
     stops,
     templates,
     stopBefore(element, parent, depth) {

@@ -162,9 +162,12 @@ export interface SoapServiceOptions<Operations = never> {
    * Checks the credentials in the header blocks (and, through `context.http`, the HTTP request)
    * and returns the principal. `headerBlocks` are the blocks targeted at this node (Part 1 §2.2:
    * no `env:role`, `next`, `ultimateReceiver` or one of `roles`); a block for `none` or another
-   * role is not this node's to process (`context.headers` still lists every block). It is not
-   * called for a message with a mandatory header block this node does not understand (that
-   * MustUnderstand fault comes first, Part 1 §2.6 step 3). What it throws decides the fault:
+   * role is not this node's to process (`context.headers` still lists every block). The content
+   * of a block this node does not process (in neither `authenticateHeaders` nor
+   * `understoodHeaders`) is parsed when the hook first reads its `children` or `text`, not
+   * before: a sender without credentials does not get it parsed. It is not called for a message
+   * with a mandatory header block this node does not understand (that MustUnderstand fault comes
+   * first, Part 1 §2.6 step 3). What it throws decides the fault:
    * - a {@link SoapFault}: sent as it is;
    * - an {@link SoapAuthenticationError}, an error whose `code` is a WS-Security 1.0 §12 fault
    *   code (`FailedAuthentication`, `InvalidSecurityToken`, ...), or an `HttpError` 401/403: the
@@ -172,6 +175,8 @@ export interface SoapServiceOptions<Operations = never> {
    *   (`wsse:FailedAuthentication` by default);
    * - any other `HttpError`: its status and headers (a 503 with `Retry-After` stays a 503 with
    *   `Retry-After`), 4xx as Sender, 5xx as Receiver;
+   * - an `XmlError` (reading a block's content that is not well-formed or breaks a limit): a
+   *   Sender fault naming why;
    * - anything else: the hook itself broke (a user store down): a Receiver fault (500), logged,
    *   without detail.
    * @default undefined (no authentication)
@@ -217,7 +222,7 @@ export interface SoapServiceOptions<Operations = never> {
   roles?: readonly string[];
   /**
    * Size and shape limits of request messages.
-   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000, maxNamespaces: 128, maxHeaderBlocks: 64 }
+   * @default { maxBytes: 1 MiB, maxDepth: 64, maxAttributes: 64, maxElements: 100000, maxNamespaces: 128, maxHeaderBlocks: 64, maxExpandedBytes: 4 × maxBytes }
    */
   limits?: XmlLimits;
   /**
@@ -510,6 +515,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     "maxElements",
     "maxNamespaces",
     "maxHeaderBlocks",
+    "maxExpandedBytes",
   ]);
   const limits = resolveLimits(options.limits);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
@@ -537,6 +543,11 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
   const versions = contract.versions;
+  // The blocks this node processes; before credentials are decided, the others' content is not parsed.
+  const understood = compileNameSet([
+    ...understoodHeaders,
+    ...(options.authenticate ? (authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"]) : []),
+  ]);
   return {
     contract,
     handlers: options.handlers,
@@ -544,13 +555,15 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     authorize: options.authorize,
     logger: options.logger,
     limits,
-    checkpoint: envelopeCheckpoint(limits, options.authenticate !== undefined, new XmlTemplates()),
+    checkpoint: envelopeCheckpoint(
+      limits,
+      options.authenticate !== undefined,
+      new XmlTemplates(),
+      understood,
+    ),
     bodyTimeoutMs,
     roles: new Set(roles),
-    understood: compileNameSet([
-      ...understoodHeaders,
-      ...(options.authenticate ? (authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"]) : []),
-    ]),
+    understood,
     soap12: routesOf(contract.bindings["1.2"]),
     soap11: routesOf(contract.bindings["1.1"]),
     versions,
@@ -1116,7 +1129,8 @@ async function authenticateStep(
   try {
     return await authenticate(headerBlocks, context);
   } catch (err) {
-    return new AuthenticationFailure(err);
+    // A block's content the hook read and the parser refused: the sender's fault, as any such.
+    return new AuthenticationFailure(err instanceof XmlError ? senderFault(err.message) : err);
   }
 }
 

@@ -108,13 +108,20 @@ function canonical(name: string): string {
 
 const ANY_TYPE = `{${XS_NS}}anyType`;
 
-/** Limits of one read: the parser's, which a copied reference counts against as parsed elements do. */
+/**
+ * Limits of one read: the parser's, which a copied reference counts against as parsed elements
+ * do, and the bytes the copies may add up to.
+ */
 export interface EncodedLimits {
   maxElements: number;
   maxDepth: number;
+  maxExpandedBytes: number;
 }
 
-/** One read's state: the Body's identified elements, the elements made, the references being followed. */
+/**
+ * One read's state: the Body's identified elements, the elements made, the bytes copied, the
+ * references being followed.
+ */
 interface Reading {
   names: Names;
   version: EncodingVersion;
@@ -122,6 +129,9 @@ interface Reading {
   ids: Map<string, ParsedElement>;
   limits: EncodedLimits;
   made: number;
+  copied: number;
+  /** The serialized size of each element copied so far, measured once. */
+  sizes: Map<ParsedElement, number>;
   following: Set<ParsedElement>;
 }
 
@@ -166,7 +176,17 @@ export function readEncoded(
           return id === undefined || !referenced.has(trimXml(id));
         })
       : body;
-  const reading: Reading = { names, version, registry, ids, limits, made: 0, following: new Set() };
+  const reading: Reading = {
+    names,
+    version,
+    registry,
+    ids,
+    limits,
+    made: 0,
+    copied: 0,
+    sizes: new Map(),
+    following: new Set(),
+  };
   if (holdsElement) {
     const [root, extra] = roots;
     if (root === undefined || extra !== undefined) {
@@ -250,6 +270,15 @@ function read(
       );
     }
     element = target;
+    // Counted in bytes as well as elements: one element can hold a megabyte of text, and each
+    // reference to it copies all of it (CWE-776).
+    r.copied += sizeOf(target, r.sizes);
+    if (r.copied > r.limits.maxExpandedBytes) {
+      throw new SchemaValidationError(
+        path,
+        `the references expand the message past ${r.limits.maxExpandedBytes} bytes (limits.maxExpandedBytes)`,
+      );
+    }
   }
   if (target !== undefined) r.following.add(target);
   try {
@@ -257,6 +286,20 @@ function read(
   } finally {
     if (target !== undefined) r.following.delete(target);
   }
+}
+
+/**
+ * About the bytes `e` takes as it was written (tags, attributes, text, descendants), remembered
+ * in `sizes`: what a copy of it adds to the value read. References inside it count when followed.
+ */
+function sizeOf(e: ParsedElement, sizes: Map<ParsedElement, number>): number {
+  let size = sizes.get(e);
+  if (size !== undefined) return size;
+  size = 2 * e.localName.length + 5 + Buffer.byteLength(e.text);
+  for (const key in e.attributes) size += key.length + Buffer.byteLength(e.attributes[key] as string) + 4;
+  for (const c of e.children) size += sizeOf(c, sizes);
+  sizes.set(e, size);
+  return size;
 }
 
 function readValue(

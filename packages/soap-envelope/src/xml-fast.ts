@@ -1,5 +1,6 @@
 import { interned } from "./interned.js";
 import type { ParsedElement, ResolvedXmlLimits, XmlCheckpoint, XmlParse } from "./xml.js";
+import { type HeldContent, MarkupScanner } from "./xml-skip.js";
 import { XML_NON_WHITESPACE } from "./xml-space.js";
 
 // A fast path for the documents SOAP clients send: an optional XML declaration and elements with
@@ -133,6 +134,9 @@ export class FastParse {
   mayStop = false;
   stopped = false;
   childLimit = Number.POSITIVE_INFINITY;
+  /** Whether the checkpoint skips the content of the element opening ({@link FastParse.skip}), and what was held. */
+  skipNext = false;
+  held: HeldContent[] | undefined;
   /**
    * Whether the parse writes down its document's shape for a {@link Template}: the elements in
    * the order they open, the ops (an element opening, closing, a text run) and the text runs'
@@ -162,6 +166,8 @@ export class FastParse {
     this.mayStop = false;
     this.stopped = false;
     this.childLimit = Number.POSITIVE_INFINITY;
+    this.skipNext = false;
+    this.held = undefined;
     this.recording = false;
     // Counts, not `length = 0`: shrinking an array calls into the runtime.
     for (let k = 0; k < this.openedCount; k++) this.opened[k] = undefined;
@@ -273,7 +279,34 @@ export class FastParse {
       this.textShown[depth] = false;
       this.declared[depth] = declared;
       this.depth = depth + 1;
+      if (this.skipNext) return this.skip(element);
     }
+    this.skipNext = false;
+    return true;
+  }
+
+  /**
+   * Reads past the content of `element`, just opened, to its end tag, holding it (xml-skip.ts);
+   * content of text alone is left to be parsed. False to give up: a limit reached, or the
+   * document ending inside the element, which the streaming parser then reports.
+   */
+  skip(element: ParsedElement): boolean {
+    this.skipNext = false;
+    const scanner = new MarkupScanner(this.depth);
+    scanner.skip();
+    const end = scanner.scan(this.s, this.pos, this.s.length);
+    const elements = this.elements + scanner.elements;
+    if (scanner.skipping || elements > this.limits.maxElements || scanner.deepest > this.limits.maxDepth)
+      return false;
+    if (scanner.elements === 0) return true;
+    this.elements = elements;
+    // `end` is the `/` of the end tag, which the parse reads next.
+    const held = { element, content: this.s.slice(this.pos, end - 1) };
+    if (this.held === undefined) this.held = [held];
+    else this.held.push(held);
+    this.pos = end - 1;
+    // A template holds every element of its document: this one has some unbuilt.
+    this.recording = false;
     return true;
   }
 
@@ -284,8 +317,9 @@ export class FastParse {
   watch(checkpoint: XmlCheckpoint, element: ParsedElement, parent: ParsedElement, depth: number): boolean {
     if (depth === 1) this.childLimit = checkpoint.maxChildren(element, parent.children.length - 1);
     else if (parent.children.length > this.childLimit) return false;
-    if (this.mayStop && !this.stopped && checkpoint.stopBefore(element, parent, depth as 1 | 2)) {
-      this.stopped = true;
+    if (this.mayStop && !this.stopped) {
+      if (checkpoint.stopBefore(element, parent, depth as 1 | 2)) this.stopped = true;
+      else if (depth === 2 && checkpoint.skipContent?.(element, parent)) this.skipNext = true;
     }
     return true;
   }
@@ -484,14 +518,16 @@ export function parseSimpleXmlUntil(
   p.pos = declLength;
   p.recording = templated;
   const ok = run(p);
+  const held = p.held;
   if (!ok || !p.stopped) {
     if (ok) templates?.remember(p);
     const root = finish(p, ok);
-    return root === undefined ? undefined : { root, rest: undefined };
+    return root === undefined ? undefined : { root, rest: undefined, held };
   }
   PARSE = new FastParse();
   return {
     root: p.root as ParsedElement,
+    held,
     rest: () => {
       p.mayStop = false;
       const ok = run(p);

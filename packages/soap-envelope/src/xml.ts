@@ -7,6 +7,7 @@ import { optionError } from "./options.js";
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
 import { cutCharacters } from "./shown.js";
 import { parseSimpleXml, parseSimpleXmlUntil, setAttribute, type XmlTemplates } from "./xml-fast.js";
+import { deferHeld, type HeldContent, Pacer } from "./xml-skip.js";
 import { trimXml, XML_NON_WHITESPACE } from "./xml-space.js";
 
 export { shown } from "./shown.js";
@@ -64,6 +65,16 @@ export interface XmlLimits {
    * @default 64
    */
   maxHeaderBlocks?: number;
+  /**
+   * Most bytes that SOAP-encoded references (`href="#id"`, `enc:ref`) may copy into the values
+   * they refer from, counted across the whole message: each copy counts the serialized size of
+   * the element it copies. Without a bound, 600 references to one 40 KB string in a 50 KB
+   * request made a 24 MB value (and response); past it the message is refused with the
+   * `env:Sender` (SOAP 1.1: `Client`) fault that `maxElements` gives. Only operations bound
+   * `use="encoded"` copy anything.
+   * @default 4 × maxBytes (a value read is at most five times the largest message)
+   */
+  maxExpandedBytes?: number;
 }
 
 /** Limits with every default applied. */
@@ -78,6 +89,8 @@ export function resolveLimits(limits: XmlLimits = {}): ResolvedXmlLimits {
     maxElements: limits.maxElements ?? 100_000,
     maxNamespaces: limits.maxNamespaces ?? 128,
     maxHeaderBlocks: limits.maxHeaderBlocks ?? 64,
+    maxExpandedBytes:
+      limits.maxExpandedBytes ?? Math.min(4 * (limits.maxBytes ?? 1_048_576), Number.MAX_SAFE_INTEGER),
   };
   for (const [key, value] of Object.entries(out)) {
     if (!Number.isSafeInteger(value) || value < 1)
@@ -131,6 +144,13 @@ export interface XmlCheckpoint {
   /** The message of the {@link XmlError} (kind `"limit"`) when `element` has more than `limit` children. */
   tooManyChildren(element: ParsedElement, limit: number): string;
   /**
+   * Asked, while the parse may stop, as a grandchild of the document element opens where it
+   * does not stop: whether to read past its content to its end tag without building it (held,
+   * xml-skip.ts, within the element and depth limits). The content is parsed when the element's
+   * `children`, `text` or `mixed` is first read, and by `rest()`. Content of text alone is built.
+   */
+  skipContent?(element: ParsedElement, parent: ParsedElement): boolean;
+  /**
    * Where the parses asking this checkpoint keep the shapes of the documents they read, so a
    * document that repeats one's markup is built without parsing it (xml-fast.ts); none without.
    */
@@ -147,6 +167,8 @@ export interface XmlParse {
    * was parsed before the stop. Undefined when the parse did not stop.
    */
   rest: (() => ParsedElement) | undefined;
+  /** Content held by a parse that may stop ({@link XmlCheckpoint.skipContent}), not yet deferred. */
+  held?: readonly HeldContent[] | undefined;
 }
 
 /** Characters written to the streaming parser at once when it may stop: how far past a stop it parses. */
@@ -276,17 +298,38 @@ export async function readXml(
     return parseWholeUntil(first === undefined ? rest : first + rest, limits, checkpoint);
   }
   feed(rest);
-  if (parked === undefined) return { root: builder.close(), rest: undefined };
+  const skipped = builder.pacer?.held;
+  if (parked === undefined) return deferred({ root: builder.close(), rest: undefined }, skipped, limits);
   const stopped = builder;
   const texts = parked;
-  return {
-    root: stopped.partialRoot(),
-    rest: () => {
-      stopped.resume();
-      for (const text of texts) stopped.write(text);
-      return stopped.close();
+  return deferred(
+    {
+      root: stopped.partialRoot(),
+      rest: () => {
+        stopped.resume();
+        for (const text of texts) stopped.write(text);
+        return stopped.close();
+      },
     },
-  };
+    skipped,
+    limits,
+  );
+}
+
+/** {@link deferHeld} reading held content under `limits`. */
+function deferred(
+  parse: XmlParse,
+  held: readonly HeldContent[] | undefined,
+  limits: ResolvedXmlLimits,
+): XmlParse {
+  if (held === undefined) return parse;
+  return deferHeld(parse, held, (content, scope) => {
+    const builder = TreeBuilder.acquire(limits);
+    builder.within(scope);
+    // The element stands for the held one: its depth and elements were counted when skipped.
+    builder.write(`<w>${content}</w>`);
+    return builder.close();
+  });
 }
 
 const EMPTY = new Uint8Array(0);
@@ -393,18 +436,23 @@ function parseWholeUntil(
   const fast = parseSimpleXmlUntil(text, limits, BASE_SCOPE, checkpoint, () =>
     parseWithSaxes(text, limits, checkpoint),
   );
-  if (fast !== undefined) return fast;
+  if (fast !== undefined) return deferred(fast, fast.held, limits);
   const builder = TreeBuilder.acquire(limits, checkpoint);
   const left = builder.write(text);
-  if (left === undefined) return { root: builder.close(), rest: undefined };
-  return {
-    root: builder.partialRoot(),
-    rest: () => {
-      builder.resume();
-      builder.write(left);
-      return builder.close();
+  const held = builder.pacer?.held;
+  if (left === undefined) return deferred({ root: builder.close(), rest: undefined }, held, limits);
+  return deferred(
+    {
+      root: builder.partialRoot(),
+      rest: () => {
+        builder.resume();
+        builder.write(left);
+        return builder.close();
+      },
     },
-  };
+    held,
+    limits,
+  );
 }
 
 /** A whole document through saxes alone (the fast path's tests compare against it), never stopping. */
@@ -643,7 +691,12 @@ export const SUPPORTED_CHARSETS: ReadonlySet<string> = new Set([
  * failed midway is dropped with whatever state it was in.
  */
 class TreeBuilder {
-  private readonly parser: SaxesParser<{ xmlns: true; defaultXMLVersion: "1.0"; forceXMLVersion: true }>;
+  private readonly parser: SaxesParser<{
+    xmlns: true;
+    defaultXMLVersion: "1.0";
+    forceXMLVersion: true;
+    resolvePrefix: (prefix: string) => string | undefined;
+  }>;
   private readonly stack: ParsedElement[] = [];
   /**
    * Per open element, whether its text so far holds character data (not only XML white space).
@@ -667,13 +720,29 @@ class TreeBuilder {
   private childLimit = Number.POSITIVE_INFINITY;
   /** Whether processing instructions are skipped rather than refused (contracts, not messages). */
   allowInstructions = false;
+  /** The namespaces in scope around the document: an element's, when its content is parsed alone. */
+  private baseScope = BASE_SCOPE;
+  /**
+   * While the checkpoint may stop the parse and skip content ({@link XmlCheckpoint.skipContent}):
+   * what writes saxes the text up to each header block's start tag, so that the block's content
+   * can be held instead of parsed (xml-skip.ts).
+   */
+  pacer: Pacer | undefined;
+  /** The element whose content the checkpoint would skip, and saxes' position after its start tag. */
+  private skip: { element: ParsedElement; at: number } | undefined;
 
   constructor() {
     // XML 1.0 (Fifth Edition) §2.8: a 1.0 processor "will process [a document declaring another
     // 1.x version] as a 1.0 document"; SOAP 1.2 Part 1 §5 requires a message serializable as XML
     // 1.0. Read as XML 1.1 (saxes' choice from the declaration), `&#1;` would hand a C0 control
     // character to a handler and `xmlns:p=""` would undeclare a prefix.
-    this.parser = new SaxesParser({ xmlns: true, defaultXMLVersion: "1.0", forceXMLVersion: true });
+    this.parser = new SaxesParser({
+      xmlns: true,
+      defaultXMLVersion: "1.0",
+      forceXMLVersion: true,
+      // Asked only for a prefix the document does not declare.
+      resolvePrefix: (prefix) => this.baseScope[prefix],
+    });
     this.parser.on("doctype", () => {
       throw new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
     });
@@ -724,8 +793,19 @@ class TreeBuilder {
     if (checkpoint !== undefined) {
       builder.checkpoint = checkpoint;
       builder.mayStop = checkpoint.stops;
+      if (checkpoint.stops && checkpoint.skipContent !== undefined) builder.pacer = new Pacer();
     }
     return builder;
+  }
+
+  /**
+   * Parses the next document as content found in place under `scope`: its prefixes resolve there
+   * and its declarations count against `limits.maxNamespaces` (one per binding made on the way).
+   */
+  within(scope: Readonly<Record<string, string>>): void {
+    this.baseScope = scope;
+    for (let s: object | null = scope; s !== null && s !== BASE_SCOPE; s = Object.getPrototypeOf(s))
+      this.namespaces += Object.keys(s).length;
   }
 
   /** The document element as far as it is built (after a stop). */
@@ -737,6 +817,7 @@ class TreeBuilder {
   resume(): void {
     this.mayStop = false;
     this.stopped = false;
+    this.pacer = undefined;
   }
 
   /** The checkpoint's questions for an element opening at depth 1 or 2. */
@@ -755,7 +836,7 @@ class TreeBuilder {
 
   private open(tag: SaxesTagNS): void {
     const parent = this.stack[this.stack.length - 1];
-    const parentScope = parent?.scope ?? BASE_SCOPE;
+    const parentScope = parent?.scope ?? this.baseScope;
     let scope = parentScope;
     let own: Record<string, string> | undefined;
     let declared = 0;
@@ -798,8 +879,18 @@ class TreeBuilder {
       if (this.textShown[this.stack.length - 1]) parent.mixed = true;
       parent.children.push(element);
       const depth = this.stack.length;
-      if (depth < 3 && this.checkpoint !== undefined)
+      if (depth < 3 && this.checkpoint !== undefined) {
         this.watch(this.checkpoint, element, parent, depth as 1 | 2);
+        if (
+          depth === 2 &&
+          this.pacer !== undefined &&
+          !this.stopped &&
+          !tag.isSelfClosing &&
+          this.checkpoint.skipContent?.(element, parent)
+        ) {
+          this.skip = { element, at: this.parser.position };
+        }
+      }
     } else {
       this.root = element;
     }
@@ -818,6 +909,7 @@ class TreeBuilder {
         this.parser.write(text);
         return undefined;
       }
+      if (this.pacer !== undefined) return this.pacer.write(text, this, STOP_SLICE);
       for (let at = 0; at < text.length; at += STOP_SLICE) {
         this.parser.write(at === 0 && text.length <= STOP_SLICE ? text : text.slice(at, at + STOP_SLICE));
         if (this.stopped) return text.slice(at + STOP_SLICE);
@@ -825,6 +917,31 @@ class TreeBuilder {
       return undefined;
     } catch (err) {
       throw asXmlError(err);
+    }
+  }
+
+  // What the pacer asks (PacedParser).
+  parse(text: string): void {
+    this.parser.write(text);
+  }
+
+  get hasStopped(): boolean {
+    return this.stopped;
+  }
+
+  takeSkip(): { element: ParsedElement; at: number } | undefined {
+    const skip = this.skip;
+    this.skip = undefined;
+    return skip;
+  }
+
+  countSkipped(elements: number, deepest: number): void {
+    this.elements += elements;
+    if (this.elements > this.limits.maxElements) {
+      throw new XmlError("limit", `The message has more than ${this.limits.maxElements} elements`);
+    }
+    if (deepest > this.limits.maxDepth) {
+      throw new XmlError("limit", `The message nests elements deeper than ${this.limits.maxDepth}`);
     }
   }
 
@@ -850,6 +967,9 @@ class TreeBuilder {
     this.stopped = false;
     this.childLimit = Number.POSITIVE_INFINITY;
     this.allowInstructions = false;
+    this.pacer = undefined;
+    this.skip = undefined;
+    this.baseScope = BASE_SCOPE;
     if (BUILDER_POOL.length < BUILDER_POOL_SIZE) BUILDER_POOL.push(this);
     return root;
   }

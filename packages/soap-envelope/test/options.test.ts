@@ -106,6 +106,12 @@ const serviceCases: [string, unknown, string, RegExp][] = [
     /got 0/,
   ],
   [
+    "limits.maxExpandedBytes: 0",
+    service({ limits: { maxExpandedBytes: 0 } }),
+    "ERR_SVC_SOAP_ENVELOPE_LIMITS_MAX_EXPANDED_BYTES",
+    /got 0/,
+  ],
+  [
     "limits.maxDepth: 1.5",
     service({ limits: { maxDepth: 1.5 } }),
     "ERR_SVC_SOAP_ENVELOPE_LIMITS_MAX_DEPTH",
