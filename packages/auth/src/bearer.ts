@@ -18,7 +18,7 @@ import {
   discoverySettings,
   isIssuerIdentifier,
 } from "./discovery.js";
-import { asKeyObject } from "./key-input.js";
+import { asKeyObject, verificationKey } from "./key-input.js";
 import {
   checkNames,
   codedError,
@@ -132,7 +132,10 @@ export interface BearerOptions {
   allowHttp?: boolean;
   /**
    * Receives the warning about an `http:` key source allowed by `allowHttp`, once per verifier
-   * (at construction, or at discovery for a discovered `jwks_uri`). Code `SVC_AUTH_INSECURE_JWKS`.
+   * (at construction, or at discovery for a discovered `jwks_uri`), code `SVC_AUTH_INSECURE_JWKS`;
+   * and, at most once a minute, why a token could not be verified when the reason is not the
+   * token (a key the runtime cannot use: such tokens are refused as invalid all the same), code
+   * `SVC_AUTH_TOKEN_UNVERIFIABLE`.
    * @default (message, code) => process.emitWarning(message, { type: "SecurityWarning", code })
    */
   onWarning?: (message: string, code: string) => void;
@@ -359,7 +362,7 @@ function keyFitting(key: KeyObject, algorithms: readonly string[]): KeyObject {
 
 /** The options of {@link createBearerVerifier}, checked and resolved once. */
 interface BearerConfig {
-  keySource: KeyObject | JWTVerifyGetKey;
+  keySource: KeyObject | CryptoKey | JWTVerifyGetKey;
   /** jose's `jwtVerify` options but the clock. */
   verifyOptions: {
     algorithms: string[];
@@ -382,6 +385,9 @@ interface BearerConfig {
   maxTtlMs: number;
   maxTokenAgeSeconds: number | undefined;
   maxTokenLength: number;
+  onWarning: (message: string, code: string) => void;
+  /** When a token last could not be verified for a reason other than the token (see {@link reportUnverifiable}). */
+  unverifiable: { warnedAt: number };
 }
 
 /**
@@ -522,6 +528,8 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
     maxTtlMs: cacheMaxTtl * 1000,
     maxTokenAgeSeconds,
     maxTokenLength,
+    onWarning,
+    unverifiable: { warnedAt: Number.NEGATIVE_INFINITY },
   };
 }
 
@@ -671,7 +679,10 @@ function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksC
 }
 
 /** The one key source given: a secret, a public key, a local JWKS, a remote one or a discovered one. */
-function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObject | JWTVerifyGetKey {
+function keySourceOf(
+  options: BearerOptions,
+  context: KeySourceContext,
+): KeyObject | CryptoKey | JWTVerifyGetKey {
   if (options.discovery !== undefined && options.issuerBaseURL === undefined)
     throw optionError("bearer.discovery", options.discovery, "given only with bearer.issuerBaseURL");
   // Checked whatever the key source, so a misspelt setting is refused even where none is used.
@@ -699,7 +710,10 @@ function keySourceOf(options: BearerOptions, context: KeySourceContext): KeyObje
       );
     return key;
   }
-  if (options.key !== undefined) return keyFitting(toKeyObject(options.key), options.algorithms);
+  if (options.key !== undefined) {
+    const key = keyFitting(toKeyObject(options.key), options.algorithms);
+    return verificationKey(key, options.key, (alg) => keyFitsAlgorithm(key, alg));
+  }
   if (options.jwks !== undefined) {
     if (typeof options.jwks !== "object" || options.jwks === null || !Array.isArray(options.jwks.keys))
       throw optionError("bearer.jwks", options.jwks, "a JWKS: { keys: [...] }");
@@ -862,8 +876,32 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
     return result.payload;
   } catch (cause) {
     if (cause instanceof KeySourceUnavailableError || cause instanceof InvalidTokenError) throw cause;
+    if (!(cause instanceof errors.JOSEError)) reportUnverifiable(config, cause, nowMs);
     const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
     throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });
+  }
+}
+
+/** How often {@link reportUnverifiable} tells of tokens it could not verify: once a minute. */
+const UNVERIFIABLE_WARN_MS = 60_000;
+
+/**
+ * A verification that failed on something other than jose's judgement of the token (every such
+ * judgement is a `JOSEError`): the key or the runtime's crypto failed, so a valid token is refused
+ * as well. It is refused all the same (RFC 6750 §3.1 invalid_token: the token was not shown
+ * valid), and `onWarning` says why, at most once a minute.
+ */
+function reportUnverifiable(config: BearerConfig, cause: unknown, nowMs: number): void {
+  if (nowMs - config.unverifiable.warnedAt < UNVERIFIABLE_WARN_MS) return;
+  config.unverifiable.warnedAt = nowMs;
+  const why = cause instanceof Error ? `${cause.name}: ${cause.message}` : `a thrown ${typeof cause}`;
+  try {
+    config.onWarning(
+      `@svc/auth: a Bearer token could not be verified for a reason other than the token (${why}); tokens are refused (401 invalid_token) while it lasts`,
+      "SVC_AUTH_TOKEN_UNVERIFIABLE",
+    );
+  } catch {
+    // A warning that fails must not turn the 401 into something else.
   }
 }
 

@@ -1,4 +1,5 @@
 import { KeyObject, type webcrypto } from "node:crypto";
+import { type CryptoKey, errors, importJWK, type JWK, type JWTVerifyGetKey } from "jose";
 
 /**
  * A key given as a Node `KeyObject` or as a Web Crypto `CryptoKey` (what jose's `generateKeyPair`
@@ -17,4 +18,53 @@ export function asKeyObject(value: unknown): KeyObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether `value` is a Web Crypto `CryptoKey` (of this realm or another, as jose tells one). */
+function isCryptoKey(value: unknown): value is CryptoKey {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "CryptoKey"
+  );
+}
+
+/**
+ * What jose verifies with for the one public key `key` (`bearer.key`, checked and reduced to its
+ * public half; `given`, the option as given): Web Crypto `CryptoKey`s on every runtime. A public
+ * `CryptoKey` given is used as it is; any other key is imported from its JWK with
+ * `crypto.subtle`, once per algorithm a token names (a `CryptoKey` serves one algorithm: an RSA
+ * key verifies RS256 and PS256 as two). Handed a `KeyObject`, jose would convert it with
+ * `KeyObject.toCryptoKey`, which Cloudflare Workers do not implement. A token whose algorithm the
+ * key does not fit (`fits`) fails as a signature no key verifies. A key Node cannot write as a JWK
+ * (an RSA-PSS key) goes to jose as the `KeyObject`.
+ *
+ * @example await jwtVerify(token, verificationKey(createPublicKey(pem), pem, fits), { algorithms });
+ * @see https://www.w3.org/TR/WebCryptoAPI/#SubtleCrypto-method-importKey
+ */
+export function verificationKey(
+  key: KeyObject,
+  given: unknown,
+  fits: (alg: string) => boolean,
+): KeyObject | CryptoKey | JWTVerifyGetKey {
+  if (isCryptoKey(given) && given.type === "public") return given;
+  let jwk: JWK;
+  try {
+    jwk = key.export({ format: "jwk" }) as JWK;
+  } catch {
+    return key;
+  }
+  const imported = new Map<string, Promise<CryptoKey>>();
+  return function importedKey(header) {
+    // jose asks only for an algorithm of `algorithms` (it refuses any other before), so the map
+    // holds one entry per algorithm at most.
+    const { alg } = header;
+    if (alg === undefined || !fits(alg)) throw new errors.JWSSignatureVerificationFailed();
+    let known = imported.get(alg);
+    if (known === undefined) {
+      known = importJWK(jwk, alg) as Promise<CryptoKey>;
+      imported.set(alg, known);
+    }
+    return known;
+  };
 }

@@ -385,7 +385,8 @@ function keepLease(config: IdempotencyConfig<never>, claim: Claim): () => void {
         pending = false;
       });
   }, config.renewEveryMs);
-  timer.unref();
+  // A timer is a plain number on some Fetch runtimes (Cloudflare Workers): nothing to unref there.
+  timer.unref?.();
   return stop;
 }
 

@@ -21,6 +21,7 @@ import {
   type ResponseValue,
   type RouteOptions,
 } from "@svc/kernel";
+import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js";
 import { fieldName } from "./node.js";
 import { releaseBody } from "./release.js";
 
@@ -265,27 +266,29 @@ function spelledHeaders(value: ResponseValue, preset: Headers | undefined): Head
  * A response value as a `Response`: its status, its fields over `preset` (the fields set in
  * front, a `null` one removed, a `Link` appended), its `Vary` appended, and its content (whole
  * bytes with `Content-Length`, a stream as a `ReadableStream`). A HEAD gets the fields only (RFC
- * 9110 §9.3.2).
+ * 9110 §9.3.2). Content with a `Content-Encoding` is already coded, and goes as it is on a runtime
+ * that would code it again (`encodeBody: "manual"` on Cloudflare Workers).
  */
 export function toResponse(value: ResponseValue, method: string, preset?: Headers | undefined): Response {
   const headers = spelledHeaders(value, preset);
   const body = value.body;
+  const coded = isCodedContent(headers.get("content-encoding"));
   if (body === undefined) {
     if (value.status === 205) headers.set("content-length", "0");
-    return new Response(null, { status: value.status, headers });
+    return buildResponse(null, { status: value.status, headers }, coded);
   }
   if (typeof (body as NodeJS.ReadableStream).pipe === "function") {
     headers.delete("content-length");
     const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
     if (method === "HEAD") {
       releaseBody(stream);
-      return new Response(null, { status: value.status, headers });
+      return buildResponse(null, { status: value.status, headers }, coded);
     }
-    return new Response(Readable.toWeb(stream) as ReadableStream, { status: value.status, headers });
+    return buildResponse(Readable.toWeb(stream) as ReadableStream, { status: value.status, headers }, coded);
   }
   const bytes = body as Uint8Array;
   headers.set("content-length", String(bytes.byteLength));
-  return new Response(method === "HEAD" ? null : bytes, { status: value.status, headers });
+  return buildResponse(method === "HEAD" ? null : bytes, { status: value.status, headers }, coded);
 }
 
 /**
@@ -302,7 +305,8 @@ export function withPassage(response: Response, passage: Passage): Response {
     if (!(err instanceof TypeError)) throw err;
     const headers = new Headers(response.headers);
     addPassageTo(headers, passage);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    const init = { status: response.status, statusText: response.statusText, headers };
+    return buildResponse(response.body, init, isCodedBody(response));
   }
 }
 

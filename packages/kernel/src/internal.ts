@@ -12,6 +12,7 @@
  * @packageDocumentation
  */
 export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
+export { buildResponse, isCodedBody } from "./coded-response.js";
 export {
   EXTENSION_NAME,
   isExtensionName,

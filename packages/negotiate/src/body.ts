@@ -569,7 +569,7 @@ function receiveNode(
     };
     if (config.timeout !== false) {
       timer = setTimeout(() => finish(timedOut(config)), config.timeout);
-      timer.unref();
+      timer.unref?.();
     }
     stream.on("data", (chunk: Buffer) => {
       if (done) return;
@@ -607,7 +607,8 @@ async function receiveIterable(
       ? undefined
       : new Promise<never>((_resolve, reject) => {
           timer = setTimeout(() => reject(timedOut(config)), config.timeout as number);
-          timer.unref();
+          // A timer is a plain number on some Fetch runtimes (Cloudflare Workers): nothing to unref there.
+          timer.unref?.();
         });
   expired?.catch(() => undefined);
   const stop = () => {

@@ -56,6 +56,8 @@ export interface State {
   proxyWarned: boolean;
   /** A client address that is not an IP address was reported. */
   addressWarned: boolean;
+  /** When a request with no principal and no address was last reported (see {@link unaddressed}). */
+  unaddressedLog: number;
   lastLog: number;
   suppressed: number;
 }
@@ -202,6 +204,7 @@ export function createDecider(
   const state: State = {
     proxyWarned: false,
     addressWarned: false,
+    unaddressedLog: Number.NEGATIVE_INFINITY,
     lastLog: Number.NEGATIVE_INFINITY,
     suppressed: 0,
   };
@@ -337,10 +340,9 @@ export function createDecider(
         done({ kind: "refuse", error: clientGone() });
         return;
       }
-      // No principal and no IP on a live connection (a Unix socket without trust proxy).
-      done(
-        storeFailed(config, state, new Error("rate limit: request has neither a principal nor a client IP")),
-      );
+      // No principal and no address on a live connection: a Fetch server that gives no
+      // connection, a Unix socket with no proxy trusted.
+      done({ kind: "refuse", error: unaddressed(config, state) });
       return;
     }
     if (typeof key !== "string") {
@@ -567,6 +569,30 @@ function storeFailed(config: Config, state: State, err: unknown): Verdict {
   }
   logFailure(config, state, err, "rate limit store failed; requests pass unlimited until it answers again");
   return PASS;
+}
+
+/** Why {@link unaddressed} refuses, and what to give the limiter so that it does not. */
+const UNADDRESSED =
+  "rate limit: a request has neither a principal nor a client address, so it cannot be counted, and is refused (500) rather than passed unlimited. Give the limiter a `key`, or the client's address: on the Fetch API its `connection` option (Deno.serve's info.remoteAddr, Bun's server.requestIP), or `clientAddressHeader` behind a proxy that sets one; behind a proxy on a Unix socket, `trustProxy`";
+
+/**
+ * The refusal of a request with neither a principal nor a client address on a live connection:
+ * nothing to count it by. Not a store failure for `failMode` to decide: under "open" every such
+ * request passed unlimited, with a warning that blamed the store. RFC 6585 §4 limits the requests
+ * "the user" sends; a limiter that cannot tell users apart is misconfigured, so a 500 (its cause
+ * names the options), and the limiter's `logger` says so at most once per `logIntervalMs`.
+ */
+function unaddressed(config: Config, state: State): HttpError {
+  const cause = new Error(UNADDRESSED);
+  const now = Date.now();
+  if (now - state.unaddressedLog >= config.logIntervalMs) {
+    config.logger.warn({ err: cause }, UNADDRESSED);
+    state.unaddressedLog = now;
+  }
+  return HttpError.internal("The request could not be rate limited", {
+    code: "rate_limit_no_client_address",
+    cause,
+  });
 }
 
 /**

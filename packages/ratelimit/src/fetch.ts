@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { Gate } from "@svc/kernel";
+import { type Gate, isToken } from "@svc/kernel";
 import {
   type ConnectionInfo,
   type FetchHandler,
@@ -13,7 +13,7 @@ import {
   fetchView,
   type HonoContextLike,
 } from "@svc/kernel/fetch";
-import { refusedOption } from "@svc/kernel/internal";
+import { buildResponse, isCodedBody, optionError, refusedOption } from "@svc/kernel/internal";
 import { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
 
 /** Options of the Fetch {@link rateLimit}: the gate's, and where the client's address comes from. */
@@ -22,11 +22,25 @@ export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
    * The connection a `Request` came on, for its client's address: a Fetch `Request` does not
    * carry it. Under Hono on `@hono/node-server` it is read from there without this option; on
    * another server pass what it gives (`Deno.serve`'s `info.remoteAddr`, Bun's
-   * `server.requestIP(request)`), or a `key` of your own. A request with neither an address nor a
-   * key is not counted (`failMode` decides, as for a store failure), so one of them is needed.
+   * `server.requestIP(request)`), or a `key` of your own. A request with neither a principal, an
+   * address nor a key is refused with a 500 (code `rate_limit_no_client_address`, the limiter's
+   * `logger` saying which options give an address), never passed; `.wrap(handler)` with no
+   * `info`, no `connection`, no `clientAddressHeader`, no `trustProxy` and no `key` of your own is
+   * refused at once (`ERR_SVC_RATELIMIT_CONNECTION`), since no request could be counted.
    * @default the connection `@hono/node-server` gives, else none
    */
   connection?: (request: Request) => ConnectionInfo | undefined;
+  /**
+   * A request field the proxy in front of the application sets to the client's address
+   * (`"cf-connecting-ip"` on Cloudflare): the client's address is read from it, in place of the
+   * connection's. Only behind such a proxy, and only where every request comes through it: the
+   * field is taken as sent, so a client that can reach the application around the proxy chooses
+   * its own bucket by sending the field. A request without the field is refused (500) as one
+   * without an address; a value that is not an IP address counts in one shared bucket. Not with
+   * `connection` or `trustProxy`.
+   * @default none: the connection's address
+   */
+  clientAddressHeader?: string;
 }
 
 /**
@@ -53,7 +67,7 @@ export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
  */
 export function rateLimit(options: FetchRateLimitOptions): FetchMiddleware {
   if (typeof options !== "object" || options === null) return fetchGate(rateLimitGate<Request>(options));
-  const { connection, ...rest } = options;
+  const { connection, clientAddressHeader, ...rest } = options;
   if (connection !== undefined && typeof connection !== "function")
     throw refusedOption(
       "ratelimit",
@@ -62,13 +76,68 @@ export function rateLimit(options: FetchRateLimitOptions): FetchMiddleware {
       "a function (request) => { address } | undefined",
       "rate limit: connection",
     );
+  const connectionOf =
+    clientAddressHeader === undefined ? connection : fromHeader(clientAddressHeader, options);
   const gate = rateLimitGate<Request>(rest);
   const connected: Gate<Request> =
-    connection === undefined
+    connectionOf === undefined
       ? gate
-      : (_view, request) => gate(fetchView(request, connection(request)), request);
+      : (_view, request) => gate(fetchView(request, connectionOf(request)), request);
   const applied = fetchGate(connected);
-  return gate.readsResponse ? settling(applied, gate) : applied;
+  const limited = gate.readsResponse ? settling(applied, gate) : applied;
+  // Without Hono's connection, `.wrap(handler)` has only what it is given: with no address and no
+  // key of its own, every request not authenticated before it would be refused.
+  const addressed =
+    connectionOf !== undefined ||
+    (rest.trustProxy !== undefined && rest.trustProxy !== false) ||
+    typeof rest.key === "function";
+  return addressed ? limited : wrapNeedsInfo(limited);
+}
+
+/**
+ * The connection of {@link FetchRateLimitOptions.clientAddressHeader}: the field's value as the
+ * client's address. Checked once: a field name (RFC 9110 §5.1), neither with `connection` nor
+ * with `trustProxy`, whose hops the field would contradict.
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.1
+ */
+function fromHeader(
+  name: unknown,
+  options: FetchRateLimitOptions,
+): (request: Request) => ConnectionInfo | undefined {
+  if (typeof name !== "string" || !isToken(name))
+    throw refusedOption(
+      "ratelimit",
+      "clientAddressHeader",
+      name,
+      'a field name such as "cf-connecting-ip"',
+      "rate limit: clientAddressHeader",
+    );
+  if (options.connection !== undefined || (options.trustProxy !== undefined && options.trustProxy !== false))
+    throw optionError(
+      "ratelimit",
+      "clientAddressHeader",
+      "rate limit: clientAddressHeader names the client itself; give it without connection and trustProxy",
+    );
+  return (request) => {
+    const address = request.headers.get(name)?.trim();
+    return address === undefined || address === "" ? undefined : { address };
+  };
+}
+
+/** `limited`, whose `.wrap(handler)` must be given the connection (`info`). */
+function wrapNeedsInfo(limited: FetchMiddleware): FetchMiddleware {
+  const middleware = (c: HonoContextLike, next: () => Promise<void>) => limited(c, next);
+  return Object.assign(middleware, {
+    wrap(handler: FetchHandler, info?: (request: Request) => ConnectionInfo | undefined): FetchHandler {
+      if (info === undefined)
+        throw optionError(
+          "ratelimit",
+          "connection",
+          "rate limit: .wrap(handler) was given no info, and the limiter no connection, clientAddressHeader, trustProxy or key: a Fetch Request carries no client address, so no request could be counted. Give .wrap(handler, (request) => ({ address })) or connection (Deno.serve's info.remoteAddr, Bun's server.requestIP(request)), clientAddressHeader behind a proxy that sets one, or a key",
+        );
+      return limited.wrap(handler, info);
+    },
+  });
 }
 
 /** `applied`, telling `gate` the status of each response once it has been sent whole. */
@@ -118,5 +187,6 @@ function whenSent(response: Response, request: Request, gate: RateLimitGate<Requ
       return reader.cancel(reason);
     },
   });
-  return new Response(watched, { status, statusText: response.statusText, headers: response.headers });
+  const init = { status, statusText: response.statusText, headers: response.headers };
+  return buildResponse(watched, init, isCodedBody(response));
 }

@@ -48,7 +48,8 @@ export class DeadlineQueue {
     this.tail = read;
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.sweep(), this.tickMs);
-      this.timer.unref();
+      // A timer is a plain number on some Fetch runtimes (Cloudflare Workers): nothing to unref there.
+      this.timer.unref?.();
     }
     return read;
   }
