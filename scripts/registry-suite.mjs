@@ -39,11 +39,12 @@ import { homedir, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { freePort } from "@svc/test-utils/free-port";
-import { packageProblems } from "./check-package.mjs";
+import { linksFor, packageProblems } from "./check-package.mjs";
 import { checkReadmeExamples, printSummary, readmeFiles, typescriptCompiler } from "./readme-examples.mjs";
 import { publishedPackages } from "./release-guard.mjs";
 
 const root = resolve(import.meta.dirname, "..");
+const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const inCI = Boolean(process.env.CI) && process.env.CI !== "false";
 const keep = process.argv.includes("--keep");
 const started = Date.now();
@@ -317,6 +318,7 @@ function loadEverywhere(dir, label) {
       JSON.parse(readFileSync(join(installed, "package.json"), "utf8")),
       files,
       (f) => readFileSync(join(installed, f), "utf8"),
+      linksFor(root, rootManifest, pkgDir),
     ))
       problems.push(`${manifest.name} (installed files): ${p}`);
   }

@@ -12,7 +12,9 @@
 //    kernel split out of it) is depended on as a peer (required, never in `dependencies`), so an
 //    application has one copy of it (CONTRIBUTING.md, "The kernel rule").
 // 4. tarballs: `npm pack --dry-run` of each package lists its built entry points, README,
-//    LICENSE, CHANGELOG.md once versioned, no placeholder repository, maps without sources.
+//    LICENSE, CHANGELOG.md once versioned, no placeholder repository, maps without sources, and
+//    its manifest links to its folder of the repository the root package.json names
+//    (repository with directory, homepage, bugs).
 // 5. release record: each release releases.json records names a commit of the history that gives
 //    the package that version, and no tag of that name names another commit
 //    (scripts/release-record.mjs).
@@ -30,7 +32,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
-import { packageProblems } from "./check-package.mjs";
+import { linksFor, packageProblems } from "./check-package.mjs";
 import { readRecord, recordEntries, recordProblems } from "./release-record.mjs";
 
 const toolingRoot = resolve(import.meta.dirname, "..");
@@ -219,7 +221,7 @@ export function kernelProblems(rootManifest, packages) {
 const satisfies = (version, range) =>
   createRequire(join(toolingRoot, "package.json"))("semver").satisfies(version, range);
 
-function tarballProblems(packages) {
+function tarballProblems(root, rootManifest, packages) {
   const problems = [];
   for (const { dir, manifest } of packages) {
     let shipped;
@@ -234,7 +236,13 @@ function tarballProblems(packages) {
       problems.push(`${manifest.name}: npm pack --dry-run failed: ${err.message}`);
       continue;
     }
-    for (const p of packageProblems(manifest, shipped, (file) => readFileSync(join(dir, file), "utf8")))
+    const links = linksFor(root, rootManifest, dir);
+    for (const p of packageProblems(
+      manifest,
+      shipped,
+      (file) => readFileSync(join(dir, file), "utf8"),
+      links,
+    ))
       problems.push(`${manifest.name}: ${p}`);
   }
   return problems;
@@ -260,7 +268,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ["changesets", () => checkChangesets(root, base.ref)],
     ["API bumps", () => checkApiBumps(root, base.ref, packages, pendingBumps(root))],
     ["kernels", () => kernelProblems(rootManifest, packages)],
-    ...(args.includes("--no-pack") ? [] : [["tarballs", () => tarballProblems(packages)]]),
+    ...(args.includes("--no-pack")
+      ? []
+      : [["tarballs", () => tarballProblems(root, rootManifest, packages)]]),
     ["release record", () => recordProblems(root)],
   ];
   let failed = 0;
