@@ -10,7 +10,7 @@
 //   node ../../scripts/check-package.mjs     (in a package directory) the files on disk, the links
 //   node scripts/check-package.mjs [--fix]   (at the root) every package's links; --fix writes them
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, posix, relative, resolve } from "node:path";
 
 /** Every file a manifest names: main, module, types, each leaf of `exports`, each `bin`. */
 export function entryFiles(manifest) {
@@ -116,10 +116,18 @@ export function packageProblems(manifest, shipped, read, links) {
   if (url && /example\.(invalid|com|org)|localhost/.test(url))
     problems.push(`repository ${url} is a placeholder: give the true URL or none`);
   if (links !== undefined) problems.push(...linkProblems(manifest, links));
+  // A map is worth its bytes only with the sources it names: shipped, or embedded.
   for (const file of shipped.filter((f) => f.endsWith(".map"))) {
     const map = JSON.parse(read(file));
-    if (map.sourcesContent?.some((s) => s != null))
-      problems.push(`${file} embeds its sources (sourcesContent): the maps ship to map stack traces only`);
+    const missing = (map.sources ?? []).filter(
+      (source, i) =>
+        map.sourcesContent?.[i] == null &&
+        !has.has(posix.join(posix.dirname(file), map.sourceRoot ?? "", source)),
+    );
+    if (missing.length > 0)
+      problems.push(
+        `${file} names sources that are not in the tarball (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", ..." : ""}): a stack trace through it names missing files; ship them or no map`,
+      );
   }
   return problems;
 }

@@ -141,3 +141,32 @@ describe("check-package.mjs: a package's prepack, and --fix at the root", () => 
     expect(check(join(dir, "packages/private")).status).toBe(0);
   });
 });
+
+describe("source maps in a tarball", () => {
+  const base = ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.js.map"];
+  const manifest = { name: "@svc/hal", version: "0.0.0", main: "./dist/index.js" };
+  const map = (fields: object) => () => JSON.stringify({ version: 3, mappings: "", ...fields });
+  it.each([
+    ["naming ../src/index.ts, which does not ship", base, { sources: ["../src/index.ts"] }, 1],
+    ["naming ../src/index.ts, shipped", [...base, "src/index.ts"], { sources: ["../src/index.ts"] }, 0],
+    [
+      "naming ../src/index.ts, its text embedded (sourcesContent)",
+      base,
+      { sources: ["../src/index.ts"], sourcesContent: ["export {};"] },
+      0,
+    ],
+    [
+      "naming two sources, one embedded, one missing",
+      base,
+      { sources: ["../src/a.ts", "../src/b.ts"], sourcesContent: ["export {};", null] },
+      1,
+    ],
+  ])("a map %s → %i problem(s)", (_, shipped, fields, count) => {
+    const problems = packageProblems(manifest, shipped, map(fields));
+    expect(problems).toHaveLength(count);
+    if (count > 0)
+      expect(problems[0]).toMatch(
+        /^dist\/index\.js\.map names sources that are not in the tarball \(\.\.\/src\//,
+      );
+  });
+});
