@@ -4,9 +4,13 @@
 // stop here instead of shipping three files), and scripts/release-guard.mjs runs it on the list
 // `npm pack --dry-run` gives.
 //
-//   node ../../scripts/check-package.mjs     (in a package directory) checks the files on disk
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// It also holds every published package to the links of the repository (repository with its
+// directory, homepage, bugs), derived from the root package.json `repository.url`.
+//
+//   node ../../scripts/check-package.mjs     (in a package directory) the files on disk, the links
+//   node scripts/check-package.mjs [--fix]   (at the root) every package's links; --fix writes them
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, posix, relative, resolve } from "node:path";
 
 /** Every file a manifest names: main, module, types, each leaf of `exports`, each `bin`. */
 export function entryFiles(manifest) {
@@ -28,10 +32,76 @@ export function entryFiles(manifest) {
 }
 
 /**
- * What is wrong with the files `shipped` (paths relative to the package, as npm packs them) of
- * the package whose manifest is `manifest`; `read(path)` returns a shipped file's text.
+ * The links a published package's npm page and provenance statement need, derived from the root
+ * package.json `repository.url`, the one line a fork changes: `repository` (that URL, and the
+ * package's folder as `directory`), `homepage` (the package's folder on the default branch) and
+ * `bugs` (the repository's issues). Undefined when the root names no repository.
  */
-export function packageProblems(manifest, shipped, read) {
+export function expectedLinks(rootManifest, directory, branch = "main") {
+  const repo = rootManifest.repository;
+  const url = typeof repo === "string" ? repo : repo?.url;
+  if (!url) return undefined;
+  const web = url.replace(/^git\+/, "").replace(/\.git$/, "");
+  return {
+    homepage: `${web}/tree/${branch}/${directory}#readme`,
+    bugs: `${web}/issues`,
+    repository: { type: "git", url, directory },
+  };
+}
+
+/** What is wrong with `manifest`'s links against `links` (expectedLinks). */
+export function linkProblems(manifest, links) {
+  if (!links)
+    return [
+      "the root package.json has no repository.url, from which every published package's repository, homepage and bugs derive",
+    ];
+  const fix =
+    "from the root package.json's repository (node scripts/check-package.mjs --fix, at the root, writes them)";
+  const repo = manifest.repository;
+  const bugs = typeof manifest.bugs === "string" ? manifest.bugs : manifest.bugs?.url;
+  const found = { homepage: manifest.homepage, bugs, repository: repo };
+  const missing = Object.keys(links).filter((key) => found[key] === undefined);
+  const wrong = [];
+  if (
+    repo !== undefined &&
+    (repo.url !== links.repository.url || repo.directory !== links.repository.directory)
+  )
+    wrong.push(`repository ${JSON.stringify(repo)}, not ${JSON.stringify(links.repository)}`);
+  if (manifest.homepage !== undefined && manifest.homepage !== links.homepage)
+    wrong.push(`homepage ${manifest.homepage}, not ${links.homepage}`);
+  if (manifest.bugs !== undefined && bugs !== links.bugs) wrong.push(`bugs ${bugs}, not ${links.bugs}`);
+  return [
+    ...(missing.length > 0
+      ? [`no ${missing.join(", ")}: give ${JSON.stringify(pick(links, missing))}, ${fix}`]
+      : []),
+    ...wrong.map((w) => `${w}, ${fix}`),
+  ];
+}
+
+const pick = (object, keys) => Object.fromEntries(keys.map((key) => [key, object[key]]));
+
+/** `manifest` with `links` set, new fields after `keywords` (else `description`), as npm lists them. */
+export function withLinks(manifest, links) {
+  const after = "keywords" in manifest ? "keywords" : "description";
+  const out = {};
+  let placed = false;
+  for (const [key, value] of Object.entries(manifest)) {
+    if (key in links) continue;
+    out[key] = value;
+    if (key === after) {
+      Object.assign(out, links);
+      placed = true;
+    }
+  }
+  return placed ? out : { ...out, ...links };
+}
+
+/**
+ * What is wrong with the files `shipped` (paths relative to the package, as npm packs them) of
+ * the package whose manifest is `manifest`; `read(path)` returns a shipped file's text. With
+ * `links` (expectedLinks), the manifest's repository, homepage and bugs are checked too.
+ */
+export function packageProblems(manifest, shipped, read, links) {
   const problems = [];
   const has = new Set(shipped);
   for (const file of entryFiles(manifest)) {
@@ -45,23 +115,81 @@ export function packageProblems(manifest, shipped, read) {
   const url = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
   if (url && /example\.(invalid|com|org)|localhost/.test(url))
     problems.push(`repository ${url} is a placeholder: give the true URL or none`);
+  if (links !== undefined) problems.push(...linkProblems(manifest, links));
+  // A map is worth its bytes only with the sources it names: shipped, or embedded.
   for (const file of shipped.filter((f) => f.endsWith(".map"))) {
     const map = JSON.parse(read(file));
-    if (map.sourcesContent?.some((s) => s != null))
-      problems.push(`${file} embeds its sources (sourcesContent): the maps ship to map stack traces only`);
+    const missing = (map.sources ?? []).filter(
+      (source, i) =>
+        map.sourcesContent?.[i] == null &&
+        !has.has(posix.join(posix.dirname(file), map.sourceRoot ?? "", source)),
+    );
+    if (missing.length > 0)
+      problems.push(
+        `${file} names sources that are not in the tarball (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", ..." : ""}): a stack trace through it names missing files; ship them or no map`,
+      );
   }
   return problems;
+}
+
+/** The workspace root above `dir` (the package.json with `workspaces`), and its manifest. */
+export function workspaceRoot(dir) {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    const file = join(at, "package.json");
+    if (existsSync(file)) {
+      const manifest = JSON.parse(readFileSync(file, "utf8"));
+      if (manifest.workspaces) return { root: at, manifest };
+    }
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+/** The links of the package in `dir` of the workspace at `root` (the default branch from changesets). */
+export function linksFor(root, rootManifest, dir) {
+  const config = join(root, ".changeset/config.json");
+  const branch = existsSync(config)
+    ? (JSON.parse(readFileSync(config, "utf8")).baseBranch ?? "main")
+    : "main";
+  return expectedLinks(rootManifest, relative(root, dir).replaceAll("\\", "/"), branch);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dir = process.cwd();
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-  // On disk, before npm packs: the entry points exist (the rest needs the packed list).
-  const missing = entryFiles(manifest).filter((file) => !existsSync(join(dir, file)));
-  if (missing.length > 0) {
-    console.error(
-      `${manifest.name}: not packed, ${missing.join(", ")} missing: build it first (npx turbo run build --filter=${manifest.name})`,
-    );
-    process.exit(1);
+  const workspace = workspaceRoot(dir);
+  if (manifest.workspaces) {
+    // At the root: every published package's links, written with --fix.
+    const problems = [];
+    for (const name of readdirSync(join(dir, "packages"))) {
+      const file = join(dir, "packages", name, "package.json");
+      if (!existsSync(file)) continue;
+      const own = JSON.parse(readFileSync(file, "utf8"));
+      if (own.private) continue;
+      const links = linksFor(dir, manifest, dirname(file));
+      const found = linkProblems(own, links);
+      if (found.length === 0) continue;
+      if (process.argv.includes("--fix") && links) {
+        writeFileSync(file, `${JSON.stringify(withLinks(own, links), null, 2)}\n`);
+        console.log(`${own.name}: repository, homepage and bugs written`);
+      } else problems.push(...found.map((p) => `${own.name}: ${p}`));
+    }
+    for (const p of problems) console.error(p);
+    process.exit(problems.length === 0 ? 0 : 1);
   }
+  // In a package (its prepack), before npm packs: the entry points exist on disk (the rest needs
+  // the packed list) and the links are the repository's.
+  const missing = entryFiles(manifest).filter((file) => !existsSync(join(dir, file)));
+  const problems = [];
+  if (missing.length > 0)
+    problems.push(
+      `not packed, ${missing.join(", ")} missing: build it first (npx turbo run build --filter=${manifest.name})`,
+    );
+  if (!manifest.private && workspace)
+    problems.push(
+      ...linkProblems(manifest, linksFor(workspace.root, workspace.manifest, dir)).map(
+        (p) => `not packed, ${p}`,
+      ),
+    );
+  for (const p of problems) console.error(`${manifest.name}: ${p}`);
+  if (problems.length > 0) process.exit(1);
 }

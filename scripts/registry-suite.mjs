@@ -8,9 +8,11 @@
 //    RELEASING.md does it: scripts/version-packages.mjs versions the pending changesets (when
 //    none is pending, a rehearsal patch of @svc/kernel, so versioning always runs), the result is
 //    committed as the version commit, given the built dist/ of this checkout (same sources: build
-//    first), and published with `changeset publish`. Checked: private apps keep their version,
-//    each versioned package's CHANGELOG.md gains one entry for its new version on top of the
-//    released ones, every new tag names the version commit, every package's version is tagged.
+//    first), and published by scripts/release.mjs (`changeset publish`, then the release record).
+//    Checked: private apps keep their version, each versioned package's CHANGELOG.md gains one
+//    entry for its new version on top of the released ones, every new tag names the version
+//    commit, every package's version is tagged, releases.json records the new versions on the
+//    version commit in the commit after it, and a clone without tags makes the same tags from it.
 // 3. Consumers install exact versions from that registry: with Express 5 (and @types/express 5)
 //    and with Express 4.17.3, the oldest the peer ranges admit. In each, every package loads
 //    through `import` and `require` (its smoke.mjs), the installed files pass the tarball checks,
@@ -37,11 +39,12 @@ import { homedir, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { freePort } from "@svc/test-utils/free-port";
-import { packageProblems } from "./check-package.mjs";
+import { linksFor, packageProblems } from "./check-package.mjs";
 import { checkReadmeExamples, printSummary, readmeFiles, typescriptCompiler } from "./readme-examples.mjs";
 import { publishedPackages } from "./release-guard.mjs";
 
 const root = resolve(import.meta.dirname, "..");
+const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const inCI = Boolean(process.env.CI) && process.env.CI !== "false";
 const keep = process.argv.includes("--keep");
 const started = Date.now();
@@ -58,6 +61,7 @@ const fail = (what, detail = "") => {
 };
 let verdaccio;
 let env;
+let registryUrl;
 // A stopped suite stops its registry and removes its folder too.
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
@@ -187,7 +191,13 @@ function versionAndPublish(clone, versionArgs, label, only) {
   git(clone, "commit", "--quiet", "-m", `Version packages (${label})`);
   const versionCommit = git(clone, "rev-parse", "HEAD");
   if (!only) {
-    const out = run("node", [join(root, "node_modules/@changesets/cli/bin.js"), "publish"], clone);
+    // The release step itself, to this registry, which it must be told (never with provenance:
+    // there is no CI identity to sign with here).
+    const out = run(
+      "node",
+      [join(root, "scripts/release.mjs"), "--root", clone, "--registry", registryUrl, "--no-provenance"],
+      clone,
+    );
     return { versionCommit, out };
   }
   // Just the packages a check needs: every publish costs a few seconds.
@@ -226,9 +236,43 @@ function checkRelease(clone, before, versionCommit) {
     if (!onCommit.includes(tag)) problems.push(`${tag} is not tagged on the version commit`);
   }
   if (versioned === 0) problems.push("the release versioned no package");
+  problems.push(...recordCheck(clone, before, versionCommit));
   const stray = onCommit.filter((tag) => !currentTags.has(tag));
   if (stray.length > 0)
     problems.push(`tags of no current version on the version commit: ${stray.join(", ")}`);
+  return problems;
+}
+
+/**
+ * The release record: the commit after the version commit records each version the release
+ * made, on the version commit, and a clone without tags makes from it the same tags the release
+ * left (scripts/release-record.mjs).
+ */
+function recordCheck(clone, before, versionCommit) {
+  const problems = [];
+  const record = JSON.parse(readFileSync(join(clone, "releases.json"), "utf8"));
+  if (git(clone, "rev-parse", "HEAD~1") !== versionCommit)
+    problems.push("the release did not commit its record on top of the version commit");
+  for (const { manifest } of publishedPackages(clone)) {
+    const { name, version } = manifest;
+    if (version === before.get(name)) continue;
+    if (record[name]?.[version] !== versionCommit)
+      problems.push(
+        `releases.json records ${name}@${version} on ${record[name]?.[version]}, not the version commit`,
+      );
+  }
+  const tags = (dir) =>
+    git(dir, "for-each-ref", "--format=%(refname:short) %(*objectname)", "refs/tags")
+      .split("\n")
+      .sort()
+      .join("\n");
+  const fresh = join(work, "repo-no-tags");
+  run("git", ["clone", "--quiet", "--no-tags", clone, fresh], work);
+  run("node", [join(root, "scripts/release-record.mjs"), "--root", fresh, "--tags"], fresh);
+  if (tags(fresh) !== tags(clone))
+    problems.push(
+      `a clone without tags made from releases.json:\n${tags(fresh)}\nnot the release's tags:\n${tags(clone)}`,
+    );
   return problems;
 }
 
@@ -274,6 +318,7 @@ function loadEverywhere(dir, label) {
       JSON.parse(readFileSync(join(installed, "package.json"), "utf8")),
       files,
       (f) => readFileSync(join(installed, f), "utf8"),
+      linksFor(root, rootManifest, pkgDir),
     ))
       problems.push(`${manifest.name} (installed files): ${p}`);
   }
@@ -319,6 +364,7 @@ function errorsCopies(dir) {
 
 try {
   const url = await startRegistry();
+  registryUrl = url;
   console.log(`registry: verdaccio on ${url} (${seconds()})`);
   env = await registryUser(url);
   const clone = cloneCheckout();
@@ -344,7 +390,9 @@ try {
       ]
         .filter(([n, v]) => v !== before.get(n))
         .map(([n, v]) => `${n}@${v}`)
-        .join(", ")}; changelogs, private apps untouched, tags on the version commit`,
+        .join(
+          ", ",
+        )}; changelogs, private apps untouched, tags on the version commit, recorded in releases.json`,
     );
   else fail("release", problems.join("\n"));
   const names = [...current.keys()];

@@ -12,12 +12,18 @@
 //    kernel split out of it) is depended on as a peer (required, never in `dependencies`), so an
 //    application has one copy of it (CONTRIBUTING.md, "The kernel rule").
 // 4. tarballs: `npm pack --dry-run` of each package lists its built entry points, README,
-//    LICENSE, CHANGELOG.md once versioned, no placeholder repository, maps without sources.
+//    LICENSE, CHANGELOG.md once versioned, no placeholder repository, maps without sources, and
+//    its manifest links to its folder of the repository the root package.json names
+//    (repository with directory, homepage, bugs).
+// 5. release record: each release releases.json records names a commit of the history that gives
+//    the package that version, and no tag of that name names another commit
+//    (scripts/release-record.mjs).
 //
 // The base: `--base <ref>` (or RELEASE_BASE); else the merge base with origin/main when HEAD is
-// not on it (a branch); else the newest release tag (`<package>@<version>`) reachable from HEAD;
-// else the newest commit that changed a published package's version (the version commit, in a
-// clone without tags); else the root commit (nothing released yet, so everything is pending).
+// not on it (a branch); else the newest release reachable from HEAD that a tag
+// (`<package>@<version>`) or the release record (releases.json) names; else the newest commit
+// that changed a published package's version (the version commit); else the root commit
+// (nothing released yet, so everything is pending).
 // The version step (scripts/version-packages.mjs, the kernel rule) takes the same order from the
 // tags on (`lastRelease`): it compares with what was last released, on a branch too.
 //
@@ -26,7 +32,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
-import { packageProblems } from "./check-package.mjs";
+import { linksFor, packageProblems } from "./check-package.mjs";
+import { readRecord, recordEntries, recordProblems } from "./release-record.mjs";
 
 const toolingRoot = resolve(import.meta.dirname, "..");
 const BUMPS = ["none", "patch", "minor", "major"];
@@ -63,15 +70,31 @@ export function releaseBase(root, names, explicit) {
 
 /**
  * `{ ref, why }`: the last release reachable from HEAD (the base order above, without the merge
- * base): the newest release tag, else the version commit, else the root commit. The version step
+ * base): the newest commit a release tag or the release record (releases.json, which every
+ * clone carries) names, else the version commit, else the root commit. The version step
  * (scripts/version-packages.mjs) compares the kernels' API reports with it.
  */
 export function lastRelease(root, names) {
-  const tags = (tryGit(root, "tag", "--merged", "HEAD", "--sort=-creatordate") ?? "")
-    .split("\n")
-    .filter((tag) => names.some((name) => tag.startsWith(`${name}@`)));
-  if (tags.length > 0)
-    return { ref: git(root, "rev-list", "-n", "1", tags[0]), why: `the release tag ${tags[0]}` };
+  const tagged = new Map(); // commit → a tag on it
+  for (const tag of (tryGit(root, "tag", "--merged", "HEAD") ?? "").split("\n")) {
+    if (!names.some((name) => tag.startsWith(`${name}@`))) continue;
+    const commit = git(root, "rev-parse", `refs/tags/${tag}^{commit}`);
+    if (!tagged.has(commit)) tagged.set(commit, tag);
+  }
+  const recorded = new Map(); // commit → a release it records
+  for (const { name, commit, tag } of recordEntries(readRecord(root))) {
+    if (!names.includes(name) || tagged.has(commit) || recorded.has(commit)) continue;
+    if (tryGit(root, "merge-base", "--is-ancestor", commit, "HEAD") !== undefined) recorded.set(commit, tag);
+  }
+  const releases = [...tagged.keys(), ...recorded.keys()];
+  if (releases.length > 0) {
+    // The releases no other one descends from; of several (parallel lines), the newest commit.
+    const independent = git(root, "merge-base", "--independent", ...releases).split("\n");
+    const newest = git(root, "log", "--no-walk", "--format=%H", ...independent).split("\n")[0];
+    return tagged.has(newest)
+      ? { ref: newest, why: `the release tag ${tagged.get(newest)}` }
+      : { ref: newest, why: `the release record (releases.json): ${recorded.get(newest)}` };
+  }
   // A clone that did not bring the tags still has the version commit: the newest commit that
   // changed a published package's version.
   const versioned = tryGit(
@@ -198,7 +221,7 @@ export function kernelProblems(rootManifest, packages) {
 const satisfies = (version, range) =>
   createRequire(join(toolingRoot, "package.json"))("semver").satisfies(version, range);
 
-function tarballProblems(packages) {
+function tarballProblems(root, rootManifest, packages) {
   const problems = [];
   for (const { dir, manifest } of packages) {
     let shipped;
@@ -213,7 +236,13 @@ function tarballProblems(packages) {
       problems.push(`${manifest.name}: npm pack --dry-run failed: ${err.message}`);
       continue;
     }
-    for (const p of packageProblems(manifest, shipped, (file) => readFileSync(join(dir, file), "utf8")))
+    const links = linksFor(root, rootManifest, dir);
+    for (const p of packageProblems(
+      manifest,
+      shipped,
+      (file) => readFileSync(join(dir, file), "utf8"),
+      links,
+    ))
       problems.push(`${manifest.name}: ${p}`);
   }
   return problems;
@@ -239,7 +268,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ["changesets", () => checkChangesets(root, base.ref)],
     ["API bumps", () => checkApiBumps(root, base.ref, packages, pendingBumps(root))],
     ["kernels", () => kernelProblems(rootManifest, packages)],
-    ...(args.includes("--no-pack") ? [] : [["tarballs", () => tarballProblems(packages)]]),
+    ...(args.includes("--no-pack")
+      ? []
+      : [["tarballs", () => tarballProblems(root, rootManifest, packages)]]),
+    ["release record", () => recordProblems(root)],
   ];
   let failed = 0;
   for (const [name, check] of sections) {

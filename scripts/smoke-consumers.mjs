@@ -5,9 +5,8 @@
 // `smoke.mjs`. A broken `exports` map, a missing file in `files`, or a dependency that only
 // resolves inside the workspace fails here.
 //
-// Then, on the installed files: each package ships its LICENSE, every built script ends with
-// exactly one `//# sourceMappingURL` comment naming a map that ships, and every declaration file
-// loads `@types/node` itself. Last, each package alone (and each subpath entry) is type-checked
+// Then, on the installed files: each package ships its LICENSE, no built script names a source
+// map (none ships: tooling/tsup-preset.ts), and every declaration file loads `@types/node` itself. Last, each package alone (and each subpath entry) is type-checked
 // from a fresh consumer project as strict as TypeScript's own `tsc --init`: `module: nodenext`,
 // `strict`, `"types": []` (nothing global loaded unless the package asks for it, the TypeScript
 // 7 default) and `skipLibCheck: false`, once through `import` (.mts) and once through `require`
@@ -269,9 +268,9 @@ function smokeConsumer(tarballs, rootManifest) {
 }
 
 /**
- * What is wrong with an installed package's files: a missing LICENSE, a built script whose
- * `//# sourceMappingURL` comment is missing, repeated or names a map that did not ship, a
- * declaration file that does not load `@types/node` itself.
+ * What is wrong with an installed package's files: a missing LICENSE, a built script with a
+ * `//# sourceMappingURL` comment (the maps do not ship: tooling/tsup-preset.ts), a declaration
+ * file that does not load `@types/node` itself.
  */
 function installedFileProblems(dir) {
   const problems = [];
@@ -280,12 +279,9 @@ function installedFileProblems(dir) {
   for (const file of readdirSync(dist)) {
     const text = readFileSync(join(dist, file), "utf8");
     if (/\.(c|m)?js$/.test(file)) {
-      const comments = text.match(/\/\/# sourceMappingURL=[^\s/]*/g) ?? [];
-      if (comments.length !== 1)
-        problems.push(`dist/${file} has ${comments.length} sourceMappingURL comments, not 1`);
-      const target = comments[0]?.slice("//# sourceMappingURL=".length);
-      if (target && !existsSync(join(dist, target)))
-        problems.push(`dist/${file} points at ${target}, which did not ship`);
+      const comments = text.match(/\/\/# sourceMappingURL=\S*/g) ?? [];
+      if (comments.length > 0)
+        problems.push(`dist/${file} names a source map (${comments[0]}), and none ships`);
     } else if (/\.d\.(c|m)?ts$/.test(file) && !text.startsWith('/// <reference types="node" />'))
       problems.push(`dist/${file} does not start with /// <reference types="node" />`);
   }

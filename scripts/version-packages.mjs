@@ -11,6 +11,8 @@
 //   --root <dir>    another checkout (the registry suite versions a temporary clone)
 //   --no-install    leave package-lock.json alone (otherwise refreshed with --package-lock-only)
 //   --base <ref>    the release the kernel rule compares the kernels' API reports with
+//   --dry-run       says what it would do (the kernel rule's ranges, every package's next
+//        version) and writes nothing: the same steps, on a throw-away copy (RELEASING.md step 2)
 //
 // Then, before `changeset version`, the kernel rule (CONTRIBUTING.md): when a kernel (root
 // package.json `svc.kernels`) has a pending bump, a dependent's peer range on it (and its
@@ -27,9 +29,19 @@
 // (ERESOLVE). Changesets alone would either leave the range (two copies, or a missing export) or,
 // for a peer, release the dependent as 1.0.0.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
-import { join, relative, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
 import { entryPoints, reportPath } from "./api-report.mjs";
 import { lastRelease, pendingBumps, publishedPackages } from "./release-guard.mjs";
 
@@ -350,33 +362,92 @@ function admitsBelow(range, version) {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  const at = args.indexOf("--root");
-  const root = resolve(at >= 0 ? args[at + 1] : toolingRoot);
+/**
+ * The version step on `root`: the first-release changesets when `first`, the kernel rule, then
+ * `changeset version` (and the lockfile, unless `install` is false). `log` gets each line to say.
+ */
+export function versionPackages(
+  root,
+  { first = false, base, install = true, log = console.log, quiet = false },
+) {
   if (!existsSync(join(root, ".changeset"))) throw new Error(`${root} has no .changeset folder`);
-  if (args.includes("--first-release")) {
+  if (first) {
     const { removed, written } = firstRelease(root);
-    console.log(
-      `version: first release: ${removed} pending changesets replaced by ${written}, one per package`,
-    );
+    log(`version: first release: ${removed} pending changesets replaced by ${written}, one per package`);
   }
-  const first = args.includes("--first-release");
-  const base = args.includes("--base") ? args[args.indexOf("--base") + 1] : undefined;
-  for (const line of kernelPeerRanges(root, { first, base })) console.log(`version: kernel rule: ${line}`);
+  for (const line of kernelPeerRanges(root, { first, base })) log(`version: kernel rule: ${line}`);
   execFileSync("node", [join(toolingRoot, "node_modules/@changesets/cli/bin.js"), "version"], {
     cwd: root,
-    stdio: "inherit",
+    stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
   });
-  if (!args.includes("--no-install")) {
+  if (install) {
     // The lockfile records each workspace's version and ranges; changesets leaves it stale.
     execFileSync("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], {
       cwd: root,
-      stdio: "inherit",
+      stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
     });
   }
-  console.log(
-    "version: done. Review `git diff` (versions, CHANGELOG.md, package-lock.json), then commit it alone:\n" +
-      '  git commit -am "Version packages" && npm run release',
-  );
+}
+
+/**
+ * What the version step would make of `root`, without touching it: the step runs on a copy (a
+ * clone sharing `root`'s history and tags, with `root`'s working files, changed and untracked
+ * ones included), and this returns the kernel rule's lines and `[{ name, from, to }]` for every
+ * published package, then removes the copy. RELEASING.md step 2: `changeset status` alone
+ * predicts what changesets would do without the kernel rule (a dependent on a kernel minor
+ * becomes 1.0.0), not what this script does.
+ */
+export function dryRun(root, options = {}) {
+  const copy = mkdtempSync(join(tmpdir(), "svc-version-dry-"));
+  try {
+    execFileSync("git", ["clone", "--quiet", "--shared", "--no-checkout", root, copy], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    })
+      .split("\0")
+      .filter((f) => f !== "" && existsSync(join(root, f)));
+    for (const file of new Set(files)) {
+      mkdirSync(dirname(join(copy, file)), { recursive: true });
+      copyFileSync(join(root, file), join(copy, file));
+    }
+    const lines = [];
+    versionPackages(copy, { ...options, install: false, quiet: true, log: (line) => lines.push(line) });
+    const after = new Map(publishedPackages(copy).map(({ manifest }) => [manifest.name, manifest.version]));
+    const versions = publishedPackages(root).map(({ manifest }) => ({
+      name: manifest.name,
+      from: manifest.version,
+      to: after.get(manifest.name),
+    }));
+    return { lines, versions };
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const root = resolve(option("--root") ?? toolingRoot);
+  const options = {
+    first: args.includes("--first-release"),
+    base: option("--base"),
+    install: !args.includes("--no-install"),
+  };
+  if (args.includes("--dry-run")) {
+    const { lines, versions } = dryRun(root, options);
+    for (const line of lines) console.log(line);
+    console.log("version: --dry-run: the versions npm run version-packages would make (nothing written):");
+    for (const { name, from, to } of versions)
+      console.log(`version: ${name} ${from === to ? `${from} (unchanged)` : `${from} → ${to}`}`);
+  } else {
+    versionPackages(root, options);
+    console.log(
+      "version: done. Review `git diff` (versions, CHANGELOG.md, package-lock.json), then commit it alone:\n" +
+        '  git commit -am "Version packages" && npm run release',
+    );
+  }
 }

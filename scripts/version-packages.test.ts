@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitIn, json, writeIn } from "./fake-repo.js";
 import { releaseBase } from "./release-guard.mjs";
@@ -336,6 +336,83 @@ describe("the kernel rule: a dependent that imports a name new since the last re
     expect(existsSync(join(root, ".git"))).toBe(false);
     expect(() => kernelPeerRanges(root)).toThrow(/needs the git history/);
   });
+});
+
+describe("--dry-run: RELEASING.md step 2 shows what step 3 makes", () => {
+  const script = resolve(import.meta.dirname, "version-packages.mjs");
+  const versionsOf = (root: string) =>
+    Object.fromEntries(
+      ["kernel", "app"].map((dir) => {
+        const manifest = read(root, `packages/${dir}/package.json`);
+        return [manifest.name, manifest.version];
+      }),
+    );
+
+  /** A clone of the template with `files` written, committed or left in the working tree. */
+  function cloneWith(files: Record<string, string>, { commit }: { commit: boolean }) {
+    const root = mkdtempSync(join(tmpdir(), "svc-version-dry-"));
+    clones.push(root);
+    git(tmpdir(), "clone", "-q", template, root);
+    for (const [path, text] of Object.entries(files)) write(root, path, text);
+    if (commit) {
+      git(root, "add", "-A");
+      git(root, "commit", "-q", "-m", "since the release");
+    }
+    return root;
+  }
+
+  /** `{ name: version }` from the dry run's `version: <name> <from> → <to>` lines. */
+  function dryRunVersions(root: string) {
+    const r = spawnSync("node", [script, "--root", root, "--dry-run"], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    return Object.fromEntries(
+      [...r.stdout.matchAll(/^version: (@\S+) (\S+)(?: → (\S+)| \(unchanged\))$/gm)].map((m) => [
+        m[1],
+        m[3] ?? m[2],
+      ]),
+    );
+  }
+
+  it.each([
+    [
+      "a kernel patch, the app importing a name new since 0.1.0",
+      { ...kernelPatch, ...appSource('import { problem } from "@fake/kernel";\n') },
+    ],
+    ["a kernel minor, outside the app's peer range", kernelMinor],
+    ["an app patch alone", { ".changeset/app-fix.md": '---\n"@fake/app": patch\n---\n\nA fix.\n' }],
+  ])(
+    "%s → the dry run names the versions the real run makes, and writes nothing",
+    (_, files) => {
+      for (const commit of [true, false]) {
+        const root = cloneWith(files, { commit });
+        const status = git(root, "status", "--porcelain");
+        const predicted = dryRunVersions(root);
+        expect(git(root, "status", "--porcelain")).toBe(status);
+        execFileSync("node", [script, "--root", root, "--no-install"], { stdio: "ignore" });
+        expect(predicted).toEqual(versionsOf(root));
+      }
+    },
+    60_000,
+  );
+
+  it("a kernel minor: changeset status predicts 1.0.0 for the app, the dry run 0.2.0 as the real run", () => {
+    const root = cloneWith(kernelMinor, { commit: true });
+    const out = join(root, "status.json");
+    execFileSync(
+      "node",
+      [resolve(import.meta.dirname, "../node_modules/@changesets/cli/bin.js"), "status", `--output=${out}`],
+      {
+        cwd: root,
+        stdio: "ignore",
+      },
+    );
+    const status = JSON.parse(readFileSync(out, "utf8")) as {
+      releases: { name: string; newVersion: string }[];
+    };
+    rmSync(out);
+    expect(status.releases.find((r) => r.name === "@fake/app")?.newVersion).toBe("1.0.0");
+    expect(dryRunVersions(root)).toEqual({ "@fake/kernel": "0.2.0", "@fake/app": "0.2.0" });
+  }, 60_000);
 });
 
 describe("reportedExports", () => {

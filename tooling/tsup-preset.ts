@@ -10,8 +10,8 @@ import { defineConfig, type Options } from "tsup";
 const own = JSON.parse(readFileSync("package.json", "utf8")).name as string;
 
 /**
- * The one tsup preset every published package builds with: ESM + CJS, `.d.ts` and `.d.cts`,
- * sourcemaps, a clean `dist/`. Dependencies (and peer dependencies) are never bundled.
+ * The one tsup preset every published package builds with: ESM + CJS, `.d.ts` and `.d.cts`, a
+ * clean `dist/`. Dependencies (and peer dependencies) are never bundled.
  *
  * `treeshake` stays off: esbuild already drops unused code when it bundles, and tsup's extra
  * Rollup pass appended a second `//# sourceMappingURL` line to every file (Rollup's `generate`
@@ -22,26 +22,25 @@ const own = JSON.parse(readFileSync("package.json", "utf8")).name as string;
  * (the TypeScript 7 default) would otherwise not load `@types/node` and fail with TS2591.
  * `@types/node` is an optional peer dependency of each package, as vite and vitest declare it.
  *
- * Source maps ship without `sourcesContent`: they still map every frame of a stack trace
- * (`node --enable-source-maps`) to the file, line and column of `src/` in the repository, which
- * is what a consumer reads them for, and they no longer carry a second copy of the source, which
- * made them about two thirds of each tarball (4.3 MB of the 6.8 MB the nine packages unpacked).
+ * No source maps: the built files are not minified (each function keeps its name and reads as its
+ * source does, less types and comments), so a stack trace through `dist/` reads as it is, and a
+ * map is only worth shipping with the sources it names. Maps without them named `../src/*.ts`, which is not in
+ * the tarball: under `node --enable-source-maps` every frame pointed at a missing file. With
+ * `sourcesContent` they were two thirds of each tarball, and shipping `src/` beside them would
+ * add the sources a second time.
  */
 export const presetOptions = {
   entry: ["src/index.ts"],
   external: [own, new RegExp(`^${own.replace("/", "\\/")}\\/`)],
   format: ["esm", "cjs"],
   dts: { banner: '/// <reference types="node" />' },
-  sourcemap: true,
+  sourcemap: false,
   clean: true,
   target: "node20",
   platform: "node",
   splitting: false,
   treeshake: false,
   tsconfig: "tsconfig.build.json",
-  esbuildOptions(options) {
-    options.sourcesContent = false;
-  },
 } satisfies Options;
 
 export default defineConfig(presetOptions);
