@@ -139,7 +139,7 @@ describe("check-package.mjs: a package's prepack, and --fix at the root", () => 
     expect(check(dir).status).toBe(0);
     expect(check(join(dir, "packages/hal")).status).toBe(0);
     expect(check(join(dir, "packages/private")).status).toBe(0);
-  });
+  }, 60_000);
 });
 
 describe("source maps in a tarball", () => {

@@ -184,7 +184,14 @@ function copyDist(clone) {
 function versionAndPublish(clone, versionArgs, label, only) {
   run(
     "node",
-    [join(root, "scripts/version-packages.mjs"), "--root", clone, "--no-install", ...versionArgs],
+    [
+      join(root, "scripts/version-packages.mjs"),
+      "--root",
+      clone,
+      "--no-install",
+      "--no-build",
+      ...versionArgs,
+    ],
     clone,
   );
   git(clone, "add", "-A");

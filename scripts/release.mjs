@@ -10,6 +10,9 @@
 // tags still knows what was released, and the missing tags are made from the record before
 // publishing. Every other version must be one HEAD itself made (HEAD is the version commit).
 //
+// The README of each package it publishes must state the footprint of the build it publishes
+// (scripts/footprint.mjs, within 1%): the version step writes those tables.
+//
 // It publishes where npm would send `@svc/*` from the root (`npm config get @svc:registry`, else
 // `registry`), and refuses anything but the npm registry unless `--registry <url>` names it: a
 // rehearsal says where it goes, and a `.npmrc` left by one cannot send a real release there.
@@ -23,6 +26,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { hasTable, tableProblems } from "./footprint.mjs";
 import { publishedPackages } from "./release-guard.mjs";
 import { addToRecord, RECORD, readRecord, recordProblems, recreateTags } from "./release-record.mjs";
 
@@ -87,6 +91,13 @@ export function releaseProblems(root) {
         `${manifest.name}@${manifest.version} is neither tagged nor in ${RECORD}, and HEAD did not version it: HEAD is not the version commit`,
       );
   }
+  // The README each package ships with states its footprint; the tables are written in the
+  // version commit (version-packages.mjs), from a build of the same sources as this one.
+  const publishing = publishedPackages(root).filter(
+    (pkg) => !released(root, record, pkg.manifest.name, pkg.manifest.version) && hasTable(pkg),
+  );
+  for (const p of tableProblems(publishing))
+    problems.push(`${p}: build, then node scripts/footprint.mjs --write into the version commit`);
   return problems;
 }
 

@@ -10,6 +10,9 @@
 //        package.json description). Refused once any package has a version.
 //   --root <dir>    another checkout (the registry suite versions a temporary clone)
 //   --no-install    leave package-lock.json alone (otherwise refreshed with --package-lock-only)
+//   --no-build      write the footprint tables from the dist/ there is (otherwise npm run build
+//        first): the README of each package versioned states the footprint of that version
+//        (scripts/footprint.mjs), which its new CHANGELOG entry changes
 //   --base <ref>    the release the kernel rule compares the kernels' API reports with
 //   --dry-run       says what it would do (the kernel rule's ranges, every package's next
 //        version) and writes nothing: the same steps, on a throw-away copy (RELEASING.md step 2)
@@ -43,6 +46,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { entryPoints, reportPath } from "./api-report.mjs";
+import { entryFiles } from "./check-package.mjs";
+import { hasTable, writeTables } from "./footprint.mjs";
 import { lastRelease, pendingBumps, publishedPackages } from "./release-guard.mjs";
 
 const toolingRoot = resolve(import.meta.dirname, "..");
@@ -368,9 +373,10 @@ function admitsBelow(range, version) {
  */
 export function versionPackages(
   root,
-  { first = false, base, install = true, log = console.log, quiet = false },
+  { first = false, base, install = true, footprints = true, build = true, log = console.log, quiet = false },
 ) {
   if (!existsSync(join(root, ".changeset"))) throw new Error(`${root} has no .changeset folder`);
+  const before = new Map(publishedPackages(root).map(({ manifest }) => [manifest.name, manifest.version]));
   if (first) {
     const { removed, written } = firstRelease(root);
     log(`version: first release: ${removed} pending changesets replaced by ${written}, one per package`);
@@ -386,6 +392,25 @@ export function versionPackages(
       cwd: root,
       stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
     });
+  }
+  if (footprints) {
+    // The README a version ships with states that version's footprint (scripts/footprint.mjs),
+    // which its new CHANGELOG entry has just changed.
+    const versioned = publishedPackages(root).filter(
+      (pkg) => pkg.manifest.version !== before.get(pkg.manifest.name) && hasTable(pkg),
+    );
+    if (versioned.length > 0 && build)
+      execFileSync("npm", ["run", "build"], {
+        cwd: root,
+        stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+      });
+    const unbuilt = versioned.filter(({ dir, manifest }) =>
+      entryFiles(manifest).some((file) => !existsSync(join(dir, file))),
+    );
+    for (const { manifest } of unbuilt)
+      log(`version: ${manifest.name} is not built: its README's footprint table is left as it was`);
+    const written = writeTables(versioned.filter((pkg) => !unbuilt.includes(pkg)));
+    if (written.length > 0) log(`version: footprint tables written: ${written.join(", ")}`);
   }
 }
 
@@ -415,7 +440,13 @@ export function dryRun(root, options = {}) {
       copyFileSync(join(root, file), join(copy, file));
     }
     const lines = [];
-    versionPackages(copy, { ...options, install: false, quiet: true, log: (line) => lines.push(line) });
+    versionPackages(copy, {
+      ...options,
+      install: false,
+      footprints: false,
+      quiet: true,
+      log: (line) => lines.push(line),
+    });
     const after = new Map(publishedPackages(copy).map(({ manifest }) => [manifest.name, manifest.version]));
     const versions = publishedPackages(root).map(({ manifest }) => ({
       name: manifest.name,
@@ -436,6 +467,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     first: args.includes("--first-release"),
     base: option("--base"),
     install: !args.includes("--no-install"),
+    build: !args.includes("--no-build"),
   };
   if (args.includes("--dry-run")) {
     const { lines, versions } = dryRun(root, options);
