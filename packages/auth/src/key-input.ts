@@ -31,13 +31,13 @@ function isCryptoKey(value: unknown): value is CryptoKey {
 
 /**
  * What jose verifies with for the one public key `key` (`bearer.key`, checked and reduced to its
- * public half; `given`, the option as given): Web Crypto `CryptoKey`s on every runtime. A public
- * `CryptoKey` given is used as it is; any other key is imported from its JWK with
- * `crypto.subtle`, once per algorithm a token names (a `CryptoKey` serves one algorithm: an RSA
- * key verifies RS256 and PS256 as two). Handed a `KeyObject`, jose would convert it with
- * `KeyObject.toCryptoKey`, which Cloudflare Workers do not implement. A token whose algorithm the
- * key does not fit (`fits`) fails as a signature no key verifies. A key Node cannot write as a JWK
- * (an RSA-PSS key) goes to jose as the `KeyObject`.
+ * public half; `given`, the option as given): Web Crypto `CryptoKey`s on every runtime, imported
+ * from the key's JWK with `crypto.subtle` once per algorithm a token names (a `CryptoKey` serves
+ * one algorithm: an RSA key verifies RS256 and PS256 as two). Handed a `KeyObject`, jose would
+ * convert it with `KeyObject.toCryptoKey`, which Cloudflare Workers do not implement. A token
+ * whose algorithm the key does not fit (`fits`) fails as a signature no key verifies. A key that
+ * cannot be written as a JWK (an RSA-PSS key on Node, a non-extractable one elsewhere) goes to
+ * jose as given when it is a public `CryptoKey`, else as the `KeyObject`.
  *
  * @example await jwtVerify(token, verificationKey(createPublicKey(pem), pem, fits), { algorithms });
  * @see https://www.w3.org/TR/WebCryptoAPI/#SubtleCrypto-method-importKey
@@ -47,12 +47,11 @@ export function verificationKey(
   given: unknown,
   fits: (alg: string) => boolean,
 ): KeyObject | CryptoKey | JWTVerifyGetKey {
-  if (isCryptoKey(given) && given.type === "public") return given;
   let jwk: JWK;
   try {
     jwk = key.export({ format: "jwk" }) as JWK;
   } catch {
-    return key;
+    return isCryptoKey(given) && given.type === "public" ? given : key;
   }
   const imported = new Map<string, Promise<CryptoKey>>();
   return function importedKey(header) {
@@ -67,4 +66,27 @@ export function verificationKey(
     }
     return known;
   };
+}
+
+/**
+ * What jose signs with for the private key `key` (the token issuer's, checked; `given`, the
+ * option as given) and `alg`: a Web Crypto `CryptoKey` on every runtime, imported from the key's
+ * JWK with `crypto.subtle`, as for {@link verificationKey}. A key that cannot be written as a JWK
+ * goes to jose as given when it is a private `CryptoKey`, else as the `KeyObject`.
+ *
+ * @example const key = await signingKey(createPrivateKey(pem), pem, "ES256");
+ * @see https://www.w3.org/TR/WebCryptoAPI/#SubtleCrypto-method-importKey
+ */
+export async function signingKey(
+  key: KeyObject,
+  given: unknown,
+  alg: string,
+): Promise<KeyObject | CryptoKey> {
+  let jwk: JWK;
+  try {
+    jwk = key.export({ format: "jwk" }) as JWK;
+  } catch {
+    return isCryptoKey(given) && given.type === "private" ? given : key;
+  }
+  return (await importJWK(jwk, alg)) as CryptoKey;
 }

@@ -14,7 +14,7 @@ import {
   SignJWT,
 } from "jose";
 import { keyFitsAlgorithm, SIGNING_ALGORITHMS } from "./algorithms.js";
-import { asKeyObject } from "./key-input.js";
+import { asKeyObject, signingKey } from "./key-input.js";
 import { checkNames, codedError, functionOption, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
@@ -195,6 +195,8 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
   })();
   // Surface a key/algorithm mismatch on first use, not as an unhandled rejection.
   publicJwk.catch(() => {});
+  const signing = signingKey(privateKey, options.privateKey, algorithm);
+  signing.catch(() => {});
 
   return {
     algorithm,
@@ -234,7 +236,7 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
       Object.assign(payload, claims);
       const jwt = await new SignJWT(payload)
         .setProtectedHeader({ alg: algorithm, typ: "at+jwt", ...(kid ? { kid } : {}) })
-        .sign(privateKey);
+        .sign(await signing);
       // RFC 6749 §5.1: expires_in is "the lifetime in seconds of the access token": that of the
       // exp signed, which claims may have replaced (never below 0 for one already past).
       const exp = payload.exp;

@@ -7,35 +7,42 @@ import { Hono } from "hono";
 import { type CryptoKey, errors, exportJWK, exportPKCS8, exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AuthVariables, authenticate } from "../src/fetch.js";
-import type { BearerOptions } from "../src/index.js";
+import { type BearerOptions, createTokenIssuer } from "../src/index.js";
 import { verificationKey } from "../src/key-input.js";
 
 // Cloudflare Workers have node:crypto's KeyObject but not its toCryptoKey, which jose calls to
-// verify with a KeyObject: "The toCryptoKey method is not implemented". So is it here, for the
-// public keys of this file (Node before 22.10 has no toCryptoKey at all).
+// verify or sign with a KeyObject: "The toCryptoKey method is not implemented". So is it here, for
+// the public and private KeyObjects of this file (Node before 22.10 has no toCryptoKey at all).
 
 const pair = await generateKeyPair("ES256", { extractable: true });
 const other = await generateKeyPair("ES256", { extractable: true });
 const pem = await exportSPKI(pair.publicKey);
 const jwk = await exportJWK(pair.publicKey);
 const privatePem = await exportPKCS8(pair.privateKey);
+const ISS = "https://api.test/";
 
-const publicPrototype = Object.getPrototypeOf(createPublicKey(pem)) as object;
-const own = Object.getOwnPropertyDescriptor(publicPrototype, "toCryptoKey");
+const prototypes = [createPublicKey(pem), createPrivateKey(privatePem)].map(
+  (key) => Object.getPrototypeOf(key) as object,
+);
+const own = prototypes.map((prototype) => Object.getOwnPropertyDescriptor(prototype, "toCryptoKey"));
 beforeAll(() => {
-  Object.defineProperty(publicPrototype, "toCryptoKey", {
-    configurable: true,
-    writable: true,
-    value() {
-      throw Object.assign(new Error("The toCryptoKey method is not implemented"), {
-        code: "ERR_METHOD_NOT_IMPLEMENTED",
-      });
-    },
-  });
+  for (const prototype of prototypes)
+    Object.defineProperty(prototype, "toCryptoKey", {
+      configurable: true,
+      writable: true,
+      value() {
+        throw Object.assign(new Error("The toCryptoKey method is not implemented"), {
+          code: "ERR_METHOD_NOT_IMPLEMENTED",
+        });
+      },
+    });
 });
 afterAll(() => {
-  if (own === undefined) Reflect.deleteProperty(publicPrototype, "toCryptoKey");
-  else Object.defineProperty(publicPrototype, "toCryptoKey", own);
+  prototypes.forEach((prototype, i) => {
+    const descriptor = own[i];
+    if (descriptor === undefined) Reflect.deleteProperty(prototype, "toCryptoKey");
+    else Object.defineProperty(prototype, "toCryptoKey", descriptor);
+  });
 });
 
 const opened: Listening[] = [];
@@ -91,6 +98,33 @@ describe("Bearer bearer.key where KeyObject.toCryptoKey is not implemented (Clou
     expect(await get({ alg: "ES256" })).toBe(first);
     // An algorithm the key does not fit (jose asks only for one of `algorithms`): no key verifies it.
     expect(() => get({ alg: "ES384" })).toThrow(errors.JWSSignatureVerificationFailed);
+  });
+});
+
+describe("createTokenIssuer where KeyObject.toCryptoKey is not implemented (Cloudflare Workers)", () => {
+  it.each([
+    ["a PKCS#8 PEM", () => privatePem],
+    ["a private JWK", async () => exportJWK(pair.privateKey)],
+    ["a private KeyObject", () => createPrivateKey(privatePem)],
+    ["a private CryptoKey", () => pair.privateKey],
+  ])(
+    "tokenIssuer.privateKey %s, ES256 → issue() signs a token bearer.key verifies → 200",
+    async (_name, key) => {
+      const issuer = createTokenIssuer({
+        issuer: ISS,
+        audience: ISS,
+        algorithm: "ES256",
+        privateKey: await key(),
+      });
+      const url = await serve({ key: pem, algorithms: ["ES256"], audience: ISS, issuer: ISS });
+      expect(await status(url, (await issuer.issue({ id: "alice" })).access_token)).toBe(200);
+    },
+  );
+
+  it("no privateKey (a key of its own), ES256 → issue() signs a token its JWKS verifies → 200", async () => {
+    const issuer = createTokenIssuer({ issuer: ISS, audience: ISS, algorithm: "ES256" });
+    const url = await serve({ jwks: await issuer.jwks(), algorithms: ["ES256"], audience: ISS, issuer: ISS });
+    expect(await status(url, (await issuer.issue({ id: "alice" })).access_token)).toBe(200);
   });
 });
 
