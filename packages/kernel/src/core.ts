@@ -1,3 +1,4 @@
+import { exchangeOf } from "./exchange.js";
 import type { HttpError } from "./http-error.js";
 import { stringifyJson } from "./json.js";
 import { checkOptionNames, refusedOption } from "./option-error.js";
@@ -185,6 +186,9 @@ export class Pipeline {
    */
   prepare(request: PipelineRequest, target: string): Prepared {
     const version = this.#versioning?.resolve(request, target);
+    // The decision, for what reads it after routing on any framework (`versioned()`).
+    if (version !== undefined && typeof request.native === "object" && request.native !== null)
+      exchangeOf(request.native).version = version;
     if (version?.error !== undefined) return { version, refusal: version.error };
     try {
       this.#coder?.preflight(request);

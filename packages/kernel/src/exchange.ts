@@ -1,4 +1,6 @@
+import type { Passage } from "./gate.js";
 import { HttpError } from "./http-error.js";
+import type { VersionDecision } from "./steps.js";
 
 /** Who made a request, as the packages after authentication need it: a stable identifier. */
 export interface Principal {
@@ -15,17 +17,79 @@ export interface Authentication {
   readonly principal: Principal | undefined;
 }
 
+/** A body parser's result, recorded for the steps after it (`@svc/negotiate` records one). */
+export interface ParsedBody {
+  /** The content as parsed: a JSON value, a string, bytes; `undefined` for a request without content. */
+  readonly value: unknown;
+}
+
 /**
- * What one request's steps established for the steps after them, the same on every framework:
- * `@svc/auth` records who made the request, and the limiter's and the `Idempotency-Key` step's
- * defaults read it. One per request, kept by the request's own object ({@link exchangeOf}).
+ * One limiter's decision on a request, as `@svc/ratelimit` records the tightest of them for what
+ * follows (a route that shows the remaining quota, a log line).
+ */
+export interface RateLimitState {
+  /** The policy's name, as in the `RateLimit` field. */
+  readonly policy: string;
+  /** The quota of the window. */
+  readonly limit: number;
+  /** Units left in the window, after this request. */
+  readonly remaining: number;
+  /** When the full quota is back. */
+  readonly resetTime: Date;
+  /** The bucket the request counted in (`u:<principal>`, `ip:<address>` or the application's key). */
+  readonly key: string;
+}
+
+/**
+ * What one request's steps established for the steps after them, the same on every framework.
+ * One per request, kept by the request's own object ({@link exchangeOf}); each slot is filled
+ * by the step named and read by those after it, never through a property of the framework's
+ * request:
+ * - `authentication`: `@svc/auth` (or the application, {@link recordAuthentication}); read by the
+ *   limiter's and the `Idempotency-Key` step's defaults and by the SOAP credentials hook;
+ * - `client`: the client's address as the framework's adapter resolved it behind its own trust
+ *   setting (Fastify's `trustProxy`), for code handed only the `node:http` request;
+ * - `version`: the pipeline's versioning decision (`prepare`, on every adapter); read by
+ *   `versioned()` and `versionedPath()` of `@svc/versioning`;
+ * - `body`: the body parser's result (`@svc/negotiate`); read by the idempotency fingerprint;
+ * - `rateLimit`: the tightest limiter decision (`@svc/ratelimit`);
+ * - `idempotencyScope`: the scope the request's `Idempotency-Key` was looked up in;
+ * - `passages`: the response fields gates added (`RateLimit`, `Deprecation`), for an adapter
+ *   whose request has no response in front to set them on (the Fetch API's `Request`).
  */
 export interface Exchange {
   /** What an authentication step established; `undefined` until one has run. */
   authentication: Authentication | undefined;
+  /** The client's address an adapter resolved behind its framework's trust setting, if one did. */
+  client: string | undefined;
+  /** The versioning decision, once the pipeline's `prepare` has run with a versioning step. */
+  version: VersionDecision | undefined;
+  /** The parsed request content, once a body parser of the packages has read it. */
+  body: ParsedBody | undefined;
+  /** The tightest limiter decision, once a limiter has counted the request. */
+  rateLimit: RateLimitState | undefined;
+  /** The scope the request's `Idempotency-Key` belongs to, once that step has looked it up. */
+  idempotencyScope: string | undefined;
+  /** Response fields gates added, in order, for every response to the request (errors included). */
+  readonly passages: Passage[];
 }
 
-const exchanges = new WeakMap<object, Exchange>();
+/**
+ * The exchanges, by request. One table per process, not per copy of this module: an application
+ * that loads both builds of this package (one package imported, another required) still has one
+ * exchange per request, so what a step records through one copy reaches a step reading through
+ * the other.
+ */
+const exchanges: WeakMap<object, Exchange> = (() => {
+  const holder = globalThis as { [key: symbol]: WeakMap<object, Exchange> | undefined };
+  const name = Symbol.for("@svc/kernel.exchanges");
+  let table = holder[name];
+  if (table === undefined) {
+    table = new WeakMap();
+    Object.defineProperty(holder, name, { value: table });
+  }
+  return table;
+})();
 
 /**
  * The object a request's exchange is kept by: the `node:http` request (Express's `req` is one;
@@ -47,7 +111,15 @@ export function exchangeOf(request: object): Exchange {
   const key = carrier(request);
   let exchange = exchanges.get(key);
   if (exchange === undefined) {
-    exchange = { authentication: undefined };
+    exchange = {
+      authentication: undefined,
+      client: undefined,
+      version: undefined,
+      body: undefined,
+      rateLimit: undefined,
+      idempotencyScope: undefined,
+      passages: [],
+    };
     exchanges.set(key, exchange);
   }
   return exchange;

@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import {
+  exchangeOf,
   type Gate,
   type HandlerContext,
   isAnswer,
@@ -332,28 +333,19 @@ function replaceResponse(c: HonoContextLike, response: Response): void {
 }
 
 /**
- * The passages given for a request so far. A `Request` has no response in front to set fields
- * on, as `node:http`'s has: what a gate or the version decision adds to every response waits
- * here, for the route's response ({@link withPassage}) and for an error's (`@svc/errors/fetch`
- * reads {@link passagesOf}). Kept on the `Request` under a registered symbol, not in this
- * module: a process that loads both builds of this entry (one package imported, another
- * required) has two copies of it, and a gate's fields recorded through one must reach the
- * response the other writes.
+ * Records `passage` for every response to `request`, an error's included. A `Request` has no
+ * response in front to set fields on, as `node:http`'s has: what a gate or the version decision
+ * adds to every response waits in the request's exchange (`exchangeOf(request).passages`), for
+ * the route's response ({@link withPassage}) and for an error's (`@svc/errors/fetch` reads
+ * {@link passagesOf}).
  */
-const PASSAGES = Symbol.for("@svc/kernel.passages");
-
-type Carrier = Request & { [PASSAGES]?: Passage[] };
-
-/** Records `passage` for every response to `request`, an error's included. */
 export function addPassage(request: Request, passage: Passage): void {
-  const list = (request as Carrier)[PASSAGES];
-  if (list === undefined) Object.defineProperty(request, PASSAGES, { value: [passage], configurable: true });
-  else list.push(passage);
+  exchangeOf(request).passages.push(passage);
 }
 
 /** The passages recorded for `request`, in the order they were given. */
 export function passagesOf(request: Request): readonly Passage[] {
-  return (request as Carrier)[PASSAGES] ?? [];
+  return exchangeOf(request).passages;
 }
 
 /** A Fetch-API middleware: Hono middleware as called, with `wrap` for any other Fetch server. */

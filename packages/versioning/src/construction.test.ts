@@ -1,3 +1,4 @@
+import { exchangeOf } from "@svc/kernel";
 import { describe, expect, it } from "vitest";
 import { isCorsPreflight, versionResolver, versions } from "./core.js";
 import { formatDeprecation, formatSunset } from "./deprecation.js";
@@ -346,6 +347,21 @@ describe("pure parsers", () => {
   });
 });
 
+/** A request the pipeline's `prepare` decided `version` for, as its exchange holds it. */
+function decided(version: number): object {
+  const req = {};
+  exchangeOf(req).version = {
+    target: "/",
+    version,
+    prefix: "",
+    label: undefined,
+    fields: {},
+    vary: [],
+    error: undefined,
+  };
+  return req;
+}
+
 describe("versioned construction", () => {
   it("{ one: fn } → TypeError", () => {
     expect(() => versioned({ one: () => {} } as never)).toThrow(TypeError);
@@ -356,8 +372,8 @@ describe("versioned construction", () => {
   it("inherit: true → version 3 uses version 2's handler", () => {
     const seen: string[] = [];
     const h = versioned({ 1: () => seen.push("1"), 2: () => seen.push("2") }, { inherit: true });
-    h({ apiVersion: 3 }, {}, () => seen.push("next"));
-    h({ apiVersion: 1 }, {}, () => seen.push("next"));
+    h(decided(3), {}, () => seen.push("next"));
+    h(decided(1), {}, () => seen.push("next"));
     expect(seen).toEqual(["2", "1"]);
   });
   it("no apiVersion with a default handler → default", () => {

@@ -1,6 +1,9 @@
+import { exchangeOf } from "@svc/kernel";
+
 declare global {
   // Express declares its request type in this global namespace; this adds what the pipeline's
-  // Express adapter (`expressAdapter(...).prepare` of @svc/kernel) sets from `versions()`.
+  // Express adapter (`expressAdapter(...).prepare` of @svc/kernel) shows the application's
+  // handlers from `versions()`. The packages read the decision from the request's exchange.
   namespace Express {
     interface Request {
       /** The API version @svc/versioning resolved for this request. */
@@ -15,17 +18,22 @@ declare global {
  * Puts the request's `/v<N>` prefix back in front of a path, so links in a response to
  * `/v2/employees` point at `/v2/...` and the client stays in its version; with the header or media
  * type strategy the path is returned unchanged (the version lives outside the URL). Compose it with
- * `hrefFor` of @svc/hal. Takes a request the pipeline's `prepare` has seen (`req.apiVersionPrefix`),
- * or a decision's `prefix` as `{ apiVersionPrefix }`.
+ * `hrefFor` of @svc/hal. Takes a request the pipeline's `prepare` has seen, on any framework
+ * (Express's `req`, Fastify's `request`, Hono's `c.req` or a Fetch `Request`: the decision is in
+ * its exchange, `exchangeOf(req).version` of `@svc/kernel`), or a decision's `prefix` as
+ * `{ apiVersionPrefix }`.
  *
  * @example hrefFor(req, versionedPath(req, `/employees/${id}`)) // ".../v2/employees/7" for /v2 requests
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
-export function versionedPath(req: { apiVersionPrefix?: string | undefined }, path: string): string {
+export function versionedPath(req: object, path: string): string {
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new TypeError(`versionedPath: path must start with "/", got ${String(path)}`);
   }
-  return `${req.apiVersionPrefix ?? ""}${path}`;
+  const decided = exchangeOf(req).version;
+  const prefix =
+    decided === undefined ? (req as { apiVersionPrefix?: unknown }).apiVersionPrefix : decided.prefix;
+  return typeof prefix === "string" ? `${prefix}${path}` : path;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { NextFunction } from "@svc/errors";
 import { HttpError } from "@svc/errors";
+import { exchangeOf } from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 
 const HANDLERS = "an object of handler functions by version number ({ 1: h1, 2: h2, default? })";
@@ -17,7 +18,8 @@ export interface VersionedOptions {
 type Handler<Req, Res> = (req: Req, res: Res, next: NextFunction) => unknown;
 
 /**
- * A per-route dispatcher on `req.apiVersion` (set by the pipeline's `prepare`, from `versions()`): `{ 1: h1, 2: h2 }` calls
+ * A per-route dispatcher on the request's version, as the pipeline's `prepare` decided it from
+ * `versions()` (the request's exchange, `exchangeOf(req).version` of `@svc/kernel`): `{ 1: h1, 2: h2 }` calls
  * the handler of the request's version. A version without a handler is a 404 `HttpError` (or, with
  * `inherit`, the nearest lower version's handler). A request without a version (a version-neutral
  * path without a default) uses the `default` handler when given, else 404. Promises returned by
@@ -26,7 +28,7 @@ type Handler<Req, Res> = (req: Req, res: Res, next: NextFunction) => unknown;
  * @example app.get("/employees/:id", versioned({ 1: getV1, 2: getV2 }));
  * @see versions
  */
-export function versioned<Req extends { apiVersion?: number | undefined }, Res>(
+export function versioned<Req extends object, Res>(
   handlers: Readonly<Record<number, Handler<Req, Res>>> & { default?: Handler<Req, Res> },
   options: VersionedOptions = {},
 ): Handler<Req, Res> {
@@ -75,7 +77,7 @@ export function versioned<Req extends { apiVersion?: number | undefined }, Res>(
   const inherit = options.inherit ?? false;
 
   return function svcVersioned(req: Req, res: Res, next: NextFunction): unknown {
-    const version = req.apiVersion;
+    const version = exchangeOf(req).version?.version;
     let handler = version === undefined ? fallback : table.get(version);
     if (handler === undefined && version !== undefined && inherit) {
       const lower = ascending.filter((v) => v < version).pop();

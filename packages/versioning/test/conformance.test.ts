@@ -18,7 +18,7 @@ import express from "express";
 import { versionedPath as expressPath } from "../src/express.js";
 import { versionedPath as fastifyPath } from "../src/fastify.js";
 import { versionedPath as fetchPath } from "../src/fetch.js";
-import { versions } from "../src/index.js";
+import { versioned, versionedPath, versions } from "../src/index.js";
 import { versionedPath as nodePath } from "../src/node.js";
 
 // versions() through the kernel's pipeline adapter of each framework: each strategy, the refusal
@@ -49,6 +49,21 @@ const pipeline = () =>
 /** The route, once: the version the handler got and its self link as each entry spells it. */
 const employee = (version: number | undefined, self: string) => ({ id: 7, version, self });
 
+/**
+ * The main entry's `versionedPath` and `versioned()`, handed the framework's own request object
+ * (Express's `req`, `node:http`'s, Fastify's `request`, Hono's `c.req`): the decision is read from
+ * the request's exchange on each.
+ */
+function eighth(request: object, version: number | undefined) {
+  let chosen = "none";
+  versioned({ 1: () => (chosen = "v1"), 2: () => (chosen = "v2"), default: () => (chosen = "default") })(
+    request,
+    {},
+    () => (chosen = "next"),
+  );
+  return { id: 8, version, self: versionedPath(request, "/employees/8"), handler: chosen };
+}
+
 const mounts: Mounts = {
   express() {
     const svc = expressAdapter(pipeline());
@@ -58,6 +73,16 @@ const mounts: Mounts = {
       "/employees/7",
       svc.handle((req: express.Request, ctx) => employee(ctx.version, expressPath(req, "/employees/7"))),
     );
+    app.get(
+      "/employees/8",
+      // What an application's middleware does to the request's own properties changes nothing.
+      (req, _res, next) => {
+        req.apiVersion = 1;
+        req.apiVersionPrefix = "/v1";
+        next();
+      },
+      svc.handle((req: express.Request, ctx) => eighth(req, ctx.version)),
+    );
     app.use(fallbackErrors.express);
     return app;
   },
@@ -66,6 +91,7 @@ const mounts: Mounts = {
     return (req: IncomingMessage, res: ServerResponse) => {
       const run = async () => {
         const ready = await svc.prepare(req, res);
+        if (ready.path === "/employees/8") return svc.respond(req, res, (ctx) => eighth(req, ctx.version));
         if (ready.path !== "/employees/7") throw HttpError.notFound();
         return svc.respond(req, res, (ctx) => employee(ctx.version, nodePath(ready, "/employees/7")));
       };
@@ -79,6 +105,10 @@ const mounts: Mounts = {
       "/employees/7",
       svc.handle((request, ctx) => employee(ctx.version, fastifyPath(request, "/employees/7"))),
     );
+    app.get(
+      "/employees/8",
+      svc.handle((request, ctx) => eighth(request, ctx.version)),
+    );
     return app;
   },
   fetch() {
@@ -87,6 +117,7 @@ const mounts: Mounts = {
     app.get("/employees/7", (c) =>
       svc.respond(c.req.raw, (ctx) => employee(ctx.version, fetchPath(c, "/employees/7"))),
     );
+    app.get("/employees/8", (c) => svc.respond(c.req.raw, (ctx) => eighth(c.req, ctx.version)));
     return app.fetch;
   },
 };
@@ -158,6 +189,18 @@ const rows: Row[] = [
     status: 200,
     headers: { deprecation: `@${DEPRECATION.getTime() / 1000}`, sunset: SUNSET.toUTCString() },
     body: { id: 7, version: 1, self: "/employees/7" },
+  },
+  {
+    name: "GET /v2/employees/8 → versionedPath and versioned() of the main entry read the decision on every framework",
+    request: { path: "/v2/employees/8" },
+    status: 200,
+    body: { id: 8, version: 2, self: "/v2/employees/8", handler: "v2" },
+  },
+  {
+    name: "API-Version: 1 on /employees/8 → no prefix, version 1's handler",
+    request: { path: "/employees/8", headers: { "API-Version": "1" } },
+    status: 200,
+    body: { id: 8, version: 1, self: "/employees/8", handler: "v1" },
   },
 ];
 
