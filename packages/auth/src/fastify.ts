@@ -19,7 +19,7 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
-import { recordAuthentication, requestFacts } from "@svc/kernel";
+import { exchangeOf, recordAuthentication, requestFacts } from "@svc/kernel";
 import { appWide, fastifyView } from "@svc/kernel/fastify";
 import { refusedOption } from "@svc/kernel/internal";
 import type {
@@ -31,7 +31,6 @@ import type {
   preHandlerAsyncHookHandler,
   preParsingAsyncHookHandler,
 } from "fastify";
-import { leaveAuthenticated } from "./left-on-request.js";
 
 export type { AuthContext, AuthenticateOptions, AuthorizePredicate };
 
@@ -115,7 +114,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     request.principal = context.principal ?? null;
     recordAuthentication(request.raw, context.principal);
     // For code handed only `request.raw` (the SOAP credentials hook under @svc/soap-envelope).
-    leaveAuthenticated(request.raw, { principal: context.principal, ip: clientOf(request) });
+    exchangeOf(request.raw).client = clientOf(request);
     if (context.principal !== undefined)
       request.log.debug(
         { principal: context.principal.id, scheme: context.principal.scheme },

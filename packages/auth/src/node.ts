@@ -17,7 +17,6 @@ import {
   scopeGuard,
 } from "@svc/auth";
 import { recordAuthentication } from "@svc/kernel";
-import { leaveAuthenticated } from "./left-on-request.js";
 
 export type { AuthContext, AuthenticateOptions, AuthGuard, AuthorizePredicate };
 
@@ -58,8 +57,6 @@ export function authenticate(options: AuthenticateOptions): (req: IncomingMessag
     const context = await authenticator.authenticate(req);
     contexts.set(req, context);
     recordAuthentication(req, context.principal);
-    // For code handed only `req` (the SOAP credentials hook under @svc/soap-envelope).
-    leaveAuthenticated(req, { principal: context.principal, ip: undefined });
     return context;
   };
 }

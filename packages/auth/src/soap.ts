@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
+import { exchangeOf } from "@svc/kernel";
+import type { AuthView } from "./auth-view.js";
 import {
   attemptOf,
   type BasicOutcome,
@@ -10,7 +12,6 @@ import {
   notJudged,
   type VerifyPassword,
 } from "./basic-verifier.js";
-import { authenticatedOn, clientView } from "./left-on-request.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
 import { checkNames, optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
@@ -194,8 +195,8 @@ export interface SoapCredentialsVerifier {
 export interface SoapHookContext {
   /**
    * The HTTP request that carried the envelope: the principal `authenticate()` found from its
-   * `Authorization` field (Express's `req.principal`, or left on the `node:http` request by
-   * `@svc/auth/fastify`'s plugin and `@svc/auth/node`'s `authenticate`), and the client's address.
+   * `Authorization` field (recorded in the request's exchange, `exchangeOf(req)` of
+   * `@svc/kernel`, by every framework's `authenticate`), and the client's address.
    */
   readonly http?: (IncomingMessage & { principal?: Principal; ip?: string | undefined }) | undefined;
 }
@@ -333,6 +334,24 @@ function addressOf(config: SoapConfig, client: SoapClient | undefined): string |
   if (client === undefined) return undefined;
   if (client.address !== undefined) return client.address;
   return client.request ? config.verifier.clientAddress(clientView(client.request)) : undefined;
+}
+
+/**
+ * `req` as the verifier's `clientAddress` reads it: with the address the framework's adapter
+ * resolved (the exchange's `client`: Fastify's behind its `trustProxy`) when `req` has no `ip` of
+ * its own (a `node:http` request under Fastify), else `req` itself.
+ */
+function clientView(req: IncomingMessage & { ip?: string | undefined }): AuthView {
+  const ip = req.ip === undefined ? exchangeOf(req).client : undefined;
+  if (ip === undefined) return req;
+  return {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    socket: req.socket,
+    ip,
+  };
 }
 
 function child(el: XmlElement, ns: string | null, name: string): XmlElement[] {
@@ -482,10 +501,11 @@ async function authenticateMessage(
   context: SoapHookContext | undefined,
 ): Promise<Principal> {
   const request = context?.http;
-  // Express's authenticate() sets `req.principal`; the Fastify plugin and `node:http`'s
-  // authenticate() leave it on the `node:http` request the SOAP adapters hand over.
+  // What authenticate() recorded for the request, on whichever framework it ran.
   const fromHttp =
-    request === undefined ? undefined : (request.principal ?? authenticatedOn(request)?.principal);
+    request === undefined
+      ? undefined
+      : (exchangeOf(request).authentication?.principal as Principal | undefined);
   const block = credentialsBlock(config, headerBlocks);
   if (block === undefined) {
     if (fromHttp) return fromHttp;
