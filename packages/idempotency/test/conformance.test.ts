@@ -4,6 +4,10 @@ import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
+import { parseBody as expressBody } from "@svc/negotiate";
+import { parseBody as fastifyBody } from "@svc/negotiate/fastify";
+import { parseBody as fetchBody } from "@svc/negotiate/fetch";
+import { parseBody as nodeBody } from "@svc/negotiate/node";
 import {
   conformance,
   errorStatus,
@@ -66,6 +70,15 @@ function orders() {
   };
 }
 
+/**
+ * A route whose body `parseBody` of `@svc/negotiate` read, handed to the pipeline by nobody: the
+ * fingerprint reads it from the request's exchange. Counts its executions.
+ */
+function parsedRoute() {
+  let runs = 0;
+  return () => reply({ execution: ++runs }, { status: 201 });
+}
+
 const mounts: Mounts = {
   express() {
     const svc = expressAdapter(createPipeline());
@@ -78,6 +91,13 @@ const mounts: Mounts = {
       "/orders",
       svc.handle((req: express.Request, ctx) => create(req.body, req.headers, ctx), { idempotency: keys }),
     );
+    const parsedKeys = expressIdempotency(options());
+    const parsed = parsedRoute();
+    app.post(
+      "/parsed",
+      expressBody(),
+      svc.handle(() => parsed(), { idempotency: parsedKeys }),
+    );
     app.use(fallbackErrors.express);
     return app;
   },
@@ -85,9 +105,16 @@ const mounts: Mounts = {
     const svc = nodeAdapter(createPipeline());
     const keys = nodeIdempotency(options());
     const create = orders();
+    const parsedKeys = nodeIdempotency(options());
+    const parsed = parsedRoute();
+    const readParsed = nodeBody();
     return (req: IncomingMessage, res: ServerResponse) => {
       const run = async () => {
         const { path } = await svc.prepare(req, res);
+        if (req.method === "POST" && path === "/parsed") {
+          await readParsed(req, res);
+          return svc.respond(req, res, () => parsed(), { idempotency: parsedKeys });
+        }
         if (req.method !== "POST" || path !== "/orders") throw HttpError.notFound();
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -107,6 +134,15 @@ const mounts: Mounts = {
       "/orders",
       svc.handle((request, ctx) => create(request.body, request.headers, ctx), { idempotency: keys }),
     );
+    const parsedKeys = fastifyIdempotency(options());
+    const parsed = parsedRoute();
+    app.register(async (scope) => {
+      await scope.register(fastifyBody);
+      scope.post(
+        "/parsed",
+        svc.handle(() => parsed(), { idempotency: parsedKeys }),
+      );
+    });
     return app;
   },
   fetch() {
@@ -121,6 +157,13 @@ const mounts: Mounts = {
         route: { idempotency: keys },
         body,
       });
+    });
+    const parsedKeys = fetchIdempotency(options());
+    const parsed = parsedRoute();
+    const readParsed = fetchBody();
+    app.post("/parsed", async (c) => {
+      await readParsed(c.req.raw);
+      return svc.respond(c.req.raw, () => parsed(), { route: { idempotency: parsedKeys } });
     });
     return app.fetch;
   },
@@ -202,6 +245,20 @@ const rows: Row[] = [
     request: post("k-after", "quince"),
     status: 201,
     body: { item: "quince", execution: 1 },
+  },
+  {
+    name: "a body parseBody read, the same key with another body → 422 (the fingerprint reads the exchange)",
+    before: [{ ...post("k-parsed", "fig"), path: "/parsed" }],
+    request: { ...post("k-parsed", "kiwi"), path: "/parsed" },
+    status: 422,
+    body: errorStatus(422),
+  },
+  {
+    name: "a body parseBody read, the same key and body → replayed",
+    before: [{ ...post("k-parsed-2", "fig"), path: "/parsed" }],
+    request: { ...post("k-parsed-2", "fig"), path: "/parsed" },
+    status: 201,
+    headers: { "idempotent-replayed": "true" },
   },
   {
     name: "no Idempotency-Key where required → 400",

@@ -126,6 +126,16 @@ export function exchangeOf(request: object): Exchange {
 }
 
 /**
+ * The exchange of `request` if a step has made one, without making one: for the hot paths that
+ * only read a slot.
+ *
+ * @internal For the @svc packages' adapters; it reads the exchanges this entry keeps.
+ */
+export function exchangeIfAny(request: object): Exchange | undefined {
+  return exchanges.get(carrier(request));
+}
+
+/**
  * Records who made `request` (`undefined`: nobody, an anonymous request let through), for the
  * steps after authentication (the principal as given: `@svc/auth` records its own `Principal`): `@svc/auth` does it on every framework; an application that
  * authenticates with its own code does it too, so that the rate limit and the `Idempotency-Key`

@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import {
+  exchangeIfAny,
   exchangeOf,
   type Gate,
   type HandlerContext,
@@ -343,9 +344,11 @@ export function addPassage(request: Request, passage: Passage): void {
   exchangeOf(request).passages.push(passage);
 }
 
+const NO_PASSAGES: readonly Passage[] = Object.freeze([]);
+
 /** The passages recorded for `request`, in the order they were given. */
 export function passagesOf(request: Request): readonly Passage[] {
-  return exchangeOf(request).passages;
+  return exchangeIfAny(request)?.passages ?? NO_PASSAGES;
 }
 
 /** A Fetch-API middleware: Hono middleware as called, with `wrap` for any other Fetch server. */
@@ -402,7 +405,8 @@ export interface FetchPipeline {
   /**
    * The response to `request`: `handler`'s result through the pipeline. Rejects with the error to
    * answer, for `app.onError` or `@svc/errors/fetch`. `body`: the request content the handler read,
-   * for an idempotent route's fingerprint.
+   * for an idempotent route's fingerprint; by default what `parseBody` of `@svc/negotiate/fetch`
+   * read of `request` (the request's exchange).
    */
   respond(
     request: Request,
@@ -466,10 +470,12 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
       const { prepared, path, read, info } = decide(request, options.info);
       if (prepared.refusal !== undefined) throw prepared.refusal;
       // The request as read for the decision, unless this call knows more of the connection.
+      // The body the handler read, else what a body parser of the packages recorded for it.
+      const body = options.body !== undefined ? options.body : exchangeIfAny(request)?.body?.value;
       const pipelineRequest =
         options.info === undefined || options.info === info
-          ? { ...read, path, body: options.body }
-          : fetchPipelineRequest(request, { info: options.info, path, body: options.body });
+          ? { ...read, path, body }
+          : fetchPipelineRequest(request, { info: options.info, path, body });
       const value = await pipeline.run(pipelineRequest, prepared, handler, options.route);
       const preset = new Headers();
       for (const passage of passagesOf(request)) {

@@ -11,9 +11,12 @@ export {
 export {
   type Authentication,
   type Exchange,
+  exchangeIfAny,
   exchangeOf,
+  type ParsedBody,
   type Principal,
   principalFor,
+  type RateLimitState,
   recordAuthentication,
 } from "./exchange.js";
 export { type ForwardedHeaders, type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";

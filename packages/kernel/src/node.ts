@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   appendVary,
+  exchangeIfAny,
   type FieldValue,
   type Gate,
   type HandlerContext,
@@ -33,10 +34,19 @@ export function pipelineRequest(
     headers: req.headers,
     rawHeaders: req.rawHeaders,
     path: path ?? (query === -1 ? url : url.slice(0, query)),
-    body: (req as IncomingMessage & { body?: unknown }).body,
+    body: bodyOf(req),
     preset: res === undefined ? undefined : (name) => res.getHeader(name) as FieldValue | undefined,
     native: req,
   };
+}
+
+/**
+ * The request content as parsed in front: what a body parser of the packages recorded in the
+ * request's exchange, else what another parser left as `req.body` (Express's `express.json()`).
+ */
+function bodyOf(req: IncomingMessage): unknown {
+  const parsed = exchangeIfAny(req)?.body;
+  return parsed === undefined ? (req as IncomingMessage & { body?: unknown }).body : parsed.value;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
 import {
+  exchangeOf,
   type MediaType,
   parseMediaType,
   type RequestView,
@@ -756,7 +757,12 @@ export function parseBody(options: ParseBodyOptions = {}) {
     }
     read(req, req).then(
       (value) => {
-        if (value !== undefined) req.body = value;
+        if (value !== undefined) {
+          // For the steps after this one (the idempotency fingerprint), on every framework; and
+          // `req.body` for the application's own handlers.
+          exchangeOf(req).body = { value };
+          req.body = value;
+        }
         next();
       },
       (err: unknown) => {

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { IncomingMessage } from "node:http";
+import { exchangeOf } from "@svc/kernel";
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
 import {
   bodyReader,
@@ -49,7 +50,9 @@ export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", async (request: FastifyRequest, payload: IncomingMessage) => {
       try {
-        return await read(request.raw, payload);
+        const value = await read(request.raw, payload);
+        if (value !== undefined) exchangeOf(request.raw).body = { value };
+        return value;
       } catch (err) {
         if (closesConnection(err)) closing.add(request.raw);
         throw err;

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { exchangeOf } from "@svc/kernel";
 import { type ConnectionInfo, type FetchMiddleware, fetchGate, fetchView } from "@svc/kernel/fetch";
 import { bodyReader, type CrossOriginOptions, crossOriginGate, type ParseBodyOptions } from "@svc/negotiate";
 
@@ -28,8 +29,11 @@ export function parseBody(
   options: ParseBodyOptions = {},
 ): (request: Request, info?: ConnectionInfo) => Promise<unknown> {
   const read = bodyReader(options);
-  return function readFetchBody(request, info) {
-    return read(fetchView(request, info), request.body as AsyncIterable<Uint8Array> | null);
+  return async function readFetchBody(request, info) {
+    const value = await read(fetchView(request, info), request.body as AsyncIterable<Uint8Array> | null);
+    // For the steps after this one (the pipeline's idempotency fingerprint).
+    if (value !== undefined) exchangeOf(request).body = { value };
+    return value;
   };
 }
 

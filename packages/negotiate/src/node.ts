@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { exchangeOf } from "@svc/kernel";
 import { nodeGate } from "@svc/kernel/node";
 import {
   bodyReader,
@@ -42,7 +43,10 @@ export function parseBody(
   const read = bodyReader(options);
   return async function readNodeBody(req, res) {
     try {
-      return await read(req, req);
+      const value = await read(req, req);
+      // For the steps after this one (the pipeline's idempotency fingerprint).
+      if (value !== undefined) exchangeOf(req).body = { value };
+      return value;
     } catch (err) {
       if (res !== undefined && !res.headersSent && closesConnection(err))
         res.setHeader("Connection", "close");
