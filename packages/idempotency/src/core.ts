@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { fallbackLogger, HttpError } from "@svc/errors";
+import { exchangeOf } from "@svc/kernel";
 import { canonicalPath, type RoutingRules, targetPath } from "./canonical-path.js";
 import {
   type IdempotencyConfig,
@@ -214,6 +215,8 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
         { code: "unauthenticated_credentials" },
       );
     const scope = scopeOf(config.scope(attempt.request as Req));
+    if (typeof attempt.request === "object" && attempt.request !== null)
+      exchangeOf(attempt.request).idempotencyScope = scope;
     const key = [scope, method, attempt.route ?? path, parsed.key].map(encodeURIComponent).join(":");
     const logger = config.logger ?? attempt.log ?? fallbackLogger;
     if (attempt.body === undefined && !warnedUnparsedBody && hasContent(attempt.headers)) {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, type HandlerContext, HttpError, reply } from "@svc/kernel";
+import { createPipeline, exchangeOf, type HandlerContext, HttpError, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
@@ -76,7 +76,8 @@ function orders() {
  */
 function parsedRoute() {
   let runs = 0;
-  return () => reply({ execution: ++runs }, { status: 201 });
+  return (request: object) =>
+    reply({ execution: ++runs, scope: exchangeOf(request).idempotencyScope ?? null }, { status: 201 });
 }
 
 const mounts: Mounts = {
@@ -96,7 +97,7 @@ const mounts: Mounts = {
     app.post(
       "/parsed",
       expressBody(),
-      svc.handle(() => parsed(), { idempotency: parsedKeys }),
+      svc.handle((request) => parsed(request), { idempotency: parsedKeys }),
     );
     app.use(fallbackErrors.express);
     return app;
@@ -113,7 +114,7 @@ const mounts: Mounts = {
         const { path } = await svc.prepare(req, res);
         if (req.method === "POST" && path === "/parsed") {
           await readParsed(req, res);
-          return svc.respond(req, res, () => parsed(), { idempotency: parsedKeys });
+          return svc.respond(req, res, () => parsed(req), { idempotency: parsedKeys });
         }
         if (req.method !== "POST" || path !== "/orders") throw HttpError.notFound();
         const chunks: Buffer[] = [];
@@ -140,7 +141,7 @@ const mounts: Mounts = {
       await scope.register(fastifyBody);
       scope.post(
         "/parsed",
-        svc.handle(() => parsed(), { idempotency: parsedKeys }),
+        svc.handle((request) => parsed(request), { idempotency: parsedKeys }),
       );
     });
     return app;
@@ -163,7 +164,7 @@ const mounts: Mounts = {
     const readParsed = fetchBody();
     app.post("/parsed", async (c) => {
       await readParsed(c.req.raw);
-      return svc.respond(c.req.raw, () => parsed(), { route: { idempotency: parsedKeys } });
+      return svc.respond(c.req.raw, () => parsed(c.req.raw), { route: { idempotency: parsedKeys } });
     });
     return app.fetch;
   },
@@ -252,6 +253,12 @@ const rows: Row[] = [
     request: { ...post("k-parsed", "kiwi"), path: "/parsed" },
     status: 422,
     body: errorStatus(422),
+  },
+  {
+    name: "the request's exchange holds the key's scope (anonymous: no principal)",
+    request: { ...post("k-parsed-scope", "fig"), path: "/parsed" },
+    status: 201,
+    body: (r) => expect(JSON.parse(r.text).scope).toBe("anonymous"),
   },
   {
     name: "a body parseBody read, the same key and body → replayed",

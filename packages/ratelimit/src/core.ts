@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
-import { ipBucket, principalFor, type RequestView } from "@svc/kernel";
+import { exchangeOf, ipBucket, principalFor, type RequestView } from "@svc/kernel";
 import { initOf } from "./express-store.js";
 import { ceilSeconds, type RateLimitFields, reportDecision, tightestDecision } from "./headers.js";
 import { capacityOf } from "./limiter.js";
@@ -462,11 +462,19 @@ class Info implements RateLimitInfo {
 }
 
 /**
- * `req.rateLimit` (or `requestPropertyName`) on the framework's request: this decision, unless
- * another limiter's on the same request is tighter.
+ * The request's exchange's `rateLimit`, and `req.rateLimit` (or `requestPropertyName`) on the
+ * framework's request for the application's handlers: this decision, unless another limiter's on
+ * the same request is tighter.
  */
 function requestInfo(config: Config, p: Pending, decision: Decision): RateLimitInfo {
   const info = new Info(decision, p.label, config.headers.policyName);
+  const native = p.asked.native;
+  if (typeof native === "object" && native !== null) {
+    // The tightest decision, for what follows on any framework (`exchangeOf(req).rateLimit`).
+    const exchange = exchangeOf(native);
+    if (exchange.rateLimit === undefined || tightestDecision(p.asked.owner) === decision)
+      exchange.rateLimit = info;
+  }
   const name = config.requestProperty;
   if (name !== undefined) {
     const bag = p.asked.native as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { connect } from "node:net";
-import { HttpError } from "@svc/kernel";
+import { exchangeOf, HttpError } from "@svc/kernel";
 import {
   conformance,
   FRAMEWORKS,
@@ -68,6 +68,7 @@ function limiters() {
     clock,
     app: { ...window, limit: 2, skip, key },
     search: { ...window, limit: 5, policyName: "search", store: new MemoryStore() },
+    state: { ...window, limit: 5, policyName: "state", store: new MemoryStore() },
     down: { limit: 5, store: down(), failMode: "closed", logger: silent } as const,
     broken: { limit: () => 0, logger: silent },
     /** Successes given back: only failures spend the quota of 2. */
@@ -94,6 +95,12 @@ function outcome(path: string): string {
   return "ok";
 }
 
+/** What the request's exchange holds of the limiters that counted it: the tightest decision. */
+function state(request: object): string {
+  const limit = exchangeOf(request).rateLimit;
+  return JSON.stringify(limit && { policy: limit.policy, limit: limit.limit, remaining: limit.remaining });
+}
+
 const mounts: Mounts = {
   express() {
     const l = limiters();
@@ -107,6 +114,9 @@ const mounts: Mounts = {
     app.use(expressRateLimit(l.app));
     app.get("/search", expressRateLimit(l.search), (_req, res) => {
       res.end("ok");
+    });
+    app.get("/state", expressRateLimit(l.state), (req, res) => {
+      res.end(state(req));
     });
     app.get("/down", expressRateLimit(l.down), (_req, res) => {
       res.end("ok");
@@ -130,6 +140,7 @@ const mounts: Mounts = {
     const limit = nodeRateLimit({ ...l.app, trustProxy: "loopback" });
     const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<boolean>> = {
       "/search": nodeRateLimit(l.search),
+      "/state": nodeRateLimit(l.state),
       "/down": nodeRateLimit(l.down),
       "/broken": nodeRateLimit(l.broken),
       "/ss": nodeRateLimit(l.ss),
@@ -146,7 +157,7 @@ const mounts: Mounts = {
         }
         await limit(req, res);
         await (routes[path] ?? routes[path.slice(0, path.lastIndexOf("/"))])?.(req, res);
-        res.end(outcome(path));
+        res.end(path === "/state" ? state(req) : outcome(path));
       };
       run().catch((err) => fallbackErrors.node(err, req, res));
     };
@@ -161,6 +172,7 @@ const mounts: Mounts = {
     app.register(async (limited) => {
       await limited.register(fastifyRateLimit, { ...l.app, trustProxy: "loopback" });
       limited.get("/search", { onRequest: rateLimitHook(l.search) }, async () => "ok");
+      limited.get("/state", { onRequest: rateLimitHook(l.state) }, async (request) => state(request));
       limited.get("/down", { onRequest: rateLimitHook(l.down) }, async () => "ok");
       limited.get("/broken", { onRequest: rateLimitHook(l.broken) }, async () => "ok");
       limited.all("/*", async () => "ok");
@@ -185,6 +197,7 @@ const mounts: Mounts = {
     });
     app.use(fetchRateLimit({ ...l.app, trustProxy: "loopback" }));
     app.get("/search", fetchRateLimit(l.search), (c) => c.text("ok"));
+    app.get("/state", fetchRateLimit(l.state), (c) => c.text(state(c.req.raw)));
     app.get("/down", fetchRateLimit(l.down), (c) => c.text("ok"));
     app.get("/broken", fetchRateLimit(l.broken), (c) => c.text("ok"));
     for (const name of ["ss", "sf", "rws"] as const) {
@@ -200,6 +213,13 @@ const get = (path: string, headers?: Record<string, string>) => ({ path, ...(hea
 
 /** Clock at 90 s, fixed window of 60 s: the window ends at 120 s, 30 s away. */
 const rows: Row[] = [
+  {
+    name: "the request's exchange holds the tightest limiter decision (default r=1 of 2, not state r=4 of 5)",
+    fresh: true,
+    request: get("/state"),
+    status: 200,
+    body: JSON.stringify({ policy: "default", limit: 2, remaining: 1 }),
+  },
   {
     name: "GET /a, limit 2 → 200 with X-RateLimit-* and RateLimit-Policy/RateLimit, r=1",
     fresh: true,
