@@ -1,3 +1,4 @@
+import type { TrustHop } from "./forwarded.js";
 import type { Passage } from "./gate.js";
 import { HttpError } from "./http-error.js";
 import type { VersionDecision } from "./steps.js";
@@ -47,6 +48,9 @@ export interface RateLimitState {
  * request:
  * - `authentication`: `@svc/auth` (or the application, {@link recordAuthentication}); read by the
  *   limiter's and the `Idempotency-Key` step's defaults and by the SOAP credentials hook;
+ * - `trust`: the proxies the framework the request arrived on believes (Fastify's `trustProxy`,
+ *   compiled with Express's meaning), recorded by its adapter's view; read by `requestFacts`
+ *   when a package is given no trust of its own;
  * - `client`: the client's address as the framework's adapter resolved it behind its own trust
  *   setting (Fastify's `trustProxy`), for code handed only the `node:http` request;
  * - `version`: the pipeline's versioning decision (`prepare`, on every adapter); read by
@@ -60,6 +64,11 @@ export interface RateLimitState {
 export interface Exchange {
   /** What an authentication step established; `undefined` until one has run. */
   authentication: Authentication | undefined;
+  /**
+   * The framework's own trust of proxies, if its adapter recorded one (`false`: none trusted);
+   * Express's `trust proxy` is read from its app instead.
+   */
+  trust: TrustHop | false | undefined;
   /** The client's address an adapter resolved behind its framework's trust setting, if one did. */
   client: string | undefined;
   /** The versioning decision, once the pipeline's `prepare` has run with a versioning step. */
@@ -113,6 +122,7 @@ export function exchangeOf(request: object): Exchange {
   if (exchange === undefined) {
     exchange = {
       authentication: undefined,
+      trust: undefined,
       client: undefined,
       version: undefined,
       body: undefined,

@@ -10,6 +10,7 @@ import { Readable } from "node:stream";
 import {
   type Body,
   compileTrust,
+  exchangeOf,
   type FactsRequest,
   type FieldValue,
   type Gate,
@@ -129,9 +130,9 @@ const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
 
 /**
  * A Fastify request as the @svc cores read it ({@link RequestView}, and what `requestFacts` reads):
- * `request.raw`'s method, target, fields and connection, with Fastify's own `trustProxy` server
- * option where `requestFacts` looks for a framework's setting when no trust is given (as it reads
- * Express's `trust proxy`). So the client address, scheme and host a package reads behind a proxy
+ * `request.raw`'s method, target, fields and connection; Fastify's own `trustProxy` server option
+ * is recorded in the request's exchange, where `requestFacts` looks for a framework's setting when
+ * no trust is given (as it reads Express's `trust proxy`). So the client address, scheme and host a package reads behind a proxy
  * follow `Fastify({ trustProxy })`, as `request.ip`, `request.protocol` and `request.host` do,
  * unless the package's own `trustProxy` option says otherwise. Gates under {@link fastifyGate}
  * are given this view. A hop count as Fastify's `trustProxy` is refused (a `TypeError` with
@@ -146,15 +147,17 @@ export function fastifyView(request: FastifyRequest): RequestView & FactsRequest
   const raw = request.raw;
   const known = views.get(raw);
   if (known !== undefined) return known;
-  const trust = fastifyTrust(request.server);
-  const view: RequestView & FactsRequest = {
+  // Fastify's trust, for `requestFacts` of every package, in the request's exchange; the view
+  // stands for `raw` there (`raw`), as Fastify's own request does.
+  exchangeOf(raw).trust = fastifyTrust(request.server);
+  const view: RequestView & FactsRequest & { readonly raw: IncomingMessage } = {
     method: raw.method,
     url: raw.url,
     originalUrl: (raw as { originalUrl?: string }).originalUrl ?? raw.url,
     headers: raw.headers,
     rawHeaders: raw.rawHeaders,
     socket: raw.socket,
-    app: { get: (setting: string) => (setting === "trust proxy fn" && trust !== false ? trust : undefined) },
+    raw,
   };
   views.set(raw, view);
   return view;

@@ -1,5 +1,6 @@
 import { isIP, isIPv4 } from "node:net";
 import { type Authority, parseHost } from "./authority.js";
+import { exchangeIfAny } from "./exchange.js";
 import {
   checkForwardedHeaders,
   type ForwardedHeaders,
@@ -388,9 +389,9 @@ export interface FactsRequest {
  * `trust`: `false` (no forwarded field is read), `true` (every hop: right only when nothing but
  * the proxy can reach the server), or a function of a proxy's address and hop (0 for the peer;
  * `compileTrust` makes one from Express's `trust proxy` forms). Undefined falls back to the
- * Express app's own `trust proxy` setting (`req.app.get("trust proxy fn")`), to Fastify's
- * `trustProxy` server option on `fastifyView(request)` of `@svc/kernel/fastify` (which carries it
- * the same way), and to `false` elsewhere.
+ * framework's trust the request's exchange holds (Fastify's `trustProxy` server option, which
+ * `fastifyView(request)` of `@svc/kernel/fastify` records), to the Express app's own `trust proxy`
+ * setting (`req.app.get("trust proxy fn")`), and to `false` elsewhere.
  *
  * `forwardedHeaders`: the one family of forwarded fields read, the one the proxy in front sets:
  * `"x-forwarded"` (the default, as Express and Fastify read) or `"forwarded"` (RFC 7239). Any
@@ -412,8 +413,13 @@ export function requestFacts(
   if (trust === true) hop = TRUST_ALL;
   else if (typeof trust === "function") hop = trust;
   else if (trust === undefined) {
-    const fromApp = typeof req.app?.get === "function" ? req.app.get("trust proxy fn") : undefined;
-    if (typeof fromApp === "function") hop = fromApp as TrustHop;
+    const recorded = exchangeIfAny(req)?.trust;
+    if (recorded !== undefined) {
+      if (recorded !== false) hop = recorded;
+    } else {
+      const fromApp = typeof req.app?.get === "function" ? req.app.get("trust proxy fn") : undefined;
+      if (typeof fromApp === "function") hop = fromApp as TrustHop;
+    }
   }
   return new Facts({
     headers: req.headers,
