@@ -16,6 +16,7 @@
 export { asyncRoute, type NextFunction } from "./async-route.js";
 export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
 export { buildResponse, isCodedBody } from "./coded-response.js";
+export { type DigestAlgorithm, type DigestEncoding, digest, portableDigest } from "./digest.js";
 export {
   EXTENSION_NAME,
   isExtensionName,
@@ -37,3 +38,4 @@ export {
   refusedOption,
 } from "./option-error.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
+export { emitWarning } from "./warning.js";
