@@ -9,7 +9,8 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import { dirname } from "node:path";
 import { pinoRedaction } from "@svc/auth";
-import { clientErrorHandler, expressServerOptions } from "@svc/errors";
+import { clientErrorHandler } from "@svc/errors";
+import { expressServerOptions } from "@svc/errors/express";
 import { PostgresStore } from "@svc/idempotency";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";

@@ -1,7 +1,8 @@
-import { hash } from "node:crypto";
 import { trimOws } from "@svc/kernel";
-import { refusedOption } from "@svc/kernel/internal";
+import { digest, refusedOption } from "@svc/kernel/internal";
 import { isOws } from "./ows.js";
+
+const utf8 = new TextEncoder();
 
 /** The tag of an empty body (SHA-1 of no bytes). */
 const EMPTY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
@@ -11,7 +12,7 @@ const EMPTY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
  * first 27 characters of their SHA-1 digest in base64, the format of the `etag` package (so tags
  * stay the same across versions, and caches keep their validators). JSON and XML of one resource
  * get different tags because their bytes differ. The digest is computed in one call
- * (`crypto.hash`), without a Hash object per response.
+ * (`crypto.hash` on Node.js), without a Hash object per response.
  *
  * Anything but a string or bytes (a number, `undefined`, an object to serialise first) is refused
  * with a `TypeError` of code `ERR_SVC_CONDITIONAL_BODY`: a tag is computed from the exact bytes
@@ -29,9 +30,9 @@ export function strongEtag(body: string | Uint8Array): string {
       "a string or bytes (a Buffer or Uint8Array): the representation as sent",
       "strongEtag: body",
     );
-  const length = typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.byteLength;
-  if (length === 0) return EMPTY_TAG;
-  return `"${length.toString(16)}-${hash("sha1", body, "base64").slice(0, 27)}"`;
+  const bytes = typeof body === "string" ? utf8.encode(body) : body;
+  if (bytes.byteLength === 0) return EMPTY_TAG;
+  return `"${bytes.byteLength.toString(16)}-${digest("sha1", bytes, "base64").slice(0, 27)}"`;
 }
 
 /** One entity tag of a header: its opaque part (with quotes) and whether it was weak. */

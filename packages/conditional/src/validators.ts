@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import {
   type CurrentState,
   type FieldValue,
@@ -11,7 +10,7 @@ import {
   trimOws,
   type Validators,
 } from "@svc/kernel";
-import { BoundedMemo, BoundedPairMemo } from "@svc/kernel/internal";
+import { BoundedMemo, BoundedPairMemo, digest, emitWarning } from "@svc/kernel/internal";
 import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -38,9 +37,11 @@ function representationLabel(contentType: string, language: string | undefined):
   return `${type}\n${(language ?? "").toLowerCase()}\n`;
 }
 
+const utf8 = new TextEncoder();
+
 /** A representation's label as UTF-8 bytes. */
-function labelBytes(contentType: string, language: string | undefined): Buffer {
-  return Buffer.from(representationLabel(contentType, language), "utf8");
+function labelBytes(contentType: string, language: string | undefined): Uint8Array {
+  return utf8.encode(representationLabel(contentType, language));
 }
 
 /**
@@ -82,13 +83,13 @@ export function representationTag(
   language: string | undefined,
   body: string | Uint8Array,
 ): string {
-  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  const bytes = typeof body === "string" ? utf8.encode(body) : body;
   const label =
     language === undefined ? labels.get(contentType) : labelsByLanguage.get(contentType, language);
-  const labelled = Buffer.allocUnsafe(label.byteLength + bytes.byteLength);
-  label.copy(labelled, 0);
+  const labelled = new Uint8Array(label.byteLength + bytes.byteLength);
+  labelled.set(label, 0);
   labelled.set(bytes, label.byteLength);
-  return `"${bytes.byteLength.toString(16)}-${hash("sha1", labelled, "base64").slice(0, 27)}"`;
+  return `"${bytes.byteLength.toString(16)}-${digest("sha1", labelled, "base64").slice(0, 27)}"`;
 }
 
 /** RFC 9110 §8.8.3: a strong tag of the identity bytes becomes weak on coded ones. */
@@ -181,9 +182,9 @@ export function validators(options: ValidatorsOptions = {}): Validators {
     value.fields.etag = null;
     if (warned) return;
     warned = true;
-    process.emitWarning(
+    emitWarning(
       `@svc/conditional: a reply set the ETag ${JSON.stringify(given.slice(0, 100))}, which is not an entity-tag (RFC 9110 §8.8.3: a quoted opaque-tag, "7" or W/"7"); it is not sent, and a response with bytes is tagged from them. Warned once.`,
-      { code: INVALID_ETAG_WARNING_CODE },
+      INVALID_ETAG_WARNING_CODE,
     );
   };
 

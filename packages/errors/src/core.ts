@@ -7,6 +7,7 @@ import {
   type ResponseValue,
   stringifyJson,
 } from "@svc/kernel";
+import { emitWarning } from "@svc/kernel/internal";
 import { clockTime } from "./clock.js";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
 import { fallbackLogger, writeLog } from "./logger.js";
@@ -22,6 +23,8 @@ import { errorRecordToXml, problemDetailsToXml } from "./xml.js";
  * `Content-Length` is a framing a recipient must reject, RFC 9112 §6.1, §6.3) or a
  * `Content-Encoding` (RFC 9110 §8.4) would corrupt it.
  */
+const utf8 = new TextEncoder();
+
 const BODY_FIELDS = [
   "content-type",
   "content-length",
@@ -271,7 +274,7 @@ function withChallenge(
   if (status === 407) {
     if (lacksChallenge("proxy-authenticate", headers, context) && !config.warned.proxyChallenge) {
       config.warned.proxyChallenge = true;
-      process.emitWarning(MISSING_PROXY_CHALLENGE_WARNING, { code: "SVC_ERRORS_407_WITHOUT_CHALLENGE" });
+      emitWarning(MISSING_PROXY_CHALLENGE_WARNING, "SVC_ERRORS_407_WITHOUT_CHALLENGE");
     }
     return headers;
   }
@@ -279,7 +282,7 @@ function withChallenge(
   if (config.wwwAuthenticate === undefined) {
     if (!config.warned.challenge) {
       config.warned.challenge = true;
-      process.emitWarning(MISSING_CHALLENGE_WARNING, { code: "SVC_ERRORS_401_WITHOUT_CHALLENGE" });
+      emitWarning(MISSING_CHALLENGE_WARNING, "SVC_ERRORS_401_WITHOUT_CHALLENGE");
     }
     return headers;
   }
@@ -349,7 +352,7 @@ function responseValue(
   fields["cache-control"] = "no-store";
   for (const [name, value] of headers) fields[name] = value;
   fields["content-type"] = contentType;
-  return { status, fields, vary: ["Accept"], body: Buffer.from(body) };
+  return { status, fields, vary: ["Accept"], body: utf8.encode(body) };
 }
 
 /**

@@ -5,7 +5,7 @@ export {
   isHttpError,
   reasonPhrase,
 } from "@svc/kernel";
-export { asyncRoute } from "@svc/kernel/express";
+export { asyncRoute } from "@svc/kernel/internal";
 export { CUT_MARK, ERROR_RECORD_LIMITS, MAX_EXTENSION_DEPTH } from "./bounds.js";
 export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
 export {
@@ -28,7 +28,6 @@ export {
   type NextFunction,
   notFound,
 } from "./error-handler.js";
-export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
 export {
   DEFAULT_CAUSE_DEPTH,
   fallbackLogger,

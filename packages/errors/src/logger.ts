@@ -166,7 +166,11 @@ function writeLine(level: number, obj: object, msg: string | undefined): void {
       line[key] = "[unserializable]";
     }
   }
-  process.stderr.write(`${JSON.stringify(line)}\n`);
+  const stderr = (globalThis as { process?: { stderr?: { write?: (text: string) => unknown } } }).process
+    ?.stderr;
+  // Node.js's stderr, one JSON line; the console where there is no process (workerd, browsers).
+  if (typeof stderr?.write === "function") stderr.write(`${JSON.stringify(line)}\n`);
+  else console.error(JSON.stringify(line));
 }
 
 /**

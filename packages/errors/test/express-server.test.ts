@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerOptions } from "node:http";
 import { createRequire } from "node:module";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { expressServerOptions } from "../src/index.js";
+import { expressServerOptions } from "../src/express.js";
 import { listenWith } from "./listen-with.js";
 
 /** Express 4, installed beside Express 5 under the alias `express4` (a dev dependency). */

@@ -1,13 +1,8 @@
 import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { describeOptions, type OptionCase, refusal } from "@svc/test-utils";
 import { describe, expect, it } from "vitest";
-import {
-  clientErrorHandler,
-  errorHandler,
-  expressServerOptions,
-  HttpError,
-  methodNotAllowed,
-} from "../src/index.js";
+import { expressServerOptions } from "../src/express.js";
+import { clientErrorHandler, errorHandler, HttpError, methodNotAllowed } from "../src/index.js";
 
 const rows: OptionCase[] = [
   [

@@ -202,15 +202,16 @@ async function boundedText(response: Response, max: number): Promise<string | un
     return undefined;
   }
   if (!response.body) return "";
-  const chunks: Uint8Array[] = [];
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  let text = "";
   let size = 0;
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
     // UTF-8 takes at most 4 bytes a character: past that, the text is over maxLength anyway.
     if (size > max * 4) return undefined;
-    chunks.push(chunk);
+    text += decoder.decode(chunk, { stream: true });
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  text += decoder.decode();
   // RFC 8259 §8.1: parsers "MAY ignore the presence of a byte order mark rather than treating it
   // as an error"; fetch's `json()` does (the Encoding Standard's UTF-8 decode drops it).
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

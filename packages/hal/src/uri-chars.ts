@@ -7,9 +7,11 @@ const NOT_URI_CHARS = new RegExp(NOT_URI_CHAR.source, "gu");
 const NOT_REFERENCE_CHAR = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#{}%]|%(?![0-9A-Fa-f]{2})/u;
 const NOT_REFERENCE_CHARS = new RegExp(NOT_REFERENCE_CHAR.source, "gu");
 
+const utf8 = new TextEncoder();
+
 function percentEncoded(c: string): string {
   let out = "";
-  for (const byte of Buffer.from(c, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  for (const byte of utf8.encode(c)) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { isIPv6 } from "node:net";
+import { isIPv6 } from "./ip.js";
 
 /** A checked `uri-host [ ":" port ]`: the host lower-cased, the port when one was given. */
 export interface Authority {

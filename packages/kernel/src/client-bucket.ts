@@ -1,4 +1,4 @@
-import { isIP, isIPv4 } from "node:net";
+import { isIP, isIPv4 } from "./ip.js";
 
 /** A port after an IPv4 address, or after a bracketed IPv6 address. */
 const PORT = /^:[0-9]{1,5}$/;

@@ -7,7 +7,6 @@
  * @packageDocumentation
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { Readable } from "node:stream";
 import {
   exchangeIfAny,
   exchangeOf,
@@ -24,7 +23,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js";
-import { fieldName } from "./node.js";
+import { fieldName } from "./field-name.js";
 import { releaseBody } from "./release.js";
 
 /** What a Fetch server knows of a request beyond the `Request` itself. */
@@ -281,16 +280,52 @@ export function toResponse(value: ResponseValue, method: string, preset?: Header
   }
   if (typeof (body as NodeJS.ReadableStream).pipe === "function") {
     headers.delete("content-length");
-    const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
     if (method === "HEAD") {
-      releaseBody(stream);
+      releaseBody(body);
       return buildResponse(null, { status: value.status, headers }, coded);
     }
-    return buildResponse(Readable.toWeb(stream) as ReadableStream, { status: value.status, headers }, coded);
+    return buildResponse(webStream(body as NodeJS.ReadableStream), { status: value.status, headers }, coded);
   }
   const bytes = body as Uint8Array;
   headers.set("content-length", String(bytes.byteLength));
   return buildResponse(method === "HEAD" ? null : bytes, { status: value.status, headers }, coded);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A Node.js stream (or anything async-iterable with `pipe`) as a `ReadableStream` of bytes, read
+ * as the response is, through its async iterator: a cancelled response ends the iteration, which
+ * destroys a Node.js `Readable`. No `node:stream` (`Readable.toWeb`): this entry runs where there
+ * is no Node.js.
+ *
+ * @see https://streams.spec.whatwg.org/#rs-model
+ */
+function webStream(body: NodeJS.ReadableStream): ReadableStream<Uint8Array> {
+  const iterator = (body as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await iterator.next();
+        if (next.done) {
+          controller.close();
+          return;
+        }
+        const chunk = next.value;
+        if (typeof chunk === "string") controller.enqueue(encoder.encode(chunk));
+        else if (chunk instanceof Uint8Array) controller.enqueue(chunk);
+        else throw new TypeError(`A response stream gave a chunk that is not bytes: ${typeof chunk}`);
+      },
+      async cancel() {
+        try {
+          await iterator.return?.();
+        } finally {
+          releaseBody(body);
+        }
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /**

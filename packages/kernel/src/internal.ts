@@ -11,8 +11,12 @@
  *
  * @packageDocumentation
  */
+// Express's asyncRoute, for `@svc/errors` to re-export from its main entry without the Node.js
+// writer of the Express entry.
+export { asyncRoute, type NextFunction } from "./async-route.js";
 export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
 export { buildResponse, isCodedBody } from "./coded-response.js";
+export { type DigestAlgorithm, type DigestEncoding, digest, portableDigest } from "./digest.js";
 export {
   EXTENSION_NAME,
   isExtensionName,
@@ -23,6 +27,7 @@ export {
 export { checkForwardedHeaders } from "./forwarded.js";
 // The types the helpers take and return, exported by the main entry as well.
 export { checkedFieldErrors, type FieldError, hasAllow, isProblemCode } from "./http-error.js";
+export { isIP, isIPv4, isIPv6 } from "./ip.js";
 export {
   checkBooleanOption,
   checkOptionNames,
@@ -33,3 +38,4 @@ export {
   refusedOption,
 } from "./option-error.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
+export { emitWarning } from "./warning.js";

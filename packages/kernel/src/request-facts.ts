@@ -1,4 +1,3 @@
-import { isIP, isIPv4 } from "node:net";
 import { type Authority, parseHost } from "./authority.js";
 import { exchangeIfAny } from "./exchange.js";
 import {
@@ -10,6 +9,7 @@ import {
 } from "./forwarded.js";
 import { parseParameters, splitList } from "./grammar.js";
 import { HttpError } from "./http-error.js";
+import { isIP, isIPv4 } from "./ip.js";
 import { TRUST_ALL } from "./trust.js";
 
 /** Header values as `node:http` gives them: lower-case names, a list for repeated fields. */

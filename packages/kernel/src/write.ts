@@ -1,41 +1,9 @@
 import type { ServerResponse } from "node:http";
-import { Readable } from "node:stream";
 import { appendVary, type Body, type FieldValue, type ResponseValue } from "@svc/kernel";
+import { fieldName } from "./field-name.js";
 import { releaseBody } from "./release.js";
 
-/**
- * Field names as they are usually spelled: each hyphen-separated part capitalised, except the
- * acronyms of the fields the pipeline writes. Names are case-insensitive (RFC 9110 §5.1); the
- * spelling is only what people reading a trace expect.
- */
-const SPELLED: Readonly<Record<string, string>> = {
-  etag: "ETag",
-  "www-authenticate": "WWW-Authenticate",
-  "content-md5": "Content-MD5",
-  "x-ratelimit-limit": "X-RateLimit-Limit",
-  "x-ratelimit-remaining": "X-RateLimit-Remaining",
-  "x-ratelimit-reset": "X-RateLimit-Reset",
-  "x-correlation-id": "X-Correlation-ID",
-  "api-supported-versions": "API-Supported-Versions",
-  "api-deprecated-versions": "API-Deprecated-Versions",
-  "api-version": "API-Version",
-};
-
-const spelled = new Map<string, string>(Object.entries(SPELLED));
-
-/** `name` (lower case) spelled for the wire; a bounded cache of the names seen. */
-export function fieldName(name: string): string {
-  const known = spelled.get(name);
-  if (known !== undefined) return known;
-  let out = "";
-  let upper = true;
-  for (const ch of name) {
-    out += upper ? ch.toUpperCase() : ch;
-    upper = ch === "-";
-  }
-  if (spelled.size < 512) spelled.set(name, out);
-  return out;
-}
+export { fieldName };
 
 function isStream(body: Body): body is NodeJS.ReadableStream {
   return typeof (body as NodeJS.ReadableStream).pipe === "function";
@@ -47,12 +15,12 @@ function isStream(body: Body): body is NodeJS.ReadableStream {
  * unpipes it, and a paused file stream or cursor nobody reads again keeps its descriptor open.
  */
 function sendStream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
-  const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
+  const stream = body as NodeJS.ReadableStream & { readonly readableEnded?: boolean };
   return new Promise<void>((resolve, reject) => {
     stream.once("error", reject);
     res.once("finish", resolve);
     res.once("close", () => {
-      if (!stream.readableEnded) stream.destroy();
+      if (stream.readableEnded !== true) releaseBody(stream);
       resolve();
     });
     stream.pipe(res);

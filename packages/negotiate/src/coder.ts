@@ -1,14 +1,3 @@
-import { pipeline } from "node:stream";
-import { promisify } from "node:util";
-import {
-  brotliCompress,
-  constants,
-  createBrotliCompress,
-  createDeflate,
-  createGzip,
-  deflate,
-  gzip,
-} from "node:zlib";
 import {
   addVary,
   type Body,
@@ -36,12 +25,111 @@ export interface CompressionOptions {
 }
 
 /** The codings offered, in server preference: RFC 7932 br, RFC 9110 §8.4.1.3 gzip, §8.4.1.2 deflate. */
-const CODINGS: readonly string[] = Object.freeze(["br", "gzip", "deflate"]);
+const ZLIB_CODINGS: readonly string[] = Object.freeze(["br", "gzip", "deflate"]);
+/** The codings of the Compression Standard's `CompressionStream`, which has no br. */
+const WEB_CODINGS: readonly string[] = Object.freeze(["gzip", "deflate"]);
 const NO_CODINGS: readonly string[] = Object.freeze([]);
-const gzipBytes = promisify(gzip);
-const deflateBytes = promisify(deflate);
-const brotliBytes = promisify(brotliCompress);
-const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+
+/**
+ * What codes content: the codings it can make, in server preference, and how. `encodeStream`
+ * is absent where streamed content is sent as it is.
+ *
+ * @internal
+ */
+export interface Encoder {
+  readonly codings: readonly string[];
+  encodeBytes(coding: string, bytes: Uint8Array): Promise<Uint8Array>;
+  encodeStream?(coding: string, body: NodeJS.ReadableStream): Body;
+}
+
+/** The parts of `node:zlib` and `node:stream` this file uses. */
+type Zlib = Pick<
+  typeof import("node:zlib"),
+  | "brotliCompress"
+  | "constants"
+  | "createBrotliCompress"
+  | "createDeflate"
+  | "createGzip"
+  | "deflate"
+  | "gzip"
+>;
+type Streams = Pick<typeof import("node:stream"), "pipeline">;
+
+/**
+ * node:zlib (and node:stream) where the runtime has them (Node.js, Bun, Deno, workerd with
+ * `nodejs_compat`), through `process.getBuiltinModule`: an import would keep this entry from
+ * loading where there is no Node.js.
+ *
+ * @see https://nodejs.org/api/process.html#processgetbuiltinmoduleid
+ */
+function nodeModules(): { zlib: Zlib; stream: Streams } | undefined {
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof runtime?.getBuiltinModule !== "function") return undefined;
+  try {
+    const zlib = runtime.getBuiltinModule("node:zlib") as Zlib | undefined;
+    const stream = runtime.getBuiltinModule("node:stream") as Streams | undefined;
+    if (typeof zlib?.gzip !== "function" || typeof stream?.pipeline !== "function") return undefined;
+    return { zlib, stream };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * br, gzip and deflate with node:zlib, bytes and streams; `level` for gzip and deflate, brotli at
+ * quality 4.
+ *
+ * @internal
+ */
+export function zlibEncoder(
+  { zlib, stream }: { zlib: Zlib; stream: Streams },
+  level: number | undefined,
+): Encoder {
+  const options = level === undefined ? {} : { level };
+  const brotli = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
+  return {
+    codings: ZLIB_CODINGS,
+    encodeBytes(coding, bytes) {
+      return new Promise<Uint8Array>((resolve, reject) => {
+        const done = (err: Error | null, out: Uint8Array) => (err ? reject(err) : resolve(out));
+        if (coding === "br") zlib.brotliCompress(bytes, brotli, done);
+        else if (coding === "gzip") zlib.gzip(bytes, options, done);
+        else zlib.deflate(bytes, options, done);
+      });
+    },
+    encodeStream(coding, body) {
+      const coder =
+        coding === "br"
+          ? zlib.createBrotliCompress(brotli)
+          : coding === "gzip"
+            ? zlib.createGzip(options)
+            : zlib.createDeflate(options);
+      // pipeline(): a source failing mid-body fails the coded stream too, so the response is cut
+      // rather than ended as if complete.
+      stream.pipeline(body, coder, () => {});
+      return coder;
+    },
+  };
+}
+
+/**
+ * gzip and deflate with the Compression Standard's `CompressionStream` ("deflate" is the zlib
+ * format, as RFC 9110 §8.4.1.2 names it), whole bytes only: no br, and no level.
+ *
+ * @see https://compression.spec.whatwg.org/#compressionstream
+ * @internal
+ */
+export function webEncoder(): Encoder {
+  return {
+    codings: WEB_CODINGS,
+    async encodeBytes(coding, bytes) {
+      const coded = new Blob([bytes as Uint8Array<ArrayBuffer>])
+        .stream()
+        .pipeThrough(new CompressionStream(coding === "gzip" ? "gzip" : "deflate"));
+      return new Uint8Array(await new Response(coded).arrayBuffer());
+    },
+  };
+}
 
 /** Whether the response's `Cache-Control` forbids transforming it (RFC 9111 §5.2.2.6 no-transform). */
 function noTransform(request: PipelineRequest, value: ResponseValue): boolean {
@@ -78,6 +166,19 @@ function hasDigest(value: ResponseValue): boolean {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.4
  */
 export function compression(options: CompressionOptions = {}): Coder {
+  const modules = nodeModules();
+  return codingStep(options, (level) => (modules ? zlibEncoder(modules, level) : webEncoder()));
+}
+
+/**
+ * {@link compression} with the encoder given: its codings are the ones offered.
+ *
+ * @internal
+ */
+export function codingStep(
+  options: CompressionOptions,
+  encoderFor: (level: number | undefined) => Encoder,
+): Coder {
   checkOptionNames("negotiate", options, ["threshold", "level"], "compression");
   const { threshold = 1024, level } = options;
   if (typeof threshold !== "number" || !Number.isSafeInteger(threshold) || threshold < 0) {
@@ -90,7 +191,8 @@ export function compression(options: CompressionOptions = {}): Coder {
   ) {
     throw refused("compression", "level", level, "an integer from -1 to 9 (zlib levels)");
   }
-  const zlibOptions = level === undefined ? {} : { level };
+  const encoder = encoderFor(level);
+  const CODINGS = encoder.codings;
 
   return {
     preflight(request) {
@@ -114,6 +216,13 @@ export function compression(options: CompressionOptions = {}): Coder {
         return "identity";
       }
       if (value.fields["content-range"] != null) return "identity";
+      // Streamed content where only whole bytes can be coded goes as it is.
+      if (
+        encoder.encodeStream === undefined &&
+        value.body !== undefined &&
+        !(value.body instanceof Uint8Array)
+      )
+        return "identity";
       if (!isCompressible(fieldText(value.fields["content-type"])) || noTransform(request, value))
         return "identity";
       // It would be coded for a client that asks: the choice depended on Accept-Encoding.
@@ -130,20 +239,10 @@ export function compression(options: CompressionOptions = {}): Coder {
     },
 
     encode(coding, body): Body | Promise<Body> {
-      if (body instanceof Uint8Array) {
-        if (coding === "br") return brotliBytes(body, BROTLI);
-        return coding === "gzip" ? gzipBytes(body, zlibOptions) : deflateBytes(body, zlibOptions);
-      }
-      const coder =
-        coding === "br"
-          ? createBrotliCompress(BROTLI)
-          : coding === "gzip"
-            ? createGzip(zlibOptions)
-            : createDeflate(zlibOptions);
-      // pipeline(): a source failing mid-body fails the coded stream too, so the response is cut
-      // rather than ended as if complete.
-      pipeline(body as NodeJS.ReadableStream, coder, () => {});
-      return coder;
+      if (body instanceof Uint8Array) return encoder.encodeBytes(coding, body);
+      if (encoder.encodeStream === undefined)
+        throw new Error(`@svc/negotiate: no ${coding} coder for a stream`);
+      return encoder.encodeStream(coding, body);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { escapeXml } from "@svc/errors";
 import { stringifyJson } from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
-import { stringify } from "csv-stringify/sync";
+import { stringify } from "#csv-stringify";
 
 /** What a serializer learns about the response it is producing. */
 export interface RepresentContext {

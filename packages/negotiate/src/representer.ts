@@ -112,8 +112,10 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === "function";
 }
 
+const utf8 = new TextEncoder();
+
 function toBody(body: RepresentationBody): Uint8Array | NodeJS.ReadableStream {
-  return typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  return typeof body === "string" ? utf8.encode(body) : body;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { isIP } from "node:net";
 import { ipAddressOf } from "@svc/kernel";
+import { isIP } from "@svc/kernel/internal";
 import ipaddr from "ipaddr.js";
 import { optionError } from "./option-error.js";
 

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { checkOptionNames } from "@svc/kernel/internal";
+import { checkOptionNames, digest } from "@svc/kernel/internal";
 import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
 import { isThenable } from "./thenable.js";
@@ -282,9 +281,9 @@ function storeKey(prefix: string, key: string, prefixes: ReadonlySet<string>): s
   if (prefixes.size > 1)
     for (const other of prefixes)
       if (other.length > prefix.length && full.startsWith(other))
-        return `${DIGEST}p:${createHash("sha256").update(`${prefix.length}:${full}`).digest("base64url")}`;
+        return `${DIGEST}p:${digest("sha256", `${prefix.length}:${full}`, "base64url")}`;
   if (full.length <= MAX_STORE_KEY_LENGTH && !full.startsWith(DIGEST)) return full;
-  return DIGEST + createHash("sha256").update(full).digest("base64url");
+  return DIGEST + digest("sha256", full, "base64url");
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { digest } from "@svc/kernel/internal";
 
 /** What both scripts read first: the key and ARGV `algorithm, limit, windowMs, cost`. */
 const ARGS = `
@@ -84,7 +84,7 @@ return {allowed, remaining, resetAt, retry, now}
 `;
 
 /** SHA1 of {@link DECIDE_SCRIPT}, for `EVALSHA`. */
-export const DECIDE_SHA = createHash("sha1").update(DECIDE_SCRIPT).digest("hex");
+export const DECIDE_SHA = digest("sha1", DECIDE_SCRIPT, "hex");
 
 /**
  * Gives back `cost` units an allowed decision spent (`skipSuccessfulRequests` /
@@ -118,4 +118,4 @@ return 0
 `;
 
 /** SHA1 of {@link REFUND_SCRIPT}, for `EVALSHA`. */
-export const REFUND_SHA = createHash("sha1").update(REFUND_SCRIPT).digest("hex");
+export const REFUND_SHA = digest("sha1", REFUND_SCRIPT, "hex");
