@@ -16,6 +16,9 @@ Options:
       --long-as <repr>      how the service decodes xs:long: bigint (default) or string
       --import-root <dir>   folder the contract's imports may read from, holding the
                             WSDL's folder (default: the WSDL's folder)
+      --schema-location <url>=<file>
+                            a local copy of a document the contract imports by
+                            URL (repeatable); nothing is fetched
       --name <Name>         prefix of <Name>Operations / <Name>Handlers
                             (default: the WSDL's definitions or service name)
       --import-from <mod>   module to import SoapHandlers from (default: @svc/soap-envelope)
@@ -57,6 +60,9 @@ export function runCli(args: readonly string[], io: CliStreams): number {
       source: basename(path),
       ...(values["long-as"] === undefined ? {} : { longAs: values["long-as"] as "bigint" | "string" }),
       ...(values["import-root"] === undefined ? {} : { importRoot: values["import-root"] }),
+      ...(values["schema-location"] === undefined
+        ? {}
+        : { schemaLocations: schemaLocations(values["schema-location"]) }),
       ...(values.name === undefined ? {} : { name: values.name }),
       ...(values["import-from"] === undefined ? {} : { importFrom: values["import-from"] }),
     });
@@ -83,9 +89,21 @@ function parse(args: readonly string[]) {
       out: { type: "string", short: "o" },
       "long-as": { type: "string" },
       "import-root": { type: "string" },
+      "schema-location": { type: "string", multiple: true },
       name: { type: "string" },
       "import-from": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
+}
+
+/** `--schema-location <url>=<file>` pairs, split at the last `=` (a URL's query may hold one). */
+function schemaLocations(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.lastIndexOf("=");
+    if (at < 0) throw new Error(`--schema-location ${pair}: expected <url>=<file>`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 import { refusedOption } from "@svc/kernel/internal";
+import { checkSchemaLocations } from "./options.js";
 import { type CompiledSchema, schemaComponents } from "./schema.js";
 import type { SchemaComponents } from "./schema-compile.js";
 import {
@@ -46,6 +47,12 @@ export interface GenerateTypesOptions {
    */
   importRoot?: string;
   /**
+   * Local copies of the documents the contract imports by URL (the service's
+   * `contract.schemaLocations`): nothing is fetched.
+   * @default {}
+   */
+  schemaLocations?: Readonly<Record<string, string>>;
+  /**
    * Prefix of the generated `<name>Operations`, `<name>Handlers` and `<name>FaultDetails` types.
    * @default the `name` of `wsdl:definitions`, else of its first `wsdl:service`, else `"Service"`
    */
@@ -65,7 +72,15 @@ export interface GenerateTypesOptions {
 /** Decoded: what handlers receive. Init: what handlers may return (what the encoder accepts). */
 type Mode = "decoded" | "init";
 
-const OPTION_KEYS = new Set(["baseDir", "longAs", "importRoot", "name", "importFrom", "source"]);
+const OPTION_KEYS = new Set([
+  "baseDir",
+  "longAs",
+  "importRoot",
+  "schemaLocations",
+  "name",
+  "importFrom",
+  "source",
+]);
 
 /**
  * Writes a TypeScript module declaring, for each operation of a WSDL 1.1 contract (SOAP 1.2 or
@@ -88,6 +103,7 @@ export function generateTypes(wsdl: string, options: GenerateTypesOptions = {}):
   const contract = loadContract(wsdl, {
     ...(resolved.baseDir === undefined ? {} : { baseDir: resolved.baseDir }),
     ...(resolved.importRoot === undefined ? {} : { importRoot: resolved.importRoot }),
+    ...(options.schemaLocations === undefined ? {} : { schemaLocations: options.schemaLocations }),
     longAs: resolved.longAs,
   });
   const name = resolved.name ?? typeName(contractName(contract) ?? "Service");
@@ -139,6 +155,7 @@ function resolveGenerateOptions(wsdl: unknown, options: GenerateTypesOptions): R
   if (longAs !== "bigint" && longAs !== "string") {
     throw refusedOption("soap-envelope", "longAs", longAs, '"bigint" or "string"', label("longAs"));
   }
+  checkSchemaLocations(options.schemaLocations, "schemaLocations", label("schemaLocations"));
   if (name !== undefined && (typeof name !== "string" || !IDENTIFIER.test(name))) {
     throw refusedOption("soap-envelope", "name", name, "a TypeScript identifier", label("name"));
   }

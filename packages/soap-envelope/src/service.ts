@@ -41,6 +41,7 @@ import {
   checkLongAs,
   checkNameList,
   checkObject,
+  checkSchemaLocations,
   optionError,
 } from "./options.js";
 import { SchemaValidationError, schemaComponents } from "./schema.js";
@@ -249,7 +250,7 @@ export interface SoapServiceOptions<Operations = never> {
    * @default true
    */
   validateResponses?: boolean;
-  /** Options of the contract loader (`baseDir`, `longAs`, `importRoot`). */
+  /** Options of the contract loader (`baseDir`, `longAs`, `importRoot`, `schemaLocations`). */
   contract?: LoadContractOptions;
 }
 
@@ -532,7 +533,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   if (options.validateResponses !== undefined && typeof options.validateResponses !== "boolean") {
     throw optionError("validateResponses", options.validateResponses, "true or false");
   }
-  checkObject(options.contract, "contract", ["baseDir", "longAs", "importRoot"]);
+  checkObject(options.contract, "contract", ["baseDir", "longAs", "importRoot", "schemaLocations"]);
   for (const key of ["baseDir", "importRoot"] as const) {
     const dir = options.contract?.[key];
     if (dir !== undefined && (typeof dir !== "string" || dir === "")) {
@@ -540,6 +541,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     }
   }
   checkLongAs(options.contract?.longAs, "contract.longAs");
+  checkSchemaLocations(options.contract?.schemaLocations, "contract.schemaLocations");
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
   const versions = contract.versions;

@@ -100,7 +100,7 @@ describe("loadContract: wsdl:import", () => {
     [
       "a remote location",
       "http://example.com/interface.wsdl",
-      /WSDL: wsdl:import of the remote location "http:\/\/example\.com\/interface\.wsdl" is not loaded; keep imported WSDLs next to the WSDL/,
+      /WSDL: wsdl:import of the remote location "http:\/\/example\.com\/interface\.wsdl" is not fetched: name a local copy of http:\/\/example\.com\/interface\.wsdl in the schemaLocations option/,
     ],
     [
       "a location outside the WSDL's folder",
@@ -132,7 +132,7 @@ describe("loadContract: wsdl:import", () => {
       problems = (err as SchemaCompileError).problems;
     }
     expect(problems[0]).toBe(
-      'WSDL: wsdl:import of the remote location "http://example.com/interface.wsdl" is not loaded; keep imported WSDLs next to the WSDL',
+      'WSDL: wsdl:import of the remote location "http://example.com/interface.wsdl" is not fetched: name a local copy of http://example.com/interface.wsdl in the schemaLocations option',
     );
   });
 

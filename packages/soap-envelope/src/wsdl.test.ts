@@ -54,7 +54,7 @@ describe("loadContract", () => {
         'transport="http://schemas.xmlsoap.org/soap/http"',
         'transport="http://schemas.microsoft.com/soap/tcp"',
       ),
-      /use the transport "http:\/\/schemas\.microsoft\.com\/soap\/tcp"; this node implements http:\/\/schemas\.xmlsoap\.org\/soap\/http/,
+      /\(transport "http:\/\/schemas\.microsoft\.com\/soap\/tcp"\); this node implements SOAP over HTTP \("http:\/\/schemas\.xmlsoap\.org\/soap\/http" or/,
     ],
     [
       "SOAP 1.1 binding only, a style neither rpc nor document",

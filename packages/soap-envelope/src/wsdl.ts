@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { escapeXml } from "@svc/errors";
 import { optionError as codedOptionError } from "@svc/kernel/internal";
-import { checkLongAs, checkObject, optionError } from "./options.js";
+import { ABSOLUTE_URI, checkLongAs, checkObject, checkSchemaLocations, optionError } from "./options.js";
 import {
   type CompiledSchema,
   compileSchemas,
@@ -20,7 +20,16 @@ import { isBuiltin } from "./xsd-builtins.js";
 const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 const SOAP12_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
 const SOAP11_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap/";
-const HTTP_TRANSPORT = "http://schemas.xmlsoap.org/soap/http";
+/**
+ * The transports of SOAP over HTTP a binding may name: WSDL 1.1 §3.3's, and the SOAP 1.2 HTTP
+ * binding's own name (SOAP 1.2 Part 2 §7), which contracts such as WS-Discovery's and Apache CXF's
+ * SOAP 1.2 samples give.
+ * @see https://www.w3.org/TR/soap12-part2/#soapinhttp
+ */
+const HTTP_TRANSPORTS: readonly string[] = [
+  "http://schemas.xmlsoap.org/soap/http",
+  "http://www.w3.org/2003/05/soap/bindings/HTTP/",
+];
 
 /** A SOAP version a contract's binding speaks: `"1.1"` (W3C Note, 2000) or `"1.2"` (W3C Recommendation). */
 export type SoapVersion = "1.1" | "1.2";
@@ -134,6 +143,17 @@ export interface LoadContractOptions {
    * @default the WSDL's folder (`baseDir` for a WSDL given as text)
    */
   importRoot?: string;
+  /**
+   * Local copies of the documents a contract imports by URL (`xs:import`, `xs:include` or
+   * `wsdl:import` with an `http:` or `https:` location), by that URL: `{ "https://example.com/types.xsd":
+   * "contracts/vendor/types.xsd" }`. Nothing is fetched, at start-up or later: an import by URL
+   * with no entry here is refused, naming the URL. A relative location inside such a copy resolves
+   * against its URL (RFC 3986 §5), so the copies of a remote tree are named here one by one. Each
+   * file is read from inside `importRoot` and served under its path (`?xsd=`), and the served
+   * documents name it there instead of the URL. Relative paths resolve against `process.cwd()`.
+   * @default {}
+   */
+  schemaLocations?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -158,7 +178,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   if (typeof wsdl !== "string" || wsdl.trim() === "") {
     throw optionError("wsdl", wsdl, "the path of a WSDL 1.1 file or its text", "loadContract: wsdl");
   }
-  checkObject(options, "options", ["baseDir", "longAs", "importRoot"]);
+  checkObject(options, "options", ["baseDir", "longAs", "importRoot", "schemaLocations"]);
   if (options.baseDir !== undefined && (typeof options.baseDir !== "string" || options.baseDir === "")) {
     throw optionError("baseDir", options.baseDir, "a directory path", "loadContract: baseDir");
   }
@@ -169,7 +189,12 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     throw optionError("importRoot", options.importRoot, "a directory path", "loadContract: importRoot");
   }
   checkLongAs(options.longAs, "longAs", "loadContract: longAs");
-  const doc = readWsdl(wsdl, options);
+  const schemaLocations = checkSchemaLocations(
+    options.schemaLocations,
+    "schemaLocations",
+    "loadContract: schemaLocations",
+  );
+  const doc = readWsdl(wsdl, options, schemaLocations);
   // Every blocker at once, the binding first: a team learns from one start-up whether the
   // contract's binding is one this node serves before it reads about its types.
   const problems: string[] = [];
@@ -266,7 +291,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     schema: compiled,
     wsdlText: doc.wsdlText,
     schemaFiles: loaded.schemaFiles,
-    render: renderer(doc.wsdlText, loaded.schemaFiles),
+    render: renderer(doc.wsdlText, loaded.schemaFiles, doc.remote),
   };
 }
 
@@ -283,6 +308,18 @@ interface WsdlDocument {
   importRoot: string;
   tns: string;
   limits: ReturnType<typeof resolveLimits>;
+  /** The `schemaLocations` option: normalised URL → absolute path of its local copy. */
+  schemaLocations: ReadonlyMap<string, string>;
+  /** The copies read for URLs: each one's served path by URL, and URL by served path. */
+  remote: RemoteCopies;
+}
+
+/** The local copies read for documents imported by URL, as they are served. */
+interface RemoteCopies {
+  /** Normalised URL → the copy's served path. */
+  served: Map<string, string>;
+  /** Served path → the URL it stands for: relative locations inside it resolve against that. */
+  urls: Map<string, string>;
 }
 
 /**
@@ -296,8 +333,8 @@ interface Definitions {
   tns: string;
   /** How problems name the document: the WSDL's location, or an imported file's path from its folder. */
   location: string;
-  /** Where its relative locations resolve from. */
-  dir: string;
+  /** Where its relative locations resolve from: its folder, or the URL its local copy stands for. */
+  base: string;
 }
 
 /** One `wsdl:part`: its name and either the element or the type it refers to (WSDL 1.1 §2.3). */
@@ -316,7 +353,11 @@ type Messages = ReadonlyMap<string, { name: string; parts: Part[] } | null>;
 const REPORTED = new SchemaCompileError("reported with the message it names", []);
 
 /** Reads and parses the WSDL (a path, or the document's text) and checks its document element. */
-function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
+function readWsdl(
+  wsdl: string,
+  options: LoadContractOptions,
+  schemaLocations: ReadonlyMap<string, string>,
+): WsdlDocument {
   const limits = resolveLimits({
     maxBytes: 16 * 1024 * 1024,
     maxDepth: 128,
@@ -361,6 +402,8 @@ function readWsdl(wsdl: string, options: LoadContractOptions): WsdlDocument {
     importRoot,
     tns: root.attributes.targetNamespace ?? "",
     limits,
+    schemaLocations: new Map([...schemaLocations].map(([url, file]) => [url, resolve(file)])),
+    remote: { served: new Map(), urls: new Map() },
   };
 }
 
@@ -376,10 +419,11 @@ function loadSchemaSources(
   /** Each file read, by absolute path: its targetNamespace, absent as undefined. */
   const namespaces = new Map<string, string | undefined>();
   // `tns`: the schema's targetNamespace, the one a document it includes without one takes.
-  const loadImports = (schema: ParsedElement, fromDir: string, location: string, tns: string) => {
+  const loadImports = (schema: ParsedElement, base: string, location: string, tns: string) => {
     for (const child of schema.children) {
-      const file = importedFile(child, fromDir, location, doc);
-      if (file === undefined) continue;
+      const found = importedFile(child, base, location, doc);
+      if (found === undefined) continue;
+      const { file } = found;
       const included = child.localName === "include";
       // A document included into two namespaces is two sets of components (Part 1 §4.2.1).
       const key = included ? `${file}\n${tns}` : file;
@@ -401,8 +445,9 @@ function loadSchemaSources(
       namespaces.set(file, imported.attributes.targetNamespace);
       if (!included) checkImportedNamespace(child, imported.attributes.targetNamespace, location);
       schemaFiles.set(servedPath(rel), text);
+      if (found.url !== undefined) remember(doc.remote, found.url, servedPath(rel));
       sources.push({ root: imported, location: rel, ...(included ? { includedInto: tns } : {}) });
-      loadImports(imported, dirname(file), rel, imported.attributes.targetNamespace ?? (included ? tns : ""));
+      loadImports(imported, found.base, rel, imported.attributes.targetNamespace ?? (included ? tns : ""));
     }
   };
   for (const def of defs) {
@@ -414,20 +459,20 @@ function loadSchemaSources(
           );
         }
         sources.push({ root: schema, location: `${def.location} wsdl:types` });
-        loadImports(schema, def.dir, `${def.location} wsdl:types`, schema.attributes.targetNamespace ?? "");
+        loadImports(schema, def.base, `${def.location} wsdl:types`, schema.attributes.targetNamespace ?? "");
       }
     }
   }
   // An XSD a wsdl:import names (WSDL 1.1 §2.1.1 shows one) is a schema of the contract.
   for (const imported of importedSchemas) {
     if ("error" in imported) throw imported.error;
-    const { root, file, text } = imported;
+    const { root, file, text, base } = imported;
     if (seen.has(file)) continue;
     seen.add(file);
     const rel = relative(doc.baseDir, file);
     schemaFiles.set(servedPath(rel), text);
     sources.push({ root, location: rel });
-    loadImports(root, dirname(file), rel, root.attributes.targetNamespace ?? "");
+    loadImports(root, base, rel, root.attributes.targetNamespace ?? "");
   }
   return { sources, schemaFiles };
 }
@@ -452,7 +497,7 @@ function checkImportedNamespace(child: ParsedElement, targetNamespace: string | 
 
 /** An XSD a `wsdl:import` names, parsed, or what is wrong with it. */
 type ImportedSchema =
-  | { root: ParsedElement; file: string; text: string }
+  | { root: ParsedElement; file: string; text: string; base: string }
   | { error: SchemaCompileError; file: string; text: string };
 
 /** A file's path from the WSDL's folder as it is served (`?xsd=`): `/`-separated. */
@@ -462,7 +507,7 @@ function servedPath(rel: string): string {
 
 /** The WSDL's own definitions. */
 function mainDefinitions(doc: WsdlDocument): Definitions {
-  return { root: doc.root, text: doc.wsdlText, tns: doc.tns, location: doc.location, dir: doc.baseDir };
+  return { root: doc.root, text: doc.wsdlText, tns: doc.tns, location: doc.location, base: doc.baseDir };
 }
 
 /**
@@ -488,18 +533,12 @@ function importDefinitions(doc: WsdlDocument): {
       if (loc === undefined || loc === "") {
         throw new SchemaCompileError(`${def.location}: wsdl:import without location cannot be resolved`);
       }
-      if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
-        throw new SchemaCompileError(
-          `${def.location}: wsdl:import of the remote location "${loc}" is not loaded; keep imported WSDLs next to the WSDL`,
-        );
-      }
-      const file = resolve(def.dir, locationPath(loc));
+      const { file, base, url } = locate(loc, def.base, doc, {
+        remote: `wsdl:import of the remote location "${loc}"`,
+        local: `wsdl:import location "${loc}"`,
+        location: def.location,
+      });
       const rel = relative(doc.baseDir, file);
-      if (outside(doc.importRoot, file)) {
-        throw new SchemaCompileError(
-          `${def.location}: wsdl:import location "${loc}" is outside ${rootName(doc)}`,
-        );
-      }
       if (seen.has(file)) continue;
       seen.add(file);
       let text: string;
@@ -519,8 +558,9 @@ function importDefinitions(doc: WsdlDocument): {
         schemas.push({ error: err, file, text });
         continue;
       }
+      if (url !== undefined) remember(doc.remote, url, servedPath(rel));
       if (root.namespace === XS_NS && root.localName === "schema") {
-        schemas.push({ root, file, text });
+        schemas.push({ root, file, text, base });
         continue;
       }
       if (root.namespace !== WSDL_NS || root.localName !== "definitions") {
@@ -534,7 +574,7 @@ function importDefinitions(doc: WsdlDocument): {
         text,
         tns: root.attributes.targetNamespace ?? "",
         location: rel,
-        dir: dirname(file),
+        base,
       });
     }
   }
@@ -542,15 +582,16 @@ function importDefinitions(doc: WsdlDocument): {
 }
 
 /**
- * The absolute path an `xs:import` / `xs:include` child points at; undefined for any other child
- * and for the built-in XSD namespace. Remote locations and paths outside the WSDL's directory throw.
+ * The file an `xs:import` / `xs:include` child points at; undefined for any other child and for
+ * the built-in XSD namespace. A remote location without a copy in `schemaLocations` and a path
+ * outside `importRoot` throw.
  */
 function importedFile(
   child: ParsedElement,
-  fromDir: string,
+  base: string,
   location: string,
   doc: WsdlDocument,
-): string | undefined {
+): Located | undefined {
   if (child.namespace !== XS_NS || (child.localName !== "import" && child.localName !== "include"))
     return undefined;
   const loc = child.attributes.schemaLocation;
@@ -564,20 +605,71 @@ function importedFile(
       `${location}: xs:include without schemaLocation cannot be resolved (XML Schema Part 1 §4.2.1 requires it${named.length > 0 ? `; ${named.map((k) => `${k}=`).join(", ")} is not an attribute of xs:include` : ""})`,
     );
   }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(loc)) {
+  if (ABSOLUTE_URI.test(loc)) {
     // A namespace every SOAP toolkit knows (SOAP-ENC, xml:) is built in: its remote copy is not needed.
     const ns = child.attributes.namespace;
     if (child.localName === "import" && ns !== undefined && builtinSchemaText(ns) !== undefined)
       return undefined;
+  }
+  return locate(loc, base, doc, {
+    remote: `remote schemaLocation "${loc}"`,
+    local: `schemaLocation "${loc}"`,
+    location,
+  });
+}
+
+/** Where an import's location is read from, and the base of the locations inside it. */
+interface Located {
+  file: string;
+  /** The file's folder, or the URL it stands for. */
+  base: string;
+  /** The normalised URL the file is the local copy of, for a remote location. */
+  url?: string;
+}
+
+/**
+ * The file a location names: a path relative to `base` (a folder), or, for an absolute URL or
+ * any location inside a document read for a URL (RFC 3986 §5.2: resolved against that URL), the
+ * local copy `schemaLocations` names for it; never fetched. The file must be inside `importRoot`.
+ */
+function locate(
+  loc: string,
+  base: string,
+  doc: WsdlDocument,
+  said: { remote: string; local: string; location: string },
+): Located {
+  const baseUrl = ABSOLUTE_URI.test(base) ? base : undefined;
+  if (baseUrl === undefined && !ABSOLUTE_URI.test(loc)) {
+    const file = resolve(base, locationPath(loc));
+    if (outside(doc.importRoot, file)) {
+      throw new SchemaCompileError(`${said.location}: ${said.local} is outside ${rootName(doc)}`);
+    }
+    return { file, base: dirname(file) };
+  }
+  let url: string;
+  try {
+    url = new URL(loc, baseUrl).href;
+  } catch {
+    throw new SchemaCompileError(`${said.location}: ${said.local} is not a URI reference (RFC 3986 §4.1)`);
+  }
+  const file = doc.schemaLocations.get(url);
+  if (file === undefined) {
     throw new SchemaCompileError(
-      `${location}: remote schemaLocation "${loc}" is not loaded; keep schemas next to the WSDL`,
+      `${said.location}: ${said.remote} is not fetched: name a local copy of ${url} in the schemaLocations option`,
     );
   }
-  const file = resolve(fromDir, locationPath(loc));
   if (outside(doc.importRoot, file)) {
-    throw new SchemaCompileError(`${location}: schemaLocation "${loc}" is outside ${rootName(doc)}`);
+    throw new SchemaCompileError(
+      `${said.location}: ${said.local}: the schemaLocations option names ${file} for ${url}, which is outside ${rootName(doc)}`,
+    );
   }
-  return file;
+  return { file, base: url, url };
+}
+
+/** Records that the copy served as `served` stands for `url`. */
+function remember(remote: RemoteCopies, url: string, served: string): void {
+  remote.served.set(url, served);
+  remote.urls.set(served, url);
 }
 
 /**
@@ -773,8 +865,12 @@ function findBindings(defs: readonly Definitions[]): FoundBinding[] {
         if (!soapBinding) continue;
         const version: SoapVersion = soapBinding.namespace === SOAP12_BINDING_NS ? "1.2" : "1.1";
         // WSDL 1.1 §3.3, wsdl11soap12 §3.3: the transport's URI; HTTP's is the one this node speaks.
-        if (soapBinding.attributes.transport !== HTTP_TRANSPORT) {
-          otherTransports.add(`${soapBinding.attributes.transport ?? "none"}`);
+        const transport = soapBinding.attributes.transport;
+        if (transport === undefined || !HTTP_TRANSPORTS.includes(transport)) {
+          const prefix = version === "1.2" ? "soap12" : "soap";
+          otherTransports.add(
+            `wsdl:binding "${b.attributes.name ?? ""}" (${transport === undefined ? `${prefix}:binding without transport` : `transport "${transport}"`})`,
+          );
           continue;
         }
         if (!found.has(version)) {
@@ -793,7 +889,7 @@ function findBindings(defs: readonly Definitions[]): FoundBinding[] {
     throw new SchemaCompileError(
       `${defs[0]?.location}: ${
         otherTransports.size > 0
-          ? `the WSDL's SOAP ports use the transport ${[...otherTransports].map((t) => `"${t}"`).join(", ")}; this node implements ${HTTP_TRANSPORT}`
+          ? `the WSDL's SOAP ports are bound to another transport than HTTP: ${[...otherTransports].join(", ")}; this node implements SOAP over HTTP (${HTTP_TRANSPORTS.map((t) => `"${t}"`).join(" or ")})`
           : "the WSDL has no wsdl:service port with a soap12:binding or soap:binding"
       }`,
     );
@@ -1252,18 +1348,26 @@ function checkRoutable(operations: readonly ContractOperation[]): void {
 }
 
 /** {@link Contract.render}: the WSDL or an imported XSD with its locations pointing at the endpoint. */
-function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): Contract["render"] {
+function renderer(
+  wsdlText: string,
+  schemaFiles: ReadonlyMap<string, string>,
+  remote: RemoteCopies,
+): Contract["render"] {
   return (endpointUrl, xsd) => {
     const text = xsd === undefined ? wsdlText : schemaFiles.get(xsd);
     if (text === undefined) return undefined;
     const from = xsd === undefined ? "" : dirname(xsd);
+    const baseUrl = xsd === undefined ? undefined : remote.urls.get(xsd);
     let out = text.replace(
       /(schemaLocation\s*=\s*|<(?:[\w.-]+:)?import\b[^>]*?\slocation\s*=\s*)(["'])([^"']*)\2/g,
       (_all, pre: string, q: string, raw: string) => {
         // The attribute's value, as the loader resolved it (XML 1.0 §3.3.3): `a&amp;b.xsd` is a&b.xsd.
-        const path = join(from, locationPath(unescapeAttribute(raw)))
-          .split("\\")
-          .join("/");
+        const value = unescapeAttribute(raw);
+        const path =
+          baseUrl !== undefined || ABSOLUTE_URI.test(value)
+            ? servedCopy(remote, value, baseUrl)
+            : join(from, locationPath(value)).split("\\").join("/");
+        if (path === undefined) return `${pre}${q}${raw}${q}`;
         // RFC 3986 §3.4, §2.1: the path percent-encoded in the query, so that a space, `+`, `&`,
         // `#` or `%` in a file name reaches ?xsd= as it is named (each segment, keeping `/`).
         const query = path.split("/").map(encodeURIComponent).join("/");
@@ -1280,6 +1384,15 @@ function renderer(wsdlText: string, schemaFiles: ReadonlyMap<string, string>): C
     }
     return out;
   };
+}
+
+/** The served path of the copy read for `location` (resolved against `baseUrl`), if one was. */
+function servedCopy(remote: RemoteCopies, location: string, baseUrl: string | undefined): string | undefined {
+  try {
+    return remote.served.get(new URL(location, baseUrl).href);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -119,7 +119,7 @@ const LOADS = [
 const REASONS = {
   "not namespace-well-formed": /not well-formed XML/,
   "no SOAP port over HTTP":
-    /no wsdl:service port with a soap12:binding or soap:binding|this node implements http/,
+    /no wsdl:service port with a soap12:binding or soap:binding|this node implements SOAP over HTTP/,
   "a binding named but not declared": /its binding \S+ is not declared/,
   "xs:import of a namespace no schema declares":
     /has no schemaLocation and no schema of the contract has that targetNamespace/,
