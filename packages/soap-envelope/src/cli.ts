@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { generateTypes } from "./generate-types.js";
-import { readXmlFile } from "./wsdl.js";
+import { readXmlFile } from "./wsdl/contract.js";
+import { generateTypes } from "./wsdl/generate-types.js";
 
 /** The command line of `svc-soap-types`, printed by `--help` and with a usage error. */
 export const USAGE = `Usage: svc-soap-types <contract.wsdl> [-o <out.ts>] [options]

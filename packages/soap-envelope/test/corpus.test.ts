@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SchemaCompileError } from "../src/schema.js";
-import { loadContract } from "../src/wsdl.js";
+import { loadContract } from "../src/wsdl/contract.js";
+import { SchemaCompileError } from "../src/xsd/schema.js";
 import { CORPUS, contractOptions, wsdlFiles } from "./corpus-files.js";
 
 describe("the corpus of real-world WSDLs", () => {
