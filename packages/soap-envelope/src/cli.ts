@@ -1,7 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { readXmlFile } from "./wsdl/contract.js";
+import { readXmlFile, writeTextFile } from "./wsdl/files.js";
 import { generateTypes } from "./wsdl/generate-types.js";
 
 /** The command line of `svc-soap-types`, printed by `--help` and with a usage error. */
@@ -69,8 +68,7 @@ export function runCli(args: readonly string[], io: CliStreams): number {
     if (values.out === undefined) {
       io.stdout.write(text);
     } else {
-      mkdirSync(dirname(resolve(values.out)), { recursive: true });
-      writeFileSync(values.out, text);
+      writeTextFile(values.out, text);
       io.stderr.write(`svc-soap-types: wrote ${values.out}\n`);
     }
     return 0;

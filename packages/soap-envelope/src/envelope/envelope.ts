@@ -1,4 +1,4 @@
-import type { XmlTemplates } from "../xml/fast-scan.js";
+import type { XmlTemplates } from "../xml/reader.js";
 import {
   type ParsedElement,
   type ResolvedXmlLimits,

@@ -22,7 +22,6 @@ import {
   type SoapVersion,
 } from "../wsdl/contract.js";
 import { credentialsFault, notAuthorizedFault } from "../wsse.js";
-import { XmlTemplates } from "../xml/fast-scan.js";
 import { interned } from "../xml/interned.js";
 import {
   clark,
@@ -39,6 +38,7 @@ import {
   type XmlLimits,
   type XmlParse,
   type XmlSource,
+  XmlTemplates,
 } from "../xml/reader.js";
 import { trimXml } from "../xml/space.js";
 import { EncodingStyleError } from "../xsd/errors.js";

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { escapeXml } from "@svc/errors";
 import { optionError as codedOptionError } from "@svc/kernel/internal";
@@ -23,6 +22,7 @@ import {
   schemaComponents,
   XS_NS,
 } from "../xsd/schema.js";
+import { readXmlFile } from "./files.js";
 
 const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 const SOAP12_BINDING_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
@@ -693,24 +693,6 @@ function rootName(doc: WsdlDocument): string {
   return doc.importRoot === doc.baseDir
     ? "the WSDL's directory (the importRoot option names a folder holding it)"
     : `importRoot ${doc.importRoot}`;
-}
-
-/**
- * A WSDL or XSD file's text. XML 1.0 §4.3.3: a processor MUST read UTF-16 as well as UTF-8, and a
- * UTF-16 entity begins with a byte order mark (Appendix F.1); anything else is read as UTF-8. The
- * text is served as UTF-8 (`?wsdl`, `?xsd=`), so the declaration of a UTF-16 file is made to say so.
- */
-export function readXmlFile(path: string): string {
-  const bytes = readFileSync(path);
-  const encoding =
-    bytes[0] === 0xfe && bytes[1] === 0xff
-      ? "utf-16be"
-      : bytes[0] === 0xff && bytes[1] === 0xfe
-        ? "utf-16le"
-        : undefined;
-  if (encoding === undefined) return bytes.toString("utf8");
-  const text = new TextDecoder(encoding).decode(bytes);
-  return text.replace(/^(<\?xml\s[^?]*?\bencoding\s*=\s*)(["'])[^"']*\2/, "$1$2UTF-8$2");
 }
 
 /** `step`'s SchemaCompileError with each problem prefixed by `location`, the document it is about. */

@@ -1,4 +1,4 @@
-import type { ParsedElement, XmlParse } from "./reader.js";
+import type { HeldContent, ParsedElement, XmlParse } from "./model.js";
 
 // Markup read without building it. A node that decides on credentials before it parses a message
 // (envelope/envelope.ts) needs the header blocks it processes, and of the others only their start tags
@@ -31,12 +31,6 @@ const DASH = 0x2d;
 const BRACKET = 0x5d;
 const QUOT = 0x22;
 const APOS = 0x27;
-
-/** The content of an element skipped by a stopping parse, and the element, its content unbuilt. */
-export interface HeldContent {
-  element: ParsedElement;
-  content: string;
-}
 
 /**
  * A lexical reader of markup. `depth` counts the open elements (the document's, when it reads
