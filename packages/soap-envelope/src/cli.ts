@@ -1,8 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { generateTypes } from "./generate-types.js";
-import { readXmlFile } from "./wsdl.js";
+import { readXmlFile, writeTextFile } from "./wsdl/files.js";
+import { generateTypes } from "./wsdl/generate-types.js";
 
 /** The command line of `svc-soap-types`, printed by `--help` and with a usage error. */
 export const USAGE = `Usage: svc-soap-types <contract.wsdl> [-o <out.ts>] [options]
@@ -16,6 +15,9 @@ Options:
       --long-as <repr>      how the service decodes xs:long: bigint (default) or string
       --import-root <dir>   folder the contract's imports may read from, holding the
                             WSDL's folder (default: the WSDL's folder)
+      --schema-location <url>=<file>
+                            a local copy of a document the contract imports by
+                            URL (repeatable); nothing is fetched
       --name <Name>         prefix of <Name>Operations / <Name>Handlers
                             (default: the WSDL's definitions or service name)
       --import-from <mod>   module to import SoapHandlers from (default: @svc/soap-envelope)
@@ -57,14 +59,16 @@ export function runCli(args: readonly string[], io: CliStreams): number {
       source: basename(path),
       ...(values["long-as"] === undefined ? {} : { longAs: values["long-as"] as "bigint" | "string" }),
       ...(values["import-root"] === undefined ? {} : { importRoot: values["import-root"] }),
+      ...(values["schema-location"] === undefined
+        ? {}
+        : { schemaLocations: schemaLocations(values["schema-location"]) }),
       ...(values.name === undefined ? {} : { name: values.name }),
       ...(values["import-from"] === undefined ? {} : { importFrom: values["import-from"] }),
     });
     if (values.out === undefined) {
       io.stdout.write(text);
     } else {
-      mkdirSync(dirname(resolve(values.out)), { recursive: true });
-      writeFileSync(values.out, text);
+      writeTextFile(values.out, text);
       io.stderr.write(`svc-soap-types: wrote ${values.out}\n`);
     }
     return 0;
@@ -83,9 +87,21 @@ function parse(args: readonly string[]) {
       out: { type: "string", short: "o" },
       "long-as": { type: "string" },
       "import-root": { type: "string" },
+      "schema-location": { type: "string", multiple: true },
       name: { type: "string" },
       "import-from": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
+}
+
+/** `--schema-location <url>=<file>` pairs, split at the last `=` (a URL's query may hold one). */
+function schemaLocations(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.lastIndexOf("=");
+    if (at < 0) throw new Error(`--schema-location ${pair}: expected <url>=<file>`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
 }

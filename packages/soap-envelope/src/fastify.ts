@@ -23,7 +23,7 @@ import {
   type XmlError,
 } from "@svc/soap-envelope";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
-import { type AdapterOptions, splitOptions } from "./adapter-options.js";
+import { type AdapterOptions, splitOptions } from "./binding/adapter-options.js";
 import { optionError } from "./options.js";
 
 /** Options of the {@link soap} plugin: the endpoint's, `trustProxy`, `forwardedHeaders` and `faults` (and Fastify's `prefix`). */

@@ -20,7 +20,7 @@ import {
   type SoapResponse,
   type SoapService,
 } from "@svc/soap-envelope";
-import { type AdapterOptions, splitOptions } from "./adapter-options.js";
+import { type AdapterOptions, splitOptions } from "./binding/adapter-options.js";
 
 /** Options of the Fetch {@link soapEndpoint}: the endpoint's and `trustProxy`. */
 export type FetchSoapOptions<Operations = never> = SoapEndpointOptions<Operations> & AdapterOptions;

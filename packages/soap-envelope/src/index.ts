@@ -6,14 +6,14 @@ export {
   type SoapHttpInput,
   type SoapRefusedRequest,
   type SoapRoute,
-} from "./core.js";
+} from "./binding/core.js";
 export {
   type SoapEndpointHandler,
   type SoapEndpointOptions,
   type SoapHttpRequest,
   soapEndpoint,
   soapErrorHandler,
-} from "./endpoint.js";
+} from "./binding/endpoint.js";
 export {
   ACTOR_NEXT,
   checkEnvelope,
@@ -27,7 +27,7 @@ export {
   ROLE_ULTIMATE_RECEIVER,
   Soap11EnvelopeError,
   serializeEnvelope,
-} from "./envelope.js";
+} from "./envelope/envelope.js";
 export {
   type FaultCode,
   type FaultReasonText,
@@ -40,20 +40,8 @@ export {
   SoapFault,
   type SoapFaultInit,
   WSSE_NS,
-} from "./fault.js";
-export { type GenerateTypesOptions, generateTypes } from "./generate-types.js";
-export { type MediaType, parseMediaType } from "./media-type.js";
-export {
-  type BuiltinType,
-  CompiledSchema,
-  type CompileOptions,
-  compareDecimal,
-  compileSchemas,
-  type LongRepresentation,
-  SchemaCompileError,
-  type SchemaSource,
-  SchemaValidationError,
-} from "./schema.js";
+} from "./envelope/fault.js";
+export { type MediaType, parseMediaType } from "./envelope/media-type.js";
 export {
   createSoapService,
   httpErrorToFault,
@@ -70,14 +58,15 @@ export {
   SoapResultError,
   type SoapService,
   type SoapServiceOptions,
-} from "./service.js";
+} from "./envelope/service.js";
 export {
   type Contract,
   type ContractOperation,
   type LoadContractOptions,
   loadContract,
   type SoapVersion,
-} from "./wsdl.js";
+} from "./wsdl/contract.js";
+export { type GenerateTypesOptions, generateTypes } from "./wsdl/generate-types.js";
 export { SoapAuthenticationError } from "./wsse.js";
 export {
   type ParsedElement,
@@ -89,4 +78,15 @@ export {
   XmlError,
   type XmlLimits,
   type XmlSource,
-} from "./xml.js";
+} from "./xml/reader.js";
+export {
+  type BuiltinType,
+  CompiledSchema,
+  type CompileOptions,
+  compareDecimal,
+  compileSchemas,
+  type LongRepresentation,
+  SchemaCompileError,
+  type SchemaSource,
+  SchemaValidationError,
+} from "./xsd/schema.js";

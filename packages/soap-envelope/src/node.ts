@@ -7,10 +7,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fieldLines, requestFacts } from "@svc/kernel";
 import { createSoapEndpoint, type SoapEndpointOptions, type SoapService } from "@svc/soap-envelope";
-import { type AdapterOptions, splitOptions } from "./adapter-options.js";
-import { writeSoapResponse } from "./node-write.js";
+import { type AdapterOptions, splitOptions } from "./binding/adapter-options.js";
+import { writeSoapResponse } from "./binding/node-write.js";
+import { targetPath } from "./binding/request-target.js";
 import { optionError } from "./options.js";
-import { targetPath } from "./request-target.js";
 
 /** Options of the `node:http` {@link soapEndpoint}: the endpoint's, its path, `trustProxy`. */
 export type NodeSoapOptions<Operations = never> = SoapEndpointOptions<Operations> &

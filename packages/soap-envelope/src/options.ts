@@ -63,3 +63,44 @@ export function checkLogger(value: unknown, option = "logger", label?: string): 
     throw optionError(option, value, "an object with an error(obj, msg) method", label);
   }
 }
+
+/** An absolute URI: a scheme, then `:` (RFC 3986 §3.1). */
+export const ABSOLUTE_URI = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * `schemaLocations`: remote locations a contract imports, each with the local file that stands for
+ * it. Keys are absolute URIs, compared in their RFC 3986 §6.2.2 normal form (`new URL().href`), so
+ * `HTTP://Example.com/a.xsd` and `http://example.com/a.xsd` are one.
+ */
+export function checkSchemaLocations(
+  value: unknown,
+  option: string,
+  label?: string,
+): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  if (value === undefined) return out;
+  const accepted =
+    'an object mapping absolute URLs to file paths ({ "https://example.com/types.xsd": "schemas/types.xsd" })';
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw optionError(option, value, accepted, label);
+  }
+  for (const [url, file] of Object.entries(value)) {
+    const normal = ABSOLUTE_URI.test(url) ? canParseUrl(url) : undefined;
+    if (normal === undefined)
+      throw optionError(option, url, `${accepted}: a key is not an absolute URL`, label);
+    if (typeof file !== "string" || file === "") {
+      throw optionError(option, file, `${accepted}: the value of ${url} is not a file path`, label);
+    }
+    out.set(normal, file);
+  }
+  return out;
+}
+
+/** The normal form of an absolute URL, undefined when it is not one. */
+function canParseUrl(url: string): string | undefined {
+  try {
+    return new URL(url).href;
+  } catch {
+    return undefined;
+  }
+}

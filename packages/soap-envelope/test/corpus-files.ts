@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import type { LoadContractOptions } from "../src/wsdl.js";
+import type { LoadContractOptions } from "../src/wsdl/contract.js";
 
 /** Real-world contracts from public projects' test fixtures (test/corpus/LICENSES.md). */
 export const CORPUS = join(import.meta.dirname, "corpus");

@@ -1,15 +1,15 @@
-import { schemaComponents } from "../src/schema.js";
+import type { Contract } from "../src/wsdl/contract.js";
+import { BUILTIN_INFO, type BuiltinType } from "../src/xsd/builtins.js";
+import { checkLexical } from "../src/xsd/lexical.js";
 import type {
   ComplexType,
   ElementDecl,
   ElementParticle,
   GroupParticle,
   SimpleType,
-} from "../src/schema-model.js";
-import { emptiable, TYPE_NAMES } from "../src/schema-model.js";
-import type { Contract } from "../src/wsdl.js";
-import { BUILTIN_INFO, type BuiltinType } from "../src/xsd-builtins.js";
-import { checkLexical } from "../src/xsd-lexical.js";
+} from "../src/xsd/model.js";
+import { emptiable, TYPE_NAMES } from "../src/xsd/model.js";
+import { schemaComponents } from "../src/xsd/schema.js";
 
 // Minimal valid values of a compiled schema, for round trips through real clients: every required
 // element once, every required attribute, a valid literal for each simple type (its first

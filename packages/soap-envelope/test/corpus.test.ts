@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SchemaCompileError } from "../src/schema.js";
-import { loadContract } from "../src/wsdl.js";
+import { loadContract } from "../src/wsdl/contract.js";
+import { SchemaCompileError } from "../src/xsd/schema.js";
 import { CORPUS, contractOptions, wsdlFiles } from "./corpus-files.js";
 
 describe("the corpus of real-world WSDLs", () => {
@@ -119,7 +119,7 @@ const LOADS = [
 const REASONS = {
   "not namespace-well-formed": /not well-formed XML/,
   "no SOAP port over HTTP":
-    /no wsdl:service port with a soap12:binding or soap:binding|this node implements http/,
+    /no wsdl:service port with a soap12:binding or soap:binding|this node implements SOAP over HTTP/,
   "a binding named but not declared": /its binding \S+ is not declared/,
   "xs:import of a namespace no schema declares":
     /has no schemaLocation and no schema of the contract has that targetNamespace/,

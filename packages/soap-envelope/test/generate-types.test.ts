@@ -5,8 +5,8 @@ import { assertReadmeShows } from "@svc/test-utils";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
-import { generateTypes } from "../src/generate-types.js";
-import { createSoapService } from "../src/service.js";
+import { createSoapService } from "../src/envelope/service.js";
+import { generateTypes } from "../src/wsdl/generate-types.js";
 import { strictDiagnostics } from "./compile-types.js";
 import { CUSTOMER_WSDL, FIXTURES } from "./helpers.js";
 

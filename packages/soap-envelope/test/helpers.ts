@@ -1,16 +1,16 @@
 import { join } from "node:path";
 import { listen } from "@svc/test-utils";
 import express from "express";
-import { soapEndpoint, soapErrorHandler } from "../src/endpoint.js";
-import { SoapFault } from "../src/fault.js";
-import type { SoapServiceOptions } from "../src/service.js";
+import { soapEndpoint, soapErrorHandler } from "../src/binding/endpoint.js";
+import { SoapFault } from "../src/envelope/fault.js";
+import type { SoapServiceOptions } from "../src/envelope/service.js";
 import {
   type ParsedElement,
   parseXmlString,
   resolveLimits,
   resolveQName,
   type XmlElement,
-} from "../src/xml.js";
+} from "../src/xml/reader.js";
 
 export const FIXTURES = join(import.meta.dirname, "../src/__fixtures__");
 export const CUSTOMER_WSDL = join(FIXTURES, "customer.wsdl");

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/endpoint.js";
-import { ROLE_NONE } from "../src/envelope.js";
-import { generateTypes } from "../src/generate-types.js";
-import { compileSchemas } from "../src/schema.js";
-import { createSoapService, type SoapServiceOptions } from "../src/service.js";
-import { loadContract } from "../src/wsdl.js";
-import { resolveLimits } from "../src/xml.js";
+import { soapEndpoint, soapErrorHandler } from "../src/binding/endpoint.js";
+import { ROLE_NONE } from "../src/envelope/envelope.js";
+import { createSoapService, type SoapServiceOptions } from "../src/envelope/service.js";
+import { loadContract } from "../src/wsdl/contract.js";
+import { generateTypes } from "../src/wsdl/generate-types.js";
+import { resolveLimits } from "../src/xml/reader.js";
+import { compileSchemas } from "../src/xsd/schema.js";
 import { CUSTOMER_WSDL, customerHandlers } from "./helpers.js";
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SchemaValidationError } from "../src/schema.js";
-import { SoapResultError } from "../src/service.js";
+import { SoapResultError } from "../src/envelope/service.js";
+import { SchemaValidationError } from "../src/xsd/schema.js";
 import {
   customerHandlers,
   ENV,

@@ -1,0 +1,403 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { evaluatePreconditions, strongEtag } from "@svc/conditional";
+import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
+import type { RequestFacts } from "@svc/kernel";
+import { fault11ToXml, faultToXml } from "../envelope/fault.js";
+import {
+  compileSoapService,
+  httpErrorToFault,
+  type SoapLogger,
+  type SoapNode,
+  type SoapRequest,
+  type SoapResponse,
+  type SoapService,
+  type SoapServiceOptions,
+} from "../envelope/service.js";
+import type { SoapVersion } from "../wsdl/contract.js";
+import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
+import { shown } from "../xml/shown.js";
+import { endpointAddress } from "./endpoint-address.js";
+import { targetPath } from "./request-target.js";
+
+/**
+ * One HTTP request to a SOAP endpoint, as any framework receives it: header strings and plain
+ * values, and the body as the transport has it. What {@link SoapEndpoint.answer} decides on.
+ */
+export interface SoapHttpInput {
+  /** The method, as received (`POST`; case-sensitive, RFC 9110 §9.1). */
+  method: string;
+  /**
+   * The request-target as the client sent it, path and query (`/ws/customer?wsdl`), before any
+   * mount-path stripping: its path is the endpoint's address written into the WSDL. In
+   * absolute-form (`http://shop.example/ws/customer?wsdl`), or a Fetch `Request`'s URL, its
+   * authority is the address's host instead of `Host` (RFC 9112 §3.2.2).
+   */
+  target: string;
+  /** The fields by lower-case name (a `node:http` request's `headers`). */
+  headers: IncomingHttpHeaders;
+  /** Every `Host` field line as received (RFC 9112 §3.2: two of them are refused). */
+  host: readonly string[];
+  /** The HTTP version (`"1.1"`): an HTTP/1.1 request must name a host. */
+  httpVersion: string | undefined;
+  /** Whether the connection is TLS. */
+  encrypted: boolean;
+  /**
+   * The request's facts (`requestFacts` / `resolveFacts` of `@svc/kernel`): behind a trusted
+   * peer, the scheme and host it forwarded, which the WSDL's address is written with.
+   */
+  facts: Pick<RequestFacts, "trusted" | "forwarded" | "vary">;
+  /**
+   * The body: a stream (a `node:http` request, a Fetch `ReadableStream`), read within the
+   * size limit and `bodyTimeoutMs`; bytes a framework already read; an {@link XmlError} a
+   * framework's read failed with ({@link SoapEndpoint.readBody}); or undefined when there is none.
+   */
+  body: XmlSource | XmlError | undefined;
+  /** The `node:http` request, when there is one: the handlers' `context.http`. */
+  http?: IncomingMessage | undefined;
+  /** A request-scoped logger (pino-http's `req.log`, Fastify's `request.log`). */
+  logger?: SoapLogger | undefined;
+  /**
+   * The request's correlation id, when the application assigned one; else the `X-Correlation-ID`
+   * field (up to 200 characters), else a random UUID.
+   */
+  correlationId?: string | undefined;
+}
+
+/**
+ * The request a refusal outside the SOAP processing answers, as {@link SoapEndpoint.refusal}
+ * reads it: its method and `Content-Type` (which SOAP version the client reads), and the
+ * request's logger.
+ * @example
+ * const response = endpoint.refusal(err, { method: req.method, contentType: req.headers["content-type"] });
+ * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
+ */
+export interface SoapRefusedRequest {
+  /** The method (`HEAD` gets the fields, no content). */
+  method: string;
+  /** The request's `Content-Type` field: `text/xml` is a SOAP 1.1 client's. */
+  contentType?: string | undefined;
+  /** A request-scoped logger (Fastify's `request.log`), for a 5xx when no `logger` option is given. */
+  logger?: SoapLogger | undefined;
+  /**
+   * The framework's error handling has already recorded the error (Hono ran `app.onError` for
+   * it): a 5xx is not logged again.
+   * @default false
+   */
+  logged?: boolean | undefined;
+}
+
+/**
+ * What {@link SoapEndpoint.route} decided: an answer already made (a WSDL or schema, a 304, a
+ * 405), or a POSTed message for the service to process.
+ */
+export type SoapRoute =
+  | { response: SoapResponse; message?: undefined }
+  | { response?: undefined; message: SoapRequest };
+
+/**
+ * A SOAP endpoint over HTTP, framework-free: the service plus the decisions of the HTTP binding
+ * that are not the message's (which URIs serve the WSDL and schemas, with what validators,
+ * `Vary` and caching; which methods each URI allows). Every framework adapter reads the
+ * request into a {@link SoapHttpInput}, calls {@link SoapEndpoint.answer} and writes the
+ * {@link SoapResponse} (status, `headers`, `vary` appended, `body`) as it is.
+ */
+export interface SoapEndpoint {
+  /** The compiled service (contract and message processor). */
+  readonly service: SoapService;
+  /** The largest body read, in bytes (`limits.maxBytes`): a framework's own body limit. */
+  readonly maxBytes: number;
+  /** How long a body may take to arrive, in milliseconds (`bodyTimeoutMs`). */
+  readonly bodyTimeoutMs: number;
+  /**
+   * Reads a body whole within {@link maxBytes} and {@link bodyTimeoutMs}, for a framework that
+   * hands its handlers bytes (Fastify's content-type parsers): the bytes, or the {@link XmlError}
+   * why not (`"too-large"`, `"timeout"`), which {@link answer} turns into the 413 or 408 fault.
+   * A `contentLength` over the limit is that error at once, nothing read (RFC 9110 §15.5.14).
+   */
+  readBody(source: Exclude<XmlSource, string>, contentLength?: string): Promise<Uint8Array | XmlError>;
+  /**
+   * Decides one request up to the SOAP processing: `GET`/`HEAD` `?wsdl` and `?xsd=` are answered
+   * (or refused by a thrown `HttpError`: 400 for the host, 404, 412), other methods but POST get
+   * 405 with `Allow`, a POST is a message for {@link SoapService.handle}.
+   */
+  route(input: SoapHttpInput): SoapRoute;
+  /**
+   * {@link route}, then the message's processing: the response to write. Rejects with an
+   * `HttpError` for the refusals the application's error handling renders (`soapErrorHandler`,
+   * `@svc/errors`).
+   */
+  answer(input: SoapHttpInput): Promise<SoapResponse>;
+  /**
+   * The response fields every answer to a message carries besides the service's: `Cache-Control:
+   * no-store` (RFC 9111 §5.2.2.5: an answer to one message is never reused) and its
+   * `Content-Length` (RFC 9110 §8.6).
+   */
+  complete(response: SoapResponse): SoapResponse;
+  /**
+   * The answer to an error a request to the endpoint failed with outside the SOAP processing (a
+   * rate limit's 429, an authentication's 401, a body limit's 413 from middleware or hooks in
+   * front, or the endpoint's own thrown refusals): a SOAP fault instead of the JSON error record,
+   * since the client reads envelopes. The fault is in the version the endpoint answers the
+   * request's media type with (SOAP 1.1 for `text/xml` where the contract offers it), 4xx as
+   * `env:Sender`, 5xx as `env:Receiver` without the error's detail; the HTTP status and the
+   * error's fields (`Retry-After`, `WWW-Authenticate`) are kept, with `Cache-Control: no-store`.
+   * A 5xx is logged (the `logger` option, else the request's, else one JSON line on stderr). A
+   * HEAD gets the fields and no content.
+   */
+  refusal(err: unknown, request: SoapRefusedRequest): SoapResponse;
+}
+
+/** Options of {@link createSoapEndpoint}: those of the service. */
+export type SoapEndpointOptions<Operations = never> = SoapServiceOptions<Operations>;
+
+/**
+ * The framework-free SOAP endpoint every adapter (`soapEndpoint` of `@svc/soap-envelope/express`,
+ * `/node`, `/fastify`, `/fetch`) is a thin layer over. Misconfiguration throws at construction.
+ *
+ * @example
+ * const endpoint = createSoapEndpoint({ wsdl: "contracts/customer.wsdl", handlers });
+ * const response = await endpoint.answer({ method, target, headers, host, httpVersion, encrypted, facts, body });
+ * @see https://www.w3.org/TR/soap12-part2/#soapinhttp — the SOAP HTTP binding
+ */
+export function createSoapEndpoint<Operations = never>(
+  options: SoapEndpointOptions<NoInfer<Operations>>,
+): SoapEndpoint {
+  return compileSoapEndpoint(compileSoapService(options as SoapServiceOptions));
+}
+
+/** {@link createSoapEndpoint} over a compiled node (`soapEndpoint` keeps its `deliver`). */
+export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
+  const service = node.service;
+  const { maxBytes, bodyTimeoutMs } = node;
+  const endpoint: SoapEndpoint = {
+    service,
+    maxBytes,
+    bodyTimeoutMs,
+    readBody: (source, contentLength) =>
+      contentLength !== undefined && Number(contentLength) > maxBytes
+        ? Promise.resolve(new XmlError("too-large", `The message is larger than ${maxBytes} bytes`))
+        : readBytes(source, maxBytes, bodyTimeoutMs).catch((err: unknown) => {
+            if (err instanceof XmlError) return err;
+            throw err;
+          }),
+    route: (input) => route(service, input),
+    answer: (input) => {
+      let routed: SoapRoute;
+      try {
+        routed = route(service, input);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (routed.response !== undefined) return Promise.resolve(routed.response);
+      return service.handle(routed.message).then(complete);
+    },
+    complete,
+    refusal: (err, request) => {
+      const httpError = toHttpError(err);
+      if (request.logged !== true) logRefusal(httpError, node.logger ?? request.logger);
+      return refusalResponse(httpError, node.versionFor(request.contentType), request.method);
+    },
+  };
+  return endpoint;
+}
+
+/**
+ * A 5xx refusal in the log: what a fault shows nothing of is recorded somewhere (the logger given,
+ * else one JSON line on stderr), since no framework error handler sees it after the fault.
+ */
+export function logRefusal(httpError: HttpError, logger: SoapLogger | undefined): void {
+  if (httpError.status < 500) return;
+  (logger ?? fallbackLogger).error(
+    { err: (httpError as { cause?: unknown }).cause ?? httpError, status: httpError.status },
+    "SOAP request failed",
+  );
+}
+
+/**
+ * An `HttpError` as the SOAP fault of `version` (SOAP 1.2 Part 2 §7.5.2.2 leaves refusals of the
+ * HTTP request to HTTP: the status stays, with a Sender fault for a 4xx and a Receiver fault for a
+ * 5xx), its fields kept, `Cache-Control: no-store` and `Content-Length`; no content for a HEAD
+ * (RFC 9110 §9.3.2).
+ */
+export function refusalResponse(httpError: HttpError, version: SoapVersion, method: string): SoapResponse {
+  const fault = httpErrorToFault(httpError);
+  const soap11 = version === "1.1";
+  const response = complete({
+    status: httpError.status,
+    headers: {
+      ...httpError.headers,
+      "Content-Type": soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8",
+    },
+    body: soap11 ? fault11ToXml(fault) : faultToXml(fault),
+  });
+  return method === "HEAD" ? { ...response, body: "" } : response;
+}
+
+function route(service: SoapService, input: SoapHttpInput): SoapRoute {
+  const target = input.target;
+  const q = target.indexOf("?");
+  const method = input.method;
+  // Only the WSDL and XSD URIs carry a query this endpoint reads.
+  const query = q === -1 ? undefined : new URLSearchParams(target.slice(q + 1));
+  const describes = query !== undefined && (query.has("wsdl") || query.has("WSDL") || query.has("xsd"));
+  if (describes && (method === "GET" || method === "HEAD")) {
+    return { response: describe(service, input, targetPath(target), query.get("xsd")) };
+  }
+  if (method !== "POST") {
+    // RFC 9110 §15.5.6: a 405 MUST carry Allow, the methods the target resource supports: the
+    // endpoint URI takes POST only; its ?wsdl / ?xsd URIs also GET and HEAD.
+    const allowed = describes ? ["GET", "HEAD", "POST"] : ["POST"];
+    const refusal = service.errorResponse(
+      HttpError.methodNotAllowed(allowed, `${shown(method, 40)} is not allowed here`),
+      header(input.headers["content-type"]),
+    );
+    return { response: complete({ ...refusal, unreadBody: true }) };
+  }
+  const headers = input.headers;
+  const body = input.body;
+  return {
+    message: {
+      method,
+      contentType: header(headers["content-type"]),
+      contentLength: header(headers["content-length"]),
+      soapAction: header(headers.soapaction),
+      contentEncoding: header(headers["content-encoding"]),
+      ifMatch: header(headers["if-match"]),
+      ifNoneMatch: header(headers["if-none-match"]),
+      body: body instanceof XmlError ? failedRead(body) : (body ?? EMPTY),
+      http: input.http,
+      host: input.host,
+      httpVersion: input.httpVersion,
+      correlationId: input.correlationId ?? correlationId(headers),
+      logger: input.logger,
+    },
+  };
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A body whose read failed, as a source that fails the same way when the service reads it. */
+function failedRead(err: XmlError): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }),
+  };
+}
+
+/**
+ * A field's one value: node joins the lines of a field it does not know with ", ", and a list
+ * (a field it keeps as lines) is the first line's, as the service refuses repeated media types.
+ */
+function header(value: string | string[] | undefined): string | undefined {
+  return typeof value === "string" || value === undefined ? value : value.join(", ");
+}
+
+function correlationId(headers: IncomingHttpHeaders): string {
+  const given = headers["x-correlation-id"];
+  return typeof given === "string" && given.length <= 200 ? given : randomUUID();
+}
+
+function complete(response: SoapResponse): SoapResponse {
+  const given = response.headers;
+  // Most answers carry `Content-Type` alone (every envelope, every refusal without fields of its
+  // own): their fields are made without the case-insensitive merge below.
+  let only: string | undefined;
+  for (const name in given) {
+    if (only !== undefined || name !== "Content-Type") {
+      only = undefined;
+      break;
+    }
+    only = given[name];
+  }
+  if (only !== undefined) {
+    return {
+      ...response,
+      headers: {
+        "Content-Type": only,
+        "Cache-Control": "no-store",
+        "Content-Length": String(Buffer.byteLength(response.body)),
+      },
+    };
+  }
+  const headers: Record<string, string> = {};
+  // Field names are case-insensitive (RFC 9110 §5.1): of an error's own `content-type` and the
+  // fault's `Content-Type` the later stands, and `cache-control` and `content-length` are these.
+  const spelled = new Map<string, string>([
+    ["cache-control", "Cache-Control"],
+    ["content-length", "Content-Length"],
+  ]);
+  for (const name in response.headers) {
+    const lower = name.toLowerCase();
+    const before = spelled.get(lower);
+    if (before === "Cache-Control" || before === "Content-Length") continue;
+    if (before !== undefined) delete headers[before];
+    spelled.set(lower, name);
+    headers[name] = response.headers[name] as string;
+  }
+  headers["Cache-Control"] = "no-store";
+  // An empty body (a one-way message's 202) says so, rather than being framed as chunked.
+  headers["Content-Length"] = String(Buffer.byteLength(response.body));
+  return { ...response, headers };
+}
+
+/** GET / HEAD `?wsdl` or `?xsd=<path>`: the rendered WSDL or schema, with conditional requests. */
+function describe(
+  service: SoapService,
+  input: SoapHttpInput,
+  path: string,
+  xsd: string | null,
+): SoapResponse {
+  const method = input.method;
+  // A Host (or trusted X-Forwarded-Host) that is no authority: 400 (RFC 9112 §3.2), thrown.
+  const address = endpointAddress({
+    host: input.host,
+    httpVersion: input.httpVersion,
+    facts: input.facts,
+    encrypted: input.encrypted,
+    path,
+    target: input.target,
+  });
+  // RFC 9110 §12.5.5: the address in the document was read from these fields too (behind a
+  // trusted proxy), so a shared cache must not serve it to a request forwarded for another host;
+  // a 304 carries the Vary a 200 would (§15.4.5), as do the refusals.
+  const vary = address.vary;
+  const varied = vary.length > 0 ? { Vary: vary.join(", ") } : undefined;
+  const doc = service.contract.render(address.url, xsd ?? undefined);
+  if (doc === undefined) {
+    throw HttpError.notFound(`No schema "${shown(String(xsd))}" belongs to this contract`, {
+      ...(varied && { headers: varied }),
+    });
+  }
+  const contentType =
+    xsd === null || xsd.endsWith(".wsdl")
+      ? "application/wsdl+xml; charset=utf-8"
+      : "application/xml; charset=utf-8";
+  // RFC 9110 §8.8.3: a strong tag of the exact bytes served (the rendered address is part of
+  // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
+  // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. The document is
+  // sent as these bytes, uncoded, so the tag the preconditions compare is the one the 200 carries.
+  const etag = strongEtag(doc);
+  // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
+  // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
+  const outcome = evaluatePreconditions(method, input.headers, { etag });
+  if (outcome === 412) {
+    throw HttpError.preconditionFailed("The document has changed since the precondition was computed", {
+      headers: { ETag: etag, ...varied },
+    });
+  }
+  if (outcome === 304) {
+    return { status: 304, headers: { ETag: etag, "Cache-Control": "no-cache" }, body: "", vary };
+  }
+  return {
+    status: 200,
+    headers: {
+      ETag: etag,
+      "Cache-Control": "no-cache",
+      "Content-Type": contentType,
+      "Content-Length": String(Buffer.byteLength(doc)),
+    },
+    // RFC 9110 §9.3.2: a HEAD gets the fields of the GET, no content.
+    body: method === "HEAD" ? "" : doc,
+    vary,
+  };
+}
