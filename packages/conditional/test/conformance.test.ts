@@ -165,10 +165,11 @@ const rows: Row[] = [
     body: employee,
   },
   {
-    name: "HEAD with If-None-Match: the current tag → 304",
+    // RFC 9110 §8.6: a 304's Content-Length, if any, is the 200's length, never 0.
+    name: "HEAD with If-None-Match: the current tag → 304, no Content-Length",
     request: { method: "HEAD", path: "/employees/7", headers: { "If-None-Match": strong } },
     status: 304,
-    headers: { etag: strong },
+    headers: { etag: strong, "content-length": null },
     body: "",
   },
   {

@@ -165,17 +165,27 @@ export const errorPlugin: FastifyPluginCallback<ErrorPluginOptions> = appWide(
       done(refused as Error);
       return;
     }
-    app.setErrorHandler(handler);
     // Read once requests arrive: `addHttpMethod` may still add methods while plugins register.
     let order: string[] | undefined;
-    app.setNotFoundHandler(function svcNotFound(request, reply) {
+    const notFound = function svcNotFound(request: FastifyRequest, reply: FastifyReply) {
       const target = { method: request.method, url: request.originalUrl ?? request.url };
       order ??= allowOrder(app.supportedMethods);
       const allowed = otherMethods(app, request, order);
       if (allowed === undefined) return handler(notFoundError(target), request, reply);
       if (request.method === "OPTIONS") return reply.code(204).header("Allow", allowed.join(", ")).send();
       return handler(methodNotAllowedError(target, allowed), request, reply);
+    };
+    app.setErrorHandler(function svcErrorsOrNotFound(err, request, reply) {
+      // Fastify refuses a QUERY without Content-Type (RFC 10008 §2) before its not-found route
+      // runs; a target with no QUERY route is a 404 or 405 first (RFC 9110 §15.5.5, §15.5.6).
+      if (isCode(err, "FST_ERR_ROUTE_MISSING_CONTENT_TYPE") && request.is404) return notFound(request, reply);
+      return handler(err, request, reply);
     });
+    app.setNotFoundHandler(notFound);
     done();
   },
 );
+
+function isCode(err: unknown, code: string): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === code;
+}

@@ -253,6 +253,34 @@ const rows: Row[] = [
     },
   },
   {
+    // RFC 9110 §15.5.6: the resource has no QUERY; the QUERY method's own Content-Type rule
+    // (RFC 10008 §2) is for a resource that processes it.
+    name: "QUERY without Content-Type on that resource → 405 with Allow: GET, HEAD, OPTIONS",
+    request: { method: "QUERY", path: "/reports" },
+    status: 405,
+    headers: { ...JSON_RECORD, allow: "GET, HEAD, OPTIONS" },
+    body: {
+      timestamp: TIME,
+      status: 405,
+      error: "Method Not Allowed",
+      message: "Method QUERY is not allowed on /reports",
+      path: "/reports",
+    },
+  },
+  {
+    name: "QUERY without Content-Type on an unknown route → 404 record",
+    request: { method: "QUERY", path: "/nowhere" },
+    status: 404,
+    headers: JSON_RECORD,
+    body: {
+      timestamp: TIME,
+      status: 404,
+      error: "Not Found",
+      message: "No resource matches QUERY /nowhere",
+      path: "/nowhere",
+    },
+  },
+  {
     name: "OPTIONS on that resource → 204 with the same Allow, no content",
     request: { method: "OPTIONS", path: "/reports" },
     status: 204,

@@ -220,9 +220,14 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
   if (body === undefined) {
     // RFC 9110 §15.3.6: a 205 says it has no content with Content-Length: 0.
     if (value.status === 205) reply.header("Content-Length", "0");
-    // A HEAD whose GET has content (its coded length unknown): an empty stream, as below, since
-    // Fastify's HEAD route says Content-Length: 0 of nothing (RFC 9110 §8.6: only the GET's length).
-    else if (method === "HEAD" && hasContent(value.status) && reply.getHeader("content-length") === undefined)
+    // A HEAD whose GET has content (its coded length unknown), or a HEAD's 304: an empty stream,
+    // as below, since Fastify's HEAD route says Content-Length: 0 of nothing (RFC 9110 §8.6: only
+    // the GET's length, in a 304 too).
+    else if (
+      method === "HEAD" &&
+      (hasContent(value.status) || value.status === 304) &&
+      reply.getHeader("content-length") === undefined
+    )
       return reply.send(Readable.from([]));
     return reply.send();
   }

@@ -149,8 +149,7 @@ export function nodeAdapter(pipeline: Pipeline): NodePipeline {
       const version = prepared.version;
       const routed = version === undefined ? target : version.target;
       if (version !== undefined) setPassage(res, version);
-      const query = routed.indexOf("?");
-      ready = { prepared, path: query === -1 ? routed : routed.slice(0, query) };
+      ready = { prepared, path: routedPath(routed) };
       decided.set(req, ready);
     }
     return ready;
@@ -179,6 +178,23 @@ export function nodeAdapter(pipeline: Pipeline): NodePipeline {
       );
     },
   };
+}
+
+// RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The path a request is dispatched on: no query, no fragment (RFC 9112 §3.2: a request-target has
+ * none, a broken client may send one, and Express, Fastify and Hono end the path there), and of an
+ * absolute-form target (`http://api.example/employees/7`, which "a server MUST accept", RFC 9112
+ * §3.2.2) its path, an empty one being `/`, as the other frameworks route it.
+ */
+function routedPath(target: string): string {
+  const absolute = target.startsWith("/") ? null : ABSOLUTE_FORM.exec(target);
+  const rest = absolute === null ? target : target.slice(absolute[0].length);
+  const end = rest.search(/[?#]/);
+  const path = end === -1 ? rest : rest.slice(0, end);
+  return absolute === null || path.startsWith("/") ? path : `/${path}`;
 }
 
 const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });

@@ -199,6 +199,13 @@ const rows: Row[] = [
     body: { id: 7, name: "Ada", version: 2 },
   },
   {
+    // RFC 9112 §3.2.2: an origin server MUST accept the absolute-form, and routes by its path.
+    name: "GET http://api.example/employees/7 (absolute-form) → routed by its path",
+    request: { path: "http://api.example/employees/7" },
+    status: 200,
+    body: { id: 7, name: "Ada", version: 1 },
+  },
+  {
     name: "a version the API lacks is refused with the version's fields",
     request: { path: "/v3/employees/7" },
     status: 404,

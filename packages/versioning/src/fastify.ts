@@ -16,5 +16,22 @@ import type { FastifyRequest } from "fastify";
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function versionedPath(request: FastifyRequest, path: string): string {
-  return withPrefix({ apiVersionPrefix: routedPrefix(request.originalUrl, request.url) }, path);
+  const prefix = routedPrefix(originForm(request.originalUrl), originForm(request.url));
+  return withPrefix({ apiVersionPrefix: prefix }, path);
+}
+
+// RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The target without the scheme and authority of an absolute-form one (`http://api.example/v2/x`
+ * → `/v2/x`): Fastify keeps them in `url` and `originalUrl` alike, and the prefix is read off the
+ * paths (RFC 9112 §3.2.2).
+ */
+function originForm(target: string): string {
+  if (target.startsWith("/")) return target;
+  const authority = ABSOLUTE_FORM.exec(target);
+  if (authority === null) return target;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
 }

@@ -138,6 +138,13 @@ const rows: Row[] = [
     body: { id: 7, version: 2, self: "/v2/employees/7" },
   },
   {
+    // RFC 9112 §3.2.2: an absolute-form target is routed, and versioned, by its path.
+    name: "GET http://api.example/v1/employees/7 (absolute-form) → version 1, links keep the prefix",
+    request: { path: "http://api.example/v1/employees/7" },
+    status: 200,
+    body: { id: 7, version: 1, self: "/v1/employees/7" },
+  },
+  {
     name: "API-Version: 2 → version 2, links without a prefix",
     request: { path: "/employees/7", headers: { "API-Version": "2" } },
     status: 200,

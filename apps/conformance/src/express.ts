@@ -1,0 +1,89 @@
+import type { RequestListener } from "node:http";
+import { authenticate, requireScopes } from "@svc/auth/express";
+import { allowedMethods, errorHandler, notFound } from "@svc/errors/express";
+import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/express";
+import { idempotency } from "@svc/idempotency/express";
+import { expressAdapter } from "@svc/kernel/express";
+import { crossOrigin, parseBody } from "@svc/negotiate/express";
+import { rateLimit } from "@svc/ratelimit/express";
+import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
+import { versionedPath } from "@svc/versioning/express";
+import type express from "express";
+import {
+  authOptions,
+  BODY,
+  COLLECTION_METHODS,
+  CORS,
+  createService,
+  HOSTS,
+  ITEM_METHODS,
+  LIMIT,
+  ME_METHODS,
+  ORDER_METHODS,
+  READ_SCOPE,
+  SOAP_PATH,
+  TRUST,
+} from "./service.js";
+
+type Req = express.Request & { principal?: { id: string } | undefined; apiVersion?: number | undefined };
+
+/**
+ * The composition on Express (`express` is Express 5's or Express 4's module): gates in front as
+ * middleware, the pipeline's `prepare` before the routes, the error record last.
+ */
+export function expressApp(framework: typeof express): RequestListener {
+  const service = createService();
+  const svc = expressAdapter(service.pipeline);
+  const keys = { idempotency: idempotency(service.idempotencyOptions) };
+  const self = (req: Req) => hrefFor(req, versionedPath(req, `/employees/${req.params.id}`));
+
+  const app = framework();
+  app.disable("x-powered-by");
+  app.set("trust proxy", TRUST);
+  // Routes match as Fastify's and Hono's routers match them: case-sensitive, `/x/` is not `/x`.
+  app.set("case sensitive routing", true);
+  app.set("strict routing", true);
+  // The version first: its fields are on every response, a gate's refusal included.
+  app.use(svc.prepare);
+  app.use(crossOrigin(CORS));
+  app.use(rateLimit(LIMIT));
+  app.use(allowedHosts(HOSTS));
+  app.use(authenticate(authOptions()));
+  // The endpoint's error handler on its path: a refusal in front (429, 401) is a SOAP fault there.
+  app.use(SOAP_PATH, soapEndpoint(service.soapOptions), soapErrorHandler());
+  app.use(parseBody(BODY));
+
+  app
+    .route("/employees")
+    .get(
+      svc.handle((req: Req) =>
+        service.list(req.query as Record<string, unknown>, req.originalUrl, baseUrl(req)),
+      ),
+    )
+    .post(svc.handle((req: Req) => service.create(req.body, req.principal?.id)))
+    .all(allowedMethods(COLLECTION_METHODS));
+  app
+    .route("/employees/:id")
+    .get(svc.handle((req: Req, ctx) => service.one(req.params.id as string, self(req), ctx.version)))
+    .put(
+      svc.handle(async (req: Req, ctx) => {
+        await svc.preconditions(req, service.current(req.params.id as string, self(req), ctx.version));
+        return service.update(req.params.id as string, req.body, self(req), ctx.version);
+      }),
+    )
+    .all(allowedMethods(ITEM_METHODS));
+  app
+    .route("/orders")
+    .post(svc.handle((req: Req) => service.order(req.body, req.principal?.id), keys))
+    .all(allowedMethods(ORDER_METHODS));
+  app
+    .route("/me")
+    .get(
+      requireScopes(READ_SCOPE),
+      svc.handle((req: Req) => service.me(req.principal?.id)),
+    )
+    .all(allowedMethods(ME_METHODS));
+  app.use(notFound());
+  app.use(errorHandler({ wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' }));
+  return app as unknown as RequestListener;
+}

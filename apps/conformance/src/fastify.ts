@@ -1,0 +1,85 @@
+import { auth, requireScopes } from "@svc/auth/fastify";
+import { errorPlugin, fastifyErrorHandler } from "@svc/errors/fastify";
+import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/fastify";
+import { idempotency } from "@svc/idempotency/fastify";
+import { fastifyAdapter } from "@svc/kernel/fastify";
+import { crossOrigin, parseBody } from "@svc/negotiate/fastify";
+import { rateLimit } from "@svc/ratelimit/fastify";
+import { soap } from "@svc/soap-envelope/fastify";
+import { versionedPath } from "@svc/versioning/fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import {
+  authOptions,
+  BODY,
+  CORS,
+  createService,
+  HOSTS,
+  LIMIT,
+  READ_SCOPE,
+  SOAP_PATH,
+  TRUST,
+} from "./service.js";
+
+type Params = { id: string };
+
+/**
+ * The composition on Fastify: the pipeline's `rewriteUrl` and Fastify's own `trustProxy`, the
+ * plugins registered on the root in the order the other compositions mount them; `errorPlugin`
+ * answers 404, 405 and `OPTIONS` from Fastify's router.
+ */
+export async function fastifyApp(): Promise<FastifyInstance> {
+  const service = createService();
+  const svc = fastifyAdapter(service.pipeline);
+  const keys = { idempotency: idempotency(service.idempotencyOptions) };
+  const self = (request: FastifyRequest) =>
+    hrefFor(request, versionedPath(request, `/employees/${(request.params as Params).id}`));
+
+  const errors = { wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' };
+  // frameworkErrors: a URL Fastify cannot decode, refused before any route, gets the record too.
+  const app = Fastify({
+    rewriteUrl: svc.rewriteUrl,
+    trustProxy: TRUST,
+    frameworkErrors: fastifyErrorHandler(errors),
+  });
+  await app.register(errorPlugin, errors);
+  await app.register(svc.plugin);
+  await app.register(crossOrigin, CORS);
+  await app.register(rateLimit, LIMIT);
+  await app.register(allowedHosts, { hosts: HOSTS });
+  await app.register(auth, authOptions());
+  await app.register(soap, { ...service.soapOptions, prefix: SOAP_PATH, faults: true });
+  await app.register(parseBody, BODY);
+
+  app.get(
+    "/employees",
+    svc.handle((request) =>
+      service.list(request.query as Record<string, unknown>, request.originalUrl, baseUrl(request)),
+    ),
+  );
+  app.post(
+    "/employees",
+    svc.handle((request) => service.create(request.body, request.auth?.principal?.id)),
+  );
+  app.get(
+    "/employees/:id",
+    svc.handle((request, ctx) => service.one((request.params as Params).id, self(request), ctx.version)),
+  );
+  app.put(
+    "/employees/:id",
+    svc.handle(async (request, ctx) => {
+      const { id } = request.params as Params;
+      await svc.preconditions(request, service.current(id, self(request), ctx.version));
+      return service.update(id, request.body, self(request), ctx.version);
+    }),
+  );
+  app.post(
+    "/orders",
+    svc.handle((request) => service.order(request.body, request.auth?.principal?.id), keys),
+  );
+  app.get(
+    "/me",
+    { onRequest: requireScopes(READ_SCOPE) },
+    svc.handle((request) => service.me(request.auth?.principal?.id)),
+  );
+  return app;
+}

@@ -1,0 +1,131 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { authenticate, requireScopes } from "@svc/auth/node";
+import { errorResponder, methodNotAllowedError, notFoundError } from "@svc/errors/node";
+import { compileTrust } from "@svc/hal";
+import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/node";
+import { idempotency } from "@svc/idempotency/node";
+import { HttpError } from "@svc/kernel";
+import { nodeAdapter } from "@svc/kernel/node";
+import { crossOrigin, parseBody } from "@svc/negotiate/node";
+import { rateLimit } from "@svc/ratelimit/node";
+import { soapEndpoint } from "@svc/soap-envelope/node";
+import { versionedPath } from "@svc/versioning/node";
+import {
+  authOptions,
+  BODY,
+  COLLECTION_METHODS,
+  CORS,
+  createService,
+  HOSTS,
+  ITEM_METHODS,
+  LIMIT,
+  ME_METHODS,
+  ORDER_METHODS,
+  READ_SCOPE,
+  SOAP_PATH,
+  TRUST,
+} from "./service.js";
+
+/**
+ * The composition on `node:http`: no router and no framework setting, so each check is awaited in
+ * the server's own dispatch, in the order the other compositions mount them, and each package that
+ * reads forwarded fields is given the trust.
+ */
+export function nodeApp(): RequestListener {
+  const service = createService();
+  const trustProxy = compileTrust(TRUST);
+  const svc = nodeAdapter(service.pipeline);
+  const keys = { idempotency: idempotency(service.idempotencyOptions) };
+  const cors = crossOrigin(CORS);
+  const limit = rateLimit({ ...LIMIT, trustProxy: TRUST });
+  const checkHost = allowedHosts(HOSTS, { trustProxy });
+  const auth = authenticate(authOptions());
+  const canRead = requireScopes(READ_SCOPE);
+  const soap = soapEndpoint({ ...service.soapOptions, path: SOAP_PATH, trustProxy });
+  const readBody = parseBody(BODY);
+  const sendError = errorResponder({ wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' });
+
+  /** OPTIONS → 204 with `Allow`; another method a 405 with the same `Allow`, as `allowedMethods` on Express. */
+  const allowed = (req: IncomingMessage, res: ServerResponse, methods: readonly string[]) => {
+    const all = [...methods, "OPTIONS"];
+    if (req.method !== "OPTIONS") throw methodNotAllowedError(req, all);
+    res.writeHead(204, { Allow: all.join(", ") }).end();
+  };
+  const body = async (req: IncomingMessage, res: ServerResponse) => {
+    const value = await readBody(req, res);
+    Object.assign(req, { body: value });
+    return value;
+  };
+
+  const dispatch = async (req: IncomingMessage, res: ServerResponse) => {
+    const ready = await svc.prepare(req, res);
+    if (await cors(req, res)) return;
+    await limit(req, res);
+    await checkHost(req, res);
+    const context = await auth(req);
+    if (await soap(req, res)) return;
+    const by = context.principal?.id;
+    const target = req.url ?? "/";
+    const query = target.includes("?") ? target.slice(target.indexOf("?") + 1) : "";
+    const { path } = ready;
+    const item = /^\/employees\/([^/]+)$/.exec(path);
+    if (path === "/employees") {
+      if (req.method === "GET" || req.method === "HEAD")
+        return svc.respond(req, res, () => service.list(query, target, baseUrl(req, { trustProxy })));
+      if (req.method === "POST") {
+        const value = await body(req, res);
+        return svc.respond(req, res, () => service.create(value, by));
+      }
+      return allowed(req, res, COLLECTION_METHODS);
+    }
+    if (item !== null) {
+      const id = decoded(item[1] as string);
+      const self = () => hrefFor(req, versionedPath(ready, `/employees/${id}`), { trustProxy });
+      if (req.method === "GET" || req.method === "HEAD")
+        return svc.respond(req, res, (ctx) => service.one(id, self(), ctx.version));
+      if (req.method === "PUT") {
+        const value = await body(req, res);
+        return svc.respond(req, res, async (ctx) => {
+          await svc.preconditions(req, service.current(id, self(), ctx.version));
+          return service.update(id, value, self(), ctx.version);
+        });
+      }
+      return allowed(req, res, ITEM_METHODS);
+    }
+    if (path === "/orders") {
+      if (req.method !== "POST") return allowed(req, res, ORDER_METHODS);
+      const value = await body(req, res);
+      return svc.respond(req, res, () => service.order(value, by), keys);
+    }
+    if (path === "/me") {
+      if (req.method !== "GET" && req.method !== "HEAD") return allowed(req, res, ME_METHODS);
+      await canRead(context, req);
+      return svc.respond(req, res, () => service.me(by));
+    }
+    throw notFoundError(req);
+  };
+
+  return (req, res) => {
+    dispatch(req, res).catch((err: unknown) => {
+      // The endpoint's requests get a refusal in front (429, 401) as a SOAP fault.
+      if (pathOf(req.url ?? "/") === SOAP_PATH) soap.fault(err, req, res);
+      else sendError(err, req, res);
+    });
+  };
+}
+
+/** The path of a request-target: no query, and of an absolute-form target (`http://host/x`) its path. */
+function pathOf(target: string): string {
+  const rest = target.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "");
+  const end = rest.search(/[?#]/);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+/** A path segment decoded, as a router decodes a parameter; a malformed escape (`%ZZ`) is a 400. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw HttpError.badRequest("Bad Request");
+  }
+}

@@ -1,0 +1,220 @@
+import { join } from "node:path";
+import { type AuthenticateOptions, createPasswordHasher } from "@svc/auth";
+import { validators } from "@svc/conditional";
+import { hal, halJson, pageModel, parsePageRequest, type QueryInput } from "@svc/hal";
+import { MemoryStore } from "@svc/idempotency";
+import { createPipeline, HttpError, reply } from "@svc/kernel";
+import { compression, json, representations, xml } from "@svc/negotiate";
+import { SoapFault, type SoapServiceOptions } from "@svc/soap-envelope";
+import { versions } from "@svc/versioning";
+
+/**
+ * What every framework's composition shares: the options each package is given, the data, and
+ * the handlers as functions of plain values. The compositions (`express.ts`, `node.ts`,
+ * `fastify.ts`, `hono.ts`) only mount these the way each package's README teaches on that
+ * framework; none of them decides anything of its own.
+ */
+
+/** The proxies in front, by address: the forwarded fields of these peers are read. */
+export const TRUST = "loopback";
+
+/** Hosts the service answers for (`@svc/hal`'s host check). */
+export const HOSTS = ["api.example", "public.example"];
+
+export const CORS = {
+  origins: ["https://app.example"],
+  exposedHeaders: ["ETag", "Location"],
+  maxAge: 600,
+};
+
+/** Requests per client address and minute, in front of authentication. */
+export const CLIENT_LIMIT = 4;
+export const LIMIT = {
+  key: "client",
+  limit: CLIENT_LIMIT,
+  windowMs: 60_000,
+  policyName: "client",
+} as const;
+
+export const BODY = { limit: 512, others: "refuse" } as const;
+
+export const SOAP_PATH = "/ws/customer";
+
+/**
+ * The methods of each route, for the compositions that list them (`allowedMethods`); Fastify's
+ * `errorPlugin` asks its router instead.
+ */
+export const COLLECTION_METHODS = ["GET", "HEAD", "POST"];
+export const ITEM_METHODS = ["GET", "HEAD", "PUT"];
+export const ORDER_METHODS = ["POST"];
+export const ME_METHODS = ["GET", "HEAD"];
+
+/** A contract with a SOAP 1.2 and a SOAP 1.1 binding of one port type (`@svc/soap-envelope`'s fixture). */
+export const WSDL = join(
+  import.meta.dirname,
+  "../../../packages/soap-envelope/src/__fixtures__/customer-both.wsdl",
+);
+
+export const SECRET = new TextEncoder().encode("conformance-secret-of-32-bytes!!");
+
+const passwords = createPasswordHasher({ logN: 4, r: 1 });
+const users = new Map([
+  ["alice", { hash: await passwords.hash("alice-pw"), scopes: ["employees:read", "employees:write"] }],
+  ["bob", { hash: await passwords.hash("bob-pw"), scopes: [] as string[] }],
+]);
+
+export function authOptions(): AuthenticateOptions {
+  return {
+    realm: "api",
+    // Anonymous requests go on (to the routes' guards); credentials sent are checked.
+    optional: true,
+    bearer: { secret: SECRET, algorithms: ["HS256"] },
+    basic: {
+      verify: async (user, password) => {
+        const found = users.get(user);
+        if (!(await passwords.verify(password, found?.hash)) || found === undefined) return null;
+        return { id: user, scopes: found.scopes };
+      },
+    },
+  };
+}
+
+export const READ_SCOPE = "employees:read";
+
+interface Employee {
+  id: number;
+  name: string;
+}
+
+interface Customer {
+  id: bigint;
+  name: string;
+  email: string;
+}
+
+/** One service's state and handlers: each framework's server gets its own. */
+export function createService() {
+  const employees = new Map<number, Employee>(
+    ["Ada", "Grace", "Edsger", "Barbara", "Donald"].map((name, i) => [i + 1, { id: i + 1, name }]),
+  );
+  let orders = 0;
+  const customers = new Map<bigint, Customer>([
+    [42n, { id: 42n, name: "Ada Lovelace", email: "ada@example.com" }],
+  ]);
+
+  const pipeline = createPipeline({
+    versioning: versions({
+      versions: [1, 2],
+      defaultVersion: 2,
+      mediaType: { vendor: "svc" },
+      deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "2027-01-01T00:00:00Z" } },
+    }),
+    representations: representations({ offers: [json, halJson, xml] }),
+    coding: compression({ threshold: 256 }),
+    validators: validators({ required: true }),
+  });
+
+  const find = (id: string): Employee | undefined =>
+    /^\d{1,6}$/.test(id) ? employees.get(Number(id)) : undefined;
+  const resource = (employee: Employee, self: string, version: number | undefined) =>
+    hal({ ...employee, version: version ?? null }).link("self", self);
+
+  return {
+    pipeline,
+    idempotencyOptions: { store: new MemoryStore(), required: true, waitMs: 0 },
+    soapOptions: {
+      wsdl: WSDL,
+      limits: { maxBytes: 4096 },
+      logger: { error() {} },
+      handlers: {
+        getCustomer: async ({ customerId }: { customerId: bigint }) => {
+          const customer = customers.get(customerId);
+          if (customer === undefined) {
+            throw new SoapFault({
+              code: "Sender",
+              subcode: "CustomerNotFound",
+              reason: `Customer ${customerId} does not exist`,
+              detail: { CustomerNotFound: { customerId } },
+            });
+          }
+          return { customer };
+        },
+        createCustomer: async ({ customer }: { customer: Customer }) => {
+          customers.set(customer.id, customer);
+          return { customerId: customer.id };
+        },
+        logEvent: async () => {},
+        sendNotification: async () => {},
+      } as SoapServiceOptions["handlers"],
+    },
+
+    /** `GET /employees`: a page of the collection. `url`: the request-target as received. */
+    list(query: QueryInput, url: string, origin: string) {
+      const { page, size } = parsePageRequest(query, { defaultSize: 2, maxSize: 10 });
+      const all = [...employees.values()];
+      return pageModel({
+        collection: "employees",
+        items: all.slice((page - 1) * size, page * size),
+        page,
+        size,
+        totalElements: all.length,
+        url,
+        origin,
+      });
+    },
+
+    /** `GET /employees/:id`. `self`: the employee's link as the framework's entry builds it. */
+    one(id: string, self: string, version: number | undefined) {
+      const employee = find(id);
+      if (employee === undefined) throw HttpError.notFound(`Employee ${id} does not exist`);
+      return resource(employee, self, version);
+    },
+
+    /** The current representation of `id`, for a write's preconditions; undefined: none. */
+    current(id: string, self: string, version: number | undefined) {
+      const employee = find(id);
+      return employee === undefined ? undefined : { data: resource(employee, self, version) };
+    },
+
+    /** `PUT /employees/:id`, after its preconditions. */
+    update(id: string, body: unknown, self: string, version: number | undefined) {
+      const employee = find(id);
+      if (employee === undefined) throw HttpError.notFound(`Employee ${id} does not exist`);
+      const name = nameOf(body);
+      if (typeof name !== "string" || name === "") throw HttpError.badRequest("name: a non-empty string");
+      employee.name = name;
+      return resource(employee, self, version);
+    },
+
+    /** `POST /employees`. */
+    create(body: unknown, by: string | undefined) {
+      const name = nameOf(body);
+      if (typeof name !== "string" || name === "") throw HttpError.badRequest("name: a non-empty string");
+      const id = employees.size + 1;
+      employees.set(id, { id, name });
+      return reply({ id, name, by: by ?? null }, { status: 201, headers: { Location: `/employees/${id}` } });
+    },
+
+    /** `POST /orders`, behind a required `Idempotency-Key`: runs once per key and principal. */
+    order(body: unknown, by: string | undefined) {
+      orders += 1;
+      return reply(
+        { order: orders, by: by ?? null, item: (body as { item?: unknown })?.item ?? null },
+        { status: 201 },
+      );
+    },
+
+    /** `GET /me`, behind `requireScopes(READ_SCOPE)`. */
+    me(id: string | undefined) {
+      return { id: id ?? null };
+    },
+  };
+}
+
+export type Service = ReturnType<typeof createService>;
+
+/** `{ name }` as JSON sends it, or `<employee><name>` as XML does (`{ employee: { name } }`). */
+function nameOf(body: unknown): unknown {
+  const value = body as { name?: unknown; employee?: { name?: unknown } } | undefined;
+  return value?.name ?? value?.employee?.name;
+}
