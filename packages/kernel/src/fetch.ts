@@ -21,6 +21,7 @@ import {
   type RequestView,
   type ResponseValue,
   type RouteOptions,
+  splitList,
 } from "@svc/kernel";
 import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js";
 import { fieldName } from "./field-name.js";
@@ -347,6 +348,54 @@ export function withPassage(response: Response, passage: Passage): Response {
   }
 }
 
+/**
+ * `response` with every passage recorded for `request` ({@link addPassage}), in the order they were
+ * given, as the other frameworks' responses have them: a gate's field only where the response set
+ * none of that name, and the gates' `Vary` names in front of the response's own (a gate in front
+ * sets them on `node:http`'s response before the route appends its own). Applying it again changes
+ * nothing, so each gate of a chain may call it after `next()`.
+ */
+export function withPassages(response: Response, request: Request): Response {
+  const passages = exchangeIfAny(request)?.passages;
+  if (passages === undefined || passages.length === 0) return response;
+  try {
+    addPassagesTo(response.headers, passages);
+    return response;
+  } catch (err) {
+    // Only an immutable `Headers` throws, on its first write, before any field changed.
+    if (!(err instanceof TypeError)) throw err;
+    const headers = new Headers(response.headers);
+    addPassagesTo(headers, passages);
+    const init = { status: response.status, statusText: response.statusText, headers };
+    return buildResponse(response.body, init, isCodedBody(response));
+  }
+}
+
+function addPassagesTo(headers: Headers, passages: readonly Passage[]): void {
+  // A later gate's field replaces an earlier one's (as it does on `node:http`'s response, where
+  // the limiter behind another reports both policies); the route's own fields win over all.
+  const fields: Record<string, NonNullable<Passage["fields"]>[string]> = {};
+  let vary: string | undefined;
+  for (const passage of passages) {
+    if (passage.fields !== undefined) Object.assign(fields, passage.fields);
+    if (passage.vary !== undefined && passage.vary.length > 0) vary = mergeVary(vary, passage.vary) ?? vary;
+  }
+  const missing: Record<string, NonNullable<Passage["fields"]>[string]> = {};
+  let any = false;
+  for (const name of Object.keys(fields))
+    if (!headers.has(name)) {
+      missing[name] = fields[name] ?? null;
+      any = true;
+    }
+  if (any) setFields(headers, missing);
+  if (vary === undefined) return;
+  const own = headers.get("vary");
+  const names = own === null ? [] : splitList(own);
+  // An over-long `Vary` of the route's is kept as it is, the gates' names appended.
+  const merged = names === undefined ? mergeVary(own, vary.split(", ")) : (mergeVary(vary, names) ?? vary);
+  if (merged !== undefined && merged !== own) headers.set("vary", merged);
+}
+
 function addPassageTo(headers: Headers, passage: Passage): void {
   // The route's own fields win over the gate's: the gate's are set only where the route set none.
   const fields = passage.fields;
@@ -408,7 +457,7 @@ export function fetchGate(gate: Gate<Request>): FetchMiddleware {
     }
     if (outcome !== undefined && outcome !== null) addPassage(request, outcome);
     await next();
-    if (outcome !== undefined && outcome !== null) replaceResponse(c, withPassage(c.res, outcome));
+    if (outcome !== undefined && outcome !== null) replaceResponse(c, withPassages(c.res, request));
     return undefined;
   };
   return Object.assign(middleware, {
@@ -418,7 +467,7 @@ export function fetchGate(gate: Gate<Request>): FetchMiddleware {
         if (outcome === undefined || outcome === null) return handler(request);
         if (isAnswer(outcome)) return toResponse(outcome.answer, request.method.toUpperCase());
         addPassage(request, outcome);
-        return withPassage(await handler(request), outcome);
+        return withPassages(await handler(request), request);
       };
     },
   });
@@ -490,15 +539,15 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
       addPassage(request, prepared.version);
     return ready;
   };
-  const withVersion = (response: Response, prepared: Prepared): Response =>
-    prepared.version === undefined ? response : withPassage(response, prepared.version);
+  const withVersion = (response: Response, request: Request, prepared: Prepared): Response =>
+    prepared.version === undefined ? response : withPassages(response, request);
   return {
     getPath: (request) => decide(request).path,
     middleware: async (c, next) => {
       const { prepared } = decide(c.req.raw, honoConnection(c));
       if (prepared.refusal !== undefined) throw prepared.refusal;
       await next();
-      replaceResponse(c, withVersion(c.res, prepared));
+      replaceResponse(c, withVersion(c.res, c.req.raw, prepared));
       return undefined;
     },
     async respond(request, handler, options = {}) {

@@ -7,13 +7,7 @@
  * @packageDocumentation
  */
 import { fieldLines, requestFacts } from "@svc/kernel";
-import {
-  type ConnectionInfo,
-  fetchView,
-  type HonoMiddleware,
-  passagesOf,
-  withPassage,
-} from "@svc/kernel/fetch";
+import { type ConnectionInfo, fetchView, type HonoMiddleware, withPassages } from "@svc/kernel/fetch";
 import {
   createSoapEndpoint,
   type SoapEndpointOptions,
@@ -103,7 +97,7 @@ export function soapEndpoint<Operations = never>(
       contentType: request.headers.get("content-type") ?? undefined,
       logged,
     });
-    return passagesOf(request).reduce(withPassage, toFetchResponse(response, method));
+    return withPassages(toFetchResponse(response, method), request);
   };
   handler.fault = function svcSoapFault(err: unknown, request: Request): Response {
     return faultOf(err, request, false);

@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import { HttpError, type ResponseValue } from "@svc/kernel";
-import { passagesOf, toResponse, withPassage } from "@svc/kernel/fetch";
+import { toResponse, withPassages } from "@svc/kernel/fetch";
 import Fastify, { type FastifyInstance, type FastifyPluginCallback } from "fastify";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -245,7 +245,7 @@ export const fallbackErrors = {
     reply.header("content-type", "application/json");
     return reply.send(e.body);
   },
-  /** Hono's `app.onError`: with the fields the gates in front recorded for the request (`passagesOf`). */
+  /** Hono's `app.onError`: with the fields the gates in front recorded for the request (`withPassages`). */
   fetch(err: unknown, c?: { req: { raw: Request } }): Response {
     const e = fallbackError(err);
     const value: ResponseValue = {
@@ -256,7 +256,7 @@ export const fallbackErrors = {
     };
     const response = toResponse(value, c?.req.raw.method ?? "GET");
     if (c === undefined) return response;
-    return passagesOf(c.req.raw).reduce((out, passage) => withPassage(out, passage), response);
+    return withPassages(response, c.req.raw);
   },
 };
 
