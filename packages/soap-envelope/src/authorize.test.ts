@@ -13,7 +13,7 @@ import {
 } from "../test/helpers.js";
 import { SoapFault, WSSE_NS } from "./fault.js";
 import { createSoapService, type SoapContext } from "./service.js";
-import { SoapAuthenticationError } from "./wsse.js";
+import { SoapAuthenticationError } from "./wsse/credentials.js";
 import type { XmlElement } from "./xml.js";
 
 const HANG = 15_000;

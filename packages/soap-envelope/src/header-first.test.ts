@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENV, envelope, getCustomer, post, readFault, startCustomerService, TNS } from "../test/helpers.js";
 import { WSSE_NS } from "./fault.js";
-import { SoapAuthenticationError } from "./wsse.js";
+import { SoapAuthenticationError } from "./wsse/credentials.js";
 import type { XmlElement } from "./xml.js";
 
 const MiB = 1_048_576;

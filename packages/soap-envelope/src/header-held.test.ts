@@ -4,7 +4,7 @@ import { envelope, getCustomer, readFault, TNS } from "../test/helpers.js";
 import { PATH, soapMounts } from "../test/mounts.js";
 import { WSSE_NS } from "./fault.js";
 import type { SoapServiceOptions } from "./service.js";
-import { SoapAuthenticationError } from "./wsse.js";
+import { SoapAuthenticationError } from "./wsse/credentials.js";
 import type { XmlElement } from "./xml.js";
 
 /**

@@ -22,7 +22,7 @@ import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 import { ROLE_NONE } from "./envelope.js";
 import { WSSE_NS } from "./fault.js";
 import { soapEndpoint as nodeEndpoint } from "./node.js";
-import { SoapAuthenticationError } from "./wsse.js";
+import { SoapAuthenticationError } from "./wsse/credentials.js";
 import type { XmlElement } from "./xml.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;

@@ -78,7 +78,7 @@ export {
   loadContract,
   type SoapVersion,
 } from "./wsdl.js";
-export { SoapAuthenticationError } from "./wsse.js";
+export { SoapAuthenticationError } from "./wsse/credentials.js";
 export {
   type ParsedElement,
   parseXml,

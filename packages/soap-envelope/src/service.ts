@@ -53,7 +53,7 @@ import {
   loadContract,
   type SoapVersion,
 } from "./wsdl.js";
-import { credentialsFault, notAuthorizedFault } from "./wsse.js";
+import { credentialsFault, notAuthorizedFault } from "./wsse/credentials.js";
 import {
   clark,
   type ParsedElement,

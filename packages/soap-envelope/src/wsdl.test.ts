@@ -19,7 +19,7 @@ import { soapEndpoint } from "./endpoint.js";
 import { WSSE_NS } from "./fault.js";
 import { SchemaCompileError } from "./schema.js";
 import { loadContract } from "./wsdl.js";
-import { SoapAuthenticationError } from "./wsse.js";
+import { SoapAuthenticationError } from "./wsse/credentials.js";
 
 const customerWsdl = readFileSync(CUSTOMER_WSDL, "utf8");
 const load = (text: string) => loadContract(text, { baseDir: FIXTURES });
