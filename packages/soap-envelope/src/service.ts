@@ -54,6 +54,14 @@ import {
   type SoapVersion,
 } from "./wsdl.js";
 import { credentialsFault, notAuthorizedFault } from "./wsse/credentials.js";
+import { resolveWsSecurity, type WsSecurityOptions } from "./wsse/options.js";
+import {
+  processSecurity,
+  type WsSecurityProcessor,
+  type WsSecurityResult,
+  wholeMessage,
+  wsSecurityProcessor,
+} from "./wsse/security.js";
 import {
   clark,
   type ParsedElement,
@@ -98,6 +106,8 @@ export interface SoapContext {
   headers: readonly XmlElement[];
   /** What `authenticate` returned; undefined without the hook. */
   principal: unknown;
+  /** What the `wsSecurity` checks established (timestamp, signature); undefined without the option. */
+  security: WsSecurityResult | undefined;
   /** The request's correlation id. */
   correlationId: string | undefined;
   /** The logger. */
@@ -251,6 +261,13 @@ export interface SoapServiceOptions<Operations = never> {
   validateResponses?: boolean;
   /** Options of the contract loader (`baseDir`, `longAs`, `importRoot`). */
   contract?: LoadContractOptions;
+  /**
+   * WS-Security processing of the `wsse:Security` block: `wsu:Timestamp` (with replay detection)
+   * and X.509 signatures, checked before `authenticate` and before the Body is parsed; what they
+   * established is `context.security`. See {@link WsSecurityOptions}.
+   * @default undefined (the block is left to `authenticate`)
+   */
+  wsSecurity?: WsSecurityOptions;
 }
 
 /**
@@ -382,6 +399,8 @@ interface ServiceConfig {
   handlers: Readonly<Record<string, SoapHandler>>;
   authenticate: SoapServiceOptions["authenticate"];
   authorize: SoapServiceOptions["authorize"];
+  /** The `wsSecurity` option, resolved, with its replay cache. */
+  wsSecurity: WsSecurityProcessor | undefined;
   /** The `logger` option; per message, the request's logger or the fallback stands in. */
   logger: SoapLogger | undefined;
   limits: ResolvedXmlLimits;
@@ -485,6 +504,7 @@ const SERVICE_OPTIONS = [
   "logger",
   "validateResponses",
   "contract",
+  "wsSecurity",
 ] as const;
 
 function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
@@ -540,6 +560,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
     }
   }
   checkLongAs(options.contract?.longAs, "contract.longAs");
+  const wsSecurity = resolveWsSecurity(options.wsSecurity);
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
   const versions = contract.versions;
@@ -547,17 +568,19 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   const understood = compileNameSet([
     ...understoodHeaders,
     ...(options.authenticate ? (authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"]) : []),
+    ...(wsSecurity ? [`{${WSSE_NS}}Security`] : []),
   ]);
   return {
     contract,
     handlers: options.handlers,
     authenticate: options.authenticate,
     authorize: options.authorize,
+    wsSecurity: wsSecurity && wsSecurityProcessor(wsSecurity),
     logger: options.logger,
     limits,
     checkpoint: envelopeCheckpoint(
       limits,
-      options.authenticate !== undefined,
+      options.authenticate !== undefined || wsSecurity !== undefined,
       new XmlTemplates(),
       understood,
     ),
@@ -891,14 +914,12 @@ async function exchange<M extends SoapRequest>(
   try {
     let parsed: XmlParse | undefined;
     let parseError: unknown;
+    // WS-Security signatures are checked on the message's text, read whole first.
+    let raw = "";
     try {
-      parsed = await readXml(
-        request.body,
-        config.limits,
-        type.charset,
-        config.bodyTimeoutMs,
-        config.checkpoint,
-      );
+      let body = request.body;
+      if (config.wsSecurity) ({ body, raw } = await wholeMessage(body, type.charset, config));
+      parsed = await readXml(body, config.limits, type.charset, config.bodyTimeoutMs, config.checkpoint);
     } catch (err) {
       parseError = err;
     }
@@ -934,12 +955,21 @@ async function exchange<M extends SoapRequest>(
           correlationId: request.correlationId,
           logger,
           http: request.http,
+          security: undefined,
         };
         let context: SoapContext;
         // Part 1 §2.6 step 3, before any header block is processed (the `authenticate` hook is
         // step 4): "If such a fault is generated, any further processing MUST NOT be done."
         checkMustUnderstand(config, head.headers);
         checkHeaderEncodings(config, head.headers);
+        if (config.wsSecurity) {
+          base.security = processSecurity(config.wsSecurity, {
+            raw,
+            envelopeNs: version === "1.2" ? SOAP12_NS : SOAP11_NS,
+            blocks: head.headers.map((h) => ({ element: h.element, targeted: isTargeted(h, config.roles) })),
+            maxDepth: config.limits.maxDepth,
+          });
+        }
         if (config.authenticate) {
           const own = targetedBlocks(config, head.headers, blocks);
           const principal = await authenticateStep(config.authenticate, own, base);
