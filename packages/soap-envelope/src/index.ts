@@ -79,6 +79,15 @@ export {
   type SoapVersion,
 } from "./wsdl.js";
 export { SoapAuthenticationError } from "./wsse/credentials.js";
+export type {
+  WsReplayOptions,
+  WsSecurityOptions,
+  WsSignatureOptions,
+  WsTimestampOptions,
+} from "./wsse/options.js";
+export type { WsSecurityResult } from "./wsse/security.js";
+export type { WsSignature } from "./wsse/signature.js";
+export type { WsTimestamp } from "./wsse/timestamp.js";
 export {
   type ParsedElement,
   parseXml,

@@ -40,7 +40,11 @@ export function unsigned(id = "42", header = ""): string {
   return `<soap:Envelope xmlns:soap="${ENV}"><soap:Header>${header}</soap:Header><soap:Body><c:GetCustomerRequest xmlns:c="http://svc.example.com/ws/customer/v1"><c:customerId>${id}</c:customerId></c:GetCustomerRequest></soap:Body></soap:Envelope>`;
 }
 
-/** `xml` signed by node-soap's WSSecurityCert (BinarySecurityToken, Timestamp and Body signed). */
+/**
+ * `xml` signed by node-soap's WSSecurityCert (BinarySecurityToken, Timestamp and Body signed),
+ * its IDs as `wsu:Id`: by default xml-crypto writes an unqualified `Id` on env:Body, which
+ * SOAP 1.2 Part 1 §5.3 (and SOAP 1.1 §4.1) does not allow there.
+ */
 export function signWithNodeSoap(
   xml: string,
   signer: { key: string; cert: string } = PARTNER,
@@ -48,6 +52,7 @@ export function signWithNodeSoap(
 ): string {
   const wss = new soap.WSSecurityCert(signer.key, signer.cert, "", {
     signatureAlgorithm: RSA_SHA256,
+    signerOptions: { idMode: "wssecurity" },
     ...options,
   });
   return wss.postProcess(xml, "soap");
