@@ -4,9 +4,11 @@ import { trimXml } from "../xml-space.js";
 import { wsseFault } from "./faults.js";
 import type { ResolvedWsSecurity } from "./options.js";
 
-/** A checked `wsu:Timestamp`: its times in ms since the epoch. */
+/** A checked `wsu:Timestamp` (WS-Security 1.1 §10). */
 export interface WsTimestamp {
+  /** `wsu:Created`: when the sender made the message. */
   created: Date;
+  /** `wsu:Expires`, when sent: after it (and the clock skew) the message is refused. */
   expires: Date | undefined;
 }
 
