@@ -1,11 +1,12 @@
 import { createHash, timingSafeEqual, verify, X509Certificate } from "node:crypto";
 import { WSU_NS } from "@svc/errors";
-import { type Attr, DOMParser, type Document, type Element, type Node } from "@xmldom/xmldom";
+import { DOMParser } from "@xmldom/xmldom";
 import { SaxesParser } from "saxes";
 import { ExclusiveCanonicalization } from "xml-crypto";
 import { WSSE_NS } from "../fault.js";
 import type { XmlElement } from "../xml.js";
 import { trimXml } from "../xml-space.js";
+import type { Attr, Document, Element, Node } from "./dom.js";
 import { wsseFault } from "./faults.js";
 import type { ResolvedSignature } from "./options.js";
 
@@ -360,7 +361,8 @@ function canonical(element: Element, prefixes: string[]): string {
   }
   // The canonicalizer declares the listed prefixes on the element it is given: a copy.
   const copy = element.cloneNode(true) as Element;
-  return new ExclusiveCanonicalization().process(copy, {
+  // xml-crypto declares the browser DOM types; xmldom's nodes are what it reads.
+  return new ExclusiveCanonicalization().process(copy as never, {
     inclusiveNamespacesPrefixList: prefixes,
     ancestorNamespaces,
   });
@@ -448,7 +450,7 @@ function parse(text: string): Document {
   };
   return new DOMParser({
     errorHandler: { warning: () => {}, error: fail, fatalError: fail },
-  }).parseFromString(text, "text/xml");
+  }).parseFromString(text, "text/xml") as unknown as Document;
 }
 
 /**
