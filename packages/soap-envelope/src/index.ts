@@ -67,7 +67,16 @@ export {
   type SoapVersion,
 } from "./wsdl/contract.js";
 export { type GenerateTypesOptions, generateTypes } from "./wsdl/generate-types.js";
-export { SoapAuthenticationError } from "./wsse.js";
+export { SoapAuthenticationError } from "./wsse/credentials.js";
+export type {
+  WsReplayOptions,
+  WsSecurityOptions,
+  WsSignatureOptions,
+  WsTimestampOptions,
+} from "./wsse/options.js";
+export type { WsSecurityResult } from "./wsse/security.js";
+export type { WsSignature } from "./wsse/signature.js";
+export type { WsTimestamp } from "./wsse/timestamp.js";
 export {
   type ParsedElement,
   parseXml,

@@ -21,7 +21,7 @@ import {
 import { ROLE_NONE } from "../envelope/envelope.js";
 import { WSSE_NS } from "../envelope/fault.js";
 import { soapEndpoint as nodeEndpoint } from "../node.js";
-import { SoapAuthenticationError } from "../wsse.js";
+import { SoapAuthenticationError } from "../wsse/credentials.js";
 import type { XmlElement } from "../xml/reader.js";
 import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 

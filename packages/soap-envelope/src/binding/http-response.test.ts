@@ -183,6 +183,7 @@ describe("what breaks outside the SOAP processing goes to next()", () => {
         "logger",
         "operation",
         "principal",
+        "security",
         "soapVersion",
       ].sort(),
     );

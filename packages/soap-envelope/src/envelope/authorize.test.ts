@@ -11,7 +11,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { SoapAuthenticationError } from "../wsse.js";
+import { SoapAuthenticationError } from "../wsse/credentials.js";
 import type { XmlElement } from "../xml/reader.js";
 import { SoapFault, WSSE_NS } from "./fault.js";
 import { createSoapService, type SoapContext } from "./service.js";

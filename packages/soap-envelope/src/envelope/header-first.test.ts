@@ -8,7 +8,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { SoapAuthenticationError } from "../wsse.js";
+import { SoapAuthenticationError } from "../wsse/credentials.js";
 import type { XmlElement } from "../xml/reader.js";
 import { WSSE_NS } from "./fault.js";
 

@@ -21,7 +21,15 @@ import {
   loadContract,
   type SoapVersion,
 } from "../wsdl/contract.js";
-import { credentialsFault, notAuthorizedFault } from "../wsse.js";
+import { credentialsFault, notAuthorizedFault } from "../wsse/credentials.js";
+import { resolveWsSecurity, type WsSecurityOptions } from "../wsse/options.js";
+import {
+  processSecurity,
+  type WsSecurityProcessor,
+  type WsSecurityResult,
+  wholeMessage,
+  wsSecurityProcessor,
+} from "../wsse/security.js";
 import { interned } from "../xml/interned.js";
 import {
   clark,
@@ -99,6 +107,8 @@ export interface SoapContext {
   headers: readonly XmlElement[];
   /** What `authenticate` returned; undefined without the hook. */
   principal: unknown;
+  /** What the `wsSecurity` checks established (timestamp, signature); undefined without the option. */
+  security: WsSecurityResult | undefined;
   /** The request's correlation id. */
   correlationId: string | undefined;
   /** The logger. */
@@ -252,6 +262,13 @@ export interface SoapServiceOptions<Operations = never> {
   validateResponses?: boolean;
   /** Options of the contract loader (`baseDir`, `longAs`, `importRoot`, `schemaLocations`). */
   contract?: LoadContractOptions;
+  /**
+   * WS-Security processing of the `wsse:Security` block: `wsu:Timestamp` (with replay detection)
+   * and X.509 signatures, checked before `authenticate` and before the Body is parsed; what they
+   * established is `context.security`. See {@link WsSecurityOptions}.
+   * @default undefined (the block is left to `authenticate`)
+   */
+  wsSecurity?: WsSecurityOptions;
 }
 
 /**
@@ -383,6 +400,8 @@ interface ServiceConfig {
   handlers: Readonly<Record<string, SoapHandler>>;
   authenticate: SoapServiceOptions["authenticate"];
   authorize: SoapServiceOptions["authorize"];
+  /** The `wsSecurity` option, resolved, with its replay cache. */
+  wsSecurity: WsSecurityProcessor | undefined;
   /** The `logger` option; per message, the request's logger or the fallback stands in. */
   logger: SoapLogger | undefined;
   limits: ResolvedXmlLimits;
@@ -486,6 +505,7 @@ const SERVICE_OPTIONS = [
   "logger",
   "validateResponses",
   "contract",
+  "wsSecurity",
 ] as const;
 
 function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
@@ -542,6 +562,7 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   }
   checkLongAs(options.contract?.longAs, "contract.longAs");
   checkSchemaLocations(options.contract?.schemaLocations, "contract.schemaLocations");
+  const wsSecurity = resolveWsSecurity(options.wsSecurity);
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
   const versions = contract.versions;
@@ -549,17 +570,19 @@ function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
   const understood = compileNameSet([
     ...understoodHeaders,
     ...(options.authenticate ? (authenticateHeaders ?? [`{${WSSE_NS}}Security`, "{*}Authentication"]) : []),
+    ...(wsSecurity ? [`{${WSSE_NS}}Security`] : []),
   ]);
   return {
     contract,
     handlers: options.handlers,
     authenticate: options.authenticate,
     authorize: options.authorize,
+    wsSecurity: wsSecurity && wsSecurityProcessor(wsSecurity),
     logger: options.logger,
     limits,
     checkpoint: envelopeCheckpoint(
       limits,
-      options.authenticate !== undefined,
+      options.authenticate !== undefined || wsSecurity !== undefined,
       new XmlTemplates(),
       understood,
     ),
@@ -893,14 +916,12 @@ async function exchange<M extends SoapRequest>(
   try {
     let parsed: XmlParse | undefined;
     let parseError: unknown;
+    // WS-Security signatures are checked on the message's text, read whole first.
+    let raw = "";
     try {
-      parsed = await readXml(
-        request.body,
-        config.limits,
-        type.charset,
-        config.bodyTimeoutMs,
-        config.checkpoint,
-      );
+      let body = request.body;
+      if (config.wsSecurity) ({ body, raw } = await wholeMessage(body, type.charset, config));
+      parsed = await readXml(body, config.limits, type.charset, config.bodyTimeoutMs, config.checkpoint);
     } catch (err) {
       parseError = err;
     }
@@ -936,12 +957,21 @@ async function exchange<M extends SoapRequest>(
           correlationId: request.correlationId,
           logger,
           http: request.http,
+          security: undefined,
         };
         let context: SoapContext;
         // Part 1 §2.6 step 3, before any header block is processed (the `authenticate` hook is
         // step 4): "If such a fault is generated, any further processing MUST NOT be done."
         checkMustUnderstand(config, head.headers);
         checkHeaderEncodings(config, head.headers);
+        if (config.wsSecurity) {
+          base.security = processSecurity(config.wsSecurity, {
+            raw,
+            envelopeNs: version === "1.2" ? SOAP12_NS : SOAP11_NS,
+            blocks: head.headers.map((h) => ({ element: h.element, targeted: isTargeted(h, config.roles) })),
+            maxDepth: config.limits.maxDepth,
+          });
+        }
         if (config.authenticate) {
           const own = targetedBlocks(config, head.headers, blocks);
           const principal = await authenticateStep(config.authenticate, own, base);

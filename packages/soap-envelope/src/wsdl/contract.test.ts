@@ -17,7 +17,7 @@ import {
 } from "../../test/helpers.js";
 import { soapEndpoint } from "../binding/endpoint.js";
 import { WSSE_NS } from "../envelope/fault.js";
-import { SoapAuthenticationError } from "../wsse.js";
+import { SoapAuthenticationError } from "../wsse/credentials.js";
 import { SchemaCompileError } from "../xsd/schema.js";
 import { loadContract } from "./contract.js";
 

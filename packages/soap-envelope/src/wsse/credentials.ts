@@ -1,5 +1,5 @@
 import { isHttpError, WSU_NS } from "@svc/errors";
-import { SoapFault, WSSE_NS } from "./fault.js";
+import { SoapFault, WSSE_NS } from "../envelope/fault.js";
 
 // The mapping from a credential outcome to a SOAP fault, in one place: what the `authenticate`
 // and `authorize` hooks of createSoapService throw or resolve to becomes the SOAP 1.2 Part 1 §5.4

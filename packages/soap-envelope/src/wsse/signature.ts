@@ -1,0 +1,488 @@
+import { createHash, timingSafeEqual, verify, X509Certificate } from "node:crypto";
+import { WSU_NS } from "@svc/errors";
+import { DOMParser } from "@xmldom/xmldom";
+import { SaxesParser } from "saxes";
+import { ExclusiveCanonicalization } from "xml-crypto";
+import { WSSE_NS } from "../envelope/fault.js";
+import type { XmlElement } from "../xml/reader.js";
+import { trimXml } from "../xml/space.js";
+import type { Attr, Document, Element, Node } from "./dom.js";
+import { wsseFault } from "./faults.js";
+import type { ResolvedSignature } from "./options.js";
+
+// XML-DSig (XML Signature Syntax and Processing 1.1) as WS-Security 1.1 §8 profiles it, with the
+// X.509 Token Profile 1.1 for the key. The checks run in the order of their cost, so a sender
+// without a trusted key's signature costs the header blocks (already parsed) and one
+// canonicalization of ds:SignedInfo, never a digest of the Body:
+//  1. on the parsed header blocks: the algorithms, the bounds, the key and its trust (readSignature);
+//  2. the SignatureValue over ds:SignedInfo, read from the header alone (XML-DSig §3.2.2 asks for
+//     the references first; any order gives the same answer, this one costs an attacker more);
+//  3. the whole message: one Body, unique IDs, each reference's digest, and the parts that must
+//     be signed being the very elements the node processes (signature wrapping, below).
+// @see https://www.w3.org/TR/xmldsig-core1/#sec-CoreValidation
+// @see https://docs.oasis-open.org/wss-m/wss/v1.1.1/os/wss-x509TokenProfile-v1.1.1-os.html
+
+const DS_NS = "http://www.w3.org/2000/09/xmldsig#";
+const EXC_C14N = "http://www.w3.org/2001/10/xml-exc-c14n#";
+const ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature";
+const SHA256 = "http://www.w3.org/2001/04/xmlenc#sha256";
+const RSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256";
+const ECDSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256";
+const X509_PROFILE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0";
+const X509V3 = `${X509_PROFILE}#X509v3`;
+const THUMBPRINT_SHA1 = "http://docs.oasis-open.org/wss/oasis-wss-soap-message-security-1.1#ThumbprintSHA1";
+const XML_NS = "http://www.w3.org/XML/1998/namespace";
+/** XML-DSig §4.4.3.3: a same-document reference `#id`; anything else is outside the envelope. */
+const ID_REFERENCE = /^#([A-Za-z_][\w.-]*)$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** What the signature check established. */
+export interface WsSignature {
+  /** The signing certificate, trusted. */
+  certificate: X509Certificate;
+  /** Whether the envelope's env:Body is signed. */
+  body: boolean;
+  /** Whether the processed wsu:Timestamp is signed. */
+  timestamp: boolean;
+  /** The header blocks signed (as the handlers see them in `context.headers`). */
+  headers: readonly XmlElement[];
+}
+
+interface Reference {
+  id: string;
+  digest: Buffer;
+  /** Prefixes of an InclusiveNamespaces PrefixList of the exclusive C14N transform. */
+  prefixes: string[];
+}
+
+/** A signature read from the parsed header, its key trusted, nothing verified yet. */
+export interface SignaturePlan {
+  /** The position of ds:Signature among the wsse:Security block's child elements. */
+  index: number;
+  method: typeof RSA_SHA256 | typeof ECDSA_SHA256;
+  value: Buffer;
+  references: Reference[];
+  certificate: X509Certificate;
+}
+
+const named = (e: XmlElement, ns: string, local: string) => e.namespace === ns && e.localName === local;
+
+/**
+ * Step 1: the ds:Signature of `security` read and bounded, its algorithms allowed, its key found
+ * and trusted. Undefined when there is none (refused when one is required).
+ */
+export function readSignature(
+  security: XmlElement | undefined,
+  options: ResolvedSignature,
+  now: number,
+): SignaturePlan | undefined {
+  const children = security?.children ?? [];
+  const found = children.filter((c) => named(c, DS_NS, "Signature"));
+  if (found.length > 1) throw wsseFault("InvalidSecurity", "more than one ds:Signature");
+  const signature = found[0];
+  if (signature === undefined) {
+    if (options.required) throw wsseFault("InvalidSecurity", "the message must be signed");
+    return undefined;
+  }
+  const [signedInfo, signatureValue, keyInfo] = signature.children;
+  if (
+    signedInfo === undefined ||
+    !named(signedInfo, DS_NS, "SignedInfo") ||
+    signatureValue === undefined ||
+    !named(signatureValue, DS_NS, "SignatureValue")
+  ) {
+    throw wsseFault("InvalidSecurity", "ds:Signature must hold ds:SignedInfo, then ds:SignatureValue");
+  }
+  const [c14n, method, ...refs] = signedInfo.children;
+  if (
+    c14n === undefined ||
+    !named(c14n, DS_NS, "CanonicalizationMethod") ||
+    c14n.attributes.Algorithm !== EXC_C14N
+  ) {
+    throw wsseFault("UnsupportedAlgorithm", "ds:CanonicalizationMethod must be exclusive C14N");
+  }
+  const algorithm = method?.attributes.Algorithm;
+  if (
+    method === undefined ||
+    !named(method, DS_NS, "SignatureMethod") ||
+    (algorithm !== RSA_SHA256 && algorithm !== ECDSA_SHA256)
+  ) {
+    throw wsseFault("UnsupportedAlgorithm", "ds:SignatureMethod must be rsa-sha256 or ecdsa-sha256");
+  }
+  if (refs.length === 0 || refs.length > options.maxReferences) {
+    throw wsseFault("InvalidSecurity", `ds:SignedInfo must hold 1 to ${options.maxReferences} ds:Reference`);
+  }
+  const references = refs.map((r) => readReference(r, options));
+  const value = base64(signatureValue.text, options.maxSignatureBytes, "ds:SignatureValue");
+  const certificate = signingCertificate(keyInfo, children, options);
+  trust(certificate, options.trusted, now);
+  const type = certificate.publicKey.asymmetricKeyType;
+  if ((algorithm === RSA_SHA256) !== (type === "rsa") || (algorithm === ECDSA_SHA256) !== (type === "ec")) {
+    throw wsseFault("UnsupportedAlgorithm", `ds:SignatureMethod does not fit the certificate's ${type} key`);
+  }
+  return { index: children.indexOf(signature), method: algorithm, value, references, certificate };
+}
+
+function readReference(ref: XmlElement, options: ResolvedSignature): Reference {
+  if (!named(ref, DS_NS, "Reference"))
+    throw wsseFault("InvalidSecurity", "ds:SignedInfo holds other than ds:Reference");
+  const uri = ref.attributes.URI ?? "";
+  const id = ID_REFERENCE.exec(uri)?.[1];
+  // XSW: a reference to another document, an XPointer or the whole document names no element
+  // this node can tell is the one it processes.
+  if (id === undefined)
+    throw wsseFault("InvalidSecurity", "a ds:Reference URI must be #id, in this envelope");
+  let transforms: XmlElement[] = [];
+  let digestMethod: XmlElement | undefined;
+  let digestValue: XmlElement | undefined;
+  for (const child of ref.children) {
+    if (named(child, DS_NS, "Transforms") && digestMethod === undefined) transforms = child.children;
+    else if (named(child, DS_NS, "DigestMethod") && digestMethod === undefined) digestMethod = child;
+    else if (named(child, DS_NS, "DigestValue") && digestMethod !== undefined) digestValue = child;
+    else throw wsseFault("InvalidSecurity", "ds:Reference holds an unexpected element");
+  }
+  if (transforms.length > options.maxTransforms) {
+    throw wsseFault("InvalidSecurity", `a ds:Reference has more than ${options.maxTransforms} ds:Transform`);
+  }
+  let prefixes: string[] = [];
+  let c14n = false;
+  for (const t of transforms) {
+    const algorithm = named(t, DS_NS, "Transform") ? t.attributes.Algorithm : undefined;
+    if (algorithm === EXC_C14N) {
+      c14n = true;
+      const inclusive = t.children.find(
+        (c) => c.localName === "InclusiveNamespaces" && c.namespace === EXC_C14N,
+      );
+      prefixes = (inclusive?.attributes.PrefixList ?? "")
+        .split(/\s+/)
+        .filter((p) => p !== "" && p !== "#default");
+    } else if (algorithm !== ENVELOPED) {
+      // ENVELOPED is accepted where it changes nothing: a signed element that holds the
+      // signature is refused in step 3.
+      throw wsseFault("UnsupportedAlgorithm", "a ds:Transform must be exclusive C14N");
+    }
+  }
+  if (!c14n && transforms.length > 0)
+    throw wsseFault("UnsupportedAlgorithm", "a ds:Reference must use exclusive C14N");
+  if (digestMethod?.attributes.Algorithm !== SHA256 || digestValue === undefined) {
+    throw wsseFault("UnsupportedAlgorithm", "ds:DigestMethod must be sha256");
+  }
+  return { id, digest: base64(digestValue.text, 32, "ds:DigestValue"), prefixes };
+}
+
+function base64(text: string, maxBytes: number, what: string): Buffer {
+  const compact = text.replace(/[\t\n\r ]+/g, "");
+  if (compact.length > Math.ceil(maxBytes / 3) * 4 || compact.length % 4 !== 0 || !BASE64.test(compact)) {
+    throw wsseFault("InvalidSecurity", `${what} is not base64 of at most ${maxBytes} bytes`);
+  }
+  return Buffer.from(compact, "base64");
+}
+
+/**
+ * X.509 Token Profile 1.1 §3.2: the key is named by a wsse:SecurityTokenReference to a
+ * wsse:BinarySecurityToken of this header (§3.2.1, `#id`), or by a key identifier, the SHA-1
+ * thumbprint of a trusted certificate (§3.2.3, WS-Security 1.1); a ds:X509Data certificate too.
+ */
+function signingCertificate(
+  keyInfo: XmlElement | undefined,
+  security: readonly XmlElement[],
+  options: ResolvedSignature,
+): X509Certificate {
+  const [holder] = keyInfo !== undefined && named(keyInfo, DS_NS, "KeyInfo") ? keyInfo.children : [];
+  if (holder === undefined) throw wsseFault("SecurityTokenUnavailable", "ds:KeyInfo names no key");
+  if (named(holder, DS_NS, "X509Data")) {
+    const cert = holder.children.find((c) => named(c, DS_NS, "X509Certificate"));
+    if (cert !== undefined) return certificate(cert.text, options);
+  }
+  const [ref] = named(holder, WSSE_NS, "SecurityTokenReference") ? holder.children : [];
+  if (ref !== undefined && named(ref, WSSE_NS, "Reference")) {
+    const id = /^#(.+)$/.exec(ref.attributes.URI ?? "")?.[1];
+    const tokens = security.filter(
+      (c) => named(c, WSSE_NS, "BinarySecurityToken") && c.attributes[`{${WSU_NS}}Id`] === id,
+    );
+    if (id === undefined || tokens.length !== 1) {
+      throw wsseFault(
+        "SecurityTokenUnavailable",
+        "the wsse:Reference names no one wsse:BinarySecurityToken of this header",
+      );
+    }
+    const token = tokens[0] as XmlElement;
+    if ((token.attributes.ValueType ?? X509V3) !== X509V3) {
+      throw wsseFault(
+        "UnsupportedSecurityToken",
+        "the wsse:BinarySecurityToken is not an X509v3 certificate",
+      );
+    }
+    return certificate(token.text, options);
+  }
+  if (
+    ref !== undefined &&
+    named(ref, WSSE_NS, "KeyIdentifier") &&
+    ref.attributes.ValueType === THUMBPRINT_SHA1
+  ) {
+    const thumbprint = base64(ref.text, 20, "wsse:KeyIdentifier").toString("hex");
+    const match = options.trusted.find((c) => c.fingerprint.replaceAll(":", "").toLowerCase() === thumbprint);
+    if (match === undefined)
+      throw wsseFault("SecurityTokenUnavailable", "no trusted certificate has that thumbprint");
+    return match;
+  }
+  throw wsseFault(
+    "UnsupportedSecurityToken",
+    "the key must be a wsse:BinarySecurityToken, a thumbprint or ds:X509Data",
+  );
+}
+
+function certificate(text: string, options: ResolvedSignature): X509Certificate {
+  const der = base64(trimXml(text), options.maxTokenBytes, "the X.509 certificate");
+  try {
+    return new X509Certificate(der);
+  } catch {
+    throw wsseFault("InvalidSecurityToken", "the X.509 certificate cannot be read");
+  }
+}
+
+/** The certificate equals a trusted one, or a trusted CA certificate issued it; valid now. */
+function trust(cert: X509Certificate, trusted: readonly X509Certificate[], now: number): void {
+  const valid = (c: X509Certificate) => Date.parse(c.validFrom) <= now && now <= Date.parse(c.validTo);
+  if (!valid(cert)) throw wsseFault("InvalidSecurityToken", "the certificate is not valid now");
+  for (const t of trusted) if (t.raw.equals(cert.raw)) return;
+  for (const t of trusted) {
+    if (t.ca && valid(t) && cert.checkIssued(t) && cert.verify(t.publicKey)) return;
+  }
+  throw wsseFault("FailedAuthentication", "the signing certificate is not trusted");
+}
+
+/** What step 3 needs of the message beside the plan. */
+export interface SignedMessage {
+  /** The message's text. */
+  raw: string;
+  /** The SOAP envelope namespace of the message. */
+  envelopeNs: string;
+  /** The position of the processed wsse:Security block among the header blocks. */
+  securityIndex: number;
+  /** The header blocks, as parsed; `mustSign` those whose signature `signedParts` asks. */
+  blocks: readonly XmlElement[];
+  mustSign: (index: number) => boolean;
+  maxDepth: number;
+}
+
+/** Steps 2 and 3: the SignatureValue, then the references and what they must cover. */
+export function verifySignature(
+  plan: SignaturePlan,
+  message: SignedMessage,
+  options: ResolvedSignature,
+): WsSignature {
+  // Step 2, on the header alone. Should that text not parse (an unusual serialization), the
+  // whole message does it, which step 3 reads in any case.
+  let verified: string | undefined;
+  const head = headerOnly(message.raw);
+  if (head !== undefined) {
+    const signedInfo = locate(parse(head), message, plan)?.signedInfo;
+    if (signedInfo !== undefined) verified = checkSignatureValue(plan, signedInfo);
+  }
+  const doc = parse(message.raw);
+  const located = locate(doc, message, plan);
+  if (located === undefined) throw wsseFault("InvalidSecurity", "the ds:Signature is not where it was read");
+  const canon = canonical(located.signedInfo, prefixList(located.signedInfo));
+  // The SignedInfo of the whole message is the one verified, character for character.
+  if (verified === undefined) verified = checkSignatureValue(plan, located.signedInfo);
+  else if (canon !== verified) throw wsseFault("FailedCheck", "ds:SignedInfo differs from the one verified");
+  const ids = identifiers(doc.documentElement as Element, message.maxDepth);
+  const signed = new Set<Element>();
+  for (const ref of plan.references) {
+    const target = ids.get(ref.id);
+    if (target === undefined) throw wsseFault("InvalidSecurity", `no element has the Id "${ref.id}"`);
+    if (contains(target, located.signature) || contains(located.signature, target)) {
+      throw wsseFault("InvalidSecurity", `#${ref.id} holds or is inside the ds:Signature`);
+    }
+    const digest = createHash("sha256").update(canonical(target, ref.prefixes)).digest();
+    if (!timingSafeEqual(digest, ref.digest))
+      throw wsseFault("FailedCheck", `the digest of #${ref.id} does not match`);
+    signed.add(target);
+  }
+  const timestamp = children(located.security).find(
+    (c) => c.namespaceURI === WSU_NS && c.localName === "Timestamp",
+  );
+  const body = signed.has(located.body);
+  const stamped = timestamp !== undefined && signed.has(timestamp);
+  // XSW: the signature must cover the Body this node decodes and the Timestamp it checked, not
+  // a copy of either moved elsewhere in the envelope.
+  if (options.body && !body) throw wsseFault("FailedCheck", "the env:Body is not signed");
+  if (options.timestamp && timestamp !== undefined && !stamped) {
+    throw wsseFault("FailedCheck", "the wsu:Timestamp is not signed");
+  }
+  const headers: XmlElement[] = [];
+  located.blocks.forEach((block, i) => {
+    if (signed.has(block)) headers.push(message.blocks[i] as XmlElement);
+    else if (message.mustSign(i)) {
+      throw wsseFault(
+        "FailedCheck",
+        `the header block {${block.namespaceURI ?? ""}}${block.localName} is not signed`,
+      );
+    }
+  });
+  return { certificate: plan.certificate, body, timestamp: stamped, headers };
+}
+
+function checkSignatureValue(plan: SignaturePlan, signedInfo: Element): string {
+  const canon = canonical(signedInfo, prefixList(signedInfo));
+  const key = plan.certificate.publicKey;
+  const ok =
+    plan.method === ECDSA_SHA256
+      ? // XML-DSig 1.1 §6.4.3: the ECDSA value is r and s concatenated, not DER.
+        verify("sha256", Buffer.from(canon), { key, dsaEncoding: "ieee-p1363" }, plan.value)
+      : verify("sha256", Buffer.from(canon), key, plan.value);
+  if (!ok) throw wsseFault("FailedCheck", "the ds:SignatureValue does not verify");
+  return canon;
+}
+
+function prefixList(signedInfo: Element): string[] {
+  const method = children(signedInfo)[0];
+  const inclusive =
+    method === undefined ? undefined : children(method).find((c) => c.localName === "InclusiveNamespaces");
+  return (inclusive?.getAttribute("PrefixList") ?? "")
+    .split(/\s+/)
+    .filter((p) => p !== "" && p !== "#default");
+}
+
+/** Exclusive C14N (without comments) of `element`, by xml-crypto's canonicalizer. */
+function canonical(element: Element, prefixes: string[]): string {
+  const ancestorNamespaces: { prefix: string; namespaceURI: string }[] = [];
+  const seen = new Set<string>();
+  for (let n = element.parentNode; n !== null && n.nodeType === 1; n = n.parentNode) {
+    const attrs = (n as Element).attributes;
+    for (let i = 0; i < attrs.length; i++) {
+      const a = attrs.item(i) as Attr;
+      if (a.prefix === "xmlns" && !seen.has(a.localName)) {
+        seen.add(a.localName);
+        ancestorNamespaces.push({ prefix: a.localName, namespaceURI: a.value });
+      }
+    }
+  }
+  // The canonicalizer declares the listed prefixes on the element it is given: a copy.
+  const copy = element.cloneNode(true) as Element;
+  // xml-crypto declares the browser DOM types; xmldom's nodes are what it reads.
+  return new ExclusiveCanonicalization().process(copy as never, {
+    inclusiveNamespacesPrefixList: prefixes,
+    ancestorNamespaces,
+  });
+}
+
+interface Located {
+  security: Element;
+  signature: Element;
+  signedInfo: Element;
+  body: Element;
+  blocks: Element[];
+}
+
+/** The processed wsse:Security block's ds:Signature in a DOM of the message, and the Body. */
+function locate(doc: Document, message: SignedMessage, plan: SignaturePlan): Located | undefined {
+  const envelope = doc.documentElement;
+  if (envelope === null) return undefined;
+  const parts = children(envelope);
+  const isPart = (e: Element, local: string) =>
+    e.namespaceURI === message.envelopeNs && e.localName === local;
+  const bodies = parts.filter((p) => isPart(p, "Body"));
+  const header = parts.find((p) => isPart(p, "Header"));
+  // XSW: a second Body, one of which would be verified and the other decoded.
+  if (bodies.length > 1) throw wsseFault("InvalidSecurity", "the envelope has more than one env:Body");
+  const blocks = header === undefined ? [] : children(header);
+  const security = blocks[message.securityIndex];
+  if (security === undefined || security.namespaceURI !== WSSE_NS || security.localName !== "Security")
+    return undefined;
+  const signature = children(security)[plan.index];
+  const signedInfo = signature === undefined ? undefined : children(signature)[0];
+  if (signature?.namespaceURI !== DS_NS || signedInfo?.localName !== "SignedInfo") return undefined;
+  // The header alone (step 2) has no Body: its own stand-in.
+  return { security, signature, signedInfo, body: bodies[0] ?? envelope, blocks };
+}
+
+/**
+ * Every element by ID: wsu:Id (WS-Security 1.1 §4), xml:id and the unqualified `Id`, `ID` and
+ * `id` signers use. XSW: an ID held by two elements is refused, whichever a reference would find.
+ */
+function identifiers(root: Element, maxDepth: number): Map<string, Element> {
+  const ids = new Map<string, Element>();
+  const stack: [Element, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [element, depth] = stack.pop() as [Element, number];
+    if (depth > maxDepth)
+      throw wsseFault("InvalidSecurity", `the message nests deeper than ${maxDepth} elements`);
+    const attrs = element.attributes;
+    for (let i = 0; i < attrs.length; i++) {
+      const a = attrs.item(i) as Attr;
+      const ns = a.namespaceURI ?? "";
+      const isId =
+        (ns === WSU_NS && a.localName === "Id") ||
+        (ns === XML_NS && a.localName === "id") ||
+        (ns === "" && (a.localName === "Id" || a.localName === "ID" || a.localName === "id"));
+      if (!isId) continue;
+      if (ids.has(a.value) && ids.get(a.value) !== element) {
+        throw wsseFault("InvalidSecurity", `two elements have the Id "${a.value.slice(0, 64)}"`);
+      }
+      ids.set(a.value, element);
+    }
+    for (const child of children(element)) stack.push([child, depth + 1]);
+  }
+  return ids;
+}
+
+function children(element: Element): Element[] {
+  const out: Element[] = [];
+  for (let n = element.firstChild; n !== null; n = n.nextSibling)
+    if (n.nodeType === 1) out.push(n as Element);
+  return out;
+}
+
+function contains(ancestor: Node, node: Node): boolean {
+  for (let n: Node | null = node; n !== null; n = n.parentNode) if (n === ancestor) return true;
+  return false;
+}
+
+/** A DOM of text this node's own parser already accepted (no DTD, no processing instruction). */
+function parse(text: string): Document {
+  const fail = (msg: unknown) => {
+    throw wsseFault(
+      "InvalidSecurity",
+      `the message cannot be read for its signature (${String(msg).slice(0, 80)})`,
+    );
+  };
+  return new DOMParser({
+    errorHandler: { warning: () => {}, error: fail, fatalError: fail },
+  }).parseFromString(text, "text/xml") as unknown as Document;
+}
+
+/**
+ * The message up to the end of its first child of the envelope (the Header), with the envelope
+ * closed: what step 2 reads. Undefined when it cannot be cut there.
+ */
+function headerOnly(raw: string): string | undefined {
+  const parser = new SaxesParser({ position: true });
+  let depth = 0;
+  let root = "";
+  let end = -1;
+  parser.on("opentag", (tag) => {
+    depth++;
+    if (depth === 1) root = tag.name;
+  });
+  parser.on("closetag", () => {
+    if (depth === 2 && end < 0) end = parser.position;
+    depth--;
+  });
+  parser.on("error", () => {
+    end = -2;
+  });
+  for (let at = 0; at < raw.length && end === -1; at += 4096) parser.write(raw.slice(at, at + 4096));
+  if (end < 0 || raw[end - 1] !== ">") return undefined;
+  return `${raw.slice(0, end)}</${root}>`;
+}
+
+/** The message's text from its bytes: the BOM, else the `charset` parameter, else UTF-8. */
+export function messageText(bytes: Uint8Array, charset: string | undefined): string {
+  let encoding = "utf-8";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) encoding = "utf-16be";
+  else if (bytes[0] === 0xff && bytes[1] === 0xfe) encoding = "utf-16le";
+  else if (charset !== undefined && /^utf-16(be|le)?$/i.test(charset)) encoding = charset.toLowerCase();
+  return new TextDecoder(encoding === "utf-16" ? "utf-16be" : encoding).decode(bytes);
+}
