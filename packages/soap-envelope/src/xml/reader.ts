@@ -1,18 +1,9 @@
 import { isAscii } from "node:buffer";
 import { TextDecoder } from "node:util";
-import type { XmlElement } from "@svc/errors";
 import { xmlDeclaredEncoding } from "@svc/kernel";
 import { SaxesParser, type SaxesTagNS } from "saxes";
-import { optionError } from "../options.js";
+import { parseSimpleXml, parseSimpleXmlUntil, setAttribute, type XmlCheckpoint } from "./fast-scan.js";
 import {
-  parseSimpleXml,
-  parseSimpleXmlUntil,
-  setAttribute,
-  type XmlCheckpoint,
-  type XmlTemplates,
-} from "./fast-scan.js";
-import {
-  clark,
   type HeldContent,
   type ParsedElement,
   type ResolvedXmlLimits,
@@ -24,7 +15,7 @@ import {
 import { deadlineQueue, type ReadDeadline } from "./read-deadline.js";
 import { cutCharacters } from "./shown.js";
 import { deferHeld, Pacer } from "./skip.js";
-import { trimXml, XML_NON_WHITESPACE } from "./space.js";
+import { XML_NON_WHITESPACE } from "./space.js";
 
 export type { XmlCheckpoint } from "./fast-scan.js";
 export { XmlTemplates } from "./fast-scan.js";
