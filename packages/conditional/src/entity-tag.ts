@@ -1,8 +1,6 @@
 import { trimOws } from "@svc/kernel";
-import { digest, refusedOption } from "@svc/kernel/internal";
+import { digest, refusedOption, utf8Bytes } from "@svc/kernel/internal";
 import { isOws } from "./ows.js";
-
-const utf8 = new TextEncoder();
 
 /** The tag of an empty body (SHA-1 of no bytes). */
 const EMPTY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
@@ -30,7 +28,7 @@ export function strongEtag(body: string | Uint8Array): string {
       "a string or bytes (a Buffer or Uint8Array): the representation as sent",
       "strongEtag: body",
     );
-  const bytes = typeof body === "string" ? utf8.encode(body) : body;
+  const bytes = typeof body === "string" ? utf8Bytes(body) : body;
   if (bytes.byteLength === 0) return EMPTY_TAG;
   return `"${bytes.byteLength.toString(16)}-${digest("sha1", bytes, "base64").slice(0, 27)}"`;
 }

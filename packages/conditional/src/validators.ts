@@ -10,7 +10,7 @@ import {
   trimOws,
   type Validators,
 } from "@svc/kernel";
-import { BoundedMemo, BoundedPairMemo, digest, emitWarning } from "@svc/kernel/internal";
+import { BoundedMemo, BoundedPairMemo, digest, emitWarning, utf8Bytes } from "@svc/kernel/internal";
 import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -37,11 +37,9 @@ function representationLabel(contentType: string, language: string | undefined):
   return `${type}\n${(language ?? "").toLowerCase()}\n`;
 }
 
-const utf8 = new TextEncoder();
-
 /** A representation's label as UTF-8 bytes. */
 function labelBytes(contentType: string, language: string | undefined): Uint8Array {
-  return utf8.encode(representationLabel(contentType, language));
+  return utf8Bytes(representationLabel(contentType, language));
 }
 
 /**
@@ -83,7 +81,7 @@ export function representationTag(
   language: string | undefined,
   body: string | Uint8Array,
 ): string {
-  const bytes = typeof body === "string" ? utf8.encode(body) : body;
+  const bytes = typeof body === "string" ? utf8Bytes(body) : body;
   const label =
     language === undefined ? labels.get(contentType) : labelsByLanguage.get(contentType, language);
   const labelled = new Uint8Array(label.byteLength + bytes.byteLength);

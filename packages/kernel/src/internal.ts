@@ -38,4 +38,5 @@ export {
   refusedOption,
 } from "./option-error.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
+export { utf8Bytes } from "./utf8.js";
 export { emitWarning } from "./warning.js";

@@ -9,7 +9,7 @@ import {
   type Represented,
   type Representer,
 } from "@svc/kernel";
-import { BoundedMemo, BoundedPairMemo, checkOptionNames } from "@svc/kernel/internal";
+import { BoundedMemo, BoundedPairMemo, checkOptionNames, utf8Bytes } from "@svc/kernel/internal";
 import { essence, headerString } from "./headers.js";
 import { selectLanguage } from "./language.js";
 import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";
@@ -112,10 +112,8 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === "function";
 }
 
-const utf8 = new TextEncoder();
-
 function toBody(body: RepresentationBody): Uint8Array | NodeJS.ReadableStream {
-  return typeof body === "string" ? utf8.encode(body) : body;
+  return typeof body === "string" ? utf8Bytes(body) : body;
 }
 
 /**
