@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { defineConfig } from "tsup";
 import { presetOptions } from "../../tooling/tsup-preset.js";
 
@@ -14,4 +15,10 @@ export default defineConfig({
     "src/fastify.ts",
     "src/fetch.ts",
   ],
+  // The main entry holds per-request state (the exchanges): one module in a process, whichever
+  // way it is loaded. Its CommonJS build loads the ES module (`require(esm)`, Node.js >= 20.19,
+  // the `engines` floor) instead of being a second copy with a second table.
+  async onSuccess() {
+    writeFileSync("dist/index.cjs", '"use strict";\nmodule.exports = require("./index.js");\n');
+  },
 });

@@ -84,21 +84,11 @@ export interface Exchange {
 }
 
 /**
- * The exchanges, by request. One table per process, not per copy of this module: an application
- * that loads both builds of this package (one package imported, another required) still has one
- * exchange per request, so what a step records through one copy reaches a step reading through
- * the other.
+ * The exchanges, by request. One table per process: the package's CommonJS build loads this ES
+ * module rather than a copy of it, so a step recording through `import` and one reading through
+ * `require` share it.
  */
-const exchanges: WeakMap<object, Exchange> = (() => {
-  const holder = globalThis as { [key: symbol]: WeakMap<object, Exchange> | undefined };
-  const name = Symbol.for("@svc/kernel.exchanges");
-  let table = holder[name];
-  if (table === undefined) {
-    table = new WeakMap();
-    Object.defineProperty(holder, name, { value: table });
-  }
-  return table;
-})();
+const exchanges = new WeakMap<object, Exchange>();
 
 /**
  * The object a request's exchange is kept by: the `node:http` request (Express's `req` is one;

@@ -1,6 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { exchangeOf, principalFor, recordAuthentication } from "../src/index.js";
 
@@ -23,20 +23,23 @@ describe("exchangeOf", () => {
     });
   });
 
-  it("is shared by the ESM and the CJS build loaded in one process", async () => {
-    // An application may import one package and require another: both builds of the kernel then
-    // run side by side, and what one step records must reach the step reading through the other.
+  it("is shared by the ESM and the CJS build loaded in one process", () => {
+    // An application may import one package and require another: what one step records through
+    // `import` must reach the step reading through `require`. Run in a plain Node.js process, as
+    // an application loads the built files (not through this runner's module graph).
     if (!existsSync(`${dist}index.cjs`))
       throw new Error("build @svc/kernel first (npx turbo run build --filter=@svc/kernel)");
-    const esm = (await import(`${dist}index.js`)) as typeof import("../src/index.js");
-    const cjs = createRequire(import.meta.url)(`${dist}index.cjs`) as typeof import("../src/index.js");
-    expect(cjs.exchangeOf).not.toBe(esm.exchangeOf);
-    const request = { headers: { authorization: "Basic YTpi" } };
-    esm.recordAuthentication(request, { id: "alice" });
-    expect(cjs.principalFor(request, "test", "")?.id).toBe("alice");
-    cjs.exchangeOf(request).passages.push({ fields: { "x-test": "1" } });
-    expect(esm.exchangeOf(request).passages).toHaveLength(1);
-    expect(exchangeOf(request).authentication?.principal?.id).toBe("alice");
+    const script = `
+      import { createRequire } from "node:module";
+      const esm = await import(${JSON.stringify(pathToFileURL(`${dist}index.js`).href)});
+      const cjs = createRequire(import.meta.url)(${JSON.stringify(`${dist}index.cjs`)});
+      const request = { headers: { authorization: "Basic YTpi" } };
+      esm.recordAuthentication(request, { id: "alice" });
+      cjs.exchangeOf(request).passages.push({ fields: { "x-test": "1" } });
+      process.stdout.write(JSON.stringify([cjs.principalFor(request, "test", "")?.id, esm.exchangeOf(request).passages.length]));
+    `;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual(["alice", 1]);
   });
 
   it("refuses to key a credentialed request nobody authenticated", () => {
