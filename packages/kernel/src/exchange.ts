@@ -9,6 +9,18 @@ export interface Principal {
   readonly id: string;
 }
 
+/**
+ * How the framework's router compares paths, as its adapter recorded it: Express's `case sensitive
+ * routing` and `strict routing` settings (both off by default), Fastify's `caseSensitive` and
+ * `ignoreTrailingSlash`.
+ */
+export interface RoutingRules {
+  /** Whether `/Orders` and `/orders` are different routes. */
+  readonly caseSensitive: boolean;
+  /** Whether `/orders/` and `/orders` are different routes. */
+  readonly strict: boolean;
+}
+
 /** What an authentication step established about a request. */
 export interface Authentication {
   /**
@@ -48,9 +60,12 @@ export interface RateLimitState {
  * request:
  * - `authentication`: `@svc/auth` (or the application, {@link recordAuthentication}); read by the
  *   limiter's and the `Idempotency-Key` step's defaults and by the SOAP credentials hook;
- * - `trust`: the proxies the framework the request arrived on believes (Fastify's `trustProxy`,
- *   compiled with Express's meaning), recorded by its adapter's view; read by `requestFacts`
- *   when a package is given no trust of its own;
+ * - `trust`: the proxies the framework the request arrived on believes (Express's `trust proxy`,
+ *   Fastify's `trustProxy` compiled with Express's meaning), recorded by its adapter's view
+ *   (`expressView`, `fastifyView`); read by `requestFacts` when a package is given no trust of
+ *   its own;
+ * - `routing`: how the framework's router compares paths, recorded by the same views; read by
+ *   the versioning step and the `Idempotency-Key` scope;
  * - `client`: the client's address as the framework's adapter resolved it behind its own trust
  *   setting (Fastify's `trustProxy`), for code handed only the `node:http` request;
  * - `version`: the pipeline's versioning decision (`prepare`, on every adapter); read by
@@ -64,11 +79,10 @@ export interface RateLimitState {
 export interface Exchange {
   /** What an authentication step established; `undefined` until one has run. */
   authentication: Authentication | undefined;
-  /**
-   * The framework's own trust of proxies, if its adapter recorded one (`false`: none trusted);
-   * Express's `trust proxy` is read from its app instead.
-   */
+  /** The framework's own trust of proxies, if its adapter recorded one (`false`: none trusted). */
   trust: TrustHop | false | undefined;
+  /** How the framework's router compares paths, if its adapter recorded it. */
+  routing: RoutingRules | undefined;
   /** The client's address an adapter resolved behind its framework's trust setting, if one did. */
   client: string | undefined;
   /** The versioning decision, once the pipeline's `prepare` has run with a versioning step. */
@@ -113,6 +127,7 @@ export function exchangeOf(request: object): Exchange {
     exchange = {
       authentication: undefined,
       trust: undefined,
+      routing: undefined,
       client: undefined,
       version: undefined,
       body: undefined,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  exchangeOf,
   type Gate,
   type HandlerContext,
   isAnswer,
@@ -9,6 +10,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 import type { NextFunction } from "./async-route.js";
+import type { TrustHop } from "./forwarded.js";
 import { pipelineRequest, setPassage, writeResponse } from "./node.js";
 import { writeValue } from "./write.js";
 
@@ -27,6 +29,45 @@ export interface PipelineIncoming extends IncomingMessage {
   /** A body parser's result, read by idempotency's fingerprint. */
   body?: unknown;
 }
+
+/** The parts of an Express request {@link expressView} reads: its app's settings. */
+export interface ExpressSettingsRequest extends IncomingMessage {
+  /** Express's application (`req.app`). */
+  app?: { get(setting: string): unknown } | undefined;
+}
+
+/**
+ * Records, in `req`'s exchange, what the Express app it arrived on believes and routes by, for
+ * the packages' cores, which read the exchange and never Express's app: the compiled `trust
+ * proxy` setting (`false`: no proxy trusted, Express's default) and `case sensitive routing` /
+ * `strict routing`. Every @svc Express middleware calls it; an application's own code that hands
+ * `req` to a core (`requestFacts(req)` of `@svc/kernel`) calls it first. Once per request: a
+ * second call reads what the first recorded.
+ *
+ * @example
+ * app.get("/where", (req, res) => res.json({ client: requestFacts(expressView(req)).client }));
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
+ */
+export function expressView<Req extends ExpressSettingsRequest>(req: Req): Req {
+  const exchange = exchangeOf(req);
+  if (exchange.routing !== undefined) return req;
+  const app = req.app;
+  if (typeof app?.get !== "function") {
+    exchange.routing = EXPRESS_DEFAULT_ROUTING;
+    if (exchange.trust === undefined) exchange.trust = false;
+    return req;
+  }
+  if (exchange.trust === undefined) {
+    const trust = app.get("trust proxy fn");
+    exchange.trust = typeof trust === "function" ? (trust as TrustHop) : false;
+  }
+  const caseSensitive = app.get("case sensitive routing") === true;
+  const strict = app.get("strict routing") === true;
+  exchange.routing = caseSensitive || strict ? { caseSensitive, strict } : EXPRESS_DEFAULT_ROUTING;
+  return req;
+}
+
+const EXPRESS_DEFAULT_ROUTING = Object.freeze({ caseSensitive: false, strict: false });
 
 /**
  * The slot, by pipeline, of a request's preparation: set on the request in front of routing
@@ -52,6 +93,7 @@ type Preparing = IncomingMessage & { [slot: symbol]: Prepared | undefined };
  * refusal's included; the refusal is in the result.
  */
 function prepareRequest(pipeline: Pipeline, req: PipelineIncoming, res: ServerResponse): Prepared {
+  expressView(req);
   const target = req.url ?? "/";
   const result = pipeline.prepare(pipelineRequest(req, res), target);
   const version = result.version;
@@ -177,7 +219,7 @@ export function expressGate(
   return function svcGate(req, res, next): void {
     let pending: ReturnType<Gate<IncomingMessage>>;
     try {
-      pending = gate(req, req);
+      pending = gate(expressView(req), req);
     } catch (err) {
       next(err);
       return;

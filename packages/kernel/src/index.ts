@@ -17,6 +17,7 @@ export {
   type Principal,
   principalFor,
   type RateLimitState,
+  type RoutingRules,
   recordAuthentication,
 } from "./exchange.js";
 export { type ForwardedHeaders, type TrustHop, trustedHops, trustedListValue } from "./forwarded.js";

@@ -378,8 +378,6 @@ export interface FactsRequest {
   url?: string | undefined;
   /** Express: the whole request-target, before mount-path stripping. */
   originalUrl?: string | undefined;
-  /** Express's app, read for its compiled `trust proxy fn` setting when no trust is given. */
-  app?: { get(setting: string): unknown } | undefined;
 }
 
 /**
@@ -389,9 +387,9 @@ export interface FactsRequest {
  * `trust`: `false` (no forwarded field is read), `true` (every hop: right only when nothing but
  * the proxy can reach the server), or a function of a proxy's address and hop (0 for the peer;
  * `compileTrust` makes one from Express's `trust proxy` forms). Undefined falls back to the
- * framework's trust the request's exchange holds (Fastify's `trustProxy` server option, which
- * `fastifyView(request)` of `@svc/kernel/fastify` records), to the Express app's own `trust proxy`
- * setting (`req.app.get("trust proxy fn")`), and to `false` elsewhere.
+ * framework's trust the request's exchange holds (Express's `trust proxy` setting, which
+ * `expressView(req)` of `@svc/kernel/express` records; Fastify's `trustProxy` server option, which
+ * `fastifyView(request)` of `@svc/kernel/fastify` records), and to `false` without one.
  *
  * `forwardedHeaders`: the one family of forwarded fields read, the one the proxy in front sets:
  * `"x-forwarded"` (the default, as Express and Fastify read) or `"forwarded"` (RFC 7239). Any
@@ -414,12 +412,7 @@ export function requestFacts(
   else if (typeof trust === "function") hop = trust;
   else if (trust === undefined) {
     const recorded = exchangeIfAny(req)?.trust;
-    if (recorded !== undefined) {
-      if (recorded !== false) hop = recorded;
-    } else {
-      const fromApp = typeof req.app?.get === "function" ? req.app.get("trust proxy fn") : undefined;
-      if (typeof fromApp === "function") hop = fromApp as TrustHop;
-    }
+    if (recorded !== undefined && recorded !== false) hop = recorded;
   }
   return new Facts({
     headers: req.headers,

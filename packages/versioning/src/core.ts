@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { absoluteFormOrigin } from "@svc/errors";
 import {
+  exchangeIfAny,
   type Fields,
   type FieldValue,
   HttpError,
@@ -449,9 +450,9 @@ export function versions(options: ApiVersioningOptions): Versioner {
     resolve(request: PipelineRequest, target: string): VersionDecision {
       const caseSensitive =
         config.caseSensitive ??
-        (request.native as { app?: { get(s: string): unknown } } | undefined)?.app?.get(
-          "case sensitive routing",
-        ) === true;
+        (typeof request.native === "object" &&
+          request.native !== null &&
+          exchangeIfAny(request.native)?.routing?.caseSensitive === true);
       try {
         const resolution = decide(config, request.method, target, request.headers, caseSensitive);
         const deprecation = resolution.deprecation;
