@@ -1,7 +1,8 @@
 // Consumer smoke check: called with the module as loaded from the packed tarball, once through
 // `import` and once through `require`. It throws when the public surface is broken.
 export default function smoke(mod) {
-  if (!mod.strongEtag("{}").startsWith('"')) throw new Error("strongEtag is broken");
+  if (!mod.representationTag("application/json", undefined, "{}").startsWith('"'))
+    throw new Error("representationTag is broken");
   if (!mod.weakMatch('W/"a"', '"a"') || mod.strongMatch('W/"a"', '"a"'))
     throw new Error("comparison is broken");
   if (mod.evaluatePreconditions("PUT", { "if-match": '"1"' }, { etag: '"2"' }) !== 412)

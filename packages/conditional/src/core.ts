@@ -19,7 +19,11 @@ export interface CurrentValidators {
  * (serializing a second representation costs more than comparing the first one's tag); a function
  * that returns `undefined` (no tag for that representation) is skipped.
  *
- * @example { "application/json": strongEtag(json), "application/xml": async () => strongEtag(await toXml()) }
+ * @example
+ * {
+ *   "application/json": representationTag("application/json", undefined, json),
+ *   "application/xml": async () => representationTag("application/xml", undefined, await toXml()),
+ * }
  */
 export type RepresentationTags = Readonly<
   Record<string, string | (() => string | undefined | Promise<string | undefined>)>
@@ -240,7 +244,9 @@ function checkCurrentTag(etag: string | undefined): void {
  *   function reading it
  * @example
  * await db.transaction(async (trx) => {
- *   await checkPreconditions(req, async () => ({ etag: strongEtag(await currentJson(trx)) }));
+ *   await checkPreconditions(req, async () => ({
+ *     etag: representationTag("application/json", undefined, await currentJson(trx)),
+ *   }));
  *   await write(trx);
  * });
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2

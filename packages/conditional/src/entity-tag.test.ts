@@ -1,7 +1,10 @@
 import etag from "etag";
 import { describe, expect, it } from "vitest";
-import { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
+import { parseEtagList, strongMatch, weakMatch } from "./entity-tag.js";
 import { formatCacheControl } from "./options.js";
+import { representationTag } from "./validators.js";
+
+const jsonTag = (body: string | Uint8Array) => representationTag("application/json", undefined, body);
 
 describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
   it.each([
@@ -68,8 +71,14 @@ describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
     ["a Uint8Array view into a larger buffer", viewOf('xx{"a":1}yy', 2, 7)],
     ["a Uint8Array slice with an offset", Buffer.from("prefix-body-suffix").subarray(7, 11)],
     ["64 KiB", "x".repeat(65536)],
-  ])("strongEtag of %s is the etag package's strong tag of the same bytes", (_what, body) => {
-    expect(strongEtag(body)).toBe(etag(typeof body === "string" ? body : Buffer.from(body), { weak: false }));
+  ])("representationTag of %s is the etag package's strong tag of the labelled bytes", (_what, body) => {
+    const labelled = Buffer.concat([
+      Buffer.from("application/json\n\n"),
+      typeof body === "string" ? Buffer.from(body) : Buffer.from(body),
+    ]);
+    expect(jsonTag(body)).toBe(
+      etag(labelled, { weak: false }).replace(/^"[0-9a-f]+-/, `"${Buffer.byteLength(body).toString(16)}-`),
+    );
   });
 
   it.each([
@@ -79,31 +88,35 @@ describe("entity-tag comparison (RFC 9110 §8.8.3.2)", () => {
     ["an object", { id: 42 }, "got an object"],
     ["an ArrayBuffer (not a view of one)", new ArrayBuffer(2), "got an object"],
     ["a boolean", true, "got true"],
-  ])("strongEtag(%s) → TypeError ERR_SVC_CONDITIONAL_BODY naming what it got", (_what, body, got) => {
-    let thrown: unknown;
-    try {
-      strongEtag(body as never);
-    } catch (err) {
-      thrown = err;
-    }
-    expect(thrown).toBeInstanceOf(TypeError);
-    expect(thrown).toMatchObject({
-      code: "ERR_SVC_CONDITIONAL_BODY",
-      message: `strongEtag: body must be a string or bytes (a Buffer or Uint8Array): the representation as sent, ${got}`,
-    });
-  });
+  ])(
+    "representationTag(…, %s) → TypeError ERR_SVC_CONDITIONAL_BODY naming what it got",
+    (_what, body, got) => {
+      let thrown: unknown;
+      try {
+        jsonTag(body as never);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect(thrown).toMatchObject({
+        code: "ERR_SVC_CONDITIONAL_BODY",
+        message: `representationTag: body must be a string or bytes (a Buffer or Uint8Array): the representation as sent, ${got}`,
+      });
+    },
+  );
 
-  it("strongEtag of a DataView is the tag of the bytes it views", () => {
+  it("representationTag of a DataView is the tag of the bytes it views", () => {
     const bytes = Buffer.from('{"a":1}');
-    expect(strongEtag(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never)).toBe(
-      strongEtag(bytes),
+    expect(jsonTag(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never)).toBe(
+      jsonTag(bytes),
     );
   });
 
-  it("strongEtag is strong and depends on the bytes", () => {
-    expect(strongEtag("{}")).toMatch(/^"/);
-    expect(strongEtag("{}")).toBe(strongEtag(Buffer.from("{}")));
-    expect(strongEtag("{}")).not.toBe(strongEtag("<a/>"));
+  it("representationTag is strong and depends on the bytes and the representation", () => {
+    expect(jsonTag("{}")).toMatch(/^"/);
+    expect(jsonTag("{}")).toBe(jsonTag(Buffer.from("{}")));
+    expect(jsonTag("{}")).not.toBe(jsonTag("<a/>"));
+    expect(jsonTag("{}")).not.toBe(representationTag("application/hal+json", undefined, "{}"));
   });
 });
 

@@ -1,37 +1,5 @@
 import { trimOws } from "@svc/kernel";
-import { digest, refusedOption, utf8Bytes } from "@svc/kernel/internal";
 import { isOws } from "./ows.js";
-
-/** The tag of an empty body (SHA-1 of no bytes). */
-const EMPTY_TAG = '"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
-
-/**
- * A strong entity tag for the exact bytes of one representation: their length in hex and the
- * first 27 characters of their SHA-1 digest in base64, the format of the `etag` package (so tags
- * stay the same across versions, and caches keep their validators). JSON and XML of one resource
- * get different tags because their bytes differ. The digest is computed in one call
- * (`crypto.hash` on Node.js), without a Hash object per response.
- *
- * Anything but a string or bytes (a number, `undefined`, an object to serialise first) is refused
- * with a `TypeError` of code `ERR_SVC_CONDITIONAL_BODY`: a tag is computed from the exact bytes
- * sent (RFC 9110 §8.8.3), and there are none to hash.
- *
- * @example strongEtag(Buffer.from('{"id":42}')) // → "\"9-...\""
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
- */
-export function strongEtag(body: string | Uint8Array): string {
-  if (typeof body !== "string" && !ArrayBuffer.isView(body))
-    throw refusedOption(
-      "conditional",
-      "body",
-      body,
-      "a string or bytes (a Buffer or Uint8Array): the representation as sent",
-      "strongEtag: body",
-    );
-  const bytes = typeof body === "string" ? utf8Bytes(body) : body;
-  if (bytes.byteLength === 0) return EMPTY_TAG;
-  return `"${bytes.byteLength.toString(16)}-${digest("sha1", bytes, "base64").slice(0, 27)}"`;
-}
 
 /** One entity tag of a header: its opaque part (with quotes) and whether it was weak. */
 interface ParsedTag {

@@ -8,7 +8,7 @@ export {
   preconditionFailed,
   type RepresentationTags,
 } from "./core.js";
-export { parseEtagList, strongEtag, strongMatch, weakMatch } from "./entity-tag.js";
+export { parseEtagList, strongMatch, weakMatch } from "./entity-tag.js";
 export { type CacheControlOptions, formatCacheControl, type ValidatorsOptions } from "./options.js";
 export {
   lastModifiedFields,

@@ -9,14 +9,14 @@ import {
   preconditionFailed,
   type RepresentationTags,
 } from "./core.js";
-import { strongEtag } from "./entity-tag.js";
 import { preconditions } from "./preconditions.js";
+import { representationTag } from "./validators.js";
 
 // One state, two representations with their own strong tags (RFC 9110 §8.8.3).
 const JSON_BODY = '{"id":1,"name":"Ada"}';
 const XML_BODY = "<employee><id>1</id><name>Ada</name></employee>";
-const JSON_TAG = strongEtag(JSON_BODY);
-const XML_TAG = strongEtag(XML_BODY);
+const JSON_TAG = representationTag("application/json", undefined, JSON_BODY);
+const XML_TAG = representationTag("application/xml", undefined, XML_BODY);
 
 /** How often the XML tag was computed: only when the JSON tag did not match. */
 let xmlComputed = 0;
@@ -27,7 +27,7 @@ function tags(): RepresentationTags {
     "application/json": JSON_TAG,
     "application/xml": async () => {
       xmlComputed++;
-      return strongEtag(XML_BODY);
+      return representationTag("application/xml", undefined, XML_BODY);
     },
   };
 }

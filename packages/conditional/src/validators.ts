@@ -10,7 +10,14 @@ import {
   trimOws,
   type Validators,
 } from "@svc/kernel";
-import { BoundedMemo, BoundedPairMemo, digest, emitWarning, utf8Bytes } from "@svc/kernel/internal";
+import {
+  BoundedMemo,
+  BoundedPairMemo,
+  digest,
+  emitWarning,
+  refusedOption,
+  utf8Bytes,
+} from "@svc/kernel/internal";
 import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
@@ -70,8 +77,14 @@ export function labelCacheSize(): number {
  * representations with three tags, and a tag a client holds for one never revalidates another.
  * The format is the `etag` package's (the byte length in hex, then 27 characters of a SHA-1 in
  * base64), over the bytes preceded by the media type (without `charset`, which the bytes carry)
- * and the language. `validators()` tags every response this way; a `current` for writes
- * computes the same tag for the representation it names.
+ * and the language. It is the packages' one strong-tag formula: `validators()` tags every
+ * response this way, the SOAP endpoint its WSDL and XSD documents, and a `current` for writes (or
+ * for `preconditions()` on a route outside the pipeline, whose 200 sets this tag) computes the
+ * same tag for the representation it names, so the tag a client holds is the one compared.
+ *
+ * Anything but a string or bytes as `body` (a number, `undefined`, an object to serialise first)
+ * is refused with a `TypeError` of code `ERR_SVC_CONDITIONAL_BODY`: a tag is computed from the
+ * exact bytes sent (RFC 9110 §8.8.3), and there are none to hash.
  *
  * @example representationTag("application/json", undefined, Buffer.from('{"id":42}'))
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.3
@@ -81,7 +94,24 @@ export function representationTag(
   language: string | undefined,
   body: string | Uint8Array,
 ): string {
-  const bytes = typeof body === "string" ? utf8Bytes(body) : body;
+  if (typeof body !== "string" && !ArrayBuffer.isView(body))
+    throw refusedOption(
+      "conditional",
+      "body",
+      body,
+      "a string or bytes (a Buffer or Uint8Array): the representation as sent",
+      "representationTag: body",
+    );
+  const bytes =
+    typeof body === "string"
+      ? utf8Bytes(body)
+      : body instanceof Uint8Array
+        ? body
+        : new Uint8Array(
+            (body as ArrayBufferView).buffer,
+            (body as ArrayBufferView).byteOffset,
+            (body as ArrayBufferView).byteLength,
+          );
   const label =
     language === undefined ? labels.get(contentType) : labelsByLanguage.get(contentType, language);
   const labelled = new Uint8Array(label.byteLength + bytes.byteLength);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { evaluatePreconditions, strongEtag } from "@svc/conditional";
+import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
 import type { RequestFacts } from "@svc/kernel";
 import { fault11ToXml, faultToXml } from "../envelope/fault.js";
@@ -376,7 +376,7 @@ function describe(
   // them), so clients and caches can revalidate; `no-cache` makes them do so before each reuse
   // (RFC 9111 §5.2.2.4), as a redeployed contract must be picked up at once. The document is
   // sent as these bytes, uncoded, so the tag the preconditions compare is the one the 200 carries.
-  const etag = strongEtag(doc);
+  const etag = representationTag(contentType, undefined, doc);
   // RFC 9110 §13.1 and §13.2.2, evaluated by @svc/conditional: If-None-Match with the current
   // tag or `*` → 304 with the validator headers (§15.4.5), If-Match without it → 412.
   const outcome = evaluatePreconditions(method, input.headers, { etag });

@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
+import { representationTag } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
 import { listen } from "@svc/test-utils";
 import express from "express";
@@ -581,6 +582,15 @@ describe("WSDL and XSD revalidation (RFC 9110 §13.1)", () => {
     expect(res.headers.get("etag")).toMatch(/^"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
     expect(res.headers.get("cache-control")).toBe("no-cache");
     expect(res.headers.get("last-modified")).toBeNull();
+  });
+  it("?wsdl and ?xsd → the tag @svc/conditional's one formula gives the bytes sent, as the type sent", async () => {
+    for (const url of [wsdlUrl(), xsdUrl()]) {
+      const res = await fetch(url);
+      const body = new Uint8Array(await res.arrayBuffer());
+      expect(res.headers.get("etag")).toBe(
+        representationTag(res.headers.get("content-type") ?? "", undefined, body),
+      );
+    }
   });
   it("?wsdl and ?xsd=customer.xsd → different tags; the same document twice → the same tag", async () => {
     const wsdl = await tagOf(wsdlUrl());
