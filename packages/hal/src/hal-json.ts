@@ -1,14 +1,4 @@
-import { stringifyJson } from "@svc/kernel";
-
-/**
- * A representation in the structural shape @svc/negotiate accepts: a media type and a serializer.
- */
-export interface Representation {
-  /** The media type this representation produces. */
-  readonly mediaType: string;
-  /** Renders the handler's data. */
-  serialize(data: unknown, context?: unknown): string | Uint8Array;
-}
+import { type Representation, stringifyJson } from "@svc/kernel";
 
 /** The HAL media type (draft-kelly-json-hal-11 §3). */
 export const HAL_JSON = "application/hal+json";
@@ -22,7 +12,7 @@ export const HAL_JSON = "application/hal+json";
  * const svc = expressAdapter(createPipeline({ representations: representations({ offers: [json, halJson, xml] }) }));
  * @see https://datatracker.ietf.org/doc/html/draft-kelly-json-hal-11#section-3
  */
-export const halJson: Representation = Object.freeze({
+export const halJson: Representation & { serialize(data: unknown): string } = Object.freeze({
   mediaType: HAL_JSON,
   serialize(data: unknown): string {
     return stringifyJson(data);

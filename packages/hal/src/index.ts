@@ -13,7 +13,7 @@ export {
   resolvePrefix,
 } from "./base-url.js";
 export { templateVariables } from "./crawl.js";
-export { HAL_JSON, halJson, type Representation } from "./hal-json.js";
+export { HAL_JSON, halJson } from "./hal-json.js";
 export { createHostCheck, type HostCheck, type HostCheckOptions, hostGate } from "./host-check.js";
 export {
   expandLink,

@@ -1,45 +1,13 @@
 import { escapeXml } from "@svc/errors";
-import { stringifyJson } from "@svc/kernel";
+import { type Representation, type RepresentContext, stringifyJson } from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import { stringify } from "#csv-stringify";
 
-/** What a serializer learns about the response it is producing. */
-export interface RepresentContext {
-  /** The `Content-Type` media type being sent, without parameters (may be a vendor `+json` type). */
-  mediaType: string;
-  /** The language chosen from `Accept-Language`, when the app offers languages. */
-  language?: string | undefined;
-}
-
-/** What a serializer may return: text (sent as UTF-8), bytes, a stream, or a promise of one. */
-export type RepresentationBody = string | Uint8Array | NodeJS.ReadableStream;
-
 /**
- * A media type and how to turn data into it. A plain object literal is enough, so other packages
- * can register representations without importing this one.
- *
- * @example
- * const hal: Representation = { mediaType: "application/hal+json", serialize: (d) => JSON.stringify(d) };
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-3.2
+ * The kernel's one representation type, as `createPipeline` takes it: a media type and how to
+ * turn data into it; a plain object literal is enough.
  */
-export interface Representation {
-  /** The media type offered, e.g. `application/json` (parameters allowed, `charset` added for text). */
-  mediaType: string;
-  /** Produces the body. */
-  serialize(data: unknown, context?: RepresentContext): RepresentationBody | Promise<RepresentationBody>;
-  /**
-   * Whether this representation can express `data` at all (CSV needs a collection); a
-   * representation that cannot is left out of the negotiation for that response.
-   * @default () => true
-   */
-  canRepresent?(data: unknown): boolean;
-  /**
-   * Response fields of this representation only, set when it is the one chosen: an invoice's PDF
-   * sent inline with a file name (RFC 6266 §4.2), which its JSON alternative must not carry.
-   * @default none
-   */
-  fields?(data: unknown): Readonly<Record<string, string>>;
-}
+export type { Representation, RepresentationBody, RepresentContext } from "@svc/kernel";
 
 /**
  * JSON (RFC 8259), the default representation. A BigInt is written as a number with all its
