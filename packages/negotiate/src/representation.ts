@@ -1,5 +1,5 @@
 import { escapeXml } from "@svc/errors";
-import { type Representation, type RepresentContext, stringifyJson } from "@svc/kernel";
+import { type Representation, stringifyJson } from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import { stringify } from "#csv-stringify";
 
