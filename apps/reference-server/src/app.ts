@@ -1,10 +1,9 @@
 import { allowedMethods, errorHandler, notFound } from "@svc/errors";
-import { allowedHosts, externalOrigin } from "@svc/hal";
+import { allowedHosts, compileTrust } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { crossOrigin, parseBody } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import { strictTransportSecurity } from "helmet";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";
 import { chain } from "./chain.js";
@@ -18,9 +17,9 @@ import {
   authentication,
   basicOnly,
   guardBasic,
-  helmetHeaders,
   permission,
   type Security,
+  securityHeaders,
   signedIn,
 } from "./security.js";
 import {
@@ -60,45 +59,16 @@ function only(prefixes: readonly string[], router: RequestHandler): RequestHandl
 }
 
 /**
- * helmet's security headers (without HSTS, see {@link hstsOverTls}) as one step: `helmet()` runs
- * a dozen middleware functions per request, each setting one header whose value never changes
- * (its default directives are static), so the headers are read from it once and set in a loop.
- * (Its `X-Powered-By` removal has nothing to do: the app never sets that header.)
+ * The security headers, by the service's one rule for `Strict-Transport-Security` (see
+ * `securityHeaders` in security.ts), as one step: read from helmet once (its default directives
+ * are static) and set in a loop, not a dozen middleware functions per request.
  */
-function securityHeaders(): RequestHandler {
-  const headers = helmetHeaders({ strictTransportSecurity: false });
-  return function helmetHeadersMiddleware(_req, res, next) {
-    for (const [name, value] of headers) res.setHeader(name, value);
+function securityFields(config: Config): RequestHandler {
+  const { forRequest } = securityHeaders(compileTrust(config.trustProxy));
+  return function securityHeadersMiddleware(req, res, next) {
+    for (const [name, value] of forRequest(req)) res.setHeader(name, value);
     next();
   };
-}
-
-/**
- * `Strict-Transport-Security` only on responses that travel over TLS: on the connection itself, or
- * behind a trusted proxy that says the client used https. RFC 6797 §7.2: an HSTS host MUST NOT
- * include the header in responses over non-secure transport. The scheme is read as @svc/hal
- * reads it for links (the `X-Forwarded-Proto` value the trusted chain appended; a `Forwarded` the
- * proxy passed through from the client is never read), not as Express's `req.secure` does: that
- * takes the first `X-Forwarded-Proto` value, which a client writes itself when the proxy appends
- * (`https, http`).
- */
-function hstsOverTls(): RequestHandler {
-  const hsts = strictTransportSecurity();
-  return function hstsWhenSecure(req, res, next) {
-    if (overTls(req)) hsts(req, res, next);
-    else next();
-  };
-}
-
-function overTls(req: Request): boolean {
-  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  if (req.headers["x-forwarded-proto"] === undefined) return false;
-  try {
-    return externalOrigin(req).startsWith("https:");
-  } catch {
-    // A Host that cannot be read: not known to be https; allowedHosts answers it.
-    return false;
-  }
 }
 
 /**
@@ -214,8 +184,7 @@ function everyRequest(app: express.Express, config: Config, logger: Logger): Req
   };
   const cors = corsOptions(config);
   return [
-    securityHeaders(),
-    hstsOverTls(),
+    securityFields(config),
     correlate,
     // RFC 9110 §7.4: 421 for a host the service is not configured for; 400 for a malformed one.
     allowedHosts(config.allowedHosts ?? "*", { trustProxy: config.trustProxy }),

@@ -3,7 +3,7 @@ import type { Principal } from "@svc/auth";
 import { auth, authorize } from "@svc/auth/fastify";
 import { absoluteFormOrigin } from "@svc/errors";
 import { fastifyErrorHandler, methodNotAllowedError, notFoundError } from "@svc/errors/fastify";
-import { externalFacts, externalOrigin } from "@svc/hal";
+import { externalFacts } from "@svc/hal";
 import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
 import { compileTrust, type HandlerContext, HttpError, type RouteOptions } from "@svc/kernel";
@@ -40,9 +40,9 @@ import {
   authenticationOptions,
   basicOnlyOptions,
   guardBasic,
-  helmetHeaders,
   mayCall,
   type Security,
+  securityHeaders,
 } from "./security.js";
 import {
   type AppDeps,
@@ -246,24 +246,11 @@ function soapEndpointTarget(target: string): string {
  * access line that carries it.
  */
 function rootSteps(config: Config, deps: AppDeps) {
-  const all = helmetHeaders();
-  const plain = all.filter(([name]) => name.toLowerCase() !== "strict-transport-security");
-  const trust = compileTrust(config.trustProxy);
-  const overTls = (req: IncomingMessage): boolean => {
-    if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-    // The scheme is read from X-Forwarded-Proto alone, as for links: never a client's Forwarded.
-    if (req.headers["x-forwarded-proto"] === undefined) return false;
-    try {
-      return externalOrigin(req, { trustProxy: trust }).startsWith("https:");
-    } catch {
-      // A Host that cannot be read: not known to be https; allowedHosts answers it.
-      return false;
-    }
-  };
+  const { forRequest } = securityHeaders(compileTrust(config.trustProxy));
   const log = accessLines(deps.logger, (res) => res.getHeader("x-correlation-id") as string);
   return {
     onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
-      for (const [name, value] of overTls(request.raw) ? all : plain) reply.header(name, value);
+      for (const [name, value] of forRequest(request.raw)) reply.header(name, value);
       reply.header("X-Correlation-ID", request.id);
       // The access line reads the id from the response, where Fastify writes the reply's fields.
       reply.raw.setHeader("X-Correlation-ID", request.id);

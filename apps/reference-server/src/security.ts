@@ -14,6 +14,7 @@ import {
   type PrincipalInit,
   type TokenIssuer,
 } from "@svc/auth";
+import { type FactsRequest, requestFacts, type TrustHop } from "@svc/kernel";
 import { createRateLimiter, type RateLimitStore } from "@svc/ratelimit";
 import helmet, { type HelmetOptions } from "helmet";
 import type { Config, DemoUser } from "./config.js";
@@ -191,18 +192,52 @@ export function helmetHeaders(options?: Readonly<HelmetOptions>): Array<[string,
 }
 
 /**
+ * The service's one rule for `Strict-Transport-Security` (RFC 6797 §7.2: an HSTS host MUST NOT
+ * include it in responses over non-secure transport): helmet's security headers for a response
+ * that travels over TLS, the same without HSTS otherwise. Over TLS means on a TLS connection, or
+ * behind a proxy `trust` believes whose appended `X-Forwarded-Proto` says `https`, read as the
+ * links' scheme is (`requestFacts`: the value the trusted chain appended, never a `Forwarded` the
+ * proxy passed through from the client, nor the first value, which a client writes itself when
+ * the proxy appends). The Express app, the Fastify app and the parser's refusals
+ * ({@link clientErrorHeaders}) all answer by it.
+ */
+export function securityHeaders(trust: TrustHop): {
+  readonly overTls: (req: FactsRequest) => boolean;
+  readonly forRequest: (req: FactsRequest) => ReadonlyArray<readonly [string, string]>;
+} {
+  const overTls = (req: FactsRequest): boolean => {
+    if (req.socket?.encrypted === true) return true;
+    if (req.headers["x-forwarded-proto"] === undefined) return false;
+    try {
+      return requestFacts(req, trust).scheme === "https";
+    } catch {
+      // Forwarded fields that cannot be read: not known to be https; allowedHosts answers them.
+      return false;
+    }
+  };
+  const fields = fieldsOver();
+  return { overTls, forRequest: (req) => fields(overTls(req)) };
+}
+
+/** helmet's headers read once, with `Strict-Transport-Security` only for a response over TLS. */
+function fieldsOver(): (tls: boolean) => ReadonlyArray<readonly [string, string]> {
+  const secure = helmetHeaders();
+  const plain = secure.filter(([name]) => name.toLowerCase() !== "strict-transport-security");
+  return (tls) => (tls ? secure : plain);
+}
+
+/**
  * The header fields @svc/errors' `clientErrorHandler` adds to its answer to a request the HTTP
- * parser refuses (such a request never reaches Express): helmet's security headers, as the app
- * sends them, and a fresh correlation id.
+ * parser refuses (such a request never reaches the app): the security headers by the one rule of
+ * {@link securityHeaders} (no request was read, so the socket alone says whether it is TLS), and a
+ * fresh correlation id.
  *
  * @example server.on("clientError", clientErrorHandler({ headers: clientErrorHeaders() }));
  */
 export function clientErrorHeaders(): (socket: Duplex) => Array<readonly [string, string]> {
-  const overTls = helmetHeaders();
-  // RFC 6797 §7.2: Strict-Transport-Security only over TLS, as the app sends it.
-  const plain = overTls.filter(([name]) => name.toLowerCase() !== "strict-transport-security");
+  const fields = fieldsOver();
   return (socket) => [
-    ...((socket as { encrypted?: boolean }).encrypted ? overTls : plain),
+    ...fields((socket as { encrypted?: boolean }).encrypted === true),
     ["X-Correlation-ID", randomUUID()],
   ];
 }
