@@ -223,13 +223,21 @@ export function logRefusal(httpError: HttpError, logger: SoapLogger | undefined)
 export function refusalResponse(httpError: HttpError, version: SoapVersion, method: string): SoapResponse {
   const fault = httpErrorToFault(httpError);
   const soap11 = version === "1.1";
+  // RFC 9110 §12.5.5: the refusal's `Vary` names fields its decision read, added to the `Vary`
+  // set in front (the version's, CORS'), never replacing it.
+  const headers: Record<string, string> = {};
+  const varied: string[] = [];
+  for (const [name, value] of Object.entries(httpError.headers ?? {})) {
+    if (name.toLowerCase() !== "vary") headers[name] = value;
+    else for (const member of value.split(",")) if (member.trim() !== "") varied.push(member.trim());
+  }
+  const vary = varied.length > 0 ? varied : undefined;
+  headers["Content-Type"] = soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8";
   const response = complete({
     status: httpError.status,
-    headers: {
-      ...httpError.headers,
-      "Content-Type": soap11 ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8",
-    },
+    headers,
     body: soap11 ? fault11ToXml(fault) : faultToXml(fault),
+    ...(vary !== undefined && { vary }),
   });
   return method === "HEAD" ? { ...response, body: "" } : response;
 }
