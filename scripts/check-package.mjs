@@ -10,7 +10,28 @@
 //   node ../../scripts/check-package.mjs     (in a package directory) the files on disk, the links
 //   node scripts/check-package.mjs [--fix]   (at the root) every package's links; --fix writes them
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { dirname, join, posix, relative, resolve } from "node:path";
+
+/** Node.js builtins by their bare names (`crypto`, `fs/promises`), none of the internal `_` ones. */
+const BARE_BUILTINS = new Set(builtinModules.filter((name) => !name.startsWith("_")));
+
+/** `from "x"`, `import("x")`, `require("x")` of a shipped script: the specifiers it loads. */
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g;
+
+/**
+ * The builtins a shipped script loads by a bare name (`crypto`) instead of `node:crypto`: workerd
+ * (`nodejs_compat`) and Deno resolve builtins only by the `node:` scheme, so a bare one fails to
+ * load there although Node.js and Bun take both.
+ */
+export function bareBuiltins(text) {
+  const found = new Set();
+  for (const match of text.matchAll(SPECIFIER)) {
+    const specifier = match[1];
+    if (BARE_BUILTINS.has(specifier) || BARE_BUILTINS.has(specifier.split("/")[0])) found.add(specifier);
+  }
+  return [...found];
+}
 
 /** Every file a manifest names: main, module, types, each leaf of `exports`, each `bin`. */
 export function entryFiles(manifest) {
@@ -116,6 +137,13 @@ export function packageProblems(manifest, shipped, read, links) {
   if (url && /example\.(invalid|com|org)|localhost/.test(url))
     problems.push(`repository ${url} is a placeholder: give the true URL or none`);
   if (links !== undefined) problems.push(...linkProblems(manifest, links));
+  for (const file of shipped.filter((f) => /\.(?:m|c)?js$/.test(f))) {
+    const bare = bareBuiltins(read(file));
+    if (bare.length > 0)
+      problems.push(
+        `${file} loads ${bare.map((b) => `"${b}"`).join(", ")} without the node: scheme, which workerd and Deno require: build with removeNodeProtocol: false`,
+      );
+  }
   // A map is worth its bytes only with the sources it names: shipped, or embedded.
   for (const file of shipped.filter((f) => f.endsWith(".map"))) {
     const map = JSON.parse(read(file));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 // A plain .mjs script: every package's prepack runs it with node, without a build step.
-import { expectedLinks, linkProblems, packageProblems } from "./check-package.mjs";
+import { bareBuiltins, expectedLinks, linkProblems, packageProblems } from "./check-package.mjs";
 import { json, writeIn } from "./fake-repo.js";
 
 /**
@@ -168,5 +168,32 @@ describe("source maps in a tarball", () => {
       expect(problems[0]).toMatch(
         /^dist\/index\.js\.map names sources that are not in the tarball \(\.\.\/src\//,
       );
+  });
+});
+
+describe("builtins by the node: scheme (workerd and Deno resolve no bare builtin)", () => {
+  it.each([
+    ['import { createHash } from "crypto";', ["crypto"]],
+    ['import { setTimeout } from "timers/promises";', ["timers/promises"]],
+    ['const zlib = require("zlib");', ["zlib"]],
+    ['const { gzip } = await import("zlib");', ["zlib"]],
+    ['import { createHash } from "node:crypto"; const z = require("node:zlib");', []],
+    ['import { SaxesParser } from "saxes"; import { jwtVerify } from "jose";', []],
+    ['import x from "@svc/kernel"; import y from "crypto-js";', []],
+    ['const text = "from crypto";', []],
+  ])("%s → %j", (text, bare) => {
+    expect(bareBuiltins(text)).toEqual(bare);
+  });
+
+  it("a shipped script loading a bare builtin is a problem; .d.ts files are not scripts", () => {
+    const manifest = { name: "@svc/x", version: "0.0.0", main: "dist/index.js" };
+    const shipped = ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts"];
+    const files: Record<string, string> = {
+      "dist/index.js": 'import { createHash } from "crypto";',
+      "dist/index.d.ts": 'import type { Hash } from "crypto";',
+    };
+    expect(packageProblems(manifest, shipped, (file) => files[file] ?? "")).toEqual([
+      'dist/index.js loads "crypto" without the node: scheme, which workerd and Deno require: build with removeNodeProtocol: false',
+    ]);
   });
 });

@@ -22,6 +22,10 @@ const own = JSON.parse(readFileSync("package.json", "utf8")).name as string;
  * (the TypeScript 7 default) would otherwise not load `@types/node` and fail with TS2591.
  * `@types/node` is an optional peer dependency of each package, as vite and vitest declare it.
  *
+ * Builtins keep the `node:` scheme (`removeNodeProtocol: false`; tsup 8 strips it by default):
+ * workerd (`nodejs_compat`) and Deno load builtins only by it, and Node.js and Bun take both.
+ * `scripts/check-package.mjs` refuses a tarball whose scripts load a bare builtin.
+ *
  * No source maps: the built files are not minified (each function keeps its name and reads as its
  * source does, less types and comments), so a stack trace through `dist/` reads as it is, and a
  * map is only worth shipping with the sources it names. Maps without them named `../src/*.ts`, which is not in
@@ -41,6 +45,7 @@ export const presetOptions = {
   splitting: false,
   treeshake: false,
   tsconfig: "tsconfig.build.json",
+  removeNodeProtocol: false,
 } satisfies Options;
 
 export default defineConfig(presetOptions);
