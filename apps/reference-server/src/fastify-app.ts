@@ -146,7 +146,9 @@ export function createFastifyApp(
       const target = versioned.call(this, req);
       if (isSoap(target)) return url;
       const routed = routedTarget(target);
-      if (routed !== target && HAS_STRAY_PERCENT.test(target)) strayPercent.add(req);
+      // The pipeline's rewriteUrl escaped it already; the route's hook answers it before
+      // authentication, as Express's router does.
+      if (HAS_STRAY_PERCENT.test(url.split(/[?#]/, 1)[0] ?? "")) strayPercent.add(req);
       return routed;
     },
     // A request target Fastify cannot route (a malformed path) gets the headers and the record too.

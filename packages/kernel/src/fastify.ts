@@ -15,6 +15,7 @@ import {
   type FieldValue,
   type Gate,
   type HandlerContext,
+  HttpError,
   isAnswer,
   mergeVary,
   type Passage,
@@ -40,6 +41,7 @@ import type {
 } from "fastify";
 import { fieldName, pipelineRequest } from "./node.js";
 import { releaseBody } from "./release.js";
+import { escapeStrayPercent, malformedEscape } from "./target.js";
 
 /** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
 export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | undefined): PipelineRequest {
@@ -303,6 +305,8 @@ export function appWide<Options extends FastifyPluginOptions>(
 /** The decision made for a raw request before routing. */
 interface Decided {
   readonly prepared: Prepared;
+  /** The target held a stray `%`, escaped for Fastify's router (`rewriteUrl`). */
+  escaped?: boolean;
 }
 
 /** What a Fastify handler under the pipeline is given beside its request. */
@@ -368,14 +372,24 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
   );
   return {
     rewriteUrl(req) {
+      const url = req.url ?? "/";
       const version = decide(req).prepared.version;
-      return version === undefined ? (req.url ?? "/") : version.target;
+      const target = version === undefined ? url : version.target;
+      if (!target.includes("%") || !malformedEscape(target)) return target;
+      // RFC 3986 §2.1: a `%` that begins no percent-encoding. Fastify's router would refuse the
+      // request before any hook (without the fields the steps set); routed with the `%` escaped,
+      // it answers as Express's router does: no route, 404; a route, whose parameter holds the
+      // `%`, 400 from `handle`.
+      decide(req).escaped = true;
+      return escapeStrayPercent(target);
     },
     plugin: plugin as FastifyPluginCallback,
     handle(handler, route) {
       return async function svcHandler(request: FastifyRequest, reply: FastifyReply) {
         const ready = decide(request.raw);
         if (ready.prepared.refusal !== undefined) throw ready.prepared.refusal;
+        // A route matched a path whose stray `%` was escaped: a parameter that cannot be decoded.
+        if (ready.escaped === true) throw HttpError.badRequest();
         const read = fastifyRequest(request, reply);
         const value = await pipeline.run(read, ready.prepared, (context) => handler(request, context), route);
         return sendValue(reply, value, read.method);

@@ -12,6 +12,7 @@ import {
   exchangeOf,
   type Gate,
   type HandlerContext,
+  HttpError,
   isAnswer,
   mergeVary,
   type Passage,
@@ -26,6 +27,7 @@ import {
 import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js";
 import { fieldName } from "./field-name.js";
 import { releaseBody } from "./release.js";
+import { malformedEscape } from "./target.js";
 
 /** What a Fetch server knows of a request beyond the `Request` itself. */
 export interface ConnectionInfo {
@@ -553,6 +555,9 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
     async respond(request, handler, options = {}) {
       const { prepared, path, read, info } = decide(request, options.info);
       if (prepared.refusal !== undefined) throw prepared.refusal;
+      // A route matched a path with a `%` that begins no percent-encoding (RFC 3986 §2.1): its
+      // parameter cannot be decoded, a 400 as Express's router answers it.
+      if (path.includes("%") && malformedEscape(path)) throw HttpError.badRequest();
       // The request as read for the decision, unless this call knows more of the connection.
       // The body the handler read, else what a body parser of the packages recorded for it.
       const body = options.body !== undefined ? options.body : exchangeIfAny(request)?.body?.value;

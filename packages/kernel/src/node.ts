@@ -5,6 +5,7 @@ import {
   type FieldValue,
   type Gate,
   type HandlerContext,
+  HttpError,
   isAnswer,
   type Passage,
   type Pipeline,
@@ -14,6 +15,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 
+import { malformedEscape } from "./target.js";
 import { fieldName, writeValue } from "./write.js";
 
 export { fieldName };
@@ -164,6 +166,9 @@ export function nodeAdapter(pipeline: Pipeline): NodePipeline {
     async respond(req, res, handler, route) {
       const ready = decide(req, res);
       if (ready.prepared.refusal !== undefined) throw ready.prepared.refusal;
+      // A route matched a path with a `%` that begins no percent-encoding (RFC 3986 §2.1): its
+      // parameter cannot be decoded, a 400 as Express's router answers it.
+      if (ready.path.includes("%") && malformedEscape(ready.path)) throw HttpError.badRequest();
       const request = pipelineRequest(req, res, ready.path);
       const value = await pipeline.run(request, ready.prepared, handler, route);
       await writeResponse(res, value, request.method);
