@@ -1,4 +1,4 @@
-import { allowedMethods, errorHandler, notFound } from "@svc/errors";
+import { allowedMethods, errorHandler, notFound } from "@svc/errors/express";
 import { allowedHosts, externalOrigin } from "@svc/hal";
 import { idempotency } from "@svc/idempotency";
 import { crossOrigin, parseBody } from "@svc/negotiate";

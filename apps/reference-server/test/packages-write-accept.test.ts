@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { idempotency, MemoryStore } from "@svc/idempotency";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";

@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { Agent, createServer, request } from "node:http";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from "jose";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { pino } from "pino";

@@ -1,4 +1,4 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { authenticate } from "../src/index.js";

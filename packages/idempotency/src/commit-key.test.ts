@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";

@@ -1,5 +1,6 @@
 import { connect, type Socket } from "node:net";
-import { clientErrorHandler, errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
+import { clientErrorHandler } from "@svc/errors/node";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";

@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { createRequire } from "node:module";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";

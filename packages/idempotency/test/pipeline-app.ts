@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { createGzip, gzipSync } from "node:zlib";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import {
   type Coder,
   createPipeline,

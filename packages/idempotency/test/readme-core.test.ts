@@ -1,6 +1,7 @@
 // #region readme-core
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { idempotency, MemoryStore } from "@svc/idempotency";
 import { createPipeline, reply } from "@svc/kernel";
 import { pipelineRequest, writeResponse } from "@svc/kernel/node";

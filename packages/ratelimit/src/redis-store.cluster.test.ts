@@ -1,4 +1,4 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen, type RedisCluster, redisCluster, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Cluster, Redis } from "ioredis";

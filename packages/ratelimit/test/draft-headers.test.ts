@@ -1,6 +1,6 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { rateLimit as erlRateLimit } from "express-rate-limit";

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { express4, express4Version, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";

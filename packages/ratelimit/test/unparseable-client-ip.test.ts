@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";

@@ -9,8 +9,8 @@
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like soap-envelope-bare.
 import http from "node:http";
 import { authenticate, requireScopes } from "@svc/auth";
-import { errorHandler, HttpError, notFound } from "@svc/errors";
-import { expressServerOptions } from "@svc/errors/express";
+import { HttpError } from "@svc/errors";
+import { errorHandler, expressServerOptions, notFound } from "@svc/errors/express";
 import { allowedHosts, hal, hrefFor, Rel } from "@svc/hal";
 import { idempotency, MemoryStore } from "@svc/idempotency";
 import { reply } from "@svc/kernel";
