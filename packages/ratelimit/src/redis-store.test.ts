@@ -4,8 +4,8 @@ import express from "express";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type RateLimitOptions, rateLimit } from "./express.js";
 import { createRateLimiter } from "./limiter.js";
-import { type RateLimitOptions, rateLimit } from "./middleware.js";
 import { RedisStore, StoreTimeoutError } from "./redis-store.js";
 import type { Algorithm } from "./types.js";
 

@@ -6,12 +6,12 @@ import express from "express";
 import { rateLimit as erlRateLimit } from "express-rate-limit";
 import { parseRateLimit } from "ratelimit-header-parser";
 import { afterEach, describe, expect, it } from "vitest";
+import { rateLimit } from "../src/express.js";
 import {
   createRateLimiter,
   type RateLimitDraft,
   type RateLimitOptions,
   type RateLimitRequest,
-  rateLimit,
   setRateLimitHeaders,
 } from "../src/index.js";
 

@@ -7,7 +7,10 @@ const ADAPTER_IMPORT = /^(?:express|fastify|hono(?:\/.*)?|@svc\/[^/]+\/(?:expres
 /** Reads of a framework's objects that only an adapter may do (Express's app, its settings, `res.locals`). */
 const FRAMEWORK_READS: readonly { name: string; pattern: RegExp }[] = [
   { name: "Express's app (`.app`)", pattern: /\.app\b/ },
-  { name: 'an Express setting ("trust proxy")', pattern: /["']trust proxy/ },
+  {
+    name: 'an Express setting (`get("trust proxy")`)',
+    pattern: /\bget\(\s*["'`](?:trust proxy|case sensitive routing|strict routing)/,
+  },
   { name: "Express's `res.locals`", pattern: /\.locals\b/ },
 ];
 
