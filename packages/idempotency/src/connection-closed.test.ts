@@ -8,9 +8,9 @@ import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { gate } from "../test/helpers.js";
+import { idempotency } from "./express.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
-import { idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 // draft-ietf-httpapi-idempotency-key-header §2.6/§2.7: a retry gets 409 "while the original request

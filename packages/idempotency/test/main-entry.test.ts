@@ -2,7 +2,7 @@ import { mainEntryFrameworkTies } from "@svc/test-utils";
 import { describe, expect, it } from "vitest";
 import * as main from "../src/index.js";
 
-const MOVED = ["expressRequestReader", "idempotency", "connectionGone"];
+const MOVED = ["expressRequestReader"];
 
 describe("@svc/idempotency: the main entry is framework-free", () => {
   it("src/index.ts and what it loads import no framework nor adapter entry, and read no Express app", () => {

@@ -2,7 +2,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
 import { errorHandler } from "@svc/errors/express";
-import { idempotency, MemoryStore } from "@svc/idempotency";
+import { MemoryStore } from "@svc/idempotency";
+import { idempotency } from "@svc/idempotency/node";
 import { createPipeline, reply } from "@svc/kernel";
 import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 
