@@ -7,8 +7,8 @@ import express from "express";
 import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { app, b64url, rsaPair } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
 import { createBearerVerifier } from "./bearer.js";
+import { authenticate } from "./express.js";
 import { VerifiedTokenCache } from "./token-cache.js";
 import { createTokenIssuer } from "./token-issuer.js";
 

@@ -5,9 +5,9 @@ import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fetchTrustingTestCa, TLS } from "../test/tls.js";
-import { authenticate } from "./authenticate.js";
 import { type BearerOptions, createBearerVerifier, KeySourceUnavailableError } from "./bearer.js";
 import { DiscoveryError, discoverIssuer, metadataUrls } from "./discovery.js";
+import { authenticate } from "./express.js";
 import { createTokenIssuer, type TokenIssuer } from "./token-issuer.js";
 
 const AUD = "https://api.example/";

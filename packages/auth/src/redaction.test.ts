@@ -5,7 +5,7 @@ import express from "express";
 import { pino } from "pino";
 import { pinoHttp } from "pino-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authenticate } from "./authenticate.js";
+import { authenticate } from "./express.js";
 import { pinoRedaction, queryNamesAccessToken, redactUrl } from "./redaction.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
