@@ -86,7 +86,7 @@ describe("uninstalledImports", () => {
       "npm install @svc/errors express@^5 # and @svc/negotiate, said only in a comment",
       fence,
       `${fence}ts`,
-      'import { errorHandler } from "@svc/errors";',
+      'import { errorHandler } from "@svc/errors/express";',
       'import { negotiate } from "@svc/negotiate";',
       fence,
     ].join("\n");

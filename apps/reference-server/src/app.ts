@@ -1,8 +1,8 @@
-import { allowedMethods, errorHandler, notFound } from "@svc/errors";
+import { allowedMethods, errorHandler, notFound } from "@svc/errors/express";
 import { allowedHosts, compileTrust } from "@svc/hal";
-import { idempotency } from "@svc/idempotency";
+import { idempotency } from "@svc/idempotency/express";
 import { crossOrigin, parseBody } from "@svc/negotiate";
-import { rateLimit } from "@svc/ratelimit";
+import { rateLimit } from "@svc/ratelimit/express";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { accessLog } from "./access-log.js";

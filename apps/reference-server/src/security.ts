@@ -3,8 +3,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import {
   type AuthenticateOptions,
-  authenticate,
-  authorize,
   type BasicLogger,
   type BasicVerifier,
   createBasicVerifier,
@@ -14,6 +12,7 @@ import {
   type PrincipalInit,
   type TokenIssuer,
 } from "@svc/auth";
+import { authenticate, authorize } from "@svc/auth/express";
 import { type FactsRequest, requestFacts, type TrustHop } from "@svc/kernel";
 import { createRateLimiter, type RateLimitStore } from "@svc/ratelimit";
 import helmet, { type HelmetOptions } from "helmet";

@@ -9,8 +9,8 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import { dirname } from "node:path";
 import { pinoRedaction } from "@svc/auth";
-import { clientErrorHandler } from "@svc/errors";
 import { expressServerOptions } from "@svc/errors/express";
+import { clientErrorHandler } from "@svc/errors/node";
 import { PostgresStore } from "@svc/idempotency";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { errorHandler } from "@svc/errors";
-import { idempotency, MemoryStore } from "@svc/idempotency";
+import { errorHandler } from "@svc/errors/express";
+import { MemoryStore } from "@svc/idempotency";
+import { idempotency } from "@svc/idempotency/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { parseBody, representations } from "@svc/negotiate";

@@ -1,7 +1,8 @@
 import type { ServerResponse } from "node:http";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { bench, describe } from "vitest";
-import { type AuthRequest, authenticate, createBearerVerifier, createTokenIssuer } from "../src/index.js";
+import { authenticate } from "../src/express.js";
+import { type AuthRequest, createBearerVerifier, createTokenIssuer } from "../src/index.js";
 
 // Bearer verification per request: the authenticate() middleware on a request-shaped object,
 // with the verified-token cache (the default) and without it, plus jose alone as the floor of

@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, isHttpError, type NextFunction } from "@svc/errors";
-import { recordAuthentication, repeatsField } from "@svc/kernel";
+import type { IncomingMessage } from "node:http";
+import { HttpError, isHttpError } from "@svc/errors";
+import { repeatsField } from "@svc/kernel";
 import type { AuthView } from "./auth-view.js";
 import {
   type AuthorizationCredentials,
@@ -27,7 +27,7 @@ import { checkNames, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
 
-/** Options of {@link authenticate}. */
+/** Options of `authenticate`. */
 export interface AuthenticateOptions {
   /** Accept `Authorization: Bearer <JWT>` (RFC 6750): options, or a verifier built once and shared. */
   bearer?: BearerOptions | BearerVerifier;
@@ -47,7 +47,7 @@ export interface AuthenticateOptions {
   optional?: boolean;
 }
 
-/** The parts of a request {@link authenticate} reads and writes (Express's `Request` fits). */
+/** The parts of a request `authenticate` reads and writes (Express's `Request` fits). */
 export interface AuthRequest extends IncomingMessage {
   principal?: Principal;
   /** Express's client address (it honours `trust proxy`); the socket's peer is used without it. */
@@ -73,14 +73,6 @@ export interface AuthContext extends AuthRealm {
   readonly principal: Principal | undefined;
 }
 
-/** Where {@link authenticate} leaves its realm on a request (a property, not a WeakMap entry per request). */
-const CONTEXT = Symbol("@svc/auth context");
-
-/** The realm {@link authenticate} left on a request, for the authorization guards. */
-export function authContextOf(req: object): AuthRealm | undefined {
-  return (req as { [CONTEXT]?: AuthRealm })[CONTEXT];
-}
-
 function isVerifier(value: BearerOptions | BearerVerifier): value is BearerVerifier {
   return typeof (value as BearerVerifier).verify === "function";
 }
@@ -95,68 +87,7 @@ function queryHasAccessToken(url: string | undefined): boolean {
 }
 
 /**
- * Express middleware that authenticates every request from its `Authorization` header and sets
- * `req.principal = { id, roles, scopes, scheme }`.
- *
- * - No credentials (or an unsupported scheme): 401 with one `WWW-Authenticate` challenge per
- *   enabled scheme (`Bearer realm="..."`, `Basic realm="...", charset="UTF-8"`).
- * - A Bearer token that fails verification: 401 with `error="invalid_token"` and nothing that
- *   says why (RFC 6750 §3.1); a malformed Bearer header: 400 with `error="invalid_request"`.
- * - Bad Basic credentials: 401 with the Basic challenge. With `basic.failureLimit`, a client or
- *   user name over its failure budget: 429 with `Retry-After`, checked before any hashing (RFC
- *   6585 §4); all hashing slots and the queue taken: 503 with `Retry-After` (RFC 9110 §15.6.4).
- * - A remote JWKS that cannot be fetched: 503 with `Retry-After` (the server's fault, not the token's).
- * - With Bearer enabled, `access_token` in the query string or a parsed form body: 400, never
- *   accepted (RFC 6750 §2.3, §5.3: a token in a URI leaks into logs and browser history). With
- *   only Basic enabled it is ordinary data and passes through.
- * - Scheme names are case-insensitive (RFC 9110 §11.1). No sessions, no cookies.
- *
- * @example
- * app.use(authenticate({
- *   realm: "employees",
- *   bearer: { jwksUri: "https://issuer.example/jwks.json", algorithms: ["ES256"], issuer, audience },
- *   basic: {
- *     verify: async (user, password) => ((await checkUser(user, password)) ? { id: user } : null),
- *     failureLimit: { perClient: failures, perUsername: failures }, // createRateLimiter from @svc/ratelimit
- *   },
- * }));
- * @see https://www.rfc-editor.org/rfc/rfc6750
- * @see https://www.rfc-editor.org/rfc/rfc7617
- */
-export function authenticate(options: AuthenticateOptions) {
-  const config = resolveAuthenticateConfig(options);
-  return function svcAuthenticate(
-    req: AuthRequest,
-    _res: ServerResponse,
-    next: NextFunction,
-  ): void | Promise<void> {
-    (req as AuthRequest & { [CONTEXT]?: AuthRealm })[CONTEXT] = config.context;
-    // Only one left by an earlier step: `delete` of an absent property still costs a lookup.
-    if (req.principal !== undefined) delete req.principal;
-    let decided: Principal | undefined | Promise<Principal | undefined>;
-    try {
-      decided = decide(config, req);
-    } catch (err) {
-      next(err);
-      return;
-    }
-    // A cached token is decided in this turn: no promise, no closure on the hot path.
-    if (!(decided instanceof Promise)) {
-      if (decided !== undefined) req.principal = decided;
-      recordAuthentication(req, decided);
-      next();
-      return;
-    }
-    return decided.then((principal) => {
-      if (principal !== undefined) req.principal = principal;
-      recordAuthentication(req, principal);
-      next();
-    }, next);
-  };
-}
-
-/**
- * The authentication decision of {@link authenticate}, without a framework: options resolved
+ * The authentication decision of `authenticate`, without a framework: options resolved
  * once, then one {@link AuthView} at a time.
  */
 export interface Authenticator extends AuthRealm {
@@ -164,13 +95,20 @@ export interface Authenticator extends AuthRealm {
    * Authenticates the request `view` describes. Resolves to its {@link AuthContext}; rejects with
    * the `HttpError` to answer: 401 with the challenge(s) (`error="invalid_token"` for a Bearer
    * token that fails), 400 `invalid_request` (a repeated `Authorization`, a token in the query),
-   * 429 or 503 with `Retry-After` (failure budget, busy), as {@link authenticate} documents.
+   * 429 or 503 with `Retry-After` (failure budget, busy), as `authenticate` documents.
    */
   authenticate(view: AuthView): Promise<AuthContext>;
+  /**
+   * The same decision without a promise where none is needed: the principal (`undefined`: no
+   * credentials, under `optional`) at once for a Bearer token in the verified-token cache, else a
+   * promise of it; a refusal is thrown (or rejected) as the `HttpError` to answer. For an adapter
+   * whose framework calls on synchronously (Express's `next`).
+   */
+  decide(view: AuthView): Principal | undefined | Promise<Principal | undefined>;
 }
 
 /**
- * The framework-free core of {@link authenticate}: the options checked and resolved once (a
+ * The framework-free core of `authenticate`: the options checked and resolved once (a
  * refused one throws here), then a decision per request from its {@link AuthView}. The adapters
  * of `@svc/auth/node`, `/fastify` and `/fetch` are built on it; so can any other.
  *
@@ -194,10 +132,11 @@ export function createAuthenticator(options: AuthenticateOptions): Authenticator
         return Promise.reject(err);
       }
     },
+    decide: (view) => decide(config, view),
   };
 }
 
-/** The options of {@link authenticate}, checked and resolved once: verifiers built, challenges written. */
+/** The options of `authenticate`, checked and resolved once: verifiers built, challenges written. */
 interface AuthenticateConfig {
   bearer: BearerVerifier | undefined;
   basic: BasicVerifier | undefined;

@@ -1,9 +1,10 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
+import { recordAuthentication } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthenticateOptions, authenticate } from "./authenticate.js";
-import { authorize, requireRoles, requireScopes } from "./authorize.js";
+import type { AuthenticateOptions } from "./authenticate.js";
+import { authenticate, authorize, requireRoles, requireScopes } from "./express.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api" });
@@ -161,14 +162,16 @@ describe("authorize", () => {
   it("a synchronous predicate is decided in the same turn (no promise per guarded request)", () => {
     const calls: unknown[] = [];
     const principal = { id: "bob", scheme: "basic", roles: [], scopes: [] };
+    const req = {};
+    recordAuthentication(req, principal);
     const guard = authorize((p) => p.id === "bob");
-    const returned = guard({ principal } as never, {} as never, (err?: unknown) => {
+    const returned = guard(req as never, {} as never, (err?: unknown) => {
       calls.push(err ?? "next");
     });
     expect(calls).toEqual(["next"]);
     expect(returned).toBeUndefined();
     const deny = authorize(() => false);
-    deny({ principal } as never, {} as never, (err?: unknown) => {
+    deny(req as never, {} as never, (err?: unknown) => {
       calls.push(err);
     });
     expect(calls[1]).toMatchObject({ status: 403 });

@@ -1,7 +1,6 @@
-import type { ServerResponse } from "node:http";
-import type { NextFunction } from "@svc/errors";
 import { HttpError } from "@svc/errors";
-import { type AuthContext, type AuthRealm, type AuthRequest, authContextOf } from "./authenticate.js";
+import { exchangeIfAny, type Principal as KernelPrincipal } from "@svc/kernel";
+import type { AuthContext, AuthRealm, AuthRequest } from "./authenticate.js";
 import { challenge } from "./authorization-header.js";
 import { optionError } from "./options.js";
 import type { Principal } from "./principal.js";
@@ -40,7 +39,7 @@ function forbiddenIn(
   scope?: readonly string[],
 ): HttpError {
   const headers: Record<string, string> = {};
-  if (principal.scheme === "bearer" && realm) {
+  if (principal.scheme === "bearer" && realm && realm.realm !== "") {
     // RFC 6750 §3.1: insufficient_scope → 403, and the scope attribute MAY name what is needed.
     headers["WWW-Authenticate"] = challenge("Bearer", {
       realm: realm.realm,
@@ -49,14 +48,6 @@ function forbiddenIn(
     });
   }
   return HttpError.forbidden("You are not permitted to do this", { code: "insufficient_scope", headers });
-}
-
-function unauthenticated(req: AuthRequest): HttpError {
-  return unauthenticatedIn(authContextOf(req));
-}
-
-function forbidden(req: AuthRequest, principal: Principal, scope?: readonly string[]): HttpError {
-  return forbiddenIn(authContextOf(req), principal, scope);
 }
 
 /** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
@@ -84,85 +75,97 @@ function checkScopes(kind: string, scopes: readonly string[]): string[] {
 }
 
 /**
- * Lets a request through only when its principal holds every listed OAuth scope; otherwise 403
- * with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` for Bearer tokens.
- * Without a principal: 401.
+ * A framework-free authorization decision on a request's {@link AuthContext}: `undefined` to let
+ * it through, else the `HttpError` to answer (401 with the realm's challenges without a principal,
+ * 403 otherwise, `insufficient_scope` for a Bearer principal). Synchronous, for an adapter whose
+ * framework calls on at once (Express's `next`).
+ */
+export type AuthCheck = (context: AuthContext | undefined) => HttpError | undefined;
+
+/**
+ * The decision of `requireScopes` (every listed OAuth scope held); `option` names the function
+ * a refused list is reported under.
  *
- * @example
- * router.post("/employees", requireScopes("employees:write"), createEmployee);
+ * @example const refusal = scopeCheck(["employees:write"])(recordedAuthContext(request));
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */
-export function requireScopes(...scopes: string[]) {
-  const needed = checkScopes("requireScopes", scopes);
-  return function svcRequireScopes(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
-    const principal = req.principal;
-    if (!principal) next(unauthenticated(req));
-    else if (needed.every((s) => principal.scopes.includes(s))) next();
-    else next(forbidden(req, principal, needed));
+export function scopeCheck(scopes: readonly string[], option = "scopeCheck"): AuthCheck {
+  const needed = checkScopes(option, scopes);
+  return (context) => {
+    const principal = context?.principal;
+    if (!principal) return unauthenticatedIn(context);
+    const held = principal.scopes;
+    return needed.every((s) => held.includes(s)) ? undefined : forbiddenIn(context, principal, needed);
   };
 }
 
 /**
- * Lets a request through only when its principal holds at least one of the listed roles;
- * otherwise 403. Without a principal: 401.
+ * The decision of `requireRoles` (one of the listed roles held); `option` names the function a
+ * refused list is reported under.
  *
- * @example
- * router.delete("/employees/:id", requireRoles("admin"), deleteEmployee);
+ * @example const refusal = roleCheck(["admin"])(recordedAuthContext(request));
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
-export function requireRoles(...roles: string[]) {
-  const allowed = checkNames("requireRoles", roles);
-  return function svcRequireRoles(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
-    const principal = req.principal;
-    if (!principal) next(unauthenticated(req));
-    else if (allowed.some((r) => principal.roles.includes(r))) next();
-    else next(forbidden(req, principal));
+export function roleCheck(roles: readonly string[], option = "roleCheck"): AuthCheck {
+  const allowed = checkNames(option, roles);
+  return (context) => {
+    const principal = context?.principal;
+    if (!principal) return unauthenticatedIn(context);
+    const held = principal.roles;
+    return allowed.some((r) => held.includes(r)) ? undefined : forbiddenIn(context, principal);
   };
 }
 
 /**
- * Lets a request through when `predicate(principal, req)` is true; otherwise 403. Without a
- * principal: 401. A predicate that throws is a 500, never a silent pass.
+ * The refusal for a request without a principal (401 with the realm's challenges; a 500 when no
+ * authentication step has run, a wiring mistake) or, with `principal`, the 403.
  *
- * @example
- * router.put(
- *   "/employees/:id",
- *   authorize<Request>((p, req) => p.roles.includes("admin") || p.id === req.params.id),
- *   update,
- * );
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ * @internal For the package's adapters (the predicate guards of `@svc/auth/express`).
  */
-export function authorize<R extends AuthRequest = AuthRequest>(predicate: AuthorizePredicate<R>) {
-  if (typeof predicate !== "function")
-    throw optionError("authorize.predicate", predicate, "a function (principal, req) => boolean");
-  const failed = (err: unknown) => HttpError.internal("Authorization check failed", { cause: err });
-  return function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): void | Promise<void> {
-    const principal = req.principal;
-    if (!principal) return next(unauthenticated(req));
-    let answer: unknown;
-    let pending: PromiseLike<unknown> | undefined;
-    try {
-      answer = predicate(principal, req);
-      // A boolean (the usual answer) has no `then` to look up on its prototype.
-      if (typeof answer !== "boolean") {
-        const then = (answer as { then?: unknown } | null | undefined)?.then;
-        if (typeof then === "function") pending = answer as PromiseLike<unknown>;
-      }
-    } catch (err) {
-      return next(failed(err));
-    }
-    // A synchronous predicate is decided in this turn: awaiting its boolean would cost every
-    // guarded request a promise and a microtask hop before the handler runs.
-    if (pending === undefined) return answer === true ? next() : next(forbidden(req, principal));
-    return Promise.resolve(pending).then(
-      (allowed) => (allowed === true ? next() : next(forbidden(req, principal))),
-      (err: unknown) => next(failed(err)),
-    );
-  };
+export function refusalIn(context: AuthContext | undefined, principal?: Principal): HttpError {
+  return principal === undefined ? unauthenticatedIn(context) : forbiddenIn(context, principal);
+}
+
+const NO_LIST: string[] = Object.freeze([]) as unknown as string[];
+
+/** A list of strings as recorded, else none: a principal recorded without roles or scopes holds none. */
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : NO_LIST;
 }
 
 /**
- * The framework-free {@link requireScopes}: resolves when the context's principal holds every
+ * The {@link AuthContext} of `request` as an authentication step recorded it in the request's
+ * exchange (`recordAuthentication` of `@svc/kernel`: `@svc/auth`'s adapters, or the application),
+ * on any framework, for the guards: `undefined` when none has run. A principal the application
+ * recorded with an `id` only holds no roles and no scopes, so a role or scope guard answers 403;
+ * a principal recorded without a realm gets no challenge with its 403.
+ *
+ * @example const context = recordedAuthContext(req); // then scopeCheck(["read"])(context)
+ */
+export function recordedAuthContext(request: object): AuthContext | undefined {
+  const recorded = exchangeIfAny(request)?.authentication;
+  if (recorded === undefined) return undefined;
+  const principal = recorded.principal === undefined ? undefined : guardPrincipal(recorded.principal);
+  const realm = recorded.realm;
+  if (realm === undefined)
+    return principal === undefined ? undefined : { principal, realm: "", challenges: "" };
+  return { principal, realm: realm.realm, challenges: realm.challenges };
+}
+
+/** `principal` as the guards read it: `@svc/auth`'s own as it is, another with empty lists. */
+function guardPrincipal(principal: KernelPrincipal): Principal {
+  const p = principal as Partial<Principal>;
+  if (Array.isArray(p.roles) && Array.isArray(p.scopes)) {
+    const roles = stringsOf(p.roles);
+    const scopes = stringsOf(p.scopes);
+    if (roles === p.roles && scopes === p.scopes) return principal as Principal;
+    return { ...(principal as Principal), roles, scopes };
+  }
+  return { ...(principal as Principal), roles: stringsOf(p.roles), scopes: stringsOf(p.scopes) };
+}
+
+/**
+ * The framework-free `requireScopes`: resolves when the context's principal holds every
  * listed OAuth scope; rejects with 401 without a principal, 403 with
  * `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` without them.
  *
@@ -172,17 +175,15 @@ export function authorize<R extends AuthRequest = AuthRequest>(predicate: Author
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */
 export function scopeGuard(...scopes: string[]): AuthGuard {
-  const needed = checkScopes("scopeGuard", scopes);
+  const check = scopeCheck(scopes, "scopeGuard");
   return (context) => {
-    const principal = context?.principal;
-    if (!principal) return Promise.reject(unauthenticatedIn(context));
-    if (needed.every((s) => principal.scopes.includes(s))) return Promise.resolve();
-    return Promise.reject(forbiddenIn(context, principal, needed));
+    const refusal = check(context);
+    return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
   };
 }
 
 /**
- * The framework-free {@link requireRoles}: resolves when the context's principal holds at least
+ * The framework-free `requireRoles`: resolves when the context's principal holds at least
  * one of the listed roles; rejects with 401 without a principal, 403 otherwise.
  *
  * @example
@@ -190,17 +191,15 @@ export function scopeGuard(...scopes: string[]): AuthGuard {
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
  */
 export function roleGuard(...roles: string[]): AuthGuard {
-  const allowed = checkNames("roleGuard", roles);
+  const check = roleCheck(roles, "roleGuard");
   return (context) => {
-    const principal = context?.principal;
-    if (!principal) return Promise.reject(unauthenticatedIn(context));
-    if (allowed.some((r) => principal.roles.includes(r))) return Promise.resolve();
-    return Promise.reject(forbiddenIn(context, principal));
+    const refusal = check(context);
+    return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
   };
 }
 
 /**
- * The framework-free {@link authorize}: resolves when `predicate(principal, request)` is true;
+ * The framework-free `authorize`: resolves when `predicate(principal, request)` is true;
  * rejects with 401 without a principal, 403 when false, 500 when the predicate throws.
  *
  * @example

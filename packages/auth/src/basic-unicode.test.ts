@@ -1,10 +1,10 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authenticate } from "./authenticate.js";
 import { createBasicVerifier, type FailureLimiter } from "./basic-verifier.js";
+import { authenticate } from "./express.js";
 
 // RFC 7617 §2.1 (charset="UTF-8") has the user-id prepared by the PRECIS UsernameCasePreserved
 // profile and the password by OpaqueString (RFC 8265 §3.3, §4.2), both of which apply NFC: one

@@ -3,9 +3,9 @@ import { type Listening, listen } from "@svc/test-utils";
 import type express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
 import { type BasicOptions, createBasicVerifier, type FailureLimiter } from "./basic-verifier.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
+import { authenticate } from "./express.js";
 
 const SECRET = "an HMAC secret of at least thirty-two bytes!";
 const PASSWORDS = new Map([

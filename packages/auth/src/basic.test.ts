@@ -3,8 +3,8 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
 import { decodeBasicCredentials } from "./basic.js";
+import { authenticate } from "./express.js";
 import { hashPassword, verifyPassword } from "./password-hash.js";
 
 const realm = "api";

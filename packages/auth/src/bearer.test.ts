@@ -1,13 +1,14 @@
 import { createHmac, createSecretKey, createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { Agent, createServer, request } from "node:http";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, SignJWT } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { app, b64url, rsaPair } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
 import { createBearerVerifier } from "./bearer.js";
+import { authenticate } from "./express.js";
 import { VerifiedTokenCache } from "./token-cache.js";
 import { createTokenIssuer } from "./token-issuer.js";
 

@@ -1,13 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fetchTrustingTestCa, TLS } from "../test/tls.js";
-import { authenticate } from "./authenticate.js";
 import { type BearerOptions, createBearerVerifier, KeySourceUnavailableError } from "./bearer.js";
 import { DiscoveryError, discoverIssuer, metadataUrls } from "./discovery.js";
+import { authenticate } from "./express.js";
 import { createTokenIssuer, type TokenIssuer } from "./token-issuer.js";
 
 const AUD = "https://api.example/";

@@ -1,15 +1,166 @@
 /**
- * `@svc/auth/express`: authentication and authorization as Express (4 and 5) middleware, the
- * same functions the main entry exports (`req.principal`, refusals to `next(err)`).
+ * `@svc/auth/express`: authentication and authorization as Express (4 and 5) middleware. The
+ * decisions are the main entry's (`createAuthenticator`, `scopeCheck`, `roleCheck`); this file
+ * reads Express's request and calls `next`. `authenticate` records the principal and the realm in
+ * the request's exchange and sets `req.principal` for the handlers; the guards read the exchange,
+ * so a principal recorded by any step (`recordAuthentication` of `@svc/kernel`) is the one
+ * checked, and a `req.principal` the application set itself is not.
  *
  * @packageDocumentation
  */
-export {
+import type { ServerResponse } from "node:http";
+import {
   type AuthenticateOptions,
   type AuthorizePredicate,
   type AuthRequest,
-  authenticate,
-  authorize,
-  requireRoles,
-  requireScopes,
+  createAuthenticator,
+  type Principal,
+  recordedAuthContext,
+  refusalIn,
+  roleCheck,
+  scopeCheck,
 } from "@svc/auth";
+import { HttpError, type NextFunction } from "@svc/errors";
+import { recordAuthentication } from "@svc/kernel";
+import { expressView } from "@svc/kernel/express";
+import { optionError } from "./options.js";
+
+export type { AuthenticateOptions, AuthorizePredicate, AuthRequest } from "@svc/auth";
+
+/**
+ * Express middleware that authenticates every request from its `Authorization` header, records
+ * the principal and the realm in the request's exchange (what the guards, the rate limit and the
+ * `Idempotency-Key` step read, on every framework), and sets `req.principal = { id, roles, scopes,
+ * scheme }` for the application's handlers.
+ *
+ * - No credentials (or an unsupported scheme): 401 with one `WWW-Authenticate` challenge per
+ *   enabled scheme (`Bearer realm="..."`, `Basic realm="...", charset="UTF-8"`).
+ * - A Bearer token that fails verification: 401 with `error="invalid_token"` and nothing that
+ *   says why (RFC 6750 §3.1); a malformed Bearer header: 400 with `error="invalid_request"`.
+ * - Bad Basic credentials: 401 with the Basic challenge. With `basic.failureLimit`, a client or
+ *   user name over its failure budget: 429 with `Retry-After`, checked before any hashing (RFC
+ *   6585 §4); all hashing slots and the queue taken: 503 with `Retry-After` (RFC 9110 §15.6.4).
+ * - A remote JWKS that cannot be fetched: 503 with `Retry-After` (the server's fault, not the token's).
+ * - With Bearer enabled, `access_token` in the query string or a parsed form body: 400, never
+ *   accepted (RFC 6750 §2.3, §5.3: a token in a URI leaks into logs and browser history). With
+ *   only Basic enabled it is ordinary data and passes through.
+ * - Scheme names are case-insensitive (RFC 9110 §11.1). No sessions, no cookies.
+ *
+ * @example
+ * app.use(authenticate({
+ *   realm: "employees",
+ *   bearer: { jwksUri: "https://issuer.example/jwks.json", algorithms: ["ES256"], issuer, audience },
+ *   basic: {
+ *     verify: async (user, password) => ((await checkUser(user, password)) ? { id: user } : null),
+ *     failureLimit: { perClient: failures, perUsername: failures }, // createRateLimiter from @svc/ratelimit
+ *   },
+ * }));
+ * @see https://www.rfc-editor.org/rfc/rfc6750
+ * @see https://www.rfc-editor.org/rfc/rfc7617
+ */
+export function authenticate(options: AuthenticateOptions) {
+  const authenticator = createAuthenticator(options);
+  const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
+  return function svcAuthenticate(
+    req: AuthRequest,
+    _res: ServerResponse,
+    next: NextFunction,
+  ): void | Promise<void> {
+    // The app's `trust proxy` in the exchange, for the Basic failure budget's client address.
+    expressView(req);
+    // Only one left by an earlier step: `delete` of an absent property still costs a lookup.
+    if (req.principal !== undefined) delete req.principal;
+    let decided: Principal | undefined | Promise<Principal | undefined>;
+    try {
+      decided = authenticator.decide(req);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    // A cached token is decided in this turn: no promise, no closure on the hot path.
+    if (!(decided instanceof Promise)) {
+      if (decided !== undefined) req.principal = decided;
+      recordAuthentication(req, decided, realm);
+      next();
+      return;
+    }
+    return decided.then((principal) => {
+      if (principal !== undefined) req.principal = principal;
+      recordAuthentication(req, principal, realm);
+      next();
+    }, next);
+  };
+}
+
+/**
+ * Lets a request through only when its principal holds every listed OAuth scope; otherwise 403
+ * with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` for Bearer tokens.
+ * Without a principal: 401.
+ *
+ * @example
+ * router.post("/employees", requireScopes("employees:write"), createEmployee);
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
+export function requireScopes(...scopes: string[]) {
+  const check = scopeCheck(scopes, "requireScopes");
+  return function svcRequireScopes(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
+    next(check(recordedAuthContext(req)));
+  };
+}
+
+/**
+ * Lets a request through only when its principal holds at least one of the listed roles;
+ * otherwise 403. Without a principal: 401.
+ *
+ * @example
+ * router.delete("/employees/:id", requireRoles("admin"), deleteEmployee);
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function requireRoles(...roles: string[]) {
+  const check = roleCheck(roles, "requireRoles");
+  return function svcRequireRoles(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
+    next(check(recordedAuthContext(req)));
+  };
+}
+
+/**
+ * Lets a request through when `predicate(principal, req)` is true; otherwise 403. Without a
+ * principal: 401. A predicate that throws is a 500, never a silent pass.
+ *
+ * @example
+ * router.put(
+ *   "/employees/:id",
+ *   authorize<Request>((p, req) => p.roles.includes("admin") || p.id === req.params.id),
+ *   update,
+ * );
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4
+ */
+export function authorize<R extends AuthRequest = AuthRequest>(predicate: AuthorizePredicate<R>) {
+  if (typeof predicate !== "function")
+    throw optionError("authorize.predicate", predicate, "a function (principal, req) => boolean");
+  const failed = (err: unknown) => HttpError.internal("Authorization check failed", { cause: err });
+  return function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): void | Promise<void> {
+    const context = recordedAuthContext(req);
+    const principal = context?.principal;
+    if (!principal) return next(refusalIn(context));
+    let answer: unknown;
+    let pending: PromiseLike<unknown> | undefined;
+    try {
+      answer = predicate(principal, req);
+      // A boolean (the usual answer) has no `then` to look up on its prototype.
+      if (typeof answer !== "boolean") {
+        const then = (answer as { then?: unknown } | null | undefined)?.then;
+        if (typeof then === "function") pending = answer as PromiseLike<unknown>;
+      }
+    } catch (err) {
+      return next(failed(err));
+    }
+    // A synchronous predicate is decided in this turn: awaiting its boolean would cost every
+    // guarded request a promise and a microtask hop before the handler runs.
+    if (pending === undefined) return answer === true ? next() : next(refusalIn(context, principal));
+    return Promise.resolve(pending).then(
+      (allowed) => (allowed === true ? next() : next(refusalIn(context, principal))),
+      (err: unknown) => next(failed(err)),
+    );
+  };
+}

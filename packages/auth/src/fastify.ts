@@ -16,6 +16,7 @@ import {
   createAuthenticator,
   type Principal,
   predicateGuard,
+  recordedAuthContext,
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
@@ -112,7 +113,10 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     const context = await authenticator.authenticate(viewOf(request));
     request.auth = context;
     request.principal = context.principal ?? null;
-    recordAuthentication(request.raw, context.principal);
+    recordAuthentication(request.raw, context.principal, {
+      realm: authenticator.realm,
+      challenges: authenticator.challenges,
+    });
     // For code handed only `request.raw` (the SOAP credentials hook under @svc/soap-envelope).
     exchangeOf(request.raw).client = clientOf(request);
     if (context.principal !== undefined)
@@ -147,10 +151,10 @@ export const auth: FastifyPluginCallback<AuthPluginOptions> = appWide("@svc/auth
  */
 export type GuardHook = onRequestAsyncHookHandler & preParsingAsyncHookHandler & preHandlerAsyncHookHandler;
 
-/** A core guard as a route hook reading `request.auth`. */
+/** A core guard as a route hook reading what authentication recorded in the request's exchange. */
 function hookOf(guard: AuthGuard<FastifyRequest>): GuardHook {
   return async function svcAuthorize(request: FastifyRequest): Promise<undefined> {
-    await guard(request.auth ?? undefined, request);
+    await guard(recordedAuthContext(request.raw), request);
     return undefined;
   } as GuardHook;
 }

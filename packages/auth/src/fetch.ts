@@ -15,6 +15,7 @@ import {
   type AuthorizePredicate,
   createAuthenticator,
   predicateGuard,
+  recordedAuthContext,
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
@@ -35,16 +36,15 @@ export interface AuthVariables {
   auth: AuthContext;
 }
 
-const contexts = new WeakMap<Request, AuthContext>();
-
 /**
- * The context {@link authenticate} resolved for `request`, without Hono (or in a handler that
+ * The context {@link authenticate} resolved for `request` (or that another step recorded in the
+ * request's exchange), without Hono (or in a handler that
  * only has the `Request`).
  *
  * @example const principal = authOf(request)?.principal;
  */
 export function authOf(request: Request): AuthContext | undefined {
-  return contexts.get(request);
+  return recordedAuthContext(request);
 }
 
 /**
@@ -65,13 +65,13 @@ export function authOf(request: Request): AuthContext | undefined {
  */
 export function authenticate(options: AuthenticateOptions): FetchMiddleware {
   const authenticator = createAuthenticator(options);
+  const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
   const run = async (request: Request, info: ConnectionInfo | undefined) => {
     const view = fetchView(request, info);
     const context = await authenticator.authenticate(
       info?.address === undefined ? view : { ...view, ip: info.address },
     );
-    contexts.set(request, context);
-    recordAuthentication(request, context.principal);
+    recordAuthentication(request, context.principal, realm);
     return context;
   };
   const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<undefined> => {
@@ -93,14 +93,14 @@ export function authenticate(options: AuthenticateOptions): FetchMiddleware {
 /** A core guard as Fetch middleware over the context {@link authenticate} recorded. */
 function middlewareOf(guard: AuthGuard<Request>): FetchMiddleware {
   const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<undefined> => {
-    await guard(contexts.get(c.req.raw), c.req.raw);
+    await guard(recordedAuthContext(c.req.raw), c.req.raw);
     await next();
     return undefined;
   };
   return Object.assign(middleware, {
     wrap(handler: FetchHandler): FetchHandler {
       return async (request: Request) => {
-        await guard(contexts.get(request), request);
+        await guard(recordedAuthContext(request), request);
         return handler(request);
       };
     },

@@ -7,7 +7,6 @@ export {
   type Authenticator,
   type AuthRealm,
   type AuthRequest,
-  authenticate,
   createAuthenticator,
 } from "./authenticate.js";
 export {
@@ -17,13 +16,15 @@ export {
   parseAuthorization,
 } from "./authorization-header.js";
 export {
+  type AuthCheck,
   type AuthGuard,
   type AuthorizePredicate,
-  authorize,
   predicateGuard,
-  requireRoles,
-  requireScopes,
+  recordedAuthContext,
+  refusalIn,
+  roleCheck,
   roleGuard,
+  scopeCheck,
   scopeGuard,
 } from "./authorize.js";
 export { type BasicCredentials, decodeBasicCredentials } from "./basic.js";

@@ -2,8 +2,8 @@ import { createServer } from "node:http";
 import { type Listening, listenOn } from "@svc/test-utils";
 import { afterEach, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
 import { type BearerOptions, createBearerVerifier } from "./bearer.js";
+import { authenticate } from "./express.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const ISS = "https://issuer.test/";

@@ -13,6 +13,7 @@ import {
   type AuthorizePredicate,
   createAuthenticator,
   predicateGuard,
+  recordedAuthContext,
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
@@ -20,16 +21,14 @@ import { recordAuthentication } from "@svc/kernel";
 
 export type { AuthContext, AuthenticateOptions, AuthGuard, AuthorizePredicate };
 
-/** The contexts of the requests authenticated so far, for {@link authOf}. */
-const contexts = new WeakMap<IncomingMessage, AuthContext>();
-
 /**
- * The context {@link authenticate} resolved for `req`, for code that was not handed it.
+ * The context {@link authenticate} resolved for `req` (or that another step recorded in the
+ * request's exchange), for code that was not handed it.
  *
  * @example const principal = authOf(req)?.principal;
  */
 export function authOf(req: IncomingMessage): AuthContext | undefined {
-  return contexts.get(req);
+  return recordedAuthContext(req);
 }
 
 /**
@@ -53,10 +52,10 @@ export function authOf(req: IncomingMessage): AuthContext | undefined {
  */
 export function authenticate(options: AuthenticateOptions): (req: IncomingMessage) => Promise<AuthContext> {
   const authenticator = createAuthenticator(options);
+  const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
   return async function svcAuthenticate(req) {
     const context = await authenticator.authenticate(req);
-    contexts.set(req, context);
-    recordAuthentication(req, context.principal);
+    recordAuthentication(req, context.principal, realm);
     return context;
   };
 }

@@ -3,7 +3,7 @@ import { type Listening, listen } from "@svc/test-utils";
 import type express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { app } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
+import { authenticate } from "./express.js";
 import { createPasswordHasher, hashPassword, verifyPassword } from "./password-hash.js";
 
 /** Every scrypt call's work: N, r, p, salt and key length (the password and salt values aside). */

@@ -1,17 +1,20 @@
+import type { Principal as KernelPrincipal } from "@svc/kernel";
+
 /**
- * Who made the request, as established by {@link authenticate} or {@link verifySoapCredentials}.
- * It is derived from verified credentials only, never from anything the client merely claims.
+ * Who made the request, as established by `authenticate` or {@link verifySoapCredentials}: the
+ * kernel's `Principal` (what every package keys by) with what the guards check. It is derived from
+ * verified credentials only, never from anything the client merely claims.
  *
  * @example
  * app.get("/me", authenticate({ bearer }), (req, res) => res.json(req.principal));
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
  */
-export interface Principal {
+export interface Principal extends KernelPrincipal {
   /** The subject: the JWT `sub`, or the user name Basic or SOAP credentials were checked for. */
   id: string;
-  /** Roles, for {@link requireRoles}. */
+  /** Roles, for `requireRoles`. */
   roles: string[];
-  /** OAuth 2.0 scopes, for {@link requireScopes} (RFC 6749 §3.3). */
+  /** OAuth 2.0 scopes, for `requireScopes` (RFC 6749 §3.3). */
   scopes: string[];
   /** How the credentials arrived. */
   scheme: "bearer" | "basic" | "soap";
@@ -35,7 +38,10 @@ declare global {
   // without this package depending on @types/express.
   namespace Express {
     interface Request {
-      /** Set by `@svc/auth`'s `authenticate` once the credentials are verified. */
+      /**
+       * Set by `authenticate` of `@svc/auth/express` once the credentials are verified, for the
+       * application's handlers; the guards read the principal recorded in the request's exchange.
+       */
       principal?: Principal;
     }
   }

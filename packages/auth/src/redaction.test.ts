@@ -1,11 +1,11 @@
 import { Writable } from "node:stream";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { pino } from "pino";
 import { pinoHttp } from "pino-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authenticate } from "./authenticate.js";
+import { authenticate } from "./express.js";
 import { pinoRedaction, queryNamesAccessToken, redactUrl } from "./redaction.js";
 import { createTokenIssuer } from "./token-issuer.js";
 

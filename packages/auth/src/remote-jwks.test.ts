@@ -4,7 +4,7 @@ import { type Listening, listenOn } from "@svc/test-utils";
 import type { JSONWebKeySet } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { app } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
+import { authenticate } from "./express.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const ISS = "https://issuer.test/";

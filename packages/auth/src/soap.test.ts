@@ -7,8 +7,8 @@ import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerBlocks } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
 import { createBasicVerifier } from "./basic-verifier.js";
+import { authenticate } from "./express.js";
 import { memoryNonceStore, type NonceStore, redisNonceStore } from "./nonce-store.js";
 import {
   createSoapCredentialsVerifier,

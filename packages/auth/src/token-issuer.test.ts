@@ -4,8 +4,7 @@ import express from "express";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { app } from "../test/helpers.js";
-import { authenticate } from "./authenticate.js";
-import { requireScopes } from "./authorize.js";
+import { authenticate, requireScopes } from "./express.js";
 import { createTokenIssuer } from "./token-issuer.js";
 
 const issuer = createTokenIssuer({ issuer: "https://issuer.test/", audience: "api", ttl: 120 });

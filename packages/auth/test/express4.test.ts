@@ -1,7 +1,7 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { authenticate } from "../src/index.js";
+import { authenticate } from "../src/express.js";
 
 describe(`authenticate() on Express ${version}`, () => {
   it("no credentials → 401 with a Basic challenge; good ones → 200 with req.principal", async () => {

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { DOMParser, type Element } from "@xmldom/xmldom";
 import express from "express";
 import type { XmlElement } from "../src/soap.js";

@@ -1,9 +1,8 @@
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { authenticate, authorize, requireRoles, requireScopes } from "../src/express.js";
 import {
-  authenticate,
-  authorize,
   createBasicVerifier,
   createBearerVerifier,
   createPasswordHasher,
@@ -13,8 +12,6 @@ import {
   hashPassword,
   memoryNonceStore,
   redisNonceStore,
-  requireRoles,
-  requireScopes,
   verifyPassword,
   verifySoapCredentials,
 } from "../src/index.js";

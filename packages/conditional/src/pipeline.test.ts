@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { gunzipSync } from "node:zlib";
-import { errorHandler, notFound } from "@svc/errors";
+import { errorHandler, notFound } from "@svc/errors/express";
 import { createPipeline, HttpError, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { compression, json, representations, xml } from "@svc/negotiate";

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorHandler, isHttpError } from "@svc/errors";
+import { isHttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,7 +1,8 @@
 import { matchMediaType, parseMediaRanges } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // RFC 9110 §12.5.1: media-range = ( "*/*" / ( type "/" "*" ) / ( type "/" subtype ) ) parameters,
 // and "The asterisk "*" character is used to group media types into ranges, with "*/*" indicating

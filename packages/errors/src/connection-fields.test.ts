@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import { connect } from "node:net";
 import { listenOn } from "@svc/test-utils";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // RFC 9110 §7.6.1: Connection and the fields it names (Keep-Alive, Proxy-Connection, TE, Trailer
 // here) are options of one connection, which the server (Node) manages: an error's headers (an

@@ -2,14 +2,8 @@ import { connect } from "node:net";
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  allowedMethods,
-  type ErrorLogger,
-  errorHandler,
-  HttpError,
-  methodNotAllowed,
-  notFound,
-} from "./index.js";
+import { allowedMethods, errorHandler, methodNotAllowed, notFound } from "./express.js";
+import { type ErrorLogger, HttpError } from "./index.js";
 
 interface LogCall {
   obj: Record<string, unknown>;

@@ -1,7 +1,8 @@
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ErrorLogger, errorHandler, type FieldError, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { type ErrorLogger, type FieldError, HttpError } from "./index.js";
 
 // HttpError option `errors`: [{ field, message }], both strings. A null or a number from plain
 // JavaScript is the calling code's bug, refused where the error is built; the client still gets a

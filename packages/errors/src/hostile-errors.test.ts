@@ -4,7 +4,8 @@ import { listen } from "@svc/test-utils";
 import express from "express";
 import { SaxesParser } from "saxes";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // An attacker's view of errorHandler through a real server: whatever the thrown value, the failed
 // handler's leftovers or the request, the client gets one well-formed error record (RFC 9457 §3),

@@ -5,9 +5,7 @@ export {
   isHttpError,
   reasonPhrase,
 } from "@svc/kernel";
-export { asyncRoute } from "@svc/kernel/internal";
 export { CUT_MARK, ERROR_RECORD_LIMITS, MAX_EXTENSION_DEPTH } from "./bounds.js";
-export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
 export {
   type ErrorContext,
   type ErrorLog,
@@ -19,24 +17,16 @@ export {
 } from "./core.js";
 export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
 export {
-  allowedMethods,
-  type ErrorHandlerOptions,
-  type ErrorLogger,
-  type ErrorRequest,
-  errorHandler,
-  methodNotAllowed,
-  type NextFunction,
-  notFound,
-} from "./error-handler.js";
-export {
   DEFAULT_CAUSE_DEPTH,
   fallbackLogger,
   type Logger,
   type SerializedError,
   serializeError,
 } from "./logger.js";
+export type { NextFunction } from "./next-function.js";
 export {
   type ErrorConfig,
+  type ErrorLogger,
   type ErrorOptions,
   type ErrorValueConfig,
   errorConfig,

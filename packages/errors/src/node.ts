@@ -1,21 +1,28 @@
 /**
  * `@svc/errors/node`: the error record on plain `node:http`, where a server has no error
- * middleware to mount: a responder to call with what a request failed with.
+ * middleware to mount: a responder to call with what a request failed with, and the listener of a
+ * server's `clientError` event (what Node's parser refuses before any framework sees a request:
+ * Express and Fastify run on such a server too).
  *
  * @packageDocumentation
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ErrorHandlerOptions, type ErrorRequest, errorHandler } from "@svc/errors";
+import {
+  correlationHeader,
+  type ErrorHandlerOptions,
+  type ErrorRequest,
+  nodeErrorWriter,
+} from "./respond.js";
 
 export {
-  type ErrorHandlerOptions,
   type ErrorLogger,
   type ErrorOptions,
-  type ErrorRequest,
   type Logger,
   methodNotAllowedError,
   notFoundError,
 } from "@svc/errors";
+export { type ClientErrorListener, type ClientErrorOptions, clientErrorHandler } from "./client-error.js";
+export type { ErrorHandlerOptions, ErrorRequest } from "./respond.js";
 
 /** What {@link errorResponder} returns: answers `err` for `req` on `res`. */
 export type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
@@ -36,8 +43,11 @@ export type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerRes
  * @see https://www.rfc-editor.org/rfc/rfc9457
  */
 export function errorResponder(options: ErrorHandlerOptions = {}): ErrorResponder {
-  const handle = errorHandler(options);
+  const write = nodeErrorWriter(options, "errorResponder", {
+    target: (req) => req.url,
+    correlationId: correlationHeader,
+  });
   return function svcErrorResponder(err, req, res) {
-    handle(err, req as ErrorRequest, res, () => res.destroy());
+    write(err, req as ErrorRequest, res);
   };
 }

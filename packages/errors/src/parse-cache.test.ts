@@ -8,7 +8,8 @@ import {
 } from "@svc/kernel";
 import { listenOn } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // The Accept parse cache is shared by the whole process and keyed by what clients send: it must
 // hold a bounded number of bytes, not only of entries, whatever Accept values arrive.

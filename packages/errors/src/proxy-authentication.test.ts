@@ -2,7 +2,8 @@ import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ErrorHandlerOptions, errorHandler, HttpError } from "./index.js";
+import { type ErrorHandlerOptions, errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // RFC 9110 §15.5.8: "The proxy MUST send a Proxy-Authenticate header field (Section 11.7.1)
 // containing a challenge applicable to that proxy for the request."

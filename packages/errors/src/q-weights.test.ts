@@ -1,7 +1,8 @@
 import { matchMediaType, parseMediaRanges, parseQList } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // RFC 9110 §12.4.2: `weight = OWS ";" OWS "q=" qvalue`, one per member: §12.5.1
 // `Accept = #( media-range [ weight ] )`, §12.5.3 `Accept-Encoding = #( codings [ weight ] )`,

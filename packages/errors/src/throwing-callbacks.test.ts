@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ErrorHandlerOptions, type ErrorLogger, errorHandler, HttpError, notFound } from "./index.js";
+import { type ErrorHandlerOptions, errorHandler, notFound } from "./express.js";
+import { type ErrorLogger, HttpError } from "./index.js";
 
 // The error handler runs the application's callbacks (correlationId, the logger) on every failed
 // request. One that throws for some request (a correlationId reading a header the client left

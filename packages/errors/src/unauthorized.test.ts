@@ -1,7 +1,8 @@
 import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ErrorHandlerOptions, errorHandler, HttpError } from "./index.js";
+import { type ErrorHandlerOptions, errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // RFC 9110 §15.5.2: "The server generating a 401 response MUST send a WWW-Authenticate header
 // field (Section 11.6.1) containing at least one challenge applicable to the target resource."

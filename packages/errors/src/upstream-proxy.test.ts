@@ -2,7 +2,8 @@ import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // RFC 9110 §15.5.8: a 407 "is similar to 401 (Unauthorized), but it indicates that the client
 // needs to authenticate itself in order to use a proxy". An SDK's error carrying 407 for an

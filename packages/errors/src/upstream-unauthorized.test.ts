@@ -1,7 +1,8 @@
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError, toHttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError, toHttpError } from "./index.js";
 
 // RFC 9110 §15.5.2: a 401 carries "a WWW-Authenticate header field containing at least one
 // challenge applicable to the target resource". An SDK's or HTTP client's error for an outbound

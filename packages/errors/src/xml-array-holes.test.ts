@@ -1,7 +1,8 @@
 import { listen } from "@svc/test-utils";
 import { SaxesParser } from "saxes";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // RFC 9457 Appendix B maps the JSON object to XML. JSON.stringify writes an empty slot of an array
 // as null (ECMA-262 SerializeJSONArray reads every index up to length); the XML forms used to

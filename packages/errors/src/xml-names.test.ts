@@ -2,7 +2,8 @@ import { listen } from "@svc/test-utils";
 import express, { type Express } from "express";
 import { SaxesParser } from "saxes";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorHandler, HttpError } from "./index.js";
+import { errorHandler } from "./express.js";
+import { HttpError } from "./index.js";
 
 // XML 1.0 §2.3: "Names beginning with the string "xml", or with any string which would match
 // (('X'|'x') ('M'|'m') ('L'|'l')), are reserved for standardization in this or future versions of

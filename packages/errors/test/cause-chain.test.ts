@@ -1,7 +1,8 @@
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_CAUSE_DEPTH, errorHandler, HttpError } from "../src/index.js";
+import { errorHandler } from "../src/express.js";
+import { DEFAULT_CAUSE_DEPTH, HttpError } from "../src/index.js";
 
 /** A JWKS outage as a verifier reports it: a 503 whose cause is fetch's error, whose cause is the sockets'. */
 function jwksOutage(): HttpError {

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { clientErrorHandler } from "../src/index.js";
+import { clientErrorHandler } from "../src/node.js";
 import { listenWith } from "./listen-with.js";
 
 // clientErrorHandler writes its response's bytes on the socket itself, so a field value is

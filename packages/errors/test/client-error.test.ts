@@ -1,7 +1,7 @@
 import type { ServerOptions } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ClientErrorOptions, clientErrorHandler } from "../src/index.js";
+import { type ClientErrorOptions, clientErrorHandler } from "../src/node.js";
 import { listenWith } from "./listen-with.js";
 
 const NOW = new Date("2026-01-02T03:04:05.678Z");

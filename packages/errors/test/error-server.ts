@@ -1,6 +1,6 @@
 import { listen } from "@svc/test-utils";
 import { afterEach } from "vitest";
-import { type ErrorHandlerOptions, errorHandler } from "../src/index.js";
+import { type ErrorHandlerOptions, errorHandler } from "../src/express.js";
 
 /** The four renderings of one error record, in the order the tests read them. */
 export const ACCEPTS = [

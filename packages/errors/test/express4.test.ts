@@ -1,6 +1,7 @@
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { allowedMethods, errorHandler, HttpError, notFound } from "../src/index.js";
+import { allowedMethods, errorHandler, notFound } from "../src/express.js";
+import { HttpError } from "../src/index.js";
 
 describe(`errorHandler(), notFound(), allowedMethods() on Express ${version}`, () => {
   it("a thrown HttpError, an unmatched route and a wrong method each become the error record", async () => {

@@ -1,8 +1,9 @@
 import { checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { describeOptions, type OptionCase, refusal } from "@svc/test-utils";
 import { describe, expect, it } from "vitest";
-import { expressServerOptions } from "../src/express.js";
-import { clientErrorHandler, errorHandler, HttpError, methodNotAllowed } from "../src/index.js";
+import { errorHandler, expressServerOptions, methodNotAllowed } from "../src/express.js";
+import { HttpError } from "../src/index.js";
+import { clientErrorHandler } from "../src/node.js";
 
 const rows: OptionCase[] = [
   [

@@ -3,25 +3,29 @@ import { assertReadmeShows, type Listening, readmeRegion, whenListening } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // README "The core on plain node:http": the block below is the README's code, line for line
-// (with the package's own source standing in for "@svc/errors" and port 0 for 8080).
+// (with the package's own sources standing in for "@svc/errors" and "@svc/errors/node", and port 0
+// for 8080).
 // #region readme-core
 import { createServer } from "node:http";
-import { buildErrorRecord, clientErrorHandler, errorHandler, HttpError, notFound } from "../src/index.js";
+import { buildErrorRecord, HttpError, notFoundError } from "../src/index.js";
+import { clientErrorHandler, errorResponder } from "../src/node.js";
 
-const handleError = errorHandler();
-const unmatched = notFound();
+const sendError = errorResponder();
 
 const server = createServer((req, res) => {
   // Whatever a handler fails with becomes the record, negotiated by Accept (JSON, XML, RFC 9457).
-  const fail = (err: unknown) => handleError(err, req, res, () => res.destroy());
   if (req.url === "/ready") {
-    fail(HttpError.serviceUnavailable(5, undefined, { extensions: { checks: { database: "DOWN" } } }));
+    sendError(
+      HttpError.serviceUnavailable(5, undefined, { extensions: { checks: { database: "DOWN" } } }),
+      req,
+      res,
+    );
   } else if (req.url === "/record") {
     // The record alone, for a transport of your own (a queue message, a log line, a WebSocket).
     res.setHeader("Content-Type", "application/json");
     res.end(JSON.stringify(buildErrorRecord(HttpError.conflict("Order 7 is already paid"), req.url)));
   } else {
-    unmatched(req, res, fail); // 404 record
+    sendError(notFoundError(req), req, res); // 404 record
   }
 });
 // Requests Node's parser refuses (a malformed header line, headers too large) get the record too.
@@ -41,6 +45,7 @@ describe("README: the core on plain node:http", () => {
   it("the README shows this file's block", () => {
     const shown = readmeRegion(import.meta.url, [
       ['"../src/index.js"', '"@svc/errors"'],
+      ['"../src/node.js"', '"@svc/errors/node"'],
       ["server.listen(0);", "server.listen(8080);"],
     ]);
     expect(() => assertReadmeShows(import.meta.url, shown)).not.toThrow();

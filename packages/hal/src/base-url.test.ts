@@ -1,4 +1,4 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { parseHost } from "@svc/kernel";
 import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";

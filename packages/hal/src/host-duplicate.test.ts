@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
-import { errorHandler, isHttpError } from "@svc/errors";
+import { isHttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { allowedHosts, hal, hrefFor } from "../src/index.js";

@@ -8,7 +8,8 @@ import { listen, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, bench, describe } from "vitest";
-import { type IdempotencyStep, idempotency, MemoryStore, RedisStore } from "../src/index.js";
+import { idempotency } from "../src/express.js";
+import { type IdempotencyStep, MemoryStore, RedisStore } from "../src/index.js";
 
 const redisUrl = process.env.REDIS_URL;
 const prefix = uniquePrefix("idempotency-bench");

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
@@ -7,9 +8,10 @@ import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { postgresUrl, throwawaySchema } from "../test/postgres.js";
 import { commitKey } from "./commit-key.js";
+import { idempotency } from "./express.js";
 import { MemoryStore } from "./memory-store.js";
 import { PostgresStore } from "./postgres-store.js";
-import { type IdempotencyKeyClaim, idempotency } from "./step.js";
+import type { IdempotencyKeyClaim } from "./step.js";
 
 // draft-ietf-httpapi-idempotency-key-header §2.6: a retry of a completed request gets "the result of
 // the previously completed operation". With the key's outcome committed in the transaction of the

@@ -2,9 +2,9 @@ import type { Logger } from "@svc/errors";
 import { isToken } from "@svc/kernel";
 import { checkOptionNames, MAX_TIMER_MS } from "@svc/kernel/internal";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
-import { principalScope } from "./express-request.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";
+import { principalScope } from "./request-reader.js";
 import type { IdempotencyStore } from "./store.js";
 
 /** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
@@ -60,11 +60,12 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   required?: IdempotencyRequiredRule<Req>;
   /**
-   * How the router compares paths, when not read from the Express app (`req.app.get("case
-   * sensitive routing")`, `req.app.get("strict routing")`): for plain `node:http` or a router
-   * with settings of its own. Keys and `required` use the path in this canonical form.
+   * How the router compares paths, when not as the framework's adapter recorded it in the
+   * request's exchange (Express's `case sensitive routing` and `strict routing`, recorded by
+   * `expressView`; Fastify's `caseSensitive` and `ignoreTrailingSlash`): for plain `node:http` or
+   * a router with settings of its own. Keys and `required` use the path in this canonical form.
    * @example idempotency({ routing: { caseSensitive: true } })
-   * @default the app's settings; without an app, both false (Express's defaults)
+   * @default the framework's settings; without any, both false (Express's defaults)
    */
   routing?: Partial<RoutingRules>;
   /**
@@ -172,7 +173,7 @@ export interface IdempotencyConfig<Req> {
   methods: ReadonlySet<string>;
   /** Whether the request must carry a key; a promise when an async predicate answered one. */
   isRequired: (path: string, rules: RoutingRules, req: Req | undefined) => boolean | Promise<boolean>;
-  /** The `routing` option as given: the step fills the rest in from the Express app. */
+  /** The `routing` option as given: the step fills the rest in from the framework's recorded rules. */
   routing: Partial<RoutingRules>;
   /** The routing rules of a request that names none. */
   rules: RoutingRules;

@@ -1,5 +1,6 @@
 import { connect, type Socket } from "node:net";
-import { clientErrorHandler, errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
+import { clientErrorHandler } from "@svc/errors/node";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
@@ -7,9 +8,9 @@ import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { gate } from "../test/helpers.js";
+import { idempotency } from "./express.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
-import { idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 // draft-ietf-httpapi-idempotency-key-header §2.6/§2.7: a retry gets 409 "while the original request

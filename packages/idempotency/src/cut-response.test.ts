@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { Readable } from "node:stream";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { reply } from "@svc/kernel";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";

@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildApp, gate, PROBLEM_BASE, post, retriesDuringSlowHandler, sleep } from "../test/helpers.js";
 import { gzipCoding } from "../test/pipeline-app.js";
 import { IDEMPOTENCY_ERROR_CODES } from "./core.js";
+import { idempotency } from "./express.js";
 import { requestFingerprint } from "./fingerprint.js";
 import { MemoryStore, StoreFullError } from "./memory-store.js";
-import { type IdempotencyOptions, idempotency } from "./step.js";
+import type { IdempotencyOptions } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 let server: Listening | undefined;

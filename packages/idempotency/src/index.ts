@@ -15,15 +15,6 @@ export {
   type IdempotencyDecision,
   type IdempotencyResponse,
 } from "./core.js";
-export {
-  connectionGone,
-  expressRequestReader,
-  type IdempotencyPrincipal,
-  type IdempotencyRequest,
-  type IdempotencyRequestFacts,
-  type IdempotencyRequestReader,
-  type IdempotencyRequired,
-} from "./express-request.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
 export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } from "./memory-store.js";
 export type { OptionError } from "./option-error.js";
@@ -43,6 +34,14 @@ export {
   type RedisStoreOptions,
   StoreUnavailableError,
 } from "./redis-store.js";
+export {
+  connectionGone,
+  type IdempotencyPrincipal,
+  type IdempotencyRequest,
+  type IdempotencyRequestFacts,
+  type IdempotencyRequestReader,
+  type IdempotencyRequired,
+} from "./request-reader.js";
 export {
   type IdempotencyKeyClaim,
   type IdempotencyOptions,

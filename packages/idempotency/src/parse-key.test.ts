@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { reply } from "@svc/kernel";
 import { listenOn } from "@svc/test-utils";
 import express from "express";

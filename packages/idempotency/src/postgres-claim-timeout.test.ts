@@ -1,13 +1,13 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { postgresUrl, throwawaySchema } from "../test/postgres.js";
+import { idempotency } from "./express.js";
 import { type PgQueryable, PostgresStore } from "./postgres-store.js";
 import { StoreUnavailableError } from "./redis-store.js";
-import { idempotency } from "./step.js";
 import type { ClaimResult } from "./store.js";
 
 // draft-ietf-httpapi-idempotency-key-header §2.6: a request is refused with 409 only while another

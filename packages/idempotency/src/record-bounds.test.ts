@@ -1,4 +1,4 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { reply } from "@svc/kernel";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
@@ -6,9 +6,9 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { gate, post } from "../test/helpers.js";
 import { keyed } from "../test/pipeline-app.js";
+import { idempotency } from "./express.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
-import { idempotency } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 // A record's bound (`maxRecordBytes`) counts its header bytes as well as its body, in MemoryStore

@@ -3,8 +3,8 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { type Body, createPipeline, fieldText, type PipelineRequest, reply } from "@svc/kernel";
 import { compression } from "@svc/negotiate";
 import { describe, expect, it } from "vitest";
+import { idempotency } from "./express.js";
 import { MemoryStore } from "./memory-store.js";
-import { idempotency } from "./step.js";
 
 /**
  * A replay is recorded in identity and coded by the pipeline's coding step, like any response:

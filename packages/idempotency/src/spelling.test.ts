@@ -1,13 +1,14 @@
 import { request } from "node:http";
 import { createRequire } from "node:module";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
+import { idempotency } from "./express.js";
 import { MemoryStore } from "./memory-store.js";
-import { type IdempotencyOptions, idempotency } from "./step.js";
+import type { IdempotencyOptions } from "./step.js";
 
 /** Express 4 (installed as `express4`): it matches paths the same way, and is still widely run. */
 const express4 = createRequire(import.meta.url)("express4") as typeof express;

@@ -11,8 +11,9 @@ import express from "express";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { post } from "../test/helpers.js";
 import { buildStepApp, gzipCoding } from "../test/pipeline-app.js";
+import { idempotency } from "./express.js";
 import { MemoryStore } from "./memory-store.js";
-import { type IdempotencyOptions, idempotency } from "./step.js";
+import type { IdempotencyOptions } from "./step.js";
 import type { IdempotencyStore } from "./store.js";
 
 // draft-ietf-httpapi-idempotency-key-header, through a response pipeline: the step records the

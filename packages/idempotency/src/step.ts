@@ -17,20 +17,15 @@ import {
   resolveConfig,
 } from "./config.js";
 import { coreOf, type IdempotencyClaim, type IdempotencyCore, type IdempotencyResponse } from "./core.js";
-import {
-  expressRequestReader,
-  type IdempotencyRequest,
-  type IdempotencyRequestReader,
-  principalScope,
-} from "./express-request.js";
+import { type IdempotencyRequest, type IdempotencyRequestReader, principalScope } from "./request-reader.js";
 import type { StoredResponse } from "./store.js";
 
 /**
  * Options of {@link idempotency}: those of the core (`createIdempotency`), over the request the
  * adapter hands the pipeline (`PipelineRequest.native`: the Express request; the framework's own
  * request with the entry of another framework). `scope` defaults to the id of the principal
- * `@svc/auth` recorded for the request, else `"anonymous"`; `routing` to the Express app's
- * `case sensitive routing` and `strict routing` settings.
+ * `@svc/auth` recorded for the request, else `"anonymous"`; `routing` to the framework's router's
+ * rules, as its adapter recorded them (Express's `case sensitive routing` and `strict routing`).
  *
  * @example idempotency({ store, required: true, leaseMs: 30_000, documentationUrl: "https://api.example/docs/idempotency" })
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
@@ -94,17 +89,17 @@ export function claimState(claim: unknown): (ClaimState & { inner: IdempotencyCl
  * released only when the handler fails (it throws, or the pipeline refuses its result), never for
  * a connection's fate: a response the client did not read is still recorded.
  *
- * `reader` reads the framework's request (`PipelineRequest.native`); the default reads an Express
- * or `node:http` request, and `@svc/idempotency/fastify` and `/fetch` give theirs.
+ * `reader` reads the framework's request (`PipelineRequest.native`): each framework's entry
+ * (`@svc/idempotency/express`, `/node`, `/fastify`, `/fetch`) exports `idempotency(options)` with
+ * its own; an adapter of another framework gives one of its own.
  *
  * @example
- * const keys = idempotency({ store, required: true });
- * app.post("/orders", express.json(), svc.handle(async (req) => reply(await orders.create(req.body), { status: 201 }), { idempotency: keys }));
+ * const keys = idempotency({ store, required: true }, myRouterReader);
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
  */
 export function idempotency<Req = IdempotencyRequest>(
   options: IdempotencyOptions<Req> = {},
-  reader: IdempotencyRequestReader<Req> = expressRequestReader as IdempotencyRequestReader<never>,
+  reader: IdempotencyRequestReader<Req>,
 ): IdempotencyStep {
   // The request type only types the callbacks; the step hands them what the adapter gave it.
   const config = resolveConfig<IdempotencyRequest>(

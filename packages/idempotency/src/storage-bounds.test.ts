@@ -1,4 +1,4 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";

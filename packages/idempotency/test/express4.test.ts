@@ -1,9 +1,10 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { idempotency, MemoryStore } from "../src/index.js";
+import { idempotency } from "../src/express.js";
+import { MemoryStore } from "../src/index.js";
 
 const svc = expressAdapter(createPipeline());
 

@@ -1,5 +1,6 @@
 import { describeOptions, type OptionCase } from "@svc/test-utils";
-import { createIdempotency, idempotency, MemoryStore, RedisStore } from "../src/index.js";
+import { idempotency } from "../src/express.js";
+import { createIdempotency, MemoryStore, RedisStore } from "../src/index.js";
 
 const client = { call: async () => null };
 

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { createGzip, gzipSync } from "node:zlib";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import {
   type Coder,
   createPipeline,
@@ -11,12 +12,8 @@ import {
 } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import express from "express";
-import {
-  type IdempotencyKeyClaim,
-  type IdempotencyOptions,
-  type IdempotencyStep,
-  idempotency,
-} from "../src/step.js";
+import { idempotency } from "../src/express.js";
+import type { IdempotencyKeyClaim, IdempotencyOptions, IdempotencyStep } from "../src/step.js";
 
 export const PROBLEM_BASE = "https://errors.example/";
 

@@ -1,7 +1,9 @@
 // #region readme-core
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorHandler, HttpError } from "@svc/errors";
-import { idempotency, MemoryStore } from "@svc/idempotency";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
+import { MemoryStore } from "@svc/idempotency";
+import { idempotency } from "@svc/idempotency/node";
 import { createPipeline, reply } from "@svc/kernel";
 import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 

@@ -1,4 +1,4 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { reply } from "@svc/kernel";
 import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import { redisClientMajors } from "@svc/test-utils/redis-clients";

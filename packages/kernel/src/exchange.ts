@@ -21,6 +21,18 @@ export interface RoutingRules {
   readonly strict: boolean;
 }
 
+/**
+ * The protection space an authentication step checked a request in (RFC 9110 §11.5), for the
+ * authorization steps after it: a 401 names it in its challenges, a 403 for a Bearer token in its
+ * `insufficient_scope` challenge (RFC 6750 §3.1).
+ */
+export interface AuthenticationRealm {
+  /** The realm named in every challenge. */
+  readonly realm: string;
+  /** The `WWW-Authenticate` value a 401 for missing credentials sends, one challenge per scheme. */
+  readonly challenges: string;
+}
+
 /** What an authentication step established about a request. */
 export interface Authentication {
   /**
@@ -28,6 +40,12 @@ export interface Authentication {
    * anonymous request).
    */
   readonly principal: Principal | undefined;
+  /**
+   * The realm the step checked the request in, with its challenges, when the step has one
+   * (`@svc/auth` records its own); `undefined` for a principal the application recorded without
+   * one, so a guard has no challenge to answer a missing principal with.
+   */
+  readonly realm?: AuthenticationRealm | undefined;
 }
 
 /** A body parser's result, recorded for the steps after it (`@svc/negotiate` records one). */
@@ -152,7 +170,8 @@ export function exchangeIfAny(request: object): Exchange | undefined {
 
 /**
  * Records who made `request` (`undefined`: nobody, an anonymous request let through), for the
- * steps after authentication (the principal as given: `@svc/auth` records its own `Principal`): `@svc/auth` does it on every framework; an application that
+ * steps after authentication (the principal as given: `@svc/auth` records its own `Principal`,
+ * and the `realm` its guards challenge in): `@svc/auth` does it on every framework; an application that
  * authenticates with its own code does it too, so that the rate limit and the `Idempotency-Key`
  * step key by its principal.
  *
@@ -160,8 +179,12 @@ export function exchangeIfAny(request: object): Exchange | undefined {
  * const user = await sessions.userOf(request);
  * recordAuthentication(request, user === undefined ? undefined : { id: user.id });
  */
-export function recordAuthentication(request: object, principal: Principal | undefined): void {
-  exchangeOf(request).authentication = { principal };
+export function recordAuthentication(
+  request: object,
+  principal: Principal | undefined,
+  realm?: AuthenticationRealm,
+): void {
+  exchangeOf(request).authentication = realm === undefined ? { principal } : { principal, realm };
 }
 
 /**

@@ -10,6 +10,7 @@ export {
 } from "./core.js";
 export {
   type Authentication,
+  type AuthenticationRealm,
   type Exchange,
   exchangeIfAny,
   exchangeOf,

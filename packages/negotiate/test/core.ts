@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Readable } from "node:stream";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import {
   createPipeline,
   HttpError,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // (with the package's own source standing in for "@svc/negotiate" and port 0 for 8080).
 // #region readme-core
 import { createServer } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 import {

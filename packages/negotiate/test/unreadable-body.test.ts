@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { connect } from "node:net";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express, { type NextFunction } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 import { type Listening, listenOn } from "@svc/test-utils";

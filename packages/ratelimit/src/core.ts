@@ -1,6 +1,13 @@
 import type { ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
-import { exchangeOf, ipBucket, principalFor, type RequestView } from "@svc/kernel";
+import {
+  exchangeIfAny,
+  exchangeOf,
+  ipBucket,
+  principalFor,
+  type RequestView,
+  type TrustHop,
+} from "@svc/kernel";
 import { initOf } from "./express-store.js";
 import { ceilSeconds, type RateLimitFields, reportDecision, tightestDecision } from "./headers.js";
 import { capacityOf } from "./limiter.js";
@@ -9,6 +16,8 @@ import { isThenable } from "./thenable.js";
 import type { Decision, RateLimitPolicy } from "./types.js";
 
 /**
+ * @internal For the package's Express adapter.
+ *
  * One request as the limiter reads it, whatever framework received it: the view (fields and
  * connection), the framework's own request (handed to the option functions, read for its
  * `principal`, given the decision under `requestPropertyName`), and the client's address.
@@ -21,11 +30,21 @@ export interface Asked {
   readonly res?: ServerResponse | undefined;
   /** The client's address after the trusted proxies (Express's `req.ip`), or the peer's. */
   readonly address: string | undefined;
+  /**
+   * The proxies `address` was resolved behind, when the adapter was given its own (a gate's
+   * `trustProxy`; `false`: none); without it, the framework's trust its adapter recorded in the
+   * request's exchange (`expressView`, `fastifyView` of `@svc/kernel`).
+   */
+  readonly trust?: TrustHop | false | undefined;
   /** What the rate limit reports of the request are kept by (every limiter on it adds to them). */
   readonly owner: object;
 }
 
-/** What the limiter decided about one request. */
+/**
+ * @internal For the package's Express adapter.
+ *
+ * What the limiter decided about one request.
+ */
 export type Verdict =
   /** Not limited (skipped, allowlisted, or the store failed under `failMode: "open"`): no fields. */
   | { readonly kind: "pass" }
@@ -51,7 +70,11 @@ export type Verdict =
       readonly retryAfterSeconds: number;
     };
 
-/** What one limiter remembers between requests: warnings already given, failures logged. */
+/**
+ * @internal For the package's Express adapter.
+ *
+ * What one limiter remembers between requests: warnings already given, failures logged.
+ */
 export interface State {
   proxyWarned: boolean;
   /** A client address that is not an IP address was reported. */
@@ -81,6 +104,8 @@ function call<T>(fn: unknown, asked: Asked): T | Promise<T> {
 }
 
 /**
+ * @internal For the package's Express adapter (`@svc/ratelimit/express`).
+ *
  * Runs `step` on a value computed by an option function (`skip`, `limit`, `message`...), at once
  * when it is plain, after it settles when it is a promise; a throw or a rejection goes to `failed`.
  */
@@ -149,24 +174,34 @@ function refuseAsync(option: string, answer: Promise<unknown>, done: (verdict: V
   );
 }
 
+/** Addresses no proxy list names (RFC 5737, RFC 3849 documentation ranges), at a hop no proxy chain reaches. */
+const ANY_V4 = "198.51.100.77";
+const ANY_V6 = "2001:db8::77";
+const FAR_HOP = 1_000_000;
+
 /**
- * The two `trust proxy` mistakes of an Express app that break IP keying, or undefined: a
- * forwarded request while nothing is trusted (every client shares the proxy's bucket), and
- * trusting every hop (any client picks its own address, and bucket, with a forged `X-Forwarded-For`).
+ * The two mistakes in the trusted proxies that break IP keying, or undefined, read from the trust
+ * the request's address was resolved behind (the adapter's own, else the framework's recorded in
+ * the exchange: Express's `trust proxy`, Fastify's `trustProxy`, so the warning is the same on
+ * each): a forwarded request while not even the peer is trusted (every client shares the proxy's
+ * bucket), and a trust that takes any address at any hop (any client picks its own address, and
+ * bucket, with a forged `X-Forwarded-For`).
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
  */
 function proxyMistake(asked: Asked): [{ trustProxy: boolean }, string] | undefined {
-  const app = (asked.native as { app?: { get?: (setting: string) => unknown } }).app;
-  const trust = typeof app?.get === "function" ? app.get("trust proxy") : undefined;
-  if (trust === true) {
+  const trust = asked.trust !== undefined ? asked.trust : exchangeIfAny(asked.native)?.trust;
+  if (trust === undefined) return undefined;
+  if (trust !== false && trust(ANY_V4, FAR_HOP) && trust(ANY_V6, FAR_HOP)) {
     return [
       { trustProxy: true },
-      'rate limit: "trust proxy" is true, so any client can choose its IP with X-Forwarded-For; trust only your proxies (a hop count or their addresses)',
+      'rate limit: "trust proxy" is true (every hop trusted), so any client can choose its IP with X-Forwarded-For; trust only your proxies (a hop count or their addresses)',
     ];
   }
-  if (trust === false && asked.view.headers["x-forwarded-for"] !== undefined) {
+  const forwarded = asked.view.headers["x-forwarded-for"] !== undefined;
+  if (forwarded && (trust === false || !trust(asked.view.socket?.remoteAddress ?? "", 0))) {
     return [
       { trustProxy: false },
-      'rate limit: X-Forwarded-For arrived but "trust proxy" is off, so every client behind that proxy shares one bucket; set "trust proxy" to your proxies',
+      'rate limit: X-Forwarded-For arrived but "trust proxy" is off (no proxy trusted), so every client behind that proxy shares one bucket; trust your proxies (Express\'s "trust proxy", Fastify\'s trustProxy)',
     ];
   }
   return undefined;
@@ -191,6 +226,9 @@ function socketGone(asked: Asked): boolean {
 }
 
 /**
+ * @internal For the package's Express adapter (`@svc/ratelimit/express`), which shares the main
+ * entry's reports and store claims.
+ *
  * The framework-free decision of one limiter: a request in, a {@link Verdict} out, through `done`
  * (at once when the store answers synchronously, as `MemoryStore` does). `errorFields`: whether
  * the 429 carries the rate limit fields itself (a gate's refusal is rendered by the framework's
@@ -393,7 +431,11 @@ export function createDecider(
 
 const PASS: Verdict = Object.freeze({ kind: "pass" });
 
-/** What an allowed request spent, for giving it back after the response. */
+/**
+ * @internal For the package's Express adapter.
+ *
+ * What an allowed request spent, for giving it back after the response.
+ */
 export interface Counted {
   readonly key: string;
   readonly units: number;
@@ -402,6 +444,8 @@ export interface Counted {
 }
 
 /**
+ * @internal For the package's Express adapter (`@svc/ratelimit/express`).
+ *
  * `skipSuccessfulRequests` / `skipFailedRequests`, once the response to a counted request has been
  * written whole: gives its units back if its outcome (`successful`, the `requestWasSuccessful`
  * answer on the response's final status) is one to skip. `successful` throwing or rejecting

@@ -170,6 +170,8 @@ export function rateLimitGate<Request extends object = object>(
   const trust =
     trustProxy === undefined || trustProxy === false ? undefined : compileTrust(trustProxy, "ratelimit");
   const { state, decide } = createDecider(config, true);
+  /** The trust the address is resolved behind when the gate has its own; else the framework's, in the exchange. */
+  const ownTrust = trustProxy === false ? false : trust;
   const readsResponse = config.refundSuccessful || config.refundFailed;
   /** What each counted request spent, until its response is written (weakly: one never written is dropped). */
   const counted = new WeakMap<object, Counted>();
@@ -188,7 +190,7 @@ export function rateLimitGate<Request extends object = object>(
     trustProxy === false ? view.socket?.remoteAddress : requestFacts(view, trust, family).client || undefined;
 
   const gate = function rateLimitGate(view: RequestView, native: Request) {
-    const asked: Asked = { view, native, address: address(view), owner: native };
+    const asked: Asked = { view, native, address: address(view), owner: native, trust: ownTrust };
     let verdict: Verdict | undefined;
     let settled: ((verdict: Verdict) => void) | undefined;
     decide(asked, (v) => {

@@ -3,6 +3,15 @@ export type { NextFunction as RateLimitNext } from "@svc/errors";
 export { ipBucket } from "@svc/kernel";
 export { type IpMatcher, ipMatcher } from "./client-key.js";
 export {
+  type Asked,
+  after,
+  afterResponse,
+  type Counted,
+  createDecider,
+  type State,
+  type Verdict,
+} from "./core.js";
+export {
   type ExpressRateLimitHits,
   type ExpressRateLimitStore,
   type ExpressRateLimitStoreOptions,
@@ -26,18 +35,18 @@ export {
 } from "./headers.js";
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
 export { MemoryStore, type MemoryStoreOptions, StoreFullError } from "./memory-store.js";
-export {
-  type PerRequest,
-  type RateLimitExceeded,
-  type RateLimitHandler,
-  type RateLimitInfo,
-  type RateLimitLogger,
-  type RateLimitMessage,
-  type RateLimitOptions,
-  type RateLimitPrincipal,
-  type RateLimitRequest,
-  rateLimit,
-} from "./middleware.js";
+export type {
+  PerRequest,
+  RateLimitExceeded,
+  RateLimitHandler,
+  RateLimitInfo,
+  RateLimitLogger,
+  RateLimitMessage,
+  RateLimitOptions,
+  RateLimitPrincipal,
+  RateLimitRequest,
+} from "./options.js";
+export { type Config, resolveConfig } from "./options.js";
 export {
   type IoRedisLike,
   type NodeRedisClusterLike,

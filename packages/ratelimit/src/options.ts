@@ -110,7 +110,7 @@ export type RateLimitHandler = (
 ) => void | Promise<void>;
 
 /**
- * Options of {@link rateLimit}: the limiter's own options (or a ready limiter) plus the HTTP side.
+ * Options of `rateLimit` (`@svc/ratelimit/express`): the limiter's own options (or a ready limiter) plus the HTTP side.
  * @example
  * const options: RateLimitOptions = { limit: 100, windowMs: 60_000, failMode: "closed" };
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10
@@ -256,7 +256,7 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
   logIntervalMs?: number;
 }
 
-/** The options of {@link rateLimit}, checked and resolved once. */
+/** @internal The options of `rateLimit`, checked and resolved once. */
 export interface Config {
   limiter: RateLimiter;
   /** The per-request limit, when `limit` is a function. */
@@ -489,7 +489,11 @@ function resolveAllowlist(value: unknown): IpMatcher | undefined {
   return value.length > 0 ? ipMatcher(value) : undefined;
 }
 
-/** Checks every option once; a refused one throws a `TypeError` with `code` `ERR_SVC_RATELIMIT_<OPTION>`. */
+/**
+ * @internal For the package's Express adapter (`@svc/ratelimit/express`).
+ *
+ * Checks every option once; a refused one throws a `TypeError` with `code` `ERR_SVC_RATELIMIT_<OPTION>`.
+ */
 export function resolveConfig(options: RateLimitOptions): Config {
   if (typeof options !== "object" || options === null)
     throw refused("rate limit", "options", options, "an object with at least limit");

@@ -1,11 +1,11 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen, type RedisCluster, redisCluster, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Cluster, Redis } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type RateLimitOptions, rateLimit } from "./express.js";
 import { createRateLimiter } from "./limiter.js";
-import { type RateLimitOptions, rateLimit } from "./middleware.js";
 import { RedisStore } from "./redis-store.js";
 import type { Algorithm } from "./types.js";
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { rateLimit } from "../src/express.js";
 import {
   type Algorithm,
   createRateLimiter,
   type ExpressRateLimitHits,
   expressRateLimitStore,
   type RateLimitOptions,
-  rateLimit,
 } from "../src/index.js";
 import { limitedRoute } from "./requests.js";
 

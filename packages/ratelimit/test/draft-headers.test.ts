@@ -1,17 +1,17 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { rateLimit as erlRateLimit } from "express-rate-limit";
 import { parseRateLimit } from "ratelimit-header-parser";
 import { afterEach, describe, expect, it } from "vitest";
+import { rateLimit } from "../src/express.js";
 import {
   createRateLimiter,
   type RateLimitDraft,
   type RateLimitOptions,
   type RateLimitRequest,
-  rateLimit,
   setRateLimitHeaders,
 } from "../src/index.js";
 

@@ -1,8 +1,9 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RateLimitRequest, rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
+import type { RateLimitRequest } from "../src/index.js";
 
 // IPv6 addresses that carry an IPv4 client's address: the client is that IPv4 host, whose
 // bucket it shares, however it varies the other bits (RFC 3056 §2 6to4, RFC 4380 §4 Teredo,

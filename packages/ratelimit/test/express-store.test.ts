@@ -1,15 +1,15 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { MemoryStore as ErlMemoryStore } from "express-rate-limit";
 import { afterEach, describe, expect, it } from "vitest";
+import { rateLimit } from "../src/express.js";
 import {
   createRateLimiter,
   type ExpressRateLimitHits,
   type ExpressRateLimitStore,
   expressRateLimitStore,
   type RateLimitOptions,
-  rateLimit,
 } from "../src/index.js";
 import { inTurn, limitedRoute } from "./requests.js";
 

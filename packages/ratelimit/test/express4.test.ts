@@ -1,7 +1,7 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
 import { inTurn } from "./requests.js";
 
 describe(`rateLimit() on Express ${version}`, () => {

@@ -85,3 +85,43 @@ describe("@svc/ratelimit/fastify behind Fastify's trustProxy", () => {
     );
   });
 });
+
+describe("@svc/ratelimit/fastify: trust mistakes are warned about as on Express", () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  /** The limiter's warnings on a server with Fastify's `trustProxy` as given, after `requests`. */
+  async function warnings(
+    trustProxy: FastifyServerOptions["trustProxy"],
+    requests: Record<string, string>[],
+  ): Promise<string[]> {
+    const lines: string[] = [];
+    const { app, send } = await server(
+      { limit: 100, logger: { warn: (_o: unknown, msg: string) => lines.push(msg) } },
+      trustProxy,
+    );
+    close = () => app.close();
+    for (const headers of requests) await send(headers);
+    return lines;
+  }
+
+  it("trustProxy trusting every hop → one warning that clients can choose their IP", async () => {
+    const lines = await warnings(fastifyTrustProxy(true), [{}, {}]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/any client can choose its IP/);
+  });
+
+  it("no trustProxy and X-Forwarded-For arriving → one warning about the shared bucket", async () => {
+    const forwarded = { "X-Forwarded-For": "203.0.113.9" };
+    const lines = await warnings(false, [{}, forwarded, forwarded]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/"trust proxy" is off/);
+  });
+
+  it("trustProxy naming the proxy, X-Forwarded-For arriving → no warning", async () => {
+    expect(await warnings("127.0.0.1", [{ "X-Forwarded-For": "203.0.113.9" }])).toEqual([]);
+  });
+});

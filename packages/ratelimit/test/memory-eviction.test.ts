@@ -1,8 +1,9 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryStore, rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
+import { MemoryStore } from "../src/index.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

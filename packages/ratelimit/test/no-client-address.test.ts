@@ -2,7 +2,7 @@ import { request as httpRequest, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { onError, withErrors } from "@svc/errors/fetch";
 import { toResponse } from "@svc/kernel/fetch";
 import { type Listening, listenOn } from "@svc/test-utils";

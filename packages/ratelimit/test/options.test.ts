@@ -1,5 +1,6 @@
 import { describeValue } from "@svc/kernel/internal";
 import { describe, expect, it } from "vitest";
+import { rateLimit } from "../src/express.js";
 import {
   createRateLimiter,
   type ExpressRateLimitStore,
@@ -12,7 +13,6 @@ import {
   type RateLimitStore,
   RedisStore,
   type RedisStoreOptions,
-  rateLimit,
 } from "../src/index.js";
 
 // Every option of every factory, refused at construction with a TypeError whose `code` is

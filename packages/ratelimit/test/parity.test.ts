@@ -1,14 +1,14 @@
 import type { ServerResponse } from "node:http";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { express4, express4Version, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
+import { rateLimit } from "../src/express.js";
 import {
   MAX_POLICIES,
   type RateLimitInfo,
   type RateLimitOptions,
   type RateLimitRequest,
-  rateLimit,
 } from "../src/index.js";
 
 // What users of express-rate-limit expect, on Express 5 and on the oldest Express 4 of the peer range.

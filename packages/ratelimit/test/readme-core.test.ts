@@ -1,6 +1,7 @@
 // #region readme-core
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorHandler, HttpError } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { createRateLimiter, type HeaderSettings, ipBucket, setRateLimitHeaders } from "@svc/ratelimit";
 
 const limiter = createRateLimiter({ limit: 2, windowMs: 60_000, algorithm: "gcra" });

@@ -1,9 +1,10 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import { redisClientMajors } from "@svc/test-utils/redis-clients";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { RedisStore, rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
+import { RedisStore } from "../src/index.js";
 import { inTurn } from "./requests.js";
 
 // Every client major inside the peer ranges (`ioredis ^5 || ^6`, `redis ^4.6 || ^5 || ^6`)

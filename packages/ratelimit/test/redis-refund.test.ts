@@ -1,9 +1,10 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ALGORITHMS, createRateLimiter, RedisStore, rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
+import { ALGORITHMS, createRateLimiter, RedisStore } from "../src/index.js";
 
 // skipFailedRequests / skipSuccessfulRequests against Redis: the refund script gives units back
 // in the window (or GCRA bucket) that counted them, and never creates a key.

@@ -1,7 +1,8 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
-import { type RateLimitOptions, rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
+import type { RateLimitOptions } from "../src/index.js";
 
 /**
  * Sends `count` requests to `url` one after the other: their statuses, and the last response

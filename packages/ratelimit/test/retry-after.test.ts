@@ -1,8 +1,9 @@
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Algorithm, rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
+import type { Algorithm } from "../src/index.js";
 
 // RFC 9110 §10.2.3: Retry-After is "how long the user agent ought to wait before making a
 // follow-up request". Here it is the time until a request of the same cost is admitted, rounded

@@ -1,11 +1,12 @@
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RateLimitOptions, type RateLimitRequest, rateLimit } from "../src/index.js";
+import { rateLimit } from "../src/express.js";
+import type { RateLimitOptions, RateLimitRequest } from "../src/index.js";
 
 // When `trust proxy` trusts more hops than there are proxies (`true`: every hop), `req.ip` is
 // whatever the client wrote first in X-Forwarded-For, address or not. Such a request must still be

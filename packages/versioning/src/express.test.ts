@@ -1,7 +1,8 @@
 import { createServer, request } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { errorHandler, HttpError, notFound } from "@svc/errors";
+import { HttpError } from "@svc/errors";
+import { errorHandler, notFound } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { json, type Representation, representations } from "@svc/negotiate";

@@ -1,7 +1,7 @@
 // Deprecation and Sunset dates given as strings: read the same instant on every server, whatever
 // its time zone, or refused at construction.
 
-import { errorHandler, notFound } from "@svc/errors";
+import { errorHandler, notFound } from "@svc/errors/express";
 import { createPipeline } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { listen } from "@svc/test-utils";

@@ -1,4 +1,4 @@
-import { errorHandler, notFound } from "@svc/errors";
+import { errorHandler, notFound } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { json, representations } from "@svc/negotiate";

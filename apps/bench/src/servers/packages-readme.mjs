@@ -8,15 +8,16 @@
 // `expressServerOptions(app)`, so the helper's effect has a row of its own.
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like soap-envelope-bare.
 import http from "node:http";
-import { authenticate, requireScopes } from "@svc/auth";
-import { errorHandler, HttpError, notFound } from "@svc/errors";
-import { expressServerOptions } from "@svc/errors/express";
+import { authenticate, requireScopes } from "@svc/auth/express";
+import { HttpError } from "@svc/errors";
+import { errorHandler, expressServerOptions, notFound } from "@svc/errors/express";
 import { allowedHosts, hal, hrefFor, Rel } from "@svc/hal";
-import { idempotency, MemoryStore } from "@svc/idempotency";
+import { MemoryStore } from "@svc/idempotency";
+import { idempotency } from "@svc/idempotency/express";
 import { reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { crossOrigin, parseBody } from "@svc/negotiate";
-import { rateLimit } from "@svc/ratelimit";
+import { rateLimit } from "@svc/ratelimit/express";
 import { versionedPath } from "@svc/versioning";
 import express from "express";
 import { benchPort, EMPLOYEES, exitOnSigterm } from "../fixtures.mjs";

@@ -1,4 +1,4 @@
-import { allowedMethods } from "@svc/errors";
+import { allowedMethods } from "@svc/errors/express";
 import type express from "express";
 import type { Request, RequestHandler } from "express";
 import { expressHrefs } from "../links.js";

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { principalFor } from "@svc/kernel";
-import { canonicalPath, type RoutingRules } from "./canonical-path.js";
+import type { RoutingRules } from "./canonical-path.js";
 import type { IdempotencyLogger, IdempotencyRequiredRule } from "./config.js";
 
 /** The authenticated caller, as the auth layer leaves it on the request. */
@@ -9,8 +9,9 @@ export interface IdempotencyPrincipal {
 }
 
 /**
- * The parts of an Express (or plain `node:http`) request the step reads, when the adapter hands
- * it over as the pipeline request's `native` (`expressAdapter` of `@svc/kernel` does).
+ * The parts of a `node:http` request (Express's is one, with the fields marked so) the step's
+ * Express and `node:http` readers read, when the adapter hands it over as the pipeline request's
+ * `native`.
  */
 export interface IdempotencyRequest extends IncomingMessage {
   /** The parsed (or raw `Buffer`/string) body a body parser left; see "Order" in the README. */
@@ -24,8 +25,6 @@ export interface IdempotencyRequest extends IncomingMessage {
   baseUrl?: string;
   /** Express: the route being run. */
   route?: { path?: unknown } | undefined;
-  /** Express: the application, for its `case sensitive routing` and `strict routing` settings. */
-  app?: { get(setting: string): unknown } | undefined;
 }
 
 /**
@@ -70,43 +69,6 @@ export interface IdempotencyRequestFacts {
 }
 
 /**
- * The facts of an Express request (or `node:http`'s, which has fewer): the app's routing rules
- * unless the `routing` option overrides them, the route and its parameters.
- */
-export function routedFacts(
-  req: IdempotencyRequest | undefined,
-  routing: Partial<RoutingRules>,
-): IdempotencyRequestFacts {
-  const rules: RoutingRules = {
-    caseSensitive: routing.caseSensitive ?? req?.app?.get("case sensitive routing") === true,
-    strict: routing.strict ?? req?.app?.get("strict routing") === true,
-  };
-  return {
-    target: req?.originalUrl ?? req?.url,
-    route: req === undefined ? undefined : routeOf(req, rules),
-    // Express's route parameters, as decoded (case kept); not in the request type, where an
-    // optional member would make `req.params` possibly undefined in the handlers after it.
-    params: (req as { params?: Readonly<Record<string, unknown>> } | undefined)?.params,
-    routing: rules,
-    log: req?.log,
-  };
-}
-
-/**
- * What the key is scoped to when the step runs in a route: the route the router runs (its mount
- * path in canonical form and its pattern, `/orders/:id`), so no spelling of the URL reaches the
- * handler under another key, and the fingerprint tells the targets apart. Outside a router,
- * `undefined`: the core scopes by the canonical path.
- */
-export function routeOf(req: IdempotencyRequest, rules: RoutingRules): string | undefined {
-  const route = req.route?.path;
-  if (route === undefined || typeof req.baseUrl !== "string") return undefined;
-  const pattern =
-    typeof route === "string" ? route : route instanceof RegExp ? route.toString() : JSON.stringify(route);
-  return `${canonicalPath(req.baseUrl, { ...rules, strict: true })}${pattern}`;
-}
-
-/**
  * Aborted when the client's connection closes while a duplicate waits for an in-flight request
  * (`waitMs`): it stops polling the store and gets the 409. Only the wait ends so; no claim is
  * ever released for a connection. `stop` removes the listener.
@@ -135,13 +97,3 @@ export interface IdempotencyRequestReader<Req = unknown> {
   /** A signal that aborts when the client goes away, and how to stop listening. */
   gone(request: Req | undefined): { signal: AbortSignal; stop: () => void };
 }
-
-/**
- * The reader of an Express request, and of a plain `node:http` one (no route, the app's routing
- * settings absent): `req.originalUrl`, `req.baseUrl` + `req.route.path`, `req.params`, `req.log`,
- * the socket's `close`.
- */
-export const expressRequestReader: IdempotencyRequestReader<IdempotencyRequest> = {
-  facts: routedFacts,
-  gone: connectionGone,
-};

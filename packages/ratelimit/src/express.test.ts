@@ -1,11 +1,11 @@
 import { connect } from "node:net";
-import { errorHandler } from "@svc/errors";
+import { errorHandler } from "@svc/errors/express";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
+import { type RateLimitOptions, type RateLimitRequest, rateLimit } from "./express.js";
 import { createRateLimiter } from "./limiter.js";
 import { MemoryStore } from "./memory-store.js";
-import { type RateLimitOptions, type RateLimitRequest, rateLimit } from "./middleware.js";
 import type { RateLimitStore } from "./types.js";
 
 const closers: (() => Promise<void>)[] = [];

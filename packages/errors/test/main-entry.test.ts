@@ -1,0 +1,22 @@
+import { mainEntryFrameworkTies } from "@svc/test-utils";
+import { describe, expect, it } from "vitest";
+import * as main from "../src/index.js";
+
+const MOVED = [
+  "errorHandler",
+  "notFound",
+  "methodNotAllowed",
+  "allowedMethods",
+  "asyncRoute",
+  "clientErrorHandler",
+];
+
+describe("@svc/errors: the main entry is framework-free", () => {
+  it("src/index.ts and what it loads import no framework nor adapter entry, and read no Express app", () => {
+    expect(mainEntryFrameworkTies(new URL("..", import.meta.url).pathname)).toEqual([]);
+  });
+
+  it.each(MOVED)("%s is not exported by the main entry", (name) => {
+    expect(Object.keys(main)).not.toContain(name);
+  });
+});
