@@ -1,5 +1,5 @@
 import { allowedMethods, errorHandler, notFound } from "@svc/errors";
-import { allowedHosts, externalOrigin } from "@svc/hal";
+import { allowedHosts, externalOrigin } from "@svc/hal/express";
 import { idempotency } from "@svc/idempotency";
 import { crossOrigin, parseBody } from "@svc/negotiate";
 import { rateLimit } from "@svc/ratelimit";
