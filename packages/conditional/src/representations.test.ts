@@ -10,7 +10,7 @@ import {
   type RepresentationTags,
 } from "./core.js";
 import { strongEtag } from "./entity-tag.js";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./express.js";
 
 // One state, two representations with their own strong tags (RFC 9110 §8.8.3).
 const JSON_BODY = '{"id":1,"name":"Ada"}';
