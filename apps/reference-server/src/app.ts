@@ -1,7 +1,7 @@
 import { allowedMethods, errorHandler, notFound } from "@svc/errors";
 import { allowedHosts, externalOrigin } from "@svc/hal/express";
 import { idempotency } from "@svc/idempotency";
-import { crossOrigin, parseBody } from "@svc/negotiate";
+import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { strictTransportSecurity } from "helmet";

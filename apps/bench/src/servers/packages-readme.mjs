@@ -16,7 +16,7 @@ import { allowedHosts, hrefFor } from "@svc/hal/express";
 import { idempotency, MemoryStore } from "@svc/idempotency";
 import { reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
-import { crossOrigin, parseBody } from "@svc/negotiate";
+import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit";
 import { versionedPath } from "@svc/versioning";
 import express from "express";
