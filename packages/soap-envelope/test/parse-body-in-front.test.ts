@@ -6,7 +6,7 @@ import { parseBody } from "@svc/negotiate/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/index.js";
+import { soapEndpoint, soapErrorHandler } from "../src/express.js";
 
 const TNS = "http://svc.example.com/ws/echo/v1";
 const WSDL = `<?xml version="1.0" encoding="UTF-8"?>
