@@ -1,7 +1,8 @@
 import { allowedMethods, errorHandler, notFound } from "@svc/errors/express";
-import { allowedHosts, compileTrust } from "@svc/hal";
+import { compileTrust } from "@svc/hal";
+import { allowedHosts } from "@svc/hal/express";
 import { idempotency } from "@svc/idempotency/express";
-import { crossOrigin, parseBody } from "@svc/negotiate";
+import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit/express";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";

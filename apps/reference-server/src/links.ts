@@ -1,4 +1,4 @@
-import { externalFacts } from "@svc/hal";
+import { externalFacts } from "@svc/hal/express";
 import { appendVary } from "@svc/kernel";
 import { versionedPath } from "@svc/versioning";
 import type { Request } from "express";

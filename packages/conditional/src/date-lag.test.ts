@@ -4,7 +4,7 @@ import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { preconditions, setLastModified } from "./preconditions.js";
+import { preconditions, setLastModified } from "./express.js";
 import { validators } from "./validators.js";
 
 // RFC 9110 §8.8.2.1: an origin server "MUST NOT send a Last-Modified date that is later than the

@@ -3,7 +3,7 @@ import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EARLIER, MODIFIED, NBSP_PRECONDITIONS } from "../test/tables.js";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./express.js";
 
 // RFC 9110 §5.5: a field value carries no leading or trailing whitespace, and the whitespace of
 // its grammar is OWS = *( SP / HTAB ) (§5.6.3). U+00A0 (byte A0, obs-text) is no whitespace there,

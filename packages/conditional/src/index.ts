@@ -12,9 +12,9 @@ export { parseEtagList, strongMatch, weakMatch } from "./entity-tag.js";
 export { type CacheControlOptions, formatCacheControl, type ValidatorsOptions } from "./options.js";
 export {
   lastModifiedFields,
+  type PreconditionsDecision,
   type PreconditionsOptions,
-  preconditions,
+  preconditionsDecision,
   preconditionsGate,
-  setLastModified,
 } from "./preconditions.js";
 export { representationTag, validators } from "./validators.js";

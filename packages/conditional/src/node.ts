@@ -4,12 +4,10 @@
  * carries it, with `svc.preconditions` for writes).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type PreconditionsOptions, preconditionsGate } from "@svc/conditional";
+import { lastModifiedFields, type PreconditionsOptions, preconditionsGate } from "@svc/conditional";
 import { nodeGate } from "@svc/kernel/node";
 
 export type { PreconditionsOptions } from "@svc/conditional";
-/** `Last-Modified` (and `Date`) on a `node:http` response, as on Express. */
-export { setLastModified } from "@svc/conditional";
 
 /**
  * RFC 9110 §13.2.2 before a handler on `node:http`: resolves `true` when the request was answered
@@ -32,4 +30,17 @@ export function preconditions(
   options: PreconditionsOptions<IncomingMessage>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   return nodeGate(preconditionsGate<IncomingMessage>(options));
+}
+
+/**
+ * `Last-Modified` on a `node:http` response (whole seconds; a future date sent as now, RFC 9110
+ * §8.8.2.1), with the `Date` it is held to; nothing once the head is sent.
+ *
+ * @example setLastModified(res, employee.updatedAt)
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.2
+ */
+export function setLastModified(res: ServerResponse, date: Date, now: Date = new Date()): void {
+  if (res.headersSent) return;
+  for (const [name, value] of Object.entries(lastModifiedFields(date, res.getHeader("date"), now)))
+    res.setHeader(name, value);
 }

@@ -3,7 +3,7 @@ import { errorHandler } from "@svc/errors/express";
 import { express4, express4Version, type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./express.js";
 
 interface Raw {
   status: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatCacheControl, preconditions, validators } from "./index.js";
+import { preconditions } from "./express.js";
+import { formatCacheControl, validators } from "./index.js";
 
 /**
  * Every option @svc/conditional refuses at construction: a `TypeError` naming the option, what was

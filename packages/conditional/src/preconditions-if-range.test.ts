@@ -5,7 +5,7 @@ import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./express.js";
 
 // RFC 9110 §13.2.2 step 5: "When the method is GET and both Range and If-Range are present,
 // evaluate the If-Range precondition: if true and the Range is applicable to the selected

@@ -4,7 +4,7 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CurrentValidators, evaluatePreconditions } from "./core.js";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./express.js";
 
 const CURRENT = '"v2"';
 const MODIFIED = new Date("2026-03-01T12:00:00Z");

@@ -1,5 +1,5 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction } from "@svc/errors";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { HttpError } from "@svc/errors";
 import type { Gate, GateOutcome, RequestView } from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import {
@@ -15,7 +15,7 @@ import { parseEtagList } from "./entity-tag.js";
 import { withDateLists } from "./http-date.js";
 import { requiredMethodsOption } from "./options.js";
 
-/** Options of {@link preconditions}. */
+/** Options of `preconditions()` (on each framework's entry) and {@link preconditionsGate}. */
 export interface PreconditionsOptions<Req = IncomingMessage> {
   /**
    * Reads the target resource's current validators before the handler runs; `undefined` or
@@ -38,54 +38,44 @@ export interface PreconditionsOptions<Req = IncomingMessage> {
 }
 
 /**
- * Evaluates conditional request headers against the resource's current validators before the
- * handler runs (RFC 9110 §13.2.2): a failed precondition becomes a 412 (or 304 for GET/HEAD), with
- * `ETag`/`Last-Modified` of the current state, through the error handler; with `required: true`,
- * an unconditional write becomes a 428. Step 5, `If-Range` on a GET with `Range`, is evaluated
- * on the current validators ({@link evaluateIfRange}); when false, the `Range` field is removed so
- * that whatever serves the range sends the whole representation. The validators are left on `res.locals.current` for the handler.
+ * What RFC 9110 §13.2.2 decided for one request, before its handler: go on (without `Range` when
+ * `ignoreRange`), or answer 304 with `notModified`'s fields (`null`: remove the field). A failed
+ * precondition of a write is thrown (412; 428 when `required`), not returned.
+ */
+export interface PreconditionsDecision {
+  /** The current validators of the representation the request names, as compared. */
+  readonly current: CurrentValidators | undefined;
+  /** Step 5: `If-Range` is false, so `Range` is to be ignored (the whole representation sent). */
+  readonly ignoreRange: boolean;
+  /** The 304's fields, or `undefined` to go on. */
+  readonly notModified: Record<string, string | null> | undefined;
+}
+
+/**
+ * The framework-free decision of `preconditions()` (each framework's entry mounts it): options
+ * checked once, then, per request, the current validators read (`current(native)`) and compared
+ * with the conditional fields of `view` (RFC 9110 §13.2.2). A failed precondition of a write
+ * rejects with the 412 (428 when `required`).
  *
  * @example
- * app.put("/employees/:id", preconditions({ current: (req) => repo.validators(req.params.id), required: true }), update);
+ * const decide = preconditionsDecision<IncomingMessage>({ current: (req) => repo.validators(req.url) });
+ * const { notModified } = await decide(req, req);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
- * @see https://www.rfc-editor.org/rfc/rfc6585#section-3
  */
-export function preconditions<Req extends IncomingMessage = IncomingMessage>(
-  options: PreconditionsOptions<Req>,
-) {
+export function preconditionsDecision<Native = IncomingMessage>(
+  options: PreconditionsOptions<Native>,
+): (
+  view: Pick<RequestView, "method" | "headers" | "rawHeaders">,
+  native: Native,
+) => Promise<PreconditionsDecision> {
   const config = resolvePreconditionsConfig(options);
-
-  return async function preconditionsMiddleware(
-    req: Req,
-    res: ServerResponse,
-    next: NextFunction,
-  ): Promise<void> {
-    let decision: PreconditionsDecision;
-    try {
-      decision = await decide(config, req, req, (current) => {
-        const locals = (res as ServerResponse & { locals?: Record<string, unknown> }).locals;
-        if (locals) locals.current = current;
-      });
-    } catch (err) {
-      next(err);
-      return;
-    }
-    if (decision.notModified === undefined) {
-      if (decision.ignoreRange) delete req.headers.range;
-      next();
-      return;
-    }
-    for (const [name, value] of Object.entries(decision.notModified)) {
-      if (value === null) res.removeHeader(name);
-      else res.setHeader(name, value);
-    }
-    res.statusCode = 304;
-    res.end();
+  return function preconditionsDecision(view, native) {
+    return decide(config, view, native);
   };
 }
 
 /**
- * {@link preconditions} as a gate of `@svc/kernel` (`Gate`): the framework-free decision that the
+ * `preconditions()` as a gate of `@svc/kernel` (`Gate`): the framework-free decision that the
  * `node:http`, Fastify and Fetch entries mount (`nodeGate`, `fastifyGate`, `fetchGate`). A failed
  * precondition of a write throws the 412 (428 when `required`); a GET or HEAD the client holds
  * fresh is answered 304 with the current validators; otherwise the request passes. When step 5
@@ -99,9 +89,9 @@ export function preconditions<Req extends IncomingMessage = IncomingMessage>(
 export function preconditionsGate<Native = IncomingMessage>(
   options: PreconditionsOptions<Native>,
 ): Gate<Native> {
-  const config = resolvePreconditionsConfig(options);
+  const decideFor = preconditionsDecision(options);
   return async function preconditionsGate(view, native): Promise<GateOutcome> {
-    const decision = await decide(config, view, native);
+    const decision = await decideFor(view, native);
     if (decision.notModified === undefined) {
       if (decision.ignoreRange) delete (view.headers as IncomingHttpHeaders).range;
       return undefined;
@@ -110,21 +100,11 @@ export function preconditionsGate<Native = IncomingMessage>(
   };
 }
 
-/** What {@link decide} found: go on (dropping `Range` or not), or the 304's fields (`null`: remove). */
-interface PreconditionsDecision {
-  readonly ignoreRange: boolean;
-  readonly notModified: Record<string, string | null> | undefined;
-}
-
-/**
- * RFC 9110 §13.2.2 for one request: 428 and 412 thrown, a 304's fields, or go on. `seen` is given
- * the current validators before they are compared.
- */
+/** RFC 9110 §13.2.2 for one request: 428 and 412 thrown, a 304's fields, or go on. */
 async function decide<Native>(
   config: PreconditionsConfig<Native>,
   req: Pick<RequestView, "method" | "headers" | "rawHeaders">,
   native: Native,
-  seen?: (current: CurrentValidators | undefined) => void,
 ): Promise<PreconditionsDecision> {
   const method = (req.method ?? "GET").toUpperCase();
   if (config.required && config.requiredMethods.has(method) && !guardsWrite(withDateLists(req))) {
@@ -134,7 +114,6 @@ async function decide<Native>(
     );
   }
   const current = await validatorsOf(req.headers, (await config.read(native)) ?? undefined);
-  seen?.(current);
   // The fields as given: `headers` and `headersDistinct` are getters of a `node:http` request.
   const fields = {
     method,
@@ -152,7 +131,7 @@ async function decide<Native>(
     const { range, "if-range": ifRange } = req.headers;
     const ignoreRange =
       (method === "GET" || method === "HEAD") && range !== undefined && !evaluateIfRange(ifRange, current);
-    return { ignoreRange, notModified: undefined };
+    return { current, ignoreRange, notModified: undefined };
   }
   // RFC 9110 §15.4.5: the 304 keeps the Cache-Control, Content-Location, Expires and Vary
   // already set on the response (Date is Node's), carries the current validators, and leaves
@@ -162,7 +141,7 @@ async function decide<Native>(
   Object.assign(notModified, validatorHeaders(current));
   const held = heldTag(req.headers["if-none-match"], current?.etag);
   if (held !== undefined) notModified.ETag = held;
-  return { ignoreRange: false, notModified };
+  return { current, ignoreRange: false, notModified };
 }
 
 /**
@@ -178,7 +157,7 @@ const NOT_MODIFIED_DROP = [
   "Content-Encoding",
 ];
 
-/** The options of {@link preconditions}, checked and resolved once, at construction. */
+/** The options of `preconditions()`, checked and resolved once, at construction. */
 interface PreconditionsConfig<Req> {
   read: PreconditionsOptions<Req>["current"];
   required: boolean;
@@ -223,23 +202,7 @@ function heldTag(ifNoneMatch: string | undefined, etag: string | undefined): str
 }
 
 /**
- * Sets `Last-Modified` (whole seconds, IMF-fixdate) unless the date is invalid; one in the future
- * is sent as now (RFC 9110 §8.8.2.1: an origin server must not send a date later than its own
- * `Date`). The message's `Date` is set to that same now, unless the response already has one (then
- * Last-Modified is held to it): Node writes `Date` from a per-second cache that a timer refreshes,
- * which names an earlier second than now after the event loop was busy past a second boundary.
- *
- * @example setLastModified(res, employee.updatedAt)
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8.2
- */
-export function setLastModified(res: ServerResponse, date: Date, now: Date = new Date()): void {
-  if (res.headersSent) return;
-  for (const [name, value] of Object.entries(lastModifiedFields(date, res.getHeader("date"), now)))
-    res.setHeader(name, value);
-}
-
-/**
- * The fields {@link setLastModified} sets, framework-free: `Last-Modified` (whole seconds, no
+ * The fields `setLastModified` (of each framework's entry) sets, framework-free: `Last-Modified` (whole seconds, no
  * later than the message's origination, RFC 9110 §8.8.2.1) and `Date` when `given` (the response's
  * `Date`, if it has one) is none; `{}` for an invalid date.
  *

@@ -3,7 +3,7 @@ import { type Listening, listen, rawRequest as raw } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HIDDEN_TAGS, LISTED_TAGS } from "../test/tables.js";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./express.js";
 
 // RFC 9110 §8.8.3: etagc = %x21 / %x23-7E / obs-text, so a comma belongs to an opaque-tag
 // (`"x,"` is one entity-tag), and §5.6.1 separates list members only by the commas between them.

@@ -10,7 +10,7 @@ import {
   preconditionFailed,
   type RepresentationTags,
 } from "./core.js";
-import { preconditions } from "./preconditions.js";
+import { preconditions } from "./express.js";
 import { representationTag } from "./validators.js";
 
 // One state, two representations with their own strong tags (RFC 9110 §8.8.3).

@@ -1,5 +1,6 @@
 import { describeOptions, type OptionCase } from "@svc/test-utils";
-import { formatCacheControl, preconditions, validators } from "../src/index.js";
+import { preconditions } from "../src/express.js";
+import { formatCacheControl, validators } from "../src/index.js";
 
 const current = () => ({ etag: '"v1"' });
 

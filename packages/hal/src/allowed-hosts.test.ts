@@ -3,7 +3,7 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raw } from "../test/helpers.js";
-import { allowedHosts } from "./allowed-hosts.js";
+import { allowedHosts } from "./express.js";
 import { createHostCheck, type HostCheckOptions } from "./host-check.js";
 
 const get = (host: string | undefined, extra: readonly string[] = []) =>

@@ -4,7 +4,8 @@ import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getWithHost, raw } from "../test/helpers.js";
-import { externalOrigin, hrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
+import { hrefFor as coreHrefFor, parseForwarded, resolveOrigin } from "./base-url.js";
+import { externalOrigin, hrefFor } from "./express.js";
 
 function appWith(trust: boolean | string | undefined, absolute = true, forwardedHeaders?: "forwarded") {
   const app = express();
@@ -349,12 +350,12 @@ describe("resolveOrigin (pure core)", () => {
     expect(parseForwarded(value)).toEqual(expected);
   });
   it("hrefFor with //evil.example → 400 invalid_path (a route parameter may have put it there)", () => {
-    expect(() => hrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(
+    expect(() => coreHrefFor({ headers: { host: "a" } } as never, "//evil.example")).toThrow(
       expect.objectContaining({ status: 400, code: "invalid_path" }),
     );
   });
   it("hrefFor with a path not starting with / → TypeError (a programming error)", () => {
-    expect(() => hrefFor({ headers: { host: "a" } } as never, "evil.example")).toThrow(TypeError);
+    expect(() => coreHrefFor({ headers: { host: "a" } } as never, "evil.example")).toThrow(TypeError);
   });
   // The WHATWG URL parser, which browsers follow for Location and links, reads "\" as "/" and
   // drops tab and newlines: these are "//evil.example" to it, another origin. Percent-encoded, as
@@ -365,7 +366,7 @@ describe("resolveOrigin (pure core)", () => {
     ["/\n\\evil.example", "/%0A%5Cevil.example"],
   ])("hrefFor(req, %j, { absolute: false }) → %s, not a link to another origin", (path, expected) => {
     expect(new URL(path, "https://a.example").host).toBe("evil.example");
-    const href = hrefFor({ headers: { host: "a" } } as never, path, { absolute: false });
+    const href = coreHrefFor({ headers: { host: "a" } } as never, path, { absolute: false });
     expect(href).toBe(expected);
     expect(new URL(href, "https://a.example").host).toBe("a.example");
   });
@@ -550,7 +551,7 @@ describe("hrefFor with a route parameter the client chose (RFC 3986 §2.1)", () 
 
   it("hrefFor keeps a query, a fragment and percent-encodings as given", () => {
     const req = { headers: { host: "api.example" }, socket: {}, url: "/" } as never;
-    expect(hrefFor(req, "/search?q=a%20b&x=1#top")).toBe("http://api.example/search?q=a%20b&x=1#top");
-    expect(hrefFor(req, "/100%", { absolute: false })).toBe("/100%25");
+    expect(coreHrefFor(req, "/search?q=a%20b&x=1#top")).toBe("http://api.example/search?q=a%20b&x=1#top");
+    expect(coreHrefFor(req, "/100%", { absolute: false })).toBe("/100%25");
   });
 });

@@ -16,12 +16,11 @@ import { uriChars } from "./uri-chars.js";
 
 /**
  * What the base URL is built from: a request's view (a `node:http` or Express request as it is,
- * Fastify's `request.raw`, `fetchView(request)` of `@svc/kernel/fetch`), with Express's app and
- * whole request-target when there are.
+ * Fastify's `request.raw`, `fetchView(request)` of `@svc/kernel/fetch`), with Express's whole
+ * request-target when there is one. The framework's trust of proxies is the one its adapter
+ * recorded in the request's exchange (`expressView`, `fastifyView`), never read from its app.
  */
 export interface BaseUrlRequest extends RequestView {
-  /** Express's app, read for its `trust proxy fn` setting when no trust is given. */
-  readonly app?: { get(setting: string): unknown } | undefined;
   /** Express's whole request-target, read for an absolute-form authority (RFC 9112 §3.2.2). */
   readonly originalUrl?: string | undefined;
 }
@@ -33,8 +32,9 @@ export interface BaseUrlOptions {
    * only when the server cannot be reached except through the proxy), or a function of the peer's
    * address; `compileTrust("loopback, 10.0.0.0/8")` compiles the other forms of Express's
    * `trust proxy` setting into one, once.
-   * @default under Express, the app's `trust proxy` setting (`req.app.get("trust proxy fn")`); under
-   *   Fastify (`@svc/hal/fastify`), its `trustProxy` server option; else false
+   * @default the framework's trust the request's exchange records: under Express
+   *   (`@svc/hal/express`), the app's `trust proxy` setting; under Fastify (`@svc/hal/fastify`), its
+   *   `trustProxy` server option; else false
    */
   trustProxy?: boolean | TrustProxy;
   /**
@@ -163,13 +163,12 @@ export function resolvePrefix(input: OriginInput): string {
 
 /**
  * The externally visible origin of the service for this request: what clients behind a gateway,
- * load balancer or proxy must use in links and `Location` headers. Honours Express's
- * `app.set("trust proxy", ...)` unless `trustProxy` is given.
+ * load balancer or proxy must use in links and `Location` headers. Behind the proxies
+ * `trustProxy` trusts, by default the framework's trust the request's exchange records (see
+ * `externalOrigin` of `@svc/hal/express` for Express's `trust proxy` setting).
  *
- * @example
- * app.set("trust proxy", "loopback");
- * externalOrigin(req) // "https://api.example.com" behind the proxy
- * @see https://expressjs.com/en/guide/behind-proxies.html
+ * @example externalOrigin(req, { trustProxy: compileTrust("loopback") }) // "https://api.example.com" behind the proxy
+ * @see https://www.rfc-editor.org/rfc/rfc7239#section-5.3
  */
 export function externalOrigin(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
   checkBaseUrlOptions("externalOrigin", options, BASE_URL_OPTIONS);
@@ -182,7 +181,7 @@ const HREF_OPTIONS = [...BASE_URL_OPTIONS, "absolute"] as const;
 /**
  * Refuses options of the base URL functions that would otherwise be misread: an unknown name, a
  * `trustProxy` in a form only {@link compileTrust} takes (`"loopback"` would silently fall back to
- * the app's setting), a `"false"` string where a boolean belongs.
+ * the framework's setting), a `"false"` string where a boolean belongs.
  */
 function checkBaseUrlOptions(owner: string, options: HrefOptions, known: readonly string[]): void {
   checkOptionNames("hal", options, known, owner);
@@ -205,7 +204,7 @@ function checkBaseUrlOptions(owner: string, options: HrefOptions, known: readonl
  * @svc/kernel): the origin and prefix links are built from, the client's address, and in `vary`
  * the forwarded fields they were read from, for the response's `Vary` (RFC 9110 §12.5.5: a cache
  * must not give a page whose links name `shop.example` to a request forwarded for another host).
- * Honours Express's `app.set("trust proxy", ...)` unless `trustProxy` is given.
+ * Behind the proxies `trustProxy` trusts, by default the framework's trust the exchange records.
  *
  * @example
  * const facts = externalFacts(req);

@@ -1,8 +1,8 @@
 import { listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { externalOrigin, hrefFor } from "./base-url.js";
 import { crawlLinks, templateVariables } from "./crawl.js";
+import { externalOrigin, hrefFor } from "./express.js";
 import { pageModel, parsePageRequest } from "./page.js";
 import { hal } from "./resource.js";
 

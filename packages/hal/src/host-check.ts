@@ -16,7 +16,8 @@ export interface HostCheckOptions {
   /**
    * Which peers may name the host in `X-Forwarded-Host` / `Forwarded` (see `compileTrust`):
    * behind them, the forwarded host is the one checked, as it is the one links are built from.
-   * @default under Express, the app's `trust proxy` setting; under Fastify, its `trustProxy` server
+   * @default the framework's trust the request's exchange records: under Express
+   *   (`@svc/hal/express`), the app's `trust proxy` setting; under Fastify, its `trustProxy` server
    *   option; else false
    */
   trustProxy?: TrustProxyOption;
@@ -98,8 +99,8 @@ export function createHostCheck(hosts: readonly string[] | "*", options: HostChe
  * {@link createHostCheck} as a `Gate` of `@svc/kernel`: a request for a host the service answers
  * for goes on (`undefined`); any other is refused by throwing the check's `HttpError` (421
  * `misdirected_request`, or 400 `invalid_host`), for the framework's error handling. The
- * framework adapters apply it: `allowedHosts` of `@svc/hal` (Express) and of `@svc/hal/node`,
- * `/fastify` and `/fetch`.
+ * framework adapters apply it: `allowedHosts` of `@svc/hal/express`, `/node`, `/fastify` and
+ * `/fetch`.
  *
  * @example
  * const gate = hostGate(["api.example.com"], { trustProxy: "loopback" });

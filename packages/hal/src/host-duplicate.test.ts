@@ -5,8 +5,8 @@ import { type Listening, listen, listenOn } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raw } from "../test/helpers.js";
-import { allowedHosts } from "./allowed-hosts.js";
 import { hrefFor } from "./base-url.js";
+import { allowedHosts } from "./express.js";
 import { createHostCheck } from "./host-check.js";
 
 // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1

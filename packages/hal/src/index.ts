@@ -1,4 +1,3 @@
-export { allowedHosts } from "./allowed-hosts.js";
 export {
   type BaseUrlOptions,
   type BaseUrlRequest,

@@ -3,7 +3,7 @@ import { at, listen, simulatedProxy } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raw } from "../test/helpers.js";
-import { externalBaseUrl } from "./base-url.js";
+import { externalBaseUrl } from "./express.js";
 import { isPage, pageItems, pageModel, parsePageRequest } from "./page.js";
 import { hal } from "./resource.js";
 

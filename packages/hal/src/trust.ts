@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import { compileTrust as compileKernelTrust, type TrustHop, type TrustOption } from "@svc/kernel";
 
 /** Decides whether the peer at `address`, `hop` proxies away from the server, may be believed. */
@@ -14,7 +13,7 @@ export type TrustProxyOption = TrustOption;
 
 /**
  * Compiles a {@link TrustProxyOption} into one trust function, once: the same forms and meaning as
- * Express's `app.set("trust proxy", value)`, with addresses and ranges compiled by `proxy-addr`
+ * Express's `trust proxy` setting, with addresses and ranges compiled by `proxy-addr`
  * (Express's own compiler), as `compileTrust` of `@svc/kernel` does. Anything else is a
  * `TypeError` with `code` `ERR_SVC_HAL_TRUST_PROXY`.
  *
@@ -23,12 +22,4 @@ export type TrustProxyOption = TrustOption;
  */
 export function compileTrust(value: TrustProxyOption): TrustProxy {
   return compileKernelTrust(value, "hal");
-}
-
-/** A request as the trust decision reads it: its peer, and Express's app when there is one. */
-export interface TrustRequest extends IncomingMessage {
-  /** Express's app, read for its `trust proxy fn` setting when no trust is given. */
-  app?: { get(setting: string): unknown };
-  /** Express's whole request-target, read for an absolute-form authority (RFC 9112 §3.2.2). */
-  originalUrl?: string;
 }

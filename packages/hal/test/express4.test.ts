@@ -2,7 +2,8 @@ import { request } from "node:http";
 import { errorHandler } from "@svc/errors/express";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { allowedHosts, hal, hrefFor } from "../src/index.js";
+import { allowedHosts, hrefFor } from "../src/express.js";
+import { hal } from "../src/index.js";
 
 describe(`allowedHosts() and hal() on Express ${version}`, () => {
   it("a HAL document with an absolute self link for an allowed host; 421 for another", async () => {

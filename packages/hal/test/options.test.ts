@@ -1,6 +1,6 @@
 import { describeOptions, type OptionCase } from "@svc/test-utils";
+import { allowedHosts } from "../src/express.js";
 import {
-  allowedHosts,
   compileTrust,
   createHostCheck,
   externalBaseUrl,

@@ -4,7 +4,7 @@ import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
-import { parseBody as expressBody } from "@svc/negotiate";
+import { parseBody as expressBody } from "@svc/negotiate/express";
 import { parseBody as fastifyBody } from "@svc/negotiate/fastify";
 import { parseBody as fetchBody } from "@svc/negotiate/fetch";
 import { parseBody as nodeBody } from "@svc/negotiate/node";

@@ -6,7 +6,8 @@ import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody, parseXmlBody } from "./body.js";
+import { parseXmlBody } from "./body.js";
+import { parseBody } from "./express.js";
 import { representations } from "./representer.js";
 
 let server: Listening;

@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type NextFunction } from "@svc/errors";
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "@svc/errors";
 import {
-  exchangeOf,
   type MediaType,
   parseMediaType,
   type RequestView,
@@ -17,7 +16,7 @@ import { fromXmlRepresentation, type XmlBodySchema } from "./xml-representation.
 
 export { parseXmlBody, type XmlValue } from "./xml-body.js";
 
-/** Options of {@link parseBody}. */
+/** Options of `parseBody()` (each framework's entry) and {@link bodyReader}. */
 export interface ParseBodyOptions {
   /**
    * Largest accepted body: bytes, or a size as body-parser takes it (`"100kb"`, `"1mb"`); larger → 413.
@@ -85,7 +84,7 @@ export interface ParseBodyOptions {
   };
 }
 
-/** A request after {@link parseBody}: `body` holds the parsed value (`undefined` without a body). */
+/** A request after `parseBody()`: `body` holds the parsed value (`undefined` without a body). */
 export interface ParsedBodyRequest extends IncomingMessage {
   body?: unknown;
 }
@@ -239,24 +238,6 @@ function jsonDepth(value: unknown, limit: number): boolean {
 
 /** Strict: a malformed sequence throws; a BOM is kept (a JSON body's leading one is cut first). */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/**
- * Whether another parser already took the body: body-parser marks the request `_body`; anything
- * else that read it leaves the stream ended, or a `req.body` of its own. body-parser 1 (Express
- * 4's `express.json()`, `express.urlencoded()`) also sets `req.body = {}` on requests it did not
- * parse: that empty placeholder is not a body.
- */
-function alreadyParsed(req: ParsedBodyRequest): boolean {
-  if ((req as { _body?: unknown })._body === true || req.readableEnded) return true;
-  const { body } = req;
-  if (body === undefined) return false;
-  const placeholder =
-    typeof body === "object" &&
-    body !== null &&
-    Object.getPrototypeOf(body) === Object.prototype &&
-    Object.keys(body).length === 0;
-  return !placeholder;
-}
 
 function hasBody(req: RequestView): boolean {
   const length = req.headers["content-length"];
@@ -725,50 +706,4 @@ export function readBody(
   options: ParseBodyOptions = {},
 ): Promise<unknown> {
   return bodyReader(options)(request, content);
-}
-
-/**
- * Request body middleware for JSON and XML (with `saxes`), in the service's error vocabulary:
- *
- * - a body of a type outside `types` (or without `Content-Type`) is left unread for what comes
- *   after, a SOAP endpoint's `application/soap+xml` included; with `others: "refuse"` → 415 naming
- *   the accepted types, with `Accept-Post` (POST) or `Accept-Patch` (PATCH) listing them (RFC 9110
- *   §15.5.16, RFC 5789 §3.1);
- * - a body in a content coding other than identity → 415 (RFC 9110 §15.5.16);
- * - longer than `limit` → 413; not UTF-8 or malformed → 400 `Malformed … body`; nested deeper than
- *   `depth`, or XML with a DOCTYPE (well-formed, refused by policy) → 400 `JSON body: …` /
- *   `XML body: … is not accepted`;
- * - a body stream that fails before its end (the client gone mid-body) → 400 `unreadable_body`.
- *
- * Requests without content pass untouched, with `req.body` undefined, however they are framed
- * (no body, `Content-Length: 0`, or `Transfer-Encoding: chunked` with no data). It is
- * `(req, res, next)` with nothing of Express: plain `node:http` calls it with a callback. The
- * decisions are {@link bodyReader}'s.
- *
- * @example app.use(parseBody({ limit: 64 * 1024 }));
- * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.16
- */
-export function parseBody(options: ParseBodyOptions = {}) {
-  const read = bodyReader(options);
-  return function parseBodyMiddleware(req: ParsedBodyRequest, res: ServerResponse, next: NextFunction): void {
-    if (alreadyParsed(req) || !hasBody(req)) {
-      next();
-      return;
-    }
-    read(req, req).then(
-      (value) => {
-        if (value !== undefined) {
-          // For the steps after this one (the idempotency fingerprint), on every framework; and
-          // `req.body` for the application's own handlers.
-          exchangeOf(req).body = { value };
-          req.body = value;
-        }
-        next();
-      },
-      (err: unknown) => {
-        if (closesConnection(err) && !res.headersSent) res.setHeader("Connection", "close");
-        next(err);
-      },
-    );
-  };
 }

@@ -2,7 +2,7 @@ import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "./body.js";
+import { parseBody } from "./express.js";
 import { byteLimit } from "./options.js";
 
 /** body-parser's `limit` goes through the `bytes` package: units are powers of 1024. */

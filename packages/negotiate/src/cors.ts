@@ -1,11 +1,8 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { NextFunction } from "@svc/errors";
-import { type Answer, isAnswer, isToken, type Passage, type RequestView } from "@svc/kernel";
+import { type Answer, isToken, type Passage, type RequestView } from "@svc/kernel";
 import { checkOptionNames, describeValue } from "@svc/kernel/internal";
-import { setPassage, writeResponse } from "@svc/kernel/node";
 import { optionError } from "./options.js";
 
-/** Options of {@link crossOrigin}. */
+/** Options of `crossOrigin()`. */
 export interface CrossOriginOptions {
   /**
    * The origins allowed to read responses, each a serialized origin (`https://app.example`,
@@ -151,28 +148,5 @@ export function crossOriginGate(
     }
     // §3.2.3: the response to a CORS request names the origin it may be shared with.
     return { fields: { "Access-Control-Allow-Origin": origin, ...exposing }, vary: ["Origin"] };
-  };
-}
-
-/**
- * CORS for a fixed list of origins as Express (4 and 5) middleware, and from plain `node:http`
- * (`(req, res, next)`): the decision of {@link crossOriginGate}, its preflight answer written,
- * its fields set on the response before `next()`.
- *
- * @example
- * app.use(crossOrigin({ origins: ["https://app.example"], exposedHeaders: ["ETag"], maxAge: 600 }));
- * @see https://fetch.spec.whatwg.org/#http-cors-protocol
- */
-export function crossOrigin(options: CrossOriginOptions) {
-  const gate = crossOriginGate(options);
-  return function crossOriginMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    // The gate decides synchronously: the decision is applied before `next`, as a header writer.
-    const outcome = gate(req);
-    if (isAnswer(outcome)) {
-      writeResponse(res, outcome.answer, (req.method ?? "GET").toUpperCase()).catch(next);
-      return;
-    }
-    setPassage(res, outcome);
-    next();
   };
 }

@@ -7,7 +7,6 @@ export {
   closesConnection,
   type ParseBodyOptions,
   type ParsedBodyRequest,
-  parseBody,
   parseXmlBody,
   /** @deprecated Renamed `parseXmlBody` (the same function): `parseXml` is `@svc/soap-envelope`'s infoset parser. */
   parseXmlBody as parseXml,
@@ -20,7 +19,7 @@ export {
   type CompressionOptions as CompressionStepOptions,
   compression,
 } from "./coder.js";
-export { type CrossOriginOptions, crossOrigin, crossOriginGate } from "./cors.js";
+export { type CrossOriginOptions, crossOriginGate } from "./cors.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
 export { MEDIA_TYPE } from "./media-type-hint.js";

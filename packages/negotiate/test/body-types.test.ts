@@ -2,7 +2,7 @@ import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "../src/index.js";
+import { parseBody } from "../src/express.js";
 
 /** parseBody({ types }) with media types: exactly those, and Accept-Post / Accept-Patch naming them. */
 describe("parseBody({ types: [media types] }) through a listening server", () => {

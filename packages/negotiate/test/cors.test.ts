@@ -1,7 +1,7 @@
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crossOrigin } from "../src/index.js";
+import { crossOrigin } from "../src/express.js";
 
 /** CORS for listed origins only (Fetch standard §3.2), `Vary: Origin` on every other answer (RFC 9110 §12.5.5). */
 const ALLOWED = "https://app.example";

@@ -2,7 +2,7 @@ import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll } from "vitest";
-import { parseBody } from "../src/index.js";
+import { parseBody } from "../src/express.js";
 
 /** A server for the file's tests, started before them: `POST /echo` parses the body with `parseBody()` and answers 201 with it. */
 export interface EchoServer {

@@ -7,11 +7,11 @@ import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { fieldText, HttpError, matchMediaType, reply, type Validators, type Versioner } from "@svc/kernel";
 import { type Listening, rawRequest } from "@svc/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseBody } from "../src/express.js";
 import {
   compression,
   csv,
   defaultRepresentations,
-  parseBody,
   type Representation,
   representations,
   selectEncoding,

@@ -1,13 +1,6 @@
 import { describeOptions, type OptionCase } from "@svc/test-utils";
-import {
-  compression,
-  crossOrigin,
-  csvRepresentation,
-  json,
-  parseBody,
-  representations,
-  xmlRepresentation,
-} from "../src/index.js";
+import { crossOrigin, parseBody } from "../src/express.js";
+import { compression, csvRepresentation, json, representations, xmlRepresentation } from "../src/index.js";
 
 const origins = ["https://app.example"];
 

@@ -11,13 +11,8 @@ import { createServer } from "node:http";
 import { errorHandler } from "@svc/errors/express";
 import { createPipeline, reply } from "@svc/kernel";
 import { pipelineRequest, writeResponse } from "@svc/kernel/node";
-import {
-  compression,
-  crossOrigin,
-  type ParsedBodyRequest,
-  parseBody,
-  representations,
-} from "../src/index.js";
+import { compression, representations } from "../src/index.js";
+import { crossOrigin, parseBody } from "../src/node.js";
 
 const pipeline = createPipeline({
   representations: representations({ languages: ["en", "de"] }),
@@ -28,7 +23,7 @@ const readBody = parseBody({ limit: 64 * 1024, others: "refuse" }); // this serv
 const handleError = errorHandler();
 const employees = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `Employee ${i + 1}` }));
 
-const server = createServer((req: ParsedBodyRequest, res) => {
+const server = createServer((req, res) => {
   // A 406, a 415 or a serializer's error becomes the error record, negotiated like the success.
   const fail = (err: unknown) => handleError(err, req, res, () => res.destroy());
   const respond = (result: unknown) => {
@@ -40,10 +35,13 @@ const server = createServer((req: ParsedBodyRequest, res) => {
       .then((value) => writeResponse(res, value, request.method))
       .catch(fail);
   };
-  cors(req, res, () => {
-    if (req.method !== "POST") return respond(employees);
-    readBody(req, res, (err) => (err ? fail(err) : respond(reply(req.body, { status: 201 }))));
-  });
+  cors(req, res) // true when it answered (a preflight)
+    .then(async (answered) => {
+      if (answered) return;
+      if (req.method !== "POST") return respond(employees);
+      respond(reply(await readBody(req, res), { status: 201 }));
+    })
+    .catch(fail);
 });
 server.listen(0);
 // #endregion readme-core
@@ -71,6 +69,7 @@ describe("README: the core on plain node:http", () => {
   it("the README shows this file's block", () => {
     const shown = readmeRegion(import.meta.url, [
       ['"../src/index.js"', '"@svc/negotiate"'],
+      ['"../src/node.js"', '"@svc/negotiate/node"'],
       ["server.listen(0);", "server.listen(8080);"],
     ]);
     expect(() => assertReadmeShows(import.meta.url, shown)).not.toThrow();

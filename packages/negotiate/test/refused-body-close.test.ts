@@ -3,7 +3,7 @@ import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "../src/index.js";
+import { parseBody } from "../src/express.js";
 
 /**
  * A body refused before it is read (413 over `limit`, 415 for its type) is of no use, but Node

@@ -4,7 +4,7 @@ import { errorHandler } from "@svc/errors/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express, { type NextFunction } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBody } from "../src/index.js";
+import { parseBody } from "../src/express.js";
 
 /**
  * A request whose body stream fails before its end (the client closes the connection mid-body,

@@ -4,13 +4,8 @@ import { expressAdapter } from "@svc/kernel/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  fromXmlRepresentation,
-  parseBody,
-  parseXmlBody,
-  representations,
-  type XmlBodySchema,
-} from "../src/index.js";
+import { parseBody } from "../src/express.js";
+import { fromXmlRepresentation, parseXmlBody, representations, type XmlBodySchema } from "../src/index.js";
 
 const orderSchema: XmlBodySchema = {
   type: "object",

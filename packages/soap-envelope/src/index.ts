@@ -1,19 +1,12 @@
-/** @deprecated Use `NextFunction` from `@svc/errors` (the same type). */
-export type { NextFunction as SoapNextFunction } from "@svc/errors";
 export {
   createSoapEndpoint,
   type SoapEndpoint,
+  type SoapEndpointOptions,
   type SoapHttpInput,
   type SoapRefusedRequest,
   type SoapRoute,
+  soapRefusal,
 } from "./binding/core.js";
-export {
-  type SoapEndpointHandler,
-  type SoapEndpointOptions,
-  type SoapHttpRequest,
-  soapEndpoint,
-  soapErrorHandler,
-} from "./binding/endpoint.js";
 export {
   ACTOR_NEXT,
   checkEnvelope,

@@ -21,12 +21,15 @@ export function strictDiagnostics(files: readonly string[]): readonly ts.Diagnos
     typeRoots: [join(ROOT, "node_modules/@types")],
     noEmit: true,
     skipLibCheck: true,
-    paths: Object.fromEntries(
-      ["soap-envelope", "errors", "conditional", "kernel"].map((name) => [
-        `@svc/${name}`,
-        [join(ROOT, `packages/${name}/src/index.ts`)],
-      ]),
-    ),
+    paths: {
+      ...Object.fromEntries(
+        ["soap-envelope", "errors", "conditional", "kernel"].map((name) => [
+          `@svc/${name}`,
+          [join(ROOT, `packages/${name}/src/index.ts`)],
+        ]),
+      ),
+      "@svc/soap-envelope/express": [join(ROOT, "packages/soap-envelope/src/express.ts")],
+    },
   });
   return ts.getPreEmitDiagnostics(program);
 }

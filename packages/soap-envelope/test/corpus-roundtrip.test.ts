@@ -5,7 +5,7 @@ import { listen } from "@svc/test-utils";
 import express from "express";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/binding/endpoint.js";
+import { soapEndpoint, soapErrorHandler } from "../src/express.js";
 import { type Contract, type ContractOperation, loadContract } from "../src/wsdl/contract.js";
 import { compileXsdPattern } from "../src/xsd/regex.js";
 import { CORPUS, contractOptions, wsdlFiles } from "./corpus-files.js";

@@ -1,6 +1,6 @@
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/index.js";
+import { soapEndpoint, soapErrorHandler } from "../src/express.js";
 import { CUSTOMER_WSDL, customerHandlers, envelope, getCustomer, post, silentLogger } from "./helpers.js";
 
 describe(`soapEndpoint() on Express ${version}`, () => {

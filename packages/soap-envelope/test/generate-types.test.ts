@@ -447,7 +447,8 @@ export const cal: CalHandlers = {
 export const soap: SoapHandlers = { Get: (input) => ({ when: new Date(input.r.id), empty: {}, blob: new Uint8Array([1]) }) };
 `;
 
-const GOOD = `import { createSoapService, soapEndpoint, SoapFault, type SoapHandlers } from "@svc/soap-envelope";
+const GOOD = `import { createSoapService, SoapFault, type SoapHandlers } from "@svc/soap-envelope";
+import { soapEndpoint } from "@svc/soap-envelope/express";
 import type { CustomerServiceHandlers, CustomerServiceOperations, Event, GetCustomerRequest } from "./customer.types.js";
 import type { GetOrder, OrderServiceFaultDetails, OrderServiceHandlers, OrderServiceOperations, Ping } from "./orders.types.js";
 import type { GetCustomerRequest as StringRequest } from "./customer-string.types.js";

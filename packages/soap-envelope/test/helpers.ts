@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { listen } from "@svc/test-utils";
 import express from "express";
-import { soapEndpoint, soapErrorHandler } from "../src/binding/endpoint.js";
 import { SoapFault } from "../src/envelope/fault.js";
 import type { SoapServiceOptions } from "../src/envelope/service.js";
+import { soapEndpoint, soapErrorHandler } from "../src/express.js";
 import {
   type ParsedElement,
   parseXmlString,

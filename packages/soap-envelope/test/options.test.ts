@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/binding/endpoint.js";
 import { ROLE_NONE } from "../src/envelope/envelope.js";
 import { createSoapService, type SoapServiceOptions } from "../src/envelope/service.js";
+import { soapEndpoint, soapErrorHandler } from "../src/express.js";
 import { loadContract } from "../src/wsdl/contract.js";
 import { generateTypes } from "../src/wsdl/generate-types.js";
 import { resolveLimits } from "../src/xml/reader.js";

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorHandler } from "@svc/errors/express";
-import { parseBody } from "@svc/negotiate";
+import { parseBody } from "@svc/negotiate/express";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { soapEndpoint, soapErrorHandler } from "../src/index.js";
+import { soapEndpoint, soapErrorHandler } from "../src/express.js";
 
 const TNS = "http://svc.example.com/ws/echo/v1";
 const WSDL = `<?xml version="1.0" encoding="UTF-8"?>

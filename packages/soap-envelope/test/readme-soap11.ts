@@ -1,4 +1,5 @@
-import { SoapFault, soapEndpoint, soapErrorHandler } from "@svc/soap-envelope";
+import { SoapFault } from "@svc/soap-envelope";
+import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
 import express from "express";
 
 const NS = "urn:example:greeter";

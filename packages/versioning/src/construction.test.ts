@@ -2,8 +2,8 @@ import { exchangeOf } from "@svc/kernel";
 import { describe, expect, it } from "vitest";
 import { isCorsPreflight, versionResolver, versions } from "./core.js";
 import { formatDeprecation, formatSunset } from "./deprecation.js";
+import { versioned } from "./express.js";
 import { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes } from "./parse.js";
-import { versioned } from "./versioned.js";
 
 describe("versions() construction", () => {
   it.each([

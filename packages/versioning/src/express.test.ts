@@ -11,8 +11,8 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base } from "../test/base-options.js";
 import { versions } from "./core.js";
+import { versioned } from "./express.js";
 import type { ApiVersioningOptions } from "./options.js";
-import { versioned } from "./versioned.js";
 import { versionedPath } from "./versioned-path.js";
 
 const quiet = { error() {} };

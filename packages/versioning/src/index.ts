@@ -1,4 +1,3 @@
-export type { NextFunction } from "@svc/errors";
 export { isCorsPreflight, versionResolver, versions } from "./core.js";
 export {
   type DeprecationHeaders,
@@ -18,5 +17,5 @@ export type {
   VersionSource,
 } from "./options.js";
 export { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
-export { type VersionedOptions, versioned } from "./versioned.js";
+export { type VersionedOptions, type VersionHandlers, versionDispatch } from "./versioned.js";
 export { routedPrefix, versionedPath } from "./versioned-path.js";

@@ -93,7 +93,8 @@ export interface ApiVersioningOptions {
    * spelling that reaches the `/health` route is version-neutral. Express matches paths
    * case-insensitively unless the app's `case sensitive routing` setting is on, so by default
    * `/HEALTH` is neutral too. A `RegExp` in `neutral` is tested as given (its own `i` flag decides).
-   * @default `{ caseSensitive: req.app.get("case sensitive routing") === true }` in Express, else `{ caseSensitive: false }`
+   * @default the router's rules the request's exchange records (Express's `case sensitive routing`
+   *   setting, recorded by `expressView` of `@svc/kernel/express`), else `{ caseSensitive: false }`
    */
   routing?: NeutralRouting;
 }

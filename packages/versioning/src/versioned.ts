@@ -1,11 +1,8 @@
-import type { NextFunction } from "@svc/errors";
-import { HttpError } from "@svc/errors";
-import { exchangeOf } from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
 
 const HANDLERS = "an object of handler functions by version number ({ 1: h1, 2: h2, default? })";
 
-/** Options of {@link versioned}. */
+/** Options of `versioned()` (`@svc/versioning/express`) and {@link versionDispatch}. */
 export interface VersionedOptions {
   /**
    * When a version has no handler of its own, use the nearest lower version's: a route unchanged
@@ -15,27 +12,30 @@ export interface VersionedOptions {
   inherit?: boolean;
 }
 
-type Handler<Req, Res> = (req: Req, res: Res, next: NextFunction) => unknown;
+/** A table of handlers by version number, with the `default` for a request without a version. */
+export type VersionHandlers<H> = Readonly<Record<number, H>> & { default?: H };
 
 /**
- * A per-route dispatcher on the request's version, as the pipeline's `prepare` decided it from
- * `versions()` (the request's exchange, `exchangeOf(req).version` of `@svc/kernel`): `{ 1: h1, 2: h2 }` calls
- * the handler of the request's version. A version without a handler is a 404 `HttpError` (or, with
- * `inherit`, the nearest lower version's handler). A request without a version (a version-neutral
- * path without a default) uses the `default` handler when given, else 404. Promises returned by
- * handlers are passed through, so Express 5 sees their rejections.
+ * The framework-free choice of `versioned()`: the handlers by version, checked once (a key that is
+ * no version number, a handler that is no function, an empty table: a `TypeError` with a stable
+ * code), then, per request, the handler of the request's version (`exchangeOf(req).version` of
+ * `@svc/kernel`, as the pipeline's `prepare` decided it from `versions()`). A version without a
+ * handler gives `undefined` (the adapter's 404), or, with `inherit`, the nearest lower version's
+ * handler; a request without a version gets the `default` handler, if any.
  *
- * @example app.get("/employees/:id", versioned({ 1: getV1, 2: getV2 }));
- * @see versions
+ * @example
+ * const choose = versionDispatch({ 1: getV1, 2: getV2 });
+ * const handler = choose(exchangeOf(req).version?.version); // undefined: 404
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.5
  */
-export function versioned<Req extends object, Res>(
-  handlers: Readonly<Record<number, Handler<Req, Res>>> & { default?: Handler<Req, Res> },
+export function versionDispatch<H>(
+  handlers: VersionHandlers<H>,
   options: VersionedOptions = {},
-): Handler<Req, Res> {
+): (version: number | undefined) => H | undefined {
   if (handlers === null || typeof handlers !== "object" || Array.isArray(handlers)) {
     throw refusedOption("versioning", "handlers", handlers, HANDLERS, "versioned: handlers");
   }
-  const table = new Map<number, Handler<Req, Res>>();
+  const table = new Map<number, H>();
   for (const [key, handler] of Object.entries(handlers)) {
     if (key === "default") continue;
     if (!/^[1-9]\d{0,8}$/.test(key)) {
@@ -76,8 +76,7 @@ export function versioned<Req extends object, Res>(
   const ascending = [...table.keys()].sort((a, b) => a - b);
   const inherit = options.inherit ?? false;
 
-  return function svcVersioned(req: Req, res: Res, next: NextFunction): unknown {
-    const version = exchangeOf(req).version?.version;
+  return function chooseVersion(version) {
     let handler = version === undefined ? fallback : table.get(version);
     if (handler === undefined && version !== undefined && inherit) {
       const lower = ascending.filter((v) => v < version).pop();
@@ -85,16 +84,6 @@ export function versioned<Req extends object, Res>(
     }
     // `default` serves only a request without a version: a version without a handler of its own
     // (and none to inherit) is a 404, as documented, so a route left out of a version stays out.
-    if (handler === undefined) {
-      next(
-        HttpError.notFound(
-          version === undefined
-            ? "This resource needs an API version"
-            : `This resource is not available in API version ${version}`,
-        ),
-      );
-      return undefined;
-    }
-    return handler(req, res, next);
+    return handler;
   };
 }

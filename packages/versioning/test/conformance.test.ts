@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, HttpError } from "@svc/kernel";
+import { createPipeline, exchangeOf, HttpError } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
@@ -18,7 +18,7 @@ import express from "express";
 import { versionedPath as expressPath } from "../src/express.js";
 import { versionedPath as fastifyPath } from "../src/fastify.js";
 import { versionedPath as fetchPath } from "../src/fetch.js";
-import { versioned, versionedPath, versions } from "../src/index.js";
+import { versionDispatch, versionedPath, versions } from "../src/index.js";
 import { versionedPath as nodePath } from "../src/node.js";
 
 // versions() through the kernel's pipeline adapter of each framework: each strategy, the refusal
@@ -50,18 +50,14 @@ const pipeline = () =>
 const employee = (version: number | undefined, self: string) => ({ id: 7, version, self });
 
 /**
- * The main entry's `versionedPath` and `versioned()`, handed the framework's own request object
- * (Express's `req`, `node:http`'s, Fastify's `request`, Hono's `c.req`): the decision is read from
- * the request's exchange on each.
+ * The main entry's `versionedPath` and `versionDispatch()`, handed the framework's own request
+ * object (Express's `req`, `node:http`'s, Fastify's `request`, Hono's `c.req`): the decision is
+ * read from the request's exchange on each.
  */
 function eighth(request: object, version: number | undefined) {
-  let chosen = "none";
-  versioned({ 1: () => (chosen = "v1"), 2: () => (chosen = "v2"), default: () => (chosen = "default") })(
-    request,
-    {},
-    () => (chosen = "next"),
-  );
-  return { id: 8, version, self: versionedPath(request, "/employees/8"), handler: chosen };
+  const choose = versionDispatch({ 1: () => "v1", 2: () => "v2", default: () => "default" });
+  const handler = choose(exchangeOf(request).version?.version)?.() ?? "none";
+  return { id: 8, version, self: versionedPath(request, "/employees/8"), handler };
 }
 
 const mounts: Mounts = {
@@ -198,7 +194,7 @@ const rows: Row[] = [
     body: { id: 7, version: 1, self: "/employees/7" },
   },
   {
-    name: "GET /v2/employees/8 → versionedPath and versioned() of the main entry read the decision on every framework",
+    name: "GET /v2/employees/8 → versionedPath and versionDispatch() of the main entry read the decision on every framework",
     request: { path: "/v2/employees/8" },
     status: 200,
     body: { id: 8, version: 2, self: "/v2/employees/8", handler: "v2" },

@@ -5,7 +5,8 @@ import { json, representations } from "@svc/negotiate";
 import { express4, listen, express4Version as version } from "@svc/test-utils";
 import type express from "express";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { type ApiVersioningOptions, versioned, versions } from "../src/index.js";
+import { versioned } from "../src/express.js";
+import { type ApiVersioningOptions, versions } from "../src/index.js";
 
 /** The pipeline's versioning step in front of `app`'s routes, JSON offered through @svc/negotiate. */
 function pipelined(app: express.Express, options: ApiVersioningOptions) {

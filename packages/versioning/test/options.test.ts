@@ -1,5 +1,6 @@
 import { describeOptions, type OptionCase } from "@svc/test-utils";
-import { deprecationHeaders, versioned, versions as versioning, versionResolver } from "../src/index.js";
+import { versioned } from "../src/express.js";
+import { deprecationHeaders, versions as versioning, versionResolver } from "../src/index.js";
 
 const versions = [1, 2];
 const handler = () => undefined;

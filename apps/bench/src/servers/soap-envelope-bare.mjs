@@ -5,7 +5,7 @@
 // through ../ts-loader.mjs.
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { soapEndpoint } from "@svc/soap-envelope";
+import { soapEndpoint } from "@svc/soap-envelope/express";
 import express from "express";
 import { benchPort, benchVerificationKey, CUSTOMERS, exitOnSigterm, requireBearer } from "../fixtures.mjs";
 

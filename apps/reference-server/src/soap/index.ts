@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { NonceStore } from "@svc/auth";
-import { type SoapEndpointOptions, soapEndpoint, soapErrorHandler, WSSE_NS } from "@svc/soap-envelope";
+import { type SoapEndpointOptions, WSSE_NS } from "@svc/soap-envelope";
+import { soapEndpoint, soapErrorHandler } from "@svc/soap-envelope/express";
 import express, {
   type ErrorRequestHandler,
   type NextFunction,

@@ -4,6 +4,7 @@ import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
 import type { RequestFacts } from "@svc/kernel";
 import { fault11ToXml, faultToXml } from "../envelope/fault.js";
+import { parseMediaType } from "../envelope/media-type.js";
 import {
   compileSoapService,
   httpErrorToFault,
@@ -200,6 +201,28 @@ export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
     },
   };
   return endpoint;
+}
+
+/**
+ * An error raised in front of (or by) SOAP endpoints as the fault response an error handler
+ * writes, framework-free: the status and the error's fields kept, a Sender fault for a 4xx and a
+ * Receiver fault for a 5xx without internal detail (SOAP 1.2 Part 2 §7.5.2.2), SOAP 1.1 for a
+ * `text/xml` request when `versions` includes `"1.1"` (SOAP 1.1 §6.1.1), else 1.2. A 5xx is
+ * logged with `logger`, else `fallbackLogger` of `@svc/errors`. `soapErrorHandler` of
+ * `@svc/soap-envelope/express` writes it.
+ *
+ * @example const response = soapRefusal(err, { method: "POST", contentType: "text/xml" }, { versions: ["1.1", "1.2"] });
+ * @see https://www.w3.org/TR/soap12-part2/#http-reqbindwaitstate
+ */
+export function soapRefusal(
+  err: unknown,
+  request: { readonly method: string; readonly contentType?: string | undefined },
+  options: { readonly versions: readonly SoapVersion[]; readonly logger?: SoapLogger | undefined },
+): SoapResponse {
+  const httpError = toHttpError(err);
+  logRefusal(httpError, options.logger);
+  const soap11 = options.versions.includes("1.1") && parseMediaType(request.contentType)?.type === "text/xml";
+  return refusalResponse(httpError, soap11 ? "1.1" : "1.2", request.method);
 }
 
 /**

@@ -3,7 +3,7 @@ import { type Listening, listen, rawRequest } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CUSTOMER_WSDL, customerHandlers, silentLogger } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
+import { soapEndpoint, soapErrorHandler } from "../express.js";
 
 // The WSDL's soap12:address behind a proxy that appends to X-Forwarded-Host / -Proto (Apache's
 // mod_proxy does, as every proxy does to X-Forwarded-For): a value the client sent itself comes

@@ -21,10 +21,10 @@ import {
 } from "../../test/helpers.js";
 import { ROLE_NONE } from "../envelope/envelope.js";
 import { WSSE_NS } from "../envelope/fault.js";
+import { soapEndpoint, soapErrorHandler } from "../express.js";
 import { soapEndpoint as nodeEndpoint } from "../node.js";
 import { SoapAuthenticationError } from "../wsse/credentials.js";
 import type { XmlElement } from "../xml/reader.js";
-import { soapEndpoint, soapErrorHandler } from "./endpoint.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import {
   silentLogger,
   TNS,
 } from "../../test/helpers.js";
-import { soapEndpoint } from "./endpoint.js";
+import { soapEndpoint } from "../express.js";
 
 const credentials = `<a:Authentication xmlns:a="urn:a">x</a:Authentication>`;
 const logEvent = envelope(

@@ -14,7 +14,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../binding/endpoint.js";
+import { soapEndpoint, soapErrorHandler } from "../express.js";
 
 let svc: Awaited<ReturnType<typeof startCustomerService>>;
 beforeAll(async () => {

@@ -16,7 +16,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../binding/endpoint.js";
+import { soapEndpoint, soapErrorHandler } from "../express.js";
 import { parseXmlString, resolveLimits } from "../xml/reader.js";
 import { SOAP11_NS, WSSE_NS } from "./fault.js";
 

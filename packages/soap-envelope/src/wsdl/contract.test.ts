@@ -15,8 +15,8 @@ import {
   post,
   readFault,
 } from "../../test/helpers.js";
-import { soapEndpoint } from "../binding/endpoint.js";
 import { WSSE_NS } from "../envelope/fault.js";
+import { soapEndpoint } from "../express.js";
 import { SoapAuthenticationError } from "../wsse/credentials.js";
 import { SchemaCompileError } from "../xsd/schema.js";
 import { loadContract } from "./contract.js";

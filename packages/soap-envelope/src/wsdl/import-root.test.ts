@@ -5,7 +5,7 @@ import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CUSTOMER_WSDL, customerHandlers, FIXTURES } from "../../test/helpers.js";
-import { soapEndpoint } from "../binding/endpoint.js";
+import { soapEndpoint } from "../express.js";
 import { SchemaCompileError } from "../xsd/schema.js";
 import { loadContract } from "./contract.js";
 import { generateTypes } from "./generate-types.js";

@@ -12,8 +12,8 @@ import {
   getCustomer,
   post,
 } from "../../test/helpers.js";
-import { soapEndpoint } from "../binding/endpoint.js";
 import { createSoapService } from "../envelope/service.js";
+import { soapEndpoint } from "../express.js";
 import { SchemaCompileError } from "../xsd/schema.js";
 import { loadContract } from "./contract.js";
 

@@ -13,7 +13,7 @@ import {
   silentLogger,
   startCustomerService,
 } from "../../test/helpers.js";
-import { soapEndpoint } from "../binding/endpoint.js";
+import { soapEndpoint } from "../express.js";
 
 // Namespaces in XML 1.0 §3: "The prefix xml is by definition bound to the namespace name
 // http://www.w3.org/XML/1998/namespace. It MAY, but need not, be declared, and MUST NOT be bound

@@ -15,7 +15,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../binding/endpoint.js";
+import { soapEndpoint, soapErrorHandler } from "../express.js";
 
 /**
  * Regular-expression denial of service through a pattern facet: the customer Email pattern

@@ -2,7 +2,7 @@ import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { envelope, post, readFault, silentLogger } from "../../test/helpers.js";
-import { soapEndpoint, soapErrorHandler } from "../binding/endpoint.js";
+import { soapEndpoint, soapErrorHandler } from "../express.js";
 import { parseXmlString, resolveLimits } from "../xml/reader.js";
 
 // Simple values of a request as a one-way operation receives them: what the handler gets, or the
