@@ -240,6 +240,10 @@ function soapEndpointTarget(target: string): string {
   return target.replaceAll("%", "%25");
 }
 
+const CORRELATION_ID = Symbol("correlation id");
+
+type Correlated = ServerResponse & { [CORRELATION_ID]?: string };
+
 /**
  * The steps every request goes through: security headers first, so errors and 304s carry them
  * too (Strict-Transport-Security only over TLS, RFC 6797 §7.2), then the correlation id and the
@@ -260,13 +264,15 @@ function rootSteps(config: Config, deps: AppDeps) {
       return false;
     }
   };
-  const log = accessLines(deps.logger, (res) => res.getHeader("x-correlation-id") as string);
+  // The access line's id is kept beside the raw response, not as a field of it: one field set on
+  // the raw response before Fastify writes makes `writeHead` set every field of the reply again,
+  // one `setHeader` (validated, lower-cased, stored) each.
+  const log = accessLines(deps.logger, (res) => (res as Correlated)[CORRELATION_ID] ?? "");
   return {
     onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
       for (const [name, value] of overTls(request.raw) ? all : plain) reply.header(name, value);
       reply.header("X-Correlation-ID", request.id);
-      // The access line reads the id from the response, where Fastify writes the reply's fields.
-      reply.raw.setHeader("X-Correlation-ID", request.id);
+      (reply.raw as Correlated)[CORRELATION_ID] = request.id;
       log(request.raw, reply.raw);
       done();
     },
