@@ -29,7 +29,7 @@ import Fastify, {
   type preParsingHookHandler,
   type RouteHandlerMethod,
 } from "fastify";
-import { accessLines } from "./access-log.js";
+import { accessLines, lazyLogger } from "./access-log.js";
 import type { Config } from "./config.js";
 import { fromDatabaseError } from "./errors.js";
 import { linksOn } from "./links.js";
@@ -117,6 +117,9 @@ export function createFastifyApp(
     loggerInstance: logger,
     // The access line (access-log.ts) is the request log, as on Express.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's logger (`request.log`) is made on its first line, as `req.log` on Express:
+    // most requests never write one, and a pino child costs its bindings' serialisation.
+    childLoggerFactory: (parent, bindings, options) => lazyLogger(() => parent.child(bindings, options)),
     // The correlation id is the request's id: Fastify's request logger carries it.
     genReqId: (req) => correlationIdOf(req.headers["x-correlation-id"]),
     // One trust policy with Express's meaning (a hop count trusts that many proxies), compiled
