@@ -21,16 +21,14 @@ type LogArgs = Parameters<Logger["info"]>;
  * child logger, made on first use.
  */
 class LazyRequestLogger {
-  readonly #childOf: (req: Tracked, res: Response) => Logger;
-  readonly #req: Tracked;
-  readonly #res: Response;
-  constructor(childOf: (req: Tracked, res: Response) => Logger, req: Tracked, res: Response) {
-    this.#childOf = childOf;
-    this.#req = req;
-    this.#res = res;
+  readonly #made: () => Logger;
+  #child: Logger | undefined;
+  constructor(made: () => Logger) {
+    this.#made = made;
   }
   #make(): Logger {
-    return this.#childOf(this.#req, this.#res);
+    this.#child ??= this.#made();
+    return this.#child;
   }
   get level(): string {
     return this.#make().level;
@@ -60,6 +58,17 @@ class LazyRequestLogger {
     this.#make().trace(...args);
   }
   silent(): void {}
+}
+
+/**
+ * A logger that makes `made()`'s logger on its first line (or level read, or child), not before:
+ * for a request's logger, which most requests never write to. Fastify's `childLoggerFactory`
+ * returns one, as `req.log` is one on Express.
+ *
+ * @example Fastify({ childLoggerFactory: (logger, bindings, options) => lazyLogger(() => logger.child(bindings, options)) })
+ */
+export function lazyLogger<L extends object>(made: () => L): L {
+  return new LazyRequestLogger(made as unknown as () => Logger) as unknown as L;
 }
 
 /**
@@ -115,7 +124,7 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
   const lazyOf = (req: Tracked, res: Response): Logger => {
     let lazy = req[LAZY];
     if (lazy === undefined) {
-      lazy = new LazyRequestLogger(childOf, req, res) as unknown as Logger;
+      lazy = lazyLogger(() => childOf(req, res));
       req[LAZY] = lazy;
     }
     return lazy;

@@ -29,7 +29,7 @@ import Fastify, {
   type preParsingHookHandler,
   type RouteHandlerMethod,
 } from "fastify";
-import { accessLines } from "./access-log.js";
+import { accessLines, lazyLogger } from "./access-log.js";
 import type { Config } from "./config.js";
 import { fromDatabaseError } from "./errors.js";
 import { linksOn } from "./links.js";
@@ -117,6 +117,9 @@ export function createFastifyApp(
     loggerInstance: logger,
     // The access line (access-log.ts) is the request log, as on Express.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's logger (`request.log`) is made on its first line, as `req.log` on Express:
+    // most requests never write one, and a pino child costs its bindings' serialisation.
+    childLoggerFactory: (parent, bindings, options) => lazyLogger(() => parent.child(bindings, options)),
     // The correlation id is the request's id: Fastify's request logger carries it.
     genReqId: (req) => correlationIdOf(req.headers["x-correlation-id"]),
     // One trust policy with Express's meaning (a hop count trusts that many proxies), compiled
@@ -242,6 +245,10 @@ function soapEndpointTarget(target: string): string {
   return target.replaceAll("%", "%25");
 }
 
+const CORRELATION_ID = Symbol("correlation id");
+
+type Correlated = ServerResponse & { [CORRELATION_ID]?: string };
+
 /**
  * The steps every request goes through: security headers first, so errors and 304s carry them
  * too (Strict-Transport-Security only over TLS, RFC 6797 §7.2), then the correlation id and the
@@ -249,13 +256,15 @@ function soapEndpointTarget(target: string): string {
  */
 function rootSteps(config: Config, deps: AppDeps) {
   const { forRequest } = securityHeaders(compileTrust(config.trustProxy));
-  const log = accessLines(deps.logger, (res) => res.getHeader("x-correlation-id") as string);
+  // The access line's id is kept beside the raw response, not as a field of it: one field set on
+  // the raw response before Fastify writes makes `writeHead` set every field of the reply again,
+  // one `setHeader` (validated, lower-cased, stored) each.
+  const log = accessLines(deps.logger, (res) => (res as Correlated)[CORRELATION_ID] ?? "");
   return {
     onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
       for (const [name, value] of forRequest(request.raw)) reply.header(name, value);
       reply.header("X-Correlation-ID", request.id);
-      // The access line reads the id from the response, where Fastify writes the reply's fields.
-      reply.raw.setHeader("X-Correlation-ID", request.id);
+      (reply.raw as Correlated)[CORRELATION_ID] = request.id;
       log(request.raw, reply.raw);
       done();
     },

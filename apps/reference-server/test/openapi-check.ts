@@ -235,6 +235,16 @@ export function watchResponses(server: Server): void {
       else chunks.push(buf);
       size += buf.length;
     };
+    // The fields a framework hands `writeHead` (Fastify's reply fields) are written without
+    // becoming the response's own (`getHeader`), unless that already holds some.
+    let headed: Record<string, unknown> | undefined;
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      const fields = args.find((a) => typeof a === "object" && a !== null && !Array.isArray(a));
+      if (fields !== undefined) headed = fields as Record<string, unknown>;
+      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+    } as ServerResponse["writeHead"];
+    const field = (name: string) => res.getHeader(name) ?? headed?.[name];
     const write = res.write;
     const end = res.end;
     res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
@@ -243,8 +253,8 @@ export function watchResponses(server: Server): void {
     } as ServerResponse["write"];
     res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
       keep(chunk, rest[0]);
-      const type = res.getHeader("content-type");
-      const encoding = res.getHeader("content-encoding");
+      const type = field("content-type");
+      const encoding = field("content-encoding");
       pending.push({
         method: req.method ?? "GET",
         url,

@@ -254,7 +254,8 @@ const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;
  * the link point outside the collection.
  */
 function hasDotSegment(reference: string): boolean {
-  if (!reference.includes(".") && !/%2e/i.test(reference)) return false;
+  // Most paths hold neither a dot nor a percent sign: two scans, and no regular expression run.
+  if (!reference.includes(".") && !(reference.includes("%") && /%2e/i.test(reference))) return false;
   const end = reference.search(/[?#]/);
   return DOT_SEGMENT.test(end === -1 ? reference : reference.slice(0, end));
 }

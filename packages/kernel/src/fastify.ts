@@ -39,7 +39,7 @@ import type {
   RawServerDefault,
   RouteHandlerMethod,
 } from "fastify";
-import { fieldName, pipelineRequest } from "./node.js";
+import { pipelineRequest } from "./node.js";
 import { releaseBody } from "./release.js";
 import { escapeStrayPercent, malformedEscape } from "./target.js";
 
@@ -189,7 +189,8 @@ export function setReplyPassage(reply: FastifyReply, passage: Passage): void {
     for (const name of Object.keys(fields)) {
       const value = fields[name];
       if (value === null) reply.removeHeader(name);
-      else if (value !== undefined) reply.header(fieldName(name.toLowerCase()), value);
+      // Fastify lower-cases the name itself, and writes the reply's fields under that spelling.
+      else if (value !== undefined) reply.header(name, value);
     }
   }
   if (passage.vary !== undefined && passage.vary.length > 0) {
@@ -212,7 +213,7 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
     const field = fields[name];
     if (field === null || field === undefined) reply.removeHeader(name);
     else if (name === "link") appendLink(reply, field);
-    else reply.header(fieldName(name), field);
+    else reply.header(name, field);
   }
   if (value.vary.length > 0) {
     const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, value.vary);
