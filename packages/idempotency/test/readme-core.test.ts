@@ -1,7 +1,7 @@
 // #region readme-core
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "@svc/errors";
-import { errorHandler } from "@svc/errors/express";
+import { errorResponder } from "@svc/errors/node";
 import { MemoryStore } from "@svc/idempotency";
 import { idempotency } from "@svc/idempotency/node";
 import { createPipeline, reply } from "@svc/kernel";
@@ -9,7 +9,7 @@ import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 
 const pipeline = createPipeline(); // JSON; add coding, validators... as your service needs
 const route = { idempotency: idempotency({ store: new MemoryStore(), required: ["/orders"] }) };
-const sendError = errorHandler(); // the error record, in plain node:http too
+const sendError = errorResponder(); // the error record, on node:http
 const MAX_BODY_BYTES = 1_048_576; // the most of a request body held in memory
 let orders = 0;
 
@@ -26,7 +26,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (size > MAX_BODY_BYTES) {
     // RFC 9110 §15.5.14: 413 Content Too Large, before any key is claimed.
-    return sendError(HttpError.contentTooLarge("The request body is over 1 MiB"), req, res, () => {});
+    return sendError(HttpError.contentTooLarge("The request body is over 1 MiB"), req, res);
   }
   // The body as read is fingerprinted byte for byte.
   const request = { ...pipelineRequest(req, res), body: Buffer.concat(chunks) };
@@ -44,7 +44,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     );
     await writeResponse(res, value, request.method);
   } catch (err) {
-    sendError(err, req, res, () => {}); // 400, 409, 422, 503, or the handler's own error
+    sendError(err, req, res); // 400, 409, 422, 503, or the handler's own error
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { type ForwardedHeaders, fieldLines, requestFacts } from "@svc/kernel";
+import { appendVary, type ForwardedHeaders, fieldLines, requestFacts } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 import { checkForwardedHeaders } from "@svc/kernel/internal";
 import {
@@ -251,6 +251,8 @@ export function soapErrorHandler(
     }
     res.statusCode = response.status;
     for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    // RFC 9110 §12.5.5: the refusal's Vary added to the one set in front, never replacing it.
+    if (response.vary !== undefined && response.vary.length > 0) appendVary(res, ...response.vary);
     res.end(response.body === "" ? undefined : response.body);
   };
 }
