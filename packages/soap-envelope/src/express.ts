@@ -126,10 +126,12 @@ export function soapEndpoint<Operations = never>(
       );
       return;
     }
-    // Responses are written back; what broke outside the SOAP processing goes to `next`.
+    // Responses are written back; what broke outside the SOAP processing goes to `next`, the
+    // write's own failure too (a field node:http refuses): never an unhandled rejection.
     endpoint.service
       .handle(routed.message)
-      .then((response) => writeSoapResponse(res, req as IncomingMessage, endpoint.complete(response)), next);
+      .then((response) => writeSoapResponse(res, req as IncomingMessage, endpoint.complete(response)))
+      .catch(next);
   } as SoapEndpointHandler;
   handler.service = endpoint.service;
   return handler;
