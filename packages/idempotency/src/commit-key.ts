@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { Claim, FieldValue, Reply } from "@svc/kernel";
 import { HttpError } from "@svc/kernel";
+import { utf8Bytes } from "@svc/kernel/internal";
 import { IDEMPOTENCY_ERROR_CODES, toStored } from "./core.js";
 import { ClaimLostError, type PgQueryable, PostgresStore } from "./postgres-store.js";
 import { claimState } from "./step.js";
@@ -112,6 +113,6 @@ function bodyOf(response: CommittedResponse): Uint8Array | undefined {
   if (kind === "data") return undefined;
   const body = response.body;
   if (body === undefined) return kind === undefined ? new Uint8Array() : undefined;
-  if (typeof body === "string") return Buffer.from(body, "utf8");
+  if (typeof body === "string") return utf8Bytes(body);
   return body instanceof Uint8Array ? body : undefined;
 }

@@ -77,4 +77,14 @@ describe("requestFingerprint", () => {
     expect(fp(undefined)).not.toBe(fp(""));
     expect(fp(undefined)).toMatch(/^[0-9a-f]{64}$/);
   });
+  // Records in a shared store carry the fingerprint of the first request: a fingerprint that
+  // changed between versions would answer every retry across an upgrade with a 422.
+  it.each([
+    [undefined, "da724aa5b3dd7ce9a4de9ccadcd05585f337592f923117cf60b3860619ee3a89"],
+    ["naïve", "e6081754aee26377284d523a72c57c38a7a34c6d9ee70a647e75c534553919c6"],
+    [new Uint8Array([0xff, 0, 0x80]), "0aeb64bae58b703806015508b3595d4ba7f4174b1d5fa5dcf9991c496b6764d3"],
+    [{ b: 1, a: "€" }, "8e8f8b38753f783225c0793be67a0710792d583b32b69e27751f0aec36af567f"],
+  ])("POST /orders/é with body %j → %s", (body, hex) => {
+    expect(fp(body, "POST", "/orders/é")).toBe(hex);
+  });
 });

@@ -1,4 +1,5 @@
-import { createHash, type Hash } from "node:crypto";
+import { digest, utf8Bytes } from "@svc/kernel/internal";
+import { utf8Length } from "./bytes.js";
 
 /**
  * JSON with object keys sorted (by UTF-16 code units, as RFC 8785 orders them) and no
@@ -123,26 +124,21 @@ export interface FingerprintInput {
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.2
  */
 export function requestFingerprint(input: FingerprintInput): string {
-  const hash = createHash("sha256");
-  field(hash, input.method.toUpperCase());
-  field(hash, input.url);
+  const head = field(input.method.toUpperCase()) + field(input.url);
   const { body } = input;
-  if (body === undefined) {
-    field(hash, "none");
-  } else if (typeof body === "string") {
-    field(hash, "raw");
-    hash.update(body, "utf8");
-  } else if (body instanceof Uint8Array) {
-    field(hash, "raw");
-    hash.update(body);
-  } else {
-    field(hash, "json");
-    hash.update(canonicalJson(body), "utf8");
+  if (body === undefined) return digest("sha256", head + field("none"), "hex");
+  if (typeof body === "string") return digest("sha256", `${head}${field("raw")}${body}`, "hex");
+  if (body instanceof Uint8Array) {
+    const prefix = utf8Bytes(head + field("raw"));
+    const bytes = new Uint8Array(prefix.byteLength + body.byteLength);
+    bytes.set(prefix);
+    bytes.set(body, prefix.byteLength);
+    return digest("sha256", bytes, "hex");
   }
-  return hash.digest("hex");
+  return digest("sha256", `${head}${field("json")}${canonicalJson(body)}`, "hex");
 }
 
-function field(hash: Hash, value: string): void {
+function field(value: string): string {
   // Length-prefixed, so no choice of method/url/body can run into the next field.
-  hash.update(`${Buffer.byteLength(value)}:${value}\n`);
+  return `${utf8Length(value)}:${value}\n`;
 }

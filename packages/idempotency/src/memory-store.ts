@@ -1,4 +1,5 @@
 import { checkOptionNames } from "@svc/kernel/internal";
+import { utf8Length } from "./bytes.js";
 import { optionError } from "./option-error.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
@@ -108,7 +109,7 @@ function headerBytes(headers: StoredResponse["headers"]): number {
   let n = 0;
   for (const [name, value] of Object.entries(headers)) {
     n += name.length + 4;
-    for (const v of Array.isArray(value) ? value : [value]) n += Buffer.byteLength(v) + 4;
+    for (const v of Array.isArray(value) ? value : [value]) n += utf8Length(v) + 4;
   }
   return n;
 }

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { setTimeout as wait } from "node:timers/promises";
 import { checkOptionNames } from "@svc/kernel/internal";
+import { fromBase64, randomHex, toBase64, utf8Length } from "./bytes.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { StoreUnavailableError } from "./redis-store.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
@@ -81,14 +80,14 @@ interface ResponseJson {
 const toJson = (r: StoredResponse): ResponseJson => ({
   status: r.status,
   headers: r.headers,
-  body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength).toString("base64"),
+  body: toBase64(r.body),
   ...(r.bodyOmitted === true ? { bodyOmitted: true as const } : {}),
 });
 
 const fromJson = (j: ResponseJson): StoredResponse => ({
   status: j.status,
   headers: j.headers,
-  body: new Uint8Array(Buffer.from(j.body, "base64")),
+  body: fromBase64(j.body),
   ...(j.bodyOmitted === true ? { bodyOmitted: true as const } : {}),
 });
 
@@ -211,7 +210,7 @@ export class PostgresStore implements IdempotencyStore {
   async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
     const t = this.#table;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const token = randomBytes(16).toString("hex");
+      const token = randomHex(16);
       // One statement: a new key, or an expired record taken over (a committed record has its
       // retention as expiry, so it is never taken over while it is replayed).
       const sent = performance.now();
@@ -377,7 +376,7 @@ export class PostgresStore implements IdempotencyStore {
 
   #kept(response: StoredResponse): StoredResponse {
     const max = this.#maxRecordBytes;
-    return keptWithin(response, (form) => Buffer.byteLength(JSON.stringify(toJson(form))) <= max);
+    return keptWithin(response, (form) => utf8Length(JSON.stringify(toJson(form))) <= max);
   }
 
   /**
@@ -398,7 +397,7 @@ export class PostgresStore implements IdempotencyStore {
     leaseMs: number,
   ): void {
     const until = sent + leaseMs;
-    const sleep = (ms: number) => wait(Math.max(0, ms), undefined, { ref: false });
+    const sleep = (ms: number) => wait(Math.max(0, ms), undefined);
     const landed = insert.then(
       (res) => (res.rows.length === 1 ? ("claimed" as const) : ("nothing" as const)),
       () => "unknown" as const,
@@ -406,9 +405,7 @@ export class PostgresStore implements IdempotencyStore {
     void (async () => {
       // The lease's timer is cleared once the statement answers, not left to run out.
       const answered = new AbortController();
-      const expired = wait(leaseMs, "expired" as const, { ref: false, signal: answered.signal }).catch(
-        () => "expired" as const,
-      );
+      const expired = wait(leaseMs, "expired" as const, answered.signal).catch(() => "expired" as const);
       const outcome = await Promise.race([landed, expired]);
       answered.abort();
       if (outcome === "nothing" || outcome === "expired") return;
@@ -460,4 +457,30 @@ export class PostgresStore implements IdempotencyStore {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * `value` after `ms`, on a timer that keeps no process alive (`unref` where the runtime has it:
+ * a timer is a plain number on some Fetch runtimes); rejected when `signal` aborts, its timer
+ * cleared. `node:timers/promises` without the import, which would keep this module from loading
+ * where there is no Node.js.
+ * @see https://html.spec.whatwg.org/multipage/timers-and-user-prompts.html#dom-settimeout
+ */
+function wait<T>(ms: number, value: T, signal?: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort);
+      resolve(value);
+    }, ms) as { unref?: () => void } | number;
+    (timer as { unref?: () => void }).unref?.();
+    const abort = () => {
+      clearTimeout(timer as Parameters<typeof clearTimeout>[0]);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", abort, { once: true });
+  });
 }

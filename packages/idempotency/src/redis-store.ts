@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { checkOptionNames } from "@svc/kernel/internal";
+import { checkOptionNames, digest } from "@svc/kernel/internal";
+import { fromBase64, randomHex, toBase64, utf8Length } from "./bytes.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
@@ -133,7 +133,7 @@ interface Script {
 
 const script = (source: string): Script => ({
   source,
-  sha: createHash("sha1").update(source).digest("hex"),
+  sha: digest("sha1", source, "hex"),
 });
 
 const SCRIPTS = {
@@ -233,7 +233,7 @@ export class RedisStore implements IdempotencyStore {
   }
 
   async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
-    const token = randomBytes(16).toString("hex");
+    const token = randomHex(16);
     const reply = await this.#eval(SCRIPTS.claim, this.#prefix + key, [
       fingerprint,
       String(Math.ceil(leaseMs)),
@@ -264,7 +264,7 @@ export class RedisStore implements IdempotencyStore {
       if (last?.[0] !== form) last = [form, encodeResponse(form)];
       return last[1];
     };
-    const kept = keptWithin(response, (form) => Buffer.byteLength(encode(form)) <= this.#maxRecordBytes);
+    const kept = keptWithin(response, (form) => utf8Length(encode(form)) <= this.#maxRecordBytes);
     const encoded = encode(kept);
     const reply = await this.#eval(SCRIPTS.complete, this.#prefix + key, [
       token,
@@ -328,9 +328,7 @@ function encodeResponse(response: StoredResponse): string {
     s: response.status,
     h: response.headers,
     ...(response.bodyOmitted === true ? { o: 1 } : {}),
-    b: Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength).toString(
-      "base64",
-    ),
+    b: toBase64(response.body),
   });
 }
 
@@ -352,7 +350,7 @@ function decodeResponse(text: string): StoredResponse {
   const response: StoredResponse = {
     status: parsed.s,
     headers: parsed.h as Record<string, string | string[]>,
-    body: new Uint8Array(Buffer.from(parsed.b, "base64")),
+    body: fromBase64(parsed.b),
   };
   if (parsed.o === 1) response.bodyOmitted = true;
   return response;

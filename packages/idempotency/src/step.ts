@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import type {
   Body,
   Claim,
@@ -10,6 +9,7 @@ import type {
   ResponseValue,
 } from "@svc/kernel";
 import { addVary } from "@svc/kernel";
+import { utf8Bytes } from "@svc/kernel/internal";
 import {
   type IdempotencyConfig,
   type IdempotencyCoreOptions,
@@ -238,10 +238,14 @@ async function recordedBody(value: ResponseValue, max: number): Promise<Uint8Arr
   const body = value.body;
   if (body === undefined) return new Uint8Array();
   if (!isStream(body)) return body;
+  // A stream body with a `pipe` comes from Node.js code; a runtime without node:stream has none
+  // to read it with, and sends it as it is, recorded without its body.
+  const Readable = nodeReadable();
+  if (Readable === undefined) return undefined;
   const stream = body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>);
   const { chunks, ended } = await readUpTo(stream, max);
   if (ended) {
-    const whole = Buffer.concat(chunks);
+    const whole = joined(chunks);
     value.body = whole;
     return whole;
   }
@@ -249,19 +253,54 @@ async function recordedBody(value: ResponseValue, max: number): Promise<Uint8Arr
   return undefined;
 }
 
-async function* rest(read: Buffer[], stream: Readable): AsyncGenerator<Buffer> {
-  yield* read;
-  for await (const chunk of stream) yield toBuffer(chunk);
+type NodeReadable = typeof import("node:stream").Readable;
+
+/**
+ * node:stream's `Readable` where the runtime has it, through `process.getBuiltinModule`: an import
+ * would keep the main entry, which the Fetch entry imports, from loading where there is no Node.js.
+ *
+ * @see https://nodejs.org/api/process.html#processgetbuiltinmoduleid
+ */
+function nodeReadable(): NodeReadable | undefined {
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof runtime?.getBuiltinModule !== "function") return undefined;
+  try {
+    const stream = runtime.getBuiltinModule("node:stream") as { Readable?: NodeReadable } | undefined;
+    return typeof stream?.Readable?.from === "function" ? stream.Readable : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-function toBuffer(chunk: unknown): Buffer {
-  return typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk as Uint8Array);
+async function* rest(read: Uint8Array[], stream: NodeJS.ReadableStream): AsyncGenerator<Uint8Array> {
+  yield* read;
+  for await (const chunk of stream) yield toBytes(chunk);
+}
+
+/** A chunk as bytes of its own (a string in UTF-8). */
+function toBytes(chunk: unknown): Uint8Array {
+  return typeof chunk === "string" ? utf8Bytes(chunk) : new Uint8Array(chunk as Uint8Array);
+}
+
+function joined(chunks: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const chunk of chunks) size += chunk.byteLength;
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
 }
 
 /** Reads `stream` until it ends or more than `max` bytes came; leaves it paused in the latter case. */
-function readUpTo(stream: Readable, max: number): Promise<{ chunks: Buffer[]; ended: boolean }> {
+function readUpTo(
+  stream: NodeJS.ReadableStream,
+  max: number,
+): Promise<{ chunks: Uint8Array[]; ended: boolean }> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const chunks: Uint8Array[] = [];
     let size = 0;
     const done = () => {
       stream.removeListener("data", onData);
@@ -269,7 +308,7 @@ function readUpTo(stream: Readable, max: number): Promise<{ chunks: Buffer[]; en
       stream.removeListener("error", onError);
     };
     const onData = (chunk: unknown) => {
-      const buf = toBuffer(chunk);
+      const buf = toBytes(chunk);
       chunks.push(buf);
       size += buf.byteLength;
       if (size > max) {

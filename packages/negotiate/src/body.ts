@@ -360,11 +360,11 @@ const UTF8_NAMES = new Set(["utf-8", "utf8", "us-ascii"]);
  * (already checked to be UTF-8), then the encoding declaration. Decoding a body declared
  * ISO-8859-1 as UTF-8 anyway would misread it (its bytes C3 A9, "Ã©", would become "é").
  */
-function foreignXmlEncoding(body: Buffer, charsetGiven: boolean): string | undefined {
+function foreignXmlEncoding(body: Uint8Array, charsetGiven: boolean): string | undefined {
   const marked = byteOrderMarkEncoding(body);
   if (marked !== undefined) return marked;
   if (charsetGiven || startsWithUtf8Bom(body)) return undefined;
-  const name = xmlDeclaredEncoding(body.toString("latin1", 0, 512));
+  const name = xmlDeclaredEncoding(latin1(body.subarray(0, 512)));
   return name === undefined || UTF8_NAMES.has(name) ? undefined : name;
 }
 
@@ -380,20 +380,42 @@ function foreignXmlEncoding(body: Buffer, charsetGiven: boolean): string | undef
  * A mark starting `00 00` (UCS-4 big-endian or 2143) is left to the UTF-8 decoding, which refuses
  * it with a 400 as before: its `FE`/`FF` byte is never UTF-8.
  */
-function byteOrderMarkEncoding(body: Buffer): string | undefined {
+function byteOrderMarkEncoding(body: Uint8Array): string | undefined {
   const nulAfter = body.length >= 4 && body[2] === 0 && body[3] === 0;
   if (body[0] === 0xff && body[1] === 0xfe) return nulAfter ? "utf-32le" : "utf-16le";
   if (body[0] === 0xfe && body[1] === 0xff) return nulAfter ? "ucs-4 (3412)" : "utf-16be";
   return undefined;
 }
 
-function startsWithUtf8Bom(body: Buffer): boolean {
+function startsWithUtf8Bom(body: Uint8Array): boolean {
   return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+}
+
+/**
+ * Each byte as the code point of the same value (ISO-8859-1), as XML 1.0 Appendix F reads the
+ * declaration before the encoding is known. Not `TextDecoder("latin1")`: the Encoding Standard
+ * maps that label to windows-1252, which reads 0x80 to 0x9F otherwise.
+ * @see https://encoding.spec.whatwg.org/#names-and-labels
+ */
+function latin1(bytes: Uint8Array): string {
+  return String.fromCharCode(...bytes);
+}
+
+/** The chunks of a body, `size` bytes in all, in one array. */
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
 }
 
 /** Decodes and parses the received bytes: the value, or the 400 refusing them. */
 function parseReceived(
-  body: Buffer,
+  body: Uint8Array,
   kind: BodyKind,
   depth: number,
   exactNumbers: boolean,
@@ -533,9 +555,9 @@ function receiveNode(
   stream: NodeJS.ReadableStream,
   config: BodyConfig,
   deferred: HttpError | undefined,
-): Promise<Buffer> {
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const chunks: Uint8Array[] = [];
     let size = 0;
     let done = false;
     let timer: NodeJS.Timeout | undefined;
@@ -543,7 +565,7 @@ function receiveNode(
       if (done) return;
       done = true;
       if (timer !== undefined) clearTimeout(timer);
-      if (err === undefined) resolve(Buffer.concat(chunks));
+      if (err === undefined) resolve(joined(chunks, size));
       else {
         chunks.length = 0;
         reject(err);
@@ -553,7 +575,7 @@ function receiveNode(
       timer = setTimeout(() => finish(timedOut(config)), config.timeout);
       timer.unref?.();
     }
-    stream.on("data", (chunk: Buffer) => {
+    stream.on("data", (chunk: Uint8Array) => {
       if (done) return;
       if (deferred !== undefined && chunk.length > 0) {
         // Only content of unknown length gets here (a refusal with a Content-Length is sent at once).
@@ -579,7 +601,7 @@ async function receiveIterable(
   content: AsyncIterable<Uint8Array>,
   config: BodyConfig,
   deferred: HttpError | undefined,
-): Promise<Buffer> {
+): Promise<Uint8Array> {
   const iterator = content[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -621,7 +643,7 @@ async function receiveIterable(
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-  return Buffer.concat(chunks);
+  return joined(chunks, size);
 }
 
 /** Whether `content` may hold bytes: a `node:http` stream by its framing (RFC 9112 §6), bytes by their length. */
@@ -646,10 +668,10 @@ async function read(config: BodyConfig, request: RequestView, content: BodyConte
     throw length !== undefined && Number(length) > config.limit ? closing(declared) : declared;
   }
   const deferred = declared instanceof HttpError ? declared : undefined;
-  let body: Buffer;
+  let body: Uint8Array;
   if (content instanceof Uint8Array) {
     if (content.byteLength > config.limit) throw tooLarge(config);
-    body = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    body = content;
   } else if (isNodeStream(content)) body = await receiveNode(content, config, deferred);
   else body = await receiveIterable(content as AsyncIterable<Uint8Array>, config, deferred);
   // Empty content (RFC 9112 §7.1: a chunked body may have no chunk of data): no body.
