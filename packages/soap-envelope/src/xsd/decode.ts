@@ -1,18 +1,21 @@
-import { interned } from "../xml/interned.js";
-import { clark, type ParsedElement, resolveQName, shown, type XmlElement } from "../xml/reader.js";
+import { clark, type ParsedElement, shown, type XmlElement } from "../xml/reader.js";
 import { trimXml, XML_NON_WHITESPACE } from "../xml/space.js";
-import { BUILTIN_INFO, decodeBytes, floatValue } from "./builtins.js";
-import { EncodingStyleError, SchemaValidationError } from "./errors.js";
 import {
-  applyWhiteSpace,
-  canonicalInteger,
-  checkLexical,
-  collapseFast,
-  enumerationLiteral,
-  lexicalCheck,
-  listItems,
-  unionMember,
-} from "./lexical.js";
+  attributeNamespace,
+  checkEncodingStyle,
+  checkFixed,
+  checkNoAttributes,
+  decodeSimple,
+  describeNs,
+  knownAttributes,
+  SOAP_ENCODING_STYLE,
+  SOAP_IGNORED,
+  valueText,
+  XSI_HINTS,
+  XSI_PREFIX,
+  xsiType,
+} from "./decode-simple.js";
+import { SchemaValidationError } from "./errors.js";
 import {
   type AnyParticle,
   type ComplexType,
@@ -25,8 +28,6 @@ import {
   type LongRepresentation,
   type Particle,
   REGISTRY,
-  type SimpleType,
-  substitutable,
   TYPE_NAMES,
   type Wildcard,
   wildcardAllows,
@@ -35,6 +36,8 @@ import {
   XSI_NS,
   XSI_TYPE,
 } from "./model.js";
+
+export { decodeSimple } from "./decode-simple.js";
 
 /**
  * Validates an element against its declaration and decodes it into a plain object: attributes
@@ -288,30 +291,6 @@ function untyped(element: XmlElement): Record<string, unknown> {
   return out;
 }
 
-/** The namespace of an attribute key (`{ns}local` or an unqualified `local`). */
-function attributeNamespace(key: string): string {
-  return key.charCodeAt(0) === 0x7b ? key.slice(1, key.indexOf("}")) : "";
-}
-
-/**
- * An element's character content, or its declaration's default or fixed value when it is empty
- * (Part 1 §3.3.4 Element Locally Valid (Element) 5.1); a fixed value must be the one given (5.2.2).
- */
-function valueText(element: XmlElement, decl: ElementDecl, type: SimpleType, path: string): string {
-  const constraint = decl.valueConstraint;
-  if (constraint === undefined) return element.text;
-  if (element.text === "") return constraint.value;
-  if (constraint.fixed) checkFixed(type, element.text, constraint.value, path);
-  return element.text;
-}
-
-/** Part 1 §3.2.4 (Attribute Locally Valid) clause 3: a fixed value is the value it must have. */
-function checkFixed(type: SimpleType, raw: string, fixed: string, path: string): void {
-  const ws = type.variety === "union" ? "collapse" : type.whiteSpace;
-  if (applyWhiteSpace(ws, raw) !== applyWhiteSpace(ws, fixed))
-    throw new SchemaValidationError(path, `must be ${shown(fixed)} (fixed)`);
-}
-
 export function matchGroup(g: GroupParticle, m: ContentMatch, i: number): number {
   const { children, out, path, longAs } = m;
   if (g.kind === "all") {
@@ -363,382 +342,4 @@ export function matchGroup(g: GroupParticle, m: ContentMatch, i: number): number
     if (i === before) break;
   }
   return i;
-}
-
-/**
- * A simple type's literal validated and decoded: its white space handled (Part 2 §4.3.6), a
- * list into an array of its items' values, a union by the first member it fits (§2.5.1.3).
- */
-export function decodeSimple(
-  type: SimpleType,
-  raw: string,
-  path: string,
-  longAs: LongRepresentation,
-  scope: Readonly<Record<string, string>> | undefined,
-): unknown {
-  if (type.variety === "union") {
-    if (type.facets.patterns.length > 0 || type.facets.enumeration !== undefined)
-      checkLexical(type, raw, path);
-    return decodeSimple(unionMember(type, raw, path), raw, path, longAs, scope);
-  }
-  const lexical = applyWhiteSpace(type.whiteSpace, raw);
-  checkLexical(type, lexical, path);
-  if (type.variety === "list") {
-    const item = type.itemType as SimpleType;
-    return listItems(lexical).map((i) => decodeSimple(item, i, path, longAs, scope));
-  }
-  return atomicValue(type, lexical, path, longAs, scope);
-}
-
-/** The JavaScript value of a checked atomic lexical (xsd-builtins.ts, ValueKind). */
-function atomicValue(
-  type: SimpleType,
-  lexical: string,
-  path: string,
-  longAs: LongRepresentation,
-  scope: Readonly<Record<string, string>> | undefined,
-): unknown {
-  switch (BUILTIN_INFO[type.base].value) {
-    case "bigint":
-      // Converted from the canonical form: leading zeros (valid, but unbounded in number) would
-      // make the conversion cost more than linear time in the message.
-      return longAs === "bigint" ? BigInt(canonicalInteger(lexical)) : canonicalInteger(lexical);
-    case "int":
-      // From the canonical form (Part 2 §3.3.13.2): "-0" is the integer 0, not JavaScript's -0.
-      return Number(canonicalInteger(lexical));
-    case "boolean":
-      return lexical === "true" || lexical === "1";
-    case "decimal":
-      // An enumerated xs:decimal decodes to the literal it equals (`1.50` → the schema's `1.5`),
-      // the value generated types give it.
-      return type.facets.enumeration ? (enumerationLiteral(type, lexical) ?? lexical) : lexical;
-    case "float":
-      return floatValue(lexical);
-    case "bytes":
-      return decodeBytes(type.base, lexical);
-    case "qname": {
-      // Part 2 §3.2.18: a QName's prefix (or, without one, the default namespace) is resolved
-      // against the namespaces in scope where it appears.
-      const q = scope === undefined ? undefined : resolveQName(lexical, scope);
-      if (q === undefined)
-        throw new SchemaValidationError(path, `the prefix of ${shown(lexical)} is not declared`);
-      return clark(q.namespace, q.localName);
-    }
-    default:
-      return lexical;
-  }
-}
-
-function describeNs(ns: string): string {
-  return ns ? ` {${shown(ns)}}` : "";
-}
-
-const XSI_PREFIX = `{${XSI_NS}}`;
-
-/**
- * XML Schema Part 1 §3.4.4, Element Locally Valid (Complex Type) 3, and §3.3.4, Element Locally
- * Valid (Type) 3.1.1: every element may carry the attributes "whose [namespace name] is identical
- * to http://www.w3.org/2001/XMLSchema-instance and whose [local name] is one of type, nil,
- * schemaLocation or noNamespaceSchemaLocation". The two location attributes are only hints of
- * where a schema document might be found (§4.3.2), which this node, compiled from its contract,
- * does not need: a valid instance that carries them is still valid, so they are ignored.
- */
-const XSI_HINTS: ReadonlySet<string> = new Set([
-  `${XSI_PREFIX}schemaLocation`,
-  `${XSI_PREFIX}noNamespaceSchemaLocation`,
-]);
-
-/**
- * XML Schema Part 1 §3.3.4, Element Locally Valid (Element) 4: `xsi:type` is a QName that "must
- * resolve to a type definition", which "must be validly derived from the {type definition}" of
- * the element's declaration (§3.4.6, §3.14.6: by the derivations the schema declares, none its
- * type or element blocks), and becomes its type. Any type is derived from itself, so naming the
- * declared type (as some clients do on every element) changes nothing.
- */
-function xsiType(element: XmlElement, decl: ElementDecl, path: string): SimpleType | ComplexType {
-  const raw = element.attributes[XSI_TYPE] ?? "";
-  const scope = (element as Partial<ParsedElement>).scope;
-  const q = scope === undefined ? undefined : resolveQName(trimXml(raw), scope);
-  if (q === undefined)
-    throw new SchemaValidationError(path, `xsi:type="${shown(raw)}": its prefix is not declared`);
-  const name = clark(q.namespace, q.localName);
-  const declared = TYPE_NAMES.get(decl.type);
-  if (name === declared) return decl.type;
-  const candidate = REGISTRY.get(decl)?.type(name);
-  if (candidate === undefined)
-    throw new SchemaValidationError(path, `xsi:type="${shown(raw)}" names no type of the schema`);
-  const why = substitutable(candidate, decl.type, decl.block);
-  if (why !== undefined) {
-    throw new SchemaValidationError(
-      path,
-      `xsi:type="${shown(raw)}" cannot replace ${declared ?? `the type of ${decl.localName}`}: ${why}`,
-    );
-  }
-  if (candidate.kind === "complex" && candidate.abstract)
-    throw new SchemaValidationError(path, `xsi:type="${shown(raw)}" names an abstract type`);
-  return candidate;
-}
-
-const KNOWN_ATTRIBUTES = new WeakMap<ComplexType, ReadonlySet<string>>();
-
-/** The attribute keys an element of a complex type may carry (its attributes, `xsi:nil`), once per type. */
-function knownAttributes(type: ComplexType): ReadonlySet<string> {
-  let known = KNOWN_ATTRIBUTES.get(type);
-  if (known === undefined) {
-    known = new Set([XSI_NIL, ...type.attributes.map((a) => a.key)]);
-    KNOWN_ATTRIBUTES.set(type, known);
-  }
-  return known;
-}
-
-function checkNoAttributes(element: XmlElement, path: string): void {
-  for (const key in element.attributes) {
-    if (key === XSI_NIL || key === XSI_TYPE || SOAP_IGNORED.has(key) || XSI_HINTS.has(key)) continue;
-    if (key === SOAP_ENCODING_STYLE) checkEncodingStyle(element.attributes[key] ?? "", path);
-    else throw new SchemaValidationError(path, `attribute "${shown(key)}" is not allowed`);
-  }
-}
-
-const SOAP_ENCODING_STYLE = "{http://www.w3.org/2003/05/soap-envelope}encodingStyle";
-const ENCODING_NONE = "http://www.w3.org/2003/05/soap-envelope/encoding/none";
-
-/**
- * SOAP 1.2 Part 1 §5.1.1: env:encodingStyle "MAY appear on ... Any descendent of" a body child
- * and scopes that element. `encoding/none` ("no claims are made regarding the encoding style")
- * and an empty value leave it literal, as this node reads everything; any other encoding is one
- * it does not decode: DataEncodingUnknown (§5.4.6), not a schema mismatch.
- */
-function checkEncodingStyle(value: string, path: string): void {
-  const style = trimXml(value);
-  if (style !== ENCODING_NONE && style !== "") throw new EncodingStyleError(path, value);
-}
-
-/**
- * SOAP 1.2 Part 1 §5.2.2, §5.2.3, §5.2.4: env:role, env:mustUnderstand and env:relay belong to
- * header blocks, and "SOAP receivers MUST ignore this attribute information item if it appears
- * on descendants of a SOAP header block or on a SOAP body child element information item (or its
- * descendents)": on payload elements they are not the schema's to refuse. (The body child's own
- * env:* attributes are removed before decoding, service.ts.)
- */
-const SOAP_IGNORED: ReadonlySet<string> = new Set(
-  ["role", "mustUnderstand", "relay"].map((local) => `{http://www.w3.org/2003/05/soap-envelope}${local}`),
-);
-
-// Compiled decoders: the walk above, specialised once per element declaration to what the
-// declaration allows, so a message is not interpreted against the schema model. They decide,
-// decode and fail exactly as decodeElement does: an element with any attribute, a type with
-// attributes or simple content, and any content model but a sequence of elements occurring once
-// are handed to decodeElement itself.
-
-/** Decodes an element already known to carry the declaration's name; `path` as in decodeElement. */
-export type ElementDecoder = (element: XmlElement, path: string) => unknown;
-
-/** The compiled decoders of one schema (its `longAs`), filled as declarations are first used. */
-export class Decoders {
-  private readonly cache = new Map<ElementDecl, ElementDecoder>();
-  constructor(readonly longAs: LongRepresentation) {}
-
-  for(decl: ElementDecl): ElementDecoder {
-    let decoder = this.cache.get(decl);
-    if (decoder === undefined) {
-      decoder = compileDecoder(decl, this);
-      this.cache.set(decl, decoder);
-    }
-    return decoder;
-  }
-}
-
-function hasAttribute(attributes: Readonly<Record<string, string>>): boolean {
-  for (const _ in attributes) return true;
-  return false;
-}
-
-function compileDecoder(decl: ElementDecl, decoders: Decoders): ElementDecoder {
-  const longAs = decoders.longAs;
-  const interpret: ElementDecoder = (element, path) => decodeElement(element, decl, path, longAs);
-  const type = decl.type;
-  if (decl.valueConstraint !== undefined) return interpret;
-  if (type.kind === "simple") {
-    // A QName's value depends on the namespaces in scope, which decodeElement passes on.
-    if (needsScope(type)) return interpret;
-    const simple = simpleDecoder(type, longAs);
-    return (element, path) => {
-      // With no attribute neither xsi:nil nor any other can apply (decodeElement's first steps).
-      if (hasAttribute(element.attributes)) return interpret(element, path);
-      if (element.children.length > 0) throw new SchemaValidationError(path, "must not contain elements");
-      return simple(element.text, path);
-    };
-  }
-  // An abstract type refuses every element without xsi:type; a mixed one takes text.
-  if (type.attributes.length > 0 || type.simpleContent || type.abstract || type.mixed) return interpret;
-  const content = type.content;
-  const sequence = content ? sequenceOfElements(content) : undefined;
-  if (content && sequence === undefined) {
-    // Another content model: decodeElement's matching, behind the same checks.
-    return (element, path) => {
-      if (hasAttribute(element.attributes)) return interpret(element, path);
-      if (XML_NON_WHITESPACE.test(element.text))
-        throw new SchemaValidationError(path, "must not contain text");
-      const out: Record<string, unknown> = {};
-      const children = element.children;
-      const index = matchGroup(content, { children, out, path, longAs }, 0);
-      unexpected(children, index, path);
-      return out;
-    };
-  }
-  const group = content as GroupParticle | undefined;
-  const particles = sequence ?? [];
-  const skippable = group !== undefined && emptiable(group);
-  const steps = particles.map((p) => particleDecoder(p, decoders));
-  return (element, path) => {
-    if (hasAttribute(element.attributes)) return interpret(element, path);
-    if (XML_NON_WHITESPACE.test(element.text)) throw new SchemaValidationError(path, "must not contain text");
-    const out: Record<string, unknown> = {};
-    const children = element.children;
-    let index = 0;
-    // matchGroup on a sequence occurring once: an emptiable one its first child cannot start
-    // matches nothing at all.
-    if (group !== undefined) {
-      const first = children[0];
-      if (!(skippable && (first === undefined || !canStart(group, first))))
-        for (const step of steps) index = step(children, out, path, index);
-    }
-    unexpected(children, index, path);
-    return out;
-  };
-}
-
-/** The element particles of a sequence occurring exactly once, when it holds nothing else. */
-function sequenceOfElements(g: GroupParticle): ElementParticle[] | undefined {
-  if (g.kind !== "sequence" || g.min !== 1 || g.max !== 1) return undefined;
-  const out: ElementParticle[] = [];
-  for (const item of g.items) {
-    if (item.kind !== "element") return undefined;
-    out.push(item);
-  }
-  return out;
-}
-
-type ParticleStep = (
-  children: readonly XmlElement[],
-  out: Record<string, unknown>,
-  path: string,
-  i: number,
-) => number;
-
-/** matchParticle for one element particle, its element's decoder compiled on first use. */
-function particleDecoder(p: ElementParticle, decoders: Decoders): ParticleStep {
-  // Interned: each child's names are compared with them, and `localName` keys the value.
-  const localName = interned(p.decl.localName);
-  const namespace = interned(p.decl.namespace);
-  const { min, max, many } = p;
-  let decode: ElementDecoder | undefined;
-  // The child's path is the same string for the same parent path: built once, not per element.
-  let parentPath: string | undefined;
-  let childPath = "";
-  return (children, out, path, i) => {
-    let count = 0;
-    while (count < max) {
-      const child = children[i];
-      if (!child || child.localName !== localName || child.namespace !== namespace) break;
-      decode ??= decoders.for(p.decl);
-      if (path !== parentPath) {
-        childPath = `${path}/${localName}`;
-        parentPath = path;
-      }
-      const value = decode(child, childPath);
-      if (many) {
-        const list = (out[localName] as unknown[] | undefined) ?? [];
-        list.push(value);
-        out[localName] = list;
-      } else {
-        out[localName] = value;
-      }
-      i++;
-      count++;
-    }
-    if (count < min) {
-      const found = children[i];
-      throw new SchemaValidationError(
-        path,
-        `expected element ${localName}${describeNs(namespace)}${found ? `, found ${shown(found.localName)}${describeNs(found.namespace)}` : ""}`,
-      );
-    }
-    if (many && count === 0 && out[localName] === undefined) out[localName] = [];
-    return i;
-  };
-}
-
-function unexpected(children: readonly XmlElement[], index: number, path: string): void {
-  const extra = children[index];
-  if (extra) {
-    throw new SchemaValidationError(
-      path,
-      `unexpected element ${shown(extra.localName)}${describeNs(extra.namespace)}`,
-    );
-  }
-}
-
-/** decodeSimple for one type, its lexical check chosen once. */
-function simpleDecoder(type: SimpleType, longAs: LongRepresentation): (raw: string, path: string) => unknown {
-  const generic = (raw: string, path: string) => decodeSimple(type, raw, path, longAs, undefined);
-  if (type.variety !== "atomic") return generic;
-  const check = lexicalCheck(type);
-  switch (type.base) {
-    case "string":
-      if (type.whiteSpace !== "preserve") return generic;
-      return (raw, path) => {
-        check(raw, path);
-        return raw;
-      };
-    case "long":
-      return longAs === "bigint"
-        ? (raw, path) => {
-            const lexical = collapseFast(raw);
-            check(lexical, path);
-            return BigInt(canonicalInteger(lexical));
-          }
-        : (raw, path) => {
-            const lexical = collapseFast(raw);
-            check(lexical, path);
-            return canonicalInteger(lexical);
-          };
-    case "int":
-      return (raw, path) => {
-        const lexical = collapseFast(raw);
-        check(lexical, path);
-        return Number(canonicalInteger(lexical));
-      };
-    case "boolean":
-      return (raw, path) => {
-        const lexical = collapseFast(raw);
-        check(lexical, path);
-        return lexical === "true" || lexical === "1";
-      };
-    case "decimal": {
-      // An enumerated xs:decimal decodes to the literal it equals, as decodeSimple does.
-      const enumerated = type.facets.enumeration !== undefined;
-      return (raw, path) => {
-        const lexical = collapseFast(raw);
-        check(lexical, path);
-        return enumerated ? (enumerationLiteral(type, lexical) ?? lexical) : lexical;
-      };
-    }
-    case "date":
-    case "dateTime":
-      return (raw, path) => {
-        const lexical = collapseFast(raw);
-        check(lexical, path);
-        return lexical;
-      };
-    default:
-      return generic;
-  }
-}
-
-/** Whether decoding a type's values needs the namespaces in scope (a QName among its values). */
-function needsScope(type: SimpleType): boolean {
-  if (type.variety === "list") return needsScope(type.itemType as SimpleType);
-  if (type.variety === "union") return (type.memberTypes ?? []).some(needsScope);
-  return BUILTIN_INFO[type.base].value === "qname";
 }

@@ -1,22 +1,18 @@
 import { escapeXml } from "@svc/errors";
-import { interned } from "../xml/interned.js";
-import { shown } from "../xml/shown.js";
-import { BUILTIN_INFO, builtinLexical, encodeBytes, floatLexical } from "./builtins.js";
+import { describeValue, encodeSimple, type QNameScope, splitClark } from "./encode-simple.js";
 import { SchemaValidationError } from "./errors.js";
-import { applyWhiteSpace, checkLexical, checkXmlChars, collapse, lexicalCheck } from "./lexical.js";
+import { applyWhiteSpace, checkXmlChars } from "./lexical.js";
 import {
   type AnyParticle,
   type ComplexType,
   cachedElementParticles,
   type ElementDecl,
-  type ElementParticle,
   elementParticles,
   emptiable,
   firstNames,
   type GroupParticle,
   type Particle,
   REGISTRY,
-  type SimpleType,
   substitutable,
   TYPE_NAMES,
   wildcardAllows,
@@ -24,22 +20,11 @@ import {
   XSI_NS,
 } from "./model.js";
 
-/**
- * The namespace declarations QName values need on the element being written (Part 2 §3.2.18: a
- * QName's prefix must be declared where it appears): `q`, `q1`, ... per namespace.
- */
-interface QNameScope {
-  /** The element's default namespace, what an unprefixed QName would resolve to. */
-  defaultNs: string;
-  prefixes: Map<string, string>;
-  declarations: string;
-}
-
 /** What closes an `xsi:nil` element (XML Schema Part 1 §2.6.2), its prefix declared with it. */
 const NIL = ` xmlns:xsi="${XSI_NS}" xsi:nil="true"/>`;
 
 /** A `null` value: the element opened by `start`, empty and `xsi:nil`, when it is nillable. */
-function nilElement(start: string, nillable: boolean, path: string): string {
+export function nilElement(start: string, nillable: boolean, path: string): string {
   if (!nillable) throw new SchemaValidationError(path, "is not nillable");
   return `${start}${NIL}`;
 }
@@ -183,25 +168,8 @@ function wildcardAttributes(type: ComplexType, value: unknown, path: string): st
   return out;
 }
 
-/** A Clark name `{ns}local` or a bare local name, its local part an NCName. */
-function splitClark(name: string, path: string): { namespace: string; localName: string } {
-  let namespace = "";
-  let localName = name;
-  if (name.charCodeAt(0) === 0x7b) {
-    const end = name.indexOf("}");
-    namespace = name.slice(1, end);
-    localName = end === -1 ? "" : name.slice(end + 1);
-  }
-  if (!builtinLexical("NCName", localName))
-    throw new SchemaValidationError(
-      path,
-      `${JSON.stringify(shown(name, 60))} is not a name ({namespace}local)`,
-    );
-  return { namespace, localName };
-}
-
 /** A type's content: its particles, then a check that every `$any` entry found its wildcard. */
-function encodeContent(
+export function encodeContent(
   content: GroupParticle,
   obj: Record<string, unknown>,
   ns: string,
@@ -337,7 +305,7 @@ function encodeParticle(
 const ALLOWED_KEYS = new WeakMap<ComplexType, ReadonlySet<string>>();
 
 /** The object keys a complex type's value may carry (attributes, elements, `$value`), computed once. */
-function allowedKeys(type: ComplexType): ReadonlySet<string> {
+export function allowedKeys(type: ComplexType): ReadonlySet<string> {
   let keys = ALLOWED_KEYS.get(type);
   if (keys === undefined) {
     const set = new Set<string>(type.attributes.map((a) => a.name));
@@ -354,362 +322,4 @@ function allowedKeys(type: ComplexType): ReadonlySet<string> {
 
 function hasWildcard(p: Particle): boolean {
   return p.kind === "any" || (p.kind !== "element" && p.items.some(hasWildcard));
-}
-
-/** JS value → lexical form, then the same checks as on input. */
-function encodeSimple(type: SimpleType, value: unknown, path: string, qnames?: QNameScope): string {
-  if (type.variety === "union") {
-    // Part 2 §2.5.1.3: the value is of the first member type that takes it.
-    for (const member of type.memberTypes ?? []) {
-      let lexical: string;
-      try {
-        lexical = encodeSimple(member, value, path, qnames);
-      } catch (err) {
-        if (err instanceof SchemaValidationError) continue;
-        throw err;
-      }
-      checkLexical(type, lexical, path);
-      return lexical;
-    }
-    throw new SchemaValidationError(
-      path,
-      `${describeValue(value)} is not a value of any member type of ${type.name}`,
-    );
-  }
-  if (type.variety === "list") {
-    let lexical: string;
-    if (typeof value === "string") lexical = collapse(value);
-    else if (Array.isArray(value)) {
-      const item = type.itemType as SimpleType;
-      lexical = value
-        .map((v, i) => {
-          const text = encodeSimple(item, v, `${path}[${i}]`, qnames);
-          // Part 2 §4.2.1: list items are separated by white space, so none may hold any.
-          if (text === "" || /[ \t\n\r]/.test(text))
-            throw new SchemaValidationError(
-              `${path}[${i}]`,
-              "a list item must be non-empty and hold no white space",
-            );
-          return text;
-        })
-        .join(" ");
-    } else {
-      throw new SchemaValidationError(path, `expected an array, got ${describeValue(value)}`);
-    }
-    checkLexical(type, lexical, path);
-    return lexical;
-  }
-  let lexical: string;
-  const bad = (): never => {
-    throw new SchemaValidationError(path, `expected xs:${type.base}, got ${describeValue(value)}`);
-  };
-  switch (BUILTIN_INFO[type.base].value) {
-    case "string":
-      if (type.base === "date" || type.base === "dateTime") {
-        lexical = dateLexical(type.base, value, bad);
-        break;
-      }
-      if (typeof value !== "string") bad();
-      checkXmlChars(value as string, path);
-      lexical = applyWhiteSpace(type.whiteSpace, value as string);
-      break;
-    case "int":
-    case "bigint":
-      if (typeof value === "bigint") lexical = value.toString();
-      else if (typeof value === "number" && Number.isSafeInteger(value)) lexical = String(value);
-      else if (typeof value === "string") lexical = collapse(value);
-      else lexical = bad();
-      break;
-    case "decimal":
-      // A number is accepted only when its shortest round-trip form is plain decimal notation;
-      // exact amounts should travel as strings.
-      if (typeof value === "bigint") lexical = value.toString();
-      else if (typeof value === "number" && Number.isFinite(value) && !/e/i.test(String(value)))
-        lexical = String(value);
-      else if (typeof value === "string") lexical = collapse(value);
-      else lexical = bad();
-      break;
-    case "float":
-      if (typeof value === "number") lexical = floatLexical(value);
-      else if (typeof value === "string") lexical = collapse(value);
-      else lexical = bad();
-      break;
-    case "boolean":
-      if (typeof value === "boolean") lexical = String(value);
-      else if (typeof value === "string") lexical = collapse(value);
-      else lexical = bad();
-      break;
-    case "bytes":
-      if (value instanceof Uint8Array) lexical = encodeBytes(type.base, value);
-      else if (typeof value === "string") lexical = collapse(value);
-      else lexical = bad();
-      break;
-    case "qname":
-      lexical = qnameLexical(value, path, qnames, bad);
-      break;
-  }
-  checkLexical(type, lexical, path);
-  return lexical;
-}
-
-function dateLexical(base: "date" | "dateTime", value: unknown, bad: () => never): string {
-  if (value instanceof Date && !Number.isNaN(value.getTime())) {
-    const iso = isoDateTime(value);
-    return base === "date" ? iso.slice(0, iso.indexOf("T")) : iso;
-  }
-  if (typeof value === "string") return collapse(value);
-  return bad();
-}
-
-/**
- * A QName value (a Clark name `{ns}local`, or a bare local name for no namespace) as `prefix:local`,
- * its prefix declared on the element being written.
- */
-function qnameLexical(
-  value: unknown,
-  path: string,
-  qnames: QNameScope | undefined,
-  bad: () => never,
-): string {
-  if (typeof value !== "string" || qnames === undefined) return bad();
-  const { namespace, localName } = splitClark(value, path);
-  if (namespace === "") {
-    // An unprefixed QName takes the default namespace, which is the element's own.
-    if (qnames.defaultNs !== "")
-      throw new SchemaValidationError(
-        path,
-        `${JSON.stringify(value)} has no namespace and cannot be written inside a namespaced element`,
-      );
-    return localName;
-  }
-  let prefix = qnames.prefixes.get(namespace);
-  if (prefix === undefined) {
-    prefix = `q${qnames.prefixes.size === 0 ? "" : qnames.prefixes.size}`;
-    qnames.prefixes.set(namespace, prefix);
-    qnames.declarations += ` xmlns:${prefix}="${escapeXml(namespace)}"`;
-  }
-  return `${prefix}:${localName}`;
-}
-
-/**
- * A valid Date as an xs:dateTime lexical in UTC (XML Schema 1.0 Part 2 §3.2.7.1). `toISOString`
- * writes a year after 9999 in the expanded form of ECMA-262 §21.4.1.32 (`+010000-01-01T…`); Part
- * 2 writes it with as many digits as it needs and no sign (`10000-01-01T…`: "if more than four
- * digits, leading zeros are prohibited"). Years before 0001 keep their form, which Part 2 has no
- * lexical for, and fail the lexical check as before.
- */
-function isoDateTime(value: Date): string {
-  const iso = value.toISOString();
-  if (iso.charCodeAt(0) !== 0x2b) return iso;
-  const dash = iso.indexOf("-", 1);
-  return `${iso.slice(1, dash).replace(/^0+/, "")}${iso.slice(dash)}`;
-}
-
-/** What a value is, for "expected xs:string, got the number 5". */
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "null";
-  if (typeof value === "string") return `the string ${JSON.stringify(shown(value, 60))}`;
-  if (typeof value === "bigint") return `the bigint ${value}n`;
-  if (typeof value === "object") {
-    return Array.isArray(value) ? "an array" : value instanceof Date ? "a Date" : "an object";
-  }
-  return `the ${typeof value} ${String(value)}`;
-}
-
-// Compiled encoders: encodeElement specialised once per element declaration (its tags written
-// out, its simple types' conversions and checks chosen), writing and failing exactly as
-// encodeElement does. A type with attributes or simple content is handed to encodeElement, and
-// any content model but a sequence of elements occurring once to encodeGroup.
-
-/** Encodes a value as an element of one declaration; arguments as encodeElement's. */
-export type ElementEncoder = (value: unknown, parentNs: string, path: string) => string;
-
-/** The compiled encoders of one schema, filled as declarations are first used. */
-export class Encoders {
-  private readonly cache = new Map<ElementDecl, ElementEncoder>();
-
-  for(decl: ElementDecl): ElementEncoder {
-    let encoder = this.cache.get(decl);
-    if (encoder === undefined) {
-      encoder = compileEncoder(decl, this);
-      this.cache.set(decl, encoder);
-    }
-    return encoder;
-  }
-}
-
-function compileEncoder(decl: ElementDecl, encoders: Encoders): ElementEncoder {
-  const type = decl.type;
-  const interpret: ElementEncoder = (value, parentNs, path) => encodeElement(decl, value, parentNs, path);
-  // The constructs encodeElement alone writes: attributes and simple content, `$type`
-  // substitution, wildcard attributes, mixed text, xs:anyType's strings; QNames' declarations.
-  if (
-    type.kind === "complex" &&
-    (type.attributes.length > 0 ||
-      type.simpleContent ||
-      type.derived !== undefined ||
-      type.baseType?.kind === "complex" ||
-      type.abstract ||
-      type.anyAttribute ||
-      type.mixed)
-  )
-    return interpret;
-  if (type.kind === "simple" && needsDeclarations(type)) return interpret;
-  const ns = decl.namespace;
-  const name = decl.localName;
-  const open = `<${name}`;
-  const openNs = `<${name} xmlns="${escapeXml(ns)}"`;
-  const close = `</${name}>`;
-  const nillable = decl.nillable;
-  if (type.kind === "simple" && isPlainString(type)) {
-    const simple = simpleEncoder(type);
-    const check = lexicalCheck(type);
-    return (value, parentNs, path) => {
-      const start = ns === parentNs ? open : openNs;
-      if (value === null) return nilElement(start, nillable, path);
-      if (typeof value !== "string") return `${start}>${escapeXml(simple(value, path))}${close}`;
-      // simpleEncoder's checks and escapeXml, with one expression for what checkXmlChars looks
-      // for and escapeXml replaces: a value without any of it (most) needs neither.
-      if (!NEEDS_WORK.test(value)) {
-        check(value, path);
-        return `${start}>${value}${close}`;
-      }
-      checkXmlChars(value, path);
-      check(value, path);
-      return `${start}>${escapeXml(value)}${close}`;
-    };
-  }
-  if (type.kind === "simple") {
-    const simple = simpleEncoder(type);
-    // A lexical form that passed its check holds no character to escape (XML 1.0 §2.4) unless
-    // it is an xs:string's: the other built-ins' lexical spaces are digits, signs, `.`, `:`,
-    // `T`, `Z` and the booleans' words (XML Schema Part 2 §3.2, §3.3).
-    const needsEscape =
-      type.variety !== "atomic" ||
-      (BUILTIN_INFO[type.base].value === "string" && type.base !== "date" && type.base !== "dateTime");
-    return (value, parentNs, path) => {
-      const start = ns === parentNs ? open : openNs;
-      if (value === null) return nilElement(start, nillable, path);
-      const lexical = simple(value, path);
-      return `${start}>${needsEscape ? escapeXml(lexical) : lexical}${close}`;
-    };
-  }
-  const content = type.content;
-  const sequence =
-    content && content.kind === "sequence" && content.min === 1 && content.max === 1
-      ? content.items
-      : undefined;
-  const steps =
-    sequence?.every((item) => item.kind === "element") === true
-      ? sequence.map((item) => particleEncoder(item as ElementParticle, ns, encoders))
-      : undefined;
-  const allowed = allowedKeys(type);
-  return (value, parentNs, path) => {
-    const start = ns === parentNs ? open : openNs;
-    if (value === null) return nilElement(start, nillable, path);
-    if (typeof value !== "object" || value === undefined || Array.isArray(value) || value instanceof Date) {
-      throw new SchemaValidationError(path, `expected an object, got ${describeValue(value)}`);
-    }
-    const obj = value as Record<string, unknown>;
-    let inner = "";
-    if (steps !== undefined) {
-      for (const step of steps) inner += step(obj, path);
-    } else if (content) {
-      inner = encodeContent(content, obj, ns, path);
-    }
-    for (const key of Object.keys(obj)) {
-      if (!allowed.has(key) && obj[key] !== undefined)
-        throw new SchemaValidationError(path, `"${key}" is not in the schema`);
-    }
-    return `${start}>${inner}${close}`;
-  };
-}
-
-/** encodeParticle for one element particle inside an element of namespace `ns`. */
-function particleEncoder(
-  p: ElementParticle,
-  ns: string,
-  encoders: Encoders,
-): (obj: Record<string, unknown>, path: string) => string {
-  // Interned: it is the key of every value read (a key V8 does not hold interned is looked up
-  // among the interned ones on each read).
-  const name = interned(p.decl.localName);
-  const { min, max } = p;
-  let encode: ElementEncoder | undefined;
-  if (!p.many) {
-    // The child's path is the same string for the same parent path (an element's path only
-    // varies inside a list): built once, not per value.
-    let parentPath: string | undefined;
-    let childPath = "";
-    return (obj, path) => {
-      const value = obj[name];
-      if (path !== parentPath) {
-        childPath = `${path}.${name}`;
-        parentPath = path;
-      }
-      // One value or none: encodeParticle's checks on a list of zero or one.
-      const count = value === undefined ? 0 : 1;
-      if (count < min) throw new SchemaValidationError(childPath, "is required");
-      if (count > max) throw new SchemaValidationError(childPath, `occurs at most ${max} times`);
-      if (count === 0) return "";
-      encode ??= encoders.for(p.decl);
-      return encode(value, ns, childPath);
-    };
-  }
-  return (obj, path) => {
-    const value = obj[name];
-    const childPath = `${path}.${name}`;
-    const list = value === undefined ? [] : value;
-    if (!Array.isArray(list)) {
-      throw new SchemaValidationError(childPath, `expected an array, got ${describeValue(list)}`);
-    }
-    if (list.length < min) throw new SchemaValidationError(childPath, "is required");
-    if (list.length > max) throw new SchemaValidationError(childPath, `occurs at most ${max} times`);
-    encode ??= encoders.for(p.decl);
-    let out = "";
-    for (let i = 0; i < list.length; i++) out += encode(list[i], ns, `${childPath}[${i}]`);
-    return out;
-  };
-}
-
-/** Whether a type's values may be QNames, whose prefixes the element must declare. */
-function needsDeclarations(type: SimpleType): boolean {
-  if (type.variety === "list") return needsDeclarations(type.itemType as SimpleType);
-  if (type.variety === "union") return (type.memberTypes ?? []).some(needsDeclarations);
-  return BUILTIN_INFO[type.base].value === "qname";
-}
-
-/** An xs:string (or a restriction of it) that keeps its white space: written as given. */
-function isPlainString(type: SimpleType): boolean {
-  return type.variety === "atomic" && type.base === "string" && type.whiteSpace === "preserve";
-}
-
-/**
- * escapeXml's test (`@svc/errors`): a character to escape, or one XML 1.0 §2.2 does not allow
- * (which checkXmlChars refuses).
- */
-const NEEDS_WORK = /[&<>"'\t\n\r]|[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
-/** encodeSimple for one type: its conversion and lexical check chosen once. */
-function simpleEncoder(type: SimpleType): (value: unknown, path: string) => string {
-  const check = lexicalCheck(type);
-  if (type.variety !== "atomic") return (value, path) => encodeSimple(type, value, path);
-  if (isPlainString(type)) {
-    return (value, path) => {
-      if (typeof value !== "string") return encodeSimple(type, value, path);
-      checkXmlChars(value, path);
-      check(value, path);
-      return value;
-    };
-  }
-  if (type.base === "long" || type.base === "int") {
-    return (value, path) => {
-      if (typeof value !== "bigint") return encodeSimple(type, value, path);
-      const lexical = value.toString();
-      check(lexical, path);
-      return lexical;
-    };
-  }
-  return (value, path) => encodeSimple(type, value, path);
 }

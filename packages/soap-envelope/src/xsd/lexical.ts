@@ -12,7 +12,10 @@ import {
   type WhiteSpace,
 } from "./builtins.js";
 import { SchemaValidationError } from "./errors.js";
+import { compareDecimal, compareDuration, splitDecimal } from "./lexical-order.js";
 import type { SimpleType } from "./model.js";
+
+export { compareDecimal, compareDuration } from "./lexical-order.js";
 
 // Lexical forms of the supported built-in types and the checks of their constraining facets
 // (XML Schema 1.0 Part 2 §3.2, §3.3, §4.3), on strings only: no XML, no payload objects.
@@ -78,17 +81,26 @@ export function checkXmlChars(v: string, path: string): void {
 
 /** The lexical space of xs:decimal (Part 2 §3.2.3.1). */
 export const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 const INTEGER_RE = /^[+-]?\d+$/;
+
 // Part 2 §3.2.7.1 (dateTime, and date §3.2.9.1): "'-'? yyyy" where "if more than four digits,
 // leading zeros are prohibited" (10000 yes, 02024 no).
 const DATE_RE = /^(-?(?:[1-9]\d{4,}|\d{4}))-(\d{2})-(\d{2})(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+
 const DATETIME_RE =
   /^(-?(?:[1-9]\d{4,}|\d{4}))-(\d{2})-(\d{2})T(?:([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?|24:00:00(?:\.0+)?)(Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+
 const LONG_MIN = -(2n ** 63n);
+
 const LONG_MAX = 2n ** 63n - 1n;
+
 const INT_MIN_BIG = -(2n ** 31n);
+
 const INT_MAX_BIG = 2n ** 31n - 1n;
+
 const INT_MIN = -(2 ** 31);
+
 const INT_MAX = 2 ** 31 - 1;
 
 function validDate(y: string, m: string, d: string): boolean {
@@ -399,52 +411,6 @@ function checkDurationRange(f: Facets, v: string, path: string): void {
   check(f.maxExclusive, (c) => c < 0, "<");
 }
 
-/** Digits a duration's component may have for a range facet to compare it exactly. */
-const DURATION_DIGITS = 30;
-
-/** A valid duration as its months and seconds, both signed (exact decimal strings for seconds). */
-function durationParts(v: string): { months: bigint; seconds: string } | undefined {
-  const m =
-    /^(-?)P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d+))?S)?)?$/.exec(v);
-  if (m === null) return undefined;
-  const parts = m.slice(2, 8).map((d) => d ?? "0");
-  if (parts.some((d) => d.length > DURATION_DIGITS) || (m[8] ?? "").length > DURATION_DIGITS)
-    return undefined;
-  const [y, mo, d, h, mi, s] = parts.map((p) => BigInt(p)) as [
-    bigint,
-    bigint,
-    bigint,
-    bigint,
-    bigint,
-    bigint,
-  ];
-  const sign = m[1] === "-" ? -1n : 1n;
-  const whole = (d * 86400n + h * 3600n + mi * 60n + s) * sign;
-  const frac = m[8] ?? "";
-  const negative = sign < 0n && (whole !== 0n || /[1-9]/.test(frac));
-  const seconds = `${negative && whole === 0n ? "-" : ""}${whole}${frac ? `.${frac}` : ""}`;
-  return { months: (y * 12n + mo) * sign, seconds };
-}
-
-/** -1, 0, 1, or NaN when the durations are not ordered (Part 2 §3.2.6.2). */
-export function compareDuration(a: string, b: string): number {
-  const x = durationParts(a);
-  const y = durationParts(b);
-  if (x === undefined || y === undefined) return Number.NaN;
-  const bySeconds = compareDecimal(x.seconds, y.seconds);
-  if (x.months === y.months) return bySeconds;
-  const byMonths = x.months < y.months ? -1 : 1;
-  if (bySeconds === 0 || bySeconds === byMonths) return byMonths;
-  // Months and seconds disagree: a month is 28 to 31 days, so x - y lies between these bounds.
-  const months = Number(x.months - y.months);
-  const seconds = Number(x.seconds) - Number(y.seconds);
-  const low = seconds + months * (months > 0 ? 28 : 31) * 86400;
-  const high = seconds + months * (months > 0 ? 31 : 28) * 86400;
-  if (low > 0) return 1;
-  if (high < 0) return -1;
-  return Number.NaN;
-}
-
 const HIGH_SURROGATE = /[\ud800-\udbff]/;
 
 /** Length in characters (XML Schema Part 2 §4.3.1: code points, not UTF-16 units), without copying. */
@@ -463,39 +429,4 @@ function codePointLength(v: string): number {
     }
   }
   return v.length - pairs;
-}
-
-/**
- * An xs:decimal lexical's sign, integer digits without leading zeros and fraction digits without
- * trailing zeros. Scanned with indices: `f.replace(/0+$/, "")` is quadratic in a run of zeros
- * followed by another digit on a backtracking engine (it retries from every zero of the run), so
- * a fraction of 100,000 zeros and a 1 cost about 25 s of CPU.
- */
-function splitDecimal(v: string): { negative: boolean; int: string; frac: string } {
-  const first = v.charCodeAt(0);
-  const negative = first === 0x2d;
-  let start = negative || first === 0x2b ? 1 : 0;
-  let dot = v.indexOf(".", start);
-  if (dot === -1) dot = v.length;
-  while (start < dot && v.charCodeAt(start) === 0x30) start++;
-  let end = v.length;
-  while (end > dot + 1 && v.charCodeAt(end - 1) === 0x30) end--;
-  const int = v.slice(start, dot);
-  const frac = end > dot + 1 ? v.slice(dot + 1, end) : "";
-  return { negative: negative && (int !== "" || frac !== ""), int, frac };
-}
-
-/** Compares two xs:decimal lexicals exactly, without binary floating point. */
-export function compareDecimal(a: string, b: string): number {
-  const x = splitDecimal(a);
-  const y = splitDecimal(b);
-  if (x.negative !== y.negative) return x.negative ? -1 : 1;
-  const sign = x.negative ? -1 : 1;
-  if (x.int.length !== y.int.length) return sign * (x.int.length < y.int.length ? -1 : 1);
-  if (x.int !== y.int) return sign * (x.int < y.int ? -1 : 1);
-  const len = Math.max(x.frac.length, y.frac.length);
-  const fx = x.frac.padEnd(len, "0");
-  const fy = y.frac.padEnd(len, "0");
-  if (fx === fy) return 0;
-  return sign * (fx < fy ? -1 : 1);
 }

@@ -2,8 +2,8 @@ import { checkLongAs, checkObject } from "../options.js";
 import { interned } from "../xml/interned.js";
 import { clark, type XmlElement } from "../xml/reader.js";
 import { compileComponents, type SchemaComponents, type SchemaSource } from "./compile.js";
-import { Decoders } from "./decode.js";
-import { Encoders } from "./encode.js";
+import { Decoders } from "./decode-compiled.js";
+import { Encoders } from "./encode-compiled.js";
 import { SchemaValidationError } from "./errors.js";
 import type { ElementDecl, LongRepresentation } from "./model.js";
 

@@ -1,0 +1,316 @@
+import { fallbackLogger } from "@svc/errors";
+import { describeValue } from "@svc/kernel/internal";
+import { readEncoded, writeEncoded } from "../encoding/soap-encoding.js";
+import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
+import { credentialsFault, notAuthorizedFault } from "../wsse/credentials.js";
+import { processSecurity, wholeMessage } from "../wsse/security.js";
+import {
+  type ParsedElement,
+  readXml,
+  shown,
+  type XmlElement,
+  XmlError,
+  type XmlParse,
+} from "../xml/reader.js";
+import { EncodingStyleError } from "../xsd/errors.js";
+import { SchemaValidationError, schemaComponents } from "../xsd/schema.js";
+import {
+  checkEnvelopeBody,
+  checkEnvelopeHead,
+  checkSoap11EnvelopeBody,
+  checkSoap11EnvelopeHead,
+  type EnvelopeHead,
+  isTargeted,
+  serializeEnvelope,
+  serializeSoap11Envelope,
+} from "./envelope.js";
+import { SOAP11_NS, SOAP12_NS, SoapFault, senderFault } from "./fault.js";
+import {
+  checkBody,
+  checkHeaderEncodings,
+  checkMustUnderstand,
+  envelopeVersion,
+  holdsInput,
+  parseRest,
+  route,
+  SOAP11_PREFIX,
+  SOAP12_PREFIX,
+  stripSoapAttributes,
+  targetedBlocks,
+} from "./service-checks.js";
+import {
+  type MessageType,
+  RESPONSE_CONTENT_TYPE,
+  RESPONSE11_CONTENT_TYPE,
+  type Routes,
+  type ServiceConfig,
+} from "./service-config.js";
+import { AuthenticationFailure, parseFailure, toFaultResponse } from "./service-faults.js";
+import { answerVersion, soapAction } from "./service-transport.js";
+import {
+  type MessageSink,
+  type SoapAuthContext,
+  type SoapContext,
+  type SoapRequest,
+  type SoapResponse,
+  SoapResultError,
+  type SoapServiceOptions,
+} from "./service-types.js";
+
+/**
+ * `sink.respond`, and what it throws (node:http refusing a header field a handler's `HttpError`
+ * carried: a CR LF, `undefined` from JavaScript) to `sink.fail`: thrown from a promise nobody
+ * awaits, it would be an unhandled rejection, which ends a Node process, and the client would
+ * wait for an answer that never comes.
+ */
+export function respondThrough<M extends SoapRequest>(
+  sink: MessageSink<M>,
+  message: M,
+  response: SoapResponse,
+): void {
+  try {
+    sink.respond(message, response);
+  } catch (err) {
+    sink.fail(message, err);
+  }
+}
+
+/**
+ * The SOAP processing of one message (Part 1 §2.6), as named steps: parse the envelope, route,
+ * authenticate and process the header blocks, check the body, authorize, decode, invoke, encode;
+ * whatever a step throws becomes a fault in {@link toFaultResponse}. With a sink, the response
+ * (or what broke outside the steps) goes to it and the promise resolves to nothing; without one,
+ * the promise resolves to the response.
+ */
+export async function exchange<M extends SoapRequest>(
+  config: ServiceConfig,
+  request: M,
+  type: MessageType,
+  sink: MessageSink<M> | undefined,
+): Promise<SoapResponse | undefined> {
+  const logger = config.logger ?? request.logger ?? fallbackLogger;
+  let response: SoapResponse;
+  // The version faults are answered in until the envelope says (answerVersion).
+  let version: SoapVersion = type.soap11 ? "1.1" : "1.2";
+  if (version === "1.1" ? config.soap11 === undefined : config.soap12 === undefined) {
+    version = answerVersion(config, type);
+  }
+  try {
+    let parsed: XmlParse | undefined;
+    let parseError: unknown;
+    // WS-Security signatures are checked on the message's text, read whole first.
+    let raw = "";
+    try {
+      let body = request.body;
+      if (config.wsSecurity) ({ body, raw } = await wholeMessage(body, type.charset, config));
+      parsed = await readXml(body, config.limits, type.charset, config.bodyTimeoutMs, config.checkpoint);
+    } catch (err) {
+      parseError = err;
+    }
+    if (parsed === undefined) response = parseFailure(config, parseError, version);
+    else {
+      let action = type.action;
+      let op: ContractOperation | undefined;
+      let bodyFault = false;
+      try {
+        const root = parsed.root;
+        version = envelopeVersion(config, type, root);
+        // With `authenticate`, the parse stopped before the Body's content (envelopeCheckpoint):
+        // the header blocks are complete, the Body's first child is a start tag.
+        let head: EnvelopeHead;
+        let routes: Routes;
+        if (version === "1.2") {
+          head = checkEnvelopeHead(root);
+          routes = config.soap12 as Routes;
+        } else {
+          action = soapAction(request);
+          head = checkSoap11EnvelopeHead(root);
+          routes = config.soap11 as Routes;
+        }
+        const routed = route(routes, action, head.body.children[0]);
+        op = routed?.op;
+        const blocks: XmlElement[] = [];
+        for (const block of head.headers) blocks.push(block.element);
+        const base: SoapAuthContext = {
+          operation: op?.name ?? "",
+          action,
+          soapVersion: version,
+          headers: blocks,
+          correlationId: request.correlationId,
+          logger,
+          http: request.http,
+          security: undefined,
+        };
+        let context: SoapContext;
+        // Part 1 §2.6 step 3, before any header block is processed (the `authenticate` hook is
+        // step 4): "If such a fault is generated, any further processing MUST NOT be done."
+        checkMustUnderstand(config, head.headers);
+        checkHeaderEncodings(config, head.headers);
+        if (config.wsSecurity) {
+          base.security = processSecurity(config.wsSecurity, {
+            raw,
+            envelopeNs: version === "1.2" ? SOAP12_NS : SOAP11_NS,
+            blocks: head.headers.map((h) => ({ element: h.element, targeted: isTargeted(h, config.roles) })),
+            maxDepth: config.limits.maxDepth,
+          });
+        }
+        if (config.authenticate) {
+          const own = targetedBlocks(config, head.headers, blocks);
+          const principal = await authenticateStep(config.authenticate, own, base);
+          // Refused credentials are the sender's fault; a hook that broke is this node's
+          // (toFaultResponse). Either way the Body's content is never parsed.
+          if (principal instanceof AuthenticationFailure) throw credentialsFault(principal.error);
+          context = { ...base, principal };
+        } else {
+          // Without the hook nothing else saw `base`: it becomes the context (no copy per message).
+          context = base as SoapContext;
+          context.principal = undefined;
+        }
+        const whole = parsed.rest === undefined ? root : parseRest(parsed.rest);
+        // SOAP 1.1 §4.4: from here on, a fault says the Body's content could not be processed.
+        bodyFault = version === "1.1";
+        const body = version === "1.2" ? checkEnvelopeBody(whole) : checkSoap11EnvelopeBody(whole);
+        const target = checkBody(body, routed, action, version === "1.1" ? whole : undefined);
+        // Authorization before decoding: a caller refused here costs no schema validation.
+        if (config.authorize) await authorizeStep(config.authorize, context, target);
+        const payload = decodeBody(config, target, body, version);
+        const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
+        response = encodeResult(config, target, await handler(payload, context), version);
+      } catch (err) {
+        response = toFaultResponse(config, err, op, request.correlationId, logger, version, bodyFault);
+      }
+    }
+  } catch (err) {
+    // What only a bug gets here (not XML, a throwing logger): the transport's error path.
+    if (sink === undefined) throw err;
+    sink.fail(request, err);
+    return undefined;
+  }
+  if (sink !== undefined) respondThrough(sink, request, response);
+  return response;
+}
+
+/** The principal `authenticate` returns, or what it threw as an {@link AuthenticationFailure}. */
+async function authenticateStep(
+  authenticate: NonNullable<SoapServiceOptions["authenticate"]>,
+  headerBlocks: readonly XmlElement[],
+  context: SoapAuthContext,
+): Promise<unknown> {
+  try {
+    return await authenticate(headerBlocks, context);
+  } catch (err) {
+    // A block's content the hook read and the parser refused: the sender's fault, as any such.
+    return new AuthenticationFailure(err instanceof XmlError ? senderFault(err.message) : err);
+  }
+}
+
+/**
+ * The `authorize` hook: `true` goes on, `false` is a `wsse:FailedAuthentication` Sender fault,
+ * anything else a bug of the hook (a logged Receiver fault); what it throws maps as for
+ * `authenticate` ({@link credentialsFault}).
+ */
+async function authorizeStep(
+  authorize: NonNullable<SoapServiceOptions["authorize"]>,
+  context: SoapContext,
+  op: ContractOperation,
+): Promise<void> {
+  let allowed: unknown;
+  try {
+    allowed = await authorize(context);
+  } catch (err) {
+    throw credentialsFault(err);
+  }
+  if (allowed === false) throw notAuthorizedFault(op.name);
+  if (allowed !== true) {
+    throw new TypeError(
+      `The authorize hook returned ${describeValue(allowed)} for ${op.name}, not a boolean`,
+    );
+  }
+}
+
+/**
+ * The input's value, checked against the schema; a mismatch is the sender's fault. A Body of
+ * several parts (or none) decodes as the content of the element the contract declares for it.
+ */
+function decodeBody(
+  config: ServiceConfig,
+  op: ContractOperation,
+  body: readonly ParsedElement[],
+  version: SoapVersion,
+): unknown {
+  const prefix = version === "1.2" ? SOAP12_PREFIX : SOAP11_PREFIX;
+  try {
+    if (op.use === "encoded") {
+      const decl = schemaComponents(config.contract.schema)?.elements.get(op.input);
+      if (decl === undefined) throw new Error(`${op.input} is not a global element of the schema`);
+      const parts = body.map((part) => stripSoapAttributes(part, prefix));
+      return config.contract.schema.decode(readEncoded(parts, decl, holdsInput(op), version, config.limits));
+    }
+    if (!holdsInput(op)) {
+      const close = op.input.indexOf("}");
+      const wrapper: ParsedElement = {
+        namespace: op.input.slice(1, close),
+        localName: op.input.slice(close + 1),
+        attributes: {},
+        children: body.map((part) => stripSoapAttributes(part, prefix)),
+        text: "",
+        scope: {},
+        mixed: false,
+      };
+      return config.contract.schema.decode(wrapper);
+    }
+    return config.contract.schema.decode(stripSoapAttributes(body[0] as ParsedElement, prefix));
+  } catch (err) {
+    // Part 1 §5.4.6: a descendant scoped with an encoding this node does not decode.
+    if (err instanceof EncodingStyleError) {
+      throw new SoapFault({
+        code: "DataEncodingUnknown",
+        reason: `Encoding style "${shown(err.encodingStyle, 200)}" is not supported (${err.path})`,
+      });
+    }
+    if (err instanceof SchemaValidationError) throw senderFault(`Invalid request: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The handler's result as the output element in an envelope; a one-way operation's 202. */
+function encodeResult(
+  config: ServiceConfig,
+  op: ContractOperation,
+  result: unknown,
+  version: SoapVersion,
+): SoapResponse {
+  if (op.output === undefined) {
+    // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope; so does
+    // a SOAP 1.1 one (WS-I Basic Profile 1.2 R1143, R2714: no envelope in the response).
+    return { status: 202, headers: {}, body: "" };
+  }
+  let bodyXml: string;
+  try {
+    bodyXml = config.contract.schema.encode(op.output, result);
+  } catch (err) {
+    throw new SoapResultError(op.name, err);
+  }
+  if (op.use === "encoded") {
+    const decl = schemaComponents(config.contract.schema)?.elements.get(op.output);
+    if (decl !== undefined) bodyXml = writeEncoded(bodyXml, decl, version);
+  }
+  if (op.outputBody?.length !== 1 || op.outputBody[0] !== op.output) {
+    // The Body holds the parts themselves: the declared element's content, without its tags (it
+    // has no attributes, so its start tag ends at the first `>`).
+    const end = bodyXml.indexOf(">");
+    bodyXml = bodyXml[end - 1] === "/" ? "" : bodyXml.slice(end + 1, bodyXml.lastIndexOf("</"));
+  }
+  if (version === "1.1") {
+    return {
+      status: 200,
+      headers: { "Content-Type": RESPONSE11_CONTENT_TYPE },
+      body: serializeSoap11Envelope(bodyXml),
+    };
+  }
+  return {
+    status: 200,
+    headers: { "Content-Type": RESPONSE_CONTENT_TYPE },
+    body: serializeEnvelope(bodyXml),
+  };
+}

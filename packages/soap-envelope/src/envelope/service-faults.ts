@@ -1,0 +1,281 @@
+import { HttpError, isHttpError } from "@svc/errors";
+import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
+import { shown, XmlError } from "../xml/reader.js";
+import { type HeaderBlock, Soap11EnvelopeError } from "./envelope.js";
+import {
+  fault11ToXml,
+  faultToXml,
+  notUnderstoodHeaders,
+  type QName,
+  SoapFault,
+  senderFault,
+  soap11VersionMismatchXml,
+  writePlainDetail,
+} from "./fault.js";
+import { RESPONSE_CONTENT_TYPE, RESPONSE11_CONTENT_TYPE, type ServiceConfig } from "./service-config.js";
+import type { SoapLogger, SoapResponse } from "./service-types.js";
+
+/** A body that is not well-formed XML (or too large) is refused before any SOAP processing. */
+export function parseFailure(config: ServiceConfig, err: unknown, version: SoapVersion): SoapResponse {
+  if (err instanceof XmlError && err.kind === "too-large") {
+    return refuse(config, HttpError.contentTooLarge(err.message), version);
+  }
+  if (err instanceof XmlError && err.kind === "timeout") {
+    // RFC 9110 §15.5.9: 408 when the server "did not receive a complete request message within
+    // the time that it was prepared to wait"; it "SHOULD send the \"close\" connection option",
+    // as it has decided to close the connection rather than continue waiting.
+    return refuse(config, new HttpError(408, err.message, { headers: { Connection: "close" } }), version);
+  }
+  if (err instanceof XmlError) {
+    return faultResponse(config, senderFault(err.message), undefined, {}, undefined, version);
+  }
+  throw err;
+}
+
+/** A response decided before the SOAP processing: thrown by a step, answered as it is. */
+export class Answer {
+  constructor(readonly response: SoapResponse) {}
+}
+
+/** A VersionMismatch fault in `version`, its env:Upgrade block naming the versions served. */
+export function versionMismatch(config: ServiceConfig, version: SoapVersion): SoapResponse {
+  if (version === "1.1") {
+    const names = config.versions.map((v) => `SOAP ${v}`);
+    const supports = names.length === 1 ? `${names[0]} only` : names.join(" and ");
+    // SOAP 1.1 §6.2: faults travel with 500 and text/xml.
+    return {
+      status: 500,
+      headers: { "Content-Type": RESPONSE11_CONTENT_TYPE },
+      body: soap11VersionMismatchXml(config.upgrade, supports),
+    };
+  }
+  return faultResponse(
+    config,
+    new SoapFault({
+      code: "VersionMismatch",
+      reason: "The message is not a SOAP 1.2 envelope",
+      headerXml: config.upgrade,
+    }),
+    500,
+    {},
+    undefined,
+    "1.2",
+  );
+}
+
+/** What the `authenticate` hook threw, turned into a fault by the step after it. */
+export class AuthenticationFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * What a step threw, as the response: an {@link Answer} as it is; a VersionMismatch; a
+ * {@link SoapFault} with its Part 2 §7.5.2.2 status; an `HttpError` with its status and headers,
+ * 4xx as Sender, 5xx as Receiver; anything else a Receiver fault (500), logged. In SOAP 1.1 every
+ * fault is a 500 (SOAP 1.1 §6.2: "In case of a SOAP error while processing the request, the SOAP
+ * HTTP server MUST issue an HTTP 500"), with the `HttpError`'s header fields.
+ */
+export function toFaultResponse(
+  config: ServiceConfig,
+  err: unknown,
+  op: ContractOperation | undefined,
+  correlationId: string | undefined,
+  logger: SoapLogger,
+  version: SoapVersion = "1.2",
+  bodyFault = false,
+): SoapResponse {
+  if (err instanceof Answer) return err.response;
+  if (err instanceof Soap11EnvelopeError) return versionMismatch(config, "1.1");
+  const soap11 = version === "1.1";
+  if (err instanceof SoapFault) {
+    try {
+      return faultResponse(config, err, soap11 ? 500 : err.httpStatus, {}, op, version, bodyFault);
+    } catch (detailError) {
+      return internalFault(config, logger, detailError, op, correlationId, 500, {}, version, bodyFault);
+    }
+  }
+  if (isHttpError(err)) {
+    if (err.status < 500) {
+      return faultResponse(
+        config,
+        senderFault(err.expose ? err.message : err.reason),
+        soap11 ? 500 : err.status,
+        { ...err.headers },
+        undefined,
+        version,
+        bodyFault,
+      );
+    }
+    const status = soap11 ? 500 : err.status;
+    return internalFault(
+      config,
+      logger,
+      err,
+      op,
+      correlationId,
+      status,
+      { ...err.headers },
+      version,
+      bodyFault,
+    );
+  }
+  return internalFault(config, logger, err, op, correlationId, 500, {}, version, bodyFault);
+}
+
+/** A failure of this node: logged with the correlation id, answered without internal detail. */
+function internalFault(
+  config: ServiceConfig,
+  logger: SoapLogger,
+  err: unknown,
+  op: ContractOperation | undefined,
+  correlationId: string | undefined,
+  status = 500,
+  headers: Record<string, string> = {},
+  version: SoapVersion = "1.2",
+  bodyFault = false,
+): SoapResponse {
+  logger.error({ err, operation: op?.name, correlationId }, "SOAP operation failed");
+  return faultResponse(
+    config,
+    new SoapFault({ code: "Receiver", reason: "The service could not process the request" }),
+    status,
+    headers,
+    undefined,
+    version,
+    bodyFault,
+  );
+}
+
+/**
+ * A fault as a response; its detail entries are encoded with the schema when it declares them.
+ * In SOAP 1.1 (SOAP 1.1 §4.4), with 500 unless a transport refusal gives its own status.
+ */
+export function faultResponse(
+  config: ServiceConfig,
+  fault: SoapFault,
+  status: number | undefined,
+  headers: Record<string, string> = {},
+  op?: ContractOperation,
+  version: SoapVersion = "1.2",
+  bodyFault = false,
+): SoapResponse {
+  if (version === "1.1") {
+    return {
+      status: status ?? 500,
+      headers: { ...headers, "Content-Type": RESPONSE11_CONTENT_TYPE },
+      body: fault11ToXml(
+        fault,
+        config.contract.targetNamespace,
+        (detail) => writeDetail(config, op, detail),
+        bodyFault,
+      ),
+    };
+  }
+  return {
+    status: status ?? fault.httpStatus,
+    headers: { ...headers, "Content-Type": RESPONSE_CONTENT_TYPE },
+    body: faultToXml(fault, config.contract.targetNamespace, (detail) => writeDetail(config, op, detail)),
+  };
+}
+
+/** Detail entries as elements of the schema (an operation's declared faults first), else plain. */
+function writeDetail(
+  config: ServiceConfig,
+  op: ContractOperation | undefined,
+  detail: Readonly<Record<string, unknown>>,
+): string {
+  const schema = config.contract.schema;
+  let out = "";
+  for (const [key, value] of Object.entries(detail)) {
+    const name = key.startsWith("{")
+      ? key
+      : (Object.values(op?.faults ?? {}).find((f) => f.endsWith(`}${key}`)) ??
+        schema.elementNames.find((n) => n.endsWith(`}${key}`)));
+    if (name && schema.hasElement(name)) out += schema.encode(name, value);
+    else out += plainDetail(key, value);
+  }
+  return out;
+}
+
+/**
+ * Any transport-level refusal as a fault with the error's status and headers: a refusal of the
+ * HTTP request (405, 408, 413, 415) keeps its status in SOAP 1.1 too, which no SOAP processing
+ * reached.
+ */
+export function errorResponse(
+  config: ServiceConfig,
+  err: HttpError,
+  version: SoapVersion = "1.2",
+): SoapResponse {
+  return faultResponse(config, httpErrorToFault(err), err.status, { ...err.headers }, undefined, version);
+}
+
+/** A refusal before (all of) the body was read: the transport discards the rest. */
+export function refuse(config: ServiceConfig, err: HttpError, version: SoapVersion): SoapResponse {
+  return { ...errorResponse(config, err, version), unreadBody: true };
+}
+
+/**
+ * Part 1 §5.4.8: a MustUnderstand fault "SHOULD provide NotUnderstood SOAP header blocks" that
+ * "detail the XML qualified names ... of the particular SOAP header block(s) which were not
+ * understood": one per qualified name, however often it occurs. Each NotUnderstood block
+ * declares its name's namespace, so the blocks are listed up to {@link NOT_UNDERSTOOD_BYTES} of
+ * names (the first always) and the Reason names {@link REASON_NAMES} of them: a message that
+ * declares a long namespace once for thousands of blocks (2,000 in a 100,000-character namespace,
+ * 158 kB) was answered with a copy per block, a 400 MB fault.
+ */
+export function mustUnderstandFault(blocks: readonly HeaderBlock[]): SoapFault {
+  // Distinct names without building `{ns}local` strings, each a copy of a possibly long namespace.
+  const seen = new Map<string, Set<string>>();
+  const names: QName[] = [];
+  for (const b of blocks) {
+    const { namespace, localName } = b.element;
+    let locals = seen.get(namespace);
+    if (locals === undefined) {
+      locals = new Set();
+      seen.set(namespace, locals);
+    }
+    if (locals.has(localName)) continue;
+    locals.add(localName);
+    names.push({ namespace, localName });
+  }
+  const listed: QName[] = [];
+  let bytes = 0;
+  for (const n of names) {
+    bytes += n.namespace.length + n.localName.length;
+    if (listed.length > 0 && bytes > NOT_UNDERSTOOD_BYTES) break;
+    listed.push(n);
+  }
+  const shown = names.slice(0, REASON_NAMES).map(reasonName).join(", ");
+  const more = names.length > REASON_NAMES ? `, and ${names.length - REASON_NAMES} more` : "";
+  return new SoapFault({
+    code: "MustUnderstand",
+    reason: `Header block${names.length > 1 ? "s" : ""} not understood: ${shown}${more}`,
+    headerXml: notUnderstoodHeaders(listed),
+  });
+}
+
+/** Characters of qualified names the NotUnderstood blocks of one fault list, beyond the first. */
+const NOT_UNDERSTOOD_BYTES = 16 * 1024;
+
+/** Names a MustUnderstand fault's Reason lists, each cut to {@link REASON_NAME_LENGTH}. */
+const REASON_NAMES = 8;
+
+const REASON_NAME_LENGTH = 200;
+
+/** `{ns}local` for a Reason, a long namespace or local name cut short. */
+function reasonName(n: QName): string {
+  const half = REASON_NAME_LENGTH / 2;
+  if (n.namespace.length + n.localName.length <= REASON_NAME_LENGTH) return `{${n.namespace}}${n.localName}`;
+  return `{${shown(n.namespace, half)}}${shown(n.localName, half)}`;
+}
+
+function plainDetail(key: string, value: unknown): string {
+  return writePlainDetail({ [key]: value });
+}
+
+/** The HTTP status of a {@link HttpError} turned into a SOAP fault (used by the error middleware). */
+export function httpErrorToFault(err: HttpError): SoapFault {
+  const code = err.status < 500 ? "Sender" : "Receiver";
+  return new SoapFault({ code, reason: err.expose ? err.message : err.reason });
+}

@@ -1,0 +1,139 @@
+import { clark, type ParsedElement } from "../xml/reader.js";
+import { isBuiltin } from "../xsd/builtins.js";
+import { type CompiledSchema, SchemaCompileError, schemaComponents, XS_NS } from "../xsd/schema.js";
+import {
+  type Definitions,
+  type FoundBinding,
+  type Messages,
+  type Part,
+  qname,
+  REPORTED,
+  WSDL_NS,
+  wsdlChildren,
+} from "./contract-model.js";
+
+/** wsdl:message: each part names a declared element or type (WSDL 1.1 §2.3). */
+export function readMessages(
+  defs: readonly Definitions[],
+  schema: CompiledSchema,
+  collect: <T>(step: () => T, prefix?: string) => T | undefined,
+): Messages {
+  const messages = new Map<string, { name: string; parts: Part[] } | null>();
+  const types = schemaComponents(schema)?.types;
+  const hasType = (name: string) =>
+    types?.has(name) === true ||
+    (name.startsWith(`{${XS_NS}}`) && (isBuiltin(name.slice(XS_NS.length + 2)) || name.endsWith("}anyType")));
+  for (const { root, tns, location } of defs) {
+    for (const m of wsdlChildren(root, "message")) {
+      messages.set(clark(tns, m.attributes.name ?? ""), null);
+      collect(() => readMessage(m, tns, schema, hasType, messages), `${location}: `);
+    }
+  }
+  return messages;
+}
+
+function readMessage(
+  m: ParsedElement,
+  tns: string,
+  schema: CompiledSchema,
+  hasType: (name: string) => boolean,
+  messages: Map<string, { name: string; parts: Part[] } | null>,
+): void {
+  const name = m.attributes.name ?? "";
+  const parts: Part[] = [];
+  const names = new Set<string>();
+  for (const part of wsdlChildren(m, "part")) {
+    const partName = part.attributes.name ?? "";
+    const { element, type } = part.attributes;
+    if ((element === undefined) === (type === undefined)) {
+      throw new SchemaCompileError(
+        `wsdl:message "${name}": part "${partName}" needs either element= or type= (WSDL 1.1 §2.3)`,
+      );
+    }
+    if (names.has(partName)) {
+      throw new SchemaCompileError(`wsdl:message "${name}": two parts are named "${partName}"`);
+    }
+    names.add(partName);
+    if (element !== undefined) {
+      const el = qname(part, "element");
+      if (!schema.hasElement(el))
+        throw new SchemaCompileError(`wsdl:message "${name}": element ${el} is not declared`);
+      parts.push({ name: partName, element: el });
+    } else {
+      const t = qname(part, "type");
+      if (!hasType(t)) throw new SchemaCompileError(`wsdl:message "${name}": type ${t} is not declared`);
+      parts.push({ name: partName, type: t });
+    }
+  }
+  messages.set(clark(tns, name), { name, parts });
+}
+
+/** The parts of the message `node` names (its `message` attribute). */
+export function messageParts(node: ParsedElement, messages: Messages): { name: string; parts: Part[] } {
+  const name = qname(node, "message");
+  const declared = messages.get(name);
+  if (declared === null) throw REPORTED;
+  if (!declared) throw new SchemaCompileError(`message ${name} is not declared`);
+  return declared;
+}
+
+/**
+ * The element of a fault's message: WSDL 1.1 §3.6, "the fault message MUST have a single part",
+ * written as the fault's detail entry, so an element.
+ */
+export function faultElement(node: ParsedElement, operation: string, messages: Messages): string {
+  const { name, parts } = messageParts(node, messages);
+  const part = parts[0];
+  if (parts.length !== 1 || part?.element === undefined) {
+    throw new SchemaCompileError(
+      `operation "${operation}": fault "${node.attributes.name ?? ""}" names message "${name}", which needs exactly one part with an element (WSDL 1.1 §3.6)`,
+    );
+  }
+  return part.element;
+}
+
+/** The headerfault children of a soap12:header or soap:header (wsdl11soap12 §3.7, WSDL 1.1 §3.7). */
+export function headerFaults(node: ParsedElement, ns: string): ParsedElement[] {
+  if (node.localName !== "header") return [];
+  return node.children.filter((c) => c.namespace === ns && c.localName === "headerfault");
+}
+
+/**
+ * The elements of the input's header blocks (soap12:header), in document order. Each
+ * soap12:header, and each soap12:headerfault in one, must name a part of a declared message
+ * (wsdl11soap12 §3.6, §3.7); a headerfault describes header blocks of faults, which this node
+ * never sends, so it is checked and otherwise ignored.
+ */
+export function readInputHeaders(
+  bop: ParsedElement,
+  name: string,
+  messages: Messages,
+  binding: FoundBinding,
+): string[] {
+  const headers: string[] = [];
+  for (const io of bop.children) {
+    for (const header of io.children) {
+      if (header.namespace !== binding.ns || header.localName !== "header") continue;
+      const element = declaredPart(header, name, messages, binding.prefix);
+      for (const fault of headerFaults(header, binding.ns))
+        declaredPart(fault, name, messages, binding.prefix);
+      if (io.namespace === WSDL_NS && io.localName === "input") headers.push(element);
+    }
+  }
+  return headers;
+}
+
+/** The element of the message part a header or headerfault names (WSDL 1.1 §3.7). */
+function declaredPart(node: ParsedElement, operation: string, messages: Messages, prefix: string): string {
+  const messageName = qname(node, "message");
+  const declared = messages.get(messageName);
+  if (declared === null) throw REPORTED;
+  const part = declared?.parts.find((p) => p.name === node.attributes.part);
+  if (!part) {
+    throw new SchemaCompileError(
+      `operation "${operation}": ${prefix}:${node.localName} names part "${node.attributes.part ?? ""}" of message ${messageName}, which is not declared`,
+    );
+  }
+  // A type= part's block is named after the part, unqualified, as a document-style Body's part is.
+  return part.element ?? part.name;
+}
