@@ -6,7 +6,7 @@
 //
 //   (no marker)                      a whole module: imports what it uses, compiles as it is.
 //   <!-- example: fragment -->       a piece of a program: compiled after a prelude that imports,
-//                                    from the README's own package, @svc/errors and @svc/kernel, each export
+//                                    from the README's own package (its ./express entry first, then main and ./node), @svc/errors and @svc/kernel, each export
 //                                    the block uses without declaring it, and declares the
 //                                    Express names it uses without declaring them (`express`,
 //                                    `app`, `req`, `res`, `next`). Lines after the first line of
@@ -224,12 +224,23 @@ function declares(code, name) {
  * The module a block is compiled as: `{ source, offset }`, `offset` being the number of prelude
  * lines in front of the README's code. `exportsOf` maps a package name to its value exports.
  */
+/**
+ * Where a fragment's undeclared names are imported from, first match first: the README's own
+ * package's Express entry (fragments are pieces of an Express program, and each package's Express
+ * middleware lives there), its main entry, its `node:http` entry, then `@svc/errors` (Express
+ * entry, then main) and `@svc/kernel`.
+ */
+function fragmentSources(packageName) {
+  const own = packageName ? [`${packageName}/express`, packageName, `${packageName}/node`] : [];
+  return [...new Set([...own, "@svc/errors/express", "@svc/errors", "@svc/kernel"])];
+}
+
 export function blockSource(block, packageName, exportsOf) {
   if (block.kind === "module") return { source: `${block.code}\n`, offset: 0 };
   const code = `${block.prelude.join("\n")}\n${block.code}`;
   const head = [];
   const taken = new Set();
-  for (const pkg of [packageName, "@svc/errors", "@svc/kernel"]) {
+  for (const pkg of fragmentSources(packageName)) {
     if (!pkg) continue;
     const names = (exportsOf.get(pkg) ?? []).filter(
       (name) => !taken.has(name) && uses(code, name) && !declares(code, name),
@@ -308,7 +319,7 @@ export async function checkReadmeExamples({
       ...new Set(
         blocks
           .filter((b) => b.kind === "fragment" || b.kind === "run")
-          .flatMap((b) => [b.packageName, "@svc/errors", "@svc/kernel"]),
+          .flatMap((b) => fragmentSources(b.packageName)),
       ),
     ].filter(Boolean),
   );

@@ -2,10 +2,10 @@
 // `import` and once through `require`. It throws when the public surface is broken.
 export default async function smoke(mod) {
   for (const name of [
-    "authenticate",
-    "requireScopes",
-    "requireRoles",
-    "authorize",
+    "createAuthenticator",
+    "scopeGuard",
+    "roleGuard",
+    "predicateGuard",
     "createTokenIssuer",
     "verifySoapCredentials",
     "hashPassword",
@@ -28,7 +28,12 @@ export default async function smoke(mod) {
   const principal = await verifier.verify(access_token);
   if (principal.id !== "smoke" || principal.scheme !== "bearer")
     throw new Error("Bearer verification is broken");
-  if (typeof mod.authenticate({ realm: "smoke", bearer: verifier }) !== "function")
-    throw new Error("authenticate is broken");
+  const authenticator = mod.createAuthenticator({ realm: "smoke", bearer: verifier });
+  const context = await authenticator.authenticate({
+    method: "GET",
+    url: "/",
+    headers: { authorization: `Bearer ${access_token}` },
+  });
+  if (context.principal?.id !== "smoke") throw new Error("createAuthenticator is broken");
   if (!Array.isArray(mod.pinoRedaction.paths)) throw new Error("pinoRedaction is broken");
 }

@@ -11,7 +11,7 @@ export default function smoke(mod) {
     throw new Error("formatCacheControl is broken");
   if (typeof mod.validators().validate !== "function") throw new Error("validators() is not a pipeline step");
   if (mod.evaluateIfRange('W/"1"', { etag: 'W/"1"' }) !== false) throw new Error("evaluateIfRange is broken");
-  if (typeof mod.preconditions({ current: () => undefined }) !== "function")
+  if (typeof mod.preconditionsDecision({ current: () => undefined }) !== "function")
     throw new Error("preconditions() is broken");
   if (typeof mod.checkPreconditions !== "function") throw new Error("checkPreconditions is missing");
   if (mod.preconditionFailed({ etag: '"1"' }).headers.ETag !== '"1"')

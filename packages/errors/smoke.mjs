@@ -3,6 +3,6 @@
 export default function smoke(mod) {
   const err = mod.HttpError.notFound("gone");
   if (err.status !== 404 || !mod.isHttpError(err)) throw new Error("HttpError.notFound is broken");
-  if (typeof mod.errorHandler() !== "function") throw new Error("errorHandler() is not a function");
+  if (typeof mod.renderError !== "function") throw new Error("renderError is not a function");
   if (mod.reasonPhrase(422) !== "Unprocessable Content") throw new Error("reasonPhrase is broken");
 }

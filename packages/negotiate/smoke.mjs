@@ -18,9 +18,9 @@ export default function smoke(mod) {
   if (typeof step.represent !== "function" || typeof step.preflight !== "function")
     throw new Error("representations() is not a pipeline step");
   if (typeof mod.compression().choose !== "function") throw new Error("compression() is not a pipeline step");
-  if (typeof mod.parseBody() !== "function") throw new Error("parseBody() is not a function");
-  if (typeof mod.crossOrigin({ origins: ["https://a.example"] }) !== "function")
-    throw new Error("crossOrigin() is not a function");
+  if (typeof mod.bodyReader() !== "function") throw new Error("bodyReader() is not a function");
+  if (typeof mod.crossOriginGate({ origins: ["https://a.example"] }) !== "function")
+    throw new Error("crossOriginGate() is not a function");
   if (!mod.xml.serialize({ a: "<" }).includes("<a>&lt;</a>")) throw new Error("xml representation is broken");
   if (mod.csv.serialize([{ a: 1 }]) !== "a\r\n1\r\n") throw new Error("csv representation is broken");
 }

@@ -6,7 +6,8 @@ export default function smoke(mod) {
   const r = mod.versionResolver({ versions: [1, 2], defaultVersion: 1 })("/v2/employees", {});
   if (r.version !== 2 || r.url !== "/employees") throw new Error("versionResolver is broken");
   if (mod.formatDeprecation(new Date(0)) !== "@0") throw new Error("formatDeprecation is broken");
-  if (typeof mod.versioned({ 1: () => {} }) !== "function") throw new Error("versioned() is broken");
+  const one = () => {};
+  if (mod.versionDispatch({ 1: one })(1) !== one) throw new Error("versionDispatch() is broken");
   let threw = false;
   try {
     mod.versions({
