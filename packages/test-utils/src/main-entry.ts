@@ -1,8 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
-/** Module specifiers that tie a module to a framework or to a framework's adapter entry. */
-const ADAPTER_IMPORT = /^(?:express|fastify|hono(?:\/.*)?|@svc\/[^/]+\/(?:express|fastify|fetch|node))$/;
+/**
+ * Module specifiers that tie a module to a framework or to a framework's adapter entry: another
+ * package's (`@svc/kernel/express`) or the package's own Express adapter (`./express.js`).
+ */
+const ADAPTER_IMPORT =
+  /^(?:express|fastify|hono(?:\/.*)?|@svc\/[^/]+\/(?:express|fastify|fetch|node)|\.{1,2}\/(?:[\w-]+\/)*express\.js)$/;
 
 /** Reads of a framework's objects that only an adapter may do (Express's app, its settings, `res.locals`). */
 const FRAMEWORK_READS: readonly { name: string; pattern: RegExp }[] = [
