@@ -1,5 +1,5 @@
 import { errorHandler } from "@svc/errors/express";
-import { reply } from "@svc/kernel";
+import { recordAuthentication, reply } from "@svc/kernel";
 import { type Listening, listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
@@ -73,7 +73,7 @@ async function twoClients(store: MemoryStore, options: { bodyBytes?: number; gat
   const runs = new Map<string, number>();
   const app = express();
   app.use((req, _res, next) => {
-    Object.assign(req, { principal: { id: String(req.get("x-user")) } });
+    recordAuthentication(req, { id: String(req.get("x-user")) });
     next();
   });
   app.post(

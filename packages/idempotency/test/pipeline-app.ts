@@ -8,6 +8,7 @@ import {
   fieldText,
   type HandlerContext,
   type PipelineOptions,
+  recordAuthentication,
   reply,
 } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
@@ -66,10 +67,10 @@ export function buildStepApp(
   };
   const framework = hooks.express ?? express;
   const app = framework() as express.Express;
-  // Stands in for the auth layer: the principal it would leave on the request.
+  // Stands in for the auth layer: the principal it would record for the request.
   app.use((req, _res, next) => {
     const user = req.get("x-user");
-    if (user) Object.assign(req, { principal: { id: user, roles: [], scopes: [], scheme: "test" } });
+    if (user) recordAuthentication(req, { id: user });
     next();
   });
   const svc = expressAdapter(createPipeline(hooks.pipeline ?? {}));

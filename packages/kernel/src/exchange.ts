@@ -202,14 +202,14 @@ function carriesCredentials(request: object): boolean {
 /**
  * Who made `request`, for a default that keys by principal (the limiter's key, the
  * `Idempotency-Key` scope): the principal an authentication step recorded ({@link
- * recordAuthentication}), else a `principal` an application's own middleware left on Express's
- * `req` or Fastify's `request`, else `undefined` for a request without credentials.
+ * recordAuthentication}), else `undefined` for a request without credentials.
  *
- * A request that carries credentials (`Authorization`) when no authentication step has recorded
- * anything cannot be told apart from any other caller's: rather than count or store it with
- * everyone else's, this throws a 500 `HttpError` (code `unauthenticated_credentials`) whose
- * message, logged and never sent, says what to change. RFC 9110 §11.6.2: the credentials are
- * the request's claim of who sent it.
+ * A request that carries credentials (`Authorization`), or a `principal` an application's own
+ * middleware left on Express's `req` or Fastify's `request`, when no authentication step has
+ * recorded anything cannot be told apart from any other caller's: rather than count or store it
+ * with everyone else's, or trust an untyped property no step vouched for, this throws a 500
+ * `HttpError` (code `unauthenticated_credentials`) whose message, logged and never sent, says what
+ * to change. RFC 9110 §11.6.2: the credentials are the request's claim of who sent it.
  *
  * @internal For the @svc packages' defaults; it reads the exchanges this entry keeps.
  * @param step - who asks, for the message (`"rate limit"`, `"idempotency"`).
@@ -219,10 +219,12 @@ export function principalFor(request: object, step: string, fix: string): Princi
   const recorded = exchanges.get(carrier(request))?.authentication;
   if (recorded !== undefined) return recorded.principal;
   const own = (request as { principal?: unknown }).principal;
-  if (typeof own === "object" && own !== null) {
-    const id = (own as { id?: unknown }).id;
-    if (typeof id === "string" && id !== "") return own as Principal;
-  }
+  if (typeof own === "object" && own !== null)
+    throw new HttpError(
+      500,
+      `${step}: the request has a \`principal\` property but no authentication step recorded who sent it; record it with recordAuthentication(req, principal) of @svc/kernel where your middleware sets it`,
+      { code: "unauthenticated_credentials" },
+    );
   if (!carriesCredentials(request)) return undefined;
   throw new HttpError(
     500,

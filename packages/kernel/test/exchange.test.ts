@@ -50,4 +50,15 @@ describe("exchangeOf", () => {
     recordAuthentication(anonymous, undefined);
     expect(principalFor(anonymous, "rate limit", "fix")).toBeUndefined();
   });
+
+  it("a principal left on the request without recordAuthentication → 500, never its id", () => {
+    const left = { headers: {}, principal: { id: "mallory" } };
+    expect(() => principalFor(left, "rate limit", "fix")).toThrow(/recordAuthentication/);
+    recordAuthentication(left, { id: "alice" });
+    expect(principalFor(left, "rate limit", "fix")?.id).toBe("alice");
+  });
+
+  it("Fastify's undecorated principal (null) and no credentials → anonymous", () => {
+    expect(principalFor({ headers: {}, principal: null }, "rate limit", "fix")).toBeUndefined();
+  });
 });

@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { errorHandler } from "@svc/errors/express";
+import { recordAuthentication } from "@svc/kernel";
 import { listen } from "@svc/test-utils";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
@@ -204,7 +205,7 @@ describe("client key", () => {
     const url = await serve({ limit: 1 }, (app) =>
       app.use((req, _res, next) => {
         const user = req.headers["x-user"];
-        if (typeof user === "string") (req as RateLimitRequest).principal = { id: user };
+        if (typeof user === "string") recordAuthentication(req, { id: user });
         next();
       }),
     );
@@ -228,7 +229,7 @@ describe("client key", () => {
           },
         });
         const user = req.headers["x-user"];
-        if (typeof user === "string") (req as RateLimitRequest).principal = { id: user };
+        if (typeof user === "string") recordAuthentication(req, { id: user });
         next();
       });
     const url = await serve({ limit: 5 }, counted);
@@ -269,7 +270,7 @@ describe("client key", () => {
       serve({ limit: 1, key: (req) => req.headers["x-api-key"] as string | undefined }, (app) =>
         app.use((req, _res, next) => {
           const user = req.headers["x-user"];
-          if (typeof user === "string") (req as RateLimitRequest).principal = { id: user };
+          if (typeof user === "string") recordAuthentication(req, { id: user });
           next();
         }),
       );

@@ -15,9 +15,11 @@ import { capacityOf, createRateLimiter, type RateLimiter, type RateLimiterOption
 import { optionError, refused } from "./option-error.js";
 
 /**
- * The authenticated principal an authentication middleware leaves on the request.
+ * The authenticated principal `@svc/auth` shows to handlers on Express's `req` (output only:
+ * the limiter reads the principal authentication recorded, `recordAuthentication` of
+ * `@svc/kernel`).
  * @example
- * req.principal = { id: "user-42" };
+ * recordAuthentication(req, { id: "user-42" });
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-11
  */
 export interface RateLimitPrincipal {
@@ -54,7 +56,7 @@ export interface RateLimitInfo {
 /**
  * The parts of an Express (or plain `node:http`) request the middleware reads.
  * @example
- * rateLimit({ limit: 10, key: (req: RateLimitRequest) => req.principal?.id });
+ * rateLimit({ limit: 10, key: (req: RateLimitRequest) => req.headers["x-api-key"] as string | undefined });
  * @see https://expressjs.com/en/guide/behind-proxies.html
  */
 export interface RateLimitRequest extends IncomingMessage {
