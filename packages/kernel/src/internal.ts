@@ -40,3 +40,13 @@ export {
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { utf8Bytes } from "./utf8.js";
 export { emitWarning } from "./warning.js";
+export {
+  UNBOUNDED_XML_RULES,
+  type XmlEvents,
+  XmlReadError,
+  XmlReader,
+  type XmlReaderOptions,
+  type XmlReadProblem,
+  type XmlReadRules,
+  type XmlTag,
+} from "./xml-reader.js";

@@ -428,7 +428,7 @@ function parseReceived(
     // (PowerShell's UTF-8 files, .NET writers using Encoding.UTF8); one UTF-8 BOM as the very
     // first bytes is dropped. Anywhere else U+FEFF stays (not JSON white space, so a 400 between
     // tokens, data inside a string), and a UTF-16 BOM is not valid UTF-8. XML keeps its BOM for
-    // saxes, which XML 1.0 §4.3.3 has read it.
+    // the XML reader, which reads it as XML 1.0 §4.3.3 says.
     source = utf8.decode(kind === "json" && startsWithUtf8Bom(body) ? body.subarray(3) : body);
   } catch {
     // RFC 8259 §8.1: JSON text exchanged between systems MUST be UTF-8 (and XML declared or

@@ -22,7 +22,7 @@ import {
 export type { CrossOriginOptions, ParseBodyOptions, ParsedBodyRequest, XmlBodySchema } from "@svc/negotiate";
 
 /**
- * Request body middleware for JSON and XML (with `saxes`), in the service's error vocabulary:
+ * Request body middleware for JSON and XML (the @svc XML reader), in the service's error vocabulary:
  *
  * - a body of a type outside `types` (or without `Content-Type`) is left unread for what comes
  *   after, a SOAP endpoint's `application/soap+xml` included; with `others: "refuse"` → 415 naming

@@ -1,4 +1,4 @@
-import { SaxesParser, type SaxesTagPlain } from "saxes";
+import { UNBOUNDED_XML_RULES, XmlReadError, XmlReader, type XmlTag } from "@svc/kernel/internal";
 
 /**
  * A parsed XML element: attributes as `@name` (namespace declarations left out), text as `#text`
@@ -43,9 +43,10 @@ export class XmlRefusedError extends Error {
 }
 
 /**
- * Builds plain objects from saxes events. The first well-formedness failure or policy refusal
- * (DOCTYPE, depth) is kept in `failure`, the first xsi:nil one in `invalid`; the first decides, as XML 1.0 §1.2
- * makes a well-formedness error fatal whatever else was found.
+ * Builds plain objects from the shared reader's events (`@svc/kernel/internal`, which refuses what
+ * is not well-formed, a DOCTYPE, nesting past the depth and a version other than 1.0). The first
+ * xsi:nil rule broken is kept in `invalid`, reported only if the document is well-formed: XML 1.0
+ * §1.2 makes a well-formedness error fatal whatever else was found.
  */
 class XmlBuilder {
   readonly stack: Frame[] = [];
@@ -56,33 +57,20 @@ class XmlBuilder {
    */
   readonly bindings = new Map<string, string[]>();
   result: Record<string, XmlValue> | undefined;
-  failure: Error | undefined;
   invalid: XmlNilError | undefined;
 
   constructor(
-    private readonly maxDepth: number,
     /** Where the parser is, for a message: `line 1, column 9`. */
     private readonly where: () => string,
   ) {}
-
-  fail(message: string, cause?: unknown): void {
-    this.failure ??= cause === undefined ? new Error(message) : new Error(message, { cause });
-  }
-
-  /** A policy refusal of a document that may well be well-formed: the first failure still decides. */
-  refuse(message: string): void {
-    this.failure ??= new XmlRefusedError(message);
-  }
 
   /** An xsi:nil rule broken: reported only if the document turns out well-formed. */
   nilRule(message: string): void {
     this.invalid ??= new XmlNilError(message);
   }
 
-  open(tag: SaxesTagPlain): void {
+  open(tag: XmlTag<false>): void {
     const { stack } = this;
-    if (stack.length >= this.maxDepth)
-      this.refuse(`nesting deeper than ${this.maxDepth} levels is not accepted`);
     const obj: Record<string, XmlValue | XmlValue[]> = {};
     const parent = stack[stack.length - 1];
     const frame: Frame = {
@@ -259,11 +247,8 @@ function frameValue(frame: Frame): XmlValue {
   return text === "" ? frame.obj : Object.assign(frame.obj, { "#text": text });
 }
 
-/** Thrown out of a saxes handler to abandon the parse at the first failure. */
-const ABANDONED = Symbol("XML parse abandoned");
-
 /**
- * Parses XML into plain objects with `saxes`: elements become keys, repeated elements arrays,
+ * Parses XML into plain objects with the shared XML reader (`@svc/kernel/internal`): elements become keys, repeated elements arrays,
  * attributes `@name`, text-only elements strings. Names are the qualified names the document
  * wrote (Namespaces in XML 1.0 §4), prefix included, for elements and attributes alike
  * (`<s:Body>` → `s:Body`, `p:id="1"` → `@p:id`); namespace declarations (`xmlns`, `xmlns:p`) are
@@ -279,59 +264,40 @@ const ABANDONED = Symbol("XML parse abandoned");
  * @see https://www.w3.org/TR/xml/
  */
 export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlValue> {
-  const parser = new SaxesParser();
-  const builder = new XmlBuilder(maxDepth, () => `line ${parser.line}, column ${parser.column}`);
-  // XML 1.0 §1.2: after a fatal error the processor "MUST NOT continue normal processing"; the
-  // first failure, well-formedness or policy refusal, decides what is thrown, so nothing later in
-  // the source can change it. The parser is abandoned there: a throw out of the handler ends
-  // saxes' `write`, rather than running it over the rest of a hostile body for nothing. The
-  // xsi:nil rules do not stop it, as a well-formedness error found later still decides.
-  const stopped =
-    <A extends unknown[]>(handle: (...args: A) => void) =>
-    (...args: A): void => {
-      handle(...args);
-      if (builder.failure !== undefined) throw ABANDONED;
-    };
-  // XML 1.0 §2.8: a document type declaration is well-formed; it is refused by policy, being
-  // where entities (and their expansion, or an external fetch) are declared.
-  parser.on(
-    "doctype",
-    stopped(() => builder.refuse("a document type declaration (DOCTYPE) is not accepted")),
-  );
-  // XML 1.1 (its §2.2, §2.11, §4.3.4) is another language: NEL and LINE SEPARATOR are line
-  // ends, references to C0 controls are characters, and NEL or LSEP in the XML declaration is a
-  // fatal error. saxes switches to a 1.1 mode of its own on any 1.x other than 1.0, which accepts
-  // NEL and LSEP in the declaration, and reading 1.1 as 1.0 (XML 1.0 §2.8 lets a 1.0 processor
-  // try) would turn its NEL line ends into data. This package documents XML 1.0 and parses by
-  // it: any other version (a well-formed document, saxes having checked `1.[0-9]+`) is refused.
-  parser.on(
-    "xmldecl",
-    stopped(({ version }) => {
-      if (version !== undefined && version !== "1.0") {
-        builder.refuse("only XML 1.0 is accepted; the XML declaration names another version");
-      }
-    }),
-  );
-  // XML 1.0 §2.1 well-formedness, in words of our own with where it broke: saxes' message can
-  // quote the document (`unclosed tag: <name>`) and is kept as the cause, for logs only.
-  const malformed = (e: unknown) =>
-    builder.fail(`not well-formed XML (line ${parser.line}, column ${parser.column})`, e);
-  parser.on("error", stopped(malformed));
-  parser.on(
-    "opentag",
-    stopped((tag) => builder.open(tag)),
-  );
-  parser.on("text", (t) => builder.text(t));
-  parser.on("cdata", (t) => builder.text(t));
-  parser.on("closetag", () => builder.close());
+  const builder: XmlBuilder = new XmlBuilder(() => `line ${reader.line}, column ${reader.column}`);
+  // Names as written (`s:Body`, `@p:id`): no namespace processing, so an undeclared prefix is
+  // not refused. XML 1.1 (its §2.2, §2.11, §4.3.4) is another language: NEL and LINE SEPARATOR
+  // are line ends, references to C0 controls are characters; reading it as 1.0 (XML 1.0 §2.8
+  // lets a 1.0 processor try) would turn its NEL line ends into data, so it is refused.
+  const reader: XmlReader<false> = new XmlReader({ namespaces: false, otherVersions: "refuse" }, builder);
+  // XML 1.0 §2.6: processing instructions are for applications; a body's are read past.
+  reader.rules = { ...UNBOUNDED_XML_RULES, maxDepth, instructions: "skip" };
   try {
-    parser.write(source);
-    parser.close();
+    // XML 1.0 §1.2: after a fatal error the processor "MUST NOT continue normal processing"; the
+    // reader throws at the first failure, well-formedness or policy refusal, so nothing later in
+    // the source can change what is thrown, and the rest of a hostile body is not read.
+    reader.write(source);
+    reader.close();
   } catch (e) {
-    if (e !== ABANDONED) malformed(e);
+    throw refusal(e, () => `line ${reader.line}, column ${reader.column}`);
   }
-  if (builder.failure) throw builder.failure;
   if (builder.invalid) throw builder.invalid;
   if (!builder.result) throw new Error("XML document has no root element");
   return builder.result;
+}
+
+/**
+ * The reader's refusal in this package's words: a policy refusal (DOCTYPE, depth, version) as an
+ * {@link XmlRefusedError}, a well-formedness error (XML 1.0 §2.1) with where it broke and the
+ * parser's message, which can quote the document (`unclosed tag: <name>`), kept as the cause for
+ * logs only.
+ */
+function refusal(e: unknown, where: () => string): Error {
+  if (e instanceof XmlReadError) {
+    if (e.problem === "dtd")
+      return new XmlRefusedError("a document type declaration (DOCTYPE) is not accepted");
+    if (e.problem !== "malformed") return new XmlRefusedError(e.message);
+    return new Error(e.message, { cause: e.cause });
+  }
+  return new Error(`not well-formed XML (${where()})`, { cause: e });
 }

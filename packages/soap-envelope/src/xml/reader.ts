@@ -47,7 +47,8 @@ export {
 export { shown } from "./shown.js";
 
 /**
- * Parses a document with `saxes` (streaming, namespace-aware) into {@link ParsedElement}s,
+ * Parses a document with the XML reader the @svc packages share (`@svc/kernel/internal`: saxes,
+ * streaming, namespace-aware, with one set of refusal rules) into {@link ParsedElement}s,
  * enforcing the byte, depth, attribute-count and element-count limits as data arrives.
  *
  * XML 1.0 §2.8: a document type declaration is refused outright (SOAP 1.2 Part 1 §5: "The XML

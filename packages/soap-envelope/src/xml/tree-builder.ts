@@ -1,4 +1,4 @@
-import { SaxesParser, type SaxesTagNS } from "saxes";
+import { XmlReadError, XmlReader, type XmlReadRules, type XmlTag } from "@svc/kernel/internal";
 import { setAttribute, type XmlCheckpoint } from "./fast-scan.js";
 import { type ParsedElement, type ResolvedXmlLimits, resolveLimits, XmlError } from "./model.js";
 import { cutCharacters } from "./shown.js";
@@ -11,18 +11,15 @@ const XMLNS_URI = "http://www.w3.org/2000/xmlns/";
 const STOP_SLICE = 4096;
 
 /**
- * Builds the element tree from saxes events. Creating a saxes parser and attaching its handlers
- * costs more than parsing a small envelope, so builders are pooled: a builder goes back to the
- * pool only after a document parsed to the end (saxes resets itself in `close()`); one that
- * failed midway is dropped with whatever state it was in.
+ * Builds the element tree from the events of the XML reader the @svc packages share
+ * (`@svc/kernel/internal`), which applies the rules: no DTD, no processing instruction unless
+ * skipped, and the limits' depth, element, attribute and namespace bounds. Creating a reader and
+ * attaching its handlers costs more than parsing a small envelope, so builders are pooled: a
+ * builder goes back to the pool only after a document parsed to the end (the reader resets itself
+ * in `close()`); one that failed midway is dropped with whatever state it was in.
  */
 export class TreeBuilder {
-  private readonly parser: SaxesParser<{
-    xmlns: true;
-    defaultXMLVersion: "1.0";
-    forceXMLVersion: true;
-    resolvePrefix: (prefix: string) => string | undefined;
-  }>;
+  private readonly parser: XmlReader<true>;
   private readonly stack: ParsedElement[] = [];
   /**
    * Per open element, whether its text so far holds character data (not only XML white space).
@@ -32,11 +29,6 @@ export class TreeBuilder {
    */
   private readonly textShown: boolean[] = [];
   private root: ParsedElement | undefined;
-  private elements = 0;
-  private attributeCount = 0;
-  /** Namespace declarations in scope, and how many each open element made. */
-  private namespaces = 0;
-  private readonly declared: number[] = [];
   private limits: ResolvedXmlLimits = DEFAULT_LIMITS;
   private checkpoint: XmlCheckpoint | undefined;
   /** Whether the checkpoint may still stop this parse, and whether it did. */
@@ -45,7 +37,9 @@ export class TreeBuilder {
   /** How many children the open child of the document element may have. */
   private childLimit = Number.POSITIVE_INFINITY;
   /** Whether processing instructions are skipped rather than refused (contracts, not messages). */
-  allowInstructions = false;
+  set allowInstructions(allow: boolean) {
+    this.parser.rules = readRules(this.limits, allow);
+  }
   /** The namespaces in scope around the document: an element's, when its content is parsed alone. */
   private baseScope = BASE_SCOPE;
   /**
@@ -58,47 +52,6 @@ export class TreeBuilder {
   private skip: { element: ParsedElement; at: number } | undefined;
 
   constructor() {
-    // XML 1.0 (Fifth Edition) §2.8: a 1.0 processor "will process [a document declaring another
-    // 1.x version] as a 1.0 document"; SOAP 1.2 Part 1 §5 requires a message serializable as XML
-    // 1.0. Read as XML 1.1 (saxes' choice from the declaration), `&#1;` would hand a C0 control
-    // character to a handler and `xmlns:p=""` would undeclare a prefix.
-    this.parser = new SaxesParser({
-      xmlns: true,
-      defaultXMLVersion: "1.0",
-      forceXMLVersion: true,
-      // Asked only for a prefix the document does not declare.
-      resolvePrefix: (prefix) => this.baseScope[prefix],
-    });
-    this.parser.on("doctype", () => {
-      throw new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
-    });
-    this.parser.on("processinginstruction", () => {
-      if (this.allowInstructions) return;
-      throw new XmlError("pi", "A processing instruction is not allowed in a SOAP message");
-    });
-    this.parser.on("opentagstart", () => {
-      this.elements++;
-      if (this.elements > this.limits.maxElements) {
-        throw new XmlError("limit", `The message has more than ${this.limits.maxElements} elements`);
-      }
-      if (this.stack.length >= this.limits.maxDepth) {
-        throw new XmlError("limit", `The message nests elements deeper than ${this.limits.maxDepth}`);
-      }
-    });
-    this.parser.on("attribute", () => {
-      this.attributeCount++;
-      if (this.attributeCount > this.limits.maxAttributes) {
-        throw new XmlError("limit", `An element has more than ${this.limits.maxAttributes} attributes`);
-      }
-    });
-    this.parser.on("opentag", (tag) => {
-      this.attributeCount = 0;
-      this.open(tag);
-    });
-    this.parser.on("closetag", () => {
-      this.stack.pop();
-      this.namespaces -= this.declared[this.stack.length] ?? 0;
-    });
     const onText = (text: string) => {
       const depth = this.stack.length - 1;
       const top = this.stack[depth];
@@ -108,14 +61,32 @@ export class TreeBuilder {
       if (!this.textShown[depth] && XML_NON_WHITESPACE.test(text)) this.textShown[depth] = true;
       if (top.children.length > 0 && this.textShown[depth]) top.mixed = true;
     };
-    this.parser.on("text", onText);
-    this.parser.on("cdata", onText);
+    // XML 1.0 (Fifth Edition) §2.8: a 1.0 processor "will process [a document declaring another
+    // 1.x version] as a 1.0 document"; SOAP 1.2 Part 1 §5 requires a message serializable as XML
+    // 1.0. Read as XML 1.1, `&#1;` would hand a C0 control character to a handler and
+    // `xmlns:p=""` would undeclare a prefix.
+    this.parser = new XmlReader(
+      {
+        namespaces: true,
+        otherVersions: "read-as-1.0",
+        // Asked only for a prefix the document does not declare.
+        resolvePrefix: (prefix) => this.baseScope[prefix],
+      },
+      {
+        open: (tag) => this.open(tag),
+        text: onText,
+        close: () => {
+          this.stack.pop();
+        },
+      },
+    );
   }
 
   /** A builder ready for a new document under `limits`, from the pool when one is free. */
   static acquire(limits: ResolvedXmlLimits, checkpoint?: XmlCheckpoint): TreeBuilder {
     const builder = BUILDER_POOL.pop() ?? new TreeBuilder();
     builder.limits = limits;
+    builder.parser.rules = readRules(limits, false);
     if (checkpoint !== undefined) {
       builder.checkpoint = checkpoint;
       builder.mayStop = checkpoint.stops;
@@ -131,7 +102,7 @@ export class TreeBuilder {
   within(scope: Readonly<Record<string, string>>): void {
     this.baseScope = scope;
     for (let s: object | null = scope; s !== null && s !== BASE_SCOPE; s = Object.getPrototypeOf(s))
-      this.namespaces += Object.keys(s).length;
+      this.parser.within(Object.keys(s).length);
   }
 
   /** The document element as far as it is built (after a stop). */
@@ -160,12 +131,11 @@ export class TreeBuilder {
     if (this.mayStop && !this.stopped && checkpoint.stopBefore(element, parent, depth)) this.stopped = true;
   }
 
-  private open(tag: SaxesTagNS): void {
+  private open(tag: XmlTag<true>): void {
     const parent = this.stack[this.stack.length - 1];
     const parentScope = parent?.scope ?? this.baseScope;
     let scope = parentScope;
     let own: Record<string, string> | undefined;
-    let declared = 0;
     for (const prefix in tag.ns) {
       // Namespaces in XML 1.0 §3: "The prefix xml is by definition bound to the namespace name
       // http://www.w3.org/XML/1998/namespace. It MAY, but need not, be declared" (saxes refuses
@@ -174,17 +144,8 @@ export class TreeBuilder {
       if (prefix === "xml") continue;
       own ??= Object.create(parentScope) as Record<string, string>;
       own[prefix] = tag.ns[prefix] ?? "";
-      declared++;
     }
     if (own) scope = own;
-    this.namespaces += declared;
-    if (this.namespaces > this.limits.maxNamespaces) {
-      throw new XmlError(
-        "limit",
-        `The message has more than ${this.limits.maxNamespaces} namespace declarations in scope`,
-      );
-    }
-    this.declared[this.stack.length] = declared;
     const attributes: Record<string, string> = {};
     const tagAttributes = tag.attributes;
     for (const key in tagAttributes) {
@@ -262,12 +223,10 @@ export class TreeBuilder {
   }
 
   countSkipped(elements: number, deepest: number): void {
-    this.elements += elements;
-    if (this.elements > this.limits.maxElements) {
-      throw new XmlError("limit", `The message has more than ${this.limits.maxElements} elements`);
-    }
-    if (deepest > this.limits.maxDepth) {
-      throw new XmlError("limit", `The message nests elements deeper than ${this.limits.maxDepth}`);
+    try {
+      this.parser.countSkipped(elements, deepest);
+    } catch (err) {
+      throw asXmlError(err);
     }
   }
 
@@ -282,9 +241,6 @@ export class TreeBuilder {
     if (!root) throw new XmlError("malformed", "The message is not an XML document");
     // saxes has reset itself (close() ends with its own init); reset what is ours.
     this.root = undefined;
-    this.elements = 0;
-    this.attributeCount = 0;
-    this.namespaces = 0;
     this.stack.length = 0;
     this.textShown.length = 0;
     this.limits = DEFAULT_LIMITS;
@@ -292,7 +248,6 @@ export class TreeBuilder {
     this.mayStop = false;
     this.stopped = false;
     this.childLimit = Number.POSITIVE_INFINITY;
-    this.allowInstructions = false;
     this.pacer = undefined;
     this.skip = undefined;
     this.baseScope = BASE_SCOPE;
@@ -314,8 +269,51 @@ export const BASE_SCOPE: Readonly<Record<string, string>> = Object.freeze(
   }),
 );
 
+/** The reader's rules for `limits`, made once per limits object (a service's, a contract's). */
+function readRules(limits: ResolvedXmlLimits, instructions: boolean): XmlReadRules {
+  const memo = instructions ? RULES_SKIPPING : RULES;
+  let rules = memo.get(limits);
+  if (rules === undefined) {
+    rules = Object.freeze({
+      maxDepth: limits.maxDepth,
+      maxElements: limits.maxElements,
+      maxAttributes: limits.maxAttributes,
+      maxNamespaces: limits.maxNamespaces,
+      instructions: instructions ? "skip" : "refuse",
+    });
+    memo.set(limits, rules);
+  }
+  return rules;
+}
+
+const RULES = new WeakMap<ResolvedXmlLimits, XmlReadRules>();
+const RULES_SKIPPING = new WeakMap<ResolvedXmlLimits, XmlReadRules>();
+
+/** What the reader refused, in this package's words: the Reason of the fault it becomes. */
+function refused(err: XmlReadError): XmlError {
+  switch (err.problem) {
+    case "dtd":
+      return new XmlError("dtd", "A document type declaration is not allowed in a SOAP message");
+    case "pi":
+      return new XmlError("pi", "A processing instruction is not allowed in a SOAP message");
+    case "elements":
+      return new XmlError("limit", `The message has more than ${err.limit} elements`);
+    case "depth":
+      return new XmlError("limit", `The message nests elements deeper than ${err.limit}`);
+    case "attributes":
+      return new XmlError("limit", `An element has more than ${err.limit} attributes`);
+    case "namespaces":
+      return new XmlError("limit", `The message has more than ${err.limit} namespace declarations in scope`);
+    default:
+      // "malformed" (and "version", which a reader reading other versions as 1.0 never gives):
+      // saxes' own error, as it was reported.
+      return asXmlError(err.cause ?? new Error(err.message));
+  }
+}
+
 function asXmlError(err: unknown): XmlError {
   if (err instanceof XmlError) return err;
+  if (err instanceof XmlReadError) return refused(err);
   const message = cutCharacters(err instanceof Error ? err.message : String(err), 200);
   // saxes reports "line:column: message"; the text is safe to echo (no document content).
   const at = /^(\d+):(\d+): (.*)$/s.exec(message);
