@@ -1046,8 +1046,19 @@ for (const [name, request, status] of [
   ["GET http://evil.example/employees/1 → 421", get("http://evil.example/employees/1"), 421],
   ["GET http://api.example/v1/employees/1 → version 1", get("http://api.example/v1/employees/1"), 200],
   ["GET http://api.example/nowhere → 404", get("http://api.example/nowhere"), 404],
+  // RFC 9112 §3.2.2: the absolute-form of any scheme is routed by its path, as Express's router
+  // does; the scheme is case-insensitive (RFC 3986 §3.1).
   ["GET ftp://api.example/employees/1 → as Express routes it", get("ftp://api.example/employees/1"), 200],
+  ["GET ws://api.example/employees/1 → as Express routes it", get("ws://api.example/employees/1"), 200],
+  ["GET FTP://API.EXAMPLE/employees/1 → as Express routes it", get("FTP://API.EXAMPLE/employees/1"), 200],
+  ["GET ftp://api.example/v1/employees/1 → version 1", get("ftp://api.example/v1/employees/1"), 200],
+  ["GET ftp://api.example/nowhere → 404", get("ftp://api.example/nowhere"), 404],
+  ["GET ftp://api.example/employees/%ZZ → 400", get("ftp://api.example/employees/%ZZ"), 400],
+  ["GET ws://api.example → 404", get("ws://api.example"), 404],
   ["GET HTTP://API.EXAMPLE/employees/1 → 200", get("HTTP://API.EXAMPLE/employees/1"), 200],
+  ["GET HTTPS://API.EXAMPLE/employees/1 → 200", get("HTTPS://API.EXAMPLE/employees/1"), 200],
+  // A scheme without `//` (`urn:x`) is refused by Node's parser before any framework.
+  ["GET urn:x → 400", get("urn:x"), 400],
   ["GET http://api.example → 404", get("http://api.example"), 404],
   [
     `GET http://api.example${SOAP_PATH}?wsdl → the WSDL`,

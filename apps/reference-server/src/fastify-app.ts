@@ -1,12 +1,18 @@
 import { type IncomingMessage, METHODS, type Server, type ServerResponse } from "node:http";
 import type { Principal } from "@svc/auth";
 import { auth, authorize } from "@svc/auth/fastify";
-import { absoluteFormOrigin } from "@svc/errors";
 import { fastifyErrorHandler, methodNotAllowedError, notFoundError } from "@svc/errors/fastify";
 import { externalFacts } from "@svc/hal";
 import { allowedHosts } from "@svc/hal/fastify";
 import { idempotency } from "@svc/idempotency/fastify";
-import { compileTrust, type HandlerContext, HttpError, type RouteOptions } from "@svc/kernel";
+import {
+  compileTrust,
+  type HandlerContext,
+  HttpError,
+  malformedEscape,
+  type RouteOptions,
+  targetPath,
+} from "@svc/kernel";
 import {
   type FastifyPipeline,
   fastifyAdapter,
@@ -141,18 +147,16 @@ export function createFastifyApp(
       // router would match no route. The request line is bounded by Node's header size limit.
       maxParamLength: 16 * 1024,
     },
-    // The version step strips `/v<N>` before routing. A SOAP endpoint is never versioned (its
+    // The version step strips `/v<N>` before routing, and the pipeline's rewriteUrl gives
+    // Fastify's router the target as Express's router routes it (an absolute-form of any scheme
+    // by its path, `*` to no route, a stray `%` escaped). A SOAP endpoint is never versioned (its
     // version is its contract's namespace), so `/v2/ws/customer` stays what it is: no route.
     rewriteUrl(req) {
       const url = req.url ?? "/";
       if (isSoap(url)) return soapEndpointTarget(url);
       const target = versioned.call(this, req);
-      if (isSoap(target)) return url;
-      const routed = routedTarget(target);
-      // The pipeline's rewriteUrl escaped it already; the route's hook answers it before
-      // authentication, as Express's router does.
-      if (HAS_STRAY_PERCENT.test(url.split(/[?#]/, 1)[0] ?? "")) strayPercent.add(req);
-      return routed;
+      if (isSoap(target) && !isSoap(targetPath(url))) return url;
+      return target;
     },
     // A request target Fastify cannot route (a malformed path) gets the headers and the record too.
     frameworkErrors: (err, request, reply) => {
@@ -181,44 +185,6 @@ export function createFastifyApp(
     await main.register(apiContext(config, limiter, deps, security, svc, trust, errors));
   });
   return app;
-}
-
-/** A target no route has: what Express's router makes of a target it cannot route. */
-const NO_ROUTE = "//";
-
-/** `%` that starts no percent-encoding (RFC 3986 §2.1): `%ZZ`, a `%` at the end. */
-const STRAY_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
-const HAS_STRAY_PERCENT = /%(?![0-9A-Fa-f]{2})/;
-
-/**
- * The requests whose target had a stray `%` escaped for the router: on a route with parameters,
- * their parameter could not be decoded, which Express's router answers 400 (see nonEmptyParams).
- */
-const strayPercent = new WeakSet<IncomingMessage>();
-
-/**
- * The target Fastify's router is given, so that it routes what Express's router does:
- * - an absolute-form target (RFC 9112 §3.2.2) by its path, whatever its scheme: Fastify's router
- *   strips only `http://` and `https://` authorities, Express's reads the path of any;
- * - any other form that is not origin-form (`*`, RFC 9112 §3.2.4) to no route, where Express's
- *   router leaves it (Fastify's routes `*` as `/`);
- * - a `%` of the path that starts no percent-encoding escaped (`/%ZZ` → `/%25ZZ`), so that the
- *   router matches the path as Express's does instead of refusing it before any hook runs.
- */
-function routedTarget(target: string): string {
-  let routed = target;
-  if (!routed.startsWith("/")) {
-    const origin = absoluteFormOrigin(routed);
-    if (origin === "") return NO_ROUTE;
-    if (!/^https?:/i.test(origin)) {
-      const rest = routed.slice(origin.length);
-      routed = rest.startsWith("/") ? rest : `/${rest}`;
-    }
-  }
-  const query = routed.indexOf("?");
-  const path = query === -1 ? routed : routed.slice(0, query);
-  if (!path.includes("%")) return routed;
-  return `${path.replace(STRAY_PERCENT, "%25")}${query === -1 ? "" : routed.slice(query)}`;
 }
 
 /** Whether a request target is under the SOAP endpoints' path. */
@@ -418,7 +384,7 @@ function fastifyView(
         // The origin first: reading it is what records the forwarded fields it depended on.
         const origin = facts.origin;
         if (!reply.sent) setReplyPassage(reply, { vary: facts.vary });
-        href = linksOn(origin, routedPrefix(request.originalUrl, request.url));
+        href = linksOn(origin, routedPrefix(targetPath(request.originalUrl), targetPath(request.url)));
       }
       return href;
     },
@@ -434,7 +400,7 @@ function fastifyView(
  */
 function nonEmptyParams(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   // RFC 3986 §2.1: a parameter with a `%` that starts no percent-encoding cannot be decoded.
-  if (strayPercent.has(request.raw)) {
+  if (malformedEscape(request.originalUrl)) {
     done(new HttpError(400, "Bad Request"));
     return;
   }

@@ -40,7 +40,12 @@ const cases: readonly Case[] = [
   { line: "GET /ws/CUSTOMER?wsdl", status: 200 },
   // RFC 9112 §3.2.2: an absolute-form target is routed by its path, whatever its scheme.
   { line: "GET ftp://localhost/health", status: 200 },
+  { line: "GET ws://localhost/health", status: 200 },
+  { line: "GET FTP://LOCALHOST/health", status: 200 },
+  { line: "GET HTTP://LOCALHOST/health", status: 200 },
   { line: "GET http://localhost/health", status: 200 },
+  { line: "GET ftp://localhost/employees/%ZZ", status: 400 },
+  { line: "GET ftp://localhost/nowhere", status: 404 },
 ];
 
 describe("unusual methods and targets: the same answer on either framework", () => {

@@ -41,7 +41,7 @@ import type {
 } from "fastify";
 import { pipelineRequest } from "./node.js";
 import { releaseBody } from "./release.js";
-import { escapeStrayPercent, malformedEscape } from "./target.js";
+import { malformedEscape, routerTarget } from "./target.js";
 
 /** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
 export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | undefined): PipelineRequest {
@@ -316,9 +316,11 @@ export type FastifyHandler = (request: FastifyRequest, context: HandlerContext) 
 /** A pipeline's Fastify adapter: see {@link fastifyAdapter}. */
 export interface FastifyPipeline {
   /**
-   * Fastify's `rewriteUrl` server option (`Fastify({ rewriteUrl: svc.rewriteUrl })`), needed
-   * when the pipeline versions requests by path: Fastify routes before any hook runs, so the
-   * `/v<N>` prefix is stripped here, once, and the version decided with it.
+   * Fastify's `rewriteUrl` server option (`Fastify({ rewriteUrl: svc.rewriteUrl })`): Fastify
+   * routes before any hook runs, so the `/v<N>` prefix of a pipeline that versions requests by
+   * path is stripped here, once, and the version decided with it; the target is then given to
+   * the router as {@link fastifyRewriteUrl} gives it (an absolute-form of any scheme by its path,
+   * `*` to no route, a stray `%` escaped).
    */
   readonly rewriteUrl: (this: unknown, req: IncomingMessage) => string;
   /**
@@ -338,6 +340,22 @@ export interface FastifyPipeline {
     current: { data: unknown; lastModified?: Date | undefined } | undefined,
     creates?: boolean,
   ): Promise<void>;
+}
+
+/**
+ * Fastify's `rewriteUrl` server option for an application without a pipeline
+ * (`Fastify({ rewriteUrl: fastifyRewriteUrl })`): the request-target given to Fastify's router so
+ * that it routes what Express's router routes. An absolute-form target of any scheme by its path
+ * (`GET ftp://api.example/employees/7` is `/employees/7`, RFC 9112 §3.2.2), the asterisk-form
+ * (`*`, RFC 9112 §3.2.4) to no route, and a `%` of the path that begins no percent-encoding
+ * escaped (`/%ZZ` is no route, a 404, not Fastify's own 400 before any hook). A pipeline's
+ * adapter does the same after its version step (`fastifyAdapter(pipeline).rewriteUrl`).
+ *
+ * @example const app = Fastify({ rewriteUrl: fastifyRewriteUrl });
+ * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2
+ */
+export function fastifyRewriteUrl(this: unknown, req: IncomingMessage): string {
+  return routerTarget(req.url ?? "/");
 }
 
 /**
@@ -374,15 +392,15 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
   return {
     rewriteUrl(req) {
       const url = req.url ?? "/";
-      const version = decide(req).prepared.version;
+      const ready = decide(req);
+      const version = ready.prepared.version;
       const target = version === undefined ? url : version.target;
-      if (!target.includes("%") || !malformedEscape(target)) return target;
       // RFC 3986 §2.1: a `%` that begins no percent-encoding. Fastify's router would refuse the
       // request before any hook (without the fields the steps set); routed with the `%` escaped,
       // it answers as Express's router does: no route, 404; a route, whose parameter holds the
       // `%`, 400 from `handle`.
-      decide(req).escaped = true;
-      return escapeStrayPercent(target);
+      if (malformedEscape(target)) ready.escaped = true;
+      return routerTarget(target);
     },
     plugin: plugin as FastifyPluginCallback,
     handle(handler, route) {

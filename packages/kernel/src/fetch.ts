@@ -557,7 +557,7 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
       if (prepared.refusal !== undefined) throw prepared.refusal;
       // A route matched a path with a `%` that begins no percent-encoding (RFC 3986 §2.1): its
       // parameter cannot be decoded, a 400 as Express's router answers it.
-      if (path.includes("%") && malformedEscape(path)) throw HttpError.badRequest();
+      if (malformedEscape(path)) throw HttpError.badRequest();
       // The request as read for the decision, unless this call knows more of the connection.
       // The body the handler read, else what a body parser of the packages recorded for it.
       const body = options.body !== undefined ? options.body : exchangeIfAny(request)?.body?.value;

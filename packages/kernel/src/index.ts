@@ -104,6 +104,7 @@ export type {
   VersionDecision,
   Versioner,
 } from "./steps.js";
+export { malformedEscape, targetPath } from "./target.js";
 export { compileTrust, type TrustOption } from "./trust.js";
 export { appendVary, mergeVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -15,7 +15,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 
-import { malformedEscape } from "./target.js";
+import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, writeValue } from "./write.js";
 
 export { fieldName };
@@ -133,7 +133,8 @@ export interface NodePipeline {
 
 /**
  * The `node:http` adapter of a pipeline: no router, so the request's path (without a version
- * prefix) is what `prepare` resolves to, for the application's own dispatch.
+ * prefix, and of an absolute-form target of any scheme its path: `targetPath` of `@svc/kernel`)
+ * is what `prepare` resolves to, for the application's own dispatch.
  *
  * @example
  * const svc = nodeAdapter(createPipeline());
@@ -151,7 +152,7 @@ export function nodeAdapter(pipeline: Pipeline): NodePipeline {
       const version = prepared.version;
       const routed = version === undefined ? target : version.target;
       if (version !== undefined) setPassage(res, version);
-      ready = { prepared, path: routedPath(routed) };
+      ready = { prepared, path: targetPath(routed) };
       decided.set(req, ready);
     }
     return ready;
@@ -168,7 +169,7 @@ export function nodeAdapter(pipeline: Pipeline): NodePipeline {
       if (ready.prepared.refusal !== undefined) throw ready.prepared.refusal;
       // A route matched a path with a `%` that begins no percent-encoding (RFC 3986 §2.1): its
       // parameter cannot be decoded, a 400 as Express's router answers it.
-      if (ready.path.includes("%") && malformedEscape(ready.path)) throw HttpError.badRequest();
+      if (malformedEscape(ready.path)) throw HttpError.badRequest();
       const request = pipelineRequest(req, res, ready.path);
       const value = await pipeline.run(request, ready.prepared, handler, route);
       await writeResponse(res, value, request.method);
@@ -183,23 +184,6 @@ export function nodeAdapter(pipeline: Pipeline): NodePipeline {
       );
     },
   };
-}
-
-// RFC 9112 §3.2.2 absolute-form; the scheme is case-insensitive (RFC 3986 §3.1).
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
-
-/**
- * The path a request is dispatched on: no query, no fragment (RFC 9112 §3.2: a request-target has
- * none, a broken client may send one, and Express, Fastify and Hono end the path there), and of an
- * absolute-form target (`http://api.example/employees/7`, which "a server MUST accept", RFC 9112
- * §3.2.2) its path, an empty one being `/`, as the other frameworks route it.
- */
-function routedPath(target: string): string {
-  const absolute = target.startsWith("/") ? null : ABSOLUTE_FORM.exec(target);
-  const rest = absolute === null ? target : target.slice(absolute[0].length);
-  const end = rest.search(/[?#]/);
-  const path = end === -1 ? rest : rest.slice(0, end);
-  return absolute === null || path.startsWith("/") ? path : `/${path}`;
 }
 
 const NOT_PREPARED: Prepared = Object.freeze({ version: undefined, refusal: undefined });

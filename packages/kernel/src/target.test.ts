@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeStrayPercent, malformedEscape } from "./target.js";
+import { escapeStrayPercent, malformedEscape, routerTarget, targetPath } from "./target.js";
 
 // RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; only the path is the router's.
 describe("malformedEscape and escapeStrayPercent", () => {
@@ -20,5 +20,31 @@ describe("malformedEscape and escapeStrayPercent", () => {
     expect(malformedEscape(target)).toBe(malformed);
     expect(escapeStrayPercent(target)).toBe(escaped);
     expect(malformedEscape(escapeStrayPercent(target))).toBe(false);
+  });
+});
+
+// RFC 9112 §3.2: every form of request-target a router meets, routed as Express's router does.
+describe("targetPath and routerTarget", () => {
+  it.each([
+    ["/employees/7?x=1", "/employees/7", "/employees/7?x=1"],
+    ["/employees/7#top", "/employees/7", "/employees/7#top"],
+    // §3.2.2: absolute-form of any scheme, routed by its path; an empty path is `/`.
+    ["http://api.example/employees/7", "/employees/7", "http://api.example/employees/7"],
+    ["https://api.example", "/", "https://api.example"],
+    ["ftp://api.example/employees/7?x=1", "/employees/7", "/employees/7?x=1"],
+    ["ws://api.example", "/", "/"],
+    ["ws://api.example?x=1", "/", "/?x=1"],
+    ["HTTP://API.EXAMPLE/employees/7", "/employees/7", "/employees/7"],
+    ["Https://api.example/employees/7", "/employees/7", "/employees/7"],
+    ["git+ssh://h/employees/7", "/employees/7", "/employees/7"],
+    ["ftp://api.example/employees/%ZZ", "/employees/%ZZ", "/employees/%25ZZ"],
+    ["http://api.example/%ZZ?q=%ZZ", "/%ZZ", "http://api.example/%25ZZ?q=%ZZ"],
+    // §3.2.4 and §3.2.3: the asterisk-form and the authority-form name no route.
+    ["*", "*", "//"],
+    ["api.example:443", "api.example:443", "//"],
+    ["1ftp://api.example/employees/7", "1ftp://api.example/employees/7", "//"],
+  ])("%s → dispatched on %s, routed as %s", (target, path, routed) => {
+    expect(targetPath(target)).toBe(path);
+    expect(routerTarget(target)).toBe(routed);
   });
 });
