@@ -1,5 +1,4 @@
 import type * as NodeCrypto from "node:crypto";
-import { codedError } from "./options.js";
 
 type BuiltinLoader = { getBuiltinModule?: (id: string) => unknown };
 
@@ -17,12 +16,3 @@ type BuiltinLoader = { getBuiltinModule?: (id: string) => unknown };
 export const nodeCrypto: typeof NodeCrypto | undefined = (
   globalThis as { process?: BuiltinLoader }
 ).process?.getBuiltinModule?.("node:crypto") as typeof NodeCrypto | undefined;
-
-/**
- * `node:crypto`, for what has no Web Crypto path that keeps its synchronous checks (a token
- * issuer's key pair): a coded `TypeError` naming `option` where the runtime has none.
- */
-export function requireNodeCrypto(option: string): typeof NodeCrypto {
-  if (nodeCrypto !== undefined) return nodeCrypto;
-  throw codedError(option, `${option} needs node:crypto, which this runtime does not have`);
-}

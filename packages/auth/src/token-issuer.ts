@@ -10,7 +10,7 @@ import {
 } from "jose";
 import { keyFitsAlgorithm, SIGNING_ALGORITHMS } from "./algorithms.js";
 import { asKeyObject, signingKey } from "./key-input.js";
-import { requireNodeCrypto } from "./node-crypto.js";
+import { nodeCrypto } from "./node-crypto.js";
 import { checkNames, codedError, functionOption, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
@@ -183,7 +183,9 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
     throw optionError("tokenIssuer.kid", options.kid, "a non-empty string");
   const now = functionOption(options.now ?? Date.now, "tokenIssuer.now", "a function () => milliseconds");
   // Its keys are checked (and generated) synchronously, here, by node:crypto's KeyObject.
-  const node = requireNodeCrypto("tokenIssuer");
+  const node = nodeCrypto;
+  if (node === undefined)
+    throw codedError("tokenIssuer", "tokenIssuer needs node:crypto, which this runtime does not have");
   const privateKey =
     options.privateKey === undefined
       ? generate(node, algorithm)
