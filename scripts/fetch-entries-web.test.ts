@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
@@ -15,10 +15,13 @@ import { conditions } from "./check-fetch-entries.mjs";
  * globals are not (a `vm` context with the Web platform's globals only: no `process`, no
  * `Buffer`, no `setImmediate`), served through @hono/node-server: a JSON representation coded
  * with gzip (CompressionStream: there is no node:zlib to find), a strong ETag (the portable SHA-1:
- * there is no node:crypto) and a 304 for it, and an error record.
+ * there is no node:crypto) and a 304 for it, an error record, and authentication (Basic against a
+scrypt hash Node.js made, Bearer HS256: Web Crypto and the portable scrypt).
  */
 const root = join(import.meta.dirname, "..");
 const items = Array.from({ length: 100 }, (_, i) => ({ id: i, name: `item ${i}` }));
+const SECRET = "s".repeat(32);
+const STORED = "$scrypt$ln=10,r=8,p=1$MDEyMzQ1Njc4OWFiY2RlZg$7AnzIswxwEinpwz+ntydndYfVHPvOACmX9Vvo8hO1qM";
 
 const app = `
 import { createPipeline, HttpError } from "@svc/kernel";
@@ -26,10 +29,21 @@ import { fetchAdapter } from "@svc/kernel/fetch";
 import { compression, representations } from "@svc/negotiate";
 import { validators } from "@svc/conditional";
 import { withErrors } from "@svc/errors/fetch";
+import { verifyPassword } from "@svc/auth";
+import { authenticate, authOf } from "@svc/auth/fetch";
 const items = ${JSON.stringify(items)};
+// Made with Node's scrypt: stored hashes verify where there is none.
+const stored = ${JSON.stringify(STORED)};
+const auth = authenticate({
+  realm: "api",
+  bearer: { secret: ${JSON.stringify(SECRET)}, algorithms: ["HS256"] },
+  basic: { verify: async (user, password) => user === "alice" && (await verifyPassword(password, stored, { logN: 10 })) ? { id: user } : null },
+});
+const me = auth.wrap(async (request) => Response.json(authOf(request)?.principal ?? null));
 const svc = fetchAdapter(createPipeline({ representations: representations(), coding: compression(), validators: validators() }));
 export const fetch = withErrors(async (request) => {
   if (new URL(request.url).pathname === "/items") return svc.respond(request, () => items);
+  if (new URL(request.url).pathname === "/me") return me(request);
   throw HttpError.notFound("No such resource");
 });
 `;
@@ -132,6 +146,27 @@ describe("Fetch entries without Node.js globals, on @hono/node-server", () => {
       headers: { "if-none-match": plain.headers.etag as string },
     });
     expect(revalidated.status).toBe(304);
+  });
+
+  it("GET /me with Basic (a hash Node's scrypt made), with a Bearer HS256 token, without either → 200, 200, 401", async () => {
+    const basic = (text: string) => `Basic ${Buffer.from(text).toString("base64")}`;
+    const ok = await send(server.url, {
+      path: "/me",
+      headers: { authorization: basic("alice:correct horse battery staple") },
+    });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body.toString("utf8"))).toMatchObject({ id: "alice" });
+    const wrong = await send(server.url, { path: "/me", headers: { authorization: basic("alice:wrong") } });
+    expect(wrong.status).toBe(401);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const signing = `${part({ alg: "HS256" })}.${part({ sub: "bob", exp: Math.floor(Date.now() / 1000) + 60 })}`;
+    const token = `${signing}.${createHmac("sha256", SECRET).update(signing).digest("base64url")}`;
+    const bearer = await send(server.url, { path: "/me", headers: { authorization: `Bearer ${token}` } });
+    expect(bearer.status).toBe(200);
+    expect(JSON.parse(bearer.body.toString("utf8"))).toMatchObject({ id: "bob" });
+    const none = await send(server.url, { path: "/me" });
+    expect(none.status).toBe(401);
+    expect(none.headers["www-authenticate"]).toContain("Bearer");
   });
 
   it("GET /missing → 404 error record", async () => {

@@ -26,10 +26,28 @@ export const SIGNING_ALGORITHMS = [
  */
 export const ASYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set<string>([...SIGNING_ALGORITHMS, "Ed25519"]);
 
+/**
+ * What a public or private key is, in Node's `KeyObject` names: `asymmetricKeyType` (`"ec"`,
+ * `"rsa"`, `"rsa-pss"`, `"ed25519"`, `"ed448"`) and, for `"ec"`, the OpenSSL curve name
+ * (`"prime256v1"`, `"secp384r1"`, `"secp521r1"`).
+ */
+export interface KeyKind {
+  type: string | undefined;
+  curve?: string | undefined;
+}
+
+/** A `KeyObject`'s {@link KeyKind}. */
+export function kindOf(key: KeyObject): KeyKind {
+  return { type: key.asymmetricKeyType, curve: key.asymmetricKeyDetails?.namedCurve };
+}
+
 /** RFC 7518 §3.4 (ES*: one curve each), §3.3 and §3.5 (RSA), RFC 8037 §3.1 (EdDSA: Ed25519, Ed448). */
 export function keyFitsAlgorithm(key: KeyObject, alg: string): boolean {
-  const type = key.asymmetricKeyType;
-  const curve = key.asymmetricKeyDetails?.namedCurve;
+  return kindFitsAlgorithm(kindOf(key), alg);
+}
+
+/** {@link keyFitsAlgorithm} for a key known by its {@link KeyKind}. */
+export function kindFitsAlgorithm({ type, curve }: KeyKind, alg: string): boolean {
   switch (alg) {
     case "ES256":
       return type === "ec" && curve === "prime256v1";

@@ -1,9 +1,10 @@
-import { createHmac, hash, randomBytes } from "node:crypto";
 import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
 import { ipBucket } from "@svc/kernel";
 import type { AuthView } from "./auth-view.js";
 import type { BasicCredentials } from "./basic.js";
+import { randomBytes } from "./bytes.js";
 import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
+import { hmacSha256Base64url, sha256Base64url } from "./digest.js";
 import {
   DEFAULT_FAILURE_KEYS,
   DEFAULT_FAILURE_LIMIT,
@@ -362,7 +363,7 @@ interface BasicConfig {
    * The cache is keyed by an HMAC under this key of the process: a heap dump holds no password,
    * and no digest that could be checked offline against guesses.
    */
-  cacheSecret: Buffer;
+  cacheSecret: Uint8Array;
   /** When `failMode: "open"` last logged a limiter failure (at most once a minute). */
   lastLog: number;
 }
@@ -728,10 +729,10 @@ function budgetKeys(
     if (bucket !== undefined)
       keys.push({
         limiter: perUsername,
-        key: `p:${hash("sha256", `${bucket}\n${name}`, "base64url")}`,
+        key: `p:${sha256Base64url(`${bucket}\n${name}`)}`,
         role: "pair",
       });
-    keys.push({ limiter: perUsername, key: `u:${hash("sha256", name, "base64url")}`, role: "name" });
+    keys.push({ limiter: perUsername, key: `u:${sha256Base64url(name)}`, role: "name" });
   }
   return keys;
 }
@@ -741,7 +742,7 @@ function clientKey(address: string | undefined): string | undefined {
   if (typeof address !== "string" || address === "") return undefined;
   const bucket = ipBucket(address);
   if (bucket !== undefined) return bucket;
-  return address.length <= 64 ? `k:${address}` : `h:${hash("sha256", address, "base64url")}`;
+  return address.length <= 64 ? `k:${address}` : `h:${sha256Base64url(address)}`;
 }
 
 /** The user name as its budgets count it: NFC and lower case, so `ADMIN` spends `admin`'s. */
@@ -815,7 +816,7 @@ function limiterFailed(config: BasicConfig, err: unknown): BasicOutcome | undefi
 /** Step 2's key: the HMAC of the credentials' cache material, or none when nothing is cached. */
 function cacheKeyOf(config: BasicConfig, credential: CredentialCheck): string | undefined {
   if (!config.cache || credential.cacheMaterial === undefined) return undefined;
-  return createHmac("sha256", config.cacheSecret).update(credential.cacheMaterial).digest("base64url");
+  return hmacSha256Base64url(config.cacheSecret, credential.cacheMaterial);
 }
 
 /**

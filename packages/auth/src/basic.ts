@@ -1,4 +1,5 @@
 import { isToken68 } from "./authorization-header.js";
+import { fromBase64 } from "./bytes.js";
 
 /** User name and password from `Authorization: Basic ...`. */
 export interface BasicCredentials {
@@ -24,13 +25,15 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  */
 export function decodeBasicCredentials(token68: string): BasicCredentials | undefined {
   if (!isToken68(token68)) return undefined;
-  // Node's base64 decoder skips characters outside the alphabet; check the alphabet strictly.
+  // Only the base64 alphabet (RFC 4648 §4), padded at the end if at all.
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(token68) || token68.length % 4 === 1) return undefined;
+  const bytes = fromBase64(token68);
+  if (bytes === undefined) return undefined;
   let decoded: string;
   try {
     // RFC 7617 §2.1: with charset="UTF-8" the client encodes as UTF-8; invalid UTF-8 is refused
     // rather than replaced, so two different byte strings never map to one password.
-    decoded = UTF8.decode(Buffer.from(token68, "base64"));
+    decoded = UTF8.decode(bytes);
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
-import { createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
+import type * as NodeCrypto from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import {
   type CryptoKey,
   createLocalJWKSet,
@@ -11,7 +12,14 @@ import {
   type JWTVerifyResult,
   jwtVerify,
 } from "jose";
-import { ASYMMETRIC_ALGORITHMS, HMAC_ALGORITHMS, keyFitsAlgorithm } from "./algorithms.js";
+import {
+  ASYMMETRIC_ALGORITHMS,
+  HMAC_ALGORITHMS,
+  type KeyKind,
+  kindFitsAlgorithm,
+  kindOf,
+} from "./algorithms.js";
+import { utf8 } from "./bytes.js";
 import {
   type DiscoveryOptions,
   discoveredKeySource,
@@ -19,6 +27,7 @@ import {
   isIssuerIdentifier,
 } from "./discovery.js";
 import { asKeyObject, verificationKey } from "./key-input.js";
+import { nodeCrypto } from "./node-crypto.js";
 import {
   checkNames,
   codedError,
@@ -39,6 +48,7 @@ import {
   remoteKeySet,
 } from "./remote-jwks.js";
 import { ConnectionTokens, principalBytes, VerifiedTokenCache } from "./token-cache.js";
+import { isCryptoKey, portablePublicKey, portableVerificationKey } from "./web-key.js";
 
 /** The verified-token cache's settings. */
 export interface BearerCacheOptions {
@@ -136,7 +146,8 @@ export interface BearerOptions {
    * and, at most once a minute, why a token could not be verified when the reason is not the
    * token (a key the runtime cannot use: such tokens are refused as invalid all the same), code
    * `SVC_AUTH_TOKEN_UNVERIFIABLE`.
-   * @default (message, code) => process.emitWarning(message, { type: "SecurityWarning", code })
+   * @default (message, code) => process.emitWarning(message, { type: "SecurityWarning", code }), or
+   * `console.warn` where there is no `process` (workerd, browsers)
    */
   onWarning?: (message: string, code: string) => void;
   /**
@@ -322,7 +333,8 @@ function defaultPrincipal(payload: JWTPayload): PrincipalInit {
 const KEY_ACCEPTED =
   "a public key: a JWK, a PEM string, a KeyObject or a CryptoKey (use bearer.secret for HS*)";
 
-function toKeyObject(key: JWK | string | KeyObject | CryptoKey): KeyObject {
+function toKeyObject(node: typeof NodeCrypto, key: JWK | string | KeyObject | CryptoKey): KeyObject {
+  const { createPublicKey } = node;
   const object = asKeyObject(key);
   if (object !== undefined) {
     if (object.type === "secret") throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
@@ -351,18 +363,69 @@ type JsonWebKeyInput = { key: import("node:crypto").JsonWebKey; format: "jwk" };
  * another type or curve (a P-384 key with ES256) made every token a 401 with nothing at startup
  * to say why.
  */
-function keyFitting(key: KeyObject, algorithms: readonly string[]): KeyObject {
-  if (algorithms.some((alg) => keyFitsAlgorithm(key, alg))) return key;
-  const curve = key.asymmetricKeyDetails?.namedCurve;
+function keyFitting(kind: KeyKind, algorithms: readonly string[]): void {
+  if (algorithms.some((alg) => kindFitsAlgorithm(kind, alg))) return;
+  const { curve } = kind;
   throw codedError(
     "bearer.key",
-    `bearer.key is a${curve ? ` ${curve}` : "n"} ${key.asymmetricKeyType ?? "unknown"} key, which verifies none of bearer.algorithms (${algorithms.join(", ")})`,
+    `bearer.key is a${curve ? ` ${curve}` : "n"} ${kind.type ?? "unknown"} key, which verifies none of bearer.algorithms (${algorithms.join(", ")})`,
   );
+}
+
+/**
+ * `bearer.key` where the runtime has no `node:crypto`: its kind is read at construction (a key
+ * that fits none of `algorithms`, or that is no key, is refused there as on Node.js); Web Crypto
+ * imports it on first use, and a key it refuses then fails every token with the coded
+ * `TypeError` (a 500), never a 401.
+ */
+function portableKeySource(key: unknown, algorithms: readonly string[]): JWTVerifyGetKey {
+  const portable = portablePublicKey(key);
+  if (portable === undefined) throw codedError("bearer.key", `bearer.key must be ${KEY_ACCEPTED}`);
+  keyFitting(portable.kind, algorithms);
+  return portableVerificationKey(
+    portable,
+    (alg) => kindFitsAlgorithm(portable.kind, alg),
+    (alg, cause) =>
+      Object.assign(
+        codedError(
+          "bearer.key",
+          `bearer.key cannot verify ${alg} here: Web Crypto refused it (${cause instanceof Error ? cause.message : String(cause)})`,
+        ),
+        { cause },
+      ),
+  );
+}
+
+/**
+ * `bearer.secret` as jose takes it, with its size in bytes: a secret `KeyObject` on Node.js, the
+ * bytes themselves or an HMAC `CryptoKey` elsewhere; `undefined` for anything else.
+ */
+function secretKey(secret: unknown): { key: KeyObject | CryptoKey | Uint8Array; bytes: number } | undefined {
+  if (nodeCrypto !== undefined) {
+    const key =
+      typeof secret === "string"
+        ? nodeCrypto.createSecretKey(secret, "utf8")
+        : secret instanceof Uint8Array
+          ? nodeCrypto.createSecretKey(Uint8Array.from(secret))
+          : asKeyObject(secret);
+    return key?.type === "secret" ? { key, bytes: key.symmetricKeySize ?? 0 } : undefined;
+  }
+  // A copy, as createSecretKey makes one: the caller's array may change after construction.
+  const bytes =
+    typeof secret === "string"
+      ? utf8(secret)
+      : secret instanceof Uint8Array
+        ? Uint8Array.from(secret)
+        : undefined;
+  if (bytes !== undefined) return { key: bytes, bytes: bytes.length };
+  if (!isCryptoKey(secret) || secret.type !== "secret") return undefined;
+  const { length } = secret.algorithm as { length?: unknown };
+  return { key: secret, bytes: typeof length === "number" ? length / 8 : 0 };
 }
 
 /** The options of {@link createBearerVerifier}, checked and resolved once. */
 interface BearerConfig {
-  keySource: KeyObject | CryptoKey | JWTVerifyGetKey;
+  keySource: KeyObject | CryptoKey | Uint8Array | JWTVerifyGetKey;
   /** jose's `jwtVerify` options but the clock. */
   verifyOptions: {
     algorithms: string[];
@@ -533,9 +596,17 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
   };
 }
 
-/** `process.emitWarning` with a code, so `--no-warnings` or a `process.on("warning")` handler see it. */
+/**
+ * `process.emitWarning` with a code, so `--no-warnings` or a `process.on("warning")` handler see
+ * it; `console.warn` where there is no `process` (workerd, browsers).
+ */
 function emitWarning(message: string, code: string): void {
-  process.emitWarning(message, { type: "SecurityWarning", code });
+  const { process } = globalThis as {
+    process?: { emitWarning?: NodeJS.Process["emitWarning"] };
+  };
+  if (typeof process?.emitWarning === "function")
+    process.emitWarning(message, { type: "SecurityWarning", code });
+  else console.warn(`(${code}) SecurityWarning: ${message}`);
 }
 
 /** A string or a list of strings (`iss`, `aud`, claim names), none empty. */
@@ -682,7 +753,7 @@ function remoteJwksSettings(options: RemoteJwksOptions | undefined): RemoteJwksC
 function keySourceOf(
   options: BearerOptions,
   context: KeySourceContext,
-): KeyObject | CryptoKey | JWTVerifyGetKey {
+): KeyObject | CryptoKey | Uint8Array | JWTVerifyGetKey {
   if (options.discovery !== undefined && options.issuerBaseURL === undefined)
     throw optionError("bearer.discovery", options.discovery, "given only with bearer.issuerBaseURL");
   // Checked whatever the key source, so a misspelt setting is refused even where none is used.
@@ -695,24 +766,22 @@ function keySourceOf(
       32,
       ...options.algorithms.map((alg) => (alg === "HS512" ? 64 : alg === "HS384" ? 48 : 32)),
     );
-    const key =
-      typeof secret === "string"
-        ? createSecretKey(Buffer.from(secret, "utf8"))
-        : secret instanceof Uint8Array
-          ? createSecretKey(Buffer.from(secret))
-          : asKeyObject(secret);
+    const key = secretKey(secret);
     // RFC 7518 §3.2: "A key of the same size as the hash output ... or larger MUST be used".
     // The secret itself never goes into the message.
-    if (key?.type !== "secret" || (key.symmetricKeySize ?? 0) < minBytes)
+    if (key === undefined || key.bytes < minBytes)
       throw codedError(
         "bearer.secret",
         `bearer.secret must be a string, bytes, a secret KeyObject or an HMAC CryptoKey of at least ${minBytes} bytes (RFC 7518 §3.2: the size of ${minBytes === 32 ? "HS256" : minBytes === 48 ? "HS384" : "HS512"}'s hash output)`,
       );
-    return key;
+    return key.key;
   }
   if (options.key !== undefined) {
-    const key = keyFitting(toKeyObject(options.key), options.algorithms);
-    return verificationKey(key, options.key, (alg) => keyFitsAlgorithm(key, alg));
+    if (nodeCrypto === undefined) return portableKeySource(options.key, options.algorithms);
+    const key = toKeyObject(nodeCrypto, options.key);
+    const kind = kindOf(key);
+    keyFitting(kind, options.algorithms);
+    return verificationKey(key, options.key, (alg) => kindFitsAlgorithm(kind, alg));
   }
   if (options.jwks !== undefined) {
     if (typeof options.jwks !== "object" || options.jwks === null || !Array.isArray(options.jwks.keys))
@@ -876,6 +945,8 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
     return result.payload;
   } catch (cause) {
     if (cause instanceof KeySourceUnavailableError || cause instanceof InvalidTokenError) throw cause;
+    // A bearer.key Web Crypto refused on first use (portableKeySource): the server's fault.
+    if ((cause as { code?: unknown } | null)?.code === "ERR_SVC_AUTH_BEARER_KEY") throw cause;
     if (!(cause instanceof errors.JOSEError)) reportUnverifiable(config, cause, nowMs);
     const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
     throw new InvalidTokenError(code || "ERR_INVALID_TOKEN", { cause });

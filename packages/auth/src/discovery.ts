@@ -140,11 +140,14 @@ function fetchOf(config: Pick<DiscoveryConfig, "fetch">): DiscoveryFetch {
   return config.fetch ?? ((url, init) => fetch(url, init));
 }
 
+// Malformed sequences become U+FFFD and a leading BOM stays, for JSON.parse to refuse.
+const LENIENT_UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /** The body, read up to `maxBytes` (checked on `Content-Length` first, then while reading). */
 async function readBounded(response: Response, maxBytes: number, url: string): Promise<string> {
   const tooLarge = () =>
     new DiscoveryError("ERR_DISCOVERY_TOO_LARGE", url, `The issuer metadata is over ${maxBytes} bytes`);
-  return (await readBody(response, maxBytes, tooLarge)).toString("utf8");
+  return LENIENT_UTF8.decode(await readBody(response, maxBytes, tooLarge));
 }
 
 /** One metadata URL fetched; `undefined` on 404 (the next URL form is then tried). */

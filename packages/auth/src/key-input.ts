@@ -1,16 +1,21 @@
-import { KeyObject, type webcrypto } from "node:crypto";
+import type { KeyObject, webcrypto } from "node:crypto";
 import { type CryptoKey, errors, importJWK, type JWK, type JWTVerifyGetKey } from "jose";
+import { nodeCrypto } from "./node-crypto.js";
+import { isCryptoKey } from "./web-key.js";
 
 /**
  * A key given as a Node `KeyObject` or as a Web Crypto `CryptoKey` (what jose's `generateKeyPair`
  * and `importJWK` return, and `crypto.subtle` makes), as the `KeyObject` Node verifies and signs
  * with; `undefined` for anything else (a JWK, a PEM string, bytes). `KeyObject.from` takes a
- * `CryptoKey` whether or not it is extractable, and refuses anything that is not one.
+ * `CryptoKey` whether or not it is extractable, and refuses anything that is not one. Always
+ * `undefined` where the runtime has no `node:crypto` (and so no `KeyObject`).
  *
  * @example asKeyObject((await generateKeyPair("ES256")).publicKey)?.asymmetricKeyType; // "ec"
  * @see https://nodejs.org/api/crypto.html#static-method-keyobjectfromkey
  */
 export function asKeyObject(value: unknown): KeyObject | undefined {
+  if (nodeCrypto === undefined) return undefined;
+  const { KeyObject } = nodeCrypto;
   if (value instanceof KeyObject) return value;
   if (typeof value !== "object" || value === null || value instanceof Uint8Array) return undefined;
   try {
@@ -18,15 +23,6 @@ export function asKeyObject(value: unknown): KeyObject | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Whether `value` is a Web Crypto `CryptoKey` (of this realm or another, as jose tells one). */
-function isCryptoKey(value: unknown): value is CryptoKey {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "CryptoKey"
-  );
 }
 
 /**

@@ -9,25 +9,30 @@ import { createPasswordHasher, hashPassword, verifyPassword } from "./password-h
 /** Every scrypt call's work: N, r, p, salt and key length (the password and salt values aside). */
 const work: Array<{ N: number; r: number; p: number; salt: number; keylen: number }> = [];
 
-vi.mock("node:crypto", async (importOriginal) => {
-  const crypto = await importOriginal<typeof import("node:crypto")>();
+// Node's scrypt as password-hash.ts finds it (node-crypto.ts), wrapped to record the work.
+vi.mock("./node-crypto.js", async (importOriginal) => {
+  const { nodeCrypto: crypto, ...rest } = await importOriginal<typeof import("./node-crypto.js")>();
+  if (crypto === undefined) throw new Error("these tests run on Node.js, which has node:crypto");
   return {
-    ...crypto,
-    scrypt: (
-      password: string,
-      salt: Buffer,
-      keylen: number,
-      options: ScryptOptions,
-      callback: (err: Error | null, key: Buffer) => void,
-    ) => {
-      work.push({
-        N: options.N ?? 0,
-        r: options.r ?? 0,
-        p: options.p ?? 0,
-        salt: salt.length,
-        keylen,
-      });
-      crypto.scrypt(password, salt, keylen, options, callback);
+    ...rest,
+    nodeCrypto: {
+      ...crypto,
+      scrypt: (
+        password: string,
+        salt: Uint8Array,
+        keylen: number,
+        options: ScryptOptions,
+        callback: (err: Error | null, key: Buffer) => void,
+      ) => {
+        work.push({
+          N: options.N ?? 0,
+          r: options.r ?? 0,
+          p: options.p ?? 0,
+          salt: salt.length,
+          keylen,
+        });
+        crypto.scrypt(password, salt, keylen, options, callback);
+      },
     },
   };
 });

@@ -1,4 +1,6 @@
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
+import { scryptAsync as portableScrypt } from "@noble/hashes/scrypt";
+import { equalBytes, fromBase64, randomBytes, toBase64 } from "./bytes.js";
+import { nodeCrypto } from "./node-crypto.js";
 import { checkNames, optionError } from "./options.js";
 
 /** Cost parameters of {@link hashPassword}. */
@@ -23,20 +25,37 @@ export interface PasswordHashOptions {
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
+/** scrypt's parameters (RFC 7914 §2) and the memory it may use. */
+interface ScryptParameters {
+  N: number;
+  r: number;
+  p: number;
+  maxmem: number;
+}
+
+/**
+ * scrypt (RFC 7914) of the NFC form of `password` (UTF-8): Node's, on the libuv threadpool, where
+ * the runtime has `node:crypto`; else `@noble/hashes`' on this thread, which yields to the event
+ * loop every few milliseconds. Both compute RFC 7914's function: the same bytes, so a hash made on
+ * one runtime verifies on another.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7914#section-6
+ */
 function scryptAsync(
   password: string,
-  salt: Buffer,
+  salt: Uint8Array,
   keylen: number,
-  options: ScryptOptions,
-): Promise<Buffer> {
+  options: ScryptParameters,
+): Promise<Uint8Array> {
+  const normalized = password.normalize("NFC");
+  const node = nodeCrypto;
+  if (node === undefined) return portableScrypt(normalized, salt, { ...options, dkLen: keylen });
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize("NFC"), salt, keylen, options, (err, key) =>
-      err ? reject(err) : resolve(key),
-    );
+    node.scrypt(normalized, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
   });
 }
 
-function scryptOptions(logN: number, r: number, p: number): ScryptOptions {
+function scryptOptions(logN: number, r: number, p: number): ScryptParameters {
   return { N: 2 ** logN, r, p, maxmem: 256 * 2 ** logN * r + 1024 * 1024 };
 }
 
@@ -70,10 +89,10 @@ function resolveCost(options: PasswordHashOptions | undefined): Cost {
   return { logN, r, p };
 }
 
-const b64 = (buf: Buffer) => buf.toString("base64").replace(/=+$/, "");
+const b64 = (bytes: Uint8Array) => toBase64(bytes).replace(/=+$/, "");
 
 /**
- * Hashes a password with scrypt (`node:crypto`) into a self-describing PHC-style string:
+ * Hashes a password with scrypt (Node's where the runtime has `node:crypto`) into a self-describing PHC-style string:
  * `$scrypt$ln=15,r=8,p=1$<salt>$<hash>` (base64, no padding). Store that string.
  *
  * @example
@@ -92,7 +111,7 @@ const PHC = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,3}),p=(\d{1,3})\$([A-Za-z0-9+/]+)\$
 
 // The salt of the stand-in verification for an unknown user. Its value does not matter: the
 // work (N, r, p, salt and key length) is what must match a real user's verification.
-const DUMMY_SALT = Buffer.alloc(SALT_LENGTH, 7);
+const DUMMY_SALT = new Uint8Array(SALT_LENGTH).fill(7);
 
 async function verifyWith(password: string, stored: string | undefined, dummy: Cost): Promise<boolean> {
   if (typeof password !== "string") return false;
@@ -108,17 +127,16 @@ async function verifyWith(password: string, stored: string | undefined, dummy: C
   const r = Number(match[2]);
   const p = Number(match[3]);
   if (logN < 1 || logN > 24 || r < 1 || p < 1) return false;
-  const salt = Buffer.from(match[4] ?? "", "base64");
-  const expected = Buffer.from(match[5] ?? "", "base64");
-  if (expected.length < 16) return false;
+  const salt = fromBase64(match[4] ?? "");
+  const expected = fromBase64(match[5] ?? "");
+  if (salt === undefined || expected === undefined || expected.length < 16) return false;
   const actual = await scryptAsync(password, salt, expected.length, scryptOptions(logN, r, p));
-  return timingSafeEqual(actual, expected);
+  return equalBytes(actual, expected);
 }
 
 /**
- * Checks a password against a {@link hashPassword} string in constant time
- * (`crypto.timingSafeEqual`). Pass `undefined` as `stored` for an unknown user: a stand-in scrypt
- * verification runs with the cost in `options` (the defaults of {@link hashPassword} when
+ * Checks a password against a {@link hashPassword} string in constant time. Pass `undefined` as
+ * `stored` for an unknown user: a stand-in scrypt verification runs with the cost in `options` (the defaults of {@link hashPassword} when
  * omitted) and the result is `false`. **Pass the same `options` you hash with**, so that an
  * unknown user costs exactly what a known one does and timing does not reveal which user names
  * exist; {@link createPasswordHasher} keeps the two together. A malformed `stored` yields `false`.

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, customFetch, type FetchImplementation, type JWTVerifyGetKey } from "jose";
+import { concatBytes } from "./bytes.js";
 
 /** jose's remote JWKS settings plus the failure cool-down, resolved (see `RemoteJwksOptions`). */
 export interface RemoteJwksConfig {
@@ -29,13 +30,17 @@ class JwksTooLargeError extends Error {
  * The body of `response`, read up to `maxBytes`: checked on `Content-Length` first, then while
  * reading, so a larger body is never held whole. `tooLarge` makes the error for a larger one.
  */
-export async function readBody(response: Response, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+export async function readBody(
+  response: Response,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) {
     await response.body?.cancel().catch(() => {});
     throw tooLarge();
   }
-  if (!response.body) return Buffer.alloc(0);
+  if (!response.body) return new Uint8Array(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -49,7 +54,7 @@ export async function readBody(response: Response, maxBytes: number, tooLarge: (
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks);
+  return concatBytes(chunks);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { sha1 } from "@noble/hashes/legacy";
 import { WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
 import { exchangeOf } from "@svc/kernel";
 import type { AuthView } from "./auth-view.js";
@@ -12,6 +12,8 @@ import {
   notJudged,
   type VerifyPassword,
 } from "./basic-verifier.js";
+import { concatBytes, equalBytes, fromBase64, toBase64, utf8 } from "./bytes.js";
+import { sha256 } from "./digest.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
 import { checkNames, optionError } from "./options.js";
 import { type Principal, type PrincipalInit, toPrincipal } from "./principal.js";
@@ -401,9 +403,7 @@ function dateTimeInstant(text: string): number {
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
-  const x = createHash("sha256").update(a, "utf8").digest();
-  const y = createHash("sha256").update(b, "utf8").digest();
-  return timingSafeEqual(x, y);
+  return equalBytes(sha256(a), sha256(b));
 }
 
 async function checkPassword(
@@ -578,12 +578,12 @@ async function usernameToken(
   const created = token.created === undefined ? undefined : checkCreated(config, token.created);
   const nonce = token.nonce === undefined ? undefined : nonceBytes(token.nonce);
   const principal = digest
-    ? await checkDigest(config, token, nonce as Buffer, created ?? "", address)
+    ? await checkDigest(config, token, nonce as Uint8Array, created ?? "", address)
     : await checkPassword(config, token.username, token.password.text, address);
   // Claimed only after the credentials check out, so an attacker without the password cannot
   // burn nonces a legitimate client is about to use.
   if (nonce) {
-    const fresh = await config.nonceStore.claim(nonce.toString("base64"), config.maxAgeMs + config.skewMs);
+    const fresh = await config.nonceStore.claim(toBase64(nonce), config.maxAgeMs + config.skewMs);
     if (!fresh) throw new SoapAuthError("FailedAuthentication", "replayed nonce");
   }
   return principal;
@@ -636,13 +636,13 @@ function checkCreated(config: SoapConfig, createdEl: XmlElement): string {
 }
 
 /** The `Nonce`'s bytes: base64Binary, at least 8 of them. */
-function nonceBytes(nonceEl: XmlElement): Buffer {
+function nonceBytes(nonceEl: XmlElement): Uint8Array {
   const encoding = nonceEl.attributes.EncodingType ?? BASE64_BINARY;
   const nonceText = nonceEl.text.trim();
   if (encoding !== BASE64_BINARY || !/^[A-Za-z0-9+/]+={0,2}$/.test(nonceText) || nonceText.length > 256) {
     throw new SoapAuthError("InvalidSecurityToken", "Nonce is not base64Binary");
   }
-  const bytes = Buffer.from(nonceText, "base64");
+  const bytes = fromBase64(nonceText) ?? new Uint8Array(0);
   // Profile §4: "the Nonce ... cached for the same period as the freshness window".
   if (bytes.length < 8) throw new SoapAuthError("InvalidSecurityToken", "Nonce is shorter than 8 bytes");
   return bytes;
@@ -656,7 +656,7 @@ function nonceBytes(nonceEl: XmlElement): Buffer {
 async function checkDigest(
   config: SoapConfig,
   token: UsernameTokenParts,
-  nonce: Buffer,
+  nonce: Uint8Array,
   created: string,
   address: string | undefined,
 ): Promise<Principal> {
@@ -670,11 +670,7 @@ async function checkDigest(
     const stored = await getPassword(username);
     const clear = typeof stored === "string" ? stored : stored?.password;
     // Profile §3.1: Password_Digest = Base64 ( SHA-1 ( nonce + created + password ) )
-    const expected = createHash("sha1")
-      .update(nonce)
-      .update(created, "utf8")
-      .update(clear ?? "", "utf8")
-      .digest("base64");
+    const expected = toBase64(sha1(concatBytes([nonce, utf8(created), utf8(clear ?? "")])));
     if (!constantTimeEqual(expected, given) || clear === undefined) return null;
     return typeof stored === "string" || stored === undefined
       ? { id: username }

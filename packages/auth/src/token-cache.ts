@@ -1,4 +1,5 @@
-import { hash, timingSafeEqual } from "node:crypto";
+import { equalBytes, utf8 } from "./bytes.js";
+import { sha256Base64url } from "./digest.js";
 import type { Principal } from "./principal.js";
 
 /**
@@ -48,9 +49,9 @@ export class VerifiedTokenCache<V> {
     this.#maxBytes = maxBytes;
   }
 
-  /** The digest the cache is keyed by (one `crypto.hash` call: no Hash object per request). */
+  /** The digest the cache is keyed by (on Node.js one `crypto.hash` call: no Hash object per request). */
   static keyOf(token: string): string {
-    return hash("sha256", token, "base64url");
+    return sha256Base64url(token);
   }
 
   get(key: string, now: number): V | undefined {
@@ -129,7 +130,7 @@ export class VerifiedTokenCache<V> {
  * connection that sent it, while that connection is open; the cache itself still holds digests
  * only.
  *
- * Tokens are compared with `timingSafeEqual`: one connection may carry several clients' requests
+ * Tokens are compared in constant time ({@link equalBytes}): one connection may carry several clients' requests
  * (a proxy's pooled connection), so how long a comparison takes must not tell how much of another
  * client's token a guess got right. A remembered token is a cached one, a JWS in compact form
  * (ASCII), so its UTF-8 bytes equal another string's only when the strings are equal.
@@ -142,13 +143,12 @@ export class ConnectionTokens {
     const last = this.#last.get(connection);
     // ASCII: as many bytes as characters.
     if (last === undefined || last.token.length !== token.length) return undefined;
-    const bytes = Buffer.from(token, "utf8");
-    return bytes.length === last.token.length && timingSafeEqual(bytes, last.token) ? last.key : undefined;
+    const bytes = utf8(token);
+    return equalBytes(bytes, last.token) ? last.key : undefined;
   }
 
   /** Remembers `token` (whose digest is `key`) as `connection`'s last, in place of the one before. */
   remember(connection: object, token: string, key: string): void {
-    // A copy of its own: a pooled Buffer would keep the whole pool's other bytes alive with it.
-    this.#last.set(connection, { token: new Uint8Array(Buffer.from(token, "utf8")), key });
+    this.#last.set(connection, { token: utf8(token), key });
   }
 }

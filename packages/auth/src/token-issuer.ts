@@ -1,10 +1,5 @@
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  type KeyObject,
-  randomUUID,
-} from "node:crypto";
+import type * as NodeCrypto from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import {
   type CryptoKey,
   calculateJwkThumbprint,
@@ -15,6 +10,7 @@ import {
 } from "jose";
 import { keyFitsAlgorithm, SIGNING_ALGORITHMS } from "./algorithms.js";
 import { asKeyObject, signingKey } from "./key-input.js";
+import { nodeCrypto } from "./node-crypto.js";
 import { checkNames, codedError, functionOption, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
@@ -85,7 +81,7 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 const CURVE: Partial<Record<SigningAlgorithm, string>> = { ES256: "P-256", ES384: "P-384", ES512: "P-521" };
 
-function generate(algorithm: SigningAlgorithm): KeyObject {
+function generate({ generateKeyPairSync }: typeof NodeCrypto, algorithm: SigningAlgorithm): KeyObject {
   if (algorithm.startsWith("ES")) {
     return generateKeyPairSync("ec", { namedCurve: CURVE[algorithm] ?? "P-256" }).privateKey;
   }
@@ -93,7 +89,10 @@ function generate(algorithm: SigningAlgorithm): KeyObject {
   return generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
 }
 
-function toPrivateKey(key: JWK | string | KeyObject | CryptoKey): KeyObject {
+function toPrivateKey(
+  { createPrivateKey }: typeof NodeCrypto,
+  key: JWK | string | KeyObject | CryptoKey,
+): KeyObject {
   const object = asKeyObject(key);
   if (object?.type === "private") return object;
   try {
@@ -183,13 +182,17 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
   if (options.kid !== undefined && (typeof options.kid !== "string" || options.kid === ""))
     throw optionError("tokenIssuer.kid", options.kid, "a non-empty string");
   const now = functionOption(options.now ?? Date.now, "tokenIssuer.now", "a function () => milliseconds");
+  // Its keys are checked (and generated) synchronously, here, by node:crypto's KeyObject.
+  const node = nodeCrypto;
+  if (node === undefined)
+    throw codedError("tokenIssuer", "tokenIssuer needs node:crypto, which this runtime does not have");
   const privateKey =
     options.privateKey === undefined
-      ? generate(algorithm)
-      : keyFor(algorithm, toPrivateKey(options.privateKey));
+      ? generate(node, algorithm)
+      : keyFor(algorithm, toPrivateKey(node, options.privateKey));
 
   const publicJwk: Promise<JWK> = (async () => {
-    const jwk = await exportJWK(createPublicKey(privateKey));
+    const jwk = await exportJWK(node.createPublicKey(privateKey));
     const kid = options.kid ?? (await calculateJwkThumbprint(jwk));
     return { ...jwk, kid, alg: algorithm, use: "sig" };
   })();
@@ -218,7 +221,7 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
         // for: a client authenticating as itself (RFC 6749 §4.4), whose sub "SHOULD correspond
         // to an identifier of the client" (§2.2). `claims` can name another.
         client_id: principal.id,
-        jti: randomUUID(),
+        jti: crypto.randomUUID(),
       };
       if (principal.scopes && principal.scopes.length > 0) {
         // RFC 6749 §3.3: scope = scope-token *( SP scope-token ), scope-token = 1*( %x21 / %x23-5B
