@@ -105,5 +105,11 @@ export type {
   Versioner,
 } from "./steps.js";
 export { compileTrust, type TrustOption } from "./trust.js";
+export {
+  MAX_UNREAD_BODY_BYTES,
+  UNREAD_BODY_DEFAULTS,
+  type UnreadBodyBounds,
+  type UnreadBodyOptions,
+} from "./unread-body.js";
 export { appendVary, mergeVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";
