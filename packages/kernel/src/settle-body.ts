@@ -35,8 +35,9 @@ export function settleUnreadBody(
     single(req.headers["transfer-encoding"]),
     bounds,
   );
-  if (action === "keep") return;
-  const socket = req.socket;
+  const socket = req.socket as IncomingMessage["socket"] | null;
+  // An injected request (Fastify's `inject`) has no connection to keep or close.
+  if (action === "keep" || typeof socket?.destroy !== "function") return;
   // Past the bound the connection goes, whether the client is still sending or still (not)
   // reading the response: a response not yet written says so first.
   const cut = () => {
