@@ -530,18 +530,6 @@ function isNodeStream(content: BodyContent): content is NodeJS.ReadableStream {
   return typeof stream?.on === "function" && typeof stream.resume === "function";
 }
 
-/**
- * Lets the rest of a refused body go: a `node:http` stream is left to the kernel's refused-body
- * policy (its adapter settles it before the response: a small rest discarded, a large one closed),
- * another is cancelled.
- */
-function release(content: BodyContent): void {
-  if (isNodeStream(content)) return;
-  if (typeof (content as ReadableStream | null | undefined)?.cancel === "function") {
-    (content as ReadableStream).cancel().catch(() => undefined);
-  }
-}
-
 function timedOut(config: BodyConfig): HttpError {
   // RFC 9110 §15.5.9: the server SHOULD send the "close" connection option with a 408, as the rest
   // of the body may still arrive.
@@ -679,10 +667,8 @@ async function read(config: BodyConfig, request: RequestView, content: BodyConte
   // Content-Length: 0. Without a length, the refusal waits for the first byte of content.
   const length = request.headers["content-length"];
   if (declared instanceof HttpError && (length !== undefined || content instanceof Uint8Array)) {
-    release(content);
-    throw length !== undefined && Number(length) > config.limit && !isNodeStream(content)
-      ? closing(declared)
-      : declared;
+    // Nothing read: whoever answers settles the rest by the refused-body policy, from its framing.
+    throw declared;
   }
   const deferred = declared instanceof HttpError ? declared : undefined;
   let body: Uint8Array;

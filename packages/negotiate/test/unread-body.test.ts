@@ -64,4 +64,7 @@ const mounts: Mounts = {
 unreadBodyPolicy("@svc/negotiate: a body refused unread, on each framework", mounts, {
   large: { path: "/echo", fields: { "Content-Type": "application/json" }, status: 413 },
   small: { path: "/echo", fields: { "Content-Type": "text/csv" }, status: 415 },
+  // Fastify after 5.0.0 closes the connection itself when a content-type parser refuses a body
+  // it left unread; 5.0.0 leaves it to the reply, and so to the policy.
+  closedByFramework: process.env.FASTIFY_FLOOR === "1" ? [] : ["fastify"],
 });

@@ -100,6 +100,12 @@ export function unreadBodyPolicy(
     slow?: RefusedRequest;
     /** The request pipelined behind the refusals and what it answers: `GET /after`, 200, by default. */
     after?: { path: string; status: number };
+    /**
+     * Frameworks that close the connection themselves on this refusal before any @svc code
+     * answers it (a Fastify release after 5.0.0 on a content-type parser's error): the small
+     * refusal there ends the connection instead of keeping it.
+     */
+    closedByFramework?: readonly Framework[];
   },
   frameworks: readonly Framework[] = FRAMEWORKS,
 ): void {
@@ -160,6 +166,11 @@ export function unreadBodyPolicy(
             [`${head}${"a".repeat(1000)}GET ${after.path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`],
             { giveUpMs: 4000 },
           );
+          if (cases.closedByFramework?.includes(framework)) {
+            expect(got.statuses).toEqual([small.status]);
+            expect(firstHead(got.text)).toMatch(/\r\nconnection: close/i);
+            return;
+          }
           expect(got.statuses).toEqual([small.status, after.status]);
           expect(firstHead(got.text)).not.toMatch(/\r\nconnection: close/i);
         });
