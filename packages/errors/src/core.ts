@@ -367,8 +367,9 @@ function responseValue(
  *   exception is one log line with the correlation id. 4xx are not logged.
  * - The error's own fields (`Retry-After`, `WWW-Authenticate`, `Allow`, ...) that can be sent,
  *   `Vary: Accept`, `Cache-Control: no-store`; the fields of a representation a failed handler
- *   had set are removed. A 401 without a challenge gets `wwwAuthenticate`, or a warning. A 413
- *   carries `Connection: close` (the rest of the content is not read).
+ *   had set are removed. A 401 without a challenge gets `wwwAuthenticate`, or a warning. Whether
+ *   the connection stays is not the record's to say: the adapter that writes it applies the
+ *   kernel's refused-body policy to content left unread.
  *
  * `request.url` is the request-target as received (Express's `originalUrl`): the record's `path`
  * is it without the query.
@@ -433,24 +434,6 @@ export function errorValue(
       ),
     );
   }
-  const headers = closingContentTooLarge(
-    httpError.status,
-    withChallenge(config, httpError.status, valid, context),
-  );
+  const headers = withChallenge(config, httpError.status, valid, context);
   return { value: responseValue(httpError.status, headers, contentType, body), logs, error: httpError };
-}
-
-/**
- * A 413 closes the connection: the content too large for the target is refused, most often before
- * it was read, and the rest of it may still be arriving. Left open, the server reads it to the end
- * and discards it, with the limit that refused it no longer in force (Node drains it whole; a
- * client could hold the connection by trickling a declared gigabyte; `@hono/node-server` drains
- * up to 64 MiB or 500 ms). RFC 9110 §15.5.14: for a 413 "the server MAY close the connection";
- * RFC 9112 §9.6: `Connection: close` says that it will, and each framework's server closes it
- * after the response (Fastify does so for its own `bodyLimit` already), so every framework ends
- * such an exchange the same way.
- */
-function closingContentTooLarge(status: number, headers: [string, string][]): [string, string][] {
-  if (status !== 413 || headers.some(([name]) => name === "connection")) return headers;
-  return [...headers, ["connection", "close"]];
 }

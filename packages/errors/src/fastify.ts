@@ -17,6 +17,7 @@ import {
 } from "@svc/errors";
 import type { RequestView } from "@svc/kernel";
 import { appWide, sendValue } from "@svc/kernel/fastify";
+import { settleUnreadBody } from "@svc/kernel/node";
 import type {
   FastifyInstance,
   FastifyPluginCallback,
@@ -129,6 +130,7 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
     }
     const { value, logs } = errorValue(err, view, config, context);
     writeErrorLogs(logger, logs);
+    settleUnreadBody(request.raw, reply.raw, config.unreadBody);
     return sendValue(reply, value, request.method.toUpperCase());
   };
 }

@@ -25,6 +25,7 @@ import {
   fetchView,
   type HonoContextLike,
   passagesOf,
+  settleUnreadRequest,
   toResponse,
 } from "@svc/kernel/fetch";
 
@@ -116,7 +117,11 @@ function respond(config: ErrorConfig<[request: Request]>, thrown: unknown, reque
   const { value, logs } = errorValue(err, fetchView(request), config, context);
   writeErrorLogs(config.logger, logs);
   // The error's own fields over the gates' (a 429's Retry-After over a usage field of the same name).
-  return toResponse(value, request.method.toUpperCase(), preset);
+  return settleUnreadRequest(
+    request,
+    toResponse(value, request.method.toUpperCase(), preset),
+    config.unreadBody,
+  );
 }
 
 /**

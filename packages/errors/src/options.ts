@@ -1,5 +1,5 @@
-import { isChallengeList } from "@svc/kernel";
-import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
+import { isChallengeList, type UnreadBodyBounds, type UnreadBodyOptions } from "@svc/kernel";
+import { checkOptionNames, refusedOption, resolveUnreadBody } from "@svc/kernel/internal";
 import type { Logger } from "./logger.js";
 
 /** The part of a {@link Logger} the error handlers call: `error(obj, msg)`. */
@@ -42,6 +42,14 @@ export interface ErrorOptions<Args extends unknown[] = unknown[]> {
    * @default undefined
    */
   wwwAuthenticate?: string;
+  /**
+   * The bounds of the refused-body policy for an error answered before the request's content was
+   * read whole (a 413, 415, 401 in front of a body): a remainder of at most `maxBytes` is read
+   * and discarded within `timeoutMs` to keep the connection, a larger or chunked one closes it
+   * (`Connection: close`). See `UnreadBodyOptions` of `@svc/kernel`.
+   * @default { maxBytes: 65536, timeoutMs: 1000 }
+   */
+  unreadBody?: UnreadBodyOptions;
 }
 
 /**
@@ -54,6 +62,8 @@ export interface ErrorConfig<Args extends unknown[] = unknown[]> extends ErrorVa
   readonly logger: ErrorLogger | undefined;
   /** The `correlationId` option; without it, the adapter's default. */
   readonly correlationId: ((...args: Args) => string | undefined) | undefined;
+  /** The `unreadBody` option, resolved. */
+  readonly unreadBody: UnreadBodyBounds;
 }
 
 /** The part of an {@link ErrorConfig} `errorValue` reads: what decides the response. */
@@ -69,7 +79,7 @@ function newDate(): Date {
   return new Date();
 }
 
-const ERROR_OPTIONS = ["logger", "correlationId", "problemTypeBase", "now", "wwwAuthenticate"];
+const ERROR_OPTIONS = ["logger", "correlationId", "problemTypeBase", "now", "wwwAuthenticate", "unreadBody"];
 
 /**
  * Checks an error adapter's options once, at construction (a `TypeError` with code
@@ -127,9 +137,11 @@ export function errorConfig<Args extends unknown[] = unknown[]>(
       `${name}: wwwAuthenticate`,
     );
   }
+  const unreadBody = resolveUnreadBody("errors", options.unreadBody, name);
   return {
     logger,
     correlationId,
+    unreadBody,
     problemTypeBase,
     now: now ?? newDate,
     wwwAuthenticate,

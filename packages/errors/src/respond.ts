@@ -9,7 +9,7 @@ import {
   writeErrorLogs,
 } from "@svc/errors";
 import type { RequestView } from "@svc/kernel";
-import { writeResponse } from "@svc/kernel/node";
+import { settleUnreadBody, writeResponse } from "@svc/kernel/node";
 
 /** The parts of a `node:http` request (Express's is one) the error writers read. */
 export interface ErrorRequest extends IncomingMessage {
@@ -70,6 +70,7 @@ export function nodeErrorWriter(
     // RFC 9112 §4: the reason-phrase describes the status code. One the failed handler set for the
     // status it meant to send ("Created") would give "500 Created": "" lets Node write the status's own.
     res.statusMessage = "";
+    settleUnreadBody(req, res, config.unreadBody);
     writeResponse(res, value, (req.method ?? "GET").toUpperCase()).catch(() => res.destroy());
   };
 }

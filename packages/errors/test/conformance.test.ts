@@ -202,7 +202,7 @@ const LIMITED = {
 
 const rows: Row[] = [
   {
-    name: "a body over the route's limit → 413 record, and the connection closed",
+    name: "a body over the route's limit → 413 record",
     request: {
       method: "POST",
       path: "/small",
@@ -210,7 +210,9 @@ const rows: Row[] = [
       body: "x".repeat(SMALL * 4),
     },
     status: 413,
-    headers: { connection: "close", "cache-control": "no-store" },
+    // Whether the connection stays is the refused-body policy's (test/unread-body.test.ts): a
+    // remainder this small is discarded, except where Fastify's own bodyLimit closes it first.
+    headers: { "cache-control": "no-store" },
     body: (r) => expect(JSON.parse(r.text)).toMatchObject({ status: 413, path: "/small" }),
   },
   {

@@ -87,7 +87,7 @@ function overLimitThenPipelined(port: number): Promise<{ text: string; closedByS
   });
 }
 
-describe("a 413 ends the connection, whatever the framework", () => {
+describe("a 413 over a limit, kept alive, a GET pipelined behind it", () => {
   let server: Server | undefined;
   afterEach(async () => {
     server?.closeAllConnections();
@@ -96,12 +96,20 @@ describe("a 413 ends the connection, whatever the framework", () => {
   });
 
   for (const [name, make] of Object.entries(servers)) {
-    it(`${name}: content over the limit, kept alive, a GET pipelined behind it → the 413 with Connection: close, and nothing more`, async () => {
+    // body-parser reads the whole content before its 413 (it drains the request itself), so the
+    // refused-body policy finds nothing unread: the connection is kept and the GET answered.
+    const readWhole = name === "express";
+    it(`${name}: content over the limit → the 413, then ${readWhole ? "the GET answered (body-parser read the content)" : "Connection: close, and nothing more"}`, async () => {
       server = await make();
       await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
       const { port } = server.address() as net.AddressInfo;
       const { text, closedByServer } = await overLimitThenPipelined(port);
       expect(text).toMatch(/^HTTP\/1\.1 413 /);
+      if (readWhole) {
+        expect(text.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(2);
+        expect(text).toContain("after");
+        return;
+      }
       expect(text).toMatch(/\r\nconnection: close\r\n/i);
       // One response: the pipelined GET is not answered on a connection the 413 closed.
       expect(text.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);

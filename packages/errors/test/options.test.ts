@@ -45,7 +45,7 @@ const rows: OptionCase[] = [
     "errorHandler(options)",
     () => errorHandler("x" as never),
     "ERR_SVC_ERRORS_OPTIONS",
-    /errorHandler: options must be an object with the fields logger, correlationId, problemTypeBase, now, wwwAuthenticate, got "x"/,
+    /errorHandler: options must be an object with the fields logger, correlationId, problemTypeBase, now, wwwAuthenticate, unreadBody, got "x"/,
     () => errorHandler(),
   ],
   [
@@ -89,6 +89,20 @@ const rows: OptionCase[] = [
     "ERR_SVC_ERRORS_NOW",
     /errorHandler: now must be a function \(\) => Date, got /,
     () => errorHandler({ now: () => new Date(0) }),
+  ],
+  [
+    "errorHandler: unreadBody.maxBytes",
+    () => errorHandler({ unreadBody: { maxBytes: -1 } }),
+    "ERR_SVC_ERRORS_UNREAD_BODY_MAX_BYTES",
+    /errorHandler: unreadBody\.maxBytes must be a whole number of bytes from 0 to 16777216, got -1/,
+    () => errorHandler({ unreadBody: { maxBytes: 0 } }),
+  ],
+  [
+    "errorHandler: unreadBody.timeoutMs",
+    () => errorHandler({ unreadBody: { timeoutMs: Number.POSITIVE_INFINITY } }),
+    "ERR_SVC_ERRORS_UNREAD_BODY_TIMEOUT_MS",
+    /errorHandler: unreadBody\.timeoutMs must be a number of milliseconds above 0/,
+    () => errorHandler({ unreadBody: { timeoutMs: 250 } }),
   ],
   [
     'errorHandler: wwwAuthenticate "" (no challenge)',

@@ -41,6 +41,7 @@ import type {
 } from "fastify";
 import { pipelineRequest } from "./node.js";
 import { releaseBody } from "./release.js";
+import { settleUnreadBody } from "./settle-body.js";
 import { malformedEscape, routerTarget } from "./target.js";
 
 /** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
@@ -207,6 +208,9 @@ export function setReplyPassage(reply: FastifyReply, passage: Passage): void {
  * to return.
  */
 export function sendValue(reply: FastifyReply, value: ResponseValue, method: string): FastifyReply {
+  // Content not read whole (a hook answered before Fastify's parser ran) follows the refused-body
+  // policy, as on every framework.
+  settleUnreadBody(reply.request.raw, reply.raw);
   reply.code(value.status);
   const fields = value.fields;
   for (const name in fields) {

@@ -28,6 +28,7 @@ import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js"
 import { fieldName } from "./field-name.js";
 import { releaseBody } from "./release.js";
 import { malformedEscape } from "./target.js";
+import { UNREAD_BODY_DEFAULTS, type UnreadBodyBounds, unreadBodyAction } from "./unread-body.js";
 
 /** What a Fetch server knows of a request beyond the `Request` itself. */
 export interface ConnectionInfo {
@@ -332,6 +333,42 @@ function webStream(body: NodeJS.ReadableStream): ReadableStream<Uint8Array> {
 }
 
 /**
+ * The refused-body policy (`UnreadBodyOptions` of `@svc/kernel`) on the Fetch API: `response`
+ * with `Connection: close` when `request`'s content was never read and is over
+ * `bounds.maxBytes` or of unknown length (chunked), so the server closes the connection after it
+ * rather than read an unbounded body to keep it. A smaller remainder is left to the server, which
+ * owns the socket (`@hono/node-server` discards one within 500 ms, else closes); a runtime that
+ * sets its own `Connection` (HTTP/2, a worker) ignores the field. Content read in part counts as
+ * read: whatever read it decided.
+ *
+ * @example return settleUnreadRequest(request, toResponse(value, request.method));
+ * @see https://www.rfc-editor.org/rfc/rfc9112#section-9.6
+ */
+export function settleUnreadRequest(
+  request: Request,
+  response: Response,
+  bounds: UnreadBodyBounds = UNREAD_BODY_DEFAULTS,
+): Response {
+  if (request.body === null || request.bodyUsed) return response;
+  const framing = request.headers;
+  const action = unreadBodyAction(
+    framing.get("content-length") ?? undefined,
+    framing.get("transfer-encoding") ?? undefined,
+    bounds,
+  );
+  if (action !== "close") return response;
+  try {
+    response.headers.set("connection", "close");
+    return response;
+  } catch {
+    // Immutable headers (a Response from fetch()): a new Response around the same body.
+    const headers = new Headers(response.headers);
+    headers.set("connection", "close");
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+}
+
+/**
  * `response` with a passage's fields and `Vary` added, in place as Hono's own middleware sets
  * fields after `next()`. A `Response` whose headers are immutable (one from `fetch()`) is the one
  * case copied: a new `Response` around the same body.
@@ -455,7 +492,7 @@ export function fetchGate(gate: Gate<Request>): FetchMiddleware {
     const request = c.req.raw;
     const outcome = await gate(fetchView(request, honoConnection(c)), request);
     if (outcome !== undefined && outcome !== null && isAnswer(outcome)) {
-      return toResponse(outcome.answer, request.method.toUpperCase());
+      return settleUnreadRequest(request, toResponse(outcome.answer, request.method.toUpperCase()));
     }
     if (outcome !== undefined && outcome !== null) addPassage(request, outcome);
     await next();
@@ -467,7 +504,8 @@ export function fetchGate(gate: Gate<Request>): FetchMiddleware {
       return async (request: Request) => {
         const outcome = await gate(fetchView(request, info?.(request)), request);
         if (outcome === undefined || outcome === null) return handler(request);
-        if (isAnswer(outcome)) return toResponse(outcome.answer, request.method.toUpperCase());
+        if (isAnswer(outcome))
+          return settleUnreadRequest(request, toResponse(outcome.answer, request.method.toUpperCase()));
         addPassage(request, outcome);
         return withPassages(await handler(request), request);
       };
@@ -571,7 +609,7 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
         setFields(preset, passage.fields);
         appendVaryTo(preset, passage.vary);
       }
-      return toResponse(value, pipelineRequest.method, preset);
+      return settleUnreadRequest(request, toResponse(value, pipelineRequest.method, preset));
     },
     preconditions(request, current, creates = false) {
       const ready = decided.get(request);

@@ -106,5 +106,11 @@ export type {
 } from "./steps.js";
 export { malformedEscape, targetPath } from "./target.js";
 export { compileTrust, type TrustOption } from "./trust.js";
+export {
+  MAX_UNREAD_BODY_BYTES,
+  UNREAD_BODY_DEFAULTS,
+  type UnreadBodyBounds,
+  type UnreadBodyOptions,
+} from "./unread-body.js";
 export { appendVary, mergeVary } from "./vary.js";
 export { xmlDeclaredEncoding } from "./xml-declaration.js";

@@ -38,6 +38,7 @@ export {
   refusedOption,
 } from "./option-error.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
+export { resolveUnreadBody, unreadBodyAction } from "./unread-body.js";
 export { utf8Bytes } from "./utf8.js";
 export { emitWarning } from "./warning.js";
 export {

@@ -18,6 +18,7 @@ import {
 import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, writeValue } from "./write.js";
 
+export { settleUnreadBody } from "./settle-body.js";
 export { fieldName };
 
 /**

@@ -1,7 +1,8 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { appendVary, type Body, type FieldValue, type ResponseValue } from "@svc/kernel";
 import { fieldName } from "./field-name.js";
 import { releaseBody } from "./release.js";
+import { settleUnreadBody } from "./settle-body.js";
 
 export { fieldName };
 
@@ -56,6 +57,10 @@ export function writeValue(
   method: string,
 ): Promise<void> | undefined {
   if (res.headersSent) return Promise.reject(new Error("@svc/kernel: the response has already started"));
+  // A response to content not read whole follows the refused-body policy (the default bounds,
+  // unless a package settled it first with its own).
+  const req = (res as ServerResponse & { req?: IncomingMessage }).req;
+  if (req !== undefined) settleUnreadBody(req, res);
   res.statusCode = value.status;
   const fields = value.fields;
   for (const name in fields) {

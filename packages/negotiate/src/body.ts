@@ -6,9 +6,10 @@ import {
   type RequestView,
   repeatsField,
   splitList,
+  type UnreadBodyOptions,
   xmlDeclaredEncoding,
 } from "@svc/kernel";
-import { checkOptionNames } from "@svc/kernel/internal";
+import { checkOptionNames, resolveUnreadBody } from "@svc/kernel/internal";
 import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
 import { parseXmlBody, XmlNilError, XmlRefusedError, type XmlValue } from "./xml-body.js";
@@ -56,6 +57,15 @@ export interface ParseBodyOptions {
    * @default 30000
    */
   timeout?: number | false;
+  /**
+   * The bounds of the refused-body policy, for a body refused before it was read whole (a 415,
+   * a 413 by `Content-Length`, over `limit` part-way): a remainder of at most `maxBytes` is read
+   * and discarded within `timeoutMs` to keep the connection, a larger or chunked one closes it
+   * (`Connection: close`). See `UnreadBodyOptions` of `@svc/kernel`. On the Fetch API a body
+   * refused part-way is cancelled and its connection closed.
+   * @default { maxBytes: 65536, timeoutMs: 1000 }
+   */
+  unreadBody?: UnreadBodyOptions;
   /**
    * Refuse a JSON body holding a number that a JavaScript number does not hold exactly: one whose
    * text names another value than the double it parses to (`1.0000000000000001`, read as 1;
@@ -118,10 +128,13 @@ interface BodyConfig {
   readonly acceptedHeader: string;
 }
 
-const BODY_OPTIONS = ["limit", "depth", "types", "others", "timeout", "exactNumbers", "xml"];
+const BODY_OPTIONS = ["limit", "depth", "types", "others", "timeout", "exactNumbers", "xml", "unreadBody"];
 
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
+  // Checked here with the others; the adapters, which write nothing themselves, resolve it again
+  // for the response.
+  resolveUnreadBody("negotiate", options.unreadBody, "parseBody");
   const limit = byteLimit("parseBody", "limit", options.limit ?? 102_400);
   const depth = options.depth ?? 32;
   const types: unknown = options.types ?? ["json", "xml"];
@@ -490,13 +503,10 @@ export type BodyContent = Uint8Array | NodeJS.ReadableStream | AsyncIterable<Uin
 export type BodyReader = (request: RequestView, content: BodyContent) => Promise<unknown>;
 
 /**
- * `Connection: close` on a refusal sent before the body was read whole, when what is left is over
- * `limit` or of unknown length. Left to Node, the rest would be drained on a kept-alive connection
- * with neither `limit` nor `timeout` in force any more, so a client could hold the socket by
- * trickling a declared gigabyte. RFC 9110 §15.5.14: for a 413 "the server MAY close the
- * connection"; RFC 9112 §9.6: `Connection: close` says it will. The field rides on the error for
- * the adapter to set on the response: `Connection` belongs to the connection (RFC 9110 §7.6.1),
- * and error renderings leave it out of the error's own fields.
+ * `Connection: close` on a refusal of a Fetch body (a `Request`'s stream) left unread part-way:
+ * it is cancelled, and the server owns the socket, so closing is the one bounded choice (RFC 9112
+ * §9.6). The field rides on the error for the error response. A `node:http` body is left to the
+ * kernel's refused-body policy instead (`settleUnreadBody`), which the adapters apply.
  */
 function closing(err: HttpError): HttpError {
   if (err.headers.Connection === "close") return err;
@@ -520,14 +530,6 @@ function isNodeStream(content: BodyContent): content is NodeJS.ReadableStream {
   return typeof stream?.on === "function" && typeof stream.resume === "function";
 }
 
-/** Lets the rest of a refused body go: a `node:http` stream drained (its socket stays usable), another cancelled. */
-function release(content: BodyContent): void {
-  if (isNodeStream(content)) content.resume();
-  else if (typeof (content as ReadableStream | null | undefined)?.cancel === "function") {
-    (content as ReadableStream).cancel().catch(() => undefined);
-  }
-}
-
 function timedOut(config: BodyConfig): HttpError {
   // RFC 9110 §15.5.9: the server SHOULD send the "close" connection option with a 408, as the rest
   // of the body may still arrive.
@@ -549,7 +551,8 @@ function unreadable(cause: unknown): HttpError {
 
 /**
  * Receives a `node:http` body up to the limit and within the timeout. Never destroys the stream:
- * a refused rest is drained (`resume`), so the refusal can still be answered on the connection.
+ * a refused rest is paused, for the refused-body policy to discard (within its bounds) or leave to
+ * a closing connection, so the refusal can still be answered on it.
  */
 function receiveNode(
   stream: NodeJS.ReadableStream,
@@ -579,14 +582,14 @@ function receiveNode(
       if (done) return;
       if (deferred !== undefined && chunk.length > 0) {
         // Only content of unknown length gets here (a refusal with a Content-Length is sent at once).
-        finish(closing(deferred));
-        stream.resume();
+        finish(deferred);
+        stream.pause();
         return;
       }
       size += chunk.length;
       if (size > config.limit) {
-        finish(closing(tooLarge(config)));
-        stream.resume();
+        finish(tooLarge(config));
+        stream.pause();
         return;
       }
       chunks.push(chunk);
@@ -664,8 +667,8 @@ async function read(config: BodyConfig, request: RequestView, content: BodyConte
   // Content-Length: 0. Without a length, the refusal waits for the first byte of content.
   const length = request.headers["content-length"];
   if (declared instanceof HttpError && (length !== undefined || content instanceof Uint8Array)) {
-    release(content);
-    throw length !== undefined && Number(length) > config.limit ? closing(declared) : declared;
+    // Nothing read: whoever answers settles the rest by the refused-body policy, from its framing.
+    throw declared;
   }
   const deferred = declared instanceof HttpError ? declared : undefined;
   let body: Uint8Array;
@@ -700,8 +703,8 @@ async function read(config: BodyConfig, request: RequestView, content: BodyConte
  * its type is outside `types` (the content is then left unread, for what comes after); it rejects
  * with the `HttpError` to answer: 415 (a type refused, a content coding, a charset), 413 (over
  * `limit`), 400 (malformed, too deep, unreadable), 408 (not received within `timeout`). A
- * refusal with `Connection: close` among its headers ({@link closesConnection}) left part of the
- * body unread: the adapter closes the connection after answering.
+ * refusal of a `node:http` body follows the kernel's refused-body policy in the adapters (`unreadBody`);
+ * one of a Fetch body read part-way carries `Connection: close` ({@link closesConnection}).
  *
  * @example
  * const read = bodyReader({ limit: "64kb" });

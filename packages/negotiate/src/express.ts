@@ -9,7 +9,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
 import { exchangeOf, isAnswer, type RequestView } from "@svc/kernel";
-import { setPassage, writeResponse } from "@svc/kernel/node";
+import { resolveUnreadBody } from "@svc/kernel/internal";
+import { setPassage, settleUnreadBody, writeResponse } from "@svc/kernel/node";
 import {
   bodyReader,
   type CrossOriginOptions,
@@ -44,6 +45,7 @@ export type { CrossOriginOptions, ParseBodyOptions, ParsedBodyRequest, XmlBodySc
  */
 export function parseBody(options: ParseBodyOptions = {}) {
   const read = bodyReader(options);
+  const unreadBody = resolveUnreadBody("negotiate", options.unreadBody, "parseBody");
   return function parseBodyMiddleware(req: ParsedBodyRequest, res: ServerResponse, next: NextFunction): void {
     if (alreadyParsed(req) || !hasBody(req)) {
       next();
@@ -60,7 +62,9 @@ export function parseBody(options: ParseBodyOptions = {}) {
         next();
       },
       (err: unknown) => {
+        // Before whatever answers the refusal writes: the rest follows the refused-body policy.
         if (closesConnection(err) && !res.headersSent) res.setHeader("Connection", "close");
+        else settleUnreadBody(req, res, unreadBody);
         next(err);
       },
     );

@@ -8,13 +8,9 @@
 import type { IncomingMessage } from "node:http";
 import { exchangeOf } from "@svc/kernel";
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
-import {
-  bodyReader,
-  type CrossOriginOptions,
-  closesConnection,
-  crossOriginGate,
-  type ParseBodyOptions,
-} from "@svc/negotiate";
+import { resolveUnreadBody } from "@svc/kernel/internal";
+import { settleUnreadBody } from "@svc/kernel/node";
+import { bodyReader, type CrossOriginOptions, crossOriginGate, type ParseBodyOptions } from "@svc/negotiate";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 
 export type { CrossOriginOptions, ParseBodyOptions, XmlBodySchema } from "@svc/negotiate";
@@ -27,7 +23,7 @@ export type { CrossOriginOptions, ParseBodyOptions, XmlBodySchema } from "@svc/n
  * `Accept-Post`, 413, 400, 408, as `HttpError`s for the error handler) are the ones the Express,
  * `node:http` and Fetch adapters give. A type outside `types` is left unread (`request.body`
  * undefined) unless `others: "refuse"`; a parser registered for it inside the context takes it.
- * A refusal that left part of the body unread closes the connection (`Connection: close`).
+ * A refusal that left part of the body unread follows the kernel's refused-body policy (`unreadBody`).
  *
  * @example
  * await app.register(parseBody, { limit: "64kb", others: "refuse" });
@@ -46,6 +42,7 @@ export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
       logLevel?: unknown;
     };
     const read = bodyReader(bodyOptions);
+    const unreadBody = resolveUnreadBody("negotiate", bodyOptions.unreadBody, "parseBody");
     const closing = new WeakSet<IncomingMessage>();
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", async (request: FastifyRequest, payload: IncomingMessage) => {
@@ -54,12 +51,13 @@ export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
         if (value !== undefined) exchangeOf(request.raw).body = { value };
         return value;
       } catch (err) {
-        if (closesConnection(err)) closing.add(request.raw);
+        closing.add(request.raw);
         throw err;
       }
     });
     app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply) => {
-      if (closing.has(request.raw)) reply.header("Connection", "close");
+      // Before the head is written (the error handler may have settled it already: that stands).
+      if (closing.has(request.raw)) settleUnreadBody(request.raw, reply.raw, unreadBody);
     });
     done();
   },

@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { exchangeOf } from "@svc/kernel";
-import { nodeGate } from "@svc/kernel/node";
+import { resolveUnreadBody } from "@svc/kernel/internal";
+import { nodeGate, settleUnreadBody } from "@svc/kernel/node";
 import {
   bodyReader,
   type CrossOriginOptions,
@@ -23,7 +24,7 @@ export type { CrossOriginOptions, ParseBodyOptions, XmlBodySchema } from "@svc/n
  * The body of a `node:http` request, read and parsed by `bodyReader(options)`: resolves to the
  * parsed value (`undefined` without content, or for a type outside `types`, left unread), rejects
  * with the `HttpError` to answer (415, 413, 400, 408). Given `res`, a refusal that left part of
- * the body unread sets `Connection: close` on it (RFC 9112 §9.6).
+ * the body unread follows the kernel's refused-body policy (`unreadBody`) on it.
  *
  * @example
  * const readJson = parseBody({ limit: "64kb" });
@@ -41,6 +42,7 @@ export function parseBody(
   options: ParseBodyOptions = {},
 ): (req: IncomingMessage, res?: ServerResponse) => Promise<unknown> {
   const read = bodyReader(options);
+  const unreadBody = resolveUnreadBody("negotiate", options.unreadBody, "parseBody");
   return async function readNodeBody(req, res) {
     try {
       const value = await read(req, req);
@@ -48,8 +50,10 @@ export function parseBody(
       if (value !== undefined) exchangeOf(req).body = { value };
       return value;
     } catch (err) {
-      if (res !== undefined && !res.headersSent && closesConnection(err))
-        res.setHeader("Connection", "close");
+      if (res !== undefined && !res.headersSent) {
+        if (closesConnection(err)) res.setHeader("Connection", "close");
+        else settleUnreadBody(req, res, unreadBody);
+      }
       throw err;
     }
   };

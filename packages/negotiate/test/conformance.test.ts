@@ -193,7 +193,9 @@ const rows: Row[] = [
     body: errorStatus(415),
   },
   {
-    name: "POST of 101 bytes over a limit of 100 → 413, Connection: close",
+    // Whether the connection stays is the refused-body policy's (test/unread-body.test.ts), and a
+    // Fastify after 5.0.0 closes it itself on a parser's refusal.
+    name: "POST of 101 bytes over a limit of 100 → 413",
     request: {
       method: "POST",
       path: "/items",
@@ -201,7 +203,6 @@ const rows: Row[] = [
       body: JSON.stringify({ name: "x".repeat(91) }),
     },
     status: 413,
-    headers: { connection: "close" },
     body: errorStatus(413),
   },
   {

@@ -11,7 +11,8 @@ import { parseBody } from "../src/express.js";
  * longer in force: a client declaring a gigabyte could trickle it, or stall, and hold the socket
  * until the server's own requestTimeout (300 s). RFC 9110 §15.5.14 (413): "the server MAY close
  * the connection"; RFC 9112 §9.6 lets a server close a connection with `Connection: close`. When
- * what remains is more than `limit` or of unknown length, the refusal closes the connection.
+ * what remains is more than the refused-body policy's `unreadBody.maxBytes` (64 KiB) or of unknown
+ * length, the refusal closes the connection.
  */
 let server: Listening;
 let reached = 0;

@@ -113,7 +113,7 @@ export function soapEndpoint<Operations = never>(
       return;
     }
     if (routed.response !== undefined) {
-      writeSoapResponse(res, req, routed.response);
+      writeSoapResponse(res, req, routed.response, endpoint.unreadBody);
       return;
     }
     if (body === undefined) {
@@ -130,7 +130,9 @@ export function soapEndpoint<Operations = never>(
     // write's own failure too (a field node:http refuses): never an unhandled rejection.
     endpoint.service
       .handle(routed.message)
-      .then((response) => writeSoapResponse(res, req as IncomingMessage, endpoint.complete(response)))
+      .then((response) =>
+        writeSoapResponse(res, req as IncomingMessage, endpoint.complete(response), endpoint.unreadBody),
+      )
       .catch(next);
   } as SoapEndpointHandler;
   handler.service = endpoint.service;

@@ -13,8 +13,10 @@ import {
   mergeVary,
   requestFacts,
   type TrustHop,
+  type UnreadBodyBounds,
 } from "@svc/kernel";
 import { fastifyView } from "@svc/kernel/fastify";
+import { settleUnreadBody } from "@svc/kernel/node";
 import {
   createSoapEndpoint,
   type SoapEndpoint,
@@ -97,7 +99,7 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
         if (!reply.raw.writableEnded) reply.raw.destroy();
         return undefined;
       }
-      return sendSoapResponse(reply, response);
+      return sendSoapResponse(reply, response, endpoint.unreadBody);
     });
   }
   instance.removeAllContentTypeParsers();
@@ -132,14 +134,20 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
         http: raw,
         logger: request.log,
       });
-      return sendSoapResponse(reply, response);
+      return sendSoapResponse(reply, response, endpoint.unreadBody);
     },
   });
   done();
 };
 
 /** The core's response through `reply`: its status, its fields over those set in front, `Vary` appended. */
-function sendSoapResponse(reply: FastifyReply, response: SoapResponse): FastifyReply {
+function sendSoapResponse(
+  reply: FastifyReply,
+  response: SoapResponse,
+  unreadBody: UnreadBodyBounds,
+): FastifyReply {
+  // A message refused before it was read whole follows the kernel's refused-body policy.
+  settleUnreadBody(reply.request.raw, reply.raw, unreadBody);
   reply.code(response.status);
   for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
   if (response.vary !== undefined && response.vary.length > 0) {

@@ -7,7 +7,13 @@
  * @packageDocumentation
  */
 import { fieldLines, requestFacts } from "@svc/kernel";
-import { type ConnectionInfo, fetchView, type HonoMiddleware, withPassages } from "@svc/kernel/fetch";
+import {
+  type ConnectionInfo,
+  fetchView,
+  type HonoMiddleware,
+  settleUnreadRequest,
+  withPassages,
+} from "@svc/kernel/fetch";
 import {
   createSoapEndpoint,
   type SoapEndpointOptions,
@@ -86,7 +92,7 @@ export function soapEndpoint<Operations = never>(
       // A ReadableStream is an async iterable of its chunks: read as it arrives, within the limits.
       body: (request.body ?? undefined) as AsyncIterable<Uint8Array> | undefined,
     });
-    return toFetchResponse(response, method);
+    return settleUnreadRequest(request, toFetchResponse(response, method), endpoint.unreadBody);
   } as FetchSoapHandler;
   handler.service = endpoint.service;
   /** The fault answering `err`, with the gates' fields (a rate limit's) where it has none of the same name. */
@@ -97,7 +103,11 @@ export function soapEndpoint<Operations = never>(
       contentType: request.headers.get("content-type") ?? undefined,
       logged,
     });
-    return withPassages(toFetchResponse(response, method), request);
+    return settleUnreadRequest(
+      request,
+      withPassages(toFetchResponse(response, method), request),
+      endpoint.unreadBody,
+    );
   };
   handler.fault = function svcSoapFault(err: unknown, request: Request): Response {
     return faultOf(err, request, false);

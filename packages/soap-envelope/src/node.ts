@@ -90,7 +90,7 @@ export function soapEndpoint<Operations = never>(
       body: req,
       http: req,
     });
-    writeSoapResponse(res, req, response);
+    writeSoapResponse(res, req, response, endpoint.unreadBody);
     return true;
   } as NodeSoapHandler;
   handler.service = endpoint.service;
@@ -103,7 +103,7 @@ export function soapEndpoint<Operations = never>(
       if (!res.writableEnded) res.destroy();
       return;
     }
-    writeSoapResponse(res, req, response);
+    writeSoapResponse(res, req, response, endpoint.unreadBody);
   };
   return handler;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
-import type { RequestFacts } from "@svc/kernel";
+import type { RequestFacts, UnreadBodyBounds } from "@svc/kernel";
 import { fault11ToXml, faultToXml } from "../envelope/fault.js";
 import { parseMediaType } from "../envelope/media-type.js";
 import {
@@ -110,6 +110,8 @@ export interface SoapEndpoint {
   readonly maxBytes: number;
   /** How long a body may take to arrive, in milliseconds (`bodyTimeoutMs`). */
   readonly bodyTimeoutMs: number;
+  /** The bounds of the refused-body policy (`unreadBody`), for the adapter that writes a response. */
+  readonly unreadBody: UnreadBodyBounds;
   /**
    * Reads a body whole within {@link maxBytes} and {@link bodyTimeoutMs}, for a framework that
    * hands its handlers bytes (Fastify's content-type parsers): the bytes, or the {@link XmlError}
@@ -170,11 +172,12 @@ export function createSoapEndpoint<Operations = never>(
 /** {@link createSoapEndpoint} over a compiled node (`soapEndpoint` keeps its `deliver`). */
 export function compileSoapEndpoint(node: SoapNode): SoapEndpoint {
   const service = node.service;
-  const { maxBytes, bodyTimeoutMs } = node;
+  const { maxBytes, bodyTimeoutMs, unreadBody } = node;
   const endpoint: SoapEndpoint = {
     service,
     maxBytes,
     bodyTimeoutMs,
+    unreadBody,
     readBody: (source, contentLength) =>
       contentLength !== undefined && Number(contentLength) > maxBytes
         ? Promise.resolve(new XmlError("too-large", `The message is larger than ${maxBytes} bytes`))

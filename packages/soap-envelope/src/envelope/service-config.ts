@@ -1,4 +1,5 @@
-import { optionError as codedOptionError } from "@svc/kernel/internal";
+import type { UnreadBodyBounds } from "@svc/kernel";
+import { optionError as codedOptionError, resolveUnreadBody } from "@svc/kernel/internal";
 import {
   checkFunction,
   checkLogger,
@@ -69,6 +70,8 @@ export interface ServiceConfig {
   checkpoint: XmlCheckpoint;
   /** The `bodyTimeoutMs` option, resolved. */
   bodyTimeoutMs: number;
+  /** The `unreadBody` option, resolved. */
+  unreadBody: UnreadBodyBounds;
   roles: ReadonlySet<string>;
   /** Whether a header block is understood (Part 1 §2.4). */
   understood: (element: XmlElement) => boolean;
@@ -94,6 +97,7 @@ const SERVICE_OPTIONS = [
   "roles",
   "limits",
   "bodyTimeoutMs",
+  "unreadBody",
   "logger",
   "validateResponses",
   "contract",
@@ -141,6 +145,7 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
       "a positive integer of milliseconds (at most 2147483647)",
     );
   }
+  const unreadBody = resolveUnreadBody("soap-envelope", options.unreadBody, "@svc/soap-envelope");
   checkLogger(options.logger);
   if (options.validateResponses !== undefined && typeof options.validateResponses !== "boolean") {
     throw optionError("validateResponses", options.validateResponses, "true or false");
@@ -179,6 +184,7 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
       understood,
     ),
     bodyTimeoutMs,
+    unreadBody,
     roles: new Set(roles),
     understood,
     soap12: routesOf(contract.bindings["1.2"]),

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { HttpError, Logger } from "@svc/errors";
+import type { UnreadBodyBounds, UnreadBodyOptions } from "@svc/kernel";
 import type { Contract, LoadContractOptions, SoapVersion } from "../wsdl/contract.js";
 import type { WsSecurityOptions } from "../wsse/options.js";
 import type { WsSecurityResult } from "../wsse/security.js";
@@ -166,6 +167,14 @@ export interface SoapServiceOptions<Operations = never> {
    */
   bodyTimeoutMs?: number;
   /**
+   * The bounds of the refused-body policy, for a message refused before it was read whole (413,
+   * 415, 405, a 401 in front, an early fault): a remainder of at most `maxBytes` is read and
+   * discarded within `timeoutMs` to keep the connection; a larger or chunked one closes it
+   * (`Connection: close`). See `UnreadBodyOptions` of `@svc/kernel`.
+   * @default { maxBytes: 65536, timeoutMs: 1000 }
+   */
+  unreadBody?: UnreadBodyOptions;
+  /**
    * Where handler exceptions are logged (with the correlation id).
    * @default one JSON line on stderr
    */
@@ -315,6 +324,8 @@ export interface SoapNode {
   maxBytes: number;
   /** The `bodyTimeoutMs` option, resolved. */
   bodyTimeoutMs: number;
+  /** The `unreadBody` option, resolved. */
+  unreadBody: UnreadBodyBounds;
   /**
    * The SOAP version a refusal of a request with this `Content-Type` is answered in: the one the
    * node answers its messages in (1.1 for `text/xml` where a SOAP 1.1 binding is offered).

@@ -76,6 +76,7 @@ export function compileSoapService(options: SoapServiceOptions): SoapNode {
     deliver: (message, sink) => deliver(config, message, sink),
     maxBytes: config.limits.maxBytes,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    unreadBody: config.unreadBody,
     versionFor: (contentType) => answerVersion(config, cachedMessageType(contentType)),
     logger: config.logger,
   };
