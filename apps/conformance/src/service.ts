@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { type AuthenticateOptions, createPasswordHasher } from "@svc/auth";
 import { validators } from "@svc/conditional";
-import { hal, halJson, pageModel, parsePageRequest, type QueryInput } from "@svc/hal";
+import { hal, halJson, isPage, pageItems, pageModel, parsePageRequest, type QueryInput } from "@svc/hal";
 import { MemoryStore } from "@svc/idempotency";
 import { createPipeline, HttpError, reply } from "@svc/kernel";
-import { compression, json, representations, xml } from "@svc/negotiate";
+import { compression, csv, json, type Representation, representations, xml } from "@svc/negotiate";
 import { SoapFault, type SoapServiceOptions } from "@svc/soap-envelope";
 import { versions } from "@svc/versioning";
 
@@ -92,6 +92,13 @@ interface Customer {
   email: string;
 }
 
+/** A page of the collection as CSV, one row per item: a representation only a page can take. */
+const pageCsv: Representation = {
+  mediaType: "text/csv",
+  canRepresent: isPage,
+  serialize: (data, context) => csv.serialize(pageItems(data), context),
+};
+
 /** One service's state and handlers: each framework's server gets its own. */
 export function createService() {
   const employees = new Map<number, Employee>(
@@ -109,7 +116,7 @@ export function createService() {
       mediaType: { vendor: "svc" },
       deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "2027-01-01T00:00:00Z" } },
     }),
-    representations: representations({ offers: [json, halJson, xml] }),
+    representations: representations({ offers: [json, halJson, xml, pageCsv] }),
     coding: compression({ threshold: 256 }),
     validators: validators({ required: true }),
   });

@@ -402,6 +402,43 @@ rows.push({
   status: 400,
 });
 
+// A write whose route can answer nothing the client accepts is refused before it runs (RFC 9110
+// §15.5.7): CSV is offered for pages only, so an employee cannot be answered as CSV.
+rows.push({
+  name: "GET /employees?size=2, Accept: text/csv → 200 CSV (offered for pages)",
+  request: get("/employees?size=2", [["Accept", "text/csv"]]),
+  status: 200,
+  expect: field("content-type", /^text\/csv/),
+});
+rows.push({
+  name: "PUT /employees/3, If-Match: its ETag, Accept: text/csv → 406 before the write",
+  before: [get("/employees/3")],
+  request: (before) =>
+    put(
+      "/employees/3",
+      [
+        ["If-Match", etagOf(before)],
+        ["Accept", "text/csv"],
+      ],
+      "Csv",
+    ),
+  status: 406,
+  expect: field("content-type", /^application\/json/),
+});
+rows.push({
+  name: "POST /employees, Accept: text/csv → 406 before the handler",
+  request: send(
+    "POST",
+    "/employees",
+    [
+      ["Content-Type", "application/json"],
+      ["Accept", "text/csv"],
+    ],
+    '{"name":"Csv"}',
+  ),
+  status: 406,
+});
+
 // ---------------------------------------------------------------- HAL: links and pages
 for (const query of [
   "",

@@ -34,7 +34,10 @@ function recording(outcome: "proceed" | 304 | 412 = "proceed", coding = "gzip") 
     vary: ["Accept", "Accept-Language"],
   });
   const representations: Representer = {
-    preflight: (_r, label, changesState) => void calls.push(`preflight ${label} ${changesState}`),
+    preflight: (_r, label, changesState, produces) =>
+      void calls.push(
+        `preflight ${label} ${changesState}${produces ? ` produces=[${produces.join(",")}]` : ""}`,
+      ),
     represent: (_r, data, choice) => {
       calls.push(`represent ${String(data)} fallback=${choice.fallback}`);
       return represented(String(data));
@@ -270,7 +273,7 @@ describe("prepare(): decided before routing and before the handler", () => {
     }),
   });
 
-  it("GET: the version decided, the coding's preflight, the representation's without the write check", () => {
+  it("GET: the version decided and the coding's preflight; what the route answers is not known yet", () => {
     const { calls, steps } = recording();
     const prepared = createPipeline({ ...steps, versioning: versioning() }).prepare(
       request(),
@@ -278,13 +281,13 @@ describe("prepare(): decided before routing and before the handler", () => {
     );
     expect(prepared.version?.target).toBe("/things/1");
     expect(prepared.refusal).toBeUndefined();
-    expect(calls).toEqual(["coding preflight", "preflight application/vnd.x.v2+json false"]);
+    expect(calls).toEqual(["coding preflight"]);
   });
 
-  it("POST: the representation's preflight checks for a state change", () => {
+  it("POST: no representation preflight before routing (the route's types decide it, in run())", () => {
     const { calls, steps } = recording();
     createPipeline(steps).prepare(request("POST"), "/things");
-    expect(calls).toEqual(["coding preflight", "preflight undefined true"]);
+    expect(calls).toEqual(["coding preflight"]);
   });
 
   it("a version refusal → returned with the decision (its fields go on the refusal too), nothing else asked", () => {
@@ -299,21 +302,71 @@ describe("prepare(): decided before routing and before the handler", () => {
     expect(calls).toEqual([]);
   });
 
-  it("a preflight refusal → returned, not thrown", () => {
-    const refusal = HttpError.notAcceptable("nothing fits");
+  it("a coding refusal → returned, not thrown", () => {
+    const refusal = HttpError.notAcceptable("no coding fits");
     const pipeline = createPipeline({
-      representations: {
+      coding: {
         preflight: () => {
           throw refusal;
         },
-        represent: () => {
-          throw new Error("not reached");
-        },
-        async *variants() {},
+        choose: () => "identity",
+        encode: (_c, body) => body,
       },
     });
     expect(pipeline.prepare(request("POST"), "/x").refusal).toBe(refusal);
   });
+});
+
+describe("run(): the write's 406 decided by what the route produces", () => {
+  const refusing = (seen: string[]): Representer => ({
+    preflight: (_r, _label, changesState, produces) => {
+      seen.push(
+        `preflight ${changesState} ${produces === undefined ? "default" : `[${produces.join(",")}]`}`,
+      );
+      if (changesState && produces?.length !== 0)
+        throw HttpError.notAcceptable("nothing the route answers fits");
+    },
+    represent: (_r, data) => ({
+      contentType: "application/json",
+      language: undefined,
+      body: Buffer.from(JSON.stringify(data)),
+      vary: ["Accept"],
+    }),
+    async *variants() {},
+  });
+
+  it.each([
+    ["PATCH", undefined, "preflight true default", 406],
+    ["PUT", { produces: ["application/json"] }, "preflight true [application/json]", 406],
+    ["POST", { produces: ["text/csv"] }, "preflight true [text/csv]", 406],
+    ["DELETE", { produces: [] }, "preflight true []", 204],
+    ["GET", undefined, "preflight false default", 200],
+  ] as const)(
+    "%s, route %j → the representer asked %s before the handler → %s",
+    async (method, route, asked, status) => {
+      const seen: string[] = [];
+      const events: string[] = [];
+      const idempotency: Idempotency = {
+        begin: async () => {
+          events.push("begin");
+          return undefined;
+        },
+      };
+      const pipeline = createPipeline({ representations: refusing(seen) });
+      const handler = () => {
+        events.push("handler");
+        return method === "DELETE" ? reply.empty() : { id: 1 };
+      };
+      const outcome = await pipeline.run(request(method), PREPARED, handler, { ...route, idempotency }).then(
+        (value) => value.status,
+        (err: HttpError) => err.status,
+      );
+      expect(seen).toEqual([asked]);
+      expect(outcome).toBe(status);
+      // A refusal comes before a key is claimed and before the handler's write.
+      expect(events).toEqual(status === 406 ? [] : ["begin", "handler"]);
+    },
+  );
 });
 
 describe("run(): idempotent routes", () => {

@@ -48,6 +48,15 @@ export interface PipelineOptions {
 export interface RouteOptions {
   /** Exactly-once execution per `Idempotency-Key` (`idempotency()` of `@svc/idempotency`). */
   idempotency?: Idempotency | undefined;
+  /**
+   * The media types a success of this route can be sent as, known before its handler runs: a
+   * request that changes state none of them is acceptable to is refused with the 406 before its
+   * handler (RFC 9110 §15.5.7), so nothing is written for a response the client refuses. `[]`: the
+   * route answers without content (a 204), which no `Accept` refuses. Name a type here that only
+   * some data can take (CSV for a collection) when this route's data always can.
+   * @default the types of the representations that can represent any data
+   */
+  produces?: readonly string[] | undefined;
 }
 
 /** What the pipeline decided about a request before its handler ran. */
@@ -56,8 +65,7 @@ export interface Prepared {
   readonly version: VersionDecision | undefined;
   /**
    * The refusal to answer instead of running the handler: the version's (404, 400, 406, 415), or
-   * the 406 of a request that changes state when no representation it could get is acceptable.
-   * The version's fields go on that response too.
+   * the coding's 406. The version's fields go on that response too.
    */
   readonly refusal: unknown;
 }
@@ -179,10 +187,10 @@ export class Pipeline {
   }
 
   /**
-   * What is decided before routing and before the handler: the version, and for a request that
-   * changes state, whether any representation it could be answered with is acceptable (the 406
-   * before any side effect). A refusal is returned, not thrown, beside the version's fields, which
-   * every response carries, the refusal's too.
+   * What is decided before routing: the version, and whether any content coding is acceptable. A
+   * refusal is returned, not thrown, beside the version's fields, which every response carries,
+   * the refusal's too. What the route's response can be is known only once it is routed: the 406
+   * of a write is decided by {@link Pipeline.run}, before its handler.
    */
   prepare(request: PipelineRequest, target: string): Prepared {
     const version = this.#versioning?.resolve(request, target);
@@ -192,7 +200,6 @@ export class Pipeline {
     if (version?.error !== undefined) return { version, refusal: version.error };
     try {
       this.#coder?.preflight(request);
-      this.#representer.preflight(request, version?.label, !SAFE.has(request.method));
     } catch (refusal) {
       return { version, refusal };
     }
@@ -200,7 +207,9 @@ export class Pipeline {
   }
 
   /**
-   * Runs `handler` for `request` and makes its result the response: a replay when the route is
+   * Runs `handler` for `request` and makes its result the response: for a request that changes
+   * state, the 406 first when none of the types the route `produces` is acceptable (before a key
+   * is claimed or anything written); a replay when the route is
    * idempotent and the key's response is recorded; else the handler's result represented,
    * validated, checked against the preconditions, recorded for the key, and coded. Rejects with
    * the `HttpError` to answer (a 304 is a response value, a 412 or 406 an error), or the
@@ -214,6 +223,9 @@ export class Pipeline {
   ): Promise<ResponseValue> {
     // Each `await` is a turn of the microtask queue: a route without idempotency, a representation
     // serialised synchronously and a response left uncoded take none beyond the handler's.
+    // RFC 9110 §15.5.7 for what this route can answer, not for everything the pipeline offers: a
+    // write refused only after its handler ran would have changed state for a response never sent.
+    this.#representer.preflight(request, prepared.version?.label, !SAFE.has(request.method), route?.produces);
     const idempotency = route?.idempotency;
     const started = idempotency === undefined ? undefined : await idempotency.begin(request);
     if (started?.replay !== undefined) return this.code(request, this.replayed(request, started.replay));
@@ -381,8 +393,8 @@ const PIPELINE_OPTIONS = ["versioning", "representations", "coding", "validators
  * A response pipeline over the steps given. Whatever they are, a handler's result goes through
  * them in one fixed order, so that no step sees another's work half done:
  *
- * 1. before routing, the version (`versioning`); before the handler of a write, the 406 when no
- *    acceptable representation could answer it;
+ * 1. before routing, the version (`versioning`); before the handler of a write, the 406 when
+ *    none of the types its route produces is acceptable;
  * 2. the representation chosen (media type, language, version label) and serialised once;
  * 3. its content coding decided (a coded response is another representation, RFC 9110 §8.8.3);
  * 4. its validators computed on those bytes and the default cache policy applied (`validators`);

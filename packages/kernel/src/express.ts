@@ -116,8 +116,8 @@ export type ExpressHandler<Req extends IncomingMessage = IncomingMessage> = (
 export interface ExpressPipeline {
   /**
    * The middleware for what is decided before routing: the request's version (a `/v<N>` prefix
-   * stripped, so that routes are mounted once; `req.apiVersion`), and for a request that changes
-   * state, the 406 when nothing it could be answered with is acceptable. Mount it in front of the
+   * stripped, so that routes are mounted once; `req.apiVersion`), and the 406 when no content
+   * coding is acceptable. Mount it in front of the
    * routes; it is required when the pipeline versions requests by path (a handler alone reads a
    * version from headers, not from a path Express has already routed). Mounted more than once
    * (app-wide and on a router), it decides once: the first mount's decision stands.

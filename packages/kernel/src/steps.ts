@@ -64,11 +64,17 @@ export interface Choice {
  */
 export interface Representer {
   /**
-   * Before the handler runs: throws the 406 when the request refuses every language offered, and
-   * for a request that `changesState`, when nothing the handler could answer with is acceptable,
-   * so that no write runs for a response refused after it.
+   * Before the handler runs, once routed: for a request that `changesState`, throws the 406 when
+   * none of the types its route `produces` is acceptable (by default the types of the
+   * representations that can represent any data), so that no write runs for a response refused
+   * after it. `produces` empty: the route answers without content, which nothing refuses.
    */
-  preflight(request: PipelineRequest, label: string | undefined, changesState: boolean): void;
+  preflight(
+    request: PipelineRequest,
+    label: string | undefined,
+    changesState: boolean,
+    produces?: readonly string[] | undefined,
+  ): void;
   /** The representation of `data` the client prefers, serialised once; throws the 406 when none fits. */
   represent(request: PipelineRequest, data: unknown, choice: Choice): Represented | Promise<Represented>;
   /**

@@ -123,7 +123,9 @@ function toBody(body: RepresentationBody): Uint8Array | NodeJS.ReadableStream {
  *
  * - GET and HEAD: no acceptable representation of the handler's data → 406 (with the types
  *   available). A request that changes state (POST, PUT, PATCH, DELETE) gets that 406 before its
- *   handler runs, when none of the representations offered is acceptable; once its handler has
+ *   handler runs, when none of the types its route can answer with is acceptable: the route's
+ *   `produces`, or by default the offers that can represent any data (not CSV, whose
+ *   `canRepresent` needs a collection the handler has not made yet); once its handler has
  *   run, `Accept` is disregarded rather than refused (§12.5.1: "disregard the header field by
  *   treating the response as if it is not subject to content negotiation"), and the default
  *   representation that can carry the data is sent: no write ever runs for a response that is then
@@ -144,6 +146,10 @@ export function representations(options: RepresentationsOptions = {}): Represent
     ...validateRepresentations(options.offers ?? defaultRepresentations, "representations", false, "offers"),
   ]);
   const offeredTypes = Object.freeze(offered.map((r) => r.mediaType));
+  // What a write's response can be before its data exists: the offers that represent any data.
+  // When every offer depends on the data, none is ruled out before the handler runs.
+  const unconditional = offered.filter((r) => r.canRepresent === undefined).map((r) => r.mediaType);
+  const promised = Object.freeze(unconditional.length > 0 ? unconditional : [...offeredTypes]);
   // Every offer can represent any data: a reply that narrows nothing negotiates among them as
   // they are, without a filtered copy per response.
   const offeredAlways = offered.every((r) => r.canRepresent === undefined);
@@ -304,15 +310,18 @@ export function representations(options: RepresentationsOptions = {}): Represent
   });
 
   const representer: Representer = {
-    preflight(request, label, changesState) {
+    preflight(request, label, changesState, produces) {
       if (!changesState) return;
+      const types = produces ?? promised;
+      // RFC 9110 §15.3.5: a 204 carries no content, so no representation of it can be refused.
+      if (types.length === 0) return;
       const accept = headerString(request.headers.accept);
-      if (matchMediaType(accept, offeredTypes, label) !== undefined) return;
+      if (matchMediaType(accept, types, label) !== undefined) return;
       // A client naming only a structured-suffix type a body may declare for itself (a HAL
       // resource's application/hal+json) may still be served by the JSON representation.
       const suffixed = accept?.match(/[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+[a-z0-9!#$&^_.-]+/gi) ?? [];
-      for (const type of suffixed) if (matchMediaType(accept, offeredTypes, type) !== undefined) return;
-      throw notAcceptable(offeredTypes);
+      for (const type of suffixed) if (matchMediaType(accept, types, type) !== undefined) return;
+      throw notAcceptable(types);
     },
 
     represent(request, data, choice) {

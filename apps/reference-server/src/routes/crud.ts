@@ -111,7 +111,11 @@ function mountItem(routes: Routes, crud: Crud, keys: Keys): void {
   if (crud.writes.has("PUT"))
     handlers.put = { handle: (req, c) => crud.update(req, c, "PUT"), options: keys(path, "put") };
   if (crud.writes.has("DELETE"))
-    handlers.delete = { handle: (req, c) => crud.delete(req, c), options: keys(path, "delete") };
+    // A 204 carries no representation, so no Accept refuses it (RFC 9110 §15.3.5).
+    handlers.delete = {
+      handle: (req, c) => crud.delete(req, c),
+      options: { ...keys(path, "delete"), produces: [] },
+    };
   if (crud.writes.has("PATCH"))
     handlers.patch = { handle: (req, c) => crud.update(req, c, "PATCH"), options: keys(path, "patch") };
   routes({

@@ -411,7 +411,8 @@ export function mountCart(
           await guarded(req, (trx) => trx.deleteFrom("cart_items").where("owner", "=", owner(req)).execute());
           return reply.empty();
         },
-        options: keys("/cart", "delete"),
+        // A 204 carries no representation, so no Accept refuses it (RFC 9110 §15.3.5).
+        options: { ...keys("/cart", "delete"), produces: [] },
       },
     },
   });
