@@ -117,7 +117,8 @@ export function representationTag(
   const length = label.byteLength + bytes.byteLength;
   // The hash is taken at once, so one buffer serves every small representation: a typed array
   // made per response allocates its bytes outside the heap, which costs more than the copy.
-  const labelled = length <= SCRATCH_BYTES ? new Uint8Array(scratch.buffer, 0, length) : new Uint8Array(length);
+  const labelled =
+    length <= SCRATCH_BYTES ? new Uint8Array(scratch.buffer, 0, length) : new Uint8Array(length);
   labelled.set(label, 0);
   labelled.set(bytes, label.byteLength);
   return `"${bytes.byteLength.toString(16)}-${digest("sha1", labelled, "base64").slice(0, 27)}"`;
