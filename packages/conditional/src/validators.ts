@@ -114,11 +114,19 @@ export function representationTag(
           );
   const label =
     language === undefined ? labels.get(contentType) : labelsByLanguage.get(contentType, language);
-  const labelled = new Uint8Array(label.byteLength + bytes.byteLength);
+  const length = label.byteLength + bytes.byteLength;
+  // The hash is taken at once, so one buffer serves every small representation: a typed array
+  // made per response allocates its bytes outside the heap, which costs more than the copy.
+  const labelled =
+    length <= SCRATCH_BYTES ? new Uint8Array(scratch.buffer, 0, length) : new Uint8Array(length);
   labelled.set(label, 0);
   labelled.set(bytes, label.byteLength);
   return `"${bytes.byteLength.toString(16)}-${digest("sha1", labelled, "base64").slice(0, 27)}"`;
 }
+
+/** The largest labelled representation hashed in {@link scratch}: 16 KiB, held for good. */
+const SCRATCH_BYTES = 16 * 1024;
+const scratch = new Uint8Array(SCRATCH_BYTES);
 
 /** RFC 9110 §8.8.3: a strong tag of the identity bytes becomes weak on coded ones. */
 function weak(tag: string): string {

@@ -123,6 +123,25 @@ export interface Exchange {
 const exchanges = new WeakMap<object, Exchange>();
 
 /**
+ * The request looked up last and its exchange. One request's steps ask for its exchange a dozen
+ * times in a row (each middleware's view, the facts, the principal, the version, the body), and
+ * comparing one reference costs less than a weak-map lookup. It holds that one request until
+ * another is looked up.
+ */
+let lastCarrier: object | undefined;
+let lastExchange: Exchange | undefined;
+
+function lookup(key: object): Exchange | undefined {
+  if (key === lastCarrier) return lastExchange;
+  const exchange = exchanges.get(key);
+  if (exchange !== undefined) {
+    lastCarrier = key;
+    lastExchange = exchange;
+  }
+  return exchange;
+}
+
+/**
  * The object a request's exchange is kept by: the `node:http` request (Express's `req` is one;
  * Fastify's `request.raw`) or the Fetch `Request` (Hono's `c.req.raw`). A framework's wrapper that
  * holds one as `raw` (Fastify's `request`, Hono's `c.req`) stands for it.
@@ -133,6 +152,33 @@ function carrier(request: object): object {
 }
 
 /**
+ * One request's exchange. `passages` is made on first read: only a gate on an adapter without a
+ * response in front (the Fetch API's) records one, and an array made for every request and never
+ * filled is garbage the collector pays for on every request.
+ */
+class RequestExchange implements Exchange {
+  authentication: Authentication | undefined = undefined;
+  trust: TrustHop | false | undefined = undefined;
+  routing: RoutingRules | undefined = undefined;
+  client: string | undefined = undefined;
+  version: VersionDecision | undefined = undefined;
+  body: ParsedBody | undefined = undefined;
+  rateLimit: RateLimitState | undefined = undefined;
+  idempotencyScope: string | undefined = undefined;
+  /**
+   * The request's facts read without trusting its peer (`requestFacts`), for the next reader of
+   * the same request: the host check, then a link, read the same `Host` and target.
+   */
+  untrustedFacts: object | undefined = undefined;
+  #passages: Passage[] | undefined = undefined;
+
+  get passages(): Passage[] {
+    this.#passages ??= [];
+    return this.#passages;
+  }
+}
+
+/**
  * The exchange of `request`, made on first use: `req` on Express and `node:http`, Fastify's
  * `request` (or `request.raw`), a Fetch `Request` (or Hono's `c.req`).
  *
@@ -140,22 +186,21 @@ function carrier(request: object): object {
  */
 export function exchangeOf(request: object): Exchange {
   const key = carrier(request);
-  let exchange = exchanges.get(key);
+  let exchange = lookup(key);
   if (exchange === undefined) {
-    exchange = {
-      authentication: undefined,
-      trust: undefined,
-      routing: undefined,
-      client: undefined,
-      version: undefined,
-      body: undefined,
-      rateLimit: undefined,
-      idempotencyScope: undefined,
-      passages: [],
-    };
+    exchange = new RequestExchange();
     exchanges.set(key, exchange);
+    lastCarrier = key;
+    lastExchange = exchange;
   }
   return exchange;
+}
+
+/**
+ * The facts `requestFacts` keeps in `exchange` (a slot of the kernel, in no type of the exchange).
+ */
+export function keptFacts(exchange: Exchange): { untrustedFacts: object | undefined } {
+  return exchange as RequestExchange;
 }
 
 /**
@@ -165,7 +210,7 @@ export function exchangeOf(request: object): Exchange {
  * @internal For the @svc packages' adapters; it reads the exchanges this entry keeps.
  */
 export function exchangeIfAny(request: object): Exchange | undefined {
-  return exchanges.get(carrier(request));
+  return lookup(carrier(request));
 }
 
 /**
@@ -216,7 +261,7 @@ function carriesCredentials(request: object): boolean {
  * @param fix - what to do instead, for the message.
  */
 export function principalFor(request: object, step: string, fix: string): Principal | undefined {
-  const recorded = exchanges.get(carrier(request))?.authentication;
+  const recorded = lookup(carrier(request))?.authentication;
   if (recorded !== undefined) return recorded.principal;
   const own = (request as { principal?: unknown }).principal;
   if (typeof own === "object" && own !== null)

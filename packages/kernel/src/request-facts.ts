@@ -1,5 +1,5 @@
 import { type Authority, parseHost } from "./authority.js";
-import { exchangeIfAny } from "./exchange.js";
+import { exchangeIfAny, keptFacts } from "./exchange.js";
 import {
   checkForwardedHeaders,
   type ForwardedHeaders,
@@ -225,11 +225,17 @@ class Facts implements RequestFacts {
   #authority: { value: Authority | undefined } | undefined;
   #prefix: string | undefined;
   #client: string | undefined;
+  #origin: string | undefined;
 
   constructor(input: FactsInput) {
     this.#input = input;
     this.trusted = input.trusted;
     this.#rfc7239 = input.forwardedHeaders === "forwarded";
+  }
+
+  /** Whether these facts were read from `headers` and `target`, by a reader trusting no peer. */
+  reads(headers: FactsHeaders, target: string | undefined): boolean {
+    return !this.trusted && this.#input.headers === headers && this.#input.target === target;
   }
 
   #field(name: FieldName): string | undefined {
@@ -305,6 +311,7 @@ class Facts implements RequestFacts {
   }
 
   get origin(): string {
+    if (this.#origin !== undefined) return this.#origin;
     const authority = this.authority;
     if (authority === undefined) {
       throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
@@ -313,7 +320,8 @@ class Facts implements RequestFacts {
     const { port } = authority;
     // RFC 3986 §6.2.3: the default port is left out of the normal form.
     const defaultPort = scheme === "https" ? 443 : 80;
-    return `${scheme}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
+    this.#origin = `${scheme}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
+    return this.#origin;
   }
 
   get prefix(): string {
@@ -406,24 +414,38 @@ export function requestFacts(
   trust?: boolean | TrustHop,
   forwardedHeaders?: ForwardedHeaders,
 ): RequestFacts {
+  const family =
+    forwardedHeaders === undefined || forwardedHeaders === "x-forwarded"
+      ? undefined
+      : checkForwardedHeaders(forwardedHeaders);
   const peer = req.socket?.remoteAddress ?? "";
   let hop: TrustHop | undefined;
   if (trust === true) hop = TRUST_ALL;
   else if (typeof trust === "function") hop = trust;
-  else if (trust === undefined) {
-    const recorded = exchangeIfAny(req)?.trust;
+  const target = req.originalUrl ?? req.url;
+  // Behind no trusted peer the facts read `Host`, the target and the connection alone, and no
+  // forwarded field (so their `vary` stays empty): one request's readers (the host check, then
+  // each link) share them, kept in its exchange while the target is the same.
+  let kept: { untrustedFacts: object | undefined } | undefined;
+  if (trust === undefined || trust === false) {
+    const exchange = exchangeIfAny(req);
+    const recorded = trust === false ? false : exchange?.trust;
     if (recorded !== undefined && recorded !== false) hop = recorded;
+    else if (exchange !== undefined) {
+      kept = keptFacts(exchange);
+      const facts = kept.untrustedFacts;
+      if (facts instanceof Facts && facts.reads(req.headers, target)) return facts;
+    }
   }
-  return new Facts({
+  const facts = new Facts({
     headers: req.headers,
     peer,
     encrypted: req.socket?.encrypted === true,
-    target: req.originalUrl ?? req.url,
+    target,
     trusted: trust === true || (hop !== undefined && Boolean(hop(peer, 0))),
     trustHop: hop,
-    forwardedHeaders:
-      forwardedHeaders === undefined || forwardedHeaders === "x-forwarded"
-        ? undefined
-        : checkForwardedHeaders(forwardedHeaders),
+    forwardedHeaders: family,
   });
+  if (kept !== undefined) kept.untrustedFacts = facts;
+  return facts;
 }
