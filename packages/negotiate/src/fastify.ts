@@ -58,8 +58,10 @@ export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
         throw err;
       }
     });
-    app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply) => {
+    // A callback hook: every response of the context passes it, and an async one costs each a promise.
+    app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload: unknown, next) => {
       if (closing.has(request.raw)) reply.header("Connection", "close");
+      next(null, payload);
     });
     done();
   },
