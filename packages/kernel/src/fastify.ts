@@ -269,13 +269,21 @@ export function fastifyGate(gate: Gate<FastifyRequest>): onRequestHookHandler {
     try {
       outcome = gate(fastifyView(request), request);
     } catch (err) {
-      done(err as Error);
+      done(refusal(err));
       return;
     }
     if (isThenable(outcome))
-      outcome.then((decided) => applyOutcome(request, reply, decided, done), done as (err: unknown) => void);
+      outcome.then(
+        (decided) => applyOutcome(request, reply, decided, done),
+        (err: unknown) => done(refusal(err)),
+      );
     else applyOutcome(request, reply, outcome, done);
   } as onRequestHookHandler;
+}
+
+/** A refusal for `done`: one without a value still refuses (a 500), as a rejected async hook does. */
+function refusal(err: unknown): Error {
+  return (err ?? new Error("A gate refused the request without a reason")) as Error;
 }
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
