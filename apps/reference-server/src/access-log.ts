@@ -18,17 +18,26 @@ type LogArgs = Parameters<Logger["info"]>;
 
 /**
  * The request's logger as handed out: every pino method a handler calls goes to the request's
- * child logger, made on first use.
+ * child logger, made on first use. A line at a level its parent has off is dropped without making
+ * the child: a pino child takes its parent's level when made, so it would drop the line too
+ * (unless given a level of its own, when the child decides).
  */
 class LazyRequestLogger {
   readonly #made: () => Logger;
+  /** The logger whose level the child would take; `undefined` when the child has its own. */
+  readonly #levels: Pick<Logger, "isLevelEnabled"> | undefined;
   #child: Logger | undefined;
-  constructor(made: () => Logger) {
+  constructor(made: () => Logger, levels: Pick<Logger, "isLevelEnabled"> | undefined) {
     this.#made = made;
+    this.#levels = levels;
   }
   #make(): Logger {
     this.#child ??= this.#made();
     return this.#child;
+  }
+  /** Whether a line at `level` would be dropped, decided without making the child when it can be. */
+  #off(level: string): boolean {
+    return this.#child === undefined && this.#levels !== undefined && !this.#levels.isLevelEnabled(level);
   }
   get level(): string {
     return this.#make().level;
@@ -40,22 +49,22 @@ class LazyRequestLogger {
     return this.#make().child(bindings) as Logger;
   }
   fatal(...args: LogArgs): void {
-    this.#make().fatal(...args);
+    if (!this.#off("fatal")) this.#make().fatal(...args);
   }
   error(...args: LogArgs): void {
-    this.#make().error(...args);
+    if (!this.#off("error")) this.#make().error(...args);
   }
   warn(...args: LogArgs): void {
-    this.#make().warn(...args);
+    if (!this.#off("warn")) this.#make().warn(...args);
   }
   info(...args: LogArgs): void {
-    this.#make().info(...args);
+    if (!this.#off("info")) this.#make().info(...args);
   }
   debug(...args: LogArgs): void {
-    this.#make().debug(...args);
+    if (!this.#off("debug")) this.#make().debug(...args);
   }
   trace(...args: LogArgs): void {
-    this.#make().trace(...args);
+    if (!this.#off("trace")) this.#make().trace(...args);
   }
   silent(): void {}
 }
@@ -63,12 +72,13 @@ class LazyRequestLogger {
 /**
  * A logger that makes `made()`'s logger on its first line (or level read, or child), not before:
  * for a request's logger, which most requests never write to. Fastify's `childLoggerFactory`
- * returns one, as `req.log` is one on Express.
+ * returns one, as `req.log` is one on Express. `levels`, the logger `made()` makes a child of
+ * without a level of its own, drops a line at a level it has off without making the child.
  *
- * @example Fastify({ childLoggerFactory: (logger, bindings, options) => lazyLogger(() => logger.child(bindings, options)) })
+ * @example Fastify({ childLoggerFactory: (logger, bindings, options) => lazyLogger(() => logger.child(bindings, options), logger) })
  */
-export function lazyLogger<L extends object>(made: () => L): L {
-  return new LazyRequestLogger(made as unknown as () => Logger) as unknown as L;
+export function lazyLogger<L extends object>(made: () => L, levels?: Pick<Logger, "isLevelEnabled">): L {
+  return new LazyRequestLogger(made as unknown as () => Logger, levels) as unknown as L;
 }
 
 /**
@@ -124,7 +134,7 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
   const lazyOf = (req: Tracked, res: Response): Logger => {
     let lazy = req[LAZY];
     if (lazy === undefined) {
-      lazy = lazyLogger(() => childOf(req, res));
+      lazy = lazyLogger(() => childOf(req, res), logger);
       req[LAZY] = lazy;
     }
     return lazy;

@@ -35,6 +35,7 @@ import Fastify, {
   type preParsingHookHandler,
   type RouteHandlerMethod,
 } from "fastify";
+import type { Logger } from "pino";
 import { accessLines, lazyLogger } from "./access-log.js";
 import type { Config } from "./config.js";
 import { fromDatabaseError } from "./errors.js";
@@ -125,7 +126,13 @@ export function createFastifyApp(
     logController: new LogController({ disableRequestLogging: true }),
     // Each request's logger (`request.log`) is made on its first line, as `req.log` on Express:
     // most requests never write one, and a pino child costs its bindings' serialisation.
-    childLoggerFactory: (parent, bindings, options) => lazyLogger(() => parent.child(bindings, options)),
+    // A line at a level the parent has off is dropped without making the child, unless the route
+    // gives its own level (`options.level`), which the child then decides by.
+    childLoggerFactory: (parent, bindings, options) =>
+      lazyLogger(
+        () => parent.child(bindings, options),
+        options.level === undefined ? (parent as unknown as Logger) : undefined,
+      ),
     // The correlation id is the request's id: Fastify's request logger carries it.
     genReqId: (req) => correlationIdOf(req.headers["x-correlation-id"]),
     // One trust policy with Express's meaning (a hop count trusts that many proxies), compiled
@@ -226,10 +233,30 @@ function rootSteps(config: Config, deps: AppDeps) {
   // the raw response before Fastify writes makes `writeHead` set every field of the reply again,
   // one `setHeader` (validated, lower-cased, stored) each.
   const log = accessLines(deps.logger, (res) => (res as Correlated)[CORRELATION_ID] ?? "");
+  // The names in lower case, as Fastify stores and writes them: `reply.header` lower-cases every
+  // name it is given, a new string for each of these on every request otherwise. `forRequest`
+  // returns one of two lists (over TLS or not), each lowered once.
+  const lowered = new Map<
+    ReadonlyArray<readonly [string, string]>,
+    ReadonlyArray<readonly [string, string]>
+  >();
+  const fieldsOf = (req: IncomingMessage) => {
+    const fields = forRequest(req);
+    let lower = lowered.get(fields);
+    if (lower === undefined) {
+      lower = fields.map(([name, value]) => [name.toLowerCase(), value] as const);
+      if (lowered.size < 4) lowered.set(fields, lower);
+    }
+    return lower;
+  };
   return {
     onRequest(request: FastifyRequest, reply: FastifyReply, done: () => void) {
-      for (const [name, value] of forRequest(request.raw)) reply.header(name, value);
-      reply.header("X-Correlation-ID", request.id);
+      const fields = fieldsOf(request.raw);
+      for (let i = 0; i < fields.length; i++) {
+        const field = fields[i] as readonly [string, string];
+        reply.header(field[0], field[1]);
+      }
+      reply.header("x-correlation-id", request.id);
       (reply.raw as Correlated)[CORRELATION_ID] = request.id;
       log(request.raw, reply.raw);
       done();
@@ -266,9 +293,11 @@ function readBodies(context: FastifyInstance, config: Config): void {
       throw err;
     }
   });
-  // A refusal that left part of the body unread closes the connection.
-  context.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply) => {
+  // A refusal that left part of the body unread closes the connection. A callback hook: every
+  // response of the context passes it, and an async one costs each a promise.
+  context.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
     if (closing.has(request.raw)) reply.header("Connection", "close");
+    done(null, payload);
   });
 }
 

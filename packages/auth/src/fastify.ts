@@ -109,22 +109,36 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
   }
   if (!app.hasRequestDecorator("auth")) app.decorateRequest("auth", null);
   if (!app.hasRequestDecorator("principal")) app.decorateRequest("principal", null);
-  app.addHook(hook, async function svcAuthenticate(request: FastifyRequest, _reply: FastifyReply) {
-    const context = await authenticator.authenticate(viewOf(request));
-    request.auth = context;
-    request.principal = context.principal ?? null;
-    recordAuthentication(request.raw, context.principal, {
-      realm: authenticator.realm,
-      challenges: authenticator.challenges,
-    });
+  const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
+  const authenticated = (request: FastifyRequest, principal: Principal | undefined): void => {
+    request.auth = { principal, realm: realm.realm, challenges: realm.challenges };
+    request.principal = principal ?? null;
+    recordAuthentication(request.raw, principal, realm);
     // For code handed only `request.raw` (the SOAP credentials hook under @svc/soap-envelope).
     exchangeOf(request.raw).client = clientOf(request);
-    if (context.principal !== undefined)
-      request.log.debug(
-        { principal: context.principal.id, scheme: context.principal.scheme },
-        "authenticated",
-      );
-  });
+    if (principal !== undefined)
+      request.log.debug({ principal: principal.id, scheme: principal.scheme }, "authenticated");
+  };
+  // A callback hook: a principal decided at once (a cached Bearer token, no credentials) goes on
+  // in the same turn, with no promise.
+  app.addHook(
+    hook,
+    function svcAuthenticate(request: FastifyRequest, _reply: FastifyReply, next: (err?: Error) => void) {
+      let decided: Principal | undefined | Promise<Principal | undefined>;
+      try {
+        decided = authenticator.decide(viewOf(request));
+      } catch (err) {
+        next(err as Error);
+        return;
+      }
+      if (!(decided instanceof Promise)) {
+        authenticated(request, decided);
+        next();
+        return;
+      }
+      decided.then((principal) => authenticated(request, principal)).then(() => next(), next);
+    },
+  );
   done();
 };
 

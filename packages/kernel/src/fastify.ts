@@ -14,6 +14,7 @@ import {
   type FactsRequest,
   type FieldValue,
   type Gate,
+  type GateOutcome,
   type HandlerContext,
   HttpError,
   isAnswer,
@@ -128,8 +129,10 @@ function fastifyTrust(server: object | undefined): TrustHop | false {
   return trust;
 }
 
-/** The view of each request, made once for the gates and routes that read it. */
-const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
+/** The key of a request's view on its raw request, made once for the gates and routes that read it. */
+const VIEW = Symbol("svc.fastify.view");
+
+type Viewed = IncomingMessage & { [VIEW]?: RequestView & FactsRequest };
 
 /**
  * A Fastify request as the @svc cores read it ({@link RequestView}, and what `requestFacts` reads):
@@ -148,7 +151,7 @@ const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
  */
 export function fastifyView(request: FastifyRequest): RequestView & FactsRequest {
   const raw = request.raw;
-  const known = views.get(raw);
+  const known = (raw as Viewed)[VIEW];
   if (known !== undefined) return known;
   // Fastify's trust, for `requestFacts` of every package, in the request's exchange; the view
   // stands for `raw` there (`raw`), as Fastify's own request does.
@@ -162,7 +165,7 @@ export function fastifyView(request: FastifyRequest): RequestView & FactsRequest
     socket: raw.socket,
     raw,
   };
-  views.set(raw, view);
+  (raw as Viewed)[VIEW] = view;
   return view;
 }
 
@@ -180,7 +183,7 @@ function appendLink(reply: FastifyReply, field: FieldValue): void {
   const before = reply.getHeader("link");
   const lines = (list: FieldValue | number): string[] =>
     typeof list === "string" || typeof list === "number" ? [String(list)] : [...list];
-  reply.header("Link", before === undefined ? field : [...lines(before), ...lines(field)].join(", "));
+  reply.header("link", before === undefined ? field : [...lines(before), ...lines(field)].join(", "));
 }
 
 /** A passage's fields on the reply, its `Vary` appended to the reply's. */
@@ -196,7 +199,7 @@ export function setReplyPassage(reply: FastifyReply, passage: Passage): void {
   }
   if (passage.vary !== undefined && passage.vary.length > 0) {
     const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, passage.vary);
-    if (vary !== undefined) reply.header("Vary", vary);
+    if (vary !== undefined) reply.header("vary", vary);
   }
 }
 
@@ -205,7 +208,8 @@ export function setReplyPassage(reply: FastifyReply, passage: Passage): void {
  * other reply): the status, its fields over those set in front (a `null` one removed, a `Link`
  * appended), its `Vary` appended, and the content: whole bytes with `Content-Length`, a stream
  * piped. A HEAD gets the fields only (RFC 9110 §9.3.2). Returns the reply, for an async handler
- * to return.
+ * to return. Names are given in lower case, as Fastify stores and writes them: `reply.header`
+ * lower-cases each name, a new string per field and request for any other spelling.
  */
 export function sendValue(reply: FastifyReply, value: ResponseValue, method: string): FastifyReply {
   // Content not read whole (a hook answered before Fastify's parser ran) follows the refused-body
@@ -221,12 +225,12 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
   }
   if (value.vary.length > 0) {
     const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, value.vary);
-    if (vary !== undefined) reply.header("Vary", vary);
+    if (vary !== undefined) reply.header("vary", vary);
   }
   const body = value.body;
   if (body === undefined) {
     // RFC 9110 §15.3.6: a 205 says it has no content with Content-Length: 0.
-    if (value.status === 205) reply.header("Content-Length", "0");
+    if (value.status === 205) reply.header("content-length", "0");
     // A HEAD whose GET has content (its coded length unknown), or a HEAD's 304: an empty stream,
     // as below, since Fastify's HEAD route says Content-Length: 0 of nothing (RFC 9110 §8.6: only
     // the GET's length, in a 304 too).
@@ -249,7 +253,7 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
     return reply.send(body instanceof Readable ? body : Readable.from(body as AsyncIterable<unknown>));
   }
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  reply.header("Content-Length", String(bytes.byteLength));
+  reply.header("content-length", String(bytes.byteLength));
   // A HEAD's bytes too: Fastify's HEAD route takes their length and sends none of them.
   return reply.send(bytes);
 }
@@ -258,20 +262,60 @@ export function sendValue(reply: FastifyReply, value: ResponseValue, method: str
  * A {@link Gate} as a Fastify hook (`onRequest` or `preHandler`), given the request's
  * {@link fastifyView} (Fastify's `trustProxy` with it): a passage's fields go on the reply and the
  * request goes on; an answer is sent (the route does not run); a refusal (thrown
- * or rejected) goes to Fastify's error handler (`@svc/errors/fastify`).
+ * or rejected) goes to Fastify's error handler (`@svc/errors/fastify`). A callback hook: a gate
+ * that decides at once (a memory store, a host check) goes on in the same turn, with no promise.
  *
  * @example app.addHook("onRequest", fastifyGate(gate));
  */
 export function fastifyGate(gate: Gate<FastifyRequest>): onRequestHookHandler {
-  return async function svcGate(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await gate(fastifyView(request), request);
-    if (outcome === undefined || outcome === null) return;
-    if (isAnswer(outcome)) {
-      await sendValue(reply, outcome.answer, request.method.toUpperCase());
-      return reply;
+  return function svcGate(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) {
+    let outcome: ReturnType<Gate<FastifyRequest>>;
+    try {
+      outcome = gate(fastifyView(request), request);
+    } catch (err) {
+      done(refusal(err));
+      return;
     }
-    setReplyPassage(reply, outcome);
+    if (isThenable(outcome))
+      outcome.then(
+        (decided) => applyOutcome(request, reply, decided, done),
+        (err: unknown) => done(refusal(err)),
+      );
+    else applyOutcome(request, reply, outcome, done);
   } as onRequestHookHandler;
+}
+
+/** A refusal for `done`: one without a value still refuses (a 500), as a rejected async hook does. */
+function refusal(err: unknown): Error {
+  return (err ?? new Error("A gate refused the request without a reason")) as Error;
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === "function";
+}
+
+/** A gate's outcome on the reply: an answer sent (the hooks stop there), else on to `done`. */
+function applyOutcome(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: GateOutcome,
+  done: (err?: Error) => void,
+): void {
+  if (outcome === undefined || outcome === null) {
+    done();
+    return;
+  }
+  if (isAnswer(outcome)) {
+    // Sent, `done` not called: Fastify runs no further hook and no handler for the request.
+    try {
+      sendValue(reply, outcome.answer, request.method.toUpperCase());
+    } catch (err) {
+      done(err as Error);
+    }
+    return;
+  }
+  setReplyPassage(reply, outcome);
+  done();
 }
 
 /**
@@ -313,6 +357,8 @@ interface Decided {
   /** The target held a stray `%`, escaped for Fastify's router (`rewriteUrl`). */
   escaped?: boolean;
 }
+
+type Deciding = IncomingMessage & { [slot: symbol]: Decided | undefined };
 
 /** What a Fastify handler under the pipeline is given beside its request. */
 export type FastifyHandler = (request: FastifyRequest, context: HandlerContext) => unknown;
@@ -372,24 +418,30 @@ export function fastifyRewriteUrl(this: unknown, req: IncomingMessage): string {
  * app.get("/employees/:id", svc.handle(async (request) => employees.get(request.params.id)));
  */
 export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
-  const decided = new WeakMap<IncomingMessage, Decided>();
+  // The decision rides on the raw request under this adapter's own key, gone with the request:
+  // no table of requests to look up and keep (a WeakMap's entries cost the collector too).
+  const slot = Symbol("svc.fastify.decided");
   const decide = (req: IncomingMessage): Decided => {
-    let ready = decided.get(req);
+    let ready = (req as Deciding)[slot];
     if (ready === undefined) {
       const prepared = pipeline.prepare(pipelineRequest(req), req.url ?? "/");
       ready = { prepared };
-      decided.set(req, ready);
+      (req as Deciding)[slot] = ready;
     }
     return ready;
   };
   const plugin = appWide(
     "@svc/kernel",
     (app: FastifyInstance, _options: unknown, done: (err?: Error) => void) => {
-      app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
-        const { prepared } = decide(request.raw);
-        if (prepared.version !== undefined) setReplyPassage(reply, prepared.version);
-        if (prepared.refusal !== undefined) throw prepared.refusal;
-      });
+      app.addHook(
+        "onRequest",
+        function svcPrepared(request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) {
+          const { prepared } = decide(request.raw);
+          if (prepared.version !== undefined) setReplyPassage(reply, prepared.version);
+          if (prepared.refusal === undefined) next();
+          else next(prepared.refusal as Error);
+        },
+      );
       done();
     },
   );
@@ -421,7 +473,7 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
     preconditions(request, current, creates = false) {
       return pipeline.checkWrite(
         fastifyRequest(request),
-        decided.get(request.raw)?.prepared ?? NOT_PREPARED,
+        (request.raw as Deciding)[slot]?.prepared ?? NOT_PREPARED,
         current,
         creates,
       );

@@ -55,9 +55,11 @@ export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
         throw err;
       }
     });
-    app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply) => {
-      // Before the head is written (the error handler may have settled it already: that stands).
+    // A callback hook: every response of the context passes it, and an async one costs each a promise.
+    // Before the head is written (the error handler may have settled it already: that stands).
+    app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload: unknown, next) => {
       if (closing.has(request.raw)) settleUnreadBody(request.raw, reply.raw, unreadBody);
+      next(null, payload);
     });
     done();
   },

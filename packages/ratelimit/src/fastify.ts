@@ -142,8 +142,9 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
       const settled = gate;
       // Fastify runs onResponse when the reply finished or its write failed: only a finished
       // reply's status is decided on.
-      app.addHook("onResponse", async function svcRateLimitResponse(request, reply) {
+      app.addHook("onResponse", function svcRateLimitResponse(request, reply, next) {
         if (reply.raw.writableFinished) settled.responded(request, reply.statusCode);
+        next();
       });
     }
     done();
@@ -177,20 +178,29 @@ export function rateLimitHook(options: Omit<FastifyRateLimitOptions, "prefix">):
   const hook = fastifyGate(gate);
   if (!gate.readsResponse) return hook;
   // A route's hook adds no onResponse hook of its own: the response's completion, with its status.
-  return async function svcRateLimitHook(
+  return function svcRateLimitHook(
     this: FastifyInstance,
     request: FastifyRequest,
     reply: FastifyReply,
+    done: (err?: Error) => void,
   ) {
-    const answered = await (hook as unknown as RouteHook).call(this, request, reply);
-    reply.raw.once("finish", () => gate.responded(request, reply.statusCode));
-    return answered;
+    // `done` is only called when the request goes on: a refusal goes to the error handler, an
+    // answer was sent, and neither counts its response.
+    (hook as unknown as RouteHook).call(this, request, reply, (err?: Error) => {
+      if (err !== undefined && err !== null) {
+        done(err);
+        return;
+      }
+      reply.raw.once("finish", () => gate.responded(request, reply.statusCode));
+      done();
+    });
   } as onRequestHookHandler;
 }
 
-/** The gate's hook as it is called (async: it never takes `done`). */
+/** The gate's hook as it is called (a callback hook, see `fastifyGate`). */
 type RouteHook = (
   this: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
-) => Promise<FastifyReply | undefined>;
+  done: (err?: Error) => void,
+) => void;
