@@ -192,7 +192,7 @@ export class Pipeline {
     if (version?.error !== undefined) return { version, refusal: version.error };
     try {
       this.#coder?.preflight(request);
-      this.#representer.preflight(request, version?.label, !SAFE.has(request.method));
+      this.#representer.preflight(request, version?.label, !SAFE.has(methodOf(request)));
     } catch (refusal) {
       return { version, refusal };
     }
@@ -287,7 +287,7 @@ export class Pipeline {
     } else if (r.kind === "data") {
       const chosen = this.#representer.represent(request, r.data, {
         label,
-        fallback: !SAFE.has(request.method),
+        fallback: !SAFE.has(methodOf(request)),
         reply: r,
       });
       if (isThenable(chosen)) {
@@ -314,7 +314,8 @@ export class Pipeline {
       plainLastModified(value, r.lastModified);
       validators.settle?.(request, value, coding);
     }
-    const safe = request.method === "GET" || request.method === "HEAD";
+    const method = methodOf(request);
+    const safe = method === "GET" || method === "HEAD";
     if (safe && isSuccessful(value.status)) {
       const outcome = validators.evaluate(request, value);
       if (outcome === 412) {
@@ -360,7 +361,7 @@ export class Pipeline {
     // RFC 9110 §8.6: the coded length is not the identity one; a coded body goes out chunked,
     // and a HEAD (§9.3.2: the GET's fields) may leave the length out.
     value.fields["content-length"] = null;
-    if (request.method === "HEAD") {
+    if (methodOf(request) === "HEAD") {
       release(value.body);
       value.body = undefined;
     } else if (value.body !== undefined) {
@@ -368,6 +369,11 @@ export class Pipeline {
     }
     return value;
   }
+}
+
+/** The method the steps compare (`GET` for a view that names none, as `node:http` never leaves it). */
+function methodOf(request: PipelineRequest): string {
+  return request.view.method ?? "GET";
 }
 
 /** A stream that will not be read (a 304 in place of a file, a HEAD) is released. */

@@ -11,7 +11,6 @@ import {
   type Body,
   compileTrust,
   exchangeOf,
-  type FactsRequest,
   type FieldValue,
   type Gate,
   type HandlerContext,
@@ -43,16 +42,18 @@ import { pipelineRequest } from "./node.js";
 import { releaseBody } from "./release.js";
 import { escapeStrayPercent, malformedEscape } from "./target.js";
 
-/** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
+/**
+ * What the pipeline reads of a Fastify request: its view ({@link fastifyView}), its path as
+ * routed; Fastify's parsed body is recorded in the exchange's `body`, for the steps that read it.
+ */
 export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | undefined): PipelineRequest {
+  const view = fastifyView(request);
+  if (request.body !== undefined) exchangeOf(request.raw).body = { value: request.body };
   const url = request.url;
   const query = url.indexOf("?");
   return {
-    method: request.method.toUpperCase(),
-    headers: request.headers,
-    rawHeaders: request.raw.rawHeaders,
+    view,
     path: query === -1 ? url : url.slice(0, query),
-    body: request.body,
     preset: reply === undefined ? undefined : (name) => reply.getHeader(name) as FieldValue | undefined,
     native: request,
   };
@@ -128,12 +129,12 @@ function fastifyTrust(server: object | undefined): TrustHop | false {
 }
 
 /** The view of each request, made once for the gates and routes that read it. */
-const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
+const views = new WeakMap<IncomingMessage, RequestView>();
 
 /**
- * A Fastify request as the @svc cores read it ({@link RequestView}, and what `requestFacts` reads):
- * `request.raw`'s method, target, fields and connection; Fastify's own `trustProxy` server option
- * is recorded in the request's exchange, where `requestFacts` looks for a framework's setting when
+ * A Fastify request as the @svc cores read it ({@link RequestView}): `request.raw`'s method,
+ * target, fields and connection, recorded in the request's exchange (`Exchange.view`) with
+ * Fastify's own `trustProxy` server option, where `requestFacts` looks for a framework's setting when
  * no trust is given (as it reads Express's `trust proxy`). So the client address, scheme and host a package reads behind a proxy
  * follow `Fastify({ trustProxy })`, as `request.ip`, `request.protocol` and `request.host` do,
  * unless the package's own `trustProxy` option says otherwise. Gates under {@link fastifyGate}
@@ -145,14 +146,15 @@ const views = new WeakMap<IncomingMessage, RequestView & FactsRequest>();
  * app.get("/", (request) => ({ origin: requestFacts(fastifyView(request)).origin }));
  * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
  */
-export function fastifyView(request: FastifyRequest): RequestView & FactsRequest {
+export function fastifyView(request: FastifyRequest): RequestView {
   const raw = request.raw;
   const known = views.get(raw);
   if (known !== undefined) return known;
   // Fastify's trust, for `requestFacts` of every package, in the request's exchange; the view
   // stands for `raw` there (`raw`), as Fastify's own request does.
-  exchangeOf(raw).trust = fastifyTrust(request.server);
-  const view: RequestView & FactsRequest & { readonly raw: IncomingMessage } = {
+  const exchange = exchangeOf(raw);
+  exchange.trust = fastifyTrust(request.server);
+  const view: RequestView & { readonly raw: IncomingMessage } = {
     method: raw.method,
     url: raw.url,
     originalUrl: (raw as { originalUrl?: string }).originalUrl ?? raw.url,
@@ -162,6 +164,7 @@ export function fastifyView(request: FastifyRequest): RequestView & FactsRequest
     raw,
   };
   views.set(raw, view);
+  exchange.view = view;
   return view;
 }
 
@@ -393,7 +396,7 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
         if (ready.escaped === true) throw HttpError.badRequest();
         const read = fastifyRequest(request, reply);
         const value = await pipeline.run(read, ready.prepared, (context) => handler(request, context), route);
-        return sendValue(reply, value, read.method);
+        return sendValue(reply, value, request.method.toUpperCase());
       } as RouteHandlerMethod<RawServerDefault>;
     },
     preconditions(request, current, creates = false) {
