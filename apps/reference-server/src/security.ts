@@ -13,7 +13,7 @@ import {
   type TokenIssuer,
 } from "@svc/auth";
 import { authenticate, authorize } from "@svc/auth/express";
-import { type FactsRequest, requestFacts, type TrustHop } from "@svc/kernel";
+import { type RequestView, requestFacts, type TrustHop } from "@svc/kernel";
 import { createRateLimiter, type RateLimitStore } from "@svc/ratelimit";
 import helmet, { type HelmetOptions } from "helmet";
 import type { Config, DemoUser } from "./config.js";
@@ -201,10 +201,10 @@ export function helmetHeaders(options?: Readonly<HelmetOptions>): Array<[string,
  * ({@link clientErrorHeaders}) all answer by it.
  */
 export function securityHeaders(trust: TrustHop): {
-  readonly overTls: (req: FactsRequest) => boolean;
-  readonly forRequest: (req: FactsRequest) => ReadonlyArray<readonly [string, string]>;
+  readonly overTls: (req: RequestView) => boolean;
+  readonly forRequest: (req: RequestView) => ReadonlyArray<readonly [string, string]>;
 } {
-  const overTls = (req: FactsRequest): boolean => {
+  const overTls = (req: RequestView): boolean => {
     if (req.socket?.encrypted === true) return true;
     if (req.headers["x-forwarded-proto"] === undefined) return false;
     try {

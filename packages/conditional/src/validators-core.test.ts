@@ -16,7 +16,7 @@ function request(
   headers: Record<string, string | undefined> = {},
   rawHeaders?: string[],
 ): PipelineRequest {
-  return { method, headers, rawHeaders, path: "/r", preset: () => undefined };
+  return { view: { method, headers, rawHeaders }, path: "/r", preset: () => undefined };
 }
 
 const pipeline = createPipeline({ validators: validators() });

@@ -6,7 +6,11 @@ const PREPARED: Prepared = { version: undefined, refusal: undefined };
 const JSON_TAG = representationTag("application/json", undefined, '{"id":1}');
 
 function request(method: string, headers: Record<string, string> = {}, preset: Record<string, string> = {}) {
-  return { method, headers, path: "/x", preset: (name: string) => preset[name] } satisfies PipelineRequest;
+  return {
+    view: { method, headers },
+    path: "/x",
+    preset: (name: string) => preset[name],
+  } satisfies PipelineRequest;
 }
 
 const pipeline = createPipeline({ validators: validators() });

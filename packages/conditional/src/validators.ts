@@ -226,7 +226,8 @@ export function validators(options: ValidatorsOptions = {}): Validators {
 
   /** The default `Cache-Control` of a GET/HEAD response that sets none (nor `Expires`). */
   const cachePolicy = (request: PipelineRequest, value: ResponseValue): void => {
-    const safe = request.method === "GET" || request.method === "HEAD";
+    const method = request.view.method ?? "GET";
+    const safe = method === "GET" || method === "HEAD";
     if (!safe || cacheControl === false || presetOrOwn(request, value, "cache-control") !== undefined) return;
     const chosen = defaultCacheControl(
       cacheControl,
@@ -258,7 +259,8 @@ export function validators(options: ValidatorsOptions = {}): Validators {
     },
 
     settle(request, value, coding) {
-      const safe = request.method === "GET" || request.method === "HEAD";
+      const method = request.view.method ?? "GET";
+      const safe = method === "GET" || method === "HEAD";
       // A 304 to a GET/HEAD says the tag its coded 200 would (weak); to another method it is the
       // reply's own mistake, its tag left as given (RFC 9110 §15.4.5).
       const coded = (coding !== "identity" || isCoded(fieldText(value.fields["content-encoding"]))) && safe;
@@ -272,9 +274,9 @@ export function validators(options: ValidatorsOptions = {}): Validators {
     },
 
     evaluate(request, value): PreconditionOutcome {
-      if (!isConditional(request.headers)) return "proceed";
+      if (!isConditional(request.view.headers)) return "proceed";
       const etag = fieldText(value.fields.etag);
-      return evaluatePreconditions(request.method, withDateLists(request), {
+      return evaluatePreconditions(request.view.method ?? "GET", withDateLists(request.view), {
         etag: etag !== undefined && isEntityTag(etag) ? etag : undefined,
         lastModified: lastModifiedOf(value),
       });
@@ -290,10 +292,11 @@ export function validators(options: ValidatorsOptions = {}): Validators {
     },
 
     async beforeWrite(request, current: CurrentState | undefined, creates) {
-      const headers = withDateLists(request);
-      if (required?.has(request.method) && !guardsWrite(headers)) {
+      const method = request.view.method ?? "GET";
+      const headers = withDateLists(request.view);
+      if (required?.has(method) && !guardsWrite(headers)) {
         throw HttpError.preconditionRequired(
-          `${request.method} requires a conditional request: send If-Match with the current ETag`,
+          `${method} requires a conditional request: send If-Match with the current ETag`,
           { code: "precondition_required" },
         );
       }
@@ -320,7 +323,7 @@ export function validators(options: ValidatorsOptions = {}): Validators {
         }
       }
       const validators = current === undefined ? undefined : { etag, lastModified: current.lastModified };
-      const outcome = evaluatePreconditions(request.method, headers, validators);
+      const outcome = evaluatePreconditions(method, headers, validators);
       if (outcome === 412) throw preconditionFailed(validators);
     },
   };

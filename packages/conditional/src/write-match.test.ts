@@ -17,13 +17,13 @@ function documentServer(writeMatch: ValidatorsOptions["writeMatch"]) {
     const request = pipelineRequest(req, res);
     const prepared = pipeline.prepare(request, req.url ?? "/");
     try {
-      if (request.method === "PUT") {
+      if (req.method === "PUT") {
         await pipeline.checkWrite(request, prepared, { data: doc });
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
         doc = JSON.parse(Buffer.concat(chunks).toString());
       }
-      await writeResponse(res, await pipeline.respond(request, prepared, doc), request.method);
+      await writeResponse(res, await pipeline.respond(request, prepared, doc), req.method ?? "GET");
     } catch (err) {
       const { status, headers } = err as HttpError;
       res.writeHead(status ?? 500, headers).end();

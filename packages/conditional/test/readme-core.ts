@@ -14,7 +14,7 @@ export const server = createServer(async (req, res) => {
   const request = pipelineRequest(req, res);
   const prepared = pipeline.prepare(request, req.url ?? "/");
   try {
-    if (request.method === "PUT") {
+    if (req.method === "PUT") {
       // If-Match may carry the tag of the JSON or of the XML: each is made as its GET makes it,
       // only until one matches; a stale one throws the 412, with the current tag.
       await pipeline.checkWrite(request, prepared, { data: doc });
@@ -23,7 +23,7 @@ export const server = createServer(async (req, res) => {
       doc = JSON.parse(Buffer.concat(chunks).toString());
     }
     const value = await pipeline.respond(request, prepared, doc); // 200 or 304 (a GET's 412 throws)
-    await writeResponse(res, value, request.method);
+    await writeResponse(res, value, req.method ?? "GET");
   } catch (err) {
     const { status, headers, message } = err as HttpError;
     res.writeHead(status ?? 500, { ...headers, "Content-Type": "text/plain" }).end(message);

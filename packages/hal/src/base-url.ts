@@ -14,17 +14,6 @@ import { isOriginPath } from "./origin-path.js";
 import type { TrustProxy } from "./trust.js";
 import { uriChars } from "./uri-chars.js";
 
-/**
- * What the base URL is built from: a request's view (a `node:http` or Express request as it is,
- * Fastify's `request.raw`, `fetchView(request)` of `@svc/kernel/fetch`), with Express's whole
- * request-target when there is one. The framework's trust of proxies is the one its adapter
- * recorded in the request's exchange (`expressView`, `fastifyView`), never read from its app.
- */
-export interface BaseUrlRequest extends RequestView {
-  /** Express's whole request-target, read for an absolute-form authority (RFC 9112 §3.2.2). */
-  readonly originalUrl?: string | undefined;
-}
-
 /** Options of {@link externalOrigin} and {@link hrefFor}. */
 export interface BaseUrlOptions {
   /**
@@ -170,7 +159,7 @@ export function resolvePrefix(input: OriginInput): string {
  * @example externalOrigin(req, { trustProxy: compileTrust("loopback") }) // "https://api.example.com" behind the proxy
  * @see https://www.rfc-editor.org/rfc/rfc7239#section-5.3
  */
-export function externalOrigin(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
+export function externalOrigin(req: RequestView, options: BaseUrlOptions = {}): string {
   checkBaseUrlOptions("externalOrigin", options, BASE_URL_OPTIONS);
   return requestFacts(req, options.trustProxy, options.forwardedHeaders).origin;
 }
@@ -212,7 +201,7 @@ function checkBaseUrlOptions(owner: string, options: HrefOptions, known: readonl
  * appendVary(res, ...facts.vary);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.5
  */
-export function externalFacts(req: BaseUrlRequest, options: BaseUrlOptions = {}): RequestFacts {
+export function externalFacts(req: RequestView, options: BaseUrlOptions = {}): RequestFacts {
   checkBaseUrlOptions("externalFacts", options, BASE_URL_OPTIONS);
   return requestFacts(req, options.trustProxy, options.forwardedHeaders);
 }
@@ -225,7 +214,7 @@ export function externalFacts(req: BaseUrlRequest, options: BaseUrlOptions = {})
  * @example externalBaseUrl(req) // "https://example.com/api"
  * @see https://www.rfc-editor.org/rfc/rfc7239
  */
-export function externalBaseUrl(req: BaseUrlRequest, options: BaseUrlOptions = {}): string {
+export function externalBaseUrl(req: RequestView, options: BaseUrlOptions = {}): string {
   checkBaseUrlOptions("externalBaseUrl", options, BASE_URL_OPTIONS);
   const facts = requestFacts(req, options.trustProxy, options.forwardedHeaders);
   return `${facts.origin}${options.forwardedPrefix === false ? "" : facts.prefix}`;
@@ -270,7 +259,7 @@ function hasDotSegment(reference: string): boolean {
  * @example res.location(hrefFor(req, `/employees/${id}`)).status(201).json(employee);
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.2
  */
-export function hrefFor(req: BaseUrlRequest, path: string, options: HrefOptions = {}): string {
+export function hrefFor(req: RequestView, path: string, options: HrefOptions = {}): string {
   // RFC 9110 §10.2.2 (Location is a URI-reference), draft-kelly-json-hal-11 §5.1 (an href is a
   // URI): a route parameter in the path is decoded (Express decodes req.params), so what no URI
   // carries is percent-encoded; "?", "#" and percent-encodings stay as given.

@@ -10,7 +10,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
 import {
   type BaseUrlOptions,
-  type BaseUrlRequest,
   createHostCheck,
   externalBaseUrl as externalBaseUrlOf,
   externalFacts as externalFactsOf,
@@ -19,12 +18,11 @@ import {
   type HrefOptions,
   hrefFor as hrefOf,
 } from "@svc/hal";
-import type { RequestFacts } from "@svc/kernel";
+import type { RequestFacts, RequestView } from "@svc/kernel";
 import { type ExpressSettingsRequest, expressView } from "@svc/kernel/express";
 
 export type {
   BaseUrlOptions,
-  BaseUrlRequest,
   HostCheckOptions,
   HrefOptions,
   TrustProxy,
@@ -32,7 +30,7 @@ export type {
 } from "@svc/hal";
 
 /** An Express request as the functions of this entry read it: its view and its app's settings. */
-export type ExpressBaseUrlRequest = BaseUrlRequest & ExpressSettingsRequest;
+export type ExpressBaseUrlRequest = RequestView & ExpressSettingsRequest;
 
 /**
  * Express (or Connect) middleware of `createHostCheck`: passes a request for a host the service

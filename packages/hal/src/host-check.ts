@@ -7,7 +7,6 @@ import {
   requestFacts,
 } from "@svc/kernel";
 import { checkForwardedHeaders, checkOptionNames } from "@svc/kernel/internal";
-import type { BaseUrlRequest } from "./base-url.js";
 import { compileHostList } from "./host.js";
 import { compileTrust, type TrustProxy, type TrustProxyOption } from "./trust.js";
 
@@ -34,7 +33,7 @@ export interface HostCheckOptions {
  * Checks one request's host: undefined when the service answers for it, else the error to answer
  * with (a 400 `invalid_host` `HttpError` or a 421 `misdirected_request` one).
  */
-export type HostCheck = (req: BaseUrlRequest) => HttpError | undefined;
+export type HostCheck = (req: RequestView) => HttpError | undefined;
 
 /**
  * Compiles the hosts a service answers for into a framework-free check of a request's view (a

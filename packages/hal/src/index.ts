@@ -1,6 +1,5 @@
 export {
   type BaseUrlOptions,
-  type BaseUrlRequest,
   externalBaseUrl,
   externalFacts,
   externalOrigin,

@@ -10,7 +10,6 @@ import { nodeGate } from "@svc/kernel/node";
 
 export {
   type BaseUrlOptions,
-  type BaseUrlRequest,
   type HostCheckOptions,
   type HrefOptions,
   hrefFor,

@@ -261,7 +261,10 @@ describe("commitKey without a PostgresStore or without a key", () => {
     const client = { query: vi.fn(async () => ({ rows: [] })) };
     expect(await commitKey(undefined, client, reply.empty())).toBe(false);
     const step = idempotency({ store: new MemoryStore() });
-    const claim = await step.begin({ method: "POST", headers: { "idempotency-key": "k" }, path: "/t" });
+    const claim = await step.begin({
+      view: { method: "POST", headers: { "idempotency-key": "k" } },
+      path: "/t",
+    });
     expect(claim?.replay).toBeUndefined();
     expect(await commitKey(claim as IdempotencyKeyClaim, client, reply.empty())).toBe(false);
     expect(client.query).not.toHaveBeenCalled();

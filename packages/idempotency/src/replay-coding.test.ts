@@ -37,7 +37,7 @@ function request(acceptEncoding: string | undefined, key?: string): PipelineRequ
   const headers: IncomingHttpHeaders = {};
   if (acceptEncoding !== undefined) headers["accept-encoding"] = acceptEncoding;
   if (key !== undefined) headers["idempotency-key"] = key;
-  return { method: "POST", headers, path: "/reports" };
+  return { view: { method: "POST", headers }, path: "/reports" };
 }
 
 const handler = () => reply.bytes(TEXT, "text/plain; charset=utf-8", { status: 201 });

@@ -180,7 +180,7 @@ describe("the record is stored before the response is written", () => {
           () => reply.bytes("created", "text/plain", { status: 201 }),
           route,
         )
-        .then((value) => writeResponse(res as unknown as ServerResponse, value, request.method));
+        .then((value) => writeResponse(res as unknown as ServerResponse, value, req.method ?? "GET"));
     });
     await new Promise<void>((resolve) => server2.listen(0, "127.0.0.1", resolve));
     onTestFinished(() => new Promise<void>((resolve) => server2.close(() => resolve())));

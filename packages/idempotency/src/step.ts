@@ -8,7 +8,7 @@ import type {
   Replay,
   ResponseValue,
 } from "@svc/kernel";
-import { addVary } from "@svc/kernel";
+import { addVary, exchangeIfAny } from "@svc/kernel";
 import { utf8Bytes } from "@svc/kernel/internal";
 import {
   type IdempotencyConfig,
@@ -110,16 +110,18 @@ export function idempotency<Req = IdempotencyRequest>(
   const { routing } = config;
   return {
     async begin(request) {
-      if (!core.guards(request.method)) return undefined;
+      const method = request.view.method ?? "GET";
+      if (!core.guards(method)) return undefined;
       const native = request.native as (IdempotencyRequest & Req) | undefined;
       const facts = reader.facts(native, routing);
       const gone = config.waitMs > 0 ? reader.gone(native) : undefined;
       const decision = await core
         .begin({
-          method: request.method,
+          method,
           target: facts.target ?? request.path,
-          headers: request.headers,
-          body: request.body,
+          headers: request.view.headers,
+          // The content a body parser in front recorded in the request's exchange.
+          body: native === undefined ? undefined : exchangeIfAny(native)?.body?.value,
           route: facts.route,
           params: facts.params,
           routing: facts.routing,

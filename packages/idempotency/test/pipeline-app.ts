@@ -28,7 +28,9 @@ export const gzipCoding: Coder = {
     if (value.fields["content-encoding"] != null || fieldText(value.fields["content-type"]) === undefined)
       return "identity";
     value.vary.includes("Accept-Encoding") || value.vary.push("Accept-Encoding");
-    return /\bgzip\b(?!;q=0\b)/.test(String(request.headers["accept-encoding"] ?? "")) ? "gzip" : "identity";
+    return /\bgzip\b(?!;q=0\b)/.test(String(request.view.headers["accept-encoding"] ?? ""))
+      ? "gzip"
+      : "identity";
   },
   encode(_coding, body) {
     if (body instanceof Uint8Array) return gzipSync(body);

@@ -4,7 +4,7 @@ import { HttpError } from "@svc/errors";
 import { errorResponder } from "@svc/errors/node";
 import { MemoryStore } from "@svc/idempotency";
 import { idempotency } from "@svc/idempotency/node";
-import { createPipeline, reply } from "@svc/kernel";
+import { createPipeline, exchangeOf, reply } from "@svc/kernel";
 import { pipelineRequest, writeResponse } from "@svc/kernel/node";
 
 const pipeline = createPipeline(); // JSON; add coding, validators... as your service needs
@@ -29,7 +29,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return sendError(HttpError.contentTooLarge("The request body is over 1 MiB"), req, res);
   }
   // The body as read is fingerprinted byte for byte.
-  const request = { ...pipelineRequest(req, res), body: Buffer.concat(chunks) };
+  exchangeOf(req).body = { value: Buffer.concat(chunks) };
+  const request = pipelineRequest(req, res);
   try {
     const value = await pipeline.run(
       request,
@@ -42,7 +43,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       },
       route, // the key claimed before the handler runs, its response recorded before it is sent
     );
-    await writeResponse(res, value, request.method);
+    await writeResponse(res, value, req.method ?? "GET");
   } catch (err) {
     sendError(err, req, res); // 400, 409, 422, 503, or the handler's own error
   }

@@ -17,7 +17,7 @@ import type {
 const PREPARED = { version: undefined, refusal: undefined };
 
 function request(method = "GET", headers: Record<string, string> = {}): PipelineRequest {
-  return { method, headers, path: "/things/1" };
+  return { view: { method, headers }, path: "/things/1" };
 }
 
 function text(value: ResponseValue): string {
@@ -515,11 +515,11 @@ describe("a representation's own fields", () => {
     const pdf: Representer = {
       preflight() {},
       represent: (r) => ({
-        contentType: r.headers.accept === "application/pdf" ? "application/pdf" : "application/json",
+        contentType: r.view.headers.accept === "application/pdf" ? "application/pdf" : "application/json",
         language: undefined,
         body: Buffer.from("x"),
         vary: ["Accept"],
-        ...(r.headers.accept === "application/pdf"
+        ...(r.view.headers.accept === "application/pdf"
           ? { fields: { "Content-Disposition": 'inline; filename="a.pdf"' } }
           : {}),
       }),

@@ -225,7 +225,12 @@ export class Pipeline {
     // serialised synchronously and a response left uncoded take none beyond the handler's.
     // RFC 9110 §15.5.7 for what this route can answer, not for everything the pipeline offers: a
     // write refused only after its handler ran would have changed state for a response never sent.
-    this.#representer.preflight(request, prepared.version?.label, !SAFE.has(request.method), route?.produces);
+    this.#representer.preflight(
+      request,
+      prepared.version?.label,
+      !SAFE.has(methodOf(request)),
+      route?.produces,
+    );
     const idempotency = route?.idempotency;
     const started = idempotency === undefined ? undefined : await idempotency.begin(request);
     if (started?.replay !== undefined) return this.code(request, this.replayed(request, started.replay));
@@ -299,7 +304,7 @@ export class Pipeline {
     } else if (r.kind === "data") {
       const chosen = this.#representer.represent(request, r.data, {
         label,
-        fallback: !SAFE.has(request.method),
+        fallback: !SAFE.has(methodOf(request)),
         reply: r,
       });
       if (isThenable(chosen)) {
@@ -326,7 +331,8 @@ export class Pipeline {
       plainLastModified(value, r.lastModified);
       validators.settle?.(request, value, coding);
     }
-    const safe = request.method === "GET" || request.method === "HEAD";
+    const method = methodOf(request);
+    const safe = method === "GET" || method === "HEAD";
     if (safe && isSuccessful(value.status)) {
       const outcome = validators.evaluate(request, value);
       if (outcome === 412) {
@@ -372,7 +378,7 @@ export class Pipeline {
     // RFC 9110 §8.6: the coded length is not the identity one; a coded body goes out chunked,
     // and a HEAD (§9.3.2: the GET's fields) may leave the length out.
     value.fields["content-length"] = null;
-    if (request.method === "HEAD") {
+    if (methodOf(request) === "HEAD") {
       release(value.body);
       value.body = undefined;
     } else if (value.body !== undefined) {
@@ -380,6 +386,11 @@ export class Pipeline {
     }
     return value;
   }
+}
+
+/** The method the steps compare (`GET` for a view that names none, as `node:http` never leaves it). */
+function methodOf(request: PipelineRequest): string {
+  return request.view.method ?? "GET";
 }
 
 /** A stream that will not be read (a 304 in place of a file, a HEAD) is released. */

@@ -1,6 +1,7 @@
 import type { TrustHop } from "./forwarded.js";
-import type { Passage } from "./gate.js";
+import type { Passage, RequestView } from "./gate.js";
 import { HttpError } from "./http-error.js";
+import type { FactsEntry } from "./request-facts.js";
 import type { VersionDecision } from "./steps.js";
 
 /** Who made a request, as the packages after authentication need it: a stable identifier. */
@@ -76,6 +77,10 @@ export interface RateLimitState {
  * One per request, kept by the request's own object ({@link exchangeOf}); each slot is filled
  * by the step named and read by those after it, never through a property of the framework's
  * request:
+ * - `view`: the request as the cores read it ({@link RequestView}), recorded by its adapter's
+ *   view function (`nodeView`, `expressView`, `fastifyView`, `fetchView`), once;
+ * - `facts`: what `requestFacts` resolved for the request, by trust and forwarded family, so
+ *   that the packages asking the same question read the fields once;
  * - `authentication`: `@svc/auth` (or the application, {@link recordAuthentication}); read by the
  *   limiter's and the `Idempotency-Key` step's defaults and by the SOAP credentials hook;
  * - `trust`: the proxies the framework the request arrived on believes (Express's `trust proxy`,
@@ -95,6 +100,13 @@ export interface RateLimitState {
  *   whose request has no response in front to set them on (the Fetch API's `Request`).
  */
 export interface Exchange {
+  /** The request as the cores read it, once its adapter's view function has run. */
+  view: RequestView | undefined;
+  /**
+   * What `requestFacts` resolved for the request, one entry per view, trust and forwarded family.
+   * @internal Read and filled by `requestFacts` only.
+   */
+  readonly facts: FactsEntry[];
   /** What an authentication step established; `undefined` until one has run. */
   authentication: Authentication | undefined;
   /** The framework's own trust of proxies, if its adapter recorded one (`false`: none trusted). */
@@ -165,11 +177,8 @@ class RequestExchange implements Exchange {
   body: ParsedBody | undefined = undefined;
   rateLimit: RateLimitState | undefined = undefined;
   idempotencyScope: string | undefined = undefined;
-  /**
-   * The request's facts read without trusting its peer (`requestFacts`), for the next reader of
-   * the same request: the host check, then a link, read the same `Host` and target.
-   */
-  untrustedFacts: object | undefined = undefined;
+  view: RequestView | undefined = undefined;
+  readonly facts: FactsEntry[] = [];
   #passages: Passage[] | undefined = undefined;
 
   get passages(): Passage[] {
@@ -194,13 +203,6 @@ export function exchangeOf(request: object): Exchange {
     lastExchange = exchange;
   }
   return exchange;
-}
-
-/**
- * The facts `requestFacts` keeps in `exchange` (a slot of the kernel, in no type of the exchange).
- */
-export function keptFacts(exchange: Exchange): { untrustedFacts: object | undefined } {
-  return exchange as RequestExchange;
 }
 
 /**

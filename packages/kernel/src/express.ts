@@ -37,10 +37,11 @@ export interface ExpressSettingsRequest extends IncomingMessage {
 }
 
 /**
- * Records, in `req`'s exchange, what the Express app it arrived on believes and routes by, for
- * the packages' cores, which read the exchange and never Express's app: the compiled `trust
- * proxy` setting (`false`: no proxy trusted, Express's default) and `case sensitive routing` /
- * `strict routing`. Every @svc Express middleware calls it; an application's own code that hands
+ * An Express request as the @svc cores read it: the request itself, a `RequestView` (its
+ * `originalUrl` the whole target as received), recorded in its exchange (`Exchange.view`) with
+ * what the Express app it arrived on believes and routes by, for the packages' cores, which read
+ * the exchange and never Express's app: the compiled `trust proxy` setting (`false`: no proxy
+ * trusted, Express's default) and `case sensitive routing` / `strict routing`. Every @svc Express middleware calls it; an application's own code that hands
  * `req` to a core (`requestFacts(req)` of `@svc/kernel`) calls it first. Once per request: a
  * second call reads what the first recorded.
  *
@@ -51,6 +52,7 @@ export interface ExpressSettingsRequest extends IncomingMessage {
 export function expressView<Req extends ExpressSettingsRequest>(req: Req): Req {
   const exchange = exchangeOf(req);
   if (exchange.routing !== undefined) return req;
+  if (exchange.view === undefined) exchange.view = req;
   const app = req.app;
   if (typeof app?.get !== "function") {
     exchange.routing = EXPRESS_DEFAULT_ROUTING;
@@ -185,7 +187,7 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
           .run(request, ready, (context) => handler(req, context), route)
           .then((value) => {
             try {
-              writeValue(res, value, request.method)?.catch(next);
+              writeValue(res, value, (req.method ?? "GET").toUpperCase())?.catch(next);
             } catch (err) {
               next(err);
             }

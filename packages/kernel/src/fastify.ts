@@ -11,7 +11,6 @@ import {
   type Body,
   compileTrust,
   exchangeOf,
-  type FactsRequest,
   type FieldValue,
   type Gate,
   type GateOutcome,
@@ -45,16 +44,18 @@ import { releaseBody } from "./release.js";
 import { settleUnreadBody } from "./settle-body.js";
 import { malformedEscape, routerTarget } from "./target.js";
 
-/** What the pipeline reads of a Fastify request (its path as routed, its parsed body). */
+/**
+ * What the pipeline reads of a Fastify request: its view ({@link fastifyView}), its path as
+ * routed; Fastify's parsed body is recorded in the exchange's `body`, for the steps that read it.
+ */
 export function fastifyRequest(request: FastifyRequest, reply?: FastifyReply | undefined): PipelineRequest {
+  const view = fastifyView(request);
+  if (request.body !== undefined) exchangeOf(request.raw).body = { value: request.body };
   const url = request.url;
   const query = url.indexOf("?");
   return {
-    method: request.method.toUpperCase(),
-    headers: request.headers,
-    rawHeaders: request.raw.rawHeaders,
+    view,
     path: query === -1 ? url : url.slice(0, query),
-    body: request.body,
     preset: reply === undefined ? undefined : (name) => reply.getHeader(name) as FieldValue | undefined,
     native: request,
   };
@@ -129,15 +130,10 @@ function fastifyTrust(server: object | undefined): TrustHop | false {
   return trust;
 }
 
-/** The key of a request's view on its raw request, made once for the gates and routes that read it. */
-const VIEW = Symbol("svc.fastify.view");
-
-type Viewed = IncomingMessage & { [VIEW]?: RequestView & FactsRequest };
-
 /**
- * A Fastify request as the @svc cores read it ({@link RequestView}, and what `requestFacts` reads):
- * `request.raw`'s method, target, fields and connection; Fastify's own `trustProxy` server option
- * is recorded in the request's exchange, where `requestFacts` looks for a framework's setting when
+ * A Fastify request as the @svc cores read it ({@link RequestView}): `request.raw`'s method,
+ * target, fields and connection, recorded in the request's exchange (`Exchange.view`) with
+ * Fastify's own `trustProxy` server option, where `requestFacts` looks for a framework's setting when
  * no trust is given (as it reads Express's `trust proxy`). So the client address, scheme and host a package reads behind a proxy
  * follow `Fastify({ trustProxy })`, as `request.ip`, `request.protocol` and `request.host` do,
  * unless the package's own `trustProxy` option says otherwise. Gates under {@link fastifyGate}
@@ -149,14 +145,16 @@ type Viewed = IncomingMessage & { [VIEW]?: RequestView & FactsRequest };
  * app.get("/", (request) => ({ origin: requestFacts(fastifyView(request)).origin }));
  * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
  */
-export function fastifyView(request: FastifyRequest): RequestView & FactsRequest {
+export function fastifyView(request: FastifyRequest): RequestView {
   const raw = request.raw;
-  const known = (raw as Viewed)[VIEW];
+  // Made once per request, for the gates and routes that read it: kept in the exchange.
+  const exchange = exchangeOf(raw);
+  const known = exchange.view;
   if (known !== undefined) return known;
   // Fastify's trust, for `requestFacts` of every package, in the request's exchange; the view
   // stands for `raw` there (`raw`), as Fastify's own request does.
-  exchangeOf(raw).trust = fastifyTrust(request.server);
-  const view: RequestView & FactsRequest & { readonly raw: IncomingMessage } = {
+  exchange.trust = fastifyTrust(request.server);
+  const view: RequestView & { readonly raw: IncomingMessage } = {
     method: raw.method,
     url: raw.url,
     originalUrl: (raw as { originalUrl?: string }).originalUrl ?? raw.url,
@@ -165,7 +163,7 @@ export function fastifyView(request: FastifyRequest): RequestView & FactsRequest
     socket: raw.socket,
     raw,
   };
-  (raw as Viewed)[VIEW] = view;
+  exchange.view = view;
   return view;
 }
 
@@ -467,7 +465,7 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
         if (ready.escaped === true) throw HttpError.badRequest();
         const read = fastifyRequest(request, reply);
         const value = await pipeline.run(read, ready.prepared, (context) => handler(request, context), route);
-        return sendValue(reply, value, read.method);
+        return sendValue(reply, value, request.method.toUpperCase());
       } as RouteHandlerMethod<RawServerDefault>;
     },
     preconditions(request, current, creates = false) {

@@ -91,16 +91,6 @@ export function honoConnection(c: HonoContextLike): ConnectionInfo | undefined {
   return info;
 }
 
-/** A request's view on the Fetch API ({@link fetchView}). */
-export interface FetchView extends RequestView {
-  /**
-   * The request-target as received (`ConnectionInfo.target`), when the server told it: where
-   * `requestFacts` of `@svc/kernel` reads an absolute-form target's authority, as it does in
-   * Express's `req.originalUrl` (RFC 9112 §3.2.2). `url` stays the path and query.
-   */
-  readonly originalUrl?: string | undefined;
-}
-
 /** What every view of one `Request` shares, read off it once; and its views so far. */
 interface Reading {
   readonly method: string;
@@ -109,10 +99,10 @@ interface Reading {
   readonly headers: IncomingHttpHeaders;
   readonly rawHeaders: readonly string[];
   /** The view without connection info. */
-  bare: FetchView | undefined;
+  bare: RequestView | undefined;
   /** The view for `info`, the last connection info given. */
   info: ConnectionInfo | undefined;
-  view: FetchView | undefined;
+  view: RequestView | undefined;
 }
 
 // One per copy of this module: where a process loads both the ESM and the CJS build, each reads
@@ -143,7 +133,7 @@ function readingOf(request: Request): Reading {
   return reading;
 }
 
-function viewOf(reading: Reading, info: ConnectionInfo | undefined): FetchView {
+function viewOf(request: Request, reading: Reading, info: ConnectionInfo | undefined): RequestView {
   const socket = Object.freeze({
     remoteAddress: info?.address,
     encrypted: info?.encrypted ?? reading.encrypted,
@@ -151,18 +141,22 @@ function viewOf(reading: Reading, info: ConnectionInfo | undefined): FetchView {
   const rawHeaders = info?.rawHeaders ?? reading.rawHeaders;
   const { method, url, headers } = reading;
   const target = info?.target;
-  return Object.freeze(
+  const view: RequestView =
     target === undefined
       ? { method, url, headers, rawHeaders, socket }
-      : { method, url, headers, rawHeaders, socket, originalUrl: target },
-  );
+      : { method, url, headers, rawHeaders, socket, originalUrl: target };
+  // The view stands for its `Request` in the exchanges (`exchangeOf(view)`), as Fastify's request
+  // stands for `raw`; not enumerable, so the view reads as the plain fields it is.
+  Object.defineProperty(view, "raw", { value: request });
+  return Object.freeze(view);
 }
 
 /**
  * A `Request` as a {@link RequestView}: the fields by lower-case name (`Headers` already joins a
  * repeated one), the path and query of its URL, and the connection `info` gives; with `info.target`,
  * the target as received in `originalUrl` (as Express names it), which the host of links and the
- * host check read (RFC 9112 §3.2.2).
+ * host check read (RFC 9112 §3.2.2). The view is recorded in the request's exchange
+ * (`Exchange.view`: the last one made, for the cores handed only the `Request`).
  *
  * The `Request` is read once, at the first call for it: every package's middleware on the request
  * shares that reading, so a field set on `request.headers` afterwards is not seen (hand on a new
@@ -172,17 +166,21 @@ function viewOf(reading: Reading, info: ConnectionInfo | undefined): FetchView {
  *
  * @example const view = fetchView(c.req.raw, honoConnection(c));
  */
-export function fetchView(request: Request, info?: ConnectionInfo | undefined): FetchView {
+export function fetchView(request: Request, info?: ConnectionInfo | undefined): RequestView {
   const reading = readingOf(request);
+  let view: RequestView;
   if (info === undefined) {
-    if (reading.bare === undefined) reading.bare = viewOf(reading, undefined);
-    return reading.bare;
+    if (reading.bare === undefined) reading.bare = viewOf(request, reading, undefined);
+    view = reading.bare;
+  } else {
+    if (reading.info !== info || reading.view === undefined) {
+      reading.view = viewOf(request, reading, info);
+      reading.info = info;
+    }
+    view = reading.view;
   }
-  if (reading.info !== info || reading.view === undefined) {
-    reading.view = viewOf(reading, info);
-    reading.info = info;
-  }
-  return reading.view;
+  exchangeOf(request).view = view;
+  return view;
 }
 
 /** Whether a field name appears on more than one line of `rawHeaders` (names compared case-insensitively). */
@@ -197,29 +195,25 @@ function repeatsAnyField(rawHeaders: readonly string[] | undefined): boolean {
   return false;
 }
 
-/** What the pipeline reads of a `Request`: its view, its path as routed, and the body already read. */
+/**
+ * What the pipeline reads of a `Request`: its view, and its path as routed; `body`, the content
+ * the handler read, is recorded in the request's exchange for the steps that read it.
+ */
 export function fetchPipelineRequest(
   request: Request,
   options: { info?: ConnectionInfo | undefined; path?: string | undefined; body?: unknown } = {},
 ): PipelineRequest {
-  return readView(request, fetchView(request, options.info), options.path, options.body);
+  if (options.body !== undefined) exchangeOf(request).body = { value: options.body };
+  return readView(request, fetchView(request, options.info), options.path);
 }
 
 /** The pipeline's reading of a request from its view: the path is the target's, unless routed otherwise. */
-function readView(
-  request: Request,
-  view: RequestView,
-  path: string | undefined,
-  body: unknown,
-): PipelineRequest {
+function readView(request: Request, view: RequestView, path: string | undefined): PipelineRequest {
   const url = view.url ?? "/";
   const query = url.indexOf("?");
   return {
-    method: view.method ?? "GET",
-    headers: view.headers,
-    rawHeaders: view.rawHeaders,
+    view,
     path: path ?? (query === -1 ? url : url.slice(0, query)),
-    body,
     native: request,
   };
 }
@@ -568,7 +562,7 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
     if (first !== undefined && (first.info !== undefined || !repeatsAnyField(info?.rawHeaders))) return first;
     const view = fetchView(request, info);
     const target = view.url ?? "/";
-    const read = readView(request, view, undefined, undefined);
+    const read = readView(request, view, undefined);
     const prepared = pipeline.prepare(read, target);
     const routed = prepared.version?.target ?? target;
     const query = routed.indexOf("?");
@@ -597,19 +591,19 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
       // parameter cannot be decoded, a 400 as Express's router answers it.
       if (malformedEscape(path)) throw HttpError.badRequest();
       // The request as read for the decision, unless this call knows more of the connection.
-      // The body the handler read, else what a body parser of the packages recorded for it.
-      const body = options.body !== undefined ? options.body : exchangeIfAny(request)?.body?.value;
+      // The body the handler read, in place of what a body parser of the packages recorded.
+      if (options.body !== undefined) exchangeOf(request).body = { value: options.body };
       const pipelineRequest =
         options.info === undefined || options.info === info
-          ? { ...read, path, body }
-          : fetchPipelineRequest(request, { info: options.info, path, body });
+          ? { ...read, path }
+          : fetchPipelineRequest(request, { info: options.info, path });
       const value = await pipeline.run(pipelineRequest, prepared, handler, options.route);
       const preset = new Headers();
       for (const passage of passagesOf(request)) {
         setFields(preset, passage.fields);
         appendVaryTo(preset, passage.vary);
       }
-      return settleUnreadRequest(request, toResponse(value, pipelineRequest.method, preset));
+      return settleUnreadRequest(request, toResponse(value, request.method.toUpperCase(), preset));
     },
     preconditions(request, current, creates = false) {
       const ready = decided.get(request);

@@ -4,15 +4,27 @@ import type { FieldValue, ResponseValue } from "./response.js";
 /**
  * What the @svc cores read of a request, whatever framework received it: the method, the
  * request-target, the fields (lower-case names, as `node:http` gives them; a list for a repeated
- * field), the fields as received, and the connection's other end. A `node:http` request (and so
- * an Express request, and Fastify's `request.raw`) is one as it is; the Fetch adapters build one
- * from a `Request` (`fetchView` of `@svc/kernel/fetch`).
+ * field), the fields as received, and the connection's other end. The one shape of a request in
+ * the packages: gates are given one, the pipeline's steps read one (`PipelineRequest.view`),
+ * `requestFacts` reads one. A `node:http` request (and so an Express request, and Fastify's
+ * `request.raw`) is one as it is; each adapter's view function (`nodeView`, `expressView`,
+ * `fastifyView`, `fetchView`) hands one over and records it in the request's exchange
+ * (`Exchange.view`).
  */
 export interface RequestView {
   /** The method, as received (`GET`). */
   readonly method?: string | undefined;
   /** The request-target: the path and query as received (`/employees?page=2`). */
   readonly url?: string | undefined;
+  /**
+   * The whole request-target as received, where a framework routes on less of it: Express's
+   * `req.originalUrl` (before a mount path is stripped), or the absolute-form target a Fetch
+   * server told (`ConnectionInfo.target`). `requestFacts` reads an absolute-form target's
+   * authority here before `url` (RFC 9112 §3.2.2).
+   * @default `url`
+   */
+  readonly originalUrl?: string | undefined;
+  /** The fields by lower-case name; a repeated field as a list (`set-cookie`) or joined. */
   readonly headers: IncomingHttpHeaders;
   /** Field names and values alternating, as received, for the fields whose repetition matters. */
   readonly rawHeaders?: readonly string[] | undefined;

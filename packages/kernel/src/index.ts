@@ -65,9 +65,9 @@ export { stringifyJson } from "./json.js";
 export { MEDIA_TYPE, type MediaTyped } from "./media-type.js";
 export type { OptionError } from "./option-error.js";
 export {
+  type FactsEntry,
   type FactsHeaders,
   type FactsInput,
-  type FactsRequest,
   type ForwardedValues,
   type RequestFacts,
   requestFacts,

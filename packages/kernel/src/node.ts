@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   appendVary,
-  exchangeIfAny,
+  exchangeOf,
   type FieldValue,
   type Gate,
   type HandlerContext,
@@ -11,6 +11,7 @@ import {
   type Pipeline,
   type PipelineRequest,
   type Prepared,
+  type RequestView,
   type ResponseValue,
   type RouteOptions,
 } from "@svc/kernel";
@@ -22,34 +23,44 @@ export { settleUnreadBody } from "./settle-body.js";
 export { fieldName };
 
 /**
- * What the pipeline reads of a `node:http` request, built once per request: `res` answers for the
- * fields middleware in front set on the response.
+ * A `node:http` request as the @svc cores read it: the request itself is a {@link RequestView},
+ * recorded in its exchange (`Exchange.view`) for the cores handed only the request. Gates under
+ * {@link nodeGate} are given it.
+ *
+ * @example createServer((req, res) => res.end(requestFacts(nodeView(req)).client));
+ */
+export function nodeView(req: IncomingMessage): RequestView {
+  const exchange = exchangeOf(req);
+  if (exchange.view === undefined) exchange.view = req;
+  return exchange.view;
+}
+
+/**
+ * What the pipeline reads of a `node:http` request, built once per request: its view, and `res`
+ * answering for the fields middleware in front set on the response. The content a body parser in
+ * front left as `req.body` (Express's `express.json()`) is recorded in the exchange's `body`
+ * when no parser of the packages recorded one, for the steps that read it (idempotency's
+ * fingerprint).
  */
 export function pipelineRequest(
   req: IncomingMessage,
   res?: ServerResponse | undefined,
   path?: string | undefined,
 ): PipelineRequest {
-  const url = req.url ?? "/";
+  const view = nodeView(req);
+  const exchange = exchangeOf(req);
+  if (exchange.body === undefined) {
+    const parsed = (req as IncomingMessage & { body?: unknown }).body;
+    if (parsed !== undefined) exchange.body = { value: parsed };
+  }
+  const url = view.url ?? "/";
   const query = url.indexOf("?");
   return {
-    method: (req.method ?? "GET").toUpperCase(),
-    headers: req.headers,
-    rawHeaders: req.rawHeaders,
+    view,
     path: path ?? (query === -1 ? url : url.slice(0, query)),
-    body: bodyOf(req),
     preset: res === undefined ? undefined : (name) => res.getHeader(name) as FieldValue | undefined,
     native: req,
   };
-}
-
-/**
- * The request content as parsed in front: what a body parser of the packages recorded in the
- * request's exchange, else what another parser left as `req.body` (Express's `express.json()`).
- */
-function bodyOf(req: IncomingMessage): unknown {
-  const parsed = exchangeIfAny(req)?.body;
-  return parsed === undefined ? (req as IncomingMessage & { body?: unknown }).body : parsed.value;
 }
 
 /**
@@ -96,7 +107,7 @@ export function nodeGate(
   gate: Gate<IncomingMessage>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   return async (req, res) => {
-    const outcome = await gate(req, req);
+    const outcome = await gate(nodeView(req), req);
     if (outcome === undefined || outcome === null) return false;
     if (isAnswer(outcome)) {
       await writeResponse(res, outcome.answer, (req.method ?? "GET").toUpperCase());
@@ -173,7 +184,7 @@ export function nodeAdapter(pipeline: Pipeline): NodePipeline {
       if (malformedEscape(ready.path)) throw HttpError.badRequest();
       const request = pipelineRequest(req, res, ready.path);
       const value = await pipeline.run(request, ready.prepared, handler, route);
-      await writeResponse(res, value, request.method);
+      await writeResponse(res, value, (req.method ?? "GET").toUpperCase());
     },
     preconditions(req, current, creates = false) {
       const ready = decided.get(req);

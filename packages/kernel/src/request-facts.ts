@@ -1,5 +1,5 @@
 import { type Authority, parseHost } from "./authority.js";
-import { exchangeIfAny, keptFacts } from "./exchange.js";
+import { exchangeOf } from "./exchange.js";
 import {
   checkForwardedHeaders,
   type ForwardedHeaders,
@@ -7,6 +7,7 @@ import {
   trustedHops,
   trustedListValue,
 } from "./forwarded.js";
+import type { RequestView } from "./gate.js";
 import { parseParameters, splitList } from "./grammar.js";
 import { HttpError } from "./http-error.js";
 import { isIP, isIPv4 } from "./ip.js";
@@ -212,20 +213,31 @@ function invalidHost(): HttpError {
   return HttpError.badRequest("The request's Host header is not a valid host", { code: "invalid_host" });
 }
 
-class Facts implements RequestFacts {
+/** A fact as resolved, with the fields its computation read (as {@link FIELD_BIT}s). */
+interface Resolved<T> {
+  readonly value: T;
+  readonly bits: number;
+}
+
+/**
+ * One request's facts behind one trust and family, each computed once when first asked for and
+ * kept with the fields it was computed from: what every {@link RequestFacts} over the same
+ * request, trust and family reads, so that a second package asking does not read the fields again.
+ * A fact that throws (a 400) is not kept: asking again throws again.
+ */
+class Resolution {
   readonly trusted: boolean;
   readonly #input: FactsInput;
   /** RFC 7239 `Forwarded` is the family read, not `X-Forwarded-*`. */
   readonly #rfc7239: boolean;
-  #element: ForwardedElement | undefined;
-  /** The fields read so far, as {@link FIELD_BIT}s: a number, not a Set, on every request. */
+  /** The fields read by the computation in progress: a number, not a Set, on every request. */
   #read = 0;
-  #hops: number | undefined;
-  #forwarded: ForwardedValues | undefined;
-  #authority: { value: Authority | undefined } | undefined;
-  #prefix: string | undefined;
-  #client: string | undefined;
-  #origin: string | undefined;
+  #hops: Resolved<number> | undefined;
+  #element: Resolved<ForwardedElement> | undefined;
+  #forwarded: Resolved<ForwardedValues> | undefined;
+  #authority: Resolved<Authority | undefined> | undefined;
+  #prefix: Resolved<string> | undefined;
+  #client: Resolved<string> | undefined;
 
   constructor(input: FactsInput) {
     this.#input = input;
@@ -233,9 +245,28 @@ class Facts implements RequestFacts {
     this.#rfc7239 = input.forwardedHeaders === "forwarded";
   }
 
-  /** Whether these facts were read from `headers` and `target`, by a reader trusting no peer. */
-  reads(headers: FactsHeaders, target: string | undefined): boolean {
-    return !this.trusted && this.#input.headers === headers && this.#input.target === target;
+  /**
+   * `compute`'s value with the fields it read, the fields of what it reuses included; on a throw,
+   * the fields read before it are left in {@link pending} for the asker's `vary`.
+   */
+  #resolve<T>(compute: () => T): Resolved<T> {
+    const outer = this.#read;
+    this.#read = 0;
+    try {
+      const value = compute();
+      return { value, bits: this.#read };
+    } finally {
+      this.pending = this.#read;
+      this.#read |= outer;
+    }
+  }
+
+  /** The fields the last computation read, for an asker whose fact threw. */
+  pending = 0;
+
+  #use<T>(resolved: Resolved<T>): T {
+    this.#read |= resolved.bits;
+    return resolved.value;
   }
 
   #field(name: FieldName): string | undefined {
@@ -245,73 +276,156 @@ class Facts implements RequestFacts {
 
   /** How many hops before the peer the chain vouches for, from `X-Forwarded-For`, walked once. */
   #walk = (): number => {
-    this.#hops ??= trustedHops(this.#field("X-Forwarded-For"), this.#input.trustHop);
-    return this.#hops;
+    this.#hops ??= this.#resolve(() => trustedHops(this.#field("X-Forwarded-For"), this.#input.trustHop));
+    return this.#use(this.#hops);
   };
 
   /** The `Forwarded` element the trusted chain vouches for, read once. */
   #trustedElement(): ForwardedElement {
-    this.#element ??= trustedForwarded(this.#field("Forwarded"), this.#input.trustHop);
-    return this.#element;
+    this.#element ??= this.#resolve(() => trustedForwarded(this.#field("Forwarded"), this.#input.trustHop));
+    return this.#use(this.#element);
   }
 
-  get forwarded(): ForwardedValues {
-    if (this.#forwarded !== undefined) return this.#forwarded;
-    let proto: string | undefined;
-    let host: string | undefined;
-    // RFC 7239 §8.1: one family, the one the proxy sets. A proxy passes the other through as the
-    // client sent it, so filling one family's gaps from the other lets the client name the host.
-    if (this.trusted && this.#rfc7239) {
-      const element = this.#trustedElement();
-      proto = element.proto;
-      host = element.host;
-    } else if (this.trusted) {
-      proto = trustedListValue(this.#field("X-Forwarded-Proto"), this.#walk)?.toLowerCase();
-      host = trustedListValue(this.#field("X-Forwarded-Host"), this.#walk);
-    }
-    this.#forwarded =
-      proto === undefined && host === undefined
+  forwarded(): Resolved<ForwardedValues> {
+    this.#forwarded ??= this.#resolve(() => {
+      let proto: string | undefined;
+      let host: string | undefined;
+      // RFC 7239 §8.1: one family, the one the proxy sets. A proxy passes the other through as the
+      // client sent it, so filling one family's gaps from the other lets the client name the host.
+      if (this.trusted && this.#rfc7239) {
+        const element = this.#trustedElement();
+        proto = element.proto;
+        host = element.host;
+      } else if (this.trusted) {
+        proto = trustedListValue(this.#field("X-Forwarded-Proto"), this.#walk)?.toLowerCase();
+        host = trustedListValue(this.#field("X-Forwarded-Host"), this.#walk);
+      }
+      return proto === undefined && host === undefined
         ? NOT_FORWARDED
         : Object.freeze({
             ...(proto === undefined ? {} : { proto }),
             ...(host === undefined ? {} : { host }),
           });
+    });
     return this.#forwarded;
   }
 
-  get scheme(): "http" | "https" {
-    const proto = this.forwarded.proto;
+  scheme(forwarded: ForwardedValues): "http" | "https" {
+    const proto = forwarded.proto;
     if (proto === "http" || proto === "https") return proto;
     return this.#input.encrypted ? "https" : "http";
   }
 
+  authority(): Resolved<Authority | undefined> {
+    this.#authority ??= this.#resolve(() => {
+      const forwardedHost = this.#use(this.forwarded()).host;
+      let host = header(this.#input.headers, "host");
+      const target = this.#input.target;
+      // RFC 9112 §3.2.2: "When an origin server receives a request with an absolute-form of
+      // request-target, the origin server MUST ignore the received Host header field (if any) and
+      // instead use the host information of the request-target", so a client cannot name one
+      // authority in the target and pass an allowlist with another in `Host`.
+      const absolute = target === undefined || target.startsWith("/") ? null : ABSOLUTE_FORM.exec(target);
+      if (absolute !== null) {
+        host = absolute[1] ?? "";
+        // RFC 9110 §4.2.1: a recipient of an http URI with an empty host MUST reject it as invalid.
+        if (host === "") throw invalidHost();
+      }
+      if (forwardedHost !== undefined) host = forwardedHost;
+      let value: Authority | undefined;
+      if (host !== undefined && host !== "") {
+        value = parseHost(host);
+        if (value === undefined) throw invalidHost();
+      }
+      return value;
+    });
+    return this.#authority;
+  }
+
+  prefix(): Resolved<string> {
+    this.#prefix ??= this.#resolve(() => {
+      if (!this.trusted || this.#rfc7239) return "";
+      // The value the trusted chain appended, as for X-Forwarded-Host (see trustedListValue).
+      const raw = trustedListValue(this.#field("X-Forwarded-Prefix"), this.#walk);
+      let prefix = "";
+      if (raw !== undefined && raw !== "/") {
+        prefix = raw.endsWith("/") ? raw.slice(0, -1) : raw;
+        // A dot segment, also percent-encoded: %2E is "." (RFC 3986 §2.3, §6.2.2.2), and the WHATWG
+        // URL parser removes "/%2e%2e" as it removes "/..", so such a prefix would climb out of itself.
+        if (!PREFIX.test(prefix) || /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(prefix)) {
+          throw HttpError.badRequest("The X-Forwarded-Prefix header is not a valid path");
+        }
+      }
+      return prefix;
+    });
+    return this.#prefix;
+  }
+
+  client(): Resolved<string> {
+    this.#client ??= this.#resolve(() => {
+      const peer = this.#input.peer ?? "";
+      let client = peer;
+      if (this.trusted && this.#rfc7239) {
+        // RFC 7239 §5.2: `for` names the node that made the request to the proxy that added the
+        // element; "unknown" and obfuscated identifiers (§6) are kept as given, naming no address.
+        const node = this.#trustedElement().for;
+        client = (node === undefined ? undefined : (nodeAddress(node) ?? node)) || peer;
+      } else if (this.trusted) {
+        // proxy-addr's walk: from the peer outwards, the first address not trusted at its hop is
+        // the client; when every one is trusted, the first the chain names.
+        const list = this.#field("X-Forwarded-For")?.split(",") ?? [];
+        const hops = this.#walk();
+        client = (list.length === 0 ? peer : list[Math.max(0, list.length - 1 - hops)]?.trim()) || peer;
+      }
+      return client;
+    });
+    return this.#client;
+  }
+}
+
+/**
+ * One asker's {@link RequestFacts} over a shared {@link Resolution}: the facts are the shared
+ * ones, and `vary` names the fields of the facts this asker read (RFC 9110 §12.5.5: what its
+ * response was built from, not what another package's was).
+ */
+class Facts implements RequestFacts {
+  readonly #resolution: Resolution;
+  /** The fields the facts read through this object were computed from, as {@link FIELD_BIT}s. */
+  #read = 0;
+
+  constructor(resolution: Resolution) {
+    this.#resolution = resolution;
+  }
+
+  get trusted(): boolean {
+    return this.#resolution.trusted;
+  }
+
+  #take<T>(resolve: () => Resolved<T>): T {
+    let resolved: Resolved<T>;
+    try {
+      resolved = resolve();
+    } catch (err) {
+      this.#read |= this.#resolution.pending;
+      throw err;
+    }
+    this.#read |= resolved.bits;
+    return resolved.value;
+  }
+
+  get forwarded(): ForwardedValues {
+    return this.#take(() => this.#resolution.forwarded());
+  }
+
+  get scheme(): "http" | "https" {
+    return this.#resolution.scheme(this.forwarded);
+  }
+
   get authority(): Authority | undefined {
-    if (this.#authority !== undefined) return this.#authority.value;
-    const forwardedHost = this.forwarded.host;
-    let host = header(this.#input.headers, "host");
-    const target = this.#input.target;
-    // RFC 9112 §3.2.2: "When an origin server receives a request with an absolute-form of
-    // request-target, the origin server MUST ignore the received Host header field (if any) and
-    // instead use the host information of the request-target", so a client cannot name one
-    // authority in the target and pass an allowlist with another in `Host`.
-    const absolute = target === undefined || target.startsWith("/") ? null : ABSOLUTE_FORM.exec(target);
-    if (absolute !== null) {
-      host = absolute[1] ?? "";
-      // RFC 9110 §4.2.1: a recipient of an http URI with an empty host MUST reject it as invalid.
-      if (host === "") throw invalidHost();
-    }
-    if (forwardedHost !== undefined) host = forwardedHost;
-    let value: Authority | undefined;
-    if (host !== undefined && host !== "") {
-      value = parseHost(host);
-      if (value === undefined) throw invalidHost();
-    }
-    this.#authority = { value };
-    return value;
+    return this.#take(() => this.#resolution.authority());
   }
 
   get origin(): string {
-    if (this.#origin !== undefined) return this.#origin;
     const authority = this.authority;
     if (authority === undefined) {
       throw HttpError.badRequest("The request has no Host header", { code: "missing_host" });
@@ -320,46 +434,15 @@ class Facts implements RequestFacts {
     const { port } = authority;
     // RFC 3986 §6.2.3: the default port is left out of the normal form.
     const defaultPort = scheme === "https" ? 443 : 80;
-    this.#origin = `${scheme}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
-    return this.#origin;
+    return `${scheme}://${authority.host}${port === undefined || port === defaultPort ? "" : `:${port}`}`;
   }
 
   get prefix(): string {
-    if (this.#prefix !== undefined) return this.#prefix;
-    if (!this.trusted || this.#rfc7239) return "";
-    // The value the trusted chain appended, as for X-Forwarded-Host (see trustedListValue).
-    const raw = trustedListValue(this.#field("X-Forwarded-Prefix"), this.#walk);
-    let prefix = "";
-    if (raw !== undefined && raw !== "/") {
-      prefix = raw.endsWith("/") ? raw.slice(0, -1) : raw;
-      // A dot segment, also percent-encoded: %2E is "." (RFC 3986 §2.3, §6.2.2.2), and the WHATWG
-      // URL parser removes "/%2e%2e" as it removes "/..", so such a prefix would climb out of itself.
-      if (!PREFIX.test(prefix) || /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(prefix)) {
-        throw HttpError.badRequest("The X-Forwarded-Prefix header is not a valid path");
-      }
-    }
-    this.#prefix = prefix;
-    return prefix;
+    return this.#take(() => this.#resolution.prefix());
   }
 
   get client(): string {
-    if (this.#client !== undefined) return this.#client;
-    const peer = this.#input.peer ?? "";
-    let client = peer;
-    if (this.trusted && this.#rfc7239) {
-      // RFC 7239 §5.2: `for` names the node that made the request to the proxy that added the
-      // element; "unknown" and obfuscated identifiers (§6) are kept as given, naming no address.
-      const node = this.#trustedElement().for;
-      client = (node === undefined ? undefined : (nodeAddress(node) ?? node)) || peer;
-    } else if (this.trusted) {
-      // proxy-addr's walk: from the peer outwards, the first address not trusted at its hop is
-      // the client; when every one is trusted, the first the chain names.
-      const list = this.#field("X-Forwarded-For")?.split(",") ?? [];
-      const hops = this.#walk();
-      client = (list.length === 0 ? peer : list[Math.max(0, list.length - 1 - hops)]?.trim()) || peer;
-    }
-    this.#client = client;
-    return client;
+    return this.#take(() => this.#resolution.client());
   }
 
   get vary(): readonly string[] {
@@ -376,16 +459,22 @@ class Facts implements RequestFacts {
  * @see https://www.rfc-editor.org/rfc/rfc7239#section-5.3
  */
 export function resolveFacts(input: FactsInput): RequestFacts {
-  return new Facts(input);
+  return new Facts(new Resolution(input));
 }
 
-/** The parts of a `node:http` (or Express) request {@link requestFacts} reads. */
-export interface FactsRequest {
-  headers: FactsHeaders;
-  socket?: { remoteAddress?: string | undefined; encrypted?: boolean } | null | undefined;
-  url?: string | undefined;
-  /** Express: the whole request-target, before mount-path stripping. */
-  originalUrl?: string | undefined;
+/**
+ * A request's facts behind one trust and family, resolved once and kept in its exchange
+ * (`Exchange.facts`), for the views over the same fields and connection.
+ *
+ * @internal The exchange keeps them for {@link requestFacts}; nothing else reads them.
+ */
+export interface FactsEntry {
+  readonly headers: object;
+  readonly socket: object | null | undefined;
+  readonly target: string | undefined;
+  readonly hop: TrustHop | undefined;
+  readonly family: ForwardedHeaders | undefined;
+  readonly resolution: object;
 }
 
 /**
@@ -403,6 +492,11 @@ export interface FactsRequest {
  * `"x-forwarded"` (the default, as Express and Fastify read) or `"forwarded"` (RFC 7239). Any
  * other value is a `TypeError` with `code` `ERR_SVC_KERNEL_FORWARDED_HEADERS`.
  *
+ * The facts are resolved once per request, trust and family, and kept in the request's exchange
+ * (`exchangeOf(req)`): the limiter, the links, the host check and the SOAP address asking the same
+ * question read the fields once. So a field changed on the request after the first asker is not
+ * seen. Each call's `vary` names the fields of the facts read through it.
+ *
  * @example
  * const facts = requestFacts(req, compileTrust("loopback"));
  * const self = `${facts.origin}${facts.prefix}/employees/7`;
@@ -410,7 +504,7 @@ export interface FactsRequest {
  * @see https://www.rfc-editor.org/rfc/rfc7239
  */
 export function requestFacts(
-  req: FactsRequest,
+  req: RequestView,
   trust?: boolean | TrustHop,
   forwardedHeaders?: ForwardedHeaders,
 ): RequestFacts {
@@ -418,34 +512,36 @@ export function requestFacts(
     forwardedHeaders === undefined || forwardedHeaders === "x-forwarded"
       ? undefined
       : checkForwardedHeaders(forwardedHeaders);
-  const peer = req.socket?.remoteAddress ?? "";
+  const exchange = exchangeOf(req);
   let hop: TrustHop | undefined;
   if (trust === true) hop = TRUST_ALL;
   else if (typeof trust === "function") hop = trust;
-  const target = req.originalUrl ?? req.url;
-  // Behind no trusted peer the facts read `Host`, the target and the connection alone, and no
-  // forwarded field (so their `vary` stays empty): one request's readers (the host check, then
-  // each link) share them, kept in its exchange while the target is the same.
-  let kept: { untrustedFacts: object | undefined } | undefined;
-  if (trust === undefined || trust === false) {
-    const exchange = exchangeIfAny(req);
-    const recorded = trust === false ? false : exchange?.trust;
+  else if (trust === undefined) {
+    const recorded = exchange.trust;
     if (recorded !== undefined && recorded !== false) hop = recorded;
-    else if (exchange !== undefined) {
-      kept = keptFacts(exchange);
-      const facts = kept.untrustedFacts;
-      if (facts instanceof Facts && facts.reads(req.headers, target)) return facts;
-    }
   }
-  const facts = new Facts({
-    headers: req.headers,
+  const { headers, socket } = req;
+  const target = req.originalUrl ?? req.url;
+  for (const entry of exchange.facts) {
+    if (
+      entry.headers === headers &&
+      entry.socket === socket &&
+      entry.target === target &&
+      entry.hop === hop &&
+      entry.family === family
+    )
+      return new Facts(entry.resolution as Resolution);
+  }
+  const peer = socket?.remoteAddress ?? "";
+  const resolution = new Resolution({
+    headers,
     peer,
-    encrypted: req.socket?.encrypted === true,
+    encrypted: socket?.encrypted === true,
     target,
-    trusted: trust === true || (hop !== undefined && Boolean(hop(peer, 0))),
+    trusted: hop !== undefined && Boolean(hop(peer, 0)),
     trustHop: hop,
     forwardedHeaders: family,
   });
-  if (kept !== undefined) kept.untrustedFacts = facts;
-  return facts;
+  exchange.facts.push({ headers, socket, target, hop, family, resolution });
+  return new Facts(resolution);
 }

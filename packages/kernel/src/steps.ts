@@ -1,28 +1,28 @@
-import type { IncomingHttpHeaders } from "node:http";
+import type { RequestView } from "./gate.js";
 import type { HttpError } from "./http-error.js";
 import type { Body, Fields, FieldValue, Reply, ResponseValue } from "./response.js";
 
 /**
- * What every step of the pipeline reads of a request: header strings and plain values, no
- * framework object. The adapters (`@svc/kernel`'s `node:http` and Express ones) build it once.
+ * What every step of the pipeline reads of a request: its {@link RequestView} (method, target,
+ * fields, connection), and what the pipeline adds beside it: the path as routed, the response
+ * fields set in front, and the framework's request, whose exchange (`exchangeOf(native)`) holds
+ * what steps in front recorded (the parsed body, the principal). No framework object is read
+ * through it but by the callbacks an application gives a step. The adapters build it once.
  */
 export interface PipelineRequest {
-  /** The method, upper case. */
-  readonly method: string;
-  /** The request's fields, lower-case names (as `node:http` gives them). */
-  readonly headers: IncomingHttpHeaders;
-  /** The fields as received, name and value alternating, for those whose repetition matters. */
-  readonly rawHeaders?: readonly string[] | undefined;
+  /** The request as its adapter's view read it. */
+  readonly view: RequestView;
   /** The request's path, as routed (without a version prefix the versioning step stripped). */
   readonly path: string;
-  /** The request content as a body parser in front left it (`req.body`), for idempotency's fingerprint. */
-  readonly body?: unknown;
   /**
    * A response field set in front of the pipeline (by middleware: `Cache-Control`, `Set-Cookie`,
    * `Expires`), which a step's decision depends on; `undefined` when none is set.
    */
   readonly preset?: ((name: string) => FieldValue | undefined) | undefined;
-  /** The framework's own request object, handed to the callbacks an application gives a step. */
+  /**
+   * The framework's own request object: the key of the request's exchange, and what the callbacks
+   * an application gives a step are handed.
+   */
   readonly native?: unknown;
 }
 

@@ -74,7 +74,7 @@ const routes = {
  */
 const singletons: Coder = {
   preflight(request) {
-    if (repeatsField(request.rawHeaders, "content-type"))
+    if (repeatsField(request.view.rawHeaders, "content-type"))
       throw HttpError.badRequest("two Content-Type lines", { code: "repeated_content_type" });
   },
   choose: () => "identity",
@@ -82,7 +82,7 @@ const singletons: Coder = {
 };
 const keyed: Idempotency = {
   async begin(request) {
-    if (repeatsField(request.rawHeaders, "idempotency-key"))
+    if (repeatsField(request.view.rawHeaders, "idempotency-key"))
       throw HttpError.badRequest("two Idempotency-Key lines", { code: "repeated_key" });
     return undefined;
   },

@@ -72,7 +72,7 @@ beforeAll(async () => {
     const request = pipelineRequest(req, res);
     pipeline
       .respond(request, { version: undefined, refusal: undefined }, { path: request.path })
-      .then((value) => writeResponse(res, value, request.method))
+      .then((value) => writeResponse(res, value, request.view.method ?? "GET"))
       .catch(() => {
         res.statusCode = 500;
         res.end();

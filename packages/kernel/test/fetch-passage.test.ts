@@ -7,7 +7,7 @@ import { createPipeline, type Gate, type Versioner } from "../src/index.js";
 /** A version decided from `Accept-Version`, so every response varies on it. */
 const byHeader: Versioner = {
   resolve(request, target) {
-    const asked = request.headers["accept-version"];
+    const asked = request.view.headers["accept-version"];
     return {
       target,
       version: typeof asked === "string" ? Number(asked) : 1,

@@ -12,7 +12,7 @@ const pageCsv: Representation = {
 const offers = [json, xml, pageCsv, text];
 
 function request(accept: string | undefined): PipelineRequest {
-  return { method: "GET", headers: accept === undefined ? {} : { accept }, path: "/x" };
+  return { view: { method: "GET", headers: accept === undefined ? {} : { accept } }, path: "/x" };
 }
 
 /** The Content-Type `step` answers with, or the status of its refusal. */

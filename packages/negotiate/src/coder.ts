@@ -196,7 +196,7 @@ export function codingStep(
 
   return {
     preflight(request) {
-      const acceptEncoding = headerString(request.headers["accept-encoding"]);
+      const acceptEncoding = headerString(request.view.headers["accept-encoding"]);
       if (selectEncoding(acceptEncoding, CODINGS) !== undefined) return;
       throw HttpError.notAcceptable(
         `No acceptable content coding; available: ${[...CODINGS, "identity"].join(", ")}`,
@@ -228,7 +228,7 @@ export function codingStep(
       // It would be coded for a client that asks: the choice depended on Accept-Encoding.
       addVary(value.vary, "Accept-Encoding");
       if (hasDigest(value)) return "identity";
-      const acceptEncoding = headerString(request.headers["accept-encoding"]);
+      const acceptEncoding = headerString(request.view.headers["accept-encoding"]);
       const coding = selectEncoding(acceptEncoding, CODINGS) ?? "identity";
       if (coding === "identity") return coding;
       const identityRefused = selectEncoding(acceptEncoding, NO_CODINGS) === undefined;

@@ -8,7 +8,7 @@ import { contentTypeCacheSize, representations } from "./representer.js";
 const step = representations({ offers: [json, xml, text] });
 
 function request(accept: string | undefined): PipelineRequest {
-  return { method: "GET", headers: accept === undefined ? {} : { accept }, path: "/x" };
+  return { view: { method: "GET", headers: accept === undefined ? {} : { accept } }, path: "/x" };
 }
 
 async function represent(accept: string | undefined, data: unknown, label?: string): Promise<Represented> {

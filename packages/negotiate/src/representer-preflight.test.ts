@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { csv, html, json, representations, text, xml } from "./index.js";
 
 function request(method: string, accept: string | undefined): PipelineRequest {
-  return { method, headers: accept === undefined ? {} : { accept }, path: "/employees/2" };
+  return { view: { method, headers: accept === undefined ? {} : { accept } }, path: "/employees/2" };
 }
 
 /** The 406's status and message, or "go on" when the preflight lets the handler run. */

@@ -178,7 +178,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
   const languageOf = (request: PipelineRequest): string | undefined =>
     languages.length === 0
       ? undefined
-      : (selectLanguage(headerString(request.headers["accept-language"]), languages) ?? languages[0]);
+      : (selectLanguage(headerString(request.view.headers["accept-language"]), languages) ?? languages[0]);
 
   /** The match for `accept` among `candidates`, given the data's own `+json` type (`hint`). */
   const matchFor = (
@@ -315,7 +315,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
       const types = produces ?? promised;
       // RFC 9110 §15.3.5: a 204 carries no content, so no representation of it can be refused.
       if (types.length === 0) return;
-      const accept = headerString(request.headers.accept);
+      const accept = headerString(request.view.headers.accept);
       if (matchMediaType(accept, types, label) !== undefined) return;
       // A client naming only a structured-suffix type a body may declare for itself (a HAL
       // resource's application/hal+json) may still be served by the JSON representation.
@@ -325,7 +325,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
     },
 
     represent(request, data, choice) {
-      const found = choose(headerString(request.headers.accept), data, choice);
+      const found = choose(headerString(request.view.headers.accept), data, choice);
       return serialize(found, languageOf(request), data);
     },
 
@@ -333,7 +333,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
       const candidates = candidatesFor(data, choice);
       const language = languageOf(request);
       const hint = choice.label === undefined ? mediaTypeHint(data) : undefined;
-      const preferred = matchFor(headerString(request.headers.accept), candidates, choice.label, hint);
+      const preferred = matchFor(headerString(request.view.headers.accept), candidates, choice.label, hint);
       if (preferred !== undefined) yield await serialize(preferred, language, data);
       for (const candidate of candidates) {
         if (candidate === preferred?.chosen) continue;

@@ -77,7 +77,7 @@ export function inMemory(steps: PipelineOptions, routes: Record<string, Route>):
     const method = (init.method ?? "GET").toUpperCase();
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
-    const request: PipelineRequest = { method, headers, path };
+    const request: PipelineRequest = { view: { method, headers }, path };
     try {
       const prepared = pipeline.prepare(request, path);
       if (prepared.refusal !== undefined) throw prepared.refusal;
@@ -103,7 +103,7 @@ export async function onExpress(
   for (const [path, route] of Object.entries(routes)) {
     app.all(
       path,
-      svc.handle((req: Request) => route({ method: req.method, headers: req.headers, path: req.path })),
+      svc.handle((req: Request) => route({ view: req, path: req.path })),
     );
   }
   app.use(errorHandler({ logger: { error() {} } }));
@@ -147,7 +147,7 @@ export function pipelineServer(steps: PipelineOptions, dataOf: (req: IncomingMes
     if (prepared.refusal !== undefined) return fail();
     pipeline
       .run(request, prepared, () => dataOf(req))
-      .then((value) => writeResponse(res, value, request.method))
+      .then((value) => writeResponse(res, value, req.method ?? "GET"))
       .catch(fail);
   });
 }

@@ -17,7 +17,7 @@ const validators: Validators = {
     value.fields.etag = coding === "identity" ? tag : `W/${tag}`;
   },
   evaluate: (request, value) =>
-    request.headers["if-none-match"] === fieldText(value.fields.etag) ? 304 : "proceed",
+    request.view.headers["if-none-match"] === fieldText(value.fields.etag) ? 304 : "proceed",
   notModified(_request, value) {
     value.status = 304;
     value.fields["content-type"] = null;

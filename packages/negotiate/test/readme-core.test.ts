@@ -32,7 +32,7 @@ const server = createServer((req, res) => {
     if (prepared.refusal !== undefined) return fail(prepared.refusal); // 406: no acceptable coding
     pipeline
       .run(request, prepared, () => result)
-      .then((value) => writeResponse(res, value, request.method))
+      .then((value) => writeResponse(res, value, req.method ?? "GET"))
       .catch(fail);
   };
   cors(req, res) // true when it answered (a preflight)

@@ -28,8 +28,8 @@ describe.each(["express", "node:http"])("a write whose Accept nothing meets, thr
     const steps = { representations: representations() };
     if (kind === "express") {
       server = await onExpress(steps, {
-        "/things": (request) => handler(request.method),
-        "/narrowed": (request) => narrowed(request.method),
+        "/things": (request) => handler(request.view.method ?? "GET"),
+        "/narrowed": (request) => narrowed(request.view.method ?? "GET"),
       });
     } else {
       const pipeline = createPipeline(steps);
@@ -42,8 +42,8 @@ describe.each(["express", "node:http"])("a write whose Accept nothing meets, thr
           if (prepared.refusal !== undefined) return fail(prepared.refusal);
           const route = request.path === "/narrowed" ? narrowed : handler;
           pipeline
-            .run(request, prepared, () => route(request.method))
-            .then((value) => writeResponse(res, value, request.method))
+            .run(request, prepared, () => route(req.method ?? "GET"))
+            .then((value) => writeResponse(res, value, req.method ?? "GET"))
             .catch(fail);
         }),
       );

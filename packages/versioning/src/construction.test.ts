@@ -324,11 +324,13 @@ describe("pure parsers", () => {
   it("versions().resolve reads the method off the request: the same preflight rule", () => {
     const { resolve } = versions({ versions: [1, 2], required: true });
     const headers = { "access-control-request-method": "PUT" };
-    expect(resolve({ method: "OPTIONS", headers, path: "/employees" }, "/employees")).toMatchObject({
-      version: undefined,
-      error: undefined,
-    });
-    expect(resolve({ method: "PUT", headers, path: "/employees" }, "/employees").error).toEqual(
+    expect(resolve({ view: { method: "OPTIONS", headers }, path: "/employees" }, "/employees")).toMatchObject(
+      {
+        version: undefined,
+        error: undefined,
+      },
+    );
+    expect(resolve({ view: { method: "PUT", headers }, path: "/employees" }, "/employees").error).toEqual(
       expect.objectContaining({ status: 400, code: "missing_api_version" }),
     );
   });

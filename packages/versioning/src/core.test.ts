@@ -8,7 +8,7 @@ import { decide, versionResolver, versions } from "./core.js";
 const step = versions(base);
 
 function request(headers: IncomingHttpHeaders = {}, method = "GET"): PipelineRequest {
-  return { method, headers, path: "/" };
+  return { view: { method, headers }, path: "/" };
 }
 
 const ALL = "API-Version, Accept-Version, Accept";

@@ -454,7 +454,13 @@ export function versions(options: ApiVersioningOptions): Versioner {
           request.native !== null &&
           exchangeIfAny(request.native)?.routing?.caseSensitive === true);
       try {
-        const resolution = decide(config, request.method, target, request.headers, caseSensitive);
+        const resolution = decide(
+          config,
+          request.view.method ?? "GET",
+          target,
+          request.view.headers,
+          caseSensitive,
+        );
         const deprecation = resolution.deprecation;
         let fields = supported;
         if (deprecation !== undefined) {
@@ -470,7 +476,7 @@ export function versions(options: ApiVersioningOptions): Versioner {
           prefix: resolution.pathPrefix,
           label: resolution.mediaType,
           fields,
-          vary: varyOf(config, request.headers),
+          vary: varyOf(config, request.view.headers),
           error: undefined,
         };
       } catch (err) {
@@ -482,7 +488,7 @@ export function versions(options: ApiVersioningOptions): Versioner {
           label: undefined,
           fields: supported,
           // RFC 9110 §12.5.5: a refusal depended on the same fields.
-          vary: varyOf(config, request.headers),
+          vary: varyOf(config, request.view.headers),
           error: err,
         };
       }
