@@ -150,7 +150,9 @@ export function fastifyView(request: FastifyRequest): RequestView {
   // Made once per request, for the gates and routes that read it: kept in the exchange.
   const exchange = exchangeOf(raw);
   const known = exchange.view;
-  if (known !== undefined) return known;
+  // The raw request itself, recorded by the `node:http` entry (the version step of `rewriteUrl`
+  // reads it before any hook), is replaced by the view that records Fastify's trust.
+  if (known !== undefined && known !== raw) return known;
   // Fastify's trust, for `requestFacts` of every package, in the request's exchange; the view
   // stands for `raw` there (`raw`), as Fastify's own request does.
   exchange.trust = fastifyTrust(request.server);

@@ -106,7 +106,7 @@ const rows: OptionCase[] = [
     "parseBody(options)",
     () => parseBody(7 as never),
     "ERR_SVC_NEGOTIATE_OPTIONS",
-    /parseBody: options must be an object with the fields limit, depth, types, others, timeout, exactNumbers, xml, got 7/,
+    /parseBody: options must be an object with the fields limit, depth, types, others, timeout, exactNumbers, xml, unreadBody, got 7/,
     () => parseBody(),
   ],
   [

@@ -66,7 +66,10 @@ describe("parseBody: XML parsing stops at the first refusal, the response unchan
       body: { status: 400, message: "XML body: nesting deeper than 32 levels is not accepted" },
       reached: 0,
     });
-    expect(events).toEqual(Array(33).fill("opentag"));
+    // The 33rd start tag is refused as its name is read, before its attributes or its end.
+    expect(count("opentagstart")).toBe(33);
+    expect(count("opentag")).toBe(32);
+    expect(events).toHaveLength(65);
   });
 
   it("an XML 1.1 declaration, then 2000 elements → 400 version refused, no element parsed", async () => {
