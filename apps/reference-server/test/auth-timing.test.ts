@@ -10,22 +10,22 @@ import { type Started, sqlite } from "./harness.js";
  */
 const work: Array<{ N: number; r: number; p: number; salt: number; keylen: number }> = [];
 
-vi.mock("node:crypto", async (importOriginal) => {
-  const crypto = await importOriginal<typeof import("node:crypto")>();
-  return {
-    ...crypto,
-    scrypt: (
-      password: string,
-      salt: Buffer,
-      keylen: number,
-      options: ScryptOptions,
-      callback: (err: Error | null, key: Buffer) => void,
-    ) => {
-      work.push({ N: options.N ?? 0, r: options.r ?? 0, p: options.p ?? 0, salt: salt.length, keylen });
-      crypto.scrypt(password, salt, keylen, options, callback);
-    },
-  };
-});
+// `@svc/auth` finds Node's scrypt through `process.getBuiltinModule`, the same module object as
+// `require("node:crypto")`, and calls it as a property at each derivation: observed there.
+const crypto = (
+  process as unknown as { getBuiltinModule(id: string): typeof import("node:crypto") }
+).getBuiltinModule("node:crypto");
+const scrypt = crypto.scrypt;
+vi.spyOn(crypto, "scrypt").mockImplementation(((
+  password: string,
+  salt: Uint8Array,
+  keylen: number,
+  options: ScryptOptions,
+  callback: (err: Error | null, key: Buffer) => void,
+) => {
+  work.push({ N: options.N ?? 0, r: options.r ?? 0, p: options.p ?? 0, salt: salt.length, keylen });
+  scrypt(password, salt, keylen, options, callback);
+}) as typeof crypto.scrypt);
 
 let s: Started;
 beforeAll(async () => {

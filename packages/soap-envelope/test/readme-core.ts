@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { HttpError } from "@svc/errors";
+import { settleUnreadBody } from "@svc/kernel/node";
 import { createSoapService } from "@svc/soap-envelope";
 
 const NS = "urn:example:greeter";
@@ -60,7 +61,8 @@ export const server = createServer(async (req, res) => {
         })
       : // SOAP 1.2 Part 2 §7: requests are POSTs; RFC 9110 §15.5.6: a 405 names them in Allow.
         service.errorResponse(HttpError.methodNotAllowed(["POST"], `${req.method} is not allowed`));
-  // Refused before the whole body was read (413, 415): discard the rest of it.
-  if (answer.unreadBody) req.resume();
+  // Refused before the whole body was read (413, 415): the kernel's refused-body policy (a small
+  // rest discarded within 1 s, a large one closes the connection).
+  if (answer.unreadBody) settleUnreadBody(req, res);
   res.writeHead(answer.status, answer.headers).end(answer.body);
 });

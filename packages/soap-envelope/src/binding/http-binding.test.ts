@@ -256,10 +256,10 @@ function exchangeOnOneConnection(
   url: string,
   payload: string,
   count: number,
-): Promise<{ status: number; body: string }[]> {
+): Promise<{ status: number; head: string; body: string }[]> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const answers: { status: number; body: string }[] = [];
+    const answers: { status: number; head: string; body: string }[] = [];
     let buffered = Buffer.alloc(0);
     const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(payload));
     socket.on("data", (chunk: Buffer) => {
@@ -272,6 +272,7 @@ function exchangeOnOneConnection(
         if (buffered.length < end + 4 + length) return;
         answers.push({
           status: Number(head.slice(9, 12)),
+          head,
           body: buffered.subarray(end + 4, end + 4 + length).toString("utf8"),
         });
         buffered = buffered.subarray(end + 4 + length);
@@ -358,21 +359,40 @@ describe("absolute-form request-targets", () => {
   });
 });
 
-describe("a refused body on a keep-alive connection (RFC 9112 §6.3, §9.3)", () => {
-  // The rest of a body refused with 413 is read as that body (its Content-Length or chunked
-  // framing) and discarded, never parsed as the next request: the connection stays in step.
-  it("413 by Content-Length with a request inside the body, 413 chunked, then a real request → 413, 413, 200", async () => {
-    const path = new URL(svc.endpoint).pathname;
-    const smuggled = `GET ${path}?wsdl HTTP/1.1\r\nHost: smuggled.example\r\n\r\n`;
-    const padded = smuggled + "x".repeat(70 * 1024);
-    const byLength = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nContent-Length: ${padded.length}\r\n\r\n${padded}`;
-    const xml = `<env:Envelope xmlns:env="${ENV}"><env:Body><!--${"x".repeat(70 * 1024)}-->`;
-    const chunked = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nTransfer-Encoding: chunked\r\n\r\n${xml.length.toString(16)}\r\n${xml}\r\n${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
+describe("a refused body on a keep-alive connection (RFC 9112 §6.3, §9.3, §9.6)", () => {
+  // The rest of a refused body is never parsed as the next request: a small rest (its
+  // Content-Length within the refused-body policy's 64 KiB) is read as that body and discarded,
+  // the connection kept in step; a larger or chunked one closes the connection after the answer.
+  const path = () => new URL(svc.endpoint).pathname;
+  const smuggled = () => `GET ${path()}?wsdl HTTP/1.1\r\nHost: smuggled.example\r\n\r\n`;
+  const real = () => {
     const good = envelope(getCustomer("42"));
-    const real = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nContent-Length: ${Buffer.byteLength(good)}\r\n\r\n${good}`;
-    const answers = await exchangeOnOneConnection(svc.endpoint, byLength + chunked + real, 3);
-    expect(answers.map((a) => a.status)).toEqual([413, 413, 200]);
-    expect(answers[2]?.body).toContain("<name>Ada Lovelace</name>");
+    return `POST ${path()} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nContent-Length: ${Buffer.byteLength(good)}\r\n\r\n${good}`;
+  };
+
+  it("415 with a request inside its small body, then a real request → 415, 200 on one connection", async () => {
+    const inside = smuggled();
+    const refused = `POST ${path()} HTTP/1.1\r\nHost: a\r\nContent-Type: text/plain\r\nContent-Length: ${inside.length}\r\n\r\n${inside}`;
+    const answers = await exchangeOnOneConnection(svc.endpoint, refused + real(), 3);
+    expect(answers.map((a) => a.status)).toEqual([415, 200]);
+    expect(answers[1]?.body).toContain("<name>Ada Lovelace</name>");
+  });
+
+  it("413 by Content-Length (70 KiB, a request inside), then a real request → 413 with Connection: close, nothing more", async () => {
+    const padded = smuggled() + "x".repeat(70 * 1024);
+    const byLength = `POST ${path()} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nContent-Length: ${padded.length}\r\n\r\n${padded}`;
+    const answers = await exchangeOnOneConnection(svc.endpoint, byLength + real(), 3);
+    expect(answers.map((a) => a.status)).toEqual([413]);
+    expect(answers[0]?.head).toMatch(/\r\nconnection: close\r\n/i);
+  });
+
+  it("413 chunked (a request inside a chunk), then a real request → 413 with Connection: close, nothing more", async () => {
+    const inside = smuggled();
+    const xml = `<env:Envelope xmlns:env="${ENV}"><env:Body><!--${"x".repeat(70 * 1024)}-->`;
+    const chunked = `POST ${path()} HTTP/1.1\r\nHost: a\r\nContent-Type: ${SOAP}\r\nTransfer-Encoding: chunked\r\n\r\n${xml.length.toString(16)}\r\n${xml}\r\n${inside.length.toString(16)}\r\n${inside}\r\n0\r\n\r\n`;
+    const answers = await exchangeOnOneConnection(svc.endpoint, chunked + real(), 3);
+    expect(answers.map((a) => a.status)).toEqual([413]);
+    expect(answers[0]?.head).toMatch(/\r\nconnection: close\r\n/i);
   });
 });
 
