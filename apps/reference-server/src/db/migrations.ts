@@ -295,7 +295,7 @@ export async function migrate(db: Db): Promise<void> {
     const failed = results?.find((r) => r.status === "Error");
     if (!error && !failed) return;
     // Only a failure before any migration ran (no result in error) is retried; see MIGRATE_ATTEMPTS.
-    if (!failed && attempt < MIGRATE_ATTEMPTS && isInvalidSchemaName(error)) {
+    if (!failed && attempt < MIGRATE_ATTEMPTS && isDroppedMeanwhile(error)) {
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       continue;
     }
@@ -304,18 +304,20 @@ export async function migrate(db: Db): Promise<void> {
 }
 
 /**
- * How often {@link migrate} tries when PostgreSQL answers `invalid_schema_name` (SQLSTATE 3F000,
- * PostgreSQL docs, Appendix A) before any migration ran. Kysely's migrator first looks for its
- * bookkeeping tables by introspecting every schema of the database, resolving each table by its
- * name (`pg_get_serial_sequence`); a schema that another client of the shared database drops
- * while that query runs fails it with "schema ... does not exist", naming that other schema. The
- * drop is over by the next attempt. A schema of our own that is really missing fails every
- * attempt, so it still stops the start-up, a few milliseconds later.
+ * How often {@link migrate} tries when PostgreSQL answers `invalid_schema_name` or
+ * `undefined_table` (SQLSTATE 3F000, 42P01, PostgreSQL docs, Appendix A) before any migration
+ * ran. Kysely's migrator first looks for its bookkeeping tables by introspecting every schema of
+ * the database, resolving each table by its name (`pg_get_serial_sequence`); a schema or a table
+ * that another client of the shared database drops while that query runs fails it with "schema
+ * ... does not exist" or "relation ... does not exist", naming that other object. The drop is
+ * over by the next attempt. A schema of our own that is really missing fails every attempt, so it
+ * still stops the start-up, a few milliseconds later.
  */
 const MIGRATE_ATTEMPTS = 3;
 
-function isInvalidSchemaName(error: unknown): boolean {
-  return (error as { code?: unknown } | undefined)?.code === "3F000";
+function isDroppedMeanwhile(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "3F000" || code === "42P01";
 }
 
 /**
