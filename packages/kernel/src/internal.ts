@@ -43,6 +43,7 @@ export { utf8Bytes } from "./utf8.js";
 export { emitWarning } from "./warning.js";
 export {
   UNBOUNDED_XML_RULES,
+  type XmlAttributeNS,
   type XmlEvents,
   XmlReadError,
   XmlReader,
@@ -50,4 +51,6 @@ export {
   type XmlReadProblem,
   type XmlReadRules,
   type XmlTag,
+  type XmlTagNS,
+  type XmlTagPlain,
 } from "./xml-reader.js";

@@ -94,11 +94,54 @@ export const UNBOUNDED_XML_RULES: XmlReadRules = Object.freeze({
 });
 
 /**
+ * An attribute of a start tag read with namespaces resolved (Namespaces in XML 1.0 §6.3).
+ *
+ * @internal
+ */
+export interface XmlAttributeNS {
+  /** As written: prefix and local name (`a:b`). */
+  name: string;
+  prefix: string;
+  local: string;
+  /** The namespace the prefix is bound to; `""` for an unprefixed attribute. */
+  uri: string;
+  value: string;
+}
+
+/**
+ * A start tag read with namespaces resolved. The reader's own shape rather than its parser's
+ * types, so that the declarations this entry ships name no other package's types.
+ *
+ * @internal
+ */
+export interface XmlTagNS {
+  name: string;
+  attributes: Record<string, XmlAttributeNS>;
+  /** The bindings this tag declares (`xmlns:p`), by prefix. */
+  ns: Record<string, string>;
+  prefix: string;
+  local: string;
+  uri: string;
+  isSelfClosing: boolean;
+}
+
+/**
+ * A start tag read as written, without namespace processing.
+ *
+ * @internal
+ */
+export interface XmlTagPlain {
+  name: string;
+  attributes: Record<string, string>;
+  isSelfClosing: boolean;
+}
+
+/**
  * A start tag as the reader hands it on: with namespaces resolved, or as written.
  *
  * @internal
  */
-export type XmlTag<NS extends boolean> = NS extends true ? SaxesTagNS : SaxesTagPlain;
+export type XmlTag<NS extends boolean> = NS extends true ? XmlTagNS : XmlTagPlain;
 
 /**
  * What a builder receives as a document is read. A builder may throw from any of them to
