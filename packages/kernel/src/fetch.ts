@@ -67,27 +67,52 @@ export type HonoMiddleware = (c: HonoContextLike, next: () => Promise<void>) => 
 /** A Fetch handler: what `Deno.serve`, `Bun.serve`, a worker's `fetch` and `@hono/node-server` call. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
-/** The connection of each `node:http` request, made once for the middlewares that ask. */
-const connections = new WeakMap<IncomingMessage, ConnectionInfo>();
+/** The connection of each request, made once for the middlewares that ask. */
+const connections = new WeakMap<object, ConnectionInfo>();
 
 /**
- * What `@hono/node-server` tells about the connection (`c.env.incoming`, the `node:http`
- * request): its address, TLS, the fields and the request-target as received. Elsewhere, nothing.
- * The same object for every call on one request, so the middlewares of a request share one
- * {@link fetchView}.
+ * What the server under Hono tells about the connection, read from Hono's `c.env`:
+ * - `@hono/node-server` (`c.env.incoming`, the `node:http` request): the address, TLS, the fields
+ *   and the request-target as received;
+ * - `Bun.serve` (`c.env`, or `c.env.server`, is Bun's `Server`): the address
+ *   (`server.requestIP(request)`);
+ * - `Deno.serve` (`c.env` is the handler's `info`): the address (`info.remoteAddr.hostname`).
+ *
+ * Elsewhere (a worker, which is told no peer), nothing: give the gates `connection` or
+ * `clientAddressHeader` there. The same object for every call on one request, so the middlewares
+ * of a request share one {@link fetchView}.
  */
 export function honoConnection(c: HonoContextLike): ConnectionInfo | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (typeof incoming !== "object" || incoming === null || incoming.socket === undefined) return undefined;
-  const known = connections.get(incoming);
+  const env = c.env;
+  if (typeof env !== "object" || env === null) return undefined;
+  const incoming = (env as { incoming?: IncomingMessage }).incoming;
+  if (typeof incoming === "object" && incoming !== null && incoming.socket !== undefined)
+    return remembered(incoming, () => ({
+      address: incoming.socket.remoteAddress,
+      encrypted: (incoming.socket as { encrypted?: boolean }).encrypted === true,
+      rawHeaders: incoming.rawHeaders,
+      target: incoming.url,
+    }));
+  const request = c.req.raw;
+  const server = (env as { server?: unknown }).server ?? env;
+  const requestIP = (server as { requestIP?: unknown }).requestIP;
+  if (typeof requestIP === "function")
+    return remembered(request, () => ({
+      address: (requestIP.call(server, request) as { address?: string } | null)?.address,
+    }));
+  const remote = (env as { remoteAddr?: { hostname?: unknown } }).remoteAddr;
+  if (typeof remote === "object" && remote !== null && typeof remote.hostname === "string") {
+    const address = remote.hostname;
+    return remembered(request, () => ({ address }));
+  }
+  return undefined;
+}
+
+function remembered(key: object, read: () => ConnectionInfo): ConnectionInfo {
+  const known = connections.get(key);
   if (known !== undefined) return known;
-  const info: ConnectionInfo = Object.freeze({
-    address: incoming.socket.remoteAddress,
-    encrypted: (incoming.socket as { encrypted?: boolean }).encrypted === true,
-    rawHeaders: incoming.rawHeaders,
-    target: incoming.url,
-  });
-  connections.set(incoming, info);
+  const info = Object.freeze(read());
+  connections.set(key, info);
   return info;
 }
 
@@ -118,11 +143,11 @@ function readingOf(request: Request): Reading {
     headers[name] = value;
     raw.push(name, value);
   }
-  const url = new URL(request.url);
+  const url = request.url;
   const reading: Reading = {
     method: request.method.toUpperCase(),
-    url: `${url.pathname}${url.search}`,
-    encrypted: url.protocol === "https:",
+    url: originForm(url),
+    encrypted: url.startsWith("https:"),
     headers: Object.freeze(headers),
     rawHeaders: Object.freeze(raw),
     bare: undefined,
@@ -131,6 +156,21 @@ function readingOf(request: Request): Reading {
   };
   readings.set(request, reading);
   return reading;
+}
+
+/**
+ * The path and query of a `Request`'s URL, cut from the string as Hono's `getPath` cuts it. Bun and
+ * Deno build the URL from `Host` as sent (`http://a b/employees/1` for `Host: a b`), which the URL
+ * parser refuses; the host check answers for such a `Host` (400), so reading the path must not
+ * fail first.
+ * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2.1
+ */
+function originForm(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = url.indexOf("/", scheme === -1 ? 0 : scheme + 3);
+  if (start === -1) return "/";
+  const fragment = url.indexOf("#", start);
+  return fragment === -1 ? url.slice(start) : url.slice(start, fragment);
 }
 
 function viewOf(request: Request, reading: Reading, info: ConnectionInfo | undefined): RequestView {

@@ -82,6 +82,56 @@ describe("fetchView: one reading per Request", () => {
       target: "http://shop.example:8080/employees/1",
     });
   });
+
+  const request = () => new Request("http://api.example/employees/1");
+  const bunServer = (address: string | null) => ({
+    requestIP: function (this: unknown, r: Request) {
+      // Called as the server's method, with the request Hono was given.
+      return this === undefined || !(r instanceof Request) || address === null ? null : { address, port: 1 };
+    },
+  });
+  it.each([
+    ["Bun.serve: c.env is the Server", () => bunServer("192.0.2.7"), "192.0.2.7"],
+    ["Bun.serve: c.env.server is the Server", () => ({ server: bunServer("2001:db8::7") }), "2001:db8::7"],
+    [
+      "Deno.serve: c.env is the handler's info",
+      () => ({ remoteAddr: { transport: "tcp", hostname: "192.0.2.8", port: 9 } }),
+      "192.0.2.8",
+    ],
+  ] as const)("honoConnection on %s → that address, the same info twice", (_name, env, address) => {
+    const c = { req: { raw: request() }, env: env(), res: new Response() };
+    const info = honoConnection(c);
+    expect(info).toEqual({ address });
+    expect(honoConnection(c)).toBe(info);
+    expect(fetchView(c.req.raw, info).socket?.remoteAddress).toBe(address);
+  });
+
+  it.each([
+    ["no env (a worker with no bindings)", undefined],
+    ["a worker's bindings", { KV: {}, SECRET: "x" }],
+    ["a Deno info without a hostname (a Unix socket)", { remoteAddr: { transport: "unix", path: "/s" } }],
+  ] as const)("honoConnection with %s → no connection", (_name, env) => {
+    expect(honoConnection({ req: { raw: request() }, env, res: new Response() })).toBeUndefined();
+  });
+
+  it.each([
+    ["http://a b/employees/1?x=1", "/employees/1?x=1"],
+    ["http://a b", "/"],
+    ["https://api.example/v1/employees/%ZZ#f", "/v1/employees/%ZZ"],
+    ["http://api.example/?next=/a", "/?next=/a"],
+  ])(
+    "a Request whose URL is %s (built by Bun or Deno from Host as sent) → the view's url %s",
+    (url, path) => {
+      const request = new Request("http://api.example/");
+      Object.defineProperty(request, "url", { value: url });
+      expect(fetchView(request).url).toBe(path);
+    },
+  );
+
+  it("Bun.serve: requestIP answering null (a Unix socket) → an info without an address", () => {
+    const c = { req: { raw: request() }, env: bunServer(null), res: new Response() };
+    expect(honoConnection(c)).toEqual({ address: undefined });
+  });
 });
 
 describe("@svc/kernel/fetch on @hono/node-server: the view of a request", () => {
