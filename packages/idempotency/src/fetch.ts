@@ -10,6 +10,7 @@ import {
   type IdempotencyStep,
   idempotency as step,
 } from "@svc/idempotency";
+import { fetchView } from "@svc/kernel/fetch";
 
 export { commitKey, type IdempotencyOptions } from "@svc/idempotency";
 
@@ -20,9 +21,8 @@ export { commitKey, type IdempotencyOptions } from "@svc/idempotency";
  */
 export const fetchRequestReader: IdempotencyRequestReader<Request> = {
   facts(request, routing) {
-    const url = request === undefined ? undefined : new URL(request.url);
     return {
-      target: url === undefined ? undefined : `${url.pathname}${url.search}`,
+      target: request === undefined ? undefined : fetchView(request).url,
       route: undefined,
       params: undefined,
       routing: { caseSensitive: routing.caseSensitive ?? true, strict: routing.strict ?? true },

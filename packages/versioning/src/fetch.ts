@@ -4,6 +4,7 @@
  * `getPath` (the `/v<N>` prefix stripped), its `middleware` sets the version's fields and throws the
  * refusal; handlers read the version from their context (`context.version`).
  */
+import { fetchView } from "@svc/kernel/fetch";
 import { routedPrefix, versionedPath as withPrefix } from "@svc/versioning";
 
 /** The part of a Hono `Context` {@link versionedPath} reads: the request and the path Hono routed. */
@@ -20,5 +21,8 @@ export interface RoutedContext {
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function versionedPath(c: RoutedContext, path: string): string {
-  return withPrefix({ apiVersionPrefix: routedPrefix(new URL(c.req.raw.url).pathname, c.req.path) }, path);
+  const target = fetchView(c.req.raw).url ?? "/";
+  const query = target.indexOf("?");
+  const routed = query === -1 ? target : target.slice(0, query);
+  return withPrefix({ apiVersionPrefix: routedPrefix(routed, c.req.path) }, path);
 }
