@@ -81,8 +81,8 @@ const ALLOWED_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE";
  *
  * - A preflight (`OPTIONS` with `Access-Control-Request-Method`) from an allowed origin is an
  *   `Answer`: 204 with `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers` (the
- *   requested ones), `-Max-Age`, `-Expose-Headers`, `Content-Length: 0` and `Vary: Origin,
- *   Access-Control-Request-Headers`.
+ *   requested ones), `-Max-Age`, `-Expose-Headers` and `Vary: Origin, Access-Control-Request-Headers`;
+ *   no `Content-Length`, which RFC 9110 §8.6 forbids on a 204.
  * - Any other request from an allowed origin (an `OPTIONS` without
  *   `Access-Control-Request-Method` included: an actual request) is a `Passage` with
  *   `Access-Control-Allow-Origin`, `Access-Control-Expose-Headers` and `Vary: Origin`.
@@ -138,8 +138,6 @@ export function crossOriginGate(
             ...(headers === undefined || headers === "" ? {} : { "access-control-allow-headers": headers }),
             ...(maxAge === undefined ? {} : { "access-control-max-age": String(maxAge) }),
             ...(exposed === "" ? {} : { "access-control-expose-headers": exposed }),
-            // Safari waits for content on a 204 without a length.
-            "content-length": "0",
           },
           vary: ["Origin", "Access-Control-Request-Headers"],
           body: undefined,

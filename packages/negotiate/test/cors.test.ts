@@ -88,6 +88,9 @@ describe.each([
     expect(res.headers.get("access-control-allow-headers")).toBe("if-match");
     expect(res.headers.get("access-control-max-age")).toBe("600");
     expect(res.headers.get("allow")).toBeNull();
+    // RFC 9110 §8.6: "A server MUST NOT send a Content-Length header field in any response with a
+    // status code of ... 204 (No Content)"; Bun's and Deno's servers remove it themselves.
+    expect(res.headers.get("content-length")).toBeNull();
   });
 
   // Fetch standard §3.2.2: a CORS-preflight request "uses `OPTIONS` as method and includes"
