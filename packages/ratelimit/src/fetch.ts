@@ -20,14 +20,15 @@ import { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@s
 export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
   /**
    * The connection a `Request` came on, for its client's address: a Fetch `Request` does not
-   * carry it. Under Hono on `@hono/node-server` it is read from there without this option; on
-   * another server pass what it gives (`Deno.serve`'s `info.remoteAddr`, Bun's
-   * `server.requestIP(request)`), or a `key` of your own. A request with neither a principal, an
+   * carry it. Under Hono it is read without this option from what the server hands Hono as
+   * `c.env` (`@hono/node-server`, `Bun.serve`, `Deno.serve`: `honoConnection(c)` of
+   * `@svc/kernel/fetch`); elsewhere pass what the server gives (`Deno.serve`'s `info.remoteAddr`,
+   * Bun's `server.requestIP(request)`), or a `key` of your own. A request with neither a principal, an
    * address nor a key is refused with a 500 (code `rate_limit_no_client_address`, the limiter's
    * `logger` saying which options give an address), never passed; `.wrap(handler)` with no
    * `info`, no `connection`, no `clientAddressHeader`, no `trustProxy` and no `key` of your own is
    * refused at once (`ERR_SVC_RATELIMIT_CONNECTION`), since no request could be counted.
-   * @default the connection `@hono/node-server` gives, else none
+   * @default under Hono, the connection `honoConnection(c)` reads; else none
    */
   connection?: (request: Request) => ConnectionInfo | undefined;
   /**
