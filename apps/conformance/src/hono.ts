@@ -28,11 +28,13 @@ import {
 type Env = { Variables: AuthVariables };
 
 /**
- * The composition on Hono (served on Node by `@hono/node-server`): the pipeline's `getPath` and
- * middleware, gates as middleware in the order the other compositions mount them, each package
- * that reads forwarded fields given the trust and the connection (`honoConnection(c)`).
+ * The composition on Hono (served on Node by `@hono/node-server`, and by `Bun.serve` and
+ * `Deno.serve` in `runtimes/`): the pipeline's `getPath` and middleware, gates as middleware in
+ * the order the other compositions mount them, each package that reads forwarded fields given the
+ * trust and the connection (`honoConnection(c)`). What the server passes beside the `Request`
+ * (`env`: `@hono/node-server`'s `incoming`, Bun's server, Deno's `info`) goes to Hono as `c.env`.
  */
-export function honoApp(): (request: Request) => Response | Promise<Response> {
+export function honoApp(): (request: Request, env?: unknown) => Response | Promise<Response> {
   const service = createService();
   const trustProxy = compileTrust(TRUST);
   const svc = fetchAdapter(service.pipeline);

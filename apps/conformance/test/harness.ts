@@ -93,7 +93,8 @@ const RESETS: Record<string, RegExp> = {
 };
 
 /**
- * What is compared between frameworks: the status, the fields but `Date`, the body. What varies
+ * What is compared between frameworks: the status, the fields but `Date` (and the `Connection:
+ * close` answering the request's own), the body. What varies
  * with the moment a request is answered is left out: the error record's `timestamp`, and the
  * seconds to a rate limit's reset (each framework's request comes some milliseconds after the
  * previous one's, so a second may have turned), which {@link resets} gives for a check of their own.
@@ -105,6 +106,10 @@ export function comparable(response: Response): {
 } {
   const text = response.body.toString("latin1");
   const headers = Object.entries(response.headers)
+    // Every request of the table says `Connection: close` (RFC 9112 §9.6: no agent keeps it), so
+    // every server closes the connection: Node's say so once, Bun's not at all, and Deno's adds its
+    // own `close` to one the application set (`close, close`).
+    .filter(([name, value]) => name !== "connection" || !/^close(\s*,\s*close)*$/i.test(value))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, value]) => [name, RESETS[name] === undefined ? value : value.replace(RESETS[name], "<s>")]);
   return {

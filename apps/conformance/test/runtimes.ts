@@ -1,0 +1,158 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, relative } from "node:path";
+import { build, type Plugin } from "esbuild";
+
+/**
+ * The Hono composition on the runtimes of `runtimes.json` (Node.js 22 and 24, Bun, Deno), each
+ * in a process of its own, served the way a team serves a Fetch handler there (`@hono/node-server`,
+ * `Bun.serve`, `Deno.serve`). What runs is what a team installs: the packages are packed with
+ * `npm pack`, and `src/runtimes/<entry>.ts` is bundled with esbuild against the packed files
+ * alone (an @svc module resolved from anywhere else fails the bundle).
+ */
+
+const root = join(import.meta.dirname, "../../..");
+const here = join(import.meta.dirname, "..");
+const cache = join(root, "node_modules", ".cache", "svc-conformance");
+
+interface Runtime {
+  /** `name@version` on the npm registry. */
+  package: string;
+  bin: string;
+  /** `src/runtimes/<entry>.ts`: how the runtime serves the composition. */
+  entry: string;
+  args?: string[];
+}
+
+const RUNTIMES: Record<string, Runtime> = JSON.parse(readFileSync(join(here, "runtimes.json"), "utf8"));
+
+/** The runtimes of `runtimes.json`, installed here or not. */
+export const RUNTIME_NAMES: readonly string[] = Object.keys(RUNTIMES);
+
+/** Where `runtimes.mjs install` puts `name`'s binary. */
+function binaryOf(runtime: Runtime): string {
+  const base = process.env.SVC_RUNTIMES_DIR || join(homedir(), ".cache", "svc-runtimes");
+  return join(base, runtime.package.replace("@", "-"), "node_modules", ".bin", runtime.bin);
+}
+
+const published = readdirSync(join(root, "packages"))
+  .map((name) => join(root, "packages", name))
+  .filter((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).private !== true);
+
+/**
+ * Why `name` cannot run here (not installed, packages not built), or `undefined`. In CI that is an
+ * error, so the table never passes by leaving a runtime out; elsewhere a visible `[skip]`.
+ */
+export function missing(name: string): string | undefined {
+  const runtime = RUNTIMES[name];
+  if (runtime === undefined) return `${name} is not in runtimes.json`;
+  const binary = binaryOf(runtime);
+  if (!existsSync(binary))
+    return `${runtime.package} is not installed (node apps/conformance/runtimes.mjs install)`;
+  const unbuilt = published.filter((dir) => !existsSync(join(dir, "dist")));
+  if (unbuilt.length > 0)
+    return `the packages are not built (npm run build): ${unbuilt.map((d) => relative(root, d))}`;
+  return undefined;
+}
+
+let bundled: Promise<string> | undefined;
+
+/** Packs the packages and bundles every runtime entry against the packed files, once per run. */
+function bundles(): Promise<string> {
+  bundled ??= (async () => {
+    rmSync(cache, { recursive: true, force: true });
+    const packed = join(cache, "packed", "node_modules", "@svc");
+    mkdirSync(packed, { recursive: true });
+    const report = execFileSync(
+      "npm",
+      ["pack", "--json", "--pack-destination", cache, ...published.flatMap((dir) => ["-w", dir])],
+      { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+    );
+    for (const { name, filename } of JSON.parse(report) as { name: string; filename: string }[]) {
+      const folder = join(packed, name.slice("@svc/".length));
+      mkdirSync(folder, { recursive: true });
+      execFileSync("tar", ["-xzf", join(cache, filename), "-C", folder, "--strip-components=1"]);
+    }
+    const fromPacked: Plugin = {
+      name: "packed @svc packages",
+      setup(b) {
+        b.onResolve({ filter: /^@svc\// }, (args) =>
+          args.pluginData === "packed"
+            ? undefined
+            : b.resolve(args.path, { kind: args.kind, resolveDir: packed, pluginData: "packed" }),
+        );
+      },
+    };
+    const entries = [...new Set(Object.values(RUNTIMES).map((r) => r.entry))];
+    const result = await build({
+      entryPoints: Object.fromEntries(entries.map((e) => [e, join(here, "src", "runtimes", `${e}.ts`)])),
+      outdir: cache,
+      outExtension: { ".js": ".mjs" },
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "es2022",
+      metafile: true,
+      logLevel: "error",
+      nodePaths: [join(root, "node_modules")],
+      plugins: [fromPacked],
+      // The composition finds its WSDL beside its sources, not beside the bundle.
+      define: { "import.meta.dirname": JSON.stringify(join(here, "src")) },
+      // CommonJS dependencies `require` Node's modules; every runtime here has `node:module`.
+      banner: {
+        js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+      },
+    });
+    const elsewhere = Object.keys(result.metafile.inputs).filter(
+      (input) => /(^|\/)packages\//.test(input) || (input.includes("@svc/") && !input.includes("packed/")),
+    );
+    if (elsewhere.length > 0) throw new Error(`@svc modules bundled from outside the tarballs: ${elsewhere}`);
+    return cache;
+  })();
+  return bundled;
+}
+
+/** A server of the composition in another process. */
+export interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the composition on runtime `name` and resolves once it listens. */
+export async function startRuntime(name: string): Promise<Served> {
+  const runtime = RUNTIMES[name] as Runtime;
+  const bundle = join(await bundles(), `${runtime.entry}.mjs`);
+  const child = spawn(binaryOf(runtime), [...(runtime.args ?? []), bundle], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+  });
+  let output = "";
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name}: not listening after 30 s\n${output}`)), 30_000);
+    const read = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-16_384);
+      const found = /listening (\d+)/.exec(output);
+      if (found !== null) {
+        clearTimeout(timer);
+        resolve(Number(found[1]));
+      }
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", read);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name}: exited (${code}) before listening\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
