@@ -26,6 +26,7 @@ import {
 } from "@svc/kernel";
 import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js";
 import { fieldName } from "./field-name.js";
+import { refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
 import { malformedEscape } from "./target.js";
 import { UNREAD_BODY_DEFAULTS, type UnreadBodyBounds, unreadBodyAction } from "./unread-body.js";
@@ -78,11 +79,15 @@ const connections = new WeakMap<object, ConnectionInfo>();
  *   (`server.requestIP(request)`);
  * - `Deno.serve` (`c.env` is the handler's `info`): the address (`info.remoteAddr.hostname`).
  *
- * Elsewhere (a worker, which is told no peer), nothing: give the gates `connection` or
- * `clientAddressHeader` there. The same object for every call on one request, so the middlewares
+ * - whatever {@link withConnection} was told for the request, first.
+ *
+ * Elsewhere (a worker, which is told no peer), nothing: wrap the app in {@link withConnection}
+ * there. The same object for every call on one request, so the middlewares
  * of a request share one {@link fetchView}.
  */
 export function honoConnection(c: HonoContextLike): ConnectionInfo | undefined {
+  const told = connections.get(c.req.raw);
+  if (told !== undefined) return told;
   const env = c.env;
   if (typeof env !== "object" || env === null) return undefined;
   const incoming = (env as { incoming?: IncomingMessage }).incoming;
@@ -106,6 +111,42 @@ export function honoConnection(c: HonoContextLike): ConnectionInfo | undefined {
     return remembered(request, () => ({ address }));
   }
   return undefined;
+}
+
+/**
+ * `handler` (a Fetch server's handler: `app.fetch` of Hono), telling every `@svc` Hono middleware
+ * the connection of each request: what `connectionOf(request, env)` returns is what
+ * {@link honoConnection} gives for it, ahead of what the server hands Hono as `c.env`. For a
+ * server that tells the application the peer some other way: on Cloudflare Workers, the
+ * `CF-Connecting-IP` field, which Cloudflare's edge sets to the client's address (a client cannot
+ * choose it there; a server reachable around such a proxy must not read the field).
+ *
+ * @example
+ * export default {
+ *   fetch: withConnection(app.fetch, (request) => ({
+ *     address: request.headers.get("cf-connecting-ip") ?? undefined,
+ *   })),
+ * };
+ */
+export function withConnection<Rest extends unknown[], R>(
+  handler: (request: Request, ...rest: Rest) => R,
+  connectionOf: (request: Request, ...rest: Rest) => ConnectionInfo | undefined,
+): (request: Request, ...rest: Rest) => R {
+  if (typeof handler !== "function")
+    throw refusedOption("kernel", "handler", handler, "a Fetch handler", "withConnection: handler");
+  if (typeof connectionOf !== "function")
+    throw refusedOption(
+      "kernel",
+      "connectionOf",
+      connectionOf,
+      "a function (request) => { address } | undefined",
+      "withConnection: connectionOf",
+    );
+  return (request, ...rest) => {
+    const info = connectionOf(request, ...rest);
+    if (info !== undefined) connections.set(request, Object.freeze({ ...info }));
+    return handler(request, ...rest);
+  };
 }
 
 function remembered(key: object, read: () => ConnectionInfo): ConnectionInfo {
@@ -139,9 +180,15 @@ function readingOf(request: Request): Reading {
   if (known !== undefined) return known;
   const headers: IncomingHttpHeaders = {};
   const raw: string[] = [];
+  const coding = clientAcceptEncoding(request);
   for (const [name, value] of request.headers) {
+    if (coding !== undefined && name === "accept-encoding") continue;
     headers[name] = value;
     raw.push(name, value);
+  }
+  if (coding !== undefined && coding !== "") {
+    headers["accept-encoding"] = coding;
+    raw.push("accept-encoding", coding);
   }
   const url = request.url;
   const reading: Reading = {
@@ -156,6 +203,19 @@ function readingOf(request: Request): Reading {
   };
   readings.set(request, reading);
   return reading;
+}
+
+/**
+ * The `Accept-Encoding` the client sent, where the server in front replaced the field: Cloudflare's
+ * edge hands a Worker `Accept-Encoding: br, gzip` whatever the client accepts, and the client's
+ * own field in `request.cf.clientAcceptEncoding` (`""` when it sent none). A coding chosen from
+ * the replaced field reaches a client that never asked for it (RFC 9110 §12.5.3).
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.3
+ */
+function clientAcceptEncoding(request: Request): string | undefined {
+  const cf = (request as { cf?: { clientAcceptEncoding?: unknown } }).cf;
+  const coding = typeof cf === "object" && cf !== null ? cf.clientAcceptEncoding : undefined;
+  return typeof coding === "string" ? coding : undefined;
 }
 
 /**

@@ -3,7 +3,14 @@ import { createAdaptorServer } from "@hono/node-server";
 import { byPathVersioner, type Listening, listenOn, rawExchange } from "@svc/test-utils";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConnectionInfo, fetchAdapter, fetchGate, fetchView, honoConnection } from "../src/fetch.js";
+import {
+  type ConnectionInfo,
+  fetchAdapter,
+  fetchGate,
+  fetchView,
+  honoConnection,
+  withConnection,
+} from "../src/fetch.js";
 import { createPipeline, type Gate, type RequestView, requestFacts } from "../src/index.js";
 
 /** A `Request` that counts how often its fields are asked for. */
@@ -127,6 +134,49 @@ describe("fetchView: one reading per Request", () => {
       expect(fetchView(request).url).toBe(path);
     },
   );
+
+  it("withConnection: what it is told for a request → honoConnection's info, ahead of c.env", async () => {
+    const seen: (ConnectionInfo | undefined)[] = [];
+    const app = (request: Request, env: unknown) => {
+      seen.push(honoConnection({ req: { raw: request }, env, res: new Response() }));
+      return new Response("ok");
+    };
+    const told = withConnection(app, (request: Request, env: unknown) =>
+      env === "none" ? undefined : { address: request.headers.get("cf-connecting-ip") ?? undefined },
+    );
+    const request = new Request("http://api.example/", { headers: { "CF-Connecting-IP": "198.51.100.4" } });
+    await told(request, { remoteAddr: { hostname: "192.0.2.8" } });
+    await told(new Request("http://api.example/"), "none");
+    expect(seen).toEqual([{ address: "198.51.100.4" }, undefined]);
+    expect(fetchView(request, seen[0]).socket?.remoteAddress).toBe("198.51.100.4");
+    expect(() => withConnection(app, "cf-connecting-ip" as never)).toThrow(
+      expect.objectContaining({ code: "ERR_SVC_KERNEL_CONNECTION_OF" }),
+    );
+  });
+
+  it.each([
+    ["gzip;q=0", "gzip;q=0"],
+    ["identity", "identity"],
+    ["", undefined],
+  ])(
+    "a Worker's Request: Accept-Encoding: br, gzip from the edge, cf.clientAcceptEncoding %j → the view's %j",
+    (client, seen) => {
+      const request = new Request("http://api.example/", {
+        headers: { "Accept-Encoding": "br, gzip", Accept: "x/y" },
+      });
+      Object.defineProperty(request, "cf", { value: { clientAcceptEncoding: client, colo: "AMS" } });
+      const view = fetchView(request);
+      expect(view.headers["accept-encoding"]).toBe(seen);
+      expect(view.rawHeaders?.filter((_, i) => i % 2 === 0)).toEqual(
+        seen === undefined ? ["accept"] : ["accept", "accept-encoding"],
+      );
+    },
+  );
+
+  it("a Request without cf → its own Accept-Encoding", () => {
+    const request = new Request("http://api.example/", { headers: { "Accept-Encoding": "br, gzip" } });
+    expect(fetchView(request).headers["accept-encoding"]).toBe("br, gzip");
+  });
 
   it("Bun.serve: requestIP answering null (a Unix socket) → an info without an address", () => {
     const c = { req: { raw: request() }, env: bunServer(null), res: new Response() };
