@@ -24,6 +24,7 @@ import {
   SOAP_PATH,
   TRUST,
 } from "./service.js";
+import { soapOptions } from "./soap.js";
 
 type Req = express.Request & { principal?: { id: string } | undefined; apiVersion?: number | undefined };
 
@@ -50,7 +51,7 @@ export function expressApp(framework: typeof express): RequestListener {
   app.use(allowedHosts(HOSTS));
   app.use(authenticate(authOptions()));
   // The endpoint's error handler on its path: a refusal in front (429, 401) is a SOAP fault there.
-  app.use(SOAP_PATH, soapEndpoint(service.soapOptions), soapErrorHandler());
+  app.use(SOAP_PATH, soapEndpoint(soapOptions()), soapErrorHandler());
   app.use(parseBody(BODY));
 
   app

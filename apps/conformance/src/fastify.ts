@@ -19,6 +19,7 @@ import {
   SOAP_PATH,
   TRUST,
 } from "./service.js";
+import { soapOptions } from "./soap.js";
 
 type Params = { id: string };
 
@@ -47,7 +48,7 @@ export async function fastifyApp(): Promise<FastifyInstance> {
   await app.register(rateLimit, LIMIT);
   await app.register(allowedHosts, { hosts: HOSTS });
   await app.register(auth, authOptions());
-  await app.register(soap, { ...service.soapOptions, prefix: SOAP_PATH, faults: true });
+  await app.register(soap, { ...soapOptions(), prefix: SOAP_PATH, faults: true });
   await app.register(parseBody, BODY);
 
   app.get(

@@ -25,6 +25,7 @@ import {
   SOAP_PATH,
   TRUST,
 } from "./service.js";
+import { soapOptions } from "./soap.js";
 
 /**
  * The composition on `node:http`: no router and no framework setting, so each check is awaited in
@@ -41,7 +42,7 @@ export function nodeApp(): RequestListener {
   const checkHost = allowedHosts(HOSTS, { trustProxy });
   const auth = authenticate(authOptions());
   const canRead = requireScopes(READ_SCOPE);
-  const soap = soapEndpoint({ ...service.soapOptions, path: SOAP_PATH, trustProxy });
+  const soap = soapEndpoint({ ...soapOptions(), path: SOAP_PATH, trustProxy });
   const readBody = parseBody(BODY);
   const sendError = errorResponder({ wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' });
 

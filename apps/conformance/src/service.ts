@@ -1,11 +1,9 @@
-import { join } from "node:path";
 import { type AuthenticateOptions, createPasswordHasher } from "@svc/auth";
 import { validators } from "@svc/conditional";
 import { hal, halJson, isPage, pageItems, pageModel, parsePageRequest, type QueryInput } from "@svc/hal";
 import { MemoryStore } from "@svc/idempotency";
 import { createPipeline, HttpError, reply } from "@svc/kernel";
 import { compression, csv, json, type Representation, representations, xml } from "@svc/negotiate";
-import { SoapFault, type SoapServiceOptions } from "@svc/soap-envelope";
 import { versions } from "@svc/versioning";
 
 /**
@@ -49,19 +47,17 @@ export const ITEM_METHODS = ["GET", "HEAD", "PUT"];
 export const ORDER_METHODS = ["POST"];
 export const ME_METHODS = ["GET", "HEAD"];
 
-/** A contract with a SOAP 1.2 and a SOAP 1.1 binding of one port type (`@svc/soap-envelope`'s fixture). */
-export const WSDL = join(
-  import.meta.dirname,
-  "../../../packages/soap-envelope/src/__fixtures__/customer-both.wsdl",
-);
-
 export const SECRET = new TextEncoder().encode("conformance-secret-of-32-bytes!!");
 
 const passwords = createPasswordHasher({ logN: 4, r: 1 });
-const users = new Map([
-  ["alice", { hash: await passwords.hash("alice-pw"), scopes: ["employees:read", "employees:write"] }],
-  ["bob", { hash: await passwords.hash("bob-pw"), scopes: [] as string[] }],
-]);
+// Hashed on first use: a hash draws a random salt, which a Worker may not do at global scope.
+let hashed: Promise<Map<string, { hash: string; scopes: string[] }>> | undefined;
+const users = () =>
+  (hashed ??= (async () =>
+    new Map([
+      ["alice", { hash: await passwords.hash("alice-pw"), scopes: ["employees:read", "employees:write"] }],
+      ["bob", { hash: await passwords.hash("bob-pw"), scopes: [] as string[] }],
+    ]))());
 
 export function authOptions(): AuthenticateOptions {
   return {
@@ -71,7 +67,7 @@ export function authOptions(): AuthenticateOptions {
     bearer: { secret: SECRET, algorithms: ["HS256"] },
     basic: {
       verify: async (user, password) => {
-        const found = users.get(user);
+        const found = (await users()).get(user);
         if (!(await passwords.verify(password, found?.hash)) || found === undefined) return null;
         return { id: user, scopes: found.scopes };
       },
@@ -84,12 +80,6 @@ export const READ_SCOPE = "employees:read";
 interface Employee {
   id: number;
   name: string;
-}
-
-interface Customer {
-  id: bigint;
-  name: string;
-  email: string;
 }
 
 /** A page of the collection as CSV, one row per item: a representation only a page can take. */
@@ -105,9 +95,6 @@ export function createService() {
     ["Ada", "Grace", "Edsger", "Barbara", "Donald"].map((name, i) => [i + 1, { id: i + 1, name }]),
   );
   let orders = 0;
-  const customers = new Map<bigint, Customer>([
-    [42n, { id: 42n, name: "Ada Lovelace", email: "ada@example.com" }],
-  ]);
 
   const pipeline = createPipeline({
     versioning: versions({
@@ -129,32 +116,6 @@ export function createService() {
   return {
     pipeline,
     idempotencyOptions: { store: new MemoryStore(), required: true, waitMs: 0 },
-    soapOptions: {
-      wsdl: WSDL,
-      limits: { maxBytes: 4096 },
-      logger: { error() {} },
-      handlers: {
-        getCustomer: async ({ customerId }: { customerId: bigint }) => {
-          const customer = customers.get(customerId);
-          if (customer === undefined) {
-            throw new SoapFault({
-              code: "Sender",
-              subcode: "CustomerNotFound",
-              reason: `Customer ${customerId} does not exist`,
-              detail: { CustomerNotFound: { customerId } },
-            });
-          }
-          return { customer };
-        },
-        createCustomer: async ({ customer }: { customer: Customer }) => {
-          customers.set(customer.id, customer);
-          return { customerId: customer.id };
-        },
-        logEvent: async () => {},
-        sendNotification: async () => {},
-      } as SoapServiceOptions["handlers"],
-    },
-
     /** `GET /employees`: a page of the collection. `url`: the request-target as received. */
     list(query: QueryInput, url: string, origin: string) {
       const { page, size } = parsePageRequest(query, { defaultSize: 2, maxSize: 10 });

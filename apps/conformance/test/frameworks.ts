@@ -41,6 +41,8 @@ const ALL: readonly (Framework & { skipped?: string })[] = [
   onRuntime("node24"),
   onRuntime("bun"),
   onRuntime("deno"),
+  onRuntime("workerd"),
+  onRuntime("workerd-compat"),
 ];
 
 for (const { name, skipped } of ALL) {

@@ -1,15 +1,17 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { pathToFileURL } from "node:url";
+import { type BuildOptions, build, type Plugin } from "esbuild";
 
 /**
- * The Hono composition on the runtimes of `runtimes.json` (Node.js 22 and 24, Bun, Deno), each
- * in a process of its own, served the way a team serves a Fetch handler there (`@hono/node-server`,
- * `Bun.serve`, `Deno.serve`). What runs is what a team installs: the packages are packed with
- * `npm pack`, and `src/runtimes/<entry>.ts` is bundled with esbuild against the packed files
- * alone (an @svc module resolved from anywhere else fails the bundle).
+ * The Hono composition on the runtimes of `runtimes.json` (Node.js 22 and 24, Bun, Deno, workerd),
+ * each served the way a team serves a Fetch handler there (`@hono/node-server`, `Bun.serve`,
+ * `Deno.serve`, a Worker's `fetch` under miniflare). What runs is what a team installs: the
+ * packages are packed with `npm pack`, and `src/runtimes/<entry>.ts` is bundled with esbuild
+ * against the packed files alone (an @svc module resolved from anywhere else fails the bundle).
  */
 
 const root = join(import.meta.dirname, "../../..");
@@ -19,10 +21,15 @@ const cache = join(root, "node_modules", ".cache", "svc-conformance");
 interface Runtime {
   /** `name@version` on the npm registry. */
   package: string;
-  bin: string;
+  /** The runtime's binary, run with `args` and the bundle. */
+  bin?: string;
+  args?: string[];
+  /** Or the Node.js module that runs it: miniflare, which runs workerd. */
+  module?: "miniflare";
+  compatibilityDate?: string;
+  compatibilityFlags?: string[];
   /** `src/runtimes/<entry>.ts`: how the runtime serves the composition. */
   entry: string;
-  args?: string[];
 }
 
 const RUNTIMES: Record<string, Runtime> = JSON.parse(readFileSync(join(here, "runtimes.json"), "utf8"));
@@ -30,25 +37,26 @@ const RUNTIMES: Record<string, Runtime> = JSON.parse(readFileSync(join(here, "ru
 /** The runtimes of `runtimes.json`, installed here or not. */
 export const RUNTIME_NAMES: readonly string[] = Object.keys(RUNTIMES);
 
-/** Where `runtimes.mjs install` puts `name`'s binary. */
-function binaryOf(runtime: Runtime): string {
+/** Where `runtimes.mjs install` puts `runtime`, and the file that shows it is there. */
+function placeOf(runtime: Runtime): { folder: string; installed: string } {
   const base = process.env.SVC_RUNTIMES_DIR || join(homedir(), ".cache", "svc-runtimes");
-  return join(base, runtime.package.replace("@", "-"), "node_modules", ".bin", runtime.bin);
+  const folder = join(base, runtime.package.replace("@", "-"));
+  const installed =
+    runtime.bin !== undefined
+      ? join(folder, "node_modules", ".bin", runtime.bin)
+      : join(folder, "node_modules", runtime.module ?? "", "package.json");
+  return { folder, installed };
 }
 
 const published = readdirSync(join(root, "packages"))
   .map((name) => join(root, "packages", name))
   .filter((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).private !== true);
 
-/**
- * Why `name` cannot run here (not installed, packages not built), or `undefined`. In CI that is an
- * error, so the table never passes by leaving a runtime out; elsewhere a visible `[skip]`.
- */
+/** Why `name` cannot run here (not installed, packages not built), or `undefined`. */
 export function missing(name: string): string | undefined {
   const runtime = RUNTIMES[name];
   if (runtime === undefined) return `${name} is not in runtimes.json`;
-  const binary = binaryOf(runtime);
-  if (!existsSync(binary))
+  if (!existsSync(placeOf(runtime).installed))
     return `${runtime.package} is not installed (node apps/conformance/runtimes.mjs install)`;
   const unbuilt = published.filter((dir) => !existsSync(join(dir, "dist")));
   if (unbuilt.length > 0)
@@ -84,29 +92,54 @@ function bundles(): Promise<string> {
         );
       },
     };
-    const entries = [...new Set(Object.values(RUNTIMES).map((r) => r.entry))];
-    const result = await build({
-      entryPoints: Object.fromEntries(entries.map((e) => [e, join(here, "src", "runtimes", `${e}.ts`)])),
+    const entries = (worker: boolean) =>
+      Object.fromEntries(
+        [
+          ...new Set(
+            Object.values(RUNTIMES)
+              .filter((r) => (r.module === "miniflare") === worker)
+              .map((r) => r.entry),
+          ),
+        ].map((e) => [e, join(here, "src", "runtimes", `${e}.ts`)]),
+      );
+    const common: BuildOptions = {
       outdir: cache,
       outExtension: { ".js": ".mjs" },
       bundle: true,
       format: "esm",
-      platform: "node",
       target: "es2022",
       metafile: true,
       logLevel: "error",
       nodePaths: [join(root, "node_modules")],
       plugins: [fromPacked],
-      // The composition finds its WSDL beside its sources, not beside the bundle.
-      define: { "import.meta.dirname": JSON.stringify(join(here, "src")) },
-      // CommonJS dependencies `require` Node's modules; every runtime here has `node:module`.
-      banner: {
-        js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
-      },
-    });
-    const elsewhere = Object.keys(result.metafile.inputs).filter(
-      (input) => /(^|\/)packages\//.test(input) || (input.includes("@svc/") && !input.includes("packed/")),
-    );
+    };
+    const results = await Promise.all([
+      build({
+        ...common,
+        entryPoints: entries(false),
+        platform: "node",
+        // The composition finds its WSDL beside its sources, not beside the bundle.
+        define: { "import.meta.dirname": JSON.stringify(join(here, "src")) },
+        // CommonJS dependencies `require` Node's modules; every runtime here has `node:module`.
+        banner: {
+          js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+        },
+      }),
+      // As a Worker is bundled: the conditions workerd resolves, no Node.js module but through
+      // `nodejs_compat` (a `node:` import is left to the runtime, which refuses it without).
+      build({
+        ...common,
+        entryPoints: entries(true),
+        platform: "browser",
+        conditions: ["workerd", "worker", "browser"],
+        external: ["node:*"],
+      }),
+    ]);
+    const elsewhere = results
+      .flatMap((result) => Object.keys(result.metafile?.inputs ?? {}))
+      .filter(
+        (input) => /(^|\/)packages\//.test(input) || (input.includes("@svc/") && !input.includes("packed/")),
+      );
     if (elsewhere.length > 0) throw new Error(`@svc modules bundled from outside the tarballs: ${elsewhere}`);
     return cache;
   })();
@@ -123,7 +156,30 @@ export interface Served {
 export async function startRuntime(name: string): Promise<Served> {
   const runtime = RUNTIMES[name] as Runtime;
   const bundle = join(await bundles(), `${runtime.entry}.mjs`);
-  const child = spawn(binaryOf(runtime), [...(runtime.args ?? []), bundle], {
+  return runtime.module === "miniflare" ? onMiniflare(runtime, bundle) : inProcess(name, runtime, bundle);
+}
+
+/** The bundle as a Worker on workerd, run by the miniflare the runtimes' folder holds. */
+async function onMiniflare(runtime: Runtime, bundle: string): Promise<Served> {
+  const load = createRequire(join(placeOf(runtime).folder, "package.json"));
+  const { Miniflare } = (await import(pathToFileURL(load.resolve("miniflare")).href)) as {
+    Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
+  };
+  const worker = new Miniflare({
+    modules: true,
+    scriptPath: bundle,
+    compatibilityDate: runtime.compatibilityDate,
+    compatibilityFlags: runtime.compatibilityFlags ?? [],
+    host: "127.0.0.1",
+    port: 0,
+  });
+  const url = await worker.ready;
+  return { url: url.origin, close: () => worker.dispose() };
+}
+
+/** The bundle run by the runtime's binary, in a process of its own. */
+async function inProcess(name: string, runtime: Runtime, bundle: string): Promise<Served> {
+  const child = spawn(placeOf(runtime).installed, [...(runtime.args ?? []), bundle], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
   });

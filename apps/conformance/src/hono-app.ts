@@ -1,0 +1,105 @@
+import { type AuthVariables, authenticate, requireScopes } from "@svc/auth/fetch";
+import { allowedMethods, notFoundHandler, onError } from "@svc/errors/fetch";
+import { compileTrust } from "@svc/hal";
+import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/fetch";
+import { idempotency } from "@svc/idempotency/fetch";
+import { fetchAdapter, honoConnection } from "@svc/kernel/fetch";
+import { crossOrigin, parseBody } from "@svc/negotiate/fetch";
+import { rateLimit } from "@svc/ratelimit/fetch";
+import { versionedPath } from "@svc/versioning/fetch";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import {
+  authOptions,
+  BODY,
+  COLLECTION_METHODS,
+  CORS,
+  createService,
+  HOSTS,
+  ITEM_METHODS,
+  LIMIT,
+  ME_METHODS,
+  ORDER_METHODS,
+  READ_SCOPE,
+  SOAP_PATH,
+  TRUST,
+} from "./service.js";
+
+type Env = { Variables: AuthVariables };
+
+/** The SOAP endpoint on Hono: its faults middleware, mounted first, and its route. */
+export interface SoapOnHono {
+  faults: MiddlewareHandler;
+  answer(c: Context): Response | Promise<Response>;
+}
+
+/**
+ * The composition on Hono, on whatever server runs it: the pipeline's `getPath` and middleware,
+ * gates as middleware in the order the other compositions mount them, each package that reads
+ * forwarded fields given the trust and the connection (`honoConnection(c)`: what the server hands
+ * Hono as `c.env` beside the `Request`, or what `withConnection` was told). `soap` mounts the SOAP
+ * endpoint (`hono.ts`); without it, `SOAP_PATH` is no route (a runtime `@svc/soap-envelope` does
+ * not serve: `runtimes/workerd.ts`).
+ */
+export function honoComposition(
+  soap: ((trustProxy: ReturnType<typeof compileTrust>) => SoapOnHono) | undefined,
+): (request: Request, env?: unknown) => Response | Promise<Response> {
+  const service = createService();
+  const trustProxy = compileTrust(TRUST);
+  const svc = fetchAdapter(service.pipeline);
+  const route = { idempotency: idempotency(service.idempotencyOptions) };
+  const readBody = parseBody(BODY);
+  const endpoint = soap?.(trustProxy);
+  const by = (c: Context<Env>) => c.get("auth")?.principal?.id;
+  const self = (c: Context<Env>) =>
+    hrefFor(c.req.raw, versionedPath(c, `/employees/${c.req.param("id")}`), {
+      info: honoConnection(c),
+      trustProxy,
+    });
+
+  const app = new Hono<Env>({ getPath: svc.getPath });
+  // First: a refusal of the middleware after it is a SOAP fault there.
+  if (endpoint !== undefined) app.use(SOAP_PATH, endpoint.faults);
+  app.use(svc.middleware);
+  app.use(crossOrigin(CORS));
+  app.use(rateLimit({ ...LIMIT, trustProxy: TRUST }));
+  app.use(allowedHosts(HOSTS, { trustProxy }));
+  app.use(authenticate(authOptions()));
+  if (endpoint !== undefined) app.all(SOAP_PATH, endpoint.answer);
+
+  app.get("/employees", (c) => {
+    const url = new URL(c.req.url);
+    const origin = baseUrl(c.req.raw, { info: honoConnection(c), trustProxy });
+    return svc.respond(c.req.raw, () => service.list(url.searchParams, url.pathname + url.search, origin));
+  });
+  app.post("/employees", async (c) => {
+    const body = await readBody(c.req.raw);
+    return svc.respond(c.req.raw, () => service.create(body, by(c)), { body });
+  });
+  app.all("/employees", allowedMethods(COLLECTION_METHODS));
+  app.get("/employees/:id", (c) =>
+    svc.respond(c.req.raw, (ctx) => service.one(c.req.param("id"), self(c), ctx.version)),
+  );
+  app.put("/employees/:id", async (c) => {
+    const body = await readBody(c.req.raw);
+    const id = c.req.param("id");
+    return svc.respond(
+      c.req.raw,
+      async (ctx) => {
+        await svc.preconditions(c.req.raw, service.current(id, self(c), ctx.version));
+        return service.update(id, body, self(c), ctx.version);
+      },
+      { body },
+    );
+  });
+  app.all("/employees/:id", allowedMethods(ITEM_METHODS));
+  app.post("/orders", async (c) => {
+    const body = await readBody(c.req.raw);
+    return svc.respond(c.req.raw, () => service.order(body, by(c)), { route, body });
+  });
+  app.all("/orders", allowedMethods(ORDER_METHODS));
+  app.get("/me", requireScopes(READ_SCOPE), (c) => svc.respond(c.req.raw, () => service.me(by(c))));
+  app.all("/me", allowedMethods(ME_METHODS));
+  app.notFound(notFoundHandler());
+  app.onError(onError({ wwwAuthenticate: 'Bearer realm="api", Basic realm="api"' }));
+  return app.fetch;
+}
