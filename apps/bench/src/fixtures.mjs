@@ -1,4 +1,3 @@
-import http from "node:http";
 // Data and credentials shared by the harness and the baseline servers, so every server answers
 // the same request with the same representation.
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT } from "jose";
@@ -59,6 +58,8 @@ export function benchPort() {
  * and response a map of its own, and each property a middleware adds misses the inline caches.
  */
 export function listenApp(app) {
+  // Loaded here, not imported: the Hono apps that import this file also bundle as Workers.
+  const http = process.getBuiltinModule("node:http");
   const options = {};
   if (process.env.BENCH_PROTOTYPES === "classes") {
     class AppRequest extends http.IncomingMessage {}

@@ -21,10 +21,12 @@ const run = promisify(execFile);
  * exits or never answers.
  *
  * With `cpu` set, the server runs under `taskset -c <cpu>` (taskset execs node, so `pid` is the
- * server's own).
+ * server's own). With `command` (a runtime's binary and its arguments), that runs `script` in
+ * place of this Node.js and `nodeArgs`.
  *
  * @param {{ script: string, nodeArgs?: string[], env?: Record<string, string | null | undefined>,
- *   readyPath?: string, readyStatus?: number, timeoutMs?: number, cwd?: string, cpu?: number }} options
+ *   readyPath?: string, readyStatus?: number, timeoutMs?: number, cwd?: string, cpu?: number,
+ *   command?: string[] }} options
  */
 export async function startServer({
   script,
@@ -35,12 +37,13 @@ export async function startServer({
   timeoutMs = 60_000,
   cwd,
   cpu,
+  command: runtime,
 }) {
   const port = await freePort();
   // A null value removes an inherited variable (REDIS_URL from CI must not switch stores).
   const childEnv = { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" };
   for (const [name, value] of Object.entries(childEnv)) if (value === null) delete childEnv[name];
-  const command = [process.execPath, ...nodeArgs, script];
+  const command = [...(runtime ?? [process.execPath, ...nodeArgs]), script];
   if (cpu !== undefined) command.unshift("taskset", "-c", String(cpu));
   const child = spawn(command[0], command.slice(1), {
     cwd,

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { EMPLOYEE_ID } from "./fixtures.mjs";
 import { rawRequest, SEQ } from "./harness.mjs";
 import { referenceNodeFlags } from "./reference-flags.mjs";
+import { onRuntime, RUNTIMES } from "./runtimes.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../../..");
@@ -45,6 +46,12 @@ export const groups = [
     title: "SOAP 1.2 getCustomer on /ws/customer (same WSDL)",
     baselines: ["node-soap", "node-soap-noauth", "node-soap-node", "node-soap-reference"],
   },
+  // One table per runtime: the packages' Hono composition beside Hono's own middleware there.
+  ...RUNTIMES.map((runtime) => ({
+    id: `runtime-${runtime}`,
+    title: `GET /employees/{id} with Bearer JWT on ${runtime === "node" ? "this Node.js" : runtime}, bundled, the runtime's own server → 200`,
+    baselines: [`hono-peers@${runtime}`],
+  })),
 ];
 
 const script = (name) => join(here, "servers", name);
@@ -582,4 +589,20 @@ export const scenarios = [
       };
     },
   },
+  ...RUNTIMES.flatMap((runtime) => [
+    {
+      id: `packages-hono@${runtime}`,
+      group: `runtime-${runtime}`,
+      label: `servers/packages-hono-app.mjs bundled for ${runtime}, served by its own server`,
+      server: () => onRuntime(runtime, "packages-hono-app.mjs"),
+      prepare: getEmployee,
+    },
+    {
+      id: `hono-peers@${runtime}`,
+      group: `runtime-${runtime}`,
+      label: `servers/hono-peers-app.mjs bundled for ${runtime}, served by its own server`,
+      server: () => onRuntime(runtime, "hono-peers-app.mjs"),
+      prepare: getEmployee,
+    },
+  ]),
 ];

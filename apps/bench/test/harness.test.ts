@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,6 +60,38 @@ describe("run.mjs --quick", () => {
     expect(markdown).toMatch(/\| raw-node: .* \| 1\.00 \|/);
     expect(markdown).toContain("express-bare: bare Express 5 route");
   });
+
+  // The runtime scenarios bundle the built packages: without a build they are "skipped".
+  const built = existsSync(fileURLToPath(new URL("../../../packages/kernel/dist/fetch.js", import.meta.url)));
+  if (!built && !process.env.CI)
+    console.warn("[skip] the runtime scenarios of run.mjs: run npm run build first");
+  it.skipIf(!built && !process.env.CI)(
+    "--only packages-hono@node,hono-peers@node → both bundled, served, and compared",
+    async () => {
+      const out = await mkdtemp(join(tmpdir(), "svc-bench-"));
+      outDirs.push(out);
+      await run(
+        process.execPath,
+        [runner, "--quick", "--duration", "1", "--connections", "10"].concat([
+          "--only",
+          "packages-hono@node,hono-peers@node",
+          "--out",
+          out,
+        ]),
+        { timeout: 60_000 },
+      );
+      const report = JSON.parse(await readFile(join(out, "quick.json"), "utf8")) as {
+        results: ScenarioResult[];
+      };
+      expect(report.results.map((r) => [r.id, r.status])).toEqual([
+        ["packages-hono@node", "ok"],
+        ["hono-peers@node", "ok"],
+      ]);
+      for (const result of report.results) expect(result.summary?.unexpectedStatus).toBe(0);
+      expect(await readFile(join(out, "quick.md"), "utf8")).toContain("× hono-peers@node");
+    },
+    90_000,
+  );
 
   it("--only no-such-scenario → exit code 2 and no report", async () => {
     const out = await mkdtemp(join(tmpdir(), "svc-bench-"));
