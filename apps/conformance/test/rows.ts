@@ -256,6 +256,8 @@ for (const encoding of [
   "deflate",
   "GZIP",
   "gzip;q=0.001, identity;q=0",
+  "zstd",
+  "gzip, deflate, br, zstd",
 ]) {
   for (const target of ["/employees?size=5", "/employees/1"]) {
     rows.push({
