@@ -92,14 +92,17 @@ function bundles(): Promise<string> {
         );
       },
     };
+    // Each runtime's entry; and `stores`, the Redis and PostgreSQL stores run on each runtime
+    // with a binary (`stores.test.ts`).
     const entries = (worker: boolean) =>
       Object.fromEntries(
         [
-          ...new Set(
-            Object.values(RUNTIMES)
+          ...new Set([
+            ...Object.values(RUNTIMES)
               .filter((r) => (r.module === "miniflare") === worker)
               .map((r) => r.entry),
-          ),
+            ...(worker ? [] : ["stores"]),
+          ]),
         ].map((e) => [e, join(here, "src", "runtimes", `${e}.ts`)]),
       );
     const common: BuildOptions = {
@@ -158,6 +161,35 @@ export async function startRuntime(name: string): Promise<Served> {
   const bundle = join(await bundles(), `${runtime.entry}.mjs`);
   return runtime.module === "miniflare" ? onMiniflare(runtime, bundle) : inProcess(name, runtime, bundle);
 }
+
+/**
+ * Runs `src/runtimes/stores.ts` on runtime `name` (one with a binary) with `env`, and resolves
+ * with the JSON line it prints last.
+ */
+export async function runStores(name: string, env: Record<string, string>): Promise<Record<string, unknown>> {
+  const runtime = RUNTIMES[name] as Runtime;
+  const bundle = join(await bundles(), "stores.mjs");
+  const child = spawn(placeOf(runtime).installed, [...(runtime.args ?? []), bundle], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+  });
+  let output = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-65_536);
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const last = output.trim().split("\n").pop() ?? "";
+  try {
+    return JSON.parse(last) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${name}: stores.ts exited (${code}) without its result\n${output}`);
+  }
+}
+
+/** The runtimes of `runtimes.json` with a binary of their own (no Worker). */
+export const BINARY_RUNTIMES: readonly string[] = RUNTIME_NAMES.filter(
+  (name) => RUNTIMES[name]?.bin !== undefined,
+);
 
 /** The bundle as a Worker on workerd, run by the miniflare the runtimes' folder holds. */
 async function onMiniflare(runtime: Runtime, bundle: string): Promise<Served> {
