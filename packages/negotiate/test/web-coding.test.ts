@@ -1,43 +1,22 @@
-import type { Server } from "node:http";
-import { Readable, pipeline as streamPipeline } from "node:stream";
+import { pipeline as streamPipeline } from "node:stream";
 import * as zlibModule from "node:zlib";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { createAdaptorServer } from "@hono/node-server";
-import { createPipeline, reply } from "@svc/kernel";
-import { fetchAdapter } from "@svc/kernel/fetch";
-import { type Listening, listenOn } from "@svc/test-utils";
-import { fallbackErrors, send } from "@svc/test-utils/conformance";
-import { Hono } from "hono";
+import type { Listening } from "@svc/test-utils";
+import { send } from "@svc/test-utils/conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codingStep, webEncoder, zlibEncoder } from "../src/coder.js";
-import { representations } from "../src/index.js";
+import { webEncoder, zlibEncoder } from "../src/coder.js";
+import { codingApp, items, json } from "./coding-app.js";
 
 // Content coding on a Fetch server where node:zlib is not there (workerd without nodejs_compat, a
 // browser): gzip and deflate through CompressionStream, and br never claimed. The same Hono app
 // with node:zlib's encoder is the control: there br is chosen.
-const items = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `Employee ${i}`, department: "R&D" }));
-const json = JSON.stringify(items);
 
 async function app(encoder: "web" | "zlib"): Promise<Listening> {
-  const pipeline = createPipeline({
-    representations: representations(),
-    coding: codingStep({}, (level) =>
-      encoder === "web"
-        ? webEncoder()
-        : zlibEncoder({ zlib: zlibModule, stream: { pipeline: streamPipeline } }, level),
-    ),
-  });
-  const svc = fetchAdapter(pipeline);
-  const hono = new Hono();
-  hono.use(svc.middleware);
-  hono.onError((err, c) => fallbackErrors.fetch(err, c));
-  hono.get("/items", (c) => svc.respond(c.req.raw, () => items));
-  hono.get("/stream", (c) =>
-    svc.respond(c.req.raw, () =>
-      reply.bytes(Readable.from([json.slice(0, 5000), json.slice(5000)]), "application/json"),
-    ),
+  return codingApp((level) =>
+    encoder === "web"
+      ? webEncoder()
+      : zlibEncoder({ zlib: zlibModule, stream: { pipeline: streamPipeline } }, level),
   );
-  return listenOn(createAdaptorServer({ fetch: hono.fetch }) as Server);
 }
 
 const decode: Record<string, (bytes: Buffer) => Buffer> = {

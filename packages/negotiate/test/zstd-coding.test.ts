@@ -1,26 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import type { Server } from "node:http";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { Readable, pipeline as streamPipeline, Transform } from "node:stream";
+import { pipeline as streamPipeline, Transform } from "node:stream";
 import * as zlibModule from "node:zlib";
-import { createAdaptorServer } from "@hono/node-server";
-import { createPipeline, reply } from "@svc/kernel";
-import { fetchAdapter } from "@svc/kernel/fetch";
-import { type Listening, listenOn } from "@svc/test-utils";
-import { fallbackErrors, send } from "@svc/test-utils/conformance";
-import { Hono } from "hono";
+import type { Listening } from "@svc/test-utils";
+import { send } from "@svc/test-utils/conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codingStep, zlibEncoder } from "../src/coder.js";
-import { representations } from "../src/index.js";
+import { zlibEncoder } from "../src/coder.js";
+import { codingApp, items, json } from "./coding-app.js";
 
 // zstd (RFC 8878) is offered where the runtime's zlib has it (Node.js 22.15 and later, Bun) and
 // never claimed where it does not. This process is Node.js 20, whose zlib has none: the zlib with
 // zstd is one a Node.js that has it builds (the conformance runtimes' Node.js 24, when installed),
 // reached through a child process that codes and decodes for this one.
-const items = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `Employee ${i}`, department: "R&D" }));
-const json = JSON.stringify(items);
 
 const node24 = join(
   process.env.SVC_RUNTIMES_DIR || join(homedir(), ".cache", "svc-runtimes"),
@@ -73,22 +66,8 @@ function withZstd(binary: string) {
   });
 }
 
-async function app(zlib: typeof zlibModule): Promise<Listening> {
-  const pipeline = createPipeline({
-    representations: representations(),
-    coding: codingStep({}, (level) => zlibEncoder({ zlib, stream: { pipeline: streamPipeline } }, level)),
-  });
-  const svc = fetchAdapter(pipeline);
-  const hono = new Hono();
-  hono.use(svc.middleware);
-  hono.onError((err, c) => fallbackErrors.fetch(err, c));
-  hono.get("/items", (c) => svc.respond(c.req.raw, () => items));
-  hono.get("/stream", (c) =>
-    svc.respond(c.req.raw, () =>
-      reply.bytes(Readable.from([json.slice(0, 5000), json.slice(5000)]), "application/json"),
-    ),
-  );
-  return listenOn(createAdaptorServer({ fetch: hono.fetch }) as Server);
+function app(zlib: typeof zlibModule): Promise<Listening> {
+  return codingApp((level) => zlibEncoder({ zlib, stream: { pipeline: streamPipeline } }, level));
 }
 
 describe("zlib without zstd (Node.js 20)", () => {
