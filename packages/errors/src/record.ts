@@ -1,4 +1,4 @@
-import { type FieldError, type HttpError, reasonPhrase } from "@svc/kernel";
+import { absoluteOrigin, type FieldError, type HttpError, reasonPhrase } from "@svc/kernel";
 import { isProblemCode, RECORD_MEMBERS } from "@svc/kernel/internal";
 import { CUT_MARK, cutText, ERROR_RECORD_LIMITS, extensionBudget, hasNoJson, jsonData } from "./bounds.js";
 
@@ -215,9 +215,6 @@ function problemType(typeBase: string, code: string): string {
   return `${new URL(typeBase).href}${encodeURIComponent(code)}`;
 }
 
-// RFC 9112 §3.2.2 absolute-form (`http://host/x`); the scheme is case-insensitive (RFC 3986 §3.1).
-const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
-
 /**
  * The path of a request-target, without query or fragment: `/a/b?x=1` → `/a/b`, and for an
  * absolute-form target (RFC 9112 §3.2.2, which a server MUST accept and routes by its path)
@@ -235,15 +232,14 @@ export function requestPath(url: string): string {
 /**
  * The scheme and authority of a request-target in absolute-form (RFC 9112 §3.2.2, which "a server
  * MUST accept"): `http://api.example/v2/x?y` → `http://api.example`; `""` for the origin-form
- * (`/v2/x`) and the other forms. Linear: no nested repetition.
+ * (`/v2/x`) and the other forms: the kernel's `absoluteOrigin`, the rule every adapter routes by.
  *
  * @example absoluteFormOrigin("http://api.example/v2/employees") // "http://api.example"
  * @example absoluteFormOrigin("/v2/employees") // ""
  * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2.2
  */
 export function absoluteFormOrigin(url: string): string {
-  if (url.startsWith("/")) return "";
-  return ABSOLUTE_FORM.exec(url)?.[0] ?? "";
+  return absoluteOrigin(url);
 }
 
 /** `/a/b?x=1` → `/a/b`; also drops a fragment a broken client may send. */

@@ -104,7 +104,7 @@ export type {
   VersionDecision,
   Versioner,
 } from "./steps.js";
-export { malformedEscape, targetPath } from "./target.js";
+export { absoluteOrigin, malformedEscape, targetPath } from "./target.js";
 export { compileTrust, type TrustOption } from "./trust.js";
 export {
   MAX_UNREAD_BODY_BYTES,

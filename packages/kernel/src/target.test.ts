@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeStrayPercent, malformedEscape, routerTarget, targetPath } from "./target.js";
+import { absoluteOrigin, escapeStrayPercent, malformedEscape, routerTarget, targetPath } from "./target.js";
 
 // RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; only the path is the router's.
 describe("malformedEscape and escapeStrayPercent", () => {
@@ -46,5 +46,23 @@ describe("targetPath and routerTarget", () => {
   ])("%s → dispatched on %s, routed as %s", (target, path, routed) => {
     expect(targetPath(target)).toBe(path);
     expect(routerTarget(target)).toBe(routed);
+  });
+});
+
+// RFC 9112 §3.2.2: the absolute-form's scheme and authority, of any scheme, in any case.
+describe("absoluteOrigin", () => {
+  it.each([
+    ["http://api.example/v2/employees?x=1", "http://api.example"],
+    ["HTTPS://API.EXAMPLE:8443", "HTTPS://API.EXAMPLE:8443"],
+    ["ftp://api.example/employees/1", "ftp://api.example"],
+    ["http://api.example?x", "http://api.example"],
+    ["/v2/employees", ""],
+    ["//api.example/x", ""],
+    ["*", ""],
+    ["api.example:443", ""],
+    ["urn:x", ""],
+    ["1http://x/", ""],
+  ])("%s → %j", (target, origin) => {
+    expect(absoluteOrigin(target)).toBe(origin);
   });
 });

@@ -37,11 +37,14 @@ function pathEnd(target: string): number {
 
 /**
  * The scheme and authority of an absolute-form target, of any scheme (`ftp://api.example/x` →
- * `ftp://api.example`); `""` for any other form.
+ * `ftp://api.example`); `""` for any other form (the origin-form, `*`, the authority-form).
+ * Linear: no nested repetition.
  *
+ * @example absoluteOrigin("http://api.example/v2/employees") // "http://api.example"
+ * @example absoluteOrigin("/v2/employees") // ""
  * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2.2
  */
-function absoluteOrigin(target: string): string {
+export function absoluteOrigin(target: string): string {
   if (target.charCodeAt(0) === 47) return ""; // "/"
   return ABSOLUTE_FORM.exec(target)?.[0] ?? "";
 }
