@@ -47,7 +47,17 @@ export const ITEM_METHODS = ["GET", "HEAD", "PUT"];
 export const ORDER_METHODS = ["POST"];
 export const ME_METHODS = ["GET", "HEAD"];
 
-export const SECRET = new TextEncoder().encode("conformance-secret-of-32-bytes!!");
+/**
+ * The public key Bearer tokens are verified with (ES256, as a JWK): `bearer.key`, the form that
+ * must work where Node.js's `KeyObject` does not (workerd). Its private half signs the table's
+ * tokens (`test/rows.ts`); a key pair for these tests alone.
+ */
+export const PUBLIC_JWK = {
+  kty: "EC",
+  crv: "P-256",
+  x: "9NuQ50NT7aSfRRkE-_drQ1MoA_Z3pd6IstGi3ImBo80",
+  y: "anWn2vTsuQxhTBrOu8xXXdoza2MKZhvw05ImeVmJHog",
+};
 
 const passwords = createPasswordHasher({ logN: 4, r: 1 });
 // Hashed on first use: a hash draws a random salt, which a Worker may not do at global scope.
@@ -64,7 +74,7 @@ export function authOptions(): AuthenticateOptions {
     realm: "api",
     // Anonymous requests go on (to the routes' guards); credentials sent are checked.
     optional: true,
-    bearer: { secret: SECRET, algorithms: ["HS256"] },
+    bearer: { key: PUBLIC_JWK, algorithms: ["ES256"] },
     basic: {
       verify: async (user, password) => {
         const found = (await users()).get(user);

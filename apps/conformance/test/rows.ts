@@ -1,6 +1,6 @@
-import { SignJWT } from "jose";
+import { type CryptoKey, generateKeyPair, importJWK, SignJWT } from "jose";
 import { expect } from "vitest";
-import { CLIENT_LIMIT, SECRET, SOAP_PATH } from "../src/service.js";
+import { CLIENT_LIMIT, PUBLIC_JWK, SOAP_PATH } from "../src/service.js";
 import type { Request, Response, Row } from "./harness.js";
 
 type Fields = readonly (readonly [string, string])[];
@@ -25,20 +25,21 @@ const all =
   };
 const text = (pattern: RegExp) => (r: Response) => expect(r.body.toString("utf8")).toMatch(pattern);
 
-const token = (subject: string, scope: string | undefined, expires = "10m", secret = SECRET) =>
+// The private half of PUBLIC_JWK: the table's tokens are signed with it.
+const signer = (await importJWK(
+  { ...PUBLIC_JWK, d: "ZJe9Qqsv7i22GYRuqk4QTm1kk5zurzM4b8UdLTOkwzg" },
+  "ES256",
+)) as CryptoKey;
+const token = (subject: string, scope: string | undefined, expires: string | number = "10m", key = signer) =>
   new SignJWT(scope === undefined ? {} : { scope })
-    .setProtectedHeader({ alg: "HS256" })
+    .setProtectedHeader({ alg: "ES256" })
     .setSubject(subject)
     .setExpirationTime(expires)
-    .sign(secret);
+    .sign(key);
 const carol = `Bearer ${await token("carol", "employees:read")}`;
 const dave = `Bearer ${await token("dave", undefined)}`;
-const expired = `Bearer ${await new SignJWT({})
-  .setProtectedHeader({ alg: "HS256" })
-  .setSubject("erin")
-  .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
-  .sign(SECRET)}`;
-const forged = `Bearer ${await token("mallory", "employees:read", "10m", new TextEncoder().encode("another-secret-of-32-bytes!!!!!!"))}`;
+const expired = `Bearer ${await token("erin", undefined, Math.floor(Date.now() / 1000) - 3600)}`;
+const forged = `Bearer ${await token("mallory", "employees:read", "10m", (await generateKeyPair("ES256")).privateKey)}`;
 const basic = (user: string, password = `${user}-pw`) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
@@ -16,7 +16,7 @@ import { type BuildOptions, build, type Plugin } from "esbuild";
 
 const root = join(import.meta.dirname, "../../..");
 const here = join(import.meta.dirname, "..");
-const cache = join(root, "node_modules", ".cache", "svc-conformance");
+const caches = join(root, "node_modules", ".cache", "svc-conformance");
 
 interface Runtime {
   /** `name@version` on the npm registry. */
@@ -69,7 +69,14 @@ let bundled: Promise<string> | undefined;
 /** Packs the packages and bundles every runtime entry against the packed files, once per run. */
 function bundles(): Promise<string> {
   bundled ??= (async () => {
-    rmSync(cache, { recursive: true, force: true });
+    // A folder of this module's own: the suites that bundle run in parallel workers, and a worker
+    // may end without its exit handlers; a folder an hour old is no run's any more.
+    mkdirSync(caches, { recursive: true });
+    for (const old of readdirSync(caches, { withFileTypes: true }))
+      if (old.name.startsWith("bundle-") && Date.now() - statSync(join(caches, old.name)).mtimeMs > 3_600_000)
+        rmSync(join(caches, old.name), { recursive: true, force: true });
+    const cache = mkdtempSync(join(caches, "bundle-"));
+    process.once("exit", () => rmSync(cache, { recursive: true, force: true }));
     const packed = join(cache, "packed", "node_modules", "@svc");
     mkdirSync(packed, { recursive: true });
     const report = execFileSync(
