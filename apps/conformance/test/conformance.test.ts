@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FRAMEWORK_NAMES, FRAMEWORKS } from "./frameworks.js";
 import { comparable, differences, type Response, resets, send } from "./harness.js";
 import { rows } from "./rows.js";
-import type { Served } from "./runtimes.js";
+import { removeBundles, type Served } from "./runtimes.js";
 
 /**
  * The rows listed in EXCEPTIONS.md: by row name, the frameworks whose answer differs from the first
@@ -39,6 +39,7 @@ describe("the README composition on every framework", () => {
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));
+    removeBundles();
   });
 
   it("lists only rows of the table as exceptions", () => {

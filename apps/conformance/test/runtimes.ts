@@ -65,6 +65,14 @@ export function missing(name: string): string | undefined {
 }
 
 let bundled: Promise<string> | undefined;
+let made: string | undefined;
+
+/** Removes this module's bundles, once the servers that run them are closed. */
+export function removeBundles(): void {
+  if (made !== undefined) rmSync(made, { recursive: true, force: true });
+  made = undefined;
+  bundled = undefined;
+}
 
 /** Packs the packages and bundles every runtime entry against the packed files, once per run. */
 function bundles(): Promise<string> {
@@ -76,7 +84,7 @@ function bundles(): Promise<string> {
       if (old.name.startsWith("bundle-") && Date.now() - statSync(join(caches, old.name)).mtimeMs > 3_600_000)
         rmSync(join(caches, old.name), { recursive: true, force: true });
     const cache = mkdtempSync(join(caches, "bundle-"));
-    process.once("exit", () => rmSync(cache, { recursive: true, force: true }));
+    made = cache;
     const packed = join(cache, "packed", "node_modules", "@svc");
     mkdirSync(packed, { recursive: true });
     const report = execFileSync(

@@ -1,6 +1,6 @@
 import { serviceUrl } from "@svc/test-utils";
-import { describe, expect, it } from "vitest";
-import { BINARY_RUNTIMES, missing, runStores } from "./runtimes.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { BINARY_RUNTIMES, missing, removeBundles, runStores } from "./runtimes.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 const databaseUrl = serviceUrl("DATABASE_URL");
@@ -18,6 +18,7 @@ const runtimes = BINARY_RUNTIMES.filter((name) => {
  * from the packed tarballs: `src/runtimes/stores.ts` run by each runtime.
  */
 describe.skipIf(!redisUrl || !databaseUrl || runtimes.length === 0)("the stores on every runtime", () => {
+  afterAll(removeBundles);
   it.each(runtimes)(
     "%s: 200, 200, 429 from Redis; 201, the replay, 422 from PostgreSQL and from Redis",
     async (name) => {
