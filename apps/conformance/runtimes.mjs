@@ -7,16 +7,21 @@
 //
 //   node apps/conformance/runtimes.mjs install   installs the missing ones
 //   node apps/conformance/runtimes.mjs list      prints each runtime, its package and where it is
+//
+// Imported (types in runtimes.d.mts), it is where the suites and the bench find each runtime.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const pinned = JSON.parse(readFileSync(new URL("./runtimes.json", import.meta.url), "utf8"));
+/** The pinned runtimes of `runtimes.json`, by name. */
+export const RUNTIMES = JSON.parse(readFileSync(new URL("./runtimes.json", import.meta.url), "utf8"));
+const pinned = RUNTIMES;
 const base = process.env.SVC_RUNTIMES_DIR || join(homedir(), ".cache", "svc-runtimes");
 
 /** The folder `name`'s package is installed in, and the file that shows it is there. */
-function placeOf(name) {
+export function placeOf(name) {
   const runtime = pinned[name];
   const folder = join(base, runtime.package.replace("@", "-"));
   const installed =
@@ -44,8 +49,10 @@ function install(name) {
   process.stdout.write(`${name}: ${runtime.package} installed (${version})\n`);
 }
 
-const command = process.argv[2];
-if (command === "install") {
+const command = process.argv[1] === fileURLToPath(import.meta.url) ? process.argv[2] : "imported";
+if (command === "imported") {
+  // Imported: nothing to run.
+} else if (command === "install") {
   for (const name of Object.keys(pinned)) {
     if (existsSync(placeOf(name).installed))
       process.stdout.write(`${name}: ${pinned[name].package} already in ${base}\n`);

@@ -3,16 +3,15 @@
 // Node.js, Bun and Deno of apps/conformance/runtimes.json): each app bundled with esbuild from the
 // built packages (what a team installs) and served by the runtime's own server, as a team serves a
 // Fetch handler there (@hono/node-server, Bun.serve, Deno.serve).
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
+import { RUNTIMES as pinned, placeOf } from "../../conformance/runtimes.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../../..");
 const out = join(repoRoot, "node_modules", ".cache", "svc-bench-runtimes");
-const pinned = JSON.parse(readFileSync(join(repoRoot, "apps/conformance/runtimes.json"), "utf8"));
 
 /** The runtimes measured: this Node.js first, then those of runtimes.json with a binary of their own. */
 export const RUNTIMES = ["node", ...Object.keys(pinned).filter((name) => pinned[name].bin !== undefined)];
@@ -29,8 +28,7 @@ process.on("SIGTERM", () => process.exit(0));`,
 function binaryOf(name) {
   if (name === "node") return { command: [process.execPath], entry: "node" };
   const runtime = pinned[name];
-  const base = process.env.SVC_RUNTIMES_DIR || join(homedir(), ".cache", "svc-runtimes");
-  const binary = join(base, runtime.package.replace("@", "-"), "node_modules", ".bin", runtime.bin);
+  const binary = placeOf(name).installed;
   if (!existsSync(binary))
     return {
       unavailable: `${runtime.package} is not installed (node apps/conformance/runtimes.mjs install)`,

@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type BuildOptions, build, type Plugin } from "esbuild";
+import { placeOf, RUNTIMES, type Runtime } from "../runtimes.mjs";
 
 /**
  * The Hono composition on the runtimes of `runtimes.json` (Node.js 22 and 24, Bun, Deno, workerd),
@@ -18,35 +18,8 @@ const root = join(import.meta.dirname, "../../..");
 const here = join(import.meta.dirname, "..");
 const caches = join(root, "node_modules", ".cache", "svc-conformance");
 
-interface Runtime {
-  /** `name@version` on the npm registry. */
-  package: string;
-  /** The runtime's binary, run with `args` and the bundle. */
-  bin?: string;
-  args?: string[];
-  /** Or the Node.js module that runs it: miniflare, which runs workerd. */
-  module?: "miniflare";
-  compatibilityDate?: string;
-  compatibilityFlags?: string[];
-  /** `src/runtimes/<entry>.ts`: how the runtime serves the composition. */
-  entry: string;
-}
-
-const RUNTIMES: Record<string, Runtime> = JSON.parse(readFileSync(join(here, "runtimes.json"), "utf8"));
-
 /** The runtimes of `runtimes.json`, installed here or not. */
 export const RUNTIME_NAMES: readonly string[] = Object.keys(RUNTIMES);
-
-/** Where `runtimes.mjs install` puts `runtime`, and the file that shows it is there. */
-function placeOf(runtime: Runtime): { folder: string; installed: string } {
-  const base = process.env.SVC_RUNTIMES_DIR || join(homedir(), ".cache", "svc-runtimes");
-  const folder = join(base, runtime.package.replace("@", "-"));
-  const installed =
-    runtime.bin !== undefined
-      ? join(folder, "node_modules", ".bin", runtime.bin)
-      : join(folder, "node_modules", runtime.module ?? "", "package.json");
-  return { folder, installed };
-}
 
 const published = readdirSync(join(root, "packages"))
   .map((name) => join(root, "packages", name))
@@ -56,7 +29,7 @@ const published = readdirSync(join(root, "packages"))
 export function missing(name: string): string | undefined {
   const runtime = RUNTIMES[name];
   if (runtime === undefined) return `${name} is not in runtimes.json`;
-  if (!existsSync(placeOf(runtime).installed))
+  if (!existsSync(placeOf(name).installed))
     return `${runtime.package} is not installed (node apps/conformance/runtimes.mjs install)`;
   const unbuilt = published.filter((dir) => !existsSync(join(dir, "dist")));
   if (unbuilt.length > 0)
@@ -174,7 +147,15 @@ export interface Served {
 export async function startRuntime(name: string): Promise<Served> {
   const runtime = RUNTIMES[name] as Runtime;
   const bundle = join(await bundles(), `${runtime.entry}.mjs`);
-  return runtime.module === "miniflare" ? onMiniflare(runtime, bundle) : inProcess(name, runtime, bundle);
+  return runtime.module === "miniflare" ? onMiniflare(name, runtime, bundle) : inProcess(name, bundle);
+}
+
+/** `script` run by runtime `name`'s binary (with its `args`), its output piped. */
+function runOn(name: string, script: string, env: Record<string, string> = {}) {
+  return spawn(placeOf(name).installed, [...(RUNTIMES[name]?.args ?? []), script], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+  });
 }
 
 /**
@@ -182,12 +163,8 @@ export async function startRuntime(name: string): Promise<Served> {
  * with the JSON line it prints last.
  */
 export async function runStores(name: string, env: Record<string, string>): Promise<Record<string, unknown>> {
-  const runtime = RUNTIMES[name] as Runtime;
-  const bundle = join(await bundles(), "stores.mjs");
-  const child = spawn(placeOf(runtime).installed, [...(runtime.args ?? []), bundle], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ...env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-  });
+  const child = runOn(name, join(await bundles(), "stores.mjs"), env);
+  child.stdout.resume();
   let output = "";
   child.stderr.on("data", (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-65_536);
@@ -207,8 +184,8 @@ export const BINARY_RUNTIMES: readonly string[] = RUNTIME_NAMES.filter(
 );
 
 /** The bundle as a Worker on workerd, run by the miniflare the runtimes' folder holds. */
-async function onMiniflare(runtime: Runtime, bundle: string): Promise<Served> {
-  const load = createRequire(join(placeOf(runtime).folder, "package.json"));
+async function onMiniflare(name: string, runtime: Runtime, bundle: string): Promise<Served> {
+  const load = createRequire(join(placeOf(name).folder, "package.json"));
   const { Miniflare } = (await import(pathToFileURL(load.resolve("miniflare")).href)) as {
     Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
   };
@@ -225,11 +202,8 @@ async function onMiniflare(runtime: Runtime, bundle: string): Promise<Served> {
 }
 
 /** The bundle run by the runtime's binary, in a process of its own. */
-async function inProcess(name: string, runtime: Runtime, bundle: string): Promise<Served> {
-  const child = spawn(placeOf(runtime).installed, [...(runtime.args ?? []), bundle], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-  });
+async function inProcess(name: string, bundle: string): Promise<Served> {
+  const child = runOn(name, bundle);
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,12 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { pipeline as streamPipeline, Transform } from "node:stream";
 import * as zlibModule from "node:zlib";
 import type { Listening } from "@svc/test-utils";
 import { send } from "@svc/test-utils/conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { placeOf } from "../../../apps/conformance/runtimes.mjs";
 import { zlibEncoder } from "../src/coder.js";
 import { codingApp, items, json } from "./coding-app.js";
 
@@ -15,13 +14,8 @@ import { codingApp, items, json } from "./coding-app.js";
 // zstd is one a Node.js that has it builds (the conformance runtimes' Node.js 24, when installed),
 // reached through a child process that codes and decodes for this one.
 
-const node24 = join(
-  process.env.SVC_RUNTIMES_DIR || join(homedir(), ".cache", "svc-runtimes"),
-  "node-24.21.0",
-  "node_modules",
-  ".bin",
-  "node",
-);
+// The conformance runtimes' Node.js 24, where they are installed (apps/conformance/runtimes.mjs).
+const node24 = placeOf("node24").installed;
 const zstdAt = existsSync(node24) ? node24 : undefined;
 if (zstdAt === undefined && !process.env.CI)
   console.warn("[skip] zstd through Node.js 24: not installed (node apps/conformance/runtimes.mjs install)");
