@@ -28,7 +28,7 @@ import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js"
 import { fieldName } from "./field-name.js";
 import { refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
-import { malformedEscape } from "./target.js";
+import { malformedEscape, originForm } from "./target.js";
 import { UNREAD_BODY_DEFAULTS, type UnreadBodyBounds, unreadBodyAction } from "./unread-body.js";
 
 /** What a Fetch server knows of a request beyond the `Request` itself. */
@@ -193,7 +193,7 @@ function readingOf(request: Request): Reading {
   const url = request.url;
   const reading: Reading = {
     method: request.method.toUpperCase(),
-    url: originForm(url),
+    url: requestTarget(url),
     encrypted: url.startsWith("https:"),
     headers: Object.freeze(headers),
     rawHeaders: Object.freeze(raw),
@@ -219,18 +219,17 @@ function clientAcceptEncoding(request: Request): string | undefined {
 }
 
 /**
- * The path and query of a `Request`'s URL, cut from the string as Hono's `getPath` cuts it. Bun and
- * Deno build the URL from `Host` as sent (`http://a b/employees/1` for `Host: a b`), which the URL
- * parser refuses; the host check answers for such a `Host` (400), so reading the path must not
- * fail first.
+ * The path and query of a `Request`'s URL, by the kernel's reading of an absolute-form target
+ * (`originForm`), not the URL parser: Bun and Deno build the URL from `Host` as sent
+ * (`http://a b/employees/1` for `Host: a b`), which the parser refuses, and the host check answers
+ * for such a `Host` (400), so reading the path must not fail first. No fragment: none is part of
+ * a request-target.
  * @see https://www.rfc-editor.org/rfc/rfc9112#section-3.2.1
  */
-function originForm(url: string): string {
-  const scheme = url.indexOf("://");
-  const start = url.indexOf("/", scheme === -1 ? 0 : scheme + 3);
-  if (start === -1) return "/";
-  const fragment = url.indexOf("#", start);
-  return fragment === -1 ? url.slice(start) : url.slice(start, fragment);
+function requestTarget(url: string): string {
+  const target = originForm(url);
+  const fragment = target.indexOf("#");
+  return fragment === -1 ? target : target.slice(0, fragment);
 }
 
 function viewOf(request: Request, reading: Reading, info: ConnectionInfo | undefined): RequestView {

@@ -54,7 +54,7 @@ export function absoluteOrigin(target: string): string {
  * authority, an empty path being `/` (RFC 9112 §3.2.2: a server MUST accept the absolute-form,
  * and Express routes its path whatever the scheme); any other target as it is.
  */
-function originForm(target: string): string {
+export function originForm(target: string): string {
   const origin = absoluteOrigin(target);
   if (origin === "") return target;
   const rest = target.slice(origin.length);

@@ -4,6 +4,7 @@
  * `getPath` (the `/v<N>` prefix stripped), its `middleware` sets the version's fields and throws the
  * refusal; handlers read the version from their context (`context.version`).
  */
+import { targetPath } from "@svc/kernel";
 import { fetchView } from "@svc/kernel/fetch";
 import { routedPrefix, versionedPath as withPrefix } from "@svc/versioning";
 
@@ -21,8 +22,6 @@ export interface RoutedContext {
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function versionedPath(c: RoutedContext, path: string): string {
-  const target = fetchView(c.req.raw).url ?? "/";
-  const query = target.indexOf("?");
-  const routed = query === -1 ? target : target.slice(0, query);
+  const routed = targetPath(fetchView(c.req.raw).url ?? "/");
   return withPrefix({ apiVersionPrefix: routedPrefix(routed, c.req.path) }, path);
 }
