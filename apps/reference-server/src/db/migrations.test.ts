@@ -52,6 +52,15 @@ describe("migrate", () => {
     expect(await tables(db)).toEqual(expect.arrayContaining(["employees", "customers", "kysely_migration"]));
   });
 
+  it("another client's column dropped while the migrator introspects (42703 on its first query) → tried again, migrated", async () => {
+    db = createDatabase({ kind: "sqlite", filename: ":memory:", url: "sqlite::memory:" });
+    const { db: flaky } = failing(db, 1, () =>
+      pgError("42703", 'column "id" of relation "transfers" does not exist'),
+    );
+    await migrate(flaky);
+    expect(await tables(db)).toEqual(expect.arrayContaining(["employees", "customers", "kysely_migration"]));
+  });
+
   it("3F000 on every attempt (our own schema missing) → fails after 3 attempts", async () => {
     db = createDatabase({ kind: "sqlite", filename: ":memory:", url: "sqlite::memory:" });
     const { db: flaky, queries } = failing(db, Number.POSITIVE_INFINITY, () =>

@@ -304,20 +304,22 @@ export async function migrate(db: Db): Promise<void> {
 }
 
 /**
- * How often {@link migrate} tries when PostgreSQL answers `invalid_schema_name` or
- * `undefined_table` (SQLSTATE 3F000, 42P01, PostgreSQL docs, Appendix A) before any migration
- * ran. Kysely's migrator first looks for its bookkeeping tables by introspecting every schema of
- * the database, resolving each table by its name (`pg_get_serial_sequence`); a schema or a table
- * that another client of the shared database drops while that query runs fails it with "schema
- * ... does not exist" or "relation ... does not exist", naming that other object. The drop is
- * over by the next attempt. A schema of our own that is really missing fails every attempt, so it
+ * How often {@link migrate} tries when PostgreSQL answers `invalid_schema_name`,
+ * `undefined_table` or `undefined_column` (SQLSTATE 3F000, 42P01, 42703, PostgreSQL docs,
+ * Appendix A) before any migration ran. Kysely's migrator first looks for its bookkeeping tables
+ * by introspecting every schema of the database, resolving each column of each table by name
+ * (`pg_get_serial_sequence`); a schema, a table or a column that another client of the shared
+ * database drops while that query runs (another instance's migration replacing a column in its
+ * own schema) fails it with "schema ... does not exist", "relation ... does not exist" or "column
+ * ... of relation ... does not exist", naming that other object. The drop is over by the next
+ * attempt. A schema of our own that is really missing fails every attempt, so it
  * still stops the start-up, a few milliseconds later.
  */
 const MIGRATE_ATTEMPTS = 3;
 
 function isDroppedMeanwhile(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === "3F000" || code === "42P01";
+  return code === "3F000" || code === "42P01" || code === "42703";
 }
 
 /**
