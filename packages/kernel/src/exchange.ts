@@ -2,6 +2,7 @@ import type { TrustHop } from "./forwarded.js";
 import type { Passage, RequestView } from "./gate.js";
 import { HttpError } from "./http-error.js";
 import type { FactsEntry } from "./request-facts.js";
+import { requestSlot } from "./request-slot.js";
 import type { VersionDecision } from "./steps.js";
 
 /** Who made a request, as the packages after authentication need it: a stable identifier. */
@@ -128,30 +129,11 @@ export interface Exchange {
 }
 
 /**
- * The exchanges, by request. One table per process: the package's CommonJS build loads this ES
- * module rather than a copy of it, so a step recording through `import` and one reading through
- * `require` share it.
+ * The exchanges, by request: a private field of the request object ({@link requestSlot}). One
+ * slot per process: the package's CommonJS build loads this ES module rather than a copy of it,
+ * so a step recording through `import` and one reading through `require` share it.
  */
-const exchanges = new WeakMap<object, Exchange>();
-
-/**
- * The request looked up last and its exchange. One request's steps ask for its exchange a dozen
- * times in a row (each middleware's view, the facts, the principal, the version, the body), and
- * comparing one reference costs less than a weak-map lookup. It holds that one request until
- * another is looked up.
- */
-let lastCarrier: object | undefined;
-let lastExchange: Exchange | undefined;
-
-function lookup(key: object): Exchange | undefined {
-  if (key === lastCarrier) return lastExchange;
-  const exchange = exchanges.get(key);
-  if (exchange !== undefined) {
-    lastCarrier = key;
-    lastExchange = exchange;
-  }
-  return exchange;
-}
+const exchanges = requestSlot<Exchange>();
 
 /**
  * The object a request's exchange is kept by: the `node:http` request (Express's `req` is one;
@@ -195,12 +177,10 @@ class RequestExchange implements Exchange {
  */
 export function exchangeOf(request: object): Exchange {
   const key = carrier(request);
-  let exchange = lookup(key);
+  let exchange = exchanges.get(key);
   if (exchange === undefined) {
     exchange = new RequestExchange();
     exchanges.set(key, exchange);
-    lastCarrier = key;
-    lastExchange = exchange;
   }
   return exchange;
 }
@@ -212,7 +192,7 @@ export function exchangeOf(request: object): Exchange {
  * @internal For the @svc packages' adapters; it reads the exchanges this entry keeps.
  */
 export function exchangeIfAny(request: object): Exchange | undefined {
-  return lookup(carrier(request));
+  return exchanges.get(carrier(request));
 }
 
 /**
@@ -263,7 +243,7 @@ function carriesCredentials(request: object): boolean {
  * @param fix - what to do instead, for the message.
  */
 export function principalFor(request: object, step: string, fix: string): Principal | undefined {
-  const recorded = lookup(carrier(request))?.authentication;
+  const recorded = exchanges.get(carrier(request))?.authentication;
   if (recorded !== undefined) return recorded.principal;
   const own = (request as { principal?: unknown }).principal;
   if (typeof own === "object" && own !== null)

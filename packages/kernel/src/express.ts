@@ -12,6 +12,7 @@ import {
 import type { NextFunction } from "./async-route.js";
 import type { TrustHop } from "./forwarded.js";
 import { pipelineRequest, setPassage, writeResponse } from "./node.js";
+import { type RequestSlot, requestSlot } from "./request-slot.js";
 import { writeValue } from "./write.js";
 
 export { asyncRoute, type NextFunction } from "./async-route.js";
@@ -74,21 +75,19 @@ const EXPRESS_DEFAULT_ROUTING = Object.freeze({ caseSensitive: false, strict: fa
 /**
  * The slot, by pipeline, of a request's preparation: set on the request in front of routing
  * (`pipeline.prepare()`), read by the routes' handlers (`pipeline.express(handler)`) of the same
- * pipeline, whichever of its adapters they come from. A property of the request, gone with it: no
- * table of requests to look up and keep.
+ * pipeline, whichever of its adapters they come from. Kept with the request ({@link requestSlot}),
+ * gone with it: no table of requests to look up and keep.
  */
-const slots = new WeakMap<Pipeline, symbol>();
+const slots = new WeakMap<Pipeline, RequestSlot<Prepared>>();
 
-function slotOf(pipeline: Pipeline): symbol {
+function slotOf(pipeline: Pipeline): RequestSlot<Prepared> {
   let slot = slots.get(pipeline);
   if (slot === undefined) {
-    slot = Symbol("svc.prepared");
+    slot = requestSlot<Prepared>();
     slots.set(pipeline, slot);
   }
   return slot;
 }
-
-type Preparing = IncomingMessage & { [slot: symbol]: Prepared | undefined };
 
 /**
  * Prepares `req` (version, preflight), setting the version's fields on the response, the
@@ -159,10 +158,10 @@ export interface ExpressPipeline {
 export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
   const slot = slotOf(pipeline);
   const readyFor = (req: IncomingMessage, res: ServerResponse): Prepared => {
-    let ready = (req as Preparing)[slot];
+    let ready = slot.get(req);
     if (ready === undefined) {
       ready = prepareRequest(pipeline, req as PipelineIncoming, res);
-      (req as Preparing)[slot] = ready;
+      slot.set(req, ready);
     }
     return ready;
   };
@@ -195,7 +194,7 @@ export function expressAdapter(pipeline: Pipeline): ExpressPipeline {
       };
     },
     preconditions(req, current, creates = false) {
-      const ready = (req as Preparing)[slot] ?? NOT_PREPARED;
+      const ready = slot.get(req) ?? NOT_PREPARED;
       return pipeline.checkWrite(
         pipelineRequest(req, undefined, (req as PipelineIncoming).path),
         ready,

@@ -41,6 +41,7 @@ import type {
 } from "fastify";
 import { pipelineRequest } from "./node.js";
 import { releaseBody } from "./release.js";
+import { requestSlot } from "./request-slot.js";
 import { settleUnreadBody } from "./settle-body.js";
 import { malformedEscape, routerTarget } from "./target.js";
 
@@ -358,8 +359,6 @@ interface Decided {
   escaped?: boolean;
 }
 
-type Deciding = IncomingMessage & { [slot: symbol]: Decided | undefined };
-
 /** What a Fastify handler under the pipeline is given beside its request. */
 export type FastifyHandler = (request: FastifyRequest, context: HandlerContext) => unknown;
 
@@ -418,15 +417,14 @@ export function fastifyRewriteUrl(this: unknown, req: IncomingMessage): string {
  * app.get("/employees/:id", svc.handle(async (request) => employees.get(request.params.id)));
  */
 export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
-  // The decision rides on the raw request under this adapter's own key, gone with the request:
-  // no table of requests to look up and keep (a WeakMap's entries cost the collector too).
-  const slot = Symbol("svc.fastify.decided");
+  // The decision rides on the raw request in this adapter's own slot, gone with the request.
+  const slot = requestSlot<Decided>();
   const decide = (req: IncomingMessage): Decided => {
-    let ready = (req as Deciding)[slot];
+    let ready = slot.get(req);
     if (ready === undefined) {
       const prepared = pipeline.prepare(pipelineRequest(req), req.url ?? "/");
       ready = { prepared };
-      (req as Deciding)[slot] = ready;
+      slot.set(req, ready);
     }
     return ready;
   };
@@ -473,7 +471,7 @@ export function fastifyAdapter(pipeline: Pipeline): FastifyPipeline {
     preconditions(request, current, creates = false) {
       return pipeline.checkWrite(
         fastifyRequest(request),
-        (request.raw as Deciding)[slot]?.prepared ?? NOT_PREPARED,
+        slot.get(request.raw)?.prepared ?? NOT_PREPARED,
         current,
         creates,
       );

@@ -28,6 +28,7 @@ import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js"
 import { fieldName } from "./field-name.js";
 import { refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
+import { requestSlot } from "./request-slot.js";
 import { malformedEscape, originForm } from "./target.js";
 import { UNREAD_BODY_DEFAULTS, type UnreadBodyBounds, unreadBodyAction } from "./unread-body.js";
 
@@ -69,7 +70,7 @@ export type HonoMiddleware = (c: HonoContextLike, next: () => Promise<void>) => 
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /** The connection of each request, made once for the middlewares that ask. */
-const connections = new WeakMap<object, ConnectionInfo>();
+const connections = requestSlot<ConnectionInfo>();
 
 /**
  * What the server under Hono tells about the connection, read from Hono's `c.env`:
@@ -173,7 +174,7 @@ interface Reading {
 
 // One per copy of this module: where a process loads both the ESM and the CJS build, each reads
 // a request once, and the views stay equal.
-const readings = new WeakMap<Request, Reading>();
+const readings = requestSlot<Reading>();
 
 function readingOf(request: Request): Reading {
   const known = readings.get(request);
@@ -648,10 +649,7 @@ export interface FetchPipeline {
  * app.get("/employees/:id", (c) => svc.respond(c.req.raw, () => employees.get(c.req.param("id"))));
  */
 export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
-  const decided = new WeakMap<
-    Request,
-    { prepared: Prepared; path: string; read: PipelineRequest; info: unknown }
-  >();
+  const decided = requestSlot<{ prepared: Prepared; path: string; read: PipelineRequest; info: unknown }>();
   const decide = (request: Request, info?: ConnectionInfo | undefined) => {
     const first = decided.get(request);
     // Hono asks `getPath` first, with the `Request` alone: when the middleware then brings the

@@ -37,6 +37,7 @@ export {
   optionErrorCode,
   refusedOption,
 } from "./option-error.js";
+export { type RequestSlot, requestSlot } from "./request-slot.js";
 export { isTimerDelay, MAX_TIMER_MS } from "./timer.js";
 export { resolveUnreadBody, unreadBodyAction } from "./unread-body.js";
 export { utf8Bytes } from "./utf8.js";

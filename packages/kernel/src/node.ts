@@ -16,6 +16,7 @@ import {
   type RouteOptions,
 } from "@svc/kernel";
 
+import { requestSlot } from "./request-slot.js";
 import { malformedEscape, targetPath } from "./target.js";
 import { fieldName, writeValue } from "./write.js";
 
@@ -155,7 +156,7 @@ export interface NodePipeline {
  * });
  */
 export function nodeAdapter(pipeline: Pipeline): NodePipeline {
-  const decided = new WeakMap<IncomingMessage, { prepared: Prepared; path: string }>();
+  const decided = requestSlot<{ prepared: Prepared; path: string }>();
   const decide = (req: IncomingMessage, res: ServerResponse) => {
     let ready = decided.get(req);
     if (ready === undefined) {

@@ -7,7 +7,7 @@ import {
   requestFacts,
   type TrustOption,
 } from "@svc/kernel";
-import { checkForwardedHeaders } from "@svc/kernel/internal";
+import { checkForwardedHeaders, requestSlot } from "@svc/kernel/internal";
 import { type Asked, afterResponse, type Counted, createDecider, type Verdict } from "./core.js";
 import { optionError } from "./option-error.js";
 import { type RateLimitMessage, type RateLimitOptions, resolveConfig } from "./options.js";
@@ -174,7 +174,7 @@ export function rateLimitGate<Request extends object = object>(
   const ownTrust = trustProxy === false ? false : trust;
   const readsResponse = config.refundSuccessful || config.refundFailed;
   /** What each counted request spent, until its response is written (weakly: one never written is dropped). */
-  const counted = new WeakMap<object, Counted>();
+  const counted = requestSlot<Counted>();
   const successful = config.requestWasSuccessful as unknown as (
     request: Request,
     response: RateLimitResponse,

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { requestSlot } from "@svc/kernel/internal";
 import { refused } from "./option-error.js";
 import type { Decision, RateLimitPolicy } from "./types.js";
 
@@ -144,24 +145,17 @@ interface Report {
 }
 
 /**
- * Where the reports on one response are kept: a property of their owner (Express's `res`, or the
- * request a gate decides for: every limiter on that request adds to one list), so they live and
- * go with it, without a `WeakMap` entry per request.
+ * Where the reports on one response are kept: with their owner (Express's `res`, or the request a
+ * gate decides for: every limiter on that request adds to one list), so they live and go with it.
  */
-const REPORTS = Symbol("@svc/ratelimit reports");
-
-/** The reports of an owner that takes no property (a frozen or sealed request object). */
-const sealedReports = new WeakMap<object, Report[]>();
-
-type ReportOwner = { [REPORTS]?: Report[] };
+const reports = requestSlot<Report[]>();
 
 function reportsOf(owner: object): Report[] | undefined {
-  return (owner as ReportOwner)[REPORTS] ?? sealedReports.get(owner);
+  return reports.get(owner);
 }
 
 function keepReports(owner: object, list: Report[]): void {
-  if (Object.isExtensible(owner)) (owner as ReportOwner)[REPORTS] = list;
-  else sealedReports.set(owner, list);
+  reports.set(owner, list);
 }
 
 /** The response fields of the rate limit reports, by name as written on the wire. */
