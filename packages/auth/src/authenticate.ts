@@ -142,7 +142,7 @@ interface AuthenticateConfig {
   basic: BasicVerifier | undefined;
   optional: boolean;
   /** The Bearer verifier's synchronous cache lookup, bound once (see {@link CACHED}). */
-  cached: ((token: string, connection?: object) => Principal | undefined) | undefined;
+  cached: ((token: string) => Principal | undefined) | undefined;
   /** What the authorization guards read from the request. */
   context: AuthRealm;
   /** `Bearer realm="...", error="invalid_token"` (RFC 6750 §3.1). */
@@ -250,7 +250,7 @@ function decide(
     // A token verified before and still in the cache: no promise, no await, and no token68
     // check (RFC 6750 §2.1): the verifier caches only JWS compact tokens, each a token68. A
     // miss is checked below, before any verification.
-    const principal = cached(parsed.credentials, view.socket ?? undefined);
+    const principal = cached(parsed.credentials);
     if (principal !== undefined) return principal;
   }
   return verifyCredentials(config, view, parsed);

@@ -47,7 +47,7 @@ import {
   type RemoteJwksConfig,
   remoteKeySet,
 } from "./remote-jwks.js";
-import { ConnectionTokens, principalBytes, VerifiedTokenCache } from "./token-cache.js";
+import { principalBytes, VerifiedTokenCache } from "./token-cache.js";
 import { isCryptoKey, portablePublicKey, portableVerificationKey } from "./web-key.js";
 
 /** The verified-token cache's settings. */
@@ -293,11 +293,7 @@ export const CACHED = Symbol("@svc/auth cached principal");
 
 /** A verifier that may answer from its cache without a promise (see {@link CACHED}). */
 export interface CachedLookup {
-  /**
-   * `connection`: the request's connection (its socket), when it has one: the last token a hit
-   * answered on it is remembered with it (see {@link ConnectionTokens}).
-   */
-  [CACHED]?(token: string, connection?: object): Principal | undefined;
+  [CACHED]?(token: string): Principal | undefined;
 }
 
 /** What {@link createBearerVerifier} returns. */
@@ -443,8 +439,6 @@ interface BearerConfig {
   now: () => number;
   /** The verified-token cache; undefined with `cache: false`. */
   cache: VerifiedTokenCache<Principal> | undefined;
-  /** Each connection's last token answered from the cache, with its digest. */
-  connections: ConnectionTokens;
   maxTtlMs: number;
   maxTokenAgeSeconds: number | undefined;
   maxTokenLength: number;
@@ -480,7 +474,7 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
         (config.keySource as ReloadableKeySource).invalidate();
     },
     // The same lookup verify() starts with, without the promise: undefined for anything else.
-    [CACHED]: (token, connection) => cachedPrincipal(config, token, connection),
+    [CACHED]: (token) => cachedPrincipal(config, token),
   };
   return verifier;
 }
@@ -587,7 +581,6 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
           ),
     now,
     cache: cacheOptions ? new VerifiedTokenCache<Principal>(cacheMax, principalBytes) : undefined,
-    connections: new ConnectionTokens(),
     maxTtlMs: cacheMaxTtl * 1000,
     maxTokenAgeSeconds,
     maxTokenLength,
@@ -1030,14 +1023,12 @@ function cachedUntil(config: BearerConfig, exp: number, iat: number | undefined,
  * The cache lookup verify() starts with, without the promise (see {@link CACHED}). A hit is a
  * token verify() checked and cached, so it has the JWS compact form and is a token68.
  */
-function cachedPrincipal(config: BearerConfig, token: string, connection?: object): Principal | undefined {
+function cachedPrincipal(config: BearerConfig, token: string): Principal | undefined {
   const { cache } = config;
   if (!cache || token.length > config.maxTokenLength) return undefined;
-  const known = connection === undefined ? undefined : config.connections.keyOf(connection, token);
-  const key = known ?? VerifiedTokenCache.keyOf(token);
+  const key = VerifiedTokenCache.keyOf(token);
   const hit = cache.get(key, config.now());
   if (hit === undefined) return undefined;
-  if (known === undefined && connection !== undefined) config.connections.remember(connection, token, key);
   return clonePrincipal(hit);
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ConnectionTokens, VerifiedTokenCache } from "./token-cache.js";
+import { VerifiedTokenCache } from "./token-cache.js";
 
 describe("VerifiedTokenCache", () => {
   it.each([
@@ -35,35 +35,5 @@ describe("VerifiedTokenCache", () => {
     expect([cache.get("d", 0), cache.size, cache.bytes]).toEqual([undefined, 2, 984]);
     cache.clear();
     expect(cache.bytes).toBe(0);
-  });
-});
-
-describe("ConnectionTokens", () => {
-  it("answers a connection's last token only: the same characters, on that connection", () => {
-    const tokens = new ConnectionTokens();
-    const a = {};
-    const b = {};
-    tokens.remember(a, "header.payload.signature", "key-1");
-    expect(tokens.keyOf(a, "header.payload.signature")).toBe("key-1");
-    // One character off, at the end or the start, and a prefix: not the same token.
-    expect(tokens.keyOf(a, "header.payload.signaturf")).toBeUndefined();
-    expect(tokens.keyOf(a, "Header.payload.signature")).toBeUndefined();
-    expect(tokens.keyOf(a, "header.payload.signatur")).toBeUndefined();
-    expect(tokens.keyOf(b, "header.payload.signature")).toBeUndefined();
-    // Characters whose low byte is the remembered one's ("Ł" is U+0141, "A" 0x41), or that take
-    // more bytes than characters: not the same token either.
-    tokens.remember(a, "A.b.c", "key-2");
-    expect(tokens.keyOf(a, "A.b.c")).toBe("key-2");
-    expect(tokens.keyOf(a, "\u0141.b.c")).toBeUndefined();
-    expect(tokens.keyOf(a, "\ud800.b.c")).toBeUndefined();
-    expect(tokens.keyOf(a, "\u00c1.b")).toBeUndefined();
-  });
-
-  it("one token per connection: 2,000 tokens on one connection leave the last one only", () => {
-    const tokens = new ConnectionTokens();
-    const connection = {};
-    for (let i = 0; i < 2000; i++) tokens.remember(connection, `token-${i}`, `key-${i}`);
-    expect(tokens.keyOf(connection, "token-1999")).toBe("key-1999");
-    for (let i = 0; i < 1999; i++) expect(tokens.keyOf(connection, `token-${i}`)).toBeUndefined();
   });
 });

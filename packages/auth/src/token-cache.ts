@@ -1,4 +1,3 @@
-import { equalBytes, utf8 } from "./bytes.js";
 import { sha256Base64url } from "./digest.js";
 import type { Principal } from "./principal.js";
 
@@ -117,38 +116,5 @@ export class VerifiedTokenCache<V> {
     this.#newest = undefined;
     this.#bytes = 0;
     this.#generation++;
-  }
-}
-
-/**
- * The last token each connection sent that the verified-token cache answered, with its digest.
- * A client sends the same token on every request of a keep-alive connection, and its SHA-256 (the
- * cache key, {@link VerifiedTokenCache.keyOf}) is most of what a cache hit costs; the digest is a
- * function of the token alone, so a remembered one is never stale (an entry the cache dropped is
- * still looked up, and missed). Bounded by the open connections: one token each, in a `WeakMap`
- * keyed by the connection's socket, gone with it. The token is kept only there, with the
- * connection that sent it, while that connection is open; the cache itself still holds digests
- * only.
- *
- * Tokens are compared in constant time ({@link equalBytes}): one connection may carry several clients' requests
- * (a proxy's pooled connection), so how long a comparison takes must not tell how much of another
- * client's token a guess got right. A remembered token is a cached one, a JWS in compact form
- * (ASCII), so its UTF-8 bytes equal another string's only when the strings are equal.
- */
-export class ConnectionTokens {
-  readonly #last = new WeakMap<object, { token: Uint8Array; key: string }>();
-
-  /** The digest of `token` when it is the last token remembered for `connection`. */
-  keyOf(connection: object, token: string): string | undefined {
-    const last = this.#last.get(connection);
-    // ASCII: as many bytes as characters.
-    if (last === undefined || last.token.length !== token.length) return undefined;
-    const bytes = utf8(token);
-    return equalBytes(bytes, last.token) ? last.key : undefined;
-  }
-
-  /** Remembers `token` (whose digest is `key`) as `connection`'s last, in place of the one before. */
-  remember(connection: object, token: string, key: string): void {
-    this.#last.set(connection, { token: utf8(token), key });
   }
 }
