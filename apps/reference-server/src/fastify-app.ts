@@ -379,15 +379,22 @@ function viewRoute(
   handle: ViewHandler,
   options: RouteOptions | undefined,
 ): RouteHandlerMethod {
-  const replies = new WeakMap<FastifyRequest, FastifyReply>();
   const run = svc.handle((request: FastifyRequest, context: HandlerContext) => {
-    return handle(fastifyView(request, replies.get(request) as FastifyReply, svc, trust, context), context);
+    return handle(fastifyView(request, (request as Replying)[REPLY], svc, trust, context), context);
   }, options);
   return function viewHandler(this: FastifyInstance, request, reply) {
-    replies.set(request, reply);
+    (request as Replying)[REPLY] = reply;
     return run.call(this, request, reply);
   } as RouteHandlerMethod;
 }
+
+/**
+ * The reply of a request whose handler runs under the pipeline, kept on the request: a `WeakMap`
+ * from requests to replies, each reply holding its request, kept every request alive through V8's
+ * young-generation collections until a full one.
+ */
+const REPLY = Symbol("reply");
+type Replying = FastifyRequest & { [REPLY]: FastifyReply };
 
 /** The request view (view.ts) of a Fastify request. */
 function fastifyView(

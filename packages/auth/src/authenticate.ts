@@ -1,7 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError, isHttpError } from "@svc/errors";
-import { repeatsField } from "@svc/kernel";
-import type { AuthView } from "./auth-view.js";
+import { exchangeIfAny, type RequestView, repeatsField } from "@svc/kernel";
 import {
   type AuthorizationCredentials,
   challenge,
@@ -88,7 +87,7 @@ function queryHasAccessToken(url: string | undefined): boolean {
 
 /**
  * The authentication decision of `authenticate`, without a framework: options resolved
- * once, then one {@link AuthView} at a time.
+ * once, then one `RequestView` at a time.
  */
 export interface Authenticator extends AuthRealm {
   /**
@@ -97,24 +96,24 @@ export interface Authenticator extends AuthRealm {
    * token that fails), 400 `invalid_request` (a repeated `Authorization`, a token in the query),
    * 429 or 503 with `Retry-After` (failure budget, busy), as `authenticate` documents.
    */
-  authenticate(view: AuthView): Promise<AuthContext>;
+  authenticate(view: RequestView): Promise<AuthContext>;
   /**
    * The same decision without a promise where none is needed: the principal (`undefined`: no
    * credentials, under `optional`) at once for a Bearer token in the verified-token cache, else a
    * promise of it; a refusal is thrown (or rejected) as the `HttpError` to answer. For an adapter
    * whose framework calls on synchronously (Express's `next`).
    */
-  decide(view: AuthView): Principal | undefined | Promise<Principal | undefined>;
+  decide(view: RequestView): Principal | undefined | Promise<Principal | undefined>;
 }
 
 /**
  * The framework-free core of `authenticate`: the options checked and resolved once (a
- * refused one throws here), then a decision per request from its {@link AuthView}. The adapters
+ * refused one throws here), then a decision per request from its `RequestView`. The adapters
  * of `@svc/auth/node`, `/fastify` and `/fetch` are built on it; so can any other.
  *
  * @example
  * const auth = createAuthenticator({ realm: "api", bearer: { secret, algorithms: ["HS256"] } });
- * const { principal } = await auth.authenticate(req); // a node:http request is an AuthView
+ * const { principal } = await auth.authenticate(req); // a node:http request is a RequestView
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-11.6
  */
 export function createAuthenticator(options: AuthenticateOptions): Authenticator {
@@ -225,7 +224,7 @@ function resolveBearer(option: BearerOptions | BearerVerifier | undefined): Bear
  */
 function decide(
   config: AuthenticateConfig,
-  view: AuthView,
+  view: RequestView,
 ): Principal | undefined | Promise<Principal | undefined> {
   // RFC 6750 §2.3/§5.3: query (and form) tokens leak into logs and history;
   // refuse them outright, even next to a valid header ("more than one method", §3.1).
@@ -262,7 +261,7 @@ function decide(
  * first, as Node's `req.headers` does, while a proxy in front may have judged another is how
  * credentials get confused; RFC 6750 §3.1 answers more than one credential with invalid_request.
  */
-function repeatsAuthorization(view: AuthView): boolean {
+function repeatsAuthorization(view: RequestView): boolean {
   return repeatsField(view.rawHeaders, "authorization");
 }
 
@@ -273,8 +272,8 @@ function repeatsAuthorization(view: AuthView): boolean {
  * as the credential. Next to one, it is the resource's own data (a third-party token being
  * stored, say), which the header's credentials are allowed to send.
  */
-function carriesTokenOutsideHeader(view: AuthView): boolean {
-  const body = view.body;
+function carriesTokenOutsideHeader(view: RequestView): boolean {
+  const body = exchangeIfAny(view)?.body?.value;
   return (
     queryHasAccessToken(view.originalUrl ?? view.url) ||
     (typeof body === "object" &&
@@ -294,7 +293,7 @@ function isFormEncoded(contentType: string | undefined): boolean {
 /** The credentials verified by their scheme's verifier; anything unexpected is a 500. */
 async function verifyCredentials(
   config: AuthenticateConfig,
-  view: AuthView,
+  view: RequestView,
   parsed: AuthorizationCredentials,
 ): Promise<Principal> {
   const { bearer, basic } = config;
@@ -376,7 +375,7 @@ function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | un
 async function verifyBasic(
   config: AuthenticateConfig,
   basic: BasicVerifier,
-  view: AuthView,
+  view: RequestView,
   credentials: string,
 ): Promise<Principal> {
   const outcome = await basic.check(decodeBasicCredentials(credentials), basic.clientAddress(view));

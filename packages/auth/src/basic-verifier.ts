@@ -1,6 +1,5 @@
 import { fallbackLogger, HttpError, type Logger } from "@svc/errors";
-import { ipBucket } from "@svc/kernel";
-import type { AuthView } from "./auth-view.js";
+import { ipBucket, type RequestView, requestFacts } from "@svc/kernel";
 import type { BasicCredentials } from "./basic.js";
 import { randomBytes } from "./bytes.js";
 import { ConcurrencyGate, type Release } from "./concurrency-gate.js";
@@ -100,12 +99,14 @@ export interface FailureLimitOptions {
   perUsername?: FailureLimiter;
   /**
    * The client's address (IPv6 grouped per /64), or any other key naming the client (longer than
-   * 64 characters: its SHA-256 is used); `undefined` skips the client budget. Express's `req.ip`
-   * honours `trust proxy`; set it to exactly your proxies, or every client shares their budget.
-   * On Fetch servers the address is the one the adapter was given (`@hono/node-server`'s).
-   * @default (req) => req.ip ?? req.socket.remoteAddress
+   * 64 characters: its SHA-256 is used); `undefined` skips the client budget. The default is the
+   * client `requestFacts` of `@svc/kernel` resolves behind the framework's trust (Express's
+   * `trust proxy`, Fastify's `trustProxy`: the same address as `req.ip`); set that to exactly
+   * your proxies, or every client shares their budget. On Fetch servers it is the address the
+   * adapter was given (`@hono/node-server`'s, `withConnection`'s).
+   * @default (req) => requestFacts(req).client
    */
-  clientAddress?: (req: AuthView) => string | undefined;
+  clientAddress?: (req: RequestView) => string | undefined;
   /**
    * When a limiter fails (Redis down): `"open"` goes on without the budgets (the concurrency
    * bound still holds) and logs at most once a minute; `"closed"` answers 503 with `Retry-After`.
@@ -221,7 +222,7 @@ export interface BasicVerifier {
   /** Checks credentials (`undefined`: undecodable) from the client at `address`. */
   check(credentials: BasicCredentials | undefined, address: string | undefined): Promise<BasicOutcome>;
   /** The client address of a request, as `failureLimit.clientAddress` reads it. */
-  clientAddress(req: AuthView): string | undefined;
+  clientAddress(req: RequestView): string | undefined;
   /** Forgets every verified credential (after a password change, for instance). */
   clearCache(): void;
   /** The verification slots: `limit` and `queue`, `active` and `waiting` now. */
@@ -290,7 +291,7 @@ export function isBasicVerifier(value: unknown): value is BasicVerifier {
   return typeof value === "object" && value !== null && VERIFIER in value;
 }
 
-const defaultAddress = (req: AuthView) => req.ip ?? req.socket?.remoteAddress;
+const defaultAddress = (req: RequestView) => requestFacts(req).client || undefined;
 
 function isLimiter(value: unknown): value is FailureLimiter {
   return (
@@ -349,7 +350,7 @@ interface BasicConfig {
   verify: VerifyPassword;
   perClient: FailureLimiter | undefined;
   perUsername: FailureLimiter | undefined;
-  clientAddress: (req: AuthView) => string | undefined;
+  clientAddress: (req: RequestView) => string | undefined;
   failMode: "open" | "closed";
   logger: BasicLogger;
   /** `busyRetryAfter` in milliseconds: the wait of a `busy` outcome. */

@@ -21,7 +21,7 @@ import {
   scopeCheck,
 } from "@svc/auth";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { recordAuthentication } from "@svc/kernel";
+import { exchangeOf, recordAuthentication } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 import { optionError } from "./options.js";
 
@@ -68,6 +68,11 @@ export function authenticate(options: AuthenticateOptions) {
   ): void | Promise<void> {
     // The app's `trust proxy` in the exchange, for the Basic failure budget's client address.
     expressView(req);
+    // A body parsed in front (express.json(), express.urlencoded()), for the form-token check.
+    if (req.body !== undefined) {
+      const exchange = exchangeOf(req);
+      exchange.body ??= { value: req.body };
+    }
     // Only one left by an earlier step: `delete` of an absent property still costs a lookup.
     if (req.principal !== undefined) delete req.principal;
     let decided: Principal | undefined | Promise<Principal | undefined>;

@@ -12,7 +12,6 @@ import {
   type AuthenticateOptions,
   type AuthGuard,
   type AuthorizePredicate,
-  type AuthView,
   createAuthenticator,
   type Principal,
   predicateGuard,
@@ -20,7 +19,7 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
-import { exchangeOf, recordAuthentication, requestFacts } from "@svc/kernel";
+import { exchangeOf, type RequestView, recordAuthentication, requestFacts } from "@svc/kernel";
 import { appWide, fastifyView } from "@svc/kernel/fastify";
 import { refusedOption } from "@svc/kernel/internal";
 import type {
@@ -72,21 +71,18 @@ function clientOf(request: FastifyRequest): string {
   return requestFacts(fastifyView(request)).client;
 }
 
-/** What the core reads of a Fastify request: the raw request's field lines, the client ({@link clientOf}), the parsed body. */
-function viewOf(request: FastifyRequest): AuthView {
-  const raw = request.raw;
-  return {
-    method: request.method,
-    url: request.url,
-    originalUrl: request.originalUrl,
-    headers: request.headers,
-    rawHeaders: raw.rawHeaders,
-    socket: raw.socket,
-    get ip() {
-      return clientOf(request);
-    },
-    body: request.body,
-  };
+/**
+ * What the core reads of a Fastify request: the kernel's view of it (`fastifyView`, which records
+ * Fastify's `trustProxy` for the client address), with the body Fastify parsed, when the hook runs
+ * after parsing (`preHandler`), recorded in the request's exchange for the core's form-token check.
+ */
+function viewOf(request: FastifyRequest): RequestView {
+  const view = fastifyView(request);
+  if (request.body !== undefined) {
+    const exchange = exchangeOf(request.raw);
+    exchange.body ??= { value: request.body };
+  }
+  return view;
 }
 
 const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, options, done) => {

@@ -68,9 +68,7 @@ export function authenticate(options: AuthenticateOptions): FetchMiddleware {
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
   const run = async (request: Request, info: ConnectionInfo | undefined) => {
     const view = fetchView(request, info);
-    const context = await authenticator.authenticate(
-      info?.address === undefined ? view : { ...view, ip: info.address },
-    );
+    const context = await authenticator.authenticate(view);
     recordAuthentication(request, context.principal, realm);
     return context;
   };

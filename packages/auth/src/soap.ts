@@ -2,7 +2,6 @@ import type { IncomingMessage } from "node:http";
 import { sha1 } from "@noble/hashes/legacy";
 import { WSSE_NS, WSU_NS, type XmlElement } from "@svc/errors";
 import { exchangeOf } from "@svc/kernel";
-import type { AuthView } from "./auth-view.js";
 import {
   attemptOf,
   type BasicOutcome,
@@ -150,7 +149,8 @@ export interface SoapCredentialsOptions {
 /**
  * Who sent the message: the budgets of a {@link SoapCredentialsOptions.verifier} are kept per
  * client. `address` (an IP address or any client key) wins over `request`, whose address is read
- * as the verifier's `failureLimit.clientAddress` reads it (Express's `req.ip` by default).
+ * as the verifier's `failureLimit.clientAddress` reads it (by default the client `requestFacts` resolves
+ * behind the framework's trust, as `req.ip` on Express).
  *
  * @example
  * await soapCredentials.verify(headerBlocks, { request: context.http });
@@ -335,25 +335,7 @@ function settle(outcome: BasicOutcome, reason: string): Principal {
 function addressOf(config: SoapConfig, client: SoapClient | undefined): string | undefined {
   if (client === undefined) return undefined;
   if (client.address !== undefined) return client.address;
-  return client.request ? config.verifier.clientAddress(clientView(client.request)) : undefined;
-}
-
-/**
- * `req` as the verifier's `clientAddress` reads it: with the address the framework's adapter
- * resolved (the exchange's `client`: Fastify's behind its `trustProxy`) when `req` has no `ip` of
- * its own (a `node:http` request under Fastify), else `req` itself.
- */
-function clientView(req: IncomingMessage & { ip?: string | undefined }): AuthView {
-  const ip = req.ip === undefined ? exchangeOf(req).client : undefined;
-  if (ip === undefined) return req;
-  return {
-    method: req.method,
-    url: req.url,
-    headers: req.headers,
-    rawHeaders: req.rawHeaders,
-    socket: req.socket,
-    ip,
-  };
+  return client.request ? config.verifier.clientAddress(client.request) : undefined;
 }
 
 function child(el: XmlElement, ns: string | null, name: string): XmlElement[] {
@@ -516,7 +498,7 @@ async function authenticateMessage(
   const principal = await verifyBlock(
     config,
     block,
-    request ? config.verifier.clientAddress(clientView(request)) : undefined,
+    request ? config.verifier.clientAddress(request) : undefined,
   );
   // Two different users in one request: whose request it is would be a guess.
   if (fromHttp && fromHttp.id !== principal.id) {
