@@ -33,8 +33,8 @@ export interface PipelineIncoming extends IncomingMessage {
 
 /** The parts of an Express request {@link expressView} reads: its app's settings. */
 export interface ExpressSettingsRequest extends IncomingMessage {
-  /** Express's application (`req.app`). */
-  app?: { get(setting: string): unknown } | undefined;
+  /** Express's application (`req.app`), and its settings (a mounted app's inherit its parent's). */
+  app?: { get(setting: string): unknown; readonly settings?: object } | undefined;
 }
 
 /**
@@ -61,13 +61,24 @@ export function expressView<Req extends ExpressSettingsRequest>(req: Req): Req {
     return req;
   }
   if (exchange.trust === undefined) {
-    const trust = app.get("trust proxy fn");
+    const trust = settingOf(app, "trust proxy fn");
     exchange.trust = typeof trust === "function" ? (trust as TrustHop) : false;
   }
-  const caseSensitive = app.get("case sensitive routing") === true;
-  const strict = app.get("strict routing") === true;
+  const caseSensitive = settingOf(app, "case sensitive routing") === true;
+  const strict = settingOf(app, "strict routing") === true;
   exchange.routing = caseSensitive || strict ? { caseSensitive, strict } : EXPRESS_DEFAULT_ROUTING;
   return req;
+}
+
+/**
+ * An Express setting: `app.get(name)` is `app.settings[name]` on Express 4 and 5 (a mounted app's
+ * settings inherit its parent's), read here without the call, which counts its arguments.
+ */
+function settingOf(app: NonNullable<ExpressSettingsRequest["app"]>, name: string): unknown {
+  const settings = app.settings;
+  return typeof settings === "object" && settings !== null
+    ? (settings as Record<string, unknown>)[name]
+    : app.get(name);
 }
 
 const EXPRESS_DEFAULT_ROUTING = Object.freeze({ caseSensitive: false, strict: false });
