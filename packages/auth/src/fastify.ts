@@ -19,7 +19,7 @@ import {
   roleGuard,
   scopeGuard,
 } from "@svc/auth";
-import { exchangeOf, type RequestView, recordAuthentication, requestFacts } from "@svc/kernel";
+import { exchangeOf, type RequestView, recordAuthentication } from "@svc/kernel";
 import { appWide, fastifyView } from "@svc/kernel/fastify";
 import { refusedOption } from "@svc/kernel/internal";
 import type {
@@ -63,15 +63,6 @@ export interface AuthPluginOptions extends AuthenticateOptions {
 }
 
 /**
- * The client's address as every @svc package reads it behind Fastify's `trustProxy` (`requestFacts`
- * of its `fastifyView`), with Express's meaning of the trust: what the failure budgets key on.
- * `request.ip` agrees under `fastifyTrustProxy` of `@svc/kernel/fastify`.
- */
-function clientOf(request: FastifyRequest): string {
-  return requestFacts(fastifyView(request)).client;
-}
-
-/**
  * What the core reads of a Fastify request: the kernel's view of it (`fastifyView`, which records
  * Fastify's `trustProxy` for the client address), with the body Fastify parsed, when the hook runs
  * after parsing (`preHandler`), recorded in the request's exchange for the core's form-token check.
@@ -110,8 +101,6 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     request.auth = { principal, realm: realm.realm, challenges: realm.challenges };
     request.principal = principal ?? null;
     recordAuthentication(request.raw, principal, realm);
-    // For code handed only `request.raw` (the SOAP credentials hook under @svc/soap-envelope).
-    exchangeOf(request.raw).client = clientOf(request);
     if (principal !== undefined)
       request.log.debug({ principal: principal.id, scheme: principal.scheme }, "authenticated");
   };

@@ -90,8 +90,6 @@ export interface RateLimitState {
  *   its own;
  * - `routing`: how the framework's router compares paths, recorded by the same views; read by
  *   the versioning step and the `Idempotency-Key` scope;
- * - `client`: the client's address as the framework's adapter resolved it behind its own trust
- *   setting (Fastify's `trustProxy`), for code handed only the `node:http` request;
  * - `version`: the pipeline's versioning decision (`prepare`, on every adapter); read by
  *   `versioned()` and `versionedPath()` of `@svc/versioning`;
  * - `body`: the body parser's result (`@svc/negotiate`); read by the idempotency fingerprint;
@@ -114,8 +112,6 @@ export interface Exchange {
   trust: TrustHop | false | undefined;
   /** How the framework's router compares paths, if its adapter recorded it. */
   routing: RoutingRules | undefined;
-  /** The client's address an adapter resolved behind its framework's trust setting, if one did. */
-  client: string | undefined;
   /** The versioning decision, once the pipeline's `prepare` has run with a versioning step. */
   version: VersionDecision | undefined;
   /** The parsed request content, once a body parser of the packages has read it. */
@@ -154,7 +150,6 @@ class RequestExchange implements Exchange {
   authentication: Authentication | undefined = undefined;
   trust: TrustHop | false | undefined = undefined;
   routing: RoutingRules | undefined = undefined;
-  client: string | undefined = undefined;
   version: VersionDecision | undefined = undefined;
   body: ParsedBody | undefined = undefined;
   rateLimit: RateLimitState | undefined = undefined;
