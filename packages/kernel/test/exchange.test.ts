@@ -14,7 +14,6 @@ describe("exchangeOf", () => {
     expect(exchangeOf({ headers: {} })).not.toBe(exchangeOf(raw));
     expect(exchangeOf(raw)).toMatchObject({
       authentication: undefined,
-      client: undefined,
       version: undefined,
       body: undefined,
       rateLimit: undefined,
