@@ -39,7 +39,7 @@ import type {
   RawServerDefault,
   RouteHandlerMethod,
 } from "fastify";
-import { BoundedMemo } from "./bounded-memo.js";
+import { lowerFieldName } from "./field-name.js";
 import { pipelineRequest } from "./node.js";
 import { releaseBody } from "./release.js";
 import { requestSlot } from "./request-slot.js";
@@ -188,14 +188,6 @@ function appendLink(reply: FastifyReply, field: FieldValue): void {
   reply.header("link", before === undefined ? field : [...lines(before), ...lines(field)].join(", "));
 }
 
-/**
- * Field names in lower case, as Fastify stores and writes them. `reply.header` lower-cases each
- * name itself: a name already in lower case comes back as the same string, any other spelling as
- * a new one per field and request, which the reply's header object then has to look up by its
- * characters. The names are the gates' own (`RateLimit-Policy`, `Deprecation`), so a few are held.
- */
-const lowerCase = new BoundedMemo((name: string) => name.toLowerCase(), { limit: 256, maxKeyLength: 256 });
-
 /** A passage's fields on the reply, its `Vary` appended to the reply's. */
 export function setReplyPassage(reply: FastifyReply, passage: Passage): void {
   const fields = passage.fields;
@@ -203,7 +195,7 @@ export function setReplyPassage(reply: FastifyReply, passage: Passage): void {
     for (const name in fields) {
       const value = fields[name];
       if (value === null) reply.removeHeader(name);
-      else if (value !== undefined) reply.header(lowerCase.get(name), value);
+      else if (value !== undefined) reply.header(lowerFieldName(name), value);
     }
   }
   if (passage.vary !== undefined && passage.vary.length > 0) {

@@ -24,8 +24,9 @@ import {
   type RouteOptions,
   splitList,
 } from "@svc/kernel";
+import type { FieldValue } from "./response.js";
 import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js";
-import { fieldName } from "./field-name.js";
+import { fieldName, lowerFieldName } from "./field-name.js";
 import { refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
 import { requestSlot } from "./request-slot.js";
@@ -369,7 +370,55 @@ function spelledHeaders(value: ResponseValue, preset: Headers | undefined): Head
  * that would code it again (`encodeBody: "manual"` on Cloudflare Workers).
  */
 export function toResponse(value: ResponseValue, method: string, preset?: Headers | undefined): Response {
-  const headers = spelledHeaders(value, preset);
+  return withContent(value, method, spelledHeaders(value, preset));
+}
+
+/**
+ * The fields of the pipeline's response to a request, in one `Headers` with each field appended
+ * once: the passages' (a later gate's field replacing an earlier one's, their `Vary` names first),
+ * then the value's own over them, as {@link toResponse} over a preset of the passages and
+ * {@link withPassages} give them. Names go in lower case: a `Headers` keeps them so, and checks
+ * and lowers each name again on every `has`, `get` and `set`, which a response of a dozen fields
+ * would pay twice or three times over.
+ */
+function pipelineHeaders(value: ResponseValue, passages: readonly Passage[]): Headers {
+  const fields = new Map<string, FieldValue>();
+  let vary: string | undefined;
+  for (const passage of passages) {
+    const own = passage.fields;
+    if (own !== undefined)
+      for (const name in own) {
+        const field = own[name];
+        if (field === null) fields.delete(lowerFieldName(name));
+        else if (field !== undefined) fields.set(lowerFieldName(name), field);
+      }
+    if (passage.vary !== undefined && passage.vary.length > 0) vary = mergeVary(vary, passage.vary) ?? vary;
+  }
+  const own = value.fields;
+  for (const name in own) {
+    const field = own[name];
+    if (name === "vary") vary = field === null || field === undefined ? undefined : joined(field);
+    else if (field === null || field === undefined) fields.delete(name);
+    else if (name === "link" && fields.has("link"))
+      fields.set("link", `${joined(fields.get("link") as FieldValue)}, ${joined(field)}`);
+    else fields.set(name, field);
+  }
+  if (value.vary.length > 0) vary = mergeVary(vary, value.vary) ?? vary;
+  if (vary !== undefined) fields.set("vary", vary);
+  const headers = new Headers();
+  for (const [name, field] of fields) {
+    if (typeof field === "string") headers.append(name, field);
+    else for (const line of field) headers.append(name, line);
+  }
+  return headers;
+}
+
+function joined(field: FieldValue): string {
+  return typeof field === "string" ? field : field.join(", ");
+}
+
+/** `value`'s content on `headers`: see {@link toResponse}. */
+function withContent(value: ResponseValue, method: string, headers: Headers): Response {
   const body = value.body;
   const coded = isCodedContent(headers.get("content-encoding"));
   if (body === undefined) {
@@ -443,7 +492,6 @@ export function settleUnreadRequest(
   response: Response,
   bounds: UnreadBodyBounds = UNREAD_BODY_DEFAULTS,
 ): Response {
-  if (request.body === null || request.bodyUsed) return response;
   const framing = request.headers;
   const action = unreadBodyAction(
     framing.get("content-length") ?? undefined,
@@ -451,6 +499,9 @@ export function settleUnreadRequest(
     bounds,
   );
   if (action !== "close") return response;
+  // Only now the body: on `@hono/node-server` reading it makes the whole `Request` (its
+  // `AbortSignal` and listeners) that a request without framing fields never needs.
+  if (request.body === null || request.bodyUsed) return response;
   try {
     response.headers.set("connection", "close");
     return response;
@@ -491,18 +542,28 @@ export function withPassage(response: Response, passage: Passage): Response {
 export function withPassages(response: Response, request: Request): Response {
   const passages = exchangeIfAny(request)?.passages;
   if (passages === undefined || passages.length === 0) return response;
+  // Each gate of a chain calls this after `next()` with the same response: the innermost applies
+  // every passage, and the others, finding them applied, only look. `Headers` checks and
+  // lower-cases each name on every `has`, `get` and `set`, so applying them again costs as much.
+  const done = applied.get(request);
+  if (done !== undefined && done.response === response && done.count === passages.length) return response;
+  let out = response;
   try {
     addPassagesTo(response.headers, passages);
-    return response;
   } catch (err) {
     // Only an immutable `Headers` throws, on its first write, before any field changed.
     if (!(err instanceof TypeError)) throw err;
     const headers = new Headers(response.headers);
     addPassagesTo(headers, passages);
     const init = { status: response.status, statusText: response.statusText, headers };
-    return buildResponse(response.body, init, isCodedBody(response));
+    out = buildResponse(response.body, init, isCodedBody(response));
   }
+  applied.set(request, { response: out, count: passages.length });
+  return out;
 }
+
+/** The response {@link withPassages} last gave for a request, and how many passages it carries. */
+const applied = requestSlot<{ response: Response; count: number }>();
 
 function addPassagesTo(headers: Headers, passages: readonly Passage[]): void {
   // A later gate's field replaces an earlier one's (as it does on `node:http`'s response, where
@@ -695,12 +756,12 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
           ? { ...read, path }
           : fetchPipelineRequest(request, { info: options.info, path });
       const value = await pipeline.run(pipelineRequest, prepared, handler, options.route);
-      const preset = new Headers();
-      for (const passage of passagesOf(request)) {
-        setFields(preset, passage.fields);
-        appendVaryTo(preset, passage.vary);
-      }
-      return settleUnreadRequest(request, toResponse(value, request.method.toUpperCase(), preset));
+      const passages = passagesOf(request);
+      const headers = pipelineHeaders(value, passages);
+      const response = settleUnreadRequest(request, withContent(value, request.method.toUpperCase(), headers));
+      // The gates' `withPassages` after `next()` find every passage on it already.
+      if (passages.length > 0) applied.set(request, { response, count: passages.length });
+      return response;
     },
     preconditions(request, current, creates = false) {
       const ready = decided.get(request);

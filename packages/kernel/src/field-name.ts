@@ -1,3 +1,5 @@
+import { BoundedMemo } from "./bounded-memo.js";
+
 /**
  * Field names as they are usually spelled: each hyphen-separated part capitalised, except the
  * acronyms of the fields the pipeline writes. Names are case-insensitive (RFC 9110 §5.1); the
@@ -31,3 +33,15 @@ export function fieldName(name: string): string {
   if (spelled.size < 512) spelled.set(name, out);
   return out;
 }
+
+/**
+ * `name` in lower case, as Fastify's `reply` and a Fetch `Headers` keep field names, from a small
+ * held table: the names are the gates' own (`RateLimit-Policy`, `Deprecation`), and lowering one
+ * on every request makes a new string a request that the header store then looks up by its
+ * characters. A name already in lower case comes back as it is.
+ */
+export function lowerFieldName(name: string): string {
+  return lowered.get(name);
+}
+
+const lowered = new BoundedMemo((name: string) => name.toLowerCase(), { limit: 256, maxKeyLength: 256 });
