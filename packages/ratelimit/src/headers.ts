@@ -150,14 +150,6 @@ interface Report {
  */
 const reports = requestSlot<Report[]>();
 
-function reportsOf(owner: object): Report[] | undefined {
-  return reports.get(owner);
-}
-
-function keepReports(owner: object, list: Report[]): void {
-  reports.set(owner, list);
-}
-
 /** The response fields of the rate limit reports, by name as written on the wire. */
 export type RateLimitFields = Record<string, string>;
 
@@ -171,7 +163,7 @@ function tighter(a: Decision, b: Decision): boolean {
 /** The tightest decision reported for `owner` so far, if any. */
 export function tightestDecision(owner: object): Decision | undefined {
   let best: Decision | undefined;
-  for (const r of reportsOf(owner) ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
+  for (const r of reports.get(owner) ?? []) if (!best || tighter(r.decision, best)) best = r.decision;
   return best;
 }
 
@@ -214,11 +206,11 @@ export function reportDecision(
   policy: RateLimitPolicy,
   settings: HeaderSettings,
 ): RateLimitFields | undefined {
-  const list = reportsOf(owner);
+  const list = reports.get(owner);
   if (!list) {
     // The first (often the only) limiter on this response.
     const name = settings.policyName;
-    keepReports(owner, [{ decision, policy, settings, name }]);
+    reports.set(owner, [{ decision, policy, settings, name }]);
     return singleFields(decision, policy, settings, name);
   }
   const report: Report = { decision, policy, settings, name: uniqueName(list, settings.policyName) };
