@@ -1,7 +1,7 @@
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addPassage, fetchAdapter, fetchGate, passagesOf, withPassage } from "../src/fetch.js";
+import { addPassage, fetchAdapter, fetchGate, passagesOf, settleUnreadRequest, withPassage } from "../src/fetch.js";
 import { createPipeline, type Gate, type Versioner } from "../src/index.js";
 
 /** A version decided from `Accept-Version`, so every response varies on it. */
@@ -111,5 +111,32 @@ describe("passages across two copies of @svc/kernel/fetch", () => {
     expect(passagesOf(new Request("http://127.0.0.1/item"))).toEqual([]);
     // Kept out of the way: not an own enumerable property of the request.
     expect(Object.keys(request)).toEqual([]);
+  });
+});
+
+describe("@svc/kernel/fetch: settleUnreadRequest", () => {
+  /** A request whose `body` counts its reads, as `@hono/node-server`'s builds a whole `Request` on the first. */
+  function counted(fields: Record<string, string>) {
+    const request = { headers: new Headers(fields), bodyUsed: false, reads: 0 };
+    Object.defineProperty(request, "body", {
+      get() {
+        request.reads++;
+        return null;
+      },
+    });
+    return request;
+  }
+
+  it("a request without Content-Length or Transfer-Encoding → its body is never read", () => {
+    const request = counted({});
+    const response = new Response("ok");
+    expect(settleUnreadRequest(request as unknown as Request, response)).toBe(response);
+    expect(request.reads).toBe(0);
+  });
+
+  it("a chunked request → its body is looked at (unread: Connection: close)", () => {
+    const request = counted({ "transfer-encoding": "chunked" });
+    settleUnreadRequest(request as unknown as Request, new Response("ok"));
+    expect(request.reads).toBe(1);
   });
 });
