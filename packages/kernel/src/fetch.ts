@@ -24,12 +24,12 @@ import {
   type RouteOptions,
   splitList,
 } from "@svc/kernel";
-import type { FieldValue } from "./response.js";
 import { buildResponse, isCodedBody, isCodedContent } from "./coded-response.js";
 import { fieldName, lowerFieldName } from "./field-name.js";
 import { refusedOption } from "./option-error.js";
 import { releaseBody } from "./release.js";
 import { requestSlot } from "./request-slot.js";
+import type { FieldValue } from "./response.js";
 import { malformedEscape, originForm } from "./target.js";
 import { UNREAD_BODY_DEFAULTS, type UnreadBodyBounds, unreadBodyAction } from "./unread-body.js";
 
@@ -758,7 +758,10 @@ export function fetchAdapter(pipeline: Pipeline): FetchPipeline {
       const value = await pipeline.run(pipelineRequest, prepared, handler, options.route);
       const passages = passagesOf(request);
       const headers = pipelineHeaders(value, passages);
-      const response = settleUnreadRequest(request, withContent(value, request.method.toUpperCase(), headers));
+      const response = settleUnreadRequest(
+        request,
+        withContent(value, request.method.toUpperCase(), headers),
+      );
       // The gates' `withPassages` after `next()` find every passage on it already.
       if (passages.length > 0) applied.set(request, { response, count: passages.length });
       return response;

@@ -1,7 +1,14 @@
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addPassage, fetchAdapter, fetchGate, passagesOf, settleUnreadRequest, withPassage } from "../src/fetch.js";
+import {
+  addPassage,
+  fetchAdapter,
+  fetchGate,
+  passagesOf,
+  settleUnreadRequest,
+  withPassage,
+} from "../src/fetch.js";
 import { createPipeline, type Gate, type Versioner } from "../src/index.js";
 
 /** A version decided from `Accept-Version`, so every response varies on it. */
