@@ -389,8 +389,11 @@ function pipelineHeaders(value: ResponseValue, passages: readonly Passage[]): He
     if (own !== undefined)
       for (const name in own) {
         const field = own[name];
-        if (field === null) fields.delete(lowerFieldName(name));
-        else if (field !== undefined) fields.set(lowerFieldName(name), field);
+        const lower = lowerFieldName(name);
+        if (field === undefined) continue;
+        if (lower === "vary") vary = field === null ? undefined : joined(field);
+        else if (field === null) fields.delete(lower);
+        else fields.set(lower, field);
       }
     if (passage.vary !== undefined && passage.vary.length > 0) vary = mergeVary(vary, passage.vary) ?? vary;
   }
