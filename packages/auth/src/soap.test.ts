@@ -4,7 +4,7 @@ import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
 import { Redis } from "ioredis";
-import { createClient } from "redis";
+import { createClient, type RedisClientType } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerBlocks } from "../test/helpers.js";
 import { createBasicVerifier } from "./basic-verifier.js";
@@ -332,11 +332,11 @@ const redisUrl = serviceUrl("REDIS_URL");
 describe.skipIf(!redisUrl)("redisNonceStore", () => {
   const prefix = uniquePrefix("auth-nonce");
   let ioredis: Redis;
-  let nodeRedis: ReturnType<typeof createClient>;
+  let nodeRedis: RedisClientType;
 
   beforeAll(async () => {
     ioredis = new Redis(redisUrl as string);
-    nodeRedis = createClient({ url: redisUrl as string });
+    nodeRedis = createClient({ url: redisUrl as string }) as unknown as RedisClientType;
     await nodeRedis.connect();
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Listening, listen, serviceUrl, throwawayRedis, uniquePrefix } from "@svc/test-utils";
 import { Redis } from "ioredis";
-import { createClient } from "redis";
+import { createClient, type RedisClientType } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp, gate, post, retriesDuringSlowHandler, sleep } from "../test/helpers.js";
 import { RedisStore } from "./redis-store.js";
@@ -9,7 +9,7 @@ import type { IdempotencyOptions } from "./step.js";
 
 const redisUrl = serviceUrl("REDIS_URL");
 
-type NodeRedis = ReturnType<typeof createClient>;
+type NodeRedis = RedisClientType;
 
 const servers: Listening[] = [];
 afterEach(async () => {
@@ -30,7 +30,7 @@ describe.skipIf(!redisUrl)("RedisStore on a shared Redis", () => {
 
   beforeAll(async () => {
     io = new Redis(redisUrl ?? "");
-    node = createClient({ url: redisUrl ?? "" });
+    node = createClient({ url: redisUrl ?? "" }) as unknown as NodeRedis;
     node.on("error", () => {});
     await node.connect();
   });

@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
 import { Command as Command5, Redis as IoRedis5 } from "ioredis5";
 import { Command as Command6, Redis as IoRedis6 } from "ioredis6";
-import { createClient as createClient4 } from "redis4";
-import { createClient as createClient5 } from "redis5";
-import { createClient as createClient6 } from "redis6";
+import { createClient as createClient4, type RedisClientType as RedisClient4 } from "redis4";
+import { createClient as createClient5, type RedisClientType as RedisClient5 } from "redis5";
+import { createClient as createClient6, type RedisClientType as RedisClient6 } from "redis6";
 
 /** One Redis client major the packages' stores declare support for (their `ioredis`/`redis` peers). */
 export interface RedisClientMajor {
@@ -26,12 +26,7 @@ export interface RedisClientMajor {
 }
 
 /** Any of the clients {@link redisClientMajors} connects. */
-export type RedisTestClient =
-  | IoRedis5
-  | IoRedis6
-  | ReturnType<typeof createClient4>
-  | ReturnType<typeof createClient5>
-  | ReturnType<typeof createClient6>;
+export type RedisTestClient = IoRedis5 | IoRedis6 | RedisClient4 | RedisClient5 | RedisClient6;
 
 const require = createRequire(import.meta.url);
 const version = (alias: string) => (require(`${alias}/package.json`) as { version: string }).version;
@@ -46,13 +41,13 @@ const ioredisOptions = {
 
 function ioredis(
   alias: string,
-  create: (url: string) => IoRedis5 | IoRedis6,
+  create: (url: string) => unknown,
   Command: typeof Command5 | typeof Command6,
 ): RedisClientMajor {
   return {
     name: `ioredis ${version(alias)}`,
     async connect(url) {
-      const client = create(url);
+      const client = create(url) as IoRedis5 | IoRedis6;
       client.on("error", () => {});
       await client.connect();
       const sent: (string | number)[][] = [];
@@ -80,11 +75,11 @@ function ioredis(
 
 type NodeRedisClient = Exclude<RedisTestClient, IoRedis5 | IoRedis6>;
 
-function nodeRedis(alias: string, create: (url: string) => NodeRedisClient): RedisClientMajor {
+function nodeRedis(alias: string, create: (url: string) => unknown): RedisClientMajor {
   return {
     name: `redis ${version(alias)}`,
     async connect(url) {
-      const client = create(url);
+      const client = create(url) as NodeRedisClient;
       client.on("error", () => {});
       await client.connect();
       return { client, close: async () => void (await client.quit()), unroutable: () => [] };
