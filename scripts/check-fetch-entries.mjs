@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Every published package's `./fetch` entry must run where there is no Node.js: workerd without
-// `nodejs_compat`, Deno, a browser. This bundles each built `./fetch` entry (dist, so run it after
+// `nodejs_compat`, Deno, a browser; so must its `./durable-object` entry (the stores a Worker
+// exports as Durable Objects). This bundles each built such entry (dist, so run it after
 // the build) with esbuild as those runtimes' bundlers do (platform "browser", the conditions
 // `workerd`, `worker`, `browser`, `import`), resolving the sibling @svc packages through the
 // workspace and third-party packages through node_modules, and fails on any import of a Node.js
@@ -9,10 +10,11 @@
 //
 // Node.js globals (`Buffer`, `process`, ...) that a module names are listed the same way: each
 // is a place that throws where they are absent. What is known to remain is listed, by package, in
-// scripts/check-fetch-entries.known.json; anything else fails, and so does a listed finding that
+// scripts/check-fetch-entries.known.json (under the package's name for `./fetch`, under
+// `<name>/durable-object` for that entry); anything else fails, and so does a listed finding that
 // is gone (the list only shrinks).
 //
-//   node scripts/check-fetch-entries.mjs              every package with a ./fetch entry
+//   node scripts/check-fetch-entries.mjs              every package with a ./fetch entry (and its ./durable-object)
 //   node scripts/check-fetch-entries.mjs auth kernel  those packages only
 //   node scripts/check-fetch-entries.mjs --strict     the known ones fail too
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -55,7 +57,14 @@ function exportTarget(value) {
   return undefined;
 }
 
-/** Each published package with a `./fetch` export: `{ name, dir, entry }` (entry absolute). */
+/** The entries that run where there is no Node.js: the Fetch API's, and the Durable Objects'. */
+export const webEntries = ["./fetch", "./durable-object"];
+
+/**
+ * Each published package's web entries ({@link webEntries}):
+ * `{ name, title, known, dir, entry }` (entry absolute; title `@svc/x/fetch`, the key of the known list
+ * being the package's name for `./fetch`, `@svc/x/durable-object` for the other).
+ */
 export function fetchEntries(only = []) {
   const found = [];
   for (const folder of readdirSync(join(root, "packages")).sort()) {
@@ -65,9 +74,14 @@ export function fetchEntries(only = []) {
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
     if (manifest.private || !manifest.exports?.["./fetch"]) continue;
     if (only.length > 0 && !only.includes(folder) && !only.includes(manifest.name)) continue;
-    const target = exportTarget(manifest.exports["./fetch"]);
-    if (!target) throw new Error(`${manifest.name}: "./fetch" has no import target`);
-    found.push({ name: manifest.name, dir, entry: join(dir, target) });
+    for (const subpath of webEntries) {
+      if (!manifest.exports[subpath]) continue;
+      const target = exportTarget(manifest.exports[subpath]);
+      if (!target) throw new Error(`${manifest.name}: "${subpath}" has no import target`);
+      const title = `${manifest.name}${subpath.slice(1)}`;
+      const known = subpath === "./fetch" ? manifest.name : title;
+      found.push({ name: manifest.name, title, known, dir, entry: join(dir, target) });
+    }
   }
   return found;
 }
@@ -185,8 +199,8 @@ async function main() {
   }
   const missing = entries.filter(({ entry }) => !existsSync(entry));
   if (missing.length > 0) {
-    for (const { name, entry } of missing)
-      console.error(`${name}/fetch: ${relative(root, entry)} is not built (npm run build first)`);
+    for (const { title, entry } of missing)
+      console.error(`${title}: ${relative(root, entry)} is not built (npm run build first)`);
     process.exit(1);
   }
   const results = await Promise.all(
@@ -194,20 +208,20 @@ async function main() {
   );
   let failed = 0;
   let remaining = 0;
-  for (const { name, imports } of results) {
-    const listed = new Set(known[name] ?? []);
+  for (const { title, known: listedAs, imports } of results) {
+    const listed = new Set(known[listedAs] ?? []);
     const fresh = imports.filter((finding) => !listed.has(findingKey(finding)));
     const found = new Set(imports.map(findingKey));
     const gone = [...listed].filter((key) => !found.has(key));
     remaining += imports.length - fresh.length;
     if (fresh.length === 0 && gone.length === 0) {
       const note = imports.length > 0 ? ` (${imports.length} known, in ${relative(root, knownPath)})` : "";
-      console.log(`ok    ${name}/fetch${note}`);
+      console.log(`ok    ${title}${note}`);
       continue;
     }
     failed++;
     const names = [...new Set(fresh.map((finding) => finding.builtin))];
-    console.log(`FAIL  ${name}/fetch${names.length > 0 ? ` imports ${names.join(", ")}` : ""}`);
+    console.log(`FAIL  ${title}${names.length > 0 ? ` imports ${names.join(", ")}` : ""}`);
     for (const { builtin, chain } of fresh)
       console.log(`        ${builtin}: ${[...chain.map(label), builtin].join(" → ")}`);
     for (const key of gone)
@@ -216,12 +230,12 @@ async function main() {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (failed > 0) {
     console.error(
-      `\n${failed} of ${results.length} ./fetch entries failed (${seconds} s): a Fetch entry runs on workerd without nodejs_compat, Deno and browsers, so it imports no Node.js module and names no Node.js global; use the Web APIs there, or put what only Node.js can do behind a Node entry or a "node" condition.`,
+      `\n${failed} of ${results.length} ./fetch and ./durable-object entries failed (${seconds} s): such an entry runs on workerd without nodejs_compat, Deno and browsers, so it imports no Node.js module and names no Node.js global; use the Web APIs there, or put what only Node.js can do behind a Node entry or a "node" condition.`,
     );
     process.exit(1);
   }
   console.log(
-    `\n${results.length} ./fetch entries import no Node.js builtin${remaining > 0 ? ` but the ${remaining} known ones (--strict to fail on them)` : ""} (${seconds} s)`,
+    `\n${results.length} ./fetch and ./durable-object entries import no Node.js builtin${remaining > 0 ? ` but the ${remaining} known ones (--strict to fail on them)` : ""} (${seconds} s)`,
   );
 }
 

@@ -5,5 +5,12 @@ import { presetOptions } from "../../tooling/tsup-preset.js";
 // "Frameworks").
 export default defineConfig({
   ...presetOptions,
-  entry: ["src/index.ts", "src/express.ts", "src/node.ts", "src/fastify.ts", "src/fetch.ts"],
+  entry: [
+    "src/index.ts",
+    "src/express.ts",
+    "src/node.ts",
+    "src/fastify.ts",
+    "src/fetch.ts",
+    "src/durable-object.ts",
+  ],
 });

@@ -80,8 +80,9 @@ function bundles(): Promise<string> {
         );
       },
     };
-    // Each runtime's entry; and `stores`, the Redis and PostgreSQL stores run on each runtime
-    // with a binary (`stores.test.ts`).
+    // Each runtime's entry; `stores`, the Redis and PostgreSQL stores run on each runtime with a
+    // binary (`stores.test.ts`); and `durable-objects`, the Durable Object stores' Worker
+    // (`durable-objects.test.ts`).
     const entries = (worker: boolean) =>
       Object.fromEntries(
         [
@@ -89,7 +90,7 @@ function bundles(): Promise<string> {
             ...Object.values(RUNTIMES)
               .filter((r) => (r.module === "miniflare") === worker)
               .map((r) => r.entry),
-            ...(worker ? [] : ["stores"]),
+            ...(worker ? ["durable-objects"] : ["stores"]),
           ]),
         ].map((e) => [e, join(here, "src", "runtimes", `${e}.ts`)]),
       );
@@ -178,13 +179,39 @@ export async function runStores(name: string, env: Record<string, string>): Prom
   }
 }
 
+/** The runtimes of `runtimes.json` that run a Worker (workerd, through miniflare). */
+export const WORKER_RUNTIMES: readonly string[] = RUNTIME_NAMES.filter(
+  (name) => RUNTIMES[name]?.module === "miniflare",
+);
+
+/**
+ * The Durable Object stores' Worker (`src/runtimes/durable-objects.ts`) on miniflare runtime
+ * `name`, its namespaces bound as a `wrangler.toml` binds them: `RATE_LIMIT` and `IDEMPOTENCY`
+ * SQLite-backed (as the READMEs create them), `BROKEN` key-value backed.
+ */
+export async function startDurableObjects(name: string): Promise<Served> {
+  const runtime = RUNTIMES[name] as Runtime;
+  return onMiniflare(name, runtime, join(await bundles(), "durable-objects.mjs"), {
+    durableObjects: {
+      RATE_LIMIT: { className: "RateLimitObject", useSQLite: true },
+      IDEMPOTENCY: { className: "IdempotencyObject", useSQLite: true },
+      BROKEN: "BrokenObject",
+    },
+  });
+}
+
 /** The runtimes of `runtimes.json` with a binary of their own (no Worker). */
 export const BINARY_RUNTIMES: readonly string[] = RUNTIME_NAMES.filter(
   (name) => RUNTIMES[name]?.bin !== undefined,
 );
 
 /** The bundle as a Worker on workerd, run by the miniflare the runtimes' folder holds. */
-async function onMiniflare(name: string, runtime: Runtime, bundle: string): Promise<Served> {
+async function onMiniflare(
+  name: string,
+  runtime: Runtime,
+  bundle: string,
+  extra: Record<string, unknown> = {},
+): Promise<Served> {
   const load = createRequire(join(placeOf(name).folder, "package.json"));
   const { Miniflare } = (await import(pathToFileURL(load.resolve("miniflare")).href)) as {
     Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
@@ -196,6 +223,7 @@ async function onMiniflare(name: string, runtime: Runtime, bundle: string): Prom
     compatibilityFlags: runtime.compatibilityFlags ?? [],
     host: "127.0.0.1",
     port: 0,
+    ...extra,
   });
   const url = await worker.ready;
   return { url: url.origin, close: () => worker.dispose() };

@@ -1,6 +1,7 @@
 import { checkOptionNames, digest } from "@svc/kernel/internal";
-import { fromBase64, randomHex, toBase64, utf8Length } from "./bytes.js";
+import { randomHex, utf8Length } from "./bytes.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
+import { decodeRecord, encodeRecord } from "./record-json.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
 
 /** The one `ioredis` method the store uses (an `ioredis` `Redis` or `Cluster` fits). */
@@ -261,7 +262,7 @@ export class RedisStore implements IdempotencyStore {
     // else its status alone (each form encoded once).
     let last: [StoredResponse, string] | undefined;
     const encode = (form: StoredResponse): string => {
-      if (last?.[0] !== form) last = [form, encodeResponse(form)];
+      if (last?.[0] !== form) last = [form, encodeRecord(form)];
       return last[1];
     };
     const kept = keptWithin(response, (form) => utf8Length(encode(form)) <= this.#maxRecordBytes);
@@ -323,35 +324,9 @@ export class RedisStore implements IdempotencyStore {
   }
 }
 
-function encodeResponse(response: StoredResponse): string {
-  return JSON.stringify({
-    s: response.status,
-    h: response.headers,
-    ...(response.bodyOmitted === true ? { o: 1 } : {}),
-    b: toBase64(response.body),
-  });
-}
-
 function decodeResponse(text: string): StoredResponse {
-  let parsed: { s?: unknown; h?: unknown; b?: unknown; o?: unknown };
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch (err) {
-    throw new StoreUnavailableError("RedisStore: a stored response is not readable", { cause: err });
-  }
-  if (
-    typeof parsed.s !== "number" ||
-    typeof parsed.b !== "string" ||
-    typeof parsed.h !== "object" ||
-    !parsed.h
-  ) {
+  const response = decodeRecord(text);
+  if (response === undefined)
     throw new StoreUnavailableError("RedisStore: a stored response is not readable");
-  }
-  const response: StoredResponse = {
-    status: parsed.s,
-    headers: parsed.h as Record<string, string | string[]>,
-    body: fromBase64(parsed.b),
-  };
-  if (parsed.o === 1) response.bodyOmitted = true;
   return response;
 }
