@@ -12,6 +12,7 @@ interface NodeBufferClass {
     length: number,
   ): Uint8Array & { toString(encoding: string): string };
   concat(chunks: readonly Uint8Array[], total?: number): Uint8Array;
+  isBuffer(value: unknown): boolean;
 }
 
 type BuiltinLoader = { getBuiltinModule?: (id: string) => unknown };
@@ -82,8 +83,13 @@ export function concatBytes(chunks: readonly Uint8Array[], total?: number): Uint
 
 /** The text of US-ASCII `bytes` (each byte one character, as Latin-1 reads it). */
 export function asciiText(bytes: Uint8Array): string {
-  if (nodeBuffer !== undefined)
-    return nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  if (nodeBuffer !== undefined) {
+    // A Buffer (what Node's streams read) decodes itself; a view is made only of another array.
+    const buffer = nodeBuffer.isBuffer(bytes)
+      ? (bytes as ReturnType<NodeBufferClass["from"]>)
+      : nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return buffer.toString("latin1");
+  }
   let text = "";
   for (let at = 0; at < bytes.length; at += 8192)
     text += String.fromCharCode(...bytes.subarray(at, at + 8192));
