@@ -37,8 +37,8 @@ export interface SoapOnHono {
  * gates as middleware in the order the other compositions mount them, each package that reads
  * forwarded fields given the trust and the connection (`honoConnection(c)`: what the server hands
  * Hono as `c.env` beside the `Request`, or what `withConnection` was told). `soap` mounts the SOAP
- * endpoint (`hono.ts`); without it, `SOAP_PATH` is no route (a runtime `@svc/soap-envelope` does
- * not serve: `runtimes/workerd.ts`).
+ * endpoint (`hono.ts`, and `runtimes/workerd.ts` with its contract in memory); without it,
+ * `SOAP_PATH` is no route.
  */
 export function honoComposition(
   soap: ((trustProxy: ReturnType<typeof compileTrust>) => SoapOnHono) | undefined,

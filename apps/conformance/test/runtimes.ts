@@ -125,10 +125,15 @@ function bundles(): Promise<string> {
         platform: "browser",
         conditions: ["workerd", "worker", "browser"],
         external: ["node:*"],
+        // The SOAP contract's documents, bundled as text (`runtimes/workerd.ts`).
+        loader: { ".wsdl": "text", ".xsd": "text" },
       }),
     ]);
     const elsewhere = results
       .flatMap((result) => Object.keys(result.metafile?.inputs ?? {}))
+      // Modules only: the SOAP contract's documents are data, bundled as text from the fixtures
+      // the other compositions read as files.
+      .filter((input) => /\.[cm]?[jt]s$/.test(input))
       .filter(
         (input) => /(^|\/)packages\//.test(input) || (input.includes("@svc/") && !input.includes("packed/")),
       );

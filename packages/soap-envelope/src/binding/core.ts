@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
@@ -16,6 +15,7 @@ import {
   type SoapServiceOptions,
 } from "../envelope/service.js";
 import type { SoapVersion } from "../wsdl/contract.js";
+import { utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
 import { endpointAddress } from "./endpoint-address.js";
@@ -328,7 +328,7 @@ function header(value: string | string[] | undefined): string | undefined {
 
 function correlationId(headers: IncomingHttpHeaders): string {
   const given = headers["x-correlation-id"];
-  return typeof given === "string" && given.length <= 200 ? given : randomUUID();
+  return typeof given === "string" && given.length <= 200 ? given : globalThis.crypto.randomUUID();
 }
 
 function complete(response: SoapResponse): SoapResponse {
@@ -349,7 +349,7 @@ function complete(response: SoapResponse): SoapResponse {
       headers: {
         "Content-Type": only,
         "Cache-Control": "no-store",
-        "Content-Length": String(Buffer.byteLength(response.body)),
+        "Content-Length": String(utf8Length(response.body)),
       },
     };
   }
@@ -370,7 +370,7 @@ function complete(response: SoapResponse): SoapResponse {
   }
   headers["Cache-Control"] = "no-store";
   // An empty body (a one-way message's 202) says so, rather than being framed as chunked.
-  headers["Content-Length"] = String(Buffer.byteLength(response.body));
+  headers["Content-Length"] = String(utf8Length(response.body));
   return { ...response, headers };
 }
 
@@ -428,7 +428,7 @@ function describe(
       ETag: etag,
       "Cache-Control": "no-cache",
       "Content-Type": contentType,
-      "Content-Length": String(Buffer.byteLength(doc)),
+      "Content-Length": String(utf8Length(doc)),
     },
     // RFC 9110 §9.3.2: a HEAD gets the fields of the GET, no content.
     body: method === "HEAD" ? "" : doc,

@@ -1,6 +1,6 @@
-import { isIPv6 } from "node:net";
 import { absoluteFormOrigin, HttpError } from "@svc/errors";
 import type { RequestFacts } from "@svc/kernel";
+import { isIPv6 } from "@svc/kernel/internal";
 
 /** What the externally visible URL of the endpoint is computed from: header strings only. */
 export interface AddressInput {

@@ -1,3 +1,4 @@
+import { utf8Length } from "../xml/bytes.js";
 import { clark, type ParsedElement, resolveQName } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
 import { trimXml } from "../xml/space.js";
@@ -213,8 +214,8 @@ function read(
 function sizeOf(e: ParsedElement, sizes: Map<ParsedElement, number>): number {
   let size = sizes.get(e);
   if (size !== undefined) return size;
-  size = 2 * e.localName.length + 5 + Buffer.byteLength(e.text);
-  for (const key in e.attributes) size += key.length + Buffer.byteLength(e.attributes[key] as string) + 4;
+  size = 2 * e.localName.length + 5 + utf8Length(e.text);
+  for (const key in e.attributes) size += key.length + utf8Length(e.attributes[key] as string) + 4;
   for (const c of e.children) size += sizeOf(c, sizes);
   sizes.set(e, size);
   return size;

@@ -10,6 +10,7 @@ import {
   optionError,
 } from "../options.js";
 import { type Contract, type ContractOperation, loadContract, type SoapVersion } from "../wsdl/contract.js";
+import { memoryDocuments } from "../wsdl/memory-documents.js";
 import { resolveWsSecurity } from "../wsse/options.js";
 import { type WsSecurityProcessor, wsSecurityProcessor } from "../wsse/security.js";
 import { interned } from "../xml/interned.js";
@@ -150,7 +151,15 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
   if (options.validateResponses !== undefined && typeof options.validateResponses !== "boolean") {
     throw optionError("validateResponses", options.validateResponses, "true or false");
   }
-  checkObject(options.contract, "contract", ["baseDir", "longAs", "importRoot", "schemaLocations"]);
+  checkObject(options.contract, "contract", [
+    "documents",
+    "baseDir",
+    "longAs",
+    "importRoot",
+    "schemaLocations",
+  ]);
+  if (options.contract?.documents !== undefined)
+    memoryDocuments(options.contract.documents, "contract.documents");
   for (const key of ["baseDir", "importRoot"] as const) {
     const dir = options.contract?.[key];
     if (dir !== undefined && (typeof dir !== "string" || dir === "")) {

@@ -81,7 +81,7 @@ export type SoapHandlers<Operations> = {
  * the handlers; without it, handlers are checked at start-up only.
  */
 export interface SoapServiceOptions<Operations = never> {
-  /** The WSDL 1.1 contract: a file path or the document's text. */
+  /** The WSDL 1.1 contract: a file path, the name of one of `contract.documents`, or the document's text. */
   wsdl: string;
   /**
    * One handler per operation of the contract's SOAP bindings (1.2 and 1.1), by operation name. Typed by

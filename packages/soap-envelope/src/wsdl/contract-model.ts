@@ -1,3 +1,4 @@
+import type { DocumentTree } from "../platform/host-types.js";
 import { clark, type ParsedElement, type resolveLimits, resolveQName } from "../xml/reader.js";
 import { type CompiledSchema, type LongRepresentation, SchemaCompileError } from "../xsd/schema.js";
 
@@ -112,8 +113,20 @@ export interface Contract {
 /** Options of {@link loadContract}. */
 export interface LoadContractOptions {
   /**
+   * The contract's documents in memory, by name (`{ "service.wsdl": wsdlText, "types.xsd":
+   * xsdText }`), instead of files: `wsdl` then names one of them, and every import
+   * (`wsdl:import`, `xs:import`, `xs:include`) and `schemaLocations` copy names one by its path
+   * relative to the document it is in, as it would name a file (`"common/types.xsd"`,
+   * `"../common/types.xsd"`). Nothing else is read: an import naming a document not given is
+   * refused at start-up, naming it, and nothing is fetched. `importRoot` and `baseDir` name
+   * folders of these names (`importRoot: "."`: all of them). The way to give a contract where
+   * there is no file system (workerd, browsers), or one bundled with the code.
+   * @default undefined (files)
+   */
+  documents?: Readonly<Record<string, string>>;
+  /**
    * Directory relative imports are resolved against when `wsdl` is the document's text.
-   * @default process.cwd()
+   * @default process.cwd() (the root of `documents` when given)
    */
   baseDir?: string;
   /**
@@ -160,6 +173,8 @@ export interface WsdlDocument {
   schemaLocations: ReadonlyMap<string, string>;
   /** The copies read for URLs: each one's served path by URL, and URL by served path. */
   remote: RemoteCopies;
+  /** Where its documents are read: the file system, or `contract.documents`. */
+  tree: DocumentTree;
 }
 
 /** The local copies read for documents imported by URL, as they are served. */
@@ -204,7 +219,7 @@ export const REPORTED = new SchemaCompileError("reported with the message it nam
 export function rootName(doc: WsdlDocument): string {
   return doc.importRoot === doc.baseDir
     ? "the WSDL's directory (the importRoot option names a folder holding it)"
-    : `importRoot ${doc.importRoot}`;
+    : `importRoot ${doc.tree.shown(doc.importRoot)}`;
 }
 
 /** `step`'s SchemaCompileError with each problem prefixed by `location`, the document it is about. */

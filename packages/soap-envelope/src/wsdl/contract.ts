@@ -1,4 +1,3 @@
-import { dirname, join } from "node:path";
 import { escapeXml } from "@svc/errors";
 import { ABSOLUTE_URI, checkLongAs, checkObject, checkSchemaLocations, optionError } from "../options.js";
 import { compileSchemas, SchemaCompileError } from "../xsd/schema.js";
@@ -12,6 +11,8 @@ import {
   type SoapVersion,
   wsdlChildren,
 } from "./contract-model.js";
+import { memoryDocuments } from "./memory-documents.js";
+import { dirname, join } from "./posix-path.js";
 import {
   bindingStyle,
   checkBindingOperation,
@@ -63,7 +64,11 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
   if (typeof wsdl !== "string" || wsdl.trim() === "") {
     throw optionError("wsdl", wsdl, "the path of a WSDL 1.1 file or its text", "loadContract: wsdl");
   }
-  checkObject(options, "options", ["baseDir", "longAs", "importRoot", "schemaLocations"]);
+  checkObject(options, "options", ["documents", "baseDir", "longAs", "importRoot", "schemaLocations"]);
+  const documents =
+    options.documents === undefined
+      ? undefined
+      : memoryDocuments(options.documents, "documents", "loadContract: documents");
   if (options.baseDir !== undefined && (typeof options.baseDir !== "string" || options.baseDir === "")) {
     throw optionError("baseDir", options.baseDir, "a directory path", "loadContract: baseDir");
   }
@@ -79,7 +84,7 @@ export function loadContract(wsdl: string, options: LoadContractOptions = {}): C
     "schemaLocations",
     "loadContract: schemaLocations",
   );
-  const doc = readWsdl(wsdl, options, schemaLocations);
+  const doc = readWsdl(wsdl, options, schemaLocations, documents);
   // Every blocker at once, the binding first: a team learns from one start-up whether the
   // contract's binding is one this node serves before it reads about its types.
   const problems: string[] = [];
@@ -199,7 +204,7 @@ function renderer(
         const path =
           baseUrl !== undefined || ABSOLUTE_URI.test(value)
             ? servedCopy(remote, value, baseUrl)
-            : join(from, locationPath(value)).split("\\").join("/");
+            : join(from, locationPath(value).split("\\").join("/"));
         if (path === undefined) return `${pre}${q}${raw}${q}`;
         // RFC 3986 §3.4, §2.1: the path percent-encoded in the query, so that a space, `+`, `&`,
         // `#` or `%` in a file name reaches ?xsd= as it is named (each segment, keeping `/`).

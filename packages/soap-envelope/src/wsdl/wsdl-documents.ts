@@ -1,6 +1,7 @@
-import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { optionError as codedOptionError } from "@svc/kernel/internal";
 import { ABSOLUTE_URI, optionError } from "../options.js";
+import { host } from "../platform/host.js";
+import type { DocumentTree } from "../platform/host-types.js";
 import { type ParsedElement, parseXmlDocument, resolveLimits, XmlError } from "../xml/reader.js";
 import { builtinSchemaText } from "../xsd/builtin-docs.js";
 import { SchemaCompileError, type SchemaSource, XS_NS } from "../xsd/schema.js";
@@ -13,13 +14,17 @@ import {
   type WsdlDocument,
   wsdlChildren,
 } from "./contract-model.js";
-import { readXmlFile } from "./files.js";
+import { memoryDocuments } from "./memory-documents.js";
 
-/** Reads and parses the WSDL (a path, or the document's text) and checks its document element. */
+/**
+ * Reads and parses the WSDL (a path, or the document's text) and checks its document element. Its
+ * documents are read from `tree`: the given ones (`contract.documents`), else the file system.
+ */
 export function readWsdl(
   wsdl: string,
   options: LoadContractOptions,
   schemaLocations: ReadonlyMap<string, string>,
+  given: DocumentTree | undefined,
 ): WsdlDocument {
   const limits = resolveLimits({
     maxBytes: 16 * 1024 * 1024,
@@ -28,16 +33,32 @@ export function readWsdl(
     maxAttributes: 256,
   });
   const isText = wsdl.trimStart().startsWith("<");
-  const wsdlPath = isText ? join(resolve(options.baseDir ?? process.cwd()), "inline.wsdl") : resolve(wsdl);
-  const location = isText ? "WSDL" : wsdl;
-  let wsdlText: string;
-  try {
-    wsdlText = isText ? wsdl : readXmlFile(wsdlPath);
-  } catch (err) {
+  if (given === undefined && host.files === undefined && !isText) {
     throw codedOptionError(
       "soap-envelope",
       "wsdl",
-      `@svc/soap-envelope: wsdl names the file ${wsdlPath}, which cannot be read (${fileProblem(err)}); give the path of a WSDL 1.1 file or its text`,
+      `@svc/soap-envelope: wsdl names the file ${wsdl}, but this build, for workerd, workers and browsers, reads no file: give the contract's documents in memory, contract: { documents: { "service.wsdl": wsdlText, ... } } with wsdl: "service.wsdl" (or the WSDL's text)`,
+    );
+  }
+  // Where there is no file system, a WSDL given as text has its imports refused by name.
+  const tree = given ?? host.files ?? memoryDocuments({}, "contract.documents");
+  const wsdlPath = isText
+    ? tree.join(tree.resolve(options.baseDir ?? tree.cwd()), "inline.wsdl")
+    : tree.resolve(wsdl);
+  const location = isText ? "WSDL" : wsdl;
+  let wsdlText: string;
+  try {
+    wsdlText = isText ? wsdl : tree.read(wsdlPath);
+  } catch (err) {
+    const named = given === undefined ? `the file ${wsdlPath}` : `${tree.shown(wsdlPath)}`;
+    const asked =
+      given === undefined
+        ? "the path of a WSDL 1.1 file or its text"
+        : "the name of one of the documents given";
+    throw codedOptionError(
+      "soap-envelope",
+      "wsdl",
+      `@svc/soap-envelope: wsdl names ${named}, which cannot be read (${fileProblem(err)}); give ${asked}`,
     );
   }
   const root = parse(wsdlText, location, limits);
@@ -46,13 +67,13 @@ export function readWsdl(
       `${location}: the document element must be wsdl:definitions (WSDL 1.1), not {${root.namespace}}${root.localName}`,
     );
   }
-  const baseDir = dirname(wsdlPath);
-  const importRoot = options.importRoot === undefined ? baseDir : resolve(options.importRoot);
-  if (outside(importRoot, baseDir)) {
+  const baseDir = tree.dirname(wsdlPath);
+  const importRoot = options.importRoot === undefined ? baseDir : tree.resolve(options.importRoot);
+  if (outside(tree, importRoot, baseDir)) {
     throw optionError(
       "importRoot",
       options.importRoot,
-      `a folder holding the WSDL's folder ${baseDir}`,
+      `a folder holding the WSDL's folder ${tree.shown(baseDir)}`,
       "loadContract: importRoot",
     );
   }
@@ -65,7 +86,8 @@ export function readWsdl(
     importRoot,
     tns: root.attributes.targetNamespace ?? "",
     limits,
-    schemaLocations: new Map([...schemaLocations].map(([url, file]) => [url, resolve(file)])),
+    schemaLocations: new Map([...schemaLocations].map(([url, file]) => [url, tree.resolve(file)])),
+    tree,
     remote: { served: new Map(), urls: new Map() },
   };
 }
@@ -95,20 +117,20 @@ export function loadSchemaSources(
         continue;
       }
       seen.add(key);
-      const rel = relative(doc.baseDir, file);
+      const rel = doc.tree.relative(doc.baseDir, file);
       let text: string;
       try {
-        text = readXmlFile(file);
+        text = doc.tree.read(file);
       } catch (err) {
         throw new SchemaCompileError(
-          `${location}: xs:${child.localName} schemaLocation="${child.attributes.schemaLocation}" names ${file}, which cannot be read (${fileProblem(err)})`,
+          `${location}: xs:${child.localName} schemaLocation="${child.attributes.schemaLocation}" names ${doc.tree.shown(file)}, which cannot be read (${fileProblem(err)})`,
         );
       }
       const imported = parse(text, rel, doc.limits);
       namespaces.set(file, imported.attributes.targetNamespace);
       if (!included) checkImportedNamespace(child, imported.attributes.targetNamespace, location);
-      schemaFiles.set(servedPath(rel), text);
-      if (found.url !== undefined) remember(doc.remote, found.url, servedPath(rel));
+      schemaFiles.set(servedPath(doc.tree, rel), text);
+      if (found.url !== undefined) remember(doc.remote, found.url, servedPath(doc.tree, rel));
       sources.push({ root: imported, location: rel, ...(included ? { includedInto: tns } : {}) });
       loadImports(imported, found.base, rel, imported.attributes.targetNamespace ?? (included ? tns : ""));
     }
@@ -132,8 +154,8 @@ export function loadSchemaSources(
     const { root, file, text, base } = imported;
     if (seen.has(file)) continue;
     seen.add(file);
-    const rel = relative(doc.baseDir, file);
-    schemaFiles.set(servedPath(rel), text);
+    const rel = doc.tree.relative(doc.baseDir, file);
+    schemaFiles.set(servedPath(doc.tree, rel), text);
     sources.push({ root, location: rel });
     loadImports(root, base, rel, root.attributes.targetNamespace ?? "");
   }
@@ -164,8 +186,8 @@ type ImportedSchema =
   | { error: SchemaCompileError; file: string; text: string };
 
 /** A file's path from the WSDL's folder as it is served (`?xsd=`): `/`-separated. */
-function servedPath(rel: string): string {
-  return normalize(rel).split("\\").join("/");
+function servedPath(tree: DocumentTree, rel: string): string {
+  return tree.normalize(rel).split("\\").join("/");
 }
 
 /** The WSDL's own definitions. */
@@ -201,15 +223,15 @@ export function importDefinitions(doc: WsdlDocument): {
         local: `wsdl:import location "${loc}"`,
         location: def.location,
       });
-      const rel = relative(doc.baseDir, file);
+      const rel = doc.tree.relative(doc.baseDir, file);
       if (seen.has(file)) continue;
       seen.add(file);
       let text: string;
       try {
-        text = readXmlFile(file);
+        text = doc.tree.read(file);
       } catch (err) {
         throw new SchemaCompileError(
-          `${def.location}: wsdl:import location="${loc}" names ${file}, which cannot be read (${fileProblem(err)})`,
+          `${def.location}: wsdl:import location="${loc}" names ${doc.tree.shown(file)}, which cannot be read (${fileProblem(err)})`,
         );
       }
       let root: ParsedElement;
@@ -221,7 +243,7 @@ export function importDefinitions(doc: WsdlDocument): {
         schemas.push({ error: err, file, text });
         continue;
       }
-      if (url !== undefined) remember(doc.remote, url, servedPath(rel));
+      if (url !== undefined) remember(doc.remote, url, servedPath(doc.tree, rel));
       if (root.namespace === XS_NS && root.localName === "schema") {
         schemas.push({ root, file, text, base });
         continue;
@@ -231,7 +253,7 @@ export function importDefinitions(doc: WsdlDocument): {
           `${rel}: a wsdl:import names a document whose element is {${root.namespace}}${root.localName}, neither wsdl:definitions nor xs:schema`,
         );
       }
-      files.set(servedPath(rel), text);
+      files.set(servedPath(doc.tree, rel), text);
       definitions.push({
         root,
         text,
@@ -303,11 +325,11 @@ function locate(
 ): Located {
   const baseUrl = ABSOLUTE_URI.test(base) ? base : undefined;
   if (baseUrl === undefined && !ABSOLUTE_URI.test(loc)) {
-    const file = resolve(base, locationPath(loc));
-    if (outside(doc.importRoot, file)) {
+    const file = doc.tree.resolve(base, locationPath(loc));
+    if (outside(doc.tree, doc.importRoot, file)) {
       throw new SchemaCompileError(`${said.location}: ${said.local} is outside ${rootName(doc)}`);
     }
-    return { file, base: dirname(file) };
+    return { file, base: doc.tree.dirname(file) };
   }
   let url: string;
   try {
@@ -321,9 +343,9 @@ function locate(
       `${said.location}: ${said.remote} is not fetched: name a local copy of ${url} in the schemaLocations option`,
     );
   }
-  if (outside(doc.importRoot, file)) {
+  if (outside(doc.tree, doc.importRoot, file)) {
     throw new SchemaCompileError(
-      `${said.location}: ${said.local}: the schemaLocations option names ${file} for ${url}, which is outside ${rootName(doc)}`,
+      `${said.location}: ${said.local}: the schemaLocations option names ${doc.tree.shown(file)} for ${url}, which is outside ${rootName(doc)}`,
     );
   }
   return { file, base: url, url };
@@ -339,9 +361,9 @@ function remember(remote: RemoteCopies, url: string, served: string): void {
  * Whether `path` is outside the folder `root`: the relative path climbs (`..` as a whole
  * segment; `..shared.xsd` is a file in it) or is on another drive.
  */
-function outside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+function outside(tree: DocumentTree, root: string, path: string): boolean {
+  const rel = tree.relative(root, path);
+  return rel === ".." || rel.startsWith(`..${tree.sep}`) || tree.isAbsolute(rel);
 }
 
 /** The served path of the copy read for `location` (resolved against `baseUrl`), if one was. */

@@ -1,5 +1,10 @@
-import { X509Certificate } from "node:crypto";
+import type { X509Certificate } from "node:crypto";
+import { optionError as codedOptionError } from "@svc/kernel/internal";
 import { checkObject, optionError } from "../options.js";
+import { host } from "../platform/host.js";
+import type { ResolvedSignature, ResolvedWsSecurity } from "./resolved.js";
+
+export type { ResolvedSignature, ResolvedWsSecurity } from "./resolved.js";
 
 /**
  * WS-Security processing of the `wsse:Security` header block targeted at this node: its
@@ -113,30 +118,7 @@ export interface WsSignatureOptions {
   maxTokenBytes?: number;
 }
 
-/** {@link WsSecurityOptions}, checked and resolved once. */
-export interface ResolvedWsSecurity {
-  timestamp:
-    | { required: boolean; clockSkewMs: number; maxAgeMs: number; requireExpires: boolean }
-    | undefined;
-  replay: { maxEntries: number } | undefined;
-  signature: ResolvedSignature | undefined;
-}
-
-export interface ResolvedSignature {
-  trusted: readonly X509Certificate[];
-  required: boolean;
-  body: boolean;
-  timestamp: boolean;
-  /** Header blocks that must be signed, as Clark names. */
-  headers: readonly string[];
-  maxReferences: number;
-  maxTransforms: number;
-  maxSignatureBytes: number;
-  maxTokenBytes: number;
-}
-
 const CLARK_NAME = /^\{[^{}]+\}[^{}\s]+$/;
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /** Checks the `wsSecurity` option once, at construction; undefined when not given. */
 export function resolveWsSecurity(value: unknown): ResolvedWsSecurity | undefined {
@@ -170,6 +152,15 @@ export function resolveWsSecurity(value: unknown): ResolvedWsSecurity | undefine
 
 function resolveSignature(value: unknown): ResolvedSignature | undefined {
   if (value === undefined) return undefined;
+  const signatures = host.signatures;
+  if (signatures === undefined) {
+    // Refused here rather than per request: every message would otherwise be refused.
+    throw codedOptionError(
+      "soap-envelope",
+      "wsSecurity.signature",
+      "@svc/soap-envelope: wsSecurity.signature needs X.509 signature verification (node:crypto's X509Certificate and xml-crypto's exclusive C14N), which this build, for workerd, workers and browsers, does not have: verify signatures on Node.js, Bun or Deno (@svc/soap-envelope/node, /express, /fastify, or /fetch there), or leave signature out (timestamp and replay are checked here)",
+    );
+  }
   const keys = [
     "trustedCertificates",
     "required",
@@ -198,7 +189,7 @@ function resolveSignature(value: unknown): ResolvedSignature | undefined {
     );
   }
   return {
-    trusted: trustedCertificates(options.trustedCertificates),
+    trusted: signatures.trustedCertificates(options.trustedCertificates),
     required: flag(options.required, "wsSecurity.signature.required", true),
     body: signedParts.includes("Body"),
     timestamp: signedParts.includes("Timestamp"),
@@ -208,30 +199,6 @@ function resolveSignature(value: unknown): ResolvedSignature | undefined {
     maxSignatureBytes: count(options.maxSignatureBytes, "wsSecurity.signature.maxSignatureBytes", 1024, 1),
     maxTokenBytes: count(options.maxTokenBytes, "wsSecurity.signature.maxTokenBytes", 16_384, 1),
   };
-}
-
-function trustedCertificates(value: unknown): X509Certificate[] {
-  const option = "wsSecurity.signature.trustedCertificates";
-  const accepted = "a non-empty list of certificates (PEM text, DER bytes or X509Certificate)";
-  if (!Array.isArray(value) || value.length === 0) throw optionError(option, value, accepted);
-  const certificates: X509Certificate[] = [];
-  for (const item of value) {
-    if (item instanceof X509Certificate) {
-      certificates.push(item);
-      continue;
-    }
-    try {
-      if (typeof item === "string") {
-        const pems = item.match(PEM_CERTIFICATE);
-        if (pems === null) throw new Error("no PEM certificate");
-        for (const pem of pems) certificates.push(new X509Certificate(pem));
-      } else if (item instanceof Uint8Array) certificates.push(new X509Certificate(item));
-      else throw new Error("not a certificate");
-    } catch {
-      throw optionError(option, item, accepted);
-    }
-  }
-  return certificates;
 }
 
 function flag(value: unknown, option: string, fallback: boolean): boolean {

@@ -1,10 +1,11 @@
-import { createHash } from "node:crypto";
+import { digest } from "@svc/kernel/internal";
 import { WSSE_NS } from "../envelope/fault.js";
+import { host } from "../platform/host.js";
 import { readBytes, type XmlElement, type XmlSource } from "../xml/reader.js";
 import { wsseFault } from "./faults.js";
-import type { ResolvedWsSecurity } from "./options.js";
 import { ReplayCache } from "./replay.js";
-import { messageText, readSignature, verifySignature, type WsSignature } from "./signature.js";
+import type { ResolvedWsSecurity } from "./resolved.js";
+import type { WsSignature } from "./signature.js";
 import { acceptedUntil, checkTimestamp, type WsTimestamp } from "./timestamp.js";
 
 /**
@@ -53,20 +54,22 @@ export function processSecurity(
     throw wsseFault("InvalidSecurity", "more than one wsse:Security block for this node (§6)");
   const security = found[0]?.element;
   const checked = options.timestamp && checkTimestamp(security, options.timestamp, now);
-  const plan = options.signature && readSignature(security, options.signature, now);
+  // `options.signature` is only set where the host verifies signatures (resolveWsSecurity).
+  const verifier = host.signatures;
+  const plan = options.signature && verifier?.readSignature(security, options.signature, now);
   // A signature value names one message; an unsigned one is known by its bytes.
   const key =
     replay === undefined || !checked
       ? undefined
       : plan
-        ? `s:${createHash("sha256").update(plan.value).digest("base64")}`
-        : `m:${createHash("sha256").update(message.raw).digest("base64")}`;
+        ? `s:${digest("sha256", plan.value, "base64")}`
+        : `m:${digest("sha256", message.raw, "base64")}`;
   if (key !== undefined) replay?.check(key, now);
   let signature: WsSignature | undefined;
-  if (plan && options.signature) {
+  if (plan && options.signature && verifier) {
     const sign = options.signature;
     const names = new Set(sign.headers);
-    signature = verifySignature(
+    signature = verifier.verifySignature(
       plan,
       {
         raw: message.raw,
@@ -100,4 +103,13 @@ export async function wholeMessage(
   if (typeof body === "string") return { body, raw: body };
   const bytes = await readBytes(body, config.limits.maxBytes, config.bodyTimeoutMs);
   return { body: bytes, raw: messageText(bytes, charset) };
+}
+
+/** The message's text from its bytes: the BOM, else the `charset` parameter, else UTF-8. */
+export function messageText(bytes: Uint8Array, charset: string | undefined): string {
+  let encoding = "utf-8";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) encoding = "utf-16be";
+  else if (bytes[0] === 0xff && bytes[1] === 0xfe) encoding = "utf-16le";
+  else if (charset !== undefined && /^utf-16(be|le)?$/i.test(charset)) encoding = charset.toLowerCase();
+  return new TextDecoder(encoding === "utf-16" ? "utf-16be" : encoding).decode(bytes);
 }

@@ -8,7 +8,7 @@ import type { XmlElement } from "../xml/reader.js";
 import { trimXml } from "../xml/space.js";
 import type { Attr, Document, Element, Node } from "./dom.js";
 import { wsseFault } from "./faults.js";
-import type { ResolvedSignature } from "./options.js";
+import type { ResolvedSignature } from "./resolved.js";
 
 // XML-DSig (XML Signature Syntax and Processing 1.1) as WS-Security 1.1 §8 profiles it, with the
 // X.509 Token Profile 1.1 for the key. The checks run in the order of their cost, so a sender
@@ -476,13 +476,4 @@ function headerOnly(raw: string): string | undefined {
   for (let at = 0; at < raw.length && end === -1; at += 4096) parser.write(raw.slice(at, at + 4096));
   if (end < 0 || raw[end - 1] !== ">") return undefined;
   return `${raw.slice(0, end)}</${root}>`;
-}
-
-/** The message's text from its bytes: the BOM, else the `charset` parameter, else UTF-8. */
-export function messageText(bytes: Uint8Array, charset: string | undefined): string {
-  let encoding = "utf-8";
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) encoding = "utf-16be";
-  else if (bytes[0] === 0xff && bytes[1] === 0xfe) encoding = "utf-16le";
-  else if (charset !== undefined && /^utf-16(be|le)?$/i.test(charset)) encoding = charset.toLowerCase();
-  return new TextDecoder(encoding === "utf-16" ? "utf-16be" : encoding).decode(bytes);
 }

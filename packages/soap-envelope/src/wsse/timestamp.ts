@@ -2,7 +2,7 @@ import { WSU_NS } from "@svc/errors";
 import { shown, type XmlElement } from "../xml/reader.js";
 import { trimXml } from "../xml/space.js";
 import { wsseFault } from "./faults.js";
-import type { ResolvedWsSecurity } from "./options.js";
+import type { ResolvedWsSecurity } from "./resolved.js";
 
 /** A checked `wsu:Timestamp` (WS-Security 1.1 §10). */
 export interface WsTimestamp {

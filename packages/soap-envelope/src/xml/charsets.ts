@@ -1,6 +1,9 @@
-import { TextDecoder } from "node:util";
 import { xmlDeclaredEncoding } from "@svc/kernel";
+import { asciiText } from "./bytes.js";
 import { XmlError } from "./model.js";
+
+/** The global `TextDecoder` (WHATWG Encoding), which every runtime has. */
+export type Decoder = InstanceType<typeof TextDecoder>;
 
 /** Whether `chunk`, the document's first bytes, is a byte order mark cut short (EF, EF BB, FE, FF). */
 export function mayStartBom(chunk: Uint8Array): boolean {
@@ -52,13 +55,12 @@ export function checkDeclaredEncoding(start: string): string | undefined {
   return undefined;
 }
 
+/** The text of a chunk of US-ASCII bytes. */
 export function latin1(chunk: Uint8Array): string {
-  return (
-    Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-  ).toString("latin1");
+  return asciiText(chunk);
 }
 
-export function decode(decoder: TextDecoder, chunk: Uint8Array, stream: boolean): string {
+export function decode(decoder: Decoder, chunk: Uint8Array, stream: boolean): string {
   try {
     return decoder.decode(chunk, { stream });
   } catch {
@@ -74,7 +76,7 @@ export function decode(decoder: TextDecoder, chunk: Uint8Array, stream: boolean)
  * §3.3) gives the BOM precedence over the charset parameter for XML media types, `+xml`
  * (application/soap+xml) included.
  */
-export function pickDecoder(first: Uint8Array, charset: string | undefined, atStart: boolean): TextDecoder {
+export function pickDecoder(first: Uint8Array, charset: string | undefined, atStart: boolean): Decoder {
   if (atStart && first[0] === 0xfe && first[1] === 0xff) return takeDecoder("utf-16be");
   if (atStart && first[0] === 0xff && first[1] === 0xfe) return takeDecoder("utf-16le");
   if (atStart && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf) return takeDecoder("utf-8");
@@ -88,11 +90,11 @@ export function pickDecoder(first: Uint8Array, charset: string | undefined, atSt
 }
 
 /** Idle fatal decoders by encoding: building one per message costs more than decoding it. */
-const DECODER_POOL = new Map<string, TextDecoder[]>();
+const DECODER_POOL = new Map<string, Decoder[]>();
 
 const DECODER_POOL_SIZE = 64;
 
-function takeDecoder(encoding: "utf-8" | "utf-16be" | "utf-16le", keepBom = false): TextDecoder {
+function takeDecoder(encoding: "utf-8" | "utf-16be" | "utf-16le", keepBom = false): Decoder {
   // ignoreBOM false: a byte order mark at the start of the document is consumed, not passed to
   // the parser; ignoreBOM true (keepBom) for a decoder that starts mid-document.
   return (
@@ -105,7 +107,7 @@ function poolKey(encoding: string, keepBom: boolean): string {
   return keepBom ? `${encoding}+bom` : encoding;
 }
 
-export function releaseDecoder(decoder: TextDecoder): void {
+export function releaseDecoder(decoder: Decoder): void {
   const key = poolKey(decoder.encoding, decoder.ignoreBOM);
   let pool = DECODER_POOL.get(key);
   if (pool === undefined) {

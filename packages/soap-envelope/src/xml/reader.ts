@@ -1,7 +1,7 @@
-import { isAscii } from "node:buffer";
-import type { TextDecoder } from "node:util";
+import { concatBytes, isAscii, utf8Bytes, utf8Length } from "./bytes.js";
 import {
   checkDeclaredEncoding,
+  type Decoder,
   decode,
   latin1,
   mayStartBom,
@@ -83,7 +83,7 @@ export async function readXml(
   checkpoint: XmlCheckpoint | undefined,
 ): Promise<XmlParse> {
   if (typeof source === "string") {
-    if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
+    if (utf8Length(source) > limits.maxBytes) throw tooLarge(limits);
     return parseWholeUntil(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source, limits, checkpoint);
   }
   // The first chunk's text is held back: a message that arrives in one chunk (most do) is
@@ -94,7 +94,7 @@ export async function readXml(
   const utf8 = cs === undefined || cs === "utf-8" || cs === "utf8" || ascii;
   let builder: TreeBuilder | undefined;
   let first: string | undefined;
-  let decoder: TextDecoder | undefined;
+  let decoder: Decoder | undefined;
   let bytes = 0;
   // The text of an XML declaration not yet seen to its end: a read may end inside it.
   let declaration: string | undefined;
@@ -111,11 +111,11 @@ export async function readXml(
     }
   };
   const onChunk = (raw: Uint8Array | string) => {
-    let chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
+    let chunk = typeof raw === "string" ? utf8Bytes(raw) : raw;
     bytes += chunk.byteLength;
     if (bytes > limits.maxBytes) throw tooLarge(limits);
     if (held !== undefined) {
-      chunk = Buffer.concat([held, chunk]);
+      chunk = concatBytes([held, chunk]);
       held = undefined;
     }
     if (bytes === chunk.byteLength && mayStartBom(chunk)) {
@@ -224,14 +224,14 @@ export async function readBytes(
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   const onChunk = (raw: Uint8Array | string) => {
-    const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
+    const chunk = typeof raw === "string" ? utf8Bytes(raw) : raw;
     bytes += chunk.byteLength;
     if (bytes > maxBytes) throw tooLargeBytes(maxBytes);
     chunks.push(chunk);
   };
   if (isEmitterStream(source)) await readEmitter(source, onChunk, timeoutMs);
   else await readIterable(source, onChunk, timeoutMs);
-  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, bytes);
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks, bytes);
 }
 
 function tooLargeBytes(maxBytes: number): XmlError {
@@ -295,7 +295,7 @@ export function parseSimple(text: string, limits: ResolvedXmlLimits): ParsedElem
  * `<?xml-stylesheet?>` for browsers); DTDs are still refused, so no entity is ever expanded.
  */
 export function parseXmlDocument(source: string, limits: ResolvedXmlLimits): ParsedElement {
-  if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
+  if (utf8Length(source) > limits.maxBytes) throw tooLarge(limits);
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const fast = parseSimpleXml(text, limits, BASE_SCOPE);
   if (fast !== undefined) return fast;
@@ -307,6 +307,6 @@ export function parseXmlDocument(source: string, limits: ResolvedXmlLimits): Par
 
 /** Synchronous {@link parseXml} of a whole string (contracts loaded at start-up). */
 export function parseXmlString(source: string, limits: ResolvedXmlLimits): ParsedElement {
-  if (Buffer.byteLength(source) > limits.maxBytes) throw tooLarge(limits);
+  if (utf8Length(source) > limits.maxBytes) throw tooLarge(limits);
   return parseWhole(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source, limits);
 }

@@ -1,3 +1,4 @@
+import { base64ToBytes, bytesToBase64, bytesToHex, hexToBytes } from "../xml/bytes.js";
 import { compileXsdPattern } from "./regex.js";
 
 // The built-in simple types of XML Schema 1.0 Part 2 (§3.2 primitive, §3.3 derived): how each
@@ -319,16 +320,12 @@ function base64Index(c: number): number {
 
 /** The octets of a valid hexBinary or base64Binary lexical, in a Uint8Array of its own. */
 export function decodeBytes(type: BuiltinType, v: string): Uint8Array {
-  const buffer =
-    primitiveOf(type) === "hexBinary" ? Buffer.from(v, "hex") : Buffer.from(v.replaceAll(" ", ""), "base64");
-  // A copy: a small Buffer is a view of a shared pool, whose other bytes are not this value's.
-  return new Uint8Array(buffer);
+  return primitiveOf(type) === "hexBinary" ? hexToBytes(v) : base64ToBytes(v);
 }
 
 /** The canonical lexical of octets (Part 2 §3.2.15.2 upper-case hex, §3.2.16 base64 without spaces). */
 export function encodeBytes(type: BuiltinType, bytes: Uint8Array): string {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return primitiveOf(type) === "hexBinary" ? buffer.toString("hex").toUpperCase() : buffer.toString("base64");
+  return primitiveOf(type) === "hexBinary" ? bytesToHex(bytes) : bytesToBase64(bytes);
 }
 
 /** The octet count of a valid binary lexical, what its length facets count (Part 2 §4.3.1.3). */
