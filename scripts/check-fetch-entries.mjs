@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Every published package's `./fetch` entry must run where there is no Node.js: workerd without
-// `nodejs_compat`, Deno, a browser; so must its `./durable-object` entry (the stores a Worker
-// exports as Durable Objects). This bundles each built such entry (dist, so run it after
+// `nodejs_compat`, Deno, a browser; so must its main entry (the framework-free cores a Worker
+// composes with it, such as the kernel's `createPipeline`, resolved under the Fetch runtimes'
+// conditions) and its `./durable-object` entry (the stores a Worker exports as Durable Objects).
+// This bundles each built such entry (dist, so run it after
 // the build) with esbuild as those runtimes' bundlers do (platform "browser", the conditions
 // `workerd`, `worker`, `browser`, `import`), resolving the sibling @svc packages through the
 // workspace and third-party packages through node_modules, and fails on any import of a Node.js
@@ -10,11 +12,11 @@
 //
 // Node.js globals (`Buffer`, `process`, ...) that a module names are listed the same way: each
 // is a place that throws where they are absent. What is known to remain is listed, by package, in
-// scripts/check-fetch-entries.known.json (under the package's name for `./fetch`, under
-// `<name>/durable-object` for that entry); anything else fails, and so does a listed finding that
+// scripts/check-fetch-entries.known.json (under the package's name for `./fetch`, `<name> (main)`
+// and `<name>/durable-object` for the others); anything else fails, and so does a listed finding that
 // is gone (the list only shrinks).
 //
-//   node scripts/check-fetch-entries.mjs              every package with a ./fetch entry (and its ./durable-object)
+//   node scripts/check-fetch-entries.mjs              every package with a ./fetch entry (and its main and ./durable-object)
 //   node scripts/check-fetch-entries.mjs auth kernel  those packages only
 //   node scripts/check-fetch-entries.mjs --strict     the known ones fail too
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -57,8 +59,12 @@ function exportTarget(value) {
   return undefined;
 }
 
-/** The entries that run where there is no Node.js: the Fetch API's, and the Durable Objects'. */
-export const webEntries = ["./fetch", "./durable-object"];
+/**
+ * The entries that run where there is no Node.js: the Fetch API's, the main entry (the
+ * framework-free cores a Worker composes with them, such as the kernel's `createPipeline`), and
+ * the Durable Objects'.
+ */
+export const webEntries = ["./fetch", ".", "./durable-object"];
 
 /**
  * Each published package's web entries ({@link webEntries}):
@@ -78,7 +84,7 @@ export function fetchEntries(only = []) {
       if (!manifest.exports[subpath]) continue;
       const target = exportTarget(manifest.exports[subpath]);
       if (!target) throw new Error(`${manifest.name}: "${subpath}" has no import target`);
-      const title = `${manifest.name}${subpath.slice(1)}`;
+      const title = subpath === "." ? `${manifest.name} (main)` : `${manifest.name}${subpath.slice(1)}`;
       const known = subpath === "./fetch" ? manifest.name : title;
       found.push({ name: manifest.name, title, known, dir, entry: join(dir, target) });
     }
@@ -230,12 +236,12 @@ async function main() {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (failed > 0) {
     console.error(
-      `\n${failed} of ${results.length} ./fetch and ./durable-object entries failed (${seconds} s): such an entry runs on workerd without nodejs_compat, Deno and browsers, so it imports no Node.js module and names no Node.js global; use the Web APIs there, or put what only Node.js can do behind a Node entry or a "node" condition.`,
+      `\n${failed} of ${results.length} web entries (./fetch, main, ./durable-object) failed (${seconds} s): such an entry runs on workerd without nodejs_compat, Deno and browsers, so it imports no Node.js module and names no Node.js global; use the Web APIs there, or put what only Node.js can do behind a Node entry or a "node" condition.`,
     );
     process.exit(1);
   }
   console.log(
-    `\n${results.length} ./fetch and ./durable-object entries import no Node.js builtin${remaining > 0 ? ` but the ${remaining} known ones (--strict to fail on them)` : ""} (${seconds} s)`,
+    `\n${results.length} web entries (./fetch, main, ./durable-object) import no Node.js builtin${remaining > 0 ? ` but the ${remaining} known ones (--strict to fail on them)` : ""} (${seconds} s)`,
   );
 }
 

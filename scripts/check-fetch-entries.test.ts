@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 // A plain .mjs script: CI runs it with node right after the build.
-import { builtinImports, findingKey, isBuiltin } from "./check-fetch-entries.mjs";
+import { builtinImports, fetchEntries, findingKey, isBuiltin } from "./check-fetch-entries.mjs";
 
 /**
  * The Fetch-entry guard (scripts/check-fetch-entries.mjs) on a throw-away module graph: an entry
@@ -39,6 +39,11 @@ describe("check-fetch-entries", () => {
 
   it("Web APIs only → nothing", async () => {
     expect(await builtinImports(join(dir, "clean.js"))).toEqual([]);
+  });
+
+  it("the kernel's main entry is checked beside its ./fetch entry: a Worker composes createPipeline from it", () => {
+    const titles = fetchEntries(["kernel"]).map((e) => e.title);
+    expect(titles).toEqual(["@svc/kernel/fetch", "@svc/kernel (main)"]);
   });
 
   it.each([

@@ -25,6 +25,7 @@ import type {
   VersionDecision,
   Versioner,
 } from "./steps.js";
+import { utf8Bytes } from "./utf8.js";
 
 /**
  * The steps of a pipeline, each from the package that owns it. Every one is optional; the order
@@ -125,7 +126,7 @@ function represented(value: ResponseValue, chosen: Represented): ResponseValue {
 
 /** Text as UTF-8 bytes; bytes as they are. */
 function bytesOf(body: string | Uint8Array): Uint8Array {
-  return typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  return typeof body === "string" ? utf8Bytes(body) : body;
 }
 
 /**
@@ -147,7 +148,7 @@ function json(data: unknown): Represented {
   return {
     contentType: "application/json",
     language: undefined,
-    body: Buffer.from(stringifyJson(data), "utf8"),
+    body: utf8Bytes(stringifyJson(data)),
     vary: [],
   };
 }
