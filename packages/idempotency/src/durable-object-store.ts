@@ -5,7 +5,7 @@ import {
   StoreUnavailableError,
 } from "@svc/idempotency";
 import { checkOptionNames } from "@svc/kernel/internal";
-import { randomHex, utf8Length } from "./bytes.js";
+import { randomHex } from "./bytes.js";
 import type { DurableObjectNamespaceLike } from "./durable-object-types.js";
 import {
   type IdempotencyObjectCall,
@@ -14,8 +14,7 @@ import {
   RECORD_CHUNK_CHARS,
 } from "./idempotency-object.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
-import { decodeRecord, encodeRecord } from "./record-json.js";
-import { keptWithin } from "./store.js";
+import { decodeRecord, encodeRecordWithin } from "./record-json.js";
 
 /** The largest `maxRecordBytes`: what one object's record spans at most (2 MiB). */
 const MAX_RECORD_BYTES = RECORD_CHUNK_CHARS * MAX_RECORD_CHUNKS;
@@ -161,18 +160,10 @@ export class DurableObjectStore implements IdempotencyStore {
     response: StoredResponse,
     retentionMs: number,
   ): Promise<boolean> {
-    // maxRecordBytes bounds the record as stored, headers included: whole, else without its body,
-    // else its status alone (each form encoded once).
-    let last: [StoredResponse, string] | undefined;
-    const encode = (form: StoredResponse): string => {
-      if (last?.[0] !== form) last = [form, encodeRecord(form)];
-      return last[1];
-    };
-    const kept = keptWithin(response, (form) => utf8Length(encode(form)) <= this.#maxRecordBytes);
     const reply = await this.#call(key, {
       op: "complete",
       token,
-      record: encode(kept),
+      record: encodeRecordWithin(response, this.#maxRecordBytes),
       retentionMs: Math.ceil(retentionMs),
     });
     return reply === true;

@@ -1,5 +1,5 @@
-import { fromBase64, toBase64 } from "./bytes.js";
-import type { StoredResponse } from "./store.js";
+import { fromBase64, toBase64, utf8Length } from "./bytes.js";
+import { keptWithin, type StoredResponse } from "./store.js";
 
 /**
  * A stored response as the shared stores keep it: JSON `{ s, h, o?, b }`, the body in base64
@@ -13,6 +13,19 @@ export function encodeRecord(response: StoredResponse): string {
     ...(response.bodyOmitted === true ? { o: 1 } : {}),
     b: toBase64(response.body),
   });
+}
+
+/**
+ * The record of `response` in at most `maxRecordBytes` UTF-8 bytes, headers included: whole, else
+ * without its body, else its status alone (each form encoded once).
+ */
+export function encodeRecordWithin(response: StoredResponse, maxRecordBytes: number): string {
+  let last: [StoredResponse, string] | undefined;
+  const encode = (form: StoredResponse): string => {
+    if (last?.[0] !== form) last = [form, encodeRecord(form)];
+    return last[1];
+  };
+  return encode(keptWithin(response, (form) => utf8Length(encode(form)) <= maxRecordBytes));
 }
 
 /** The response {@link encodeRecord} wrote, or undefined when `text` is not one. */

@@ -1,8 +1,8 @@
 import { checkOptionNames, digest } from "@svc/kernel/internal";
-import { randomHex, utf8Length } from "./bytes.js";
+import { randomHex } from "./bytes.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
-import { decodeRecord, encodeRecord } from "./record-json.js";
-import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
+import { decodeRecord, encodeRecordWithin } from "./record-json.js";
+import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
 
 /** The one `ioredis` method the store uses (an `ioredis` `Redis` or `Cluster` fits). */
 export interface IoRedisLike {
@@ -258,15 +258,7 @@ export class RedisStore implements IdempotencyStore {
     response: StoredResponse,
     retentionMs: number,
   ): Promise<boolean> {
-    // maxRecordBytes bounds the record as sent, headers included: whole, else without its body,
-    // else its status alone (each form encoded once).
-    let last: [StoredResponse, string] | undefined;
-    const encode = (form: StoredResponse): string => {
-      if (last?.[0] !== form) last = [form, encodeRecord(form)];
-      return last[1];
-    };
-    const kept = keptWithin(response, (form) => utf8Length(encode(form)) <= this.#maxRecordBytes);
-    const encoded = encode(kept);
+    const encoded = encodeRecordWithin(response, this.#maxRecordBytes);
     const reply = await this.#eval(SCRIPTS.complete, this.#prefix + key, [
       token,
       encoded,

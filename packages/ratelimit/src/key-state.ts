@@ -1,4 +1,3 @@
-import { slidingRetry } from "./memory-store.js";
 import type { Decision, RateLimitPolicy } from "./types.js";
 
 /**
@@ -26,12 +25,15 @@ const EPS = 1e-6;
 
 /**
  * One decision over a key's state at `now`: the arithmetic of the Redis script
- * (`redis-script.ts`) and of {@link MemoryStore}, as a function of plain values, for a store whose
- * atomicity comes from elsewhere (one Durable Object per key). A state that has nothing left to
- * say after the decision (GCRA with an empty bucket) is dropped, as the script writes nothing.
+ * (`redis-script.ts`) as a function of plain values, the one every in-process store runs
+ * (`MemoryStore` over its typed arrays, the Durable Object over its storage). A state that has
+ * nothing left to say after the decision (GCRA with an empty bucket) is dropped, as the script
+ * writes nothing. The window algorithms count per clock-aligned window, so every process (and
+ * Redis) agrees on where a window starts.
  *
  * @example const { decision, state } = decideKey(stored, policy, 1, Date.now());
- * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4 429 is "too many requests in a given amount of time"
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-10#section-4.1.1 `r` is a non-negative integer
  */
 export function decideKey(
   stored: KeyState | undefined,
@@ -50,6 +52,8 @@ export function decideKey(
       decision: {
         allowed,
         limit,
+        // A count above the limit (a per-request limit lowered within the window, or a smaller
+        // limit deployed over a shared store) leaves nothing, not less than nothing.
         remaining: Math.max(0, limit - c),
         resetAt,
         retryAfterMs: allowed ? 0 : resetAt - now,
@@ -126,4 +130,29 @@ export function refundKey(
   if (policy.algorithm === "sliding-window" && stored.t === start + w)
     return { ...stored, p: Math.max(0, stored.p - cost) };
   return stored;
+}
+
+/**
+ * Milliseconds until the weighted estimate leaves room for `cost` more units. Before the window
+ * rolls, only the previous window's weight decays; after it rolls, the current count becomes the
+ * previous one and decays over the next window.
+ */
+export function slidingRetry(
+  limit: number,
+  windowMs: number,
+  start: number,
+  prev: number,
+  count: number,
+  cost: number,
+  now: number,
+): number {
+  if (cost > limit) return start + 2 * windowMs - now;
+  let at: number;
+  if (count + cost <= limit && prev > 0) {
+    at = start + windowMs * (1 - (limit - count - cost) / prev);
+  } else {
+    const decay = count > 0 ? windowMs * (1 - (limit - cost) / count) : 0;
+    at = start + windowMs + Math.max(0, decay);
+  }
+  return Math.max(1, Math.ceil(at - now));
 }

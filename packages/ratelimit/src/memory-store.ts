@@ -1,4 +1,5 @@
 import { checkOptionNames } from "@svc/kernel/internal";
+import { decideKey, type KeyState, refundKey } from "./key-state.js";
 import { refused } from "./option-error.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
 
@@ -149,14 +150,16 @@ export class MemoryStore implements RateLimitStore {
     this.#win[slot] = policy.windowMs;
     this.#room[slot] =
       policy.algorithm === "gcra" ? (policy.windowMs / policy.limit) * (policy.burst - 1) : policy.limit;
-    switch (policy.algorithm) {
-      case "fixed-window":
-        return this.#fixed(slot, cost, policy, now);
-      case "sliding-window":
-        return this.#sliding(slot, cost, policy, now);
-      default:
-        return this.#gcra(slot, cost, policy, now);
-    }
+    const t = this.#t[slot] as number;
+    const stored: KeyState | undefined =
+      t === Number.NEGATIVE_INFINITY
+        ? undefined
+        : { t, c: this.#c[slot] as number, p: this.#p[slot] as number };
+    const { decision, state } = decideKey(stored, policy, cost, now);
+    this.#t[slot] = state?.t ?? Number.NEGATIVE_INFINITY;
+    this.#c[slot] = state?.c ?? 0;
+    this.#p[slot] = state?.p ?? 0;
+    return decision;
   }
 
   /** @inheritdoc */
@@ -177,16 +180,18 @@ export class MemoryStore implements RateLimitStore {
   refund(key: string, cost: number, policy: RateLimitPolicy, decision: Decision): void {
     const slot = this.#index.get(key);
     if (slot === undefined || !decision.allowed) return;
-    const { windowMs } = policy;
-    if (policy.algorithm === "gcra") {
-      this.#t[slot] = (this.#t[slot] as number) - cost * (windowMs / policy.limit);
-      return;
-    }
-    const start = Math.floor(decision.now / windowMs) * windowMs;
     const t = this.#t[slot] as number;
-    if (t === start) this.#c[slot] = Math.max(0, (this.#c[slot] as number) - cost);
-    else if (policy.algorithm === "sliding-window" && t === start + windowMs)
-      this.#p[slot] = Math.max(0, (this.#p[slot] as number) - cost);
+    if (t === Number.NEGATIVE_INFINITY) return;
+    const back = refundKey(
+      { t, c: this.#c[slot] as number, p: this.#p[slot] as number },
+      policy,
+      cost,
+      decision.now,
+    );
+    if (back === undefined) return;
+    this.#t[slot] = back.t;
+    this.#c[slot] = back.c;
+    this.#p[slot] = back.p;
   }
 
   /** Forgets every key. */
@@ -197,82 +202,6 @@ export class MemoryStore implements RateLimitStore {
     this.#allocated = 0;
     this.#head = NONE;
     this.#tail = NONE;
-  }
-
-  // RFC 6585 §4: 429 "indicates that the user has sent too many requests in a given amount of
-  // time"; the window algorithms count per clock-aligned window so every process (and Redis)
-  // agrees on where a window starts.
-  #fixed(slot: number, cost: number, policy: RateLimitPolicy, now: number): Decision {
-    const { limit, windowMs } = policy;
-    const start = Math.floor(now / windowMs) * windowMs;
-    if (this.#t[slot] !== start) {
-      this.#t[slot] = start;
-      this.#c[slot] = 0;
-    }
-    const used = this.#c[slot] as number;
-    const resetAt = start + windowMs;
-    const allowed = used + cost <= limit;
-    const count = allowed ? used + cost : used;
-    this.#c[slot] = count;
-    return {
-      allowed,
-      limit,
-      // A count above the limit (a per-request limit lowered within the window, or a smaller
-      // limit deployed over a shared store) leaves nothing, not less than nothing:
-      // draft-ietf-httpapi-ratelimit-headers-10 §4.1.1, 'r' is a non-negative Integer.
-      remaining: Math.max(0, limit - count),
-      resetAt,
-      retryAfterMs: allowed ? 0 : resetAt - now,
-      now,
-    };
-  }
-
-  #sliding(slot: number, cost: number, policy: RateLimitPolicy, now: number): Decision {
-    const { limit, windowMs } = policy;
-    const start = Math.floor(now / windowMs) * windowMs;
-    const t = this.#t[slot] as number;
-    if (t !== start) {
-      this.#p[slot] = t === start - windowMs ? (this.#c[slot] as number) : 0;
-      this.#c[slot] = 0;
-      this.#t[slot] = start;
-    }
-    const prev = this.#p[slot] as number;
-    let count = this.#c[slot] as number;
-    const estimate = (prev * (windowMs - (now - start))) / windowMs + count;
-    const allowed = estimate + cost <= limit + EPS;
-    if (allowed) {
-      count += cost;
-      this.#c[slot] = count;
-    }
-    const used = allowed ? estimate + cost : estimate;
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, Math.floor(limit - used + EPS)),
-      resetAt: count > 0 ? start + 2 * windowMs : prev > 0 ? start + windowMs : now,
-      retryAfterMs: allowed ? 0 : slidingRetry(limit, windowMs, start, prev, count, cost, now),
-      now,
-    };
-  }
-
-  #gcra(slot: number, cost: number, policy: RateLimitPolicy, now: number): Decision {
-    const { limit, windowMs, burst } = policy;
-    const interval = windowMs / limit;
-    const tolerance = interval * burst;
-    const stored = this.#t[slot] as number;
-    const tat = Math.max(stored, now);
-    const next = tat + cost * interval;
-    const allowed = next - now <= tolerance + EPS;
-    const kept = allowed ? next : tat;
-    if (allowed) this.#t[slot] = next;
-    return {
-      allowed,
-      limit: burst,
-      remaining: Math.max(0, Math.floor((tolerance - (kept - now)) / interval + EPS)),
-      resetAt: Math.ceil(kept),
-      retryAfterMs: allowed ? 0 : Math.ceil(next - tolerance - now),
-      now,
-    };
   }
 
   /** Whether the slot's state no longer matters at `now`. */
@@ -361,29 +290,4 @@ export class MemoryStore implements RateLimitStore {
     if (next !== NONE) this.#prev[next] = prev;
     else this.#tail = prev;
   }
-}
-
-/**
- * Milliseconds until the weighted estimate leaves room for `cost` more units. Before the window
- * rolls, only the previous window's weight decays; after it rolls, the current count becomes the
- * previous one and decays over the next window.
- */
-export function slidingRetry(
-  limit: number,
-  windowMs: number,
-  start: number,
-  prev: number,
-  count: number,
-  cost: number,
-  now: number,
-): number {
-  if (cost > limit) return start + 2 * windowMs - now;
-  let at: number;
-  if (count + cost <= limit && prev > 0) {
-    at = start + windowMs * (1 - (limit - count - cost) / prev);
-  } else {
-    const decay = count > 0 ? windowMs * (1 - (limit - cost) / count) : 0;
-    at = start + windowMs + Math.max(0, decay);
-  }
-  return Math.max(1, Math.ceil(at - now));
 }
