@@ -9,6 +9,14 @@ export {
   type RouteOptions,
 } from "./core.js";
 export {
+  type DecisionMessage,
+  type DiagnosticChannel,
+  type DiagnosticListener,
+  subscribeDiagnostics,
+  type TracedCall,
+  unsubscribeDiagnostics,
+} from "./diagnostics.js";
+export {
   type Authentication,
   type AuthenticationRealm,
   type Exchange,

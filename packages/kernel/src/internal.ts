@@ -16,6 +16,7 @@
 export { asyncRoute, type NextFunction } from "./async-route.js";
 export { BoundedMemo, BoundedPairMemo, type MemoBound } from "./bounded-memo.js";
 export { buildResponse, isCodedBody } from "./coded-response.js";
+export { diagnosticChannel, tracedCall } from "./diagnostics.js";
 export { type DigestAlgorithm, type DigestEncoding, digest, portableDigest } from "./digest.js";
 export {
   EXTENSION_NAME,

@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import * as nodeDiagnostics from "node:diagnostics_channel";
+import { describe, expect, it } from "vitest";
+import {
+  diagnosticChannel,
+  diagnosticsOver,
+  type NodeDiagnostics,
+  subscribeDiagnostics,
+} from "./diagnostics.js";
+
+// The same table over node:diagnostics_channel and over the module's own channels (a runtime
+// without that module): a subscriber hears the same messages in the same order on both.
+const runtimes = [
+  ["node:diagnostics_channel", diagnosticsOver(nodeDiagnostics as unknown as NodeDiagnostics)],
+  ["the module's own channels", diagnosticsOver(undefined)],
+] as const;
+
+describe.each(runtimes)("diagnostics over %s", (_, dc) => {
+  it("a channel without subscribers says so; a subscriber hears each message with the name; unsubscribed, no more", () => {
+    const name = `svc:test:${randomUUID()}`;
+    const channel = dc.diagnosticChannel<{ decision: string }>(name);
+    expect(channel.name).toBe(name);
+    expect(channel.hasSubscribers).toBe(false);
+    channel.publish({ decision: "unheard" });
+    const heard: [unknown, unknown][] = [];
+    const listener = (message: unknown, from: string | symbol) => heard.push([message, from]);
+    dc.subscribe(name, listener);
+    expect(channel.hasSubscribers).toBe(true);
+    channel.publish({ decision: "limited" });
+    expect(dc.unsubscribe(name, listener)).toBe(true);
+    expect(dc.unsubscribe(name, listener)).toBe(false);
+    expect(channel.hasSubscribers).toBe(false);
+    channel.publish({ decision: "unheard" });
+    expect(heard).toEqual([[{ decision: "limited" }, name]]);
+  });
+
+  it("a traced call without subscribers runs as it is, its own promise returned", async () => {
+    const traced = dc.tracedCall<{ op: string }>(`svc:test:${randomUUID()}`);
+    const call = Promise.resolve(7);
+    expect(traced.traced({ op: "get" }, () => call)).toBe(call);
+    await expect(call).resolves.toBe(7);
+  });
+
+  it.each([
+    ["settles", async () => 42, ["start", "end", "asyncStart", "asyncEnd"], { op: "get", result: 42 }],
+    [
+      "rejects",
+      async () => {
+        throw new Error("down");
+      },
+      ["start", "end", "error", "asyncStart", "asyncEnd"],
+      { op: "get", error: new Error("down") },
+    ],
+  ] as const)(
+    "a traced call that %s → its events in order, one context with the outcome",
+    async (_, fn, order, context) => {
+      const name = `svc:test:${randomUUID()}`;
+      const traced = dc.tracedCall<{ op: string }>(name);
+      const events: string[] = [];
+      const contexts = new Set<unknown>();
+      const listeners = ["start", "end", "asyncStart", "asyncEnd", "error"].map((event) => {
+        const listener = (message: unknown) => {
+          events.push(event);
+          contexts.add(message);
+        };
+        dc.subscribe(`tracing:${name}:${event}`, listener);
+        return [`tracing:${name}:${event}`, listener] as const;
+      });
+      const given = { op: "get" };
+      const outcome = await traced.traced(given, fn).then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+      for (const [channel, listener] of listeners) dc.unsubscribe(channel, listener);
+      expect(events).toEqual(order);
+      expect([...contexts]).toEqual([given]);
+      expect(given).toEqual(context);
+      expect(outcome).toEqual("result" in context ? { value: 42 } : { error: new Error("down") });
+    },
+  );
+});
+
+describe("the runtime's channels", () => {
+  it("on Node.js they are node:diagnostics_channel's: a subscriber through that module hears a package's message", () => {
+    const name = `svc:test:${randomUUID()}`;
+    const heard: unknown[] = [];
+    const listener = (message: unknown) => heard.push(message);
+    nodeDiagnostics.subscribe(name, listener);
+    diagnosticChannel<{ decision: string }>(name).publish({ decision: "replayed" });
+    nodeDiagnostics.unsubscribe(name, listener);
+    const other = `svc:test:${randomUUID()}`;
+    subscribeDiagnostics(other, listener);
+    nodeDiagnostics.channel(other).publish({ decision: "refused" });
+    expect(heard).toEqual([{ decision: "replayed" }, { decision: "refused" }]);
+  });
+});
