@@ -418,6 +418,11 @@ try {
     `fastify@${dev.fastify}`,
     `hono@${dev.hono}`,
     `@hono/node-server@${dev["@hono/node-server"]}`,
+    // @svc/otel's example starts an OpenTelemetry SDK.
+    "@opentelemetry/api@^1.9.0",
+    "@opentelemetry/sdk-metrics@^2.12.1",
+    "@opentelemetry/sdk-trace-base@^2.12.1",
+    "@opentelemetry/context-async-hooks@^2.12.1",
   ];
 
   // 3. Consumers.

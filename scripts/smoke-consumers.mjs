@@ -85,7 +85,8 @@ process.exit(failed === 0 ? 0 : 1);
 
 /**
  * The README examples, in a consumer project of their own: the tarballs, Express 5 with its
- * types, both Redis clients, pino, pg and vitest (the libraries the examples import), @types/node.
+ * types, both Redis clients, pino, pg, vitest and the OpenTelemetry SDK (the libraries the
+ * examples import), @types/node.
  */
 async function readmeExamples(tarballs, rootManifest) {
   const project = join(work, "readme");
@@ -110,6 +111,11 @@ async function readmeExamples(tarballs, rootManifest) {
     `fastify@${dev.fastify}`,
     `hono@${dev.hono}`,
     `@hono/node-server@${dev["@hono/node-server"]}`,
+    // @svc/otel's example starts an OpenTelemetry SDK.
+    "@opentelemetry/api@^1.9.0",
+    "@opentelemetry/sdk-metrics@^2.12.1",
+    "@opentelemetry/sdk-trace-base@^2.12.1",
+    "@opentelemetry/context-async-hooks@^2.12.1",
   ];
   const installStart = Date.now();
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...libraries], project);

@@ -1,0 +1,17 @@
+// Consumer smoke check: called with the module as loaded from the packed tarball, once through
+// `import` and once through `require`. It throws when the public surface is broken.
+export default function smoke(mod) {
+  if (mod.SCOPE_NAME !== "@svc/otel") throw new Error("SCOPE_NAME is broken");
+  if (!mod.PACKAGES.includes("ratelimit")) throw new Error("PACKAGES is broken");
+  // The OpenTelemetry API's global providers (no-op without an SDK) are enough to subscribe.
+  const instrumentation = mod.instrumentSvc();
+  if (typeof instrumentation.disable !== "function") throw new Error("instrumentSvc() is broken");
+  instrumentation.disable();
+  let refused = false;
+  try {
+    mod.instrumentSvc({ packages: ["nope"] });
+  } catch (err) {
+    refused = err.code === "ERR_SVC_OTEL_PACKAGES";
+  }
+  if (!refused) throw new Error("instrumentSvc() takes an unknown package");
+}

@@ -1,0 +1,367 @@
+/**
+ * OpenTelemetry for the @svc packages: every decision they publish on their diagnostics channels
+ * becomes a metric and attributes of the request's active span, and every store or key-set call
+ * they trace becomes a client span and a duration.
+ *
+ * @packageDocumentation
+ */
+import {
+  type Attributes,
+  type Counter,
+  context as contexts,
+  type MeterProvider,
+  metrics,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+import { type DiagnosticListener, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
+
+/** The instrumentation scope's name, as the meter and the tracer are named. */
+export const SCOPE_NAME = "@svc/otel";
+
+/** The packages whose channels {@link instrumentSvc} listens to. */
+export const PACKAGES = [
+  "ratelimit",
+  "auth",
+  "idempotency",
+  "conditional",
+  "negotiate",
+  "versioning",
+  "soap",
+  "errors",
+] as const;
+
+/** One of {@link PACKAGES}. */
+export type SvcPackage = (typeof PACKAGES)[number];
+
+/** Options of {@link instrumentSvc}. */
+export interface SvcInstrumentationOptions {
+  /**
+   * Where the metrics go.
+   * @default the global one (`metrics.getMeterProvider()`)
+   */
+  meterProvider?: MeterProvider;
+  /**
+   * Where the store and key-set spans go.
+   * @default the global one (`trace.getTracerProvider()`)
+   */
+  tracerProvider?: TracerProvider;
+  /**
+   * The packages to listen to.
+   * @default every one of {@link PACKAGES}
+   */
+  packages?: readonly SvcPackage[];
+}
+
+/** What {@link instrumentSvc} returns: the way to stop listening. */
+export interface SvcInstrumentation {
+  /** Unsubscribes from every channel; what was recorded stays with the providers. */
+  disable(): void;
+}
+
+/** A decision message as the packages publish it: the request, the decision, its members. */
+type Message = { readonly request?: object; readonly decision?: unknown } & Record<string, unknown>;
+
+/** The context object a tracing channel hands each of its five events. */
+type TraceContext = Record<string, unknown> & { error?: unknown; result?: unknown };
+
+/** How one package's decisions become a metric and span attributes. */
+interface DecisionMapping {
+  /** The counter's name and description. */
+  readonly metric: readonly [name: string, description: string];
+  /** The attributes of the counter's point and of the active span for `message`. */
+  attributes(message: Message): Attributes;
+  /** A decision that refuses the request: recorded as a span event as well. */
+  refuses?(message: Message): boolean;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+const number = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
+const flag = (value: unknown): boolean | undefined => (typeof value === "boolean" ? value : undefined);
+/** A decision word in the attribute values' snake case (`in-progress` → `in_progress`). */
+const snake = (value: unknown): string | undefined => text(value)?.replaceAll("-", "_");
+
+/** Attributes without the members a message did not carry. */
+function defined(attributes: Record<string, string | number | boolean | undefined>): Attributes {
+  const out: Attributes = {};
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+/**
+ * Each package's channel and metric. Where the semantic conventions name an attribute it is used
+ * (`error.type`, `http.response.status_code`); the rate limit's names follow ASP.NET Core's
+ * rate-limiting metrics (`aspnetcore.rate_limiting.requests`, `...result`, `...policy`).
+ *
+ * @see https://opentelemetry.io/docs/specs/semconv/dotnet/dotnet-aspnetcore-metrics/
+ * @see https://opentelemetry.io/docs/specs/semconv/general/recording-errors/
+ */
+const DECISIONS: Record<SvcPackage, DecisionMapping> = {
+  ratelimit: {
+    metric: ["svc.rate_limiting.requests", "Requests the rate limit decided on"],
+    attributes: (m) =>
+      defined({
+        "svc.rate_limiting.result":
+          m.decision === "allowed" ? "acquired" : m.decision === "limited" ? "rejected" : snake(m.decision),
+        "svc.rate_limiting.policy": text(m.policy),
+        "svc.rate_limiting.key_kind": text(m.keyKind),
+        "svc.rate_limiting.fail_mode": text(m.failMode),
+        "error.type": m.decision === "store-failed" ? errorType(m.error) : undefined,
+      }),
+    refuses: (m) => m.decision === "limited" || (m.decision === "store-failed" && m.failMode === "closed"),
+  },
+  auth: {
+    metric: ["svc.authentication.attempts", "Authentication decisions and key-set refreshes"],
+    attributes: (m) =>
+      defined({
+        "svc.authentication.result":
+          m.decision === "authenticated"
+            ? "success"
+            : m.decision === "refused"
+              ? "failure"
+              : m.decision === "anonymous"
+                ? "none"
+                : snake(m.decision),
+        "svc.authentication.scheme": text(m.scheme),
+        "error.type":
+          m.decision === "refused"
+            ? text(m.reason)
+            : m.decision === "jwks-failed"
+              ? errorType(m.error)
+              : undefined,
+      }),
+    refuses: (m) => m.decision === "refused",
+  },
+  idempotency: {
+    metric: ["svc.idempotency.requests", "Requests with an Idempotency-Key, by outcome"],
+    attributes: (m) =>
+      defined({
+        "svc.idempotency.result": snake(m.decision),
+        "error.type": m.decision === "store-failed" ? errorType(m.error) : undefined,
+      }),
+    refuses: (m) =>
+      m.decision === "in-progress" || m.decision === "mismatch" || m.decision === "store-failed",
+  },
+  conditional: {
+    metric: ["svc.conditional.responses", "Responses decided by a precondition (304, 412, 428)"],
+    attributes: (m) =>
+      defined({ "svc.conditional.result": snake(m.decision), "svc.conditional.field": text(m.field) }),
+  },
+  negotiate: {
+    metric: ["svc.negotiation.decisions", "Content negotiation and body decisions (406, 415, codings)"],
+    attributes: (m) =>
+      defined({
+        "svc.negotiation.result": snake(m.decision),
+        "svc.negotiation.coding": text(m.coding),
+        "error.type": m.decision === "body-refused" ? text(m.reason) : undefined,
+      }),
+    refuses: (m) => m.decision !== "coded",
+  },
+  versioning: {
+    metric: ["svc.versioning.requests", "Requests by the API version they got"],
+    attributes: (m) =>
+      defined({
+        "svc.versioning.result": snake(m.decision),
+        "svc.api.version": text(m.version) ?? text(m.requested),
+        "svc.versioning.strategy": text(m.strategy),
+        "svc.api.version.deprecated": flag(m.deprecated),
+        "svc.api.version.sunset": flag(m.sunset),
+      }),
+    refuses: (m) => m.decision === "unsupported",
+  },
+  soap: {
+    metric: ["svc.soap.operations", "SOAP messages by operation and outcome"],
+    attributes: (m) =>
+      defined({
+        "svc.soap.result": m.decision === "fault" ? "fault" : "ok",
+        "svc.soap.operation": text(m.operation),
+        "svc.soap.version": text(m.soapVersion),
+        "svc.soap.one_way": flag(m.oneWay),
+        "error.type": text(m.faultCode),
+      }),
+    refuses: (m) => m.decision === "fault",
+  },
+  errors: {
+    metric: ["svc.errors.records", "Error records rendered, by status and code"],
+    attributes: (m) =>
+      defined({
+        "http.response.status_code": number(m.status),
+        "error.type": text(m.code) ?? (number(m.status) === undefined ? undefined : String(m.status)),
+      }),
+  },
+};
+
+/** The tracing channels the packages trace their outside calls on, and what kind of call each is. */
+const TRACED: readonly { readonly name: string; readonly pkg: SvcPackage; readonly kind: "db" | "http" }[] = [
+  { name: "svc:ratelimit:store", pkg: "ratelimit", kind: "db" },
+  { name: "svc:idempotency:store", pkg: "idempotency", kind: "db" },
+  { name: "svc:auth:jwks", pkg: "auth", kind: "http" },
+];
+
+/**
+ * The store names the packages use, as the semantic conventions' `db.system.name` values where
+ * there is one.
+ * @see https://opentelemetry.io/docs/specs/semconv/registry/attributes/db/#db-system-name
+ */
+const DB_SYSTEM: Record<string, string> = { redis: "redis", postgres: "postgresql" };
+
+/** `error.type` of a thrown value: its class name, as the conventions recommend. */
+function errorType(error: unknown): string {
+  if (error instanceof Error) return error.name === "Error" ? error.constructor.name : error.name;
+  return "_OTHER";
+}
+
+/**
+ * Subscribes to the @svc packages' diagnostics channels and records, for each decision, one point
+ * of its package's counter and the same attributes on the request's active span (a refusal also as
+ * a span event); for each traced store or key-set call, a client span and one point of
+ * `db.client.operation.duration` or `http.client.request.duration` (seconds). Call it once, after
+ * the OpenTelemetry SDK has started, before the server takes requests.
+ *
+ * @example
+ * const instrumentation = instrumentSvc();
+ * // ...later, on shutdown:
+ * instrumentation.disable();
+ * @see https://opentelemetry.io/docs/specs/semconv/database/database-metrics/
+ * @see https://opentelemetry.io/docs/specs/semconv/http/http-metrics/#metric-httpclientrequestduration
+ */
+export function instrumentSvc(options: SvcInstrumentationOptions = {}): SvcInstrumentation {
+  checkOptionNames("otel", options, ["meterProvider", "tracerProvider", "packages"], "instrumentSvc");
+  const chosen = options.packages ?? PACKAGES;
+  if (!Array.isArray(chosen) || chosen.some((p) => !PACKAGES.includes(p as SvcPackage)))
+    throw refusedOption(
+      "otel",
+      "packages",
+      chosen,
+      `a list of ${PACKAGES.join(", ")}`,
+      "instrumentSvc: packages",
+    );
+  const { meterProvider = metrics.getMeterProvider(), tracerProvider = trace.getTracerProvider() } = options;
+  if (typeof meterProvider?.getMeter !== "function")
+    throw refusedOption(
+      "otel",
+      "meterProvider",
+      meterProvider,
+      "a MeterProvider",
+      "instrumentSvc: meterProvider",
+    );
+  if (typeof tracerProvider?.getTracer !== "function")
+    throw refusedOption(
+      "otel",
+      "tracerProvider",
+      tracerProvider,
+      "a TracerProvider",
+      "instrumentSvc: tracerProvider",
+    );
+  const meter = meterProvider.getMeter(SCOPE_NAME);
+  const tracer = tracerProvider.getTracer(SCOPE_NAME);
+  const subscriptions: [string, DiagnosticListener][] = [];
+  const listen = (name: string, listener: DiagnosticListener) => {
+    subscribeDiagnostics(name, listener);
+    subscriptions.push([name, listener]);
+  };
+
+  for (const pkg of new Set(chosen as readonly SvcPackage[])) {
+    const mapping = DECISIONS[pkg];
+    const counter: Counter = meter.createCounter(mapping.metric[0], {
+      description: mapping.metric[1],
+      unit: "{decision}",
+    });
+    listen(`svc:${pkg}`, (raw) => {
+      if (typeof raw !== "object" || raw === null) return;
+      const message = raw as Message;
+      const attributes = mapping.attributes(message);
+      counter.add(1, attributes);
+      const span = trace.getActiveSpan();
+      if (span === undefined || !span.isRecording()) return;
+      span.setAttributes(attributes);
+      if (mapping.refuses?.(message))
+        span.addEvent(`svc.${pkg}.${snake(message.decision) ?? "refused"}`, attributes);
+    });
+  }
+
+  const durations = {
+    db: meter.createHistogram("db.client.operation.duration", {
+      description: "Duration of the @svc packages' store calls",
+      unit: "s",
+    }),
+    http: meter.createHistogram("http.client.request.duration", {
+      description: "Duration of the @svc packages' key-set fetches",
+      unit: "s",
+    }),
+  };
+  for (const traced of TRACED) {
+    if (!chosen.includes(traced.pkg)) continue;
+    const calls = new WeakMap<object, { span: Span; started: number }>();
+    const finish = (ctx: TraceContext) => {
+      const call = calls.get(ctx);
+      if (call === undefined) return;
+      calls.delete(ctx);
+      const attributes = callAttributes(traced.kind, traced.pkg, ctx);
+      if (ctx.error !== undefined) {
+        attributes["error.type"] = errorType(ctx.error);
+        call.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(ctx.error) });
+        if (ctx.error instanceof Error) call.span.recordException(ctx.error);
+      }
+      call.span.setAttributes(attributes);
+      call.span.end();
+      durations[traced.kind].record((performance.now() - call.started) / 1000, attributes);
+    };
+    listen(`tracing:${traced.name}:start`, (raw) => {
+      if (typeof raw !== "object" || raw === null) return;
+      const ctx = raw as TraceContext;
+      const parent = contexts.active();
+      const span = tracer.startSpan(
+        spanName(traced.kind, ctx),
+        { kind: SpanKind.CLIENT, attributes: callAttributes(traced.kind, traced.pkg, ctx) },
+        parent,
+      );
+      calls.set(ctx, { span, started: performance.now() });
+    });
+    // A call that threw before it gave a promise: `error` then `end`, no `asyncEnd`.
+    listen(`tracing:${traced.name}:end`, (raw) => {
+      if (typeof raw === "object" && raw !== null && (raw as TraceContext).error !== undefined)
+        finish(raw as TraceContext);
+    });
+    listen(`tracing:${traced.name}:asyncEnd`, (raw) => {
+      if (typeof raw === "object" && raw !== null) finish(raw as TraceContext);
+    });
+  }
+
+  let enabled = true;
+  return {
+    disable() {
+      if (!enabled) return;
+      enabled = false;
+      for (const [name, listener] of subscriptions) unsubscribeDiagnostics(name, listener);
+    },
+  };
+}
+
+/** The span name the conventions give a call: `{db.operation.name} {db.system.name}`, or the HTTP method. */
+function spanName(kind: "db" | "http", ctx: TraceContext): string {
+  if (kind === "http") return "GET";
+  const operation = text(ctx.operation) ?? "call";
+  const store = text(ctx.store);
+  return store === undefined ? operation : `${operation} ${DB_SYSTEM[store] ?? store}`;
+}
+
+/** A traced call's attributes, as the semantic conventions name them. */
+function callAttributes(kind: "db" | "http", pkg: SvcPackage, ctx: TraceContext): Attributes {
+  if (kind === "http")
+    return defined({ "http.request.method": "GET", "url.full": text(ctx.uri), "svc.package": pkg });
+  const store = text(ctx.store);
+  return defined({
+    "db.system.name": store === undefined ? undefined : (DB_SYSTEM[store] ?? store),
+    "db.operation.name": text(ctx.operation),
+    "svc.package": pkg,
+  });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
