@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pinoRedaction } from "@svc/auth";
+import { exchangeIfAny } from "@svc/kernel";
 import type { Express, NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
+import type { Telemetry } from "./telemetry.js";
 
 const CHILD = Symbol("request logger");
 const LAZY = Symbol("request logger stand-in");
@@ -106,7 +108,9 @@ function requestSummary(req: Tracked) {
 /**
  * The access log: one flat JSON line per request when its response is finished (or the client
  * went away), at `info`, or `error` for a 5xx: `correlationId`, `method`, `url`, `statusCode`,
- * `responseTime` (ms), `remoteAddress`, `userAgent`. A credential in the URL (`access_token=`) is
+ * `responseTime` (ms), `remoteAddress`, `userAgent`, `principal` (the authenticated caller's id)
+ * and, with telemetry on, `decisions`: what the packages decided on the request, in order
+ * (`ratelimit:allowed auth:refused:expired`). A credential in the URL (`access_token=`) is
  * censored by the logger's redaction (`pinoRedaction` from @svc/auth); request headers are not
  * part of the line.
  *
@@ -118,7 +122,12 @@ function requestSummary(req: Tracked) {
  * @example
  * app.use(accessLog(app, logger, (res) => res.locals.correlationId));
  */
-export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: Response) => string) {
+export function accessLog(
+  app: Express,
+  logger: Logger,
+  correlationIdOf: (res: Response) => string,
+  telemetry?: Pick<Telemetry, "decisionsOf"> | undefined,
+) {
   const childOf = (req: Tracked, res: Response): Logger => {
     let child = req[CHILD];
     if (child === undefined) {
@@ -153,7 +162,7 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
     },
   });
 
-  const start = accessLines(logger, (res) => correlationIdOf(res as Response));
+  const start = accessLines(logger, (res) => correlationIdOf(res as Response), telemetry);
   return function accessLogMiddleware(req: Request, res: Response, next: NextFunction): void {
     start(req, res);
     next();
@@ -170,6 +179,7 @@ export function accessLog(app: Express, logger: Logger, correlationIdOf: (res: R
 export function accessLines(
   logger: Logger,
   correlationIdOf: (res: ServerResponse) => string,
+  telemetry?: Pick<Telemetry, "decisionsOf"> | undefined,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const lines = logger.child({}, { redact: ACCESS_LINE_REDACTION });
   return function startAccessLine(req, res) {
@@ -193,6 +203,8 @@ export function accessLines(
         responseTime: Math.round(performance.now() - (req[START] ?? 0)),
         remoteAddress: req.socket?.remoteAddress,
         userAgent: req.headers["user-agent"],
+        principal: exchangeIfAny(req)?.authentication?.principal?.id,
+        decisions: telemetry?.decisionsOf(req)?.join(" "),
       },
       failed ? "request errored" : completed ? "request completed" : "request aborted",
     );

@@ -124,7 +124,7 @@ export function createApp(config: Config, deps: AppDeps): express.Express {
   // the middleware in front of an endpoint.
   app.use(
     chain(
-      ...everyRequest(app, config, deps.logger),
+      ...everyRequest(app, config, deps.logger, deps.telemetry),
       only(SOAP_PATHS, soap.endpoints),
       parts.svc.prepare as RequestHandler,
       only(OPS_PATHS, opsRouter(parts)),
@@ -175,8 +175,13 @@ function expressApp(config: Config): express.Express {
  * What every request goes through: security headers first, so errors and 304s carry them too,
  * then the correlation id (and the access log that carries it), the allowed hosts and CORS.
  */
-function everyRequest(app: express.Express, config: Config, logger: Logger): RequestHandler[] {
-  const log = accessLog(app, logger, (res) => res.locals.correlationId as string);
+function everyRequest(
+  app: express.Express,
+  config: Config,
+  logger: Logger,
+  telemetry: AppDeps["telemetry"],
+): RequestHandler[] {
+  const log = accessLog(app, logger, (res) => res.locals.correlationId as string, telemetry);
   const correlate = (req: Request, res: Response, next: NextFunction) => {
     const id = correlationIdOf(req.headers["x-correlation-id"]);
     res.locals.correlationId = id;

@@ -62,6 +62,12 @@ export interface Config {
   allowedHosts: readonly string[] | undefined;
   tls: { cert: string; key: string } | undefined;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /**
+   * Whether the packages' decisions are recorded (`TELEMETRY`, `on` or `off`): OpenTelemetry
+   * metrics served on `GET /metrics` in the Prometheus text format, and each request's decisions
+   * and principal in its access line. Off, no package builds a decision message.
+   */
+  telemetry: boolean;
   demoUsers: DemoUser[];
   /** PEM of the token signing key (`JWT_PRIVATE_KEY`, a file path); generated at start-up when absent. */
   jwtPrivateKey: string | undefined;
@@ -482,6 +488,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}` }),
     "info",
   );
+  const telemetry =
+    read("TELEMETRY", z.enum(["on", "off"], { error: "TELEMETRY must be on or off" }), "on") === "on";
   const tls = readTls(optional(env.TLS_CERT), optional(env.TLS_KEY), problems);
   const jwtPrivateKey = readJwtPrivateKey(optional(env.JWT_PRIVATE_KEY), problems);
   const demoUsers = parseDemoUsers(optional(env.DEMO_USERS), production, problems);
@@ -501,6 +509,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     allowedHosts,
     tls,
     logLevel,
+    telemetry,
     demoUsers,
     jwtPrivateKey,
     shutdownGraceSeconds,

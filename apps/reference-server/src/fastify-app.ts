@@ -232,7 +232,7 @@ function rootSteps(config: Config, deps: AppDeps) {
   // The access line's id is kept beside the raw response, not as a field of it: one field set on
   // the raw response before Fastify writes makes `writeHead` set every field of the reply again,
   // one `setHeader` (validated, lower-cased, stored) each.
-  const log = accessLines(deps.logger, (res) => (res as Correlated)[CORRELATION_ID] ?? "");
+  const log = accessLines(deps.logger, (res) => (res as Correlated)[CORRELATION_ID] ?? "", deps.telemetry);
   // The names in lower case, as Fastify stores and writes them: `reply.header` lower-cases every
   // name it is given, a new string for each of these on every request otherwise. `forRequest`
   // returns one of two lists (over TLS or not), each lowered once.

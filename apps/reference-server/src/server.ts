@@ -30,6 +30,7 @@ import {
 } from "./routes/money.js";
 import { clientErrorHeaders, createSecurity } from "./security.js";
 import { createStores } from "./stores.js";
+import { createTelemetry } from "./telemetry.js";
 
 /** How long the idempotency store waits for each of its statements (its default). */
 const KEYS_TIMEOUT_MS = 1000;
@@ -146,7 +147,8 @@ export async function startService(
   const keys = keysPool ? new PostgresStore({ pool: keysPool, timeoutMs: KEYS_TIMEOUT_MS }) : undefined;
   const stores = createStores(config.redisClusterNodes ?? config.redisUrl, options.redisPrefix, keys);
   await stores.ready(3000);
-  const deps = { db, logger, background, security, stores };
+  const telemetry = config.telemetry ? createTelemetry() : undefined;
+  const deps = { db, logger, background, security, stores, telemetry };
   // Node checks its header and request time-outs every `connectionsCheckingInterval` (30 s by
   // default, which would stretch a 10 s HEADERS_TIMEOUT_SECONDS to 40 s): every second instead.
   const timeouts = {
@@ -207,6 +209,7 @@ export async function startService(
         await db.close();
         await stores.close();
         await keysPool?.end();
+        await telemetry?.close();
       })();
       return closing;
     },

@@ -37,6 +37,7 @@ import {
 import type { Security } from "./security.js";
 import { events, notifications } from "./soap/index.js";
 import type { Stores } from "./stores.js";
+import type { Telemetry } from "./telemetry.js";
 import type { Routes } from "./view.js";
 
 /**
@@ -52,6 +53,8 @@ export interface AppDeps {
   background: Background;
   security: Security;
   stores: Stores;
+  /** The packages' decisions as metrics and per request (`TELEMETRY=on`); absent when off. */
+  telemetry?: Telemetry | undefined;
 }
 
 const READ_ONLY = ["GET", "HEAD", "OPTIONS"];
@@ -59,6 +62,7 @@ const READ_ONLY = ["GET", "HEAD", "OPTIONS"];
 export const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["/health", READ_ONLY],
   ["/ready", READ_ONLY],
+  ["/metrics", READ_ONLY],
   ["/openapi.json", READ_ONLY],
   ["/docs", READ_ONLY],
   ["/docs/init.js", READ_ONLY],
@@ -66,7 +70,15 @@ export const OPS_METHODS: ReadonlyArray<readonly [string, readonly string[]]> = 
   ["/auth/token", ["POST", "OPTIONS"]],
 ];
 /** Path prefixes (lower case) of the operational endpoints and of the SOAP router's routes. */
-export const OPS_PATHS = ["/health", "/ready", "/openapi.json", "/docs", "/.well-known/", "/auth/"];
+export const OPS_PATHS = [
+  "/health",
+  "/ready",
+  "/metrics",
+  "/openapi.json",
+  "/docs",
+  "/.well-known/",
+  "/auth/",
+];
 export const SOAP_PATHS = ["/ws/"];
 export const SOAP_COLLECTION_PATHS = ["/events", "/notifications"];
 
@@ -178,6 +190,7 @@ export function corsOptions(config: Config): CrossOriginOptions | undefined {
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
+const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** The media type of each kind of file Swagger UI's directory holds. */
 const ASSET_TYPES: Readonly<Record<string, string>> = {
@@ -236,6 +249,7 @@ export function opsRoutes(security: Security, deps: AppDeps, listed: CrudResourc
   return [
     { path: "/health", handle: () => asJson({ status: "UP" }, noStore) },
     { path: "/ready", handle: readiness(deps) },
+    { path: "/metrics", handle: metrics(deps.telemetry) },
     { path: "/openapi.json", handle: () => reply.bytes(document, JSON_TYPE, fiveMinutes) },
     { path: "/docs", handle: () => reply.bytes(page, "text/html; charset=utf-8") },
     { path: "/docs/init.js", handle: () => reply.bytes(init, "text/javascript; charset=utf-8") },
@@ -270,6 +284,21 @@ export function issueToken(security: Security): (principal: Principal | undefine
     const token = await security.issuer.issue(principal);
     // RFC 6749 §5.1: token responses are never cached.
     return asJson(token, { headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+  };
+}
+
+/**
+ * The packages' decisions as OpenTelemetry metrics, in the Prometheus text exposition format 0.0.4
+ * (what Prometheus scrapes); never cached. With telemetry off there is nothing to serve: 404.
+ * @see https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format
+ */
+function metrics(telemetry: Telemetry | undefined): () => Promise<Reply> {
+  return async () => {
+    if (telemetry === undefined) throw HttpError.notFound("Metrics are off (TELEMETRY=off)");
+    const text = await telemetry.metricsText();
+    return reply.bytes(Buffer.from(text, "utf8"), PROMETHEUS_TYPE, {
+      headers: { "Cache-Control": "no-store" },
+    });
   };
 }
 
