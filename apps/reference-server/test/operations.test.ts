@@ -112,11 +112,13 @@ describe("operations", () => {
       expect(Object.keys(entry).sort()).toEqual(
         [
           "correlationId",
+          "decisions",
           "hostname",
           "level",
           "method",
           "msg",
           "pid",
+          "principal",
           "remoteAddress",
           "responseTime",
           "statusCode",
