@@ -110,7 +110,8 @@ function requestSummary(req: Tracked) {
  * went away), at `info`, or `error` for a 5xx: `correlationId`, `method`, `url`, `statusCode`,
  * `responseTime` (ms), `remoteAddress`, `userAgent`, `principal` (the authenticated caller's id)
  * and, with telemetry on, `decisions`: what the packages decided on the request, in order
- * (`ratelimit:allowed auth:refused:expired`). A credential in the URL (`access_token=`) is
+ * (`ratelimit:allowed auth:refused:expired`) and `traceId`, the W3C trace the request's server
+ * span belongs to (the caller's, when it sent a `traceparent`). A credential in the URL (`access_token=`) is
  * censored by the logger's redaction (`pinoRedaction` from @svc/auth); request headers are not
  * part of the line.
  *
@@ -126,7 +127,7 @@ export function accessLog(
   app: Express,
   logger: Logger,
   correlationIdOf: (res: Response) => string,
-  telemetry?: Pick<Telemetry, "decisionsOf"> | undefined,
+  telemetry?: Pick<Telemetry, "decisionsOf" | "traceOf"> | undefined,
 ) {
   const childOf = (req: Tracked, res: Response): Logger => {
     let child = req[CHILD];
@@ -179,7 +180,7 @@ export function accessLog(
 export function accessLines(
   logger: Logger,
   correlationIdOf: (res: ServerResponse) => string,
-  telemetry?: Pick<Telemetry, "decisionsOf"> | undefined,
+  telemetry?: Pick<Telemetry, "decisionsOf" | "traceOf"> | undefined,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const lines = logger.child({}, { redact: ACCESS_LINE_REDACTION });
   return function startAccessLine(req, res) {
@@ -205,6 +206,7 @@ export function accessLines(
         userAgent: req.headers["user-agent"],
         principal: exchangeIfAny(req)?.authentication?.principal?.id,
         decisions: telemetry?.decisionsOf(req)?.join(" "),
+        traceId: telemetry?.traceOf(req),
       },
       failed ? "request errored" : completed ? "request completed" : "request aborted",
     );

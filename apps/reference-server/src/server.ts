@@ -158,12 +158,14 @@ export async function startService(
     requestTimeout: (config.headersTimeoutSeconds + config.requestTimeoutSeconds + 5) * 1000,
   };
   const serverOf = (
-    handler: (req: IncomingMessage, res: ServerResponse) => void,
+    app: (req: IncomingMessage, res: ServerResponse) => void,
     classes: Partial<Pick<ServerOptions, "IncomingMessage" | "ServerResponse">> = {},
-  ): Server =>
-    config.tls
+  ): Server => {
+    const handler = telemetry ? telemetry.traced(app) : app;
+    return config.tls
       ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key, ...timeouts, ...classes }, handler)
       : createHttpServer({ ...timeouts, ...classes }, handler);
+  };
   let server: Server;
   let fastify: FastifyInstance | undefined;
   if (config.framework === "fastify") {

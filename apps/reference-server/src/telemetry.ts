@@ -1,5 +1,18 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  context,
+  defaultTextMapGetter,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import {
   type DecisionMessage,
   exchangeIfAny,
@@ -23,6 +36,16 @@ export interface Telemetry {
   decisionsOf(request: object): readonly string[] | undefined;
   /** The principal the request was authenticated as, if any. */
   principalOf(request: object): string | undefined;
+  /**
+   * `handler` with each request in a server span: a child of the request's W3C `traceparent`
+   * when it sends a valid one (else the root of a new trace), active while the request is
+   * served, so the packages' decisions land on it and their store calls are its children.
+   */
+  traced(
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+  ): (req: IncomingMessage, res: ServerResponse) => void;
+  /** The trace id of the request's server span (32 hex digits), for its log lines. */
+  traceOf(request: object): string | undefined;
   /** Stops listening. */
   close(): Promise<void>;
 }
@@ -43,16 +66,24 @@ function decisionWord(pkg: string, message: DecisionMessage & Record<string, unk
 
 /**
  * Starts the service's telemetry: a meter provider read by a Prometheus exporter that serves no
- * port of its own (the service's `/metrics` route serialises it), `@svc/otel` over every
- * package's channel, and a listener that keeps each request's decisions for its access line.
+ * port of its own (the service's `/metrics` route serialises it), a server span per request that
+ * continues the caller's trace, `@svc/otel` over every package's channel, and a listener that
+ * keeps each request's decisions for its access line.
  *
  * @example const telemetry = createTelemetry(); const text = await telemetry.metricsText();
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
+ * @see https://www.w3.org/TR/trace-context/#traceparent-header the caller's trace, continued
  */
 export function createTelemetry(): Telemetry {
   const exporter = new PrometheusExporter({ preventServerStart: true });
   const meterProvider = new MeterProvider({ readers: [exporter] });
-  const instrumentation = instrumentSvc({ meterProvider });
+  // A request's context follows its asynchronous work; the first service of a process sets it.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const tracerProvider = new BasicTracerProvider();
+  const tracer = tracerProvider.getTracer("@svc/reference-server");
+  const propagator = new W3CTraceContextPropagator();
+  const spans = new WeakMap<object, Span>();
+  const instrumentation = instrumentSvc({ meterProvider, tracerProvider });
   const serializer = new PrometheusSerializer();
   const decisions = new WeakMap<object, string[]>();
   const listeners = PACKAGES.map((pkg) => {
@@ -77,10 +108,30 @@ export function createTelemetry(): Telemetry {
     },
     decisionsOf: (request) => decisions.get(carrier(request)),
     principalOf: (request) => exchangeIfAny(request)?.authentication?.principal?.id,
+    traced(handler) {
+      return (req, res) => {
+        // W3C Trace Context §3.2: a traceparent that does not parse is ignored, a new trace starts.
+        const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+        const span = tracer.startSpan(
+          req.method ?? "HTTP",
+          { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "_OTHER" } },
+          parent,
+        );
+        spans.set(req, span);
+        res.once("close", () => {
+          span.setAttribute("http.response.status_code", res.statusCode);
+          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        });
+        context.with(trace.setSpan(parent, span), handler, undefined, req, res);
+      };
+    },
+    traceOf: (request) => spans.get(carrier(request))?.spanContext().traceId,
     async close() {
       instrumentation.disable();
       for (const [name, listener] of listeners) unsubscribeDiagnostics(name, listener);
       await meterProvider.shutdown();
+      await tracerProvider.shutdown();
     },
   };
 }

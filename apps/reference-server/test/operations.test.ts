@@ -123,6 +123,7 @@ describe("operations", () => {
           "responseTime",
           "statusCode",
           "time",
+          "traceId",
           "url",
           "userAgent",
         ].sort(),

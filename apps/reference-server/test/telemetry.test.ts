@@ -123,4 +123,39 @@ describe("telemetry: the access line", () => {
     expect(String(refused?.decisions)).toMatch(/\bauth:refused:malformed\b/);
     expect(lines.join("")).not.toContain("not.a.token");
   });
+
+  it.each([
+    [
+      "a valid traceparent → its trace continued",
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      "4bf92f3577b34da6a3ce929d0e0e4736",
+    ],
+    ["none → a new trace", undefined, undefined],
+    [
+      "a malformed one (version ff) → ignored, a new trace",
+      "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      undefined,
+    ],
+    [
+      "an all-zero trace id → ignored, a new trace",
+      "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+      undefined,
+    ],
+  ])("%s", async (_, traceparent, continued) => {
+    const id = `tel-trace-${randomUUID()}`;
+    const headers: Record<string, string> = { authorization: ADMIN, "x-correlation-id": id };
+    if (traceparent !== undefined) headers.traceparent = traceparent;
+    const r = await fetch(`${service.url}/employees/1`, { headers });
+    expect(r.status).toBe(200);
+    await r.arrayBuffer();
+    let entry: Record<string, unknown> | undefined;
+    for (let i = 0; i < 40 && entry === undefined; i++) {
+      entry = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.correlationId === id);
+      if (entry === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(entry?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(entry?.traceId).not.toBe("00000000000000000000000000000000");
+    if (continued !== undefined) expect(entry?.traceId).toBe(continued);
+    else expect(entry?.traceId).not.toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+  });
 });
