@@ -238,7 +238,9 @@ export interface OpsRoute {
 export function opsRoutes(security: Security, deps: AppDeps, listed: CrudResource[]): OpsRoute[] {
   const noStore = { headers: { "Cache-Control": "no-store" } };
   const fiveMinutes = { headers: { "Cache-Control": "public, max-age=300" } };
-  const document = Buffer.from(stringifyJson(openApiDocument(listed)), "utf8");
+  const described = openApiDocument(listed);
+  deps.telemetry?.routes(Object.keys((described as { paths: Record<string, unknown> }).paths));
+  const document = Buffer.from(stringifyJson(described), "utf8");
   // The page and its script, read once: content in its final form, tagged and coded by the pipeline.
   const page = readFileSync(join(PUBLIC_DIR, "index.html"));
   const init = readFileSync(join(PUBLIC_DIR, "init.js"));

@@ -11,6 +11,7 @@ import {
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
+import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import {
@@ -46,6 +47,11 @@ export interface Telemetry {
   ): (req: IncomingMessage, res: ServerResponse) => void;
   /** The trace id of the request's server span (32 hex digits), for its log lines. */
   traceOf(request: object): string | undefined;
+  /**
+   * The service's route templates, as its OpenAPI document names them (`/employees/{id}`): a
+   * request's `http.route` is the one its path matches (after a `/v<N>` prefix).
+   */
+  routes(templates: readonly string[]): void;
   /** Stops listening. */
   close(): Promise<void>;
 }
@@ -54,6 +60,29 @@ export interface Telemetry {
 function carrier(request: object): object {
   const raw = (request as { raw?: unknown }).raw;
   return typeof raw === "object" && raw !== null ? raw : request;
+}
+
+/** The semantic conventions' buckets for HTTP durations, in seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/** The methods the semantic conventions name; any other is `_OTHER` (a metric's series stay few). */
+const KNOWN_METHODS = new Set([
+  "CONNECT",
+  "DELETE",
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "PATCH",
+  "POST",
+  "PUT",
+  "TRACE",
+  "QUERY",
+]);
+
+/** An OpenAPI path template (`/employees/{id}`) as a pattern over a request's path. */
+function templatePattern(template: string): RegExp {
+  const parts = template.split(/\{[^}/]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join("[^/]+")}$`);
 }
 
 /** One decision as the access line names it: `<package>:<decision>[:<reason or code>]`. */
@@ -76,7 +105,10 @@ function decisionWord(pkg: string, message: DecisionMessage & Record<string, unk
  */
 export function createTelemetry(): Telemetry {
   const exporter = new PrometheusExporter({ preventServerStart: true });
-  const meterProvider = new MeterProvider({ readers: [exporter] });
+  const meterProvider = new MeterProvider({
+    readers: [exporter],
+    resource: resourceFromAttributes({ "service.name": "svc-reference-server" }),
+  });
   // A request's context follows its asynchronous work; the first service of a process sets it.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const tracerProvider = new BasicTracerProvider();
@@ -84,6 +116,18 @@ export function createTelemetry(): Telemetry {
   const propagator = new W3CTraceContextPropagator();
   const spans = new WeakMap<object, Span>();
   const instrumentation = instrumentSvc({ meterProvider, tracerProvider });
+  // @see https://opentelemetry.io/docs/specs/semconv/http/http-metrics/#metric-httpserverrequestduration
+  const requests = meterProvider
+    .getMeter("@svc/reference-server")
+    .createHistogram("http.server.request.duration", {
+      description: "Duration of HTTP server requests",
+      unit: "s",
+    });
+  let templates: readonly [string, RegExp][] = [];
+  const routeOf = (url: string | undefined): string | undefined => {
+    const path = (url ?? "").split("?")[0]?.replace(/^\/v[0-9]+(?=\/)/, "") ?? "";
+    return templates.find(([, pattern]) => pattern.test(path))?.[0];
+  };
   const serializer = new PrometheusSerializer();
   const decisions = new WeakMap<object, string[]>();
   const listeners = PACKAGES.map((pkg) => {
@@ -118,8 +162,19 @@ export function createTelemetry(): Telemetry {
           parent,
         );
         spans.set(req, span);
+        const started = performance.now();
         res.once("close", () => {
-          span.setAttribute("http.response.status_code", res.statusCode);
+          const method = KNOWN_METHODS.has(req.method ?? "") ? (req.method as string) : "_OTHER";
+          const route = routeOf(req.url);
+          const attributes: Record<string, string | number> = {
+            "http.request.method": method,
+            "http.response.status_code": res.statusCode,
+          };
+          if (route !== undefined) attributes["http.route"] = route;
+          if (res.statusCode >= 500) attributes["error.type"] = String(res.statusCode);
+          requests.record((performance.now() - started) / 1000, attributes);
+          span.setAttributes(attributes);
+          if (route !== undefined) span.updateName(`${method} ${route}`);
           if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
           span.end();
         });
@@ -127,6 +182,14 @@ export function createTelemetry(): Telemetry {
       };
     },
     traceOf: (request) => spans.get(carrier(request))?.spanContext().traceId,
+    routes(given) {
+      // A path matches only templates of its depth; among those, literal segments before parameters
+      // (`/orders/search` before `/orders/{id}`).
+      const params = (template: string) => template.split("{").length;
+      templates = [...given]
+        .sort((a, b) => params(a) - params(b))
+        .map((template) => [template, templatePattern(template)]);
+    },
     async close() {
       instrumentation.disable();
       for (const [name, listener] of listeners) unsubscribeDiagnostics(name, listener);

@@ -75,6 +75,21 @@ describe("telemetry: GET /metrics and the access line show what the packages dec
       }),
     ).toBe(1);
     expect(sample(text, "svc_errors_records_total", { http_response_status_code: "429" })).toBe(1);
+    // The semantic conventions' server duration, by the route the path matched: 429s per route.
+    expect(
+      sample(text, "http_server_request_duration_count", {
+        http_route: "/employees",
+        http_request_method: "GET",
+        http_response_status_code: "429",
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, "http_server_request_duration_count", {
+        http_route: "/departments",
+        http_request_method: "POST",
+        http_response_status_code: "201",
+      }),
+    ).toBe(2);
     const tool = promtool();
     if (tool) execFileSync(tool, ["check", "metrics"], { input: text, stdio: ["pipe", "pipe", "pipe"] });
   });

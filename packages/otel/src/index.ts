@@ -195,6 +195,12 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   },
 };
 
+/**
+ * The buckets the semantic conventions give client durations, in seconds.
+ * @see https://opentelemetry.io/docs/specs/semconv/database/database-metrics/#metric-dbclientoperationduration
+ */
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
+
 /** The tracing channels the packages trace their outside calls on, and what kind of call each is. */
 const TRACED: readonly { readonly name: string; readonly pkg: SvcPackage; readonly kind: "db" | "http" }[] = [
   { name: "svc:ratelimit:store", pkg: "ratelimit", kind: "db" },
@@ -288,10 +294,12 @@ export function instrumentSvc(options: SvcInstrumentationOptions = {}): SvcInstr
     db: meter.createHistogram("db.client.operation.duration", {
       description: "Duration of the @svc packages' store calls",
       unit: "s",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     }),
     http: meter.createHistogram("http.client.request.duration", {
       description: "Duration of the @svc packages' key-set fetches",
       unit: "s",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     }),
   };
   for (const traced of TRACED) {
