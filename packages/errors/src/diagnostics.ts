@@ -19,6 +19,7 @@ export interface ErrorDiagnostic {
    * parser refused (`clientErrorHandler`), which no framework ever saw.
    */
   readonly request?: object;
+  /** Always `"record"`: one error record rendered. */
   readonly decision: "record";
   /** The record's status. */
   readonly status: number;
