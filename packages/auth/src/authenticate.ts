@@ -22,6 +22,7 @@ import {
   type CachedLookup,
   createBearerVerifier,
 } from "./bearer.js";
+import { authChannel, publishDecision, publishRefusal } from "./diagnostics.js";
 import { checkNames, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
@@ -95,15 +96,17 @@ export interface Authenticator extends AuthRealm {
    * the `HttpError` to answer: 401 with the challenge(s) (`error="invalid_token"` for a Bearer
    * token that fails), 400 `invalid_request` (a repeated `Authorization`, a token in the query),
    * 429 or 503 with `Retry-After` (failure budget, busy), as `authenticate` documents.
+   * `request` is the framework's request `view` was made from (Fastify's `request`, a Fetch
+   * `Request`), which the `svc:auth` messages carry; without it, `view` itself.
    */
-  authenticate(view: RequestView): Promise<AuthContext>;
+  authenticate(view: RequestView, request?: object): Promise<AuthContext>;
   /**
    * The same decision without a promise where none is needed: the principal (`undefined`: no
    * credentials, under `optional`) at once for a Bearer token in the verified-token cache, else a
    * promise of it; a refusal is thrown (or rejected) as the `HttpError` to answer. For an adapter
-   * whose framework calls on synchronously (Express's `next`).
+   * whose framework calls on synchronously (Express's `next`). `request` as for `authenticate`.
    */
-  decide(view: RequestView): Principal | undefined | Promise<Principal | undefined>;
+  decide(view: RequestView, request?: object): Principal | undefined | Promise<Principal | undefined>;
 }
 
 /**
@@ -123,16 +126,49 @@ export function createAuthenticator(options: AuthenticateOptions): Authenticator
   return {
     realm,
     challenges,
-    authenticate(view) {
+    authenticate(view, request = view) {
       try {
-        const decided = decide(config, view);
+        const decided = observedDecide(config, view, request);
         return decided instanceof Promise ? decided.then(contextOf) : Promise.resolve(contextOf(decided));
       } catch (err) {
         return Promise.reject(err);
       }
     },
-    decide: (view) => decide(config, view),
+    decide: (view, request = view) => observedDecide(config, view, request),
   };
+}
+
+/**
+ * {@link decide}, published on `svc:auth` when anyone listens: with no subscriber, one property
+ * read more than the decision itself.
+ */
+function observedDecide(
+  config: AuthenticateConfig,
+  view: RequestView,
+  request: object,
+): Principal | undefined | Promise<Principal | undefined> {
+  if (!authChannel.hasSubscribers) return decide(config, view);
+  let decided: Principal | undefined | Promise<Principal | undefined>;
+  try {
+    decided = decide(config, view);
+  } catch (err) {
+    publishRefusal(request, view.headers.authorization, err);
+    throw err;
+  }
+  if (!(decided instanceof Promise)) {
+    publishDecision(request, decided);
+    return decided;
+  }
+  return decided.then(
+    (principal) => {
+      if (authChannel.hasSubscribers) publishDecision(request, principal);
+      return principal;
+    },
+    (err: unknown) => {
+      if (authChannel.hasSubscribers) publishRefusal(request, view.headers.authorization, err);
+      throw err;
+    },
+  );
 }
 
 /** The options of `authenticate`, checked and resolved once: verifiers built, challenges written. */
@@ -345,10 +381,14 @@ function checkedPrincipal(value: unknown): Principal {
   return p as Principal;
 }
 
-/** RFC 6750 §3.1: 401 with `error="invalid_token"`, and nothing that says why. */
-function invalidToken(config: AuthenticateConfig): HttpError {
+/**
+ * RFC 6750 §3.1: 401 with `error="invalid_token"`, and nothing that says why: the why is its
+ * `cause` (jose's error, or the verifier's `InvalidTokenError`), for the log only.
+ */
+function invalidToken(config: AuthenticateConfig, cause?: unknown): HttpError {
   return HttpError.unauthorized("The access token is invalid", {
     code: "invalid_token",
+    ...(cause === undefined ? {} : { cause }),
     headers: { "WWW-Authenticate": config.invalidTokenChallenge },
   });
 }
@@ -357,7 +397,7 @@ function invalidToken(config: AuthenticateConfig): HttpError {
 function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | undefined {
   if (!(err instanceof Error)) return undefined;
   // RFC 6750 §3.1: invalid_token, and nothing that says why.
-  if (err.name === "InvalidTokenError") return invalidToken(config);
+  if (err.name === "InvalidTokenError") return invalidToken(config, tokenCause(err));
   if (err.name === "KeySourceUnavailableError") {
     // The issuer's keys are unreachable: the token may be fine, so no 401 (which would
     // send clients to re-authenticate); a 503 they can retry, with the cause logged.
@@ -370,6 +410,21 @@ function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | un
     return HttpError.serviceUnavailable(seconds, "Credentials cannot be verified right now", { cause: err });
   }
   return undefined;
+}
+
+/**
+ * What a refused token's 401 carries as its `cause`: jose's error when jose refused it (the
+ * `JWTExpired`, `JWSSignatureVerificationFailed`, ... it threw), else the `InvalidTokenError`.
+ */
+function tokenCause(err: Error): unknown {
+  const cause = err.cause;
+  return typeof cause === "object" &&
+    cause !== null &&
+    (cause as { name?: unknown }).name !== undefined &&
+    typeof (cause as { code?: unknown }).code === "string" &&
+    String((cause as { code: string }).code).startsWith("ERR_J")
+    ? cause
+    : err;
 }
 
 async function verifyBasic(

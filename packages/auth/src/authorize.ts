@@ -2,6 +2,7 @@ import { HttpError } from "@svc/errors";
 import { exchangeIfAny, type Principal as KernelPrincipal } from "@svc/kernel";
 import type { AuthContext, AuthRealm, AuthRequest } from "./authenticate.js";
 import { challenge } from "./authorization-header.js";
+import { publishGuardRefusal } from "./diagnostics.js";
 import { optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 
@@ -78,9 +79,21 @@ function checkScopes(kind: string, scopes: readonly string[]): string[] {
  * A framework-free authorization decision on a request's {@link AuthContext}: `undefined` to let
  * it through, else the `HttpError` to answer (401 with the realm's challenges without a principal,
  * 403 otherwise, `insufficient_scope` for a Bearer principal). Synchronous, for an adapter whose
- * framework calls on at once (Express's `next`).
+ * framework calls on at once (Express's `next`). Given the framework's `request`, a refusal is
+ * published on `svc:auth` (`refused`, `insufficient-scope` or `missing`) for it.
  */
-export type AuthCheck = (context: AuthContext | undefined) => HttpError | undefined;
+export type AuthCheck = (context: AuthContext | undefined, request?: object) => HttpError | undefined;
+
+function objectOrNone(value: unknown): object | undefined {
+  return typeof value === "object" && value !== null ? value : undefined;
+}
+
+/** `refusal`, published for `request` on `svc:auth` when anyone listens. */
+function told(refusal: HttpError, request: unknown, principal: Principal | undefined): HttpError {
+  if (typeof request === "object" && request !== null)
+    publishGuardRefusal(request, refusal, principal?.scheme);
+  return refusal;
+}
 
 /**
  * The decision of `requireScopes` (every listed OAuth scope held); `option` names the function
@@ -91,11 +104,13 @@ export type AuthCheck = (context: AuthContext | undefined) => HttpError | undefi
  */
 export function scopeCheck(scopes: readonly string[], option = "scopeCheck"): AuthCheck {
   const needed = checkScopes(option, scopes);
-  return (context) => {
+  return (context, request) => {
     const principal = context?.principal;
-    if (!principal) return unauthenticatedIn(context);
+    if (!principal) return told(unauthenticatedIn(context), request, undefined);
     const held = principal.scopes;
-    return needed.every((s) => held.includes(s)) ? undefined : forbiddenIn(context, principal, needed);
+    return needed.every((s) => held.includes(s))
+      ? undefined
+      : told(forbiddenIn(context, principal, needed), request, principal);
   };
 }
 
@@ -108,11 +123,13 @@ export function scopeCheck(scopes: readonly string[], option = "scopeCheck"): Au
  */
 export function roleCheck(roles: readonly string[], option = "roleCheck"): AuthCheck {
   const allowed = checkNames(option, roles);
-  return (context) => {
+  return (context, request) => {
     const principal = context?.principal;
-    if (!principal) return unauthenticatedIn(context);
+    if (!principal) return told(unauthenticatedIn(context), request, undefined);
     const held = principal.roles;
-    return allowed.some((r) => held.includes(r)) ? undefined : forbiddenIn(context, principal);
+    return allowed.some((r) => held.includes(r))
+      ? undefined
+      : told(forbiddenIn(context, principal), request, principal);
   };
 }
 
@@ -120,10 +137,20 @@ export function roleCheck(roles: readonly string[], option = "roleCheck"): AuthC
  * The refusal for a request without a principal (401 with the realm's challenges; a 500 when no
  * authentication step has run, a wiring mistake) or, with `principal`, the 403.
  *
+ * Given the framework's `request`, the refusal is published on `svc:auth` for it.
+ *
  * @internal For the package's adapters (the predicate guards of `@svc/auth/express`).
  */
-export function refusalIn(context: AuthContext | undefined, principal?: Principal): HttpError {
-  return principal === undefined ? unauthenticatedIn(context) : forbiddenIn(context, principal);
+export function refusalIn(
+  context: AuthContext | undefined,
+  principal?: Principal,
+  request?: object,
+): HttpError {
+  return told(
+    principal === undefined ? unauthenticatedIn(context) : forbiddenIn(context, principal),
+    request,
+    principal,
+  );
 }
 
 const NO_LIST: string[] = Object.freeze([]) as unknown as string[];
@@ -176,8 +203,8 @@ function guardPrincipal(principal: KernelPrincipal): Principal {
  */
 export function scopeGuard(...scopes: string[]): AuthGuard {
   const check = scopeCheck(scopes, "scopeGuard");
-  return (context) => {
-    const refusal = check(context);
+  return (context, request) => {
+    const refusal = check(context, objectOrNone(request));
     return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
   };
 }
@@ -192,8 +219,8 @@ export function scopeGuard(...scopes: string[]): AuthGuard {
  */
 export function roleGuard(...roles: string[]): AuthGuard {
   const check = roleCheck(roles, "roleGuard");
-  return (context) => {
-    const refusal = check(context);
+  return (context, request) => {
+    const refusal = check(context, objectOrNone(request));
     return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
   };
 }
@@ -211,13 +238,13 @@ export function predicateGuard<R = unknown>(predicate: AuthorizePredicate<R>): A
     throw optionError("authorize.predicate", predicate, "a function (principal, request) => boolean");
   return async (context, request) => {
     const principal = context?.principal;
-    if (!principal) throw unauthenticatedIn(context);
+    if (!principal) throw told(unauthenticatedIn(context), request, undefined);
     let allowed: unknown;
     try {
       allowed = await predicate(principal, request);
     } catch (err) {
       throw HttpError.internal("Authorization check failed", { cause: err });
     }
-    if (allowed !== true) throw forbiddenIn(context, principal);
+    if (allowed !== true) throw told(forbiddenIn(context, principal), request, principal);
   };
 }

@@ -109,7 +109,7 @@ export function authenticate(options: AuthenticateOptions) {
 export function requireScopes(...scopes: string[]) {
   const check = scopeCheck(scopes, "requireScopes");
   return function svcRequireScopes(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
-    next(check(recordedAuthContext(req)));
+    next(check(recordedAuthContext(req), req));
   };
 }
 
@@ -124,7 +124,7 @@ export function requireScopes(...scopes: string[]) {
 export function requireRoles(...roles: string[]) {
   const check = roleCheck(roles, "requireRoles");
   return function svcRequireRoles(req: AuthRequest, _res: ServerResponse, next: NextFunction): void {
-    next(check(recordedAuthContext(req)));
+    next(check(recordedAuthContext(req), req));
   };
 }
 
@@ -147,7 +147,7 @@ export function authorize<R extends AuthRequest = AuthRequest>(predicate: Author
   return function svcAuthorize(req: R, _res: ServerResponse, next: NextFunction): void | Promise<void> {
     const context = recordedAuthContext(req);
     const principal = context?.principal;
-    if (!principal) return next(refusalIn(context));
+    if (!principal) return next(refusalIn(context, undefined, req));
     let answer: unknown;
     let pending: PromiseLike<unknown> | undefined;
     try {
@@ -162,9 +162,9 @@ export function authorize<R extends AuthRequest = AuthRequest>(predicate: Author
     }
     // A synchronous predicate is decided in this turn: awaiting its boolean would cost every
     // guarded request a promise and a microtask hop before the handler runs.
-    if (pending === undefined) return answer === true ? next() : next(refusalIn(context, principal));
+    if (pending === undefined) return answer === true ? next() : next(refusalIn(context, principal, req));
     return Promise.resolve(pending).then(
-      (allowed) => (allowed === true ? next() : next(refusalIn(context, principal))),
+      (allowed) => (allowed === true ? next() : next(refusalIn(context, principal, req))),
       (err: unknown) => next(failed(err)),
     );
   };

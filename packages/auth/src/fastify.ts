@@ -111,7 +111,7 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
     function svcAuthenticate(request: FastifyRequest, _reply: FastifyReply, next: (err?: Error) => void) {
       let decided: Principal | undefined | Promise<Principal | undefined>;
       try {
-        decided = authenticator.decide(viewOf(request));
+        decided = authenticator.decide(viewOf(request), request);
       } catch (err) {
         next(err as Error);
         return;

@@ -68,7 +68,7 @@ export function authenticate(options: AuthenticateOptions): FetchMiddleware {
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
   const run = async (request: Request, info: ConnectionInfo | undefined) => {
     const view = fetchView(request, info);
-    const context = await authenticator.authenticate(view);
+    const context = await authenticator.authenticate(view, request);
     recordAuthentication(request, context.principal, realm);
     return context;
   };

@@ -49,6 +49,7 @@ export {
   KeySourceUnavailableError,
   type RemoteJwksOptions,
 } from "./bearer.js";
+export type { AuthDiagnostic, AuthRefusal } from "./diagnostics.js";
 export {
   type DiscoverIssuerOptions,
   DiscoveryError,

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, customFetch, type FetchImplementation, type JWTVerifyGetKey } from "jose";
 import { concatBytes } from "./bytes.js";
+import { authChannel, jwksFetches } from "./diagnostics.js";
 
 /** jose's remote JWKS settings plus the failure cool-down, resolved (see `RemoteJwksOptions`). */
 export interface RemoteJwksConfig {
@@ -143,11 +144,24 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): Reloadable
 
   // Every download jose starts (a stale key set, an unknown kid) goes through here, and its body
   // is read within maxBytes (under jose's timeout signal, which aborts the read too).
+  // Each download traced on `tracing:svc:auth:jwks:*`, its body read within it.
+  const uri = url.href;
   const gated: FetchImplementation = (href, init) =>
     msLeft() > 0
       ? Promise.reject(new CoolingDown())
-      : download(href, init).then((response) => boundedResponse(response, maxBytes));
+      : jwksFetches.traced({ uri }, () =>
+          download(href, init).then((response) => boundedResponse(response, maxBytes)),
+        );
   const remote = createRemoteJWKSet(url, { ...joseSettings, [customFetch]: gated });
+  // jose replaces its key set object on each download it accepts: a new one is a refresh.
+  let known: unknown = remote.jwks();
+  const refreshed = (): void => {
+    const jwks = remote.jwks();
+    if (jwks === known) return;
+    known = jwks;
+    if (jwks !== undefined && authChannel.hasSubscribers)
+      authChannel.publish({ decision: "jwks-refreshed", uri, keys: jwks.keys.length });
+  };
 
   // Set by invalidate() (the verifier's clearCache, after a key revocation): jose would go on
   // serving the key set it holds for up to cacheMaxAge, revoked key included. Until a download
@@ -171,8 +185,11 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): Reloadable
         );
       }
       if (reloading !== undefined) await reloading;
-      return await remote(header, token);
+      const key = await remote(header, token);
+      refreshed();
+      return key;
     } catch (err) {
+      refreshed();
       // RFC 9110 §10.2.3: Retry-After "indicate[s] how long the user agent ought to wait before
       // making a follow-up request"; §15.6.4: a 503 server "MAY send a Retry-After header field".
       if (err instanceof CoolingDown && failure !== undefined)
@@ -181,7 +198,10 @@ export function remoteKeySet(url: URL, options: RemoteKeySetOptions): Reloadable
       // The waiters of one download share its error: the window starts once, at its end. jose
       // clears its pending download in a microtask before this runs, and no request (a macrotask)
       // can start another one in between.
-      if (failure?.error !== err) failure = { error: err, at: now() };
+      if (failure?.error !== err) {
+        failure = { error: err, at: now() };
+        if (authChannel.hasSubscribers) authChannel.publish({ decision: "jwks-failed", uri, error: err });
+      }
       throw unavailable(err, secondsLeft());
     }
   };

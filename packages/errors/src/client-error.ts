@@ -2,6 +2,7 @@ import type { Duplex } from "node:stream";
 import { fieldValue, HttpError, isToken, reasonPhrase } from "@svc/kernel";
 import { checkOptionNames, refusedOption } from "@svc/kernel/internal";
 import { clockTime } from "./clock.js";
+import { errorsChannel, publishRecord } from "./diagnostics.js";
 import { fallbackLogger, type Logger, writeLog } from "./logger.js";
 import { buildErrorRecord } from "./record.js";
 
@@ -268,6 +269,7 @@ export function clientErrorHandler(options: ClientErrorOptions = {}): ClientErro
       ),
     );
     const body = JSON.stringify(buildErrorRecord(error, "/", time));
+    if (errorsChannel.hasSubscribers) publishRecord(undefined, error.status, error.code, err);
     let head = `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\n`;
     if (extraHeaders) {
       const fields = appFields(extraHeaders, socket);

@@ -9,8 +9,9 @@ import {
 } from "@svc/kernel";
 import { emitWarning } from "@svc/kernel/internal";
 import { clockTime } from "./clock.js";
+import { errorsChannel, publishRecord } from "./diagnostics.js";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
-import { fallbackLogger, writeLog } from "./logger.js";
+import { fallbackLogger, writeInfo, writeLog } from "./logger.js";
 import type { ErrorLogger, ErrorValueConfig } from "./options.js";
 import { boundedRecord, buildErrorRecord, buildProblemDetails, type ErrorRecord } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
@@ -115,10 +116,19 @@ function sendableHeaders(headers: Readonly<Record<string, unknown>>): {
   return { valid, dropped };
 }
 
-/** One line for the error log: what {@link writeErrorLogs} hands the logger's `error(obj, msg)`. */
+/**
+ * One line for the log: what {@link writeErrorLogs} hands the logger's `error(obj, msg)`, or its
+ * `info(obj, msg)` for a 4xx.
+ */
 export interface ErrorLog {
   readonly entry: Record<string, unknown>;
   readonly msg: string;
+  /**
+   * `info` for the line of a 4xx (the client's error, with what was thrown and its `cause`),
+   * written only through a logger that has `info`, never on stderr.
+   * @default "error"
+   */
+  readonly level?: "error" | "info";
 }
 
 /** What an adapter tells {@link errorValue} about the request beyond its {@link RequestView}. */
@@ -134,6 +144,12 @@ export interface ErrorContext {
    * @default the `X-Correlation-ID` request header
    */
   correlationId?: (() => string | undefined) | undefined;
+  /**
+   * The framework's request (Express's `req`, Fastify's `request`, a Fetch `Request`), which the
+   * `svc:errors` message of the record carries.
+   * @default none: the message has no `request`
+   */
+  request?: object | undefined;
 }
 
 /** What {@link errorValue} decides: the response to send, the lines to log, the error it answers. */
@@ -211,14 +227,36 @@ export function failureLog(
 }
 
 /**
+ * The `info` line of a 4xx: the error as it was thrown (an `HttpError` with its `cause`, jose's
+ * error behind an authentication middleware's 401), with the status, method, path and correlation
+ * id, as Fastify logs each 4xx with its error at `info`.
+ *
+ * @example const log = refusalLog(err, { method: "GET", url: "/x", headers: {} }); // a 401's line
+ * @see https://fastify.dev/docs/latest/Reference/Logging/
+ */
+export function refusalLog(
+  thrown: unknown,
+  request: RequestView,
+  context: ErrorContext = {},
+  httpError: HttpError = toHttpError(thrown),
+): ErrorLog | undefined {
+  if (httpError.status >= 500) return undefined;
+  return { ...line(request, context, httpError.status, { err: thrown }, httpError.message), level: "info" };
+}
+
+/**
  * Writes `logs` through `logger` (the `logger` option, the request's own logger or
  * `fallbackLogger`). The response goes out whatever the logger does: one that throws (or whose
- * serializer does, reading a hostile thrown value's getters) has the line written on stderr.
+ * serializer does, reading a hostile thrown value's getters) has the line written on stderr. An
+ * `info` line (a 4xx) goes only to a logger with `info`, and not to stderr: a client's mistakes
+ * do not fill the error stream of an application that set no logger.
  *
  * @example writeErrorLogs(request.log, outcome.logs);
  */
 export function writeErrorLogs(logger: ErrorLogger | undefined, logs: readonly ErrorLog[]): void {
-  for (const { entry, msg } of logs) writeLog(logger ?? fallbackLogger, entry, msg);
+  for (const { entry, msg, level } of logs)
+    if (level === "info") writeInfo(logger, entry, msg);
+    else writeLog(logger ?? fallbackLogger, entry, msg);
 }
 
 const MISSING_CHALLENGE_WARNING =
@@ -387,7 +425,8 @@ export function errorValue(
 ): ErrorOutcome {
   const httpError = toHttpError(thrown);
   const logs: ErrorLog[] = [];
-  const failure = failureLog(thrown, request, context, httpError);
+  const failure =
+    failureLog(thrown, request, context, httpError) ?? refusalLog(thrown, request, context, httpError);
   if (failure !== undefined) logs.push(failure);
   const path = request.url ?? "/";
   const now = clockTime(config.now, (err) =>
@@ -417,6 +456,7 @@ export function errorValue(
     const internal = HttpError.internal(undefined, { cause: renderFailure });
     logs.push(line(request, context, internal.status, { err: renderFailure }, "request failed"));
     const fallback = renderBounded(format, buildErrorRecord(internal, path, now), undefined, undefined);
+    if (errorsChannel.hasSubscribers) publishRecord(context.request, internal.status, undefined, thrown);
     return { value: responseValue(internal.status, [], contentType, fallback), logs, error: internal };
   }
   const { valid, dropped } = sendableHeaders(httpError.headers);
@@ -435,5 +475,6 @@ export function errorValue(
     );
   }
   const headers = withChallenge(config, httpError.status, valid, context);
+  if (errorsChannel.hasSubscribers) publishRecord(context.request, httpError.status, httpError.code, thrown);
   return { value: responseValue(httpError.status, headers, contentType, body), logs, error: httpError };
 }

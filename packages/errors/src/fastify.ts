@@ -98,6 +98,35 @@ function otherMethods(app: FastifyInstance, request: FastifyRequest, order: read
   return allowed;
 }
 
+/** Whether the application turned Fastify's request logging off (for this request). */
+function requestLoggingOff(request: FastifyRequest): boolean {
+  const off: unknown = (request.server.initialConfig as { disableRequestLogging?: unknown })
+    .disableRequestLogging;
+  if (typeof off !== "function") return off === true;
+  try {
+    return (off as (request: FastifyRequest) => unknown)(request) === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Fastify's own line for a 4xx, as its default error handler writes it (`reply.log.info({ res:
+ * reply, err }, err.message)`, unless `disableRequestLogging`): setting an error handler must not
+ * take it away. The reply's status is the record's when the line is written.
+ *
+ * @see https://fastify.dev/docs/latest/Reference/Errors/#errors-in-fastify-lifecycle-hooks-and-a-custom-error-handler
+ */
+function fastifyRefusalLog(err: unknown, request: FastifyRequest, reply: FastifyReply, status: number): void {
+  if (requestLoggingOff(request)) return;
+  try {
+    reply.code(status);
+    reply.log.info({ res: reply, err }, (err as { message?: unknown } | null)?.message as string | undefined);
+  } catch {
+    // A logger that throws costs the line, never the response.
+  }
+}
+
 /**
  * The error handler {@link errorPlugin} sets, for where Fastify takes one outside a plugin: its
  * `frameworkErrors` server option (a malformed URL, before any route), so that those get the
@@ -120,6 +149,7 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
     const context: ErrorContext = {
       preset: (name) => reply.getHeader(name),
       correlationId: correlationId === undefined ? undefined : () => correlationId(request, reply),
+      request,
     };
     const logger = config.logger ?? request.log;
     if (reply.sent || reply.raw.headersSent) {
@@ -128,8 +158,13 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
       if (!reply.raw.writableEnded) reply.raw.destroy();
       return undefined;
     }
-    const { value, logs } = errorValue(err, view, config, context);
-    writeErrorLogs(logger, logs);
+    const { value, logs, error } = errorValue(err, view, config, context);
+    // A 4xx gets Fastify's own line, not the core's: the one its default error handler writes.
+    writeErrorLogs(
+      logger,
+      logs.filter((log) => log.level !== "info"),
+    );
+    if (error.status < 500) fastifyRefusalLog(err, request, reply, error.status);
     settleUnreadBody(request.raw, reply.raw, config.unreadBody);
     return sendValue(reply, value, request.method.toUpperCase());
   };

@@ -113,6 +113,7 @@ function respond(config: ErrorConfig<[request: Request]>, thrown: unknown, reque
   const context: ErrorContext = {
     preset: (name) => preset.get(name) ?? undefined,
     correlationId: correlationId === undefined ? undefined : () => correlationId(request),
+    request,
   };
   const { value, logs } = errorValue(err, fetchView(request), config, context);
   writeErrorLogs(config.logger, logs);

@@ -12,9 +12,11 @@ export {
   type ErrorOutcome,
   errorValue,
   failureLog,
+  refusalLog,
   renderError,
   writeErrorLogs,
 } from "./core.js";
+export type { ErrorDiagnostic } from "./diagnostics.js";
 export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
 export {
   DEFAULT_CAUSE_DEPTH,

@@ -211,3 +211,20 @@ export function writeLog(logger: Pick<Logger, "error">, entry: Record<string, un
     }
   }
 }
+
+/**
+ * Writes an `info` line through `logger` when it has `info` (the line of a 4xx): never on stderr,
+ * and a logger that throws costs the line, never the response. Internal.
+ */
+export function writeInfo(
+  logger: Partial<Pick<Logger, "info">> | undefined,
+  entry: Record<string, unknown>,
+  msg: string,
+): void {
+  if (logger === undefined || logger === fallbackLogger || typeof logger.info !== "function") return;
+  try {
+    logger.info(entry, msg);
+  } catch {
+    // The line is lost; the response still goes out.
+  }
+}

@@ -2,8 +2,8 @@ import { isChallengeList, type UnreadBodyBounds, type UnreadBodyOptions } from "
 import { checkOptionNames, refusedOption, resolveUnreadBody } from "@svc/kernel/internal";
 import type { Logger } from "./logger.js";
 
-/** The part of a {@link Logger} the error handlers call: `error(obj, msg)`. */
-export type ErrorLogger = Pick<Logger, "error">;
+/** The part of a {@link Logger} the error handlers call: `error(obj, msg)`, and `info(obj, msg)` when it has one (4xx). */
+export type ErrorLogger = Pick<Logger, "error" | "info">;
 
 /**
  * The options every error adapter takes (`errorHandler`, `errorResponder`, `errorPlugin`,
@@ -12,7 +12,8 @@ export type ErrorLogger = Pick<Logger, "error">;
  */
 export interface ErrorOptions<Args extends unknown[] = unknown[]> {
   /**
-   * Where 5xx exceptions are logged, once per failed request, with the correlation id.
+   * Where 5xx exceptions are logged (`error`), once per failed request, with the correlation id;
+   * and each 4xx with what was thrown (`info`, when the logger has it).
    * @default the request's own logger (pino-http's `req.log`, Fastify's `request.log`) when there is one, else one JSON line on stderr
    */
   logger?: ErrorLogger;

@@ -52,6 +52,7 @@ export function nodeErrorWriter(
     const context: ErrorContext = {
       preset: (field) => res.getHeader(field),
       correlationId: () => correlationId(req, res),
+      request: req,
     };
     const logger = config.logger ?? req.log;
     if (res.headersSent) {
