@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "@svc/errors";
+import { conditionalChannel, type PreconditionField, publishConditional } from "./diagnostics.js";
 import { isEntityTag, listMatches, parseEtagList, strongMatch } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 
@@ -81,14 +82,37 @@ export function evaluatePreconditions(
   headers: IncomingHttpHeaders,
   current: CurrentValidators | undefined,
 ): PreconditionOutcome {
-  if (WITHOUT_REPRESENTATION.has(method)) return "proceed";
+  return decidePreconditions(method, headers, current).outcome;
+}
+
+/** An outcome of RFC 9110 §13.2.2 and the precondition that decided it (none to go on). */
+export interface Decided {
+  readonly outcome: PreconditionOutcome;
+  readonly field: PreconditionField | undefined;
+}
+
+// One frozen value per outcome: deciding allocates nothing.
+const PROCEED: Decided = Object.freeze({ outcome: "proceed", field: undefined });
+const IF_MATCH_FAILED: Decided = Object.freeze({ outcome: 412, field: "If-Match" });
+const IF_UNMODIFIED_SINCE_FAILED: Decided = Object.freeze({ outcome: 412, field: "If-Unmodified-Since" });
+const IF_NONE_MATCH_FAILED: Decided = Object.freeze({ outcome: 412, field: "If-None-Match" });
+const IF_NONE_MATCH_FRESH: Decided = Object.freeze({ outcome: 304, field: "If-None-Match" });
+const IF_MODIFIED_SINCE_FRESH: Decided = Object.freeze({ outcome: 304, field: "If-Modified-Since" });
+
+/** {@link evaluatePreconditions}, with the precondition that decided. */
+export function decidePreconditions(
+  method: string,
+  headers: IncomingHttpHeaders,
+  current: CurrentValidators | undefined,
+): Decided {
+  if (WITHOUT_REPRESENTATION.has(method)) return PROCEED;
   const safe = method === "GET" || method === "HEAD";
   // §13.2.1: "A server MUST ignore all received preconditions if its response to the same request
   // without those conditions, prior to processing the request content, would have been a status
   // code other than a 2xx (Successful) or 412". A GET or HEAD of a resource that does not exist
   // has no representation to answer 2xx with: its handler's 404 goes out, not a 412. (A write
   // may create the resource, a 2xx: `If-Match: *` fails there.)
-  if (safe && current === undefined) return "proceed";
+  if (safe && current === undefined) return PROCEED;
   if (isConditional(headers)) checkCurrentTag(current?.etag);
   const ifMatch = headers["if-match"];
   const ifNoneMatch = headers["if-none-match"];
@@ -100,11 +124,12 @@ export function evaluatePreconditions(
     const ok =
       current !== undefined &&
       (list === "*" || (current.etag !== undefined && listMatches(list, current.etag, true)));
-    if (!ok) return 412;
+    if (!ok) return IF_MATCH_FAILED;
   } else {
     // Step 2: only "when If-Match is not present".
     const since = parseHttpDate(headers["if-unmodified-since"]);
-    if (since !== undefined && lastModified !== undefined && lastModified > since) return 412;
+    if (since !== undefined && lastModified !== undefined && lastModified > since)
+      return IF_UNMODIFIED_SINCE_FAILED;
   }
   // Step 3.
   if (ifNoneMatch !== undefined) {
@@ -112,13 +137,24 @@ export function evaluatePreconditions(
     const matches =
       current !== undefined &&
       (list === "*" || (current.etag !== undefined && listMatches(list, current.etag, false)));
-    if (matches) return safe ? 304 : 412;
+    if (matches) return safe ? IF_NONE_MATCH_FRESH : IF_NONE_MATCH_FAILED;
   } else if (safe) {
     // Step 4: "when the method is GET or HEAD, If-None-Match is not present".
     const since = parseHttpDate(headers["if-modified-since"]);
-    if (since !== undefined && lastModified !== undefined && lastModified <= since) return 304;
+    if (since !== undefined && lastModified !== undefined && lastModified <= since)
+      return IF_MODIFIED_SINCE_FRESH;
   }
-  return "proceed";
+  return PROCEED;
+}
+
+/** Publishes on `svc:conditional` what `decided` says of `request`, when anyone listens. */
+export function reportDecided(request: unknown, decided: Decided): void {
+  if (!conditionalChannel.hasSubscribers || decided.outcome === "proceed") return;
+  publishConditional(
+    request,
+    decided.outcome === 304 ? "not-modified" : "precondition-failed",
+    decided.field,
+  );
 }
 
 /**
@@ -263,6 +299,18 @@ export async function checkPreconditions(
     | null
     | (() => CurrentState | undefined | null | Promise<CurrentState | undefined | null>),
 ): Promise<"proceed" | 304> {
+  return checkedPreconditions(req, current, req);
+}
+
+/**
+ * {@link checkPreconditions}, its decision published on `svc:conditional` about `native` (the
+ * framework's request).
+ */
+export async function checkedPreconditions(
+  req: Parameters<typeof checkPreconditions>[0],
+  current: Parameters<typeof checkPreconditions>[1],
+  native: unknown,
+): Promise<"proceed" | 304> {
   const method = (req.method ?? "GET").toUpperCase();
   if (!isConditional(req.headers) || WITHOUT_REPRESENTATION.has(method)) return "proceed";
   const state = typeof current === "function" ? await current() : current;
@@ -270,9 +318,10 @@ export async function checkPreconditions(
   checkCurrentTag(validators?.etag);
   // A date precondition sent on several field lines is a list, to be ignored (RFC 9110 §5.3, §13.1.3, §13.1.4).
   const headers = withDateLists(req);
-  const outcome = evaluatePreconditions(method, headers, validators);
-  if (outcome === 412) throw preconditionFailed(validators);
-  return outcome;
+  const decided = decidePreconditions(method, headers, validators);
+  if (conditionalChannel.hasSubscribers) reportDecided(native, decided);
+  if (decided.outcome === 412) throw preconditionFailed(validators);
+  return decided.outcome;
 }
 
 /**

@@ -8,6 +8,11 @@ export {
   preconditionFailed,
   type RepresentationTags,
 } from "./core.js";
+export {
+  type ConditionalDiagnostic,
+  conditionalChannel,
+  type PreconditionField,
+} from "./diagnostics.js";
 export { parseEtagList, strongMatch, weakMatch } from "./entity-tag.js";
 export { type CacheControlOptions, formatCacheControl, type ValidatorsOptions } from "./options.js";
 export {

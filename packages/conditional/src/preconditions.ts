@@ -5,12 +5,13 @@ import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel
 import {
   type CurrentState,
   type CurrentValidators,
-  checkPreconditions,
+  checkedPreconditions,
   evaluateIfRange,
   guardsWrite,
   validatorHeaders,
   validatorsOf,
 } from "./core.js";
+import { conditionalChannel, publishConditional } from "./diagnostics.js";
 import { parseEtagList } from "./entity-tag.js";
 import { withDateLists } from "./http-date.js";
 import { requiredMethodsOption } from "./options.js";
@@ -108,6 +109,7 @@ async function decide<Native>(
 ): Promise<PreconditionsDecision> {
   const method = (req.method ?? "GET").toUpperCase();
   if (config.required && config.requiredMethods.has(method) && !guardsWrite(withDateLists(req))) {
+    if (conditionalChannel.hasSubscribers) publishConditional(native, "precondition-required", undefined);
     throw HttpError.preconditionRequired(
       `${method} requires a conditional request: send If-Match with the current ETag`,
       { code: "precondition_required" },
@@ -121,7 +123,7 @@ async function decide<Native>(
     headersDistinct: (req as { headersDistinct?: NodeJS.Dict<string[]> }).headersDistinct,
     rawHeaders: req.rawHeaders,
   };
-  const outcome = await checkPreconditions(fields, current);
+  const outcome = await checkedPreconditions(fields, current, native);
   if (outcome === "proceed") {
     // RFC 9110 §13.2.2 step 5, after steps 1 to 4 held: a GET's If-Range on the current
     // validators of the selected representation (§13.1.5). False: "ignore the Range header

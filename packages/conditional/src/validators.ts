@@ -18,7 +18,14 @@ import {
   refusedOption,
   utf8Bytes,
 } from "@svc/kernel/internal";
-import { evaluatePreconditions, guardsWrite, isConditional, preconditionFailed } from "./core.js";
+import {
+  decidePreconditions,
+  guardsWrite,
+  isConditional,
+  preconditionFailed,
+  reportDecided,
+} from "./core.js";
+import { conditionalChannel, publishConditional } from "./diagnostics.js";
 import { isEntityTag, listMatches, parseEtagList } from "./entity-tag.js";
 import { parseHttpDate, withDateLists } from "./http-date.js";
 import { resolveValidatorsConfig, type ValidatorsOptions } from "./options.js";
@@ -276,10 +283,13 @@ export function validators(options: ValidatorsOptions = {}): Validators {
     evaluate(request, value): PreconditionOutcome {
       if (!isConditional(request.view.headers)) return "proceed";
       const etag = fieldText(value.fields.etag);
-      return evaluatePreconditions(request.view.method ?? "GET", withDateLists(request.view), {
+      const decided = decidePreconditions(request.view.method ?? "GET", withDateLists(request.view), {
         etag: etag !== undefined && isEntityTag(etag) ? etag : undefined,
         lastModified: lastModifiedOf(value),
       });
+      // The pipeline's view carries the framework's request as `native`.
+      if (conditionalChannel.hasSubscribers) reportDecided(request.native, decided);
+      return decided.outcome;
     },
 
     notModified(_request, value) {
@@ -295,6 +305,8 @@ export function validators(options: ValidatorsOptions = {}): Validators {
       const method = request.view.method ?? "GET";
       const headers = withDateLists(request.view);
       if (required?.has(method) && !guardsWrite(headers)) {
+        if (conditionalChannel.hasSubscribers)
+          publishConditional(request.native, "precondition-required", undefined);
         throw HttpError.preconditionRequired(
           `${method} requires a conditional request: send If-Match with the current ETag`,
           { code: "precondition_required" },
@@ -323,8 +335,9 @@ export function validators(options: ValidatorsOptions = {}): Validators {
         }
       }
       const validators = current === undefined ? undefined : { etag, lastModified: current.lastModified };
-      const outcome = evaluatePreconditions(method, headers, validators);
-      if (outcome === 412) throw preconditionFailed(validators);
+      const decided = decidePreconditions(method, headers, validators);
+      if (conditionalChannel.hasSubscribers) reportDecided(request.native, decided);
+      if (decided.outcome === 412) throw preconditionFailed(validators);
     },
   };
 }

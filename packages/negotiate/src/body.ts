@@ -10,6 +10,7 @@ import {
   xmlDeclaredEncoding,
 } from "@svc/kernel";
 import { checkOptionNames, resolveUnreadBody } from "@svc/kernel/internal";
+import { because, negotiateChannel, publishBodyRefusal } from "./diagnostics.js";
 import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
 import { parseXmlBody, XmlNilError, XmlRefusedError, type XmlValue } from "./xml-body.js";
@@ -468,7 +469,10 @@ function parseReceived(
     // small; 422 (§15.5.21) for content whose instructions cannot be carried out, which these
     // never reach.
     if (err instanceof XmlRefusedError) {
-      return HttpError.badRequest(`XML body: ${err.message}`, { code: "malformed_body" });
+      return because(
+        HttpError.badRequest(`XML body: ${err.message}`, { code: "malformed_body" }),
+        XML_REFUSALS[err.problem] ?? "malformed",
+      );
     }
     // parseXmlBody's other messages are ours too (well-formedness, with a position).
     const reason = kind === "xml" && err instanceof Error ? err.message : "not valid JSON";
@@ -477,9 +481,12 @@ function parseReceived(
   // RFC 8259 §9: "An implementation may set limits on the maximum depth of nesting." Valid JSON
   // refused by that limit is not malformed; same 400 and code as the XML refusal above.
   if (kind === "json" && !jsonDepth(value, depth)) {
-    return HttpError.badRequest(`JSON body: nesting deeper than ${depth} levels is not accepted`, {
-      code: "malformed_body",
-    });
+    return because(
+      HttpError.badRequest(`JSON body: nesting deeper than ${depth} levels is not accepted`, {
+        code: "malformed_body",
+      }),
+      "too-deep",
+    );
   }
   if (kind === "json" && exactNumbers) {
     const inexact = inexactNumbers(source);
@@ -496,11 +503,26 @@ function parseReceived(
   return { value };
 }
 
+/** The `body-refused` reason of each XML reader refusal that is no well-formedness error. */
+const XML_REFUSALS: Readonly<Record<string, string>> = {
+  dtd: "doctype",
+  depth: "too-deep",
+  version: "xml-version",
+  pi: "processing-instruction",
+  elements: "too-many-elements",
+  attributes: "too-many-attributes",
+  namespaces: "too-many-namespaces",
+};
+
 /** What a request body is read from: whole bytes, a `node:http` stream, or any stream of bytes (a `Request`'s body). */
 export type BodyContent = Uint8Array | NodeJS.ReadableStream | AsyncIterable<Uint8Array> | null | undefined;
 
-/** Reads one request's body: see {@link bodyReader}. */
-export type BodyReader = (request: RequestView, content: BodyContent) => Promise<unknown>;
+/**
+ * Reads one request's body: see {@link bodyReader}. `native`: the framework's request (Fastify's
+ * `request`, a Fetch `Request`), named in the refusals published on `svc:negotiate`; by default
+ * `request` itself (a `node:http` request is its own view).
+ */
+export type BodyReader = (request: RequestView, content: BodyContent, native?: object) => Promise<unknown>;
 
 /**
  * `Connection: close` on a refusal of a Fetch body (a `Request`'s stream) left unread part-way:
@@ -713,8 +735,13 @@ async function read(config: BodyConfig, request: RequestView, content: BodyConte
  */
 export function bodyReader(options: ParseBodyOptions = {}): BodyReader {
   const config = resolveBodyConfig(options);
-  return function readRequestBody(request, content) {
-    return read(config, request, content);
+  return function readRequestBody(request, content, native) {
+    const reading = read(config, request, content);
+    if (!negotiateChannel.hasSubscribers) return reading;
+    return reading.catch((err: unknown) => {
+      publishBodyRefusal(native ?? request, request.headers["content-type"], err);
+      throw err;
+    });
   };
 }
 

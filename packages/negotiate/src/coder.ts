@@ -8,6 +8,7 @@ import {
   type ResponseValue,
 } from "@svc/kernel";
 import { checkOptionNames } from "@svc/kernel/internal";
+import { nativeOf, negotiateChannel, publishNotAcceptable } from "./diagnostics.js";
 import { selectEncoding } from "./encoding.js";
 import { headerString, isCompressible } from "./headers.js";
 import { refused } from "./options.js";
@@ -209,11 +210,19 @@ export function codingStep(
   }
   const encoder = encoderFor(level);
   const CODINGS = encoder.codings;
+  const OFFERED = Object.freeze([...CODINGS, "identity"]);
+  /**
+   * The request each body about to be coded belongs to, while a subscriber listens: `encode` is
+   * given the body alone, and runs only for a body that is sent coded (not for a 304 or a HEAD,
+   * decided after the coding), so `coded` is published there.
+   */
+  const codedFor = new WeakMap<object, object | undefined>();
 
   return {
     preflight(request) {
       const acceptEncoding = headerString(request.view.headers["accept-encoding"]);
       if (selectEncoding(acceptEncoding, CODINGS) !== undefined) return;
+      if (negotiateChannel.hasSubscribers) publishNotAcceptable(request.native, OFFERED);
       throw HttpError.notAcceptable(
         `No acceptable content coding; available: ${[...CODINGS, "identity"].join(", ")}`,
         { code: "not_acceptable", headers: { Vary: "Accept-Encoding" } },
@@ -251,10 +260,17 @@ export function codingStep(
       if (!identityRefused && length !== undefined && length < threshold) return "identity";
       // The coded bytes are made on the fly, and no range of them is served (§14.3).
       if (value.fields["accept-ranges"] != null) value.fields["accept-ranges"] = null;
+      if (negotiateChannel.hasSubscribers && typeof value.body === "object")
+        codedFor.set(value.body, nativeOf(request.native));
       return coding;
     },
 
     encode(coding, body): Body | Promise<Body> {
+      if (negotiateChannel.hasSubscribers && codedFor.has(body)) {
+        const request = codedFor.get(body);
+        codedFor.delete(body);
+        negotiateChannel.publish({ request, decision: "coded", coding });
+      }
       if (body instanceof Uint8Array) return encoder.encodeBytes(coding, body);
       if (encoder.encodeStream === undefined)
         throw new Error(`@svc/negotiate: no ${coding} coder for a stream`);

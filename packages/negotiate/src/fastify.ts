@@ -47,7 +47,7 @@ export const parseBody: FastifyPluginCallback<ParseBodyOptions> = appWide(
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", async (request: FastifyRequest, payload: IncomingMessage) => {
       try {
-        const value = await read(request.raw, payload);
+        const value = await read(request.raw, payload, request);
         if (value !== undefined) exchangeOf(request.raw).body = { value };
         return value;
       } catch (err) {

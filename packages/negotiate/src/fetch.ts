@@ -30,7 +30,11 @@ export function parseBody(
 ): (request: Request, info?: ConnectionInfo) => Promise<unknown> {
   const read = bodyReader(options);
   return async function readFetchBody(request, info) {
-    const value = await read(fetchView(request, info), request.body as AsyncIterable<Uint8Array> | null);
+    const value = await read(
+      fetchView(request, info),
+      request.body as AsyncIterable<Uint8Array> | null,
+      request,
+    );
     // For the steps after this one (the pipeline's idempotency fingerprint).
     if (value !== undefined) exchangeOf(request).body = { value };
     return value;

@@ -20,6 +20,7 @@ export {
   compression,
 } from "./coder.js";
 export { type CrossOriginOptions, crossOriginGate } from "./cors.js";
+export { type NegotiateDiagnostic, negotiateChannel } from "./diagnostics.js";
 export { selectEncoding } from "./encoding.js";
 export { selectLanguage } from "./language.js";
 export { MEDIA_TYPE } from "./media-type-hint.js";

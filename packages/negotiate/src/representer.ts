@@ -10,6 +10,7 @@ import {
   type Representer,
 } from "@svc/kernel";
 import { BoundedMemo, BoundedPairMemo, checkOptionNames, utf8Bytes } from "@svc/kernel/internal";
+import { negotiateChannel, publishNotAcceptable } from "./diagnostics.js";
 import { essence, headerString } from "./headers.js";
 import { selectLanguage } from "./language.js";
 import { hintedLabel, mediaTypeHint } from "./media-type-hint.js";
@@ -271,7 +272,7 @@ export function representations(options: RepresentationsOptions = {}): Represent
    * value when the reply negotiates among the representer's own offers, worked out each time
    * when it names its own.
    */
-  const choose = (accept: string | undefined, data: unknown, choice: Choice): Found => {
+  const choose = (accept: string | undefined, data: unknown, choice: Choice, native: unknown): Found => {
     const { reply, label } = choice;
     const own = allOffers === -1 || reply.representations || reply.only || reply.add;
     const mask = own ? undefined : maskOf(data);
@@ -280,7 +281,11 @@ export function representations(options: RepresentationsOptions = {}): Represent
     const candidates = shape?.candidates ?? candidatesFor(data, choice);
     let found = lookup(shape, candidates, accept, label, hint);
     if (found === undefined && choice.fallback) found = lookup(shape, candidates, undefined, label, hint);
-    if (found === undefined) throw notAcceptable(candidates.map((r) => r.mediaType));
+    if (found === undefined) {
+      const offers = candidates.map((r) => r.mediaType);
+      if (negotiateChannel.hasSubscribers) publishNotAcceptable(native, offers);
+      throw notAcceptable(offers);
+    }
     return found;
   };
 
@@ -321,11 +326,12 @@ export function representations(options: RepresentationsOptions = {}): Represent
       // resource's application/hal+json) may still be served by the JSON representation.
       const suffixed = accept?.match(/[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+[a-z0-9!#$&^_.-]+/gi) ?? [];
       for (const type of suffixed) if (matchMediaType(accept, types, type) !== undefined) return;
+      if (negotiateChannel.hasSubscribers) publishNotAcceptable(request.native, types);
       throw notAcceptable(types);
     },
 
     represent(request, data, choice) {
-      const found = choose(headerString(request.view.headers.accept), data, choice);
+      const found = choose(headerString(request.view.headers.accept), data, choice, request.native);
       return serialize(found, languageOf(request), data);
     },
 

@@ -40,6 +40,12 @@ export class XmlNilError extends Error {
  */
 export class XmlRefusedError extends Error {
   override name = "XmlRefusedError";
+  /** Which rule refused it (`dtd`, `depth`, `version`, ...), as the kernel's reader names it. */
+  readonly problem: string;
+  constructor(message: string, problem = "refused") {
+    super(message);
+    this.problem = problem;
+  }
 }
 
 /**
@@ -295,8 +301,8 @@ export function parseXmlBody(source: string, maxDepth = 32): Record<string, XmlV
 function refusal(e: unknown, where: () => string): Error {
   if (e instanceof XmlReadError) {
     if (e.problem === "dtd")
-      return new XmlRefusedError("a document type declaration (DOCTYPE) is not accepted");
-    if (e.problem !== "malformed") return new XmlRefusedError(e.message);
+      return new XmlRefusedError("a document type declaration (DOCTYPE) is not accepted", "dtd");
+    if (e.problem !== "malformed") return new XmlRefusedError(e.message, e.problem);
     return new Error(e.message, { cause: e.cause });
   }
   return new Error(`not well-formed XML (${where()})`, { cause: e });

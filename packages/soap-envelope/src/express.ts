@@ -194,6 +194,7 @@ function expressInput(
     facts: requestFacts(expressView(req), undefined, family),
     body,
     http: req,
+    native: req,
     logger: req.log,
     correlationId,
   };

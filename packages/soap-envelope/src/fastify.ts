@@ -132,6 +132,7 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
             : requestFacts(raw, trust, family),
         body: request.body as Uint8Array | XmlError | undefined,
         http: raw,
+        native: request,
         logger: request.log,
       });
       return sendSoapResponse(reply, response, endpoint.unreadBody);

@@ -91,6 +91,7 @@ export function soapEndpoint<Operations = never>(
       facts: requestFacts(view, trust, family),
       // A ReadableStream is an async iterable of its chunks: read as it arrives, within the limits.
       body: (request.body ?? undefined) as AsyncIterable<Uint8Array> | undefined,
+      native: request,
     });
     return settleUnreadRequest(request, toFetchResponse(response, method), endpoint.unreadBody);
   } as FetchSoapHandler;

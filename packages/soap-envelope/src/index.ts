@@ -7,6 +7,7 @@ export {
   type SoapRoute,
   soapRefusal,
 } from "./binding/core.js";
+export { type SoapDiagnostic, soapChannel } from "./envelope/diagnostics.js";
 export {
   ACTOR_NEXT,
   checkEnvelope,

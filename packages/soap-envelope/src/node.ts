@@ -89,6 +89,7 @@ export function soapEndpoint<Operations = never>(
       facts: requestFacts(req, trust, family),
       body: req,
       http: req,
+      native: req,
     });
     writeSoapResponse(res, req, response, endpoint.unreadBody);
     return true;

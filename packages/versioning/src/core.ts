@@ -12,6 +12,7 @@ import {
   type Versioner,
 } from "@svc/kernel";
 import { type AcceptedTypes, resolveConfig, type VersioningConfig } from "./config.js";
+import { versioningChannel } from "./diagnostics.js";
 import type { ApiVersioningOptions, VersionResolution, VersionSource } from "./options.js";
 import {
   hasContent,
@@ -253,12 +254,22 @@ function useDefault(
   return resolution;
 }
 
+/**
+ * The version each refusal of an unknown version named, as the request wrote it, for
+ * `svc:versioning`: only refusals are held, each as long as the error lives.
+ */
+const unknownVersions = new WeakMap<HttpError, string>();
+
 /** An unknown version: the status of the strategy that named it, the media type's first. */
 function refuseUnknown(config: VersioningConfig, named: readonly Named[], first: Named): HttpError {
   // RFC 9110 §15.5.16: 415 when "the content is in a format not supported by this method on the
   // target resource": a request whose content is in an unknown version cannot be read at all.
   const content = named.find((n) => n.where === CONTENT_TYPE);
-  if (content) return unsupported(config, 415, `API version ${spelled(content)} (${described(content)})`);
+  if (content) {
+    const refusal = unsupported(config, 415, `API version ${spelled(content)} (${described(content)})`);
+    unknownVersions.set(refusal, spelled(content));
+    return refusal;
+  }
   const media = named.find((n) => n.source === "media-type");
   const header = named.find((n) => n.source === "header");
   const status =
@@ -268,7 +279,9 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
         ? config.header.unknownVersionStatus
         : (config.uri?.unknownVersionStatus ?? 404);
   const reported = media ?? header ?? first;
-  return unsupported(config, status, `API version ${spelled(reported)} (${described(reported)})`);
+  const refusal = unsupported(config, status, `API version ${spelled(reported)} (${described(reported)})`);
+  unknownVersions.set(refusal, spelled(reported));
+  return refusal;
 }
 
 /**
@@ -470,6 +483,7 @@ export function versions(options: ApiVersioningOptions): Versioner {
           const preset = links === undefined ? undefined : request.preset?.("link");
           if (preset !== undefined) fields = { ...fields, link: `${fieldList(preset)}, ${links}` };
         }
+        if (versioningChannel.hasSubscribers) chosen(request.native, resolution);
         return {
           target: resolution.url,
           version: resolution.version,
@@ -481,6 +495,7 @@ export function versions(options: ApiVersioningOptions): Versioner {
         };
       } catch (err) {
         if (!isHttpError(err)) throw err;
+        if (versioningChannel.hasSubscribers) refused(request.native, err);
         return {
           target,
           version: undefined,
@@ -494,4 +509,33 @@ export function versions(options: ApiVersioningOptions): Versioner {
       }
     },
   };
+}
+
+const STRATEGY = { uri: "path", header: "header", "media-type": "media-type", default: "default" } as const;
+
+/** The framework's request the pipeline keys the exchange by, as a message's `request`. */
+function nativeOf(native: unknown): object | undefined {
+  return typeof native === "object" && native !== null ? native : undefined;
+}
+
+/** `chosen` on `svc:versioning`, for a request that got a version. */
+function chosen(native: unknown, resolution: VersionResolution): void {
+  if (resolution.version === undefined || resolution.source === undefined) return;
+  // What the response says: a deprecated version's responses carry Deprecation (and Sunset).
+  const deprecation = resolution.deprecation;
+  versioningChannel.publish({
+    request: nativeOf(native),
+    decision: "chosen",
+    version: String(resolution.version),
+    strategy: STRATEGY[resolution.source],
+    deprecated: deprecation !== undefined,
+    sunset: deprecation?.sunset !== undefined,
+  });
+}
+
+/** `unsupported` on `svc:versioning`, for the refusal of a version the API does not have. */
+function refused(native: unknown, err: HttpError): void {
+  const requested = unknownVersions.get(err);
+  if (requested === undefined) return;
+  versioningChannel.publish({ request: nativeOf(native), decision: "unsupported", requested });
 }

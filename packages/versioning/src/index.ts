@@ -6,6 +6,7 @@ export {
   formatDeprecation,
   formatSunset,
 } from "./deprecation.js";
+export { type VersioningDiagnostic, versioningChannel } from "./diagnostics.js";
 export type { VersioningOptionError } from "./option-error.js";
 export type {
   ApiVersioningOptions,

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
 import type { RequestFacts, UnreadBodyBounds } from "@svc/kernel";
+import { reportAnswer, soapChannel } from "../envelope/diagnostics.js";
 import { fault11ToXml, faultToXml } from "../envelope/fault.js";
 import { parseMediaType } from "../envelope/media-type.js";
 import {
@@ -56,6 +57,11 @@ export interface SoapHttpInput {
   body: XmlSource | XmlError | undefined;
   /** The `node:http` request, when there is one: the handlers' `context.http`. */
   http?: IncomingMessage | undefined;
+  /**
+   * The framework's own request (Express's `req`, Fastify's `request`, a Fetch `Request`): what
+   * `svc:soap` names as a message's `request`.
+   */
+  native?: object | undefined;
   /** A request-scoped logger (pino-http's `req.log`, Fastify's `request.log`). */
   logger?: SoapLogger | undefined;
   /**
@@ -286,6 +292,7 @@ function route(service: SoapService, input: SoapHttpInput): SoapRoute {
       HttpError.methodNotAllowed(allowed, `${shown(method, 40)} is not allowed here`),
       header(input.headers["content-type"]),
     );
+    if (soapChannel.hasSubscribers) reportAnswer(input.native, refusal, undefined, "1.2");
     return { response: complete({ ...refusal, unreadBody: true }) };
   }
   const headers = input.headers;
@@ -301,6 +308,7 @@ function route(service: SoapService, input: SoapHttpInput): SoapRoute {
       ifNoneMatch: header(headers["if-none-match"]),
       body: body instanceof XmlError ? failedRead(body) : (body ?? EMPTY),
       http: input.http,
+      native: input.native,
       host: input.host,
       httpVersion: input.httpVersion,
       correlationId: input.correlationId ?? correlationId(headers),

@@ -370,3 +370,19 @@ export function senderFault(reason: string, subcode?: string | QName): SoapFault
     subcode === undefined ? { code: "Sender", reason } : { code: "Sender", reason, subcode },
   );
 }
+
+/**
+ * The code a fault is answered with, as the wire names it: SOAP 1.2's `env:Code` (`Sender`,
+ * `Receiver`, `MustUnderstand`, `VersionMismatch`, `DataEncodingUnknown`), SOAP 1.1's
+ * `faultcode` (`Client`, `Server`, ...); a WS-Security fault's own code either way
+ * (`wsse:FailedAuthentication`, `wsu:MessageExpired`), which SOAP 1.2 carries as the subcode.
+ */
+export function faultCodeOf(fault: SoapFault, version: "1.1" | "1.2"): string {
+  const first = fault.subcodes[0];
+  if (first !== undefined) {
+    const q = toQName(first, "");
+    if (q.namespace === WSSE_NS) return `wsse:${q.localName}`;
+    if (q.namespace === WSU_NS) return `wsu:${q.localName}`;
+  }
+  return version === "1.1" ? SOAP11_CODES[fault.code] : fault.code;
+}

@@ -14,6 +14,7 @@ import {
 } from "../xml/reader.js";
 import { EncodingStyleError } from "../xsd/errors.js";
 import { SchemaValidationError, schemaComponents } from "../xsd/schema.js";
+import { reportAnswer, soapChannel } from "./diagnostics.js";
 import {
   checkEnvelopeBody,
   checkEnvelopeHead,
@@ -90,6 +91,7 @@ export async function exchange<M extends SoapRequest>(
 ): Promise<SoapResponse | undefined> {
   const logger = config.logger ?? request.logger ?? fallbackLogger;
   let response: SoapResponse;
+  let op: ContractOperation | undefined;
   // The version faults are answered in until the envelope says (answerVersion).
   let version: SoapVersion = type.soap11 ? "1.1" : "1.2";
   if (version === "1.1" ? config.soap11 === undefined : config.soap12 === undefined) {
@@ -110,7 +112,6 @@ export async function exchange<M extends SoapRequest>(
     if (parsed === undefined) response = parseFailure(config, parseError, version);
     else {
       let action = type.action;
-      let op: ContractOperation | undefined;
       let bodyFault = false;
       try {
         const root = parsed.root;
@@ -186,6 +187,7 @@ export async function exchange<M extends SoapRequest>(
     sink.fail(request, err);
     return undefined;
   }
+  if (soapChannel.hasSubscribers) reportAnswer(request.native, response, op, version);
   if (sink !== undefined) respondThrough(sink, request, response);
   return response;
 }

@@ -1,9 +1,11 @@
 import { HttpError, isHttpError } from "@svc/errors";
 import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
 import { shown, XmlError } from "../xml/reader.js";
+import { carryFault, noteFault, soapChannel } from "./diagnostics.js";
 import { type HeaderBlock, Soap11EnvelopeError } from "./envelope.js";
 import {
   fault11ToXml,
+  faultCodeOf,
   faultToXml,
   notUnderstoodHeaders,
   type QName,
@@ -43,11 +45,13 @@ export function versionMismatch(config: ServiceConfig, version: SoapVersion): So
     const names = config.versions.map((v) => `SOAP ${v}`);
     const supports = names.length === 1 ? `${names[0]} only` : names.join(" and ");
     // SOAP 1.1 §6.2: faults travel with 500 and text/xml.
-    return {
+    const response: SoapResponse = {
       status: 500,
       headers: { "Content-Type": RESPONSE11_CONTENT_TYPE },
       body: soap11VersionMismatchXml(config.upgrade, supports),
     };
+    if (soapChannel.hasSubscribers) noteFault(response, "VersionMismatch", "1.1");
+    return response;
   }
   return faultResponse(
     config,
@@ -159,23 +163,28 @@ export function faultResponse(
   version: SoapVersion = "1.2",
   bodyFault = false,
 ): SoapResponse {
-  if (version === "1.1") {
-    return {
-      status: status ?? 500,
-      headers: { ...headers, "Content-Type": RESPONSE11_CONTENT_TYPE },
-      body: fault11ToXml(
-        fault,
-        config.contract.targetNamespace,
-        (detail) => writeDetail(config, op, detail),
-        bodyFault,
-      ),
-    };
-  }
-  return {
-    status: status ?? fault.httpStatus,
-    headers: { ...headers, "Content-Type": RESPONSE_CONTENT_TYPE },
-    body: faultToXml(fault, config.contract.targetNamespace, (detail) => writeDetail(config, op, detail)),
-  };
+  const response: SoapResponse =
+    version === "1.1"
+      ? {
+          status: status ?? 500,
+          headers: { ...headers, "Content-Type": RESPONSE11_CONTENT_TYPE },
+          body: fault11ToXml(
+            fault,
+            config.contract.targetNamespace,
+            (detail) => writeDetail(config, op, detail),
+            bodyFault,
+          ),
+        }
+      : {
+          status: status ?? fault.httpStatus,
+          headers: { ...headers, "Content-Type": RESPONSE_CONTENT_TYPE },
+          body: faultToXml(fault, config.contract.targetNamespace, (detail) =>
+            writeDetail(config, op, detail),
+          ),
+        };
+  // The step that holds the request publishes it (`svc:soap`), with this fault's code.
+  if (soapChannel.hasSubscribers) noteFault(response, faultCodeOf(fault, version), version);
+  return response;
 }
 
 /** Detail entries as elements of the schema (an operation's declared faults first), else plain. */
@@ -212,7 +221,10 @@ export function errorResponse(
 
 /** A refusal before (all of) the body was read: the transport discards the rest. */
 export function refuse(config: ServiceConfig, err: HttpError, version: SoapVersion): SoapResponse {
-  return { ...errorResponse(config, err, version), unreadBody: true };
+  const answered = errorResponse(config, err, version);
+  const response = { ...answered, unreadBody: true };
+  if (soapChannel.hasSubscribers) carryFault(answered, response);
+  return response;
 }
 
 /**

@@ -250,6 +250,12 @@ export interface SoapRequest {
    */
   http?: IncomingMessage | undefined;
   /**
+   * The framework's own request (Express's `req`, Fastify's `request`, a Fetch `Request`, a
+   * `node:http` request): named as `request` in what the endpoint publishes on `svc:soap`.
+   * The `soapEndpoint` of each framework's entry sets it.
+   */
+  native?: object | undefined;
+  /**
    * Every `Host` field line the request carried, checked as those of `http` are (RFC 9112 §3.2),
    * for a transport without a `node:http` request (a Fetch `Request`). Read instead of `http`'s.
    */

@@ -1,6 +1,7 @@
 import type { HttpError } from "@svc/errors";
 import type { SoapVersion } from "../wsdl/contract.js";
 import { type ParsedElement, parseXml, XmlError } from "../xml/reader.js";
+import { reportAnswer, soapChannel } from "./diagnostics.js";
 import { SOAP11_NS } from "./fault.js";
 import {
   type MessageType,
@@ -117,8 +118,18 @@ function answerRefusal(
   type: MessageType | undefined,
   refusal: HttpError | typeof SOAP11_MEDIA_TYPE,
 ): Promise<SoapResponse> {
-  if (refusal === SOAP11_MEDIA_TYPE) return soap11Answer(config, request, type?.charset);
-  return Promise.resolve(refuse(config, refusal, answerVersion(config, type)));
+  if (refusal === SOAP11_MEDIA_TYPE) {
+    const answered = soap11Answer(config, request, type?.charset);
+    if (!soapChannel.hasSubscribers) return answered;
+    return answered.then((response) => {
+      if (soapChannel.hasSubscribers) reportAnswer(request.native, response, undefined, "1.2");
+      return response;
+    });
+  }
+  const version = answerVersion(config, type);
+  const response = refuse(config, refusal, version);
+  if (soapChannel.hasSubscribers) reportAnswer(request.native, response, undefined, version);
+  return Promise.resolve(response);
 }
 
 /**

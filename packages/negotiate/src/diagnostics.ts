@@ -1,0 +1,91 @@
+import { HttpError } from "@svc/kernel";
+import { diagnosticChannel } from "@svc/kernel/internal";
+
+/** What `svc:negotiate` says of one request: a refusal, or a response body compressed. */
+export type NegotiateDiagnostic =
+  | {
+      /** The framework's request: what `exchangeOf` of `@svc/kernel` takes. */
+      readonly request: object | undefined;
+      /** 406: no representation, or no content coding, the request accepts. */
+      readonly decision: "not-acceptable";
+      /** What was offered: media types (`application/json`), or codings (`gzip`, `identity`). */
+      readonly offered: readonly string[];
+    }
+  | {
+      readonly request: object | undefined;
+      /** 415: a request body of a type, charset or content coding the parser does not read. */
+      readonly decision: "unsupported-media-type";
+      /** The request's `Content-Type`, as sent. */
+      readonly contentType: string | undefined;
+    }
+  | {
+      readonly request: object | undefined;
+      /** A response body compressed. */
+      readonly decision: "coded";
+      /** The content coding applied: `gzip`, `br`, `zstd` or `deflate`. */
+      readonly coding: string;
+    }
+  | {
+      readonly request: object | undefined;
+      /** The body parser refused the request's content (413, 400, 408). */
+      readonly decision: "body-refused";
+      /**
+       * Why: `too-large` (413), `too-deep`, `malformed`, `inexact-number`, `doctype`,
+       * `xml-version`, `processing-instruction`, `too-many-elements`, `too-many-attributes`,
+       * `too-many-namespaces`, `unreadable` (the stream failed), `timeout` (408).
+       */
+      readonly reason: string;
+    };
+
+/**
+ * The channel the package's decisions are published on. A message is built only when it has a
+ * subscriber: without one, a decision costs one property read.
+ *
+ * @see https://nodejs.org/api/diagnostics_channel.html
+ */
+export const negotiateChannel = diagnosticChannel<NegotiateDiagnostic>("svc:negotiate");
+
+/** The framework's request, as a message's `request`. */
+export function nativeOf(native: unknown): object | undefined {
+  return typeof native === "object" && native !== null ? native : undefined;
+}
+
+/** `not-acceptable` on `svc:negotiate`; call it only when the channel has subscribers. */
+export function publishNotAcceptable(native: unknown, offered: readonly string[]): void {
+  negotiateChannel.publish({ request: nativeOf(native), decision: "not-acceptable", offered: [...offered] });
+}
+
+/** Why a body refusal was made, where its status and code do not say (`too-deep`). */
+const reasons = new WeakMap<HttpError, string>();
+
+/** `err`, remembered as refused for `reason`. */
+export function because(err: HttpError, reason: string): HttpError {
+  reasons.set(err, reason);
+  return err;
+}
+
+/** A refusal of the body reader on `svc:negotiate`: 415 or `body-refused`. */
+export function publishBodyRefusal(native: unknown, contentType: unknown, err: unknown): void {
+  if (!(err instanceof HttpError)) return;
+  const request = nativeOf(native);
+  if (err.status === 415) {
+    negotiateChannel.publish({
+      request,
+      decision: "unsupported-media-type",
+      contentType: typeof contentType === "string" ? contentType : undefined,
+    });
+    return;
+  }
+  const reason =
+    reasons.get(err) ??
+    (err.status === 413
+      ? "too-large"
+      : err.status === 408
+        ? "timeout"
+        : err.code === "unreadable_body"
+          ? "unreadable"
+          : err.code === "inexact_number"
+            ? "inexact-number"
+            : "malformed");
+  negotiateChannel.publish({ request, decision: "body-refused", reason });
+}

@@ -1,0 +1,106 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { type PipelineRequest, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type VersioningDiagnostic, versioningChannel, versions } from "./index.js";
+
+/** A message's members but its `request`, for each kind of message. */
+type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
+
+// Each decision of the versioning step on `svc:versioning`, with plain values (no server). The
+// same through listening servers of every framework: test/diagnostics.test.ts.
+
+const step = versions({
+  versions: [1, 2, 3],
+  defaultVersion: 3,
+  uri: true,
+  header: true,
+  mediaType: { vendor: "svc" },
+  deprecated: {
+    1: { deprecation: "2026-01-01T00:00:00Z", sunset: "2026-07-01T00:00:00Z" },
+    2: { deprecation: "2026-03-01T00:00:00Z" },
+  },
+  neutral: ["/health"],
+});
+
+function request(target: string, headers: IncomingHttpHeaders, native: object): PipelineRequest {
+  return { view: { method: "GET", url: target, headers }, path: target, native };
+}
+
+type Expected = WithoutRequest<VersioningDiagnostic> | undefined;
+
+const ROWS: readonly [string, string, IncomingHttpHeaders, Expected][] = [
+  [
+    "/v3/x → 3 by path",
+    "/v3/x",
+    {},
+    { decision: "chosen", version: "3", strategy: "path", deprecated: false, sunset: false },
+  ],
+  [
+    "/v1/x → 1 by path, deprecated with a sunset",
+    "/v1/x",
+    {},
+    { decision: "chosen", version: "1", strategy: "path", deprecated: true, sunset: true },
+  ],
+  [
+    "API-Version: 2 → 2 by header, deprecated, no sunset",
+    "/x",
+    { "api-version": "2" },
+    { decision: "chosen", version: "2", strategy: "header", deprecated: true, sunset: false },
+  ],
+  [
+    "Accept: vnd.svc.v3+json → 3 by media type",
+    "/x",
+    { accept: "application/vnd.svc.v3+json" },
+    { decision: "chosen", version: "3", strategy: "media-type", deprecated: false, sunset: false },
+  ],
+  [
+    "no version → the default",
+    "/x",
+    {},
+    { decision: "chosen", version: "3", strategy: "default", deprecated: false, sunset: false },
+  ],
+  ["/v9/x → unsupported 9 (404)", "/v9/x", {}, { decision: "unsupported", requested: "9" }],
+  [
+    "API-Version: 9 → unsupported 9 (400)",
+    "/x",
+    { "api-version": "9" },
+    { decision: "unsupported", requested: "9" },
+  ],
+  [
+    "Accept: vnd.svc.v9+json → unsupported 9 (406)",
+    "/x",
+    { accept: "application/vnd.svc.v9+json" },
+    { decision: "unsupported", requested: "9" },
+  ],
+  ["/v1/x with API-Version: 2 → a conflict (400), no message", "/v1/x", { "api-version": "2" }, undefined],
+];
+
+describe("svc:versioning", () => {
+  const heard: unknown[] = [];
+  const listener = (message: unknown) => heard.push(message);
+  afterEach(() => {
+    heard.length = 0;
+    unsubscribeDiagnostics("svc:versioning", listener);
+    vi.restoreAllMocks();
+  });
+
+  for (const [name, target, headers, want] of ROWS) {
+    it(`${name}: ${want?.decision ?? "nothing"}`, () => {
+      subscribeDiagnostics("svc:versioning", listener);
+      const native = { framework: "request" };
+      step.resolve(request(target, headers, native), target);
+      expect(heard).toEqual(want === undefined ? [] : [{ request: native, ...want }]);
+      if (want !== undefined) expect((heard[0] as VersioningDiagnostic).request).toBe(native);
+    });
+  }
+
+  it("with no subscriber, no decision publishes (nor builds) a message", () => {
+    const publish = vi.spyOn(versioningChannel, "publish");
+    expect(versioningChannel.hasSubscribers).toBe(false);
+    for (const [, target, headers] of ROWS) step.resolve(request(target, headers, {}), target);
+    expect(publish).not.toHaveBeenCalled();
+    subscribeDiagnostics("svc:versioning", listener);
+    step.resolve(request("/v1/x", {}, {}), "/v1/x");
+    expect(publish).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,178 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createPipeline, HttpError, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { expressAdapter } from "@svc/kernel/express";
+import { fastifyAdapter } from "@svc/kernel/fastify";
+import { fetchAdapter } from "@svc/kernel/fetch";
+import { nodeAdapter } from "@svc/kernel/node";
+import { json, representations } from "@svc/negotiate";
+import {
+  FRAMEWORKS,
+  fallbackErrors,
+  fastifyPipelineApp,
+  honoPipelineApp,
+  type Mounts,
+  type RowRequest,
+  send,
+  serve,
+} from "@svc/test-utils/conformance";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type VersioningDiagnostic, versions } from "../src/index.js";
+
+/** A message's members but its `request`, for each kind of message. */
+type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
+
+// One table over every framework: the version each request got (or its refusal) on the wire,
+// and the one message on `svc:versioning` naming the request the framework was handed. The
+// version is decided before routing: on Fastify that is in `rewriteUrl`, before Fastify makes
+// its `request`, so the message names `request.raw` (the object the pipeline keys the exchange
+// by; `exchangeOf` gives the same exchange for either).
+
+const pipeline = () =>
+  createPipeline({
+    representations: representations({ offers: [json] }),
+    versioning: versions({
+      versions: [1, 2],
+      defaultVersion: 2,
+      uri: true,
+      header: true,
+      mediaType: { vendor: "svc" },
+      deprecated: { 1: { deprecation: "2026-01-01T00:00:00Z", sunset: "2026-07-01T00:00:00Z" } },
+    }),
+  });
+
+const employee = (version: number | undefined) => ({ id: 7, version });
+
+/** The servers, each recording the request object the pipeline is handed in `seen`. */
+function mounts(seen: object[]): Mounts {
+  return {
+    express() {
+      const svc = expressAdapter(pipeline());
+      const app = express();
+      app.use((req, _res, next) => {
+        seen.push(req);
+        next();
+      });
+      app.use(svc.prepare);
+      app.get(
+        "/employees/7",
+        svc.handle((_req: express.Request, ctx) => employee(ctx.version)),
+      );
+      app.use(fallbackErrors.express);
+      return app;
+    },
+    node() {
+      const svc = nodeAdapter(pipeline());
+      return (req: IncomingMessage, res: ServerResponse) => {
+        seen.push(req);
+        const run = async () => {
+          const ready = await svc.prepare(req, res);
+          if (ready.path !== "/employees/7") throw HttpError.notFound();
+          return svc.respond(req, res, (ctx) => employee(ctx.version));
+        };
+        run().catch((err) => fallbackErrors.node(err, req, res));
+      };
+    },
+    fastify() {
+      const svc = fastifyAdapter(pipeline());
+      const app = fastifyPipelineApp(svc);
+      // The raw request, as `rewriteUrl` gets it.
+      app.server.on("request", (req: IncomingMessage) => seen.push(req));
+      app.get(
+        "/employees/7",
+        svc.handle((_request, ctx) => employee(ctx.version)),
+      );
+      return app;
+    },
+    fetch() {
+      const svc = fetchAdapter(pipeline());
+      const app = honoPipelineApp(svc);
+      app.get("/employees/7", (c) => svc.respond(c.req.raw, (ctx) => employee(ctx.version)));
+      return (request: Request) => {
+        seen.push(request);
+        return app.fetch(request);
+      };
+    },
+  };
+}
+
+interface DiagnosticRow {
+  name: string;
+  request: RowRequest;
+  status: number;
+  message: WithoutRequest<VersioningDiagnostic>;
+}
+
+const rows: DiagnosticRow[] = [
+  {
+    name: "GET /v2/employees/7 → 200, version 2 chosen by path",
+    request: { path: "/v2/employees/7" },
+    status: 200,
+    message: { decision: "chosen", version: "2", strategy: "path", deprecated: false, sunset: false },
+  },
+  {
+    name: "GET /v1/employees/7 → 200, version 1 chosen by path, deprecated with a sunset",
+    request: { path: "/v1/employees/7" },
+    status: 200,
+    message: { decision: "chosen", version: "1", strategy: "path", deprecated: true, sunset: true },
+  },
+  {
+    name: "API-Version: 1 → 200, version 1 chosen by header",
+    request: { path: "/employees/7", headers: { "API-Version": "1" } },
+    status: 200,
+    message: { decision: "chosen", version: "1", strategy: "header", deprecated: true, sunset: true },
+  },
+  {
+    name: "Accept: application/vnd.svc.v2+json → 200, version 2 chosen by media type",
+    request: { path: "/employees/7", headers: { Accept: "application/vnd.svc.v2+json" } },
+    status: 200,
+    message: { decision: "chosen", version: "2", strategy: "media-type", deprecated: false, sunset: false },
+  },
+  {
+    name: "no version → 200, the default chosen",
+    request: { path: "/employees/7" },
+    status: 200,
+    message: { decision: "chosen", version: "2", strategy: "default", deprecated: false, sunset: false },
+  },
+  {
+    name: "GET /v9/employees/7 → 404, version 9 unsupported",
+    request: { path: "/v9/employees/7" },
+    status: 404,
+    message: { decision: "unsupported", requested: "9" },
+  },
+  {
+    name: "API-Version: 9 → 400, version 9 unsupported",
+    request: { path: "/employees/7", headers: { "API-Version": "9" } },
+    status: 400,
+    message: { decision: "unsupported", requested: "9" },
+  },
+];
+
+for (const framework of FRAMEWORKS) {
+  describe(`svc:versioning on ${framework}`, () => {
+    const seen: object[] = [];
+    let server: Awaited<ReturnType<typeof serve>>;
+    beforeAll(async () => {
+      server = await serve(framework, mounts(seen));
+    });
+    afterAll(async () => {
+      await server.close();
+    });
+    for (const row of rows) {
+      it(row.name, async () => {
+        const heard: VersioningDiagnostic[] = [];
+        const listener = (message: unknown) => heard.push(message as VersioningDiagnostic);
+        seen.length = 0;
+        subscribeDiagnostics("svc:versioning", listener);
+        try {
+          expect((await send(server.url, row.request)).status).toBe(row.status);
+        } finally {
+          unsubscribeDiagnostics("svc:versioning", listener);
+        }
+        expect(heard).toEqual([{ request: expect.anything(), ...row.message }]);
+        expect(seen).toHaveLength(1);
+        expect(heard[0]?.request).toBe(seen[0]);
+      });
+    }
+  });
+}
