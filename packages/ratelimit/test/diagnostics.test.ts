@@ -50,7 +50,8 @@ function mounts(given: object[]): Mounts {
         expressRateLimit({
           ...options(),
           handler: (_req, res, _next, exceeded) => {
-            res.status(429).end(`handled ${exceeded.info.remaining}`);
+            res.statusCode = 429;
+            res.end(`handled ${exceeded.info.remaining}`);
           },
         }),
         (_req, res) => {
