@@ -8,6 +8,7 @@ import {
   type RequestView,
   type TrustHop,
 } from "@svc/kernel";
+import { decisions } from "./diagnostics.js";
 import { initOf } from "./express-store.js";
 import { ceilSeconds, type RateLimitFields, reportDecision, tightestDecision } from "./headers.js";
 import { capacityOf } from "./limiter.js";
@@ -83,6 +84,10 @@ export interface State {
   unaddressedLog: number;
   lastLog: number;
   suppressed: number;
+  /** When the store's current outage began (its first failed decision); undefined while it answers. */
+  downSince: number | undefined;
+  /** Decisions the store failed since `downSince`. */
+  failures: number;
 }
 
 /** One request on its way through the limiter. */
@@ -93,6 +98,8 @@ interface Pending {
   key: string;
   /** The key as reported in `req.rateLimit.key`: the default key, or `key(req)` as answered. */
   label: string;
+  /** What the key is of: the principal (`u:`), the client's address (`ip:`), or `key(req)`'s answer. */
+  keyKind: "principal" | "address" | "custom";
   units: number;
 }
 
@@ -245,6 +252,8 @@ export function createDecider(
     unaddressedLog: Number.NEGATIVE_INFINITY,
     lastLog: Number.NEGATIVE_INFINITY,
     suppressed: 0,
+    downSince: undefined,
+    failures: 0,
   };
   reportInit(config);
 
@@ -296,12 +305,24 @@ export function createDecider(
   function failed(p: Pending, err: unknown): void {
     const misconfiguration = configurationFailed(err);
     if (misconfiguration) p.done({ kind: "refuse", error: misconfiguration });
-    else p.done(storeFailed(config, state, err));
+    else p.done(storeFailed(config, state, err, p.asked.native));
   }
 
   /** The decision is in: the fields, the request's info, then allowed or the 429. */
   function settle(p: Pending, policy: RateLimitPolicy, decision: Decision): void {
     const { asked } = p;
+    if (state.downSince !== undefined) storeRecovered(config, state);
+    if (decisions.hasSubscribers)
+      decisions.publish({
+        request: asked.native,
+        decision: decision.allowed ? "allowed" : "limited",
+        policy: config.headers.policyName,
+        keyKind: p.keyKind,
+        limit: decision.limit,
+        remaining: decision.remaining,
+        resetAt: decision.resetAt,
+        retryAfterMs: decision.retryAfterMs,
+      });
     const fields =
       asked.res?.headersSent === true
         ? undefined
@@ -408,7 +429,15 @@ export function createDecider(
       });
       return;
     }
-    withLimit({ asked, done, key: key === custom ? customBucket(key) : key, label: key, units });
+    const keyKind = key === custom ? "custom" : key.startsWith("u:") ? "principal" : "address";
+    withLimit({
+      asked,
+      done,
+      key: keyKind === "custom" ? customBucket(key) : key,
+      label: key,
+      keyKind,
+      units,
+    });
   }
 
   return {
@@ -608,9 +637,25 @@ export function logFailure(config: Config, state: State, err: unknown, message: 
   }
 }
 
-/** `failMode`: a 503, or the request passes unlimited (logged at most once per interval). */
-function storeFailed(config: Config, state: State, err: unknown): Verdict {
-  if (config.failMode === "closed") {
+/**
+ * `failMode`: a 503, or the request passes unlimited. The outage is logged once, at its first
+ * failure, whatever the interval since the last line; {@link storeRecovered} logs its end.
+ */
+function storeFailed(config: Config, state: State, err: unknown, request: object): Verdict {
+  const { failMode } = config;
+  if (decisions.hasSubscribers)
+    decisions.publish({ request, decision: "store-failed", failMode, error: err });
+  state.failures++;
+  if (state.downSince === undefined) {
+    state.downSince = Date.now();
+    config.logger.warn(
+      { err, failMode },
+      failMode === "open"
+        ? "rate limit store failed; requests pass unlimited until it answers again"
+        : "rate limit store failed; requests are answered 503 until it answers again",
+    );
+  }
+  if (failMode === "closed") {
     return {
       kind: "refuse",
       error: HttpError.serviceUnavailable(config.failRetryAfter, "Rate limiting is temporarily unavailable", {
@@ -619,8 +664,22 @@ function storeFailed(config: Config, state: State, err: unknown): Verdict {
       }),
     };
   }
-  logFailure(config, state, err, "rate limit store failed; requests pass unlimited until it answers again");
   return PASS;
+}
+
+/** The store answered a decision after failing: the outage's end, logged and published once. */
+function storeRecovered(config: Config, state: State): void {
+  const downMs = Math.max(0, Date.now() - (state.downSince as number));
+  const failed = state.failures;
+  state.downSince = undefined;
+  state.failures = 0;
+  const { logger } = config;
+  (logger.info ?? logger.warn).call(
+    logger,
+    { downMs, failed },
+    `rate limit store answered again after ${downMs} ms; ${failed} decision(s) failed meanwhile`,
+  );
+  if (decisions.hasSubscribers) decisions.publish({ decision: "store-recovered", downMs });
 }
 
 /** Why {@link unaddressed} refuses, and what to give the limiter so that it does not. */

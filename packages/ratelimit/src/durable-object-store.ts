@@ -1,5 +1,6 @@
 import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/kernel/internal";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "@svc/ratelimit";
+import { storeCalls } from "./diagnostics.js";
 import type { DurableObjectNamespaceLike } from "./durable-object-types.js";
 import { refused } from "./option-error.js";
 import type { RateLimitObjectCall } from "./rate-limit-object.js";
@@ -134,8 +135,15 @@ export class DurableObjectStore implements RateLimitStore {
     await this.#call(key, { op: "reset" });
   }
 
+  /** One call to the object of `key`, traced (`svc:ratelimit:store`). */
+  #call(key: string, call: RateLimitObjectCall): Promise<unknown> {
+    return storeCalls.traced({ store: "durable-object", operation: call.op, key: this.objectName(key) }, () =>
+      this.#untraced(key, call),
+    );
+  }
+
   /** One call to the object of `key`, answered within `timeoutMs`, never sent twice. */
-  async #call(key: string, call: RateLimitObjectCall): Promise<unknown> {
+  async #untraced(key: string, call: RateLimitObjectCall): Promise<unknown> {
     const stub = this.#namespace.get(this.#namespace.idFromName(this.objectName(key)));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {

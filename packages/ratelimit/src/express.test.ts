@@ -650,18 +650,27 @@ describe("store failure", () => {
     expect((await fetch(url)).status).toBe(429);
   });
 
-  it('failMode "open", logIntervalMs 0 → a line per failure', async () => {
+  it('failMode "open", down twice inside logIntervalMs → each outage one warn, each recovery one info', async () => {
     const store = flakyStore();
-    const lines: object[] = [];
+    const warned: object[] = [];
+    const informed: object[] = [];
     const url = await serve({
-      limit: 1,
+      limit: 5,
       store,
-      logIntervalMs: 0,
-      logger: { warn: (obj) => lines.push(obj) },
+      logger: { warn: (obj) => warned.push(obj), info: (obj) => informed.push(obj) },
     });
     await fetch(url);
     await fetch(url);
-    expect(lines).toHaveLength(2);
+    store.down = false;
+    await fetch(url);
+    await fetch(url);
+    store.down = true;
+    await fetch(url);
+    store.down = false;
+    await fetch(url);
+    expect(warned).toHaveLength(2);
+    expect(informed).toHaveLength(2);
+    expect(informed[0]).toMatchObject({ failed: 2 });
   });
 
   it('failMode "closed" with a full MemoryStore of limited clients → 503 for a new client', async () => {

@@ -5,7 +5,13 @@
  */
 import { appWide, fastifyGate } from "@svc/kernel/fastify";
 import { optionError, refusedOption } from "@svc/kernel/internal";
-import { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
+import {
+  limitExceeded,
+  type RateLimitExceeded,
+  type RateLimitGate,
+  type RateLimitGateOptions,
+  rateLimitGate,
+} from "@svc/ratelimit";
 import type {
   FastifyInstance,
   FastifyPluginCallback,
@@ -15,7 +21,28 @@ import type {
 } from "fastify";
 
 // The gate to build once for one budget in several contexts (`{ gate }`), from this entry too.
-export { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
+export {
+  type RateLimitExceeded,
+  type RateLimitGate,
+  type RateLimitGateOptions,
+  rateLimitGate,
+} from "@svc/ratelimit";
+
+/**
+ * Answers a request over the limit instead of Fastify's error handler: the reply already carries
+ * `Retry-After` and the rate limit fields. A handler that sends nothing leaves the 429 to the
+ * error handler; one that throws or rejects passes its error there.
+ * @example
+ * const handler: FastifyRateLimitHandler = (request, reply, exceeded) => {
+ *   reply.code(429).send({ slowDown: exceeded.retryAfterSeconds });
+ * };
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export type FastifyRateLimitHandler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  exceeded: RateLimitExceeded,
+) => void | Promise<void>;
 
 /**
  * Options of the Fastify plugin: the gate's, its functions given Fastify's `request`. The store
@@ -23,6 +50,14 @@ export { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@s
  * path prefix), which the plugin leaves to Fastify.
  */
 export interface FastifyRateLimitOptions extends Omit<RateLimitGateOptions<FastifyRequest>, "prefix"> {
+  /**
+   * Called for a request over the limit, in place of Fastify's error handler (see
+   * {@link FastifyRateLimitHandler}); the same option as the Express middleware's and the Fetch
+   * entry's `handler`. Not for a request whose `cost` is more than the limit: no wait lets it
+   * through, so its 429 (code `rate_limit_cost_exceeds_quota`) goes to the error handler.
+   * @default none: the 429 goes to Fastify's error handler
+   */
+  handler?: FastifyRateLimitHandler;
   /** Fastify's register option: the path prefix of the routes registered inside (not the store's). */
   prefix?: string;
   /**
@@ -55,7 +90,11 @@ function gateOf(
 ): RateLimitGate<FastifyRequest> {
   if (typeof options !== "object" || options === null) return rateLimitGate<FastifyRequest>(options);
   if (options.gate !== undefined) return givenGate(options);
-  const { keyPrefix, ...rest } = options as FastifyRateLimitOptions & Record<string, unknown>;
+  const {
+    keyPrefix,
+    handler: _handler,
+    ...rest
+  } = options as FastifyRateLimitOptions & Record<string, unknown>;
   for (const name of REGISTER_OPTIONS) delete rest[name];
   const gateOptions = rest as RateLimitGateOptions<FastifyRequest>;
   if (keyPrefix !== undefined) gateOptions.prefix = keyPrefix;
@@ -81,6 +120,7 @@ function givenGate(options: FastifyRateLimitOptions): RateLimitGate<FastifyReque
   const own = Object.keys(options).filter(
     (name) =>
       name !== "gate" &&
+      name !== "handler" &&
       !REGISTER_OPTIONS.includes(name) &&
       (options as Record<string, unknown>)[name] !== undefined,
   );
@@ -128,8 +168,10 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
   "@svc/ratelimit",
   function svcRateLimit(app: FastifyInstance, options: FastifyRateLimitOptions, done: (err?: Error) => void) {
     let gate: RateLimitGate<FastifyRequest>;
+    let handler: FastifyRateLimitHandler | undefined;
     try {
       gate = gateOf(options, app.log);
+      handler = handlerOf(options);
     } catch (err) {
       done(err as Error);
       return;
@@ -137,7 +179,7 @@ export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = appWide
     // Declared in every context the gate applies in, a shared gate's too.
     const name = gate.requestProperty;
     if (name !== undefined && !app.hasRequestDecorator(name)) app.decorateRequest(name, null);
-    app.addHook("onRequest", fastifyGate(gate));
+    app.addHook("onRequest", answering(fastifyGate(gate), handler));
     if (gate.readsResponse) {
       const settled = gate;
       // Fastify runs onResponse when the reply finished or its write failed: only a finished
@@ -175,7 +217,7 @@ export function rateLimitHook(options: Omit<FastifyRateLimitOptions, "prefix">):
       "rate limit: prefix",
     );
   const gate = gateOf(options as FastifyRateLimitOptions, undefined);
-  const hook = fastifyGate(gate);
+  const hook = answering(fastifyGate(gate), handlerOf(options as FastifyRateLimitOptions));
   if (!gate.readsResponse) return hook;
   // A route's hook adds no onResponse hook of its own: the response's completion, with its status.
   return function svcRateLimitHook(
@@ -204,3 +246,57 @@ type RouteHook = (
   reply: FastifyReply,
   done: (err?: Error) => void,
 ) => void;
+
+/** `options.handler`, checked: a function, or none. */
+function handlerOf(options: FastifyRateLimitOptions): FastifyRateLimitHandler | undefined {
+  const handler = typeof options === "object" && options !== null ? options.handler : undefined;
+  if (handler === undefined || typeof handler === "function") return handler;
+  throw refusedOption(
+    "ratelimit",
+    "handler",
+    handler,
+    "a function (request, reply, exceeded) => void",
+    "rate limit: handler",
+  );
+}
+
+/**
+ * `hook`, its refusals over the limit given to `handler` with `Retry-After` and the rate limit
+ * fields on the reply; every other outcome as the hook decided it.
+ */
+function answering(
+  hook: onRequestHookHandler,
+  handler: FastifyRateLimitHandler | undefined,
+): onRequestHookHandler {
+  if (handler === undefined) return hook;
+  return function svcRateLimitAnswer(
+    this: FastifyInstance,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (err?: Error) => void,
+  ) {
+    (hook as unknown as RouteHook).call(this, request, reply, (err?: Error) => {
+      const exceeded = err === undefined || err === null ? undefined : limitExceeded(err);
+      if (exceeded === undefined) {
+        done(err);
+        return;
+      }
+      // RFC 6585 §4: 429 "MAY include a Retry-After header"; set as the error handler would.
+      reply.headers(exceeded.error.headers);
+      let answered: void | Promise<void>;
+      try {
+        answered = handler(request, reply, exceeded);
+      } catch (thrown) {
+        done(thrown as Error);
+        return;
+      }
+      const settled = (): void => {
+        // Sent: Fastify runs no further hook. Not sent: the default 429.
+        if (!reply.sent) done(exceeded.error);
+      };
+      if (answered !== undefined && typeof (answered as Promise<void>).then === "function")
+        (answered as Promise<void>).then(settled, (thrown: unknown) => done(thrown as Error));
+      else settled();
+    });
+  } as onRequestHookHandler;
+}

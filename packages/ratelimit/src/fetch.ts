@@ -12,12 +12,42 @@ import {
   fetchGate,
   fetchView,
   type HonoContextLike,
+  withPassage,
 } from "@svc/kernel/fetch";
 import { buildResponse, isCodedBody, optionError, refusedOption } from "@svc/kernel/internal";
-import { type RateLimitGate, type RateLimitGateOptions, rateLimitGate } from "@svc/ratelimit";
+import {
+  limitExceeded,
+  type RateLimitExceeded,
+  type RateLimitGate,
+  type RateLimitGateOptions,
+  rateLimitGate,
+} from "@svc/ratelimit";
+
+export type { RateLimitExceeded } from "@svc/ratelimit";
+
+/**
+ * Answers a request over the limit with a `Response` of its own, in place of the thrown 429:
+ * `Retry-After` and the rate limit fields are added to it (its own fields of the same name win).
+ * @example
+ * const handler: FetchRateLimitHandler = (_request, exceeded) =>
+ *   Response.json({ slowDown: exceeded.retryAfterSeconds }, { status: 429 });
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export type FetchRateLimitHandler = (
+  request: Request,
+  exceeded: RateLimitExceeded,
+) => Response | Promise<Response>;
 
 /** Options of the Fetch {@link rateLimit}: the gate's, and where the client's address comes from. */
 export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
+  /**
+   * Called for a request over the limit, its `Response` the answer (see
+   * {@link FetchRateLimitHandler}); the same option as the Express middleware's and the Fastify
+   * plugin's `handler`. Not for a request whose `cost` is more than the limit: no wait lets it
+   * through, so its 429 (code `rate_limit_cost_exceeds_quota`) is thrown.
+   * @default none: the 429 is thrown for `app.onError` or `withErrors()`
+   */
+  handler?: FetchRateLimitHandler;
   /**
    * The connection a `Request` came on, for its client's address: a Fetch `Request` does not
    * carry it. Under Hono it is read without this option from what the server hands Hono as
@@ -68,7 +98,15 @@ export interface FetchRateLimitOptions extends RateLimitGateOptions<Request> {
  */
 export function rateLimit(options: FetchRateLimitOptions): FetchMiddleware {
   if (typeof options !== "object" || options === null) return fetchGate(rateLimitGate<Request>(options));
-  const { connection, clientAddressHeader, ...rest } = options;
+  const { connection, clientAddressHeader, handler, ...rest } = options;
+  if (handler !== undefined && typeof handler !== "function")
+    throw refusedOption(
+      "ratelimit",
+      "handler",
+      handler,
+      "a function (request, exceeded) => Response",
+      "rate limit: handler",
+    );
   if (connection !== undefined && typeof connection !== "function")
     throw refusedOption(
       "ratelimit",
@@ -84,7 +122,7 @@ export function rateLimit(options: FetchRateLimitOptions): FetchMiddleware {
     connectionOf === undefined
       ? gate
       : (_view, request) => gate(fetchView(request, connectionOf(request)), request);
-  const applied = fetchGate(connected);
+  const applied = answering(fetchGate(connected), handler);
   const limited = gate.readsResponse ? settling(applied, gate) : applied;
   // Without Hono's connection, `.wrap(handler)` has only what it is given: with no address and no
   // key of its own, every request not authenticated before it would be refused.
@@ -190,4 +228,45 @@ function whenSent(response: Response, request: Request, gate: RateLimitGate<Requ
   });
   const init = { status, statusText: response.statusText, headers: response.headers };
   return buildResponse(watched, init, isCodedBody(response));
+}
+
+/**
+ * `applied`, a refusal over the limit of its own gate (thrown before the route runs, so never
+ * another limiter's behind it) answered by `handler`, with `Retry-After` and the rate limit fields.
+ */
+function answering(applied: FetchMiddleware, handler: FetchRateLimitHandler | undefined): FetchMiddleware {
+  if (handler === undefined) return applied;
+  const answer = async (request: Request, err: unknown, passed: boolean): Promise<Response> => {
+    const exceeded = passed ? undefined : limitExceeded(err);
+    if (exceeded === undefined) throw err;
+    // RFC 6585 §4: 429 "MAY include a Retry-After header"; added as the error handler would.
+    return withPassage(await handler(request, exceeded), { fields: exceeded.error.headers });
+  };
+  const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<Response | undefined> => {
+    let passed = false;
+    try {
+      return await applied(c, () => {
+        passed = true;
+        return next();
+      });
+    } catch (err) {
+      return answer(c.req.raw, err, passed);
+    }
+  };
+  return Object.assign(middleware, {
+    wrap(inner: FetchHandler, info?: (request: Request) => ConnectionInfo | undefined): FetchHandler {
+      const passedBy = new WeakSet<Request>();
+      const wrapped = applied.wrap((request) => {
+        passedBy.add(request);
+        return inner(request);
+      }, info);
+      return async (request: Request) => {
+        try {
+          return await wrapped(request);
+        } catch (err) {
+          return answer(request, err, passedBy.has(request));
+        }
+      };
+    },
+  });
 }

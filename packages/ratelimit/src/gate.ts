@@ -10,7 +10,12 @@ import {
 import { checkForwardedHeaders, requestSlot } from "@svc/kernel/internal";
 import { type Asked, afterResponse, type Counted, createDecider, type Verdict } from "./core.js";
 import { optionError } from "./option-error.js";
-import { type RateLimitMessage, type RateLimitOptions, resolveConfig } from "./options.js";
+import {
+  type RateLimitExceeded,
+  type RateLimitMessage,
+  type RateLimitOptions,
+  resolveConfig,
+} from "./options.js";
 
 /**
  * The response to a counted request as {@link RateLimitGateOptions.requestWasSuccessful} reads it:
@@ -96,8 +101,22 @@ export interface RateLimitGateOptions<Request = unknown>
  * by name, so a limiter moved from Express never answers differently without saying so.
  */
 const EXPRESS_ONLY: Readonly<Record<string, string>> = {
-  handler: "a 429 is thrown for the framework's error handling to render",
+  handler:
+    "a 429 is thrown for the framework's error handling to render (the Express, Fastify and Fetch entries take a handler of their framework's shape)",
 };
+
+/** What each 429 a gate threw was about, for the adapters' `handler`. */
+const exceededBy = new WeakMap<object, RateLimitExceeded>();
+
+/**
+ * @internal For the package's Fastify and Fetch adapters.
+ *
+ * The {@link RateLimitExceeded} of `error` when it is the 429 a gate threw over the limit (not the
+ * one of a cost over the quota, which no wait cures); else undefined.
+ */
+export function limitExceeded(error: unknown): RateLimitExceeded | undefined {
+  return typeof error === "object" && error !== null ? exceededBy.get(error) : undefined;
+}
 
 /**
  * A {@link Gate} of the rate limit, with what its framework adapter calls once a counted request's
@@ -160,7 +179,7 @@ export function rateLimitGate<Request extends object = object>(
         throw optionError(
           "rate limit",
           name,
-          `${name} is an option of the Express middleware only, which writes the response; here ${EXPRESS_ONLY[name]}`,
+          `${name} is an option of the framework entries, which write the response; here ${EXPRESS_ONLY[name]}`,
         );
     }
   }
@@ -237,6 +256,13 @@ function outcomeOf(verdict: Verdict): Passage | undefined {
     case "refuse":
       throw verdict.error;
     case "denied":
+      exceededBy.set(verdict.error, {
+        statusCode: 429,
+        message: verdict.message,
+        error: verdict.error,
+        info: verdict.info,
+        retryAfterSeconds: verdict.retryAfterSeconds,
+      });
       throw verdict.error;
   }
 }

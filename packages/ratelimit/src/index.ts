@@ -11,6 +11,7 @@ export {
   type State,
   type Verdict,
 } from "./core.js";
+export type { RateLimitDiagnostic, RateLimitStoreCall } from "./diagnostics.js";
 export {
   type ExpressRateLimitHits,
   type ExpressRateLimitStore,
@@ -18,6 +19,7 @@ export {
   expressRateLimitStore,
 } from "./express-store.js";
 export {
+  limitExceeded,
   type RateLimitGate,
   type RateLimitGateOptions,
   type RateLimitResponse,

@@ -70,8 +70,11 @@ export interface RateLimitRequest extends IncomingMessage {
   rateLimit?: RateLimitInfo | undefined;
 }
 
-/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
-export type RateLimitLogger = Pick<Logger, "warn">;
+/**
+ * The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. `info`, when
+ * there, takes the line saying the store answers again after an outage (else `warn` does).
+ */
+export type RateLimitLogger = Pick<Logger, "warn" | "info">;
 
 /** A value computed from the request, at once or later. */
 export type PerRequest<T> = (req: RateLimitRequest, res: ServerResponse) => T | Promise<T>;
@@ -234,9 +237,10 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
   policyName?: string;
   /**
    * What happens when the store fails (Redis down or slow, memory store full of limited clients):
-   * `"open"` lets the request pass and logs the failure at most once per `logIntervalMs`;
-   * `"closed"` answers 503 with `Retry-After`. Either way the next request tries the store again,
-   * so service resumes by itself once the store is back.
+   * `"open"` lets the request pass; `"closed"` answers 503 with `Retry-After`. Either way the
+   * next request tries the store again, so service resumes by itself once the store is back. An
+   * outage is logged once, at its first failure (`warn`), and its end once, at the first decision
+   * the store answers again (`info`, else `warn`).
    * @default "open"
    */
   failMode?: "open" | "closed";
@@ -246,13 +250,13 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   failRetryAfterSeconds?: number;
   /**
-   * Where store failures (`failMode: "open"`, refunds), `trust proxy` mistakes and (once) a client
+   * Where store outages and recoveries, refund failures, `trust proxy` mistakes and (once) a client
    * address that is not an IP address (counted in the connection peer's bucket) are reported.
    * @default one JSON line on stderr
    */
   logger?: RateLimitLogger;
   /**
-   * Shortest time between two failure log lines.
+   * Shortest time between two lines about failed refunds and requests with no client address.
    * @default 60_000
    */
   logIntervalMs?: number;

@@ -1,4 +1,5 @@
 import { checkOptionNames, isTimerDelay, MAX_TIMER_MS } from "@svc/kernel/internal";
+import { storeCalls } from "./diagnostics.js";
 import { optionError as refused, refused as refusedValue } from "./option-error.js";
 import { DECIDE_SCRIPT, DECIDE_SHA, REFUND_SCRIPT, REFUND_SHA } from "./redis-script.js";
 import type { Decision, RateLimitPolicy, RateLimitStore } from "./types.js";
@@ -341,7 +342,10 @@ export class RedisStore implements RateLimitStore {
 
   /** @inheritdoc */
   async consume(key: string, cost: number, policy: RateLimitPolicy): Promise<Decision> {
-    const reply = await this.#script(key, DECIDE_SHA, DECIDE_SCRIPT, policy, cost, policy.burst);
+    const reply = await storeCalls.traced(
+      { store: "redis", operation: "consume", key: this.redisKey(key) },
+      () => this.#script(key, DECIDE_SHA, DECIDE_SCRIPT, policy, cost, policy.burst),
+    );
     if (!Array.isArray(reply) || reply.length !== 5)
       throw new Error(`RedisStore: unexpected script reply ${JSON.stringify(reply)}`);
     const [allowed, remaining, resetAt, retryAfterMs, now] = reply.map(Number) as [
@@ -364,13 +368,17 @@ export class RedisStore implements RateLimitStore {
   /** @inheritdoc */
   async refund(key: string, cost: number, policy: RateLimitPolicy, decision: Decision): Promise<void> {
     if (!decision.allowed || cost === 0) return;
-    await this.#script(key, REFUND_SHA, REFUND_SCRIPT, policy, cost, decision.now);
+    await storeCalls.traced({ store: "redis", operation: "refund", key: this.redisKey(key) }, () =>
+      this.#script(key, REFUND_SHA, REFUND_SCRIPT, policy, cost, decision.now),
+    );
   }
 
   /** @inheritdoc */
   async reset(key: string): Promise<void> {
     const redisKey = this.redisKey(key);
-    await this.#bounded(() => this.#send(redisKey, ["del", redisKey]));
+    await storeCalls.traced({ store: "redis", operation: "reset", key: redisKey }, () =>
+      this.#bounded(() => this.#send(redisKey, ["del", redisKey])),
+    );
   }
 
   /**

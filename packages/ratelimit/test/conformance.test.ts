@@ -436,12 +436,28 @@ describe("ratelimit: a misconfigured limiter is refused at construction, on ever
       });
     },
   );
-  it.each(FRAMEWORKS.filter((f) => f !== "express"))(
-    "%s: handler (writes the response; a gate throws its 429) → TypeError ERR_SVC_RATELIMIT_HANDLER",
+  it("node: handler (the limiter rejects for the caller to answer) → TypeError ERR_SVC_RATELIMIT_HANDLER", async () => {
+    await expect(refusals.node({ limit: 5, handler: () => {} })).rejects.toMatchObject({
+      name: "TypeError",
+      code: "ERR_SVC_RATELIMIT_HANDLER",
+    });
+  });
+  it.each(FRAMEWORKS.filter((f) => f !== "node"))(
+    "%s: handler 42 → TypeError ERR_SVC_RATELIMIT_HANDLER",
     async (framework) => {
-      await expect(refusals[framework]({ limit: 5, handler: () => {} })).rejects.toMatchObject({
+      await expect(refusals[framework]({ limit: 5, handler: 42 })).rejects.toMatchObject({
         name: "TypeError",
         code: "ERR_SVC_RATELIMIT_HANDLER",
+      });
+    },
+  );
+  it.each(FRAMEWORKS.filter((f) => f !== "node"))(
+    "%s: handlr (misspelt) → TypeError ERR_SVC_RATELIMIT_UNKNOWN_OPTION naming handler",
+    async (framework) => {
+      await expect(refusals[framework]({ limit: 5, handlr: () => {} })).rejects.toMatchObject({
+        name: "TypeError",
+        code: "ERR_SVC_RATELIMIT_UNKNOWN_OPTION",
+        message: expect.stringContaining("handler"),
       });
     },
   );

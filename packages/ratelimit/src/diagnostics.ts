@@ -1,0 +1,67 @@
+import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
+
+/**
+ * What the rate limit publishes on the channel `svc:ratelimit` (`subscribeDiagnostics` of
+ * `@svc/kernel`), one message per decision; skipped and allowlisted requests publish nothing. The
+ * names and members are part of the package's API: a change is a breaking change.
+ *
+ * - `allowed` / `limited`: a request counted, or refused with a 429 (`retryAfterMs` its wait).
+ * - `store-failed`: a request whose decision the store failed, answered by `failMode`.
+ * - `store-recovered`: the first decision the store answered after failures (no request).
+ *
+ * @example
+ * subscribeDiagnostics("svc:ratelimit", (message) => {
+ *   const m = message as RateLimitDiagnostic;
+ *   if (m.decision === "limited") console.warn(m.policy, m.keyKind, m.retryAfterMs);
+ * });
+ * @see https://nodejs.org/api/diagnostics_channel.html
+ */
+export type RateLimitDiagnostic =
+  | {
+      /** The framework's request (Express's `req`, Fastify's `request`, a Fetch `Request`). */
+      readonly request: object;
+      readonly decision: "allowed" | "limited";
+      /** The limiter's `policyName`. */
+      readonly policy: string;
+      /** What the request counted by: its principal, its client address, or the `key` option. */
+      readonly keyKind: "principal" | "address" | "custom";
+      readonly limit: number;
+      readonly remaining: number;
+      /** When the full quota is back, epoch milliseconds. */
+      readonly resetAt: number;
+      /** `0` when allowed; else the wait until a request of the same cost would be. */
+      readonly retryAfterMs: number;
+    }
+  | {
+      readonly request: object;
+      readonly decision: "store-failed";
+      /** `"open"`: the request passed uncounted; `"closed"`: it was answered 503. */
+      readonly failMode: "open" | "closed";
+      readonly error: unknown;
+    }
+  | {
+      readonly decision: "store-recovered";
+      /** Milliseconds from the first failure to this answer. */
+      readonly downMs: number;
+    };
+
+/**
+ * The context of one asynchronous store call on the tracing channels `svc:ratelimit:store`
+ * (`tracing:svc:ratelimit:store:start|end|asyncStart|asyncEnd|error`); the in-memory store is
+ * synchronous and not traced.
+ * @example
+ * diagnostics_channel.tracingChannel("svc:ratelimit:store").subscribe({ asyncEnd: (c) => console.log(c) });
+ * @see https://nodejs.org/api/diagnostics_channel.html#class-tracingchannel
+ */
+export interface RateLimitStoreCall {
+  readonly store: "redis" | "durable-object";
+  readonly operation: "consume" | "refund" | "reset";
+  /** The key as stored (the Redis key, the Durable Object's name). */
+  readonly key: string;
+}
+
+/** @internal The channel of every decision. */
+export const decisions = diagnosticChannel<RateLimitDiagnostic>("svc:ratelimit");
+
+/** @internal The tracing channels of the asynchronous stores' calls. */
+export const storeCalls = tracedCall<RateLimitStoreCall>("svc:ratelimit:store");
