@@ -8,6 +8,7 @@ import {
   type IdempotencyLogger,
   resolveConfig,
 } from "./config.js";
+import { decisions } from "./diagnostics.js";
 import { canonicalJson, requestFingerprint } from "./fingerprint.js";
 import { parseIdempotencyKey } from "./parse-key.js";
 import { type ClaimResult, type StoredResponse, withoutBody } from "./store.js";
@@ -229,7 +230,9 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     // The canonical path and the query as sent: another spelling of the same request replays.
     const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules);
     const fingerprint = requestFingerprint({ method, url, body: attempt.body });
-    return claimKey(config, key, fingerprint, logger, attempt.signal);
+    const decision = await claimKey(config, key, fingerprint, logger, attempt.signal);
+    if (decisions.hasSubscribers) publishDecision(attempt.request, scope, decision);
+    return decision;
   }
 
   return {
@@ -242,6 +245,39 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     },
   };
 }
+
+/** The decision on the `svc:idempotency` channel: only called with a subscriber. */
+function publishDecision(request: unknown, scope: string, decision: IdempotencyDecision): void {
+  const native = typeof request === "object" && request !== null ? request : undefined;
+  if (decision.outcome === "claimed" || decision.outcome === "replay") {
+    decisions.publish({
+      request: native,
+      decision: decision.outcome === "claimed" ? "claimed" : "replayed",
+      scope,
+    });
+    return;
+  }
+  const failed = decision.outcome === "pass" ? STORE_PASSED.get(decision) : undefined;
+  if (failed !== undefined) {
+    decisions.publish({ request: native, decision: "store-failed", scope, passed: true, error: failed });
+    return;
+  }
+  if (decision.outcome !== "error") return;
+  const { status } = decision.error;
+  if (status === 409) decisions.publish({ request: native, decision: "in-progress", scope });
+  else if (status === 422) decisions.publish({ request: native, decision: "mismatch", scope });
+  else if (status === 503)
+    decisions.publish({
+      request: native,
+      decision: "store-failed",
+      scope,
+      passed: false,
+      error: decision.error.cause,
+    });
+}
+
+/** The store failures behind a pass-through decision, for the channel. */
+const STORE_PASSED = new WeakMap<IdempotencyDecision, unknown>();
 
 /** Claims `key`, or waits (up to `waitMs`) for the execution that holds it. */
 async function claimKey(
@@ -305,7 +341,10 @@ function storeUnavailable(
 ): IdempotencyDecision {
   if (config.onStoreError === "pass-through") {
     logger.warn({ err: errInfo(err), key }, "idempotency store unavailable; running unprotected");
-    return PASS;
+    if (!decisions.hasSubscribers) return PASS;
+    const passed: IdempotencyDecision = { outcome: "pass" };
+    STORE_PASSED.set(passed, err);
+    return passed;
   }
   const message = "The idempotency store is unavailable";
   return failure(config, 503, message, IDEMPOTENCY_ERROR_CODES.unavailable, true, err);
