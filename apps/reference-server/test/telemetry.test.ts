@@ -128,7 +128,10 @@ describe("telemetry: the access line", () => {
     await fetch(`${service.url}/employees/1`, {
       headers: { authorization: "Bearer not.a.token", "x-correlation-id": "tel-refused" },
     });
-    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The access lines (a refusal also has its 4xx line, with the error and its cause, before it).
+    const entries = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.statusCode !== undefined && l.method !== undefined);
     const ok = entries.find((l) => l.correlationId === "tel-ok");
     expect(ok).toMatchObject({ statusCode: 200, principal: "admin" });
     expect(String(ok?.decisions)).toMatch(/\bauth:authenticated\b/);
@@ -165,7 +168,9 @@ describe("telemetry: the access line", () => {
     await r.arrayBuffer();
     let entry: Record<string, unknown> | undefined;
     for (let i = 0; i < 40 && entry === undefined; i++) {
-      entry = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.correlationId === id);
+      entry = lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.correlationId === id && l.statusCode !== undefined);
       if (entry === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(entry?.traceId).toMatch(/^[0-9a-f]{32}$/);
