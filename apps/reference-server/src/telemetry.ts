@@ -122,6 +122,7 @@ export function createTelemetry(): Telemetry {
     .createHistogram("http.server.request.duration", {
       description: "Duration of HTTP server requests",
       unit: "s",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
   let templates: readonly [string, RegExp][] = [];
   const routeOf = (url: string | undefined): string | undefined => {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Attributes, context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, context, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { type DataPoint, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import {
