@@ -42,10 +42,10 @@ describe.each(runtimes)("diagnostics over %s", (_, dc) => {
   });
 
   it.each([
-    ["settles", async () => 42, ["start", "end", "asyncStart", "asyncEnd"], { op: "get", result: 42 }],
+    ["settles", async (): Promise<number> => 42, ["start", "end", "asyncStart", "asyncEnd"], { op: "get", result: 42 }],
     [
       "rejects",
-      async () => {
+      async (): Promise<number> => {
         throw new Error("down");
       },
       ["start", "end", "error", "asyncStart", "asyncEnd"],
