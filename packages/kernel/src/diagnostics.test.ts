@@ -42,7 +42,12 @@ describe.each(runtimes)("diagnostics over %s", (_, dc) => {
   });
 
   it.each([
-    ["settles", async (): Promise<number> => 42, ["start", "end", "asyncStart", "asyncEnd"], { op: "get", result: 42 }],
+    [
+      "settles",
+      async (): Promise<number> => 42,
+      ["start", "end", "asyncStart", "asyncEnd"],
+      { op: "get", result: 42 },
+    ],
     [
       "rejects",
       async (): Promise<number> => {
