@@ -42,6 +42,11 @@ export const pairings = {
     alternatives: [],
     why: "builds and reads HAL documents only: links behind proxies (`hrefFor`), `allowedHosts` and pages have no common peer",
   },
+  "@svc/otel": {
+    peers: ["@opentelemetry/api"],
+    alternatives: [],
+    why: "the OpenTelemetry API it records through, which an application with an SDK loads already; no peer maps the packages' decisions",
+  },
   "@svc/idempotency": {
     peers: [],
     alternatives: ["express-idempotency"],
