@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toMinor } from "./db/money.js";
+import { MAX_MINOR, toMinor } from "./db/money.js";
 
 /**
  * Every request payload, validated with zod and turned into the OpenAPI document, so the
@@ -105,14 +105,19 @@ const id = z
  * never rounded to a cent nobody sent. Beyond 10^12 is refused too.
  */
 export const MONEY_MAX = 1e12;
-const money = (digits = 2) =>
-  z
-    .number()
-    .min(-MONEY_MAX, "must be at least -10^12")
-    .max(MONEY_MAX, "must be at most 10^12")
-    .refine((v) => toMinor(v, digits) !== undefined, `must have at most ${digits} decimal places`)
-    // The refinement above as JSON Schema sees it (zod's own multipleOf lets 5e-11 through).
-    .meta({ multipleOf: 10 ** -digits });
+const money = (digits = 2) => {
+  // What the minor units can hold bounds it too: at 3 digits 10^12 is 10^15 units, past MAX_MINOR.
+  const max = Math.min(MONEY_MAX, MAX_MINOR / 10 ** digits);
+  return (
+    z
+      .number()
+      .min(-max, `must be at least -${max === MONEY_MAX ? "10^12" : max}`)
+      .max(max, `must be at most ${max === MONEY_MAX ? "10^12" : max}`)
+      .refine((v) => toMinor(v, digits) !== undefined, `must have at most ${digits} decimal places`)
+      // The refinement above as JSON Schema sees it (zod's own multipleOf lets 5e-11 through).
+      .meta({ multipleOf: 10 ** -digits })
+  );
+};
 /**
  * An e-mail address as the document's pattern spells it, which every validator of `format: email`
  * also takes: a dot-atom local part (RFC 5322 §3.4.1, without its rarer characters) and a domain
