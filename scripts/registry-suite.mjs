@@ -236,9 +236,11 @@ function checkRelease(clone, before, versionCommit) {
     versioned++;
     const log = existsSync(join(dir, "CHANGELOG.md")) ? readFileSync(join(dir, "CHANGELOG.md"), "utf8") : "";
     const entries = [...log.matchAll(/^## (\S+)$/gm)].map((m) => m[1]);
-    if (entries[0] !== version || entries[1] !== before.get(name))
+    // A package never released (0.0.0) has no entry below its first one.
+    const prior = before.get(name) === "0.0.0" ? undefined : before.get(name);
+    if (entries[0] !== version || entries[1] !== prior)
       problems.push(
-        `${name}: CHANGELOG.md lists ${entries.slice(0, 2).join(", ") || "nothing"}, not ${version} on top of ${before.get(name)}`,
+        `${name}: CHANGELOG.md lists ${entries.slice(0, 2).join(", ") || "nothing"}, not ${version} on top of ${prior ?? "nothing (a first release)"}`,
       );
     if (!onCommit.includes(tag)) problems.push(`${tag} is not tagged on the version commit`);
   }
