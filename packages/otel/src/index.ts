@@ -112,7 +112,10 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
         "svc.rate_limiting.fail_mode": text(m.failMode),
         "error.type": m.decision === "store-failed" ? errorType(m.error) : undefined,
       }),
-    refuses: (m) => m.decision === "limited" || (m.decision === "store-failed" && m.failMode === "closed"),
+    refuses: (m) =>
+      m.decision === "limited" ||
+      m.decision === "cost-exceeds-quota" ||
+      (m.decision === "store-failed" && m.failMode === "closed"),
   },
   auth: {
     metric: ["svc.authentication.attempts", "Authentication decisions and key-set refreshes"],

@@ -104,6 +104,17 @@ const DECISIONS = [
   ],
   [
     "svc:ratelimit",
+    { decision: "cost-exceeds-quota", policy: "default", keyKind: "address", cost: 12, capacity: 10 },
+    "svc.rate_limiting.requests",
+    {
+      "svc.rate_limiting.result": "cost_exceeds_quota",
+      "svc.rate_limiting.policy": "default",
+      "svc.rate_limiting.key_kind": "address",
+    },
+    "svc.ratelimit.cost_exceeds_quota",
+  ],
+  [
+    "svc:ratelimit",
     { decision: "store-failed", failMode: "closed", error: new TypeError("down") },
     "svc.rate_limiting.requests",
     {

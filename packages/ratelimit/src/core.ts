@@ -282,6 +282,15 @@ export function createDecider(
     const capacity = capacityOf(policy);
     if (p.units > capacity) {
       // Refused before the store: nothing to count, and no store outage can let it through.
+      if (decisions.hasSubscribers)
+        decisions.publish({
+          request: p.asked.native,
+          decision: "cost-exceeds-quota",
+          policy: config.headers.policyName,
+          keyKind: p.keyKind,
+          cost: p.units,
+          capacity,
+        });
       p.done({ kind: "refuse", error: costExceedsQuota(p.units, capacity, config.headers.policyName) });
       return;
     }

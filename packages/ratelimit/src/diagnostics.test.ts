@@ -116,6 +116,20 @@ const cases: Case[] = [
     ],
   },
   {
+    name: "a cost above the whole quota → cost-exceeds-quota, before the store",
+    options: { ...window, store: flaky({ is: true }), cost: () => 3 },
+    expected: (request) => [
+      {
+        request,
+        decision: "cost-exceeds-quota",
+        policy: "default",
+        keyKind: "address",
+        cost: 3,
+        capacity: 2,
+      },
+    ],
+  },
+  {
     name: "store throws, failMode open → store-failed open",
     options: { ...window, store: flaky({ is: true }) },
     expected: (request) => [

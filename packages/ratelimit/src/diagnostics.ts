@@ -6,6 +6,8 @@ import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
  * names and members are part of the package's API: a change is a breaking change.
  *
  * - `allowed` / `limited`: a request counted, or refused with a 429 (`retryAfterMs` its wait).
+ * - `cost-exceeds-quota`: a request whose cost is more than the policy's whole quota, refused with
+ *   a 429 before the store (it could never be accepted, so nothing is counted).
  * - `store-failed`: a request whose decision the store failed, answered by `failMode`.
  * - `store-recovered`: the first decision the store answered after failures (no request).
  *
@@ -31,6 +33,16 @@ export type RateLimitDiagnostic =
       readonly resetAt: number;
       /** `0` when allowed; else the wait until a request of the same cost would be. */
       readonly retryAfterMs: number;
+    }
+  | {
+      readonly request: object;
+      readonly decision: "cost-exceeds-quota";
+      readonly policy: string;
+      readonly keyKind: "principal" | "address" | "custom";
+      /** The units the request costs. */
+      readonly cost: number;
+      /** The most units the policy accepts at once (its limit, or a bucket's size). */
+      readonly capacity: number;
     }
   | {
       readonly request: object;
