@@ -15,6 +15,10 @@ import { parseAuthorization } from "./authorization-header.js";
  *   has its `kid`), `algorithm` (an `alg` not allowed), `claims` (any other claim, `typ`, or claims
  *   that name no principal or one `verifyPrincipal` refused);
  * - Basic: `bad-credentials`, `budget-spent` (429), `overloaded` (503, hashing slots and queue full);
+ * - SOAP header credentials (scheme `soap`): `missing`, `malformed` (a block or token that cannot
+ *   be read, two of them, an unsupported token or password type, or header and `Authorization`
+ *   naming different users), `expired` (`wsu:Created` out of its window), `replayed` (a nonce seen
+ *   before), `bad-credentials`, `budget-spent`, `overloaded`;
  * - a guard's 403: `insufficient-scope`;
  * - `keys-unavailable`: the key set (or the issuer's metadata) could not be fetched, a 503: the
  *   token was not judged;
@@ -32,6 +36,7 @@ export type AuthRefusal =
   | "algorithm"
   | "claims"
   | "bad-credentials"
+  | "replayed"
   | "budget-spent"
   | "overloaded"
   | "insufficient-scope"
@@ -176,6 +181,42 @@ export function publishRefusal(request: object, authorization: string | undefine
     error === undefined
       ? { request, decision: "refused", scheme, reason }
       : { request, decision: "refused", scheme, reason, error },
+  );
+}
+
+/**
+ * Why SOAP header credentials were refused: a `SoapAuthError` by its WS-Security fault code (read
+ * by its members, so another copy of the package is read alike); the failure budget's and the
+ * hashing slots' `HttpError`s as for Basic; anything else (a `verify` that threw) is an `error`.
+ *
+ * @see https://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0.pdf (§12)
+ */
+function soapRefusal(err: unknown): { reason: AuthRefusal; error?: unknown } {
+  if (stringMember(err, "name") !== "SoapAuthError") return refusalOf(err, undefined);
+  switch (stringMember(err, "code")) {
+    case "MessageExpired":
+      return { reason: "expired" };
+    case "FailedAuthentication": {
+      const why = stringMember(err, "reason");
+      if (why === SOAP_REPLAYED) return { reason: "replayed" };
+      return { reason: why === SOAP_MISSING ? "missing" : "bad-credentials" };
+    }
+    default:
+      return { reason: "malformed" };
+  }
+}
+
+/** The `reason` of the `SoapAuthError`s that are no failed password. */
+export const SOAP_MISSING = "no credentials in the SOAP header or the HTTP request";
+export const SOAP_REPLAYED = "replayed nonce";
+
+/** Publishes why SOAP header credentials were refused: call only when `authChannel.hasSubscribers`. */
+export function publishSoapRefusal(request: object, err: unknown): void {
+  const { reason, error } = soapRefusal(err);
+  authChannel.publish(
+    error === undefined
+      ? { request, decision: "refused", scheme: "soap", reason }
+      : { request, decision: "refused", scheme: "soap", reason, error },
   );
 }
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { isHttpError } from "@svc/errors";
+import { type DiagnosticListener, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { createRateLimiter, MemoryStore } from "@svc/ratelimit";
 import { type Listening, listen, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import express from "express";
@@ -8,6 +9,7 @@ import { createClient, type RedisClientType } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { headerBlocks } from "../test/helpers.js";
 import { createBasicVerifier } from "./basic-verifier.js";
+import type { AuthDiagnostic } from "./diagnostics.js";
 import { authenticate } from "./express.js";
 import { memoryNonceStore, type NonceStore, redisNonceStore } from "./nonce-store.js";
 import {
@@ -629,6 +631,123 @@ describe("verifier.authenticate: the SOAP service's hook, header credentials or 
       code: "FailedAuthentication",
       message: "Credentials are required: a SOAP wsse:Security header, or HTTP Authorization",
     });
+  });
+});
+
+describe("verifier.authenticate on svc:auth: what the header decided, beside the HTTP credentials' decision", () => {
+  let hooked: Listening | undefined;
+  const seen: Omit<AuthDiagnostic & { request: object }, "request" | "error">[] = [];
+  const listener: DiagnosticListener = (message) => {
+    const {
+      request: _,
+      error: __,
+      ...rest
+    } = message as AuthDiagnostic & { request: object; error?: unknown };
+    seen.push(rest);
+  };
+  const authBlock = (user: string, password: string) =>
+    `<Authentication><Username>${user}</Username><Password>${password}</Password></Authentication>`;
+  const basicOf = (user: string, password: string) =>
+    `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+  const nonce = randomBytes(16);
+  beforeAll(async () => {
+    subscribeDiagnostics("svc:auth", listener);
+    const soap = createSoapCredentialsVerifier({ verify, getPassword, maxAge: 300, clockSkew: 60 });
+    const a = express();
+    a.post(
+      "/soap",
+      authenticate({ realm: "soap", basic: { verify }, optional: true }),
+      express.text({ type: "*/*" }),
+      async (req, res) => {
+        try {
+          res.json(await soap.authenticate(headerBlocks(String(req.body)), { http: req }));
+        } catch (err) {
+          res.status(401).json({ code: (err as SoapAuthError).code });
+        }
+      },
+    );
+    hooked = await listen(a);
+  });
+  afterAll(async () => {
+    unsubscribeDiagnostics("svc:auth", listener);
+    await hooked?.close();
+  });
+  afterEach(() => {
+    seen.length = 0;
+  });
+
+  it.each<[string, string, string | undefined, unknown[]]>([
+    [
+      "header credentials → authenticated, scheme soap",
+      authBlock("bob", "hunter2"),
+      undefined,
+      [{ decision: "anonymous" }, { decision: "authenticated", scheme: "soap", principal: "bob" }],
+    ],
+    [
+      "only Authorization → its decision alone, not told twice",
+      "",
+      basicOf("bob", "hunter2"),
+      [{ decision: "authenticated", scheme: "basic", principal: "bob" }],
+    ],
+    [
+      "no credentials anywhere → refused missing",
+      "",
+      undefined,
+      [{ decision: "anonymous" }, { decision: "refused", scheme: "soap", reason: "missing" }],
+    ],
+    [
+      "a wrong password in the header → refused bad-credentials",
+      authBlock("bob", "nope"),
+      basicOf("bob", "hunter2"),
+      [
+        { decision: "authenticated", scheme: "basic", principal: "bob" },
+        { decision: "refused", scheme: "soap", reason: "bad-credentials" },
+      ],
+    ],
+    [
+      "header and Authorization naming different users → refused malformed",
+      authBlock("bob", "hunter2"),
+      basicOf("alice", PASSWORDS.alice as string),
+      [
+        { decision: "authenticated", scheme: "basic", principal: "alice" },
+        { decision: "refused", scheme: "soap", reason: "malformed" },
+      ],
+    ],
+    [
+      "a Created older than maxAge → refused expired",
+      usernameToken({
+        password: PASSWORDS.alice as string,
+        created: new Date(Date.now() - 600_000).toISOString(),
+      }),
+      undefined,
+      [{ decision: "anonymous" }, { decision: "refused", scheme: "soap", reason: "expired" }],
+    ],
+    [
+      "a digest without the password type's support → refused malformed",
+      usernameToken({ password: "x", type: "urn:unknown" }),
+      undefined,
+      [{ decision: "anonymous" }, { decision: "refused", scheme: "soap", reason: "malformed" }],
+    ],
+  ])("%s", async (_name, header, authorization, expected) => {
+    const res = await fetch(`${hooked?.url}/soap`, {
+      method: "POST",
+      headers: authorization ? { authorization } : {},
+      body: envelope(header),
+    });
+    await res.arrayBuffer();
+    expect(seen).toEqual(expected);
+  });
+
+  it("a nonce sent again → refused replayed (the first one authenticated)", async () => {
+    const token = usernameToken({ password: PASSWORDS.alice as string, digest: true, nonce });
+    for (let i = 0; i < 2; i++)
+      await (await fetch(`${hooked?.url}/soap`, { method: "POST", body: envelope(token) })).arrayBuffer();
+    expect(seen).toEqual([
+      { decision: "anonymous" },
+      { decision: "authenticated", scheme: "soap", principal: "alice" },
+      { decision: "anonymous" },
+      { decision: "refused", scheme: "soap", reason: "replayed" },
+    ]);
   });
 });
 

@@ -12,6 +12,13 @@ import {
   type VerifyPassword,
 } from "./basic-verifier.js";
 import { concatBytes, equalBytes, fromBase64, toBase64, utf8 } from "./bytes.js";
+import {
+  authChannel,
+  publishDecision,
+  publishSoapRefusal,
+  SOAP_MISSING,
+  SOAP_REPLAYED,
+} from "./diagnostics.js";
 import { sha256 } from "./digest.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
 import { checkNames, optionError } from "./options.js";
@@ -476,13 +483,35 @@ async function check(
   return verifyBlock(config, block, addressOf(config, client));
 }
 
-/** See {@link SoapCredentialsVerifier.authenticate}. */
+/**
+ * See {@link SoapCredentialsVerifier.authenticate}. With the HTTP request at hand, what the header
+ * decided is published on `svc:auth` (scheme `soap`), as `authenticate` publishes the HTTP
+ * credentials' decision.
+ */
 async function authenticateMessage(
   config: SoapConfig,
   headerBlocks: readonly XmlElement[],
   context: SoapHookContext | undefined,
 ): Promise<Principal> {
   const request = context?.http;
+  if (request === undefined || !authChannel.hasSubscribers)
+    return headerPrincipal(config, headerBlocks, request);
+  try {
+    const principal = await headerPrincipal(config, headerBlocks, request);
+    // The HTTP credentials' principal, already published by `authenticate`, is not told twice.
+    if (principal.scheme === "soap") publishDecision(request, principal);
+    return principal;
+  } catch (err) {
+    publishSoapRefusal(request, err);
+    throw err;
+  }
+}
+
+async function headerPrincipal(
+  config: SoapConfig,
+  headerBlocks: readonly XmlElement[],
+  request: SoapHookContext["http"],
+): Promise<Principal> {
   // What authenticate() recorded for the request, on whichever framework it ran.
   const fromHttp =
     request === undefined
@@ -491,7 +520,7 @@ async function authenticateMessage(
   const block = credentialsBlock(config, headerBlocks);
   if (block === undefined) {
     if (fromHttp) return fromHttp;
-    throw new SoapAuthError("FailedAuthentication", "no credentials in the SOAP header or the HTTP request", {
+    throw new SoapAuthError("FailedAuthentication", SOAP_MISSING, {
       message: config.missingMessage,
     });
   }
@@ -566,7 +595,7 @@ async function usernameToken(
   // burn nonces a legitimate client is about to use.
   if (nonce) {
     const fresh = await config.nonceStore.claim(toBase64(nonce), config.maxAgeMs + config.skewMs);
-    if (!fresh) throw new SoapAuthError("FailedAuthentication", "replayed nonce");
+    if (!fresh) throw new SoapAuthError("FailedAuthentication", SOAP_REPLAYED);
   }
   return principal;
 }
