@@ -1,21 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, HttpError, reply, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { createPipeline, HttpError, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
 import {
-  FRAMEWORKS,
+  type DiagnosticRow,
+  diagnosticsTable,
   fallbackErrors,
   fastifyPipelineApp,
   honoPipelineApp,
   type Mounts,
   type RowRequest,
-  send,
-  serve,
 } from "@svc/test-utils/conformance";
 import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { preconditions as expressPreconditions } from "../src/express.js";
 import { preconditions as fastifyPreconditions } from "../src/fastify.js";
 import { preconditions as fetchPreconditions } from "../src/fetch.js";
@@ -126,13 +124,7 @@ function mounts(seen: object[]): Mounts {
   };
 }
 
-interface DiagnosticRow {
-  name: string;
-  request: RowRequest;
-  status: number;
-  /** The one message expected, but its `request` (the framework's, checked by identity). */
-  message: Omit<ConditionalDiagnostic, "request"> | undefined;
-}
+type Row = DiagnosticRow<Omit<ConditionalDiagnostic, "request">>;
 
 const put = (path: string, headers: Record<string, string>): RowRequest => ({
   method: "PUT",
@@ -141,7 +133,7 @@ const put = (path: string, headers: Record<string, string>): RowRequest => ({
   body: json,
 });
 
-const rows: DiagnosticRow[] = [
+const rows: Row[] = [
   {
     name: "If-None-Match: the current ETag → 304, not-modified by If-None-Match",
     request: { path: "/employees/7", headers: { "If-None-Match": strong } },
@@ -198,35 +190,4 @@ const rows: DiagnosticRow[] = [
   },
 ];
 
-for (const framework of FRAMEWORKS) {
-  describe(`svc:conditional on ${framework}`, () => {
-    const seen: object[] = [];
-    let server: Awaited<ReturnType<typeof serve>>;
-    beforeAll(async () => {
-      server = await serve(framework, mounts(seen));
-    });
-    afterAll(async () => {
-      await server.close();
-    });
-    for (const row of rows) {
-      it(row.name, async () => {
-        const heard: ConditionalDiagnostic[] = [];
-        const listener = (message: unknown) => heard.push(message as ConditionalDiagnostic);
-        seen.length = 0;
-        subscribeDiagnostics("svc:conditional", listener);
-        try {
-          expect((await send(server.url, row.request)).status).toBe(row.status);
-        } finally {
-          unsubscribeDiagnostics("svc:conditional", listener);
-        }
-        if (row.message === undefined) {
-          expect(heard).toEqual([]);
-          return;
-        }
-        expect(heard).toEqual([{ request: expect.anything(), ...row.message }]);
-        expect(seen).toHaveLength(1);
-        expect(heard[0]?.request).toBe(seen[0]);
-      });
-    }
-  });
-}
+diagnosticsTable("svc:conditional", mounts, rows);

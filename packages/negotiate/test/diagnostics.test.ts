@@ -1,21 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, HttpError, reply, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { createPipeline, HttpError, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
 import {
-  FRAMEWORKS,
+  type DiagnosticRow,
+  diagnosticsTable,
   fallbackErrors,
   type Mounts,
   type RowRequest,
-  send,
-  serve,
 } from "@svc/test-utils/conformance";
 import express from "express";
 import Fastify, { type FastifyRequest } from "fastify";
 import { Hono } from "hono";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import * as onExpress from "../src/express.js";
 import * as onFastify from "../src/fastify.js";
 import * as onFetch from "../src/fetch.js";
@@ -113,14 +112,7 @@ function mounts(seen: object[]): Mounts {
   };
 }
 
-interface DiagnosticRow {
-  name: string;
-  request: RowRequest;
-  status: number;
-  message: WithoutRequest<NegotiateDiagnostic>;
-  /** Decided before routing: on Fastify, the message names `request.raw`. */
-  beforeRouting?: boolean;
-}
+type Row = DiagnosticRow<WithoutRequest<NegotiateDiagnostic>>;
 
 const post = (contentType: string, text: string): RowRequest => ({
   method: "POST",
@@ -129,7 +121,7 @@ const post = (contentType: string, text: string): RowRequest => ({
   body: text,
 });
 
-const rows: DiagnosticRow[] = [
+const rows: Row[] = [
   {
     name: "Accept: image/png → 406, not-acceptable with the types offered",
     request: { path: "/items", headers: { Accept: "image/png" } },
@@ -169,33 +161,4 @@ const rows: DiagnosticRow[] = [
   },
 ];
 
-for (const framework of FRAMEWORKS) {
-  describe(`svc:negotiate on ${framework}`, () => {
-    const seen: object[] = [];
-    let server: Awaited<ReturnType<typeof serve>>;
-    beforeAll(async () => {
-      server = await serve(framework, mounts(seen));
-    });
-    afterAll(async () => {
-      await server.close();
-    });
-    for (const row of rows) {
-      it(row.name, async () => {
-        const heard: NegotiateDiagnostic[] = [];
-        const listener = (message: unknown) => heard.push(message as NegotiateDiagnostic);
-        seen.length = 0;
-        subscribeDiagnostics("svc:negotiate", listener);
-        try {
-          expect((await send(server.url, row.request)).status).toBe(row.status);
-        } finally {
-          unsubscribeDiagnostics("svc:negotiate", listener);
-        }
-        expect(heard).toEqual([{ request: expect.anything(), ...row.message }]);
-        expect(seen).toHaveLength(1);
-        const own = seen[0] as { raw?: object };
-        const expected = framework === "fastify" && row.beforeRouting ? own.raw : own;
-        expect(heard[0]?.request).toBe(expected);
-      });
-    }
-  });
-}
+diagnosticsTable("svc:negotiate", mounts, rows);

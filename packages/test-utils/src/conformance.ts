@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
-import { HttpError, type ResponseValue } from "@svc/kernel";
+import { HttpError, type ResponseValue, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { toResponse, withPassages } from "@svc/kernel/fetch";
 import Fastify, { type FastifyInstance, type FastifyPluginCallback } from "fastify";
 import { Hono } from "hono";
@@ -186,6 +186,99 @@ export function conformance(
           } finally {
             if (row.fresh) await server.close();
           }
+        });
+      }
+    });
+  }
+}
+
+/**
+ * `mounts` whose servers push the framework's own request of every request they get into `seen`
+ * (Express's and `node:http`'s `req`, Fastify's `request`, the Fetch `Request`), before anything
+ * of the package runs.
+ */
+export function recording(mounts: Mounts, seen: object[]): Mounts {
+  const listener =
+    (inner: RequestListener): RequestListener =>
+    (req, res) => {
+      seen.push(req);
+      inner(req, res);
+    };
+  return {
+    express: async () => listener(await mounts.express()),
+    node: async () => listener(await mounts.node()),
+    async fastify() {
+      const app = (await mounts.fastify()) as FastifyInstance;
+      app.addHook("onRequest", async (request) => {
+        seen.push(request);
+      });
+      return app;
+    },
+    async fetch() {
+      const inner = await mounts.fetch();
+      return (request: Request) => {
+        seen.push(request);
+        return inner(request);
+      };
+    },
+  };
+}
+
+/**
+ * One request of a diagnostics table: the status it gets, and the one message the channel carries
+ * for it (`message`, without its `request`), or none (`undefined`).
+ */
+export interface DiagnosticRow<M = object> {
+  name: string;
+  request: RowRequest;
+  status: number;
+  message: M | undefined;
+  /** Decided before Fastify routes the request: the message names Fastify's `request.raw`. */
+  beforeRouting?: boolean;
+}
+
+/**
+ * A package's channel through listening servers of each framework: each row's request gets its
+ * status and exactly its one message (or none), whose `request` is the framework's own request
+ * the server got (as `seen`, filled by the servers or by {@link recording}, holds it).
+ *
+ * @example diagnosticsTable("svc:conditional", (seen) => mounts(seen), rows);
+ */
+export function diagnosticsTable(
+  channel: string,
+  mounts: (seen: object[]) => Mounts,
+  rows: readonly DiagnosticRow[],
+  frameworks: readonly Framework[] = FRAMEWORKS,
+): void {
+  for (const framework of frameworks) {
+    describe(`${channel} on ${framework}`, () => {
+      const seen: object[] = [];
+      let server: Listening;
+      beforeAll(async () => {
+        server = await serve(framework, mounts(seen));
+      });
+      afterAll(async () => {
+        await server.close();
+      });
+      for (const row of rows) {
+        it(row.name, async () => {
+          const heard: { request?: unknown }[] = [];
+          const listener = (message: unknown) => heard.push(message as { request?: unknown });
+          seen.length = 0;
+          subscribeDiagnostics(channel, listener);
+          try {
+            expect((await send(server.url, row.request)).status).toBe(row.status);
+          } finally {
+            unsubscribeDiagnostics(channel, listener);
+          }
+          if (row.message === undefined) {
+            expect(heard).toEqual([]);
+            return;
+          }
+          expect(heard).toEqual([{ request: expect.anything(), ...row.message }]);
+          expect(seen).toHaveLength(1);
+          const own = seen[0] as { raw?: object };
+          expect(heard[0]?.request).toBe(framework === "fastify" && row.beforeRouting ? own.raw : own);
         });
       }
     });

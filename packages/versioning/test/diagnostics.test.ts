@@ -1,22 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, HttpError, subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
+import { createPipeline, HttpError } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
 import { nodeAdapter } from "@svc/kernel/node";
 import { json, representations } from "@svc/negotiate";
 import {
-  FRAMEWORKS,
+  type DiagnosticRow,
+  diagnosticsTable,
   fallbackErrors,
   fastifyPipelineApp,
   honoPipelineApp,
   type Mounts,
-  type RowRequest,
-  send,
-  serve,
 } from "@svc/test-utils/conformance";
 import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VersioningDiagnostic, versions } from "../src/index.js";
 
 /** A message's members but its `request`, for each kind of message. */
@@ -96,14 +93,9 @@ function mounts(seen: object[]): Mounts {
   };
 }
 
-interface DiagnosticRow {
-  name: string;
-  request: RowRequest;
-  status: number;
-  message: WithoutRequest<VersioningDiagnostic>;
-}
+type Row = DiagnosticRow<WithoutRequest<VersioningDiagnostic>>;
 
-const rows: DiagnosticRow[] = [
+const rows: Row[] = [
   {
     name: "GET /v2/employees/7 → 200, version 2 chosen by path",
     request: { path: "/v2/employees/7" },
@@ -148,31 +140,4 @@ const rows: DiagnosticRow[] = [
   },
 ];
 
-for (const framework of FRAMEWORKS) {
-  describe(`svc:versioning on ${framework}`, () => {
-    const seen: object[] = [];
-    let server: Awaited<ReturnType<typeof serve>>;
-    beforeAll(async () => {
-      server = await serve(framework, mounts(seen));
-    });
-    afterAll(async () => {
-      await server.close();
-    });
-    for (const row of rows) {
-      it(row.name, async () => {
-        const heard: VersioningDiagnostic[] = [];
-        const listener = (message: unknown) => heard.push(message as VersioningDiagnostic);
-        seen.length = 0;
-        subscribeDiagnostics("svc:versioning", listener);
-        try {
-          expect((await send(server.url, row.request)).status).toBe(row.status);
-        } finally {
-          unsubscribeDiagnostics("svc:versioning", listener);
-        }
-        expect(heard).toEqual([{ request: expect.anything(), ...row.message }]);
-        expect(seen).toHaveLength(1);
-        expect(heard[0]?.request).toBe(seen[0]);
-      });
-    }
-  });
-}
+diagnosticsTable("svc:versioning", mounts, rows);
