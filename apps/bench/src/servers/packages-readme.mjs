@@ -4,6 +4,10 @@
 // @svc/versioning, @svc/negotiate and @svc/conditional in one `createPipeline`, each route's
 // handler under `svc.handle`. Each block below names the README it comes from.
 //
+// BENCH_OTEL=on starts it with @svc/otel's `instrumentSvc` listening (its README, "Start it"): every
+// decision counted into the OpenTelemetry SDK's meters (a reader that is never collected, so the
+// figure is the recording alone) and, for a request inside a span, set on that span.
+//
 // BENCH_PROTOTYPES=none starts the same app with `http.createServer(app)`, without
 // `expressServerOptions(app)`, so the helper's effect has a row of its own.
 // Runs from the packages' TypeScript sources through ../ts-loader.mjs, like soap-envelope-bare.
@@ -28,6 +32,21 @@ import { readmeAuth, readmePipeline } from "./readme-pipeline.mjs";
 // the kernel's fixed order (version, representation, coding decision, validators, preconditions,
 // coding, one write) whatever order they are given in.
 const svc = expressAdapter(readmePipeline());
+
+if (process.env.BENCH_OTEL === "on") {
+  const { instrumentSvc } = await import("@svc/otel");
+  const { MeterProvider, InMemoryMetricExporter, AggregationTemporality, PeriodicExportingMetricReader } =
+    await import("@opentelemetry/sdk-metrics");
+  const { BasicTracerProvider } = await import("@opentelemetry/sdk-trace-base");
+  const reader = new PeriodicExportingMetricReader({
+    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+    exportIntervalMillis: 3_600_000,
+  });
+  instrumentSvc({
+    meterProvider: new MeterProvider({ readers: [reader] }),
+    tracerProvider: new BasicTracerProvider(),
+  });
+}
 
 const app = express();
 
