@@ -4,6 +4,9 @@
 export default function smoke(mod, _kind, entries = {}) {
   const err = mod.HttpError.notFound("gone");
   if (err.status !== 404 || !mod.isHttpError(err)) throw new Error("HttpError.notFound is broken");
+  // A logger names an error by its constructor (pino's `err.type`): the build keeps the name.
+  if (err.constructor.name !== "HttpError")
+    throw new Error(`HttpError's constructor is named ${err.constructor.name} in the build`);
   if (mod.reasonPhrase(422) !== "Unprocessable Content") throw new Error("reasonPhrase is broken");
   if (mod.matchMediaType("application/json", ["application/json"])?.offer !== "application/json")
     throw new Error("matchMediaType is broken");

@@ -7,6 +7,9 @@ import { presetOptions } from "../../tooling/tsup-preset.js";
 // "Frameworks").
 export default defineConfig({
   ...presetOptions,
+  // Classes keep their names: a logger names an error by its constructor (pino's `err.type`), and
+  // the bundler would otherwise rename `HttpError` to `_HttpError`.
+  keepNames: true,
   entry: [
     "src/index.ts",
     "src/internal.ts",
