@@ -200,11 +200,6 @@ class StoreHealth {
 
   /** A store call failed: `message` says which, and what became of its request. */
   failed(logger: IdempotencyLogger, err: unknown, key: string, message: string): void {
-    // A client past its share of a MemoryStore is refused by a store that works.
-    if (err instanceof ScopeFullError) {
-      logger.warn({ err: errInfo(err), key }, message);
-      return;
-    }
     this.#failed++;
     if (this.#downSince === undefined) {
       this.#downSince = Date.now();
@@ -408,19 +403,19 @@ function storeUnavailable(
   key: string,
   origin: ClaimOrigin,
 ): IdempotencyDecision {
+  // A client past its share of a MemoryStore is refused by a store that works: no outage.
+  const refused = err instanceof ScopeFullError;
   if (config.onStoreError === "pass-through") {
-    origin.health.failed(
-      origin.logger,
-      err,
-      key,
-      "idempotency store failed to claim a key; running unprotected",
-    );
+    const message = "idempotency store failed to claim a key; running unprotected";
+    if (refused) origin.logger.warn({ err: errInfo(err), key }, message);
+    else origin.health.failed(origin.logger, err, key, message);
     if (!decisions.hasSubscribers) return PASS;
     const passed: IdempotencyDecision = { outcome: "pass" };
     STORE_PASSED.set(passed, err);
     return passed;
   }
-  origin.health.failed(origin.logger, err, key, "idempotency store failed to claim a key; answered 503");
+  if (!refused)
+    origin.health.failed(origin.logger, err, key, "idempotency store failed to claim a key; answered 503");
   const message = "The idempotency store is unavailable";
   return failure(config, 503, message, IDEMPOTENCY_ERROR_CODES.unavailable, true, err);
 }

@@ -406,3 +406,33 @@ describe.skipIf(!redisUrl)("the store's outage: logged once, its end once (a pri
     },
   );
 });
+
+describe("a client past its MemoryStore share is no outage", () => {
+  it.each([
+    ["fail", 0],
+    ["pass-through", 1],
+  ] as const)(
+    "onStoreError %s: ScopeFullError → %i warning(s), then another client's claim → no recovery line",
+    async (onStoreError, warned) => {
+      const lines: string[] = [];
+      let scope = "a";
+      const core = createIdempotency({
+        store: new MemoryStore({ maxEntriesPerScope: 1 }),
+        scope: () => scope,
+        onStoreError,
+        logger: { warn: (_o, m) => lines.push(`warn ${m}`), info: (_o, m) => lines.push(`info ${m}`) },
+      });
+      const messages = await decided(async () => {
+        await core.begin(attempt({}, randomUUID(), {}));
+        await core.begin(attempt({}, randomUUID(), {}));
+        scope = "b";
+        await core.begin(attempt({}, randomUUID(), {}));
+      });
+      expect(lines).toHaveLength(warned);
+      expect(lines.every((line) => line.startsWith("warn idempotency store failed to claim a key"))).toBe(
+        true,
+      );
+      expect(messages.map((m) => m.decision)).toEqual(["claimed", "store-failed", "claimed"]);
+    },
+  );
+});
