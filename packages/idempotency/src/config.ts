@@ -7,8 +7,12 @@ import { optionError } from "./option-error.js";
 import { principalScope } from "./request-reader.js";
 import type { IdempotencyStore } from "./store.js";
 
-/** The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. */
-export type IdempotencyLogger = Pick<Logger, "warn">;
+/**
+ * The part of a `Logger` (from `@svc/errors`) this package calls; pino loggers fit. `info`, when
+ * there, takes the line saying the store answers again after an outage (else `warn` does);
+ * `debug`, when there, the store failures after an outage's first.
+ */
+export type IdempotencyLogger = Pick<Logger, "warn" | "info" | "debug">;
 
 /**
  * Says which requests must carry a key: every one (`true`), none (`false`), those whose
@@ -161,7 +165,8 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   documentationUrl?: string;
   /**
-   * Where warnings go (oversized response, lost lease, store failure).
+   * Where warnings go (oversized response, lost lease, a store outage: at its first failure, its
+   * end at `info`).
    * @default the request's pino-http logger (`req.log`) when present, else one JSON line on stderr
    */
   logger?: IdempotencyLogger;

@@ -10,6 +10,7 @@ import {
 } from "./config.js";
 import { decisions } from "./diagnostics.js";
 import { canonicalJson, requestFingerprint } from "./fingerprint.js";
+import { ScopeFullError } from "./memory-store.js";
 import { parseIdempotencyKey } from "./parse-key.js";
 import { type ClaimResult, type StoredResponse, withoutBody } from "./store.js";
 
@@ -151,17 +152,74 @@ export interface IdempotencyCore<Req = unknown> {
 
 const PASS: IdempotencyDecision = Object.freeze({ outcome: "pass" });
 
+/** Where a claim came from: what its lease renewal, its warnings and its end's message need. */
+interface ClaimOrigin {
+  readonly logger: IdempotencyLogger;
+  readonly health: StoreHealth;
+  /** The framework's request, for the channel. */
+  readonly request: object | undefined;
+  readonly scope: string;
+}
+
 /** A claim with what its lease renewal and its warnings need. */
 class Claim implements IdempotencyClaim {
   readonly key: string;
   readonly token: string;
   readonly logger: IdempotencyLogger;
+  readonly origin: ClaimOrigin;
+  /** The store took the key over from an execution whose lease ran out. */
+  readonly leaseExpired: boolean;
   stop: (() => void) | undefined = undefined;
 
-  constructor(key: string, token: string, logger: IdempotencyLogger) {
+  constructor(key: string, token: string, origin: ClaimOrigin, leaseExpired: boolean) {
     this.key = key;
     this.token = token;
-    this.logger = logger;
+    this.logger = origin.logger;
+    this.origin = origin;
+    this.leaseExpired = leaseExpired;
+  }
+}
+
+/**
+ * The store's outage, across the core's calls: logged once at its first failure (at `warn`, with
+ * what it means for keyed requests), its end once when the store answers again (at `info`, and
+ * `store-recovered` on the channel); the failures between go to `debug`, where the logger has it.
+ * One line per failed call would bury everything else in a log while a store is down.
+ */
+class StoreHealth {
+  readonly #consequence: string;
+  #downSince: number | undefined = undefined;
+  #failed = 0;
+
+  constructor(onStoreError: IdempotencyConfig<never>["onStoreError"]) {
+    this.#consequence =
+      onStoreError === "pass-through"
+        ? "keyed requests run unprotected until it answers again"
+        : "keyed requests are answered 503 until it answers again";
+  }
+
+  /** A store call failed: `message` says which, and what became of its request. */
+  failed(logger: IdempotencyLogger, err: unknown, key: string, message: string): void {
+    this.#failed++;
+    if (this.#downSince === undefined) {
+      this.#downSince = Date.now();
+      logger.warn({ err: errInfo(err), key }, `${message}; ${this.#consequence}`);
+    } else logger.debug?.({ err: errInfo(err), key }, message);
+  }
+
+  /** A store call answered: the end of an outage, if one was under way. */
+  answered(logger: IdempotencyLogger): void {
+    if (this.#downSince === undefined) return;
+    const downMs = Math.max(0, Date.now() - this.#downSince);
+    const failed = this.#failed;
+    this.#downSince = undefined;
+    this.#failed = 0;
+    (logger.info ?? logger.warn).call(
+      logger,
+      { downMs, failed },
+      `idempotency store answered again after ${downMs} ms; ${failed} call(s) failed meanwhile`,
+    );
+    if (decisions.hasSubscribers) decisions.publish({ decision: "store-recovered", downMs });
   }
 }
 
@@ -191,6 +249,7 @@ export function createIdempotency<Req = unknown>(
 /** The core over a resolved config (the middleware resolves it first, for its own settings). */
 export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req> {
   let warnedUnparsedBody = false;
+  const health = new StoreHealth(config.onStoreError);
 
   async function begin(attempt: IdempotencyAttempt<Req>): Promise<IdempotencyDecision> {
     const method = (attempt.method ?? "").toUpperCase();
@@ -230,8 +289,11 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     // The canonical path and the query as sent: another spelling of the same request replays.
     const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules);
     const fingerprint = requestFingerprint({ method, url, body: attempt.body });
-    const decision = await claimKey(config, key, fingerprint, logger, attempt.signal);
-    if (decisions.hasSubscribers) publishDecision(attempt.request, scope, decision);
+    const native =
+      typeof attempt.request === "object" && attempt.request !== null ? attempt.request : undefined;
+    const origin: ClaimOrigin = { logger, health, request: native, scope };
+    const decision = await claimKey(config, key, fingerprint, origin, attempt.signal);
+    if (decisions.hasSubscribers) publishDecision(native, scope, decision);
     return decision;
   }
 
@@ -247,14 +309,14 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
 }
 
 /** The decision on the `svc:idempotency` channel: only called with a subscriber. */
-function publishDecision(request: unknown, scope: string, decision: IdempotencyDecision): void {
-  const native = typeof request === "object" && request !== null ? request : undefined;
-  if (decision.outcome === "claimed" || decision.outcome === "replay") {
-    decisions.publish({
-      request: native,
-      decision: decision.outcome === "claimed" ? "claimed" : "replayed",
-      scope,
-    });
+function publishDecision(native: object | undefined, scope: string, decision: IdempotencyDecision): void {
+  if (decision.outcome === "claimed") {
+    const taken = (decision.claim as Claim).leaseExpired;
+    decisions.publish({ request: native, decision: taken ? "lease-expired" : "claimed", scope });
+    return;
+  }
+  if (decision.outcome === "replay") {
+    decisions.publish({ request: native, decision: "replayed", scope });
     return;
   }
   const failed = decision.outcome === "pass" ? STORE_PASSED.get(decision) : undefined;
@@ -284,7 +346,7 @@ async function claimKey(
   config: IdempotencyConfig<never>,
   key: string,
   fingerprint: string,
-  logger: IdempotencyLogger,
+  origin: ClaimOrigin,
   signal: AbortSignal | undefined,
 ): Promise<IdempotencyDecision> {
   const deadline = Date.now() + config.waitMs;
@@ -293,9 +355,11 @@ async function claimKey(
     try {
       claim = await config.store.claim(key, fingerprint, config.leaseMs);
     } catch (err) {
-      return storeUnavailable(config, err, key, logger);
+      return storeUnavailable(config, err, key, origin);
     }
-    if (claim.outcome === "claimed") return claimed(config, key, claim.token, logger);
+    origin.health.answered(origin.logger);
+    if (claim.outcome === "claimed")
+      return claimed(config, new Claim(key, claim.token, origin, claim.leaseExpired === true));
     if (claim.fingerprint !== fingerprint) {
       // draft §2.7: "If there is an attempt to reuse an idempotency key with a different
       // request payload, the resource server SHOULD reply with a HTTP 422 status code".
@@ -337,27 +401,27 @@ function storeUnavailable(
   config: IdempotencyConfig<never>,
   err: unknown,
   key: string,
-  logger: IdempotencyLogger,
+  origin: ClaimOrigin,
 ): IdempotencyDecision {
+  // A client past its share of a MemoryStore is refused by a store that works: no outage.
+  const refused = err instanceof ScopeFullError;
   if (config.onStoreError === "pass-through") {
-    logger.warn({ err: errInfo(err), key }, "idempotency store unavailable; running unprotected");
+    const message = "idempotency store failed to claim a key; running unprotected";
+    if (refused) origin.logger.warn({ err: errInfo(err), key }, message);
+    else origin.health.failed(origin.logger, err, key, message);
     if (!decisions.hasSubscribers) return PASS;
     const passed: IdempotencyDecision = { outcome: "pass" };
     STORE_PASSED.set(passed, err);
     return passed;
   }
+  if (!refused)
+    origin.health.failed(origin.logger, err, key, "idempotency store failed to claim a key; answered 503");
   const message = "The idempotency store is unavailable";
   return failure(config, 503, message, IDEMPOTENCY_ERROR_CODES.unavailable, true, err);
 }
 
 /** This execution owns the key: its lease is renewed from now on (unless `renewLease: false`). */
-function claimed(
-  config: IdempotencyConfig<never>,
-  key: string,
-  token: string,
-  logger: IdempotencyLogger,
-): IdempotencyDecision {
-  const claim = new Claim(key, token, logger);
+function claimed(config: IdempotencyConfig<never>, claim: Claim): IdempotencyDecision {
   if (config.renew) claim.stop = keepLease(config, claim);
   return { outcome: "claimed", claim };
 }
@@ -390,6 +454,7 @@ function failure(
 function keepLease(config: IdempotencyConfig<never>, claim: Claim): () => void {
   const renew = config.renew as NonNullable<IdempotencyConfig<never>["renew"]>;
   const { key, token, logger } = claim;
+  const { health } = claim.origin;
   const { leaseMs, maxLeaseMs } = config;
   const until = Date.now() + maxLeaseMs;
   let stopped = false;
@@ -400,14 +465,14 @@ function keepLease(config: IdempotencyConfig<never>, claim: Claim): () => void {
     clearInterval(timer);
   };
   const renewed = (owned: boolean): void => {
+    health.answered(logger);
     if (owned || stopped) return;
     // Lost for good (expired and claimed again, or gone): a fencing token never comes back.
     stop();
     logger.warn({ key, token }, "idempotency lease lost while the handler ran; a retry may run it again");
   };
   const failed = (err: unknown): void => {
-    if (!stopped)
-      logger.warn({ err: errInfo(err), key }, "idempotency store failed to renew a lease; retrying");
+    if (!stopped) health.failed(logger, err, key, "idempotency store failed to renew a lease; retrying");
   };
   const timer = setInterval(() => {
     if (Date.now() >= until) {
@@ -440,12 +505,17 @@ async function settle(
   started: boolean,
 ): Promise<void> {
   const { key, token, logger } = claim;
+  const { health } = claim.origin;
   try {
     // An async storeStatus (plain JavaScript, or a cast) answers a promise, which is never `true`:
     // every response would be released, and every retry run the handler again, where draft §2.6
     // wants "the result of the previously completed operation". Its answer is awaited.
-    if ((await config.storeStatus(response.status, { started })) !== true) {
-      await config.store.release(key, token);
+    const { status } = response;
+    if ((await config.storeStatus(status, { started })) !== true) {
+      const released = await config.store.release(key, token);
+      health.answered(logger);
+      if (released && decisions.hasSubscribers)
+        decisions.publish({ ...about(claim), decision: "released", reason: "not-stored", status });
       return;
     }
     const stored = toStored(response, config);
@@ -457,21 +527,33 @@ async function settle(
         "idempotent response larger than maxStoredBytes; stored without its body",
       );
     }
-    if (!(await config.store.complete(key, token, stored, config.retentionMs))) {
+    const completed = await config.store.complete(key, token, stored, config.retentionMs);
+    health.answered(logger);
+    if (!completed) {
       const message = "idempotency lease lost before the response was stored; a newer execution owns the key";
       logger.warn({ key, token }, message);
-    }
+    } else if (decisions.hasSubscribers)
+      decisions.publish({ ...about(claim), decision: "completed", status: stored.status });
   } catch (err) {
-    logger.warn({ err: errInfo(err), key }, "idempotency store failed while storing a response");
+    health.failed(logger, err, key, "idempotency store failed while storing a response");
   }
 }
 
 async function release(config: IdempotencyConfig<never>, claim: Claim): Promise<void> {
+  const { health } = claim.origin;
   try {
-    await config.store.release(claim.key, claim.token);
+    const released = await config.store.release(claim.key, claim.token);
+    health.answered(claim.logger);
+    if (released && decisions.hasSubscribers)
+      decisions.publish({ ...about(claim), decision: "released", reason: "failed" });
   } catch (err) {
-    claim.logger.warn({ err: errInfo(err), key: claim.key }, "idempotency store failed to release a claim");
+    health.failed(claim.logger, err, claim.key, "idempotency store failed to release a claim");
   }
+}
+
+/** The request and scope of a claim's messages. */
+function about(claim: Claim): { request: object | undefined; scope: string } {
+  return { request: claim.origin.request, scope: claim.origin.scope };
 }
 
 /** The record of a response: its replayed headers, and its body unless it is too large. */

@@ -1,3 +1,4 @@
+import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DurableObjectStore } from "./durable-object-store.js";
 import type {
@@ -230,6 +231,39 @@ describe("DurableObjectStore: failures are StoreUnavailableError, as a Redis out
       .of("x")
       .object.fetch(new Request("https://x.invalid/", { method: "POST", body: '{"op":"claim"}' }));
     expect(bad.status).toBe(400);
+  });
+});
+
+describe("DurableObjectStore: svc:idempotency:store", () => {
+  it("claim, renew, complete, release, and a failing call → traced with the object's name", async () => {
+    const { binding, of } = namespace();
+    const store = new DurableObjectStore({ namespace: binding, prefix: "orders:" });
+    const ends: Record<string, unknown>[] = [];
+    const listener = (context: unknown) => ends.push({ ...(context as object) });
+    subscribeDiagnostics("tracing:svc:idempotency:store:asyncEnd", listener);
+    try {
+      const claim = await store.claim("k", "fp", 60_000);
+      if (claim.outcome !== "claimed") throw new Error("not claimed");
+      await store.renew("k", claim.token, 60_000);
+      of("orders:k").storage.failWrites = true;
+      await store.complete("k", claim.token, created, 60_000).catch(() => {});
+      of("orders:k").storage.failWrites = false;
+      await store.release("k", claim.token);
+    } finally {
+      unsubscribeDiagnostics("tracing:svc:idempotency:store:asyncEnd", listener);
+    }
+    const key = "orders:k";
+    expect(ends).toEqual([
+      {
+        store: "durable-object",
+        operation: "claim",
+        key,
+        result: expect.objectContaining({ outcome: "claimed" }),
+      },
+      { store: "durable-object", operation: "renew", key, result: true },
+      { store: "durable-object", operation: "complete", key, error: expect.any(StoreUnavailableError) },
+      { store: "durable-object", operation: "release", key, result: true },
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import {
 } from "@svc/idempotency";
 import { checkOptionNames } from "@svc/kernel/internal";
 import { randomHex } from "./bytes.js";
+import { storeCalls } from "./diagnostics.js";
 import type { DurableObjectNamespaceLike } from "./durable-object-types.js";
 import {
   type IdempotencyObjectCall,
@@ -178,7 +179,14 @@ export class DurableObjectStore implements IdempotencyStore {
   }
 
   /** One call to the object of `key`, answered within `timeoutMs`, never sent twice. */
-  async #call(key: string, call: IdempotencyObjectCall): Promise<unknown> {
+  #call(key: string, call: IdempotencyObjectCall): Promise<unknown> {
+    const name = this.#prefix + key;
+    return storeCalls.traced({ store: "durable-object", operation: call.op, key: name }, () =>
+      this.#send(name, call),
+    );
+  }
+
+  async #send(name: string, call: IdempotencyObjectCall): Promise<unknown> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -187,7 +195,7 @@ export class DurableObjectStore implements IdempotencyStore {
       );
     });
     const answer = (async () => {
-      const stub = this.#namespace.get(this.#namespace.idFromName(this.#prefix + key));
+      const stub = this.#namespace.get(this.#namespace.idFromName(name));
       const response = await stub.fetch("https://idempotency.invalid/", {
         method: "POST",
         headers: { "content-type": "application/json" },

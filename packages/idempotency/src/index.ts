@@ -15,7 +15,7 @@ export {
   type IdempotencyDecision,
   type IdempotencyResponse,
 } from "./core.js";
-export type { IdempotencyDiagnostic } from "./diagnostics.js";
+export type { IdempotencyDiagnostic, IdempotencyStoreCall } from "./diagnostics.js";
 export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
 export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } from "./memory-store.js";
 export type { OptionError } from "./option-error.js";

@@ -1,5 +1,6 @@
 import { checkOptionNames } from "@svc/kernel/internal";
 import { fromBase64, randomHex, toBase64, utf8Length } from "./bytes.js";
+import { type IdempotencyStoreCall, storeCalls } from "./diagnostics.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { StoreUnavailableError } from "./redis-store.js";
 import { type ClaimResult, type IdempotencyStore, keptWithin, type StoredResponse } from "./store.js";
@@ -207,20 +208,27 @@ export class PostgresStore implements IdempotencyStore {
   }
 
   /** Claims `key` for `leaseMs` (a new key, or an expired record's), else answers the live record. */
-  async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
+  claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
+    return this.#traced("claim", key, () => this.#claim(key, fingerprint, leaseMs));
+  }
+
+  async #claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
     const t = this.#table;
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomHex(16);
       // One statement: a new key, or an expired record taken over (a committed record has its
       // retention as expiry, so it is never taken over while it is replayed).
       const sent = performance.now();
+      // `expired`: the record taken over was another execution's claim whose lease ran out, as
+      // against a new key or a record past its retention (the subquery sees the row as it was
+      // before this statement: a statement never sees its own changes).
       const insert = this.#send(
         `INSERT INTO ${t} AS r (key, fingerprint, token, state, response, expires_at)
          VALUES ($1, $2, $3, 'in-flight', NULL, clock_timestamp() + make_interval(secs => $4::float8 / 1000))
          ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token,
            state = 'in-flight', response = NULL, expires_at = EXCLUDED.expires_at
          WHERE r.expires_at <= clock_timestamp()
-         RETURNING token`,
+         RETURNING token, COALESCE((SELECT b.state = 'in-flight' FROM ${t} b WHERE b.key = $1), false) AS expired`,
         [key, fingerprint, token, Math.ceil(leaseMs)],
       );
       let claimed: { rows: unknown[] };
@@ -233,7 +241,12 @@ export class PostgresStore implements IdempotencyStore {
         this.#disown(key, token, insert, sent, leaseMs);
         throw err;
       }
-      if (claimed.rows.length === 1) return { outcome: "claimed", token };
+      if (claimed.rows.length === 1) {
+        const { expired } = claimed.rows[0] as { expired: boolean };
+        return expired === true
+          ? { outcome: "claimed", token, leaseExpired: true }
+          : { outcome: "claimed", token };
+      }
       const found = await this.#query(
         `SELECT state, fingerprint, response,
            extract(epoch FROM (expires_at - clock_timestamp())) * 1000 AS remaining,
@@ -274,7 +287,11 @@ export class PostgresStore implements IdempotencyStore {
    * committed status: the response sent replaces it only when its status is the same (the
    * faithful bytes of what was committed); true either way.
    */
-  async complete(
+  complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean> {
+    return this.#traced("complete", key, () => this.#complete(key, token, response, retentionMs));
+  }
+
+  async #complete(
     key: string,
     token: string,
     response: StoredResponse,
@@ -299,7 +316,9 @@ export class PostgresStore implements IdempotencyStore {
 
   /** Drops an in-flight claim; a committed one is never released (false). */
   async release(key: string, token: string): Promise<boolean> {
-    const res = await this.#query(
+    const res = await this.#tracedQuery(
+      "release",
+      key,
       `DELETE FROM ${this.#table} WHERE key = $1 AND token = $2 AND state = 'in-flight'`,
       [key, token],
     );
@@ -309,7 +328,9 @@ export class PostgresStore implements IdempotencyStore {
   /** Extends an in-flight claim; true for a claim this token has committed (nothing left to renew). */
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const t = this.#table;
-    const res = await this.#query(
+    const res = await this.#tracedQuery(
+      "renew",
+      key,
       `WITH up AS (
          UPDATE ${t} SET expires_at = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
          WHERE key = $1 AND token = $2 AND state = 'in-flight' RETURNING 1)
@@ -327,7 +348,9 @@ export class PostgresStore implements IdempotencyStore {
    * so the record is settled: retries replay it from now on.
    */
   async recorded(key: string, token: string): Promise<StoredResponse | undefined> {
-    const found = await this.#query(
+    const found = await this.#tracedQuery(
+      "recorded",
+      key,
       `UPDATE ${this.#table} SET settle_by = NULL
        WHERE key = $1 AND token = $2 AND state <> 'in-flight' RETURNING response`,
       [key, token],
@@ -370,7 +393,7 @@ export class PostgresStore implements IdempotencyStore {
     retentionMs?: number,
   ): Promise<void> {
     const { text, values } = this.commitStatement(claim, response, retentionMs);
-    const res = await client.query(text, values);
+    const res = await this.#traced("commit", claim.key, async () => client.query(text, values));
     if (res.rows.length !== 1) throw new ClaimLostError(claim.key);
   }
 
@@ -422,6 +445,20 @@ export class PostgresStore implements IdempotencyStore {
         }
       }
     })();
+  }
+
+  /** One call of the store's API on the `svc:idempotency:store` tracing channels. */
+  #traced<T>(operation: IdempotencyStoreCall["operation"], key: string, call: () => Promise<T>): Promise<T> {
+    return storeCalls.traced({ store: "postgres", operation, key }, call);
+  }
+
+  #tracedQuery(
+    operation: IdempotencyStoreCall["operation"],
+    key: string,
+    text: string,
+    values: unknown[],
+  ): Promise<{ rows: unknown[]; rowCount?: number | null }> {
+    return this.#traced(operation, key, () => this.#query(text, values));
   }
 
   async #query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount?: number | null }> {

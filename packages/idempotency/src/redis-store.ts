@@ -1,5 +1,6 @@
 import { checkOptionNames, digest } from "@svc/kernel/internal";
 import { randomHex } from "./bytes.js";
+import { type IdempotencyStoreCall, storeCalls } from "./diagnostics.js";
 import { optionError, storeMaxRecordBytes, storeTimeoutMs } from "./option-error.js";
 import { decodeRecord, encodeRecordWithin } from "./record-json.js";
 import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
@@ -233,7 +234,34 @@ export class RedisStore implements IdempotencyStore {
     this.#maxRecordBytes = storeMaxRecordBytes("RedisStore", options.maxRecordBytes);
   }
 
-  async claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
+  claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
+    return this.#traced("claim", key, () => this.#claim(key, fingerprint, leaseMs));
+  }
+
+  complete(key: string, token: string, response: StoredResponse, retentionMs: number): Promise<boolean> {
+    return this.#traced("complete", key, () => this.#complete(key, token, response, retentionMs));
+  }
+
+  release(key: string, token: string): Promise<boolean> {
+    return this.#traced("release", key, async () => {
+      const reply = await this.#eval(SCRIPTS.release, this.#prefix + key, [token]);
+      return Number(reply) === 1;
+    });
+  }
+
+  renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.#traced("renew", key, async () => {
+      const reply = await this.#eval(SCRIPTS.renew, this.#prefix + key, [token, String(Math.ceil(leaseMs))]);
+      return Number(reply) === 1;
+    });
+  }
+
+  /** One call of the store's API on the `svc:idempotency:store` tracing channels. */
+  #traced<T>(operation: IdempotencyStoreCall["operation"], key: string, call: () => Promise<T>): Promise<T> {
+    return storeCalls.traced({ store: "redis", operation, key: this.#prefix + key }, call);
+  }
+
+  async #claim(key: string, fingerprint: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomHex(16);
     const reply = await this.#eval(SCRIPTS.claim, this.#prefix + key, [
       fingerprint,
@@ -252,7 +280,7 @@ export class RedisStore implements IdempotencyStore {
     throw new StoreUnavailableError("RedisStore: unexpected claim reply");
   }
 
-  async complete(
+  async #complete(
     key: string,
     token: string,
     response: StoredResponse,
@@ -264,16 +292,6 @@ export class RedisStore implements IdempotencyStore {
       encoded,
       String(Math.ceil(retentionMs)),
     ]);
-    return Number(reply) === 1;
-  }
-
-  async release(key: string, token: string): Promise<boolean> {
-    const reply = await this.#eval(SCRIPTS.release, this.#prefix + key, [token]);
-    return Number(reply) === 1;
-  }
-
-  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    const reply = await this.#eval(SCRIPTS.renew, this.#prefix + key, [token, String(Math.ceil(leaseMs))]);
     return Number(reply) === 1;
   }
 

@@ -15,8 +15,12 @@ export interface StoredResponse {
 
 /** The answer of {@link IdempotencyStore.claim}. */
 export type ClaimResult =
-  /** No live record: the caller owns the key until the lease ends, and must present `token`. */
-  | { readonly outcome: "claimed"; readonly token: string }
+  /**
+   * No live record: the caller owns the key until the lease ends, and must present `token`.
+   * `leaseExpired`: the record replaced was another execution's claim whose lease ran out (it
+   * died, or ran past its lease), for a store that can tell (`PostgresStore`); absent otherwise.
+   */
+  | { readonly outcome: "claimed"; readonly token: string; readonly leaseExpired?: true }
   /** Another request holds the lease. */
   | { readonly outcome: "in-flight"; readonly fingerprint: string; readonly leaseRemainingMs: number }
   /** The request ran before: replay `response`. */
