@@ -7,7 +7,7 @@
  */
 import {
   type Attributes,
-  type Counter,
+  type AttributeValue,
   context as contexts,
   type MeterProvider,
   metrics,
@@ -73,8 +73,10 @@ type TraceContext = Record<string, unknown> & { error?: unknown; result?: unknow
 interface DecisionMapping {
   /** The counter's name and description. */
   readonly metric: readonly [name: string, description: string];
-  /** The attributes of the counter's point and of the active span for `message`. */
-  attributes(message: Message): Attributes;
+  /** The attributes' names, in the order {@link DecisionMapping.values} gives their values. */
+  readonly names: readonly string[];
+  /** The attributes' values for `message`, of the counter's point and the active span; `undefined` leaves one out. */
+  values(message: Message): readonly (AttributeValue | undefined)[];
   /** A decision that refuses the request: recorded as a span event as well. */
   refuses?(message: Message): boolean;
 }
@@ -93,6 +95,68 @@ function defined(attributes: Record<string, string | number | boolean | undefine
 }
 
 /**
+ * The most points one counter keeps: with the point `otel.metric.overflow: true`, where decisions
+ * of attribute values beyond them count, the SDK's default cardinality limit of 2,000. A client
+ * choosing a value (the version it asks for) cannot grow the process's memory.
+ * @see https://opentelemetry.io/docs/specs/otel/metrics/sdk/#cardinality-limits
+ */
+const CARDINALITY_LIMIT = 1999;
+
+interface Point {
+  readonly attributes: Attributes;
+  value: number;
+}
+
+/**
+ * One counter's counts by attribute values, kept here and observed at each collection (an
+ * asynchronous counter): a decision costs a few map lookups on values that are mostly the same
+ * strings, where a synchronous counter would hash its attributes on every `add`.
+ * @see https://opentelemetry.io/docs/specs/otel/metrics/api/#asynchronous-counter
+ */
+class Tally {
+  readonly points: Point[] = [];
+  overflow: Point | undefined;
+  private readonly root = new Map<unknown, unknown>();
+  constructor(private readonly names: readonly string[]) {}
+
+  /** Counts one decision of `values`; answers its point's attributes. */
+  add(values: readonly (AttributeValue | undefined)[]): Attributes {
+    let node: Map<unknown, unknown> | undefined = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last && node !== undefined; i++) node = node.get(values[i]) as typeof node;
+    let point = node?.get(values[last]) as Point | undefined;
+    if (point === undefined) point = this.create(values);
+    point.value++;
+    return point.attributes;
+  }
+
+  private create(values: readonly (AttributeValue | undefined)[]): Point {
+    if (this.points.length >= CARDINALITY_LIMIT) {
+      this.overflow ??= { attributes: { "otel.metric.overflow": true }, value: 0 };
+      return this.overflow;
+    }
+    const attributes: Attributes = {};
+    this.names.forEach((name, i) => {
+      if (values[i] !== undefined) attributes[name] = values[i];
+    });
+    const point: Point = { attributes, value: 0 };
+    let node = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = node.get(values[i]) as Map<unknown, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        node.set(values[i], next);
+      }
+      node = next;
+    }
+    node.set(values[last], point);
+    this.points.push(point);
+    return point;
+  }
+}
+
+/**
  * Each package's channel and metric. Where the semantic conventions name an attribute it is used
  * (`error.type`, `http.response.status_code`); the rate limit's names follow ASP.NET Core's
  * rate-limiting metrics (`aspnetcore.rate_limiting.requests`, `...result`, `...policy`).
@@ -103,15 +167,20 @@ function defined(attributes: Record<string, string | number | boolean | undefine
 const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   ratelimit: {
     metric: ["svc.rate_limiting.requests", "Requests the rate limit decided on"],
-    attributes: (m) =>
-      defined({
-        "svc.rate_limiting.result":
-          m.decision === "allowed" ? "acquired" : m.decision === "limited" ? "rejected" : snake(m.decision),
-        "svc.rate_limiting.policy": text(m.policy),
-        "svc.rate_limiting.key_kind": text(m.keyKind),
-        "svc.rate_limiting.fail_mode": text(m.failMode),
-        "error.type": m.decision === "store-failed" ? errorType(m.error) : undefined,
-      }),
+    names: [
+      "svc.rate_limiting.result",
+      "svc.rate_limiting.policy",
+      "svc.rate_limiting.key_kind",
+      "svc.rate_limiting.fail_mode",
+      "error.type",
+    ],
+    values: (m) => [
+      m.decision === "allowed" ? "acquired" : m.decision === "limited" ? "rejected" : snake(m.decision),
+      text(m.policy),
+      text(m.keyKind),
+      text(m.failMode),
+      m.decision === "store-failed" ? errorType(m.error) : undefined,
+    ],
     refuses: (m) =>
       m.decision === "limited" ||
       m.decision === "cost-exceeds-quota" ||
@@ -119,82 +188,83 @@ const DECISIONS: Record<SvcPackage, DecisionMapping> = {
   },
   auth: {
     metric: ["svc.authentication.attempts", "Authentication decisions and key-set refreshes"],
-    attributes: (m) =>
-      defined({
-        "svc.authentication.result":
-          m.decision === "authenticated"
-            ? "success"
-            : m.decision === "refused"
-              ? "failure"
-              : m.decision === "anonymous"
-                ? "none"
-                : snake(m.decision),
-        "svc.authentication.scheme": text(m.scheme),
-        "error.type":
-          m.decision === "refused"
-            ? text(m.reason)
-            : m.decision === "jwks-failed"
-              ? errorType(m.error)
-              : undefined,
-      }),
+    names: ["svc.authentication.result", "svc.authentication.scheme", "error.type"],
+    values: (m) => [
+      m.decision === "authenticated"
+        ? "success"
+        : m.decision === "refused"
+          ? "failure"
+          : m.decision === "anonymous"
+            ? "none"
+            : snake(m.decision),
+      text(m.scheme),
+      m.decision === "refused"
+        ? text(m.reason)
+        : m.decision === "jwks-failed"
+          ? errorType(m.error)
+          : undefined,
+    ],
     refuses: (m) => m.decision === "refused",
   },
   idempotency: {
     metric: ["svc.idempotency.requests", "Requests with an Idempotency-Key, by outcome"],
-    attributes: (m) =>
-      defined({
-        "svc.idempotency.result": snake(m.decision),
-        "error.type": m.decision === "store-failed" ? errorType(m.error) : undefined,
-      }),
+    names: ["svc.idempotency.result", "error.type"],
+    values: (m) => [snake(m.decision), m.decision === "store-failed" ? errorType(m.error) : undefined],
     refuses: (m) =>
       m.decision === "in-progress" || m.decision === "mismatch" || m.decision === "store-failed",
   },
   conditional: {
     metric: ["svc.conditional.responses", "Responses decided by a precondition (304, 412, 428)"],
-    attributes: (m) =>
-      defined({ "svc.conditional.result": snake(m.decision), "svc.conditional.field": text(m.field) }),
+    names: ["svc.conditional.result", "svc.conditional.field"],
+    values: (m) => [snake(m.decision), text(m.field)],
   },
   negotiate: {
     metric: ["svc.negotiation.decisions", "Content negotiation and body decisions (406, 415, codings)"],
-    attributes: (m) =>
-      defined({
-        "svc.negotiation.result": snake(m.decision),
-        "svc.negotiation.coding": text(m.coding),
-        "error.type": m.decision === "body-refused" ? text(m.reason) : undefined,
-      }),
+    names: ["svc.negotiation.result", "svc.negotiation.coding", "error.type"],
+    values: (m) => [
+      snake(m.decision),
+      text(m.coding),
+      m.decision === "body-refused" ? text(m.reason) : undefined,
+    ],
     refuses: (m) => m.decision !== "coded",
   },
   versioning: {
     metric: ["svc.versioning.requests", "Requests by the API version they got"],
-    attributes: (m) =>
-      defined({
-        "svc.versioning.result": snake(m.decision),
-        "svc.api.version": text(m.version) ?? text(m.requested),
-        "svc.versioning.strategy": text(m.strategy),
-        "svc.api.version.deprecated": flag(m.deprecated),
-        "svc.api.version.sunset": flag(m.sunset),
-      }),
+    names: [
+      "svc.versioning.result",
+      "svc.api.version",
+      "svc.versioning.strategy",
+      "svc.api.version.deprecated",
+      "svc.api.version.sunset",
+    ],
+    values: (m) => [
+      snake(m.decision),
+      text(m.version) ?? text(m.requested),
+      text(m.strategy),
+      flag(m.deprecated),
+      flag(m.sunset),
+    ],
     refuses: (m) => m.decision === "unsupported",
   },
   soap: {
     metric: ["svc.soap.operations", "SOAP messages by operation and outcome"],
-    attributes: (m) =>
-      defined({
-        "svc.soap.result": m.decision === "fault" ? "fault" : "ok",
-        "svc.soap.operation": text(m.operation),
-        "svc.soap.version": text(m.soapVersion),
-        "svc.soap.one_way": flag(m.oneWay),
-        "error.type": text(m.faultCode),
-      }),
+    names: ["svc.soap.result", "svc.soap.operation", "svc.soap.version", "svc.soap.one_way", "error.type"],
+    values: (m) => [
+      m.decision === "fault" ? "fault" : "ok",
+      text(m.operation),
+      text(m.soapVersion),
+      flag(m.oneWay),
+      text(m.faultCode),
+    ],
     refuses: (m) => m.decision === "fault",
   },
   errors: {
     metric: ["svc.errors.records", "Error records rendered, by status and code"],
-    attributes: (m) =>
-      defined({
-        "http.response.status_code": number(m.status),
-        "error.type": text(m.code) ?? (number(m.status) === undefined ? undefined : String(m.status)),
-      }),
+    names: ["http.response.status_code", "error.type"],
+    values: (m) => [
+      number(m.status),
+      text(m.code) ?? (number(m.status) === undefined ? undefined : String(m.status)),
+    ],
   },
 };
 
@@ -276,15 +346,17 @@ export function instrumentSvc(options: SvcInstrumentationOptions = {}): SvcInstr
 
   for (const pkg of new Set(chosen as readonly SvcPackage[])) {
     const mapping = DECISIONS[pkg];
-    const counter: Counter = meter.createCounter(mapping.metric[0], {
-      description: mapping.metric[1],
-      unit: "{decision}",
-    });
+    const tally = new Tally(mapping.names);
+    meter
+      .createObservableCounter(mapping.metric[0], { description: mapping.metric[1], unit: "{decision}" })
+      .addCallback((result) => {
+        for (const point of tally.points) result.observe(point.value, point.attributes);
+        if (tally.overflow !== undefined) result.observe(tally.overflow.value, tally.overflow.attributes);
+      });
     listen(`svc:${pkg}`, (raw) => {
       if (typeof raw !== "object" || raw === null) return;
       const message = raw as Message;
-      const attributes = mapping.attributes(message);
-      counter.add(1, attributes);
+      const attributes = tally.add(mapping.values(message));
       const span = trace.getActiveSpan();
       if (span === undefined || !span.isRecording()) return;
       span.setAttributes(attributes);

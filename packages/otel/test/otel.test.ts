@@ -262,6 +262,31 @@ describe("instrumentSvc with the OpenTelemetry SDK: a decision → a counter poi
   });
 });
 
+describe("instrumentSvc: a counter's points are bounded", () => {
+  it("versions a client made up beyond 1,999 points → one overflow point counts the rest, 2,000 in all", async () => {
+    const channel = diagnosticChannel("svc:versioning");
+    const known = (await points("svc.versioning.requests")).length;
+    for (let i = 0; i < 2100; i++)
+      channel.publish({
+        request: {},
+        decision: "unsupported",
+        requested: `made-up-${i}`,
+        strategy: "header",
+      });
+    const now = await points("svc.versioning.requests");
+    const overflow = now.filter((p) => p.attributes["otel.metric.overflow"] === true);
+    expect(now.length).toBe(2000);
+    expect(overflow).toEqual([
+      { attributes: { "otel.metric.overflow": true }, value: 2100 - (1999 - known) },
+    ]);
+    channel.publish({ request: {}, decision: "unsupported", requested: "made-up-0", strategy: "header" });
+    const first = (await points("svc.versioning.requests")).find(
+      (p) => p.attributes["svc.api.version"] === "made-up-0",
+    );
+    expect(first?.value).toBe(2);
+  });
+});
+
 describe("instrumentSvc: a traced store call → a client span under the request's and its duration", () => {
   it.each([
     [
