@@ -5,7 +5,16 @@ import {
   recording,
 } from "@svc/test-utils/conformance";
 import type { SoapDiagnostic } from "../src/envelope/diagnostics.js";
-import { envelope, getCustomer, TNS } from "./helpers.js";
+import {
+  ENV11,
+  envelope,
+  getCustomer,
+  invalidGetCustomer as invalid,
+  logEvent,
+  mustUnderstandBlock as mustUnderstand,
+  SOAP11,
+  SOAP as SOAP12,
+} from "./helpers.js";
 import { PATH, soapMounts } from "./mounts.js";
 
 // `svc:soap` through listening servers of every framework: each message's decision, and its
@@ -14,13 +23,6 @@ import { PATH, soapMounts } from "./mounts.js";
 
 /** A message's members but its `request`, for each kind of message. */
 type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
-
-const SOAP12 = "application/soap+xml; charset=utf-8";
-const SOAP11 = "text/xml; charset=utf-8";
-const ENV11 = "http://schemas.xmlsoap.org/soap/envelope/";
-const logEvent = `<c:LogEventRequest xmlns:c="${TNS}"><c:event><c:type>audit</c:type><c:severity>WARN</c:severity><c:message>m</c:message></c:event></c:LogEventRequest>`;
-const invalid = `<c:GetCustomerRequest xmlns:c="${TNS}"><c:nope/></c:GetCustomerRequest>`;
-const mustUnderstand = `<x:Unknown xmlns:x="urn:x" env:mustUnderstand="true" xmlns:env="http://www.w3.org/2003/05/soap-envelope"/>`;
 
 const post = (body: string, contentType = SOAP12, soapAction?: string): RowRequest => ({
   method: "POST",

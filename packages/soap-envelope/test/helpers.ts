@@ -85,6 +85,17 @@ export function envelope(body: string, header?: string, ns = ENV): string {
   return `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${ns}">${header === undefined ? "" : `<env:Header>${header}</env:Header>`}<env:Body>${body}</env:Body></env:Envelope>`;
 }
 
+/** SOAP 1.1's media type and envelope namespace. */
+export const SOAP11 = "text/xml; charset=utf-8";
+export const ENV11 = "http://schemas.xmlsoap.org/soap/envelope/";
+
+/** A one-way `logEvent` message body. */
+export const logEvent = `<c:LogEventRequest xmlns:c="${TNS}"><c:event><c:type>audit</c:type><c:severity>WARN</c:severity><c:message>m</c:message></c:event></c:LogEventRequest>`;
+/** A `getCustomer` body the schema refuses. */
+export const invalidGetCustomer = `<c:GetCustomerRequest xmlns:c="${TNS}"><c:nope/></c:GetCustomerRequest>`;
+/** A header block no one understands, that must be understood. */
+export const mustUnderstandBlock = `<x:Unknown xmlns:x="urn:x" env:mustUnderstand="true" xmlns:env="${ENV}"/>`;
+
 export const getCustomer = (id: string) =>
   `<c:GetCustomerRequest xmlns:c="${TNS}"><c:customerId>${id}</c:customerId></c:GetCustomerRequest>`;
 

@@ -1,7 +1,19 @@
 import { join } from "node:path";
 import { subscribeDiagnostics, unsubscribeDiagnostics } from "@svc/kernel";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { customerHandlers, envelope, FIXTURES, getCustomer, silentLogger, TNS } from "../../test/helpers.js";
+import {
+  customerHandlers,
+  ENV11,
+  envelope,
+  FIXTURES,
+  getCustomer,
+  invalidGetCustomer as invalid,
+  logEvent,
+  mustUnderstandBlock as mustUnderstand,
+  SOAP11,
+  SOAP as SOAP12,
+  silentLogger,
+} from "../../test/helpers.js";
 import { type SoapDiagnostic, soapChannel } from "./diagnostics.js";
 import { createSoapService } from "./service.js";
 import type { SoapRequest } from "./service-types.js";
@@ -11,13 +23,6 @@ import type { SoapRequest } from "./service-types.js";
 
 /** A message's members but its `request`, for each kind of message. */
 type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
-
-const SOAP12 = "application/soap+xml; charset=utf-8";
-const SOAP11 = "text/xml; charset=utf-8";
-const ENV11 = "http://schemas.xmlsoap.org/soap/envelope/";
-const logEvent = `<c:LogEventRequest xmlns:c="${TNS}"><c:event><c:type>audit</c:type><c:severity>WARN</c:severity><c:message>m</c:message></c:event></c:LogEventRequest>`;
-const invalid = `<c:GetCustomerRequest xmlns:c="${TNS}"><c:nope/></c:GetCustomerRequest>`;
-const mustUnderstand = `<x:Unknown xmlns:x="urn:x" env:mustUnderstand="true" xmlns:env="http://www.w3.org/2003/05/soap-envelope"/>`;
 
 const base = {
   wsdl: join(FIXTURES, "customer-both.wsdl"),
