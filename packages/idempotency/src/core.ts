@@ -165,7 +165,6 @@ interface ClaimOrigin {
 class Claim implements IdempotencyClaim {
   readonly key: string;
   readonly token: string;
-  readonly logger: IdempotencyLogger;
   readonly origin: ClaimOrigin;
   /** The store took the key over from an execution whose lease ran out. */
   readonly leaseExpired: boolean;
@@ -174,9 +173,12 @@ class Claim implements IdempotencyClaim {
   constructor(key: string, token: string, origin: ClaimOrigin, leaseExpired: boolean) {
     this.key = key;
     this.token = token;
-    this.logger = origin.logger;
     this.origin = origin;
     this.leaseExpired = leaseExpired;
+  }
+
+  get logger(): IdempotencyLogger {
+    return this.origin.logger;
   }
 }
 

@@ -14,15 +14,13 @@ import {
   mustUnderstandBlock as mustUnderstand,
   SOAP11,
   SOAP as SOAP12,
+  type WithoutRequest,
 } from "./helpers.js";
 import { PATH, soapMounts } from "./mounts.js";
 
 // `svc:soap` through listening servers of every framework: each message's decision, and its
 // `request` the framework's own (Express's `req`, Fastify's `request`, the Fetch `Request`, the
 // `node:http` request). The decisions themselves, row by row: src/envelope/diagnostics.test.ts.
-
-/** A message's members but its `request`, for each kind of message. */
-type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
 
 const post = (body: string, contentType = SOAP12, soapAction?: string): RowRequest => ({
   method: "POST",

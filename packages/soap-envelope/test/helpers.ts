@@ -85,6 +85,9 @@ export function envelope(body: string, header?: string, ns = ENV): string {
   return `<?xml version="1.0" encoding="utf-8"?><env:Envelope xmlns:env="${ns}">${header === undefined ? "" : `<env:Header>${header}</env:Header>`}<env:Body>${body}</env:Body></env:Envelope>`;
 }
 
+/** A diagnostics message's members but its `request`, for each kind of message. */
+export type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
+
 /** SOAP 1.1's media type and envelope namespace. */
 export const SOAP11 = "text/xml; charset=utf-8";
 export const ENV11 = "http://schemas.xmlsoap.org/soap/envelope/";

@@ -13,6 +13,7 @@ import {
   SOAP11,
   SOAP as SOAP12,
   silentLogger,
+  type WithoutRequest,
 } from "../../test/helpers.js";
 import { type SoapDiagnostic, soapChannel } from "./diagnostics.js";
 import { createSoapService } from "./service.js";
@@ -20,9 +21,6 @@ import type { SoapRequest } from "./service-types.js";
 
 // Each decision of a SOAP node on `svc:soap`, through `handle()` with plain values (no server).
 // The same through listening servers of every framework: test/diagnostics.test.ts.
-
-/** A message's members but its `request`, for each kind of message. */
-type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
 
 const base = {
   wsdl: join(FIXTURES, "customer-both.wsdl"),
