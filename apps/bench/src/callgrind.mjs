@@ -19,6 +19,10 @@
 // and prints each peer's instructions over the packages' app on the same framework. `--readme`
 // measures readme-floor and packages-readme in turn, `--rounds` times, and prints the difference.
 //
+// `BENCH_NODE_ARGS` adds Node.js flags to the measured server (`--perf-basic-prof` for
+// callgrind-profile.mjs, `--no-turbo-inlining` so each function keeps its own instructions);
+// NODE_OPTIONS takes only some of them.
+//
 // `--root` names another checkout (a worktree of an older commit), so the same client measures
 // both sides of an A/B; its server runs from its own sources (packages bundled from src/).
 import { execFile, spawn } from "node:child_process";
@@ -259,7 +263,7 @@ async function bundled(scenario, port, publicJwk) {
     cwd: join(root, "apps/bench"),
     env,
     // The bundle needs no loader.
-    nodeArgs: [],
+    nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
     readyPath: spec.readyPath ?? "/",
     // As harness.mjs: any status, when the scenario names none.
     readyStatus: spec.readyStatus,
