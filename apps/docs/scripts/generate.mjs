@@ -1,0 +1,350 @@
+// The docs site's pages, generated from what the repository already says: each package's
+// README (one page each), its "Frameworks" table (one page per framework, the rows of every
+// package), the root README's runtime table and the conformance suite's runtime entries (one page
+// per runtime), each package's "What it tells you" section (one observability page), and every
+// `ERR_SVC_*` code the packages throw (one page each, with what their READMEs say of it). Nothing
+// here is written twice: a page changes when its README does.
+//
+//   node apps/docs/scripts/generate.mjs [--out <dir>]   (default: apps/docs/content)
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const docsRoot = resolve(here, "..");
+const root = resolve(docsRoot, "../..");
+const outIndex = process.argv.indexOf("--out");
+const out = outIndex === -1 ? join(docsRoot, "content") : resolve(process.argv[outIndex + 1]);
+const repository = "https://github.com/svc-dev/svc/blob/main";
+
+const read = (path) => readFileSync(join(root, path), "utf8");
+
+/** The published packages, by folder: name, README, manifest. */
+export function packages() {
+  return readdirSync(join(root, "packages"))
+    .filter((dir) => existsSync(join(root, "packages", dir, "README.md")))
+    .map((dir) => {
+      const manifest = JSON.parse(read(`packages/${dir}/package.json`));
+      return {
+        dir,
+        name: manifest.name,
+        private: manifest.private === true,
+        readme: read(`packages/${dir}/README.md`),
+      };
+    })
+    .filter((p) => !p.private);
+}
+
+/** The `## ` sections of a Markdown text (each up to the next `## ` or `# `), fenced code kept whole. */
+function sections(markdown) {
+  const found = [];
+  let fence = false;
+  let current;
+  for (const line of markdown.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    else if (!fence && line.startsWith("## ")) {
+      current = { title: line.slice(3).trim(), lines: [] };
+      found.push(current);
+      continue;
+    } else if (!fence && line.startsWith("# ")) current = undefined;
+    current?.lines.push(line);
+  }
+  return found.map((s) => ({ title: s.title, body: s.lines.join("\n").trim() }));
+}
+
+/**
+ * A README made a page: relative links to another package's README point at its page, to any
+ * other file of the repository at that file on GitHub; the README's own `# title` stays the page's.
+ */
+function relink(markdown, from) {
+  return markdown.replace(/\]\((?!https?:|mailto:|#|\/)([^)\s]+)\)/g, (_, target) => {
+    const [path, hash] = target.split("#");
+    const absolute = resolve(dirname(join(root, from)), path);
+    const rel = relative(root, absolute);
+    const pkg = rel.match(/^packages\/([^/]+)\/README\.md$/);
+    if (pkg) return `](/packages/${pkg[1]}${hash ? `#${hash}` : ""})`;
+    if (rel === "README.md") return `](/${hash ? `#${hash}` : ""})`;
+    return `](${repository}/${rel}${hash ? `#${hash}` : ""})`;
+  });
+}
+
+/** Markdown rendered as it is: Vue reads `{{ }}` and tags in a page as a template, a README means neither. */
+const verbatim = (markdown) => `::: v-pre\n${markdown}\n:::\n`;
+
+function write(path, text) {
+  const file = join(out, path);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+const FRAMEWORKS = [
+  { id: "express", title: "Express 4 and 5", row: /^express/i },
+  { id: "fastify", title: "Fastify 5", row: /^fastify/i },
+  { id: "node", title: "node:http", row: /^`?node:http/i },
+  { id: "fetch", title: "Fetch API and Hono", row: /^(fetch|hono)/i },
+];
+
+const RUNTIMES = [
+  {
+    id: "node",
+    title: "Node.js 20, 22 and 24",
+    row: /^Node\.js/,
+    entry: "node.ts",
+    text: "Every entry runs on Node.js from 20.19: the Express, Fastify and `node:http` entries, and the `./fetch` entries under `@hono/node-server`.",
+  },
+  {
+    id: "bun",
+    title: "Bun",
+    row: /^Bun/,
+    entry: "bun.ts",
+    text: "The `./fetch` entries under `Bun.serve({ fetch })`. Bun hands its server to the handler as the second argument, which Hono gives the app as `c.env`; `honoConnection(c)` of `@svc/kernel/fetch` reads the client's address from it.",
+  },
+  {
+    id: "deno",
+    title: "Deno",
+    row: /^Deno/,
+    entry: "deno.ts",
+    text: "The `./fetch` entries under `Deno.serve(handler)`. Deno hands the connection's `info` to the handler as the second argument, which Hono gives the app as `c.env`; `honoConnection(c)` of `@svc/kernel/fetch` reads the client's address from it.",
+  },
+  {
+    id: "workerd",
+    title: "Cloudflare Workers (workerd)",
+    row: /^workerd/,
+    entry: "workerd.ts",
+    text: "The `./fetch` entries, the main entries and the `./durable-object` stores import no Node.js module, so a Worker needs no `nodejs_compat`. A Worker has no connection to read: tell every gate the client's address with `withConnection` of `@svc/kernel/fetch` from `CF-Connecting-IP`, which Cloudflare's edge sets. A SOAP contract is given in memory.",
+  },
+];
+
+/** The rows of a Markdown table, cells trimmed; the header and its rule left out. */
+function tableRows(body) {
+  const lines = body.split("\n").filter((l) => l.trim().startsWith("|"));
+  return lines.slice(2).map((l) =>
+    l
+      .trim()
+      .replace(/^\||\|$/g, "")
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim()),
+  );
+}
+
+/** Every `ERR_SVC_*` code the packages' sources, tests and READMEs name, prefixes left out. */
+export function errorCodes(pkgs) {
+  const codes = new Map();
+  const scan = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name === "dist" || entry.name === "api") continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) scan(path);
+      else if (/\.(ts|md)$/.test(entry.name))
+        for (const [code] of readFileSync(path, "utf8").matchAll(/\bERR_SVC_[A-Z0-9_]*[A-Z0-9]\b/g))
+          if (!codes.has(code)) codes.set(code, relative(root, path));
+    }
+  };
+  for (const p of pkgs) scan(join(root, "packages", p.dir));
+  return [...codes.keys()].sort();
+}
+
+/** The package a code belongs to: the longest package constant its name starts with. */
+function packageOfCode(code, pkgs) {
+  const owners = pkgs
+    .map((p) => ({ p, constant: `ERR_SVC_${p.dir.replace(/[^a-z0-9]+/gi, "_").toUpperCase()}_` }))
+    .filter((o) => code.startsWith(o.constant))
+    .sort((a, b) => b.constant.length - a.constant.length);
+  return owners[0];
+}
+
+/** The paragraphs (and table rows) of `markdown` that name `code`, code blocks left out. */
+function mentions(markdown, code) {
+  const found = [];
+  let fence = false;
+  let paragraph = [];
+  const flush = () => {
+    const text = paragraph.join("\n");
+    if (new RegExp(`\\b${code}\\b`).test(text)) found.push(text);
+    paragraph = [];
+  };
+  for (const line of markdown.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      flush();
+      fence = !fence;
+      continue;
+    }
+    if (fence) continue;
+    if (line.trim() === "" || /^#{1,6} /.test(line)) flush();
+    else if (line.trim().startsWith("|")) {
+      flush();
+      if (new RegExp(`\\b${code}\\b`).test(line)) found.push(line);
+    } else paragraph.push(line);
+  }
+  flush();
+  return found;
+}
+
+export function generate() {
+  rmSync(out, { recursive: true, force: true });
+  // The site's own files (its icon), served as they are.
+  cpSync(join(docsRoot, "public"), join(out, "public"), { recursive: true });
+  const pkgs = packages();
+  const rootReadme = read("README.md");
+
+  // Home.
+  const intro = rootReadme
+    .split("\n## ")[0]
+    .replace(/^# .*\n/, "")
+    .trim();
+  write(
+    "index.md",
+    `---
+layout: home
+hero:
+  name: "@svc"
+  text: HTTP protocol middleware
+  tagline: Express, Fastify, node:http and Fetch servers, on Node.js, Bun, Deno and Cloudflare Workers
+  actions:
+    - theme: brand
+      text: Packages
+      link: /packages/
+    - theme: alt
+      text: Error codes
+      link: /errors/
+features:
+${pkgs.map((p) => `  - title: "${p.name}"\n    details: "${(p.readme.split("\n").find((l) => l.trim() && !l.startsWith("#") && !l.startsWith("[")) ?? "").replace(/"/g, "'").slice(0, 160)}"\n    link: /packages/${p.dir}`).join("\n")}
+---
+
+${verbatim(relink(intro, "README.md"))}`,
+  );
+
+  // Packages.
+  write(
+    "packages/index.md",
+    `# Packages\n\nEach package is published and versioned on its own; install only what you use.\n\n| package | page |\n| --- | --- |\n${pkgs.map((p) => `| \`${p.name}\` | [${p.dir}](/packages/${p.dir}) |`).join("\n")}\n`,
+  );
+  for (const p of pkgs)
+    write(`packages/${p.dir}.md`, verbatim(relink(p.readme, `packages/${p.dir}/README.md`)));
+
+  // Frameworks: every package's row of its "Frameworks" table, per framework.
+  const frameworkTables = pkgs.map((p) => {
+    const section = sections(p.readme).find((s) => s.title === "Frameworks");
+    return {
+      p,
+      header: section?.body.split("\n").find((l) => l.trim().startsWith("|")),
+      rows: section ? tableRows(section.body) : [],
+    };
+  });
+  write(
+    "frameworks/index.md",
+    `# Frameworks\n\nEvery package decides in a framework-free core; each framework has an entry of its own that applies the decision. The pages below gather, per framework, each package's entry as its README gives it.\n\n${FRAMEWORKS.map((f) => `- [${f.title}](/frameworks/${f.id})`).join("\n")}\n`,
+  );
+  for (const f of FRAMEWORKS) {
+    const parts = [
+      `# ${f.title}\n`,
+      `Each package's entry for ${f.title}, from the "Frameworks" section of its README.\n`,
+    ];
+    for (const { p, header, rows } of frameworkTables) {
+      const row = rows.find((r) => f.row.test(r[0] ?? ""));
+      if (!row || header === undefined) continue;
+      const rule = header.replace(/[^|]+/g, " --- ");
+      parts.push(
+        `## ${p.name}\n\n${header}\n${rule}\n| ${row.join(" | ")} |\n\nMore: [${p.name}, Frameworks](/packages/${p.dir}#frameworks)\n`,
+      );
+    }
+    write(`frameworks/${f.id}.md`, verbatim(relink(parts.join("\n"), "README.md")));
+  }
+
+  // Runtimes: the root README's row, and the conformance suite's entry for it.
+  const runtimeSection = sections(rootReadme).find((s) => s.title === "Frameworks and runtimes");
+  const runtimeRows = runtimeSection ? tableRows(runtimeSection.body) : [];
+  const runtimeHeader = runtimeSection?.body.split("\n").find((l) => l.trim().startsWith("|"));
+  write(
+    "runtimes/index.md",
+    `# Runtimes\n\n${RUNTIMES.map((r) => `- [${r.title}](/runtimes/${r.id})`).join("\n")}\n\nEvery runtime below runs the same conformance table against the packed packages in CI (\`apps/conformance\`).\n`,
+  );
+  for (const r of RUNTIMES) {
+    const rows = runtimeRows.filter((row) => r.row.test(row[0] ?? ""));
+    const entry = `apps/conformance/src/runtimes/${r.entry}`;
+    const table =
+      rows.length > 0 && runtimeHeader
+        ? `${runtimeHeader}\n${runtimeHeader.replace(/[^|]+/g, " --- ")}\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n`
+        : "";
+    write(
+      `runtimes/${r.id}.md`,
+      verbatim(
+        relink(
+          `# ${r.title}\n\n${r.text}\n\n## Tested\n\n${table}\n## The conformance suite's entry\n\nHow CI serves the Hono composition of every package on this runtime ([\`${entry}\`](${repository}/${entry})):\n\n\`\`\`ts\n${read(entry).trim()}\n\`\`\`\n`,
+          "README.md",
+        ),
+      ),
+    );
+  }
+
+  // Observability: each package's "What it tells you".
+  const told = pkgs
+    .map((p) => ({ p, section: sections(p.readme).find((s) => s.title === "What it tells you") }))
+    .filter((t) => t.section !== undefined);
+  write(
+    "observability.md",
+    verbatim(
+      `# What the packages tell you\n\nEvery decision a package takes is published on a diagnostics channel (\`subscribeDiagnostics\` of \`@svc/kernel\`); [\`@svc/otel\`](/packages/otel) turns them into OpenTelemetry metrics and span attributes.\n\n${told
+        .map(
+          ({ p, section }) =>
+            `## ${p.name}\n\n${relink(section.body.replace(/^### /gm, "#### "), `packages/${p.dir}/README.md`)}\n`,
+        )
+        .join("\n")}`,
+    ),
+  );
+
+  // Error codes.
+  const codes = errorCodes(pkgs);
+  const byPackage = new Map();
+  for (const code of codes) {
+    const owner = packageOfCode(code, pkgs);
+    const key = owner?.p.name ?? "other";
+    if (!byPackage.has(key)) byPackage.set(key, []);
+    byPackage.get(key).push(code);
+    const option = owner ? code.slice(owner.constant.length) : code;
+    const said = owner ? mentions(owner.p.readme, code) : [];
+    const elsewhere = pkgs.filter((p) => p !== owner?.p && mentions(p.readme, code).length > 0);
+    const optionWords = option.toLowerCase().replace(/_/g, " ");
+    write(
+      `errors/${code}.md`,
+      verbatim(
+        relink(
+          `# ${code}\n\n${
+            owner
+              ? `A \`TypeError\` thrown by [\`${owner.p.name}\`](/packages/${owner.p.dir}) when it is created: its option${
+                  option === "UNKNOWN_OPTION"
+                    ? "s named one it does not know (a misspelling: the message names the nearest it knows)"
+                    : ` \`${optionWords}\` was refused`
+                }. The message names the option, the value given and what is accepted.`
+              : "An error code of the @svc packages."
+          }\n\nOptions are checked once, when the middleware is built, so the application fails at start-up rather than on a request. Match on \`err.code\`, never on the message.\n\n${
+            said.length > 0
+              ? `## What the README says\n\n${said.join("\n\n").replace(/\]\(#/g, `](/packages/${owner.p.dir}#`)}\n\n`
+              : ""
+          }${elsewhere.length > 0 ? `## Also named by\n\n${elsewhere.map((p) => `- [${p.name}](/packages/${p.dir})`).join("\n")}\n\n` : ""}${
+            owner
+              ? `## See also\n\n- [${owner.p.name}](/packages/${owner.p.dir})\n- [Every error code](/errors/)\n`
+              : ""
+          }`,
+          owner ? `packages/${owner.p.dir}/README.md` : "README.md",
+        ),
+      ),
+    );
+  }
+  write(
+    "errors/index.md",
+    `# Error codes\n\nEvery \`ERR_SVC_*\` code is \`ERR_SVC_<PACKAGE>_<OPTION>\`: a refused option of that package, thrown as a \`TypeError\` when the middleware is built.\n\n${[
+      ...byPackage,
+    ]
+      .map(([name, list]) => `## ${name}\n\n${list.map((c) => `- [\`${c}\`](/errors/${c})`).join("\n")}\n`)
+      .join("\n")}`,
+  );
+  return { packages: pkgs.length, codes: codes.length, out };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const made = generate();
+  process.stdout.write(
+    `docs: ${made.packages} packages, ${made.codes} error codes, written to ${relative(process.cwd(), made.out) || "."}\n`,
+  );
+}

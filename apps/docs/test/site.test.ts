@@ -1,0 +1,215 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { extname, join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const exec = promisify(execFile);
+const docs = resolve(import.meta.dirname, "..");
+const root = resolve(docs, "../..");
+const repository = "https://github.com/svc-dev/svc/blob/main/";
+
+/** Debian's chromium; CHROMIUM_PATH points elsewhere. */
+const chromiumPath = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
+  (p): p is string => typeof p === "string" && existsSync(p),
+);
+if (!chromiumPath) {
+  if (process.env.CI) throw new Error("chromium is not installed: CI checks the docs site in a browser");
+  console.warn(
+    "[skip] chromium is not installed: the docs site is built and its links checked, not opened in a browser",
+  );
+}
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".woff2": "font/woff2",
+  ".png": "image/png",
+};
+
+/** Every file under `dir`, relative to it. */
+function files(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => extname(f) !== "");
+}
+
+/** The `id`s of a page, for its anchors. */
+function ids(html: string): Set<string> {
+  return new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => decodeURIComponent(m[1] as string)));
+}
+
+/**
+ * The site as a reader gets it: generated from the READMEs and built with VitePress (into a folder
+ * of its own, so a `dist/` left by `npm run docs:build` plays no part), served over HTTP, opened in
+ * headless chromium.
+ */
+describe("the docs site", () => {
+  let out: string;
+  let server: Server;
+  let base: string;
+  let pages: string[];
+
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), "svc-docs-"));
+    await exec(process.execPath, [join(docs, "scripts/generate.mjs")], { cwd: docs });
+    await exec(
+      process.execPath,
+      [join(root, "node_modules/vitepress/bin/vitepress.js"), "build", "--outDir", out],
+      {
+        cwd: docs,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    pages = files(out).filter((f) => f.endsWith(".html") && f !== "404.html");
+    server = createServer((req, res) => {
+      const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+      let file = join(out, path.endsWith("/") ? `${path}index.html` : path);
+      if (!existsSync(file) && existsSync(`${file}.html`)) file = `${file}.html`;
+      if (!file.startsWith(out) || !existsSync(file)) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      res.end(readFileSync(file));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, 600_000);
+
+  afterAll(async () => {
+    server?.close();
+    if (out) await rm(out, { recursive: true, force: true });
+  });
+
+  it("has a page per package, framework, runtime and ERR_SVC_* code", () => {
+    const published = readdirSync(join(root, "packages")).filter((dir) => {
+      const manifest = join(root, "packages", dir, "package.json");
+      return existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).private !== true;
+    });
+    for (const dir of published) expect(pages).toContain(`packages/${dir}.html`);
+    for (const id of ["express", "fastify", "node", "fetch"])
+      expect(pages).toContain(`frameworks/${id}.html`);
+    for (const id of ["node", "bun", "deno", "workerd"]) expect(pages).toContain(`runtimes/${id}.html`);
+    expect(pages).toContain("observability.html");
+    // A code a package throws and its README names: its page, and the README's words on it.
+    const page = readFileSync(join(out, "errors/ERR_SVC_KERNEL_TRUST_PROXY.html"), "utf8");
+    expect(page).toContain("@svc/kernel");
+    expect(pages.filter((p) => p.startsWith("errors/ERR_SVC_")).length).toBeGreaterThan(200);
+  });
+
+  it("has no broken internal link or anchor, and every link into the repository names a file it holds", () => {
+    const broken: string[] = [];
+    const idsOf = new Map<string, Set<string>>();
+    const anchorsOf = (file: string) => {
+      let found = idsOf.get(file);
+      if (!found) {
+        found = ids(readFileSync(join(out, file), "utf8"));
+        idsOf.set(file, found);
+      }
+      return found;
+    };
+    for (const page of pages) {
+      const html = readFileSync(join(out, page), "utf8");
+      for (const [, href] of html.matchAll(/\shref="([^"]+)"/g)) {
+        const link = (href as string).replaceAll("&amp;", "&");
+        if (link.startsWith(repository)) {
+          const path = decodeURIComponent(link.slice(repository.length).split("#")[0] as string);
+          if (!existsSync(join(root, path))) broken.push(`${page}: ${link} (no such file in the repository)`);
+          continue;
+        }
+        if (/^[a-z]+:/.test(link) || link.startsWith("//")) continue;
+        const [path, hash] = link.split("#") as [string, string | undefined];
+        let target =
+          path === ""
+            ? page
+            : relative(out, resolve(join(out, page, ".."), path.startsWith("/") ? `.${path}` : path));
+        if (path.startsWith("/")) target = path.slice(1);
+        if (target === "" || target.endsWith("/")) target = `${target}index.html`;
+        if (!target.includes(".")) target = `${target}.html`;
+        if (!existsSync(join(out, target))) {
+          broken.push(`${page}: ${link}`);
+          continue;
+        }
+        if (hash && target.endsWith(".html") && !anchorsOf(target).has(decodeURIComponent(hash)))
+          broken.push(`${page}: ${link} (no such anchor)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  describe.skipIf(!chromiumPath)("in headless chromium", () => {
+    // Chromium on two cores beside the rest of the suite: limits that fail only a page that never loads.
+    it("opens every page without a console error or a failed request", { timeout: 900_000 }, async () => {
+      const { chromium } = await import("playwright-core");
+      const browser = await chromium.launch({
+        executablePath: chromiumPath as string,
+        args: ["--no-sandbox"],
+      });
+      try {
+        const problems: string[] = [];
+        const queue = [...pages];
+        // Four tabs at once: each page waits mostly on its scripts, not on the two cores.
+        const tab = async () => {
+          const page = await browser.newPage();
+          let current = "";
+          page.on("console", (m) => {
+            if (m.type() === "error")
+              problems.push(`${current}: console: ${m.text()} ${JSON.stringify(m.location())}`);
+          });
+          page.on("pageerror", (e) => problems.push(`${current}: ${e.message}`));
+          page.on("response", (r) => {
+            if (r.status() >= 400) problems.push(`${current}: ${r.status()} ${r.url()}`);
+          });
+          for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+            current = file;
+            await page.goto(`${base}/${file}`, { waitUntil: "load", timeout: 60_000 });
+            const title = await page.locator("h1").first().textContent({ timeout: 30_000 });
+            if (!title?.trim()) problems.push(`${file}: no heading`);
+          }
+        };
+        await Promise.all([tab(), tab(), tab(), tab()]);
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    });
+
+    it("finds an error code with its search, and keeps screenshots of the home page and that code's page", {
+      timeout: 300_000,
+    }, async () => {
+      const { chromium } = await import("playwright-core");
+      const browser = await chromium.launch({
+        executablePath: chromiumPath as string,
+        args: ["--no-sandbox"],
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        await page.goto(`${base}/index.html`, { waitUntil: "load" });
+        const artifacts = join(docs, "artifacts");
+        mkdirSync(artifacts, { recursive: true });
+        await page.screenshot({ path: join(artifacts, "home.png") });
+        await page.locator(".DocSearch-Button, .VPNavBarSearchButton").first().click();
+        await page
+          .locator("input.search-input, #localsearch-input")
+          .first()
+          .fill("ERR_SVC_KERNEL_TRUST_PROXY");
+        const hit = page
+          .locator(".result a, a.result, .results li a")
+          .filter({ hasText: "ERR_SVC_KERNEL_TRUST_PROXY" });
+        await hit.first().waitFor({ timeout: 60_000 });
+        await hit.first().click();
+        await page.waitForURL(/ERR_SVC_KERNEL_TRUST_PROXY/, { timeout: 60_000 });
+        expect(await page.locator("h1").first().textContent()).toContain("ERR_SVC_KERNEL_TRUST_PROXY");
+        await page.screenshot({ path: join(artifacts, "error-code.png") });
+      } finally {
+        await browser.close();
+      }
+    });
+  });
+});
