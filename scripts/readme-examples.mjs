@@ -38,7 +38,7 @@
 // smoke test checks the packages' declarations without it).
 import { execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { builtinModules, createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
@@ -540,13 +540,43 @@ async function runBlock(file, block, env, preload) {
   return problems;
 }
 
-/** The README files to check: the root README and every package's. */
+/**
+ * The README files to check: the root README, every package's, and the docs site's migration
+ * guides (`apps/docs/guides/*.md`, whose "before" blocks import the peer libraries the consumer
+ * projects install beside the packages: `PEER_LIBRARIES`).
+ */
 export function readmeFiles(root, packages) {
+  const guides = join(root, "apps/docs/guides");
   return [
     { path: join(root, "README.md"), packageName: undefined },
     ...packages.map(({ dir, manifest }) => ({ path: join(dir, "README.md"), packageName: manifest.name })),
+    ...(existsSync(guides) ? readdirSync(guides) : [])
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+      .map((f) => ({ path: join(guides, f), packageName: undefined })),
   ];
 }
+
+/**
+ * The peer libraries the migration guides' "before" blocks import, pinned (a guide shows the
+ * version it was written against), with their types where they ship none. Both consumer projects
+ * of the README examples install them (scripts/registry-suite.mjs, scripts/smoke-consumers.mjs).
+ */
+export const PEER_LIBRARIES = [
+  "express-rate-limit@8.7.5",
+  "soap@1.13.0",
+  "express-oauth2-jwt-bearer@1.10.0",
+  "passport@0.7.0",
+  "passport-http@0.3.0",
+  "@types/passport@1.0.17",
+  "@types/passport-http@0.3.11",
+  "cors@2.8.6",
+  "@types/cors@2.8.19",
+  "compression@1.8.2",
+  "@types/compression@1.8.1",
+  "helmet@8.3.0",
+  "@fastify/rate-limit@11.2.0",
+];
 
 export function typescriptCompiler(root) {
   return createRequire(join(root, "package.json")).resolve("typescript/bin/tsc");

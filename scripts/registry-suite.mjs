@@ -40,7 +40,13 @@ import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { freePort } from "@svc/test-utils/free-port";
 import { linksFor, packageProblems } from "./check-package.mjs";
-import { checkReadmeExamples, printSummary, readmeFiles, typescriptCompiler } from "./readme-examples.mjs";
+import {
+  checkReadmeExamples,
+  PEER_LIBRARIES,
+  printSummary,
+  readmeFiles,
+  typescriptCompiler,
+} from "./readme-examples.mjs";
 import { publishedPackages } from "./release-guard.mjs";
 
 const root = resolve(import.meta.dirname, "..");
@@ -425,6 +431,8 @@ try {
     "@opentelemetry/sdk-metrics@^2.12.1",
     "@opentelemetry/sdk-trace-base@^2.12.1",
     "@opentelemetry/context-async-hooks@^2.12.1",
+    // The peer libraries the migration guides (apps/docs/guides) start from.
+    ...PEER_LIBRARIES,
   ];
 
   // 3. Consumers.

@@ -25,7 +25,13 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { checkReadmeExamples, printSummary, readmeFiles, typescriptCompiler } from "./readme-examples.mjs";
+import {
+  checkReadmeExamples,
+  PEER_LIBRARIES,
+  printSummary,
+  readmeFiles,
+  typescriptCompiler,
+} from "./readme-examples.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const readmesOnly = process.argv.includes("--readmes");
@@ -116,6 +122,8 @@ async function readmeExamples(tarballs, rootManifest) {
     "@opentelemetry/sdk-metrics@^2.12.1",
     "@opentelemetry/sdk-trace-base@^2.12.1",
     "@opentelemetry/context-async-hooks@^2.12.1",
+    // The peer libraries the migration guides (apps/docs/guides) start from.
+    ...PEER_LIBRARIES,
   ];
   const installStart = Date.now();
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...libraries], project);

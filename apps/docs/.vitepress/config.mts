@@ -46,6 +46,7 @@ export default defineConfig({
     search: { provider: "local" },
     nav: [
       { text: "Packages", link: "/packages/" },
+      { text: "Guides", link: "/guides/" },
       { text: "Frameworks", link: "/frameworks/" },
       { text: "Runtimes", link: "/runtimes/" },
       { text: "Observability", link: "/observability" },
@@ -53,6 +54,7 @@ export default defineConfig({
     ],
     sidebar: {
       "/packages/": [{ text: "Packages", link: "/packages/", items: pages("packages") }],
+      "/guides/": [{ text: "Guides", link: "/guides/", items: pages("guides") }],
       "/frameworks/": [{ text: "Frameworks", link: "/frameworks/", items: pages("frameworks") }],
       "/runtimes/": [{ text: "Runtimes", link: "/runtimes/", items: pages("runtimes") }],
       // Some 350 codes: the sidebar names the index, which lists them by package (a sidebar of every

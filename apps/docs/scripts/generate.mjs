@@ -2,8 +2,9 @@
 // README (one page each), its "Frameworks" table (one page per framework, the rows of every
 // package), the root README's runtime table and the conformance suite's runtime entries (one page
 // per runtime), each package's "What it tells you" section (one observability page), and every
-// `ERR_SVC_*` code the packages throw (one page each, with what their READMEs say of it). Nothing
-// here is written twice: a page changes when its README does.
+// `ERR_SVC_*` code the packages throw (one page each, with what their READMEs say of it), and the
+// migration guides of `apps/docs/guides/` (one page each, linked as the READMEs are). Nothing here
+// is written twice: a page changes when its README (or its guide) does.
 //
 //   node apps/docs/scripts/generate.mjs [--out <dir>]   (default: apps/docs/content)
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -64,8 +65,32 @@ function relink(markdown, from) {
     const pkg = rel.match(/^packages\/([^/]+)\/README\.md$/);
     if (pkg) return `](/packages/${pkg[1]}${hash ? `#${hash}` : ""})`;
     if (rel === "README.md") return `](/${hash ? `#${hash}` : ""})`;
+    const guide = rel.match(/^apps\/docs\/guides\/([^/]+)\.md$/);
+    if (guide) return `](/guides/${guide[1]}${hash ? `#${hash}` : ""})`;
     return `](${repository}/${rel}${hash ? `#${hash}` : ""})`;
   });
+}
+
+/**
+ * The migration guides (`apps/docs/guides/<name>.md`): `{ name, path, title, text }`, by name. Each
+ * guide's first line is its `# title`; its blocks are compiled with the READMEs'
+ * (scripts/readme-examples.mjs).
+ */
+export function guides() {
+  const dir = join(docsRoot, "guides");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => {
+      const text = readFileSync(join(dir, f), "utf8");
+      return {
+        name: f.replace(/\.md$/, ""),
+        path: relative(root, join(dir, f)),
+        title: (text.match(/^# (.+)$/m)?.[1] ?? f).trim(),
+        text,
+      };
+    });
 }
 
 /** Markdown rendered as it is: Vue reads `{{ }}` and tags in a page as a template, a README means neither. */
@@ -222,6 +247,14 @@ ${verbatim(relink(intro, "README.md"))}`,
   for (const p of pkgs)
     write(`packages/${p.dir}.md`, verbatim(relink(p.readme, `packages/${p.dir}/README.md`)));
 
+  // Guides: leaving a peer library for the @svc packages, one page each.
+  const guideList = guides();
+  write(
+    "guides/index.md",
+    `# Guides\n\nMoving an existing service from a peer library to the @svc packages, on the framework it already runs on: what you had, what replaces it, option by option, and what behaves differently. Each guide's before and after code is compiled in CI, like the READMEs' examples.\n\n| guide | page |\n| --- | --- |\n${guideList.map((g) => `| ${g.title.replace(/\|/g, "\\|")} | [${g.name}](/guides/${g.name}) |`).join("\n")}\n`,
+  );
+  for (const g of guideList) write(`guides/${g.name}.md`, verbatim(relink(g.text, g.path)));
+
   // Frameworks: every package's row of its "Frameworks" table, per framework.
   const frameworkTables = pkgs.map((p) => {
     const section = sections(p.readme).find((s) => s.title === "Frameworks");
@@ -339,12 +372,12 @@ ${verbatim(relink(intro, "README.md"))}`,
       .map(([name, list]) => `## ${name}\n\n${list.map((c) => `- [\`${c}\`](/errors/${c})`).join("\n")}\n`)
       .join("\n")}`,
   );
-  return { packages: pkgs.length, codes: codes.length, out };
+  return { packages: pkgs.length, codes: codes.length, guides: guideList.length, out };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const made = generate();
   process.stdout.write(
-    `docs: ${made.packages} packages, ${made.codes} error codes, written to ${relative(process.cwd(), made.out) || "."}\n`,
+    `docs: ${made.packages} packages, ${made.guides} guides, ${made.codes} error codes, written to ${relative(process.cwd(), made.out) || "."}\n`,
   );
 }

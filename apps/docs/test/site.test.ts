@@ -87,7 +87,7 @@ describe("the docs site", () => {
     if (out) await rm(out, { recursive: true, force: true });
   });
 
-  it("has a page per package, framework, runtime and ERR_SVC_* code", () => {
+  it("has a page per package, guide, framework, runtime and ERR_SVC_* code", () => {
     const published = readdirSync(join(root, "packages")).filter((dir) => {
       const manifest = join(root, "packages", dir, "package.json");
       return existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).private !== true;
@@ -97,6 +97,11 @@ describe("the docs site", () => {
       expect(pages).toContain(`frameworks/${id}.html`);
     for (const id of ["node", "bun", "deno", "workerd"]) expect(pages).toContain(`runtimes/${id}.html`);
     expect(pages).toContain("observability.html");
+    // A migration guide per file of apps/docs/guides, and their index.
+    const guides = readdirSync(join(docs, "guides")).filter((f) => f.endsWith(".md"));
+    expect(guides.length).toBeGreaterThan(0);
+    expect(pages).toContain("guides/index.html");
+    for (const guide of guides) expect(pages).toContain(`guides/${guide.replace(/\.md$/, ".html")}`);
     // A code a package throws and its README names: its page, and the README's words on it.
     const page = readFileSync(join(out, "errors/ERR_SVC_KERNEL_TRUST_PROXY.html"), "utf8");
     expect(page).toContain("@svc/kernel");
