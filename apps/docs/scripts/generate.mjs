@@ -93,6 +93,14 @@ export function guides() {
     });
 }
 
+/** A heading's anchor as the site makes it (`.vitepress/config.mts`) and GitHub does. */
+const githubSlug = (text) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+
 /** Markdown rendered as it is: Vue reads `{{ }}` and tags in a page as a template, a README means neither. */
 const verbatim = (markdown) => `::: v-pre\n${markdown}\n:::\n`;
 
@@ -249,9 +257,13 @@ ${verbatim(relink(intro, "README.md"))}`,
 
   // Guides: leaving a peer library for the @svc packages, one page each.
   const guideList = guides();
+  // The READMEs' own "Coming from ..." sections, which the guides link to and do not repeat.
+  const comingFrom = pkgs.flatMap((p) =>
+    [...p.readme.matchAll(/^#{2,3} (Coming from .+)$/gm)].map((m) => ({ p, title: m[1].trim() })),
+  );
   write(
     "guides/index.md",
-    `# Guides\n\nMoving an existing service from a peer library to the @svc packages, on the framework it already runs on: what you had, what replaces it, option by option, and what behaves differently. Each guide's before and after code is compiled in CI, like the READMEs' examples.\n\n| guide | page |\n| --- | --- |\n${guideList.map((g) => `| ${g.title.replace(/\|/g, "\\|")} | [${g.name}](/guides/${g.name}) |`).join("\n")}\n`,
+    `# Guides\n\nMoving an existing service from a peer library to the @svc packages, on the framework it already runs on: what you had, what replaces it, option by option, and what behaves differently. Each guide's before and after code is compiled in CI, like the READMEs' examples.\n\n| guide | page |\n| --- | --- |\n${guideList.map((g) => `| ${g.title.replace(/\|/g, "\\|")} | [${g.name}](/guides/${g.name}) |`).join("\n")}\n\n## In the packages' READMEs\n\nEach package's README maps its peers' API in a section of its own:\n\n${comingFrom.map(({ p, title }) => `- [${p.name}: ${title}](/packages/${p.dir}#${githubSlug(title)})`).join("\n")}\n`,
   );
   for (const g of guideList) write(`guides/${g.name}.md`, verbatim(relink(g.text, g.path)));
 
