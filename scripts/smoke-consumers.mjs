@@ -112,6 +112,8 @@ async function readmeExamples(tarballs, rootManifest) {
     "pino@^10",
     "pg@^8", // the PostgreSQL store's example
     "@types/pg@^8",
+    "zod@^4", // @svc/errors' mappers example
+    "jose@^6",
     `vitest@${dev.vitest}`, // a README shows a test
     // The frameworks the READMEs show beside Express.
     `fastify@${dev.fastify}`,

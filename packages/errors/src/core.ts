@@ -12,6 +12,7 @@ import { clockTime } from "./clock.js";
 import { errorsChannel, publishRecord } from "./diagnostics.js";
 import { type ErrorFormat, errorRendering } from "./error-format.js";
 import { fallbackLogger, writeInfo, writeLog } from "./logger.js";
+import { mappedError } from "./map-error.js";
 import type { ErrorLogger, ErrorValueConfig } from "./options.js";
 import { boundedRecord, buildErrorRecord, buildProblemDetails, type ErrorRecord } from "./record.js";
 import { toHttpError } from "./to-http-error.js";
@@ -398,9 +399,9 @@ function responseValue(
  * core of every `@svc/errors` adapter (`errorHandler` on Express, `errorResponder` on
  * `node:http`, `errorPlugin` on Fastify, `onError` and `withErrors` on Fetch).
  *
- * - Anything thrown becomes an `HttpError` (`toHttpError`); its body is the record
- *   `{ timestamp, status, error, message, path }` as JSON, XML or RFC 9457 problem details, by
- *   `Accept`, never a 406.
+ * - Anything thrown becomes an `HttpError` (the `mapError` mappers, then `toHttpError`); its body
+ *   is the record `{ timestamp, status, error, message, path }` as JSON, XML or RFC 9457 problem
+ *   details, by `Accept` (`defaultFormat` where it does not choose), never a 406.
  * - A 5xx never reveals the exception: the body says only that something went wrong, and the
  *   exception is one log line with the correlation id. 4xx are not logged.
  * - The error's own fields (`Retry-After`, `WWW-Authenticate`, `Allow`, ...) that can be sent,
@@ -423,10 +424,12 @@ export function errorValue(
   config: ErrorValueConfig,
   context: ErrorContext = {},
 ): ErrorOutcome {
-  const httpError = toHttpError(thrown);
+  const mapped = mappedError(thrown, config.mappers);
+  const httpError = mapped.error;
   const logs: ErrorLog[] = [];
   const failure =
-    failureLog(thrown, request, context, httpError) ?? refusalLog(thrown, request, context, httpError);
+    failureLog(mapped.logged, request, context, httpError) ??
+    refusalLog(mapped.logged, request, context, httpError);
   if (failure !== undefined) logs.push(failure);
   const path = request.url ?? "/";
   const now = clockTime(config.now, (err) =>
@@ -441,7 +444,10 @@ export function errorValue(
     ),
   );
   const accept = request.headers.accept;
-  const { format, contentType } = errorRendering(typeof accept === "string" ? accept : undefined);
+  const { format, contentType } = errorRendering(
+    typeof accept === "string" ? accept : undefined,
+    config.defaultFormat,
+  );
   let body: string;
   try {
     body = renderBounded(
@@ -456,7 +462,8 @@ export function errorValue(
     const internal = HttpError.internal(undefined, { cause: renderFailure });
     logs.push(line(request, context, internal.status, { err: renderFailure }, "request failed"));
     const fallback = renderBounded(format, buildErrorRecord(internal, path, now), undefined, undefined);
-    if (errorsChannel.hasSubscribers) publishRecord(context.request, internal.status, undefined, thrown);
+    if (errorsChannel.hasSubscribers)
+      publishRecord(context.request, internal.status, undefined, thrown, mapped.mapper);
     return { value: responseValue(internal.status, [], contentType, fallback), logs, error: internal };
   }
   const { valid, dropped } = sendableHeaders(httpError.headers);
@@ -475,6 +482,7 @@ export function errorValue(
     );
   }
   const headers = withChallenge(config, httpError.status, valid, context);
-  if (errorsChannel.hasSubscribers) publishRecord(context.request, httpError.status, httpError.code, thrown);
+  if (errorsChannel.hasSubscribers)
+    publishRecord(context.request, httpError.status, httpError.code, thrown, mapped.mapper);
   return { value: responseValue(httpError.status, headers, contentType, body), logs, error: httpError };
 }

@@ -1,5 +1,6 @@
 import type { DecisionMessage } from "@svc/kernel";
 import { diagnosticChannel } from "@svc/kernel/internal";
+import type { MapperDecision } from "./map-error.js";
 
 /**
  * A message on the `svc:errors` channel: one per error record an adapter of this package renders,
@@ -27,6 +28,12 @@ export interface ErrorDiagnostic {
   readonly code: string | undefined;
   /** What was thrown, as it was thrown (not the `HttpError` it became). */
   readonly error: unknown;
+  /**
+   * Present when a `mapError` mapper decided the record: its place in the list (`index`, 0 for a
+   * single function) and `outcome`, `"mapped"` (it returned the record's `HttpError`), `"threw"`
+   * or `"invalid"` (it returned neither an `HttpError` nor `undefined`; the record is the 500).
+   */
+  readonly mapper?: MapperDecision;
 }
 
 /** Every `ErrorDiagnostic` is a kernel `DecisionMessage`. */
@@ -41,10 +48,12 @@ export function publishRecord(
   status: number,
   code: string | undefined,
   error: unknown,
+  mapper?: MapperDecision,
 ): void {
-  errorsChannel.publish(
+  const message: { -readonly [K in keyof ErrorDiagnostic]: ErrorDiagnostic[K] } =
     request === undefined
       ? { decision: "record", status, code, error }
-      : { request, decision: "record", status, code, error },
-  );
+      : { request, decision: "record", status, code, error };
+  if (mapper !== undefined) message.mapper = mapper;
+  errorsChannel.publish(message);
 }

@@ -21,7 +21,14 @@ import {
   nodeErrorWriter,
 } from "./respond.js";
 
-export type { ErrorLogger, ErrorOptions, Logger, NextFunction } from "@svc/errors";
+export type {
+  DefaultErrorFormat,
+  ErrorLogger,
+  ErrorMapper,
+  ErrorOptions,
+  Logger,
+  NextFunction,
+} from "@svc/errors";
 export { asyncRoute } from "@svc/kernel/express";
 export { type ExpressPrototypes, type ExpressServerClasses, expressServerOptions } from "./express-server.js";
 export type { ErrorHandlerOptions, ErrorRequest } from "./respond.js";

@@ -11,6 +11,7 @@ import {
   errorConfig,
   errorValue,
   failureLog,
+  mappedError,
   methodNotAllowedError,
   notFoundError,
   writeErrorLogs,
@@ -27,7 +28,9 @@ import type {
 } from "fastify";
 
 export {
+  type DefaultErrorFormat,
   type ErrorLogger,
+  type ErrorMapper,
   type ErrorOptions,
   type Logger,
   methodNotAllowedError,
@@ -153,7 +156,8 @@ export function fastifyErrorHandler(options: ErrorPluginOptions = {}): FastifyEr
     };
     const logger = config.logger ?? request.log;
     if (reply.sent || reply.raw.headersSent) {
-      const log = failureLog(err, view, context);
+      const mapped = mappedError(err, config.mappers);
+      const log = failureLog(mapped.logged, view, context, mapped.error);
       if (log !== undefined) writeErrorLogs(logger, [log]);
       if (!reply.raw.writableEnded) reply.raw.destroy();
       return undefined;

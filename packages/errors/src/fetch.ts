@@ -30,7 +30,9 @@ import {
 } from "@svc/kernel/fetch";
 
 export {
+  type DefaultErrorFormat,
   type ErrorLogger,
+  type ErrorMapper,
   type ErrorOptions,
   type Logger,
   malformedBody,

@@ -17,7 +17,13 @@ export {
   writeErrorLogs,
 } from "./core.js";
 export type { ErrorDiagnostic } from "./diagnostics.js";
-export { ERROR_CONTENT_TYPES, type ErrorFormat, errorFormat, errorRendering } from "./error-format.js";
+export {
+  type DefaultErrorFormat,
+  ERROR_CONTENT_TYPES,
+  type ErrorFormat,
+  errorFormat,
+  errorRendering,
+} from "./error-format.js";
 export {
   DEFAULT_CAUSE_DEPTH,
   fallbackLogger,
@@ -25,10 +31,12 @@ export {
   type SerializedError,
   serializeError,
 } from "./logger.js";
+export { type MappedError, type MapperDecision, mappedError } from "./map-error.js";
 export type { NextFunction } from "./next-function.js";
 export {
   type ErrorConfig,
   type ErrorLogger,
+  type ErrorMapper,
   type ErrorOptions,
   type ErrorValueConfig,
   errorConfig,

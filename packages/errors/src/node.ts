@@ -15,7 +15,9 @@ import {
 } from "./respond.js";
 
 export {
+  type DefaultErrorFormat,
   type ErrorLogger,
+  type ErrorMapper,
   type ErrorOptions,
   type Logger,
   methodNotAllowedError,

@@ -1,6 +1,19 @@
-import { isChallengeList, type UnreadBodyBounds, type UnreadBodyOptions } from "@svc/kernel";
+import { type HttpError, isChallengeList, type UnreadBodyBounds, type UnreadBodyOptions } from "@svc/kernel";
 import { checkOptionNames, refusedOption, resolveUnreadBody } from "@svc/kernel/internal";
+import type { DefaultErrorFormat } from "./error-format.js";
 import type { Logger } from "./logger.js";
+
+/**
+ * Turns an error the handlers do not know (a validation library's, a JWT library's, a database
+ * driver's) into the `HttpError` it means, or returns `undefined` to leave it to the next mapper
+ * and then to the built-in rules (a 500 for what none knows). Called synchronously, once per
+ * failed request, with what was thrown when that is not an `HttpError`.
+ *
+ * @example
+ * const conflict: ErrorMapper = (err) =>
+ *   (err as { code?: unknown }).code === "23505" ? HttpError.conflict("It exists already", { cause: err }) : undefined;
+ */
+export type ErrorMapper = (err: unknown) => HttpError | undefined;
 
 /** The part of a {@link Logger} the error handlers call: `error(obj, msg)`, and `info(obj, msg)` when it has one (4xx). */
 export type ErrorLogger = Pick<Logger, "error" | "info">;
@@ -51,6 +64,25 @@ export interface ErrorOptions<Args extends unknown[] = unknown[]> {
    * @default { maxBytes: 65536, timeoutMs: 1000 }
    */
   unreadBody?: UnreadBodyOptions;
+  /**
+   * What an error is rendered as when the client's `Accept` does not choose (no `Accept`, `*\/*`,
+   * equal q-values, nothing the handler produces): `"record"`, the error record as JSON, or
+   * `"problem"`, RFC 9457 problem details as `application/problem+json` (and
+   * `application/problem+xml` ranked before the XML record). A client that names a rendering
+   * still gets it: `Accept: application/json` the record, `application/problem+json` the problem.
+   * @default "record"
+   * @see https://www.rfc-editor.org/rfc/rfc9457#section-3
+   */
+  defaultFormat?: DefaultErrorFormat;
+  /**
+   * One mapper, or a list tried in order, turning a thrown value that is not an `HttpError`
+   * (a `ZodError`, jose's `JWTExpired`, a `pg` unique violation) into the `HttpError` it means,
+   * before the built-in rules and their default 500. The first `HttpError` returned wins;
+   * `undefined` passes. A mapper that throws or returns anything else gives a logged 500 record,
+   * the original error as the `cause` of the logged failure.
+   * @default none
+   */
+  mapError?: ErrorMapper | readonly ErrorMapper[];
 }
 
 /**
@@ -70,6 +102,10 @@ export interface ErrorConfig<Args extends unknown[] = unknown[]> extends ErrorVa
 /** The part of an {@link ErrorConfig} `errorValue` reads: what decides the response. */
 export interface ErrorValueConfig {
   readonly problemTypeBase: string | undefined;
+  /** The `defaultFormat` option. */
+  readonly defaultFormat?: DefaultErrorFormat;
+  /** The `mapError` option as a list, in order (empty without it). */
+  readonly mappers?: readonly ErrorMapper[];
   readonly now: () => Date;
   readonly wwwAuthenticate: string | undefined;
   /** Warned once per configuration: see `wwwAuthenticate`. */
@@ -80,7 +116,27 @@ function newDate(): Date {
   return new Date();
 }
 
-const ERROR_OPTIONS = ["logger", "correlationId", "problemTypeBase", "now", "wwwAuthenticate", "unreadBody"];
+const ERROR_OPTIONS = [
+  "logger",
+  "correlationId",
+  "problemTypeBase",
+  "now",
+  "wwwAuthenticate",
+  "unreadBody",
+  "defaultFormat",
+  "mapError",
+];
+
+const DEFAULT_FORMATS: readonly unknown[] = ["record", "problem"];
+
+/** `mapError` as a list: one function, or a non-empty list of functions; `undefined` otherwise. */
+function mapperList(mapError: unknown): readonly ErrorMapper[] | undefined {
+  if (mapError === undefined) return [];
+  if (typeof mapError === "function") return [mapError as ErrorMapper];
+  if (!Array.isArray(mapError) || mapError.length === 0) return undefined;
+  if (!mapError.every((m) => typeof m === "function")) return undefined;
+  return Object.freeze([...(mapError as ErrorMapper[])]);
+}
 
 /**
  * Checks an error adapter's options once, at construction (a `TypeError` with code
@@ -138,8 +194,30 @@ export function errorConfig<Args extends unknown[] = unknown[]>(
       `${name}: wwwAuthenticate`,
     );
   }
+  const { defaultFormat = "record", mapError } = options;
+  if (!DEFAULT_FORMATS.includes(defaultFormat)) {
+    throw refusedOption(
+      "errors",
+      "defaultFormat",
+      defaultFormat,
+      '"record" or "problem"',
+      `${name}: defaultFormat`,
+    );
+  }
+  const mappers = mapperList(mapError);
+  if (mappers === undefined) {
+    throw refusedOption(
+      "errors",
+      "mapError",
+      mapError,
+      "a function (err) => HttpError | undefined, or a non-empty list of them",
+      `${name}: mapError`,
+    );
+  }
   const unreadBody = resolveUnreadBody("errors", options.unreadBody, name);
   return {
+    defaultFormat,
+    mappers,
     logger,
     correlationId,
     unreadBody,

@@ -6,6 +6,7 @@ import {
   errorConfig,
   errorValue,
   failureLog,
+  mappedError,
   writeErrorLogs,
 } from "@svc/errors";
 import type { RequestView } from "@svc/kernel";
@@ -61,7 +62,8 @@ export function nodeErrorWriter(
       // above keep out of the log), so the connection is closed here: cut before the message's
       // end (Content-Length short, or no last chunk), the client sees an incomplete message
       // (RFC 9112 §8) instead of one that looks complete. An ended response stands.
-      const log = failureLog(err, request, context);
+      const mapped = mappedError(err, config.mappers);
+      const log = failureLog(mapped.logged, request, context, mapped.error);
       if (log !== undefined) writeErrorLogs(logger, [log]);
       if (!res.writableEnded) res.destroy();
       return;
