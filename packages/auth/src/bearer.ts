@@ -3,6 +3,7 @@ import type { KeyObject } from "node:crypto";
 import {
   type CryptoKey,
   createLocalJWKSet,
+  decodeJwt,
   errors,
   type JSONWebKeySet,
   type JWK,
@@ -109,6 +110,30 @@ export interface RemoteJwksOptions {
   maxBytes?: number;
 }
 
+/**
+ * One issuer of a multi-issuer verifier (`bearer.issuers`): its `iss`, its own key source and,
+ * when it differs from `bearer.audience`, its own audience.
+ */
+export interface BearerIssuerOptions {
+  /**
+   * The `iss` value this issuer's tokens carry, compared as written (RFC 7519 §4.1.1: a
+   * StringOrURI, compared case-sensitively): a token is verified with this entry's keys only when
+   * its `iss` is identical to it.
+   */
+  issuer: string;
+  /** URL of this issuer's JSON Web Key Set (`https:`, or `http:` with `bearer.allowHttp`). */
+  jwksUri?: string | URL;
+  /** This issuer's keys as a local JSON Web Key Set. */
+  jwks?: JSONWebKeySet;
+  /** This issuer's one public key: a JWK, a PEM, a `KeyObject` or a `CryptoKey`. */
+  key?: JWK | string | KeyObject | CryptoKey;
+  /**
+   * Accepted `aud` value(s) of this issuer's tokens (RFC 7519 §4.1.3).
+   * @default bearer.audience
+   */
+  audience?: string | readonly string[];
+}
+
 /** Options of {@link createBearerVerifier} (and `authenticate({ bearer })`). */
 export interface BearerOptions {
   /**
@@ -169,6 +194,15 @@ export interface BearerOptions {
   secret?: string | Uint8Array | KeyObject | CryptoKey;
   /** Accepted `iss` value(s) (RFC 7519 §4.1.1). */
   issuer?: string | readonly string[];
+  /**
+   * Several issuers in one verifier (multi-tenant), each with its own key source and audience,
+   * instead of `jwksUri`/`jwks`/`key` and `issuer`. A token's unverified `iss` picks the entry
+   * whose keys may verify it, and only those: a token signed by one issuer's key that names
+   * another issuer in `iss` fails that other issuer's signature check. A token whose `iss` names
+   * no entry is refused before any key is looked up or fetched. Asymmetric algorithms only.
+   * @default undefined (one key source)
+   */
+  issuers?: readonly BearerIssuerOptions[];
   /**
    * Accepted `aud` value(s) (RFC 7519 §4.1.3). Without it, a token carrying an `aud` claim is
    * refused ("the JWT MUST be rejected" when the processor does not identify itself with a value in
@@ -419,20 +453,32 @@ function secretKey(secret: unknown): { key: KeyObject | CryptoKey | Uint8Array; 
   return { key: secret, bytes: typeof length === "number" ? length / 8 : 0 };
 }
 
+type KeySource = KeyObject | CryptoKey | Uint8Array | JWTVerifyGetKey;
+
+/** jose's `jwtVerify` options but the clock. */
+interface VerifyOptions {
+  algorithms: string[];
+  clockTolerance: number;
+  requiredClaims: string[];
+  issuer?: string[];
+  audience?: string[];
+  maxTokenAge?: number;
+  /** jose compares it to the header's `typ` as RFC 7515 §4.1.9 says (see {@link typOption}). */
+  typ?: string;
+}
+
+/** The keys a token is verified with and the claims it must carry. */
+interface KeyRoute {
+  keySource: KeySource;
+  verifyOptions: VerifyOptions;
+}
+
 /** The options of {@link createBearerVerifier}, checked and resolved once. */
 interface BearerConfig {
-  keySource: KeyObject | CryptoKey | Uint8Array | JWTVerifyGetKey;
-  /** jose's `jwtVerify` options but the clock. */
-  verifyOptions: {
-    algorithms: string[];
-    clockTolerance: number;
-    requiredClaims: string[];
-    issuer?: string[];
-    audience?: string[];
-    maxTokenAge?: number;
-    /** jose compares it to the header's `typ` as RFC 7515 §4.1.9 says (see {@link typOption}). */
-    typ?: string;
-  };
+  /** One key source for every token; undefined with `issuers`. */
+  route: KeyRoute | undefined;
+  /** With `issuers`: each issuer's keys and claims by its exact `iss`. */
+  tenants: Map<string, KeyRoute> | undefined;
   clockTolerance: number;
   mapPrincipal: (payload: JWTPayload) => PrincipalInit;
   verifyPrincipal: BearerOptions["verifyPrincipal"];
@@ -470,8 +516,9 @@ export function createBearerVerifier(options: BearerOptions): BearerVerifier {
       config.cache?.clear();
       // A key revoked from the issuer's JWK Set (RFC 7517 §5) must not keep verifying from
       // jose's copy of the set for up to cacheMaxAge, nor be cached again from it.
-      if (typeof config.keySource === "function" && "invalidate" in config.keySource)
-        (config.keySource as ReloadableKeySource).invalidate();
+      for (const { keySource } of config.route ? [config.route] : (config.tenants?.values() ?? []))
+        if (typeof keySource === "function" && "invalidate" in keySource)
+          (keySource as ReloadableKeySource).invalidate();
     },
     // The same lookup verify() starts with, without the promise: undefined for anything else.
     [CACHED]: (token) => cachedPrincipal(config, token),
@@ -492,6 +539,7 @@ const BEARER_OPTIONS = Object.keys({
   key: 0,
   secret: 0,
   issuer: 0,
+  issuers: 0,
   audience: 0,
   clockTolerance: 0,
   maxTokenAge: 0,
@@ -503,6 +551,14 @@ const BEARER_OPTIONS = Object.keys({
   verifyPrincipal: 0,
   now: 0,
 } satisfies Record<keyof BearerOptions, 0>);
+
+const ISSUER_OPTIONS = Object.keys({
+  issuer: 0,
+  jwksUri: 0,
+  jwks: 0,
+  key: 0,
+  audience: 0,
+} satisfies Record<keyof BearerIssuerOptions, 0>);
 
 const BEARER_CACHE_OPTIONS = Object.keys({ max: 0, maxTtl: 0 } satisfies Record<keyof BearerCacheOptions, 0>);
 
@@ -532,7 +588,8 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
     "a function (message, code) => void",
   );
   const issuer = listOption(options.issuer, "bearer.issuer");
-  const keySource = keySourceOf(options, { allowHttp, onWarning, now });
+  const context: KeySourceContext = { allowHttp, onWarning, now };
+  const keySource = options.issuers === undefined ? keySourceOf(options, context) : undefined;
   const clockTolerance = nonNegativeNumber(options.clockTolerance ?? 5, "bearer.clockTolerance", "seconds");
   const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
   if (cacheOptions !== undefined && (typeof cacheOptions !== "object" || cacheOptions === null))
@@ -552,19 +609,20 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
   // With issuerBaseURL and no `issuer`, `iss` must name the discovered (identical) issuer.
   const issuers =
     issuer ?? (options.issuerBaseURL !== undefined ? [String(options.issuerBaseURL)] : undefined);
+  const verifyOptions: VerifyOptions = {
+    algorithms,
+    clockTolerance,
+    requiredClaims: [...new Set(["exp", ...requiredClaims])],
+    ...(issuers ? { issuer: issuers } : {}),
+    ...(audience ? { audience } : {}),
+    // The seconds read here, not the option as given: jose parses a duration string again, per
+    // token, by a stricter grammar ("1h " or "\t1h" made every token a 401, never a TypeError).
+    ...(maxTokenAgeSeconds !== undefined ? { maxTokenAge: maxTokenAgeSeconds } : {}),
+    ...(typ !== undefined ? { typ } : {}),
+  };
   return {
-    keySource,
-    verifyOptions: {
-      algorithms,
-      clockTolerance,
-      requiredClaims: [...new Set(["exp", ...requiredClaims])],
-      ...(issuers ? { issuer: issuers } : {}),
-      ...(audience ? { audience } : {}),
-      // The seconds read here, not the option as given: jose parses a duration string again, per
-      // token, by a stricter grammar ("1h " or "\t1h" made every token a 401, never a TypeError).
-      ...(maxTokenAgeSeconds !== undefined ? { maxTokenAge: maxTokenAgeSeconds } : {}),
-      ...(typ !== undefined ? { typ } : {}),
-    },
+    route: keySource === undefined ? undefined : { keySource, verifyOptions },
+    tenants: options.issuers === undefined ? undefined : tenantRoutes(options, verifyOptions, context),
     clockTolerance,
     mapPrincipal: functionOption(
       options.principal ?? defaultPrincipal,
@@ -587,6 +645,76 @@ function resolveBearerConfig(options: BearerOptions): BearerConfig {
     onWarning,
     unverifiable: { warnedAt: Number.NEGATIVE_INFINITY },
   };
+}
+
+/**
+ * `bearer.issuers`: each issuer's key source, built as the single-issuer one is (a `jwksUri` gets
+ * the same remote key set, cache and failure cool-down, `jwksOptions` shared), and its claim checks:
+ * `iss` exactly this issuer, `aud` its own audience or `bearer.audience`.
+ */
+function tenantRoutes(
+  options: BearerOptions,
+  shared: VerifyOptions,
+  context: KeySourceContext,
+): Map<string, KeyRoute> {
+  const list: unknown = options.issuers;
+  const accepted = "a non-empty list of { issuer, jwksUri | jwks | key, audience? }";
+  if (!Array.isArray(list) || list.length === 0) throw optionError("bearer.issuers", list, accepted);
+  if (options.issuer !== undefined)
+    throw codedError(
+      "bearer.issuers",
+      "bearer.issuers names each issuer itself: give bearer.issuer or bearer.issuers, not both",
+    );
+  if (options.discovery !== undefined)
+    throw optionError("bearer.discovery", options.discovery, "given only with bearer.issuerBaseURL");
+  const tenants = new Map<string, KeyRoute>();
+  list.forEach((entry: BearerIssuerOptions, i) => {
+    if (typeof entry !== "object" || entry === null) throw optionError(`bearer.issuers`, entry, accepted);
+    checkNames(entry, ISSUER_OPTIONS, "bearer.issuers");
+    const { issuer } = entry;
+    if (typeof issuer !== "string" || issuer === "")
+      throw optionError("bearer.issuers", issuer, `bearer.issuers[${i}].issuer: a non-empty string`);
+    if (tenants.has(issuer))
+      throw codedError("bearer.issuers", `bearer.issuers names ${JSON.stringify(issuer)} twice`);
+    const sources = (["jwksUri", "jwks", "key"] as const).filter((k) => entry[k] !== undefined);
+    if (sources.length !== 1)
+      throw codedError(
+        "bearer.issuers",
+        `bearer.issuers[${i}] (${JSON.stringify(issuer)}): give exactly one of jwksUri, jwks, key, got ${sources.length === 0 ? "none" : sources.join(" and ")}`,
+      );
+    const keySource = keySourceOf(
+      {
+        algorithms: shared.algorithms,
+        ...(options.jwksOptions === undefined ? {} : { jwksOptions: options.jwksOptions }),
+        [sources[0] as string]: entry[sources[0] as "key"],
+      },
+      context,
+    );
+    const audience = listOption(entry.audience, "bearer.issuers.audience") ?? shared.audience;
+    const { audience: _shared, ...rest } = shared;
+    tenants.set(issuer, {
+      keySource,
+      verifyOptions: { ...rest, issuer: [issuer], ...(audience ? { audience } : {}) },
+    });
+  });
+  return tenants;
+}
+
+/**
+ * The keys and checks for `token`: the one key source, or the issuer its `iss` names. The `iss`
+ * read here is not yet verified: it only chooses whose keys are tried, and jose then checks the
+ * signature with those keys and `iss` against that issuer, so a token naming an issuer whose key
+ * did not sign it fails. One naming no issuer is refused here, before any key is fetched (RFC 8725
+ * §3.8: "validate that the cryptographic keys used for the cryptographic operations in the JWT
+ * belong to the issuer").
+ */
+function routeOf(config: BearerConfig, token: string): KeyRoute {
+  if (config.route !== undefined) return config.route;
+  const payload = decodeJwt(token);
+  const route = typeof payload.iss === "string" ? config.tenants?.get(payload.iss) : undefined;
+  if (route === undefined)
+    throw new errors.JWTClaimValidationFailed('unexpected "iss" claim value', payload, "iss", "check_failed");
+  return route;
 }
 
 /**
@@ -665,7 +793,12 @@ function checkAlgorithms(options: BearerOptions): string[] {
     );
   }
   const sources = KEY_SOURCES.filter((k) => options[k] !== undefined);
-  if (sources.length !== 1) {
+  if (options.issuers !== undefined && sources.length > 0)
+    throw codedError(
+      "bearer",
+      `bearer: give bearer.issuers or one of ${KEY_SOURCES.join(", ")}, got issuers and ${sources.join(" and ")}`,
+    );
+  if (sources.length !== (options.issuers === undefined ? 1 : 0)) {
     throw codedError(
       "bearer",
       `bearer: give exactly one of ${KEY_SOURCES.join(", ")}, got ${sources.length === 0 ? "none" : sources.join(" and ")}`,
@@ -907,9 +1040,9 @@ async function verifyToken(config: BearerConfig, token: string): Promise<Princip
 
 /** The signature and claims checked by jose; any refusal an {@link InvalidTokenError}. */
 async function verifyJws(config: BearerConfig, token: string, nowMs: number): Promise<JWTPayload> {
-  const { keySource } = config;
-  const options = { ...config.verifyOptions, currentDate: new Date(nowMs) };
   try {
+    const { keySource, verifyOptions } = routeOf(config, token);
+    const options = { ...verifyOptions, currentDate: new Date(nowMs) };
     const result =
       typeof keySource === "function"
         ? await jwtVerify(token, keySource, options).catch((err: unknown) =>
@@ -920,7 +1053,7 @@ async function verifyJws(config: BearerConfig, token: string, nowMs: number): Pr
     // value in the "aud" claim when this claim is present, then the JWT MUST be rejected." Without
     // `audience` this verifier names no audience, so a token addressed to any (another API of the
     // same issuer) is refused; jose checks `aud` only when given an audience.
-    if (config.verifyOptions.audience === undefined && result.payload.aud !== undefined)
+    if (verifyOptions.audience === undefined && result.payload.aud !== undefined)
       throw new InvalidTokenError("ERR_JWT_AUDIENCE_UNEXPECTED");
     // RFC 7519 §7.2 step 8: "If the JOSE Header contains a "cty" (content type) value of "JWT",
     // then the Message is a JWT that was the subject of nested signing or encryption operations",

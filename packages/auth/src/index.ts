@@ -42,6 +42,7 @@ export {
 } from "./basic-verifier.js";
 export {
   type BearerCacheOptions,
+  type BearerIssuerOptions,
   type BearerOptions,
   type BearerVerifier,
   createBearerVerifier,

@@ -93,6 +93,59 @@ const cases: [string, () => unknown, string][] = [
     "ERR_SVC_AUTH_BEARER_KEY",
   ],
   ["bearer.jwks {}", bearer({ jwks: {}, algorithms: ["ES256"] }), "ERR_SVC_AUTH_BEARER_JWKS"],
+  // bearer.issuers (several issuers, each with its own key source)
+  ["bearer.issuers []", bearer({ algorithms: ["ES256"], issuers: [] }), "ERR_SVC_AUTH_BEARER_ISSUERS"],
+  [
+    "bearer.issuers with bearer.issuer",
+    bearer({ algorithms: ["ES256"], issuer: "https://a/", issuers: [{ issuer: "https://a/", jwks }] }),
+    "ERR_SVC_AUTH_BEARER_ISSUERS",
+  ],
+  [
+    "bearer.issuers with a top-level key source",
+    bearer({ ...ok, issuers: [{ issuer: "https://a/", jwks }] }),
+    "ERR_SVC_AUTH_BEARER",
+  ],
+  [
+    "bearer.issuers entry without issuer",
+    bearer({ algorithms: ["ES256"], issuers: [{ jwks }] }),
+    "ERR_SVC_AUTH_BEARER_ISSUERS",
+  ],
+  [
+    "bearer.issuers naming one issuer twice",
+    bearer({
+      algorithms: ["ES256"],
+      issuers: [
+        { issuer: "https://a/", jwks },
+        { issuer: "https://a/", jwks },
+      ],
+    }),
+    "ERR_SVC_AUTH_BEARER_ISSUERS",
+  ],
+  [
+    "bearer.issuers entry without a key source",
+    bearer({ algorithms: ["ES256"], issuers: [{ issuer: "https://a/" }] }),
+    "ERR_SVC_AUTH_BEARER_ISSUERS",
+  ],
+  [
+    "bearer.issuers entry with two key sources",
+    bearer({ algorithms: ["ES256"], issuers: [{ issuer: "https://a/", jwks, key: publicKey }] }),
+    "ERR_SVC_AUTH_BEARER_ISSUERS",
+  ],
+  [
+    "bearer.issuers with HS256",
+    bearer({ algorithms: ["HS256"], issuers: [{ issuer: "https://a/", jwks }] }),
+    "ERR_SVC_AUTH_BEARER_ALGORITHMS",
+  ],
+  [
+    'bearer.issuers entry audience ""',
+    bearer({ algorithms: ["ES256"], issuers: [{ issuer: "https://a/", jwks, audience: "" }] }),
+    "ERR_SVC_AUTH_BEARER_ISSUERS_AUDIENCE",
+  ],
+  [
+    "bearer.issuers entry jwksUri http:",
+    bearer({ algorithms: ["ES256"], issuers: [{ issuer: "https://a/", jwksUri: "http://a/jwks" }] }),
+    "ERR_SVC_AUTH_BEARER_JWKS_URI",
+  ],
   [
     "bearer.jwksUri not a URL",
     bearer({ jwksUri: "jwks.json", algorithms: ["ES256"] }),
@@ -423,6 +476,17 @@ describe("unknown option names: refused at every level, with a did-you-mean", ()
       "maxBytes",
       1000,
       (n, v) => createBearerVerifier({ ...ok, jwksOptions: { [n]: v } } as never),
+    ],
+    [
+      "bearer.issuers.",
+      "jwksUrl",
+      "jwksUri",
+      "https://i.example/jwks",
+      (n, v) =>
+        createBearerVerifier({
+          algorithms: ["ES256"],
+          issuers: [{ issuer: "https://i.example/", [n]: v }],
+        } as never),
     ],
     [
       "bearer.discovery.",
