@@ -2,6 +2,7 @@ import type { Logger } from "@svc/errors";
 import { isToken } from "@svc/kernel";
 import { checkOptionNames, MAX_TIMER_MS } from "@svc/kernel/internal";
 import { canonicalPath, type RoutingRules } from "./canonical-path.js";
+import { type FingerprintOption, type ResolvedFingerprint, resolveFingerprint } from "./fingerprint.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError } from "./option-error.js";
 import { principalScope } from "./request-reader.js";
@@ -118,6 +119,18 @@ export interface IdempotencyCoreOptions<Req = unknown> {
    */
   maxStoredBytes?: number;
   /**
+   * What makes a retry "the same request" as the one its key first came with (draft §2.2), in
+   * place of the method, the target and the whole body: a list of JSON Pointers (RFC 6901) into
+   * the parsed JSON body, hashed with the method and the target (a member such as a client
+   * timestamp left out may differ between retries); or a function of the request answering the
+   * string or bytes to hash. A pointer that selects nothing (absent member, index past the end)
+   * counts as absent, which differs from `null`; a body that is bytes or text is hashed whole.
+   * See the README, "Choosing the fingerprint", for what leaving parts out risks.
+   * @example idempotency({ fingerprint: ["/amount", "/currency", "/to"] })
+   * @default the method, the canonical target and the whole body
+   */
+  fingerprint?: FingerprintOption;
+  /**
    * Which handler statuses are stored for replay. Others release the claim so a retry can run.
    * `started` is whether the endpoint called `claim.markStarted()`. A promise it answers (an `async`
    * function, from plain JavaScript) is awaited.
@@ -194,6 +207,8 @@ export interface IdempotencyConfig<Req> {
   retryAfter: string;
   storeStatus: (status: number, context: StoreStatusContext) => boolean;
   replayHeaders: readonly string[];
+  /** The `fingerprint` option, resolved. */
+  fingerprint: ResolvedFingerprint;
   scope: (req: Req) => string;
   /** Whether `scope` is the application's: the default reads the principal `@svc/auth` recorded. */
   scopeGiven: boolean;
@@ -436,6 +451,7 @@ const IDEMPOTENCY_OPTIONS = [
   "maxLeaseMs",
   "retentionMs",
   "maxStoredBytes",
+  "fingerprint",
   "storeStatus",
   "replayHeaders",
   "scope",
@@ -506,6 +522,7 @@ export function resolveConfig<Req>(
     maxStoredBytes,
     waitMs,
     retryAfter: String(Math.ceil(retryAfterSeconds)),
+    fingerprint: resolveFingerprint(options.fingerprint),
     storeStatus: resolveStoreStatus(options.storeStatus),
     replayHeaders: resolveReplayHeaders(options.replayHeaders),
     scope: resolveScope(options.scope, defaultScope),

@@ -9,7 +9,7 @@ import {
   resolveConfig,
 } from "./config.js";
 import { decisions } from "./diagnostics.js";
-import { canonicalJson, requestFingerprint } from "./fingerprint.js";
+import { canonicalJson, type FingerprintKind } from "./fingerprint.js";
 import { ScopeFullError } from "./memory-store.js";
 import { parseIdempotencyKey } from "./parse-key.js";
 import { type ClaimResult, type StoredResponse, withoutBody } from "./store.js";
@@ -290,12 +290,17 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
     }
     // The canonical path and the query as sent: another spelling of the same request replays.
     const url = path + queryOf(attempt.target) + caseOfParams(attempt.params, rules);
-    const fingerprint = requestFingerprint({ method, url, body: attempt.body });
+    const fingerprint = config.fingerprint.of({
+      method,
+      target: url,
+      fields: attempt.headers,
+      body: attempt.body,
+    });
     const native =
       typeof attempt.request === "object" && attempt.request !== null ? attempt.request : undefined;
     const origin: ClaimOrigin = { logger, health, request: native, scope };
     const decision = await claimKey(config, key, fingerprint, origin, attempt.signal);
-    if (decisions.hasSubscribers) publishDecision(native, scope, decision);
+    if (decisions.hasSubscribers) publishDecision(native, scope, decision, config.fingerprint.kind);
     return decision;
   }
 
@@ -311,7 +316,12 @@ export function coreOf<Req>(config: IdempotencyConfig<Req>): IdempotencyCore<Req
 }
 
 /** The decision on the `svc:idempotency` channel: only called with a subscriber. */
-function publishDecision(native: object | undefined, scope: string, decision: IdempotencyDecision): void {
+function publishDecision(
+  native: object | undefined,
+  scope: string,
+  decision: IdempotencyDecision,
+  fingerprint: FingerprintKind,
+): void {
   if (decision.outcome === "claimed") {
     const taken = (decision.claim as Claim).leaseExpired;
     decisions.publish({ request: native, decision: taken ? "lease-expired" : "claimed", scope });
@@ -329,7 +339,7 @@ function publishDecision(native: object | undefined, scope: string, decision: Id
   if (decision.outcome !== "error") return;
   const { status } = decision.error;
   if (status === 409) decisions.publish({ request: native, decision: "in-progress", scope });
-  else if (status === 422) decisions.publish({ request: native, decision: "mismatch", scope });
+  else if (status === 422) decisions.publish({ request: native, decision: "mismatch", scope, fingerprint });
   else if (status === 503)
     decisions.publish({
       request: native,

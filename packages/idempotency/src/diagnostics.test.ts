@@ -59,7 +59,7 @@ describe("svc:idempotency: one message per keyed request looked up", () => {
       { request: second, decision: "in-progress", scope: "tenant-a" },
       { request: first, decision: "completed", scope: "tenant-a", status: 201 },
       { request: third, decision: "replayed", scope: "tenant-a" },
-      { request: fourth, decision: "mismatch", scope: "tenant-a" },
+      { request: fourth, decision: "mismatch", scope: "tenant-a", fingerprint: "default" },
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
+import type { FingerprintKind } from "./fingerprint.js";
 
 /**
  * What the `Idempotency-Key` step publishes on the channel `svc:idempotency`
@@ -15,7 +16,8 @@ import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
  *   (`PostgresStore`); with the others such a claim is `claimed`.
  * - `replayed`: the key's completed response is sent again.
  * - `in-progress`: the 409, the key's first execution still runs.
- * - `mismatch`: the 422, the key was used with another request.
+ * - `mismatch`: the 422, the key was used with another request; `fingerprint` names which
+ *   fingerprint compared them (`"default"`, or the `fingerprint` option's kind).
  * - `store-failed`: the store did not answer; `onStoreError` decided (`passed`: run unprotected).
  *
  * A claimed execution's end, when the store did what was asked (a claim whose lease was lost
@@ -40,9 +42,20 @@ export type IdempotencyDiagnostic =
   | {
       /** The framework's request (Express's `req`, Fastify's `request`, a Fetch `Request`); absent when `begin` was given none. */
       readonly request: object | undefined;
-      readonly decision: "claimed" | "lease-expired" | "replayed" | "in-progress" | "mismatch";
+      readonly decision: "claimed" | "lease-expired" | "replayed" | "in-progress";
       /** The scope the key was looked up in (`u:<principal>`, or the `scope` option's). */
       readonly scope: string;
+    }
+  | {
+      readonly request: object | undefined;
+      readonly decision: "mismatch";
+      readonly scope: string;
+      /**
+       * Which fingerprint compared the requests: `"default"` (method, target, whole body), or the
+       * `fingerprint` option's `"pointers"` or `"function"`. A burst of mismatches after a change
+       * of the option is records stored under the previous fingerprint, not clients misusing keys.
+       */
+      readonly fingerprint: FingerprintKind;
     }
   | {
       readonly request: object | undefined;

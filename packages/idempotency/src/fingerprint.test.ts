@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, requestFingerprint } from "./fingerprint.js";
+import { canonicalJson, requestFingerprint, resolveFingerprint } from "./fingerprint.js";
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth and drops whitespace", () => {
@@ -86,5 +86,47 @@ describe("requestFingerprint", () => {
     [{ b: 1, a: "€" }, "8e8f8b38753f783225c0793be67a0710792d583b32b69e27751f0aec36af567f"],
   ])("POST /orders/é with body %j → %s", (body, hex) => {
     expect(fp(body, "POST", "/orders/é")).toBe(hex);
+  });
+});
+
+describe("the fingerprint option", () => {
+  const request = (body: unknown, fields = {}) => ({ method: "POST", target: "/pay", fields, body });
+  it("pointers: a member left out may differ; a member selected may not", () => {
+    const { of } = resolveFingerprint(["/amount", "/to"]);
+    const first = of(request({ amount: 5, to: "a", sentAt: "10:00" }));
+    expect(of(request({ to: "a", amount: 5, sentAt: "10:01" }))).toBe(first);
+    expect(of(request({ amount: 6, to: "a", sentAt: "10:00" }))).not.toBe(first);
+  });
+  it("pointers: a member absent differs from a member null, and from no body", () => {
+    const { of } = resolveFingerprint(["/note"]);
+    const absent = of(request({}));
+    expect(of(request({ note: null }))).not.toBe(absent);
+    expect(of(request({ other: 1 }))).toBe(absent);
+    expect(of(request(undefined))).toBe(absent);
+  });
+  it("pointers: the method and the target still count", () => {
+    const { of } = resolveFingerprint(["/amount"]);
+    expect(of({ ...request({ amount: 5 }), target: "/pay?x=1" })).not.toBe(of(request({ amount: 5 })));
+  });
+  it("pointers over a raw body → the default fingerprint of those bytes", () => {
+    const raw = new TextEncoder().encode('{"amount":5}');
+    expect(resolveFingerprint(["/amount"]).of(request(raw))).toBe(
+      resolveFingerprint(undefined).of(request(raw)),
+    );
+  });
+  it("no option → requestFingerprint, as before", () => {
+    expect(resolveFingerprint(undefined).of(request({ a: 1 }))).toBe(
+      requestFingerprint({ method: "POST", url: "/pay", body: { a: 1 } }),
+    );
+  });
+  it("a function: only what it answers counts; a string and its bytes hash alike", () => {
+    const { of } = resolveFingerprint((r) => String(r.fields["x-account"]));
+    expect(of(request({ a: 1 }, { "x-account": "7" }))).toBe(of(request({ a: 2 }, { "x-account": "7" })));
+    expect(of(request({ a: 1 }, { "x-account": "8" }))).not.toBe(of(request({ a: 1 }, { "x-account": "7" })));
+    const bytes = resolveFingerprint(() => new TextEncoder().encode("7"));
+    expect(bytes.of(request({}))).toBe(resolveFingerprint(() => "7").of(request({})));
+  });
+  it("a function answering neither a string nor bytes → TypeError", () => {
+    expect(() => resolveFingerprint((() => 7) as never).of(request({}))).toThrow(TypeError);
   });
 });

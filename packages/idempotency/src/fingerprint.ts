@@ -1,5 +1,8 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { digest, utf8Bytes } from "@svc/kernel/internal";
 import { utf8Length } from "./bytes.js";
+import { NOTHING, parseJsonPointer, selectJsonPointer } from "./json-pointer.js";
+import { optionError } from "./option-error.js";
 
 /**
  * JSON with object keys sorted (by UTF-16 code units, as RFC 8785 orders them) and no
@@ -127,18 +130,100 @@ export function requestFingerprint(input: FingerprintInput): string {
   const head = field(input.method.toUpperCase()) + field(input.url);
   const { body } = input;
   if (body === undefined) return digest("sha256", head + field("none"), "hex");
-  if (typeof body === "string") return digest("sha256", `${head}${field("raw")}${body}`, "hex");
-  if (body instanceof Uint8Array) {
-    const prefix = utf8Bytes(head + field("raw"));
-    const bytes = new Uint8Array(prefix.byteLength + body.byteLength);
-    bytes.set(prefix);
-    bytes.set(body, prefix.byteLength);
-    return digest("sha256", bytes, "hex");
-  }
+  if (typeof body === "string" || body instanceof Uint8Array) return hashed(head + field("raw"), body);
   return digest("sha256", `${head}${field("json")}${canonicalJson(body)}`, "hex");
+}
+
+/** SHA-256 of `prefix` followed by `value` (its UTF-8 bytes, or the bytes as they are). */
+function hashed(prefix: string, value: string | Uint8Array): string {
+  if (typeof value === "string") return digest("sha256", prefix + value, "hex");
+  const head = utf8Bytes(prefix);
+  const bytes = new Uint8Array(head.byteLength + value.byteLength);
+  bytes.set(head);
+  bytes.set(value, head.byteLength);
+  return digest("sha256", bytes, "hex");
 }
 
 function field(value: string): string {
   // Length-prefixed, so no choice of method/url/body can run into the next field.
   return `${utf8Length(value)}:${value}\n`;
+}
+
+/** What the `fingerprint` option's function is given: the request as the core read it. */
+export interface FingerprintRequest {
+  /** The request method, upper case. */
+  readonly method: string;
+  /** The request target as the key compares it: the canonical path and the query as sent. */
+  readonly target: string;
+  /** The request header fields (lower-case names). */
+  readonly fields: IncomingHttpHeaders;
+  /** The body as the body parser left it (parsed value, `Buffer`/`Uint8Array`, string), or `undefined`. */
+  readonly body: unknown;
+}
+
+/**
+ * What makes two requests with one key "the same request": a list of JSON Pointers (RFC 6901)
+ * into the parsed JSON body, hashed with the method and the target; or a function answering the
+ * string or bytes to hash (and nothing else: the method and target only count if it returns them).
+ *
+ * @example idempotency({ fingerprint: ["/amount", "/currency", "/to"] })
+ * @example idempotency({ fingerprint: (r) => `${r.method} ${r.target} ${String(r.fields["x-account"])}` })
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header#section-2.2
+ */
+export type FingerprintOption = readonly string[] | ((request: FingerprintRequest) => string | Uint8Array);
+
+/** Which fingerprint a key is compared by: published with a `mismatch`. */
+export type FingerprintKind = "default" | "pointers" | "function";
+
+/** The `fingerprint` option, resolved: its kind and the hex digest it makes of a request. */
+export interface ResolvedFingerprint {
+  readonly kind: FingerprintKind;
+  readonly of: (request: FingerprintRequest) => string;
+}
+
+/** Checks the `fingerprint` option once: every pointer's syntax, or the function. */
+export function resolveFingerprint(option: FingerprintOption | undefined): ResolvedFingerprint {
+  if (option === undefined)
+    return {
+      kind: "default",
+      of: (r) => requestFingerprint({ method: r.method, url: r.target, body: r.body }),
+    };
+  if (typeof option === "function") {
+    return {
+      kind: "function",
+      of(request) {
+        const value: unknown = option(request);
+        if (typeof value !== "string" && !(value instanceof Uint8Array))
+          throw new TypeError(
+            `idempotency: the fingerprint function answered ${typeof value}; it must answer a string or a Uint8Array`,
+          );
+        return hashed(field("function"), value);
+      },
+    };
+  }
+  const accepted =
+    'a non-empty array of JSON Pointers (RFC 6901: "" or "/a/b", ~ only as ~0 or ~1), or a function (request) => string | Uint8Array';
+  if (!Array.isArray(option) || option.length === 0)
+    throw optionError("idempotency", "fingerprint", option, accepted);
+  const pointers = option.map((pointer: unknown) => {
+    const tokens = parseJsonPointer(pointer as string);
+    if (tokens === undefined) throw optionError("idempotency", "fingerprint", pointer, accepted);
+    return { pointer: pointer as string, tokens };
+  });
+  return {
+    kind: "pointers",
+    of(r) {
+      const { body } = r;
+      // Only a parsed body has members to point at: bytes or text are hashed whole, as by default.
+      if (typeof body === "string" || body instanceof Uint8Array)
+        return requestFingerprint({ method: r.method, url: r.target, body });
+      // Each pointer with its value, or alone when it selects nothing: absent is not null.
+      const parts = pointers.map(({ pointer, tokens }) => {
+        const value = body === undefined ? NOTHING : selectJsonPointer(body, tokens);
+        return value === NOTHING ? [pointer] : [pointer, value];
+      });
+      const head = field(r.method) + field(r.target);
+      return digest("sha256", `${head}${field("pointers")}${canonicalJson(parts)}`, "hex");
+    },
+  };
 }

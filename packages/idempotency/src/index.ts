@@ -16,7 +16,14 @@ export {
   type IdempotencyResponse,
 } from "./core.js";
 export type { IdempotencyDiagnostic, IdempotencyStoreCall } from "./diagnostics.js";
-export { canonicalJson, type FingerprintInput, requestFingerprint } from "./fingerprint.js";
+export {
+  canonicalJson,
+  type FingerprintInput,
+  type FingerprintKind,
+  type FingerprintOption,
+  type FingerprintRequest,
+  requestFingerprint,
+} from "./fingerprint.js";
 export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } from "./memory-store.js";
 export type { OptionError } from "./option-error.js";
 export { MAX_KEY_LENGTH, type ParsedIdempotencyKey, parseIdempotencyKey } from "./parse-key.js";

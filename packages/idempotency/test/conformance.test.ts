@@ -80,6 +80,9 @@ function parsedRoute() {
     reply({ execution: ++runs, scope: exchangeOf(request).idempotencyScope ?? null }, { status: 201 });
 }
 
+/** The `fingerprint` option: a retry may change the client's `sentAt`, not the `item`. */
+const stamped = () => ({ ...options(), fingerprint: ["/item"] });
+
 const mounts: Mounts = {
   express() {
     const svc = expressAdapter(createPipeline());
@@ -99,6 +102,14 @@ const mounts: Mounts = {
       expressBody(),
       svc.handle((request) => parsed(request), { idempotency: parsedKeys }),
     );
+    const stampedKeys = expressIdempotency(stamped());
+    const stampedRoute = orders();
+    app.post(
+      "/stamped",
+      svc.handle((req: express.Request, ctx) => stampedRoute(req.body, req.headers, ctx), {
+        idempotency: stampedKeys,
+      }),
+    );
     app.use(fallbackErrors.express);
     return app;
   },
@@ -109,6 +120,8 @@ const mounts: Mounts = {
     const parsedKeys = nodeIdempotency(options());
     const parsed = parsedRoute();
     const readParsed = nodeBody();
+    const stampedKeys = nodeIdempotency(stamped());
+    const stampedRoute = orders();
     return (req: IncomingMessage, res: ServerResponse) => {
       const run = async () => {
         const { path } = await svc.prepare(req, res);
@@ -116,11 +129,15 @@ const mounts: Mounts = {
           await readParsed(req, res);
           return svc.respond(req, res, () => parsed(req), { idempotency: parsedKeys });
         }
-        if (req.method !== "POST" || path !== "/orders") throw HttpError.notFound();
+        if (req.method !== "POST" || (path !== "/orders" && path !== "/stamped")) throw HttpError.notFound();
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
         Object.assign(req, { body });
+        if (path === "/stamped")
+          return svc.respond(req, res, (ctx) => stampedRoute(body, req.headers, ctx), {
+            idempotency: stampedKeys,
+          });
         return svc.respond(req, res, (ctx) => create(body, req.headers, ctx), { idempotency: keys });
       };
       run().catch((err) => fallbackErrors.node(err, req, res));
@@ -144,6 +161,14 @@ const mounts: Mounts = {
         svc.handle((request) => parsed(request), { idempotency: parsedKeys }),
       );
     });
+    const stampedKeys = fastifyIdempotency(stamped());
+    const stampedRoute = orders();
+    app.post(
+      "/stamped",
+      svc.handle((request, ctx) => stampedRoute(request.body, request.headers, ctx), {
+        idempotency: stampedKeys,
+      }),
+    );
     return app;
   },
   fetch() {
@@ -166,6 +191,16 @@ const mounts: Mounts = {
       await readParsed(c.req.raw);
       return svc.respond(c.req.raw, () => parsed(c.req.raw), { route: { idempotency: parsedKeys } });
     });
+    const stampedKeys = fetchIdempotency(stamped());
+    const stampedRoute = orders();
+    app.post("/stamped", async (c) => {
+      const body: unknown = await c.req.json();
+      const headers = Object.fromEntries(c.req.raw.headers);
+      return svc.respond(c.req.raw, (ctx) => stampedRoute(body, headers, ctx), {
+        route: { idempotency: stampedKeys },
+        body,
+      });
+    });
     return app.fetch;
   },
 };
@@ -180,7 +215,29 @@ const post = (key: string | undefined, item: string) => ({
   body: JSON.stringify({ item }),
 });
 
+/** A POST to `/stamped`, whose fingerprint is the pointer `/item` alone. */
+const stampedPost = (key: string, item: string, sentAt: string) => ({
+  ...post(key, item),
+  path: "/stamped",
+  body: JSON.stringify({ item, sentAt }),
+});
+
 const rows: Row[] = [
+  {
+    name: 'fingerprint: ["/item"], a retry with another sentAt → the first\'s 201 replayed',
+    before: [stampedPost("k-stamped", "fig", "10:00:00")],
+    request: stampedPost("k-stamped", "fig", "10:00:05"),
+    status: 201,
+    headers: { "idempotent-replayed": "true" },
+    body: { item: "fig", execution: 1 },
+  },
+  {
+    name: 'fingerprint: ["/item"], the same key with another item → 422',
+    before: [stampedPost("k-stamped-2", "fig", "10:00:00")],
+    request: stampedPost("k-stamped-2", "kiwi", "10:00:00"),
+    status: 422,
+    body: errorStatus(422),
+  },
   {
     name: "the first POST with a key → 201, the handler runs",
     request: post("k-first", "apple"),
