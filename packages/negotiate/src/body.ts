@@ -10,6 +10,12 @@ import {
   xmlDeclaredEncoding,
 } from "@svc/kernel";
 import { checkOptionNames, resolveUnreadBody } from "@svc/kernel/internal";
+import {
+  decodedContent,
+  type RequestCoding,
+  requestCodings,
+  resolveRequestCodings,
+} from "./content-coding.js";
 import { because, negotiateChannel, publishBodyRefusal } from "./diagnostics.js";
 import { inexactNumbers } from "./exact-numbers.js";
 import { byteLimit, refused } from "./options.js";
@@ -25,6 +31,19 @@ export interface ParseBodyOptions {
    * @default 102400 (100 KiB)
    */
   limit?: number | string;
+  /**
+   * Content codings of a request body that are decoded before it is parsed (RFC 9110 §8.4):
+   * `"gzip"` (and `x-gzip`), `"deflate"` (the zlib format), `"br"`, and `"zstd"` where the
+   * runtime's zlib has it (Node.js 22.15 and later; named elsewhere, refused at construction).
+   * Stacked codings (`Content-Encoding: gzip, br`) are decoded in reverse order, two at most. A
+   * coded body is bounded twice by `limit`: the bytes received, and the bytes each decoding step
+   * produces, so a small body that decodes to gigabytes is refused (413) once `limit` decoded
+   * bytes exist, never decoded whole. A body in another coding → 415 with `Accept-Encoding`
+   * naming the enabled ones (RFC 9110 §15.5.16, §12.5.3). On the Fetch API and Node.js, gzip
+   * and deflate are decoded by the Compression Standard's `DecompressionStream`.
+   * @default [] (identity only: any coded body → 415)
+   */
+  contentCodings?: ReadonlyArray<RequestCoding>;
   /**
    * Deepest accepted nesting of JSON arrays/objects or XML elements; deeper → 400.
    * @default 32
@@ -106,12 +125,16 @@ type BodyKind = "json" | "xml";
 interface DeclaredBody {
   readonly kind: BodyKind;
   readonly charsetGiven: boolean;
+  /** The content codings to decode, in the order applied; empty for identity. */
+  readonly codings: readonly RequestCoding[];
 }
 
 /** {@link ParseBodyOptions} checked and resolved once. */
 interface BodyConfig {
   readonly limit: number;
   readonly depth: number;
+  /** The content codings decoded (`contentCodings`). */
+  readonly codings: readonly RequestCoding[];
   /** The kinds accepted whole (`json`: any JSON type). */
   readonly types: ReadonlyArray<BodyKind>;
   /** The media types accepted one by one (essence, lower case), with how each is read. */
@@ -129,7 +152,17 @@ interface BodyConfig {
   readonly acceptedHeader: string;
 }
 
-const BODY_OPTIONS = ["limit", "depth", "types", "others", "timeout", "exactNumbers", "xml", "unreadBody"];
+const BODY_OPTIONS = [
+  "limit",
+  "contentCodings",
+  "depth",
+  "types",
+  "others",
+  "timeout",
+  "exactNumbers",
+  "xml",
+  "unreadBody",
+];
 
 function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   checkOptionNames("negotiate", options, BODY_OPTIONS, "parseBody");
@@ -211,6 +244,7 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   return {
     limit,
     depth,
+    codings: resolveRequestCodings(options.contentCodings),
     types: wholeKinds,
     exact,
     timeout,
@@ -299,14 +333,31 @@ function bodyKind(req: RequestView, config: BodyConfig): DeclaredBody | HttpErro
   }
   if (kind === undefined && !config.refuseOthers) return NOT_OURS;
   const coding = req.headers["content-encoding"];
+  let codings: readonly RequestCoding[] = [];
   if (coding !== undefined && !isIdentity(coding)) {
-    // RFC 9110 §12.5.3: "Servers that fail a request due to an unsupported content coding ought to
-    // respond with a 415 (Unsupported Media Type) status and include an Accept-Encoding header
-    // field in that response, allowing clients to distinguish between issues related to content
-    // codings and media types." No coding is decoded here: identity only.
-    return unsupported(req, config, `Content-Encoding "${coding}" is not supported; send the body uncoded`, {
-      "Accept-Encoding": "identity",
-    });
+    const decoded = repeatsField(req.rawHeaders, "content-encoding")
+      ? { refused: coding }
+      : requestCodings(coding, config.codings);
+    if (!Array.isArray(decoded)) {
+      // RFC 9110 §15.5.16: 415 when "the content is in an unsupported format", and §12.5.3:
+      // "Servers that fail a request due to an unsupported content coding ought to respond with
+      // a 415 (Unsupported Media Type) status and include an Accept-Encoding header field in that
+      // response, allowing clients to distinguish between issues related to content codings and
+      // media types." Accept-Encoding names what is decoded.
+      const enabled = [...config.codings, "identity"];
+      return because(
+        unsupported(
+          req,
+          config,
+          config.codings.length === 0
+            ? `Content-Encoding "${coding}" is not supported; send the body uncoded`
+            : `Content-Encoding "${decoded.refused}" is not supported; accepted: ${enabled.join(", ")} (at most two stacked)`,
+          { "Accept-Encoding": enabled.join(", ") },
+        ),
+        "content-coding",
+      );
+    }
+    codings = decoded;
   }
   if (kind === undefined) {
     return unsupported(
@@ -327,7 +378,7 @@ function bodyKind(req: RequestView, config: BodyConfig): DeclaredBody | HttpErro
   const declared = Number(req.headers["content-length"]);
   return Number.isFinite(declared) && declared > config.limit
     ? tooLarge(config)
-    : { kind, charsetGiven: charset !== undefined };
+    : { kind, charsetGiven: charset !== undefined, codings };
 }
 
 /**
@@ -626,6 +677,7 @@ async function receiveIterable(
   content: AsyncIterable<Uint8Array>,
   config: BodyConfig,
   deferred: HttpError | undefined,
+  failed: (err: unknown) => HttpError = unreadable,
 ): Promise<Uint8Array> {
   const iterator = content[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
@@ -650,7 +702,7 @@ async function receiveIterable(
         step = await (expired === undefined ? iterator.next() : Promise.race([iterator.next(), expired]));
       } catch (err) {
         stop();
-        throw err instanceof HttpError ? err : unreadable(err);
+        throw err instanceof HttpError ? err : failed(err);
       }
       if (step.done) break;
       const chunk = step.value;
@@ -669,6 +721,60 @@ async function receiveIterable(
     if (timer !== undefined) clearTimeout(timer);
   }
   return joined(chunks, size);
+}
+
+/** The bytes of `content` as received, at most `limit` of them; a failing stream → 400 `unreadable_body`. */
+async function* received(content: BodyContent, config: BodyConfig): AsyncGenerator<Uint8Array> {
+  if (content instanceof Uint8Array) {
+    if (content.byteLength > config.limit) throw tooLarge(config);
+    yield content;
+    return;
+  }
+  // A node:http request left as it is when decoding stops: the refused-body policy settles the rest.
+  const readable = content as { iterator?: (o: { destroyOnReturn: boolean }) => AsyncIterable<Uint8Array> };
+  const source =
+    typeof readable.iterator === "function"
+      ? readable.iterator({ destroyOnReturn: false })
+      : (content as AsyncIterable<Uint8Array>);
+  let size = 0;
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      let step: IteratorResult<Uint8Array>;
+      try {
+        step = await iterator.next();
+      } catch (err) {
+        throw unreadable(err);
+      }
+      if (step.done) return;
+      size += step.value.byteLength;
+      if (size > config.limit) throw tooLarge(config);
+      yield step.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/**
+ * RFC 9110 §8.4.1: a body in `codings`, decoded as it arrives, every step bounded by `limit`. Bytes
+ * that are not in the coding they are labelled with → 400.
+ */
+function receiveDecoded(
+  content: BodyContent,
+  config: BodyConfig,
+  codings: readonly RequestCoding[],
+): Promise<Uint8Array> {
+  const decoded = decodedContent(received(content, config), codings, config.limit, () => tooLarge(config));
+  return receiveIterable(decoded, config, undefined, (cause) =>
+    because(
+      HttpError.badRequest(`Malformed request body: not valid ${codings.join(", ")} content`, {
+        code: "malformed_body",
+        cause,
+      }),
+      "bad-coding",
+    ),
+  );
 }
 
 /** Whether `content` may hold bytes: a `node:http` stream by its framing (RFC 9112 §6), bytes by their length. */
@@ -694,7 +800,9 @@ async function read(config: BodyConfig, request: RequestView, content: BodyConte
   }
   const deferred = declared instanceof HttpError ? declared : undefined;
   let body: Uint8Array;
-  if (content instanceof Uint8Array) {
+  const codings = deferred === undefined ? (declared as DeclaredBody).codings : [];
+  if (codings.length > 0) body = await receiveDecoded(content, config, codings);
+  else if (content instanceof Uint8Array) {
     if (content.byteLength > config.limit) throw tooLarge(config);
     body = content;
   } else if (isNodeStream(content)) body = await receiveNode(content, config, deferred);

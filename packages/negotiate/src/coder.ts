@@ -72,8 +72,9 @@ interface Zstd {
  * loading where there is no Node.js.
  *
  * @see https://nodejs.org/api/process.html#processgetbuiltinmoduleid
+ * @internal
  */
-function nodeModules(): { zlib: Zlib; stream: Streams } | undefined {
+export function nodeModules(): { zlib: Zlib; stream: Streams } | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   if (typeof runtime?.getBuiltinModule !== "function") return undefined;
   try {

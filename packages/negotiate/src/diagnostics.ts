@@ -17,6 +17,11 @@ export type NegotiateDiagnostic =
       readonly decision: "unsupported-media-type";
       /** The request's `Content-Type`, as sent. */
       readonly contentType: string | undefined;
+      /**
+       * `content-coding` when the body's `Content-Encoding` was refused (a coding not enabled in
+       * `contentCodings`, unknown, or stacked more than twice); absent for a type or charset.
+       */
+      readonly reason?: "content-coding";
     }
   | {
       readonly request: object | undefined;
@@ -32,7 +37,9 @@ export type NegotiateDiagnostic =
       /**
        * Why: `too-large` (413), `too-deep`, `malformed`, `inexact-number`, `doctype`,
        * `xml-version`, `processing-instruction`, `too-many-elements`, `too-many-attributes`,
-       * `too-many-namespaces`, `unreadable` (the stream failed), `timeout` (408).
+       * `too-many-namespaces`, `unreadable` (the stream failed), `timeout` (408),
+       * `decoded-too-large` (413: a coded body decoding past `limit`), `bad-coding` (400: the
+       * content is not in the coding its `Content-Encoding` names).
        */
       readonly reason: string;
     };
@@ -69,10 +76,12 @@ export function publishBodyRefusal(native: unknown, contentType: unknown, err: u
   if (!(err instanceof HttpError)) return;
   const request = nativeOf(native);
   if (err.status === 415) {
+    const reason = reasons.get(err);
     negotiateChannel.publish({
       request,
       decision: "unsupported-media-type",
       contentType: typeof contentType === "string" ? contentType : undefined,
+      ...(reason === "content-coding" ? { reason } : {}),
     });
     return;
   }

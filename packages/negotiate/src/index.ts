@@ -19,6 +19,7 @@ export {
   type CompressionOptions as CompressionStepOptions,
   compression,
 } from "./coder.js";
+export type { RequestCoding } from "./content-coding.js";
 export { type CrossOriginOptions, crossOriginGate } from "./cors.js";
 export { type NegotiateDiagnostic, negotiateChannel } from "./diagnostics.js";
 export { selectEncoding } from "./encoding.js";

@@ -106,7 +106,7 @@ const rows: OptionCase[] = [
     "parseBody(options)",
     () => parseBody(7 as never),
     "ERR_SVC_NEGOTIATE_OPTIONS",
-    /parseBody: options must be an object with the fields limit, depth, types, others, timeout, exactNumbers, xml, unreadBody, got 7/,
+    /parseBody: options must be an object with the fields limit, contentCodings, depth, types, others, timeout, exactNumbers, xml, unreadBody, got 7/,
     () => parseBody(),
   ],
   [
@@ -178,6 +178,20 @@ const rows: OptionCase[] = [
     "ERR_SVC_NEGOTIATE_EXACT_NUMBERS",
     /parseBody: exactNumbers must be a boolean, got "yes"/,
     () => parseBody({ exactNumbers: true }),
+  ],
+  [
+    "parseBody: contentCodings (a coding it does not decode)",
+    () => parseBody({ contentCodings: ["compress"] as never }),
+    "ERR_SVC_NEGOTIATE_CONTENT_CODINGS",
+    /parseBody: contentCodings must be an array of "gzip", "deflate", "br" and "zstd".*got "compress"/,
+    () => parseBody({ contentCodings: ["gzip", "deflate", "br"] }),
+  ],
+  [
+    "parseBody: contentCodings (not an array)",
+    () => parseBody({ contentCodings: "gzip" as never }),
+    "ERR_SVC_NEGOTIATE_CONTENT_CODINGS",
+    /got "gzip"/,
+    () => parseBody({ contentCodings: [] }),
   ],
   [
     "parseBody: timeout",
