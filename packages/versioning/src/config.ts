@@ -4,8 +4,10 @@ import { type DeprecationHeaders, deprecationHeaders } from "./deprecation.js";
 import { optionError } from "./option-error.js";
 import type {
   ApiVersioningOptions,
+  CustomStrategyOptions,
   HeaderStrategyOptions,
   MediaTypeStrategyOptions,
+  QueryStrategyOptions,
   UriStrategyOptions,
 } from "./options.js";
 import { acceptsUnversioned, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
@@ -19,6 +21,8 @@ export interface VersioningConfig {
   uri: Required<UriStrategyOptions> | undefined;
   /** `names` as configured (for `Vary` and messages), `keys` lower-cased (to read the headers). */
   header: { names: readonly string[]; keys: readonly string[]; unknownVersionStatus: number } | undefined;
+  query: Required<QueryStrategyOptions> | undefined;
+  custom: Required<CustomStrategyOptions> | undefined;
   mediaType: Required<MediaTypeStrategyOptions> | undefined;
   deprecated: ReadonlyMap<number, DeprecationHeaders>;
   /**
@@ -114,6 +118,48 @@ function headerConfig(option: boolean | HeaderStrategyOptions | undefined): Vers
   };
 }
 
+function queryConfig(option: ApiVersioningOptions["query"]): VersioningConfig["query"] {
+  if (option === undefined || option === false) return undefined;
+  const { name = "api-version", unknownVersionStatus } = settings(option, "query", [
+    "name",
+    "unknownVersionStatus",
+  ]);
+  // RFC 3986 §3.4: a query is pchar, "/" and "?"; a name that needs percent-encoding, or holds
+  // the "&" and "=" that separate form pairs, could never be matched as written.
+  if (typeof name !== "string" || !/^[A-Za-z0-9\-._~!$'()*,;:@/?]+$/.test(name)) {
+    throw optionError("query.name", name, "a query parameter name (RFC 3986 §3.4, no & = + or %)");
+  }
+  return { name, unknownVersionStatus: checkStatus(unknownVersionStatus, 400, "query.unknownVersionStatus") };
+}
+
+const CUSTOM = "an object { extract, vary, unknownVersionStatus? }";
+
+function customConfig(option: CustomStrategyOptions | undefined): VersioningConfig["custom"] {
+  if (option === undefined) return undefined;
+  if (option === null || typeof option !== "object" || Array.isArray(option)) {
+    throw optionError("custom", option, CUSTOM);
+  }
+  checkOptionNames("versioning", option, ["extract", "vary", "unknownVersionStatus"], "versions", "custom");
+  const { extract, vary, unknownVersionStatus } = option;
+  if (typeof extract !== "function") {
+    throw optionError("custom.extract", extract, "a function (request) => string | undefined");
+  }
+  // Required, even empty: what the extractor reads decides the answer, and a cache that does not
+  // key on it serves one client's version to another (RFC 9110 §12.5.5).
+  if (!Array.isArray(vary) || !vary.every((n) => typeof n === "string" && isToken(n))) {
+    throw optionError(
+      "custom.vary",
+      vary,
+      "the list of header field names extract reads (RFC 9110 §12.5.5), [] when it reads only the URL",
+    );
+  }
+  return {
+    extract,
+    vary: Object.freeze([...vary]),
+    unknownVersionStatus: checkStatus(unknownVersionStatus, 400, "custom.unknownVersionStatus"),
+  };
+}
+
 function mediaTypeConfig(option: MediaTypeStrategyOptions | undefined): VersioningConfig["mediaType"] {
   if (option === undefined) return undefined;
   if (option === null || typeof option !== "object") {
@@ -206,11 +252,24 @@ const VERSIONING_OPTIONS = [
   "required",
   "uri",
   "header",
+  "query",
+  "custom",
   "mediaType",
   "deprecated",
   "neutral",
   "routing",
 ];
+
+/** Field names once each, compared case-insensitively (RFC 9110 §5.1), the first spelling kept. */
+function distinct(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return names.filter((n) => {
+    const key = n.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
 function neutralMatchers(neutral: unknown): VersioningConfig["neutral"] {
   if (neutral === undefined) return [];
@@ -275,18 +334,25 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
     : (options.defaultVersion ?? onlyVersion(sorted, options));
   const uri = uriConfig(options.uri ?? true);
   const header = headerConfig(options.header ?? true);
+  const query = queryConfig(options.query);
+  const custom = customConfig(options.custom);
   const mediaType = mediaTypeConfig(options.mediaType);
-  if (!uri && !header && !mediaType) {
+  if (!uri && !header && !query && !custom && !mediaType) {
     throw optionError(
       "strategies",
       "all off",
-      "on for one of uri, header and mediaType at least",
+      "on for one of uri, header, query, custom and mediaType at least",
       "versions: strategies",
     );
   }
   const deprecated = deprecatedConfig(options.deprecated, versions, list);
   const deprecatedList = [...deprecated.keys()].sort((a, b) => a - b).join(", ");
-  const varyAll = [...(header?.names ?? []), ...(mediaType ? ["Accept"] : [])];
+  // The query is part of the URI, the cache key already (RFC 9111 §2): it adds nothing to Vary.
+  const varyAll = distinct([
+    ...(header?.names ?? []),
+    ...(custom?.vary ?? []),
+    ...(mediaType ? ["Accept"] : []),
+  ]);
   const supported: Record<string, string> = { "API-Supported-Versions": list };
   if (deprecatedList) supported["API-Deprecated-Versions"] = deprecatedList;
   return {
@@ -295,6 +361,8 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
     defaultVersion,
     uri,
     header,
+    query,
+    custom,
     mediaType,
     deprecated,
     neutral: neutralMatchers(options.neutral),

@@ -12,12 +12,14 @@ import {
   type Versioner,
 } from "@svc/kernel";
 import { type AcceptedTypes, resolveConfig, type VersioningConfig } from "./config.js";
-import { versioningChannel } from "./diagnostics.js";
+import { type VersioningDiagnostic, versioningChannel } from "./diagnostics.js";
 import type { ApiVersioningOptions, VersionResolution, VersionSource } from "./options.js";
 import {
   hasContent,
   parseHeaderVersion,
   parseVendorContentType,
+  parseVersionValue,
+  queryValues,
   readUriPrefix,
   type VendorMediaType,
 } from "./parse.js";
@@ -34,10 +36,17 @@ interface Named {
   spelled?: string;
 }
 
-const WHERE = { uri: "path", header: "header", "media-type": "media type" } as const;
+const WHERE = {
+  uri: "path",
+  query: "query parameter",
+  header: "header",
+  custom: "custom extractor",
+  "media-type": "media type",
+} as const;
 
 function described(named: Named): string {
-  return `${named.where ?? WHERE[named.source]} ${named.label}`;
+  const where = named.where ?? WHERE[named.source];
+  return named.label === "" ? where : `${where} ${named.label}`;
 }
 
 /** The version number as the request wrote it. */
@@ -149,10 +158,46 @@ function readHeaders(config: VersioningConfig, headers: IncomingHttpHeaders, nam
     const read = headers[key];
     const value = parseHeaderVersion(read !== undefined && Object.hasOwn(headers, key) ? read : undefined);
     if (value === "malformed") {
-      throw badRequest(config, `Header ${names[i]} must be one API version number`, "malformed_api_version");
+      throw malformed(config, `Header ${names[i]} must be one API version number`, "header");
     }
     if (value !== undefined) named.push({ version: value, source: "header", label: names[i] as string });
   }
+}
+
+/**
+ * The query strategy: `?api-version=2`. The parameter sent more than once must name one version
+ * (`?api-version=1&api-version=2` contradicts itself: 400, as two headers that disagree).
+ */
+function readQuery(config: VersioningConfig, url: string, named: Named[]): void {
+  if (!config.query) return;
+  const { name } = config.query;
+  let version: number | undefined;
+  for (const value of queryValues(url, name)) {
+    const read = parseVersionValue(value);
+    if (read === "malformed" || (version !== undefined && version !== read)) {
+      throw malformed(config, `Query parameter ${name} must be one API version number`, "query");
+    }
+    version = read;
+  }
+  if (version !== undefined) named.push({ version, source: "query", label: name });
+}
+
+/** The custom strategy: the application's `extract` reads the version off the request. */
+function readCustom(
+  config: VersioningConfig,
+  method: string | undefined,
+  url: string,
+  headers: IncomingHttpHeaders,
+  named: Named[],
+): void {
+  if (!config.custom) return;
+  const value = config.custom.extract({ method: method ?? "GET", url, headers });
+  if (value === undefined) return;
+  const version = typeof value === "string" ? parseVersionValue(value) : "malformed";
+  if (version === "malformed") {
+    throw malformed(config, "The custom version extractor must read one API version number", "custom");
+  }
+  named.push({ version, source: "custom", label: "" });
 }
 
 /**
@@ -255,10 +300,42 @@ function useDefault(
 }
 
 /**
- * The version each refusal of an unknown version named, as the request wrote it, for
- * `svc:versioning`: only refusals are held, each as long as the error lives.
+ * What each refusal says on `svc:versioning` (the version an unsupported one named, as the
+ * request wrote it; the strategy that read a malformed one; the two that disagreed): only
+ * refusals are held, each as long as the error lives.
  */
-const unknownVersions = new WeakMap<HttpError, string>();
+const refusals = new WeakMap<HttpError, Refusal>();
+
+/** A refusal's message on `svc:versioning`, but its `request`. */
+type Refusal = VersioningDiagnostic extends infer T
+  ? T extends { decision: "chosen" }
+    ? never
+    : Omit<T, "request">
+  : never;
+
+const REPORTING = ["media-type", "header", "query", "custom", "uri"] as const;
+
+function unknownStatus(config: VersioningConfig, source: Named["source"]): number {
+  switch (source) {
+    case "media-type":
+      return config.mediaType?.unknownVersionStatus ?? 406;
+    case "header":
+      return config.header?.unknownVersionStatus ?? 400;
+    case "query":
+      return config.query?.unknownVersionStatus ?? 400;
+    case "custom":
+      return config.custom?.unknownVersionStatus ?? 400;
+    default:
+      return config.uri?.unknownVersionStatus ?? 404;
+  }
+}
+
+/** A version field that holds no version (or several): 400 `malformed_api_version`. */
+function malformed(config: VersioningConfig, message: string, source: Named["source"]): HttpError {
+  const refusal = badRequest(config, message, "malformed_api_version");
+  refusals.set(refusal, { decision: "malformed", strategy: STRATEGY[source] });
+  return refusal;
+}
 
 /** An unknown version: the status of the strategy that named it, the media type's first. */
 function refuseUnknown(config: VersioningConfig, named: readonly Named[], first: Named): HttpError {
@@ -267,20 +344,20 @@ function refuseUnknown(config: VersioningConfig, named: readonly Named[], first:
   const content = named.find((n) => n.where === CONTENT_TYPE);
   if (content) {
     const refusal = unsupported(config, 415, `API version ${spelled(content)} (${described(content)})`);
-    unknownVersions.set(refusal, spelled(content));
+    refusals.set(refusal, { decision: "unsupported", requested: spelled(content), strategy: "media-type" });
     return refusal;
   }
-  const media = named.find((n) => n.source === "media-type");
-  const header = named.find((n) => n.source === "header");
-  const status =
-    media && config.mediaType
-      ? config.mediaType.unknownVersionStatus
-      : header && config.header
-        ? config.header.unknownVersionStatus
-        : (config.uri?.unknownVersionStatus ?? 404);
-  const reported = media ?? header ?? first;
+  // The strategy that says most of what the client wants decides the status: the media type
+  // (no acceptable representation), then a header, the query, the custom extractor, the path.
+  const reported =
+    REPORTING.map((source) => named.find((n) => n.source === source)).find((n) => n !== undefined) ?? first;
+  const status = unknownStatus(config, reported.source);
   const refusal = unsupported(config, status, `API version ${spelled(reported)} (${described(reported)})`);
-  unknownVersions.set(refusal, spelled(reported));
+  refusals.set(refusal, {
+    decision: "unsupported",
+    requested: spelled(reported),
+    strategy: STRATEGY[reported.source],
+  });
   return refusal;
 }
 
@@ -296,6 +373,9 @@ function notAcceptable(config: VersioningConfig, named: Named, accepted: VendorM
   const message = `Accept takes no representation of API version ${spelled(named)} (${described(named)}); it names ${accepted.mediaType}`;
   return HttpError.notAcceptable(message, { code: "not_acceptable", headers: config.supported });
 }
+
+/** Which strategy a decision names when several named the same version: the first of these. */
+const CHOOSING = ["uri", "query", "header", "custom", "media-type"] as const;
 
 /** From the versions the strategies named to the decision, or the error to answer with. */
 function conclude(
@@ -323,9 +403,13 @@ function conclude(
   const other = named.find((n) => n.version !== first.version);
   if (other) {
     const message = `The request names API version ${spelled(first)} (${described(first)}) and ${spelled(other)} (${described(other)})`;
-    throw badRequest(config, message, "conflicting_api_version");
+    const refusal = badRequest(config, message, "conflicting_api_version");
+    refusals.set(refusal, {
+      decision: "conflicting",
+      strategies: [STRATEGY[first.source], STRATEGY[other.source]],
+    });
+    throw refusal;
   }
-  const byHeader = named.some((n) => n.source === "header");
   // RFC 9110 §12.5.5: Vary lists the request fields that "might have influenced the origin
   // server's process for selecting the content of this response". Every version field is read
   // whichever strategy named the version, and any of them could have changed the answer: a
@@ -340,7 +424,7 @@ function conclude(
   // A version-neutral route (`/health`) serves no versioned representation to negotiate.
   if (unacceptable !== undefined && !neutral()) throw notAcceptable(config, first, unacceptable);
   resolution.version = first.version;
-  resolution.source = named.some((n) => n.source === "uri") ? "uri" : byHeader ? "header" : "media-type";
+  resolution.source = CHOOSING.find((source) => named.some((n) => n.source === source)) ?? "media-type";
   resolution.deprecation = config.deprecated.get(first.version);
   return resolution;
 }
@@ -381,7 +465,9 @@ export function decide(
   };
   const named: Named[] = [];
   readUri(config, resolution, named);
+  readQuery(config, resolution.url, named);
   readHeaders(config, headers, named);
+  readCustom(config, method, url, headers, named);
   const neutral = () => isNeutral(config, resolution.url, method, headers, caseSensitive);
   readContentType(config, named, headers, neutral);
   const unacceptable = readMediaType(config, resolution, named, headers, neutral);
@@ -511,7 +597,14 @@ export function versions(options: ApiVersioningOptions): Versioner {
   };
 }
 
-const STRATEGY = { uri: "path", header: "header", "media-type": "media-type", default: "default" } as const;
+const STRATEGY = {
+  uri: "path",
+  query: "query",
+  header: "header",
+  custom: "custom",
+  "media-type": "media-type",
+  default: "default",
+} as const;
 
 /** The framework's request the pipeline keys the exchange by, as a message's `request`. */
 function nativeOf(native: unknown): object | undefined {
@@ -533,9 +626,12 @@ function chosen(native: unknown, resolution: VersionResolution): void {
   });
 }
 
-/** `unsupported` on `svc:versioning`, for the refusal of a version the API does not have. */
+/**
+ * `unsupported`, `malformed` or `conflicting` on `svc:versioning`, for the refusal of a version
+ * the API does not have, of a version field that holds none, of two strategies that disagree.
+ */
 function refused(native: unknown, err: HttpError): void {
-  const requested = unknownVersions.get(err);
-  if (requested === undefined) return;
-  versioningChannel.publish({ request: nativeOf(native), decision: "unsupported", requested });
+  const refusal = refusals.get(err);
+  if (refusal === undefined) return;
+  versioningChannel.publish({ request: nativeOf(native), ...refusal } as VersioningDiagnostic);
 }

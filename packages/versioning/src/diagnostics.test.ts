@@ -59,20 +59,31 @@ const ROWS: readonly [string, string, IncomingHttpHeaders, Expected][] = [
     {},
     { decision: "chosen", version: "3", strategy: "default", deprecated: false, sunset: false },
   ],
-  ["/v9/x → unsupported 9 (404)", "/v9/x", {}, { decision: "unsupported", requested: "9" }],
+  ["/v9/x → unsupported 9 (404)", "/v9/x", {}, { decision: "unsupported", requested: "9", strategy: "path" }],
   [
     "API-Version: 9 → unsupported 9 (400)",
     "/x",
     { "api-version": "9" },
-    { decision: "unsupported", requested: "9" },
+    { decision: "unsupported", requested: "9", strategy: "header" },
   ],
   [
     "Accept: vnd.svc.v9+json → unsupported 9 (406)",
     "/x",
     { accept: "application/vnd.svc.v9+json" },
-    { decision: "unsupported", requested: "9" },
+    { decision: "unsupported", requested: "9", strategy: "media-type" },
   ],
-  ["/v1/x with API-Version: 2 → a conflict (400), no message", "/v1/x", { "api-version": "2" }, undefined],
+  [
+    "/v1/x with API-Version: 2 → a conflict (400) between path and header",
+    "/v1/x",
+    { "api-version": "2" },
+    { decision: "conflicting", strategies: ["path", "header"] },
+  ],
+  [
+    "API-Version: two → malformed (400), by the header",
+    "/x",
+    { "api-version": "two" },
+    { decision: "malformed", strategy: "header" },
+  ],
 ];
 
 describe("svc:versioning", () => {

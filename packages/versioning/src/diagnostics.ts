@@ -1,8 +1,12 @@
 import { diagnosticChannel } from "@svc/kernel/internal";
 
+/** The strategy that named a version: `path`, `query`, `header`, `custom` or `media-type`. */
+export type VersioningStrategy = "path" | "query" | "header" | "custom" | "media-type";
+
 /**
- * What `svc:versioning` says of one request: the version it got (`chosen`), or the refusal of a
- * version the API does not have (`unsupported`).
+ * What `svc:versioning` says of one request: the version it got (`chosen`), or its refusal: a
+ * version the API does not have (`unsupported`), a version field that holds no version
+ * (`malformed`), two strategies naming different versions (`conflicting`).
  */
 export type VersioningDiagnostic =
   | {
@@ -12,10 +16,11 @@ export type VersioningDiagnostic =
       /** The version, as a string (`"2"`). */
       readonly version: string;
       /**
-       * What named it: `path` (`/v2/…`), `header` (`API-Version: 2`), `media-type`
-       * (`application/vnd.svc.v2+json`), or `default` (nothing did: `defaultVersion`).
+       * What named it: `path` (`/v2/…`), `query` (`?api-version=2`), `header` (`API-Version: 2`),
+       * `custom` (the `custom.extract` function), `media-type` (`application/vnd.svc.v2+json`),
+       * or `default` (nothing did: `defaultVersion`).
        */
-      readonly strategy: "path" | "header" | "media-type" | "default";
+      readonly strategy: VersioningStrategy | "default";
       /** The version is marked deprecated (`deprecated` option), so its responses carry `Deprecation`. */
       readonly deprecated: boolean;
       /** The version has a sunset date, so its responses carry `Sunset`. */
@@ -27,6 +32,22 @@ export type VersioningDiagnostic =
       readonly decision: "unsupported";
       /** The version the request named, as it wrote it (`"9"`). */
       readonly requested: string;
+      /** The strategy that named it (the one whose status answered). */
+      readonly strategy: VersioningStrategy;
+    }
+  | {
+      /** The framework's request: what `exchangeOf` of `@svc/kernel` takes. */
+      readonly request: object | undefined;
+      readonly decision: "malformed";
+      /** The strategy whose field holds no version (`API-Version: two`, `?api-version=1&api-version=2`). */
+      readonly strategy: VersioningStrategy;
+    }
+  | {
+      /** The framework's request: what `exchangeOf` of `@svc/kernel` takes. */
+      readonly request: object | undefined;
+      readonly decision: "conflicting";
+      /** The two strategies that named different versions, in the order they are read. */
+      readonly strategies: readonly [VersioningStrategy, VersioningStrategy];
     };
 
 /**

@@ -6,14 +6,17 @@ export {
   formatDeprecation,
   formatSunset,
 } from "./deprecation.js";
-export { type VersioningDiagnostic, versioningChannel } from "./diagnostics.js";
+export { type VersioningDiagnostic, type VersioningStrategy, versioningChannel } from "./diagnostics.js";
 export type { VersioningOptionError } from "./option-error.js";
 export type {
   ApiVersioningOptions,
+  CustomStrategyOptions,
   HeaderStrategyOptions,
   MediaTypeStrategyOptions,
   NeutralRouting,
+  QueryStrategyOptions,
   UriStrategyOptions,
+  VersionRequest,
   VersionResolution,
   VersionSource,
 } from "./options.js";

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { DeprecationHeaders, DeprecationPolicy } from "./deprecation.js";
 
 /** The URI strategy: `/v<N>/employees`. */
@@ -43,6 +44,52 @@ export interface MediaTypeStrategyOptions {
   unknownVersionStatus?: number;
 }
 
+/** The query strategy: `?api-version=<N>` (ASP.NET API Versioning's default). */
+export interface QueryStrategyOptions {
+  /**
+   * The query parameter that carries the version, compared exactly (RFC 3986 §6.2.1: the query
+   * is case-sensitive). Sent more than once, its values must agree.
+   * @default "api-version"
+   */
+  name?: string;
+  /**
+   * Status of an unknown version named by the query.
+   * @default 400
+   */
+  unknownVersionStatus?: number;
+}
+
+/** What a {@link CustomStrategyOptions.extract} function is handed: the request before routing. */
+export interface VersionRequest {
+  /** The request method. */
+  readonly method: string;
+  /** The request-target as sent (the path and query, any `/v<N>` prefix still on it). */
+  readonly url: string;
+  /** The request's header fields, lower-cased names (Node's `IncomingHttpHeaders`). */
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** A strategy of the application's own: a function reads the version off the request. */
+export interface CustomStrategyOptions {
+  /**
+   * Reads the version the request names: its spelling as sent (`"2"`), or `undefined` when the
+   * request names none here. Any other spelling (`"v2"`, `""`) is a 400 `malformed_api_version`.
+   * Called once per request, before routing; it must not throw for a request it cannot read
+   * (return the raw value instead: it is refused as malformed).
+   */
+  extract: (request: VersionRequest) => string | undefined;
+  /**
+   * Every request header field `extract` reads: they go in `Vary` (RFC 9110 §12.5.5), so a cache
+   * keeps one answer per value. `[]` when it reads only the URL (the cache key already).
+   */
+  vary: readonly string[];
+  /**
+   * Status of an unknown version the extractor names.
+   * @default 400
+   */
+  unknownVersionStatus?: number;
+}
+
 /** Options of {@link versions} (the pipeline step) and {@link versionResolver}. */
 export interface ApiVersioningOptions {
   /** The supported versions (positive integers). */
@@ -71,6 +118,17 @@ export interface ApiVersioningOptions {
    * @default true (API-Version and Accept-Version, 400 for an unknown version)
    */
   header?: boolean | HeaderStrategyOptions;
+  /**
+   * The query strategy: `?api-version=2`; `true` for the defaults.
+   * @default false (off)
+   */
+  query?: boolean | QueryStrategyOptions;
+  /**
+   * A strategy of the application's own, on when given: `extract` reads the version, `vary` names
+   * the header fields it reads.
+   * @default undefined (off)
+   */
+  custom?: CustomStrategyOptions;
   /**
    * The media type strategy, on when given.
    * @default undefined (off)
@@ -109,7 +167,7 @@ export interface NeutralRouting {
 }
 
 /** Which strategy chose a request's version. */
-export type VersionSource = "uri" | "header" | "media-type" | "default";
+export type VersionSource = "uri" | "query" | "header" | "custom" | "media-type" | "default";
 
 /** The decision for one request: a pure function of its method, target and headers. */
 export interface VersionResolution {

@@ -70,6 +70,34 @@ export function parseHeaderVersion(value: string | string[] | undefined): number
   return version ?? "malformed";
 }
 
+/**
+ * Reads one version as spelled in a query parameter or by a custom extractor: `<N>`, no leading
+ * zero, nothing around it; anything else is `"malformed"`.
+ *
+ * @example parseVersionValue("2") // 2
+ * @example parseVersionValue("v2") // "malformed"
+ */
+export function parseVersionValue(value: string): number | "malformed" {
+  return NUMBER.test(value) ? Number(value) : "malformed";
+}
+
+/**
+ * Reads the values of query parameter `name` off a request target (`/x?api-version=2`), decoded
+ * as `application/x-www-form-urlencoded` (WHATWG URL §5.1, what ASP.NET and browsers' forms do):
+ * every value, in order, or `[]` when the parameter is absent.
+ *
+ * @example queryValues("/employees?api-version=2", "api-version") // ["2"]
+ * @see https://url.spec.whatwg.org/#urlencoded-parsing
+ */
+export function queryValues(url: string, name: string): string[] {
+  const start = url.indexOf("?");
+  if (start === -1) return [];
+  // Cheap refusal of the usual request: the name, encoded or not, appears nowhere in the query.
+  const query = url.slice(start + 1);
+  if (!query.includes(name) && !query.includes("%")) return [];
+  return new URLSearchParams(query).getAll(name);
+}
+
 /** A vendor media range of the `Accept` header. */
 export interface VendorMediaType {
   /**

@@ -136,10 +136,95 @@ const rows: OptionCase[] = [
       versioning({ versions, defaultVersion: 1, mediaType: { vendor: "svc", unknownVersionStatus: 415 } }),
   ],
   [
+    "versions: query",
+    () => versioning({ versions, defaultVersion: 1, query: "api-version" as never }),
+    "ERR_SVC_VERSIONING_QUERY",
+    /versions: query must be true, false or an object \{ name\?, unknownVersionStatus\? \}, got "api-version"/,
+    () => versioning({ versions, defaultVersion: 1, query: true }),
+  ],
+  [
+    "versions: query (unknown name)",
+    () => versioning({ versions, defaultVersion: 1, query: { nmae: "v" } as never }),
+    "ERR_SVC_VERSIONING_UNKNOWN_OPTION",
+    /versions: unknown option "query\.nmae" \(did you mean "query\.name"\?\)/,
+    () => versioning({ versions, defaultVersion: 1, query: { name: "v" } }),
+  ],
+  [
+    "versions: query.name",
+    () => versioning({ versions, defaultVersion: 1, query: { name: "api version" } }),
+    "ERR_SVC_VERSIONING_QUERY_NAME",
+    /versions: query\.name must be a query parameter name \(RFC 3986 §3\.4, no & = \+ or %\), got "api version"/,
+    () => versioning({ versions, defaultVersion: 1, query: { name: "api_version" } }),
+  ],
+  [
+    "versions: query.unknownVersionStatus",
+    () => versioning({ versions, defaultVersion: 1, query: { unknownVersionStatus: 500 } }),
+    "ERR_SVC_VERSIONING_QUERY_UNKNOWN_VERSION_STATUS",
+    /got 500/,
+    () => versioning({ versions, defaultVersion: 1, query: { unknownVersionStatus: 404 } }),
+  ],
+  [
+    "versions: custom",
+    () => versioning({ versions, defaultVersion: 1, custom: (() => "1") as never }),
+    "ERR_SVC_VERSIONING_CUSTOM",
+    /versions: custom must be an object \{ extract, vary, unknownVersionStatus\? \}/,
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: () => "1", vary: [] } }),
+  ],
+  [
+    "versions: custom (unknown name)",
+    () =>
+      versioning({
+        versions,
+        defaultVersion: 1,
+        custom: { extract: () => "1", vary: [], varry: [] } as never,
+      }),
+    "ERR_SVC_VERSIONING_UNKNOWN_OPTION",
+    /versions: unknown option "custom\.varry" \(did you mean "custom\.vary"\?\)/,
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: () => "1", vary: [] } }),
+  ],
+  [
+    "versions: custom.extract",
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: "x-version", vary: [] } as never }),
+    "ERR_SVC_VERSIONING_CUSTOM_EXTRACT",
+    /versions: custom\.extract must be a function \(request\) => string \| undefined, got "x-version"/,
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: () => undefined, vary: [] } }),
+  ],
+  [
+    "versions: custom.vary (omitted)",
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: () => "1" } as never }),
+    "ERR_SVC_VERSIONING_CUSTOM_VARY",
+    /versions: custom\.vary must be the list of header field names extract reads \(RFC 9110 §12\.5\.5\), \[\] when it reads only the URL, got undefined/,
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: () => "1", vary: ["X-Tenant"] } }),
+  ],
+  [
+    "versions: custom.vary (not a field name)",
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: () => "1", vary: ["X Tenant"] } }),
+    "ERR_SVC_VERSIONING_CUSTOM_VARY",
+    /got \["X Tenant"\]/,
+    () => versioning({ versions, defaultVersion: 1, custom: { extract: () => "1", vary: ["X-Tenant"] } }),
+  ],
+  [
+    "versions: custom.unknownVersionStatus",
+    () =>
+      versioning({
+        versions,
+        defaultVersion: 1,
+        custom: { extract: () => "1", vary: [], unknownVersionStatus: 302 },
+      }),
+    "ERR_SVC_VERSIONING_CUSTOM_UNKNOWN_VERSION_STATUS",
+    /got 302/,
+    () =>
+      versioning({
+        versions,
+        defaultVersion: 1,
+        custom: { extract: () => "1", vary: [], unknownVersionStatus: 404 },
+      }),
+  ],
+  [
     "versions: strategies",
     () => versioning({ versions, defaultVersion: 1, uri: false, header: false }),
     "ERR_SVC_VERSIONING_STRATEGIES",
-    /versions: strategies must be on for one of uri, header and mediaType at least/,
+    /versions: strategies must be on for one of uri, header, query, custom and mediaType at least/,
     () => versioning({ versions, defaultVersion: 1, uri: false }),
   ],
   [
