@@ -104,7 +104,7 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
   }
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser(
-    ["application/soap+xml", "text/xml"],
+    ["application/soap+xml", "text/xml", "multipart/related"],
     { bodyLimit: endpoint.maxBytes },
     (request: FastifyRequest, payload: NodeJS.ReadableStream & AsyncIterable<Uint8Array>) =>
       endpoint.readBody(payload, request.headers["content-length"]),

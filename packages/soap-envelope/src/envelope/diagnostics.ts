@@ -15,6 +15,11 @@ export type SoapDiagnostic =
       readonly soapVersion: SoapVersion;
       /** A one-way operation (no output): answered 202 without an envelope. */
       readonly oneWay: boolean;
+      /**
+       * For a message sent as an XOP package (SOAP MTOM): the parts its `xop:Include`s named and
+       * their octets; absent for a plain envelope.
+       */
+      readonly attachments?: { readonly count: number; readonly bytes: number };
     }
   | {
       /** The framework's request: what `exchangeOf` of `@svc/kernel` takes. */
@@ -73,6 +78,7 @@ export function reportAnswer(
   response: SoapResponse,
   operation: { readonly name: string; readonly output?: unknown } | undefined,
   version: SoapVersion,
+  xop?: { readonly attachments: number; readonly attachmentBytes: number },
 ): void {
   const fault = faults.get(response);
   if (fault !== undefined) {
@@ -86,11 +92,16 @@ export function reportAnswer(
     return;
   }
   if (operation === undefined || response.status >= 300) return;
-  soapChannel.publish({
+  const event: SoapDiagnostic = {
     request: nativeOf(native),
     decision: "operation",
     operation: operation.name,
     soapVersion: version,
     oneWay: operation.output === undefined,
-  });
+  };
+  soapChannel.publish(
+    xop === undefined
+      ? event
+      : { ...event, attachments: { count: xop.attachments, bytes: xop.attachmentBytes } },
+  );
 }

@@ -1,5 +1,7 @@
 import type { UnreadBodyBounds } from "@svc/kernel";
 import { optionError as codedOptionError, resolveUnreadBody } from "@svc/kernel/internal";
+import { resolveMtom } from "../mtom/options.js";
+import type { ResolvedMtom } from "../mtom/xop.js";
 import {
   checkFunction,
   checkLogger,
@@ -86,6 +88,10 @@ export interface ServiceConfig {
   upgrade: string;
   /** `Accept-Post` of a 415: the media types of the versions served. */
   acceptPost: string;
+  /** The `mtom` option, resolved; undefined for `mtom: false` (multipart/related refused with 415). */
+  mtom: ResolvedMtom | undefined;
+  /** The limits a reconstructed XOP message is parsed within: its attachments' base64 on top of `limits.maxBytes`. */
+  xopLimits: ResolvedXmlLimits;
 }
 
 const SERVICE_OPTIONS = [
@@ -103,6 +109,7 @@ const SERVICE_OPTIONS = [
   "validateResponses",
   "contract",
   "wsSecurity",
+  "mtom",
 ] as const;
 
 export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig {
@@ -169,6 +176,7 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
   checkLongAs(options.contract?.longAs, "contract.longAs");
   checkSchemaLocations(options.contract?.schemaLocations, "contract.schemaLocations");
   const wsSecurity = resolveWsSecurity(options.wsSecurity);
+  const mtom = resolveMtom(options.mtom, limits.maxBytes);
   const contract = loadContract(options.wsdl, options.contract ?? {});
   checkHandlers(contract, options.handlers);
   const versions = contract.versions;
@@ -201,6 +209,8 @@ export function resolveServiceConfig(options: SoapServiceOptions): ServiceConfig
     versions,
     upgrade: upgradeHeader(versions),
     acceptPost: versions.map((v) => (v === "1.2" ? SOAP12_MEDIA_TYPE : SOAP11_MEDIA_TYPE)).join(", "),
+    mtom,
+    xopLimits: { ...limits, maxBytes: limits.maxBytes + limits.maxExpandedBytes },
   };
 }
 
@@ -308,6 +318,11 @@ export interface MessageType {
   action: string | undefined;
   /** Whether it is SOAP 1.1's `text/xml` (SOAP 1.1 §6.1.1). */
   soap11: boolean;
+  /**
+   * A multipart/related XOP package (SOAP MTOM §3), its SOAP version and action from `start-info`;
+   * `charset` is then its root part's, read with it.
+   */
+  xop: boolean;
   /** A parameter name given more than once (RFC 6838 §4.3), lower-cased: the message is refused. */
   repeated: string | undefined;
 }

@@ -1,6 +1,7 @@
 import { fallbackLogger } from "@svc/errors";
 import { describeValue } from "@svc/kernel/internal";
 import { readEncoded, writeEncoded } from "../encoding/soap-encoding.js";
+import { type ResolvedMtom, readXopPackage, type XopMessage } from "../mtom/xop.js";
 import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
 import { credentialsFault, notAuthorizedFault } from "../wsse/credentials.js";
 import { processSecurity, wholeMessage } from "../wsse/security.js";
@@ -92,6 +93,8 @@ export async function exchange<M extends SoapRequest>(
   const logger = config.logger ?? request.logger ?? fallbackLogger;
   let response: SoapResponse;
   let op: ContractOperation | undefined;
+  // The attachments of a message sent as an XOP package (SOAP MTOM), for svc:soap.
+  let xop: XopMessage | undefined;
   // The version faults are answered in until the envelope says (answerVersion).
   let version: SoapVersion = type.soap11 ? "1.1" : "1.2";
   if (version === "1.1" ? config.soap11 === undefined : config.soap12 === undefined) {
@@ -104,8 +107,22 @@ export async function exchange<M extends SoapRequest>(
     let raw = "";
     try {
       let body = request.body;
+      let limits = config.limits;
+      if (type.xop) {
+        // SOAP MTOM §3 / XOP 1.0 §3.2: the package is read whole, within its bounds, and the
+        // envelope reconstructed with each attachment's octets in place.
+        xop = await readXopPackage(
+          body,
+          type.media.parameters,
+          config.limits,
+          config.mtom as ResolvedMtom,
+          config.bodyTimeoutMs,
+        );
+        body = xop.text;
+        limits = config.xopLimits;
+      }
       if (config.wsSecurity) ({ body, raw } = await wholeMessage(body, type.charset, config));
-      parsed = await readXml(body, config.limits, type.charset, config.bodyTimeoutMs, config.checkpoint);
+      parsed = await readXml(body, limits, type.charset, config.bodyTimeoutMs, config.checkpoint);
     } catch (err) {
       parseError = err;
     }
@@ -187,7 +204,7 @@ export async function exchange<M extends SoapRequest>(
     sink.fail(request, err);
     return undefined;
   }
-  if (soapChannel.hasSubscribers) reportAnswer(request.native, response, op, version);
+  if (soapChannel.hasSubscribers) reportAnswer(request.native, response, op, version, xop);
   if (sink !== undefined) respondThrough(sink, request, response);
   return response;
 }

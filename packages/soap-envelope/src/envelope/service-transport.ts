@@ -3,6 +3,7 @@ import { evaluatePreconditions } from "@svc/conditional";
 import { HttpError } from "@svc/errors";
 import { fieldLines, repeatsField } from "@svc/kernel";
 import { hostRefusal } from "../binding/endpoint-address.js";
+import { xopEnvelopeType } from "../mtom/xop.js";
 import type { SoapVersion } from "../wsdl/contract.js";
 import { SUPPORTED_CHARSETS, shown } from "../xml/reader.js";
 import { senderFault } from "./fault.js";
@@ -84,7 +85,8 @@ export function checkTransport(
   }
   const { media, charset } = type;
   const soap11 = type.soap11;
-  if (!soap11 && media.type !== SOAP12_MEDIA_TYPE) return unsupportedMediaType(config);
+  if (type.xop && config.mtom === undefined) return unsupportedMediaType(config);
+  if (!soap11 && media.type !== SOAP12_MEDIA_TYPE && !type.xop) return unsupportedMediaType(config);
   // SOAP 1.1 at a node that serves it is read as SOAP 1.2 is; at one that does not, only far
   // enough for its VersionMismatch.
   const served = !soap11 || config.soap11 !== undefined;
@@ -171,11 +173,14 @@ function messageType(value: string | undefined): MessageType | undefined {
   const media = read.media;
   Object.freeze(media.parameters);
   Object.freeze(media);
+  // SOAP MTOM §3: the version and the action are the root part's, named in `start-info`.
+  const xop = media.type === "multipart/related" ? xopEnvelopeType(media.parameters) : undefined;
   return Object.freeze({
     media,
-    charset: media.parameters.charset?.toLowerCase(),
-    action: media.parameters.action,
-    soap11: media.type === SOAP11_MEDIA_TYPE,
+    charset: xop ? undefined : media.parameters.charset?.toLowerCase(),
+    action: xop ? xop.action : media.parameters.action,
+    soap11: xop ? xop.soap11 : media.type === SOAP11_MEDIA_TYPE,
+    xop: xop !== undefined,
     repeated: read.repeated,
   });
 }

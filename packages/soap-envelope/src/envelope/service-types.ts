@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { HttpError, Logger } from "@svc/errors";
 import type { UnreadBodyBounds, UnreadBodyOptions } from "@svc/kernel";
+import type { MtomOptions } from "../mtom/options.js";
 import type { Contract, LoadContractOptions, SoapVersion } from "../wsdl/contract.js";
 import type { WsSecurityOptions } from "../wsse/options.js";
 import type { WsSecurityResult } from "../wsse/security.js";
@@ -196,6 +197,13 @@ export interface SoapServiceOptions<Operations = never> {
    * @default undefined (the block is left to `authenticate`)
    */
   wsSecurity?: WsSecurityOptions;
+  /**
+   * SOAP MTOM: requests sent as a multipart/related XOP package are read within these bounds, each
+   * `xop:Include` becoming its part's octets as the `xs:base64Binary` value the handler receives.
+   * `false` refuses them with 415. See {@link MtomOptions}.
+   * @default { maxParts: 16, maxPartBytes: limits.maxBytes, maxHeaderBytes: 4096 }
+   */
+  mtom?: false | MtomOptions;
 }
 
 /**

@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import { HttpError } from "@svc/kernel";
+import { honoConnection } from "@svc/kernel/fetch";
+import type { SoapEndpointOptions } from "@svc/soap-envelope";
+import { soapEndpoint as expressEndpoint } from "@svc/soap-envelope/express";
+import { soap } from "@svc/soap-envelope/fastify";
+import { soapEndpoint as fetchEndpoint } from "@svc/soap-envelope/fetch";
+import { soapEndpoint as nodeEndpoint } from "@svc/soap-envelope/node";
+import { fallbackErrors, type Mounts } from "@svc/test-utils/conformance";
+import express from "express";
+import Fastify from "fastify";
+import { Hono } from "hono";
+import { FIXTURES, silentLogger } from "./helpers.js";
+
+export const UPLOAD_WSDL = join(FIXTURES, "upload.wsdl");
+export const UPLOAD_TNS = "http://svc.example.com/ws/upload/v1";
+export const UPLOAD_PATH = "/ws/upload";
+export const XOP_NS = "http://www.w3.org/2004/08/xop/include";
+
+/** What the upload handler received, in order. */
+export const uploads: { name: string; content: Uint8Array; preview?: Uint8Array }[] = [];
+
+export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+export const uploadHandlers = () => ({
+  upload: async (payload: unknown) => {
+    const p = payload as { name: string; content: Uint8Array; preview?: Uint8Array };
+    uploads.push(p);
+    return { name: p.name, size: p.content.byteLength, sha256: sha256(p.content) };
+  },
+});
+
+const options = (extra: Partial<SoapEndpointOptions>) => ({
+  wsdl: UPLOAD_WSDL,
+  handlers: uploadHandlers(),
+  logger: silentLogger,
+  limits: { maxBytes: 64 * 1024 },
+  ...extra,
+});
+
+/** The upload endpoint at {@link UPLOAD_PATH} on each framework, errors through `fallbackErrors`. */
+export const uploadMounts = (extra: Partial<SoapEndpointOptions> = {}): Mounts => ({
+  express() {
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(UPLOAD_PATH, expressEndpoint(options(extra)));
+    app.use(fallbackErrors.express);
+    return app;
+  },
+  node() {
+    const endpoint = nodeEndpoint({ ...options(extra), path: UPLOAD_PATH });
+    return (req: IncomingMessage, res: ServerResponse) => {
+      endpoint(req, res).then(
+        (answered) => {
+          if (!answered) fallbackErrors.node(HttpError.notFound(), req, res);
+        },
+        (err: unknown) => fallbackErrors.node(err, req, res),
+      );
+    };
+  },
+  fastify() {
+    const app = Fastify();
+    app.register(soap, { ...options(extra), prefix: UPLOAD_PATH });
+    app.setErrorHandler(fallbackErrors.fastify);
+    return app;
+  },
+  fetch() {
+    const endpoint = fetchEndpoint(options(extra));
+    const app = new Hono();
+    app.all(UPLOAD_PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
+    app.onError((err, c) => fallbackErrors.fetch(err, c));
+    return app.fetch;
+  },
+});
+
+export interface Part {
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+}
+
+/** A multipart body of `parts` with `boundary` (RFC 2046 §5.1.1), as clients write one. */
+export function multipart(boundary: string, parts: readonly Part[]): Buffer {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    chunks.push(Buffer.from(`--${boundary}\r\n`));
+    for (const [name, value] of Object.entries(part.headers))
+      chunks.push(Buffer.from(`${name}: ${value}\r\n`));
+    chunks.push(Buffer.from("\r\n"), Buffer.from(part.body), Buffer.from("\r\n"));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+/** An upload envelope whose `content` (and `preview`, when given) is an `xop:Include` of a cid. */
+export function uploadEnvelope(version: "1.1" | "1.2", contentCid: string, previewCid?: string): string {
+  const env =
+    version === "1.2"
+      ? "http://www.w3.org/2003/05/soap-envelope"
+      : "http://schemas.xmlsoap.org/soap/envelope/";
+  const include = (cid: string) => `<xop:Include xmlns:xop="${XOP_NS}" href="cid:${cid}"/>`;
+  const preview = previewCid === undefined ? "" : `<u:preview>${include(previewCid)}</u:preview>`;
+  return `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="${env}"><env:Body><u:UploadRequest xmlns:u="${UPLOAD_TNS}"><u:name>report.pdf</u:name><u:content>${include(contentCid)}</u:content>${preview}</u:UploadRequest></env:Body></env:Envelope>`;
+}
+
+/** The Content-Type of an MTOM request (SOAP MTOM §3; SOAP 1.1: start-info text/xml). */
+export function mtomType(version: "1.1" | "1.2", boundary: string, start = "<root@example>"): string {
+  const info = version === "1.2" ? 'application/soap+xml; action=\\"urn:upload\\"' : "text/xml";
+  return `multipart/related; type="application/xop+xml"; start="${start}"; start-info="${info}"; boundary="${boundary}"`;
+}
+
+/** The root part of an MTOM package holding `xml`. */
+export function rootPart(version: "1.1" | "1.2", xml: string, id = "<root@example>"): Part {
+  const type = version === "1.2" ? "application/soap+xml" : "text/xml";
+  return {
+    headers: {
+      "Content-Type": `application/xop+xml; charset=UTF-8; type="${type}"`,
+      "Content-Transfer-Encoding": "8bit",
+      "Content-ID": id,
+    },
+    body: xml,
+  };
+}
+
+/** Every octet value, with CR LF and `--` in it: a binary part a text reader would mangle. */
+export const BINARY = Uint8Array.from({ length: 1024 }, (_, i) => (i * 7 + (i >> 8)) & 0xff);
+BINARY.set(Buffer.from("\r\n--MIME-b\r\n\r\n"), 100);
