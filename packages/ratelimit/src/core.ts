@@ -12,7 +12,7 @@ import { decisions } from "./diagnostics.js";
 import { initOf } from "./express-store.js";
 import { ceilSeconds, type RateLimitFields, reportDecision, tightestDecision } from "./headers.js";
 import { capacityOf } from "./limiter.js";
-import type { Config, RateLimitInfo, RateLimitMessage } from "./options.js";
+import { type Config, insuredLimit, type RateLimitInfo, type RateLimitMessage } from "./options.js";
 import { isThenable } from "./thenable.js";
 import type { Decision, RateLimitPolicy } from "./types.js";
 
@@ -298,29 +298,56 @@ export function createDecider(
     try {
       outcome = limiter.decide(p.key, p.units, policy);
     } catch (err) {
-      failed(p, err);
+      failed(p, policy, err);
       return;
     }
     // A synchronous store (memory) answers without a promise or a microtask.
     if (isThenable(outcome))
       outcome.then(
-        (decision) => settle(p, policy, decision),
-        (err: unknown) => failed(p, err),
+        (decision) => settle(p, policy, decision, false),
+        (err: unknown) => failed(p, policy, err),
       );
-    else settle(p, policy, outcome);
+    else settle(p, policy, outcome, false);
   }
 
-  /** A decision that failed: the configuration's fault (500), else the store's (`failMode`). */
-  function failed(p: Pending, err: unknown): void {
+  /**
+   * A decision that failed: the configuration's fault (500), else the store's: the `insurance`
+   * limiter decides, or without one `failMode` answers.
+   */
+  function failed(p: Pending, policy: RateLimitPolicy, err: unknown): void {
     const misconfiguration = configurationFailed(err);
     if (misconfiguration) p.done({ kind: "refuse", error: misconfiguration });
+    else if (config.insurance) insure(p, policy, err);
     else p.done(storeFailed(config, state, err, p.asked.native));
   }
 
+  /**
+   * The store failed and `insurance` is on: the in-memory limiter decides, at the request's
+   * limit divided by the instances sharing the store. Should it fail too (its memory full of
+   * limited clients), `failMode` answers.
+   */
+  function insure(p: Pending, policy: RateLimitPolicy, err: unknown): void {
+    const insurance = config.insurance as NonNullable<Config["insurance"]>;
+    insuranceEngaged(config, state, err, p.asked.native);
+    const applied =
+      policy === limiter.policy
+        ? insurance.limiter.policy
+        : insurance.limiter.policyFor(insuredLimit(policy.limit, insurance.instances));
+    let decision: Decision;
+    try {
+      decision = insurance.limiter.decide(p.key, p.units, applied) as Decision;
+    } catch (memoryFailed) {
+      p.done(storeFailed(config, state, memoryFailed, p.asked.native));
+      return;
+    }
+    insuredDecisions.add(decision);
+    settle(p, applied, decision, true);
+  }
+
   /** The decision is in: the fields, the request's info, then allowed or the 429. */
-  function settle(p: Pending, policy: RateLimitPolicy, decision: Decision): void {
+  function settle(p: Pending, policy: RateLimitPolicy, decision: Decision, insured: boolean): void {
     const { asked } = p;
-    if (state.downSince !== undefined) storeRecovered(config, state);
+    if (!insured && state.downSince !== undefined) storeRecovered(config, state);
     if (decisions.hasSubscribers)
       decisions.publish({
         request: asked.native,
@@ -331,6 +358,7 @@ export function createDecider(
         remaining: decision.remaining,
         resetAt: decision.resetAt,
         retryAfterMs: decision.retryAfterMs,
+        ...(insured ? { insured } : undefined),
       });
     const fields =
       asked.res?.headersSent === true
@@ -469,6 +497,9 @@ export function createDecider(
 
 const PASS: Verdict = Object.freeze({ kind: "pass" });
 
+/** Decisions the `insurance` limiter made (their refunds go back to it, not to the store). */
+const insuredDecisions = new WeakSet<Decision>();
+
 /**
  * @internal For the package's Express adapter.
  *
@@ -505,7 +536,12 @@ export function afterResponse(
     successful,
     (success) => {
       if (!(success ? config.refundSuccessful : config.refundFailed)) return;
-      config.limiter
+      // An insured decision's units went to the insurance limiter's memory, not to the store.
+      const limiter =
+        config.insurance && insuredDecisions.has(counted.decision)
+          ? config.insurance.limiter
+          : config.limiter;
+      limiter
         .refund(counted.key, counted.units, counted.decision, counted.policy)
         .catch((err: unknown) =>
           logFailure(config, state, err, "rate limit store failed to give units back"),
@@ -676,6 +712,26 @@ function storeFailed(config: Config, state: State, err: unknown, request: object
   return PASS;
 }
 
+/**
+ * The store failed with `insurance` on: at the outage's first failure, the switch to the
+ * in-memory limiter is logged and published once (`store-failed` with `failMode: "insurance"`);
+ * later failures of the same outage are only counted, their requests' decisions published as
+ * `allowed` / `limited` with `insured: true`.
+ */
+function insuranceEngaged(config: Config, state: State, err: unknown, request: object): void {
+  state.failures++;
+  if (state.downSince !== undefined) return;
+  state.downSince = Date.now();
+  const insurance = config.insurance as NonNullable<Config["insurance"]>;
+  const { policy } = insurance.limiter;
+  config.logger.warn(
+    { err, failMode: "insurance", instances: insurance.instances, insuredLimit: policy.limit },
+    `rate limit store failed; each instance limits in memory at ${policy.limit} per ${policy.windowMs} ms (the limit divided by ${insurance.instances} instances) until it answers again`,
+  );
+  if (decisions.hasSubscribers)
+    decisions.publish({ request, decision: "store-failed", failMode: "insurance", error: err });
+}
+
 /** The store answered a decision after failing: the outage's end, logged and published once. */
 function storeRecovered(config: Config, state: State): void {
   const downMs = Math.max(0, Date.now() - (state.downSince as number));
@@ -688,7 +744,12 @@ function storeRecovered(config: Config, state: State): void {
     { downMs, failed },
     `rate limit store answered again after ${downMs} ms; ${failed} decision(s) failed meanwhile`,
   );
-  if (decisions.hasSubscribers) decisions.publish({ decision: "store-recovered", downMs });
+  if (decisions.hasSubscribers)
+    decisions.publish({
+      decision: "store-recovered",
+      downMs,
+      ...(config.insurance ? { insured: failed } : undefined),
+    });
 }
 
 /** Why {@link unaddressed} refuses, and what to give the limiter so that it does not. */

@@ -8,8 +8,12 @@ import { diagnosticChannel, tracedCall } from "@svc/kernel/internal";
  * - `allowed` / `limited`: a request counted, or refused with a 429 (`retryAfterMs` its wait).
  * - `cost-exceeds-quota`: a request whose cost is more than the policy's whole quota, refused with
  *   a 429 before the store (it could never be accepted, so nothing is counted).
- * - `store-failed`: a request whose decision the store failed, answered by `failMode`.
- * - `store-recovered`: the first decision the store answered after failures (no request).
+ * - `store-failed`: a request whose decision the store failed, answered by `failMode`; with
+ *   `insurance`, only the outage's first failure, when the in-memory limiter takes over
+ *   (`failMode: "insurance"`); the requests it decides publish `allowed` / `limited` with
+ *   `insured: true`.
+ * - `store-recovered`: the first decision the store answered after failures (no request), when
+ *   the store takes over again from the insurance limiter.
  *
  * @example
  * subscribeDiagnostics("svc:ratelimit", (message) => {
@@ -33,6 +37,8 @@ export type RateLimitDiagnostic =
       readonly resetAt: number;
       /** `0` when allowed; else the wait until a request of the same cost would be. */
       readonly retryAfterMs: number;
+      /** Present (`true`) when the `insurance` limiter decided, the store being down. */
+      readonly insured?: true;
     }
   | {
       readonly request: object;
@@ -47,14 +53,19 @@ export type RateLimitDiagnostic =
   | {
       readonly request: object;
       readonly decision: "store-failed";
-      /** `"open"`: the request passed uncounted; `"closed"`: it was answered 503. */
-      readonly failMode: "open" | "closed";
+      /**
+       * `"open"`: the request passed uncounted; `"closed"`: it was answered 503; `"insurance"`:
+       * the in-memory `insurance` limiter took over (published once per outage).
+       */
+      readonly failMode: "open" | "closed" | "insurance";
       readonly error: unknown;
     }
   | {
       readonly decision: "store-recovered";
       /** Milliseconds from the first failure to this answer. */
       readonly downMs: number;
+      /** With `insurance`: how many decisions the insurance limiter made meanwhile. */
+      readonly insured?: number;
     };
 
 /**

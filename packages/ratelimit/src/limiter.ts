@@ -1,4 +1,5 @@
 import { checkOptionNames, digest } from "@svc/kernel/internal";
+import { maxCostOf } from "./express-store.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
 import { isThenable } from "./thenable.js";
@@ -59,6 +60,19 @@ export interface RateLimiterOptions {
    * @default Date.now
    */
   now?: () => number;
+  /**
+   * Once a request is refused for exceeding the limit, the key is refused for this many
+   * milliseconds whatever its quota says (rate-limiter-flexible's `blockDuration`): a client that
+   * hammers past its limit waits out the block instead of getting a request through each time a
+   * unit comes back. The block is kept in the store (a GCRA cell of its own, under a key no
+   * client can spell), so on Redis every instance sharing the store refuses the client until
+   * the same moment, on Redis's clock; the 429's `Retry-After` and `RateLimit` `t` are the time
+   * left of the block. Requests refused during the block do not extend it. With a block, each
+   * decision asks the store twice (block, then quota), three times when it starts a block. Not
+   * with an express-rate-limit store, which counts only fixed windows of its own. `0`: no block.
+   * @default 0
+   */
+  blockDurationMs?: number;
 }
 
 /**
@@ -97,12 +111,23 @@ export interface RateLimiter {
    * (the store's `refund`; a no-op for a denied decision). Rejects when the store fails.
    */
   refund(key: string, cost: number, decision: Decision, policy?: RateLimitPolicy): Promise<void>;
-  /** Gives `key` its full quota back. */
+  /** Gives `key` its full quota back (and lifts its block, if any). */
   reset(key: string): Promise<void>;
+  /** `blockDurationMs`: how long a key that exceeded the limit stays refused; `0` for no block. */
+  readonly blockDurationMs: number;
 }
 
 /** Every option {@link createRateLimiter} takes; anything else is refused by name. */
-const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"];
+const LIMITER_OPTIONS = [
+  "limit",
+  "windowMs",
+  "algorithm",
+  "burst",
+  "store",
+  "prefix",
+  "now",
+  "blockDurationMs",
+];
 
 /** Prefixes already claimed per store object, so two limiters cannot silently share counters. */
 const claimed = new WeakMap<RateLimitStore, Set<string>>();
@@ -117,6 +142,8 @@ interface LimiterConfig {
   now: () => number;
   /** Whether `burst` was given (else a per-request limit also sets the burst). */
   burstGiven: boolean;
+  /** The block cell's policy (`blockDurationMs`), or undefined for no block. */
+  block: RateLimitPolicy | undefined;
 }
 
 /**
@@ -250,9 +277,68 @@ function resolveLimiterConfig(options: RateLimiterOptions): LimiterConfig {
   // Once here, so a clock that cannot answer a time (`now: Date`, which answers a string) is
   // refused at startup rather than on every request.
   readClock(now);
+  const block = resolveBlock(options.blockDurationMs, store);
   store.attach?.(policy);
   const prefixes = claimPrefix(store, prefix);
-  return { policy, store, prefix, prefixes, now, burstGiven: options.burst !== undefined };
+  return { policy, store, prefix, prefixes, now, burstGiven: options.burst !== undefined, block };
+}
+
+/**
+ * `blockDurationMs` as the policy of the key's block cell: a GCRA bucket of one unit that
+ * refills in `blockDurationMs`. Spending its unit starts the block (the cell's theoretical
+ * arrival time becomes now + `blockDurationMs`); reading it at cost 0 answers `remaining` 0 and
+ * `resetAt` at the block's end while it lasts. Every store already applies GCRA atomically on
+ * its own clock (Redis `TIME`), so the block is exact across instances without a script of its own.
+ */
+function resolveBlock(value: unknown, store: RateLimitStore): RateLimitPolicy | undefined {
+  if (value === undefined || value === 0) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > MAX_SPAN_MS)
+    throw refused(
+      "rate limit",
+      "blockDurationMs",
+      value,
+      `0 (no block) or a number of milliseconds > 0 and at most ${MAX_SPAN_MS}`,
+    );
+  if (maxCostOf(store) !== undefined)
+    throw optionError(
+      "rate limit",
+      "blockDurationMs",
+      "blockDurationMs cannot be kept in an express-rate-limit store (it counts only fixed windows of its own); use MemoryStore, RedisStore or the Durable Object store",
+    );
+  return Object.freeze({ algorithm: "gcra", limit: 1, windowMs: value, burst: 1 });
+}
+
+/**
+ * The block cell's key for a store key: under the digest form no plain key is stored as
+ * (`storeKey` digests any key starting with `sha256:`, and its digests hold no `:`), so no
+ * client's key, chosen or not, can spell it.
+ */
+function blockKey(key: string): string {
+  return `${DIGEST}b:${digest("sha256", key, "base64url")}`;
+}
+
+/**
+ * The refusal of a request while its key is blocked: nothing spent; `retryAfterMs` and
+ * `resetAt` the block's end (draft-ietf-httpapi-ratelimit-headers-10 §4.1.2: `t` is when quota
+ * is available again, which the block postpones).
+ */
+function blocked(cell: Decision, policy: RateLimitPolicy): Decision {
+  const wait = Math.max(0, Math.ceil(cell.resetAt - cell.now));
+  return {
+    allowed: false,
+    limit: capacityOf(policy),
+    remaining: 0,
+    resetAt: cell.now + wait,
+    retryAfterMs: wait,
+    now: cell.now,
+  };
+}
+
+/** A refusal that started a block at `cell.now`: its wait is the block's, or the quota's if longer. */
+function blockStarted(decision: Decision, cell: Decision, blockMs: number): Decision {
+  const end = cell.now + blockMs;
+  const wait = Math.max(decision.retryAfterMs, end - decision.now);
+  return { ...decision, remaining: 0, retryAfterMs: wait, resetAt: Math.max(decision.resetAt, end) };
 }
 
 /**
@@ -318,17 +404,51 @@ const POLICY_CACHE = 64;
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const { policy, store, prefix, prefixes, now, burstGiven } = resolveLimiterConfig(options);
+  const { policy, store, prefix, prefixes, now, burstGiven, block } = resolveLimiterConfig(options);
   const policies = new Map<number, RateLimitPolicy>([[policy.limit, policy]]);
+
+  /** The quota's decision, without the block. */
+  function quota(stored: string, cost: number, applied: RateLimitPolicy): Decision | Promise<Decision> {
+    if (cost > capacityOf(applied)) {
+      const current = store.consume(stored, 0, applied, readClock(now));
+      return isThenable(current) ? current.then(neverFits) : neverFits(current);
+    }
+    return store.consume(stored, cost, applied, readClock(now));
+  }
+
+  /**
+   * With `blockDurationMs`: the block cell first (a blocked key is refused without touching its
+   * quota), then the quota; a refusal for exceeding the quota (not a cost that never fits) starts
+   * the block. Synchronous stores stay synchronous.
+   */
+  function decideBlocked(
+    cell: RateLimitPolicy,
+    stored: string,
+    cost: number,
+    applied: RateLimitPolicy,
+  ): Decision | Promise<Decision> {
+    const bkey = blockKey(stored);
+    const afterQuota = (decision: Decision): Decision | Promise<Decision> => {
+      if (decision.allowed || !Number.isFinite(decision.retryAfterMs)) return decision;
+      const started = store.consume(bkey, 1, cell, readClock(now));
+      return isThenable(started)
+        ? started.then((c) => blockStarted(decision, c, cell.windowMs))
+        : blockStarted(decision, started, cell.windowMs);
+    };
+    const afterCell = (c: Decision): Decision | Promise<Decision> => {
+      if (c.remaining === 0 && c.resetAt > c.now) return blocked(c, applied);
+      const decision = quota(stored, cost, applied);
+      return isThenable(decision) ? decision.then(afterQuota) : afterQuota(decision);
+    };
+    const checked = store.consume(bkey, 0, cell, readClock(now));
+    return isThenable(checked) ? checked.then(afterCell) : afterCell(checked);
+  }
 
   function decide(key: string, cost = 1, applied: RateLimitPolicy = policy): Decision | Promise<Decision> {
     if (!Number.isSafeInteger(cost) || cost < 0)
       throw new TypeError(`rate limit: cost must be a non-negative integer, got ${String(cost)}`);
-    if (cost > capacityOf(applied)) {
-      const current = store.consume(storeKey(prefix, key, prefixes), 0, applied, readClock(now));
-      return isThenable(current) ? current.then(neverFits) : neverFits(current);
-    }
-    return store.consume(storeKey(prefix, key, prefixes), cost, applied, readClock(now));
+    const stored = storeKey(prefix, key, prefixes);
+    return block ? decideBlocked(block, stored, cost, applied) : quota(stored, cost, applied);
   }
 
   function policyFor(limit: number): RateLimitPolicy {
@@ -363,7 +483,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       await store.refund(storeKey(prefix, key, prefixes), cost, applied, decision);
     },
     async reset(key) {
-      await store.reset(storeKey(prefix, key, prefixes));
+      const stored = storeKey(prefix, key, prefixes);
+      await store.reset(stored);
+      if (block) await store.reset(blockKey(stored));
     },
+    blockDurationMs: block?.windowMs ?? 0,
   };
 }

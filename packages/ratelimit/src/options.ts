@@ -12,6 +12,7 @@ import {
   type ResetFormat,
 } from "./headers.js";
 import { capacityOf, createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
 
 /**
@@ -245,6 +246,20 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
    */
   failMode?: "open" | "closed";
   /**
+   * An in-memory limiter that decides while the store fails (rate-limiter-flexible's
+   * `insuranceLimiter`), instead of `failMode`. Each instance counts on its own with the limit
+   * (and `burst`) divided by `instances`, the number of instances sharing the store, rounded
+   * down, at least 1; so the fleet as a whole admits about the configured limit, as long as the
+   * load is spread evenly. Every request still asks the store first, so the store takes over
+   * again at its first answer. The switches are logged once each (`warn` when insurance takes
+   * over, `info` when the store answers again) and published on `svc:ratelimit` as
+   * `store-failed` (`failMode: "insurance"`, once per outage) and `store-recovered`. Counts
+   * start from zero at each switch: while insured a client may spend up to its per-instance
+   * quota on every instance it reaches, and what it spent meanwhile is not carried back.
+   * @default undefined: no insurance; `failMode` answers a failed decision
+   */
+  insurance?: RateLimitInsurance;
+  /**
    * `Retry-After` seconds on the 503 of `failMode: "closed"`.
    * @default 5
    */
@@ -262,6 +277,31 @@ export interface RateLimitOptions extends Omit<Partial<RateLimiterOptions>, "lim
   logIntervalMs?: number;
 }
 
+/**
+ * `insurance` of {@link RateLimitOptions}: how the in-memory stand-in for a failed store counts.
+ * @example
+ * rateLimit({ limit: 600, store: new RedisStore({ client }), insurance: { instances: 3 } });
+ * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
+ */
+export interface RateLimitInsurance {
+  /**
+   * How many instances share the store: each one's insured limit is `limit / instances`
+   * (rounded down, at least 1). A positive integer.
+   */
+  instances: number;
+  /**
+   * The most keys the in-memory stand-in holds (`MemoryStore`'s `maxKeys`).
+   * @default 100_000
+   */
+  maxKeys?: number;
+}
+
+/** @internal The in-memory stand-in of `insurance`, resolved. */
+export interface Insurance {
+  limiter: RateLimiter;
+  instances: number;
+}
+
 /** @internal The options of `rateLimit`, checked and resolved once. */
 export interface Config {
   limiter: RateLimiter;
@@ -271,6 +311,8 @@ export interface Config {
   cost: number | ((req: RateLimitRequest) => number);
   failMode: "open" | "closed";
   failRetryAfter: number;
+  /** `insurance`: the in-memory limiter that decides while the store fails. */
+  insurance: Insurance | undefined;
   /** The allowlist, compiled; undefined when empty. */
   allowed: IpMatcher | undefined;
   skip: PerRequest<boolean> | undefined;
@@ -289,7 +331,16 @@ export interface Config {
   headers: HeaderSettings;
 }
 
-const LIMITER_OPTIONS = ["limit", "windowMs", "algorithm", "burst", "store", "prefix", "now"] as const;
+const LIMITER_OPTIONS = [
+  "limit",
+  "windowMs",
+  "algorithm",
+  "burst",
+  "store",
+  "prefix",
+  "now",
+  "blockDurationMs",
+] as const;
 
 /** Every option `rateLimit` takes; anything else is refused by name. */
 const KNOWN = new Set<string>([
@@ -312,6 +363,7 @@ const KNOWN = new Set<string>([
   "policyName",
   "failMode",
   "failRetryAfterSeconds",
+  "insurance",
   "logger",
   "logIntervalMs",
 ]);
@@ -404,10 +456,44 @@ function resolveLimiter(options: RateLimitOptions): Pick<Config, "limiter" | "li
   if (options.store !== undefined) limiterOptions.store = options.store;
   if (options.prefix !== undefined) limiterOptions.prefix = options.prefix;
   if (options.now !== undefined) limiterOptions.now = options.now;
+  if (options.blockDurationMs !== undefined) limiterOptions.blockDurationMs = options.blockDurationMs;
   return {
     limiter: createRateLimiter(limiterOptions),
     limit: typeof limit === "function" ? limit : undefined,
   };
+}
+
+/** A share of `n` for one of `instances` instances: rounded down, at least 1. */
+export function insuredLimit(n: number, instances: number): number {
+  return Math.max(1, Math.floor(n / instances));
+}
+
+/** `insurance`: a limiter of the same policy, divided by `instances`, in a memory store of its own. */
+function resolveInsurance(
+  value: unknown,
+  limiter: RateLimiter,
+  now: (() => number) | undefined,
+): Insurance | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw refused("rate limit", "insurance", value, "an object { instances, maxKeys? }");
+  checkOptionNames("ratelimit", value, ["instances", "maxKeys"], "rate limit: insurance");
+  const { instances, maxKeys } = value as RateLimitInsurance;
+  if (typeof instances !== "number" || !Number.isSafeInteger(instances) || instances < 1)
+    throw refused("rate limit", "insurance", instances, "insurance.instances: a positive integer");
+  const store = new MemoryStore({ maxKeys: maxKeys ?? 100_000 });
+  const { policy } = limiter;
+  const options: RateLimiterOptions = {
+    limit: insuredLimit(policy.limit, instances),
+    windowMs: policy.windowMs,
+    algorithm: policy.algorithm,
+    store,
+    prefix: limiter.prefix,
+    blockDurationMs: limiter.blockDurationMs,
+  };
+  if (policy.algorithm === "gcra") options.burst = insuredLimit(policy.burst, instances);
+  if (now !== undefined) options.now = now;
+  return { limiter: createRateLimiter(options), instances };
 }
 
 /** The response headers: which families, how `X-RateLimit-Reset` is written, the policy name. */
@@ -540,6 +626,7 @@ export function resolveConfig(options: RateLimitOptions): Config {
   const failRetryAfter = options.failRetryAfterSeconds ?? 5;
   if (typeof failRetryAfter !== "number" || !Number.isFinite(failRetryAfter) || failRetryAfter < 0)
     throw refused("rate limit", "failRetryAfterSeconds", failRetryAfter, "a non-negative number of seconds");
+  const insurance = resolveInsurance(options.insurance, limiter, options.now);
   const logger = options.logger ?? fallbackLogger;
   if (typeof logger !== "object" || logger === null || typeof logger.warn !== "function")
     throw refused("rate limit", "logger", logger, "an object with warn(obj, msg) (a pino logger fits)");
@@ -553,6 +640,7 @@ export function resolveConfig(options: RateLimitOptions): Config {
     cost,
     failMode,
     failRetryAfter,
+    insurance,
     allowed: resolveAllowlist(options.allowlist),
     skip: functionOr("skip", options.skip, "a function (req, res) => boolean | Promise<boolean>"),
     key:

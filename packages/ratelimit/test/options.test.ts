@@ -447,3 +447,59 @@ describe("ipMatcher(entries)", () => {
     },
   );
 });
+
+describe("blockDurationMs and insurance: refused at construction", () => {
+  const code = (build: () => unknown): string | undefined => {
+    try {
+      build();
+    } catch (err) {
+      return (err as { code?: string }).code;
+    }
+    return undefined;
+  };
+  it.each([-1, Number.NaN, "60000", 1e15 + 1])(
+    "blockDurationMs %s → ERR_SVC_RATELIMIT_BLOCK_DURATION_MS",
+    (given) => {
+      expect(code(() => rateLimit({ limit: 1, blockDurationMs: given as number }))).toBe(
+        "ERR_SVC_RATELIMIT_BLOCK_DURATION_MS",
+      );
+      expect(code(() => createRateLimiter({ limit: 1, blockDurationMs: given as number }))).toBe(
+        "ERR_SVC_RATELIMIT_BLOCK_DURATION_MS",
+      );
+    },
+  );
+  it("blockDurationMs with an express-rate-limit store → ERR_SVC_RATELIMIT_BLOCK_DURATION_MS", () => {
+    const store = {
+      increment: async () => ({ totalHits: 1, resetTime: undefined }),
+      decrement: async () => {},
+      resetKey: async () => {},
+    } as unknown as ExpressRateLimitStore;
+    expect(
+      code(() =>
+        rateLimit({
+          limit: 1,
+          algorithm: "fixed-window",
+          store: expressRateLimitStore(store),
+          blockDurationMs: 1000,
+        }),
+      ),
+    ).toBe("ERR_SVC_RATELIMIT_BLOCK_DURATION_MS");
+  });
+  it("blockDuration (rate-limiter-flexible's name, seconds) → ERR_SVC_RATELIMIT_UNKNOWN_OPTION", () => {
+    expect(code(() => rateLimit({ limit: 1, blockDuration: 60 } as RateLimitOptions))).toBe(
+      "ERR_SVC_RATELIMIT_UNKNOWN_OPTION",
+    );
+  });
+  it.each([
+    [{ instances: 0 }, "ERR_SVC_RATELIMIT_INSURANCE"],
+    [{ instances: 1.5 }, "ERR_SVC_RATELIMIT_INSURANCE"],
+    [{}, "ERR_SVC_RATELIMIT_INSURANCE"],
+    [true, "ERR_SVC_RATELIMIT_INSURANCE"],
+    [{ instance: 3 }, "ERR_SVC_RATELIMIT_UNKNOWN_OPTION"],
+  ])("insurance %o → %s", (given, expected) => {
+    expect(code(() => rateLimit({ limit: 1, insurance: given as never }))).toBe(expected);
+  });
+  it("insurance: { instances: 3 } with limit 600 → accepted", () => {
+    expect(code(() => rateLimit({ limit: 600, insurance: { instances: 3 } }))).toBeUndefined();
+  });
+});
