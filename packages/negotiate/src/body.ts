@@ -18,6 +18,7 @@ import {
 } from "./content-coding.js";
 import { because, negotiateChannel, publishBodyRefusal } from "./diagnostics.js";
 import { inexactNumbers } from "./exact-numbers.js";
+import { type FormBodyOptions, type FormConfig, parseFormBody, resolveFormConfig } from "./form-body.js";
 import { byteLimit, refused } from "./options.js";
 import { parseXmlBody, XmlNilError, XmlRefusedError, type XmlValue } from "./xml-body.js";
 import { fromXmlRepresentation, type XmlBodySchema } from "./xml-representation.js";
@@ -50,7 +51,8 @@ export interface ParseBodyOptions {
    */
   depth?: number;
   /**
-   * Body media types read: `json` covers `application/json` and any `+json`, `xml` covers
+   * Body media types read: `json` covers `application/json` and any `+json`, `urlencoded` covers
+   * `application/x-www-form-urlencoded` (see `form`), `xml` covers
    * `application/xml`, `text/xml` and any `+xml` but `application/soap+xml` (a SOAP envelope is
    * its endpoint's to read, RFC 3902); a media type (`"application/json"`,
    * `"application/merge-patch+json"`, `"application/soap+xml"`) accepts exactly that type, read as
@@ -58,7 +60,15 @@ export interface ParseBodyOptions {
    * type is left unread for what comes after (see `others`).
    * @default ["json", "xml"]
    */
-  types?: ReadonlyArray<"json" | "xml" | (string & {})>;
+  types?: ReadonlyArray<"json" | "xml" | "urlencoded" | (string & {})>;
+  /**
+   * The bounds of an `application/x-www-form-urlencoded` body (with `urlencoded` in `types`):
+   * parsed as `URLSearchParams` parses it, names flat (`a[b]=1` is the name `a[b]`), a repeated
+   * name the list of its values, every name an own field (`__proto__` and `constructor`
+   * included, never reaching a prototype).
+   * @default { maxPairs: 1000, maxKeyBytes: 1024, maxValueBytes: 65536 }
+   */
+  form?: FormBodyOptions;
   /**
    * What becomes of a body of a type outside `types` (or without `Content-Type`). `"next"`: it
    * is left as it is, unread, `req.body` undefined, for a handler after this middleware (a SOAP
@@ -119,7 +129,7 @@ export interface ParsedBodyRequest extends IncomingMessage {
   body?: unknown;
 }
 
-type BodyKind = "json" | "xml";
+type BodyKind = "json" | "xml" | "urlencoded";
 
 /** What a request declares its body to be: the kind, and whether `Content-Type` names a charset. */
 interface DeclaredBody {
@@ -141,6 +151,8 @@ interface BodyConfig {
   readonly exact: ReadonlyMap<string, BodyKind>;
   readonly timeout: number | false;
   readonly exactNumbers: boolean;
+  /** The bounds of a form body. */
+  readonly form: FormConfig;
   /** A body of another type is refused (415) rather than left unread. */
   readonly refuseOthers: boolean;
   /** Whether XML is read back as a representation's value, with the schema of a request. */
@@ -161,6 +173,7 @@ const BODY_OPTIONS = [
   "timeout",
   "exactNumbers",
   "xml",
+  "form",
   "unreadBody",
 ];
 
@@ -176,12 +189,12 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     throw refused("parseBody", "depth", depth, "a positive integer");
   }
   const TYPES =
-    'a non-empty array of "json", "xml" and media types read as JSON or XML (such as "application/json", "application/merge-patch+json")';
+    'a non-empty array of "json", "xml", "urlencoded" and media types read as JSON, XML or a form (such as "application/json", "application/merge-patch+json")';
   if (!Array.isArray(types) || types.length === 0) throw refused("parseBody", "types", types, TYPES);
   const wholeKinds: BodyKind[] = [];
   const exact = new Map<string, BodyKind>();
   for (const t of types as unknown[]) {
-    if (t === "json" || t === "xml") {
+    if (t === "json" || t === "xml" || t === "urlencoded") {
       wholeKinds.push(t);
       continue;
     }
@@ -190,7 +203,7 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     const kind =
       essence === undefined || parsed?.parameters.length !== 0
         ? undefined
-        : kindOf(essence, ["json", "xml"], true);
+        : kindOf(essence, ["json", "xml", "urlencoded"], true);
     if (essence === undefined || kind === undefined) throw refused("parseBody", "types", types, TYPES);
     exact.set(essence, kind);
   }
@@ -210,6 +223,7 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
   const accepted = new Set([
     ...(wholeKinds.includes("json") ? ["application/json"] : []),
     ...(wholeKinds.includes("xml") ? ["application/xml"] : []),
+    ...(wholeKinds.includes("urlencoded") ? [FORM_TYPE] : []),
     ...exact.keys(),
   ]);
   const others = options.others ?? "next";
@@ -249,6 +263,7 @@ function resolveBodyConfig(options: ParseBodyOptions): BodyConfig {
     exact,
     timeout,
     exactNumbers,
+    form: resolveFormConfig(options.form),
     refuseOthers: others === "refuse",
     xml: { representation: shape === "representation", schema },
     acceptedHeader: [...accepted].join(", "),
@@ -392,10 +407,14 @@ function isIdentity(contentEncoding: string): boolean {
 
 /** How `mediaType` is read: by its subtype when named `exactly`, else by the kinds accepted whole. */
 function kindOf(mediaType: string, types: ReadonlyArray<BodyKind>, exactly = false): BodyKind | undefined {
+  if (types.includes("urlencoded") && mediaType === FORM_TYPE) return "urlencoded";
   if (types.includes("json") && isJson(mediaType)) return "json";
   if (types.includes("xml") && isXml(mediaType) && (exactly || !isSoap(mediaType))) return "xml";
   return undefined;
 }
+
+/** The URL Standard §5 media type, read by `URLSearchParams`' parser. */
+const FORM_TYPE = "application/x-www-form-urlencoded";
 
 /** A `charset` parameter given more than once. */
 const TWICE = Symbol("charset twice");
@@ -484,8 +503,9 @@ function parseReceived(
   kind: BodyKind,
   depth: number,
   exactNumbers: boolean,
+  form: FormConfig,
 ): { value: unknown } | HttpError {
-  const label = kind === "json" ? "JSON" : "XML";
+  const label = kind === "json" ? "JSON" : kind === "xml" ? "XML" : "form";
   let source: string;
   try {
     // RFC 8259 §8.1: "implementations that parse JSON texts MAY ignore the presence of a byte
@@ -502,6 +522,14 @@ function parseReceived(
   }
   // The 400's message is a text of our own: V8's JSON.parse message quotes the client's bytes and
   // changes wording between Node versions, so it is only the cause (for logs, never the record).
+  if (kind === "urlencoded") {
+    try {
+      return { value: parseFormBody(source, form) };
+    } catch (err) {
+      if (err instanceof HttpError) return err;
+      throw err;
+    }
+  }
   let value: unknown;
   try {
     value = kind === "xml" ? parseXmlBody(source, depth) : JSON.parse(source);
@@ -814,7 +842,7 @@ async function read(config: BodyConfig, request: RequestView, content: BodyConte
   if (foreign !== undefined) {
     throw unsupported(request, config, `XML encoding "${foreign}" is not supported; send UTF-8`);
   }
-  const parsed = parseReceived(body, kind, config.depth, config.exactNumbers);
+  const parsed = parseReceived(body, kind, config.depth, config.exactNumbers, config.form);
   if (parsed instanceof HttpError) throw parsed;
   if (kind === "xml" && config.xml.representation) {
     return fromXmlRepresentation(

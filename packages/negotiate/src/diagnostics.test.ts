@@ -86,7 +86,7 @@ const BODY_ROWS: readonly [
     "Content-Encoding: gzip → 415",
     { "content-type": "application/json", "content-encoding": "gzip" },
     "{}",
-    { decision: "unsupported-media-type", contentType: "application/json" },
+    { decision: "unsupported-media-type", contentType: "application/json", reason: "content-coding" },
   ],
   [
     "over the limit → 413",

@@ -32,12 +32,25 @@ export type NegotiateDiagnostic =
     }
   | {
       readonly request: object | undefined;
+      /**
+       * A CORS request not shared: its `Origin` is not allowed (`reason: "origin"`; the response
+       * carries no `Access-Control-Allow-Origin`), or an allowed origin's preflight asked for
+       * private network access that `privateNetwork` does not grant (`reason: "private-network"`).
+       */
+      readonly decision: "cross-origin-refused";
+      /** The request's `Origin`, as sent. */
+      readonly origin: string;
+      readonly reason: "origin" | "private-network";
+    }
+  | {
+      readonly request: object | undefined;
       /** The body parser refused the request's content (413, 400, 408). */
       readonly decision: "body-refused";
       /**
        * Why: `too-large` (413), `too-deep`, `malformed`, `inexact-number`, `doctype`,
        * `xml-version`, `processing-instruction`, `too-many-elements`, `too-many-attributes`,
-       * `too-many-namespaces`, `unreadable` (the stream failed), `timeout` (408),
+       * `too-many-namespaces`, `too-many-pairs`, `key-too-long`, `value-too-long` (a form's
+       * bounds), `unreadable` (the stream failed), `timeout` (408),
        * `decoded-too-large` (413: a coded body decoding past `limit`), `bad-coding` (400: the
        * content is not in the coding its `Content-Encoding` names).
        */
@@ -97,4 +110,13 @@ export function publishBodyRefusal(native: unknown, contentType: unknown, err: u
             ? "inexact-number"
             : "malformed");
   negotiateChannel.publish({ request, decision: "body-refused", reason });
+}
+
+/** `cross-origin-refused` on `svc:negotiate`; call it only when the channel has subscribers. */
+export function publishCorsRefusal(
+  native: unknown,
+  origin: string,
+  reason: "origin" | "private-network",
+): void {
+  negotiateChannel.publish({ request: nativeOf(native), decision: "cross-origin-refused", origin, reason });
 }

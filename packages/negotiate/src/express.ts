@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction } from "@svc/errors";
-import { exchangeOf, isAnswer, type RequestView } from "@svc/kernel";
+import { type Answer, exchangeOf, isAnswer, type Passage, type RequestView } from "@svc/kernel";
 import { resolveUnreadBody } from "@svc/kernel/internal";
 import { setPassage, settleUnreadBody, writeResponse } from "@svc/kernel/node";
 import {
@@ -72,7 +72,7 @@ export function parseBody(options: ParseBodyOptions = {}) {
 }
 
 /**
- * CORS for a fixed list of origins as Express (4 and 5) middleware, and from plain `node:http`
+ * CORS as Express (4 and 5) middleware, and from plain `node:http`
  * (`(req, res, next)`): the decision of `crossOriginGate`, its preflight answer written,
  * its fields set on the response before `next()`.
  *
@@ -83,14 +83,18 @@ export function parseBody(options: ParseBodyOptions = {}) {
 export function crossOrigin(options: CrossOriginOptions) {
   const gate = crossOriginGate(options);
   return function crossOriginMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    // The gate decides synchronously: the decision is applied before `next`, as a header writer.
-    const outcome = gate(req);
-    if (isAnswer(outcome)) {
-      writeResponse(res, outcome.answer, (req.method ?? "GET").toUpperCase()).catch(next);
-      return;
-    }
-    setPassage(res, outcome);
-    next();
+    // Applied before `next`, as a header writer; a promise only where an origin function returns one.
+    const apply = (outcome: Passage | Answer) => {
+      if (isAnswer(outcome)) {
+        writeResponse(res, outcome.answer, (req.method ?? "GET").toUpperCase()).catch(next);
+        return;
+      }
+      setPassage(res, outcome);
+      next();
+    };
+    const outcome = gate(req, req);
+    if (outcome instanceof Promise) outcome.then(apply, next);
+    else apply(outcome);
   };
 }
 

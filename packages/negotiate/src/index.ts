@@ -20,9 +20,10 @@ export {
   compression,
 } from "./coder.js";
 export type { RequestCoding } from "./content-coding.js";
-export { type CrossOriginOptions, crossOriginGate } from "./cors.js";
+export { type CrossOriginOptions, crossOriginGate, type OriginMatcher } from "./cors.js";
 export { type NegotiateDiagnostic, negotiateChannel } from "./diagnostics.js";
 export { selectEncoding } from "./encoding.js";
+export type { FormBodyOptions, FormValue } from "./form-body.js";
 export { selectLanguage } from "./language.js";
 export { MEDIA_TYPE } from "./media-type-hint.js";
 export {

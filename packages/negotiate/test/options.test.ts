@@ -106,7 +106,7 @@ const rows: OptionCase[] = [
     "parseBody(options)",
     () => parseBody(7 as never),
     "ERR_SVC_NEGOTIATE_OPTIONS",
-    /parseBody: options must be an object with the fields limit, contentCodings, depth, types, others, timeout, exactNumbers, xml, unreadBody, got 7/,
+    /parseBody: options must be an object with the fields limit, contentCodings, depth, types, others, timeout, exactNumbers, xml, form, unreadBody, got 7/,
     () => parseBody(),
   ],
   [
@@ -141,7 +141,7 @@ const rows: OptionCase[] = [
     "parseBody: types",
     () => parseBody({ types: "json" as never }),
     "ERR_SVC_NEGOTIATE_TYPES",
-    /parseBody: types must be a non-empty array of "json", "xml" and media types read as JSON or XML \(such as "application\/json", "application\/merge-patch\+json"\), got "json"/,
+    /parseBody: types must be a non-empty array of "json", "xml", "urlencoded" and media types read as JSON, XML or a form \(such as "application\/json", "application\/merge-patch\+json"\), got "json"/,
     () => parseBody({ types: ["json"] }),
   ],
   [
@@ -194,6 +194,20 @@ const rows: OptionCase[] = [
     () => parseBody({ contentCodings: [] }),
   ],
   [
+    "parseBody: form.maxPairs",
+    () => parseBody({ form: { maxPairs: 0 } }),
+    "ERR_SVC_NEGOTIATE_FORM_MAX_PAIRS",
+    /parseBody: form.maxPairs must be a positive integer, got 0/,
+    () => parseBody({ types: ["urlencoded"], form: { maxPairs: 10 } }),
+  ],
+  [
+    "parseBody: form (a misspelt name)",
+    () => parseBody({ form: { maxPair: 10 } as never }),
+    "ERR_SVC_NEGOTIATE_UNKNOWN_OPTION",
+    /unknown option "form.maxPair" \(did you mean "form.maxPairs"\?\)/,
+    () => parseBody({ form: { maxKeyBytes: 64, maxValueBytes: 1024 } }),
+  ],
+  [
     "parseBody: timeout",
     () => parseBody({ timeout: 0 }),
     "ERR_SVC_NEGOTIATE_TIMEOUT",
@@ -205,7 +219,7 @@ const rows: OptionCase[] = [
     "crossOrigin(options)",
     () => crossOrigin(undefined as never),
     "ERR_SVC_NEGOTIATE_OPTIONS",
-    /crossOrigin: options must be an object \{ origins, exposedHeaders\?, maxAge\? \}, got undefined/,
+    /crossOrigin: options must be an object \{ origins, credentials\?, privateNetwork\?, exposedHeaders\?, maxAge\? \}, got undefined/,
     () => crossOrigin({ origins }),
   ],
   [
@@ -228,6 +242,34 @@ const rows: OptionCase[] = [
     "ERR_SVC_NEGOTIATE_ORIGINS",
     /serialized http\(s\) origins.*, got "https:\/\/app.example\/"/,
     () => crossOrigin({ origins: ["http://localhost:5173"] }),
+  ],
+  [
+    'crossOrigin: origins "*" with credentials',
+    () => crossOrigin({ origins: "*", credentials: true }),
+    "ERR_SVC_NEGOTIATE_ORIGINS",
+    /crossOrigin: origins "\*" cannot be used with credentials: true/,
+    () => crossOrigin({ origins: "*" }),
+  ],
+  [
+    "crossOrigin: origins (a number among them)",
+    () => crossOrigin({ origins: [/^https:\/\/a\.example$/, 7 as never] }),
+    "ERR_SVC_NEGOTIATE_ORIGINS",
+    /got 7/,
+    () => crossOrigin({ origins: [/^https:\/\/a\.example$/, () => true, "null"], credentials: true }),
+  ],
+  [
+    "crossOrigin: credentials",
+    () => crossOrigin({ origins, credentials: "yes" as never }),
+    "ERR_SVC_NEGOTIATE_CREDENTIALS",
+    /crossOrigin: credentials must be a boolean, got "yes"/,
+    () => crossOrigin({ origins, credentials: true }),
+  ],
+  [
+    "crossOrigin: privateNetwork",
+    () => crossOrigin({ origins, privateNetwork: 1 as never }),
+    "ERR_SVC_NEGOTIATE_PRIVATE_NETWORK",
+    /crossOrigin: privateNetwork must be a boolean, got 1/,
+    () => crossOrigin({ origins, privateNetwork: true }),
   ],
   [
     "crossOrigin: exposedHeaders",
