@@ -118,7 +118,7 @@ export interface RateLimiter {
 }
 
 /** Every option {@link createRateLimiter} takes; anything else is refused by name. */
-const LIMITER_OPTIONS = [
+export const LIMITER_OPTIONS = [
   "limit",
   "windowMs",
   "algorithm",
@@ -127,7 +127,7 @@ const LIMITER_OPTIONS = [
   "prefix",
   "now",
   "blockDurationMs",
-];
+] as const;
 
 /** Prefixes already claimed per store object, so two limiters cannot silently share counters. */
 const claimed = new WeakMap<RateLimitStore, Set<string>>();

@@ -11,7 +11,13 @@ import {
   type RateLimitDraft,
   type ResetFormat,
 } from "./headers.js";
-import { capacityOf, createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
+import {
+  capacityOf,
+  createRateLimiter,
+  LIMITER_OPTIONS,
+  type RateLimiter,
+  type RateLimiterOptions,
+} from "./limiter.js";
 import { MemoryStore } from "./memory-store.js";
 import { optionError, refused } from "./option-error.js";
 
@@ -330,17 +336,6 @@ export interface Config {
   logIntervalMs: number;
   headers: HeaderSettings;
 }
-
-const LIMITER_OPTIONS = [
-  "limit",
-  "windowMs",
-  "algorithm",
-  "burst",
-  "store",
-  "prefix",
-  "now",
-  "blockDurationMs",
-] as const;
 
 /** Every option `rateLimit` takes; anything else is refused by name. */
 const KNOWN = new Set<string>([
