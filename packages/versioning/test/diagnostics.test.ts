@@ -1,20 +1,9 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, HttpError } from "@svc/kernel";
-import { expressAdapter } from "@svc/kernel/express";
-import { fastifyAdapter } from "@svc/kernel/fastify";
-import { fetchAdapter } from "@svc/kernel/fetch";
-import { nodeAdapter } from "@svc/kernel/node";
+import { createPipeline } from "@svc/kernel";
 import { json, representations } from "@svc/negotiate";
-import {
-  type DiagnosticRow,
-  diagnosticsTable,
-  fallbackErrors,
-  fastifyPipelineApp,
-  honoPipelineApp,
-  type Mounts,
-} from "@svc/test-utils/conformance";
+import { type DiagnosticRow, diagnosticsTable } from "@svc/test-utils/conformance";
 import express from "express";
 import { type VersioningDiagnostic, versions } from "../src/index.js";
+import { employeeMounts } from "./employee-mounts.js";
 
 /** A message's members but its `request`, for each kind of message. */
 type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
@@ -38,60 +27,7 @@ const pipeline = () =>
     }),
   });
 
-const employee = (version: number | undefined) => ({ id: 7, version });
-
-/** The servers, each recording the request object the pipeline is handed in `seen`. */
-function mounts(seen: object[]): Mounts {
-  return {
-    express() {
-      const svc = expressAdapter(pipeline());
-      const app = express();
-      app.use((req, _res, next) => {
-        seen.push(req);
-        next();
-      });
-      app.use(svc.prepare);
-      app.get(
-        "/employees/7",
-        svc.handle((_req: express.Request, ctx) => employee(ctx.version)),
-      );
-      app.use(fallbackErrors.express);
-      return app;
-    },
-    node() {
-      const svc = nodeAdapter(pipeline());
-      return (req: IncomingMessage, res: ServerResponse) => {
-        seen.push(req);
-        const run = async () => {
-          const ready = await svc.prepare(req, res);
-          if (ready.path !== "/employees/7") throw HttpError.notFound();
-          return svc.respond(req, res, (ctx) => employee(ctx.version));
-        };
-        run().catch((err) => fallbackErrors.node(err, req, res));
-      };
-    },
-    fastify() {
-      const svc = fastifyAdapter(pipeline());
-      const app = fastifyPipelineApp(svc);
-      // The raw request, as `rewriteUrl` gets it.
-      app.server.on("request", (req: IncomingMessage) => seen.push(req));
-      app.get(
-        "/employees/7",
-        svc.handle((_request, ctx) => employee(ctx.version)),
-      );
-      return app;
-    },
-    fetch() {
-      const svc = fetchAdapter(pipeline());
-      const app = honoPipelineApp(svc);
-      app.get("/employees/7", (c) => svc.respond(c.req.raw, (ctx) => employee(ctx.version)));
-      return (request: Request) => {
-        seen.push(request);
-        return app.fetch(request);
-      };
-    },
-  };
-}
+const mounts = (seen: object[] = []) => employeeMounts(express, pipeline, seen);
 
 type Row = DiagnosticRow<WithoutRequest<VersioningDiagnostic>>;
 

@@ -1,9 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, HttpError } from "@svc/kernel";
+import { createPipeline } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
-import { fastifyAdapter } from "@svc/kernel/fastify";
-import { fetchAdapter } from "@svc/kernel/fetch";
-import { nodeAdapter } from "@svc/kernel/node";
 import { json, representations } from "@svc/negotiate";
 import { express4, listen } from "@svc/test-utils";
 import {
@@ -11,14 +7,12 @@ import {
   type DiagnosticRow,
   diagnosticsTable,
   fallbackErrors,
-  fastifyPipelineApp,
-  honoPipelineApp,
-  type Mounts,
   type Row,
 } from "@svc/test-utils/conformance";
 import express from "express";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type ApiVersioningOptions, type VersioningDiagnostic, versions } from "../src/index.js";
+import { employeeMounts } from "./employee-mounts.js";
 
 /** A message's members but its `request`, for each kind of message. */
 type WithoutRequest<T> = T extends unknown ? Omit<T, "request"> : never;
@@ -50,56 +44,7 @@ const pipeline = () =>
 
 const employee = (version: number | undefined) => ({ id: 7, version });
 
-function mounts(seen: object[] = []): Mounts {
-  return {
-    express() {
-      const svc = expressAdapter(pipeline());
-      const app = express();
-      app.use((req, _res, next) => {
-        seen.push(req);
-        next();
-      });
-      app.use(svc.prepare);
-      app.get(
-        "/employees/7",
-        svc.handle((_req: express.Request, ctx) => employee(ctx.version)),
-      );
-      app.use(fallbackErrors.express);
-      return app;
-    },
-    node() {
-      const svc = nodeAdapter(pipeline());
-      return (req: IncomingMessage, res: ServerResponse) => {
-        seen.push(req);
-        const run = async () => {
-          const ready = await svc.prepare(req, res);
-          if (ready.path.split("?")[0] !== "/employees/7") throw HttpError.notFound();
-          return svc.respond(req, res, (ctx) => employee(ctx.version));
-        };
-        run().catch((err) => fallbackErrors.node(err, req, res));
-      };
-    },
-    fastify() {
-      const svc = fastifyAdapter(pipeline());
-      const app = fastifyPipelineApp(svc);
-      app.server.on("request", (req: IncomingMessage) => seen.push(req));
-      app.get(
-        "/employees/7",
-        svc.handle((_request, ctx) => employee(ctx.version)),
-      );
-      return app;
-    },
-    fetch() {
-      const svc = fetchAdapter(pipeline());
-      const app = honoPipelineApp(svc);
-      app.get("/employees/7", (c) => svc.respond(c.req.raw, (ctx) => employee(ctx.version)));
-      return (request: Request) => {
-        seen.push(request);
-        return app.fetch(request);
-      };
-    },
-  };
-}
+const mounts = (seen: object[] = []) => employeeMounts(express, pipeline, seen);
 
 /** The refusal's message, by its kind (the error record's `code` is the error handler's to write). */
 const MESSAGES: Record<string, RegExp> = {
