@@ -24,17 +24,19 @@ const options = (extra: Partial<SoapEndpointOptions>) => ({
 
 export const PATH = "/ws/customer";
 
-/** The customer endpoint at {@link PATH} on each framework, errors through `fallbackErrors`. */
-export const soapMounts = (extra: Partial<SoapEndpointOptions> = {}): Mounts => ({
+/**
+ * An endpoint at `path` on each framework, built from `options`, errors through `fallbackErrors`.
+ */
+export const endpointMounts = (path: string, options: () => SoapEndpointOptions): Mounts => ({
   express() {
     const app = express();
     app.disable("x-powered-by");
-    app.use(PATH, expressEndpoint(options(extra)));
+    app.use(path, expressEndpoint(options()));
     app.use(fallbackErrors.express);
     return app;
   },
   node() {
-    const endpoint = nodeEndpoint({ ...options(extra), path: PATH });
+    const endpoint = nodeEndpoint({ ...options(), path });
     return (req: IncomingMessage, res: ServerResponse) => {
       endpoint(req, res).then(
         (answered) => {
@@ -46,15 +48,19 @@ export const soapMounts = (extra: Partial<SoapEndpointOptions> = {}): Mounts => 
   },
   fastify() {
     const app = Fastify();
-    app.register(soap, { ...options(extra), prefix: PATH });
+    app.register(soap, { ...options(), prefix: path });
     app.setErrorHandler(fallbackErrors.fastify);
     return app;
   },
   fetch() {
-    const endpoint = fetchEndpoint(options(extra));
+    const endpoint = fetchEndpoint(options());
     const app = new Hono();
-    app.all(PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
+    app.all(path, (c) => endpoint(c.req.raw, honoConnection(c)));
     app.onError((err, c) => fallbackErrors.fetch(err, c));
     return app.fetch;
   },
 });
+
+/** The customer endpoint at {@link PATH} on each framework, errors through `fallbackErrors`. */
+export const soapMounts = (extra: Partial<SoapEndpointOptions> = {}): Mounts =>
+  endpointMounts(PATH, () => options(extra));

@@ -1,18 +1,9 @@
 import { createHash } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import { HttpError } from "@svc/kernel";
-import { honoConnection } from "@svc/kernel/fetch";
 import type { SoapEndpointOptions } from "@svc/soap-envelope";
-import { soapEndpoint as expressEndpoint } from "@svc/soap-envelope/express";
-import { soap } from "@svc/soap-envelope/fastify";
-import { soapEndpoint as fetchEndpoint } from "@svc/soap-envelope/fetch";
-import { soapEndpoint as nodeEndpoint } from "@svc/soap-envelope/node";
-import { fallbackErrors, type Mounts } from "@svc/test-utils/conformance";
-import express from "express";
-import Fastify from "fastify";
-import { Hono } from "hono";
+import type { Mounts } from "@svc/test-utils/conformance";
 import { FIXTURES, silentLogger } from "./helpers.js";
+import { endpointMounts } from "./mounts.js";
 
 export const UPLOAD_WSDL = join(FIXTURES, "upload.wsdl");
 export const UPLOAD_TNS = "http://svc.example.com/ws/upload/v1";
@@ -41,39 +32,8 @@ const options = (extra: Partial<SoapEndpointOptions>) => ({
 });
 
 /** The upload endpoint at {@link UPLOAD_PATH} on each framework, errors through `fallbackErrors`. */
-export const uploadMounts = (extra: Partial<SoapEndpointOptions> = {}): Mounts => ({
-  express() {
-    const app = express();
-    app.disable("x-powered-by");
-    app.use(UPLOAD_PATH, expressEndpoint(options(extra)));
-    app.use(fallbackErrors.express);
-    return app;
-  },
-  node() {
-    const endpoint = nodeEndpoint({ ...options(extra), path: UPLOAD_PATH });
-    return (req: IncomingMessage, res: ServerResponse) => {
-      endpoint(req, res).then(
-        (answered) => {
-          if (!answered) fallbackErrors.node(HttpError.notFound(), req, res);
-        },
-        (err: unknown) => fallbackErrors.node(err, req, res),
-      );
-    };
-  },
-  fastify() {
-    const app = Fastify();
-    app.register(soap, { ...options(extra), prefix: UPLOAD_PATH });
-    app.setErrorHandler(fallbackErrors.fastify);
-    return app;
-  },
-  fetch() {
-    const endpoint = fetchEndpoint(options(extra));
-    const app = new Hono();
-    app.all(UPLOAD_PATH, (c) => endpoint(c.req.raw, honoConnection(c)));
-    app.onError((err, c) => fallbackErrors.fetch(err, c));
-    return app.fetch;
-  },
-});
+export const uploadMounts = (extra: Partial<SoapEndpointOptions> = {}): Mounts =>
+  endpointMounts(UPLOAD_PATH, () => options(extra));
 
 export interface Part {
   headers: Record<string, string>;
