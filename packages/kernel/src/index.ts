@@ -71,6 +71,18 @@ export {
 export { type FieldError, HttpError, type HttpErrorOptions, isHttpError } from "./http-error.js";
 export { stringifyJson } from "./json.js";
 export { MEDIA_TYPE, type MediaTyped } from "./media-type.js";
+export {
+  addOpenApiParameter,
+  addOpenApiResponse,
+  addOpenApiResponseHeaders,
+  composeOpenApi,
+  type OpenApiComponents,
+  type OpenApiFragment,
+  type OpenApiObject,
+  type OpenApiOperationContext,
+  openApiErrorResponse,
+  openApiRef,
+} from "./openapi.js";
 export type { OptionError } from "./option-error.js";
 export {
   type FactsEntry,
