@@ -69,6 +69,7 @@ export {
   type RedisNonceStoreOptions,
   redisNonceStore,
 } from "./nonce-store.js";
+export { type AuthOpenApiOptions, type AuthOpenApiScheme, authOpenApi } from "./openapi.js";
 export type { OptionError } from "./options.js";
 export {
   createPasswordHasher,

@@ -14,6 +14,7 @@ export {
   type PreconditionField,
 } from "./diagnostics.js";
 export { parseEtagList, strongMatch, weakMatch } from "./entity-tag.js";
+export { type ConditionalOpenApiOptions, conditionalOpenApi } from "./openapi.js";
 export { type CacheControlOptions, formatCacheControl, type ValidatorsOptions } from "./options.js";
 export {
   lastModifiedFields,

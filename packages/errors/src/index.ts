@@ -33,6 +33,7 @@ export {
 } from "./logger.js";
 export { type MappedError, type MapperDecision, mappedError } from "./map-error.js";
 export type { NextFunction } from "./next-function.js";
+export { type ErrorsOpenApiOptions, errorsOpenApi } from "./openapi.js";
 export {
   type ErrorConfig,
   type ErrorLogger,

@@ -21,6 +21,7 @@ export {
   type TemplateVariables,
   toHalLink,
 } from "./link.js";
+export { halLinksSchema, halOpenApi, halPageSchema, halResourceSchema } from "./openapi.js";
 export {
   isPage,
   type PageLinks,

@@ -25,6 +25,7 @@ export {
   requestFingerprint,
 } from "./fingerprint.js";
 export { MemoryStore, type MemoryStoreOptions, ScopeFullError, StoreFullError } from "./memory-store.js";
+export { type IdempotencyOpenApiOptions, idempotencyOpenApi } from "./openapi.js";
 export type { OptionError } from "./option-error.js";
 export { MAX_KEY_LENGTH, type ParsedIdempotencyKey, parseIdempotencyKey } from "./parse-key.js";
 export {

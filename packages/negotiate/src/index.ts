@@ -26,6 +26,7 @@ export { selectEncoding } from "./encoding.js";
 export type { FormBodyOptions, FormValue } from "./form-body.js";
 export { selectLanguage } from "./language.js";
 export { MEDIA_TYPE } from "./media-type-hint.js";
+export { type NegotiateOpenApiOptions, negotiateOpenApi } from "./openapi.js";
 export {
   type CsvRepresentationOptions,
   csv,

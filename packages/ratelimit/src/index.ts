@@ -37,6 +37,7 @@ export {
 } from "./headers.js";
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./limiter.js";
 export { MemoryStore, type MemoryStoreOptions, StoreFullError } from "./memory-store.js";
+export { type RateLimitOpenApiOptions, rateLimitOpenApi } from "./openapi.js";
 export type {
   PerRequest,
   RateLimitExceeded,

@@ -7,6 +7,7 @@ export {
   formatSunset,
 } from "./deprecation.js";
 export { type VersioningDiagnostic, type VersioningStrategy, versioningChannel } from "./diagnostics.js";
+export { type VersioningOpenApiOptions, versionedOpenApi, versioningOpenApi } from "./openapi.js";
 export type { VersioningOptionError } from "./option-error.js";
 export type {
   ApiVersioningOptions,
