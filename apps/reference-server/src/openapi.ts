@@ -1,4 +1,14 @@
+import { authOpenApi } from "@svc/auth";
+import { conditionalOpenApi } from "@svc/conditional";
+import { errorsOpenApi } from "@svc/errors";
+import { halResourceSchema as halItem, halOpenApi, halPageSchema as halPage } from "@svc/hal";
+import { idempotencyOpenApi } from "@svc/idempotency";
+import { composeOpenApi, type OpenApiFragment, type OpenApiOperationContext } from "@svc/kernel";
+import { negotiateOpenApi } from "@svc/negotiate";
+import { rateLimitOpenApi } from "@svc/ratelimit";
+import { versioningOpenApi } from "@svc/versioning";
 import { z } from "zod";
+import { VERSIONING } from "./pipeline.js";
 import type { CrudResource, Ctx } from "./routes/crud.js";
 import { OrderPatch, REQUEST_SCHEMAS } from "./schemas.js";
 
@@ -6,8 +16,9 @@ type Json = Record<string, unknown>;
 
 /*
  * The OpenAPI 3.1 document of the resource API. Request bodies are generated from the zod schemas
- * the server validates with (so they cannot drift); responses are described here, next to the
- * statuses the composed middleware can answer with (spec parts 2, 4, 5, 7, 8 and 9). The test
+ * the server validates with (so they cannot drift); responses are described here, and what the
+ * composed packages answer with comes from their own fragments, given the options the server gives
+ * them (spec parts 2, 4, 5, 7, 8 and 9; see `fragments`). The test
  * suites check every response they receive against this document (test/openapi-check.ts).
  */
 
@@ -118,54 +129,6 @@ const num = { type: "number" } as const;
 const str = { type: "string" } as const;
 const dateTime = { type: "string", format: "date-time" } as const;
 const nullable = (type: "string" | "integer" | "number") => ({ type: [type, "null"] });
-
-/** A HAL `_links` member: `self` plus the given relations, each one link object. */
-function halLinks(required: readonly string[], optional: readonly string[] = []): Json {
-  const properties: Json = {};
-  for (const rel of ["self", ...required, ...optional]) properties[rel] = ref("HalLink");
-  return {
-    type: "object",
-    required: ["self", ...required],
-    properties,
-    additionalProperties: false,
-  };
-}
-
-/** A HAL resource: its state, all fields present, and its links. */
-function halItem(
-  description: string,
-  state: Record<string, Json>,
-  links: readonly string[],
-  optionalLinks: readonly string[] = [],
-): Json {
-  return {
-    type: "object",
-    description,
-    required: [...Object.keys(state), "_links"],
-    properties: { ...state, _links: halLinks(links, optionalLinks) },
-    additionalProperties: false,
-  };
-}
-
-/** A page of a collection (@svc/hal `pageModel`), its items under `_embedded.<collection>`. */
-function halPage(collection: string, item: Json): Json {
-  return {
-    type: "object",
-    description: `A page of ${collection}; \`_links\` has \`self\`, \`first\`, \`last\`, and \`previous\`/\`next\` where those pages exist`,
-    required: ["_embedded", "page", "_links"],
-    properties: {
-      _embedded: {
-        type: "object",
-        required: [collection],
-        properties: { [collection]: { type: "array", items: item } },
-        additionalProperties: false,
-      },
-      page: ref("PageMetadata"),
-      _links: ref("PageLinks"),
-    },
-    additionalProperties: false,
-  };
-}
 
 const employeeState = {
   email: { type: "string", format: "email" },
@@ -326,75 +289,16 @@ const ITEM_OF: Record<string, string> = {
 /** Schemas shared by every operation: links, pages, the error record and the documents. */
 function commonSchemas(): Record<string, Json> {
   return {
-    ...linkSchemas(),
-    ...errorSchemas(),
+    ...readinessSchemas(),
     ...documentSchemas(),
     ...orderDocumentSchemas(),
     ...operationalSchemas(),
   };
 }
 
-/** HAL links and the page metadata of every collection. */
-function linkSchemas(): Record<string, Json> {
+/** The readiness failure: the error record plus the state of each dependency. */
+function readinessSchemas(): Record<string, Json> {
   return {
-    HalLink: {
-      type: "object",
-      description: "A HAL link object (draft-kelly-json-hal §5)",
-      required: ["href"],
-      properties: {
-        href: str,
-        templated: { type: "boolean" },
-        type: str,
-        deprecation: str,
-        name: str,
-        profile: str,
-        title: str,
-        hreflang: str,
-      },
-      additionalProperties: false,
-    },
-    PageMetadata: {
-      type: "object",
-      required: ["number", "size", "totalElements", "totalPages"],
-      properties: {
-        number: { type: "integer", minimum: 1, description: "1-based number of this page" },
-        size: { type: "integer", minimum: 1 },
-        totalElements: { type: "integer", minimum: 0 },
-        totalPages: { type: "integer", minimum: 0 },
-      },
-      additionalProperties: false,
-    },
-    PageLinks: halLinks(["first", "last"], ["previous", "next"]),
-  };
-}
-
-/** The error record, the readiness failure that extends it, and problem details. */
-function errorSchemas(): Record<string, Json> {
-  const fieldErrors = {
-    type: "array",
-    description: "One entry per field at fault (validation errors only)",
-    items: {
-      type: "object",
-      required: ["field", "message"],
-      properties: { field: str, message: str },
-      additionalProperties: false,
-    },
-  };
-  return {
-    ErrorRecord: {
-      type: "object",
-      description: "The service's error record (spec part 2); in XML the same fields under `<error>`",
-      required: ["timestamp", "status", "error", "message", "path"],
-      properties: {
-        timestamp: dateTime,
-        status: { type: "integer", minimum: 400, maximum: 599 },
-        error: { type: "string", description: "The reason phrase of the status" },
-        message: { type: "string", description: "Human-readable; never an exception's text for a 5xx" },
-        path: { type: "string", description: "The request path, without the query string" },
-        errors: fieldErrors,
-      },
-      additionalProperties: false,
-    },
     ReadinessFailure: {
       type: "object",
       description: "The error record plus the state of each dependency",
@@ -408,22 +312,6 @@ function errorSchemas(): Record<string, Json> {
         checks: ref("DependencyChecks"),
       },
       additionalProperties: false,
-    },
-    ProblemDetails: {
-      type: "object",
-      description: "The same error as RFC 9457 problem details, for `Accept: application/problem+json`",
-      required: ["type", "title", "status", "detail", "instance", "timestamp"],
-      properties: {
-        type: str,
-        title: str,
-        status: { type: "integer", minimum: 400, maximum: 599 },
-        detail: str,
-        instance: str,
-        timestamp: dateTime,
-        code: str,
-        errors: fieldErrors,
-      },
-      additionalProperties: true,
     },
   };
 }
@@ -576,15 +464,8 @@ const xmlRoot = (schema: Json, xml: Json): Json => ({ allOf: [schema], xml });
 const XML_RESOURCE = { name: "resource" };
 
 /** Every error is the error record: JSON by default, XML or RFC 9457 problem details by Accept. */
-const ERROR_CONTENT = {
-  "application/json": { schema: ref("ErrorRecord") },
-  "application/problem+json": { schema: ref("ProblemDetails") },
-  "application/xml": { schema: xmlRoot(ref("ErrorRecord"), { name: "error" }) },
-  "text/xml": { schema: xmlRoot(ref("ErrorRecord"), { name: "error" }) },
-  "application/problem+xml": {
-    schema: xmlRoot(ref("ProblemDetails"), { name: "problem", namespace: "urn:ietf:rfc:7807" }),
-  },
-};
+const ERRORS = errorsOpenApi();
+const ERROR_CONTENT = ERRORS.errorContent as Json;
 const CORRELATION = { "X-Correlation-ID": header("CorrelationId") };
 const errorResponse = (description: string, headers: Json = {}) => ({
   description,
@@ -592,51 +473,24 @@ const errorResponse = (description: string, headers: Json = {}) => ({
   content: ERROR_CONTENT,
 });
 
-/** What the rate limit tells every request that passed it (spec part 8). */
-const RATE_LIMIT = {
-  "X-RateLimit-Limit": header("RateLimitLimit"),
-  "X-RateLimit-Remaining": header("RateLimitRemaining"),
-  "X-RateLimit-Reset": header("RateLimitReset"),
-};
-
+/**
+ * The refusals of this service's own: the statuses the packages answer with are described by
+ * their fragments (see {@link fragments}).
+ */
 const RESPONSES: Record<string, Json> = {
-  NotModified: {
-    description: "Not modified: the `If-None-Match` tag is current (RFC 9110 §15.4.5)",
-    headers: { ETag: header("ETag"), ...CORRELATION },
-  },
   BadRequest: errorResponse(
     "Invalid request: a bad query parameter, a malformed or invalid body (with `errors` per field), a malformed `Authorization`, `API-Version` or `Idempotency-Key`",
   ),
-  Unauthorized: errorResponse("No or bad credentials", {
-    "WWW-Authenticate": header("WWWAuthenticate"),
-  }),
-  Forbidden: errorResponse("Authenticated, but without the `write` scope (readers only read)"),
   NotFound: errorResponse("No such resource (or no such parent of a nested collection)"),
-  NotAcceptable: errorResponse("None of the representations the service has is acceptable (`Accept`)"),
   RequestTimeout: errorResponse("The request was not received in time"),
   Conflict: errorResponse(
     "A unique value is taken, the resource is still referenced, the state forbids it, or a request with the same Idempotency-Key is still in flight (with `Retry-After`)",
     { "Retry-After": header("RetryAfter") },
   ),
-  PreconditionFailed: errorResponse("`If-Match` (or `If-Unmodified-Since`) does not match the current ETag"),
-  ContentTooLarge: errorResponse("The request body exceeds 100 KiB"),
-  // RFC 9110 §15.5.16 with what the method accepts: `Accept-Post` for a POST, `Accept-Patch` for a
-  // PATCH (RFC 5789 §3.1); a PUT or DELETE has no such field.
-  UnsupportedMediaType: errorResponse("The request body is not `application/json`", {
-    "Accept-Post": header("AcceptPost"),
-  }),
-  UnsupportedMediaTypePatch: errorResponse("The request body is not `application/json`", {
-    "Accept-Patch": header("AcceptPatch"),
-  }),
-  UnsupportedMediaTypeOther: errorResponse("The request body is not `application/json`"),
   MisdirectedRequest: errorResponse("The service does not answer for the host the request names"),
   Unprocessable: errorResponse(
     "A business rule is broken (with `errors` per field), or an Idempotency-Key is reused with another payload",
   ),
-  TooManyRequests: errorResponse("Rate limit exceeded (or too many failed authentications)", {
-    "Retry-After": header("RetryAfter"),
-    ...RATE_LIMIT,
-  }),
   ServiceUnavailable: errorResponse(
     "Temporarily unavailable (database, rate-limit or idempotency store down, or shutting down)",
     { "Retry-After": header("RetryAfter") },
@@ -648,45 +502,20 @@ const HEADERS: Record<string, Json> = {
     description: "The request's `X-Correlation-ID` when it is a sane token, else a generated UUID",
     schema: { type: "string" },
   },
-  ETag: { description: "Strong entity tag of the representation sent", schema: { type: "string" } },
   Location: {
     description: "The URI of the created (or accepted) resource",
     schema: { type: "string", format: "uri" },
   },
   RetryAfter: { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } },
-  RateLimitLimit: { description: "Requests allowed per window", schema: { type: "integer", minimum: 0 } },
-  RateLimitRemaining: {
-    description: "Requests left in this window",
-    schema: { type: "integer", minimum: 0 },
-  },
-  RateLimitReset: { description: "When the window resets", schema: { type: "string" } },
-  WWWAuthenticate: { description: "The accepted schemes: `Basic` and `Bearer`", schema: { type: "string" } },
-  AcceptPost: { description: "The media types a POST may carry", schema: { type: "string" } },
-  AcceptPatch: { description: "The media types a PATCH may carry", schema: { type: "string" } },
 };
 
-/** The statuses every operation can answer, whatever it does. */
+/** The statuses every operation can answer, whatever it does; the packages' fragments add theirs. */
 const ANY = {
   "400": response("BadRequest"),
-  "406": response("NotAcceptable"),
   "408": response("RequestTimeout"),
   "421": response("MisdirectedRequest"),
   "503": response("ServiceUnavailable"),
 };
-/** …and those of operations behind authentication and the rate limit. */
-const PROTECTED = { ...ANY, "401": response("Unauthorized"), "429": response("TooManyRequests") };
-/** …and those of writes. */
-const WRITE = {
-  ...PROTECTED,
-  "403": response("Forbidden"),
-  "412": response("PreconditionFailed"),
-  "413": response("ContentTooLarge"),
-  "415": response("UnsupportedMediaType"),
-};
-/** …of a PATCH, whose 415 names what it accepts in `Accept-Patch`. */
-const PATCH_WRITE = { ...WRITE, "415": response("UnsupportedMediaTypePatch") };
-/** …of a PUT or DELETE, whose 415 has no header naming what it accepts. */
-const OTHER_WRITE = { ...WRITE, "415": response("UnsupportedMediaTypeOther") };
 
 /**
  * The representations of a resource (spec part 3): JSON, HAL+JSON, XML, text and HTML, and the
@@ -733,12 +562,12 @@ function describeXmlArrays(node: unknown, itemName = "item"): void {
 }
 const ok = (description: string, schema: Json, extra: Json = {}) => ({
   description,
-  headers: { ETag: header("ETag"), ...CORRELATION, ...RATE_LIMIT },
+  headers: { ETag: header("ETag"), ...CORRELATION },
   content: representations(schema, extra),
 });
 const created = (description: string, schema: Json, extra: Json = {}) => ({
   description,
-  headers: { Location: header("Location"), ETag: header("ETag"), ...CORRELATION, ...RATE_LIMIT },
+  headers: { Location: header("Location"), ETag: header("ETag"), ...CORRELATION },
   content: representations(schema, extra),
 });
 const noContent = (description: string) => ({ description, headers: CORRELATION });
@@ -798,17 +627,6 @@ function listParams(r: CrudResource): Json[] {
   ];
 }
 
-/**
- * The `Idempotency-Key` field value @svc/idempotency accepts: an RFC 8941 §3.3.3 String of 1 to 255
- * characters (`"` unescaped / `\\"` / `\\\\` `"`), or the same key bare, printable ASCII without
- * space, DQUOTE or comma, as clients send it (draft-ietf-httpapi-idempotency-key-header §2). A bare
- * `a b` or `a,b` is a 400, so the document says so; the quoted form is up to 257 characters long.
- */
-const IDEMPOTENCY_KEY = {
-  type: "string",
-  pattern: String.raw`^(?:[\x21\x23-\x2B\x2D-\x7E]{1,255}|"(?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\[\x22\x5C]){1,255}")$`,
-};
-
 /** Any text without U+0000 (`pattern` of JSON Schema is an ECMA-262 expression, unanchored). */
 const NO_NUL = "^[^\\u0000]*$";
 
@@ -825,44 +643,7 @@ const PARAMETERS: Record<string, Json> = {
     description: "Items per page",
     schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
   },
-  ApiVersion: {
-    name: "API-Version",
-    in: "header",
-    description: "Employee representation version (1 or 2); `Accept-Version` works too",
-    schema: { type: "integer", enum: [1, 2], default: 1 },
-  },
-  IdempotencyKey: {
-    name: "Idempotency-Key",
-    in: "header",
-    description:
-      'Makes a POST safe to retry: a replay gets the stored response with `Idempotent-Replayed: true`. The key is 1 to 255 characters, sent as a Structured Field String (`"…"`) or bare: printable ASCII without space, `"` or `,`',
-    schema: IDEMPOTENCY_KEY,
-  },
-  RequiredIdempotencyKey: {
-    name: "Idempotency-Key",
-    in: "header",
-    required: true,
-    description:
-      'Required when moving money: a retry with the same key never pays or transfers twice. The key is 1 to 255 characters, sent as a Structured Field String (`"…"`) or bare: printable ASCII without space, `"` or `,`',
-    schema: IDEMPOTENCY_KEY,
-  },
-  IfMatch: {
-    name: "If-Match",
-    in: "header",
-    description:
-      "`*` or the ETags the client holds (RFC 9110 §13.1.1); the request is served only while one of them is current, else 412. A malformed member of the list matches nothing",
-    schema: { type: "string" },
-  },
-  IfNoneMatch: {
-    name: "If-None-Match",
-    in: "header",
-    description:
-      "`*` or the ETags the client holds (RFC 9110 §13.1.2): a 304 when one of them is current (any current representation for `*`), else the representation. A malformed member of the list matches nothing, so a value with no well-formed member never earns a 304",
-    schema: { type: "string" },
-  },
 };
-const IF_MATCH = { $ref: "#/components/parameters/IfMatch" };
-const IF_NONE_MATCH = { $ref: "#/components/parameters/IfNoneMatch" };
 
 // ---------------------------------------------------------------------------------------------
 // Operations of the collections
@@ -922,11 +703,10 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
   const page = ref(`${itemName}Page`);
   const plain = { item, page, bodies: bodyRefs, suffix: "", params: [] };
   if (!r.path.startsWith("/employees")) return [{ prefix: "", ...plain, media: NO_MEDIA }];
-  const version = { $ref: "#/components/parameters/ApiVersion" };
   if (r.path !== "/employees") {
     // The projects of an employee look the same in both versions.
     return [
-      { prefix: "", ...plain, params: [version], media: vendor({ "1": [item, page], "2": [item, page] }) },
+      { prefix: "", ...plain, media: vendor({ "1": [item, page], "2": [item, page] }) },
       { prefix: "/v2", ...plain, suffix: "V2", media: vendor({ "2": [item, page] }) },
     ];
   }
@@ -946,7 +726,7 @@ function variantsOf(r: CrudResource, bodies: Map<z.ZodObject, RequestBodies>): V
       // they take without one, and version 2's are those of `/v2/employees`.
       bodies: bodyRefs,
       suffix: "",
-      params: [version],
+      params: [],
       media: vendor(versions),
     },
     {
@@ -1039,15 +819,14 @@ function listOperation({ r, v, tag, plural, within, versionNote, params, parentM
     operationId: `list${plural}${v.suffix}`,
     summary: `A page of ${r.collection}${within}`,
     description: `Pages (\`page\`, \`size\` ≤ 100), sorted by \`sort\` and filtered by the parameters below; an unknown or repeated parameter is a 400. Also as CSV (\`Accept: text/csv\`), XML, text and HTML.${r.parent ? ` A ${r.parent.noun.toLowerCase()} that does not exist is a 404.` : ""}${versionNote}`,
-    parameters: [...params, ...listParams(r), IF_NONE_MATCH],
+    parameters: [...params, ...listParams(r)],
     responses: {
       "200": ok(`A page of ${r.collection}`, v.page, {
         "text/csv": { schema: { type: "string" } },
         ...v.media.page,
       }),
-      "304": response("NotModified"),
       ...parentMissing,
-      ...PROTECTED,
+      ...ANY,
     },
   };
 }
@@ -1066,10 +845,7 @@ function createOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>):
     } Type and shape errors are 400 with \`errors\` per field; broken business rules are 422.${
       moneyKey ? " An `Idempotency-Key` is required." : " An `Idempotency-Key` makes a retry safe."
     }${versionNote}`,
-    parameters: [
-      ...o.bodyParams,
-      { $ref: `#/components/parameters/${moneyKey ? "RequiredIdempotencyKey" : "IdempotencyKey"}` },
-    ],
+    parameters: o.bodyParams,
     requestBody: jsonBody(bodies.create),
     responses: {
       [accepted ? "202" : "201"]: created(
@@ -1080,7 +856,7 @@ function createOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>):
       ...o.parentMissing,
       "409": response("Conflict"),
       "422": unprocessable("POST", r.path),
-      ...WRITE,
+      ...ANY,
     },
   };
 }
@@ -1091,12 +867,11 @@ function readOperation({ r, v, tag, singular, noun, versionNote }: Operations, i
     operationId: `get${singular}${v.suffix}`,
     summary: `One ${noun}`,
     description: `The ${noun} in the negotiated representation, with a strong ETag.${versionNote}`,
-    parameters: [...itemParams, IF_NONE_MATCH],
+    parameters: [...itemParams],
     responses: {
       "200": ok(r.noun, v.item, v.media.item),
-      "304": response("NotModified"),
       "404": response("NotFound"),
-      ...PROTECTED,
+      ...ANY,
     },
   };
 }
@@ -1162,12 +937,12 @@ function replaceOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>,
     operationId: `replace${o.singular}${v.suffix}`,
     summary: `Replace a ${noun}`,
     description: `Replaces the whole ${noun}: every field is required, an omitted optional field is cleared. The path names the ${noun}: a body \`id\` is tolerated when it repeats the path's, any other is a 400. \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
-    parameters: [...itemParams, IF_MATCH],
+    parameters: [...itemParams],
     requestBody: jsonBody(bodies.replace),
     responses: {
       "200": ok(`The ${noun} as replaced`, v.item, v.media.item),
       ...itemErrors("PUT", o.r.path),
-      ...OTHER_WRITE,
+      ...ANY,
     },
   };
 }
@@ -1182,12 +957,12 @@ function updateOperation(o: Operations, bodies: NonNullable<Variant["bodies"]>, 
     description: orderPatch
       ? "PAID → SHIPPED (with `carrier` and `trackingNumber`), PENDING or PAID → CANCELLED; any other transition is a 422. PENDING → PAID happens by `POST /payments`."
       : `Changes only the fields sent (at least one); the id is not one of them (a body \`id\` other than the path's is a 400). \`If-Match\` makes it a compare-and-swap.${o.versionNote}`,
-    parameters: [...itemParams, IF_MATCH],
+    parameters: [...itemParams],
     requestBody: jsonBody(bodies.patch),
     responses: {
       "200": ok(`The ${noun} as changed`, v.item, v.media.item),
       ...itemErrors("PATCH", o.r.path),
-      ...PATCH_WRITE,
+      ...ANY,
     },
   };
 }
@@ -1198,12 +973,12 @@ function deleteOperation({ v, tag, singular, noun }: Operations, itemParams: Jso
     operationId: `delete${singular}${v.suffix}`,
     summary: `Delete a ${noun}`,
     description: `Deletes the ${noun}; one still referenced by others is a 409. \`If-Match\` makes it conditional.`,
-    parameters: [...itemParams, IF_MATCH],
+    parameters: [...itemParams],
     responses: {
       "204": noContent("Deleted"),
       "404": response("NotFound"),
       "409": response("Conflict"),
-      ...OTHER_WRITE,
+      ...ANY,
     },
   };
 }
@@ -1222,8 +997,7 @@ const OTHER_PATHS: Record<string, Json> = {
       operationId: "getRoot",
       summary: "Links to every collection",
       description: "The entry point: a HAL resource linking every top-level collection and the cart.",
-      parameters: [IF_NONE_MATCH],
-      responses: { "200": ok("The API root", ref("Root")), "304": response("NotModified"), ...PROTECTED },
+      responses: { "200": ok("The API root", ref("Root")), ...ANY },
     },
   },
   "/cart": {
@@ -1232,8 +1006,7 @@ const OTHER_PATHS: Record<string, Json> = {
       operationId: "getCart",
       summary: "The caller's cart",
       description: "The authenticated caller's cart (possibly empty), never shared between users.",
-      parameters: [IF_NONE_MATCH],
-      responses: { "200": ok("The cart", ref("Cart")), "304": response("NotModified"), ...PROTECTED },
+      responses: { "200": ok("The cart", ref("Cart")), ...ANY },
     },
     put: {
       tags: ["cart"],
@@ -1241,17 +1014,15 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Replace the caller's cart",
       description:
         "Replaces every line of the cart; each product at most once, and each must exist (422). `If-Match` makes it a compare-and-swap.",
-      parameters: [IF_MATCH],
       requestBody: jsonBody(ref("CartInput")),
-      responses: { "200": ok("The cart", ref("Cart")), "422": unprocessable("PUT", "/cart"), ...OTHER_WRITE },
+      responses: { "200": ok("The cart", ref("Cart")), "422": unprocessable("PUT", "/cart"), ...ANY },
     },
     delete: {
       tags: ["cart"],
       operationId: "emptyCart",
       summary: "Empty the caller's cart",
       description: "Removes every line of the cart. `If-Match` makes it conditional.",
-      parameters: [IF_MATCH],
-      responses: { "204": noContent("Emptied"), ...OTHER_WRITE },
+      responses: { "204": noContent("Emptied"), ...ANY },
     },
   },
   "/cart/items/{productId}": {
@@ -1261,12 +1032,11 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "One line of the caller's cart",
       description:
         "The caller's cart line for a product, as the cart lists it (read-only: `PUT /cart` changes the lines). A product the caller's cart does not hold is a 404.",
-      parameters: [idParameter("productId", "Product"), IF_NONE_MATCH],
+      parameters: [idParameter("productId", "Product")],
       responses: {
         "200": ok("The line", ref("CartLine")),
-        "304": response("NotModified"),
         "404": response("NotFound"),
-        ...PROTECTED,
+        ...ANY,
       },
     },
   },
@@ -1277,15 +1047,14 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Tracking of a shipped order",
       description:
         "Carrier and tracking number of a SHIPPED order, or a QR code of this resource's URL (`image/png`, `image/svg+xml`). Any other order is a 404.",
-      parameters: [...idParam, IF_NONE_MATCH],
+      parameters: [...idParam],
       responses: {
         "200": ok("Tracking, or a QR code of this resource's URL", ref("Tracking"), {
           "image/png": { schema: { type: "string", contentMediaType: "image/png" } },
           "image/svg+xml": { schema: { type: "string" } },
         }),
-        "304": response("NotModified"),
         "404": response("NotFound"),
-        ...PROTECTED,
+        ...ANY,
       },
     },
   },
@@ -1296,14 +1065,13 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Invoice of a paid or shipped order",
       description:
         "The invoice of a PAID or SHIPPED order, also as a printable PDF (`Accept: application/pdf`). Any other order is a 404.",
-      parameters: [...idParam, IF_NONE_MATCH],
+      parameters: [...idParam],
       responses: {
         "200": ok("The invoice", ref("Invoice"), {
           "application/pdf": { schema: { type: "string", contentMediaType: "application/pdf" } },
         }),
-        "304": response("NotModified"),
         "404": response("NotFound"),
-        ...PROTECTED,
+        ...ANY,
       },
     },
   },
@@ -1323,7 +1091,7 @@ const OTHER_PATHS: Record<string, Json> = {
         },
         "413": response("ContentTooLarge"),
         "415": response("UnsupportedMediaType"),
-        ...PROTECTED,
+        ...ANY,
       },
     },
   },
@@ -1334,14 +1102,12 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Public keys that verify the access tokens",
       description: "The JSON Web Key Set whose keys verify the service's ES256 access tokens.",
       ...PUBLIC,
-      parameters: [IF_NONE_MATCH],
       responses: {
         "200": {
           description: "JWKS",
           headers: { ETag: header("ETag"), ...CORRELATION },
           content: { "application/json": { schema: ref("Jwks") } },
         },
-        "304": response("NotModified"),
         ...ANY,
       },
     },
@@ -1353,14 +1119,12 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Liveness",
       description: "Answers 200 while the process serves requests; checks no dependency.",
       ...PUBLIC,
-      parameters: [IF_NONE_MATCH],
       responses: {
         "200": {
           description: "Up",
           headers: { ETag: header("ETag"), ...CORRELATION },
           content: { "application/json": { schema: ref("Health") } },
         },
-        "304": response("NotModified"),
         ...ANY,
       },
     },
@@ -1372,14 +1136,12 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Readiness: database and Redis reachable",
       description: "Checks every dependency on each call; a 503 with `Retry-After` names the one down.",
       ...PUBLIC,
-      parameters: [IF_NONE_MATCH],
       responses: {
         "200": {
           description: "Ready",
           headers: { ETag: header("ETag"), ...CORRELATION },
           content: { "application/json": { schema: ref("Readiness") } },
         },
-        "304": response("NotModified"),
         ...ANY,
         "503": {
           description: "Not ready: the error record plus the state of each dependency",
@@ -1400,14 +1162,12 @@ const OTHER_PATHS: Record<string, Json> = {
       description:
         "Every decision of the @svc packages as OpenTelemetry metrics (`@svc/otel`: 429s, authentication refusals by reason, idempotent replays, 304/412/428, 406/415, versions, SOAP faults, error records, store call durations) in the Prometheus text exposition format 0.0.4. Never cached. 404 when the server runs with `TELEMETRY=off`.",
       ...PUBLIC,
-      parameters: [IF_NONE_MATCH],
       responses: {
         "200": {
           description: "The metrics now",
           headers: { ETag: header("ETag"), ...CORRELATION },
           content: { "text/plain": { schema: { type: "string" } } },
         },
-        "304": response("NotModified"),
         "404": response("NotFound"),
         ...ANY,
       },
@@ -1421,14 +1181,12 @@ const OTHER_PATHS: Record<string, Json> = {
       description:
         "The OpenAPI 3.1 description of the resource API, generated from the server's own schemas.",
       ...PUBLIC,
-      parameters: [IF_NONE_MATCH],
       responses: {
         "200": {
           description: "The document",
           headers: { ETag: header("ETag"), ...CORRELATION },
           content: { "application/json": { schema: ref("OpenApiDocument") } },
         },
-        "304": response("NotModified"),
         ...ANY,
       },
     },
@@ -1440,14 +1198,12 @@ const OTHER_PATHS: Record<string, Json> = {
       summary: "Interactive documentation",
       description: "Swagger UI over this document, served from the service's own origin.",
       ...PUBLIC,
-      parameters: [IF_NONE_MATCH],
       responses: {
         "200": {
           description: "An HTML page",
           headers: CORRELATION,
           content: { "text/html": { schema: { type: "string" } } },
         },
-        "304": response("NotModified"),
         ...ANY,
       },
     },
@@ -1475,22 +1231,62 @@ const TAGS: Record<string, string> = {
 };
 
 /**
- * Every GET that answers 2xx also answers 412: @svc/conditional, in front of every route, refuses a
- * read whose `If-Match` or `If-Unmodified-Since` is false (RFC 9110 §13.1.1, §13.1.4), HEAD
- * included (described by its GET).
+ * The OpenAPI 3.1 document, generated from the zod schemas that validate the requests and from
+ * the collection definitions that serve them, so it cannot describe a route that does not exist.
  */
-function preconditionsOnReads(paths: Record<string, Json>): void {
-  for (const item of Object.values(paths)) {
-    const get = (item as { get?: { responses?: Record<string, Json> } }).get;
-    const responses = get?.responses;
-    if (responses && Object.keys(responses).some((status) => status.startsWith("2")) && !responses["412"])
-      responses["412"] = response("PreconditionFailed");
-  }
+/** Writes: their body, version 1's on `/employees`, is not chosen by `API-Version`. */
+const isWrite = ({ method }: OpenApiOperationContext) => method !== "get";
+const MONEY = new Set(["/payments", "/transfers"]);
+
+/**
+ * What the composed packages add to every operation, each from the options the server gives it
+ * (spec parts 2, 4, 5, 7, 8 and 9): the error record (@svc/errors), 406, 413 and 415
+ * (@svc/negotiate), HAL links and pages (@svc/hal), ETag, If-Match, If-None-Match, 304 and 412
+ * (@svc/conditional), the credentials and 401/403 (@svc/auth), the quota fields and 429
+ * (@svc/ratelimit), the Idempotency-Key of every POST behind authentication and its 409/422
+ * (@svc/idempotency), and the version parameters and fields (@svc/versioning).
+ */
+function fragments(): OpenApiFragment[] {
+  return [
+    ERRORS,
+    negotiateOpenApi({ bodyLimit: "100 KiB", bodies: isWrite }),
+    halOpenApi(),
+    conditionalOpenApi(),
+    authOpenApi({
+      basic: { description: "The demo users' name and password" },
+      bearer: { description: "An access token from `POST /auth/token`" },
+      forbidden: (c) => isWrite(c) && !c.path.startsWith("/auth/"),
+    }),
+    rateLimitOpenApi({ applies: (c) => c.secured }),
+    idempotencyOpenApi({
+      applies: (c) => c.secured && !c.path.startsWith("/auth/"),
+      required: (c) => MONEY.has(c.path),
+    }),
+    versioningOpenApi(VERSIONING, {
+      selectable: (c) => !(c.path.startsWith("/employees") && c.operation.requestBody !== undefined),
+    }),
+  ];
+}
+
+/** `X-Correlation-ID` on every response, as the error handler and the access log send it. */
+function correlated(document: Json): void {
+  const each = (response: unknown) => {
+    if (!response || typeof response !== "object" || "$ref" in response) return;
+    const r = response as Json;
+    r.headers = { ...CORRELATION, ...((r.headers as Json | undefined) ?? {}) };
+  };
+  const components = document.components as { responses: Record<string, Json> };
+  for (const response of Object.values(components.responses)) each(response);
+  for (const item of Object.values(document.paths as Record<string, Json>))
+    for (const operation of Object.values(item))
+      for (const response of Object.values(((operation as Json).responses as Json | undefined) ?? {}))
+        each(response);
 }
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate the requests and from
- * the collection definitions that serve them, so it cannot describe a route that does not exist.
+ * the collection definitions that serve them, so it cannot describe a route that does not exist,
+ * and composed with the fragments of the packages that answer in front of them.
  */
 export function openApiDocument(resources: readonly CrudResource[], extra: Json = {}): Json {
   const { schemas: requestBodySchemas, bodies } = requestSchemas();
@@ -1511,38 +1307,27 @@ export function openApiDocument(resources: readonly CrudResource[], extra: Json 
     schemas[`${name}Page`] = halPage(name === "EmployeeV2" ? "employees" : collection, ref(name));
   }
   Object.assign(paths, OTHER_PATHS, v2Paths, extra);
-  preconditionsOnReads(paths);
   prune(schemas, { paths, RESPONSES }, Object.keys(requestBodySchemas));
   describeXmlArrays(schemas);
-  for (const name of ["ErrorRecord", "ProblemDetails"]) describeXmlArrays(schemas[name], "error");
-  return {
-    openapi: "3.1.0",
-    info: {
-      title: "@svc reference service",
-      version: "1.0.0",
-      description:
-        "Employees, customers, orders, products, accounts and transfers. JSON by default; HAL+JSON, XML, CSV (collections), text and HTML by `Accept`. Errors are the error record, in JSON or XML (or RFC 9457 problem details by `Accept`). Every resource request needs Basic or Bearer credentials; writes need the `write` scope. Employees come in versions 1 and 2 (`/v2/employees`, `API-Version: 2`, or `Accept: application/vnd.svc.v2+json`).",
-      license: { name: "MIT", identifier: "MIT" },
-      contact: { name: "@svc maintainers" },
-    },
-    servers: [{ url: "/" }],
-    security: [{ basic: [] }, { bearer: [] }],
-    tags: [...tags].map((name) => ({ name, description: TAGS[name] ?? capital(name) })),
-    paths,
-    components: {
-      schemas,
-      responses: RESPONSES,
-      headers: HEADERS,
-      parameters: PARAMETERS,
-      securitySchemes: {
-        basic: { type: "http", scheme: "basic", description: "The demo users' name and password" },
-        bearer: {
-          type: "http",
-          scheme: "bearer",
-          bearerFormat: "JWT",
-          description: "An access token from `POST /auth/token`",
-        },
+  const document = composeOpenApi(
+    {
+      openapi: "3.1.0",
+      info: {
+        title: "@svc reference service",
+        version: "1.0.0",
+        description:
+          "Employees, customers, orders, products, accounts and transfers. JSON by default; HAL+JSON, XML, CSV (collections), text and HTML by `Accept`. Errors are the error record, in JSON or XML (or RFC 9457 problem details by `Accept`). Every resource request needs Basic or Bearer credentials; writes need the `write` scope. Employees come in versions 1 and 2 (`/v2/employees`, `API-Version: 2`, or `Accept: application/vnd.svc.v2+json`).",
+        license: { name: "MIT", identifier: "MIT" },
+        contact: { name: "@svc maintainers" },
       },
+      servers: [{ url: "/" }],
+      security: [{ basic: [] }, { bearer: [] }],
+      tags: [...tags].map((name) => ({ name, description: TAGS[name] ?? capital(name) })),
+      paths,
+      components: { schemas, responses: RESPONSES, headers: HEADERS, parameters: PARAMETERS },
     },
-  };
+    fragments(),
+  );
+  correlated(document);
+  return document;
 }

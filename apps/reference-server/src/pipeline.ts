@@ -12,7 +12,7 @@ import {
   text,
   xml,
 } from "@svc/negotiate";
-import { versions } from "@svc/versioning";
+import { type ApiVersioningOptions, versions } from "@svc/versioning";
 
 /** The app's response pipeline, as its routes use it (`svc.handle`, `svc.preconditions`). */
 export type Svc = ExpressPipeline;
@@ -46,14 +46,17 @@ export function servicePipeline(): Svc {
 }
 
 /** The pipeline {@link servicePipeline} adapts, for a framework's own adapter. */
+/** The API versions (spec part 9), for `versions()` and for the OpenAPI document's fragment. */
+export const VERSIONING = {
+  versions: [1, 2],
+  defaultVersion: 1,
+  mediaType: { vendor: "svc" },
+  neutral: NEUTRAL,
+} satisfies ApiVersioningOptions;
+
 export function pipeline(): Pipeline {
   return createPipeline({
-    versioning: versions({
-      versions: [1, 2],
-      defaultVersion: 1,
-      mediaType: { vendor: "svc" },
-      neutral: NEUTRAL,
-    }),
+    versioning: versions(VERSIONING),
     representations: representations({ offers: [json, halJson, xml, pageCsv, text, html] }),
     coding: compression(),
     validators: validators({ writeMatch: "selected" }),
