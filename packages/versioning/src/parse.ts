@@ -11,6 +11,7 @@ import { SCHEMES, type SchemeRules, type VersionScheme } from "./scheme.js";
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
 export function parseUriVersion(url: string, prefix?: string): { version: number; rest: string } | undefined;
+/** Reads a version prefix of `scheme` (`/v1.2/x`, `/v2026-11-25/x`) off a request target. */
 export function parseUriVersion(
   url: string,
   prefix: string,
@@ -63,6 +64,7 @@ export function readUriPrefix(
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.1.2
  */
 export function parseHeaderVersion(value: string | string[] | undefined): number | "malformed" | undefined;
+/** Reads a version header value of `scheme` (`1.2`, `2026-11-25`); see the first signature. */
 export function parseHeaderVersion(
   value: string | string[] | undefined,
   scheme: VersionScheme,
