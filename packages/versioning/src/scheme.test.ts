@@ -173,6 +173,25 @@ describe("version schemes: options", () => {
   });
 });
 
+describe("version schemes: the content's type", () => {
+  const resolve = versionResolver({
+    versions: ["2025-01-15", "2026-11-25"],
+    defaultVersion: "latest",
+    mediaType: { vendor: "svc" },
+  });
+  const content = (type: string) => ({ "content-type": type, "content-length": "2" });
+  it("Content-Type application/vnd.svc.v2025-01-15+json → that version", () => {
+    expect(resolve("/x", content("application/vnd.svc.v2025-01-15+json"), "POST").version).toBe("2025-01-15");
+  });
+  it.each([
+    ["an unknown date", "application/vnd.svc.v2030-01-01+json"],
+    ["a date that is none", "application/vnd.svc.v2026-02-30+json"],
+    ["an integer under dates", "application/vnd.svc.v2+json"],
+  ])("%s (%s) → 415", (_name, type) => {
+    expect(() => resolve("/x", content(type), "POST")).toThrow(expect.objectContaining({ status: 415 }));
+  });
+});
+
 describe("version schemes: deprecation per version", () => {
   const resolve = versionResolver({
     versions: ["2024-06-01", "2025-01-15", "2026-11-25"],
