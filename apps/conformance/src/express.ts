@@ -3,6 +3,7 @@ import { authenticate, requireScopes } from "@svc/auth/express";
 import { allowedMethods, errorHandler, notFound } from "@svc/errors/express";
 import { allowedHosts, baseUrl, hrefFor } from "@svc/hal/express";
 import { idempotency } from "@svc/idempotency/express";
+import type { ApiVersion } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { crossOrigin, parseBody } from "@svc/negotiate/express";
 import { rateLimit } from "@svc/ratelimit/express";
@@ -26,7 +27,7 @@ import {
 } from "./service.js";
 import { soapOptions } from "./soap.js";
 
-type Req = express.Request & { principal?: { id: string } | undefined; apiVersion?: number | undefined };
+type Req = express.Request & { principal?: { id: string } | undefined; apiVersion?: ApiVersion | undefined };
 
 /**
  * The composition on Express (`express` is Express 5's or Express 4's module): gates in front as

@@ -2,7 +2,7 @@ import { type AuthenticateOptions, createPasswordHasher } from "@svc/auth";
 import { validators } from "@svc/conditional";
 import { hal, halJson, isPage, pageItems, pageModel, parsePageRequest, type QueryInput } from "@svc/hal";
 import { MemoryStore } from "@svc/idempotency";
-import { createPipeline, HttpError, reply } from "@svc/kernel";
+import { type ApiVersion, createPipeline, HttpError, reply } from "@svc/kernel";
 import { compression, csv, json, type Representation, representations, xml } from "@svc/negotiate";
 import { versions } from "@svc/versioning";
 
@@ -120,7 +120,7 @@ export function createService() {
 
   const find = (id: string): Employee | undefined =>
     /^\d{1,6}$/.test(id) ? employees.get(Number(id)) : undefined;
-  const resource = (employee: Employee, self: string, version: number | undefined) =>
+  const resource = (employee: Employee, self: string, version: ApiVersion | undefined) =>
     hal({ ...employee, version: version ?? null }).link("self", self);
 
   return {
@@ -142,20 +142,20 @@ export function createService() {
     },
 
     /** `GET /employees/:id`. `self`: the employee's link as the framework's entry builds it. */
-    one(id: string, self: string, version: number | undefined) {
+    one(id: string, self: string, version: ApiVersion | undefined) {
       const employee = find(id);
       if (employee === undefined) throw HttpError.notFound(`Employee ${id} does not exist`);
       return resource(employee, self, version);
     },
 
     /** The current representation of `id`, for a write's preconditions; undefined: none. */
-    current(id: string, self: string, version: number | undefined) {
+    current(id: string, self: string, version: ApiVersion | undefined) {
       const employee = find(id);
       return employee === undefined ? undefined : { data: resource(employee, self, version) };
     },
 
     /** `PUT /employees/:id`, after its preconditions. */
-    update(id: string, body: unknown, self: string, version: number | undefined) {
+    update(id: string, body: unknown, self: string, version: ApiVersion | undefined) {
       const employee = find(id);
       if (employee === undefined) throw HttpError.notFound(`Employee ${id} does not exist`);
       const name = nameOf(body);

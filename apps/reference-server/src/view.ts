@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Principal } from "@svc/auth";
-import type { HandlerContext, RouteOptions } from "@svc/kernel";
+import type { ApiVersion, HandlerContext, RouteOptions } from "@svc/kernel";
 
 /** Builds absolute hrefs from the URL the client used (proxy-aware through @svc/hal, see links.ts). */
 export type Href = (path: string) => string;
@@ -25,7 +25,7 @@ export interface RequestView {
   /** Who made the request, as authentication left it. */
   readonly principal: Principal | undefined;
   /** The API version the request selected (spec part 9); `undefined` on neutral routes. */
-  readonly apiVersion: number | undefined;
+  readonly apiVersion: ApiVersion | undefined;
   /**
    * Links on the origin the client used, under the `/v<N>` prefix it named (links.ts). Made on the
    * first call; the forwarded fields it read go into the response's `Vary`.

@@ -14,6 +14,7 @@ import {
   reply,
 } from "./response.js";
 import type {
+  ApiVersion,
   Claim,
   Coder,
   CurrentState,
@@ -74,7 +75,7 @@ export interface Prepared {
 /** What a handler learns beside its request. */
 export interface HandlerContext {
   /** The request's API version, when the pipeline versions requests. */
-  readonly version: number | undefined;
+  readonly version: ApiVersion | undefined;
   /** The key this execution claimed, when the route is idempotent and the request carried a key. */
   readonly claim: Claim | undefined;
 }

@@ -13,6 +13,7 @@ import type { NextFunction } from "./async-route.js";
 import type { TrustHop } from "./forwarded.js";
 import { pipelineRequest, setPassage, writeResponse } from "./node.js";
 import { type RequestSlot, requestSlot } from "./request-slot.js";
+import type { ApiVersion } from "./steps.js";
 import { writeValue } from "./write.js";
 
 export { asyncRoute, type NextFunction } from "./async-route.js";
@@ -24,7 +25,7 @@ export interface PipelineIncoming extends IncomingMessage {
   /** Express: the path as routed. */
   path?: string;
   /** The API version the pipeline's versioning step resolved. */
-  apiVersion?: number | undefined;
+  apiVersion?: ApiVersion | undefined;
   /** The `/v<N>` prefix stripped from the path, or `""`. */
   apiVersionPrefix?: string | undefined;
   /** A body parser's result, read by idempotency's fingerprint. */

@@ -110,6 +110,7 @@ export {
 } from "./response.js";
 export { isErrorStatus, reasonPhrase } from "./status.js";
 export type {
+  ApiVersion,
   Choice,
   Claim,
   Coder,

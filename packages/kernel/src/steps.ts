@@ -137,12 +137,19 @@ export interface Validators {
   beforeWrite(request: PipelineRequest, current: CurrentState | undefined, creates: boolean): Promise<void>;
 }
 
+/**
+ * An API version as the versioning step decides it: a `number` for integer versions (`2`), a
+ * `string` for the other schemes (`"1.2"`, `"2026-11-25"`). Integer versions stay numbers, so
+ * code comparing `version === 2` or keying handlers `{ 1: h1, 2: h2 }` keeps working.
+ */
+export type ApiVersion = number | string;
+
 /** The version a request asked for, decided before routing: `@svc/versioning`'s `versions()`. */
 export interface VersionDecision {
   /** The request-target to route (a `/v<N>` prefix stripped). */
   readonly target: string;
   /** The version, or undefined on a version-neutral path that named none. */
-  readonly version: number | undefined;
+  readonly version: ApiVersion | undefined;
   /** The `/v<N>` prefix stripped from the path, or `""`. */
   readonly prefix: string;
   /** The vendor media type the version's JSON is labelled with, when the media type strategy chose it. */

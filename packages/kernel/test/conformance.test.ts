@@ -18,6 +18,7 @@ import { expressAdapter, expressGate } from "../src/express.js";
 import { fastifyAdapter, fastifyGate, fastifyTrustProxy, fastifyView } from "../src/fastify.js";
 import { fetchAdapter, fetchGate, fetchView, honoConnection } from "../src/fetch.js";
 import {
+  type ApiVersion,
   type Coder,
   compileTrust,
   createPipeline,
@@ -55,7 +56,7 @@ const employees = new Map([[7, { id: 7, name: "Ada" }]]);
 
 /** The routes, once, framework-free: what each framework's route hands its handler. */
 const routes = {
-  employee: (id: string, version: number | undefined) => {
+  employee: (id: string, version: ApiVersion | undefined) => {
     const employee = employees.get(Number(id));
     if (employee === undefined) throw HttpError.notFound(`employee ${id} does not exist`);
     return { ...employee, version };

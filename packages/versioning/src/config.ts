@@ -1,4 +1,4 @@
-import { isToken, MAX_FIELD_LENGTH } from "@svc/kernel";
+import { type ApiVersion, isToken, MAX_FIELD_LENGTH } from "@svc/kernel";
 import { BoundedMemo, checkBooleanOption, checkOptionNames } from "@svc/kernel/internal";
 import { type DeprecationHeaders, deprecationHeaders } from "./deprecation.js";
 import { optionError } from "./option-error.js";
@@ -11,20 +11,23 @@ import type {
   UriStrategyOptions,
 } from "./options.js";
 import { acceptsUnversioned, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
+import { keyVersion, SCHEMES, type SchemeRules, schemeOf, type VersionScheme } from "./scheme.js";
 
 /** The options of {@link versions}, validated and resolved once, at construction. */
 export interface VersioningConfig {
-  versions: ReadonlySet<number>;
+  versions: ReadonlySet<ApiVersion>;
+  /** How the versions are spelled and ordered. */
+  scheme: SchemeRules;
   /** `1, 2`: the value of `API-Supported-Versions`, and the list in error messages. */
   list: string;
-  defaultVersion: number | undefined;
+  defaultVersion: ApiVersion | undefined;
   uri: Required<UriStrategyOptions> | undefined;
   /** `names` as configured (for `Vary` and messages), `keys` lower-cased (to read the headers). */
   header: { names: readonly string[]; keys: readonly string[]; unknownVersionStatus: number } | undefined;
   query: Required<QueryStrategyOptions> | undefined;
   custom: Required<CustomStrategyOptions> | undefined;
   mediaType: Required<MediaTypeStrategyOptions> | undefined;
-  deprecated: ReadonlyMap<number, DeprecationHeaders>;
+  deprecated: ReadonlyMap<ApiVersion, DeprecationHeaders>;
   /**
    * Version-neutral path tests: each is given the path as sent and, when the comparison ignores
    * case, the path lower-cased.
@@ -56,9 +59,8 @@ export interface AcceptedTypes {
 /** The most `Accept` values one configuration keeps parsed (clients send the same few again and again). */
 export const ACCEPT_CACHE_LIMIT = 500;
 
-function isVersion(v: unknown): v is number {
-  return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 999_999_999;
-}
+const VERSIONS =
+  'a non-empty array of versions of one scheme: integers from 1 to 999999999 ([1, 2]), major.minor strings (["1.0", "1.2"]) or ISO 8601 dates (["2025-01-15", "2026-11-25"])';
 
 /**
  * The part of a strategy option that is an object: `true` gives the defaults; anything else but
@@ -179,10 +181,11 @@ function mediaTypeConfig(option: MediaTypeStrategyOptions | undefined): Versioni
 
 function deprecatedConfig(
   option: ApiVersioningOptions["deprecated"],
-  versions: ReadonlySet<number>,
+  versions: ReadonlySet<ApiVersion>,
+  scheme: SchemeRules,
   list: string,
-): Map<number, DeprecationHeaders> {
-  const deprecated = new Map<number, DeprecationHeaders>();
+): Map<ApiVersion, DeprecationHeaders> {
+  const deprecated = new Map<ApiVersion, DeprecationHeaders>();
   if (option !== undefined && (option === null || typeof option !== "object" || Array.isArray(option))) {
     throw optionError(
       "deprecated",
@@ -193,8 +196,8 @@ function deprecatedConfig(
   for (const [key, policy] of Object.entries(option ?? {})) {
     // A version's one spelling only (as `versioned` keys): Number() also read "01", "1.0", " 1" and
     // "0x1" as 1, and two such keys silently replaced each other's policy.
-    const version = /^[1-9]\d{0,8}$/.test(key) ? Number(key) : Number.NaN;
-    if (!versions.has(version)) {
+    const version = keyVersion(key, scheme);
+    if (version === undefined || !versions.has(version)) {
       throw optionError(
         "deprecated",
         key,
@@ -278,17 +281,28 @@ function neutralMatchers(neutral: unknown): VersioningConfig["neutral"] {
   return neutral.map(neutralMatcher);
 }
 
-function supportedVersions(options: ApiVersioningOptions): number[] {
+function supportedVersions(options: ApiVersioningOptions): { sorted: ApiVersion[]; scheme: SchemeRules } {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw optionError("options", options, "an object { versions, ... }", "versions: options");
   }
   checkOptionNames("versioning", options, VERSIONING_OPTIONS, "versions");
   checkBooleanOption("versioning", "required", options.required, "versions: required");
   const { versions } = options;
-  if (!Array.isArray(versions) || versions.length === 0 || !versions.every(isVersion)) {
-    throw optionError("versions", versions, "a non-empty array of integers from 1 to 999999999");
+  if (!Array.isArray(versions) || versions.length === 0) throw optionError("versions", versions, VERSIONS);
+  const schemes = new Set<VersionScheme | undefined>(versions.map(schemeOf));
+  const [name] = schemes;
+  if (name === undefined) {
+    const bad = versions.find((v) => schemeOf(v) === undefined);
+    // A number with a fraction loses its spelling (`1.10` is the number 1.1): major.minor
+    // versions are strings.
+    const hint = typeof bad === "number" ? ' (major.minor versions are strings: "1.2")' : "";
+    throw optionError("versions", bad, `${VERSIONS}${hint}`);
   }
-  return [...new Set(versions)].sort((a, b) => a - b);
+  if (schemes.size > 1) {
+    throw optionError("versions", versions, `${VERSIONS}; these mix ${[...schemes].join(" and ")}`);
+  }
+  const scheme = SCHEMES[name];
+  return { sorted: [...new Set<ApiVersion>(versions)].sort(scheme.compare), scheme };
 }
 
 /**
@@ -298,15 +312,20 @@ function supportedVersions(options: ApiVersioningOptions): number[] {
  * answer under every client that never named a version each time a version ships. Which one a
  * request without a version gets is the API's contract, so it is said, at construction.
  */
-function onlyVersion(sorted: readonly number[], options: ApiVersioningOptions): number {
+function onlyVersion(
+  sorted: readonly ApiVersion[],
+  scheme: SchemeRules,
+  options: ApiVersioningOptions,
+): ApiVersion {
   const [lowest] = sorted;
   if (sorted.length === 1 && lowest !== undefined) return lowest;
-  const deprecated = new Set(Object.keys(options.deprecated ?? {}).map(Number));
+  const deprecated = new Set(Object.keys(options.deprecated ?? {}).map((key) => keyVersion(key, scheme)));
   const current = sorted.filter((v) => !deprecated.has(v)).at(-1);
+  const spell = (v: ApiVersion) => (typeof v === "string" ? JSON.stringify(v) : String(v));
   const hint =
-    `did you mean defaultVersion: ${String(lowest)} (what clients naming no version were written against)` +
+    `did you mean defaultVersion: ${spell(lowest as ApiVersion)} (what clients naming no version were written against)` +
     (current !== undefined && current !== lowest
-      ? ` or defaultVersion: ${current} (the latest version not deprecated)`
+      ? ` or defaultVersion: ${spell(current)} (the latest version not deprecated)`
       : "") +
     ", or required: true (400 for a request naming no version)?";
   throw optionError(
@@ -323,15 +342,19 @@ function onlyVersion(sorted: readonly number[], options: ApiVersioningOptions): 
  * @example resolveConfig({ versions: [1, 2], defaultVersion: 1, mediaType: { vendor: "svc" } }).list // "1, 2"
  */
 export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
-  const sorted = supportedVersions(options);
+  const { sorted, scheme } = supportedVersions(options);
   const versions = new Set(sorted);
   const list = sorted.join(", ");
-  if (options.defaultVersion !== undefined && !versions.has(options.defaultVersion)) {
-    throw optionError("defaultVersion", options.defaultVersion, `one of the supported versions (${list})`);
+  // "latest": the highest version in the scheme's order, so adding a version moves the default.
+  const given = options.defaultVersion === "latest" ? sorted.at(-1) : options.defaultVersion;
+  if (given !== undefined && !versions.has(given)) {
+    throw optionError(
+      "defaultVersion",
+      options.defaultVersion,
+      `one of the supported versions (${list}) or "latest"`,
+    );
   }
-  const defaultVersion = options.required
-    ? undefined
-    : (options.defaultVersion ?? onlyVersion(sorted, options));
+  const defaultVersion = options.required ? undefined : (given ?? onlyVersion(sorted, scheme, options));
   const uri = uriConfig(options.uri ?? true);
   const header = headerConfig(options.header ?? true);
   const query = queryConfig(options.query);
@@ -345,8 +368,8 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
       "versions: strategies",
     );
   }
-  const deprecated = deprecatedConfig(options.deprecated, versions, list);
-  const deprecatedList = [...deprecated.keys()].sort((a, b) => a - b).join(", ");
+  const deprecated = deprecatedConfig(options.deprecated, versions, scheme, list);
+  const deprecatedList = [...deprecated.keys()].sort(scheme.compare).join(", ");
   // The query is part of the URI, the cache key already (RFC 9111 §2): it adds nothing to Vary.
   const varyAll = distinct([
     ...(header?.names ?? []),
@@ -357,6 +380,7 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
   if (deprecatedList) supported["API-Deprecated-Versions"] = deprecatedList;
   return {
     versions,
+    scheme,
     list,
     defaultVersion,
     uri,
@@ -374,7 +398,7 @@ export function resolveConfig(options: ApiVersioningOptions): VersioningConfig {
       (accept) => {
         const vendor = mediaType?.vendor ?? "";
         return Object.freeze({
-          ranges: Object.freeze(parseVendorMediaTypes(accept, vendor)),
+          ranges: Object.freeze(parseVendorMediaTypes(accept, vendor, scheme.name)),
           unversioned: acceptsUnversioned(accept, vendor),
         });
       },

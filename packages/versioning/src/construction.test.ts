@@ -137,7 +137,7 @@ describe("versions() construction", () => {
       'versions: uri.prefix must be letters (A-Z, a-z), got "v/"',
     );
     expect(() => versions({ versions: [1, 2], defaultVersion: 3 })).toThrow(
-      "versions: defaultVersion must be one of the supported versions (1, 2), got 3",
+      'versions: defaultVersion must be one of the supported versions (1, 2) or "latest", got 3',
     );
     expect(() => versions({ versions: [1], deprecated: { 1: { deprecation: "soon" } } })).toThrow(
       'versions: deprecated.1: deprecation must be a valid Date or ISO 8601 string (2026-01-01, or a date-time with Z or an offset), got "soon"',

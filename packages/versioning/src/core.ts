@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { absoluteFormOrigin } from "@svc/errors";
 import {
+  type ApiVersion,
   exchangeIfAny,
   type Fields,
   type FieldValue,
@@ -26,14 +27,16 @@ import {
 
 /** A version some strategy named; `label` says where, for error messages. */
 interface Named {
-  version: number;
+  /**
+   * The version, or for a path prefix that is no version of the scheme (`/v99999999999999999999`,
+   * `/v2026-02-30`) its spelling as sent, a string no supported version equals.
+   */
+  version: ApiVersion;
   source: Exclude<VersionSource, "default">;
   /** The `/v<N>` prefix, the header name or the media type. */
   label: string;
   /** Where, for messages, when not `WHERE[source]`: `Content-Type` for the request's own type. */
   where?: string;
-  /** The digits as sent, for messages, when `version` cannot hold them (`/v99999999999999999999`). */
-  spelled?: string;
 }
 
 const WHERE = {
@@ -49,9 +52,9 @@ function described(named: Named): string {
   return named.label === "" ? where : `${where} ${named.label}`;
 }
 
-/** The version number as the request wrote it. */
+/** The version as the request wrote it. */
 function spelled(named: Named): string {
-  return named.spelled ?? String(named.version);
+  return String(named.version);
 }
 
 /** The `vary` of a resolution under construction: each entry point sets its own (see `varyOf`). */
@@ -122,6 +125,12 @@ function unsupported(config: VersioningConfig, status: number, what: string): Ht
   });
 }
 
+/** What a version field must hold, for messages: `number` for integers (as ever), else an example. */
+function oneOf(config: VersioningConfig): string {
+  const { name, example } = config.scheme;
+  return name === "integer" ? "number" : `(${name}, such as ${example})`;
+}
+
 function badRequest(config: VersioningConfig, message: string, code: string): HttpError {
   return HttpError.badRequest(message, { code, headers: config.supported });
 }
@@ -135,15 +144,14 @@ function badRequest(config: VersioningConfig, message: string, code: string): Ht
  */
 function readUri(config: VersioningConfig, resolution: VersionResolution, named: Named[]): void {
   if (!config.uri) return;
-  const found = readUriPrefix(resolution.url, config.uri.prefix);
+  const found = readUriPrefix(resolution.url, config.uri.prefix, config.scheme);
   if (!found) return;
   resolution.url = found.rest;
   resolution.pathPrefix = `/${config.uri.prefix}${found.digits}`;
-  // Number() of more than 9 digits (at most 999999999 is a version) rounds or is Infinity: never a
-  // supported version, and the message quotes the digits as sent.
-  const uri: Named = { version: Number(found.digits), source: "uri", label: resolution.pathPrefix };
-  if (found.digits.length > 9) uri.spelled = found.digits;
-  named.push(uri);
+  // More than 9 digits (at most 999999999 is a version) or a date that is none: the spelling as
+  // sent, never a supported version, which the message quotes.
+  const version = config.scheme.read(found.digits) ?? found.digits;
+  named.push({ version, source: "uri", label: resolution.pathPrefix });
 }
 
 /** The header strategy: each configured header that is present names a version. */
@@ -156,9 +164,12 @@ function readHeaders(config: VersioningConfig, headers: IncomingHttpHeaders, nam
     // such as `constructor` or `toString` would otherwise read a function when the field is absent.
     // An absent field (the usual case) reads undefined without asking.
     const read = headers[key];
-    const value = parseHeaderVersion(read !== undefined && Object.hasOwn(headers, key) ? read : undefined);
+    const value = parseHeaderVersion(
+      read !== undefined && Object.hasOwn(headers, key) ? read : undefined,
+      config.scheme.name,
+    );
     if (value === "malformed") {
-      throw malformed(config, `Header ${names[i]} must be one API version number`, "header");
+      throw malformed(config, `Header ${names[i]} must be one API version ${oneOf(config)}`, "header");
     }
     if (value !== undefined) named.push({ version: value, source: "header", label: names[i] as string });
   }
@@ -171,11 +182,11 @@ function readHeaders(config: VersioningConfig, headers: IncomingHttpHeaders, nam
 function readQuery(config: VersioningConfig, url: string, named: Named[]): void {
   if (!config.query) return;
   const { name } = config.query;
-  let version: number | undefined;
+  let version: ApiVersion | undefined;
   for (const value of queryValues(url, name)) {
-    const read = parseVersionValue(value);
+    const read = parseVersionValue(value, config.scheme);
     if (read === "malformed" || (version !== undefined && version !== read)) {
-      throw malformed(config, `Query parameter ${name} must be one API version number`, "query");
+      throw malformed(config, `Query parameter ${name} must be one API version ${oneOf(config)}`, "query");
     }
     version = read;
   }
@@ -193,9 +204,13 @@ function readCustom(
   if (!config.custom) return;
   const value = config.custom.extract({ method: method ?? "GET", url, headers });
   if (value === undefined) return;
-  const version = typeof value === "string" ? parseVersionValue(value) : "malformed";
+  const version = typeof value === "string" ? parseVersionValue(value, config.scheme) : "malformed";
   if (version === "malformed") {
-    throw malformed(config, "The custom version extractor must read one API version number", "custom");
+    throw malformed(
+      config,
+      `The custom version extractor must read one API version ${oneOf(config)}`,
+      "custom",
+    );
   }
   named.push({ version, source: "custom", label: "" });
 }
@@ -216,7 +231,7 @@ function readContentType(
   neutral: () => boolean,
 ): void {
   if (!config.mediaType || !hasContent(headers)) return;
-  const found = parseVendorContentType(headers["content-type"], config.mediaType.vendor);
+  const found = parseVendorContentType(headers["content-type"], config.mediaType.vendor, config.scheme);
   if (found === undefined) return;
   if (found.version !== undefined) {
     named.push({ version: found.version, source: "media-type", label: found.mediaType, where: CONTENT_TYPE });
@@ -514,9 +529,12 @@ function lowerCased(fields: Readonly<Record<string, string>>): Fields {
  * The fields every response of each version carries, made once: the supported versions, and for
  * a deprecated version `Deprecation` (RFC 9745 §2), `Sunset` (RFC 8594 §3) and their `Link`s.
  */
-function fieldsByVersion(config: VersioningConfig): { supported: Fields; byVersion: Map<number, Fields> } {
+function fieldsByVersion(config: VersioningConfig): {
+  supported: Fields;
+  byVersion: Map<ApiVersion, Fields>;
+} {
   const supported = Object.freeze(lowerCased(config.supported));
-  const byVersion = new Map<number, Fields>();
+  const byVersion = new Map<ApiVersion, Fields>();
   for (const [version, deprecation] of config.deprecated) {
     const fields: Fields = { ...supported, deprecation: deprecation.deprecation };
     if (deprecation.sunset !== undefined) fields.sunset = deprecation.sunset;
@@ -563,7 +581,7 @@ export function versions(options: ApiVersioningOptions): Versioner {
         const deprecation = resolution.deprecation;
         let fields = supported;
         if (deprecation !== undefined) {
-          fields = byVersion.get(resolution.version as number) ?? supported;
+          fields = byVersion.get(resolution.version as ApiVersion) ?? supported;
           // RFC 8288 §3.5: links set in front of the pipeline stay; the version's are appended.
           const links = fields.link;
           const preset = links === undefined ? undefined : request.preset?.("link");

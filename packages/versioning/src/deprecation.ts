@@ -1,5 +1,6 @@
 import { checkOptionNames } from "@svc/kernel/internal";
 import { optionError } from "./option-error.js";
+import { isCalendarDay } from "./scheme.js";
 
 /** When a version is (or will be) deprecated and sunset, and where that is explained. */
 export interface DeprecationPolicy {
@@ -41,13 +42,6 @@ export interface DeprecationHeaders {
  */
 const INSTANT =
   /^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
-
-/** Whether day `day` exists in month `month` (1-12) of `year`: `Date` rolls Feb 30 over to Mar 2. */
-function isCalendarDay(year: number, month: number, day: number): boolean {
-  const last = new Date(0);
-  last.setUTCFullYear(year, month, 0);
-  return day >= 1 && day <= last.getUTCDate();
-}
 
 function parseInstant(value: string): Date | undefined {
   const m = INSTANT.exec(value);

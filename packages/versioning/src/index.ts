@@ -1,3 +1,4 @@
+export type { ApiVersion } from "@svc/kernel";
 export { isCorsPreflight, versionResolver, versions } from "./core.js";
 export {
   type DeprecationHeaders,
@@ -22,5 +23,6 @@ export type {
   VersionSource,
 } from "./options.js";
 export { parseHeaderVersion, parseUriVersion, parseVendorMediaTypes, type VendorMediaType } from "./parse.js";
+export type { VersionScheme } from "./scheme.js";
 export { type VersionedOptions, type VersionHandlers, versionDispatch } from "./versioned.js";
 export { routedPrefix, versionedPath } from "./versioned-path.js";

@@ -121,3 +121,38 @@ describe("versionedOpenApi", () => {
     expect((docs.get("2") as Out).paths["/employees"]?.get?.deprecated).toBeUndefined();
   });
 });
+
+describe("versionedOpenApi with dates", () => {
+  it("keys each document by the date, and the default by the latest", () => {
+    const options: ApiVersioningOptions = {
+      versions: ["2026-11-25", "2026-01-01"],
+      defaultVersion: "latest",
+      mediaType: { vendor: "acme" },
+    };
+    const dated = {
+      "application/vnd.acme.v2026-01-01+json": { schema: {} },
+      "application/vnd.acme.v2026-11-25+json": { schema: {} },
+    };
+    const base = {
+      openapi: "3.1.0",
+      info: { title: "t", version: "0" },
+      paths: {
+        "/employees": { get: { responses: { "200": { description: "ok", content: dated } } } },
+        "/v2026-01-01/employees": { get: { responses: { "200": { description: "ok", content: dated } } } },
+      },
+    };
+    const docs = versionedOpenApi(composeOpenApi(base, [versioningOpenApi(options)]), options);
+    expect([...docs.keys()]).toEqual(["2026-01-01", "2026-11-25"]);
+    const latest = docs.get("2026-11-25") as Out;
+    const first = docs.get("2026-01-01") as Out;
+    expect(Object.keys(latest.paths)).toEqual(["/employees"]);
+    expect(latest.paths["/employees"]?.get?.parameters?.[0]?.required).toBeUndefined();
+    expect(first.paths["/employees"]?.get?.parameters?.[0]).toMatchObject({
+      required: true,
+      schema: { enum: ["2026-01-01"] },
+    });
+    expect(Object.keys(first.paths["/v2026-01-01/employees"]?.get?.responses["200"]?.content ?? {})).toEqual([
+      "application/vnd.acme.v2026-01-01+json",
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { ApiVersion } from "@svc/kernel";
 import type { DeprecationHeaders, DeprecationPolicy } from "./deprecation.js";
 
 /** The URI strategy: `/v<N>/employees`. */
@@ -92,17 +93,23 @@ export interface CustomStrategyOptions {
 
 /** Options of {@link versions} (the pipeline step) and {@link versionResolver}. */
 export interface ApiVersioningOptions {
-  /** The supported versions (positive integers). */
-  versions: readonly number[];
   /**
-   * The version of a request that names none: with a deprecated version, also whether such
+   * The supported versions, all of one scheme (a mix is refused): positive integers (`[1, 2]`,
+   * `/v2/`), `major.minor` strings (`["1.0", "1.2", "2.0"]`, `/v1.2/`; `1` is not `1.0`: one
+   * spelling per version) or ISO 8601 dates (`["2025-01-15", "2026-11-25"]`, `/v2026-11-25/`).
+   * Ordered by the scheme (`1.10` after `1.9`, dates chronologically) in `API-Supported-Versions`.
+   */
+  versions: readonly number[] | readonly string[];
+  /**
+   * The version of a request that names none, or `"latest"` for the highest of `versions` (in
+   * the scheme's order): with a deprecated version, also whether such
    * requests get its `Deprecation` and `Sunset`. Must be given when `versions` lists more than
    * one (unless `required`): there the lowest (what clients naming no version were written
    * against) and the latest (a new contract under them) are both reasonable, so neither is
    * assumed, and construction throws `ERR_SVC_VERSIONING_DEFAULT_VERSION` naming both.
    * @default the only version when `versions` lists one; none otherwise (required)
    */
-  defaultVersion?: number;
+  defaultVersion?: ApiVersion;
   /**
    * Reject a request that names no version with 400 instead of using the default.
    * @default false
@@ -135,11 +142,12 @@ export interface ApiVersioningOptions {
    */
   mediaType?: MediaTypeStrategyOptions;
   /**
-   * Deprecated versions and their dates; listed in `API-Deprecated-Versions`, and responses for
-   * them carry `Deprecation`, `Sunset` and `Link`.
+   * Deprecated versions and their dates, keyed by version as `versions` spells it (`1`, `"1.2"`,
+   * `"2025-01-15"`); listed in `API-Deprecated-Versions`, and responses for them carry
+   * `Deprecation`, `Sunset` and `Link`.
    * @default {}
    */
-  deprecated?: Readonly<Record<number, DeprecationPolicy>>;
+  deprecated?: Readonly<Record<string, DeprecationPolicy>>;
   /**
    * Version-neutral paths (after any `/v<N>` prefix): `"/health"` matches that path and below it,
    * a `RegExp` is tested against the path. They never fail for a missing or unknown version.
@@ -171,7 +179,7 @@ export type VersionSource = "uri" | "query" | "header" | "custom" | "media-type"
 
 /** The decision for one request: a pure function of its method, target and headers. */
 export interface VersionResolution {
-  version: number | undefined;
+  version: ApiVersion | undefined;
   source: VersionSource | undefined;
   /** The request target with the `/v<N>` prefix stripped. */
   url: string;

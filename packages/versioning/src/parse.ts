@@ -1,84 +1,107 @@
-import { parseMediaRanges, parseMediaType } from "@svc/kernel";
-
-// One spelling per version: no leading zero. RFC 3986 §6.2: `/v01/x` and `/v1/x` are different
-// URIs that no normalisation makes equal, and RFC 6838 §4.2 compares media type names as strings,
-// so `vnd.svc.v01+json` is not `vnd.svc.v1+json`; read as version 1, every version had many
-// URLs (duplicate cache entries, intermediaries' path rules bypassed by another spelling) and a
-// client asking for `v01` got a response labelled with a type it did not list.
-const NUMBER = /^(?:0|[1-9]\d{0,8})$/;
+import { type ApiVersion, parseMediaRanges, parseMediaType } from "@svc/kernel";
+import { SCHEMES, type SchemeRules, type VersionScheme } from "./scheme.js";
 
 /**
  * Reads a `/v<N>` prefix off a request target, keeping the query. `/v2/employees?x=1` →
  * `{ version: 2, rest: "/employees?x=1" }`; `/v2` → rest `/`; a path without the prefix (`/v01/x` included:
- * no leading zero) → undefined.
+ * no leading zero) → undefined. With `scheme`, the prefix of that scheme: `/v1.2/x`, `/v2026-11-25/x`.
  *
  * @example parseUriVersion("/v2/employees", "v") // { version: 2, rest: "/employees" }
+ * @example parseUriVersion("/v2026-11-25/employees", "v", "date") // { version: "2026-11-25", rest: "/employees" }
  * @see https://www.rfc-editor.org/rfc/rfc3986#section-3.3
  */
-export function parseUriVersion(url: string, prefix = "v"): { version: number; rest: string } | undefined {
-  const found = readUriPrefix(url, prefix);
-  if (found === undefined || !NUMBER.test(found.digits)) return undefined;
-  return { version: Number(found.digits), rest: found.rest };
+export function parseUriVersion(url: string, prefix?: string): { version: number; rest: string } | undefined;
+/** Reads a version prefix of `scheme` (`/v1.2/x`, `/v2026-11-25/x`) off a request target. */
+export function parseUriVersion(
+  url: string,
+  prefix: string,
+  scheme: VersionScheme,
+): { version: ApiVersion; rest: string } | undefined;
+export function parseUriVersion(
+  url: string,
+  prefix = "v",
+  scheme: VersionScheme = "integer",
+): { version: ApiVersion; rest: string } | undefined {
+  const rules = SCHEMES[scheme];
+  const found = readUriPrefix(url, prefix, rules);
+  const version = found === undefined ? undefined : rules.read(found.digits);
+  return found === undefined || version === undefined ? undefined : { version, rest: found.rest };
 }
 
 /**
- * Reads a `/v<N>` prefix whatever the size of `N` (ASCII digits, no leading zero): its digits as
- * sent and the rest of the target. `/v99999999999999999999/x` → `{ digits: "99999999999999999999",
- * rest: "/x" }`: a number no version can be (the options stop at 999999999) is still spelled as a
- * version, so it is an unknown one, not a path for the router. Internal.
+ * Reads a `/v<N>` prefix whatever the size of `N` (ASCII digits, no leading zero; for the other
+ * schemes, what looks like one of their versions): its spelling as sent and the rest of the
+ * target. `/v99999999999999999999/x` → `{ digits: "99999999999999999999", rest: "/x" }`: a number
+ * no version can be (the options stop at 999999999) is still spelled as a version, so it is an
+ * unknown one, not a path for the router (as `/v2026-02-30/x` with dates). Internal.
  *
  * @example readUriPrefix("/v2/x", "v") // { digits: "2", rest: "/x" }
  */
-export function readUriPrefix(url: string, prefix: string): { digits: string; rest: string } | undefined {
+export function readUriPrefix(
+  url: string,
+  prefix: string,
+  rules: SchemeRules = SCHEMES.integer,
+): { digits: string; rest: string } | undefined {
   if (url.charCodeAt(0) !== 0x2f || !url.startsWith(prefix, 1)) return undefined;
-  let i = prefix.length + 1;
-  while (i < url.length && url.charCodeAt(i) >= 48 && url.charCodeAt(i) <= 57) i++;
-  const digits = url.slice(prefix.length + 1, i);
-  if (!ANY_NUMBER.test(digits)) return undefined;
-  const next = url[i];
-  if (next !== undefined && next !== "/" && next !== "?") return undefined;
+  const start = prefix.length + 1;
+  let i = start;
+  while (i < url.length && url[i] !== "/" && url[i] !== "?") i++;
+  const digits = url.slice(start, i);
+  if (!rules.shape.test(digits)) return undefined;
   const after = url.slice(i);
   return { digits, rest: after.startsWith("/") ? after : `/${after}` };
 }
 
-const ANY_NUMBER = /^(?:0|[1-9]\d*)$/;
-
 /**
- * Reads a version header value: `<N>` (no leading zero: `01` is malformed). Several field lines or list members (RFC 9110 §5.3) must agree;
- * empty list members are skipped (RFC 9110 §5.6.1.2); a value with no member, or anything else, is
- * `"malformed"`.
+ * Reads a version header value: `<N>` (no leading zero: `01` is malformed), or with `scheme` one
+ * version of that scheme (`1.2`, `2026-11-25`). Several field lines or list members (RFC 9110 §5.3)
+ * must agree; empty list members are skipped (RFC 9110 §5.6.1.2); a value with no member, or
+ * anything else, is `"malformed"`.
  *
  * @example parseHeaderVersion("2") // 2
  * @example parseHeaderVersion("2, ") // 2
+ * @example parseHeaderVersion("2026-11-25", "date") // "2026-11-25"
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-5.6.1.2
  */
-export function parseHeaderVersion(value: string | string[] | undefined): number | "malformed" | undefined {
+export function parseHeaderVersion(value: string | string[] | undefined): number | "malformed" | undefined;
+/** Reads a version header value of `scheme` (`1.2`, `2026-11-25`); see the first signature. */
+export function parseHeaderVersion(
+  value: string | string[] | undefined,
+  scheme: VersionScheme,
+): ApiVersion | "malformed" | undefined;
+export function parseHeaderVersion(
+  value: string | string[] | undefined,
+  scheme: VersionScheme = "integer",
+): ApiVersion | "malformed" | undefined {
   if (value === undefined) return undefined;
+  const rules = SCHEMES[scheme];
   const members = (Array.isArray(value) ? value.join(",") : value).split(",").map((v) => v.trim());
-  let version: number | undefined;
+  let version: ApiVersion | undefined;
   for (const member of members) {
     // RFC 9110 §5.6.1.2: "A recipient MUST parse and ignore a reasonable number of empty list
     // elements" (`2,` or a second, empty field line combined as `2, `); the value is bounded by
     // the server's header size limit.
     if (member === "") continue;
-    if (!NUMBER.test(member)) return "malformed";
-    const n = Number(member);
-    if (version !== undefined && version !== n) return "malformed";
-    version = n;
+    const read = rules.read(member);
+    if (read === undefined || (version !== undefined && version !== read)) return "malformed";
+    version = read;
   }
   // Present with no member at all (`API-Version:` or `,`): names no version, yet was sent.
   return version ?? "malformed";
 }
 
 /**
- * Reads one version as spelled in a query parameter or by a custom extractor: `<N>`, no leading
- * zero, nothing around it; anything else is `"malformed"`.
+ * Reads one version as spelled in a query parameter or by a custom extractor: `<N>` (or one
+ * version of `scheme`), no leading zero, nothing around it; anything else is `"malformed"`.
  *
  * @example parseVersionValue("2") // 2
  * @example parseVersionValue("v2") // "malformed"
  */
-export function parseVersionValue(value: string): number | "malformed" {
-  return NUMBER.test(value) ? Number(value) : "malformed";
+export function parseVersionValue(
+  value: string,
+  rules: SchemeRules = SCHEMES.integer,
+): ApiVersion | "malformed" {
+  return rules.read(value) ?? "malformed";
 }
 
 /**
@@ -104,7 +127,7 @@ export interface VendorMediaType {
    * The version it names, or `undefined` for a JSON/XML type in the vendor's tree that names none
    * (`application/vnd.svc.vx+json`, `v99999999999`): an unknown version, never served.
    */
-  version: number | undefined;
+  version: ApiVersion | undefined;
   /** `json` or `xml`. */
   suffix: string;
   /** The media type to echo as Content-Type: `application/vnd.<vendor>.v<N>+<suffix>`. */
@@ -112,7 +135,10 @@ export interface VendorMediaType {
   q: number;
 }
 
-const VERSION_NAME = /^v(?:0|[1-9]\d{0,8})$/;
+/** The version a vendor subtype's name (`v2`, `v1.2`, `v2026-11-25`) names, if any. */
+function versionNamed(name: string, rules: SchemeRules): ApiVersion | undefined {
+  return name.startsWith("v") ? rules.read(name.slice(1)) : undefined;
+}
 
 /**
  * Finds the vendor media ranges (`application/vnd.<vendor>.<name>+json|+xml`) in an `Accept` value,
@@ -122,7 +148,12 @@ const VERSION_NAME = /^v(?:0|[1-9]\d{0,8})$/;
  * @example parseVendorMediaTypes("application/vnd.svc.v2+json", "svc")[0]?.version // 2
  * @see https://www.rfc-editor.org/rfc/rfc6838#section-3.2
  */
-export function parseVendorMediaTypes(accept: string | undefined, vendor: string): VendorMediaType[] {
+export function parseVendorMediaTypes(
+  accept: string | undefined,
+  vendor: string,
+  scheme: VersionScheme = "integer",
+): VendorMediaType[] {
+  const rules = SCHEMES[scheme];
   if (!accept) return [];
   const tree = `vnd.${vendor.toLowerCase()}.`;
   const found: VendorMediaType[] = [];
@@ -131,7 +162,7 @@ export function parseVendorMediaTypes(accept: string | undefined, vendor: string
     if (range.type !== "application" || q === 0 || !subtype.startsWith(tree)) continue;
     if (suffix !== "json" && suffix !== "xml") continue;
     const name = subtype.slice(tree.length, subtype.length - suffix.length - 1);
-    const version = VERSION_NAME.test(name) ? Number(name.slice(1)) : undefined;
+    const version = versionNamed(name, rules);
     const mediaType =
       version === undefined ? range.essence : `application/vnd.${vendor}.v${version}+${suffix}`;
     found.push({ version, suffix, mediaType, q });
@@ -176,7 +207,8 @@ export function acceptsUnversioned(accept: string | undefined, vendor: string): 
 export function parseVendorContentType(
   contentType: string | undefined,
   vendor: string,
-): { version: number | undefined; mediaType: string } | undefined {
+  rules: SchemeRules = SCHEMES.integer,
+): { version: ApiVersion | undefined; mediaType: string } | undefined {
   if (!contentType) return undefined;
   // RFC 9110 §8.3.1: `media-type = type "/" subtype parameters`; the type and subtype name the
   // format (here the version), the parameters only modify it. So the version is read off the part
@@ -191,7 +223,7 @@ export function parseVendorContentType(
   const suffix = plus === -1 ? "" : mt.subtype.slice(plus + 1);
   if (!mt.subtype.startsWith(tree) || (suffix !== "json" && suffix !== "xml")) return undefined;
   const name = mt.subtype.slice(tree.length, plus);
-  const version = VERSION_NAME.test(name) ? Number(name.slice(1)) : undefined;
+  const version = versionNamed(name, rules);
   return { version, mediaType: `application/${mt.subtype}` };
 }
 

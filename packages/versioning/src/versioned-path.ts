@@ -1,4 +1,4 @@
-import { exchangeOf } from "@svc/kernel";
+import { type ApiVersion, exchangeOf } from "@svc/kernel";
 
 declare global {
   // Express declares its request type in this global namespace; this adds what the pipeline's
@@ -7,7 +7,7 @@ declare global {
   namespace Express {
     interface Request {
       /** The API version @svc/versioning resolved for this request. */
-      apiVersion?: number | undefined;
+      apiVersion?: ApiVersion | undefined;
       /** The `/v<N>` prefix stripped from the path, or `""`; see `versionedPath`. */
       apiVersionPrefix?: string | undefined;
     }

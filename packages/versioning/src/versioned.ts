@@ -1,6 +1,19 @@
+import type { ApiVersion } from "@svc/kernel";
 import { checkBooleanOption, checkOptionNames, refusedOption } from "@svc/kernel/internal";
+import { SCHEMES, type SchemeRules, type VersionScheme } from "./scheme.js";
 
-const HANDLERS = "an object of handler functions by version number ({ 1: h1, 2: h2, default? })";
+const HANDLERS =
+  'an object of handler functions by version ({ 1: h1, 2: h2, default? }, { "1.2": h, "2026-11-25": h })';
+
+/** The scheme of a handler key (object keys are strings: `2` is the key `"2"`, the integer 2). */
+function keyScheme(key: string): { scheme: VersionScheme; version: ApiVersion } | undefined {
+  if (/^[1-9]\d{0,8}$/.test(key)) return { scheme: "integer", version: Number(key) };
+  for (const scheme of ["major.minor", "date"] as const) {
+    const version = SCHEMES[scheme].read(key);
+    if (version !== undefined) return { scheme, version };
+  }
+  return undefined;
+}
 
 /** Options of `versioned()` (`@svc/versioning/express`) and {@link versionDispatch}. */
 export interface VersionedOptions {
@@ -12,8 +25,11 @@ export interface VersionedOptions {
   inherit?: boolean;
 }
 
-/** A table of handlers by version number, with the `default` for a request without a version. */
-export type VersionHandlers<H> = Readonly<Record<number, H>> & { default?: H };
+/**
+ * A table of handlers by version (`1`, or as a string key `"1.2"`, `"2026-11-25"`: versions of one
+ * scheme), with the `default` for a request without a version.
+ */
+export type VersionHandlers<H> = Readonly<Record<string, H>> & { default?: H };
 
 /**
  * The framework-free choice of `versioned()`: the handlers by version, checked once (a key that is
@@ -31,22 +47,27 @@ export type VersionHandlers<H> = Readonly<Record<number, H>> & { default?: H };
 export function versionDispatch<H>(
   handlers: VersionHandlers<H>,
   options: VersionedOptions = {},
-): (version: number | undefined) => H | undefined {
+): (version: ApiVersion | undefined) => H | undefined {
   if (handlers === null || typeof handlers !== "object" || Array.isArray(handlers)) {
     throw refusedOption("versioning", "handlers", handlers, HANDLERS, "versioned: handlers");
   }
-  const table = new Map<number, H>();
+  const table = new Map<ApiVersion, H>();
+  let rules: SchemeRules | undefined;
   for (const [key, handler] of Object.entries(handlers)) {
     if (key === "default") continue;
-    if (!/^[1-9]\d{0,8}$/.test(key)) {
+    const read = keyScheme(key);
+    if (read === undefined || (rules !== undefined && rules.name !== read.scheme)) {
       throw refusedOption(
         "versioning",
         "handlers",
         key,
-        "a version number (1 to 999999999) or default",
+        rules === undefined
+          ? "a version (1 to 999999999, major.minor such as 1.2, or an ISO 8601 date such as 2026-11-25) or default"
+          : `a version of the other keys' scheme (${rules.name}) or default`,
         "versioned: a key of handlers",
       );
     }
+    rules = SCHEMES[read.scheme];
     if (typeof handler !== "function") {
       throw refusedOption(
         "versioning",
@@ -56,7 +77,7 @@ export function versionDispatch<H>(
         `versioned: the handler of version ${key}`,
       );
     }
-    table.set(Number(key), handler);
+    table.set(read.version, handler);
   }
   const fallback = handlers.default;
   if (fallback !== undefined && typeof fallback !== "function") {
@@ -73,13 +94,14 @@ export function versionDispatch<H>(
   }
   checkOptionNames("versioning", options, ["inherit"], "versioned");
   checkBooleanOption("versioning", "inherit", options.inherit, "versioned: inherit");
-  const ascending = [...table.keys()].sort((a, b) => a - b);
+  const order = rules ?? SCHEMES.integer;
+  const ascending = [...table.keys()].sort(order.compare);
   const inherit = options.inherit ?? false;
 
   return function chooseVersion(version) {
     let handler = version === undefined ? fallback : table.get(version);
     if (handler === undefined && version !== undefined && inherit) {
-      const lower = ascending.filter((v) => v < version).pop();
+      const lower = ascending.filter((v) => order.compare(v, version) < 0).pop();
       if (lower !== undefined) handler = table.get(lower);
     }
     // `default` serves only a request without a version: a version without a handler of its own

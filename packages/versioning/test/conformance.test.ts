@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createPipeline, exchangeOf, HttpError } from "@svc/kernel";
+import { type ApiVersion, createPipeline, exchangeOf, HttpError } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
@@ -47,14 +47,14 @@ const pipeline = () =>
   });
 
 /** The route, once: the version the handler got and its self link as each entry spells it. */
-const employee = (version: number | undefined, self: string) => ({ id: 7, version, self });
+const employee = (version: ApiVersion | undefined, self: string) => ({ id: 7, version, self });
 
 /**
  * The main entry's `versionedPath` and `versionDispatch()`, handed the framework's own request
  * object (Express's `req`, `node:http`'s, Fastify's `request`, Hono's `c.req`): the decision is
  * read from the request's exchange on each.
  */
-function eighth(request: object, version: number | undefined) {
+function eighth(request: object, version: ApiVersion | undefined) {
   const choose = versionDispatch({ 1: () => "v1", 2: () => "v2", default: () => "default" });
   const handler = choose(exchangeOf(request).version?.version)?.() ?? "none";
   return { id: 8, version, self: versionedPath(request, "/employees/8"), handler };

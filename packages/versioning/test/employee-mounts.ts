@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, type Pipeline } from "@svc/kernel";
+import { type ApiVersion, HttpError, type Pipeline } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
 import { fetchAdapter } from "@svc/kernel/fetch";
@@ -12,7 +12,7 @@ import {
 } from "@svc/test-utils/conformance";
 import type express from "express";
 
-const employee = (version: number | undefined) => ({ id: 7, version });
+const employee = (version: ApiVersion | undefined) => ({ id: 7, version });
 
 /**
  * `GET /employees/7` answering `{ id: 7, version }` under `pipeline` on every framework, each

@@ -25,14 +25,14 @@ const rows: OptionCase[] = [
     "versions: versions",
     () => versioning({ versions: "1,2" as never }),
     "ERR_SVC_VERSIONING_VERSIONS",
-    /versions: versions must be a non-empty array of integers from 1 to 999999999, got "1,2"/,
+    /versions: versions must be a non-empty array of versions of one scheme: integers from 1 to 999999999 .*, got "1,2"/,
     () => versioning({ versions: [1] }),
   ],
   [
     "versions: defaultVersion",
     () => versioning({ versions, defaultVersion: 3 }),
     "ERR_SVC_VERSIONING_DEFAULT_VERSION",
-    /versions: defaultVersion must be one of the supported versions \(1, 2\), got 3/,
+    /versions: defaultVersion must be one of the supported versions \(1, 2\) or "latest", got 3/,
     () => versioning({ versions, defaultVersion: 2 }),
   ],
   [
@@ -371,14 +371,14 @@ const rows: OptionCase[] = [
     "versioned: handlers",
     () => versioned(handler as never),
     "ERR_SVC_VERSIONING_HANDLERS",
-    /versioned: handlers must be an object of handler functions by version number .*, got a function/,
+    /versioned: handlers must be an object of handler functions by version .*, got a function/,
     () => versioned({ 1: handler }),
   ],
   [
     "versioned: handlers (a key)",
     () => versioned({ v1: handler } as never),
     "ERR_SVC_VERSIONING_HANDLERS",
-    /versioned: a key of handlers must be a version number \(1 to 999999999\) or default, got "v1"/,
+    /versioned: a key of handlers must be a version \(1 to 999999999, major\.minor such as 1\.2, or an ISO 8601 date such as 2026-11-25\) or default, got "v1"/,
     () => versioned({ default: handler }),
   ],
   [

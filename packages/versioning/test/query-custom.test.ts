@@ -1,4 +1,4 @@
-import { createPipeline } from "@svc/kernel";
+import { type ApiVersion, createPipeline } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { json, representations } from "@svc/negotiate";
 import { express4, listen } from "@svc/test-utils";
@@ -42,7 +42,7 @@ const options: ApiVersioningOptions = {
 const pipeline = () =>
   createPipeline({ representations: representations({ offers: [json] }), versioning: versions(options) });
 
-const employee = (version: number | undefined) => ({ id: 7, version });
+const employee = (version: ApiVersion | undefined) => ({ id: 7, version });
 
 const mounts = (seen: object[] = []) => employeeMounts(express, pipeline, seen);
 

@@ -6,9 +6,12 @@ import type { RequestView } from "../view.js";
 import { cents, departmentId, eur, mustExist, rule } from "./catalogue.js";
 import type { CrudResource } from "./crud.js";
 
-/** The employee representation version the request selected (spec part 9); 1 by default. */
+/**
+ * The employee representation version the request selected (spec part 9); 1 by default. The
+ * service's versions are integers (`versions: [1, 2]`), which the pipeline decides as numbers.
+ */
 export function apiVersion(req: RequestView): number {
-  return req.apiVersion ?? 1;
+  return Number(req.apiVersion ?? 1);
 }
 
 /** Version 1's `name`: first and last name, as {@link employees}' view joins them. */
