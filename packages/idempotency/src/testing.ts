@@ -6,12 +6,16 @@
 import { createIdempotency } from "./core.js";
 import type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
 
+export type { ClaimResult, IdempotencyStore, StoredResponse } from "./store.js";
+
 /**
  * The two functions of a test runner the suite registers its tests with: vitest's, Jest's or
  * Mocha's `describe` and `it` fit as they are; `node:test`'s too.
  */
 export interface StoreContractRunner {
+  /** Groups the contract's tests under one name. */
   describe(name: string, body: () => void): unknown;
+  /** One test: its promise rejects when the store breaks the contract. */
   it(name: string, body: () => Promise<void>): unknown;
 }
 

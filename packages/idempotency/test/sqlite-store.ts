@@ -1,6 +1,16 @@
+// #region readme-core
 import { randomBytes } from "node:crypto";
 import type { ClaimResult, IdempotencyStore, StoredResponse } from "@svc/idempotency";
-import type { Database } from "better-sqlite3";
+
+/** What the store needs of a better-sqlite3 `Database` (a driver of the same shape fits too). */
+export interface SqliteDatabase {
+  exec(sql: string): unknown;
+  prepare(sql: string): {
+    run(...params: unknown[]): { changes: number };
+    get(...params: unknown[]): unknown;
+  };
+  transaction<T>(fn: () => T): { immediate(): T };
+}
 
 /** Record of a response as the table keeps it: the body as a BLOB, the headers as JSON. */
 interface Row {
@@ -21,13 +31,13 @@ interface Row {
  * token is the row's.
  */
 export class SqliteStore implements IdempotencyStore {
-  readonly #db: Database;
+  readonly #db: SqliteDatabase;
   readonly #maxRecordBytes: number;
 
-  constructor(db: Database, options: { maxRecordBytes?: number } = {}) {
+  constructor(db: SqliteDatabase, options: { maxRecordBytes?: number } = {}) {
     this.#db = db;
     this.#maxRecordBytes = options.maxRecordBytes ?? 1_048_576;
-    db.pragma("busy_timeout = 1000"); // another process holding the lock: wait, then throw
+    db.exec("PRAGMA busy_timeout = 1000"); // another process holds the lock: wait, then throw
     db.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
       key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, token TEXT NOT NULL, state TEXT NOT NULL,
       status INTEGER, headers TEXT, body BLOB, omitted INTEGER NOT NULL DEFAULT 0,
@@ -126,3 +136,4 @@ function response(row: Row): StoredResponse {
     ...(row.omitted === 1 ? { bodyOmitted: true as const } : {}),
   };
 }
+// #endregion readme-core

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serviceUrl, uniquePrefix } from "@svc/test-utils";
+import { assertReadmeShows, readmeRegion, serviceUrl, uniquePrefix } from "@svc/test-utils";
 import Database from "better-sqlite3";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableObjectStore } from "../src/durable-object-store.js";
 import { MemoryStore, PostgresStore, RedisStore } from "../src/index.js";
 import { describeStoreContract } from "../src/testing.js";
@@ -101,4 +101,9 @@ describe("on SQLite (better-sqlite3, a database file)", () => {
     },
     runner,
   );
+});
+
+it("the README shows the SQLite store as tested here", () => {
+  const code = readmeRegion(new URL("./sqlite-store.ts", import.meta.url).href);
+  expect(() => assertReadmeShows(import.meta.url, code)).not.toThrow();
 });
