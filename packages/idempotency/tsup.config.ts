@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 import { presetOptions } from "../../tooling/tsup-preset.js";
 
-// The library and one entry per framework, each importing the library by its name (README, "Frameworks").
+// The library, one entry per framework, and `@svc/idempotency/testing` (the store contract for a
+// store's own tests) (README, "Frameworks", "Writing a store").
 export default defineConfig({
   ...presetOptions,
   entry: [
@@ -11,5 +12,6 @@ export default defineConfig({
     "src/fastify.ts",
     "src/fetch.ts",
     "src/durable-object.ts",
+    "src/testing.ts",
   ],
 });

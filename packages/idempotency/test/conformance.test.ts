@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createPipeline, exchangeOf, type HandlerContext, HttpError, reply } from "@svc/kernel";
 import { expressAdapter } from "@svc/kernel/express";
 import { fastifyAdapter } from "@svc/kernel/fastify";
@@ -8,6 +11,7 @@ import { parseBody as expressBody } from "@svc/negotiate/express";
 import { parseBody as fastifyBody } from "@svc/negotiate/fastify";
 import { parseBody as fetchBody } from "@svc/negotiate/fetch";
 import { parseBody as nodeBody } from "@svc/negotiate/node";
+import { serviceUrl, uniquePrefix } from "@svc/test-utils";
 import {
   conformance,
   errorStatus,
@@ -18,19 +22,21 @@ import {
   type Row,
   send,
 } from "@svc/test-utils/conformance";
+import type Database from "better-sqlite3";
 import express from "express";
-import { expect } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { idempotency as expressIdempotency } from "../src/express.js";
 import { idempotency as fastifyIdempotency } from "../src/fastify.js";
 import { idempotency as fetchIdempotency } from "../src/fetch.js";
-import { MemoryStore } from "../src/index.js";
+import { type IdempotencyStore, MemoryStore, PostgresStore, RedisStore } from "../src/index.js";
 import { idempotency as nodeIdempotency } from "../src/node.js";
+import { postgresUrl, throwawaySchema } from "./postgres.js";
+import { SqliteStore } from "./sqlite-store.js";
 
 // idempotency() as a route's step through the kernel's pipeline adapter of each framework, with
-// the body each framework parsed as the fingerprint's input.
-
-/** `required: true`, and no wait for a duplicate: it is answered 409 at once. */
-const options = () => ({ store: new MemoryStore(), required: true, waitMs: 0 });
+// the body each framework parsed as the fingerprint's input, on each store (Redis and PostgreSQL as
+// configured, SQLite on a database file).
 
 interface Order {
   item: string;
@@ -80,130 +86,138 @@ function parsedRoute() {
     reply({ execution: ++runs, scope: exchangeOf(request).idempotencyScope ?? null }, { status: 201 });
 }
 
-/** The `fingerprint` option: a retry may change the client's `sentAt`, not the `item`. */
-const stamped = () => ({ ...options(), fingerprint: ["/item"] });
-
-const mounts: Mounts = {
-  express() {
-    const svc = expressAdapter(createPipeline());
-    const keys = expressIdempotency(options());
-    const create = orders();
-    const app = express();
-    app.use(express.json());
-    app.use(svc.prepare);
-    app.post(
-      "/orders",
-      svc.handle((req: express.Request, ctx) => create(req.body, req.headers, ctx), { idempotency: keys }),
-    );
-    const parsedKeys = expressIdempotency(options());
-    const parsed = parsedRoute();
-    app.post(
-      "/parsed",
-      expressBody(),
-      svc.handle((request) => parsed(request), { idempotency: parsedKeys }),
-    );
-    const stampedKeys = expressIdempotency(stamped());
-    const stampedRoute = orders();
-    app.post(
-      "/stamped",
-      svc.handle((req: express.Request, ctx) => stampedRoute(req.body, req.headers, ctx), {
-        idempotency: stampedKeys,
-      }),
-    );
-    app.use(fallbackErrors.express);
-    return app;
-  },
-  node() {
-    const svc = nodeAdapter(createPipeline());
-    const keys = nodeIdempotency(options());
-    const create = orders();
-    const parsedKeys = nodeIdempotency(options());
-    const parsed = parsedRoute();
-    const readParsed = nodeBody();
-    const stampedKeys = nodeIdempotency(stamped());
-    const stampedRoute = orders();
-    return (req: IncomingMessage, res: ServerResponse) => {
-      const run = async () => {
-        const { path } = await svc.prepare(req, res);
-        if (req.method === "POST" && path === "/parsed") {
-          await readParsed(req, res);
-          return svc.respond(req, res, () => parsed(req), { idempotency: parsedKeys });
-        }
-        if (req.method !== "POST" || (path !== "/orders" && path !== "/stamped")) throw HttpError.notFound();
-        const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
-        const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        Object.assign(req, { body });
-        if (path === "/stamped")
-          return svc.respond(req, res, (ctx) => stampedRoute(body, req.headers, ctx), {
-            idempotency: stampedKeys,
-          });
-        return svc.respond(req, res, (ctx) => create(body, req.headers, ctx), { idempotency: keys });
-      };
-      run().catch((err) => fallbackErrors.node(err, req, res));
-    };
-  },
-  fastify() {
-    const svc = fastifyAdapter(createPipeline());
-    const keys = fastifyIdempotency(options());
-    const create = orders();
-    const app = fastifyPipelineApp(svc);
-    app.post(
-      "/orders",
-      svc.handle((request, ctx) => create(request.body, request.headers, ctx), { idempotency: keys }),
-    );
-    const parsedKeys = fastifyIdempotency(options());
-    const parsed = parsedRoute();
-    app.register(async (scope) => {
-      await scope.register(fastifyBody);
-      scope.post(
+/**
+ * The routes on each framework, every step's records in a store of its own from `storeOf`: the
+ * table runs on each store, the `fingerprint` option's rows included.
+ */
+function mountsOn(storeOf: () => IdempotencyStore): Mounts {
+  /** `required: true`, and no wait for a duplicate: it is answered 409 at once. */
+  const options = () => ({ store: storeOf(), required: true, waitMs: 0 });
+  /** The `fingerprint` option: a retry may change the client's `sentAt`, not the `item`. */
+  const stamped = () => ({ ...options(), fingerprint: ["/item"] });
+  return {
+    express() {
+      const svc = expressAdapter(createPipeline());
+      const keys = expressIdempotency(options());
+      const create = orders();
+      const app = express();
+      app.use(express.json());
+      app.use(svc.prepare);
+      app.post(
+        "/orders",
+        svc.handle((req: express.Request, ctx) => create(req.body, req.headers, ctx), { idempotency: keys }),
+      );
+      const parsedKeys = expressIdempotency(options());
+      const parsed = parsedRoute();
+      app.post(
         "/parsed",
+        expressBody(),
         svc.handle((request) => parsed(request), { idempotency: parsedKeys }),
       );
-    });
-    const stampedKeys = fastifyIdempotency(stamped());
-    const stampedRoute = orders();
-    app.post(
-      "/stamped",
-      svc.handle((request, ctx) => stampedRoute(request.body, request.headers, ctx), {
-        idempotency: stampedKeys,
-      }),
-    );
-    return app;
-  },
-  fetch() {
-    const svc = fetchAdapter(createPipeline());
-    const keys = fetchIdempotency(options());
-    const create = orders();
-    const app = honoPipelineApp(svc);
-    app.post("/orders", async (c) => {
-      const body: unknown = await c.req.json();
-      const headers = Object.fromEntries(c.req.raw.headers);
-      return svc.respond(c.req.raw, (ctx) => create(body, headers, ctx), {
-        route: { idempotency: keys },
-        body,
+      const stampedKeys = expressIdempotency(stamped());
+      const stampedRoute = orders();
+      app.post(
+        "/stamped",
+        svc.handle((req: express.Request, ctx) => stampedRoute(req.body, req.headers, ctx), {
+          idempotency: stampedKeys,
+        }),
+      );
+      app.use(fallbackErrors.express);
+      return app;
+    },
+    node() {
+      const svc = nodeAdapter(createPipeline());
+      const keys = nodeIdempotency(options());
+      const create = orders();
+      const parsedKeys = nodeIdempotency(options());
+      const parsed = parsedRoute();
+      const readParsed = nodeBody();
+      const stampedKeys = nodeIdempotency(stamped());
+      const stampedRoute = orders();
+      return (req: IncomingMessage, res: ServerResponse) => {
+        const run = async () => {
+          const { path } = await svc.prepare(req, res);
+          if (req.method === "POST" && path === "/parsed") {
+            await readParsed(req, res);
+            return svc.respond(req, res, () => parsed(req), { idempotency: parsedKeys });
+          }
+          if (req.method !== "POST" || (path !== "/orders" && path !== "/stamped"))
+            throw HttpError.notFound();
+          const chunks: Buffer[] = [];
+          for await (const chunk of req) chunks.push(chunk as Buffer);
+          const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          Object.assign(req, { body });
+          if (path === "/stamped")
+            return svc.respond(req, res, (ctx) => stampedRoute(body, req.headers, ctx), {
+              idempotency: stampedKeys,
+            });
+          return svc.respond(req, res, (ctx) => create(body, req.headers, ctx), { idempotency: keys });
+        };
+        run().catch((err) => fallbackErrors.node(err, req, res));
+      };
+    },
+    fastify() {
+      const svc = fastifyAdapter(createPipeline());
+      const keys = fastifyIdempotency(options());
+      const create = orders();
+      const app = fastifyPipelineApp(svc);
+      app.post(
+        "/orders",
+        svc.handle((request, ctx) => create(request.body, request.headers, ctx), { idempotency: keys }),
+      );
+      const parsedKeys = fastifyIdempotency(options());
+      const parsed = parsedRoute();
+      app.register(async (scope) => {
+        await scope.register(fastifyBody);
+        scope.post(
+          "/parsed",
+          svc.handle((request) => parsed(request), { idempotency: parsedKeys }),
+        );
       });
-    });
-    const parsedKeys = fetchIdempotency(options());
-    const parsed = parsedRoute();
-    const readParsed = fetchBody();
-    app.post("/parsed", async (c) => {
-      await readParsed(c.req.raw);
-      return svc.respond(c.req.raw, () => parsed(c.req.raw), { route: { idempotency: parsedKeys } });
-    });
-    const stampedKeys = fetchIdempotency(stamped());
-    const stampedRoute = orders();
-    app.post("/stamped", async (c) => {
-      const body: unknown = await c.req.json();
-      const headers = Object.fromEntries(c.req.raw.headers);
-      return svc.respond(c.req.raw, (ctx) => stampedRoute(body, headers, ctx), {
-        route: { idempotency: stampedKeys },
-        body,
+      const stampedKeys = fastifyIdempotency(stamped());
+      const stampedRoute = orders();
+      app.post(
+        "/stamped",
+        svc.handle((request, ctx) => stampedRoute(request.body, request.headers, ctx), {
+          idempotency: stampedKeys,
+        }),
+      );
+      return app;
+    },
+    fetch() {
+      const svc = fetchAdapter(createPipeline());
+      const keys = fetchIdempotency(options());
+      const create = orders();
+      const app = honoPipelineApp(svc);
+      app.post("/orders", async (c) => {
+        const body: unknown = await c.req.json();
+        const headers = Object.fromEntries(c.req.raw.headers);
+        return svc.respond(c.req.raw, (ctx) => create(body, headers, ctx), {
+          route: { idempotency: keys },
+          body,
+        });
       });
-    });
-    return app.fetch;
-  },
-};
+      const parsedKeys = fetchIdempotency(options());
+      const parsed = parsedRoute();
+      const readParsed = fetchBody();
+      app.post("/parsed", async (c) => {
+        await readParsed(c.req.raw);
+        return svc.respond(c.req.raw, () => parsed(c.req.raw), { route: { idempotency: parsedKeys } });
+      });
+      const stampedKeys = fetchIdempotency(stamped());
+      const stampedRoute = orders();
+      app.post("/stamped", async (c) => {
+        const body: unknown = await c.req.json();
+        const headers = Object.fromEntries(c.req.raw.headers);
+        return svc.respond(c.req.raw, (ctx) => stampedRoute(body, headers, ctx), {
+          route: { idempotency: stampedKeys },
+          body,
+        });
+      });
+      return app.fetch;
+    },
+  };
+}
 
 const post = (key: string | undefined, item: string) => ({
   method: "POST",
@@ -345,4 +359,85 @@ const rows: Row[] = [
   },
 ];
 
-conformance("@svc/idempotency", mounts, rows);
+conformance(
+  "@svc/idempotency",
+  mountsOn(() => new MemoryStore()),
+  rows,
+);
+
+/** `store` with every key behind `prefix`: several steps' records in one table, kept apart. */
+function keyPrefixed(store: IdempotencyStore, prefix: string): IdempotencyStore {
+  return {
+    claim: (key, fingerprint, leaseMs) => store.claim(prefix + key, fingerprint, leaseMs),
+    complete: (key, token, response, retentionMs) =>
+      store.complete(prefix + key, token, response, retentionMs),
+    release: (key, token) => store.release(prefix + key, token),
+  };
+}
+
+const redisUrl = serviceUrl("REDIS_URL");
+describe.skipIf(!redisUrl)("on Redis (REDIS_URL)", () => {
+  const prefix = uniquePrefix("idem-conformance");
+  let client: Redis;
+  let stores = 0;
+  beforeAll(() => {
+    client = new Redis(redisUrl ?? "");
+  });
+  afterAll(async () => {
+    let cursor = "0";
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== "0");
+    client.disconnect();
+  });
+  conformance(
+    "@svc/idempotency on RedisStore",
+    mountsOn(() => new RedisStore({ client, prefix: `${prefix}${++stores}:` })),
+    rows,
+  );
+});
+
+describe.skipIf(!postgresUrl)("on PostgreSQL (DATABASE_URL)", () => {
+  const database = throwawaySchema("conformance");
+  let store: PostgresStore;
+  let stores = 0;
+  beforeAll(async () => {
+    if (!postgresUrl) return;
+    store = new PostgresStore({ pool: database.pool() });
+    await store.migrate();
+  });
+  conformance(
+    "@svc/idempotency on PostgresStore",
+    mountsOn(() => keyPrefixed(store, `${++stores}:`)),
+    rows,
+  );
+});
+
+/** better-sqlite3, or undefined where its native binding does not load (the SQLite rows skip). */
+const Sqlite = await import("better-sqlite3").then(
+  (driver) => driver.default,
+  (err: unknown) => {
+    console.warn(`SQLite conformance rows skipped: better-sqlite3 does not load here (${String(err)})`);
+    return undefined;
+  },
+);
+
+describe.skipIf(Sqlite === undefined)("on SQLite (better-sqlite3, a database file)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "idem-conformance-"));
+  const open: Database.Database[] = [];
+  afterAll(() => {
+    for (const db of open) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  conformance(
+    "@svc/idempotency on SqliteStore",
+    mountsOn(() => {
+      const db = new (Sqlite as typeof Database)(join(dir, `${open.length + 1}.db`));
+      open.push(db);
+      return new SqliteStore(db);
+    }),
+    rows,
+  );
+});
