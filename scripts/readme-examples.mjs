@@ -576,6 +576,21 @@ export const PEER_LIBRARIES = [
   "@types/compression@1.8.1",
   "helmet@8.3.0",
   "@fastify/rate-limit@11.2.0",
+  "rate-limiter-flexible@11.4.0",
+  "hono-rate-limiter@0.5.4",
+  "@fastify/jwt@10.2.8",
+  "etag@2.0.0",
+  "fresh@2.0.0",
+  "@types/fresh@0.5.3",
+  "@fastify/etag@6.2.0",
+  "http-errors@2.0.1",
+  "@types/http-errors@2.0.5",
+  "@fastify/sensible@6.0.6",
+  "@nestjs/common@12.5.1",
+  "@nestjs/core@12.5.1",
+  "@nestjs/platform-express@12.5.1",
+  "reflect-metadata@0.2.2",
+  "rxjs@7.8.2",
 ];
 
 export function typescriptCompiler(root) {

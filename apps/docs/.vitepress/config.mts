@@ -31,8 +31,16 @@ function githubSlug(text: string): string {
     .replace(/\s/g, "-");
 }
 
+/**
+ * Where the site is served: GitHub Pages of github.com/svc-dev/svc (the packages' `homepage`), so
+ * under `/svc/`, each `ERR_SVC_*` code at `https://svc-dev.github.io/svc/errors/<code>.html` (the
+ * site test checks that address).
+ */
+export const base = "/svc/";
+
 export default defineConfig({
   title: "@svc",
+  base,
   description: "HTTP protocol middleware for Express, Fastify, node:http and Fetch servers",
   srcDir: "content",
   outDir: "dist",
@@ -40,7 +48,7 @@ export default defineConfig({
   // The pages link to the repository's files on GitHub; a dead link inside the site fails the build.
   ignoreDeadLinks: false,
   lastUpdated: false,
-  head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
+  head: [["link", { rel: "icon", type: "image/svg+xml", href: `${base}favicon.svg` }]],
   markdown: { anchor: { slugify: githubSlug } },
   themeConfig: {
     search: { provider: "local" },
@@ -51,6 +59,7 @@ export default defineConfig({
       { text: "Runtimes", link: "/runtimes/" },
       { text: "Observability", link: "/observability" },
       { text: "Error codes", link: "/errors/" },
+      { text: "Record codes", link: "/problems/" },
     ],
     sidebar: {
       "/packages/": [{ text: "Packages", link: "/packages/", items: pages("packages") }],
@@ -60,6 +69,7 @@ export default defineConfig({
       // Some 350 codes: the sidebar names the index, which lists them by package (a sidebar of every
       // code would be written into each of their pages).
       "/errors/": [{ text: "Error codes", link: "/errors/" }],
+      "/problems/": [{ text: "Error record codes", link: "/problems/", items: pages("problems") }],
     },
     socialLinks: [{ icon: "github", link: "https://github.com/svc-dev/svc" }],
   },

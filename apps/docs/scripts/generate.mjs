@@ -2,7 +2,8 @@
 // README (one page each), its "Frameworks" table (one page per framework, the rows of every
 // package), the root README's runtime table and the conformance suite's runtime entries (one page
 // per runtime), each package's "What it tells you" section (one observability page), and every
-// `ERR_SVC_*` code the packages throw (one page each, with what their READMEs say of it), and the
+// `ERR_SVC_*` code the packages throw (one page each, with what their READMEs say of it), every
+// `code` of an error record they answer with (one page each, linked from their package's page), and the
 // migration guides of `apps/docs/guides/` (one page each, linked as the READMEs are). Nothing here
 // is written twice: a page changes when its README (or its guide) does.
 //
@@ -177,6 +178,57 @@ export function errorCodes(pkgs) {
   return [...codes.keys()].sort();
 }
 
+/**
+ * Snake-case literals of the packages' sources that are not the `code` of an error record: OAuth
+ * and JWT parameter names, SOAP fault fields, a database table name, a URI algorithm's name.
+ */
+const NOT_RECORD_CODES = new Set([
+  "access_token",
+  "api_key",
+  "check_failed",
+  "client_secret",
+  "fault_code",
+  "fault_detail",
+  "fault_node",
+  "fault_reason",
+  "fault_role",
+  "fault_subcode",
+  "id_token",
+  "idempotency_keys",
+  "refresh_token",
+  "remove_dot_segments",
+  "request_id",
+]);
+
+/**
+ * Every `code` of an error record the packages answer with (`rate_limited`, `not_acceptable`):
+ * the snake-case string literals of their sources (tests and comments left out), but for
+ * {@link NOT_RECORD_CODES}, each with the packages whose sources hold it. A new code gets its page
+ * without a list to keep; a new literal that is no code goes into that set.
+ */
+export function recordCodes(pkgs) {
+  const codes = new Map();
+  const scan = (dir, p) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) scan(path, p);
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) {
+        const code = readFileSync(path, "utf8")
+          .replace(/\/\*[\s\S]*?\*\//g, "")
+          .replace(/(^|\s)\/\/.*$/gm, "$1");
+        for (const [, literal] of code.matchAll(/["'`]([a-z][a-z0-9]*(?:_[a-z0-9]+)+)["'`]/g)) {
+          if (NOT_RECORD_CODES.has(literal)) continue;
+          if (!codes.has(literal)) codes.set(literal, new Set());
+          codes.get(literal).add(p);
+        }
+      }
+    }
+  };
+  for (const p of pkgs)
+    if (existsSync(join(root, "packages", p.dir, "src"))) scan(join(root, "packages", p.dir, "src"), p);
+  return new Map([...codes].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, set]) => [code, [...set]]));
+}
+
 /** The package a code belongs to: the longest package constant its name starts with. */
 function packageOfCode(code, pkgs) {
   const owners = pkgs
@@ -252,8 +304,18 @@ ${verbatim(relink(intro, "README.md"))}`,
     "packages/index.md",
     `# Packages\n\nEach package is published and versioned on its own; install only what you use.\n\n| package | page |\n| --- | --- |\n${pkgs.map((p) => `| \`${p.name}\` | [${p.dir}](/packages/${p.dir}) |`).join("\n")}\n`,
   );
-  for (const p of pkgs)
-    write(`packages/${p.dir}.md`, verbatim(relink(p.readme, `packages/${p.dir}/README.md`)));
+  const records = recordCodes(pkgs);
+  for (const p of pkgs) {
+    const own = [...records].filter(([, owners]) => owners.includes(p)).map(([code]) => code);
+    const codesSection =
+      own.length > 0
+        ? `\n## Error record codes\n\nThe \`code\` of each error record ${p.name} answers with, and what it means: ${own.map((c) => `[\`${c}\`](/problems/${c})`).join(", ")}.\n`
+        : "";
+    write(
+      `packages/${p.dir}.md`,
+      `${verbatim(relink(p.readme, `packages/${p.dir}/README.md`))}${codesSection}`,
+    );
+  }
 
   // Guides: leaving a peer library for the @svc packages, one page each.
   const guideList = guides();
@@ -338,6 +400,28 @@ ${verbatim(relink(intro, "README.md"))}`,
     ),
   );
 
+  // Error record codes: one page per `code` (the problem `type`'s last segment).
+  for (const [code, owners] of records) {
+    const said = owners.flatMap((p) =>
+      mentions(p.readme, code).map((m) =>
+        relink(m, `packages/${p.dir}/README.md`).replace(/\]\(#/g, `](/packages/${p.dir}#`),
+      ),
+    );
+    const elsewhere = pkgs.filter((p) => !owners.includes(p) && mentions(p.readme, code).length > 0);
+    write(
+      `problems/${code}.md`,
+      verbatim(
+        `# ${code}\n\nThe \`code\` of an error record answered by ${owners.map((p) => `[\`${p.name}\`](/packages/${p.dir})`).join(", ")}: \`"code": "${code}"\` in the record, and in problem details (RFC 9457) the last segment of \`type\` when the error handler is given a \`problemTypeBase\` (else \`type\` is \`about:blank\`). Match on the code, never on the message.\n\n${
+          said.length > 0 ? `## What the README says\n\n${said.join("\n\n")}\n\n` : ""
+        }${elsewhere.length > 0 ? `## Also named by\n\n${elsewhere.map((p) => `- [${p.name}](/packages/${p.dir})`).join("\n")}\n\n` : ""}## See also\n\n${owners.map((p) => `- [${p.name}](/packages/${p.dir})`).join("\n")}\n- [The error record](/packages/errors)\n- [Every error record code](/problems/)\n`,
+      ),
+    );
+  }
+  write(
+    "problems/index.md",
+    `# Error record codes\n\nAn error a package answers with carries a stable \`code\` in the error record (\`{ timestamp, status, error, message, path, code }\`), rendered by [\`@svc/errors\`](/packages/errors). In problem details (RFC 9457) the code is the last segment of \`type\` when the error handler has a \`problemTypeBase\`; without one, \`type\` is \`about:blank\`. Each page says which package answers with the code and what its README says of it.\n\n| code | answered by |\n| --- | --- |\n${[...records].map(([code, owners]) => `| [\`${code}\`](/problems/${code}) | ${owners.map((p) => `[${p.name}](/packages/${p.dir})`).join(", ")} |`).join("\n")}\n`,
+  );
+
   // Error codes.
   const codes = errorCodes(pkgs);
   const byPackage = new Map();
@@ -384,12 +468,12 @@ ${verbatim(relink(intro, "README.md"))}`,
       .map(([name, list]) => `## ${name}\n\n${list.map((c) => `- [\`${c}\`](/errors/${c})`).join("\n")}\n`)
       .join("\n")}`,
   );
-  return { packages: pkgs.length, codes: codes.length, guides: guideList.length, out };
+  return { packages: pkgs.length, codes: codes.length, records: records.size, guides: guideList.length, out };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const made = generate();
   process.stdout.write(
-    `docs: ${made.packages} packages, ${made.guides} guides, ${made.codes} error codes, written to ${relative(process.cwd(), made.out) || "."}\n`,
+    `docs: ${made.packages} packages, ${made.guides} guides, ${made.codes} error codes, ${made.records} error record codes, written to ${relative(process.cwd(), made.out) || "."}\n`,
   );
 }

@@ -6,12 +6,18 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const exec = promisify(execFile);
 const docs = resolve(import.meta.dirname, "..");
 const root = resolve(docs, "../..");
 const repository = "https://github.com/svc-dev/svc/blob/main/";
+/** The site's base (`base` of .vitepress/config.mts): GitHub Pages serves it under `/svc/`. */
+const siteBase =
+  /export const base = "([^"]+)"/.exec(readFileSync(join(docs, ".vitepress/config.mts"), "utf8"))?.[1] ?? "/";
+/** Where GitHub Pages serves the site: the address the refusal messages link to. */
+const siteUrl = `https://svc-dev.github.io${siteBase}`;
 
 /** Debian's chromium; CHROMIUM_PATH points elsewhere. */
 const chromiumPath = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
@@ -67,19 +73,35 @@ describe("the docs site", () => {
       },
     );
     pages = files(out).filter((f) => f.endsWith(".html") && f !== "404.html");
+    // Served as GitHub Pages serves it: under the base, nothing outside it. The hashed assets are
+    // immutable, so each tab downloads the theme's scripts once rather than once per page.
+    const served = new Map<string, Buffer>();
     server = createServer((req, res) => {
-      const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+      const url = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+      if (!url.startsWith(siteBase)) {
+        res.writeHead(404).end();
+        return;
+      }
+      const path = `/${url.slice(siteBase.length)}`;
       let file = join(out, path.endsWith("/") ? `${path}index.html` : path);
       if (!existsSync(file) && existsSync(`${file}.html`)) file = `${file}.html`;
       if (!file.startsWith(out) || !existsSync(file)) {
         res.writeHead(404).end();
         return;
       }
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
-      res.end(readFileSync(file));
+      let body = served.get(file);
+      if (!body) {
+        body = readFileSync(file);
+        served.set(file, body);
+      }
+      res.writeHead(200, {
+        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        ...(path.startsWith("/assets/") ? { "cache-control": "public, max-age=31536000, immutable" } : {}),
+      });
+      res.end(body);
     });
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${siteBase.replace(/\/$/, "")}`;
   }, 600_000);
 
   afterAll(async () => {
@@ -108,6 +130,44 @@ describe("the docs site", () => {
     expect(pages.filter((p) => p.startsWith("errors/ERR_SVC_")).length).toBeGreaterThan(200);
   });
 
+  it("has a page per error record code, linked from the page of each package that answers with it", () => {
+    const codes = pages.filter((p) => p.startsWith("problems/") && p !== "problems/index.html");
+    expect(codes.length).toBeGreaterThan(25);
+    for (const code of ["rate_limited", "not_acceptable", "idempotency_key_reused", "insufficient_scope"])
+      expect(codes).toContain(`problems/${code}.html`);
+    expect(readFileSync(join(out, "problems/rate_limited.html"), "utf8")).toContain("@svc/ratelimit");
+    const packagePages = pages
+      .filter((p) => p.startsWith("packages/"))
+      .map((p) => readFileSync(join(out, p), "utf8"));
+    for (const page of codes) {
+      const href = `href="${siteBase}${page}"`;
+      expect(
+        packagePages.some((html) => html.includes(href)),
+        `no package page links to ${page}`,
+      ).toBe(true);
+    }
+  });
+
+  it("has each ERR_SVC_* code's page at the stable address errors/<code>.html under the site's base", () => {
+    // Every ERR_SVC_* code the packages' sources, tests and READMEs name, as the generator collects
+    // them: the address a refusal can link to is the site's address, `errors/`, the code, `.html`.
+    const codes = new Set<string>();
+    const scan = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (["node_modules", "dist", "api"].includes(entry.name)) continue;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) scan(path);
+        else if (/\.(ts|md)$/.test(entry.name))
+          for (const [code] of readFileSync(path, "utf8").matchAll(/\bERR_SVC_[A-Z0-9_]*[A-Z0-9]\b/g))
+            codes.add(code);
+      }
+    };
+    scan(join(root, "packages"));
+    expect(codes.size).toBeGreaterThan(200);
+    expect(siteUrl).toBe("https://svc-dev.github.io/svc/");
+    expect([...codes].filter((code) => !pages.includes(`errors/${code}.html`))).toEqual([]);
+  });
+
   it("has no broken internal link or anchor, and every link into the repository names a file it holds", () => {
     const broken: string[] = [];
     const idsOf = new Map<string, Set<string>>();
@@ -130,11 +190,13 @@ describe("the docs site", () => {
         }
         if (/^[a-z]+:/.test(link) || link.startsWith("//")) continue;
         const [path, hash] = link.split("#") as [string, string | undefined];
-        let target =
-          path === ""
-            ? page
-            : relative(out, resolve(join(out, page, ".."), path.startsWith("/") ? `.${path}` : path));
-        if (path.startsWith("/")) target = path.slice(1);
+        // A link from the root of the host, not of the base, leaves the site on GitHub Pages.
+        if (path.startsWith("/") && !path.startsWith(siteBase)) {
+          broken.push(`${page}: ${link} (outside ${siteBase})`);
+          continue;
+        }
+        let target = path === "" ? page : relative(out, resolve(join(out, page, ".."), path));
+        if (path.startsWith("/")) target = path.slice(siteBase.length);
         if (target === "" || target.endsWith("/")) target = `${target}index.html`;
         if (!target.includes(".")) target = `${target}.html`;
         if (!existsSync(join(out, target))) {
@@ -149,52 +211,64 @@ describe("the docs site", () => {
   });
 
   describe.skipIf(!chromiumPath)("in headless chromium", () => {
+    // One browser for both tests.
+    let browser: Browser;
+    beforeAll(async () => {
+      const { chromium } = await import("playwright-core");
+      browser = await chromium.launch({ executablePath: chromiumPath as string, args: ["--no-sandbox"] });
+    }, 120_000);
+    afterAll(async () => {
+      await browser?.close();
+    });
+
     // Chromium on two cores beside the rest of the suite: limits that fail only a page that never loads.
     it("opens every page without a console error or a failed request", { timeout: 900_000 }, async () => {
-      const { chromium } = await import("playwright-core");
-      const browser = await chromium.launch({
-        executablePath: chromiumPath as string,
-        args: ["--no-sandbox"],
-      });
-      try {
-        const problems: string[] = [];
-        const queue = [...pages];
-        // Four tabs at once: each page waits mostly on its scripts, not on the two cores.
-        const tab = async () => {
-          const page = await browser.newPage();
-          let current = "";
-          page.on("console", (m) => {
-            if (m.type() === "error")
-              problems.push(`${current}: console: ${m.text()} ${JSON.stringify(m.location())}`);
-          });
-          page.on("pageerror", (e) => problems.push(`${current}: ${e.message}`));
-          page.on("response", (r) => {
-            if (r.status() >= 400) problems.push(`${current}: ${r.status()} ${r.url()}`);
-          });
+      const problems: string[] = [];
+      const queue = [...pages];
+      // Four tabs at once, each a context of its own whose cache keeps the theme's scripts: a page
+      // waits mostly on its scripts, not on the two cores.
+      const tab = async () => {
+        const page = await browser.newPage();
+        let current = "";
+        page.on("console", (m) => {
+          if (m.type() === "error")
+            problems.push(`${current}: console: ${m.text()} ${JSON.stringify(m.location())}`);
+        });
+        page.on("pageerror", (e) => problems.push(`${current}: ${e.message}`));
+        page.on("response", (r) => {
+          if (r.status() >= 400) problems.push(`${current}: ${r.status()} ${r.url()}`);
+        });
+        try {
           for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
             current = file;
-            await page.goto(`${base}/${file}`, { waitUntil: "load", timeout: 60_000 });
-            const title = await page.locator("h1").first().textContent({ timeout: 30_000 });
-            if (!title?.trim()) problems.push(`${file}: no heading`);
+            // The HTML is parsed and the module scripts have run at DOMContentLoaded; the page is
+            // hydrated once Vue has mounted the app (it loads the page's own chunk first), which is
+            // when a script error or a hydration mismatch would have been logged. Images and fonts
+            // (the `load` event) are not waited for: a missing one is still a failed response.
+            await page.goto(`${base}/${file}`, { waitUntil: "domcontentloaded", timeout: 60_000 });
+            // One round trip: the heading read in the same call that sees the app mounted.
+            const title = (await (
+              await page.waitForFunction(
+                `document.querySelector("#app")?.__vue_app__ !== undefined && { h1: document.querySelector("h1")?.textContent ?? "" }`,
+                undefined,
+                { timeout: 60_000 },
+              )
+            ).jsonValue()) as { h1: string } | undefined;
+            if (!title?.h1.trim()) problems.push(`${file}: no heading`);
           }
-        };
-        await Promise.all([tab(), tab(), tab(), tab()]);
-        expect(problems).toEqual([]);
-      } finally {
-        await browser.close();
-      }
+        } finally {
+          await page.close();
+        }
+      };
+      await Promise.all([tab(), tab(), tab(), tab()]);
+      expect(problems).toEqual([]);
     });
 
     it("finds an error code with its search, and keeps screenshots of the home page and that code's page", {
       timeout: 300_000,
     }, async () => {
-      const { chromium } = await import("playwright-core");
-      const browser = await chromium.launch({
-        executablePath: chromiumPath as string,
-        args: ["--no-sandbox"],
-      });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       try {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
         await page.goto(`${base}/index.html`, { waitUntil: "load" });
         const artifacts = join(docs, "artifacts");
         mkdirSync(artifacts, { recursive: true });
@@ -213,7 +287,7 @@ describe("the docs site", () => {
         expect(await page.locator("h1").first().textContent()).toContain("ERR_SVC_KERNEL_TRUST_PROXY");
         await page.screenshot({ path: join(artifacts, "error-code.png") });
       } finally {
-        await browser.close();
+        await page.close();
       }
     });
   });
