@@ -235,7 +235,7 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
   // 401 became an error page without its challenge. Refused here, once.
   if (typeof realm !== "string" || !REALM.test(realm))
     throw optionError("realm", realm, "a non-empty string of printable ASCII or Latin-1 characters");
-  if (options.bearer === undefined && options.basic === undefined)
+  if (options.bearer === undefined && options.basic === undefined && options.dpop === undefined)
     throw optionError(
       "options",
       options,

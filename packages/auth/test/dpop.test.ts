@@ -479,3 +479,31 @@ async function generateProofClaims(token: string): Promise<{ ath: string }> {
   };
   return payload;
 }
+
+describe("dpop options", () => {
+  const bearer = { algorithms: ["ES256"] as const, issuer: ISSUER, audience: AUDIENCE, jwks };
+  const build =
+    (dpop: unknown, withBearer = true) =>
+    () =>
+      onNode.authenticate({
+        realm: "api",
+        ...(withBearer ? { bearer: { ...bearer, algorithms: ["ES256"] } } : {}),
+        dpop: dpop as DpopOptions,
+      } as AuthenticateOptions);
+  it.each([
+    ["a misspelt name (maxage)", { maxage: 60 }, "ERR_SVC_AUTH_UNKNOWN_OPTION"],
+    ["HS256 among the algorithms", { algorithms: ["ES256", "HS256"] }, "ERR_SVC_AUTH_DPOP_ALGORITHMS"],
+    ["alg none", { algorithms: ["none"] }, "ERR_SVC_AUTH_DPOP_ALGORITHMS"],
+    ["an empty algorithm list", { algorithms: [] }, "ERR_SVC_AUTH_DPOP_ALGORITHMS"],
+    ["a negative maxAge", { maxAge: -1 }, "ERR_SVC_AUTH_DPOP_MAX_AGE"],
+    ["required: 'yes'", { required: "yes" }, "ERR_SVC_AUTH_DPOP_REQUIRED"],
+    ["a replay store without claim", { replayStore: {} }, "ERR_SVC_AUTH_DPOP_REPLAY_STORE"],
+    ["a nonce secret of 8 bytes", { nonce: { secret: "12345678" } }, "ERR_SVC_AUTH_DPOP_NONCE_SECRET"],
+    ["a tiny maxProofLength", { maxProofLength: 10 }, "ERR_SVC_AUTH_DPOP_MAX_PROOF_LENGTH"],
+  ])("%s → TypeError %s", (_name, dpop, code) => {
+    expect(build(dpop)).toThrow(expect.objectContaining({ name: "TypeError", code }));
+  });
+  it("dpop without bearer → TypeError ERR_SVC_AUTH_DPOP", () => {
+    expect(build({}, false)).toThrow(expect.objectContaining({ code: "ERR_SVC_AUTH_DPOP" }));
+  });
+});
