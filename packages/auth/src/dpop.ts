@@ -20,7 +20,18 @@ import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
 import { checkNames, codedError, functionOption, nonNegativeNumber, optionError } from "./options.js";
 
 /** The JWS algorithms a DPoP proof may be signed with: asymmetric ones only (RFC 9449 §4.2). */
-export type DpopAlgorithm = (typeof SIGNING_ALGORITHMS)[number] | "Ed25519";
+export type DpopAlgorithm =
+  | "ES256"
+  | "ES384"
+  | "ES512"
+  | "RS256"
+  | "RS384"
+  | "RS512"
+  | "PS256"
+  | "PS384"
+  | "PS512"
+  | "EdDSA"
+  | "Ed25519";
 
 /** Server-provided nonces (RFC 9449 §9): options of `dpop.nonce`. */
 export interface DpopNonceOptions {
