@@ -13,7 +13,7 @@ import {
   type JWK,
   type JWTPayload,
 } from "jose";
-import { ASYMMETRIC_ALGORITHMS, type SIGNING_ALGORITHMS } from "./algorithms.js";
+import { ASYMMETRIC_ALGORITHMS } from "./algorithms.js";
 import type { AuthRefusal } from "./diagnostics.js";
 import { hmacSha256Base64url, sha256Base64url } from "./digest.js";
 import { memoryNonceStore, type NonceStore } from "./nonce-store.js";
