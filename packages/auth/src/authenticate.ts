@@ -21,9 +21,22 @@ import {
   CACHED,
   type CachedLookup,
   createBearerVerifier,
+  InvalidTokenError,
 } from "./bearer.js";
 import { authChannel, publishDecision, publishRefusal } from "./diagnostics.js";
-import { checkNames, optionError } from "./options.js";
+import {
+  boundThumbprint,
+  checkProof,
+  DpopBindingError,
+  type DpopConfig,
+  DpopNonceError,
+  type DpopOptions,
+  DpopProofError,
+  DpopReplayStoreError,
+  resolveDpop,
+  verifyProof,
+} from "./dpop.js";
+import { checkNames, codedError, optionError } from "./options.js";
 import type { Principal } from "./principal.js";
 import { queryNamesAccessToken } from "./redaction.js";
 
@@ -37,6 +50,13 @@ export interface AuthenticateOptions {
    * cache then serve every `authenticate()` it is given to).
    */
   basic?: BasicOptions | BasicVerifier;
+  /**
+   * Accept DPoP-bound access tokens, `Authorization: DPoP <JWT>` with a `DPoP` proof (RFC 9449):
+   * the tokens are verified by `bearer`, which is required with it; each proof is checked against
+   * the request (method, URI, time, access token hash, key binding, one use). Bearer tokens stay
+   * accepted beside it unless `dpop.required`.
+   */
+  dpop?: DpopOptions;
   /** The protection space named in every challenge (RFC 9110 §11.5). */
   realm: string;
   /**
@@ -174,6 +194,11 @@ function observedDecide(
 /** The options of `authenticate`, checked and resolved once: verifiers built, challenges written. */
 interface AuthenticateConfig {
   bearer: BearerVerifier | undefined;
+  /** `dpop`, resolved; `undefined` when DPoP is not accepted. */
+  dpop: DpopConfig | undefined;
+  /** Whether `Authorization: Bearer` is accepted (`bearer` given, and not `dpop.required`). */
+  acceptsBearer: boolean;
+  realm: string;
   basic: BasicVerifier | undefined;
   optional: boolean;
   /** The Bearer verifier's synchronous cache lookup, bound once (see {@link CACHED}). */
@@ -195,12 +220,13 @@ const AUTHENTICATE_OPTIONS = Object.keys({
   realm: 0,
   bearer: 0,
   basic: 0,
+  dpop: 0,
   optional: 0,
 } satisfies Record<keyof AuthenticateOptions, 0>);
 
 function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateConfig {
   if (typeof options !== "object" || options === null)
-    throw optionError("options", options, "an object { realm, bearer?, basic?, optional? }");
+    throw optionError("options", options, "an object { realm, bearer?, basic?, dpop?, optional? }");
   checkNames(options, AUTHENTICATE_OPTIONS, "options");
   const realm = options.realm;
   // RFC 9110 §11.5: realm is a quoted-string, whose qdtext and quoted-pair carry SP, VCHAR and
@@ -209,7 +235,7 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
   // 401 became an error page without its challenge. Refused here, once.
   if (typeof realm !== "string" || !REALM.test(realm))
     throw optionError("realm", realm, "a non-empty string of printable ASCII or Latin-1 characters");
-  if (options.bearer === undefined && options.basic === undefined)
+  if (options.bearer === undefined && options.basic === undefined && options.dpop === undefined)
     throw optionError(
       "options",
       options,
@@ -218,6 +244,12 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
   const optional = options.optional ?? false;
   if (typeof optional !== "boolean") throw optionError("optional", optional, "true or false");
   const bearer = resolveBearer(options.bearer);
+  const dpop = resolveDpop(options.dpop);
+  // RFC 9449 §7.1: the resource server validates the access token as it would a bearer token;
+  // `bearer` says how (keys, issuer, audience), so DPoP without it has nothing to verify with.
+  if (dpop !== undefined && bearer === undefined)
+    throw codedError("dpop", "dpop needs bearer: the options the DPoP-bound access tokens are verified with");
+  const acceptsBearer = bearer !== undefined && dpop?.required !== true;
   if (options.basic !== undefined && (typeof options.basic !== "object" || options.basic === null))
     throw optionError("basic", options.basic, "basic options or a verifier from createBasicVerifier()");
   const basic =
@@ -229,17 +261,30 @@ function resolveAuthenticateConfig(options: AuthenticateOptions): AuthenticateCo
   const bearerChallenge = challenge("Bearer", { realm });
   // RFC 7617 §2.1: charset="UTF-8" tells the client to encode user-id and password as UTF-8.
   const basicChallenge = challenge("Basic", { realm, charset: "UTF-8" });
-  const challenges = [bearer ? bearerChallenge : undefined, basic ? basicChallenge : undefined]
+  // RFC 9449 §7.1: the DPoP challenge names the proof algorithms accepted in `algs`.
+  const dpopChallenge = dpop ? challenge("DPoP", { realm, algs: dpop.algs }) : undefined;
+  const challenges = [
+    acceptsBearer ? bearerChallenge : undefined,
+    dpopChallenge,
+    basic ? basicChallenge : undefined,
+  ]
     .filter((c): c is string => c !== undefined)
     .join(", ");
   return {
     bearer,
+    dpop,
+    acceptsBearer,
+    realm,
     basic,
     optional,
     cached: (bearer as (BearerVerifier & CachedLookup) | undefined)?.[CACHED]?.bind(bearer),
     context: { realm, challenges },
     invalidTokenChallenge: challenge("Bearer", { realm, error: "invalid_token" }),
-    invalidRequestChallenge: challenge("Bearer", { realm, error: "invalid_request" }),
+    // With DPoP alone, the challenge of the one token scheme accepted.
+    invalidRequestChallenge: challenge(acceptsBearer ? "Bearer" : "DPoP", {
+      realm,
+      error: "invalid_request",
+    }),
     basicChallenge,
   };
 }
@@ -275,7 +320,11 @@ function decide(
   if (header !== undefined && repeatsAuthorization(view))
     throw invalidRequest(config, "The request carries more than one Authorization header");
   const parsed = parseAuthorization(header);
-  if (parsed === undefined || (parsed.scheme !== "bearer" && parsed.scheme !== "basic")) {
+  if (
+    parsed === undefined ||
+    (parsed.scheme !== "bearer" && parsed.scheme !== "basic" && parsed.scheme !== "dpop") ||
+    (parsed.scheme === "bearer" && !config.acceptsBearer)
+  ) {
     // `optional`: no credentials at all pass; an unknown scheme is still refused.
     if (config.optional && (header === undefined || /^[ \t]*$/.test(header))) return undefined;
     throw missing(config);
@@ -286,7 +335,11 @@ function decide(
     // check (RFC 6750 §2.1): the verifier caches only JWS compact tokens, each a token68. A
     // miss is checked below, before any verification.
     const principal = cached(parsed.credentials);
-    if (principal !== undefined) return principal;
+    if (principal !== undefined) {
+      if (config.dpop !== undefined && boundThumbprint(parsed.credentials) !== undefined)
+        throw boundAsBearer(config);
+      return principal;
+    }
   }
   return verifyCredentials(config, view, parsed);
 }
@@ -332,9 +385,11 @@ async function verifyCredentials(
   view: RequestView,
   parsed: AuthorizationCredentials,
 ): Promise<Principal> {
-  const { bearer, basic } = config;
+  const { bearer, basic, dpop } = config;
   try {
     if (parsed.scheme === "bearer" && bearer) return await verifyBearer(config, bearer, parsed.credentials);
+    if (parsed.scheme === "dpop" && bearer && dpop)
+      return await verifyDpop(config, bearer, dpop, view, parsed.credentials);
     if (parsed.scheme === "basic" && basic) return await verifyBasic(config, basic, view, parsed.credentials);
   } catch (err) {
     // A callback's own HttpError (a 503 from a user store that is down) keeps its status.
@@ -355,14 +410,125 @@ async function verifyBearer(
   try {
     result = await bearer.verify(token);
   } catch (err) {
-    throw bearerRefusal(config, err) ?? err;
+    throw bearerRefusal(err, (cause) => invalidToken(config, cause)) ?? err;
   }
   // A verifier of one's own that answers a bad token with null, undefined or false (as a Basic
   // verify callback does) proved nothing: passing on without a principal let every route without
   // a guard serve the request. RFC 6750 §3.1 invalid_token, as for a token the verifier threw on.
   if (result === null || result === undefined || result === false) throw invalidToken(config);
   // Anything else that is no principal is the verifier's bug: a TypeError, so a 500.
-  return checkedPrincipal(result);
+  const principal = checkedPrincipal(result);
+  if (config.dpop !== undefined && boundThumbprint(token) !== undefined) throw boundAsBearer(config);
+  return principal;
+}
+
+/**
+ * `Authorization: DPoP <token>` (RFC 9449 §7.1): the proof's cheap checks first (one field, its
+ * size, header and claims, the nonce), then the access token as `bearer` verifies it (from its
+ * cache when known), then its binding to the proof's key, the proof's signature and its `jti`.
+ */
+async function verifyDpop(
+  config: AuthenticateConfig,
+  bearer: BearerVerifier,
+  dpop: DpopConfig,
+  view: RequestView,
+  token: string,
+): Promise<Principal> {
+  // RFC 9449 §7.1: the DPoP scheme's credentials are a token68, as Bearer's b64token.
+  if (!isToken68(token)) throw invalidRequest(config, "The Authorization header is malformed");
+  let checked: ReturnType<typeof checkProof>;
+  try {
+    checked = checkProof(dpop, view, token);
+  } catch (err) {
+    throw dpopRefusal(config, dpop, err);
+  }
+  let principal = config.cached?.(token);
+  if (principal === undefined) {
+    let result: unknown;
+    try {
+      result = await bearer.verify(token);
+    } catch (err) {
+      throw bearerRefusal(err, dpopInvalidToken(config, dpop)) ?? err;
+    }
+    if (result === null || result === undefined || result === false)
+      throw dpopInvalidToken(config, dpop)(undefined);
+    principal = checkedPrincipal(result);
+  }
+  // RFC 9449 §7.1: a token presented with the DPoP scheme must be bound to a key (`cnf.jkt`).
+  const jkt = boundThumbprint(token);
+  if (jkt === undefined) throw dpopInvalidToken(config, dpop)(new InvalidTokenError("ERR_DPOP_UNBOUND"));
+  try {
+    await verifyProof(dpop, checked, jkt);
+  } catch (err) {
+    throw dpopRefusal(config, dpop, err);
+  }
+  return { ...principal, scheme: "dpop" };
+}
+
+/** The answer to a proof `checkProof` or `verifyProof` refused, or the error itself if unexpected. */
+function dpopRefusal(config: AuthenticateConfig, dpop: DpopConfig, err: unknown): unknown {
+  const { realm } = config;
+  if (err instanceof DpopProofError)
+    // RFC 9449 §7.1: invalid_dpop_proof, with the DPoP challenge and the algorithms accepted.
+    return HttpError.unauthorized("The DPoP proof is invalid", {
+      code: "invalid_dpop_proof",
+      cause: err,
+      headers: {
+        "WWW-Authenticate": challenge("DPoP", {
+          realm,
+          error: "invalid_dpop_proof",
+          error_description: err.message,
+          algs: dpop.algs,
+        }),
+      },
+    });
+  if (err instanceof DpopNonceError)
+    // RFC 9449 §9: "the resource server responds with ... use_dpop_nonce ... and a DPoP-Nonce".
+    return HttpError.unauthorized("A DPoP nonce is required", {
+      code: "use_dpop_nonce",
+      cause: err,
+      headers: {
+        "WWW-Authenticate": challenge("DPoP", {
+          realm,
+          error: "use_dpop_nonce",
+          error_description: err.message,
+          algs: dpop.algs,
+        }),
+        "DPoP-Nonce": err.nonce,
+      },
+    });
+  if (err instanceof DpopBindingError)
+    return dpopInvalidToken(config, dpop)(new InvalidTokenError("ERR_DPOP_KEY_MISMATCH", { cause: err }));
+  if (err instanceof DpopReplayStoreError)
+    return HttpError.serviceUnavailable(5, "Credentials cannot be verified right now", { cause: err });
+  return err;
+}
+
+/** RFC 9449 §7.1 and RFC 6750 §3.1: 401 `invalid_token` in the DPoP challenge. */
+function dpopInvalidToken(config: AuthenticateConfig, dpop: DpopConfig): (cause: unknown) => HttpError {
+  const header = challenge("DPoP", { realm: config.realm, error: "invalid_token", algs: dpop.algs });
+  return (cause) =>
+    HttpError.unauthorized("The access token is invalid", {
+      code: "invalid_token",
+      ...(cause === undefined ? {} : { cause }),
+      headers: { "WWW-Authenticate": header },
+    });
+}
+
+/**
+ * RFC 9449 §7.2: a DPoP-bound token (one with `cnf.jkt`) sent as a Bearer token is refused, or
+ * whoever captured it could use it without the key. `invalid_token`, with the DPoP challenge
+ * beside, so the client knows the scheme to use.
+ */
+function boundAsBearer(config: AuthenticateConfig): HttpError {
+  const dpop = config.dpop as DpopConfig;
+  return HttpError.unauthorized("The access token is invalid", {
+    code: "invalid_token",
+    cause: new InvalidTokenError("ERR_DPOP_BOUND"),
+    headers: {
+      "WWW-Authenticate": `${config.invalidTokenChallenge}, ${challenge("DPoP", { realm: config.realm, algs: dpop.algs })}`,
+    },
+  });
 }
 
 /** `value` when it has a principal's shape, else a `TypeError` naming the verifier. */
@@ -394,10 +560,10 @@ function invalidToken(config: AuthenticateConfig, cause?: unknown): HttpError {
 }
 
 /** The answer to a token the verifier refused, or undefined for an unexpected failure. */
-function bearerRefusal(config: AuthenticateConfig, err: unknown): HttpError | undefined {
+function bearerRefusal(err: unknown, invalid: (cause: unknown) => HttpError): HttpError | undefined {
   if (!(err instanceof Error)) return undefined;
   // RFC 6750 §3.1: invalid_token, and nothing that says why.
-  if (err.name === "InvalidTokenError") return invalidToken(config, tokenCause(err));
+  if (err.name === "InvalidTokenError") return invalid(tokenCause(err));
   if (err.name === "KeySourceUnavailableError") {
     // The issuer's keys are unreachable: the token may be fine, so no 401 (which would
     // send clients to re-authenticate); a 503 they can retry, with the cause logged.

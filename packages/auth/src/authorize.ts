@@ -40,9 +40,10 @@ function forbiddenIn(
   scope?: readonly string[],
 ): HttpError {
   const headers: Record<string, string> = {};
-  if (principal.scheme === "bearer" && realm && realm.realm !== "") {
-    // RFC 6750 §3.1: insufficient_scope → 403, and the scope attribute MAY name what is needed.
-    headers["WWW-Authenticate"] = challenge("Bearer", {
+  if ((principal.scheme === "bearer" || principal.scheme === "dpop") && realm && realm.realm !== "") {
+    // RFC 6750 §3.1: insufficient_scope → 403, and the scope attribute MAY name what is needed;
+    // RFC 9449 §7.1 answers a DPoP token with the same error codes in the DPoP challenge.
+    headers["WWW-Authenticate"] = challenge(principal.scheme === "dpop" ? "DPoP" : "Bearer", {
       realm: realm.realm,
       error: "insufficient_scope",
       scope: scope && scope.length > 0 ? scope.join(" ") : undefined,

@@ -19,6 +19,12 @@ import { parseAuthorization } from "./authorization-header.js";
  *   be read, two of them, an unsupported token or password type, or header and `Authorization`
  *   naming different users), `expired` (`wsu:Created` out of its window), `replayed` (a nonce seen
  *   before), `bad-credentials`, `budget-spent`, `overloaded`;
+ * - DPoP (scheme `dpop`, RFC 9449): a proof refused as `missing`, `malformed` (not one compact
+ *   JWS, too large, repeated, no public `jwk`), `algorithm`, `claims` (`typ`, `htm`, `htu`, `ath`,
+ *   `jti`), `expired` or `not-yet-valid` (`iat` out of its window), `signature`, `replayed` (a
+ *   `jti` seen before); `nonce`: no current server nonce (`use_dpop_nonce`); `binding`: a token
+ *   not bound to the proof's key, one presented as DPoP without `cnf.jkt`, or a bound one
+ *   presented as Bearer;
  * - a guard's 403: `insufficient-scope`;
  * - `keys-unavailable`: the key set (or the issuer's metadata) could not be fetched, a 503: the
  *   token was not judged;
@@ -37,6 +43,8 @@ export type AuthRefusal =
   | "claims"
   | "bad-credentials"
   | "replayed"
+  | "binding"
+  | "nonce"
   | "budget-spent"
   | "overloaded"
   | "insufficient-scope"
@@ -102,6 +110,9 @@ const TOKEN_REASONS: Readonly<Record<string, AuthRefusal>> = {
   ERR_JWT_IAT_IN_FUTURE: "not-yet-valid",
   ERR_NO_PRINCIPAL: "claims",
   ERR_PRINCIPAL_REFUSED: "claims",
+  ERR_DPOP_BOUND: "binding",
+  ERR_DPOP_UNBOUND: "binding",
+  ERR_DPOP_KEY_MISMATCH: "binding",
 };
 
 const CLAIM_REASONS: Readonly<Record<string, AuthRefusal>> = {
@@ -149,6 +160,11 @@ function refusalOf(
   if (status === 401) {
     if (code === "invalid_token") return { scheme, reason: tokenRefusal(cause), error: cause };
     if (code === "invalid_credentials") return { scheme, reason: "bad-credentials" };
+    if (code === "use_dpop_nonce") return { scheme, reason: "nonce" };
+    if (code === "invalid_dpop_proof") {
+      const reason = stringMember(cause, "reason") as AuthRefusal | undefined;
+      return { scheme, reason: reason ?? "malformed", error: cause };
+    }
     const blank = authorization === undefined || /^[ \t]*$/.test(authorization);
     return { scheme, reason: blank || scheme !== undefined ? "missing" : "malformed" };
   }

@@ -60,6 +60,7 @@ export {
   discoverIssuer,
   type IssuerMetadata,
 } from "./discovery.js";
+export type { DpopAlgorithm, DpopNonceOptions, DpopOptions } from "./dpop.js";
 export {
   type MemoryNonceStoreOptions,
   memoryNonceStore,

@@ -17,7 +17,7 @@ export interface Principal extends KernelPrincipal {
   /** OAuth 2.0 scopes, for `requireScopes` (RFC 6749 §3.3). */
   scopes: string[];
   /** How the credentials arrived. */
-  scheme: "bearer" | "basic" | "soap";
+  scheme: "bearer" | "dpop" | "basic" | "soap";
 }
 
 /**
