@@ -36,6 +36,7 @@ describe("option errors", () => {
     expect(err).toBeInstanceOf(TypeError);
     expect(err.message).toBe('negotiate: languages must be a list of language tags, got "en"');
     expect(err.code).toBe("ERR_SVC_NEGOTIATE_LANGUAGES");
+    expect(err.docs).toBe("https://svc-dev.github.io/svc/errors/ERR_SVC_NEGOTIATE_LANGUAGES.html");
     expect(optionError("x", "y", "message").message).toBe("message");
   });
 });

@@ -11,7 +11,16 @@
 export interface OptionError extends TypeError {
   /** `ERR_SVC_<PACKAGE>_<OPTION>`, e.g. `ERR_SVC_AUTH_BASIC_CONCURRENCY` for auth's `basic.concurrency`. */
   code: string;
+  /**
+   * The page of the code on the documentation site, `https://svc-dev.github.io/svc/errors/<code>.html`:
+   * Node.js prints it under the stack of an uncaught error, next to `code`, and loggers that
+   * serialise an error's own fields log it.
+   */
+  docs: string;
 }
+
+/** The documentation site, whose `errors/<code>.html` page explains each code. */
+const DOCS_SITE = "https://svc-dev.github.io/svc/";
 
 /**
  * How a refused value is shown in the message: strings quoted, functions and plain objects named
@@ -46,8 +55,8 @@ function constantCase(name: string): string {
 }
 
 /**
- * The `TypeError` for a refused option, with its message as given and the code of
- * {@link optionErrorCode}.
+ * The `TypeError` for a refused option, with its message as given, the code of
+ * {@link optionErrorCode} and the address of the code's page (`docs`).
  *
  * @example throw optionError("ratelimit", "timeoutMs", "RedisStore: timeoutMs must be a positive number of milliseconds");
  *
@@ -56,6 +65,7 @@ function constantCase(name: string): string {
 export function optionError(pkg: string, option: string, message: string): OptionError {
   const err = new TypeError(message) as OptionError;
   err.code = optionErrorCode(pkg, option);
+  err.docs = `${DOCS_SITE}errors/${err.code}.html`;
   return err;
 }
 
