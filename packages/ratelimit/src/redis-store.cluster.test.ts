@@ -172,6 +172,29 @@ describe.skipIf(!cluster)("RedisStore on a 3-master Redis Cluster", () => {
     expect(new RedisStore({ client: clients["redis createCluster"] }).prefix).toBe("rl:");
   });
 
+  it("blockDurationMs: two instances (ioredis Cluster, redis createCluster) sharing a prefix, gcra 20 per s, 35 concurrent decisions → exactly 20 allowed; 200 ms on (4 units back) both still refuse", async () => {
+    const [a, b] = KINDS.map((kind) =>
+      createRateLimiter({
+        algorithm: "gcra",
+        limit: 20,
+        windowMs: 1000,
+        blockDurationMs: 60_000,
+        store: new RedisStore({ client: clients[kind], prefix: `${prefix}block:`, timeoutMs: 10_000 }),
+      }),
+    );
+    const limiters = [a, b] as const;
+    const decisions = await Promise.all(
+      Array.from({ length: 35 }, (_, i) => limiters[i % 2]?.consume("hot")),
+    );
+    expect(decisions.filter((d) => d?.allowed)).toHaveLength(20);
+    // GCRA gives a unit back every 50 ms: without the block, each instance would admit again.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const later = await Promise.all(limiters.map((l) => l?.consume("hot")));
+    expect(later.map((d) => d?.allowed)).toEqual([false, false]);
+    expect(Math.min(...later.map((d) => d?.retryAfterMs ?? 0))).toBeGreaterThan(50_000);
+    expect((await b?.consume("other"))?.allowed).toBe(true);
+  });
+
   for (const kind of KINDS) {
     for (const algorithm of ["fixed-window", "sliding-window", "gcra"] as Algorithm[]) {
       it(`${algorithm} via ${kind}: limit 20, 35 concurrent decisions → exactly 20 allowed`, async () => {
