@@ -9,6 +9,7 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import { dirname } from "node:path";
 import { pinoRedaction } from "@svc/auth";
+import { isHttpError } from "@svc/errors";
 import { expressServerOptions } from "@svc/errors/express";
 import { clientErrorHandler } from "@svc/errors/node";
 import { PostgresStore } from "@svc/idempotency";
@@ -20,6 +21,7 @@ import type { Config } from "./config.js";
 import { createDatabase, type Db } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { seed } from "./db/seed.js";
+import { fromDatabaseError } from "./errors.js";
 import { createFastifyApp } from "./fastify-app.js";
 import {
   Background,
@@ -57,20 +59,51 @@ export function createLogger(config: Pick<Config, "logLevel">, destination?: pin
   );
 }
 
-/** Opens the database (making a SQLite file's directory), migrates it, and seeds it when empty. */
+/**
+ * How long a starting service waits for a database that does not answer yet (a failover, a
+ * database restarted with the service, a host too busy to connect within the pool's 2 s), before
+ * it gives up and exits.
+ */
+const DATABASE_WAIT_MS = 30_000;
+
+/**
+ * Whether `err`, or an error it was caused by (a failed migration wraps the driver's), says the
+ * database cannot be reached: the errors a request answers 503 for.
+ */
+function unreachable(err: unknown): boolean {
+  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const mapped = fromDatabaseError(e);
+    if (isHttpError(mapped) && mapped.status === 503) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Opens the database (making a SQLite file's directory), migrates it, and seeds it when empty;
+ * while the database cannot be reached, retries with backoff for {@link DATABASE_WAIT_MS}, each
+ * retry logged.
+ */
 async function openDatabase(config: Config, logger: Logger): Promise<Db> {
   if (config.database.kind === "sqlite" && config.database.filename !== ":memory:") {
     mkdirSync(dirname(config.database.filename), { recursive: true });
   }
   const db = createDatabase(config.database);
-  try {
-    await migrate(db);
-    if (await seed(db)) logger.info("seeded an empty database with demo data");
-  } catch (err) {
-    await db.close().catch(() => {});
-    throw err;
+  const deadline = Date.now() + DATABASE_WAIT_MS;
+  for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 2000)) {
+    try {
+      await migrate(db);
+      if (await seed(db)) logger.info("seeded an empty database with demo data");
+      return db;
+    } catch (err) {
+      if (!unreachable(err) || Date.now() + delayMs > deadline) {
+        await db.close().catch(() => {});
+        throw err;
+      }
+      logger.warn({ err, retryInMs: delayMs }, "the database does not answer yet; retrying");
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
   }
-  return db;
 }
 
 /** Listens on the configured host and port; the service's `http(s)://host:port`. */

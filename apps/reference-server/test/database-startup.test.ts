@@ -1,0 +1,90 @@
+import { randomBytes } from "node:crypto";
+import { connect, createServer, type Server } from "node:net";
+import { serviceUrl } from "@svc/test-utils";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { createLogger, startService } from "../src/server.js";
+import { frameworkEnv } from "./harness.js";
+
+/**
+ * A service started while its PostgreSQL does not answer yet (a failover, both restarted at once,
+ * a host too busy to connect in 2 s) waits for it, with backoff, instead of exiting: its database
+ * is reached through a forwarder that starts listening only after the service has begun.
+ */
+const postgresUrl = (() => {
+  const url = serviceUrl("DATABASE_URL");
+  return url && /^postgres(ql)?:\/\//.test(url) ? url : undefined;
+})();
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Forwards `port` to the database's host and port, once started. */
+function forwarder(target: URL): Server {
+  return createServer((socket) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    socket.on("error", () => upstream.destroy());
+    upstream.on("error", () => socket.destroy());
+    socket.pipe(upstream).pipe(socket);
+  });
+}
+
+describe.skipIf(!postgresUrl)("a service whose PostgreSQL answers only after it started", () => {
+  it("waits for the database, logs each retry, then serves /ready → 200", async () => {
+    const url = new URL(postgresUrl as string);
+    const schema = `svc_startup_${process.pid}_${randomBytes(4).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: url.href });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    cleanups.push(async () => {
+      const dropper = new pg.Client({ connectionString: url.href });
+      await dropper.connect();
+      await dropper.query(`drop schema if exists ${schema} cascade`);
+      await dropper.end();
+    });
+    const port = await freePort();
+    const late = new URL(url.href);
+    late.hostname = "127.0.0.1";
+    late.port = String(port);
+    const proxy = forwarder(url);
+    cleanups.push(() => new Promise((resolve) => proxy.close(() => resolve())));
+    const warnings: string[] = [];
+    const logger = createLogger({ logLevel: "silent" });
+    logger.warn = ((_obj: unknown, msg: string) => {
+      warnings.push(msg);
+    }) as typeof logger.warn;
+    const starting = startService(
+      loadConfig({
+        PORT: "0",
+        LOG_LEVEL: "silent",
+        DATABASE_URL: late.href,
+        DATABASE_SCHEMA: schema,
+        ...frameworkEnv(),
+      }),
+      { logger },
+    );
+    // Nothing listens on the port yet: every connection is refused until the forwarder starts.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
+    const service = await starting;
+    cleanups.push(async () => {
+      service.server.closeAllConnections();
+      await service.close();
+    });
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(new Set(warnings)).toEqual(new Set(["the database does not answer yet; retrying"]));
+    expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+  }, 60_000);
+});
