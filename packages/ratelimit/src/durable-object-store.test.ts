@@ -119,6 +119,29 @@ describe("DurableObjectStore", () => {
     expect((await limiter.consume("other")).allowed).toBe(true);
   });
 
+  it("blockDurationMs: gcra limit 10 per s, 30 concurrent decisions → exactly 10 allowed; a unit back later the key is still blocked, its block in an object of its own", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(1_000_000);
+    const { binding, objects } = namespace();
+    const limiter = createRateLimiter({
+      algorithm: "gcra",
+      limit: 10,
+      windowMs: 1000,
+      blockDurationMs: 60_000,
+      store: new DurableObjectStore({ namespace: binding }),
+    });
+    const decisions = await Promise.all(Array.from({ length: 30 }, () => limiter.consume("client")));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+    // GCRA gives a unit back every 100 ms: without the block, the key would be admitted again.
+    vi.setSystemTime(1_001_000);
+    const later = await limiter.consume("client");
+    expect(later.allowed).toBe(false);
+    expect(later.retryAfterMs).toBeGreaterThan(58_000);
+    expect([...objects.keys()].some((name) => name.includes("sha256:b:"))).toBe(true);
+    vi.setSystemTime(1_061_000);
+    expect((await limiter.consume("client")).allowed).toBe(true);
+  });
+
   it("one object per key, named prefix + key", async () => {
     const { binding, objects } = namespace();
     const store = new DurableObjectStore({ namespace: binding, prefix: "api:" });
