@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { connect, createServer, type Server } from "node:net";
-import { serviceUrl } from "@svc/test-utils";
+import { freePort, serviceUrl } from "@svc/test-utils";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
@@ -21,14 +21,6 @@ const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Forwards `port` to the database's host and port, once started. */
 function forwarder(target: URL): Server {
