@@ -31,6 +31,7 @@ import { idempotency as fastifyIdempotency } from "../src/fastify.js";
 import { idempotency as fetchIdempotency } from "../src/fetch.js";
 import { type IdempotencyStore, MemoryStore, PostgresStore, RedisStore } from "../src/index.js";
 import { idempotency as nodeIdempotency } from "../src/node.js";
+import { dropPrefix } from "./helpers.js";
 import { postgresUrl, throwawaySchema } from "./postgres.js";
 import { SqliteStore } from "./sqlite-store.js";
 
@@ -383,15 +384,7 @@ describe.skipIf(!redisUrl)("on Redis (REDIS_URL)", () => {
   beforeAll(() => {
     client = new Redis(redisUrl ?? "");
   });
-  afterAll(async () => {
-    let cursor = "0";
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) await client.del(...keys);
-    } while (cursor !== "0");
-    client.disconnect();
-  });
+  afterAll(() => dropPrefix(client, prefix));
   conformance(
     "@svc/idempotency on RedisStore",
     mountsOn(() => new RedisStore({ client, prefix: `${prefix}${++stores}:` })),

@@ -148,3 +148,14 @@ export async function retriesDuringSlowHandler(
     vi.useRealTimers();
   }
 }
+
+/** Deletes every key under `prefix` (a test's unique prefix) and disconnects the client. */
+export async function dropPrefix(client: import("ioredis").Redis, prefix: string): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+    cursor = next;
+    if (keys.length > 0) await client.del(...keys);
+  } while (cursor !== "0");
+  client.disconnect();
+}

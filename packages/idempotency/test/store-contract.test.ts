@@ -14,6 +14,7 @@ import { DurableObjectStore } from "../src/durable-object-store.js";
 import { MemoryStore, PostgresStore, RedisStore } from "../src/index.js";
 import { describeStoreContract } from "../src/testing.js";
 import { namespace } from "./durable-object-fake.js";
+import { dropPrefix } from "./helpers.js";
 import { postgresUrl, throwawaySchema } from "./postgres.js";
 import { SqliteStore } from "./sqlite-store.js";
 
@@ -45,15 +46,7 @@ describe.skipIf(!redisUrl)("on Redis (REDIS_URL)", () => {
   beforeAll(() => {
     client = new Redis(redisUrl ?? "");
   });
-  afterAll(async () => {
-    let cursor = "0";
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) await client.del(...keys);
-    } while (cursor !== "0");
-    client.disconnect();
-  });
+  afterAll(() => dropPrefix(client, prefix));
   describeStoreContract(
     "RedisStore",
     {
