@@ -29,6 +29,7 @@ export { checkForwardedHeaders } from "./forwarded.js";
 // The types the helpers take and return, exported by the main entry as well.
 export { checkedFieldErrors, type FieldError, hasAllow, isProblemCode } from "./http-error.js";
 export { isIP, isIPv4, isIPv6 } from "./ip.js";
+export { isOpenApiObject, openApiOperations } from "./openapi.js";
 export {
   checkBooleanOption,
   checkOptionNames,

@@ -70,7 +70,12 @@ export function openApiRef(kind: (typeof KINDS)[number], name: string): OpenApiO
   return { $ref: `#/components/${kind}/${name}` };
 }
 
-function isObject(value: unknown): value is OpenApiObject {
+/**
+ * Whether `value` is a JSON object (not an array, not null).
+ *
+ * @internal
+ */
+export function isOpenApiObject(value: unknown): value is OpenApiObject {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
@@ -95,7 +100,7 @@ export function addOpenApiParameter(
     resolved ??
     (typeof parameter.name === "string" ? { name: parameter.name, in: String(parameter.in) } : undefined);
   for (const p of list) {
-    if (!isObject(p)) continue;
+    if (!isOpenApiObject(p)) continue;
     if (parameter.$ref !== undefined && p.$ref === parameter.$ref) return;
     if (
       key &&
@@ -110,7 +115,7 @@ export function addOpenApiParameter(
 
 /** Adds a response for `status` unless the operation already describes that status. */
 export function addOpenApiResponse(operation: OpenApiObject, status: string, response: OpenApiObject): void {
-  const responses = isObject(operation.responses) ? operation.responses : {};
+  const responses = isOpenApiObject(operation.responses) ? operation.responses : {};
   if (responses[status] === undefined) responses[status] = response;
   operation.responses = responses;
 }
@@ -125,11 +130,15 @@ export function addOpenApiResponseHeaders(
   headers: Record<string, OpenApiObject>,
   classes: readonly string[] = ["2"],
 ): void {
-  const responses = isObject(operation.responses) ? operation.responses : {};
+  const responses = isOpenApiObject(operation.responses) ? operation.responses : {};
   for (const [status, response] of Object.entries(responses)) {
-    if (!classes.some((c) => status.startsWith(c)) || !isObject(response) || response.$ref !== undefined)
+    if (
+      !classes.some((c) => status.startsWith(c)) ||
+      !isOpenApiObject(response) ||
+      response.$ref !== undefined
+    )
       continue;
-    const present = isObject(response.headers) ? response.headers : {};
+    const present = isOpenApiObject(response.headers) ? response.headers : {};
     const lower = new Set(Object.keys(present).map((n) => n.toLowerCase()));
     for (const [name, header] of Object.entries(headers))
       if (!lower.has(name.toLowerCase())) present[name] = header;
@@ -137,12 +146,32 @@ export function addOpenApiResponseHeaders(
   }
 }
 
+/**
+ * Every operation of `document`'s `paths`, with its path template and its (lower-case) method.
+ *
+ * @internal
+ */
+export function openApiOperations(
+  document: OpenApiObject,
+): Array<{ path: string; method: string; operation: OpenApiObject }> {
+  const found: Array<{ path: string; method: string; operation: OpenApiObject }> = [];
+  const paths = isOpenApiObject(document.paths) ? document.paths : {};
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isOpenApiObject(item)) continue;
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (isOpenApiObject(operation)) found.push({ path, method, operation });
+    }
+  }
+  return found;
+}
+
 function secured(document: OpenApiObject, operation: OpenApiObject): boolean {
   const security = operation.security ?? document.security;
   return (
     Array.isArray(security) &&
     security.length > 0 &&
-    !security.some((r) => isObject(r) && Object.keys(r).length === 0)
+    !security.some((r) => isOpenApiObject(r) && Object.keys(r).length === 0)
   );
 }
 
@@ -156,7 +185,7 @@ export function composeOpenApi(
   fragments: readonly OpenApiFragment[],
 ): OpenApiObject {
   const out = structuredClone(document) as OpenApiObject;
-  const components = (isObject(out.components) ? out.components : {}) as Record<
+  const components = (isOpenApiObject(out.components) ? out.components : {}) as Record<
     string,
     Record<string, unknown>
   >;
@@ -187,29 +216,17 @@ export function composeOpenApi(
       }
     }
   }
-  const paths = isObject(out.paths) ? out.paths : {};
-  for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item)) continue;
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!isObject(operation)) continue;
-      const context = { method, path, operation, secured: secured(out, operation) };
-      for (const fragment of fragments) fragment.operation?.(context);
-    }
-  }
   const fill = (response: unknown) => {
-    if (!isObject(response) || response[ERROR_MARK] === undefined) return;
+    if (!isOpenApiObject(response) || response[ERROR_MARK] === undefined) return;
     delete response[ERROR_MARK];
     if (errorContent && response.content === undefined) response.content = structuredClone(errorContent);
   };
   for (const response of Object.values(components.responses ?? {})) fill(response);
-  for (const item of Object.values(paths)) {
-    if (!isObject(item)) continue;
-    for (const method of METHODS) {
-      const operation = item[method];
-      const responses = isObject(operation) ? operation.responses : undefined;
-      if (isObject(responses)) for (const response of Object.values(responses)) fill(response);
-    }
+  for (const { path, method, operation } of openApiOperations(out)) {
+    const context = { method, path, operation, secured: secured(out, operation) };
+    for (const fragment of fragments) fragment.operation?.(context);
+    if (isOpenApiObject(operation.responses))
+      for (const response of Object.values(operation.responses)) fill(response);
   }
   return out;
 }

@@ -8,16 +8,10 @@ import {
   openApiErrorResponse,
   openApiRef,
 } from "@svc/kernel";
-import { checkOptionNames } from "@svc/kernel/internal";
+import { checkOptionNames, isOpenApiObject, openApiOperations } from "@svc/kernel/internal";
 import { resolveConfig, type VersioningConfig } from "./config.js";
 import { optionError } from "./option-error.js";
 import type { ApiVersioningOptions } from "./options.js";
-
-const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-
-function isObject(value: unknown): value is OpenApiObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** The version a `/v<N>` path template is prefixed with, if the URI strategy is on. */
 function prefixedVersion(config: VersioningConfig, path: string): string | undefined {
@@ -178,36 +172,33 @@ export function versionedOpenApi(
   for (const value of config.versions) {
     const version = String(value);
     const doc = structuredClone(document) as OpenApiObject;
-    const info = isObject(doc.info) ? doc.info : {};
+    const info = isOpenApiObject(doc.info) ? doc.info : {};
     doc.info = { ...info, version };
-    const paths: OpenApiObject = {};
     const deprecated = config.deprecated.has(value);
     const own = parameters(config, [value], value !== config.defaultVersion);
-    for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    const paths: OpenApiObject = {};
+    for (const [path, item] of Object.entries(isOpenApiObject(doc.paths) ? doc.paths : {})) {
       const prefixed = prefixedVersion(config, path);
-      if (prefixed !== undefined && prefixed !== version) continue;
-      paths[path] = item;
-      if (!isObject(item) || isNeutral(config, path)) continue;
-      for (const method of METHODS) {
-        const operation = item[method];
-        if (!isObject(operation)) continue;
-        if (Array.isArray(operation.parameters))
-          operation.parameters = operation.parameters.map((p) => {
-            const at = all.findIndex((a) => isObject(p) && a.name === p.name && a.in === p.in);
-            return at === -1 ? p : own.find((o) => o.in === all[at]?.in);
-          });
-        if (deprecated) operation.deprecated = true;
-        const responses = isObject(operation.responses) ? operation.responses : {};
-        for (const response of Object.values(responses)) {
-          if (!vendor || !isObject(response) || !isObject(response.content)) continue;
-          for (const type of Object.keys(response.content)) {
-            const named = vendor.exec(type)?.[1];
-            if (named !== undefined && named !== version) delete response.content[type];
-          }
+      if (prefixed === undefined || prefixed === version) paths[path] = item;
+    }
+    doc.paths = paths;
+    for (const { path, operation } of openApiOperations(doc)) {
+      if (isNeutral(config, path)) continue;
+      if (Array.isArray(operation.parameters))
+        operation.parameters = operation.parameters.map((p) => {
+          const at = all.findIndex((a) => isOpenApiObject(p) && a.name === p.name && a.in === p.in);
+          return at === -1 ? p : own.find((o) => o.in === all[at]?.in);
+        });
+      if (deprecated) operation.deprecated = true;
+      const responses = isOpenApiObject(operation.responses) ? operation.responses : {};
+      for (const response of Object.values(responses)) {
+        if (!vendor || !isOpenApiObject(response) || !isOpenApiObject(response.content)) continue;
+        for (const type of Object.keys(response.content)) {
+          const named = vendor.exec(type)?.[1];
+          if (named !== undefined && named !== version) delete response.content[type];
         }
       }
     }
-    doc.paths = paths;
     out.set(version, doc);
   }
   return out;
