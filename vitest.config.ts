@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -111,17 +111,52 @@ const variants = [
 ];
 const relativeImport = /\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g;
 
+/** What {@link loads} reads of one file: its relative imports, and which patterns it matches. */
+interface FileFacts {
+  mtime: number;
+  source: string;
+  imports: string[];
+  matches: Map<string, boolean>;
+}
+
+/**
+ * Each file's facts, kept by path and modification time across the config's evaluations: Vitest
+ * evaluates this file again for every project that `extends` it (some sixty), and reading and
+ * matching every suite's import graph each time was most of a run's start-up (minutes on a loaded
+ * two-core machine).
+ */
+const facts: Map<string, FileFacts> = ((
+  globalThis as { svcTestFacts?: Map<string, FileFacts> }
+).svcTestFacts ??= new Map());
+
+function factsOf(file: string): FileFacts | undefined {
+  if (!existsSync(file)) return undefined;
+  const mtime = statSync(file).mtimeMs;
+  const kept = facts.get(file);
+  if (kept !== undefined && kept.mtime === mtime) return kept;
+  const source = readFileSync(file, "utf8");
+  const imports = [...source.matchAll(relativeImport)].map(([, spec]) =>
+    resolve(dirname(file), (spec as string).replace(/\.js$/, ".ts")),
+  );
+  const read = { mtime, source, imports, matches: new Map<string, boolean>() };
+  facts.set(file, read);
+  return read;
+}
+
 /** Whether `file` has a value import of one of `names`: itself, or unless `direct`, through relative imports. */
 function loads(file: string, names: RegExp, direct = false, seen = new Set<string>()): boolean {
-  if (seen.has(file) || !existsSync(file)) return false;
+  if (seen.has(file)) return false;
   seen.add(file);
-  const source = readFileSync(file, "utf8");
-  if (names.test(source)) return true;
-  if (direct) return false;
-  for (const [, spec] of source.matchAll(relativeImport)) {
-    if (loads(resolve(dirname(file), (spec as string).replace(/\.js$/, ".ts")), names, false, seen))
-      return true;
+  const read = factsOf(file);
+  if (read === undefined) return false;
+  let matches = read.matches.get(names.source);
+  if (matches === undefined) {
+    matches = names.test(read.source);
+    read.matches.set(names.source, matches);
   }
+  if (matches) return true;
+  if (direct) return false;
+  for (const imported of read.imports) if (loads(imported, names, false, seen)) return true;
   return false;
 }
 
