@@ -7,21 +7,23 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, type NextFunction } from "@svc/errors";
-import { appendVary, type ForwardedHeaders, fieldLines, requestFacts } from "@svc/kernel";
+import { type ForwardedHeaders, fieldLines, requestFacts, type UnreadBodyBounds } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
 import { checkForwardedHeaders } from "@svc/kernel/internal";
+import { settleUnreadBody, writeResponse } from "@svc/kernel/node";
 import {
   createSoapEndpoint,
   type SoapEndpointOptions,
   type SoapHttpInput,
   type SoapLogger,
+  type SoapResponse,
   type SoapRoute,
   type SoapService,
   type SoapVersion,
   soapRefusal,
+  soapResponseValue,
   type XmlSource,
 } from "@svc/soap-envelope";
-import { writeSoapResponse } from "./binding/node-write.js";
 import { targetPath } from "./binding/request-target.js";
 import { checkLogger, checkObject, optionError } from "./options.js";
 
@@ -113,7 +115,7 @@ export function soapEndpoint<Operations = never>(
       return;
     }
     if (routed.response !== undefined) {
-      writeSoapResponse(res, req, routed.response, endpoint.unreadBody);
+      send(req, res, routed.response, endpoint.unreadBody).catch(next);
       return;
     }
     if (body === undefined) {
@@ -130,9 +132,7 @@ export function soapEndpoint<Operations = never>(
     // write's own failure too (a field node:http refuses): never an unhandled rejection.
     endpoint.service
       .handle(routed.message)
-      .then((response) =>
-        writeSoapResponse(res, req as IncomingMessage, endpoint.complete(response), endpoint.unreadBody),
-      )
+      .then((response) => send(req, res, endpoint.complete(response), endpoint.unreadBody))
       .catch(next);
   } as SoapEndpointHandler;
   handler.service = endpoint.service;
@@ -254,10 +254,24 @@ export function soapErrorHandler(
       next(err);
       return;
     }
-    res.statusCode = response.status;
-    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-    // RFC 9110 §12.5.5: the refusal's Vary added to the one set in front, never replacing it.
-    if (response.vary !== undefined && response.vary.length > 0) appendVary(res, ...response.vary);
-    res.end(response.body === "" ? undefined : response.body);
+    // RFC 9110 §12.5.5: the refusal's Vary is added to the one set in front, never replacing it.
+    send(req, res, response).catch(next);
   };
+}
+
+/**
+ * The core's response, written by the kernel: its status, its fields over those set in front,
+ * its `Vary` appended, its content in one write. A message refused before it was read whole
+ * follows the kernel's refused-body policy, with the endpoint's `unreadBody` bounds (the
+ * kernel's defaults for an error handler, which has no endpoint).
+ */
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: SoapResponse,
+  unreadBody?: UnreadBodyBounds,
+): Promise<void> {
+  if (res.headersSent) return Promise.resolve();
+  if (unreadBody !== undefined) settleUnreadBody(req, res, unreadBody);
+  return writeResponse(res, soapResponseValue(response), req.method ?? "GET");
 }

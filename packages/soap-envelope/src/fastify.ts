@@ -7,21 +7,20 @@
  */
 
 import {
-  type FieldValue,
   type ForwardedHeaders,
   fieldLines,
-  mergeVary,
   requestFacts,
   type TrustHop,
   type UnreadBodyBounds,
 } from "@svc/kernel";
-import { fastifyView } from "@svc/kernel/fastify";
+import { fastifyView, sendValue } from "@svc/kernel/fastify";
 import { settleUnreadBody } from "@svc/kernel/node";
 import {
   createSoapEndpoint,
   type SoapEndpoint,
   type SoapEndpointOptions,
   type SoapResponse,
+  soapResponseValue,
   type XmlError,
 } from "@svc/soap-envelope";
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
@@ -141,20 +140,18 @@ export const soap: FastifyPluginCallback<FastifySoapOptions> = function svcSoap(
   done();
 };
 
-/** The core's response through `reply`: its status, its fields over those set in front, `Vary` appended. */
+/**
+ * The core's response through `reply`, sent by the kernel (`sendValue`): its status, its fields
+ * over those set in front, `Vary` appended. A message refused before it was read whole follows
+ * the kernel's refused-body policy, with the endpoint's `unreadBody` bounds.
+ */
 function sendSoapResponse(
   reply: FastifyReply,
   response: SoapResponse,
   unreadBody: UnreadBodyBounds,
 ): FastifyReply {
-  // A message refused before it was read whole follows the kernel's refused-body policy.
-  settleUnreadBody(reply.request.raw, reply.raw, unreadBody);
-  reply.code(response.status);
-  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
-  if (response.vary !== undefined && response.vary.length > 0) {
-    const vary = mergeVary(reply.getHeader("vary") as FieldValue | undefined, response.vary);
-    if (vary !== undefined) reply.header("Vary", vary);
-  }
-  return reply.send(response.body === "" ? undefined : response.body);
+  const raw = reply.request.raw;
+  settleUnreadBody(raw, reply.raw, unreadBody);
+  return sendValue(reply, soapResponseValue(response), raw.method ?? reply.request.method);
 }
 (soap as unknown as Record<symbol, unknown>)[Symbol.for("fastify.display-name")] = "@svc/soap-envelope";

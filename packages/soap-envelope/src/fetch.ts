@@ -12,6 +12,7 @@ import {
   fetchView,
   type HonoMiddleware,
   settleUnreadRequest,
+  toResponse,
   withPassages,
 } from "@svc/kernel/fetch";
 import {
@@ -19,6 +20,7 @@ import {
   type SoapEndpointOptions,
   type SoapResponse,
   type SoapService,
+  soapResponseValue,
 } from "@svc/soap-envelope";
 import { type AdapterOptions, splitOptions } from "./binding/adapter-options.js";
 
@@ -135,11 +137,10 @@ export function soapEndpoint<Operations = never>(
   return handler;
 }
 
-/** The core's response as a `Response`: its fields, its `Vary` appended. */
+/**
+ * The core's response as a `Response`, made by the kernel (`toResponse`): its fields, its `Vary`
+ * appended, no content for a HEAD (RFC 9110 §9.3.2).
+ */
 function toFetchResponse(response: SoapResponse, method: string): Response {
-  const headers = new Headers(response.headers);
-  for (const field of response.vary ?? []) headers.append("Vary", field);
-  // RFC 9110 §9.3.2 and §15.4.5: a HEAD and a 304 carry the fields, no content.
-  const empty = response.body === "" || method === "HEAD" || response.status === 304;
-  return new Response(empty ? null : response.body, { status: response.status, headers });
+  return toResponse(soapResponseValue(response), method);
 }

@@ -6,6 +6,7 @@ export {
   type SoapRefusedRequest,
   type SoapRoute,
   soapRefusal,
+  soapResponseValue,
 } from "./binding/core.js";
 export { type SoapDiagnostic, soapChannel } from "./envelope/diagnostics.js";
 export {

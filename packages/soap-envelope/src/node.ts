@@ -6,9 +6,15 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fieldLines, requestFacts } from "@svc/kernel";
-import { createSoapEndpoint, type SoapEndpointOptions, type SoapService } from "@svc/soap-envelope";
+import { settleUnreadBody, writeResponse } from "@svc/kernel/node";
+import {
+  createSoapEndpoint,
+  type SoapEndpointOptions,
+  type SoapResponse,
+  type SoapService,
+  soapResponseValue,
+} from "@svc/soap-envelope";
 import { type AdapterOptions, splitOptions } from "./binding/adapter-options.js";
-import { writeSoapResponse } from "./binding/node-write.js";
 import { targetPath } from "./binding/request-target.js";
 import { optionError } from "./options.js";
 
@@ -71,6 +77,14 @@ export function soapEndpoint<Operations = never>(
     throw optionError("path", own.path, 'a path starting with "/"');
   }
   const path = own.path === undefined ? undefined : trimSlash(own.path);
+  /**
+   * The kernel writes the core's response; a message refused before it was read whole follows
+   * its refused-body policy with the endpoint's `unreadBody` bounds.
+   */
+  const send = (req: IncomingMessage, res: ServerResponse, response: SoapResponse): Promise<void> => {
+    settleUnreadBody(req, res, endpoint.unreadBody);
+    return writeResponse(res, soapResponseValue(response), req.method ?? "GET");
+  };
   const handler = async function svcSoapEndpoint(
     req: IncomingMessage,
     res: ServerResponse,
@@ -91,7 +105,7 @@ export function soapEndpoint<Operations = never>(
       http: req,
       native: req,
     });
-    writeSoapResponse(res, req, response, endpoint.unreadBody);
+    if (!res.headersSent) await send(req, res, response);
     return true;
   } as NodeSoapHandler;
   handler.service = endpoint.service;
@@ -104,7 +118,7 @@ export function soapEndpoint<Operations = never>(
       if (!res.writableEnded) res.destroy();
       return;
     }
-    writeSoapResponse(res, req, response, endpoint.unreadBody);
+    send(req, res, response).catch(() => res.destroy());
   };
   return handler;
 }

@@ -167,3 +167,8 @@ export function readFault(text: string): FaultView {
     order: (fault?.children ?? []).map((c) => c.localName),
   };
 }
+
+/** A response's content as text: an envelope's, or an MTOM package's octets read as UTF-8. */
+export function textOf(body: string | Uint8Array): string {
+  return typeof body === "string" ? body : new TextDecoder().decode(body);
+}

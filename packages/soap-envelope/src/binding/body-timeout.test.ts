@@ -12,6 +12,7 @@ import {
   SOAP,
   silentLogger,
   startCustomerService,
+  textOf,
 } from "../../test/helpers.js";
 import {
   createSoapService,
@@ -156,7 +157,7 @@ describe("bodyTimeoutMs: service.handle() without HTTP", () => {
     expect(res.status).toBe(408);
     expect(res.headers.Connection).toBe("close");
     expect(res.unreadBody).toBe(true);
-    expect(readFault(res.body).code).toBe(`{${ENV}}Sender`);
+    expect(readFault(textOf(res.body)).code).toBe(`{${ENV}}Sender`);
     expect(body.listenerCount("data")).toBe(0);
     expect(calls).toBe(0);
   });

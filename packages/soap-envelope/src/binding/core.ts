@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { evaluatePreconditions, representationTag } from "@svc/conditional";
 import { fallbackLogger, HttpError, toHttpError } from "@svc/errors";
-import type { RequestFacts, UnreadBodyBounds } from "@svc/kernel";
+import type { Fields, RequestFacts, ResponseValue, UnreadBodyBounds } from "@svc/kernel";
 import { reportAnswer, soapChannel } from "../envelope/diagnostics.js";
 import { fault11ToXml, faultToXml } from "../envelope/fault.js";
 import { parseMediaType } from "../envelope/media-type.js";
@@ -16,7 +16,7 @@ import {
   type SoapServiceOptions,
 } from "../envelope/service.js";
 import type { SoapVersion } from "../wsdl/contract.js";
-import { utf8Length } from "../xml/bytes.js";
+import { utf8Bytes, utf8Length } from "../xml/bytes.js";
 import { readBytes, XmlError, type XmlSource } from "../xml/reader.js";
 import { shown } from "../xml/shown.js";
 import { endpointAddress } from "./endpoint-address.js";
@@ -357,7 +357,7 @@ function complete(response: SoapResponse): SoapResponse {
       headers: {
         "Content-Type": only,
         "Cache-Control": "no-store",
-        "Content-Length": String(utf8Length(response.body)),
+        "Content-Length": String(bodyLength(response.body)),
       },
     };
   }
@@ -378,7 +378,7 @@ function complete(response: SoapResponse): SoapResponse {
   }
   headers["Cache-Control"] = "no-store";
   // An empty body (a one-way message's 202) says so, rather than being framed as chunked.
-  headers["Content-Length"] = String(utf8Length(response.body));
+  headers["Content-Length"] = String(bodyLength(response.body));
   return { ...response, headers };
 }
 
@@ -441,5 +441,29 @@ function describe(
     // RFC 9110 §9.3.2: a HEAD gets the fields of the GET, no content.
     body: method === "HEAD" ? "" : doc,
     vary,
+  };
+}
+
+/** The octets a response's content is sent as. */
+function bodyLength(body: string | Uint8Array): number {
+  return typeof body === "string" ? utf8Length(body) : body.byteLength;
+}
+
+/**
+ * A {@link SoapResponse} as the kernel's response value, which the kernel's writer of each
+ * framework puts on the wire (`writeResponse` of `@svc/kernel/node`, `sendValue` of
+ * `/fastify`, `toResponse` of `/fetch`): its fields by lower-case name over those set in front,
+ * its `vary` appended, its content as bytes (none when empty: a HEAD, a 304, a one-way 202).
+ */
+export function soapResponseValue(response: SoapResponse): ResponseValue {
+  const fields: Fields = {};
+  const headers = response.headers;
+  for (const name in headers) fields[name.toLowerCase()] = headers[name] as string;
+  const body = response.body;
+  return {
+    status: response.status,
+    fields,
+    vary: response.vary === undefined ? [] : [...response.vary],
+    body: body.length === 0 ? undefined : typeof body === "string" ? utf8Bytes(body) : body,
   };
 }

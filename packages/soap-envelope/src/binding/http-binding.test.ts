@@ -946,9 +946,10 @@ describe("a response the transport cannot write", () => {
   // throw outside the SOAP processing: the promise of the exchange rejected with no one to
   // catch it (an unhandled rejection, which ends a Node process) and the client waited forever.
   it.each([
-    ["a CR LF in a value", "7\r\nX-Injected: 1"],
-    ["undefined", undefined],
-  ])("HttpError 503 whose Retry-After is %s → 500 Receiver through next(err)", async (_, value) => {
+    ["a CR LF in a value", "7\r\nX-Injected: 1", 500],
+    // The kernel's writer drops a field whose value is undefined, as it does a null one.
+    ["undefined", undefined, 503],
+  ])("HttpError 503 whose Retry-After is %s → %s Receiver, never a hang", async (_, value, status) => {
     const app = express();
     const handlers = customerHandlers() as Record<string, unknown>;
     app.use(
@@ -968,9 +969,10 @@ describe("a response the transport cannot write", () => {
     const server = await listen(app);
     try {
       const res = await post(`${server.url}/ws/customer`, envelope(getCustomer("42")));
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(status);
       expect(readFault(res.text).code).toBe(`{${ENV}}Receiver`);
       expect(res.headers.get("x-injected")).toBeNull();
+      expect(res.headers.get("retry-after")).toBeNull();
     } finally {
       await server.close();
     }

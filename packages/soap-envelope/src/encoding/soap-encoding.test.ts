@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFault, startSoapService } from "../../test/helpers.js";
+import { readFault, startSoapService, textOf } from "../../test/helpers.js";
 import { runZeep, zeepAvailable } from "../../test/zeep.js";
 import { createSoapService } from "../envelope/service.js";
 import { loadContract } from "../wsdl/contract.js";
@@ -54,7 +54,7 @@ async function call11(
     soapAction: `"${TNS}#${action}"`,
     body: `<s:Envelope xmlns:s="${ENV11}" xmlns:enc="${ENC11}" ${NS}${envelopeAttrs}><s:Body>${body}</s:Body></s:Envelope>`,
   });
-  return { status: r.status, body: r.body, payload: received[0] };
+  return { status: r.status, body: textOf(r.body), payload: received[0] };
 }
 
 async function call12(action: string, body: string) {
@@ -65,7 +65,7 @@ async function call12(action: string, body: string) {
     contentLength: undefined,
     body: `<e:Envelope xmlns:e="${ENV12}" xmlns:enc="${ENC12}" ${NS}><e:Body>${body}</e:Body></e:Envelope>`,
   });
-  return { status: r.status, body: r.body, payload: received[0] };
+  return { status: r.status, body: textOf(r.body), payload: received[0] };
 }
 
 /** A SOAP 1.1 fault's faultcode and faultstring (SOAP 1.1 §4.4), its entities read. */

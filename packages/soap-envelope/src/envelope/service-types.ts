@@ -283,7 +283,11 @@ export interface SoapRequest {
 export interface SoapResponse {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /**
+   * The content: an envelope or a document as text, or the bytes of an MTOM package
+   * (`multipart/related`), which are binary. `""` for none.
+   */
+  body: string | Uint8Array;
   /** Whether the request body was left unread (the connection should close). */
   unreadBody?: boolean;
   /**
