@@ -21,7 +21,29 @@ export const uploadHandlers = () => ({
     uploads.push(p);
     return { name: p.name, size: p.content.byteLength, sha256: sha256(p.content) };
   },
+  download: async (payload: unknown) => {
+    const p = payload as { name: string; size: number };
+    const content = downloadContent(p.size);
+    return {
+      name: p.name,
+      content,
+      thumbnail: THUMBNAIL,
+      digest: createHash("sha256").update(content).digest(),
+    };
+  },
 });
+
+/** The octets `download` answers for `size`: every byte value, CR, LF and a boundary-like line among them. */
+export function downloadContent(size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 7 + (i >> 8)) & 0xff;
+  const line = Buffer.from("\r\n--uuid:0\r\n");
+  if (size > line.length + 16) bytes.set(line, 16);
+  return bytes;
+}
+
+/** The `download` answer's small `thumbnail`, under the default threshold (1024 octets). */
+export const THUMBNAIL = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const options = (extra: Partial<SoapEndpointOptions>) => ({
   wsdl: UPLOAD_WSDL,
@@ -65,8 +87,13 @@ export function uploadEnvelope(version: "1.1" | "1.2", contentCid: string, previ
 }
 
 /** The Content-Type of an MTOM request (SOAP MTOM §3; SOAP 1.1: start-info text/xml). */
-export function mtomType(version: "1.1" | "1.2", boundary: string, start = "<root@example>"): string {
-  const info = version === "1.2" ? 'application/soap+xml; action=\\"urn:upload\\"' : "text/xml";
+export function mtomType(
+  version: "1.1" | "1.2",
+  boundary: string,
+  start = "<root@example>",
+  action = "urn:upload",
+): string {
+  const info = version === "1.2" ? `application/soap+xml; action=\\"${action}\\"` : "text/xml";
   return `multipart/related; type="application/xop+xml"; start="${start}"; start-info="${info}"; boundary="${boundary}"`;
 }
 
@@ -86,3 +113,45 @@ export function rootPart(version: "1.1" | "1.2", xml: string, id = "<root@exampl
 /** Every octet value, with CR LF and `--` in it: a binary part a text reader would mangle. */
 export const BINARY = Uint8Array.from({ length: 1024 }, (_, i) => (i * 7 + (i >> 8)) & 0xff);
 BINARY.set(Buffer.from("\r\n--MIME-b\r\n\r\n"), 100);
+
+export interface ReadPart {
+  /** Fields by lower-case name. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * A multipart/related answer split into its parts (RFC 2046 §5.1.1), the root the one `start`
+ * names: the test's own reading, apart from the package's reader.
+ */
+export function readPackage(
+  body: Buffer,
+  contentType: string,
+): { start: string; root: ReadPart; parts: ReadPart[] } {
+  const boundary = /boundary="([^"]+)"/.exec(contentType)?.[1];
+  const start = /start="([^"]+)"/.exec(contentType)?.[1];
+  if (boundary === undefined || start === undefined)
+    throw new Error(`no boundary or start in ${contentType}`);
+  const delimiter = Buffer.from(`--${boundary}`);
+  const all: ReadPart[] = [];
+  let at = body.indexOf(delimiter);
+  for (;;) {
+    const after = at + delimiter.length;
+    if (body.subarray(after, after + 2).toString() === "--") break;
+    const headEnd = body.indexOf("\r\n\r\n", after);
+    const next = body.indexOf(Buffer.from(`\r\n--${boundary}`), headEnd);
+    const headers: Record<string, string> = {};
+    for (const line of body
+      .subarray(after + 2, headEnd)
+      .toString("latin1")
+      .split("\r\n")) {
+      const colon = line.indexOf(":");
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    all.push({ headers, body: body.subarray(headEnd + 4, next) });
+    at = next + 2;
+  }
+  const root = all.find((p) => p.headers["content-id"] === start);
+  if (root === undefined) throw new Error(`no part is ${start}`);
+  return { start, root, parts: all.filter((p) => p !== root) };
+}

@@ -20,6 +20,11 @@ export type SoapDiagnostic =
        * their octets; absent for a plain envelope.
        */
       readonly attachments?: { readonly count: number; readonly bytes: number };
+      /**
+       * For an answer sent as an XOP package (the `mtom` option's `respond`): the parts it took
+       * out of the envelope and their octets; absent for a plain envelope.
+       */
+      readonly responseAttachments?: { readonly count: number; readonly bytes: number };
     }
   | {
       /** The framework's request: what `exchangeOf` of `@svc/kernel` takes. */
@@ -92,16 +97,22 @@ export function reportAnswer(
     return;
   }
   if (operation === undefined || response.status >= 300) return;
-  const event: SoapDiagnostic = {
+  const sent = packages.get(response);
+  soapChannel.publish({
     request: nativeOf(native),
     decision: "operation",
     operation: operation.name,
     soapVersion: version,
     oneWay: operation.output === undefined,
-  };
-  soapChannel.publish(
-    xop === undefined
-      ? event
-      : { ...event, attachments: { count: xop.attachments, bytes: xop.attachmentBytes } },
-  );
+    ...(xop !== undefined && { attachments: { count: xop.attachments, bytes: xop.attachmentBytes } }),
+    ...(sent !== undefined && { responseAttachments: sent }),
+  });
+}
+
+/** The attachments of answers sent as XOP packages, for {@link reportAnswer}. */
+const packages = new WeakMap<SoapResponse, { readonly count: number; readonly bytes: number }>();
+
+/** Records that `response` is an XOP package of `count` attachments of `bytes` octets in all. */
+export function notePackage(response: SoapResponse, count: number, bytes: number): void {
+  packages.set(response, { count, bytes });
 }

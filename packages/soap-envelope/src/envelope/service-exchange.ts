@@ -1,6 +1,7 @@
 import { fallbackLogger } from "@svc/errors";
 import { describeValue } from "@svc/kernel/internal";
 import { readEncoded, writeEncoded } from "../encoding/soap-encoding.js";
+import { encodeOptimized } from "../mtom/optimize.js";
 import { type ResolvedMtom, readXopPackage, type XopMessage } from "../mtom/xop.js";
 import type { ContractOperation, SoapVersion } from "../wsdl/contract.js";
 import { credentialsFault, notAuthorizedFault } from "../wsse/credentials.js";
@@ -15,7 +16,7 @@ import {
 } from "../xml/reader.js";
 import { EncodingStyleError } from "../xsd/errors.js";
 import { SchemaValidationError, schemaComponents } from "../xsd/schema.js";
-import { reportAnswer, soapChannel } from "./diagnostics.js";
+import { notePackage, reportAnswer, soapChannel } from "./diagnostics.js";
 import {
   checkEnvelopeBody,
   checkEnvelopeHead,
@@ -193,7 +194,7 @@ export async function exchange<M extends SoapRequest>(
         if (config.authorize) await authorizeStep(config.authorize, context, target);
         const payload = decodeBody(config, target, body, version);
         const handler = config.handlers[target.name] as (payload: unknown, context: SoapContext) => unknown;
-        response = encodeResult(config, target, await handler(payload, context), version);
+        response = encodeResult(config, target, await handler(payload, context), version, xop !== undefined);
       } catch (err) {
         response = toFaultResponse(config, err, op, request.correlationId, logger, version, bodyFault);
       }
@@ -292,44 +293,59 @@ function decodeBody(
   }
 }
 
-/** The handler's result as the output element in an envelope; a one-way operation's 202. */
+/**
+ * The handler's result as the output element in an envelope, or in an XOP package (SOAP MTOM)
+ * when the `mtom` option's `respond` says so for this request; a one-way operation's 202.
+ */
 function encodeResult(
   config: ServiceConfig,
   op: ContractOperation,
   result: unknown,
   version: SoapVersion,
+  xopRequest: boolean,
 ): SoapResponse {
   if (op.output === undefined) {
     // SOAP 1.2 Part 2 §7.5.1: a one-way exchange completes with 202 and no SOAP envelope; so does
     // a SOAP 1.1 one (WS-I Basic Profile 1.2 R1143, R2714: no envelope in the response).
     return { status: 202, headers: {}, body: "" };
   }
-  let bodyXml: string;
-  try {
-    bodyXml = config.contract.schema.encode(op.output, result);
-  } catch (err) {
-    throw new SoapResultError(op.name, err);
-  }
-  if (op.use === "encoded") {
-    const decl = schemaComponents(config.contract.schema)?.elements.get(op.output);
-    if (decl !== undefined) bodyXml = writeEncoded(bodyXml, decl, version);
-  }
-  if (op.outputBody?.length !== 1 || op.outputBody[0] !== op.output) {
-    // The Body holds the parts themselves: the declared element's content, without its tags (it
-    // has no attributes, so its start tag ends at the first `>`).
-    const end = bodyXml.indexOf(">");
-    bodyXml = bodyXml[end - 1] === "/" ? "" : bodyXml.slice(end + 1, bodyXml.lastIndexOf("</"));
-  }
-  if (version === "1.1") {
-    return {
-      status: 200,
-      headers: { "Content-Type": RESPONSE11_CONTENT_TYPE },
-      body: serializeSoap11Envelope(bodyXml),
-    };
-  }
-  return {
-    status: 200,
-    headers: { "Content-Type": RESPONSE_CONTENT_TYPE },
-    body: serializeEnvelope(bodyXml),
+  const output = op.output;
+  const encode = (): string => {
+    let bodyXml: string;
+    try {
+      bodyXml = config.contract.schema.encode(output, result);
+    } catch (err) {
+      throw new SoapResultError(op.name, err);
+    }
+    if (op.use === "encoded") {
+      const decl = schemaComponents(config.contract.schema)?.elements.get(output);
+      if (decl !== undefined) bodyXml = writeEncoded(bodyXml, decl, version);
+    }
+    if (op.outputBody?.length !== 1 || op.outputBody[0] !== output) {
+      // The Body holds the parts themselves: the declared element's content, without its tags (it
+      // has no attributes, so its start tag ends at the first `>`).
+      const end = bodyXml.indexOf(">");
+      bodyXml = bodyXml[end - 1] === "/" ? "" : bodyXml.slice(end + 1, bodyXml.lastIndexOf("</"));
+    }
+    return bodyXml;
   };
+  const wrap = version === "1.1" ? serializeSoap11Envelope : serializeEnvelope;
+  const contentType = version === "1.1" ? RESPONSE11_CONTENT_TYPE : RESPONSE_CONTENT_TYPE;
+  const mtom = config.mtom;
+  if (mtom !== undefined && (mtom.respond === "always" || (mtom.respond === "as-requested" && xopRequest))) {
+    const soapType = version === "1.1" ? "text/xml" : "application/soap+xml";
+    const optimized = encodeOptimized(encode, wrap, mtom.threshold, soapType);
+    if (optimized.package !== undefined) {
+      const sent = optimized.package;
+      const response: SoapResponse = {
+        status: 200,
+        headers: { "Content-Type": sent.contentType },
+        body: sent.body,
+      };
+      if (soapChannel.hasSubscribers) notePackage(response, sent.attachments, sent.attachmentBytes);
+      return response;
+    }
+    return { status: 200, headers: { "Content-Type": contentType }, body: optimized.text };
+  }
+  return { status: 200, headers: { "Content-Type": contentType }, body: wrap(encode()) };
 }

@@ -12,8 +12,11 @@ export const XOP_NS = "http://www.w3.org/2004/08/xop/include";
 /** The media type of an XOP package's root part (XOP 1.0 §4.1, its registration in Appendix A). */
 export const XOP_MEDIA_TYPE = "application/xop+xml";
 
-/** The `mtom` option, resolved: the bounds a package is read within. */
-export interface ResolvedMtom extends MultipartBounds {}
+/** The `mtom` option, resolved: the bounds a package is read within, and when one is sent. */
+export interface ResolvedMtom extends MultipartBounds {
+  respond: "as-requested" | "always" | "never";
+  threshold: number;
+}
 
 /** What reading a package gives: the envelope with every `xop:Include` replaced, and its figures. */
 export interface XopMessage {

@@ -1,6 +1,6 @@
 import { escapeXml } from "@svc/errors";
 import { shown } from "../xml/shown.js";
-import { BUILTIN_INFO, builtinLexical, encodeBytes, floatLexical } from "./builtins.js";
+import { BUILTIN_INFO, builtinLexical, encodeBytes, floatLexical, primitiveOf } from "./builtins.js";
 import { SchemaValidationError } from "./errors.js";
 import { applyWhiteSpace, checkLexical, checkXmlChars, collapse, lexicalCheck } from "./lexical.js";
 import type { SimpleType } from "./model.js";
@@ -33,14 +33,52 @@ export function splitClark(name: string, path: string): { namespace: string; loc
   return { namespace, localName };
 }
 
+/**
+ * Set while a message is encoded as an XOP package (SOAP MTOM): it is handed each
+ * `xs:base64Binary` value given as octets, with its checked lexical form, and answers the text
+ * that stands for it in the serialization.
+ */
+let binaryHook: ((bytes: Uint8Array, lexical: string) => string) | undefined;
+
+/**
+ * Runs `encode` with each octet value of an `xs:base64Binary` type (or one derived from it)
+ * handed to `hook` once checked: what XOP 1.0 §3.1 may take out of the envelope. Synchronous, as
+ * the encoders are; the hook before is restored after.
+ */
+export function withBinaryHook<T>(hook: (bytes: Uint8Array, lexical: string) => string, encode: () => T): T {
+  const before = binaryHook;
+  binaryHook = hook;
+  try {
+    return encode();
+  } finally {
+    binaryHook = before;
+  }
+}
+
 /** JS value → lexical form, then the same checks as on input. */
 export function encodeSimple(type: SimpleType, value: unknown, path: string, qnames?: QNameScope): string {
+  const lexical = lexicalOf(type, value, path, qnames);
+  if (
+    binaryHook === undefined ||
+    !(value instanceof Uint8Array) ||
+    type.variety !== "atomic" ||
+    primitiveOf(type.base) !== "base64Binary"
+  )
+    return lexical;
+  return binaryHook(value, lexical);
+}
+
+/**
+ * {@link encodeSimple} for a value that is never taken out of the envelope (an attribute's: XOP
+ * 1.0 §3.1 optimizes element content only).
+ */
+export function lexicalOf(type: SimpleType, value: unknown, path: string, qnames?: QNameScope): string {
   if (type.variety === "union") {
     // Part 2 §2.5.1.3: the value is of the first member type that takes it.
     for (const member of type.memberTypes ?? []) {
       let lexical: string;
       try {
-        lexical = encodeSimple(member, value, path, qnames);
+        lexical = lexicalOf(member, value, path, qnames);
       } catch (err) {
         if (err instanceof SchemaValidationError) continue;
         throw err;
@@ -60,7 +98,7 @@ export function encodeSimple(type: SimpleType, value: unknown, path: string, qna
       const item = type.itemType as SimpleType;
       lexical = value
         .map((v, i) => {
-          const text = encodeSimple(item, v, `${path}[${i}]`, qnames);
+          const text = lexicalOf(item, v, `${path}[${i}]`, qnames);
           // Part 2 §4.2.1: list items are separated by white space, so none may hold any.
           if (text === "" || /[ \t\n\r]/.test(text))
             throw new SchemaValidationError(

@@ -1,5 +1,5 @@
 import { escapeXml } from "@svc/errors";
-import { describeValue, encodeSimple, type QNameScope, splitClark } from "./encode-simple.js";
+import { describeValue, encodeSimple, lexicalOf, type QNameScope, splitClark } from "./encode-simple.js";
 import { SchemaValidationError } from "./errors.js";
 import { applyWhiteSpace, checkXmlChars } from "./lexical.js";
 import {
@@ -94,7 +94,7 @@ export function encodeElement(decl: ElementDecl, value: unknown, parentNs: strin
       if (a.required) throw new SchemaValidationError(`${path}.${a.name}`, "is required");
       continue;
     }
-    const text = escapeXml(encodeSimple(a.type, v, `${path}.${a.name}`, qnames));
+    const text = escapeXml(lexicalOf(a.type, v, `${path}.${a.name}`, qnames));
     if (a.fixed !== undefined && text !== escapeXml(applyWhiteSpace(a.type.whiteSpace, a.fixed)))
       throw new SchemaValidationError(`${path}.${a.name}`, `must be ${JSON.stringify(a.fixed)} (fixed)`);
     if (!a.qualifiedNs) {
