@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { listen } from "@svc/test-utils";
+import type { Framework } from "@svc/test-utils/conformance";
 import express from "express";
 import { SoapFault } from "../src/envelope/fault.js";
 import type { SoapServiceOptions } from "../src/envelope/service.js";
@@ -67,18 +68,48 @@ export const silentLogger = {
   },
 };
 
-/** A SOAP endpoint on a real listening Express app, mounted at `path`, with its error handler. */
-export async function startSoapService(options: SoapServiceOptions, path = "/ws/customer") {
+/** An Express app with a SOAP endpoint at `path` and its error handler, trusting the proxy in front. */
+export function expressSoapApp(path: string, options: SoapServiceOptions): express.Express {
   const app = express();
   app.set("trust proxy", true);
-  app.use(path, soapEndpoint({ logger: silentLogger, ...options }), soapErrorHandler());
-  const server = await listen(app);
-  return { ...server, endpoint: `${server.url}${path}` };
+  app.use(path, soapEndpoint(options), soapErrorHandler());
+  return app;
 }
 
-/** The customer service on a real listening Express app. */
-export function startCustomerService(extra: Partial<SoapServiceOptions> = {}) {
-  return startSoapService({ wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), ...extra });
+/**
+ * A SOAP endpoint at `path` on a real listening server of `framework` (Express 5 by default), its
+ * errors SOAP faults as each framework's adapter answers them (`faultMounts` of `./mounts.js`).
+ */
+export async function startSoapService(
+  options: SoapServiceOptions,
+  path = "/ws/customer",
+  framework: Framework = "express",
+) {
+  const withLogger = (): SoapServiceOptions => ({ logger: silentLogger, ...options });
+  if (framework === "express") {
+    const server = await listen(expressSoapApp(path, withLogger()));
+    return { ...server, framework, endpoint: `${server.url}${path}` };
+  }
+  // Loaded for the suites that ask for another framework only: a suite on Express alone does not
+  // load Fastify, so it does not run again in the `(fastify 5.0)` project (vitest.config.ts).
+  const [{ serve }, { faultMounts }] = await Promise.all([
+    import("@svc/test-utils/conformance"),
+    import("./mounts.js"),
+  ]);
+  const server = await serve(framework, faultMounts(path, withLogger));
+  return { ...server, framework, endpoint: `${server.url}${path}` };
+}
+
+/** The customer service on a real listening server of `framework` (Express 5 by default). */
+export function startCustomerService(
+  extra: Partial<SoapServiceOptions> = {},
+  framework: Framework = "express",
+) {
+  return startSoapService(
+    { wsdl: CUSTOMER_WSDL, handlers: customerHandlers(), ...extra },
+    undefined,
+    framework,
+  );
 }
 
 export function envelope(body: string, header?: string, ns = ENV): string {

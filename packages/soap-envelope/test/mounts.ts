@@ -7,11 +7,11 @@ import { soapEndpoint as expressEndpoint } from "@svc/soap-envelope/express";
 import { soap } from "@svc/soap-envelope/fastify";
 import { soapEndpoint as fetchEndpoint } from "@svc/soap-envelope/fetch";
 import { soapEndpoint as nodeEndpoint } from "@svc/soap-envelope/node";
-import { fallbackErrors, type Mounts } from "@svc/test-utils/conformance";
+import { FRAMEWORKS, fallbackErrors, type Mounts } from "@svc/test-utils/conformance";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
-import { customerHandlers, FIXTURES, silentLogger } from "./helpers.js";
+import { customerHandlers, expressSoapApp, FIXTURES, silentLogger } from "./helpers.js";
 
 /** The contract with a SOAP 1.2 and a SOAP 1.1 binding of the same port type. */
 const options = (extra: Partial<SoapEndpointOptions>) => ({
@@ -23,6 +23,13 @@ const options = (extra: Partial<SoapEndpointOptions>) => ({
 });
 
 export const PATH = "/ws/customer";
+
+/**
+ * The frameworks the interop suites serve the endpoint on (`describe.each`): every one; in the
+ * `(fastify 5.0)` project, which runs a suite that loads Fastify again on Fastify's floor, Fastify
+ * alone, the others being the same there.
+ */
+export const SERVED_ON = process.env.FASTIFY_FLOOR === "1" ? (["fastify"] as const) : FRAMEWORKS;
 
 /**
  * An endpoint at `path` on each framework, built from `options`, errors through `fallbackErrors`.
@@ -55,6 +62,42 @@ export const endpointMounts = (path: string, options: () => SoapEndpointOptions)
   fetch() {
     const endpoint = fetchEndpoint(options());
     const app = new Hono();
+    app.all(path, (c) => endpoint(c.req.raw, honoConnection(c)));
+    app.onError((err, c) => fallbackErrors.fetch(err, c));
+    return app.fetch;
+  },
+});
+
+/**
+ * An endpoint at `path` on each framework as a team serves SOAP clients, every error a SOAP fault:
+ * Express's `soapErrorHandler()`, the Fastify plugin's `faults: true`, the `node:http` handler's
+ * `fault`, the Fetch handler's `faults` middleware on Hono; each trusting the proxy in front
+ * (Express's `trust proxy`, Fastify's `trustProxy`, the other adapters' `trustProxy` option).
+ * What is not the endpoint's path is a 404 through `fallbackErrors`.
+ */
+export const faultMounts = (path: string, options: () => SoapEndpointOptions): Mounts => ({
+  express: () => expressSoapApp(path, options()),
+  node() {
+    const endpoint = nodeEndpoint({ ...options(), path, trustProxy: true });
+    return (req: IncomingMessage, res: ServerResponse) => {
+      endpoint(req, res).then(
+        (answered) => {
+          if (!answered) fallbackErrors.node(HttpError.notFound(), req, res);
+        },
+        (err: unknown) => endpoint.fault(err, req, res),
+      );
+    };
+  },
+  fastify() {
+    const app = Fastify({ trustProxy: true });
+    app.register(soap, { ...options(), prefix: path, faults: true });
+    app.setErrorHandler(fallbackErrors.fastify);
+    return app;
+  },
+  fetch() {
+    const endpoint = fetchEndpoint({ ...options(), trustProxy: true });
+    const app = new Hono();
+    app.use(path, endpoint.faults);
     app.all(path, (c) => endpoint(c.req.raw, honoConnection(c)));
     app.onError((err, c) => fallbackErrors.fetch(err, c));
     return app.fetch;

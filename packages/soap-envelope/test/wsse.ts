@@ -2,6 +2,7 @@ import { createHash, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { WSU_NS } from "@svc/errors";
+import type { Framework } from "@svc/test-utils/conformance";
 import { DOMParser } from "@xmldom/xmldom";
 import * as soap from "soap";
 import { ExclusiveCanonicalization } from "xml-crypto";
@@ -117,25 +118,29 @@ function findById(doc: ReturnType<typeof parseDom>, id: string) {
   throw new Error(`no element with Id ${id}`);
 }
 
-/** The customer service with `wsSecurity`, recording each handler's `context.security`. */
+/** The customer service with `wsSecurity` on `framework`, recording each handler's `context.security`. */
 export async function startSecuredService(
   wsSecurity: NonNullable<SoapServiceOptions["wsSecurity"]>,
   extra: Partial<SoapServiceOptions> = {},
+  framework: Framework = "express",
 ) {
   const seen: SoapContext["security"][] = [];
   const handlers = customerHandlers() as Record<string, (p: never, c: SoapContext) => unknown>;
   const getCustomerHandler = handlers.getCustomer as (p: never, c: SoapContext) => unknown;
-  const svc = await startCustomerService({
-    handlers: {
-      ...handlers,
-      getCustomer: (payload: never, ctx: SoapContext) => {
-        seen.push(ctx.security);
-        return getCustomerHandler(payload, ctx);
+  const svc = await startCustomerService(
+    {
+      handlers: {
+        ...handlers,
+        getCustomer: (payload: never, ctx: SoapContext) => {
+          seen.push(ctx.security);
+          return getCustomerHandler(payload, ctx);
+        },
       },
+      wsSecurity,
+      ...extra,
     },
-    wsSecurity,
-    ...extra,
-  });
+    framework,
+  );
   return { ...svc, seen };
 }
 

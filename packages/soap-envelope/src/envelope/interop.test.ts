@@ -1,16 +1,8 @@
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { received, startCustomerService, TNS } from "../../test/helpers.js";
+import { SERVED_ON } from "../../test/mounts.js";
 import { WSSE_NS } from "./fault.js";
-
-/** The `soap` npm package as a real client: it loads the served WSDL and calls every operation. */
-let svc: Awaited<ReturnType<typeof startCustomerService>>;
-let client: soap.Client;
-beforeAll(async () => {
-  svc = await startCustomerService();
-  client = await soap.createClientAsync(`${svc.endpoint}?wsdl`, { forceSoap12Headers: true });
-});
-afterAll(() => svc.close());
 
 interface SoapClientError {
   response?: { status: number };
@@ -23,7 +15,16 @@ interface SoapClientError {
   };
 }
 
-describe("interop with the soap npm client (SOAP 1.2)", () => {
+/** The `soap` npm package as a real client: it loads the served WSDL and calls every operation. */
+describe.each(SERVED_ON)("interop with the soap npm client (SOAP 1.2), %s", (framework) => {
+  let svc: Awaited<ReturnType<typeof startCustomerService>>;
+  let client: soap.Client;
+  beforeAll(async () => {
+    svc = await startCustomerService({}, framework);
+    client = await soap.createClientAsync(`${svc.endpoint}?wsdl`, { forceSoap12Headers: true });
+  });
+  afterAll(() => svc.close());
+
   it("loads the WSDL and its imported XSD from the endpoint", () => {
     const description = client.describe() as Record<string, Record<string, Record<string, unknown>>>;
     expect(Object.keys(description.CustomerService?.CustomerPort ?? {})).toEqual([
@@ -83,18 +84,21 @@ describe("interop with the soap npm client (SOAP 1.2)", () => {
   });
 
   it("WS-Security UsernameToken from the client reaches the authenticate hook", async () => {
-    const secured = await startCustomerService({
-      authenticate: async (blocks) => {
-        const token = blocks
-          .find((b) => b.namespace === WSSE_NS && b.localName === "Security")
-          ?.children.find((c) => c.localName === "UsernameToken");
-        const user = token?.children.find((c) => c.localName === "Username")?.text;
-        const password = token?.children.find((c) => c.localName === "Password")?.text;
-        if (user !== "ada" || password !== "s3cret")
-          throw Object.assign(new Error("no"), { code: "FailedAuthentication" });
-        return { user };
+    const secured = await startCustomerService(
+      {
+        authenticate: async (blocks) => {
+          const token = blocks
+            .find((b) => b.namespace === WSSE_NS && b.localName === "Security")
+            ?.children.find((c) => c.localName === "UsernameToken");
+          const user = token?.children.find((c) => c.localName === "Username")?.text;
+          const password = token?.children.find((c) => c.localName === "Password")?.text;
+          if (user !== "ada" || password !== "s3cret")
+            throw Object.assign(new Error("no"), { code: "FailedAuthentication" });
+          return { user };
+        },
       },
-    });
+      framework,
+    );
     try {
       const c = await soap.createClientAsync(`${secured.endpoint}?wsdl`, { forceSoap12Headers: true });
       c.setSecurity(

@@ -9,6 +9,7 @@ import {
   startCustomerService,
   TNS,
 } from "../../test/helpers.js";
+import { SERVED_ON } from "../../test/mounts.js";
 
 /**
  * Request/expected-response tables after the W3C SOAP Version 1.2 Specification Assertions and
@@ -562,58 +563,63 @@ const encodingRows: Row[] = [
   { name: "empty request body → Sender", body: "", status: 400, code: "Sender" },
 ];
 
-let svc: Awaited<ReturnType<typeof startCustomerService>>;
-beforeAll(async () => {
-  svc = await startCustomerService({ understoodHeaders: ["{http://example.org/ts-tests}Understood"] });
-});
-afterAll(() => svc.close());
-
-describe.each([
-  ["mustUnderstand and roles (Part 1 §2.4, §2.6, §5.2.3)", mustUnderstandRows],
-  ["VersionMismatch (Part 1 §5.4.7, Appendix A)", versionRows],
-  ["envelope structure (Part 1 §5)", structureRows],
-  ["encoding declarations and whitespace", encodingRows],
-])("%s", (_title, rows) => {
-  it.each(rows.map((r) => [r.name, r] as const))("%s", async (_name, row) => {
-    const res = await post(svc.endpoint, row.body, row.contentType ?? SOAP);
-    expect(res.status).toBe(row.status);
-    if (row.status === 200) {
-      expect(res.headers.get("content-type")).toBe(SOAP);
-      expect(res.text).toContain("<name>Ada Lovelace</name>");
-      return;
-    }
-    const fault = readFault(res.text);
-    const expected = row.code?.startsWith("{") ? row.code : `{${ENV}}${row.code}`;
-    expect(fault.code).toBe(expected);
-    if (row.notUnderstood) expect(fault.notUnderstood).toEqual(row.notUnderstood);
-    if (row.upgrade) expect(fault.upgrade).toEqual([`{${ENV}}Envelope`]);
-    if (fault.envelopeNs === ENV) {
-      expect(res.headers.get("content-type")).toBe(SOAP);
-      expect(fault.order).toEqual(["Code", "Reason"]);
-      expect(fault.lang).toBe("en");
-    } else {
-      expect(res.headers.get("content-type")).toBe("text/xml; charset=utf-8");
-    }
+describe.each(SERVED_ON)("%s", (framework) => {
+  let svc: Awaited<ReturnType<typeof startCustomerService>>;
+  beforeAll(async () => {
+    svc = await startCustomerService(
+      { understoodHeaders: ["{http://example.org/ts-tests}Understood"] },
+      framework,
+    );
   });
-});
+  afterAll(() => svc.close());
 
-describe("roles this node plays", () => {
-  it("2,048-character role URI configured on the node, mustUnderstand unknown block → MustUnderstand", async () => {
-    const own = await startCustomerService({ roles: [LONG_ROLE] });
-    try {
-      const res = await post(
-        own.endpoint,
-        envelope(ok, block(`env:mustUnderstand="1" env:role="${LONG_ROLE}"`)),
-      );
-      expect(res.status).toBe(500);
-      expect(readFault(res.text).notUnderstood).toEqual(["{http://example.org/ts-tests}Unknown"]);
-      const other = await post(
-        own.endpoint,
-        envelope(ok, block(`env:mustUnderstand="1" env:role="${LONG_ROLE}x"`)),
-      );
-      expect(other.status).toBe(200);
-    } finally {
-      await own.close();
-    }
+  describe.each([
+    ["mustUnderstand and roles (Part 1 §2.4, §2.6, §5.2.3)", mustUnderstandRows],
+    ["VersionMismatch (Part 1 §5.4.7, Appendix A)", versionRows],
+    ["envelope structure (Part 1 §5)", structureRows],
+    ["encoding declarations and whitespace", encodingRows],
+  ])("%s", (_title, rows) => {
+    it.each(rows.map((r) => [r.name, r] as const))("%s", async (_name, row) => {
+      const res = await post(svc.endpoint, row.body, row.contentType ?? SOAP);
+      expect(res.status).toBe(row.status);
+      if (row.status === 200) {
+        expect(res.headers.get("content-type")).toBe(SOAP);
+        expect(res.text).toContain("<name>Ada Lovelace</name>");
+        return;
+      }
+      const fault = readFault(res.text);
+      const expected = row.code?.startsWith("{") ? row.code : `{${ENV}}${row.code}`;
+      expect(fault.code).toBe(expected);
+      if (row.notUnderstood) expect(fault.notUnderstood).toEqual(row.notUnderstood);
+      if (row.upgrade) expect(fault.upgrade).toEqual([`{${ENV}}Envelope`]);
+      if (fault.envelopeNs === ENV) {
+        expect(res.headers.get("content-type")).toBe(SOAP);
+        expect(fault.order).toEqual(["Code", "Reason"]);
+        expect(fault.lang).toBe("en");
+      } else {
+        expect(res.headers.get("content-type")).toBe("text/xml; charset=utf-8");
+      }
+    });
+  });
+
+  describe("roles this node plays", () => {
+    it("2,048-character role URI configured on the node, mustUnderstand unknown block → MustUnderstand", async () => {
+      const own = await startCustomerService({ roles: [LONG_ROLE] }, framework);
+      try {
+        const res = await post(
+          own.endpoint,
+          envelope(ok, block(`env:mustUnderstand="1" env:role="${LONG_ROLE}"`)),
+        );
+        expect(res.status).toBe(500);
+        expect(readFault(res.text).notUnderstood).toEqual(["{http://example.org/ts-tests}Unknown"]);
+        const other = await post(
+          own.endpoint,
+          envelope(ok, block(`env:mustUnderstand="1" env:role="${LONG_ROLE}x"`)),
+        );
+        expect(other.status).toBe(200);
+      } finally {
+        await own.close();
+      }
+    });
   });
 });

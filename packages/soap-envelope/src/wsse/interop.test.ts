@@ -3,17 +3,12 @@ import { join } from "node:path";
 import * as soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES } from "../../test/helpers.js";
+import { SERVED_ON } from "../../test/mounts.js";
 import { CA, EC, PARTNER, RSA_SHA256, STRANGER, startSecuredService } from "../../test/wsse.js";
-import { PYTHON, runZeep, zeepAvailable } from "../../test/zeep.js";
+import { PYTHON, runZeep, stopZeep, zeepAvailable } from "../../test/zeep.js";
 
 // Real signers against a listening server with `wsSecurity.signature`: node-soap's
 // WSSecurityCert (xml-crypto) and zeep's BinarySignature (python-xmlsec, libxmlsec1).
-
-let svc: Awaited<ReturnType<typeof startSecuredService>>;
-beforeAll(async () => {
-  svc = await startSecuredService({ signature: { trustedCertificates: [CA, EC.cert] } });
-});
-afterAll(() => svc.close());
 
 interface SoapClientError {
   response?: { status: number };
@@ -23,49 +18,6 @@ interface SoapClientError {
     };
   };
 }
-
-const client = async (signer: { key: string; cert: string }, options: Record<string, unknown> = {}) => {
-  const c = await soap.createClientAsync(`${svc.endpoint}?wsdl`, { forceSoap12Headers: true });
-  c.setSecurity(new soap.WSSecurityCert(signer.key, signer.cert, "", options));
-  return c;
-};
-
-describe("node-soap WSSecurityCert signing requests (SOAP 1.2)", () => {
-  it("RSA-SHA256, wsu:Id → the call answers; the handler sees the partner's certificate", async () => {
-    const c = await client(PARTNER, {
-      signatureAlgorithm: RSA_SHA256,
-      signerOptions: { idMode: "wssecurity" },
-    });
-    const [result] = await c.getCustomerAsync({ customerId: "42" });
-    expect(result.customer.name).toBe("Ada Lovelace");
-    expect(c.lastRequest).toContain("<wsse:BinarySecurityToken");
-    expect(svc.seen.at(-1)?.signature?.certificate.subject).toBe("CN=partner.example");
-    expect(svc.seen.at(-1)?.signature?.timestamp).toBe(true);
-  });
-
-  it("its defaults (an unqualified Id on env:Body) → a Sender fault naming the attribute", async () => {
-    const c = await client(PARTNER);
-    const err = (await c.getCustomerAsync({ customerId: "42" }).catch((e: unknown) => e)) as SoapClientError;
-    expect(err.response?.status).toBe(400);
-    expect(JSON.stringify(err.root?.Envelope?.Body?.Fault?.Reason?.Text)).toContain(
-      'Unqualified attribute \\"Id\\" on env:Body',
-    );
-  });
-
-  it("a certificate no trusted CA issued → wsse:FailedAuthentication reaches the client", async () => {
-    const c = await client(STRANGER, {
-      signatureAlgorithm: RSA_SHA256,
-      signerOptions: { idMode: "wssecurity" },
-    });
-    const err = (await c.getCustomerAsync({ customerId: "42" }).catch((e: unknown) => e)) as SoapClientError;
-    expect(err.response?.status).toBe(400);
-    // node-soap names the subcode's namespace with a prefix of its own (s0:FailedAuthentication).
-    expect(String(err.root?.Envelope?.Body?.Fault?.Code?.Subcode?.Value)).toMatch(
-      /^\w+:FailedAuthentication$/,
-    );
-    expect(JSON.stringify(err.root)).toContain("The security token could not be authenticated or authorized");
-  });
-});
 
 /** python-xmlsec beside zeep: skipped, saying so, where it is missing (CI installs it). */
 function xmlsecAvailable(): boolean {
@@ -107,9 +59,66 @@ except zeep.exceptions.Fault as f:
     return {"fault": f.message, "code": str(f.code), "subcodes": [str(s) for s in (f.subcodes or [])]}
 `;
 
-describe.skipIf(!xmlsecAvailable())(
-  "zeep BinarySignature (python-xmlsec) signing requests (SOAP 1.2)",
-  () => {
+const hasXmlsec = xmlsecAvailable();
+afterAll(() => stopZeep());
+
+describe.each(SERVED_ON)("signed requests, %s", (framework) => {
+  let svc: Awaited<ReturnType<typeof startSecuredService>>;
+  beforeAll(async () => {
+    svc = await startSecuredService({ signature: { trustedCertificates: [CA, EC.cert] } }, {}, framework);
+  });
+  afterAll(() => svc.close());
+
+  const client = async (signer: { key: string; cert: string }, options: Record<string, unknown> = {}) => {
+    const c = await soap.createClientAsync(`${svc.endpoint}?wsdl`, { forceSoap12Headers: true });
+    c.setSecurity(new soap.WSSecurityCert(signer.key, signer.cert, "", options));
+    return c;
+  };
+
+  describe("node-soap WSSecurityCert signing requests (SOAP 1.2)", () => {
+    it("RSA-SHA256, wsu:Id → the call answers; the handler sees the partner's certificate", async () => {
+      const c = await client(PARTNER, {
+        signatureAlgorithm: RSA_SHA256,
+        signerOptions: { idMode: "wssecurity" },
+      });
+      const [result] = await c.getCustomerAsync({ customerId: "42" });
+      expect(result.customer.name).toBe("Ada Lovelace");
+      expect(c.lastRequest).toContain("<wsse:BinarySecurityToken");
+      expect(svc.seen.at(-1)?.signature?.certificate.subject).toBe("CN=partner.example");
+      expect(svc.seen.at(-1)?.signature?.timestamp).toBe(true);
+    });
+
+    it("its defaults (an unqualified Id on env:Body) → a Sender fault naming the attribute", async () => {
+      const c = await client(PARTNER);
+      const err = (await c
+        .getCustomerAsync({ customerId: "42" })
+        .catch((e: unknown) => e)) as SoapClientError;
+      expect(err.response?.status).toBe(400);
+      expect(JSON.stringify(err.root?.Envelope?.Body?.Fault?.Reason?.Text)).toContain(
+        'Unqualified attribute \\"Id\\" on env:Body',
+      );
+    });
+
+    it("a certificate no trusted CA issued → wsse:FailedAuthentication reaches the client", async () => {
+      const c = await client(STRANGER, {
+        signatureAlgorithm: RSA_SHA256,
+        signerOptions: { idMode: "wssecurity" },
+      });
+      const err = (await c
+        .getCustomerAsync({ customerId: "42" })
+        .catch((e: unknown) => e)) as SoapClientError;
+      expect(err.response?.status).toBe(400);
+      // node-soap names the subcode's namespace with a prefix of its own (s0:FailedAuthentication).
+      expect(String(err.root?.Envelope?.Body?.Fault?.Code?.Subcode?.Value)).toMatch(
+        /^\w+:FailedAuthentication$/,
+      );
+      expect(JSON.stringify(err.root)).toContain(
+        "The security token could not be authenticated or authorized",
+      );
+    });
+  });
+
+  describe.skipIf(!hasXmlsec)("zeep BinarySignature (python-xmlsec) signing requests (SOAP 1.2)", () => {
     it("RSA-SHA256 with the partner's certificate → the call answers", async () => {
       const out = await runZeep(svc.endpoint, zeepSigned("partner.key", "partner.pem", "RSA_SHA256"));
       expect(out).toEqual({ name: "Ada Lovelace" });
@@ -128,5 +137,5 @@ describe.skipIf(!xmlsecAvailable())(
       const out = await runZeep(svc.endpoint, zeepSigned("stranger.key", "stranger.pem", "RSA_SHA256"));
       expect(String(out.fault)).toContain("The security token could not be authenticated or authorized");
     });
-  },
-);
+  });
+});
