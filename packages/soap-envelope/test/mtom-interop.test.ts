@@ -1,8 +1,8 @@
 import { FRAMEWORKS, serve } from "@svc/test-utils/conformance";
 import * as soap from "soap";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { BINARY, downloadContent, sha256, UPLOAD_PATH, uploadMounts, uploads, XOP_NS } from "./mtom.js";
-import { runZeep, zeepAvailable } from "./zeep.js";
+import { runZeep, stopZeep, zeepAvailable } from "./zeep.js";
 
 /**
  * SOAP MTOM with clients this package did not write, on every framework: node-soap sends a SOAP
@@ -10,6 +10,7 @@ import { runZeep, zeepAvailable } from "./zeep.js";
  * answer's attachment back into the value.
  */
 const hasZeep = zeepAvailable("mtom-interop.test.ts");
+afterAll(() => stopZeep());
 
 interface SoapAttachments {
   parts: { headers: Record<string, string>; body: Buffer }[];
