@@ -125,9 +125,9 @@ interface FileFacts {
  * matching every suite's import graph each time was most of a run's start-up (minutes on a loaded
  * two-core machine).
  */
-const facts: Map<string, FileFacts> = ((
-  globalThis as { svcTestFacts?: Map<string, FileFacts> }
-).svcTestFacts ??= new Map());
+const shared = globalThis as { svcTestFacts?: Map<string, FileFacts> };
+shared.svcTestFacts ??= new Map();
+const facts: Map<string, FileFacts> = shared.svcTestFacts;
 
 function factsOf(file: string): FileFacts | undefined {
   if (!existsSync(file)) return undefined;
