@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError, isHttpError } from "@svc/errors";
-import { exchangeIfAny, type RequestView, repeatsField } from "@svc/kernel";
+import { exchangeIfAny, type Passage, type RequestView, repeatsField } from "@svc/kernel";
+import { requestSlot } from "@svc/kernel/internal";
 import {
   type AuthorizationCredentials,
   challenge,
@@ -33,6 +34,7 @@ import {
   type DpopOptions,
   DpopProofError,
   DpopReplayStoreError,
+  freshNonce,
   resolveDpop,
   verifyProof,
 } from "./dpop.js";
@@ -127,7 +129,18 @@ export interface Authenticator extends AuthRealm {
    * whose framework calls on synchronously (Express's `next`). `request` as for `authenticate`.
    */
   decide(view: RequestView, request?: object): Principal | undefined | Promise<Principal | undefined>;
+  /**
+   * The fields every response to a request this authenticator let through carries, as a gate's
+   * `Passage` of `@svc/kernel`, for the adapter to set the framework's way (`setPassage` of
+   * `@svc/kernel/node`, `setReplyPassage`, `addPassage` of `@svc/kernel/fetch`): with
+   * `dpop.nonce`, a fresh `DPoP-Nonce` for a request authenticated with DPoP (RFC 9449 §9).
+   * `undefined` for any other request. `view` is the one given to `authenticate` or `decide`.
+   */
+  passage(view: RequestView): Passage | undefined;
 }
+
+/** The passage of each request DPoP authenticated with `dpop.nonce` set, by its view. */
+const passages = requestSlot<Passage>();
 
 /**
  * The framework-free core of `authenticate`: the options checked and resolved once (a
@@ -155,6 +168,7 @@ export function createAuthenticator(options: AuthenticateOptions): Authenticator
       }
     },
     decide: (view, request = view) => observedDecide(config, view, request),
+    passage: (view) => passages.get(view),
   };
 }
 
@@ -462,6 +476,9 @@ async function verifyDpop(
   } catch (err) {
     throw dpopRefusal(config, dpop, err);
   }
+  // RFC 9449 §9, §8.2: a new nonce may come in any response; the client uses the latest.
+  const nonce = freshNonce(dpop);
+  if (nonce !== undefined) passages.set(view, { fields: { "DPoP-Nonce": nonce } });
   return { ...principal, scheme: "dpop" };
 }
 

@@ -3,7 +3,16 @@
  * of one proof against the request it came with. Pure over header strings and the request-target
  * the exchange resolved; the signature checks are jose's.
  */
-import { type RequestView, repeatsField, requestFacts, targetPath } from "@svc/kernel";
+import {
+  compileTrust,
+  type ForwardedHeaders,
+  type RequestView,
+  repeatsField,
+  requestFacts,
+  type TrustHop,
+  type TrustOption,
+  targetPath,
+} from "@svc/kernel";
 import {
   calculateJwkThumbprint,
   compactVerify,
@@ -89,8 +98,30 @@ export interface DpopOptions {
    * @default 4096
    */
   maxProofLength?: number;
-  /** Require a server-provided `nonce` in every proof (RFC 9449 §9). @default undefined (none) */
+  /**
+   * Require a server-provided `nonce` in every proof (RFC 9449 §9). A fresh nonce is then sent in
+   * `DPoP-Nonce` on the 401 `use_dpop_nonce` and on every response to a request DPoP
+   * authenticated (RFC 9449 §8.2), so a client with steady traffic never needs that 401 again.
+   * @default undefined (none)
+   */
   nonce?: DpopNonceOptions;
+  /**
+   * The proxies whose `X-Forwarded-Proto`, `-Host` and `-Prefix` (or RFC 7239 `Forwarded`) name
+   * the URL the client used, which a proof's `htu` is compared with (Express's `trust proxy`
+   * forms: `true`, `false`, a hop count, addresses and CIDR ranges, a function). Not given: the
+   * framework's own setting (Express's `trust proxy`, Fastify's `trustProxy`), and on `node:http`
+   * and Fetch servers none, so the connection's own scheme and `Host` are compared: behind a
+   * TLS-terminating proxy there, give it.
+   * @default the framework's setting
+   * @see https://www.rfc-editor.org/rfc/rfc7239#section-8.1
+   */
+  trustProxy?: TrustOption;
+  /**
+   * The one family of forwarded fields read behind a trusted proxy, the one it sets:
+   * `"x-forwarded"` or `"forwarded"` (RFC 7239, which has no path prefix).
+   * @default "x-forwarded"
+   */
+  forwardedHeaders?: ForwardedHeaders;
   /**
    * The clock in milliseconds, for tests.
    * @default Date.now
@@ -131,6 +162,9 @@ export interface DpopConfig {
   readonly replayStore: NonceStore;
   readonly maxProofLength: number;
   readonly nonce: { readonly key: Uint8Array; readonly maxAgeSeconds: number } | undefined;
+  /** `trustProxy`, compiled; `undefined`: the framework's trust the request's exchange records. */
+  readonly trust: TrustHop | undefined;
+  readonly forwardedHeaders: ForwardedHeaders | undefined;
   readonly now: () => number;
 }
 
@@ -144,6 +178,8 @@ const DPOP_OPTIONS = Object.keys({
   replayStore: 0,
   maxProofLength: 0,
   nonce: 0,
+  trustProxy: 0,
+  forwardedHeaders: 0,
   now: 0,
 } satisfies Record<keyof DpopOptions, 0>);
 
@@ -188,8 +224,29 @@ export function resolveDpop(options: DpopOptions | undefined): DpopConfig | unde
     replayStore,
     maxProofLength,
     nonce: resolveNonce(given.nonce),
+    trust: resolveTrust(given.trustProxy),
+    forwardedHeaders: resolveForwardedHeaders(given.forwardedHeaders),
     now: functionOption(given.now ?? Date.now, "dpop.now", "a function () => milliseconds"),
   };
+}
+
+/** `dpop.trustProxy`, compiled once with Express's meaning (`compileTrust` of `@svc/kernel`). */
+function resolveTrust(option: TrustOption | undefined): TrustHop | undefined {
+  if (option === undefined) return undefined;
+  try {
+    return compileTrust(option, "auth");
+  } catch {
+    throw optionError(
+      "dpop.trustProxy",
+      option,
+      'true, false, a hop count, addresses or CIDR ranges ("loopback, 10.0.0.0/8" or a list of them) or a function (address, hop) => boolean',
+    );
+  }
+}
+
+function resolveForwardedHeaders(option: ForwardedHeaders | undefined): ForwardedHeaders | undefined {
+  if (option === undefined || option === "x-forwarded" || option === "forwarded") return option;
+  throw optionError("dpop.forwardedHeaders", option, '"x-forwarded" or "forwarded" (RFC 7239 Forwarded)');
 }
 
 function resolveNonce(options: DpopNonceOptions | undefined): DpopConfig["nonce"] {
@@ -282,7 +339,7 @@ export function checkProof(config: DpopConfig, view: RequestView, accessToken: s
     throw new DpopProofError("claims", "DPoP proof htm does not match the request method");
   // §4.3 check 9: htu "matches the HTTP URI value for the HTTP request in which the JWT was
   // received, ignoring any query and fragment parts".
-  if (typeof htu !== "string" || comparableUri(htu) !== requestUri(view))
+  if (typeof htu !== "string" || comparableUri(htu) !== requestUri(config, view))
     throw new DpopProofError("claims", "DPoP proof htu does not match the request URI");
   // §4.3 check 11: "the creation time of the JWT, as determined by ... the iat claim, is within
   // an acceptable window".
@@ -374,10 +431,11 @@ export function boundThumbprint(accessToken: string): string | undefined {
 
 /**
  * The URI the request was made to, as the client saw it: the external origin and path prefix
- * the exchange resolved behind the trusted proxies, then the path, no query nor fragment.
+ * resolved behind `trustProxy` (else the framework's trusted proxies the exchange records), then
+ * the path, no query nor fragment.
  */
-function requestUri(view: RequestView): string {
-  const facts = requestFacts(view);
+function requestUri(config: DpopConfig, view: RequestView): string {
+  const facts = requestFacts(view, config.trust, config.forwardedHeaders);
   return comparableUri(`${facts.origin}${facts.prefix}${targetPath(view.originalUrl ?? view.url ?? "/")}`);
 }
 
@@ -403,6 +461,17 @@ function comparableUri(uri: string): string {
     return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
   });
   return `${url.protocol}//${url.host}${path}`;
+}
+
+/**
+ * The nonce a response to an accepted proof carries, with `nonce` set: RFC 9449 §9 has a resource
+ * server supply nonces as §8.2 has the authorization server do, a new one in any response, which
+ * the client then uses in place of the one before. A new one on every such response rather than only near the end of the one presented: it
+ * is one HMAC, nothing is stored, and a client with steady traffic then never meets the 401
+ * `use_dpop_nonce` round trip again. `undefined` without `nonce`.
+ */
+export function freshNonce(config: DpopConfig): string | undefined {
+  return config.nonce === undefined ? undefined : issueNonce(config);
 }
 
 /** A nonce: the second it was issued (base 36), a dot, and its MAC. */

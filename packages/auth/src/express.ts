@@ -23,6 +23,7 @@ import {
 import { HttpError, type NextFunction } from "@svc/errors";
 import { exchangeOf, recordAuthentication } from "@svc/kernel";
 import { expressView } from "@svc/kernel/express";
+import { setPassage } from "@svc/kernel/node";
 import { optionError } from "./options.js";
 
 export type { AuthenticateOptions, AuthorizePredicate, AuthRequest } from "@svc/auth";
@@ -63,7 +64,7 @@ export function authenticate(options: AuthenticateOptions) {
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
   return function svcAuthenticate(
     req: AuthRequest,
-    _res: ServerResponse,
+    res: ServerResponse,
     next: NextFunction,
   ): void | Promise<void> {
     // The app's `trust proxy` in the exchange, for the Basic failure budget's client address.
@@ -92,6 +93,9 @@ export function authenticate(options: AuthenticateOptions) {
     return decided.then((principal) => {
       if (principal !== undefined) req.principal = principal;
       recordAuthentication(req, principal, realm);
+      // The fields of the response to an authenticated request (a fresh DPoP-Nonce).
+      const passage = authenticator.passage(req);
+      if (passage !== undefined) setPassage(res, passage);
       next();
     }, next);
   };

@@ -20,7 +20,7 @@ import {
   scopeGuard,
 } from "@svc/auth";
 import { exchangeOf, type RequestView, recordAuthentication } from "@svc/kernel";
-import { appWide, fastifyView } from "@svc/kernel/fastify";
+import { appWide, fastifyView, setReplyPassage } from "@svc/kernel/fastify";
 import { refusedOption } from "@svc/kernel/internal";
 import type {
   FastifyInstance,
@@ -97,31 +97,40 @@ const plugin: FastifyPluginCallback<AuthPluginOptions> = (app: FastifyInstance, 
   if (!app.hasRequestDecorator("auth")) app.decorateRequest("auth", null);
   if (!app.hasRequestDecorator("principal")) app.decorateRequest("principal", null);
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
-  const authenticated = (request: FastifyRequest, principal: Principal | undefined): void => {
+  const authenticated = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: RequestView,
+    principal: Principal | undefined,
+  ): void => {
     request.auth = { principal, realm: realm.realm, challenges: realm.challenges };
     request.principal = principal ?? null;
     recordAuthentication(request.raw, principal, realm);
     if (principal !== undefined)
       request.log.debug({ principal: principal.id, scheme: principal.scheme }, "authenticated");
+    // The fields of the response to an authenticated request (a fresh DPoP-Nonce).
+    const passage = authenticator.passage(view);
+    if (passage !== undefined) setReplyPassage(reply, passage);
   };
   // A callback hook: a principal decided at once (a cached Bearer token, no credentials) goes on
   // in the same turn, with no promise.
   app.addHook(
     hook,
-    function svcAuthenticate(request: FastifyRequest, _reply: FastifyReply, next: (err?: Error) => void) {
+    function svcAuthenticate(request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) {
       let decided: Principal | undefined | Promise<Principal | undefined>;
+      const view = viewOf(request);
       try {
-        decided = authenticator.decide(viewOf(request), request);
+        decided = authenticator.decide(view, request);
       } catch (err) {
         next(err as Error);
         return;
       }
       if (!(decided instanceof Promise)) {
-        authenticated(request, decided);
+        authenticated(request, reply, view, decided);
         next();
         return;
       }
-      decided.then((principal) => authenticated(request, principal)).then(() => next(), next);
+      decided.then((principal) => authenticated(request, reply, view, principal)).then(() => next(), next);
     },
   );
   done();

@@ -21,12 +21,14 @@ import {
 } from "@svc/auth";
 import { recordAuthentication } from "@svc/kernel";
 import {
+  addPassage,
   type ConnectionInfo,
   type FetchHandler,
   type FetchMiddleware,
   fetchView,
   type HonoContextLike,
   honoConnection,
+  withPassages,
 } from "@svc/kernel/fetch";
 
 export type { AuthContext, AuthenticateOptions, AuthorizePredicate, FetchMiddleware };
@@ -66,23 +68,37 @@ export function authOf(request: Request): AuthContext | undefined {
 export function authenticate(options: AuthenticateOptions): FetchMiddleware {
   const authenticator = createAuthenticator(options);
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
+  /**
+   * The request's context; the fields every response to it carries (a fresh `DPoP-Nonce`) are
+   * recorded in its exchange, for the route's response and an error's (`@svc/errors/fetch`).
+   * Whether it recorded any.
+   */
   const run = async (request: Request, info: ConnectionInfo | undefined) => {
     const view = fetchView(request, info);
     const context = await authenticator.authenticate(view, request);
     recordAuthentication(request, context.principal, realm);
-    return context;
+    const passage = authenticator.passage(view);
+    if (passage !== undefined) addPassage(request, passage);
+    return { context, passage: passage !== undefined };
   };
   const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<undefined> => {
-    const context = await run(c.req.raw, honoConnection(c));
+    const request = c.req.raw;
+    const { context, passage } = await run(request, honoConnection(c));
     (c as { set?: (key: string, value: unknown) => void }).set?.("auth", context);
     await next();
+    if (passage) {
+      // Hono's setter rebuilds the response: only for another one.
+      const response = withPassages(c.res, request);
+      if (response !== c.res) c.res = response;
+    }
     return undefined;
   };
   return Object.assign(middleware, {
     wrap(handler: FetchHandler, info?: (request: Request) => ConnectionInfo | undefined): FetchHandler {
       return async (request: Request) => {
-        await run(request, info?.(request));
-        return handler(request);
+        const { passage } = await run(request, info?.(request));
+        const response = await handler(request);
+        return passage ? withPassages(response, request) : response;
       };
     },
   });

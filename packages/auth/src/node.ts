@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type AuthContext,
   type AuthenticateOptions,
@@ -18,6 +18,7 @@ import {
   scopeGuard,
 } from "@svc/auth";
 import { recordAuthentication } from "@svc/kernel";
+import { setPassage } from "@svc/kernel/node";
 
 export type { AuthContext, AuthenticateOptions, AuthGuard, AuthorizePredicate };
 
@@ -35,13 +36,14 @@ export function authOf(req: IncomingMessage): AuthContext | undefined {
  * Authenticates `node:http` requests from their `Authorization` header (RFC 6750 Bearer, RFC 7617
  * Basic), with the options of `authenticate()` of the main entry, resolved once here. Resolves
  * to the {@link AuthContext} (its `principal`); rejects with the 401 (with its challenges), 400,
- * 429 or 503 `HttpError` to answer.
+ * 429 or 503 `HttpError` to answer. Given `res`, the fields every response to an authenticated
+ * request carries are set on it: with `dpop.nonce`, a fresh `DPoP-Nonce` (RFC 9449 §9).
  *
  * @example
  * const auth = authenticate({ realm: "api", bearer: { secret, algorithms: ["HS256"] } });
  * createServer(async (req, res) => {
  *   try {
- *     const { principal } = await auth(req);
+ *     const { principal } = await auth(req, res);
  *     res.end(`hello ${principal?.id}`);
  *   } catch (err) {
  *     respondError(err, req, res);
@@ -50,12 +52,18 @@ export function authOf(req: IncomingMessage): AuthContext | undefined {
  * @see https://www.rfc-editor.org/rfc/rfc6750
  * @see https://www.rfc-editor.org/rfc/rfc7617
  */
-export function authenticate(options: AuthenticateOptions): (req: IncomingMessage) => Promise<AuthContext> {
+export function authenticate(
+  options: AuthenticateOptions,
+): (req: IncomingMessage, res?: ServerResponse) => Promise<AuthContext> {
   const authenticator = createAuthenticator(options);
   const realm = { realm: authenticator.realm, challenges: authenticator.challenges };
-  return async function svcAuthenticate(req) {
+  return async function svcAuthenticate(req, res) {
     const context = await authenticator.authenticate(req);
     recordAuthentication(req, context.principal, realm);
+    if (res !== undefined) {
+      const passage = authenticator.passage(req);
+      if (passage !== undefined) setPassage(res, passage);
+    }
     return context;
   };
 }

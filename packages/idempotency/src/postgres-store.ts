@@ -325,7 +325,11 @@ export class PostgresStore implements IdempotencyStore {
     return (res.rowCount ?? 0) > 0;
   }
 
-  /** Extends an in-flight claim; true for a claim this token has committed (nothing left to renew). */
+  /**
+   * Extends an in-flight claim; true for a claim this token has committed in the handler's own
+   * transaction while the handler runs (nothing left to renew, and nothing lost); false for a
+   * record completed, released, expired or another token's, as the store interface says.
+   */
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const t = this.#table;
     const res = await this.#tracedQuery(
@@ -335,7 +339,7 @@ export class PostgresStore implements IdempotencyStore {
          UPDATE ${t} SET expires_at = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
          WHERE key = $1 AND token = $2 AND state = 'in-flight' RETURNING 1)
        SELECT (SELECT count(*) FROM up) AS updated,
-         EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state <> 'in-flight') AS kept`,
+         EXISTS (SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state = 'committed') AS kept`,
       [key, token, Math.ceil(leaseMs)],
     );
     const row = res.rows[0] as { updated: string | number; kept: boolean } | undefined;

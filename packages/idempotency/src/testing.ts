@@ -235,6 +235,19 @@ const BEHAVIOURS: readonly Behaviour[] = [
     },
   },
   {
+    name: "renew (when the store has it) after the owner's own complete → false: a completed record has no lease, and is still replayed",
+    async run({ store }) {
+      const token = claimedToken(await store.claim("s:POST:/a:done-renew", "fp", LONG), "claim");
+      check((await store.complete("s:POST:/a:done-renew", token, created(), LONG)) === true, "complete");
+      if (store.renew === undefined) return; // optional: a claim then lasts its lease
+      check(
+        (await store.renew("s:POST:/a:done-renew", token, LONG)) === false,
+        "renew of a completed record must answer false",
+      );
+      check((await replayOf(store, "s:POST:/a:done-renew", "fp")).status === 201, "still replayed");
+    },
+  },
+  {
     name: "a claimer that died: its lease runs out, the key is claimed again, and the dead claimer's complete → false",
     async run({ store, shortMs }) {
       const dead = claimedToken(await store.claim("s:POST:/a:dead", "fp", shortMs), "claim");

@@ -40,7 +40,8 @@ export interface CrossOriginOptions {
   privateNetwork?: boolean;
   /**
    * Response header names a script of an allowed origin may read beyond the CORS-safelisted ones
-   * (`Access-Control-Expose-Headers`).
+   * (`Access-Control-Expose-Headers`). `WWW-Authenticate` and `DPoP-Nonce` are exposed besides,
+   * always: the fields a client is asked to authenticate with (RFC 9110 §11.6.1, RFC 9449 §9).
    * @default []
    */
   exposedHeaders?: readonly string[];
@@ -125,6 +126,15 @@ function resolveFlag(name: "credentials" | "privateNetwork", value: unknown): bo
   return value;
 }
 
+/**
+ * The fields a server asks a client to authenticate with, exposed to every allowed origin whatever
+ * `exposedHeaders` lists: the challenge of a 401 (RFC 9110 §11.6.1, with RFC 6750 §3's and RFC
+ * 9449 §7.1's `error`) and the nonce a DPoP client must put in its next proof (RFC 9449 §8, §9),
+ * sent on a 401 and on successful responses alike. A script that cannot read them cannot follow
+ * the protocol at all; exposing a name a response does not carry costs nothing.
+ */
+const AUTHENTICATION_FIELDS = ["WWW-Authenticate", "DPoP-Nonce"] as const;
+
 function resolveExposedHeaders(headers: unknown): readonly string[] {
   if (headers === undefined) return [];
   if (!Array.isArray(headers) || headers.some((h) => typeof h !== "string" || !isToken(h))) {
@@ -207,7 +217,11 @@ export function crossOriginGate(
   const credentials = resolveFlag("credentials", options.credentials);
   const privateNetwork = resolveFlag("privateNetwork", options.privateNetwork);
   const allowed = resolveOrigins(options.origins, credentials);
-  const exposed = resolveExposedHeaders(options.exposedHeaders).join(",");
+  const listed = resolveExposedHeaders(options.exposedHeaders);
+  const named = new Set(listed.map((name) => name.toLowerCase()));
+  const exposed = [...listed, ...AUTHENTICATION_FIELDS.filter((name) => !named.has(name.toLowerCase()))].join(
+    ",",
+  );
   const maxAge = resolveMaxAge(options.maxAge);
   // Fetch standard §3.2.5: a credentialed response names the origin and says
   // `Access-Control-Allow-Credentials: true` ("true" is the only valid value).

@@ -234,7 +234,7 @@ const rows: Row[] = [
       "access-control-allow-methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
       "access-control-allow-headers": "if-match",
       "access-control-max-age": "600",
-      "access-control-expose-headers": "ETag",
+      "access-control-expose-headers": "ETag,WWW-Authenticate,DPoP-Nonce",
       vary: "Origin, Access-Control-Request-Headers",
     },
     body: "",
@@ -245,7 +245,7 @@ const rows: Row[] = [
     status: 200,
     headers: {
       "access-control-allow-origin": APP,
-      "access-control-expose-headers": "ETag",
+      "access-control-expose-headers": "ETag,WWW-Authenticate,DPoP-Nonce",
       vary: "Origin, Accept, Accept-Encoding",
     },
   },

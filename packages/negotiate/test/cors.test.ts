@@ -52,7 +52,9 @@ describe.each([
       const res = await call({ origin });
       expect(res.status).toBe(200);
       expect(res.headers.get("access-control-allow-origin")).toBe(origin);
-      expect(res.headers.get("access-control-expose-headers")).toBe("ETag,Location");
+      expect(res.headers.get("access-control-expose-headers")).toBe(
+        "ETag,Location,WWW-Authenticate,DPoP-Nonce",
+      );
       expect(res.headers.get("vary")).toMatch(/\bOrigin\b/);
     },
   );
@@ -101,7 +103,9 @@ describe.each([
     expect(res.status).toBe(204);
     expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect(res.headers.get("access-control-allow-origin")).toBe(ALLOWED);
-    expect(res.headers.get("access-control-expose-headers")).toBe("ETag,Location");
+    expect(res.headers.get("access-control-expose-headers")).toBe(
+      "ETag,Location,WWW-Authenticate,DPoP-Nonce",
+    );
     expect(res.headers.get("access-control-allow-methods")).toBeNull();
     expect(res.headers.get("access-control-max-age")).toBeNull();
     expect(res.headers.get("vary")).toBe("Origin");

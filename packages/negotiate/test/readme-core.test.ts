@@ -128,7 +128,9 @@ describe("README: the core on plain node:http", () => {
   it("Origin: https://app.example → CORS headers; another origin → none", async () => {
     const allowed = await fetch(`${url}/employees`, { headers: { origin: "https://app.example" } });
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
-    expect(allowed.headers.get("access-control-expose-headers")).toBe("Content-Language");
+    expect(allowed.headers.get("access-control-expose-headers")).toBe(
+      "Content-Language,WWW-Authenticate,DPoP-Nonce",
+    );
     const other = await fetch(`${url}/employees`, { headers: { origin: "https://evil.example" } });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
     expect(other.headers.get("vary")).toMatch(/^Origin, /);
